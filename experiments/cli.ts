@@ -1,0 +1,33 @@
+/**
+ * The `retrace` command line. Each command lives in `experiments/commands/<name>.ts` and exports
+ * `register(program)`; this file only wires them up. The CLI owns the terminal.
+ */
+import { Command, CommanderError } from "commander";
+import { ConfigError, describeError } from "../src/errors.ts";
+import { COMMANDS } from "./commands/index.ts";
+
+/** Build the program (exported for tests). */
+export function buildProgram(): Command {
+  const program = new Command("retrace")
+    .description("Online recovery for computer-use agents, and the experiments that show whether it pays off.")
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+  for (const register of COMMANDS) register(program);
+  return program;
+}
+
+/** Entry point: parse argv, run, and turn errors into one clear line and an exit code. */
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode;
+      return;
+    }
+    process.stderr.write(`retrace: ${err instanceof ConfigError ? err.message : describeError(err)}\n`);
+    if (process.env.RETRACE_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
+    process.exitCode = err instanceof ConfigError ? 2 : 1;
+  }
+}

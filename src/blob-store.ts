@@ -1,0 +1,110 @@
+/**
+ * Content-addressed storage for screenshots and other large blobs. Bytes are written once
+ * under their sha256; everything else (trajectories, graph state, results) holds only the
+ * reference. Checkpointed graph state must never contain image bytes.
+ */
+import { mkdirSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdir, readFile, rename, writeFile, access } from "node:fs/promises";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { sha256Hex } from "./hash.ts";
+import { ConfigError } from "./errors.ts";
+
+/** A blob's identity: the lower-case hex sha256 of its bytes. */
+export type BlobRef = string;
+
+const REF_RE = /^[0-9a-f]{64}$/;
+
+/** Read access to blobs, the part policies and detectors need. */
+export interface BlobReader {
+  get(ref: BlobRef): Promise<Buffer>;
+  has(ref: BlobRef): Promise<boolean>;
+}
+
+/** Options for {@link BlobStore}. */
+export interface BlobStoreOptions {
+  /** Directory holding the blobs (created if missing). */
+  dir: string;
+  /** File extension for stored blobs. @default ".png" */
+  extension?: string;
+}
+
+/** Blobs on disk at `<dir>/<ref[0:2]>/<ref>.png`, written atomically, never overwritten. */
+export class BlobStore implements BlobReader {
+  readonly dir: string;
+  private readonly ext: string;
+  private readonly known = new Set<string>();
+
+  constructor(options: BlobStoreOptions) {
+    this.dir = options.dir;
+    this.ext = options.extension ?? ".png";
+    mkdirSync(this.dir, { recursive: true });
+  }
+
+  /** The file path of a blob (it may not exist yet). */
+  path(ref: BlobRef): string {
+    if (!REF_RE.test(ref)) throw new ConfigError(`not a blob reference: "${ref}" (expected 64 hex chars of a sha256)`);
+    return join(this.dir, ref.slice(0, 2), ref + this.ext);
+  }
+
+  /** Store bytes and return their reference; storing the same bytes twice writes once. */
+  async put(bytes: Uint8Array): Promise<BlobRef> {
+    const ref = sha256Hex(bytes);
+    if (this.known.has(ref)) return ref;
+    const file = this.path(ref);
+    if (!(await exists(file))) {
+      await mkdir(join(this.dir, ref.slice(0, 2)), { recursive: true });
+      const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
+      await writeFile(tmp, bytes);
+      await rename(tmp, file);
+    }
+    this.known.add(ref);
+    return ref;
+  }
+
+  /** Synchronous variant of {@link put}, for code paths that cannot await. */
+  putSync(bytes: Uint8Array): BlobRef {
+    const ref = sha256Hex(bytes);
+    if (this.known.has(ref)) return ref;
+    const file = this.path(ref);
+    if (!existsSync(file)) {
+      mkdirSync(join(this.dir, ref.slice(0, 2)), { recursive: true });
+      const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
+      writeFileSync(tmp, bytes);
+      renameSync(tmp, file);
+    }
+    this.known.add(ref);
+    return ref;
+  }
+
+  /** The bytes of a stored blob; throws a ConfigError naming the reference if it is missing. */
+  async get(ref: BlobRef): Promise<Buffer> {
+    try {
+      return await readFile(this.path(ref));
+    } catch (cause) {
+      throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`, { cause });
+    }
+  }
+
+  /** Synchronous variant of {@link get}. */
+  getSync(ref: BlobRef): Buffer {
+    try {
+      return readFileSync(this.path(ref));
+    } catch (cause) {
+      throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`, { cause });
+    }
+  }
+
+  async has(ref: BlobRef): Promise<boolean> {
+    return this.known.has(ref) || exists(this.path(ref));
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,48 @@
+/** Error-step detection: has the trajectory gone off track, and at which step did it start? */
+import type { BlobReader } from "./blob-store.ts";
+import type { Observation } from "./observation.ts";
+import type { HistoryEntry } from "./policy.ts";
+import type { TaskSpec } from "./task.ts";
+import type { ModelUsage } from "./usage.ts";
+
+/** What a detector is shown after forward step t-1 executed. */
+export interface DetectorInput {
+  task: TaskSpec;
+  /** Forward history entries 0..t-1 (each with its observation and actions). */
+  history: readonly HistoryEntry[];
+  /** The observation o_t produced by the last action. */
+  observation: Observation;
+  /** Index t of the upcoming forward step (= history length). */
+  step: number;
+  /** Episode tick, as in PolicyInput.tick. */
+  tick: number;
+  blobs: BlobReader;
+  signal?: AbortSignal;
+}
+
+/** A detector's verdict. Data, never an exception. */
+export interface Detection {
+  isError: boolean;
+  /** First erroneous step E (index of the first wrong action a_E), when `isError`. */
+  errorStep: number | null;
+  reason: string;
+  /** 0..1. */
+  confidence: number;
+  /** Set when the detector itself failed (timeout, garbage output); `isError` is then false. */
+  failure?: string;
+  usage?: ModelUsage[];
+  /** `id@version` of the prompt, for LLM detectors. */
+  prompt?: string;
+}
+
+/** Queried once per forward step (outside the freeze window). */
+export interface ErrorDetector {
+  readonly name: string;
+  readonly simulated?: boolean;
+  detect(input: DetectorInput): Promise<Detection>;
+}
+
+/** A detection that triggers nothing; used when a detector fails (fail-safe). */
+export function noDetection(reason: string, failure?: string): Detection {
+  return { isError: false, errorStep: null, reason, confidence: 0, ...(failure ? { failure } : {}) };
+}

@@ -1,0 +1,31 @@
+/**
+ * The one module that reads `process.env`. Everything else receives settings explicitly.
+ * Secrets read here are never logged: callers pass them straight to SDK clients.
+ */
+
+export interface RuntimeSettings {
+  /** RETRACE_LOG_LEVEL. @default "warn" */
+  logLevel: string;
+  /** OPENAI_API_KEY / RETRACE_API_KEY, for OpenAI-compatible endpoints. */
+  apiKey?: string;
+  /** OPENAI_BASE_URL / RETRACE_BASE_URL. */
+  baseUrl?: string;
+  /** ANTHROPIC_API_KEY. */
+  anthropicApiKey?: string;
+  /** DOCKER_HOST, for container desktops. */
+  dockerHost?: string;
+  /** CI=true. */
+  ci: boolean;
+}
+
+/** Read the settings from the process environment (call at the edges, pass values inward). */
+export function runtimeSettings(env: NodeJS.ProcessEnv = process.env): RuntimeSettings {
+  return {
+    logLevel: env.RETRACE_LOG_LEVEL ?? "warn",
+    apiKey: env.RETRACE_API_KEY ?? env.OPENAI_API_KEY,
+    baseUrl: env.RETRACE_BASE_URL ?? env.OPENAI_BASE_URL,
+    anthropicApiKey: env.ANTHROPIC_API_KEY,
+    dockerHost: env.DOCKER_HOST,
+    ci: env.CI === "true" || env.CI === "1",
+  };
+}

@@ -1,0 +1,20 @@
+/** Model-call accounting, recorded per role so reports can show tokens, latency and cost. */
+
+/** Who made a model call. */
+export const MODEL_ROLES = ["policy", "detector", "selector", "recoverer", "summarizer", "verifier", "perturber"] as const;
+export type ModelRole = (typeof MODEL_ROLES)[number];
+
+/** One model call's cost. */
+export interface ModelUsage {
+  role: ModelRole;
+  model: string;
+  /** `id@version` of the prompt used, when one was. */
+  prompt?: string;
+  inputTokens: number;
+  outputTokens: number;
+  latencyMs: number;
+  /** US dollars, when a price table is configured. */
+  costUsd?: number;
+  /** Served from the record/replay cache (no network call, no cost). */
+  cached?: boolean;
+}
