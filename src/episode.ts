@@ -1,0 +1,109 @@
+/**
+ * The episode contract between the recovery runtime (graphs/) and everything that runs
+ * episodes (experiments/, users): the options, the components, and the result.
+ * The runtime implements `runEpisode`; this file only fixes the shapes.
+ */
+import { z } from "zod";
+import type { BlobStore } from "./blob-store.ts";
+import type { ErrorDetector } from "./detector.ts";
+import type { Environment } from "./environment.ts";
+import type { ForwardPolicy } from "./policy.ts";
+import type { RecoveryPolicy, StateVerifier, Summarizer } from "./recovery.ts";
+import { RECOVERY_CONTEXTS, RESTORATION_MODES } from "./recovery.ts";
+import { RECOVERY_STEP_STRATEGIES, type RecoveryStepSelector } from "./selector.ts";
+import type { Evaluation } from "./task.ts";
+import type { Trajectory } from "./trajectory.ts";
+import type { ModelRole } from "./usage.ts";
+
+/** Options of one recovery-wrapped episode. Every field has a default (the paper's Appendix B.2). */
+export const RecoveryOptionsSchema = z
+  .object({
+    /** Forward step budget. @default 50 */
+    maxForwardSteps: z.number().int().min(1).default(50),
+    /** Detector is not consulted for this many forward steps after a recovery. @default 5 */
+    freezeWindow: z.number().int().min(0).default(5),
+    /** How the recovery step R is chosen. @default "error-minus-1" */
+    recoveryStep: z.enum(RECOVERY_STEP_STRATEGIES).default("error-minus-1"),
+    /** How the environment is brought back to R. @default "model" */
+    restoration: z.enum(RESTORATION_MODES).default("model"),
+    /** Recovery sub-agent step budget per attempt (separate from the forward budget). @default 10 */
+    recoveryBudget: z.number().int().min(1).default(10),
+    /** At most this many recovery episodes per run (paper: 1, 3, 5). @default 3 */
+    maxRecoveryIterations: z.number().int().min(0).default(3),
+    /** What the recovery sub-agent is shown besides the target observation. @default "0-E" */
+    recoveryContext: z.enum(RECOVERY_CONTEXTS).default("0-E"),
+    /** Wait after each action before observing, in ms. @default 0 */
+    settleMs: z.number().int().min(0).default(0),
+    /** Replay attempts per restoration by action replay. @default 3 */
+    replayRetries: z.number().int().min(1).default(3),
+    /** Minimum detector confidence that triggers a recovery. @default 0.5 */
+    minConfidence: z.number().min(0).max(1).default(0.5),
+    /** Seed for every stochastic choice of the runtime (e.g. error-random). @default 0 */
+    seed: z.number().int().default(0),
+  })
+  .strict();
+
+/** Recovery options as the user writes them (all optional). */
+export type RecoveryOptionsInput = z.input<typeof RecoveryOptionsSchema>;
+/** Recovery options with defaults resolved. */
+export type RecoveryOptions = z.output<typeof RecoveryOptionsSchema>;
+
+/** The pluggable parts of an episode. */
+export interface EpisodeComponents {
+  policy: ForwardPolicy;
+  env: Environment;
+  blobs: BlobStore;
+  /** Absent = no recovery at all (the baseline). */
+  detector?: ErrorDetector;
+  /** Needed for `recoveryStep: "llm"`. */
+  selector?: RecoveryStepSelector;
+  /** Needed for `restoration: "model"`. */
+  recoverer?: RecoveryPolicy;
+  /** Needed for `recoveryContext: "contextualized"`. */
+  summarizer?: Summarizer;
+  /** Optional: confirms a replayed state or ends recovery early. */
+  verifier?: StateVerifier;
+}
+
+/** Per-role model accounting. */
+export interface RoleUsage {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  latencyMs: number;
+  costUsd: number;
+}
+
+/** What an episode cost. Timing fields are the only non-deterministic ones. */
+export interface EpisodeAccounting {
+  forwardSteps: number;
+  recoverySteps: number;
+  replaySteps: number;
+  recoveryAttempts: number;
+  detectorCalls: number;
+  detectorFailures: number;
+  frozenSkipped: number;
+  policyFailures: number;
+  models: Partial<Record<ModelRole, RoleUsage>>;
+  envMs: number;
+  wallMs: number;
+}
+
+export type StopReason = "done" | "fail" | "max-steps" | "env-error" | "aborted";
+
+/** The outcome of one episode. */
+export interface EpisodeResult {
+  taskId: string;
+  seed: number;
+  success: boolean;
+  evaluation: Evaluation;
+  stopReason: StopReason;
+  /** Set when the environment (not the agent) failed; such episodes are kept out of success rates. */
+  envError?: string;
+  /** True when any policy/detector/selector/recoverer was simulated. */
+  simulated: boolean;
+  trajectory: Trajectory;
+  accounting: EpisodeAccounting;
+  /** `id@version` of every prompt used. */
+  prompts: string[];
+}
