@@ -1,0 +1,45 @@
+/**
+ * Every prompt retrace ships, by name, plus `ALL_PROMPTS`. Each prompt lives in its own file with
+ * a header saying what it is for, which node uses it and what its variables mean.
+ */
+import type { PromptTemplate } from "../src/prompt.ts";
+import errorDetectorSystem from "./error-detector-system.ts";
+import errorDetectorUser from "./error-detector-user.ts";
+import recoveryStepSelector from "./recovery-step-selector.ts";
+import recoverySystemPrefix from "./recovery-system-prefix.ts";
+import recoveryInstructionPrefix from "./recovery-instruction-prefix.ts";
+import recoveryTargetContextualizer from "./recovery-target-contextualizer.ts";
+import stateVerifier from "./state-verifier.ts";
+import perturbationInstruction from "./perturbation-instruction.ts";
+import postRestorationTransition from "./post-restoration-transition.ts";
+import forwardPyautoguiSystem from "./forward-pyautogui-system.ts";
+import forwardPyautoguiStep from "./forward-pyautogui-step.ts";
+
+export {
+  errorDetectorSystem,
+  errorDetectorUser,
+  recoveryStepSelector,
+  recoverySystemPrefix,
+  recoveryInstructionPrefix,
+  recoveryTargetContextualizer,
+  stateVerifier,
+  perturbationInstruction,
+  postRestorationTransition,
+  forwardPyautoguiSystem,
+  forwardPyautoguiStep,
+};
+
+/** Every prompt, for listing (`id@version`) and for tests. */
+export const ALL_PROMPTS: readonly PromptTemplate[] = [
+  errorDetectorSystem,
+  errorDetectorUser,
+  recoveryStepSelector,
+  recoverySystemPrefix,
+  recoveryInstructionPrefix,
+  recoveryTargetContextualizer,
+  stateVerifier,
+  perturbationInstruction,
+  postRestorationTransition,
+  forwardPyautoguiSystem,
+  forwardPyautoguiStep,
+];
