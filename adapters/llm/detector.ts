@@ -1,0 +1,119 @@
+/**
+ * An error-step detector backed by any chat model (provider neutral, through src/model.ts).
+ * It shows the model the task, the observation-action history and the newest screenshot and asks
+ * for `{ off_track, error_step, reason, confidence }`. Invalid replies are re-asked a bounded
+ * number of times with the validation error; after that, and on timeouts or transport errors,
+ * it returns `noDetection(..., failure)`: never a spurious recovery, never a throw.
+ */
+import { z } from "zod";
+import { noDetection, type Detection, type DetectorInput, type ErrorDetector } from "../../src/detector.ts";
+import type { ChatModel } from "../../src/model.ts";
+import { renderPrompt } from "../../src/prompt.ts";
+import { joinPromptRefs } from "./prompt-refs.ts";
+import { logger } from "../../src/logger.ts";
+import { parseOptions, requireModel } from "./options.ts";
+import errorDetectorSystem from "../../prompts/error-detector-system.ts";
+import errorDetectorUser from "../../prompts/error-detector-user.ts";
+import { askForJson } from "./json-reply.ts";
+import { historyParts, screenshotPart } from "./history.ts";
+
+/** The reply contract of the detector prompt. */
+export const DetectorReplySchema = z
+  .object({
+    off_track: z.boolean(),
+    error_step: z.number().int().nullable(),
+    reason: z.string(),
+    confidence: z.number().min(0).max(1),
+  })
+  .refine((r) => !r.off_track || r.error_step !== null, { message: "error_step must be an integer when off_track is true", path: ["error_step"] });
+
+export type DetectorReply = z.infer<typeof DetectorReplySchema>;
+
+/** Options of {@link createLlmErrorDetector}. */
+export interface LlmErrorDetectorOptions {
+  /** The backbone (the paper uses one shared detector model, e.g. Qwen3.6-Plus over OpenRouter). */
+  model: ChatModel;
+  /** Re-asks after an invalid reply before failing safe. @default 1 */
+  maxReasks?: number;
+  /** How many past screenshots to attach besides the current one. @default 3 */
+  historyImages?: number;
+  /** Image detail hint. @default "auto" */
+  detail?: "low" | "high" | "auto";
+  /** Characters of each step's raw response to include. @default 0 */
+  responseChars?: number;
+  /** Sampling temperature (paper: 0.7). @default 0.7 */
+  temperature?: number;
+  /** Max output tokens. @default 1024 */
+  maxTokens?: number;
+  /** Per-call time limit in ms. @default undefined (the backend's timeout) */
+  timeoutMs?: number;
+  /** Name in records. @default "llm-detector" */
+  name?: string;
+}
+
+const OptionsSchema = z.object({
+  maxReasks: z.number().int().min(0).max(5).default(1),
+  historyImages: z.number().int().min(0).default(3),
+  detail: z.enum(["low", "high", "auto"]).default("auto"),
+  responseChars: z.number().int().min(0).default(0),
+  temperature: z.number().min(0).max(2).default(0.7),
+  maxTokens: z.number().int().min(1).default(1024),
+  timeoutMs: z.number().int().min(1).optional(),
+  name: z.string().min(1).default("llm-detector"),
+}).strict();
+
+/** An LLM error-step detector. */
+export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorDetector {
+  const { model, ...rest } = options;
+  requireModel(model, "createLlmErrorDetector");
+  const o = parseOptions(OptionsSchema, rest, "createLlmErrorDetector");
+  const prompt = joinPromptRefs(errorDetectorSystem, errorDetectorUser);
+  return {
+    name: o.name,
+    async detect(input: DetectorInput): Promise<Detection> {
+      const t = input.history.length;
+      if (t === 0) return { ...noDetection("no steps taken yet"), prompt };
+      const lastStep = t - 1;
+      const schema = DetectorReplySchema.refine((r) => !r.off_track || (r.error_step! >= 0 && r.error_step! <= lastStep), {
+        message: `error_step must be between 0 and ${lastStep}`,
+        path: ["error_step"],
+      });
+      const reply = await askForJson({
+        model,
+        role: "detector",
+        prompt,
+        schema,
+        maxReasks: o.maxReasks,
+        temperature: o.temperature,
+        maxTokens: o.maxTokens,
+        timeoutMs: o.timeoutMs,
+        signal: input.signal,
+        messages: [
+          { role: "system", content: renderPrompt(errorDetectorSystem, {}) },
+          {
+            role: "user",
+            content: [
+              { type: "text", text: renderPrompt(errorDetectorUser, { instruction: input.task.instruction, step_count: t, last_step: lastStep }) },
+              ...historyParts(input.history, { images: o.historyImages, detail: o.detail, responseChars: o.responseChars }),
+              { type: "text", text: `Current screen (after step ${lastStep}):` },
+              screenshotPart(input.observation, o.detail),
+            ],
+          },
+        ],
+      });
+      if (!reply.value) {
+        logger.warn({ detector: o.name, step: input.step, failure: reply.failure }, "detector failed; treating as no detection");
+        return { ...noDetection("detector failed; no recovery triggered", reply.failure), usage: reply.usage, prompt };
+      }
+      const v = reply.value;
+      return {
+        isError: v.off_track,
+        errorStep: v.off_track ? v.error_step : null,
+        reason: v.reason,
+        confidence: v.confidence,
+        usage: reply.usage,
+        prompt,
+      };
+    },
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * Renders an observation-action history as chat content parts: one text line per step with its
+ * actions, and the screenshot it acted on for the most recent `images` steps. Screenshots stay
+ * blob references; the model backend loads the bytes.
+ */
+import { formatAction } from "../../src/action.ts";
+import type { ChatContentPart } from "../../src/model.ts";
+import type { Observation } from "../../src/observation.ts";
+import type { HistoryEntry } from "../../src/policy.ts";
+
+/** How a history is rendered. */
+export interface HistoryRenderOptions {
+  /** Attach the screenshots of this many most recent steps (0 = text only). */
+  images: number;
+  /** Image detail hint for the API. @default "auto" */
+  detail?: "low" | "high" | "auto";
+  /** Include up to this many characters of each step's raw model response. @default 0 */
+  responseChars?: number;
+}
+
+/** The image part for an observation's screenshot. */
+export function screenshotPart(obs: Observation, detail: "low" | "high" | "auto" = "auto"): ChatContentPart {
+  return { type: "image", blob: obs.screenshot, detail };
+}
+
+/** One step's actions as text, e.g. `CLICK(10,20); TYPING("hi")`. */
+export function describeActions(entry: Pick<HistoryEntry, "actions">): string {
+  return entry.actions.length === 0 ? "(no usable action)" : entry.actions.map(formatAction).join("; ");
+}
+
+/** Content parts for a history, oldest first. */
+export function historyParts(history: readonly HistoryEntry[], opts: HistoryRenderOptions): ChatContentPart[] {
+  const parts: ChatContentPart[] = [];
+  const firstWithImage = Math.max(0, history.length - Math.max(0, opts.images));
+  history.forEach((entry, i) => {
+    if (i >= firstWithImage) {
+      parts.push({ type: "text", text: `Screenshot before step ${entry.step}:` });
+      parts.push(screenshotPart(entry.observation, opts.detail));
+    }
+    let line = `Step ${entry.step} action: ${describeActions(entry)}`;
+    const chars = opts.responseChars ?? 0;
+    if (chars > 0 && entry.response) {
+      const text = entry.response.length > chars ? `${entry.response.slice(0, chars)}...` : entry.response;
+      line += `\nStep ${entry.step} agent said: ${text}`;
+    }
+    parts.push({ type: "text", text: line });
+  });
+  return parts;
+}

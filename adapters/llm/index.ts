@@ -1,0 +1,17 @@
+/** LLM-backed components of retrace: detector, selector, recoverer, summarizer, verifier, perturber. */
+export { createLlmErrorDetector, DetectorReplySchema } from "./detector.ts";
+export type { LlmErrorDetectorOptions, DetectorReply } from "./detector.ts";
+export { createLlmStepSelector, SelectorReplySchema } from "./selector.ts";
+export type { LlmStepSelectorOptions } from "./selector.ts";
+export { createLlmRecoveryPolicy, RESTORED_TOKEN } from "./recoverer.ts";
+export type { LlmRecoveryPolicyOptions } from "./recoverer.ts";
+export { createLlmSummarizer, fallbackSummary } from "./summarizer.ts";
+export type { LlmSummarizerOptions } from "./summarizer.ts";
+export { createLlmStateVerifier, VerifierReplySchema } from "./verifier.ts";
+export type { LlmStateVerifierOptions, LlmVerification } from "./verifier.ts";
+export { createLlmPerturbationPolicy } from "./perturber.ts";
+export type { LlmPerturbationPolicyOptions } from "./perturber.ts";
+export { askForJson, extractJsonObject } from "./json-reply.ts";
+export type { AskForJsonOptions, JsonReply } from "./json-reply.ts";
+export { decideFromReply, defaultActionParser } from "./reply-actions.ts";
+export type { ActionParser } from "./reply-actions.ts";

@@ -1,0 +1,111 @@
+/**
+ * Structured JSON replies from a chat model: pull the JSON object out of the text, validate it
+ * with zod, re-ask a bounded number of times with the validation error, then give up with a
+ * failure string. Never throws for model behaviour or transport errors: the callers turn a
+ * failure into their fail-safe verdict.
+ */
+import type { z } from "zod";
+import type { ChatMessage, ChatModel, ChatRequest } from "../../src/model.ts";
+import type { ModelRole, ModelUsage } from "../../src/usage.ts";
+import { describeError } from "../../src/errors.ts";
+import { callModel } from "./call.ts";
+
+/** What {@link askForJson} needs. */
+export interface AskForJsonOptions<T> {
+  model: ChatModel;
+  role: ModelRole;
+  /** `id@version` of the prompt behind the call. */
+  prompt: string;
+  messages: ChatMessage[];
+  /** Validates the parsed object (shape and ranges). */
+  schema: z.ZodType<T>;
+  /** Extra re-asks after an invalid reply (0 = no re-ask). */
+  maxReasks: number;
+  temperature?: number;
+  maxTokens?: number;
+  /** Per-call time limit in ms; a call that exceeds it counts as failed (no re-ask). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Outcome: `value` on success, otherwise `failure`; `usage` holds every call made. */
+export interface JsonReply<T> {
+  value?: T;
+  failure?: string;
+  usage: ModelUsage[];
+  /** Raw text of the last reply, when there was one. */
+  raw?: string;
+  /** Model calls made (1 + re-asks). */
+  attempts: number;
+}
+
+/**
+ * The first balanced `{...}` object in `text` (code fences and prose around it are ignored),
+ * parsed; throws a SyntaxError naming what was wrong.
+ */
+export function extractJsonObject(text: string): unknown {
+  const start = text.indexOf("{");
+  if (start < 0) throw new SyntaxError("the reply contains no JSON object");
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  for (let i = start; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (ch === "\\") escaped = true;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === "{") depth++;
+    else if (ch === "}" && --depth === 0) return JSON.parse(text.slice(start, i + 1));
+  }
+  throw new SyntaxError("the JSON object in the reply is not closed");
+}
+
+/** Ask, validate, re-ask with the error, then fail. */
+export async function askForJson<T>(opts: AskForJsonOptions<T>): Promise<JsonReply<T>> {
+  const usage: ModelUsage[] = [];
+  const messages = [...opts.messages];
+  let raw: string | undefined;
+  let failure = "no reply";
+  for (let attempt = 0; attempt <= opts.maxReasks; attempt++) {
+    const request: ChatRequest = {
+      role: opts.role,
+      prompt: opts.prompt,
+      messages,
+      json: true,
+      ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
+      ...(opts.maxTokens !== undefined ? { maxTokens: opts.maxTokens } : {}),
+    };
+    const res = await callModel(opts.model, request, { timeoutMs: opts.timeoutMs, signal: opts.signal });
+    if (!res.ok) return { failure: res.error, usage, raw, attempts: attempt + 1 };
+    usage.push(res.response.usage);
+    raw = res.response.text;
+    const problem = validate(raw, opts.schema);
+    if (problem.ok) return { value: problem.value, usage, raw, attempts: attempt + 1 };
+    failure = `invalid reply: ${problem.error}`;
+    messages.push(
+      { role: "assistant", content: raw },
+      {
+        role: "user",
+        content: `Your reply could not be used: ${problem.error}. Answer again with only the JSON object, in exactly the format asked for.`,
+      },
+    );
+  }
+  return { failure: `${failure} (after ${opts.maxReasks + 1} attempt(s))`, usage, raw, attempts: opts.maxReasks + 1 };
+}
+
+function validate<T>(text: string, schema: z.ZodType<T>): { ok: true; value: T } | { ok: false; error: string } {
+  let parsed: unknown;
+  try {
+    parsed = extractJsonObject(text);
+  } catch (err) {
+    return { ok: false, error: err instanceof Error ? err.message : describeError(err) };
+  }
+  const result = schema.safeParse(parsed);
+  if (result.success) return { ok: true, value: result.data };
+  const issues = result.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "reply"}: ${i.message}`);
+  return { ok: false, error: issues.join("; ") };
+}

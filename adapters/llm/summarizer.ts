@@ -1,0 +1,102 @@
+/**
+ * The recovery-target contextualizer: a chat model summarises the observation-action history up
+ * to the recovery target into a short briefing (target state + transitions to it), the
+ * "contextualized" recovery context. If the model fails, the briefing falls back to the plain
+ * list of actions to the target, so recovery still gets the transitions (and the failure is logged).
+ */
+import { z } from "zod";
+import type { BlobReader } from "../../src/blob-store.ts";
+import type { Observation } from "../../src/observation.ts";
+import type { HistoryEntry } from "../../src/policy.ts";
+import { promptRef, renderPrompt } from "../../src/prompt.ts";
+import type { Summarizer } from "../../src/recovery.ts";
+import type { TaskSpec } from "../../src/task.ts";
+import type { ChatModel } from "../../src/model.ts";
+import type { ModelUsage } from "../../src/usage.ts";
+import { logger } from "../../src/logger.ts";
+import contextualizer from "../../prompts/recovery-target-contextualizer.ts";
+import { callModel } from "./call.ts";
+import { describeActions, historyParts, screenshotPart } from "./history.ts";
+import { parseOptions, requireModel } from "./options.ts";
+
+/** Options of {@link createLlmSummarizer}. */
+export interface LlmSummarizerOptions {
+  /** The backbone (paper: a strong model at temperature 0 with 1024 max tokens). */
+  model: ChatModel;
+  /** Screenshots of the history to attach besides the target one. @default 3 */
+  historyImages?: number;
+  /** Image detail hint. @default "auto" */
+  detail?: "low" | "high" | "auto";
+  /** Sampling temperature. @default 0 */
+  temperature?: number;
+  /** Max output tokens. @default 1024 */
+  maxTokens?: number;
+  /** Per-call time limit in ms. @default undefined (the backend's timeout) */
+  timeoutMs?: number;
+  /** Name in records. @default "llm-summarizer" */
+  name?: string;
+}
+
+const OptionsSchema = z
+  .object({
+    historyImages: z.number().int().min(0).default(3),
+    detail: z.enum(["low", "high", "auto"]).default("auto"),
+    temperature: z.number().min(0).max(2).default(0),
+    maxTokens: z.number().int().min(1).default(1024),
+    timeoutMs: z.number().int().min(1).optional(),
+    name: z.string().min(1).default("llm-summarizer"),
+  })
+  .strict();
+
+/** The briefing used when the model is unavailable: the actions up to the target, one per line. */
+export function fallbackSummary(history: readonly HistoryEntry[], targetStep: number): string {
+  if (history.length === 0) return `TARGET STATE: the initial state of the task (step ${targetStep}); no actions had been taken.`;
+  const lines = history.map((e) => `- step ${e.step}: ${describeActions(e)}`);
+  return `TARGET STATE: the state just before step ${targetStep} (see the TARGET screenshot).\nHOW IT GOT THERE:\n${lines.join("\n")}`;
+}
+
+/** An LLM state-transition summarizer. */
+export function createLlmSummarizer(options: LlmSummarizerOptions): Summarizer {
+  const { model, ...rest } = options;
+  requireModel(model, "createLlmSummarizer");
+  const o = parseOptions(OptionsSchema, rest, "createLlmSummarizer");
+  const prompt = promptRef(contextualizer);
+  return {
+    name: o.name,
+    async summarize(input: {
+      task: TaskSpec;
+      history: readonly HistoryEntry[];
+      target: { step: number; observation: Observation };
+      blobs: BlobReader;
+      signal?: AbortSignal;
+    }): Promise<{ summary: string; usage?: ModelUsage[]; prompt?: string }> {
+      const res = await callModel(
+        model,
+        {
+          role: "summarizer",
+          prompt,
+          temperature: o.temperature,
+          maxTokens: o.maxTokens,
+          messages: [
+            {
+              role: "user",
+              content: [
+                { type: "text", text: renderPrompt(contextualizer, { instruction: input.task.instruction, target_step: input.target.step }) },
+                ...historyParts(input.history, { images: o.historyImages, detail: o.detail }),
+                { type: "text", text: `TARGET screenshot (the state just before step ${input.target.step}):` },
+                screenshotPart(input.target.observation, o.detail),
+              ],
+            },
+          ],
+        },
+        { timeoutMs: o.timeoutMs, signal: input.signal },
+      );
+      const text = res.ok ? res.response.text.trim() : "";
+      if (!res.ok || !text) {
+        logger.warn({ summarizer: o.name, error: res.ok ? "empty summary" : res.error }, "summarizer failed; using the action list as the briefing");
+        return { summary: fallbackSummary(input.history, input.target.step), usage: res.ok ? [res.response.usage] : [], prompt };
+      }
+      return { summary: text, usage: [res.response.usage], prompt };
+    },
+  };
+}

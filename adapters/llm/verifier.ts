@@ -1,0 +1,114 @@
+/**
+ * An LLM state verifier: does the CURRENT screenshot show the same state as the TARGET one?
+ * Answers match, mismatch or abstain with the visible evidence it relied on. After VeriCUA
+ * (../shared/seeds/003_6a4dfceef9d35eab.txt), a verdict must rest on attested evidence: a
+ * match or mismatch that lists no evidence is downgraded to abstain, and every failure of the
+ * verifier itself (invalid reply, timeout, transport error) is an abstention, never a guess.
+ */
+import { z } from "zod";
+import type { BlobReader } from "../../src/blob-store.ts";
+import type { Observation } from "../../src/observation.ts";
+import { promptRef, renderPrompt } from "../../src/prompt.ts";
+import type { StateVerifier, VerifierVerdict } from "../../src/recovery.ts";
+import type { ChatModel } from "../../src/model.ts";
+import type { ModelUsage } from "../../src/usage.ts";
+import { logger } from "../../src/logger.ts";
+import stateVerifier from "../../prompts/state-verifier.ts";
+import { askForJson } from "./json-reply.ts";
+import { screenshotPart } from "./history.ts";
+import { parseOptions, requireModel } from "./options.ts";
+
+/** The reply contract of the verifier prompt. */
+export const VerifierReplySchema = z.object({
+  verdict: z.enum(["match", "mismatch", "abstain"]),
+  evidence: z.array(z.string()).default([]),
+  reason: z.string(),
+});
+
+/** Options of {@link createLlmStateVerifier}. */
+export interface LlmStateVerifierOptions {
+  /** The backbone (paper: GPT-5-Mini with default hyperparameters). */
+  model: ChatModel;
+  /** Re-asks after an invalid reply before abstaining. @default 1 */
+  maxReasks?: number;
+  /** Image detail hint; small differences need "high". @default "high" */
+  detail?: "low" | "high" | "auto";
+  /** Sampling temperature; undefined leaves the API default. @default undefined */
+  temperature?: number;
+  /** Max output tokens. @default 1024 */
+  maxTokens?: number;
+  /** Per-call time limit in ms. @default undefined (the backend's timeout) */
+  timeoutMs?: number;
+  /** Name in records. @default "llm-verifier" */
+  name?: string;
+}
+
+const OptionsSchema = z
+  .object({
+    maxReasks: z.number().int().min(0).max(5).default(1),
+    detail: z.enum(["low", "high", "auto"]).default("high"),
+    temperature: z.number().min(0).max(2).optional(),
+    maxTokens: z.number().int().min(1).default(1024),
+    timeoutMs: z.number().int().min(1).optional(),
+    name: z.string().min(1).default("llm-verifier"),
+  })
+  .strict();
+
+/** What the verifier returns (StateVerifier's result plus the prompt reference and any failure). */
+export interface LlmVerification {
+  verdict: VerifierVerdict;
+  reason: string;
+  evidence?: string[];
+  usage?: ModelUsage[];
+  prompt: string;
+  /** Set when the verifier itself failed; the verdict is then "abstain". */
+  failure?: string;
+}
+
+/** An LLM state verifier. */
+export function createLlmStateVerifier(options: LlmStateVerifierOptions): StateVerifier & {
+  verify(input: { target: Observation; current: Observation; blobs: BlobReader; signal?: AbortSignal }): Promise<LlmVerification>;
+} {
+  const { model, ...rest } = options;
+  requireModel(model, "createLlmStateVerifier");
+  const o = parseOptions(OptionsSchema, rest, "createLlmStateVerifier");
+  const prompt = promptRef(stateVerifier);
+  return {
+    name: o.name,
+    async verify(input) {
+      const reply = await askForJson({
+        model,
+        role: "verifier",
+        prompt,
+        schema: VerifierReplySchema,
+        maxReasks: o.maxReasks,
+        maxTokens: o.maxTokens,
+        timeoutMs: o.timeoutMs,
+        signal: input.signal,
+        ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+        messages: [
+          { role: "system", content: renderPrompt(stateVerifier, {}) },
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "TARGET:" },
+              screenshotPart(input.target, o.detail),
+              { type: "text", text: "CURRENT:" },
+              screenshotPart(input.current, o.detail),
+            ],
+          },
+        ],
+      });
+      if (!reply.value) {
+        logger.warn({ verifier: o.name, failure: reply.failure }, "verifier failed; abstaining");
+        return { verdict: "abstain", reason: "the verifier could not give a usable answer", evidence: [], usage: reply.usage, prompt, failure: reply.failure };
+      }
+      const { verdict, evidence, reason } = reply.value;
+      const attested = evidence.map((e) => e.trim()).filter(Boolean);
+      if (verdict !== "abstain" && attested.length === 0) {
+        return { verdict: "abstain", reason: `the model said "${verdict}" without citing visible evidence: ${reason}`, evidence: [], usage: reply.usage, prompt };
+      }
+      return { verdict, reason, evidence: attested, usage: reply.usage, prompt };
+    },
+  };
+}
