@@ -1,0 +1,59 @@
+/**
+ * Reading and validating experiment configs. Every problem becomes one ConfigError line that
+ * names the field, e.g. `config.pairs.0.forward.profile: expected string, got number`.
+ */
+import { readFileSync } from "node:fs";
+import { extname } from "node:path";
+import { parse as parseYaml } from "yaml";
+import type { z } from "zod";
+import { ConfigError } from "../../src/errors.ts";
+import { RecoveryOptionsSchema } from "../../src/episode.ts";
+import { ExperimentConfigSchema, SWEEP_PRESETS, type ExperimentConfig } from "./schema.ts";
+
+/** Validate a parsed config object; throws ConfigError naming the first bad field. */
+export function parseExperimentConfig(raw: unknown, source = "config"): ExperimentConfig {
+  const result = ExperimentConfigSchema.safeParse(raw);
+  if (!result.success) throw issueToError(result.error.issues, source);
+  const config = result.data;
+  if (config.kind === "sweep") {
+    const keys = Object.keys(RecoveryOptionsSchema.shape);
+    for (const [name, values] of Object.entries(config.params)) {
+      if (!keys.includes(name))
+        throw new ConfigError(`${source}.params.${name}: not a recovery option (one of: ${keys.join(", ")})`, { field: `params.${name}` });
+      values.forEach((v, i) => {
+        const check = RecoveryOptionsSchema.partial().safeParse({ [name]: v });
+        if (!check.success) throw new ConfigError(`${source}.params.${name}.${i}: ${check.error.issues[0].message} (value ${JSON.stringify(v)})`, { field: `params.${name}.${i}` });
+      });
+    }
+    if (!config.preset && Object.keys(config.params).length === 0)
+      throw new ConfigError(`${source}.params: a sweep needs at least one parameter (or a preset: ${Object.keys(SWEEP_PRESETS).join(", ")})`, { field: "params" });
+  }
+  return config;
+}
+
+/** Load a config file (.json, .yaml, .yml). */
+export function loadExperimentConfig(file: string): ExperimentConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (cause) {
+    throw new ConfigError(`cannot read config ${file}: ${(cause as Error).message}`, { cause });
+  }
+  let raw: unknown;
+  try {
+    raw = extname(file) === ".json" ? JSON.parse(text) : parseYaml(text);
+  } catch (cause) {
+    throw new ConfigError(`${file}: not valid ${extname(file) === ".json" ? "JSON" : "YAML"}: ${(cause as Error).message.split("\n")[0]}`, { cause });
+  }
+  return parseExperimentConfig(raw, file);
+}
+
+function issueToError(issues: z.core.$ZodIssue[], source: string): ConfigError {
+  const issue = issues[0];
+  const field = issue.path.map(String).join(".");
+  let message = issue.message;
+  if (issue.code === "unrecognized_keys") message = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+  if (issue.code === "invalid_union" && issue.path.length === 1 && issue.path[0] === "kind")
+    message = `kind must be one of "ideal-recovery", "end-to-end", "sweep"`;
+  return new ConfigError(`${source}${field ? "." + field : ""}: ${message}`, { field });
+}

@@ -1,0 +1,129 @@
+/**
+ * Experiment configs (JSON or YAML), validated with zod. Three kinds:
+ * - `ideal-recovery`: the paper's Section 4 / Appendix B.1 (Success@K per recovery step R);
+ * - `end-to-end`: Section 6 / Appendix B.2 (no recovery vs recovery with a retry cap);
+ * - `sweep`: any recovery option over a list of values, alone or as a grid, crossed with the retry cap.
+ */
+import { z } from "zod";
+import { RecoveryOptionsSchema } from "../../src/episode.ts";
+import { RECOVERY_STEP_STRATEGIES } from "../../src/selector.ts";
+
+/** An agent component: `{ kind: "sim", profile: "skilled" }` for SimDesk's simulated agents. */
+export const AgentSpecSchema = z
+  .object({
+    /** Implementation family ("sim" = seeded simulated agent on SimDesk ground truth). */
+    kind: z.string().min(1).default("sim"),
+    /** Simulated profile name (see SIM_PROFILES) or model preset. */
+    profile: z.string().min(1),
+  })
+  .catchall(z.unknown());
+export type AgentSpec = z.output<typeof AgentSpecSchema>;
+
+/** Which environment and which of its tasks. */
+export const EnvSpecSchema = z
+  .object({
+    /** Environment kind. @default "simdesk" */
+    kind: z.string().min(1).default("simdesk"),
+    /** Task ids, in order; omitted = every task of the environment. */
+    tasks: z.array(z.string().min(1)).min(1).optional(),
+    /** Keep at most this many tasks (after `tasks`), for quick runs. */
+    limit: z.number().int().min(1).optional(),
+  })
+  .strict();
+export type EnvSpec = z.output<typeof EnvSpecSchema>;
+
+/** Seeds: an explicit list or `{ count, start }`. */
+export const SeedsSchema = z.union([
+  z.array(z.number().int()).min(1),
+  z.object({ count: z.number().int().min(1), start: z.number().int().default(0) }).strict(),
+]);
+
+/** A forward policy plus the components that recover it. */
+export const PairSpecSchema = z
+  .object({
+    /** Short name used in condition ids (letters, digits, - and _). */
+    name: z.string().regex(/^[A-Za-z0-9_-]+$/, "use letters, digits, - and _ only"),
+    forward: AgentSpecSchema,
+    /** The recovery sub-agent; defaults to the forward agent's profile (same backbone, as in B.2). */
+    recovery: AgentSpecSchema.optional(),
+    detector: AgentSpecSchema.optional(),
+    selector: AgentSpecSchema.optional(),
+  })
+  .strict();
+export type PairSpec = z.output<typeof PairSpecSchema>;
+
+const OptionsPatch = RecoveryOptionsSchema.partial();
+
+const common = {
+  /** Experiment name, used in reports. */
+  name: z.string().min(1),
+  env: EnvSpecSchema.default({ kind: "simdesk" }),
+  seeds: SeedsSchema.default({ count: 3, start: 0 }),
+  /** Recovery options shared by every condition (each condition may override some). */
+  options: OptionsPatch.default({}),
+  /** Re-run an episode this many times when the environment fails. @default 2 */
+  envRetries: z.number().int().min(0).default(2),
+};
+
+export const IdealRecoveryConfigSchema = z
+  .object({
+    kind: z.literal("ideal-recovery"),
+    ...common,
+    forward: AgentSpecSchema,
+    detector: AgentSpecSchema,
+    /** Needed for the "llm" strategy. */
+    selector: AgentSpecSchema.optional(),
+    /** Recovery steps R to compare. @default all four */
+    strategies: z.array(z.enum(RECOVERY_STEP_STRATEGIES)).min(1).default([...RECOVERY_STEP_STRATEGIES]),
+    /** Continuations per failed run and strategy (Success@1..K). @default 5 */
+    k: z.number().int().min(1).max(20).default(5),
+    /** Keep at most this many failed runs. */
+    maxInstances: z.number().int().min(1).optional(),
+  })
+  .strict();
+
+export const EndToEndConfigSchema = z
+  .object({
+    kind: z.literal("end-to-end"),
+    ...common,
+    pairs: z.array(PairSpecSchema).min(1),
+    /** Retry caps compared against no recovery. @default [1, 3, 5] */
+    maxRecoveryIterations: z.array(z.number().int().min(1)).min(1).default([1, 3, 5]),
+    /** Include the no-recovery baseline per pair. @default true */
+    baseline: z.boolean().default(true),
+  })
+  .strict();
+
+/** Named sweep presets (the issue's first-class sweeps). */
+export const SWEEP_PRESETS = {
+  "freeze-window": { freezeWindow: [0, 1, 3, 5, 10] },
+  "recovery-budget": { recoveryBudget: [1, 3, 5, 10, 20] },
+} as const;
+
+export const SweepConfigSchema = z
+  .object({
+    kind: z.literal("sweep"),
+    ...common,
+    pair: PairSpecSchema,
+    /** A preset to start from; `params` entries override or extend it. */
+    preset: z.enum(Object.keys(SWEEP_PRESETS) as [keyof typeof SWEEP_PRESETS]).optional(),
+    /** Recovery option name -> values to try. */
+    params: z.record(z.string(), z.array(z.union([z.number(), z.string(), z.boolean()])).min(1)).default({}),
+    /** "grid" = every combination; "each" = vary one parameter at a time around `options`. @default "grid" */
+    mode: z.enum(["grid", "each"]).default("grid"),
+    /** Retry caps (maxRecoveryIterations) crossed with every setting. @default [1, 3, 5] */
+    retryCap: z.array(z.number().int().min(0)).min(1).default([1, 3, 5]),
+    /** Include a no-recovery baseline condition. @default true */
+    baseline: z.boolean().default(true),
+  })
+  .strict();
+
+export const ExperimentConfigSchema = z.discriminatedUnion("kind", [IdealRecoveryConfigSchema, EndToEndConfigSchema, SweepConfigSchema]);
+
+export type IdealRecoveryConfig = z.output<typeof IdealRecoveryConfigSchema>;
+export type EndToEndConfig = z.output<typeof EndToEndConfigSchema>;
+export type SweepConfig = z.output<typeof SweepConfigSchema>;
+/** A validated experiment config with defaults resolved. */
+export type ExperimentConfig = z.output<typeof ExperimentConfigSchema>;
+/** A config as written by the user. */
+export type ExperimentConfigInput = z.input<typeof ExperimentConfigSchema>;

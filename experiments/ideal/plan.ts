@@ -1,0 +1,95 @@
+/**
+ * The frozen run plan of the ideal-recovery experiment (Appendix B.1, "Fixed annotations"): for
+ * every failed forward run, the error step E is annotated once by the detector, the LLM recovery
+ * step once by the selector, and E-random drawn once with a fixed seed. Every strategy is then
+ * evaluated against the same annotation; a resumed run reads the plan back instead of re-annotating.
+ */
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import type { ErrorDetector } from "../../src/detector.ts";
+import type { Observation } from "../../src/observation.ts";
+import type { HistoryEntry } from "../../src/policy.ts";
+import { createRng } from "../../src/rng.ts";
+import type { RecoveryStepSelector, RecoveryStepStrategy } from "../../src/selector.ts";
+import type { Task } from "../../src/task.ts";
+import type { BlobStore } from "../../src/blob-store.ts";
+
+/** One failed forward run and its frozen annotations. */
+export interface PlanInstance {
+  task: string;
+  seed: number;
+  /** Key of the forward run in results.jsonl. */
+  forwardKey: string;
+  /** The error step E the detector blamed. */
+  errorStep: number;
+  detectorReason: string;
+  /** True when the detector saw no error and E fell back to the last step. */
+  fallback: boolean;
+  /** Recovery step R per strategy. */
+  recoveryStep: Partial<Record<RecoveryStepStrategy, number>>;
+  selectorReason?: string;
+  /** The saved forward history (observations by reference, policy memos kept). */
+  history: HistoryEntry[];
+  final: Observation;
+}
+
+export interface RunPlan {
+  experiment: string;
+  simulated: boolean;
+  instances: PlanInstance[];
+}
+
+/** Short labels of the strategies, as the paper writes them (used as condition ids). */
+export const STRATEGY_LABELS: Record<RecoveryStepStrategy, string> = {
+  zero: "R=0",
+  "error-minus-1": "R=E-1",
+  "error-random": "R=E-random",
+  llm: "R=LLM",
+};
+
+/** Annotate one failed run. */
+export async function annotate(input: {
+  task: Task;
+  seed: number;
+  forwardKey: string;
+  history: HistoryEntry[];
+  final: Observation;
+  detector: ErrorDetector;
+  selector?: RecoveryStepSelector;
+  strategies: readonly RecoveryStepStrategy[];
+  blobs: BlobStore;
+}): Promise<PlanInstance> {
+  const { task, history } = input;
+  const spec = { id: task.id, instruction: task.instruction };
+  const T = history.length;
+  const detection = await input.detector.detect({ task: spec, history, observation: input.final, step: T, tick: T, blobs: input.blobs });
+  const found = detection.isError && detection.errorStep !== null;
+  const E = Math.max(0, Math.min(T - 1, found ? (detection.errorStep as number) : T - 1));
+  const recoveryStep: PlanInstance["recoveryStep"] = {};
+  let selectorReason: string | undefined;
+  for (const s of input.strategies) {
+    if (s === "zero") recoveryStep.zero = 0;
+    else if (s === "error-minus-1") recoveryStep["error-minus-1"] = Math.max(0, E - 1);
+    else if (s === "error-random") recoveryStep["error-random"] = E <= 0 ? 0 : createRng(input.seed, task.id, "e-random").int(0, E - 1);
+    else if (s === "llm") {
+      if (!input.selector) throw new Error("annotate: the llm strategy needs a selector");
+      const sel = await input.selector.select({ task: spec, history, errorStep: E, detection, instanceKey: `${task.id}/${input.seed}`, seed: input.seed, blobs: input.blobs });
+      recoveryStep.llm = Math.max(0, Math.min(E, sel.step));
+      selectorReason = sel.reason;
+    }
+  }
+  return {
+    task: task.id, seed: input.seed, forwardKey: input.forwardKey, errorStep: E,
+    detectorReason: found ? detection.reason : `detector saw no error (${detection.reason}); E = last step`,
+    fallback: !found, recoveryStep, ...(selectorReason !== undefined ? { selectorReason } : {}),
+    history, final: input.final,
+  };
+}
+
+export function readPlan(file: string): RunPlan | undefined {
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as RunPlan) : undefined;
+}
+
+export function writePlan(file: string, plan: RunPlan): void {
+  writeFileSync(`${file}.tmp`, JSON.stringify(plan, null, 1) + "\n");
+  renameSync(`${file}.tmp`, file);
+}

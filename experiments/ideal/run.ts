@@ -1,0 +1,109 @@
+/**
+ * Experiment 1, ideal recovery gains (Section 4 / Appendix B.1), in three resumable phases:
+ * 1. standard forward rollouts (tasks x seeds), histories saved next to each episode;
+ * 2. annotate every failed run once (E by the detector, R_LLM by the selector, E-random by a fixed
+ *    seed) and freeze the annotations into plan.json;
+ * 3. per instance and strategy, K continuations: reset, replay the saved prefix up to R (verified,
+ *    retried), resume the forward policy. Success@K per strategy comes from these.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Observation } from "../../src/observation.ts";
+import type { HistoryEntry } from "../../src/policy.ts";
+import type { Task } from "../../src/task.ts";
+import type { IdealRecoveryConfig } from "../config/schema.ts";
+import { expandJobs, resolveSeeds, type EpisodeJob } from "../runner/conditions.ts";
+import type { RunContext } from "../runner/context.ts";
+import { finishEpisode } from "../runner/episode.ts";
+import type { ResultLine } from "../runner/results-log.ts";
+import { rollForward } from "./forward-loop.ts";
+import { annotate, readPlan, STRATEGY_LABELS, writePlan, type PlanInstance, type RunPlan } from "./plan.ts";
+
+/** Condition id of the standard forward rollouts. */
+export const FORWARD_CONDITION = "forward";
+
+interface ContinuationJob extends EpisodeJob {
+  instance: PlanInstance;
+  strategy: keyof typeof STRATEGY_LABELS;
+  k: number;
+}
+
+/** Run all three phases; returns every result line (forward runs and continuations). */
+export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunContext): Promise<ResultLine[]> {
+  const { runtime, settings } = ctx;
+  const tasks = ctx.tasks();
+  const byId = new Map(tasks.map((t) => [t.id, t]));
+  const seeds = resolveSeeds(config.seeds, settings.seedBase);
+  const maxSteps = config.options.maxForwardSteps ?? 50;
+  const deps = { runtime, blobs: ctx.blobs, out: settings.out };
+  const sameState = runtime.sameState;
+
+  // Phase 1: forward rollouts.
+  const forwardJobs = expandJobs([FORWARD_CONDITION], tasks.map((t) => t.id), seeds);
+  const forward = await ctx.pool("forward runs", forwardJobs, async (job, rec) => {
+    const task = byId.get(job.task) as Task;
+    const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env });
+    const run = await rollForward({ env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps });
+    const dir = join(settings.out, job.condition, job.task, String(job.seed));
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "history.json"), JSON.stringify({ history: run.history, final: run.final }) + "\n");
+    return finishEpisode(job, task, run.result, rec, deps, { phase: "forward" });
+  });
+
+  // Phase 2: annotate failed runs once; frozen in plan.json.
+  const planFile = join(settings.out, "plan.json");
+  let plan = readPlan(planFile);
+  if (!plan) {
+    let failed = forward.filter((l) => l.status === "ok" && !l.success);
+    if (config.maxInstances) failed = failed.slice(0, config.maxInstances);
+    const env = await runtime.createEnv(config.env);
+    try {
+      const instances: PlanInstance[] = [];
+      for (const line of failed) {
+        const task = byId.get(line.task) as Task;
+        const saved = JSON.parse(readFileSync(join(settings.out, line.condition, line.task, String(line.seed), "history.json"), "utf8")) as { history: HistoryEntry[]; final: Observation };
+        const cctx = { task, seed: line.seed, env };
+        instances.push(
+          await annotate({
+            task, seed: line.seed, forwardKey: line.key, history: saved.history, final: saved.final,
+            detector: runtime.detector(config.detector, cctx),
+            selector: config.strategies.includes("llm") ? runtime.selector(config.selector ?? { kind: config.detector.kind, profile: "default" }, cctx) : undefined,
+            strategies: config.strategies, blobs: ctx.blobs,
+          }),
+        );
+      }
+      plan = { experiment: config.name, simulated: forward.some((l) => l.simulated), instances } satisfies RunPlan;
+      writePlan(planFile, plan);
+    } finally {
+      await env.close();
+    }
+    settings.onNote?.(`annotated ${plan.instances.length} failed forward runs of ${forward.length} (frozen in plan.json)`);
+  } else settings.onNote?.(`reusing the frozen plan.json (${plan.instances.length} instances)`);
+
+  // Phase 3: K continuations per instance and strategy.
+  const jobs: ContinuationJob[] = [];
+  for (const strategy of config.strategies)
+    for (const instance of plan.instances)
+      for (let k = 1; k <= config.k; k++) {
+        const condition = STRATEGY_LABELS[strategy];
+        jobs.push({ index: forwardJobs.length + jobs.length, key: `${condition}/${instance.task}/${instance.seed}/k${k}`, condition, task: instance.task, seed: instance.seed, instance, strategy, k });
+      }
+  const continuations = await ctx.pool("continuations", jobs, async (job, rec) => {
+    const task = byId.get(job.task) as Task;
+    const R = job.instance.recoveryStep[job.strategy] ?? 0;
+    const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env, stream: `${job.strategy}/k${job.k}` });
+    const prefix = job.instance.history.slice(0, R);
+    const expected = R < job.instance.history.length ? job.instance.history[R].observation : job.instance.final;
+    const run = await rollForward({
+      env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps, prefix, expected,
+      replayRetries: config.options.replayRetries ?? 3, ...(sameState ? { sameState: (a, b) => sameState(rec.env, a, b) } : {}),
+    });
+    return finishEpisode(job, task, run.result, rec, deps, { phase: "continuation", strategy: job.strategy, errorStep: job.instance.errorStep, recoveryStep: R, k: job.k }, join(job.condition, job.task, `${job.seed}-k${job.k}`));
+  });
+  return [...forward, ...continuations];
+}
+
+/** Whether a results folder belongs to an ideal-recovery run that already has its plan. */
+export function hasPlan(out: string): boolean {
+  return existsSync(join(out, "plan.json"));
+}

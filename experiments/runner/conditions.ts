@@ -1,0 +1,110 @@
+/**
+ * Expanding a config into conditions (one setting of every knob) and conditions x tasks x seeds
+ * into independent episode jobs, in one exact, deterministic order.
+ */
+import type { RecoveryOptionsInput } from "../../src/episode.ts";
+import { ConfigError } from "../../src/errors.ts";
+import { SWEEP_PRESETS, type EndToEndConfig, type ExperimentConfig, type PairSpec, type SweepConfig } from "../config/schema.ts";
+
+/** A scalar setting value. */
+export type ParamValue = string | number | boolean;
+
+/** One setting of an experiment: which agents, whether recovery runs, with which options. */
+export interface Condition {
+  /** Directory-safe id, unique within the experiment (e.g. `skilled.max-rec-3`). */
+  id: string;
+  pair: PairSpec;
+  /** false = the no-recovery baseline (no detector at all). */
+  recovery: boolean;
+  /** Recovery options of this condition (common options plus its overrides). */
+  options: RecoveryOptionsInput;
+  /** The values that distinguish it, for tables and sweep charts. */
+  params: Record<string, ParamValue>;
+}
+
+/** One independent episode to run. */
+export interface EpisodeJob {
+  /** Position in the expansion; results.jsonl is ordered by it. */
+  index: number;
+  /** `<condition>/<task>/<seed>` (+ `/k<i>` for continuations): the resume key. */
+  key: string;
+  condition: string;
+  task: string;
+  seed: number;
+}
+
+/** Resolve the seed list, shifted by the CLI's `--seed` base. */
+export function resolveSeeds(seeds: ExperimentConfig["seeds"], base = 0): number[] {
+  const list = Array.isArray(seeds) ? seeds : Array.from({ length: seeds.count }, (_, i) => seeds.start + i);
+  return list.map((s) => s + base);
+}
+
+/** Conditions of an end-to-end config: per pair, the baseline then each retry cap. */
+export function endToEndConditions(config: EndToEndConfig): Condition[] {
+  const out: Condition[] = [];
+  for (const pair of config.pairs) {
+    if (config.baseline)
+      out.push({ id: `${pair.name}.no-recovery`, pair, recovery: false, options: { ...config.options, maxRecoveryIterations: 0 }, params: { pair: pair.name, maxRecoveryIterations: 0 } });
+    for (const cap of config.maxRecoveryIterations)
+      out.push({ id: `${pair.name}.max-rec-${cap}`, pair, recovery: true, options: { ...config.options, maxRecoveryIterations: cap }, params: { pair: pair.name, maxRecoveryIterations: cap } });
+  }
+  assertUnique(out);
+  return out;
+}
+
+/** The parameter lists of a sweep: the preset's, then `params` (which override). */
+export function sweepParams(config: Pick<SweepConfig, "preset" | "params">): Record<string, ParamValue[]> {
+  const base: Record<string, ParamValue[]> = config.preset ? Object.fromEntries(Object.entries(SWEEP_PRESETS[config.preset]).map(([k, v]) => [k, [...v]])) : {};
+  return { ...base, ...config.params };
+}
+
+/** Conditions of a sweep: settings (grid or one-at-a-time) x retry caps, plus an optional baseline. */
+export function sweepConditions(config: SweepConfig): Condition[] {
+  const params = sweepParams(config);
+  const names = Object.keys(params);
+  let settings: Array<Record<string, ParamValue>>;
+  if (config.mode === "grid") {
+    settings = [{}];
+    for (const name of names) settings = settings.flatMap((s) => params[name].map((v) => ({ ...s, [name]: v })));
+  } else {
+    settings = names.flatMap((name) => params[name].map((v) => ({ [name]: v })));
+  }
+  const out: Condition[] = [];
+  if (config.baseline) out.push({ id: "no-recovery", pair: config.pair, recovery: false, options: { ...config.options, maxRecoveryIterations: 0 }, params: { maxRecoveryIterations: 0 } });
+  for (const setting of settings)
+    for (const cap of config.retryCap) {
+      const p: Record<string, ParamValue> = { ...setting, maxRecoveryIterations: cap };
+      out.push({ id: settingId(p), pair: config.pair, recovery: true, options: { ...config.options, ...(p as RecoveryOptionsInput) }, params: p });
+    }
+  assertUnique(out);
+  return out;
+}
+
+/** Conditions of an end-to-end or sweep config. */
+export function conditionsOf(config: EndToEndConfig | SweepConfig): Condition[] {
+  return config.kind === "end-to-end" ? endToEndConditions(config) : sweepConditions(config);
+}
+
+/** Conditions x tasks x seeds, condition-major, in input order. */
+export function expandJobs(conditions: readonly string[], tasks: readonly string[], seeds: readonly number[]): EpisodeJob[] {
+  const jobs: EpisodeJob[] = [];
+  for (const condition of conditions)
+    for (const task of tasks)
+      for (const seed of seeds) jobs.push({ index: jobs.length, key: `${condition}/${task}/${seed}`, condition, task, seed });
+  return jobs;
+}
+
+/** `freezeWindow=5,maxRecoveryIterations=3` (directory-safe). */
+export function settingId(params: Record<string, ParamValue>): string {
+  return Object.entries(params)
+    .map(([k, v]) => `${k}=${String(v).replace(/[^A-Za-z0-9._-]/g, "_")}`)
+    .join(",");
+}
+
+function assertUnique(conditions: Condition[]): void {
+  const seen = new Set<string>();
+  for (const c of conditions) {
+    if (seen.has(c.id)) throw new ConfigError(`config.pairs: duplicate condition id ${c.id}; give every pair its own name`, { field: "pairs" });
+    seen.add(c.id);
+  }
+}

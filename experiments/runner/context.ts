@@ -1,0 +1,75 @@
+/**
+ * Shared plumbing of one experiment run: the output folder, the tasks, the blob store, and the
+ * pool invocation with progress. Used by every experiment kind.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { BlobStore } from "../../src/blob-store.ts";
+import { ConfigError } from "../../src/errors.ts";
+import type { Task } from "../../src/task.ts";
+import type { EnvSpec } from "../config/schema.ts";
+import type { EpisodeJob } from "./conditions.ts";
+import { runPool, type JobOutcome, type PoolProgress } from "./pool.ts";
+import type { RecordingEnvironment } from "./recording-env.ts";
+import type { ResultLine } from "./results-log.ts";
+import type { ExperimentRuntime } from "./runtime.ts";
+
+/** How to run (from the CLI flags). */
+export interface RunSettings {
+  /** Output folder. */
+  out: string;
+  /** Parallel workers. @default 2 */
+  workers?: number;
+  /** Added to every seed. @default 0 */
+  seedBase?: number;
+  /** Continue a previous run in `out`. @default false */
+  resume?: boolean;
+  /** Progress of each phase ("episodes", "forward runs", "continuations"). */
+  onProgress?: (phase: string, p: PoolProgress) => void;
+  /** Called with plain-language notes (e.g. "annotated 7 failed runs"). */
+  onNote?: (text: string) => void;
+}
+
+/** Per-run context shared by the experiment kinds. */
+export class RunContext {
+  readonly blobs: BlobStore;
+  readonly resultsFile: string;
+  readonly timingsFile: string;
+  constructor(readonly runtime: ExperimentRuntime, readonly settings: RunSettings, readonly experiment: string, readonly envSpec: EnvSpec, readonly envRetries: number) {
+    mkdirSync(settings.out, { recursive: true });
+    this.blobs = new BlobStore({ dir: join(settings.out, "blobs") });
+    this.resultsFile = join(settings.out, "results.jsonl");
+    this.timingsFile = join(settings.out, "timings.jsonl");
+  }
+
+  /** The config's tasks, in order; unknown ids are a ConfigError. */
+  tasks(): Task[] {
+    const all = this.runtime.tasks(this.envSpec);
+    let tasks = all;
+    if (this.envSpec.tasks) {
+      const byId = new Map(all.map((t) => [t.id, t]));
+      tasks = this.envSpec.tasks.map((id, i) => {
+        const t = byId.get(id);
+        if (!t) throw new ConfigError(`config.env.tasks.${i}: unknown task "${id}" for ${this.envSpec.kind} (known: ${all.slice(0, 12).map((x) => x.id).join(", ")}${all.length > 12 ? ", ..." : ""})`, { field: `env.tasks.${i}` });
+        return t;
+      });
+    }
+    return this.envSpec.limit ? tasks.slice(0, this.envSpec.limit) : tasks;
+  }
+
+  /** Run jobs on the pool, appending to this run's results file. */
+  pool<J extends EpisodeJob>(phase: string, jobs: readonly J[], execute: (job: J, env: RecordingEnvironment) => Promise<JobOutcome>): Promise<ResultLine[]> {
+    return runPool({
+      experiment: this.experiment,
+      jobs,
+      workers: this.settings.workers ?? 2,
+      createEnv: () => this.runtime.createEnv(this.envSpec),
+      execute,
+      resultsFile: this.resultsFile,
+      timingsFile: this.timingsFile,
+      envRetries: this.envRetries,
+      resume: true,
+      onProgress: (p) => this.settings.onProgress?.(phase, p),
+    });
+  }
+}

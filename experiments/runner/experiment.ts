@@ -1,0 +1,110 @@
+/**
+ * Running an experiment config end to end: fresh-run and resume checks, manifest.json, the
+ * episodes, then summary.json and summary.csv. One entry point for every kind.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ConfigError } from "../../src/errors.ts";
+import { hashValue, stableStringify } from "../../src/hash.ts";
+import { promptRef } from "../../src/prompt.ts";
+import { ALL_PROMPTS } from "../../prompts/index.ts";
+import type { ExperimentConfig } from "../config/schema.ts";
+import { runIdealRecovery } from "../ideal/run.ts";
+import { conditionsOf, expandJobs, resolveSeeds, type ParamValue } from "./conditions.ts";
+import { RunContext, type RunSettings } from "./context.ts";
+import { runConditionEpisode } from "./episode.ts";
+import type { ResultLine } from "./results-log.ts";
+import type { ExperimentRuntime } from "./runtime.ts";
+import { summarize, summaryCsv, type ExperimentSummary } from "./summary.ts";
+import type { Task } from "../../src/task.ts";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** What a finished run hands back. */
+export interface ExperimentRun {
+  summary: ExperimentSummary;
+  lines: ResultLine[];
+  out: string;
+}
+
+/** manifest.json: enough to know exactly what produced a results folder. */
+export interface Manifest {
+  experiment: string;
+  kind: string;
+  config: ExperimentConfig;
+  configHash: string;
+  seedBase: number;
+  seeds: number[];
+  tasks: string[];
+  conditions: Array<{ id: string; params: Record<string, ParamValue> }>;
+  packageVersion: string;
+  gitCommit: string;
+  prompts: string[];
+  node: string;
+}
+
+/** Run (or resume) an experiment into `settings.out`. */
+export async function runExperiment(config: ExperimentConfig, runtime: ExperimentRuntime, settings: RunSettings): Promise<ExperimentRun> {
+  const ctx = new RunContext(runtime, settings, config.name, config.env, config.envRetries);
+  const manifestFile = join(settings.out, "manifest.json");
+  const seedBase = settings.seedBase ?? 0;
+  const configHash = hashValue({ config, seedBase });
+  if (!settings.resume && existsSync(ctx.resultsFile) && statSync(ctx.resultsFile).size > 0)
+    throw new ConfigError(`${settings.out} already holds a run: pass --resume to continue it, or choose another --out`);
+  if (settings.resume && existsSync(manifestFile)) {
+    const old = JSON.parse(readFileSync(manifestFile, "utf8")) as Manifest;
+    if (old.configHash !== configHash) throw new ConfigError(`--resume: the config (or --seed) differs from the one that started ${settings.out} (hash ${old.configHash.slice(0, 12)} vs ${configHash.slice(0, 12)}); use the same config or another --out`);
+  }
+  const tasks = ctx.tasks();
+  const seeds = resolveSeeds(config.seeds, seedBase);
+  const conditions = config.kind === "ideal-recovery" ? [] : conditionsOf(config);
+  const manifest: Manifest = {
+    experiment: config.name, kind: config.kind, config, configHash, seedBase, seeds, tasks: tasks.map((t) => t.id),
+    conditions: conditions.map((c) => ({ id: c.id, params: c.params })),
+    packageVersion: packageVersion(), gitCommit: gitCommit(), prompts: ALL_PROMPTS.map(promptRef).sort(), node: process.version,
+  };
+  writeJson(manifestFile, manifest);
+
+  let lines: ResultLine[];
+  if (config.kind === "ideal-recovery") lines = await runIdealRecovery(config, ctx);
+  else {
+    const byId = new Map(tasks.map((t) => [t.id, t]));
+    const byCondition = new Map(conditions.map((c) => [c.id, c]));
+    const jobs = expandJobs(conditions.map((c) => c.id), tasks.map((t) => t.id), seeds);
+    lines = await ctx.pool("episodes", jobs, (job, rec) => runConditionEpisode(job, byCondition.get(job.condition)!, byId.get(job.task) as Task, rec, { runtime, blobs: ctx.blobs, out: settings.out }));
+  }
+  const summary = summarize({
+    experiment: config.name, kind: config.kind, lines,
+    params: Object.fromEntries(conditions.map((c) => [c.id, c.params])),
+    maxK: config.kind === "ideal-recovery" ? config.k : undefined,
+  });
+  writeJson(join(settings.out, "summary.json"), summary);
+  writeFileSync(join(settings.out, "summary.csv"), summaryCsv(summary));
+  return { summary, lines, out: settings.out };
+}
+
+function writeJson(file: string, value: unknown): void {
+  writeFileSync(`${file}.tmp`, JSON.stringify(JSON.parse(stableStringify(value)), null, 2) + "\n");
+  renameSync(`${file}.tmp`, file);
+}
+
+/** The package.json version. */
+export function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
+}
+
+/** HEAD's commit (with "+dirty" when the tree has changes), or "unknown" outside git. */
+export function gitCommit(): string {
+  try {
+    const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
+    return head;
+  } catch {
+    return "unknown";
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The worker pool: runs episode jobs on N workers, each with its own environment instance,
+ * appends each finished episode to results.jsonl (fsync'd), retries environment failures up to a
+ * cap with a fresh environment, and skips finished episodes on resume.
+ */
+import type { Environment } from "../../src/environment.ts";
+import { EnvironmentError, StepTimeoutError, describeError } from "../../src/errors.ts";
+import { logger } from "../../src/logger.ts";
+import type { EpisodeJob } from "./conditions.ts";
+import { appendTiming, finalizeResults, readResults, ResultsLog, type ResultLine } from "./results-log.ts";
+import { recordObservations, type RecordingEnvironment } from "./recording-env.ts";
+
+/** What executing one job produced (the runner adds the bookkeeping fields). */
+export type JobOutcome = Omit<ResultLine, "key" | "index" | "experiment" | "condition" | "task" | "seed" | "envTries" | "status"> & { envMs: number };
+
+/** Progress after each finished episode. */
+export interface PoolProgress {
+  total: number;
+  /** Finished in this invocation plus skipped as already done. */
+  done: number;
+  skipped: number;
+  successes: number;
+  /** Episodes with a usable result (success-rate denominator). */
+  valid: number;
+  envErrors: number;
+}
+
+/** Options of {@link runPool}. */
+export interface PoolOptions<J extends EpisodeJob> {
+  /** Experiment name written into every line. */
+  experiment: string;
+  jobs: readonly J[];
+  /** Parallel workers, each with its own environment. @default 1 */
+  workers?: number;
+  createEnv: () => Promise<Environment>;
+  /** Run one job on this worker's (recording) environment. Throw EnvironmentError for env failures. */
+  execute: (job: J, env: RecordingEnvironment) => Promise<JobOutcome>;
+  resultsFile: string;
+  timingsFile: string;
+  /** Extra tries after an environment failure. @default 2 */
+  envRetries?: number;
+  /** Skip jobs already finished in `resultsFile` (re-run missing and env-error ones). Fresh-run checks are the caller's. @default false */
+  resume?: boolean;
+  onProgress?: (p: PoolProgress) => void;
+}
+
+/**
+ * Run every job; returns this job list's final lines (deduplicated, in job order). The whole
+ * results file is rewritten in index order at the end, so phases sharing one file need
+ * disjoint indexes.
+ */
+export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Promise<ResultLine[]> {
+  const { jobs, resultsFile } = options;
+  const workers = Math.max(1, Math.min(options.workers ?? 1, jobs.length || 1));
+  const retries = options.envRetries ?? 2;
+  const previous = options.resume ? readResults(resultsFile) : new Map<string, ResultLine>();
+  const done = new Set([...previous.values()].filter((l) => l.status === "ok").map((l) => l.key));
+  const todo = jobs.filter((j) => !done.has(j.key));
+  const progress: PoolProgress = { total: jobs.length, done: jobs.length - todo.length, skipped: jobs.length - todo.length, successes: 0, valid: 0, envErrors: 0 };
+  for (const j of jobs) {
+    const l = previous.get(j.key);
+    if (l?.status === "ok") {
+      progress.valid++;
+      if (l.success) progress.successes++;
+    }
+  }
+  options.onProgress?.({ ...progress });
+
+  const log = new ResultsLog(resultsFile);
+  let next = 0;
+  let fatal: unknown;
+  const worker = async (id: number) => {
+    let rec: RecordingEnvironment | undefined;
+    const dropEnv = async () => {
+      const env = rec?.env;
+      rec = undefined;
+      if (env) await env.close().catch((e) => logger.warn({ err: describeError(e) }, "closing a failed environment failed"));
+    };
+    try {
+      while (fatal === undefined && next < todo.length) {
+        const job = todo[next++];
+        let tries = 0;
+        let line: ResultLine | undefined;
+        const t0 = Date.now();
+        let envMs = 0;
+        while (!line) {
+          tries++;
+          try {
+            rec ??= recordObservations(await options.createEnv());
+            rec.clear();
+            const outcome = await options.execute(job, rec);
+            envMs = outcome.envMs;
+            if (outcome.stopReason === "env-error") throw new EnvironmentError(outcome.envError ?? "environment error");
+            const { envMs: _drop, ...rest } = outcome;
+            line = { key: job.key, index: job.index, experiment: options.experiment, condition: job.condition, task: job.task, seed: job.seed, status: "ok", envTries: tries, ...rest };
+          } catch (err) {
+            if (!(err instanceof EnvironmentError || err instanceof StepTimeoutError)) throw err;
+            logger.warn({ worker: id, key: job.key, tries, err: describeError(err) }, "environment error");
+            await dropEnv();
+            if (tries > retries) line = envErrorLine(options.experiment, job, tries, describeError(err));
+          }
+        }
+        log.append(line);
+        appendTiming(options.timingsFile, { key: job.key, wallMs: Date.now() - t0, envMs, tries });
+        progress.done++;
+        if (line.status === "ok") {
+          progress.valid++;
+          if (line.success) progress.successes++;
+        } else progress.envErrors++;
+        options.onProgress?.({ ...progress });
+      }
+    } catch (err) {
+      fatal ??= err;
+    } finally {
+      await dropEnv();
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: workers }, (_, i) => worker(i)));
+  } finally {
+    log.close();
+  }
+  if (fatal !== undefined) throw fatal;
+  const keys = new Set(jobs.map((j) => j.key));
+  return finalizeResults(resultsFile).filter((l) => keys.has(l.key));
+}
+
+function envErrorLine(experiment: string, job: EpisodeJob, tries: number, message: string): ResultLine {
+  return {
+    key: job.key, index: job.index, experiment, condition: job.condition, task: job.task, seed: job.seed,
+    status: "env-error", success: false, score: 0, stopReason: "env-error", envError: message, envTries: tries, simulated: false,
+    forwardSteps: 0, recoverySteps: 0, replaySteps: 0, recoveryAttempts: 0, detectorCalls: 0, policyFailures: 0, tokens: 0, costUsd: 0,
+    stability: null, prompts: [],
+  };
+}

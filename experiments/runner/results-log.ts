@@ -1,0 +1,105 @@
+/**
+ * results.jsonl: one line per finished episode, appended atomically (one write of the whole line
+ * to an O_APPEND descriptor, then fsync), so a killed run loses at most the episodes in flight.
+ * On resume a torn last line is cut off; the last line per key wins. When a run completes the
+ * file is rewritten in expansion order (via a temp file and rename), so the same config and seed
+ * give the same bytes.
+ */
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, truncateSync, writeFileSync, writeSync } from "node:fs";
+import type { StopReason } from "../../src/episode.ts";
+import type { StabilityMetrics } from "../../src/metrics/stability.ts";
+import type { JsonValue } from "../../src/policy.ts";
+
+/** One finished episode. Deterministic: no timings (those go to timings.jsonl). */
+export interface ResultLine {
+  key: string;
+  index: number;
+  experiment: string;
+  condition: string;
+  task: string;
+  seed: number;
+  /** "env-error" when the environment (not the agent) failed on every try; kept out of success rates. */
+  status: "ok" | "env-error";
+  success: boolean;
+  score: number;
+  stopReason: StopReason;
+  envError?: string;
+  /** Tries the environment needed (1 = no environment error). */
+  envTries: number;
+  simulated: boolean;
+  forwardSteps: number;
+  recoverySteps: number;
+  replaySteps: number;
+  recoveryAttempts: number;
+  detectorCalls: number;
+  policyFailures: number;
+  tokens: number;
+  costUsd: number;
+  stability: StabilityMetrics | null;
+  prompts: string[];
+  /** Experiment-specific facts (e.g. strategy, E, R, continuation index). */
+  extra?: Record<string, JsonValue>;
+}
+
+/** Appends result lines durably. */
+export class ResultsLog {
+  private fd: number;
+  constructor(readonly file: string) {
+    if (existsSync(file)) cutTornTail(file);
+    this.fd = openSync(file, "a");
+  }
+  /** Append one line and fsync before returning. */
+  append(line: ResultLine): void {
+    writeSync(this.fd, JSON.stringify(line) + "\n");
+    fsyncSync(this.fd);
+  }
+  close(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+}
+
+/** Read a results file: the last line per key, skipping a torn last line. */
+export function readResults(file: string): Map<string, ResultLine> {
+  const out = new Map<string, ResultLine>();
+  if (!existsSync(file)) return out;
+  for (const text of readFileSync(file, "utf8").split("\n")) {
+    if (!text.trim()) continue;
+    try {
+      const line = JSON.parse(text) as ResultLine;
+      out.set(line.key, line);
+    } catch {
+      // torn line from a killed run: that episode simply runs again
+    }
+  }
+  return out;
+}
+
+/** Rewrite the file with one line per key, ordered by `index` (atomic rename). */
+export function finalizeResults(file: string, keep?: (line: ResultLine) => boolean): ResultLine[] {
+  const lines = [...readResults(file).values()].filter((l) => !keep || keep(l)).sort((a, b) => a.index - b.index);
+  const tmp = `${file}.tmp`;
+  writeFileSync(tmp, lines.map((l) => JSON.stringify(l) + "\n").join(""));
+  const fd = openSync(tmp, "r");
+  fsyncSync(fd);
+  closeSync(fd);
+  renameSync(tmp, file);
+  return lines;
+}
+
+/** Append-only timing log (non-deterministic numbers live here, not in results.jsonl). */
+export function appendTiming(file: string, entry: { key: string; wallMs: number; envMs: number; tries: number }): void {
+  const fd = openSync(file, "a");
+  try {
+    writeSync(fd, JSON.stringify(entry) + "\n");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function cutTornTail(file: string): void {
+  const buf = readFileSync(file);
+  if (buf.length === 0 || buf[buf.length - 1] === 0x0a) return;
+  const lastNl = buf.lastIndexOf(0x0a);
+  truncateSync(file, lastNl + 1);
+}

@@ -1,0 +1,64 @@
+/**
+ * What the runner needs from the rest of retrace, as one injectable object: tasks, environments,
+ * agent components, the episode function and the episode writer. `createDefaultRuntime`
+ * (experiments/runtime/default.ts) wires the real ones; tests may pass a small stand-in.
+ */
+import type { BlobStore } from "../../src/blob-store.ts";
+import type { EpisodeComponents, EpisodeResult, RecoveryOptionsInput } from "../../src/episode.ts";
+import type { Environment } from "../../src/environment.ts";
+import type { ErrorDetector } from "../../src/detector.ts";
+import type { ForwardPolicy } from "../../src/policy.ts";
+import type { RecoveryPolicy } from "../../src/recovery.ts";
+import type { RecoveryStepSelector } from "../../src/selector.ts";
+import type { Task } from "../../src/task.ts";
+import type { Observation } from "../../src/observation.ts";
+import type { StabilityMetrics } from "../../src/metrics/stability.ts";
+import type { AgentSpec, EnvSpec } from "../config/schema.ts";
+
+/** Arguments of one episode run. */
+export interface RunEpisodeInput {
+  task: Task;
+  options: RecoveryOptionsInput;
+  components: EpisodeComponents;
+  signal?: AbortSignal;
+}
+
+/** The shape of the runtime's `runEpisode`. */
+export type RunEpisodeFn = (input: RunEpisodeInput) => Promise<EpisodeResult>;
+
+/** Where agent components come from; `seed` and `task` make seeded simulated agents reproducible. */
+export interface ComponentContext {
+  task: Task;
+  seed: number;
+  env: Environment;
+  /** A label that separates independent draws (e.g. continuation index). */
+  stream?: string;
+}
+
+/** The environment- and agent-specific parts the runner uses. */
+export interface ExperimentRuntime {
+  /** Every task of an environment kind, in a stable order. */
+  tasks(env: EnvSpec): Task[];
+  /** A fresh environment instance (one per worker). */
+  createEnv(env: EnvSpec): Promise<Environment>;
+  forwardPolicy(spec: AgentSpec, ctx: ComponentContext): ForwardPolicy;
+  recoveryPolicy(spec: AgentSpec, ctx: ComponentContext): RecoveryPolicy;
+  detector(spec: AgentSpec, ctx: ComponentContext): ErrorDetector;
+  selector(spec: AgentSpec, ctx: ComponentContext): RecoveryStepSelector;
+  runEpisode: RunEpisodeFn;
+  /**
+   * Stability metrics from the environment's ground truth, when it has some (SimDesk); undefined
+   * means "use the detector's labels". `states` are the observation state ids seen, in order.
+   */
+  groundTruthStability?(input: { env: Environment; task: Task; result: EpisodeResult; observed: ObservedState[] }): StabilityMetrics | undefined;
+  /** Whether two observations show the same true state (e.g. SimDesk's semantic hash); default: same screenshot. */
+  sameState?(env: Environment, a: Observation, b: Observation): boolean;
+  /** Write the OSWorld-style per-episode folder (traj.jsonl, step_N.png, result.txt). */
+  writeEpisode?(input: { dir: string; result: EpisodeResult; blobs: BlobStore; simulated: boolean }): Promise<void>;
+}
+
+/** An observation an environment returned: its screenshot ref and true state id (ground-truth envs). */
+export interface ObservedState {
+  screenshot: string;
+  stateId?: string;
+}

@@ -1,0 +1,152 @@
+/**
+ * Aggregation of results.jsonl into summary.json / summary.csv: per condition the success rate
+ * with its Wilson interval (environment errors excluded and counted), recovery attempts and
+ * steps, cost per episode and per success, stability metrics; Success@K curves for the
+ * ideal-recovery experiment; a recommendation for sweeps.
+ */
+import { recommend, type Recommendation } from "../../src/metrics/compare.ts";
+import { summarizeStability, type StabilityMetrics, type StabilitySummary } from "../../src/metrics/stability.ts";
+import { successAtKCurve } from "../../src/metrics/success-at-k.ts";
+import { wilsonInterval, type Proportion } from "../../src/metrics/wilson.ts";
+import type { ParamValue } from "./conditions.ts";
+import type { ResultLine } from "./results-log.ts";
+
+/** One condition's numbers. */
+export interface ConditionSummary {
+  condition: string;
+  params: Record<string, ParamValue>;
+  /** Lines in results.jsonl for this condition. */
+  episodes: number;
+  /** Environment failures after every retry: excluded from `success`. */
+  envErrors: number;
+  success: Proportion;
+  meanRecoveryAttempts: number;
+  meanRecoverySteps: number;
+  meanForwardSteps: number;
+  meanReplaySteps: number;
+  /** Executed steps of every role per episode (the cost proxy for simulated runs). */
+  stepsPerEpisode: number;
+  /** Steps per successful episode (null without a success). */
+  stepsPerSuccess: number | null;
+  costPerEpisode: number;
+  costPerSuccess: number | null;
+  tokensPerEpisode: number;
+  stability: StabilitySummary;
+  simulated: boolean;
+}
+
+/** A Success@K curve of one recovery-step strategy. */
+export interface SuccessAtKSummary {
+  condition: string;
+  strategy: string;
+  instances: number;
+  /** Index i = Success@(i+1). */
+  curve: Proportion[];
+  meanRecoveryStep: number;
+}
+
+/** The whole summary.json. */
+export interface ExperimentSummary {
+  experiment: string;
+  kind: string;
+  /** True when any component was simulated; every report then says so. */
+  simulated: boolean;
+  note: string;
+  episodes: number;
+  envErrors: number;
+  conditions: ConditionSummary[];
+  successAtK?: SuccessAtKSummary[];
+  recommendation?: Recommendation;
+}
+
+export const SIMULATED_NOTE = "SIMULATED: these results come from seeded simulated policies on SimDesk, not from models.";
+
+/** Summarise lines; `params` gives each condition's distinguishing values. */
+export function summarize(input: { experiment: string; kind: string; lines: readonly ResultLine[]; params?: Record<string, Record<string, ParamValue>>; maxK?: number }): ExperimentSummary {
+  const groups = new Map<string, ResultLine[]>();
+  for (const l of [...input.lines].sort((a, b) => a.index - b.index)) {
+    const g = groups.get(l.condition) ?? [];
+    g.push(l);
+    groups.set(l.condition, g);
+  }
+  const conditions = [...groups.entries()].map(([condition, lines]) => conditionSummary(condition, lines, input.params?.[condition] ?? {}));
+  const simulated = input.lines.some((l) => l.simulated);
+  const summary: ExperimentSummary = {
+    experiment: input.experiment,
+    kind: input.kind,
+    simulated,
+    note: simulated ? SIMULATED_NOTE : "Results from the configured (non-simulated) components.",
+    episodes: input.lines.length,
+    envErrors: input.lines.filter((l) => l.status === "env-error").length,
+    conditions,
+  };
+  if (input.kind === "ideal-recovery") summary.successAtK = successAtKSummaries(input.lines, input.maxK ?? 5);
+  if (input.kind === "sweep") {
+    const candidates = conditions.filter((c) => c.condition !== "no-recovery" && c.success.n > 0).map((c) => ({ label: c.condition, rate: c.success, cost: c.stepsPerEpisode }));
+    if (candidates.length > 0) summary.recommendation = recommend(candidates);
+  }
+  return summary;
+}
+
+function conditionSummary(condition: string, lines: ResultLine[], params: Record<string, ParamValue>): ConditionSummary {
+  const ok = lines.filter((l) => l.status === "ok");
+  const success = wilsonInterval(ok.filter((l) => l.success).length, ok.length);
+  const mean = (f: (l: ResultLine) => number) => (ok.length === 0 ? 0 : ok.reduce((s, l) => s + f(l), 0) / ok.length);
+  const steps = (l: ResultLine) => l.forwardSteps + l.recoverySteps + l.replaySteps;
+  const totalSteps = ok.reduce((s, l) => s + steps(l), 0);
+  const totalCost = ok.reduce((s, l) => s + l.costUsd, 0);
+  return {
+    condition,
+    params,
+    episodes: lines.length,
+    envErrors: lines.length - ok.length,
+    success,
+    meanRecoveryAttempts: mean((l) => l.recoveryAttempts),
+    meanRecoverySteps: mean((l) => l.recoverySteps),
+    meanForwardSteps: mean((l) => l.forwardSteps),
+    meanReplaySteps: mean((l) => l.replaySteps),
+    stepsPerEpisode: mean(steps),
+    stepsPerSuccess: success.successes === 0 ? null : totalSteps / success.successes,
+    costPerEpisode: mean((l) => l.costUsd),
+    costPerSuccess: success.successes === 0 ? null : totalCost / success.successes,
+    tokensPerEpisode: mean((l) => l.tokens),
+    stability: summarizeStability(ok.map((l) => l.stability).filter((s): s is StabilityMetrics => s !== null)),
+    simulated: lines.some((l) => l.simulated),
+  };
+}
+
+function successAtKSummaries(lines: readonly ResultLine[], maxK: number): SuccessAtKSummary[] {
+  const byCondition = new Map<string, Map<string, ResultLine[]>>();
+  for (const l of lines) {
+    if (l.extra?.phase !== "continuation") continue;
+    const inst = byCondition.get(l.condition) ?? new Map<string, ResultLine[]>();
+    const key = `${l.task}/${l.seed}`;
+    inst.set(key, [...(inst.get(key) ?? []), l]);
+    byCondition.set(l.condition, inst);
+  }
+  return [...byCondition.entries()].map(([condition, inst]) => {
+    const groups = [...inst.values()].map((g) => g.filter((l) => l.status === "ok").sort((a, b) => Number(a.extra?.k) - Number(b.extra?.k)));
+    const outcomes = groups.map((g) => g.map((l) => l.success));
+    const rs = [...inst.values()].map((g) => Number(g[0].extra?.recoveryStep ?? 0));
+    return {
+      condition,
+      strategy: String([...inst.values()][0][0].extra?.strategy ?? condition),
+      instances: outcomes.filter((o) => o.length > 0).length,
+      curve: successAtKCurve(outcomes, maxK),
+      meanRecoveryStep: rs.reduce((a, b) => a + b, 0) / Math.max(1, rs.length),
+    };
+  });
+}
+
+/** summary.csv: one row per condition. */
+export function summaryCsv(summary: ExperimentSummary): string {
+  const head = ["experiment", "condition", "params", "episodes", "env_errors", "valid", "successes", "success_rate", "ci_lo", "ci_hi", "mean_recovery_attempts", "mean_recovery_steps", "mean_forward_steps", "steps_per_episode", "cost_per_episode_usd", "cost_per_success_usd", "deviation_rate", "loop_incidence", "recovery_ability", "avg_recovery_length", "stability_source", "simulated"];
+  const q = (v: unknown) => {
+    const s = v === null || v === undefined ? "" : typeof v === "number" ? String(Number(v.toFixed(6))) : String(v);
+    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  const rows = summary.conditions.map((c) =>
+    [summary.experiment, c.condition, Object.entries(c.params).map(([k, v]) => `${k}=${v}`).join(" "), c.episodes, c.envErrors, c.success.n, c.success.successes, c.success.rate, c.success.lo, c.success.hi, c.meanRecoveryAttempts, c.meanRecoverySteps, c.meanForwardSteps, c.stepsPerEpisode, c.costPerEpisode, c.costPerSuccess, c.stability.deviationRate, c.stability.loopIncidence, c.stability.recoveryAbility, c.stability.avgRecoveryLength, c.stability.sources.join("+"), c.simulated].map(q).join(","),
+  );
+  return [head.join(","), ...rows].join("\n") + "\n";
+}
