@@ -1,0 +1,167 @@
+/**
+ * Record/replay cache for model calls. The key is the sha256 of the canonical JSON of the full
+ * request as the server would see it: model name, backend parameters (seed, extra body),
+ * messages with screenshots as their sha256 blob references, temperature, max tokens, JSON mode.
+ * One file per key (`<dir>/<key[0:2]>/<key>.json`, written atomically), so a re-run with the same
+ * prompts and seeds makes zero server calls and returns exactly the recorded texts. Entries hold
+ * the request and the answer, never credentials (the key and base URL are not part of a request).
+ */
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { ConfigError } from "../../src/errors.ts";
+import { hashValue } from "../../src/hash.ts";
+import type { ChatModel, ChatRequest, ChatResponse } from "../../src/model.ts";
+
+/** Cache modes: `read` serves hits only, `write` always calls and records, `readwrite` both. */
+export const CACHE_MODES = ["off", "read", "write", "readwrite"] as const;
+export type CacheMode = (typeof CACHE_MODES)[number];
+
+/** Options for {@link withCache}. */
+export interface CacheOptions {
+  /** Directory of cache entries (created if missing). */
+  dir: string;
+  /** @default "readwrite" */
+  mode?: CacheMode;
+  /** What a miss does in `read` mode: call the model (without recording) or throw. @default "call" */
+  onMiss?: "call" | "throw";
+  /** Extra text mixed into every key, to keep caches of different servers apart. @default "" */
+  namespace?: string;
+}
+
+/** Hit/miss counters of a cached model. */
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  writes: number;
+}
+
+/** A model wrapped by {@link withCache}. */
+export interface CachedChatModel extends ChatModel {
+  readonly stats: CacheStats;
+  /** The key a request would be stored under. */
+  keyOf(request: ChatRequest): string;
+}
+
+/** One stored entry. */
+interface CacheEntry {
+  key: string;
+  request: unknown;
+  response: { text: string; inputTokens: number; outputTokens: number };
+}
+
+const KEY_VERSION = 1;
+
+/** Validate a `--cache` value. */
+export function parseCacheMode(value: string): CacheMode {
+  if ((CACHE_MODES as readonly string[]).includes(value)) return value as CacheMode;
+  throw new ConfigError(`cache: "${value}" is not a cache mode; use one of ${CACHE_MODES.join(", ")}`, { field: "cache" });
+}
+
+/** The canonical request a key is computed from (exported for tests and debugging). */
+export function canonicalRequest(model: ChatModel, request: ChatRequest, namespace = ""): unknown {
+  const params = (model as { requestParams?: Record<string, unknown> }).requestParams ?? {};
+  return {
+    v: KEY_VERSION,
+    namespace,
+    model: model.model,
+    params,
+    messages: request.messages,
+    temperature: request.temperature ?? null,
+    maxTokens: request.maxTokens ?? null,
+    json: request.json ?? false,
+  };
+}
+
+/** Wrap a model with a record/replay cache. `mode: "off"` returns a pass-through with stats. */
+export function withCache(model: ChatModel, options: CacheOptions): CachedChatModel {
+  const mode = options.mode ?? "readwrite";
+  if (!(CACHE_MODES as readonly string[]).includes(mode)) parseCacheMode(String(mode));
+  if (mode !== "off" && !options.dir) throw new ConfigError("cache.dir: give a directory for the model-call cache", { field: "cache.dir" });
+  const stats: CacheStats = { hits: 0, misses: 0, writes: 0 };
+  const inflight = new Map<string, Promise<ChatResponse>>();
+  const keyOf = (request: ChatRequest) => hashValue(canonicalRequest(model, request, options.namespace));
+  const fileOf = (key: string) => join(options.dir, key.slice(0, 2), `${key}.json`);
+  const reads = mode === "read" || mode === "readwrite";
+  const writes = mode === "write" || mode === "readwrite";
+
+  const load = async (key: string): Promise<CacheEntry | undefined> => {
+    try {
+      const entry = JSON.parse(await readFile(fileOf(key), "utf8")) as CacheEntry;
+      return entry.key === key ? entry : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const store = async (key: string, request: ChatRequest, res: ChatResponse) => {
+    const file = fileOf(key);
+    await mkdir(join(options.dir, key.slice(0, 2)), { recursive: true });
+    const entry: CacheEntry = {
+      key,
+      request: canonicalRequest(model, request, options.namespace),
+      response: { text: res.text, inputTokens: res.usage.inputTokens, outputTokens: res.usage.outputTokens },
+    };
+    const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
+    await writeFile(tmp, JSON.stringify(entry) + "\n");
+    await rename(tmp, file);
+    stats.writes++;
+  };
+
+  const run = async (key: string, request: ChatRequest): Promise<ChatResponse> => {
+    if (reads) {
+      const started = performance.now();
+      const hit = await load(key);
+      if (hit) {
+        stats.hits++;
+        return {
+          text: hit.response.text,
+          usage: {
+            role: request.role,
+            model: model.model,
+            ...(request.prompt && { prompt: request.prompt }),
+            inputTokens: hit.response.inputTokens,
+            outputTokens: hit.response.outputTokens,
+            latencyMs: Math.round(performance.now() - started),
+            costUsd: 0,
+            cached: true,
+          },
+        };
+      }
+      stats.misses++;
+      if (mode === "read" && options.onMiss === "throw")
+        throw new ConfigError(`cache: no recorded answer for request ${key.slice(0, 12)} in ${options.dir} (mode "read"); re-run with --cache readwrite to record it`, { field: "cache" });
+    } else {
+      stats.misses++;
+    }
+    const res = await model.complete(request);
+    if (writes) await store(key, request, res);
+    return res;
+  };
+
+  return {
+    model: model.model,
+    stats,
+    keyOf,
+    ...((model as { requestParams?: Record<string, unknown> }).requestParams && { requestParams: (model as { requestParams?: Record<string, unknown> }).requestParams }),
+    async complete(request: ChatRequest): Promise<ChatResponse> {
+      if (mode === "off") {
+        stats.misses++;
+        return model.complete(request);
+      }
+      const key = keyOf(request);
+      // identical concurrent requests share one call
+      const pending = inflight.get(key);
+      if (pending) {
+        const res = await pending;
+        return { text: res.text, usage: { ...res.usage, role: request.role, latencyMs: 0, costUsd: 0, cached: true } };
+      }
+      const p = run(key, request);
+      inflight.set(key, p);
+      try {
+        return await p;
+      } finally {
+        inflight.delete(key);
+      }
+    },
+  };
+}

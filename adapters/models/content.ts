@@ -1,0 +1,54 @@
+/**
+ * Turning our provider-neutral chat messages into what the wire wants: screenshots are stored as
+ * blob references and become base64 data URLs only at the moment of sending.
+ */
+import type { BlobReader } from "../../src/blob-store.ts";
+import type { ChatMessage } from "../../src/model.ts";
+
+/** MIME type of image bytes from their magic number (PNG is what our blob stores hold). */
+export function imageMediaType(bytes: Uint8Array): string {
+  if (bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) return "image/png";
+  if (bytes[0] === 0xff && bytes[1] === 0xd8) return "image/jpeg";
+  if (bytes[0] === 0x52 && bytes[1] === 0x49 && bytes[2] === 0x46 && bytes[3] === 0x46) return "image/webp";
+  if (bytes[0] === 0x47 && bytes[1] === 0x49 && bytes[2] === 0x46) return "image/gif";
+  return "image/png";
+}
+
+/** `data:<mime>;base64,...` for image bytes. */
+export function imageDataUrl(bytes: Uint8Array): string {
+  return `data:${imageMediaType(bytes)};base64,${Buffer.from(bytes).toString("base64")}`;
+}
+
+/** An OpenAI chat-completions message (the subset we send). */
+export type OpenAIWireMessage =
+  | { role: "system" | "assistant"; content: string }
+  | { role: "user"; content: string | ({ type: "text"; text: string } | { type: "image_url"; image_url: { url: string; detail?: "low" | "high" | "auto" } })[] };
+
+/** Resolve image references and build chat-completions messages. Images in system/assistant turns are sent in a user turn (APIs reject them elsewhere). */
+export async function toOpenAIMessages(messages: readonly ChatMessage[], blobs: BlobReader): Promise<OpenAIWireMessage[]> {
+  const cache = new Map<string, string>();
+  const url = async (ref: string) => {
+    let u = cache.get(ref);
+    if (!u) cache.set(ref, (u = imageDataUrl(await blobs.get(ref))));
+    return u;
+  };
+  const out: OpenAIWireMessage[] = [];
+  for (const m of messages) {
+    if (typeof m.content === "string") {
+      out.push({ role: m.role, content: m.content } as OpenAIWireMessage);
+      continue;
+    }
+    const hasImage = m.content.some((p) => p.type === "image");
+    if (m.role !== "user" && !hasImage) {
+      out.push({ role: m.role, content: m.content.map((p) => (p.type === "text" ? p.text : "")).join("") });
+      continue;
+    }
+    const parts = [];
+    for (const p of m.content) {
+      if (p.type === "text") parts.push({ type: "text" as const, text: p.text });
+      else parts.push({ type: "image_url" as const, image_url: { url: await url(p.blob), ...(p.detail && { detail: p.detail }) } });
+    }
+    out.push({ role: "user", content: parts });
+  }
+  return out;
+}

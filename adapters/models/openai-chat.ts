@@ -1,0 +1,122 @@
+/**
+ * A {@link ChatModel} over any OpenAI-compatible chat-completions endpoint (OpenAI, OpenRouter,
+ * vLLM, a LiteLLM gateway) through the official `openai` SDK. Retries with exponential backoff on
+ * 429/5xx/timeouts are the SDK's own (`maxRetries`); each call has a timeout and honours an
+ * AbortSignal; usage and latency are recorded per call; the API key never appears in what this
+ * module logs or throws.
+ */
+import OpenAI from "openai";
+import type { BlobReader } from "../../src/blob-store.ts";
+import { AdapterError, ConfigError } from "../../src/errors.ts";
+import type { ChatModel, ChatRequest, ChatResponse } from "../../src/model.ts";
+import { runtimeSettings, type RuntimeSettings } from "../../src/settings.ts";
+import { toOpenAIMessages } from "./content.ts";
+import { costUsd, type PriceTable } from "./pricing.ts";
+import { abortError, toAdapterError } from "./errors.ts";
+
+/** Options for {@link createOpenAIChatModel}. */
+export interface OpenAIChatModelOptions {
+  /** Model name as the server knows it, e.g. "gpt-4o" or "Qwen/Qwen2.5-VL-72B-Instruct". */
+  model: string;
+  /** Where screenshots referenced in messages are read from. */
+  blobs: BlobReader;
+  /** Base URL of the API, ending in /v1. @default settings.baseUrl, else OpenAI's */
+  baseURL?: string;
+  /** API key. @default settings.apiKey (RETRACE_API_KEY / OPENAI_API_KEY); a placeholder for non-OpenAI servers without one */
+  apiKey?: string;
+  /** Retries of 429/5xx/timeouts/connection errors, with the SDK's exponential backoff. @default 3 */
+  maxRetries?: number;
+  /** Per-attempt timeout in ms. @default 120000 */
+  timeoutMs?: number;
+  /** Default sampling temperature when a request gives none. @default 0 */
+  temperature?: number;
+  /** Default max output tokens when a request gives none. @default 1024 */
+  maxTokens?: number;
+  /** Name of the max-tokens field: newer OpenAI models want "max_completion_tokens". @default "max_tokens" */
+  maxTokensField?: "max_tokens" | "max_completion_tokens";
+  /** Sampling seed sent to servers that support it (part of the cache key). @default undefined */
+  seed?: number;
+  /** Extra request fields (top_p, vendor options), sent verbatim and part of the cache key. @default {} */
+  extraBody?: Record<string, unknown>;
+  /** Extra HTTP headers (e.g. OpenRouter's HTTP-Referer). Never logged. @default {} */
+  headers?: Record<string, string>;
+  /** Prices for costUsd in usage records. @default none (no cost recorded) */
+  prices?: PriceTable;
+  /** Settings to fall back on (tests pass their own). @default runtimeSettings() */
+  settings?: RuntimeSettings;
+}
+
+/** A ChatModel that also tells the cache which backend parameters shape its answers. */
+export interface ParameterizedChatModel extends ChatModel {
+  /** Parameters beyond the ChatRequest that change answers (seed, extra body); part of cache keys. */
+  readonly requestParams: Record<string, unknown>;
+}
+
+const OPENAI_URL = "https://api.openai.com/v1";
+
+/** Create a chat model over an OpenAI-compatible endpoint. */
+export function createOpenAIChatModel(options: OpenAIChatModelOptions): ParameterizedChatModel {
+  if (!options.model) throw new ConfigError("model: give the model name the server expects (e.g. --model gpt-4o)", { field: "model" });
+  if (!options.blobs) throw new ConfigError("blobs: pass the BlobReader that holds the screenshots", { field: "blobs" });
+  const settings = options.settings ?? runtimeSettings();
+  const baseURL = options.baseURL ?? settings.baseUrl ?? OPENAI_URL;
+  let apiKey = options.apiKey ?? settings.apiKey;
+  if (!apiKey) {
+    if (baseURL.startsWith(OPENAI_URL)) throw new ConfigError("apiKey: set OPENAI_API_KEY (or RETRACE_API_KEY) or pass apiKey to reach api.openai.com", { field: "apiKey" });
+    apiKey = "no-key"; // local servers (vLLM) accept any key
+  }
+  const secrets = [apiKey, ...Object.values(options.headers ?? {})];
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const maxRetries = options.maxRetries ?? 3;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new ConfigError("maxRetries: must be a whole number >= 0", { field: "maxRetries" });
+  if (!(timeoutMs > 0)) throw new ConfigError("timeoutMs: must be a positive number of milliseconds", { field: "timeoutMs" });
+  const client = new OpenAI({ apiKey, baseURL, maxRetries, timeout: timeoutMs, defaultHeaders: options.headers, logLevel: "off" });
+  const maxTokensField = options.maxTokensField ?? "max_tokens";
+  const requestParams: Record<string, unknown> = { ...(options.seed !== undefined && { seed: options.seed }), ...options.extraBody };
+
+  return {
+    model: options.model,
+    requestParams,
+    async complete(request: ChatRequest): Promise<ChatResponse> {
+      if (request.signal?.aborted) throw abortError(request.signal);
+      const messages = await toOpenAIMessages(request.messages, options.blobs);
+      const body: Record<string, unknown> = {
+        model: options.model,
+        messages,
+        temperature: request.temperature ?? options.temperature ?? 0,
+        [maxTokensField]: request.maxTokens ?? options.maxTokens ?? 1024,
+        ...(request.json && { response_format: { type: "json_object" } }),
+        ...requestParams,
+      };
+      const started = performance.now();
+      let completion: OpenAI.Chat.Completions.ChatCompletion;
+      try {
+        completion = (await client.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, {
+          signal: request.signal,
+        })) as OpenAI.Chat.Completions.ChatCompletion;
+      } catch (err) {
+        if (request.signal?.aborted) throw abortError(request.signal);
+        throw toAdapterError(err, { what: `chat completion from ${options.model}`, timeoutMs, maxRetries, secrets });
+      }
+      const latencyMs = Math.round(performance.now() - started);
+      const choice = completion.choices?.[0];
+      if (!choice) throw new AdapterError(`chat completion from ${options.model} has no choices`, { retryable: false });
+      const text = typeof choice.message?.content === "string" ? choice.message.content : "";
+      const inputTokens = completion.usage?.prompt_tokens ?? 0;
+      const outputTokens = completion.usage?.completion_tokens ?? 0;
+      const cost = costUsd(options.prices, options.model, { inputTokens, outputTokens });
+      return {
+        text,
+        usage: {
+          role: request.role,
+          model: options.model,
+          ...(request.prompt && { prompt: request.prompt }),
+          inputTokens,
+          outputTokens,
+          latencyMs,
+          ...(cost !== undefined && { costUsd: cost }),
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,301 @@
+/**
+ * A scripted OpenAI-compatible HTTP server for tests (ours and users'): it listens on
+ * 127.0.0.1 on a free port, answers `POST /v1/chat/completions`, `/v1/responses` (OpenAI
+ * computer use) and `/v1/messages` (Anthropic) from a script of recorded model outputs, records
+ * every request (with the images it carried, decoded), can inject HTTP errors and slow or hung
+ * answers, and fails loudly: an unexpected request is answered with HTTP 400 (not retried by SDKs)
+ * and makes {@link ScriptedOpenAIServer.verify} throw, as do unconsumed steps and failed
+ * `expect` checks. Modelled on openai-agents-js's `ScriptedModel`, but over real HTTP.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createHash } from "node:crypto";
+
+/** Which API a request or step belongs to. */
+export type ScriptedEndpoint = "chat" | "responses" | "messages";
+
+/** Token counts a scripted answer reports in its `usage` field. */
+export interface ScriptedUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** One scripted answer. Exactly one request consumes it, in order. */
+export interface ScriptStep {
+  /** The endpoint this step must be requested on; a request on another endpoint fails the script. @default any */
+  endpoint?: ScriptedEndpoint;
+  /** Assistant text (chat message content, a Responses `output_text`, an Anthropic text block). */
+  text?: string;
+  /** Responses API `output` items (e.g. a `computer_call`); `text` is added as a message item when also given. */
+  output?: unknown[];
+  /** Anthropic content blocks (e.g. a `tool_use` of the computer tool). */
+  content?: unknown[];
+  /** The whole JSON body to answer with, verbatim (overrides text/output/content). */
+  body?: unknown;
+  /** Usage reported in the answer. `null` omits the usage field. @default estimated from the lengths (chars / 4) */
+  usage?: ScriptedUsage | null;
+  /** Answer with this HTTP error status instead (e.g. 429, 500). */
+  status?: number;
+  /** With `status`: send `retry-after-ms` (and `retry-after` in seconds) so SDK retries wait this long. */
+  retryAfterMs?: number;
+  /** Wait this long before answering, in ms; `Infinity` never answers (the client must time out or abort). @default 0 */
+  delayMs?: number;
+  /** Check the request; a thrown error is recorded and reported by `verify()`, and the request gets HTTP 400. */
+  expect?: (request: RecordedRequest) => void;
+}
+
+/** An image that arrived inside a request, decoded from its data URL or base64 source. */
+export interface ReceivedImage {
+  mediaType: string;
+  bytes: Buffer;
+  sha256: string;
+  /** `detail` of an OpenAI image part, when given. */
+  detail?: string;
+}
+
+/** One request as the server received it. */
+export interface RecordedRequest {
+  /** 0-based arrival order. */
+  index: number;
+  endpoint: ScriptedEndpoint | "unknown";
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON body. */
+  body: any;
+  /** Every image carried by the request, in message order. */
+  images: ReceivedImage[];
+  /** The step that answered it, or undefined when it was unexpected. */
+  step?: ScriptStep;
+}
+
+/** Options for {@link startScriptedOpenAIServer}. */
+export interface ScriptedOpenAIServerOptions {
+  /** The answers, consumed in order. More can be added with `push`. @default [] */
+  script?: ScriptStep[];
+  /** Model name used in answers when the request has none. @default "scripted-model" */
+  model?: string;
+}
+
+/** A running scripted server. */
+export interface ScriptedOpenAIServer {
+  /** Base URL for OpenAI SDKs, ending in `/v1`. */
+  readonly url: string;
+  /** Base URL without `/v1` (what the Anthropic SDK wants). */
+  readonly origin: string;
+  /** Every request received, in order. */
+  readonly requests: RecordedRequest[];
+  /** Number of requests received (including errors and unexpected ones). */
+  readonly calls: number;
+  /** Problems seen so far (unexpected requests, failed expectations). */
+  readonly problems: string[];
+  /** Append steps to the script. */
+  push(...steps: ScriptStep[]): void;
+  /** Steps not yet consumed. */
+  remaining(): number;
+  /** Throw if any request was unexpected, any expectation failed, or steps are left unconsumed. */
+  verify(options?: { allowUnconsumed?: boolean }): void;
+  /** Stop listening and drop open connections. */
+  close(): Promise<void>;
+}
+
+const ENDPOINTS: [string, ScriptedEndpoint][] = [
+  ["/chat/completions", "chat"],
+  ["/responses", "responses"],
+  ["/messages", "messages"],
+];
+
+/** Start a scripted server on 127.0.0.1 with a free port. */
+export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOptions = {}): Promise<ScriptedOpenAIServer> {
+  const script = [...(options.script ?? [])];
+  const requests: RecordedRequest[] = [];
+  const problems: string[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const defaultModel = options.model ?? "scripted-model";
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const raw = await readBody(req);
+    const path = (req.url ?? "").split("?")[0];
+    const endpoint = ENDPOINTS.find(([suffix]) => path.endsWith(suffix))?.[1] ?? "unknown";
+    let body: any = undefined;
+    try {
+      body = raw.length ? JSON.parse(raw.toString("utf8")) : undefined;
+    } catch {
+      body = raw.toString("utf8");
+    }
+    const record: RecordedRequest = { index: requests.length, endpoint, path, headers: { ...req.headers }, body, images: collectImages(body) };
+    requests.push(record);
+
+    const fail = (message: string) => {
+      problems.push(message);
+      sendJson(res, 400, { error: { message: `scripted server: ${message}`, type: "invalid_request_error", code: "scripted_unexpected" } });
+    };
+    if (req.method !== "POST" || endpoint === "unknown") return fail(`request #${record.index} ${req.method} ${path} is not a supported endpoint`);
+    const step = script.shift();
+    if (!step) return fail(`request #${record.index} to ${path} arrived but the script has no steps left`);
+    record.step = step;
+    if (step.endpoint && step.endpoint !== endpoint) return fail(`request #${record.index} went to ${endpoint} but the next step expects ${step.endpoint}`);
+    if (step.expect) {
+      try {
+        step.expect(record);
+      } catch (err) {
+        return fail(`request #${record.index} failed its expectation: ${(err as Error).message}`);
+      }
+    }
+    const answer = () => {
+      if (res.destroyed || res.writableEnded) return;
+      if (step.status && step.status >= 400) {
+        const headers: Record<string, string> = {};
+        if (step.retryAfterMs !== undefined) {
+          headers["retry-after-ms"] = String(step.retryAfterMs);
+          headers["retry-after"] = String(step.retryAfterMs / 1000); // LangChain reads only this one
+        }
+        return sendJson(res, step.status, { error: { message: `scripted error ${step.status}`, type: step.status === 429 ? "rate_limit_error" : "server_error" } }, headers);
+      }
+      sendJson(res, step.status ?? 200, step.body ?? answerBody(endpoint, step, body, record.index, defaultModel, raw.length));
+    };
+    const delay = step.delayMs ?? 0;
+    if (delay === Infinity) return; // hang: never answer
+    if (delay > 0) {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        answer();
+      }, delay);
+      timers.add(t);
+    } else {
+      answer();
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err) => {
+      problems.push(`server error: ${(err as Error).message}`);
+      if (!res.headersSent) sendJson(res, 500, { error: { message: "scripted server crashed" } });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+
+  return {
+    url: `${origin}/v1`,
+    origin,
+    requests,
+    problems,
+    get calls() {
+      return requests.length;
+    },
+    push: (...steps) => void script.push(...steps),
+    remaining: () => script.length,
+    verify(opts = {}) {
+      const issues = [...problems];
+      if (!opts.allowUnconsumed && script.length) issues.push(`${script.length} scripted step(s) were never requested`);
+      if (issues.length) throw new Error(`scripted server: ${issues.join("; ")}`);
+    },
+    async close() {
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function answerBody(endpoint: ScriptedEndpoint | "unknown", step: ScriptStep, request: any, index: number, defaultModel: string, requestBytes: number): unknown {
+  const model = typeof request?.model === "string" ? request.model : defaultModel;
+  const text = step.text ?? "";
+  const usage = step.usage === null ? undefined : (step.usage ?? { inputTokens: Math.ceil(requestBytes / 4), outputTokens: Math.max(1, Math.ceil((text.length + JSON.stringify(step.output ?? step.content ?? "").length) / 4)) });
+  if (endpoint === "responses") {
+    const output: unknown[] = [];
+    if (step.text !== undefined)
+      output.push({ type: "message", id: `msg_${index}`, role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] });
+    output.push(...(step.output ?? []));
+    return {
+      id: `resp_scripted_${index}`,
+      object: "response",
+      created_at: 0,
+      status: "completed",
+      model,
+      output,
+      parallel_tool_calls: false,
+      tool_choice: "auto",
+      tools: [],
+      error: null,
+      incomplete_details: null,
+      ...(usage && {
+        usage: {
+          input_tokens: usage.inputTokens,
+          output_tokens: usage.outputTokens,
+          total_tokens: usage.inputTokens + usage.outputTokens,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens_details: { reasoning_tokens: 0 },
+        },
+      }),
+    };
+  }
+  if (endpoint === "messages") {
+    const content = [...(step.text !== undefined ? [{ type: "text", text }] : []), ...(step.content ?? [])];
+    const toolUse = content.some((c: any) => c?.type === "tool_use");
+    return {
+      id: `msg_scripted_${index}`,
+      type: "message",
+      role: "assistant",
+      model,
+      content,
+      stop_reason: toolUse ? "tool_use" : "end_turn",
+      stop_sequence: null,
+      usage: usage ? { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens } : { input_tokens: 0, output_tokens: 0 },
+    };
+  }
+  return {
+    id: `chatcmpl-scripted-${index}`,
+    object: "chat.completion",
+    created: 0,
+    model,
+    choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, finish_reason: "stop", logprobs: null }],
+    ...(usage && { usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens } }),
+  };
+}
+
+/** Find every image in an OpenAI chat, Responses or Anthropic request body. */
+function collectImages(body: unknown): ReceivedImage[] {
+  const out: ReceivedImage[] = [];
+  const fromDataUrl = (url: unknown, detail?: string) => {
+    if (typeof url !== "string") return;
+    const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+    if (!m) return;
+    const bytes = Buffer.from(m[2], "base64");
+    out.push({ mediaType: m[1], bytes, sha256: createHash("sha256").update(bytes).digest("hex"), ...(detail && { detail }) });
+  };
+  const walk = (v: unknown) => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (!v || typeof v !== "object") return;
+    const o = v as Record<string, any>;
+    if (o.type === "image_url" && o.image_url) fromDataUrl(typeof o.image_url === "string" ? o.image_url : o.image_url.url, o.image_url.detail);
+    else if (o.type === "input_image") fromDataUrl(o.image_url, o.detail);
+    else if (o.type === "image" && o.source?.type === "base64") {
+      const bytes = Buffer.from(String(o.source.data), "base64");
+      out.push({ mediaType: o.source.media_type, bytes, sha256: createHash("sha256").update(bytes).digest("hex") });
+    } else if (o.type === "computer_call_output" && o.output?.type === "computer_screenshot") fromDataUrl(o.output.image_url);
+    for (const key of Object.keys(o)) if (key !== "image_url" && key !== "source") walk(o[key]);
+  };
+  walk(body);
+  return out;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
