@@ -1,0 +1,76 @@
+/**
+ * What every node of the recovery graph closes over: the components, the resolved options, the
+ * event emitter and the stop signal. None of it is checkpointed; the graph state holds only data.
+ */
+import type { EpisodeComponents, RecoveryOptions } from "../src/episode.ts";
+import { ConfigError } from "../src/errors.ts";
+import type { RecoveryStepSelector } from "../src/selector.ts";
+import type { TaskSpec } from "../src/task.ts";
+import { EpisodeEvents } from "../src/runtime/events.ts";
+import { createStepSelector } from "../src/selectors/index.ts";
+
+/** Runtime knobs that are not recovery options (they do not change results). */
+export interface RuntimeKnobs {
+  /** A detector call taking longer than this counts as a detector failure. @default 120000 */
+  detectorTimeoutMs?: number;
+}
+
+/** Shared, non-serialisable context of one graph instance. */
+export interface RuntimeContext {
+  components: EpisodeComponents;
+  options: RecoveryOptions;
+  events: EpisodeEvents;
+  /** The recovery-step selector for `options.recoveryStep`. */
+  selector: RecoveryStepSelector;
+  detectorTimeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** Check that the components can do what the options ask; throw a ConfigError naming the gap. */
+export function createRuntimeContext(args: {
+  components: EpisodeComponents;
+  options: RecoveryOptions;
+  events?: EpisodeEvents;
+  signal?: AbortSignal;
+  knobs?: RuntimeKnobs;
+}): RuntimeContext {
+  const { components: c, options: o } = args;
+  for (const key of ["policy", "env", "blobs"] as const) {
+    if (!c || !c[key]) throw new ConfigError(`components.${key} is required`, { field: `components.${key}` });
+  }
+  const recovering = c.detector !== undefined && o.maxRecoveryIterations > 0;
+  if (recovering) {
+    if (o.restoration === "model" && !c.recoverer) throw new ConfigError('restoration: "model" needs components.recoverer (a RecoveryPolicy)', { field: "restoration" });
+    if (o.restoration === "model" && o.recoveryContext === "contextualized" && !c.summarizer) {
+      throw new ConfigError('recoveryContext: "contextualized" needs components.summarizer', { field: "recoveryContext" });
+    }
+    if (o.restoration === "replay" && !c.env.capabilities.reset) throw new ConfigError(`restoration: "replay" needs an environment that can reset (${c.env.kind} cannot)`, { field: "restoration" });
+    if (o.restoration === "snapshot" && !(c.env.capabilities.snapshot && c.env.snapshot && c.env.restore)) {
+      throw new ConfigError(`restoration: "snapshot" needs an environment with snapshot/restore (${c.env.kind} has none)`, { field: "restoration" });
+    }
+  }
+  return {
+    components: c,
+    options: o,
+    events: args.events ?? new EpisodeEvents(),
+    selector: createStepSelector(o.recoveryStep, c.selector),
+    detectorTimeoutMs: args.knobs?.detectorTimeoutMs ?? 120_000,
+    signal: args.signal,
+  };
+}
+
+/** Why the episode should stop now, or null. */
+export function stopRequested(ctx: RuntimeContext): string | null {
+  if (ctx.signal?.aborted) return `aborted: ${String(ctx.signal.reason ?? "signal")}`;
+  return ctx.events.stopRequested;
+}
+
+/** The policy-visible part of a task (instruction and id only; never setup or evaluator). */
+export function taskSpec(task: TaskSpec): TaskSpec {
+  return { id: task.id, instruction: task.instruction };
+}
+
+/** True when any component is a seeded simulation (results are then labelled simulated). */
+export function isSimulated(c: EpisodeComponents): boolean {
+  return [c.policy, c.detector, c.selector, c.recoverer].some((x) => x?.simulated === true);
+}

@@ -1,0 +1,49 @@
+/**
+ * `detect`: consult the error-step detector after a forward step, unless the freeze window or the
+ * retry cap says not to. A failed detector is counted and ignored; a confident detection (when
+ * restoration is not "none") starts a recovery: the attempt is counted and the window starts.
+ */
+import { addUsage, bump } from "../../src/runtime/accounting.ts";
+import { guardedDetect } from "../../src/runtime/detection.ts";
+import { consumeFrozenStep, detectorGate, startFreeze } from "../../src/runtime/freeze.ts";
+import { taskSpec, type RuntimeContext } from "../context.ts";
+import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
+
+export async function detect(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
+  const { detector } = ctx.components;
+  const step = state.history.length;
+  const lastIdx = state.steps.length - 1;
+  const gateState = { freezeRemaining: state.freezeRemaining, recoveryAttempts: state.accounting.recoveryAttempts };
+  const gate = detectorGate(gateState, { maxRecoveryIterations: ctx.options.maxRecoveryIterations, hasDetector: !!detector });
+  if (gate !== "consult") {
+    if (gate !== "frozen") return {};
+    const next = consumeFrozenStep(gateState);
+    ctx.events.emit("freeze", { taskId: state.task.id, step: step - 1, gate, remaining: next.freezeRemaining });
+    const steps = [...state.steps];
+    steps[lastIdx] = { ...steps[lastIdx], frozen: true };
+    return { freezeRemaining: next.freezeRemaining, steps, accounting: bump(state.accounting, { frozenSkipped: 1 }) };
+  }
+
+  const { detection, failed } = await guardedDetect(
+    detector!,
+    { task: taskSpec(state.task), history: state.history, observation: state.observation!, step, tick: state.tick, blobs: ctx.components.blobs, signal: ctx.signal },
+    ctx.detectorTimeoutMs,
+  );
+  let accounting = bump(state.accounting, { detectorCalls: 1, detectorFailures: failed ? 1 : 0 });
+  accounting = addUsage(accounting, detection.usage, "detector");
+  const triggered =
+    !failed && detection.isError && detection.errorStep !== null && detection.confidence >= ctx.options.minConfidence && ctx.options.restoration !== "none";
+  ctx.events.emit("detection", { taskId: state.task.id, step: step - 1, detection, triggered });
+  const steps = [...state.steps];
+  steps[lastIdx] = { ...steps[lastIdx], detection };
+  const update: GraphUpdate = { steps, accounting, prompts: withPrompts(state.prompts, detection.prompt) };
+  if (!triggered) return update;
+  const started = startFreeze(gateState, ctx.options.freezeWindow);
+  return {
+    ...update,
+    accounting: { ...accounting, recoveryAttempts: started.recoveryAttempts },
+    freezeRemaining: started.freezeRemaining,
+    attempt: started.recoveryAttempts,
+    pending: { attempt: started.recoveryAttempts, errorStep: detection.errorStep!, detection },
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * `evaluate`: run the task's evaluator (unless the environment failed) and assemble the
+ * EpisodeResult. Wall time is filled in by whoever ran the graph.
+ */
+import { describeError } from "../../src/errors.ts";
+import type { EpisodeResult } from "../../src/episode.ts";
+import type { Evaluation } from "../../src/task.ts";
+import { isSimulated, type RuntimeContext } from "../context.ts";
+import type { GraphState, GraphUpdate } from "../state.ts";
+
+export async function evaluate(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
+  let stopReason = state.stopReason ?? "max-steps";
+  let envError = state.envError;
+  let evaluation: Evaluation;
+  if (stopReason === "env-error") {
+    evaluation = { score: 0, detail: `environment error: ${envError ?? "unknown"}` };
+  } else {
+    try {
+      evaluation = await ctx.components.env.evaluate();
+    } catch (err) {
+      stopReason = "env-error";
+      envError = `evaluate failed: ${describeError(err)}`;
+      evaluation = { score: 0, detail: envError };
+    }
+  }
+  const result: EpisodeResult = {
+    taskId: state.task.id,
+    seed: ctx.options.seed,
+    success: stopReason !== "env-error" && evaluation.score >= 1,
+    evaluation,
+    stopReason,
+    ...(envError ? { envError } : {}),
+    simulated: isSimulated(ctx.components),
+    trajectory: { taskId: state.task.id, steps: state.steps, events: state.events, result: evaluation },
+    accounting: state.accounting,
+    prompts: state.prompts,
+  };
+  ctx.events.emit("episode-end", { result });
+  return { stopReason, envError, evaluation, result };
+}

@@ -1,0 +1,57 @@
+/**
+ * `execute`: run the proposed forward step in the environment, record it, and extend the history.
+ * Ends the episode on DONE/FAIL, on an environment failure, or when the forward budget is spent.
+ */
+import type { HistoryEntry } from "../../src/policy.ts";
+import { bump } from "../../src/runtime/accounting.ts";
+import type { StepRecord } from "../../src/trajectory.ts";
+import type { RuntimeContext } from "../context.ts";
+import { captureSnapshot, currentStateHash, executeActions } from "../env-step.ts";
+import type { GraphState, GraphUpdate } from "../state.ts";
+
+export async function execute(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
+  const decision = state.decision ?? { actions: [] };
+  const before = state.observation!;
+  const t = state.history.length;
+  const run = await executeActions(ctx, decision.actions, before);
+  const record: StepRecord = {
+    seq: state.steps.length,
+    role: "forward",
+    step: t,
+    ...(state.attempt > 0 ? { attempt: state.attempt } : {}),
+    actions: decision.actions,
+    ...(decision.response !== undefined ? { response: decision.response } : {}),
+    ...(decision.failure ? { failure: decision.failure } : {}),
+    before: before.screenshot,
+    after: run.observation.screenshot,
+    ...(Object.keys(run.info).length ? { info: run.info } : {}),
+    envMs: run.envMs,
+  };
+  const entry: HistoryEntry = {
+    step: t,
+    observation: before,
+    actions: decision.actions,
+    ...(decision.response !== undefined ? { response: decision.response } : {}),
+    ...(decision.memo !== undefined ? { memo: decision.memo } : {}),
+  };
+  const tick = state.tick + 1;
+  ctx.events.emit("step", { taskId: state.task.id, record, tick });
+  const accounting = bump(state.accounting, { forwardSteps: 1, policyFailures: decision.failure ? 1 : 0, envMs: run.envMs });
+  const update: GraphUpdate = {
+    decision: null,
+    tick,
+    observation: run.observation,
+    history: [...state.history, entry],
+    steps: [...state.steps, record],
+    accounting,
+    envLog: { ...state.envLog, actions: [...state.envLog.actions, ...run.executed] },
+  };
+  if (run.envError) return { ...update, stopReason: "env-error", envError: run.envError };
+  const hash = currentStateHash(ctx);
+  if (hash) update.stateHashes = [...state.stateHashes, hash];
+  const snap = await captureSnapshot(ctx);
+  if (snap) update.snapshots = [...state.snapshots, snap];
+  if (run.terminal) update.stopReason = run.terminal === "DONE" ? "done" : "fail";
+  else if (accounting.forwardSteps >= ctx.options.maxForwardSteps) update.stopReason = "max-steps";
+  return update;
+}

@@ -1,0 +1,31 @@
+/**
+ * `proposeRestoration` (recovery subgraph): ask the recovery sub-agent for its next step, given the
+ * target (step R and o_R, always), the recovery context, its own steps so far and its budget.
+ */
+import { stopRequested, taskSpec, type RuntimeContext } from "../context.ts";
+import type { SubgraphState, SubgraphUpdate } from "../recovery-subgraph.ts";
+import { sanitizeDecision } from "./propose.ts";
+
+export async function proposeRestoration(state: SubgraphState, ctx: RuntimeContext): Promise<SubgraphUpdate> {
+  const used = state.recoveryHistory.length + state.rejectedClaims;
+  if (used >= state.budget) return { done: true, restored: false, reason: `recovery budget of ${state.budget} steps spent` };
+  const stop = stopRequested(ctx);
+  if (stop) return { done: true, restored: false, reason: stop };
+  const raw = await ctx.components.recoverer!.propose({
+    task: taskSpec(state.task),
+    target: state.target,
+    errorStep: state.errorStep,
+    context: state.context,
+    recoveryHistory: state.recoveryHistory,
+    observation: state.observation!,
+    budget: { used, max: state.budget },
+    tick: state.tick,
+    blobs: ctx.components.blobs,
+    signal: ctx.signal,
+  });
+  const restoredClaim = !!raw && typeof raw === "object" && raw.restored === true;
+  let decision = sanitizeDecision(raw);
+  // Declaring the target restored with no action is a valid, final answer, not an empty step.
+  if (restoredClaim && decision.failure?.kind === "empty") decision = { ...decision, failure: undefined };
+  return { decision: { ...decision, restored: restoredClaim }, usage: [...state.usage, ...(decision.usage ?? [])] };
+}

@@ -1,0 +1,46 @@
+/**
+ * `restoreContext`: after restoration, cut the forward history back to the recovery boundary R
+ * (entries 0..R-1) and set the transition string as the notice for the next forward decision
+ * (paper App. B.2, "Post-recovery context"). Implicit recovery keeps the history and tells the
+ * policy which step was judged wrong instead.
+ */
+import { promptRef, renderPrompt } from "../../src/prompt.ts";
+import { truncateHistory } from "../../src/runtime/history.ts";
+import transition from "../../prompts/post-restoration-transition.ts";
+import type { RuntimeContext } from "../context.ts";
+import { currentStateHash } from "../env-step.ts";
+import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
+
+/** `id@version` of the transition string, recorded in results. */
+export const TRANSITION_PROMPT = promptRef(transition);
+
+/** The transition string shown before the first forward decision after restoring to step R. */
+export function transitionNotice(recoveryStep: number): string {
+  return renderPrompt(transition, { step: recoveryStep });
+}
+
+/** The notice for implicit recovery (no restoration, history kept). */
+export function implicitNotice(errorStep: number, reason: string): string {
+  return `Note: a check of your trajectory found that step ${errorStep} went off track (${reason}). The environment was not restored. Look at the current screen and correct course before continuing the task.`;
+}
+
+export async function restoreContext(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
+  const pending = state.pending!;
+  const recoveryStep = pending.recoveryStep ?? pending.errorStep;
+  if (ctx.options.restoration === "implicit") {
+    return { pending: null, notice: implicitNotice(pending.errorStep, pending.detection.reason) };
+  }
+  const from = state.history.length;
+  const notice = transitionNotice(recoveryStep);
+  const hash = currentStateHash(ctx);
+  ctx.events.emit("truncate", { taskId: state.task.id, attempt: pending.attempt, from, to: recoveryStep, notice });
+  return {
+    pending: null,
+    notice,
+    history: truncateHistory(state.history, recoveryStep),
+    stateHashes: hash ? [...state.stateHashes.slice(0, recoveryStep), hash] : [],
+    snapshots: state.snapshots.slice(0, recoveryStep + 1),
+    events: [...state.events, { afterSeq: state.steps.length - 1, kind: "truncate", detail: { attempt: pending.attempt, from, to: recoveryStep, restored: pending.restored ?? false, notice: TRANSITION_PROMPT } }],
+    prompts: withPrompts(state.prompts, TRANSITION_PROMPT),
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * `select`: choose the recovery step R for the detected error step E with the configured strategy
+ * (zero, error-minus-1, error-random, llm). Always yields 0 <= R <= E; an `llm` selector that
+ * fails falls back to E-1 with the failure recorded. Implicit recovery needs no R (R = E).
+ */
+import { addUsage } from "../../src/runtime/accounting.ts";
+import { guardedSelect } from "../../src/selectors/index.ts";
+import { taskSpec, type RuntimeContext } from "../context.ts";
+import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
+
+export async function select(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
+  const pending = state.pending!;
+  const errorStep = pending.errorStep;
+  if (ctx.options.restoration === "implicit") return { pending: { ...pending, recoveryStep: errorStep } };
+  const instanceKey = `${state.task.id}/${ctx.options.seed}`;
+  const selection = await guardedSelect(ctx.selector, {
+    task: taskSpec(state.task),
+    history: state.history,
+    errorStep,
+    detection: pending.detection,
+    instanceKey,
+    seed: ctx.options.seed,
+    blobs: ctx.components.blobs,
+    signal: ctx.signal,
+  });
+  const { fallback: _f, ...sel } = selection;
+  ctx.events.emit("selection", { taskId: state.task.id, errorStep, recoveryStep: sel.step, strategy: ctx.options.recoveryStep, selection: sel });
+  return {
+    pending: { ...pending, recoveryStep: sel.step },
+    accounting: addUsage(state.accounting, sel.usage, "selector"),
+    prompts: withPrompts(state.prompts, sel.prompt),
+  };
+}

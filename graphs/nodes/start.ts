@@ -1,0 +1,23 @@
+/** `start`: reset the environment to the task's initial state and take o_0. */
+import { describeError } from "../../src/errors.ts";
+import type { RuntimeContext } from "../context.ts";
+import { captureSnapshot, currentStateHash } from "../env-step.ts";
+import type { GraphState, GraphUpdate } from "../state.ts";
+
+export async function start(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
+  try {
+    const observation = await ctx.components.env.reset(state.task);
+    const hash = currentStateHash(ctx);
+    const snap = await captureSnapshot(ctx);
+    return {
+      observation,
+      history: [],
+      stateHashes: hash ? [hash] : [],
+      snapshots: snap ? [snap] : [],
+      envLog: { base: "reset", actions: [] },
+      events: [{ afterSeq: -1, kind: "reset", detail: { reason: "episode start", screenshot: observation.screenshot } }],
+    };
+  } catch (err) {
+    return { stopReason: "env-error", envError: `reset failed: ${describeError(err)}` };
+  }
+}

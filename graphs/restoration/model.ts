@@ -1,0 +1,60 @@
+/**
+ * `model` restoration: the recovery sub-agent acts in the environment (the paper's end-to-end
+ * setting), run as the recovery subgraph with its own budget. Its context is 0-E, 0-R, none, or
+ * "contextualized" (a summarizer's description of the transitions up to the target).
+ */
+import type { RecoveryContext } from "../../src/recovery.ts";
+import { addUsage, bump } from "../../src/runtime/accounting.ts";
+import { recoveryContextHistory } from "../../src/runtime/history.ts";
+import { taskSpec, type RuntimeContext } from "../context.ts";
+import { createRecoverySubgraph, type SubgraphState } from "../recovery-subgraph.ts";
+import { withPrompts, type GraphState } from "../state.ts";
+import type { RestorationOutcome } from "./outcome.ts";
+
+export async function restoreByModel(state: GraphState, ctx: RuntimeContext, errorStep: number, recoveryStep: number, attempt: number): Promise<RestorationOutcome> {
+  const target = { step: recoveryStep, observation: state.history[recoveryStep].observation };
+  const kind = ctx.options.recoveryContext;
+  let accounting = state.accounting;
+  let prompts = state.prompts;
+  const context: RecoveryContext = { kind, history: recoveryContextHistory(kind, state.history, errorStep, recoveryStep) };
+  if (kind === "contextualized") {
+    const s = await ctx.components.summarizer!.summarize({
+      task: taskSpec(state.task),
+      history: state.history.slice(0, recoveryStep),
+      target,
+      blobs: ctx.components.blobs,
+      signal: ctx.signal,
+    });
+    context.summary = s.summary;
+    accounting = addUsage(accounting, s.usage, "summarizer");
+    prompts = withPrompts(prompts, s.prompt);
+  }
+  const out = (await createRecoverySubgraph(ctx).invoke(
+    {
+      task: state.task,
+      target,
+      errorStep,
+      context,
+      attempt,
+      budget: ctx.options.recoveryBudget,
+      seqStart: state.steps.length,
+      observation: state.observation,
+      tick: state.tick,
+    },
+    { recursionLimit: ctx.options.recoveryBudget * 4 + 10 },
+  )) as SubgraphState;
+  accounting = addUsage(accounting, out.usage, "recoverer");
+  accounting = bump(accounting, { recoverySteps: out.records.length, policyFailures: out.policyFailures, envMs: out.envMs });
+  return {
+    observation: out.observation!,
+    restored: out.restored,
+    reason: out.reason,
+    records: out.records,
+    events: [],
+    tick: out.tick,
+    envLog: { ...state.envLog, actions: [...state.envLog.actions, ...out.executed] },
+    accounting,
+    prompts: withPrompts(prompts, ...out.usage.map((u) => u.prompt)),
+    ...(out.envError ? { envError: out.envError } : {}),
+  };
+}

@@ -1,0 +1,21 @@
+/** What a restoration mode hands back to the `recover` node. */
+import type { EpisodeAccounting } from "../../src/episode.ts";
+import type { Observation } from "../../src/observation.ts";
+import type { StepRecord, TrajectoryEvent } from "../../src/trajectory.ts";
+import type { EnvLog } from "../state.ts";
+
+export interface RestorationOutcome {
+  observation: Observation;
+  /** Did the mode reach (or claim to reach) the target state? */
+  restored: boolean;
+  reason: string;
+  /** New step records (recovery or replay roles), in order. */
+  records: StepRecord[];
+  /** Markers placed among them (resets). */
+  events: TrajectoryEvent[];
+  tick: number;
+  envLog: EnvLog;
+  accounting: EpisodeAccounting;
+  prompts: string[];
+  envError?: string;
+}

@@ -1,0 +1,80 @@
+/**
+ * `replay` restoration: reset the environment and replay the saved forward action prefix up to R
+ * (the paper's ideal recovery, App. B.1), up to `replayRetries` times. A replay counts as
+ * reproduced when the ground-truth state hash equals the one recorded at o_R (environments with
+ * ground truth) or, otherwise, when the screenshot matches o_R by SSIM >= 0.99. R = 0 is a reset.
+ */
+import type { Observation } from "../../src/observation.ts";
+import { bump } from "../../src/runtime/accounting.ts";
+import { describeError } from "../../src/errors.ts";
+import { screenshotSsim } from "../../src/image/similarity.ts";
+import type { StepRecord, TrajectoryEvent } from "../../src/trajectory.ts";
+import type { RuntimeContext } from "../context.ts";
+import { currentStateHash, executeActions } from "../env-step.ts";
+import type { GraphState } from "../state.ts";
+import type { RestorationOutcome } from "./outcome.ts";
+
+/** SSIM at or above which a replayed screen counts as the target screen. */
+export const REPLAY_SSIM_THRESHOLD = 0.99;
+
+export async function restoreByReplay(state: GraphState, ctx: RuntimeContext, recoveryStep: number, attempt: number): Promise<RestorationOutcome> {
+  const { env, blobs } = ctx.components;
+  const target = state.history[recoveryStep].observation;
+  const targetHash = state.stateHashes[recoveryStep] ?? null;
+  const records: StepRecord[] = [];
+  const events: TrajectoryEvent[] = [];
+  let accounting = state.accounting;
+  let tick = state.tick;
+  let observation: Observation = state.observation!;
+  let reason = "";
+  for (let tryNo = 1; tryNo <= ctx.options.replayRetries; tryNo++) {
+    try {
+      observation = await env.reset(state.task);
+    } catch (err) {
+      return fail(`reset failed: ${describeError(err)}`);
+    }
+    events.push({ afterSeq: state.steps.length + records.length - 1, kind: "reset", detail: { reason: "replay", attempt, try: tryNo, recoveryStep } });
+    const executed = [];
+    for (let j = 0; j < recoveryStep; j++) {
+      const before = observation;
+      const run = await executeActions(ctx, state.history[j].actions, before);
+      observation = run.observation;
+      executed.push(...run.executed);
+      tick += 1;
+      const record: StepRecord = {
+        seq: state.steps.length + records.length,
+        role: "replay",
+        step: j,
+        attempt,
+        actions: run.executed,
+        before: before.screenshot,
+        after: observation.screenshot,
+        info: { try: tryNo },
+        envMs: run.envMs,
+      };
+      records.push(record);
+      ctx.events.emit("step", { taskId: state.task.id, record, tick });
+      accounting = bump(accounting, { replaySteps: 1, envMs: run.envMs });
+      if (run.envError) return fail(`replay step ${j} failed: ${run.envError}`, executed);
+    }
+    const hash = currentStateHash(ctx);
+    let ok: boolean;
+    if (targetHash && hash) {
+      ok = hash === targetHash;
+      reason = ok ? `replayed ${recoveryStep} step(s); state hash matches o_${recoveryStep}` : `try ${tryNo}: state hash differs from o_${recoveryStep}`;
+    } else {
+      const sim = observation.screenshot === target.screenshot ? 1 : await screenshotSsim(await blobs.get(observation.screenshot), await blobs.get(target.screenshot));
+      ok = sim >= REPLAY_SSIM_THRESHOLD;
+      reason = `try ${tryNo}: SSIM to o_${recoveryStep} = ${sim.toFixed(4)}`;
+    }
+    if (ok || tryNo === ctx.options.replayRetries) return { ...done(ok, reason), envLog: { base: "reset", actions: executed } };
+  }
+  return fail("no replay attempt was made");
+
+  function done(restored: boolean, why: string): RestorationOutcome {
+    return { observation, restored, reason: why, records, events, tick, envLog: { base: "reset", actions: [] }, accounting, prompts: state.prompts };
+  }
+  function fail(why: string, executed: RestorationOutcome["envLog"]["actions"] = []): RestorationOutcome {
+    return { ...done(false, why), envLog: { base: "reset", actions: executed }, envError: why };
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * `snapshot` restoration: environment-native restore of the snapshot taken at o_R (an oracle upper
+ * bound). Snapshots live in the BlobStore; graph state holds only their references.
+ */
+import { describeError } from "../../src/errors.ts";
+import type { EnvironmentSnapshot } from "../../src/environment.ts";
+import type { RuntimeContext } from "../context.ts";
+import { currentStateHash } from "../env-step.ts";
+import type { GraphState } from "../state.ts";
+import type { RestorationOutcome } from "./outcome.ts";
+
+export async function restoreBySnapshot(state: GraphState, ctx: RuntimeContext, recoveryStep: number): Promise<RestorationOutcome> {
+  const { env, blobs } = ctx.components;
+  const ref = state.snapshots[recoveryStep];
+  const base = { records: [], events: [], tick: state.tick, accounting: state.accounting, prompts: state.prompts };
+  if (!ref) return { ...base, observation: state.observation!, restored: false, reason: `no snapshot was taken at step ${recoveryStep}`, envLog: state.envLog };
+  try {
+    const snap = JSON.parse((await blobs.get(ref)).toString("utf8")) as EnvironmentSnapshot;
+    const started = performance.now();
+    const observation = await env.restore!(snap);
+    const accounting = { ...state.accounting, envMs: state.accounting.envMs + (performance.now() - started) };
+    const hash = currentStateHash(ctx);
+    const expected = state.stateHashes[recoveryStep];
+    const restored = !hash || !expected || hash === expected;
+    const reason = restored ? `restored the snapshot of o_${recoveryStep}` : `restored snapshot of o_${recoveryStep} but the state hash differs`;
+    return { ...base, accounting, observation, restored, reason, envLog: { base: { snapshot: ref }, actions: [] } };
+  } catch (err) {
+    const why = `snapshot restore failed: ${describeError(err)}`;
+    return { ...base, observation: state.observation!, restored: false, reason: why, envLog: state.envLog, envError: why };
+  }
+}

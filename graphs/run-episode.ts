@@ -1,0 +1,64 @@
+/**
+ * `runEpisode`: run (or resume) one recovery-wrapped episode and return its EpisodeResult.
+ * With a durable checkpointer and the same `threadId`, a run interrupted mid-way (process killed)
+ * resumes from its last checkpoint: the environment is brought back by replaying its action log,
+ * and the episode finishes with the result it would have had.
+ */
+import { randomUUID } from "node:crypto";
+import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
+import type { EpisodeComponents, EpisodeResult, RecoveryOptionsInput } from "../src/episode.ts";
+import { EpisodeEvents } from "../src/runtime/events.ts";
+import { resolveRecoveryOptions } from "../src/runtime/options.ts";
+import { ConfigError } from "../src/errors.ts";
+import type { Task } from "../src/task.ts";
+import type { RuntimeKnobs } from "./context.ts";
+import { createRecoveryGraph, recursionLimitFor } from "./recovery-graph.ts";
+import { restoreEnvironmentFor } from "./resume.ts";
+import type { GraphState } from "./state.ts";
+
+/** Arguments of {@link runEpisode}. */
+export interface RunEpisodeArgs {
+  task: Task;
+  components: EpisodeComponents;
+  /** Recovery options; validated, defaults from RecoveryOptionsSchema. */
+  options?: RecoveryOptionsInput;
+  /** Checkpoint thread; reuse it to resume an interrupted episode. @default a random UUID */
+  threadId?: string;
+  /** LangGraph checkpointer (SqliteSaver for durability). @default new MemorySaver() */
+  checkpointer?: BaseCheckpointSaver;
+  /** Typed events; a listener may call `events.stop()` to end the episode. */
+  events?: EpisodeEvents;
+  signal?: AbortSignal;
+  knobs?: RuntimeKnobs;
+}
+
+/** Run one episode to its end (or resume it) and return the result. */
+export async function runEpisode(args: RunEpisodeArgs): Promise<EpisodeResult> {
+  if (!args || !args.task || typeof args.task.id !== "string") throw new ConfigError("runEpisode: task is required (a Task with an id)", { field: "task" });
+  const started = performance.now();
+  const options = resolveRecoveryOptions(args.options);
+  const events = args.events ?? new EpisodeEvents();
+  const graph = createRecoveryGraph({
+    components: args.components,
+    options,
+    events,
+    signal: args.signal,
+    checkpointer: args.checkpointer ?? new MemorySaver(),
+    knobs: args.knobs,
+  });
+  const config = { configurable: { thread_id: args.threadId ?? randomUUID() }, recursionLimit: recursionLimitFor(options) };
+  const snapshot = await graph.getState(config);
+  const saved = snapshot.values as Partial<GraphState> | undefined;
+  let final: GraphState;
+  if (saved?.result) {
+    return saved.result;
+  } else if (saved?.task && snapshot.next.length > 0) {
+    if (saved.task.id !== args.task.id) throw new ConfigError(`threadId ${config.configurable.thread_id} belongs to task ${saved.task.id}, not ${args.task.id}`, { field: "threadId" });
+    if (saved.observation) await restoreEnvironmentFor(saved as GraphState, args.components);
+    final = (await graph.invoke(null, config)) as GraphState;
+  } else {
+    final = (await graph.invoke({ task: args.task }, config)) as GraphState;
+  }
+  const result = final.result!;
+  return { ...result, accounting: { ...result.accounting, wallMs: performance.now() - started } };
+}

@@ -1,0 +1,67 @@
+/**
+ * Episode accounting: counters and per-role model usage. Pure functions over plain objects, so
+ * the accounting lives in checkpointed state and survives a resume.
+ */
+import type { EpisodeAccounting, RoleUsage } from "../episode.ts";
+import type { ModelRole, ModelUsage } from "../usage.ts";
+
+/** Zeroed accounting for a new episode. */
+export function emptyAccounting(): EpisodeAccounting {
+  return {
+    forwardSteps: 0,
+    recoverySteps: 0,
+    replaySteps: 0,
+    recoveryAttempts: 0,
+    detectorCalls: 0,
+    detectorFailures: 0,
+    frozenSkipped: 0,
+    policyFailures: 0,
+    models: {},
+    envMs: 0,
+    wallMs: 0,
+  };
+}
+
+/** Counter fields that `bump` may increase. */
+export type AccountingCounter = Exclude<keyof EpisodeAccounting, "models">;
+
+/** A copy with the given counters increased. */
+export function bump(acc: EpisodeAccounting, deltas: Partial<Record<AccountingCounter, number>>): EpisodeAccounting {
+  const next = { ...acc };
+  for (const [k, v] of Object.entries(deltas) as Array<[AccountingCounter, number]>) next[k] = next[k] + v;
+  return next;
+}
+
+/**
+ * A copy with model calls added per role. `fallbackRole` is used for usage records that lack a
+ * valid role (untrusted adapters). Cached calls count as calls but cost nothing.
+ */
+export function addUsage(acc: EpisodeAccounting, usage: readonly ModelUsage[] | undefined, fallbackRole: ModelRole): EpisodeAccounting {
+  if (!usage || !Array.isArray(usage) || usage.length === 0) return acc;
+  const models: Partial<Record<ModelRole, RoleUsage>> = { ...acc.models };
+  for (const u of usage) {
+    if (!u || typeof u !== "object") continue;
+    const role = (typeof u.role === "string" ? u.role : fallbackRole) as ModelRole;
+    const prev = models[role] ?? { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0, costUsd: 0 };
+    models[role] = {
+      calls: prev.calls + 1,
+      inputTokens: prev.inputTokens + num(u.inputTokens),
+      outputTokens: prev.outputTokens + num(u.outputTokens),
+      latencyMs: prev.latencyMs + num(u.latencyMs),
+      costUsd: prev.costUsd + (u.cached ? 0 : num(u.costUsd)),
+    };
+  }
+  return { ...acc, models };
+}
+
+/** Accounting without the timing fields (the only non-deterministic ones), for comparisons. */
+export function withoutTiming(acc: EpisodeAccounting): Omit<EpisodeAccounting, "envMs" | "wallMs"> {
+  const { envMs: _e, wallMs: _w, ...rest } = acc;
+  const models: Partial<Record<ModelRole, RoleUsage>> = {};
+  for (const [role, u] of Object.entries(rest.models) as Array<[ModelRole, RoleUsage]>) models[role] = { ...u, latencyMs: 0 };
+  return { ...rest, models };
+}
+
+function num(v: unknown): number {
+  return typeof v === "number" && Number.isFinite(v) ? v : 0;
+}

@@ -1,0 +1,118 @@
+/**
+ * Typed episode events (eventemitter3). Listeners log, trace, or stop an episode: calling
+ * `events.stop(reason)` from any listener ends the episode at the next step boundary with
+ * stopReason "aborted". Use one emitter per episode.
+ */
+import { EventEmitter } from "eventemitter3";
+import type { Detection } from "../detector.ts";
+import type { EpisodeResult } from "../episode.ts";
+import type { Observation } from "../observation.ts";
+import type { RestorationMode } from "../recovery.ts";
+import type { Selection } from "../selector.ts";
+import type { StepRecord } from "../trajectory.ts";
+import type { DetectorGate } from "./freeze.ts";
+
+/** A forward, recovery or replay step was executed. */
+export interface StepEvent {
+  taskId: string;
+  record: StepRecord;
+  tick: number;
+}
+/** The detector was consulted (or failed; `detection.failure` is then set). */
+export interface DetectionEvent {
+  taskId: string;
+  step: number;
+  detection: Detection;
+  /** True when this detection starts a recovery. */
+  triggered: boolean;
+}
+/** The detector was not consulted after a forward step. */
+export interface FreezeEvent {
+  taskId: string;
+  step: number;
+  gate: Exclude<DetectorGate, "consult">;
+  /** Frozen steps left after this one. */
+  remaining: number;
+}
+/** A recovery step R was chosen for error step E. */
+export interface SelectionEvent {
+  taskId: string;
+  errorStep: number;
+  recoveryStep: number;
+  strategy: string;
+  selection: Selection;
+}
+export interface RecoveryStartEvent {
+  taskId: string;
+  attempt: number;
+  mode: RestorationMode;
+  errorStep: number;
+  recoveryStep: number;
+  target: Observation;
+}
+export interface RecoveryStepEvent {
+  taskId: string;
+  attempt: number;
+  record: StepRecord;
+}
+export interface RecoveryEndEvent {
+  taskId: string;
+  attempt: number;
+  mode: RestorationMode;
+  /** Did the restoration report (or verify) the target as reached? */
+  restored: boolean;
+  steps: number;
+  reason: string;
+}
+/** Forward history was cut back to `to` entries. */
+export interface TruncateEvent {
+  taskId: string;
+  attempt: number;
+  from: number;
+  to: number;
+  notice: string | null;
+}
+export interface EpisodeEndEvent {
+  result: EpisodeResult;
+}
+
+/** Event name -> payload. */
+export interface EpisodeEventMap {
+  step: [StepEvent];
+  detection: [DetectionEvent];
+  freeze: [FreezeEvent];
+  selection: [SelectionEvent];
+  "recovery-start": [RecoveryStartEvent];
+  "recovery-step": [RecoveryStepEvent];
+  "recovery-end": [RecoveryEndEvent];
+  truncate: [TruncateEvent];
+  "episode-end": [EpisodeEndEvent];
+}
+
+export type EpisodeEventName = keyof EpisodeEventMap;
+export const EPISODE_EVENT_NAMES: readonly EpisodeEventName[] = [
+  "step",
+  "detection",
+  "freeze",
+  "selection",
+  "recovery-start",
+  "recovery-step",
+  "recovery-end",
+  "truncate",
+  "episode-end",
+];
+
+/** The typed emitter an episode reports to; `stop()` asks the episode to end. */
+export class EpisodeEvents extends EventEmitter<EpisodeEventMap> {
+  private stopReason: string | null = null;
+
+  /** Ask the episode to end at the next step boundary (stopReason "aborted"). */
+  stop(reason = "stopped by a listener"): void {
+    this.stopReason ??= reason;
+  }
+
+  /** The reason given to `stop()`, or null. */
+  get stopRequested(): string | null {
+    return this.stopReason;
+  }
+}
