@@ -8,7 +8,7 @@ export type { LlmRecoveryPolicyOptions } from "./recoverer.ts";
 export { createLlmSummarizer, fallbackSummary } from "./summarizer.ts";
 export type { LlmSummarizerOptions } from "./summarizer.ts";
 export { createLlmStateVerifier, VerifierReplySchema } from "./verifier.ts";
-export type { LlmStateVerifierOptions, LlmVerification } from "./verifier.ts";
+export type { LlmStateVerifier, LlmStateVerifierOptions, LlmVerification } from "./verifier.ts";
 export { createLlmPerturbationPolicy } from "./perturber.ts";
 export type { LlmPerturbationPolicyOptions } from "./perturber.ts";
 export { askForJson, extractJsonObject } from "./json-reply.ts";

@@ -65,10 +65,13 @@ export interface LlmVerification {
   failure?: string;
 }
 
-/** An LLM state verifier. */
-export function createLlmStateVerifier(options: LlmStateVerifierOptions): StateVerifier & {
+/** A StateVerifier whose result also carries the prompt reference and any failure. */
+export interface LlmStateVerifier extends StateVerifier {
   verify(input: { target: Observation; current: Observation; blobs: BlobReader; signal?: AbortSignal }): Promise<LlmVerification>;
-} {
+}
+
+/** An LLM state verifier. */
+export function createLlmStateVerifier(options: LlmStateVerifierOptions): LlmStateVerifier {
   const { model, ...rest } = options;
   requireModel(model, "createLlmStateVerifier");
   const o = parseOptions(OptionsSchema, rest, "createLlmStateVerifier");
