@@ -14,7 +14,9 @@ export interface BenchResult {
 
 type BenchModule = { run(): Promise<BenchResult[]> };
 
-const BENCHES: Array<[string, () => Promise<BenchModule>]> = [];
+const BENCHES: Array<[string, () => Promise<BenchModule>]> = [
+  ["ssim", () => import("./ssim.ts")],
+];
 
 const only = process.argv[2];
 for (const [name, load] of BENCHES) {
