@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createSqliteCheckpointer } from "../../graphs/checkpointers.ts";
+import { runEpisode } from "../../graphs/run-episode.ts";
+import { withoutTiming } from "../../src/runtime/accounting.ts";
+import type { EpisodeResult } from "../../src/episode.ts";
+import { EpisodeEvents } from "../../src/runtime/events.ts";
+import { TOY_TASK } from "./fixtures/toy.ts";
+import { RESUME_OPTIONS, resumeComponents } from "./fixtures/resume-components.ts";
+
+const CHILD = resolve(import.meta.dirname, "fixtures/resume-child.ts");
+
+/** Start the child episode and SIGKILL it once `killWhen` matches a line it printed. */
+function runAndKill(dbPath: string, threadId: string, blobDir: string, killWhen: (line: string) => boolean): Promise<string[]> {
+  return new Promise((res, rej) => {
+    const child = spawn(process.execPath, ["--import", "tsx", CHILD, dbPath, threadId, blobDir, "40"], { cwd: resolve(import.meta.dirname, "../.."), stdio: ["ignore", "pipe", "pipe"] });
+    const lines: string[] = [];
+    let buf = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      buf += d.toString();
+      let i;
+      while ((i = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        lines.push(line);
+        if (killWhen(line)) child.kill("SIGKILL");
+      }
+    });
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("exit", (code, signal) => (signal === "SIGKILL" ? res(lines) : rej(new Error(`child was not killed (exit ${code}): ${stderr || lines.join("|")}`))));
+  });
+}
+
+function comparable(r: EpisodeResult) {
+  return {
+    ...r,
+    accounting: withoutTiming(r.accounting),
+    trajectory: { ...r.trajectory, steps: r.trajectory.steps.map(({ envMs: _e, ...s }) => s) },
+  };
+}
+
+describe("kill and resume", () => {
+  it.each([
+    ["mid forward steps", (l: string) => l === "step forward 7"],
+    ["mid recovery", (l: string) => l === "step recovery 4"],
+  ])("an episode SIGKILLed %s resumes from its SQLite checkpoint with the uninterrupted result", async (_when, killWhen) => {
+    const dir = mkdtempSync(join(tmpdir(), "retrace-resume-"));
+    const baseline = await runEpisode({ task: TOY_TASK, components: resumeComponents(join(dir, "blobs-a"), 0), options: RESUME_OPTIONS });
+    expect(baseline.accounting.recoveryAttempts).toBeGreaterThan(0);
+
+    const db = join(dir, "ckpt.sqlite");
+    const lines = await runAndKill(db, "thread-1", join(dir, "blobs-b"), killWhen);
+    expect(lines.some((l) => l.startsWith("finished"))).toBe(false);
+
+    const events = new EpisodeEvents();
+    const resumedTicks: number[] = [];
+    events.on("step", (e) => resumedTicks.push(e.tick));
+    const resumed = await runEpisode({
+      events,
+      task: TOY_TASK,
+      components: resumeComponents(join(dir, "blobs-b"), 0),
+      options: RESUME_OPTIONS,
+      threadId: "thread-1",
+      checkpointer: createSqliteCheckpointer(db),
+    });
+    expect(comparable(resumed)).toEqual(comparable(baseline));
+    // it really resumed: the resumed process did not start from tick 1
+    const total = baseline.trajectory.steps.length;
+    expect(resumedTicks.length).toBeGreaterThan(0);
+    expect(resumedTicks.length).toBeLessThan(total);
+    expect(resumedTicks[0]).toBeGreaterThan(1);
+  });
+});

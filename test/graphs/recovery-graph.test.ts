@@ -1,0 +1,279 @@
+import { describe, expect, it } from "vitest";
+import { runEpisode } from "../../graphs/run-episode.ts";
+import { transitionNotice } from "../../graphs/nodes/restore-context.ts";
+import { EpisodeEvents } from "../../src/runtime/events.ts";
+import { ConfigError } from "../../src/errors.ts";
+import type { EpisodeComponents, RecoveryOptionsInput } from "../../src/episode.ts";
+import type { Detection, ErrorDetector } from "../../src/detector.ts";
+import { TOY_TASK, ToyDesk, createToyDetector, createToyPolicy, createToyRecoverer, newBlobs } from "./fixtures/toy.ts";
+
+function setup(opts: { slipTicks?: number[]; skill?: number; detector?: ErrorDetector | null; pointerMoves?: boolean } = {}) {
+  const blobs = newBlobs();
+  const env = new ToyDesk(blobs);
+  const policy = createToyPolicy({ slipTicks: opts.slipTicks, pointerMoves: opts.pointerMoves });
+  const detector = opts.detector === undefined ? createToyDetector() : opts.detector;
+  const recoverer = createToyRecoverer({ skill: opts.skill });
+  const components: EpisodeComponents = { policy, env, blobs, recoverer, ...(detector ? { detector } : {}) };
+  return { blobs, env, policy, detector, recoverer, components };
+}
+
+async function run(s: ReturnType<typeof setup>, options: RecoveryOptionsInput = {}, events?: EpisodeEvents) {
+  return runEpisode({ task: TOY_TASK, components: s.components, options, events });
+}
+
+describe("recovery graph on ToyDesk", () => {
+  it("runs a clean episode to success and consults the detector after every non-final forward step", async () => {
+    const s = setup();
+    const r = await run(s);
+    expect(r.success).toBe(true);
+    expect(r.stopReason).toBe("done");
+    expect(r.accounting.forwardSteps).toBe(7);
+    expect(r.accounting.detectorCalls).toBe(6);
+    expect(r.accounting.recoveryAttempts).toBe(0);
+    expect(r.trajectory.steps.map((x) => x.role)).toEqual(Array(7).fill("forward"));
+    // the final DONE decision reports no model usage in the toy policy
+    expect(r.accounting.models.policy?.calls).toBe(6);
+    expect(r.accounting.models.policy?.inputTokens).toBe(60);
+  });
+
+  it.each([
+    [0, 8, 0],
+    [1, 7, 1],
+    [5, 3, 5],
+  ])("with freeze window F=%i the detector is called exactly %i times (%i frozen)", async (F, calls, frozen) => {
+    // Slip at tick 2 (step 2 types "x"): detection #3 fires, R = 1, two recovery steps (ticks 3, 4),
+    // then forward steps 1..5 (5 detect phases, the first F frozen) and DONE.
+    const s = setup({ slipTicks: [2] });
+    const r = await run(s, { freezeWindow: F });
+    expect(s.detector!.calls.length).toBe(calls);
+    expect(r.accounting.detectorCalls).toBe(calls);
+    expect(r.accounting.frozenSkipped).toBe(frozen);
+    expect(r.trajectory.steps.filter((x) => x.frozen).length).toBe(frozen);
+    expect(r.success).toBe(true);
+    // no detector call during the window: the calls after the recovery start at tick 5 + F
+    const afterRecovery = s.detector!.calls.filter((c) => c.tick > 4).map((c) => c.tick);
+    expect(afterRecovery.every((tick) => tick >= 6 + F)).toBe(true);
+  });
+
+  it("after restoration the next proposal sees exactly the truncated history plus the transition string", async () => {
+    const s = setup({ slipTicks: [3] });
+    const r = await run(s, { freezeWindow: 0 });
+    expect(r.success).toBe(true);
+    // Step 3 typed "x"; E = 3, R = E-1 = 2.
+    const atDetection = s.detector!.calls.find((c) => c.tick === 4)!;
+    const next = s.policy.inputs.find((i) => i.tick > 4)!;
+    expect(next.history).toEqual(atDetection.history.slice(0, 2));
+    expect(next.step).toBe(2);
+    expect(next.notice).toBe(transitionNotice(2));
+    expect(next.observation.text).toBe("ab");
+    expect(next.observation.screenshot).toBe(atDetection.history[2].observation.screenshot);
+    // the notice is shown once
+    expect(s.policy.inputs.filter((i) => i.notice).length).toBe(1);
+    expect(r.prompts).toContain("post-restoration.transition@1");
+    const kinds = r.trajectory.events.map((e) => e.kind);
+    expect(kinds).toEqual(["reset", "recovery-start", "recovery-end", "truncate"]);
+  });
+
+  it("never exceeds the recovery budget per attempt nor the retry cap, and then continues without recovery", async () => {
+    // Weak recoverer types junk; every detection triggers until the cap of 2 is spent.
+    const s = setup({ slipTicks: [1], skill: 0 });
+    const r = await run(s, { freezeWindow: 0, maxRecoveryIterations: 2, recoveryBudget: 3, maxForwardSteps: 20 });
+    expect(r.accounting.recoveryAttempts).toBe(2);
+    expect(r.accounting.recoverySteps).toBe(6);
+    for (const attempt of [1, 2]) {
+      expect(r.trajectory.steps.filter((x) => x.role === "recovery" && x.attempt === attempt).length).toBe(3);
+    }
+    // after the cap the detector is not consulted any more
+    const lastRecoverySeq = Math.max(...r.trajectory.steps.filter((x) => x.role === "recovery").map((x) => x.seq));
+    expect(r.trajectory.steps.filter((x) => x.seq > lastRecoverySeq && x.detection).length).toBe(0);
+    expect(r.accounting.forwardSteps).toBeLessThanOrEqual(20);
+    expect(r.success).toBe(false);
+  });
+
+  it("stops at the forward budget with stopReason max-steps", async () => {
+    const s = setup();
+    const r = await run(s, { maxForwardSteps: 4 });
+    expect(r.stopReason).toBe("max-steps");
+    expect(r.accounting.forwardSteps).toBe(4);
+    expect(r.success).toBe(false);
+  });
+
+  it("replay restoration reproduces the target state hash exactly", async () => {
+    const s = setup({ slipTicks: [4], pointerMoves: true });
+    const hashes = new Map<number, string>();
+    const events = new EpisodeEvents();
+    let hashAtEnd: string | null = null;
+    events.on("step", (e) => {
+      // hash of o_{t+1}, first pass only
+      if (e.record.role === "forward" && !hashes.has(e.record.step + 1)) hashes.set(e.record.step + 1, s.env.stateHash());
+    });
+    events.on("recovery-start", (e) => {
+      expect(e.recoveryStep).toBe(3);
+    });
+    events.on("recovery-end", () => {
+      hashAtEnd = s.env.stateHash();
+    });
+    // record o_0's hash before the first step
+    const origReset = s.env.reset.bind(s.env);
+    s.env.reset = async (task) => {
+      const o = await origReset(task);
+      if (!hashes.has(0)) hashes.set(0, s.env.stateHash());
+      return o;
+    };
+    const r = await run(s, { restoration: "replay", freezeWindow: 0 }, events);
+    expect(hashAtEnd).toBe(hashes.get(3));
+    expect(hashes.get(3)).not.toBe(hashes.get(4));
+    expect(r.accounting.replaySteps).toBe(3);
+    expect(r.trajectory.steps.filter((x) => x.role === "replay").map((x) => x.step)).toEqual([0, 1, 2]);
+    expect(r.trajectory.events.find((e) => e.kind === "recovery-end")!.detail.restored).toBe(true);
+    expect(r.success).toBe(true);
+  });
+
+  it("replay with R = 0 is a plain reset", async () => {
+    const s = setup({ slipTicks: [2] });
+    const r = await run(s, { restoration: "replay", recoveryStep: "zero", freezeWindow: 0 });
+    expect(r.accounting.replaySteps).toBe(0);
+    expect(s.env.resets).toBe(2);
+    expect(r.success).toBe(true);
+  });
+
+  it("retries a replay that desynchronises and records each try", async () => {
+    const s = setup({ slipTicks: [3], pointerMoves: true });
+    const orig = s.env.reset.bind(s.env);
+    s.env.reset = async (task) => {
+      const o = await orig(task);
+      if (s.env.resets === 2) {
+        s.env.text = "q"; // the first replay starts from a desynchronised state
+        return s.env.observe();
+      }
+      return o;
+    };
+    const r = await run(s, { restoration: "replay", freezeWindow: 0, replayRetries: 3 });
+    const tries = r.trajectory.steps.filter((x) => x.role === "replay").map((x) => x.info?.try);
+    expect(tries).toEqual([1, 1, 2, 2]);
+    expect(r.trajectory.events.filter((e) => e.kind === "reset").length).toBe(3);
+    expect(r.success).toBe(true);
+  });
+
+  it("snapshot restoration restores the environment-native snapshot of o_R", async () => {
+    const s = setup({ slipTicks: [3], pointerMoves: true });
+    const r = await run(s, { restoration: "snapshot", freezeWindow: 0 });
+    const end = r.trajectory.events.find((e) => e.kind === "recovery-end")!;
+    expect(end.detail.restored).toBe(true);
+    expect(r.accounting.recoverySteps + r.accounting.replaySteps).toBe(0);
+    expect(r.success).toBe(true);
+  });
+
+  it("implicit recovery leaves the environment and history alone and tells the policy", async () => {
+    const s = setup({ slipTicks: [2] });
+    const r = await run(s, { restoration: "implicit", freezeWindow: 0, maxRecoveryIterations: 1 });
+    const noticed = s.policy.inputs.find((i) => i.notice)!;
+    expect(noticed.history.length).toBe(3);
+    expect(noticed.notice).toMatch(/step 2 went off track/);
+    expect(r.accounting.recoveryAttempts).toBe(1);
+    expect(r.trajectory.events.some((e) => e.kind === "truncate")).toBe(false);
+    expect(r.success).toBe(false); // the toy policy never fixes anything itself
+  });
+
+  it("restoration none only monitors: detections are recorded, nothing is triggered", async () => {
+    const s = setup({ slipTicks: [2] });
+    const r = await run(s, { restoration: "none", freezeWindow: 0 });
+    expect(r.accounting.recoveryAttempts).toBe(0);
+    expect(r.trajectory.steps.filter((x) => x.detection?.isError).length).toBeGreaterThan(0);
+  });
+
+  it.each<[string, ErrorDetector["detect"]]>([
+    ["throws", async () => { throw new Error("model server down"); }],
+    ["returns garbage", async () => ({ isError: "yes", errorStep: "two" }) as unknown as Detection],
+    ["returns an error step outside the history", async () => ({ isError: true, errorStep: 99, reason: "?", confidence: 1 })],
+    ["returns nothing", async () => undefined as unknown as Detection],
+    ["hangs past the timeout", () => new Promise<Detection>(() => {})],
+  ])("a detector that %s neither stops nor derails the episode", async (_name, detect) => {
+    const bad: ErrorDetector = { name: "bad", detect };
+    const s = setup({ detector: bad });
+    const r = await runEpisode({ task: TOY_TASK, components: s.components, options: {}, knobs: { detectorTimeoutMs: 30 } });
+    const base = await run(setup({ detector: null }));
+    expect(r.success).toBe(true);
+    expect(r.accounting.detectorCalls).toBe(6);
+    expect(r.accounting.detectorFailures).toBe(6);
+    expect(r.accounting.recoveryAttempts).toBe(0);
+    expect(r.trajectory.steps.map((x) => x.actions)).toEqual(base.trajectory.steps.map((x) => x.actions));
+    expect(r.trajectory.steps[0].detection?.failure).toBeTruthy();
+  });
+
+  it("a listener can stop the episode", async () => {
+    const s = setup();
+    const events = new EpisodeEvents();
+    events.on("step", (e) => {
+      if (e.record.step === 1) events.stop("enough");
+    });
+    const r = await run(s, {}, events);
+    expect(r.stopReason).toBe("aborted");
+    expect(r.accounting.forwardSteps).toBe(2);
+  });
+
+  it("emits typed events in order for a recovery", async () => {
+    const s = setup({ slipTicks: [2] });
+    const events = new EpisodeEvents();
+    const seen: string[] = [];
+    for (const name of ["detection", "selection", "recovery-start", "recovery-step", "recovery-end", "truncate", "episode-end"] as const) {
+      events.on(name, () => seen.push(name));
+    }
+    await run(s, { freezeWindow: 5 }, events);
+    const firstRecovery = seen.slice(seen.indexOf("selection") - 1, seen.indexOf("truncate") + 1);
+    expect(firstRecovery).toEqual(["detection", "selection", "recovery-start", "recovery-step", "recovery-step", "recovery-end", "truncate"]);
+    expect(seen.at(-1)).toBe("episode-end");
+  });
+
+  it("an environment failure ends the episode as env-error, not a crash", async () => {
+    const s = setup();
+    s.env.failAtStep = 3;
+    const r = await run(s);
+    expect(r.stopReason).toBe("env-error");
+    expect(r.envError).toMatch(/toy desktop crashed/);
+    expect(r.success).toBe(false);
+  });
+
+  it("rejects invalid options with a ConfigError naming the field", async () => {
+    const s = setup();
+    await expect(run(s, { recoveryBudget: 0 })).rejects.toThrow(/^recoveryBudget: must be >= 1$/);
+    await expect(run(s, { recoveryBudget: 0 })).rejects.toBeInstanceOf(ConfigError);
+    await expect(run(s, { restoration: "model", recoveryContext: "contextualized" })).rejects.toThrow(/summarizer/);
+    await expect(runEpisode({ task: TOY_TASK, components: { ...s.components, recoverer: undefined }, options: {} })).rejects.toThrow(/components.recoverer/);
+  });
+
+  it("gives the recovery sub-agent the target observation and the chosen context", async () => {
+    const s = setup({ slipTicks: [3] });
+    await run(s, { freezeWindow: 0, recoveryContext: "0-R" });
+    const first = s.recoverer.inputs[0];
+    expect(first.target.step).toBe(2);
+    expect(first.target.observation.text).toBe("ab");
+    expect(first.errorStep).toBe(3);
+    expect(first.context.kind).toBe("0-R");
+    expect(first.context.history.length).toBe(2);
+    expect(first.budget).toEqual({ used: 0, max: 10 });
+    const s2 = setup({ slipTicks: [3] });
+    const summarizer = { name: "sum", summarize: async () => ({ summary: "typed a and b", prompt: "sum@1", usage: [{ role: "summarizer" as const, model: "m", inputTokens: 1, outputTokens: 1, latencyMs: 1 }] }) };
+    const r2 = await runEpisode({ task: TOY_TASK, components: { ...s2.components, summarizer }, options: { freezeWindow: 0, recoveryContext: "contextualized" } });
+    expect(s2.recoverer.inputs[0].context).toEqual({ kind: "contextualized", history: [], summary: "typed a and b" });
+    expect(r2.accounting.models.summarizer?.calls).toBe(1);
+    expect(r2.prompts).toContain("sum@1");
+  });
+
+  it("a verifier that rejects a restored claim keeps the sub-agent going within its budget", async () => {
+    const s = setup({ slipTicks: [3] });
+    let verifies = 0;
+    const verifier = { name: "v", verify: async () => ({ verdict: (++verifies === 1 ? "mismatch" : "match") as "mismatch" | "match", reason: "r" }) };
+    const r = await runEpisode({ task: TOY_TASK, components: { ...s.components, verifier }, options: { freezeWindow: 0 } });
+    expect(verifies).toBe(2);
+    expect(r.success).toBe(true);
+  });
+
+  it("is deterministic: the same setup gives the same trajectory", async () => {
+    const a = await run(setup({ slipTicks: [2, 7] }), { freezeWindow: 1 });
+    const b = await run(setup({ slipTicks: [2, 7] }), { freezeWindow: 1 });
+    const strip = (r: typeof a) => r.trajectory.steps.map(({ envMs: _e, ...x }) => x);
+    expect(strip(a)).toEqual(strip(b));
+    expect(a.success).toBe(b.success);
+  });
+});
