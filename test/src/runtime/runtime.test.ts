@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../../../src/errors.ts";
+import { resolveRecoveryOptions } from "../../../src/runtime/options.ts";
+import { consumeFrozenStep, detectorGate, initialFreezeState, startFreeze } from "../../../src/runtime/freeze.ts";
+import { isValidErrorStep, recoveryContextHistory, truncateHistory } from "../../../src/runtime/history.ts";
+import { addUsage, bump, emptyAccounting, withoutTiming } from "../../../src/runtime/accounting.ts";
+import { guardedDetect } from "../../../src/runtime/detection.ts";
+import { EpisodeEvents } from "../../../src/runtime/events.ts";
+import type { HistoryEntry } from "../../../src/policy.ts";
+import type { DetectorInput, ErrorDetector } from "../../../src/detector.ts";
+
+const entry = (step: number): HistoryEntry => ({ step, observation: { screenshot: String(step).padStart(64, "0"), width: 1, height: 1 }, actions: [{ type: "WAIT" }] });
+const history = [0, 1, 2, 3, 4].map(entry);
+
+describe("resolveRecoveryOptions", () => {
+  it("fills the paper's defaults", () => {
+    const o = resolveRecoveryOptions();
+    expect(o).toMatchObject({ maxForwardSteps: 50, freezeWindow: 5, recoveryBudget: 10, maxRecoveryIterations: 3, recoveryStep: "error-minus-1", restoration: "model" });
+  });
+  it.each([
+    [{ recoveryBudget: 0 }, "recoveryBudget: must be >= 1"],
+    [{ freezeWindow: -1 }, "freezeWindow: must be >= 0"],
+    [{ freezeWindow: 1.5 }, "freezeWindow: must be an integer"],
+    [{ minConfidence: 2 }, "minConfidence: must be <= 1"],
+    [{ restoration: "magic" }, 'restoration: must be one of "model", "replay", "snapshot", "implicit", "none"'],
+  ])("rejects %j with a message naming the field", (input, message) => {
+    expect(() => resolveRecoveryOptions(input as never)).toThrow(message);
+    try {
+      resolveRecoveryOptions(input as never);
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      expect((e as ConfigError).field).toBe(message.split(":")[0]);
+    }
+  });
+  it("rejects unknown options by name", () => {
+    expect(() => resolveRecoveryOptions({ freezWindow: 3 } as never)).toThrow(/^freezWindow: unknown recovery option/);
+  });
+});
+
+describe("freeze window and retry cap", () => {
+  it("consults, freezes for F steps, then consults again; stops after the cap", () => {
+    let s = initialFreezeState();
+    const opts = { maxRecoveryIterations: 2, hasDetector: true };
+    expect(detectorGate(s, opts)).toBe("consult");
+    s = startFreeze(s, 2);
+    expect(detectorGate(s, opts)).toBe("frozen");
+    s = consumeFrozenStep(s);
+    expect(detectorGate(s, opts)).toBe("frozen");
+    s = consumeFrozenStep(s);
+    expect(detectorGate(s, opts)).toBe("consult");
+    s = startFreeze(s, 0);
+    expect(detectorGate(s, opts)).toBe("exhausted");
+    expect(detectorGate(s, { ...opts, hasDetector: false })).toBe("no-detector");
+  });
+});
+
+describe("history", () => {
+  it("truncates to entries 0..R-1", () => {
+    expect(truncateHistory(history, 2).map((h) => h.step)).toEqual([0, 1]);
+    expect(truncateHistory(history, 0)).toEqual([]);
+    expect(() => truncateHistory(history, 6)).toThrow(RangeError);
+  });
+  it("builds recovery contexts 0-E, 0-R, none, contextualized", () => {
+    expect(recoveryContextHistory("0-E", history, 3, 1).map((h) => h.step)).toEqual([0, 1, 2]);
+    expect(recoveryContextHistory("0-R", history, 3, 1).map((h) => h.step)).toEqual([0]);
+    expect(recoveryContextHistory("none", history, 3, 1)).toEqual([]);
+    expect(recoveryContextHistory("contextualized", history, 3, 1)).toEqual([]);
+  });
+  it("validates error steps against the history", () => {
+    expect(isValidErrorStep(4, 5)).toBe(true);
+    expect(isValidErrorStep(5, 5)).toBe(false);
+    expect(isValidErrorStep(1.5, 5)).toBe(false);
+  });
+});
+
+describe("accounting", () => {
+  it("adds usage per role and counters immutably", () => {
+    const a = emptyAccounting();
+    const b = addUsage(a, [
+      { role: "detector", model: "m", inputTokens: 10, outputTokens: 2, latencyMs: 5, costUsd: 0.01 },
+      { role: "detector", model: "m", inputTokens: 1, outputTokens: 1, latencyMs: 1, costUsd: 1, cached: true },
+      { role: "policy", model: "m", inputTokens: 3, outputTokens: 3, latencyMs: 1 },
+    ], "policy");
+    expect(a.models).toEqual({});
+    expect(b.models.detector).toEqual({ calls: 2, inputTokens: 11, outputTokens: 3, latencyMs: 6, costUsd: 0.01 });
+    expect(b.models.policy?.calls).toBe(1);
+    expect(bump(b, { detectorCalls: 2 }).detectorCalls).toBe(2);
+    expect(withoutTiming(bump(b, { envMs: 5 }))).not.toHaveProperty("envMs");
+  });
+});
+
+describe("guardedDetect", () => {
+  const input = { task: { id: "t", instruction: "i" }, history, observation: history[0].observation, step: 5, tick: 5, blobs: { get: async () => Buffer.alloc(0), has: async () => true } } as DetectorInput;
+  const det = (detect: ErrorDetector["detect"]): ErrorDetector => ({ name: "d", detect });
+  it("passes a valid detection through", async () => {
+    const r = await guardedDetect(det(async () => ({ isError: true, errorStep: 2, reason: "x", confidence: 0.8 })), input, 1000);
+    expect(r).toEqual({ failed: false, detection: { isError: true, errorStep: 2, reason: "x", confidence: 0.8 } });
+  });
+  it.each([
+    ["a throw", async () => { throw new Error("boom"); }, /boom/],
+    ["garbage", async () => ({ isError: 1 }), /isError/],
+    ["a confidence above 1", async () => ({ isError: true, errorStep: 1, reason: "", confidence: 7 }), /confidence/],
+    ["an error step beyond the history", async () => ({ isError: true, errorStep: 5, reason: "", confidence: 1 }), /outside the history/],
+    ["a timeout", () => new Promise(() => {}), /timed out/],
+  ])("turns %s into a counted failure with no error", async (_n, fn, msg) => {
+    const r = await guardedDetect(det(fn as ErrorDetector["detect"]), input, 20);
+    expect(r.failed).toBe(true);
+    expect(r.detection.isError).toBe(false);
+    expect(r.detection.failure).toMatch(msg);
+  });
+});
+
+describe("EpisodeEvents", () => {
+  it("delivers typed events and records a stop request", () => {
+    const ev = new EpisodeEvents();
+    const seen: number[] = [];
+    ev.on("truncate", (e) => {
+      seen.push(e.to);
+      ev.stop("seen enough");
+    });
+    ev.emit("truncate", { taskId: "t", attempt: 1, from: 4, to: 2, notice: null });
+    expect(seen).toEqual([2]);
+    expect(ev.stopRequested).toBe("seen enough");
+  });
+});
