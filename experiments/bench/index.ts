@@ -16,6 +16,7 @@ type BenchModule = { run(): Promise<BenchResult[]> };
 
 const BENCHES: Array<[string, () => Promise<BenchModule>]> = [
   ["ssim", () => import("./ssim.ts")],
+  ["graph-overhead", () => import("./graph-overhead.ts")],
 ];
 
 const only = process.argv[2];
