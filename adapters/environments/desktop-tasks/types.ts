@@ -1,0 +1,104 @@
+/**
+ * Tasks for real desktop apps (X11 on the host or in a container). Same shape as SimDesk tasks:
+ * a core `Task` whose `setup` says which files the user has and which apps are open, whose
+ * `evaluator` is an oracle over files on disk or the apps' accessibility tree, and a reference
+ * `plan` of Actions that solves it from the initial state.
+ */
+import { z } from "zod";
+import { ActionSchema } from "../../../src/action.ts";
+import type { Action } from "../../../src/action.ts";
+import type { Task } from "../../../src/task.ts";
+import { ConfigError } from "../../../src/errors.ts";
+
+/** The apps the desktops know how to launch and wait for. */
+export const DESKTOP_APPS = ["mousepad", "galculator", "gnumeric"] as const;
+export type DesktopApp = (typeof DESKTOP_APPS)[number];
+
+const relPath = z
+  .string()
+  .min(1)
+  .refine((p) => !p.startsWith("/") && !p.split("/").includes(".."), "must be a path inside the user's home (relative, no ..)");
+
+/** Initial state: files in the user's home and apps launched in order (cwd = home). */
+export const DesktopSetupSchema = z
+  .object({
+    /** Home-relative path -> UTF-8 content. Restored from this pristine copy on every reset. */
+    files: z.record(relPath, z.string()).default({}),
+    /** Apps to start, each waited for until its window shows. */
+    launch: z.array(z.object({ app: z.enum(DESKTOP_APPS), args: z.array(z.string()).default([]) }).strict()).min(1),
+  })
+  .strict();
+
+/** One oracle check. All checks of a task must pass for score 1. */
+export const DesktopCheckSchema = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("file-text"),
+    path: relPath,
+    /** Exact content (after trimming trailing whitespace when `trimEnd`). */
+    equals: z.string().optional(),
+    includes: z.array(z.string()).default([]),
+    excludes: z.array(z.string()).default([]),
+    /** @default true */
+    trimEnd: z.boolean().default(true),
+  }),
+  z.object({ type: z.literal("file-missing"), path: relPath }),
+  z.object({
+    type: z.literal("sheet-cells"),
+    /** A spreadsheet gnumeric's `ssconvert` reads (.gnumeric, .csv, .xlsx). */
+    path: relPath,
+    /** Cell (A1 notation) -> expected text as ssconvert writes it to CSV. */
+    cells: z.record(z.string().regex(/^[A-Z]{1,2}[1-9][0-9]*$/), z.string()),
+  }),
+  z.object({
+    type: z.literal("ax-text"),
+    /** Only nodes of this role ("label", "text"). */
+    role: z.string().optional(),
+    /** Some node's name or text value must equal this (after trimming). */
+    equals: z.string(),
+    /** Only nodes inside the app with this name ("galculator"). */
+    app: z.string().optional(),
+  }),
+]);
+export type DesktopCheck = z.infer<typeof DesktopCheckSchema>;
+
+export const DesktopEvaluatorSchema = z.object({ checks: z.array(DesktopCheckSchema).min(1) }).strict();
+
+export type DesktopSetup = z.output<typeof DesktopSetupSchema>;
+export type DesktopEvaluator = z.output<typeof DesktopEvaluatorSchema>;
+
+/** A plausible mistake at a plan step (same shape as SimDesk's MistakeSpec). */
+export interface DesktopMistake {
+  atStep: number;
+  kind: "misclick" | "typo" | "wrong-item" | "skip" | "premature-done" | "latent";
+  actions: Action[];
+  note: string;
+}
+
+/** A task for a real desktop app. */
+export interface DesktopTask extends Task<DesktopSetup, DesktopEvaluator> {
+  env: "x11";
+  plan: Action[];
+  mistakes: DesktopMistake[];
+  horizon: "short" | "medium" | "long";
+}
+
+/** Validate a task's setup and evaluator; throws a ConfigError naming the field. */
+export function parseDesktopTask(task: Task): { setup: DesktopSetup; evaluator: DesktopEvaluator } {
+  const setup = DesktopSetupSchema.safeParse(task.setup);
+  if (!setup.success) throw fieldError(task.id, "setup", setup.error);
+  const evaluator = DesktopEvaluatorSchema.safeParse(task.evaluator);
+  if (!evaluator.success) throw fieldError(task.id, "evaluator", evaluator.error);
+  if (task.plan) {
+    for (const [i, a] of task.plan.entries()) {
+      const ok = ActionSchema.safeParse(a);
+      if (!ok.success) throw fieldError(task.id, `plan.${i}`, ok.error);
+    }
+  }
+  return { setup: setup.data, evaluator: evaluator.data };
+}
+
+function fieldError(taskId: string, root: string, error: z.ZodError): ConfigError {
+  const issue = error.issues[0];
+  const field = [root, ...issue.path.map(String)].join(".");
+  return new ConfigError(`task ${taskId}: ${field}: ${issue.message}`, { field });
+}

@@ -1,0 +1,73 @@
+/**
+ * What a desktop environment needs from the machine that hosts the X server: the host itself
+ * (`HostX11Backend`) or a container (`ContainerBackend` in adapters/environments/docker).
+ * The environment logic (actions, settling, oracles) is shared on top of this.
+ */
+import type { Frame } from "./frame.ts";
+import type { DesktopApp } from "../desktop-tasks/types.ts";
+
+/** Result of a short command run on the desktop. */
+export interface ExecResult {
+  code: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/** Options of {@link DesktopBackend.exec}. */
+export interface ExecOptions {
+  /** Run as the desktop user with its session environment (DISPLAY, HOME, D-Bus). @default true */
+  asUser?: boolean;
+  /** Kill the command after this long. @default 15000 */
+  timeoutMs?: number;
+}
+
+/** An app to start in the user's session (cwd = home). */
+export interface AppLaunch {
+  app: DesktopApp;
+  args: string[];
+}
+
+/** A machine with an X server, a window manager, a session bus and a desktop user. */
+export interface DesktopBackend {
+  /** "x11" or "docker". */
+  readonly kind: string;
+  readonly width: number;
+  readonly height: number;
+  /** Whether `python3` with pyatspi is available for accessibility trees. */
+  readonly accessibility: boolean;
+  /** Start a fresh session: end running apps, restore the home from `files`, restart the bus. */
+  freshSession(files: Record<string, string>): Promise<void>;
+  /** Start an app in the background (tracked, ended by the next freshSession/close). */
+  launch(app: AppLaunch): Promise<void>;
+  /** Run a short command to completion. */
+  exec(argv: string[], options?: ExecOptions): Promise<ExecResult>;
+  /** One raw screen frame. */
+  captureFrame(): Promise<Frame>;
+  /** A file of the user's home, or undefined when it does not exist. */
+  readHomeFile(relPath: string): Promise<Buffer | undefined>;
+  /** End everything. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** The WM_CLASS of each app's main window, for waiting until it shows. */
+export const APP_WINDOW_CLASS: Record<DesktopApp, string> = {
+  mousepad: "mousepad",
+  galculator: "galculator",
+  gnumeric: "gnumeric",
+};
+
+/** Environment variables every app gets (deterministic rendering, no settings daemons). */
+export const APP_ENV: Record<string, string> = {
+  GSETTINGS_BACKEND: "memory",
+  GTK_OVERLAY_SCROLLING: "0",
+  NO_AT_BRIDGE: "0",
+  LANG: "C.UTF-8",
+  LC_ALL: "C.UTF-8",
+  TZ: "UTC",
+};
+
+/** The GTK 3 settings file written into every fresh home: no cursor blink, no animations. */
+export const GTK_SETTINGS_INI = "[Settings]\ngtk-cursor-blink=false\ngtk-enable-animations=false\n";
+
+/** Fixed modification time of restored files, so file dialogs look the same every run. */
+export const PRISTINE_MTIME = new Date("2024-01-01T00:00:00Z");

@@ -1,0 +1,160 @@
+/**
+ * Tracked child processes for real desktops. Every long-lived process (X server, D-Bus, window
+ * manager, apps) is started in its own process group and recorded by PID, so closing the desktop
+ * (or the host process dying on an error, SIGINT or SIGTERM) ends it and everything it spawned.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { openSync, closeSync } from "node:fs";
+import { EnvironmentError } from "../../../src/errors.ts";
+import { logger } from "../../../src/logger.ts";
+
+/** Run-as identity for child processes. */
+export interface RunAs {
+  uid: number;
+  gid: number;
+}
+
+/** Options of {@link ProcessGroup.start}. */
+export interface StartOptions {
+  /** A short name for logs and errors ("xvfb", "mousepad"). */
+  name: string;
+  argv: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Run as this user instead of the current one. */
+  runAs?: RunAs;
+  /** Append stdout and stderr here instead of discarding them. */
+  logFile?: string;
+  /** Extra pipe fds (e.g. Xvfb's `-displayfd 3`). @default 0 */
+  extraPipes?: number;
+}
+
+/** A process started by a {@link ProcessGroup}. */
+export interface TrackedProcess {
+  name: string;
+  pid: number;
+  child: ChildProcess;
+  /** Resolves with the exit code (or signal name) when the process ends. */
+  exited: Promise<number | string>;
+}
+
+const LIVE = new Set<ProcessGroup>();
+let hooksInstalled = false;
+
+/** Kill every live group synchronously; used on process exit and fatal signals. */
+function killAllSync(): void {
+  for (const group of LIVE) group.killSync();
+}
+
+function installHooks(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  process.on("exit", killAllSync);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.on(signal, () => {
+      killAllSync();
+      // Keep the default meaning of the signal once our children are gone, unless someone
+      // else (the CLI) also listens and decides.
+      if (process.listenerCount(signal) <= 1) process.exit(128 + (signal === "SIGINT" ? 2 : signal === "SIGTERM" ? 15 : 1));
+    });
+  }
+}
+
+/** A set of processes owned by one desktop. */
+export class ProcessGroup {
+  private readonly procs = new Map<number, TrackedProcess>();
+
+  constructor(readonly label: string) {
+    installHooks();
+    LIVE.add(this);
+  }
+
+  /** Start a process in its own process group and track it. */
+  start(options: StartOptions): TrackedProcess {
+    const out = options.logFile ? openSync(options.logFile, "a") : "ignore";
+    const extra = Array.from({ length: options.extraPipes ?? 0 }, () => "pipe" as const);
+    let child: ChildProcess;
+    try {
+      child = spawn(options.argv[0], options.argv.slice(1), {
+        env: options.env,
+        cwd: options.cwd,
+        uid: options.runAs?.uid,
+        gid: options.runAs?.gid,
+        detached: true,
+        stdio: ["ignore", out, out, ...extra],
+      });
+    } finally {
+      if (typeof out === "number") closeSync(out);
+    }
+    if (child.pid === undefined) {
+      throw new EnvironmentError(`${this.label}: could not start ${options.name} (${options.argv[0]}): is it installed?`, { retryable: false });
+    }
+    const pid = child.pid;
+    const exited = new Promise<number | string>((resolve) => {
+      child.once("exit", (code, signal) => {
+        this.procs.delete(pid);
+        resolve(code ?? signal ?? "unknown");
+      });
+      child.once("error", (err) => {
+        this.procs.delete(pid);
+        logger.warn({ err, name: options.name }, "desktop process error");
+        resolve("error");
+      });
+    });
+    const tracked: TrackedProcess = { name: options.name, pid, child, exited };
+    this.procs.set(pid, tracked);
+    return tracked;
+  }
+
+  /** PIDs of processes still running. */
+  pids(): number[] {
+    return [...this.procs.keys()];
+  }
+
+  /** Whether this tracked process is still running. */
+  alive(p: TrackedProcess): boolean {
+    return this.procs.has(p.pid);
+  }
+
+  /** End one process and its group: SIGTERM, then SIGKILL after `graceMs`. */
+  async stop(p: TrackedProcess, graceMs = 1500): Promise<void> {
+    if (!this.procs.has(p.pid)) return;
+    signalGroup(p.pid, "SIGTERM");
+    const timer = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), graceMs).unref());
+    if ((await Promise.race([p.exited, timer])) === "timeout") {
+      signalGroup(p.pid, "SIGKILL");
+      await p.exited;
+    }
+    // Members of the group that outlive the leader (activated D-Bus services) go too.
+    signalGroup(p.pid, "SIGKILL");
+  }
+
+  /** End processes in reverse start order. */
+  async stopAll(graceMs = 1500): Promise<void> {
+    const all = [...this.procs.values()].reverse();
+    for (const p of all) await this.stop(p, graceMs);
+  }
+
+  /** SIGKILL everything now (exit paths that cannot await). */
+  killSync(): void {
+    for (const pid of this.procs.keys()) signalGroup(pid, "SIGKILL");
+  }
+
+  /** Stop all processes and forget this group. */
+  async dispose(): Promise<void> {
+    await this.stopAll();
+    LIVE.delete(this);
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
