@@ -16,7 +16,7 @@ describe("embedding and wrapping", () => {
     });
     const Parent = Annotation.Root({ task: Annotation<Task>(), result: Annotation<EpisodeResult>(), summary: Annotation<string>() });
     const parent = new StateGraph(Parent)
-      .addNode("retrace", inner)
+      .addNode("retrace", async (s: typeof Parent.State) => ({ result: (await inner.invoke({ task: s.task })).result! }))
       .addNode("report", (s: typeof Parent.State) => ({ summary: `${s.result.taskId}: ${s.result.success} after ${s.result.accounting.recoveryAttempts} recovery` }))
       .addEdge(START, "retrace")
       .addEdge("retrace", "report")

@@ -11,7 +11,8 @@ function setup(opts: { slipTicks?: number[]; skill?: number; detector?: ErrorDet
   const blobs = newBlobs();
   const env = new ToyDesk(blobs);
   const policy = createToyPolicy({ slipTicks: opts.slipTicks, pointerMoves: opts.pointerMoves });
-  const detector = opts.detector === undefined ? createToyDetector() : opts.detector;
+  const toyDetector = createToyDetector();
+  const detector = (opts.detector === undefined ? toyDetector : opts.detector) as typeof toyDetector | null;
   const recoverer = createToyRecoverer({ skill: opts.skill });
   const components: EpisodeComponents = { policy, env, blobs, recoverer, ...(detector ? { detector } : {}) };
   return { blobs, env, policy, detector, recoverer, components };
