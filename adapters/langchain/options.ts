@@ -14,6 +14,7 @@ import type { HistoryEntry } from "../../src/policy.ts";
 import { RECOVERY_STEP_STRATEGIES, type RecoveryStepSelector, type Selection } from "../../src/selector.ts";
 import type { TaskSpec } from "../../src/task.ts";
 import type { RestorationMode } from "../../src/recovery.ts";
+import type { ModelUsage } from "../../src/usage.ts";
 import type { EpisodeEvents } from "../../src/runtime/events.ts";
 import { ConfigError } from "../../src/errors.ts";
 
@@ -44,6 +45,10 @@ export interface RestoreResult {
   /** The observation after restoring; when absent, `observe()` is called. */
   observation?: Observation;
   detail?: string;
+  /** Model calls the routine made (recoverer, summarizer, verifier), for accounting. */
+  usage?: ModelUsage[];
+  /** `id@version` of the prompts the routine used. */
+  prompts?: string[];
 }
 
 /** Options of {@link recoveryMiddleware}. */

@@ -25,6 +25,8 @@ import { logger } from "../../src/logger.ts";
 import { EpisodeEvents } from "../../src/runtime/events.ts";
 import { consumeFrozenStep, detectorGate, initialFreezeState, startFreeze, type FreezeState } from "../../src/runtime/freeze.ts";
 import { guardedDetect } from "../../src/runtime/detection.ts";
+import { addUsage, bump, emptyAccounting } from "../../src/runtime/accounting.ts";
+import type { EpisodeAccounting } from "../../src/episode.ts";
 import { createStepSelector, guardedSelect } from "../../src/selectors/index.ts";
 import postRestorationTransition from "../../prompts/post-restoration-transition.ts";
 import { resolveOptions, type RecoveryMiddlewareOptions, type RestoreResult } from "./options.ts";
@@ -40,11 +42,9 @@ export interface RecoveryTrack extends FreezeState {
   tick: number;
   /** Position of the next step record (events). */
   seq: number;
-  detectorCalls: number;
-  detectorFailures: number;
-  frozenSkipped: number;
-  recoverySteps: number;
-  /** `id@version` of every prompt the middleware or its detector/selector used. */
+  /** The runtime's accounting: steps, detector calls and failures, frozen skips, model usage per role (timing fields stay 0). */
+  accounting: EpisodeAccounting;
+  /** `id@version` of every prompt the middleware or its detector/selector/restore routine used. */
   prompts: string[];
 }
 
@@ -54,7 +54,7 @@ export const MIDDLEWARE_TRANSITION_PROMPT = promptRef(postRestorationTransition)
 const TrackSchema = z.custom<RecoveryTrack>((v) => v === undefined || (typeof v === "object" && v !== null));
 
 function initialTrack(): RecoveryTrack {
-  return { ...initialFreezeState(), history: [], tick: 0, seq: 0, detectorCalls: 0, detectorFailures: 0, frozenSkipped: 0, recoverySteps: 0, prompts: [] };
+  return { ...initialFreezeState(), history: [], tick: 0, seq: 0, accounting: emptyAccounting(), prompts: [] };
 }
 
 function taskFrom(messages: readonly BaseMessage[]): TaskSpec {
@@ -101,6 +101,7 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
         track.history.push(entry);
         track.pending = undefined;
         const record: StepRecord = { seq: track.seq++, role: "forward", step: t, actions: entry.actions, response: entry.response, before: before.screenshot, after: current.screenshot };
+        track.accounting = bump(track.accounting, { forwardSteps: 1 });
         events.emit("step", { taskId: task.id, record, tick: ++track.tick });
       }
       track.pending = current;
@@ -110,7 +111,7 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
       if (gate !== "consult") {
         if (gate === "frozen") {
           Object.assign(track, consumeFrozenStep(track));
-          track.frozenSkipped++;
+          track.accounting = bump(track.accounting, { frozenSkipped: 1 });
         }
         events.emit("freeze", { taskId: task.id, step: t, gate, remaining: track.freezeRemaining });
         return { retrace: track };
@@ -120,8 +121,7 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
         { task, history: track.history, observation: current, step: t, tick: track.tick, blobs: o.blobs, signal },
         o.detectorTimeoutMs,
       );
-      track.detectorCalls++;
-      if (failed) track.detectorFailures++;
+      track.accounting = addUsage(bump(track.accounting, { detectorCalls: 1, detectorFailures: failed ? 1 : 0 }), detection.usage, "detector");
       addPrompt(track, detection.prompt);
       const triggered = detection.isError && detection.errorStep !== null && detection.confidence >= o.minConfidence;
       events.emit("detection", { taskId: task.id, step: t, detection, triggered });
@@ -139,9 +139,11 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
         signal,
       });
       addPrompt(track, selection.prompt);
+      track.accounting = addUsage(track.accounting, selection.usage, "selector");
       const R = selection.step;
       events.emit("selection", { taskId: task.id, errorStep: E, recoveryStep: R, strategy: o.recoveryStep, selection });
       Object.assign(track, startFreeze(track, o.freezeWindow));
+      track.accounting = bump(track.accounting, { recoveryAttempts: 1 });
       const attempt = track.recoveryAttempts;
       const target = { step: R, observation: track.history[R]?.observation ?? current };
       events.emit("recovery-start", { taskId: task.id, attempt, mode: o.restoration, errorStep: E, recoveryStep: R, target: target.observation });
@@ -157,7 +159,8 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
       }
       const steps = result.steps ?? 0;
       events.emit("recovery-end", { taskId: task.id, attempt, mode: o.restoration, restored: result.restored, steps, reason: result.detail ?? "" });
-      track.recoverySteps += steps;
+      track.accounting = addUsage(bump(track.accounting, { recoverySteps: steps }), result.usage, "recoverer");
+      for (const ref of result.prompts ?? []) addPrompt(track, ref);
       track.tick += steps;
       const restoredObs = result.observation ?? (await o.observe());
 

@@ -3,7 +3,7 @@ import { createAgent, fakeModel, tool } from "langchain";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import sharp from "sharp";
-import { recoveryMiddleware } from "../../../adapters/langchain/recovery-middleware.ts";
+import { recoveryMiddleware, type RecoveryTrack } from "../../../adapters/langchain/recovery-middleware.ts";
 import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
 import { createLlmStepSelector } from "../../../adapters/llm/selector.ts";
 import type { ScriptedOpenAIServer, ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
@@ -138,16 +138,12 @@ describe("recoveryMiddleware with a real createAgent", () => {
     // The detector blamed step 2 from a history of 3 entries; its request carried that history.
     expect(server.requests[2].body.messages[1].content[0].text).toContain("numbered 0 to 2");
 
-    const track = (result as unknown as { retrace: Record<string, unknown> }).retrace as {
-      history: { actions: { text: string }[] }[];
-      recoveryAttempts: number;
-      detectorCalls: number;
-      frozenSkipped: number;
-      recoverySteps: number;
-      prompts: string[];
-    };
-    expect(track.history.map((e) => e.actions[0].text)).toEqual(["a", "b", "c", "d"]);
-    expect(track).toMatchObject({ recoveryAttempts: 1, detectorCalls: 4, frozenSkipped: 2, recoverySteps: 1 });
+    const track = (result as unknown as { retrace: RecoveryTrack }).retrace;
+    expect(track.history.map((e) => (e.actions[0] as { text: string }).text)).toEqual(["a", "b", "c", "d"]);
+    expect(track.recoveryAttempts).toBe(1);
+    expect(track.accounting).toMatchObject({ forwardSteps: 6, recoveryAttempts: 1, detectorCalls: 4, detectorFailures: 0, frozenSkipped: 2, recoverySteps: 1 });
+    expect(track.accounting.models.detector).toMatchObject({ calls: 4 });
+    expect(track.accounting.models.detector!.inputTokens).toBeGreaterThan(0);
     expect(track.prompts).toEqual(["error-detector.system@1+error-detector.user@1", "post-restoration.transition@1"]);
     const final = result.messages as BaseMessage[];
     expect(kinds(final)).toEqual(["human", "ai", "tool", "human", "ai", "tool", "ai", "tool", "ai", "tool", "ai"]);
@@ -178,7 +174,7 @@ describe("recoveryMiddleware with a real createAgent", () => {
     const result = await createAgent({ model, tools: [desk.typeText], middleware: [mw] }).invoke({ messages: [new HumanMessage("Type abc.")] });
     expect(desk.text).toBe("abc");
     expect(server.calls).toBe(1 + 3 - F);
-    expect((result as unknown as { retrace: { frozenSkipped: number } }).retrace.frozenSkipped).toBe(F);
+    expect((result as unknown as { retrace: RecoveryTrack }).retrace.accounting.frozenSkipped).toBe(F);
     server.verify();
   });
 
