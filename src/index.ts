@@ -80,5 +80,7 @@ export { createLlmPerturbationPolicy } from "../adapters/llm/perturber.ts";
 export type { LlmPerturbationPolicyOptions } from "../adapters/llm/perturber.ts";
 export type { ActionParser } from "../adapters/llm/reply-actions.ts";
 export { recoveryMiddleware } from "../adapters/langchain/recovery-middleware.ts";
+export { recoverWithPolicy } from "../adapters/langchain/recover-with-policy.ts";
+export type { RecoverWithPolicyOptions } from "../adapters/langchain/recover-with-policy.ts";
 export type { RecoveryTrack } from "../adapters/langchain/recovery-middleware.ts";
 export type { RecoveryMiddlewareOptions, RestoreRequest, RestoreResult } from "../adapters/langchain/options.ts";
