@@ -20,3 +20,6 @@ export { applyAction } from "./engine.ts";
 export type { ActionInfo } from "./engine.ts";
 export { fullStateHash, semanticHash, semanticView } from "./hashing.ts";
 export type { DeskState } from "./types.ts";
+export { SIMDESK_TASKS, getSimDeskTask } from "./tasks/index.ts";
+export { defineSimDeskTask, PlanBuilder } from "./tasks/builder.ts";
+export type { TaskDef } from "./tasks/builder.ts";
