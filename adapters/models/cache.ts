@@ -43,13 +43,6 @@ export interface CachedChatModel extends ChatModel {
   keyOf(request: ChatRequest): string;
 }
 
-/** One stored entry. */
-interface CacheEntry {
-  key: string;
-  request: unknown;
-  response: { text: string; inputTokens: number; outputTokens: number };
-}
-
 const KEY_VERSION = 1;
 
 /** Validate a `--cache` value. */
@@ -59,11 +52,9 @@ export function parseCacheMode(value: string): CacheMode {
 }
 
 /** The canonical request a key is computed from (exported for tests and debugging). */
-export function canonicalRequest(model: ChatModel, request: ChatRequest, namespace = ""): unknown {
+export function canonicalRequest(model: ChatModel, request: ChatRequest): unknown {
   const params = (model as { requestParams?: Record<string, unknown> }).requestParams ?? {};
   return {
-    v: KEY_VERSION,
-    namespace,
     model: model.model,
     params,
     messages: request.messages,
@@ -73,81 +64,105 @@ export function canonicalRequest(model: ChatModel, request: ChatRequest, namespa
   };
 }
 
-/** Wrap a model with a record/replay cache. `mode: "off"` returns a pass-through with stats. */
-export function withCache(model: ChatModel, options: CacheOptions): CachedChatModel {
+/** A record/replay store for any JSON request/response pair (used by withCache and the computer-use policies). */
+export interface RecordReplay {
+  readonly mode: CacheMode;
+  readonly stats: CacheStats;
+  /** The key of a canonical (symbolic, secret-free) request. */
+  keyOf(request: unknown): string;
+  /**
+   * Serve `request` from the store when the mode reads and an entry exists (`cached: true`),
+   * else call and record when the mode writes.
+   */
+  run<T>(request: unknown, call: () => Promise<T>): Promise<{ value: T; cached: boolean }>;
+}
+
+/** Create a {@link RecordReplay} store on disk (one file per key). */
+export function createRecordReplay(options: CacheOptions): RecordReplay {
   const mode = options.mode ?? "readwrite";
   if (!(CACHE_MODES as readonly string[]).includes(mode)) parseCacheMode(String(mode));
   if (mode !== "off" && !options.dir) throw new ConfigError("cache.dir: give a directory for the model-call cache", { field: "cache.dir" });
   const stats: CacheStats = { hits: 0, misses: 0, writes: 0 };
-  const inflight = new Map<string, Promise<ChatResponse>>();
-  const keyOf = (request: ChatRequest) => hashValue(canonicalRequest(model, request, options.namespace));
+  const keyOf = (request: unknown) => hashValue({ v: KEY_VERSION, namespace: options.namespace ?? "", request });
   const fileOf = (key: string) => join(options.dir, key.slice(0, 2), `${key}.json`);
   const reads = mode === "read" || mode === "readwrite";
   const writes = mode === "write" || mode === "readwrite";
-
-  const load = async (key: string): Promise<CacheEntry | undefined> => {
-    try {
-      const entry = JSON.parse(await readFile(fileOf(key), "utf8")) as CacheEntry;
-      return entry.key === key ? entry : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  const store = async (key: string, request: ChatRequest, res: ChatResponse) => {
-    const file = fileOf(key);
-    await mkdir(join(options.dir, key.slice(0, 2)), { recursive: true });
-    const entry: CacheEntry = {
-      key,
-      request: canonicalRequest(model, request, options.namespace),
-      response: { text: res.text, inputTokens: res.usage.inputTokens, outputTokens: res.usage.outputTokens },
-    };
-    const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-    await writeFile(tmp, JSON.stringify(entry) + "\n");
-    await rename(tmp, file);
-    stats.writes++;
-  };
-
-  const run = async (key: string, request: ChatRequest): Promise<ChatResponse> => {
-    if (reads) {
-      const started = performance.now();
-      const hit = await load(key);
-      if (hit) {
-        stats.hits++;
-        return {
-          text: hit.response.text,
-          usage: {
-            role: request.role,
-            model: model.model,
-            ...(request.prompt && { prompt: request.prompt }),
-            inputTokens: hit.response.inputTokens,
-            outputTokens: hit.response.outputTokens,
-            latencyMs: Math.round(performance.now() - started),
-            costUsd: 0,
-            cached: true,
-          },
-        };
+  return {
+    mode,
+    stats,
+    keyOf,
+    async run<T>(request: unknown, call: () => Promise<T>) {
+      if (mode === "off") {
+        stats.misses++;
+        return { value: await call(), cached: false };
+      }
+      const key = keyOf(request);
+      if (reads) {
+        try {
+          const entry = JSON.parse(await readFile(fileOf(key), "utf8")) as { key: string; response: T };
+          if (entry.key === key) {
+            stats.hits++;
+            return { value: entry.response, cached: true };
+          }
+        } catch {
+          // a miss
+        }
       }
       stats.misses++;
       if (mode === "read" && options.onMiss === "throw")
         throw new ConfigError(`cache: no recorded answer for request ${key.slice(0, 12)} in ${options.dir} (mode "read"); re-run with --cache readwrite to record it`, { field: "cache" });
-    } else {
-      stats.misses++;
-    }
-    const res = await model.complete(request);
-    if (writes) await store(key, request, res);
-    return res;
+      const value = await call();
+      if (writes) {
+        const file = fileOf(key);
+        await mkdir(join(options.dir, key.slice(0, 2)), { recursive: true });
+        const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
+        await writeFile(tmp, JSON.stringify({ key, request, response: value }) + "\n");
+        await rename(tmp, file);
+        stats.writes++;
+      }
+      return { value, cached: false };
+    },
+  };
+}
+
+/** Wrap a model with a record/replay cache. `mode: "off"` returns a pass-through with stats. */
+export function withCache(model: ChatModel, options: CacheOptions): CachedChatModel {
+  const store = createRecordReplay(options);
+  const inflight = new Map<string, Promise<ChatResponse>>();
+  const canonical = (request: ChatRequest) => canonicalRequest(model, request);
+  const keyOf = (request: ChatRequest) => store.keyOf(canonical(request));
+  const params = (model as { requestParams?: Record<string, unknown> }).requestParams;
+
+  const run = async (request: ChatRequest): Promise<ChatResponse> => {
+    const started = performance.now();
+    let live: ChatResponse | undefined;
+    const { value, cached } = await store.run(canonical(request), async () => {
+      live = await model.complete(request);
+      return { text: live.text, inputTokens: live.usage.inputTokens, outputTokens: live.usage.outputTokens };
+    });
+    if (!cached && live) return live;
+    return {
+      text: value.text,
+      usage: {
+        role: request.role,
+        model: model.model,
+        ...(request.prompt && { prompt: request.prompt }),
+        inputTokens: value.inputTokens,
+        outputTokens: value.outputTokens,
+        latencyMs: Math.round(performance.now() - started),
+        costUsd: 0,
+        cached: true,
+      },
+    };
   };
 
   return {
     model: model.model,
-    stats,
+    stats: store.stats,
     keyOf,
-    ...((model as { requestParams?: Record<string, unknown> }).requestParams && { requestParams: (model as { requestParams?: Record<string, unknown> }).requestParams }),
+    ...(params && { requestParams: params }),
     async complete(request: ChatRequest): Promise<ChatResponse> {
-      if (mode === "off") {
-        stats.misses++;
-        return model.complete(request);
-      }
+      if (store.mode === "off") return run(request);
       const key = keyOf(request);
       // identical concurrent requests share one call
       const pending = inflight.get(key);
@@ -155,7 +170,7 @@ export function withCache(model: ChatModel, options: CacheOptions): CachedChatMo
         const res = await pending;
         return { text: res.text, usage: { ...res.usage, role: request.role, latencyMs: 0, costUsd: 0, cached: true } };
       }
-      const p = run(key, request);
+      const p = run(request);
       inflight.set(key, p);
       try {
         return await p;

@@ -52,3 +52,39 @@ export async function toOpenAIMessages(messages: readonly ChatMessage[], blobs: 
   }
   return out;
 }
+
+/** Placeholder for a screenshot inside a vendor request body before it is sent (keeps cache keys small and symbolic). */
+export const BLOB_URL_PREFIX = "retrace-blob:";
+
+/** The placeholder URL of a blob. */
+export function blobUrl(ref: string): string {
+  return BLOB_URL_PREFIX + ref;
+}
+
+/**
+ * A deep copy of a request body with every `retrace-blob:<ref>` string replaced: by a data URL
+ * (`as: "data-url"`) or by bare base64 (`as: "base64"`, Anthropic's image source).
+ */
+export async function materializeBlobUrls<T>(value: T, blobs: BlobReader, as: "data-url" | "base64" = "data-url"): Promise<T> {
+  const cache = new Map<string, string>();
+  const walk = async (v: unknown): Promise<unknown> => {
+    if (typeof v === "string" && v.startsWith(BLOB_URL_PREFIX)) {
+      const ref = v.slice(BLOB_URL_PREFIX.length);
+      let out = cache.get(ref);
+      if (out === undefined) {
+        const bytes = await blobs.get(ref);
+        out = as === "data-url" ? imageDataUrl(bytes) : Buffer.from(bytes).toString("base64");
+        cache.set(ref, out);
+      }
+      return out;
+    }
+    if (Array.isArray(v)) return Promise.all(v.map(walk));
+    if (v && typeof v === "object") {
+      const o: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) o[k] = await walk(x);
+      return o;
+    }
+    return v;
+  };
+  return (await walk(value)) as T;
+}

@@ -1,0 +1,175 @@
+/**
+ * Anthropic computer use as a forward policy, through the official SDK (@anthropic-ai/sdk 1.14.0,
+ * pinned; it runs on Node 20) and the beta `computer` tool. The Messages API is stateless, so the
+ * conversation is rebuilt from the history each step: the first user turn carries the task and
+ * o_0; each past step contributes its assistant content (kept in the entry's memo) and a user
+ * turn with the tool results, whose screenshot is the next observation (only the last N carry the
+ * image). A truncated history therefore truncates the model's context as well. The notice goes
+ * into the last user turn, after the tool results. An answer without a tool call ends the task
+ * (DONE), as in Anthropic's reference loop. Calls use the SDK's retries and timeout and an
+ * optional record/replay cache keyed by the request with screenshots as hashes.
+ */
+import Anthropic from "@anthropic-ai/sdk";
+import { formatAction, type Action } from "../../../src/action.ts";
+import { AdapterError, ConfigError } from "../../../src/errors.ts";
+import type { ForwardPolicy, HistoryEntry, JsonValue, PolicyDecision, PolicyFailure, PolicyInput } from "../../../src/policy.ts";
+import { runtimeSettings, type RuntimeSettings } from "../../../src/settings.ts";
+import type { ModelUsage } from "../../../src/usage.ts";
+import { anthropicComputerInputToActions, type AnthropicComputerInput } from "../../actions/anthropic/convert.ts";
+import { toPolicyFailure, unparseable } from "../../actions/errors.ts";
+import { createRecordReplay, type CacheOptions } from "../../models/cache.ts";
+import { blobUrl, materializeBlobUrls } from "../../models/content.ts";
+import { abortError, toAdapterError } from "../../models/errors.ts";
+import { costUsd, type PriceTable } from "../../models/pricing.ts";
+import type { ChatPolicyStats } from "../openai/chat-policy.ts";
+
+/** Options for {@link createAnthropicPolicy}. */
+export interface AnthropicPolicyOptions {
+  /** @default "claude-sonnet-4-5" */
+  model?: string;
+  /** API origin (without /v1). @default the SDK's (api.anthropic.com) */
+  baseURL?: string;
+  /** @default settings.anthropicApiKey (ANTHROPIC_API_KEY) */
+  apiKey?: string;
+  /** Computer tool version and the beta flag it needs. @default { tool: "computer_20250124", beta: "computer-use-2025-01-24" } */
+  toolVersion?: { tool: "computer_20250124" | "computer_20241022"; beta: string };
+  /** Screenshots of the last this-many steps are sent as images; older tool results as text. @default 3 */
+  historyImages?: number;
+  /** @default 1024 */
+  maxTokens?: number;
+  /** @default 0.7 */
+  temperature?: number;
+  /** System prompt. @default a short instruction to operate the computer with the tool */
+  system?: string;
+  /** SDK retries on 429/5xx/timeouts. @default 3 */
+  maxRetries?: number;
+  /** Per-attempt timeout in ms. @default 120000 */
+  timeoutMs?: number;
+  /** Record/replay cache of the calls. @default none */
+  cache?: CacheOptions;
+  /** Prices for cost accounting. @default none */
+  prices?: PriceTable;
+  /** Name in records. @default "anthropic-cua:<model>" */
+  name?: string;
+  /** Settings to fall back on. @default runtimeSettings() */
+  settings?: RuntimeSettings;
+}
+
+/** What a step remembers: the assistant content blocks, to rebuild the conversation. */
+interface AnthropicMemo {
+  content: any[];
+}
+
+const DEFAULT_SYSTEM =
+  "You operate a Linux desktop through the computer tool to carry out the user's task. After each action you receive a new screenshot. When the task is complete, say so without calling the tool.";
+
+/** Create an Anthropic computer-use policy. */
+export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): ForwardPolicy & { readonly stats: ChatPolicyStats } {
+  const settings = options.settings ?? runtimeSettings();
+  const apiKey = options.apiKey ?? settings.anthropicApiKey;
+  if (!apiKey && !options.baseURL) throw new ConfigError("apiKey: set ANTHROPIC_API_KEY or pass apiKey for Anthropic computer use", { field: "apiKey" });
+  const model = options.model ?? "claude-sonnet-4-5";
+  const maxRetries = options.maxRetries ?? 3;
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const version = options.toolVersion ?? { tool: "computer_20250124", beta: "computer-use-2025-01-24" };
+  const client = new Anthropic({ apiKey: apiKey ?? "no-key", ...(options.baseURL && { baseURL: options.baseURL }), maxRetries, timeout: timeoutMs, logLevel: "off" });
+  const cache = createRecordReplay(options.cache ?? { dir: "", mode: "off" });
+  const historyImages = options.historyImages ?? 3;
+  const stats: ChatPolicyStats = { calls: 0, failures: {} };
+  const fail = (failure: PolicyFailure, rest: Partial<PolicyDecision> = {}): PolicyDecision => {
+    stats.failures[failure.kind] = (stats.failures[failure.kind] ?? 0) + 1;
+    return { actions: [], failure, ...rest };
+  };
+
+  const requestFor = (input: PolicyInput): Record<string, unknown> => {
+    const h = input.history;
+    const observations = [...h.map((e) => e.observation), input.observation];
+    const withImage = (i: number) => i >= observations.length - 1 - historyImages;
+    const image = (i: number) => ({ type: "image", source: { type: "base64", media_type: "image/png", data: blobUrl(observations[i].screenshot) } });
+    const messages: { role: "user" | "assistant"; content: any[] }[] = [];
+    messages.push({ role: "user", content: [{ type: "text", text: input.task.instruction }, ...(withImage(0) ? [image(0)] : [{ type: "text", text: "(screenshot omitted)" }])] });
+    h.forEach((entry, i) => {
+      const memo = asMemo(entry.memo);
+      const next = i + 1;
+      const shot = withImage(next) ? [image(next)] : [{ type: "text", text: "(screenshot omitted)" }];
+      const toolUses = memo ? memo.content.filter((b) => b?.type === "tool_use") : [];
+      messages.push({ role: "assistant", content: memo && memo.content.length ? memo.content : [{ type: "text", text: describe(entry) }] });
+      messages.push({
+        role: "user",
+        content: toolUses.length ? toolUses.map((t, k) => ({ type: "tool_result", tool_use_id: t.id, content: k === toolUses.length - 1 ? shot : [{ type: "text", text: "done" }] })) : shot,
+      });
+    });
+    if (input.notice) messages[messages.length - 1].content.push({ type: "text", text: input.notice });
+    return {
+      model,
+      max_tokens: options.maxTokens ?? 1024,
+      temperature: options.temperature ?? 0.7,
+      system: options.system ?? DEFAULT_SYSTEM,
+      tools: [{ type: version.tool, name: "computer", display_width_px: input.observation.width, display_height_px: input.observation.height, display_number: 1 }],
+      betas: [version.beta],
+      messages,
+    };
+  };
+
+  return {
+    name: options.name ?? `anthropic-cua:${model}`,
+    stats,
+    async propose(input: PolicyInput): Promise<PolicyDecision> {
+      if (input.signal?.aborted) throw abortError(input.signal);
+      const request = requestFor(input);
+      stats.calls++;
+      const started = performance.now();
+      let res: { content: any[]; usage: { input_tokens: number; output_tokens: number } };
+      let cached: boolean;
+      try {
+        ({ value: res, cached } = await cache.run(request, async () => {
+          const body = await materializeBlobUrls(request, input.blobs, "base64");
+          const r = await client.beta.messages.create(body as never, { signal: input.signal });
+          const msg = r as unknown as { content: any[]; usage?: { input_tokens?: number; output_tokens?: number } };
+          return { content: msg.content, usage: { input_tokens: msg.usage?.input_tokens ?? 0, output_tokens: msg.usage?.output_tokens ?? 0 } };
+        }));
+      } catch (err) {
+        if (input.signal?.aborted) throw abortError(input.signal);
+        if (err instanceof ConfigError) throw err;
+        return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `Anthropic computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey] })).message });
+      }
+      const { input_tokens: inputTokens, output_tokens: outputTokens } = res.usage;
+      const cost = costUsd(options.prices, model, { inputTokens, outputTokens });
+      const usage: ModelUsage = {
+        role: "policy",
+        model,
+        inputTokens,
+        outputTokens,
+        latencyMs: Math.round(performance.now() - started),
+        ...(cached ? { costUsd: 0, cached: true } : cost !== undefined ? { costUsd: cost } : {}),
+      };
+      const content = Array.isArray(res.content) ? res.content : [];
+      const text = content.map((b) => (b?.type === "text" ? b.text : b?.type === "tool_use" ? `tool_use ${JSON.stringify(b.input)}` : "")).filter(Boolean).join("\n");
+      const memo = { content } as unknown as JsonValue;
+      const uses = content.filter((b) => b?.type === "tool_use");
+      if (!uses.length) {
+        if (!text.trim()) return fail({ kind: "empty", message: "the response has neither a tool call nor text" }, { usage: [usage] });
+        return { actions: [{ type: "DONE" }], response: text, usage: [usage], memo };
+      }
+      try {
+        const actions: Action[] = uses.flatMap((u) => {
+          if (u.name !== "computer") throw unparseable(`the model called tool "${String(u.name)}", but only "computer" is offered`);
+          return anthropicComputerInputToActions(u.input as AnthropicComputerInput);
+        });
+        return { actions, response: text, usage: [usage], memo };
+      } catch (err) {
+        // no memo: its unanswerable tool calls would poison the rebuilt conversation
+        return fail(toPolicyFailure(err), { response: text, usage: [usage] });
+      }
+    },
+  };
+}
+
+function asMemo(v: unknown): AnthropicMemo | undefined {
+  const m = v as Partial<AnthropicMemo> | undefined;
+  return m && typeof m === "object" && Array.isArray(m.content) ? { content: m.content } : undefined;
+}
+
+function describe(e: HistoryEntry): string {
+  return e.actions.length ? `Actions taken: ${e.actions.map(formatAction).join("; ")}` : "(no usable action)";
+}

@@ -1,0 +1,124 @@
+/**
+ * The loop every screenshot-in, text-out chat agent shares (OSWorld's default agent style):
+ * a system prompt; older steps as one text summary; the last N steps as user turns with their
+ * screenshot followed by the model's own answer; then the notice (e.g. the post-restoration
+ * transition string) and the current screenshot. The vendor format plugs in as a
+ * {@link ChatPolicyFormat}; unusable answers and failed model calls become recorded, counted
+ * failures of the step. Cancellation (AbortSignal) is the only thing that throws from a model call.
+ */
+import { formatAction, type Action } from "../../../src/action.ts";
+import { AdapterError } from "../../../src/errors.ts";
+import type { ChatContentPart, ChatMessage, ChatModel } from "../../../src/model.ts";
+import type { ForwardPolicy, HistoryEntry, PolicyDecision, PolicyFailure, PolicyInput } from "../../../src/policy.ts";
+import { toPolicyFailure } from "../../actions/errors.ts";
+
+/** What differs between chat agents: prompts and the answer format. */
+export interface ChatPolicyFormat {
+  /** `id@version` of the prompts, recorded with every call. */
+  prompt: string;
+  /** The system message. */
+  system(input: PolicyInput): string;
+  /** The text sent with each screenshot (current and past turns). */
+  stepText(input: PolicyInput): string;
+  /** Actions from the model's answer; throws ActionFormatError on unusable output. */
+  parse(response: string, input: PolicyInput): Action[];
+}
+
+/** Options shared by the chat-model policies. */
+export interface ChatPolicyOptions {
+  /** The chat model (createOpenAIChatModel, createLangChainChatModel, possibly withCache). */
+  model: ChatModel;
+  /** Name in records. @default the format's default name */
+  name?: string;
+  /** The last this-many past steps are shown with their screenshots and answers; older ones as text. @default 3 */
+  historyImages?: number;
+  /** At most this many older steps in the text summary (the most recent ones). @default 50 */
+  historyTextSteps?: number;
+  /** Image detail hint sent with screenshots. @default "high" */
+  detail?: "low" | "high" | "auto";
+  /** Max output tokens per answer. @default 1500 */
+  maxTokens?: number;
+  /** Sampling temperature. @default 0.7 */
+  temperature?: number;
+}
+
+/** Per-policy counters (failures are also on each PolicyDecision). */
+export interface ChatPolicyStats {
+  calls: number;
+  failures: Partial<Record<PolicyFailure["kind"], number>>;
+}
+
+/** A ForwardPolicy with counters. */
+export interface ChatPolicy extends ForwardPolicy {
+  readonly stats: ChatPolicyStats;
+}
+
+/** Build the message list for one decision (exported for tests). */
+export function buildChatMessages(input: PolicyInput, format: ChatPolicyFormat, o: Required<Pick<ChatPolicyOptions, "historyImages" | "historyTextSteps" | "detail">>): ChatMessage[] {
+  const messages: ChatMessage[] = [{ role: "system", content: format.system(input) }];
+  const history = input.history;
+  const recentFrom = Math.max(0, history.length - o.historyImages);
+  const older = history.slice(Math.max(0, recentFrom - o.historyTextSteps), recentFrom);
+  if (older.length) {
+    const skipped = recentFrom - older.length;
+    const lines = older.map((e) => `Step ${e.step}: ${describe(e)}`);
+    messages.push({ role: "user", content: `Earlier steps${skipped ? ` (the first ${skipped} not shown)` : ""}, screenshots omitted:\n${lines.join("\n")}` });
+    messages.push({ role: "assistant", content: "Understood." });
+  }
+  const step = format.stepText(input);
+  for (const e of history.slice(recentFrom)) {
+    messages.push({ role: "user", content: [{ type: "text", text: step }, { type: "image", blob: e.observation.screenshot, detail: o.detail }] });
+    messages.push({ role: "assistant", content: e.response?.trim() ? e.response : describe(e) });
+  }
+  const current: ChatContentPart[] = [];
+  if (input.notice) current.push({ type: "text", text: input.notice });
+  current.push({ type: "text", text: step }, { type: "image", blob: input.observation.screenshot, detail: o.detail });
+  messages.push({ role: "user", content: current });
+  return messages;
+}
+
+function describe(e: HistoryEntry): string {
+  return e.actions.length ? e.actions.map(formatAction).join("; ") : "(no usable action)";
+}
+
+/** Create a chat-model policy for a format. */
+export function createChatPolicy(options: ChatPolicyOptions, format: ChatPolicyFormat, defaultName: string): ChatPolicy {
+  const o = {
+    historyImages: options.historyImages ?? 3,
+    historyTextSteps: options.historyTextSteps ?? 50,
+    detail: options.detail ?? "high",
+  };
+  const stats: ChatPolicyStats = { calls: 0, failures: {} };
+  const fail = (failure: PolicyFailure, rest: Partial<PolicyDecision> = {}): PolicyDecision => {
+    stats.failures[failure.kind] = (stats.failures[failure.kind] ?? 0) + 1;
+    return { actions: [], failure, ...rest };
+  };
+  return {
+    name: options.name ?? `${defaultName}:${options.model.model}`,
+    stats,
+    async propose(input: PolicyInput): Promise<PolicyDecision> {
+      const messages = buildChatMessages(input, format, o);
+      stats.calls++;
+      let res;
+      try {
+        res = await options.model.complete({
+          role: "policy",
+          prompt: format.prompt,
+          messages,
+          maxTokens: options.maxTokens ?? 1500,
+          temperature: options.temperature ?? 0.7,
+          signal: input.signal,
+        });
+      } catch (err) {
+        if (input.signal?.aborted) throw err;
+        if (err instanceof AdapterError) return fail({ kind: "model-error", message: err.message });
+        throw err;
+      }
+      try {
+        return { actions: format.parse(res.text, input), response: res.text, usage: [res.usage] };
+      } catch (err) {
+        return fail(toPolicyFailure(err), { response: res.text, usage: [res.usage] });
+      }
+    },
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * A bare episode loop for testing the simulated agents against the real SimDesk (the recovery
+ * runtime lives in graphs/ and is tested there): propose, execute, append to history.
+ */
+import type { Action } from "../../../../src/action.ts";
+import type { BlobStore } from "../../../../src/blob-store.ts";
+import type { Observation } from "../../../../src/observation.ts";
+import type { ForwardPolicy, HistoryEntry } from "../../../../src/policy.ts";
+import type { RecoveryPolicy } from "../../../../src/recovery.ts";
+import type { SimDesk, SimDeskTask } from "../../../../adapters/environments/simdesk/index.ts";
+
+export interface ForwardRun {
+  history: HistoryEntry[];
+  observation: Observation;
+  score: number;
+  /** Ticks used. */
+  ticks: number;
+  declaredDone: boolean;
+}
+
+/** Run a forward policy from the task's initial state (or from `start`) until DONE or `maxSteps`. */
+export async function runForward(
+  env: SimDesk,
+  blobs: BlobStore,
+  task: SimDeskTask,
+  policy: ForwardPolicy,
+  opts: { maxSteps?: number; tick0?: number; start?: { history: HistoryEntry[]; observation: Observation } } = {},
+): Promise<ForwardRun> {
+  const history: HistoryEntry[] = opts.start ? [...opts.start.history] : [];
+  let observation = opts.start ? opts.start.observation : await env.reset(task);
+  let tick = opts.tick0 ?? 0;
+  let declaredDone = false;
+  const maxSteps = opts.maxSteps ?? task.plan.length * 2 + 5;
+  while (history.length < maxSteps) {
+    const d = await policy.propose({ task: { id: task.id, instruction: task.instruction }, history, observation, step: history.length, tick, blobs });
+    tick++;
+    const entry: HistoryEntry = { step: history.length, observation, actions: d.actions, response: d.response, memo: d.memo };
+    history.push(entry);
+    if (d.actions.some((a) => a.type === "DONE" || a.type === "FAIL")) {
+      declaredDone = true;
+      break;
+    }
+    for (const a of d.actions) observation = (await env.step(a)).observation;
+  }
+  return { history, observation, score: (await env.evaluate()).score, ticks: tick, declaredDone };
+}
+
+/** Bring the env to the state after plan steps 0..k-1 of a fresh reset and return that observation. */
+export async function playPlan(env: SimDesk, task: SimDeskTask, k: number): Promise<{ history: HistoryEntry[]; observation: Observation }> {
+  let observation = await env.reset(task);
+  const history: HistoryEntry[] = [];
+  for (let i = 0; i < k; i++) {
+    history.push({ step: i, observation, actions: [task.plan[i]], memo: { plan: i, next: i + 1, kind: "plan" } });
+    observation = (await env.step(task.plan[i])).observation;
+  }
+  return { history, observation };
+}
+
+/** One recovery attempt within `budget` steps; true when the final state matches the target semantically. */
+export async function recoveryAttempt(
+  env: SimDesk,
+  blobs: BlobStore,
+  task: SimDeskTask,
+  recoverer: RecoveryPolicy,
+  target: { step: number; observation: Observation },
+  current: Observation,
+  opts: { budget?: number; tick0?: number; errorStep?: number } = {},
+): Promise<{ restored: boolean; declared: boolean; steps: number; responses: string[] }> {
+  const budget = opts.budget ?? 10;
+  const recoveryHistory: HistoryEntry[] = [];
+  let observation = current;
+  let declared = false;
+  const responses: string[] = [];
+  for (let used = 0; used < budget; used++) {
+    const d = await recoverer.propose({
+      task: { id: task.id, instruction: task.instruction },
+      target,
+      errorStep: opts.errorStep ?? target.step,
+      context: { kind: "none", history: [] },
+      recoveryHistory,
+      observation,
+      budget: { used, max: budget },
+      tick: (opts.tick0 ?? 0) + used,
+      blobs,
+    });
+    responses.push(d.response ?? "");
+    if (d.restored) {
+      declared = true;
+      break;
+    }
+    recoveryHistory.push({ step: used, observation, actions: d.actions, response: d.response, memo: d.memo });
+    for (const a of d.actions as Action[]) observation = (await env.step(a)).observation;
+  }
+  const restored = env.semanticHash(observation.stateId!) === env.semanticHash(target.observation.stateId!);
+  return { restored, declared, steps: recoveryHistory.length, responses };
+}
