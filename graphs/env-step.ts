@@ -2,7 +2,10 @@
  * Executing actions in the environment on behalf of any node (forward, recovery, replay):
  * terminal actions are not sent, the settle wait is applied, environment failures become data.
  */
+import { join } from "node:path";
 import { isTerminal, type Action } from "../src/action.ts";
+import { BlobStore } from "../src/blob-store.ts";
+import type { EnvironmentSnapshot } from "../src/environment.ts";
 import { describeError } from "../src/errors.ts";
 import type { Observation } from "../src/observation.ts";
 import type { RuntimeContext } from "./context.ts";
@@ -55,10 +58,27 @@ export function currentStateHash(ctx: RuntimeContext): string | null {
   return env.capabilities.groundTruth && env.stateHash ? env.stateHash() : null;
 }
 
-/** Snapshot the environment into the BlobStore and return the reference (snapshot restoration only). */
+const snapshotStores = new Map<string, BlobStore>();
+
+/** Content-addressed JSON store for environment snapshots, in `<blobs.dir>/snapshots`. */
+export function snapshotStore(blobs: BlobStore): BlobStore {
+  let store = snapshotStores.get(blobs.dir);
+  if (!store) {
+    store = new BlobStore({ dir: join(blobs.dir, "snapshots"), extension: ".json" });
+    snapshotStores.set(blobs.dir, store);
+  }
+  return store;
+}
+
+/** Snapshot the environment into the snapshot store and return the reference (snapshot restoration only). */
 export async function captureSnapshot(ctx: RuntimeContext): Promise<string | null> {
   const { env, blobs } = ctx.components;
-  if (ctx.options.restoration !== "snapshot" || !env.snapshot) return null;
+  if (ctx.options.restoration !== "snapshot" || !env.snapshot || !ctx.components.detector) return null;
   const snap = await env.snapshot();
-  return blobs.put(Buffer.from(JSON.stringify(snap)));
+  return snapshotStore(blobs).put(Buffer.from(JSON.stringify(snap)));
+}
+
+/** Read a snapshot written by {@link captureSnapshot}. */
+export async function loadSnapshot(blobs: BlobStore, ref: string): Promise<EnvironmentSnapshot> {
+  return JSON.parse((await snapshotStore(blobs).get(ref)).toString("utf8")) as EnvironmentSnapshot;
 }

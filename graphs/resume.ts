@@ -3,18 +3,18 @@
  * restore the recorded snapshot), then re-execute the actions logged since. Deterministic
  * environments land on exactly the checkpointed state; a mismatch is logged.
  */
-import type { EnvironmentSnapshot } from "../src/environment.ts";
 import { logger } from "../src/logger.ts";
 import type { EpisodeComponents } from "../src/episode.ts";
 import type { GraphState } from "./state.ts";
+import { loadSnapshot } from "./env-step.ts";
 
 /** Replay the environment log of a checkpointed state. Returns false when the screen differs. */
 export async function restoreEnvironmentFor(state: GraphState, components: EpisodeComponents): Promise<boolean> {
   const { env, blobs } = components;
   const log = state.envLog;
-  let observation;
-  if (log.base === "reset") observation = await env.reset(state.task);
-  else observation = await env.restore!(JSON.parse((await blobs.get(log.base.snapshot)).toString("utf8")) as EnvironmentSnapshot);
+  // Reset first in every case: it loads the task (and its evaluator) into a fresh environment.
+  let observation = await env.reset(state.task);
+  if (log.base !== "reset") observation = await env.restore!(await loadSnapshot(blobs, log.base.snapshot));
   for (const action of log.actions) observation = (await env.step(action)).observation;
   const expected = state.observation?.screenshot;
   if (expected && observation.screenshot !== expected) {

@@ -3,9 +3,8 @@
  * bound). Snapshots live in the BlobStore; graph state holds only their references.
  */
 import { describeError } from "../../src/errors.ts";
-import type { EnvironmentSnapshot } from "../../src/environment.ts";
 import type { RuntimeContext } from "../context.ts";
-import { currentStateHash } from "../env-step.ts";
+import { currentStateHash, loadSnapshot } from "../env-step.ts";
 import type { GraphState } from "../state.ts";
 import type { RestorationOutcome } from "./outcome.ts";
 
@@ -15,7 +14,7 @@ export async function restoreBySnapshot(state: GraphState, ctx: RuntimeContext, 
   const base = { records: [], events: [], tick: state.tick, accounting: state.accounting, prompts: state.prompts };
   if (!ref) return { ...base, observation: state.observation!, restored: false, reason: `no snapshot was taken at step ${recoveryStep}`, envLog: state.envLog };
   try {
-    const snap = JSON.parse((await blobs.get(ref)).toString("utf8")) as EnvironmentSnapshot;
+    const snap = await loadSnapshot(blobs, ref);
     const started = performance.now();
     const observation = await env.restore!(snap);
     const accounting = { ...state.accounting, envMs: state.accounting.envMs + (performance.now() - started) };

@@ -14,9 +14,9 @@ import { RESUME_OPTIONS, resumeComponents } from "./fixtures/resume-components.t
 const CHILD = resolve(import.meta.dirname, "fixtures/resume-child.ts");
 
 /** Start the child episode and SIGKILL it once `killWhen` matches a line it printed. */
-function runAndKill(dbPath: string, threadId: string, blobDir: string, killWhen: (line: string) => boolean): Promise<string[]> {
+function runAndKill(dbPath: string, threadId: string, blobDir: string, restoration: string, killWhen: (line: string) => boolean): Promise<string[]> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, dbPath, threadId, blobDir, "40"], { cwd: resolve(import.meta.dirname, "../.."), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", CHILD, dbPath, threadId, blobDir, "40", restoration], { cwd: resolve(import.meta.dirname, "../.."), stdio: ["ignore", "pipe", "pipe"] });
     const lines: string[] = [];
     let buf = "";
     let stderr = "";
@@ -45,15 +45,18 @@ function comparable(r: EpisodeResult) {
 
 describe("kill and resume", () => {
   it.each([
-    ["mid forward steps", (l: string) => l === "step forward 7"],
-    ["mid recovery", (l: string) => l === "step recovery 4"],
-  ])("an episode SIGKILLed %s resumes from its SQLite checkpoint with the uninterrupted result", async (_when, killWhen) => {
+    ["mid forward steps", "model", (l: string) => l === "step forward 7"],
+    ["mid recovery", "model", (l: string) => l === "step recovery 4"],
+    ["after a snapshot restoration", "snapshot", (l: string) => l === "step forward 6"],
+    ["after a replay restoration", "replay", (l: string) => l === "step forward 8"],
+  ] as const)("an episode SIGKILLed %s (%s restoration) resumes from its SQLite checkpoint with the uninterrupted result", async (_when, restoration, killWhen) => {
+    const options = { ...RESUME_OPTIONS, restoration };
     const dir = mkdtempSync(join(tmpdir(), "retrace-resume-"));
-    const baseline = await runEpisode({ task: TOY_TASK, components: resumeComponents(join(dir, "blobs-a"), 0), options: RESUME_OPTIONS });
+    const baseline = await runEpisode({ task: TOY_TASK, components: resumeComponents(join(dir, "blobs-a"), 0), options });
     expect(baseline.accounting.recoveryAttempts).toBeGreaterThan(0);
 
     const db = join(dir, "ckpt.sqlite");
-    const lines = await runAndKill(db, "thread-1", join(dir, "blobs-b"), killWhen);
+    const lines = await runAndKill(db, "thread-1", join(dir, "blobs-b"), restoration, killWhen);
     expect(lines.some((l) => l.startsWith("finished"))).toBe(false);
 
     const events = new EpisodeEvents();
@@ -63,7 +66,7 @@ describe("kill and resume", () => {
       events,
       task: TOY_TASK,
       components: resumeComponents(join(dir, "blobs-b"), 0),
-      options: RESUME_OPTIONS,
+      options,
       threadId: "thread-1",
       checkpointer: createSqliteCheckpointer(db),
     });
