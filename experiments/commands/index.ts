@@ -1,6 +1,10 @@
 /** Registry of CLI commands. Add one line per command module. */
 import type { Command } from "commander";
+import { register as registerRun } from "./run.ts";
+import { register as registerSweep } from "./sweep.ts";
+import { register as registerReport } from "./report.ts";
+import { register as registerDemo } from "./demo.ts";
 
 export type RegisterCommand = (program: Command) => void;
 
-export const COMMANDS: RegisterCommand[] = [];
+export const COMMANDS: RegisterCommand[] = [registerRun, registerSweep, registerReport, registerDemo];

@@ -63,7 +63,7 @@ export class RunContext {
       experiment: this.experiment,
       jobs,
       workers: this.settings.workers ?? 2,
-      createEnv: () => this.runtime.createEnv(this.envSpec),
+      createEnv: () => this.runtime.createEnv(this.envSpec, this.blobs),
       execute,
       resultsFile: this.resultsFile,
       timingsFile: this.timingsFile,

@@ -2,7 +2,9 @@
  * One end-to-end episode of a condition: build the components, call the runtime's runEpisode,
  * compute the stability metrics, write the episode folder, and turn the result into a line.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Trajectory } from "../../src/trajectory.ts";
 import type { BlobStore } from "../../src/blob-store.ts";
 import type { EpisodeComponents, EpisodeResult } from "../../src/episode.ts";
 import type { StabilityMetrics } from "../../src/metrics/stability.ts";
@@ -20,6 +22,22 @@ export interface EpisodeDeps {
   blobs: BlobStore;
   /** Run folder; episodes go to `<out>/<condition>/<task>/<seed>/`. */
   out: string;
+}
+
+/** `trajectory.json` in each episode folder: what the report's trajectory viewer reads. */
+export interface EpisodeRecord {
+  key: string;
+  condition: string;
+  task: string;
+  instruction: string;
+  seed: number;
+  success: boolean;
+  score: number;
+  detail: string;
+  stopReason: string;
+  simulated: boolean;
+  trajectory: Trajectory;
+  extra?: Record<string, JsonValue>;
 }
 
 /** Run one job of an end-to-end or sweep condition. */
@@ -41,8 +59,12 @@ export async function runConditionEpisode(job: EpisodeJob, condition: Condition,
 export async function finishEpisode(job: EpisodeJob, task: Task, result: EpisodeResult, rec: RecordingEnvironment, deps: EpisodeDeps, extra?: Record<string, JsonValue>, folder?: string): Promise<JobOutcome> {
   if (result.stopReason === "env-error") return outcomeOf(result, null, extra);
   const stability = deps.runtime.groundTruthStability?.({ env: rec.env, task, result, observed: rec.observed }) ?? detectorStability(result.trajectory);
-  if (deps.runtime.writeEpisode)
-    await deps.runtime.writeEpisode({ dir: join(deps.out, folder ?? join(job.condition, job.task, String(job.seed))), result, blobs: deps.blobs, simulated: result.simulated });
+  const dir = join(deps.out, folder ?? join(job.condition, job.task, String(job.seed)));
+  mkdirSync(dir, { recursive: true });
+  // The viewer's record: the whole trajectory (screenshots by reference into <out>/blobs).
+  const record: EpisodeRecord = { key: job.key, condition: job.condition, task: job.task, instruction: task.instruction, seed: job.seed, success: result.success, score: result.evaluation.score, detail: result.evaluation.detail ?? "", stopReason: result.stopReason, simulated: result.simulated, trajectory: result.trajectory, ...(extra ? { extra } : {}) };
+  writeFileSync(join(dir, "trajectory.json"), JSON.stringify(record) + "\n");
+  if (deps.runtime.writeEpisode) await deps.runtime.writeEpisode({ dir, result, blobs: deps.blobs, simulated: result.simulated });
   return outcomeOf(result, stability, extra);
 }
 

@@ -39,8 +39,8 @@ export interface ComponentContext {
 export interface ExperimentRuntime {
   /** Every task of an environment kind, in a stable order. */
   tasks(env: EnvSpec): Task[];
-  /** A fresh environment instance (one per worker). */
-  createEnv(env: EnvSpec): Promise<Environment>;
+  /** A fresh environment instance (one per worker); screenshots go to the run's blob store. */
+  createEnv(env: EnvSpec, blobs: BlobStore): Promise<Environment>;
   forwardPolicy(spec: AgentSpec, ctx: ComponentContext): ForwardPolicy;
   recoveryPolicy(spec: AgentSpec, ctx: ComponentContext): RecoveryPolicy;
   detector(spec: AgentSpec, ctx: ComponentContext): ErrorDetector;

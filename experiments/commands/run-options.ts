@@ -1,0 +1,82 @@
+/**
+ * Flags shared by `retrace run`, `sweep` and `demo`, the terminal progress bars (cli-progress),
+ * and the condition table printed at the end. The CLI owns the terminal; library code never prints.
+ */
+import { Option, type Command } from "commander";
+import cliProgress from "cli-progress";
+import { ConfigError } from "../../src/errors.ts";
+import type { RunSettings } from "../runner/context.ts";
+import type { PoolProgress } from "../runner/pool.ts";
+import type { ExperimentSummary } from "../runner/summary.ts";
+
+/** Parsed shared flags. */
+export interface RunFlags {
+  out?: string;
+  workers: string;
+  seed: string;
+  resume?: boolean;
+  quiet?: boolean;
+}
+
+/** Add --out, --workers, --seed, --resume, --quiet. */
+export function addRunFlags(cmd: Command, defaultOut: string): Command {
+  return cmd
+    .option("-o, --out <dir>", `output folder (results.jsonl, summary.json/csv, manifest.json, one folder per episode) (default: ${defaultOut})`)
+    .option("-w, --workers <n>", "parallel workers, each with its own environment instance", "2")
+    .option("-s, --seed <n>", "base seed added to every seed of the config (same config + seed = same results.jsonl)", "0")
+    .option("--resume", "continue the run in --out: skip finished episodes, re-run missing and environment-error ones")
+    .addOption(new Option("-q, --quiet", "no progress bars (CI)"));
+}
+
+/** Validate the shared flags into runner settings. */
+export function runSettings(flags: RunFlags, defaultOut: string): RunSettings & { quiet: boolean } {
+  const workers = Number(flags.workers);
+  if (!Number.isInteger(workers) || workers < 1 || workers > 64) throw new ConfigError(`--workers: expected an integer from 1 to 64, got "${flags.workers}"`, { field: "workers" });
+  const seed = Number(flags.seed);
+  if (!Number.isInteger(seed)) throw new ConfigError(`--seed: expected an integer, got "${flags.seed}"`, { field: "seed" });
+  return { out: flags.out ?? defaultOut, workers, seedBase: seed, resume: flags.resume === true, quiet: flags.quiet === true };
+}
+
+/** A progress reporter: one bar per phase on stderr, or nothing when quiet. */
+export function progressReporter(quiet: boolean, prefix = ""): { onProgress: NonNullable<RunSettings["onProgress"]>; stop: () => void } {
+  if (quiet) return { onProgress: () => {}, stop: () => {} };
+  let bar: cliProgress.SingleBar | undefined;
+  let phase = "";
+  const stop = () => {
+    bar?.stop();
+    bar = undefined;
+  };
+  const onProgress = (p: string, s: PoolProgress) => {
+    if (p !== phase || !bar) {
+      stop();
+      phase = p;
+      bar = new cliProgress.SingleBar(
+        { format: `${prefix}${p.padEnd(14)} |{bar}| {value}/{total} episodes | success {succ} | env errors {err} | ETA {eta_formatted}`, stream: process.stderr, hideCursor: true, etaBuffer: 50, clearOnComplete: false },
+        cliProgress.Presets.shades_classic,
+      );
+      bar.start(s.total, s.done, { succ: "-", err: 0 });
+    }
+    bar.update(s.done, { succ: s.valid ? `${((100 * s.successes) / s.valid).toFixed(1)}%` : "-", err: s.envErrors });
+  };
+  return { onProgress, stop };
+}
+
+/** A plain-text table of the conditions (for the terminal). */
+export function conditionTableText(s: ExperimentSummary): string {
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  const rows = s.conditions.map((c) => [c.condition, `${c.success.successes}/${c.success.n}`, pct(c.success.rate), `${pct(c.success.lo)}-${pct(c.success.hi)}`, String(c.envErrors), c.meanRecoveryAttempts.toFixed(2), c.meanRecoverySteps.toFixed(2), c.stepsPerEpisode.toFixed(1)]);
+  return textTable(["condition", "succ/n", "success", "95% CI", "env err", "rec att/ep", "rec steps/ep", "steps/ep"], rows);
+}
+
+/** Left-aligned text table. */
+export function textTable(head: string[], rows: string[][]): string {
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(w[i])).join("  ");
+  return [line(head), w.map((n) => "-".repeat(n)).join("  "), ...rows.map(line)].join("\n");
+}
+
+/** `runs/<name>-<UTC timestamp>`. */
+export function defaultOutFor(name: string): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "").replace("T", "-");
+  return `runs/${name.replace(/[^A-Za-z0-9_-]+/g, "-")}-${stamp}`;
+}

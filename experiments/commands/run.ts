@@ -1,0 +1,37 @@
+/** `retrace run <config>`: run an experiment config (ideal-recovery, end-to-end or sweep). */
+import type { Command } from "commander";
+import { loadExperimentConfig } from "../config/load.ts";
+import { runExperiment } from "../runner/experiment.ts";
+import { createSimDeskRuntime } from "../runtime/simdesk.ts";
+import type { ExperimentConfig } from "../config/schema.ts";
+import { addRunFlags, conditionTableText, defaultOutFor, progressReporter, runSettings, type RunFlags } from "./run-options.ts";
+
+/** Run a validated config with the CLI's progress and printing. */
+export async function runFromCli(config: ExperimentConfig, flags: RunFlags): Promise<void> {
+  const settings = runSettings(flags, defaultOutFor(config.name));
+  const progress = progressReporter(settings.quiet);
+  const started = Date.now();
+  let run;
+  try {
+    run = await runExperiment(config, createSimDeskRuntime(), { ...settings, onProgress: progress.onProgress, onNote: (t) => settings.quiet || process.stderr.write(`${t}\n`) });
+  } finally {
+    progress.stop();
+  }
+  const s = run.summary;
+  process.stdout.write(`\n${s.experiment} (${s.kind})${s.simulated ? "  [SIMULATED policies]" : ""}\n${conditionTableText(s)}\n`);
+  if (s.successAtK) for (const c of s.successAtK) process.stdout.write(`${c.condition.padEnd(12)} Success@1..${c.curve.length}: ${c.curve.map((p) => `${(100 * p.rate).toFixed(0)}%`).join(" ")} (n=${c.instances})\n`);
+  if (s.recommendation) process.stdout.write(`recommendation: ${s.recommendation.text}\n`);
+  if (s.simulated) process.stdout.write(`${s.note}\n`);
+  process.stdout.write(`results in ${run.out} (${((Date.now() - started) / 1000).toFixed(1)} s); report: retrace report ${run.out}\n`);
+}
+
+export function register(program: Command): void {
+  addRunFlags(
+    program
+      .command("run")
+      .description("Run an experiment config (JSON or YAML): ideal-recovery (Success@K per recovery step), end-to-end (no recovery vs retry caps) or sweep.")
+      .argument("<config>", "experiment config file (.json, .yaml, .yml)")
+      .addHelpText("after", "\nExample:\n  retrace run experiments/configs/end-to-end.yaml --workers 2 --out runs/e2e\n  retrace run experiments/configs/end-to-end.yaml --out runs/e2e --resume   # after an interruption"),
+    "runs/<name>-<timestamp>",
+  ).action(async (file: string, flags: RunFlags) => runFromCli(loadExperimentConfig(file), flags));
+}

@@ -1,0 +1,193 @@
+/**
+ * Reading a results folder for the report: one run (a folder with manifest.json) or a parent of
+ * several runs (e.g. the demo's ideal/, e2e/, sweep/), their summaries, the recovery-evaluation
+ * files when they exist, and a selection of episodes for the trajectory viewer with their
+ * screenshots downscaled to JPEG data URLs.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import sharp from "sharp";
+import { ConfigError } from "../../src/errors.ts";
+import { formatAction } from "../../src/action.ts";
+import type { EpisodeRecord } from "../runner/episode.ts";
+import type { Manifest } from "../runner/experiment.ts";
+import { readResults, type ResultLine } from "../runner/results-log.ts";
+import { summarize, type ExperimentSummary } from "../runner/summary.ts";
+
+/** One run folder's data. */
+export interface RunData {
+  dir: string;
+  /** Path relative to the report folder ("" for the report folder itself). */
+  rel: string;
+  manifest?: Manifest;
+  summary: ExperimentSummary;
+  lines: ResultLine[];
+}
+
+/** A JSON file produced by the recovery-evaluation work, shown as tables. */
+export interface ExtraFile {
+  name: string;
+  rel: string;
+  data: unknown;
+}
+
+/** A step as the viewer shows it (text only; images by index). */
+export interface ViewerStep {
+  seq: number;
+  role: string;
+  step: number;
+  attempt?: number;
+  actions: string[];
+  response?: string;
+  failure?: string;
+  detection?: { isError: boolean; errorStep: number | null; reason: string; confidence: number; failure?: string };
+  frozen?: boolean;
+  before: number;
+  after: number;
+}
+
+/** An episode for the viewer. */
+export interface ViewerEpisode {
+  run: string;
+  key: string;
+  label: string;
+  instruction: string;
+  success: boolean;
+  score: number;
+  detail: string;
+  stopReason: string;
+  simulated: boolean;
+  steps: ViewerStep[];
+  events: Array<{ afterSeq: number; kind: string; detail: string }>;
+  extra?: Record<string, unknown>;
+}
+
+/** Find run folders: `dir` itself when it has a manifest or results, else its children (depth 2). */
+export function findRuns(dir: string): string[] {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ConfigError(`report: ${dir} is not a folder`);
+  const isRun = (d: string) => existsSync(join(d, "results.jsonl"));
+  if (isRun(dir)) return [dir];
+  const runs: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const d = join(dir, name);
+    if (!statSync(d).isDirectory()) continue;
+    if (isRun(d)) runs.push(d);
+    else for (const sub of readdirSync(d).sort()) if (statSync(join(d, sub)).isDirectory() && isRun(join(d, sub))) runs.push(join(d, sub));
+  }
+  if (runs.length === 0) throw new ConfigError(`report: no results.jsonl in ${dir} or its subfolders; run \`retrace run <config> --out ${dir}\` first`);
+  return runs;
+}
+
+/** Load one run folder (summary.json if present, otherwise summarised from results.jsonl). */
+export function loadRun(root: string, dir: string): RunData {
+  const lines = [...readResults(join(dir, "results.jsonl")).values()].sort((a, b) => a.index - b.index);
+  const manifest = existsSync(join(dir, "manifest.json")) ? (JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as Manifest) : undefined;
+  const summary = existsSync(join(dir, "summary.json"))
+    ? (JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as ExperimentSummary)
+    : summarize({ experiment: manifest?.experiment ?? relative(root, dir), kind: manifest?.kind ?? "end-to-end", lines, params: Object.fromEntries((manifest?.conditions ?? []).map((c) => [c.id, c.params])) });
+  return { dir, rel: relative(root, dir), manifest, summary, lines };
+}
+
+const EXTRA_NAMES = ["recovery-eval.json", "oracle-agreement.json"];
+
+/** recovery-eval.json / oracle-agreement.json in the folder, its runs or their subfolders. */
+export function findExtraFiles(root: string, runs: readonly string[]): ExtraFile[] {
+  const out: ExtraFile[] = [];
+  const seen = new Set<string>();
+  const look = (d: string, depth: number) => {
+    for (const name of EXTRA_NAMES) {
+      const f = join(d, name);
+      if (existsSync(f) && !seen.has(f)) {
+        seen.add(f);
+        try {
+          out.push({ name, rel: relative(root, f), data: JSON.parse(readFileSync(f, "utf8")) });
+        } catch {
+          out.push({ name, rel: relative(root, f), data: { error: `${name} is not valid JSON` } });
+        }
+      }
+    }
+    if (depth > 0) for (const n of readdirSync(d).sort()) if (n !== "blobs" && statSync(join(d, n)).isDirectory()) look(join(d, n), depth - 1);
+  };
+  look(root, 1);
+  for (const r of runs) look(r, 0);
+  return out;
+}
+
+/** Pick up to `max` interesting episodes of a run (recoveries first, successes and failures mixed). */
+export function pickEpisodes(lines: readonly ResultLine[], max: number): ResultLine[] {
+  const ok = lines.filter((l) => l.status === "ok");
+  const buckets = [
+    ok.filter((l) => l.recoveryAttempts > 0 && l.success),
+    ok.filter((l) => l.recoveryAttempts > 0 && !l.success),
+    ok.filter((l) => l.recoveryAttempts === 0 && l.replaySteps > 0 && l.success),
+    ok.filter((l) => l.recoveryAttempts === 0 && l.replaySteps > 0 && !l.success),
+    ok.filter((l) => l.recoveryAttempts === 0 && l.replaySteps === 0 && !l.success),
+    ok.filter((l) => l.recoveryAttempts === 0 && l.replaySteps === 0 && l.success),
+  ];
+  const picked: ResultLine[] = [];
+  for (let round = 0; picked.length < max && buckets.some((b) => b.length > round); round++)
+    for (const b of buckets) if (b[round] && picked.length < max) picked.push(b[round]);
+  return picked.sort((a, b) => a.index - b.index);
+}
+
+/** Where an episode's folder is, from its line. */
+export function episodeFolder(run: string, line: ResultLine): string {
+  const k = line.extra?.k;
+  return join(run, line.condition, line.task, k !== undefined ? `${line.seed}-k${k}` : String(line.seed));
+}
+
+/** Screenshots as downscaled JPEG data URLs, deduplicated by blob reference. */
+export class ImageTable {
+  readonly urls: string[] = [];
+  private index = new Map<string, number>();
+  constructor(private readonly maxWidth = 560) {}
+  async add(blobsDir: string, ref: string): Promise<number> {
+    const known = this.index.get(ref);
+    if (known !== undefined) return known;
+    const file = join(blobsDir, ref.slice(0, 2), `${ref}.png`);
+    let url = "";
+    if (existsSync(file)) {
+      try {
+        const jpeg = await sharp(readFileSync(file)).resize({ width: this.maxWidth, withoutEnlargement: true }).flatten({ background: "#ffffff" }).jpeg({ quality: 70 }).toBuffer();
+        url = `data:image/jpeg;base64,${jpeg.toString("base64")}`;
+      } catch {
+        url = "";
+      }
+    }
+    this.urls.push(url);
+    this.index.set(ref, this.urls.length - 1);
+    return this.urls.length - 1;
+  }
+}
+
+/** Load the viewer's episodes of a run. */
+export async function loadEpisodes(run: RunData, picked: readonly ResultLine[], images: ImageTable): Promise<ViewerEpisode[]> {
+  const out: ViewerEpisode[] = [];
+  for (const line of picked) {
+    const file = join(episodeFolder(run.dir, line), "trajectory.json");
+    if (!existsSync(file)) continue;
+    const rec = JSON.parse(readFileSync(file, "utf8")) as EpisodeRecord;
+    const blobs = join(run.dir, "blobs");
+    const steps: ViewerStep[] = [];
+    for (const s of rec.trajectory.steps) {
+      steps.push({
+        seq: s.seq, role: s.role, step: s.step, ...(s.attempt !== undefined ? { attempt: s.attempt } : {}),
+        actions: s.actions.map((a) => { try { return formatAction(a); } catch { return JSON.stringify(a); } }),
+        ...(s.response !== undefined ? { response: s.response } : {}),
+        ...(s.failure ? { failure: `${s.failure.kind}: ${s.failure.message}` } : {}),
+        ...(s.detection ? { detection: { isError: s.detection.isError, errorStep: s.detection.errorStep, reason: s.detection.reason, confidence: s.detection.confidence, ...(s.detection.failure ? { failure: s.detection.failure } : {}) } } : {}),
+        ...(s.frozen ? { frozen: true } : {}),
+        before: await images.add(blobs, s.before),
+        after: await images.add(blobs, s.after),
+      });
+    }
+    const tags = [line.recoveryAttempts > 0 ? `${line.recoveryAttempts} recovery` : "", line.replaySteps > 0 ? `replay ${line.replaySteps}` : "", line.success ? "success" : "fail"].filter(Boolean).join(", ");
+    out.push({
+      run: run.summary.experiment, key: rec.key, label: `${run.summary.experiment}: ${rec.key} (${tags})`, instruction: rec.instruction,
+      success: rec.success, score: rec.score, detail: rec.detail, stopReason: rec.stopReason, simulated: rec.simulated, steps,
+      events: rec.trajectory.events.map((e) => ({ afterSeq: e.afterSeq, kind: e.kind, detail: JSON.stringify(e.detail) })),
+      ...(rec.extra ? { extra: rec.extra } : {}),
+    });
+  }
+  return out;
+}
