@@ -1,0 +1,109 @@
+/**
+ * Tables from recovery runs: recovery success per policy x context x r x d with Wilson intervals
+ * (the paper's Figures 4/5/7), the rate of restorative intent (Table 8), and the agreement of the
+ * oracle's parts with ground truth (R_O alone, R_TC alone, both), with false-positive and
+ * false-negative rates.
+ */
+import { wilsonInterval, type Proportion } from "../metrics/wilson.ts";
+import type { RecoveryContextKind } from "../recovery.ts";
+import type { RecoveryRun } from "./run.ts";
+
+/** One cell of the recovery table. */
+export interface RecoveryTableRow {
+  variant: string;
+  policyKind: "implicit" | "explicit";
+  context: RecoveryContextKind;
+  budget: number;
+  distance: number;
+  /** Judged runs (reconstruction failures and environment errors are excluded and counted). */
+  n: number;
+  excluded: number;
+  /** R = R_TC AND R_O. */
+  success: Proportion;
+  ro: Proportion;
+  rtc: Proportion;
+  /** Episodes with at least one restorative rationale, among episodes with a judged rationale. */
+  intent: Proportion;
+  /** Mean recovery steps used. */
+  meanSteps: number;
+}
+
+/** Group runs by (variant, r, d) in first-seen order and compute the table. */
+export function recoveryTable(runs: readonly RecoveryRun[]): RecoveryTableRow[] {
+  const groups = new Map<string, RecoveryRun[]>();
+  for (const r of runs) {
+    const key = `${r.variant}\u0000${r.budget}\u0000${r.distance}`;
+    const g = groups.get(key);
+    if (g) g.push(r);
+    else groups.set(key, [r]);
+  }
+  return [...groups.values()].map((g) => {
+    const judged = g.filter((r) => r.status === "judged" && r.verdict);
+    const withIntent = judged.filter((r) => r.intent.intent !== null);
+    return {
+      variant: g[0].variant, policyKind: g[0].policyKind, context: g[0].context, budget: g[0].budget, distance: g[0].distance,
+      n: judged.length, excluded: g.length - judged.length,
+      success: count(judged, (r) => r.verdict!.success),
+      ro: count(judged, (r) => r.verdict!.ro.pass),
+      rtc: count(judged, (r) => r.verdict!.rtc.pass),
+      intent: count(withIntent, (r) => r.intent.intent === true),
+      meanSteps: judged.length === 0 ? 0 : judged.reduce((s, r) => s + r.stepsUsed, 0) / judged.length,
+    };
+  });
+}
+
+function count<T>(items: readonly T[], pred: (x: T) => boolean): Proportion {
+  return wilsonInterval(items.filter(pred).length, items.length);
+}
+
+/** Agreement of one oracle with ground truth. "Positive" = judged a successful recovery. */
+export interface OracleAgreement {
+  oracle: "R_O" | "R_TC" | "R_O AND R_TC";
+  n: number;
+  truePositive: number;
+  falsePositive: number;
+  trueNegative: number;
+  falseNegative: number;
+  /** (TP + TN) / n with a Wilson interval. */
+  agreement: Proportion;
+  /** FP / (FP + TN): says recovered when the state truly differs. */
+  falsePositiveRate: Proportion;
+  /** FN / (FN + TP): says failed when the state truly matches. */
+  falseNegativeRate: Proportion;
+  /** Cohen's kappa against the truth (null when undefined). */
+  kappa: number | null;
+}
+
+/** Agreement of R_O, R_TC and their conjunction with the `truth` of judged runs that carry one. */
+export function oracleAgreement(runs: readonly RecoveryRun[]): OracleAgreement[] {
+  const judged = runs.filter((r) => r.status === "judged" && r.verdict && r.truth !== undefined);
+  const oracles: Array<[OracleAgreement["oracle"], (r: RecoveryRun) => boolean]> = [
+    ["R_O", (r) => r.verdict!.ro.pass],
+    ["R_TC", (r) => r.verdict!.rtc.pass],
+    ["R_O AND R_TC", (r) => r.verdict!.success],
+  ];
+  return oracles.map(([oracle, says]) => {
+    let tp = 0, fp = 0, tn = 0, fn = 0;
+    for (const r of judged) {
+      const s = says(r);
+      if (s && r.truth) tp++;
+      else if (s) fp++;
+      else if (r.truth) fn++;
+      else tn++;
+    }
+    const n = judged.length;
+    return {
+      oracle, n, truePositive: tp, falsePositive: fp, trueNegative: tn, falseNegative: fn,
+      agreement: wilsonInterval(tp + tn, n), falsePositiveRate: wilsonInterval(fp, fp + tn), falseNegativeRate: wilsonInterval(fn, fn + tp),
+      kappa: cohenKappa(tp, fp, tn, fn),
+    };
+  });
+}
+
+function cohenKappa(tp: number, fp: number, tn: number, fn: number): number | null {
+  const n = tp + fp + tn + fn;
+  if (n === 0) return null;
+  const po = (tp + tn) / n;
+  const pe = ((tp + fp) / n) * ((tp + fn) / n) + ((tn + fn) / n) * ((tn + fp) / n);
+  return pe === 1 ? null : (po - pe) / (1 - pe);
+}
