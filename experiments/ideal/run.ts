@@ -56,7 +56,7 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
   if (!plan) {
     let failed = forward.filter((l) => l.status === "ok" && !l.success);
     if (config.maxInstances) failed = failed.slice(0, config.maxInstances);
-    const env = await runtime.createEnv(config.env);
+    const env = await runtime.createEnv(config.env, ctx.blobs);
     try {
       const instances: PlanInstance[] = [];
       for (const line of failed) {
