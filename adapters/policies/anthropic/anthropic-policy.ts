@@ -25,14 +25,14 @@ import type { ChatPolicyStats } from "../openai/chat-policy.ts";
 
 /** Options for {@link createAnthropicPolicy}. */
 export interface AnthropicPolicyOptions {
-  /** @default "claude-sonnet-4-5" */
+  /** @default "claude-sonnet-4-6" */
   model?: string;
   /** API origin (without /v1). @default the SDK's (api.anthropic.com) */
   baseURL?: string;
   /** @default settings.anthropicApiKey (ANTHROPIC_API_KEY) */
   apiKey?: string;
   /** Computer tool version and the beta flag it needs. @default { tool: "computer_20250124", beta: "computer-use-2025-01-24" } */
-  toolVersion?: { tool: "computer_20250124" | "computer_20241022"; beta: string };
+  toolVersion?: { tool: "computer_20251124" | "computer_20250124" | "computer_20241022"; beta: string };
   /** Screenshots of the last this-many steps are sent as images; older tool results as text. @default 3 */
   historyImages?: number;
   /** @default 1024 */
@@ -68,7 +68,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): For
   const settings = options.settings ?? runtimeSettings();
   const apiKey = options.apiKey ?? settings.anthropicApiKey;
   if (!apiKey && !options.baseURL) throw new ConfigError("apiKey: set ANTHROPIC_API_KEY or pass apiKey for Anthropic computer use", { field: "apiKey" });
-  const model = options.model ?? "claude-sonnet-4-5";
+  const model = options.model ?? "claude-sonnet-4-6";
   const maxRetries = options.maxRetries ?? 3;
   const timeoutMs = options.timeoutMs ?? 120_000;
   const version = options.toolVersion ?? { tool: "computer_20250124", beta: "computer-use-2025-01-24" };

@@ -1,0 +1,73 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createAnthropicPolicy } from "../../../../adapters/policies/anthropic/anthropic-policy.ts";
+import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../../adapters/testing/scripted-openai-server.ts";
+import type { HistoryEntry } from "../../../../src/policy.ts";
+import { AdapterError } from "../../../../src/errors.ts";
+import { policyInput, tempBlobs } from "../../testing/fixtures.ts";
+
+let server: ScriptedOpenAIServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+const noEnv = { logLevel: "warn", ci: false };
+const toolUse = (id: string, input: Record<string, unknown>) => ({ type: "tool_use", id, name: "computer", input });
+
+describe("Anthropic computer-use policy", () => {
+  it("sends the computer tool and screenshot, maps tool_use to actions, and rebuilds the conversation with tool results", async () => {
+    const blobs = tempBlobs();
+    server = await startScriptedOpenAIServer({
+      script: [
+        { endpoint: "messages", text: "I'll open the File menu.", content: [toolUse("toolu_1", { action: "left_click", coordinate: [30, 12] })], usage: { inputTokens: 2000, outputTokens: 50 } },
+        { endpoint: "messages", content: [toolUse("toolu_2", { action: "key", text: "ctrl+s" })] },
+        { endpoint: "messages", text: "The file is saved; the task is complete." },
+      ],
+    });
+    const policy = createAnthropicPolicy({ baseURL: server.origin, apiKey: "sk-ant-test-KEY-42", settings: noEnv, historyImages: 0 });
+    const in0 = await policyInput(blobs, { color: { r: 1, g: 1, b: 1 } });
+    const d0 = await policy.propose(in0);
+    expect(d0.actions).toEqual([{ type: "CLICK", x: 30, y: 12, button: "left", numClicks: 1 }]);
+    expect(d0.usage?.[0]).toMatchObject({ inputTokens: 2000, outputTokens: 50, model: "claude-sonnet-4-6" });
+    const r0 = server.requests[0];
+    expect(r0.path).toBe("/v1/messages");
+    expect(r0.headers.authorization).toBe("Bearer sk-ant-test-KEY-42");
+    expect(String(r0.headers["anthropic-beta"])).toContain("computer-use-2025-01-24");
+    expect(r0.body.tools[0]).toMatchObject({ type: "computer_20250124", name: "computer", display_width_px: 1280, display_height_px: 800 });
+    expect(r0.images.map((i) => i.sha256)).toEqual([in0.observation.screenshot]);
+
+    const h0: HistoryEntry = { step: 0, observation: in0.observation, actions: d0.actions, memo: d0.memo };
+    const in1 = await policyInput(blobs, { history: [h0], color: { r: 2, g: 2, b: 2 }, notice: "Note: recovered." });
+    const d1 = await policy.propose(in1);
+    expect(d1.actions).toEqual([{ type: "HOTKEY", keys: ["ctrl", "s"] }]);
+    const msgs = server.requests[1].body.messages;
+    expect(msgs.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(msgs[1].content[1]).toMatchObject({ type: "tool_use", id: "toolu_1" });
+    expect(msgs[2].content[0]).toMatchObject({ type: "tool_result", tool_use_id: "toolu_1" });
+    expect(msgs[2].content[1]).toEqual({ type: "text", text: "Note: recovered." });
+    // historyImages 0: past screenshots become text, only the current o_1 is sent
+    expect(msgs[0].content[1]).toEqual({ type: "text", text: "(screenshot omitted)" });
+    expect(server.requests[1].images.map((i) => i.sha256)).toEqual([in1.observation.screenshot]);
+
+    const h1: HistoryEntry = { step: 1, observation: in1.observation, actions: d1.actions, memo: d1.memo };
+    const d2 = await policy.propose(await policyInput(blobs, { history: [h0, h1] }));
+    expect(d2.actions).toEqual([{ type: "DONE" }]);
+    expect(d2.response).toContain("task is complete");
+    server.verify();
+  });
+
+  it("records a malformed tool call as unparseable and an HTTP failure as model-error without the key", async () => {
+    const blobs = tempBlobs();
+    server = await startScriptedOpenAIServer({ script: [{ content: [toolUse("t", { action: "zoom", region: [0, 0, 1, 1] })] }, { status: 401, body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key sk-ant-test-KEY-42" } } }] });
+    const policy = createAnthropicPolicy({ baseURL: server.origin, apiKey: "sk-ant-test-KEY-42", settings: noEnv, maxRetries: 0 });
+    const bad = await policy.propose(await policyInput(blobs));
+    expect(bad.failure?.kind).toBe("unparseable");
+    expect(bad.memo).toBeUndefined();
+    const err = await policy.propose(await policyInput(blobs));
+    expect(err.failure?.kind).toBe("model-error");
+    expect(err.failure?.message).toMatch(/HTTP 401/);
+    expect(err.failure?.message).not.toContain("KEY-42");
+    expect(policy.stats.failures).toEqual({ unparseable: 1, "model-error": 1 });
+    expect(AdapterError).toBeDefined();
+    server.verify();
+  });
+});
