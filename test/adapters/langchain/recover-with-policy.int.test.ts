@@ -1,0 +1,81 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { recoverWithPolicy } from "../../../adapters/langchain/recover-with-policy.ts";
+import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
+import { createLlmStateVerifier } from "../../../adapters/llm/verifier.ts";
+import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
+import type { ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import type { HistoryEntry } from "../../../src/policy.ts";
+import type { RestoreRequest } from "../../../adapters/langchain/options.ts";
+import { ConfigError } from "../../../src/errors.ts";
+import { scriptedModel, tempBlobs } from "../llm/fixtures.ts";
+
+const servers: ScriptedOpenAIServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+/** SimDesk after plan steps 0..1 and the wrong-item mistake, with the request to restore s_1. */
+async function errorState() {
+  const task = getSimDeskTask("files-rename-draft");
+  const mistake = task.mistakes.find((m) => m.kind === "wrong-item")!;
+  const blobs = tempBlobs();
+  const env = createSimDesk({ blobs });
+  let obs = await env.reset(task);
+  const history: HistoryEntry[] = [];
+  for (let i = 0; i < mistake.atStep; i++) {
+    history.push({ step: i, observation: obs, actions: [task.plan[i]] });
+    obs = (await env.step(task.plan[i])).observation;
+  }
+  history.push({ step: mistake.atStep, observation: obs, actions: mistake.actions });
+  for (const a of mistake.actions) await env.step(a);
+  const fix = env.nextRestorativeAction(history[1].observation.stateId!);
+  if (!fix || fix === "unreachable" || fix.action.type !== "CLICK") throw new Error("unexpected restorative step");
+  const request: RestoreRequest = {
+    step: 1,
+    errorStep: mistake.atStep,
+    target: { step: 1, observation: history[1].observation },
+    history,
+    detection: { isError: true, errorStep: mistake.atStep, reason: "wrong file", confidence: 0.9 },
+    selection: { step: 1, reason: "E-1" },
+    attempt: 1,
+    task,
+  };
+  return { env, blobs, request, fixCode: `\`\`\`python\npyautogui.click(${fix.action.x}, ${fix.action.y})\n\`\`\`` };
+}
+
+describe("recoverWithPolicy", () => {
+  it("spends the whole budget when the target is never declared restored, recording unusable steps", async () => {
+    const { env, blobs, request } = await errorState();
+    const rec = await scriptedModel(blobs, [{ text: "```python\npyautogui.press('f5')\n```" }, { text: "I am not sure what to do." }, { text: "```python\npyautogui.press('f5')\n```" }]);
+    servers.push(rec.server);
+    const restore = recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model }), env, blobs, budget: 3, recoveryContext: "0-R" });
+    const out = await restore(request);
+    expect(out).toMatchObject({ restored: false, steps: 3, detail: "budget of 3 recovery step(s) spent (1 unusable)" });
+    expect(out.usage).toHaveLength(3);
+    // 0-R context: the history 0..R-1 (one entry), and the recovery steps so far in later calls.
+    expect(rec.server.requests[0].body.messages[1].content.map((p: { text?: string }) => p.text ?? "").join("\n")).toContain("Earlier run, steps 0 to 0:");
+    expect(rec.server.requests[2].body.messages[1].content.map((p: { text?: string }) => p.text ?? "").join("\n")).toContain("Step 1 action: (no usable action)");
+    rec.server.verify();
+  });
+
+  it("ends early when the verifier sees a match, and restores the target state", async () => {
+    const { env, blobs, request, fixCode } = await errorState();
+    const rec = await scriptedModel(blobs, [{ text: fixCode }]);
+    const ver = await scriptedModel(blobs, [{ text: '{"verdict": "match", "evidence": ["both show the Home folder with the same files"], "reason": "same view"}' }]);
+    servers.push(rec.server, ver.server);
+    const restore = recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model }), verifier: createLlmStateVerifier({ model: ver.model }), env, blobs, budget: 5 });
+    const out = await restore(request);
+    expect(out.restored).toBe(true);
+    expect(out.steps).toBe(1);
+    expect(out.detail).toMatch(/verifier confirmed/);
+    expect(out.prompts).toEqual(expect.arrayContaining(["state-verifier@1"]));
+    expect(env.semanticHash(out.observation!.stateId!)).toBe(env.semanticHash(request.target.observation.stateId!));
+    expect(ver.server.requests[0].images.map((i) => i.sha256)).toEqual([request.target.observation.screenshot, out.observation!.screenshot]);
+    rec.server.verify();
+    ver.server.verify();
+  });
+
+  it("requires a summarizer for the contextualized context", () => {
+    expect(() => recoverWithPolicy({ recoverer: { name: "r", propose: async () => ({ actions: [] }) }, env: { step: async () => ({ observation: null as never, info: {} }), observe: async () => null as never }, blobs: tempBlobs(), recoveryContext: "contextualized" })).toThrow(ConfigError);
+  });
+});
