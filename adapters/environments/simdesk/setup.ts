@@ -68,6 +68,7 @@ export function initialState(setup: unknown, noise: Omit<NoiseState, "tick" | "p
     for (let i = 2; s.trash.some((t) => t.key === key); i++) key = `${name} (${i})`;
     s.trash.push({ key, from, tree: { "": node } });
   }
+  s.trash.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   if (su.clipboard !== undefined) s.clipboard = { kind: "text", text: su.clipboard };
   for (const o of su.open) {
     if (o.path) {

@@ -104,7 +104,9 @@ export function trashPath(fs: Fs, trash: TrashItem[], path: string): { fs: Fs; t
   let key = basename(path);
   const used = new Set(trash.map((t) => t.key));
   for (let i = 2; used.has(key); i++) key = `${basename(path)} (${i})`;
-  return { fs: removeTree(fs, path), trash: [...trash, { key, from: path, tree: subtree(fs, path) }] };
+  // Kept sorted by key so the Trash's order never depends on history.
+  const items = [...trash, { key, from: path, tree: subtree(fs, path) }].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return { fs: removeTree(fs, path), trash: items };
 }
 
 /** Restore a Trash item to its original path (renamed if that path is taken; parents recreated). */

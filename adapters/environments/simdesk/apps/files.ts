@@ -413,10 +413,14 @@ export const filesApp: AppModule = {
       case "enter": return operate(s, win, "open");
       case "backspace":
       case "alt+up": return operate(s, win, "up");
-      case "escape":
-        if (!v.selected.length) return false;
+      case "escape": {
+        // Escape also cancels a pending cut/copy, as Windows Explorer does.
+        const hadClip = s.clipboard.kind === "files";
+        if (!v.selected.length && !hadClip) return false;
         v.selected = [];
+        if (hadClip) s.clipboard = { kind: "empty" };
         return true;
+      }
       case "down":
       case "up":
         if (!names.length) return false;

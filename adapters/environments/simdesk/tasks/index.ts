@@ -2,9 +2,13 @@
 import { ConfigError } from "../../../../src/errors.ts";
 import type { SimDeskTask } from "../ground-truth.ts";
 import { FILES_TASKS } from "./files-tasks.ts";
+import { EDITOR_TASKS } from "./editor-tasks.ts";
+import { SETTINGS_TASKS } from "./settings-tasks.ts";
+import { SHEET_TASKS } from "./sheet-tasks.ts";
+import { CROSS_TASKS } from "./cross-tasks.ts";
 
 /** Every SimDesk task, in a stable order. */
-export const SIMDESK_TASKS: readonly SimDeskTask[] = [...FILES_TASKS];
+export const SIMDESK_TASKS: readonly SimDeskTask[] = [...FILES_TASKS, ...EDITOR_TASKS, ...SETTINGS_TASKS, ...SHEET_TASKS, ...CROSS_TASKS];
 
 /** A task by id; a ConfigError lists close ids when it is unknown. */
 export function getSimDeskTask(id: string): SimDeskTask {
