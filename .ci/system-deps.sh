@@ -4,6 +4,8 @@ set -euo pipefail
 PKGS=(
   # fonts for SimDesk's SVG text rendering
   fonts-dejavu-core
+  # headless browser for the report test (test/experiments/report.int.test.ts)
+  chromium
 )
 missing=()
 for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

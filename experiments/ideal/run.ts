@@ -55,7 +55,12 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
   let plan = readPlan(planFile);
   if (!plan) {
     let failed = forward.filter((l) => l.status === "ok" && !l.success);
-    if (config.maxInstances) failed = failed.slice(0, config.maxInstances);
+    // Spread a capped selection evenly over the failures (tasks are grouped by app in order).
+    if (config.maxInstances && failed.length > config.maxInstances) {
+      const all = failed;
+      const n = config.maxInstances;
+      failed = Array.from({ length: n }, (_, i) => all[Math.floor((i * all.length) / n)]);
+    }
     const env = await runtime.createEnv(config.env, ctx.blobs);
     try {
       const instances: PlanInstance[] = [];

@@ -8,8 +8,8 @@ import type { Environment } from "../../src/environment.ts";
 import type { Observation } from "../../src/observation.ts";
 import type { Task } from "../../src/task.ts";
 import { groundTruthStability } from "../../src/metrics/trajectory-labels.ts";
-import * as simdesk from "../../adapters/environments/simdesk/index.ts";
-import type { SimDesk, SimDeskTask } from "../../adapters/environments/simdesk/index.ts";
+import { createSimDesk, type SimDesk, type SimDeskTask } from "../../adapters/environments/simdesk/index.ts";
+import { SIMDESK_TASKS } from "../../adapters/environments/simdesk/tasks/index.ts";
 import { createSimDetector, createSimForwardPolicy, createSimRecoveryPolicy, createSimStepSelector, SIM_PROFILES } from "../../adapters/policies/simulated/index.ts";
 import { runEpisode } from "../../graphs/run-episode.ts";
 import type { AgentSpec, EnvSpec } from "../config/schema.ts";
@@ -20,11 +20,6 @@ import { writeOsworldFolder } from "./osworld-output.ts";
 /** Default profile per component when a config says "default" or leaves it out. */
 const DEFAULTS = { forward: "default", recoverer: "skilled", detector: "decent", selector: "accurate" } as const;
 
-function simTasks(): readonly SimDeskTask[] {
-  const tasks = (simdesk as Record<string, unknown>).SIMDESK_TASKS as readonly SimDeskTask[] | undefined;
-  if (!tasks) throw new ConfigError("SimDesk's task suite (SIMDESK_TASKS) is not available in this build");
-  return tasks;
-}
 
 function profileOf<T>(role: keyof typeof SIM_PROFILES, spec: AgentSpec, field: string): T {
   if (spec.kind !== "sim") throw new ConfigError(`${field}.kind: "${spec.kind}" is not available to the experiment runner; use { kind: "sim", profile: ... } (model-backed runs: \`retrace run-model\`)`, { field: `${field}.kind` });
@@ -48,10 +43,10 @@ export function createSimDeskRuntime(): ExperimentRuntime {
   return {
     tasks(env: EnvSpec): Task[] {
       if (env.kind !== "simdesk") throw new ConfigError(`config.env.kind: "${env.kind}" is not built in; the experiment runner drives "simdesk" (real desktops: \`retrace run-model\`)`, { field: "env.kind" });
-      return [...simTasks()];
+      return [...SIMDESK_TASKS];
     },
     async createEnv(_env, blobs) {
-      return simdesk.createSimDesk({ blobs });
+      return createSimDesk({ blobs });
     },
     forwardPolicy: (spec, ctx) => createSimForwardPolicy({ task: ctx.task as SimDeskTask, seed: seedOf(ctx), ...profileOf<object>("forward", spec, "forward") }),
     recoveryPolicy: (spec, ctx) => createSimRecoveryPolicy({ groundTruth: asDesk(ctx.env), seed: seedOf(ctx), ...profileOf<{ skill: number }>("recoverer", spec, "recovery") }),
