@@ -18,6 +18,11 @@ export interface RuntimeSettings {
   ci: boolean;
 }
 
+/** One named variable, e.g. the key behind `--api-key-env VAR`. Secrets read here are never logged. */
+export function envVar(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env[name];
+}
+
 /** Read the settings from the process environment (call at the edges, pass values inward). */
 export function runtimeSettings(env: NodeJS.ProcessEnv = process.env): RuntimeSettings {
   return {

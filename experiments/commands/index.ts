@@ -4,7 +4,8 @@ import { register as registerRun } from "./run.ts";
 import { register as registerSweep } from "./sweep.ts";
 import { register as registerReport } from "./report.ts";
 import { register as registerDemo } from "./demo.ts";
+import { register as registerRunModel } from "./run-model.ts";
 
 export type RegisterCommand = (program: Command) => void;
 
-export const COMMANDS: RegisterCommand[] = [registerRun, registerSweep, registerReport, registerDemo];
+export const COMMANDS: RegisterCommand[] = [registerRun, registerSweep, registerReport, registerDemo, registerRunModel];

@@ -1,0 +1,73 @@
+/**
+ * `retrace run-model`: one SimDesk task with a model-backed agent over HTTP, written as an
+ * OSWorld-style episode folder. The lead may fold these flags into `retrace run` (`--policy`).
+ */
+import { Option, type Command } from "commander";
+import { ConfigError } from "../../src/errors.ts";
+import { CACHE_MODES, MODEL_POLICIES, runModelTask, type ModelPolicyKind } from "../model-run.ts";
+import type { CacheMode } from "../../adapters/models/cache.ts";
+
+interface RunModelFlags {
+  policy: string;
+  baseUrl?: string;
+  model: string;
+  task: string;
+  out?: string;
+  apiKeyEnv?: string;
+  cache: string;
+  cacheDir?: string;
+  maxSteps: string;
+  maxRetries: string;
+  timeoutMs: string;
+  historyImages?: string;
+}
+
+function int(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new ConfigError(`--${flag}: expected a whole number, got "${value}"`, { field: flag });
+  return n;
+}
+
+/** Register `run-model`. */
+export function register(program: Command): void {
+  program
+    .command("run-model")
+    .description("Run one SimDesk task with a model-backed agent over an OpenAI-compatible (or OpenAI/Anthropic computer-use) API; no recovery attached.")
+    .addOption(new Option("--policy <kind>", "agent: openai = generic pyautogui agent over chat completions").choices([...MODEL_POLICIES]).default("openai"))
+    .requiredOption("--model <name>", "model name as the server knows it")
+    .requiredOption("--task <id>", "SimDesk task id (retrace tasks lists them)")
+    .option("--base-url <url>", "API base URL, e.g. http://127.0.0.1:8000/v1 (default: RETRACE_BASE_URL / OPENAI_BASE_URL, else the vendor's)")
+    .option("-o, --out <dir>", "output folder (default: runs/model-<task>-<timestamp>)")
+    .option("--api-key-env <VAR>", "environment variable holding the API key (default: RETRACE_API_KEY / OPENAI_API_KEY / ANTHROPIC_API_KEY)")
+    .addOption(new Option("--cache <mode>", "record/replay cache of model calls").choices([...CACHE_MODES]).default("off"))
+    .option("--cache-dir <dir>", "cache folder, shared between runs to replay them (default: <out>/model-cache)")
+    .option("--max-steps <n>", "forward step budget", "15")
+    .option("--max-retries <n>", "retries on 429/5xx/timeouts (the SDK's backoff)", "3")
+    .option("--timeout-ms <n>", "per-attempt timeout", "120000")
+    .option("--history-images <n>", "past screenshots shown to the model")
+    .addHelpText("after", "\nExample:\n  retrace run-model --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-VL-7B-Instruct --task files-trash-menu --out runs/qwen --cache readwrite")
+    .action(async (flags: RunModelFlags) => {
+      const run = await runModelTask({
+        policy: flags.policy as ModelPolicyKind,
+        model: flags.model,
+        taskId: flags.task,
+        baseURL: flags.baseUrl,
+        out: flags.out,
+        apiKeyEnv: flags.apiKeyEnv,
+        cache: flags.cache as CacheMode,
+        cacheDir: flags.cacheDir,
+        maxSteps: int(flags.maxSteps, "max-steps"),
+        maxRetries: int(flags.maxRetries, "max-retries"),
+        timeoutMs: int(flags.timeoutMs, "timeout-ms"),
+        historyImages: int(flags.historyImages, "history-images"),
+      });
+      const r = run.result;
+      const m = r.accounting.models.policy;
+      process.stdout.write(
+        `${r.taskId}: ${r.success ? "success" : "failure"} (score ${r.evaluation.score}, ${r.stopReason}) in ${r.accounting.forwardSteps} step(s), ` +
+          `${r.accounting.policyFailures} unusable answer(s)${m ? `, ${m.calls} model call(s), ${m.inputTokens}+${m.outputTokens} tokens` : ""}` +
+          `${run.cache ? `, cache ${run.cache.hits} hit(s) / ${run.cache.misses} miss(es)` : ""}\nepisode folder: ${run.out}\n`,
+      );
+    });
+}

@@ -1,0 +1,148 @@
+/**
+ * Run one SimDesk task with a model-backed forward policy over HTTP (`retrace run-model`): the
+ * generic pyautogui agent against any OpenAI-compatible server by default, or the UI-TARS,
+ * OpenAI computer-use or Anthropic computer-use agents. No recovery is attached (the baseline
+ * run); the episode goes through the recovery runtime's `runEpisode` and is written in the same
+ * OSWorld-style folder as SimDesk runs (`traj.jsonl`, `step_N.png`, `result.txt`) plus
+ * `result.json`. API keys come from options or the environment and are never written anywhere.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { BlobStore } from "../src/blob-store.ts";
+import type { EpisodeResult } from "../src/episode.ts";
+import { ConfigError } from "../src/errors.ts";
+import type { ChatModel } from "../src/model.ts";
+import type { ForwardPolicy } from "../src/policy.ts";
+import { envVar, runtimeSettings } from "../src/settings.ts";
+import { createSimDesk } from "../adapters/environments/simdesk/index.ts";
+import { getSimDeskTask } from "../adapters/environments/simdesk/tasks/index.ts";
+import { CACHE_MODES, parseCacheMode, withCache, type CacheMode, type CacheStats } from "../adapters/models/cache.ts";
+import { createOpenAIChatModel } from "../adapters/models/openai-chat.ts";
+import type { PriceTable } from "../adapters/models/pricing.ts";
+import { redactSecrets } from "../adapters/models/redact.ts";
+import { createPyautoguiPolicy } from "../adapters/policies/openai/pyautogui-policy.ts";
+import { createUiTarsPolicy } from "../adapters/policies/uitars/uitars-policy.ts";
+import { createOpenAICuaPolicy } from "../adapters/policies/openai-cua/openai-cua-policy.ts";
+import { createAnthropicPolicy } from "../adapters/policies/anthropic/anthropic-policy.ts";
+import { runEpisode } from "../graphs/run-episode.ts";
+import { writeOsworldFolder } from "./runtime/osworld-output.ts";
+
+/** Model-backed policy kinds `run-model` can drive. */
+export const MODEL_POLICIES = ["openai", "uitars", "openai-cua", "anthropic"] as const;
+export type ModelPolicyKind = (typeof MODEL_POLICIES)[number];
+
+/** Options for {@link runModelTask}. */
+export interface ModelRunOptions {
+  /** Which agent: "openai" = the generic pyautogui agent over chat completions. @default "openai" */
+  policy?: ModelPolicyKind;
+  /** Model name as the server knows it. */
+  model: string;
+  /** SimDesk task id (`retrace tasks` lists them). */
+  taskId: string;
+  /** Server base URL (OpenAI-compatible: ending in /v1; Anthropic: the origin). @default settings.baseUrl */
+  baseURL?: string;
+  /** Output folder. @default runs/model-<task>-<timestamp> */
+  out?: string;
+  /** API key. @default the variable named by apiKeyEnv, else settings (OPENAI_API_KEY / ANTHROPIC_API_KEY) */
+  apiKey?: string;
+  /** Name of the environment variable holding the key. @default none */
+  apiKeyEnv?: string;
+  /** Record/replay cache mode. @default "off" */
+  cache?: CacheMode;
+  /** Cache folder (share it between runs to replay). @default <out>/model-cache */
+  cacheDir?: string;
+  /** Forward step budget. @default 15 */
+  maxSteps?: number;
+  /** SDK retries on 429/5xx/timeouts. @default 3 */
+  maxRetries?: number;
+  /** Per-attempt timeout in ms. @default 120000 */
+  timeoutMs?: number;
+  /** Past screenshots shown to the model. @default the agent's own (3; UI-TARS 5) */
+  historyImages?: number;
+  /** Sampling temperature. @default the agent's own */
+  temperature?: number;
+  /** Screen size of the SimDesk. @default 1280x800 */
+  width?: number;
+  height?: number;
+  /** Prices for cost accounting. @default none */
+  prices?: PriceTable;
+  /** Environment to read keys from (tests pass their own). @default process.env */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** What {@link runModelTask} produced. */
+export interface ModelRunResult {
+  out: string;
+  result: EpisodeResult;
+  /** Cache counters, when a cache was on. */
+  cache?: CacheStats;
+}
+
+/** Run one task with a model-backed policy and write its episode folder. */
+export async function runModelTask(options: ModelRunOptions): Promise<ModelRunResult> {
+  const kind = options.policy ?? "openai";
+  if (!(MODEL_POLICIES as readonly string[]).includes(kind)) throw new ConfigError(`--policy: "${kind}" is not a model policy; use one of ${MODEL_POLICIES.join(", ")}`, { field: "policy" });
+  if (!options.model) throw new ConfigError("--model: give the model name the server expects", { field: "model" });
+  const task = getSimDeskTask(options.taskId);
+  const cacheMode = parseCacheMode(options.cache ?? "off");
+  const maxSteps = options.maxSteps ?? 15;
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new ConfigError(`--max-steps: expected a positive integer, got ${maxSteps}`, { field: "maxSteps" });
+
+  const settings = runtimeSettings(options.env ?? process.env);
+  let apiKey = options.apiKey;
+  if (!apiKey && options.apiKeyEnv) {
+    apiKey = envVar(options.apiKeyEnv, options.env ?? process.env);
+    if (!apiKey) throw new ConfigError(`--api-key-env: the variable ${options.apiKeyEnv} is not set`, { field: "apiKeyEnv" });
+  }
+  apiKey ??= kind === "anthropic" ? settings.anthropicApiKey : settings.apiKey;
+  const baseURL = options.baseURL ?? settings.baseUrl;
+
+  const out = resolve(options.out ?? join("runs", `model-${task.id}-${new Date().toISOString().replace(/[:.]/g, "-")}`));
+  mkdirSync(out, { recursive: true });
+  const blobs = new BlobStore({ dir: join(out, "blobs") });
+  const cacheDir = options.cacheDir ?? join(out, "model-cache");
+  const cacheOpts = cacheMode === "off" ? undefined : { dir: cacheDir, mode: cacheMode };
+  const common = { ...(options.historyImages !== undefined && { historyImages: options.historyImages }), ...(options.temperature !== undefined && { temperature: options.temperature }) };
+
+  let cachedModel: (ChatModel & { stats?: CacheStats }) | undefined;
+  let policy: ForwardPolicy & { stats?: unknown };
+  if (kind === "openai" || kind === "uitars") {
+    const backend = createOpenAIChatModel({ model: options.model, baseURL, apiKey, blobs, maxRetries: options.maxRetries, timeoutMs: options.timeoutMs, prices: options.prices, settings });
+    const model: ChatModel & { stats?: CacheStats } = cacheOpts ? withCache(backend, cacheOpts) : backend;
+    cachedModel = cacheOpts ? model : undefined;
+    policy = kind === "openai" ? createPyautoguiPolicy({ model, ...common }) : createUiTarsPolicy({ model, ...common });
+  } else if (kind === "openai-cua") {
+    policy = createOpenAICuaPolicy({ model: options.model, baseURL, apiKey, maxRetries: options.maxRetries, timeoutMs: options.timeoutMs, prices: options.prices, cache: cacheOpts, settings });
+  } else {
+    policy = createAnthropicPolicy({ model: options.model, baseURL, apiKey, maxRetries: options.maxRetries, timeoutMs: options.timeoutMs, prices: options.prices, cache: cacheOpts, settings, ...common });
+  }
+
+  const env = createSimDesk({ blobs, width: options.width, height: options.height });
+  let result: EpisodeResult;
+  try {
+    result = await runEpisode({ task, components: { policy, env, blobs }, options: { maxForwardSteps: maxSteps } });
+  } finally {
+    await env.close();
+  }
+  await writeOsworldFolder({ dir: out, result, blobs, simulated: false });
+  const record = {
+    task: task.id,
+    policy: policy.name,
+    policyKind: kind,
+    model: options.model,
+    cache: cacheMode,
+    simulated: false,
+    success: result.success,
+    score: result.evaluation.score,
+    stopReason: result.stopReason,
+    accounting: result.accounting,
+    prompts: result.prompts,
+    ...(policy.stats !== undefined && { policyStats: policy.stats }),
+    trajectory: result.trajectory,
+  };
+  // belt and braces: the key is never in these values, but a server could echo it into a response
+  writeFileSync(join(out, "result.json"), redactSecrets(JSON.stringify(record, null, 2), [apiKey]) + "\n");
+  return { out, result, ...(cachedModel?.stats && { cache: cachedModel.stats }) };
+}
+
+export { CACHE_MODES };

@@ -1,0 +1,74 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { main } from "../../experiments/cli.ts";
+import { runModelTask } from "../../experiments/model-run.ts";
+import { getSimDeskTask } from "../../adapters/environments/simdesk/tasks/index.ts";
+import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../adapters/testing/scripted-openai-server.ts";
+import { ConfigError } from "../../src/errors.ts";
+import { planAnswers } from "../adapters/testing/plan-answers.ts";
+
+let server: ScriptedOpenAIServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const TASK = "files-trash-menu";
+
+describe("retrace run-model", () => {
+  it("solves a SimDesk task with a scripted OpenAI-compatible model and writes the OSWorld folder; a cached re-run makes zero calls", async () => {
+    const plan = getSimDeskTask(TASK).plan!;
+    const answers = planAnswers(plan);
+    server = await startScriptedOpenAIServer({ script: answers.map((text) => ({ endpoint: "chat" as const, text, usage: { inputTokens: 1000, outputTokens: 40 } })) });
+    const root = mkdtempSync(join(tmpdir(), "retrace-run-model-"));
+    const out = join(root, "run1");
+    const cacheDir = join(root, "cache");
+    const argv = ["node", "retrace", "run-model", "--base-url", server.url, "--model", "qwen-test", "--task", TASK, "--out", out, "--cache", "readwrite", "--cache-dir", cacheDir, "--max-retries", "0"];
+    const written: string[] = [];
+    const origWrite = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof process.stdout.write;
+    try {
+      await main(argv);
+    } finally {
+      process.stdout.write = origWrite;
+    }
+    expect(process.exitCode ?? 0).toBe(0);
+    expect(written.join("")).toMatch(new RegExp(`${TASK}: success \\(score 1, done\\) in ${plan.length + 1} step`));
+    expect(readFileSync(join(out, "result.txt"), "utf8").trim()).toBe("1");
+    const traj = readFileSync(join(out, "traj.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(traj).toHaveLength(plan.length + 1);
+    expect(traj[0]).toMatchObject({ step_num: 1, screenshot_file: "step_1.png", simulated: false });
+    expect(traj[0].response).toContain("pyautogui.click(");
+    expect(traj.at(-1).actions).toEqual([{ type: "DONE" }]);
+    for (const t of traj) expect(existsSync(join(out, t.screenshot_file))).toBe(true);
+    const result = JSON.parse(readFileSync(join(out, "result.json"), "utf8"));
+    expect(result).toMatchObject({ task: TASK, success: true, simulated: false, policyKind: "openai" });
+    expect(result.accounting.models.policy).toMatchObject({ calls: plan.length + 1, inputTokens: 1000 * (plan.length + 1) });
+    // every request carried exactly the current screenshot (plus history), as a PNG data URL
+    expect(server.calls).toBe(plan.length + 1);
+    for (const r of server.requests) {
+      expect(r.images.length).toBeGreaterThanOrEqual(1);
+      expect(r.images.every((i) => i.mediaType === "image/png")).toBe(true);
+    }
+    server.verify();
+
+    // replay: a fresh server with an empty script; any call would fail the run loudly
+    await server.close();
+    server = await startScriptedOpenAIServer({ script: [] });
+    const again = await runModelTask({ model: "qwen-test", taskId: TASK, baseURL: server.url, out: join(root, "run2"), cache: "read", cacheDir, maxRetries: 0 });
+    expect(server.calls).toBe(0);
+    expect(again.cache).toMatchObject({ hits: plan.length + 1, misses: 0 });
+    expect(again.result.success).toBe(true);
+    const traj2 = readFileSync(join(root, "run2", "traj.jsonl"), "utf8");
+    expect(traj2).toBe(readFileSync(join(out, "traj.jsonl"), "utf8"));
+    expect(readdirSync(join(root, "run2")).filter((f) => f.endsWith(".png"))).toHaveLength(plan.length + 1);
+  });
+
+  it("rejects an unknown task or policy with a ConfigError naming the flag", async () => {
+    await expect(runModelTask({ model: "m", taskId: "no-such-task", baseURL: "http://127.0.0.1:9/v1" })).rejects.toThrow(ConfigError);
+    await expect(runModelTask({ model: "m", taskId: TASK, policy: "telepathy" as never })).rejects.toThrow(/--policy/);
+    await expect(runModelTask({ model: "m", taskId: TASK, apiKeyEnv: "RETRACE_TEST_UNSET_VAR", env: {} })).rejects.toThrow(/RETRACE_TEST_UNSET_VAR is not set/);
+  });
+});
