@@ -63,7 +63,7 @@ export interface RecoveryMiddlewareOptions {
   blobs: BlobReader;
   /** The task; @default the text of the first human message, id "langchain-task" */
   task?: TaskSpec;
-  /** Maps one tool call to the actions it performs, for the detector's history. @default `{ type: NAME, ...args }` validated as an Action, else none */
+  /** Maps one tool call to the actions it performs, for the detector's history. @default the Action(s) in `args.action`/`args.actions`, else `{ type: NAME, ...args }` when valid, else none */
   toActions?: (toolCall: ToolCall) => Action[];
   /** The model-backed selector, needed (and used) for `recoveryStep: "llm"`. */
   selector?: RecoveryStepSelector;

@@ -27,9 +27,19 @@ export function messagesBeforeStep(messages: readonly BaseMessage[], step: numbe
   return step >= starts.length ? [...messages] : messages.slice(0, starts[step]);
 }
 
-/** Default tool-call mapping: `{ type: NAME_UPPER, ...args }` when that is a valid Action, else nothing. */
+/**
+ * Default tool-call mapping: a tool whose args carry an Action (`{ action: { type: "CLICK", ... } }`
+ * or a list of them in `actions`) maps to those; otherwise `{ type: NAME_UPPER, ...args }` when that
+ * is a valid Action (a `click` tool with `{ x, y }`); otherwise nothing.
+ */
 export function defaultToActions(call: ToolCall): Action[] {
-  const parsed = ActionSchema.safeParse({ ...(call.args ?? {}), type: call.name.toUpperCase() });
+  const args = (call.args ?? {}) as Record<string, unknown>;
+  const nested = Array.isArray(args.actions) ? args.actions : args.action !== undefined ? [args.action] : null;
+  if (nested) {
+    const parsed = nested.map((a) => ActionSchema.safeParse(a));
+    return parsed.every((p) => p.success) ? parsed.map((p) => p.data!) : [];
+  }
+  const parsed = ActionSchema.safeParse({ ...args, type: call.name.toUpperCase() });
   return parsed.success ? [parsed.data] : [];
 }
 
