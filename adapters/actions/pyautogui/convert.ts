@@ -97,8 +97,9 @@ export function pyautoguiResponseToActions(response: string, options: PyautoguiP
 /** The contents of every ``` fenced block (language tag dropped), in order. */
 export function extractCodeBlocks(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(/```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n?([\s\S]*?)```/g)) {
-    const lang = m[1];
+  // a language tag is a word followed by whitespace ("```python\n"); "```pyautogui.click(1, 2)```" has none
+  for (const m of text.matchAll(/```(?:([A-Za-z0-9_+-]+)(?=\s))?[ \t]*\r?\n?([\s\S]*?)```/g)) {
+    const lang = m[1] ?? "";
     const body = m[2];
     // "```DONE```" puts the word where the language tag goes
     if (!body.trim() && SPECIAL.has(lang)) out.push(lang);

@@ -183,6 +183,8 @@ pyautogui.press('enter')
     expect(pyautoguiResponseToActions("The page is still loading, so I wait.\nWAIT")).toEqual([{ type: "WAIT" }]);
     expect(pyautoguiResponseToActions("pyautogui.click(3, 4)")).toEqual([{ type: "CLICK", x: 3, y: 4, button: "left", numClicks: 1 }]);
     expect(extractCodeBlocks("a ```py\nx()\n``` b ```\ny()```")).toEqual(["x()\n", "y()"]);
+    expect(pyautoguiResponseToActions("Click it: ```pyautogui.click(7, 8)```")).toEqual([{ type: "CLICK", x: 7, y: 8, button: "left", numClicks: 1 }]);
+    expect(pyautoguiResponseToActions("```Python3\npyautogui.FAILSAFE = False\npyautogui.sleep(2)\n```")).toEqual([{ type: "WAIT", seconds: 2 }]);
   });
 
   it("reports prose without code as empty and bad code in a fence with the whole response", () => {
