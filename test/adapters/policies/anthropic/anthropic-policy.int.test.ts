@@ -70,4 +70,17 @@ describe("Anthropic computer-use policy", () => {
     expect(AdapterError).toBeDefined();
     server.verify();
   });
+
+  it("retries a 500 with the SDK's backoff and propagates cancellation", async () => {
+    const blobs = tempBlobs();
+    server = await startScriptedOpenAIServer({ script: [{ status: 500, retryAfterMs: 5 }, { content: [toolUse("t1", { action: "type", text: "hi" })] }, { delayMs: Infinity }] });
+    const policy = createAnthropicPolicy({ baseURL: server.origin, apiKey: "k", settings: noEnv, maxRetries: 1 });
+    expect((await policy.propose(await policyInput(blobs))).actions).toEqual([{ type: "TYPING", text: "hi" }]);
+    expect(server.calls).toBe(2);
+    const controller = new AbortController();
+    const pending = policy.propose({ ...(await policyInput(blobs)), signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+    server.verify();
+  });
 });

@@ -116,4 +116,17 @@ describe("OpenAI computer-use policy (Responses API)", () => {
     expect(server.calls).toBe(2);
     server.verify();
   });
+
+  it("retries a 429 with the SDK's backoff and propagates cancellation", async () => {
+    const blobs = tempBlobs();
+    server = await startScriptedOpenAIServer({ script: [{ status: 429, retryAfterMs: 5 }, { output: [call("1", { type: "move", x: 3, y: 4 })] }, { delayMs: Infinity }] });
+    const policy = createOpenAICuaPolicy({ baseURL: server.url, apiKey: "k", settings: noEnv, maxRetries: 1 });
+    expect((await policy.propose(await policyInput(blobs))).actions).toEqual([{ type: "MOVE_TO", x: 3, y: 4 }]);
+    expect(server.calls).toBe(2);
+    const controller = new AbortController();
+    const pending = policy.propose({ ...(await policyInput(blobs)), signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+    server.verify();
+  });
 });

@@ -9,6 +9,29 @@ import type { ForwardPolicy, HistoryEntry } from "../../../../src/policy.ts";
 import type { RecoveryPolicy } from "../../../../src/recovery.ts";
 import type { SimDesk, SimDeskTask } from "../../../../adapters/environments/simdesk/index.ts";
 
+/**
+ * The fast path: SimDesk's `apply` without rendering. The observation carries the true stateId and
+ * the visible-state hash in place of a screenshot reference (no accessibility tree). Enough for the
+ * components that read only ground truth (recoverer, detector, selector, perturber) and for the
+ * forward policy when it need not see widgets.
+ */
+export function fastObservation(env: SimDesk): Observation {
+  return { screenshot: env.visibleHash(), width: env.width, height: env.height, stateId: env.currentStateId() };
+}
+
+/** Execute one action, rendering or not. */
+export async function act(env: SimDesk, a: Action, render: boolean): Promise<Observation> {
+  if (render) return (await env.step(a)).observation;
+  env.apply(a);
+  return fastObservation(env);
+}
+
+/** Reset to the task's initial state, rendering or not. */
+export async function start(env: SimDesk, task: SimDeskTask, render: boolean): Promise<Observation> {
+  const o = await env.reset(task);
+  return render ? o : fastObservation(env);
+}
+
 export interface ForwardRun {
   history: HistoryEntry[];
   observation: Observation;
@@ -24,10 +47,11 @@ export async function runForward(
   blobs: BlobStore,
   task: SimDeskTask,
   policy: ForwardPolicy,
-  opts: { maxSteps?: number; tick0?: number; start?: { history: HistoryEntry[]; observation: Observation } } = {},
+  opts: { maxSteps?: number; tick0?: number; render?: boolean; from?: { history: HistoryEntry[]; observation: Observation } } = {},
 ): Promise<ForwardRun> {
-  const history: HistoryEntry[] = opts.start ? [...opts.start.history] : [];
-  let observation = opts.start ? opts.start.observation : await env.reset(task);
+  const render = opts.render ?? true;
+  const history: HistoryEntry[] = opts.from ? [...opts.from.history] : [];
+  let observation = opts.from ? opts.from.observation : await start(env, task, render);
   let tick = opts.tick0 ?? 0;
   let declaredDone = false;
   const maxSteps = opts.maxSteps ?? task.plan.length * 2 + 5;
@@ -40,18 +64,18 @@ export async function runForward(
       declaredDone = true;
       break;
     }
-    for (const a of d.actions) observation = (await env.step(a)).observation;
+    for (const a of d.actions) observation = await act(env, a, render);
   }
   return { history, observation, score: (await env.evaluate()).score, ticks: tick, declaredDone };
 }
 
 /** Bring the env to the state after plan steps 0..k-1 of a fresh reset and return that observation. */
-export async function playPlan(env: SimDesk, task: SimDeskTask, k: number): Promise<{ history: HistoryEntry[]; observation: Observation }> {
-  let observation = await env.reset(task);
+export async function playPlan(env: SimDesk, task: SimDeskTask, k: number, render = true): Promise<{ history: HistoryEntry[]; observation: Observation }> {
+  let observation = await start(env, task, render);
   const history: HistoryEntry[] = [];
   for (let i = 0; i < k; i++) {
     history.push({ step: i, observation, actions: [task.plan[i]], memo: { plan: i, next: i + 1, kind: "plan" } });
-    observation = (await env.step(task.plan[i])).observation;
+    observation = await act(env, task.plan[i], render);
   }
   return { history, observation };
 }
@@ -64,7 +88,7 @@ export async function recoveryAttempt(
   recoverer: RecoveryPolicy,
   target: { step: number; observation: Observation },
   current: Observation,
-  opts: { budget?: number; tick0?: number; errorStep?: number } = {},
+  opts: { budget?: number; tick0?: number; errorStep?: number; render?: boolean } = {},
 ): Promise<{ restored: boolean; declared: boolean; steps: number; responses: string[] }> {
   const budget = opts.budget ?? 10;
   const recoveryHistory: HistoryEntry[] = [];
@@ -89,7 +113,7 @@ export async function recoveryAttempt(
       break;
     }
     recoveryHistory.push({ step: used, observation, actions: d.actions, response: d.response, memo: d.memo });
-    for (const a of d.actions as Action[]) observation = (await env.step(a)).observation;
+    for (const a of d.actions as Action[]) observation = await act(env, a, opts.render ?? false);
   }
   const restored = env.semanticHash(observation.stateId!) === env.semanticHash(target.observation.stateId!);
   return { restored, declared, steps: recoveryHistory.length, responses };
