@@ -17,6 +17,7 @@ type BenchModule = { run(): Promise<BenchResult[]> };
 const BENCHES: Array<[string, () => Promise<BenchModule>]> = [
   ["ssim", () => import("./ssim.ts")],
   ["graph-overhead", () => import("./graph-overhead.ts")],
+  ["simdesk-render", () => import("./simdesk-render.ts")],
 ];
 
 const only = process.argv[2];

@@ -5,7 +5,9 @@ import { register as registerSweep } from "./sweep.ts";
 import { register as registerReport } from "./report.ts";
 import { register as registerDemo } from "./demo.ts";
 import { register as registerRunModel } from "./run-model.ts";
+import { register as registerTasks } from "./tasks.ts";
+import { register as registerSimDesk } from "./simdesk.ts";
 
 export type RegisterCommand = (program: Command) => void;
 
-export const COMMANDS: RegisterCommand[] = [registerRun, registerSweep, registerReport, registerDemo, registerRunModel];
+export const COMMANDS: RegisterCommand[] = [registerRun, registerSweep, registerReport, registerDemo, registerRunModel, registerTasks, registerSimDesk];
