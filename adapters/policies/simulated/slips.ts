@@ -18,8 +18,9 @@ export interface Slip {
 }
 
 /** Roles that name clickable widgets in an accessibility tree. */
-const CLICKABLE_ROLE = /button|menu|item|link|check|radio|tab|cell|icon|entry|field|text|combo|toggle|option/i;
-const CONTAINER_ROLE = /^(desktop|screen|application|window|frame|panel|group|root|taskbar|toolbar|menubar|list|tree|table|grid)$/i;
+const CLICKABLE_ROLE = /button|menu ?item|list ?item|tree ?item|link|check|radio|tab|cell|icon|entry|field|combo|toggle|option|switch|slider/i;
+/** Containers and static text: never a "wrong item" on their own. */
+const NOT_CLICKABLE_ROLE = /^(desktop|screen|application|window|frame|panel|group|root|taskbar|toolbar|menu ?bar|menu|list|tree|table|grid|text|label|static.*|heading|image|separator|status.*|dialog|alert)$/i;
 
 /** The point a pointer action targets, when it has one. */
 export function actionPoint(a: Action): { x: number; y: number } | null {
@@ -33,7 +34,7 @@ export function clickableNodes(root: AxNode | undefined): AxNode[] {
   const walk = (n: AxNode): void => {
     const leafish = !n.children || n.children.length === 0;
     if (n.bounds && n.bounds[2] > 0 && n.bounds[3] > 0 && !(n.states ?? []).includes("disabled")) {
-      if (CLICKABLE_ROLE.test(n.role) || (leafish && !CONTAINER_ROLE.test(n.role))) out.push(n);
+      if (CLICKABLE_ROLE.test(n.role) || (leafish && !NOT_CLICKABLE_ROLE.test(n.role))) out.push(n);
     }
     for (const c of n.children ?? []) walk(c);
   };
