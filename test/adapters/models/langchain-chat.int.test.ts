@@ -3,7 +3,7 @@ import { ChatOpenAICompletions } from "@langchain/openai";
 import { createLangChainChatModel } from "../../../adapters/models/langchain-chat.ts";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
 import { AdapterError } from "../../../src/errors.ts";
-import { storePng, tempBlobs } from "../testing/fixtures.ts";
+import { storePng, tempBlobs, waitFor } from "../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;
 afterEach(async () => {
@@ -54,7 +54,8 @@ describe("LangChain chat model backend", () => {
     const controller = new AbortController();
     const slow = createLangChainChatModel({ chatModel: lcModel(server.url), blobs: tempBlobs(), timeoutMs: 10_000 });
     const pending = slow.complete({ role: "policy", signal: controller.signal, messages: [{ role: "user", content: "hi" }] });
-    setTimeout(() => controller.abort(), 50);
+    await waitFor(() => server!.calls >= 2);
+    controller.abort();
     expect((await pending.catch((e) => e)).name).toBe("AbortError");
   });
 });

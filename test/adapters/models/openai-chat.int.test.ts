@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
 import { AdapterError, ConfigError } from "../../../src/errors.ts";
-import { storePng, tempBlobs } from "../testing/fixtures.ts";
+import { storePng, tempBlobs, waitFor } from "../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;
 afterEach(async () => {
@@ -113,7 +113,8 @@ describe("OpenAI-compatible chat model", () => {
     const controller = new AbortController();
     const started = Date.now();
     const pending = model.complete({ role: "policy", signal: controller.signal, messages: [{ role: "user", content: "hi" }] });
-    setTimeout(() => controller.abort(), 50);
+    await waitFor(() => server!.calls >= 1);
+    controller.abort();
     const err = await pending.catch((e) => e);
     expect(err.name).toBe("AbortError");
     expect(Date.now() - started).toBeLessThan(5_000);

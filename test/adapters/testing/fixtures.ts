@@ -44,3 +44,12 @@ export async function fakeHistory(blobs: BlobStore, n: number, make: (i: number)
   }
   return out;
 }
+
+/** Resolve once `cond()` holds (polling every 5 ms), or reject after `timeoutMs`. */
+export async function waitFor(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!cond()) {
+    if (Date.now() - started > timeoutMs) throw new Error("waitFor: condition not met in time");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

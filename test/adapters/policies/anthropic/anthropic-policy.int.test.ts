@@ -3,7 +3,7 @@ import { createAnthropicPolicy } from "../../../../adapters/policies/anthropic/a
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../../adapters/testing/scripted-openai-server.ts";
 import type { HistoryEntry } from "../../../../src/policy.ts";
 import { AdapterError } from "../../../../src/errors.ts";
-import { policyInput, tempBlobs } from "../../testing/fixtures.ts";
+import { policyInput, tempBlobs, waitFor } from "../../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;
 afterEach(async () => {
@@ -79,7 +79,8 @@ describe("Anthropic computer-use policy", () => {
     expect(server.calls).toBe(2);
     const controller = new AbortController();
     const pending = policy.propose({ ...(await policyInput(blobs)), signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
+    await waitFor(() => server!.calls >= 3);
+    controller.abort();
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
     server.verify();
   });

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAICuaPolicy } from "../../../../adapters/policies/openai-cua/openai-cua-policy.ts";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../../adapters/testing/scripted-openai-server.ts";
 import type { HistoryEntry } from "../../../../src/policy.ts";
-import { policyInput, tempBlobs } from "../../testing/fixtures.ts";
+import { policyInput, tempBlobs, waitFor } from "../../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;
 afterEach(async () => {
@@ -125,7 +125,8 @@ describe("OpenAI computer-use policy (Responses API)", () => {
     expect(server.calls).toBe(2);
     const controller = new AbortController();
     const pending = policy.propose({ ...(await policyInput(blobs)), signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
+    await waitFor(() => server!.calls >= 3);
+    controller.abort();
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
     server.verify();
   });

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAIChatModel } from "../../../../adapters/models/openai-chat.ts";
 import { createPyautoguiPolicy } from "../../../../adapters/policies/openai/pyautogui-policy.ts";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../../adapters/testing/scripted-openai-server.ts";
-import { fakeHistory, policyInput, tempBlobs } from "../../testing/fixtures.ts";
+import { fakeHistory, policyInput, tempBlobs, waitFor } from "../../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;
 afterEach(async () => {
@@ -108,7 +108,8 @@ describe("generic pyautogui policy over an OpenAI-compatible server", () => {
     const controller = new AbortController();
     const input = { ...(await policyInput(blobs)), signal: controller.signal };
     const pending = policy.propose(input);
-    setTimeout(() => controller.abort(), 50);
+    await waitFor(() => server!.calls >= 1);
+    controller.abort();
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
   });
 });
