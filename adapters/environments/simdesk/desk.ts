@@ -53,6 +53,7 @@ export class SimDesk implements Environment, SimGroundTruth {
   private readonly states = new Map<string, DeskState>();
   private readonly pngBySvg = new Map<string, string>();
   private readonly refCache = new Map<string, string[]>();
+  private readonly semCache = new Map<string, string>();
 
   constructor(options: SimDeskOptions) {
     this.width = options.width ?? 1280;
@@ -120,6 +121,7 @@ export class SimDesk implements Environment, SimGroundTruth {
   async close(): Promise<void> {
     this.states.clear();
     this.pngBySvg.clear();
+    this.semCache.clear();
   }
 
   async snapshot(): Promise<EnvironmentSnapshot> {
@@ -170,7 +172,12 @@ export class SimDesk implements Environment, SimGroundTruth {
   // ---- SimGroundTruth ----
 
   semanticHash(stateId: string): string {
-    return semanticHash(this.loadState(stateId));
+    let h = this.semCache.get(stateId);
+    if (h === undefined) {
+      h = semanticHash(this.loadState(stateId));
+      this.semCache.set(stateId, h);
+    }
+    return h;
   }
 
   referenceStates(task: SimDeskTask): string[] {

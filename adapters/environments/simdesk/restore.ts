@@ -46,6 +46,7 @@ class Planner {
     if (!n) return undefined;
     const c = center(n.rect);
     const hit = hitNode(this.ui, c.x, c.y);
+    if (hit?.id === "popup") return this.clickNode("popup", `dismiss the notification covering ${id}`);
     if (hit?.id !== id) {
       // Covered by another window: bring the owner to the front first.
       const owner = APPS.find((a) => id.startsWith(`${a}.`)) ?? (id.startsWith("dialog.") ? topWindow(this.cur)?.id : undefined);

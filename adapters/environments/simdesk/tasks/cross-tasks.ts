@@ -109,6 +109,55 @@ const defs: TaskDef[] = [
       b.cell("B3").hotkey("ctrl", "c").task("files").open("notes.txt").hotkey("ctrl", "end").type("Travel: ").hotkey("ctrl", "v").hotkey("ctrl", "s");
     },
   },
+  {
+    id: "cross-quarterly-pack",
+    instruction:
+      "Create a folder Q3 in Documents. In budget.csv put the SUM of B1:B4 in B5 and save; add the line 'Budget total: 1425' to the end of report.txt and save; then drag report.txt and budget.csv into Q3.",
+    apps: ["files", "sheet", "editor"],
+    setup: home(),
+    checks: [
+      { kind: "file", path: "~/Documents/Q3/report.txt", text: REPORT + "Budget total: 1425\n" },
+      { kind: "csv", path: "~/Documents/Q3/budget.csv", cells: { A1: "Rent", B5: "1425" } },
+      { kind: "absent", path: "~/Documents/report.txt" },
+      { kind: "absent", path: "~/Documents/budget.csv" },
+      { kind: "unchanged" },
+    ],
+    build: (b) => {
+      b.launch("files").place("Documents").click("files.toolbar.newFolder").type("Q3").click("dialog.btn.create");
+      b.open("budget.csv").cell("B5").type("=SUM(B1:B4)\n").hotkey("ctrl", "s");
+      b.task("files").open("report.txt").hotkey("ctrl", "end").type("Budget total: 1425\n").hotkey("ctrl", "s");
+      b.task("files").moveTo("files.item.report.txt").dragTo("files.item.Q3");
+      b.mistake("wrong-item", "grabbed notes.txt instead of budget.csv", (m) => m.moveTo("files.item.notes.txt"));
+      b.moveTo("files.item.budget.csv").dragTo("files.item.Q3");
+    },
+  },
+  {
+    id: "cross-settings-sweep-note",
+    instruction:
+      "In Settings make the accent orange, turn off Animations, turn on Do not disturb, turn off notification sounds, turn off Automatic suspend, blank the screen after 10 minutes and stop remembering recent files; close Settings and add the line 'settings changed' to the end of notes.txt, then save it.",
+    apps: ["settings", "files", "editor"],
+    setup: home(),
+    checks: [
+      { kind: "setting", key: "appearance.accent", value: "orange" },
+      { kind: "setting", key: "appearance.animations", value: false },
+      { kind: "setting", key: "notifications.dnd", value: true },
+      { kind: "setting", key: "notifications.sound", value: false },
+      { kind: "setting", key: "power.autoSuspend", value: false },
+      { kind: "setting", key: "power.blank", value: "10" },
+      { kind: "setting", key: "privacy.recent", value: false },
+      { kind: "file", path: "~/Documents/notes.txt", text: NOTES + "settings changed\n" },
+      { kind: "unchanged" },
+    ],
+    build: (b) => {
+      b.launch("settings").click("settings.option.appearance.accent.orange").click("settings.switch.appearance.animations");
+      b.click("settings.page.notifications").click("settings.switch.notifications.dnd").click("settings.switch.notifications.sound");
+      b.click("settings.page.power");
+      b.mistake("wrong-item", "switched off Dim screen instead of Automatic suspend", (m) => m.click("settings.switch.power.dim"));
+      b.click("settings.switch.power.autoSuspend").click("settings.option.power.blank.10");
+      b.click("settings.page.privacy").click("settings.switch.privacy.recent").click("settings.close");
+      b.launch("files").place("Documents").open("notes.txt").hotkey("ctrl", "end").type("settings changed\n").hotkey("ctrl", "s");
+    },
+  },
 ];
 
 export const CROSS_TASKS = defs.map(defineSimDeskTask);
