@@ -1,0 +1,160 @@
+/**
+ * A desktop in a container: one container per episode (reset = a fresh container), the image's
+ * init starts Xvfb, matchbox and a session bus; actions and screenshots run through `exec`,
+ * files go in with putArchive and come out with getArchive.
+ */
+import type Docker from "dockerode";
+import { randomBytes } from "node:crypto";
+import { EnvironmentError } from "../../../src/errors.ts";
+import { logger } from "../../../src/logger.ts";
+import { APP_ENV, APP_WINDOW_CLASS, GTK_SETTINGS_INI, PRISTINE_MTIME, type AppLaunch, type DesktopBackend, type ExecOptions, type ExecResult } from "../x11/backend.ts";
+import { pngToFrame, type Frame } from "../x11/frame.ts";
+import { waitFor } from "../x11/host-backend.ts";
+import { execIn, MANAGED_LABEL, readAll, ROLE_LABEL, RUN_LABEL } from "./engine.ts";
+import { packTar, unpackTar } from "./tar.ts";
+
+/** The image built by experiments/docker/build-image.sh (or `docker build`). */
+export const DEFAULT_DESKTOP_IMAGE = "retrace-desktop:1";
+
+/** Options of {@link ContainerBackend}. */
+export interface ContainerBackendOptions {
+  docker: Docker;
+  /** @default "retrace-desktop:1" */
+  image?: string;
+  /** @default 1280 */
+  width?: number;
+  /** @default 800 */
+  height?: number;
+  /** Run id put on the containers' labels. @default a random id */
+  runId?: string;
+  /** Longest wait for the desktop or an app window, in ms. @default 30000 */
+  readyTimeoutMs?: number;
+}
+
+const HOME = "/home/cua";
+const USER_UID = 1000;
+
+/** Desktop inside a container managed through dockerode. */
+export class ContainerBackend implements DesktopBackend {
+  readonly kind = "docker";
+  readonly width: number;
+  readonly height: number;
+  readonly accessibility = false;
+  readonly runId: string;
+  /** Milliseconds the last container took from create to a ready X server. */
+  lastStartMs = 0;
+  private readonly docker: Docker;
+  private readonly image: string;
+  private readonly timeoutMs: number;
+  private container?: Docker.Container;
+  private closed = false;
+
+  constructor(options: ContainerBackendOptions) {
+    this.docker = options.docker;
+    this.image = options.image ?? DEFAULT_DESKTOP_IMAGE;
+    this.width = options.width ?? 1280;
+    this.height = options.height ?? 800;
+    this.runId = options.runId ?? randomBytes(6).toString("hex");
+    this.timeoutMs = options.readyTimeoutMs ?? 30_000;
+  }
+
+  /** The current container's id, if one runs. */
+  get containerId(): string | undefined {
+    return this.container?.id;
+  }
+
+  async freshSession(files: Record<string, string>): Promise<void> {
+    if (this.closed) throw new EnvironmentError("container desktop is closed", { retryable: false });
+    await this.removeContainer();
+    const t0 = Date.now();
+    try {
+      this.container = await this.docker.createContainer({
+        Image: this.image,
+        Env: [`RETRACE_SCREEN=${this.width}x${this.height}`],
+        Labels: { [MANAGED_LABEL]: "true", [RUN_LABEL]: this.runId, [ROLE_LABEL]: "desktop" },
+        HostConfig: { NetworkMode: "none" },
+      });
+      await this.container.start();
+    } catch (cause) {
+      const msg = (cause as Error).message ?? String(cause);
+      const hint = /no such image|image not known|not found/i.test(msg) ? `; build it with experiments/docker/build-image.sh (podman) or \`docker build -t ${this.image} experiments/docker\`` : "";
+      throw new EnvironmentError(`could not start a ${this.image} container: ${msg}${hint}`, { cause, retryable: !hint });
+    }
+    await waitFor(async () => (await this.exec(["test", "-f", "/tmp/retrace/ready"], { asUser: false })).code === 0, this.timeoutMs, "the container's X server");
+    this.lastStartMs = Date.now() - t0;
+    const entries = Object.entries({ ".config/gtk-3.0/settings.ini": GTK_SETTINGS_INI, ...files }).map(([path, text]) => ({ path, data: Buffer.from(text) }));
+    await this.container.putArchive(packTar(entries, { uid: USER_UID, gid: USER_UID, mtime: PRISTINE_MTIME }), { path: HOME });
+  }
+
+  async launch(app: AppLaunch): Promise<void> {
+    const c = this.requireContainer();
+    const exec = await c.exec({ Cmd: [app.app, ...app.args], User: "cua", Env: this.userEnv(), WorkingDir: HOME, AttachStdout: false, AttachStderr: false });
+    await exec.start({ Detach: true });
+    await waitFor(
+      async () => {
+        const r = await this.exec(["xdotool", "search", "--onlyvisible", "--class", APP_WINDOW_CLASS[app.app]], { asUser: false });
+        return r.code === 0 && r.stdout.length > 0;
+      },
+      this.timeoutMs,
+      `the ${app.app} window in the container`,
+    );
+  }
+
+  private userEnv(): string[] {
+    const env = { DISPLAY: ":99", HOME, USER: "cua", DBUS_SESSION_BUS_ADDRESS: "unix:path=/tmp/retrace/bus", ...APP_ENV };
+    return Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  }
+
+  async exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    const asUser = options.asUser ?? true;
+    try {
+      return await execIn(this.docker, this.requireContainer(), argv, {
+        user: asUser ? "cua" : "root",
+        env: asUser ? this.userEnv() : ["DISPLAY=:99"],
+        workingDir: asUser ? HOME : "/",
+        timeoutMs: options.timeoutMs,
+      });
+    } catch (cause) {
+      if (cause instanceof EnvironmentError) throw cause;
+      throw new EnvironmentError(`exec ${argv[0]} in the container failed: ${(cause as Error).message}`, { cause });
+    }
+  }
+
+  async captureFrame(): Promise<Frame> {
+    // PNG, not raw RGB: exec output crosses the API socket, and 3 MB per frame cost ~200 ms more.
+    const r = await this.exec(["/usr/bin/import", "-display", ":99", "-window", "root", "png:-"], { asUser: false });
+    if (r.code !== 0) throw new EnvironmentError(`screen capture in the container failed (${r.code}): ${r.stderr.trim()}`);
+    return pngToFrame(r.stdout);
+  }
+
+  async readHomeFile(relPath: string): Promise<Buffer | undefined> {
+    const c = this.requireContainer();
+    let stream: NodeJS.ReadableStream;
+    try {
+      stream = await c.getArchive({ path: `${HOME}/${relPath}` });
+    } catch {
+      return undefined;
+    }
+    const files = unpackTar(await readAll(stream));
+    const base = relPath.split("/").pop()!;
+    return files.get(base) ?? [...files.values()][0];
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.removeContainer();
+  }
+
+  private requireContainer(): Docker.Container {
+    if (!this.container) throw new EnvironmentError("container desktop: no container (call reset first)", { retryable: false });
+    return this.container;
+  }
+
+  private async removeContainer(): Promise<void> {
+    const c = this.container;
+    this.container = undefined;
+    if (!c) return;
+    await c.remove({ force: true, v: true }).catch((err: Error) => logger.warn({ err: err.message, id: c.id }, "could not remove desktop container"));
+  }
+}
