@@ -20,9 +20,31 @@ export interface TrajectoryTruth {
   reason: string;
 }
 
+const MAX_CACHED = 20_000;
+const planIndexCache = new WeakMap<SimGroundTruth, WeakMap<SimDeskTask, Map<string, number>>>();
+
+/**
+ * `gt.planIndexOf(task, stateId)`, memoised per ground truth. State ids are content hashes and a
+ * task's reference path never changes, so the answer for (task, state) is fixed; the cache keeps a
+ * detector that rescans the history every step from costing O(t^2) state loads per episode.
+ */
+export function planIndexOf(gt: SimGroundTruth, task: SimDeskTask, stateId: string): number {
+  let byTask = planIndexCache.get(gt);
+  if (!byTask) planIndexCache.set(gt, (byTask = new WeakMap()));
+  let cache = byTask.get(task);
+  if (!cache) byTask.set(task, (cache = new Map()));
+  let k = cache.get(stateId);
+  if (k === undefined) {
+    k = gt.planIndexOf(task, stateId);
+    if (cache.size >= MAX_CACHED) cache.clear();
+    cache.set(stateId, k);
+  }
+  return k;
+}
+
 /** Whether a state lies on the task's reference path. */
 export function isOnTrack(gt: SimGroundTruth, task: SimDeskTask, stateId: string | undefined): boolean {
-  return stateId !== undefined && gt.planIndexOf(task, stateId) !== -1;
+  return stateId !== undefined && planIndexOf(gt, task, stateId) !== -1;
 }
 
 /** Index of the last history entry whose observation is on track, at or before `upTo`; -1 when none. */
@@ -40,7 +62,7 @@ export function lastOnTrackStep(gt: SimGroundTruth, task: SimDeskTask, history: 
  */
 export function trajectoryTruth(gt: SimGroundTruth, task: SimDeskTask, history: readonly HistoryEntry[], observation: Observation): TrajectoryTruth {
   const stateId = observation.stateId;
-  const planIndex = stateId === undefined ? -1 : gt.planIndexOf(task, stateId);
+  const planIndex = stateId === undefined ? -1 : planIndexOf(gt, task, stateId);
   const t = history.length;
   if (planIndex === -1) {
     const last = lastOnTrackStep(gt, task, history);

@@ -59,8 +59,10 @@ async function restoreRate(skill: number, seeds: number[], cases: Array<{ task: 
 
 describe("simulated recovery policy on SimDesk", () => {
   it("a skilled recoverer restores undoable mistakes far more often than a weak one", async () => {
-    const cases = await undoableMistakes();
-    expect(cases.length).toBeGreaterThan(80);
+    const all = await undoableMistakes();
+    expect(all.length).toBeGreaterThan(80);
+    // Every other case keeps the test to a few seconds; the gap is wide (about 0.88 vs 0.13 over all).
+    const cases = all.filter((_, i) => i % 2 === 0);
     const skilled = await restoreRate(SIM_RECOVERER_SKILLED, [1], cases);
     const weak = await restoreRate(SIM_RECOVERER_WEAK, [1], cases);
     console.info(`simulated recoverer restore rate over ${skilled.trials} trials: skilled ${skilled.rate.toFixed(3)}, weak ${weak.rate.toFixed(3)}; restorative steps: ${skilled.restorativeShare.toFixed(2)} vs ${weak.restorativeShare.toFixed(2)}`);
