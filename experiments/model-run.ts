@@ -3,8 +3,9 @@
  * generic pyautogui agent against any OpenAI-compatible server by default, or the UI-TARS,
  * OpenAI computer-use or Anthropic computer-use agents. No recovery is attached (the baseline
  * run); the episode goes through the recovery runtime's `runEpisode` and is written in the same
- * OSWorld-style folder as SimDesk runs (`traj.jsonl`, `step_N.png`, `result.txt`) plus
- * `result.json`. API keys come from options or the environment and are never written anywhere.
+ * OSWorld-style folder as SimDesk runs (`traj.jsonl`, `step_N.png`, `result.txt`, `result.json`,
+ * by src/store/episode-output.ts) plus `run.json` (policy, model, accounting, trajectory). API
+ * keys come from options or the environment and are never written anywhere.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -14,6 +15,7 @@ import { ConfigError } from "../src/errors.ts";
 import type { ChatModel } from "../src/model.ts";
 import type { ForwardPolicy } from "../src/policy.ts";
 import { envVar, runtimeSettings } from "../src/settings.ts";
+import { writeEpisodeOutput } from "../src/store/episode-output.ts";
 import { createSimDesk } from "../adapters/environments/simdesk/index.ts";
 import { getSimDeskTask } from "../adapters/environments/simdesk/tasks/index.ts";
 import { CACHE_MODES, parseCacheMode, withCache, type CacheMode, type CacheStats } from "../adapters/models/cache.ts";
@@ -25,7 +27,6 @@ import { createUiTarsPolicy } from "../adapters/policies/uitars/uitars-policy.ts
 import { createOpenAICuaPolicy } from "../adapters/policies/openai-cua/openai-cua-policy.ts";
 import { createAnthropicPolicy } from "../adapters/policies/anthropic/anthropic-policy.ts";
 import { runEpisode } from "../graphs/run-episode.ts";
-import { writeOsworldFolder } from "./runtime/osworld-output.ts";
 
 /** Model-backed policy kinds `run-model` can drive. */
 export const MODEL_POLICIES = ["openai", "uitars", "openai-cua", "anthropic"] as const;
@@ -124,7 +125,7 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
   } finally {
     await env.close();
   }
-  await writeOsworldFolder({ dir: out, result, blobs, simulated: false });
+  await writeEpisodeOutput({ dir: out, trajectory: result.trajectory, blobs, score: result.evaluation, simulated: false });
   const record = {
     task: task.id,
     policy: policy.name,
@@ -141,7 +142,7 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
     trajectory: result.trajectory,
   };
   // belt and braces: the key is never in these values, but a server could echo it into a response
-  writeFileSync(join(out, "result.json"), redactSecrets(JSON.stringify(record, null, 2), [apiKey]) + "\n");
+  writeFileSync(join(out, "run.json"), redactSecrets(JSON.stringify(record, null, 2), [apiKey]) + "\n");
   return { out, result, ...(cachedModel?.stats && { cache: cachedModel.stats }) };
 }
 

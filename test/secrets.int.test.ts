@@ -83,7 +83,7 @@ describe("secrets", () => {
       expect(bytes.includes("SECRET-123"), f).toBe(false);
     }
     // the echoed 401 was recorded as a model-error step, redacted
-    const traj = readFileSync(join(root, "cli", "result.json"), "utf8");
+    const traj = readFileSync(join(root, "cli", "run.json"), "utf8");
     expect(traj).toMatch(/model-error/);
   });
 });

@@ -39,11 +39,13 @@ describe("retrace run-model", () => {
     expect(readFileSync(join(out, "result.txt"), "utf8").trim()).toBe("1");
     const traj = readFileSync(join(out, "traj.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
     expect(traj).toHaveLength(plan.length + 1);
-    expect(traj[0]).toMatchObject({ step_num: 1, screenshot_file: "step_1.png", simulated: false });
+    expect(traj[0]).toMatchObject({ step_num: 1, screenshot_file: "step_1.png", info: { simulated: false, role: "forward" } });
     expect(traj[0].response).toContain("pyautogui.click(");
     expect(traj.at(-1).actions).toEqual([{ type: "DONE" }]);
     for (const t of traj) expect(existsSync(join(out, t.screenshot_file))).toBe(true);
-    const result = JSON.parse(readFileSync(join(out, "result.json"), "utf8"));
+    expect(existsSync(join(out, "step_0.png"))).toBe(true);
+    expect(JSON.parse(readFileSync(join(out, "result.json"), "utf8"))).toMatchObject({ taskId: TASK, score: 1, simulated: false });
+    const result = JSON.parse(readFileSync(join(out, "run.json"), "utf8"));
     expect(result).toMatchObject({ task: TASK, success: true, simulated: false, policyKind: "openai" });
     expect(result.accounting.models.policy).toMatchObject({ calls: plan.length + 1, inputTokens: 1000 * (plan.length + 1) });
     // every request carried exactly the current screenshot (plus history), as a PNG data URL
@@ -61,9 +63,14 @@ describe("retrace run-model", () => {
     expect(server.calls).toBe(0);
     expect(again.cache).toMatchObject({ hits: plan.length + 1, misses: 0 });
     expect(again.result.success).toBe(true);
-    const traj2 = readFileSync(join(root, "run2", "traj.jsonl"), "utf8");
-    expect(traj2).toBe(readFileSync(join(out, "traj.jsonl"), "utf8"));
-    expect(readdirSync(join(root, "run2")).filter((f) => f.endsWith(".png"))).toHaveLength(plan.length + 1);
+    // identical up to environment timing
+    const untimed = (file: string) => readFileSync(file, "utf8").trim().split("\n").map((l) => {
+      const { info, ...rest } = JSON.parse(l);
+      const { env_ms: _ms, ...facts } = info;
+      return { ...rest, info: facts };
+    });
+    expect(untimed(join(root, "run2", "traj.jsonl"))).toEqual(untimed(join(out, "traj.jsonl")));
+    expect(readdirSync(join(root, "run2")).filter((f) => f.endsWith(".png"))).toHaveLength(plan.length + 2);
   });
 
   it("rejects an unknown task or policy with a ConfigError naming the flag", async () => {
