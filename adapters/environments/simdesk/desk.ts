@@ -130,6 +130,8 @@ export class SimDesk implements Environment, SimGroundTruth {
 
   async restore(snapshot: EnvironmentSnapshot): Promise<Observation> {
     if (snapshot.kind !== "simdesk") throw new ConfigError(`simdesk: cannot restore a "${snapshot.kind}" snapshot`);
+    const data = snapshot.data as Partial<DeskState> | null;
+    if (!data || data.v !== 1 || typeof data.fs !== "object" || !Array.isArray(data.windows)) throw new ConfigError("simdesk: snapshot data is not a SimDesk state (expected { v: 1, fs, windows, ... })");
     this.state = structuredClone(snapshot.data as DeskState);
     return this.observe();
   }

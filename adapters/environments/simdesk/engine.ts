@@ -43,7 +43,8 @@ export function combo(keys: string[]): string {
   const rest = ks.filter((k) => !MODIFIERS.has(k));
   const main = rest[rest.length - 1];
   let key = main ?? "";
-  if (key.length === 1) key = key.toLowerCase();
+  // Shortcuts are case-insensitive ("ctrl+A" = "ctrl+a"); a bare "A" still types a capital.
+  if (key.length === 1 && mods.length > 0) key = key.toLowerCase();
   return [...mods, key].filter(Boolean).join("+");
 }
 
