@@ -108,3 +108,35 @@ export { writeEpisodeOutput, trajLine } from "./store/episode-output.ts";
 export type { EpisodeOutputOptions, EpisodeOutputSummary } from "./store/episode-output.ts";
 export { createSimDesk, SimDesk, SIMDESK_TASKS, getSimDeskTask } from "../adapters/environments/simdesk/index.ts";
 export type { SimDeskOptions, SimDeskTask, SimGroundTruth, SimDeskSetup, SimDeskEvaluator } from "../adapters/environments/simdesk/index.ts";
+// Seeded simulated agents for SimDesk (labelled "simulated" in every output).
+export {
+  createSimForwardPolicy,
+  createSimRecoveryPolicy,
+  createSimPerturbationPolicy,
+  createSimDetector,
+  createSimStepSelector,
+  createSimAgents,
+  describeSimulated,
+  SIM_PROFILES,
+  SIM_RECOVERER_SKILLED,
+  SIM_RECOVERER_WEAK,
+  DEFAULT_SLIP_MIX,
+  trajectoryTruth,
+  correctRecoveryStep,
+} from "../adapters/policies/simulated/index.ts";
+export type {
+  SimForwardPolicy,
+  SimForwardPolicyOptions,
+  SimRecoveryPolicy,
+  SimRecoveryPolicyOptions,
+  SimPerturbationPolicy,
+  SimPerturbationPolicyOptions,
+  SimDetector,
+  SimDetectorOptions,
+  SimStepSelector,
+  SimStepSelectorOptions,
+  SimAgents,
+  SimAgentsOptions,
+  SlipMix,
+  TrajectoryTruth,
+} from "../adapters/policies/simulated/index.ts";

@@ -15,20 +15,32 @@ import type { SimDesk, SimDeskTask } from "../../../../adapters/environments/sim
  * components that read only ground truth (recoverer, detector, selector, perturber) and for the
  * forward policy when it need not see widgets.
  */
-export function fastObservation(env: SimDesk): Observation {
-  return { screenshot: env.visibleHash(), width: env.width, height: env.height, stateId: env.currentStateId() };
+export function fastObservation(env: SimDesk, visible = true): Observation {
+  const stateId = env.currentStateId();
+  return { screenshot: visible ? env.visibleHash() : stateId, width: env.width, height: env.height, stateId };
 }
 
 /** Execute one action, rendering or not. */
-export async function act(env: SimDesk, a: Action, render: boolean): Promise<Observation> {
+export async function act(env: SimDesk, a: Action, render: boolean, visible = true): Promise<Observation> {
   if (render) return (await env.step(a)).observation;
   env.apply(a);
-  return fastObservation(env);
+  return fastObservation(env, visible);
 }
 
-/** Reset to the task's initial state, rendering or not. */
+const initialOf = new WeakMap<SimDesk, { task: SimDeskTask; stateId: string }>();
+
+/**
+ * Reset to the task's initial state, rendering or not. Without rendering, a repeat start of the
+ * task the env was last reset to only reloads the stored initial state (reset renders a PNG).
+ */
 export async function start(env: SimDesk, task: SimDeskTask, render: boolean): Promise<Observation> {
+  const last = initialOf.get(env);
+  if (!render && last?.task === task) {
+    env.setState(env.loadState(last.stateId));
+    return fastObservation(env);
+  }
   const o = await env.reset(task);
+  initialOf.set(env, { task, stateId: env.currentStateId() });
   return render ? o : fastObservation(env);
 }
 
@@ -113,7 +125,8 @@ export async function recoveryAttempt(
       break;
     }
     recoveryHistory.push({ step: used, observation, actions: d.actions, response: d.response, memo: d.memo });
-    for (const a of d.actions as Action[]) observation = await act(env, a, opts.render ?? false);
+    // The recoverer reads only stateIds: skip the visible hash on the fast path.
+    for (const a of d.actions as Action[]) observation = await act(env, a, opts.render ?? false, false);
   }
   const restored = env.semanticHash(observation.stateId!) === env.semanticHash(target.observation.stateId!);
   return { restored, declared, steps: recoveryHistory.length, responses };
