@@ -2,6 +2,7 @@
  * Turning our provider-neutral chat messages into what the wire wants: screenshots are stored as
  * blob references and become base64 data URLs only at the moment of sending.
  */
+import sharp from "sharp";
 import type { BlobReader } from "../../src/blob-store.ts";
 import type { ChatMessage } from "../../src/model.ts";
 
@@ -56,9 +57,9 @@ export async function toOpenAIMessages(messages: readonly ChatMessage[], blobs: 
 /** Placeholder for a screenshot inside a vendor request body before it is sent (keeps cache keys small and symbolic). */
 export const BLOB_URL_PREFIX = "retrace-blob:";
 
-/** The placeholder URL of a blob. */
-export function blobUrl(ref: string): string {
-  return BLOB_URL_PREFIX + ref;
+/** The placeholder URL of a blob; with `size`, the image is resized to exactly that many pixels when sent. */
+export function blobUrl(ref: string, size?: { width: number; height: number }): string {
+  return BLOB_URL_PREFIX + ref + (size ? `@${size.width}x${size.height}` : "");
 }
 
 /**
@@ -69,12 +70,17 @@ export async function materializeBlobUrls<T>(value: T, blobs: BlobReader, as: "d
   const cache = new Map<string, string>();
   const walk = async (v: unknown): Promise<unknown> => {
     if (typeof v === "string" && v.startsWith(BLOB_URL_PREFIX)) {
-      const ref = v.slice(BLOB_URL_PREFIX.length);
-      let out = cache.get(ref);
+      const key = v.slice(BLOB_URL_PREFIX.length);
+      let out = cache.get(key);
       if (out === undefined) {
-        const bytes = await blobs.get(ref);
+        const [ref, size] = key.split("@");
+        let bytes: Uint8Array = await blobs.get(ref);
+        if (size) {
+          const [width, height] = size.split("x").map(Number);
+          bytes = await sharp(bytes).resize(width, height, { fit: "fill" }).png().toBuffer();
+        }
         out = as === "data-url" ? imageDataUrl(bytes) : Buffer.from(bytes).toString("base64");
-        cache.set(ref, out);
+        cache.set(key, out);
       }
       return out;
     }

@@ -33,6 +33,12 @@ export interface AnthropicPolicyOptions {
   apiKey?: string;
   /** Computer tool version and the beta flag it needs. @default { tool: "computer_20250124", beta: "computer-use-2025-01-24" } */
   toolVersion?: { tool: "computer_20251124" | "computer_20250124" | "computer_20241022"; beta: string };
+  /**
+   * Screen size the model is shown (screenshots resized, coordinates scaled back): "auto" shrinks
+   * screens above the API's image limits (1568 px long edge, 1.15 megapixels) so the model's
+   * coordinates match what it sees; "native" never resizes; or an explicit size. @default "auto"
+   */
+  display?: "auto" | "native" | { width: number; height: number };
   /** Screenshots of the last this-many steps are sent as images; older tool results as text. @default 3 */
   historyImages?: number;
   /** @default 1024 */
@@ -81,11 +87,24 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): For
     return { actions: [], failure, ...rest };
   };
 
+  const displayFor = (w: number, h: number) => {
+    const d = options.display ?? "auto";
+    if (d === "native") return { width: w, height: h };
+    if (d !== "auto") return d;
+    const f = Math.min(1, 1568 / Math.max(w, h), Math.sqrt(1_150_000 / (w * h)));
+    return { width: Math.floor(w * f), height: Math.floor(h * f) };
+  };
+
   const requestFor = (input: PolicyInput): Record<string, unknown> => {
+    const display = displayFor(input.observation.width, input.observation.height);
     const h = input.history;
     const observations = [...h.map((e) => e.observation), input.observation];
     const withImage = (i: number) => i >= observations.length - 1 - historyImages;
-    const image = (i: number) => ({ type: "image", source: { type: "base64", media_type: "image/png", data: blobUrl(observations[i].screenshot) } });
+    const image = (i: number) => {
+      const o = observations[i];
+      const resized = o.width !== display.width || o.height !== display.height;
+      return { type: "image", source: { type: "base64", media_type: "image/png", data: blobUrl(o.screenshot, resized ? display : undefined) } };
+    };
     const messages: { role: "user" | "assistant"; content: any[] }[] = [];
     messages.push({ role: "user", content: [{ type: "text", text: input.task.instruction }, ...(withImage(0) ? [image(0)] : [{ type: "text", text: "(screenshot omitted)" }])] });
     h.forEach((entry, i) => {
@@ -105,7 +124,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): For
       max_tokens: options.maxTokens ?? 1024,
       temperature: options.temperature ?? 0.7,
       system: options.system ?? DEFAULT_SYSTEM,
-      tools: [{ type: version.tool, name: "computer", display_width_px: input.observation.width, display_height_px: input.observation.height, display_number: 1 }],
+      tools: [{ type: version.tool, name: "computer", display_width_px: display.width, display_height_px: display.height, display_number: 1 }],
       betas: [version.beta],
       messages,
     };
@@ -117,6 +136,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): For
     async propose(input: PolicyInput): Promise<PolicyDecision> {
       if (input.signal?.aborted) throw abortError(input.signal);
       const request = requestFor(input);
+      const display = displayFor(input.observation.width, input.observation.height);
       stats.calls++;
       const started = performance.now();
       let res: { content: any[]; usage: { input_tokens: number; output_tokens: number } };
@@ -154,7 +174,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): For
       try {
         const actions: Action[] = uses.flatMap((u) => {
           if (u.name !== "computer") throw unparseable(`the model called tool "${String(u.name)}", but only "computer" is offered`);
-          return anthropicComputerInputToActions(u.input as AnthropicComputerInput);
+          return anthropicComputerInputToActions(u.input as AnthropicComputerInput, { scaleX: input.observation.width / display.width, scaleY: input.observation.height / display.height });
         });
         return { actions, response: text, usage: [usage], memo };
       } catch (err) {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import sharp from "sharp";
 import { createAnthropicPolicy } from "../../../../adapters/policies/anthropic/anthropic-policy.ts";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../../adapters/testing/scripted-openai-server.ts";
 import type { HistoryEntry } from "../../../../src/policy.ts";
@@ -83,5 +84,23 @@ describe("Anthropic computer-use policy", () => {
     controller.abort();
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
     server.verify();
+  });
+
+  it("shrinks a 1920x1080 screen to the API's image limits and scales the model's coordinates back", async () => {
+    const blobs = tempBlobs();
+    server = await startScriptedOpenAIServer({ script: [{ content: [toolUse("t1", { action: "left_click", coordinate: [714, 402] })] }] });
+    const policy = createAnthropicPolicy({ baseURL: server.origin, apiKey: "k", settings: noEnv });
+    const d = await policy.propose(await policyInput(blobs, { width: 1920, height: 1080 }));
+    const req = server.requests[0];
+    const { display_width_px: w, display_height_px: h } = req.body.tools[0];
+    expect(w).toBeLessThanOrEqual(1568);
+    expect(w * h).toBeLessThanOrEqual(1_150_000);
+    expect(w / h).toBeCloseTo(1920 / 1080, 2);
+    const meta = await sharp(req.images[0].bytes).metadata();
+    expect([meta.width, meta.height]).toEqual([w, h]);
+    const click = d.actions[0] as { x: number; y: number };
+    expect(Math.abs(click.x - Math.round((714 * 1920) / w))).toBeLessThanOrEqual(1);
+    expect(Math.abs(click.y - Math.round((402 * 1080) / h))).toBeLessThanOrEqual(1);
+    expect(click.x).toBeGreaterThan(950);
   });
 });
