@@ -11,6 +11,7 @@ import { hashValue } from "../../../src/hash.ts";
 import type { DeskState } from "./types.ts";
 import type { UiNode } from "./ui-types.ts";
 import { hitNode } from "./ui.ts";
+import { NO_HOVER } from "./render.ts";
 
 function withoutInput(s: DeskState): Omit<DeskState, "pointer" | "mouseDown" | "held" | "noise"> {
   const { pointer: _p, mouseDown: _m, held: _h, noise: _n, ...rest } = s;
@@ -53,5 +54,6 @@ function visibleNode(n: UiNode): unknown {
 export function visibleHashOf(ui: UiNode, pointer: { x: number; y: number }): string {
   const hover = hitNode(ui, pointer.x, pointer.y);
   const { ctx: _c, ...data } = (ui.data ?? {}) as Record<string, unknown>;
-  return hashValue({ tree: visibleNode({ ...ui, data }), hover: hover && hover.id !== "popup" ? hover.id : null });
+  const shown = hover && hover.id !== "popup" && !NO_HOVER.has(hover.style) ? hover.id : null;
+  return hashValue({ tree: visibleNode({ ...ui, data }), hover: shown });
 }

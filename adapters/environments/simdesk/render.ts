@@ -7,7 +7,8 @@ import type { Rect, UiContext, UiNode } from "./ui-types.ts";
 
 const SANS = "DejaVu Sans";
 const MONO = "DejaVu Sans Mono";
-const NO_HOVER = new Set(["window", "titlebar", "list", "dialog", "textarea", "desktop", "menu", "sidebar"]);
+/** Styles that show no hover highlight. */
+export const NO_HOVER = new Set(["window", "titlebar", "list", "dialog", "textarea", "desktop", "menu", "sidebar"]);
 
 function esc(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");

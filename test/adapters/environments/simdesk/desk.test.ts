@@ -121,4 +121,26 @@ describe("SimDesk environment", () => {
     expect(c.shots).not.toEqual(a.shots);
     expect(a.popups + c.popups).toBeGreaterThan(0);
   });
+
+  it("equal visibleHash means an identical screenshot along real plans", async () => {
+    const { desk } = makeDesk({ accessibility: false });
+    const seen = new Map<string, string>();
+    for (const id of ["editor-word-bank", "sheet-clear-row", "settings-two-pages"]) {
+      const task = getSimDeskTask(id);
+      let shot = (await desk.reset(task)).screenshot;
+      const record = () => {
+        const v = desk.visibleHash();
+        if (seen.has(v)) expect(seen.get(v), id).toBe(shot);
+        else seen.set(v, shot);
+      };
+      record();
+      for (const a of task.plan) {
+        shot = (await desk.step(a)).observation.screenshot;
+        record();
+        shot = (await desk.step({ type: "MOVE_TO", x: 300, y: 300 })).observation.screenshot;
+        record();
+      }
+    }
+    expect(seen.size).toBeGreaterThan(20);
+  });
 });
