@@ -1,0 +1,152 @@
+/**
+ * The JSON files the HTML report (`retrace report <dir>`) includes from a recovery evaluation:
+ * `recovery-eval.json` ({@link RecoveryEvalReport}) and `oracle-agreement.json`
+ * ({@link OracleAgreementReport}). Both are flat: top-level scalars, then arrays of flat rows
+ * (numbers as fractions in [0, 1]; "...Ci" fields hold a "rate [lo, hi]" string for display).
+ */
+import type { Proportion } from "../../src/metrics/wilson.ts";
+import type { RecoveryDatasetManifest } from "../../src/dataset/types.ts";
+import type { RecoveryRun } from "../../src/eval/run.ts";
+import { oracleAgreement, recoveryTable } from "../../src/eval/summary.ts";
+
+/** Banner text for simulated results. */
+export const SIMULATED_RECOVERY_NOTE = "SIMULATED: these numbers come from seeded simulated policies on SimDesk, not from models.";
+
+/** One row of the recovery table (paper Figs 4/5/7): a variant at budget r and distance d. */
+export interface RecoveryTableJsonRow {
+  policy: "implicit" | "explicit";
+  variant: string;
+  context: string;
+  r: number;
+  d: number;
+  n: number;
+  success: number;
+  successCi: string;
+  successLo: number;
+  successHi: number;
+  /** R_O and R_TC pass rates (the verdict is their conjunction). */
+  ro: number;
+  rtc: number;
+  /** Share of episodes with a restorative rationale, among those with a judged rationale. */
+  restorativeIntent: number;
+  intentCi: string;
+  intentN: number;
+  meanSteps: number;
+  /** Runs not judged (reconstruction failed, environment error). */
+  excluded: number;
+}
+
+/** Implicit vs the skilled explicit recoverer with context 0-E, per (d, r). */
+export interface ImplicitVsExplicitRow {
+  d: number;
+  r: number;
+  n: number;
+  implicit: string;
+  explicit: string;
+  /** explicit - implicit success rate. */
+  gain: number;
+}
+
+/** `recovery-eval.json`. */
+export interface RecoveryEvalReport {
+  kind: "recovery-eval";
+  simulated: boolean;
+  note: string;
+  label: string;
+  dataset: string;
+  datasetVersion: string;
+  samples: number;
+  budgets: string;
+  threshold: number;
+  table: RecoveryTableJsonRow[];
+  implicitVsExplicit: ImplicitVsExplicitRow[];
+  /** Trajectory-level filter counts and retention of transition-consistent filtering. */
+  trajectoryStages: Array<{ stage: string; count: number }>;
+  /** Sample-level filter counts per distance (the paper's Table 6). */
+  datasetStages: RecoveryDatasetManifest["stages"];
+}
+
+export function ci(p: Proportion): string {
+  return `${p.rate.toFixed(3)} [${p.lo.toFixed(3)}, ${p.hi.toFixed(3)}] (n=${p.n})`;
+}
+
+/** Build `recovery-eval.json` from the runs. */
+export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manifest: RecoveryDatasetManifest; dataset: string; label: string; budgets: readonly number[]; threshold?: number }): RecoveryEvalReport {
+  const rows = recoveryTable(input.runs);
+  const table: RecoveryTableJsonRow[] = rows.map((r) => ({
+    policy: r.policyKind, variant: r.variant, context: r.context, r: r.budget, d: r.distance, n: r.n,
+    success: r.success.rate, successCi: ci(r.success), successLo: r.success.lo, successHi: r.success.hi,
+    ro: r.ro.rate, rtc: r.rtc.rate, restorativeIntent: r.intent.rate, intentCi: ci(r.intent), intentN: r.intent.n, meanSteps: r.meanSteps, excluded: r.excluded,
+  }));
+  const implicitVsExplicit: ImplicitVsExplicitRow[] = [];
+  for (const imp of rows.filter((r) => r.policyKind === "implicit")) {
+    const exp = rows.find((r) => r.policyKind === "explicit" && r.context === "0-E" && r.variant.includes("skilled") && r.budget === imp.budget && r.distance === imp.distance);
+    if (!exp) continue;
+    implicitVsExplicit.push({ d: imp.distance, r: imp.budget, n: imp.n, implicit: ci(imp.success), explicit: ci(exp.success), gain: exp.success.rate - imp.success.rate });
+  }
+  const t = input.manifest.trajectories;
+  const simulated = input.runs.some((r) => r.simulated) || input.manifest.simulated;
+  return {
+    kind: "recovery-eval", simulated, note: simulated ? SIMULATED_RECOVERY_NOTE : "", label: input.label, dataset: input.dataset, datasetVersion: input.manifest.version,
+    samples: input.manifest.samples, budgets: input.budgets.join(","), threshold: input.threshold ?? 0.99, table, implicitVsExplicit,
+    trajectoryStages: [
+      { stage: "rollouts", count: t.rollouts }, { stage: "successful", count: t.successful }, { stage: "well-formed", count: t.wellFormed },
+      { stage: "transition-consistent (N replays)", count: t.transitionConsistent }, { stage: "retention (consistent / well-formed, %)", count: Math.round(input.manifest.retention * 1000) / 10 },
+      { stage: "environment errors", count: t.envErrors },
+    ],
+    datasetStages: input.manifest.stages,
+  };
+}
+
+/** One row of the agreement table. */
+export interface AgreementJsonRow {
+  noise: "off" | "on";
+  oracle: string;
+  n: number;
+  agreement: number;
+  agreementCi: string;
+  falsePositiveRate: number;
+  fprCi: string;
+  falseNegativeRate: number;
+  fnrCi: string;
+  kappa: number | null;
+  tp: number;
+  fp: number;
+  tn: number;
+  fn: number;
+}
+
+/** `oracle-agreement.json`. */
+export interface OracleAgreementReport {
+  kind: "oracle-agreement";
+  simulated: boolean;
+  note: string;
+  label: string;
+  truth: string;
+  agreement: AgreementJsonRow[];
+  /** How many judged runs were truly recovered, per noise setting. */
+  outcomes: Array<{ noise: "off" | "on"; runs: number; trulyRecovered: number; roPass: number; rtcPass: number }>;
+}
+
+/** Build `oracle-agreement.json` from runs with truth, per noise setting. */
+export function agreementReport(settings: ReadonlyArray<{ noise: boolean; runs: readonly RecoveryRun[]; label: string }>): OracleAgreementReport {
+  const agreement: AgreementJsonRow[] = [];
+  const outcomes: OracleAgreementReport["outcomes"] = [];
+  for (const s of settings) {
+    const noise = s.noise ? "on" : "off";
+    for (const a of oracleAgreement(s.runs)) {
+      agreement.push({
+        noise, oracle: a.oracle, n: a.n, agreement: a.agreement.rate, agreementCi: ci(a.agreement), falsePositiveRate: a.falsePositiveRate.rate, fprCi: ci(a.falsePositiveRate),
+        falseNegativeRate: a.falseNegativeRate.rate, fnrCi: ci(a.falseNegativeRate), kappa: a.kappa === null ? null : Math.round(a.kappa * 1000) / 1000,
+        tp: a.truePositive, fp: a.falsePositive, tn: a.trueNegative, fn: a.falseNegative,
+      });
+    }
+    const judged = s.runs.filter((r) => r.status === "judged" && r.verdict && r.truth !== undefined);
+    outcomes.push({ noise, runs: judged.length, trulyRecovered: judged.filter((r) => r.truth).length, roPass: judged.filter((r) => r.verdict!.ro.pass).length, rtcPass: judged.filter((r) => r.verdict!.rtc.pass).length });
+  }
+  return {
+    kind: "oracle-agreement", simulated: true, note: SIMULATED_RECOVERY_NOTE, label: settings[0]?.label ?? "",
+    truth: "truly recovered = SimDesk's semantic state (files, Trash, settings, clipboard, windows, dialogs, menus; not pointer, noise or undo history) equals the target's",
+    agreement, outcomes,
+  };
+}

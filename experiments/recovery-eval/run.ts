@@ -1,0 +1,147 @@
+/**
+ * Orchestration of the recovery evaluation on SimDesk with simulated policies:
+ * `buildSimDeskDataset` (-> a dataset folder), `runSimDeskRecoveryEval` (-> recovery-eval.json)
+ * and `runOracleAgreement` (-> oracle-agreement.json). The JSON shapes are in ./report-data.ts
+ * and README.md; `retrace report <dir>` renders them.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { BlobStore } from "../../src/blob-store.ts";
+import { ConfigError } from "../../src/errors.ts";
+import type { Task } from "../../src/task.ts";
+import { buildRecoveryDataset } from "../../src/dataset/build.ts";
+import { loadRecoveryDataset, saveRecoveryDataset } from "../../src/dataset/store.ts";
+import type { RecoveryDatasetManifest } from "../../src/dataset/types.ts";
+import { evaluateRecovery, type RecoveryRun } from "../../src/eval/run.ts";
+import { SIMDESK_TASKS, getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
+import type { SimForwardProfileName } from "../../adapters/policies/simulated/index.ts";
+import {
+  copySampleStates, createEvalSimDesk, layeredBlobs, simDeskTruth, simulatedDatasetPolicies, simulatedEvalLabel, simulatedVariants,
+  type SimDeskEvalEnv,
+} from "./simdesk.ts";
+import { agreementReport, recoveryEvalReport, type OracleAgreementReport, type RecoveryEvalReport } from "./report-data.ts";
+
+/** Options of {@link buildSimDeskDataset}. */
+export interface SimDeskDatasetOptions extends SimDeskEvalEnv {
+  /** Output folder of the dataset. */
+  out: string;
+  /** Task ids. @default every SimDesk task */
+  tasks?: string[];
+  /** Use only the first n tasks. */
+  limit?: number;
+  /** @default 0 */
+  seed?: number;
+  /** Forward-policy profile. @default "default" */
+  forward?: SimForwardProfileName;
+  rolloutsPerTask?: number;
+  replays?: number;
+  seedStepsPerTrajectory?: number;
+  distances?: number[];
+  maxSamplesPerDistance?: number;
+  maxSteps?: number;
+  onProgress?: (message: string) => void;
+}
+
+function pickTasks(ids: string[] | undefined, limit: number | undefined): Task[] {
+  const tasks: Task[] = ids && ids.length ? ids.map((id) => getSimDeskTask(id)) : [...SIMDESK_TASKS];
+  return limit ? tasks.slice(0, limit) : tasks;
+}
+
+/** Build and save a simulated recovery dataset on SimDesk. */
+export async function buildSimDeskDataset(options: SimDeskDatasetOptions): Promise<RecoveryDatasetManifest> {
+  const out = resolve(options.out);
+  const seed = options.seed ?? 0;
+  const blobs = new BlobStore({ dir: join(out, "blobs") });
+  const desk = createEvalSimDesk(blobs, join(out, "simdesk-states"), options);
+  const tasks = pickTasks(options.tasks, options.limit);
+  if (tasks.length === 0) throw new ConfigError("dataset build: no tasks selected", { field: "tasks" });
+  const policies = simulatedDatasetPolicies(desk, seed, options.forward);
+  try {
+    const build = await buildRecoveryDataset({
+      env: desk, blobs, tasks, forwardPolicy: policies.forwardPolicy, perturbationPolicy: policies.perturbationPolicy, seed,
+      rolloutsPerTask: options.rolloutsPerTask, replays: options.replays, seedStepsPerTrajectory: options.seedStepsPerTrajectory,
+      distances: options.distances, maxSamplesPerDistance: options.maxSamplesPerDistance, maxSteps: options.maxSteps, onProgress: options.onProgress,
+    });
+    return saveRecoveryDataset({
+      dir: out, build, tasks, blobs, simulatedLabel: policies.label,
+      config: { env: "simdesk", width: desk.width, height: desk.height, noise: options.noise ?? false, noiseSeed: options.noiseSeed ?? 0, forward: options.forward ?? "default", tasks: tasks.map((t) => t.id) },
+    });
+  } finally {
+    await desk.close();
+  }
+}
+
+/** Options of {@link runSimDeskRecoveryEval}. */
+export interface SimDeskEvalOptions {
+  /** Dataset folder (from `retrace dataset build`). */
+  dataset: string;
+  /** Output folder: recovery-eval.json, runs.jsonl, blobs/. */
+  out: string;
+  /** @default [1, 3, 10] */
+  budgets?: number[];
+  /** @default 0 */
+  seed?: number;
+  /** Include the explicit context variants 0-R, none, contextualized. @default true */
+  contexts?: boolean;
+  /** Include the weak explicit recoverer. @default true */
+  weak?: boolean;
+  /** Also compute truth for each run (SimDesk ground truth). @default true */
+  truth?: boolean;
+  onProgress?: (message: string) => void;
+}
+
+/** Evaluate the simulated recovery variants on a dataset; writes recovery-eval.json and runs.jsonl. */
+export async function runSimDeskRecoveryEval(options: SimDeskEvalOptions): Promise<{ report: RecoveryEvalReport; runs: RecoveryRun[] }> {
+  const ds = loadRecoveryDataset(options.dataset);
+  if (ds.manifest.config.env !== "simdesk") throw new ConfigError(`eval-recovery: dataset ${ds.dir} was built on "${String(ds.manifest.config.env)}"; only SimDesk datasets can be evaluated with simulated policies`, { field: "dataset" });
+  const out = resolve(options.out);
+  mkdirSync(out, { recursive: true });
+  const seed = options.seed ?? 0;
+  const blobs = new BlobStore({ dir: join(out, "blobs") });
+  copySampleStates(ds.samples, join(ds.dir, "simdesk-states"), join(out, "simdesk-states"));
+  const cfg = ds.manifest.config;
+  const desk = createEvalSimDesk(blobs, join(out, "simdesk-states"), { width: Number(cfg.width), height: Number(cfg.height), noise: cfg.noise === true, noiseSeed: Number(cfg.noiseSeed ?? 0) });
+  try {
+    const runs = await evaluateRecovery({
+      env: desk, blobs: layeredBlobs(blobs, new BlobStore({ dir: join(ds.dir, "blobs") })), tasks: ds.tasks, samples: ds.samples,
+      variants: simulatedVariants(desk, seed, { contexts: options.contexts, weak: options.weak }), budgets: options.budgets ?? [1, 3, 10],
+      truth: options.truth === false ? undefined : simDeskTruth(desk), onProgress: options.onProgress,
+    });
+    const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label: simulatedEvalLabel(desk, seed), budgets: options.budgets ?? [1, 3, 10] });
+    writeFileSync(join(out, "runs.jsonl"), runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : ""));
+    writeFileSync(join(out, "recovery-eval.json"), JSON.stringify(report, null, 2) + "\n");
+    return { report, runs };
+  } finally {
+    await desk.close();
+  }
+}
+
+/** Options of {@link runOracleAgreement}. */
+export interface OracleAgreementOptions extends Omit<SimDeskDatasetOptions, "out" | "noise" | "onProgress"> {
+  /** Output folder: oracle-agreement.json plus noise-off/ and noise-on/ (dataset + runs). */
+  out: string;
+  /** @default [1, 3, 10] */
+  budgets?: number[];
+  onProgress?: (message: string) => void;
+}
+
+/**
+ * Measure the oracle against SimDesk's ground truth, with environment noise off and on: build a
+ * dataset per setting, run the implicit, skilled and weak recoverers (varied outcomes), and
+ * compare R_O, R_TC and R_O AND R_TC with "the full state equals the target".
+ */
+export async function runOracleAgreement(options: OracleAgreementOptions): Promise<OracleAgreementReport> {
+  const out = resolve(options.out);
+  const settings: Array<{ noise: boolean; runs: RecoveryRun[]; label: string }> = [];
+  for (const noise of [false, true]) {
+    const dir = join(out, noise ? "noise-on" : "noise-off");
+    const log = (m: string) => options.onProgress?.(`[noise ${noise ? "on" : "off"}] ${m}`);
+    await buildSimDeskDataset({ ...options, out: join(dir, "dataset"), noise, noiseSeed: options.seed ?? 0, onProgress: log });
+    const { runs, report } = await runSimDeskRecoveryEval({ dataset: join(dir, "dataset"), out: dir, budgets: options.budgets, seed: options.seed, contexts: false, weak: true, onProgress: log });
+    settings.push({ noise, runs, label: report.label });
+  }
+  const report = agreementReport(settings);
+  writeFileSync(join(out, "oracle-agreement.json"), JSON.stringify(report, null, 2) + "\n");
+  return report;
+}
+
