@@ -7,11 +7,12 @@ import { ConfigError } from "../../src/errors.ts";
 import { CACHE_MODES, MODEL_POLICIES, runModelTask, type ModelPolicyKind } from "../model-run.ts";
 import type { CacheMode } from "../../adapters/models/cache.ts";
 
-interface RunModelFlags {
+/** Parsed `run-model` flags. */
+export interface RunModelFlags {
   policy: string;
   baseUrl?: string;
-  model: string;
-  task: string;
+  model?: string;
+  task?: string;
   out?: string;
   apiKeyEnv?: string;
   cache: string;
@@ -29,14 +30,15 @@ function int(value: string | undefined, flag: string): number | undefined {
   return n;
 }
 
-/** Register `run-model`. */
-export function register(program: Command): void {
-  program
-    .command("run-model")
-    .description("Run one SimDesk task with a model-backed agent over an OpenAI-compatible (or OpenAI/Anthropic computer-use) API; no recovery attached.")
+/**
+ * Add the model-run flags to a command (all optional here; `runModelFromFlags` checks that --model
+ * and --task are given). Exported so `retrace run --policy ...` can delegate to the same code.
+ */
+export function addModelRunFlags(cmd: Command): Command {
+  return cmd
     .addOption(new Option("--policy <kind>", "agent: openai = generic pyautogui agent over chat completions").choices([...MODEL_POLICIES]).default("openai"))
-    .requiredOption("--model <name>", "model name as the server knows it")
-    .requiredOption("--task <id>", "SimDesk task id (retrace tasks lists them)")
+    .option("--model <name>", "model name as the server knows it")
+    .option("--task <id>", "SimDesk task id (retrace tasks lists them)")
     .option("--base-url <url>", "API base URL, e.g. http://127.0.0.1:8000/v1 (default: RETRACE_BASE_URL / OPENAI_BASE_URL, else the vendor's)")
     .option("-o, --out <dir>", "output folder (default: runs/model-<task>-<timestamp>)")
     .option("--api-key-env <VAR>", "environment variable holding the API key (default: RETRACE_API_KEY / OPENAI_API_KEY / ANTHROPIC_API_KEY)")
@@ -45,29 +47,43 @@ export function register(program: Command): void {
     .option("--max-steps <n>", "forward step budget", "15")
     .option("--max-retries <n>", "retries on 429/5xx/timeouts (the SDK's backoff)", "3")
     .option("--timeout-ms <n>", "per-attempt timeout", "120000")
-    .option("--history-images <n>", "past screenshots shown to the model")
+    .option("--history-images <n>", "past screenshots shown to the model");
+}
+
+/** Run from parsed flags and print the one-paragraph summary (the CLI owns the terminal). */
+export async function runModelFromFlags(flags: RunModelFlags): Promise<void> {
+  if (!flags.model) throw new ConfigError("--model: give the model name the server expects", { field: "model" });
+  if (!flags.task) throw new ConfigError("--task: give a SimDesk task id (retrace tasks lists them)", { field: "task" });
+  const run = await runModelTask({
+    policy: flags.policy as ModelPolicyKind,
+    model: flags.model,
+    taskId: flags.task,
+    baseURL: flags.baseUrl,
+    out: flags.out,
+    apiKeyEnv: flags.apiKeyEnv,
+    cache: flags.cache as CacheMode,
+    cacheDir: flags.cacheDir,
+    maxSteps: int(flags.maxSteps, "max-steps"),
+    maxRetries: int(flags.maxRetries, "max-retries"),
+    timeoutMs: int(flags.timeoutMs, "timeout-ms"),
+    historyImages: int(flags.historyImages, "history-images"),
+  });
+  const r = run.result;
+  const m = r.accounting.models.policy;
+  process.stdout.write(
+    `${r.taskId}: ${r.success ? "success" : "failure"} (score ${r.evaluation.score}, ${r.stopReason}) in ${r.accounting.forwardSteps} step(s), ` +
+      `${r.accounting.policyFailures} unusable answer(s)${m ? `, ${m.calls} model call(s), ${m.inputTokens}+${m.outputTokens} tokens` : ""}` +
+      `${run.cache ? `, cache ${run.cache.hits} hit(s) / ${run.cache.misses} miss(es)` : ""}\nepisode folder: ${run.out}\n`,
+  );
+}
+
+/** Register `run-model`. */
+export function register(program: Command): void {
+  addModelRunFlags(
+    program
+      .command("run-model")
+      .description("Run one SimDesk task with a model-backed agent over an OpenAI-compatible (or OpenAI/Anthropic computer-use) API; no recovery attached."),
+  )
     .addHelpText("after", "\nExample:\n  retrace run-model --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-VL-7B-Instruct --task files-trash-menu --out runs/qwen --cache readwrite")
-    .action(async (flags: RunModelFlags) => {
-      const run = await runModelTask({
-        policy: flags.policy as ModelPolicyKind,
-        model: flags.model,
-        taskId: flags.task,
-        baseURL: flags.baseUrl,
-        out: flags.out,
-        apiKeyEnv: flags.apiKeyEnv,
-        cache: flags.cache as CacheMode,
-        cacheDir: flags.cacheDir,
-        maxSteps: int(flags.maxSteps, "max-steps"),
-        maxRetries: int(flags.maxRetries, "max-retries"),
-        timeoutMs: int(flags.timeoutMs, "timeout-ms"),
-        historyImages: int(flags.historyImages, "history-images"),
-      });
-      const r = run.result;
-      const m = r.accounting.models.policy;
-      process.stdout.write(
-        `${r.taskId}: ${r.success ? "success" : "failure"} (score ${r.evaluation.score}, ${r.stopReason}) in ${r.accounting.forwardSteps} step(s), ` +
-          `${r.accounting.policyFailures} unusable answer(s)${m ? `, ${m.calls} model call(s), ${m.inputTokens}+${m.outputTokens} tokens` : ""}` +
-          `${run.cache ? `, cache ${run.cache.hits} hit(s) / ${run.cache.misses} miss(es)` : ""}\nepisode folder: ${run.out}\n`,
-      );
-    });
+    .action(runModelFromFlags);
 }
