@@ -20,8 +20,8 @@ import { addRunFlags, defaultOutFor, progressReporter, runSettings, textTable, t
 
 /** Demo sizes: "small" is what `npm run demo` runs; "tiny" is for tests. */
 export const DEMO_SIZES = {
-  tiny: { tasks: 3, idealSeeds: 4, k: 2, e2eSeeds: 2, sweepSeeds: 1 },
-  small: { tasks: 0, idealSeeds: 4, k: 5, e2eSeeds: 4, sweepSeeds: 3 },
+  tiny: { tasks: 4, idealSeeds: 2, maxInstances: 4, k: 2, e2eSeeds: 1, sweepSeeds: 1 },
+  small: { tasks: 0, idealSeeds: 2, maxInstances: 16, k: 5, e2eSeeds: 1, sweepSeeds: 1 },
 } as const;
 export type DemoSize = keyof typeof DEMO_SIZES;
 
@@ -32,8 +32,8 @@ export function demoConfigs(size: DemoSize): ExperimentConfig[] {
   return [
     parseExperimentConfig({
       kind: "ideal-recovery", name: "demo-ideal-recovery", env, seeds: { count: z.idealSeeds },
-      forward: { kind: "sim", profile: "sloppy" }, detector: { kind: "sim", profile: "decent" }, selector: { kind: "sim", profile: "accurate" },
-      k: z.k, options: { maxForwardSteps: 30 },
+      forward: { kind: "sim", profile: "default" }, detector: { kind: "sim", profile: "decent" }, selector: { kind: "sim", profile: "accurate" },
+      k: z.k, maxInstances: z.maxInstances, options: { maxForwardSteps: 30 },
     }, "demo.ideal"),
     parseExperimentConfig({
       kind: "end-to-end", name: "demo-end-to-end", env, seeds: { count: z.e2eSeeds },
@@ -46,7 +46,7 @@ export function demoConfigs(size: DemoSize): ExperimentConfig[] {
     parseExperimentConfig({
       kind: "sweep", name: "demo-freeze-window-sweep", env, seeds: { count: z.sweepSeeds },
       pair: { name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "noisy" } },
-      preset: "freeze-window", retryCap: [3], options: { maxForwardSteps: 30 },
+      preset: "freeze-window", retryCap: [3], baseline: false, options: { maxForwardSteps: 30 },
     }, "demo.sweep"),
   ];
 }

@@ -28,6 +28,8 @@ export const EnvSpecSchema = z
     tasks: z.array(z.string().min(1)).min(1).optional(),
     /** Keep at most this many tasks (after `tasks`), for quick runs. */
     limit: z.number().int().min(1).optional(),
+    /** Keep this many tasks spread evenly over the list (after `tasks`), for quick but representative runs. */
+    sample: z.number().int().min(1).optional(),
   })
   .strict();
 export type EnvSpec = z.output<typeof EnvSpecSchema>;
@@ -48,6 +50,8 @@ export const PairSpecSchema = z
     recovery: AgentSpecSchema.optional(),
     detector: AgentSpecSchema.optional(),
     selector: AgentSpecSchema.optional(),
+    /** Run this pair's no-recovery baseline (when the config asks for baselines). Pairs sharing a forward policy need only one. @default true */
+    baseline: z.boolean().default(true),
   })
   .strict();
 export type PairSpec = z.output<typeof PairSpecSchema>;

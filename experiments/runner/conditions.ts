@@ -43,7 +43,7 @@ export function resolveSeeds(seeds: ExperimentConfig["seeds"], base = 0): number
 export function endToEndConditions(config: EndToEndConfig): Condition[] {
   const out: Condition[] = [];
   for (const pair of config.pairs) {
-    if (config.baseline)
+    if (config.baseline && pair.baseline)
       out.push({ id: `${pair.name}.no-recovery`, pair, recovery: false, options: { ...config.options, maxRecoveryIterations: 0 }, params: { pair: pair.name, maxRecoveryIterations: 0 } });
     for (const cap of config.maxRecoveryIterations)
       out.push({ id: `${pair.name}.max-rec-${cap}`, pair, recovery: true, options: { ...config.options, maxRecoveryIterations: cap }, params: { pair: pair.name, maxRecoveryIterations: cap } });

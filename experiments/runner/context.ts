@@ -54,6 +54,11 @@ export class RunContext {
         return t;
       });
     }
+    if (this.envSpec.sample && tasks.length > this.envSpec.sample) {
+      const all = tasks;
+      const n = this.envSpec.sample;
+      tasks = Array.from({ length: n }, (_, i) => all[Math.floor((i * all.length) / n)]);
+    }
     return this.envSpec.limit ? tasks.slice(0, this.envSpec.limit) : tasks;
   }
 

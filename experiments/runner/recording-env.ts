@@ -54,6 +54,8 @@ export function statesAlong(afterRefs: readonly string[], observed: readonly Obs
         found = i;
         break;
       }
+    // A step that did not touch the environment (DONE, FAIL, an unusable answer) ends where it began.
+    if (found < 0 && cursor > 0 && observed[cursor - 1].screenshot === ref) found = cursor - 1;
     if (found < 0 || !observed[found].stateId) return undefined;
     states.push(observed[found].stateId as string);
     cursor = found + 1;

@@ -27,7 +27,9 @@ function profileOf<T>(role: keyof typeof SIM_PROFILES, spec: AgentSpec, field: s
   const name = spec.profile === "default" ? DEFAULTS[role === "recoverer" ? "recoverer" : role] : spec.profile;
   const found = table[name];
   if (!found) throw new ConfigError(`${field}.profile: unknown simulated ${role} profile "${spec.profile}" (one of: ${Object.keys(table).join(", ")})`, { field: `${field}.profile` });
-  return found;
+  // Any other field of the spec overrides the profile (e.g. { profile: "sloppy", slipRate: 0.3 }).
+  const { kind: _k, profile: _p, ...overrides } = spec;
+  return { ...found, ...overrides } as T;
 }
 
 const seedOf = (ctx: ComponentContext) => (ctx.stream ? `${ctx.seed}/${ctx.stream}` : ctx.seed);

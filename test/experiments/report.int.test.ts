@@ -42,6 +42,21 @@ afterAll(async () => {
   rmSync(out, { recursive: true, force: true });
 });
 
+describe("a SimDesk run folder", () => {
+  it("holds OSWorld-style episode folders plus results, summaries and the manifest at the top", () => {
+    const dir = join(out, "e2e", "skilled.max-rec-3", "files-rename-folder", "0");
+    for (const f of ["traj.jsonl", "step_0.png", "step_1.png", "result.txt", "result.json", "trajectory.json"]) expect(existsSync(join(dir, f)), f).toBe(true);
+    expect(readFileSync(join(dir, "result.txt"), "utf8")).toMatch(/^[01](\.\d+)?\n$/);
+    const first = JSON.parse(readFileSync(join(dir, "traj.jsonl"), "utf8").split("\n")[0]);
+    expect(first).toMatchObject({ step_num: 1, screenshot_file: "step_1.png" });
+    expect(first.info.simulated).toBe(true);
+    for (const f of ["results.jsonl", "timings.jsonl", "summary.json", "summary.csv", "manifest.json"]) expect(existsSync(join(out, "e2e", f)), f).toBe(true);
+    const lines = readFileSync(join(out, "e2e", "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(2 * 3 * 2);
+    expect(lines.every((l) => l.simulated === true && l.stability?.source === "ground-truth")).toBe(true);
+  });
+});
+
 describe("report.html", () => {
   it("loads offline without console errors, draws charts and steps through a trajectory", async () => {
     const r = await buildReport(out);

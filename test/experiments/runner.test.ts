@@ -59,6 +59,26 @@ describe("condition expansion", () => {
   });
 });
 
+describe("sweep flags and sampling", () => {
+  it("turns --param flags into a sweep over an end-to-end config's single pair", async () => {
+    const { sweepConfigFrom, parseParamFlag } = await import("../../experiments/commands/sweep.ts");
+    expect(parseParamFlag("freezeWindow=0, 1,3")).toEqual(["freezeWindow", [0, 1, 3]]);
+    expect(parseParamFlag("recoveryStep=zero,llm")).toEqual(["recoveryStep", ["zero", "llm"]]);
+    expect(() => parseParamFlag("freezeWindow")).toThrow(/name=v1,v2/);
+    const sweep = sweepConfigFrom(e2e(), { param: ["recoveryBudget=1,3"], retryCap: "1,5" }) as SweepConfig;
+    expect(conditionsOf(sweep).map((c) => c.id)).toEqual(["no-recovery", "recoveryBudget=1,maxRecoveryIterations=1", "recoveryBudget=1,maxRecoveryIterations=5", "recoveryBudget=3,maxRecoveryIterations=1", "recoveryBudget=3,maxRecoveryIterations=5"]);
+    expect(() => sweepConfigFrom(e2e(), { param: ["bogus=1"] })).toThrow(/sweep\.params\.bogus: not a recovery option/);
+  });
+  it("skips a pair's baseline on request and samples tasks evenly", async () => {
+    const config = e2e({ pairs: [{ name: "a", forward: { profile: "x" } }, { name: "b", forward: { profile: "x" }, baseline: false }], env: { kind: "counter", sample: 2 }, seeds: [5] }) as EndToEndConfig;
+    expect(conditionsOf(config).map((c) => c.id)).toEqual(["a.no-recovery", "a.max-rec-1", "a.max-rec-3", "b.max-rec-1", "b.max-rec-3"]);
+    const out = tmp();
+    const run = await runExperiment(config, standInRuntime(join(out, "x"), { tasks: 4 }), { out, workers: 2 });
+    expect([...new Set(run.lines.map((l) => l.task))]).toEqual(["t1", "t3"]);
+    expect(run.lines).toHaveLength(5 * 2);
+  });
+});
+
 describe("config validation", () => {
   it("names the bad field in one line", () => {
     expect(() => e2e({ pairs: [{ name: "a", forward: { profile: 3 } }] })).toThrow(/^config\.pairs\.0\.forward\.profile: /);
