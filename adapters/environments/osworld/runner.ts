@@ -1,0 +1,136 @@
+/**
+ * Runs an OSWorld task's setup steps and its natively supported evaluators through an
+ * {@link OsworldClient} (a real OSWorld VM or retrace's local control server). Unsupported steps
+ * are returned by name, never skipped silently.
+ */
+import { join } from "node:path";
+import { ConfigError } from "../../../src/errors.ts";
+import type { Evaluation } from "../../../src/task.ts";
+import type { OsworldClient } from "./client.ts";
+import { SUPPORTED_METRICS, SUPPORTED_SETUP, type OsworldTask } from "./tasks.ts";
+
+/** What {@link runOsworldSetup} did. */
+export interface SetupOutcome {
+  ran: string[];
+  unsupported: string[];
+  /** Steps the server refused or that failed, with its message. */
+  failed: Array<{ type: string; message: string }>;
+}
+
+type Step = OsworldTask["setup"][number];
+
+/** Execute the steps retrace supports, in order; collect the rest. */
+export async function runOsworldSetup(client: OsworldClient, steps: Step[], screen?: { width: number; height: number }): Promise<SetupOutcome> {
+  const out: SetupOutcome = { ran: [], unsupported: [], failed: [] };
+  for (const step of steps) {
+    if (!(SUPPORTED_SETUP as readonly string[]).includes(step.type)) {
+      out.unsupported.push(step.type);
+      continue;
+    }
+    const p = step.parameters as Record<string, unknown>;
+    let r: { status: string; message?: string; error?: string } = { status: "success" };
+    switch (step.type) {
+      case "sleep":
+        await new Promise((res) => setTimeout(res, Number(p.seconds ?? 1) * 1000));
+        break;
+      case "execute": {
+        const command = fillScreen(p.command, screen);
+        r = await client.execute(command as string[] | string, p.shell === true);
+        break;
+      }
+      case "launch":
+        r = await client.setup("launch", { command: p.command, shell: p.shell === true });
+        break;
+      case "open":
+        r = await client.setup("open_file", { path: p.path });
+        break;
+      case "activate_window":
+        r = await client.setup("activate_window", { window_name: p.window_name, strict: p.strict ?? false, by_class: p.by_class ?? false });
+        break;
+    }
+    if (r.status === "success") out.ran.push(step.type);
+    else out.failed.push({ type: step.type, message: r.message ?? r.error ?? r.status });
+  }
+  return out;
+}
+
+/** OSWorld's `{SCREEN_WIDTH}`-style placeholders in commands. */
+function fillScreen(command: unknown, screen?: { width: number; height: number }): unknown {
+  if (!screen) return command;
+  const fill = (s: string) =>
+    s
+      .replaceAll("{SCREEN_WIDTH_HALF}", String(screen.width / 2))
+      .replaceAll("{SCREEN_HEIGHT_HALF}", String(screen.height / 2))
+      .replaceAll("{SCREEN_WIDTH}", String(screen.width))
+      .replaceAll("{SCREEN_HEIGHT}", String(screen.height));
+  return Array.isArray(command) ? command.map((c) => (typeof c === "string" ? fill(c) : c)) : typeof command === "string" ? fill(command) : command;
+}
+
+type Getter = { type: string; [k: string]: unknown };
+
+async function getValue(client: OsworldClient, g: Getter): Promise<unknown> {
+  switch (g.type) {
+    case "vm_file": {
+      const bytes = await client.file(String(g.path));
+      return bytes?.toString("utf8");
+    }
+    case "rule":
+      return g.rules;
+    case "cloud_file_text":
+      return g.text;
+    default:
+      throw new ConfigError(`getter "${g.type}" is not supported natively; use the OSWorld Python bridge`);
+  }
+}
+
+/** Compute one supported metric. */
+export function metric(func: string, result: unknown, expected: unknown): number {
+  const rules = (expected ?? {}) as Record<string, unknown>;
+  switch (func) {
+    case "infeasible":
+      return 0;
+    case "exact_match":
+      return result === rules.expected ? 1 : 0;
+    case "literal_match":
+      return JSON.stringify(result) === JSON.stringify(rules.expected) ? 1 : 0;
+    case "match_in_list":
+      return Array.isArray(rules.expected) && rules.expected.includes(result) ? 1 : 0;
+    case "check_include_exclude": {
+      const text = String(result ?? "");
+      const inc = (rules.include as string[] | undefined) ?? [];
+      const exc = (rules.exclude as string[] | undefined) ?? [];
+      return inc.every((s) => text.includes(s)) && !exc.some((s) => text.includes(s)) ? 1 : 0;
+    }
+    case "compare_text_file":
+      return typeof result === "string" && typeof expected === "string" && result === expected ? 1 : 0;
+    default:
+      throw new ConfigError(`metric "${func}" is not supported natively; use the OSWorld Python bridge`);
+  }
+}
+
+/**
+ * Evaluate a task whose metrics are all native (`task.support.unsupportedMetrics` empty).
+ * `infeasible` tasks score 1 only when the agent's last action was FAIL, as in OSWorld.
+ */
+export async function evaluateOsworldNative(client: OsworldClient, task: OsworldTask, lastActionWasFail = false): Promise<Evaluation> {
+  const ev = task.evaluator;
+  const funcs = Array.isArray(ev.func) ? ev.func : [ev.func];
+  const missing = funcs.filter((f) => !(SUPPORTED_METRICS as readonly string[]).includes(f));
+  if (missing.length) throw new ConfigError(`task ${task.id}: metrics ${missing.join(", ")} need OSWorld's Python evaluators (the bridge)`);
+  if (funcs[0] === "infeasible") return { score: lastActionWasFail ? 1 : 0, detail: "infeasible task: success means the agent answered FAIL" };
+  const results = (Array.isArray(ev.result) ? ev.result : [ev.result]) as Getter[];
+  const expecteds = (Array.isArray(ev.expected) ? ev.expected : [ev.expected]) as Array<Getter | undefined>;
+  const scores: number[] = [];
+  for (const [i, func] of funcs.entries()) {
+    const got = await getValue(client, results[i] ?? results[0]);
+    const exp = expecteds[i] ?? expecteds[0];
+    scores.push(metric(func, got, exp ? await getValue(client, exp) : undefined));
+  }
+  const score = ev.conj === "or" ? Math.max(...scores) : scores.every((s) => s > 0) ? Math.min(...scores) : 0;
+  return { score, detail: `${funcs.join(ev.conj === "or" ? " or " : " and ")}: ${scores.join(", ")}` };
+}
+
+/** OSWorld's results folder for one task: `<root>/<action_space>/<observation_type>/<model>/<domain>/<id>`. */
+export function osworldResultDir(root: string, o: { actionSpace: string; observationType: string; model: string; domain: string; taskId: string }): string {
+  return join(root, o.actionSpace, o.observationType, o.model, o.domain, o.taskId);
+}

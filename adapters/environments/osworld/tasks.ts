@@ -1,0 +1,160 @@
+/**
+ * Loader for OSWorld task files (`evaluation_examples/examples/<domain>/<id>.json`). Every file
+ * loads or is rejected with a reason; for each loaded task the support report lists which setup
+ * steps and evaluator functions this runtime executes and which it cannot (those need a real
+ * OSWorld VM, or OSWorld's own Python evaluators through the bridge) - nothing is skipped silently.
+ */
+import { readdir, readFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { z } from "zod";
+import type { Task } from "../../../src/task.ts";
+
+/** Setup step types retrace runs itself (through an OSWorld client: VM or local control server). */
+export const SUPPORTED_SETUP = ["execute", "sleep", "launch", "open", "activate_window"] as const;
+/** Evaluator functions retrace computes itself. */
+export const SUPPORTED_METRICS = ["exact_match", "check_include_exclude", "infeasible", "match_in_list", "compare_text_file", "literal_match"] as const;
+/** Result getters retrace can fetch. */
+export const SUPPORTED_GETTERS = ["vm_file", "rule", "cloud_file_text"] as const;
+
+const StepSchema = z.object({ type: z.string().min(1), parameters: z.record(z.string(), z.unknown()).default({}) }).passthrough();
+const OneOrMany = <T extends z.ZodTypeAny>(s: T) => z.union([s, z.array(s)]);
+const GetterSchema = z.object({ type: z.string().min(1) }).passthrough();
+
+/** zod schema of an OSWorld task file (the fields retrace reads). */
+export const OsworldTaskFileSchema = z
+  .object({
+    id: z.string().min(1),
+    snapshot: z.string().optional(),
+    instruction: z.string().min(1),
+    config: z.array(StepSchema).default([]),
+    related_apps: z.array(z.string()).default([]),
+    evaluator: z
+      .object({
+        func: OneOrMany(z.string().min(1)),
+        conj: z.enum(["and", "or"]).optional(),
+        result: OneOrMany(GetterSchema).optional(),
+        expected: OneOrMany(GetterSchema).optional(),
+        options: z.unknown().optional(),
+        postconfig: z.array(StepSchema).default([]),
+      })
+      .passthrough(),
+  })
+  .passthrough();
+export type OsworldTaskFile = z.infer<typeof OsworldTaskFileSchema>;
+
+/** What retrace can and cannot execute for one task. */
+export interface OsworldSupport {
+  supportedSetup: string[];
+  /** Setup steps (config + postconfig) this runtime cannot run, with the step type. */
+  unsupportedSetup: string[];
+  supportedMetrics: string[];
+  /** Evaluator functions only OSWorld's Python evaluators compute. */
+  unsupportedMetrics: string[];
+  unsupportedGetters: string[];
+  /** True when everything (setup and evaluation) runs in retrace without OSWorld installed. */
+  fullyNative: boolean;
+}
+
+/** A loaded OSWorld task as a retrace Task (env "osworld"), with its support report. */
+export interface OsworldTask extends Task<OsworldTaskFile["config"], OsworldTaskFile["evaluator"]> {
+  env: "osworld";
+  domain: string;
+  file: string;
+  support: OsworldSupport;
+}
+
+/** A file that could not be loaded. */
+export interface OsworldRejection {
+  file: string;
+  reason: string;
+}
+
+/** The result of {@link loadOsworldTasks}. */
+export interface OsworldLoadReport {
+  tasks: OsworldTask[];
+  rejected: OsworldRejection[];
+  /** Counts over all loaded tasks. */
+  summary: { loaded: number; rejected: number; fullyNative: number; unsupportedSetup: Record<string, number>; unsupportedMetrics: Record<string, number> };
+}
+
+const has = (list: readonly string[], v: string) => list.includes(v);
+
+/** The support report of one parsed task file. */
+export function osworldSupport(t: OsworldTaskFile): OsworldSupport {
+  const steps = [...t.config, ...t.evaluator.postconfig].map((s) => s.type);
+  const funcs = Array.isArray(t.evaluator.func) ? t.evaluator.func : [t.evaluator.func];
+  const getters = [t.evaluator.result, t.evaluator.expected].flatMap((g) => (g === undefined ? [] : Array.isArray(g) ? g : [g])).map((g) => g.type);
+  const support: OsworldSupport = {
+    supportedSetup: steps.filter((s) => has(SUPPORTED_SETUP, s)),
+    unsupportedSetup: steps.filter((s) => !has(SUPPORTED_SETUP, s)),
+    supportedMetrics: funcs.filter((f) => has(SUPPORTED_METRICS, f)),
+    unsupportedMetrics: funcs.filter((f) => !has(SUPPORTED_METRICS, f)),
+    unsupportedGetters: [...new Set(getters.filter((g) => !has(SUPPORTED_GETTERS, g)))],
+    fullyNative: false,
+  };
+  support.fullyNative = !support.unsupportedSetup.length && !support.unsupportedMetrics.length && !support.unsupportedGetters.length;
+  return support;
+}
+
+/** Parse one task file's text; returns the task or a one-line reason. */
+export function parseOsworldTask(text: string, file: string, domain: string): OsworldTask | OsworldRejection {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return { file, reason: `not valid JSON: ${(err as Error).message}` };
+  }
+  const parsed = OsworldTaskFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { file, reason: `${issue.path.join(".") || "(root)"}: ${issue.message}` };
+  }
+  const t = parsed.data;
+  if (basename(file, ".json") !== t.id) return { file, reason: `id "${t.id}" does not match the file name` };
+  return {
+    id: t.id,
+    instruction: t.instruction,
+    env: "osworld",
+    apps: t.related_apps,
+    setup: t.config,
+    evaluator: t.evaluator,
+    tags: [domain],
+    domain,
+    file,
+    support: osworldSupport(t),
+  };
+}
+
+/** Load every `<domain>/<id>.json` under `dir` (or `<id>.json` directly in it). */
+export async function loadOsworldTasks(dir: string): Promise<OsworldLoadReport> {
+  const tasks: OsworldTask[] = [];
+  const rejected: OsworldRejection[] = [];
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+  const files: Array<{ file: string; domain: string }> = [];
+  for (const e of entries) {
+    if (e.isDirectory()) {
+      for (const f of (await readdir(join(dir, e.name))).sort()) if (f.endsWith(".json")) files.push({ file: join(dir, e.name, f), domain: e.name });
+    } else if (e.name.endsWith(".json")) files.push({ file: join(dir, e.name), domain: basename(dir) });
+  }
+  for (const { file, domain } of files) {
+    const r = parseOsworldTask(await readFile(file, "utf8"), file, domain);
+    if ("reason" in r) rejected.push(r);
+    else tasks.push(r);
+  }
+  const count = (key: "unsupportedSetup" | "unsupportedMetrics") => {
+    const out: Record<string, number> = {};
+    for (const t of tasks) for (const v of new Set(t.support[key])) out[v] = (out[v] ?? 0) + 1;
+    return out;
+  };
+  return {
+    tasks,
+    rejected,
+    summary: {
+      loaded: tasks.length,
+      rejected: rejected.length,
+      fullyNative: tasks.filter((t) => t.support.fullyNative).length,
+      unsupportedSetup: count("unsupportedSetup"),
+      unsupportedMetrics: count("unsupportedMetrics"),
+    },
+  };
+}

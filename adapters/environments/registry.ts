@@ -1,0 +1,65 @@
+/**
+ * One entry point for every environment kind the runner can create: "simdesk" (simulated, the
+ * default), "x11" (real apps on this machine's Xvfb) and "docker" (real apps in a container per
+ * episode, through dockerode; DOCKER_HOST picks the engine). The same configs run on all three.
+ */
+import type { BlobStore } from "../../src/blob-store.ts";
+import type { EnvironmentFactory } from "../../src/environment.ts";
+import { ConfigError } from "../../src/errors.ts";
+import type { Task } from "../../src/task.ts";
+import { DESKTOP_TASKS } from "./desktop-tasks/tasks.ts";
+import { createDockerDesktop } from "./docker/create.ts";
+import { createSimDesk } from "./simdesk/index.ts";
+import { SIMDESK_TASKS } from "./simdesk/tasks/index.ts";
+import { createX11Desktop } from "./x11/create.ts";
+
+/** Environment kinds the registry creates. */
+export const ENVIRONMENT_KINDS = ["simdesk", "x11", "docker"] as const;
+export type EnvironmentKind = (typeof ENVIRONMENT_KINDS)[number];
+
+/** Options of {@link createEnvironmentFactory}. */
+export interface EnvironmentFactoryOptions {
+  /** Where screenshots go. */
+  blobs: BlobStore;
+  /** Screen width. @default 1280 */
+  width?: number;
+  /** Screen height. @default 800 */
+  height?: number;
+  /** Accessibility trees on observations (simdesk default true, x11 default false). */
+  accessibility?: boolean;
+  /** DOCKER_HOST for "docker" (from src/settings.ts runtimeSettings().dockerHost). */
+  dockerHost?: string;
+  /** Container image for "docker". @default "retrace-desktop:1" */
+  image?: string;
+  /** Run id on container labels, so `retrace env gc --run <id>` finds them. */
+  runId?: string;
+  /** Desktop user for "x11" when running as root. @default "cua" */
+  user?: string;
+}
+
+/** Whether a string names a registry environment kind. */
+export function isEnvironmentKind(kind: string): kind is EnvironmentKind {
+  return (ENVIRONMENT_KINDS as readonly string[]).includes(kind);
+}
+
+/** A factory creating fresh environments of `kind` (one per parallel worker). */
+export function createEnvironmentFactory(kind: string, options: EnvironmentFactoryOptions): EnvironmentFactory {
+  const size = { width: options.width, height: options.height };
+  switch (kind) {
+    case "simdesk":
+      return async () => createSimDesk({ blobs: options.blobs, ...size, accessibility: options.accessibility });
+    case "x11":
+      return async () => createX11Desktop({ blobs: options.blobs, ...size, accessibility: options.accessibility, user: options.user });
+    case "docker":
+      return async () => createDockerDesktop({ blobs: options.blobs, ...size, dockerHost: options.dockerHost, image: options.image, runId: options.runId });
+    default:
+      throw new ConfigError(`env kind "${kind}" is unknown (one of: ${ENVIRONMENT_KINDS.join(", ")})`, { field: "env.kind" });
+  }
+}
+
+/** The built-in tasks of an environment kind: SimDesk's for "simdesk", the real-app tasks for "x11" and "docker". */
+export function tasksForEnvironment(kind: string): readonly Task[] {
+  if (kind === "simdesk") return SIMDESK_TASKS;
+  if (kind === "x11" || kind === "docker") return DESKTOP_TASKS;
+  throw new ConfigError(`env kind "${kind}" is unknown (one of: ${ENVIRONMENT_KINDS.join(", ")})`, { field: "env.kind" });
+}
