@@ -1,7 +1,7 @@
 /**
  * The simulated recovery-step selector, standing in for the "llm" strategy: with probability
  * `accuracy` it returns the right step (the last on-track state at or before E), otherwise another
- * step in [0, E]. Draws come from (seed, task id, instance key, E, history length): the selector
+ * step in [0, E]. Draws come from (seed, task id, run seed, instance key, E, history length): the selector
  * input carries no tick, and the same question gets the same answer.
  */
 import { createRng } from "../../../src/rng.ts";
@@ -39,7 +39,7 @@ export function createSimStepSelector(options: SimStepSelectorOptions): SimStepS
   const select = (input: SelectorInput): Selection => {
     const e = Math.max(0, Math.min(input.errorStep, input.history.length));
     const right = Math.min(correctRecoveryStep(gt, task, input.history, e), e);
-    const rng = createRng(seed, task.id, "sim-selector", input.instanceKey, e, input.history.length);
+    const rng = createRng(seed, task.id, "sim-selector", input.seed, input.instanceKey, e, input.history.length);
     if (e === 0 || rng.chance(accuracy)) {
       return { step: right, reason: `simulated: step ${right} is the last on-track state at or before E=${e}` };
     }
