@@ -7,7 +7,9 @@ import { register as registerDemo } from "./demo.ts";
 import { register as registerRunModel } from "./run-model.ts";
 import { register as registerTasks } from "./tasks.ts";
 import { register as registerSimDesk } from "./simdesk.ts";
+import { register as registerDataset } from "./dataset.ts";
+import { register as registerEvalRecovery } from "./eval-recovery.ts";
 
 export type RegisterCommand = (program: Command) => void;
 
-export const COMMANDS: RegisterCommand[] = [registerRun, registerSweep, registerReport, registerDemo, registerRunModel, registerTasks, registerSimDesk];
+export const COMMANDS: RegisterCommand[] = [registerRun, registerSweep, registerReport, registerDemo, registerRunModel, registerTasks, registerSimDesk, registerDataset, registerEvalRecovery];
