@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createRng } from "../../../../src/rng.ts";
-import { getSimDeskTask, type SimDesk } from "../../../../adapters/environments/simdesk/index.ts";
+import { applyAction, getSimDeskTask, initialState, SIMDESK_TASKS, type SimDesk } from "../../../../adapters/environments/simdesk/index.ts";
 import { makeDesk } from "./helpers.ts";
 
 /** Follow nextRestorativeAction until it says null/unreachable or the budget runs out. */
@@ -83,5 +83,30 @@ describe("SimDesk ground truth", () => {
     expect(a).toEqual(b);
     expect(a.length).toBeGreaterThanOrEqual(3);
     for (const x of a) expect(x).not.toEqual(task.plan[2]);
+  });
+
+  it("never loops: every listed mistake is either restored within budget or declared unreachable", () => {
+    const { desk } = makeDesk();
+    const outcome = { restored: 0, unreachable: 0 };
+    for (const t of SIMDESK_TASKS) {
+      for (const m of t.mistakes) {
+        let s = initialState(t.setup, null);
+        for (const a of t.plan.slice(0, m.atStep)) s = applyAction(s, a, 1280, 800).state;
+        const target = desk.saveState(s);
+        for (const a of [...m.actions, ...t.plan.slice(m.atStep + 1, m.atStep + 3)]) s = applyAction(s, a, 1280, 800).state;
+        desk.setState(s);
+        let result: "restored" | "unreachable" | undefined;
+        for (let i = 0; i < 40 && !result; i++) {
+          const next = desk.nextRestorativeAction(target);
+          if (next === null) result = "restored";
+          else if (next === "unreachable") result = "unreachable";
+          else desk.apply(next.action);
+        }
+        expect(result, `${t.id}: ${m.note}`).toBeDefined();
+        if (m.note.includes("irreversible")) expect(result, `${t.id}: ${m.note}`).toBe("unreachable");
+        outcome[result!]++;
+      }
+    }
+    expect(outcome.restored / (outcome.restored + outcome.unreachable)).toBeGreaterThan(0.8);
   });
 });
