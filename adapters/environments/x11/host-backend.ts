@@ -134,6 +134,9 @@ export class HostX11Backend implements DesktopBackend {
     for (const app of this.apps.reverse()) await this.procs.stop(app, 1000);
     this.apps = [];
     if (this.bus) await this.procs.stop(this.bus, 1000);
+    // at-spi-bus-launcher publishes its bus on the root window; a dead session's address would
+    // make the next session's apps and pyatspi fail to connect.
+    await this.exec(["xprop", "-root", "-remove", "AT_SPI_BUS"], { asUser: false });
     await rm(this.home, { recursive: true, force: true });
     await rm(this.runDir, { recursive: true, force: true });
     await mkdir(this.runDir, { mode: 0o700 });
