@@ -16,13 +16,15 @@ import type { EpisodeResult, RecoveryOptionsInput } from "../../src/episode.ts";
 import { proportionOf, twoProportionPValue, type Proportion } from "../../src/metrics/wilson.ts";
 import { runEpisode } from "../../graphs/run-episode.ts";
 import { SIMDESK_TASKS, createSimDesk, type SimDeskTask } from "../../adapters/environments/simdesk/index.ts";
-import { createSimAgents, type SimRecovererProfileName, type SimDetectorProfileName } from "../../adapters/policies/simulated/index.ts";
+import { createSimAgents, type SimForwardProfileName, type SimRecovererProfileName, type SimDetectorProfileName } from "../../adapters/policies/simulated/index.ts";
 
 /** One experimental condition. `recoverer: null` = no recovery at all (no detector). */
 export interface EffectCondition {
   name: string;
   recoverer: SimRecovererProfileName | null;
   detector?: SimDetectorProfileName;
+  /** Forward policy profile. @default "default" */
+  forward?: SimForwardProfileName;
   options?: RecoveryOptionsInput;
 }
 
@@ -36,6 +38,11 @@ export const DEFAULT_CONDITIONS: EffectCondition[] = [
   { name: "weak x1 noisy", recoverer: "weak", detector: "noisy", options: { maxRecoveryIterations: 1 } },
   { name: "weak x5 noisy", recoverer: "weak", detector: "noisy", options: { maxRecoveryIterations: 5 } },
   { name: "skilled x5 noisy", recoverer: "skilled", detector: "noisy", options: { maxRecoveryIterations: 5 } },
+  // A careful forward policy fails rarely, so most detections are false alarms: what recovery costs.
+  { name: "careful: no recovery", recoverer: null, forward: "careful" },
+  { name: "careful: weak x1 noisy", recoverer: "weak", detector: "noisy", forward: "careful", options: { maxRecoveryIterations: 1 } },
+  { name: "careful: weak x5 noisy", recoverer: "weak", detector: "noisy", forward: "careful", options: { maxRecoveryIterations: 5 } },
+  { name: "careful: skilled x5 noisy", recoverer: "skilled", detector: "noisy", forward: "careful", options: { maxRecoveryIterations: 5 } },
 ];
 
 export interface EffectRow {
@@ -63,7 +70,7 @@ export async function measureRecoveryEffect(args: { seeds: number[]; tasks?: rea
       const results: EpisodeResult[] = [];
       for (const task of tasks) {
         for (const seed of args.seeds) {
-          const agents = createSimAgents({ task, groundTruth: env, seed, recoverer: cond.recoverer ?? "skilled", detector: cond.detector ?? "decent" });
+          const agents = createSimAgents({ task, groundTruth: env, seed, forward: cond.forward ?? "default", recoverer: cond.recoverer ?? "skilled", detector: cond.detector ?? "decent" });
           const r = await runEpisode({
             task,
             components: { policy: agents.policy, env, blobs, ...(cond.recoverer ? { detector: agents.detector, recoverer: agents.recoverer } : {}) },
@@ -97,10 +104,10 @@ export async function measureRecoveryEffect(args: { seeds: number[]; tasks?: rea
 /** The table as text. */
 export function formatEffect(rows: EffectRow[]): string {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-  const lines = [`condition     success (95% CI)            p vs ${rows[0]?.condition}   episodes  recoveries  rec.steps  fwd.steps   [simulated]`];
+  const lines = [`condition                   success (95% CI)            p vs ${rows[0]?.condition}   episodes  recoveries  rec.steps  fwd.steps   [simulated]`];
   for (const r of rows) {
     lines.push(
-      `${r.condition.padEnd(12)}  ${pct(r.success.rate).padStart(6)} [${pct(r.success.lo)}, ${pct(r.success.hi)}] (${r.success.successes}/${r.success.n})`.padEnd(42) +
+      `${r.condition.padEnd(26)}  ${pct(r.success.rate).padStart(6)} [${pct(r.success.lo)}, ${pct(r.success.hi)}] (${r.success.successes}/${r.success.n})`.padEnd(42) +
         `${r.pVsFirst.toFixed(4).padStart(8)}   ${String(r.episodes).padStart(8)}  ${String(r.recoveryAttempts).padStart(10)}  ${String(r.recoverySteps).padStart(9)}  ${String(r.forwardSteps).padStart(9)}`,
     );
   }

@@ -136,6 +136,26 @@ describe("recovery runtime on SimDesk (simulated agents)", () => {
     }
   });
 
+  it("the llm strategy asks the injected selector (the simulated stand-in) and keeps R within 0..E", async () => {
+    const seen: SelectionEvent[] = [];
+    let asked = 0;
+    for (const task of MEDIUM.slice(0, 4)) {
+      const r = rig(task, 4);
+      const agents = createSimAgents({ task, groundTruth: desk, seed: 4 });
+      const selector = { name: agents.selector.name, simulated: true, select: (i: Parameters<typeof agents.selector.select>[0]) => (asked++, agents.selector.select(i)) };
+      const events = new EpisodeEvents();
+      events.on("selection", (e) => seen.push(e));
+      await runEpisode({ task, components: { ...r.components, selector }, options: { recoveryStep: "llm", seed: 4 }, events });
+    }
+    expect(seen.length).toBeGreaterThan(0);
+    expect(asked).toBe(seen.length);
+    for (const s of seen) {
+      expect(s.strategy).toBe("llm");
+      expect(s.recoveryStep).toBeGreaterThanOrEqual(0);
+      expect(s.recoveryStep).toBeLessThanOrEqual(s.errorStep);
+    }
+  });
+
   it("replay restoration reproduces the target's full state hash exactly", async () => {
     let compared = 0;
     for (const task of MEDIUM.slice(0, 6)) {
