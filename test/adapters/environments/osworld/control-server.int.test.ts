@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BlobStore } from "../../../../src/blob-store.ts";
+import { desktopTask } from "../../../../adapters/environments/desktop-tasks/tasks.ts";
+import { OsworldClient } from "../../../../adapters/environments/osworld/client.ts";
+import { startOsworldControlServer, type OsworldControlServer } from "../../../../adapters/environments/osworld/control-server.ts";
+import { runOsworldSetup } from "../../../../adapters/environments/osworld/runner.ts";
+import { createX11Desktop } from "../../../../adapters/environments/x11/create.ts";
+import type { DesktopEnvironment } from "../../../../adapters/environments/x11/desktop-environment.ts";
+
+describe("OSWorld client against the local control server (X11 desktop, real HTTP on 127.0.0.1)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "retrace-osw-"));
+  let env: DesktopEnvironment;
+  let server: OsworldControlServer;
+  let client: OsworldClient;
+
+  beforeAll(async () => {
+    env = createX11Desktop({ blobs: new BlobStore({ dir: join(dir, "blobs") }) });
+    await env.reset(desktopTask("mousepad-append-line")!);
+    server = await startOsworldControlServer({ env });
+    client = new OsworldClient({ baseUrl: server.url, retryIntervalMs: 50 });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await env?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("serves a PNG screenshot of the desktop's size, and platform and screen size", async () => {
+    const png = await client.screenshot();
+    expect(png).toBeDefined();
+    const meta = await sharp(png!).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(["png", 1280, 800]);
+    expect(await client.platform()).toBe("Linux");
+    expect(await client.screenSize()).toEqual({ width: 1280, height: 800 });
+  });
+
+  it("executes pyautogui code through /execute and the saved file comes back through /file", async () => {
+    const r = await client.executePython("pyautogui.hotkey('ctrl', 'end'); pyautogui.write('- tea\\n'); pyautogui.hotkey('ctrl', 's')");
+    expect(r).toMatchObject({ status: "success", returncode: 0 });
+    const file = await client.file("/home/user/notes.txt");
+    expect(file?.toString()).toBe("Shopping list\n- milk\n- eggs\n- tea\n");
+    expect(await client.file("/etc/passwd")).toBeUndefined();
+  });
+
+  it("refuses code that is not pyautogui and never runs it", async () => {
+    const r = await client.executePython("import os; os.system('touch /tmp/pwned-by-retrace-test')");
+    expect(r.status).toBe("error");
+    expect(r.error).toMatch(/unsafe|os/);
+    const shell = await client.execute("touch /tmp/pwned", true);
+    expect(shell.status).toBe("error");
+    expect(await client.runPython("print(1)")).toMatchObject({ status: "error", message: expect.stringContaining("never runs arbitrary code") });
+    expect(await client.runBashScript("echo hi")).toMatchObject({ status: "error" });
+    expect(await client.setup("download_file", {})).toMatchObject({ status: "error", message: expect.stringContaining("not supported") });
+  });
+
+  it("returns the accessibility tree as OSWorld-style XML", async () => {
+    const at = await client.accessibilityTree();
+    expect(at).toContain("mousepad");
+    expect(at).toMatch(/<application name="mousepad"/);
+  });
+
+  it("runs OSWorld setup steps it supports and lists the others", async () => {
+    const out = await runOsworldSetup(
+      client,
+      [
+        { type: "execute", parameters: { command: ["python", "-c", "import pyautogui; import time; pyautogui.click({SCREEN_WIDTH_HALF}, {SCREEN_HEIGHT_HALF}); time.sleep(0.5);"] } },
+        { type: "download", parameters: { files: [] } },
+        { type: "sleep", parameters: { seconds: 0.1 } },
+      ],
+      { width: 1280, height: 800 },
+    );
+    expect(out).toEqual({ ran: ["execute", "sleep"], unsupported: ["download"], failed: [] });
+  });
+
+  it("retries a failing screenshot endpoint OSWorld's way and gives up with undefined", async () => {
+    const dead = new OsworldClient({ baseUrl: `${server.url}/nope`, retryTimes: 3, retryIntervalMs: 20 });
+    const t = Date.now();
+    expect(await dead.screenshot()).toBeUndefined();
+    expect(Date.now() - t).toBeGreaterThanOrEqual(40);
+  });
+});
