@@ -17,7 +17,7 @@ import type { ForwardPolicy, HistoryEntry, PolicyDecision, PolicyInput } from ".
 import { createRng } from "../../../src/rng.ts";
 import type { SimDeskTask, SlipKind } from "../../environments/simdesk/ground-truth.ts";
 import { DEFAULT_SLIP_MIX, SimForwardOptionsSchema, formatParams, parseSimOptions, requireTask, type SlipMix } from "./options.ts";
-import { drawSlip } from "./slips.ts";
+import { actionPoint, drawSlip } from "./slips.ts";
 
 /** Options of {@link createSimForwardPolicy}. */
 export interface SimForwardPolicyOptions {
@@ -76,6 +76,32 @@ export function planPositionOf(history: readonly HistoryEntry[]): number {
   return history.length;
 }
 
+/** The name of the deepest named widget under a pointer action, for response text. */
+export function widgetNameAt(root: AxNode | undefined, a: Action): string | null {
+  const p = actionPoint(a);
+  if (!root || !p) return null;
+  let found: string | null = null;
+  const walk = (n: AxNode): void => {
+    if (!n.bounds) return n.children?.forEach(walk);
+    const [x, y, w, h] = n.bounds;
+    if (p.x < x || p.y < y || p.x >= x + w || p.y >= y + h) return;
+    if (n.name) found = `${n.role} "${n.name}"`;
+    n.children?.forEach(walk);
+  };
+  walk(root);
+  return found;
+}
+
+/** `CLICK(600,400) on button "Save"` when the screen says what is there. */
+function describeActions(actions: Action[], root: AxNode | undefined): string {
+  return actions
+    .map((a) => {
+      const w = widgetNameAt(root, a);
+      return w ? `${formatAction(a)} on ${w}` : formatAction(a);
+    })
+    .join(" ");
+}
+
 function hasOverlay(node: AxNode | undefined): boolean {
   if (!node) return false;
   if (OVERLAY_ROLE.test(node.role) && !/menubar/i.test(node.role)) return true;
@@ -111,12 +137,12 @@ export function createSimForwardPolicy(options: SimForwardPolicyOptions): SimFor
       if (slip) {
         return {
           actions: slip.actions,
-          response: `plan step ${k}: slip(${slip.kind}) ${slip.detail}: ${slip.actions.map(formatAction).join(" ")}`,
+          response: `plan step ${k}: slip(${slip.kind}) ${slip.detail}: ${describeActions(slip.actions, input.observation.axTree)}`,
           memo: { plan: k, next: slip.next, kind: "slip", slip: slip.kind },
         };
       }
     }
-    return { actions: [task.plan[k]], response: `plan step ${k}: ${formatAction(task.plan[k])}`, memo: { plan: k, next: k + 1, kind: "plan" } };
+    return { actions: [task.plan[k]], response: `plan step ${k}: ${describeActions([task.plan[k]], input.observation.axTree)}`, memo: { plan: k, next: k + 1, kind: "plan" } };
   };
 
   const notice = (memo: SimForwardMemo, last: HistoryEntry, input: PolicyInput): PolicyDecision => {

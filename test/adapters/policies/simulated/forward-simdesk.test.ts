@@ -108,3 +108,12 @@ describe("simulated forward policy on SimDesk", () => {
     expect(noticed).toBeLessThan(slips / 3);
   });
 });
+
+describe("simulated forward policy responses", () => {
+  it("say which plan step it took and name the widget under the pointer on SimDesk", async () => {
+    const task = getSimDeskTask("editor-append-notes");
+    const run = await runForward(env, blobs, task, createSimForwardPolicy({ task, seed: 1, slipRate: 0 }));
+    expect(run.history[0].response).toMatch(/^plan step 0: (CLICK|DOUBLE_CLICK)\(\d+,\d+\) on [a-z ]+ "[^"]+"$/);
+    expect(run.history.at(-1)!.response).toBe(`plan complete (step ${task.plan.length}): DONE`);
+  });
+});
