@@ -47,6 +47,7 @@ export interface Manifest {
 
 /** Run (or resume) an experiment into `settings.out`. */
 export async function runExperiment(config: ExperimentConfig, runtime: ExperimentRuntime, settings: RunSettings): Promise<ExperimentRun> {
+  runtime.checkConfig?.(config);
   const ctx = new RunContext(runtime, settings, config.name, config.env, config.envRetries);
   const manifestFile = join(settings.out, "manifest.json");
   const seedBase = settings.seedBase ?? 0;

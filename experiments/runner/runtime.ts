@@ -13,7 +13,7 @@ import type { RecoveryStepSelector } from "../../src/selector.ts";
 import type { Task } from "../../src/task.ts";
 import type { Observation } from "../../src/observation.ts";
 import type { StabilityMetrics } from "../../src/metrics/stability.ts";
-import type { AgentSpec, EnvSpec } from "../config/schema.ts";
+import type { AgentSpec, EnvSpec, ExperimentConfig } from "../config/schema.ts";
 
 /** Arguments of one episode run. */
 export interface RunEpisodeInput {
@@ -37,6 +37,8 @@ export interface ComponentContext {
 
 /** The environment- and agent-specific parts the runner uses. */
 export interface ExperimentRuntime {
+  /** Reject a config this runtime cannot run (unknown profiles, agent kinds) before anything starts. */
+  checkConfig?(config: ExperimentConfig): void;
   /** Every task of an environment kind, in a stable order. */
   tasks(env: EnvSpec): Task[];
   /** A fresh environment instance (one per worker); screenshots go to the run's blob store. */

@@ -12,7 +12,7 @@ import { createSimDesk, type SimDesk, type SimDeskTask } from "../../adapters/en
 import { SIMDESK_TASKS } from "../../adapters/environments/simdesk/tasks/index.ts";
 import { createSimDetector, createSimForwardPolicy, createSimRecoveryPolicy, createSimStepSelector, SIM_PROFILES } from "../../adapters/policies/simulated/index.ts";
 import { runEpisode } from "../../graphs/run-episode.ts";
-import type { AgentSpec, EnvSpec } from "../config/schema.ts";
+import type { AgentSpec, EnvSpec, ExperimentConfig } from "../config/schema.ts";
 import { statesAlong } from "../runner/recording-env.ts";
 import type { ComponentContext, ExperimentRuntime } from "../runner/runtime.ts";
 import { writeOsworldFolder } from "./osworld-output.ts";
@@ -36,13 +36,27 @@ const seedOf = (ctx: ComponentContext) => (ctx.stream ? `${ctx.seed}/${ctx.strea
 const asDesk = (env: Environment) => env as unknown as SimDesk;
 
 /** Check every agent spec of a config up front, so a typo fails before any episode runs. */
-export function checkSimSpec(role: keyof typeof SIM_PROFILES, spec: AgentSpec | undefined, field: string): void {
-  if (spec) profileOf(role, spec, field);
+export function checkSimConfig(config: ExperimentConfig): void {
+  const check = (role: keyof typeof SIM_PROFILES, spec: AgentSpec | undefined, field: string) => spec && profileOf(role, spec, field);
+  if (config.kind === "ideal-recovery") {
+    check("forward", config.forward, "config.forward");
+    check("detector", config.detector, "config.detector");
+    check("selector", config.selector, "config.selector");
+    return;
+  }
+  const pairs = config.kind === "end-to-end" ? config.pairs.map((p, i) => [p, `config.pairs.${i}`] as const) : [[config.pair, "config.pair"] as const];
+  for (const [p, at] of pairs) {
+    check("forward", p.forward, `${at}.forward`);
+    check("recoverer", p.recovery, `${at}.recovery`);
+    check("detector", p.detector, `${at}.detector`);
+    check("selector", p.selector, `${at}.selector`);
+  }
 }
 
 /** The SimDesk runtime. */
 export function createSimDeskRuntime(): ExperimentRuntime {
   return {
+    checkConfig: checkSimConfig,
     tasks(env: EnvSpec): Task[] {
       if (env.kind !== "simdesk") throw new ConfigError(`config.env.kind: "${env.kind}" is not built in; the experiment runner drives "simdesk" (real desktops: \`retrace run-model\`)`, { field: "env.kind" });
       return [...SIMDESK_TASKS];

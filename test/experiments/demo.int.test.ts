@@ -1,0 +1,37 @@
+/**
+ * The demo end to end at its tiny size, on real SimDesk with the simulated agents: three runs,
+ * findings checked from its own numbers, a report, and the "simulated" label everywhere.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { demoTable, runDemo } from "../../experiments/commands/demo.ts";
+
+const out = mkdtempSync(join(tmpdir(), "retrace-demo-"));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+describe("retrace demo (tiny)", () => {
+  it("runs ideal recovery, end-to-end and a freeze-window sweep, checks the findings and writes the report", async () => {
+    const { summaries, findings, report } = await runDemo({ out, size: "tiny", workers: 2, seedBase: 0, resume: false, quiet: true });
+    expect(summaries.map((s) => s.kind)).toEqual(["ideal-recovery", "end-to-end", "sweep"]);
+    expect(summaries.every((s) => s.simulated && /SIMULATED/.test(s.note))).toBe(true);
+    expect(summaries[0].successAtK?.map((c) => c.condition)).toEqual(["R=0", "R=E-1", "R=E-random", "R=LLM"]);
+    expect(summaries[1].conditions.map((c) => c.condition)).toEqual(["skilled.no-recovery", "skilled.max-rec-1", "skilled.max-rec-3", "skilled.max-rec-5", "weak.max-rec-1", "weak.max-rec-3", "weak.max-rec-5"]);
+    expect(summaries[2].conditions).toHaveLength(5);
+    expect(summaries[2].recommendation?.text).toMatch(/freezeWindow=/);
+    expect(findings.map((f) => f.claim)).toEqual([
+      expect.stringMatching(/full reset/),
+      expect.stringMatching(/skilled recoverer/),
+      expect.stringMatching(/weak recoverer/),
+    ]);
+    for (const f of findings) expect(f.evidence).toMatch(/\d+(\.\d)?%/);
+    const saved = JSON.parse(readFileSync(join(out, "findings.json"), "utf8"));
+    expect(saved.simulated).toBe(true);
+    expect(existsSync(report)).toBe(true);
+    expect(readFileSync(report, "utf8")).toContain("Do the paper");
+    const table = demoTable(summaries);
+    expect(table).toMatch(/R=E-1/);
+    expect(table).toMatch(/skilled\.max-rec-5/);
+  }, 240_000);
+});
