@@ -140,3 +140,26 @@ export type {
   SlipMix,
   TrajectoryTruth,
 } from "../adapters/policies/simulated/index.ts";
+// Recovery evaluation: fast SSIM, replay, the R_O/R_TC oracle, datasets, implicit/explicit recovery runs.
+export { screenshotSsim, screenshotsMatch, DEFAULT_SSIM_THRESHOLD } from "./image/similarity.ts";
+export { createStateCheck, observationSsim } from "./replay/state-check.ts";
+export type { StateCheck, StateCheckOptions, StateCheckResult, ExpectedState } from "./replay/state-check.ts";
+export { replayFromReset, executeStep, executeSteps } from "./replay/replay.ts";
+export type { ReplayOptions, ReplayResult, ReplayStep, CheckpointResult } from "./replay/replay.ts";
+export { checkTransitionConsistency, retention } from "./replay/transition-consistency.ts";
+export type { TransitionConsistencyOptions, TransitionConsistencyResult, ReplayOutcome } from "./replay/transition-consistency.ts";
+export { judgeRecovery, observationOracle, transitionOracle } from "./oracle/recovery-oracle.ts";
+export type { RecoveryVerdict, ObservationVerdict, TransitionVerdict, RecoveryOracleOptions } from "./oracle/recovery-oracle.ts";
+export { buildRecoveryDataset, resolveBuildSettings } from "./dataset/build.ts";
+export type { DatasetBuildOptions, DatasetBuildResult, DatasetBuildSettings } from "./dataset/build.ts";
+export { saveRecoveryDataset, loadRecoveryDataset } from "./dataset/store.ts";
+export type { SaveDatasetOptions } from "./dataset/store.ts";
+export { rolloutPolicy, perturb } from "./dataset/rollout.ts";
+export { RECOVERY_DATASET_SCHEMA } from "./dataset/types.ts";
+export type { RecoverySample, RecoveryDataset, RecoveryDatasetManifest, GroundTruthTrajectory, RecordedStep, RecordedState, SampleStageCounts, TrajectoryStageCounts } from "./dataset/types.ts";
+export { evaluateRecovery } from "./eval/run.ts";
+export type { RecoveryVariant, RecoveryEvalOptions, RecoveryRun } from "./eval/run.ts";
+export { keywordIntent, episodeIntent } from "./eval/intent.ts";
+export type { IntentClassifier } from "./eval/intent.ts";
+export { recoveryTable, oracleAgreement } from "./eval/summary.ts";
+export type { RecoveryTableRow, OracleAgreement } from "./eval/summary.ts";

@@ -115,3 +115,47 @@ export async function syntheticPairs(width: number, height: number, options: { f
   }
   return Promise.all(pairs.map(async ([name, b]) => ({ name: `${tag}/${name}`, a: base, b: await b })));
 }
+
+/**
+ * Pairs of real SimDesk screenshots (1280x800 by default): a target state of a task's reference
+ * plan against the states recovery sees around it: the same state re-rendered, the next step
+ * (hover moves, a typed name, a dialog opens), a dialog left open, the pointer parked elsewhere,
+ * and the same state with noise (clock ticks, a pop-up).
+ */
+export async function simDeskPairs(options: { width?: number; height?: number; dir: string }): Promise<ScreenshotPair[]> {
+  const { BlobStore } = await import("../../src/blob-store.ts");
+  const { createSimDesk, getSimDeskTask } = await import("../../adapters/environments/simdesk/index.ts");
+  const blobs = new BlobStore({ dir: options.dir });
+  const size = { width: options.width ?? 1280, height: options.height ?? 800 };
+  const pairs: ScreenshotPair[] = [];
+  const tag = `simdesk-${size.width}x${size.height}`;
+  const png = async (ref: string) => blobs.get(ref);
+  for (const id of ["files-rename-draft", "files-trash-two"]) {
+    const task = getSimDeskTask(id);
+    const desk = createSimDesk({ blobs, ...size });
+    const shots = [(await desk.reset(task)).screenshot];
+    for (const a of task.plan) shots.push((await desk.step(a)).observation.screenshot);
+    const mid = Math.min(3, task.plan.length - 1);
+    pairs.push({ name: `${tag}/${id}/next-step`, a: await png(shots[mid]), b: await png(shots[mid + 1]) });
+    pairs.push({ name: `${tag}/${id}/two-steps`, a: await png(shots[mid]), b: await png(shots[mid + 2] ?? shots[shots.length - 1]) });
+    pairs.push({ name: `${tag}/${id}/start-vs-end`, a: await png(shots[0]), b: await png(shots[shots.length - 1]) });
+    const s = desk.getState();
+    s.windows[s.windows.length - 1].dialog = { kind: "message", text: "Operation finished." };
+    desk.setState(s);
+    pairs.push({ name: `${tag}/${id}/dialog-left-open`, a: await png(shots[shots.length - 1]), b: await png((await desk.observe()).screenshot) });
+    const moved = desk.getState();
+    moved.windows[moved.windows.length - 1].dialog = undefined;
+    moved.pointer = { x: 3, y: 3 };
+    desk.setState(moved);
+    pairs.push({ name: `${tag}/${id}/pointer-parked`, a: await png(shots[shots.length - 1]), b: await png((await desk.observe()).screenshot) });
+    // Noise: the same plan with a ticking clock and pop-ups.
+    const noisy = createSimDesk({ blobs, ...size, noise: { seed: 7, popups: true, clock: true } });
+    let o = await noisy.reset(task);
+    const noisyShots = [o.screenshot];
+    for (const a of task.plan) noisyShots.push((o = (await noisy.step(a)).observation).screenshot);
+    for (let k = 1; k < noisyShots.length; k++) {
+      if (noisyShots[k] !== shots[k]) pairs.push({ name: `${tag}/${id}/noise-step-${k}`, a: await png(shots[k]), b: await png(noisyShots[k]) });
+    }
+  }
+  return pairs;
+}

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import sharp from "sharp";
-import { syntheticPairs, renderDesktop, type ScreenshotPair } from "../../../experiments/recovery-eval/ssim-corpus.ts";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { simDeskPairs, syntheticPairs, renderDesktop, type ScreenshotPair } from "../../../experiments/recovery-eval/ssim-corpus.ts";
 import { clearSsimCache, DEFAULT_SSIM_THRESHOLD, screenshotSsim, screenshotsMatch } from "../../../src/image/similarity.ts";
 import { referenceSsim } from "../../../src/image/ssim-reference.ts";
 
@@ -9,10 +12,12 @@ async function corpus(): Promise<ScreenshotPair[]> {
   const big = await syntheticPairs(1920, 1080);
   return [
     ...big.filter((p) => /one-pixel-row|small-dialog|text-one-word|noise-2/.test(p.name)),
-    ...(await syntheticPairs(1280, 800, { full: true })),
-    ...(await syntheticPairs(1366, 768)).filter((p) => /one-pixel-row|small-dialog|noise-2/.test(p.name)),
-    ...(await syntheticPairs(800, 600, { full: true })),
+    ...(await syntheticPairs(1280, 800, { full: true })).filter((p) => /identical|one-pixel-row|hover|noise-8|scrolled|other-app/.test(p.name)),
+    ...(await syntheticPairs(1366, 768)).filter((p) => /one-pixel-row|small-dialog/.test(p.name)),
+    ...(await syntheticPairs(800, 600)),
     ...(await syntheticPairs(330, 250, { full: true })),
+    // Real SimDesk screenshots: adjacent plan states, a dialog left open, the pointer parked, noise.
+    ...(await simDeskPairs({ dir: join(mkdtempSync(join(tmpdir(), "retrace-ssim-")), "blobs") })).filter((p) => !/noise-step-[2-5]$/.test(p.name) && (p.name.includes("files-rename-draft") || /dialog|next-step/.test(p.name))),
   ];
 }
 
