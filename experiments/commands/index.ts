@@ -9,7 +9,8 @@ import { register as registerTasks } from "./tasks.ts";
 import { register as registerSimDesk } from "./simdesk.ts";
 import { register as registerDataset } from "./dataset.ts";
 import { register as registerEvalRecovery } from "./eval-recovery.ts";
+import { register as registerEnv } from "./env.ts";
 
 export type RegisterCommand = (program: Command) => void;
 
-export const COMMANDS: RegisterCommand[] = [registerRun, registerSweep, registerReport, registerDemo, registerRunModel, registerTasks, registerSimDesk, registerDataset, registerEvalRecovery];
+export const COMMANDS: RegisterCommand[] = [registerRun, registerSweep, registerReport, registerDemo, registerRunModel, registerTasks, registerSimDesk, registerDataset, registerEvalRecovery, registerEnv];
