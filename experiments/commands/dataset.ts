@@ -40,6 +40,8 @@ interface BuildFlags {
   noise?: boolean;
   width?: string;
   height?: string;
+  verify: string;
+  flaky?: string;
   quiet?: boolean;
 }
 
@@ -62,8 +64,13 @@ export function register(program: Command): void {
     .option("--noise", "SimDesk noise on: seeded pop-ups and a ticking clock")
     .option("--width <px>", "screen width", "1280")
     .option("--height <px>", "screen height", "800")
+    .option("--verify <how>", "confirm replayed targets by auto (ground-truth state hash), state-hash or ssim (>= 0.99)", "auto")
+    .option("--flaky <p>", "lose each state-changing action with probability p (a flaky desktop; shows N-replay filtering at work)")
     .option("-q, --quiet", "print only the summary")
     .action(async (flags: BuildFlags) => {
+      if (!["auto", "state-hash", "ssim"].includes(flags.verify)) throw new ConfigError(`--verify: expected auto, state-hash or ssim, got "${flags.verify}"`, { field: "verify" });
+      const flaky = flags.flaky === undefined ? undefined : Number(flags.flaky);
+      if (flaky !== undefined && !(flaky >= 0 && flaky < 1)) throw new ConfigError(`--flaky: expected a probability in [0, 1), got "${flags.flaky}"`, { field: "flaky" });
       if (!(flags.forward in SIM_PROFILES.forward)) throw new ConfigError(`--forward: unknown profile "${flags.forward}" (one of ${Object.keys(SIM_PROFILES.forward).join(", ")})`, { field: "forward" });
       const seed = intFlag("seed", flags.seed, Number.MIN_SAFE_INTEGER)!;
       const m = await buildSimDeskDataset({
@@ -71,6 +78,7 @@ export function register(program: Command): void {
         rolloutsPerTask: intFlag("rollouts", flags.rollouts), replays: intFlag("replays", flags.replays), seedStepsPerTrajectory: intFlag("seed-steps", flags.seedSteps),
         distances: intListFlag("distances", flags.distances), maxSamplesPerDistance: intFlag("max-samples", flags.maxSamples), maxSteps: intFlag("max-steps", flags.maxSteps),
         forward: flags.forward as SimForwardProfileName, noise: flags.noise === true, noiseSeed: seed, width: intFlag("width", flags.width), height: intFlag("height", flags.height),
+        verify: flags.verify as "auto" | "state-hash" | "ssim", flakyRate: flaky,
         onProgress: flags.quiet ? undefined : (m) => process.stderr.write(`${m}\n`),
       });
       const t = m.trajectories;

@@ -13,6 +13,8 @@ import { buildRecoveryDataset } from "../../src/dataset/build.ts";
 import { loadRecoveryDataset, saveRecoveryDataset } from "../../src/dataset/store.ts";
 import type { RecoveryDatasetManifest } from "../../src/dataset/types.ts";
 import { evaluateRecovery, type RecoveryRun } from "../../src/eval/run.ts";
+import { createStateCheck } from "../../src/replay/state-check.ts";
+import { createFlakyEnvironment } from "./flaky-env.ts";
 import { SIMDESK_TASKS, getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
 import type { SimForwardProfileName } from "../../adapters/policies/simulated/index.ts";
 import {
@@ -39,6 +41,10 @@ export interface SimDeskDatasetOptions extends SimDeskEvalEnv {
   distances?: number[];
   maxSamplesPerDistance?: number;
   maxSteps?: number;
+  /** How replayed target states are confirmed: ground-truth state hash, SSIM >= 0.99, or auto (hash here). @default "auto" */
+  verify?: "auto" | "state-hash" | "ssim";
+  /** Probability that an action is lost (a flaky desktop, to exercise N-replay filtering). @default 0 */
+  flakyRate?: number;
   onProgress?: (message: string) => void;
 }
 
@@ -56,15 +62,16 @@ export async function buildSimDeskDataset(options: SimDeskDatasetOptions): Promi
   const tasks = pickTasks(options.tasks, options.limit);
   if (tasks.length === 0) throw new ConfigError("dataset build: no tasks selected", { field: "tasks" });
   const policies = simulatedDatasetPolicies(desk, seed, options.forward);
+  const env = options.flakyRate ? createFlakyEnvironment(desk, { dropRate: options.flakyRate, seed }) : desk;
   try {
     const build = await buildRecoveryDataset({
-      env: desk, blobs, tasks, forwardPolicy: policies.forwardPolicy, perturbationPolicy: policies.perturbationPolicy, seed,
+      env, blobs, tasks, check: createStateCheck({ method: options.verify ?? "auto" }), forwardPolicy: policies.forwardPolicy, perturbationPolicy: policies.perturbationPolicy, seed,
       rolloutsPerTask: options.rolloutsPerTask, replays: options.replays, seedStepsPerTrajectory: options.seedStepsPerTrajectory,
       distances: options.distances, maxSamplesPerDistance: options.maxSamplesPerDistance, maxSteps: options.maxSteps, onProgress: options.onProgress,
     });
     return saveRecoveryDataset({
       dir: out, build, tasks, blobs, simulatedLabel: policies.label,
-      config: { env: "simdesk", width: desk.width, height: desk.height, noise: options.noise ?? false, noiseSeed: options.noiseSeed ?? 0, forward: options.forward ?? "default", tasks: tasks.map((t) => t.id) },
+      config: { env: "simdesk", width: desk.width, height: desk.height, noise: options.noise ?? false, noiseSeed: options.noiseSeed ?? 0, forward: options.forward ?? "default", verify: options.verify ?? "auto", flakyRate: options.flakyRate ?? 0, tasks: tasks.map((t) => t.id) },
     });
   } finally {
     await desk.close();
