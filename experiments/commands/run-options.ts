@@ -8,6 +8,8 @@ import { ConfigError } from "../../src/errors.ts";
 import type { RunSettings } from "../runner/context.ts";
 import type { PoolProgress } from "../runner/pool.ts";
 import type { ExperimentSummary } from "../runner/summary.ts";
+import { ShardPool } from "../runner/shards.ts";
+import { SIMDESK_RUNTIME_SPEC } from "../runtime/simdesk.ts";
 
 /** Parsed shared flags. */
 export interface RunFlags {
@@ -35,6 +37,11 @@ export function runSettings(flags: RunFlags, defaultOut: string): RunSettings & 
   const seed = Number(flags.seed);
   if (!Number.isInteger(seed)) throw new ConfigError(`--seed: expected an integer, got "${flags.seed}"`, { field: "seed" });
   return { out: flags.out ?? defaultOut, workers, seedBase: seed, resume: flags.resume === true, quiet: flags.quiet === true };
+}
+
+/** Process workers for `--workers n` > 1 (undefined for 1: run in this process). Close it when done. */
+export function processWorkers(workers: number): ShardPool | undefined {
+  return workers > 1 ? new ShardPool(workers, { ...SIMDESK_RUNTIME_SPEC }) : undefined;
 }
 
 /** A progress reporter: one bar per phase on stderr, or nothing when quiet. */

@@ -4,18 +4,20 @@ import { loadExperimentConfig } from "../config/load.ts";
 import { runExperiment } from "../runner/experiment.ts";
 import { createSimDeskRuntime } from "../runtime/simdesk.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
-import { addRunFlags, conditionTableText, defaultOutFor, progressReporter, runSettings, type RunFlags } from "./run-options.ts";
+import { addRunFlags, conditionTableText, defaultOutFor, processWorkers, progressReporter, runSettings, type RunFlags } from "./run-options.ts";
 
 /** Run a validated config with the CLI's progress and printing. */
 export async function runFromCli(config: ExperimentConfig, flags: RunFlags): Promise<void> {
   const settings = runSettings(flags, defaultOutFor(config.name));
   const progress = progressReporter(settings.quiet);
   const started = Date.now();
+  const processes = processWorkers(settings.workers ?? 1);
   let run;
   try {
-    run = await runExperiment(config, createSimDeskRuntime(), { ...settings, onProgress: progress.onProgress, onNote: (t) => settings.quiet || process.stderr.write(`${t}\n`) });
+    run = await runExperiment(config, createSimDeskRuntime(), { ...settings, processes, onProgress: progress.onProgress, onNote: (t) => settings.quiet || process.stderr.write(`${t}\n`) });
   } finally {
     progress.stop();
+    processes?.close();
   }
   const s = run.summary;
   process.stdout.write(`\n${s.experiment} (${s.kind})${s.simulated ? "  [SIMULATED policies]" : ""}\n${conditionTableText(s)}\n`);

@@ -7,7 +7,9 @@ import { join } from "node:path";
 import { BlobStore } from "../../src/blob-store.ts";
 import { ConfigError } from "../../src/errors.ts";
 import type { Task } from "../../src/task.ts";
-import type { EnvSpec } from "../config/schema.ts";
+import type { EnvSpec, ExperimentConfig } from "../config/schema.ts";
+import { finalizeResults, readResults } from "./results-log.ts";
+import { ShardDone, type ShardMode, type ShardPool } from "./shards.ts";
 import type { EpisodeJob } from "./conditions.ts";
 import { runPool, type JobOutcome, type PoolProgress } from "./pool.ts";
 import type { RecordingEnvironment } from "./recording-env.ts";
@@ -28,6 +30,10 @@ export interface RunSettings {
   onProgress?: (phase: string, p: PoolProgress) => void;
   /** Called with plain-language notes (e.g. "annotated 7 failed runs"). */
   onNote?: (text: string) => void;
+  /** Run phases on these process workers instead of in this process (the CLI sets it for --workers > 1). */
+  processes?: ShardPool;
+  /** Set inside a process worker: run only this shard of this phase. */
+  shard?: ShardMode;
 }
 
 /** Per-run context shared by the experiment kinds. */
@@ -35,11 +41,18 @@ export class RunContext {
   readonly blobs: BlobStore;
   readonly resultsFile: string;
   readonly timingsFile: string;
-  constructor(readonly runtime: ExperimentRuntime, readonly settings: RunSettings, readonly experiment: string, readonly envSpec: EnvSpec, readonly envRetries: number) {
+  constructor(readonly runtime: ExperimentRuntime, readonly settings: RunSettings, readonly config: ExperimentConfig) {
     mkdirSync(settings.out, { recursive: true });
     this.blobs = new BlobStore({ dir: join(settings.out, "blobs") });
     this.resultsFile = join(settings.out, "results.jsonl");
     this.timingsFile = join(settings.out, "timings.jsonl");
+  }
+
+  get experiment(): string {
+    return this.config.name;
+  }
+  get envSpec(): EnvSpec {
+    return this.config.env;
   }
 
   /** The config's tasks, in order; unknown ids are a ConfigError. */
@@ -62,8 +75,42 @@ export class RunContext {
     return this.envSpec.limit ? tasks.slice(0, this.envSpec.limit) : tasks;
   }
 
-  /** Run jobs on the pool, appending to this run's results file. */
-  pool<J extends EpisodeJob>(phase: string, jobs: readonly J[], execute: (job: J, env: RecordingEnvironment) => Promise<JobOutcome>): Promise<ResultLine[]> {
+  /** Run jobs on the pool (in this process, or on the process workers), appending to this run's results file. */
+  async pool<J extends EpisodeJob>(phase: string, jobs: readonly J[], execute: (job: J, env: RecordingEnvironment) => Promise<JobOutcome>): Promise<ResultLine[]> {
+    const { shard, processes } = this.settings;
+    const keys = new Set(jobs.map((j) => j.key));
+    if (shard) {
+      // Inside a process worker: earlier phases are finished (by the parent); run our shard of ours.
+      if (shard.phase !== phase) return [...readResults(this.resultsFile).values()].filter((l) => keys.has(l.key)).sort((a, b) => a.index - b.index);
+      await runPool({
+        experiment: this.experiment, jobs: jobs.filter((j) => j.index % shard.shards === shard.shard), workers: 1,
+        createEnv: () => this.runtime.createEnv(this.envSpec, this.blobs), execute, resultsFile: this.resultsFile, timingsFile: this.timingsFile,
+        envRetries: this.config.envRetries, resume: true, finalize: false, onLine: (l) => shard.onEpisode(l.status, l.success),
+      });
+      throw new ShardDone(phase);
+    }
+    if (processes && jobs.length > 0) {
+      const previous = readResults(this.resultsFile);
+      const progress: PoolProgress = { total: jobs.length, done: 0, skipped: 0, successes: 0, valid: 0, envErrors: 0 };
+      for (const j of jobs) {
+        const l = previous.get(j.key);
+        if (l?.status !== "ok") continue;
+        progress.done++;
+        progress.skipped++;
+        progress.valid++;
+        if (l.success) progress.successes++;
+      }
+      this.settings.onProgress?.(phase, { ...progress });
+      await processes.run({ config: this.config, out: this.settings.out, seedBase: this.settings.seedBase ?? 0, phase }, (status, success) => {
+        progress.done++;
+        if (status === "ok") {
+          progress.valid++;
+          if (success) progress.successes++;
+        } else progress.envErrors++;
+        this.settings.onProgress?.(phase, { ...progress });
+      });
+      return finalizeResults(this.resultsFile).filter((l) => keys.has(l.key));
+    }
     return runPool({
       experiment: this.experiment,
       jobs,
@@ -72,7 +119,7 @@ export class RunContext {
       execute,
       resultsFile: this.resultsFile,
       timingsFile: this.timingsFile,
-      envRetries: this.envRetries,
+      envRetries: this.config.envRetries,
       resume: true,
       onProgress: (p) => this.settings.onProgress?.(phase, p),
     });

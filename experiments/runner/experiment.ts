@@ -48,7 +48,7 @@ export interface Manifest {
 /** Run (or resume) an experiment into `settings.out`. */
 export async function runExperiment(config: ExperimentConfig, runtime: ExperimentRuntime, settings: RunSettings): Promise<ExperimentRun> {
   runtime.checkConfig?.(config);
-  const ctx = new RunContext(runtime, settings, config.name, config.env, config.envRetries);
+  const ctx = new RunContext(runtime, settings, config);
   const manifestFile = join(settings.out, "manifest.json");
   const seedBase = settings.seedBase ?? 0;
   const configHash = hashValue({ config, seedBase });
@@ -66,7 +66,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
     conditions: conditions.map((c) => ({ id: c.id, params: c.params })),
     packageVersion: packageVersion(), gitCommit: gitCommit(), prompts: ALL_PROMPTS.map(promptRef).sort(), node: process.version,
   };
-  writeJson(manifestFile, manifest);
+  if (!settings.shard) writeJson(manifestFile, manifest);
 
   let lines: ResultLine[];
   if (config.kind === "ideal-recovery") lines = await runIdealRecovery(config, ctx);

@@ -42,6 +42,10 @@ export interface PoolOptions<J extends EpisodeJob> {
   /** Skip jobs already finished in `resultsFile` (re-run missing and env-error ones). Fresh-run checks are the caller's. @default false */
   resume?: boolean;
   onProgress?: (p: PoolProgress) => void;
+  /** Called with each line as it is appended. */
+  onLine?: (line: ResultLine) => void;
+  /** Rewrite the results file in index order at the end (process workers leave this to the parent). @default true */
+  finalize?: boolean;
 }
 
 /**
@@ -101,6 +105,7 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
           }
         }
         log.append(line);
+        options.onLine?.(line);
         appendTiming(options.timingsFile, { key: job.key, wallMs: Date.now() - t0, envMs, tries });
         progress.done++;
         if (line.status === "ok") {
@@ -122,6 +127,7 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
   }
   if (fatal !== undefined) throw fatal;
   const keys = new Set(jobs.map((j) => j.key));
+  if (options.finalize === false) return [];
   return finalizeResults(resultsFile).filter((l) => keys.has(l.key));
 }
 

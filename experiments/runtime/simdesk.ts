@@ -53,6 +53,9 @@ export function checkSimConfig(config: ExperimentConfig): void {
   }
 }
 
+/** How process workers rebuild this runtime (see experiments/runner/shards.ts). */
+export const SIMDESK_RUNTIME_SPEC = { module: import.meta.url, exportName: "createSimDeskRuntime" } as const;
+
 /** The SimDesk runtime. */
 export function createSimDeskRuntime(): ExperimentRuntime {
   return {

@@ -6,20 +6,21 @@ import { afterAll, describe, expect, it } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const FIXTURE = join(ROOT, "test/experiments/fixtures/slow-run.ts");
-const out = mkdtempSync(join(tmpdir(), "retrace-resume-"));
-afterAll(() => rmSync(out, { recursive: true, force: true }));
-
-const lines = () => (existsSync(join(out, "results.jsonl")) ? readFileSync(join(out, "results.jsonl"), "utf8").split("\n").filter(Boolean) : []);
-const start = (...args: string[]) => spawn(process.execPath, ["--import", "tsx", FIXTURE, out, ...args], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 describe("resume after the runner is killed", () => {
-  it("ends with every episode exactly once in results.jsonl", async () => {
+  it.each(["in-process", "processes"])("ends with every episode exactly once in results.jsonl (%s workers)", async (workers) => {
+    const out = mkdtempSync(join(tmpdir(), "retrace-resume-"));
+    dirs.push(out);
+    const lines = () => (existsSync(join(out, "results.jsonl")) ? readFileSync(join(out, "results.jsonl"), "utf8").split("\n").filter(Boolean) : []);
+    const start = (mode: string) => spawn(process.execPath, ["--import", "tsx", FIXTURE, out, mode, workers], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
     const total = 3 * 3 * 4; // conditions x tasks x seeds
-    const child = start();
+    const child = start("fresh");
     const killedAt = await new Promise<number>((done, fail) => {
       const timer = setInterval(() => {
         const n = lines().length;
-        if (n >= 6) {
+        if (n >= 8) {
           clearInterval(timer);
           child.kill("SIGKILL");
           done(n);
@@ -32,7 +33,8 @@ describe("resume after the runner is killed", () => {
     });
     await new Promise((r) => child.once("exit", r));
     const partial = lines().length;
-    expect(killedAt).toBeGreaterThanOrEqual(6);
+    expect(killedAt).toBeGreaterThanOrEqual(8);
+    await new Promise((r) => setTimeout(r, 300)); // orphaned process workers notice the parent is gone
     expect(partial).toBeLessThan(total);
 
     const again = start("resume");
@@ -45,5 +47,5 @@ describe("resume after the runner is killed", () => {
     expect(new Set(keys).size).toBe(total);
     // the finished run is ordered by expansion index
     expect(lines().map((l) => JSON.parse(l).index)).toEqual(Array.from({ length: total }, (_, i) => i));
-  });
+  }, 60_000);
 });

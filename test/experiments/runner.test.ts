@@ -163,3 +163,21 @@ describe("running", () => {
     expect(readResults(join(out, "results.jsonl")).size).toBe(run.lines.length);
   });
 });
+
+describe("process workers", () => {
+  it("give the same results.jsonl bytes as in-process workers", async () => {
+    const { ShardPool } = await import("../../experiments/runner/shards.ts");
+    const a = tmp(), b = tmp();
+    const helper = new URL("./helpers/stand-in.ts", import.meta.url).href;
+    const pool = new ShardPool(2, { module: helper, exportName: "standInRuntime", args: [join(b, "x")] });
+    try {
+      const viaProcesses = await runExperiment(e2e(), standInRuntime(join(b, "x")), { out: b, processes: pool });
+      const inProcess = await runExperiment(e2e(), standInRuntime(join(a, "x")), { out: a, workers: 2 });
+      expect(readFileSync(join(b, "results.jsonl")).equals(readFileSync(join(a, "results.jsonl")))).toBe(true);
+      expect(viaProcesses.lines).toHaveLength(27);
+      expect(viaProcesses.summary).toEqual(inProcess.summary);
+    } finally {
+      pool.close();
+    }
+  }, 60_000);
+});

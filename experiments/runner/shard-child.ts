@@ -1,0 +1,32 @@
+/**
+ * Entry point of a process worker (see shards.ts): runs the requested phase's shard of an
+ * experiment and reports back over IPC. Exits when the parent disconnects.
+ */
+import { ConfigError, describeError } from "../../src/errors.ts";
+import { runExperiment } from "./experiment.ts";
+import type { ExperimentRuntime } from "./runtime.ts";
+import { ShardDone, type ShardMessage, type ShardRequest } from "./shards.ts";
+
+const send = (m: ShardMessage) => process.send?.(m);
+const runtimes = new Map<string, ExperimentRuntime>();
+
+process.on("disconnect", () => process.exit(0));
+process.on("message", async (req: ShardRequest) => {
+  try {
+    const key = JSON.stringify(req.runtime);
+    let runtime = runtimes.get(key);
+    if (!runtime) {
+      const mod = (await import(req.runtime.module)) as Record<string, (...a: unknown[]) => ExperimentRuntime>;
+      runtime = mod[req.runtime.exportName](...(req.runtime.args ?? []));
+      runtimes.set(key, runtime);
+    }
+    await runExperiment(req.config, runtime, {
+      out: req.out, seedBase: req.seedBase, resume: true,
+      shard: { phase: req.phase, shard: req.shard, shards: req.shards, onEpisode: (status, success) => send({ type: "episode", status, success }) },
+    });
+    send({ type: "error", message: `phase "${req.phase}" was not reached`, config: false });
+  } catch (err) {
+    if (err instanceof ShardDone) send({ type: "done" });
+    else send({ type: "error", message: err instanceof ConfigError ? err.message : describeError(err), config: err instanceof ConfigError });
+  }
+});
