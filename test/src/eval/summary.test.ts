@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import type { RecoveryRun } from "../../../src/eval/run.ts";
+import { oracleAgreement, recoveryTable } from "../../../src/eval/summary.ts";
+
+function run(ro: boolean, rtc: boolean, truth: boolean, extra: Partial<RecoveryRun> = {}): RecoveryRun {
+  return {
+    sampleId: "s", taskId: "t", distance: 1, variant: "v", policyKind: "explicit", context: "0-E", budget: 3, status: "judged", stepsUsed: 2, declaredDone: false,
+    actions: [], rationales: ["restore: undo"], intent: { judged: 1, restorative: 1, intent: true },
+    verdict: { success: ro && rtc, ro: { pass: ro, ssim: ro ? 1 : 0.9, threshold: 0.99 }, rtc: { pass: rtc, replayedSteps: 1 } }, truth, simulated: true, ...extra,
+  };
+}
+
+describe("oracleAgreement", () => {
+  it("counts confusion matrices per oracle part against the truth", () => {
+    const runs = [run(true, true, true), run(true, false, false), run(false, true, false), run(false, false, false), run(true, true, false), run(false, true, true)];
+    const [ro, rtc, both] = oracleAgreement(runs);
+    expect(ro).toMatchObject({ oracle: "R_O", n: 6, truePositive: 1, falsePositive: 2, trueNegative: 2, falseNegative: 1 });
+    expect(rtc).toMatchObject({ oracle: "R_TC", truePositive: 2, falsePositive: 2, trueNegative: 2, falseNegative: 0 });
+    expect(both).toMatchObject({ oracle: "R_O AND R_TC", truePositive: 1, falsePositive: 1, trueNegative: 3, falseNegative: 1 });
+    expect(both.falsePositiveRate.rate).toBeCloseTo(1 / 4);
+    expect(both.falseNegativeRate.rate).toBeCloseTo(1 / 2);
+    expect(both.agreement.rate).toBeCloseTo(4 / 6);
+    // kappa: po = 4/6, pe = (2/6)(2/6) + (4/6)(4/6) = 20/36 -> (24/36 - 20/36) / (16/36) = 0.25
+    expect(both.kappa).toBeCloseTo(0.25);
+  });
+
+  it("leaves out runs without truth or not judged", () => {
+    const runs = [run(true, true, true), { ...run(true, true, true), truth: undefined }, run(true, true, true, { status: "reconstruction-failed", verdict: undefined })];
+    expect(oracleAgreement(runs)[0].n).toBe(1);
+  });
+});
+
+describe("recoveryTable", () => {
+  it("groups by variant, budget and distance with Wilson intervals and excluded counts", () => {
+    const runs = [
+      run(true, true, true), run(true, false, false), run(false, false, false, { intent: { judged: 1, restorative: 0, intent: false } }),
+      run(true, true, true, { budget: 10 }), run(true, true, true, { status: "env-error", verdict: undefined }),
+    ];
+    const t = recoveryTable(runs);
+    expect(t).toHaveLength(2);
+    expect(t[0]).toMatchObject({ variant: "v", budget: 3, distance: 1, n: 3, excluded: 1 });
+    expect(t[0].success.successes).toBe(1);
+    expect(t[0].ro.successes).toBe(2);
+    expect(t[0].rtc.successes).toBe(1);
+    expect(t[0].intent).toMatchObject({ successes: 2, n: 3 });
+    expect(t[0].success.lo).toBeGreaterThan(0);
+    expect(t[0].success.hi).toBeLessThan(1);
+    expect(t[1]).toMatchObject({ budget: 10, n: 1, excluded: 0 });
+  });
+});
