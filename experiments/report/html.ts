@@ -100,7 +100,7 @@ main{padding:10px 28px 40px;max-width:1500px}
 section{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:14px 18px;margin:16px 0}
 h2{font-size:18px;margin:4px 0 10px}h3{font-size:15px;margin:14px 0 6px}h5{margin:10px 0 4px}
 .banner{background:#fff3cd;border:1px solid #e0c36a;color:#5a4500;padding:10px 14px;border-radius:6px;font-weight:600;margin:12px 0}
-table{border-collapse:collapse;margin:6px 0 10px;font-size:12.5px}th,td{border:1px solid #dde1e7;padding:4px 7px;text-align:left;vertical-align:top}
+table{border-collapse:collapse;margin:6px 0 10px;font-size:12.5px;display:block;overflow-x:auto;max-width:100%}th,td{border:1px solid #dde1e7;padding:4px 7px;text-align:left;vertical-align:top}
 th{background:#eef1f5}tr:nth-child(even) td{background:#fafbfc}
 .meta{color:#5b6475;font-size:12.5px}.chart{position:relative;height:280px;margin:8px 0 14px}
 .finding.yes{color:#1e7a44}.finding.no{color:#b3261e}.finding.na{color:#7a6a00}
