@@ -47,7 +47,11 @@ retrace_podman_start() {
   echo "::ci podman service pid $RETRACE_PODMAN_PID at $DOCKER_HOST"
 }
 
+# The X11 desktop runs its apps as this unprivileged user when the tests run as root.
+if [ "$(id -u)" = 0 ] && ! id cua >/dev/null 2>&1; then useradd -m cua; fi
 retrace_podman_conf
 retrace_podman_start
 trap retrace_podman_stop EXIT
+retrace_image_start=$(date +%s)
 bash "$(dirname "${BASH_SOURCE[0]}")/../experiments/docker/build-image.sh"
+echo "::ci desktop image ready in $(( $(date +%s) - retrace_image_start ))s"

@@ -6,6 +6,10 @@ PKGS=(
   fonts-dejavu-core
   # headless browser for the report test (test/experiments/report.int.test.ts)
   chromium
+  # real desktops (test/adapters/environments/{x11,osworld}): X server, window manager, input, screenshots, apps, AT-SPI
+  xvfb xdotool x11-utils imagemagick dbus matchbox-window-manager mousepad galculator gnumeric python3-pyatspi at-spi2-core
+  # container desktops (test/adapters/environments/docker): podman as the Docker-API engine, image from debootstrap
+  podman runc uidmap fuse-overlayfs slirp4netns debootstrap
 )
 missing=()
 for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -29,7 +29,7 @@ export interface EnvironmentFactoryOptions {
   accessibility?: boolean;
   /** DOCKER_HOST for "docker" (from src/settings.ts runtimeSettings().dockerHost). */
   dockerHost?: string;
-  /** Container image for "docker". @default "retrace-desktop:1" */
+  /** Container image for "docker". @default "retrace-desktop:2" */
   image?: string;
   /** Run id on container labels, so `retrace env gc --run <id>` finds them. */
   runId?: string;

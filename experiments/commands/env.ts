@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
 import { runtimeSettings } from "../../src/settings.ts";
+import { logger } from "../../src/logger.ts";
 import type { RecoveryPolicy } from "../../src/recovery.ts";
 import type { RecoveryStepSelector } from "../../src/selector.ts";
 import { DESKTOP_TASKS } from "../../adapters/environments/desktop-tasks/tasks.ts";
@@ -30,8 +31,9 @@ export interface DesktopRuntimeOptions {
 /**
  * The runtime `base` (SimDesk's) with real desktops: tasks and environments of `kind`, the
  * simulated plan-divergence detector, and error-minus-1 step selection. Real apps have no ground
- * truth, so model-based restoration by a simulated recoverer is not offered: use
- * `restoration: "replay"` (reset + replay of the kept actions) in the config.
+ * truth, so a simulated recoverer cannot restore them by UI actions: episodes whose options say
+ * `restoration: "model"` (the default) run with `"replay"` instead (reset + replay of the kept
+ * actions), which is what the same SimDesk configs then measure on real apps.
  */
 export function withDesktopEnv(base: ExperimentRuntime, kind: "x11" | "docker", options: DesktopRuntimeOptions = {}): ExperimentRuntime {
   const refuse: RecoveryPolicy = {
@@ -57,6 +59,11 @@ export function withDesktopEnv(base: ExperimentRuntime, kind: "x11" | "docker", 
       return [...tasksForEnvironment(kind)];
     },
     createEnv: (_env, blobs) => createEnvironmentFactory(kind, { blobs, dockerHost: options.dockerHost ?? runtimeSettings().dockerHost, runId: options.runId })(),
+    runEpisode: (input) => {
+      const restoration = input.options.restoration ?? "model";
+      if (restoration === "model") logger.info({ kind }, "real desktop: restoration model -> replay");
+      return base.runEpisode({ ...input, options: { ...input.options, restoration: restoration === "model" ? "replay" : restoration } });
+    },
     detector: (_spec, ctx) => createPlanDivergenceDetector({ task: ctx.task }),
     recoveryPolicy: () => refuse,
     selector: () => selector,

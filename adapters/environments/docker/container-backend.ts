@@ -14,12 +14,12 @@ import { execIn, MANAGED_LABEL, readAll, ROLE_LABEL, RUN_LABEL } from "./engine.
 import { packTar, unpackTar } from "./tar.ts";
 
 /** The image built by experiments/docker/build-image.sh (or `docker build`). */
-export const DEFAULT_DESKTOP_IMAGE = "retrace-desktop:1";
+export const DEFAULT_DESKTOP_IMAGE = "retrace-desktop:2";
 
 /** Options of {@link ContainerBackend}. */
 export interface ContainerBackendOptions {
   docker: Docker;
-  /** @default "retrace-desktop:1" */
+  /** @default "retrace-desktop:2" */
   image?: string;
   /** @default 1280 */
   width?: number;
@@ -39,7 +39,7 @@ export class ContainerBackend implements DesktopBackend {
   readonly kind = "docker";
   readonly width: number;
   readonly height: number;
-  readonly accessibility = false;
+  readonly accessibility = true;
   readonly runId: string;
   /** Milliseconds the last container took from create to a ready X server. */
   lastStartMs = 0;

@@ -64,3 +64,13 @@ describe("OSWorld native metrics and result layout", () => {
     expect(osworldResultDir("/r", { actionSpace: "pyautogui", observationType: "screenshot", model: "m", domain: "os", taskId: "t1" })).toBe("/r/pyautogui/screenshot/m/os/t1");
   });
 });
+
+describe("OSWorld Python bridge", () => {
+  it("says clearly when OSWorld's evaluators are not installed", async () => {
+    const { OsworldPythonBridge } = await import("../../../../adapters/environments/osworld/python-bridge.ts");
+    const bridge = new OsworldPythonBridge({ osworldDir: "/nonexistent/OSWorld" });
+    const r = await bridge.available();
+    expect(r.ok).toBe(false);
+    expect(r.reason).toMatch(/not importable.*install OSWorld/);
+  });
+});
