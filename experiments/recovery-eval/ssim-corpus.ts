@@ -90,30 +90,31 @@ async function addNoise(png: Buffer, amplitude: number, seed: number): Promise<B
 }
 
 /** The synthetic pairs at one resolution. `full` adds the slower, rarer cases. */
-export async function syntheticPairs(width: number, height: number, options: { full?: boolean; seed?: number } = {}): Promise<ScreenshotPair[]> {
+export async function syntheticPairs(width: number, height: number, options: { full?: boolean; seed?: number; only?: RegExp } = {}): Promise<ScreenshotPair[]> {
   const tag = `${width}x${height}`;
   const base = await renderDesktop(width, height);
   const changedLines = [...BASE_LINES];
   changedLines[7] = changedLines[7].replace("quarterly", "annual");
-  const pairs: Array<[string, Promise<Buffer>, Promise<Buffer>?]> = [
-    ["identical-reencoded", sharp(base).png({ compressionLevel: 1 }).toBuffer()],
-    ["one-pixel-row", renderDesktop(width, height, { rowLine: true })],
-    ["small-dialog", renderDesktop(width, height, { dialog: true })],
-    ["hover", renderDesktop(width, height, { hover: true })],
-    ["text-one-word", renderDesktop(width, height, { lines: changedLines })],
-    ["clock-tick", renderDesktop(width, height, { clock: "09:42" })],
-    ["noise-2", addNoise(base, 2, options.seed ?? 1)],
+  const pairs: Array<[string, () => Promise<Buffer>]> = [
+    ["identical-reencoded", () => sharp(base).png({ compressionLevel: 1 }).toBuffer()],
+    ["one-pixel-row", () => renderDesktop(width, height, { rowLine: true })],
+    ["small-dialog", () => renderDesktop(width, height, { dialog: true })],
+    ["hover", () => renderDesktop(width, height, { hover: true })],
+    ["text-one-word", () => renderDesktop(width, height, { lines: changedLines })],
+    ["clock-tick", () => renderDesktop(width, height, { clock: "09:42" })],
+    ["noise-2", () => addNoise(base, 2, options.seed ?? 1)],
   ];
   if (options.full) {
     pairs.push(
-      ["caret", renderDesktop(width, height, { caretX: 40 })],
-      ["noise-8", addNoise(base, 8, (options.seed ?? 1) + 1)],
-      ["scrolled-one-line", renderDesktop(width, height, { scroll: 1 })],
-      ["other-app", renderDesktop(width, height, { app: "files" })],
-      ["title-change", renderDesktop(width, height, { title: "notes.txt (modified) - Editor" })],
+      ["caret", () => renderDesktop(width, height, { caretX: 40 })],
+      ["noise-8", () => addNoise(base, 8, (options.seed ?? 1) + 1)],
+      ["scrolled-one-line", () => renderDesktop(width, height, { scroll: 1 })],
+      ["other-app", () => renderDesktop(width, height, { app: "files" })],
+      ["title-change", () => renderDesktop(width, height, { title: "notes.txt (modified) - Editor" })],
     );
   }
-  return Promise.all(pairs.map(async ([name, b]) => ({ name: `${tag}/${name}`, a: base, b: await b })));
+  const wanted = pairs.filter(([name]) => !options.only || options.only.test(name));
+  return Promise.all(wanted.map(async ([name, b]) => ({ name: `${tag}/${name}`, a: base, b: await b() })));
 }
 
 /**
@@ -122,7 +123,7 @@ export async function syntheticPairs(width: number, height: number, options: { f
  * (hover moves, a typed name, a dialog opens), a dialog left open, the pointer parked elsewhere,
  * and the same state with noise (clock ticks, a pop-up).
  */
-export async function simDeskPairs(options: { width?: number; height?: number; dir: string }): Promise<ScreenshotPair[]> {
+export async function simDeskPairs(options: { width?: number; height?: number; dir: string; tasks?: string[] }): Promise<ScreenshotPair[]> {
   const { BlobStore } = await import("../../src/blob-store.ts");
   const { createSimDesk, getSimDeskTask } = await import("../../adapters/environments/simdesk/index.ts");
   const blobs = new BlobStore({ dir: options.dir });
@@ -130,7 +131,7 @@ export async function simDeskPairs(options: { width?: number; height?: number; d
   const pairs: ScreenshotPair[] = [];
   const tag = `simdesk-${size.width}x${size.height}`;
   const png = async (ref: string) => blobs.get(ref);
-  for (const id of ["files-rename-draft", "files-trash-two"]) {
+  for (const id of options.tasks ?? ["files-rename-draft", "files-trash-two"]) {
     const task = getSimDeskTask(id);
     const desk = createSimDesk({ blobs, ...size });
     const shots = [(await desk.reset(task)).screenshot];
