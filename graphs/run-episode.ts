@@ -24,8 +24,12 @@ export interface RunEpisodeArgs {
   options?: RecoveryOptionsInput;
   /** Checkpoint thread; reuse it to resume an interrupted episode. @default a random UUID */
   threadId?: string;
-  /** LangGraph checkpointer (SqliteSaver for durability). @default new MemorySaver() */
-  checkpointer?: BaseCheckpointSaver;
+  /**
+   * LangGraph checkpointer (SqliteSaver for durability), or `false` for none: fastest, for batch
+   * runs that keep their own episode-level results log, but a killed episode cannot resume.
+   * @default new MemorySaver()
+   */
+  checkpointer?: BaseCheckpointSaver | false;
   /** Typed events; a listener may call `events.stop()` to end the episode. */
   events?: EpisodeEvents;
   signal?: AbortSignal;
@@ -43,13 +47,18 @@ export async function runEpisode(args: RunEpisodeArgs): Promise<EpisodeResult> {
     options,
     events,
     signal: args.signal,
-    checkpointer: args.checkpointer ?? new MemorySaver(),
+    checkpointer: args.checkpointer === false ? false : (args.checkpointer ?? new MemorySaver()),
     knobs: args.knobs,
   });
   const config = { configurable: { thread_id: args.threadId ?? randomUUID() }, recursionLimit: recursionLimitFor(options) };
+  let final: GraphState;
+  if (args.checkpointer === false) {
+    final = (await graph.invoke({ task: args.task }, config)) as GraphState;
+    const result = final.result!;
+    return { ...result, accounting: { ...result.accounting, wallMs: performance.now() - started } };
+  }
   const snapshot = await graph.getState(config);
   const saved = snapshot.values as Partial<GraphState> | undefined;
-  let final: GraphState;
   if (saved?.result) {
     return saved.result;
   } else if (saved?.task && snapshot.next.length > 0) {

@@ -50,7 +50,7 @@ async function bareLoop(blobs: BlobStore): Promise<number> {
   return (performance.now() - started) / STEPS;
 }
 
-async function graphEpisode(blobs: BlobStore, checkpointer?: ReturnType<typeof createSqliteCheckpointer>): Promise<number> {
+async function graphEpisode(blobs: BlobStore, checkpointer?: ReturnType<typeof createSqliteCheckpointer> | false): Promise<number> {
   const { env, policy, detector } = instant(blobs);
   const started = performance.now();
   const r = await runEpisode({ task: TASK, components: { env, policy, detector, blobs }, options: { maxForwardSteps: STEPS, restoration: "none" }, checkpointer });
@@ -70,16 +70,20 @@ export async function run(): Promise<BenchResult[]> {
     const bare: number[] = [];
     const mem: number[] = [];
     const sql: number[] = [];
+    const none: number[] = [];
     for (let i = 0; i < 2; i++) await graphEpisode(blobs); // warm-up
     for (let i = 0; i < 7; i++) {
       bare.push(await bareLoop(blobs));
       mem.push(await graphEpisode(blobs));
       sql.push(await graphEpisode(blobs, createSqliteCheckpointer(join(dir, `ckpt-${i}.sqlite`))));
+      none.push(await graphEpisode(blobs, false));
     }
     const b = median(bare);
     const m = median(mem);
     const s = median(sql);
+    const n = median(none);
     return [
+      { name: "graph overhead (no checkpointer)", ratioOf: "graph step / bare loop step", ratio: n / b, details: { graphMsPerStep: n, bareMsPerStep: b, steps: STEPS } },
       { name: "graph overhead (MemorySaver)", ratioOf: "graph step / bare loop step", ratio: m / b, details: { graphMsPerStep: m, bareMsPerStep: b, steps: STEPS } },
       { name: "graph overhead (SqliteSaver)", ratioOf: "graph step / bare loop step", ratio: s / b, details: { graphMsPerStep: s, bareMsPerStep: b, steps: STEPS } },
     ];

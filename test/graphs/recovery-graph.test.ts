@@ -276,5 +276,8 @@ describe("recovery graph on ToyDesk", () => {
     const strip = (r: typeof a) => r.trajectory.steps.map(({ envMs: _e, ...x }) => x);
     expect(strip(a)).toEqual(strip(b));
     expect(a.success).toBe(b.success);
+    const s = setup({ slipTicks: [2, 7] });
+    const c = await runEpisode({ task: TOY_TASK, components: s.components, options: { freezeWindow: 1 }, checkpointer: false });
+    expect(strip(c)).toEqual(strip(a));
   });
 });
