@@ -41,6 +41,7 @@ export const SimRecoveryOptionsSchema = z.object({
   seed: seed.default(0),
   skill: probability,
   falseDoneRate: probability.optional(),
+  forwardBias: probability.default(0.5),
 });
 
 export const SimPerturbationOptionsSchema = z.object({

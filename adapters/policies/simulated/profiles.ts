@@ -16,7 +16,7 @@ export const SIM_RECOVERER_SKILLED = 0.9;
 export const SIM_RECOVERER_WEAK = 0.3;
 
 type ForwardProfile = Omit<SimForwardPolicyOptions, "task" | "seed">;
-type RecovererProfile = Omit<SimRecoveryPolicyOptions, "groundTruth" | "seed">;
+type RecovererProfile = Omit<SimRecoveryPolicyOptions, "groundTruth" | "seed" | "task">;
 type DetectorProfile = Omit<SimDetectorOptions, "groundTruth" | "task" | "seed">;
 type SelectorProfile = Omit<SimStepSelectorOptions, "groundTruth" | "task" | "seed">;
 
@@ -120,7 +120,7 @@ function profile<T>(kind: string, table: Record<string, T>, value: string | T | 
 export function createSimAgents(options: SimAgentsOptions): SimAgents {
   const { task, groundTruth, seed = 0 } = options;
   const policy = createSimForwardPolicy({ task, seed, ...profile("forward", SIM_PROFILES.forward as Record<string, ForwardProfile>, options.forward, "default") });
-  const recoverer = createSimRecoveryPolicy({ groundTruth, seed, ...profile("recoverer", SIM_PROFILES.recoverer as Record<string, RecovererProfile>, options.recoverer, "skilled") });
+  const recoverer = createSimRecoveryPolicy({ groundTruth, task, seed, ...profile("recoverer", SIM_PROFILES.recoverer as Record<string, RecovererProfile>, options.recoverer, "skilled") });
   const detector = createSimDetector({ groundTruth, task, seed, ...profile("detector", SIM_PROFILES.detector as Record<string, DetectorProfile>, options.detector, "decent") });
   const selector = createSimStepSelector({ groundTruth, task, seed, ...profile("selector", SIM_PROFILES.selector as Record<string, SelectorProfile>, options.selector, "accurate") });
   return { policy, recoverer, detector, selector, label: describeSimulated(policy, recoverer, detector, selector) };

@@ -8,11 +8,13 @@
  * followed by what it restores; a wrong step starts with "continue:" (no restorative intent);
  * declarations start with "restored:" (true or false) or "give up:".
  */
-import { formatAction } from "../../../src/action.ts";
+import { formatAction, type Action } from "../../../src/action.ts";
 import type { RecoveryDecision, RecoveryInput, RecoveryPolicy } from "../../../src/recovery.ts";
 import { createRng } from "../../../src/rng.ts";
-import type { SimGroundTruth } from "../../environments/simdesk/ground-truth.ts";
-import { SimRecoveryOptionsSchema, formatParams, parseSimOptions, requireGroundTruth, requireStateId } from "./options.ts";
+import type { SimDeskTask, SimGroundTruth } from "../../environments/simdesk/ground-truth.ts";
+import { planPositionOf } from "./forward.ts";
+import { planIndexOf } from "./truth.ts";
+import { SimRecoveryOptionsSchema, formatParams, parseSimOptions, requireGroundTruth, requireStateId, requireTask } from "./options.ts";
 import { pickWrongAction } from "./perturbation.ts";
 
 /** Options of {@link createSimRecoveryPolicy}. */
@@ -25,6 +27,14 @@ export interface SimRecoveryPolicyOptions {
   seed?: number | string;
   /** Probability per step of declaring the target restored while it is not. @default 0.25 * (1 - skill) */
   falseDoneRate?: number;
+  /**
+   * The task being run. With it, a wrong step is, with probability `forwardBias`, the task's next
+   * plan action instead of a restorative one: the one-directional task-completion habit the paper
+   * finds in weak recoverers (steps the forward policy will then repeat after truncation).
+   */
+  task?: SimDeskTask;
+  /** Share of wrong steps that continue the task (needs `task`). @default 0.5 */
+  forwardBias?: number;
 }
 
 /** A seeded simulated recovery policy; `label` describes its configuration for reports. */
@@ -42,10 +52,17 @@ export type SimRecoveryMemo = {
 export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimRecoveryPolicy {
   const factory = "createSimRecoveryPolicy";
   const gt = requireGroundTruth(factory, options?.groundTruth);
-  const parsed = parseSimOptions(factory, SimRecoveryOptionsSchema, { seed: options.seed, skill: options.skill, falseDoneRate: options.falseDoneRate });
+  const parsed = parseSimOptions(factory, SimRecoveryOptionsSchema, {
+    seed: options.seed,
+    skill: options.skill,
+    falseDoneRate: options.falseDoneRate,
+    forwardBias: options.forwardBias,
+  });
+  const task = options.task === undefined ? undefined : requireTask(factory, options.task);
   const { seed, skill } = parsed;
   const falseDoneRate = parsed.falseDoneRate ?? round(0.25 * (1 - skill));
-  const label = `sim-recoverer(${formatParams({ seed, skill, falseDoneRate })})`;
+  const forwardBias = task ? parsed.forwardBias : undefined;
+  const label = `sim-recoverer(${formatParams({ seed, skill, falseDoneRate, forwardBias })})`;
 
   const decide = (input: RecoveryInput): RecoveryDecision => {
     const targetId = requireStateId(factory, input.target.observation.stateId, "the target observation");
@@ -70,7 +87,20 @@ export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimR
     return wrong(input, rng, "wrong");
   };
 
+  /** The plan action the forward agent would take next: at the current state's plan index, else where its history says. */
+  const taskStep = (input: RecoveryInput, targetId: string): { k: number; action: Action } | null => {
+    if (!task) return null;
+    const cur = input.observation.stateId;
+    let k = cur ? planIndexOf(gt, task, cur) : -1;
+    if (k < 0) k = input.context.history.length > 0 ? planPositionOf(input.context.history) : planIndexOf(gt, task, targetId);
+    return k >= 0 && k < task.plan.length ? { k, action: task.plan[k] } : null;
+  };
+
   const wrong = (input: RecoveryInput, rng: ReturnType<typeof createRng>, kind: "wrong" | "flail"): RecoveryDecision => {
+    if (forwardBias !== undefined && rng.fork("bias").chance(forwardBias)) {
+      const step = taskStep(input, input.target.observation.stateId!);
+      if (step) return { actions: [step.action], response: `continue: task step ${step.k}: ${formatAction(step.action)}`, memo: { kind } };
+    }
     const action = pickWrongAction(gt, rng.fork("wrong"), true);
     if (!action) return { actions: [{ type: "WAIT", seconds: 1 }], response: "continue: nothing to try, waiting", memo: { kind } };
     return { actions: [action], response: `continue: ${formatAction(action)}`, memo: { kind } };

@@ -106,6 +106,24 @@ describe("simulated recovery policy on SimDesk", () => {
     expect(weak.every((d) => !d.restored && d.actions.length === 1)).toBe(true);
   });
 
+  it("with the task and forwardBias 1, a wrong step continues the task (no restorative intent)", async () => {
+    const task = getSimDeskTask("editor-append-notes");
+    const { observation: target } = await playPlan(env, task, 2, false);
+    for (const a of task.plan.slice(2, 4)) await act(env, a, false);
+    const current = fastObservation(env);
+    const k = env.planIndexOf(task, current.stateId!);
+    expect(k).toBe(4);
+    const recoverer = createSimRecoveryPolicy({ groundTruth: env, task, skill: 0, falseDoneRate: 0, forwardBias: 1, seed: 1 });
+    const d = await recoverer.propose({
+      task, target: { step: 2, observation: target }, errorStep: 3, context: { kind: "none", history: [] }, recoveryHistory: [], observation: current,
+      budget: { used: 0, max: 10 }, tick: 0, blobs,
+    });
+    expect(d.actions).toEqual([task.plan[4]]);
+    expect(d.response).toMatch(/^continue: task step 4: /);
+    expect(recoverer.label).toContain("forwardBias=1");
+    expect(createSimRecoveryPolicy({ groundTruth: env, skill: 0.3 }).label).not.toContain("forwardBias");
+  });
+
   it("repeats its decisions for the same seed and tick", async () => {
     const task = getSimDeskTask("files-rename-draft");
     const m = task.mistakes[0];
