@@ -28,6 +28,8 @@ export interface PendingRecovery {
   errorStep: number;
   /** Set by select. */
   recoveryStep?: number;
+  /** The selector's reason (and failure, when it fell back to E-1). */
+  selection?: { strategy: string; reason: string; failure?: string };
   detection: Detection;
   /** Set by recover. */
   restored?: boolean;

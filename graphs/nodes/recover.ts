@@ -23,7 +23,16 @@ export async function recover(state: GraphState, ctx: RuntimeContext): Promise<G
   const startEvent: TrajectoryEvent = {
     afterSeq: startSeq,
     kind: "recovery-start",
-    detail: { attempt, mode, errorStep, recoveryStep, reason: pending.detection.reason, confidence: pending.detection.confidence, target: target.screenshot },
+    detail: {
+      attempt,
+      mode,
+      errorStep,
+      recoveryStep,
+      reason: pending.detection.reason,
+      confidence: pending.detection.confidence,
+      target: target.screenshot,
+      ...(pending.selection ? { selection: pending.selection } : {}),
+    },
   };
 
   let out: RestorationOutcome;

@@ -26,7 +26,7 @@ export async function select(state: GraphState, ctx: RuntimeContext): Promise<Gr
   const { fallback: _f, ...sel } = selection;
   ctx.events.emit("selection", { taskId: state.task.id, errorStep, recoveryStep: sel.step, strategy: ctx.options.recoveryStep, selection: sel });
   return {
-    pending: { ...pending, recoveryStep: sel.step },
+    pending: { ...pending, recoveryStep: sel.step, selection: { strategy: ctx.options.recoveryStep, reason: sel.reason, ...(sel.failure ? { failure: sel.failure } : {}) } },
     accounting: addUsage(state.accounting, sel.usage, "selector"),
     prompts: withPrompts(state.prompts, sel.prompt),
   };
