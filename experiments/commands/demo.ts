@@ -12,6 +12,7 @@ import { twoProportionPValue, type Proportion } from "../../src/metrics/wilson.t
 import { parseExperimentConfig } from "../config/load.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
 import { runExperiment } from "../runner/experiment.ts";
+import { readPlan } from "../ideal/plan.ts";
 import type { ExperimentSummary } from "../runner/summary.ts";
 import { createSimDeskRuntime } from "../runtime/simdesk.ts";
 import { buildReport } from "../report/index.ts";
@@ -56,7 +57,7 @@ const pv = (a: Proportion, b: Proportion) => twoProportionPValue(a, b);
 const noise = (p: number) => (p < 0.05 ? `p=${p.toFixed(3)}, beyond noise` : `p=${p.toFixed(2)}, within noise`);
 
 /** Check the paper's three qualitative findings against the demo's numbers. */
-export function demoFindings(ideal: ExperimentSummary, e2e: ExperimentSummary): Finding[] {
+export function demoFindings(ideal: ExperimentSummary, e2e: ExperimentSummary, plan?: { instances: Array<{ fallback: boolean }> }): Finding[] {
   const out: Finding[] = [];
   const curve = (c: string) => ideal.successAtK?.find((x) => x.condition === c);
   const zero = curve("R=0"), em1 = curve("R=E-1");
@@ -70,7 +71,7 @@ export function demoFindings(ideal: ExperimentSummary, e2e: ExperimentSummary): 
     out.push({
       claim: "Restoring to a past state beats a full reset at small K (Finding 1: every past-state strategy beats R=0 at K=1).",
       holds: beating === others.length,
-      evidence: `Success@1: R=E-1 ${pct(a)} vs R=0 ${pct(b)} over ${em1.instances} failed runs (${noise(pv(a, b))}); ${beating} of ${others.length} past-state strategies beat R=0 at K=1 (${others.map((c) => `${c.condition} ${pct(c.curve[0])}`).join(", ")}). At K=${last + 1}: R=E-1 ${pct(em1.curve[last])} vs R=0 ${pct(zero.curve[last])} (${trend} as K grows).`,
+      evidence: `Success@1: R=E-1 ${pct(a)} vs R=0 ${pct(b)} over ${em1.instances} failed runs (${noise(pv(a, b))}); ${beating} of ${others.length} past-state strategies beat R=0 at K=1 (${others.map((c) => `${c.condition} ${pct(c.curve[0])}`).join(", ")}). At K=${last + 1}: R=E-1 ${pct(em1.curve[last])} vs R=0 ${pct(zero.curve[last])} (${trend} as K grows).${plan ? ` E comes from the simulated detector: ${plan.instances.filter((i) => i.fallback).length} of ${plan.instances.length} failed runs got no error from it and fell back to E = last step.` : ""}`,
     });
   } else out.push({ claim: "Restoring to a past state beats a full reset at small K (Finding 1).", holds: null, evidence: "no failed forward runs to restore" });
   const cond = (id: string) => e2e.conditions.find((c) => c.condition === id);
@@ -134,7 +135,7 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
   } finally {
     processes?.close();
   }
-  const findings = demoFindings(summaries[0], summaries[1]);
+  const findings = demoFindings(summaries[0], summaries[1], readPlan(join(opts.out, "ideal", "plan.json")));
   writeFileSync(join(opts.out, "findings.json"), JSON.stringify({ simulated: true, findings }, null, 2) + "\n");
   const report = await buildReport(opts.out, { title: "retrace demo (SIMULATED policies on SimDesk)", episodesPerRun: 6 });
   return { summaries, findings, report: report.file };
