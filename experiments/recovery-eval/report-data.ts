@@ -66,6 +66,7 @@ export interface RecoveryEvalReport {
   datasetStages: RecoveryDatasetManifest["stages"];
 }
 
+/** "rate [lo, hi] (n=..)" for a proportion with its Wilson interval. */
 export function ci(p: Proportion): string {
   return `${p.rate.toFixed(3)} [${p.lo.toFixed(3)}, ${p.hi.toFixed(3)}] (n=${p.n})`;
 }

@@ -89,6 +89,19 @@ describe("buildRecoveryDataset", () => {
     expect(readFileSync(join(out, "blobs", ref.slice(0, 2), `${ref}.png`)).length).toBeGreaterThan(1000);
   });
 
+  it("keeps a seeded subset of at most maxSamplesPerDistance samples", async () => {
+    const { blobs, desk } = fixture();
+    const policies = simulatedDatasetPolicies(desk, 4);
+    const opts = { env: desk, blobs, tasks: TASKS, forwardPolicy: ({ task }: { task: unknown }) => planFollower(task as SimDeskTask), perturbationPolicy: policies.perturbationPolicy, distances: [3], seedStepsPerTrajectory: 3, replays: 1, seed: 4 };
+    const all = await buildRecoveryDataset(opts);
+    expect(all.samples.length).toBeGreaterThan(2);
+    const sub = await buildRecoveryDataset({ ...opts, maxSamplesPerDistance: 2 });
+    expect(sub.stages[0]).toMatchObject({ deduplicated: all.samples.length, final: 2 });
+    const ids = new Set(all.samples.map((s) => s.id));
+    expect(sub.samples.every((s) => ids.has(s.id))).toBe(true);
+    expect((await buildRecoveryDataset({ ...opts, maxSamplesPerDistance: 2 })).samples.map((s) => s.id)).toEqual(sub.samples.map((s) => s.id));
+  });
+
   it("rejects bad settings with a ConfigError naming the field, and a missing dataset with a hint", async () => {
     const { blobs, desk } = fixture();
     await expect(buildRecoveryDataset({ env: desk, blobs, tasks: TASKS, forwardPolicy: () => planFollower(TASKS[0]), perturbationPolicy: () => planFollower(TASKS[0]), replays: 0 })).rejects.toThrow(/"replays" is invalid/);
