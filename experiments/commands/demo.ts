@@ -137,7 +137,7 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
   }
   const findings = demoFindings(summaries[0], summaries[1], readPlan(join(opts.out, "ideal", "plan.json")));
   writeFileSync(join(opts.out, "findings.json"), JSON.stringify({ simulated: true, findings }, null, 2) + "\n");
-  const report = await buildReport(opts.out, { title: "retrace demo (SIMULATED policies on SimDesk)", episodesPerRun: 6 });
+  const report = await buildReport(opts.out, { title: "retrace demo (SIMULATED policies on SimDesk)", episodesPerRun: 10 });
   return { summaries, findings, report: report.file };
 }
 

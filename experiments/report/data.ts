@@ -115,7 +115,11 @@ export function findExtraFiles(root: string, runs: readonly string[]): ExtraFile
 
 /** Pick up to `max` interesting episodes of a run (recoveries first, successes and failures mixed). */
 export function pickEpisodes(lines: readonly ResultLine[], max: number): ResultLine[] {
-  const ok = lines.filter((l) => l.status === "ok");
+  // Interleave conditions so the viewer shows every condition, not just the first one.
+  const byCondition = new Map<string, ResultLine[]>();
+  for (const l of lines) if (l.status === "ok") byCondition.set(l.condition, [...(byCondition.get(l.condition) ?? []), l]);
+  const ok: ResultLine[] = [];
+  for (let i = 0; ok.length < lines.length && [...byCondition.values()].some((g) => g.length > i); i++) for (const g of byCondition.values()) if (g[i]) ok.push(g[i]);
   const buckets = [
     ok.filter((l) => l.recoveryAttempts > 0 && l.success),
     ok.filter((l) => l.recoveryAttempts > 0 && !l.success),
