@@ -152,3 +152,33 @@ export async function runOracleAgreement(options: OracleAgreementOptions): Promi
   return report;
 }
 
+
+/** Options of {@link runRecoveryEvalSuite}. */
+export interface RecoveryEvalSuiteOptions {
+  /** Output folder: dataset/, recovery-eval.json, runs.jsonl, oracle-agreement.json, noise-off/, noise-on/. */
+  out: string;
+  /** First n SimDesk tasks. @default all */
+  limit?: number;
+  /** @default 0 */
+  seed?: number;
+  /** @default 1 */
+  rolloutsPerTask?: number;
+  /** @default 2 */
+  seedStepsPerTrajectory?: number;
+  /** @default [1, 3, 10] */
+  budgets?: number[];
+  onProgress?: (message: string) => void;
+}
+
+/**
+ * Everything at once, for the demo and the report: build a dataset, evaluate recovery on it, and
+ * measure the oracle's agreement; recovery-eval.json and oracle-agreement.json land in `out`.
+ */
+export async function runRecoveryEvalSuite(options: RecoveryEvalSuiteOptions): Promise<{ manifest: RecoveryDatasetManifest; report: RecoveryEvalReport; agreement: OracleAgreementReport }> {
+  const out = resolve(options.out);
+  const common = { limit: options.limit, seed: options.seed, rolloutsPerTask: options.rolloutsPerTask, seedStepsPerTrajectory: options.seedStepsPerTrajectory ?? 2, onProgress: options.onProgress };
+  const manifest = await buildSimDeskDataset({ ...common, out: join(out, "dataset") });
+  const { report } = await runSimDeskRecoveryEval({ dataset: join(out, "dataset"), out, budgets: options.budgets, seed: options.seed, onProgress: options.onProgress });
+  const agreement = await runOracleAgreement({ ...common, out, budgets: options.budgets });
+  return { manifest, report, agreement };
+}
