@@ -36,9 +36,14 @@ interface EpisodeInput {
   signal?: AbortSignal;
 }
 
-/** The history up to the error state (0-E): ground-truth steps 0..t-1, then the perturbation steps. */
+/**
+ * The history up to the error state (0-E, as the paper defines it for recovery evaluation):
+ * ground-truth steps 0..t-1, then the perturbation steps as bare observation-action pairs (the
+ * perturbation agent's text and memo would tell the recoverer what went wrong).
+ */
 export function historyToError(sample: RecoverySample): HistoryEntry[] {
-  return toHistory([...sample.trajectory.steps.slice(0, sample.targetStep), ...sample.perturbation]);
+  const perturbation = sample.perturbation.map((s) => ({ observation: s.observation, stateHash: s.stateHash, actions: s.actions }));
+  return toHistory([...sample.trajectory.steps.slice(0, sample.targetStep), ...perturbation]);
 }
 
 /** The history up to the target state (0-R): ground-truth steps 0..t-1. */

@@ -85,7 +85,8 @@ describe("evaluateRecovery on SimDesk (simulated policies)", () => {
   });
 
   it("refuses a contextualized variant without a summarizer", async () => {
-    const v = simulatedVariants(desk, 2).find((x) => x.kind === "explicit" && x.context === "contextualized")!;
+    const v = simulatedVariants(desk, 2).find((x) => x.kind === "explicit" && x.context === "contextualized");
+    if (v?.kind !== "explicit") throw new Error("no contextualized variant");
     await expect(evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples, variants: [{ ...v, summarizer: undefined }] })).rejects.toThrow(ConfigError);
   });
 });
@@ -99,5 +100,24 @@ describe("restorative intent", () => {
     expect(keywordIntent("  ")).toBeNull();
     expect(episodeIntent(["plan step 1", undefined, "revert the rename"])).toEqual({ judged: 2, restorative: 1, intent: true });
     expect(episodeIntent([undefined])).toEqual({ judged: 0, restorative: 0, intent: null });
+  });
+});
+
+describe("recovery contexts", () => {
+  it("give 0-E the history through the perturbation without the perturber's text, 0-R up to the target, none nothing", async () => {
+    const { historyToError, historyToTarget, recoveryContextFor } = await import("../../../src/eval/episode.ts");
+    const s = samples.find((x) => x.distance === 3)!;
+    const e = historyToError(s);
+    expect(e).toHaveLength(s.targetStep + 3);
+    expect(e.slice(s.targetStep).every((h) => h.response === undefined && h.memo === undefined)).toBe(true);
+    expect(e.slice(s.targetStep).map((h) => h.actions)).toEqual(s.perturbation.map((p) => p.actions));
+    expect(e.map((h) => h.step)).toEqual(e.map((_, i) => i));
+    expect(historyToTarget(s)).toHaveLength(s.targetStep);
+    const task = TASKS.find((t) => t.id === s.taskId)!;
+    expect((await recoveryContextFor(s, task, "none", blobs)).history).toEqual([]);
+    const { simSummarizer } = await import("../../../experiments/recovery-eval/simdesk.ts");
+    const c = await recoveryContextFor(s, task, "contextualized", blobs, simSummarizer);
+    expect(c.history).toEqual([]);
+    expect(c.summary).toContain(task.instruction);
   });
 });
