@@ -14,7 +14,7 @@
 import { formatAction } from "../action.ts";
 import type { BlobReader } from "../blob-store.ts";
 import type { Environment, EnvironmentSnapshot } from "../environment.ts";
-import { ConfigError, describeError } from "../errors.ts";
+import { AdapterError, ConfigError, ModelBehaviorError, describeError } from "../errors.ts";
 import { DEFAULT_SSIM_THRESHOLD } from "../image/similarity.ts";
 import type { Observation } from "../observation.ts";
 import type { ForwardPolicy } from "../policy.ts";
@@ -67,8 +67,12 @@ export interface RecoveryRun {
   policyKind: "implicit" | "explicit";
   context: RecoveryContextKind;
   budget: number;
-  /** "judged", or why the run could not be judged (excluded from rates). */
-  status: "judged" | "reconstruction-failed" | "env-error";
+  /**
+   * "judged", or why the run could not be judged (excluded from rates): the error state could not
+   * be reconstructed, the environment failed, or the policy's adapter threw (a model API failure;
+   * unusable model output is data, returned as a PolicyFailure, not thrown).
+   */
+  status: "judged" | "reconstruction-failed" | "env-error" | "policy-error";
   reason?: string;
   stepsUsed: number;
   /** The policy declared the target restored (explicit) or DONE (implicit). */
@@ -159,7 +163,8 @@ async function runOne(
   } catch (err) {
     signal?.throwIfAborted();
     if (err instanceof ConfigError) throw err;
-    return { ...base, status: "env-error", reason: describeError(err), stepsUsed: 0, declaredDone: false, actions: [], rationales: [], intent: { judged: 0, restorative: 0, intent: null }, simulated };
+    const status = err instanceof AdapterError || err instanceof ModelBehaviorError ? "policy-error" : "env-error";
+    return { ...base, status, reason: describeError(err), stepsUsed: 0, declaredDone: false, actions: [], rationales: [], intent: { judged: 0, restorative: 0, intent: null }, simulated };
   }
   const truth = options.truth ? await options.truth({ env, sample, recovered: episode.recovered }) : undefined;
   const verdict = await judgeRecovery({

@@ -121,3 +121,15 @@ describe("recovery contexts", () => {
     expect(c.summary).toContain(task.instruction);
   });
 });
+
+describe("failures during recovery", () => {
+  it("records a recoverer whose model API fails as a policy error, excluded from the rates", async () => {
+    const { AdapterError } = await import("../../../src/errors.ts");
+    const failing = { name: "down", async propose(): Promise<never> { throw new AdapterError("HTTP 503 from the model server", { retryable: true }); } };
+    const r = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples: samples.slice(0, 1), variants: [{ id: "down", kind: "explicit", context: "none", recoverer: () => failing }], budgets: [1] });
+    expect(r[0].status).toBe("policy-error");
+    expect(r[0].verdict).toBeUndefined();
+    expect(r[0].reason).toMatch(/HTTP 503/);
+    expect(recoveryTable(r)[0]).toMatchObject({ n: 0, excluded: 1 });
+  });
+});
