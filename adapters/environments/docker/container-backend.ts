@@ -10,6 +10,7 @@ import { logger } from "../../../src/logger.ts";
 import { APP_ENV, APP_WINDOW_CLASS, GTK_SETTINGS_INI, PRISTINE_MTIME, type AppLaunch, type DesktopBackend, type ExecOptions, type ExecResult } from "../x11/backend.ts";
 import { pngToFrame, type Frame } from "../x11/frame.ts";
 import { waitFor } from "../x11/host-backend.ts";
+import { onShutdown } from "../x11/processes.ts";
 import { execIn, MANAGED_LABEL, readAll, ROLE_LABEL, RUN_LABEL } from "./engine.ts";
 import { packTar, unpackTar } from "./tar.ts";
 
@@ -48,6 +49,7 @@ export class ContainerBackend implements DesktopBackend {
   private readonly timeoutMs: number;
   private container?: Docker.Container;
   private closed = false;
+  private unhook?: () => void;
 
   constructor(options: ContainerBackendOptions) {
     this.docker = options.docker;
@@ -74,6 +76,8 @@ export class ContainerBackend implements DesktopBackend {
         Labels: { [MANAGED_LABEL]: "true", [RUN_LABEL]: this.runId, [ROLE_LABEL]: "desktop" },
         HostConfig: { NetworkMode: "none" },
       });
+      // Ctrl-C or SIGTERM removes the container too; `retrace env gc` catches what a SIGKILL leaves.
+      this.unhook ??= onShutdown(() => this.removeContainer());
       await this.container.start();
     } catch (cause) {
       const msg = (cause as Error).message ?? String(cause);
@@ -144,6 +148,7 @@ export class ContainerBackend implements DesktopBackend {
     if (this.closed) return;
     this.closed = true;
     await this.removeContainer();
+    this.unhook?.();
   }
 
   private requireContainer(): Docker.Container {

@@ -39,7 +39,18 @@ export interface TrackedProcess {
 }
 
 const LIVE = new Set<ProcessGroup>();
+const CLEANUPS = new Set<() => Promise<void>>();
 let hooksInstalled = false;
+
+/**
+ * Register async cleanup (e.g. removing containers) to run on SIGINT/SIGTERM/SIGHUP before the
+ * process exits (capped at 10 s). Returns a function that unregisters it.
+ */
+export function onShutdown(cleanup: () => Promise<void>): () => void {
+  installHooks();
+  CLEANUPS.add(cleanup);
+  return () => CLEANUPS.delete(cleanup);
+}
 
 /** Kill every live group synchronously; used on process exit and fatal signals. */
 function killAllSync(): void {
@@ -53,9 +64,13 @@ function installHooks(): void {
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     process.on(signal, () => {
       killAllSync();
+      const pending = [...CLEANUPS].map((c) => c().catch(() => undefined));
+      const cap = new Promise((r) => setTimeout(r, 10_000).unref());
       // Keep the default meaning of the signal once our children are gone, unless someone
       // else (the CLI) also listens and decides.
-      if (process.listenerCount(signal) <= 1) process.exit(128 + (signal === "SIGINT" ? 2 : signal === "SIGTERM" ? 15 : 1));
+      void Promise.race([Promise.all(pending), cap]).then(() => {
+        if (process.listenerCount(signal) <= 1) process.exit(128 + (signal === "SIGINT" ? 2 : signal === "SIGTERM" ? 15 : 1));
+      });
     });
   }
 }

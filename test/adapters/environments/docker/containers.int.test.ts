@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -83,4 +84,29 @@ describe.runIf(run)("container desktops through dockerode", () => {
     expect(removed).toContain(leftover.id);
     await expect(docker.getContainer(leftover.id).inspect()).rejects.toThrow();
   });
+
+  it("removes its container when the host process gets SIGTERM", async () => {
+    const childRun = `${runId}-sigterm`;
+    const mod = (p: string) => JSON.stringify(new URL(p, import.meta.url).pathname);
+    const script = `
+      import { createDockerDesktop } from ${mod("../../../../adapters/environments/docker/create.ts")};
+      import { BlobStore } from ${mod("../../../../src/blob-store.ts")};
+      import { desktopTask } from ${mod("../../../../adapters/environments/desktop-tasks/tasks.ts")};
+      const env = createDockerDesktop({ blobs: new BlobStore({ dir: ${JSON.stringify(join(dir, "child-blobs"))} }), dockerHost: ${JSON.stringify(dockerHost ?? "")} || undefined, runId: ${JSON.stringify(childRun)} });
+      await env.reset(desktopTask("galculator-add"));
+      process.stdout.write("ready\\n");
+      setInterval(() => {}, 1000);
+    `;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (d) => String(d).includes("ready") && resolve());
+      child.once("exit", (code) => reject(new Error(`child exited early (${code})`)));
+    });
+    const before = await docker.listContainers({ all: true, filters: { label: [`${RUN_LABEL}=${childRun}`] } });
+    expect(before.length).toBe(1);
+    child.kill("SIGTERM");
+    await new Promise((r) => child.once("exit", r));
+    const after = await docker.listContainers({ all: true, filters: { label: [`${RUN_LABEL}=${childRun}`] } });
+    expect(after).toEqual([]);
+  }, 90_000);
 });
