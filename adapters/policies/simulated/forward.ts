@@ -53,7 +53,9 @@ export interface SimForwardPolicy extends ForwardPolicy {
 
 /** Slips the policy can notice on the next step (latent ones are invisible, a DONE ends the episode). */
 const NOTICEABLE: ReadonlySet<SlipKind> = new Set<SlipKind>(["misclick", "typo", "wrong-item", "skip"]);
-const OVERLAY_ROLE = /dialog|menu|popup|alert/i;
+/** Roles of things a slip can open that escape closes: dialogs, and menus shown with their items. */
+const OVERLAY_ROLE = /^(dialog|alert|alert dialog)$/i;
+const MENU_ROLE = /^(menu|popup menu)$/i;
 
 /** Read a memo written by this policy, or null. */
 export function readForwardMemo(entry: HistoryEntry | undefined): SimForwardMemo | null {
@@ -102,9 +104,12 @@ function describeActions(actions: Action[], root: AxNode | undefined): string {
     .join(" ");
 }
 
-function hasOverlay(node: AxNode | undefined): boolean {
+/** Whether a menu or dialog is open (escape would close it). */
+export function hasOverlay(node: AxNode | undefined): boolean {
   if (!node) return false;
-  if (OVERLAY_ROLE.test(node.role) && !/menubar/i.test(node.role)) return true;
+  if (OVERLAY_ROLE.test(node.role)) return true;
+  // A menu-bar label is a childless "menu"; an open menu lists its items as children.
+  if (MENU_ROLE.test(node.role) && (node.children?.length ?? 0) > 0) return true;
   return (node.children ?? []).some(hasOverlay);
 }
 

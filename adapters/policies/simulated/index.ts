@@ -4,7 +4,7 @@
  * recovery-step selector that read SimDesk's ground truth. Every component has `simulated: true`,
  * a name starting "sim-", and a `label`; results from them are labelled "simulated".
  */
-export { createSimForwardPolicy, planPositionOf, readForwardMemo } from "./forward.ts";
+export { createSimForwardPolicy, planPositionOf, readForwardMemo, hasOverlay, widgetNameAt } from "./forward.ts";
 export type { SimForwardPolicy, SimForwardPolicyOptions, SimForwardMemo } from "./forward.ts";
 export { createSimRecoveryPolicy } from "./recovery.ts";
 export type { SimRecoveryPolicy, SimRecoveryPolicyOptions, SimRecoveryMemo } from "./recovery.ts";

@@ -18,9 +18,11 @@ export interface Slip {
 }
 
 /** Roles that name clickable widgets in an accessibility tree. */
-const CLICKABLE_ROLE = /button|menu ?item|list ?item|tree ?item|link|check|radio|tab|cell|icon|entry|field|combo|toggle|option|switch|slider/i;
-/** Containers and static text: never a "wrong item" on their own. */
-const NOT_CLICKABLE_ROLE = /^(desktop|screen|application|window|frame|panel|group|root|taskbar|toolbar|menu ?bar|menu|list|tree|table|grid|text|label|static.*|heading|image|separator|status.*|dialog|alert)$/i;
+const CLICKABLE_ROLE =
+  /^(button|push button|toggle button|menu ?item|list ?item|tree ?item|link|check ?box|radio ?button|tab|cell|row header|column header|icon|entry|text ?field|combo ?box|option|switch|slider)$/i;
+/** Containers, bars and static text: never a "wrong item" on their own. */
+const NOT_CLICKABLE_ROLE =
+  /^(desktop|desktop frame|screen|application|window|frame|panel|group|root|task ?bar|tool ?bar|title ?bar|status ?bar|menu ?bar|menu|tab ?list|list|tree|table|grid|text|label|static.*|heading|header|image|separator|dialog|alert)$/i;
 
 /** The point a pointer action targets, when it has one. */
 export function actionPoint(a: Action): { x: number; y: number } | null {
@@ -34,7 +36,8 @@ export function clickableNodes(root: AxNode | undefined): AxNode[] {
   const walk = (n: AxNode): void => {
     const leafish = !n.children || n.children.length === 0;
     if (n.bounds && n.bounds[2] > 0 && n.bounds[3] > 0 && !(n.states ?? []).includes("disabled")) {
-      if (CLICKABLE_ROLE.test(n.role) || (leafish && !NOT_CLICKABLE_ROLE.test(n.role))) out.push(n);
+      // A leaf "menu" is a menu-bar label (it opens its menu); an open menu has its items as children.
+      if (CLICKABLE_ROLE.test(n.role) || (leafish && (/^menu$/i.test(n.role) || !NOT_CLICKABLE_ROLE.test(n.role)))) out.push(n);
     }
     for (const c of n.children ?? []) walk(c);
   };

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { formatAction } from "../../../../src/action.ts";
 import { BlobStore } from "../../../../src/blob-store.ts";
 import { createSimDesk, SIMDESK_TASKS, getSimDeskTask, type SimDesk } from "../../../../adapters/environments/simdesk/index.ts";
-import { createSimForwardPolicy, readForwardMemo } from "../../../../adapters/policies/simulated/index.ts";
+import { createSimForwardPolicy, hasOverlay, readForwardMemo } from "../../../../adapters/policies/simulated/index.ts";
+import type { AxNode } from "../../../../src/observation.ts";
 import { playPlan, runForward } from "./harness.ts";
 
 let env: SimDesk;
@@ -117,3 +118,36 @@ describe("simulated forward policy responses", () => {
     expect(run.history.at(-1)!.response).toBe(`plan complete (step ${task.plan.length}): DONE`);
   });
 });
+
+describe("simulated forward policy noticing a slip on SimDesk", () => {
+  it("closes an open menu with escape, and otherwise undoes with ctrl+z", async () => {
+    const task = getSimDeskTask("editor-append-notes");
+    const policy = createSimForwardPolicy({ task, seed: 1, slipRate: 0, noticeRate: 1 });
+    // After plan steps 0-2 notes.txt is open in the editor, the top window (painted last).
+    const prefix = await playPlan(env, task, 3);
+    const menubar = findRoles(prefix.observation.axTree, "menu bar").at(-1)!;
+    expect(menubar).toBeDefined();
+    expect(hasOverlay(prefix.observation.axTree)).toBe(false);
+    const k = prefix.history.length;
+    const slipEntry = { step: k, observation: prefix.observation, actions: [{ type: "TYPING" as const, text: "oops" }], memo: { plan: k, next: k + 1, kind: "slip", slip: "typo" } };
+    const typed = (await env.step({ type: "TYPING", text: "oops" })).observation;
+    const undo = await policy.propose({ task, history: [...prefix.history, slipEntry], observation: typed, step: k + 1, tick: 50, blobs });
+    expect(undo.actions).toEqual([{ type: "HOTKEY", keys: ["ctrl", "z"] }]);
+    // A wrong-item slip that opened a menu: escape closes it.
+    const label = menubar.children![0];
+    const [x, y, w, h] = label.bounds!;
+    const opened = (await env.step({ type: "CLICK", x: x + w / 2, y: y + h / 2, button: "left", numClicks: 1 })).observation;
+    expect(hasOverlay(opened.axTree)).toBe(true);
+    const menuSlip = { ...slipEntry, observation: typed, memo: { plan: k, next: k + 1, kind: "slip", slip: "wrong-item" } };
+    const close = await policy.propose({ task, history: [...prefix.history, menuSlip], observation: opened, step: k + 1, tick: 51, blobs });
+    expect(close.actions).toEqual([{ type: "PRESS", key: "escape" }]);
+    expect(close.memo).toMatchObject({ kind: "notice", next: k });
+  });
+});
+
+function findRoles(n: AxNode | undefined, role: string, out: AxNode[] = []): AxNode[] {
+  if (!n) return out;
+  if (n.role === role) out.push(n);
+  for (const c of n.children ?? []) findRoles(c, role, out);
+  return out;
+}
