@@ -34,13 +34,16 @@ function int(value: string | undefined, flag: string): number | undefined {
  * Add the model-run flags to a command (all optional here; `runModelFromFlags` checks that --model
  * and --task are given). Exported so `retrace run --policy ...` can delegate to the same code.
  */
-export function addModelRunFlags(cmd: Command): Command {
+export function addModelRunFlags(cmd: Command, options: { embedded?: boolean } = {}): Command {
+  // Embedded in `retrace run`: --policy has no default (its presence selects the model run) and
+  // --out comes from the run flags.
+  const policy = new Option("--policy <kind>", "agent: openai = generic pyautogui agent over chat completions; uitars, openai-cua, anthropic").choices([...MODEL_POLICIES]);
+  cmd = cmd.addOption(options.embedded ? policy : policy.default("openai"));
+  if (!options.embedded) cmd = cmd.option("-o, --out <dir>", "output folder (default: runs/model-<task>-<timestamp>)");
   return cmd
-    .addOption(new Option("--policy <kind>", "agent: openai = generic pyautogui agent over chat completions").choices([...MODEL_POLICIES]).default("openai"))
     .option("--model <name>", "model name as the server knows it")
     .option("--task <id>", "SimDesk task id (retrace tasks lists them)")
     .option("--base-url <url>", "API base URL, e.g. http://127.0.0.1:8000/v1 (default: RETRACE_BASE_URL / OPENAI_BASE_URL, else the vendor's)")
-    .option("-o, --out <dir>", "output folder (default: runs/model-<task>-<timestamp>)")
     .option("--api-key-env <VAR>", "environment variable holding the API key (default: RETRACE_API_KEY / OPENAI_API_KEY / ANTHROPIC_API_KEY)")
     .addOption(new Option("--cache <mode>", "record/replay cache of model calls").choices([...CACHE_MODES]).default("off"))
     .option("--cache-dir <dir>", "cache folder, shared between runs to replay them (default: <out>/model-cache)")

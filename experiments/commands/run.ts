@@ -1,5 +1,7 @@
 /** `retrace run <config>`: run an experiment config (ideal-recovery, end-to-end or sweep). */
 import type { Command } from "commander";
+import { ConfigError } from "../../src/errors.ts";
+import { addModelRunFlags, runModelFromFlags, type RunModelFlags } from "./run-model.ts";
 import { loadExperimentConfig } from "../config/load.ts";
 import { runExperiment } from "../runner/experiment.ts";
 import { createSimDeskRuntime } from "../runtime/simdesk.ts";
@@ -28,12 +30,27 @@ export async function runFromCli(config: ExperimentConfig, flags: RunFlags): Pro
 }
 
 export function register(program: Command): void {
-  addRunFlags(
+  const cmd = addRunFlags(
     program
       .command("run")
-      .description("Run an experiment config (JSON or YAML): ideal-recovery (Success@K per recovery step), end-to-end (no recovery vs retry caps) or sweep.")
-      .argument("<config>", "experiment config file (.json, .yaml, .yml)")
-      .addHelpText("after", "\nExample:\n  retrace run experiments/configs/end-to-end.yaml --workers 2 --out runs/e2e\n  retrace run experiments/configs/end-to-end.yaml --out runs/e2e --resume   # after an interruption"),
+      .description(
+        "Run an experiment config (JSON or YAML): ideal-recovery (Success@K per recovery step), end-to-end (no recovery vs retry caps) or sweep. " +
+          "Or, with --policy, run one SimDesk task with a model-backed agent over an OpenAI-compatible API.",
+      )
+      .argument("[config]", "experiment config file (.json, .yaml, .yml); omit it with --policy")
+      .addHelpText(
+        "after",
+        "\nExamples:\n  retrace run experiments/configs/end-to-end.yaml --workers 2 --out runs/e2e\n  retrace run experiments/configs/end-to-end.yaml --out runs/e2e --resume   # after an interruption\n" +
+          "  retrace run --policy openai --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-VL-7B-Instruct --task files-trash-menu --out runs/qwen",
+      ),
     "runs/<name>-<timestamp>",
-  ).action(async (file: string, flags: RunFlags) => runFromCli(loadExperimentConfig(file), flags));
+  );
+  addModelRunFlags(cmd, { embedded: true }).action(async (file: string | undefined, flags: RunFlags & Partial<RunModelFlags>) => {
+    if (flags.policy !== undefined) {
+      if (file) throw new ConfigError("give either a config file or --policy (a single model-backed task), not both");
+      return runModelFromFlags(flags as RunModelFlags);
+    }
+    if (!file) throw new ConfigError("give an experiment config file (see experiments/configs/), or --policy openai --model NAME --task ID for one model-backed task");
+    return runFromCli(loadExperimentConfig(file), flags);
+  });
 }

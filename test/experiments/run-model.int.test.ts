@@ -17,7 +17,7 @@ afterEach(async () => {
 
 const TASK = "files-trash-menu";
 
-describe("retrace run-model", () => {
+describe("retrace run --policy (one model-backed task)", () => {
   it("solves a SimDesk task with a scripted OpenAI-compatible model and writes the OSWorld folder; a cached re-run makes zero calls", async () => {
     const plan = getSimDeskTask(TASK).plan!;
     const answers = planAnswers(plan);
@@ -25,7 +25,7 @@ describe("retrace run-model", () => {
     const root = mkdtempSync(join(tmpdir(), "retrace-run-model-"));
     const out = join(root, "run1");
     const cacheDir = join(root, "cache");
-    const argv = ["node", "retrace", "run-model", "--base-url", server.url, "--model", "qwen-test", "--task", TASK, "--out", out, "--cache", "readwrite", "--cache-dir", cacheDir, "--max-retries", "0"];
+    const argv = ["node", "retrace", "run", "--policy", "openai", "--base-url", server.url, "--model", "qwen-test", "--task", TASK, "--out", out, "--cache", "readwrite", "--cache-dir", cacheDir, "--max-retries", "0"];
     const written: string[] = [];
     const origWrite = process.stdout.write.bind(process.stdout);
     process.stdout.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof process.stdout.write;
@@ -71,6 +71,23 @@ describe("retrace run-model", () => {
     });
     expect(untimed(join(root, "run2", "traj.jsonl"))).toEqual(untimed(join(out, "traj.jsonl")));
     expect(readdirSync(join(root, "run2")).filter((f) => f.endsWith(".png"))).toHaveLength(plan.length + 2);
+  });
+
+  it("asks for a config file or --policy when run is given neither, and refuses both at once", async () => {
+    const errors: string[] = [];
+    const origErr = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => (errors.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      await main(["node", "retrace", "run"]);
+      expect(process.exitCode).toBe(2);
+      await main(["node", "retrace", "run", "some.yaml", "--policy", "openai", "--model", "m", "--task", TASK]);
+      expect(process.exitCode).toBe(2);
+    } finally {
+      process.stderr.write = origErr;
+      process.exitCode = 0;
+    }
+    expect(errors[0]).toMatch(/^retrace: give an experiment config file .* or --policy openai --model NAME --task ID/);
+    expect(errors[1]).toMatch(/^retrace: give either a config file or --policy/);
   });
 
   it("rejects an unknown task or policy with a ConfigError naming the flag", async () => {
