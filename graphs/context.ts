@@ -24,6 +24,11 @@ export interface RuntimeContext {
   selector: RecoveryStepSelector;
   detectorTimeoutMs: number;
   signal?: AbortSignal;
+  /**
+   * True once the environment is known to match the graph state in this process: set by `start`
+   * (fresh episode) or by `ensureEnvironment` (resume). Mutable, per graph instance.
+   */
+  envSynced: boolean;
 }
 
 /** Check that the components can do what the options ask; throw a ConfigError naming the gap. */
@@ -56,6 +61,7 @@ export function createRuntimeContext(args: {
     selector: createStepSelector(o.recoveryStep, c.selector),
     detectorTimeoutMs: args.knobs?.detectorTimeoutMs ?? 120_000,
     signal: args.signal,
+    envSynced: false,
   };
 }
 

@@ -1,25 +1,35 @@
 /**
- * Bringing a fresh environment to a checkpointed episode's state before resuming: reset (or
- * restore the recorded snapshot), then re-execute the actions logged since. Deterministic
- * environments land on exactly the checkpointed state; a mismatch is logged.
+ * Bringing a fresh environment to a checkpointed episode's state when an episode resumes in a new
+ * process (or a new graph instance): reset (and restore the recorded snapshot, if the log starts
+ * from one), then re-execute the actions logged since. Deterministic environments land exactly on
+ * the checkpointed state; a differing screen is logged.
+ *
+ * It runs lazily, inside the first node that runs after a resume, so it sees the state LangGraph
+ * resumes with (pending writes of finished tasks included), not just the last full checkpoint.
  */
+import { EnvironmentError, describeError } from "../src/errors.ts";
 import { logger } from "../src/logger.ts";
-import type { EpisodeComponents } from "../src/episode.ts";
-import type { GraphState } from "./state.ts";
+import type { RuntimeContext } from "./context.ts";
 import { loadSnapshot } from "./env-step.ts";
+import type { GraphState } from "./state.ts";
 
-/** Replay the environment log of a checkpointed state. Returns false when the screen differs. */
-export async function restoreEnvironmentFor(state: GraphState, components: EpisodeComponents): Promise<boolean> {
-  const { env, blobs } = components;
+/** Make sure the environment is in the state `state` describes; a no-op once synced. */
+export async function ensureEnvironment(state: GraphState, ctx: RuntimeContext): Promise<void> {
+  if (ctx.envSynced || !state.observation) return;
+  const { env, blobs } = ctx.components;
   const log = state.envLog;
-  // Reset first in every case: it loads the task (and its evaluator) into a fresh environment.
-  let observation = await env.reset(state.task);
-  if (log.base !== "reset") observation = await env.restore!(await loadSnapshot(blobs, log.base.snapshot));
-  for (const action of log.actions) observation = (await env.step(action)).observation;
-  const expected = state.observation?.screenshot;
-  if (expected && observation.screenshot !== expected) {
-    logger.warn({ task: state.task.id, expected, got: observation.screenshot }, "resumed environment does not show the checkpointed screen");
-    return false;
+  let observation;
+  try {
+    // Reset first in every case: it loads the task (and its evaluator) into a fresh environment.
+    observation = await env.reset(state.task);
+    if (log.base !== "reset") observation = await env.restore!(await loadSnapshot(blobs, log.base.snapshot));
+    for (const action of log.actions) observation = (await env.step(action)).observation;
+  } catch (err) {
+    throw new EnvironmentError(`could not bring the environment back to the checkpointed state of ${state.task.id}: ${describeError(err)}`, { cause: err });
   }
-  return true;
+  ctx.envSynced = true;
+  const expected = state.observation.screenshot;
+  if (observation.screenshot !== expected) {
+    logger.warn({ task: state.task.id, expected, got: observation.screenshot }, "resumed environment does not show the checkpointed screen");
+  }
 }

@@ -1,8 +1,9 @@
 /**
  * `runEpisode`: run (or resume) one recovery-wrapped episode and return its EpisodeResult.
  * With a durable checkpointer and the same `threadId`, a run interrupted mid-way (process killed)
- * resumes from its last checkpoint: the environment is brought back by replaying its action log,
- * and the episode finishes with the result it would have had.
+ * resumes from its last checkpoint: the first node that runs brings the environment back by
+ * replaying its action log (graphs/resume.ts), and the episode finishes with the result it would
+ * have had.
  */
 import { randomUUID } from "node:crypto";
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
@@ -13,7 +14,6 @@ import { ConfigError } from "../src/errors.ts";
 import type { Task } from "../src/task.ts";
 import type { RuntimeKnobs } from "./context.ts";
 import { createRecoveryGraph, recursionLimitFor } from "./recovery-graph.ts";
-import { restoreEnvironmentFor } from "./resume.ts";
 import type { GraphState } from "./state.ts";
 
 /** Arguments of {@link runEpisode}. */
@@ -61,9 +61,10 @@ export async function runEpisode(args: RunEpisodeArgs): Promise<EpisodeResult> {
   const saved = snapshot.values as Partial<GraphState> | undefined;
   if (saved?.result) {
     return saved.result;
-  } else if (saved?.task && snapshot.next.length > 0) {
+  } else if (saved?.task?.id && (snapshot.next.length > 0 || snapshot.tasks.length > 0)) {
+    // Resume. `next` is empty when the interrupted step's task already saved its writes (a kill
+    // between a node's writes and its checkpoint); `tasks` still lists it and LangGraph applies them.
     if (saved.task.id !== args.task.id) throw new ConfigError(`threadId ${config.configurable.thread_id} belongs to task ${saved.task.id}, not ${args.task.id}`, { field: "threadId" });
-    if (saved.observation) await restoreEnvironmentFor(saved as GraphState, args.components);
     final = (await graph.invoke(null, config)) as GraphState;
   } else {
     final = (await graph.invoke({ task: args.task }, config)) as GraphState;

@@ -8,8 +8,10 @@ import { guardedDetect } from "../../src/runtime/detection.ts";
 import { consumeFrozenStep, detectorGate, startFreeze } from "../../src/runtime/freeze.ts";
 import { taskSpec, type RuntimeContext } from "../context.ts";
 import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
+import { ensureEnvironment } from "../resume.ts";
 
 export async function detect(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
+  await ensureEnvironment(state, ctx);
   const { detector } = ctx.components;
   const step = state.history.length;
   const lastIdx = state.steps.length - 1;

@@ -7,6 +7,7 @@ import type { EpisodeResult } from "../../src/episode.ts";
 import type { Evaluation } from "../../src/task.ts";
 import { isSimulated, type RuntimeContext } from "../context.ts";
 import type { GraphState, GraphUpdate } from "../state.ts";
+import { ensureEnvironment } from "../resume.ts";
 
 export async function evaluate(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
   let stopReason = state.stopReason ?? "max-steps";
@@ -16,6 +17,7 @@ export async function evaluate(state: GraphState, ctx: RuntimeContext): Promise<
     evaluation = { score: 0, detail: `environment error: ${envError ?? "unknown"}` };
   } else {
     try {
+      await ensureEnvironment(state, ctx);
       evaluation = await ctx.components.env.evaluate();
     } catch (err) {
       stopReason = "env-error";

@@ -8,8 +8,10 @@ import type { StepRecord } from "../../src/trajectory.ts";
 import type { RuntimeContext } from "../context.ts";
 import { captureSnapshot, currentStateHash, executeActions } from "../env-step.ts";
 import type { GraphState, GraphUpdate } from "../state.ts";
+import { ensureEnvironment } from "../resume.ts";
 
 export async function execute(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
+  await ensureEnvironment(state, ctx);
   const decision = state.decision ?? { actions: [] };
   const before = state.observation!;
   const t = state.history.length;

@@ -9,8 +9,10 @@ import type { PolicyDecision } from "../../src/policy.ts";
 import { addUsage } from "../../src/runtime/accounting.ts";
 import { stopRequested, taskSpec, type RuntimeContext } from "../context.ts";
 import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
+import { ensureEnvironment } from "../resume.ts";
 
 export async function propose(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
+  await ensureEnvironment(state, ctx);
   const stop = stopRequested(ctx);
   if (stop) return { stopReason: "aborted", envError: null, decision: null };
   const observation = state.observation!;

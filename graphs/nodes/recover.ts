@@ -11,8 +11,10 @@ import type { RestorationOutcome } from "../restoration/outcome.ts";
 import { restoreByReplay } from "../restoration/replay.ts";
 import { restoreBySnapshot } from "../restoration/snapshot.ts";
 import type { GraphState, GraphUpdate } from "../state.ts";
+import { ensureEnvironment } from "../resume.ts";
 
 export async function recover(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
+  await ensureEnvironment(state, ctx);
   const pending = state.pending!;
   const { attempt, errorStep } = pending;
   const recoveryStep = pending.recoveryStep ?? errorStep;

@@ -10,6 +10,7 @@ import transition from "../../prompts/post-restoration-transition.ts";
 import type { RuntimeContext } from "../context.ts";
 import { currentStateHash } from "../env-step.ts";
 import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
+import { ensureEnvironment } from "../resume.ts";
 
 /** `id@version` of the transition string, recorded in results. */
 export const TRANSITION_PROMPT = promptRef(transition);
@@ -25,6 +26,7 @@ export function implicitNotice(errorStep: number, reason: string): string {
 }
 
 export async function restoreContext(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
+  await ensureEnvironment(state, ctx);
   const pending = state.pending!;
   const recoveryStep = pending.recoveryStep ?? pending.errorStep;
   if (ctx.options.restoration === "implicit") {

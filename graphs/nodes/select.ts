@@ -7,8 +7,10 @@ import { addUsage } from "../../src/runtime/accounting.ts";
 import { guardedSelect } from "../../src/selectors/index.ts";
 import { taskSpec, type RuntimeContext } from "../context.ts";
 import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
+import { ensureEnvironment } from "../resume.ts";
 
 export async function select(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
+  await ensureEnvironment(state, ctx);
   const pending = state.pending!;
   const errorStep = pending.errorStep;
   if (ctx.options.restoration === "implicit") return { pending: { ...pending, recoveryStep: errorStep } };

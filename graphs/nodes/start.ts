@@ -7,6 +7,7 @@ import type { GraphState, GraphUpdate } from "../state.ts";
 export async function start(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
   try {
     const observation = await ctx.components.env.reset(state.task);
+    ctx.envSynced = true;
     const hash = currentStateHash(ctx);
     const snap = await captureSnapshot(ctx);
     return {

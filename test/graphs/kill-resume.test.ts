@@ -3,20 +3,21 @@ import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { MemorySaver } from "@langchain/langgraph";
 import { createSqliteCheckpointer } from "../../graphs/checkpointers.ts";
 import { runEpisode } from "../../graphs/run-episode.ts";
 import { withoutTiming } from "../../src/runtime/accounting.ts";
 import type { EpisodeResult } from "../../src/episode.ts";
 import { EpisodeEvents } from "../../src/runtime/events.ts";
 import { TOY_TASK } from "./fixtures/toy.ts";
-import { RESUME_OPTIONS, resumeComponents } from "./fixtures/resume-components.ts";
+import { RESUME_OPTIONS, SIMDESK_RESUME_TASK, resumeComponents, simdeskResumeComponents } from "./fixtures/resume-components.ts";
 
 const CHILD = resolve(import.meta.dirname, "fixtures/resume-child.ts");
 
 /** Start the child episode and SIGKILL it once `killWhen` matches a line it printed. */
-function runAndKill(dbPath: string, threadId: string, blobDir: string, restoration: string, killWhen: (line: string) => boolean): Promise<string[]> {
+function runAndKill(dbPath: string, threadId: string, blobDir: string, restoration: string, killWhen: (line: string) => boolean, envKind = "toy"): Promise<string[]> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, dbPath, threadId, blobDir, "40", restoration], { cwd: resolve(import.meta.dirname, "../.."), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", CHILD, dbPath, threadId, blobDir, "40", restoration, envKind], { cwd: resolve(import.meta.dirname, "../.."), stdio: ["ignore", "pipe", "pipe"] });
     const lines: string[] = [];
     let buf = "";
     let stderr = "";
@@ -76,5 +77,56 @@ describe("kill and resume", () => {
     expect(resumedTicks.length).toBeGreaterThan(0);
     expect(resumedTicks.length).toBeLessThan(total);
     expect(resumedTicks[0]).toBeGreaterThan(1);
+  });
+
+  it("a SimDesk episode with simulated agents SIGKILLed mid-way resumes in this process with the uninterrupted result", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "retrace-resume-sd-"));
+    const options = { ...RESUME_OPTIONS, restoration: "model" as const };
+    const baseline = await runEpisode({ task: SIMDESK_RESUME_TASK, components: simdeskResumeComponents(join(dir, "a", "blobs"), 0), options });
+    expect(baseline.accounting.recoveryAttempts).toBeGreaterThan(0);
+    const recoveryTicks = baseline.trajectory.steps.filter((s) => s.role === "recovery").length;
+    expect(recoveryTicks).toBeGreaterThan(0);
+    const db = join(dir, "ckpt.sqlite");
+    // kill during the first recovery attempt
+    const lines = await runAndKill(db, "sd-1", join(dir, "b", "blobs"), "model", (l) => l.startsWith("step recovery"), "simdesk");
+    expect(lines.some((l) => l.startsWith("finished"))).toBe(false);
+    const resumedTicks: number[] = [];
+    const events = new EpisodeEvents();
+    events.on("step", (e) => resumedTicks.push(e.tick));
+    const resumed = await runEpisode({
+      task: SIMDESK_RESUME_TASK,
+      components: simdeskResumeComponents(join(dir, "b", "blobs"), 0),
+      options,
+      threadId: "sd-1",
+      checkpointer: createSqliteCheckpointer(db),
+      events,
+    });
+    expect(comparable(resumed)).toEqual(comparable(baseline));
+    expect(resumedTicks[0]).toBeGreaterThan(1);
+    expect(resumed.simulated).toBe(true);
+  });
+});
+
+/** A MemorySaver that "crashes" (throws) on the n-th checkpoint write, after that step's writes were saved. */
+class CrashingSaver extends MemorySaver {
+  puts = 0;
+  crashAt = -1;
+  override async put(...args: Parameters<MemorySaver["put"]>) {
+    if (++this.puts === this.crashAt) throw new Error("simulated crash between saving a node's writes and its checkpoint");
+    return super.put(...args);
+  }
+}
+
+describe("resume between a node's saved writes and its checkpoint", () => {
+  it.each(Array.from({ length: 13 }, (_, k) => 4 + 3 * k))("a crash at checkpoint write %i resumes with the uninterrupted result", async (crashAt) => {
+    const dir = mkdtempSync(join(tmpdir(), "retrace-crash-"));
+    const options = { ...RESUME_OPTIONS, restoration: "model" as const };
+    const baseline = await runEpisode({ task: TOY_TASK, components: resumeComponents(join(dir, "a"), 0), options });
+    const saver = new CrashingSaver();
+    saver.crashAt = crashAt;
+    await expect(runEpisode({ task: TOY_TASK, components: resumeComponents(join(dir, "b"), 0), options, threadId: "t", checkpointer: saver })).rejects.toThrow(/simulated crash/);
+    saver.crashAt = -1;
+    const resumed = await runEpisode({ task: TOY_TASK, components: resumeComponents(join(dir, "b"), 0), options, threadId: "t", checkpointer: saver });
+    expect(comparable(resumed)).toEqual(comparable(baseline));
   });
 });
