@@ -4,6 +4,7 @@
  * are returned by name, never skipped silently.
  */
 import { join } from "node:path";
+import { writeEpisodeOutput, type EpisodeOutputOptions, type EpisodeOutputSummary } from "../../../src/store/episode-output.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import type { Evaluation } from "../../../src/task.ts";
 import type { OsworldClient } from "./client.ts";
@@ -133,4 +134,13 @@ export async function evaluateOsworldNative(client: OsworldClient, task: Osworld
 /** OSWorld's results folder for one task: `<root>/<action_space>/<observation_type>/<model>/<domain>/<id>`. */
 export function osworldResultDir(root: string, o: { actionSpace: string; observationType: string; model: string; domain: string; taskId: string }): string {
   return join(root, o.actionSpace, o.observationType, o.model, o.domain, o.taskId);
+}
+
+/** Write one episode where OSWorld's result viewers look (traj.jsonl, step_N.png, result.txt). */
+export function writeOsworldResult(
+  root: string,
+  where: { actionSpace: string; observationType: string; model: string; domain: string; taskId: string },
+  output: Omit<EpisodeOutputOptions, "dir">,
+): Promise<EpisodeOutputSummary> {
+  return writeEpisodeOutput({ ...output, dir: osworldResultDir(root, where) });
 }

@@ -7,7 +7,8 @@ import { BlobStore } from "../../../../src/blob-store.ts";
 import { desktopTask } from "../../../../adapters/environments/desktop-tasks/tasks.ts";
 import { OsworldClient } from "../../../../adapters/environments/osworld/client.ts";
 import { startOsworldControlServer, type OsworldControlServer } from "../../../../adapters/environments/osworld/control-server.ts";
-import { runOsworldSetup } from "../../../../adapters/environments/osworld/runner.ts";
+import { evaluateOsworldNative, runOsworldSetup } from "../../../../adapters/environments/osworld/runner.ts";
+import { parseOsworldTask } from "../../../../adapters/environments/osworld/tasks.ts";
 import { createX11Desktop } from "../../../../adapters/environments/x11/create.ts";
 import type { DesktopEnvironment } from "../../../../adapters/environments/x11/desktop-environment.ts";
 
@@ -74,6 +75,24 @@ describe("OSWorld client against the local control server (X11 desktop, real HTT
       { width: 1280, height: 800 },
     );
     expect(out).toEqual({ ran: ["execute", "sleep"], unsupported: ["download"], failed: [] });
+  });
+
+  it("evaluates an OSWorld task natively over the control server's /file", async () => {
+    const task = parseOsworldTask(
+      JSON.stringify({
+        id: "local-1",
+        instruction: "add tea",
+        config: [],
+        evaluator: { func: "check_include_exclude", result: { type: "vm_file", path: "/home/user/notes.txt" }, expected: { type: "rule", rules: { include: ["- tea"], exclude: ["- coffee"] } } },
+      }),
+      "local-1.json",
+      "os",
+    );
+    if (!("support" in task)) throw new Error(task.reason);
+    expect(task.support.fullyNative).toBe(true);
+    expect(await evaluateOsworldNative(client, task)).toMatchObject({ score: 1 });
+    const other = { ...task, evaluator: { ...task.evaluator, expected: { type: "rule", rules: { include: ["- coffee"] } } } };
+    expect(await evaluateOsworldNative(client, other)).toMatchObject({ score: 0 });
   });
 
   it("retries a failing screenshot endpoint OSWorld's way and gives up with undefined", async () => {
