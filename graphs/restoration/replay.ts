@@ -2,10 +2,11 @@
  * `replay` restoration: reset the environment and replay the saved forward action prefix up to R
  * (the paper's ideal recovery, App. B.1), up to `replayRetries` times. A replay counts as
  * reproduced when the ground-truth state hash equals the one recorded at o_R (environments with
- * ground truth) or, otherwise, when the screenshot matches o_R by SSIM >= 0.99. R = 0 is a reset.
+ * ground truth); otherwise the verifier's verdict when one is given and does not abstain, else
+ * SSIM >= 0.99 between the screenshot and o_R. R = 0 is a reset.
  */
 import type { Observation } from "../../src/observation.ts";
-import { bump } from "../../src/runtime/accounting.ts";
+import { addUsage, bump } from "../../src/runtime/accounting.ts";
 import { describeError } from "../../src/errors.ts";
 import { screenshotSsim } from "../../src/image/similarity.ts";
 import type { StepRecord, TrajectoryEvent } from "../../src/trajectory.ts";
@@ -63,9 +64,17 @@ export async function restoreByReplay(state: GraphState, ctx: RuntimeContext, re
       ok = hash === targetHash;
       reason = ok ? `replayed ${recoveryStep} step(s); state hash matches o_${recoveryStep}` : `try ${tryNo}: state hash differs from o_${recoveryStep}`;
     } else {
-      const sim = observation.screenshot === target.screenshot ? 1 : await screenshotSsim(await blobs.get(observation.screenshot), await blobs.get(target.screenshot));
-      ok = sim >= REPLAY_SSIM_THRESHOLD;
-      reason = `try ${tryNo}: SSIM to o_${recoveryStep} = ${sim.toFixed(4)}`;
+      const verifier = ctx.components.verifier;
+      const v = verifier ? await verifier.verify({ target, current: observation, blobs, signal: ctx.signal }) : null;
+      if (v) accounting = addUsage(accounting, v.usage, "verifier");
+      if (v && v.verdict !== "abstain") {
+        ok = v.verdict === "match";
+        reason = `try ${tryNo}: ${verifier!.name} says ${v.verdict}: ${v.reason}`;
+      } else {
+        const sim = observation.screenshot === target.screenshot ? 1 : await screenshotSsim(await blobs.get(observation.screenshot), await blobs.get(target.screenshot));
+        ok = sim >= REPLAY_SSIM_THRESHOLD;
+        reason = `try ${tryNo}: SSIM to o_${recoveryStep} = ${sim.toFixed(4)}`;
+      }
     }
     if (ok || tryNo === ctx.options.replayRetries) return { ...done(ok, reason), envLog: { base: "reset", actions: executed } };
   }

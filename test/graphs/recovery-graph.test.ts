@@ -156,6 +156,26 @@ describe("recovery graph on ToyDesk", () => {
     expect(r.success).toBe(true);
   });
 
+  it("replay without ground truth is verified by SSIM, or by the verifier when one is given", async () => {
+    const s = setup({ slipTicks: [3] });
+    Object.assign(s.env, { capabilities: { ...s.env.capabilities, groundTruth: false } });
+    const r = await run(s, { restoration: "replay", freezeWindow: 0 });
+    const end = r.trajectory.events.find((e) => e.kind === "recovery-end")!;
+    expect(end.detail.restored).toBe(true);
+    expect(String(end.detail.reason)).toMatch(/SSIM to o_2 = 1\.0000/);
+
+    const s2 = setup({ slipTicks: [3] });
+    Object.assign(s2.env, { capabilities: { ...s2.env.capabilities, groundTruth: false } });
+    let verifies = 0;
+    const verifier = { name: "strict", verify: async () => (verifies++, { verdict: "mismatch" as const, reason: "looks different", usage: [{ role: "verifier" as const, model: "m", inputTokens: 2, outputTokens: 1, latencyMs: 1 }] }) };
+    const r2 = await runEpisode({ task: TOY_TASK, components: { ...s2.components, verifier }, options: { restoration: "replay", freezeWindow: 0, replayRetries: 2, maxRecoveryIterations: 1 } });
+    const end2 = r2.trajectory.events.find((e) => e.kind === "recovery-end")!;
+    expect(verifies).toBe(2);
+    expect(end2.detail.restored).toBe(false);
+    expect(r2.trajectory.events.filter((e) => e.kind === "reset").length).toBe(3);
+    expect(r2.accounting.models.verifier?.calls).toBe(2);
+  });
+
   it("snapshot restoration restores the environment-native snapshot of o_R", async () => {
     const s = setup({ slipTicks: [3], pointerMoves: true });
     const r = await run(s, { restoration: "snapshot", freezeWindow: 0 });
