@@ -3,6 +3,7 @@ import { runEpisode } from "../../graphs/run-episode.ts";
 import { transitionNotice } from "../../graphs/nodes/restore-context.ts";
 import { EpisodeEvents } from "../../src/runtime/events.ts";
 import { ConfigError } from "../../src/errors.ts";
+import { createLoopDetector, createStagnationDetector } from "../../src/detectors/index.ts";
 import type { EpisodeComponents, RecoveryOptionsInput } from "../../src/episode.ts";
 import type { Detection, ErrorDetector } from "../../src/detector.ts";
 import { TOY_TASK, ToyDesk, createToyDetector, createToyPolicy, createToyRecoverer, newBlobs } from "./fixtures/toy.ts";
@@ -220,6 +221,30 @@ describe("recovery graph on ToyDesk", () => {
     expect(r.accounting.recoveryAttempts).toBe(0);
     expect(r.trajectory.steps.map((x) => x.actions)).toEqual(base.trajectory.steps.map((x) => x.actions));
     expect(r.trajectory.steps[0].detection?.failure).toBeTruthy();
+  });
+
+  it("the heuristic stagnation and loop detectors plug into the runtime and blame the first idle step", async () => {
+    // A policy stuck pressing a dead key from step 2 on: the screen stops changing.
+    const stuck = (name: string) => ({
+      name,
+      async propose(i: { history: readonly unknown[]; tick: number }) {
+        const t = i.history.length;
+        if (t >= 2 && i.tick < 8) return { actions: [{ type: "PRESS" as const, key: "f13" }] };
+        if (t >= 6) return { actions: [{ type: "DONE" as const }] };
+        return { actions: [{ type: "TYPING" as const, text: "abcdef"[t] }] };
+      },
+    });
+    for (const [detector, E] of [
+      [createStagnationDetector({ k: 3 }), 2],
+      [createLoopDetector({ minCycle: 1, maxCycle: 2, repeats: 3 }), 3],
+    ] as const) {
+      const s = setup({ detector });
+      const events = new EpisodeEvents();
+      const detections: number[] = [];
+      events.on("detection", (e) => e.triggered && detections.push(e.detection.errorStep!));
+      await runEpisode({ task: TOY_TASK, components: { ...s.components, policy: stuck("stuck") }, options: { restoration: "replay", freezeWindow: 0, maxRecoveryIterations: 1 }, events });
+      expect(detections).toEqual([E]);
+    }
   });
 
   it("a listener can stop the episode", async () => {
