@@ -9,6 +9,7 @@ import { OsworldClient } from "../../../../adapters/environments/osworld/client.
 import { startOsworldControlServer, type OsworldControlServer } from "../../../../adapters/environments/osworld/control-server.ts";
 import { evaluateOsworldNative, runOsworldSetup } from "../../../../adapters/environments/osworld/runner.ts";
 import { parseOsworldTask } from "../../../../adapters/environments/osworld/tasks.ts";
+import { OsworldEnvironment } from "../../../../adapters/environments/osworld/environment.ts";
 import { createX11Desktop } from "../../../../adapters/environments/x11/create.ts";
 import type { DesktopEnvironment } from "../../../../adapters/environments/x11/desktop-environment.ts";
 
@@ -93,6 +94,31 @@ describe("OSWorld client against the local control server (X11 desktop, real HTT
     expect(await evaluateOsworldNative(client, task)).toMatchObject({ score: 1 });
     const other = { ...task, evaluator: { ...task.evaluator, expected: { type: "rule", rules: { include: ["- coffee"] } } } };
     expect(await evaluateOsworldNative(client, other)).toMatchObject({ score: 0 });
+  });
+
+  it("drives an OSWorld task end to end as a retrace Environment over the control server", async () => {
+    const task = parseOsworldTask(
+      JSON.stringify({
+        id: "local-2",
+        instruction: "append jam and save",
+        config: [{ type: "execute", parameters: { command: ["python", "-c", "import pyautogui; pyautogui.click({SCREEN_WIDTH_HALF}, {SCREEN_HEIGHT_HALF})"] } }, { type: "download", parameters: {} }],
+        evaluator: { func: "check_include_exclude", result: { type: "vm_file", path: "/home/user/notes.txt" }, expected: { type: "rule", rules: { include: ["- jam"], exclude: [] } } },
+      }),
+      "local-2.json",
+      "os",
+    );
+    if (!("support" in task)) throw new Error(task.reason);
+    const osw = new OsworldEnvironment({ client, blobs: new BlobStore({ dir: join(dir, "osw-blobs") }) });
+    const first = await osw.reset(task);
+    expect([first.width, first.height]).toEqual([1280, 800]);
+    expect(osw.lastSetup).toEqual({ ran: ["execute"], unsupported: ["download"], failed: [] });
+    expect((await osw.evaluate()).score).toBe(0);
+    for (const a of [{ type: "HOTKEY", keys: ["ctrl", "end"] }, { type: "TYPING", text: "- jam\n" }, { type: "HOTKEY", keys: ["ctrl", "s"] }] as const) {
+      const out = await osw.step(a as never);
+      expect(out.info.noop).toBeUndefined();
+    }
+    expect(await osw.evaluate()).toMatchObject({ score: 1 });
+    await osw.close();
   });
 
   it("retries a failing screenshot endpoint OSWorld's way and gives up with undefined", async () => {

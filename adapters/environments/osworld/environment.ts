@@ -1,0 +1,162 @@
+/**
+ * An OSWorld control server (a real OSWorld VM, or retrace's local control server) as a retrace
+ * `Environment`: actions become pyautogui code for /execute, screenshots come from /screenshot
+ * with OSWorld's retries, `evaluate()` runs the task's metrics natively or through the Python
+ * bridge. With a `provider`, reset starts a fresh VM (OSWorld's docker provider reverts that way).
+ */
+import type { Action } from "../../../src/action.ts";
+import type { BlobStore } from "../../../src/blob-store.ts";
+import type { Environment, EnvironmentCapabilities, StepOutcome } from "../../../src/environment.ts";
+import { ConfigError, EnvironmentError } from "../../../src/errors.ts";
+import type { Observation } from "../../../src/observation.ts";
+import type { Evaluation, Task } from "../../../src/task.ts";
+import { pngToFrame } from "../x11/frame.ts";
+import { settle, type SettleOptions } from "../x11/settle.ts";
+import type { OsworldClient } from "./client.ts";
+import { evaluateOsworldNative, runOsworldSetup, type SetupOutcome } from "./runner.ts";
+import type { OsworldTask } from "./tasks.ts";
+
+/** Options of {@link OsworldEnvironment}. */
+export interface OsworldEnvironmentOptions {
+  blobs: BlobStore;
+  /** A client of a running control server (when no `provider`). */
+  client?: OsworldClient;
+  /** Starts a fresh VM per reset and stops it on close (e.g. wrapping `startOsworldVm`). */
+  provider?: () => Promise<{ client: OsworldClient; stop(): Promise<void> }>;
+  /** Settling after each action (polls /screenshot). @default { pollMs: 100, quietMs: 300, maxMs: 5000 } */
+  settle?: SettleOptions;
+}
+
+const q = (s: string): string => JSON.stringify(s);
+
+/** pyautogui code for one action (our own generator; strings are quoted as JSON, valid Python). */
+export function actionToPyautogui(a: Action): string | undefined {
+  const at = (x?: number, y?: number) => (x === undefined || y === undefined ? "" : `${Math.round(x)}, ${Math.round(y)}`);
+  switch (a.type) {
+    case "MOVE_TO":
+      return `pyautogui.moveTo(${at(a.x, a.y)})`;
+    case "CLICK":
+      return `pyautogui.click(${[at(a.x, a.y), `button=${q(a.button ?? "left")}`, `clicks=${a.numClicks ?? 1}`].filter(Boolean).join(", ")})`;
+    case "RIGHT_CLICK":
+      return `pyautogui.rightClick(${at(a.x, a.y)})`;
+    case "DOUBLE_CLICK":
+      return `pyautogui.doubleClick(${at(a.x, a.y)})`;
+    case "MOUSE_DOWN":
+      return `pyautogui.mouseDown(button=${q(a.button ?? "left")})`;
+    case "MOUSE_UP":
+      return `pyautogui.mouseUp(button=${q(a.button ?? "left")})`;
+    case "DRAG_TO":
+      return `pyautogui.dragTo(${at(a.x, a.y)}, button="left")`;
+    case "SCROLL": {
+      const pos = at(a.x, a.y);
+      const parts = [];
+      if (a.dy) parts.push(`pyautogui.scroll(${a.dy}${pos ? `, ${pos}` : ""})`);
+      if (a.dx) parts.push(`pyautogui.hscroll(${a.dx}${pos ? `, ${pos}` : ""})`);
+      return parts.join("; ") || undefined;
+    }
+    case "TYPING":
+      return `pyautogui.write(${q(a.text)})`;
+    case "PRESS":
+      return `pyautogui.press(${q(a.key)})`;
+    case "KEY_DOWN":
+      return `pyautogui.keyDown(${q(a.key)})`;
+    case "KEY_UP":
+      return `pyautogui.keyUp(${q(a.key)})`;
+    case "HOTKEY":
+      return `pyautogui.hotkey(${a.keys.map(q).join(", ")})`;
+    case "WAIT":
+    case "DONE":
+    case "FAIL":
+      return undefined;
+  }
+}
+
+/** OSWorld (VM or local control server) as an Environment. */
+export class OsworldEnvironment implements Environment {
+  readonly kind = "osworld";
+  readonly capabilities: EnvironmentCapabilities;
+  /** What the last reset's setup ran, could not run, and what failed. */
+  lastSetup?: SetupOutcome;
+  private client?: OsworldClient;
+  private vm?: { stop(): Promise<void> };
+  private task?: OsworldTask;
+  private lastAction?: Action;
+
+  constructor(private readonly options: OsworldEnvironmentOptions) {
+    if (!options.client && !options.provider) throw new ConfigError("OsworldEnvironment needs a client or a provider", { field: "client" });
+    this.client = options.client;
+    this.capabilities = { reset: !!options.provider, snapshot: false, groundTruth: false, accessibility: false };
+  }
+
+  async reset(task: Task): Promise<Observation> {
+    if (task.env !== "osworld" || !("support" in task)) throw new ConfigError(`task ${task.id} is not an OSWorld task (load it with loadOsworldTasks)`, { field: "task" });
+    this.task = task as OsworldTask;
+    this.lastAction = undefined;
+    if (this.options.provider) {
+      await this.vm?.stop();
+      const vm = await this.options.provider();
+      this.vm = vm;
+      this.client = vm.client;
+    }
+    const size = await this.requireClient().screenSize();
+    this.lastSetup = await runOsworldSetup(this.requireClient(), this.task.setup, size);
+    return this.settled();
+  }
+
+  async step(action: Action): Promise<StepOutcome> {
+    const client = this.requireClient();
+    this.lastAction = action;
+    const code = actionToPyautogui(action);
+    const info: Record<string, unknown> = {};
+    if (code) {
+      const r = await client.executePython(code);
+      if (r.status !== "success") {
+        info.noop = true;
+        info.reason = r.error ?? r.message ?? r.status;
+      }
+    } else if (action.type === "WAIT") await new Promise((r) => setTimeout(r, Math.min((action.seconds ?? 1) * 1000, 10_000)));
+    return { observation: await this.settled(), info };
+  }
+
+  async observe(): Promise<Observation> {
+    return this.observation(await this.screenshot());
+  }
+
+  async evaluate(): Promise<Evaluation> {
+    if (!this.task) throw new EnvironmentError("osworld: call reset(task) first", { retryable: false });
+    return evaluateOsworldNative(this.requireClient(), this.task, this.lastAction?.type === "FAIL");
+  }
+
+  async close(): Promise<void> {
+    await this.vm?.stop();
+    this.vm = undefined;
+  }
+
+  private requireClient(): OsworldClient {
+    if (!this.client) throw new EnvironmentError("osworld: no VM running (call reset first)", { retryable: false });
+    return this.client;
+  }
+
+  private async screenshot(): Promise<Buffer> {
+    const png = await this.requireClient().screenshot();
+    if (!png) throw new EnvironmentError("OSWorld server gave no screenshot after its retries");
+    return png;
+  }
+
+  private async settled(): Promise<Observation> {
+    let last: Buffer | undefined;
+    await settle(
+      async () => {
+        last = await this.screenshot();
+        return pngToFrame(last);
+      },
+      { pollMs: 100, quietMs: 300, maxMs: 5000, ...this.options.settle },
+    );
+    return this.observation(last!);
+  }
+
+  private async observation(png: Buffer): Promise<Observation> {
+    const frame = await pngToFrame(png);
+    return { screenshot: await this.options.blobs.put(png), width: frame.width, height: frame.height };
+  }
+}
