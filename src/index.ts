@@ -171,3 +171,28 @@ export type { StabilityMetrics, StabilitySummary, StepLabel, LabelSource } from 
 export { detectorLabels, detectorStability, groundTruthStability } from "./metrics/trajectory-labels.ts";
 export { recommend } from "./metrics/compare.ts";
 export type { Candidate, Recommendation } from "./metrics/compare.ts";
+// Real desktops: X11 on the host, containers through dockerode, OSWorld (adapters/environments).
+export { createEnvironmentFactory, tasksForEnvironment, isEnvironmentKind, ENVIRONMENT_KINDS } from "../adapters/environments/registry.ts";
+export type { EnvironmentFactoryOptions, EnvironmentKind } from "../adapters/environments/registry.ts";
+export { createX11Desktop } from "../adapters/environments/x11/create.ts";
+export type { X11DesktopOptions } from "../adapters/environments/x11/create.ts";
+export { DesktopEnvironment } from "../adapters/environments/x11/desktop-environment.ts";
+export type { DesktopEnvironmentOptions, DesktopStepTimings } from "../adapters/environments/x11/desktop-environment.ts";
+export { createDockerDesktop } from "../adapters/environments/docker/create.ts";
+export type { DockerDesktopOptions } from "../adapters/environments/docker/create.ts";
+export { createDockerClient, removeManagedContainers, MANAGED_LABEL, RUN_LABEL } from "../adapters/environments/docker/engine.ts";
+export { DESKTOP_TASKS, desktopTask } from "../adapters/environments/desktop-tasks/tasks.ts";
+export type { DesktopTask, DesktopCheck, DesktopSetup, DesktopEvaluator } from "../adapters/environments/desktop-tasks/types.ts";
+export { createPlanDivergenceDetector } from "../adapters/environments/desktop-tasks/plan-detector.ts";
+export { OsworldClient } from "../adapters/environments/osworld/client.ts";
+export type { OsworldClientOptions, OsworldExecResult } from "../adapters/environments/osworld/client.ts";
+export { startOsworldControlServer } from "../adapters/environments/osworld/control-server.ts";
+export type { OsworldControlServer, OsworldControlServerOptions } from "../adapters/environments/osworld/control-server.ts";
+export { OsworldEnvironment, actionToPyautogui } from "../adapters/environments/osworld/environment.ts";
+export type { OsworldEnvironmentOptions } from "../adapters/environments/osworld/environment.ts";
+export { startOsworldVm, osworldContainerSpec, allocateOsworldPorts, releaseOsworldPorts, detectKvm } from "../adapters/environments/osworld/provider.ts";
+export type { OsworldVm, OsworldPorts, StartOsworldVmOptions } from "../adapters/environments/osworld/provider.ts";
+export { loadOsworldTasks, parseOsworldTask } from "../adapters/environments/osworld/tasks.ts";
+export type { OsworldTask, OsworldSupport, OsworldLoadReport, OsworldRejection } from "../adapters/environments/osworld/tasks.ts";
+export { runOsworldSetup, evaluateOsworldNative, osworldResultDir, writeOsworldResult } from "../adapters/environments/osworld/runner.ts";
+export { OsworldPythonBridge } from "../adapters/environments/osworld/python-bridge.ts";
