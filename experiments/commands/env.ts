@@ -94,7 +94,11 @@ export function register(program: Command): void {
     .description("remove containers labelled retrace.managed=true (leftovers of crashed runs); DOCKER_HOST picks the engine")
     .option("--run <id>", "only containers of this run id")
     .action(async (flags: { run?: string }) => {
-      const docker = createDockerClient(runtimeSettings().dockerHost);
+      const host = runtimeSettings().dockerHost;
+      const docker = createDockerClient(host);
+      await docker.ping().catch((err: Error) => {
+        throw new ConfigError(`no Docker engine at ${host ?? "/var/run/docker.sock"} (${err.message.split("\n")[0]}); set DOCKER_HOST, e.g. after \`. .ci/podman-setup.sh\``, { field: "DOCKER_HOST" });
+      });
       const removed = await removeManagedContainers(docker, flags.run);
       process.stdout.write(`removed ${removed.length} container(s)${removed.length ? `: ${removed.map((id) => id.slice(0, 12)).join(" ")}` : ""}\n`);
     });
