@@ -120,6 +120,7 @@ export {
   SIM_PROFILES,
   SIM_RECOVERER_SKILLED,
   SIM_RECOVERER_WEAK,
+  SIM_RECOVERER_FLAILING,
   DEFAULT_SLIP_MIX,
   trajectoryTruth,
   correctRecoveryStep,

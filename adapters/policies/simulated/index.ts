@@ -16,7 +16,7 @@ export { createSimStepSelector } from "./selector.ts";
 export type { SimStepSelector, SimStepSelectorOptions } from "./selector.ts";
 export { trajectoryTruth, correctRecoveryStep, isOnTrack, lastOnTrackStep } from "./truth.ts";
 export type { TrajectoryTruth } from "./truth.ts";
-export { SIM_PROFILES, SIM_RECOVERER_SKILLED, SIM_RECOVERER_WEAK, describeSimulated, createSimAgents } from "./profiles.ts";
+export { SIM_PROFILES, SIM_RECOVERER_SKILLED, SIM_RECOVERER_WEAK, SIM_RECOVERER_FLAILING, describeSimulated, createSimAgents } from "./profiles.ts";
 export type { SimAgents, SimAgentsOptions, MaybeSimulated, SimForwardProfileName, SimRecovererProfileName, SimDetectorProfileName, SimSelectorProfileName } from "./profiles.ts";
 export { DEFAULT_SLIP_MIX } from "./options.ts";
 export type { SlipMix } from "./options.ts";

@@ -14,6 +14,8 @@ import { createSimStepSelector, type SimStepSelector, type SimStepSelectorOption
 export const SIM_RECOVERER_SKILLED = 0.9;
 /** Skill of the weak simulated recoverer: 30% right, otherwise a plausible wrong action (makes things worse). */
 export const SIM_RECOVERER_WEAK = 0.3;
+/** Skill of the flailing simulated recoverer (EvoCUA-like: almost never restores, acts for its whole budget). */
+export const SIM_RECOVERER_FLAILING = 0.05;
 
 type ForwardProfile = Omit<SimForwardPolicyOptions, "task" | "seed">;
 type RecovererProfile = Omit<SimRecoveryPolicyOptions, "groundTruth" | "seed" | "task">;
@@ -25,7 +27,8 @@ type SelectorProfile = Omit<SimStepSelectorOptions, "groundTruth" | "task" | "se
  * - forward.default: slips at 10% of steps, notices 5% of visible slips (the factory defaults);
  *   forward.careful: 3% / 10%; forward.sloppy: 20% / 2%.
  * - recoverer.skilled: skill 0.9 (false "restored" 2.5% per step); recoverer.weak: skill 0.3
- *   (false "restored" 17.5% per step).
+ *   (false "restored" 17.5% per step); recoverer.flailing: skill 0.05 and never declares restored
+ *   early, so it spends its whole budget acting (the regime where more attempts derail).
  * - detector.decent: recall 0.9, false positives 2%, E off by 1-2 steps 10% of the time;
  *   detector.noisy: recall 0.6, false positives 10%, localisation noise 40%;
  *   detector.perfect: recall 1, no false positives, exact E.
@@ -40,6 +43,7 @@ export const SIM_PROFILES = {
   recoverer: {
     skilled: { skill: SIM_RECOVERER_SKILLED },
     weak: { skill: SIM_RECOVERER_WEAK },
+    flailing: { skill: SIM_RECOVERER_FLAILING, falseDoneRate: 0 },
   },
   detector: {
     decent: { recall: 0.9, falsePositiveRate: 0.02, localisationNoise: 0.1 },

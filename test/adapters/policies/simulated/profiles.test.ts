@@ -25,11 +25,11 @@ describe("simulated profiles", () => {
     const agents = createSimAgents({ task, groundTruth: env, detector: { recall: 0.5 } });
     expect(agents.detector.label).toContain("recall=0.5");
     expect(() => createSimAgents({ task, groundTruth: env, recoverer: "expert" as never })).toThrow(ConfigError);
-    expect(() => createSimAgents({ task, groundTruth: env, recoverer: "expert" as never })).toThrow(/skilled, weak/);
+    expect(() => createSimAgents({ task, groundTruth: env, recoverer: "expert" as never })).toThrow(/skilled, weak, flailing/);
   });
 
   it("the presets keep their documented numbers", () => {
-    expect(SIM_PROFILES.recoverer).toEqual({ skilled: { skill: 0.9 }, weak: { skill: 0.3 } });
+    expect(SIM_PROFILES.recoverer).toEqual({ skilled: { skill: 0.9 }, weak: { skill: 0.3 }, flailing: { skill: 0.05, falseDoneRate: 0 } });
     expect(SIM_PROFILES.detector.decent).toEqual({ recall: 0.9, falsePositiveRate: 0.02, localisationNoise: 0.1 });
     expect(SIM_PROFILES.forward.default).toEqual({ slipRate: 0.1, noticeRate: 0.05 });
   });
