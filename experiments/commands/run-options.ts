@@ -18,6 +18,8 @@ export interface RunFlags {
   seed: string;
   resume?: boolean;
   quiet?: boolean;
+  /** Environment kind overriding the config's env.kind: simdesk, x11 or docker. */
+  env?: string;
 }
 
 /** Add --out, --workers, --seed, --resume, --quiet. */
@@ -27,7 +29,8 @@ export function addRunFlags(cmd: Command, defaultOut: string): Command {
     .option("-w, --workers <n>", "parallel workers, each with its own environment instance", "2")
     .option("-s, --seed <n>", "base seed added to every seed of the config (same config + seed = same results.jsonl)", "0")
     .option("--resume", "continue the run in --out: skip finished episodes, re-run missing and environment-error ones")
-    .addOption(new Option("-q, --quiet", "no progress bars (CI)"));
+    .addOption(new Option("-q, --quiet", "no progress bars (CI)"))
+    .addOption(new Option("--env <kind>", "environment: simdesk (built in), x11 (apps under Xvfb on this host) or docker (a desktop container per episode); default: the config's env.kind").choices(["simdesk", "x11", "docker"]));
 }
 
 /** Validate the shared flags into runner settings. */

@@ -1,6 +1,7 @@
 /** `retrace run <config>`: run an experiment config (ideal-recovery, end-to-end or sweep). */
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
+import { withDesktopEnv } from "./env.ts";
 import { addModelRunFlags, runModelFromFlags, type RunModelFlags } from "./run-model.ts";
 import { loadExperimentConfig } from "../config/load.ts";
 import { runExperiment } from "../runner/experiment.ts";
@@ -13,10 +14,19 @@ export async function runFromCli(config: ExperimentConfig, flags: RunFlags): Pro
   const settings = runSettings(flags, defaultOutFor(config.name));
   const progress = progressReporter(settings.quiet);
   const started = Date.now();
-  const processes = processWorkers(settings.workers ?? 1);
+  const envKind = flags.env ?? config.env.kind;
+  if (envKind !== "simdesk" && envKind !== "x11" && envKind !== "docker") throw new ConfigError(`env.kind: "${envKind}" is not an environment retrace runs experiments on; use simdesk, x11 or docker`, { field: "env.kind" });
+  const desktop = envKind === "x11" || envKind === "docker";
+  if (desktop && !settings.quiet) {
+    process.stderr.write(`env ${envKind}: real apps have no ground truth, so the simulated plan-divergence detector is used and restoration "model" runs as "replay" (reset + action replay).\n`);
+  }
+  // Real desktops run their workers in this process (each worker still gets its own desktop);
+  // process workers are SimDesk-only.
+  const processes = desktop ? undefined : processWorkers(settings.workers ?? 1);
+  const runtime = desktop ? withDesktopEnv(createSimDeskRuntime(), envKind) : createSimDeskRuntime();
   let run;
   try {
-    run = await runExperiment(config, createSimDeskRuntime(), { ...settings, processes, onProgress: progress.onProgress, onNote: (t) => settings.quiet || process.stderr.write(`${t}\n`) });
+    run = await runExperiment(config, runtime, { ...settings, processes, onProgress: progress.onProgress, onNote: (t) => settings.quiet || process.stderr.write(`${t}\n`) });
   } finally {
     progress.stop();
     processes?.close();

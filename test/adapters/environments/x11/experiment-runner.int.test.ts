@@ -6,6 +6,8 @@ import { ExperimentConfigSchema } from "../../../../experiments/config/schema.ts
 import { withDesktopEnv } from "../../../../experiments/commands/env.ts";
 import { runExperiment } from "../../../../experiments/runner/experiment.ts";
 import { createSimDeskRuntime } from "../../../../experiments/runtime/simdesk.ts";
+import { writeFileSync } from "node:fs";
+import { main } from "../../../../experiments/cli.ts";
 
 describe("the experiment runner on the real X11 desktop (--env x11)", () => {
   const out = mkdtempSync(join(tmpdir(), "retrace-x11-run-"));
@@ -32,4 +34,25 @@ describe("the experiment runner on the real X11 desktop (--env x11)", () => {
     expect(readFileSync(join(ep, "result.txt"), "utf8").trim()).toMatch(/^1(\.0)?$/);
     expect(existsSync(join(ep, "step_0.png"))).toBe(true);
   }, 120_000);
+
+  it("retrace run <config> --env x11 runs a SimDesk config unchanged but for the environment", async () => {
+    const dir = join(out, "cli");
+    const cfg = join(out, "e2e.json");
+    writeFileSync(cfg, JSON.stringify({ kind: "end-to-end", name: "cli-x11", env: { kind: "simdesk", limit: 1 }, seeds: [5], options: { maxForwardSteps: 12, freezeWindow: 0 }, maxRecoveryIterations: [3], pairs: [{ name: "sloppy", forward: { kind: "sim", profile: "sloppy" } }] }));
+    const out1: string[] = [];
+    const orig = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((c: string) => (out1.push(String(c)), true)) as typeof process.stdout.write;
+    try {
+      await main(["node", "retrace", "run", cfg, "--env", "x11", "--out", dir, "--workers", "1", "--quiet"]);
+    } finally {
+      process.stdout.write = orig;
+    }
+    expect(process.exitCode ?? 0).toBe(0);
+    const lines = readFileSync(join(dir, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(2);
+    // the episodes ran on a real-app task, not a SimDesk one
+    expect(lines.every((l) => /^(mousepad|galculator|gnumeric)-/.test(l.task))).toBe(true);
+    expect(lines.filter((l) => l.status !== "ok")).toHaveLength(0);
+    expect(out1.join("")).toContain("SIMULATED");
+  }, 180_000);
 });
