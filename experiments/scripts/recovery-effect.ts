@@ -48,8 +48,10 @@ export const DEFAULT_CONDITIONS: EffectCondition[] = [
 export interface EffectRow {
   condition: string;
   success: Proportion;
-  /** Two-sided p-value against the first condition. */
-  pVsFirst: number;
+  /** Two-sided p-value against the no-recovery condition with the same forward policy (else the first row). */
+  pVsBaseline: number;
+  /** Name of that baseline condition. */
+  baseline: string;
   episodes: number;
   envErrors: number;
   recoveryAttempts: number;
@@ -86,7 +88,8 @@ export async function measureRecoveryEffect(args: { seeds: number[]; tasks?: rea
       rows.push({
         condition: cond.name,
         success: proportionOf(valid.map((r) => r.success)),
-        pVsFirst: 1,
+        pVsBaseline: 1,
+        baseline: cond.name,
         episodes: results.length,
         envErrors: results.length - valid.length,
         recoveryAttempts: sum((r) => r.accounting.recoveryAttempts),
@@ -98,18 +101,24 @@ export async function measureRecoveryEffect(args: { seeds: number[]; tasks?: rea
     await env.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  for (const row of rows) row.pVsFirst = twoProportionPValue(row.success, rows[0].success);
+  rows.forEach((row, i) => {
+    const forward = conditions[i].forward ?? "default";
+    const j = conditions.findIndex((c) => c.recoverer === null && (c.forward ?? "default") === forward);
+    const base = rows[j >= 0 ? j : 0];
+    row.baseline = base.condition;
+    row.pVsBaseline = twoProportionPValue(row.success, base.success);
+  });
   return rows;
 }
 
 /** The table as text. */
 export function formatEffect(rows: EffectRow[]): string {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-  const lines = [`condition                   success (95% CI)            p vs ${rows[0]?.condition}   episodes  recoveries  rec.steps  fwd.steps   [simulated]`];
+  const lines = [`condition                   success (95% CI)              p vs baseline   episodes  recoveries  rec.steps  fwd.steps   [simulated]`];
   for (const r of rows) {
     lines.push(
       `${r.condition.padEnd(26)}  ${pct(r.success.rate).padStart(6)} [${pct(r.success.lo)}, ${pct(r.success.hi)}] (${r.success.successes}/${r.success.n})`.padEnd(42) +
-        `${r.pVsFirst.toFixed(4).padStart(8)}   ${String(r.episodes).padStart(8)}  ${String(r.recoveryAttempts).padStart(10)}  ${String(r.recoverySteps).padStart(9)}  ${String(r.forwardSteps).padStart(9)}`,
+        `${r.pVsBaseline.toFixed(4).padStart(8)}   ${String(r.episodes).padStart(8)}  ${String(r.recoveryAttempts).padStart(10)}  ${String(r.recoverySteps).padStart(9)}  ${String(r.forwardSteps).padStart(9)}`,
     );
   }
   return lines.join("\n");
