@@ -63,7 +63,7 @@ export interface ViewerEpisode {
 }
 
 /** Find run folders: `dir` itself when it has a manifest or results, else its children (depth 2). */
-export function findRuns(dir: string): string[] {
+export function findRuns(dir: string, options: { /** Return [] instead of throwing when there is no run (a recovery-eval-only folder). */ allowNone?: boolean } = {}): string[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ConfigError(`report: ${dir} is not a folder`);
   const isRun = (d: string) => existsSync(join(d, "results.jsonl"));
   if (isRun(dir)) return [dir];
@@ -74,7 +74,7 @@ export function findRuns(dir: string): string[] {
     if (isRun(d)) runs.push(d);
     else for (const sub of readdirSync(d).sort()) if (statSync(join(d, sub)).isDirectory() && isRun(join(d, sub))) runs.push(join(d, sub));
   }
-  if (runs.length === 0) throw new ConfigError(`report: no results.jsonl in ${dir} or its subfolders; run \`retrace run <config> --out ${dir}\` first`);
+  if (runs.length === 0 && !options.allowNone) throw new ConfigError(`report: no results.jsonl in ${dir} or its subfolders; run \`retrace run <config> --out ${dir}\` first`);
   return runs;
 }
 

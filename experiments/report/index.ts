@@ -37,7 +37,10 @@ export interface ReportOutput {
 /** Build report.html for `dir`. */
 export async function buildReport(dir: string, options: ReportOptions = {}): Promise<ReportOutput> {
   const root = resolve(dir);
-  const runs = findRuns(root).map((d) => loadRun(root, d));
+  const runs = findRuns(root, { allowNone: true }).map((d) => loadRun(root, d));
+  const extras = findExtraFiles(root, runs.map((r) => r.dir));
+  // A folder with only recovery-evaluation output (recovery-eval.json, oracle-agreement.json) is reportable too.
+  if (runs.length === 0 && extras.length === 0) findRuns(root);
   const charts: ChartSpec[] = [];
   for (const r of runs) {
     const p = `c-${slug(r.rel || r.summary.experiment)}-`;
@@ -57,8 +60,8 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   const chartJs = readFileSync(join(dirname(require.resolve("chart.js")), "chart.umd.min.js"), "utf8");
   const html = renderPage({
     title: options.title ?? `retrace report: ${basename(root)}`,
-    runs, charts, extras: findExtraFiles(root, runs.map((r) => r.dir)), findings, episodes, images: images.urls, chartJs, clientJs: CLIENT_JS,
-    generatedFrom: `${runs.length} run(s) in ${root}`,
+    runs, charts, extras, findings, episodes, images: images.urls, chartJs, clientJs: CLIENT_JS,
+    generatedFrom: runs.length ? `${runs.length} run(s) in ${root}` : `recovery-evaluation output in ${root}`,
   });
   const file = options.file ?? join(root, "report.html");
   writeFileSync(`${file}.tmp`, html);

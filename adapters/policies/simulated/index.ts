@@ -8,6 +8,8 @@ export { createSimForwardPolicy, planPositionOf, readForwardMemo, hasOverlay, wi
 export type { SimForwardPolicy, SimForwardPolicyOptions, SimForwardMemo } from "./forward.ts";
 export { createSimRecoveryPolicy } from "./recovery.ts";
 export type { SimRecoveryPolicy, SimRecoveryPolicyOptions, SimRecoveryMemo } from "./recovery.ts";
+export { pickHarmfulMove, HARM_KINDS } from "./harm.ts";
+export type { HarmfulMove, HarmKind } from "./harm.ts";
 export { createSimPerturbationPolicy, isStateChanging, pickWrongAction } from "./perturbation.ts";
 export type { SimPerturbationPolicy, SimPerturbationPolicyOptions } from "./perturbation.ts";
 export { createSimDetector } from "./detector.ts";

@@ -42,6 +42,9 @@ export const SimRecoveryOptionsSchema = z.object({
   skill: probability,
   falseDoneRate: probability.optional(),
   forwardBias: probability.default(0.5),
+  harmRate: probability.default(0),
+  assumeRestoredRate: probability.default(0),
+  overUndoRate: probability.default(0),
 });
 
 export const SimPerturbationOptionsSchema = z.object({

@@ -27,7 +27,10 @@ type SelectorProfile = Omit<SimStepSelectorOptions, "groundTruth" | "task" | "se
  * - forward.default: slips at 10% of steps, notices 5% of visible slips (the factory defaults);
  *   forward.careful: 3% / 10%; forward.sloppy: 20% / 2%.
  * - recoverer.skilled: skill 0.9 (false "restored" 2.5% per step); recoverer.weak: skill 0.3
- *   (false "restored" 17.5% per step); recoverer.flailing: skill 0.05 and never declares restored
+ *   (false "restored" 17.5% per step), half of its wrong steps destructive (over-undo, close
+ *   without saving, select-all + delete, flipping a setting; harm.ts) and followed at once by a
+ *   false "restored" claim 60% of the time (it assumes its action put the target back);
+ *   recoverer.flailing: skill 0.05 and never declares restored
  *   early, so it spends its whole budget acting (the regime where more attempts derail).
  * - detector.decent: recall 0.9, false positives 2%, E off by 1-2 steps 10% of the time;
  *   detector.noisy: recall 0.6, false positives 10%, localisation noise 40%;
@@ -42,7 +45,7 @@ export const SIM_PROFILES = {
   },
   recoverer: {
     skilled: { skill: SIM_RECOVERER_SKILLED },
-    weak: { skill: SIM_RECOVERER_WEAK },
+    weak: { skill: SIM_RECOVERER_WEAK, harmRate: 0.5, assumeRestoredRate: 0.6, overUndoRate: 0.7 },
     flailing: { skill: SIM_RECOVERER_FLAILING, falseDoneRate: 0 },
   },
   detector: {

@@ -2,7 +2,8 @@
  * The simulated recovery sub-agent: asks SimDesk's ground truth for the next restorative UI action
  * toward the target state and takes it with probability `skill`; otherwise it does something
  * plausible but wrong (a weak recoverer makes things worse), or declares the target restored too
- * early. Draws come from (seed, task id, input.tick).
+ * early. With `harmRate`, some wrong steps are destructive (harm.ts) and may be followed at once by a
+ * false "restored" claim (`assumeRestoredRate`). Draws come from (seed, task id, input.tick).
  *
  * Response text: a step that takes the ground-truth restorative action starts with "restore:"
  * followed by what it restores; a wrong step starts with "continue:" (no restorative intent);
@@ -16,6 +17,8 @@ import { planPositionOf } from "./forward.ts";
 import { planIndexOf } from "./truth.ts";
 import { SimRecoveryOptionsSchema, formatParams, parseSimOptions, requireGroundTruth, requireStateId, requireTask } from "./options.ts";
 import { pickWrongAction } from "./perturbation.ts";
+import { pickHarmfulMove, type HarmKind } from "./harm.ts";
+import { SIMDESK_TASKS } from "../../environments/simdesk/tasks/index.ts";
 
 /** Options of {@link createSimRecoveryPolicy}. */
 export interface SimRecoveryPolicyOptions {
@@ -35,6 +38,26 @@ export interface SimRecoveryPolicyOptions {
   task?: SimDeskTask;
   /** Share of wrong steps that continue the task (needs `task`). @default 0.5 */
   forwardBias?: number;
+  /**
+   * Share of wrong steps that are destructive to task-relevant state (see harm.ts: over-undo past
+   * the target, closing a document without saving, select-all + delete, flipping a setting): the
+   * weak recoverer that actively derails the trajectory (paper Sections 6.2/6.3). @default 0
+   */
+  harmRate?: number;
+  /**
+   * Probability that, right after a destructive step, the recoverer declares the target restored
+   * (a state-tracking failure: it assumes its action put things back), so the forward policy,
+   * whose history is truncated to R, carries on as if the state were s_R. @default 0
+   */
+  assumeRestoredRate?: number;
+  /**
+   * Probability per attempt of over-undoing (uses `task`, else the SimDesk task with the input's id): the recoverer misjudges where the
+   * error began, restores 1-3 plan steps PAST the target (undoing good progress with the ground
+   * truth's own restorative actions: undo typing, toggle back, restore from Trash...) and then
+   * declares the target restored. The forward policy, truncated to R, carries on as if the state
+   * were s_R. @default 0
+   */
+  overUndoRate?: number;
 }
 
 /** A seeded simulated recovery policy; `label` describes its configuration for reports. */
@@ -45,7 +68,11 @@ export interface SimRecoveryPolicy extends RecoveryPolicy {
 
 /** What the recoverer writes into each recovery-history entry's memo. */
 export type SimRecoveryMemo = {
-  kind: "restore" | "wrong" | "restored" | "false-restored" | "give-up" | "flail";
+  kind: "restore" | "wrong" | "restored" | "false-restored" | "give-up" | "flail" | "harm" | "over-undo";
+  /** For `kind: "over-undo"`: the plan index the recoverer (wrongly) restores to. */
+  overshoot?: number;
+  /** The destructive move, for `kind: "harm"`. */
+  harm?: HarmKind;
 };
 
 /** Create the simulated recovery policy. */
@@ -57,16 +84,26 @@ export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimR
     skill: options.skill,
     falseDoneRate: options.falseDoneRate,
     forwardBias: options.forwardBias,
+    harmRate: options.harmRate,
+    assumeRestoredRate: options.assumeRestoredRate,
+    overUndoRate: options.overUndoRate,
   });
   const task = options.task === undefined ? undefined : requireTask(factory, options.task);
   const { seed, skill } = parsed;
   const falseDoneRate = parsed.falseDoneRate ?? round(0.25 * (1 - skill));
   const forwardBias = task ? parsed.forwardBias : undefined;
-  const label = `sim-recoverer(${formatParams({ seed, skill, falseDoneRate, forwardBias })})`;
+  const harmRate = parsed.harmRate > 0 ? parsed.harmRate : undefined;
+  const assumeRestoredRate = harmRate ? parsed.assumeRestoredRate : undefined;
+  const overUndoRate = parsed.overUndoRate > 0 ? parsed.overUndoRate : undefined;
+  /** The task for over-undo: the given one, else the SimDesk task with the input's id (the recoverer knows its task). */
+  const taskOf = (input: RecoveryInput): SimDeskTask | undefined => (task?.id === input.task.id ? task : SIMDESK_TASKS.find((t) => t.id === input.task.id));
+  const label = `sim-recoverer(${formatParams({ seed, skill, falseDoneRate, forwardBias, harmRate, assumeRestoredRate, overUndoRate })})`;
 
   const decide = (input: RecoveryInput): RecoveryDecision => {
     const targetId = requireStateId(factory, input.target.observation.stateId, "the target observation");
     const rng = createRng(seed, input.task.id, "sim-recoverer", input.tick);
+    const over = overUndo(input, targetId);
+    if (over) return over;
     const next = gt.nextRestorativeAction(targetId);
     if (next === null) {
       return { actions: [], restored: true, response: `restored: the current state matches target step ${input.target.step}`, memo: { kind: "restored" } };
@@ -87,6 +124,32 @@ export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimR
     return wrong(input, rng, "wrong");
   };
 
+  /**
+   * An over-undoing attempt: decided on the attempt's first step (seeded by the episode tick) and
+   * remembered in the memos of its steps. Each step takes the ground truth's restorative action
+   * toward the overshoot state; once there (or when it cannot be reached) it claims the target.
+   */
+  const overUndo = (input: RecoveryInput, targetId: string): RecoveryDecision | null => {
+    if (overUndoRate === undefined) return null;
+    const task = taskOf(input);
+    if (!task) return null;
+    let to: number | undefined;
+    if (input.recoveryHistory.length === 0) {
+      const rng = createRng(seed, input.task.id, "sim-recoverer-overshoot", input.tick);
+      const k = planIndexOf(gt, task, targetId);
+      if (k <= 0 || !rng.chance(overUndoRate)) return null;
+      to = k - rng.int(1, Math.min(3, k));
+    } else {
+      const memo = input.recoveryHistory[0].memo as SimRecoveryMemo | undefined;
+      if (memo?.kind !== "over-undo" || typeof memo.overshoot !== "number") return null;
+      to = memo.overshoot;
+    }
+    const claim = `restored: believes target step ${input.target.step} is reached (it over-undid to plan step ${to})`;
+    const next = gt.nextRestorativeAction(gt.referenceStates(task)[to]);
+    if (next === null || next === "unreachable") return { actions: [], restored: true, response: claim, memo: { kind: "over-undo", overshoot: to } };
+    return { actions: [next.action], response: `restore: ${next.rationale} (past the target, to plan step ${to}): ${formatAction(next.action)}`, memo: { kind: "over-undo", overshoot: to } };
+  };
+
   /** The plan action the forward agent would take next: at the current state's plan index, else where its history says. */
   const taskStep = (input: RecoveryInput, targetId: string): { k: number; action: Action } | null => {
     if (!task) return null;
@@ -97,6 +160,14 @@ export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimR
   };
 
   const wrong = (input: RecoveryInput, rng: ReturnType<typeof createRng>, kind: "wrong" | "flail"): RecoveryDecision => {
+    if (harmRate !== undefined && rng.fork("harm").chance(harmRate)) {
+      const move = pickHarmfulMove(input.observation, rng.fork("harm-move"));
+      const text = `${move.what}: ${move.actions.map(formatAction).join(" ")}`;
+      if (rng.fork("assume").chance(assumeRestoredRate ?? 0)) {
+        return { actions: move.actions, restored: true, response: `restored: ${text}; believes target step ${input.target.step} is reached`, memo: { kind: "harm", harm: move.kind } };
+      }
+      return { actions: move.actions, response: `continue: ${text}`, memo: { kind: "harm", harm: move.kind } };
+    }
     if (forwardBias !== undefined && rng.fork("bias").chance(forwardBias)) {
       const step = taskStep(input, input.target.observation.stateId!);
       if (step) return { actions: [step.action], response: `continue: task step ${step.k}: ${formatAction(step.action)}`, memo: { kind } };
