@@ -29,7 +29,10 @@ type SelectorProfile = Omit<SimStepSelectorOptions, "groundTruth" | "task" | "se
  * - recoverer.skilled: skill 0.9 (false "restored" 2.5% per step); recoverer.weak: skill 0.3
  *   (false "restored" 17.5% per step), half of its wrong steps destructive (over-undo, close
  *   without saving, select-all + delete, flipping a setting; harm.ts) and followed at once by a
- *   false "restored" claim 60% of the time (it assumes its action put the target back);
+ *   false "restored" claim 60% of the time (it assumes its action put the target back), 35% of
+ *   the time it acts destructively on a state that already matches the target (spurious
+ *   perception), and 70% of its attempts over-undo 1-3 plan steps past the target before
+ *   claiming it restored;
  *   recoverer.flailing: skill 0.05 and never declares restored
  *   early, so it spends its whole budget acting (the regime where more attempts derail).
  * - detector.decent: recall 0.9, false positives 2%, E off by 1-2 steps 10% of the time;

@@ -41,7 +41,9 @@ export interface SimRecoveryPolicyOptions {
   /**
    * Share of wrong steps that are destructive to task-relevant state (see harm.ts: over-undo past
    * the target, closing a document without saving, select-all + delete, flipping a setting): the
-   * weak recoverer that actively derails the trajectory (paper Sections 6.2/6.3). @default 0
+   * weak recoverer that actively derails the trajectory (paper Sections 6.2/6.3). With probability
+   * `harmRate * (1 - skill)` it also acts destructively in a state that already matches the target
+   * (spurious perception) instead of declaring it restored. @default 0
    */
   harmRate?: number;
   /**
@@ -106,6 +108,8 @@ export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimR
     if (over) return over;
     const next = gt.nextRestorativeAction(targetId);
     if (next === null) {
+      // Spurious perception: a weak recoverer "sees" a problem in a state that already matches the target and acts on it.
+      if (harmRate !== undefined && rng.fork("spurious").chance(harmRate * (1 - skill))) return harmful(input, rng);
       return { actions: [], restored: true, response: `restored: the current state matches target step ${input.target.step}`, memo: { kind: "restored" } };
     }
     if (next === "unreachable") {
@@ -159,15 +163,18 @@ export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimR
     return k >= 0 && k < task.plan.length ? { k, action: task.plan[k] } : null;
   };
 
-  const wrong = (input: RecoveryInput, rng: ReturnType<typeof createRng>, kind: "wrong" | "flail"): RecoveryDecision => {
-    if (harmRate !== undefined && rng.fork("harm").chance(harmRate)) {
-      const move = pickHarmfulMove(input.observation, rng.fork("harm-move"));
-      const text = `${move.what}: ${move.actions.map(formatAction).join(" ")}`;
-      if (rng.fork("assume").chance(assumeRestoredRate ?? 0)) {
-        return { actions: move.actions, restored: true, response: `restored: ${text}; believes target step ${input.target.step} is reached`, memo: { kind: "harm", harm: move.kind } };
-      }
-      return { actions: move.actions, response: `continue: ${text}`, memo: { kind: "harm", harm: move.kind } };
+  /** A destructive move (harm.ts), claimed as the restoration with probability `assumeRestoredRate`. */
+  const harmful = (input: RecoveryInput, rng: ReturnType<typeof createRng>): RecoveryDecision => {
+    const move = pickHarmfulMove(input.observation, rng.fork("harm-move"));
+    const text = `${move.what}: ${move.actions.map(formatAction).join(" ")}`;
+    if (rng.fork("assume").chance(assumeRestoredRate ?? 0)) {
+      return { actions: move.actions, restored: true, response: `restored: ${text}; believes target step ${input.target.step} is reached`, memo: { kind: "harm", harm: move.kind } };
     }
+    return { actions: move.actions, response: `continue: ${text}`, memo: { kind: "harm", harm: move.kind } };
+  };
+
+  const wrong = (input: RecoveryInput, rng: ReturnType<typeof createRng>, kind: "wrong" | "flail"): RecoveryDecision => {
+    if (harmRate !== undefined && rng.fork("harm").chance(harmRate)) return harmful(input, rng);
     if (forwardBias !== undefined && rng.fork("bias").chance(forwardBias)) {
       const step = taskStep(input, input.target.observation.stateId!);
       if (step) return { actions: [step.action], response: `continue: task step ${step.k}: ${formatAction(step.action)}`, memo: { kind } };

@@ -66,6 +66,20 @@ describe("weak simulated recoverer: derailing", () => {
     }
   });
 
+  it("with spurious perception it acts destructively in a state that already matches the target", async () => {
+    const task = getSimDeskTask("editor-append-notes");
+    const { observation } = await playPlan(env, task, 4, false);
+    const ask = (harmRate: number, tick: number) =>
+      createSimRecoveryPolicy({ groundTruth: env, skill: 0, harmRate, seed: 5 }).propose({
+        task, target: { step: 4, observation }, errorStep: 4, context: { kind: "none", history: [] }, recoveryHistory: [], observation,
+        budget: { used: 0, max: 10 }, tick, blobs,
+      });
+    for (let tick = 0; tick < 8; tick++) {
+      expect((await ask(1, tick)).memo).toMatchObject({ kind: "harm" });
+      expect(await ask(0, tick)).toMatchObject({ actions: [], restored: true, memo: { kind: "restored" } });
+    }
+  });
+
   it("over-undo by the weak preset makes the claimed state differ from the target in a real attempt", async () => {
     // The weak preset (harm, over-undo, false claims) versus the skilled one on the same mistakes.
     const task = getSimDeskTask("editor-append-notes");
