@@ -30,6 +30,9 @@ describe("retrace demo (tiny)", () => {
     expect(saved.simulated).toBe(true);
     expect(existsSync(report)).toBe(true);
     expect(readFileSync(report, "utf8")).toContain("Do the paper");
+    // The small recovery evaluation lands in the run folder and its tables in the report.
+    for (const f of ["recovery-eval.json", "oracle-agreement.json"]) expect(existsSync(join(out, "recovery-eval", f)), f).toBe(true);
+    expect(readFileSync(report, "utf8")).toContain("Recovery evaluation");
     const table = demoTable(summaries);
     expect(table).toMatch(/R=E-1/);
     expect(table).toMatch(/skilled\.max-rec-5/);
