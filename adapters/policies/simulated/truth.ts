@@ -55,29 +55,61 @@ export function lastOnTrackStep(gt: SimGroundTruth, task: SimDeskTask, history: 
   return -1;
 }
 
+const indexCache = new WeakMap<SimGroundTruth, WeakMap<SimDeskTask, Map<string, number[]>>>();
+
+/** Every plan index whose reference state has the same semantic hash as `stateId` (several when a plan step changes nothing semantic, e.g. a hover). */
+export function planIndicesOf(gt: SimGroundTruth, task: SimDeskTask, stateId: string | undefined): number[] {
+  if (stateId === undefined) return [];
+  let byTask = indexCache.get(gt);
+  if (!byTask) indexCache.set(gt, (byTask = new WeakMap()));
+  let cache = byTask.get(task);
+  if (!cache) byTask.set(task, (cache = new Map()));
+  let ks = cache.get(stateId);
+  if (ks === undefined) {
+    const h = gt.semanticHash(stateId);
+    ks = gt.referenceStates(task).flatMap((ref, k) => (gt.semanticHash(ref) === h ? [k] : []));
+    if (cache.size >= MAX_CACHED) cache.clear();
+    cache.set(stateId, ks);
+  }
+  return ks;
+}
+
+/** True when going from state `before` to state `after` is one step along the reference plan (s*_k -> s*_k+1). */
+export function isProgress(gt: SimGroundTruth, task: SimDeskTask, before: string | undefined, after: string | undefined): boolean {
+  const next = new Set(planIndicesOf(gt, task, after));
+  return planIndicesOf(gt, task, before).some((k) => next.has(k + 1));
+}
+
 /**
- * The truth after history entries 0..t-1 and current observation o_t: off track when o_t's state is
- * off the reference path (or a DONE was declared in a state that is not the solved one); the
- * error step E is the index of the action after the last on-track history state.
+ * The truth after history entries 0..t-1 and current observation o_t. A step is on track when it
+ * moves the state one step along the reference plan (s*_k -> s*_k+1). A step that leaves the
+ * reference path is an error, and so is one that makes no progress (a click that hit nothing, a
+ * DONE before the task is solved): the agent acts on, believing it succeeded, so every later step
+ * lands on the wrong state. The trajectory is off track when its last step was not progress and the
+ * state is not the solved one after a DONE; the error step E is the first step after the last
+ * progress step (so s_E is the last state on track).
  */
 export function trajectoryTruth(gt: SimGroundTruth, task: SimDeskTask, history: readonly HistoryEntry[], observation: Observation): TrajectoryTruth {
-  const stateId = observation.stateId;
-  const planIndex = stateId === undefined ? -1 : planIndexOf(gt, task, stateId);
   const t = history.length;
-  if (planIndex === -1) {
-    const last = lastOnTrackStep(gt, task, history);
-    const errorStep = Math.max(0, Math.min(last, t - 1));
-    return { offTrack: true, errorStep, planIndex, reason: `state left the reference path after step ${last} (plan-off-track)` };
+  const stateAt = (j: number): string | undefined => (j < t ? history[j].observation.stateId : observation.stateId);
+  const planIndex = observation.stateId === undefined ? -1 : planIndexOf(gt, task, observation.stateId);
+  if (t === 0) return planIndex === -1 ? { offTrack: true, errorStep: 0, planIndex, reason: "the initial state is off the reference path" } : { offTrack: false, errorStep: null, planIndex, reason: "at the initial state" };
+  const refs = gt.referenceStates(task);
+  const last = history[t - 1];
+  const done = last.actions.some((a) => a.type === "DONE");
+  const solved = observation.stateId !== undefined && gt.semanticHash(observation.stateId) === gt.semanticHash(refs[refs.length - 1]);
+  if (done ? solved : isProgress(gt, task, stateAt(t - 1), stateAt(t))) {
+    return { offTrack: false, errorStep: null, planIndex, reason: `on the reference path at plan step ${planIndex}` };
   }
-  const lastEntry = history[t - 1];
-  if (lastEntry && lastEntry.actions.some((a) => a.type === "DONE")) {
-    const refs = gt.referenceStates(task);
-    const solved = gt.semanticHash(refs[refs.length - 1]);
-    if (gt.semanticHash(stateId!) !== solved) {
-      return { offTrack: true, errorStep: t - 1, planIndex, reason: `DONE declared at step ${t - 1} with the plan at step ${planIndex} of ${refs.length - 1} (premature-done)` };
-    }
-  }
-  return { offTrack: false, errorStep: null, planIndex, reason: `on the reference path at plan step ${planIndex}` };
+  let p = t - 2;
+  while (p >= 0 && !isProgress(gt, task, stateAt(p), stateAt(p + 1))) p--;
+  const errorStep = p + 1;
+  const why = done
+    ? `DONE declared at step ${t - 1} with the plan at step ${planIndex} of ${refs.length - 1} (premature-done)`
+    : planIndex === -1
+      ? `state off the reference path (plan-off-track)`
+      : `no progress along the plan (state at plan step ${planIndex})`;
+  return { offTrack: true, errorStep, planIndex, reason: `${why}; the last step on track was ${p}, so the error began at step ${errorStep}` };
 }
 
 /** The right recovery step for an error blamed at E: the last on-track state at or before E (0 when none). */

@@ -159,3 +159,22 @@ describe("simulated step selector on SimDesk", () => {
     expect(Math.abs(accuracy - 0.8)).toBeLessThan(0.04);
   });
 });
+
+describe("ground truth: progress along the plan", () => {
+  it("blames a click that hit nothing, not the later DONE, when the agent carried on as if it had worked", async () => {
+    const blobs2 = new BlobStore({ dir: join(mkdtempSync(join(tmpdir(), "sim-truth-")), "blobs") });
+    const desk = createSimDesk({ blobs: blobs2 });
+    const task = getSimDeskTask("editor-append-notes");
+    const { history, observation } = await playPlan(desk, task, 2, false);
+    // step 2: a click on an empty part of the desktop (no-op), then the agent goes on with plan[3] and says DONE
+    const h: HistoryEntry[] = [...history, { step: 2, observation, actions: [{ type: "CLICK", x: 1200, y: 600, button: "left", numClicks: 1 }] }];
+    const afterNoop = await act(desk, h[2].actions[0], false);
+    expect(afterNoop.stateId && desk.semanticHash(afterNoop.stateId)).toBe(observation.stateId && desk.semanticHash(observation.stateId));
+    expect(trajectoryTruth(desk, task, h, afterNoop)).toMatchObject({ offTrack: true, errorStep: 2 });
+    h.push({ step: 3, observation: afterNoop, actions: [{ type: "DONE" }] });
+    // the old rule ("last state on the reference path") would have blamed the DONE at step 3
+    expect(trajectoryTruth(desk, task, h, afterNoop)).toMatchObject({ offTrack: true, errorStep: 2 });
+    // every clean prefix is on track
+    expect(trajectoryTruth(desk, task, history, observation).offTrack).toBe(false);
+  });
+});
