@@ -85,10 +85,14 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
     settings.onNote?.(`annotated ${plan.instances.length} failed forward runs of ${forward.length} (frozen in plan.json)`);
   } else settings.onNote?.(`reusing the frozen plan.json (${plan.instances.length} instances)`);
 
-  // Phase 3: K continuations per instance and strategy.
+  // Phase 3: K continuations per instance and strategy. A failed run in which the detector found
+  // no error has no error step to restore before: it stays in plan.json (fallback: true) but gets
+  // no continuations, so every strategy is compared on the same annotated instances.
+  const annotated = plan.instances.filter((i) => !i.fallback);
+  if (annotated.length < plan.instances.length) settings.onNote?.(`${plan.instances.length - annotated.length} failed runs without a detected error step are left out of the continuations`);
   const jobs: ContinuationJob[] = [];
   for (const strategy of config.strategies)
-    for (const instance of plan.instances)
+    for (const instance of annotated)
       for (let k = 1; k <= config.k; k++) {
         const condition = STRATEGY_LABELS[strategy];
         jobs.push({ index: forwardJobs.length + jobs.length, key: `${condition}/${instance.task}/${instance.seed}/k${k}`, condition, task: instance.task, seed: instance.seed, instance, strategy, k });
@@ -96,7 +100,9 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
   const continuations = await ctx.pool("continuations", jobs, async (job, rec) => {
     const task = byId.get(job.task) as Task;
     const R = job.instance.recoveryStep[job.strategy] ?? 0;
-    const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env, stream: `${job.strategy}/k${job.k}` });
+    // Common random numbers: continuation k of every strategy draws from the same stream (the
+    // policy's draws depend on stream and tick), so strategies differ only in where they resume.
+    const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env, stream: `k${job.k}` });
     const prefix = job.instance.history.slice(0, R);
     const expected = R < job.instance.history.length ? job.instance.history[R].observation : job.instance.final;
     const run = await rollForward({

@@ -21,7 +21,16 @@ export interface Finding {
   claim: string;
   /** true = holds, false = does not hold, null = not enough data. */
   holds: boolean | null;
+  /** Whether the deciding difference is beyond noise (two-proportion test, p < 0.05). */
+  significant?: boolean;
   evidence: string;
+}
+
+/** "HOLDS", "HOLDS (direction only, within noise)", "DOES NOT HOLD" or "UNDECIDED". */
+export function findingVerdict(f: Finding): string {
+  if (f.holds === null) return "UNDECIDED";
+  if (!f.holds) return "DOES NOT HOLD";
+  return f.significant === false ? "HOLDS (direction only, within noise)" : "HOLDS";
 }
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? "-" : `${(100 * x).toFixed(1)}%`);
@@ -144,7 +153,7 @@ ${stabilityTable(s)}
     : "";
   const findings = input.findings?.length
     ? `<section id="findings"><h2>Do the paper's findings hold here?</h2>${simulated ? `<div class="banner">Checked on simulated policies: evidence about the simulation, not about any model.</div>` : ""}<ul>${input.findings
-        .map((f) => `<li class="finding ${f.holds === null ? "na" : f.holds ? "yes" : "no"}"><b>${f.holds === null ? "UNDECIDED" : f.holds ? "HOLDS" : "DOES NOT HOLD"}</b>: ${escapeHtml(f.claim)} <span class="meta">${escapeHtml(f.evidence)}</span></li>`)
+        .map((f) => `<li class="finding ${f.holds === null ? "na" : f.holds ? "yes" : "no"}"><b>${escapeHtml(findingVerdict(f))}</b>: ${escapeHtml(f.claim)} <span class="meta">${escapeHtml(f.evidence)}</span></li>`)
         .join("")}</ul></section>`
     : "";
   const viewer = `<section id="trajectory-viewer"><h2>Trajectory viewer</h2>

@@ -87,7 +87,7 @@ export function standInRuntime(blobsDir: string, o: StandInOptions = {}): Experi
       }),
     forwardPolicy: (_spec, ctx) => policyFor(ctx.task, ctx.stream ? `${ctx.seed}/${ctx.stream}` : ctx.seed),
     recoveryPolicy: () => ({ name: "stand-in-recoverer", simulated: true, propose: async () => ({ actions: [], restored: true }) }),
-    detector: () => ({ name: "stand-in-detector", simulated: true, detect: async () => ({ isError: false, errorStep: null, reason: "none", confidence: 0 }) }),
+    detector: () => ({ name: "stand-in-detector", simulated: true, detect: async (i) => (i.history.length >= 2 ? { isError: true, errorStep: Math.floor(i.history.length / 2), reason: "half-way", confidence: 1 } : { isError: false, errorStep: null, reason: "none", confidence: 0 }) }),
     selector: () => ({ name: "stand-in-selector", simulated: true, select: async (i) => ({ step: Math.max(0, i.errorStep - 1), reason: "E-1" }) }),
     async runEpisode({ task, options, components }): Promise<EpisodeResult> {
       current = `${task.id}/${options.seed}`;
