@@ -14,7 +14,7 @@ import { ConfigError } from "../../src/errors.ts";
 import type { ChatModel, ChatRequest, ChatResponse } from "../../src/model.ts";
 import { toOpenAIMessages } from "./content.ts";
 import { abortError, toAdapterError } from "./errors.ts";
-import { costUsd, type PriceTable } from "./pricing.ts";
+import { callUsage, type PriceTable } from "./pricing.ts";
 import type { ParameterizedChatModel } from "./openai-chat.ts";
 
 /** Options for {@link createLangChainChatModel}. */
@@ -57,15 +57,9 @@ export function createLangChainChatModel(options: LangChainChatModelOptions): Pa
         if (request.signal?.aborted) throw abortError(request.signal);
         throw toAdapterError(err, { what: `LangChain ${lc._llmType()} call to ${model}`, timeoutMs, maxRetries: options.maxRetries ?? 0, secrets: options.secrets ?? [] });
       }
-      const latencyMs = Math.round(performance.now() - started);
       const usageMeta = (reply as AIMessage).usage_metadata;
-      const inputTokens = usageMeta?.input_tokens ?? 0;
-      const outputTokens = usageMeta?.output_tokens ?? 0;
-      const cost = costUsd(options.prices, model, { inputTokens, outputTokens });
-      return {
-        text: messageText(reply),
-        usage: { role: request.role, model, ...(request.prompt && { prompt: request.prompt }), inputTokens, outputTokens, latencyMs, ...(cost !== undefined && { costUsd: cost }) },
-      };
+      const usage = callUsage({ role: request.role, model, prompt: request.prompt, inputTokens: usageMeta?.input_tokens ?? 0, outputTokens: usageMeta?.output_tokens ?? 0, startedMs: started, prices: options.prices });
+      return { text: messageText(reply), usage };
     },
   };
 }

@@ -11,7 +11,7 @@ import { AdapterError, ConfigError } from "../../src/errors.ts";
 import type { ChatModel, ChatRequest, ChatResponse } from "../../src/model.ts";
 import { runtimeSettings, type RuntimeSettings } from "../../src/settings.ts";
 import { toOpenAIMessages } from "./content.ts";
-import { costUsd, type PriceTable } from "./pricing.ts";
+import { callUsage, type PriceTable } from "./pricing.ts";
 import { abortError, toAdapterError } from "./errors.ts";
 
 /** Options for {@link createOpenAIChatModel}. */
@@ -102,21 +102,8 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
       const choice = completion.choices?.[0];
       if (!choice) throw new AdapterError(`chat completion from ${options.model} has no choices`, { retryable: false });
       const text = typeof choice.message?.content === "string" ? choice.message.content : "";
-      const inputTokens = completion.usage?.prompt_tokens ?? 0;
-      const outputTokens = completion.usage?.completion_tokens ?? 0;
-      const cost = costUsd(options.prices, options.model, { inputTokens, outputTokens });
-      return {
-        text,
-        usage: {
-          role: request.role,
-          model: options.model,
-          ...(request.prompt && { prompt: request.prompt }),
-          inputTokens,
-          outputTokens,
-          latencyMs,
-          ...(cost !== undefined && { costUsd: cost }),
-        },
-      };
+      const usage = callUsage({ role: request.role, model: options.model, prompt: request.prompt, inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0, startedMs: started, prices: options.prices });
+      return { text, usage: { ...usage, latencyMs } };
     },
   };
 }

@@ -34,3 +34,29 @@ export function costUsd(table: PriceTable | undefined, model: string, usage: Pic
   if (!p) return undefined;
   return (usage.inputTokens * p.inputPerMillion + usage.outputTokens * p.outputPerMillion) / 1_000_000;
 }
+
+/**
+ * The usage record of one call that finished now: tokens, latency since `startedMs`
+ * (a `performance.now()` reading), and cost from the price table (0 when served from a cache).
+ */
+export function callUsage(args: {
+  role: ModelUsage["role"];
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  startedMs: number;
+  cached?: boolean;
+  prices?: PriceTable;
+  prompt?: string;
+}): ModelUsage {
+  const cost = costUsd(args.prices, args.model, args);
+  return {
+    role: args.role,
+    model: args.model,
+    ...(args.prompt ? { prompt: args.prompt } : {}),
+    inputTokens: args.inputTokens,
+    outputTokens: args.outputTokens,
+    latencyMs: Math.round(performance.now() - args.startedMs),
+    ...(args.cached ? { costUsd: 0, cached: true } : cost !== undefined ? { costUsd: cost } : {}),
+  };
+}

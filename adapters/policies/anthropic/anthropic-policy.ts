@@ -14,13 +14,12 @@ import { formatAction, type Action } from "../../../src/action.ts";
 import { AdapterError, ConfigError } from "../../../src/errors.ts";
 import type { ForwardPolicy, HistoryEntry, JsonValue, PolicyDecision, PolicyFailure, PolicyInput } from "../../../src/policy.ts";
 import { runtimeSettings, type RuntimeSettings } from "../../../src/settings.ts";
-import type { ModelUsage } from "../../../src/usage.ts";
 import { anthropicComputerInputToActions, type AnthropicComputerInput } from "../../actions/anthropic/convert.ts";
 import { toPolicyFailure, unparseable } from "../../actions/errors.ts";
 import { createRecordReplay, type CacheOptions } from "../../models/cache.ts";
 import { blobUrl, materializeBlobUrls } from "../../models/content.ts";
 import { abortError, toAdapterError } from "../../models/errors.ts";
-import { costUsd, type PriceTable } from "../../models/pricing.ts";
+import { callUsage, type PriceTable } from "../../models/pricing.ts";
 import type { ChatPolicyStats } from "../openai/chat-policy.ts";
 
 /** Options for {@link createAnthropicPolicy}. */
@@ -154,15 +153,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): For
         return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `Anthropic computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey] })).message });
       }
       const { input_tokens: inputTokens, output_tokens: outputTokens } = res.usage;
-      const cost = costUsd(options.prices, model, { inputTokens, outputTokens });
-      const usage: ModelUsage = {
-        role: "policy",
-        model,
-        inputTokens,
-        outputTokens,
-        latencyMs: Math.round(performance.now() - started),
-        ...(cached ? { costUsd: 0, cached: true } : cost !== undefined ? { costUsd: cost } : {}),
-      };
+      const usage = callUsage({ role: "policy", model, inputTokens, outputTokens, startedMs: started, cached, prices: options.prices });
       const content = Array.isArray(res.content) ? res.content : [];
       const text = content.map((b) => (b?.type === "text" ? b.text : b?.type === "tool_use" ? `tool_use ${JSON.stringify(b.input)}` : "")).filter(Boolean).join("\n");
       const memo = { content } as unknown as JsonValue;

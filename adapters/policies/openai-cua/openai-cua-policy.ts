@@ -14,13 +14,12 @@ import { formatAction, type Action } from "../../../src/action.ts";
 import { AdapterError, ConfigError } from "../../../src/errors.ts";
 import type { ForwardPolicy, JsonValue, PolicyDecision, PolicyFailure, PolicyInput } from "../../../src/policy.ts";
 import { runtimeSettings, type RuntimeSettings } from "../../../src/settings.ts";
-import type { ModelUsage } from "../../../src/usage.ts";
 import { openAIComputerActionToActions, type OpenAIComputerAction } from "../../actions/openai-cua/convert.ts";
 import { toPolicyFailure } from "../../actions/errors.ts";
 import { createRecordReplay, type CacheOptions } from "../../models/cache.ts";
 import { blobUrl, materializeBlobUrls } from "../../models/content.ts";
 import { abortError, toAdapterError } from "../../models/errors.ts";
-import { costUsd, type PriceTable } from "../../models/pricing.ts";
+import { callUsage, type PriceTable } from "../../models/pricing.ts";
 import type { ChatPolicyStats } from "../openai/chat-policy.ts";
 
 /** Options for {@link createOpenAICuaPolicy}. */
@@ -135,17 +134,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): For
         if (err instanceof ConfigError) throw err;
         return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `OpenAI computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey] })).message });
       }
-      const inputTokens = res.usage?.input_tokens ?? 0;
-      const outputTokens = res.usage?.output_tokens ?? 0;
-      const cost = costUsd(options.prices, model, { inputTokens, outputTokens });
-      const usage: ModelUsage = {
-        role: "policy",
-        model,
-        inputTokens,
-        outputTokens,
-        latencyMs: Math.round(performance.now() - started),
-        ...(cached ? { costUsd: 0, cached: true } : cost !== undefined ? { costUsd: cost } : {}),
-      };
+      const usage = callUsage({ role: "policy", model, inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0, startedMs: started, cached, prices: options.prices });
       const calls = (res.output ?? []).filter((o) => o?.type === "computer_call");
       const text = describeOutput(res.output ?? []);
       const safety = calls.flatMap((c) => (Array.isArray(c.pending_safety_checks) ? c.pending_safety_checks : []));
