@@ -14,6 +14,9 @@ import { runExperiment } from "../../experiments/runner/experiment.ts";
 import { createSimDeskRuntime } from "../../experiments/runtime/simdesk.ts";
 import { buildReport } from "../../experiments/report/index.ts";
 import { pickEpisodes, episodeFolder } from "../../experiments/report/data.ts";
+import { CHROMIUM_TOOLS, systemTools } from "../helpers/system-tools.ts";
+
+const tools = systemTools("the report-in-Chromium tests", CHROMIUM_TOOLS);
 
 const CHROMIUM = "/usr/bin/chromium";
 const out = mkdtempSync(join(tmpdir(), "retrace-report-"));
@@ -34,6 +37,8 @@ beforeAll(async () => {
   rec.trajectory.steps[0].response = EVIL;
   writeFileSync(file, JSON.stringify(rec));
   writeFileSync(join(out, "recovery-eval.json"), JSON.stringify({ oracle: "retrace", rows: [{ task: "files-rename-folder", recovered: 3, total: 4, note: EVIL }] }));
+  if (!tools.run) return;
+  tools.assert();
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"] });
 }, 120_000);
 
@@ -57,7 +62,7 @@ describe("a SimDesk run folder", () => {
   });
 });
 
-describe("report.html", () => {
+describe.runIf(tools.run)("report.html", () => {
   it("loads offline without console errors, draws charts and steps through a trajectory", async () => {
     const r = await buildReport(out);
     expect(r.file).toBe(join(out, "report.html"));

@@ -12,14 +12,18 @@ import { parseOsworldTask } from "../../../../adapters/environments/osworld/task
 import { OsworldEnvironment } from "../../../../adapters/environments/osworld/environment.ts";
 import { createX11Desktop } from "../../../../adapters/environments/x11/create.ts";
 import type { DesktopEnvironment } from "../../../../adapters/environments/x11/desktop-environment.ts";
+import { X11_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 
-describe("OSWorld client against the local control server (X11 desktop, real HTTP on 127.0.0.1)", () => {
+const tools = systemTools("the OSWorld control-server tests", X11_TOOLS);
+
+describe.runIf(tools.run)("OSWorld client against the local control server (X11 desktop, real HTTP on 127.0.0.1)", () => {
   const dir = mkdtempSync(join(tmpdir(), "retrace-osw-"));
   let env: DesktopEnvironment;
   let server: OsworldControlServer;
   let client: OsworldClient;
 
   beforeAll(async () => {
+    tools.assert();
     env = createX11Desktop({ blobs: new BlobStore({ dir: join(dir, "blobs") }) });
     await env.reset(desktopTask("mousepad-append-line")!);
     server = await startOsworldControlServer({ env });

@@ -13,6 +13,9 @@ import type { HostX11Backend } from "../../../../adapters/environments/x11/host-
 import { createSimForwardPolicy } from "../../../../adapters/policies/simulated/index.ts";
 import type { SimDeskTask } from "../../../../adapters/environments/simdesk/index.ts";
 import { runEpisode } from "../../../../graphs/run-episode.ts";
+import { X11_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
+
+const tools = systemTools("the X11 desktop tests", X11_TOOLS);
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-x11-test-"));
 const blobs = new BlobStore({ dir: join(dir, "blobs") });
@@ -33,11 +36,12 @@ async function runPlan(env: DesktopEnvironment, plan: Action[]): Promise<string[
   return shots;
 }
 
-describe("X11 desktop (Xvfb + matchbox + real apps)", () => {
+describe.runIf(tools.run)("X11 desktop (Xvfb + matchbox + real apps)", () => {
   let env: DesktopEnvironment;
   const timings: Record<string, number[]> = { step: [], settle: [], act: [], capture: [] };
 
   beforeAll(() => {
+    tools.assert();
     env = createX11Desktop({ blobs });
   });
   afterAll(async () => {
@@ -114,7 +118,7 @@ describe("X11 desktop (Xvfb + matchbox + real apps)", () => {
   }, 120_000);
 });
 
-describe("X11 desktop process hygiene", () => {
+describe.runIf(tools.run)("X11 desktop process hygiene", () => {
   it("ends Xvfb, the D-Bus daemon, the window manager and the apps on close", async () => {
     const env = createX11Desktop({ blobs });
     await env.reset(desktopTask("galculator-add")!);

@@ -8,8 +8,11 @@ import { runExperiment } from "../../../../experiments/runner/experiment.ts";
 import { createSimDeskRuntime } from "../../../../experiments/runtime/simdesk.ts";
 import { writeFileSync } from "node:fs";
 import { main } from "../../../../experiments/cli.ts";
+import { X11_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 
-describe("the experiment runner on the real X11 desktop (--env x11)", () => {
+const tools = systemTools("the X11 experiment-runner tests", X11_TOOLS);
+
+describe.runIf(tools.run)("the experiment runner on the real X11 desktop (--env x11)", () => {
   const out = mkdtempSync(join(tmpdir(), "retrace-x11-run-"));
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
