@@ -11,7 +11,7 @@ import type { ChatModel } from "../../src/model.ts";
 import { renderPrompt } from "../../src/prompt.ts";
 import { joinPromptRefs } from "./prompt-refs.ts";
 import { logger } from "../../src/logger.ts";
-import { parseOptions, requireModel } from "./options.ts";
+import { callFields, imagesField, maxReasksField, parseOptions, requireModel } from "./options.ts";
 import errorDetectorSystem from "../../prompts/error-detector-system.ts";
 import errorDetectorUser from "../../prompts/error-detector-user.ts";
 import { askForJson } from "./json-reply.ts";
@@ -52,14 +52,10 @@ export interface LlmErrorDetectorOptions {
 }
 
 const OptionsSchema = z.object({
-  maxReasks: z.number().int().min(0).max(5).default(1),
-  historyImages: z.number().int().min(0).default(3),
-  detail: z.enum(["low", "high", "auto"]).default("auto"),
+  maxReasks: maxReasksField(),
+  historyImages: imagesField(3),
   responseChars: z.number().int().min(0).default(0),
-  temperature: z.number().min(0).max(2).default(0.7),
-  maxTokens: z.number().int().min(1).default(1024),
-  timeoutMs: z.number().int().min(1).optional(),
-  name: z.string().min(1).default("llm-detector"),
+  ...callFields({ name: "llm-detector", temperature: 0.7 }),
 }).strict();
 
 /** An LLM error-step detector. */

@@ -15,7 +15,7 @@ import forwardSystem from "../../prompts/forward-pyautogui-system.ts";
 import forwardStep from "../../prompts/forward-pyautogui-step.ts";
 import { callModel } from "./call.ts";
 import { historyParts, screenshotPart } from "./history.ts";
-import { parseOptions, requireModel } from "./options.ts";
+import { callFields, imagesField, parseOptions, requireModel } from "./options.ts";
 import { joinPromptRefs } from "./prompt-refs.ts";
 import { decideFromReply, defaultActionParser, type ActionParser } from "./reply-actions.ts";
 
@@ -44,12 +44,8 @@ export interface LlmPerturbationPolicyOptions {
 const OptionsSchema = z
   .object({
     budget: z.number().int().min(1).default(1),
-    historyImages: z.number().int().min(0).default(1),
-    detail: z.enum(["low", "high", "auto"]).default("auto"),
-    temperature: z.number().min(0).max(2).default(0.7),
-    maxTokens: z.number().int().min(1).default(3000),
-    timeoutMs: z.number().int().min(1).optional(),
-    name: z.string().min(1).default("llm-perturber"),
+    historyImages: imagesField(1),
+    ...callFields({ name: "llm-perturber", temperature: 0.7, maxTokens: 3000 }),
   })
   .strict();
 

@@ -17,7 +17,7 @@ import forwardSystem from "../../prompts/forward-pyautogui-system.ts";
 import forwardStep from "../../prompts/forward-pyautogui-step.ts";
 import { callModel } from "./call.ts";
 import { historyParts, screenshotPart } from "./history.ts";
-import { parseOptions, requireModel } from "./options.ts";
+import { callFields, imagesField, parseOptions, requireModel } from "./options.ts";
 import { joinPromptRefs } from "./prompt-refs.ts";
 import { decideFromReply, defaultActionParser, type ActionParser } from "./reply-actions.ts";
 
@@ -53,14 +53,10 @@ export interface LlmRecoveryPolicyOptions {
 const OptionsSchema = z
   .object({
     actionFormat: z.literal("pyautogui").default("pyautogui"),
-    historyImages: z.number().int().min(0).default(3),
-    recoveryImages: z.number().int().min(0).default(1),
-    detail: z.enum(["low", "high", "auto"]).default("auto"),
+    historyImages: imagesField(3),
+    recoveryImages: imagesField(1),
     responseChars: z.number().int().min(0).default(0),
-    temperature: z.number().min(0).max(2).default(0.7),
-    maxTokens: z.number().int().min(1).default(3000),
-    timeoutMs: z.number().int().min(1).optional(),
-    name: z.string().min(1).default("llm-recoverer"),
+    ...callFields({ name: "llm-recoverer", temperature: 0.7, maxTokens: 3000 }),
   })
   .strict();
 

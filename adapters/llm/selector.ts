@@ -11,7 +11,7 @@ import { logger } from "../../src/logger.ts";
 import recoveryStepSelector from "../../prompts/recovery-step-selector.ts";
 import { askForJson } from "./json-reply.ts";
 import { historyParts } from "./history.ts";
-import { parseOptions, requireModel } from "./options.ts";
+import { callFields, imagesField, maxReasksField, parseOptions, requireModel } from "./options.ts";
 
 /** The reply contract of the selector prompt (the range 0..E is checked per call). */
 export const SelectorReplySchema = z.object({
@@ -40,13 +40,9 @@ export interface LlmStepSelectorOptions {
 }
 
 const OptionsSchema = z.object({
-  maxReasks: z.number().int().min(0).max(5).default(1),
-  historyImages: z.number().int().min(0).default(3),
-  detail: z.enum(["low", "high", "auto"]).default("auto"),
-  temperature: z.number().min(0).max(2).default(0.7),
-  maxTokens: z.number().int().min(1).default(1024),
-  timeoutMs: z.number().int().min(1).optional(),
-  name: z.string().min(1).default("llm-selector"),
+  maxReasks: maxReasksField(),
+  historyImages: imagesField(3),
+  ...callFields({ name: "llm-selector", temperature: 0.7 }),
 }).strict();
 
 /** An LLM recovery-step selector. */

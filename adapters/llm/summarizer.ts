@@ -17,7 +17,7 @@ import { logger } from "../../src/logger.ts";
 import contextualizer from "../../prompts/recovery-target-contextualizer.ts";
 import { callModel } from "./call.ts";
 import { describeActions, historyParts, screenshotPart } from "./history.ts";
-import { parseOptions, requireModel } from "./options.ts";
+import { callFields, imagesField, parseOptions, requireModel } from "./options.ts";
 
 /** Options of {@link createLlmSummarizer}. */
 export interface LlmSummarizerOptions {
@@ -39,12 +39,8 @@ export interface LlmSummarizerOptions {
 
 const OptionsSchema = z
   .object({
-    historyImages: z.number().int().min(0).default(3),
-    detail: z.enum(["low", "high", "auto"]).default("auto"),
-    temperature: z.number().min(0).max(2).default(0),
-    maxTokens: z.number().int().min(1).default(1024),
-    timeoutMs: z.number().int().min(1).optional(),
-    name: z.string().min(1).default("llm-summarizer"),
+    historyImages: imagesField(3),
+    ...callFields({ name: "llm-summarizer", temperature: 0 }),
   })
   .strict();
 

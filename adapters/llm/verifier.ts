@@ -16,7 +16,7 @@ import { logger } from "../../src/logger.ts";
 import stateVerifier from "../../prompts/state-verifier.ts";
 import { askForJson } from "./json-reply.ts";
 import { screenshotPart } from "./history.ts";
-import { parseOptions, requireModel } from "./options.ts";
+import { callFields, maxReasksField, parseOptions, requireModel } from "./options.ts";
 
 /** The reply contract of the verifier prompt. */
 export const VerifierReplySchema = z.object({
@@ -45,12 +45,10 @@ export interface LlmStateVerifierOptions {
 
 const OptionsSchema = z
   .object({
-    maxReasks: z.number().int().min(0).max(5).default(1),
-    detail: z.enum(["low", "high", "auto"]).default("high"),
+    maxReasks: maxReasksField(),
+    ...callFields({ name: "llm-verifier", temperature: 0, detail: "high" }),
+    // undefined leaves the API's default temperature (the paper used GPT-5-Mini's defaults)
     temperature: z.number().min(0).max(2).optional(),
-    maxTokens: z.number().int().min(1).default(1024),
-    timeoutMs: z.number().int().min(1).optional(),
-    name: z.string().min(1).default("llm-verifier"),
   })
   .strict();
 
