@@ -15,7 +15,8 @@ import postRestorationTransition from "./post-restoration-transition.ts";
 import forwardPyautoguiSystem from "./forward-pyautogui-system.ts";
 import forwardPyautoguiStep from "./forward-pyautogui-step.ts";
 
-export {
+/** Every prompt by name. */
+export const PROMPTS = {
   errorDetectorSystem,
   errorDetectorUser,
   recoveryStepSelector,
@@ -27,19 +28,7 @@ export {
   postRestorationTransition,
   forwardPyautoguiSystem,
   forwardPyautoguiStep,
-};
+} as const satisfies Record<string, PromptTemplate>;
 
 /** Every prompt, for listing (`id@version`) and for tests. */
-export const ALL_PROMPTS: readonly PromptTemplate[] = [
-  errorDetectorSystem,
-  errorDetectorUser,
-  recoveryStepSelector,
-  recoverySystemPrefix,
-  recoveryInstructionPrefix,
-  recoveryTargetContextualizer,
-  stateVerifier,
-  perturbationInstruction,
-  postRestorationTransition,
-  forwardPyautoguiSystem,
-  forwardPyautoguiStep,
-];
+export const ALL_PROMPTS: readonly PromptTemplate[] = Object.values(PROMPTS);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ALL_PROMPTS, postRestorationTransition, recoverySystemPrefix } from "../../prompts/index.ts";
+import { ALL_PROMPTS, PROMPTS } from "../../prompts/index.ts";
+
+const { postRestorationTransition, recoverySystemPrefix } = PROMPTS;
 import { promptRef, renderPrompt } from "../../src/prompt.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { readdirSync } from "node:fs";
