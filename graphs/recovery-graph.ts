@@ -4,9 +4,11 @@
  *   START -> start                      reset the environment, take o_0
  *   start -> propose                    the forward policy proposes step t (sees the notice once)
  *   propose -> execute                  the environment executes it; DONE/FAIL/budget end the episode
- *   execute -> detect                   error-step detector, unless frozen or the retry cap is spent
- *   detect -> propose                   nothing wrong (or detector failed / frozen): next step
- *   detect -> select                    confident error at E: choose the recovery step R
+ *   execute -> judge                    error-step detector on step t (unless frozen or the retry cap
+ *                                       is spent) and the policy's proposal for t+1: one after the
+ *                                       other ("sequential") or concurrently ("overlapped")
+ *   judge -> execute                    nothing wrong (or detector failed / frozen): run step t+1
+ *   judge -> select                     confident error at E (proposal discarded): choose R
  *   select -> recover                   restore s_R (model subgraph | replay | snapshot | implicit)
  *   recover -> restoreContext           truncate history to 0..R-1, set the transition string
  *   restoreContext -> propose           the forward policy continues from R
@@ -19,15 +21,16 @@ import type { EpisodeComponents, RecoveryOptions, RecoveryOptionsInput } from ".
 import type { EpisodeEvents } from "../src/runtime/events.ts";
 import { resolveRecoveryOptions } from "../src/runtime/options.ts";
 import { createRuntimeContext, type RuntimeKnobs } from "./context.ts";
-import { detect } from "./nodes/detect.ts";
 import { evaluate } from "./nodes/evaluate.ts";
 import { execute } from "./nodes/execute.ts";
+import { judge } from "./nodes/judge.ts";
 import { propose } from "./nodes/propose.ts";
 import { recover } from "./nodes/recover.ts";
 import { restoreContext } from "./nodes/restore-context.ts";
 import { select } from "./nodes/select.ts";
 import { start } from "./nodes/start.ts";
-import { RecoveryGraphState, type GraphState } from "./state.ts";
+import { RecoveryGraphState, type GraphState, type StoredGraphState } from "./state.ts";
+import { codecFor } from "./stored-observation.ts";
 
 /** Arguments of {@link createRecoveryGraph}. */
 export interface CreateRecoveryGraphArgs {
@@ -42,7 +45,7 @@ export interface CreateRecoveryGraphArgs {
   knobs?: RuntimeKnobs;
 }
 
-const stopped = (s: GraphState) => s.stopReason !== null;
+const stopped = (s: StoredGraphState) => s.stopReason !== null;
 
 /**
  * Build and compile the recovery graph. Invoke it with `{ task }`; the final state's `result` is the
@@ -51,22 +54,25 @@ const stopped = (s: GraphState) => s.stopReason !== null;
 export function createRecoveryGraph(args: CreateRecoveryGraphArgs) {
   const options = resolveRecoveryOptions(args.options);
   const ctx = createRuntimeContext({ components: args.components, options, events: args.events, signal: args.signal, knobs: args.knobs });
+  const codec = codecFor(ctx);
+  // Nodes see observations with their accessibility trees (kept out of checkpoints by reference).
+  const view = (s: StoredGraphState): GraphState => ({ ...s, observation: codec.expand(s.observation), history: s.history.map((e) => codec.expandEntry(e)) });
   return new StateGraph(RecoveryGraphState)
-    .addNode("start", (s: GraphState) => start(s, ctx))
-    .addNode("propose", (s: GraphState) => propose(s, ctx))
-    .addNode("execute", (s: GraphState) => execute(s, ctx))
-    .addNode("detect", (s: GraphState) => detect(s, ctx))
-    .addNode("select", (s: GraphState) => select(s, ctx))
-    .addNode("recover", (s: GraphState) => recover(s, ctx))
-    .addNode("restoreContext", (s: GraphState) => restoreContext(s, ctx))
-    .addNode("evaluate", (s: GraphState) => evaluate(s, ctx))
+    .addNode("start", (s: StoredGraphState) => start(view(s), ctx))
+    .addNode("propose", (s: StoredGraphState) => propose(view(s), ctx))
+    .addNode("execute", (s: StoredGraphState) => execute(view(s), ctx))
+    .addNode("judge", (s: StoredGraphState) => judge(view(s), ctx))
+    .addNode("select", (s: StoredGraphState) => select(view(s), ctx))
+    .addNode("recover", (s: StoredGraphState) => recover(view(s), ctx))
+    .addNode("restoreContext", (s: StoredGraphState) => restoreContext(view(s), ctx))
+    .addNode("evaluate", (s: StoredGraphState) => evaluate(view(s), ctx))
     .addEdge(START, "start")
-    .addConditionalEdges("start", (s: GraphState) => (stopped(s) ? "evaluate" : "propose"), ["propose", "evaluate"])
-    .addConditionalEdges("propose", (s: GraphState) => (stopped(s) ? "evaluate" : "execute"), ["execute", "evaluate"])
-    .addConditionalEdges("execute", (s: GraphState) => (stopped(s) ? "evaluate" : "detect"), ["detect", "evaluate"])
-    .addConditionalEdges("detect", (s: GraphState) => (s.pending ? "select" : "propose"), ["select", "propose"])
+    .addConditionalEdges("start", (s: StoredGraphState) => (stopped(s) ? "evaluate" : "propose"), ["propose", "evaluate"])
+    .addConditionalEdges("propose", (s: StoredGraphState) => (stopped(s) ? "evaluate" : "execute"), ["execute", "evaluate"])
+    .addConditionalEdges("execute", (s: StoredGraphState) => (stopped(s) ? "evaluate" : "judge"), ["judge", "evaluate"])
+    .addConditionalEdges("judge", (s: StoredGraphState) => (s.pending ? "select" : stopped(s) ? "evaluate" : "execute"), ["select", "execute", "evaluate"])
     .addEdge("select", "recover")
-    .addConditionalEdges("recover", (s: GraphState) => (stopped(s) ? "evaluate" : "restoreContext"), ["restoreContext", "evaluate"])
+    .addConditionalEdges("recover", (s: StoredGraphState) => (stopped(s) ? "evaluate" : "restoreContext"), ["restoreContext", "evaluate"])
     .addEdge("restoreContext", "propose")
     .addEdge("evaluate", END)
     .compile({ checkpointer: args.checkpointer, name: "retrace" });

@@ -33,12 +33,22 @@ export interface Detection {
   usage?: ModelUsage[];
   /** `id@version` of the prompt, for LLM detectors. */
   prompt?: string;
+  /**
+   * Set by a cascade detector: the gates that opened at this step, whether the expensive detector
+   * was asked, and whether a gate fired on its own. Counted into `accounting.detectorGates`.
+   */
+  cascade?: { gates: string[]; asked: boolean; firedBy?: string };
 }
 
 /** Queried once per forward step (outside the freeze window). */
 export interface ErrorDetector {
   readonly name: string;
   readonly simulated?: boolean;
+  /**
+   * "model" when a call takes a model round-trip (seconds): the runtime then overlaps it with the
+   * policy's next proposal by default (`detection: "auto"`). Absent = "instant".
+   */
+  readonly latency?: "instant" | "model";
   detect(input: DetectorInput): Promise<Detection>;
 }
 

@@ -40,6 +40,14 @@ export const RecoveryOptionsSchema = z
     minConfidence: z.number().min(0).max(1).default(0.5),
     /** Seed for every stochastic choice of the runtime (e.g. error-random). @default 0 */
     seed: z.number().int().default(0),
+    /**
+     * When the detector judging step t runs: "sequential" (before the policy proposes t+1),
+     * "overlapped" (concurrently with that proposal, which is discarded when the detector fires;
+     * no action runs before the previous step's verdict), or "auto" (overlapped when the detector
+     * declares `latency: "model"`, else sequential). Results are the same in every mode.
+     * @default "auto"
+     */
+    detection: z.enum(["auto", "sequential", "overlapped"]).default("auto"),
   })
   .strict();
 
@@ -84,6 +92,13 @@ export interface EpisodeAccounting {
   detectorFailures: number;
   frozenSkipped: number;
   policyFailures: number;
+  /** Speculative proposals (overlapped detection) thrown away because the detector fired. */
+  discardedProposals?: number;
+  /**
+   * Detector cascade counters (only with a cascade detector): how often each gate opened, how
+   * often the expensive detector was asked (`asked`), and how often a gate fired on its own.
+   */
+  detectorGates?: Record<string, number>;
   models: Partial<Record<ModelRole, RoleUsage>>;
   envMs: number;
   wallMs: number;

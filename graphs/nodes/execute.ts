@@ -9,6 +9,7 @@ import type { RuntimeContext } from "../context.ts";
 import { captureSnapshot, currentStateHash, executeActions } from "../env-step.ts";
 import type { GraphState, GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
+import { codecFor } from "../stored-observation.ts";
 
 export async function execute(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
   await ensureEnvironment(state, ctx);
@@ -37,22 +38,22 @@ export async function execute(state: GraphState, ctx: RuntimeContext): Promise<G
     ...(decision.memo !== undefined ? { memo: decision.memo } : {}),
   };
   const tick = state.tick + 1;
+  const codec = codecFor(ctx);
   ctx.events.emit("step", { taskId: state.task.id, record, tick });
   const accounting = bump(state.accounting, { forwardSteps: 1, policyFailures: decision.failure ? 1 : 0, envMs: run.envMs });
   const update: GraphUpdate = {
-    decision: null,
     tick,
-    observation: run.observation,
-    history: [...state.history, entry],
-    steps: [...state.steps, record],
+    observation: codec.store(run.observation),
+    history: { push: [codec.storeEntry(entry)] },
+    steps: { push: [record] },
     accounting,
-    envLog: { ...state.envLog, actions: [...state.envLog.actions, ...run.executed] },
+    ...(run.executed.length ? { envLog: { push: run.executed } } : {}),
   };
   if (run.envError) return { ...update, stopReason: "env-error", envError: run.envError };
   const hash = currentStateHash(ctx);
-  if (hash) update.stateHashes = [...state.stateHashes, hash];
+  if (hash) update.stateHashes = { push: [hash] };
   const snap = await captureSnapshot(ctx);
-  if (snap) update.snapshots = [...state.snapshots, snap];
+  if (snap) update.snapshots = { push: [snap] };
   if (run.terminal) update.stopReason = run.terminal === "DONE" ? "done" : "fail";
   else if (accounting.forwardSteps >= ctx.options.maxForwardSteps) update.stopReason = "max-steps";
   return update;

@@ -15,24 +15,34 @@ export async function propose(state: GraphState, ctx: RuntimeContext): Promise<G
   await ensureEnvironment(state, ctx);
   const stop = stopRequested(ctx);
   if (stop) return { stopReason: "aborted", envError: null, decision: null };
-  const observation = state.observation!;
-  const raw = await ctx.components.policy.propose({
+  return proposalUpdate(state, await askPolicy(state, ctx, ctx.signal));
+}
+
+/** Ask the forward policy for step t (raw, unvalidated output). */
+export function askPolicy(state: GraphState, ctx: RuntimeContext, signal: AbortSignal | undefined): Promise<unknown> {
+  return ctx.components.policy.propose({
     task: taskSpec(state.task),
     history: state.history,
-    observation,
+    observation: state.observation!,
     step: state.history.length,
     tick: state.tick,
     ...(state.notice ? { notice: state.notice } : {}),
     blobs: ctx.components.blobs,
-    signal: ctx.signal,
+    signal,
   });
+}
+
+/** The state update for a policy's raw answer: only the fields that change are written. */
+export function proposalUpdate(state: Pick<GraphState, "accounting" | "prompts" | "notice">, raw: unknown): GraphUpdate {
   const decision = sanitizeDecision(raw);
-  return {
-    decision,
-    notice: null,
-    accounting: addUsage(state.accounting, decision.usage, "policy"),
-    prompts: withPrompts(state.prompts, ...(decision.usage ?? []).map((u) => u.prompt)),
-  };
+  const update: GraphUpdate = { decision };
+  if (state.notice !== null) update.notice = null;
+  if (decision.usage?.length) {
+    update.accounting = addUsage(state.accounting, decision.usage, "policy");
+    const prompts = withPrompts(state.prompts, ...decision.usage.map((u) => u.prompt));
+    if (prompts.length !== state.prompts.length) update.prompts = prompts;
+  }
+  return update;
 }
 
 /** Validate a policy's decision; invalid actions turn the step into a recorded failure. */

@@ -10,8 +10,9 @@ import { restoreByModel } from "../restoration/model.ts";
 import type { RestorationOutcome } from "../restoration/outcome.ts";
 import { restoreByReplay } from "../restoration/replay.ts";
 import { restoreBySnapshot } from "../restoration/snapshot.ts";
-import type { GraphState, GraphUpdate } from "../state.ts";
+import { envLogOp, type GraphState, type GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
+import { codecFor } from "../stored-observation.ts";
 
 export async function recover(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
   await ensureEnvironment(state, ctx);
@@ -61,19 +62,19 @@ export async function recover(state: GraphState, ctx: RuntimeContext): Promise<G
         prompts: state.prompts,
       };
   }
-  const steps = [...state.steps, ...out.records];
   const endEvent: TrajectoryEvent = {
-    afterSeq: steps.length - 1,
+    afterSeq: state.steps.length + out.records.length - 1,
     kind: "recovery-end",
     detail: { attempt, mode, restored: out.restored, steps: out.records.length, reason: out.reason, observation: out.observation.screenshot },
   };
   ctx.events.emit("recovery-end", { taskId: state.task.id, attempt, mode, restored: out.restored, steps: out.records.length, reason: out.reason });
+  const envLog = envLogOp(state.envLog, out.envLog);
   const update: GraphUpdate = {
-    observation: out.observation,
-    steps,
-    events: [...state.events, startEvent, ...out.events, endEvent],
+    observation: codecFor(ctx).store(out.observation),
+    steps: { push: out.records },
+    events: { push: [startEvent, ...out.events, endEvent] },
     tick: out.tick,
-    envLog: out.envLog,
+    ...(envLog ? { envLog } : {}),
     accounting: out.accounting,
     prompts: out.prompts,
     pending: { ...pending, recoveryStep, restored: out.restored },

@@ -39,10 +39,10 @@ export async function restoreContext(state: GraphState, ctx: RuntimeContext): Pr
   return {
     pending: null,
     notice,
-    history: truncateHistory(state.history, recoveryStep),
-    stateHashes: hash ? [...state.stateHashes.slice(0, recoveryStep), hash] : [],
-    snapshots: state.snapshots.slice(0, recoveryStep + 1),
-    events: [...state.events, { afterSeq: state.steps.length - 1, kind: "truncate", detail: { attempt: pending.attempt, from, to: recoveryStep, restored: pending.restored ?? false, notice: TRANSITION_PROMPT } }],
+    history: { cut: truncateHistory(state.history, recoveryStep).length },
+    stateHashes: hash ? { cut: recoveryStep, push: [hash] } : { cut: 0 },
+    snapshots: { cut: recoveryStep + 1 },
+    events: { push: [{ afterSeq: state.steps.length - 1, kind: "truncate", detail: { attempt: pending.attempt, from, to: recoveryStep, restored: pending.restored ?? false, notice: TRANSITION_PROMPT } }] },
     prompts: withPrompts(state.prompts, TRANSITION_PROMPT),
   };
 }

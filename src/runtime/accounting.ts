@@ -16,6 +16,7 @@ export function emptyAccounting(): EpisodeAccounting {
     detectorFailures: 0,
     frozenSkipped: 0,
     policyFailures: 0,
+    discardedProposals: 0,
     models: {},
     envMs: 0,
     wallMs: 0,
@@ -23,12 +24,12 @@ export function emptyAccounting(): EpisodeAccounting {
 }
 
 /** Counter fields that `bump` may increase. */
-export type AccountingCounter = Exclude<keyof EpisodeAccounting, "models">;
+export type AccountingCounter = Exclude<keyof EpisodeAccounting, "models" | "detectorGates">;
 
 /** A copy with the given counters increased. */
 export function bump(acc: EpisodeAccounting, deltas: Partial<Record<AccountingCounter, number>>): EpisodeAccounting {
   const next = { ...acc };
-  for (const [k, v] of Object.entries(deltas) as Array<[AccountingCounter, number]>) next[k] = next[k] + v;
+  for (const [k, v] of Object.entries(deltas) as Array<[AccountingCounter, number]>) next[k] = (next[k] ?? 0) + v;
   return next;
 }
 
@@ -64,4 +65,12 @@ export function withoutTiming(acc: EpisodeAccounting): Omit<EpisodeAccounting, "
 
 function num(v: unknown): number {
   return typeof v === "number" && Number.isFinite(v) ? v : 0;
+}
+
+/** A copy with detector-cascade gate counters increased (see EpisodeAccounting.detectorGates). */
+export function bumpGates(acc: EpisodeAccounting, counts: Readonly<Record<string, number>> | undefined): EpisodeAccounting {
+  if (!counts || Object.keys(counts).length === 0) return acc;
+  const gates = { ...(acc.detectorGates ?? {}) };
+  for (const [k, v] of Object.entries(counts)) gates[k] = (gates[k] ?? 0) + v;
+  return { ...acc, detectorGates: gates };
 }

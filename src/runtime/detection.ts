@@ -15,6 +15,7 @@ const DetectionSchema = z.object({
   failure: z.string().optional(),
   usage: z.array(z.any()).optional(),
   prompt: z.string().optional(),
+  cascade: z.object({ gates: z.array(z.string()), asked: z.boolean(), firedBy: z.string().optional() }).optional(),
 });
 
 /** The outcome of one guarded detector call. */

@@ -1,0 +1,60 @@
+/**
+ * `judge`: after forward step t-1 executed, ask the detector about it and the forward policy for
+ * step t. Sequential detection waits for the verdict before asking the policy; overlapped
+ * detection asks both at once and throws the speculative proposal away when the detector fires
+ * (counted in `accounting.discardedProposals`; nothing it proposed reaches the environment,
+ * because the graph only executes a decision after this node, i.e. after the verdict). The freeze
+ * window and the retry cap are applied exactly as in sequential mode, and the policy sees the same
+ * input in both modes, so seeded runs give the same results.
+ */
+import { bump } from "../../src/runtime/accounting.ts";
+import { stopRequested, type RuntimeContext } from "../context.ts";
+import type { GraphState, GraphUpdate } from "../state.ts";
+import { ensureEnvironment } from "../resume.ts";
+import { detect, detectGate } from "./detect.ts";
+import { askPolicy, propose, proposalUpdate } from "./propose.ts";
+
+/** The detection mode in effect: "auto" overlaps model-latency detectors. */
+export function detectionMode(ctx: RuntimeContext): "sequential" | "overlapped" {
+  const mode = ctx.options.detection ?? "auto";
+  if (mode !== "auto") return mode;
+  return ctx.components.detector?.latency === "model" ? "overlapped" : "sequential";
+}
+
+export async function judge(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
+  await ensureEnvironment(state, ctx);
+  const overlap = detectionMode(ctx) === "overlapped" && detectGate(state, ctx) === "consult" && !stopRequested(ctx);
+  if (!overlap) {
+    const d = await detect(state, ctx);
+    if (d.pending) return d;
+    return { ...d, ...(await propose(after(state, d), ctx)) };
+  }
+  const speculation = new AbortController();
+  const signal = ctx.signal ? AbortSignal.any([ctx.signal, speculation.signal]) : speculation.signal;
+  const proposal = askPolicy(state, ctx, signal);
+  let d: GraphUpdate;
+  try {
+    d = await detect(state, ctx);
+  } catch (err) {
+    speculation.abort();
+    proposal.catch(() => {});
+    throw err;
+  }
+  if (d.pending) {
+    speculation.abort("the detector fired; speculative proposal discarded");
+    proposal.catch(() => {});
+    return { ...d, accounting: bump(after(state, d).accounting, { discardedProposals: 1 }) };
+  }
+  const raw = await proposal;
+  return { ...d, ...proposalUpdate(after(state, d), raw) };
+}
+
+/** The state as the next proposal sees it, after the detection update. */
+function after(state: GraphState, d: GraphUpdate): GraphState {
+  return {
+    ...state,
+    accounting: (d.accounting as GraphState["accounting"] | undefined) ?? state.accounting,
+    prompts: (d.prompts as string[] | undefined) ?? state.prompts,
+    freezeRemaining: (d.freezeRemaining as number | undefined) ?? state.freezeRemaining,
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * Accessibility trees never sit in checkpointed state: before an observation goes into the graph
+ * state (the current observation, or inside a history entry) its `axTree` is written to the blob
+ * store (`<blobs.dir>/ax`, content-addressed JSON, written once) and replaced by `axTreeRef`. The
+ * graph wiring expands the state again before a node runs, so nodes, components and restoration
+ * modes see plain Observations. Expanded values are cached per graph instance, so the cost per
+ * step does not grow with the episode.
+ */
+import { join } from "node:path";
+import { BlobStore } from "../src/blob-store.ts";
+import type { AxNode, Observation } from "../src/observation.ts";
+import type { HistoryEntry } from "../src/policy.ts";
+
+/** An observation as kept in graph state: the accessibility tree only by reference. */
+export type StoredObservation = Omit<Observation, "axTree"> & { axTreeRef?: string };
+/** A history entry as kept in graph state. */
+export type StoredHistoryEntry = Omit<HistoryEntry, "observation"> & { observation: StoredObservation };
+
+const axStores = new Map<string, BlobStore>();
+
+/** Content-addressed JSON store for accessibility trees, in `<blobs.dir>/ax`. */
+export function axTreeStore(blobs: BlobStore): BlobStore {
+  let store = axStores.get(blobs.dir);
+  if (!store) {
+    store = new BlobStore({ dir: join(blobs.dir, "ax"), extension: ".json" });
+    axStores.set(blobs.dir, store);
+  }
+  return store;
+}
+
+/** Per-graph-instance caches of expanded values. */
+export class ObservationCodec {
+  private readonly trees = new Map<string, AxNode>();
+  private readonly stored = new WeakMap<Observation, StoredObservation>();
+  private readonly expanded = new WeakMap<object, Observation>();
+  private readonly entries = new WeakMap<StoredHistoryEntry, HistoryEntry>();
+
+  constructor(private readonly blobs: BlobStore) {}
+
+  /** The observation without its tree (the tree goes to the blob store). */
+  store(obs: Observation): StoredObservation;
+  store(obs: Observation | null): StoredObservation | null;
+  store(obs: Observation | null): StoredObservation | null {
+    if (!obs || obs.axTree === undefined) return obs;
+    const hit = this.stored.get(obs);
+    if (hit) return hit;
+    const { axTree, ...rest } = obs;
+    const ref = axTreeStore(this.blobs).putSync(Buffer.from(JSON.stringify(axTree)));
+    this.trees.set(ref, axTree);
+    const out: StoredObservation = { ...rest, axTreeRef: ref };
+    this.stored.set(obs, out);
+    this.expanded.set(out, obs);
+    return out;
+  }
+
+  /** A history entry with its observation stored. */
+  storeEntry(entry: HistoryEntry): StoredHistoryEntry {
+    const out = { ...entry, observation: this.store(entry.observation) };
+    this.entries.set(out, entry);
+    return out;
+  }
+
+  /** The full observation again. */
+  expand(obs: StoredObservation): Observation;
+  expand(obs: StoredObservation | null): Observation | null;
+  expand(obs: StoredObservation | null): Observation | null {
+    if (!obs || obs.axTreeRef === undefined) return obs as Observation | null;
+    const hit = this.expanded.get(obs);
+    if (hit) return hit;
+    const { axTreeRef, ...rest } = obs;
+    let tree = this.trees.get(axTreeRef);
+    if (!tree) {
+      tree = JSON.parse(axTreeStore(this.blobs).getSync(axTreeRef).toString("utf8")) as AxNode;
+      this.trees.set(axTreeRef, tree);
+    }
+    const out: Observation = { ...rest, axTree: tree };
+    this.expanded.set(obs, out);
+    return out;
+  }
+
+  /** The full history entry again (cached: one expansion per entry per graph instance). */
+  expandEntry(entry: StoredHistoryEntry): HistoryEntry {
+    let out = this.entries.get(entry);
+    if (!out) {
+      out = entry.observation.axTreeRef === undefined ? (entry as HistoryEntry) : { ...entry, observation: this.expand(entry.observation) };
+      this.entries.set(entry, out);
+    }
+    return out;
+  }
+}
+
+const codecs = new WeakMap<object, ObservationCodec>();
+
+/** The codec of one graph instance (keyed by its runtime context). */
+export function codecFor(ctx: { components: { blobs: BlobStore } }): ObservationCodec {
+  let c = codecs.get(ctx);
+  if (!c) {
+    c = new ObservationCodec(ctx.components.blobs);
+    codecs.set(ctx, c);
+  }
+  return c;
+}
