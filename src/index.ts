@@ -82,8 +82,8 @@ export { createStepSelector, guardedSelect } from "./selectors/index.ts";
 export { createZeroSelector } from "./selectors/zero.ts";
 export { createErrorMinusOneSelector } from "./selectors/error-minus-1.ts";
 export { createErrorRandomSelector, errorRandomStep } from "./selectors/error-random.ts";
-export { createStagnationDetector, createLoopDetector } from "./detectors/index.ts";
-export type { StagnationDetectorOptions, LoopDetectorOptions } from "./detectors/index.ts";
+export { createStagnationDetector, createLoopDetector, createCascadeDetector, parseCascadeGates, CascadeGateSpecSchema, DEFAULT_CASCADE_GATES } from "./detectors/index.ts";
+export type { StagnationDetectorOptions, LoopDetectorOptions, CascadeDetectorOptions, CascadeGateSpec } from "./detectors/index.ts";
 // Prompts and LLM-backed components (issue 4): detector, selector, recoverer, summarizer, verifier, perturber; the LangChain v1 middleware.
 export { ALL_PROMPTS } from "../prompts/index.ts";
 export { createLlmErrorDetector, DetectorReplySchema } from "../adapters/llm/detector.ts";

@@ -66,6 +66,7 @@ export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorD
   const prompt = joinPromptRefs(errorDetectorSystem, errorDetectorUser);
   return {
     name: o.name,
+    latency: "model",
     async detect(input: DetectorInput): Promise<Detection> {
       const t = input.history.length;
       if (t === 0) return { ...noDetection("no steps taken yet"), prompt };

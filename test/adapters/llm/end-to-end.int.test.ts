@@ -37,7 +37,9 @@ function code(a: Action): string {
 const answer = (a: Action) => ({ text: `Next step.\n\`\`\`python\n${code(a)}\n\`\`\`` });
 
 describe("LLM components inside the recovery runtime on SimDesk", () => {
-  it("detects, selects R with the LLM, summarizes, recovers with the model and finishes the task", async () => {
+  // Overlapped detection asks the forward model for step t+1 while the detector judges step t; when
+  // the detector fires, that proposal (here a harmful delete) is discarded and never executed.
+  it.each(["sequential", "overlapped"] as const)("detects, selects R with the LLM, summarizes, recovers with the model and finishes the task (%s detection)", async (detection) => {
     const task = getSimDeskTask("files-rename-draft");
     const mistake = task.mistakes.find((m) => m.kind === "wrong-item")!;
     const E = mistake.atStep;
@@ -57,6 +59,7 @@ describe("LLM components inside the recovery runtime on SimDesk", () => {
       answer(task.plan[0]),
       answer(task.plan[1]),
       answer(mistake.actions[0]),
+      ...(detection === "overlapped" ? [{ text: "```python\npyautogui.press('delete')\n```" }] : []),
       // after recovery to R = 1, with the transition notice:
       {
         ...answer(task.plan[1]),
@@ -91,12 +94,14 @@ describe("LLM components inside the recovery runtime on SimDesk", () => {
         recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }),
         summarizer: createLlmSummarizer({ model: rec.model, historyImages: 1 }),
       },
-      options: { recoveryStep: "llm", restoration: "model", recoveryContext: "contextualized", freezeWindow: 5, maxRecoveryIterations: 1, recoveryBudget: 4 },
+      options: { recoveryStep: "llm", restoration: "model", recoveryContext: "contextualized", freezeWindow: 5, maxRecoveryIterations: 1, recoveryBudget: 4, detection },
     });
 
     expect(result.success).toBe(true);
     expect(result.simulated).toBe(false);
     expect(result.accounting).toMatchObject({ recoveryAttempts: 1, detectorCalls: 3, detectorFailures: 0, recoverySteps: 1 });
+    expect(result.accounting.discardedProposals).toBe(detection === "overlapped" ? 1 : 0);
+    expect(result.trajectory.steps.flatMap((st) => st.actions).some((a) => a.type === "PRESS" && a.key === "delete")).toBe(false);
     expect(result.accounting.models.recoverer?.calls).toBe(2);
     expect(result.accounting.models.summarizer?.calls).toBe(1);
     expect(result.accounting.models.selector?.calls).toBe(1);
