@@ -39,14 +39,19 @@ describe("recovery graph on ToyDesk", () => {
   });
 
   it.each([
-    [0, 8, 0],
-    [1, 7, 1],
-    [5, 3, 5],
-  ])("with freeze window F=%i the detector is called exactly %i times (%i frozen)", async (F, calls, frozen) => {
+    [0, 8, 0, "sequential"],
+    [1, 7, 1, "sequential"],
+    [5, 3, 5, "sequential"],
+    [0, 8, 0, "overlapped"],
+    [1, 7, 1, "overlapped"],
+    [5, 3, 5, "overlapped"],
+  ] as const)("with freeze window F=%i the detector is called exactly %i times (%i frozen), %s detection", async (F, calls, frozen, detection) => {
     // Slip at tick 2 (step 2 types "x"): detection #3 fires, R = 1, two recovery steps (ticks 3, 4),
     // then forward steps 1..5 (5 detect phases, the first F frozen) and DONE.
     const s = setup({ slipTicks: [2] });
-    const r = await run(s, { freezeWindow: F });
+    const r = await run(s, { freezeWindow: F, detection });
+    // overlapped: the proposal made alongside the firing detection is thrown away, nothing else
+    expect(r.accounting.discardedProposals).toBe(detection === "overlapped" ? 1 : 0);
     expect(s.detector!.calls.length).toBe(calls);
     expect(r.accounting.detectorCalls).toBe(calls);
     expect(r.accounting.frozenSkipped).toBe(frozen);
