@@ -5,6 +5,7 @@
 import { Option, type Command } from "commander";
 import cliProgress from "cli-progress";
 import { ConfigError } from "../../src/errors.ts";
+import { parseCheckpointSpec } from "../../graphs/checkpointers.ts";
 import type { RunSettings } from "../runner/context.ts";
 import type { PoolProgress } from "../runner/pool.ts";
 import type { ExperimentSummary } from "../runner/summary.ts";
@@ -20,6 +21,8 @@ export interface RunFlags {
   quiet?: boolean;
   /** Environment kind overriding the config's env.kind: simdesk, x11 or docker. */
   env?: string;
+  /** --checkpoint none|memory|sqlite[:path]. */
+  checkpoint?: string;
 }
 
 /** Add --out, --workers, --seed, --resume, --quiet. */
@@ -29,6 +32,7 @@ export function addRunFlags(cmd: Command, defaultOut: string): Command {
     .option("-w, --workers <n>", "parallel workers, each with its own environment instance", "2")
     .option("-s, --seed <n>", "base seed added to every seed of the config (same config + seed = same results.jsonl)", "0")
     .option("--resume", "continue the run in --out: skip finished episodes, re-run missing and environment-error ones")
+    .option("--checkpoint <spec>", "per-episode checkpoints: none (fastest; a killed episode re-runs), memory, sqlite or sqlite:<path> (durable: a killed episode resumes mid-way)", "none")
     .addOption(new Option("-q, --quiet", "no progress bars (CI)"))
     .addOption(new Option("--env <kind>", "environment: simdesk (built in), x11 (apps under Xvfb on this host) or docker (a desktop container per episode); default: the config's env.kind").choices(["simdesk", "x11", "docker"]));
 }
@@ -39,7 +43,9 @@ export function runSettings(flags: RunFlags, defaultOut: string): RunSettings & 
   if (!Number.isInteger(workers) || workers < 1 || workers > 64) throw new ConfigError(`--workers: expected an integer from 1 to 64, got "${flags.workers}"`, { field: "workers" });
   const seed = Number(flags.seed);
   if (!Number.isInteger(seed)) throw new ConfigError(`--seed: expected an integer, got "${flags.seed}"`, { field: "seed" });
-  return { out: flags.out ?? defaultOut, workers, seedBase: seed, resume: flags.resume === true, quiet: flags.quiet === true };
+  const checkpoint = flags.checkpoint ?? "none";
+  parseCheckpointSpec(checkpoint);
+  return { out: flags.out ?? defaultOut, workers, seedBase: seed, resume: flags.resume === true, quiet: flags.quiet === true, ...(checkpoint !== "none" ? { checkpoint } : {}) };
 }
 
 /** Process workers for `--workers n` > 1 (undefined for 1: run in this process). Close it when done. */

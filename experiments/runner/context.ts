@@ -26,6 +26,12 @@ export interface RunSettings {
   seedBase?: number;
   /** Continue a previous run in `out`. @default false */
   resume?: boolean;
+  /**
+   * Per-episode checkpoints: "none" (batch default: no per-step checkpoint copies), "memory",
+   * "sqlite[:path]" (durable; a killed episode resumes mid-way), or a registered scheme.
+   * @default "none"
+   */
+  checkpoint?: string;
   /** Progress of each phase ("episodes", "forward runs", "continuations"). */
   onProgress?: (phase: string, p: PoolProgress) => void;
   /** Called with plain-language notes (e.g. "annotated 7 failed runs"). */
@@ -101,7 +107,7 @@ export class RunContext {
         if (l.success) progress.successes++;
       }
       this.settings.onProgress?.(phase, { ...progress });
-      await processes.run({ config: this.config, out: this.settings.out, seedBase: this.settings.seedBase ?? 0, phase }, (status, success) => {
+      await processes.run({ config: this.config, out: this.settings.out, seedBase: this.settings.seedBase ?? 0, ...(this.settings.checkpoint ? { checkpoint: this.settings.checkpoint } : {}), phase }, (status, success) => {
         progress.done++;
         if (status === "ok") {
           progress.valid++;

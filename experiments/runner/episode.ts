@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Trajectory } from "../../src/trajectory.ts";
 import type { BlobStore } from "../../src/blob-store.ts";
+import { createCheckpointer } from "../../graphs/checkpointers.ts";
 import type { EpisodeComponents, EpisodeResult } from "../../src/episode.ts";
 import type { StabilityMetrics } from "../../src/metrics/stability.ts";
 import { detectorStability } from "../../src/metrics/trajectory-labels.ts";
@@ -22,6 +23,8 @@ export interface EpisodeDeps {
   blobs: BlobStore;
   /** Run folder; episodes go to `<out>/<condition>/<task>/<seed>/`. */
   out: string;
+  /** Checkpoint spec (`--checkpoint`): none (default), memory, sqlite[:path], or a registered scheme. */
+  checkpoint?: string;
 }
 
 /** `trajectory.json` in each episode folder: what the report's trajectory viewer reads. */
@@ -51,7 +54,8 @@ export async function runConditionEpisode(job: EpisodeJob, condition: Condition,
     components.recoverer = runtime.recoveryPolicy(condition.pair.recovery ?? sim, ctx);
     components.selector = runtime.selector(condition.pair.selector ?? { kind: sim.kind, profile: "default" }, ctx);
   }
-  const result = await runtime.runEpisode({ task, options: { ...condition.options, seed: job.seed }, components });
+  const checkpointer = createCheckpointer(deps.checkpoint, { out: deps.out });
+  const result = await runtime.runEpisode({ task, options: { ...condition.options, seed: job.seed }, components, checkpointer, ...(checkpointer ? { threadId: job.key } : {}) });
   return finishEpisode(job, task, result, rec, deps);
 }
 

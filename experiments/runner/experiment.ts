@@ -74,7 +74,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
     const byId = new Map(tasks.map((t) => [t.id, t]));
     const byCondition = new Map(conditions.map((c) => [c.id, c]));
     const jobs = expandJobs(conditions.map((c) => c.id), tasks.map((t) => t.id), seeds);
-    lines = await ctx.pool("episodes", jobs, (job, rec) => runConditionEpisode(job, byCondition.get(job.condition)!, byId.get(job.task) as Task, rec, { runtime, blobs: ctx.blobs, out: settings.out }));
+    lines = await ctx.pool("episodes", jobs, (job, rec) => runConditionEpisode(job, byCondition.get(job.condition)!, byId.get(job.task) as Task, rec, { runtime, blobs: ctx.blobs, out: settings.out, checkpoint: settings.checkpoint }));
   }
   const summary = summarize({
     experiment: config.name, kind: config.kind, lines,

@@ -3,6 +3,7 @@
  * agent components, the episode function and the episode writer. `createDefaultRuntime`
  * (experiments/runtime/default.ts) wires the real ones; tests may pass a small stand-in.
  */
+import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { BlobStore } from "../../src/blob-store.ts";
 import type { EpisodeComponents, EpisodeResult, RecoveryOptionsInput } from "../../src/episode.ts";
 import type { Environment } from "../../src/environment.ts";
@@ -21,6 +22,10 @@ export interface RunEpisodeInput {
   options: RecoveryOptionsInput;
   components: EpisodeComponents;
   signal?: AbortSignal;
+  /** Durable checkpoints (`--checkpoint`); absent or false = none (batch runs). */
+  checkpointer?: BaseCheckpointSaver | false;
+  /** Checkpoint thread of this episode (with a checkpointer). */
+  threadId?: string;
 }
 
 /** The shape of the runtime's `runEpisode`. */

@@ -21,7 +21,7 @@ process.on("message", async (req: ShardRequest) => {
       runtimes.set(key, runtime);
     }
     await runExperiment(req.config, runtime, {
-      out: req.out, seedBase: req.seedBase, resume: true,
+      out: req.out, seedBase: req.seedBase, resume: true, ...(req.checkpoint ? { checkpoint: req.checkpoint } : {}),
       shard: { phase: req.phase, shard: req.shard, shards: req.shards, onEpisode: (status, success) => send({ type: "episode", status, success }) },
     });
     send({ type: "error", message: `phase "${req.phase}" was not reached`, config: false });

@@ -23,6 +23,8 @@ export interface ShardRequest {
   config: ExperimentConfig;
   out: string;
   seedBase: number;
+  /** Checkpoint spec of the run (`--checkpoint`). */
+  checkpoint?: string;
   phase: string;
   shard: number;
   shards: number;

@@ -71,7 +71,8 @@ export function createSimDeskRuntime(): ExperimentRuntime {
     recoveryPolicy: (spec, ctx) => createSimRecoveryPolicy({ groundTruth: asDesk(ctx.env), seed: seedOf(ctx), ...profileOf<{ skill: number }>("recoverer", spec, "recovery") }),
     detector: (spec, ctx) => createSimDetector({ groundTruth: asDesk(ctx.env), task: ctx.task as SimDeskTask, seed: seedOf(ctx), ...profileOf<object>("detector", spec, "detector") }),
     selector: (spec, ctx) => createSimStepSelector({ groundTruth: asDesk(ctx.env), task: ctx.task as SimDeskTask, seed: seedOf(ctx), ...profileOf<object>("selector", spec, "selector") }),
-    runEpisode: (input) => runEpisode(input),
+    // Batch episodes: no per-superstep checkpoint copies unless `--checkpoint` asked for durability.
+    runEpisode: (input) => runEpisode({ ...input, checkpointer: input.checkpointer ?? false }),
     groundTruthStability({ env, task, result, observed }) {
       const desk = asDesk(env);
       const along = statesAlong(result.trajectory.steps.map((s) => s.after), observed);
