@@ -3,12 +3,12 @@
  *
  *   START -> start                      reset the environment, take o_0
  *   start -> propose                    the forward policy proposes step t (sees the notice once)
- *   propose -> execute                  the environment executes it; DONE/FAIL/budget end the episode
- *   execute -> judge                    error-step detector on step t (unless frozen or the retry cap
- *                                       is spent) and the policy's proposal for t+1: one after the
+ *   propose -> act                      act = execute step t (DONE/FAIL/budget end the episode), then
+ *                                       judge it: the error-step detector (unless frozen or the retry
+ *                                       cap is spent) and the policy's proposal for t+1, one after the
  *                                       other ("sequential") or concurrently ("overlapped")
- *   judge -> execute                    nothing wrong (or detector failed / frozen): run step t+1
- *   judge -> select                     confident error at E (proposal discarded): choose R
+ *   act -> act                          nothing wrong (or detector failed / frozen): run step t+1
+ *   act -> select                       confident error at E (proposal discarded): choose R
  *   select -> recover                   restore s_R (model subgraph | replay | snapshot | implicit)
  *   recover -> restoreContext           truncate history to 0..R-1, set the transition string
  *   restoreContext -> propose           the forward policy continues from R
@@ -22,8 +22,7 @@ import type { EpisodeEvents } from "../src/runtime/events.ts";
 import { resolveRecoveryOptions } from "../src/runtime/options.ts";
 import { createRuntimeContext, type RuntimeKnobs } from "./context.ts";
 import { evaluate } from "./nodes/evaluate.ts";
-import { execute } from "./nodes/execute.ts";
-import { judge } from "./nodes/judge.ts";
+import { act } from "./nodes/act.ts";
 import { propose } from "./nodes/propose.ts";
 import { recover } from "./nodes/recover.ts";
 import { restoreContext } from "./nodes/restore-context.ts";
@@ -60,17 +59,15 @@ export function createRecoveryGraph(args: CreateRecoveryGraphArgs) {
   return new StateGraph(RecoveryGraphState)
     .addNode("start", (s: StoredGraphState) => start(view(s), ctx))
     .addNode("propose", (s: StoredGraphState) => propose(view(s), ctx))
-    .addNode("execute", (s: StoredGraphState) => execute(view(s), ctx))
-    .addNode("judge", (s: StoredGraphState) => judge(view(s), ctx))
+    .addNode("act", (s: StoredGraphState) => act(view(s), ctx))
     .addNode("select", (s: StoredGraphState) => select(view(s), ctx))
     .addNode("recover", (s: StoredGraphState) => recover(view(s), ctx))
     .addNode("restoreContext", (s: StoredGraphState) => restoreContext(view(s), ctx))
     .addNode("evaluate", (s: StoredGraphState) => evaluate(view(s), ctx))
     .addEdge(START, "start")
     .addConditionalEdges("start", (s: StoredGraphState) => (stopped(s) ? "evaluate" : "propose"), ["propose", "evaluate"])
-    .addConditionalEdges("propose", (s: StoredGraphState) => (stopped(s) ? "evaluate" : "execute"), ["execute", "evaluate"])
-    .addConditionalEdges("execute", (s: StoredGraphState) => (stopped(s) ? "evaluate" : "judge"), ["judge", "evaluate"])
-    .addConditionalEdges("judge", (s: StoredGraphState) => (s.pending ? "select" : stopped(s) ? "evaluate" : "execute"), ["select", "execute", "evaluate"])
+    .addConditionalEdges("propose", (s: StoredGraphState) => (stopped(s) ? "evaluate" : "act"), ["act", "evaluate"])
+    .addConditionalEdges("act", (s: StoredGraphState) => (s.pending ? "select" : stopped(s) ? "evaluate" : "act"), ["select", "act", "evaluate"])
     .addEdge("select", "recover")
     .addConditionalEdges("recover", (s: StoredGraphState) => (stopped(s) ? "evaluate" : "restoreContext"), ["restoreContext", "evaluate"])
     .addEdge("restoreContext", "propose")

@@ -53,7 +53,7 @@ export interface PendingRecovery {
  * restoration is this marker, not a copy), then append `push`; or replace the item at index `at`.
  * Applied in order; folding writes in any batching gives the same list.
  */
-export type ListOp<T> = { cut?: number; push?: T[] } | { at: number; item: T };
+export type ListOp<T> = { cut?: number; push?: T[] } | { at: number; item: T } | Array<{ cut?: number; push?: T[] } | { at: number; item: T }>;
 
 /** Never snapshot on update count; LangGraph still snapshots every 5,000 supersteps. */
 const NO_SNAPSHOT = 1_000_000_000;
@@ -61,7 +61,7 @@ const NO_SNAPSHOT = 1_000_000_000;
 /** Apply list writes in order (batching-invariant, as DeltaChannel requires). */
 export function applyListOps<T>(state: readonly T[], writes: ReadonlyArray<ListOp<T>>): T[] {
   const out = state.slice();
-  for (const w of writes) {
+  for (const w of writes.flatMap((x) => (Array.isArray(x) ? x : [x]))) {
     if (!w) continue;
     if ("at" in w) {
       if (w.at >= 0 && w.at < out.length) out[w.at] = w.item;
@@ -83,7 +83,8 @@ export function lastDelta<T>(init: () => T) {
   return () => new DeltaChannel<T, T>((_s: T, writes: T[]) => writes[writes.length - 1], { snapshotFrequency: NO_SNAPSHOT, initialValueFactory: init });
 }
 
-function applyEnvLogOps(state: EnvLog, writes: EnvLogOp[]): EnvLog {
+/** Apply env-log writes in order. */
+export function applyEnvLogOps(state: EnvLog, writes: EnvLogOp[]): EnvLog {
   let base = state.base;
   const actions = state.actions.slice();
   for (const w of writes) {

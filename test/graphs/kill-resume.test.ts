@@ -118,8 +118,8 @@ class CrashingSaver extends MemorySaver {
 }
 
 describe("resume between a node's saved writes and its checkpoint", () => {
-  // The episode writes 2 checkpoints per forward step (execute, judge) plus recovery nodes: 33 in all.
-  it.each(Array.from({ length: 10 }, (_, k) => 4 + 3 * k))("a crash at checkpoint write %i resumes with the uninterrupted result", async (crashAt) => {
+  // The episode writes one checkpoint per forward step (act) plus the recovery nodes: about 24 in all.
+  it.each(Array.from({ length: 11 }, (_, k) => 2 + 2 * k))("a crash at checkpoint write %i resumes with the uninterrupted result", async (crashAt) => {
     const dir = mkdtempSync(join(tmpdir(), "retrace-crash-"));
     const options = { ...RESUME_OPTIONS, restoration: "model" as const };
     const baseline = await runEpisode({ task: TOY_TASK, components: resumeComponents(join(dir, "a"), 0), options });

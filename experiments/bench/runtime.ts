@@ -1,0 +1,179 @@
+/**
+ * The production-runtime benchmarks (issue 11), each a figure with its target and PASS/MISS:
+ *
+ * - checkpoint-bytes-per-step: SQLite file bytes / forward steps of a 200-step SimDesk episode
+ *   (SqliteSaver, simulated agents, recoveries included); target <= 10 KB, flat in length.
+ * - step-cost-growth: median wall time per forward step at steps 190-199 / steps 1-10 of that
+ *   episode; target <= 1.5x.
+ * - overlap: wall time of the wrapped agent / the bare agent loop, policy and detector 100 ms each
+ *   (detector declares latency "model", so `detection: "auto"` overlaps it); target <= 1.10x.
+ * - cascade: expensive-detector calls per consulted step, and the share of the every-step
+ *   detector's error episodes the cascade also flags, on the same SimDesk episodes; targets
+ *   <= 0.3 calls/step and >= 95% recall.
+ * - e2e-throughput: episodes/min of `retrace run` on SimDesk at 1 and 2 process workers; target
+ *   ratio >= 1.5 on a 2-core machine (two workers cannot do better than 2x; 1.5x leaves room for
+ *   the parent process and the OS).
+ */
+import { join } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import type { ErrorDetector } from "../../src/detector.ts";
+import type { ForwardPolicy, HistoryEntry } from "../../src/policy.ts";
+import type { EpisodeResult } from "../../src/episode.ts";
+import { createCascadeDetector, DEFAULT_CASCADE_GATES } from "../../src/detectors/cascade.ts";
+import { runEpisode } from "../../graphs/run-episode.ts";
+import { SIMDESK_TASKS } from "../../adapters/environments/simdesk/index.ts";
+import { createSimAgents } from "../../adapters/policies/simulated/index.ts";
+import { parseExperimentConfig } from "../config/load.ts";
+import { runExperiment } from "../runner/experiment.ts";
+import { createSimDeskRuntime } from "../runtime/simdesk.ts";
+import { processWorkers } from "../commands/run-options.ts";
+import { benchDesk, benchSqlite, neverDone, runLongEpisode, sqliteBytes } from "./long-episode.ts";
+import type { BenchResult } from "./index.ts";
+
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** checkpoint-bytes-per-step and step-cost-growth from one 200-step SQLite episode (and a 50-step one for flatness). */
+async function checkpointLines(): Promise<BenchResult[]> {
+  const desk = benchDesk("ckpt");
+  try {
+    const perStep: Record<number, number> = {};
+    let growth = 0;
+    for (const steps of [50, 200]) {
+      const { path, saver } = benchSqlite(desk.dir, `s${steps}`);
+      const { result, stepEndMs } = await runLongEpisode(desk, { steps, checkpointer: saver });
+      (saver as unknown as { db: { close(): void } }).db.close();
+      if (result.accounting.forwardSteps !== steps) throw new Error(`bench episode ran ${result.accounting.forwardSteps} of ${steps} steps`);
+      perStep[steps] = sqliteBytes(path) / steps / 1024;
+      if (steps === 200) {
+        const d = stepEndMs.slice(1).map((t, i) => t - stepEndMs[i]); // d[i] = duration of step i+1
+        growth = median(d.slice(189, 199)) / median(d.slice(0, 10));
+      }
+    }
+    return [
+      { name: "checkpoint-bytes-per-step", ratioOf: "KB per forward step, 200-step SimDesk episode, SqliteSaver", ratio: perStep[200], value: perStep[200], unit: "KB/step", target: "<= 10", pass: perStep[200] <= 10, details: { kbPerStepAt50: perStep[50] } },
+      { name: "step-cost-growth", ratioOf: "median step time, steps 190-199 / steps 1-10", ratio: growth, value: growth, unit: "x", target: "<= 1.5", pass: growth <= 1.5, details: {} },
+    ];
+  } finally {
+    await desk.close();
+  }
+}
+
+/** overlap: wrapped / bare at 100 ms policy and detector latency. */
+async function overlapLine(): Promise<BenchResult[]> {
+  const desk = benchDesk("overlap");
+  const STEPS = 20;
+  const LAT = 100;
+  try {
+    const task = SIMDESK_TASKS[0];
+    const slow = (p: ForwardPolicy): ForwardPolicy => ({ name: p.name, simulated: true, propose: async (i) => (await delay(LAT), p.propose(i)) });
+    // A detector that takes a model's time and finds nothing: the figure is the runtime's cost, not recoveries'.
+    const quiet: ErrorDetector = { name: "quiet-100ms", simulated: true, latency: "model", detect: async () => (await delay(LAT), { isError: false, errorStep: null, reason: "fine", confidence: 0.9 }) };
+    const bare = async () => {
+      const a = createSimAgents({ task, groundTruth: desk.env, seed: 1 });
+      const policy = slow(neverDone(a.policy));
+      const t0 = performance.now();
+      let obs = await desk.env.reset(task);
+      const history: HistoryEntry[] = [];
+      for (let t = 0; t < STEPS; t++) {
+        const d = await policy.propose({ task, history, observation: obs, step: t, tick: t, blobs: desk.blobs });
+        const before = obs;
+        for (const act of d.actions) obs = (await desk.env.step(act)).observation;
+        history.push({ step: t, observation: before, actions: d.actions });
+      }
+      return performance.now() - t0;
+    };
+    const wrapped = async (detection: "auto" | "sequential") => {
+      const a = createSimAgents({ task, groundTruth: desk.env, seed: 1 });
+      const t0 = performance.now();
+      const r = await runEpisode({ task, components: { policy: slow(neverDone(a.policy)), env: desk.env, blobs: desk.blobs, detector: quiet, recoverer: a.recoverer }, options: { seed: 1, maxForwardSteps: STEPS, detection } });
+      if (r.accounting.forwardSteps !== STEPS) throw new Error("overlap bench episode ended early");
+      return performance.now() - t0;
+    };
+    await bare();
+    const b: number[] = [], o: number[] = [], s: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      b.push(await bare());
+      o.push(await wrapped("auto"));
+      s.push(await wrapped("sequential"));
+    }
+    const ratio = median(o) / median(b);
+    return [{ name: "overlap", ratioOf: "wrapped / bare wall time, policy and detector 100 ms", ratio, value: ratio, unit: "x", target: "<= 1.10", pass: ratio <= 1.1, details: { sequentialRatio: median(s) / median(b), bareMsPerStep: median(b) / STEPS } }];
+  } finally {
+    await desk.close();
+  }
+}
+
+/** cascade: calls per step and recall retained against the every-step detector, same episodes. */
+async function cascadeLine(): Promise<BenchResult[]> {
+  const desk = benchDesk("cascade");
+  try {
+    let flagged = 0, retained = 0, delaySum = 0, asked = 0, consulted = 0, everyCalls = 0;
+    for (const task of SIMDESK_TASKS) {
+      for (const seed of [1, 2, 3]) {
+        const run = async (wrap: (d: ErrorDetector) => ErrorDetector): Promise<EpisodeResult> => {
+          const a = createSimAgents({ task, groundTruth: desk.env, seed, forward: "sloppy" });
+          // restoration "none": detections are recorded and change nothing, so both runs see the same episode
+          return runEpisode({ task, components: { policy: a.policy, env: desk.env, blobs: desk.blobs, detector: wrap(a.detector) }, options: { seed, restoration: "none", maxForwardSteps: 30 }, checkpointer: false });
+        };
+        const every = await run((d) => d);
+        const casc = await run((d) => createCascadeDetector({ gates: DEFAULT_CASCADE_GATES, detector: d }));
+        const firstError = (r: EpisodeResult) => r.trajectory.steps.find((st) => st.detection?.isError)?.step;
+        everyCalls += every.accounting.detectorCalls;
+        consulted += casc.accounting.detectorCalls;
+        asked += casc.accounting.detectorGates?.asked ?? 0;
+        const onset = firstError(every);
+        if (onset === undefined) continue;
+        flagged++;
+        const caught = firstError(casc);
+        if (caught !== undefined) {
+          retained++;
+          delaySum += Math.max(0, caught - onset);
+        }
+      }
+    }
+    const callsPerStep = asked / consulted;
+    const recall = retained / flagged;
+    return [
+      { name: "cascade", ratioOf: "expensive detector calls per step", ratio: callsPerStep, value: callsPerStep, unit: "calls/step", target: "<= 0.3", pass: callsPerStep <= 0.3, details: { everyStepCalls: everyCalls, cascadeCalls: asked, episodes: SIMDESK_TASKS.length * 3, simulated: "yes" } },
+      { name: "cascade-recall", ratioOf: "every-step detector's error episodes the cascade also flags", ratio: recall, value: recall, unit: "share", target: ">= 0.95", pass: recall >= 0.95, details: { flaggedEpisodes: flagged, retained, meanExtraDelaySteps: retained ? delaySum / retained : 0 } },
+    ];
+  } finally {
+    await desk.close();
+  }
+}
+
+/** e2e-throughput: episodes/min of the experiment runner at 1 and 2 process workers. */
+async function throughputLine(): Promise<BenchResult[]> {
+  const config = parseExperimentConfig({
+    kind: "end-to-end", name: "bench-throughput", env: { kind: "simdesk", limit: 16 }, seeds: { count: 2 },
+    pairs: [{ name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "decent" }, selector: { kind: "sim", profile: "accurate" } }],
+    maxRecoveryIterations: [3], options: { maxForwardSteps: 30 },
+  }, "bench.e2e");
+  const perMin: Record<number, number> = {};
+  let episodes = 0;
+  for (const workers of [1, 2]) {
+    const out = mkdtempSync(join(tmpdir(), `retrace-bench-e2e-${workers}-`));
+    const processes = processWorkers(workers);
+    try {
+      const t0 = performance.now();
+      const result = await runExperiment(config, createSimDeskRuntime(), { out, workers, ...(processes ? { processes } : {}) });
+      const ms = performance.now() - t0;
+      episodes = result.summary.conditions.reduce((a, c) => a + c.episodes, 0);
+      perMin[workers] = episodes / (ms / 60_000);
+    } finally {
+      processes?.close();
+      rmSync(out, { recursive: true, force: true });
+    }
+  }
+  const ratio = perMin[2] / perMin[1];
+  return [{ name: "e2e-throughput", ratioOf: "episodes/min at 2 workers / 1 worker", ratio, value: ratio, unit: "x", target: ">= 1.5", pass: ratio >= 1.5, details: { perMin1: perMin[1], perMin2: perMin[2], episodes } }];
+}
+
+export async function run(): Promise<BenchResult[]> {
+  return [...(await checkpointLines()), ...(await overlapLine()), ...(await cascadeLine()), ...(await throughputLine())];
+}
+
+/** The individual lines, so `npm run bench <id>` can run one. */
+export const LINES = { "checkpoint-bytes-per-step": checkpointLines, "step-cost-growth": checkpointLines, overlap: overlapLine, cascade: cascadeLine, "e2e-throughput": throughputLine };
