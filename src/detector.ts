@@ -16,6 +16,11 @@ export interface DetectorInput {
   step: number;
   /** Episode tick, as in PolicyInput.tick. */
   tick: number;
+  /**
+   * True when the policy's next proposal ends the episode (DONE/FAIL). The runtime sets it only
+   * when it asks a cascade again about a step the cascade had let pass (`before-done` gate).
+   */
+  ending?: boolean;
   blobs: BlobReader;
   signal?: AbortSignal;
 }

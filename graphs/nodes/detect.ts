@@ -18,7 +18,7 @@ export function detectGate(state: GraphState, ctx: RuntimeContext): DetectorGate
 }
 
 /** The detection update for the step just executed (`pending` set when a recovery starts). */
-export async function detect(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
+export async function detect(state: GraphState, ctx: RuntimeContext, opts: { ending?: boolean } = {}): Promise<GraphUpdate> {
   await ensureEnvironment(state, ctx);
   const { detector } = ctx.components;
   const step = state.history.length;
@@ -35,7 +35,7 @@ export async function detect(state: GraphState, ctx: RuntimeContext): Promise<Gr
 
   const { detection, failed } = await guardedDetect(
     detector!,
-    { task: taskSpec(state.task), history: state.history, observation: state.observation!, step, tick: state.tick, blobs: ctx.components.blobs, signal: ctx.signal },
+    { task: taskSpec(state.task), history: state.history, observation: state.observation!, step, tick: state.tick, ...(opts.ending ? { ending: true } : {}), blobs: ctx.components.blobs, signal: ctx.signal },
     ctx.detectorTimeoutMs,
   );
   let accounting = bump(state.accounting, { detectorCalls: 1, detectorFailures: failed ? 1 : 0 });

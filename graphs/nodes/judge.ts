@@ -7,9 +7,11 @@
  * window and the retry cap are applied exactly as in sequential mode, and the policy sees the same
  * input in both modes, so seeded runs give the same results.
  */
-import { bump } from "../../src/runtime/accounting.ts";
+import type { Detection } from "../../src/detector.ts";
+import type { PolicyDecision } from "../../src/policy.ts";
+import { addUsage, bump } from "../../src/runtime/accounting.ts";
 import { stopRequested, type RuntimeContext } from "../context.ts";
-import type { GraphState, GraphUpdate } from "../state.ts";
+import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
 import { detect, detectGate } from "./detect.ts";
 import { askPolicy, propose, proposalUpdate } from "./propose.ts";
@@ -27,7 +29,7 @@ export async function judge(state: GraphState, ctx: RuntimeContext): Promise<Gra
   if (!overlap) {
     const d = await detect(state, ctx);
     if (d.pending) return d;
-    return { ...d, ...(await propose(after(state, d), ctx)) };
+    return beforeDone(state, d, await propose(after(state, d), ctx), ctx);
   }
   const speculation = new AbortController();
   const signal = ctx.signal ? AbortSignal.any([ctx.signal, speculation.signal]) : speculation.signal;
@@ -46,7 +48,25 @@ export async function judge(state: GraphState, ctx: RuntimeContext): Promise<Gra
     return { ...d, accounting: bump(after(state, d).accounting, { discardedProposals: 1 }) };
   }
   const raw = await proposal;
-  return { ...d, ...proposalUpdate(after(state, d), raw) };
+  return beforeDone(state, d, proposalUpdate(after(state, d), raw), ctx);
+}
+
+/**
+ * A cascade that let step t pass (no gate opened) is asked again, with `ending: true`, when the
+ * proposal for t+1 ends the episode, so a late error is judged before DONE. If it fires now, the
+ * proposal is discarded and recovery starts as usual. Same in both detection modes.
+ */
+async function beforeDone(state: GraphState, d: GraphUpdate, p: GraphUpdate, ctx: RuntimeContext): Promise<GraphUpdate> {
+  const detection = (d.steps as { item?: { detection?: Detection } } | undefined)?.item?.detection;
+  const decision = p.decision as PolicyDecision | undefined;
+  const ending = decision?.actions.some((a) => a.type === "DONE" || a.type === "FAIL");
+  if (!ending || !detection?.cascade || detection.cascade.asked || detection.isError) return { ...d, ...p };
+  const mid = after(state, d);
+  const again = await detect({ ...mid, steps: state.steps }, ctx, { ending: true });
+  const acc = (again.accounting as GraphState["accounting"] | undefined) ?? mid.accounting;
+  if (again.pending) return { ...d, ...again, accounting: bump(acc, { discardedProposals: 1 }) };
+  const prompts = withPrompts((again.prompts as string[] | undefined) ?? mid.prompts, ...((p.prompts as string[] | undefined) ?? []));
+  return { ...d, ...again, ...p, accounting: addUsage(acc, decision!.usage, "policy"), prompts };
 }
 
 /** The state as the next proposal sees it, after the detection update. */

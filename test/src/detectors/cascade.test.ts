@@ -10,7 +10,7 @@ import type { Action } from "../../../src/action.ts";
 import type { Detection, DetectorInput, ErrorDetector } from "../../../src/detector.ts";
 import type { HistoryEntry } from "../../../src/policy.ts";
 import { runEpisode } from "../../../graphs/run-episode.ts";
-import { TOY_TASK, ToyDesk, createToyPolicy, createToyRecoverer, newBlobs } from "../../graphs/fixtures/toy.ts";
+import { TOY_TASK, ToyDesk, createToyDetector, createToyPolicy, createToyRecoverer, newBlobs } from "../../graphs/fixtures/toy.ts";
 
 const blobs = new BlobStore({ dir: mkdtempSync(join(tmpdir(), "retrace-cascade-")) });
 
@@ -89,5 +89,24 @@ describe("detector cascade", () => {
     expect(g["every-k"]).toBe(Math.floor(r.accounting.detectorCalls / 2));
     expect(g.asked).toBe(g["every-k"]);
     expect(g.firedOnOwn).toBeUndefined();
+  });
+});
+
+describe("before-done gate", () => {
+  it.each(["sequential", "overlapped"] as const)("a cascade that let a late slip pass is asked again before DONE, and the recovery runs (%s)", async (detection) => {
+    const bl = newBlobs();
+    const inner = createToyDetector();
+    const r = await runEpisode({
+      task: TOY_TASK,
+      components: { policy: createToyPolicy({ slipTicks: [2] }), env: new ToyDesk(bl), blobs: bl, recoverer: createToyRecoverer({}), detector: createCascadeDetector({ gates: [{ kind: "before-done" }], detector: inner }) },
+      options: { detection },
+      checkpointer: false,
+    });
+    // no gate opens on ordinary steps: the model is asked only when the policy is about to finish
+    expect(r.accounting.detectorGates!["before-done"]).toBe(inner.calls.length);
+    expect(r.accounting.recoveryAttempts).toBe(1);
+    expect(r.accounting.discardedProposals).toBe(1); // the first DONE never ran
+    expect(r.trajectory.steps.filter((s) => s.actions.some((a) => a.type === "DONE")).length).toBeLessThanOrEqual(1);
+    expect(r.success).toBe(true);
   });
 });
