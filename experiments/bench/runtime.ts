@@ -146,10 +146,19 @@ async function cascadeLine(): Promise<BenchResult[]> {
   }
 }
 
-/** e2e-throughput: episodes/min of the experiment runner at 1 and 2 process workers. */
+/**
+ * e2e-throughput: steady-state episodes/min of the experiment runner at 1 and 2 process workers
+ * (the worker processes are started and warmed on a small run first: their start-up, a few
+ * seconds of module loading, is paid once per `retrace run`, not per episode).
+ */
 async function throughputLine(): Promise<BenchResult[]> {
+  const warm = parseExperimentConfig({
+    kind: "end-to-end", name: "bench-warm-up", env: { kind: "simdesk", limit: 2 }, seeds: { count: 1 },
+    pairs: [{ name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "decent" }, selector: { kind: "sim", profile: "accurate" } }],
+    maxRecoveryIterations: [3], options: { maxForwardSteps: 30 },
+  }, "bench.warm");
   const config = parseExperimentConfig({
-    kind: "end-to-end", name: "bench-throughput", env: { kind: "simdesk", limit: 16 }, seeds: { count: 2 },
+    kind: "end-to-end", name: "bench-throughput", env: { kind: "simdesk", limit: 24 }, seeds: { count: 3 },
     pairs: [{ name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "decent" }, selector: { kind: "sim", profile: "accurate" } }],
     maxRecoveryIterations: [3], options: { maxForwardSteps: 30 },
   }, "bench.e2e");
@@ -159,8 +168,9 @@ async function throughputLine(): Promise<BenchResult[]> {
     const out = mkdtempSync(join(tmpdir(), `retrace-bench-e2e-${workers}-`));
     const processes = processWorkers(workers);
     try {
+      await runExperiment(warm, createSimDeskRuntime(), { out: join(out, "warm"), workers, ...(processes ? { processes } : {}) });
       const t0 = performance.now();
-      const result = await runExperiment(config, createSimDeskRuntime(), { out, workers, ...(processes ? { processes } : {}) });
+      const result = await runExperiment(config, createSimDeskRuntime(), { out: join(out, "run"), workers, ...(processes ? { processes } : {}) });
       const ms = performance.now() - t0;
       episodes = result.summary.conditions.reduce((a, c) => a + c.episodes, 0);
       perMin[workers] = episodes / (ms / 60_000);
