@@ -1,0 +1,78 @@
+/**
+ * Scripted restorations on the real apps (mousepad, galculator, gnumeric) for measuring what
+ * screenshot SSIM and state probes each see. A scenario reaches a target state R from a task's
+ * reset, records it (screenshot + probe report), applies a wrong action and then a scripted
+ * restoration, and compares the result with R both ways: SSIM >= 0.99 (the paper's R_O test)
+ * and the probe verifier. Each scenario says which of the two it is built to expose.
+ */
+import type { Action } from "../../src/action.ts";
+import type { BlobStore } from "../../src/blob-store.ts";
+import type { Environment } from "../../src/environment.ts";
+import { ConfigError } from "../../src/errors.ts";
+import { DEFAULT_SSIM_THRESHOLD } from "../../src/image/similarity.ts";
+import { createProbeVerifier, type ProbeVerification } from "../../src/probes/verifier.ts";
+import { observationSsim } from "../../src/replay/state-check.ts";
+import { desktopTask } from "../../adapters/environments/desktop-tasks/tasks.ts";
+
+const hot = (...keys: string[]): Action => ({ type: "HOTKEY", keys });
+const type = (text: string): Action => ({ type: "TYPING", text });
+const press = (key: string): Action => ({ type: "PRESS", key });
+
+/** What a scenario is built to show. */
+export type ScenarioKind = "hidden-difference" | "visual-only-difference" | "true-restoration" | "both-differ";
+
+/** One scripted restoration. */
+export interface ProbeScenario {
+  id: string;
+  app: "mousepad" | "galculator" | "gnumeric";
+  /** Desktop task whose reset starts the scenario. */
+  task: string;
+  /** Actions from reset to the target state R. */
+  toTarget: Action[];
+  /** The wrong action(s) after R. */
+  wrong: Action[];
+  /** The scripted restoration back towards R. */
+  restore: Action[];
+  kind: ScenarioKind;
+  note: string;
+}
+
+/** The scenarios of README's probe table (a handful per app). */
+export const X11_PROBE_SCENARIOS: readonly ProbeScenario[] = [
+  { id: "mousepad-saved-typo-deleted", app: "mousepad", task: "mousepad-append-line", toTarget: [hot("ctrl", "end")], wrong: [type("X"), hot("ctrl", "s")], restore: [press("BackSpace")], kind: "hidden-difference", note: "a typo saved to disk, then deleted on screen only: notes.txt on disk still has it" },
+  { id: "mousepad-saved-then-undone-and-saved", app: "mousepad", task: "mousepad-append-line", toTarget: [hot("ctrl", "end")], wrong: [type("X"), hot("ctrl", "s")], restore: [press("BackSpace"), hot("ctrl", "s")], kind: "true-restoration", note: "the typo deleted and the file saved again: disk and screen as at R" },
+  { id: "mousepad-select-all-left", app: "mousepad", task: "mousepad-append-line", toTarget: [hot("ctrl", "end")], wrong: [hot("ctrl", "a")], restore: [], kind: "visual-only-difference", note: "select-all left in place: only the selection highlight differs" },
+  { id: "mousepad-caret-moved", app: "mousepad", task: "mousepad-append-line", toTarget: [hot("ctrl", "end")], wrong: [hot("ctrl", "home")], restore: [], kind: "visual-only-difference", note: "caret moved to the top and not moved back" },
+  { id: "mousepad-unsaved-typo", app: "mousepad", task: "mousepad-append-line", toTarget: [hot("ctrl", "end")], wrong: [type("X")], restore: [], kind: "both-differ", note: "an unsaved typo left in place (visible, and the buffer is modified)" },
+  { id: "galculator-cleared", app: "galculator", task: "galculator-add", toTarget: [], wrong: [type("7")], restore: [press("Escape")], kind: "true-restoration", note: "a digit typed, then cleared with Escape" },
+  { id: "galculator-wrong-result", app: "galculator", task: "galculator-add", toTarget: [type("12+30"), press("enter")], wrong: [type("5")], restore: [], kind: "both-differ", note: "a digit typed over the result and left" },
+  { id: "galculator-copied-then-cleared", app: "galculator", task: "galculator-add", toTarget: [], wrong: [type("7"), hot("ctrl", "c")], restore: [press("Escape")], kind: "true-restoration", note: "display copied to the clipboard, then cleared (the clipboard is not probed)" },
+  { id: "gnumeric-saved-cell-undone", app: "gnumeric", task: "gnumeric-edit-csv", toTarget: [hot("ctrl", "home")], wrong: [type("9\n"), hot("ctrl", "s")], restore: [hot("ctrl", "z"), hot("ctrl", "home")], kind: "hidden-difference", note: "a value entered and saved to prices.csv, then undone on screen only" },
+  { id: "gnumeric-cell-cursor-moved", app: "gnumeric", task: "gnumeric-edit-csv", toTarget: [hot("ctrl", "home")], wrong: [press("down"), press("right")], restore: [], kind: "visual-only-difference", note: "the cell cursor moved to B2 and not moved back" },
+  { id: "gnumeric-entry-undone", app: "gnumeric", task: "gnumeric-edit-csv", toTarget: [hot("ctrl", "home")], wrong: [type("9\n")], restore: [hot("ctrl", "z"), hot("ctrl", "home")], kind: "true-restoration", note: "a value entered, then undone (not saved)" },
+];
+
+/** What one scenario measured. */
+export interface ProbeScenarioResult {
+  id: string;
+  app: string;
+  kind: ScenarioKind;
+  ssim: number;
+  /** SSIM >= threshold: the paper's visual test says "restored". */
+  ssimRestored: boolean;
+  probe: ProbeVerification;
+}
+
+/** Run one scenario on a probing desktop (created with `withProbes` or the registry's `probes: true`). */
+export async function runProbeScenario(env: Environment, blobs: BlobStore, s: ProbeScenario, threshold = DEFAULT_SSIM_THRESHOLD): Promise<ProbeScenarioResult> {
+  const task = desktopTask(s.task);
+  if (!task) throw new ConfigError(`probe scenario ${s.id}: unknown desktop task "${s.task}"`, { field: "task" });
+  await env.reset(task);
+  for (const a of s.toTarget) await env.step(a);
+  const target = await env.observe();
+  for (const a of [...s.wrong, ...s.restore]) await env.step(a);
+  const current = await env.observe();
+  const ssim = await observationSsim(current, target, blobs);
+  const probe = await createProbeVerifier().verify({ target, current, blobs, env });
+  return { id: s.id, app: s.app, kind: s.kind, ssim, ssimRestored: ssim >= threshold, probe };
+}
