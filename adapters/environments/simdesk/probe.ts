@@ -29,7 +29,10 @@ export function probeDeskState(s: DeskState, width: number, height: number): Pro
   items.menu = s.menu ? `${s.menu.win}:${s.menu.name}` : "none";
   const top = topWindow(s);
   items.focus = top ? `${top.id}${top.dialog ? ` (${top.dialog.kind} dialog)` : ""}` : "desktop";
-  Object.assign(items, axProbeItems(toAxTree(withoutNoise(buildUi(s, width, height)))));
+  // Keyed by widget id ("editor", "settings", "taskbar"): a window's title changes with its
+  // content (the settings page), and the key should not.
+  const ui = withoutNoise(buildUi(s, width, height));
+  Object.assign(items, axProbeItems({ role: "desktop", name: "", children: (ui.children ?? []).map((c) => ({ ...toAxTree(c), name: c.id })) }));
   return makeProbeReport("simdesk", items);
 }
 
