@@ -3,7 +3,7 @@
  * screenshot SSIM and state probes each see. A scenario reaches a target state R from a task's
  * reset, records it (screenshot + probe report), applies a wrong action and then a scripted
  * restoration, and compares the result with R both ways: SSIM >= 0.99 (the paper's R_O test)
- * and the probe verifier. Each scenario says which of the two it is built to expose.
+ * and the probe verifier. Each scenario states its ground truth (restored or not) by construction.
  */
 import type { Action } from "../../src/action.ts";
 import type { BlobStore } from "../../src/blob-store.ts";
@@ -18,9 +18,6 @@ const hot = (...keys: string[]): Action => ({ type: "HOTKEY", keys });
 const type = (text: string): Action => ({ type: "TYPING", text });
 const press = (key: string): Action => ({ type: "PRESS", key });
 
-/** What a scenario is built to show. */
-export type ScenarioKind = "hidden-difference" | "visual-only-difference" | "true-restoration" | "both-differ";
-
 /** One scripted restoration. */
 export interface ProbeScenario {
   id: string;
@@ -33,30 +30,40 @@ export interface ProbeScenario {
   wrong: Action[];
   /** The scripted restoration back towards R. */
   restore: Action[];
-  kind: ScenarioKind;
+  /**
+   * Ground truth by construction: is the state after the restoration the state at R? As in
+   * SimDesk's semantic hash, files, clipboard, document content, caret and selection count;
+   * undo history does not.
+   */
+  restored: boolean;
+  /** What differs from R after the restoration (or "nothing"). */
   note: string;
 }
 
 /** The scenarios of README's probe table (a handful per app). */
 export const X11_PROBE_SCENARIOS: readonly ProbeScenario[] = [
-  { id: "mousepad-saved-typo-deleted", app: "mousepad", task: "mousepad-append-line", toTarget: [hot("ctrl", "end")], wrong: [type("X"), hot("ctrl", "s")], restore: [press("BackSpace")], kind: "hidden-difference", note: "a typo saved to disk, then deleted on screen only: notes.txt on disk still has it" },
-  { id: "mousepad-saved-then-undone-and-saved", app: "mousepad", task: "mousepad-append-line", toTarget: [hot("ctrl", "end")], wrong: [type("X"), hot("ctrl", "s")], restore: [press("BackSpace"), hot("ctrl", "s")], kind: "true-restoration", note: "the typo deleted and the file saved again: disk and screen as at R" },
-  { id: "mousepad-select-all-left", app: "mousepad", task: "mousepad-append-line", toTarget: [hot("ctrl", "end")], wrong: [hot("ctrl", "a")], restore: [], kind: "visual-only-difference", note: "select-all left in place: only the selection highlight differs" },
-  { id: "mousepad-caret-moved", app: "mousepad", task: "mousepad-append-line", toTarget: [hot("ctrl", "end")], wrong: [hot("ctrl", "home")], restore: [], kind: "visual-only-difference", note: "caret moved to the top and not moved back" },
-  { id: "mousepad-unsaved-typo", app: "mousepad", task: "mousepad-append-line", toTarget: [hot("ctrl", "end")], wrong: [type("X")], restore: [], kind: "both-differ", note: "an unsaved typo left in place (visible, and the buffer is modified)" },
-  { id: "galculator-cleared", app: "galculator", task: "galculator-add", toTarget: [], wrong: [type("7")], restore: [press("Escape")], kind: "true-restoration", note: "a digit typed, then cleared with Escape" },
-  { id: "galculator-wrong-result", app: "galculator", task: "galculator-add", toTarget: [type("12+30"), press("enter")], wrong: [type("5")], restore: [], kind: "both-differ", note: "a digit typed over the result and left" },
-  { id: "galculator-copied-then-cleared", app: "galculator", task: "galculator-add", toTarget: [], wrong: [type("7"), hot("ctrl", "c")], restore: [press("Escape")], kind: "true-restoration", note: "display copied to the clipboard, then cleared (the clipboard is not probed)" },
-  { id: "gnumeric-save-dialog-cancelled", app: "gnumeric", task: "gnumeric-edit-csv", toTarget: [hot("ctrl", "home")], wrong: [hot("ctrl", "s")], restore: [press("Escape")], kind: "true-restoration", note: "Ctrl+S on a CSV opens the save dialog; Escape closes it again" },
-  { id: "gnumeric-cell-cursor-moved", app: "gnumeric", task: "gnumeric-edit-csv", toTarget: [hot("ctrl", "home")], wrong: [press("down"), press("right")], restore: [], kind: "visual-only-difference", note: "the cell cursor moved to B2 and not moved back" },
-  { id: "gnumeric-entry-undone", app: "gnumeric", task: "gnumeric-edit-csv", toTarget: [hot("ctrl", "home")], wrong: [type("9\n")], restore: [hot("ctrl", "z"), hot("ctrl", "home")], kind: "true-restoration", note: "a value entered, then undone (not saved)" },
+  { id: "mousepad-saved-typo-deleted", app: "mousepad", task: "mousepad-append-line", toTarget: [hot("ctrl", "end")], wrong: [type("X"), hot("ctrl", "s")], restore: [press("BackSpace")], restored: false, note: "the typo was saved; deleted on screen only, notes.txt on disk still has it" },
+  { id: "mousepad-saved-then-undone-and-saved", app: "mousepad", task: "mousepad-append-line", toTarget: [hot("ctrl", "end")], wrong: [type("X"), hot("ctrl", "s")], restore: [press("BackSpace"), hot("ctrl", "s")], restored: true, note: "nothing (the typo deleted and the file saved again)" },
+  { id: "mousepad-unsaved-typo", app: "mousepad", task: "mousepad-append-line", toTarget: [hot("ctrl", "end")], wrong: [type("X")], restore: [], restored: false, note: "one stray character left in the document" },
+  { id: "mousepad-copied-then-deselected", app: "mousepad", task: "mousepad-append-line", toTarget: [hot("ctrl", "end")], wrong: [hot("ctrl", "a"), hot("ctrl", "c")], restore: [hot("ctrl", "end")], restored: false, note: "the whole text is on the clipboard" },
+  { id: "mousepad-select-all-left", app: "mousepad", task: "mousepad-append-line", toTarget: [hot("ctrl", "end")], wrong: [hot("ctrl", "a")], restore: [], restored: false, note: "the selection (select-all left in place)" },
+  { id: "mousepad-caret-moved", app: "mousepad", task: "mousepad-append-line", toTarget: [hot("ctrl", "end")], wrong: [hot("ctrl", "home")], restore: [], restored: false, note: "the caret (moved to the top)" },
+  { id: "galculator-cleared", app: "galculator", task: "galculator-add", toTarget: [], wrong: [type("7")], restore: [press("Escape")], restored: true, note: "nothing (a digit typed, then cleared)" },
+  { id: "galculator-wrong-result", app: "galculator", task: "galculator-add", toTarget: [type("12+30"), press("enter")], wrong: [type("5")], restore: [], restored: false, note: "the display (a digit typed over the result)" },
+  { id: "galculator-copied-then-cleared", app: "galculator", task: "galculator-add", toTarget: [], wrong: [type("7"), hot("ctrl", "c")], restore: [press("Escape")], restored: false, note: "the clipboard holds the copied display" },
+  { id: "gnumeric-save-dialog-cancelled", app: "gnumeric", task: "gnumeric-edit-csv", toTarget: [hot("ctrl", "home")], wrong: [hot("ctrl", "s")], restore: [press("Escape")], restored: true, note: "nothing (Ctrl+S on a CSV opens the save dialog; Escape closes it)" },
+  { id: "gnumeric-entry-undone", app: "gnumeric", task: "gnumeric-edit-csv", toTarget: [hot("ctrl", "home")], wrong: [type("9\n")], restore: [hot("ctrl", "z"), hot("ctrl", "home")], restored: true, note: "nothing (a value entered, then undone)" },
+  { id: "gnumeric-cell-cursor-moved", app: "gnumeric", task: "gnumeric-edit-csv", toTarget: [hot("ctrl", "home")], wrong: [press("down"), press("right")], restore: [], restored: false, note: "the cell cursor (B2 instead of A1)" },
+  { id: "gnumeric-cell-copied-then-escaped", app: "gnumeric", task: "gnumeric-edit-csv", toTarget: [hot("ctrl", "home")], wrong: [hot("ctrl", "c")], restore: [press("Escape")], restored: false, note: "the clipboard holds cell A1" },
 ];
 
 /** What one scenario measured. */
 export interface ProbeScenarioResult {
   id: string;
   app: string;
-  kind: ScenarioKind;
+  /** Ground truth by construction. */
+  restored: boolean;
+  note: string;
   ssim: number;
   /** SSIM >= threshold: the paper's visual test says "restored". */
   ssimRestored: boolean;
@@ -74,5 +81,5 @@ export async function runProbeScenario(env: Environment, blobs: BlobStore, s: Pr
   const current = await env.observe();
   const ssim = await observationSsim(current, target, blobs);
   const probe = await createProbeVerifier().verify({ target, current, blobs, env });
-  return { id: s.id, app: s.app, kind: s.kind, ssim, ssimRestored: ssim >= threshold, probe };
+  return { id: s.id, app: s.app, restored: s.restored, note: s.note, ssim, ssimRestored: ssim >= threshold, probe };
 }

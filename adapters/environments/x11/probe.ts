@@ -1,13 +1,15 @@
 /**
  * State probes of a real desktop (host X11 or container; anything behind `DesktopBackend`):
  * every file under the user's home with its size and content hash (`file:<relative path>`),
- * the focused window's name (`focus`), and accessibility digests per app (`ax:<app>:<aspect>`,
- * from AT-SPI when the backend has it). Read-only: the Python below is our own fixed script run
+ * the focused window's name (`focus`), the clipboard's text (`clipboard`, through xclip; a
+ * digest, never the text) and accessibility digests per app (`ax:<app>:<aspect>`, from AT-SPI
+ * when the backend has it). Read-only: the Python below is our own fixed script run
  * as the desktop user; it reads files and prints JSON, it never writes.
  */
 import { axProbeItems } from "../../../src/probes/ax-digest.ts";
 import { makeProbeReport, type ProbeReport } from "../../../src/probes/report.ts";
 import { describeError } from "../../../src/errors.ts";
+import { sha256Hex } from "../../../src/hash.ts";
 import { dumpAxTree } from "./accessibility.ts";
 import type { DesktopBackend } from "./backend.ts";
 
@@ -63,6 +65,10 @@ export async function probeDesktop(backend: DesktopBackend, options: DesktopProb
   const focus = await backend.exec(["xdotool", "getwindowfocus", "getwindowname"], { asUser: false, timeoutMs: 5000 }).catch((e: unknown) => ({ code: -1, stdout: Buffer.alloc(0), stderr: describeError(e) }));
   if (focus.code === 0) items.focus = focus.stdout.toString("utf8").trim() || "(unnamed window)";
   else errors.focus = `xdotool getwindowfocus failed (${focus.code}): ${focus.stderr.trim()}`;
+  const clip = await backend.exec(["xclip", "-o", "-selection", "clipboard"], { asUser: false, timeoutMs: 3000 }).catch((e: unknown) => ({ code: 127, stdout: Buffer.alloc(0), stderr: describeError(e) }));
+  if (clip.code === 0) items.clipboard = `text size=${clip.stdout.length} sha256=${sha256Hex(clip.stdout).slice(0, 16)}`;
+  else if (/not available|no owner/i.test(clip.stderr)) items.clipboard = "empty";
+  else errors.clipboard = `xclip failed (${clip.code}): ${clip.stderr.trim().split("\n").pop() ?? ""}; install xclip`;
   if ((options.accessibility ?? true) && backend.accessibility) {
     try {
       Object.assign(items, axProbeItems(await dumpAxTree(backend)));
