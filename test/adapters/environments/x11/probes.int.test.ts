@@ -15,6 +15,9 @@ import { createX11Desktop } from "../../../../adapters/environments/x11/create.t
 import type { DesktopEnvironment } from "../../../../adapters/environments/x11/desktop-environment.ts";
 import { X11_PROBE_SCENARIOS, runProbeScenario } from "../../../../experiments/probes/x11-scenarios.ts";
 import { X11_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
+import { createAgenticLlmVerifier } from "../../../../adapters/llm/agentic-verifier.ts";
+import { createOpenAIChatModel } from "../../../../adapters/models/openai-chat.ts";
+import { startScriptedOpenAIServer } from "../../../../adapters/testing/scripted-openai-server.ts";
 
 const tools = systemTools("the X11 probe tests", X11_TOOLS);
 const dir = mkdtempSync(join(tmpdir(), "retrace-x11-probes-"));
@@ -66,5 +69,29 @@ describe.runIf(tools.run)("state probes on the X11 desktop (real apps)", () => {
     const r = await runProbeScenario(env, blobs, scenario("mousepad-select-all-left"));
     expect(r.ssim).toBeLessThan(0.99);
     expect(r.probe.verdict).toBe("match");
+  }, 90_000);
+
+  it("the agentic LLM verifier opens mousepad's menu to look, closes it again, and the screen is as before", async () => {
+    const server = await startScriptedOpenAIServer({
+      script: [
+        { text: JSON.stringify({ probe: { type: "PRESS", key: "f10" }, why: "check the menu" }) },
+        {
+          text: JSON.stringify({ verdict: "match", evidence: [{ source: "probe-1", fact: "File menu open, same document" }, { source: "report", fact: "file:notes.txt matches" }], reason: "same" }),
+          expect: (req) => expect(req.images).toHaveLength(3),
+        },
+      ],
+    });
+    try {
+      const model = createOpenAIChatModel({ model: "scripted-vlm", blobs, baseURL: server.url, apiKey: "test-key", maxRetries: 0, timeoutMs: 10_000 });
+      const target = await env.reset(desktopTask("mousepad-append-line")!);
+      const v = await createAgenticLlmVerifier({ model }).verify({ target, current: target, blobs, env });
+      // the probe really opened a menu (the model saw a different screen) and was undone
+      expect(server.requests[1].images[2].sha256).not.toBe(server.requests[1].images[1].sha256);
+      expect(v.viewRestored!.restored).toBe(true);
+      expect(v).toMatchObject({ verdict: "match", evidence: ["probe-1: File menu open, same document", "report: file:notes.txt matches"] });
+      server.verify();
+    } finally {
+      await server.close();
+    }
   }, 90_000);
 });
