@@ -24,7 +24,7 @@ export { compareProbeReports, DEFAULT_PROBE_IGNORE } from "./probes/compare.ts";
 export type { ProbeComparison, ProbeDifference } from "./probes/compare.ts";
 export { withProbes } from "./probes/with-probes.ts";
 export type { WithProbesOptions } from "./probes/with-probes.ts";
-export { createProbeVerifier, ProbeVerifierSpecSchema } from "./probes/verifier.ts";
+export { createProbeVerifier, probeVerifierFromSpec, ProbeVerifierSpecSchema } from "./probes/verifier.ts";
 export type { ProbeVerifier, ProbeVerifierOptions, ProbeVerifierSpec, ProbeVerification } from "./probes/verifier.ts";
 export { STEP_ROLES } from "./trajectory.ts";
 export type { Trajectory, StepRecord, StepRole, TrajectoryEvent } from "./trajectory.ts";

@@ -48,7 +48,7 @@ const PUBLIC_API = [
     "writeOsworldResult", "xdotoolKeysToActions",
     // state probes and verifiers (issue 14 §2)
     "DEFAULT_PROBE_IGNORE", "ProbeVerifierSpecSchema", "compareProbeReports", "createAgenticLlmVerifier",
-    "createProbeVerifier", "loadProbeReport", "makeProbeReport", "storeProbeReport", "withProbes",
+    "createProbeVerifier", "loadProbeReport", "probeVerifierFromSpec", "makeProbeReport", "storeProbeReport", "withProbes",
 ];
 
 describe("the public API", () => {

@@ -97,6 +97,22 @@ export function createProbeVerifier(options: ProbeVerifierOptions = {}): ProbeVe
   };
 }
 
+/**
+ * Build the probe verifier from a config's `verifier` spec (`{ kind: probe, ignore: [...] }`);
+ * a bad spec throws a ConfigError naming `verifier.<field>`. The environment must record probes
+ * (`createEnvironmentFactory(kind, { probes: true })`), or every verdict is an abstention.
+ */
+export function probeVerifierFromSpec(spec: unknown): ProbeVerifier {
+  const r = ProbeVerifierSpecSchema.safeParse(spec);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const field = ["verifier", ...issue.path].join(".");
+    throw new ConfigError(`${field}: ${issue.message} (expected { kind: probe, ignore: [patterns], defaultIgnore: true })`, { field });
+  }
+  const { kind: _kind, ...options } = r.data;
+  return createProbeVerifier(options);
+}
+
 function abstain(reason: string): ProbeVerification {
   return { verdict: "abstain", reason, evidence: [] };
 }

@@ -6,7 +6,7 @@ import { BlobStore } from "../../../src/blob-store.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { compareProbeReports, DEFAULT_PROBE_IGNORE, probePatternToRegExp } from "../../../src/probes/compare.ts";
 import { loadProbeReport, makeProbeReport } from "../../../src/probes/report.ts";
-import { createProbeVerifier, ProbeVerifierSpecSchema } from "../../../src/probes/verifier.ts";
+import { createProbeVerifier, probeVerifierFromSpec, ProbeVerifierSpecSchema } from "../../../src/probes/verifier.ts";
 import { withProbes } from "../../../src/probes/with-probes.ts";
 import { SimDesk, createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
 import { createEnvironmentFactory } from "../../../adapters/environments/registry.ts";
@@ -111,5 +111,7 @@ describe("state probes on SimDesk", () => {
     expect(() => createProbeVerifier({ maxListed: -1 })).toThrow(/maxListed/);
     expect(ProbeVerifierSpecSchema.parse({ kind: "probe", ignore: ["file:tmp/**"] })).toEqual({ kind: "probe", ignore: ["file:tmp/**"], defaultIgnore: true, maxListed: 12, name: "probe-verifier" });
     expect(() => ProbeVerifierSpecSchema.parse({ kind: "probe", ignores: [] })).toThrow();
+    expect(probeVerifierFromSpec({ kind: "probe", ignore: ["file:tmp/**"] }).ignore).toEqual([...DEFAULT_PROBE_IGNORE, "file:tmp/**"]);
+    expect(() => probeVerifierFromSpec({ kind: "probe", ignore: "file:tmp/**" })).toThrow(/^verifier\.ignore: .*expected \{ kind: probe/);
   });
 });
