@@ -4,52 +4,19 @@
  * and summarizer all model-backed, against one scripted OpenAI-compatible server on 127.0.0.1.
  * Then a cached re-run: zero server calls, byte-identical results.jsonl.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer, type AddressInfo } from "node:net";
-import { parse as parseYaml } from "yaml";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { main } from "../../experiments/cli.ts";
 import type { ResultLine } from "../../experiments/runner/results-log.ts";
 import type { ScriptedOpenAIServer } from "../../adapters/testing/scripted-openai-server.ts";
-import { ablationQueues, startRoleServer } from "./helpers/model-roles.ts";
+import { ablationQueues, cli, narrowedPreset, startRoleServer } from "./helpers/model-roles.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-models-e2e-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const servers: ScriptedOpenAIServer[] = [];
 afterEach(async () => void (await Promise.all(servers.splice(0).map((s) => s.close()))));
-
-/** The shipped preset, narrowed to one task, one seed and cap 1 (everything else as shipped). */
-export function narrowedPreset(file: string, patch: (c: Record<string, any>) => void = () => {}): string {
-  const config = parseYaml(readFileSync(new URL("../../experiments/configs/models/end-to-end.yaml", import.meta.url), "utf8")) as Record<string, any>;
-  config.env = { ...config.env, tasks: ["files-rename-draft"] };
-  config.seeds = [0];
-  config.maxRecoveryIterations = [1];
-  patch(config);
-  writeFileSync(file, JSON.stringify(config));
-  return file;
-}
-
-/** Run the CLI in-process; returns exit code, stdout and stderr. */
-export async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const o = process.stdout.write.bind(process.stdout);
-  const e = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((c: string) => (out.push(String(c)), true)) as typeof process.stdout.write;
-  process.stderr.write = ((c: string) => (err.push(String(c)), true)) as typeof process.stderr.write;
-  process.exitCode = 0;
-  try {
-    await main(["node", "retrace", ...args]);
-  } finally {
-    process.stdout.write = o;
-    process.stderr.write = e;
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { code, stdout: out.join(""), stderr: err.join("") };
-}
 
 /** A port nothing listens on (a server bound it, then closed). */
 async function deadPort(): Promise<number> {

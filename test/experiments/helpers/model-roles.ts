@@ -10,7 +10,9 @@ import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/si
 import { startScriptedOpenAIServer, type RecordedRequest, type ScriptStep, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
 import type { Action } from "../../../src/action.ts";
 import { BlobStore } from "../../../src/blob-store.ts";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
+import { main } from "../../../experiments/cli.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -88,3 +90,35 @@ export async function startRoleServer(queues: Record<ScriptRole, ScriptStep[]>, 
   });
   return Object.assign(server, { byRole });
 }
+
+/** The shipped preset, narrowed to one task, one seed and cap 1 (everything else as shipped). */
+export function narrowedPreset(file: string, patch: (c: Record<string, any>) => void = () => {}): string {
+  const config = parseYaml(readFileSync(new URL("../../../experiments/configs/models/end-to-end.yaml", import.meta.url), "utf8")) as Record<string, any>;
+  config.env = { ...config.env, tasks: ["files-rename-draft"] };
+  config.seeds = [0];
+  config.maxRecoveryIterations = [1];
+  patch(config);
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+
+/** Run the CLI in-process; returns exit code, stdout and stderr. */
+export async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const o = process.stdout.write.bind(process.stdout);
+  const e = process.stderr.write.bind(process.stderr);
+  process.stdout.write = ((c: string) => (out.push(String(c)), true)) as typeof process.stdout.write;
+  process.stderr.write = ((c: string) => (err.push(String(c)), true)) as typeof process.stderr.write;
+  process.exitCode = 0;
+  try {
+    await main(["node", "retrace", ...args]);
+  } finally {
+    process.stdout.write = o;
+    process.stderr.write = e;
+  }
+  const code = Number(process.exitCode ?? 0);
+  process.exitCode = 0;
+  return { code, stdout: out.join(""), stderr: err.join("") };
+}
+
