@@ -37,11 +37,14 @@ export function pyautoguiOf(a: Action): string {
       return `pyautogui.press('${a.key}')`;
     case "TYPING":
       return `pyautogui.write(${JSON.stringify(a.text)})`;
+    case "HOTKEY":
+      return `pyautogui.hotkey(${a.keys.map((k) => `'${k}'`).join(", ")})`;
     default:
       throw new Error(`no pyautogui form for ${a.type} in this test`);
   }
 }
-const answer = (a: Action): ScriptStep => ({ text: `Next step.\n\`\`\`python\n${pyautoguiOf(a)}\n\`\`\`` });
+/** A forward/recovery answer performing `a` (DONE/FAIL as the special answers). */
+export const answer = (a: Action): ScriptStep => a.type === "DONE" || a.type === "FAIL" ? { text: a.type } : ({ text: `Next step.\n\`\`\`python\n${pyautoguiOf(a)}\n\`\`\`` });
 
 /** Queues for a no-recovery episode then a recovery episode of `taskId` (in that order). */
 export async function ablationQueues(taskId = "files-rename-draft"): Promise<Record<ScriptRole, ScriptStep[]>> {
