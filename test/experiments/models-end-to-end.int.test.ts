@@ -62,6 +62,13 @@ describe("the model-backed end-to-end preset on SimDesk", () => {
     expect(summary.models.recoverer.calls).toBe(2);
     expect(summary.allModelCallsFailed).toBe(false);
 
+    // The report reads the model-backed run: calls, tokens and cost per role.
+    const rep = await cli("report", out1, "--quiet", "--episodes", "1");
+    expect(rep.code).toBe(0);
+    const html = readFileSync(join(out1, "report.html"), "utf8");
+    expect(html).toContain("Model calls per role");
+    expect(html).toMatch(/<td>model\.max-rec-1<\/td><td>recoverer<\/td><td>2<\/td><td>0<\/td>/);
+
     // Cached re-run: no request reaches the server (not even the preflight), same bytes.
     const before = server.calls;
     const out2 = join(dir, "run2");
