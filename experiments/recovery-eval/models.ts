@@ -1,0 +1,207 @@
+/**
+ * The recovery evaluation from a config, with model (or, on SimDesk, simulated) agents on any
+ * environment: `buildConfiguredDataset` (on-policy rollouts of the forward agent, N-replay
+ * filtering, perturbation by the perturber, targets confirmed by state hash, verifier or SSIM)
+ * and `runConfiguredRecoveryEval` (implicit recovery by the forward agent, explicit recovery by
+ * each recoverer with each context). Both write `model-usage.json` (calls, tokens, cost, errors
+ * per role) next to their output, and label results `simulated: false` unless a simulated agent
+ * took part.
+ *
+ * R_TC on real desktops: there is no ground-truth state, so R_TC replays the remaining
+ * ground-truth actions of the recorded trajectory from the recovered state and runs the task's
+ * own oracle (`env.evaluate()`: saved file contents, values read through AT-SPI), exactly as on
+ * SimDesk. Every environment here has a task oracle; the ground-truth replay is the dataset's.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { BlobStore } from "../../src/blob-store.ts";
+import type { Environment } from "../../src/environment.ts";
+import { ConfigError } from "../../src/errors.ts";
+import type { ForwardPolicy, JsonValue } from "../../src/policy.ts";
+import type { RecoveryPolicy, StateVerifier } from "../../src/recovery.ts";
+import type { Task } from "../../src/task.ts";
+import { buildRecoveryDataset } from "../../src/dataset/build.ts";
+import { loadRecoveryDataset, saveRecoveryDataset } from "../../src/dataset/store.ts";
+import type { RecoveryDatasetManifest, RecoverySample } from "../../src/dataset/types.ts";
+import { evaluateRecovery, type RecoveryRun, type RecoveryVariant } from "../../src/eval/run.ts";
+import { createStateCheck } from "../../src/replay/state-check.ts";
+import type { CacheMode } from "../../adapters/models/cache.ts";
+import { createEnvironmentFactory, tasksForEnvironment } from "../../adapters/environments/registry.ts";
+import type { SimDesk } from "../../adapters/environments/simdesk/index.ts";
+import type { SimDeskTask } from "../../adapters/environments/simdesk/ground-truth.ts";
+import { createSimForwardPolicy, createSimPerturbationPolicy, createSimRecoveryPolicy, describeSimulated, SIM_PROFILES } from "../../adapters/policies/simulated/index.ts";
+import { createEvalAgents, type EvalAgents, type EvalAgentSpec, type RoleUsage } from "./agents.ts";
+import type { RecoveryEvalConfig } from "./config.ts";
+import { copySampleStates, createEvalSimDesk, layeredBlobs, simSummarizer } from "./simdesk.ts";
+import { recoveryEvalReport, type RecoveryEvalReport } from "./report-data.ts";
+
+/** Cache and process settings shared by both commands. */
+export interface ConfiguredRunOptions {
+  config: RecoveryEvalConfig;
+  /** Output folder. */
+  out: string;
+  /** Record/replay cache of model calls. @default "off" */
+  cache?: CacheMode;
+  /** Cache folder. @default <out>/model-cache */
+  cacheDir?: string;
+  /** Variables to read API keys from (tests pass their own). @default process.env */
+  processEnv?: NodeJS.ProcessEnv;
+  onProgress?: (message: string) => void;
+}
+
+/** `model-usage.json`: model calls per role. */
+export interface ModelUsageFile {
+  simulated: boolean;
+  roles: Record<string, RoleUsage>;
+  /** Totals over roles. */
+  calls: number;
+  cached: number;
+  errors: number;
+  costUsd: number;
+}
+
+function usageFile(roles: Record<string, RoleUsage>, simulated: boolean): ModelUsageFile {
+  const sum = (k: keyof RoleUsage) => Object.values(roles).reduce((s, r) => s + r[k], 0);
+  return { simulated, roles, calls: sum("calls"), cached: sum("cached"), errors: sum("errors"), costUsd: sum("costUsd") };
+}
+
+/** The tasks of the config's environment, in config order. */
+function selectTasks(config: RecoveryEvalConfig): Task[] {
+  const all = tasksForEnvironment(config.env.kind);
+  const byId = new Map(all.map((t) => [t.id, t]));
+  const tasks = config.env.tasks
+    ? config.env.tasks.map((id, i) => {
+        const t = byId.get(id);
+        if (!t) throw new ConfigError(`env.tasks.${i}: "${id}" is not a ${config.env.kind} task (\`retrace tasks\` lists them)`, { field: `env.tasks.${i}` });
+        return t;
+      })
+    : [...all];
+  return config.env.limit ? tasks.slice(0, config.env.limit) : tasks;
+}
+
+/** A fresh environment of the config's kind; SimDesk keeps state snapshots in `stateDir`. */
+async function openEnv(config: RecoveryEvalConfig, blobs: BlobStore, stateDir: string): Promise<Environment> {
+  const size = { width: config.env.width, height: config.env.height };
+  if (config.env.kind === "simdesk") return createEvalSimDesk(blobs, stateDir, size);
+  return createEnvironmentFactory(config.env.kind, { blobs, ...size })();
+}
+
+function simProfile<T extends object>(profiles: Record<string, T>, name: string | undefined, fallback: string, path: string): T {
+  const key = name ?? fallback;
+  const p = profiles[key];
+  if (!p) throw new ConfigError(`${path}.profile: unknown simulated profile "${key}" (one of ${Object.keys(profiles).join(", ")})`, { field: `${path}.profile` });
+  return p;
+}
+
+/** Forward-policy factory for rollouts and implicit recovery. */
+function forwardFactory(spec: EvalAgentSpec, agents: EvalAgents, seed: number): (task: Task, key: string) => ForwardPolicy {
+  if (spec.kind === "model") return () => agents.forward(spec);
+  const profile = simProfile(SIM_PROFILES.forward, spec.profile, "default", "dataset.forward");
+  return (task, key) => createSimForwardPolicy({ task: task as SimDeskTask, seed: `${seed}/${key}`, ...profile });
+}
+
+/** Build and save a recovery dataset as the config says. */
+export async function buildConfiguredDataset(options: ConfiguredRunOptions): Promise<{ manifest: RecoveryDatasetManifest; usage: ModelUsageFile }> {
+  const { config } = options;
+  const out = resolve(options.out);
+  mkdirSync(out, { recursive: true });
+  const tasks = selectTasks(config);
+  if (tasks.length === 0) throw new ConfigError("env.tasks: no tasks selected", { field: "env.tasks" });
+  const blobs = new BlobStore({ dir: join(out, "blobs") });
+  const agents = createEvalAgents({ blobs, cache: options.cache, cacheDir: options.cacheDir ?? join(out, "model-cache"), env: options.processEnv });
+  const d = config.dataset;
+  let verifier: StateVerifier | undefined;
+  if (d.verifier) {
+    if (d.verifier.kind !== "model") throw new ConfigError("dataset.verifier: only model verifiers exist (kind: model)", { field: "dataset.verifier" });
+    verifier = agents.verifier(d.verifier);
+  }
+  const env = await openEnv(config, blobs, join(out, "simdesk-states"));
+  const seen = new Map<string, ForwardPolicy>();
+  const note = <P extends ForwardPolicy>(p: P): P => (p.simulated && !seen.has(p.name) && seen.set(p.name, p), p);
+  try {
+    const forward = forwardFactory(d.forward, agents, config.seed);
+    const perturbSpec = d.perturber;
+    const build = await buildRecoveryDataset({
+      env, blobs, tasks, seed: config.seed, check: createStateCheck({ method: d.verify, verifier }),
+      forwardPolicy: ({ task, rollout }) => note(forward(task, String(rollout))),
+      perturbationPolicy: ({ rollout, targetStep, distance }) =>
+        note(perturbSpec.kind === "model" ? agents.perturber(perturbSpec, distance) : createSimPerturbationPolicy({ groundTruth: env as SimDesk, seed: `${config.seed}/${rollout}/${targetStep}/${distance}` })),
+      rolloutsPerTask: d.rolloutsPerTask, replays: d.replays, seedStepsPerTrajectory: d.seedSteps, distances: d.distances, maxSteps: d.maxSteps,
+      maxSamplesPerDistance: d.maxSamplesPerDistance, onProgress: options.onProgress,
+    });
+    const usage = usageFile(agents.usage(), build.simulated);
+    const manifest = saveRecoveryDataset({
+      dir: out, build, tasks, blobs, simulatedLabel: describeSimulated(...seen.values()),
+      config: {
+        env: config.env.kind, width: config.env.width, height: config.env.height, noise: false, noiseSeed: 0, verify: d.verify, name: config.name,
+        agents: { forward: redactSpec(d.forward), perturber: redactSpec(d.perturber), ...(d.verifier && { verifier: redactSpec(d.verifier) }) },
+        tasks: tasks.map((t) => t.id),
+      },
+    });
+    writeFileSync(join(out, "model-usage.json"), JSON.stringify(usage, null, 2) + "\n");
+    return { manifest, usage };
+  } finally {
+    await env.close();
+  }
+}
+
+/** A spec as recorded: everything but secrets (specs hold only the key's variable name). */
+function redactSpec(spec: EvalAgentSpec): JsonValue {
+  return JSON.parse(JSON.stringify(spec)) as JsonValue;
+}
+
+/** Evaluate the config's recovery variants on a dataset; writes recovery-eval.json, runs.jsonl, model-usage.json. */
+export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & { dataset: string }): Promise<{ report: RecoveryEvalReport; runs: RecoveryRun[]; usage: ModelUsageFile }> {
+  const { config } = options;
+  const ds = loadRecoveryDataset(options.dataset);
+  const dsEnv = String(ds.manifest.config.env);
+  if (dsEnv !== config.env.kind) throw new ConfigError(`--dataset: ${ds.dir} was built on "${dsEnv}" but the config runs on "${config.env.kind}"; pass --env ${dsEnv} or rebuild the dataset`, { field: "env" });
+  const out = resolve(options.out);
+  mkdirSync(out, { recursive: true });
+  const blobs = new BlobStore({ dir: join(out, "blobs") });
+  const agents = createEvalAgents({ blobs: layeredBlobs(blobs, new BlobStore({ dir: join(ds.dir, "blobs") })), cache: options.cache, cacheDir: options.cacheDir ?? join(out, "model-cache"), env: options.processEnv });
+  if (config.env.kind === "simdesk") copySampleStates(ds.samples, join(ds.dir, "simdesk-states"), join(out, "simdesk-states"));
+  const sizeOf = (k: string, d: number) => (typeof ds.manifest.config[k] === "number" ? (ds.manifest.config[k] as number) : d);
+  const env = await openEnv({ ...config, env: { ...config.env, width: sizeOf("width", config.env.width), height: sizeOf("height", config.env.height) } }, blobs, join(out, "simdesk-states"));
+  try {
+    const variants = configuredVariants(config, agents, env);
+    const budgets = config.eval.budgets;
+    const runs = await evaluateRecovery({ env, blobs: layeredBlobs(blobs, new BlobStore({ dir: join(ds.dir, "blobs") })), tasks: ds.tasks, samples: ds.samples, variants, budgets, onProgress: options.onProgress });
+    const simulated = runs.some((r) => r.simulated) || ds.manifest.simulated;
+    const label = simulated ? ds.manifest.simulatedLabel || "simulated: SimDesk agents" : "";
+    const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, budgets });
+    const usage = usageFile(agents.usage(), simulated);
+    writeFileSync(join(out, "runs.jsonl"), runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : ""));
+    writeFileSync(join(out, "recovery-eval.json"), JSON.stringify(report, null, 2) + "\n");
+    writeFileSync(join(out, "model-usage.json"), JSON.stringify(usage, null, 2) + "\n");
+    return { report, runs, usage };
+  } finally {
+    await env.close();
+  }
+}
+
+/** The variants of a config: implicit (the dataset's forward agent) and each recoverer x context. */
+export function configuredVariants(config: RecoveryEvalConfig, agents: EvalAgents, env: Environment): RecoveryVariant[] {
+  const variants: RecoveryVariant[] = [];
+  if (config.eval.implicit) {
+    const forward = forwardFactory(config.dataset.forward, agents, config.seed);
+    variants.push({ id: "implicit/0-E", kind: "implicit", policy: ({ task, sample }) => forward(task, sample.id) });
+  }
+  const s = config.eval.summarizer;
+  if (s && s.kind === "sim" && config.env.kind !== "simdesk") throw new ConfigError("eval.summarizer: the simulated summarizer runs on SimDesk only; use kind: model", { field: "eval.summarizer" });
+  const summarizer = s ? (s.kind === "model" ? agents.summarizer(s) : simSummarizer) : undefined;
+  config.eval.recoverers.forEach((rc, i) => {
+    const make = recovererFactory(rc.agent, agents, env, config.seed, `eval.recoverers.${i}.agent`);
+    for (const context of rc.contexts) {
+      variants.push({ id: `explicit-${rc.name}/${context}`, kind: "explicit", context, recoverer: ({ sample }) => make(sample), ...(context === "contextualized" && { summarizer }) });
+    }
+  });
+  if (variants.length === 0) throw new ConfigError("eval: nothing to evaluate (implicit: false and no recoverers)", { field: "eval" });
+  return variants;
+}
+
+function recovererFactory(spec: EvalAgentSpec, agents: EvalAgents, env: Environment, seed: number, path: string): (sample: RecoverySample) => RecoveryPolicy {
+  if (spec.kind === "model") return () => agents.recoverer(spec);
+  const profile = simProfile(SIM_PROFILES.recoverer, spec.profile, "skilled", path);
+  return (sample) => createSimRecoveryPolicy({ groundTruth: env as SimDesk, seed: `${seed}/${sample.id}`, ...profile });
+}
