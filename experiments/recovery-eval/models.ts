@@ -18,13 +18,13 @@ import { BlobStore } from "../../src/blob-store.ts";
 import type { Environment } from "../../src/environment.ts";
 import { ConfigError } from "../../src/errors.ts";
 import type { ForwardPolicy, JsonValue } from "../../src/policy.ts";
-import type { RecoveryPolicy, StateVerifier } from "../../src/recovery.ts";
+import type { RecoveryPolicy } from "../../src/recovery.ts";
 import type { Task } from "../../src/task.ts";
 import { buildRecoveryDataset } from "../../src/dataset/build.ts";
 import { loadRecoveryDataset, saveRecoveryDataset } from "../../src/dataset/store.ts";
 import type { RecoveryDatasetManifest, RecoverySample } from "../../src/dataset/types.ts";
 import { evaluateRecovery, type RecoveryRun, type RecoveryVariant } from "../../src/eval/run.ts";
-import { createStateCheck } from "../../src/replay/state-check.ts";
+import { createStateCheck, type StateCheck } from "../../src/replay/state-check.ts";
 import type { CacheMode } from "../../adapters/models/cache.ts";
 import { createEnvironmentFactory, tasksForEnvironment } from "../../adapters/environments/registry.ts";
 import type { SimDesk } from "../../adapters/environments/simdesk/index.ts";
@@ -110,11 +110,6 @@ export async function buildConfiguredDataset(options: ConfiguredRunOptions): Pro
   const blobs = new BlobStore({ dir: join(out, "blobs") });
   const agents = createEvalAgents({ blobs, cache: options.cache, cacheDir: options.cacheDir ?? join(out, "model-cache"), env: options.processEnv });
   const d = config.dataset;
-  let verifier: StateVerifier | undefined;
-  if (d.verifier) {
-    if (d.verifier.kind !== "model") throw new ConfigError("dataset.verifier: only model verifiers exist (kind: model)", { field: "dataset.verifier" });
-    verifier = agents.verifier(d.verifier);
-  }
   const env = await openEnv(config, blobs, join(out, "simdesk-states"));
   const seen = new Map<string, ForwardPolicy>();
   const note = <P extends ForwardPolicy>(p: P): P => (p.simulated && !seen.has(p.name) && seen.set(p.name, p), p);
@@ -122,7 +117,7 @@ export async function buildConfiguredDataset(options: ConfiguredRunOptions): Pro
     const forward = forwardFactory(d.forward, agents, config.seed);
     const perturbSpec = d.perturber;
     const build = await buildRecoveryDataset({
-      env, blobs, tasks, seed: config.seed, check: createStateCheck({ method: d.verify, verifier }),
+      env, blobs, tasks, seed: config.seed, check: configuredCheck(config, agents),
       forwardPolicy: ({ task, rollout }) => note(forward(task, String(rollout))),
       perturbationPolicy: ({ rollout, targetStep, distance }) =>
         note(perturbSpec.kind === "model" ? agents.perturber(perturbSpec, distance) : createSimPerturbationPolicy({ groundTruth: env as SimDesk, seed: `${config.seed}/${rollout}/${targetStep}/${distance}` })),
@@ -143,6 +138,17 @@ export async function buildConfiguredDataset(options: ConfiguredRunOptions): Pro
   } finally {
     await env.close();
   }
+}
+
+/**
+ * How replayed states are confirmed, in the build and again when the evaluation reconstructs
+ * target and error states: SimDesk's state hash, the model verifier (an abstention does not
+ * confirm) or SSIM >= 0.99, as `dataset.verify` says.
+ */
+function configuredCheck(config: RecoveryEvalConfig, agents: EvalAgents): StateCheck {
+  const v = config.dataset.verifier;
+  if (v && v.kind !== "model") throw new ConfigError("dataset.verifier: only model verifiers exist (kind: model)", { field: "dataset.verifier" });
+  return createStateCheck({ method: config.dataset.verify, verifier: v ? agents.verifier(v) : undefined });
 }
 
 /** A spec as recorded: everything but secrets (specs hold only the key's variable name). */
@@ -166,7 +172,7 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
   try {
     const variants = configuredVariants(config, agents, env);
     const budgets = config.eval.budgets;
-    const runs = await evaluateRecovery({ env, blobs: layeredBlobs(blobs, new BlobStore({ dir: join(ds.dir, "blobs") })), tasks: ds.tasks, samples: ds.samples, variants, budgets, onProgress: options.onProgress });
+    const runs = await evaluateRecovery({ env, blobs: layeredBlobs(blobs, new BlobStore({ dir: join(ds.dir, "blobs") })), tasks: ds.tasks, samples: ds.samples, variants, budgets, check: configuredCheck(config, agents), onProgress: options.onProgress });
     const simulated = runs.some((r) => r.simulated) || ds.manifest.simulated;
     const label = simulated ? ds.manifest.simulatedLabel || "simulated: SimDesk agents" : "";
     const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, budgets });
