@@ -100,6 +100,7 @@ describe.runIf(tools.run)("recovery evaluation with model agents on X11 (mousepa
     // task oracle reads notes.txt. Deleting the stray note passes; Escape and the implicit agent's
     // forward step (which leaves the note in front of "- bread") fail.
     expect(by["explicit-model/0-E"].verdict!.rtc).toMatchObject({ pass: true, score: 1 });
+    expect(by["explicit-model/0-E"].verdict!.success).toBe(true); // measured: SSIM 1.0 (error vs target: 0.987)
     expect(by["explicit-model/none"].verdict!.rtc.pass).toBe(false);
     expect(by["implicit/0-E"].verdict!.rtc.pass).toBe(false);
     expect(by["explicit-model/none"].verdict!.ro.pass).toBe(false);
