@@ -8,7 +8,9 @@ import type { EpisodeComponents, EpisodeResult, RecoveryOptionsInput } from "../
 import type { Environment } from "../../src/environment.ts";
 import type { ErrorDetector } from "../../src/detector.ts";
 import type { ForwardPolicy } from "../../src/policy.ts";
-import type { RecoveryPolicy } from "../../src/recovery.ts";
+import type { RecoveryPolicy, StateVerifier, Summarizer } from "../../src/recovery.ts";
+import type { ModelMeter } from "../agents/meter.ts";
+import type { ModelCallSettings } from "../agents/model-client.ts";
 import type { RecoveryStepSelector } from "../../src/selector.ts";
 import type { Task } from "../../src/task.ts";
 import type { Observation } from "../../src/observation.ts";
@@ -33,6 +35,12 @@ export interface ComponentContext {
   env: Environment;
   /** A label that separates independent draws (e.g. continuation index). */
   stream?: string;
+  /** Screenshots (model agents read image blobs from here). */
+  blobs?: BlobStore;
+  /** Per-episode model-call meter (model agents). */
+  meter?: ModelMeter;
+  /** Run-wide model settings: cache, keys, cost ledger (model agents). */
+  calls?: ModelCallSettings;
 }
 
 /** The environment- and agent-specific parts the runner uses. */
@@ -47,6 +55,12 @@ export interface ExperimentRuntime {
   recoveryPolicy(spec: AgentSpec, ctx: ComponentContext): RecoveryPolicy;
   detector(spec: AgentSpec, ctx: ComponentContext): ErrorDetector;
   selector(spec: AgentSpec, ctx: ComponentContext): RecoveryStepSelector;
+  /** The contextualized-context summarizer (model agents). */
+  summarizer?(spec: AgentSpec, ctx: ComponentContext): Summarizer;
+  /** A state verifier (model agents). */
+  verifier?(spec: AgentSpec, ctx: ComponentContext): StateVerifier;
+  /** Environment kind this runtime drives (agents adapt to real desktops). @default "simdesk" */
+  envKind?: string;
   runEpisode: RunEpisodeFn;
   /**
    * Stability metrics from the environment's ground truth, when it has some (SimDesk); undefined
