@@ -52,9 +52,9 @@ export function cacheFromFlags(flags: ModelEvalFlags): { cache: CacheMode; cache
 export function usageLines(usage: ModelUsageFile): string[] {
   const lines: string[] = [];
   for (const [role, u] of Object.entries(usage.roles)) {
-    lines.push(`  ${role}: ${u.calls} call(s) (${u.cached} cached), ${u.inputTokens}+${u.outputTokens} tokens, $${u.costUsd.toFixed(4)}, ${u.errors} error(s)`);
+    if (u) lines.push(`  ${role}: ${u.calls} call(s), ${u.inputTokens}+${u.outputTokens} tokens, $${u.costUsd.toFixed(4)}, ${u.errors} error(s)`);
   }
-  const dead = Object.entries(usage.roles).filter(([, u]) => u.errors > 0 && u.calls === 0).map(([r]) => r);
+  const dead = Object.entries(usage.roles).filter(([, u]) => u && u.errors > 0 && u.errors === u.calls).map(([r]) => r);
   if (dead.length) {
     lines.push(`every model call failed for: ${dead.join(", ")} (check the server, --base-url and the API key)`);
     process.exitCode = 1;

@@ -12,7 +12,11 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ConfigError } from "../../src/errors.ts";
 import { RECOVERY_CONTEXTS } from "../../src/recovery.ts";
-import { EvalAgentSpecSchema, fillModelSpec, type EvalAgentSpec, type ModelFillIn } from "./agents.ts";
+import { AgentSpecSchema, fillModelDefaults, validateAgentSpec, type AgentRole, type ModelAgentSpec, type ModelDefaults } from "../agents/index.ts";
+
+/** An agent of the recovery evaluation: a model agent, or (SimDesk only) a simulated one. */
+export type EvalAgentSpec = ModelAgentSpec | { kind: "sim"; profile?: string };
+const EvalAgentSpecSchema = AgentSpecSchema;
 
 /** Environments the recovery evaluation runs on. */
 export const EVAL_ENV_KINDS = ["simdesk", "x11", "docker"] as const;
@@ -88,10 +92,34 @@ export const RecoveryEvalConfigSchema = z
       for (const p of sims) ctx.addIssue({ code: "custom", path: p.split("."), message: `simulated agents read SimDesk's ground truth and cannot run on env "${c.env.kind}": use kind: model` });
     }
   });
-export type RecoveryEvalConfig = z.output<typeof RecoveryEvalConfigSchema>;
+type ParsedConfig = z.output<typeof RecoveryEvalConfigSchema>;
+/** A validated recovery-eval config: every agent spec checked by its kind's schema, model endpoints filled in. */
+export type RecoveryEvalConfig = Omit<ParsedConfig, "dataset" | "eval"> & {
+  dataset: Omit<ParsedConfig["dataset"], "forward" | "perturber" | "verifier"> & { forward: EvalAgentSpec; perturber: EvalAgentSpec; verifier?: EvalAgentSpec };
+  eval: Omit<ParsedConfig["eval"], "recoverers" | "summarizer"> & { recoverers: Array<Omit<ParsedConfig["eval"]["recoverers"][number], "agent"> & { agent: EvalAgentSpec }>; summarizer?: EvalAgentSpec };
+};
+
+/**
+ * Fill in the endpoint, then validate a spec with the agent registry (experiments/agents). The
+ * perturber and recoverer follow the forward agent's format/backend rules (they speak every
+ * format, on the same backbone: adapters/llm `agent:`). `kind: sim` is accepted for the roles
+ * that have a SimDesk-only simulated stand-in here (perturber, summarizer) and where the registry
+ * has one (forward, recovery).
+ */
+function validEvalSpec(spec: unknown, role: AgentRole, path: string, fill: ModelDefaults, localSim: AgentRole[]): EvalAgentSpec {
+  const raw = fillModelDefaults(spec as z.output<typeof AgentSpecSchema>, fill);
+  if (raw.kind === "sim" && localSim.includes(role)) {
+    const extra = Object.keys(raw).filter((k) => k !== "kind" && k !== "profile");
+    if (extra.length) throw new ConfigError(`${path}: unknown field(s) ${extra.map((k) => `"${k}"`).join(", ")} for a sim ${role}`, { field: path });
+    return { kind: "sim", ...(raw.profile !== undefined && { profile: raw.profile }) };
+  }
+  const valid = validateAgentSpec(role === "recovery" || role === "perturber" ? (raw.kind === "model" ? "forward" : role) : role, raw, path) as unknown as EvalAgentSpec;
+  if (valid.kind === "model" && !valid.model) throw new ConfigError(`${path}.model: a model agent needs a model name (set it in the config or pass --model NAME)`, { field: `${path}.model` });
+  return valid;
+}
 
 /** Command-line overrides of a config. */
-export interface RecoveryEvalOverrides extends ModelFillIn {
+export interface RecoveryEvalOverrides extends ModelDefaults {
   /** `--env`. */
   env?: string;
 }
@@ -113,13 +141,13 @@ export function parseRecoveryEvalConfig(raw: unknown, source = "config", overrid
     const field = issue.path.join(".");
     throw new ConfigError(`${source}${field ? `.${field}` : ""}: ${issue.message}`, { field });
   }
-  const c = r.data;
-  const fill = <T extends EvalAgentSpec>(s: T, path: string) => fillModelSpec(s, overrides, `${source}.${path}`);
-  c.dataset.forward = fill(c.dataset.forward, "dataset.forward");
-  c.dataset.perturber = fill(c.dataset.perturber, "dataset.perturber");
-  if (c.dataset.verifier) c.dataset.verifier = fill(c.dataset.verifier, "dataset.verifier");
-  c.eval.recoverers = c.eval.recoverers.map((rc, i) => ({ ...rc, agent: fill(rc.agent, `eval.recoverers.${i}.agent`) }));
-  if (c.eval.summarizer) c.eval.summarizer = fill(c.eval.summarizer, "eval.summarizer");
+  const c = r.data as unknown as RecoveryEvalConfig;
+  const check = (spec: unknown, role: AgentRole, path: string, simRoles: AgentRole[] = []) => validEvalSpec(spec, role, `${source}.${path}`, overrides, simRoles);
+  c.dataset.forward = check(c.dataset.forward, "forward", "dataset.forward");
+  c.dataset.perturber = check(c.dataset.perturber, "perturber", "dataset.perturber", ["perturber"]);
+  if (c.dataset.verifier) c.dataset.verifier = check(c.dataset.verifier, "verifier", "dataset.verifier");
+  c.eval.recoverers = c.eval.recoverers.map((rc, i) => ({ ...rc, agent: check(rc.agent, "recovery", `eval.recoverers.${i}.agent`) }));
+  if (c.eval.summarizer) c.eval.summarizer = check(c.eval.summarizer, "summarizer", "eval.summarizer", ["summarizer"]);
   return c;
 }
 

@@ -12,7 +12,7 @@
  * own oracle (`env.evaluate()`: saved file contents, values read through AT-SPI), exactly as on
  * SimDesk. Every environment here has a task oracle; the ground-truth replay is the dataset's.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { BlobStore } from "../../src/blob-store.ts";
 import type { Environment } from "../../src/environment.ts";
@@ -30,9 +30,9 @@ import { createEnvironmentFactory, tasksForEnvironment } from "../../adapters/en
 import type { SimDesk } from "../../adapters/environments/simdesk/index.ts";
 import type { SimDeskTask } from "../../adapters/environments/simdesk/ground-truth.ts";
 import { createSimForwardPolicy, createSimPerturbationPolicy, createSimRecoveryPolicy, describeSimulated, SIM_PROFILES } from "../../adapters/policies/simulated/index.ts";
-import { createEvalAgents, type EvalAgents, type EvalAgentSpec, type RoleUsage } from "./agents.ts";
-import type { RecoveryEvalConfig } from "./config.ts";
-import { copySampleStates, createEvalSimDesk, layeredBlobs, simSummarizer } from "./simdesk.ts";
+import { createEvalAgents, type EvalAgents, type RoleUsage } from "./agents.ts";
+import type { EvalAgentSpec, RecoveryEvalConfig } from "./config.ts";
+import { copySampleStates, createEvalSimDesk, simSummarizer } from "./simdesk.ts";
 import { recoveryEvalReport, type RecoveryEvalReport } from "./report-data.ts";
 
 /** Cache and process settings shared by both commands. */
@@ -49,20 +49,34 @@ export interface ConfiguredRunOptions {
   onProgress?: (message: string) => void;
 }
 
-/** `model-usage.json`: model calls per role. */
+/** `model-usage.json`: model calls per role (the runner's role names: policy, perturber, recoverer, summarizer, verifier). */
 export interface ModelUsageFile {
   simulated: boolean;
-  roles: Record<string, RoleUsage>;
-  /** Totals over roles. */
+  roles: Partial<Record<string, RoleUsage>>;
+  /** Totals over roles: calls (answered, failed or served from the cache), failed calls, list-price cost. */
   calls: number;
-  cached: number;
   errors: number;
   costUsd: number;
 }
 
-function usageFile(roles: Record<string, RoleUsage>, simulated: boolean): ModelUsageFile {
-  const sum = (k: keyof RoleUsage) => Object.values(roles).reduce((s, r) => s + r[k], 0);
-  return { simulated, roles, calls: sum("calls"), cached: sum("cached"), errors: sum("errors"), costUsd: sum("costUsd") };
+function usageFile(roles: Partial<Record<string, RoleUsage>>, simulated: boolean): ModelUsageFile {
+  const sum = (k: keyof RoleUsage) => Math.round(Object.values(roles).reduce((s, r) => s + (r?.[k] ?? 0), 0) * 1e9) / 1e9;
+  return { simulated, roles, calls: sum("calls"), errors: sum("errors"), costUsd: sum("costUsd") };
+}
+
+/** A blob store that writes into its own folder and reads from a fallback folder (the dataset's) too. */
+class LayeredBlobStore extends BlobStore {
+  private readonly fallback: BlobStore;
+  constructor(dir: string, fallback: BlobStore) {
+    super({ dir });
+    this.fallback = fallback;
+  }
+  override path(ref: string): string {
+    const own = super.path(ref);
+    if (existsSync(own)) return own;
+    const other = this.fallback.path(ref);
+    return existsSync(other) ? other : own;
+  }
 }
 
 /** The tasks of the config's environment, in config order. */
@@ -164,15 +178,15 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
   if (dsEnv !== config.env.kind) throw new ConfigError(`--dataset: ${ds.dir} was built on "${dsEnv}" but the config runs on "${config.env.kind}"; pass --env ${dsEnv} or rebuild the dataset`, { field: "env" });
   const out = resolve(options.out);
   mkdirSync(out, { recursive: true });
-  const blobs = new BlobStore({ dir: join(out, "blobs") });
-  const agents = createEvalAgents({ blobs: layeredBlobs(blobs, new BlobStore({ dir: join(ds.dir, "blobs") })), cache: options.cache, cacheDir: options.cacheDir ?? join(out, "model-cache"), env: options.processEnv });
+  const blobs = new LayeredBlobStore(join(out, "blobs"), new BlobStore({ dir: join(ds.dir, "blobs") }));
+  const agents = createEvalAgents({ blobs, cache: options.cache, cacheDir: options.cacheDir ?? join(out, "model-cache"), env: options.processEnv });
   if (config.env.kind === "simdesk") copySampleStates(ds.samples, join(ds.dir, "simdesk-states"), join(out, "simdesk-states"));
   const sizeOf = (k: string, d: number) => (typeof ds.manifest.config[k] === "number" ? (ds.manifest.config[k] as number) : d);
   const env = await openEnv({ ...config, env: { ...config.env, width: sizeOf("width", config.env.width), height: sizeOf("height", config.env.height) } }, blobs, join(out, "simdesk-states"));
   try {
     const variants = configuredVariants(config, agents, env);
     const budgets = config.eval.budgets;
-    const runs = await evaluateRecovery({ env, blobs: layeredBlobs(blobs, new BlobStore({ dir: join(ds.dir, "blobs") })), tasks: ds.tasks, samples: ds.samples, variants, budgets, check: configuredCheck(config, agents), onProgress: options.onProgress });
+    const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, budgets, check: configuredCheck(config, agents), onProgress: options.onProgress });
     const simulated = runs.some((r) => r.simulated) || ds.manifest.simulated;
     const label = simulated ? ds.manifest.simulatedLabel || "simulated: SimDesk agents" : "";
     const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, budgets });

@@ -75,7 +75,7 @@ describe.runIf(tools.run)("recovery evaluation with model agents on X11 (mousepa
     expect(progress.join("\n") + JSON.stringify(manifest.stages[0])).toMatch(/"final":1/);
     expect(manifest.stages[0]).toMatchObject({ seedSteps: 1, targetReproduced: 1, genuineError: 1, final: 1 });
     expect(manifest).toMatchObject({ simulated: false, config: { env: "x11", verify: "verifier" } });
-    expect(dsUsage.roles).toMatchObject({ forward: { calls: 4 }, verifier: { calls: 1 }, perturber: { calls: 1 } });
+    expect(dsUsage.roles).toMatchObject({ policy: { calls: 4, errors: 0 }, verifier: { calls: 1 }, perturber: { calls: 1 } });
     const sample = JSON.parse(readFileSync(join(ds, "samples.jsonl"), "utf8").trim());
     expect(sample.targetStep).toBe(1);
     expect(sample.target.stateHash).toBeUndefined(); // no ground truth on a real desktop
@@ -105,7 +105,7 @@ describe.runIf(tools.run)("recovery evaluation with model agents on X11 (mousepa
     expect(by["implicit/0-E"].verdict!.rtc.pass).toBe(false);
     expect(by["explicit-model/none"].verdict!.ro.pass).toBe(false);
     expect(by["explicit-model/0-E"].verdict!.ro.ssim).toBeGreaterThan(by["explicit-model/none"].verdict!.ro.ssim);
-    expect(evUsage.roles).toMatchObject({ verifier: { calls: 6 }, forward: { calls: 1 }, recovery: { calls: 2 } });
+    expect(evUsage.roles).toMatchObject({ verifier: { calls: 6 }, policy: { calls: 1 }, recoverer: { calls: 2 } });
     expect(JSON.parse(readFileSync(join(root, "eval", "recovery-eval.json"), "utf8")).table).toHaveLength(3);
   }, 300_000);
 });

@@ -89,7 +89,7 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     server.verify();
     expect(buildOut).toMatch(/dataset [0-9a-f]{16} on simdesk \(model agents, simulated: false\)/);
     expect(buildOut).toContain("1 rollouts -> 1 successful -> 1 well-formed -> 1 transition-consistent (retention 100.0%)");
-    expect(buildOut).toMatch(/forward: 6 call\(s\) \(0 cached\), 5400\+180 tokens/);
+    expect(buildOut).toMatch(/policy: 6 call\(s\), 5400\+180 tokens, \$0\.0000, 0 error\(s\)/);
     expect(buildOut).toMatch(/perturber: 1 call\(s\)/);
     expect(buildOut).toMatch(/d=1: 1 seed steps .* -> 1 final/);
     const manifest = JSON.parse(readFileSync(join(ds, "dataset.json"), "utf8"));
@@ -130,7 +130,7 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     expect(runs.every((r: { simulated: boolean }) => r.simulated === false)).toBe(true);
     expect(runs.find((r: { variant: string }) => r.variant === "explicit-model/0-E").intent.intent).toBe(true);
     const evUsage = JSON.parse(readFileSync(join(ev, "model-usage.json"), "utf8"));
-    expect(evUsage).toMatchObject({ simulated: false, calls: 6, cached: 0, errors: 0, roles: { forward: { calls: 1 }, recovery: { calls: 4 }, summarizer: { calls: 1 } } });
+    expect(evUsage).toMatchObject({ simulated: false, calls: 6, errors: 0, roles: { policy: { calls: 1 }, recoverer: { calls: 4 }, summarizer: { calls: 1 } } });
 
     // cached re-run: an empty script; any request would fail the run
     await server.close();
@@ -141,7 +141,7 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     expect(server.calls).toBe(0);
     expect(readFileSync(join(root, "dataset2", "samples.jsonl"), "utf8")).toBe(readFileSync(join(ds, "samples.jsonl"), "utf8"));
     expect(readFileSync(join(root, "eval2", "recovery-eval.json"), "utf8").replace(/dataset2/g, "dataset")).toBe(readFileSync(join(ev, "recovery-eval.json"), "utf8"));
-    expect(JSON.parse(readFileSync(join(root, "eval2", "model-usage.json"), "utf8"))).toMatchObject({ calls: 6, cached: 6 });
+    expect(JSON.parse(readFileSync(join(root, "eval2", "model-usage.json"), "utf8"))).toMatchObject({ calls: 6, errors: 0 });
     expect(existsSync(join(root, "eval2", "runs.jsonl"))).toBe(true);
   }, 120_000);
 
