@@ -70,6 +70,9 @@ const CONFIG = {
   },
 };
 
+/** The dataset the first test builds (the second evaluates other recoverer formats on it). */
+let builtDataset: string | undefined;
+
 describe("retrace dataset build / eval-recovery --config (model agents on SimDesk)", () => {
   it("builds a dataset with a model forward agent and perturber, evaluates implicit and explicit model recovery with every context, and replays from the cache with zero requests", async () => {
     const plan = getSimDeskTask(TASK).plan!;
@@ -96,6 +99,7 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     expect(manifest).toMatchObject({ simulated: false, simulatedLabel: "", samples: 1, config: { env: "simdesk", agents: { forward: { kind: "model", model: "qwen-test" } } } });
     const sample = JSON.parse(readFileSync(join(ds, "samples.jsonl"), "utf8").trim());
     expect(sample.simulated).toBe(false);
+    builtDataset = ds;
     expect(sample.targetStep).toBe(3);
     expect(sample.perturbation[0].actions).toEqual([{ type: "CLICK", x: 555, y: 183, button: "left", numClicks: 1 }]);
 
@@ -144,6 +148,52 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     expect(JSON.parse(readFileSync(join(root, "eval2", "model-usage.json"), "utf8"))).toMatchObject({ calls: 6, errors: 0 });
     expect(existsSync(join(root, "eval2", "runs.jsonl"))).toBe(true);
   }, 120_000);
+
+  it("evaluates recoverers in the UI-TARS and Anthropic computer-use formats (same spec shape, own APIs)", async () => {
+    expect(builtDataset).toBeDefined();
+    server = await startScriptedOpenAIServer({
+      script: [
+        // UI-TARS over chat completions: relative-1000 coordinates of readme.txt (555, 209) on 1280x800
+        { endpoint: "chat", text: "Thought: keep.txt is selected by mistake; select readme.txt again to restore the TARGET.\nAction: click(start_box='(434,261)')", usage: { inputTokens: 700, outputTokens: 25 }, expect: expectText(/TARGET/, "uitars recoverer") },
+        // Anthropic computer use: a left click at readme.txt in the display size the request announced
+        {
+          endpoint: "messages", usage: { inputTokens: 700, outputTokens: 25 },
+          expect(r) {
+            const tool = (r.body.tools as Array<{ display_width_px: number; display_height_px: number }>)[0];
+            this.content = [{ type: "text", text: "Selecting readme.txt to restore the target." }, { type: "tool_use", id: "toolu_1", name: "computer", input: { action: "left_click", coordinate: [Math.round((555 * tool.display_width_px) / 1280), Math.round((209 * tool.display_height_px) / 800)] } }];
+          },
+        },
+      ],
+    });
+    const cfg = join(root, "formats.json");
+    writeFileSync(cfg, JSON.stringify({
+      ...CONFIG,
+      eval: {
+        budgets: [1], implicit: false,
+        recoverers: [
+          { name: "uitars", agent: { kind: "model", format: "uitars", temperature: 0 }, contexts: ["0-E"] },
+          { name: "claude", agent: { kind: "model", format: "anthropic", baseUrl: server.origin, model: "claude-test" }, contexts: ["0-E"] },
+        ],
+      },
+    }));
+    const ev = join(root, "eval-formats");
+    process.env.RETRACE_EVAL_TEST_KEY = "test-key";
+    await cli(["eval-recovery", "--config", cfg, "--dataset", builtDataset!, "--out", ev, "--base-url", server.url, "--model", "ui-tars-test", "--api-key-env", "RETRACE_EVAL_TEST_KEY", "--quiet"]);
+    delete process.env.RETRACE_EVAL_TEST_KEY;
+    // the key came from the variable --api-key-env named, for both APIs
+    for (const r of server.requests) expect(r.headers.authorization).toBe("Bearer test-key");
+    server.verify();
+    expect(server.requests.map((r) => r.endpoint)).toEqual(["chat", "messages"]);
+    const runs = readFileSync(join(ev, "runs.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(runs.map((r: { variant: string }) => r.variant)).toEqual(["explicit-uitars/0-E", "explicit-claude/0-E"]);
+    for (const r of runs) {
+      expect(r).toMatchObject({ status: "judged", simulated: false });
+      expect(r.actions[0]).toMatch(/^CLICK/);
+      expect(r.verdict.rtc.pass).toBe(true); // readme.txt selected again: the rest of the plan trashes it
+    }
+    const usage = JSON.parse(readFileSync(join(ev, "model-usage.json"), "utf8"));
+    expect(usage.roles.recoverer).toMatchObject({ calls: 2, errors: 0, inputTokens: 1400 });
+  });
 
   it("refuses model flags without a config, and a config whose model agents have no model name, with one line naming what to fix", async () => {
     const errs: string[] = [];
