@@ -19,6 +19,8 @@ export interface ModelEvalFlags {
   apiKeyEnv?: string;
   cache: string;
   cacheDir?: string;
+  /** false with --no-preflight. */
+  preflight: boolean;
 }
 
 /** Add the model flags to a command. */
@@ -30,7 +32,8 @@ export function addModelEvalFlags(cmd: Command): Command {
     .option("--model <name>", "model name for every model agent that names none")
     .option("--api-key-env <VAR>", "environment variable holding the API key, for every model agent that names none")
     .addOption(new Option("--cache <mode>", "record/replay cache of model calls").choices([...CACHE_MODES]).default("off"))
-    .option("--cache-dir <dir>", "cache folder; share it between runs to replay them (default: <out>/model-cache)");
+    .option("--cache-dir <dir>", "cache folder; share it between runs to replay them (default: <out>/model-cache)")
+    .option("--no-preflight", "skip asking each model endpoint once (GET /models) before the first episode");
 }
 
 /** The config from the flags, or undefined for the simulated path (which refuses model-only flags). */
@@ -43,9 +46,9 @@ export function configFromFlags(flags: ModelEvalFlags): RecoveryEvalConfig | und
   return loadRecoveryEvalConfig(flags.config, { env: flags.env, baseUrl: flags.baseUrl, model: flags.model, apiKeyEnv: flags.apiKeyEnv });
 }
 
-/** Cache options from the flags. */
-export function cacheFromFlags(flags: ModelEvalFlags): { cache: CacheMode; cacheDir?: string } {
-  return { cache: flags.cache as CacheMode, ...(flags.cacheDir && { cacheDir: flags.cacheDir }) };
+/** Cache and preflight options from the flags. */
+export function cacheFromFlags(flags: ModelEvalFlags): { cache: CacheMode; cacheDir?: string; preflight: boolean } {
+  return { cache: flags.cache as CacheMode, ...(flags.cacheDir && { cacheDir: flags.cacheDir }), preflight: flags.preflight !== false };
 }
 
 /** Lines about model usage; sets a non-zero exit code when every call of a role failed. */

@@ -30,6 +30,8 @@ import { createEnvironmentFactory, tasksForEnvironment } from "../../adapters/en
 import type { SimDesk } from "../../adapters/environments/simdesk/index.ts";
 import type { SimDeskTask } from "../../adapters/environments/simdesk/ground-truth.ts";
 import { createSimForwardPolicy, createSimPerturbationPolicy, createSimRecoveryPolicy, describeSimulated, SIM_PROFILES } from "../../adapters/policies/simulated/index.ts";
+import { runtimeSettings } from "../../src/settings.ts";
+import { apiKeyOf, backendOf, preflightEndpoints, type Endpoint } from "../agents/index.ts";
 import { createEvalAgents, type EvalAgents, type RoleUsage } from "./agents.ts";
 import type { EvalAgentSpec, RecoveryEvalConfig } from "./config.ts";
 import { copySampleStates, createEvalSimDesk, simSummarizer } from "./simdesk.ts";
@@ -46,7 +48,33 @@ export interface ConfiguredRunOptions {
   cacheDir?: string;
   /** Variables to read API keys from (tests pass their own). @default process.env */
   processEnv?: NodeJS.ProcessEnv;
+  /** Ask each distinct endpoint once (GET /models) before the first episode. @default true, except with cache "read" */
+  preflight?: boolean;
   onProgress?: (message: string) => void;
+}
+
+const VENDOR_URL = { openai: "https://api.openai.com/v1", "openai-responses": "https://api.openai.com/v1", anthropic: "https://api.anthropic.com" } as const;
+
+/** The distinct model endpoints of the agents a command uses, with the config fields that use each. */
+export function evalEndpoints(agents: ReadonlyArray<[string, EvalAgentSpec | undefined]>, processEnv: NodeJS.ProcessEnv = process.env): Endpoint[] {
+  const settings = runtimeSettings(processEnv);
+  const byKey = new Map<string, Endpoint>();
+  for (const [path, spec] of agents) {
+    if (!spec || spec.kind !== "model") continue;
+    const backend = backendOf(spec);
+    const baseUrl = spec.baseUrl ?? (backend === "anthropic" ? undefined : settings.baseUrl) ?? VENDOR_URL[backend];
+    const apiKey = apiKeyOf(spec, { cache: "off", cacheDir: "", env: processEnv }, `${path}.apiKeyEnv`);
+    const key = `${backend === "anthropic" ? "anthropic" : "openai"} ${baseUrl} ${apiKey ?? ""}`;
+    const e = byKey.get(key) ?? { baseUrl, backend, apiKey, users: [] };
+    e.users.push(path);
+    byKey.set(key, e);
+  }
+  return [...byKey.values()];
+}
+
+async function preflight(options: ConfiguredRunOptions, agents: ReadonlyArray<[string, EvalAgentSpec | undefined]>): Promise<void> {
+  if (options.preflight === false || options.cache === "read") return;
+  await preflightEndpoints(evalEndpoints(agents, options.processEnv), {});
 }
 
 /** `model-usage.json`: model calls per role (the runner's role names: policy, perturber, recoverer, summarizer, verifier). */
@@ -117,13 +145,14 @@ function forwardFactory(spec: EvalAgentSpec, agents: EvalAgents, seed: number): 
 /** Build and save a recovery dataset as the config says. */
 export async function buildConfiguredDataset(options: ConfiguredRunOptions): Promise<{ manifest: RecoveryDatasetManifest; usage: ModelUsageFile }> {
   const { config } = options;
-  const out = resolve(options.out);
-  mkdirSync(out, { recursive: true });
+  const d = config.dataset;
   const tasks = selectTasks(config);
   if (tasks.length === 0) throw new ConfigError("env.tasks: no tasks selected", { field: "env.tasks" });
+  await preflight(options, [["dataset.forward", d.forward], ["dataset.perturber", d.perturber], ["dataset.verifier", d.verifier]]);
+  const out = resolve(options.out);
+  mkdirSync(out, { recursive: true });
   const blobs = new BlobStore({ dir: join(out, "blobs") });
   const agents = createEvalAgents({ blobs, cache: options.cache, cacheDir: options.cacheDir ?? join(out, "model-cache"), env: options.processEnv });
-  const d = config.dataset;
   const env = await openEnv(config, blobs, join(out, "simdesk-states"));
   const seen = new Map<string, ForwardPolicy>();
   const note = <P extends ForwardPolicy>(p: P): P => (p.simulated && !seen.has(p.name) && seen.set(p.name, p), p);
@@ -176,6 +205,12 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
   const ds = loadRecoveryDataset(options.dataset);
   const dsEnv = String(ds.manifest.config.env);
   if (dsEnv !== config.env.kind) throw new ConfigError(`--dataset: ${ds.dir} was built on "${dsEnv}" but the config runs on "${config.env.kind}"; pass --env ${dsEnv} or rebuild the dataset`, { field: "env" });
+  await preflight(options, [
+    ...(config.eval.implicit ? [["dataset.forward", config.dataset.forward] as [string, EvalAgentSpec]] : []),
+    ["dataset.verifier", config.dataset.verifier],
+    ...config.eval.recoverers.map((r, i) => [`eval.recoverers.${i}.agent`, r.agent] as [string, EvalAgentSpec]),
+    ["eval.summarizer", config.eval.summarizer],
+  ]);
   const out = resolve(options.out);
   mkdirSync(out, { recursive: true });
   const blobs = new LayeredBlobStore(join(out, "blobs"), new BlobStore({ dir: join(ds.dir, "blobs") }));

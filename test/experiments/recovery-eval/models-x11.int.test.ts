@@ -69,7 +69,7 @@ describe.runIf(tools.run)("recovery evaluation with model agents on X11 (mousepa
     const config = loadRecoveryEvalConfig(cfgFile, fill);
     const ds = join(root, "dataset");
     const progress: string[] = [];
-    const { manifest, usage: dsUsage } = await buildConfiguredDataset({ config, out: ds, onProgress: (m) => progress.push(m) });
+    const { manifest, usage: dsUsage } = await buildConfiguredDataset({ config, out: ds, preflight: false, onProgress: (m) => progress.push(m) });
     server.verify();
     expect(manifest.trajectories).toMatchObject({ rollouts: 1, successful: 1, wellFormed: 1, transitionConsistent: 1, envErrors: 0 });
     expect(progress.join("\n") + JSON.stringify(manifest.stages[0])).toMatch(/"final":1/);
@@ -91,7 +91,7 @@ describe.runIf(tools.run)("recovery evaluation with model agents on X11 (mousepa
       ],
     });
     const evalConfig = loadRecoveryEvalConfig(cfgFile, { ...fill, baseUrl: server.url });
-    const { report, runs, usage: evUsage } = await runConfiguredRecoveryEval({ config: evalConfig, dataset: ds, out: join(root, "eval") });
+    const { report, runs, usage: evUsage } = await runConfiguredRecoveryEval({ config: evalConfig, dataset: ds, out: join(root, "eval"), preflight: false });
     server.verify();
     expect(report.simulated).toBe(false);
     expect(runs.map((r) => r.status)).toEqual(["judged", "judged", "judged"]);

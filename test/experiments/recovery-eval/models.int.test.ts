@@ -87,7 +87,7 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     ];
     server = await startScriptedOpenAIServer({ script: datasetScript });
     const ds = join(root, "dataset");
-    const common = (url: string, cache = "readwrite") => ["--config", cfg, "--base-url", url, "--model", "qwen-test", "--cache", cache, "--cache-dir", cacheDir, "--quiet"];
+    const common = (url: string, cache = "readwrite") => ["--config", cfg, "--base-url", url, "--model", "qwen-test", "--cache", cache, "--cache-dir", cacheDir, "--quiet", "--no-preflight"];
     const buildOut = await cli(["dataset", "build", "--out", ds, ...common(server.url)]);
     server.verify();
     expect(buildOut).toMatch(/dataset [0-9a-f]{16} on simdesk \(model agents, simulated: false\)/);
@@ -178,7 +178,7 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     }));
     const ev = join(root, "eval-formats");
     process.env.RETRACE_EVAL_TEST_KEY = "test-key";
-    await cli(["eval-recovery", "--config", cfg, "--dataset", builtDataset!, "--out", ev, "--base-url", server.url, "--model", "ui-tars-test", "--api-key-env", "RETRACE_EVAL_TEST_KEY", "--quiet"]);
+    await cli(["eval-recovery", "--config", cfg, "--dataset", builtDataset!, "--out", ev, "--base-url", server.url, "--model", "ui-tars-test", "--api-key-env", "RETRACE_EVAL_TEST_KEY", "--quiet", "--no-preflight"]);
     delete process.env.RETRACE_EVAL_TEST_KEY;
     // the key came from the variable --api-key-env named, for both APIs
     for (const r of server.requests) expect(r.headers.authorization).toBe("Bearer test-key");
@@ -213,5 +213,27 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     expect(errs[0]).toMatch(/--model: model agents come from a config; add --config/);
     expect(errs[1]).toMatch(/nomodel\.json\.dataset\.forward\.model: a model agent needs a model name/);
     expect(existsSync(join(root, "x"))).toBe(false);
+  });
+
+  it("checks each endpoint once before the first rollout and stops with one line naming the roles and URL", async () => {
+    const closed = await startScriptedOpenAIServer();
+    const url = closed.url;
+    await closed.close(); // nothing listens there now
+    const cfg = join(root, "preflight.json");
+    writeFileSync(cfg, JSON.stringify(CONFIG));
+    const errs: string[] = [];
+    const orig = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((c: string) => (errs.push(String(c)), true)) as typeof process.stderr.write;
+    const before = process.exitCode;
+    try {
+      await main(["node", "retrace", "dataset", "build", "--config", cfg, "--base-url", url, "--model", "m", "--out", join(root, "pf")]);
+      expect(process.exitCode).toBe(2);
+    } finally {
+      process.stderr.write = orig;
+      process.exitCode = before;
+    }
+    expect(errs.join("")).toMatch(new RegExp(`endpoint preflight: .*dataset\\.forward, .*dataset\\.perturber: cannot reach ${url.replace(/[./]/g, "\\$&")} \\(ECONNREFUSED\\)`));
+    expect(errs.join("").trim().split("\n")).toHaveLength(1);
+    expect(existsSync(join(root, "pf"))).toBe(false);
   });
 });
