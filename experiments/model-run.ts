@@ -54,9 +54,9 @@ export interface ModelRunOptions {
   cacheDir?: string;
   /** Forward step budget. @default 15 */
   maxSteps?: number;
-  /** SDK retries on 429/5xx/timeouts. @default 3 */
+  /** SDK retries on 429/5xx/timeouts. @default 2 */
   maxRetries?: number;
-  /** Per-attempt timeout in ms. @default 120000 */
+  /** Per-attempt timeout in ms. @default 60000 */
   timeoutMs?: number;
   /** Past screenshots shown to the model. @default the agent's own (3; UI-TARS 5) */
   historyImages?: number;
@@ -87,6 +87,8 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
   const task = getSimDeskTask(options.taskId);
   const cacheMode = parseCacheMode(options.cache ?? "off");
   const maxSteps = options.maxSteps ?? 15;
+  const maxRetries = options.maxRetries ?? 2;
+  const timeoutMs = options.timeoutMs ?? 60_000;
   if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new ConfigError(`--max-steps: expected a positive integer, got ${maxSteps}`, { field: "maxSteps" });
 
   const settings = runtimeSettings(options.env ?? process.env);
@@ -108,14 +110,14 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
   let cachedModel: (ChatModel & { stats?: CacheStats }) | undefined;
   let policy: ForwardPolicy & { stats?: unknown };
   if (kind === "openai" || kind === "uitars") {
-    const backend = createOpenAIChatModel({ model: options.model, baseURL, apiKey, blobs, maxRetries: options.maxRetries, timeoutMs: options.timeoutMs, prices: options.prices, settings });
+    const backend = createOpenAIChatModel({ model: options.model, baseURL, apiKey, blobs, maxRetries, timeoutMs, prices: options.prices, settings });
     const model: ChatModel & { stats?: CacheStats } = cacheOpts ? withCache(backend, cacheOpts) : backend;
     cachedModel = cacheOpts ? model : undefined;
     policy = kind === "openai" ? createPyautoguiPolicy({ model, ...common }) : createUiTarsPolicy({ model, ...common });
   } else if (kind === "openai-cua") {
-    policy = createOpenAICuaPolicy({ model: options.model, baseURL, apiKey, maxRetries: options.maxRetries, timeoutMs: options.timeoutMs, prices: options.prices, cache: cacheOpts, settings });
+    policy = createOpenAICuaPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings });
   } else {
-    policy = createAnthropicPolicy({ model: options.model, baseURL, apiKey, maxRetries: options.maxRetries, timeoutMs: options.timeoutMs, prices: options.prices, cache: cacheOpts, settings, ...common });
+    policy = createAnthropicPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings, ...common });
   }
 
   const env = createSimDesk({ blobs, width: options.width, height: options.height });

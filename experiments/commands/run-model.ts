@@ -41,15 +41,15 @@ export function addModelRunFlags(cmd: Command, options: { embedded?: boolean } =
   cmd = cmd.addOption(options.embedded ? policy : policy.default("openai"));
   if (!options.embedded) cmd = cmd.option("-o, --out <dir>", "output folder (default: runs/model-<task>-<timestamp>)");
   return cmd
-    .option("--model <name>", "model name as the server knows it")
+    .option("--model <name>", "model name as the server knows it (with a config: fills every model agent that leaves it out)")
     .option("--task <id>", "SimDesk task id (retrace tasks lists them)")
-    .option("--base-url <url>", "API base URL, e.g. http://127.0.0.1:8000/v1 (default: RETRACE_BASE_URL / OPENAI_BASE_URL, else the vendor's)")
+    .option("--base-url <url>", "API base URL, e.g. http://127.0.0.1:8000/v1 (default: RETRACE_BASE_URL / OPENAI_BASE_URL, else the vendor's; with a config: fills every model agent that leaves it out)")
     .option("--api-key-env <VAR>", "environment variable holding the API key (default: RETRACE_API_KEY / OPENAI_API_KEY / ANTHROPIC_API_KEY)")
-    .addOption(new Option("--cache <mode>", "record/replay cache of model calls").choices([...CACHE_MODES]).default("off"))
+    .addOption(new Option("--cache <mode>", "record/replay cache of every model call (read: replay only, no endpoint preflight)").choices([...CACHE_MODES]).default("off"))
     .option("--cache-dir <dir>", "cache folder, shared between runs to replay them (default: <out>/model-cache)")
     .option("--max-steps <n>", "forward step budget", "15")
-    .option("--max-retries <n>", "retries on 429/5xx/timeouts (the SDK's backoff)", "3")
-    .option("--timeout-ms <n>", "per-attempt timeout", "120000")
+    .option("--max-retries <n>", "retries on 429/5xx/timeouts (the SDK's backoff) (--policy runs; configs: maxRetries in each model spec, default 2)", "2")
+    .option("--timeout-ms <n>", "per-attempt timeout (--policy runs; configs: timeoutMs in each model spec, default 60000)", "60000")
     .option("--history-images <n>", "past screenshots shown to the model");
 }
 

@@ -14,7 +14,7 @@ import type { EpisodeJob } from "./conditions.ts";
 import { runPool, type JobOutcome, type PoolProgress } from "./pool.ts";
 import type { RecordingEnvironment } from "./recording-env.ts";
 import type { ResultLine } from "./results-log.ts";
-import type { ExperimentRuntime } from "./runtime.ts";
+import type { ExperimentRuntime, SkippedTask } from "./runtime.ts";
 import type { ModelCallSettings } from "../agents/model-client.ts";
 
 /** How to run (from the CLI flags). */
@@ -141,7 +141,9 @@ export function selectTasks(runtime: ExperimentRuntime, envSpec: EnvSpec): Task[
   let tasks = all;
   if (envSpec.tasks) {
     const byId = new Map(all.map((t) => [t.id, t]));
-    tasks = envSpec.tasks.map((id, i) => {
+    const skipped = new Set((runtime.skipped?.(envSpec) ?? []).map((s) => s.task));
+    tasks = envSpec.tasks.filter((id) => !skipped.has(id)).map((id) => {
+      const i = envSpec.tasks!.indexOf(id);
       const t = byId.get(id);
       if (!t) throw new ConfigError(`config.env.tasks.${i}: unknown task "${id}" for ${envSpec.kind} (known: ${all.slice(0, 12).map((x) => x.id).join(", ")}${all.length > 12 ? ", ..." : ""})`, { field: `env.tasks.${i}` });
       return t;
@@ -153,4 +155,10 @@ export function selectTasks(runtime: ExperimentRuntime, envSpec: EnvSpec): Task[
     tasks = Array.from({ length: n }, (_, i) => list[Math.floor((i * list.length) / n)]);
   }
   return envSpec.limit ? tasks.slice(0, envSpec.limit) : tasks;
+}
+
+/** The tasks a run leaves out (the runtime cannot run them here), limited to the config's `tasks` when it lists some. */
+export function skippedTasks(runtime: ExperimentRuntime, envSpec: EnvSpec): SkippedTask[] {
+  const all = runtime.skipped?.(envSpec) ?? [];
+  return envSpec.tasks ? all.filter((s) => envSpec.tasks!.includes(s.task)) : all;
 }

@@ -19,6 +19,8 @@ import { ModelMeter, round, type RoleCalls } from "../agents/meter.ts";
 import type { ModelCallSettings } from "../agents/model-client.ts";
 import { resolvePair } from "../config/agents.ts";
 import type { ModelRole } from "../../src/usage.ts";
+import { emptyAccounting } from "../../src/runtime/accounting.ts";
+import { isSimulated } from "../../graphs/context.ts";
 
 /** Everything an episode needs besides its job. */
 export interface EpisodeDeps {
@@ -63,7 +65,14 @@ export async function runConditionEpisode(job: EpisodeJob, condition: Condition,
     if (agents.verifier && runtime.verifier) components.verifier = runtime.verifier(agents.verifier, ctx);
   }
   const signal = deps.episodeTimeoutMs ? AbortSignal.timeout(deps.episodeTimeoutMs) : undefined;
-  const result = await runtime.runEpisode({ task, options: { ...condition.options, seed: job.seed }, components, signal });
+  let result: EpisodeResult;
+  try {
+    result = await runtime.runEpisode({ task, options: { ...condition.options, seed: job.seed }, components, signal });
+  } catch (err) {
+    if (!signal?.aborted) throw err;
+    // The deadline passed (e.g. a hung model server): record the episode as a failure that says so.
+    result = deadlineResult(task, job.seed, deps.episodeTimeoutMs!, isSimulated(components));
+  }
   return finishEpisode(job, task, result, rec, deps, undefined, undefined, meter);
 }
 
@@ -121,4 +130,13 @@ export function modelCallsOf(result: EpisodeResult, meter?: ModelMeter): Partial
     out[role] = { calls: u.calls + errors, errors, inputTokens: u.inputTokens, outputTokens: u.outputTokens, costUsd: round(u.costUsd) };
   }
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The result of an episode cut off at its wall-clock deadline (no trajectory survives the abort). */
+export function deadlineResult(task: Task, seed: number, timeoutMs: number, simulated: boolean): EpisodeResult {
+  const detail = `episode deadline: still running after ${timeoutMs} ms (episodeTimeoutMs), aborted`;
+  return {
+    taskId: task.id, seed, success: false, evaluation: { score: 0, detail }, stopReason: "aborted", simulated,
+    trajectory: { taskId: task.id, steps: [], events: [], result: { score: 0, detail } }, accounting: emptyAccounting(), prompts: [],
+  };
 }

@@ -13,7 +13,7 @@ import { ALL_PROMPTS } from "../../prompts/index.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
 import { runIdealRecovery } from "../ideal/run.ts";
 import { conditionsOf, expandJobs, resolveSeeds, type ParamValue } from "./conditions.ts";
-import { RunContext, selectTasks, type RunSettings } from "./context.ts";
+import { RunContext, selectTasks, skippedTasks, type RunSettings } from "./context.ts";
 import { configEndpoints } from "./endpoints.ts";
 import { preflightEndpoints } from "../agents/preflight.ts";
 import { runConditionEpisode } from "./episode.ts";
@@ -53,6 +53,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
   // config leaves nothing that neither a re-run nor --resume accepts.
   runtime.checkConfig?.(config);
   const tasks = selectTasks(runtime, config.env);
+  if (tasks.length === 0) throw new ConfigError(`config.env: no task of ${config.env.kind} can run here${skippedTasks(runtime, config.env).length ? ` (${skippedTasks(runtime, config.env).length} skipped, e.g. ${skippedTasks(runtime, config.env)[0].task}: ${skippedTasks(runtime, config.env)[0].reason})` : ""}`, { field: "env.tasks" });
   const manifestFile = join(settings.out, "manifest.json");
   const resultsFile = join(settings.out, "results.jsonl");
   const seedBase = settings.seedBase ?? 0;
@@ -85,6 +86,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
   }
   const summary = summarize({
     stopped: ctx.stopped,
+    skipped: skippedTasks(runtime, config.env),
     experiment: config.name, kind: config.kind, lines,
     params: Object.fromEntries(conditions.map((c) => [c.id, c.params])),
     maxK: config.kind === "ideal-recovery" ? config.k : undefined,

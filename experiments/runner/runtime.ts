@@ -49,6 +49,8 @@ export interface ExperimentRuntime {
   checkConfig?(config: ExperimentConfig): void;
   /** Every task of an environment kind, in a stable order. */
   tasks(env: EnvSpec): Task[];
+  /** Tasks of the environment this runtime cannot run here, with the reason (counted in the summary, never scored). */
+  skipped?(env: EnvSpec): SkippedTask[];
   /** A fresh environment instance (one per worker); screenshots go to the run's blob store. */
   createEnv(env: EnvSpec, blobs: BlobStore): Promise<Environment>;
   forwardPolicy(spec: AgentSpec, ctx: ComponentContext): ForwardPolicy;
@@ -77,4 +79,10 @@ export interface ExperimentRuntime {
 export interface ObservedState {
   screenshot: string;
   stateId?: string;
+}
+
+/** A task left out of a run because it cannot run here (e.g. needs OSWorld's Python evaluators). */
+export interface SkippedTask {
+  task: string;
+  reason: string;
 }

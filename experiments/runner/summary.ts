@@ -67,12 +67,14 @@ export interface ExperimentSummary {
   allModelCallsFailed?: boolean;
   /** Why the run stopped scheduling episodes early (e.g. the --max-cost-usd cap), and how many it did not run. */
   stopped?: { reason: string; notRun: number };
+  /** Tasks left out because they cannot run here (e.g. need OSWorld's Python evaluators), with the reason. */
+  skipped?: Array<{ task: string; reason: string }>;
 }
 
 export const SIMULATED_NOTE = "SIMULATED: these results come from seeded simulated policies on SimDesk, not from models.";
 
 /** Summarise lines; `params` gives each condition's distinguishing values. */
-export function summarize(input: { experiment: string; kind: string; lines: readonly ResultLine[]; params?: Record<string, Record<string, ParamValue>>; maxK?: number; stopped?: { reason: string; notRun: number } }): ExperimentSummary {
+export function summarize(input: { experiment: string; kind: string; lines: readonly ResultLine[]; params?: Record<string, Record<string, ParamValue>>; maxK?: number; stopped?: { reason: string; notRun: number }; skipped?: Array<{ task: string; reason: string }> }): ExperimentSummary {
   const groups = new Map<string, ResultLine[]>();
   for (const l of [...input.lines].sort((a, b) => a.index - b.index)) {
     const g = groups.get(l.condition) ?? [];
@@ -97,6 +99,7 @@ export function summarize(input: { experiment: string; kind: string; lines: read
     summary.allModelCallsFailed = all.reduce((n, m) => n + m.calls, 0) > 0 && all.every((m) => m.errors === m.calls);
   }
   if (input.stopped) summary.stopped = input.stopped;
+  if (input.skipped?.length) summary.skipped = input.skipped;
   if (input.kind === "ideal-recovery") summary.successAtK = successAtKSummaries(input.lines, input.maxK ?? 5);
   if (input.kind === "sweep") {
     const candidates = conditions.filter((c) => c.condition !== "no-recovery" && c.success.n > 0).map((c) => ({ label: c.condition, rate: c.success, cost: c.stepsPerEpisode }));
