@@ -157,6 +157,13 @@ describe.each<Format>(["uitars", "openai-cua", "anthropic"])("LLM recoverer in t
     expect(d.usage?.[0]).toMatchObject({ role: "recoverer" });
   });
 
+  it("a hung model call is a recorded model-error step after timeoutMs, not a crash", async () => {
+    const s = await setup(format, [{ ...a.click, delayMs: Infinity }]);
+    const d = await createLlmRecoveryPolicy({ agent: s.agent, timeoutMs: 300 }).propose(s.input([]));
+    expect(d.actions).toEqual([]);
+    expect(d.failure).toMatchObject({ kind: "model-error", message: expect.stringMatching(/timed out after 300 ms/) });
+  });
+
   it("the perturber drifts in the same format, tagged and budgeted", async () => {
     const s = await setup(format, [a.click]);
     const perturber = createLlmPerturbationPolicy({ agent: s.agent, budget: 1 });
