@@ -87,9 +87,10 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     ];
     server = await startScriptedOpenAIServer({ script: datasetScript });
     const ds = join(root, "dataset");
-    const common = (url: string, cache = "readwrite") => ["--config", cfg, "--base-url", url, "--model", "qwen-test", "--cache", cache, "--cache-dir", cacheDir, "--quiet", "--no-preflight"];
+    const common = (url: string, cache = "readwrite") => ["--config", cfg, "--base-url", url, "--model", "qwen-test", "--cache", cache, "--cache-dir", cacheDir, "--quiet"];
     const buildOut = await cli(["dataset", "build", "--out", ds, ...common(server.url)]);
     server.verify();
+    expect(server.modelListCalls).toBe(1); // one endpoint preflight for forward + perturber (same URL and key)
     expect(buildOut).toMatch(/dataset [0-9a-f]{16} on simdesk \(model agents, simulated: false\)/);
     expect(buildOut).toContain("1 rollouts -> 1 successful -> 1 well-formed -> 1 transition-consistent (retention 100.0%)");
     expect(buildOut).toMatch(/policy: 6 call\(s\), 5400\+180 tokens, \$0\.0000, 0 error\(s\)/);
@@ -143,6 +144,7 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     await cli(["dataset", "build", "--out", join(root, "dataset2"), ...cached]);
     await cli(["eval-recovery", "--dataset", join(root, "dataset2"), "--out", join(root, "eval2"), ...cached]);
     expect(server.calls).toBe(0);
+    expect(server.modelListCalls).toBe(0); // --cache read never calls a server, not even the preflight
     expect(readFileSync(join(root, "dataset2", "samples.jsonl"), "utf8")).toBe(readFileSync(join(ds, "samples.jsonl"), "utf8"));
     expect(readFileSync(join(root, "eval2", "recovery-eval.json"), "utf8").replace(/dataset2/g, "dataset")).toBe(readFileSync(join(ev, "recovery-eval.json"), "utf8"));
     expect(JSON.parse(readFileSync(join(root, "eval2", "model-usage.json"), "utf8"))).toMatchObject({ calls: 6, errors: 0 });
