@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadRecoveryEvalConfig, parseRecoveryEvalConfig } from "../../../experiments/recovery-eval/config.ts";
 import { ConfigError } from "../../../src/errors.ts";
+import { loadExperimentConfig } from "../../../experiments/config/load.ts";
 
 const PRESET = "experiments/configs/models/recovery-eval.yaml";
 const base = { kind: "recovery-eval", name: "t", dataset: { forward: { kind: "model" }, perturber: { kind: "model" } } };
@@ -47,5 +48,9 @@ describe("recovery-eval config", () => {
     expect(c.env.tasks).toBeUndefined();
     expect(errorOf(() => parseRecoveryEvalConfig({ ...base, dataset: { forward: { kind: "sim" }, perturber: { kind: "model" } } }, "c", { env: "x11", model: "m" })).message).toMatch(/^c\.dataset\.forward: simulated agents .* cannot run on env "x11"/);
     expect(errorOf(() => parseRecoveryEvalConfig(base, "c", { env: "moon" })).message).toMatch(/^--env: "moon" is not one of simdesk, x11, docker/);
+  });
+
+  it("retrace run points a recovery-eval config to the commands that run it", () => {
+    expect(errorOf(() => loadExperimentConfig(PRESET)).message).toMatch(/\.kind: a recovery-eval config runs with `retrace dataset build --config .*` then `retrace eval-recovery --config .* --dataset DIR`/);
   });
 });
