@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { main } from "../../../experiments/cli.ts";
+import { buildReport } from "../../../experiments/report/index.ts";
 import { getSimDeskTask } from "../../../adapters/environments/simdesk/tasks/index.ts";
 import { startScriptedOpenAIServer, type RecordedRequest, type ScriptedOpenAIServer, type ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
 import { planAnswers } from "../../adapters/testing/plan-answers.ts";
@@ -134,6 +135,9 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     const runs = readFileSync(join(ev, "runs.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
     expect(runs.every((r: { simulated: boolean }) => r.simulated === false)).toBe(true);
     expect(runs.find((r: { variant: string }) => r.variant === "explicit-model/0-E").intent.intent).toBe(true);
+    const page = readFileSync((await buildReport(ev)).file, "utf8");
+    expect(page).toContain("explicit-model/contextualized");
+    expect(page).not.toContain("seeded simulated policies");
     const evUsage = JSON.parse(readFileSync(join(ev, "model-usage.json"), "utf8"));
     expect(evUsage).toMatchObject({ simulated: false, calls: 6, errors: 0, roles: { policy: { calls: 1 }, recoverer: { calls: 4 }, summarizer: { calls: 1 } } });
 
