@@ -27,6 +27,7 @@ import { createUiTarsPolicy } from "../adapters/policies/uitars/uitars-policy.ts
 import { createOpenAICuaPolicy } from "../adapters/policies/openai-cua/openai-cua-policy.ts";
 import { createAnthropicPolicy } from "../adapters/policies/anthropic/anthropic-policy.ts";
 import { runEpisode } from "../graphs/run-episode.ts";
+import { preflightEndpoints } from "./agents/preflight.ts";
 
 /** Model-backed policy kinds `run-model` can drive. */
 export const MODEL_POLICIES = ["openai", "uitars", "openai-cua", "anthropic"] as const;
@@ -69,6 +70,8 @@ export interface ModelRunOptions {
   prices?: PriceTable;
   /** Environment to read keys from (tests pass their own). @default process.env */
   env?: NodeJS.ProcessEnv;
+  /** Check the endpoint (GET <baseURL>/models) before the episode. @default true */
+  preflight?: boolean;
 }
 
 /** What {@link runModelTask} produced. */
@@ -99,6 +102,11 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
   }
   apiKey ??= kind === "anthropic" ? settings.anthropicApiKey : settings.apiKey;
   const baseURL = options.baseURL ?? settings.baseUrl;
+  if (baseURL !== undefined && !/^https?:\/\/[^/]/.test(baseURL)) throw new ConfigError(`--base-url: expected an http:// or https:// URL such as http://127.0.0.1:8000/v1, got "${baseURL}"`, { field: "baseUrl" });
+  if (cacheMode !== "read" && baseURL !== undefined && options.preflight !== false) {
+    const backend = kind === "anthropic" ? "anthropic" : kind === "openai-cua" ? "openai-responses" : "openai";
+    await preflightEndpoints([{ baseUrl: baseURL, backend, apiKey, users: ["--policy " + kind] }]);
+  }
 
   const out = resolve(options.out ?? join("runs", `model-${task.id}-${new Date().toISOString().replace(/[:.]/g, "-")}`));
   mkdirSync(out, { recursive: true });

@@ -65,25 +65,18 @@ export function backendOf(spec: Pick<ModelAgentSpec, "format" | "backend">): (ty
   return "openai";
 }
 
-/** Formats the LLM recovery sub-agent and perturber speak in this build. */
-export const RECOVERY_FORMATS: readonly string[] = ["pyautogui"];
-
 /**
  * Why a role cannot use this spec (format/backend combination), or undefined when it can.
  * Messages name the field (relative to the spec) and what would be accepted.
  */
 export function modelRoleProblem(role: AgentRole, spec: ModelAgentSpec): { field: string; message: string } | undefined {
   const backend = backendOf(spec);
-  if (role === "forward") {
+  if (role === "forward" || role === "recovery" || role === "perturber") {
     if ((spec.format === "pyautogui" || spec.format === "uitars") && backend !== "openai")
       return { field: "backend", message: `format ${spec.format} talks to chat completions; use backend: openai (or leave it out)` };
     if (spec.format === "openai-cua" && backend !== "openai-responses") return { field: "backend", message: "format openai-cua needs backend: openai-responses (or leave it out)" };
     if (spec.format === "anthropic" && backend !== "anthropic") return { field: "backend", message: "format anthropic needs backend: anthropic (or leave it out)" };
     return undefined;
-  }
-  if (role === "recovery" || role === "perturber") {
-    if (!RECOVERY_FORMATS.includes(spec.format))
-      return { field: "format", message: `the LLM ${role === "recovery" ? "recovery sub-agent" : "perturber"} speaks ${RECOVERY_FORMATS.join(", ")} in this build, not ${spec.format}; set format: pyautogui for this role` };
   }
   if (backend !== "openai") return { field: "backend", message: `the LLM ${role} talks to chat completions; use backend: openai (an OpenAI-compatible endpoint)` };
   return undefined;

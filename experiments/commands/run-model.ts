@@ -6,6 +6,7 @@ import { Option, type Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
 import { CACHE_MODES, MODEL_POLICIES, runModelTask, type ModelPolicyKind } from "../model-run.ts";
 import type { CacheMode } from "../../adapters/models/cache.ts";
+import { RunFailedError } from "../runner/errors.ts";
 
 /** Parsed `run-model` flags. */
 export interface RunModelFlags {
@@ -73,11 +74,14 @@ export async function runModelFromFlags(flags: RunModelFlags): Promise<void> {
   });
   const r = run.result;
   const m = r.accounting.models.policy;
+  const modelErrors = r.trajectory.steps.filter((s) => s.failure?.kind === "model-error");
   process.stdout.write(
     `${r.taskId}: ${r.success ? "success" : "failure"} (score ${r.evaluation.score}, ${r.stopReason}) in ${r.accounting.forwardSteps} step(s), ` +
       `${r.accounting.policyFailures} unusable answer(s)${m ? `, ${m.calls} model call(s), ${m.inputTokens}+${m.outputTokens} tokens` : ""}` +
       `${run.cache ? `, cache ${run.cache.hits} hit(s) / ${run.cache.misses} miss(es)` : ""}\nepisode folder: ${run.out}\n`,
   );
+  if (modelErrors.length > 0 && !m?.calls)
+    throw new RunFailedError(`every model call failed (${modelErrors.length} of ${modelErrors.length}; first: ${modelErrors[0].failure?.message?.split("\n")[0] ?? "model error"}); the episode says nothing about the agent. Check --base-url, --model and the key`);
 }
 
 /** Register `run-model`. */

@@ -59,9 +59,12 @@ export async function runConditionEpisode(job: EpisodeJob, condition: Condition,
   const components: EpisodeComponents = { policy: runtime.forwardPolicy(agents.forward, ctx), env: rec.env, blobs: deps.blobs };
   if (condition.recovery) {
     components.detector = runtime.detector(agents.detector, ctx);
-    components.recoverer = runtime.recoveryPolicy(agents.recovery, ctx);
     components.selector = runtime.selector(agents.selector, ctx);
-    if (agents.summarizer && runtime.summarizer) components.summarizer = runtime.summarizer(agents.summarizer, ctx);
+    // The recovery sub-agent (and its summarizer) only act under model restoration.
+    if ((condition.options.restoration ?? "model") === "model") {
+      components.recoverer = runtime.recoveryPolicy(agents.recovery, ctx);
+      if (agents.summarizer && runtime.summarizer) components.summarizer = runtime.summarizer(agents.summarizer, ctx);
+    }
     if (agents.verifier && runtime.verifier) components.verifier = runtime.verifier(agents.verifier, ctx);
   }
   const signal = deps.episodeTimeoutMs ? AbortSignal.timeout(deps.episodeTimeoutMs) : undefined;

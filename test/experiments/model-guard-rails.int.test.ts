@@ -42,6 +42,22 @@ describe("guard rails of model-backed runs", () => {
     expect(lines(out).every((l) => l.models?.policy?.errors === l.models?.policy?.calls)).toBe(true);
   }, 60_000);
 
+  it("run --policy: exits 1 when every call fails (HTTP 500), and refuses ftp:// and not-a-url before anything is written", async () => {
+    const server = await startScriptedOpenAIServer({ responder: () => ({ status: 500 }) });
+    servers.push(server);
+    const out = join(dir, "policy500");
+    const r = await cli("run", "--policy", "openai", "--base-url", server.url, "--model", "m", "--task", "files-rename-draft", "--out", out, "--max-steps", "2", "--max-retries", "0");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^retrace: every model call failed \(2 of 2; first: .*HTTP 500/);
+    for (const url of ["not-a-url", "ftp://example.org/v1"]) {
+      const o = join(dir, `policy-${url.length}`);
+      const bad = await cli("run", "--policy", "openai", "--base-url", url, "--model", "m", "--task", "files-rename-draft", "--out", o);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr.trim()).toBe(`retrace: --base-url: expected an http:// or https:// URL such as http://127.0.0.1:8000/v1, got "${url}"`);
+      expect(existsSync(o)).toBe(false);
+    }
+  }, 60_000);
+
   it("ends an episode on a hung server at its wall-clock deadline", async () => {
     const server = await startScriptedOpenAIServer({ responder: () => ({ delayMs: Infinity }) });
     servers.push(server);
@@ -110,7 +126,8 @@ describe("guard rails of model-backed runs", () => {
       [{ pairs: [{ ...base.pairs[0], detector: { kind: "loop", maxCycle: 0 } }] }, [], /^retrace: config\.pairs\.0\.detector\.maxCycle: Too small/],
       [{ pairs: [{ ...base.pairs[0], selector: { kind: "stagnation" } }] }, [], /^retrace: config\.pairs\.0\.selector\.kind: stagnation cannot be a selector \(for selector: sim, model\)$/],
       [{ pairs: [{ ...base.pairs[0], forward: { kind: "gpt" } }] }, [], /^retrace: config\.pairs\.0\.forward\.kind: unknown agent kind "gpt" \(for forward: sim, model\)$/],
-      [{ pairs: [{ ...base.pairs[0], forward: { kind: "model", model: "m", format: "anthropic" }, recovery: undefined }] }, [], /^retrace: config\.pairs\.0\.recovery\.format: the LLM recovery sub-agent speaks pyautogui/],
+      [{ pairs: [{ ...base.pairs[0], forward: { kind: "model", model: "m", format: "uitars", backend: "anthropic" } }] }, [], /^retrace: config\.pairs\.0\.forward\.backend: format uitars talks to chat completions; use backend: openai \(or leave it out\)$/],
+      [{ pairs: [{ ...base.pairs[0], forward: { kind: "model", model: "m", timeoutMs: -1 } }] }, [], /^retrace: config\.pairs\.0\.forward\.timeoutMs: Too small/],
       [{}, ["--seed", "99999999999999999999"], /^retrace: --seed: expected an integer between/],
     ];
     for (const [i, [patch, flags, expected]] of cases.entries()) {

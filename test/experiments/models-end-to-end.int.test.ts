@@ -11,7 +11,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ResultLine } from "../../experiments/runner/results-log.ts";
 import type { ScriptedOpenAIServer } from "../../adapters/testing/scripted-openai-server.ts";
-import { ablationQueues, cli, narrowedPreset, startRoleServer } from "./helpers/model-roles.ts";
+import { ablationQueues, cli, narrowedPreset, recovererAnswers, restorativeAction, startRoleServer } from "./helpers/model-roles.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-models-e2e-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -62,6 +62,13 @@ describe("the model-backed end-to-end preset on SimDesk", () => {
     expect(summary.models.recoverer.calls).toBe(2);
     expect(summary.allModelCallsFailed).toBe(false);
 
+    // The report reads the model-backed run: calls, tokens and cost per role.
+    const rep = await cli("report", out1, "--quiet", "--episodes", "1");
+    expect(rep.code).toBe(0);
+    const html = readFileSync(join(out1, "report.html"), "utf8");
+    expect(html).toContain("Model calls per role");
+    expect(html).toMatch(/<td>model\.max-rec-1<\/td><td>recoverer<\/td><td>2<\/td><td>0<\/td>/);
+
     // Cached re-run: no request reaches the server (not even the preflight), same bytes.
     const before = server.calls;
     const out2 = join(dir, "run2");
@@ -72,6 +79,29 @@ describe("the model-backed end-to-end preset on SimDesk", () => {
     expect(r2.stdout).toContain("0 call(s) reached a server");
     expect(readFileSync(join(out2, "results.jsonl"), "utf8")).toBe(readFileSync(join(out1, "results.jsonl"), "utf8"));
   }, 120_000);
+
+  for (const format of ["uitars", "anthropic"] as const)
+    it(`runs the preset with a ${format}-format recovery sub-agent (the recoverer speaks the format through its own adapter)`, async () => {
+      const queues = await ablationQueues();
+      queues.recoverer = recovererAnswers(format, await restorativeAction());
+      const server = await startRoleServer(queues);
+      servers.push(server);
+      process.env.RETRACE_TEST_ANTHROPIC_KEY = "test-anthropic-key";
+      const cfg = narrowedPreset(join(dir, `${format}.json`), (c) => {
+        c.pairs[0].recovery = format === "uitars" ? { kind: "model", format } : { kind: "model", format, baseUrl: server.origin, apiKeyEnv: "RETRACE_TEST_ANTHROPIC_KEY" };
+      });
+      const out = join(dir, `run-${format}`);
+      const r = await cli("run", cfg, "--base-url", server.url, "--model", "scripted-vlm", "--out", out, "--workers", "1", "--quiet");
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      server.verify();
+      const recoverer = server.requests.filter((q) => q.body && JSON.stringify(q.body).includes("RECOVERY MODE."));
+      expect(recoverer.map((q) => q.endpoint)).toEqual(format === "uitars" ? ["chat", "chat"] : ["messages", "messages"]);
+      const [, recovery] = lines(out);
+      expect(recovery).toMatchObject({ condition: "model.max-rec-1", simulated: false, success: true, recoveryAttempts: 1, recoverySteps: 1 });
+      expect(recovery.models!.recoverer).toMatchObject({ calls: 2, errors: 0 });
+      expect(recovery.prompts.join(" ")).toContain(format === "uitars" ? "recovery.system-prefix@1+recovery.instruction-prefix@1+forward.uitars" : "recovery.system-prefix.tool@1");
+    }, 120_000);
 
   it("refuses a model agent without a model name, and a bad URL, before anything is written", async () => {
     const cfg = narrowedPreset(join(dir, "nomodel.json"));

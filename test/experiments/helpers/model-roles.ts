@@ -37,11 +37,40 @@ export function pyautoguiOf(a: Action): string {
       return `pyautogui.press('${a.key}')`;
     case "TYPING":
       return `pyautogui.write(${JSON.stringify(a.text)})`;
+    case "HOTKEY":
+      return `pyautogui.hotkey(${a.keys.map((k) => `'${k}'`).join(", ")})`;
     default:
       throw new Error(`no pyautogui form for ${a.type} in this test`);
   }
 }
-const answer = (a: Action): ScriptStep => ({ text: `Next step.\n\`\`\`python\n${pyautoguiOf(a)}\n\`\`\`` });
+/** A forward/recovery answer performing `a` (DONE/FAIL as the special answers). */
+export const answer = (a: Action): ScriptStep => a.type === "DONE" || a.type === "FAIL" ? { text: a.type } : ({ text: `Next step.\n\`\`\`python\n${pyautoguiOf(a)}\n\`\`\`` });
+
+/** The recovery sub-agent's answers in another action format: the restorative action, then RESTORED. */
+export function recovererAnswers(format: "uitars" | "anthropic", a: Action): ScriptStep[] {
+  if (format === "uitars") {
+    const call = a.type === "CLICK" ? `click(start_box='(${a.x},${a.y})')` : a.type === "PRESS" ? `hotkey(key='${a.key}')` : a.type === "TYPING" ? `type(content=${JSON.stringify(a.text)})` : null;
+    if (!call) throw new Error(`no UI-TARS form for ${a.type}`);
+    return [{ endpoint: "chat", text: `Thought: undo the wrong step.\nAction: ${call}` }, { endpoint: "chat", text: "Thought: the screen matches the TARGET screenshot.\nRESTORED" }];
+  }
+  const input = a.type === "CLICK" ? { action: "left_click", coordinate: [a.x, a.y] } : a.type === "PRESS" ? { action: "key", text: a.key === "enter" ? "Return" : a.key === "escape" ? "Escape" : a.key } : a.type === "TYPING" ? { action: "type", text: a.text } : null;
+  if (!input) throw new Error(`no Anthropic form for ${a.type}`);
+  return [{ endpoint: "messages", content: [{ type: "tool_use", id: "toolu_1", name: "computer", input }] }, { endpoint: "messages", text: "RESTORED" }];
+}
+
+/** The restorative action of the scripted mistake of `taskId` (back to R = 1). */
+export async function restorativeAction(taskId = "files-rename-draft"): Promise<Action> {
+  const task = getSimDeskTask(taskId);
+  const mistake = task.mistakes.find((m) => m.kind === "wrong-item")!;
+  const twin = createSimDesk({ blobs: new BlobStore({ dir: mkdtempSync(join(tmpdir(), "retrace-twin-")) }) });
+  await twin.reset(task);
+  const ids = [twin.currentStateId()];
+  for (let i = 0; i < mistake.atStep; i++) ids.push((await twin.step(task.plan[i])).observation.stateId!);
+  for (const a of mistake.actions) await twin.step(a);
+  const fix = twin.nextRestorativeAction(ids[1]);
+  if (!fix || fix === "unreachable") throw new Error("no restorative step");
+  return fix.action;
+}
 
 /** Queues for a no-recovery episode then a recovery episode of `taskId` (in that order). */
 export async function ablationQueues(taskId = "files-rename-draft"): Promise<Record<ScriptRole, ScriptStep[]>> {
