@@ -10,7 +10,8 @@
  * record/replay cache keyed by the request with screenshots as hashes. Under a
  * {@link PromptFraming} (recovery, perturbation) the system prefix is sent as `instructions` on
  * every call (the API does not carry it across `previous_response_id`), the instruction prefix
- * goes before the task and the preamble before it in the first user turn.
+ * goes before the task and the preamble before it in the first user turn; a framed call that
+ * continues a conversation restates the instruction prefix after the call outputs.
  */
 import OpenAI from "openai";
 import { formatAction, type Action } from "../../../src/action.ts";
@@ -112,7 +113,9 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
         ...(memo.safety.length && { acknowledged_safety_checks: memo.safety }),
       }));
       const look = memo.callIds.length ? [] : [{ role: "user", content: [{ type: "input_text", text: "Continue with the task. Here is the current screen." }, { type: "input_image", image_url: screenshot }] }];
-      return { ...base, previous_response_id: memo.responseId, input: [...notice, ...outputs, ...look] };
+      // A framed call continuing a conversation (e.g. a perturbation step after forward steps) restates the instruction prefix.
+      const framed = framing?.instructionPrefix ? [{ role: "user", content: [{ type: "input_text", text: framing.instructionPrefix }] }] : [];
+      return { ...base, previous_response_id: memo.responseId, input: [...notice, ...outputs, ...framed, ...look] };
     }
     const past = input.history.length
       ? `\n\nSteps already taken:\n${input.history.map((e) => `Step ${e.step}: ${e.actions.map(formatAction).join("; ") || "(no usable action)"}`).join("\n")}`
