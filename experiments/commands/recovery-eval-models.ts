@@ -21,6 +21,7 @@ export interface ModelEvalFlags {
   cacheDir?: string;
   /** false with --no-preflight. */
   preflight: boolean;
+  maxCostUsd?: string;
 }
 
 /** Add the model flags to a command. */
@@ -33,6 +34,7 @@ export function addModelEvalFlags(cmd: Command): Command {
     .option("--api-key-env <VAR>", "environment variable holding the API key, for every model agent that names none")
     .addOption(new Option("--cache <mode>", "record/replay cache of model calls").choices([...CACHE_MODES]).default("off"))
     .option("--cache-dir <dir>", "cache folder; share it between runs to replay them (default: <out>/model-cache)")
+    .option("--max-cost-usd <usd>", "stop starting new rollouts / samples once the money spent reaches this (in-flight work finishes; what was done is kept)")
     .option("--no-preflight", "skip asking each model endpoint once (GET /models) before the first episode");
 }
 
@@ -46,9 +48,14 @@ export function configFromFlags(flags: ModelEvalFlags): RecoveryEvalConfig | und
   return loadRecoveryEvalConfig(flags.config, { env: flags.env, baseUrl: flags.baseUrl, model: flags.model, apiKeyEnv: flags.apiKeyEnv });
 }
 
-/** Cache and preflight options from the flags. */
-export function cacheFromFlags(flags: ModelEvalFlags): { cache: CacheMode; cacheDir?: string; preflight: boolean } {
-  return { cache: flags.cache as CacheMode, ...(flags.cacheDir && { cacheDir: flags.cacheDir }), preflight: flags.preflight !== false };
+/** Cache, preflight and cost-cap options from the flags. */
+export function cacheFromFlags(flags: ModelEvalFlags): { cache: CacheMode; cacheDir?: string; preflight: boolean; maxCostUsd?: number } {
+  let maxCostUsd: number | undefined;
+  if (flags.maxCostUsd !== undefined) {
+    maxCostUsd = Number(flags.maxCostUsd);
+    if (!(maxCostUsd > 0)) throw new ConfigError(`--max-cost-usd: expected a positive amount of US dollars, got "${flags.maxCostUsd}"`, { field: "maxCostUsd" });
+  }
+  return { cache: flags.cache as CacheMode, ...(flags.cacheDir && { cacheDir: flags.cacheDir }), preflight: flags.preflight !== false, ...(maxCostUsd !== undefined && { maxCostUsd }) };
 }
 
 /** Lines about model usage; sets a non-zero exit code when every call of a role failed. */
@@ -62,5 +69,7 @@ export function usageLines(usage: ModelUsageFile): string[] {
     lines.push(`every model call failed for: ${dead.join(", ")} (check the server, --base-url and the API key)`);
     process.exitCode = 1;
   }
-  return lines.length ? ["model usage per role:", ...lines] : [];
+  const out = lines.length ? ["model usage per role:", ...lines] : [];
+  if (usage.stopped) out.push(`stopped early: ${usage.stopped}`);
+  return out;
 }

@@ -21,7 +21,7 @@ import type { CacheMode } from "../../adapters/models/cache.ts";
 import type { PriceTable } from "../../adapters/models/pricing.ts";
 import { createFormatPolicy, type AgentFormatSpec } from "../../adapters/policies/format.ts";
 import { createLlmPerturbationPolicy, createLlmRecoveryPolicy, createLlmStateVerifier, createLlmSummarizer } from "../../adapters/llm/index.ts";
-import { ModelMeter, apiKeyOf, backendOf, chatModelFor, type ModelAgentSpec, type ModelCallSettings, type RoleCalls } from "../agents/index.ts";
+import { CostLedger, ModelMeter, apiKeyOf, backendOf, chatModelFor, type ModelAgentSpec, type ModelCallSettings, type RoleCalls } from "../agents/index.ts";
 import { cacheOptionsOf, settingsFor } from "../agents/model-client.ts";
 
 /** Calls, errors, tokens and list-price cost of one role. */
@@ -49,6 +49,8 @@ export interface EvalAgents {
   verifier(spec: ModelAgentSpec): StateVerifier;
   /** Usage per role so far (roles never called are absent), in a stable order. */
   usage(): Partial<Record<ModelRole, RoleUsage>>;
+  /** USD actually spent so far (calls that reached a server; cached ones cost nothing). */
+  spentUsd(): number;
 }
 
 /** Build the agent factories. */
@@ -56,7 +58,8 @@ export function createEvalAgents(options: EvalAgentsOptions): EvalAgents {
   const cacheMode = options.cache ?? "off";
   if (cacheMode !== "off" && !options.cacheDir) throw new ConfigError("--cache-dir: a cache folder is needed when --cache is on", { field: "cacheDir" });
   const calls: ModelCallSettings = { cache: cacheMode, cacheDir: options.cacheDir ?? "", env: options.env };
-  const meter = new ModelMeter();
+  const ledger = new CostLedger();
+  const meter = new ModelMeter(ledger);
   const ctx = { blobs: options.blobs, meter, calls };
 
   /** Meter the usage that SDK-backed formats (openai-cua, anthropic) report on their decisions. */
@@ -109,5 +112,6 @@ export function createEvalAgents(options: EvalAgentsOptions): EvalAgents {
       return createLlmStateVerifier({ model: chatModelFor(spec, "verifier", ctx), ...call(spec) });
     },
     usage: () => meter.snapshot(),
+    spentUsd: () => ledger.spentUsd,
   };
 }

@@ -50,6 +50,8 @@ export interface ConfiguredRunOptions {
   processEnv?: NodeJS.ProcessEnv;
   /** Ask each distinct endpoint once (GET /models) before the first episode. @default true, except with cache "read" */
   preflight?: boolean;
+  /** Stop starting new rollouts, seed steps or samples once the money spent reaches this (USD; in-flight work finishes). */
+  maxCostUsd?: number;
   onProgress?: (message: string) => void;
 }
 
@@ -80,6 +82,8 @@ async function preflight(options: ConfiguredRunOptions, agents: ReadonlyArray<[s
 /** `model-usage.json`: model calls per role (the runner's role names: policy, perturber, recoverer, summarizer, verifier). */
 export interface ModelUsageFile {
   simulated: boolean;
+  /** Why the command stopped early (--max-cost-usd), when it did. */
+  stopped?: string;
   roles: Partial<Record<string, RoleUsage>>;
   /** Totals over roles: calls (answered, failed or served from the cache), failed calls, list-price cost. */
   calls: number;
@@ -87,9 +91,21 @@ export interface ModelUsageFile {
   costUsd: number;
 }
 
-function usageFile(roles: Partial<Record<string, RoleUsage>>, simulated: boolean): ModelUsageFile {
+function usageFile(roles: Partial<Record<string, RoleUsage>>, simulated: boolean, stopped?: string): ModelUsageFile {
   const sum = (k: keyof RoleUsage) => Math.round(Object.values(roles).reduce((s, r) => s + (r?.[k] ?? 0), 0) * 1e9) / 1e9;
-  return { simulated, roles, calls: sum("calls"), errors: sum("errors"), costUsd: sum("costUsd") };
+  return { simulated, ...(stopped && { stopped }), roles, calls: sum("calls"), errors: sum("errors"), costUsd: sum("costUsd") };
+}
+
+/** The `stop` hook of --max-cost-usd, remembering whether it fired. */
+function costStop(options: ConfiguredRunOptions, agents: EvalAgents): { stop?: () => string | undefined; reason(): string | undefined } {
+  const max = options.maxCostUsd;
+  if (max === undefined) return { reason: () => undefined };
+  if (!(max > 0)) throw new ConfigError(`--max-cost-usd: expected a positive amount of US dollars, got ${max}`, { field: "maxCostUsd" });
+  let reason: string | undefined;
+  return {
+    stop: () => (reason ??= agents.spentUsd() >= max ? `recorded cost $${agents.spentUsd().toFixed(2)} reached --max-cost-usd ${max}` : undefined),
+    reason: () => reason,
+  };
 }
 
 /** A blob store that writes into its own folder and reads from a fallback folder (the dataset's) too. */
@@ -154,6 +170,7 @@ export async function buildConfiguredDataset(options: ConfiguredRunOptions): Pro
   const blobs = new BlobStore({ dir: join(out, "blobs") });
   const agents = createEvalAgents({ blobs, cache: options.cache, cacheDir: options.cacheDir ?? join(out, "model-cache"), env: options.processEnv });
   const env = await openEnv(config, blobs, join(out, "simdesk-states"));
+  const budget = costStop(options, agents);
   const seen = new Map<string, ForwardPolicy>();
   const note = <P extends ForwardPolicy>(p: P): P => (p.simulated && !seen.has(p.name) && seen.set(p.name, p), p);
   try {
@@ -165,15 +182,16 @@ export async function buildConfiguredDataset(options: ConfiguredRunOptions): Pro
       perturbationPolicy: ({ rollout, targetStep, distance }) =>
         note(perturbSpec.kind === "model" ? agents.perturber(perturbSpec, distance) : createSimPerturbationPolicy({ groundTruth: env as SimDesk, seed: `${config.seed}/${rollout}/${targetStep}/${distance}` })),
       rolloutsPerTask: d.rolloutsPerTask, replays: d.replays, seedStepsPerTrajectory: d.seedSteps, distances: d.distances, maxSteps: d.maxSteps,
-      maxSamplesPerDistance: d.maxSamplesPerDistance, onProgress: options.onProgress,
+      maxSamplesPerDistance: d.maxSamplesPerDistance, onProgress: options.onProgress, stop: budget.stop,
     });
-    const usage = usageFile(agents.usage(), build.simulated);
+    const usage = usageFile(agents.usage(), build.simulated, build.stopped);
     const manifest = saveRecoveryDataset({
       dir: out, build, tasks, blobs, simulatedLabel: describeSimulated(...seen.values()),
       config: {
         env: config.env.kind, width: config.env.width, height: config.env.height, noise: false, noiseSeed: 0, verify: d.verify, name: config.name,
         agents: { forward: redactSpec(d.forward), perturber: redactSpec(d.perturber), ...(d.verifier && { verifier: redactSpec(d.verifier) }) },
         tasks: tasks.map((t) => t.id),
+        ...(build.stopped && { stopped: build.stopped }),
       },
     });
     writeFileSync(join(out, "model-usage.json"), JSON.stringify(usage, null, 2) + "\n");
@@ -221,11 +239,12 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
   try {
     const variants = configuredVariants(config, agents, env);
     const budgets = config.eval.budgets;
-    const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, budgets, check: configuredCheck(config, agents), onProgress: options.onProgress });
+    const budget = costStop(options, agents);
+    const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, budgets, check: configuredCheck(config, agents), onProgress: options.onProgress, stop: budget.stop });
     const simulated = runs.some((r) => r.simulated) || ds.manifest.simulated;
     const label = simulated ? ds.manifest.simulatedLabel || "simulated: SimDesk agents" : "";
     const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, budgets });
-    const usage = usageFile(agents.usage(), simulated);
+    const usage = usageFile(agents.usage(), simulated, budget.reason());
     writeFileSync(join(out, "runs.jsonl"), runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : ""));
     writeFileSync(join(out, "recovery-eval.json"), JSON.stringify(report, null, 2) + "\n");
     writeFileSync(join(out, "model-usage.json"), JSON.stringify(usage, null, 2) + "\n");

@@ -221,6 +221,27 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     expect(existsSync(join(root, "x"))).toBe(false);
   });
 
+  it("--max-cost-usd stops starting new rollouts once the recorded cost reaches the cap, keeps what was built and says so", async () => {
+    const plan = getSimDeskTask(TASK).plan!;
+    // 6 answers for the first rollout only; a second rollout or a perturbation would find no script left
+    server = await startScriptedOpenAIServer({ script: planAnswers(plan).map((text) => ({ endpoint: "chat" as const, text, usage: { inputTokens: 1000, outputTokens: 0 } })) });
+    const cfg = join(root, "cost.json");
+    const prices = { "qwen-test": { inputPerMillion: 100, outputPerMillion: 0 } }; // $0.10 per call
+    writeFileSync(cfg, JSON.stringify({ ...CONFIG, dataset: { ...CONFIG.dataset, rolloutsPerTask: 3, forward: { kind: "model", temperature: 0, prices }, perturber: { kind: "model", prices } } }));
+    const out = join(root, "capped");
+    const printed = await cli(["dataset", "build", "--config", cfg, "--base-url", server.url, "--model", "qwen-test", "--out", out, "--max-cost-usd", "0.5", "--quiet"]);
+    server.verify();
+    expect(server.calls).toBe(6);
+    expect(printed).toContain("1 rollouts -> 1 successful");
+    expect(printed).toContain("stopped early: recorded cost $0.60 reached --max-cost-usd 0.5");
+    expect(printed).toMatch(/policy: 6 call\(s\), 6000\+0 tokens, \$0\.6000/);
+    const manifest = JSON.parse(readFileSync(join(out, "dataset.json"), "utf8"));
+    expect(manifest.trajectories.rollouts).toBe(1);
+    expect(manifest.config.stopped).toBe("recorded cost $0.60 reached --max-cost-usd 0.5");
+    expect(manifest.stages[0].seedSteps).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, "model-usage.json"), "utf8"))).toMatchObject({ stopped: manifest.config.stopped, costUsd: 0.6 });
+  });
+
   it("checks each endpoint once before the first rollout and stops with one line naming the roles and URL", async () => {
     const closed = await startScriptedOpenAIServer();
     const url = closed.url;
