@@ -46,6 +46,8 @@ describe("agent specs", () => {
     expect(llm.simulated).not.toBe(true);
     expect(() => createAgent("recovery", { kind: "sim" }, { ...ctx, envKind: "x11" })).toThrow(/needs SimDesk's ground truth/);
     expect(createAgent("selector", { kind: "sim" }, { ...ctx, envKind: "x11" }).name).toBe("error-minus-1(x11)");
+    expect(createAgent("verifier", { kind: "probe", ignore: ["clock"] }, ctx).name).toBe("probe-verifier");
+    expect(() => validateAgentSpec("verifier", { kind: "probe", ignore: "clock" }, "c.verifier")).toThrow(/^c\.verifier\.ignore: /);
     expect(AGENT_ROLES).toHaveLength(7);
   });
 
