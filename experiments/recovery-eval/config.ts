@@ -113,6 +113,8 @@ function validEvalSpec(spec: unknown, role: AgentRole, path: string, fill: Model
     if (extra.length) throw new ConfigError(`${path}: unknown field(s) ${extra.map((k) => `"${k}"`).join(", ")} for a sim ${role}`, { field: path });
     return { kind: "sim", ...(raw.profile !== undefined && { profile: raw.profile }) };
   }
+  if (role === "verifier" && raw.kind !== "model")
+    throw new ConfigError(`${path}.kind: ${String(raw.kind)} verifiers are not wired into the recovery evaluation yet (its environments record no state probes); use kind: model, or verify: ssim`, { field: `${path}.kind` });
   const valid = validateAgentSpec(role === "recovery" || role === "perturber" ? (raw.kind === "model" ? "forward" : role) : role, raw, path) as unknown as EvalAgentSpec;
   if (valid.kind === "model" && !valid.model) throw new ConfigError(`${path}.model: a model agent needs a model name (set it in the config or pass --model NAME)`, { field: `${path}.model` });
   return valid;

@@ -208,7 +208,8 @@ export async function buildConfiguredDataset(options: ConfiguredRunOptions): Pro
  */
 function configuredCheck(config: RecoveryEvalConfig, agents: EvalAgents): StateCheck {
   const v = config.dataset.verifier;
-  if (v && v.kind !== "model") throw new ConfigError("dataset.verifier: only model verifiers exist (kind: model)", { field: "dataset.verifier" });
+  if (v && v.kind !== "model")
+    throw new ConfigError(`dataset.verifier.kind: ${v.kind} verifiers are not wired into the recovery evaluation yet (its environments record no state probes); use kind: model, or verify: ssim`, { field: "dataset.verifier.kind" });
   return createStateCheck({ method: config.dataset.verify, verifier: v ? agents.verifier(v) : undefined });
 }
 

@@ -40,6 +40,7 @@ describe("recovery-eval config", () => {
     expect(errorOf(() => parseRecoveryEvalConfig({ ...base, eval: { recoverers: [{ name: "r", agent: { kind: "model" } }] } }, "c.yaml", { model: "m" })).message).toMatch(/^c\.yaml\.eval\.summarizer: a recoverer uses the contextualized context/);
     expect(errorOf(() => parseRecoveryEvalConfig(base, "c.yaml")).message).toMatch(/^c\.yaml\.dataset\.forward\.model: a model agent needs a model name .*--model/);
     expect(errorOf(() => parseRecoveryEvalConfig({ ...base, dataset: { ...base.dataset, verify: "verifier" } }, "c.yaml", { model: "m" })).message).toMatch(/dataset\.verifier: verify: verifier needs a verifier agent/);
+    expect(errorOf(() => parseRecoveryEvalConfig({ ...base, dataset: { ...base.dataset, verifier: { kind: "probe" } } }, "c.yaml", { model: "m" })).message).toMatch(/^c\.yaml\.dataset\.verifier\.kind: probe verifiers are not wired into the recovery evaluation yet/);
   });
 
   it("--env replaces the environment (and drops tasks of another one); simulated agents are refused off SimDesk", () => {
