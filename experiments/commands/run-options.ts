@@ -19,7 +19,7 @@ export interface RunFlags {
   seed: string;
   resume?: boolean;
   quiet?: boolean;
-  /** Environment kind overriding the config's env.kind: simdesk, x11 or docker. */
+  /** Environment kind overriding the config's env.kind: simdesk, x11, docker or osworld. */
   env?: string;
   /** --checkpoint none|memory|sqlite[:path]. */
   checkpoint?: string;
@@ -34,7 +34,7 @@ export function addRunFlags(cmd: Command, defaultOut: string): Command {
     .option("--resume", "continue the run in --out: skip finished episodes, re-run missing and environment-error ones")
     .option("--checkpoint <spec>", "per-episode checkpoints: none (fastest; a killed episode re-runs), memory, sqlite or sqlite:<path> (durable: a killed episode resumes mid-way)", "none")
     .addOption(new Option("-q, --quiet", "no progress bars (CI)"))
-    .addOption(new Option("--env <kind>", "environment: simdesk (built in), x11 (apps under Xvfb on this host) or docker (a desktop container per episode); default: the config's env.kind").choices(["simdesk", "x11", "docker"]));
+    .addOption(new Option("--env <kind>", "environment: simdesk (built in), x11 (apps under Xvfb on this host), docker (a desktop container per episode) or osworld (OSWorld tasks against a control server: env.url); default: the config's env.kind").choices(["simdesk", "x11", "docker", "osworld"]));
 }
 
 /** Validate the shared flags into runner settings. */
@@ -42,7 +42,7 @@ export function runSettings(flags: RunFlags, defaultOut: string): RunSettings & 
   const workers = Number(flags.workers);
   if (!Number.isInteger(workers) || workers < 1 || workers > 64) throw new ConfigError(`--workers: expected an integer from 1 to 64, got "${flags.workers}"`, { field: "workers" });
   const seed = Number(flags.seed);
-  if (!Number.isInteger(seed)) throw new ConfigError(`--seed: expected an integer, got "${flags.seed}"`, { field: "seed" });
+  if (!Number.isSafeInteger(seed)) throw new ConfigError(`--seed: expected an integer between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}, got "${flags.seed}"`, { field: "seed" });
   const checkpoint = flags.checkpoint ?? "none";
   parseCheckpointSpec(checkpoint);
   return { out: flags.out ?? defaultOut, workers, seedBase: seed, resume: flags.resume === true, quiet: flags.quiet === true, ...(checkpoint !== "none" ? { checkpoint } : {}) };
