@@ -109,7 +109,8 @@ describe.each<Format>(["uitars", "anthropic", "openai-cua"])("end-to-end recover
         detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }),
         recoverer: createLlmRecoveryPolicy({ agent, historyImages: 1 }),
       },
-      options: { recoveryStep: "error-minus-1", restoration: "model", recoveryContext: "0-E", freezeWindow: 5, maxRecoveryIterations: 1, recoveryBudget: 4 },
+      // sequential: the forward script answers in order, with no speculative proposal to discard
+      options: { recoveryStep: "error-minus-1", restoration: "model", recoveryContext: "0-E", freezeWindow: 5, maxRecoveryIterations: 1, recoveryBudget: 4, detection: "sequential" },
     });
 
     expect(result.success).toBe(true);
