@@ -43,8 +43,9 @@ export async function judge(state: GraphState, ctx: RuntimeContext): Promise<Gra
     throw err;
   }
   if (d.pending) {
-    speculation.abort("the detector fired; speculative proposal discarded");
-    proposal.catch(() => {});
+    // Let the speculative call finish (it ran alongside the detector, so this rarely waits):
+    // aborting it would make whether a model server saw the request depend on timing.
+    await proposal.catch(() => undefined);
     return { ...d, accounting: bump(after(state, d).accounting, { discardedProposals: 1 }) };
   }
   const raw = await proposal;
