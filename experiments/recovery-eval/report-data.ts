@@ -126,8 +126,13 @@ export interface OracleAgreementReport {
   truth: string;
   agreement: AgreementJsonRow[];
   /** How many judged runs were truly recovered, per noise setting. */
-  outcomes: Array<{ noise: "off" | "on"; runs: number; trulyRecovered: number; roPass: number; rtcPass: number }>;
+  outcomes: Array<{ noise: "off" | "on"; runs: number; trulyRecovered: number; roPass: number; rtcPass: number; romPass: number | null }>;
+  /** How R_Om's masks were learned (empty when the runs carry no masked verdicts). */
+  masks: string;
 }
+
+/** How R_Om's masks are learned, for the report. */
+export const MASK_NOTE = "R_Om = SSIM >= 0.99 over the SSIM windows that touch no dynamic pixel; dynamic pixels = pixels that differ across captures of the same state (the N transition-consistency replays and 5 WAIT re-captures of each target), dilated by 8 px and united per task. Beyond the paper; R_O and R_O AND R_TC are the paper's.";
 
 /** Build `oracle-agreement.json` from runs with truth, per noise setting. */
 export function agreementReport(settings: ReadonlyArray<{ noise: boolean; runs: readonly RecoveryRun[]; label: string }>): OracleAgreementReport {
@@ -143,11 +148,16 @@ export function agreementReport(settings: ReadonlyArray<{ noise: boolean; runs: 
       });
     }
     const judged = s.runs.filter((r) => r.status === "judged" && r.verdict && r.truth !== undefined);
-    outcomes.push({ noise, runs: judged.length, trulyRecovered: judged.filter((r) => r.truth).length, roPass: judged.filter((r) => r.verdict!.ro.pass).length, rtcPass: judged.filter((r) => r.verdict!.rtc.pass).length });
+    const masked = judged.length > 0 && judged.every((r) => r.verdict!.rom);
+    outcomes.push({
+      noise, runs: judged.length, trulyRecovered: judged.filter((r) => r.truth).length, roPass: judged.filter((r) => r.verdict!.ro.pass).length, rtcPass: judged.filter((r) => r.verdict!.rtc.pass).length,
+      romPass: masked ? judged.filter((r) => r.verdict!.rom!.pass).length : null,
+    });
   }
   return {
     kind: "oracle-agreement", simulated: true, note: SIMULATED_RECOVERY_NOTE, label: settings[0]?.label ?? "",
     truth: "truly recovered = SimDesk's semantic state (files, Trash, settings, clipboard, windows, dialogs, menus; not pointer, noise or undo history) equals the target's",
     agreement, outcomes,
+    masks: settings.some((s) => s.runs.some((r) => r.verdict?.rom)) ? MASK_NOTE : "",
   };
 }

@@ -36,6 +36,8 @@ export interface SaveDatasetOptions {
 export function sampleBlobRefs(s: RecoverySample): string[] {
   const refs = [s.target.observation.screenshot, s.error.observation.screenshot, s.trajectory.final.observation.screenshot];
   for (const st of [...s.trajectory.steps, ...s.perturbation]) refs.push(st.observation.screenshot);
+  if (s.masks?.state) refs.push(s.masks.state);
+  if (s.masks?.task) refs.push(s.masks.task);
   return refs;
 }
 

@@ -45,6 +45,12 @@ export interface RecoveryEvalOptions {
   check?: StateCheck;
   /** R_O threshold. @default 0.99 */
   threshold?: number;
+  /**
+   * Which dynamic-pixel mask R_Om uses: the union over the sample's task, the target state's own,
+   * or none (R_Om not judged). Samples without masks (older datasets) are judged by R_O alone.
+   * @default "task"
+   */
+  maskScope?: "task" | "state" | "off";
   /** Restorative-intent classifier for rationales. @default keywordIntent */
   intent?: IntentClassifier;
   /**
@@ -167,8 +173,10 @@ async function runOne(
     return { ...base, status, reason: describeError(err), stepsUsed: 0, declaredDone: false, actions: [], rationales: [], intent: { judged: 0, restorative: 0, intent: null }, simulated };
   }
   const truth = options.truth ? await options.truth({ env, sample, recovered: episode.recovered }) : undefined;
+  const scope = options.maskScope ?? "task";
   const verdict = await judgeRecovery({
     env, recovered: episode.recovered, target: sample.target.observation, blobs, threshold: options.threshold ?? DEFAULT_SSIM_THRESHOLD,
+    mask: scope === "off" || !sample.masks ? undefined : scope === "state" ? sample.masks.state : sample.masks.task,
     remaining: sample.trajectory.steps.slice(sample.targetStep).map((s) => s.actions),
   });
   return {

@@ -58,7 +58,7 @@ function count<T>(items: readonly T[], pred: (x: T) => boolean): Proportion {
 
 /** Agreement of one oracle with ground truth. "Positive" = judged a successful recovery. */
 export interface OracleAgreement {
-  oracle: "R_O" | "R_TC" | "R_O AND R_TC";
+  oracle: "R_O" | "R_TC" | "R_O AND R_TC" | "R_Om" | "R_Om AND R_TC";
   n: number;
   truePositive: number;
   falsePositive: number;
@@ -74,7 +74,10 @@ export interface OracleAgreement {
   kappa: number | null;
 }
 
-/** Agreement of R_O, R_TC and their conjunction with the `truth` of judged runs that carry one. */
+/**
+ * Agreement of R_O, R_TC and their conjunction with the `truth` of judged runs that carry one;
+ * plus R_Om and R_Om AND R_TC when every judged run has a masked verdict.
+ */
 export function oracleAgreement(runs: readonly RecoveryRun[]): OracleAgreement[] {
   const judged = runs.filter((r) => r.status === "judged" && r.verdict && r.truth !== undefined);
   const oracles: Array<[OracleAgreement["oracle"], (r: RecoveryRun) => boolean]> = [
@@ -82,6 +85,9 @@ export function oracleAgreement(runs: readonly RecoveryRun[]): OracleAgreement[]
     ["R_TC", (r) => r.verdict!.rtc.pass],
     ["R_O AND R_TC", (r) => r.verdict!.success],
   ];
+  if (judged.length > 0 && judged.every((r) => r.verdict!.rom)) {
+    oracles.push(["R_Om", (r) => r.verdict!.rom!.pass], ["R_Om AND R_TC", (r) => r.verdict!.maskedSuccess === true]);
+  }
   return oracles.map(([oracle, says]) => {
     let tp = 0, fp = 0, tn = 0, fn = 0;
     for (const r of judged) {
