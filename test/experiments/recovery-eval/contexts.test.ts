@@ -1,0 +1,42 @@
+/**
+ * The simulated recovery evaluation's context rows differ for a documented reason: the simulated
+ * recoverer reads what its context shows (the wrong actions, the path to the target, a summary,
+ * or only the target screenshot) and its skill follows `contextEffects`.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildSimDeskDataset, runSimDeskRecoveryEval } from "../../../experiments/recovery-eval/run.ts";
+import { contextView, SIM_CONTEXT_NEUTRAL } from "../../../adapters/policies/simulated/index.ts";
+import type { HistoryEntry } from "../../../src/policy.ts";
+
+const EFFECTS = { errorInference: 0.75, targetInference: 0.7, summaryFidelity: 0.9, blindFalseDone: 2 };
+const entries = (n: number) => Array.from({ length: n }, (_, i) => ({ step: i, observation: { screenshot: "x", width: 1, height: 1 }, actions: [] })) as HistoryEntry[];
+
+describe("simulated recoverer context effects", () => {
+  it("keeps full skill when the context shows the wrong actions, and loses it as information goes", () => {
+    const target = { step: 3, observation: { screenshot: "x", width: 1, height: 1 } };
+    expect(contextView({ target, context: { kind: "0-E", history: entries(5) } }, 0.9, 0.025, EFFECTS)).toEqual({ wrongActions: true, path: "steps", skill: 0.9, falseDoneRate: 0.025 });
+    expect(contextView({ target, context: { kind: "0-R", history: entries(3) } }, 0.9, 0.025, EFFECTS)).toEqual({ wrongActions: false, path: "steps", skill: 0.675, falseDoneRate: 0.025 });
+    expect(contextView({ target, context: { kind: "contextualized", history: [], summary: "Task: ..." } }, 0.9, 0.025, EFFECTS)).toEqual({ wrongActions: false, path: "summary", skill: 0.608, falseDoneRate: 0.025 });
+    expect(contextView({ target, context: { kind: "none", history: [] } }, 0.9, 0.025, EFFECTS)).toEqual({ wrongActions: false, path: "none", skill: 0.473, falseDoneRate: 0.05 });
+    expect(contextView({ target, context: { kind: "none", history: [] } }, 0.9, 0.025, SIM_CONTEXT_NEUTRAL)).toMatchObject({ skill: 0.9, falseDoneRate: 0.025 });
+  });
+
+  it("makes the context rows of the recovery evaluation differ in the documented order (0-E > 0-R >= contextualized >= none, 0-R > none)", async () => {
+    const root = mkdtempSync(join(tmpdir(), "retrace-ctx-"));
+    await buildSimDeskDataset({ out: join(root, "ds"), limit: 16, seed: 3, seedStepsPerTrajectory: 4, distances: [1] });
+    const { report } = await runSimDeskRecoveryEval({ dataset: join(root, "ds"), out: join(root, "ev"), budgets: [1, 3], seed: 3, weak: false });
+    const rate = (ctx: string) => {
+      const rows = report.table.filter((r) => r.variant === `explicit-skilled/${ctx}`);
+      return rows.reduce((s, r) => s + r.success * r.n, 0) / rows.reduce((s, r) => s + r.n, 0);
+    };
+    const [e, r, c, n] = ["0-E", "0-R", "contextualized", "none"].map(rate);
+    expect(report.samples).toBeGreaterThanOrEqual(12);
+    expect(e).toBeGreaterThan(r);
+    expect(r).toBeGreaterThan(n);
+    expect(c).toBeGreaterThanOrEqual(n);
+    expect(c).toBeLessThanOrEqual(r);
+  }, 120_000);
+});
