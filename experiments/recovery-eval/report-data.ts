@@ -27,10 +27,15 @@ export interface RecoveryTableJsonRow {
   /** R_O and R_TC pass rates (the verdict is their conjunction). */
   ro: number;
   rtc: number;
-  /** Share of episodes with a restorative rationale, among those with a judged rationale. */
+  /** Keyword baseline: share of episodes with a restorative rationale, among those with a judged rationale. */
   restorativeIntent: number;
   intentCi: string;
   intentN: number;
+  /** Mean best similarity of the rationales to the ground-truth recovery instruction (see `rationaleMethod`). */
+  rationaleSimilarity: number | null;
+  /** Share of episodes whose best similarity reaches the threshold (the paper's restorative intent). */
+  similarityIntent: number;
+  similarityIntentCi: string;
   meanSteps: number;
   /** Runs not judged (reconstruction failed, environment error). */
   excluded: number;
@@ -58,6 +63,8 @@ export interface RecoveryEvalReport {
   samples: number;
   budgets: string;
   threshold: number;
+  /** How rationales were compared with the ground-truth recovery instruction, and the intent threshold. */
+  rationaleMethod: string;
   table: RecoveryTableJsonRow[];
   implicitVsExplicit: ImplicitVsExplicitRow[];
   /** Trajectory-level filter counts and retention of transition-consistent filtering. */
@@ -77,7 +84,8 @@ export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manife
   const table: RecoveryTableJsonRow[] = rows.map((r) => ({
     policy: r.policyKind, variant: r.variant, context: r.context, r: r.budget, d: r.distance, n: r.n,
     success: r.success.rate, successCi: ci(r.success), successLo: r.success.lo, successHi: r.success.hi,
-    ro: r.ro.rate, rtc: r.rtc.rate, restorativeIntent: r.intent.rate, intentCi: ci(r.intent), intentN: r.intent.n, meanSteps: r.meanSteps, excluded: r.excluded,
+    ro: r.ro.rate, rtc: r.rtc.rate, restorativeIntent: r.intent.rate, intentCi: ci(r.intent), intentN: r.intent.n,
+    rationaleSimilarity: r.similarity === null ? null : Math.round(r.similarity * 1000) / 1000, similarityIntent: r.similarityIntent.rate, similarityIntentCi: ci(r.similarityIntent), meanSteps: r.meanSteps, excluded: r.excluded,
   }));
   const implicitVsExplicit: ImplicitVsExplicitRow[] = [];
   for (const imp of rows.filter((r) => r.policyKind === "implicit")) {
@@ -89,7 +97,7 @@ export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manife
   const simulated = input.runs.some((r) => r.simulated) || input.manifest.simulated;
   return {
     kind: "recovery-eval", simulated, note: simulated ? SIMULATED_RECOVERY_NOTE : "", label: input.label, dataset: input.dataset, datasetVersion: input.manifest.version,
-    samples: input.manifest.samples, budgets: input.budgets.join(","), threshold: input.threshold ?? 0.99, table, implicitVsExplicit,
+    samples: input.manifest.samples, budgets: input.budgets.join(","), threshold: input.threshold ?? 0.99, rationaleMethod: rationaleMethod(input.runs), table, implicitVsExplicit,
     trajectoryStages: [
       { stage: "rollouts", count: t.rollouts }, { stage: "successful", count: t.successful }, { stage: "well-formed", count: t.wellFormed },
       { stage: "transition-consistent (N replays)", count: t.transitionConsistent }, { stage: "retention (consistent / well-formed, %)", count: Math.round(input.manifest.retention * 1000) / 10 },
@@ -97,6 +105,11 @@ export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manife
     ],
     datasetStages: input.manifest.stages,
   };
+}
+
+function rationaleMethod(runs: readonly RecoveryRun[]): string {
+  const r = runs.find((x) => x.rationale)?.rationale;
+  return r ? `${r.method}, restorative when the best similarity >= ${r.threshold}; keyword classifier as the baseline (restorativeIntent)` : "keyword classifier only";
 }
 
 /** One row of the agreement table. */

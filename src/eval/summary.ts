@@ -22,8 +22,12 @@ export interface RecoveryTableRow {
   success: Proportion;
   ro: Proportion;
   rtc: Proportion;
-  /** Episodes with at least one restorative rationale, among episodes with a judged rationale. */
+  /** Keyword baseline: episodes with at least one restorative rationale, among episodes with a judged rationale. */
   intent: Proportion;
+  /** Mean best similarity of the rationales to the ground-truth recovery instruction (null when not scored). */
+  similarity: number | null;
+  /** Episodes whose best similarity reaches the scorer's threshold, among scored episodes. */
+  similarityIntent: Proportion;
   /** Mean recovery steps used. */
   meanSteps: number;
 }
@@ -47,9 +51,18 @@ export function recoveryTable(runs: readonly RecoveryRun[]): RecoveryTableRow[] 
       ro: count(judged, (r) => r.verdict!.ro.pass),
       rtc: count(judged, (r) => r.verdict!.rtc.pass),
       intent: count(withIntent, (r) => r.intent.intent === true),
+      ...similarityOf(judged),
       meanSteps: judged.length === 0 ? 0 : judged.reduce((s, r) => s + r.stepsUsed, 0) / judged.length,
     };
   });
+}
+
+function similarityOf(judged: readonly RecoveryRun[]): { similarity: number | null; similarityIntent: Proportion } {
+  const scored = judged.filter((r) => r.rationale && r.rationale.maxSimilarity !== null);
+  return {
+    similarity: scored.length === 0 ? null : scored.reduce((s, r) => s + r.rationale!.maxSimilarity!, 0) / scored.length,
+    similarityIntent: count(scored, (r) => r.rationale!.restorative === true),
+  };
 }
 
 function count<T>(items: readonly T[], pred: (x: T) => boolean): Proportion {
