@@ -17,6 +17,8 @@ import { prepareForSsim, weberMssim, weberMssimMasked, windowSkipFromMask, type 
 export const DEFAULT_SSIM_THRESHOLD = 0.99;
 
 const CACHE_LIMIT = 64;
+/** Window masks per mask buffer: a mask is converted once, however many screenshots it judges. */
+const skipCache = new WeakMap<Uint8Array, { skip: Uint8Array; skipped: number }>();
 const cache = new Map<string, Promise<GrayImage>>();
 
 /** SSIM in [0, 1] between two PNG screenshots of the same size; 1 means identical. Different sizes score 0. */
@@ -50,7 +52,12 @@ export async function maskedScreenshotSsim(a: Uint8Array, b: Uint8Array, mask: {
   if (ka === kb) return { ssim: 1, windows: total, total };
   if (!mask) return { ssim: weberMssim(ia, ib), windows: total, total };
   if (mask.width * mask.height !== mask.data.length) throw new RangeError("maskedScreenshotSsim: mask data does not match its size");
-  const { skip, skipped } = windowSkipFromMask(mask);
+  let cached = skipCache.get(mask.data);
+  if (!cached) {
+    cached = windowSkipFromMask(mask);
+    skipCache.set(mask.data, cached);
+  }
+  const { skip, skipped } = cached;
   // A mask of another screen size does not apply: compare everything (R_O).
   if (skip.length !== total) return { ssim: weberMssim(ia, ib), windows: total, total };
   const r = weberMssimMasked(ia, ib, skipped === 0 ? null : skip);

@@ -19,7 +19,7 @@ import type { BlobReader, BlobRef } from "../blob-store.ts";
 import type { Environment } from "../environment.ts";
 import { describeError } from "../errors.ts";
 import { DEFAULT_SSIM_THRESHOLD, maskedScreenshotSsim } from "../image/similarity.ts";
-import { loadMask } from "./dynamic-mask.ts";
+import { loadMask, type DynamicMask } from "./dynamic-mask.ts";
 import type { Observation } from "../observation.ts";
 import { executeSteps } from "../replay/replay.ts";
 import { observationSsim } from "../replay/state-check.ts";
@@ -104,7 +104,7 @@ export async function maskedObservationOracle(
     const ro = await observationOracle(recovered, target, blobs, threshold);
     return { ...ro, maskedWindows: 0 };
   }
-  const [a, b, m] = await Promise.all([blobs.get(recovered.screenshot), blobs.get(target.screenshot), loadMask(mask, blobs)]);
+  const [a, b, m] = await Promise.all([blobs.get(recovered.screenshot), blobs.get(target.screenshot), cachedMask(mask, blobs)]);
   const r = await maskedScreenshotSsim(a, b, m);
   const masked = r.total === 0 ? 0 : 1 - r.windows / r.total;
   if (masked > maxMaskedWindows || !Number.isFinite(r.ssim)) {
@@ -112,6 +112,20 @@ export async function maskedObservationOracle(
     return { ...ro, mask, maskedWindows: masked, fallback: `mask covers ${(100 * masked).toFixed(1)}% of SSIM windows (> ${(100 * maxMaskedWindows).toFixed(0)}%): unmasked R_O used` };
   }
   return { pass: r.ssim >= threshold, ssim: r.ssim, threshold, mask, maskedWindows: masked };
+}
+
+const MASK_CACHE_LIMIT = 16;
+const masks = new Map<BlobRef, Promise<DynamicMask>>();
+
+/** Masks by blob reference (a task's mask judges many runs): decoded once, the last 16 kept. */
+function cachedMask(ref: BlobRef, blobs: BlobReader): Promise<DynamicMask> {
+  const hit = masks.get(ref);
+  if (hit) return hit;
+  const p = loadMask(ref, blobs);
+  p.catch(() => masks.delete(ref));
+  masks.set(ref, p);
+  if (masks.size > MASK_CACHE_LIMIT) masks.delete(masks.keys().next().value as BlobRef);
+  return p;
 }
 
 /** R_TC alone: replay the remaining ground-truth steps from the current state and run the evaluator. */
