@@ -32,9 +32,10 @@ export interface ScriptStep {
   content?: unknown[];
   /**
    * Embedding vectors for `/v1/embeddings`, one per input text, in order (sent as floats, or as
-   * base64 float32 when the request asks for `encoding_format: "base64"`).
+   * base64 float32 when the request asks for `encoding_format: "base64"`); or a function of the
+   * request's input texts (a deterministic stand-in embedding a test defines).
    */
-  embeddings?: number[][];
+  embeddings?: number[][] | ((inputs: string[]) => number[][]);
   /** The whole JSON body to answer with, verbatim (overrides text/output/content). */
   body?: unknown;
   /** Usage reported in the answer. `null` omits the usage field. @default estimated from the lengths (chars / 4) */
@@ -243,7 +244,9 @@ function answerBody(endpoint: ScriptedEndpoint | "unknown", step: ScriptStep, re
   }
   if (endpoint === "embeddings") {
     const base64 = request?.encoding_format === "base64";
-    const data = (step.embeddings ?? []).map((v, i) => ({ object: "embedding", index: i, embedding: base64 ? Buffer.from(new Float32Array(v).buffer).toString("base64") : v }));
+    const inputs: string[] = Array.isArray(request?.input) ? request.input.map(String) : typeof request?.input === "string" ? [request.input] : [];
+    const vectors = typeof step.embeddings === "function" ? step.embeddings(inputs) : (step.embeddings ?? []);
+    const data = vectors.map((v, i) => ({ object: "embedding", index: i, embedding: base64 ? Buffer.from(new Float32Array(v).buffer).toString("base64") : v }));
     const tokens = usage?.inputTokens ?? 0;
     return { object: "list", data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
   }

@@ -8,6 +8,8 @@ import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
 import { runOracleAgreement, runSimDeskRecoveryEval } from "../recovery-eval/run.ts";
 import { intFlag, intListFlag } from "./dataset.ts";
+import { createOpenAIEmbeddings } from "../../adapters/models/openai-embeddings.ts";
+import type { RationaleScorer } from "../../src/eval/rationale.ts";
 
 interface EvalFlags {
   dataset?: string;
@@ -20,6 +22,9 @@ interface EvalFlags {
   rollouts: string;
   seedSteps: string;
   quiet?: boolean;
+  embeddingsUrl?: string;
+  embeddingsModel?: string;
+  intentThreshold?: string;
 }
 
 export function register(program: Command): void {
@@ -35,6 +40,9 @@ export function register(program: Command): void {
     .option("--limit <n>", "tasks for the --agreement sets (first n SimDesk tasks)")
     .option("--rollouts <n>", "rollouts per task for the --agreement sets", "1")
     .option("--seed-steps <n>", "seed steps per trajectory for the --agreement sets", "2")
+    .option("--embeddings-url <url>", "rationale analysis with an embedding model at this OpenAI-compatible base URL (ending in /v1); default: TF-IDF offline")
+    .option("--embeddings-model <name>", "embedding model name for --embeddings-url")
+    .option("--intent-threshold <x>", "similarity at or above which a rationale counts as restorative (default 0.15 TF-IDF, 0.5 embeddings)")
     .option("-q, --quiet", "print only the summary")
     .action(async (flags: EvalFlags) => {
       if (!flags.dataset && !flags.agreement) throw new ConfigError("eval-recovery: give --dataset <dir> (from `retrace dataset build`) and/or --agreement", { field: "dataset" });
@@ -43,17 +51,28 @@ export function register(program: Command): void {
       const onProgress = flags.quiet ? undefined : (m: string) => process.stderr.write(`${m}\n`);
       const out: string[] = [];
       if (flags.dataset) {
-        const { report } = await runSimDeskRecoveryEval({ dataset: flags.dataset, out: flags.out, budgets, seed, contexts: flags.contexts, onProgress });
+        const { report } = await runSimDeskRecoveryEval({ dataset: flags.dataset, out: flags.out, budgets, seed, contexts: flags.contexts, rationale: rationaleScorer(flags), onProgress });
         out.push(`${report.note}`, "implicit vs explicit (skilled, 0-E) recovery success [95% Wilson CI]:");
         for (const r of report.implicitVsExplicit) out.push(`  d=${r.d} r=${r.r}: implicit ${r.implicit}  explicit ${r.explicit}  gain ${(100 * r.gain).toFixed(1)} pts`);
+        out.push(`rationale analysis: ${report.rationaleMethod}`);
         out.push(`recovery-eval.json: ${join(flags.out, "recovery-eval.json")}`);
       }
       if (flags.agreement) {
         const a = await runOracleAgreement({ out: flags.out, seed, budgets, limit: intFlag("limit", flags.limit), rolloutsPerTask: intFlag("rollouts", flags.rollouts), seedStepsPerTrajectory: intFlag("seed-steps", flags.seedSteps), onProgress });
         out.push("oracle agreement with SimDesk ground truth:");
-        for (const r of a.agreement) out.push(`  noise ${r.noise.padEnd(3)} ${r.oracle.padEnd(13)} agreement ${r.agreementCi}  FPR ${r.fprCi}  FNR ${r.fnrCi}`);
+        for (const r of a.agreement) out.push(`  noise ${r.noise.padEnd(3)} ${r.oracle.padEnd(14)} agreement ${r.agreementCi}  FPR ${r.fprCi}  FNR ${r.fnrCi}`);
         out.push(`oracle-agreement.json: ${join(flags.out, "oracle-agreement.json")}`);
       }
       process.stdout.write(out.join("\n") + "\n");
     });
+}
+
+/** The rationale scorer the flags ask for: an embedding model when --embeddings-url is given, else TF-IDF. */
+function rationaleScorer(flags: EvalFlags): RationaleScorer {
+  const threshold = flags.intentThreshold === undefined ? undefined : Number(flags.intentThreshold);
+  if (threshold !== undefined && !(threshold >= -1 && threshold <= 1)) throw new ConfigError(`--intent-threshold: "${flags.intentThreshold}" is not a cosine similarity in [-1, 1]`, { field: "intent-threshold" });
+  if (!flags.embeddingsUrl && flags.embeddingsModel) throw new ConfigError("--embeddings-model needs --embeddings-url (the OpenAI-compatible base URL ending in /v1)", { field: "embeddings-url" });
+  if (!flags.embeddingsUrl) return { kind: "tfidf", threshold };
+  if (!flags.embeddingsModel) throw new ConfigError("--embeddings-url needs --embeddings-model (the embedding model name the server expects)", { field: "embeddings-model" });
+  return { kind: "embedding", embedder: createOpenAIEmbeddings({ model: flags.embeddingsModel, baseURL: flags.embeddingsUrl }), threshold };
 }

@@ -13,6 +13,7 @@ import { buildRecoveryDataset } from "../../src/dataset/build.ts";
 import { loadRecoveryDataset, saveRecoveryDataset } from "../../src/dataset/store.ts";
 import type { RecoveryDatasetManifest } from "../../src/dataset/types.ts";
 import { evaluateRecovery, type RecoveryRun } from "../../src/eval/run.ts";
+import type { RationaleScorer } from "../../src/eval/rationale.ts";
 import { createStateCheck } from "../../src/replay/state-check.ts";
 import { createFlakyEnvironment } from "./flaky-env.ts";
 import { SIMDESK_TASKS, getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
@@ -94,6 +95,8 @@ export interface SimDeskEvalOptions {
   weak?: boolean;
   /** Also compute truth for each run (SimDesk ground truth). @default true */
   truth?: boolean;
+  /** Rationale analysis: TF-IDF offline, or an embedding model. @default { kind: "tfidf" } */
+  rationale?: RationaleScorer;
   onProgress?: (message: string) => void;
 }
 
@@ -112,7 +115,7 @@ export async function runSimDeskRecoveryEval(options: SimDeskEvalOptions): Promi
     const runs = await evaluateRecovery({
       env: desk, blobs: layeredBlobs(blobs, new BlobStore({ dir: join(ds.dir, "blobs") })), tasks: ds.tasks, samples: ds.samples,
       variants: simulatedVariants(desk, seed, { contexts: options.contexts, weak: options.weak }), budgets: options.budgets ?? [1, 3, 10],
-      truth: options.truth === false ? undefined : simDeskTruth(desk), onProgress: options.onProgress,
+      truth: options.truth === false ? undefined : simDeskTruth(desk), rationale: options.rationale, onProgress: options.onProgress,
     });
     const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label: simulatedEvalLabel(desk, seed), budgets: options.budgets ?? [1, 3, 10] });
     writeFileSync(join(out, "runs.jsonl"), runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : ""));

@@ -40,3 +40,32 @@ describe("simulated recoverer context effects", () => {
     expect(c).toBeLessThanOrEqual(r);
   }, 120_000);
 });
+
+describe("eval-recovery rationale analysis with an embedding model", () => {
+  it("scores rationales through --embeddings-url and reports the method, beside the keyword baseline", async () => {
+    const { startScriptedOpenAIServer } = await import("../../../adapters/testing/scripted-openai-server.ts");
+    const { buildProgram } = await import("../../../experiments/cli.ts");
+    const { readFileSync } = await import("node:fs");
+    // A deterministic stand-in embedding: counts of a few restorative words, plus a constant.
+    const words = ["undo", "restore", "revert", "back", "close"];
+    const embed = (inputs: string[]) => inputs.map((t) => [1, ...words.map((w) => (t.toLowerCase().match(new RegExp(w, "g")) ?? []).length)]);
+    const server = await startScriptedOpenAIServer({ script: Array.from({ length: 40 }, () => ({ endpoint: "embeddings" as const, embeddings: embed })) });
+    try {
+      const root = mkdtempSync(join(tmpdir(), "retrace-emb-"));
+      await buildSimDeskDataset({ out: join(root, "ds"), limit: 3, seed: 1, seedStepsPerTrajectory: 2, distances: [1] });
+      await buildProgram().parseAsync(["node", "retrace", "eval-recovery", "--dataset", join(root, "ds"), "--out", join(root, "ev"), "--budgets", "3", "--no-contexts", "-q", "--embeddings-url", server.url, "--embeddings-model", "stand-in"]);
+      const report = JSON.parse(readFileSync(join(root, "ev", "recovery-eval.json"), "utf8"));
+      expect(report.rationaleMethod).toMatch(/^openai-embeddings\(stand-in\), restorative when the best similarity >= 0.5/);
+      const skilled = report.table.find((r: { variant: string }) => r.variant === "explicit-skilled/0-E");
+      const implicit = report.table.find((r: { variant: string }) => r.variant === "implicit/0-E");
+      expect(skilled.rationaleSimilarity).toBeGreaterThan(implicit.rationaleSimilarity);
+      expect(typeof skilled.restorativeIntent).toBe("number");
+      expect(server.requests.length).toBeGreaterThan(0);
+      expect(server.requests.every((r) => r.path === "/v1/embeddings" && r.body.model === "stand-in")).toBe(true);
+      server.verify({ allowUnconsumed: true });
+    } finally {
+      await server.close();
+    }
+    await expect(buildProgram().parseAsync(["node", "retrace", "eval-recovery", "--dataset", "x", "-q", "--embeddings-model", "m"])).rejects.toThrow(/--embeddings-model needs --embeddings-url/);
+  }, 120_000);
+});
