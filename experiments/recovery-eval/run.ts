@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { BlobStore } from "../../src/blob-store.ts";
 import { ConfigError } from "../../src/errors.ts";
 import type { Task } from "../../src/task.ts";
-import { buildRecoveryDataset } from "../../src/dataset/build.ts";
+import { buildRecoveryDataset, type DatasetBuildOptions } from "../../src/dataset/build.ts";
 import { loadRecoveryDataset, saveRecoveryDataset } from "../../src/dataset/store.ts";
 import type { RecoveryDatasetManifest } from "../../src/dataset/types.ts";
 import { evaluateRecovery, type RecoveryRun } from "../../src/eval/run.ts";
@@ -46,6 +46,8 @@ export interface SimDeskDatasetOptions extends SimDeskEvalEnv {
   verify?: "auto" | "state-hash" | "ssim";
   /** Probability that an action is lost (a flaky desktop, to exercise N-replay filtering). @default 0 */
   flakyRate?: number;
+  /** R_Om mask learning (re-captures per target, dilation), or false to skip it. @default on, 5 re-captures */
+  dynamicMasks?: DatasetBuildOptions["dynamicMasks"];
   onProgress?: (message: string) => void;
 }
 
@@ -68,7 +70,7 @@ export async function buildSimDeskDataset(options: SimDeskDatasetOptions): Promi
     const build = await buildRecoveryDataset({
       env, blobs, tasks, check: createStateCheck({ method: options.verify ?? "auto" }), forwardPolicy: policies.forwardPolicy, perturbationPolicy: policies.perturbationPolicy, seed,
       rolloutsPerTask: options.rolloutsPerTask, replays: options.replays, seedStepsPerTrajectory: options.seedStepsPerTrajectory,
-      distances: options.distances, maxSamplesPerDistance: options.maxSamplesPerDistance, maxSteps: options.maxSteps, onProgress: options.onProgress,
+      distances: options.distances, maxSamplesPerDistance: options.maxSamplesPerDistance, maxSteps: options.maxSteps, dynamicMasks: options.dynamicMasks, onProgress: options.onProgress,
     });
     return saveRecoveryDataset({
       dir: out, build, tasks, blobs, simulatedLabel: policies.label,

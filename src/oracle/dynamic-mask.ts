@@ -52,17 +52,25 @@ export async function learnDynamicMask(captures: readonly Uint8Array[], dilate =
   const base = await decodePixels(first);
   const data = new Uint8Array(base.width * base.height);
   let any = false;
+  const ch = base.channels;
+  const rowBytes = base.width * ch;
+  const a = Buffer.from(base.data.buffer, base.data.byteOffset, base.data.byteLength);
   for (const c of distinct) {
     const img = await decodePixels(c);
-    if (img.width !== base.width || img.height !== base.height || img.channels !== base.channels) return null;
-    const ch = base.channels;
-    for (let p = 0, q = 0; p < data.length; p++, q += ch) {
-      if (data[p]) continue;
-      for (let k = 0; k < ch; k++) {
-        if (img.data[q + k] !== base.data[q + k]) {
-          data[p] = 1;
-          any = true;
-          break;
+    if (img.width !== base.width || img.height !== base.height || img.channels !== ch) return null;
+    const b = Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength);
+    for (let y = 0; y < base.height; y++) {
+      const o = y * rowBytes;
+      // Most rows of two captures are identical: a native memcmp skips them.
+      if (a.compare(b, o, o + rowBytes, o, o + rowBytes) === 0) continue;
+      for (let x = 0, p = y * base.width, q = o; x < base.width; x++, p++, q += ch) {
+        if (data[p]) continue;
+        for (let k = 0; k < ch; k++) {
+          if (a[q + k] !== b[q + k]) {
+            data[p] = 1;
+            any = true;
+            break;
+          }
         }
       }
     }
@@ -76,8 +84,11 @@ export function dilateMask(mask: DynamicMask, radius: number): DynamicMask {
   if (radius <= 0) return mask;
   const { width: w, height: h } = mask;
   const rows = new Uint8Array(w * h);
+  const empty = new Uint8Array(w);
+  const blank = Buffer.from(empty.buffer);
   for (let y = 0; y < h; y++) {
     const o = y * w;
+    if (blank.compare(Buffer.from(mask.data.buffer, mask.data.byteOffset + o, w)) === 0) continue;
     let last = -Infinity;
     // Forward pass remembers the last set pixel; a backward pass covers the left side.
     for (let x = 0; x < w; x++) {

@@ -64,7 +64,7 @@ describe("retrace dataset build + eval-recovery (SimDesk, simulated policies)", 
     expect(html).toContain("implicitVsExplicit");
     expect(html).toContain("R_O AND R_TC");
     expect(html).toContain("explicit-skilled/0-E");
-  });
+  }, 240_000);
 
   it("says what to fix for bad flags", async () => {
     await expect(buildProgram().parseAsync(["node", "retrace", "dataset", "build", "--distances", "1,x", "-q", "--out", join(tmpdir(), "x")])).rejects.toThrow(/--distances/);

@@ -18,5 +18,5 @@ describe("runRecoveryEvalSuite", () => {
     const again = await runRecoveryEvalSuite({ out: mkdtempSync(join(tmpdir(), "retrace-suite-")), limit: 2, seed: 9, budgets: [1, 3] });
     expect(again.report.table).toEqual(r.report.table);
     expect(again.agreement.agreement).toEqual(r.agreement.agreement);
-  });
+  }, 240_000);
 });
