@@ -49,6 +49,9 @@ const PUBLIC_API = [
     // issue 14: masked observation oracle R_Om, rationale analysis, embeddings client
     "createOpenAIEmbeddings", "dilateMask", "learnDynamicMask", "loadMask", "maskFraction", "maskedObservationOracle",
     "maskedScreenshotSsim", "recoveryReference", "saveMask", "scoreRationales", "unionMasks",
+    // state probes and verifiers (issue 14 §2)
+    "DEFAULT_PROBE_IGNORE", "ProbeVerifierSpecSchema", "compareProbeReports", "createAgenticLlmVerifier",
+    "createProbeVerifier", "loadProbeReport", "probeVerifierFromSpec", "makeProbeReport", "storeProbeReport", "withProbes",
 ];
 
 describe("the public API", () => {
