@@ -2,10 +2,10 @@
  * Shared plumbing of one experiment run: the output folder, the tasks, the blob store, and the
  * pool invocation with progress. Used by every experiment kind.
  */
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { BlobStore } from "../../src/blob-store.ts";
 import { ConfigError } from "../../src/errors.ts";
+import { prepareOutDir } from "../../src/store/out-dir.ts";
 import type { Task } from "../../src/task.ts";
 import type { EnvSpec, ExperimentConfig } from "../config/schema.ts";
 import { finalizeResults, readResults } from "./results-log.ts";
@@ -36,13 +36,33 @@ export interface RunSettings {
   shard?: ShardMode;
 }
 
+/** The tasks an env spec selects, in order; unknown ids are a ConfigError (checked before anything is written). */
+export function resolveTasks(runtime: ExperimentRuntime, envSpec: EnvSpec): Task[] {
+  const all = runtime.tasks(envSpec);
+  let tasks = all;
+  if (envSpec.tasks) {
+    const byId = new Map(all.map((t) => [t.id, t]));
+    tasks = envSpec.tasks.map((id, i) => {
+      const t = byId.get(id);
+      if (!t) throw new ConfigError(`config.env.tasks.${i}: unknown task "${id}" for ${envSpec.kind} (known: ${all.slice(0, 12).map((x) => x.id).join(", ")}${all.length > 12 ? ", ..." : ""})`, { field: `env.tasks.${i}` });
+      return t;
+    });
+  }
+  if (envSpec.sample && tasks.length > envSpec.sample) {
+    const picked = tasks;
+    const n = envSpec.sample;
+    tasks = Array.from({ length: n }, (_, i) => picked[Math.floor((i * picked.length) / n)]);
+  }
+  return envSpec.limit ? tasks.slice(0, envSpec.limit) : tasks;
+}
+
 /** Per-run context shared by the experiment kinds. */
 export class RunContext {
   readonly blobs: BlobStore;
   readonly resultsFile: string;
   readonly timingsFile: string;
   constructor(readonly runtime: ExperimentRuntime, readonly settings: RunSettings, readonly config: ExperimentConfig) {
-    mkdirSync(settings.out, { recursive: true });
+    prepareOutDir(settings.out);
     this.blobs = new BlobStore({ dir: join(settings.out, "blobs") });
     this.resultsFile = join(settings.out, "results.jsonl");
     this.timingsFile = join(settings.out, "timings.jsonl");
@@ -57,22 +77,7 @@ export class RunContext {
 
   /** The config's tasks, in order; unknown ids are a ConfigError. */
   tasks(): Task[] {
-    const all = this.runtime.tasks(this.envSpec);
-    let tasks = all;
-    if (this.envSpec.tasks) {
-      const byId = new Map(all.map((t) => [t.id, t]));
-      tasks = this.envSpec.tasks.map((id, i) => {
-        const t = byId.get(id);
-        if (!t) throw new ConfigError(`config.env.tasks.${i}: unknown task "${id}" for ${this.envSpec.kind} (known: ${all.slice(0, 12).map((x) => x.id).join(", ")}${all.length > 12 ? ", ..." : ""})`, { field: `env.tasks.${i}` });
-        return t;
-      });
-    }
-    if (this.envSpec.sample && tasks.length > this.envSpec.sample) {
-      const all = tasks;
-      const n = this.envSpec.sample;
-      tasks = Array.from({ length: n }, (_, i) => all[Math.floor((i * all.length) / n)]);
-    }
-    return this.envSpec.limit ? tasks.slice(0, this.envSpec.limit) : tasks;
+    return resolveTasks(this.runtime, this.envSpec);
   }
 
   /** Run jobs on the pool (in this process, or on the process workers), appending to this run's results file. */

@@ -13,7 +13,8 @@ import { ALL_PROMPTS } from "../../prompts/index.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
 import { runIdealRecovery } from "../ideal/run.ts";
 import { conditionsOf, expandJobs, resolveSeeds, type ParamValue } from "./conditions.ts";
-import { RunContext, type RunSettings } from "./context.ts";
+import { RunContext, resolveTasks, type RunSettings } from "./context.ts";
+import { checkOutDir } from "../../src/store/out-dir.ts";
 import { runConditionEpisode } from "./episode.ts";
 import type { ResultLine } from "./results-log.ts";
 import type { ExperimentRuntime } from "./runtime.ts";
@@ -48,6 +49,9 @@ export interface Manifest {
 /** Run (or resume) an experiment into `settings.out`. */
 export async function runExperiment(config: ExperimentConfig, runtime: ExperimentRuntime, settings: RunSettings): Promise<ExperimentRun> {
   runtime.checkConfig?.(config);
+  // Bad input fails here, before the output folder exists, so nothing is left behind.
+  checkOutDir(settings.out);
+  resolveTasks(runtime, config.env);
   const ctx = new RunContext(runtime, settings, config);
   const manifestFile = join(settings.out, "manifest.json");
   const seedBase = settings.seedBase ?? 0;

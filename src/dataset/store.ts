@@ -9,10 +9,11 @@
  * Files are written to a temporary name and renamed, so an interrupted save leaves the old
  * dataset intact.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { BlobStore } from "../blob-store.ts";
 import { ConfigError } from "../errors.ts";
+import { prepareOutDir } from "../store/out-dir.ts";
 import { sha256Hex } from "../hash.ts";
 import type { JsonValue } from "../policy.ts";
 import type { Task } from "../task.ts";
@@ -41,8 +42,7 @@ export function sampleBlobRefs(s: RecoverySample): string[] {
 
 /** Write the dataset folder and return its manifest. */
 export function saveRecoveryDataset(options: SaveDatasetOptions): RecoveryDatasetManifest {
-  const dir = resolve(options.dir);
-  mkdirSync(dir, { recursive: true });
+  const dir = prepareOutDir(options.dir);
   const blobDir = join(dir, "blobs");
   const target = resolve(options.blobs.dir) === blobDir ? options.blobs : new BlobStore({ dir: blobDir });
   if (target !== options.blobs) {
