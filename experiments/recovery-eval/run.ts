@@ -23,6 +23,7 @@ import {
   type SimDeskEvalEnv,
 } from "./simdesk.ts";
 import { agreementReport, recoveryEvalReport, type OracleAgreementReport, type RecoveryEvalReport } from "./report-data.ts";
+import { redactText } from "../../src/secrets.ts";
 
 /** Options of {@link buildSimDeskDataset}. */
 export interface SimDeskDatasetOptions extends SimDeskEvalEnv {
@@ -115,7 +116,7 @@ export async function runSimDeskRecoveryEval(options: SimDeskEvalOptions): Promi
       truth: options.truth === false ? undefined : simDeskTruth(desk), onProgress: options.onProgress,
     });
     const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label: simulatedEvalLabel(desk, seed), budgets: options.budgets ?? [1, 3, 10] });
-    writeFileSync(join(out, "runs.jsonl"), runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : ""));
+    writeFileSync(join(out, "runs.jsonl"), redactText(runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : "")));
     writeFileSync(join(out, "recovery-eval.json"), JSON.stringify(report, null, 2) + "\n");
     return { report, runs };
   } finally {

@@ -15,6 +15,7 @@ import type { Condition, EpisodeJob } from "./conditions.ts";
 import type { JobOutcome } from "./pool.ts";
 import type { RecordingEnvironment } from "./recording-env.ts";
 import type { ExperimentRuntime } from "./runtime.ts";
+import { redactText } from "../../src/secrets.ts";
 
 /** Everything an episode needs besides its job. */
 export interface EpisodeDeps {
@@ -63,7 +64,7 @@ export async function finishEpisode(job: EpisodeJob, task: Task, result: Episode
   mkdirSync(dir, { recursive: true });
   // The viewer's record: the whole trajectory (screenshots by reference into <out>/blobs).
   const record: EpisodeRecord = { key: job.key, condition: job.condition, task: job.task, instruction: task.instruction, seed: job.seed, success: result.success, score: result.evaluation.score, detail: result.evaluation.detail ?? "", stopReason: result.stopReason, simulated: result.simulated, trajectory: result.trajectory, ...(extra ? { extra } : {}) };
-  writeFileSync(join(dir, "trajectory.json"), JSON.stringify(record) + "\n");
+  writeFileSync(join(dir, "trajectory.json"), redactText(JSON.stringify(record)) + "\n");
   if (deps.runtime.writeEpisode) await deps.runtime.writeEpisode({ dir, result, blobs: deps.blobs, simulated: result.simulated });
   return outcomeOf(result, stability, extra);
 }

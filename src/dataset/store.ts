@@ -19,6 +19,7 @@ import type { JsonValue } from "../policy.ts";
 import type { Task } from "../task.ts";
 import type { DatasetBuildResult } from "./build.ts";
 import { RECOVERY_DATASET_SCHEMA, type RecoveryDataset, type RecoveryDatasetManifest, type RecoverySample } from "./types.ts";
+import { redactText } from "../secrets.ts";
 
 /** Options of {@link saveRecoveryDataset}. */
 export interface SaveDatasetOptions {
@@ -96,6 +97,6 @@ export function loadRecoveryDataset(dirInput: string): RecoveryDataset {
 
 function writeAtomic(file: string, text: string): void {
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
+  writeFileSync(tmp, redactText(text));
   renameSync(tmp, file);
 }

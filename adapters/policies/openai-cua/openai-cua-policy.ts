@@ -21,6 +21,7 @@ import { blobUrl, materializeBlobUrls } from "../../models/content.ts";
 import { abortError, toAdapterError } from "../../models/errors.ts";
 import { callUsage, type PriceTable } from "../../models/pricing.ts";
 import type { ChatPolicyStats } from "../openai/chat-policy.ts";
+import { registerSecret } from "../../../src/secrets.ts";
 
 /** Options for {@link createOpenAICuaPolicy}. */
 export interface OpenAICuaPolicyOptions {
@@ -78,6 +79,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): For
   if (!apiKey && !baseURL) throw new ConfigError("apiKey: set OPENAI_API_KEY (or RETRACE_API_KEY) or pass apiKey for OpenAI computer use", { field: "apiKey" });
   const maxRetries = options.maxRetries ?? 3;
   const timeoutMs = options.timeoutMs ?? 120_000;
+  registerSecret(apiKey);
   const client = new OpenAI({ apiKey: apiKey ?? "no-key", ...(baseURL && { baseURL }), maxRetries, timeout: timeoutMs, logLevel: "off" });
   const cache = createRecordReplay(options.cache ?? { dir: "", mode: "off" });
   const stats: ChatPolicyStats = { calls: 0, failures: {} };
