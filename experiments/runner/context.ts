@@ -34,6 +34,8 @@ export interface RunSettings {
   processes?: ShardPool;
   /** Set inside a process worker: run only this shard of this phase. */
   shard?: ShardMode;
+  /** Deadline of each environment call in ms (a hung desktop becomes an environment error). @default 180000 */
+  envTimeoutMs?: number;
 }
 
 /** The tasks an env spec selects, in order; unknown ids are a ConfigError (checked before anything is written). */
@@ -90,7 +92,7 @@ export class RunContext {
       await runPool({
         experiment: this.experiment, jobs: jobs.filter((j) => j.index % shard.shards === shard.shard), workers: 1,
         createEnv: () => this.runtime.createEnv(this.envSpec, this.blobs), execute, resultsFile: this.resultsFile, timingsFile: this.timingsFile,
-        envRetries: this.config.envRetries, resume: true, finalize: false, onLine: (l) => shard.onEpisode(l.status, l.success),
+        envRetries: this.config.envRetries, resume: true, finalize: false, envTimeoutMs: this.settings.envTimeoutMs, onLine: (l) => shard.onEpisode(l.status, l.success),
       });
       throw new ShardDone(phase);
     }
@@ -125,6 +127,7 @@ export class RunContext {
       resultsFile: this.resultsFile,
       timingsFile: this.timingsFile,
       envRetries: this.config.envRetries,
+      envTimeoutMs: this.settings.envTimeoutMs,
       resume: true,
       onProgress: (p) => this.settings.onProgress?.(phase, p),
     });
