@@ -56,11 +56,15 @@ const CONFIGS: Record<string, unknown> = {
   "cap.json": { ...TINY, maxRecoveryIterations: [0] },
   "retries.json": { ...TINY, envRetries: -1 },
   "ideal-k.json": { ...IDEAL, k: 50 },
+  "ideal-ok.json": IDEAL,
   "ideal-strategy.json": { ...IDEAL, strategies: ["bogus"] },
   "sweep-param.json": { ...SWEEP, params: { notAnOption: [1] } },
   "sweep-none.json": { ...SWEEP, params: {} },
   "sweep-mode.json": { ...SWEEP, mode: "diagonal" },
   "sweep-value.json": { ...SWEEP, params: { freezeWindow: [-3] } },
+  // agent-spec overrides (validated up front by the agents registry, issue 10)
+  "recall.json": withPair({ detector: { kind: "sim", profile: "decent", recall: 7 } }),
+  "sliprate.json": withPair({ forward: { kind: "sim", profile: "sloppy", slipRate: "lots" } }),
 };
 
 interface CliRow {
@@ -95,7 +99,7 @@ const CLI_ROWS: CliRow[] = [
   { name: "fractional seed", args: (d) => ["run", cfg(d, "seeds-float.json"), ...out(d)], error: /\.seeds\.0: .*int/i },
   { name: "unknown task id", args: (d) => ["run", cfg(d, "task.json"), ...out(d)], error: /config\.env\.tasks\.0: unknown task "no-such-task" for simdesk \(known: / },
   { name: "env.limit 0", args: (d) => ["run", cfg(d, "limit.json"), ...out(d)], error: /\.env\.limit: .*(>=1|too small)/i },
-  { name: "unknown env kind", args: (d) => ["run", cfg(d, "envkind.json"), ...out(d)], error: /env\.kind: "mars" is not an environment .*simdesk, x11 or docker/ },
+  { name: "unknown env kind", args: (d) => ["run", cfg(d, "envkind.json"), ...out(d)], error: /env\.kind: "mars" is not an environment .*use simdesk, x11/ },
   { name: "negative freezeWindow", args: (d) => ["run", cfg(d, "freeze.json"), ...out(d)], error: /options\.freezeWindow: .*(>=0|too small)/i },
   { name: "recoveryBudget is a word", args: (d) => ["run", cfg(d, "budget.json"), ...out(d)], error: /options\.recoveryBudget: .*expected number/ },
   { name: "retry cap 0", args: (d) => ["run", cfg(d, "cap.json"), ...out(d)], error: /maxRecoveryIterations\.0: .*(>=1|too small)/i },
@@ -106,7 +110,10 @@ const CLI_ROWS: CliRow[] = [
   { name: "sweep with nothing to sweep", args: (d) => ["run", cfg(d, "sweep-none.json"), ...out(d)], error: /\.params: a sweep needs at least one parameter/ },
   { name: "sweep mode typo", args: (d) => ["run", cfg(d, "sweep-mode.json"), ...out(d)], error: /\.mode: .*(grid|each)/ },
   { name: "sweep value out of range", args: (d) => ["run", cfg(d, "sweep-value.json"), ...out(d)], error: /params\.freezeWindow\.0: .*value -3/ },
+  { name: "detector recall 7", args: (d) => ["run", cfg(d, "recall.json"), ...out(d)], error: /pairs\.0\.detector\.recall: .*<=1/ },
+  { name: "slipRate lots", args: (d) => ["run", cfg(d, "sliprate.json"), ...out(d)], error: /pairs\.0\.forward\.slipRate: .*expected number/ },
   // run flags
+  { name: "--seed beyond 2^53", args: (d) => ["run", cfg(d, "ok.json"), "--seed", "99999999999999999999", ...out(d)], error: /--seed: expected an integer between/ },
   { name: "--workers 0", args: (d) => ["run", cfg(d, "ok.json"), "--workers", "0", ...out(d)], error: /--workers: expected an integer from 1 to 64, got "0"/ },
   { name: "--workers two", args: (d) => ["run", cfg(d, "ok.json"), "--workers", "two", ...out(d)], error: /--workers: expected an integer from 1 to 64/ },
   { name: "--workers 65", args: (d) => ["run", cfg(d, "ok.json"), "--workers", "65", ...out(d)], error: /--workers: expected an integer from 1 to 64/ },
@@ -156,6 +163,13 @@ const CLI_ROWS: CliRow[] = [
   { name: "run-model --max-retries -1", args: (d) => ["run-model", "--model", "m", "--task", "files-trash-menu", "--max-retries", "-1", ...out(d)], error: /--max-retries: expected a whole number/ },
   { name: "run-model --timeout-ms abc", args: (d) => ["run-model", "--model", "m", "--task", "files-trash-menu", "--timeout-ms", "abc", ...out(d)], error: /--timeout-ms: expected a whole number/ },
   { name: "run-model --api-key-env unset", args: (d) => ["run-model", "--model", "m", "--task", "files-trash-menu", "--api-key-env", "RETRACE_CORPUS_UNSET_VAR", ...out(d)], error: /--api-key-env: the variable RETRACE_CORPUS_UNSET_VAR is not set/ },
+  { name: "run-model --base-url not-a-url", args: (d) => ["run-model", "--model", "m", "--task", "files-trash-menu", "--base-url", "not-a-url", ...out(d)], error: /--base-url/ },
+  { name: "run-model --base-url ftp://", args: (d) => ["run-model", "--model", "m", "--task", "files-trash-menu", "--base-url", "ftp://example.org/v1", ...out(d)], error: /--base-url/ },
+  { name: "run --policy with a dead endpoint", args: (d) => ["run", "--policy", "openai", "--model", "m", "--task", "files-trash-menu", "--base-url", "http://127.0.0.1:9/v1", "--max-retries", "0", ...out(d)], error: /cannot reach http:\/\/127\.0\.0\.1:9\/v1 .*check --base-url/ },
+  { name: "chaos --env-faults 2", args: (d) => ["chaos", cfg(d, "ok.json"), "--env-faults", "2", ...out(d)], error: /--env-faults: expected a probability from 0 to 1/ },
+  { name: "chaos --model-kinds unknown", args: (d) => ["chaos", cfg(d, "ok.json"), "--model-kinds", "429,teapot", ...out(d)], error: /--model-kinds: "teapot" is not a fault; use .*429, 500/ },
+  { name: "chaos --base-url ftp", args: (d) => ["chaos", cfg(d, "ok.json"), "--base-url", "ftp://x", ...out(d)], error: /--base-url: expected an http\(s\) URL/ },
+  { name: "chaos on an ideal-recovery config", args: (d) => ["chaos", cfg(d, "ideal-k.json").replace("ideal-k", "ideal-ok"), ...out(d)], error: /kind: chaos runs an end-to-end or sweep config/ },
   { name: "run-model --out /proc/x", args: () => ["run-model", "--model", "m", "--task", "files-trash-menu", "--out", "/proc/retrace-x"], error: /--out: .* kernel file system/ },
   // simdesk and recovery evaluation
   { name: "simdesk unknown task", args: (d) => ["simdesk", "--task", "no-such-task", ...out(d)], error: /no-such-task/ },

@@ -54,7 +54,9 @@ describe("recoverWithPolicy", () => {
     expect(out.usage).toHaveLength(3);
     // 0-R context: the history 0..R-1 (one entry), and the recovery steps so far in later calls.
     expect(rec.server.requests[0].body.messages[1].content.map((p: { text?: string }) => p.text ?? "").join("\n")).toContain("Earlier run, steps 0 to 0:");
-    expect(rec.server.requests[2].body.messages[1].content.map((p: { text?: string }) => p.text ?? "").join("\n")).toContain("Step 1 action: (no usable action)");
+    // the attempt's own steps are the agent's conversation: user turn (screenshot), assistant answer
+    const third = rec.server.requests[2].body.messages as { role: string; content: unknown }[];
+    expect(third.map((m) => m.role)).toEqual(["system", "user", "user", "assistant", "user", "assistant", "user"]);
     rec.server.verify();
   });
 
