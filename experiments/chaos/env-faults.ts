@@ -55,12 +55,10 @@ export interface EnvFaultControl {
   beginEpisode(key: string): void;
 }
 
-let instances = 0;
 
 /** Wrap `env` with seeded faults. */
 export function withEnvFaults(env: Environment, options: EnvFaultOptions): Environment {
   const faults = options.faults ?? ENV_FAULTS;
-  const instance = instances++;
   let calls = 0;
   let episode = "";
   let dead = false;
@@ -83,7 +81,7 @@ export function withEnvFaults(env: Environment, options: EnvFaultOptions): Envir
       if (!FAULTY.has(prop)) return (value as (...a: unknown[]) => unknown).bind(target);
       return async (...args: unknown[]) => {
         const n = calls++;
-        if (dead) throw new EnvironmentError(`chaos: the desktop of instance ${instance} is gone (killed earlier)`);
+        if (dead) throw new EnvironmentError("chaos: the desktop is gone (killed earlier)");
         const u = seededUnit(options.seed, "env", episode, n);
         if (u >= options.rate) return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
         const fault = faults[Math.floor(seededUnit(options.seed, "env-kind", episode, n) * faults.length)];
@@ -93,7 +91,7 @@ export function withEnvFaults(env: Environment, options: EnvFaultOptions): Envir
             throw new Error(`chaos: ${String(prop)} crashed`);
           case "killed":
             dead = true;
-            throw new EnvironmentError(`chaos: the X server of instance ${instance} was killed during ${String(prop)}`);
+            throw new EnvironmentError(`chaos: the X server was killed during ${String(prop)}`);
           case "hang":
             return new Promise(() => {});
           case "slow":

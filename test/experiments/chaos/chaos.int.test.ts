@@ -18,19 +18,19 @@ const dir = mkdtempSync(join(tmpdir(), "retrace-chaos-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const config = parseExperimentConfig({
-  kind: "end-to-end", name: "chaos-test", env: { kind: "simdesk", sample: 3 }, seeds: { count: 2 },
+  kind: "end-to-end", name: "chaos-test", env: { kind: "simdesk", sample: 4 }, seeds: { count: 2 },
   options: { maxForwardSteps: 16, freezeWindow: 3, recoveryBudget: 6 }, maxRecoveryIterations: [3],
   pairs: [{ name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } }],
 });
 const KEY = "chaos-test-key-0123456789abcdef";
-const run = (out: string) => runChaos({ config, out: join(dir, out), seed: 1, envFaultRate: 0.15, modelFaultRate: 0.45, envTimeoutMs: 2500, modelTimeoutMs: 3000, maxRetries: 2, workers: 1, apiKey: KEY });
+const run = (out: string) => runChaos({ config, out: join(dir, out), seed: 1, envFaultRate: 0.2, modelFaultRate: 0.5, envTimeoutMs: 2500, modelTimeoutMs: 3000, maxRetries: 2, workers: 1, apiKey: KEY });
 
 describe("retrace chaos", () => {
   let first: ChaosResult;
   it("keeps every target under environment and model faults of every kind", async () => {
     first = await run("a");
     const f = first.figures;
-    expect(f.episodesExpected).toBe(2 * 3 * 2);
+    expect(f.episodesExpected).toBe(2 * 4 * 2);
     expect(f.episodesRecorded).toBe(f.episodesExpected);
     expect(f.episodesHung).toBe(0);
     expect(f.envErrorsExcluded).toBe(true);
