@@ -12,6 +12,7 @@ import recoverySystemPrefixTool from "./recovery-system-prefix-tool.ts";
 import recoveryInstructionPrefixTool from "./recovery-instruction-prefix-tool.ts";
 import recoveryTargetContextualizer from "./recovery-target-contextualizer.ts";
 import stateVerifier from "./state-verifier.ts";
+import agenticStateVerifier from "./agentic-state-verifier.ts";
 import perturbationInstruction from "./perturbation-instruction.ts";
 import postRestorationTransition from "./post-restoration-transition.ts";
 import forwardPyautoguiSystem from "./forward-pyautogui-system.ts";
@@ -28,6 +29,7 @@ export const PROMPTS = {
   recoveryInstructionPrefixTool,
   recoveryTargetContextualizer,
   stateVerifier,
+  agenticStateVerifier,
   perturbationInstruction,
   postRestorationTransition,
   forwardPyautoguiSystem,

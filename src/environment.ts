@@ -4,6 +4,7 @@
  */
 import type { Action } from "./action.ts";
 import type { Observation } from "./observation.ts";
+import type { ProbeReport } from "./probes/report.ts";
 import type { Evaluation, Task } from "./task.ts";
 
 /** What an environment can do beyond the basics. */
@@ -16,6 +17,8 @@ export interface EnvironmentCapabilities {
   groundTruth: boolean;
   /** Observations carry an accessibility tree. */
   accessibility: boolean;
+  /** `probe()` exists: read-only state probes (files, focus, accessibility digests, hidden state). */
+  probes?: boolean;
 }
 
 /** Result of executing one action. */
@@ -36,8 +39,12 @@ export interface Environment {
   step(action: Action): Promise<StepOutcome>;
   /** Take a fresh observation without acting. */
   observe(): Promise<Observation>;
-  /** Run the current task's evaluator against the current state. */
-  evaluate(): Promise<Evaluation>;
+  /**
+   * Run the current task's evaluator against the current state. `end.terminal` is the agent's
+   * closing DONE/FAIL (terminal actions are never sent to `step`), for evaluators that score it,
+   * such as OSWorld's `infeasible` (success = the agent answered FAIL).
+   */
+  evaluate(end?: { terminal?: "DONE" | "FAIL" | null }): Promise<Evaluation>;
   /** Release every resource (processes, containers). Safe to call twice. */
   close(): Promise<void>;
   /** Capture the full state (only when `capabilities.snapshot`). */
@@ -48,6 +55,8 @@ export interface Environment {
   stateHash?(): string;
   /** Hash of what is on screen (only when `capabilities.groundTruth`). */
   visibleHash?(): string;
+  /** Read-only state probes, without acting (only when `capabilities.probes`); see src/probes/report.ts. */
+  probe?(): Promise<ProbeReport>;
 }
 
 /** An opaque, JSON-serialisable environment snapshot. */

@@ -44,7 +44,7 @@ export async function proposeGuarded(
   const signals = [opts.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
   const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
   try {
-    return await raceAbort(policy.proposeFramed({ ...input, ...(signal ? { signal } : {}) }, framing), signal);
+    return await raceAbort(policy.propose({ ...input, ...(signal ? { signal } : {}) }, framing), signal);
   } catch (err) {
     if (opts.signal?.aborted || err instanceof ConfigError) throw err;
     const message = timeout?.aborted ? `model call timed out after ${opts.timeoutMs} ms` : `model call failed: ${describeError(err)}`;

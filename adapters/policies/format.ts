@@ -17,6 +17,7 @@ import { createUiTarsPolicy, type UiTarsPolicyOptions } from "./uitars/uitars-po
 
 /** The action formats a model-backed agent can write. */
 export const ACTION_FORMATS = ["pyautogui", "uitars", "openai-cua", "anthropic"] as const;
+/** One of {@link ACTION_FORMATS}. */
 export type ActionFormat = (typeof ACTION_FORMATS)[number];
 
 /** A model-backed agent: its action format plus that format's policy options (backbone included). */

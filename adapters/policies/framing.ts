@@ -4,7 +4,8 @@
  * prepending recovery prefixes to the forward model's default system prompt and instruction
  * (App. A.2), and the perturbation agent by prepending the perturbation instruction (App. A.1).
  * Every format adapter (pyautogui, UI-TARS, OpenAI computer use, Anthropic computer use) accepts a
- * framing per call through {@link FramablePolicy.proposeFramed}; `propose` is the unframed agent.
+ * framing per call as the optional second argument of `propose`; without it, it is the plain
+ * forward agent.
  */
 import type { ChatContentPart } from "../../src/model.ts";
 import type { ForwardPolicy, PolicyDecision, PolicyFailure, PolicyInput } from "../../src/policy.ts";
@@ -36,8 +37,8 @@ export interface ChatPolicyStats {
 /** A forward policy that can also answer under a framing (same backbone, same action format). */
 export interface FramablePolicy extends ForwardPolicy {
   readonly stats: ChatPolicyStats;
-  /** One decision with `framing` applied to this call's prompts. */
-  proposeFramed(input: PolicyInput, framing: PromptFraming): Promise<PolicyDecision>;
+  /** One decision; with `framing`, applied to this call's prompts. */
+  propose(input: PolicyInput, framing?: PromptFraming): Promise<PolicyDecision>;
 }
 
 /** `prefix` + blank line + `base`, or `base` alone. */

@@ -4,7 +4,6 @@
  * the episode's meter. Keys are read from the variable a spec names (`apiKeyEnv`), else from the
  * usual settings, and never written anywhere.
  */
-import { join } from "node:path";
 import { ConfigError } from "../../src/errors.ts";
 import type { ChatModel } from "../../src/model.ts";
 import { envVar, runtimeSettings, type RuntimeSettings } from "../../src/settings.ts";
@@ -19,7 +18,7 @@ import type { ModelAgentSpec } from "./model-spec.ts";
 export interface ModelCallSettings {
   /** Record/replay cache of every model call. @default "off" */
   cache: CacheMode;
-  /** Cache folder. @default <out>/model-cache */
+  /** Cache folder (the CLI's default: <out>/model-cache). */
   cacheDir: string;
   /** Environment to read keys from. @default process.env */
   env?: NodeJS.ProcessEnv;
@@ -46,12 +45,13 @@ export function apiKeyOf(spec: ModelAgentSpec, calls: ModelCallSettings | undefi
 /** Cache options of a model agent, or undefined when the cache is off. */
 export function cacheOptionsOf(calls: ModelCallSettings | undefined): CacheOptions | undefined {
   if (!calls || calls.cache === "off") return undefined;
-  return { dir: calls.cacheDir ?? join("model-cache"), mode: calls.cache };
+  return { dir: calls.cacheDir, mode: calls.cache };
 }
 
 /** The metered, cached chat model of a model agent in one episode. */
 export function chatModelFor(spec: ModelAgentSpec, role: ModelRole, ctx: { blobs: BlobStore; meter?: ModelMeter; calls?: ModelCallSettings }): ChatModel {
   if (!spec.model) throw new ConfigError("model: give the model name (in the spec or with --model)", { field: "model" });
+  if (!ctx.blobs) throw new ConfigError("model agents read screenshots from the run's blob store: pass blobs in the agent context", { field: "blobs" });
   const backend = createOpenAIChatModel({
     model: spec.model,
     blobs: ctx.blobs,

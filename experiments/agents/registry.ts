@@ -8,6 +8,7 @@
 import type { z } from "zod";
 import { ConfigError } from "../../src/errors.ts";
 import { LOOP_KIND } from "./loop.ts";
+import { PROBE_KIND } from "./probe.ts";
 import { MODEL_KIND } from "./model.ts";
 import { AGENT_ROLES, type AgentContext, type AgentOf, type AgentRole } from "./roles.ts";
 import { SIM_KIND } from "./sim.ts";
@@ -30,7 +31,7 @@ export interface AgentKind<S = Record<string, unknown>> {
 export type ValidAgentSpec = { kind: string } & Record<string, unknown>;
 
 const KINDS = new Map<string, AgentKind<any>>();
-for (const k of [SIM_KIND, MODEL_KIND, STAGNATION_KIND, LOOP_KIND]) KINDS.set(k.kind, k);
+for (const k of [SIM_KIND, MODEL_KIND, STAGNATION_KIND, LOOP_KIND, PROBE_KIND]) KINDS.set(k.kind, k);
 
 /** Add (or replace) an agent kind. */
 export function registerAgentKind(kind: AgentKind<any>): void {

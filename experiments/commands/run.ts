@@ -74,6 +74,18 @@ export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags
   }
 }
 
+/** The model flags of config runs, for commands that run configs without `run`'s --policy flags (sweep). */
+export function addModelConfigFlags(cmd: Command): Command {
+  return cmd
+    .option("--base-url <url>", "fills every model agent of the config that leaves baseUrl out, e.g. http://127.0.0.1:8000/v1")
+    .option("--model <name>", "fills every model agent that leaves model out")
+    .option("--api-key-env <VAR>", "fills every model agent that leaves apiKeyEnv out")
+    .addOption(new Option("--cache <mode>", "record/replay cache of every model call").choices(["off", "read", "write", "readwrite"]).default("off"))
+    .option("--cache-dir <dir>", "cache folder (default: <out>/model-cache)")
+    .option("--max-cost-usd <usd>", "stop scheduling new episodes once the model calls have cost this much")
+    .addOption(new Option("--no-preflight", "skip the endpoint check before the first episode"));
+}
+
 /** Model calls, errors, tokens and cost per role (terminal table). */
 export function modelTableText(models: NonNullable<ExperimentSummary["models"]>): string {
   const rows = Object.entries(models).map(([role, m]) => [role, String(m.calls), String(m.errors), String(m.inputTokens), String(m.outputTokens), `$${m.costUsd.toFixed(4)}`]);

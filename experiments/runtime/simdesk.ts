@@ -1,6 +1,6 @@
 /**
  * The built-in experiment runtime: SimDesk environments, agents from the registry
- * (experiments/agents: sim, model, stagnation, loop), the recovery runtime's runEpisode, ground-truth
+ * (experiments/agents: sim, model, stagnation, loop, probe), the recovery runtime's runEpisode, ground-truth
  * stability labels and the OSWorld-style episode folders.
  */
 import { ConfigError } from "../../src/errors.ts";
@@ -20,7 +20,7 @@ import { writeOsworldFolder } from "./osworld-output.ts";
 
 const asDesk = (env: Environment) => env as unknown as SimDesk;
 
-/** The registry's context for an agent of this runtime. */
+/** The registry's context for an agent of this runtime (model agents check that `blobs` is there). */
 export function agentContext(ctx: ComponentContext, envKind: string): AgentContext {
   return { ...ctx, blobs: ctx.blobs as AgentContext["blobs"], envKind };
 }

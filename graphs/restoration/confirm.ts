@@ -33,7 +33,7 @@ export async function confirmState(ctx: RuntimeContext, verifier: StateVerifier,
   let reason: string;
   let usage: ModelUsage[] = [];
   try {
-    const v = await verifier.verify({ target, current, blobs: ctx.components.blobs, signal: ctx.signal });
+    const v = await verifier.verify({ target, current, blobs: ctx.components.blobs, env: ctx.components.env, signal: ctx.signal });
     const ok = v && (v.verdict === "match" || v.verdict === "mismatch" || v.verdict === "abstain");
     verdict = ok ? v.verdict : "abstain";
     reason = ok ? String(v.reason ?? "") : `the verifier returned no usable verdict`;

@@ -52,6 +52,7 @@ export async function restoreByReplay(state: GraphState, ctx: RuntimeContext, re
         actions: run.executed,
         before: before.screenshot,
         after: observation.screenshot,
+        ...(observation.probe ? { probe: observation.probe } : {}),
         info: { try: tryNo },
         envMs: run.envMs,
       };

@@ -65,7 +65,7 @@ export function createStateCheck(options: StateCheckOptions = {}): StateCheck {
       if (!options.verifier) return { verdict: "abstain", method: "verifier", reason: "no state verifier configured" };
       // A verifier that fails abstains (never a match).
       try {
-        const v = await options.verifier.verify({ target: expected.observation, current, blobs, signal });
+        const v = await options.verifier.verify({ target: expected.observation, current, blobs, env, signal });
         const ok = v && (v.verdict === "match" || v.verdict === "mismatch" || v.verdict === "abstain");
         return ok ? { verdict: v.verdict, method: "verifier", reason: v.reason } : { verdict: "abstain", method: "verifier", reason: "the verifier returned no usable verdict" };
       } catch (err) {

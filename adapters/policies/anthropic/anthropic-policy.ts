@@ -138,52 +138,50 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
     };
   };
 
-  const decide = async (input: PolicyInput, framing?: PromptFraming): Promise<PolicyDecision> => {
-    if (input.signal?.aborted) throw abortError(input.signal);
-    const request = requestFor(input, framing);
-    const display = displayFor(input.observation.width, input.observation.height);
-    stats.calls++;
-    const started = performance.now();
-    let res: { content: any[]; usage: { input_tokens: number; output_tokens: number } };
-    let cached: boolean;
-    try {
-      ({ value: res, cached } = await cache.run(request, async () => {
-        const body = await materializeBlobUrls(request, input.blobs, "base64");
-        const r = await client.beta.messages.create(body as never, { signal: input.signal });
-        const msg = r as unknown as { content: any[]; usage?: { input_tokens?: number; output_tokens?: number } };
-        return { content: msg.content, usage: { input_tokens: msg.usage?.input_tokens ?? 0, output_tokens: msg.usage?.output_tokens ?? 0 } };
-      }));
-    } catch (err) {
-      if (input.signal?.aborted) throw abortError(input.signal);
-      if (err instanceof ConfigError) throw err;
-      return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `Anthropic computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey] })).message });
-    }
-    const { input_tokens: inputTokens, output_tokens: outputTokens } = res.usage;
-    const usage = callUsage({ role: framing?.role ?? "policy", model, inputTokens, outputTokens, startedMs: started, cached, prices: options.prices, ...(framing?.prompt && { prompt: framing.prompt }) });
-    const content = Array.isArray(res.content) ? res.content : [];
-    const text = content.map((b) => (b?.type === "text" ? b.text : b?.type === "tool_use" ? `tool_use ${JSON.stringify(b.input)}` : "")).filter(Boolean).join("\n");
-    const memo = { content } as unknown as JsonValue;
-    const uses = content.filter((b) => b?.type === "tool_use");
-    if (!uses.length) {
-      if (!text.trim()) return fail({ kind: "empty", message: "the response has neither a tool call nor text" }, { usage: [usage] });
-      return { actions: [{ type: "DONE" }], response: text, usage: [usage], memo };
-    }
-    try {
-      const actions: Action[] = uses.flatMap((u) => {
-        if (u.name !== "computer") throw unparseable(`the model called tool "${String(u.name)}", but only "computer" is offered`);
-        return anthropicComputerInputToActions(u.input as AnthropicComputerInput, { scaleX: input.observation.width / display.width, scaleY: input.observation.height / display.height });
-      });
-      return { actions, response: text, usage: [usage], memo };
-    } catch (err) {
-      // no memo: its unanswerable tool calls would poison the rebuilt conversation
-      return fail(toPolicyFailure(err), { response: text, usage: [usage] });
-    }
-  };
   return {
     name: options.name ?? `anthropic-cua:${model}`,
     stats,
-    propose: (input) => decide(input),
-    proposeFramed: (input, framing) => decide(input, framing),
+    async propose(input: PolicyInput, framing?: PromptFraming): Promise<PolicyDecision> {
+      if (input.signal?.aborted) throw abortError(input.signal);
+      const request = requestFor(input, framing);
+      const display = displayFor(input.observation.width, input.observation.height);
+      stats.calls++;
+      const started = performance.now();
+      let res: { content: any[]; usage: { input_tokens: number; output_tokens: number } };
+      let cached: boolean;
+      try {
+        ({ value: res, cached } = await cache.run(request, async () => {
+          const body = await materializeBlobUrls(request, input.blobs, "base64");
+          const r = await client.beta.messages.create(body as never, { signal: input.signal });
+          const msg = r as unknown as { content: any[]; usage?: { input_tokens?: number; output_tokens?: number } };
+          return { content: msg.content, usage: { input_tokens: msg.usage?.input_tokens ?? 0, output_tokens: msg.usage?.output_tokens ?? 0 } };
+        }));
+      } catch (err) {
+        if (input.signal?.aborted) throw abortError(input.signal);
+        if (err instanceof ConfigError) throw err;
+        return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `Anthropic computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey] })).message });
+      }
+      const { input_tokens: inputTokens, output_tokens: outputTokens } = res.usage;
+      const usage = callUsage({ role: framing?.role ?? "policy", model, inputTokens, outputTokens, startedMs: started, cached, prices: options.prices, ...(framing?.prompt && { prompt: framing.prompt }) });
+      const content = Array.isArray(res.content) ? res.content : [];
+      const text = content.map((b) => (b?.type === "text" ? b.text : b?.type === "tool_use" ? `tool_use ${JSON.stringify(b.input)}` : "")).filter(Boolean).join("\n");
+      const memo = { content } as unknown as JsonValue;
+      const uses = content.filter((b) => b?.type === "tool_use");
+      if (!uses.length) {
+        if (!text.trim()) return fail({ kind: "empty", message: "the response has neither a tool call nor text" }, { usage: [usage] });
+        return { actions: [{ type: "DONE" }], response: text, usage: [usage], memo };
+      }
+      try {
+        const actions: Action[] = uses.flatMap((u) => {
+          if (u.name !== "computer") throw unparseable(`the model called tool "${String(u.name)}", but only "computer" is offered`);
+          return anthropicComputerInputToActions(u.input as AnthropicComputerInput, { scaleX: input.observation.width / display.width, scaleY: input.observation.height / display.height });
+        });
+        return { actions, response: text, usage: [usage], memo };
+      } catch (err) {
+        // no memo: its unanswerable tool calls would poison the rebuilt conversation
+        return fail(toPolicyFailure(err), { response: text, usage: [usage] });
+      }
+    },
   };
 }
 

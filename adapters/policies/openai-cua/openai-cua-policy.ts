@@ -10,7 +10,8 @@
  * record/replay cache keyed by the request with screenshots as hashes. Under a
  * {@link PromptFraming} (recovery, perturbation) the system prefix is sent as `instructions` on
  * every call (the API does not carry it across `previous_response_id`), the instruction prefix
- * goes before the task and the preamble before it in the first user turn.
+ * goes before the task and the preamble before it in the first user turn; a framed call that
+ * continues a conversation restates the instruction prefix after the call outputs.
  */
 import OpenAI from "openai";
 import { formatAction, type Action } from "../../../src/action.ts";
@@ -114,7 +115,9 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
         ...(memo.safety.length && { acknowledged_safety_checks: memo.safety }),
       }));
       const look = memo.callIds.length ? [] : [{ role: "user", content: [{ type: "input_text", text: "Continue with the task. Here is the current screen." }, { type: "input_image", image_url: screenshot }] }];
-      return { ...base, previous_response_id: memo.responseId, input: [...notice, ...outputs, ...look] };
+      // A framed call continuing a conversation (e.g. a perturbation step after forward steps) restates the instruction prefix.
+      const framed = framing?.instructionPrefix ? [{ role: "user", content: [{ type: "input_text", text: framing.instructionPrefix }] }] : [];
+      return { ...base, previous_response_id: memo.responseId, input: [...notice, ...outputs, ...framed, ...look] };
     }
     const past = input.history.length
       ? `\n\nSteps already taken:\n${input.history.map((e) => `Step ${e.step}: ${e.actions.map(formatAction).join("; ") || "(no usable action)"}`).join("\n")}`
@@ -135,49 +138,47 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
     };
   };
 
-  const decide = async (input: PolicyInput, framing?: PromptFraming): Promise<PolicyDecision> => {
-    if (input.signal?.aborted) throw abortError(input.signal);
-    const request = requestFor(input, framing);
-    stats.calls++;
-    const started = performance.now();
-    let res: CuaResponse;
-    let cached: boolean;
-    try {
-      ({ value: res, cached } = await cache.run(request, async (): Promise<CuaResponse> => {
-        const body = await materializeBlobUrls(request, input.blobs);
-        const r = (await client.responses.create(body as never, { signal: input.signal })) as unknown as CuaResponse;
-        return { id: r.id, output: r.output, usage: { input_tokens: r.usage?.input_tokens ?? 0, output_tokens: r.usage?.output_tokens ?? 0 } };
-      }));
-    } catch (err) {
-      if (input.signal?.aborted) throw abortError(input.signal);
-      if (err instanceof ConfigError) throw err;
-      return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `OpenAI computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey] })).message });
-    }
-    const usage = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0, startedMs: started, cached, prices: options.prices });
-    const calls = (res.output ?? []).filter((o) => o?.type === "computer_call");
-    const text = describeOutput(res.output ?? []);
-    const safety = calls.flatMap((c) => (Array.isArray(c.pending_safety_checks) ? c.pending_safety_checks : []));
-    const memo: CuaMemo = { responseId: res.id, callIds: calls.map((c) => String(c.call_id)), safety };
-    if (safety.length && (options.onSafetyCheck ?? "fail") === "fail") {
-      return fail({ kind: "refused", message: `the model raised safety checks: ${safety.map((s: { code?: string }) => s.code ?? "unknown").join(", ")} (set onSafetyCheck: "acknowledge" to continue)` }, { response: text, usage: [usage] });
-    }
-    if (!calls.length) {
-      // Like OpenAI's reference loop: an answer without a computer call ends the task.
-      if (!text.trim()) return fail({ kind: "empty", message: "the response has neither a computer call nor text" }, { usage: [usage], memo: memo as unknown as JsonValue });
-      return { actions: [{ type: "DONE" }], response: text, usage: [usage], memo: memo as unknown as JsonValue };
-    }
-    try {
-      const actions: Action[] = calls.flatMap((c) => openAIComputerActionToActions(c.action as OpenAIComputerAction, { scrollPixelsPerClick: options.scrollPixelsPerClick }));
-      return { actions, response: text, usage: [usage], memo: memo as unknown as JsonValue };
-    } catch (err) {
-      return fail(toPolicyFailure(err), { response: text, usage: [usage], memo: memo as unknown as JsonValue });
-    }
-  };
   return {
     name: options.name ?? `openai-cua:${model}`,
     stats,
-    propose: (input) => decide(input),
-    proposeFramed: (input, framing) => decide(input, framing),
+    async propose(input: PolicyInput, framing?: PromptFraming): Promise<PolicyDecision> {
+      if (input.signal?.aborted) throw abortError(input.signal);
+      const request = requestFor(input, framing);
+      stats.calls++;
+      const started = performance.now();
+      let res: CuaResponse;
+      let cached: boolean;
+      try {
+        ({ value: res, cached } = await cache.run(request, async (): Promise<CuaResponse> => {
+          const body = await materializeBlobUrls(request, input.blobs);
+          const r = (await client.responses.create(body as never, { signal: input.signal })) as unknown as CuaResponse;
+          return { id: r.id, output: r.output, usage: { input_tokens: r.usage?.input_tokens ?? 0, output_tokens: r.usage?.output_tokens ?? 0 } };
+        }));
+      } catch (err) {
+        if (input.signal?.aborted) throw abortError(input.signal);
+        if (err instanceof ConfigError) throw err;
+        return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `OpenAI computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey] })).message });
+      }
+      const usage = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0, startedMs: started, cached, prices: options.prices });
+      const calls = (res.output ?? []).filter((o) => o?.type === "computer_call");
+      const text = describeOutput(res.output ?? []);
+      const safety = calls.flatMap((c) => (Array.isArray(c.pending_safety_checks) ? c.pending_safety_checks : []));
+      const memo: CuaMemo = { responseId: res.id, callIds: calls.map((c) => String(c.call_id)), safety };
+      if (safety.length && (options.onSafetyCheck ?? "fail") === "fail") {
+        return fail({ kind: "refused", message: `the model raised safety checks: ${safety.map((s: { code?: string }) => s.code ?? "unknown").join(", ")} (set onSafetyCheck: "acknowledge" to continue)` }, { response: text, usage: [usage] });
+      }
+      if (!calls.length) {
+        // Like OpenAI's reference loop: an answer without a computer call ends the task.
+        if (!text.trim()) return fail({ kind: "empty", message: "the response has neither a computer call nor text" }, { usage: [usage], memo: memo as unknown as JsonValue });
+        return { actions: [{ type: "DONE" }], response: text, usage: [usage], memo: memo as unknown as JsonValue };
+      }
+      try {
+        const actions: Action[] = calls.flatMap((c) => openAIComputerActionToActions(c.action as OpenAIComputerAction, { scrollPixelsPerClick: options.scrollPixelsPerClick }));
+        return { actions, response: text, usage: [usage], memo: memo as unknown as JsonValue };
+      } catch (err) {
+        return fail(toPolicyFailure(err), { response: text, usage: [usage], memo: memo as unknown as JsonValue });
+      }
+    },
   };
 }
 

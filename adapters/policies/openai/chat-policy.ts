@@ -11,7 +11,7 @@
 import { formatAction, type Action } from "../../../src/action.ts";
 import { AdapterError } from "../../../src/errors.ts";
 import type { ChatContentPart, ChatMessage, ChatModel } from "../../../src/model.ts";
-import type { ForwardPolicy, HistoryEntry, PolicyDecision, PolicyFailure, PolicyInput } from "../../../src/policy.ts";
+import type { HistoryEntry, PolicyDecision, PolicyFailure, PolicyInput } from "../../../src/policy.ts";
 import { toPolicyFailure } from "../../actions/errors.ts";
 import { framedPromptRef, prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming } from "../framing.ts";
 
@@ -98,34 +98,32 @@ export function createChatPolicy(options: ChatPolicyOptions, format: ChatPolicyF
     stats.failures[failure.kind] = (stats.failures[failure.kind] ?? 0) + 1;
     return { actions: [], failure, ...rest };
   };
-  const decide = async (input: PolicyInput, framing?: PromptFraming): Promise<PolicyDecision> => {
-    const messages = buildChatMessages(input, format, o, framing);
-    stats.calls++;
-    let res;
-    try {
-      res = await options.model.complete({
-        role: framing?.role ?? "policy",
-        prompt: framedPromptRef(framing, format.prompt),
-        messages,
-        maxTokens: options.maxTokens ?? 1500,
-        temperature: options.temperature ?? 0.7,
-        signal: input.signal,
-      });
-    } catch (err) {
-      if (input.signal?.aborted) throw err;
-      if (err instanceof AdapterError) return fail({ kind: "model-error", message: err.message });
-      throw err;
-    }
-    try {
-      return { actions: format.parse(res.text, input), response: res.text, usage: [res.usage] };
-    } catch (err) {
-      return fail(toPolicyFailure(err), { response: res.text, usage: [res.usage] });
-    }
-  };
   return {
     name: options.name ?? `${defaultName}:${options.model.model}`,
     stats,
-    propose: (input) => decide(input),
-    proposeFramed: (input, framing) => decide(input, framing),
+    async propose(input: PolicyInput, framing?: PromptFraming): Promise<PolicyDecision> {
+      const messages = buildChatMessages(input, format, o, framing);
+      stats.calls++;
+      let res;
+      try {
+        res = await options.model.complete({
+          role: framing?.role ?? "policy",
+          prompt: framedPromptRef(framing, format.prompt),
+          messages,
+          maxTokens: options.maxTokens ?? 1500,
+          temperature: options.temperature ?? 0.7,
+          signal: input.signal,
+        });
+      } catch (err) {
+        if (input.signal?.aborted) throw err;
+        if (err instanceof AdapterError) return fail({ kind: "model-error", message: err.message });
+        throw err;
+      }
+      try {
+        return { actions: format.parse(res.text, input), response: res.text, usage: [res.usage] };
+      } catch (err) {
+        return fail(toPolicyFailure(err), { response: res.text, usage: [res.usage] });
+      }
+    },
   };
 }

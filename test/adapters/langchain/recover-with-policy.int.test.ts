@@ -77,6 +77,19 @@ describe("recoverWithPolicy", () => {
     ver.server.verify();
   });
 
+  it("with a verifier, a RESTORED claim is checked: an abstention or a failing verifier does not confirm it", async () => {
+    const { env, blobs, request } = await errorState();
+    const rec = await scriptedModel(blobs, [{ text: "RESTORED" }, { text: "RESTORED" }]);
+    const ver = await scriptedModel(blobs, [{ text: '{"verdict": "abstain", "evidence": [], "reason": "cannot tell"}' }, { status: 400 }]);
+    servers.push(rec.server, ver.server);
+    const restore = recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model }), verifier: createLlmStateVerifier({ model: ver.model, maxReasks: 0 }), env, blobs, budget: 2 });
+    const out = await restore(request);
+    expect(out.restored).toBe(false);
+    expect(out.detail).toMatch(/budget of 2 recovery step\(s\) spent/);
+    expect(ver.server.calls).toBe(2);
+    rec.server.verify();
+  });
+
   it("requires a summarizer for the contextualized context", () => {
     expect(() => recoverWithPolicy({ recoverer: { name: "r", propose: async () => ({ actions: [] }) }, env: { step: async () => ({ observation: null as never, info: {} }), observe: async () => null as never }, blobs: tempBlobs(), recoveryContext: "contextualized" })).toThrow(ConfigError);
   });

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createLlmPerturbationPolicy } from "../../../adapters/llm/perturber.ts";
 import { createLlmRecoveryPolicy, RESTORED_TOKEN } from "../../../adapters/llm/recoverer.ts";
 import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
-import type { AgentFormatSpec } from "../../../adapters/policies/format.ts";
+import { createFormatPolicy, type AgentFormatSpec } from "../../../adapters/policies/format.ts";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
 import type { BlobStore } from "../../../src/blob-store.ts";
 import type { HistoryEntry } from "../../../src/policy.ts";
@@ -178,6 +178,23 @@ describe.each<Format>(["uitars", "openai-cua", "anthropic"])("LLM recoverer in t
     const again = await perturber.propose({ task, history: [{ step: 0, observation: obs, actions: d.actions, memo: d.memo }], observation: obs, step: 1, tick: 1, blobs: s.blobs });
     expect(again.failure?.message).toMatch(/budget of 1/);
     expect(server!.calls).toBe(1);
+    server!.verify();
+  });
+
+  it("the perturber continues the forward agent's own conversation and still gets the perturbation instruction", async () => {
+    const s = await setup(format, [a.click, a.click]);
+    const forward = createFormatPolicy(s.agent);
+    const o0 = await screenshot(s.blobs, 71);
+    const f0 = await forward.propose({ task, history: [], observation: o0, step: 0, tick: 0, blobs: s.blobs });
+    expect(f0.failure).toBeUndefined();
+    const o1 = await screenshot(s.blobs, 72);
+    const history: HistoryEntry[] = [{ step: 0, observation: o0, actions: f0.actions, ...(f0.memo !== undefined && { memo: f0.memo }), ...(f0.response !== undefined && { response: f0.response }) }];
+    const d = await createLlmPerturbationPolicy({ agent: s.agent }).propose({ task, history, observation: o1, step: 1, tick: 1, blobs: s.blobs });
+    expect(d.actions).toEqual([expect.objectContaining({ type: "CLICK" })]);
+    const req = server!.requests[1];
+    if (format === "openai-cua") expect(req.body.previous_response_id).toBeTruthy();
+    expect(requestText(format, req.body).text).toContain("Task that must NOT be completed correctly");
+    expect(JSON.stringify(server!.requests[0].body)).not.toContain("must NOT be completed");
     server!.verify();
   });
 });
