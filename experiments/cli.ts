@@ -5,12 +5,14 @@
 import { Command, CommanderError } from "commander";
 import { ConfigError, describeError } from "../src/errors.ts";
 import { COMMANDS } from "./commands/index.ts";
+import { RunFailedError } from "./runner/errors.ts";
 
 /** Build the program (exported for tests). */
 export function buildProgram(): Command {
   const program = new Command("retrace")
     .description("Online recovery for computer-use agents, and the experiments that show whether it pays off.")
-    .showHelpAfterError("(run with --help for usage)")
+    // Commander's own errors (unknown flag, bad choice, missing argument) as one line, like ours.
+    .configureOutput({ outputError: (text, write) => write(`retrace: ${text.replace(/^error: /, "").trim().replace(/\s*\n\s*/g, " ")} (run with --help for usage)\n`) })
     .exitOverride();
   for (const register of COMMANDS) register(program);
   return program;
@@ -26,7 +28,7 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode;
       return;
     }
-    process.stderr.write(`retrace: ${err instanceof ConfigError ? err.message : describeError(err)}\n`);
+    process.stderr.write(`retrace: ${err instanceof ConfigError || err instanceof RunFailedError ? err.message : describeError(err)}\n`);
     if (process.env.RETRACE_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
     process.exitCode = err instanceof ConfigError ? 2 : 1;
   }

@@ -7,7 +7,7 @@
  * by src/store/episode-output.ts) plus `run.json` (policy, model, accounting, trajectory). API
  * keys come from options or the environment and are never written anywhere.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { BlobStore } from "../src/blob-store.ts";
 import type { EpisodeResult } from "../src/episode.ts";
@@ -21,12 +21,14 @@ import { getSimDeskTask } from "../adapters/environments/simdesk/tasks/index.ts"
 import { CACHE_MODES, parseCacheMode, withCache, type CacheMode, type CacheStats } from "../adapters/models/cache.ts";
 import { createOpenAIChatModel } from "../adapters/models/openai-chat.ts";
 import type { PriceTable } from "../adapters/models/pricing.ts";
+import { prepareOutDir } from "../src/store/out-dir.ts";
 import { redactSecrets } from "../adapters/models/redact.ts";
 import { createPyautoguiPolicy } from "../adapters/policies/openai/pyautogui-policy.ts";
 import { createUiTarsPolicy } from "../adapters/policies/uitars/uitars-policy.ts";
 import { createOpenAICuaPolicy } from "../adapters/policies/openai-cua/openai-cua-policy.ts";
 import { createAnthropicPolicy } from "../adapters/policies/anthropic/anthropic-policy.ts";
 import { runEpisode } from "../graphs/run-episode.ts";
+import { preflightEndpoints } from "./agents/preflight.ts";
 
 /** Model-backed policy kinds `run-model` can drive. */
 export const MODEL_POLICIES = ["openai", "uitars", "openai-cua", "anthropic"] as const;
@@ -54,9 +56,9 @@ export interface ModelRunOptions {
   cacheDir?: string;
   /** Forward step budget. @default 15 */
   maxSteps?: number;
-  /** SDK retries on 429/5xx/timeouts. @default 3 */
+  /** SDK retries on 429/5xx/timeouts. @default 2 */
   maxRetries?: number;
-  /** Per-attempt timeout in ms. @default 120000 */
+  /** Per-attempt timeout in ms. @default 60000 */
   timeoutMs?: number;
   /** Past screenshots shown to the model. @default the agent's own (3; UI-TARS 5) */
   historyImages?: number;
@@ -69,6 +71,8 @@ export interface ModelRunOptions {
   prices?: PriceTable;
   /** Environment to read keys from (tests pass their own). @default process.env */
   env?: NodeJS.ProcessEnv;
+  /** Check the endpoint (GET <baseURL>/models) before the episode. @default true */
+  preflight?: boolean;
 }
 
 /** What {@link runModelTask} produced. */
@@ -87,6 +91,8 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
   const task = getSimDeskTask(options.taskId);
   const cacheMode = parseCacheMode(options.cache ?? "off");
   const maxSteps = options.maxSteps ?? 15;
+  const maxRetries = options.maxRetries ?? 2;
+  const timeoutMs = options.timeoutMs ?? 60_000;
   if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new ConfigError(`--max-steps: expected a positive integer, got ${maxSteps}`, { field: "maxSteps" });
 
   const settings = runtimeSettings(options.env ?? process.env);
@@ -97,9 +103,14 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
   }
   apiKey ??= kind === "anthropic" ? settings.anthropicApiKey : settings.apiKey;
   const baseURL = options.baseURL ?? settings.baseUrl;
+  if (baseURL !== undefined && !/^https?:\/\/[^/]/.test(baseURL)) throw new ConfigError(`--base-url: expected an http:// or https:// URL such as http://127.0.0.1:8000/v1, got "${baseURL}"`, { field: "baseUrl" });
+  if (cacheMode !== "read" && baseURL !== undefined && options.preflight !== false) {
+    const backend = kind === "anthropic" ? "anthropic" : kind === "openai-cua" ? "openai-responses" : "openai";
+    await preflightEndpoints([{ baseUrl: baseURL, backend, apiKey, users: ["--policy " + kind] }]);
+  }
 
   const out = resolve(options.out ?? join("runs", `model-${task.id}-${new Date().toISOString().replace(/[:.]/g, "-")}`));
-  mkdirSync(out, { recursive: true });
+  prepareOutDir(out);
   const blobs = new BlobStore({ dir: join(out, "blobs") });
   const cacheDir = options.cacheDir ?? join(out, "model-cache");
   const cacheOpts = cacheMode === "off" ? undefined : { dir: cacheDir, mode: cacheMode };
@@ -108,14 +119,14 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
   let cachedModel: (ChatModel & { stats?: CacheStats }) | undefined;
   let policy: ForwardPolicy & { stats?: unknown };
   if (kind === "openai" || kind === "uitars") {
-    const backend = createOpenAIChatModel({ model: options.model, baseURL, apiKey, blobs, maxRetries: options.maxRetries, timeoutMs: options.timeoutMs, prices: options.prices, settings });
+    const backend = createOpenAIChatModel({ model: options.model, baseURL, apiKey, blobs, maxRetries, timeoutMs, prices: options.prices, settings });
     const model: ChatModel & { stats?: CacheStats } = cacheOpts ? withCache(backend, cacheOpts) : backend;
     cachedModel = cacheOpts ? model : undefined;
     policy = kind === "openai" ? createPyautoguiPolicy({ model, ...common }) : createUiTarsPolicy({ model, ...common });
   } else if (kind === "openai-cua") {
-    policy = createOpenAICuaPolicy({ model: options.model, baseURL, apiKey, maxRetries: options.maxRetries, timeoutMs: options.timeoutMs, prices: options.prices, cache: cacheOpts, settings });
+    policy = createOpenAICuaPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings });
   } else {
-    policy = createAnthropicPolicy({ model: options.model, baseURL, apiKey, maxRetries: options.maxRetries, timeoutMs: options.timeoutMs, prices: options.prices, cache: cacheOpts, settings, ...common });
+    policy = createAnthropicPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings, ...common });
   }
 
   const env = createSimDesk({ blobs, width: options.width, height: options.height });

@@ -12,6 +12,8 @@ import { ExperimentConfigSchema, SWEEP_PRESETS, type ExperimentConfig } from "./
 
 /** Validate a parsed config object; throws ConfigError naming the first bad field. */
 export function parseExperimentConfig(raw: unknown, source = "config"): ExperimentConfig {
+  if ((raw as { kind?: unknown } | null)?.kind === "recovery-eval")
+    throw new ConfigError(`${source}.kind: a recovery-eval config runs with \`retrace dataset build --config ${source}\` then \`retrace eval-recovery --config ${source} --dataset DIR\`, not \`retrace run\``, { field: "kind" });
   const result = ExperimentConfigSchema.safeParse(raw);
   if (!result.success) throw issueToError(result.error.issues, source);
   const config = result.data;
@@ -48,8 +50,16 @@ export function loadExperimentConfig(file: string): ExperimentConfig {
   return parseExperimentConfig(raw, file);
 }
 
+/** For a union, the most specific branch issue (deepest path), e.g. `seeds.count: expected number` rather than "Invalid input". */
+function specific(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== "invalid_union" || !issue.errors?.length) return issue;
+  const best = issue.errors.map((branch) => branch[0]).filter(Boolean).sort((a, b) => b.path.length - a.path.length)[0];
+  if (!best || best.path.length === 0) return issue;
+  return specific({ ...best, path: [...issue.path, ...best.path] } as z.core.$ZodIssue);
+}
+
 function issueToError(issues: z.core.$ZodIssue[], source: string): ConfigError {
-  const issue = issues[0];
+  const issue = specific(issues[0]);
   const field = issue.path.map(String).join(".");
   let message = issue.message;
   if (issue.code === "unrecognized_keys") message = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}`;

@@ -6,6 +6,8 @@
  * 3. per instance and strategy, K continuations: reset, replay the saved prefix up to R (verified,
  *    retried), resume the forward policy. Success@K per strategy comes from these.
  */
+import { ModelMeter } from "../agents/meter.ts";
+import { defaultSpec } from "../config/agents.ts";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Observation } from "../../src/observation.ts";
@@ -18,6 +20,7 @@ import { finishEpisode } from "../runner/episode.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import { rollForward } from "./forward-loop.ts";
 import { annotate, readPlan, selectorConditionLabel, STRATEGY_LABELS, strategyLabels, writePlan, type PlanInstance, type RunPlan } from "./plan.ts";
+import { redactText } from "../../src/secrets.ts";
 
 /** Condition id of the standard forward rollouts. */
 export const FORWARD_CONDITION = "forward";
@@ -35,19 +38,20 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const seeds = resolveSeeds(config.seeds, settings.seedBase);
   const maxSteps = config.options.maxForwardSteps ?? 50;
-  const deps = { runtime, blobs: ctx.blobs, out: settings.out };
+  const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls };
   const sameState = runtime.sameState;
 
   // Phase 1: forward rollouts.
   const forwardJobs = expandJobs([FORWARD_CONDITION], tasks.map((t) => t.id), seeds);
   const forward = await ctx.pool("forward runs", forwardJobs, async (job, rec) => {
     const task = byId.get(job.task) as Task;
-    const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env });
+    const meter = new ModelMeter(settings.calls?.ledger);
+    const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env, blobs: ctx.blobs, meter, calls: settings.calls });
     const run = await rollForward({ env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps });
     const dir = join(settings.out, job.condition, job.task, String(job.seed));
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "history.json"), JSON.stringify({ history: run.history, final: run.final }) + "\n");
-    return finishEpisode(job, task, run.result, rec, deps, { phase: "forward" });
+    writeFileSync(join(dir, "history.json"), redactText(JSON.stringify({ history: run.history, final: run.final })) + "\n");
+    return finishEpisode(job, task, run.result, rec, deps, { phase: "forward" }, undefined, meter);
   });
 
   // Phase 2: annotate failed runs once; frozen in plan.json.
@@ -68,8 +72,8 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
       for (const line of failed) {
         const task = byId.get(line.task) as Task;
         const saved = JSON.parse(readFileSync(join(settings.out, line.condition, line.task, String(line.seed), "history.json"), "utf8")) as { history: HistoryEntry[]; final: Observation };
-        const cctx = { task, seed: line.seed, env };
-        const selector = config.strategies.includes("llm") ? runtime.selector(config.selector ?? { kind: config.detector.kind, profile: "default" }, cctx) : undefined;
+        const cctx = { task, seed: line.seed, env, blobs: ctx.blobs, calls: settings.calls, meter: new ModelMeter(settings.calls?.ledger) };
+        const selector = config.strategies.includes("llm") ? runtime.selector(config.selector ?? defaultSpec("selector", config.forward) ?? { kind: "sim", profile: "default" }, cctx) : undefined;
         if (selector) llmLabel ??= selectorConditionLabel(selector);
         instances.push(
           await annotate({
@@ -104,14 +108,15 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
     const R = job.instance.recoveryStep[job.strategy] ?? 0;
     // Common random numbers: continuation k of every strategy draws from the same stream (the
     // policy's draws depend on stream and tick), so strategies differ only in where they resume.
-    const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env, stream: `k${job.k}` });
+    const meter = new ModelMeter(settings.calls?.ledger);
+    const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env, stream: `k${job.k}`, blobs: ctx.blobs, meter, calls: settings.calls });
     const prefix = job.instance.history.slice(0, R);
     const expected = R < job.instance.history.length ? job.instance.history[R].observation : job.instance.final;
     const run = await rollForward({
       env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps, prefix, expected,
       replayRetries: config.options.replayRetries ?? 3, ...(sameState ? { sameState: (a, b) => sameState(rec.env, a, b) } : {}),
     });
-    return finishEpisode(job, task, run.result, rec, deps, { phase: "continuation", strategy: job.strategy, errorStep: job.instance.errorStep, recoveryStep: R, k: job.k }, join(job.condition, job.task, `${job.seed}-k${job.k}`));
+    return finishEpisode(job, task, run.result, rec, deps, { phase: "continuation", strategy: job.strategy, errorStep: job.instance.errorStep, recoveryStep: R, k: job.k }, join(job.condition, job.task, `${job.seed}-k${job.k}`), meter);
   });
   return [...forward, ...continuations];
 }

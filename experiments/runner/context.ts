@@ -2,10 +2,10 @@
  * Shared plumbing of one experiment run: the output folder, the tasks, the blob store, and the
  * pool invocation with progress. Used by every experiment kind.
  */
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { BlobStore } from "../../src/blob-store.ts";
 import { ConfigError } from "../../src/errors.ts";
+import { prepareOutDir } from "../../src/store/out-dir.ts";
 import type { Task } from "../../src/task.ts";
 import type { EnvSpec, ExperimentConfig } from "../config/schema.ts";
 import { finalizeResults, readResults } from "./results-log.ts";
@@ -14,7 +14,8 @@ import type { EpisodeJob } from "./conditions.ts";
 import { runPool, type JobOutcome, type PoolProgress } from "./pool.ts";
 import type { RecordingEnvironment } from "./recording-env.ts";
 import type { ResultLine } from "./results-log.ts";
-import type { ExperimentRuntime } from "./runtime.ts";
+import type { ExperimentRuntime, SkippedTask } from "./runtime.ts";
+import type { ModelCallSettings } from "../agents/model-client.ts";
 
 /** How to run (from the CLI flags). */
 export interface RunSettings {
@@ -34,6 +35,14 @@ export interface RunSettings {
   processes?: ShardPool;
   /** Set inside a process worker: run only this shard of this phase. */
   shard?: ShardMode;
+  /** Deadline of each environment call in ms (a hung desktop becomes an environment error). @default 180000 */
+  envTimeoutMs?: number;
+  /** Model agents' run-wide settings (cache, keys, cost ledger). @default cache off */
+  calls?: ModelCallSettings;
+  /** Stop scheduling new episodes once the money spent (ledger) reaches this many USD. @default no cap */
+  maxCostUsd?: number;
+  /** Check model endpoints before the first episode (GET /models); on by default for model-backed runs. @default true */
+  preflight?: boolean;
 }
 
 /** Per-run context shared by the experiment kinds. */
@@ -41,8 +50,10 @@ export class RunContext {
   readonly blobs: BlobStore;
   readonly resultsFile: string;
   readonly timingsFile: string;
+  /** Set when scheduling stopped early (cost cap): why, and how many episodes were not run. */
+  stopped?: { reason: string; notRun: number };
   constructor(readonly runtime: ExperimentRuntime, readonly settings: RunSettings, readonly config: ExperimentConfig) {
-    mkdirSync(settings.out, { recursive: true });
+    prepareOutDir(settings.out);
     this.blobs = new BlobStore({ dir: join(settings.out, "blobs") });
     this.resultsFile = join(settings.out, "results.jsonl");
     this.timingsFile = join(settings.out, "timings.jsonl");
@@ -57,22 +68,21 @@ export class RunContext {
 
   /** The config's tasks, in order; unknown ids are a ConfigError. */
   tasks(): Task[] {
-    const all = this.runtime.tasks(this.envSpec);
-    let tasks = all;
-    if (this.envSpec.tasks) {
-      const byId = new Map(all.map((t) => [t.id, t]));
-      tasks = this.envSpec.tasks.map((id, i) => {
-        const t = byId.get(id);
-        if (!t) throw new ConfigError(`config.env.tasks.${i}: unknown task "${id}" for ${this.envSpec.kind} (known: ${all.slice(0, 12).map((x) => x.id).join(", ")}${all.length > 12 ? ", ..." : ""})`, { field: `env.tasks.${i}` });
-        return t;
-      });
-    }
-    if (this.envSpec.sample && tasks.length > this.envSpec.sample) {
-      const all = tasks;
-      const n = this.envSpec.sample;
-      tasks = Array.from({ length: n }, (_, i) => all[Math.floor((i * all.length) / n)]);
-    }
-    return this.envSpec.limit ? tasks.slice(0, this.envSpec.limit) : tasks;
+    return selectTasks(this.runtime, this.envSpec);
+  }
+
+  /** The pool's cost-cap hooks (when --max-cost-usd is set). */
+  private costCap(): Pick<Parameters<typeof runPool>[0], "stopWhen" | "onStop"> {
+    const cap = this.settings.maxCostUsd;
+    const ledger = this.settings.calls?.ledger;
+    if (cap === undefined || !ledger) return {};
+    return {
+      stopWhen: () => (ledger.spentUsd >= cap ? `--max-cost-usd ${cap}: $${ledger.spentUsd.toFixed(4)} spent` : undefined),
+      onStop: (reason, notRun) => {
+        this.stopped = { reason, notRun: (this.stopped?.notRun ?? 0) + notRun };
+        this.settings.onNote?.(`stopped scheduling: ${reason}; ${notRun} episode(s) not run (in-flight ones finished; --resume continues)`);
+      },
+    };
   }
 
   /** Run jobs on the pool (in this process, or on the process workers), appending to this run's results file. */
@@ -85,7 +95,7 @@ export class RunContext {
       await runPool({
         experiment: this.experiment, jobs: jobs.filter((j) => j.index % shard.shards === shard.shard), workers: 1,
         createEnv: () => this.runtime.createEnv(this.envSpec, this.blobs), execute, resultsFile: this.resultsFile, timingsFile: this.timingsFile,
-        envRetries: this.config.envRetries, resume: true, finalize: false, onLine: (l) => shard.onEpisode(l.status, l.success),
+        envRetries: this.config.envRetries, resume: true, finalize: false, envTimeoutMs: this.settings.envTimeoutMs, onLine: (l) => shard.onEpisode(l.status, l.success),
       });
       throw new ShardDone(phase);
     }
@@ -120,8 +130,38 @@ export class RunContext {
       resultsFile: this.resultsFile,
       timingsFile: this.timingsFile,
       envRetries: this.config.envRetries,
+      envTimeoutMs: this.settings.envTimeoutMs,
       resume: true,
       onProgress: (p) => this.settings.onProgress?.(phase, p),
+      ...this.costCap(),
     });
   }
+}
+
+/** The tasks an env spec selects, in order (`tasks`, then `sample`, then `limit`); unknown ids are a ConfigError. */
+export function selectTasks(runtime: ExperimentRuntime, envSpec: EnvSpec): Task[] {
+  const all = runtime.tasks(envSpec);
+  let tasks = all;
+  if (envSpec.tasks) {
+    const byId = new Map(all.map((t) => [t.id, t]));
+    const skipped = new Set((runtime.skipped?.(envSpec) ?? []).map((s) => s.task));
+    tasks = envSpec.tasks.filter((id) => !skipped.has(id)).map((id) => {
+      const i = envSpec.tasks!.indexOf(id);
+      const t = byId.get(id);
+      if (!t) throw new ConfigError(`config.env.tasks.${i}: unknown task "${id}" for ${envSpec.kind} (known: ${all.slice(0, 12).map((x) => x.id).join(", ")}${all.length > 12 ? ", ..." : ""})`, { field: `env.tasks.${i}` });
+      return t;
+    });
+  }
+  if (envSpec.sample && tasks.length > envSpec.sample) {
+    const list = tasks;
+    const n = envSpec.sample;
+    tasks = Array.from({ length: n }, (_, i) => list[Math.floor((i * list.length) / n)]);
+  }
+  return envSpec.limit ? tasks.slice(0, envSpec.limit) : tasks;
+}
+
+/** The tasks a run leaves out (the runtime cannot run them here), limited to the config's `tasks` when it lists some. */
+export function skippedTasks(runtime: ExperimentRuntime, envSpec: EnvSpec): SkippedTask[] {
+  const all = runtime.skipped?.(envSpec) ?? [];
+  return envSpec.tasks ? all.filter((s) => envSpec.tasks!.includes(s.task)) : all;
 }

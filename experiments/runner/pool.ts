@@ -9,6 +9,7 @@ import { logger } from "../../src/logger.ts";
 import type { EpisodeJob } from "./conditions.ts";
 import { appendTiming, finalizeResults, readResults, ResultsLog, type ResultLine } from "./results-log.ts";
 import { recordObservations, type RecordingEnvironment } from "./recording-env.ts";
+import { DEFAULT_ENV_TIMEOUT_MS, withEnvDeadline } from "./env-deadline.ts";
 
 /** What executing one job produced (the runner adds the bookkeeping fields). */
 export type JobOutcome = Omit<ResultLine, "key" | "index" | "experiment" | "condition" | "task" | "seed" | "envTries" | "status"> & { envMs: number };
@@ -46,6 +47,14 @@ export interface PoolOptions<J extends EpisodeJob> {
   onLine?: (line: ResultLine) => void;
   /** Rewrite the results file in index order at the end (process workers leave this to the parent). @default true */
   finalize?: boolean;
+  /** Deadline of each environment call; a call that does not answer is an environment error. @default DEFAULT_ENV_TIMEOUT_MS (180 s) */
+  envTimeoutMs?: number;
+  /**
+   * Asked before each job starts: a reason string stops scheduling new jobs (those in flight
+   * finish); `onStop` gets the reason and how many jobs were left unrun. @default never
+   */
+  stopWhen?: () => string | undefined;
+  onStop?: (reason: string, notRun: number) => void;
 }
 
 /**
@@ -73,6 +82,7 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
   const log = new ResultsLog(resultsFile);
   let next = 0;
   let fatal: unknown;
+  let stopped: string | undefined;
   const worker = async (id: number) => {
     let rec: RecordingEnvironment | undefined;
     const dropEnv = async () => {
@@ -82,6 +92,14 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
     };
     try {
       while (fatal === undefined && next < todo.length) {
+        const reason = stopped ?? options.stopWhen?.();
+        if (reason !== undefined) {
+          if (stopped === undefined) {
+            stopped = reason;
+            options.onStop?.(reason, todo.length - next);
+          }
+          break;
+        }
         const job = todo[next++];
         let tries = 0;
         let line: ResultLine | undefined;
@@ -90,7 +108,7 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
         while (!line) {
           tries++;
           try {
-            rec ??= recordObservations(await options.createEnv());
+            rec ??= recordObservations(withEnvDeadline(await options.createEnv(), options.envTimeoutMs ?? DEFAULT_ENV_TIMEOUT_MS));
             rec.clear();
             const outcome = await options.execute(job, rec);
             envMs = outcome.envMs;
