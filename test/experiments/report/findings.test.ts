@@ -58,7 +58,12 @@ describe("retrace report on a model-backed run folder", () => {
   it("renders the findings section computed from the folder's own runs, without the simulation banner", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), "retrace-findings-")), "e2e");
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "results.jsonl"), "");
+    // One finished episode (the report refuses an empty results.jsonl); the findings come from summary.json.
+    const line = {
+      key: "gpt.no-recovery/t1/0", index: 0, experiment: "model-e2e", condition: "gpt.no-recovery", task: "t1", seed: 0, status: "ok", success: true, score: 1, stopReason: "done",
+      envTries: 1, simulated: false, forwardSteps: 3, recoverySteps: 0, replaySteps: 0, recoveryAttempts: 0, detectorCalls: 0, policyFailures: 0, tokens: 0, costUsd: 0, stability: null, prompts: [],
+    };
+    writeFileSync(join(dir, "results.jsonl"), JSON.stringify(line) + "\n");
     writeFileSync(join(dir, "summary.json"), JSON.stringify(e2e([cond("gpt.no-recovery", 20, 60), cond("gpt.max-rec-1", 24, 60), cond("gpt.max-rec-3", 38, 60)])));
     const out = await buildReport(dir, { episodesPerRun: 0 });
     const html = readFileSync(out.file, "utf8");
