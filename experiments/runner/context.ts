@@ -15,6 +15,7 @@ import { runPool, type JobOutcome, type PoolProgress } from "./pool.ts";
 import type { RecordingEnvironment } from "./recording-env.ts";
 import type { ResultLine } from "./results-log.ts";
 import type { ExperimentRuntime } from "./runtime.ts";
+import type { RemotePhases } from "./remote.ts";
 
 /** How to run (from the CLI flags). */
 export interface RunSettings {
@@ -34,6 +35,10 @@ export interface RunSettings {
   processes?: ShardPool;
   /** Set inside a process worker: run only this shard of this phase. */
   shard?: ShardMode;
+  /** Blob store to use instead of `<out>/blobs` (distributed workers pass the shared PostgreSQL one). */
+  blobs?: BlobStore;
+  /** Run phases elsewhere: the queue coordinator of `retrace run --queue`, or one job inside `retrace worker`. */
+  remote?: RemotePhases;
 }
 
 /** Per-run context shared by the experiment kinds. */
@@ -43,7 +48,7 @@ export class RunContext {
   readonly timingsFile: string;
   constructor(readonly runtime: ExperimentRuntime, readonly settings: RunSettings, readonly config: ExperimentConfig) {
     mkdirSync(settings.out, { recursive: true });
-    this.blobs = new BlobStore({ dir: join(settings.out, "blobs") });
+    this.blobs = settings.blobs ?? new BlobStore({ dir: join(settings.out, "blobs") });
     this.resultsFile = join(settings.out, "results.jsonl");
     this.timingsFile = join(settings.out, "timings.jsonl");
   }
@@ -77,7 +82,8 @@ export class RunContext {
 
   /** Run jobs on the pool (in this process, or on the process workers), appending to this run's results file. */
   async pool<J extends EpisodeJob>(phase: string, jobs: readonly J[], execute: (job: J, env: RecordingEnvironment) => Promise<JobOutcome>): Promise<ResultLine[]> {
-    const { shard, processes } = this.settings;
+    const { shard, processes, remote } = this.settings;
+    if (remote) return remote.runPhase({ phase, jobs, execute, ctx: this });
     const keys = new Set(jobs.map((j) => j.key));
     if (shard) {
       // Inside a process worker: earlier phases are finished (by the parent); run our shard of ours.
