@@ -141,7 +141,8 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
     };
     const worker = await startWorker({
       queueUrl: urls.queue, queueName: flags.queueName, storeUrl: urls.store, checkpointUrl: flags.checkpoint, concurrency, runtimeOf, cacheDir: join(flags.cache, String(process.pid)), lockMs,
-      onEpisode: (e) => flags.quiet || process.stderr.write(`${e.key}: ${e.status}${e.stored ? "" : " (not stored)"} ${e.ms} ms\n`),
+      onStart: (e) => flags.quiet || process.stderr.write(`start ${e.key}${e.resumed ? " (resuming its checkpoints)" : ""}${e.attempt > 1 ? ` attempt ${e.attempt}` : ""}\n`),
+      onEpisode: (e) => flags.quiet || process.stderr.write(`done ${e.key}: ${e.status}${e.stored ? "" : " (not stored: already done)"}${e.resumed ? " (resumed)" : ""} ${e.ms} ms\n`),
     });
     process.stderr.write(`worker ${process.pid}: ${concurrency} slot(s) on ${flags.queueName ?? DEFAULT_QUEUE}\n`);
     await new Promise<void>((resolve) => {

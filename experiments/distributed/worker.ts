@@ -47,8 +47,10 @@ export interface WorkerOptions {
   lockMs?: number;
   /** Name in result rows. @default "<host>:<pid>" */
   name?: string;
+  /** Called when an episode starts; `resumed` when its thread already had checkpoints (another worker died in it). */
+  onStart?: (e: { key: string; resumed: boolean; attempt: number }) => void;
   /** Called after each stored (or skipped) episode. */
-  onEpisode?: (e: { key: string; status: string; stored: boolean; ms: number }) => void;
+  onEpisode?: (e: { key: string; status: string; stored: boolean; ms: number; resumed?: boolean }) => void;
 }
 
 /** A running worker. */
@@ -72,7 +74,7 @@ interface Slot {
 
 /** Start consuming the queue. */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
-  const pg = await connectPostgres(options.storeUrl, { max: (options.concurrency ?? 1) + 2 });
+  const pg = await connectPostgres(options.storeUrl, { max: (options.concurrency ?? 1) + 2, asyncCommit: true });
   const store = new PgRunStore(pg);
   mkdirSync(options.cacheDir, { recursive: true });
   const blobs = new PgBlobStore({ dir: join(options.cacheDir, "blobs"), pg });
@@ -102,7 +104,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       try {
         const envFailures = data.envFailures ?? 0;
         const remote = jobRunner(data, slots[job.slot], store, { envFailures, lastAttempt: job.attemptsMade + 1 >= job.attempts, markEnvFailure: () => job.updateData({ ...data, envFailures: envFailures + 1 }) });
-        const runtime = withCheckpoints(options.runtimeOf(run.config), checkpointer.saver, `${data.runId}/${data.key}/a${envFailures}`);
+        const threadId = `${data.runId}/${data.key}/a${envFailures}`;
+        const resumed = !!(await checkpointer.saver.getTuple({ configurable: { thread_id: threadId } }));
+        options.onStart?.({ key: data.key, resumed, attempt: job.attemptsMade + 1 });
+        const runtime = withCheckpoints(options.runtimeOf(run.config), checkpointer.saver, threadId);
         const startedAt = Date.now();
         let done: EpisodeDone | undefined;
         try {
@@ -116,7 +121,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         const finishedAt = Date.now();
         const timing = JSON.stringify({ key: data.key, wallMs: finishedAt - startedAt, envMs: done.envMs, tries: done.line.envTries, worker: name, enqueuedAt: data.enqueuedAt, startedAt, finishedAt });
         const stored = await store.storeResult(data.runId, { key: data.key, index: data.index, condition: data.condition, status: done.line.status, line: JSON.stringify(done.line), timing, worker: name }, collectFiles(scratch));
-        options.onEpisode?.({ key: data.key, status: done.line.status, stored, ms: Date.now() - t0 });
+        options.onEpisode?.({ key: data.key, status: done.line.status, stored, ms: Date.now() - t0, resumed });
       } finally {
         rmSync(scratch, { recursive: true, force: true });
       }

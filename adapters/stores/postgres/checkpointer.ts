@@ -10,7 +10,7 @@ import { connectPostgres, withPgRetry } from "./connect.ts";
 
 /** A durable checkpointer in PostgreSQL at `url` (tables created on first use), and its closer. */
 export async function createPostgresCheckpointer(url: string): Promise<{ saver: BaseCheckpointSaver; close: () => Promise<void> }> {
-  const pg = await connectPostgres(url, { setup: false, max: 5 });
+  const pg = await connectPostgres(url, { setup: false, max: 5, asyncCommit: true });
   const saver = new PostgresSaver(pg.pool);
   try {
     // Workers start together: serialise the saver's migrations with an advisory lock.

@@ -21,6 +21,14 @@ export interface PgConnectOptions {
   max?: number;
   /** Create the retrace tables when missing. @default true */
   setup?: boolean;
+  /**
+   * `synchronous_commit = off` on these connections: a commit returns before its WAL reaches the
+   * disk. Safe for what a later synchronous commit covers (WAL is flushed in order): blobs and
+   * checkpoints are followed by the episode's result row, which commits synchronously. A server
+   * crash loses at most the last few checkpoints, and the episode resumes from an earlier one.
+   * @default false
+   */
+  asyncCommit?: boolean;
 }
 
 /** Redact the password of a postgres:// URL. */
@@ -64,7 +72,7 @@ const setups = new Map<string, Promise<void>>();
 export async function connectPostgres(url: string, options: PgConnectOptions = {}): Promise<PgHandle> {
   checkPostgresUrl(url, "postgres URL");
   const where = redactUrl(url);
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 4, connectionTimeoutMillis: 10_000 });
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 4, connectionTimeoutMillis: 10_000, ...(options.asyncCommit && { options: "-c synchronous_commit=off" }) });
   pool.on("error", (err) => logger.warn({ where, err: describeError(err) }, "idle PostgreSQL connection dropped"));
   const handle: PgHandle = { pool, where, close: () => pool.end() };
   if (options.setup !== false) {

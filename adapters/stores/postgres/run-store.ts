@@ -75,6 +75,9 @@ export class PgRunStore {
       let ok = false;
       try {
         await c.query("BEGIN");
+        // Durable before it returns, whatever the pool's default: this commit is the acknowledgement
+        // (and, WAL being flushed in order, it makes the episode's earlier blobs durable too).
+        await c.query("SET LOCAL synchronous_commit TO on");
         const ins = await c.query(
           `INSERT INTO retrace_results (run_id, key, idx, condition, status, line, timing, worker) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
            ON CONFLICT (run_id, key) DO NOTHING`,
