@@ -10,6 +10,8 @@ import { Option, type Command } from "commander";
 import cliProgress from "cli-progress";
 import { ConfigError } from "../../src/errors.ts";
 import { runtimeSettings } from "../../src/settings.ts";
+import { setEndpointLimiter } from "../../src/runtime/endpoint-limit.ts";
+import { createRedisEndpointLimiter, parseMaxRps } from "../../adapters/queue/redis-rate-limit.ts";
 import { EpisodeQueue, DEFAULT_QUEUE } from "../../adapters/queue/bullmq/episode-queue.ts";
 import { PgBlobStore } from "../../adapters/stores/postgres/blob-store.ts";
 import { checkPostgresUrl, connectPostgres } from "../../adapters/stores/postgres/connect.ts";
@@ -124,11 +126,14 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
       .option("-c, --concurrency <n>", "episodes at once, each with its own environment", "1")
       .option("--checkpoint <url>", "postgres:// URL of the LangGraph checkpointer (default: --store)")
       .option("--cache <dir>", "local cache for blobs and scratch episode folders", join(tmpdir(), "retrace-worker"))
+      .option("--max-rps <spec...>", "cap requests per second to model endpoints, shared by every worker through Redis: N (each endpoint) or BASE_URL=N")
       .option("--lock-ms <n>", "lock lease: a worker silent this long is presumed dead and its episode handed on", "30000")
       .addOption(new Option("--env <kind>", "environment override for every run: simdesk, x11 or docker (default: each run's env.kind)").choices(["simdesk", "x11", "docker"]))
       .addOption(new Option("-q, --quiet", "no per-episode lines")),
-  ).action(async (flags: QueueFlags & { concurrency: string; checkpoint?: string; cache: string; lockMs: string; env?: string; quiet?: boolean }) => {
+  ).action(async (flags: QueueFlags & { concurrency: string; checkpoint?: string; cache: string; lockMs: string; env?: string; quiet?: boolean; maxRps?: string[] }) => {
     const urls = queueUrls(flags);
+    const rps = flags.maxRps?.length ? createRedisEndpointLimiter(urls.queue, parseMaxRps(flags.maxRps)) : undefined;
+    if (rps) setEndpointLimiter(rps.limiter);
     if (flags.checkpoint) checkPostgresUrl(flags.checkpoint, "--checkpoint");
     const concurrency = positiveInt(flags.concurrency, "--concurrency");
     const lockMs = positiveInt(flags.lockMs, "--lock-ms");
@@ -151,7 +156,10 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
         const force = stopping;
         stopping = true;
         process.stderr.write(force ? "handing the in-flight episodes back\n" : "finishing the in-flight episodes (SIGTERM again to hand them back)\n");
-        void worker.close(force).then(resolve, resolve);
+        void worker.close(force).finally(() => {
+          rps?.close();
+          resolve();
+        });
       };
       process.on("SIGTERM", stop);
       process.on("SIGINT", stop);

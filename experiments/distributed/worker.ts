@@ -119,7 +119,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         if (!done) throw new Error(`phase "${data.phase}" of run ${data.runId} was not reached`);
         await blobs.flush();
         const finishedAt = Date.now();
-        const timing = JSON.stringify({ key: data.key, wallMs: finishedAt - startedAt, envMs: done.envMs, tries: done.line.envTries, worker: name, enqueuedAt: data.enqueuedAt, startedAt, finishedAt });
+        const timing = JSON.stringify({ key: data.key, wallMs: finishedAt - startedAt, envMs: done.envMs, tries: done.line.envTries, worker: name, enqueuedAt: data.enqueuedAt, pickedAt: t0, startedAt, finishedAt });
         const stored = await store.storeResult(data.runId, { key: data.key, index: data.index, condition: data.condition, status: done.line.status, line: JSON.stringify(done.line), timing, worker: name }, collectFiles(scratch));
         options.onEpisode?.({ key: data.key, status: done.line.status, stored, ms: Date.now() - t0, resumed });
       } finally {

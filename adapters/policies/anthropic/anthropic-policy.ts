@@ -21,6 +21,7 @@ import { blobUrl, materializeBlobUrls } from "../../models/content.ts";
 import { abortError, toAdapterError } from "../../models/errors.ts";
 import { callUsage, type PriceTable } from "../../models/pricing.ts";
 import type { ChatPolicyStats } from "../openai/chat-policy.ts";
+import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
 
 /** Options for {@link createAnthropicPolicy}. */
 export interface AnthropicPolicyOptions {
@@ -143,6 +144,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): For
       try {
         ({ value: res, cached } = await cache.run(request, async () => {
           const body = await materializeBlobUrls(request, input.blobs, "base64");
+          await awaitEndpointSlot(options.baseURL ?? "https://api.anthropic.com");
           const r = await client.beta.messages.create(body as never, { signal: input.signal });
           const msg = r as unknown as { content: any[]; usage?: { input_tokens?: number; output_tokens?: number } };
           return { content: msg.content, usage: { input_tokens: msg.usage?.input_tokens ?? 0, output_tokens: msg.usage?.output_tokens ?? 0 } };

@@ -21,6 +21,7 @@ import { blobUrl, materializeBlobUrls } from "../../models/content.ts";
 import { abortError, toAdapterError } from "../../models/errors.ts";
 import { callUsage, type PriceTable } from "../../models/pricing.ts";
 import type { ChatPolicyStats } from "../openai/chat-policy.ts";
+import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
 
 /** Options for {@link createOpenAICuaPolicy}. */
 export interface OpenAICuaPolicyOptions {
@@ -126,6 +127,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): For
       try {
         ({ value: res, cached } = await cache.run(request, async (): Promise<CuaResponse> => {
           const body = await materializeBlobUrls(request, input.blobs);
+          await awaitEndpointSlot(baseURL ?? "https://api.openai.com/v1");
           const r = (await client.responses.create(body as never, { signal: input.signal })) as unknown as CuaResponse;
           return { id: r.id, output: r.output, usage: { input_tokens: r.usage?.input_tokens ?? 0, output_tokens: r.usage?.output_tokens ?? 0 } };
         }));
