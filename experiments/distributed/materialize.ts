@@ -37,9 +37,10 @@ export async function materializeRun(options: MaterializeOptions): Promise<Resul
       const target = resolve(root, f.path);
       if (!target.startsWith(root + sep)) throw new Error(`stored file path "${f.path}" of ${row.key} leaves the run folder`);
       mkdirSync(dirname(target), { recursive: true });
-      writeFileSync(target, f.bytes);
+      const bytes = f.bytes ?? (await options.blobs.get(f.ref));
+      writeFileSync(target, bytes);
       if (f.path.endsWith("trajectory.json")) {
-        for (const ref of new Set(f.bytes.toString("utf8").match(REF) ?? [])) {
+        for (const ref of new Set(bytes.toString("utf8").match(REF) ?? [])) {
           if (await local.has(ref)) continue;
           if (await options.blobs.has(ref)) local.putSync(await options.blobs.get(ref));
         }

@@ -13,7 +13,7 @@ import { join, relative, sep } from "node:path";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { EnvironmentError, StepTimeoutError, describeError } from "../../src/errors.ts";
 import { logger } from "../../src/logger.ts";
-import { stableStringify } from "../../src/hash.ts";
+import { sha256Hex, stableStringify } from "../../src/hash.ts";
 import { startEpisodeWorker, type EpisodeJobData, type EpisodeWorkerHandle } from "../../adapters/queue/bullmq/episode-queue.ts";
 import { PgBlobStore } from "../../adapters/stores/postgres/blob-store.ts";
 import { connectPostgres } from "../../adapters/stores/postgres/connect.ts";
@@ -81,7 +81,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const checkpointer = await createPostgresCheckpointer(options.checkpointUrl ?? options.storeUrl);
   const name = options.name ?? `${hostname()}:${process.pid}`;
   const slots: Slot[] = Array.from({ length: options.concurrency ?? 1 }, () => ({}));
-  const configs = new Map<string, { config: ExperimentConfig; seedBase: number }>();
+  const configs = new Map<string, { config: ExperimentConfig; seedBase: number; cancelled: boolean; readAt: number }>();
 
   const handle: EpisodeWorkerHandle = startEpisodeWorker({
     url: options.queueUrl,
@@ -91,15 +91,16 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     process: async (job) => {
       const t0 = Date.now();
       const { data } = job;
+      // The run's row (config, cancel flag), re-read at most every 2 s.
       let run = configs.get(data.runId);
-      const row = await store.getRun(data.runId);
-      if (!row) throw new Error(`run ${data.runId} is not registered in PostgreSQL at ${pg.where} (does the worker use the same --store as retrace run?)`);
-      if (row.cancelled) return void options.onEpisode?.({ key: data.key, status: "cancelled", stored: false, ms: 0 });
-      if (!run) {
-        run = { config: JSON.parse(row.config) as ExperimentConfig, seedBase: row.seedBase };
+      if (!run || t0 - run.readAt > 2_000) {
+        const row = await store.getRun(data.runId);
+        if (!row) throw new Error(`run ${data.runId} is not registered in PostgreSQL at ${pg.where} (does the worker use the same --store as retrace run?)`);
+        run = { config: run?.config ?? (JSON.parse(row.config) as ExperimentConfig), seedBase: row.seedBase, cancelled: row.cancelled, readAt: t0 };
         configs.set(data.runId, run);
       }
-      if ((await store.storedKeys(data.runId)).has(data.key)) return void options.onEpisode?.({ key: data.key, status: "duplicate", stored: false, ms: 0 });
+      if (run.cancelled) return void options.onEpisode?.({ key: data.key, status: "cancelled", stored: false, ms: 0 });
+      if (await store.hasResult(data.runId, data.key)) return void options.onEpisode?.({ key: data.key, status: "duplicate", stored: false, ms: 0 });
       const scratch = mkdtempSync(join(options.cacheDir, "episode-"));
       try {
         const envFailures = data.envFailures ?? 0;
@@ -120,7 +121,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         await blobs.flush();
         const finishedAt = Date.now();
         const timing = JSON.stringify({ key: data.key, wallMs: finishedAt - startedAt, envMs: done.envMs, tries: done.line.envTries, worker: name, enqueuedAt: data.enqueuedAt, pickedAt: t0, startedAt, finishedAt });
-        const stored = await store.storeResult(data.runId, { key: data.key, index: data.index, condition: data.condition, status: done.line.status, line: JSON.stringify(done.line), timing, worker: name }, collectFiles(scratch));
+        const stored = await store.storeResult(data.runId, { key: data.key, index: data.index, condition: data.condition, status: done.line.status, line: JSON.stringify(done.line), timing, worker: name }, await collectFiles(scratch, blobs));
         options.onEpisode?.({ key: data.key, status: done.line.status, stored, ms: Date.now() - t0, resumed });
       } finally {
         rmSync(scratch, { recursive: true, force: true });
@@ -196,16 +197,25 @@ function jobRunner(data: EpisodeJobData, slot: Slot, store: PgRunStore, attempt:
   };
 }
 
-/** The scratch episode folder's files, relative to the run folder. */
-function collectFiles(dir: string): EpisodeFile[] {
+/**
+ * The scratch episode folder's files, relative to the run folder. A file identical to a stored
+ * blob (the step_N.png copies of screenshots) is stored as its reference, not a second time.
+ */
+async function collectFiles(dir: string, blobs: PgBlobStore): Promise<EpisodeFile[]> {
   const out: EpisodeFile[] = [];
-  const walk = (d: string) => {
+  const walk = async (d: string) => {
     for (const name of readdirSync(d).sort()) {
       const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.push({ path: relative(dir, p).split(sep).join("/"), bytes: readFileSync(p) });
+      if (statSync(p).isDirectory()) await walk(p);
+      else {
+        const path = relative(dir, p).split(sep).join("/");
+        if (/^(results|timings)\.jsonl$/.test(path) || path === "manifest.json") continue;
+        const bytes = readFileSync(p);
+        const ref = name.endsWith(".png") ? sha256Hex(bytes) : undefined;
+        out.push(ref && blobs.isUploaded(ref) ? { path, ref } : { path, bytes });
+      }
     }
   };
-  walk(dir);
-  return out.filter((f) => !/^(results|timings)\.jsonl$/.test(f.path) && f.path !== "manifest.json");
+  await walk(dir);
+  return out;
 }

@@ -86,6 +86,11 @@ export class PgBlobStore extends BlobStore {
     return c;
   }
 
+  /** Whether this process has stored `ref` in PostgreSQL (after {@link flush}, durably so). */
+  isUploaded(ref: BlobRef): boolean {
+    return this.uploaded.has(ref);
+  }
+
   /** Wait for background uploads (this store and its children); rethrows the first failure. */
   override async flush(): Promise<void> {
     while (this.pending.size) await Promise.all([...this.pending.values()]);

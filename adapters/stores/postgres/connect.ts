@@ -63,7 +63,7 @@ CREATE TABLE IF NOT EXISTS retrace_results (
   line text NOT NULL, timing text NOT NULL, worker text NOT NULL, stored_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   UNIQUE (run_id, key));
 CREATE TABLE IF NOT EXISTS retrace_episode_files (
-  run_id text NOT NULL, key text NOT NULL, path text NOT NULL, bytes bytea NOT NULL, PRIMARY KEY (run_id, key, path));
+  run_id text NOT NULL, key text NOT NULL, path text NOT NULL, bytes bytea, ref text, PRIMARY KEY (run_id, key, path));
 `;
 
 const setups = new Map<string, Promise<void>>();

@@ -31,11 +31,8 @@ export interface StoredResult {
   worker: string;
 }
 
-/** A file of an episode folder, relative to the run folder. */
-export interface EpisodeFile {
-  path: string;
-  bytes: Buffer;
-}
+/** A file of an episode folder, relative to the run folder: its bytes, or the ref of an identical stored blob (screenshot copies). */
+export type EpisodeFile = { path: string; bytes: Buffer; ref?: undefined } | { path: string; ref: string; bytes?: undefined };
 
 /** Results and runs in PostgreSQL. */
 export class PgRunStore {
@@ -88,7 +85,8 @@ export class PgRunStore {
           ok = true;
           return false;
         }
-        for (const f of files) await c.query("INSERT INTO retrace_episode_files (run_id, key, path, bytes) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", [runId, result.key, f.path, f.bytes]);
+        if (files.length)
+          await c.query("INSERT INTO retrace_episode_files (run_id, key, path, bytes, ref) SELECT $1, $2, p, b, r FROM unnest($3::text[], $4::bytea[], $5::text[]) AS f(p, b, r) ON CONFLICT DO NOTHING", [runId, result.key, files.map((f) => f.path), files.map((f) => f.bytes ?? null), files.map((f) => f.ref ?? null)]);
         await c.query("COMMIT");
         ok = true;
         return true;
@@ -96,6 +94,12 @@ export class PgRunStore {
         c.release(!ok); // a broken connection is discarded, not reused
       }
     });
+  }
+
+  /** Whether `key` of `runId` has a row. */
+  async hasResult(runId: string, key: string): Promise<boolean> {
+    const r = await this.q("SELECT 1 FROM retrace_results WHERE run_id = $1 AND key = $2", [runId, key]);
+    return (r.rowCount ?? 0) > 0;
   }
 
   /** Keys of `runId` that have a row (optionally only those with this status). */
@@ -126,8 +130,8 @@ export class PgRunStore {
 
   /** The stored files of one episode. */
   async files(runId: string, key: string): Promise<EpisodeFile[]> {
-    const r = await this.q<{ path: string; bytes: Buffer }>("SELECT path, bytes FROM retrace_episode_files WHERE run_id = $1 AND key = $2 ORDER BY path", [runId, key]);
-    return r.rows.map((x) => ({ path: x.path, bytes: x.bytes }));
+    const r = await this.q<{ path: string; bytes: Buffer | null; ref: string | null }>("SELECT path, bytes, ref FROM retrace_episode_files WHERE run_id = $1 AND key = $2 ORDER BY path", [runId, key]);
+    return r.rows.map((x) => (x.ref ? { path: x.path, ref: x.ref } : { path: x.path, bytes: x.bytes ?? Buffer.alloc(0) }));
   }
 
   /** Milliseconds between an episode's finish (`finishedAt`, epoch ms) and its row's commit time. */
