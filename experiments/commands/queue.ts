@@ -12,7 +12,7 @@ import { ConfigError } from "../../src/errors.ts";
 import { runtimeSettings } from "../../src/settings.ts";
 import { setEndpointLimiter } from "../../src/runtime/endpoint-limit.ts";
 import { createRedisEndpointLimiter, parseMaxRps } from "../../adapters/queue/redis-rate-limit.ts";
-import { EpisodeQueue, DEFAULT_QUEUE } from "../../adapters/queue/bullmq/episode-queue.ts";
+import { EpisodeQueue, DEFAULT_QUEUE, checkRedisUrl } from "../../adapters/queue/bullmq/episode-queue.ts";
 import { PgBlobStore } from "../../adapters/stores/postgres/blob-store.ts";
 import { checkPostgresUrl, connectPostgres } from "../../adapters/stores/postgres/connect.ts";
 import { PgRunStore } from "../../adapters/stores/postgres/run-store.ts";
@@ -52,6 +52,7 @@ export function queueUrls(flags: QueueFlags): { queue: string; store: string } {
   const store = flags.store ?? s.storeUrl;
   if (!queue) throw new ConfigError("--queue: give the redis:// URL of the episode queue (or set RETRACE_QUEUE_URL)", { field: "queue" });
   if (!store) throw new ConfigError("--store: give the postgres:// URL for results, blobs and checkpoints (or set RETRACE_STORE_URL)", { field: "store" });
+  checkRedisUrl(queue, "queue");
   checkPostgresUrl(store, "--store");
   return { queue, store };
 }
@@ -60,6 +61,8 @@ export function queueUrls(flags: QueueFlags): { queue: string; store: string } {
 export async function runQueued(config: ExperimentConfig, registered: ExperimentConfig, runtime: ExperimentRuntime, flags: RunFlags & QueueFlags, out: string, seedBase: number, quiet: boolean): Promise<ExperimentRun> {
   const urls = queueUrls(flags);
   const attempts = positiveInt(flags.attempts ?? "3", "--attempts");
+  if (config.kind === "ideal-recovery")
+    throw new ConfigError("--queue: ideal-recovery runs annotate forward runs from local files between phases; run them without --queue (end-to-end and sweep configs run distributed)", { field: "queue" });
   const pg = await connectPostgres(urls.store);
   const queue = new EpisodeQueue(urls.queue, flags.queueName ?? DEFAULT_QUEUE);
   const runId = distributedRunId(config, seedBase, out);

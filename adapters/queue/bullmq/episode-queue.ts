@@ -26,8 +26,8 @@ export interface EpisodeJobData {
 /** The default queue name. */
 export const DEFAULT_QUEUE = "retrace-episodes";
 
-/** An ioredis client for a redis:// URL, as BullMQ needs it (no per-request retry cap). */
-export function redisClient(url: string, field = "queue"): Redis {
+/** Check a redis:// URL; a ConfigError naming the flag otherwise. */
+export function checkRedisUrl(url: string, field = "queue"): void {
   let u: URL;
   try {
     u = new URL(url);
@@ -35,6 +35,11 @@ export function redisClient(url: string, field = "queue"): Redis {
     throw new ConfigError(`--${field}: "${url}" is not a URL; expected redis://HOST:PORT`, { field });
   }
   if (u.protocol !== "redis:" && u.protocol !== "rediss:") throw new ConfigError(`--${field}: expected redis://HOST:PORT, got ${u.protocol}//...`, { field });
+}
+
+/** An ioredis client for a redis:// URL, as BullMQ needs it (no per-request retry cap). */
+export function redisClient(url: string, field = "queue"): Redis {
+  checkRedisUrl(url, field);
   const client = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (n) => Math.min(100 * n, 1_000) });
   client.on("error", (err) => logger.debug({ err: describeError(err) }, "redis connection error (reconnecting)"));
   return client;

@@ -21,6 +21,8 @@ export interface PgConnectOptions {
   max?: number;
   /** Create the retrace tables when missing. @default true */
   setup?: boolean;
+  /** How long to keep retrying an unreachable server at setup. @default 10000 */
+  connectBudgetMs?: number;
   /**
    * `synchronous_commit = off` on these connections: a commit returns before its WAL reaches the
    * disk. Safe for what a later synchronous commit covers (WAL is flushed in order): blobs and
@@ -88,7 +90,7 @@ export async function connectPostgres(url: string, options: PgConnectOptions = {
           await c.query("SELECT pg_advisory_unlock(7301013)").catch(() => {});
           c.release();
         }
-      });
+      }, options.connectBudgetMs ?? 10_000);
       setups.set(url, done);
       done.catch(() => setups.delete(url));
     }
@@ -121,7 +123,7 @@ export async function withPgRetry<T>(where: string, fn: () => Promise<T>, budget
     } catch (err) {
       if (!isTransientPgError(err) || Date.now() - start > budgetMs) throw err;
       const wait = Math.min(2_000, 100 * 2 ** attempt);
-      logger.warn({ where, attempt, err: describeError(err) }, "PostgreSQL unreachable, retrying");
+      logger.info({ where, attempt, err: describeError(err) }, "PostgreSQL unreachable, retrying");
       await new Promise((r) => setTimeout(r, wait));
     }
   }
