@@ -104,7 +104,7 @@ async function waitForRun(options: CoordinatorOptions, phase: string, jobs: read
     const pending = open.filter((j) => j.state !== "failed").length;
     if (failed.length > 0 && pending === 0 && done + failed.length >= jobs.length)
       throw new Error(`${failed.length} episode(s) of run ${runId} failed on every attempt (first: ${failed[0].key}: ${failed[0].failedReason ?? "unknown"}); fix the cause and re-run the same command to retry them`);
-    if (pending === 0 && failed.length === 0 && done < jobs.length && Date.now() - startedAt > 5_000) {
+    if (pending === 0 && failed.length === 0 && done < jobs.length && Date.now() - startedAt > 5_000 && !(await store.getRun(runId))?.cancelled) {
       // Jobs vanished (queue flushed or removed by cancel): enqueue the missing ones again.
       const have = await store.storedKeys(runId);
       const now = Date.now();

@@ -107,7 +107,31 @@ describe.skipIf(!services.run)("distributed runs (BullMQ + PostgreSQL)", () => {
     // At least one killed episode was picked up by another worker from its checkpoints.
     expect(procs.some((p) => p.lines.some((l) => l.includes("(resuming its checkpoints)")))).toBe(true);
     await Promise.all(victims.map((v) => stop(v)));
-  }, 240_000);
+  }, 300_000);
+
+  it("status reports a queued run per condition and cancel stops it, keeping what is stored", async () => {
+    const q = `cancel-${process.pid}`;
+    const out = join(dir, "cancel");
+    const run = coordinator(q, out); // no workers: everything stays queued
+    const status = async () => {
+      const p = start(retrace(["status", out, "--queue", redisUrl, "--store", postgresUrl]));
+      expect(await p.exited).toBe(0);
+      return p.lines.join("\n");
+    };
+    let text = "";
+    for (let i = 0; i < 200 && !/0\/12 episodes stored/.test(text); i++) {
+      await sleep(250);
+      text = await status().catch(() => "");
+    }
+    expect(text).toMatch(/0\/12 episodes stored/);
+    expect(text).toMatch(/skilled\.no-recovery\s+0\s+0\s+6\s+0/);
+    const cancel = start(retrace(["cancel", out, "--queue", redisUrl, "--store", postgresUrl]));
+    expect(await cancel.exited).toBe(0);
+    expect(cancel.lines.join("\n")).toMatch(/cancelled: 12 queued episode\(s\) removed/);
+    expect(await run.exited).toBe(2);
+    expect(run.lines.join("\n")).toMatch(/was cancelled \(retrace cancel\); 0\/12 episodes are stored: re-run the same command to continue it/);
+    expect(await status()).toMatch(/CANCELLED: 0\/12/);
+  }, 300_000);
 
   it("a worker that loses its Redis connection for 3 s reconnects and finishes the run", async () => {
     const q = `cut-${process.pid}`;
@@ -128,7 +152,7 @@ describe.skipIf(!services.run)("distributed runs (BullMQ + PostgreSQL)", () => {
     expect(ws.some((w, i) => w.lines.slice(after[i]).some((l) => l.startsWith("done ")))).toBe(true);
     await Promise.all(ws.map((w) => stop(w)));
     proxy.close();
-  }, 240_000);
+  }, 300_000);
 
   it("a PostgreSQL restart mid-run loses no acknowledged result", async () => {
     const q = `pg-${process.pid}`;
@@ -151,7 +175,7 @@ describe.skipIf(!services.run)("distributed runs (BullMQ + PostgreSQL)", () => {
     } finally {
       server?.stop();
     }
-  }, 240_000);
+  }, 300_000);
 });
 
 /** A TCP proxy to 127.0.0.1:port that can drop every connection and refuse new ones for a while. */
