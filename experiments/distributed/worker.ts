@@ -74,8 +74,10 @@ interface Slot {
 
 /** Start consuming the queue. */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
-  const pg = await connectPostgres(options.storeUrl, { max: (options.concurrency ?? 1) + 2, asyncCommit: true });
-  const store = new PgRunStore(pg);
+  // Blobs commit asynchronously; results (the acknowledgement) on their own synchronous pool.
+  const pg = await connectPostgres(options.storeUrl, { max: (options.concurrency ?? 1) + 1, asyncCommit: true });
+  const resultsPg = await connectPostgres(options.storeUrl, { max: 2 });
+  const store = new PgRunStore(resultsPg);
   mkdirSync(options.cacheDir, { recursive: true });
   const blobs = new PgBlobStore({ dir: join(options.cacheDir, "blobs"), pg });
   const checkpointer = await createPostgresCheckpointer(options.checkpointUrl ?? options.storeUrl);
@@ -136,6 +138,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       await checkpointer.close().catch(() => {});
       await blobs.flush().catch(() => {});
       await pg.close().catch(() => {});
+      await resultsPg.close().catch(() => {});
     },
   };
 }

@@ -67,33 +67,21 @@ export class PgRunStore {
    * key already has a row.
    */
   async storeResult(runId: string, result: StoredResult, files: readonly EpisodeFile[]): Promise<boolean> {
-    return withPgRetry(this.pg.where, async () => {
-      const c = await this.pg.pool.connect();
-      let ok = false;
-      try {
-        await c.query("BEGIN");
-        // Durable before it returns, whatever the pool's default: this commit is the acknowledgement
-        // (and, WAL being flushed in order, it makes the episode's earlier blobs durable too).
-        await c.query("SET LOCAL synchronous_commit TO on");
-        const ins = await c.query(
-          `INSERT INTO retrace_results (run_id, key, idx, condition, status, line, timing, worker) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-           ON CONFLICT (run_id, key) DO NOTHING`,
-          [runId, result.key, result.index, result.condition, result.status, result.line, result.timing, result.worker],
-        );
-        if ((ins.rowCount ?? 0) === 0) {
-          await c.query("ROLLBACK");
-          ok = true;
-          return false;
-        }
-        if (files.length)
-          await c.query("INSERT INTO retrace_episode_files (run_id, key, path, bytes, ref) SELECT $1, $2, p, b, r FROM unnest($3::text[], $4::bytea[], $5::text[]) AS f(p, b, r) ON CONFLICT DO NOTHING", [runId, result.key, files.map((f) => f.path), files.map((f) => f.bytes ?? null), files.map((f) => f.ref ?? null)]);
-        await c.query("COMMIT");
-        ok = true;
-        return true;
-      } finally {
-        c.release(!ok); // a broken connection is discarded, not reused
-      }
-    });
+    // One statement (atomic on its own, one round trip): the files go in only if the row did.
+    // The pool given to PgRunStore must commit synchronously: this commit is the acknowledgement
+    // (and, WAL being flushed in order, it makes the episode's earlier blobs and checkpoints durable).
+    const r = await this.q<{ n: number }>(
+      `WITH ins AS (
+         INSERT INTO retrace_results (run_id, key, idx, condition, status, line, timing, worker) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (run_id, key) DO NOTHING RETURNING 1),
+       f AS (
+         INSERT INTO retrace_episode_files (run_id, key, path, bytes, ref)
+         SELECT $1, $2, p, b, r FROM unnest($9::text[], $10::bytea[], $11::text[]) AS x(p, b, r) WHERE EXISTS (SELECT 1 FROM ins)
+         ON CONFLICT DO NOTHING)
+       SELECT count(*)::int AS n FROM ins`,
+      [runId, result.key, result.index, result.condition, result.status, result.line, result.timing, result.worker, files.map((f) => f.path), files.map((f) => f.bytes ?? null), files.map((f) => f.ref ?? null)],
+    );
+    return r.rows[0].n === 1;
   }
 
   /** Whether `key` of `runId` has a row. */
