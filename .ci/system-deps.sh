@@ -7,7 +7,7 @@ PKGS=(
   # headless browser for the report test (test/experiments/report.int.test.ts)
   chromium
   # real desktops (test/adapters/environments/{x11,osworld}): X server, window manager, input, screenshots, apps, AT-SPI
-  xvfb xdotool x11-utils imagemagick dbus matchbox-window-manager mousepad galculator gnumeric python3-pyatspi at-spi2-core
+  xvfb xdotool x11-utils imagemagick dbus matchbox-window-manager mousepad galculator gnumeric python3-pyatspi at-spi2-core xclip
   # container desktops (test/adapters/environments/docker): podman as the Docker-API engine, image from debootstrap
   podman runc uidmap fuse-overlayfs slirp4netns debootstrap
 )

@@ -10,6 +10,7 @@ import recoverySystemPrefix from "./recovery-system-prefix.ts";
 import recoveryInstructionPrefix from "./recovery-instruction-prefix.ts";
 import recoveryTargetContextualizer from "./recovery-target-contextualizer.ts";
 import stateVerifier from "./state-verifier.ts";
+import agenticStateVerifier from "./agentic-state-verifier.ts";
 import perturbationInstruction from "./perturbation-instruction.ts";
 import postRestorationTransition from "./post-restoration-transition.ts";
 import forwardPyautoguiSystem from "./forward-pyautogui-system.ts";
@@ -24,6 +25,7 @@ export const PROMPTS = {
   recoveryInstructionPrefix,
   recoveryTargetContextualizer,
   stateVerifier,
+  agenticStateVerifier,
   perturbationInstruction,
   postRestorationTransition,
   forwardPyautoguiSystem,

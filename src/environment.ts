@@ -4,6 +4,7 @@
  */
 import type { Action } from "./action.ts";
 import type { Observation } from "./observation.ts";
+import type { ProbeReport } from "./probes/report.ts";
 import type { Evaluation, Task } from "./task.ts";
 
 /** What an environment can do beyond the basics. */
@@ -16,6 +17,8 @@ export interface EnvironmentCapabilities {
   groundTruth: boolean;
   /** Observations carry an accessibility tree. */
   accessibility: boolean;
+  /** `probe()` exists: read-only state probes (files, focus, accessibility digests, hidden state). */
+  probes?: boolean;
 }
 
 /** Result of executing one action. */
@@ -48,6 +51,8 @@ export interface Environment {
   stateHash?(): string;
   /** Hash of what is on screen (only when `capabilities.groundTruth`). */
   visibleHash?(): string;
+  /** Read-only state probes, without acting (only when `capabilities.probes`); see src/probes/report.ts. */
+  probe?(): Promise<ProbeReport>;
 }
 
 /** An opaque, JSON-serialisable environment snapshot. */

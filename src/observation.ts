@@ -27,4 +27,10 @@ export interface Observation {
    * environments (SimDesk). Simulated components and oracles use it; it is never shown to models.
    */
   stateId?: string;
+  /**
+   * sha256 reference to the probe report (JSON, src/probes/report.ts) taken with this
+   * observation, when the environment records probes (see `withProbes`). A reference, never the
+   * report itself, so checkpointed state stays small.
+   */
+  probe?: BlobRef;
 }

@@ -3,6 +3,7 @@
  * within its own step budget, given the target observation and a recovery context.
  */
 import type { BlobReader } from "./blob-store.ts";
+import type { Environment } from "./environment.ts";
 import type { Observation } from "./observation.ts";
 import type { HistoryEntry, PolicyDecision } from "./policy.ts";
 import type { TaskSpec } from "./task.ts";
@@ -68,13 +69,25 @@ export interface Summarizer {
 /** Verdict of a state verifier; `abstain` when the evidence is insufficient. */
 export type VerifierVerdict = "match" | "mismatch" | "abstain";
 
-/** Compares a current observation against a target one (LLM-backed or SSIM-backed). */
+/** What a verifier is asked to compare. */
+export interface VerifyInput {
+  target: Observation;
+  current: Observation;
+  blobs: BlobReader;
+  /**
+   * The live environment, for verifiers that probe or explore it (probe verifier, agentic LLM
+   * verifier). They must leave it as they found it. Verifiers that only compare observations
+   * ignore it.
+   */
+  env?: Environment;
+  signal?: AbortSignal;
+}
+
+/**
+ * Compares a current observation against a target one (LLM-backed, SSIM-backed, probe-backed).
+ * `evidence` lists attested facts the verdict rests on (VeriCUA): what matched or differed.
+ */
 export interface StateVerifier {
   readonly name: string;
-  verify(input: {
-    target: Observation;
-    current: Observation;
-    blobs: BlobReader;
-    signal?: AbortSignal;
-  }): Promise<{ verdict: VerifierVerdict; reason: string; evidence?: string[]; usage?: ModelUsage[] }>;
+  verify(input: VerifyInput): Promise<{ verdict: VerifierVerdict; reason: string; evidence?: string[]; usage?: ModelUsage[] }>;
 }

@@ -26,6 +26,8 @@ export interface StepRecord {
   /** Screenshot before and after the step. */
   before: BlobRef;
   after: BlobRef;
+  /** Probe report (src/probes) taken with the observation after the step, when the environment records probes. */
+  probe?: BlobRef;
   /** The detector's verdict after this step, when it was consulted. */
   detection?: Detection;
   /** True when the detector was skipped because of the freeze window. */

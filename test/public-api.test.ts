@@ -46,6 +46,9 @@ const PUBLIC_API = [
     "transitionNotice", "transitionOracle", "truncateHistory", "twoProportionPValue", "uiTarsToActions",
     "wilsonInterval", "withCache", "withRecovery", "withoutTiming", "writeEpisodeOutput",
     "writeOsworldResult", "xdotoolKeysToActions",
+    // state probes and verifiers (issue 14 §2)
+    "DEFAULT_PROBE_IGNORE", "ProbeVerifierSpecSchema", "compareProbeReports", "createAgenticLlmVerifier",
+    "createProbeVerifier", "loadProbeReport", "probeVerifierFromSpec", "makeProbeReport", "storeProbeReport", "withProbes",
 ];
 
 describe("the public API", () => {

@@ -6,6 +6,7 @@
 import type { BlobStore } from "../../src/blob-store.ts";
 import type { EnvironmentFactory } from "../../src/environment.ts";
 import { ConfigError } from "../../src/errors.ts";
+import { withProbes } from "../../src/probes/with-probes.ts";
 import type { Task } from "../../src/task.ts";
 import { DESKTOP_TASKS } from "./desktop-tasks/tasks.ts";
 import { createDockerDesktop } from "./docker/create.ts";
@@ -35,6 +36,12 @@ export interface EnvironmentFactoryOptions {
   runId?: string;
   /** Desktop user for "x11" when running as root. @default "cua" */
   user?: string;
+  /**
+   * Record a state-probe report (files, focus, accessibility digests; SimDesk: hidden state)
+   * with every observation, as a blob reference (`Observation.probe`), for the probe verifier.
+   * @default false
+   */
+  probes?: boolean;
 }
 
 /** Whether a string names a registry environment kind. */
@@ -44,6 +51,12 @@ export function isEnvironmentKind(kind: string): kind is EnvironmentKind {
 
 /** A factory creating fresh environments of `kind` (one per parallel worker). */
 export function createEnvironmentFactory(kind: string, options: EnvironmentFactoryOptions): EnvironmentFactory {
+  const make = baseFactory(kind, options);
+  if (!options.probes) return make;
+  return async () => withProbes(await make(), { blobs: options.blobs });
+}
+
+function baseFactory(kind: string, options: EnvironmentFactoryOptions): EnvironmentFactory {
   const size = { width: options.width, height: options.height };
   switch (kind) {
     case "simdesk":

@@ -9,6 +9,8 @@ export { createLlmSummarizer, fallbackSummary } from "./summarizer.ts";
 export type { LlmSummarizerOptions } from "./summarizer.ts";
 export { createLlmStateVerifier, VerifierReplySchema } from "./verifier.ts";
 export type { LlmStateVerifier, LlmStateVerifierOptions, LlmVerification } from "./verifier.ts";
+export { createAgenticLlmVerifier, AgenticVerifierReplySchema } from "./agentic-verifier.ts";
+export type { AgenticLlmVerifier, AgenticLlmVerifierOptions, AgenticVerification, ProbeStepRecord } from "./agentic-verifier.ts";
 export { createLlmPerturbationPolicy } from "./perturber.ts";
 export type { LlmPerturbationPolicyOptions } from "./perturber.ts";
 export { askForJson, extractJsonObject } from "./json-reply.ts";

@@ -79,7 +79,7 @@ function check(): string[][] {
       return "missing";
     }
   };
-  const rows = ["Xvfb", "xdotool", "matchbox-window-manager", "dbus-daemon", "mousepad", "galculator", "gnumeric", "ssconvert", "xprop"].map((c) => [c, have(c)]);
+  const rows = ["Xvfb", "xdotool", "matchbox-window-manager", "dbus-daemon", "mousepad", "galculator", "gnumeric", "ssconvert", "xprop", "xclip"].map((c) => [c, have(c)]);
   rows.push(["/usr/bin/import (imagemagick)", existsSync("/usr/bin/import") ? "ok" : "missing"]);
   rows.push(["pyatspi (python3-pyatspi)", (() => { try { execFileSync("/usr/bin/python3", ["-c", "import pyatspi"], { stdio: "ignore" }); return "ok"; } catch { return "missing"; } })()]);
   if (process.getuid?.() === 0) rows.push(["user cua", (() => { try { execFileSync("id", ["cua"], { stdio: "ignore" }); return "ok"; } catch { return "missing: useradd -m cua"; } })()]);

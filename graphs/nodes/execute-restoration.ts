@@ -29,6 +29,7 @@ export async function executeRestoration(state: SubgraphState, ctx: RuntimeConte
     ...(decision.failure ? { failure: decision.failure } : {}),
     before: before.screenshot,
     after: run.observation.screenshot,
+    ...(run.observation.probe ? { probe: run.observation.probe } : {}),
     ...(Object.keys(run.info).length || decision.restored ? { info: { ...run.info, ...(decision.restored ? { restoredClaim: true } : {}) } } : {}),
     envMs: run.envMs,
   };
@@ -63,7 +64,7 @@ export async function executeRestoration(state: SubgraphState, ctx: RuntimeConte
 async function finish(state: SubgraphState, ctx: RuntimeContext, current: SubgraphState["observation"], update: SubgraphUpdate): Promise<SubgraphUpdate> {
   const verifier = ctx.components.verifier;
   if (!verifier) return { ...update, decision: null, done: true, restored: true, reason: "the recovery agent declared the target restored" };
-  const v = await verifier.verify({ target: state.target.observation, current: current!, blobs: ctx.components.blobs, signal: ctx.signal });
+  const v = await verifier.verify({ target: state.target.observation, current: current!, blobs: ctx.components.blobs, env: ctx.components.env, signal: ctx.signal });
   const usage = [...state.usage, ...(v.usage ?? [])];
   if (v.verdict !== "mismatch") return { ...update, decision: null, usage, done: true, restored: true, reason: `restored claim confirmed by ${verifier.name} (${v.verdict}): ${v.reason}` };
   const stepped = update.recoveryHistory as HistoryEntry[] | undefined;

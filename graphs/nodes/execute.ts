@@ -26,6 +26,7 @@ export async function execute(state: GraphState, ctx: RuntimeContext): Promise<G
     ...(decision.failure ? { failure: decision.failure } : {}),
     before: before.screenshot,
     after: run.observation.screenshot,
+    ...(run.observation.probe ? { probe: run.observation.probe } : {}),
     ...(Object.keys(run.info).length ? { info: run.info } : {}),
     envMs: run.envMs,
   };

@@ -50,6 +50,7 @@ export async function restoreByReplay(state: GraphState, ctx: RuntimeContext, re
         actions: run.executed,
         before: before.screenshot,
         after: observation.screenshot,
+        ...(observation.probe ? { probe: observation.probe } : {}),
         info: { try: tryNo },
         envMs: run.envMs,
       };
@@ -65,7 +66,7 @@ export async function restoreByReplay(state: GraphState, ctx: RuntimeContext, re
       reason = ok ? `replayed ${recoveryStep} step(s); state hash matches o_${recoveryStep}` : `try ${tryNo}: state hash differs from o_${recoveryStep}`;
     } else {
       const verifier = ctx.components.verifier;
-      const v = verifier ? await verifier.verify({ target, current: observation, blobs, signal: ctx.signal }) : null;
+      const v = verifier ? await verifier.verify({ target, current: observation, blobs, env: ctx.components.env, signal: ctx.signal }) : null;
       if (v) accounting = addUsage(accounting, v.usage, "verifier");
       if (v && v.verdict !== "abstain") {
         ok = v.verdict === "match";

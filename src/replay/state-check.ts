@@ -62,7 +62,7 @@ export function createStateCheck(options: StateCheckOptions = {}): StateCheck {
     }
     if (use === "verifier") {
       if (!options.verifier) return { verdict: "abstain", method: "verifier", reason: "no state verifier configured" };
-      const v = await options.verifier.verify({ target: expected.observation, current, blobs, signal });
+      const v = await options.verifier.verify({ target: expected.observation, current, blobs, env, signal });
       return { verdict: v.verdict, method: "verifier", reason: v.reason };
     }
     const ssim = await observationSsim(current, expected.observation, blobs);

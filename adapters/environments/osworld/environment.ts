@@ -15,6 +15,8 @@ import { settle, type SettleOptions } from "../x11/settle.ts";
 import type { OsworldClient } from "./client.ts";
 import { evaluateOsworldNative, runOsworldSetup, type SetupOutcome } from "./runner.ts";
 import type { OsworldTask } from "./tasks.ts";
+import { probeOsworld, watchedPaths } from "./probe.ts";
+import type { ProbeReport } from "../../../src/probes/report.ts";
 
 /** Options of {@link OsworldEnvironment}. */
 export interface OsworldEnvironmentOptions {
@@ -25,6 +27,8 @@ export interface OsworldEnvironmentOptions {
   provider?: () => Promise<{ client: OsworldClient; stop(): Promise<void> }>;
   /** Settling after each action (polls /screenshot). @default { pollMs: 100, quietMs: 300, maxMs: 5000 } */
   settle?: SettleOptions;
+  /** VM paths `probe()` reads through /file, besides the task's `vm_file` result paths. @default [] */
+  probeFiles?: string[];
 }
 
 const q = (s: string): string => JSON.stringify(s);
@@ -85,7 +89,7 @@ export class OsworldEnvironment implements Environment {
   constructor(private readonly options: OsworldEnvironmentOptions) {
     if (!options.client && !options.provider) throw new ConfigError("OsworldEnvironment needs a client or a provider", { field: "client" });
     this.client = options.client;
-    this.capabilities = { reset: !!options.provider, snapshot: false, groundTruth: false, accessibility: false };
+    this.capabilities = { reset: !!options.provider, snapshot: false, groundTruth: false, accessibility: false, probes: true };
   }
 
   async reset(task: Task): Promise<Observation> {
@@ -125,6 +129,11 @@ export class OsworldEnvironment implements Environment {
   async evaluate(): Promise<Evaluation> {
     if (!this.task) throw new EnvironmentError("osworld: call reset(task) first", { retryable: false });
     return evaluateOsworldNative(this.requireClient(), this.task, this.lastAction?.type === "FAIL");
+  }
+
+  /** Read-only probes through the control server: /platform, /accessibility and /file of watched paths. */
+  async probe(): Promise<ProbeReport> {
+    return probeOsworld(this.requireClient(), [...new Set([...watchedPaths(this.task), ...(this.options.probeFiles ?? [])])]);
   }
 
   async close(): Promise<void> {

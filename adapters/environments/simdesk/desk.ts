@@ -19,6 +19,8 @@ import { toAxTree } from "./ax.ts";
 import { fullStateHash, semanticHash, visibleHashOf } from "./hashing.ts";
 import { nextRestorativeStep } from "./restore.ts";
 import { plausibleWrong } from "./wrong-actions.ts";
+import { probeDeskState } from "./probe.ts";
+import type { ProbeReport } from "../../../src/probes/report.ts";
 
 /** Options for {@link createSimDesk}. */
 export interface SimDeskOptions {
@@ -63,7 +65,7 @@ export class SimDesk implements Environment, SimGroundTruth {
     this.blobs = options.blobs;
     this.stateStore = options.stateStore ?? new BlobStore({ dir: join(dirname(options.blobs.dir), "simdesk-states"), extension: ".json" });
     this.noise = options.noise ? { seed: options.noise.seed, popups: options.noise.popups ?? true, clock: options.noise.clock ?? true } : null;
-    this.capabilities = { reset: true, snapshot: true, groundTruth: true, accessibility: options.accessibility ?? true };
+    this.capabilities = { reset: true, snapshot: true, groundTruth: true, accessibility: options.accessibility ?? true, probes: true };
     this.state = initialState({}, this.noise);
   }
 
@@ -134,6 +136,11 @@ export class SimDesk implements Environment, SimGroundTruth {
     if (!data || data.v !== 1 || typeof data.fs !== "object" || !Array.isArray(data.windows)) throw new ConfigError("simdesk: snapshot data is not a SimDesk state (expected { v: 1, fs, windows, ... })");
     this.state = structuredClone(snapshot.data as DeskState);
     return this.observe();
+  }
+
+  /** Read-only probes of the hidden state (files, settings, Trash, clipboard, windows, accessibility digests). */
+  async probe(): Promise<ProbeReport> {
+    return probeDeskState(this.state, this.width, this.height);
   }
 
   /** Full-state hash (hidden state included; pointer and noise excluded). */

@@ -15,6 +15,8 @@ export interface X11DesktopOptions extends HostX11BackendOptions {
   settle?: SettleOptions;
   /** xdotool details. */
   xdotool?: XdoOptions;
+  /** `probe()` includes AT-SPI digests (~0.8 s more per probe, measured). @default true */
+  probeAccessibility?: boolean;
 }
 
 /**
@@ -22,6 +24,6 @@ export interface X11DesktopOptions extends HostX11BackendOptions {
  * unprivileged user (default "cua"), driven through xdotool. Close it to end every process.
  */
 export function createX11Desktop(options: X11DesktopOptions): DesktopEnvironment {
-  const { blobs, accessibility, settle, xdotool, ...backend } = options;
-  return new DesktopEnvironment({ backend: new HostX11Backend(backend), blobs, accessibility, settle, xdotool });
+  const { blobs, accessibility, settle, xdotool, probeAccessibility, ...backend } = options;
+  return new DesktopEnvironment({ backend: new HostX11Backend(backend), blobs, accessibility, settle, xdotool, probeAccessibility });
 }

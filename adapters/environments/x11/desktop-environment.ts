@@ -15,6 +15,8 @@ import { dumpAxTree } from "./accessibility.ts";
 import type { DesktopBackend } from "./backend.ts";
 import { frameToPng, type Frame } from "./frame.ts";
 import { evaluateDesktop } from "./oracle.ts";
+import { probeDesktop } from "./probe.ts";
+import type { ProbeReport } from "../../../src/probes/report.ts";
 import { settle, type SettleOptions } from "./settle.ts";
 import { planXdotool, type XdoOptions } from "./xdotool.ts";
 
@@ -29,6 +31,8 @@ export interface DesktopEnvironmentOptions {
   settle?: SettleOptions;
   /** xdotool details (typing delay...). */
   xdotool?: XdoOptions;
+  /** State probes (`probe()`): include AT-SPI digests when the backend has AT-SPI. @default true */
+  probeAccessibility?: boolean;
 }
 
 /** Timings of the last step, for measurement and reports. */
@@ -63,7 +67,7 @@ export class DesktopEnvironment implements Environment {
     this.blobs = options.blobs;
     this.options = options;
     this.kind = options.backend.kind;
-    this.capabilities = { reset: true, snapshot: false, groundTruth: false, accessibility: !!options.accessibility && options.backend.accessibility };
+    this.capabilities = { reset: true, snapshot: false, groundTruth: false, accessibility: !!options.accessibility && options.backend.accessibility, probes: true };
   }
 
   /** The backend (for tests and the OSWorld control server). */
@@ -126,6 +130,12 @@ export class DesktopEnvironment implements Environment {
   async evaluate(): Promise<Evaluation> {
     this.requireTask();
     return evaluateDesktop(this.backend, this.evaluator!);
+  }
+
+  /** Read-only state probes: files under home (size, hash), focused window, AT-SPI digests. */
+  async probe(): Promise<ProbeReport> {
+    this.requireTask();
+    return probeDesktop(this.backend, { accessibility: this.options.probeAccessibility });
   }
 
   async close(): Promise<void> {

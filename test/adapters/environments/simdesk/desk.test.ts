@@ -13,7 +13,7 @@ const settingsTask: SimDeskTask = {
 describe("SimDesk environment", () => {
   it("declares its capabilities and returns PNG observations with an accessibility tree and a state id", async () => {
     const { desk, blobs } = makeDesk();
-    expect(desk.capabilities).toEqual({ reset: true, snapshot: true, groundTruth: true, accessibility: true });
+    expect(desk.capabilities).toEqual({ reset: true, snapshot: true, groundTruth: true, accessibility: true, probes: true });
     const obs = await desk.reset(getSimDeskTask("files-rename-draft"));
     const meta = await sharp(await blobs.get(obs.screenshot)).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(["png", 1280, 800]);
