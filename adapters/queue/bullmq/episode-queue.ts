@@ -77,7 +77,7 @@ export class EpisodeQueue {
     this.queue.on("error", (err) => logger.debug({ err: describeError(err) }, "queue error"));
   }
 
-  /** Enqueue jobs (existing ids are kept; failed ones are retried). Returns how many were new or retried. */
+  /** Enqueue jobs of episodes that have no result yet (waiting/active ids are kept; failed and completed ones run again). */
   async enqueue(jobs: readonly EpisodeJobData[], options: EnqueueOptions = {}): Promise<{ added: number; retried: number; existing: number }> {
     let added = 0;
     let retried = 0;
@@ -85,10 +85,16 @@ export class EpisodeQueue {
     const fresh: EpisodeJobData[] = [];
     for (const data of jobs) {
       const job = await this.queue.getJob(episodeJobId(data.runId, data.key));
+      const state = job && (await job.getState());
       if (!job) fresh.push(data);
-      else if ((await job.getState()) === "failed") {
+      else if (state === "failed") {
         await job.retry("failed");
         retried++;
+      } else if (state === "completed") {
+        // Callers enqueue only episodes without a result: a completed job without one was skipped
+        // (its run was cancelled at the time), so it runs again.
+        await job.remove();
+        fresh.push(data);
       } else existing++;
     }
     const opts = { attempts: options.attempts ?? 3, backoff: { type: "exponential", delay: options.backoffMs ?? 2_000 }, removeOnComplete: { age: 86_400 }, removeOnFail: { age: 7 * 86_400 } };
