@@ -28,7 +28,13 @@ export function parseMaxRps(values: readonly string[]): RpsLimits {
 const normalize = (url: string) => (url === "*" ? url : url.replace(/\/+$/, ""));
 
 /** A limiter over Redis at `url` (or an existing client), and its closer. */
-export function createRedisEndpointLimiter(redis: string | Redis, limits: RpsLimits, prefix = "retrace:rps"): { limiter: EndpointLimiter; close: () => void } {
+export function createRedisEndpointLimiter(
+  redis: string | Redis,
+  limits: RpsLimits,
+  prefix = "retrace:rps",
+  /** Called with the endpoint and the one-second window (Redis clock, epoch seconds) each request was granted in. */
+  onGrant?: (baseURL: string, window: number) => void,
+): { limiter: EndpointLimiter; close: () => void } {
   const client = typeof redis === "string" ? redisClient(redis) : redis;
   const limiter: EndpointLimiter = async (baseURL) => {
     const base = normalize(baseURL);
@@ -42,7 +48,7 @@ export function createRedisEndpointLimiter(redis: string | Redis, limits: RpsLim
       const key = `${prefix}:${base}:${window}`;
       const n = await client.incr(key);
       if (n === 1) await client.pexpire(key, 2_000);
-      if (n <= Math.floor(cap)) return;
+      if (n <= Math.floor(cap)) return void onGrant?.(base, window);
       await new Promise((r) => setTimeout(r, (window + 1) * 1000 - nowMs + 1));
     }
   };
