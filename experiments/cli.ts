@@ -5,6 +5,7 @@
 import { Command, CommanderError } from "commander";
 import { ConfigError, describeError } from "../src/errors.ts";
 import { COMMANDS } from "./commands/index.ts";
+import { RunFailedError } from "./runner/errors.ts";
 
 /** Build the program (exported for tests). */
 export function buildProgram(): Command {
@@ -26,7 +27,7 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode;
       return;
     }
-    process.stderr.write(`retrace: ${err instanceof ConfigError ? err.message : describeError(err)}\n`);
+    process.stderr.write(`retrace: ${err instanceof ConfigError || err instanceof RunFailedError ? err.message : describeError(err)}\n`);
     if (process.env.RETRACE_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
     process.exitCode = err instanceof ConfigError ? 2 : 1;
   }

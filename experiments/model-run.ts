@@ -27,6 +27,7 @@ import { createUiTarsPolicy } from "../adapters/policies/uitars/uitars-policy.ts
 import { createOpenAICuaPolicy } from "../adapters/policies/openai-cua/openai-cua-policy.ts";
 import { createAnthropicPolicy } from "../adapters/policies/anthropic/anthropic-policy.ts";
 import { runEpisode } from "../graphs/run-episode.ts";
+import { preflightEndpoints } from "./agents/preflight.ts";
 
 /** Model-backed policy kinds `run-model` can drive. */
 export const MODEL_POLICIES = ["openai", "uitars", "openai-cua", "anthropic"] as const;
@@ -54,9 +55,9 @@ export interface ModelRunOptions {
   cacheDir?: string;
   /** Forward step budget. @default 15 */
   maxSteps?: number;
-  /** SDK retries on 429/5xx/timeouts. @default 3 */
+  /** SDK retries on 429/5xx/timeouts. @default 2 */
   maxRetries?: number;
-  /** Per-attempt timeout in ms. @default 120000 */
+  /** Per-attempt timeout in ms. @default 60000 */
   timeoutMs?: number;
   /** Past screenshots shown to the model. @default the agent's own (3; UI-TARS 5) */
   historyImages?: number;
@@ -69,6 +70,8 @@ export interface ModelRunOptions {
   prices?: PriceTable;
   /** Environment to read keys from (tests pass their own). @default process.env */
   env?: NodeJS.ProcessEnv;
+  /** Check the endpoint (GET <baseURL>/models) before the episode. @default true */
+  preflight?: boolean;
 }
 
 /** What {@link runModelTask} produced. */
@@ -87,6 +90,8 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
   const task = getSimDeskTask(options.taskId);
   const cacheMode = parseCacheMode(options.cache ?? "off");
   const maxSteps = options.maxSteps ?? 15;
+  const maxRetries = options.maxRetries ?? 2;
+  const timeoutMs = options.timeoutMs ?? 60_000;
   if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new ConfigError(`--max-steps: expected a positive integer, got ${maxSteps}`, { field: "maxSteps" });
 
   const settings = runtimeSettings(options.env ?? process.env);
@@ -97,6 +102,11 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
   }
   apiKey ??= kind === "anthropic" ? settings.anthropicApiKey : settings.apiKey;
   const baseURL = options.baseURL ?? settings.baseUrl;
+  if (baseURL !== undefined && !/^https?:\/\/[^/]/.test(baseURL)) throw new ConfigError(`--base-url: expected an http:// or https:// URL such as http://127.0.0.1:8000/v1, got "${baseURL}"`, { field: "baseUrl" });
+  if (cacheMode !== "read" && baseURL !== undefined && options.preflight !== false) {
+    const backend = kind === "anthropic" ? "anthropic" : kind === "openai-cua" ? "openai-responses" : "openai";
+    await preflightEndpoints([{ baseUrl: baseURL, backend, apiKey, users: ["--policy " + kind] }]);
+  }
 
   const out = resolve(options.out ?? join("runs", `model-${task.id}-${new Date().toISOString().replace(/[:.]/g, "-")}`));
   mkdirSync(out, { recursive: true });
@@ -108,14 +118,14 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
   let cachedModel: (ChatModel & { stats?: CacheStats }) | undefined;
   let policy: ForwardPolicy & { stats?: unknown };
   if (kind === "openai" || kind === "uitars") {
-    const backend = createOpenAIChatModel({ model: options.model, baseURL, apiKey, blobs, maxRetries: options.maxRetries, timeoutMs: options.timeoutMs, prices: options.prices, settings });
+    const backend = createOpenAIChatModel({ model: options.model, baseURL, apiKey, blobs, maxRetries, timeoutMs, prices: options.prices, settings });
     const model: ChatModel & { stats?: CacheStats } = cacheOpts ? withCache(backend, cacheOpts) : backend;
     cachedModel = cacheOpts ? model : undefined;
     policy = kind === "openai" ? createPyautoguiPolicy({ model, ...common }) : createUiTarsPolicy({ model, ...common });
   } else if (kind === "openai-cua") {
-    policy = createOpenAICuaPolicy({ model: options.model, baseURL, apiKey, maxRetries: options.maxRetries, timeoutMs: options.timeoutMs, prices: options.prices, cache: cacheOpts, settings });
+    policy = createOpenAICuaPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings });
   } else {
-    policy = createAnthropicPolicy({ model: options.model, baseURL, apiKey, maxRetries: options.maxRetries, timeoutMs: options.timeoutMs, prices: options.prices, cache: cacheOpts, settings, ...common });
+    policy = createAnthropicPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings, ...common });
   }
 
   const env = createSimDesk({ blobs, width: options.width, height: options.height });

@@ -58,7 +58,8 @@ export function createRuntimeContext(args: {
     components: c,
     options: o,
     events: args.events ?? new EpisodeEvents(),
-    selector: createStepSelector(o.recoveryStep, c.selector),
+    // Without a detector no recovery step is ever selected: a baseline needs no "llm" selector.
+    selector: createStepSelector(recovering || o.recoveryStep !== "llm" ? o.recoveryStep : "error-minus-1", c.selector),
     detectorTimeoutMs: args.knobs?.detectorTimeoutMs ?? 120_000,
     signal: args.signal,
     envSynced: false,

@@ -8,6 +8,8 @@ import errorDetectorUser from "./error-detector-user.ts";
 import recoveryStepSelector from "./recovery-step-selector.ts";
 import recoverySystemPrefix from "./recovery-system-prefix.ts";
 import recoveryInstructionPrefix from "./recovery-instruction-prefix.ts";
+import recoverySystemPrefixTool from "./recovery-system-prefix-tool.ts";
+import recoveryInstructionPrefixTool from "./recovery-instruction-prefix-tool.ts";
 import recoveryTargetContextualizer from "./recovery-target-contextualizer.ts";
 import stateVerifier from "./state-verifier.ts";
 import agenticStateVerifier from "./agentic-state-verifier.ts";
@@ -23,6 +25,8 @@ export const PROMPTS = {
   recoveryStepSelector,
   recoverySystemPrefix,
   recoveryInstructionPrefix,
+  recoverySystemPrefixTool,
+  recoveryInstructionPrefixTool,
   recoveryTargetContextualizer,
   stateVerifier,
   agenticStateVerifier,

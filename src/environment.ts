@@ -39,8 +39,12 @@ export interface Environment {
   step(action: Action): Promise<StepOutcome>;
   /** Take a fresh observation without acting. */
   observe(): Promise<Observation>;
-  /** Run the current task's evaluator against the current state. */
-  evaluate(): Promise<Evaluation>;
+  /**
+   * Run the current task's evaluator against the current state. `end.terminal` is the agent's
+   * closing DONE/FAIL (terminal actions are never sent to `step`), for evaluators that score it,
+   * such as OSWorld's `infeasible` (success = the agent answered FAIL).
+   */
+  evaluate(end?: { terminal?: "DONE" | "FAIL" | null }): Promise<Evaluation>;
   /** Release every resource (processes, containers). Safe to call twice. */
   close(): Promise<void>;
   /** Capture the full state (only when `capabilities.snapshot`). */

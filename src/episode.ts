@@ -38,6 +38,13 @@ export const RecoveryOptionsSchema = z
     replayRetries: z.number().int().min(1).default(3),
     /** Minimum detector confidence that triggers a recovery. @default 0.5 */
     minConfidence: z.number().min(0).max(1).default(0.5),
+    /**
+     * What a state verifier's abstention means when it is asked to confirm a restored state (a
+     * recovery sub-agent's RESTORED claim, or a replay): "reject" = not confirmed (VeriCUA: abstain
+     * is never a yes; a verifier that fails abstains); "ssim" = SSIM >= 0.99 between the current and
+     * the target screenshot decides. @default "reject"
+     */
+    onAbstain: z.enum(["reject", "ssim"]).default("reject"),
     /** Seed for every stochastic choice of the runtime (e.g. error-random). @default 0 */
     seed: z.number().int().default(0),
   })

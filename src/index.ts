@@ -67,6 +67,9 @@ export { createAnthropicPolicy } from "../adapters/policies/anthropic/anthropic-
 export type { AnthropicPolicyOptions } from "../adapters/policies/anthropic/anthropic-policy.ts";
 export { createLangChainPolicy } from "../adapters/policies/langchain/langchain-policy.ts";
 export type { LangChainPolicyOptions } from "../adapters/policies/langchain/langchain-policy.ts";
+export { ACTION_FORMATS, createFormatPolicy } from "../adapters/policies/format.ts";
+export type { ActionFormat, AgentFormatSpec } from "../adapters/policies/format.ts";
+export type { FramablePolicy, PromptFraming } from "../adapters/policies/framing.ts";
 // Recovery runtime (issue 3): the graph, episodes, events, selectors, heuristic detectors.
 export { runEpisode } from "../graphs/run-episode.ts";
 export type { RunEpisodeArgs } from "../graphs/run-episode.ts";

@@ -13,13 +13,19 @@ import type { ModelUsage } from "./usage.ts";
 export const RECOVERY_CONTEXTS = ["0-E", "0-R", "none", "contextualized"] as const;
 export type RecoveryContextKind = (typeof RECOVERY_CONTEXTS)[number];
 
-/** How the environment is brought back to step R. */
-export const RESTORATION_MODES = ["model", "replay", "snapshot", "implicit", "none"] as const;
+/**
+ * How the environment is brought back to step R: the recovery sub-agent (`model`), action replay,
+ * an environment snapshot; `implicit` = nothing is restored and the forward policy simply continues
+ * with no recovery instruction (the paper's implicit recovery, pi_R = pi); `guided` = nothing is
+ * restored, but the forward policy is told which step went wrong (retrace's own variant);
+ * `none` = detections are only recorded.
+ */
+export const RESTORATION_MODES = ["model", "replay", "snapshot", "implicit", "guided", "none"] as const;
 export type RestorationMode = (typeof RESTORATION_MODES)[number];
 
 export interface RecoveryContext {
   kind: RecoveryContextKind;
-  /** Entries 0..E-1 for "0-E", 0..R-1 for "0-R", empty for "none" and "contextualized". */
+  /** Entries 0..E (inclusive) for "0-E", 0..R-1 for "0-R", empty for "none" and "contextualized". */
   history: readonly HistoryEntry[];
   /** The summarizer's description of the target state and the transitions to it ("contextualized"). */
   summary?: string;

@@ -7,7 +7,7 @@ import * as api from "../src/index.ts";
 import * as testing from "../src/testing.ts";
 
 const PUBLIC_API = [
-    "ALL_PROMPTS", "ActionFormatError", "ActionSchema", "AdapterError", "BlobStore", "BudgetExhaustedError",
+    "ACTION_FORMATS", "ALL_PROMPTS", "ActionFormatError", "ActionSchema", "AdapterError", "BlobStore", "BudgetExhaustedError",
     "CACHE_MODES", "ConfigError", "DEFAULT_SLIP_MIX", "DEFAULT_SSIM_THRESHOLD", "DESKTOP_TASKS",
     "DesktopEnvironment", "DetectorReplySchema", "ENVIRONMENT_KINDS", "EPISODE_EVENT_NAMES",
     "EnvironmentError", "EpisodeEvents", "MANAGED_LABEL", "MODEL_ROLES", "MOUSE_BUTTONS",
@@ -19,7 +19,7 @@ const PUBLIC_API = [
     "anthropicComputerInputToActions", "buildRecoveryDataset", "checkTransitionConsistency",
     "consumeFrozenStep", "correctRecoveryStep", "costUsd", "createAnthropicPolicy", "createChatPolicy",
     "createDockerClient", "createDockerDesktop", "createEnvironmentFactory", "createErrorMinusOneSelector",
-    "createErrorRandomSelector", "createLangChainChatModel", "createLangChainPolicy",
+    "createErrorRandomSelector", "createFormatPolicy", "createLangChainChatModel", "createLangChainPolicy",
     "createLlmErrorDetector", "createLlmPerturbationPolicy", "createLlmRecoveryPolicy",
     "createLlmStateVerifier", "createLlmStepSelector", "createLlmSummarizer", "createLoopDetector",
     "createMemoryCheckpointer", "createOpenAIChatModel", "createOpenAICuaPolicy",

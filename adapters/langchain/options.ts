@@ -80,7 +80,7 @@ export interface RecoveryMiddlewareOptions {
   /** Seed for `error-random`. @default 0 */
   seed?: number;
   /** What the restore routine does, as reported in events ("model", "replay", "snapshot"). @default "model" */
-  restoration?: Exclude<RestorationMode, "implicit" | "none">;
+  restoration?: Exclude<RestorationMode, "implicit" | "guided" | "none">;
   /** Time limit of one detector call in ms (0 = none). @default 120000 */
   detectorTimeoutMs?: number;
   /** Emitter to report to (the runtime's typed episode events). @default a new EpisodeEvents */

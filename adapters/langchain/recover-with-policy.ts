@@ -3,7 +3,8 @@
  * explicit recovery sub-agent (any RecoveryPolicy, e.g. createLlmRecoveryPolicy) in an
  * environment: up to `budget` steps per attempt, with the recovery context of the paper (0-E,
  * 0-R, none, or a summarizer's briefing), ending early when the policy declares the target
- * restored or, with a verifier, when the verifier says the screen matches the target.
+ * restored (without a verifier) or when the verifier says the screen matches the target (with
+ * one, only a match confirms: a restored claim it abstains on, or fails on, is not accepted).
  * Unusable policy output is a recorded, counted failed step; the attempt goes on.
  */
 import { z } from "zod";
@@ -14,7 +15,7 @@ import type { HistoryEntry } from "../../src/policy.ts";
 import { RECOVERY_CONTEXTS, type RecoveryContext, type RecoveryPolicy, type StateVerifier, type Summarizer } from "../../src/recovery.ts";
 import type { ModelUsage } from "../../src/usage.ts";
 import { recoveryContextHistory } from "../../src/runtime/history.ts";
-import { ConfigError } from "../../src/errors.ts";
+import { ConfigError, describeError } from "../../src/errors.ts";
 import type { RestoreRequest, RestoreResult } from "./options.ts";
 
 /** Options of {@link recoverWithPolicy}. */
@@ -80,14 +81,24 @@ export function recoverWithPolicy(options: RecoverWithPolicyOptions): (request: 
       });
       usage.push(...(decision.usage ?? []));
       for (const u of decision.usage ?? []) if (u.prompt) prompts.add(u.prompt);
-      if (decision.restored) return done(true, used, `the recovery agent declared the target restored after ${used} step(s)`);
+      if (decision.restored && !verifier) return done(true, used, `the recovery agent declared the target restored after ${used} step(s)`);
       if (decision.failure) failures++;
       const actions = decision.actions.filter((a) => !isTerminal(a));
       const before = observation;
       for (const action of actions) observation = (await env.step(action)).observation;
-      recoveryHistory.push({ step: used, observation: before, actions, ...(decision.response !== undefined ? { response: decision.response } : {}) });
+      recoveryHistory.push({
+        step: used,
+        observation: before,
+        actions,
+        ...(decision.response !== undefined ? { response: decision.response } : {}),
+        ...(decision.memo !== undefined ? { memo: decision.memo } : {}),
+      });
       if (verifier) {
-        const v = await verifier.verify({ target: req.target.observation, current: observation, blobs, signal: req.signal });
+        // Only a match confirms: an abstention, or a verifier that fails, is not a yes (a restored claim included).
+        const v = await verifier.verify({ target: req.target.observation, current: observation, blobs, signal: req.signal }).catch((err: unknown) => {
+          if (req.signal?.aborted) throw err;
+          return { verdict: "abstain" as const, reason: `the verifier failed: ${describeError(err)}`, usage: [] };
+        });
         usage.push(...(v.usage ?? []));
         const ref = (v as { prompt?: unknown }).prompt;
         if (typeof ref === "string") prompts.add(ref);

@@ -34,7 +34,7 @@ export async function callModel(model: ChatModel, request: ChatRequest, opts: Ca
 }
 
 /** Reject as soon as the signal aborts, even if the backend ignores it. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {

@@ -15,5 +15,5 @@ export { createLlmPerturbationPolicy } from "./perturber.ts";
 export type { LlmPerturbationPolicyOptions } from "./perturber.ts";
 export { askForJson, extractJsonObject } from "./json-reply.ts";
 export type { AskForJsonOptions, JsonReply } from "./json-reply.ts";
-export { decideFromReply, defaultActionParser } from "./reply-actions.ts";
+export { decideFromReply, defaultActionParser, readRecoveryReply } from "./reply-actions.ts";
 export type { ActionParser } from "./reply-actions.ts";

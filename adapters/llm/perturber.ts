@@ -1,42 +1,41 @@
 /**
- * The perturbation policy of recovery evaluation (paper Sec. 5.2 / App. A.1): an agent on the
- * forward model's backbone, prompted to drift a correct trajectory into an erroneous state with
- * meaningful actions within a small budget. It is a ForwardPolicy so the same runner can drive it.
- * Each decision it makes is tagged `memo: { perturbation: true }`, which is how it counts the
+ * The perturbation policy of recovery evaluation (paper Sec. 5.2 / App. A.1): the forward agent
+ * (same backbone, same action format, built by the same adapter) with the perturbation
+ * instruction prepended to its per-step instruction, prompted to drift a correct trajectory into
+ * an erroneous state with meaningful actions within a small budget. It is a ForwardPolicy so the
+ * same runner can drive it. Each decision it makes is tagged `memo: { perturbation: true }` (merged
+ * into the format's own memo, e.g. a computer-use conversation id), which is how it counts the
  * budget it has used from the history it is handed back.
  */
 import { z } from "zod";
-import type { ChatContentPart, ChatModel } from "../../src/model.ts";
-import type { ForwardPolicy, HistoryEntry, PolicyDecision, PolicyInput } from "../../src/policy.ts";
-import { renderPrompt } from "../../src/prompt.ts";
+import { ConfigError } from "../../src/errors.ts";
+import type { ChatModel } from "../../src/model.ts";
+import type { ForwardPolicy, HistoryEntry, JsonValue, PolicyDecision, PolicyInput } from "../../src/policy.ts";
+import { promptRef, renderPrompt } from "../../src/prompt.ts";
 import { logger } from "../../src/logger.ts";
 import perturbationInstruction from "../../prompts/perturbation-instruction.ts";
-import forwardSystem from "../../prompts/forward-pyautogui-system.ts";
-import forwardStep from "../../prompts/forward-pyautogui-step.ts";
-import { callModel } from "./call.ts";
-import { historyParts, screenshotPart } from "./history.ts";
-import { callFields, imagesField, parseOptions, requireModel } from "./options.ts";
-import { joinPromptRefs } from "./prompt-refs.ts";
-import { decideFromReply, defaultActionParser, type ActionParser } from "./reply-actions.ts";
+import type { AgentFormatSpec } from "../policies/format.ts";
+import { framedAgent, proposeGuarded } from "./framed-agent.ts";
+import { imagesField, parseOptions } from "./options.ts";
 
 /** Options of {@link createLlmPerturbationPolicy}. */
 export interface LlmPerturbationPolicyOptions {
-  /** The forward model's backbone. */
-  model: ChatModel;
+  /** The forward agent's spec (backbone and action format). @default { format: "pyautogui", model } */
+  agent?: AgentFormatSpec;
+  /** Shorthand for `agent: { format: "pyautogui", model }`. */
+  model?: ChatModel;
   /** Perturbation steps allowed (the recovery distance d; paper: 1 short, 5 long horizon). @default 1 */
   budget?: number;
   /** Past screenshots to attach. @default 1 */
   historyImages?: number;
-  /** Image detail hint. @default "auto" */
+  /** Image detail hint (chat formats). @default the agent's, else "auto" */
   detail?: "low" | "high" | "auto";
-  /** Sampling temperature. @default 0.7 */
+  /** Sampling temperature. @default the agent's, else 0.7 */
   temperature?: number;
-  /** Max output tokens. @default 3000 */
+  /** Max output tokens. @default the agent's, else 3000 */
   maxTokens?: number;
-  /** Per-call time limit in ms. @default undefined (the backend's timeout) */
+  /** Per-call time limit in ms; a timeout is a recorded model-error step. @default undefined (the backend's timeout) */
   timeoutMs?: number;
-  /** Converter from the model's reply to actions. @default the pyautogui converter */
-  parseActions?: ActionParser;
   /** Name in records. @default "llm-perturber" */
   name?: string;
 }
@@ -45,7 +44,11 @@ const OptionsSchema = z
   .object({
     budget: z.number().int().min(1).default(1),
     historyImages: imagesField(1),
-    ...callFields({ name: "llm-perturber", temperature: 0.7, maxTokens: 3000 }),
+    detail: z.enum(["low", "high", "auto"]).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    maxTokens: z.number().int().min(1).optional(),
+    timeoutMs: z.number().int().min(1).optional(),
+    name: z.string().min(1).default("llm-perturber"),
   })
   .strict();
 
@@ -55,59 +58,42 @@ function isPerturbation(e: HistoryEntry): boolean {
   return typeof e.memo === "object" && e.memo !== null && !Array.isArray(e.memo) && e.memo.perturbation === true;
 }
 
-/** A perturbation policy backed by a chat model. */
+/** The format's memo with the perturbation tag added. */
+function tagged(memo: JsonValue | undefined): JsonValue {
+  const base = memo && typeof memo === "object" && !Array.isArray(memo) ? memo : {};
+  return { ...base, perturbation: true };
+}
+
+/** A perturbation policy in the agent's action format. */
 export function createLlmPerturbationPolicy(options: LlmPerturbationPolicyOptions): ForwardPolicy {
-  const { model, parseActions, ...rest } = options;
-  requireModel(model, "createLlmPerturbationPolicy");
+  const { agent, model, ...rest } = options ?? ({} as LlmPerturbationPolicyOptions);
   const o = parseOptions(OptionsSchema, rest, "createLlmPerturbationPolicy");
-  const parse = parseActions ?? defaultActionParser;
-  const prompt = joinPromptRefs(forwardSystem, perturbationInstruction, forwardStep);
+  if (!agent && !model) throw new ConfigError('createLlmPerturbationPolicy: option "agent" (the forward agent spec) or "model" (a ChatModel) is required', { field: "agent" });
+  const spec: AgentFormatSpec = agent ?? { format: "pyautogui", model: model!, temperature: 0.7, maxTokens: 3000 };
+  const policy = framedAgent(spec, { historyImages: o.historyImages, detail: o.detail, temperature: o.temperature, maxTokens: o.maxTokens }, "createLlmPerturbationPolicy");
+  const prompt = promptRef(perturbationInstruction);
   return {
     name: o.name,
     async propose(input: PolicyInput): Promise<PolicyDecision> {
-      const memo = { perturbation: true };
       const stepsLeft = o.budget - input.history.filter(isPerturbation).length;
-      if (stepsLeft <= 0) return { actions: [], memo, failure: { kind: "refused", message: `perturbation budget of ${o.budget} step(s) is spent` } };
-      const parts: ChatContentPart[] = [];
-      if (input.history.length > 0) {
-        parts.push({ type: "text", text: "What the agent has done so far:" }, ...historyParts(input.history, { images: o.historyImages, detail: o.detail }));
-      }
-      parts.push(
-        {
-          type: "text",
-          text:
-            renderPrompt(perturbationInstruction, { instruction: input.task.instruction, steps_left: stepsLeft }) +
-            "\n\n" +
-            renderPrompt(forwardStep, { instruction: input.task.instruction }),
-        },
-        screenshotPart(input.observation, o.detail),
+      if (stepsLeft <= 0) return { actions: [], memo: { perturbation: true }, failure: { kind: "refused", message: `perturbation budget of ${o.budget} step(s) is spent` } };
+      const { signal, ...forwardInput } = input;
+      const decision = await proposeGuarded(
+        policy,
+        forwardInput,
+        { prompt, role: "perturber", instructionPrefix: renderPrompt(perturbationInstruction, { instruction: input.task.instruction, steps_left: stepsLeft }) },
+        { timeoutMs: o.timeoutMs, signal },
       );
-      const res = await callModel(
-        model,
-        {
-          role: "perturber",
-          prompt,
-          temperature: o.temperature,
-          maxTokens: o.maxTokens,
-          messages: [
-            { role: "system", content: renderPrompt(forwardSystem, { screen_width: input.observation.width, screen_height: input.observation.height }) },
-            { role: "user", content: parts },
-          ],
-        },
-        { timeoutMs: o.timeoutMs, signal: input.signal },
-      );
-      if (!res.ok) {
-        logger.warn({ perturber: o.name, error: res.error }, "perturbation model call failed");
-        return { actions: [], memo, failure: { kind: "model-error", message: res.error } };
+      const memo = tagged(decision.memo);
+      if (decision.failure) {
+        if (decision.failure.kind === "model-error") logger.warn({ perturber: o.name, error: decision.failure.message }, "perturbation model call failed");
+        return { ...decision, actions: [], memo };
       }
-      const decision = decideFromReply(res.response.text, { parse, screen: { width: input.observation.width, height: input.observation.height } });
-      const base = { response: res.response.text, usage: [res.response.usage], memo };
-      if (decision.failure) return { ...base, actions: [], failure: decision.failure };
       const meaningful = decision.actions.filter((a) => !NOT_A_PERTURBATION.has(a.type));
       if (meaningful.length === 0) {
-        return { ...base, actions: [], failure: { kind: "refused", message: "the perturbation produced no state-changing action (only WAIT/DONE/FAIL)" } };
+        return { ...decision, actions: [], memo, failure: { kind: "refused", message: "the perturbation produced no state-changing action (only WAIT/DONE/FAIL)" } };
       }
-      return { ...base, actions: meaningful };
+      return { ...decision, actions: meaningful, memo };
     },
   };
 }

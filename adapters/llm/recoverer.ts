@@ -1,141 +1,138 @@
 /**
- * The explicit recovery sub-agent backed by a chat model: the forward model (same backbone) with
- * the recovery system prefix and recovery instruction prefix prepended to its default pyautogui
- * prompts, shown the TARGET screenshot, the chosen recovery context (history 0-E / 0-R, none, or
- * the contextualizer's summary), the steps of this attempt so far and the current screenshot.
- * It ends the attempt early by answering {@link RESTORED_TOKEN} (or DONE). Unusable output is a
- * recorded failure of that step, never a crash; model code is parsed, never run.
+ * The explicit recovery sub-agent backed by a model: the forward agent (same backbone, same action
+ * format: pyautogui, UI-TARS, OpenAI computer use or Anthropic computer use, built by the same
+ * adapter as the forward agent) with the recovery system prefix and recovery instruction prefix
+ * prepended to its default prompts (paper App. A.2; a text-action pair and a computer-tool pair,
+ * one file each in prompts/). Before its own conversation it is shown the TARGET screenshot and the
+ * chosen recovery context (history 0-E / 0-R, none, or the contextualizer's summary); its own
+ * steps of this attempt are its conversation. It ends the attempt by answering
+ * {@link RESTORED_TOKEN} (or DONE; a tool agent answering without a tool call). Unusable output is
+ * a recorded failure of that step, never a crash; model output is parsed, never run.
  */
 import { z } from "zod";
-import type { ChatContentPart, ChatMessage, ChatModel } from "../../src/model.ts";
-import { renderPrompt } from "../../src/prompt.ts";
+import { ConfigError } from "../../src/errors.ts";
+import type { ChatContentPart, ChatModel } from "../../src/model.ts";
+import type { PolicyDecision, PolicyInput } from "../../src/policy.ts";
+import { promptRef, renderPrompt } from "../../src/prompt.ts";
 import type { RecoveryDecision, RecoveryInput, RecoveryPolicy } from "../../src/recovery.ts";
 import { logger } from "../../src/logger.ts";
 import recoverySystemPrefix from "../../prompts/recovery-system-prefix.ts";
 import recoveryInstructionPrefix from "../../prompts/recovery-instruction-prefix.ts";
-import forwardSystem from "../../prompts/forward-pyautogui-system.ts";
-import forwardStep from "../../prompts/forward-pyautogui-step.ts";
-import { callModel } from "./call.ts";
+import recoverySystemPrefixTool from "../../prompts/recovery-system-prefix-tool.ts";
+import recoveryInstructionPrefixTool from "../../prompts/recovery-instruction-prefix-tool.ts";
+import type { AgentFormatSpec } from "../policies/format.ts";
+import type { PromptFraming } from "../policies/framing.ts";
 import { historyParts, screenshotPart } from "./history.ts";
-import { callFields, imagesField, parseOptions, requireModel } from "./options.ts";
-import { joinPromptRefs } from "./prompt-refs.ts";
-import { decideFromReply, defaultActionParser, type ActionParser } from "./reply-actions.ts";
+import { framedAgent, proposeGuarded } from "./framed-agent.ts";
+import { imagesField, parseOptions } from "./options.ts";
+import { readRecoveryReply } from "./reply-actions.ts";
 
 /** The word the recovery agent answers, alone, when the TARGET state is reached. */
 export const RESTORED_TOKEN = "RESTORED";
 
 /** Options of {@link createLlmRecoveryPolicy}. */
 export interface LlmRecoveryPolicyOptions {
-  /** The forward model's backbone (the paper uses the same one for forward and recovery). */
-  model: ChatModel;
-  /** Action space the model writes. Only "pyautogui" for now. @default "pyautogui" */
-  actionFormat?: "pyautogui";
+  /**
+   * The recovery agent's backbone and action format. Pass the forward agent's own spec to get the
+   * paper's setup (App. B.2: same backbone, different prompts and step budget). @default { format: actionFormat, model }
+   */
+  agent?: AgentFormatSpec;
+  /** Shorthand for `agent: { format: actionFormat, model }` (chat formats). */
+  model?: ChatModel;
+  /** Action format of the shorthand. @default "pyautogui" */
+  actionFormat?: "pyautogui" | "uitars";
   /** Screenshots of the recovery-context history to attach (most recent first). @default 3 */
   historyImages?: number;
   /** Screenshots of this attempt's earlier recovery steps to attach. @default 1 */
   recoveryImages?: number;
-  /** Image detail hint. @default "auto" */
+  /** Image detail hint (chat formats). @default the agent's, else "auto" */
   detail?: "low" | "high" | "auto";
   /** Characters of each past step's raw response shown in the context. @default 0 */
   responseChars?: number;
-  /** Sampling temperature (paper: the forward model's own, e.g. 0.7). @default 0.7 */
+  /** Sampling temperature. @default the agent's, else 0.7 (paper: the forward model's own) */
   temperature?: number;
-  /** Max output tokens. @default 3000 */
+  /** Max output tokens. @default the agent's, else 3000 */
   maxTokens?: number;
-  /** Per-call time limit in ms. @default undefined (the backend's timeout) */
+  /** Per-call time limit in ms; a timeout is a recorded model-error step. @default undefined (the backend's timeout) */
   timeoutMs?: number;
-  /** Converter from the model's reply to actions; throws ActionFormatError on unusable output. @default the pyautogui converter */
-  parseActions?: ActionParser;
   /** Name in records. @default "llm-recoverer" */
   name?: string;
 }
 
 const OptionsSchema = z
   .object({
-    actionFormat: z.literal("pyautogui").default("pyautogui"),
+    actionFormat: z.enum(["pyautogui", "uitars"]).default("pyautogui"),
     historyImages: imagesField(3),
     recoveryImages: imagesField(1),
     responseChars: z.number().int().min(0).default(0),
-    ...callFields({ name: "llm-recoverer", temperature: 0.7, maxTokens: 3000 }),
+    detail: z.enum(["low", "high", "auto"]).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    maxTokens: z.number().int().min(1).optional(),
+    timeoutMs: z.number().int().min(1).optional(),
+    name: z.string().min(1).default("llm-recoverer"),
   })
   .strict();
 
 const CONTEXT_NOTES: Record<RecoveryInput["context"]["kind"], (n: number) => string> = {
-  "0-E": (n) => `Below is the earlier run's history up to the wrong step (${n} step(s)), so you can see what changed after the TARGET state.`,
+  "0-E": (n) => `Below is the earlier run's history up to and including the wrong step (${n} step(s)), so you can see what changed after the TARGET state.`,
   "0-R": (n) => `Below is the earlier run's history up to the TARGET state (${n} step(s)), so you can see how the TARGET state came about.`,
   none: () => "No history of the earlier run is given; rely on the TARGET screenshot.",
   contextualized: () => "Below is a briefing describing the TARGET state and how it came about, including changes a screenshot cannot show.",
 };
 
-/** The explicit recovery policy. */
+/** The explicit recovery policy, in the agent's action format. */
 export function createLlmRecoveryPolicy(options: LlmRecoveryPolicyOptions): RecoveryPolicy {
-  const { model, parseActions, ...rest } = options;
-  requireModel(model, "createLlmRecoveryPolicy");
+  const { agent, model, ...rest } = options ?? ({} as LlmRecoveryPolicyOptions);
   const o = parseOptions(OptionsSchema, rest, "createLlmRecoveryPolicy");
-  const parse = parseActions ?? defaultActionParser;
-  const prompt = joinPromptRefs(recoverySystemPrefix, forwardSystem, recoveryInstructionPrefix, forwardStep);
+  if (!agent && !model) throw new ConfigError('createLlmRecoveryPolicy: option "agent" (the forward agent spec) or "model" (a ChatModel) is required', { field: "agent" });
+  const spec: AgentFormatSpec = agent ?? ({ format: o.actionFormat, model: model!, temperature: 0.7, maxTokens: 3000 } as AgentFormatSpec);
+  const tool = spec.format === "openai-cua" || spec.format === "anthropic";
+  const [systemPrefix, instructionPrefix] = tool ? [recoverySystemPrefixTool, recoveryInstructionPrefixTool] : [recoverySystemPrefix, recoveryInstructionPrefix];
+  const policy = framedAgent(spec, { historyImages: o.recoveryImages, detail: o.detail, temperature: o.temperature, maxTokens: o.maxTokens }, "createLlmRecoveryPolicy");
+  const prompt = `${promptRef(systemPrefix)}+${promptRef(instructionPrefix)}`;
 
-  function messages(input: RecoveryInput): ChatMessage[] {
+  function framing(input: RecoveryInput): PromptFraming {
     const { context, target } = input;
-    const system =
-      renderPrompt(recoverySystemPrefix, { restored_token: RESTORED_TOKEN }) +
-      "\n\n" +
-      renderPrompt(forwardSystem, { screen_width: input.observation.width, screen_height: input.observation.height });
-    const parts: ChatContentPart[] = [
+    const preamble: ChatContentPart[] = [
       { type: "text", text: `TARGET screenshot (the state just before step ${target.step}):` },
       screenshotPart(target.observation, o.detail),
     ];
     if ((context.kind === "0-E" || context.kind === "0-R") && context.history.length > 0) {
-      parts.push({ type: "text", text: `Earlier run, steps 0 to ${context.history.length - 1}:` });
-      parts.push(...historyParts(context.history, { images: o.historyImages, detail: o.detail, responseChars: o.responseChars }));
+      preamble.push({ type: "text", text: `Earlier run, steps 0 to ${context.history.length - 1}:` });
+      preamble.push(...historyParts(context.history, { images: o.historyImages, detail: o.detail, responseChars: o.responseChars }));
     } else if (context.kind === "contextualized") {
-      parts.push({ type: "text", text: `Briefing on the TARGET state:\n${context.summary?.trim() || "(no briefing available)"}` });
+      preamble.push({ type: "text", text: `Briefing on the TARGET state:\n${context.summary?.trim() || "(no briefing available)"}` });
     }
-    if (input.recoveryHistory.length > 0) {
-      parts.push({ type: "text", text: "Recovery actions you already took in this attempt (numbered within the attempt):" });
-      parts.push(...historyParts(input.recoveryHistory, { images: o.recoveryImages, detail: o.detail }));
-    }
-    const stepsLeft = Math.max(0, input.budget.max - input.budget.used);
     const contextCount = context.kind === "0-E" || context.kind === "0-R" ? context.history.length : 0;
-    parts.push({
-      type: "text",
-      text:
-        renderPrompt(recoveryInstructionPrefix, {
-          target_step: target.step,
-          error_step: input.errorStep,
-          context_note: CONTEXT_NOTES[context.kind](contextCount),
-          steps_left: stepsLeft,
-          restored_token: RESTORED_TOKEN,
-        }) +
-        "\n\n" +
-        renderPrompt(forwardStep, { instruction: input.task.instruction }),
-    });
-    parts.push({ type: "text", text: "CURRENT screenshot:" }, screenshotPart(input.observation, o.detail));
-    return [
-      { role: "system", content: system },
-      { role: "user", content: parts },
-    ];
+    return {
+      prompt,
+      role: "recoverer",
+      systemPrefix: renderPrompt(systemPrefix, { restored_token: RESTORED_TOKEN }),
+      instructionPrefix: renderPrompt(instructionPrefix, {
+        target_step: target.step,
+        error_step: input.errorStep,
+        context_note: CONTEXT_NOTES[context.kind](contextCount),
+        steps_left: Math.max(0, input.budget.max - input.budget.used),
+        restored_token: RESTORED_TOKEN,
+      }),
+      preamble,
+    };
   }
 
   return {
     name: o.name,
     async propose(input: RecoveryInput): Promise<RecoveryDecision> {
-      const res = await callModel(
-        model,
-        { role: "recoverer", prompt, messages: messages(input), temperature: o.temperature, maxTokens: o.maxTokens },
-        { timeoutMs: o.timeoutMs, signal: input.signal },
-      );
-      if (!res.ok) {
-        logger.warn({ recoverer: o.name, error: res.error }, "recovery model call failed");
-        return { actions: [], failure: { kind: "model-error", message: res.error } };
-      }
-      const decision = decideFromReply(res.response.text, {
-        parse,
-        screen: { width: input.observation.width, height: input.observation.height },
-        restoredToken: RESTORED_TOKEN,
-        doneMeansRestored: true,
-      });
-      return { ...decision, response: res.response.text, usage: [res.response.usage] };
+      const forwardInput: Omit<PolicyInput, "signal"> = {
+        task: input.task,
+        history: input.recoveryHistory,
+        observation: input.observation,
+        step: input.recoveryHistory.length,
+        tick: input.tick,
+        blobs: input.blobs,
+      };
+      const decision: PolicyDecision = await proposeGuarded(policy, forwardInput, framing(input), { timeoutMs: o.timeoutMs, signal: input.signal });
+      if (decision.failure?.kind === "model-error") logger.warn({ recoverer: o.name, error: decision.failure.message }, "recovery model call failed");
+      return readRecoveryReply(decision, RESTORED_TOKEN);
     },
   };
 }

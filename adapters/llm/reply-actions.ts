@@ -5,6 +5,7 @@
  */
 import type { Action } from "../../src/action.ts";
 import type { PolicyDecision } from "../../src/policy.ts";
+import type { RecoveryDecision } from "../../src/recovery.ts";
 import { toPolicyFailure } from "../actions/errors.ts";
 import { extractCodeBlocks, pyautoguiResponseToActions } from "../actions/pyautogui/convert.ts";
 
@@ -36,16 +37,27 @@ export function decideFromReply(reply: string, how: ReplyReading): ReplyDecision
   } catch (err) {
     return { actions: [], failure: toPolicyFailure(err) };
   }
-  if (how.doneMeansRestored) {
-    const done = actions.findIndex((a) => a.type === "DONE");
-    if (done === 0) return { actions: [], restored: true };
-    // Actions before DONE still have to run; the next step can declare the target restored.
-    if (done > 0) return { actions: actions.slice(0, done) };
-    if (actions.some((a) => a.type === "FAIL")) {
-      return { actions: [], failure: { kind: "refused", message: "the recovery agent answered FAIL (gave up on restoring the target)" } };
-    }
+  // Same DONE/FAIL reading as the format-adapter path (no response given: no second token check).
+  return how.doneMeansRestored ? readRecoveryReply({ actions }, how.restoredToken ?? "") : { actions };
+}
+
+/**
+ * A recovery agent's decision from its format adapter's decision: an answer that declares the
+ * token (and carries no usable action) is a restored claim, whatever the format's parser made of
+ * it; DONE first is a restored claim (actions before DONE still run first); FAIL is a recorded
+ * give-up. Response, usage and memo are kept.
+ */
+export function readRecoveryReply(decision: PolicyDecision, restoredToken: string): RecoveryDecision {
+  const { actions, failure: _failure, ...kept } = decision;
+  if (actions.length === 0 && decision.response && declaresToken(decision.response, restoredToken)) return { ...kept, actions: [], restored: true };
+  if (decision.failure) return decision;
+  const done = actions.findIndex((a) => a.type === "DONE");
+  if (done === 0) return { ...kept, actions: [], restored: true };
+  if (done > 0) return { ...kept, actions: actions.slice(0, done) };
+  if (actions.some((a) => a.type === "FAIL")) {
+    return { ...kept, actions: [], failure: { kind: "refused", message: "the recovery agent answered FAIL (gave up on restoring the target)" } };
   }
-  return { actions };
+  return decision;
 }
 
 /** True when a line is just the token (markdown emphasis and a trailing period allowed) and there is no code block. */

@@ -74,6 +74,14 @@ export interface ScriptedOpenAIServerOptions {
   script?: ScriptStep[];
   /** Model name used in answers when the request has none. @default "scripted-model" */
   model?: string;
+  /**
+   * Choose the answer from the request instead of the script's order, e.g. one queue per role
+   * when several agents share the server: return the step, or undefined for "unexpected".
+   * The script is not consulted when this is given. @default none
+   */
+  responder?: (request: RecordedRequest) => ScriptStep | undefined;
+  /** Status of `GET /v1/models` (the endpoint preflight); 200 lists `model`. @default 200 */
+  modelsStatus?: number;
 }
 
 /** A running scripted server. */
@@ -84,8 +92,10 @@ export interface ScriptedOpenAIServer {
   readonly origin: string;
   /** Every request received, in order. */
   readonly requests: RecordedRequest[];
-  /** Number of requests received (including errors and unexpected ones). */
+  /** Number of requests received (including errors and unexpected ones), `GET /v1/models` excluded. */
   readonly calls: number;
+  /** Number of `GET /v1/models` requests (endpoint preflights); not in `requests`. */
+  readonly modelListCalls: number;
   /** Problems seen so far (unexpected requests, failed expectations). */
   readonly problems: string[];
   /** Append steps to the script. */
@@ -112,9 +122,15 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
   const timers = new Set<NodeJS.Timeout>();
   const defaultModel = options.model ?? "scripted-model";
 
+  let modelListCalls = 0;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const raw = await readBody(req);
     const path = (req.url ?? "").split("?")[0];
+    if (req.method === "GET" && path.endsWith("/models")) {
+      modelListCalls++;
+      const status = options.modelsStatus ?? 200;
+      return status === 200 ? sendJson(res, 200, { object: "list", data: [{ id: defaultModel, object: "model", owned_by: "scripted" }] }) : sendJson(res, status, { error: { message: `scripted error ${status}`, type: "server_error" } });
+    }
     const endpoint = ENDPOINTS.find(([suffix]) => path.endsWith(suffix))?.[1] ?? "unknown";
     let body: any = undefined;
     try {
@@ -130,7 +146,15 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
       sendJson(res, 400, { error: { message: `scripted server: ${message}`, type: "invalid_request_error", code: "scripted_unexpected" } });
     };
     if (req.method !== "POST" || endpoint === "unknown") return fail(`request #${record.index} ${req.method} ${path} is not a supported endpoint`);
-    const step = script.shift();
+    let step: ScriptStep | undefined;
+    if (options.responder) {
+      try {
+        step = options.responder(record);
+      } catch (err) {
+        return fail(`request #${record.index}: the responder failed: ${(err as Error).message}`);
+      }
+      if (!step) return fail(`request #${record.index} to ${path}: the responder has no answer for it`);
+    } else step = script.shift();
     if (!step) return fail(`request #${record.index} to ${path} arrived but the script has no steps left`);
     record.step = step;
     if (step.endpoint && step.endpoint !== endpoint) return fail(`request #${record.index} went to ${endpoint} but the next step expects ${step.endpoint}`);
@@ -186,6 +210,9 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
     problems,
     get calls() {
       return requests.length;
+    },
+    get modelListCalls() {
+      return modelListCalls;
     },
     push: (...steps) => void script.push(...steps),
     remaining: () => script.length,

@@ -1,12 +1,16 @@
 /**
- * `retrace dataset build`: build a recovery evaluation set on SimDesk with the seeded simulated
- * forward and perturbation policies (paper Section 5.2 / Appendix A.1), printing the count after
- * every filtering stage (Table 6). Results are labelled simulated.
+ * `retrace dataset build`: build a recovery evaluation set (paper Section 5.2 / Appendix A.1),
+ * printing the count after every filtering stage (Table 6). Without `--config`: SimDesk with the
+ * seeded simulated forward and perturbation policies, labelled simulated. With `--config` (a
+ * `kind: recovery-eval` file): the config's model agents on `--env simdesk|x11|docker`.
  */
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
 import { SIM_PROFILES, type SimForwardProfileName } from "../../adapters/policies/simulated/index.ts";
 import { buildSimDeskDataset } from "../recovery-eval/run.ts";
+import { buildConfiguredDataset } from "../recovery-eval/models.ts";
+import type { RecoveryDatasetManifest } from "../../src/dataset/types.ts";
+import { addModelEvalFlags, cacheFromFlags, configFromFlags, usageLines, type ModelEvalFlags } from "./recovery-eval-models.ts";
 
 /** Parse a non-negative/positive integer flag or throw a ConfigError naming it. */
 export function intFlag(name: string, value: string | undefined, min = 1): number | undefined {
@@ -25,7 +29,7 @@ export function intListFlag(name: string, value: string | undefined): number[] |
   return out;
 }
 
-interface BuildFlags {
+interface BuildFlags extends ModelEvalFlags {
   out: string;
   tasks?: string;
   limit?: string;
@@ -47,9 +51,9 @@ interface BuildFlags {
 
 export function register(program: Command): void {
   const dataset = program.command("dataset").description("Recovery evaluation sets (paper Section 5.2).");
-  dataset
+  const build = dataset
     .command("build")
-    .description("Build a transition-consistent recovery evaluation set on SimDesk with simulated policies: rollouts, N-replay filtering, seed steps, perturbation (d steps), genuine-error, near-identical and duplicate filters. SIMULATED.")
+    .description("Build a transition-consistent recovery evaluation set: rollouts, N-replay filtering, seed steps, perturbation (d steps), genuine-error, near-identical and duplicate filters. Default: SimDesk with simulated policies (SIMULATED); --config: the config's model agents on --env simdesk|x11|docker (the config sets the build settings).")
     .option("-o, --out <dir>", "dataset folder (dataset.json, tasks.json, samples.jsonl, blobs/)", "runs/recovery-dataset")
     .option("--tasks <ids>", "comma-separated SimDesk task ids (default: all)")
     .option("--limit <n>", "use only the first n tasks")
@@ -66,28 +70,39 @@ export function register(program: Command): void {
     .option("--height <px>", "screen height", "800")
     .option("--verify <how>", "confirm replayed targets by auto (ground-truth state hash), state-hash or ssim (>= 0.99)", "auto")
     .option("--flaky <p>", "lose each state-changing action with probability p (a flaky desktop; shows N-replay filtering at work)")
-    .option("-q, --quiet", "print only the summary")
-    .action(async (flags: BuildFlags) => {
-      if (!["auto", "state-hash", "ssim"].includes(flags.verify)) throw new ConfigError(`--verify: expected auto, state-hash or ssim, got "${flags.verify}"`, { field: "verify" });
-      const flaky = flags.flaky === undefined ? undefined : Number(flags.flaky);
-      if (flaky !== undefined && !(flaky >= 0 && flaky < 1)) throw new ConfigError(`--flaky: expected a probability in [0, 1), got "${flags.flaky}"`, { field: "flaky" });
-      if (!(flags.forward in SIM_PROFILES.forward)) throw new ConfigError(`--forward: unknown profile "${flags.forward}" (one of ${Object.keys(SIM_PROFILES.forward).join(", ")})`, { field: "forward" });
-      const seed = intFlag("seed", flags.seed, Number.MIN_SAFE_INTEGER)!;
-      const m = await buildSimDeskDataset({
-        out: flags.out, tasks: flags.tasks?.split(",").map((s) => s.trim()).filter(Boolean), limit: intFlag("limit", flags.limit), seed,
-        rolloutsPerTask: intFlag("rollouts", flags.rollouts), replays: intFlag("replays", flags.replays), seedStepsPerTrajectory: intFlag("seed-steps", flags.seedSteps),
-        distances: intListFlag("distances", flags.distances), maxSamplesPerDistance: intFlag("max-samples", flags.maxSamples), maxSteps: intFlag("max-steps", flags.maxSteps),
-        forward: flags.forward as SimForwardProfileName, noise: flags.noise === true, noiseSeed: seed, width: intFlag("width", flags.width), height: intFlag("height", flags.height),
-        verify: flags.verify as "auto" | "state-hash" | "ssim", flakyRate: flaky,
-        onProgress: flags.quiet ? undefined : (m) => process.stderr.write(`${m}\n`),
-      });
-      const t = m.trajectories;
-      const lines = [
-        `SIMULATED dataset ${m.version} (${m.simulatedLabel})`,
-        `trajectories: ${t.rollouts} rollouts -> ${t.successful} successful -> ${t.wellFormed} well-formed -> ${t.transitionConsistent} transition-consistent (retention ${(100 * m.retention).toFixed(1)}%)`,
-        ...m.stages.map((s) => `d=${s.distance}: ${s.seedSteps} seed steps -> ${s.targetReproduced} target reproduced -> ${s.perturbed} perturbed -> ${s.perturbationWellFormed} well-formed -> ${s.genuineError} genuine error -> ${s.notNearIdentical} not near-identical -> ${s.deduplicated} unique -> ${s.final} final`),
-        `samples: ${m.samples} in ${flags.out}`,
-      ];
-      process.stdout.write(lines.join("\n") + "\n");
+    .option("-q, --quiet", "print only the summary");
+  addModelEvalFlags(build).action(async (flags: BuildFlags) => {
+    const onProgress = flags.quiet ? undefined : (m: string) => process.stderr.write(`${m}\n`);
+    const config = configFromFlags(flags);
+    if (config) {
+      const { manifest, usage } = await buildConfiguredDataset({ config, out: flags.out, ...cacheFromFlags(flags), onProgress });
+      process.stdout.write([...summaryLines(manifest, flags.out, config.env.kind), ...usageLines(usage)].join("\n") + "\n");
+      return;
+    }
+    if (!["auto", "state-hash", "ssim"].includes(flags.verify)) throw new ConfigError(`--verify: expected auto, state-hash or ssim, got "${flags.verify}"`, { field: "verify" });
+    const flaky = flags.flaky === undefined ? undefined : Number(flags.flaky);
+    if (flaky !== undefined && !(flaky >= 0 && flaky < 1)) throw new ConfigError(`--flaky: expected a probability in [0, 1), got "${flags.flaky}"`, { field: "flaky" });
+    if (!(flags.forward in SIM_PROFILES.forward)) throw new ConfigError(`--forward: unknown profile "${flags.forward}" (one of ${Object.keys(SIM_PROFILES.forward).join(", ")})`, { field: "forward" });
+    const seed = intFlag("seed", flags.seed, Number.MIN_SAFE_INTEGER)!;
+    const m = await buildSimDeskDataset({
+      out: flags.out, tasks: flags.tasks?.split(",").map((s) => s.trim()).filter(Boolean), limit: intFlag("limit", flags.limit), seed,
+      rolloutsPerTask: intFlag("rollouts", flags.rollouts), replays: intFlag("replays", flags.replays), seedStepsPerTrajectory: intFlag("seed-steps", flags.seedSteps),
+      distances: intListFlag("distances", flags.distances), maxSamplesPerDistance: intFlag("max-samples", flags.maxSamples), maxSteps: intFlag("max-steps", flags.maxSteps),
+      forward: flags.forward as SimForwardProfileName, noise: flags.noise === true, noiseSeed: seed, width: intFlag("width", flags.width), height: intFlag("height", flags.height),
+      verify: flags.verify as "auto" | "state-hash" | "ssim", flakyRate: flaky,
+      onProgress,
     });
+    process.stdout.write(summaryLines(m, flags.out, "simdesk").join("\n") + "\n");
+  });
+}
+
+/** The stage counts of a built dataset, one line per stage. */
+function summaryLines(m: RecoveryDatasetManifest, out: string, env: string): string[] {
+  const t = m.trajectories;
+  return [
+    m.simulated ? `SIMULATED dataset ${m.version} on ${env} (${m.simulatedLabel})` : `dataset ${m.version} on ${env} (model agents, simulated: false)`,
+    `trajectories: ${t.rollouts} rollouts -> ${t.successful} successful -> ${t.wellFormed} well-formed -> ${t.transitionConsistent} transition-consistent (retention ${(100 * m.retention).toFixed(1)}%)`,
+    ...m.stages.map((s) => `d=${s.distance}: ${s.seedSteps} seed steps -> ${s.targetReproduced} target reproduced -> ${s.perturbed} perturbed -> ${s.perturbationWellFormed} well-formed -> ${s.genuineError} genuine error -> ${s.notNearIdentical} not near-identical -> ${s.deduplicated} unique -> ${s.final} final`),
+    `samples: ${m.samples} in ${out}`,
+  ];
 }

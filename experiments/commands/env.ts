@@ -1,74 +1,20 @@
 /**
  * `retrace env ...`: real-desktop helpers. `env gc` removes containers a crashed run left behind
  * (label retrace.managed=true); `env tasks` lists the real-app tasks; `env check` says what the
- * one-time setup still lacks. Also exports {@link withDesktopEnv}, which points an experiment
- * runtime at the "x11" or "docker" environments with the same configs as SimDesk.
+ * one-time setup still lacks. Re-exports {@link withDesktopEnv} (experiments/runtime/desktop.ts),
+ * which points an experiment runtime at the "x11" or "docker" environments.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
 import { runtimeSettings } from "../../src/settings.ts";
-import { logger } from "../../src/logger.ts";
-import type { RecoveryPolicy } from "../../src/recovery.ts";
-import type { RecoveryStepSelector } from "../../src/selector.ts";
 import { DESKTOP_TASKS } from "../../adapters/environments/desktop-tasks/tasks.ts";
-import { createPlanDivergenceDetector } from "../../adapters/environments/desktop-tasks/plan-detector.ts";
 import { DEFAULT_DESKTOP_IMAGE } from "../../adapters/environments/docker/container-backend.ts";
 import { createDockerClient, removeManagedContainers } from "../../adapters/environments/docker/engine.ts";
-import { createEnvironmentFactory, tasksForEnvironment } from "../../adapters/environments/registry.ts";
-import type { ExperimentRuntime } from "../runner/runtime.ts";
 import { textTable } from "./run-options.ts";
 
-/** Options of {@link withDesktopEnv}. */
-export interface DesktopRuntimeOptions {
-  /** DOCKER_HOST for "docker". @default runtimeSettings().dockerHost */
-  dockerHost?: string;
-  /** Run id for container labels. */
-  runId?: string;
-}
-
-/**
- * The runtime `base` (SimDesk's) with real desktops: tasks and environments of `kind`, the
- * simulated plan-divergence detector, and error-minus-1 step selection. Real apps have no ground
- * truth, so a simulated recoverer cannot restore them by UI actions: episodes whose options say
- * `restoration: "model"` (the default) run with `"replay"` instead (reset + replay of the kept
- * actions), which is what the same SimDesk configs then measure on real apps.
- */
-export function withDesktopEnv(base: ExperimentRuntime, kind: "x11" | "docker", options: DesktopRuntimeOptions = {}): ExperimentRuntime {
-  const refuse: RecoveryPolicy = {
-    name: "no-model-restoration(real desktop)",
-    simulated: true,
-    async propose() {
-      return { actions: [], restored: false, failure: { kind: "refused", message: `simulated model-based restoration needs SimDesk's ground truth; set restoration: "replay" for env ${kind}` } };
-    },
-  };
-  const selector: RecoveryStepSelector = {
-    name: "error-minus-1(real desktop)",
-    simulated: true,
-    async select(input) {
-      return { step: Math.max(0, input.errorStep - 1), reason: "the step before the detected error" };
-    },
-  };
-  return {
-    ...base,
-    groundTruthStability: undefined,
-    sameState: undefined,
-    tasks(env) {
-      if (env.kind !== kind && env.kind !== "simdesk") throw new ConfigError(`config.env.kind: "${env.kind}" but the run uses --env ${kind}`, { field: "env.kind" });
-      return [...tasksForEnvironment(kind)];
-    },
-    createEnv: (_env, blobs) => createEnvironmentFactory(kind, { blobs, dockerHost: options.dockerHost ?? runtimeSettings().dockerHost, runId: options.runId })(),
-    runEpisode: (input) => {
-      const restoration = input.options.restoration ?? "model";
-      if (restoration === "model") logger.info({ kind }, "real desktop: restoration model -> replay");
-      return base.runEpisode({ ...input, options: { ...input.options, restoration: restoration === "model" ? "replay" : restoration } });
-    },
-    detector: (_spec, ctx) => createPlanDivergenceDetector({ task: ctx.task }),
-    recoveryPolicy: () => refuse,
-    selector: () => selector,
-  };
-}
+export { withDesktopEnv, type DesktopRuntimeOptions } from "../runtime/desktop.ts";
 
 function check(): string[][] {
   const have = (cmd: string) => {

@@ -1,15 +1,20 @@
 /**
  * `retrace eval-recovery`: run the recovery evaluation (paper Section 5) on a dataset from
- * `retrace dataset build` with the simulated implicit and explicit recovery policies, and write
- * recovery-eval.json (and, with --agreement, oracle-agreement.json) for `retrace report`.
+ * `retrace dataset build` and write recovery-eval.json (and, with --agreement,
+ * oracle-agreement.json) for `retrace report`. Without `--config`: the simulated implicit and
+ * explicit recovery policies on SimDesk. With `--config`: the config's implicit (forward agent)
+ * and explicit (model recoverers x contexts) variants on the dataset's environment.
  */
 import { join } from "node:path";
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
 import { runOracleAgreement, runSimDeskRecoveryEval } from "../recovery-eval/run.ts";
 import { intFlag, intListFlag } from "./dataset.ts";
+import { runConfiguredRecoveryEval } from "../recovery-eval/models.ts";
+import type { RecoveryEvalReport } from "../recovery-eval/report-data.ts";
+import { addModelEvalFlags, cacheFromFlags, configFromFlags, usageLines, type ModelEvalFlags } from "./recovery-eval-models.ts";
 
-interface EvalFlags {
+interface EvalFlags extends ModelEvalFlags {
   dataset?: string;
   out: string;
   budgets: string;
@@ -23,9 +28,9 @@ interface EvalFlags {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command("eval-recovery")
-    .description("Evaluate recovery on a dataset: reconstruct each error state by verified replay, run implicit and explicit (simulated) recovery policies for r steps, judge with R_O (SSIM >= 0.99) and R_TC (goal-oriented replay). Writes recovery-eval.json; --agreement also measures the oracle against SimDesk ground truth with noise off/on (oracle-agreement.json). SIMULATED.")
+    .description("Evaluate recovery on a dataset: reconstruct each error state by verified replay, run implicit and explicit (simulated) recovery policies for r steps, judge with R_O (SSIM >= 0.99) and R_TC (goal-oriented replay). Writes recovery-eval.json; --agreement also measures the oracle against SimDesk ground truth with noise off/on (oracle-agreement.json). Default: simulated policies on SimDesk (SIMULATED); --config: the config's model forward agent (implicit) and model recoverers x contexts (explicit) on the dataset's environment.")
     .option("-d, --dataset <dir>", "dataset folder from `retrace dataset build`")
     .option("-o, --out <dir>", "output folder", "runs/recovery-eval")
     .option("--budgets <list>", "recovery step budgets r", "1,3,10")
@@ -35,25 +40,44 @@ export function register(program: Command): void {
     .option("--limit <n>", "tasks for the --agreement sets (first n SimDesk tasks)")
     .option("--rollouts <n>", "rollouts per task for the --agreement sets", "1")
     .option("--seed-steps <n>", "seed steps per trajectory for the --agreement sets", "2")
-    .option("-q, --quiet", "print only the summary")
-    .action(async (flags: EvalFlags) => {
-      if (!flags.dataset && !flags.agreement) throw new ConfigError("eval-recovery: give --dataset <dir> (from `retrace dataset build`) and/or --agreement", { field: "dataset" });
-      const budgets = intListFlag("budgets", flags.budgets);
-      const seed = intFlag("seed", flags.seed, Number.MIN_SAFE_INTEGER)!;
-      const onProgress = flags.quiet ? undefined : (m: string) => process.stderr.write(`${m}\n`);
-      const out: string[] = [];
-      if (flags.dataset) {
-        const { report } = await runSimDeskRecoveryEval({ dataset: flags.dataset, out: flags.out, budgets, seed, contexts: flags.contexts, onProgress });
-        out.push(`${report.note}`, "implicit vs explicit (skilled, 0-E) recovery success [95% Wilson CI]:");
-        for (const r of report.implicitVsExplicit) out.push(`  d=${r.d} r=${r.r}: implicit ${r.implicit}  explicit ${r.explicit}  gain ${(100 * r.gain).toFixed(1)} pts`);
-        out.push(`recovery-eval.json: ${join(flags.out, "recovery-eval.json")}`);
-      }
-      if (flags.agreement) {
-        const a = await runOracleAgreement({ out: flags.out, seed, budgets, limit: intFlag("limit", flags.limit), rolloutsPerTask: intFlag("rollouts", flags.rollouts), seedStepsPerTrajectory: intFlag("seed-steps", flags.seedSteps), onProgress });
-        out.push("oracle agreement with SimDesk ground truth:");
-        for (const r of a.agreement) out.push(`  noise ${r.noise.padEnd(3)} ${r.oracle.padEnd(13)} agreement ${r.agreementCi}  FPR ${r.fprCi}  FNR ${r.fnrCi}`);
-        out.push(`oracle-agreement.json: ${join(flags.out, "oracle-agreement.json")}`);
-      }
-      process.stdout.write(out.join("\n") + "\n");
-    });
+    .option("-q, --quiet", "print only the summary");
+  addModelEvalFlags(cmd).action(async (flags: EvalFlags) => {
+    if (!flags.dataset && !flags.agreement) throw new ConfigError("eval-recovery: give --dataset <dir> (from `retrace dataset build`) and/or --agreement", { field: "dataset" });
+    const budgets = intListFlag("budgets", flags.budgets);
+    const seed = intFlag("seed", flags.seed, Number.MIN_SAFE_INTEGER)!;
+    const onProgress = flags.quiet ? undefined : (m: string) => process.stderr.write(`${m}\n`);
+    const out: string[] = [];
+    const config = configFromFlags(flags);
+    if (config) {
+      if (!flags.dataset) throw new ConfigError("eval-recovery: --config needs --dataset <dir> (from `retrace dataset build --config ...`)", { field: "dataset" });
+      if (flags.agreement) throw new ConfigError("--agreement: the oracle agreement needs SimDesk's ground truth and simulated recoverers; run it without --config", { field: "agreement" });
+      const { report, usage } = await runConfiguredRecoveryEval({ config, dataset: flags.dataset, out: flags.out, ...cacheFromFlags(flags), onProgress });
+      out.push(...reportLines(report, flags.out), ...usageLines(usage));
+    } else if (flags.dataset) {
+      const { report } = await runSimDeskRecoveryEval({ dataset: flags.dataset, out: flags.out, budgets, seed, contexts: flags.contexts, onProgress });
+      out.push(...reportLines(report, flags.out));
+    }
+    if (flags.agreement) {
+      const a = await runOracleAgreement({ out: flags.out, seed, budgets, limit: intFlag("limit", flags.limit), rolloutsPerTask: intFlag("rollouts", flags.rollouts), seedStepsPerTrajectory: intFlag("seed-steps", flags.seedSteps), onProgress });
+      out.push("oracle agreement with SimDesk ground truth:");
+      for (const r of a.agreement) out.push(`  noise ${r.noise.padEnd(3)} ${r.oracle.padEnd(13)} agreement ${r.agreementCi}  FPR ${r.fprCi}  FNR ${r.fnrCi}`);
+      out.push(`oracle-agreement.json: ${join(flags.out, "oracle-agreement.json")}`);
+    }
+    process.stdout.write(out.join("\n") + "\n");
+  });
+}
+
+/** Summary lines of a recovery-eval report. */
+function reportLines(report: RecoveryEvalReport, out: string): string[] {
+  const lines = [report.simulated ? report.note : `model agents (simulated: false), dataset ${report.datasetVersion}, ${report.samples} sample(s)`];
+  if (report.implicitVsExplicit.length) {
+    lines.push("implicit vs explicit (0-E) recovery success [95% Wilson CI]:");
+    for (const r of report.implicitVsExplicit) lines.push(`  d=${r.d} r=${r.r}: implicit ${r.implicit}  explicit ${r.explicit}  gain ${(100 * r.gain).toFixed(1)} pts`);
+  }
+  if (!report.simulated) {
+    lines.push("recovery success per variant (R = R_TC AND R_O) [95% Wilson CI]:");
+    for (const r of report.table) lines.push(`  ${r.variant} d=${r.d} r=${r.r}: ${r.successCi}  R_O ${r.ro.toFixed(3)}  R_TC ${r.rtc.toFixed(3)}${r.excluded ? `  (${r.excluded} excluded)` : ""}`);
+  }
+  lines.push(`recovery-eval.json: ${join(out, "recovery-eval.json")}`);
+  return lines;
 }

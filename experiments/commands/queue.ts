@@ -120,7 +120,7 @@ function runIdOf(run: string): { runId: string; queueName?: string } {
 }
 
 /** Register `worker`, `status` and `cancel`. `runtimeFor` builds the runtime of an env kind. */
-export function registerQueueCommands(program: Command, runtimeFor: (envKind: string) => ExperimentRuntime): void {
+export function registerQueueCommands(program: Command, runtimeFor: (envKind: string, env: ExperimentConfig["env"]) => ExperimentRuntime): void {
   addQueueFlags(
     program
       .command("worker")
@@ -131,7 +131,7 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
       .option("--cache <dir>", "local cache for blobs and scratch episode folders", join(tmpdir(), "retrace-worker"))
       .option("--max-rps <spec...>", "cap requests per second to model endpoints, shared by every worker through Redis: N (each endpoint) or BASE_URL=N")
       .option("--lock-ms <n>", "lock lease: a worker silent this long is presumed dead and its episode handed on", "30000")
-      .addOption(new Option("--env <kind>", "environment override for every run: simdesk, x11 or docker (default: each run's env.kind)").choices(["simdesk", "x11", "docker"]))
+      .addOption(new Option("--env <kind>", "environment override for every run: simdesk, x11, docker or osworld (default: each run's env.kind)").choices(["simdesk", "x11", "docker", "osworld"]))
       .addOption(new Option("-q, --quiet", "no per-episode lines")),
   ).action(async (flags: QueueFlags & { concurrency: string; checkpoint?: string; cache: string; lockMs: string; env?: string; quiet?: boolean; maxRps?: string[] }) => {
     const urls = queueUrls(flags);
@@ -144,8 +144,9 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
     const runtimes = new Map<string, ExperimentRuntime>();
     const runtimeOf = (config: ExperimentConfig) => {
       const kind = flags.env ?? config.env.kind;
-      if (!runtimes.has(kind)) runtimes.set(kind, runtimeFor(kind));
-      return runtimes.get(kind)!;
+      const key = `${kind}:${JSON.stringify(config.env)}`;
+      if (!runtimes.has(key)) runtimes.set(key, runtimeFor(kind, config.env));
+      return runtimes.get(key)!;
     };
     const worker = await startWorker({
       queueUrl: urls.queue, queueName: flags.queueName, storeUrl: urls.store, checkpointUrl: flags.checkpoint, concurrency, runtimeOf, cacheDir: join(flags.cache, String(process.pid)), lockMs,

@@ -6,6 +6,7 @@ import { Option, type Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
 import { CACHE_MODES, MODEL_POLICIES, runModelTask, type ModelPolicyKind } from "../model-run.ts";
 import type { CacheMode } from "../../adapters/models/cache.ts";
+import { RunFailedError } from "../runner/errors.ts";
 
 /** Parsed `run-model` flags. */
 export interface RunModelFlags {
@@ -41,15 +42,15 @@ export function addModelRunFlags(cmd: Command, options: { embedded?: boolean } =
   cmd = cmd.addOption(options.embedded ? policy : policy.default("openai"));
   if (!options.embedded) cmd = cmd.option("-o, --out <dir>", "output folder (default: runs/model-<task>-<timestamp>)");
   return cmd
-    .option("--model <name>", "model name as the server knows it")
+    .option("--model <name>", "model name as the server knows it (with a config: fills every model agent that leaves it out)")
     .option("--task <id>", "SimDesk task id (retrace tasks lists them)")
-    .option("--base-url <url>", "API base URL, e.g. http://127.0.0.1:8000/v1 (default: RETRACE_BASE_URL / OPENAI_BASE_URL, else the vendor's)")
+    .option("--base-url <url>", "API base URL, e.g. http://127.0.0.1:8000/v1 (default: RETRACE_BASE_URL / OPENAI_BASE_URL, else the vendor's; with a config: fills every model agent that leaves it out)")
     .option("--api-key-env <VAR>", "environment variable holding the API key (default: RETRACE_API_KEY / OPENAI_API_KEY / ANTHROPIC_API_KEY)")
-    .addOption(new Option("--cache <mode>", "record/replay cache of model calls").choices([...CACHE_MODES]).default("off"))
+    .addOption(new Option("--cache <mode>", "record/replay cache of every model call (read: replay only, no endpoint preflight)").choices([...CACHE_MODES]).default("off"))
     .option("--cache-dir <dir>", "cache folder, shared between runs to replay them (default: <out>/model-cache)")
     .option("--max-steps <n>", "forward step budget", "15")
-    .option("--max-retries <n>", "retries on 429/5xx/timeouts (the SDK's backoff)", "3")
-    .option("--timeout-ms <n>", "per-attempt timeout", "120000")
+    .option("--max-retries <n>", "retries on 429/5xx/timeouts (the SDK's backoff) (--policy runs; configs: maxRetries in each model spec, default 2)", "2")
+    .option("--timeout-ms <n>", "per-attempt timeout (--policy runs; configs: timeoutMs in each model spec, default 60000)", "60000")
     .option("--history-images <n>", "past screenshots shown to the model");
 }
 
@@ -73,11 +74,14 @@ export async function runModelFromFlags(flags: RunModelFlags): Promise<void> {
   });
   const r = run.result;
   const m = r.accounting.models.policy;
+  const modelErrors = r.trajectory.steps.filter((s) => s.failure?.kind === "model-error");
   process.stdout.write(
     `${r.taskId}: ${r.success ? "success" : "failure"} (score ${r.evaluation.score}, ${r.stopReason}) in ${r.accounting.forwardSteps} step(s), ` +
       `${r.accounting.policyFailures} unusable answer(s)${m ? `, ${m.calls} model call(s), ${m.inputTokens}+${m.outputTokens} tokens` : ""}` +
       `${run.cache ? `, cache ${run.cache.hits} hit(s) / ${run.cache.misses} miss(es)` : ""}\nepisode folder: ${run.out}\n`,
   );
+  if (modelErrors.length > 0 && !m?.calls)
+    throw new RunFailedError(`every model call failed (${modelErrors.length} of ${modelErrors.length}; first: ${modelErrors[0].failure?.message?.split("\n")[0] ?? "model error"}); the episode says nothing about the agent. Check --base-url, --model and the key`);
 }
 
 /** Register `run-model`. */

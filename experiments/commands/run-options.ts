@@ -18,7 +18,7 @@ export interface RunFlags {
   seed: string;
   resume?: boolean;
   quiet?: boolean;
-  /** Environment kind overriding the config's env.kind: simdesk, x11 or docker. */
+  /** Environment kind overriding the config's env.kind: simdesk, x11, docker or osworld. */
   env?: string;
 }
 
@@ -30,7 +30,7 @@ export function addRunFlags(cmd: Command, defaultOut: string): Command {
     .option("-s, --seed <n>", "base seed added to every seed of the config (same config + seed = same results.jsonl)", "0")
     .option("--resume", "continue the run in --out: skip finished episodes, re-run missing and environment-error ones")
     .addOption(new Option("-q, --quiet", "no progress bars (CI)"))
-    .addOption(new Option("--env <kind>", "environment: simdesk (built in), x11 (apps under Xvfb on this host) or docker (a desktop container per episode); default: the config's env.kind").choices(["simdesk", "x11", "docker"]));
+    .addOption(new Option("--env <kind>", "environment: simdesk (built in), x11 (apps under Xvfb on this host), docker (a desktop container per episode) or osworld (OSWorld tasks against a control server: env.url); default: the config's env.kind").choices(["simdesk", "x11", "docker", "osworld"]));
 }
 
 /** Validate the shared flags into runner settings. */
@@ -38,7 +38,7 @@ export function runSettings(flags: RunFlags, defaultOut: string): RunSettings & 
   const workers = Number(flags.workers);
   if (!Number.isInteger(workers) || workers < 1 || workers > 64) throw new ConfigError(`--workers: expected an integer from 1 to 64, got "${flags.workers}"`, { field: "workers" });
   const seed = Number(flags.seed);
-  if (!Number.isInteger(seed)) throw new ConfigError(`--seed: expected an integer, got "${flags.seed}"`, { field: "seed" });
+  if (!Number.isSafeInteger(seed)) throw new ConfigError(`--seed: expected an integer between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}, got "${flags.seed}"`, { field: "seed" });
   return { out: flags.out ?? defaultOut, workers, seedBase: seed, resume: flags.resume === true, quiet: flags.quiet === true };
 }
 

@@ -1,60 +1,108 @@
 /** `retrace run <config>`: run an experiment config (ideal-recovery, end-to-end or sweep). */
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
-import { withDesktopEnv } from "./env.ts";
+import { withDesktopEnv } from "../runtime/desktop.ts";
 import { addModelRunFlags, runModelFromFlags, type RunModelFlags } from "./run-model.ts";
 import { loadExperimentConfig } from "../config/load.ts";
-import { runExperiment, type ExperimentRun } from "../runner/experiment.ts";
+import { runExperiment } from "../runner/experiment.ts";
 import type { ExperimentRuntime } from "../runner/runtime.ts";
 import { addQueueFlags, registerQueueCommands, runQueued, type QueueFlags } from "./queue.ts";
+import { join, resolve } from "node:path";
+import { Option } from "commander";
 import { createSimDeskRuntime } from "../runtime/simdesk.ts";
+import { createOsworldRuntime } from "../runtime/osworld.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
-import { addRunFlags, conditionTableText, defaultOutFor, processWorkers, progressReporter, runSettings, type RunFlags } from "./run-options.ts";
+import { fillConfigModels, usesModels } from "../config/agents.ts";
+import { CostLedger } from "../agents/meter.ts";
+import { parseCacheMode } from "../../adapters/models/cache.ts";
+import type { ExperimentSummary } from "../runner/summary.ts";
+import { RunFailedError } from "../runner/errors.ts";
+import { addRunFlags, conditionTableText, defaultOutFor, processWorkers, progressReporter, runSettings, textTable, type RunFlags } from "./run-options.ts";
 
-/** The experiment runtime for an environment kind (SimDesk, or SimDesk's agents on real desktops). */
-export function runtimeFor(envKind: string): ExperimentRuntime {
-  if (envKind !== "simdesk" && envKind !== "x11" && envKind !== "docker") throw new ConfigError(`env.kind: "${envKind}" is not an environment retrace runs experiments on; use simdesk, x11 or docker`, { field: "env.kind" });
-  return envKind === "simdesk" ? createSimDeskRuntime() : withDesktopEnv(createSimDeskRuntime(), envKind);
+/** Flags of `retrace run CONFIG` beyond the shared ones. */
+export interface ConfigRunFlags extends RunFlags {
+  baseUrl?: string;
+  model?: string;
+  apiKeyEnv?: string;
+  cache?: string;
+  cacheDir?: string;
+  maxCostUsd?: string;
+  /** false with --no-preflight. */
+  preflight?: boolean;
 }
 
 /** Run a validated config with the CLI's progress and printing. */
-export async function runFromCli(config: ExperimentConfig, flags: RunFlags & QueueFlags): Promise<void> {
-  const settings = runSettings(flags, defaultOutFor(config.name));
+/** The experiment runtime of a config's environment kind (shared by `run` and `retrace worker`). */
+export function runtimeFor(envKind: string, env: ExperimentConfig["env"]): ExperimentRuntime {
+  if (envKind !== "simdesk" && envKind !== "x11" && envKind !== "docker" && envKind !== "osworld")
+    throw new ConfigError(`config.env.kind: "${envKind}" is not an environment retrace runs experiments on; use simdesk, x11, docker or osworld`, { field: "env.kind" });
+  return envKind === "osworld" ? createOsworldRuntime(env) : envKind === "simdesk" ? createSimDeskRuntime() : withDesktopEnv(createSimDeskRuntime(), envKind);
+}
+
+export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags & QueueFlags): Promise<void> {
+  const settings = runSettings(flags, defaultOutFor(loaded.name));
+  const config = fillConfigModels(flags.env ? { ...loaded, env: { ...loaded.env, kind: flags.env } } : loaded, { baseUrl: flags.baseUrl, model: flags.model, apiKeyEnv: flags.apiKeyEnv });
+  const envKind = config.env.kind;
+  if (envKind !== "simdesk" && envKind !== "x11" && envKind !== "docker" && envKind !== "osworld")
+    throw new ConfigError(`config.env.kind: "${envKind}" is not an environment retrace runs experiments on; use simdesk, x11, docker or osworld`, { field: "env.kind" });
+  const maxCostUsd = flags.maxCostUsd === undefined ? undefined : Number(flags.maxCostUsd);
+  if (maxCostUsd !== undefined && !(Number.isFinite(maxCostUsd) && maxCostUsd > 0)) throw new ConfigError(`--max-cost-usd: expected a positive number of US dollars, got "${flags.maxCostUsd}"`, { field: "maxCostUsd" });
+  const cache = parseCacheMode(flags.cache ?? "off");
+  const ledger = new CostLedger();
+  const calls = { cache, cacheDir: resolve(flags.cacheDir ?? join(settings.out, "model-cache")), ledger };
   const progress = progressReporter(settings.quiet);
   const started = Date.now();
-  const envKind = flags.env ?? config.env.kind;
-  if (envKind !== "simdesk" && envKind !== "x11" && envKind !== "docker") throw new ConfigError(`env.kind: "${envKind}" is not an environment retrace runs experiments on; use simdesk, x11 or docker`, { field: "env.kind" });
-  const desktop = envKind === "x11" || envKind === "docker";
-  if (desktop && !settings.quiet) {
-    process.stderr.write(`env ${envKind}: real apps have no ground truth, so the simulated plan-divergence detector is used and restoration "model" runs as "replay" (reset + action replay).\n`);
-  }
+  const models = usesModels(config);
+  // Process workers rebuild a SimDesk runtime from the config alone: only for simulated SimDesk runs.
+  // Model-backed runs stay in this process (one cost ledger, one cache) with --workers concurrent episodes.
+  // Distributed (--queue): `retrace worker`s run the episodes; the registered config carries --env and the filled models.
+  const queued = flags.queue !== undefined;
+  const processes = !queued && envKind === "simdesk" && !models ? processWorkers(settings.workers ?? 1) : undefined;
+  const runtime = runtimeFor(envKind, config.env);
   let run;
-  if (flags.queue !== undefined) {
-    // Distributed: workers (retrace worker) run the episodes; --env travels in the registered config.
-    const registered = flags.env ? { ...config, env: { ...config.env, kind: envKind } } as ExperimentConfig : config;
-    run = await runQueued(config, registered, runtimeFor(envKind), flags, settings.out, settings.seedBase ?? 0, settings.quiet);
-    return printRun(run, started);
-  }
-  // Real desktops run their workers in this process (each worker still gets its own desktop);
-  // process workers are SimDesk-only.
-  const processes = desktop ? undefined : processWorkers(settings.workers ?? 1);
-  const runtime = runtimeFor(envKind);
   try {
-    run = await runExperiment(config, runtime, { ...settings, processes, onProgress: progress.onProgress, onNote: (t) => settings.quiet || process.stderr.write(`${t}\n`) });
+    run = queued
+      ? await runQueued(config, config, runtime, flags, settings.out, settings.seedBase ?? 0, settings.quiet)
+      : await runExperiment(config, runtime, {
+          ...settings, processes, calls, maxCostUsd, preflight: flags.preflight !== false,
+          onProgress: progress.onProgress, onNote: (t) => settings.quiet || process.stderr.write(`${t}\n`),
+        });
   } finally {
     progress.stop();
     processes?.close();
   }
-  printRun(run, started);
-}
-
-function printRun(run: ExperimentRun, started: number): void {
   const s = run.summary;
-  process.stdout.write(`\n${s.experiment} (${s.kind})${s.simulated ? "  [SIMULATED policies]" : ""}\n${conditionTableText(s)}\n`);
+  process.stdout.write(`\n${s.experiment} (${s.kind})${s.simulated ? "  [SIMULATED components]" : ""}\n${conditionTableText(s)}\n`);
   if (s.successAtK) for (const c of s.successAtK) process.stdout.write(`${c.condition.padEnd(12)} Success@1..${c.curve.length}: ${c.curve.map((p) => `${(100 * p.rate).toFixed(0)}%`).join(" ")} (n=${c.instances})\n`);
+  if (s.models) process.stdout.write(`${modelTableText(s.models)}\n`);
+  if (s.skipped?.length) process.stdout.write(`skipped ${s.skipped.length} task(s) that cannot run here: ${s.skipped.slice(0, 5).map((k) => `${k.task} (${k.reason})`).join("; ")}${s.skipped.length > 5 ? "; ..." : ""}\n`);
+  if (s.stopped) process.stdout.write(`stopped early: ${s.stopped.reason}; ${s.stopped.notRun} episode(s) not run (--resume with a higher --max-cost-usd continues)\n`);
   if (s.recommendation) process.stdout.write(`recommendation: ${s.recommendation.text}\n`);
   if (s.simulated) process.stdout.write(`${s.note}\n`);
+  if (cache !== "off") process.stdout.write(`model cache ${cache} at ${calls.cacheDir}: ${ledger.serverCalls} call(s) reached a server\n`);
   process.stdout.write(`results in ${run.out} (${((Date.now() - started) / 1000).toFixed(1)} s); report: retrace report ${run.out}\n`);
+  if (s.allModelCallsFailed) {
+    const roles = Object.entries(s.models ?? {}).map(([r, m]) => `${r} ${m.errors}/${m.calls}`).join(", ");
+    throw new RunFailedError(`every model call failed (${roles}); the results say nothing about the agents. See the model errors in ${run.out}/*/*/*/traj.jsonl, check --base-url, --model and the key`);
+  }
+}
+
+/** The model flags of config runs, for commands that run configs without `run`'s --policy flags (sweep). */
+export function addModelConfigFlags(cmd: Command): Command {
+  return cmd
+    .option("--base-url <url>", "fills every model agent of the config that leaves baseUrl out, e.g. http://127.0.0.1:8000/v1")
+    .option("--model <name>", "fills every model agent that leaves model out")
+    .option("--api-key-env <VAR>", "fills every model agent that leaves apiKeyEnv out")
+    .addOption(new Option("--cache <mode>", "record/replay cache of every model call").choices(["off", "read", "write", "readwrite"]).default("off"))
+    .option("--cache-dir <dir>", "cache folder (default: <out>/model-cache)")
+    .option("--max-cost-usd <usd>", "stop scheduling new episodes once the model calls have cost this much")
+    .addOption(new Option("--no-preflight", "skip the endpoint check before the first episode"));
+}
+
+/** Model calls, errors, tokens and cost per role (terminal table). */
+export function modelTableText(models: NonNullable<ExperimentSummary["models"]>): string {
+  const rows = Object.entries(models).map(([role, m]) => [role, String(m.calls), String(m.errors), String(m.inputTokens), String(m.outputTokens), `$${m.costUsd.toFixed(4)}`]);
+  return textTable(["model role", "calls", "errors", "in tokens", "out tokens", "cost"], rows);
 }
 
 export function register(program: Command): void {
@@ -69,6 +117,7 @@ export function register(program: Command): void {
       .addHelpText(
         "after",
         "\nExamples:\n  retrace run experiments/configs/end-to-end.yaml --workers 2 --out runs/e2e\n  retrace run experiments/configs/end-to-end.yaml --out runs/e2e --resume   # after an interruption\n" +
+          "  retrace run experiments/configs/models/end-to-end.yaml --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-VL-7B-Instruct --cache readwrite --out runs/qwen-e2e\n" +
           "  retrace run experiments/configs/end-to-end.yaml --queue redis://127.0.0.1:6379 --store postgres://retrace@db/retrace --out runs/e2e   # distributed\n" +
           "  retrace run --policy openai --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-VL-7B-Instruct --task files-trash-menu --out runs/qwen",
       ),
@@ -76,7 +125,10 @@ export function register(program: Command): void {
   );
   cmd.option("--queue <url>", "distributed: enqueue the episodes on this redis:// BullMQ queue and wait for `retrace worker`s (results, blobs, checkpoints in --store)");
   addQueueFlags(cmd);
-  addModelRunFlags(cmd, { embedded: true }).action(async (file: string | undefined, flags: RunFlags & QueueFlags & Partial<RunModelFlags>) => {
+  addModelRunFlags(cmd, { embedded: true })
+    .option("--max-cost-usd <usd>", "stop scheduling new episodes once the model calls of this run have cost this much (in-flight ones finish; needs prices in the model specs)")
+    .addOption(new Option("--no-preflight", "skip the check of each model endpoint (GET <base-url>/models) before the first episode"))
+    .action(async (file: string | undefined, flags: ConfigRunFlags & QueueFlags & Partial<RunModelFlags>) => {
     if (flags.policy !== undefined) {
       if (file) throw new ConfigError("give either a config file or --policy (a single model-backed task), not both");
       return runModelFromFlags(flags as RunModelFlags);

@@ -4,9 +4,9 @@ import { ConfigError } from "../../src/errors.ts";
 import { loadExperimentConfig, parseExperimentConfig } from "../config/load.ts";
 import { SWEEP_PRESETS, type ExperimentConfig } from "../config/schema.ts";
 import { addRunFlags, type RunFlags } from "./run-options.ts";
-import { runFromCli } from "./run.ts";
+import { addModelConfigFlags, runFromCli, type ConfigRunFlags } from "./run.ts";
 
-interface SweepFlags extends RunFlags {
+interface SweepFlags extends RunFlags, ConfigRunFlags {
   param: string[];
   preset?: string;
   mode?: string;
@@ -44,7 +44,7 @@ export function sweepConfigFrom(base: ExperimentConfig, flags: Pick<SweepFlags, 
 }
 
 export function register(program: Command): void {
-  addRunFlags(
+  addModelConfigFlags(addRunFlags(
     program
       .command("sweep")
       .description("Sweep recovery options over lists of values (as a grid, or one at a time), each setting crossed with the retry cap; the summary recommends the best setting and says when differences are within noise.")
@@ -55,5 +55,5 @@ export function register(program: Command): void {
       .option("--retry-cap <list>", "retry caps (maxRecoveryIterations) crossed with every setting, e.g. 1,3,5")
       .addHelpText("after", "\nExamples:\n  retrace sweep experiments/configs/sweep-freeze-window.yaml\n  retrace sweep experiments/configs/end-to-end.yaml --param recoveryBudget=1,3,5,10,20 --retry-cap 1,3"),
     "runs/<name>-<timestamp>",
-  ).action(async (file: string, flags: SweepFlags) => runFromCli(sweepConfigFrom(loadExperimentConfig(file), flags), flags));
+  )).action(async (file: string, flags: SweepFlags) => runFromCli(sweepConfigFrom(loadExperimentConfig(file), flags), flags));
 }

@@ -12,6 +12,8 @@ import { ExperimentConfigSchema, SWEEP_PRESETS, type ExperimentConfig } from "./
 
 /** Validate a parsed config object; throws ConfigError naming the first bad field. */
 export function parseExperimentConfig(raw: unknown, source = "config"): ExperimentConfig {
+  if ((raw as { kind?: unknown } | null)?.kind === "recovery-eval")
+    throw new ConfigError(`${source}.kind: a recovery-eval config runs with \`retrace dataset build --config ${source}\` then \`retrace eval-recovery --config ${source} --dataset DIR\`, not \`retrace run\``, { field: "kind" });
   const result = ExperimentConfigSchema.safeParse(raw);
   if (!result.success) throw issueToError(result.error.issues, source);
   const config = result.data;

@@ -8,22 +8,19 @@ import { z } from "zod";
 import { RecoveryOptionsSchema } from "../../src/episode.ts";
 import { RECOVERY_STEP_STRATEGIES } from "../../src/selector.ts";
 
-/** An agent component: `{ kind: "sim", profile: "skilled" }` for SimDesk's simulated agents. */
-export const AgentSpecSchema = z
-  .object({
-    /** Implementation family ("sim" = seeded simulated agent on SimDesk ground truth). */
-    kind: z.string().min(1).default("sim"),
-    /** Simulated profile name (see SIM_PROFILES) or model preset. */
-    profile: z.string().min(1),
-  })
-  .catchall(z.unknown());
-export type AgentSpec = z.output<typeof AgentSpecSchema>;
+/** An agent component (`{ kind: sim | model | stagnation | loop, ... }`); each kind's fields are checked by experiments/agents. */
+export { AgentSpecSchema, type AgentSpec } from "../agents/spec.ts";
+import { AgentSpecSchema } from "../agents/spec.ts";
 
 /** Which environment and which of its tasks. */
 export const EnvSpecSchema = z
   .object({
-    /** Environment kind. @default "simdesk" */
+    /** Environment kind: simdesk, x11, docker or osworld. @default "simdesk" */
     kind: z.string().min(1).default("simdesk"),
+    /** osworld: the control server's URL (e.g. http://127.0.0.1:5000). */
+    url: z.string().url().optional(),
+    /** osworld: an OSWorld `evaluation_examples` folder. @default ../shared/osworld-tasks */
+    tasksDir: z.string().min(1).optional(),
     /** Task ids, in order; omitted = every task of the environment. */
     tasks: z.array(z.string().min(1)).min(1).optional(),
     /** Keep at most this many tasks (after `tasks`), for quick runs. */
@@ -50,6 +47,10 @@ export const PairSpecSchema = z
     recovery: AgentSpecSchema.optional(),
     detector: AgentSpecSchema.optional(),
     selector: AgentSpecSchema.optional(),
+    /** Writes the contextualized recovery context; defaults to the recovery agent's backbone when it is a model. */
+    summarizer: AgentSpecSchema.optional(),
+    /** Optional: confirms a restored state. */
+    verifier: AgentSpecSchema.optional(),
     /** Run this pair's no-recovery baseline (when the config asks for baselines). Pairs sharing a forward policy need only one. @default true */
     baseline: z.boolean().default(true),
   })
@@ -67,6 +68,11 @@ const common = {
   options: OptionsPatch.default({}),
   /** Re-run an episode this many times when the environment fails. @default 2 */
   envRetries: z.number().int().min(0).default(2),
+  /**
+   * Wall-clock deadline per episode in ms: an episode still running then is aborted and recorded
+   * (stopReason "aborted"), so a hung server costs minutes, not hours. @default 1800000 (30 min)
+   */
+  episodeTimeoutMs: z.number().int().min(1000).max(86_400_000).default(1_800_000),
 };
 
 export const IdealRecoveryConfigSchema = z
@@ -77,6 +83,8 @@ export const IdealRecoveryConfigSchema = z
     detector: AgentSpecSchema,
     /** Needed for the "llm" strategy. */
     selector: AgentSpecSchema.optional(),
+    /** Writes the contextualized recovery context (model runs). */
+    summarizer: AgentSpecSchema.optional(),
     /** Recovery steps R to compare. @default all four */
     strategies: z.array(z.enum(RECOVERY_STEP_STRATEGIES)).min(1).default([...RECOVERY_STEP_STRATEGIES]),
     /** Continuations per failed run and strategy (Success@1..K). @default 5 */

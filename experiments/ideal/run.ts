@@ -6,6 +6,8 @@
  * 3. per instance and strategy, K continuations: reset, replay the saved prefix up to R (verified,
  *    retried), resume the forward policy. Success@K per strategy comes from these.
  */
+import { ModelMeter } from "../agents/meter.ts";
+import { defaultSpec } from "../config/agents.ts";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Observation } from "../../src/observation.ts";
@@ -35,19 +37,20 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const seeds = resolveSeeds(config.seeds, settings.seedBase);
   const maxSteps = config.options.maxForwardSteps ?? 50;
-  const deps = { runtime, blobs: ctx.blobs, out: settings.out };
+  const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls };
   const sameState = runtime.sameState;
 
   // Phase 1: forward rollouts.
   const forwardJobs = expandJobs([FORWARD_CONDITION], tasks.map((t) => t.id), seeds);
   const forward = await ctx.pool("forward runs", forwardJobs, async (job, rec) => {
     const task = byId.get(job.task) as Task;
-    const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env });
+    const meter = new ModelMeter(settings.calls?.ledger);
+    const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env, blobs: ctx.blobs, meter, calls: settings.calls });
     const run = await rollForward({ env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps });
     const dir = join(settings.out, job.condition, job.task, String(job.seed));
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "history.json"), JSON.stringify({ history: run.history, final: run.final }) + "\n");
-    return finishEpisode(job, task, run.result, rec, deps, { phase: "forward" });
+    return finishEpisode(job, task, run.result, rec, deps, { phase: "forward" }, undefined, meter);
   });
 
   // Phase 2: annotate failed runs once; frozen in plan.json.
@@ -67,12 +70,12 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
       for (const line of failed) {
         const task = byId.get(line.task) as Task;
         const saved = JSON.parse(readFileSync(join(settings.out, line.condition, line.task, String(line.seed), "history.json"), "utf8")) as { history: HistoryEntry[]; final: Observation };
-        const cctx = { task, seed: line.seed, env };
+        const cctx = { task, seed: line.seed, env, blobs: ctx.blobs, calls: settings.calls, meter: new ModelMeter(settings.calls?.ledger) };
         instances.push(
           await annotate({
             task, seed: line.seed, forwardKey: line.key, history: saved.history, final: saved.final,
             detector: runtime.detector(config.detector, cctx),
-            selector: config.strategies.includes("llm") ? runtime.selector(config.selector ?? { kind: config.detector.kind, profile: "default" }, cctx) : undefined,
+            selector: config.strategies.includes("llm") ? runtime.selector(config.selector ?? defaultSpec("selector", config.forward) ?? { kind: "sim", profile: "default" }, cctx) : undefined,
             strategies: config.strategies, blobs: ctx.blobs,
           }),
         );
@@ -102,14 +105,15 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
     const R = job.instance.recoveryStep[job.strategy] ?? 0;
     // Common random numbers: continuation k of every strategy draws from the same stream (the
     // policy's draws depend on stream and tick), so strategies differ only in where they resume.
-    const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env, stream: `k${job.k}` });
+    const meter = new ModelMeter(settings.calls?.ledger);
+    const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env, stream: `k${job.k}`, blobs: ctx.blobs, meter, calls: settings.calls });
     const prefix = job.instance.history.slice(0, R);
     const expected = R < job.instance.history.length ? job.instance.history[R].observation : job.instance.final;
     const run = await rollForward({
       env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps, prefix, expected,
       replayRetries: config.options.replayRetries ?? 3, ...(sameState ? { sameState: (a, b) => sameState(rec.env, a, b) } : {}),
     });
-    return finishEpisode(job, task, run.result, rec, deps, { phase: "continuation", strategy: job.strategy, errorStep: job.instance.errorStep, recoveryStep: R, k: job.k }, join(job.condition, job.task, `${job.seed}-k${job.k}`));
+    return finishEpisode(job, task, run.result, rec, deps, { phase: "continuation", strategy: job.strategy, errorStep: job.instance.errorStep, recoveryStep: R, k: job.k }, join(job.condition, job.task, `${job.seed}-k${job.k}`), meter);
   });
   return [...forward, ...continuations];
 }

@@ -36,7 +36,7 @@ export interface RecoveryTableJsonRow {
   excluded: number;
 }
 
-/** Implicit vs the skilled explicit recoverer with context 0-E, per (d, r). */
+/** Implicit vs the explicit recoverer with context 0-E (the skilled simulated one, else the first), per (d, r). */
 export interface ImplicitVsExplicitRow {
   d: number;
   r: number;
@@ -81,7 +81,9 @@ export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manife
   }));
   const implicitVsExplicit: ImplicitVsExplicitRow[] = [];
   for (const imp of rows.filter((r) => r.policyKind === "implicit")) {
-    const exp = rows.find((r) => r.policyKind === "explicit" && r.context === "0-E" && r.variant.includes("skilled") && r.budget === imp.budget && r.distance === imp.distance);
+    // the skilled simulated recoverer, else (model runs) the first explicit recoverer with 0-E
+    const same = rows.filter((r) => r.policyKind === "explicit" && r.context === "0-E" && r.budget === imp.budget && r.distance === imp.distance);
+    const exp = same.find((r) => r.variant.includes("skilled")) ?? same[0];
     if (!exp) continue;
     implicitVsExplicit.push({ d: imp.distance, r: imp.budget, n: imp.n, implicit: ci(imp.success), explicit: ci(exp.success), gain: exp.success.rate - imp.success.rate });
   }

@@ -55,6 +55,25 @@ function conditionTable(s: ExperimentSummary): string {
   );
 }
 
+/** Model calls per condition and role: calls, errors, tokens, list-price cost, and the condition's cost per success. */
+function modelTable(s: ExperimentSummary): string {
+  const rows: Array<Array<string | number>> = [];
+  for (const c of s.conditions)
+    for (const [role, m] of Object.entries(c.models ?? {}))
+      if (m) rows.push([c.condition, role, m.calls, m.errors, m.inputTokens, m.outputTokens, usd(m.costUsd), usd(c.success.successes ? m.costUsd / c.success.successes : null)]);
+  if (!rows.length) return "";
+  const notes = [
+    s.allModelCallsFailed ? "Every model call of this run failed: its success rates say nothing about the agents." : "",
+    s.stopped ? `Stopped early: ${s.stopped.reason}; ${s.stopped.notRun} episode(s) not run.` : "",
+  ].filter(Boolean);
+  return `<h3>Model calls per role</h3>${notes.map((n) => `<div class="banner">${escapeHtml(n)}</div>`).join("")}<p class="meta">Cost at the prices in the model specs, cached calls included (list price).</p>${table(["condition", "role", "calls", "errors", "input tokens", "output tokens", "cost", "cost/success"], rows)}`;
+}
+
+function skippedList(s: ExperimentSummary): string {
+  if (!s.skipped?.length) return "";
+  return `<h3>Skipped tasks (${s.skipped.length}, not scored)</h3>${table(["task", "reason"], s.skipped.map((k) => [k.task, k.reason]))}`;
+}
+
 function stabilityTable(s: ExperimentSummary): string {
   return table(
     ["condition", "label source", "trajectories", "deviation rate", "loop incidence", "loop burden (looping runs)", "recovery ability (runs that deviated)", "avg recovery length (steps)"],
@@ -140,6 +159,7 @@ ${s.simulated ? `<div class="banner">${escapeHtml(s.note)}</div>` : ""}
 <p class="meta">${m ? `commit ${escapeHtml(m.gitCommit.slice(0, 12))}, retrace ${escapeHtml(m.packageVersion)}, config ${escapeHtml(m.configHash.slice(0, 12))}, ${m.tasks.length} tasks, seeds ${escapeHtml(m.seeds.join(","))}. ` : ""}${s.episodes} episodes, ${s.envErrors} environment errors (excluded from success rates).</p>
 ${s.recommendation ? `<h3>Recommendation</h3><p>${escapeHtml(s.recommendation.text)}</p>` : ""}
 <h3>Conditions</h3>${conditionTable(s)}
+${modelTable(s)}${skippedList(s)}
 ${s.successAtK?.length ? `<h3>Success@K</h3>${successAtKTable(s)}` : ""}
 ${chartsFor(r).map((c) => `<h3>${escapeHtml(c.title)}</h3><div class="chart"><canvas id="${escapeHtml(c.id)}"></canvas></div>`).join("\n")}
 <h3>Process stability</h3>

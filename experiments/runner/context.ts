@@ -14,7 +14,8 @@ import type { EpisodeJob } from "./conditions.ts";
 import { runPool, type JobOutcome, type PoolProgress } from "./pool.ts";
 import type { RecordingEnvironment } from "./recording-env.ts";
 import type { ResultLine } from "./results-log.ts";
-import type { ExperimentRuntime } from "./runtime.ts";
+import type { ExperimentRuntime, SkippedTask } from "./runtime.ts";
+import type { ModelCallSettings } from "../agents/model-client.ts";
 import type { RemotePhases } from "./remote.ts";
 
 /** How to run (from the CLI flags). */
@@ -39,6 +40,12 @@ export interface RunSettings {
   blobs?: BlobStore;
   /** Run phases elsewhere: the queue coordinator of `retrace run --queue`, or one job inside `retrace worker`. */
   remote?: RemotePhases;
+  /** Model agents' run-wide settings (cache, keys, cost ledger). @default cache off */
+  calls?: ModelCallSettings;
+  /** Stop scheduling new episodes once the money spent (ledger) reaches this many USD. @default no cap */
+  maxCostUsd?: number;
+  /** Check model endpoints before the first episode (GET /models); on by default for model-backed runs. @default true */
+  preflight?: boolean;
 }
 
 /** Per-run context shared by the experiment kinds. */
@@ -46,6 +53,8 @@ export class RunContext {
   readonly blobs: BlobStore;
   readonly resultsFile: string;
   readonly timingsFile: string;
+  /** Set when scheduling stopped early (cost cap): why, and how many episodes were not run. */
+  stopped?: { reason: string; notRun: number };
   constructor(readonly runtime: ExperimentRuntime, readonly settings: RunSettings, readonly config: ExperimentConfig) {
     mkdirSync(settings.out, { recursive: true });
     this.blobs = settings.blobs ?? new BlobStore({ dir: join(settings.out, "blobs") });
@@ -62,22 +71,21 @@ export class RunContext {
 
   /** The config's tasks, in order; unknown ids are a ConfigError. */
   tasks(): Task[] {
-    const all = this.runtime.tasks(this.envSpec);
-    let tasks = all;
-    if (this.envSpec.tasks) {
-      const byId = new Map(all.map((t) => [t.id, t]));
-      tasks = this.envSpec.tasks.map((id, i) => {
-        const t = byId.get(id);
-        if (!t) throw new ConfigError(`config.env.tasks.${i}: unknown task "${id}" for ${this.envSpec.kind} (known: ${all.slice(0, 12).map((x) => x.id).join(", ")}${all.length > 12 ? ", ..." : ""})`, { field: `env.tasks.${i}` });
-        return t;
-      });
-    }
-    if (this.envSpec.sample && tasks.length > this.envSpec.sample) {
-      const all = tasks;
-      const n = this.envSpec.sample;
-      tasks = Array.from({ length: n }, (_, i) => all[Math.floor((i * all.length) / n)]);
-    }
-    return this.envSpec.limit ? tasks.slice(0, this.envSpec.limit) : tasks;
+    return selectTasks(this.runtime, this.envSpec);
+  }
+
+  /** The pool's cost-cap hooks (when --max-cost-usd is set). */
+  private costCap(): Pick<Parameters<typeof runPool>[0], "stopWhen" | "onStop"> {
+    const cap = this.settings.maxCostUsd;
+    const ledger = this.settings.calls?.ledger;
+    if (cap === undefined || !ledger) return {};
+    return {
+      stopWhen: () => (ledger.spentUsd >= cap ? `--max-cost-usd ${cap}: $${ledger.spentUsd.toFixed(4)} spent` : undefined),
+      onStop: (reason, notRun) => {
+        this.stopped = { reason, notRun: (this.stopped?.notRun ?? 0) + notRun };
+        this.settings.onNote?.(`stopped scheduling: ${reason}; ${notRun} episode(s) not run (in-flight ones finished; --resume continues)`);
+      },
+    };
   }
 
   /** Run jobs on the pool (in this process, or on the process workers), appending to this run's results file. */
@@ -128,6 +136,35 @@ export class RunContext {
       envRetries: this.config.envRetries,
       resume: true,
       onProgress: (p) => this.settings.onProgress?.(phase, p),
+      ...this.costCap(),
     });
   }
+}
+
+/** The tasks an env spec selects, in order (`tasks`, then `sample`, then `limit`); unknown ids are a ConfigError. */
+export function selectTasks(runtime: ExperimentRuntime, envSpec: EnvSpec): Task[] {
+  const all = runtime.tasks(envSpec);
+  let tasks = all;
+  if (envSpec.tasks) {
+    const byId = new Map(all.map((t) => [t.id, t]));
+    const skipped = new Set((runtime.skipped?.(envSpec) ?? []).map((s) => s.task));
+    tasks = envSpec.tasks.filter((id) => !skipped.has(id)).map((id) => {
+      const i = envSpec.tasks!.indexOf(id);
+      const t = byId.get(id);
+      if (!t) throw new ConfigError(`config.env.tasks.${i}: unknown task "${id}" for ${envSpec.kind} (known: ${all.slice(0, 12).map((x) => x.id).join(", ")}${all.length > 12 ? ", ..." : ""})`, { field: `env.tasks.${i}` });
+      return t;
+    });
+  }
+  if (envSpec.sample && tasks.length > envSpec.sample) {
+    const list = tasks;
+    const n = envSpec.sample;
+    tasks = Array.from({ length: n }, (_, i) => list[Math.floor((i * list.length) / n)]);
+  }
+  return envSpec.limit ? tasks.slice(0, envSpec.limit) : tasks;
+}
+
+/** The tasks a run leaves out (the runtime cannot run them here), limited to the config's `tasks` when it lists some. */
+export function skippedTasks(runtime: ExperimentRuntime, envSpec: EnvSpec): SkippedTask[] {
+  const all = runtime.skipped?.(envSpec) ?? [];
+  return envSpec.tasks ? all.filter((s) => envSpec.tasks!.includes(s.task)) : all;
 }

@@ -14,7 +14,13 @@ import type { Task } from "../../src/task.ts";
 import type { Condition, EpisodeJob } from "./conditions.ts";
 import type { JobOutcome } from "./pool.ts";
 import type { RecordingEnvironment } from "./recording-env.ts";
-import type { ExperimentRuntime } from "./runtime.ts";
+import type { ComponentContext, ExperimentRuntime } from "./runtime.ts";
+import { ModelMeter, round, type RoleCalls } from "../agents/meter.ts";
+import type { ModelCallSettings } from "../agents/model-client.ts";
+import { resolvePair } from "../config/agents.ts";
+import type { ModelRole } from "../../src/usage.ts";
+import { emptyAccounting } from "../../src/runtime/accounting.ts";
+import { isSimulated } from "../../graphs/context.ts";
 
 /** Everything an episode needs besides its job. */
 export interface EpisodeDeps {
@@ -22,6 +28,10 @@ export interface EpisodeDeps {
   blobs: BlobStore;
   /** Run folder; episodes go to `<out>/<condition>/<task>/<seed>/`. */
   out: string;
+  /** Run-wide model settings (cache, keys, cost ledger), for model agents. */
+  calls?: ModelCallSettings;
+  /** Wall-clock deadline per episode in ms (the episode is aborted then). @default none */
+  episodeTimeoutMs?: number;
 }
 
 /** `trajectory.json` in each episode folder: what the report's trajectory viewer reads. */
@@ -43,21 +53,35 @@ export interface EpisodeRecord {
 /** Run one job of an end-to-end or sweep condition. */
 export async function runConditionEpisode(job: EpisodeJob, condition: Condition, task: Task, rec: RecordingEnvironment, deps: EpisodeDeps): Promise<JobOutcome> {
   const { runtime } = deps;
-  const ctx = { task, seed: job.seed, env: rec.env };
-  const components: EpisodeComponents = { policy: runtime.forwardPolicy(condition.pair.forward, ctx), env: rec.env, blobs: deps.blobs };
+  const meter = new ModelMeter(deps.calls?.ledger);
+  const ctx: ComponentContext = { task, seed: job.seed, env: rec.env, blobs: deps.blobs, meter, calls: deps.calls };
+  const agents = resolvePair(condition.pair);
+  const components: EpisodeComponents = { policy: runtime.forwardPolicy(agents.forward, ctx), env: rec.env, blobs: deps.blobs };
   if (condition.recovery) {
-    const sim = condition.pair.forward;
-    components.detector = runtime.detector(condition.pair.detector ?? { kind: sim.kind, profile: "default" }, ctx);
-    components.recoverer = runtime.recoveryPolicy(condition.pair.recovery ?? sim, ctx);
-    components.selector = runtime.selector(condition.pair.selector ?? { kind: sim.kind, profile: "default" }, ctx);
+    components.detector = runtime.detector(agents.detector, ctx);
+    components.selector = runtime.selector(agents.selector, ctx);
+    // The recovery sub-agent (and its summarizer) only act under model restoration.
+    if ((condition.options.restoration ?? "model") === "model") {
+      components.recoverer = runtime.recoveryPolicy(agents.recovery, ctx);
+      if (agents.summarizer && runtime.summarizer) components.summarizer = runtime.summarizer(agents.summarizer, ctx);
+    }
+    if (agents.verifier && runtime.verifier) components.verifier = runtime.verifier(agents.verifier, ctx);
   }
-  const result = await runtime.runEpisode({ task, options: { ...condition.options, seed: job.seed }, components });
-  return finishEpisode(job, task, result, rec, deps);
+  const signal = deps.episodeTimeoutMs ? AbortSignal.timeout(deps.episodeTimeoutMs) : undefined;
+  let result: EpisodeResult;
+  try {
+    result = await runtime.runEpisode({ task, options: { ...condition.options, seed: job.seed }, components, signal });
+  } catch (err) {
+    if (!signal?.aborted) throw err;
+    // The deadline passed (e.g. a hung model server): record the episode as a failure that says so.
+    result = deadlineResult(task, job.seed, deps.episodeTimeoutMs!, isSimulated(components));
+  }
+  return finishEpisode(job, task, result, rec, deps, undefined, undefined, meter);
 }
 
 /** Stability, episode folder and the result line of a finished episode. */
-export async function finishEpisode(job: EpisodeJob, task: Task, result: EpisodeResult, rec: RecordingEnvironment, deps: EpisodeDeps, extra?: Record<string, JsonValue>, folder?: string): Promise<JobOutcome> {
-  if (result.stopReason === "env-error") return outcomeOf(result, null, extra);
+export async function finishEpisode(job: EpisodeJob, task: Task, result: EpisodeResult, rec: RecordingEnvironment, deps: EpisodeDeps, extra?: Record<string, JsonValue>, folder?: string, meter?: ModelMeter): Promise<JobOutcome> {
+  if (result.stopReason === "env-error") return outcomeOf(result, null, extra, meter);
   const stability = deps.runtime.groundTruthStability?.({ env: rec.env, task, result, observed: rec.observed }) ?? detectorStability(result.trajectory);
   const dir = join(deps.out, folder ?? join(job.condition, job.task, String(job.seed)));
   mkdirSync(dir, { recursive: true });
@@ -65,13 +89,14 @@ export async function finishEpisode(job: EpisodeJob, task: Task, result: Episode
   const record: EpisodeRecord = { key: job.key, condition: job.condition, task: job.task, instruction: task.instruction, seed: job.seed, success: result.success, score: result.evaluation.score, detail: result.evaluation.detail ?? "", stopReason: result.stopReason, simulated: result.simulated, trajectory: result.trajectory, ...(extra ? { extra } : {}) };
   writeFileSync(join(dir, "trajectory.json"), JSON.stringify(record) + "\n");
   if (deps.runtime.writeEpisode) await deps.runtime.writeEpisode({ dir, result, blobs: deps.blobs, simulated: result.simulated });
-  return outcomeOf(result, stability, extra);
+  return outcomeOf(result, stability, extra, meter);
 }
 
 /** The deterministic line fields of an episode result. */
-export function outcomeOf(result: EpisodeResult, stability: StabilityMetrics | null, extra?: Record<string, JsonValue>): JobOutcome {
+export function outcomeOf(result: EpisodeResult, stability: StabilityMetrics | null, extra?: Record<string, JsonValue>, meter?: ModelMeter): JobOutcome {
   const a = result.accounting;
-  const models = Object.values(a.models);
+  const perRole = modelCallsOf(result, meter);
+  const roles = Object.values(perRole);
   return {
     success: result.success,
     score: result.evaluation.score,
@@ -84,11 +109,37 @@ export function outcomeOf(result: EpisodeResult, stability: StabilityMetrics | n
     recoveryAttempts: a.recoveryAttempts,
     detectorCalls: a.detectorCalls,
     policyFailures: a.policyFailures,
-    tokens: models.reduce((s, m) => s + (m?.inputTokens ?? 0) + (m?.outputTokens ?? 0), 0),
-    costUsd: models.reduce((s, m) => s + (m?.costUsd ?? 0), 0),
+    tokens: roles.reduce((s, m) => s + m.inputTokens + m.outputTokens, 0),
+    costUsd: round(roles.reduce((s, m) => s + m.costUsd, 0)),
+    ...(roles.length ? { models: perRole } : {}),
     stability,
     prompts: [...result.prompts].sort(),
     ...(extra ? { extra } : {}),
     envMs: a.envMs,
+  };
+}
+
+/**
+ * Model calls per role of an episode: the meter's counts (every call, failed ones included, cost
+ * at list price) for roles it saw, the episode's own accounting for the rest (agents with their
+ * own SDK clients: OpenAI and Anthropic computer use), whose failed calls are the steps that
+ * failed with "model-error".
+ */
+export function modelCallsOf(result: EpisodeResult, meter?: ModelMeter): Partial<Record<ModelRole, RoleCalls>> {
+  const out: Partial<Record<ModelRole, RoleCalls>> = meter ? meter.snapshot() : {};
+  for (const [role, u] of Object.entries(result.accounting.models) as Array<[ModelRole, NonNullable<EpisodeResult["accounting"]["models"][ModelRole]>]>) {
+    if (out[role] || !u) continue;
+    const errors = role === "policy" ? result.trajectory.steps.filter((s) => s.failure?.kind === "model-error").length : 0;
+    out[role] = { calls: u.calls + errors, errors, inputTokens: u.inputTokens, outputTokens: u.outputTokens, costUsd: round(u.costUsd) };
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The result of an episode cut off at its wall-clock deadline (no trajectory survives the abort). */
+export function deadlineResult(task: Task, seed: number, timeoutMs: number, simulated: boolean): EpisodeResult {
+  const detail = `episode deadline: still running after ${timeoutMs} ms (episodeTimeoutMs), aborted`;
+  return {
+    taskId: task.id, seed, success: false, evaluation: { score: 0, detail }, stopReason: "aborted", simulated,
+    trajectory: { taskId: task.id, steps: [], events: [], result: { score: 0, detail } }, accounting: emptyAccounting(), prompts: [],
   };
 }

@@ -13,7 +13,9 @@ import { ALL_PROMPTS } from "../../prompts/index.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
 import { runIdealRecovery } from "../ideal/run.ts";
 import { conditionsOf, expandJobs, resolveSeeds, type ParamValue } from "./conditions.ts";
-import { RunContext, type RunSettings } from "./context.ts";
+import { RunContext, selectTasks, skippedTasks, type RunSettings } from "./context.ts";
+import { configEndpoints } from "./endpoints.ts";
+import { preflightEndpoints } from "../agents/preflight.ts";
 import { runConditionEpisode } from "./episode.ts";
 import type { ResultLine } from "./results-log.ts";
 import type { ExperimentRuntime } from "./runtime.ts";
@@ -47,19 +49,24 @@ export interface Manifest {
 
 /** Run (or resume) an experiment into `settings.out`. */
 export async function runExperiment(config: ExperimentConfig, runtime: ExperimentRuntime, settings: RunSettings): Promise<ExperimentRun> {
+  // Everything that can be refused is checked before the output folder is touched, so a bad
+  // config leaves nothing that neither a re-run nor --resume accepts.
   runtime.checkConfig?.(config);
-  const ctx = new RunContext(runtime, settings, config);
+  const tasks = selectTasks(runtime, config.env);
+  if (tasks.length === 0) throw new ConfigError(`config.env: no task of ${config.env.kind} can run here${skippedTasks(runtime, config.env).length ? ` (${skippedTasks(runtime, config.env).length} skipped, e.g. ${skippedTasks(runtime, config.env)[0].task}: ${skippedTasks(runtime, config.env)[0].reason})` : ""}`, { field: "env.tasks" });
   const manifestFile = join(settings.out, "manifest.json");
+  const resultsFile = join(settings.out, "results.jsonl");
   const seedBase = settings.seedBase ?? 0;
   const configHash = hashValue({ config, seedBase });
-  if (!settings.resume && existsSync(ctx.resultsFile) && statSync(ctx.resultsFile).size > 0)
+  if (!settings.resume && existsSync(resultsFile) && statSync(resultsFile).size > 0)
     throw new ConfigError(`${settings.out} already holds a run: pass --resume to continue it, or choose another --out`);
   if (settings.resume && existsSync(manifestFile)) {
     const old = JSON.parse(readFileSync(manifestFile, "utf8")) as Manifest;
     if (old.configHash !== configHash) throw new ConfigError(`--resume: the config (or --seed) differs from the one that started ${settings.out} (hash ${old.configHash.slice(0, 12)} vs ${configHash.slice(0, 12)}); use the same config or another --out`);
   }
-  const tasks = ctx.tasks();
   const seeds = resolveSeeds(config.seeds, seedBase);
+  if (!settings.shard && settings.preflight !== false && settings.calls?.cache !== "read") await preflightEndpoints(configEndpoints(config, settings.calls));
+  const ctx = new RunContext(runtime, settings, config);
   const conditions = config.kind === "ideal-recovery" ? [] : conditionsOf(config);
   const manifest: Manifest = {
     experiment: config.name, kind: config.kind, config, configHash, seedBase, seeds, tasks: tasks.map((t) => t.id),
@@ -74,9 +81,12 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
     const byId = new Map(tasks.map((t) => [t.id, t]));
     const byCondition = new Map(conditions.map((c) => [c.id, c]));
     const jobs = expandJobs(conditions.map((c) => c.id), tasks.map((t) => t.id), seeds);
-    lines = await ctx.pool("episodes", jobs, (job, rec) => runConditionEpisode(job, byCondition.get(job.condition)!, byId.get(job.task) as Task, rec, { runtime, blobs: ctx.blobs, out: settings.out }));
+    const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls, episodeTimeoutMs: config.episodeTimeoutMs };
+    lines = await ctx.pool("episodes", jobs, (job, rec) => runConditionEpisode(job, byCondition.get(job.condition)!, byId.get(job.task) as Task, rec, deps));
   }
   const summary = summarize({
+    stopped: ctx.stopped,
+    skipped: skippedTasks(runtime, config.env),
     experiment: config.name, kind: config.kind, lines,
     params: Object.fromEntries(conditions.map((c) => [c.id, c.params])),
     maxK: config.kind === "ideal-recovery" ? config.k : undefined,

@@ -46,6 +46,12 @@ export interface PoolOptions<J extends EpisodeJob> {
   onLine?: (line: ResultLine) => void;
   /** Rewrite the results file in index order at the end (process workers leave this to the parent). @default true */
   finalize?: boolean;
+  /**
+   * Asked before each job starts: a reason string stops scheduling new jobs (those in flight
+   * finish); `onStop` gets the reason and how many jobs were left unrun. @default never
+   */
+  stopWhen?: () => string | undefined;
+  onStop?: (reason: string, notRun: number) => void;
 }
 
 /**
@@ -73,6 +79,7 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
   const log = new ResultsLog(resultsFile);
   let next = 0;
   let fatal: unknown;
+  let stopped: string | undefined;
   const worker = async (id: number) => {
     let rec: RecordingEnvironment | undefined;
     const dropEnv = async () => {
@@ -82,6 +89,14 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
     };
     try {
       while (fatal === undefined && next < todo.length) {
+        const reason = stopped ?? options.stopWhen?.();
+        if (reason !== undefined) {
+          if (stopped === undefined) {
+            stopped = reason;
+            options.onStop?.(reason, todo.length - next);
+          }
+          break;
+        }
         const job = todo[next++];
         let tries = 0;
         let line: ResultLine | undefined;

@@ -9,6 +9,8 @@ import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, t
 import type { StopReason } from "../../src/episode.ts";
 import type { StabilityMetrics } from "../../src/metrics/stability.ts";
 import type { JsonValue } from "../../src/policy.ts";
+import type { ModelRole } from "../../src/usage.ts";
+import type { RoleCalls } from "../agents/meter.ts";
 
 /** One finished episode. Deterministic: no timings (those go to timings.jsonl). */
 export interface ResultLine {
@@ -35,6 +37,8 @@ export interface ResultLine {
   policyFailures: number;
   tokens: number;
   costUsd: number;
+  /** Model calls per role (calls, errors, tokens, list-price cost); absent when no model was called. */
+  models?: Partial<Record<ModelRole, RoleCalls>>;
   stability: StabilityMetrics | null;
   prompts: string[];
   /** Experiment-specific facts (e.g. strategy, E, R, continuation index). */

@@ -9,7 +9,9 @@ import type { EpisodeComponents, EpisodeResult, RecoveryOptionsInput } from "../
 import type { Environment } from "../../src/environment.ts";
 import type { ErrorDetector } from "../../src/detector.ts";
 import type { ForwardPolicy } from "../../src/policy.ts";
-import type { RecoveryPolicy } from "../../src/recovery.ts";
+import type { RecoveryPolicy, StateVerifier, Summarizer } from "../../src/recovery.ts";
+import type { ModelMeter } from "../agents/meter.ts";
+import type { ModelCallSettings } from "../agents/model-client.ts";
 import type { RecoveryStepSelector } from "../../src/selector.ts";
 import type { Task } from "../../src/task.ts";
 import type { Observation } from "../../src/observation.ts";
@@ -38,6 +40,12 @@ export interface ComponentContext {
   env: Environment;
   /** A label that separates independent draws (e.g. continuation index). */
   stream?: string;
+  /** Screenshots (model agents read image blobs from here). */
+  blobs?: BlobStore;
+  /** Per-episode model-call meter (model agents). */
+  meter?: ModelMeter;
+  /** Run-wide model settings: cache, keys, cost ledger (model agents). */
+  calls?: ModelCallSettings;
 }
 
 /** The environment- and agent-specific parts the runner uses. */
@@ -46,12 +54,20 @@ export interface ExperimentRuntime {
   checkConfig?(config: ExperimentConfig): void;
   /** Every task of an environment kind, in a stable order. */
   tasks(env: EnvSpec): Task[];
+  /** Tasks of the environment this runtime cannot run here, with the reason (counted in the summary, never scored). */
+  skipped?(env: EnvSpec): SkippedTask[];
   /** A fresh environment instance (one per worker); screenshots go to the run's blob store. */
   createEnv(env: EnvSpec, blobs: BlobStore): Promise<Environment>;
   forwardPolicy(spec: AgentSpec, ctx: ComponentContext): ForwardPolicy;
   recoveryPolicy(spec: AgentSpec, ctx: ComponentContext): RecoveryPolicy;
   detector(spec: AgentSpec, ctx: ComponentContext): ErrorDetector;
   selector(spec: AgentSpec, ctx: ComponentContext): RecoveryStepSelector;
+  /** The contextualized-context summarizer (model agents). */
+  summarizer?(spec: AgentSpec, ctx: ComponentContext): Summarizer;
+  /** A state verifier (model agents). */
+  verifier?(spec: AgentSpec, ctx: ComponentContext): StateVerifier;
+  /** Environment kind this runtime drives (agents adapt to real desktops). @default "simdesk" */
+  envKind?: string;
   runEpisode: RunEpisodeFn;
   /**
    * Stability metrics from the environment's ground truth, when it has some (SimDesk); undefined
@@ -68,4 +84,10 @@ export interface ExperimentRuntime {
 export interface ObservedState {
   screenshot: string;
   stateId?: string;
+}
+
+/** A task left out of a run because it cannot run here (e.g. needs OSWorld's Python evaluators). */
+export interface SkippedTask {
+  task: string;
+  reason: string;
 }

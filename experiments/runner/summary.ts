@@ -8,6 +8,8 @@ import { recommend, type Recommendation } from "../../src/metrics/compare.ts";
 import { summarizeStability, type StabilityMetrics, type StabilitySummary } from "../../src/metrics/stability.ts";
 import { successAtKCurve } from "../../src/metrics/success-at-k.ts";
 import { wilsonInterval, type Proportion } from "../../src/metrics/wilson.ts";
+import type { ModelRole } from "../../src/usage.ts";
+import { round, type RoleCalls } from "../agents/meter.ts";
 import type { ParamValue } from "./conditions.ts";
 import type { ResultLine } from "./results-log.ts";
 
@@ -33,6 +35,8 @@ export interface ConditionSummary {
   tokensPerEpisode: number;
   stability: StabilitySummary;
   simulated: boolean;
+  /** Model calls per role over the condition's episodes (absent when no model was called). */
+  models?: Partial<Record<ModelRole, RoleCalls>>;
 }
 
 /** A Success@K curve of one recovery-step strategy. */
@@ -57,12 +61,20 @@ export interface ExperimentSummary {
   conditions: ConditionSummary[];
   successAtK?: SuccessAtKSummary[];
   recommendation?: Recommendation;
+  /** Model calls per role over the whole run (absent when no model was called). */
+  models?: Partial<Record<ModelRole, RoleCalls>>;
+  /** True when the run called models and every call failed: the results say nothing about the agents. */
+  allModelCallsFailed?: boolean;
+  /** Why the run stopped scheduling episodes early (e.g. the --max-cost-usd cap), and how many it did not run. */
+  stopped?: { reason: string; notRun: number };
+  /** Tasks left out because they cannot run here (e.g. need OSWorld's Python evaluators), with the reason. */
+  skipped?: Array<{ task: string; reason: string }>;
 }
 
 export const SIMULATED_NOTE = "SIMULATED: these results come from seeded simulated policies on SimDesk, not from models.";
 
 /** Summarise lines; `params` gives each condition's distinguishing values. */
-export function summarize(input: { experiment: string; kind: string; lines: readonly ResultLine[]; params?: Record<string, Record<string, ParamValue>>; maxK?: number }): ExperimentSummary {
+export function summarize(input: { experiment: string; kind: string; lines: readonly ResultLine[]; params?: Record<string, Record<string, ParamValue>>; maxK?: number; stopped?: { reason: string; notRun: number }; skipped?: Array<{ task: string; reason: string }> }): ExperimentSummary {
   const groups = new Map<string, ResultLine[]>();
   for (const l of [...input.lines].sort((a, b) => a.index - b.index)) {
     const g = groups.get(l.condition) ?? [];
@@ -80,6 +92,14 @@ export function summarize(input: { experiment: string; kind: string; lines: read
     envErrors: input.lines.filter((l) => l.status === "env-error").length,
     conditions,
   };
+  const models = sumModels(input.lines);
+  if (models) {
+    summary.models = models;
+    const all = Object.values(models);
+    summary.allModelCallsFailed = all.reduce((n, m) => n + m.calls, 0) > 0 && all.every((m) => m.errors === m.calls);
+  }
+  if (input.stopped) summary.stopped = input.stopped;
+  if (input.skipped?.length) summary.skipped = input.skipped;
   if (input.kind === "ideal-recovery") summary.successAtK = successAtKSummaries(input.lines, input.maxK ?? 5);
   if (input.kind === "sweep") {
     const candidates = conditions.filter((c) => c.condition !== "no-recovery" && c.success.n > 0).map((c) => ({ label: c.condition, rate: c.success, cost: c.stepsPerEpisode }));
@@ -112,7 +132,23 @@ function conditionSummary(condition: string, lines: ResultLine[], params: Record
     tokensPerEpisode: mean((l) => l.tokens),
     stability: summarizeStability(ok.map((l) => l.stability).filter((s): s is StabilityMetrics => s !== null)),
     simulated: lines.some((l) => l.simulated),
+    ...(sumModels(lines) ? { models: sumModels(lines) } : {}),
   };
+}
+
+/** Per-role totals of the lines' model calls, or undefined when none called a model. */
+export function sumModels(lines: readonly ResultLine[]): Partial<Record<ModelRole, RoleCalls>> | undefined {
+  const out: Partial<Record<ModelRole, RoleCalls>> = {};
+  for (const l of lines)
+    for (const [role, m] of Object.entries(l.models ?? {}) as Array<[ModelRole, RoleCalls]>) {
+      const t = (out[role] ??= { calls: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 });
+      t.calls += m.calls;
+      t.errors += m.errors;
+      t.inputTokens += m.inputTokens;
+      t.outputTokens += m.outputTokens;
+      t.costUsd = round(t.costUsd + m.costUsd);
+    }
+  return Object.keys(out).length ? Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b))) : undefined;
 }
 
 function successAtKSummaries(lines: readonly ResultLine[], maxK: number): SuccessAtKSummary[] {

@@ -18,7 +18,7 @@ export async function evaluate(state: GraphState, ctx: RuntimeContext): Promise<
   } else {
     try {
       await ensureEnvironment(state, ctx);
-      evaluation = await ctx.components.env.evaluate();
+      evaluation = await ctx.components.env.evaluate({ terminal: stopReason === "fail" ? "FAIL" : stopReason === "done" ? "DONE" : null });
     } catch (err) {
       stopReason = "env-error";
       envError = `evaluate failed: ${describeError(err)}`;

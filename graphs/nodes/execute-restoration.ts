@@ -1,12 +1,14 @@
 /**
  * `executeRestoration` (recovery subgraph): execute the sub-agent's step, record it with role
  * "recovery", and decide whether the attempt is over: a restored claim (DONE counts as one)
- * confirmed by the verifier when there is one, a FAIL, or the budget spent.
+ * confirmed by the verifier when there is one (an abstention does not confirm unless
+ * `onAbstain: "ssim"`; see restoration/confirm.ts), a FAIL, or the budget spent.
  */
 import type { HistoryEntry } from "../../src/policy.ts";
 import type { StepRecord } from "../../src/trajectory.ts";
 import type { RuntimeContext } from "../context.ts";
 import { executeActions } from "../env-step.ts";
+import { confirmState } from "../restoration/confirm.ts";
 import type { SubgraphState, SubgraphUpdate } from "../recovery-subgraph.ts";
 
 export async function executeRestoration(state: SubgraphState, ctx: RuntimeContext): Promise<SubgraphUpdate> {
@@ -60,15 +62,16 @@ export async function executeRestoration(state: SubgraphState, ctx: RuntimeConte
   return update;
 }
 
-/** A restored claim: accept it, or ask the verifier (mismatch continues while budget remains). */
+/** A restored claim: accept it, or ask the verifier (not confirmed -> continue while budget remains). */
 async function finish(state: SubgraphState, ctx: RuntimeContext, current: SubgraphState["observation"], update: SubgraphUpdate): Promise<SubgraphUpdate> {
   const verifier = ctx.components.verifier;
   if (!verifier) return { ...update, decision: null, done: true, restored: true, reason: "the recovery agent declared the target restored" };
-  const v = await verifier.verify({ target: state.target.observation, current: current!, blobs: ctx.components.blobs, env: ctx.components.env, signal: ctx.signal });
-  const usage = [...state.usage, ...(v.usage ?? [])];
-  if (v.verdict !== "mismatch") return { ...update, decision: null, usage, done: true, restored: true, reason: `restored claim confirmed by ${verifier.name} (${v.verdict}): ${v.reason}` };
+  const v = await confirmState(ctx, verifier, state.target.observation, current!);
+  const usage = [...state.usage, ...v.usage];
+  if (v.confirmed) return { ...update, decision: null, usage, done: true, restored: true, reason: `restored claim confirmed by ${verifier.name} (${v.verdict}): ${v.reason}` };
   const stepped = update.recoveryHistory as HistoryEntry[] | undefined;
   const used = (stepped ?? state.recoveryHistory).length + state.rejectedClaims + (stepped ? 0 : 1);
-  if (used >= state.budget) return { ...update, decision: null, usage, done: true, restored: false, reason: `verifier ${verifier.name} rejected the restored claim and the budget is spent` };
-  return { ...update, decision: null, usage, done: false, reason: `verifier ${verifier.name} rejected the restored claim: ${v.reason}` };
+  const why = v.verdict === "abstain" ? v.reason : `verifier ${verifier.name} rejected the restored claim: ${v.reason}`;
+  if (used >= state.budget) return { ...update, decision: null, usage, done: true, restored: false, reason: `${why}; the budget is spent` };
+  return { ...update, decision: null, usage, done: false, reason: why };
 }

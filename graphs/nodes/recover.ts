@@ -1,7 +1,8 @@
 /**
  * `recover`: bring the environment back to step R by the configured restoration mode: the recovery
  * sub-agent (`model`, a subgraph), action replay (`replay`), an environment snapshot (`snapshot`),
- * or nothing (`implicit`: the forward policy itself carries on). Emits recovery-start/-end and
+ * or nothing (`implicit`: the forward policy itself carries on, unprompted; `guided`: the same, told
+ * which step went wrong). Emits recovery-start/-end and
  * marks both in the trajectory.
  */
 import type { TrajectoryEvent } from "../../src/trajectory.ts";
@@ -52,7 +53,7 @@ export async function recover(state: GraphState, ctx: RuntimeContext): Promise<G
       out = {
         observation: state.observation!,
         restored: false,
-        reason: "implicit recovery: no restoration, the forward policy continues",
+        reason: mode === "guided" ? "guided recovery: no restoration, the forward policy is told which step went wrong" : "implicit recovery: no restoration, the forward policy continues unprompted",
         records: [],
         events: [],
         tick: state.tick,

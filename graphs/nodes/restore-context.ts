@@ -1,8 +1,9 @@
 /**
  * `restoreContext`: after restoration, cut the forward history back to the recovery boundary R
  * (entries 0..R-1) and set the transition string as the notice for the next forward decision
- * (paper App. B.2, "Post-recovery context"). Implicit recovery keeps the history and tells the
- * policy which step was judged wrong instead.
+ * (paper App. B.2, "Post-recovery context"). Implicit recovery keeps the history and adds nothing
+ * (the paper's pi_R = pi); guided recovery keeps the history and tells the policy which step was
+ * judged wrong instead.
  */
 import { promptRef, renderPrompt } from "../../src/prompt.ts";
 import { truncateHistory } from "../../src/runtime/history.ts";
@@ -20,8 +21,8 @@ export function transitionNotice(recoveryStep: number): string {
   return renderPrompt(transition, { step: recoveryStep });
 }
 
-/** The notice for implicit recovery (no restoration, history kept). */
-export function implicitNotice(errorStep: number, reason: string): string {
+/** The notice for guided recovery (no restoration, history kept, the policy is told which step went wrong). */
+export function guidedNotice(errorStep: number, reason: string): string {
   return `Note: a check of your trajectory found that step ${errorStep} went off track (${reason}). The environment was not restored. Look at the current screen and correct course before continuing the task.`;
 }
 
@@ -29,8 +30,10 @@ export async function restoreContext(state: GraphState, ctx: RuntimeContext): Pr
   await ensureEnvironment(state, ctx);
   const pending = state.pending!;
   const recoveryStep = pending.recoveryStep ?? pending.errorStep;
-  if (ctx.options.restoration === "implicit") {
-    return { pending: null, notice: implicitNotice(pending.errorStep, pending.detection.reason) };
+  // Implicit recovery (paper Sec. 5.1): pi_R = pi, no recovery-specific instruction at all.
+  if (ctx.options.restoration === "implicit") return { pending: null };
+  if (ctx.options.restoration === "guided") {
+    return { pending: null, notice: guidedNotice(pending.errorStep, pending.detection.reason) };
   }
   const from = state.history.length;
   const notice = transitionNotice(recoveryStep);

@@ -1,7 +1,7 @@
 /**
  * `select`: choose the recovery step R for the detected error step E with the configured strategy
  * (zero, error-minus-1, error-random, llm). Always yields 0 <= R <= E; an `llm` selector that
- * fails falls back to E-1 with the failure recorded. Implicit recovery needs no R (R = E).
+ * fails falls back to E-1 with the failure recorded. Implicit and guided recovery need no R (R = E).
  */
 import { addUsage } from "../../src/runtime/accounting.ts";
 import { guardedSelect } from "../../src/selectors/index.ts";
@@ -13,7 +13,7 @@ export async function select(state: GraphState, ctx: RuntimeContext): Promise<Gr
   await ensureEnvironment(state, ctx);
   const pending = state.pending!;
   const errorStep = pending.errorStep;
-  if (ctx.options.restoration === "implicit") return { pending: { ...pending, recoveryStep: errorStep } };
+  if (ctx.options.restoration === "implicit" || ctx.options.restoration === "guided") return { pending: { ...pending, recoveryStep: errorStep } };
   const instanceKey = `${state.task.id}/${ctx.options.seed}`;
   const selection = await guardedSelect(ctx.selector, {
     task: taskSpec(state.task),

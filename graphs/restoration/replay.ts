@@ -2,8 +2,9 @@
  * `replay` restoration: reset the environment and replay the saved forward action prefix up to R
  * (the paper's ideal recovery, App. B.1), up to `replayRetries` times. A replay counts as
  * reproduced when the ground-truth state hash equals the one recorded at o_R (environments with
- * ground truth); otherwise the verifier's verdict when one is given and does not abstain, else
- * SSIM >= 0.99 between the screenshot and o_R. R = 0 is a reset.
+ * ground truth); otherwise the verifier's verdict when one is given (an abstention confirms
+ * nothing unless `onAbstain: "ssim"`, see confirm.ts), else SSIM >= 0.99 between the screenshot
+ * and o_R. R = 0 is a reset.
  */
 import type { Observation } from "../../src/observation.ts";
 import { addUsage, bump } from "../../src/runtime/accounting.ts";
@@ -13,6 +14,7 @@ import type { StepRecord, TrajectoryEvent } from "../../src/trajectory.ts";
 import type { RuntimeContext } from "../context.ts";
 import { currentStateHash, executeActions } from "../env-step.ts";
 import type { GraphState } from "../state.ts";
+import { confirmState } from "./confirm.ts";
 import type { RestorationOutcome } from "./outcome.ts";
 
 /** SSIM at or above which a replayed screen counts as the target screen. */
@@ -66,11 +68,11 @@ export async function restoreByReplay(state: GraphState, ctx: RuntimeContext, re
       reason = ok ? `replayed ${recoveryStep} step(s); state hash matches o_${recoveryStep}` : `try ${tryNo}: state hash differs from o_${recoveryStep}`;
     } else {
       const verifier = ctx.components.verifier;
-      const v = verifier ? await verifier.verify({ target, current: observation, blobs, env: ctx.components.env, signal: ctx.signal }) : null;
-      if (v) accounting = addUsage(accounting, v.usage, "verifier");
-      if (v && v.verdict !== "abstain") {
-        ok = v.verdict === "match";
-        reason = `try ${tryNo}: ${verifier!.name} says ${v.verdict}: ${v.reason}`;
+      if (verifier) {
+        const v = await confirmState(ctx, verifier, target, observation);
+        accounting = addUsage(accounting, v.usage, "verifier");
+        ok = v.confirmed;
+        reason = v.verdict === "abstain" ? `try ${tryNo}: ${v.reason}` : `try ${tryNo}: ${verifier.name} says ${v.verdict}: ${v.reason}`;
       } else {
         const sim = observation.screenshot === target.screenshot ? 1 : await screenshotSsim(await blobs.get(observation.screenshot), await blobs.get(target.screenshot));
         ok = sim >= REPLAY_SSIM_THRESHOLD;

@@ -74,6 +74,11 @@ export interface DatasetBuildOptions {
   seed?: number;
   /** Progress callback (one line per stage event). */
   onProgress?: (message: string) => void;
+  /**
+   * Asked before every rollout and every seed step: a reason ends the build there (no new work
+   * starts; what was built so far is kept and `stopped` says why), e.g. a spent cost budget.
+   */
+  stop?: () => string | undefined;
   signal?: AbortSignal;
 }
 
@@ -85,6 +90,8 @@ export interface DatasetBuildResult {
   samples: RecoverySample[];
   /** True when the forward or perturbation policy was simulated. */
   simulated: boolean;
+  /** Why the build ended early (from `stop`), when it did. */
+  stopped?: string;
 }
 
 /** Resolve and validate the numeric settings; a bad value throws a ConfigError naming the field. */
@@ -110,11 +117,14 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
   const log = options.onProgress ?? (() => {});
   const counts: TrajectoryStageCounts = { rollouts: 0, successful: 0, wellFormed: 0, transitionConsistent: 0, envErrors: 0 };
   let simulated = false;
+  let stopped: string | undefined;
+  const shouldStop = () => (stopped ??= options.stop?.()) !== undefined;
 
   // Stages 1-2: rollouts, success, well-formedness, N-replay filtering.
   const kept: Array<{ task: Task; trajectory: GroundTruthTrajectory }> = [];
   for (const task of options.tasks) {
     for (let rollout = 0; rollout < settings.rolloutsPerTask; rollout++) {
+      if (shouldStop()) break;
       const policy = options.forwardPolicy({ task, rollout });
       simulated ||= policy.simulated === true;
       const r = await rolloutPolicy({ env, task, policy, blobs, maxSteps: settings.maxSteps, signal });
@@ -147,6 +157,7 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
     const candidates: RecoverySample[] = [];
     for (const { task, trajectory } of kept) {
       for (const t of drawSeedSteps(trajectory, settings.seedStepsPerTrajectory, createRng(settings.seed, "seed-steps", task.id, trajectory.rollout, distance))) {
+        if (shouldStop()) break;
         c.seedSteps++;
         const target = stateAt(trajectory, t);
         const replay = await replayFromReset({ env, task, blobs, check, steps: trajectory.steps.slice(0, t).map((s, i) => ({ actions: s.actions, expect: i === t - 1 ? target : undefined })), expectInitial: t === 0 ? target : undefined, signal });
@@ -191,7 +202,8 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
     stages.push(c);
     log(`d=${distance}: ${c.seedSteps} seed steps -> ${c.final} samples`);
   }
-  return { settings, trajectories: counts, stages, samples: samples.map((s) => ({ ...s, simulated })), simulated };
+  if (stopped) log(`stopped early: ${stopped}`);
+  return { settings, trajectories: counts, stages, samples: samples.map((s) => ({ ...s, simulated })), simulated, ...(stopped && { stopped }) };
 }
 
 /** The recorded state after t steps of a trajectory (t = steps.length is the final state). */

@@ -55,6 +55,8 @@ export interface RecoveryEvalOptions {
   /** Restore a snapshot of the verified error state instead of replaying for every run. @default true when the environment can snapshot */
   reuseSnapshots?: boolean;
   onProgress?: (message: string) => void;
+  /** Asked before every sample: a reason ends the evaluation there (runs so far are returned), e.g. a spent cost budget. */
+  stop?: () => string | undefined;
   signal?: AbortSignal;
 }
 
@@ -101,6 +103,11 @@ export async function evaluateRecovery(options: RecoveryEvalOptions): Promise<Re
   const log = options.onProgress ?? (() => {});
   const runs: RecoveryRun[] = [];
   for (const sample of options.samples) {
+    const stopped = options.stop?.();
+    if (stopped) {
+      log(`stopped early: ${stopped}`);
+      break;
+    }
     const task = options.tasks.get(sample.taskId);
     if (!task) throw new ConfigError(`eval-recovery: sample ${sample.id} refers to unknown task "${sample.taskId}"`, { field: "tasks" });
     let snapshot: EnvironmentSnapshot | undefined;

@@ -13,6 +13,7 @@ import type { Environment } from "../environment.ts";
 import type { Observation } from "../observation.ts";
 import type { StateVerifier, VerifierVerdict } from "../recovery.ts";
 import { DEFAULT_SSIM_THRESHOLD, screenshotSsim } from "../image/similarity.ts";
+import { describeError } from "../errors.ts";
 
 /** What a state should look like: any of its observation, its screenshot or its hash. */
 export interface ExpectedState {
@@ -62,8 +63,15 @@ export function createStateCheck(options: StateCheckOptions = {}): StateCheck {
     }
     if (use === "verifier") {
       if (!options.verifier) return { verdict: "abstain", method: "verifier", reason: "no state verifier configured" };
-      const v = await options.verifier.verify({ target: expected.observation, current, blobs, env, signal });
-      return { verdict: v.verdict, method: "verifier", reason: v.reason };
+      // A verifier that fails abstains (never a match).
+      try {
+        const v = await options.verifier.verify({ target: expected.observation, current, blobs, env, signal });
+        const ok = v && (v.verdict === "match" || v.verdict === "mismatch" || v.verdict === "abstain");
+        return ok ? { verdict: v.verdict, method: "verifier", reason: v.reason } : { verdict: "abstain", method: "verifier", reason: "the verifier returned no usable verdict" };
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        return { verdict: "abstain", method: "verifier", reason: `the verifier failed: ${describeError(err)}` };
+      }
     }
     const ssim = await observationSsim(current, expected.observation, blobs);
     return { verdict: ssim >= threshold ? "match" : "mismatch", method: "ssim", ssim, reason: `SSIM ${ssim.toFixed(4)} ${ssim >= threshold ? ">=" : "<"} ${threshold}` };

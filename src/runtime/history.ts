@@ -15,13 +15,15 @@ export function truncateHistory(history: readonly HistoryEntry[], recoveryStep: 
 }
 
 /**
- * The history the recovery sub-agent is shown: entries 0..E-1 for "0-E", 0..R-1 for "0-R", none
- * for "none" and "contextualized" (which gets a summary instead).
+ * The history the recovery sub-agent is shown: entries 0..E (inclusive: the wrong action a_E and
+ * the observation it acted on) for "0-E", 0..R-1 for "0-R", none for "none" and "contextualized"
+ * (which gets a summary instead). 0-E includes the erroneous step as in the paper's recovery
+ * evaluation (App. A.2), so the sub-agent sees what went wrong, not only what came before it.
  */
 export function recoveryContextHistory(kind: RecoveryContextKind, history: readonly HistoryEntry[], errorStep: number, recoveryStep: number): HistoryEntry[] {
   switch (kind) {
     case "0-E":
-      return history.slice(0, Math.min(errorStep, history.length));
+      return history.slice(0, Math.min(errorStep + 1, history.length));
     case "0-R":
       return history.slice(0, Math.min(recoveryStep, history.length));
     case "none":

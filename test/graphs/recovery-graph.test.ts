@@ -6,6 +6,7 @@ import { ConfigError } from "../../src/errors.ts";
 import { createLoopDetector, createStagnationDetector } from "../../src/detectors/index.ts";
 import type { EpisodeComponents, RecoveryOptionsInput } from "../../src/episode.ts";
 import type { Detection, ErrorDetector } from "../../src/detector.ts";
+import type { StateVerifier } from "../../src/recovery.ts";
 import { TOY_TASK, ToyDesk, createToyDetector, createToyPolicy, createToyRecoverer, newBlobs } from "./fixtures/toy.ts";
 
 function setup(opts: { slipTicks?: number[]; skill?: number; detector?: ErrorDetector | null; pointerMoves?: boolean } = {}) {
@@ -186,15 +187,28 @@ describe("recovery graph on ToyDesk", () => {
     expect(r.success).toBe(true);
   });
 
-  it("implicit recovery leaves the environment and history alone and tells the policy", async () => {
+  it("implicit recovery (paper: pi_R = pi) leaves environment and history alone and gives the policy no recovery instruction", async () => {
     const s = setup({ slipTicks: [2] });
     const r = await run(s, { restoration: "implicit", freezeWindow: 0, maxRecoveryIterations: 1 });
+    expect(r.accounting.recoveryAttempts).toBe(1);
+    expect(s.policy.inputs.filter((i) => i.notice !== undefined && i.notice !== null)).toEqual([]);
+    // the decision right after the recovery sees the untouched history
+    const after = s.policy.inputs.find((i) => i.tick === 3)!;
+    expect(after.history.length).toBe(3);
+    expect(r.trajectory.events.some((e) => e.kind === "truncate")).toBe(false);
+    expect(r.trajectory.events.find((e) => e.kind === "recovery-end")!.detail.reason).toMatch(/^implicit recovery/);
+    expect(r.success).toBe(false); // the toy policy never fixes anything itself
+  });
+
+  it("guided recovery leaves environment and history alone and tells the policy which step went wrong", async () => {
+    const s = setup({ slipTicks: [2] });
+    const r = await run(s, { restoration: "guided", freezeWindow: 0, maxRecoveryIterations: 1 });
     const noticed = s.policy.inputs.find((i) => i.notice)!;
     expect(noticed.history.length).toBe(3);
     expect(noticed.notice).toMatch(/step 2 went off track/);
     expect(r.accounting.recoveryAttempts).toBe(1);
     expect(r.trajectory.events.some((e) => e.kind === "truncate")).toBe(false);
-    expect(r.success).toBe(false); // the toy policy never fixes anything itself
+    expect(r.success).toBe(false);
   });
 
   it("restoration none only monitors: detections are recorded, nothing is triggered", async () => {
@@ -298,6 +312,12 @@ describe("recovery graph on ToyDesk", () => {
     expect(first.context.kind).toBe("0-R");
     expect(first.context.history.length).toBe(2);
     expect(first.budget).toEqual({ used: 0, max: 10 });
+    // 0-E holds the erroneous step itself: entries 0..E inclusive
+    const s0 = setup({ slipTicks: [3] });
+    await run(s0, { freezeWindow: 0, recoveryContext: "0-E" });
+    expect(s0.recoverer.inputs[0].errorStep).toBe(3);
+    expect(s0.recoverer.inputs[0].context.history.map((h) => h.step)).toEqual([0, 1, 2, 3]);
+    expect(s0.recoverer.inputs[0].context.history[3].actions).toEqual([{ type: "TYPING", text: "x" }]); // the wrong action a_E
     const s2 = setup({ slipTicks: [3] });
     const summarizer = { name: "sum", summarize: async () => ({ summary: "typed a and b", prompt: "sum@1", usage: [{ role: "summarizer" as const, model: "m", inputTokens: 1, outputTokens: 1, latencyMs: 1 }] }) };
     const r2 = await runEpisode({ task: TOY_TASK, components: { ...s2.components, summarizer }, options: { freezeWindow: 0, recoveryContext: "contextualized" } });
@@ -312,6 +332,31 @@ describe("recovery graph on ToyDesk", () => {
     const verifier = { name: "v", verify: async () => ({ verdict: (++verifies === 1 ? "mismatch" : "match") as "mismatch" | "match", reason: "r" }) };
     const r = await runEpisode({ task: TOY_TASK, components: { ...s.components, verifier }, options: { freezeWindow: 0 } });
     expect(verifies).toBe(2);
+    expect(r.success).toBe(true);
+  });
+
+  it.each<[string, StateVerifier["verify"]]>([
+    ["abstains", async () => ({ verdict: "abstain", reason: "cannot tell" })],
+    ["throws", async () => { throw new Error("verifier server down"); }],
+    ["returns garbage", async () => ({ verdict: "yes" }) as unknown as Awaited<ReturnType<StateVerifier["verify"]>>],
+  ])("a verifier that %s never confirms a restored claim (onAbstain: reject, the default)", async (_name, verify) => {
+    const s = setup({ slipTicks: [3] });
+    let calls = 0;
+    const verifier: StateVerifier = { name: "v", verify: (i) => (calls++, verify(i)) };
+    const r = await runEpisode({ task: TOY_TASK, components: { ...s.components, verifier }, options: { freezeWindow: 0, maxRecoveryIterations: 1, recoveryBudget: 4 } });
+    const end = r.trajectory.events.find((e) => e.kind === "recovery-end")!;
+    expect(calls).toBeGreaterThan(0);
+    expect(end.detail.restored).toBe(false);
+    expect(String(end.detail.reason)).toMatch(/abstained \(not confirmed\).*budget is spent/);
+  });
+
+  it("with onAbstain: ssim an abstention is decided by SSIM >= 0.99 against the target", async () => {
+    const s = setup({ slipTicks: [3] });
+    const verifier: StateVerifier = { name: "v", verify: async () => ({ verdict: "abstain", reason: "cannot tell" }) };
+    const r = await runEpisode({ task: TOY_TASK, components: { ...s.components, verifier }, options: { freezeWindow: 0, maxRecoveryIterations: 1, onAbstain: "ssim" } });
+    const end = r.trajectory.events.find((e) => e.kind === "recovery-end")!;
+    expect(end.detail.restored).toBe(true);
+    expect(String(end.detail.reason)).toMatch(/onAbstain ssim: SSIM 1\.0000 >= 0\.99/);
     expect(r.success).toBe(true);
   });
 

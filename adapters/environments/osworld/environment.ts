@@ -126,9 +126,9 @@ export class OsworldEnvironment implements Environment {
     return this.observation(await this.screenshot());
   }
 
-  async evaluate(): Promise<Evaluation> {
+  async evaluate(end?: { terminal?: "DONE" | "FAIL" | null }): Promise<Evaluation> {
     if (!this.task) throw new EnvironmentError("osworld: call reset(task) first", { retryable: false });
-    return evaluateOsworldNative(this.requireClient(), this.task, this.lastAction?.type === "FAIL");
+    return evaluateOsworldNative(this.requireClient(), this.task, end?.terminal === "FAIL" || this.lastAction?.type === "FAIL");
   }
 
   /** Read-only probes through the control server: /platform, /accessibility and /file of watched paths. */

@@ -7,12 +7,15 @@
  * image). A truncated history therefore truncates the model's context as well. The notice goes
  * into the last user turn, after the tool results. An answer without a tool call ends the task
  * (DONE), as in Anthropic's reference loop. Calls use the SDK's retries and timeout and an
- * optional record/replay cache keyed by the request with screenshots as hashes.
+ * optional record/replay cache keyed by the request with screenshots as hashes. Under a
+ * {@link PromptFraming} (recovery, perturbation) the system prefix goes before the system prompt,
+ * the instruction prefix before the task, and the preamble opens the first user turn.
  */
 import Anthropic from "@anthropic-ai/sdk";
 import { formatAction, type Action } from "../../../src/action.ts";
 import { AdapterError, ConfigError } from "../../../src/errors.ts";
-import type { ForwardPolicy, HistoryEntry, JsonValue, PolicyDecision, PolicyFailure, PolicyInput } from "../../../src/policy.ts";
+import type { ChatContentPart } from "../../../src/model.ts";
+import type { HistoryEntry, JsonValue, PolicyDecision, PolicyFailure, PolicyInput } from "../../../src/policy.ts";
 import { runtimeSettings, type RuntimeSettings } from "../../../src/settings.ts";
 import { anthropicComputerInputToActions, type AnthropicComputerInput } from "../../actions/anthropic/convert.ts";
 import { toPolicyFailure, unparseable } from "../../actions/errors.ts";
@@ -20,7 +23,7 @@ import { createRecordReplay, type CacheOptions } from "../../models/cache.ts";
 import { blobUrl, materializeBlobUrls } from "../../models/content.ts";
 import { abortError, toAdapterError } from "../../models/errors.ts";
 import { callUsage, type PriceTable } from "../../models/pricing.ts";
-import type { ChatPolicyStats } from "../openai/chat-policy.ts";
+import { prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming } from "../framing.ts";
 import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
 
 /** Options for {@link createAnthropicPolicy}. */
@@ -70,7 +73,7 @@ const DEFAULT_SYSTEM =
   "You operate a Linux desktop through the computer tool to carry out the user's task. After each action you receive a new screenshot. When the task is complete, say so without calling the tool.";
 
 /** Create an Anthropic computer-use policy. */
-export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): ForwardPolicy & { readonly stats: ChatPolicyStats } {
+export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): FramablePolicy {
   const settings = options.settings ?? runtimeSettings();
   const apiKey = options.apiKey ?? settings.anthropicApiKey;
   if (!apiKey && !options.baseURL) throw new ConfigError("apiKey: set ANTHROPIC_API_KEY or pass apiKey for Anthropic computer use", { field: "apiKey" });
@@ -95,7 +98,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): For
     return { width: Math.floor(w * f), height: Math.floor(h * f) };
   };
 
-  const requestFor = (input: PolicyInput): Record<string, unknown> => {
+  const requestFor = (input: PolicyInput, framing?: PromptFraming): Record<string, unknown> => {
     const display = displayFor(input.observation.width, input.observation.height);
     const h = input.history;
     const observations = [...h.map((e) => e.observation), input.observation];
@@ -106,7 +109,11 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): For
       return { type: "image", source: { type: "base64", media_type: "image/png", data: blobUrl(o.screenshot, resized ? display : undefined) } };
     };
     const messages: { role: "user" | "assistant"; content: any[] }[] = [];
-    messages.push({ role: "user", content: [{ type: "text", text: input.task.instruction }, ...(withImage(0) ? [image(0)] : [{ type: "text", text: "(screenshot omitted)" }])] });
+    const preamble = (framing?.preamble ?? []).map((p: ChatContentPart) =>
+      p.type === "text" ? { type: "text", text: p.text } : { type: "image", source: { type: "base64", media_type: "image/png", data: blobUrl(p.blob) } },
+    );
+    const task = prefixed(framing?.instructionPrefix, input.task.instruction);
+    messages.push({ role: "user", content: [...preamble, { type: "text", text: task }, ...(withImage(0) ? [image(0)] : [{ type: "text", text: "(screenshot omitted)" }])] });
     h.forEach((entry, i) => {
       const memo = asMemo(entry.memo);
       const next = i + 1;
@@ -123,7 +130,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): For
       model,
       max_tokens: options.maxTokens ?? 1024,
       temperature: options.temperature ?? 0.7,
-      system: options.system ?? DEFAULT_SYSTEM,
+      system: prefixed(framing?.systemPrefix, options.system ?? DEFAULT_SYSTEM),
       tools: [{ type: version.tool, name: "computer", display_width_px: display.width, display_height_px: display.height, display_number: 1 }],
       betas: [version.beta],
       messages,
@@ -133,9 +140,9 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): For
   return {
     name: options.name ?? `anthropic-cua:${model}`,
     stats,
-    async propose(input: PolicyInput): Promise<PolicyDecision> {
+    async propose(input: PolicyInput, framing?: PromptFraming): Promise<PolicyDecision> {
       if (input.signal?.aborted) throw abortError(input.signal);
-      const request = requestFor(input);
+      const request = requestFor(input, framing);
       const display = displayFor(input.observation.width, input.observation.height);
       stats.calls++;
       const started = performance.now();
@@ -155,7 +162,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): For
         return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `Anthropic computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey] })).message });
       }
       const { input_tokens: inputTokens, output_tokens: outputTokens } = res.usage;
-      const usage = callUsage({ role: "policy", model, inputTokens, outputTokens, startedMs: started, cached, prices: options.prices });
+      const usage = callUsage({ role: framing?.role ?? "policy", model, inputTokens, outputTokens, startedMs: started, cached, prices: options.prices, ...(framing?.prompt && { prompt: framing.prompt }) });
       const content = Array.isArray(res.content) ? res.content : [];
       const text = content.map((b) => (b?.type === "text" ? b.text : b?.type === "tool_use" ? `tool_use ${JSON.stringify(b.input)}` : "")).filter(Boolean).join("\n");
       const memo = { content } as unknown as JsonValue;

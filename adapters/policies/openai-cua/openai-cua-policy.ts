@@ -7,12 +7,17 @@
  * truncated exactly like ours. Without such a memo (empty history, or steps made by another
  * policy) the conversation starts afresh with the task, a text summary of past steps and the
  * screenshot. Calls go through the openai SDK (its retries and timeout) and an optional
- * record/replay cache keyed by the request with screenshots as hashes.
+ * record/replay cache keyed by the request with screenshots as hashes. Under a
+ * {@link PromptFraming} (recovery, perturbation) the system prefix is sent as `instructions` on
+ * every call (the API does not carry it across `previous_response_id`), the instruction prefix
+ * goes before the task and the preamble before it in the first user turn; a framed call that
+ * continues a conversation restates the instruction prefix after the call outputs.
  */
 import OpenAI from "openai";
 import { formatAction, type Action } from "../../../src/action.ts";
 import { AdapterError, ConfigError } from "../../../src/errors.ts";
-import type { ForwardPolicy, JsonValue, PolicyDecision, PolicyFailure, PolicyInput } from "../../../src/policy.ts";
+import type { ChatContentPart } from "../../../src/model.ts";
+import type { JsonValue, PolicyDecision, PolicyFailure, PolicyInput } from "../../../src/policy.ts";
 import { runtimeSettings, type RuntimeSettings } from "../../../src/settings.ts";
 import { openAIComputerActionToActions, type OpenAIComputerAction } from "../../actions/openai-cua/convert.ts";
 import { toPolicyFailure } from "../../actions/errors.ts";
@@ -20,7 +25,7 @@ import { createRecordReplay, type CacheOptions } from "../../models/cache.ts";
 import { blobUrl, materializeBlobUrls } from "../../models/content.ts";
 import { abortError, toAdapterError } from "../../models/errors.ts";
 import { callUsage, type PriceTable } from "../../models/pricing.ts";
-import type { ChatPolicyStats } from "../openai/chat-policy.ts";
+import { prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming } from "../framing.ts";
 import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
 
 /** Options for {@link createOpenAICuaPolicy}. */
@@ -71,7 +76,7 @@ interface CuaResponse {
 }
 
 /** Create an OpenAI computer-use policy. */
-export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): ForwardPolicy & { readonly stats: ChatPolicyStats } {
+export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): FramablePolicy {
   const settings = options.settings ?? runtimeSettings();
   const model = options.model ?? "computer-use-preview";
   const baseURL = options.baseURL ?? settings.baseUrl;
@@ -87,12 +92,18 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): For
     return { actions: [], failure, ...rest };
   };
 
-  const requestFor = (input: PolicyInput): Record<string, unknown> => {
+  const requestFor = (input: PolicyInput, framing?: PromptFraming): Record<string, unknown> => {
     const tool = { type: "computer_use_preview", display_width: input.observation.width, display_height: input.observation.height, environment: options.environment ?? "linux" };
     const screenshot = blobUrl(input.observation.screenshot);
     const notice = input.notice ? [{ role: "user", content: [{ type: "input_text", text: input.notice }] }] : [];
     const summary = options.reasoningSummary ?? "concise";
-    const base = { model, tools: [tool], truncation: "auto", ...(summary !== "none" && { reasoning: { summary } }) };
+    const base = {
+      model,
+      tools: [tool],
+      truncation: "auto",
+      ...(summary !== "none" && { reasoning: { summary } }),
+      ...(framing?.systemPrefix && { instructions: framing.systemPrefix }),
+    };
     const last = input.history[input.history.length - 1];
     const memo = asMemo(last?.memo);
     if (memo) {
@@ -103,23 +114,35 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): For
         ...(memo.safety.length && { acknowledged_safety_checks: memo.safety }),
       }));
       const look = memo.callIds.length ? [] : [{ role: "user", content: [{ type: "input_text", text: "Continue with the task. Here is the current screen." }, { type: "input_image", image_url: screenshot }] }];
-      return { ...base, previous_response_id: memo.responseId, input: [...notice, ...outputs, ...look] };
+      // A framed call continuing a conversation (e.g. a perturbation step after forward steps) restates the instruction prefix.
+      const framed = framing?.instructionPrefix ? [{ role: "user", content: [{ type: "input_text", text: framing.instructionPrefix }] }] : [];
+      return { ...base, previous_response_id: memo.responseId, input: [...notice, ...outputs, ...framed, ...look] };
     }
     const past = input.history.length
       ? `\n\nSteps already taken:\n${input.history.map((e) => `Step ${e.step}: ${e.actions.map(formatAction).join("; ") || "(no usable action)"}`).join("\n")}`
       : "";
     return {
       ...base,
-      input: [...notice, { role: "user", content: [{ type: "input_text", text: `${input.task.instruction}${past}` }, { type: "input_image", image_url: screenshot }] }],
+      input: [
+        ...notice,
+        {
+          role: "user",
+          content: [
+            ...(framing?.preamble ?? []).map((p: ChatContentPart) => (p.type === "text" ? { type: "input_text", text: p.text } : { type: "input_image", image_url: blobUrl(p.blob) })),
+            { type: "input_text", text: `${prefixed(framing?.instructionPrefix, input.task.instruction)}${past}` },
+            { type: "input_image", image_url: screenshot },
+          ],
+        },
+      ],
     };
   };
 
   return {
     name: options.name ?? `openai-cua:${model}`,
     stats,
-    async propose(input: PolicyInput): Promise<PolicyDecision> {
+    async propose(input: PolicyInput, framing?: PromptFraming): Promise<PolicyDecision> {
       if (input.signal?.aborted) throw abortError(input.signal);
-      const request = requestFor(input);
+      const request = requestFor(input, framing);
       stats.calls++;
       const started = performance.now();
       let res: CuaResponse;
@@ -136,7 +159,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): For
         if (err instanceof ConfigError) throw err;
         return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `OpenAI computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey] })).message });
       }
-      const usage = callUsage({ role: "policy", model, inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0, startedMs: started, cached, prices: options.prices });
+      const usage = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0, startedMs: started, cached, prices: options.prices });
       const calls = (res.output ?? []).filter((o) => o?.type === "computer_call");
       const text = describeOutput(res.output ?? []);
       const safety = calls.flatMap((c) => (Array.isArray(c.pending_safety_checks) ? c.pending_safety_checks : []));

@@ -5,12 +5,17 @@
  * transition string) and the current screenshot. The vendor format plugs in as a
  * {@link ChatPolicyFormat}; unusable answers and failed model calls become recorded, counted
  * failures of the step. Cancellation (AbortSignal) is the only thing that throws from a model call.
+ * Under a {@link PromptFraming} (recovery, perturbation) the prefixes go before the system prompt
+ * and the step text, and the preamble (e.g. the TARGET screenshot) is a user turn after the system.
  */
 import { formatAction, type Action } from "../../../src/action.ts";
 import { AdapterError } from "../../../src/errors.ts";
 import type { ChatContentPart, ChatMessage, ChatModel } from "../../../src/model.ts";
-import type { ForwardPolicy, HistoryEntry, PolicyDecision, PolicyFailure, PolicyInput } from "../../../src/policy.ts";
+import type { HistoryEntry, PolicyDecision, PolicyFailure, PolicyInput } from "../../../src/policy.ts";
 import { toPolicyFailure } from "../../actions/errors.ts";
+import { framedPromptRef, prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming } from "../framing.ts";
+
+export type { ChatPolicyStats } from "../framing.ts";
 
 /** What differs between chat agents: prompts and the answer format. */
 export interface ChatPolicyFormat {
@@ -42,20 +47,20 @@ export interface ChatPolicyOptions {
   temperature?: number;
 }
 
-/** Per-policy counters (failures are also on each PolicyDecision). */
-export interface ChatPolicyStats {
-  calls: number;
-  failures: Partial<Record<PolicyFailure["kind"], number>>;
-}
-
-/** A ForwardPolicy with counters. */
-export interface ChatPolicy extends ForwardPolicy {
+/** A ForwardPolicy with counters that can also answer under a framing. */
+export interface ChatPolicy extends FramablePolicy {
   readonly stats: ChatPolicyStats;
 }
 
 /** Build the message list for one decision (exported for tests). */
-export function buildChatMessages(input: PolicyInput, format: ChatPolicyFormat, o: Required<Pick<ChatPolicyOptions, "historyImages" | "historyTextSteps" | "detail">>): ChatMessage[] {
-  const messages: ChatMessage[] = [{ role: "system", content: format.system(input) }];
+export function buildChatMessages(
+  input: PolicyInput,
+  format: ChatPolicyFormat,
+  o: Required<Pick<ChatPolicyOptions, "historyImages" | "historyTextSteps" | "detail">>,
+  framing?: PromptFraming,
+): ChatMessage[] {
+  const messages: ChatMessage[] = [{ role: "system", content: prefixed(framing?.systemPrefix, format.system(input)) }];
+  if (framing?.preamble?.length) messages.push({ role: "user", content: framing.preamble });
   const history = input.history;
   const recentFrom = Math.max(0, history.length - o.historyImages);
   const older = history.slice(Math.max(0, recentFrom - o.historyTextSteps), recentFrom);
@@ -65,7 +70,7 @@ export function buildChatMessages(input: PolicyInput, format: ChatPolicyFormat, 
     messages.push({ role: "user", content: `Earlier steps${skipped ? ` (the first ${skipped} not shown)` : ""}, screenshots omitted:\n${lines.join("\n")}` });
     messages.push({ role: "assistant", content: "Understood." });
   }
-  const step = format.stepText(input);
+  const step = prefixed(framing?.instructionPrefix, format.stepText(input));
   for (const e of history.slice(recentFrom)) {
     messages.push({ role: "user", content: [{ type: "text", text: step }, { type: "image", blob: e.observation.screenshot, detail: o.detail }] });
     messages.push({ role: "assistant", content: e.response?.trim() ? e.response : describe(e) });
@@ -96,14 +101,14 @@ export function createChatPolicy(options: ChatPolicyOptions, format: ChatPolicyF
   return {
     name: options.name ?? `${defaultName}:${options.model.model}`,
     stats,
-    async propose(input: PolicyInput): Promise<PolicyDecision> {
-      const messages = buildChatMessages(input, format, o);
+    async propose(input: PolicyInput, framing?: PromptFraming): Promise<PolicyDecision> {
+      const messages = buildChatMessages(input, format, o, framing);
       stats.calls++;
       let res;
       try {
         res = await options.model.complete({
-          role: "policy",
-          prompt: format.prompt,
+          role: framing?.role ?? "policy",
+          prompt: framedPromptRef(framing, format.prompt),
           messages,
           maxTokens: options.maxTokens ?? 1500,
           temperature: options.temperature ?? 0.7,

@@ -54,7 +54,9 @@ describe("recoverWithPolicy", () => {
     expect(out.usage).toHaveLength(3);
     // 0-R context: the history 0..R-1 (one entry), and the recovery steps so far in later calls.
     expect(rec.server.requests[0].body.messages[1].content.map((p: { text?: string }) => p.text ?? "").join("\n")).toContain("Earlier run, steps 0 to 0:");
-    expect(rec.server.requests[2].body.messages[1].content.map((p: { text?: string }) => p.text ?? "").join("\n")).toContain("Step 1 action: (no usable action)");
+    // the attempt's own steps are the agent's conversation: user turn (screenshot), assistant answer
+    const third = rec.server.requests[2].body.messages as { role: string; content: unknown }[];
+    expect(third.map((m) => m.role)).toEqual(["system", "user", "user", "assistant", "user", "assistant", "user"]);
     rec.server.verify();
   });
 
@@ -73,6 +75,19 @@ describe("recoverWithPolicy", () => {
     expect(ver.server.requests[0].images.map((i) => i.sha256)).toEqual([request.target.observation.screenshot, out.observation!.screenshot]);
     rec.server.verify();
     ver.server.verify();
+  });
+
+  it("with a verifier, a RESTORED claim is checked: an abstention or a failing verifier does not confirm it", async () => {
+    const { env, blobs, request } = await errorState();
+    const rec = await scriptedModel(blobs, [{ text: "RESTORED" }, { text: "RESTORED" }]);
+    const ver = await scriptedModel(blobs, [{ text: '{"verdict": "abstain", "evidence": [], "reason": "cannot tell"}' }, { status: 400 }]);
+    servers.push(rec.server, ver.server);
+    const restore = recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model }), verifier: createLlmStateVerifier({ model: ver.model, maxReasks: 0 }), env, blobs, budget: 2 });
+    const out = await restore(request);
+    expect(out.restored).toBe(false);
+    expect(out.detail).toMatch(/budget of 2 recovery step\(s\) spent/);
+    expect(ver.server.calls).toBe(2);
+    rec.server.verify();
   });
 
   it("requires a summarizer for the contextualized context", () => {

@@ -44,7 +44,7 @@ describe("createLlmRecoveryPolicy over HTTP", () => {
     ]);
     expect(decision.restored).toBeFalsy();
     expect(decision.failure).toBeUndefined();
-    expect(decision.usage).toEqual([expect.objectContaining({ role: "recoverer", prompt: "recovery.system-prefix@1+forward.pyautogui.system@1+recovery.instruction-prefix@1+forward.pyautogui.step@1" })]);
+    expect(decision.usage).toEqual([expect.objectContaining({ role: "recoverer", prompt: "recovery.system-prefix@1+recovery.instruction-prefix@1+forward.pyautogui.system@1+forward.pyautogui.step@1" })]);
     const req = server!.requests[0];
     // target first, then the last context screenshot (entry 2 = the target too), then current.
     expect(req.images.map((i) => i.sha256)).toEqual([history[2].observation.screenshot, history[2].observation.screenshot, current.screenshot]);
@@ -52,7 +52,7 @@ describe("createLlmRecoveryPolicy over HTTP", () => {
     expect(system.startsWith("RECOVERY MODE.")).toBe(true);
     expect(system).toContain("pyautogui");
     const text = requestText(req.body);
-    expect(text).toContain("history up to the wrong step (3 step(s))");
+    expect(text).toContain("history up to and including the wrong step (3 step(s))");
     expect(text).toContain("Task: Set the font of the title to Arial");
     expect(text).toContain(`reply with ${RESTORED_TOKEN} alone`);
     server!.verify();
@@ -93,8 +93,12 @@ describe("createLlmRecoveryPolicy over HTTP", () => {
     const prior = await makeHistory(blobs, 2);
     const { decision } = await propose([{ text: "```python\npyautogui.press('enter')\n```" }], "0-R", { recoveryHistory: prior, budget: { used: 2, max: 10 } });
     expect(decision.actions).toEqual([{ type: "PRESS", key: "enter" }]);
-    const text = requestText(server!.requests[0].body);
-    expect(text).toContain("Recovery actions you already took in this attempt");
-    expect(text).toContain("at most 8 more action step(s)");
+    const body = server!.requests[0].body;
+    // system, preamble (target + context), then the attempt's two steps as the agent's own turns, then now
+    expect(body.messages.map((m: { role: string }) => m.role)).toEqual(["system", "user", "user", "assistant", "user", "assistant", "user"]);
+    // recoveryImages 1: the older step as a text summary, the latest with its screenshot and answer
+    expect(body.messages[2].content).toContain("Step 0: CLICK(10,20)");
+    expect(body.messages[5].content).toBe("CLICK(11,20)");
+    expect(requestText(body)).toContain("at most 8 more action step(s)");
   });
 });

@@ -45,6 +45,13 @@ describe("evaluateRecovery on SimDesk (simulated policies)", () => {
     }
   });
 
+  it("a stop hook ends the evaluation before the next sample and keeps the runs so far", async () => {
+    let asked = 0;
+    const some = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples: samples.slice(0, 3), variants: simulatedVariants(desk, 2).slice(0, 1), budgets: [1], stop: () => (++asked > 2 ? "budget spent" : undefined) });
+    expect(asked).toBe(3);
+    expect(some.map((r) => r.sampleId)).toEqual(samples.slice(0, 2).map((s) => s.id));
+  });
+
   it("shows explicit (skilled) recovery above implicit recovery, and more steps helping", () => {
     const table = recoveryTable(runs);
     const cell = (variant: string, r: number, d: number) => table.find((x) => x.variant === variant && x.budget === r && x.distance === d)!;

@@ -127,4 +127,13 @@ describe("replayFromReset", () => {
     expect(r.ok).toBe(false);
     expect(r.failedAt).toMatchObject({ verdict: "abstain", method: "verifier" });
   });
+
+  it("a verifier that throws abstains instead of crashing the replay", async () => {
+    const broken = { name: "broken", async verify(): Promise<never> { throw new Error("verifier server down"); } };
+    const check = createStateCheck({ method: "verifier", verifier: broken });
+    const o = await desk.reset(task);
+    const r = await replayFromReset({ env: desk, task, blobs, check, attempts: 1, steps: [{ actions: [task.plan[0]], expect: { observation: o } }] });
+    expect(r.ok).toBe(false);
+    expect(r.failedAt).toMatchObject({ verdict: "abstain", method: "verifier", reason: expect.stringContaining("verifier server down") });
+  });
 });

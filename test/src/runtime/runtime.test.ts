@@ -22,7 +22,7 @@ describe("resolveRecoveryOptions", () => {
     [{ freezeWindow: -1 }, "freezeWindow: must be >= 0"],
     [{ freezeWindow: 1.5 }, "freezeWindow: must be an integer"],
     [{ minConfidence: 2 }, "minConfidence: must be <= 1"],
-    [{ restoration: "magic" }, 'restoration: must be one of "model", "replay", "snapshot", "implicit", "none"'],
+    [{ restoration: "magic" }, 'restoration: must be one of "model", "replay", "snapshot", "implicit", "guided", "none"'],
   ])("rejects %j with a message naming the field", (input, message) => {
     expect(() => resolveRecoveryOptions(input as never)).toThrow(message);
     try {
@@ -60,8 +60,10 @@ describe("history", () => {
     expect(truncateHistory(history, 0)).toEqual([]);
     expect(() => truncateHistory(history, 6)).toThrow(RangeError);
   });
-  it("builds recovery contexts 0-E, 0-R, none, contextualized", () => {
-    expect(recoveryContextHistory("0-E", history, 3, 1).map((h) => h.step)).toEqual([0, 1, 2]);
+  it("builds recovery contexts 0-E (entries 0..E inclusive), 0-R, none, contextualized", () => {
+    expect(recoveryContextHistory("0-E", history, 3, 1).map((h) => h.step)).toEqual([0, 1, 2, 3]);
+    expect(recoveryContextHistory("0-E", history, 0, 0).map((h) => h.step)).toEqual([0]);
+    expect(recoveryContextHistory("0-E", history, 4, 2).map((h) => h.step)).toEqual([0, 1, 2, 3, 4]);
     expect(recoveryContextHistory("0-R", history, 3, 1).map((h) => h.step)).toEqual([0]);
     expect(recoveryContextHistory("none", history, 3, 1)).toEqual([]);
     expect(recoveryContextHistory("contextualized", history, 3, 1)).toEqual([]);

@@ -22,7 +22,8 @@ describe.runIf(tools.run)("the experiment runner on the real X11 desktop (--env 
       name: "e2e-x11",
       env: { kind: "x11", tasks: ["mousepad-append-line"] },
       seeds: { count: 1, start: 5 },
-      options: { maxForwardSteps: 12, freezeWindow: 0 },
+      // real apps have no ground truth for a simulated recoverer: restoration by replay, asked for explicitly
+      options: { maxForwardSteps: 12, freezeWindow: 0, restoration: "replay" },
       maxRecoveryIterations: [3],
       pairs: [{ name: "sloppy", forward: { kind: "sim", profile: "sloppy" } }],
     });
@@ -41,7 +42,7 @@ describe.runIf(tools.run)("the experiment runner on the real X11 desktop (--env 
   it("retrace run <config> --env x11 runs a SimDesk config unchanged but for the environment", async () => {
     const dir = join(out, "cli");
     const cfg = join(out, "e2e.json");
-    writeFileSync(cfg, JSON.stringify({ kind: "end-to-end", name: "cli-x11", env: { kind: "simdesk", limit: 1 }, seeds: [5], options: { maxForwardSteps: 12, freezeWindow: 0 }, maxRecoveryIterations: [3], pairs: [{ name: "sloppy", forward: { kind: "sim", profile: "sloppy" } }] }));
+    writeFileSync(cfg, JSON.stringify({ kind: "end-to-end", name: "cli-x11", env: { kind: "simdesk", limit: 1 }, seeds: [5], options: { maxForwardSteps: 12, freezeWindow: 0, restoration: "replay" }, maxRecoveryIterations: [3], pairs: [{ name: "sloppy", forward: { kind: "sim", profile: "sloppy" } }] }));
     const out1: string[] = [];
     const orig = process.stdout.write.bind(process.stdout);
     process.stdout.write = ((c: string) => (out1.push(String(c)), true)) as typeof process.stdout.write;

@@ -1,0 +1,20 @@
+/**
+ * `retrace run CONFIG --base-url URL --model NAME [--api-key-env VAR]`: fill every model agent
+ * that leaves these out, so one shared config runs against any endpoint.
+ */
+import type { AgentSpec } from "./spec.ts";
+
+/** Values from the CLI for model agents that leave them out. */
+export interface ModelDefaults {
+  baseUrl?: string;
+  model?: string;
+  apiKeyEnv?: string;
+}
+
+/** The spec with `baseUrl`, `model`, `apiKeyEnv` filled from `defaults` when it is a model agent without them. */
+export function fillModelDefaults<S extends AgentSpec | undefined>(spec: S, defaults: ModelDefaults): S {
+  if (!spec || spec.kind !== "model") return spec;
+  const out: Record<string, unknown> = { ...spec };
+  for (const key of ["baseUrl", "model", "apiKeyEnv"] as const) if (out[key] === undefined && defaults[key] !== undefined) out[key] = defaults[key];
+  return out as S;
+}

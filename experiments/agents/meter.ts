@@ -1,0 +1,110 @@
+/**
+ * Per-episode accounting of model calls by role: attempts, errors, tokens and cost. It wraps the
+ * ChatModel each model agent talks to (outside the cache), so it sees every call the agent made,
+ * including the ones that failed, which the episode's own accounting (built from successful
+ * answers) cannot. Cost here is the list price of the tokens (so a cached re-run writes the same
+ * bytes); what was actually spent (cache misses only) goes to the run-wide {@link CostLedger},
+ * which `--max-cost-usd` watches.
+ */
+import { describeError } from "../../src/errors.ts";
+import type { ChatModel, ChatRequest, ChatResponse } from "../../src/model.ts";
+import type { ModelRole, ModelUsage } from "../../src/usage.ts";
+import { costUsd, type PriceTable } from "../../adapters/models/pricing.ts";
+
+/** One role's model calls in one episode (a results.jsonl field). */
+export interface RoleCalls {
+  /** Calls made (answered, failed or served from the cache). */
+  calls: number;
+  /** Calls that failed after the backend's retries (unreachable, timeout, HTTP errors). */
+  errors: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** List price of the tokens in USD (cached calls included, so re-runs give the same bytes). */
+  costUsd: number;
+}
+
+/** Run-wide money actually spent (cache misses only); `--max-cost-usd` compares against it. */
+export class CostLedger {
+  /** USD spent so far in this process. */
+  spentUsd = 0;
+  /** Model calls that reached a server. */
+  serverCalls = 0;
+}
+
+/** Per-episode model-call meter. */
+export class ModelMeter {
+  private readonly roles = new Map<ModelRole, RoleCalls>();
+  /** The first error message per role (for the run's summary). */
+  readonly firstError = new Map<ModelRole, string>();
+  constructor(readonly ledger?: CostLedger) {}
+
+  private entry(role: ModelRole): RoleCalls {
+    let e = this.roles.get(role);
+    if (!e) this.roles.set(role, (e = { calls: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }));
+    return e;
+  }
+
+  /** Count one answered call (usage from the backend or the cache). */
+  recordUsage(role: ModelRole, usage: Pick<ModelUsage, "inputTokens" | "outputTokens" | "cached" | "model">, prices?: PriceTable): void {
+    const e = this.entry(role);
+    e.calls++;
+    e.inputTokens += usage.inputTokens || 0;
+    e.outputTokens += usage.outputTokens || 0;
+    const cost = costUsd(prices, usage.model, usage) ?? 0;
+    e.costUsd += cost;
+    if (this.ledger && !usage.cached) {
+      this.ledger.spentUsd += cost;
+      this.ledger.serverCalls++;
+    }
+  }
+
+  /** Count one failed call. */
+  recordError(role: ModelRole, err: unknown): void {
+    const e = this.entry(role);
+    e.calls++;
+    e.errors++;
+    if (this.ledger) this.ledger.serverCalls++;
+    if (!this.firstError.has(role)) this.firstError.set(role, describeError(err).split("\n")[0].slice(0, 300));
+  }
+
+  /** Wrap a chat model so its calls are counted under `role`. */
+  wrap(model: ChatModel, role: ModelRole, prices?: PriceTable): ChatModel {
+    const meter = this;
+    const wrapped: ChatModel & { requestParams?: unknown } = {
+      model: model.model,
+      async complete(request: ChatRequest): Promise<ChatResponse> {
+        try {
+          const res = await model.complete(request);
+          meter.recordUsage(role, res.usage, prices);
+          return res;
+        } catch (err) {
+          meter.recordError(role, err);
+          throw err;
+        }
+      },
+    };
+    const params = (model as { requestParams?: unknown }).requestParams;
+    if (params !== undefined) wrapped.requestParams = params;
+    return wrapped;
+  }
+
+  /** Role -> calls, in a stable role order (a results.jsonl field). */
+  snapshot(): Partial<Record<ModelRole, RoleCalls>> {
+    const out: Partial<Record<ModelRole, RoleCalls>> = {};
+    for (const role of [...this.roles.keys()].sort()) {
+      const e = this.roles.get(role)!;
+      out[role] = { ...e, costUsd: round(e.costUsd) };
+    }
+    return out;
+  }
+
+  /** True when any model call was made. */
+  get used(): boolean {
+    return this.roles.size > 0;
+  }
+}
+
+/** Round a dollar amount to 1e-9 so float summation order never changes the bytes. */
+export function round(usd: number): number {
+  return Math.round(usd * 1e9) / 1e9;
+}

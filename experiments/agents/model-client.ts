@@ -1,0 +1,70 @@
+/**
+ * Run-wide settings of model agents (cache, keys, cost ledger) and the chat model each model
+ * agent talks to: the OpenAI-compatible backend, wrapped by the record/replay cache and then by
+ * the episode's meter. Keys are read from the variable a spec names (`apiKeyEnv`), else from the
+ * usual settings, and never written anywhere.
+ */
+import { ConfigError } from "../../src/errors.ts";
+import type { ChatModel } from "../../src/model.ts";
+import { envVar, runtimeSettings, type RuntimeSettings } from "../../src/settings.ts";
+import { withCache, type CacheMode, type CacheOptions } from "../../adapters/models/cache.ts";
+import { createOpenAIChatModel } from "../../adapters/models/openai-chat.ts";
+import type { BlobStore } from "../../src/blob-store.ts";
+import type { ModelRole } from "../../src/usage.ts";
+import type { CostLedger, ModelMeter } from "./meter.ts";
+import type { ModelAgentSpec } from "./model-spec.ts";
+
+/** Run-wide settings of model agents. */
+export interface ModelCallSettings {
+  /** Record/replay cache of every model call. @default "off" */
+  cache: CacheMode;
+  /** Cache folder (the CLI's default: <out>/model-cache). */
+  cacheDir: string;
+  /** Environment to read keys from. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** Money actually spent so far (for --max-cost-usd). */
+  ledger?: CostLedger;
+}
+
+/** The settings with keys, computed once per spec. */
+export function settingsFor(calls: ModelCallSettings | undefined): RuntimeSettings {
+  return runtimeSettings(calls?.env ?? process.env);
+}
+
+/** The API key a spec uses: its `apiKeyEnv` variable, else the backend's usual variable. */
+export function apiKeyOf(spec: ModelAgentSpec, calls: ModelCallSettings | undefined, field = "apiKeyEnv"): string | undefined {
+  const settings = settingsFor(calls);
+  if (spec.apiKeyEnv) {
+    const key = envVar(spec.apiKeyEnv, calls?.env ?? process.env);
+    if (!key) throw new ConfigError(`${field}: the environment variable ${spec.apiKeyEnv} is not set (export it, or pass --api-key-env with a variable that is)`, { field });
+    return key;
+  }
+  return spec.backend === "anthropic" ? settings.anthropicApiKey : settings.apiKey;
+}
+
+/** Cache options of a model agent, or undefined when the cache is off. */
+export function cacheOptionsOf(calls: ModelCallSettings | undefined): CacheOptions | undefined {
+  if (!calls || calls.cache === "off") return undefined;
+  return { dir: calls.cacheDir, mode: calls.cache };
+}
+
+/** The metered, cached chat model of a model agent in one episode. */
+export function chatModelFor(spec: ModelAgentSpec, role: ModelRole, ctx: { blobs: BlobStore; meter?: ModelMeter; calls?: ModelCallSettings }): ChatModel {
+  if (!spec.model) throw new ConfigError("model: give the model name (in the spec or with --model)", { field: "model" });
+  if (!ctx.blobs) throw new ConfigError("model agents read screenshots from the run's blob store: pass blobs in the agent context", { field: "blobs" });
+  const backend = createOpenAIChatModel({
+    model: spec.model,
+    blobs: ctx.blobs,
+    baseURL: spec.baseUrl,
+    apiKey: apiKeyOf(spec, ctx.calls),
+    maxRetries: spec.maxRetries,
+    timeoutMs: spec.timeoutMs,
+    ...(spec.temperature !== undefined && { temperature: spec.temperature }),
+    ...(spec.maxTokens !== undefined && { maxTokens: spec.maxTokens }),
+    prices: spec.prices,
+    settings: settingsFor(ctx.calls),
+  });
+  const cache = cacheOptionsOf(ctx.calls);
+  const cached: ChatModel = cache ? withCache(backend, cache) : backend;
+  return ctx.meter ? ctx.meter.wrap(cached, role, spec.prices) : cached;
+}

@@ -1,0 +1,83 @@
+/**
+ * `{ kind: model, ... }`: an agent backed by a model over HTTP. The schema, the defaults the paper
+ * and a careful operator of paid runs want (60 s per call, at most 2 retries), and which
+ * format/backend combinations each role can use.
+ */
+import { z } from "zod";
+import type { AgentRole } from "./roles.ts";
+
+/** Action formats of action-producing roles (forward, recovery, perturber). */
+export const MODEL_FORMATS = ["pyautogui", "uitars", "openai-cua", "anthropic"] as const;
+/** How the model is reached. */
+export const MODEL_BACKENDS = ["openai", "openai-responses", "anthropic"] as const;
+
+/** Per-call timeout of model agents from configs. */
+export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
+/** Retries of a failed call (429/5xx/timeouts) of model agents from configs. */
+export const DEFAULT_MODEL_RETRIES = 2;
+
+const httpUrl = z.string().refine((s) => {
+  try {
+    const u = new URL(s);
+    return u.protocol === "http:" || u.protocol === "https:";
+  } catch {
+    return false;
+  }
+}, "expected an http:// or https:// URL, e.g. http://127.0.0.1:8000/v1");
+
+const price = z.object({ inputPerMillion: z.number().min(0), outputPerMillion: z.number().min(0) }).strict();
+
+/** A model-backed agent. `model`, `baseUrl` and `apiKeyEnv` may come from the CLI. */
+export const ModelAgentSpecSchema = z
+  .object({
+    kind: z.literal("model"),
+    /** Action format (action-producing roles); JSON roles ignore it. @default "pyautogui" */
+    format: z.enum(MODEL_FORMATS).default("pyautogui"),
+    /** API: openai = chat completions; openai-responses = OpenAI computer use; anthropic = Messages. @default from format */
+    backend: z.enum(MODEL_BACKENDS).optional(),
+    /** Base URL (OpenAI-compatible: ending in /v1). @default --base-url, else RETRACE_BASE_URL / OPENAI_BASE_URL */
+    baseUrl: httpUrl.optional(),
+    /** Model name as the server knows it. @default --model */
+    model: z.string().min(1).optional(),
+    /** Environment variable holding the API key. @default --api-key-env, else OPENAI_API_KEY / ANTHROPIC_API_KEY */
+    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name such as OPENAI_API_KEY").optional(),
+    /** Sampling temperature. @default the agent's own */
+    temperature: z.number().min(0).max(2).optional(),
+    /** Max output tokens per call. @default the agent's own */
+    maxTokens: z.number().int().min(1).max(1_000_000).optional(),
+    /** Past screenshots shown to the model. @default the agent's own */
+    historyImages: z.number().int().min(0).max(50).optional(),
+    /** Per-call timeout in ms. @default 60000 */
+    timeoutMs: z.number().int().min(1).max(3_600_000).default(DEFAULT_MODEL_TIMEOUT_MS),
+    /** Retries of 429/5xx/timeouts. @default 2 */
+    maxRetries: z.number().int().min(0).max(10).default(DEFAULT_MODEL_RETRIES),
+    /** USD per million tokens by model name (`"gpt-4o*"` = prefix). @default none (cost 0) */
+    prices: z.record(z.string(), price).optional(),
+  })
+  .strict();
+export type ModelAgentSpec = z.output<typeof ModelAgentSpecSchema>;
+
+/** The backend a format implies when the spec leaves it out. */
+export function backendOf(spec: Pick<ModelAgentSpec, "format" | "backend">): (typeof MODEL_BACKENDS)[number] {
+  if (spec.backend) return spec.backend;
+  if (spec.format === "openai-cua") return "openai-responses";
+  if (spec.format === "anthropic") return "anthropic";
+  return "openai";
+}
+
+/**
+ * Why a role cannot use this spec (format/backend combination), or undefined when it can.
+ * Messages name the field (relative to the spec) and what would be accepted.
+ */
+export function modelRoleProblem(role: AgentRole, spec: ModelAgentSpec): { field: string; message: string } | undefined {
+  const backend = backendOf(spec);
+  if (role === "forward" || role === "recovery" || role === "perturber") {
+    if ((spec.format === "pyautogui" || spec.format === "uitars") && backend !== "openai")
+      return { field: "backend", message: `format ${spec.format} talks to chat completions; use backend: openai (or leave it out)` };
+    if (spec.format === "openai-cua" && backend !== "openai-responses") return { field: "backend", message: "format openai-cua needs backend: openai-responses (or leave it out)" };
+    if (spec.format === "anthropic" && backend !== "anthropic") return { field: "backend", message: "format anthropic needs backend: anthropic (or leave it out)" };
+    return undefined;
+  }
+  if (backend !== "openai") return { field: "backend", message: `the LLM ${role} talks to chat completions; use backend: openai (an OpenAI-compatible endpoint)` };
+  return undefined;
+}

@@ -1,0 +1,83 @@
+/**
+ * The agent registry: spec `kind` -> factory, one file per kind in this folder. Every spec in a
+ * config is validated here (per kind and per role) before any episode runs, with the config field
+ * path in the error (`config.pairs.0.detector.recall: Too big: expected number to be <=1`).
+ * New kinds (e.g. `cascade` over the heuristic and LLM detectors) register with
+ * {@link registerAgentKind}.
+ */
+import type { z } from "zod";
+import { ConfigError } from "../../src/errors.ts";
+import { LOOP_KIND } from "./loop.ts";
+import { PROBE_KIND } from "./probe.ts";
+import { MODEL_KIND } from "./model.ts";
+import { AGENT_ROLES, type AgentContext, type AgentOf, type AgentRole } from "./roles.ts";
+import { SIM_KIND } from "./sim.ts";
+import { STAGNATION_KIND } from "./stagnation.ts";
+
+/** One agent kind: which roles it fills, its spec schema per role, and its factory. */
+export interface AgentKind<S = Record<string, unknown>> {
+  kind: string;
+  roles: readonly AgentRole[];
+  /** True when its agents are simulated (results are labelled so). */
+  simulated: boolean;
+  /** The spec schema for a role (strict: unknown fields are errors). */
+  schema(role: AgentRole): z.ZodType<S>;
+  /** A problem the schema cannot see (e.g. a format the role cannot speak), relative to the spec. */
+  check?(role: AgentRole, spec: S): { field: string; message: string } | undefined;
+  create<R extends AgentRole>(role: R, spec: S, ctx: AgentContext): AgentOf[R];
+}
+
+/** A validated agent spec (its kind's schema output). */
+export type ValidAgentSpec = { kind: string } & Record<string, unknown>;
+
+const KINDS = new Map<string, AgentKind<any>>();
+for (const k of [SIM_KIND, MODEL_KIND, STAGNATION_KIND, LOOP_KIND, PROBE_KIND]) KINDS.set(k.kind, k);
+
+/** Add (or replace) an agent kind. */
+export function registerAgentKind(kind: AgentKind<any>): void {
+  KINDS.set(kind.kind, kind);
+}
+
+/** The registered kind names. */
+export function agentKinds(): string[] {
+  return [...KINDS.keys()];
+}
+
+/** The kind entry of a spec, or a ConfigError naming `path.kind`. */
+export function agentKindOf(role: AgentRole, spec: unknown, path: string): AgentKind<any> {
+  if (!AGENT_ROLES.includes(role)) throw new ConfigError(`${path}: "${role}" is not an agent role (one of: ${AGENT_ROLES.join(", ")})`, { field: path });
+  if (!spec || typeof spec !== "object" || Array.isArray(spec)) throw new ConfigError(`${path}: expected an agent spec object such as { kind: sim, profile: default } or { kind: model, model: NAME }`, { field: path });
+  const name = (spec as { kind?: unknown }).kind ?? "sim";
+  const kind = typeof name === "string" ? KINDS.get(name) : undefined;
+  const fits = [...KINDS.values()].filter((k) => k.roles.includes(role)).map((k) => k.kind);
+  if (!kind) throw new ConfigError(`${path}.kind: unknown agent kind ${JSON.stringify(name)} (for ${role}: ${fits.join(", ")})`, { field: `${path}.kind` });
+  if (!kind.roles.includes(role)) throw new ConfigError(`${path}.kind: ${kind.kind} cannot be a ${role} (for ${role}: ${fits.join(", ")})`, { field: `${path}.kind` });
+  return kind;
+}
+
+/** Validate a spec for a role; returns it with defaults resolved, or throws one ConfigError line naming the field. */
+export function validateAgentSpec(role: AgentRole, spec: unknown, path: string): ValidAgentSpec {
+  const kind = agentKindOf(role, spec, path);
+  const parsed = kind.schema(role).safeParse({ kind: kind.kind, ...(spec as object) });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = [path, ...issue.path.map(String)].join(".");
+    const message = issue.code === "unrecognized_keys" ? `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")} for a ${kind.kind} ${role}` : issue.message;
+    throw new ConfigError(`${field}: ${message}`, { field });
+  }
+  const valid = parsed.data as ValidAgentSpec;
+  const problem = kind.check?.(role, valid);
+  if (problem) throw new ConfigError(`${path}.${problem.field}: ${problem.message}`, { field: `${path}.${problem.field}` });
+  return valid;
+}
+
+/** Whether a spec's kind is simulated. */
+export function isSimulatedSpec(spec: { kind?: string }): boolean {
+  return KINDS.get(spec.kind ?? "sim")?.simulated ?? true;
+}
+
+/** Build the agent of a role from a spec (validated again, so callers may pass raw specs). */
+export function createAgent<R extends AgentRole>(role: R, spec: unknown, ctx: AgentContext, path: string = role): AgentOf[R] {
+  const valid = validateAgentSpec(role, spec, path);
+  return agentKindOf(role, valid, path).create(role, valid, ctx);
+}

@@ -1,0 +1,57 @@
+/**
+ * The roles an agent spec can fill in an experiment, what each role builds, and the context a
+ * factory gets. One spec kind (sim, model, stagnation, loop, ...) = one file in this folder.
+ */
+import type { BlobStore } from "../../src/blob-store.ts";
+import type { ErrorDetector } from "../../src/detector.ts";
+import type { Environment } from "../../src/environment.ts";
+import type { ForwardPolicy } from "../../src/policy.ts";
+import type { RecoveryPolicy, StateVerifier, Summarizer } from "../../src/recovery.ts";
+import type { RecoveryStepSelector } from "../../src/selector.ts";
+import type { Task } from "../../src/task.ts";
+import type { ModelRole } from "../../src/usage.ts";
+import type { ModelMeter } from "./meter.ts";
+import type { ModelCallSettings } from "./model-client.ts";
+
+/** Roles an agent spec can fill. `recovery` is the recovery sub-agent. */
+export const AGENT_ROLES = ["forward", "detector", "selector", "recovery", "summarizer", "verifier", "perturber"] as const;
+export type AgentRole = (typeof AGENT_ROLES)[number];
+
+/** The accounting role (src/usage.ts) of each agent role. */
+export const MODEL_ROLE_OF: Record<AgentRole, ModelRole> = {
+  forward: "policy",
+  detector: "detector",
+  selector: "selector",
+  recovery: "recoverer",
+  summarizer: "summarizer",
+  verifier: "verifier",
+  perturber: "perturber",
+};
+
+/** What `createAgent(role, ...)` returns for each role. */
+export interface AgentOf {
+  forward: ForwardPolicy;
+  detector: ErrorDetector;
+  selector: RecoveryStepSelector;
+  recovery: RecoveryPolicy;
+  summarizer: Summarizer;
+  verifier: StateVerifier;
+  perturber: ForwardPolicy;
+}
+
+/** Everything a factory may need to build one agent for one episode. */
+export interface AgentContext {
+  task: Task;
+  seed: number;
+  env: Environment;
+  /** Where screenshots live (model backends read image blobs from here). */
+  blobs: BlobStore;
+  /** A label separating independent draws of simulated agents (e.g. a continuation index). */
+  stream?: string;
+  /** Per-episode model-call meter (calls, errors, tokens, cost per role); model agents need one. */
+  meter?: ModelMeter;
+  /** Run-wide model settings (cache, secrets); model agents need them. */
+  calls?: ModelCallSettings;
+  /** Environment kind the agent acts in ("simdesk", "x11", ...); sim agents need ground truth. */
+  envKind?: string;
+}

@@ -1,0 +1,117 @@
+/**
+ * Model-backed agents for the recovery evaluation, from the same agent specs as experiment configs
+ * (experiments/agents: `{ kind: model, format, backend, baseUrl, model, apiKeyEnv, ... }`): the
+ * forward policy (on-policy rollouts and implicit recovery), the perturber, the explicit
+ * recoverer, the summarizer (contextualized context) and the state verifier (target confirmation
+ * on real desktops).
+ *
+ * Chat models come from the registry's `chatModelFor` (record/replay cache, then one run-wide
+ * {@link ModelMeter}), so a run reports calls, errors, tokens and cost per role in the runner's
+ * role names (policy, perturber, recoverer, summarizer, verifier) and a cached re-run makes no
+ * requests. The perturber and recoverer are built in the spec's own action format on the same
+ * backbone (adapters/llm with `agent:`, paper B.2). API keys are read from the environment and
+ * never recorded.
+ */
+import type { BlobStore } from "../../src/blob-store.ts";
+import { ConfigError } from "../../src/errors.ts";
+import type { ForwardPolicy, PolicyDecision } from "../../src/policy.ts";
+import type { RecoveryPolicy, StateVerifier, Summarizer } from "../../src/recovery.ts";
+import type { ModelRole } from "../../src/usage.ts";
+import type { CacheMode } from "../../adapters/models/cache.ts";
+import type { PriceTable } from "../../adapters/models/pricing.ts";
+import { createFormatPolicy, type AgentFormatSpec } from "../../adapters/policies/format.ts";
+import { createLlmPerturbationPolicy, createLlmRecoveryPolicy, createLlmStateVerifier, createLlmSummarizer } from "../../adapters/llm/index.ts";
+import { CostLedger, ModelMeter, apiKeyOf, backendOf, chatModelFor, type ModelAgentSpec, type ModelCallSettings, type RoleCalls } from "../agents/index.ts";
+import { cacheOptionsOf, settingsFor } from "../agents/model-client.ts";
+
+/** Calls, errors, tokens and list-price cost of one role. */
+export type RoleUsage = RoleCalls;
+
+/** Options of {@link createEvalAgents}. */
+export interface EvalAgentsOptions {
+  /** Where screenshots referenced in requests are read from. */
+  blobs: BlobStore;
+  /** Record/replay cache. @default "off" */
+  cache?: CacheMode;
+  /** Cache folder (required unless cache is "off"). */
+  cacheDir?: string;
+  /** Variables to read keys from (tests pass their own). @default process.env */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Factories for model agents sharing one cache and one meter. Specs are validated (experiments/agents). */
+export interface EvalAgents {
+  forward(spec: ModelAgentSpec): ForwardPolicy;
+  /** A perturber allowed `budget` steps (the recovery distance d). */
+  perturber(spec: ModelAgentSpec, budget: number): ForwardPolicy;
+  recoverer(spec: ModelAgentSpec): RecoveryPolicy;
+  summarizer(spec: ModelAgentSpec): Summarizer;
+  verifier(spec: ModelAgentSpec): StateVerifier;
+  /** Usage per role so far (roles never called are absent), in a stable order. */
+  usage(): Partial<Record<ModelRole, RoleUsage>>;
+  /** USD actually spent so far (calls that reached a server; cached ones cost nothing). */
+  spentUsd(): number;
+}
+
+/** Build the agent factories. */
+export function createEvalAgents(options: EvalAgentsOptions): EvalAgents {
+  const cacheMode = options.cache ?? "off";
+  if (cacheMode !== "off" && !options.cacheDir) throw new ConfigError("--cache-dir: a cache folder is needed when --cache is on", { field: "cacheDir" });
+  const calls: ModelCallSettings = { cache: cacheMode, cacheDir: options.cacheDir ?? "", env: options.env };
+  const ledger = new CostLedger();
+  const meter = new ModelMeter(ledger);
+  const ctx = { blobs: options.blobs, meter, calls };
+
+  /** Meter the usage that SDK-backed formats (openai-cua, anthropic) report on their decisions. */
+  function metered<P extends { propose(input: never): Promise<Pick<PolicyDecision, "usage" | "failure">> }>(policy: P, role: ModelRole, spec: ModelAgentSpec): P {
+    if (backendOf(spec) === "openai") return policy; // chat models are metered by chatModelFor
+    const propose = policy.propose.bind(policy) as (input: never) => Promise<Pick<PolicyDecision, "usage" | "failure">>;
+    return Object.assign(Object.create(policy) as P, {
+      async propose(input: never) {
+        const d = await propose(input);
+        for (const u of d.usage ?? []) meter.recordUsage(role, u, spec.prices as PriceTable | undefined);
+        if (d.failure?.kind === "model-error") meter.recordError(role, new Error(d.failure.message));
+        return d;
+      },
+    });
+  }
+
+  /** The spec as the formats layer wants it: backbone (metered chat model or SDK settings) + format. */
+  function formatSpec(spec: ModelAgentSpec, role: ModelRole): AgentFormatSpec {
+    const backend = backendOf(spec);
+    if (spec.format === "pyautogui" || spec.format === "uitars") {
+      if (backend !== "openai") throw new ConfigError(`${role}.backend: format ${spec.format} talks to chat completions; use backend: openai`, { field: `${role}.backend` });
+      return { format: spec.format, model: chatModelFor(spec, role, ctx), ...(spec.historyImages !== undefined && { historyImages: spec.historyImages }) };
+    }
+    const sdk = { model: spec.model, baseURL: spec.baseUrl, apiKey: apiKeyOf(spec, calls), maxRetries: spec.maxRetries, timeoutMs: spec.timeoutMs, prices: spec.prices as PriceTable | undefined, cache: cacheOptionsOf(calls), settings: settingsFor(calls) };
+    return spec.format === "openai-cua" ? { format: "openai-cua", ...sdk } : { format: "anthropic", ...sdk };
+  }
+
+  const call = (spec: ModelAgentSpec) => ({
+    ...(spec.temperature !== undefined && { temperature: spec.temperature }),
+    ...(spec.maxTokens !== undefined && { maxTokens: spec.maxTokens }),
+    timeoutMs: spec.timeoutMs,
+  });
+
+  return {
+    forward(spec) {
+      const f = formatSpec(spec, "policy");
+      const sampling = { ...(spec.temperature !== undefined && { temperature: spec.temperature }), ...(spec.maxTokens !== undefined && { maxTokens: spec.maxTokens }) };
+      return metered(createFormatPolicy(f.format === "openai-cua" ? f : ({ ...f, ...sampling } as AgentFormatSpec)), "policy", spec);
+    },
+    perturber(spec, budget) {
+      return metered(createLlmPerturbationPolicy({ agent: formatSpec(spec, "perturber"), budget, ...call(spec) }), "perturber", spec);
+    },
+    recoverer(spec) {
+      return metered(createLlmRecoveryPolicy({ agent: formatSpec(spec, "recoverer"), ...call(spec) }), "recoverer", spec);
+    },
+    summarizer(spec) {
+      return createLlmSummarizer({ model: chatModelFor(spec, "summarizer", ctx), ...(spec.historyImages !== undefined && { historyImages: spec.historyImages }), ...call(spec) });
+    },
+    verifier(spec) {
+      return createLlmStateVerifier({ model: chatModelFor(spec, "verifier", ctx), ...call(spec) });
+    },
+    usage: () => meter.snapshot(),
+    spentUsd: () => ledger.spentUsd,
+  };
+}

@@ -1,0 +1,282 @@
+/**
+ * The recovery evaluation from a config, with model (or, on SimDesk, simulated) agents on any
+ * environment: `buildConfiguredDataset` (on-policy rollouts of the forward agent, N-replay
+ * filtering, perturbation by the perturber, targets confirmed by state hash, verifier or SSIM)
+ * and `runConfiguredRecoveryEval` (implicit recovery by the forward agent, explicit recovery by
+ * each recoverer with each context). Both write `model-usage.json` (calls, tokens, cost, errors
+ * per role) next to their output, and label results `simulated: false` unless a simulated agent
+ * took part.
+ *
+ * R_TC on real desktops: there is no ground-truth state, so R_TC replays the remaining
+ * ground-truth actions of the recorded trajectory from the recovered state and runs the task's
+ * own oracle (`env.evaluate()`: saved file contents, values read through AT-SPI), exactly as on
+ * SimDesk. Every environment here has a task oracle; the ground-truth replay is the dataset's.
+ */
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { BlobStore } from "../../src/blob-store.ts";
+import type { Environment } from "../../src/environment.ts";
+import { ConfigError } from "../../src/errors.ts";
+import type { ForwardPolicy, JsonValue } from "../../src/policy.ts";
+import type { RecoveryPolicy } from "../../src/recovery.ts";
+import type { Task } from "../../src/task.ts";
+import { buildRecoveryDataset } from "../../src/dataset/build.ts";
+import { loadRecoveryDataset, saveRecoveryDataset } from "../../src/dataset/store.ts";
+import type { RecoveryDatasetManifest, RecoverySample } from "../../src/dataset/types.ts";
+import { evaluateRecovery, type RecoveryRun, type RecoveryVariant } from "../../src/eval/run.ts";
+import { createStateCheck, type StateCheck } from "../../src/replay/state-check.ts";
+import type { CacheMode } from "../../adapters/models/cache.ts";
+import { createEnvironmentFactory, tasksForEnvironment } from "../../adapters/environments/registry.ts";
+import type { SimDesk } from "../../adapters/environments/simdesk/index.ts";
+import type { SimDeskTask } from "../../adapters/environments/simdesk/ground-truth.ts";
+import { createSimForwardPolicy, createSimPerturbationPolicy, createSimRecoveryPolicy, describeSimulated, SIM_PROFILES } from "../../adapters/policies/simulated/index.ts";
+import { runtimeSettings } from "../../src/settings.ts";
+import { apiKeyOf, backendOf, preflightEndpoints, type Endpoint } from "../agents/index.ts";
+import { createEvalAgents, type EvalAgents, type RoleUsage } from "./agents.ts";
+import type { EvalAgentSpec, RecoveryEvalConfig } from "./config.ts";
+import { copySampleStates, createEvalSimDesk, simSummarizer } from "./simdesk.ts";
+import { recoveryEvalReport, type RecoveryEvalReport } from "./report-data.ts";
+
+/** Cache and process settings shared by both commands. */
+export interface ConfiguredRunOptions {
+  config: RecoveryEvalConfig;
+  /** Output folder. */
+  out: string;
+  /** Record/replay cache of model calls. @default "off" */
+  cache?: CacheMode;
+  /** Cache folder. @default <out>/model-cache */
+  cacheDir?: string;
+  /** Variables to read API keys from (tests pass their own). @default process.env */
+  processEnv?: NodeJS.ProcessEnv;
+  /** Ask each distinct endpoint once (GET /models) before the first episode. @default true, except with cache "read" */
+  preflight?: boolean;
+  /** Stop starting new rollouts, seed steps or samples once the money spent reaches this (USD; in-flight work finishes). */
+  maxCostUsd?: number;
+  onProgress?: (message: string) => void;
+}
+
+const VENDOR_URL = { openai: "https://api.openai.com/v1", "openai-responses": "https://api.openai.com/v1", anthropic: "https://api.anthropic.com" } as const;
+
+/** The distinct model endpoints of the agents a command uses, with the config fields that use each. */
+export function evalEndpoints(agents: ReadonlyArray<[string, EvalAgentSpec | undefined]>, processEnv: NodeJS.ProcessEnv = process.env): Endpoint[] {
+  const settings = runtimeSettings(processEnv);
+  const byKey = new Map<string, Endpoint>();
+  for (const [path, spec] of agents) {
+    if (!spec || spec.kind !== "model") continue;
+    const backend = backendOf(spec);
+    const baseUrl = spec.baseUrl ?? (backend === "anthropic" ? undefined : settings.baseUrl) ?? VENDOR_URL[backend];
+    const apiKey = apiKeyOf(spec, { cache: "off", cacheDir: "", env: processEnv }, `${path}.apiKeyEnv`);
+    const key = `${backend === "anthropic" ? "anthropic" : "openai"} ${baseUrl} ${apiKey ?? ""}`;
+    const e = byKey.get(key) ?? { baseUrl, backend, apiKey, users: [] };
+    e.users.push(path);
+    byKey.set(key, e);
+  }
+  return [...byKey.values()];
+}
+
+async function preflight(options: ConfiguredRunOptions, agents: ReadonlyArray<[string, EvalAgentSpec | undefined]>): Promise<void> {
+  if (options.preflight === false || options.cache === "read") return;
+  await preflightEndpoints(evalEndpoints(agents, options.processEnv), {});
+}
+
+/** `model-usage.json`: model calls per role (the runner's role names: policy, perturber, recoverer, summarizer, verifier). */
+export interface ModelUsageFile {
+  simulated: boolean;
+  /** Why the command stopped early (--max-cost-usd), when it did. */
+  stopped?: string;
+  roles: Partial<Record<string, RoleUsage>>;
+  /** Totals over roles: calls (answered, failed or served from the cache), failed calls, list-price cost. */
+  calls: number;
+  errors: number;
+  costUsd: number;
+}
+
+function usageFile(roles: Partial<Record<string, RoleUsage>>, simulated: boolean, stopped?: string): ModelUsageFile {
+  const sum = (k: keyof RoleUsage) => Math.round(Object.values(roles).reduce((s, r) => s + (r?.[k] ?? 0), 0) * 1e9) / 1e9;
+  return { simulated, ...(stopped && { stopped }), roles, calls: sum("calls"), errors: sum("errors"), costUsd: sum("costUsd") };
+}
+
+/** The `stop` hook of --max-cost-usd, remembering whether it fired. */
+function costStop(options: ConfiguredRunOptions, agents: EvalAgents): { stop?: () => string | undefined; reason(): string | undefined } {
+  const max = options.maxCostUsd;
+  if (max === undefined) return { reason: () => undefined };
+  if (!(max > 0)) throw new ConfigError(`--max-cost-usd: expected a positive amount of US dollars, got ${max}`, { field: "maxCostUsd" });
+  let reason: string | undefined;
+  return {
+    stop: () => (reason ??= agents.spentUsd() >= max ? `recorded cost $${agents.spentUsd().toFixed(2)} reached --max-cost-usd ${max}` : undefined),
+    reason: () => reason,
+  };
+}
+
+/** A blob store that writes into its own folder and reads from a fallback folder (the dataset's) too. */
+class LayeredBlobStore extends BlobStore {
+  private readonly fallback: BlobStore;
+  constructor(dir: string, fallback: BlobStore) {
+    super({ dir });
+    this.fallback = fallback;
+  }
+  override path(ref: string): string {
+    const own = super.path(ref);
+    if (existsSync(own)) return own;
+    const other = this.fallback.path(ref);
+    return existsSync(other) ? other : own;
+  }
+}
+
+/** The tasks of the config's environment, in config order. */
+function selectTasks(config: RecoveryEvalConfig): Task[] {
+  const all = tasksForEnvironment(config.env.kind);
+  const byId = new Map(all.map((t) => [t.id, t]));
+  const tasks = config.env.tasks
+    ? config.env.tasks.map((id, i) => {
+        const t = byId.get(id);
+        if (!t) throw new ConfigError(`env.tasks.${i}: "${id}" is not a ${config.env.kind} task (\`retrace tasks\` lists them)`, { field: `env.tasks.${i}` });
+        return t;
+      })
+    : [...all];
+  return config.env.limit ? tasks.slice(0, config.env.limit) : tasks;
+}
+
+/** A fresh environment of the config's kind; SimDesk keeps state snapshots in `stateDir`. */
+async function openEnv(config: RecoveryEvalConfig, blobs: BlobStore, stateDir: string): Promise<Environment> {
+  const size = { width: config.env.width, height: config.env.height };
+  if (config.env.kind === "simdesk") return createEvalSimDesk(blobs, stateDir, size);
+  return createEnvironmentFactory(config.env.kind, { blobs, ...size })();
+}
+
+function simProfile<T extends object>(profiles: Record<string, T>, name: string | undefined, fallback: string, path: string): T {
+  const key = name ?? fallback;
+  const p = profiles[key];
+  if (!p) throw new ConfigError(`${path}.profile: unknown simulated profile "${key}" (one of ${Object.keys(profiles).join(", ")})`, { field: `${path}.profile` });
+  return p;
+}
+
+/** Forward-policy factory for rollouts and implicit recovery. */
+function forwardFactory(spec: EvalAgentSpec, agents: EvalAgents, seed: number): (task: Task, key: string) => ForwardPolicy {
+  if (spec.kind === "model") return () => agents.forward(spec);
+  const profile = simProfile(SIM_PROFILES.forward, spec.profile, "default", "dataset.forward");
+  return (task, key) => createSimForwardPolicy({ task: task as SimDeskTask, seed: `${seed}/${key}`, ...profile });
+}
+
+/** Build and save a recovery dataset as the config says. */
+export async function buildConfiguredDataset(options: ConfiguredRunOptions): Promise<{ manifest: RecoveryDatasetManifest; usage: ModelUsageFile }> {
+  const { config } = options;
+  const d = config.dataset;
+  const tasks = selectTasks(config);
+  if (tasks.length === 0) throw new ConfigError("env.tasks: no tasks selected", { field: "env.tasks" });
+  await preflight(options, [["dataset.forward", d.forward], ["dataset.perturber", d.perturber], ["dataset.verifier", d.verifier]]);
+  const out = resolve(options.out);
+  mkdirSync(out, { recursive: true });
+  const blobs = new BlobStore({ dir: join(out, "blobs") });
+  const agents = createEvalAgents({ blobs, cache: options.cache, cacheDir: options.cacheDir ?? join(out, "model-cache"), env: options.processEnv });
+  const env = await openEnv(config, blobs, join(out, "simdesk-states"));
+  const budget = costStop(options, agents);
+  const seen = new Map<string, ForwardPolicy>();
+  const note = <P extends ForwardPolicy>(p: P): P => (p.simulated && !seen.has(p.name) && seen.set(p.name, p), p);
+  try {
+    const forward = forwardFactory(d.forward, agents, config.seed);
+    const perturbSpec = d.perturber;
+    const build = await buildRecoveryDataset({
+      env, blobs, tasks, seed: config.seed, check: configuredCheck(config, agents),
+      forwardPolicy: ({ task, rollout }) => note(forward(task, String(rollout))),
+      perturbationPolicy: ({ rollout, targetStep, distance }) =>
+        note(perturbSpec.kind === "model" ? agents.perturber(perturbSpec, distance) : createSimPerturbationPolicy({ groundTruth: env as SimDesk, seed: `${config.seed}/${rollout}/${targetStep}/${distance}` })),
+      rolloutsPerTask: d.rolloutsPerTask, replays: d.replays, seedStepsPerTrajectory: d.seedSteps, distances: d.distances, maxSteps: d.maxSteps,
+      maxSamplesPerDistance: d.maxSamplesPerDistance, onProgress: options.onProgress, stop: budget.stop,
+    });
+    const usage = usageFile(agents.usage(), build.simulated, build.stopped);
+    const manifest = saveRecoveryDataset({
+      dir: out, build, tasks, blobs, simulatedLabel: describeSimulated(...seen.values()),
+      config: {
+        env: config.env.kind, width: config.env.width, height: config.env.height, noise: false, noiseSeed: 0, verify: d.verify, name: config.name,
+        agents: { forward: redactSpec(d.forward), perturber: redactSpec(d.perturber), ...(d.verifier && { verifier: redactSpec(d.verifier) }) },
+        tasks: tasks.map((t) => t.id),
+        ...(build.stopped && { stopped: build.stopped }),
+      },
+    });
+    writeFileSync(join(out, "model-usage.json"), JSON.stringify(usage, null, 2) + "\n");
+    return { manifest, usage };
+  } finally {
+    await env.close();
+  }
+}
+
+/**
+ * How replayed states are confirmed, in the build and again when the evaluation reconstructs
+ * target and error states: SimDesk's state hash, the model verifier (an abstention does not
+ * confirm) or SSIM >= 0.99, as `dataset.verify` says.
+ */
+function configuredCheck(config: RecoveryEvalConfig, agents: EvalAgents): StateCheck {
+  const v = config.dataset.verifier;
+  if (v && v.kind !== "model")
+    throw new ConfigError(`dataset.verifier.kind: ${v.kind} verifiers are not wired into the recovery evaluation yet (its environments record no state probes); use kind: model, or verify: ssim`, { field: "dataset.verifier.kind" });
+  return createStateCheck({ method: config.dataset.verify, verifier: v ? agents.verifier(v) : undefined });
+}
+
+/** A spec as recorded: everything but secrets (specs hold only the key's variable name). */
+function redactSpec(spec: EvalAgentSpec): JsonValue {
+  return JSON.parse(JSON.stringify(spec)) as JsonValue;
+}
+
+/** Evaluate the config's recovery variants on a dataset; writes recovery-eval.json, runs.jsonl, model-usage.json. */
+export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & { dataset: string }): Promise<{ report: RecoveryEvalReport; runs: RecoveryRun[]; usage: ModelUsageFile }> {
+  const { config } = options;
+  const ds = loadRecoveryDataset(options.dataset);
+  const dsEnv = String(ds.manifest.config.env);
+  if (dsEnv !== config.env.kind) throw new ConfigError(`--dataset: ${ds.dir} was built on "${dsEnv}" but the config runs on "${config.env.kind}"; pass --env ${dsEnv} or rebuild the dataset`, { field: "env" });
+  await preflight(options, [
+    ...(config.eval.implicit ? [["dataset.forward", config.dataset.forward] as [string, EvalAgentSpec]] : []),
+    ["dataset.verifier", config.dataset.verifier],
+    ...config.eval.recoverers.map((r, i) => [`eval.recoverers.${i}.agent`, r.agent] as [string, EvalAgentSpec]),
+    ["eval.summarizer", config.eval.summarizer],
+  ]);
+  const out = resolve(options.out);
+  mkdirSync(out, { recursive: true });
+  const blobs = new LayeredBlobStore(join(out, "blobs"), new BlobStore({ dir: join(ds.dir, "blobs") }));
+  const agents = createEvalAgents({ blobs, cache: options.cache, cacheDir: options.cacheDir ?? join(out, "model-cache"), env: options.processEnv });
+  if (config.env.kind === "simdesk") copySampleStates(ds.samples, join(ds.dir, "simdesk-states"), join(out, "simdesk-states"));
+  const sizeOf = (k: string, d: number) => (typeof ds.manifest.config[k] === "number" ? (ds.manifest.config[k] as number) : d);
+  const env = await openEnv({ ...config, env: { ...config.env, width: sizeOf("width", config.env.width), height: sizeOf("height", config.env.height) } }, blobs, join(out, "simdesk-states"));
+  try {
+    const variants = configuredVariants(config, agents, env);
+    const budgets = config.eval.budgets;
+    const budget = costStop(options, agents);
+    const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, budgets, check: configuredCheck(config, agents), onProgress: options.onProgress, stop: budget.stop });
+    const simulated = runs.some((r) => r.simulated) || ds.manifest.simulated;
+    const label = simulated ? ds.manifest.simulatedLabel || "simulated: SimDesk agents" : "";
+    const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, budgets });
+    const usage = usageFile(agents.usage(), simulated, budget.reason());
+    writeFileSync(join(out, "runs.jsonl"), runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : ""));
+    writeFileSync(join(out, "recovery-eval.json"), JSON.stringify(report, null, 2) + "\n");
+    writeFileSync(join(out, "model-usage.json"), JSON.stringify(usage, null, 2) + "\n");
+    return { report, runs, usage };
+  } finally {
+    await env.close();
+  }
+}
+
+/** The variants of a config: implicit (the dataset's forward agent) and each recoverer x context. */
+export function configuredVariants(config: RecoveryEvalConfig, agents: EvalAgents, env: Environment): RecoveryVariant[] {
+  const variants: RecoveryVariant[] = [];
+  if (config.eval.implicit) {
+    const forward = forwardFactory(config.dataset.forward, agents, config.seed);
+    variants.push({ id: "implicit/0-E", kind: "implicit", policy: ({ task, sample }) => forward(task, sample.id) });
+  }
+  const s = config.eval.summarizer;
+  if (s && s.kind === "sim" && config.env.kind !== "simdesk") throw new ConfigError("eval.summarizer: the simulated summarizer runs on SimDesk only; use kind: model", { field: "eval.summarizer" });
+  const summarizer = s ? (s.kind === "model" ? agents.summarizer(s) : simSummarizer) : undefined;
+  config.eval.recoverers.forEach((rc, i) => {
+    const make = recovererFactory(rc.agent, agents, env, config.seed, `eval.recoverers.${i}.agent`);
+    for (const context of rc.contexts) {
+      variants.push({ id: `explicit-${rc.name}/${context}`, kind: "explicit", context, recoverer: ({ sample }) => make(sample), ...(context === "contextualized" && { summarizer }) });
+    }
+  });
+  if (variants.length === 0) throw new ConfigError("eval: nothing to evaluate (implicit: false and no recoverers)", { field: "eval" });
+  return variants;
+}
+
+function recovererFactory(spec: EvalAgentSpec, agents: EvalAgents, env: Environment, seed: number, path: string): (sample: RecoverySample) => RecoveryPolicy {
+  if (spec.kind === "model") return () => agents.recoverer(spec);
+  const profile = simProfile(SIM_PROFILES.recoverer, spec.profile, "skilled", path);
+  return (sample) => createSimRecoveryPolicy({ groundTruth: env as SimDesk, seed: `${seed}/${sample.id}`, ...profile });
+}

@@ -1,0 +1,27 @@
+/** The distinct model endpoints of a config (for the preflight), with the config fields that use each. */
+import { runtimeSettings } from "../../src/settings.ts";
+import { backendOf, type ModelAgentSpec } from "../agents/model-spec.ts";
+import { apiKeyOf, type ModelCallSettings } from "../agents/model-client.ts";
+import type { Endpoint } from "../agents/preflight.ts";
+import { configAgents } from "../config/agents.ts";
+import type { ExperimentConfig } from "../config/schema.ts";
+
+const VENDOR_URL = { openai: "https://api.openai.com/v1", "openai-responses": "https://api.openai.com/v1", anthropic: "https://api.anthropic.com" } as const;
+
+/** One entry per distinct (URL, API, key) of the config's model agents. */
+export function configEndpoints(config: ExperimentConfig, calls?: ModelCallSettings): Endpoint[] {
+  const settings = runtimeSettings(calls?.env ?? process.env);
+  const byKey = new Map<string, Endpoint>();
+  for (const a of configAgents(config)) {
+    if (a.spec.kind !== "model") continue;
+    const spec = a.spec as unknown as ModelAgentSpec;
+    const backend = backendOf(spec);
+    const baseUrl = spec.baseUrl ?? (backend === "anthropic" ? undefined : settings.baseUrl) ?? VENDOR_URL[backend];
+    const apiKey = apiKeyOf(spec, calls, `${a.path.replace(/ \(default from forward\)$/, "")}.apiKeyEnv`);
+    const key = `${backend === "anthropic" ? "anthropic" : "openai"} ${baseUrl} ${apiKey ?? ""}`;
+    const e = byKey.get(key) ?? { baseUrl, backend, apiKey, users: [] };
+    e.users.push(a.path.replace(/^config\./, ""));
+    byKey.set(key, e);
+  }
+  return [...byKey.values()];
+}

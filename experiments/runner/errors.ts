@@ -1,0 +1,6 @@
+/** Errors of a run that finished but must not pass for a good one. */
+
+/** The run completed but its results are meaningless (e.g. every model call failed); the CLI exits 1. */
+export class RunFailedError extends Error {
+  override name = "RunFailedError";
+}

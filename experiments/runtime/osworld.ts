@@ -1,0 +1,80 @@
+/**
+ * The experiment runtime on OSWorld: tasks from an OSWorld `evaluation_examples` folder
+ * (`env.tasksDir`, default ../shared/osworld-tasks), episodes against an OSWorld control server
+ * (`env.url`: a VM from the docker provider, or retrace's local control server), scored by the
+ * evaluators retrace runs natively. Tasks whose setup steps, getters or metrics only OSWorld's own
+ * Python code can run are skipped with the reason and counted in the summary, never scored 0.
+ * Agents come from the registry; there is no ground truth, so `sim` detectors and selectors are
+ * the heuristic stand-ins of real desktops, and a sim recovery sub-agent is refused.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ConfigError } from "../../src/errors.ts";
+import type { Task } from "../../src/task.ts";
+import { OsworldClient } from "../../adapters/environments/osworld/client.ts";
+import { OsworldEnvironment } from "../../adapters/environments/osworld/environment.ts";
+import { parseOsworldTask, type OsworldTask } from "../../adapters/environments/osworld/tasks.ts";
+import { checkConfigAgents } from "../config/agents.ts";
+import type { EnvSpec } from "../config/schema.ts";
+import type { ExperimentRuntime, SkippedTask } from "../runner/runtime.ts";
+import { runEpisode } from "../../graphs/run-episode.ts";
+import { writeOsworldFolder } from "./osworld-output.ts";
+import { registryAgents } from "./simdesk.ts";
+
+/** The shared OSWorld task folder of this project. */
+export const DEFAULT_OSWORLD_TASKS = resolve(fileURLToPath(new URL("../../../shared/osworld-tasks", import.meta.url)));
+
+/** Tasks of a folder, split into runnable ones and skipped ones (with the reason). */
+export function osworldTaskSplit(dir: string): { tasks: OsworldTask[]; skipped: SkippedTask[] } {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir).sort();
+  } catch (err) {
+    throw new ConfigError(`config.env.tasksDir: cannot read ${dir} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); give an OSWorld evaluation_examples folder`, { field: "env.tasksDir" });
+  }
+  const files: Array<{ file: string; domain: string }> = [];
+  for (const name of entries) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) for (const f of readdirSync(p).sort()) f.endsWith(".json") && files.push({ file: join(p, f), domain: name });
+    else if (name.endsWith(".json")) files.push({ file: p, domain: basename(dir) });
+  }
+  const tasks: OsworldTask[] = [];
+  const skipped: SkippedTask[] = [];
+  for (const { file, domain } of files) {
+    const t = parseOsworldTask(readFileSync(file, "utf8"), file, domain);
+    if ("reason" in t) {
+      skipped.push({ task: basename(file, ".json"), reason: `task file rejected: ${t.reason}` });
+      continue;
+    }
+    const s = t.support;
+    if (s.fullyNative) tasks.push(t);
+    else {
+      const needs = [...s.unsupportedSetup.map((x) => `setup ${x}`), ...s.unsupportedGetters.map((x) => `getter ${x}`), ...s.unsupportedMetrics.map((x) => `metric ${x}`)];
+      skipped.push({ task: t.id, reason: `needs OSWorld's Python code for ${[...new Set(needs)].join(", ")}` });
+    }
+  }
+  return { tasks, skipped };
+}
+
+/** The OSWorld runtime for an env spec. */
+export function createOsworldRuntime(env: Pick<EnvSpec, "tasksDir" | "url">): ExperimentRuntime {
+  const dir = resolve(env.tasksDir ?? DEFAULT_OSWORLD_TASKS);
+  let split: ReturnType<typeof osworldTaskSplit> | undefined;
+  const load = () => (split ??= osworldTaskSplit(dir));
+  return {
+    ...registryAgents("osworld"),
+    checkConfig(config) {
+      if (!config.env.url) throw new ConfigError("config.env.url: give the OSWorld control server's URL (e.g. http://127.0.0.1:5000)", { field: "env.url" });
+      checkConfigAgents(config, "osworld");
+    },
+    tasks: (): Task[] => load().tasks,
+    skipped: () => load().skipped,
+    async createEnv(spec, blobs) {
+      if (!spec.url) throw new ConfigError("config.env.url: give the OSWorld control server's URL", { field: "env.url" });
+      return new OsworldEnvironment({ blobs, client: new OsworldClient({ baseUrl: spec.url }) });
+    },
+    runEpisode: (input) => runEpisode(input),
+    writeEpisode: writeOsworldFolder,
+  };
+}
