@@ -37,12 +37,11 @@ export interface QueueFile {
   queueName: string;
 }
 
-/** Add --store, --queue-name and --attempts (the run command has --queue already). */
-export function addQueueFlags(cmd: Command): Command {
-  return cmd
-    .option("--store <url>", "postgres:// URL for shared results, blobs and checkpoints (default: $RETRACE_STORE_URL)")
-    .option("--queue-name <name>", "BullMQ queue name", DEFAULT_QUEUE)
-    .option("--attempts <n>", "tries per episode before it counts as failed (environment errors, lost connections; a dead worker does not count)", "3");
+/** Add --store and --queue-name (and, for `run`, --attempts). */
+export function addQueueFlags(cmd: Command, options: { attempts?: boolean } = {}): Command {
+  cmd.option("--store <url>", "postgres:// URL for shared results, blobs and checkpoints (default: $RETRACE_STORE_URL)").option("--queue-name <name>", "BullMQ queue name", DEFAULT_QUEUE);
+  if (options.attempts) cmd.option("--attempts <n>", "tries per episode before it counts as failed (environment errors, lost connections; a dead worker does not count)", "3");
+  return cmd;
 }
 
 /** Resolve --queue/--store against the environment; a ConfigError naming the flag when missing. */

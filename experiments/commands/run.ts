@@ -124,7 +124,7 @@ export function register(program: Command): void {
     "runs/<name>-<timestamp>",
   );
   cmd.option("--queue <url>", "distributed: enqueue the episodes on this redis:// BullMQ queue and wait for `retrace worker`s (results, blobs, checkpoints in --store)");
-  addQueueFlags(cmd);
+  addQueueFlags(cmd, { attempts: true });
   addModelRunFlags(cmd, { embedded: true })
     .option("--max-cost-usd <usd>", "stop scheduling new episodes once the model calls of this run have cost this much (in-flight ones finish; needs prices in the model specs)")
     .addOption(new Option("--no-preflight", "skip the check of each model endpoint (GET <base-url>/models) before the first episode"))
