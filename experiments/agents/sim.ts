@@ -40,7 +40,16 @@ const OVERRIDES = {
   selector: overrides(SimSelectorOptionsSchema),
 };
 
-function simSchema(role: SimRole) {
+const SCHEMAS = new Map<SimRole, z.ZodType>();
+
+/** The spec schema of a role (built once: zod compiles a schema on its first parse). */
+function simSchema(role: SimRole): z.ZodType {
+  let schema = SCHEMAS.get(role);
+  if (!schema) SCHEMAS.set(role, (schema = buildSimSchema(role)));
+  return schema;
+}
+
+function buildSimSchema(role: SimRole) {
   const table = TABLES[role] as Record<string, object>;
   const names = Object.keys(table);
   return z

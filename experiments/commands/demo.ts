@@ -6,10 +6,11 @@
  * a small recovery evaluation (implicit vs explicit recovery, oracle agreement) goes into
  * `<out>/recovery-eval/` so the report shows its tables too.
  */
-import { writeFileSync, mkdirSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
+import { prepareOutDir } from "../../src/store/out-dir.ts";
 import { twoProportionPValue, type Proportion } from "../../src/metrics/wilson.ts";
 import { parseExperimentConfig } from "../config/load.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
@@ -127,7 +128,7 @@ export function demoTable(summaries: ExperimentSummary[]): string {
 
 /** Run the demo into `out`; returns the summaries and findings. */
 export async function runDemo(opts: { out: string; size: DemoSize; workers: number; seedBase: number; resume: boolean; quiet: boolean; /** Run workers as async tasks in this process instead of child processes. */ inProcess?: boolean }): Promise<{ summaries: ExperimentSummary[]; findings: Finding[]; report: string }> {
-  mkdirSync(opts.out, { recursive: true });
+  prepareOutDir(opts.out);
   const runtime = createSimDeskRuntime();
   const summaries: ExperimentSummary[] = [];
   const names = ["ideal", "e2e", "sweep"];

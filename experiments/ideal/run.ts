@@ -20,6 +20,7 @@ import { finishEpisode } from "../runner/episode.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import { rollForward } from "./forward-loop.ts";
 import { annotate, readPlan, STRATEGY_LABELS, writePlan, type PlanInstance, type RunPlan } from "./plan.ts";
+import { redactText } from "../../src/secrets.ts";
 
 /** Condition id of the standard forward rollouts. */
 export const FORWARD_CONDITION = "forward";
@@ -49,7 +50,7 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
     const run = await rollForward({ env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps });
     const dir = join(settings.out, job.condition, job.task, String(job.seed));
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "history.json"), JSON.stringify({ history: run.history, final: run.final }) + "\n");
+    writeFileSync(join(dir, "history.json"), redactText(JSON.stringify({ history: run.history, final: run.final })) + "\n");
     return finishEpisode(job, task, run.result, rec, deps, { phase: "forward" }, undefined, meter);
   });
 

@@ -4,10 +4,11 @@
  * and `runOracleAgreement` (-> oracle-agreement.json). The JSON shapes are in ./report-data.ts
  * and README.md; `retrace report <dir>` renders them.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { BlobStore } from "../../src/blob-store.ts";
 import { ConfigError } from "../../src/errors.ts";
+import { prepareOutDir } from "../../src/store/out-dir.ts";
 import type { Task } from "../../src/task.ts";
 import { buildRecoveryDataset } from "../../src/dataset/build.ts";
 import { loadRecoveryDataset, saveRecoveryDataset } from "../../src/dataset/store.ts";
@@ -22,6 +23,7 @@ import {
   type SimDeskEvalEnv,
 } from "./simdesk.ts";
 import { agreementReport, recoveryEvalReport, type OracleAgreementReport, type RecoveryEvalReport } from "./report-data.ts";
+import { redactText } from "../../src/secrets.ts";
 
 /** Options of {@link buildSimDeskDataset}. */
 export interface SimDeskDatasetOptions extends SimDeskEvalEnv {
@@ -101,8 +103,7 @@ export interface SimDeskEvalOptions {
 export async function runSimDeskRecoveryEval(options: SimDeskEvalOptions): Promise<{ report: RecoveryEvalReport; runs: RecoveryRun[] }> {
   const ds = loadRecoveryDataset(options.dataset);
   if (ds.manifest.config.env !== "simdesk") throw new ConfigError(`eval-recovery: dataset ${ds.dir} was built on "${String(ds.manifest.config.env)}"; only SimDesk datasets can be evaluated with simulated policies`, { field: "dataset" });
-  const out = resolve(options.out);
-  mkdirSync(out, { recursive: true });
+  const out = prepareOutDir(options.out);
   const seed = options.seed ?? 0;
   const blobs = new BlobStore({ dir: join(out, "blobs") });
   copySampleStates(ds.samples, join(ds.dir, "simdesk-states"), join(out, "simdesk-states"));
@@ -115,7 +116,7 @@ export async function runSimDeskRecoveryEval(options: SimDeskEvalOptions): Promi
       truth: options.truth === false ? undefined : simDeskTruth(desk), onProgress: options.onProgress,
     });
     const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label: simulatedEvalLabel(desk, seed), budgets: options.budgets ?? [1, 3, 10] });
-    writeFileSync(join(out, "runs.jsonl"), runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : ""));
+    writeFileSync(join(out, "runs.jsonl"), redactText(runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : "")));
     writeFileSync(join(out, "recovery-eval.json"), JSON.stringify(report, null, 2) + "\n");
     return { report, runs };
   } finally {

@@ -9,6 +9,7 @@ import { logger } from "../../src/logger.ts";
 import type { EpisodeJob } from "./conditions.ts";
 import { appendTiming, finalizeResults, readResults, ResultsLog, type ResultLine } from "./results-log.ts";
 import { recordObservations, type RecordingEnvironment } from "./recording-env.ts";
+import { DEFAULT_ENV_TIMEOUT_MS, withEnvDeadline } from "./env-deadline.ts";
 
 /** What executing one job produced (the runner adds the bookkeeping fields). */
 export type JobOutcome = Omit<ResultLine, "key" | "index" | "experiment" | "condition" | "task" | "seed" | "envTries" | "status"> & { envMs: number };
@@ -46,6 +47,8 @@ export interface PoolOptions<J extends EpisodeJob> {
   onLine?: (line: ResultLine) => void;
   /** Rewrite the results file in index order at the end (process workers leave this to the parent). @default true */
   finalize?: boolean;
+  /** Deadline of each environment call; a call that does not answer is an environment error. @default DEFAULT_ENV_TIMEOUT_MS (180 s) */
+  envTimeoutMs?: number;
   /**
    * Asked before each job starts: a reason string stops scheduling new jobs (those in flight
    * finish); `onStop` gets the reason and how many jobs were left unrun. @default never
@@ -105,7 +108,7 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
         while (!line) {
           tries++;
           try {
-            rec ??= recordObservations(await options.createEnv());
+            rec ??= recordObservations(withEnvDeadline(await options.createEnv(), options.envTimeoutMs ?? DEFAULT_ENV_TIMEOUT_MS));
             rec.clear();
             const outcome = await options.execute(job, rec);
             envMs = outcome.envMs;

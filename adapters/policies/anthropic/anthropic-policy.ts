@@ -25,6 +25,7 @@ import { abortError, toAdapterError } from "../../models/errors.ts";
 import { callUsage, type PriceTable } from "../../models/pricing.ts";
 import { prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming } from "../framing.ts";
 import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
+import { registerSecret } from "../../../src/secrets.ts";
 
 /** Options for {@link createAnthropicPolicy}. */
 export interface AnthropicPolicyOptions {
@@ -81,6 +82,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
   const maxRetries = options.maxRetries ?? 3;
   const timeoutMs = options.timeoutMs ?? 120_000;
   const version = options.toolVersion ?? { tool: "computer_20250124", beta: "computer-use-2025-01-24" };
+  registerSecret(apiKey);
   const client = new Anthropic({ apiKey: apiKey ?? "no-key", ...(options.baseURL && { baseURL: options.baseURL }), maxRetries, timeout: timeoutMs, logLevel: "off" });
   const cache = createRecordReplay(options.cache ?? { dir: "", mode: "off" });
   const historyImages = options.historyImages ?? 3;

@@ -27,6 +27,7 @@ import { abortError, toAdapterError } from "../../models/errors.ts";
 import { callUsage, type PriceTable } from "../../models/pricing.ts";
 import { prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming } from "../framing.ts";
 import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
+import { registerSecret } from "../../../src/secrets.ts";
 
 /** Options for {@link createOpenAICuaPolicy}. */
 export interface OpenAICuaPolicyOptions {
@@ -84,6 +85,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
   if (!apiKey && !baseURL) throw new ConfigError("apiKey: set OPENAI_API_KEY (or RETRACE_API_KEY) or pass apiKey for OpenAI computer use", { field: "apiKey" });
   const maxRetries = options.maxRetries ?? 3;
   const timeoutMs = options.timeoutMs ?? 120_000;
+  registerSecret(apiKey);
   const client = new OpenAI({ apiKey: apiKey ?? "no-key", ...(baseURL && { baseURL }), maxRetries, timeout: timeoutMs, logLevel: "off" });
   const cache = createRecordReplay(options.cache ?? { dir: "", mode: "off" });
   const stats: ChatPolicyStats = { calls: 0, failures: {} };
