@@ -15,6 +15,10 @@ export interface RuntimeSettings {
   anthropicApiKey?: string;
   /** DOCKER_HOST, for container desktops. */
   dockerHost?: string;
+  /** RETRACE_QUEUE_URL: redis:// URL of the episode queue (`--queue`). */
+  queueUrl?: string;
+  /** RETRACE_STORE_URL: postgres:// URL of shared results, blobs and checkpoints (`--store`). */
+  storeUrl?: string;
   /** CI=true. */
   ci: boolean;
 }
@@ -36,6 +40,8 @@ export function runtimeSettings(env: NodeJS.ProcessEnv = process.env): RuntimeSe
     baseUrl: env.RETRACE_BASE_URL ?? env.OPENAI_BASE_URL,
     anthropicApiKey: env.ANTHROPIC_API_KEY,
     dockerHost: env.DOCKER_HOST,
+    queueUrl: env.RETRACE_QUEUE_URL,
+    storeUrl: env.RETRACE_STORE_URL,
     ci: env.CI === "true" || env.CI === "1",
   };
 }

@@ -13,6 +13,7 @@ import { runtimeSettings, type RuntimeSettings } from "../../src/settings.ts";
 import { toOpenAIMessages } from "./content.ts";
 import { callUsage, type PriceTable } from "./pricing.ts";
 import { abortError, toAdapterError } from "./errors.ts";
+import { awaitEndpointSlot } from "../../src/runtime/endpoint-limit.ts";
 import { registerSecret } from "../../src/secrets.ts";
 
 /** Options for {@link createOpenAIChatModel}. */
@@ -90,6 +91,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
         ...(request.json && { response_format: { type: "json_object" } }),
         ...requestParams,
       };
+      await awaitEndpointSlot(baseURL);
       const started = performance.now();
       let completion: OpenAI.Chat.Completions.ChatCompletion;
       try {

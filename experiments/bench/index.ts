@@ -18,6 +18,7 @@ const BENCHES: Array<[string, () => Promise<BenchModule>]> = [
   ["ssim", () => import("./ssim.ts")],
   ["graph-overhead", () => import("./graph-overhead.ts")],
   ["simdesk-render", () => import("./simdesk-render.ts")],
+  ["distributed", () => import("./distributed.ts")],
 ];
 
 const only = process.argv[2];

@@ -16,6 +16,7 @@ import type { RecordingEnvironment } from "./recording-env.ts";
 import type { ResultLine } from "./results-log.ts";
 import type { ExperimentRuntime, SkippedTask } from "./runtime.ts";
 import type { ModelCallSettings } from "../agents/model-client.ts";
+import type { RemotePhases } from "./remote.ts";
 
 /** How to run (from the CLI flags). */
 export interface RunSettings {
@@ -35,6 +36,10 @@ export interface RunSettings {
   processes?: ShardPool;
   /** Set inside a process worker: run only this shard of this phase. */
   shard?: ShardMode;
+  /** Blob store to use instead of `<out>/blobs` (distributed workers pass the shared PostgreSQL one). */
+  blobs?: BlobStore;
+  /** Run phases elsewhere: the queue coordinator of `retrace run --queue`, or one job inside `retrace worker`. */
+  remote?: RemotePhases;
   /** Deadline of each environment call in ms (a hung desktop becomes an environment error). @default 180000 */
   envTimeoutMs?: number;
   /** Model agents' run-wide settings (cache, keys, cost ledger). @default cache off */
@@ -54,7 +59,7 @@ export class RunContext {
   stopped?: { reason: string; notRun: number };
   constructor(readonly runtime: ExperimentRuntime, readonly settings: RunSettings, readonly config: ExperimentConfig) {
     prepareOutDir(settings.out);
-    this.blobs = new BlobStore({ dir: join(settings.out, "blobs") });
+    this.blobs = settings.blobs ?? new BlobStore({ dir: join(settings.out, "blobs") });
     this.resultsFile = join(settings.out, "results.jsonl");
     this.timingsFile = join(settings.out, "timings.jsonl");
   }
@@ -87,7 +92,8 @@ export class RunContext {
 
   /** Run jobs on the pool (in this process, or on the process workers), appending to this run's results file. */
   async pool<J extends EpisodeJob>(phase: string, jobs: readonly J[], execute: (job: J, env: RecordingEnvironment) => Promise<JobOutcome>): Promise<ResultLine[]> {
-    const { shard, processes } = this.settings;
+    const { shard, processes, remote } = this.settings;
+    if (remote) return remote.runPhase({ phase, jobs, execute, ctx: this });
     const keys = new Set(jobs.map((j) => j.key));
     if (shard) {
       // Inside a process worker: earlier phases are finished (by the parent); run our shard of ours.

@@ -75,7 +75,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
     conditions: conditions.map((c) => ({ id: c.id, params: c.params })),
     packageVersion: packageVersion(), gitCommit: gitCommit(), prompts: ALL_PROMPTS.map(promptRef).sort(), node: process.version,
   };
-  if (!settings.shard) writeJson(manifestFile, manifest);
+  if (!settings.shard && settings.remote?.role !== "worker") writeJson(manifestFile, manifest);
 
   let lines: ResultLine[];
   if (config.kind === "ideal-recovery") lines = await runIdealRecovery(config, ctx);

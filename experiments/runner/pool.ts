@@ -113,8 +113,7 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
             const outcome = await options.execute(job, rec);
             envMs = outcome.envMs;
             if (outcome.stopReason === "env-error") throw new EnvironmentError(outcome.envError ?? "environment error");
-            const { envMs: _drop, ...rest } = outcome;
-            line = { key: job.key, index: job.index, experiment: options.experiment, condition: job.condition, task: job.task, seed: job.seed, status: "ok", envTries: tries, ...rest };
+            line = okLine(options.experiment, job, tries, outcome);
           } catch (err) {
             if (!(err instanceof EnvironmentError || err instanceof StepTimeoutError)) throw err;
             logger.warn({ worker: id, key: job.key, tries, err: describeError(err) }, "environment error");
@@ -149,7 +148,14 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
   return finalizeResults(resultsFile).filter((l) => keys.has(l.key));
 }
 
-function envErrorLine(experiment: string, job: EpisodeJob, tries: number, message: string): ResultLine {
+/** The result line of a finished episode (same fields, same order, wherever it ran). */
+export function okLine(experiment: string, job: EpisodeJob, tries: number, outcome: JobOutcome): ResultLine {
+  const { envMs: _drop, ...rest } = outcome;
+  return { key: job.key, index: job.index, experiment, condition: job.condition, task: job.task, seed: job.seed, status: "ok", envTries: tries, ...rest };
+}
+
+/** The result line of an episode whose environment failed on every try. */
+export function envErrorLine(experiment: string, job: EpisodeJob, tries: number, message: string): ResultLine {
   return {
     key: job.key, index: job.index, experiment, condition: job.condition, task: job.task, seed: job.seed,
     status: "env-error", success: false, score: 0, stopReason: "env-error", envError: message, envTries: tries, simulated: false,

@@ -3,6 +3,7 @@
  * agent components, the episode function and the episode writer. `createDefaultRuntime`
  * (experiments/runtime/default.ts) wires the real ones; tests may pass a small stand-in.
  */
+import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { BlobStore } from "../../src/blob-store.ts";
 import type { EpisodeComponents, EpisodeResult, RecoveryOptionsInput } from "../../src/episode.ts";
 import type { Environment } from "../../src/environment.ts";
@@ -23,6 +24,10 @@ export interface RunEpisodeInput {
   options: RecoveryOptionsInput;
   components: EpisodeComponents;
   signal?: AbortSignal;
+  /** Checkpoint thread (distributed workers use `<run>/<episode key>` so another worker can resume it). @default a fresh one */
+  threadId?: string;
+  /** Durable checkpointer for this episode (e.g. PostgreSQL for distributed runs). @default the runtime's */
+  checkpointer?: BaseCheckpointSaver;
 }
 
 /** The shape of the runtime's `runEpisode`. */

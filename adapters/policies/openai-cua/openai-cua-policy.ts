@@ -26,6 +26,7 @@ import { blobUrl, materializeBlobUrls } from "../../models/content.ts";
 import { abortError, toAdapterError } from "../../models/errors.ts";
 import { callUsage, type PriceTable } from "../../models/pricing.ts";
 import { prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming } from "../framing.ts";
+import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
 import { registerSecret } from "../../../src/secrets.ts";
 
 /** Options for {@link createOpenAICuaPolicy}. */
@@ -151,6 +152,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
       try {
         ({ value: res, cached } = await cache.run(request, async (): Promise<CuaResponse> => {
           const body = await materializeBlobUrls(request, input.blobs);
+          await awaitEndpointSlot(baseURL ?? "https://api.openai.com/v1");
           const r = (await client.responses.create(body as never, { signal: input.signal })) as unknown as CuaResponse;
           return { id: r.id, output: r.output, usage: { input_tokens: r.usage?.input_tokens ?? 0, output_tokens: r.usage?.output_tokens ?? 0 } };
         }));
