@@ -11,7 +11,8 @@ import { RunFailedError } from "./runner/errors.ts";
 export function buildProgram(): Command {
   const program = new Command("retrace")
     .description("Online recovery for computer-use agents, and the experiments that show whether it pays off.")
-    .showHelpAfterError("(run with --help for usage)")
+    // Commander's own errors (unknown flag, bad choice, missing argument) as one line, like ours.
+    .configureOutput({ outputError: (text, write) => write(`retrace: ${text.replace(/^error: /, "").trim().replace(/\s*\n\s*/g, " ")} (run with --help for usage)\n`) })
     .exitOverride();
   for (const register of COMMANDS) register(program);
   return program;

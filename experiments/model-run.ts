@@ -7,7 +7,7 @@
  * by src/store/episode-output.ts) plus `run.json` (policy, model, accounting, trajectory). API
  * keys come from options or the environment and are never written anywhere.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { BlobStore } from "../src/blob-store.ts";
 import type { EpisodeResult } from "../src/episode.ts";
@@ -21,6 +21,7 @@ import { getSimDeskTask } from "../adapters/environments/simdesk/tasks/index.ts"
 import { CACHE_MODES, parseCacheMode, withCache, type CacheMode, type CacheStats } from "../adapters/models/cache.ts";
 import { createOpenAIChatModel } from "../adapters/models/openai-chat.ts";
 import type { PriceTable } from "../adapters/models/pricing.ts";
+import { prepareOutDir } from "../src/store/out-dir.ts";
 import { redactSecrets } from "../adapters/models/redact.ts";
 import { createPyautoguiPolicy } from "../adapters/policies/openai/pyautogui-policy.ts";
 import { createUiTarsPolicy } from "../adapters/policies/uitars/uitars-policy.ts";
@@ -109,7 +110,7 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
   }
 
   const out = resolve(options.out ?? join("runs", `model-${task.id}-${new Date().toISOString().replace(/[:.]/g, "-")}`));
-  mkdirSync(out, { recursive: true });
+  prepareOutDir(out);
   const blobs = new BlobStore({ dir: join(out, "blobs") });
   const cacheDir = options.cacheDir ?? join(out, "model-cache");
   const cacheOpts = cacheMode === "off" ? undefined : { dir: cacheDir, mode: cacheMode };

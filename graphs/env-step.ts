@@ -2,9 +2,8 @@
  * Executing actions in the environment on behalf of any node (forward, recovery, replay):
  * terminal actions are not sent, the settle wait is applied, environment failures become data.
  */
-import { join } from "node:path";
 import { isTerminal, type Action } from "../src/action.ts";
-import { BlobStore } from "../src/blob-store.ts";
+import type { BlobStore } from "../src/blob-store.ts";
 import type { EnvironmentSnapshot } from "../src/environment.ts";
 import { describeError } from "../src/errors.ts";
 import type { Observation } from "../src/observation.ts";
@@ -60,11 +59,11 @@ export function currentStateHash(ctx: RuntimeContext): string | null {
 
 const snapshotStores = new Map<string, BlobStore>();
 
-/** Content-addressed JSON store for environment snapshots, in `<blobs.dir>/snapshots`. */
+/** Content-addressed JSON store for environment snapshots, in `<blobs.dir>/snapshots` (shared when the blob store is). */
 export function snapshotStore(blobs: BlobStore): BlobStore {
   let store = snapshotStores.get(blobs.dir);
   if (!store) {
-    store = new BlobStore({ dir: join(blobs.dir, "snapshots"), extension: ".json" });
+    store = blobs.child("snapshots", ".json");
     snapshotStores.set(blobs.dir, store);
   }
   return store;

@@ -98,6 +98,17 @@ export class BlobStore implements BlobReader {
   async has(ref: BlobRef): Promise<boolean> {
     return this.known.has(ref) || exists(this.path(ref));
   }
+
+  /**
+   * A store for another kind of blob (e.g. environment snapshots as JSON) in the sub-folder `sub`.
+   * Shared backends (the PostgreSQL store) override it so the child is shared too.
+   */
+  child(sub: string, extension: string): BlobStore {
+    return new BlobStore({ dir: join(this.dir, sub), extension });
+  }
+
+  /** Wait until every blob stored so far is durable in the backend (a no-op on the filesystem). */
+  async flush(): Promise<void> {}
 }
 
 async function exists(file: string): Promise<boolean> {

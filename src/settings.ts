@@ -2,6 +2,7 @@
  * The one module that reads `process.env`. Everything else receives settings explicitly.
  * Secrets read here are never logged: callers pass them straight to SDK clients.
  */
+import { registerSecret } from "./secrets.ts";
 
 export interface RuntimeSettings {
   /** RETRACE_LOG_LEVEL. @default "warn" */
@@ -14,23 +15,33 @@ export interface RuntimeSettings {
   anthropicApiKey?: string;
   /** DOCKER_HOST, for container desktops. */
   dockerHost?: string;
+  /** RETRACE_QUEUE_URL: redis:// URL of the episode queue (`--queue`). */
+  queueUrl?: string;
+  /** RETRACE_STORE_URL: postgres:// URL of shared results, blobs and checkpoints (`--store`). */
+  storeUrl?: string;
   /** CI=true. */
   ci: boolean;
 }
 
 /** One named variable, e.g. the key behind `--api-key-env VAR`. Secrets read here are never logged. */
 export function envVar(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return env[name];
+  const value = env[name];
+  if (/KEY|TOKEN|SECRET/i.test(name)) registerSecret(value);
+  return value;
 }
 
 /** Read the settings from the process environment (call at the edges, pass values inward). */
 export function runtimeSettings(env: NodeJS.ProcessEnv = process.env): RuntimeSettings {
+  // Keys read here are redacted from everything retrace writes (src/secrets.ts).
+  for (const k of [env.RETRACE_API_KEY, env.OPENAI_API_KEY, env.ANTHROPIC_API_KEY]) registerSecret(k);
   return {
     logLevel: env.RETRACE_LOG_LEVEL ?? "warn",
     apiKey: env.RETRACE_API_KEY ?? env.OPENAI_API_KEY,
     baseUrl: env.RETRACE_BASE_URL ?? env.OPENAI_BASE_URL,
     anthropicApiKey: env.ANTHROPIC_API_KEY,
     dockerHost: env.DOCKER_HOST,
+    queueUrl: env.RETRACE_QUEUE_URL,
+    storeUrl: env.RETRACE_STORE_URL,
     ci: env.CI === "true" || env.CI === "1",
   };
 }

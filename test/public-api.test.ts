@@ -46,6 +46,9 @@ const PUBLIC_API = [
     "transitionNotice", "transitionOracle", "truncateHistory", "twoProportionPValue", "uiTarsToActions",
     "wilsonInterval", "withCache", "withRecovery", "withoutTiming", "writeEpisodeOutput",
     "writeOsworldResult", "xdotoolKeysToActions",
+    // issue 14: masked observation oracle R_Om, rationale analysis, embeddings client
+    "createOpenAIEmbeddings", "dilateMask", "learnDynamicMask", "loadMask", "maskFraction", "maskedObservationOracle",
+    "maskedScreenshotSsim", "recoveryReference", "saveMask", "scoreRationales", "unionMasks",
     // state probes and verifiers (issue 14 §2)
     "DEFAULT_PROBE_IGNORE", "ProbeVerifierSpecSchema", "compareProbeReports", "createAgenticLlmVerifier",
     "createProbeVerifier", "loadProbeReport", "probeVerifierFromSpec", "makeProbeReport", "storeProbeReport", "withProbes",

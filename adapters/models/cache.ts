@@ -12,6 +12,7 @@ import { randomBytes } from "node:crypto";
 import { ConfigError } from "../../src/errors.ts";
 import { hashValue } from "../../src/hash.ts";
 import type { ChatModel, ChatRequest, ChatResponse } from "../../src/model.ts";
+import { redactText } from "../../src/secrets.ts";
 
 /** Cache modes: `read` serves hits only, `write` always calls and records, `readwrite` both. */
 export const CACHE_MODES = ["off", "read", "write", "readwrite"] as const;
@@ -116,7 +117,7 @@ export function createRecordReplay(options: CacheOptions): RecordReplay {
         const file = fileOf(key);
         await mkdir(join(options.dir, key.slice(0, 2)), { recursive: true });
         const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-        await writeFile(tmp, JSON.stringify({ key, request, response: value }) + "\n");
+        await writeFile(tmp, redactText(JSON.stringify({ key, request, response: value })) + "\n");
         await rename(tmp, file);
         stats.writes++;
       }

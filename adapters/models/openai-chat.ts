@@ -13,6 +13,8 @@ import { runtimeSettings, type RuntimeSettings } from "../../src/settings.ts";
 import { toOpenAIMessages } from "./content.ts";
 import { callUsage, type PriceTable } from "./pricing.ts";
 import { abortError, toAdapterError } from "./errors.ts";
+import { awaitEndpointSlot } from "../../src/runtime/endpoint-limit.ts";
+import { registerSecret } from "../../src/secrets.ts";
 
 /** Options for {@link createOpenAIChatModel}. */
 export interface OpenAIChatModelOptions {
@@ -66,6 +68,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
     apiKey = "no-key"; // local servers (vLLM) accept any key
   }
   const secrets = [apiKey, ...Object.values(options.headers ?? {})];
+  for (const s of secrets) registerSecret(s);
   const timeoutMs = options.timeoutMs ?? 120_000;
   const maxRetries = options.maxRetries ?? 3;
   if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new ConfigError("maxRetries: must be a whole number >= 0", { field: "maxRetries" });
@@ -88,6 +91,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
         ...(request.json && { response_format: { type: "json_object" } }),
         ...requestParams,
       };
+      await awaitEndpointSlot(baseURL);
       const started = performance.now();
       let completion: OpenAI.Chat.Completions.ChatCompletion;
       try {

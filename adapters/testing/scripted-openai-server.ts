@@ -1,7 +1,7 @@
 /**
  * A scripted OpenAI-compatible HTTP server for tests (ours and users'): it listens on
  * 127.0.0.1 on a free port, answers `POST /v1/chat/completions`, `/v1/responses` (OpenAI
- * computer use) and `/v1/messages` (Anthropic) from a script of recorded model outputs, records
+ * computer use), `/v1/messages` (Anthropic) and `/v1/embeddings` from a script of recorded model outputs, records
  * every request (with the images it carried, decoded), can inject HTTP errors and slow or hung
  * answers, and fails loudly: an unexpected request is answered with HTTP 400 (not retried by SDKs)
  * and makes {@link ScriptedOpenAIServer.verify} throw, as do unconsumed steps and failed
@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import { createHash } from "node:crypto";
 
 /** Which API a request or step belongs to. */
-export type ScriptedEndpoint = "chat" | "responses" | "messages";
+export type ScriptedEndpoint = "chat" | "responses" | "messages" | "embeddings";
 
 /** Token counts a scripted answer reports in its `usage` field. */
 export interface ScriptedUsage {
@@ -30,6 +30,12 @@ export interface ScriptStep {
   output?: unknown[];
   /** Anthropic content blocks (e.g. a `tool_use` of the computer tool). */
   content?: unknown[];
+  /**
+   * Embedding vectors for `/v1/embeddings`, one per input text, in order (sent as floats, or as
+   * base64 float32 when the request asks for `encoding_format: "base64"`); or a function of the
+   * request's input texts (a deterministic stand-in embedding a test defines).
+   */
+  embeddings?: number[][] | ((inputs: string[]) => number[][]);
   /** The whole JSON body to answer with, verbatim (overrides text/output/content). */
   body?: unknown;
   /** Usage reported in the answer. `null` omits the usage field. @default estimated from the lengths (chars / 4) */
@@ -112,6 +118,7 @@ const ENDPOINTS: [string, ScriptedEndpoint][] = [
   ["/chat/completions", "chat"],
   ["/responses", "responses"],
   ["/messages", "messages"],
+  ["/embeddings", "embeddings"],
 ];
 
 /** Start a scripted server on 127.0.0.1 with a free port. */
@@ -261,6 +268,14 @@ function answerBody(endpoint: ScriptedEndpoint | "unknown", step: ScriptStep, re
         },
       }),
     };
+  }
+  if (endpoint === "embeddings") {
+    const base64 = request?.encoding_format === "base64";
+    const inputs: string[] = Array.isArray(request?.input) ? request.input.map(String) : typeof request?.input === "string" ? [request.input] : [];
+    const vectors = typeof step.embeddings === "function" ? step.embeddings(inputs) : (step.embeddings ?? []);
+    const data = vectors.map((v, i) => ({ object: "embedding", index: i, embedding: base64 ? Buffer.from(new Float32Array(v).buffer).toString("base64") : v }));
+    const tokens = usage?.inputTokens ?? 0;
+    return { object: "list", data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
   }
   if (endpoint === "messages") {
     const content = [...(step.text !== undefined ? [{ type: "text", text }] : []), ...(step.content ?? [])];

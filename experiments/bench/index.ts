@@ -29,6 +29,7 @@ const BENCHES: Array<[string, () => Promise<BenchModule>]> = [
   ["graph-overhead", () => import("./graph-overhead.ts")],
   ["simdesk-render", () => import("./simdesk-render.ts")],
   ["runtime", () => import("./runtime.ts")],
+  ["distributed", () => import("./distributed.ts")],
 ];
 
 const args = process.argv.slice(2);

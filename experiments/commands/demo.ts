@@ -6,11 +6,12 @@
  * a small recovery evaluation (implicit vs explicit recovery, oracle agreement) goes into
  * `<out>/recovery-eval/` so the report shows its tables too.
  */
-import { writeFileSync, mkdirSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
-import { twoProportionPValue, type Proportion } from "../../src/metrics/wilson.ts";
+import { prepareOutDir } from "../../src/store/out-dir.ts";
+import type { Proportion } from "../../src/metrics/wilson.ts";
 import { parseExperimentConfig } from "../config/load.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
 import { runExperiment } from "../runner/experiment.ts";
@@ -20,6 +21,7 @@ import { createSimDeskRuntime } from "../runtime/simdesk.ts";
 import { buildReport } from "../report/index.ts";
 import { runRecoveryEvalSuite } from "../recovery-eval/run.ts";
 import { findingVerdict, type Finding } from "../report/html.ts";
+import { computeFindings } from "../report/findings.ts";
 import { addRunFlags, defaultOutFor, processWorkers, progressReporter, runSettings, textTable, type RunFlags } from "./run-options.ts";
 
 /** Demo sizes: "small" is what `npm run demo` runs; "tiny" is for tests. */
@@ -61,51 +63,10 @@ export function demoConfigs(size: DemoSize): ExperimentConfig[] {
 }
 
 const pct = (p: Proportion) => `${(100 * p.rate).toFixed(1)}%`;
-const pv = (a: Proportion, b: Proportion) => twoProportionPValue(a, b);
-const noise = (p: number) => (p < 0.05 ? `p=${p.toFixed(3)}, beyond noise` : `p=${p.toFixed(2)}, within noise`);
 
-/** Check the paper's three qualitative findings against the demo's numbers. */
+/** Check the paper's findings against the demo's numbers (experiments/report/findings.ts). */
 export function demoFindings(ideal: ExperimentSummary, e2e: ExperimentSummary, plan?: { instances: Array<{ fallback: boolean }> }): Finding[] {
-  const out: Finding[] = [];
-  const curve = (c: string) => ideal.successAtK?.find((x) => x.condition === c);
-  const zero = curve("R=0"), em1 = curve("R=E-1");
-  if (zero && em1 && zero.instances > 0) {
-    const others = (ideal.successAtK ?? []).filter((c) => c.condition !== "R=0");
-    const a = em1.curve[0], b = zero.curve[0];
-    const last = em1.curve.length - 1;
-    const gap1 = a.rate - b.rate, gapK = em1.curve[last].rate - zero.curve[last].rate;
-    const trend = gap1 <= 0 ? "no lead to narrow" : gapK < 0 ? "full resets catch up and overtake it" : gapK < gap1 ? "the gap narrows" : "the gap does not narrow";
-    const beating = others.filter((c) => c.curve[0].rate > b.rate).length;
-    out.push({
-      claim: "Restoring to a past state beats a full reset at small K (Finding 1: every past-state strategy beats R=0 at K=1).",
-      holds: beating === others.length,
-      significant: pv(a, b) < 0.05,
-      evidence: `Success@1: R=E-1 ${pct(a)} vs R=0 ${pct(b)} over ${em1.instances} failed runs (${noise(pv(a, b))}); ${beating} of ${others.length} past-state strategies beat R=0 at K=1 (${others.map((c) => `${c.condition} ${pct(c.curve[0])}`).join(", ")}). At K=${last + 1}: R=E-1 ${pct(em1.curve[last])} vs R=0 ${pct(zero.curve[last])} (${trend} as K grows).${plan ? ` E comes from the simulated detector: ${plan.instances.filter((i) => i.fallback).length} of ${plan.instances.length} failed runs got no error from it and were left out of the continuations.` : ""}`,
-    });
-  } else out.push({ claim: "Restoring to a past state beats a full reset at small K (Finding 1).", holds: null, evidence: "no failed forward runs to restore" });
-  const cond = (id: string) => e2e.conditions.find((c) => c.condition === id);
-  const base = cond("skilled.no-recovery"), s1 = cond("skilled.max-rec-1"), s5 = cond("skilled.max-rec-5");
-  if (base && s1 && s5) {
-    out.push({
-      claim: "A skilled recoverer gains from more recovery attempts (Finding 6).",
-      holds: s5.success.rate > s1.success.rate && s5.success.rate > base.success.rate,
-      significant: pv(s5.success, base.success) < 0.05,
-      evidence: `skilled: no recovery ${pct(base.success)}, 1 attempt ${pct(s1.success)}, 3 ${pct(cond("skilled.max-rec-3")?.success ?? s1.success)}, 5 ${pct(s5.success)} (5 vs 1: ${noise(pv(s5.success, s1.success))}; 5 vs none: ${noise(pv(s5.success, base.success))}).`,
-    });
-  }
-  // The weak pair shares the skilled pair's forward policy and seeds, hence its baseline.
-  const wbase = cond("weak.no-recovery") ?? base;
-  const weak = [1, 3, 5].map((n) => cond(`weak.max-rec-${n}`)).filter((c): c is NonNullable<typeof c> => !!c);
-  if (wbase && weak.length) {
-    const worst = weak.reduce((a, b) => (b.success.rate < a.success.rate ? b : a));
-    out.push({
-      claim: "A weak recoverer can lose against no recovery (Finding 6).",
-      holds: worst.success.rate < wbase.success.rate,
-      significant: pv(worst.success, wbase.success) < 0.05,
-      evidence: `weak (same forward policy and seeds): no recovery ${pct(wbase.success)}, ${weak.map((c) => `${c.condition.replace("weak.", "")} ${pct(c.success)}`).join(", ")}; worst ${worst.condition} vs none: ${noise(pv(worst.success, wbase.success))}.`,
-    });
-  }
-  return out;
+  return computeFindings({ ideal, e2e, plan });
 }
 
 /** The terminal table of the demo. */
@@ -127,7 +88,7 @@ export function demoTable(summaries: ExperimentSummary[]): string {
 
 /** Run the demo into `out`; returns the summaries and findings. */
 export async function runDemo(opts: { out: string; size: DemoSize; workers: number; seedBase: number; resume: boolean; quiet: boolean; /** Run workers as async tasks in this process instead of child processes. */ inProcess?: boolean }): Promise<{ summaries: ExperimentSummary[]; findings: Finding[]; report: string }> {
-  mkdirSync(opts.out, { recursive: true });
+  prepareOutDir(opts.out);
   const runtime = createSimDeskRuntime();
   const summaries: ExperimentSummary[] = [];
   const names = ["ideal", "e2e", "sweep"];

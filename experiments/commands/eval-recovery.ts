@@ -10,6 +10,8 @@ import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
 import { runOracleAgreement, runSimDeskRecoveryEval } from "../recovery-eval/run.ts";
 import { intFlag, intListFlag } from "./dataset.ts";
+import { createOpenAIEmbeddings } from "../../adapters/models/openai-embeddings.ts";
+import type { RationaleScorer } from "../../src/eval/rationale.ts";
 import { runConfiguredRecoveryEval } from "../recovery-eval/models.ts";
 import type { RecoveryEvalReport } from "../recovery-eval/report-data.ts";
 import { addModelEvalFlags, cacheFromFlags, configFromFlags, usageLines, type ModelEvalFlags } from "./recovery-eval-models.ts";
@@ -25,6 +27,9 @@ interface EvalFlags extends ModelEvalFlags {
   rollouts: string;
   seedSteps: string;
   quiet?: boolean;
+  embeddingsUrl?: string;
+  embeddingsModel?: string;
+  intentThreshold?: string;
 }
 
 export function register(program: Command): void {
@@ -40,6 +45,9 @@ export function register(program: Command): void {
     .option("--limit <n>", "tasks for the --agreement sets (first n SimDesk tasks)")
     .option("--rollouts <n>", "rollouts per task for the --agreement sets", "1")
     .option("--seed-steps <n>", "seed steps per trajectory for the --agreement sets", "2")
+    .option("--embeddings-url <url>", "rationale analysis with an embedding model at this OpenAI-compatible base URL (ending in /v1); default: TF-IDF offline")
+    .option("--embeddings-model <name>", "embedding model name for --embeddings-url")
+    .option("--intent-threshold <x>", "similarity at or above which a rationale counts as restorative (default 0.15 TF-IDF, 0.5 embeddings)")
     .option("-q, --quiet", "print only the summary");
   addModelEvalFlags(cmd).action(async (flags: EvalFlags) => {
     if (!flags.dataset && !flags.agreement) throw new ConfigError("eval-recovery: give --dataset <dir> (from `retrace dataset build`) and/or --agreement", { field: "dataset" });
@@ -47,20 +55,21 @@ export function register(program: Command): void {
     const seed = intFlag("seed", flags.seed, Number.MIN_SAFE_INTEGER)!;
     const onProgress = flags.quiet ? undefined : (m: string) => process.stderr.write(`${m}\n`);
     const out: string[] = [];
+    const rationale = rationaleScorer(flags);
     const config = configFromFlags(flags);
     if (config) {
       if (!flags.dataset) throw new ConfigError("eval-recovery: --config needs --dataset <dir> (from `retrace dataset build --config ...`)", { field: "dataset" });
       if (flags.agreement) throw new ConfigError("--agreement: the oracle agreement needs SimDesk's ground truth and simulated recoverers; run it without --config", { field: "agreement" });
-      const { report, usage } = await runConfiguredRecoveryEval({ config, dataset: flags.dataset, out: flags.out, ...cacheFromFlags(flags), onProgress });
+      const { report, usage } = await runConfiguredRecoveryEval({ config, dataset: flags.dataset, out: flags.out, rationale, ...cacheFromFlags(flags), onProgress });
       out.push(...reportLines(report, flags.out), ...usageLines(usage));
     } else if (flags.dataset) {
-      const { report } = await runSimDeskRecoveryEval({ dataset: flags.dataset, out: flags.out, budgets, seed, contexts: flags.contexts, onProgress });
+      const { report } = await runSimDeskRecoveryEval({ dataset: flags.dataset, out: flags.out, budgets, seed, contexts: flags.contexts, rationale, onProgress });
       out.push(...reportLines(report, flags.out));
     }
     if (flags.agreement) {
       const a = await runOracleAgreement({ out: flags.out, seed, budgets, limit: intFlag("limit", flags.limit), rolloutsPerTask: intFlag("rollouts", flags.rollouts), seedStepsPerTrajectory: intFlag("seed-steps", flags.seedSteps), onProgress });
       out.push("oracle agreement with SimDesk ground truth:");
-      for (const r of a.agreement) out.push(`  noise ${r.noise.padEnd(3)} ${r.oracle.padEnd(13)} agreement ${r.agreementCi}  FPR ${r.fprCi}  FNR ${r.fnrCi}`);
+      for (const r of a.agreement) out.push(`  noise ${r.noise.padEnd(3)} ${r.oracle.padEnd(14)} agreement ${r.agreementCi}  FPR ${r.fprCi}  FNR ${r.fnrCi}`);
       out.push(`oracle-agreement.json: ${join(flags.out, "oracle-agreement.json")}`);
     }
     process.stdout.write(out.join("\n") + "\n");
@@ -78,6 +87,17 @@ function reportLines(report: RecoveryEvalReport, out: string): string[] {
     lines.push("recovery success per variant (R = R_TC AND R_O) [95% Wilson CI]:");
     for (const r of report.table) lines.push(`  ${r.variant} d=${r.d} r=${r.r}: ${r.successCi}  R_O ${r.ro.toFixed(3)}  R_TC ${r.rtc.toFixed(3)}${r.excluded ? `  (${r.excluded} excluded)` : ""}`);
   }
+  if (report.rationaleMethod) lines.push(`rationale analysis: ${report.rationaleMethod}`);
   lines.push(`recovery-eval.json: ${join(out, "recovery-eval.json")}`);
   return lines;
+}
+
+/** The rationale scorer the flags ask for: an embedding model when --embeddings-url is given, else TF-IDF. */
+function rationaleScorer(flags: EvalFlags): RationaleScorer {
+  const threshold = flags.intentThreshold === undefined ? undefined : Number(flags.intentThreshold);
+  if (threshold !== undefined && !(threshold >= -1 && threshold <= 1)) throw new ConfigError(`--intent-threshold: "${flags.intentThreshold}" is not a cosine similarity in [-1, 1]`, { field: "intent-threshold" });
+  if (!flags.embeddingsUrl && flags.embeddingsModel) throw new ConfigError("--embeddings-model needs --embeddings-url (the OpenAI-compatible base URL ending in /v1)", { field: "embeddings-url" });
+  if (!flags.embeddingsUrl) return { kind: "tfidf", threshold };
+  if (!flags.embeddingsModel) throw new ConfigError("--embeddings-url needs --embeddings-model (the embedding model name the server expects)", { field: "embeddings-model" });
+  return { kind: "embedding", embedder: createOpenAIEmbeddings({ model: flags.embeddingsModel, baseURL: flags.embeddingsUrl }), threshold };
 }

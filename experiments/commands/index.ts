@@ -1,6 +1,6 @@
 /** Registry of CLI commands. Add one line per command module. */
 import type { Command } from "commander";
-import { register as registerRun } from "./run.ts";
+import { register as registerRun, registerQueue } from "./run.ts";
 import { register as registerSweep } from "./sweep.ts";
 import { register as registerReport } from "./report.ts";
 import { register as registerDemo } from "./demo.ts";
@@ -10,7 +10,8 @@ import { register as registerSimDesk } from "./simdesk.ts";
 import { register as registerDataset } from "./dataset.ts";
 import { register as registerEvalRecovery } from "./eval-recovery.ts";
 import { register as registerEnv } from "./env.ts";
+import { register as registerChaos } from "./chaos.ts";
 
 export type RegisterCommand = (program: Command) => void;
 
-export const COMMANDS: RegisterCommand[] = [registerRun, registerSweep, registerReport, registerDemo, registerRunModel, registerTasks, registerSimDesk, registerDataset, registerEvalRecovery, registerEnv];
+export const COMMANDS: RegisterCommand[] = [registerRun, registerSweep, registerReport, registerDemo, registerRunModel, registerTasks, registerSimDesk, registerDataset, registerEvalRecovery, registerEnv, registerChaos, registerQueue];

@@ -1,5 +1,9 @@
 /** `retrace report <dir>`: write one self-contained report.html for a run folder (or a folder of runs). */
 import type { Command } from "commander";
+import { existsSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { ConfigError } from "../../src/errors.ts";
+import { checkOutDir } from "../../src/store/out-dir.ts";
 import { buildReport } from "../report/index.ts";
 
 export function register(program: Command): void {
@@ -11,7 +15,16 @@ export function register(program: Command): void {
     .option("--episodes <n>", "episodes per run in the trajectory viewer", "8")
     .option("-q, --quiet", "print only the report path")
     .action(async (dir: string, flags: { out?: string; episodes: string; quiet?: boolean }) => {
-      const r = await buildReport(dir, { file: flags.out, episodesPerRun: Math.max(0, Number(flags.episodes) || 0) });
+      const episodes = Number(flags.episodes);
+      if (!/^\d+$/.test(flags.episodes.trim()) || !Number.isSafeInteger(episodes) || episodes > 1000)
+        throw new ConfigError(`--episodes: expected an integer from 0 to 1000 (episodes per run in the viewer), got "${flags.episodes}"`, { field: "episodes" });
+      if (flags.out !== undefined) {
+        if (!flags.out.trim() || flags.out.endsWith("/")) throw new ConfigError(`--out: expected a file path such as report.html, got "${flags.out}"`, { field: "out" });
+        if (existsSync(flags.out) && statSync(flags.out).isDirectory()) throw new ConfigError(`--out: ${flags.out} is a folder; give a file path such as ${join(flags.out, "report.html")}`, { field: "out" });
+        const missing = checkOutDir(dirname(resolve(flags.out)));
+        if (missing.length) throw new ConfigError(`--out: the folder ${missing[0]} does not exist; create it or write the report elsewhere`, { field: "out" });
+      }
+      const r = await buildReport(dir, { file: flags.out, episodesPerRun: episodes });
       if (!flags.quiet) process.stdout.write(`${r.runs} run(s), ${r.episodes} episodes in the viewer, ${r.images} screenshots, ${(r.bytes / 1e6).toFixed(1)} MB\n`);
       process.stdout.write(`report: ${r.file}\n`);
     });

@@ -5,6 +5,8 @@ import { withDesktopEnv } from "../runtime/desktop.ts";
 import { addModelRunFlags, runModelFromFlags, type RunModelFlags } from "./run-model.ts";
 import { loadExperimentConfig } from "../config/load.ts";
 import { runExperiment } from "../runner/experiment.ts";
+import type { ExperimentRuntime } from "../runner/runtime.ts";
+import { addQueueFlags, registerQueueCommands, runQueued, type QueueFlags } from "./queue.ts";
 import { join, resolve } from "node:path";
 import { Option } from "commander";
 import { createSimDeskRuntime } from "../runtime/simdesk.ts";
@@ -30,7 +32,14 @@ export interface ConfigRunFlags extends RunFlags {
 }
 
 /** Run a validated config with the CLI's progress and printing. */
-export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags): Promise<void> {
+/** The experiment runtime of a config's environment kind (shared by `run` and `retrace worker`). */
+export function runtimeFor(envKind: string, env: ExperimentConfig["env"]): ExperimentRuntime {
+  if (envKind !== "simdesk" && envKind !== "x11" && envKind !== "docker" && envKind !== "osworld")
+    throw new ConfigError(`config.env.kind: "${envKind}" is not an environment retrace runs experiments on; use simdesk, x11, docker or osworld`, { field: "env.kind" });
+  return envKind === "osworld" ? createOsworldRuntime(env) : envKind === "simdesk" ? createSimDeskRuntime() : withDesktopEnv(createSimDeskRuntime(), envKind);
+}
+
+export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags & QueueFlags): Promise<void> {
   const settings = runSettings(flags, defaultOutFor(loaded.name));
   const config = fillConfigModels(flags.env ? { ...loaded, env: { ...loaded.env, kind: flags.env } } : loaded, { baseUrl: flags.baseUrl, model: flags.model, apiKeyEnv: flags.apiKeyEnv });
   const envKind = config.env.kind;
@@ -46,14 +55,18 @@ export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags
   const models = usesModels(config);
   // Process workers rebuild a SimDesk runtime from the config alone: only for simulated SimDesk runs.
   // Model-backed runs stay in this process (one cost ledger, one cache) with --workers concurrent episodes.
-  const processes = envKind === "simdesk" && !models ? processWorkers(settings.workers ?? 1) : undefined;
-  const runtime = envKind === "osworld" ? createOsworldRuntime(config.env) : envKind === "simdesk" ? createSimDeskRuntime() : withDesktopEnv(createSimDeskRuntime(), envKind);
+  // Distributed (--queue): `retrace worker`s run the episodes; the registered config carries --env and the filled models.
+  const queued = flags.queue !== undefined;
+  const processes = !queued && envKind === "simdesk" && !models ? processWorkers(settings.workers ?? 1) : undefined;
+  const runtime = runtimeFor(envKind, config.env);
   let run;
   try {
-    run = await runExperiment(config, runtime, {
-      ...settings, processes, calls, maxCostUsd, preflight: flags.preflight !== false,
-      onProgress: progress.onProgress, onNote: (t) => settings.quiet || process.stderr.write(`${t}\n`),
-    });
+    run = queued
+      ? await runQueued(config, config, runtime, flags, settings.out, settings.seedBase ?? 0, settings.quiet)
+      : await runExperiment(config, runtime, {
+          ...settings, processes, calls, maxCostUsd, preflight: flags.preflight !== false,
+          onProgress: progress.onProgress, onNote: (t) => settings.quiet || process.stderr.write(`${t}\n`),
+        });
   } finally {
     progress.stop();
     processes?.close();
@@ -105,14 +118,17 @@ export function register(program: Command): void {
         "after",
         "\nExamples:\n  retrace run experiments/configs/end-to-end.yaml --workers 2 --out runs/e2e\n  retrace run experiments/configs/end-to-end.yaml --out runs/e2e --resume   # after an interruption\n" +
           "  retrace run experiments/configs/models/end-to-end.yaml --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-VL-7B-Instruct --cache readwrite --out runs/qwen-e2e\n" +
+          "  retrace run experiments/configs/end-to-end.yaml --queue redis://127.0.0.1:6379 --store postgres://retrace@db/retrace --out runs/e2e   # distributed\n" +
           "  retrace run --policy openai --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-VL-7B-Instruct --task files-trash-menu --out runs/qwen",
       ),
     "runs/<name>-<timestamp>",
   );
+  cmd.option("--queue <url>", "distributed: enqueue the episodes on this redis:// BullMQ queue and wait for `retrace worker`s (results, blobs, checkpoints in --store)");
+  addQueueFlags(cmd, { attempts: true });
   addModelRunFlags(cmd, { embedded: true })
     .option("--max-cost-usd <usd>", "stop scheduling new episodes once the model calls of this run have cost this much (in-flight ones finish; needs prices in the model specs)")
     .addOption(new Option("--no-preflight", "skip the check of each model endpoint (GET <base-url>/models) before the first episode"))
-    .action(async (file: string | undefined, flags: ConfigRunFlags & Partial<RunModelFlags>) => {
+    .action(async (file: string | undefined, flags: ConfigRunFlags & QueueFlags & Partial<RunModelFlags>) => {
     if (flags.policy !== undefined) {
       if (file) throw new ConfigError("give either a config file or --policy (a single model-backed task), not both");
       return runModelFromFlags(flags as RunModelFlags);
@@ -120,4 +136,9 @@ export function register(program: Command): void {
     if (!file) throw new ConfigError("give an experiment config file (see experiments/configs/), or --policy openai --model NAME --task ID for one model-backed task");
     return runFromCli(loadExperimentConfig(file), flags);
   });
+}
+
+/** Register the distributed-run commands (worker, status, cancel) with this module's runtimes. */
+export function registerQueue(program: Command): void {
+  registerQueueCommands(program, runtimeFor);
 }

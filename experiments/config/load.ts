@@ -50,8 +50,16 @@ export function loadExperimentConfig(file: string): ExperimentConfig {
   return parseExperimentConfig(raw, file);
 }
 
+/** For a union, the most specific branch issue (deepest path), e.g. `seeds.count: expected number` rather than "Invalid input". */
+function specific(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== "invalid_union" || !issue.errors?.length) return issue;
+  const best = issue.errors.map((branch) => branch[0]).filter(Boolean).sort((a, b) => b.path.length - a.path.length)[0];
+  if (!best || best.path.length === 0) return issue;
+  return specific({ ...best, path: [...issue.path, ...best.path] } as z.core.$ZodIssue);
+}
+
 function issueToError(issues: z.core.$ZodIssue[], source: string): ConfigError {
-  const issue = issues[0];
+  const issue = specific(issues[0]);
   const field = issue.path.map(String).join(".");
   let message = issue.message;
   if (issue.code === "unrecognized_keys") message = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}`;

@@ -31,10 +31,17 @@ export const EnvSpecSchema = z
   .strict();
 export type EnvSpec = z.output<typeof EnvSpecSchema>;
 
-/** Seeds: an explicit list or `{ count, start }`. */
+/** Most seeds one run takes (a bigger study is several runs; 10^8 seeds used to end in a RangeError). */
+export const MAX_SEEDS = 10_000;
+
+/** Seeds: an explicit list (each seed once) or `{ count, start }`. */
 export const SeedsSchema = z.union([
-  z.array(z.number().int()).min(1),
-  z.object({ count: z.number().int().min(1), start: z.number().int().default(0) }).strict(),
+  z
+    .array(z.number().int())
+    .min(1)
+    .max(MAX_SEEDS, `at most ${MAX_SEEDS} seeds per run; split a bigger study into several runs`)
+    .refine((s) => new Set(s).size === s.length, { message: "each seed may appear once (a repeated seed would silently run once); list distinct seeds" }),
+  z.object({ count: z.number().int().min(1).max(MAX_SEEDS, `at most ${MAX_SEEDS} seeds per run; split a bigger study into several runs`), start: z.number().int().default(0) }).strict(),
 ]);
 
 /** A forward policy plus the components that recover it. */

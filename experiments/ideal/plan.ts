@@ -35,6 +35,8 @@ export interface PlanInstance {
 export interface RunPlan {
   experiment: string;
   simulated: boolean;
+  /** Condition ids of the strategies in this run (the "llm" strategy is named after the selector actually used). */
+  labels?: Partial<Record<RecoveryStepStrategy, string>>;
   instances: PlanInstance[];
 }
 
@@ -45,6 +47,21 @@ export const STRATEGY_LABELS: Record<RecoveryStepStrategy, string> = {
   "error-random": "R=E-random",
   llm: "R=LLM",
 };
+
+/**
+ * The condition id of the "llm" strategy for the selector actually used: `R=LLM` only for a
+ * model-backed selector; a simulated one is named for what it is, `R=selector(sim, acc 0.8)`.
+ */
+export function selectorConditionLabel(selector: RecoveryStepSelector | undefined): string {
+  const sim = selector as (RecoveryStepSelector & { simulated?: boolean; accuracy?: number }) | undefined;
+  if (!sim?.simulated) return STRATEGY_LABELS.llm;
+  return typeof sim.accuracy === "number" ? `R=selector(sim, acc ${sim.accuracy})` : "R=selector(sim)";
+}
+
+/** Condition ids of a run's strategies: the paper's labels, with the "llm" one from the plan. */
+export function strategyLabels(plan: Pick<RunPlan, "labels"> | undefined): Record<RecoveryStepStrategy, string> {
+  return { ...STRATEGY_LABELS, ...(plan?.labels ?? {}) };
+}
 
 /** Annotate one failed run. */
 export async function annotate(input: {

@@ -19,7 +19,8 @@ import type { RunContext } from "../runner/context.ts";
 import { finishEpisode } from "../runner/episode.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import { rollForward } from "./forward-loop.ts";
-import { annotate, readPlan, STRATEGY_LABELS, writePlan, type PlanInstance, type RunPlan } from "./plan.ts";
+import { annotate, readPlan, selectorConditionLabel, STRATEGY_LABELS, strategyLabels, writePlan, type PlanInstance, type RunPlan } from "./plan.ts";
+import { redactText } from "../../src/secrets.ts";
 
 /** Condition id of the standard forward rollouts. */
 export const FORWARD_CONDITION = "forward";
@@ -49,7 +50,7 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
     const run = await rollForward({ env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps });
     const dir = join(settings.out, job.condition, job.task, String(job.seed));
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "history.json"), JSON.stringify({ history: run.history, final: run.final }) + "\n");
+    writeFileSync(join(dir, "history.json"), redactText(JSON.stringify({ history: run.history, final: run.final })) + "\n");
     return finishEpisode(job, task, run.result, rec, deps, { phase: "forward" }, undefined, meter);
   });
 
@@ -67,20 +68,21 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
     const env = await runtime.createEnv(config.env, ctx.blobs);
     try {
       const instances: PlanInstance[] = [];
+      let llmLabel: string | undefined;
       for (const line of failed) {
         const task = byId.get(line.task) as Task;
         const saved = JSON.parse(readFileSync(join(settings.out, line.condition, line.task, String(line.seed), "history.json"), "utf8")) as { history: HistoryEntry[]; final: Observation };
         const cctx = { task, seed: line.seed, env, blobs: ctx.blobs, calls: settings.calls, meter: new ModelMeter(settings.calls?.ledger) };
+        const selector = config.strategies.includes("llm") ? runtime.selector(config.selector ?? defaultSpec("selector", config.forward) ?? { kind: "sim", profile: "default" }, cctx) : undefined;
+        if (selector) llmLabel ??= selectorConditionLabel(selector);
         instances.push(
           await annotate({
             task, seed: line.seed, forwardKey: line.key, history: saved.history, final: saved.final,
-            detector: runtime.detector(config.detector, cctx),
-            selector: config.strategies.includes("llm") ? runtime.selector(config.selector ?? defaultSpec("selector", config.forward) ?? { kind: "sim", profile: "default" }, cctx) : undefined,
-            strategies: config.strategies, blobs: ctx.blobs,
+            detector: runtime.detector(config.detector, cctx), selector, strategies: config.strategies, blobs: ctx.blobs,
           }),
         );
       }
-      plan = { experiment: config.name, simulated: forward.some((l) => l.simulated), instances } satisfies RunPlan;
+      plan = { experiment: config.name, simulated: forward.some((l) => l.simulated), ...(llmLabel ? { labels: { llm: llmLabel } } : {}), instances } satisfies RunPlan;
       writePlan(planFile, plan);
     } finally {
       await env.close();
@@ -94,10 +96,11 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
   const annotated = plan.instances.filter((i) => !i.fallback);
   if (annotated.length < plan.instances.length) settings.onNote?.(`${plan.instances.length - annotated.length} failed runs without a detected error step are left out of the continuations`);
   const jobs: ContinuationJob[] = [];
+  const labels = strategyLabels(plan);
   for (const strategy of config.strategies)
     for (const instance of annotated)
       for (let k = 1; k <= config.k; k++) {
-        const condition = STRATEGY_LABELS[strategy];
+        const condition = labels[strategy];
         jobs.push({ index: forwardJobs.length + jobs.length, key: `${condition}/${instance.task}/${instance.seed}/k${k}`, condition, task: instance.task, seed: instance.seed, instance, strategy, k });
       }
   const continuations = await ctx.pool("continuations", jobs, async (job, rec) => {

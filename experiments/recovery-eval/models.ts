@@ -12,6 +12,7 @@
  * own oracle (`env.evaluate()`: saved file contents, values read through AT-SPI), exactly as on
  * SimDesk. Every environment here has a task oracle; the ground-truth replay is the dataset's.
  */
+import type { RationaleScorer } from "../../src/eval/rationale.ts";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { BlobStore } from "../../src/blob-store.ts";
@@ -40,6 +41,8 @@ import { recoveryEvalReport, type RecoveryEvalReport } from "./report-data.ts";
 /** Cache and process settings shared by both commands. */
 export interface ConfiguredRunOptions {
   config: RecoveryEvalConfig;
+  /** Rationale analysis of the recovery evaluation: TF-IDF offline, or an embedding model. @default { kind: "tfidf" } */
+  rationale?: RationaleScorer;
   /** Output folder. */
   out: string;
   /** Record/replay cache of model calls. @default "off" */
@@ -241,7 +244,7 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
     const variants = configuredVariants(config, agents, env);
     const budgets = config.eval.budgets;
     const budget = costStop(options, agents);
-    const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, budgets, check: configuredCheck(config, agents), onProgress: options.onProgress, stop: budget.stop });
+    const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, budgets, check: configuredCheck(config, agents), rationale: options.rationale, onProgress: options.onProgress, stop: budget.stop });
     const simulated = runs.some((r) => r.simulated) || ds.manifest.simulated;
     const label = simulated ? ds.manifest.simulatedLabel || "simulated: SimDesk agents" : "";
     const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, budgets });

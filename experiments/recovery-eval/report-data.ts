@@ -27,10 +27,15 @@ export interface RecoveryTableJsonRow {
   /** R_O and R_TC pass rates (the verdict is their conjunction). */
   ro: number;
   rtc: number;
-  /** Share of episodes with a restorative rationale, among those with a judged rationale. */
+  /** Keyword baseline: share of episodes with a restorative rationale, among those with a judged rationale. */
   restorativeIntent: number;
   intentCi: string;
   intentN: number;
+  /** Mean best similarity of the rationales to the ground-truth recovery instruction (see `rationaleMethod`). */
+  rationaleSimilarity: number | null;
+  /** Share of episodes whose best similarity reaches the threshold (the paper's restorative intent). */
+  similarityIntent: number;
+  similarityIntentCi: string;
   meanSteps: number;
   /** Runs not judged (reconstruction failed, environment error). */
   excluded: number;
@@ -58,6 +63,8 @@ export interface RecoveryEvalReport {
   samples: number;
   budgets: string;
   threshold: number;
+  /** How rationales were compared with the ground-truth recovery instruction, and the intent threshold. */
+  rationaleMethod: string;
   table: RecoveryTableJsonRow[];
   implicitVsExplicit: ImplicitVsExplicitRow[];
   /** Trajectory-level filter counts and retention of transition-consistent filtering. */
@@ -77,7 +84,8 @@ export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manife
   const table: RecoveryTableJsonRow[] = rows.map((r) => ({
     policy: r.policyKind, variant: r.variant, context: r.context, r: r.budget, d: r.distance, n: r.n,
     success: r.success.rate, successCi: ci(r.success), successLo: r.success.lo, successHi: r.success.hi,
-    ro: r.ro.rate, rtc: r.rtc.rate, restorativeIntent: r.intent.rate, intentCi: ci(r.intent), intentN: r.intent.n, meanSteps: r.meanSteps, excluded: r.excluded,
+    ro: r.ro.rate, rtc: r.rtc.rate, restorativeIntent: r.intent.rate, intentCi: ci(r.intent), intentN: r.intent.n,
+    rationaleSimilarity: r.similarity === null ? null : Math.round(r.similarity * 1000) / 1000, similarityIntent: r.similarityIntent.rate, similarityIntentCi: ci(r.similarityIntent), meanSteps: r.meanSteps, excluded: r.excluded,
   }));
   const implicitVsExplicit: ImplicitVsExplicitRow[] = [];
   for (const imp of rows.filter((r) => r.policyKind === "implicit")) {
@@ -91,7 +99,7 @@ export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manife
   const simulated = input.runs.some((r) => r.simulated) || input.manifest.simulated;
   return {
     kind: "recovery-eval", simulated, note: simulated ? SIMULATED_RECOVERY_NOTE : "", label: input.label, dataset: input.dataset, datasetVersion: input.manifest.version,
-    samples: input.manifest.samples, budgets: input.budgets.join(","), threshold: input.threshold ?? 0.99, table, implicitVsExplicit,
+    samples: input.manifest.samples, budgets: input.budgets.join(","), threshold: input.threshold ?? 0.99, rationaleMethod: rationaleMethod(input.runs), table, implicitVsExplicit,
     trajectoryStages: [
       { stage: "rollouts", count: t.rollouts }, { stage: "successful", count: t.successful }, { stage: "well-formed", count: t.wellFormed },
       { stage: "transition-consistent (N replays)", count: t.transitionConsistent }, { stage: "retention (consistent / well-formed, %)", count: Math.round(input.manifest.retention * 1000) / 10 },
@@ -99,6 +107,11 @@ export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manife
     ],
     datasetStages: input.manifest.stages,
   };
+}
+
+function rationaleMethod(runs: readonly RecoveryRun[]): string {
+  const r = runs.find((x) => x.rationale)?.rationale;
+  return r ? `${r.method}, restorative when the best similarity >= ${r.threshold}; keyword classifier as the baseline (restorativeIntent)` : "keyword classifier only";
 }
 
 /** One row of the agreement table. */
@@ -128,8 +141,13 @@ export interface OracleAgreementReport {
   truth: string;
   agreement: AgreementJsonRow[];
   /** How many judged runs were truly recovered, per noise setting. */
-  outcomes: Array<{ noise: "off" | "on"; runs: number; trulyRecovered: number; roPass: number; rtcPass: number }>;
+  outcomes: Array<{ noise: "off" | "on"; runs: number; trulyRecovered: number; roPass: number; rtcPass: number; romPass: number | null }>;
+  /** How R_Om's masks were learned (empty when the runs carry no masked verdicts). */
+  masks: string;
 }
+
+/** How R_Om's masks are learned, for the report. */
+export const MASK_NOTE = "R_Om = SSIM >= 0.99 over the SSIM windows that touch no dynamic pixel; dynamic pixels = pixels that differ across captures of the same state (the N transition-consistency replays and 5 WAIT re-captures of each target), dilated by 8 px and united per task. Beyond the paper; R_O and R_O AND R_TC are the paper's.";
 
 /** Build `oracle-agreement.json` from runs with truth, per noise setting. */
 export function agreementReport(settings: ReadonlyArray<{ noise: boolean; runs: readonly RecoveryRun[]; label: string }>): OracleAgreementReport {
@@ -145,11 +163,16 @@ export function agreementReport(settings: ReadonlyArray<{ noise: boolean; runs: 
       });
     }
     const judged = s.runs.filter((r) => r.status === "judged" && r.verdict && r.truth !== undefined);
-    outcomes.push({ noise, runs: judged.length, trulyRecovered: judged.filter((r) => r.truth).length, roPass: judged.filter((r) => r.verdict!.ro.pass).length, rtcPass: judged.filter((r) => r.verdict!.rtc.pass).length });
+    const masked = judged.length > 0 && judged.every((r) => r.verdict!.rom);
+    outcomes.push({
+      noise, runs: judged.length, trulyRecovered: judged.filter((r) => r.truth).length, roPass: judged.filter((r) => r.verdict!.ro.pass).length, rtcPass: judged.filter((r) => r.verdict!.rtc.pass).length,
+      romPass: masked ? judged.filter((r) => r.verdict!.rom!.pass).length : null,
+    });
   }
   return {
     kind: "oracle-agreement", simulated: true, note: SIMULATED_RECOVERY_NOTE, label: settings[0]?.label ?? "",
     truth: "truly recovered = SimDesk's semantic state (files, Trash, settings, clipboard, windows, dialogs, menus; not pointer, noise or undo history) equals the target's",
     agreement, outcomes,
+    masks: settings.some((s) => s.runs.some((r) => r.verdict?.rom)) ? MASK_NOTE : "",
   };
 }

@@ -4,15 +4,17 @@
  * and `runOracleAgreement` (-> oracle-agreement.json). The JSON shapes are in ./report-data.ts
  * and README.md; `retrace report <dir>` renders them.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { BlobStore } from "../../src/blob-store.ts";
 import { ConfigError } from "../../src/errors.ts";
+import { prepareOutDir } from "../../src/store/out-dir.ts";
 import type { Task } from "../../src/task.ts";
-import { buildRecoveryDataset } from "../../src/dataset/build.ts";
+import { buildRecoveryDataset, type DatasetBuildOptions } from "../../src/dataset/build.ts";
 import { loadRecoveryDataset, saveRecoveryDataset } from "../../src/dataset/store.ts";
 import type { RecoveryDatasetManifest } from "../../src/dataset/types.ts";
 import { evaluateRecovery, type RecoveryRun } from "../../src/eval/run.ts";
+import type { RationaleScorer } from "../../src/eval/rationale.ts";
 import { createStateCheck } from "../../src/replay/state-check.ts";
 import { createFlakyEnvironment } from "./flaky-env.ts";
 import { SIMDESK_TASKS, getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
@@ -22,6 +24,7 @@ import {
   type SimDeskEvalEnv,
 } from "./simdesk.ts";
 import { agreementReport, recoveryEvalReport, type OracleAgreementReport, type RecoveryEvalReport } from "./report-data.ts";
+import { redactText } from "../../src/secrets.ts";
 
 /** Options of {@link buildSimDeskDataset}. */
 export interface SimDeskDatasetOptions extends SimDeskEvalEnv {
@@ -45,6 +48,8 @@ export interface SimDeskDatasetOptions extends SimDeskEvalEnv {
   verify?: "auto" | "state-hash" | "ssim";
   /** Probability that an action is lost (a flaky desktop, to exercise N-replay filtering). @default 0 */
   flakyRate?: number;
+  /** R_Om mask learning (re-captures per target, dilation), or false to skip it. @default on, 5 re-captures */
+  dynamicMasks?: DatasetBuildOptions["dynamicMasks"];
   onProgress?: (message: string) => void;
 }
 
@@ -67,7 +72,7 @@ export async function buildSimDeskDataset(options: SimDeskDatasetOptions): Promi
     const build = await buildRecoveryDataset({
       env, blobs, tasks, check: createStateCheck({ method: options.verify ?? "auto" }), forwardPolicy: policies.forwardPolicy, perturbationPolicy: policies.perturbationPolicy, seed,
       rolloutsPerTask: options.rolloutsPerTask, replays: options.replays, seedStepsPerTrajectory: options.seedStepsPerTrajectory,
-      distances: options.distances, maxSamplesPerDistance: options.maxSamplesPerDistance, maxSteps: options.maxSteps, onProgress: options.onProgress,
+      distances: options.distances, maxSamplesPerDistance: options.maxSamplesPerDistance, maxSteps: options.maxSteps, dynamicMasks: options.dynamicMasks, onProgress: options.onProgress,
     });
     return saveRecoveryDataset({
       dir: out, build, tasks, blobs, simulatedLabel: policies.label,
@@ -94,6 +99,8 @@ export interface SimDeskEvalOptions {
   weak?: boolean;
   /** Also compute truth for each run (SimDesk ground truth). @default true */
   truth?: boolean;
+  /** Rationale analysis: TF-IDF offline, or an embedding model. @default { kind: "tfidf" } */
+  rationale?: RationaleScorer;
   onProgress?: (message: string) => void;
 }
 
@@ -101,8 +108,7 @@ export interface SimDeskEvalOptions {
 export async function runSimDeskRecoveryEval(options: SimDeskEvalOptions): Promise<{ report: RecoveryEvalReport; runs: RecoveryRun[] }> {
   const ds = loadRecoveryDataset(options.dataset);
   if (ds.manifest.config.env !== "simdesk") throw new ConfigError(`eval-recovery: dataset ${ds.dir} was built on "${String(ds.manifest.config.env)}"; only SimDesk datasets can be evaluated with simulated policies`, { field: "dataset" });
-  const out = resolve(options.out);
-  mkdirSync(out, { recursive: true });
+  const out = prepareOutDir(options.out);
   const seed = options.seed ?? 0;
   const blobs = new BlobStore({ dir: join(out, "blobs") });
   copySampleStates(ds.samples, join(ds.dir, "simdesk-states"), join(out, "simdesk-states"));
@@ -112,10 +118,10 @@ export async function runSimDeskRecoveryEval(options: SimDeskEvalOptions): Promi
     const runs = await evaluateRecovery({
       env: desk, blobs: layeredBlobs(blobs, new BlobStore({ dir: join(ds.dir, "blobs") })), tasks: ds.tasks, samples: ds.samples,
       variants: simulatedVariants(desk, seed, { contexts: options.contexts, weak: options.weak }), budgets: options.budgets ?? [1, 3, 10],
-      truth: options.truth === false ? undefined : simDeskTruth(desk), onProgress: options.onProgress,
+      truth: options.truth === false ? undefined : simDeskTruth(desk), rationale: options.rationale, onProgress: options.onProgress,
     });
     const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label: simulatedEvalLabel(desk, seed), budgets: options.budgets ?? [1, 3, 10] });
-    writeFileSync(join(out, "runs.jsonl"), runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : ""));
+    writeFileSync(join(out, "runs.jsonl"), redactText(runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : "")));
     writeFileSync(join(out, "recovery-eval.json"), JSON.stringify(report, null, 2) + "\n");
     return { report, runs };
   } finally {

@@ -11,7 +11,8 @@ import { ConfigError } from "../../src/errors.ts";
 import { formatAction } from "../../src/action.ts";
 import type { EpisodeRecord } from "../runner/episode.ts";
 import type { Manifest } from "../runner/experiment.ts";
-import { readResults, type ResultLine } from "../runner/results-log.ts";
+import type { ResultLine } from "../runner/results-log.ts";
+import { isModelRunFolder, loadModelRun, readResultsForReport } from "./inputs.ts";
 import { summarize, type ExperimentSummary } from "../runner/summary.ts";
 
 /** One run folder's data. */
@@ -22,6 +23,8 @@ export interface RunData {
   manifest?: Manifest;
   summary: ExperimentSummary;
   lines: ResultLine[];
+  /** Viewer records held in memory (a `run --policy` folder keeps its trajectory in run.json). */
+  records?: Map<string, EpisodeRecord>;
 }
 
 /** A JSON file produced by the recovery-evaluation work, shown as tables. */
@@ -65,7 +68,7 @@ export interface ViewerEpisode {
 /** Find run folders: `dir` itself when it has a manifest or results, else its children (depth 2). */
 export function findRuns(dir: string, options: { /** Return [] instead of throwing when there is no run (a recovery-eval-only folder). */ allowNone?: boolean } = {}): string[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ConfigError(`report: ${dir} is not a folder`);
-  const isRun = (d: string) => existsSync(join(d, "results.jsonl"));
+  const isRun = (d: string) => existsSync(join(d, "results.jsonl")) || isModelRunFolder(d);
   if (isRun(dir)) return [dir];
   const runs: string[] = [];
   for (const name of readdirSync(dir).sort()) {
@@ -74,13 +77,18 @@ export function findRuns(dir: string, options: { /** Return [] instead of throwi
     if (isRun(d)) runs.push(d);
     else for (const sub of readdirSync(d).sort()) if (statSync(join(d, sub)).isDirectory() && isRun(join(d, sub))) runs.push(join(d, sub));
   }
-  if (runs.length === 0 && !options.allowNone) throw new ConfigError(`report: no results.jsonl in ${dir} or its subfolders; run \`retrace run <config> --out ${dir}\` first`);
+  if (runs.length === 0 && !options.allowNone) throw new ConfigError(`report: no results.jsonl (or run.json of \`retrace run --policy\`) in ${dir} or its subfolders; run \`retrace run <config> --out ${dir}\` first`, { field: "dir" });
   return runs;
 }
 
 /** Load one run folder (summary.json if present, otherwise summarised from results.jsonl). */
 export function loadRun(root: string, dir: string): RunData {
-  const lines = [...readResults(join(dir, "results.jsonl")).values()].sort((a, b) => a.index - b.index);
+  if (isModelRunFolder(dir)) {
+    const { line, record } = loadModelRun(dir);
+    const summary = summarize({ experiment: line.experiment, kind: "end-to-end", lines: [line], params: {} });
+    return { dir, rel: relative(root, dir), summary, lines: [line], records: new Map([[line.key, record]]) };
+  }
+  const lines = readResultsForReport(join(dir, "results.jsonl"));
   const manifest = existsSync(join(dir, "manifest.json")) ? (JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as Manifest) : undefined;
   const summary = existsSync(join(dir, "summary.json"))
     ? (JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as ExperimentSummary)
@@ -169,8 +177,9 @@ export async function loadEpisodes(run: RunData, picked: readonly ResultLine[], 
   const out: ViewerEpisode[] = [];
   for (const line of picked) {
     const file = join(episodeFolder(run.dir, line), "trajectory.json");
-    if (!existsSync(file)) continue;
-    const rec = JSON.parse(readFileSync(file, "utf8")) as EpisodeRecord;
+    const held = run.records?.get(line.key);
+    if (!held && !existsSync(file)) continue;
+    const rec = held ?? (JSON.parse(readFileSync(file, "utf8")) as EpisodeRecord);
     const blobs = join(run.dir, "blobs");
     const steps: ViewerStep[] = [];
     for (const s of rec.trajectory.steps) {

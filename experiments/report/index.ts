@@ -1,7 +1,8 @@
 /**
  * `retrace report <dir>`: one self-contained report.html for a run folder (or a folder of runs):
  * condition tables with confidence intervals, Success@K curves, sweep charts, stability metrics,
- * cost per success, the recovery-evaluation tables when their files exist, and a trajectory viewer.
+ * cost per success, the recovery-evaluation tables when their files exist, the paper's findings
+ * checked against the folder's runs (experiments/report/findings.ts), and a trajectory viewer.
  * chart.js is inlined and screenshots are embedded as downscaled JPEG data URLs, so the file opens
  * without a network.
  */
@@ -11,6 +12,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { successAtKChart, successChart, sweepChart, stabilityChart, type ChartSpec } from "./charts.ts";
 import { CLIENT_JS } from "./client.ts";
 import { findExtraFiles, findRuns, ImageTable, loadEpisodes, loadRun, pickEpisodes, type ViewerEpisode } from "./data.ts";
+import { findingsForRuns } from "./findings.ts";
 import { renderPage, slug, type Finding } from "./html.ts";
 
 /** Options of {@link buildReport}. */
@@ -54,8 +56,10 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   const images = new ImageTable(options.imageWidth ?? 560);
   const episodes: ViewerEpisode[] = [];
   for (const r of runs) episodes.push(...(await loadEpisodes(r, pickEpisodes(r.lines, options.episodesPerRun ?? 8), images)));
+  // findings.json (the demo writes one) wins; otherwise the findings are checked against this
+  // folder's own ideal-recovery / end-to-end runs, simulated or model-backed.
   const findingsFile = join(root, "findings.json");
-  const findings = existsSync(findingsFile) ? (JSON.parse(readFileSync(findingsFile, "utf8")) as { findings: Finding[] }).findings : undefined;
+  const findings = existsSync(findingsFile) ? (JSON.parse(readFileSync(findingsFile, "utf8")) as { findings: Finding[] }).findings : findingsForRuns(runs)?.findings;
   const require = createRequire(import.meta.url);
   const chartJs = readFileSync(join(dirname(require.resolve("chart.js")), "chart.umd.min.js"), "utf8");
   const html = renderPage({

@@ -2,10 +2,10 @@
  * Shared plumbing of one experiment run: the output folder, the tasks, the blob store, and the
  * pool invocation with progress. Used by every experiment kind.
  */
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { BlobStore } from "../../src/blob-store.ts";
 import { ConfigError } from "../../src/errors.ts";
+import { prepareOutDir } from "../../src/store/out-dir.ts";
 import type { Task } from "../../src/task.ts";
 import type { EnvSpec, ExperimentConfig } from "../config/schema.ts";
 import { finalizeResults, readResults } from "./results-log.ts";
@@ -16,6 +16,7 @@ import type { RecordingEnvironment } from "./recording-env.ts";
 import type { ResultLine } from "./results-log.ts";
 import type { ExperimentRuntime, SkippedTask } from "./runtime.ts";
 import type { ModelCallSettings } from "../agents/model-client.ts";
+import type { RemotePhases } from "./remote.ts";
 
 /** How to run (from the CLI flags). */
 export interface RunSettings {
@@ -41,6 +42,12 @@ export interface RunSettings {
   processes?: ShardPool;
   /** Set inside a process worker: run only this shard of this phase. */
   shard?: ShardMode;
+  /** Blob store to use instead of `<out>/blobs` (distributed workers pass the shared PostgreSQL one). */
+  blobs?: BlobStore;
+  /** Run phases elsewhere: the queue coordinator of `retrace run --queue`, or one job inside `retrace worker`. */
+  remote?: RemotePhases;
+  /** Deadline of each environment call in ms (a hung desktop becomes an environment error). @default 180000 */
+  envTimeoutMs?: number;
   /** Model agents' run-wide settings (cache, keys, cost ledger). @default cache off */
   calls?: ModelCallSettings;
   /** Stop scheduling new episodes once the money spent (ledger) reaches this many USD. @default no cap */
@@ -57,8 +64,8 @@ export class RunContext {
   /** Set when scheduling stopped early (cost cap): why, and how many episodes were not run. */
   stopped?: { reason: string; notRun: number };
   constructor(readonly runtime: ExperimentRuntime, readonly settings: RunSettings, readonly config: ExperimentConfig) {
-    mkdirSync(settings.out, { recursive: true });
-    this.blobs = new BlobStore({ dir: join(settings.out, "blobs") });
+    prepareOutDir(settings.out);
+    this.blobs = settings.blobs ?? new BlobStore({ dir: join(settings.out, "blobs") });
     this.resultsFile = join(settings.out, "results.jsonl");
     this.timingsFile = join(settings.out, "timings.jsonl");
   }
@@ -91,7 +98,8 @@ export class RunContext {
 
   /** Run jobs on the pool (in this process, or on the process workers), appending to this run's results file. */
   async pool<J extends EpisodeJob>(phase: string, jobs: readonly J[], execute: (job: J, env: RecordingEnvironment) => Promise<JobOutcome>): Promise<ResultLine[]> {
-    const { shard, processes } = this.settings;
+    const { shard, processes, remote } = this.settings;
+    if (remote) return remote.runPhase({ phase, jobs, execute, ctx: this });
     const keys = new Set(jobs.map((j) => j.key));
     if (shard) {
       // Inside a process worker: earlier phases are finished (by the parent); run our shard of ours.
@@ -99,7 +107,7 @@ export class RunContext {
       await runPool({
         experiment: this.experiment, jobs: jobs.filter((j) => j.index % shard.shards === shard.shard), workers: 1,
         createEnv: () => this.runtime.createEnv(this.envSpec, this.blobs), execute, resultsFile: this.resultsFile, timingsFile: this.timingsFile,
-        envRetries: this.config.envRetries, resume: true, finalize: false, onLine: (l) => shard.onEpisode(l.status, l.success),
+        envRetries: this.config.envRetries, resume: true, finalize: false, envTimeoutMs: this.settings.envTimeoutMs, onLine: (l) => shard.onEpisode(l.status, l.success),
       });
       throw new ShardDone(phase);
     }
@@ -134,6 +142,7 @@ export class RunContext {
       resultsFile: this.resultsFile,
       timingsFile: this.timingsFile,
       envRetries: this.config.envRetries,
+      envTimeoutMs: this.settings.envTimeoutMs,
       resume: true,
       onProgress: (p) => this.settings.onProgress?.(phase, p),
       ...this.costCap(),

@@ -22,6 +22,7 @@ import { resolvePair } from "../config/agents.ts";
 import type { ModelRole } from "../../src/usage.ts";
 import { emptyAccounting } from "../../src/runtime/accounting.ts";
 import { isSimulated } from "../../graphs/context.ts";
+import { redactText } from "../../src/secrets.ts";
 
 /** Everything an episode needs besides its job. */
 export interface EpisodeDeps {
@@ -91,7 +92,7 @@ export async function finishEpisode(job: EpisodeJob, task: Task, result: Episode
   mkdirSync(dir, { recursive: true });
   // The viewer's record: the whole trajectory (screenshots by reference into <out>/blobs).
   const record: EpisodeRecord = { key: job.key, condition: job.condition, task: job.task, instruction: task.instruction, seed: job.seed, success: result.success, score: result.evaluation.score, detail: result.evaluation.detail ?? "", stopReason: result.stopReason, simulated: result.simulated, trajectory: result.trajectory, ...(extra ? { extra } : {}) };
-  writeFileSync(join(dir, "trajectory.json"), JSON.stringify(record) + "\n");
+  writeFileSync(join(dir, "trajectory.json"), redactText(JSON.stringify(record)) + "\n");
   if (deps.runtime.writeEpisode) await deps.runtime.writeEpisode({ dir, result, blobs: deps.blobs, simulated: result.simulated });
   return outcomeOf(result, stability, extra, meter);
 }

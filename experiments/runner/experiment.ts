@@ -14,6 +14,7 @@ import type { ExperimentConfig } from "../config/schema.ts";
 import { runIdealRecovery } from "../ideal/run.ts";
 import { conditionsOf, expandJobs, resolveSeeds, type ParamValue } from "./conditions.ts";
 import { RunContext, selectTasks, skippedTasks, type RunSettings } from "./context.ts";
+import { checkOutDir } from "../../src/store/out-dir.ts";
 import { configEndpoints } from "./endpoints.ts";
 import { preflightEndpoints } from "../agents/preflight.ts";
 import { runConditionEpisode } from "./episode.ts";
@@ -52,6 +53,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
   // Everything that can be refused is checked before the output folder is touched, so a bad
   // config leaves nothing that neither a re-run nor --resume accepts.
   runtime.checkConfig?.(config);
+  checkOutDir(settings.out);
   const tasks = selectTasks(runtime, config.env);
   if (tasks.length === 0) throw new ConfigError(`config.env: no task of ${config.env.kind} can run here${skippedTasks(runtime, config.env).length ? ` (${skippedTasks(runtime, config.env).length} skipped, e.g. ${skippedTasks(runtime, config.env)[0].task}: ${skippedTasks(runtime, config.env)[0].reason})` : ""}`, { field: "env.tasks" });
   const manifestFile = join(settings.out, "manifest.json");
@@ -73,7 +75,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
     conditions: conditions.map((c) => ({ id: c.id, params: c.params })),
     packageVersion: packageVersion(), gitCommit: gitCommit(), prompts: ALL_PROMPTS.map(promptRef).sort(), node: process.version,
   };
-  if (!settings.shard) writeJson(manifestFile, manifest);
+  if (!settings.shard && settings.remote?.role !== "worker") writeJson(manifestFile, manifest);
 
   let lines: ResultLine[];
   if (config.kind === "ideal-recovery") lines = await runIdealRecovery(config, ctx);

@@ -9,6 +9,7 @@ import { logger } from "../../src/logger.ts";
 import type { EpisodeJob } from "./conditions.ts";
 import { appendTiming, finalizeResults, readResults, ResultsLog, type ResultLine } from "./results-log.ts";
 import { recordObservations, type RecordingEnvironment } from "./recording-env.ts";
+import { DEFAULT_ENV_TIMEOUT_MS, withEnvDeadline } from "./env-deadline.ts";
 
 /** What executing one job produced (the runner adds the bookkeeping fields). */
 export type JobOutcome = Omit<ResultLine, "key" | "index" | "experiment" | "condition" | "task" | "seed" | "envTries" | "status"> & { envMs: number };
@@ -46,6 +47,8 @@ export interface PoolOptions<J extends EpisodeJob> {
   onLine?: (line: ResultLine) => void;
   /** Rewrite the results file in index order at the end (process workers leave this to the parent). @default true */
   finalize?: boolean;
+  /** Deadline of each environment call; a call that does not answer is an environment error. @default DEFAULT_ENV_TIMEOUT_MS (180 s) */
+  envTimeoutMs?: number;
   /**
    * Asked before each job starts: a reason string stops scheduling new jobs (those in flight
    * finish); `onStop` gets the reason and how many jobs were left unrun. @default never
@@ -105,13 +108,12 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
         while (!line) {
           tries++;
           try {
-            rec ??= recordObservations(await options.createEnv());
+            rec ??= recordObservations(withEnvDeadline(await options.createEnv(), options.envTimeoutMs ?? DEFAULT_ENV_TIMEOUT_MS));
             rec.clear();
             const outcome = await options.execute(job, rec);
             envMs = outcome.envMs;
             if (outcome.stopReason === "env-error") throw new EnvironmentError(outcome.envError ?? "environment error");
-            const { envMs: _drop, ...rest } = outcome;
-            line = { key: job.key, index: job.index, experiment: options.experiment, condition: job.condition, task: job.task, seed: job.seed, status: "ok", envTries: tries, ...rest };
+            line = okLine(options.experiment, job, tries, outcome);
           } catch (err) {
             if (!(err instanceof EnvironmentError || err instanceof StepTimeoutError)) throw err;
             logger.warn({ worker: id, key: job.key, tries, err: describeError(err) }, "environment error");
@@ -146,7 +148,14 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
   return finalizeResults(resultsFile).filter((l) => keys.has(l.key));
 }
 
-function envErrorLine(experiment: string, job: EpisodeJob, tries: number, message: string): ResultLine {
+/** The result line of a finished episode (same fields, same order, wherever it ran). */
+export function okLine(experiment: string, job: EpisodeJob, tries: number, outcome: JobOutcome): ResultLine {
+  const { envMs: _drop, ...rest } = outcome;
+  return { key: job.key, index: job.index, experiment, condition: job.condition, task: job.task, seed: job.seed, status: "ok", envTries: tries, ...rest };
+}
+
+/** The result line of an episode whose environment failed on every try. */
+export function envErrorLine(experiment: string, job: EpisodeJob, tries: number, message: string): ResultLine {
   return {
     key: job.key, index: job.index, experiment, condition: job.condition, task: job.task, seed: job.seed,
     status: "env-error", success: false, score: 0, stopReason: "env-error", envError: message, envTries: tries, simulated: false,

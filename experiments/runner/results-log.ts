@@ -9,6 +9,7 @@ import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, t
 import type { StopReason } from "../../src/episode.ts";
 import type { StabilityMetrics } from "../../src/metrics/stability.ts";
 import type { JsonValue } from "../../src/policy.ts";
+import { redactText } from "../../src/secrets.ts";
 import type { ModelRole } from "../../src/usage.ts";
 import type { RoleCalls } from "../agents/meter.ts";
 
@@ -54,7 +55,7 @@ export class ResultsLog {
   }
   /** Append one line and fsync before returning. */
   append(line: ResultLine): void {
-    writeSync(this.fd, JSON.stringify(line) + "\n");
+    writeSync(this.fd, redactText(JSON.stringify(line)) + "\n");
     fsyncSync(this.fd);
   }
   close(): void {
@@ -83,7 +84,7 @@ export function readResults(file: string): Map<string, ResultLine> {
 export function finalizeResults(file: string, keep?: (line: ResultLine) => boolean): ResultLine[] {
   const lines = [...readResults(file).values()].filter((l) => !keep || keep(l)).sort((a, b) => a.index - b.index);
   const tmp = `${file}.tmp`;
-  writeFileSync(tmp, lines.map((l) => JSON.stringify(l) + "\n").join(""));
+  writeFileSync(tmp, lines.map((l) => redactText(JSON.stringify(l)) + "\n").join(""));
   const fd = openSync(tmp, "r");
   fsyncSync(fd);
   closeSync(fd);

@@ -24,10 +24,10 @@ export interface RunEpisodeInput {
   options: RecoveryOptionsInput;
   components: EpisodeComponents;
   signal?: AbortSignal;
-  /** Durable checkpoints (`--checkpoint`); absent or false = none (batch runs). */
-  checkpointer?: BaseCheckpointSaver | false;
-  /** Checkpoint thread of this episode (with a checkpointer). */
+  /** Checkpoint thread (distributed workers use `<run>/<episode key>` so another worker can resume it; `--checkpoint` runs use the episode key). @default a fresh one */
   threadId?: string;
+  /** Durable checkpointer for this episode (`--checkpoint`, or PostgreSQL for distributed runs); absent or false = none for batch runs. */
+  checkpointer?: BaseCheckpointSaver | false;
 }
 
 /** The shape of the runtime's `runEpisode`. */

@@ -49,6 +49,11 @@ export interface ShardMode {
 export class ShardDone extends Error {}
 
 const CHILD = fileURLToPath(new URL("./shard-child.ts", import.meta.url));
+/**
+ * tsx resolved from this package, not from the current folder: `--import tsx` alone fails with
+ * ERR_MODULE_NOT_FOUND when the command runs outside the repository.
+ */
+const TSX_LOADER = import.meta.resolve("tsx");
 
 /** A set of long-lived child processes. */
 export class ShardPool {
@@ -58,7 +63,7 @@ export class ShardPool {
   private child(i: number): ChildProcess {
     let c = this.children[i];
     if (!c || c.exitCode !== null || c.killed) {
-      c = fork(CHILD, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "ignore", "inherit", "ipc"], serialization: "advanced" });
+      c = fork(CHILD, [], { execArgv: ["--import", TSX_LOADER], stdio: ["ignore", "ignore", "inherit", "ipc"], serialization: "advanced" });
       this.children[i] = c;
     }
     return c;

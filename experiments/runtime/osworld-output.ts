@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { BlobStore } from "../../src/blob-store.ts";
 import type { EpisodeResult } from "../../src/episode.ts";
 import { trajLine } from "../../src/store/episode-output.ts";
+import { redactText } from "../../src/secrets.ts";
 
 async function linkBlob(blobs: BlobStore, ref: string, to: string): Promise<boolean> {
   const src = blobs.path(ref);
@@ -28,7 +29,7 @@ export async function writeOsworldFolder(input: { dir: string; result: EpisodeRe
   const { dir, result, blobs, simulated } = input;
   mkdirSync(dir, { recursive: true });
   const steps = result.trajectory.steps;
-  writeFileSync(join(dir, "traj.jsonl"), steps.map((s, i) => JSON.stringify(trajLine(s, i + 1, simulated)) + "\n").join(""));
+  writeFileSync(join(dir, "traj.jsonl"), redactText(steps.map((s, i) => JSON.stringify(trajLine(s, i + 1, simulated)) + "\n").join("")));
   if (steps.length) await linkBlob(blobs, steps[0].before, join(dir, "step_0.png"));
   for (let i = 0; i < steps.length; i++) await linkBlob(blobs, steps[i].after, join(dir, `step_${i + 1}.png`));
   const ev = result.evaluation;

@@ -3,14 +3,15 @@
  * - src/ (except the public barrels src/index.ts and src/testing.ts) imports nothing from
  *   graphs/, adapters/ or experiments/;
  * - graphs/, adapters/, prompts/ never import experiments/;
- * - vendor SDKs (openai, @langchain/openai, @anthropic-ai/sdk, dockerode) only in adapters/;
+ * - vendor SDKs (openai, @langchain/openai, @anthropic-ai/sdk, dockerode, bullmq, ioredis, pg,
+ *   @langchain/langgraph-checkpoint-postgres) only in adapters/;
  * - no library file imports the barrel src/index.ts (that is for users and tests).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve, dirname, sep } from "node:path";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "../..");
-const VENDOR = ["openai", "@langchain/openai", "@anthropic-ai/sdk", "dockerode"];
+const VENDOR = ["openai", "@langchain/openai", "@anthropic-ai/sdk", "dockerode", "bullmq", "ioredis", "pg", "@langchain/langgraph-checkpoint-postgres"];
 const BARRELS = new Set(["src/index.ts", "src/testing.ts"]);
 
 function* walk(dir: string): Generator<string> {

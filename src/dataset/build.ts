@@ -11,6 +11,9 @@
  *    state fails the task (a genuine error, not a harmless detour).
  * 4. Drop samples whose error and target screenshots are near-identical, and duplicates.
  * Counts after every stage are returned (Table 6).
+ *
+ * Beyond the paper: while it runs, the build learns the dynamic-pixel masks of R_Om from the N
+ * replays and a few WAIT re-captures of each target (./masks.ts); each sample carries them.
  */
 import { z } from "zod";
 import type { BlobReader } from "../blob-store.ts";
@@ -24,6 +27,8 @@ import { createStateCheck, observationSsim, type StateCheck } from "../replay/st
 import { checkTransitionConsistency } from "../replay/transition-consistency.ts";
 import { transitionOracle } from "../oracle/recovery-oracle.ts";
 import { perturb, rolloutPolicy } from "./rollout.ts";
+import { MaskCollector, type DynamicMaskBuildOptions } from "./masks.ts";
+import type { BlobWriter } from "../oracle/dynamic-mask.ts";
 import type { GroundTruthTrajectory, RecordedState, RecordedStep, RecoverySample, SampleStageCounts, TrajectoryStageCounts } from "./types.ts";
 
 const SettingsSchema = z
@@ -72,6 +77,12 @@ export interface DatasetBuildOptions {
   maxSamplesPerDistance?: number;
   /** Seed of the seed-step draws and the subset. @default 0 */
   seed?: number;
+  /**
+   * Learn R_Om's dynamic-pixel masks (false: don't). Without a `store`, masks are written into
+   * `blobs` when it can write (a BlobStore).
+   * @default { recaptures: 5, waitSeconds: 1, dilate: 8 } when `blobs` can write, else off
+   */
+  dynamicMasks?: (Partial<DynamicMaskBuildOptions>) | false;
   /** Progress callback (one line per stage event). */
   onProgress?: (message: string) => void;
   /**
@@ -117,6 +128,7 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
   const log = options.onProgress ?? (() => {});
   const counts: TrajectoryStageCounts = { rollouts: 0, successful: 0, wellFormed: 0, transitionConsistent: 0, envErrors: 0 };
   let simulated = false;
+  const masks = maskCollector(options);
   let stopped: string | undefined;
   const shouldStop = () => (stopped ??= options.stop?.()) !== undefined;
 
@@ -144,6 +156,10 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
         continue;
       }
       counts.transitionConsistent++;
+      if (masks) {
+        const recorded = [...r.steps.map((s) => s.observation.screenshot), r.final!.observation.screenshot];
+        await masks.addReplays(task.id, `${task.id}/r${rollout}`, recorded.map((shot, i) => [shot, ...tc.replays.map((p) => p.observations?.[i]?.screenshot).filter((x): x is string => !!x)]));
+      }
       kept.push({ task, trajectory: { taskId: task.id, rollout, steps: r.steps, final: r.final!, score: r.score! } });
     }
   }
@@ -166,11 +182,21 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
           continue;
         }
         c.targetReproduced++;
+        let start = replay.observations[replay.observations.length - 1];
+        if (masks) {
+          try {
+            start = await masks.recapture(env, task.id, `${task.id}/r${trajectory.rollout}/t${t}`, start, target.observation.screenshot);
+          } catch (err) {
+            signal?.throwIfAborted();
+            log(`${task.id} t=${t} d=${distance}: environment failed while re-capturing the target: ${describeError(err)}`);
+            continue;
+          }
+        }
         const policy = options.perturbationPolicy({ task, rollout: trajectory.rollout, targetStep: t, distance });
         simulated ||= policy.simulated === true;
         let perturbation: { steps: RecordedStep[]; final: RecordedState };
         try {
-          perturbation = await perturb({ env, task, policy, blobs, history: trajectory.steps.slice(0, t), observation: replay.observations[replay.observations.length - 1], startStep: t, steps: distance, signal });
+          perturbation = await perturb({ env, task, policy, blobs, history: trajectory.steps.slice(0, t), observation: start, startStep: t, steps: distance, signal });
         } catch (err) {
           signal?.throwIfAborted();
           log(`${task.id} t=${t} d=${distance}: environment failed while perturbing: ${describeError(err)}`);
@@ -203,7 +229,15 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
     log(`d=${distance}: ${c.seedSteps} seed steps -> ${c.final} samples`);
   }
   if (stopped) log(`stopped early: ${stopped}`);
-  return { settings, trajectories: counts, stages, samples: samples.map((s) => ({ ...s, simulated })), simulated, ...(stopped && { stopped }) };
+  const withMasks = masks ? await masks.assign(samples, (s) => `${s.taskId}/r${s.trajectory.rollout}/t${s.targetStep}`) : samples;
+  return { settings, trajectories: counts, stages, samples: withMasks.map((s) => ({ ...s, simulated })), simulated, ...(stopped && { stopped }) };
+}
+
+function maskCollector(options: DatasetBuildOptions): MaskCollector | undefined {
+  if (options.dynamicMasks === false) return undefined;
+  const store = options.dynamicMasks?.store ?? (typeof (options.blobs as Partial<BlobWriter>).put === "function" ? (options.blobs as unknown as BlobWriter) : undefined);
+  if (!store) return undefined;
+  return new MaskCollector({ ...options.dynamicMasks, store }, options.blobs);
 }
 
 /** The recorded state after t steps of a trajectory (t = steps.length is the final state). */

@@ -9,15 +9,17 @@
  * Files are written to a temporary name and renamed, so an interrupted save leaves the old
  * dataset intact.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { BlobStore } from "../blob-store.ts";
 import { ConfigError } from "../errors.ts";
+import { prepareOutDir } from "../store/out-dir.ts";
 import { sha256Hex } from "../hash.ts";
 import type { JsonValue } from "../policy.ts";
 import type { Task } from "../task.ts";
 import type { DatasetBuildResult } from "./build.ts";
 import { RECOVERY_DATASET_SCHEMA, type RecoveryDataset, type RecoveryDatasetManifest, type RecoverySample } from "./types.ts";
+import { redactText } from "../secrets.ts";
 
 /** Options of {@link saveRecoveryDataset}. */
 export interface SaveDatasetOptions {
@@ -36,13 +38,14 @@ export interface SaveDatasetOptions {
 export function sampleBlobRefs(s: RecoverySample): string[] {
   const refs = [s.target.observation.screenshot, s.error.observation.screenshot, s.trajectory.final.observation.screenshot];
   for (const st of [...s.trajectory.steps, ...s.perturbation]) refs.push(st.observation.screenshot);
+  if (s.masks?.state) refs.push(s.masks.state);
+  if (s.masks?.task) refs.push(s.masks.task);
   return refs;
 }
 
 /** Write the dataset folder and return its manifest. */
 export function saveRecoveryDataset(options: SaveDatasetOptions): RecoveryDatasetManifest {
-  const dir = resolve(options.dir);
-  mkdirSync(dir, { recursive: true });
+  const dir = prepareOutDir(options.dir);
   const blobDir = join(dir, "blobs");
   const target = resolve(options.blobs.dir) === blobDir ? options.blobs : new BlobStore({ dir: blobDir });
   if (target !== options.blobs) {
@@ -96,6 +99,6 @@ export function loadRecoveryDataset(dirInput: string): RecoveryDataset {
 
 function writeAtomic(file: string, text: string): void {
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
+  writeFileSync(tmp, redactText(text));
   renameSync(tmp, file);
 }

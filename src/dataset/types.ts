@@ -9,6 +9,7 @@ import type { Action } from "../action.ts";
 import type { Observation } from "../observation.ts";
 import type { JsonValue } from "../policy.ts";
 import type { Task } from "../task.ts";
+import type { SampleMasks } from "./masks.ts";
 
 /** Schema id written into every manifest; bump on incompatible changes. */
 export const RECOVERY_DATASET_SCHEMA = "retrace-recovery-dataset/1";
@@ -62,6 +63,8 @@ export interface RecoverySample {
   errorTargetSsim: number;
   /** True when any policy that produced it was simulated. */
   simulated: boolean;
+  /** R_Om's dynamic-pixel masks (absent in datasets built without mask learning). */
+  masks?: SampleMasks;
 }
 
 /** Counts of the trajectory-level filters (shared by all distances). */

@@ -25,6 +25,7 @@ import { replayFromReset } from "../replay/replay.ts";
 import { createStateCheck, type StateCheck } from "../replay/state-check.ts";
 import type { RecoverySample } from "../dataset/types.ts";
 import { episodeIntent, keywordIntent, type IntentClassifier } from "./intent.ts";
+import { recoveryReference, scoreRationales, type RationaleScore, type RationaleScorer } from "./rationale.ts";
 import { runExplicit, runImplicit, type RecoveryEpisode } from "./episode.ts";
 
 /** A recovery policy configuration under test. */
@@ -45,8 +46,19 @@ export interface RecoveryEvalOptions {
   check?: StateCheck;
   /** R_O threshold. @default 0.99 */
   threshold?: number;
-  /** Restorative-intent classifier for rationales. @default keywordIntent */
+  /**
+   * Which dynamic-pixel mask R_Om uses: the union over the sample's task, the target state's own,
+   * or none (R_Om not judged). Samples without masks (older datasets) are judged by R_O alone.
+   * @default "task"
+   */
+  maskScope?: "task" | "state" | "off";
+  /** Restorative-intent classifier for rationales (the keyword baseline). @default keywordIntent */
   intent?: IntentClassifier;
+  /**
+   * Rationale analysis as in the paper: similarity of each episode's rationales to its sample's
+   * ground-truth recovery instruction (./rationale.ts); false skips it. @default { kind: "tfidf" }
+   */
+  rationale?: RationaleScorer | false;
   /**
    * Ground truth of "truly recovered", read from the recovered state before R_TC changes it
    * (simulators only; used to measure the oracle's agreement).
@@ -81,8 +93,10 @@ export interface RecoveryRun {
   declaredDone: boolean;
   actions: string[];
   rationales: (string | undefined)[];
-  /** Rationales judged / judged restorative; `intent` = any restorative (null when none judged). */
+  /** Keyword baseline: rationales judged / judged restorative; `intent` = any restorative (null when none judged). */
   intent: { judged: number; restorative: number; intent: boolean | null };
+  /** Similarity of the rationales to the ground-truth recovery instruction (absent when not scored). */
+  rationale?: RationaleScore;
   verdict?: RecoveryVerdict;
   /** Ground truth from the `truth` probe, when given. */
   truth?: boolean;
@@ -147,7 +161,10 @@ export async function evaluateRecovery(options: RecoveryEvalOptions): Promise<Re
     }
     log(`${sample.id}: done`);
   }
-  return runs;
+  if (options.rationale === false) return runs;
+  const bySample = new Map(options.samples.map((s) => [s.id, s]));
+  const scores = await scoreRationales(runs.map((r) => ({ rationales: r.rationales, reference: recoveryReference(bySample.get(r.sampleId)!) })), options.rationale ?? { kind: "tfidf" }, signal);
+  return runs.map((r, i) => ({ ...r, rationale: scores[i] }));
 }
 
 async function runOne(
@@ -174,8 +191,10 @@ async function runOne(
     return { ...base, status, reason: describeError(err), stepsUsed: 0, declaredDone: false, actions: [], rationales: [], intent: { judged: 0, restorative: 0, intent: null }, simulated };
   }
   const truth = options.truth ? await options.truth({ env, sample, recovered: episode.recovered }) : undefined;
+  const scope = options.maskScope ?? "task";
   const verdict = await judgeRecovery({
     env, recovered: episode.recovered, target: sample.target.observation, blobs, threshold: options.threshold ?? DEFAULT_SSIM_THRESHOLD,
+    mask: scope === "off" || !sample.masks ? undefined : scope === "state" ? sample.masks.state : sample.masks.task,
     remaining: sample.trajectory.steps.slice(sample.targetStep).map((s) => s.actions),
   });
   return {

@@ -22,8 +22,12 @@ export interface RecoveryTableRow {
   success: Proportion;
   ro: Proportion;
   rtc: Proportion;
-  /** Episodes with at least one restorative rationale, among episodes with a judged rationale. */
+  /** Keyword baseline: episodes with at least one restorative rationale, among episodes with a judged rationale. */
   intent: Proportion;
+  /** Mean best similarity of the rationales to the ground-truth recovery instruction (null when not scored). */
+  similarity: number | null;
+  /** Episodes whose best similarity reaches the scorer's threshold, among scored episodes. */
+  similarityIntent: Proportion;
   /** Mean recovery steps used. */
   meanSteps: number;
 }
@@ -47,9 +51,18 @@ export function recoveryTable(runs: readonly RecoveryRun[]): RecoveryTableRow[] 
       ro: count(judged, (r) => r.verdict!.ro.pass),
       rtc: count(judged, (r) => r.verdict!.rtc.pass),
       intent: count(withIntent, (r) => r.intent.intent === true),
+      ...similarityOf(judged),
       meanSteps: judged.length === 0 ? 0 : judged.reduce((s, r) => s + r.stepsUsed, 0) / judged.length,
     };
   });
+}
+
+function similarityOf(judged: readonly RecoveryRun[]): { similarity: number | null; similarityIntent: Proportion } {
+  const scored = judged.filter((r) => r.rationale && r.rationale.maxSimilarity !== null);
+  return {
+    similarity: scored.length === 0 ? null : scored.reduce((s, r) => s + r.rationale!.maxSimilarity!, 0) / scored.length,
+    similarityIntent: count(scored, (r) => r.rationale!.restorative === true),
+  };
 }
 
 function count<T>(items: readonly T[], pred: (x: T) => boolean): Proportion {
@@ -58,7 +71,7 @@ function count<T>(items: readonly T[], pred: (x: T) => boolean): Proportion {
 
 /** Agreement of one oracle with ground truth. "Positive" = judged a successful recovery. */
 export interface OracleAgreement {
-  oracle: "R_O" | "R_TC" | "R_O AND R_TC";
+  oracle: "R_O" | "R_TC" | "R_O AND R_TC" | "R_Om" | "R_Om AND R_TC";
   n: number;
   truePositive: number;
   falsePositive: number;
@@ -74,7 +87,10 @@ export interface OracleAgreement {
   kappa: number | null;
 }
 
-/** Agreement of R_O, R_TC and their conjunction with the `truth` of judged runs that carry one. */
+/**
+ * Agreement of R_O, R_TC and their conjunction with the `truth` of judged runs that carry one;
+ * plus R_Om and R_Om AND R_TC when every judged run has a masked verdict.
+ */
 export function oracleAgreement(runs: readonly RecoveryRun[]): OracleAgreement[] {
   const judged = runs.filter((r) => r.status === "judged" && r.verdict && r.truth !== undefined);
   const oracles: Array<[OracleAgreement["oracle"], (r: RecoveryRun) => boolean]> = [
@@ -82,6 +98,9 @@ export function oracleAgreement(runs: readonly RecoveryRun[]): OracleAgreement[]
     ["R_TC", (r) => r.verdict!.rtc.pass],
     ["R_O AND R_TC", (r) => r.verdict!.success],
   ];
+  if (judged.length > 0 && judged.every((r) => r.verdict!.rom)) {
+    oracles.push(["R_Om", (r) => r.verdict!.rom!.pass], ["R_Om AND R_TC", (r) => r.verdict!.maskedSuccess === true]);
+  }
   return oracles.map(([oracle, says]) => {
     let tp = 0, fp = 0, tn = 0, fn = 0;
     for (const r of judged) {

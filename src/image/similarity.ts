@@ -11,12 +11,14 @@
  */
 import sharp from "sharp";
 import { sha256Hex } from "../hash.ts";
-import { prepareForSsim, weberMssim, type GrayImage, type RawPixels } from "./ssim-exact.ts";
+import { prepareForSsim, weberMssim, weberMssimMasked, windowSkipFromMask, type GrayImage, type RawPixels } from "./ssim-exact.ts";
 
 /** The R_O threshold of the paper (Appendix A.2): recovered and target match when SSIM >= 0.99. */
 export const DEFAULT_SSIM_THRESHOLD = 0.99;
 
 const CACHE_LIMIT = 64;
+/** Window masks per mask buffer: a mask is converted once, however many screenshots it judges. */
+const skipCache = new WeakMap<Uint8Array, { skip: Uint8Array; skipped: number }>();
 const cache = new Map<string, Promise<GrayImage>>();
 
 /** SSIM in [0, 1] between two PNG screenshots of the same size; 1 means identical. Different sizes score 0. */
@@ -27,6 +29,39 @@ export async function screenshotSsim(a: Uint8Array, b: Uint8Array): Promise<numb
   const [ia, ib] = await Promise.all([prepared(ka, a), prepared(kb, b)]);
   if (ia.width !== ib.width || ia.height !== ib.height) return 0;
   return weberMssim(ia, ib);
+}
+
+/** A masked SSIM: the mean, how many SSIM windows it averaged and how many the image has. */
+export interface MaskedSsim {
+  ssim: number;
+  windows: number;
+  total: number;
+}
+
+/**
+ * SSIM over the windows that touch no dynamic pixel of `mask` (full resolution, 1 = dynamic).
+ * Without a mask, or with a mask that marks nothing, this is {@link screenshotSsim} bit for bit.
+ * When every window is masked `ssim` is NaN (nothing left to compare).
+ */
+export async function maskedScreenshotSsim(a: Uint8Array, b: Uint8Array, mask: { width: number; height: number; data: Uint8Array } | null): Promise<MaskedSsim> {
+  const ka = sha256Hex(a);
+  const kb = sha256Hex(b);
+  const [ia, ib] = await Promise.all([prepared(ka, a), prepared(kb, b)]);
+  if (ia.width !== ib.width || ia.height !== ib.height) return { ssim: 0, windows: 0, total: 0 };
+  const total = Math.max(0, ia.width - 10) * Math.max(0, ia.height - 10);
+  if (ka === kb) return { ssim: 1, windows: total, total };
+  if (!mask) return { ssim: weberMssim(ia, ib), windows: total, total };
+  if (mask.width * mask.height !== mask.data.length) throw new RangeError("maskedScreenshotSsim: mask data does not match its size");
+  let cached = skipCache.get(mask.data);
+  if (!cached) {
+    cached = windowSkipFromMask(mask);
+    skipCache.set(mask.data, cached);
+  }
+  const { skip, skipped } = cached;
+  // A mask of another screen size does not apply: compare everything (R_O).
+  if (skip.length !== total) return { ssim: weberMssim(ia, ib), windows: total, total };
+  const r = weberMssimMasked(ia, ib, skipped === 0 ? null : skip);
+  return { ssim: r.mssim, windows: r.windows, total: r.total };
 }
 
 /** True when the two screenshots match at `threshold` (default {@link DEFAULT_SSIM_THRESHOLD}). */

@@ -157,11 +157,83 @@ function reflect(i: number, n: number): number {
  * Images smaller than the 11 x 11 window have no windows; they score 1 when equal, else 0.
  */
 export function weberMssim(a: GrayImage, b: GrayImage): number {
+  return weberCore(a, b, null).mssim;
+}
+
+/**
+ * Weber's SSIM averaged only over the 11 x 11 windows whose `skip` entry is 0 (`skip` has one
+ * entry per window position, row-major, `(w - 10) x (h - 10)`; see {@link windowSkipFromMask}).
+ * With no window skipped this is {@link weberMssim}, bit for bit (same operations, same order).
+ * `windows` counts the windows averaged; when it is 0 the mean is NaN.
+ */
+export function weberMssimMasked(a: GrayImage, b: GrayImage, skip: Uint8Array | null): { mssim: number; windows: number; total: number } {
+  return weberCore(a, b, skip);
+}
+
+/** Window positions of a prepared image: `(w - 10) x (h - 10)`. */
+export function windowGrid(width: number, height: number): { cols: number; rows: number } {
+  return { cols: Math.max(0, width - WINDOW + 1), rows: Math.max(0, height - WINDOW + 1) };
+}
+
+/**
+ * Which SSIM windows touch a dynamic pixel. `mask` is at the source (full) resolution; a prepared
+ * pixel is dynamic when any source pixel its box filter reads is (same reflection as
+ * {@link prepareForSsim}); a window is skipped when any of its 121 prepared pixels is dynamic.
+ */
+export function windowSkipFromMask(mask: { width: number; height: number; data: Uint8Array }): { skip: Uint8Array; skipped: number } {
+  const { width, height } = mask;
+  const f = downsampleFactor(width, height);
+  const step = f <= 1 ? 1 : f;
+  const pad = f <= 1 ? 0 : Math.floor(f / 2);
+  const outW = f <= 1 ? width : Math.ceil(width / f);
+  const outH = f <= 1 ? height : Math.ceil(height / f);
+  const cells = new Uint8Array(outW * outH);
+  for (let i = 0; i < outH; i++) {
+    for (let k = 0; k < step; k++) {
+      const y = reflect(i * step - pad + k, height);
+      const row = y * width;
+      for (let j = 0; j < outW; j++) {
+        if (cells[i * outW + j]) continue;
+        for (let q = 0; q < step; q++) {
+          if (mask.data[row + reflect(j * step - pad + q, width)]) {
+            cells[i * outW + j] = 1;
+            break;
+          }
+        }
+      }
+    }
+  }
+  const { cols, rows } = windowGrid(outW, outH);
+  const skip = new Uint8Array(cols * rows);
+  const sw = outW + 1;
+  const integral = new Int32Array(sw * (outH + 1));
+  for (let y = 0; y < outH; y++) {
+    let run = 0;
+    for (let x = 0; x < outW; x++) {
+      run += cells[y * outW + x];
+      integral[(y + 1) * sw + x + 1] = integral[y * sw + x + 1] + run;
+    }
+  }
+  let skipped = 0;
+  for (let y = 0; y < rows; y++) {
+    for (let x = 0; x < cols; x++) {
+      const s = integral[y * sw + x] - integral[y * sw + x + WINDOW] - integral[(y + WINDOW) * sw + x] + integral[(y + WINDOW) * sw + x + WINDOW];
+      if (s > 0) {
+        skip[y * cols + x] = 1;
+        skipped++;
+      }
+    }
+  }
+  return { skip, skipped };
+}
+
+function weberCore(a: GrayImage, b: GrayImage, skip: Uint8Array | null): { mssim: number; windows: number; total: number } {
   if (a.width !== b.width || a.height !== b.height) throw new RangeError("weberMssim: images differ in size");
   const { width: w, height: h } = a;
   const ww = w - WINDOW + 1;
   const wh = h - WINDOW + 1;
-  if (ww <= 0 || wh <= 0) return equalBytes(a.data, b.data) ? 1 : 0;
+  if (ww <= 0 || wh <= 0) return { mssim: equalBytes(a.data, b.data) ? 1 : 0, windows: 0, total: 0 };
+  if (skip && skip.length !== ww * wh) throw new RangeError(`weberMssimMasked: skip has ${skip.length} entries, expected ${ww * wh}`);
   const sw = w + 1;
   // Integral images of x, y, x^2, y^2, xy in Int32 with wrap-around, as ssim.js keeps them: the
   // totals overflow, but every window sum is below 2^31, so the wrapped differences are exact.
@@ -199,6 +271,7 @@ export function weberMssim(a: GrayImage, b: GrayImage): number {
     const top = y * sw;
     const bot = (y + WINDOW) * sw;
     for (let x = 0; x < ww; x++) {
+      if (skip !== null && skip[y * ww + x] === 1) continue;
       const tl = top + x, tr = tl + WINDOW, bl = bot + x, br = bl + WINDOW;
       const sumX = sx[tl] - sx[tr] - sx[bl] + sx[br];
       const sumY = sy[tl] - sy[tr] - sy[bl] + sy[br];
@@ -224,7 +297,7 @@ export function weberMssim(a: GrayImage, b: GrayImage): number {
       i++;
     }
   }
-  return mssim;
+  return { mssim: i === 0 ? NaN : mssim, windows: i, total: ww * wh };
 }
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {

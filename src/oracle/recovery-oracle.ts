@@ -7,14 +7,19 @@
  *   the task evaluator; a latent difference (a hidden file, a setting) makes it fail;
  * - the verdict R = R_TC AND R_O, each part reported separately.
  *
+ * Beyond the paper, beside it: R_Om, the masked observation oracle - SSIM over the windows that
+ * touch no dynamic pixel (a clock, a pop-up; learned per task in ./dynamic-mask.ts) - and
+ * R_Om AND R_TC. With an empty mask R_Om equals R_O exactly.
+ *
  * `judgeRecovery` computes R_O first (it only reads the screenshots), then R_TC, which changes the
  * environment: take anything else you need from the recovered state before calling it.
  */
 import type { Action } from "../action.ts";
-import type { BlobReader } from "../blob-store.ts";
+import type { BlobReader, BlobRef } from "../blob-store.ts";
 import type { Environment } from "../environment.ts";
 import { describeError } from "../errors.ts";
-import { DEFAULT_SSIM_THRESHOLD } from "../image/similarity.ts";
+import { DEFAULT_SSIM_THRESHOLD, maskedScreenshotSsim } from "../image/similarity.ts";
+import { loadMask, type DynamicMask } from "./dynamic-mask.ts";
 import type { Observation } from "../observation.ts";
 import { executeSteps } from "../replay/replay.ts";
 import { observationSsim } from "../replay/state-check.ts";
@@ -38,12 +43,27 @@ export interface TransitionVerdict {
   envError?: string;
 }
 
-/** The oracle's verdict: `success` = R_TC AND R_O. */
+/** R_Om's outcome: R_O outside the dynamic-pixel mask. */
+export interface MaskedObservationVerdict extends ObservationVerdict {
+  /** The mask blob used (absent: no dynamic pixels known, R_Om = R_O). */
+  mask?: BlobRef;
+  /** Share of SSIM windows left out. */
+  maskedWindows: number;
+  /** Set when the mask was not used (it covered too much): then R_Om = R_O. */
+  fallback?: string;
+}
+
+/** The oracle's verdict: `success` = R_TC AND R_O; `maskedSuccess` = R_TC AND R_Om when R_Om was judged. */
 export interface RecoveryVerdict {
   success: boolean;
   ro: ObservationVerdict;
   rtc: TransitionVerdict;
+  rom?: MaskedObservationVerdict;
+  maskedSuccess?: boolean;
 }
+
+/** Masks covering more than this share of SSIM windows are not used (R_Om falls back to R_O). */
+export const DEFAULT_MAX_MASKED_WINDOWS = 0.5;
 
 /** Options of {@link judgeRecovery}. */
 export interface RecoveryOracleOptions {
@@ -60,12 +80,52 @@ export interface RecoveryOracleOptions {
   threshold?: number;
   /** Evaluator score at or above which R_TC passes. @default 1 */
   successScore?: number;
+  /** Also judge R_Om with this dynamic-pixel mask (null: no dynamic pixels, R_Om = R_O). @default not judged */
+  mask?: BlobRef | null;
+  /** Largest share of masked SSIM windows R_Om accepts before falling back to R_O. @default 0.5 */
+  maxMaskedWindows?: number;
 }
 
 /** R_O alone: does the recovered screenshot match the target at the threshold? */
 export async function observationOracle(recovered: Observation, target: Observation, blobs: BlobReader, threshold = DEFAULT_SSIM_THRESHOLD): Promise<ObservationVerdict> {
   const ssim = await observationSsim(recovered, target, blobs);
   return { pass: ssim >= threshold, ssim, threshold };
+}
+
+/**
+ * R_Om alone: R_O over the SSIM windows that touch no pixel of the dynamic mask `mask` (a blob
+ * from `saveMask`). Without a mask it is R_O exactly.
+ */
+export async function maskedObservationOracle(
+  recovered: Observation, target: Observation, blobs: BlobReader, mask: BlobRef | null | undefined,
+  threshold = DEFAULT_SSIM_THRESHOLD, maxMaskedWindows = DEFAULT_MAX_MASKED_WINDOWS,
+): Promise<MaskedObservationVerdict> {
+  if (!mask) {
+    const ro = await observationOracle(recovered, target, blobs, threshold);
+    return { ...ro, maskedWindows: 0 };
+  }
+  const [a, b, m] = await Promise.all([blobs.get(recovered.screenshot), blobs.get(target.screenshot), cachedMask(mask, blobs)]);
+  const r = await maskedScreenshotSsim(a, b, m);
+  const masked = r.total === 0 ? 0 : 1 - r.windows / r.total;
+  if (masked > maxMaskedWindows || !Number.isFinite(r.ssim)) {
+    const ro = await observationOracle(recovered, target, blobs, threshold);
+    return { ...ro, mask, maskedWindows: masked, fallback: `mask covers ${(100 * masked).toFixed(1)}% of SSIM windows (> ${(100 * maxMaskedWindows).toFixed(0)}%): unmasked R_O used` };
+  }
+  return { pass: r.ssim >= threshold, ssim: r.ssim, threshold, mask, maskedWindows: masked };
+}
+
+const MASK_CACHE_LIMIT = 16;
+const masks = new Map<BlobRef, Promise<DynamicMask>>();
+
+/** Masks by blob reference (a task's mask judges many runs): decoded once, the last 16 kept. */
+function cachedMask(ref: BlobRef, blobs: BlobReader): Promise<DynamicMask> {
+  const hit = masks.get(ref);
+  if (hit) return hit;
+  const p = loadMask(ref, blobs);
+  p.catch(() => masks.delete(ref));
+  masks.set(ref, p);
+  if (masks.size > MASK_CACHE_LIMIT) masks.delete(masks.keys().next().value as BlobRef);
+  return p;
 }
 
 /** R_TC alone: replay the remaining ground-truth steps from the current state and run the evaluator. */
@@ -81,7 +141,9 @@ export async function transitionOracle(env: Environment, recovered: Observation,
 
 /** Judge a recovery: R_O, then R_TC (which changes the environment), and their conjunction. */
 export async function judgeRecovery(options: RecoveryOracleOptions): Promise<RecoveryVerdict> {
-  const ro = await observationOracle(options.recovered, options.target, options.blobs, options.threshold ?? DEFAULT_SSIM_THRESHOLD);
+  const threshold = options.threshold ?? DEFAULT_SSIM_THRESHOLD;
+  const ro = await observationOracle(options.recovered, options.target, options.blobs, threshold);
+  const rom = options.mask === undefined ? undefined : await maskedObservationOracle(options.recovered, options.target, options.blobs, options.mask, threshold, options.maxMaskedWindows);
   const rtc = await transitionOracle(options.env, options.recovered, options.remaining, options.successScore ?? 1);
-  return { success: ro.pass && rtc.pass, ro, rtc };
+  return rom ? { success: ro.pass && rtc.pass, ro, rtc, rom, maskedSuccess: rom.pass && rtc.pass } : { success: ro.pass && rtc.pass, ro, rtc };
 }

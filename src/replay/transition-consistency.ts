@@ -8,6 +8,7 @@ import type { Action } from "../action.ts";
 import type { BlobReader } from "../blob-store.ts";
 import type { Environment } from "../environment.ts";
 import { describeError } from "../errors.ts";
+import type { Observation } from "../observation.ts";
 import type { Task } from "../task.ts";
 import { replayFromReset } from "./replay.ts";
 import type { ExpectedState, StateCheck } from "./state-check.ts";
@@ -42,6 +43,8 @@ export interface ReplayOutcome {
   mismatchAfter?: number;
   envError?: string;
   reason: string;
+  /** Observations o_0..o_n of the replay (references only), when it ran to the end. */
+  observations?: Observation[];
 }
 
 /** The verdict on one trajectory. */
@@ -71,6 +74,7 @@ export async function checkTransitionConsistency(options: TransitionConsistencyO
         outcome = { success: false, envError: describeError(err), reason: `evaluator failed: ${describeError(err)}` };
       }
     }
+    if (r.ok) outcome.observations = r.observations;
     replays.push(outcome);
     if (!outcome.success) return { consistent: false, replays };
   }

@@ -11,6 +11,7 @@ import type { BlobReader, BlobRef } from "../blob-store.ts";
 import { ConfigError } from "../errors.ts";
 import type { Evaluation } from "../task.ts";
 import type { StepRecord, Trajectory } from "../trajectory.ts";
+import { redactText } from "../secrets.ts";
 
 /** Options for {@link writeEpisodeOutput}. */
 export interface EpisodeOutputOptions {
@@ -75,7 +76,7 @@ export async function writeEpisodeOutput(options: EpisodeOutputOptions): Promise
   await mkdir(dir, { recursive: true });
   const steps = trajectory.steps;
   const lines = steps.map((s, i) => JSON.stringify(trajLine(s, i + 1, simulated)));
-  await writeFile(join(dir, "traj.jsonl"), lines.length ? lines.join("\n") + "\n" : "");
+  await writeFile(join(dir, "traj.jsonl"), redactText(lines.length ? lines.join("\n") + "\n" : ""));
   let screenshots = 0;
   if (steps.length) {
     await copyBlob(blobs, steps[0].before, join(dir, "step_0.png"));
@@ -88,6 +89,6 @@ export async function writeEpisodeOutput(options: EpisodeOutputOptions): Promise
   const ev: Evaluation | undefined = typeof options.score === "number" ? { score: options.score } : (options.score ?? trajectory.result);
   const score = ev ? ev.score : null;
   await writeFile(join(dir, "result.txt"), score === null ? "" : `${score}\n`);
-  await writeFile(join(dir, "result.json"), JSON.stringify({ taskId: trajectory.taskId, score, detail: ev?.detail ?? null, steps: steps.length, simulated }, null, 2) + "\n");
+  await writeFile(join(dir, "result.json"), redactText(JSON.stringify({ taskId: trajectory.taskId, score, detail: ev?.detail ?? null, steps: steps.length, simulated }, null, 2) + "\n"));
   return { dir, steps: steps.length, screenshots, score };
 }

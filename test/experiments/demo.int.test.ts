@@ -16,7 +16,7 @@ describe("retrace demo (tiny)", () => {
     const { summaries, findings, report } = await runDemo({ out, size: "tiny", workers: 2, seedBase: 0, resume: false, quiet: true });
     expect(summaries.map((s) => s.kind)).toEqual(["ideal-recovery", "end-to-end", "sweep"]);
     expect(summaries.every((s) => s.simulated && /SIMULATED/.test(s.note))).toBe(true);
-    expect(summaries[0].successAtK?.map((c) => c.condition)).toEqual(["R=0", "R=E-1", "R=E-random", "R=LLM"]);
+    expect(summaries[0].successAtK?.map((c) => c.condition)).toEqual(["R=0", "R=E-1", "R=E-random", "R=selector(sim, acc 0.8)"]);
     expect(summaries[1].conditions.map((c) => c.condition)).toEqual(["skilled.no-recovery", "skilled.max-rec-1", "skilled.max-rec-3", "skilled.max-rec-5", "weak.max-rec-1", "weak.max-rec-3", "weak.max-rec-5"]);
     expect(summaries[2].conditions).toHaveLength(5);
     expect(summaries[2].recommendation?.text).toMatch(/freezeWindow=/);

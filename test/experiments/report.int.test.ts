@@ -35,7 +35,19 @@ beforeAll(async () => {
   const file = join(episodeFolder(join(out, "e2e"), line), "trajectory.json");
   const rec = JSON.parse(readFileSync(file, "utf8"));
   rec.trajectory.steps[0].response = EVIL;
+  // ... and in the task instruction and OSWorld task fields (the viewer prints both)
+  rec.instruction = `Rename the folder ${EVIL}`;
+  rec.extra = { osworld: { id: EVIL, instruction: EVIL, related_apps: [EVIL], evaluator: { func: EVIL, expected: { rules: { expected: EVIL } } } } };
   writeFileSync(file, JSON.stringify(rec));
+  // ... and in condition names and the experiment name of a hand-edited summary
+  const summaryFile = join(out, "e2e", "summary.json");
+  const summary = JSON.parse(readFileSync(summaryFile, "utf8"));
+  summary.experiment = `report-test ${EVIL}`;
+  for (const c of summary.conditions) {
+    c.condition = `${c.condition} ${EVIL}`;
+    c.params = { ...c.params, note: EVIL };
+  }
+  writeFileSync(summaryFile, JSON.stringify(summary));
   writeFileSync(join(out, "recovery-eval.json"), JSON.stringify({ oracle: "retrace", rows: [{ task: "files-rename-folder", recovered: 3, total: 4, note: EVIL }] }));
   if (!tools.run) return;
   tools.assert();
@@ -107,6 +119,14 @@ describe.runIf(tools.run)("report.html", () => {
     // the planted markup shows as text and never runs
     await page.selectOption("#episode-select", "0");
     expect(await page.textContent("#viewer-info")).toContain("<img src=x");
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    // instruction, OSWorld task fields, condition and experiment names: shown as text, no element made
+    const body = (await page.textContent("body")) ?? "";
+    expect(body).toContain("Rename the folder <img src=x");
+    expect(body).toContain('"related_apps":["<img src=x');
+    expect(body).toContain("skilled.max-rec-3 <img src=x");
+    expect(body).toContain("report-test <img src=x");
+    expect(await page.$$eval("img[src='x'], img[onerror], [onerror], b", (els) => els.filter((e) => e.tagName !== "B" || e.textContent === "bold").map((e) => e.outerHTML.slice(0, 60)))).toEqual([]);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
 
     const shot = join(out, "report.png");

@@ -154,7 +154,9 @@ describe("running", () => {
     expect(annotated).toBeGreaterThan(0);
     expect(run.lines.filter((l) => l.extra?.phase === "continuation")).toHaveLength(annotated * 4 * 3);
     const curves = run.summary.successAtK!;
-    expect(curves.map((c) => c.condition)).toEqual(["R=0", "R=E-1", "R=E-random", "R=LLM"]);
+    // The stand-in selector is simulated: its strategy is never labelled R=LLM.
+    expect(curves.map((c) => c.condition)).toEqual(["R=0", "R=E-1", "R=E-random", "R=selector(sim)"]);
+    expect(plan.labels).toEqual({ llm: "R=selector(sim)" });
     for (const c of curves) {
       expect(c.curve).toHaveLength(3);
       expect(c.curve[2].rate).toBeGreaterThanOrEqual(c.curve[0].rate);

@@ -35,6 +35,19 @@ export interface ContainerBackendOptions {
 const HOME = "/home/cua";
 const USER_UID = 1000;
 
+/**
+ * The create spec of a desktop container: no network at all (not the host's), not privileged, no
+ * added capabilities, no host mounts. Model-driven input reaches the desktop only as X events.
+ */
+export function desktopContainerSpec(o: { image: string; width: number; height: number; runId: string }): Docker.ContainerCreateOptions {
+  return {
+    Image: o.image,
+    Env: [`RETRACE_SCREEN=${o.width}x${o.height}`],
+    Labels: { [MANAGED_LABEL]: "true", [RUN_LABEL]: o.runId, [ROLE_LABEL]: "desktop" },
+    HostConfig: { NetworkMode: "none", Privileged: false },
+  };
+}
+
 /** Desktop inside a container managed through dockerode. */
 export class ContainerBackend implements DesktopBackend {
   readonly kind = "docker";
@@ -70,12 +83,7 @@ export class ContainerBackend implements DesktopBackend {
     await this.removeContainer();
     const t0 = Date.now();
     try {
-      this.container = await this.docker.createContainer({
-        Image: this.image,
-        Env: [`RETRACE_SCREEN=${this.width}x${this.height}`],
-        Labels: { [MANAGED_LABEL]: "true", [RUN_LABEL]: this.runId, [ROLE_LABEL]: "desktop" },
-        HostConfig: { NetworkMode: "none" },
-      });
+      this.container = await this.docker.createContainer(desktopContainerSpec({ image: this.image, width: this.width, height: this.height, runId: this.runId }));
       // Ctrl-C or SIGTERM removes the container too; `retrace env gc` catches what a SIGKILL leaves.
       this.unhook ??= onShutdown(() => this.removeContainer());
       await this.container.start();

@@ -24,6 +24,8 @@ import { blobUrl, materializeBlobUrls } from "../../models/content.ts";
 import { abortError, toAdapterError } from "../../models/errors.ts";
 import { callUsage, type PriceTable } from "../../models/pricing.ts";
 import { prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming } from "../framing.ts";
+import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
+import { registerSecret } from "../../../src/secrets.ts";
 
 /** Options for {@link createAnthropicPolicy}. */
 export interface AnthropicPolicyOptions {
@@ -80,6 +82,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
   const maxRetries = options.maxRetries ?? 3;
   const timeoutMs = options.timeoutMs ?? 120_000;
   const version = options.toolVersion ?? { tool: "computer_20250124", beta: "computer-use-2025-01-24" };
+  registerSecret(apiKey);
   const client = new Anthropic({ apiKey: apiKey ?? "no-key", ...(options.baseURL && { baseURL: options.baseURL }), maxRetries, timeout: timeoutMs, logLevel: "off" });
   const cache = createRecordReplay(options.cache ?? { dir: "", mode: "off" });
   const historyImages = options.historyImages ?? 3;
@@ -150,6 +153,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
       try {
         ({ value: res, cached } = await cache.run(request, async () => {
           const body = await materializeBlobUrls(request, input.blobs, "base64");
+          await awaitEndpointSlot(options.baseURL ?? "https://api.anthropic.com");
           const r = await client.beta.messages.create(body as never, { signal: input.signal });
           const msg = r as unknown as { content: any[]; usage?: { input_tokens?: number; output_tokens?: number } };
           return { content: msg.content, usage: { input_tokens: msg.usage?.input_tokens ?? 0, output_tokens: msg.usage?.output_tokens ?? 0 } };

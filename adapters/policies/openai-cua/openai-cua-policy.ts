@@ -26,6 +26,8 @@ import { blobUrl, materializeBlobUrls } from "../../models/content.ts";
 import { abortError, toAdapterError } from "../../models/errors.ts";
 import { callUsage, type PriceTable } from "../../models/pricing.ts";
 import { prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming } from "../framing.ts";
+import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
+import { registerSecret } from "../../../src/secrets.ts";
 
 /** Options for {@link createOpenAICuaPolicy}. */
 export interface OpenAICuaPolicyOptions {
@@ -83,6 +85,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
   if (!apiKey && !baseURL) throw new ConfigError("apiKey: set OPENAI_API_KEY (or RETRACE_API_KEY) or pass apiKey for OpenAI computer use", { field: "apiKey" });
   const maxRetries = options.maxRetries ?? 3;
   const timeoutMs = options.timeoutMs ?? 120_000;
+  registerSecret(apiKey);
   const client = new OpenAI({ apiKey: apiKey ?? "no-key", ...(baseURL && { baseURL }), maxRetries, timeout: timeoutMs, logLevel: "off" });
   const cache = createRecordReplay(options.cache ?? { dir: "", mode: "off" });
   const stats: ChatPolicyStats = { calls: 0, failures: {} };
@@ -149,6 +152,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
       try {
         ({ value: res, cached } = await cache.run(request, async (): Promise<CuaResponse> => {
           const body = await materializeBlobUrls(request, input.blobs);
+          await awaitEndpointSlot(baseURL ?? "https://api.openai.com/v1");
           const r = (await client.responses.create(body as never, { signal: input.signal })) as unknown as CuaResponse;
           return { id: r.id, output: r.output, usage: { input_tokens: r.usage?.input_tokens ?? 0, output_tokens: r.usage?.output_tokens ?? 0 } };
         }));

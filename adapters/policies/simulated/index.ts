@@ -6,8 +6,8 @@
  */
 export { createSimForwardPolicy, planPositionOf, readForwardMemo, hasOverlay, widgetNameAt } from "./forward.ts";
 export type { SimForwardPolicy, SimForwardPolicyOptions, SimForwardMemo } from "./forward.ts";
-export { createSimRecoveryPolicy } from "./recovery.ts";
-export type { SimRecoveryPolicy, SimRecoveryPolicyOptions, SimRecoveryMemo } from "./recovery.ts";
+export { createSimRecoveryPolicy, contextView, SIM_CONTEXT_NEUTRAL } from "./recovery.ts";
+export type { SimRecoveryPolicy, SimRecoveryPolicyOptions, SimRecoveryMemo, SimContextEffects } from "./recovery.ts";
 export { pickHarmfulMove, HARM_KINDS } from "./harm.ts";
 export type { HarmfulMove, HarmKind } from "./harm.ts";
 export { createSimPerturbationPolicy, isStateChanging, pickWrongAction } from "./perturbation.ts";

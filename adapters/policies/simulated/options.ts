@@ -45,6 +45,15 @@ export const SimRecoveryOptionsSchema = z.object({
   harmRate: probability.default(0),
   assumeRestoredRate: probability.default(0),
   overUndoRate: probability.default(0),
+  contextEffects: z
+    .object({
+      errorInference: probability.default(0.75),
+      targetInference: probability.default(0.7),
+      summaryFidelity: probability.default(0.9),
+      blindFalseDone: z.number().min(1).max(10).default(2),
+    })
+    .strict()
+    .default({ errorInference: 0.75, targetInference: 0.7, summaryFidelity: 0.9, blindFalseDone: 2 }),
 });
 
 export const SimPerturbationOptionsSchema = z.object({

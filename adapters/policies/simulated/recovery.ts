@@ -8,6 +8,14 @@
  * Response text: a step that takes the ground-truth restorative action starts with "restore:"
  * followed by what it restores; a wrong step starts with "continue:" (no restorative intent);
  * declarations start with "restored:" (true or false) or "give up:".
+ *
+ * The recovery context matters (`contextEffects`, seeded like every draw): the recoverer reads
+ * what its context actually contains. Seeing the wrong actions (history past the target, as 0-E
+ * gives) lets it undo them at its full `skill`; without them (0-R, none, contextualized) it must
+ * infer what went wrong from the screen (skill x `errorInference`). Seeing the path to the target
+ * (0-E, 0-R) tells it what the target is; a summary instead of the path (contextualized) loses
+ * some of that (x `summaryFidelity`); the target screenshot alone (none) leaves it guessing
+ * (x `targetInference`, and its false "restored" rate x `blindFalseDone`).
  */
 import { formatAction, type Action } from "../../../src/action.ts";
 import type { RecoveryDecision, RecoveryInput, RecoveryPolicy } from "../../../src/recovery.ts";
@@ -60,6 +68,39 @@ export interface SimRecoveryPolicyOptions {
    * were s_R. @default 0
    */
   overUndoRate?: number;
+  /**
+   * How the recovery context changes the recoverer (see the file header); each factor multiplies
+   * `skill` when its information is missing from the context.
+   * @default { errorInference: 0.75, targetInference: 0.7, summaryFidelity: 0.9, blindFalseDone: 2 }
+   */
+  contextEffects?: Partial<SimContextEffects>;
+}
+
+/** Context effects that change nothing: the recoverer acts at its `skill` whatever it is shown. */
+export const SIM_CONTEXT_NEUTRAL: Readonly<SimContextEffects> = Object.freeze({ errorInference: 1, targetInference: 1, summaryFidelity: 1, blindFalseDone: 1 });
+
+/** The context knobs of the simulated recoverer. */
+export interface SimContextEffects {
+  /** Skill factor when the context does not show the wrong actions (no history past the target). @default 0.75 */
+  errorInference: number;
+  /** Skill factor when the context shows neither the path to the target nor a summary (only o_R). @default 0.7 */
+  targetInference: number;
+  /** Skill factor when the path to the target comes as a summary instead of the steps. @default 0.9 */
+  summaryFidelity: number;
+  /** Factor on the false "restored" rate when the context shows neither path nor summary. @default 2 */
+  blindFalseDone: number;
+}
+
+/** What a recovery context shows the simulated recoverer, and the skill and false-done rate that follow. */
+export function contextView(input: Pick<RecoveryInput, "context" | "target">, skill: number, falseDoneRate: number, effects: SimContextEffects): { wrongActions: boolean; path: "steps" | "summary" | "none"; skill: number; falseDoneRate: number } {
+  const seen = input.context.history.length;
+  const wrongActions = seen > input.target.step;
+  const path = input.target.step === 0 || seen >= input.target.step ? "steps" : input.context.summary?.trim() ? "summary" : "none";
+  let k = skill * (wrongActions ? 1 : effects.errorInference);
+  if (path === "summary") k *= effects.summaryFidelity;
+  if (path === "none") k *= effects.targetInference;
+  const fd = path === "none" ? Math.min(1, falseDoneRate * effects.blindFalseDone) : falseDoneRate;
+  return { wrongActions, path, skill: round(k), falseDoneRate: round(fd) };
 }
 
 /** A seeded simulated recovery policy; `label` describes its configuration for reports. */
@@ -89,6 +130,7 @@ export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimR
     harmRate: options.harmRate,
     assumeRestoredRate: options.assumeRestoredRate,
     overUndoRate: options.overUndoRate,
+    contextEffects: options.contextEffects,
   });
   const task = options.task === undefined ? undefined : requireTask(factory, options.task);
   const { seed, skill } = parsed;
@@ -99,9 +141,11 @@ export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimR
   const overUndoRate = parsed.overUndoRate > 0 ? parsed.overUndoRate : undefined;
   /** The task for over-undo: the given one, else the SimDesk task with the input's id (the recoverer knows its task). */
   const taskOf = (input: RecoveryInput): SimDeskTask | undefined => (task?.id === input.task.id ? task : SIMDESK_TASKS.find((t) => t.id === input.task.id));
-  const label = `sim-recoverer(${formatParams({ seed, skill, falseDoneRate, forwardBias, harmRate, assumeRestoredRate, overUndoRate })})`;
+  const effects = parsed.contextEffects as SimContextEffects;
+  const label = `sim-recoverer(${formatParams({ seed, skill, falseDoneRate, forwardBias, harmRate, assumeRestoredRate, overUndoRate })}; context: ${formatParams({ ...effects })})`;
 
   const decide = (input: RecoveryInput): RecoveryDecision => {
+    const view = contextView(input, skill, falseDoneRate, effects);
     const targetId = requireStateId(factory, input.target.observation.stateId, "the target observation");
     const rng = createRng(seed, input.task.id, "sim-recoverer", input.tick);
     const over = overUndo(input, targetId);
@@ -109,20 +153,20 @@ export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimR
     const next = gt.nextRestorativeAction(targetId);
     if (next === null) {
       // Spurious perception: a weak recoverer "sees" a problem in a state that already matches the target and acts on it.
-      if (harmRate !== undefined && rng.fork("spurious").chance(harmRate * (1 - skill))) return harmful(input, rng);
+      if (harmRate !== undefined && rng.fork("spurious").chance(harmRate * (1 - view.skill))) return harmful(input, rng);
       return { actions: [], restored: true, response: `restored: the current state matches target step ${input.target.step}`, memo: { kind: "restored" } };
     }
     if (next === "unreachable") {
       // A capable recoverer sees it cannot get back and stops; a weak one keeps poking at the UI.
-      if (rng.chance(skill)) {
+      if (rng.chance(view.skill)) {
         return { actions: [], restored: true, response: `give up: target step ${input.target.step} cannot be restored through the UI`, memo: { kind: "give-up" } };
       }
       return wrong(input, rng, "flail");
     }
-    if (rng.chance(falseDoneRate)) {
+    if (rng.chance(view.falseDoneRate)) {
       return { actions: [], restored: true, response: `restored: believes target step ${input.target.step} is reached`, memo: { kind: "false-restored" } };
     }
-    if (rng.chance(skill)) {
+    if (rng.chance(view.skill)) {
       return { actions: [next.action], response: `restore: ${next.rationale}: ${formatAction(next.action)}`, memo: { kind: "restore" } };
     }
     return wrong(input, rng, "wrong");

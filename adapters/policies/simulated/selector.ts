@@ -26,6 +26,8 @@ export interface SimStepSelectorOptions {
 export interface SimStepSelector extends RecoveryStepSelector {
   readonly simulated: true;
   readonly label: string;
+  /** Probability of picking the right step (reports label the strategy `R=selector(sim, acc <accuracy>)`, never R=LLM). */
+  readonly accuracy: number;
 }
 
 /** Create the simulated recovery-step selector for one SimDesk task. */
@@ -52,6 +54,7 @@ export function createSimStepSelector(options: SimStepSelectorOptions): SimStepS
     name: "sim-selector",
     simulated: true,
     label,
+    accuracy,
     async select(input) {
       return select(input);
     },

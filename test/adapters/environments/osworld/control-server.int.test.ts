@@ -1,5 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -61,6 +61,39 @@ describe.runIf(tools.run)("OSWorld client against the local control server (X11 
     expect(await client.runPython("print(1)")).toMatchObject({ status: "error", message: expect.stringContaining("never runs arbitrary code") });
     expect(await client.runBashScript("echo hi")).toMatchObject({ status: "error" });
     expect(await client.setup("download_file", {})).toMatchObject({ status: "error", message: expect.stringContaining("not supported") });
+  });
+
+  it("binds 127.0.0.1 by default: unreachable on the host's other addresses", async () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const external = Object.values(networkInterfaces()).flat().find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+    if (external) {
+      const reached = await fetch(`http://${external}:${server.port}/platform`, { signal: AbortSignal.timeout(3000) }).then(() => true, () => false);
+      expect(reached).toBe(false);
+    }
+    expect(await fetch(`${server.url}/platform`).then((r) => r.ok)).toBe(true);
+  });
+
+  it("refuses /execute payloads that are not parsed pyautogui, and none of them runs", async () => {
+    const mark = join(dir, "pwned");
+    const payloads = [
+      `__import__('os').system('touch ${mark}')`,
+      `exec("open('${mark}','w')")`,
+      `pyautogui.click(10, 10); import subprocess; subprocess.run(['touch', '${mark}'])`,
+      `open('${mark}', 'w').write('x')`,
+      `getattr(__builtins__, 'eval')("1")`,
+    ];
+    for (const code of payloads) {
+      const r = await client.executePython(code);
+      expect(r.status, code).toBe("error");
+      expect(r.returncode, code).not.toBe(0);
+    }
+    for (const command of [["bash", "-c", `touch ${mark}`], ["python", "-c", "print(1)", "extra"], ["sh"]]) {
+      const r = await fetch(`${server.url}/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ command, shell: false }) });
+      expect(r.status, command.join(" ")).toBe(501);
+    }
+    const notJson = await fetch(`${server.url}/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: "{ nope" });
+    expect(notJson.status).toBeGreaterThanOrEqual(400);
+    expect(existsSync(mark)).toBe(false);
   });
 
   it("returns the accessibility tree as OSWorld-style XML", async () => {

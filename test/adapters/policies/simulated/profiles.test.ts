@@ -16,7 +16,7 @@ describe("simulated profiles", () => {
     expect([agents.policy.name, agents.recoverer.name, agents.detector.name, agents.selector.name]).toEqual(["sim-forward", "sim-recoverer", "sim-detector", "sim-selector"]);
     expect([agents.policy, agents.recoverer, agents.detector, agents.selector].every((c) => c.simulated === true)).toBe(true);
     expect(agents.label).toBe(
-      "simulated: sim-forward(seed=3, slipRate=0.1, noticeRate=0.05) + sim-recoverer(seed=3, skill=0.3, falseDoneRate=0.175, forwardBias=0.5, harmRate=0.5, assumeRestoredRate=0.6, overUndoRate=0.7) + " +
+      "simulated: sim-forward(seed=3, slipRate=0.1, noticeRate=0.05) + sim-recoverer(seed=3, skill=0.3, falseDoneRate=0.175, forwardBias=0.5, harmRate=0.5, assumeRestoredRate=0.6, overUndoRate=0.7; context: errorInference=0.75, targetInference=0.7, summaryFidelity=0.9, blindFalseDone=2) + " +
         "sim-detector(seed=3, recall=0.6, falsePositiveRate=0.1, localisationNoise=0.4) + sim-selector(seed=3, accuracy=0.8)",
     );
   });

@@ -12,7 +12,7 @@ import { BlobStore } from "../../../../src/blob-store.ts";
 import type { AxNode, Observation } from "../../../../src/observation.ts";
 import { createRng } from "../../../../src/rng.ts";
 import { createSimDesk, getSimDeskTask, type SimDesk } from "../../../../adapters/environments/simdesk/index.ts";
-import { SIM_PROFILES, createSimAgents, createSimRecoveryPolicy, pickHarmfulMove } from "../../../../adapters/policies/simulated/index.ts";
+import { SIM_PROFILES, createSimAgents, createSimRecoveryPolicy, SIM_CONTEXT_NEUTRAL, pickHarmfulMove } from "../../../../adapters/policies/simulated/index.ts";
 import { act, fastObservation, playPlan, recoveryAttempt } from "./harness.ts";
 
 let env: SimDesk;
@@ -30,7 +30,7 @@ describe("weak simulated recoverer: derailing", () => {
     const targetK = 4;
     const { observation: target } = await playPlan(env, task, targetK, false);
     for (const a of task.plan.slice(targetK, targetK + 2)) await act(env, a, false);
-    const recoverer = createSimRecoveryPolicy({ groundTruth: env, skill: 1, falseDoneRate: 0, overUndoRate: 1, seed: 4 });
+    const recoverer = createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill: 1, falseDoneRate: 0, overUndoRate: 1, seed: 4 });
     const r = await recoveryAttempt(env, blobs, task, recoverer, { step: targetK, observation: target }, fastObservation(env), { budget: 20 });
     expect(r.declared).toBe(true);
     expect(r.restored).toBe(false);
@@ -45,7 +45,7 @@ describe("weak simulated recoverer: derailing", () => {
     const task = getSimDeskTask("editor-append-notes");
     const { observation: target } = await playPlan(env, task, 4, false);
     for (const a of task.plan.slice(4, 6)) await act(env, a, false);
-    const r = await recoveryAttempt(env, blobs, task, createSimRecoveryPolicy({ groundTruth: env, skill: 1, falseDoneRate: 0, seed: 4 }), { step: 4, observation: target }, fastObservation(env), { budget: 20 });
+    const r = await recoveryAttempt(env, blobs, task, createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill: 1, falseDoneRate: 0, seed: 4 }), { step: 4, observation: target }, fastObservation(env), { budget: 20 });
     expect(r).toMatchObject({ declared: true, restored: true });
   });
 
@@ -53,7 +53,7 @@ describe("weak simulated recoverer: derailing", () => {
     const task = getSimDeskTask("editor-append-notes");
     const { observation: target } = await playPlan(env, task, 4, false);
     await act(env, { type: "TYPING", text: "oops" }, false);
-    const recoverer = createSimRecoveryPolicy({ groundTruth: env, skill: 0, falseDoneRate: 0, harmRate: 1, assumeRestoredRate: 1, seed: 2 });
+    const recoverer = createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill: 0, falseDoneRate: 0, harmRate: 1, assumeRestoredRate: 1, seed: 2 });
     for (let tick = 0; tick < 12; tick++) {
       const d = await recoverer.propose({
         task, target: { step: 4, observation: target }, errorStep: 4, context: { kind: "none", history: [] }, recoveryHistory: [], observation: fastObservation(env),
@@ -70,7 +70,7 @@ describe("weak simulated recoverer: derailing", () => {
     const task = getSimDeskTask("editor-append-notes");
     const { observation } = await playPlan(env, task, 4, false);
     const ask = (harmRate: number, tick: number) =>
-      createSimRecoveryPolicy({ groundTruth: env, skill: 0, harmRate, seed: 5 }).propose({
+      createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill: 0, harmRate, seed: 5 }).propose({
         task, target: { step: 4, observation }, errorStep: 4, context: { kind: "none", history: [] }, recoveryHistory: [], observation,
         budget: { used: 0, max: 10 }, tick, blobs,
       });
@@ -89,7 +89,7 @@ describe("weak simulated recoverer: derailing", () => {
       for (const preset of ["weak", "skilled"] as const) {
         const { observation: target } = await playPlan(env, task, 4, false);
         for (const a of task.plan.slice(4, 6)) await act(env, a, false);
-        const recoverer = createSimRecoveryPolicy({ groundTruth: env, seed, ...SIM_PROFILES.recoverer[preset] });
+        const recoverer = createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, seed, ...SIM_PROFILES.recoverer[preset] });
         const r = await recoveryAttempt(env, blobs, task, recoverer, { step: 4, observation: target }, fastObservation(env), { budget: 10, tick0: 100 });
         if (r.declared && !r.restored) preset === "weak" ? weakWrongClaims++ : skilledWrongClaims++;
       }

@@ -10,6 +10,7 @@ import {
   SIM_RECOVERER_WEAK,
   createSimPerturbationPolicy,
   createSimRecoveryPolicy,
+  SIM_CONTEXT_NEUTRAL,
   isOnTrack,
 } from "../../../../adapters/policies/simulated/index.ts";
 import { act, fastObservation, playPlan, recoveryAttempt } from "./harness.ts";
@@ -43,7 +44,7 @@ async function restoreRate(skill: number, seeds: number[], cases: Array<{ task: 
   let restorative = 0;
   let steps = 0;
   for (const seed of seeds) {
-    const recoverer = createSimRecoveryPolicy({ groundTruth: env, skill, seed });
+    const recoverer = createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill, seed });
     for (const { task, m } of cases) {
       const { observation: target } = await playPlan(env, task, m.atStep, false);
       for (const a of m.actions) await act(env, a, false);
@@ -74,7 +75,7 @@ describe("simulated recovery policy on SimDesk", () => {
   it("declares the target restored, with no action, when the state already matches it", async () => {
     const task = getSimDeskTask("editor-append-notes");
     const { observation } = await playPlan(env, task, 3, false);
-    const d = await createSimRecoveryPolicy({ groundTruth: env, skill: 0.3, seed: 1 }).propose({
+    const d = await createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill: 0.3, seed: 1 }).propose({
       task, target: { step: 3, observation }, errorStep: 3, context: { kind: "none", history: [] }, recoveryHistory: [], observation,
       budget: { used: 0, max: 10 }, tick: 0, blobs,
     });
@@ -96,7 +97,7 @@ describe("simulated recovery policy on SimDesk", () => {
     const { task, target } = cases[0];
     const current = fastObservation(env);
     const ask = (skill: number, tick: number) =>
-      createSimRecoveryPolicy({ groundTruth: env, skill, seed: 2 }).propose({
+      createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill, seed: 2 }).propose({
         task, target: { step: 0, observation: target }, errorStep: 0, context: { kind: "none", history: [] }, recoveryHistory: [], observation: current,
         budget: { used: 0, max: 10 }, tick, blobs,
       });
@@ -113,7 +114,7 @@ describe("simulated recovery policy on SimDesk", () => {
     const current = fastObservation(env);
     const k = env.planIndexOf(task, current.stateId!);
     expect(k).toBe(4);
-    const recoverer = createSimRecoveryPolicy({ groundTruth: env, task, skill: 0, falseDoneRate: 0, forwardBias: 1, seed: 1 });
+    const recoverer = createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, task, skill: 0, falseDoneRate: 0, forwardBias: 1, seed: 1 });
     const d = await recoverer.propose({
       task, target: { step: 2, observation: target }, errorStep: 3, context: { kind: "none", history: [] }, recoveryHistory: [], observation: current,
       budget: { used: 0, max: 10 }, tick: 0, blobs,
@@ -121,7 +122,7 @@ describe("simulated recovery policy on SimDesk", () => {
     expect(d.actions).toEqual([task.plan[4]]);
     expect(d.response).toMatch(/^continue: task step 4: /);
     expect(recoverer.label).toContain("forwardBias=1");
-    expect(createSimRecoveryPolicy({ groundTruth: env, skill: 0.3 }).label).not.toContain("forwardBias");
+    expect(createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill: 0.3 }).label).not.toContain("forwardBias");
   });
 
   it("repeats its decisions for the same seed and tick", async () => {
@@ -130,7 +131,7 @@ describe("simulated recovery policy on SimDesk", () => {
     const run = async () => {
       const { observation: target } = await playPlan(env, task, m.atStep, false);
       for (const a of m.actions) await act(env, a, false);
-      return recoveryAttempt(env, blobs, task, createSimRecoveryPolicy({ groundTruth: env, skill: 0.5, seed: 9 }), { step: m.atStep, observation: target }, fastObservation(env));
+      return recoveryAttempt(env, blobs, task, createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill: 0.5, seed: 9 }), { step: m.atStep, observation: target }, fastObservation(env));
     };
     expect(await run()).toEqual(await run());
   });

@@ -1,0 +1,130 @@
+/**
+ * PostgreSQL connections for the shared stores (blobs, results, checkpoints): one `pg.Pool` per
+ * URL with an error listener (an idle connection dropped by a server restart must not crash the
+ * worker), the schema, and a retry wrapper that rides out a restart or a short network cut.
+ */
+import pg from "pg";
+import { ConfigError, describeError } from "../../../src/errors.ts";
+import { logger } from "../../../src/logger.ts";
+
+/** A PostgreSQL pool with the URL it came from (password redacted). */
+export interface PgHandle {
+  pool: pg.Pool;
+  /** The URL without its password, for messages. */
+  where: string;
+  close(): Promise<void>;
+}
+
+/** Options of {@link connectPostgres}. */
+export interface PgConnectOptions {
+  /** Connections in the pool. @default 4 */
+  max?: number;
+  /** Create the retrace tables when missing. @default true */
+  setup?: boolean;
+  /** How long to keep retrying an unreachable server at setup. @default 10000 */
+  connectBudgetMs?: number;
+  /**
+   * `synchronous_commit = off` on these connections: a commit returns before its WAL reaches the
+   * disk. Safe for what a later synchronous commit covers (WAL is flushed in order): blobs and
+   * checkpoints are followed by the episode's result row, which commits synchronously. A server
+   * crash loses at most the last few checkpoints, and the episode resumes from an earlier one.
+   * @default false
+   */
+  asyncCommit?: boolean;
+}
+
+/** Redact the password of a postgres:// URL. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(unparseable URL)";
+  }
+}
+
+/** Check a postgres:// URL; a ConfigError naming `field` otherwise. */
+export function checkPostgresUrl(url: string, field: string): void {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new ConfigError(`${field}: "${url}" is not a URL; expected postgres://USER[:PASSWORD]@HOST:PORT/DATABASE`, { field });
+  }
+  if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") throw new ConfigError(`${field}: expected a postgres://USER@HOST:PORT/DATABASE URL, got ${u.protocol}//...`, { field });
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS retrace_blobs (ref text PRIMARY KEY, bytes bytea NOT NULL, size integer NOT NULL);
+CREATE TABLE IF NOT EXISTS retrace_runs (
+  run_id text PRIMARY KEY, experiment text NOT NULL, config text NOT NULL, seed_base integer NOT NULL,
+  total integer NOT NULL, cancelled boolean NOT NULL DEFAULT false, created_at timestamptz NOT NULL DEFAULT now());
+CREATE TABLE IF NOT EXISTS retrace_results (
+  run_id text NOT NULL, key text NOT NULL, idx integer NOT NULL, condition text NOT NULL, status text NOT NULL,
+  line text NOT NULL, timing text NOT NULL, worker text NOT NULL, stored_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  UNIQUE (run_id, key));
+CREATE TABLE IF NOT EXISTS retrace_episode_files (
+  run_id text NOT NULL, key text NOT NULL, path text NOT NULL, bytes bytea, ref text, PRIMARY KEY (run_id, key, path));
+`;
+
+const setups = new Map<string, Promise<void>>();
+
+/** Open a pool on `url`; creates the retrace tables once per process and URL. */
+export async function connectPostgres(url: string, options: PgConnectOptions = {}): Promise<PgHandle> {
+  checkPostgresUrl(url, "postgres URL");
+  const where = redactUrl(url);
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 4, connectionTimeoutMillis: 10_000, ...(options.asyncCommit && { options: "-c synchronous_commit=off" }) });
+  pool.on("error", (err) => logger.warn({ where, err: describeError(err) }, "idle PostgreSQL connection dropped"));
+  const handle: PgHandle = { pool, where, close: () => pool.end() };
+  if (options.setup !== false) {
+    let done = setups.get(url);
+    if (!done) {
+      // Concurrent CREATE TABLE IF NOT EXISTS can race on the catalog: serialise with an advisory lock.
+      done = withPgRetry(where, async () => {
+        const c = await pool.connect();
+        try {
+          await c.query("SELECT pg_advisory_lock(7301013)");
+          await c.query(SCHEMA);
+        } finally {
+          await c.query("SELECT pg_advisory_unlock(7301013)").catch(() => {});
+          c.release();
+        }
+      }, options.connectBudgetMs ?? 10_000);
+      setups.set(url, done);
+      done.catch(() => setups.delete(url));
+    }
+    try {
+      await done;
+    } catch (err) {
+      await pool.end().catch(() => {});
+      throw new ConfigError(`cannot reach PostgreSQL at ${where}: ${describeError(err)} (start it, or pass another URL)`, { cause: err });
+    }
+  }
+  return handle;
+}
+
+const TRANSIENT = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004", "53300"]);
+
+/** Whether an error is a lost or refused connection (worth retrying) rather than a bad query. */
+export function isTransientPgError(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | undefined;
+  if (!e) return false;
+  if (e.code && TRANSIENT.has(e.code)) return true;
+  return /Connection terminated|connection timeout|terminating connection|the database system is (starting up|shutting down)|Client has encountered a connection error/i.test(e.message ?? "");
+}
+
+/** Run `fn`, retrying transient connection errors with backoff for up to `budgetMs`. */
+export async function withPgRetry<T>(where: string, fn: () => Promise<T>, budgetMs = 60_000): Promise<T> {
+  const start = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isTransientPgError(err) || Date.now() - start > budgetMs) throw err;
+      const wait = Math.min(2_000, 100 * 2 ** attempt);
+      logger.info({ where, attempt, err: describeError(err) }, "PostgreSQL unreachable, retrying");
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}

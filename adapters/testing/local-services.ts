@@ -1,0 +1,102 @@
+/**
+ * Throwaway Redis and PostgreSQL servers on 127.0.0.1 free ports, for tests and the benchmark:
+ * Redis without persistence, a PostgreSQL cluster from `initdb -A trust` (run as the postgres user
+ * when we are root, since PostgreSQL refuses root). Both need the Debian packages (redis-server,
+ * postgresql); `.ci/services.sh` installs them.
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const PG_ROOT = "/usr/lib/postgresql";
+
+/** The newest PostgreSQL bin folder under /usr/lib/postgresql, if any. */
+export function pgBin(): string | undefined {
+  if (!existsSync(PG_ROOT)) return undefined;
+  const versions = readdirSync(PG_ROOT).filter((v) => existsSync(join(PG_ROOT, v, "bin", "initdb"))).sort((a, b) => Number(a) - Number(b));
+  return versions.length ? join(PG_ROOT, versions[versions.length - 1], "bin") : undefined;
+}
+
+/** Whether redis-server is on the PATH. */
+export function hasRedis(): boolean {
+  try {
+    execFileSync("sh", ["-c", "command -v redis-server"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A private PostgreSQL cluster (trust auth) that a test may restart. */
+export interface PrivatePostgres {
+  url: string;
+  port: number;
+  restart(): void;
+  stop(): void;
+}
+
+/** Start a throwaway PostgreSQL cluster on a free loopback port. */
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  const bin = pgBin();
+  if (!bin) throw new Error("PostgreSQL binaries not found under /usr/lib/postgresql: source .ci/services.sh");
+  const dir = mkdtempSync(join(tmpdir(), "retrace-pg-"));
+  const root = process.getuid?.() === 0;
+  if (root) chownSync(dir, Number(execFileSync("id", ["-u", "postgres"]).toString().trim()), Number(execFileSync("id", ["-g", "postgres"]).toString().trim()));
+  const as = (cmd: string, args: string[]) => (root ? execFileSync("runuser", ["-u", "postgres", "--", cmd, ...args], { stdio: "pipe" }) : execFileSync(cmd, args, { stdio: "pipe" }));
+  const port = await freePort();
+  const data = join(dir, "data");
+  as(join(bin, "initdb"), ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync"]);
+  const ctl = (args: string[]) => as(join(bin, "pg_ctl"), ["-D", data, "-w", ...args]);
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`;
+  ctl(["-l", join(dir, "server.log"), "-o", opts, "start"]);
+  as(join(bin, "createdb"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "retrace_test"]);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/retrace_test`,
+    port,
+    restart: () => ctl(["-m", "fast", "-l", join(dir, "server.log"), "-o", opts, "restart"]),
+    stop() {
+      try {
+        ctl(["-m", "immediate", "stop"]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** A private Redis (no persistence). */
+export async function startPrivateRedis(): Promise<{ url: string; port: number; stop(): void }> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "retrace-redis-"));
+  const proc: ChildProcess = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], { stdio: "ignore" });
+  for (let i = 0; i < 100; i++) {
+    try {
+      execFileSync("redis-cli", ["-p", String(port), "ping"], { stdio: "pipe" });
+      break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop() {
+      proc.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

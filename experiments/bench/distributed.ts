@@ -1,0 +1,129 @@
+/**
+ * Distributed runs on this machine: episodes per minute of a SimDesk end-to-end run with 1, 2 and
+ * 4 `retrace worker` processes against one Redis and one PostgreSQL (target: 4 workers >= 1.7x of
+ * 1 worker), and the queue's own overhead per episode with an idle worker (enqueue -> the worker
+ * picks the job up; episode finished -> its result row committed; target: < 20 ms median).
+ * Uses RETRACE_TEST_REDIS_URL / RETRACE_TEST_POSTGRES_URL when set, else starts throwaway servers
+ * (needs redis-server and PostgreSQL; skipped with a note when they are missing).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { spawn, type ChildProcess } from "node:child_process";
+import { EpisodeQueue } from "../../adapters/queue/bullmq/episode-queue.ts";
+import { PgBlobStore } from "../../adapters/stores/postgres/blob-store.ts";
+import { connectPostgres, type PgHandle } from "../../adapters/stores/postgres/connect.ts";
+import { PgRunStore } from "../../adapters/stores/postgres/run-store.ts";
+import { hasRedis, pgBin, startPrivatePostgres, startPrivateRedis } from "../../adapters/testing/local-services.ts";
+import { parseExperimentConfig } from "../config/load.ts";
+import { distributedRunId, queueCoordinator } from "../distributed/coordinator.ts";
+import { conditionsOf, expandJobs, resolveSeeds } from "../runner/conditions.ts";
+import { runExperiment } from "../runner/experiment.ts";
+import { createSimDeskRuntime } from "../runtime/simdesk.ts";
+import type { BenchResult } from "./index.ts";
+
+const BIN = fileURLToPath(new URL("../bin/retrace.mjs", import.meta.url));
+const CONFIG = parseExperimentConfig({
+  kind: "end-to-end", name: "bench-dist", env: { kind: "simdesk", limit: 6 }, seeds: { count: 2 }, maxRecoveryIterations: [3], options: { maxForwardSteps: 20 },
+  pairs: [{ name: "p", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "decent" } }],
+});
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
+};
+
+function startWorkers(n: number, redis: string, postgres: string, queueName: string, cache: string): Promise<ChildProcess[]> {
+  return Promise.all(
+    Array.from({ length: n }, () => new Promise<ChildProcess>((resolve, reject) => {
+      const p = spawn(process.execPath, [BIN, "worker", "--queue", redis, "--store", postgres, "--queue-name", queueName, "--cache", cache, "-q"], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RETRACE_LOG_LEVEL: "error" } });
+      p.stderr!.on("data", (b: Buffer) => b.toString().includes("slot(s)") && resolve(p));
+      p.on("exit", (code) => reject(new Error(`bench worker exited (${code}) before it was ready`)));
+    })),
+  );
+}
+
+async function stopWorkers(ps: ChildProcess[]): Promise<void> {
+  await Promise.all(ps.map((p) => new Promise<void>((r) => (p.exitCode !== null ? r() : (p.on("exit", () => r()), p.kill("SIGTERM"))))));
+}
+
+/** Episodes per minute of the whole config with `n` worker processes. */
+async function throughput(n: number, redis: string, pg: PgHandle, postgres: string, dir: string): Promise<{ perMin: number; episodes: number }> {
+  const queue = new EpisodeQueue(redis, `bench-${process.pid}-${n}`);
+  const workers = await startWorkers(n, redis, postgres, queue.name, join(dir, "cache"));
+  try {
+    const out = join(dir, `run-${n}`);
+    const remote = queueCoordinator({ runId: distributedRunId(CONFIG, 0, out), queue, store: new PgRunStore(pg), blobs: new PgBlobStore({ dir: join(out, "blobs"), pg }), config: CONFIG, seedBase: 0, pollMs: 50 });
+    const t0 = performance.now();
+    const run = await runExperiment(CONFIG, createSimDeskRuntime(), { out, remote });
+    const min = (performance.now() - t0) / 60_000;
+    return { perMin: run.lines.length / min, episodes: run.lines.length };
+  } finally {
+    await stopWorkers(workers);
+    await queue.close();
+  }
+}
+
+/** Queue overhead with one idle worker: episodes enqueued one at a time. */
+async function overhead(redis: string, pg: PgHandle, postgres: string, dir: string, count: number): Promise<{ pickup: number; store: number }> {
+  const queue = new EpisodeQueue(redis, `bench-oh-${process.pid}`);
+  const store = new PgRunStore(pg);
+  const workers = await startWorkers(1, redis, postgres, queue.name, join(dir, "cache"));
+  try {
+    const runId = `bench-overhead-${process.pid}`;
+    const conditions = conditionsOf(CONFIG as never);
+    const tasks = createSimDeskRuntime().tasks(CONFIG.env).slice(0, 6).map((t) => t.id);
+    const jobs = expandJobs(conditions.map((c) => c.id), tasks, resolveSeeds(CONFIG.seeds, 0)).slice(0, count);
+    await store.registerRun({ runId, experiment: CONFIG.name, config: JSON.stringify(CONFIG), seedBase: 0, total: jobs.length });
+    for (const j of jobs) {
+      await queue.enqueue([{ runId, key: j.key, index: j.index, phase: "episodes", condition: j.condition, enqueuedAt: Date.now() }]);
+      while (!(await store.storedKeys(runId)).has(j.key)) await new Promise((r) => setTimeout(r, 5));
+    }
+    const rows = await store.results(runId);
+    const storedAt = await store.storedAt(runId);
+    const t = rows.map((r) => ({ ...(JSON.parse(r.timing) as { enqueuedAt: number; pickedAt: number; finishedAt: number }), at: storedAt.get(r.key)! }));
+    return { pickup: median(t.map((x) => x.pickedAt - x.enqueuedAt)), store: median(t.map((x) => x.at - x.finishedAt)) };
+  } finally {
+    await stopWorkers(workers);
+    await queue.close();
+  }
+}
+
+export async function run(): Promise<BenchResult[]> {
+  let redis = process.env.RETRACE_TEST_REDIS_URL;
+  let postgres = process.env.RETRACE_TEST_POSTGRES_URL;
+  const cleanup: Array<() => void> = [];
+  if (!redis || !postgres) {
+    if (!hasRedis() || !pgBin()) {
+      process.stderr.write("distributed bench skipped: needs redis-server and PostgreSQL (source .ci/services.sh)\n");
+      return [];
+    }
+    const r = await startPrivateRedis();
+    const p = await startPrivatePostgres();
+    cleanup.push(r.stop, p.stop);
+    redis = r.url;
+    postgres = p.url;
+  }
+  const dir = mkdtempSync(join(tmpdir(), "bench-dist-"));
+  const pg = await connectPostgres(postgres);
+  try {
+    const rates: Record<number, number> = {};
+    let episodes = 0;
+    for (const n of [1, 2, 4]) {
+      const r = await throughput(n, redis, pg, postgres, dir);
+      rates[n] = r.perMin;
+      episodes = r.episodes;
+    }
+    const oh = await overhead(redis, pg, postgres, dir, 12);
+    const scale = rates[4] / rates[1];
+    return [
+      { name: "distributed: 4 vs 1 workers", ratioOf: "episodes/min with 4 worker processes / with 1", ratio: scale, details: { target: ">=1.7", pass: scale >= 1.7 ? "PASS" : "MISS", w1_per_min: rates[1], w2_per_min: rates[2], w4_per_min: rates[4], episodes, cores: (await import("node:os")).availableParallelism() } },
+      { name: "distributed: queue overhead", ratioOf: "median (enqueue->pickup + finish->result row) / 20 ms target", ratio: (oh.pickup + oh.store) / 20, details: { target: "<20 ms each", pass: oh.pickup < 20 && oh.store < 20 ? "PASS" : "MISS", enqueue_to_pickup_ms: oh.pickup, finish_to_row_ms: oh.store, episodes: 12 } },
+    ];
+  } finally {
+    await pg.close();
+    for (const c of cleanup) c();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,224 @@
+/**
+ * Distributed runs on BullMQ + PostgreSQL: `retrace run CONFIG --queue redis://...` (the
+ * coordinator: enqueue, progress per condition, the run folder at the end), `retrace worker`,
+ * `retrace status RUN` and `retrace cancel RUN`. RUN is a run id or a run folder (its queue.json).
+ */
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { Option, type Command } from "commander";
+import cliProgress from "cli-progress";
+import { ConfigError } from "../../src/errors.ts";
+import { runtimeSettings } from "../../src/settings.ts";
+import { setEndpointLimiter } from "../../src/runtime/endpoint-limit.ts";
+import { createRedisEndpointLimiter, parseMaxRps } from "../../adapters/queue/redis-rate-limit.ts";
+import { EpisodeQueue, DEFAULT_QUEUE, checkRedisUrl } from "../../adapters/queue/bullmq/episode-queue.ts";
+import { PgBlobStore } from "../../adapters/stores/postgres/blob-store.ts";
+import { checkPostgresUrl, connectPostgres } from "../../adapters/stores/postgres/connect.ts";
+import { PgRunStore } from "../../adapters/stores/postgres/run-store.ts";
+import type { ExperimentConfig } from "../config/schema.ts";
+import { distributedRunId, queueCoordinator, type QueueProgress } from "../distributed/coordinator.ts";
+import { startWorker } from "../distributed/worker.ts";
+import { runExperiment, type ExperimentRun } from "../runner/experiment.ts";
+import type { ExperimentRuntime } from "../runner/runtime.ts";
+import { textTable, type RunFlags } from "./run-options.ts";
+
+/** Flags of the queue-backed commands. */
+export interface QueueFlags {
+  queue?: string;
+  store?: string;
+  queueName?: string;
+  attempts?: string;
+}
+
+/** `queue.json` in a distributed run's folder. */
+export interface QueueFile {
+  runId: string;
+  queueName: string;
+}
+
+/** Add --store and --queue-name (and, for `run`, --attempts). */
+export function addQueueFlags(cmd: Command, options: { attempts?: boolean } = {}): Command {
+  cmd.option("--store <url>", "postgres:// URL for shared results, blobs and checkpoints (default: $RETRACE_STORE_URL)").option("--queue-name <name>", "BullMQ queue name", DEFAULT_QUEUE);
+  if (options.attempts) cmd.option("--attempts <n>", "tries per episode before it counts as failed (environment errors, lost connections; a dead worker does not count)", "3");
+  return cmd;
+}
+
+/** Resolve --queue/--store against the environment; a ConfigError naming the flag when missing. */
+export function queueUrls(flags: QueueFlags): { queue: string; store: string } {
+  const s = runtimeSettings();
+  const queue = flags.queue ?? s.queueUrl;
+  const store = flags.store ?? s.storeUrl;
+  if (!queue) throw new ConfigError("--queue: give the redis:// URL of the episode queue (or set RETRACE_QUEUE_URL)", { field: "queue" });
+  if (!store) throw new ConfigError("--store: give the postgres:// URL for results, blobs and checkpoints (or set RETRACE_STORE_URL)", { field: "store" });
+  checkRedisUrl(queue, "queue");
+  checkPostgresUrl(store, "--store");
+  return { queue, store };
+}
+
+/** Run a config through the queue and write the run folder (what `retrace run --queue` does). */
+export async function runQueued(config: ExperimentConfig, registered: ExperimentConfig, runtime: ExperimentRuntime, flags: RunFlags & QueueFlags, out: string, seedBase: number, quiet: boolean): Promise<ExperimentRun> {
+  const urls = queueUrls(flags);
+  const attempts = positiveInt(flags.attempts ?? "3", "--attempts");
+  if (config.kind === "ideal-recovery")
+    throw new ConfigError("--queue: ideal-recovery runs annotate forward runs from local files between phases; run them without --queue (end-to-end and sweep configs run distributed)", { field: "queue" });
+  const pg = await connectPostgres(urls.store);
+  const queue = new EpisodeQueue(urls.queue, flags.queueName ?? DEFAULT_QUEUE);
+  const runId = distributedRunId(config, seedBase, out);
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, "queue.json"), JSON.stringify({ runId, queueName: queue.name } satisfies QueueFile) + "\n");
+  if (!quiet) process.stderr.write(`run ${runId}: episodes go to ${queue.name}; start workers with: retrace worker --queue ${flags.queue ?? "$RETRACE_QUEUE_URL"} --store ${flags.store ? "<url>" : "$RETRACE_STORE_URL"}\n`);
+  const bars = conditionBars(quiet);
+  try {
+    const remote = queueCoordinator({ runId, queue, store: new PgRunStore(pg), blobs: new PgBlobStore({ dir: join(out, "blobs"), pg }), config: registered, seedBase, attempts, onProgress: bars.update });
+    return await runExperiment(config, runtime, { out, seedBase, resume: flags.resume === true, remote });
+  } finally {
+    bars.stop();
+    await queue.close();
+    await pg.close();
+  }
+}
+
+/** One progress bar per condition: done / running / failed / ETA. */
+function conditionBars(quiet: boolean): { update: (p: QueueProgress) => void; stop: () => void } {
+  if (quiet) return { update: () => {}, stop: () => {} };
+  const multi = new cliProgress.MultiBar(
+    { format: "{condition} |{bar}| {value}/{total} done | running {running} | failed {failed} | env err {envErrors} | ETA {eta}", stream: process.stderr, hideCursor: true, clearOnComplete: false },
+    cliProgress.Presets.shades_classic,
+  );
+  const bars = new Map<string, cliProgress.SingleBar>();
+  return {
+    update(p) {
+      const width = Math.max(...p.conditions.map((c) => c.condition.length));
+      const doneNow = p.conditions.reduce((s, c) => s + c.done, 0) - p.skipped;
+      const rate = doneNow / Math.max(1, Date.now() - p.startedAt);
+      for (const c of p.conditions) {
+        const eta = rate > 0 ? `${Math.round((c.total - c.done) / rate / 1000)}s` : "-";
+        const payload = { condition: c.condition.padEnd(width), running: c.running, failed: c.failed, envErrors: c.envErrors, eta };
+        let bar = bars.get(c.condition);
+        if (!bar) bars.set(c.condition, (bar = multi.create(c.total, c.done, payload)));
+        bar.update(c.done, payload);
+      }
+    },
+    stop: () => multi.stop(),
+  };
+}
+
+function positiveInt(v: string, flag: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${flag}: expected a whole number >= 1, got "${v}"`, { field: flag.replace(/^--/, "") });
+  return n;
+}
+
+/** A RUN argument: a run id, or a run folder with queue.json. */
+function runIdOf(run: string): { runId: string; queueName?: string } {
+  const file = join(run, "queue.json");
+  if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as QueueFile;
+  if (existsSync(run)) throw new ConfigError(`${run} has no queue.json: it is not a distributed run folder (give the run id printed by retrace run --queue)`);
+  return { runId: run };
+}
+
+/** Register `worker`, `status` and `cancel`. `runtimeFor` builds the runtime of an env kind. */
+export function registerQueueCommands(program: Command, runtimeFor: (envKind: string, env: ExperimentConfig["env"]) => ExperimentRuntime): void {
+  addQueueFlags(
+    program
+      .command("worker")
+      .description("Run queued episodes (of any `retrace run --queue` run) until stopped; SIGTERM finishes the episodes in flight, a second SIGTERM hands them back")
+      .option("--queue <url>", "redis:// URL of the episode queue (default: $RETRACE_QUEUE_URL)")
+      .option("-c, --concurrency <n>", "episodes at once, each with its own environment", "1")
+      .option("--checkpoint <url>", "postgres:// URL of the LangGraph checkpointer (default: --store)")
+      .option("--cache <dir>", "local cache for blobs and scratch episode folders", join(tmpdir(), "retrace-worker"))
+      .option("--max-rps <spec...>", "cap requests per second to model endpoints, shared by every worker through Redis: N (each endpoint) or BASE_URL=N")
+      .option("--lock-ms <n>", "lock lease: a worker silent this long is presumed dead and its episode handed on", "30000")
+      .addOption(new Option("--env <kind>", "environment override for every run: simdesk, x11, docker or osworld (default: each run's env.kind)").choices(["simdesk", "x11", "docker", "osworld"]))
+      .addOption(new Option("-q, --quiet", "no per-episode lines")),
+  ).action(async (flags: QueueFlags & { concurrency: string; checkpoint?: string; cache: string; lockMs: string; env?: string; quiet?: boolean; maxRps?: string[] }) => {
+    const urls = queueUrls(flags);
+    const rps = flags.maxRps?.length ? createRedisEndpointLimiter(urls.queue, parseMaxRps(flags.maxRps)) : undefined;
+    if (rps) setEndpointLimiter(rps.limiter);
+    if (flags.checkpoint) checkPostgresUrl(flags.checkpoint, "--checkpoint");
+    const concurrency = positiveInt(flags.concurrency, "--concurrency");
+    const lockMs = positiveInt(flags.lockMs, "--lock-ms");
+    // One runtime per env kind; a run's config names its kind unless --env overrides it.
+    const runtimes = new Map<string, ExperimentRuntime>();
+    const runtimeOf = (config: ExperimentConfig) => {
+      const kind = flags.env ?? config.env.kind;
+      const key = `${kind}:${JSON.stringify(config.env)}`;
+      if (!runtimes.has(key)) runtimes.set(key, runtimeFor(kind, config.env));
+      return runtimes.get(key)!;
+    };
+    const worker = await startWorker({
+      queueUrl: urls.queue, queueName: flags.queueName, storeUrl: urls.store, checkpointUrl: flags.checkpoint, concurrency, runtimeOf, cacheDir: join(flags.cache, String(process.pid)), lockMs,
+      onStart: (e) => flags.quiet || process.stderr.write(`start ${e.key}${e.resumed ? " (resuming its checkpoints)" : ""}${e.attempt > 1 ? ` attempt ${e.attempt}` : ""}\n`),
+      onEpisode: (e) => flags.quiet || process.stderr.write(`done ${e.key}: ${e.status}${e.stored ? "" : " (not stored: already done)"}${e.resumed ? " (resumed)" : ""} ${e.ms} ms\n`),
+    });
+    process.stderr.write(`worker ${process.pid}: ${concurrency} slot(s) on ${flags.queueName ?? DEFAULT_QUEUE}\n`);
+    await new Promise<void>((resolve) => {
+      let stopping = false;
+      const stop = () => {
+        const force = stopping;
+        stopping = true;
+        process.stderr.write(force ? "handing the in-flight episodes back\n" : "finishing the in-flight episodes (SIGTERM again to hand them back)\n");
+        void worker.close(force).finally(() => {
+          rps?.close();
+          resolve();
+        });
+      };
+      process.on("SIGTERM", stop);
+      process.on("SIGINT", stop);
+    });
+  });
+
+  addQueueFlags(
+    program
+      .command("status")
+      .description("Progress of a distributed run: done / running / waiting / failed per condition")
+      .argument("<run>", "run id or run folder")
+      .option("--queue <url>", "redis:// URL of the episode queue (default: $RETRACE_QUEUE_URL)"),
+  ).action(async (run: string, flags: QueueFlags) => {
+    const urls = queueUrls(flags);
+    const { runId, queueName } = runIdOf(run);
+    const pg = await connectPostgres(urls.store);
+    const queue = new EpisodeQueue(urls.queue, flags.queueName !== DEFAULT_QUEUE ? flags.queueName : (queueName ?? DEFAULT_QUEUE));
+    try {
+      const store = new PgRunStore(pg);
+      const row = await store.getRun(runId);
+      if (!row) throw new ConfigError(`no run ${runId} in ${pg.where}`);
+      const counts = await store.countsByCondition(runId);
+      const open = await queue.jobsOf(runId);
+      const conds = new Set([...counts.keys(), ...open.map((j) => j.condition)]);
+      const rows = [...conds].sort().map((c) => {
+        const mine = open.filter((j) => j.condition === c);
+        const n = (s: string) => String(mine.filter((j) => j.state === s).length);
+        return [c, String(counts.get(c)?.done ?? 0), n("active"), String(mine.filter((j) => ["waiting", "delayed", "prioritized"].includes(j.state)).length), n("failed"), String(counts.get(c)?.envErrors ?? 0)];
+      });
+      const done = [...counts.values()].reduce((s, c) => s + c.done, 0);
+      process.stdout.write(`run ${runId} (${row.experiment})${row.cancelled ? " CANCELLED" : ""}: ${done}/${row.total} episodes stored\n${textTable(["condition", "done", "running", "waiting", "failed", "env err"], rows)}\n`);
+      for (const f of open.filter((j) => j.state === "failed").slice(0, 5)) process.stdout.write(`failed ${f.key} after ${f.attemptsMade} attempt(s): ${f.failedReason ?? "?"}\n`);
+    } finally {
+      await queue.close();
+      await pg.close();
+    }
+  });
+
+  addQueueFlags(
+    program
+      .command("cancel")
+      .description("Cancel a distributed run: its waiting jobs are removed, workers skip the rest; stored results stay (re-run the same command to continue)")
+      .argument("<run>", "run id or run folder")
+      .option("--queue <url>", "redis:// URL of the episode queue (default: $RETRACE_QUEUE_URL)"),
+  ).action(async (run: string, flags: QueueFlags) => {
+    const urls = queueUrls(flags);
+    const { runId, queueName } = runIdOf(run);
+    const pg = await connectPostgres(urls.store);
+    const queue = new EpisodeQueue(urls.queue, flags.queueName !== DEFAULT_QUEUE ? flags.queueName : (queueName ?? DEFAULT_QUEUE));
+    try {
+      if (!(await new PgRunStore(pg).setCancelled(runId))) throw new ConfigError(`no run ${runId} in ${pg.where}`);
+      const removed = await queue.removePending(runId);
+      process.stdout.write(`run ${runId} cancelled: ${removed} queued episode(s) removed; episodes in flight finish\n`);
+    } finally {
+      await queue.close();
+      await pg.close();
+    }
+  });
+}

@@ -1,0 +1,115 @@
+/**
+ * The coordinator of `retrace run CONFIG --queue redis://...`: the experiment is expanded exactly
+ * as a local run (same code, same order, same keys); each phase's episodes are registered in
+ * PostgreSQL and enqueued on BullMQ (one job per episode key), then the coordinator waits, reporting
+ * progress per condition, and finally writes the run folder from the stored rows (see
+ * materialize.ts), so `results.jsonl` is byte-identical to a local run's.
+ */
+import { ConfigError } from "../../src/errors.ts";
+import { hashValue } from "../../src/hash.ts";
+import type { EpisodeQueue } from "../../adapters/queue/bullmq/episode-queue.ts";
+import type { PgRunStore } from "../../adapters/stores/postgres/run-store.ts";
+import type { PgBlobStore } from "../../adapters/stores/postgres/blob-store.ts";
+import type { ExperimentConfig } from "../config/schema.ts";
+import type { EpisodeJob } from "../runner/conditions.ts";
+import type { RemotePhaseRequest, RemotePhases } from "../runner/remote.ts";
+import type { ResultLine } from "../runner/results-log.ts";
+import { materializeRun } from "./materialize.ts";
+
+/** Progress of one condition of a queued run. */
+export interface ConditionProgress {
+  condition: string;
+  total: number;
+  done: number;
+  running: number;
+  /** Jobs that used up their attempts (BullMQ "failed"). */
+  failed: number;
+  envErrors: number;
+}
+
+/** A progress snapshot. */
+export interface QueueProgress {
+  runId: string;
+  phase: string;
+  conditions: ConditionProgress[];
+  /** Episodes finished before this invocation (a re-run of the same command). */
+  skipped: number;
+  startedAt: number;
+}
+
+/** Options of {@link queueCoordinator}. */
+export interface CoordinatorOptions {
+  runId: string;
+  queue: EpisodeQueue;
+  store: PgRunStore;
+  /** Shared blobs (the run folder's blobs/ is filled from it at the end). */
+  blobs: PgBlobStore;
+  config: ExperimentConfig;
+  seedBase: number;
+  /** Tries per episode. @default 3 */
+  attempts?: number;
+  /** First retry delay. @default 2000 */
+  backoffMs?: number;
+  /** Poll interval of the progress loop. @default 300 */
+  pollMs?: number;
+  onProgress?: (p: QueueProgress) => void;
+}
+
+/** The run id of a distributed run: the experiment name plus a hash of config, seed and run folder. */
+export function distributedRunId(config: ExperimentConfig, seedBase: number, out: string): string {
+  const slug = config.name.replace(/[^A-Za-z0-9_-]+/g, "-").slice(0, 40);
+  return `${slug}-${hashValue({ config, seedBase, out }).slice(0, 12)}`;
+}
+
+/** A RemotePhases that enqueues each phase and waits for its results. */
+export function queueCoordinator(options: CoordinatorOptions): RemotePhases {
+  if (options.config.kind === "ideal-recovery")
+    throw new ConfigError("--queue: ideal-recovery runs annotate forward runs from local files between phases; run them without --queue (end-to-end and sweep configs run distributed)", { field: "queue" });
+  return {
+    role: "coordinator",
+    async runPhase<J extends EpisodeJob>(req: RemotePhaseRequest<J>): Promise<ResultLine[]> {
+      const { runId, queue, store } = options;
+      await store.registerRun({ runId, experiment: options.config.name, config: JSON.stringify(options.config), seedBase: options.seedBase, total: req.jobs.length });
+      const stored = await store.storedKeys(runId);
+      const todo = req.jobs.filter((j) => !stored.has(j.key));
+      const now = Date.now();
+      await queue.enqueue(
+        todo.map((j) => ({ runId, key: j.key, index: j.index, phase: req.phase, condition: j.condition, enqueuedAt: now })),
+        { attempts: options.attempts, backoffMs: options.backoffMs },
+      );
+      await waitForRun(options, req.phase, req.jobs, req.jobs.length - todo.length);
+      return materializeRun({ runId, store, blobs: options.blobs, out: req.ctx.settings.out, keys: req.jobs.map((j) => j.key) });
+    },
+  };
+}
+
+async function waitForRun(options: CoordinatorOptions, phase: string, jobs: readonly EpisodeJob[], skipped: number): Promise<void> {
+  const { runId, queue, store } = options;
+  const totals = new Map<string, number>();
+  for (const j of jobs) totals.set(j.condition, (totals.get(j.condition) ?? 0) + 1);
+  const startedAt = Date.now();
+  for (;;) {
+    const [counts, open, run] = await Promise.all([store.countsByCondition(runId), queue.jobsOf(runId, ["active", "failed", "waiting", "delayed", "prioritized"]), store.getRun(runId)]);
+    const storedKeys = counts;
+    const conditions: ConditionProgress[] = [...totals].map(([condition, total]) => {
+      const c = storedKeys.get(condition) ?? { done: 0, envErrors: 0 };
+      const mine = open.filter((j) => j.condition === condition);
+      return { condition, total, done: c.done, envErrors: c.envErrors, running: mine.filter((j) => j.state === "active").length, failed: mine.filter((j) => j.state === "failed").length };
+    });
+    options.onProgress?.({ runId, phase, conditions, skipped, startedAt });
+    const done = conditions.reduce((s, c) => s + c.done, 0);
+    if (done >= jobs.length) return;
+    if (run?.cancelled) throw new ConfigError(`run ${runId} was cancelled (retrace cancel); ${done}/${jobs.length} episodes are stored: re-run the same command to continue it`);
+    const failed = open.filter((j) => j.state === "failed");
+    const pending = open.filter((j) => j.state !== "failed").length;
+    if (failed.length > 0 && pending === 0 && done + failed.length >= jobs.length)
+      throw new Error(`${failed.length} episode(s) of run ${runId} failed on every attempt (first: ${failed[0].key}: ${failed[0].failedReason ?? "unknown"}); fix the cause and re-run the same command to retry them`);
+    if (pending === 0 && failed.length === 0 && done < jobs.length && Date.now() - startedAt > 5_000 && !(await store.getRun(runId))?.cancelled) {
+      // Jobs vanished (queue flushed or removed by cancel): enqueue the missing ones again.
+      const have = await store.storedKeys(runId);
+      const now = Date.now();
+      await queue.enqueue(jobs.filter((j) => !have.has(j.key)).map((j) => ({ runId, key: j.key, index: j.index, phase, condition: j.condition, enqueuedAt: now })), { attempts: options.attempts, backoffMs: options.backoffMs });
+    }
+    await new Promise((r) => setTimeout(r, options.pollMs ?? 300));
+  }
+}

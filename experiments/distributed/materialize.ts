@@ -1,0 +1,62 @@
+/**
+ * Writing a distributed run's folder from PostgreSQL: `results.jsonl` with the stored lines in
+ * expansion order (the bytes a local run writes), `timings.jsonl`, every episode's stored files,
+ * and the screenshots those episodes reference, copied from the shared blob store into
+ * `<out>/blobs` so the report and the trajectory viewer work as for a local run.
+ */
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve, sep } from "node:path";
+import { BlobStore } from "../../src/blob-store.ts";
+import type { PgBlobStore } from "../../adapters/stores/postgres/blob-store.ts";
+import type { PgRunStore } from "../../adapters/stores/postgres/run-store.ts";
+import type { ResultLine } from "../runner/results-log.ts";
+
+/** Options of {@link materializeRun}. */
+export interface MaterializeOptions {
+  runId: string;
+  store: PgRunStore;
+  blobs: PgBlobStore;
+  out: string;
+  /** The phase's keys; the lines returned are these, in expansion order. */
+  keys: readonly string[];
+}
+
+const REF = /\b[0-9a-f]{64}\b/g;
+
+/** Write the run folder and return the phase's result lines. */
+export async function materializeRun(options: MaterializeOptions): Promise<ResultLine[]> {
+  const { out, store, runId } = options;
+  mkdirSync(out, { recursive: true });
+  const rows = await store.results(runId);
+  const keys = new Set(options.keys);
+  const local = new BlobStore({ dir: join(out, "blobs") });
+  const root = resolve(out);
+  for (const row of rows) {
+    if (!keys.has(row.key)) continue;
+    for (const f of await store.files(runId, row.key)) {
+      const target = resolve(root, f.path);
+      if (!target.startsWith(root + sep)) throw new Error(`stored file path "${f.path}" of ${row.key} leaves the run folder`);
+      mkdirSync(dirname(target), { recursive: true });
+      const bytes = f.bytes ?? (await options.blobs.get(f.ref));
+      writeFileSync(target, bytes);
+      if (f.path.endsWith("trajectory.json")) {
+        for (const ref of new Set(bytes.toString("utf8").match(REF) ?? [])) {
+          if (await local.has(ref)) continue;
+          if (await options.blobs.has(ref)) local.putSync(await options.blobs.get(ref));
+        }
+      }
+    }
+  }
+  atomicWrite(join(out, "results.jsonl"), rows.map((r) => r.line + "\n").join(""));
+  writeFileSync(join(out, "timings.jsonl"), rows.map((r) => r.timing + "\n").join(""));
+  return rows.filter((r) => keys.has(r.key)).map((r) => JSON.parse(r.line) as ResultLine);
+}
+
+function atomicWrite(file: string, text: string): void {
+  const tmp = `${file}.tmp`;
+  writeFileSync(tmp, text);
+  const fd = openSync(tmp, "r");
+  fsyncSync(fd);
+  closeSync(fd);
+  renameSync(tmp, file);
+}

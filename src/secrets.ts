@@ -1,0 +1,45 @@
+/**
+ * Secret hygiene for everything retrace writes. Model clients register the keys they hold
+ * ({@link registerSecret}); every write point (traj.jsonl, trajectory.json, results.jsonl,
+ * model-cache entries, run.json, datasets) passes its text through {@link redactText}, so a key a
+ * server echoes into a model's answer never reaches disk in clear. Anything that looks like an
+ * API key or bearer token is redacted too, registered or not.
+ */
+
+const KEY_PATTERNS = [/\bsk-[A-Za-z0-9_-]{6,}/g, /\bBearer\s+[A-Za-z0-9._~+/=-]{6,}/gi, /\b(x-api-key|api[_-]?key)(["':=\s\\]+)[A-Za-z0-9._-]{6,}/gi];
+
+/** Placeholders clients use when a local server needs no key; never treated as secrets. */
+const PLACEHOLDERS = new Set(["no-key", "none", "EMPTY", "dummy", "test"]);
+
+/** Shortest registered secret (shorter strings would redact ordinary words). */
+const MIN_SECRET_LENGTH = 8;
+
+const registered = new Set<string>();
+
+/** Remember a secret (an API key, an auth header value) so that every later write redacts it. Ignores placeholders and short strings. */
+export function registerSecret(value: string | undefined | null): void {
+  if (!value || value.length < MIN_SECRET_LENGTH || PLACEHOLDERS.has(value)) return;
+  registered.add(value);
+}
+
+/** How many secrets are registered in this process (for tests and diagnostics; never the values). */
+export function registeredSecretCount(): number {
+  return registered.size;
+}
+
+/**
+ * Remove the given and the registered secrets, and anything that looks like an API key or bearer
+ * token, from `text`. JSON stays valid: replacements contain no quotes or backslashes.
+ */
+export function redactSecrets(text: string, secrets: readonly (string | undefined)[] = []): string {
+  let out = text;
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join("[redacted]");
+  for (const s of registered) if (out.includes(s)) out = out.split(s).join("[redacted]");
+  out = out.replace(KEY_PATTERNS[0], "[redacted]").replace(KEY_PATTERNS[1], "Bearer [redacted]");
+  return out.replace(KEY_PATTERNS[2], (_m, name: string, sep: string) => `${name}${sep}[redacted]`);
+}
+
+/** {@link redactSecrets} with only the registered secrets and key patterns: what every write point calls. */
+export function redactText(text: string): string {
+  return redactSecrets(text);
+}

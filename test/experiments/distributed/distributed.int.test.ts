@@ -1,0 +1,209 @@
+/**
+ * Distributed runs against real Redis and PostgreSQL, through the real CLI: worker processes
+ * killed with SIGKILL mid-episode, a worker cut off from Redis for a few seconds, a PostgreSQL
+ * restart mid-run. Every time: every episode stored exactly once, and results.jsonl byte-identical
+ * to a local run of the same config and seed.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, Socket, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseExperimentConfig } from "../../../experiments/config/load.ts";
+import { runExperiment } from "../../../experiments/runner/experiment.ts";
+import { createSimDeskRuntime } from "../../../experiments/runtime/simdesk.ts";
+import { retrace, stop, type CliProc } from "../../helpers/cli-procs.ts";
+import { servicesAvailable, startPrivatePostgres, testServices, type PrivatePostgres } from "../../helpers/services.ts";
+
+const services = servicesAvailable("the distributed-run tests");
+const dir = mkdtempSync(join(tmpdir(), "retrace-dist-"));
+const CONFIG = {
+  kind: "end-to-end", name: "dist-test", env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes", "settings-accent-green"] },
+  seeds: { count: 2 }, maxRecoveryIterations: [3], options: { maxForwardSteps: 20 },
+  pairs: [{ name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "decent" } }],
+};
+const configFile = join(dir, "config.json");
+let local: Buffer;
+let redisUrl = "";
+let postgresUrl = "";
+let stopServices = () => {};
+const procs: CliProc[] = [];
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const start = (p: CliProc) => (procs.push(p), p);
+
+function worker(queueName: string, opts: { redis?: string; postgres?: string; lockMs?: number } = {}): CliProc {
+  return start(retrace(["worker", "--queue", opts.redis ?? redisUrl, "--store", opts.postgres ?? postgresUrl, "--queue-name", queueName, "--lock-ms", String(opts.lockMs ?? 2000), "--cache", join(dir, "cache")]));
+}
+function coordinator(queueName: string, out: string, postgres = postgresUrl): CliProc {
+  return start(retrace(["run", configFile, "--queue", redisUrl, "--store", postgres, "--queue-name", queueName, "--out", out, "-q", "--attempts", "5"]));
+}
+
+async function rowsOf(postgres: string, out: string): Promise<Array<{ key: string; line: string }>> {
+  const { runId } = JSON.parse(readFileSync(join(out, "queue.json"), "utf8")) as { runId: string };
+  const c = new pg.Client({ connectionString: postgres });
+  await c.connect();
+  try {
+    return (await c.query("SELECT key, line FROM retrace_results WHERE run_id = $1 ORDER BY idx", [runId])).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+async function expectExactlyOnce(postgres: string, out: string): Promise<void> {
+  const rows = await rowsOf(postgres, out);
+  expect(rows.length).toBe(12);
+  expect(new Set(rows.map((r) => r.key)).size).toBe(12);
+  expect(readFileSync(join(out, "results.jsonl")).equals(local)).toBe(true);
+}
+
+beforeAll(async () => {
+  if (!services.run) return;
+  services.assert();
+  writeFileSync(configFile, JSON.stringify(CONFIG));
+  const run = await runExperiment(parseExperimentConfig(CONFIG), createSimDeskRuntime(), { out: join(dir, "local"), workers: 2 });
+  expect(run.lines).toHaveLength(12);
+  local = readFileSync(join(dir, "local", "results.jsonl"));
+  ({ redisUrl, postgresUrl, stop: stopServices } = await testServices());
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all(procs.map((p) => stop(p, 5_000)));
+  stopServices();
+});
+
+describe.skipIf(!services.run)("distributed runs (BullMQ + PostgreSQL)", () => {
+  it("3 workers, one SIGKILLed mid-episode three times: every episode once, results byte-identical to a local run", async () => {
+    const q = `kill-${process.pid}`;
+    const out = join(dir, "kill");
+    let alive = [worker(q), worker(q), worker(q)];
+    const run = coordinator(q, out);
+    let exited = false;
+    void run.exited.then(() => (exited = true));
+    let kills = 0;
+    const lastEvent = (w: CliProc) => [...w.lines].reverse().find((l) => /^(start|done) /.test(l));
+    for (const delay of [150, 600, 1200]) {
+      // A worker in the middle of an episode, killed `delay` ms later if it is still in it.
+      let victim: CliProc | undefined;
+      let event: string | undefined;
+      while (!exited && !victim) {
+        victim = alive.find((w) => lastEvent(w)?.startsWith("start "));
+        event = victim && lastEvent(victim);
+        if (!victim) await sleep(10);
+      }
+      if (!victim) break;
+      await sleep(delay);
+      if (lastEvent(victim) !== event) continue;
+      victim.proc.kill("SIGKILL");
+      await victim.exited;
+      kills++;
+      alive = [...alive.filter((w) => w !== victim), worker(q)];
+    }
+    expect(kills).toBeGreaterThanOrEqual(2);
+    const victims = alive;
+    expect(await run.exited).toBe(0);
+    await expectExactlyOnce(postgresUrl, out);
+    // At least one killed episode was picked up by another worker from its checkpoints.
+    expect(procs.some((p) => p.lines.some((l) => l.includes("(resuming its checkpoints)")))).toBe(true);
+    await Promise.all(victims.map((v) => stop(v)));
+  }, 300_000);
+
+  it("status reports a queued run per condition and cancel stops it, keeping what is stored", async () => {
+    const q = `cancel-${process.pid}`;
+    const out = join(dir, "cancel");
+    const run = coordinator(q, out); // no workers: everything stays queued
+    const status = async () => {
+      const p = start(retrace(["status", out, "--queue", redisUrl, "--store", postgresUrl]));
+      expect(await p.exited).toBe(0);
+      return p.lines.join("\n");
+    };
+    let text = "";
+    for (let i = 0; i < 200 && !/0\/12 episodes stored/.test(text); i++) {
+      await sleep(250);
+      text = await status().catch(() => "");
+    }
+    expect(text).toMatch(/0\/12 episodes stored/);
+    expect(text).toMatch(/skilled\.no-recovery\s+0\s+0\s+6\s+0/);
+    const cancel = start(retrace(["cancel", out, "--queue", redisUrl, "--store", postgresUrl]));
+    expect(await cancel.exited).toBe(0);
+    expect(cancel.lines.join("\n")).toMatch(/cancelled: 12 queued episode\(s\) removed/);
+    expect(await run.exited).toBe(2);
+    expect(run.lines.join("\n")).toMatch(/was cancelled \(retrace cancel\); 0\/12 episodes are stored: re-run the same command to continue it/);
+    expect(await status()).toMatch(/CANCELLED: 0\/12/);
+  }, 300_000);
+
+  it("a worker that loses its Redis connection for 3 s reconnects and finishes the run", async () => {
+    const q = `cut-${process.pid}`;
+    const out = join(dir, "cut");
+    const port = Number(new URL(redisUrl).port);
+    const proxy = await tcpProxy(port);
+    const proxied = `redis://127.0.0.1:${proxy.port}`;
+    const ws = [worker(q, { redis: proxied, lockMs: 10_000 }), worker(q, { redis: proxied, lockMs: 10_000 })];
+    const run = coordinator(q, out);
+    await ws[0].waitFor(/^done /, 90_000);
+    proxy.cut();
+    await sleep(3_000);
+    await proxy.restore();
+    const after = ws.map((w) => w.lines.length);
+    expect(await run.exited).toBe(0);
+    await expectExactlyOnce(postgresUrl, out);
+    // Episodes finished after the cut, by the workers that only reach Redis through the proxy.
+    expect(ws.some((w, i) => w.lines.slice(after[i]).some((l) => l.startsWith("done ")))).toBe(true);
+    await Promise.all(ws.map((w) => stop(w)));
+    proxy.close();
+  }, 300_000);
+
+  it("a PostgreSQL restart mid-run loses no acknowledged result", async () => {
+    const q = `pg-${process.pid}`;
+    const out = join(dir, "pgrestart");
+    let server: PrivatePostgres | undefined;
+    try {
+      server = await startPrivatePostgres();
+      const ws = [worker(q, { postgres: server.url }), worker(q, { postgres: server.url })];
+      const run = coordinator(q, out, server.url);
+      await ws[0].waitFor(/^done /, 90_000);
+      await ws[1].waitFor(/^done /, 90_000);
+      const acknowledged = await rowsOf(server.url, out);
+      expect(acknowledged.length).toBeGreaterThan(0);
+      server.restart();
+      expect(await run.exited).toBe(0);
+      const rows = await rowsOf(server.url, out);
+      for (const a of acknowledged) expect(rows.find((r) => r.key === a.key)?.line).toBe(a.line);
+      await expectExactlyOnce(server.url, out);
+      await Promise.all(ws.map((w) => stop(w)));
+    } finally {
+      server?.stop();
+    }
+  }, 300_000);
+});
+
+/** A TCP proxy to 127.0.0.1:port that can drop every connection and refuse new ones for a while. */
+async function tcpProxy(target: number): Promise<{ port: number; cut(): void; restore(): Promise<void>; close(): void }> {
+  const sockets = new Set<Socket>();
+  let server: Server;
+  let port = 0;
+  const listen = () =>
+    new Promise<void>((resolve) => {
+      server = createServer((client) => {
+        const upstream = new Socket();
+        upstream.connect(target, "127.0.0.1");
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on("error", () => {});
+          s.on("close", () => sockets.delete(s));
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(port, "127.0.0.1", () => {
+        port = (server.address() as { port: number }).port;
+        resolve();
+      });
+    });
+  await listen();
+  const cut = () => {
+    server.close();
+    for (const s of sockets) s.destroy();
+  };
+  return { get port() { return port; }, cut, restore: listen, close: cut };
+}
