@@ -47,5 +47,5 @@ describe("resume after the runner is killed", () => {
     expect(new Set(keys).size).toBe(total);
     // the finished run is ordered by expansion index
     expect(lines().map((l) => JSON.parse(l).index)).toEqual(Array.from({ length: total }, (_, i) => i));
-  }, 60_000);
+  }, 180_000);
 });

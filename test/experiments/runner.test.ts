@@ -184,5 +184,5 @@ describe("process workers", () => {
     } finally {
       pool.close();
     }
-  }, 60_000);
+  }, 180_000);
 });
