@@ -12,7 +12,8 @@ import { createOpenAIChatModel } from "../../adapters/models/openai-chat.ts";
 import type { BlobStore } from "../../src/blob-store.ts";
 import type { ModelRole } from "../../src/usage.ts";
 import type { CostLedger, ModelMeter } from "./meter.ts";
-import type { ModelAgentSpec } from "./model-spec.ts";
+import { backendOf, type ModelAgentSpec } from "./model-spec.ts";
+import { langChainChatModelFor } from "./langchain-module.ts";
 
 /** Run-wide settings of model agents. */
 export interface ModelCallSettings {
@@ -50,6 +51,13 @@ export function cacheOptionsOf(calls: ModelCallSettings | undefined): CacheOptio
 
 /** The metered, cached chat model of a model agent in one episode. */
 export function chatModelFor(spec: ModelAgentSpec, role: ModelRole, ctx: { blobs: BlobStore; meter?: ModelMeter; calls?: ModelCallSettings }): ChatModel {
+  if (backendOf(spec) === "langchain") {
+    if (!ctx.blobs) throw new ConfigError("model agents read screenshots from the run's blob store: pass blobs in the agent context", { field: "blobs" });
+    const lc = langChainChatModelFor(spec, ctx.blobs, spec.apiKeyEnv ? apiKeyOf(spec, ctx.calls) : undefined);
+    const lcCache = cacheOptionsOf(ctx.calls);
+    const lcCached: ChatModel = lcCache ? withCache(lc, lcCache) : lc;
+    return ctx.meter ? ctx.meter.wrap(lcCached, role, spec.prices) : lcCached;
+  }
   if (!spec.model) throw new ConfigError("model: give the model name (in the spec or with --model)", { field: "model" });
   if (!ctx.blobs) throw new ConfigError("model agents read screenshots from the run's blob store: pass blobs in the agent context", { field: "blobs" });
   const backend = createOpenAIChatModel({

@@ -9,7 +9,7 @@ import type { AgentRole } from "./roles.ts";
 /** Action formats of action-producing roles (forward, recovery, perturber). */
 export const MODEL_FORMATS = ["pyautogui", "uitars", "openai-cua", "anthropic"] as const;
 /** How the model is reached. */
-export const MODEL_BACKENDS = ["openai", "openai-responses", "anthropic"] as const;
+export const MODEL_BACKENDS = ["openai", "openai-responses", "anthropic", "langchain"] as const;
 
 /** Per-call timeout of model agents from configs. */
 export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
@@ -33,8 +33,12 @@ export const ModelAgentSpecSchema = z
     kind: z.literal("model"),
     /** Action format (action-producing roles); JSON roles ignore it. @default "pyautogui" */
     format: z.enum(MODEL_FORMATS).default("pyautogui"),
-    /** API: openai = chat completions; openai-responses = OpenAI computer use; anthropic = Messages. @default from format */
+    /** API: openai = chat completions; openai-responses = OpenAI computer use; anthropic = Messages; langchain = a LangChain chat model from `module`. @default from format */
     backend: z.enum(MODEL_BACKENDS).optional(),
+    /** backend langchain: file (resolved against the current directory) exporting a LangChain chat model or a factory of one. */
+    module: z.string().min(1).optional(),
+    /** backend langchain: the export of `module` to use. @default "default" */
+    export: z.string().min(1).optional(),
     /** Base URL (OpenAI-compatible: ending in /v1). @default --base-url, else RETRACE_BASE_URL / OPENAI_BASE_URL */
     baseUrl: httpUrl.optional(),
     /** Model name as the server knows it. @default --model */
@@ -71,13 +75,16 @@ export function backendOf(spec: Pick<ModelAgentSpec, "format" | "backend">): (ty
  */
 export function modelRoleProblem(role: AgentRole, spec: ModelAgentSpec): { field: string; message: string } | undefined {
   const backend = backendOf(spec);
+  if (backend === "langchain" && !spec.module) return { field: "module", message: "backend langchain needs module: the path of a file exporting a LangChain chat model or a factory (resolved against the current directory)" };
+  if (backend !== "langchain" && (spec.module !== undefined || spec.export !== undefined)) return { field: spec.module !== undefined ? "module" : "export", message: "module/export are only read with backend: langchain" };
+  const chat = backend === "openai" || backend === "langchain";
   if (role === "forward" || role === "recovery" || role === "perturber") {
-    if ((spec.format === "pyautogui" || spec.format === "uitars") && backend !== "openai")
-      return { field: "backend", message: `format ${spec.format} talks to chat completions; use backend: openai (or leave it out)` };
+    if ((spec.format === "pyautogui" || spec.format === "uitars") && !chat)
+      return { field: "backend", message: `format ${spec.format} talks to a chat model; use backend: openai (or leave it out) or backend: langchain` };
     if (spec.format === "openai-cua" && backend !== "openai-responses") return { field: "backend", message: "format openai-cua needs backend: openai-responses (or leave it out)" };
     if (spec.format === "anthropic" && backend !== "anthropic") return { field: "backend", message: "format anthropic needs backend: anthropic (or leave it out)" };
     return undefined;
   }
-  if (backend !== "openai") return { field: "backend", message: `the LLM ${role} talks to chat completions; use backend: openai (an OpenAI-compatible endpoint)` };
+  if (!chat) return { field: "backend", message: `the LLM ${role} talks to a chat model; use backend: openai (an OpenAI-compatible endpoint) or backend: langchain` };
   return undefined;
 }

@@ -33,15 +33,16 @@ export interface ResolvedPair {
 
 /** The backbone of a model spec for a role that is not action-producing. */
 function backbone(forward: AgentSpec): AgentSpec {
-  const { format: _f, backend: _b, ...rest } = forward as Record<string, unknown>;
-  return { ...rest, kind: "model" };
+  const { format: _f, backend: b, ...rest } = forward as Record<string, unknown>;
+  return { ...rest, kind: "model", ...(b === "langchain" && { backend: b }) };
 }
 
 /** Default spec for a role from the forward agent's spec. */
 export function defaultSpec(role: Exclude<AgentRole, "forward">, forward: AgentSpec): AgentSpec | undefined {
   if (forward.kind === "model") {
     if (role === "recovery" || role === "perturber") return { ...forward };
-    if (backendOf(forward as unknown as ModelAgentSpec) !== "openai") return undefined; // computer-use APIs cannot answer the JSON roles
+    const b = backendOf(forward as unknown as ModelAgentSpec);
+    if (b !== "openai" && b !== "langchain") return undefined; // computer-use APIs cannot answer the JSON roles
     return backbone(forward);
   }
   if (role === "summarizer" || role === "verifier" || role === "perturber") return undefined;

@@ -67,6 +67,7 @@ export function evalEndpoints(agents: ReadonlyArray<[string, EvalAgentSpec | und
   for (const [path, spec] of agents) {
     if (!spec || spec.kind !== "model") continue;
     const backend = backendOf(spec);
+    if (backend === "langchain") continue; // the module's own chat model: nothing to preflight here
     const baseUrl = spec.baseUrl ?? (backend === "anthropic" ? undefined : settings.baseUrl) ?? VENDOR_URL[backend];
     const apiKey = apiKeyOf(spec, { cache: "off", cacheDir: "", env: processEnv }, `${path}.apiKeyEnv`);
     const key = `${backend === "anthropic" ? "anthropic" : "openai"} ${baseUrl} ${apiKey ?? ""}`;

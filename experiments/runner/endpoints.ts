@@ -3,6 +3,7 @@ import { runtimeSettings } from "../../src/settings.ts";
 import { backendOf, type ModelAgentSpec } from "../agents/model-spec.ts";
 import { apiKeyOf, type ModelCallSettings } from "../agents/model-client.ts";
 import type { Endpoint } from "../agents/preflight.ts";
+import { loadLangChainChatModel } from "../agents/langchain-module.ts";
 import { configAgents } from "../config/agents.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
 
@@ -16,6 +17,7 @@ export function configEndpoints(config: ExperimentConfig, calls?: ModelCallSetti
     if (a.spec.kind !== "model") continue;
     const spec = a.spec as unknown as ModelAgentSpec;
     const backend = backendOf(spec);
+    if (backend === "langchain") continue; // the module's own chat model; loaded and checked by checkLangChainModules
     const baseUrl = spec.baseUrl ?? (backend === "anthropic" ? undefined : settings.baseUrl) ?? VENDOR_URL[backend];
     const apiKey = apiKeyOf(spec, calls, `${a.path.replace(/ \(default from forward\)$/, "")}.apiKeyEnv`);
     const key = `${backend === "anthropic" ? "anthropic" : "openai"} ${baseUrl} ${apiKey ?? ""}`;
@@ -24,4 +26,19 @@ export function configEndpoints(config: ExperimentConfig, calls?: ModelCallSetti
     byKey.set(key, e);
   }
   return [...byKey.values()];
+}
+
+/**
+ * Load every `backend: langchain` module of the config once, before the first episode: a missing
+ * file, a load error or an export that is not a chat model (or factory of one) is a ConfigError
+ * naming the field (e.g. `config.pairs.0.detector.module`).
+ */
+export async function checkLangChainModules(config: ExperimentConfig, calls?: ModelCallSettings): Promise<void> {
+  for (const a of configAgents(config)) {
+    if (a.spec.kind !== "model") continue;
+    const spec = a.spec as unknown as ModelAgentSpec;
+    if (backendOf(spec) !== "langchain") continue;
+    const field = a.path.replace(/ \(default from forward\)$/, "");
+    await loadLangChainChatModel(spec, spec.apiKeyEnv ? apiKeyOf(spec, calls, `${field}.apiKeyEnv`) : undefined, field);
+  }
 }

@@ -15,7 +15,7 @@ import { runIdealRecovery } from "../ideal/run.ts";
 import { conditionsOf, expandJobs, resolveSeeds, type ParamValue } from "./conditions.ts";
 import { RunContext, selectTasks, skippedTasks, type RunSettings } from "./context.ts";
 import { checkOutDir } from "../../src/store/out-dir.ts";
-import { configEndpoints } from "./endpoints.ts";
+import { checkLangChainModules, configEndpoints } from "./endpoints.ts";
 import { preflightEndpoints } from "../agents/preflight.ts";
 import { runConditionEpisode } from "./episode.ts";
 import type { ResultLine } from "./results-log.ts";
@@ -67,6 +67,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
     if (old.configHash !== configHash) throw new ConfigError(`--resume: the config (or --seed) differs from the one that started ${settings.out} (hash ${old.configHash.slice(0, 12)} vs ${configHash.slice(0, 12)}); use the same config or another --out`);
   }
   const seeds = resolveSeeds(config.seeds, seedBase);
+  await checkLangChainModules(config, settings.calls);
   if (!settings.shard && settings.preflight !== false && settings.calls?.cache !== "read") await preflightEndpoints(configEndpoints(config, settings.calls));
   const ctx = new RunContext(runtime, settings, config);
   const conditions = config.kind === "ideal-recovery" ? [] : conditionsOf(config);

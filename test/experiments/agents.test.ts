@@ -29,7 +29,7 @@ describe("agent specs", () => {
     expect(err(() => validateAgentSpec("summarizer", { kind: "sim" }, "c.summarizer"))).toBe("c.summarizer.kind: sim cannot be a summarizer (for summarizer: model)");
     expect(err(() => validateAgentSpec("detector", { kind: "model", maxRetries: 99 }, "c.detector"))).toBe("c.detector.maxRetries: Too big: expected number to be <=10");
     expect(err(() => validateAgentSpec("detector", { kind: "model", apiKeyEnv: "my key" }, "c.detector"))).toMatch(/^c\.detector\.apiKeyEnv: expected an environment variable name/);
-    expect(err(() => validateAgentSpec("detector", { kind: "model", format: "anthropic" }, "c.detector"))).toBe("c.detector.backend: the LLM detector talks to chat completions; use backend: openai (an OpenAI-compatible endpoint)");
+    expect(err(() => validateAgentSpec("detector", { kind: "model", format: "anthropic" }, "c.detector"))).toBe("c.detector.backend: the LLM detector talks to a chat model; use backend: openai (an OpenAI-compatible endpoint) or backend: langchain");
     expect(err(() => validateAgentSpec("forward", "gpt-4o", "c.forward"))).toMatch(/^c\.forward: expected an agent spec object/);
     expect(validateAgentSpec("detector", { kind: "model" }, "x")).toMatchObject({ kind: "model", timeoutMs: 60_000, maxRetries: 2, format: "pyautogui" });
   });
