@@ -64,7 +64,9 @@ export const PairSpecSchema = z
   .strict();
 export type PairSpec = z.output<typeof PairSpecSchema>;
 
-const OptionsPatch = RecoveryOptionsSchema.partial();
+// settleMs has no default here: when a config leaves it out, the runner uses the environment's
+// (experiments/runner/settle.ts: osworld 10 s as in the paper, others 0).
+const OptionsPatch = RecoveryOptionsSchema.partial().extend({ settleMs: z.number().int().min(0).optional() });
 
 const common = {
   /** Experiment name, used in reports. */

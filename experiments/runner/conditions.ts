@@ -5,6 +5,12 @@
 import type { RecoveryOptionsInput } from "../../src/episode.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { SWEEP_PRESETS, type EndToEndConfig, type ExperimentConfig, type PairSpec, type SweepConfig } from "../config/schema.ts";
+import { resolveSettleMs } from "./settle.ts";
+
+/** The config's common options with `settleMs` resolved for its environment (see settle.ts). */
+function commonOptions(config: EndToEndConfig | SweepConfig): RecoveryOptionsInput {
+  return { ...config.options, settleMs: resolveSettleMs(config)!.settleMs };
+}
 
 /** A scalar setting value. */
 export type ParamValue = string | number | boolean;
@@ -42,11 +48,12 @@ export function resolveSeeds(seeds: ExperimentConfig["seeds"], base = 0): number
 /** Conditions of an end-to-end config: per pair, the baseline then each retry cap. */
 export function endToEndConditions(config: EndToEndConfig): Condition[] {
   const out: Condition[] = [];
+  const options = commonOptions(config);
   for (const pair of config.pairs) {
     if (config.baseline && pair.baseline)
-      out.push({ id: `${pair.name}.no-recovery`, pair, recovery: false, options: { ...config.options, maxRecoveryIterations: 0 }, params: { pair: pair.name, maxRecoveryIterations: 0 } });
+      out.push({ id: `${pair.name}.no-recovery`, pair, recovery: false, options: { ...options, maxRecoveryIterations: 0 }, params: { pair: pair.name, maxRecoveryIterations: 0 } });
     for (const cap of config.maxRecoveryIterations)
-      out.push({ id: `${pair.name}.max-rec-${cap}`, pair, recovery: true, options: { ...config.options, maxRecoveryIterations: cap }, params: { pair: pair.name, maxRecoveryIterations: cap } });
+      out.push({ id: `${pair.name}.max-rec-${cap}`, pair, recovery: true, options: { ...options, maxRecoveryIterations: cap }, params: { pair: pair.name, maxRecoveryIterations: cap } });
   }
   assertUnique(out);
   return out;
@@ -70,11 +77,12 @@ export function sweepConditions(config: SweepConfig): Condition[] {
     settings = names.flatMap((name) => params[name].map((v) => ({ [name]: v })));
   }
   const out: Condition[] = [];
-  if (config.baseline) out.push({ id: "no-recovery", pair: config.pair, recovery: false, options: { ...config.options, maxRecoveryIterations: 0 }, params: { maxRecoveryIterations: 0 } });
+  const options = commonOptions(config);
+  if (config.baseline) out.push({ id: "no-recovery", pair: config.pair, recovery: false, options: { ...options, maxRecoveryIterations: 0 }, params: { maxRecoveryIterations: 0 } });
   for (const setting of settings)
     for (const cap of config.retryCap) {
       const p: Record<string, ParamValue> = { ...setting, maxRecoveryIterations: cap };
-      out.push({ id: settingId(p), pair: config.pair, recovery: true, options: { ...config.options, ...(p as RecoveryOptionsInput) }, params: p });
+      out.push({ id: settingId(p), pair: config.pair, recovery: true, options: { ...options, ...(p as RecoveryOptionsInput) }, params: p });
     }
   assertUnique(out);
   return out;

@@ -16,6 +16,7 @@ import { conditionsOf, expandJobs, resolveSeeds, type ParamValue } from "./condi
 import { RunContext, selectTasks, skippedTasks, type RunSettings } from "./context.ts";
 import { checkOutDir } from "../../src/store/out-dir.ts";
 import { checkLangChainModules, configEndpoints } from "./endpoints.ts";
+import { resolveSettleMs, type SettleChoice } from "./settle.ts";
 import { preflightEndpoints } from "../agents/preflight.ts";
 import { runConditionEpisode } from "./episode.ts";
 import type { ResultLine } from "./results-log.ts";
@@ -46,6 +47,8 @@ export interface Manifest {
   gitCommit: string;
   prompts: string[];
   node: string;
+  /** The settle wait after each action and where it comes from (absent for ideal-recovery). */
+  settle?: SettleChoice;
 }
 
 /** Run (or resume) an experiment into `settings.out`. */
@@ -70,11 +73,13 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
   await checkLangChainModules(config, settings.calls);
   if (!settings.shard && settings.preflight !== false && settings.calls?.cache !== "read") await preflightEndpoints(configEndpoints(config, settings.calls));
   const ctx = new RunContext(runtime, settings, config);
+  const settle = resolveSettleMs(config);
   const conditions = config.kind === "ideal-recovery" ? [] : conditionsOf(config);
   const manifest: Manifest = {
     experiment: config.name, kind: config.kind, config, configHash, seedBase, seeds, tasks: tasks.map((t) => t.id),
     conditions: conditions.map((c) => ({ id: c.id, params: c.params })),
     packageVersion: packageVersion(), gitCommit: gitCommit(), prompts: ALL_PROMPTS.map(promptRef).sort(), node: process.version,
+    ...(settle && { settle }),
   };
   if (!settings.shard && settings.remote?.role !== "worker") writeJson(manifestFile, manifest);
 
@@ -94,6 +99,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
     params: Object.fromEntries(conditions.map((c) => [c.id, c.params])),
     maxK: config.kind === "ideal-recovery" ? config.k : undefined,
   });
+  if (settle) summary.settle = settle;
   writeJson(join(settings.out, "summary.json"), summary);
   writeFileSync(join(settings.out, "summary.csv"), summaryCsv(summary));
   return { summary, lines, out: settings.out };

@@ -69,6 +69,8 @@ export interface ExperimentSummary {
   stopped?: { reason: string; notRun: number };
   /** Tasks left out because they cannot run here (e.g. need OSWorld's Python evaluators), with the reason. */
   skipped?: Array<{ task: string; reason: string }>;
+  /** The settle wait after each action and where it comes from (config or the environment's default). */
+  settle?: { settleMs: number; source: "config" | "environment default"; env: string };
 }
 
 export const SIMULATED_NOTE = "SIMULATED: these results come from seeded simulated policies on SimDesk, not from models.";
