@@ -21,6 +21,10 @@ export const EnvSpecSchema = z
     url: z.string().url().optional(),
     /** osworld: an OSWorld `evaluation_examples` folder. @default ../shared/osworld-tasks */
     tasksDir: z.string().min(1).optional(),
+    /** osworld: an OSWorld checkout (put on PYTHONPATH): tasks whose metrics need OSWorld's Python evaluators run through it when they import. @default none (such tasks are skipped) */
+    osworldPath: z.string().min(1).optional(),
+    /** osworld: the Python with OSWorld's requirements, used with `osworldPath`. @default "python3" */
+    python: z.string().min(1).optional(),
     /** Task ids, in order; omitted = every task of the environment. */
     tasks: z.array(z.string().min(1)).min(1).optional(),
     /** Keep at most this many tasks (after `tasks`), for quick runs. */

@@ -15,6 +15,7 @@ import type { Task } from "../../src/task.ts";
 import { OsworldClient } from "../../adapters/environments/osworld/client.ts";
 import { OsworldEnvironment } from "../../adapters/environments/osworld/environment.ts";
 import { parseOsworldTask, type OsworldTask } from "../../adapters/environments/osworld/tasks.ts";
+import { OsworldPythonBridge } from "../../adapters/environments/osworld/python-bridge.ts";
 import { checkConfigAgents } from "../config/agents.ts";
 import type { EnvSpec } from "../config/schema.ts";
 import type { ExperimentRuntime, SkippedTask } from "../runner/runtime.ts";
@@ -25,8 +26,12 @@ import { registryAgents } from "./simdesk.ts";
 /** The shared OSWorld task folder of this project. */
 export const DEFAULT_OSWORLD_TASKS = resolve(fileURLToPath(new URL("../../../shared/osworld-tasks", import.meta.url)));
 
-/** Tasks of a folder, split into runnable ones and skipped ones (with the reason). */
-export function osworldTaskSplit(dir: string): { tasks: OsworldTask[]; skipped: SkippedTask[] } {
+/**
+ * Tasks of a folder, split into runnable ones and skipped ones (with the reason). `python` says
+ * whether OSWorld's Python evaluators are importable (then tasks whose setup and getters are native
+ * but whose metrics are not become runnable, scored through the bridge), or why not.
+ */
+export function osworldTaskSplit(dir: string, python: { ok: boolean; reason?: string } = { ok: false }): { tasks: OsworldTask[]; skipped: SkippedTask[] } {
   let entries: string[];
   try {
     entries = readdirSync(dir).sort();
@@ -48,20 +53,25 @@ export function osworldTaskSplit(dir: string): { tasks: OsworldTask[]; skipped: 
       continue;
     }
     const s = t.support;
-    if (s.fullyNative) tasks.push(t);
+    const onlyMetrics = !s.unsupportedSetup.length && !s.unsupportedGetters.length;
+    if (s.fullyNative || (onlyMetrics && python.ok)) tasks.push(t);
     else {
       const needs = [...s.unsupportedSetup.map((x) => `setup ${x}`), ...s.unsupportedGetters.map((x) => `getter ${x}`), ...s.unsupportedMetrics.map((x) => `metric ${x}`)];
-      skipped.push({ task: t.id, reason: `needs OSWorld's Python code for ${[...new Set(needs)].join(", ")}` });
+      const why = onlyMetrics && python.reason ? ` (${python.reason})` : !onlyMetrics ? "" : " (set env.osworldPath to an OSWorld checkout to run its metrics through the Python bridge)";
+      skipped.push({ task: t.id, reason: `needs OSWorld's Python code for ${[...new Set(needs)].join(", ")}${why}` });
     }
   }
   return { tasks, skipped };
 }
 
 /** The OSWorld runtime for an env spec. */
-export function createOsworldRuntime(env: Pick<EnvSpec, "tasksDir" | "url">): ExperimentRuntime {
+export function createOsworldRuntime(env: Pick<EnvSpec, "tasksDir" | "url" | "osworldPath" | "python">): ExperimentRuntime {
   const dir = resolve(env.tasksDir ?? DEFAULT_OSWORLD_TASKS);
+  const bridge = env.osworldPath ? new OsworldPythonBridge({ osworldDir: resolve(env.osworldPath), python: env.python }) : undefined;
+  let python: { ok: boolean; reason?: string } | undefined;
+  const pythonOk = () => (python ??= bridge ? bridge.availableSync() : { ok: false });
   let split: ReturnType<typeof osworldTaskSplit> | undefined;
-  const load = () => (split ??= osworldTaskSplit(dir));
+  const load = () => (split ??= osworldTaskSplit(dir, pythonOk()));
   return {
     ...registryAgents("osworld"),
     checkConfig(config) {
@@ -72,7 +82,7 @@ export function createOsworldRuntime(env: Pick<EnvSpec, "tasksDir" | "url">): Ex
     skipped: () => load().skipped,
     async createEnv(spec, blobs) {
       if (!spec.url) throw new ConfigError("config.env.url: give the OSWorld control server's URL", { field: "env.url" });
-      return new OsworldEnvironment({ blobs, client: new OsworldClient({ baseUrl: spec.url }) });
+      return new OsworldEnvironment({ blobs, client: new OsworldClient({ baseUrl: spec.url }), ...(bridge && pythonOk().ok && { bridge }) });
     },
     // Batch episodes: no per-superstep checkpoint copies unless `--checkpoint` asked for durability.
     runEpisode: (input) => runEpisode({ ...input, checkpointer: input.checkpointer ?? false }),

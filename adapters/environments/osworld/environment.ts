@@ -13,7 +13,10 @@ import type { Evaluation, Task } from "../../../src/task.ts";
 import { pngToFrame } from "../x11/frame.ts";
 import { settle, type SettleOptions } from "../x11/settle.ts";
 import type { OsworldClient } from "./client.ts";
-import { evaluateOsworldNative, runOsworldSetup, type SetupOutcome } from "./runner.ts";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { OsworldPythonBridge } from "./python-bridge.ts";
+import { evaluateOsworldBridged, evaluateOsworldNative, runOsworldSetup, type SetupOutcome } from "./runner.ts";
 import type { OsworldTask } from "./tasks.ts";
 import { probeOsworld, watchedPaths } from "./probe.ts";
 import type { ProbeReport } from "../../../src/probes/report.ts";
@@ -27,6 +30,13 @@ export interface OsworldEnvironmentOptions {
   provider?: () => Promise<{ client: OsworldClient; stop(): Promise<void> }>;
   /** Settling after each action (polls /screenshot). @default { pollMs: 100, quietMs: 300, maxMs: 5000 } */
   settle?: SettleOptions;
+  /**
+   * OSWorld's own Python evaluators, for tasks whose metrics retrace does not run natively (their
+   * setup and getters must be native). Without it such tasks cannot be evaluated. @default none
+   */
+  bridge?: OsworldPythonBridge;
+  /** Where `vm_file` results are fetched for Python metrics. @default a folder under the OS temp dir */
+  evalDir?: string;
   /** VM paths `probe()` reads through /file, besides the task's `vm_file` result paths. @default [] */
   probeFiles?: string[];
 }
@@ -128,7 +138,10 @@ export class OsworldEnvironment implements Environment {
 
   async evaluate(end?: { terminal?: "DONE" | "FAIL" | null }): Promise<Evaluation> {
     if (!this.task) throw new EnvironmentError("osworld: call reset(task) first", { retryable: false });
-    return evaluateOsworldNative(this.requireClient(), this.task, end?.terminal === "FAIL" || this.lastAction?.type === "FAIL");
+    const failed = end?.terminal === "FAIL" || this.lastAction?.type === "FAIL";
+    if (this.options.bridge && this.task.support.unsupportedMetrics.length > 0)
+      return evaluateOsworldBridged(this.requireClient(), this.task, this.options.bridge, this.options.evalDir ?? join(tmpdir(), "retrace-osworld-eval", this.task.id), failed);
+    return evaluateOsworldNative(this.requireClient(), this.task, failed);
   }
 
   /** Read-only probes through the control server: /platform, /accessibility and /file of watched paths. */

@@ -4,7 +4,7 @@
  * from the user's OSWorld checkout and calls one metric on files retrace already fetched.
  * Model output never reaches this script; only task-file metric names and local file paths do.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { ConfigError } from "../../../src/errors.ts";
 
 const PROBE = "import desktop_env.evaluators.metrics as m; print('ok')";
@@ -61,6 +61,14 @@ export class OsworldPythonBridge {
     const r = await run(this.python, ["-c", PROBE], "", this.env, 60_000);
     if (r.code === 0 && r.out.includes("ok")) return { ok: true };
     const last = r.err.trim().split("\n").pop() ?? `exit ${r.code}`;
+    return { ok: false, reason: `OSWorld's evaluators are not importable with ${this.python} (${last}); install OSWorld and its requirements and pass its folder` };
+  }
+
+  /** {@link available}, synchronously (for task selection before any episode). */
+  availableSync(): { ok: boolean; reason?: string } {
+    const r = spawnSync(this.python, ["-c", PROBE], { env: this.env, timeout: 60_000, encoding: "utf8" });
+    if (r.status === 0 && String(r.stdout).includes("ok")) return { ok: true };
+    const last = String(r.stderr ?? r.error?.message ?? "").trim().split("\n").pop() || `exit ${r.status}`;
     return { ok: false, reason: `OSWorld's evaluators are not importable with ${this.python} (${last}); install OSWorld and its requirements and pass its folder` };
   }
 

@@ -3,7 +3,9 @@
  * {@link OsworldClient} (a real OSWorld VM or retrace's local control server). Unsupported steps
  * are returned by name, never skipped silently.
  */
-import { join } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import type { OsworldPythonBridge } from "./python-bridge.ts";
 import { writeEpisodeOutput, type EpisodeOutputOptions, type EpisodeOutputSummary } from "../../../src/store/episode-output.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import type { Evaluation } from "../../../src/task.ts";
@@ -129,6 +131,41 @@ export async function evaluateOsworldNative(client: OsworldClient, task: Osworld
   }
   const score = ev.conj === "or" ? Math.max(...scores) : scores.every((s) => s > 0) ? Math.min(...scores) : 0;
   return { score, detail: `${funcs.join(ev.conj === "or" ? " or " : " and ")}: ${scores.join(", ")}` };
+}
+
+/**
+ * Evaluate a task whose setup and getters are native but some metrics are not: native metrics run
+ * here, the others through OSWorld's own Python code ({@link OsworldPythonBridge}). As in OSWorld,
+ * a `vm_file` result reaches a Python metric as a local file path (fetched into `workDir`).
+ */
+export async function evaluateOsworldBridged(client: OsworldClient, task: OsworldTask, bridge: OsworldPythonBridge, workDir: string, lastActionWasFail = false): Promise<Evaluation> {
+  const ev = task.evaluator;
+  const funcs = Array.isArray(ev.func) ? ev.func : [ev.func];
+  if (funcs[0] === "infeasible") return { score: lastActionWasFail ? 1 : 0, detail: "infeasible task: success means the agent answered FAIL" };
+  const results = (Array.isArray(ev.result) ? ev.result : [ev.result]) as Getter[];
+  const expecteds = (Array.isArray(ev.expected) ? ev.expected : [ev.expected]) as Array<Getter | undefined>;
+  const options = (Array.isArray(ev.options) ? ev.options : [ev.options]) as Array<Record<string, unknown> | undefined>;
+  const scores: number[] = [];
+  for (const [i, func] of funcs.entries()) {
+    const exp = expecteds[i] ?? expecteds[0];
+    if ((SUPPORTED_METRICS as readonly string[]).includes(func)) {
+      scores.push(metric(func, await getValue(client, results[i] ?? results[0]), exp ? await getValue(client, exp) : undefined));
+      continue;
+    }
+    const python = async (g: Getter | undefined) => {
+      if (!g) return undefined;
+      if (g.type !== "vm_file") return getValue(client, g);
+      const bytes = await client.file(String(g.path));
+      if (!bytes) return null; // OSWorld's getter returns None for a missing file
+      mkdirSync(workDir, { recursive: true });
+      const local = join(workDir, `${i}-${basename(String(g.dest ?? g.path))}`);
+      writeFileSync(local, bytes);
+      return local;
+    };
+    scores.push(await bridge.metric(func, await python(results[i] ?? results[0]), await python(exp), options[i] ?? options[0]));
+  }
+  const score = ev.conj === "or" ? Math.max(...scores) : scores.every((s) => s > 0) ? Math.min(...scores) : 0;
+  return { score, detail: `${funcs.join(ev.conj === "or" ? " or " : " and ")}: ${scores.join(", ")} (OSWorld's Python evaluators)` };
 }
 
 /** OSWorld's results folder for one task: `<root>/<action_space>/<observation_type>/<model>/<domain>/<id>`. */
