@@ -113,6 +113,7 @@ export function outcomeOf(result: EpisodeResult, stability: StabilityMetrics | n
     replaySteps: a.replaySteps,
     recoveryAttempts: a.recoveryAttempts,
     detectorCalls: a.detectorCalls,
+    ...(a.detectorGates ? { detectorGates: a.detectorGates } : {}),
     policyFailures: a.policyFailures,
     tokens: roles.reduce((s, m) => s + m.inputTokens + m.outputTokens, 0),
     costUsd: round(roles.reduce((s, m) => s + m.costUsd, 0)),
