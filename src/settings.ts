@@ -2,6 +2,7 @@
  * The one module that reads `process.env`. Everything else receives settings explicitly.
  * Secrets read here are never logged: callers pass them straight to SDK clients.
  */
+import { ConfigError } from "./errors.ts";
 import { registerSecret } from "./secrets.ts";
 
 export interface RuntimeSettings {
@@ -19,6 +20,12 @@ export interface RuntimeSettings {
   queueUrl?: string;
   /** RETRACE_STORE_URL: postgres:// URL of shared results, blobs and checkpoints (`--store`). */
   storeUrl?: string;
+  /**
+   * RETRACE_SHARP_CONCURRENCY: libvips threads per process for sharp (SimDesk rendering). Set to 1
+   * in each of N worker processes on a small machine, where N multi-threaded libvips pools only
+   * contend for the cores. @default libvips' own (one per core)
+   */
+  sharpConcurrency?: number;
   /** CI=true. */
   ci: boolean;
 }
@@ -42,6 +49,13 @@ export function runtimeSettings(env: NodeJS.ProcessEnv = process.env): RuntimeSe
     dockerHost: env.DOCKER_HOST,
     queueUrl: env.RETRACE_QUEUE_URL,
     storeUrl: env.RETRACE_STORE_URL,
+    ...(env.RETRACE_SHARP_CONCURRENCY ? { sharpConcurrency: positiveInt("RETRACE_SHARP_CONCURRENCY", env.RETRACE_SHARP_CONCURRENCY) } : {}),
     ci: env.CI === "true" || env.CI === "1",
   };
+}
+
+function positiveInt(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 1024) throw new ConfigError(`${name}: expected a whole number of threads from 1 to 1024, got "${value}"`, { field: name });
+  return n;
 }

@@ -11,8 +11,12 @@ export interface ModelDefaults {
   apiKeyEnv?: string;
 }
 
-/** The spec with `baseUrl`, `model`, `apiKeyEnv` filled from `defaults` when it is a model agent without them. */
+/** The spec with `baseUrl`, `model`, `apiKeyEnv` filled from `defaults` when it is a model agent without them (also inside a cascade detector). */
 export function fillModelDefaults<S extends AgentSpec | undefined>(spec: S, defaults: ModelDefaults): S {
+  if (spec?.kind === "cascade") {
+    const inner = (spec as { detector?: unknown }).detector;
+    return inner && typeof inner === "object" && !Array.isArray(inner) ? ({ ...spec, detector: fillModelDefaults(inner as AgentSpec, defaults) } as S) : spec;
+  }
   if (!spec || spec.kind !== "model") return spec;
   const out: Record<string, unknown> = { ...spec };
   for (const key of ["baseUrl", "model", "apiKeyEnv"] as const) if (out[key] === undefined && defaults[key] !== undefined) out[key] = defaults[key];

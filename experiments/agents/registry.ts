@@ -2,11 +2,12 @@
  * The agent registry: spec `kind` -> factory, one file per kind in this folder. Every spec in a
  * config is validated here (per kind and per role) before any episode runs, with the config field
  * path in the error (`config.pairs.0.detector.recall: Too big: expected number to be <=1`).
- * New kinds (e.g. `cascade` over the heuristic and LLM detectors) register with
- * {@link registerAgentKind}.
+ * `cascade` (cascade.ts) puts cheap gates in front of any other detector spec. New kinds register
+ * with {@link registerAgentKind}.
  */
 import type { z } from "zod";
 import { ConfigError } from "../../src/errors.ts";
+import { createCascadeKind } from "./cascade.ts";
 import { LOOP_KIND } from "./loop.ts";
 import { PROBE_KIND } from "./probe.ts";
 import { MODEL_KIND } from "./model.ts";
@@ -20,6 +21,8 @@ export interface AgentKind<S = Record<string, unknown>> {
   roles: readonly AgentRole[];
   /** True when its agents are simulated (results are labelled so). */
   simulated: boolean;
+  /** Per-spec answer when it depends on the spec (a cascade is simulated when its inner detector is). */
+  isSimulated?(spec: S): boolean;
   /** The spec schema for a role (strict: unknown fields are errors). */
   schema(role: AgentRole): z.ZodType<S>;
   /** A problem the schema cannot see (e.g. a format the role cannot speak), relative to the spec. */
@@ -32,6 +35,7 @@ export type ValidAgentSpec = { kind: string } & Record<string, unknown>;
 
 const KINDS = new Map<string, AgentKind<any>>();
 for (const k of [SIM_KIND, MODEL_KIND, STAGNATION_KIND, LOOP_KIND, PROBE_KIND]) KINDS.set(k.kind, k);
+KINDS.set("cascade", createCascadeKind({ validate: validateAgentSpec, create: createAgent, isSimulated: isSimulatedSpec }));
 
 /** Add (or replace) an agent kind. */
 export function registerAgentKind(kind: AgentKind<any>): void {
@@ -73,7 +77,9 @@ export function validateAgentSpec(role: AgentRole, spec: unknown, path: string):
 
 /** Whether a spec's kind is simulated. */
 export function isSimulatedSpec(spec: { kind?: string }): boolean {
-  return KINDS.get(spec.kind ?? "sim")?.simulated ?? true;
+  const kind = KINDS.get(spec.kind ?? "sim");
+  if (!kind) return true;
+  return kind.isSimulated ? kind.isSimulated(spec) : kind.simulated;
 }
 
 /** Build the agent of a role from a spec (validated again, so callers may pass raw specs). */

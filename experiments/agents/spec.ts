@@ -8,7 +8,7 @@ import { z } from "zod";
 /** An agent spec as written in a config: `{ kind, ...fields of that kind }`. @default kind "sim" */
 export const AgentSpecSchema = z
   .object({
-    /** sim | model | stagnation | loop (see experiments/agents/). @default "sim" */
+    /** sim | model | stagnation | loop | probe | cascade (see experiments/agents/). @default "sim" */
     kind: z.string().min(1).default("sim"),
     /** Simulated profile name (kind sim). */
     profile: z.string().min(1).optional(),

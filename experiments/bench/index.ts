@@ -35,6 +35,10 @@ const BENCHES: Array<[string, () => Promise<BenchModule>]> = [
 const args = process.argv.slice(2);
 const json = args.includes("--json");
 const only = args.find((a) => !a.startsWith("--"));
+if (args.includes("--help")) {
+  process.stdout.write(`npm run bench [-- [NAME] [--json]]: run every benchmark, or those whose name contains NAME\nbenchmarks: ${BENCHES.map(([n]) => n).join(", ")}\n--json: one { id, value, unit, target, pass, details } object per line\n`);
+  process.exit(0);
+}
 
 async function results(name: string, load: () => Promise<BenchModule>): Promise<BenchResult[]> {
   const mod = await load();

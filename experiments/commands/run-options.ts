@@ -6,6 +6,7 @@ import { Option, type Command } from "commander";
 import cliProgress from "cli-progress";
 import { ConfigError } from "../../src/errors.ts";
 import { parseCheckpointSpec } from "../../graphs/checkpointers.ts";
+import { registerCheckpointSchemes } from "../runner/checkpoints.ts";
 import type { RunSettings } from "../runner/context.ts";
 import type { PoolProgress } from "../runner/pool.ts";
 import type { ExperimentSummary } from "../runner/summary.ts";
@@ -21,7 +22,7 @@ export interface RunFlags {
   quiet?: boolean;
   /** Environment kind overriding the config's env.kind: simdesk, x11, docker or osworld. */
   env?: string;
-  /** --checkpoint none|memory|sqlite[:path]. */
+  /** --checkpoint none|memory|sqlite[:path]|postgres://USER@HOST:PORT/DB. */
   checkpoint?: string;
 }
 
@@ -32,7 +33,7 @@ export function addRunFlags(cmd: Command, defaultOut: string): Command {
     .option("-w, --workers <n>", "parallel workers, each with its own environment instance", "2")
     .option("-s, --seed <n>", "base seed added to every seed of the config (same config + seed = same results.jsonl)", "0")
     .option("--resume", "continue the run in --out: skip finished episodes, re-run missing and environment-error ones")
-    .option("--checkpoint <spec>", "per-episode checkpoints: none (fastest; a killed episode re-runs), memory, sqlite or sqlite:<path> (durable: a killed episode resumes mid-way)", "none")
+    .option("--checkpoint <spec>", "per-episode checkpoints: none (fastest; a killed episode re-runs), memory, sqlite or sqlite:<path>, postgres://USER@HOST:PORT/DB (durable: a killed episode resumes mid-way)", "none")
     .addOption(new Option("-q, --quiet", "no progress bars (CI)"))
     .addOption(new Option("--env <kind>", "environment: simdesk (built in), x11 (apps under Xvfb on this host), docker (a desktop container per episode) or osworld (OSWorld tasks against a control server: env.url); default: the config's env.kind").choices(["simdesk", "x11", "docker", "osworld"]));
 }
@@ -44,6 +45,7 @@ export function runSettings(flags: RunFlags, defaultOut: string): RunSettings & 
   const seed = Number(flags.seed);
   if (!Number.isSafeInteger(seed)) throw new ConfigError(`--seed: expected an integer between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}, got "${flags.seed}"`, { field: "seed" });
   const checkpoint = flags.checkpoint ?? "none";
+  registerCheckpointSchemes();
   parseCheckpointSpec(checkpoint);
   return { out: flags.out ?? defaultOut, workers, seedBase: seed, resume: flags.resume === true, quiet: flags.quiet === true, ...(checkpoint !== "none" ? { checkpoint } : {}) };
 }

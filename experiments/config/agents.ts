@@ -78,7 +78,13 @@ export function fillConfigModels(config: ExperimentConfig, defaults: ModelDefaul
 /** Every agent of a config, in order, with its path. Roles a condition will not use are left out. */
 export function configAgents(config: ExperimentConfig): ConfigAgent[] {
   const out: ConfigAgent[] = [];
-  const add = (role: AgentRole, spec: AgentSpec | undefined, path: string, given: boolean) => spec && out.push({ role, spec, path: given ? path : `${path} (default from forward)` });
+  const add = (role: AgentRole, spec: AgentSpec | undefined, path: string, given: boolean): void => {
+    if (!spec) return;
+    out.push({ role, spec, path: given ? path : `${path} (default from forward)` });
+    // A cascade's inner detector is an agent of the config too (model checks, endpoints, simulated label).
+    const inner = spec.kind === "cascade" ? (spec as { detector?: unknown }).detector : undefined;
+    if (inner && typeof inner === "object" && !Array.isArray(inner)) add(role, inner as AgentSpec, `${path}.detector`, given);
+  };
   if (config.kind === "ideal-recovery") {
     add("forward", config.forward, "config.forward", true);
     add("detector", config.detector, "config.detector", true);

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { Trajectory } from "../../src/trajectory.ts";
 import type { BlobStore } from "../../src/blob-store.ts";
 import { createCheckpointer } from "../../graphs/checkpointers.ts";
+import { registerCheckpointSchemes } from "./checkpoints.ts";
 import type { EpisodeComponents, EpisodeResult } from "../../src/episode.ts";
 import type { StabilityMetrics } from "../../src/metrics/stability.ts";
 import { detectorStability } from "../../src/metrics/trajectory-labels.ts";
@@ -30,7 +31,7 @@ export interface EpisodeDeps {
   blobs: BlobStore;
   /** Run folder; episodes go to `<out>/<condition>/<task>/<seed>/`. */
   out: string;
-  /** Checkpoint spec (`--checkpoint`): none (default), memory, sqlite[:path], or a registered scheme. */
+  /** Checkpoint spec (`--checkpoint`): none (default), memory, sqlite[:path], postgres://..., or a registered scheme. */
   checkpoint?: string;
   /** Run-wide model settings (cache, keys, cost ledger), for model agents. */
   calls?: ModelCallSettings;
@@ -72,6 +73,7 @@ export async function runConditionEpisode(job: EpisodeJob, condition: Condition,
     if (agents.verifier && runtime.verifier) components.verifier = runtime.verifier(agents.verifier, ctx);
   }
   const signal = deps.episodeTimeoutMs ? AbortSignal.timeout(deps.episodeTimeoutMs) : undefined;
+  registerCheckpointSchemes();
   const checkpointer = createCheckpointer(deps.checkpoint, { out: deps.out });
   let result: EpisodeResult;
   try {
@@ -113,6 +115,7 @@ export function outcomeOf(result: EpisodeResult, stability: StabilityMetrics | n
     replaySteps: a.replaySteps,
     recoveryAttempts: a.recoveryAttempts,
     detectorCalls: a.detectorCalls,
+    ...(a.detectorGates ? { detectorGates: a.detectorGates } : {}),
     policyFailures: a.policyFailures,
     tokens: roles.reduce((s, m) => s + m.inputTokens + m.outputTokens, 0),
     costUsd: round(roles.reduce((s, m) => s + m.costUsd, 0)),

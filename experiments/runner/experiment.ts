@@ -19,6 +19,7 @@ import { checkLangChainModules, configEndpoints } from "./endpoints.ts";
 import { resolveSettleMs, type SettleChoice } from "./settle.ts";
 import { preflightEndpoints } from "../agents/preflight.ts";
 import { runConditionEpisode } from "./episode.ts";
+import { closeRunCheckpointer, openRunCheckpointer } from "./checkpoints.ts";
 import type { ResultLine } from "./results-log.ts";
 import type { ExperimentRuntime } from "./runtime.ts";
 import { summarize, summaryCsv, type ExperimentSummary } from "./summary.ts";
@@ -72,6 +73,8 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
   const seeds = resolveSeeds(config.seeds, seedBase);
   await checkLangChainModules(config, settings.calls);
   if (!settings.shard && settings.preflight !== false && settings.calls?.cache !== "read") await preflightEndpoints(configEndpoints(config, settings.calls));
+  // A --checkpoint backend that cannot be used (e.g. an unreachable postgres:// server) fails here, before anything is written.
+  const checkpointer = config.kind === "ideal-recovery" ? false : await openRunCheckpointer(settings.checkpoint, settings.out);
   const ctx = new RunContext(runtime, settings, config);
   const settle = resolveSettleMs(config);
   const conditions = config.kind === "ideal-recovery" ? [] : conditionsOf(config);
@@ -90,7 +93,11 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
     const byCondition = new Map(conditions.map((c) => [c.id, c]));
     const jobs = expandJobs(conditions.map((c) => c.id), tasks.map((t) => t.id), seeds);
     const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls, episodeTimeoutMs: config.episodeTimeoutMs, checkpoint: settings.checkpoint };
-    lines = await ctx.pool("episodes", jobs, (job, rec) => runConditionEpisode(job, byCondition.get(job.condition)!, byId.get(job.task) as Task, rec, deps));
+    try {
+      lines = await ctx.pool("episodes", jobs, (job, rec) => runConditionEpisode(job, byCondition.get(job.condition)!, byId.get(job.task) as Task, rec, deps));
+    } finally {
+      await closeRunCheckpointer(checkpointer);
+    }
   }
   const summary = summarize({
     stopped: ctx.stopped,

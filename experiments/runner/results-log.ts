@@ -35,6 +35,8 @@ export interface ResultLine {
   replaySteps: number;
   recoveryAttempts: number;
   detectorCalls: number;
+  /** Detector-cascade gate counters (per gate, plus steps, asked, firedOnOwn); only with a `kind: cascade` detector. */
+  detectorGates?: Record<string, number>;
   policyFailures: number;
   tokens: number;
   costUsd: number;

@@ -3,7 +3,17 @@
  * Hover highlight is drawn on the interactive widget under the pointer.
  */
 import sharp from "sharp";
+import { runtimeSettings } from "../../../src/settings.ts";
 import type { Rect, UiContext, UiNode } from "./ui-types.ts";
+
+let threadsSet = false;
+/** RETRACE_SHARP_CONCURRENCY=1 in each of N worker processes: one libvips thread per process instead of N pools of one thread per core contending for the same cores. */
+function applySharpConcurrency(): void {
+  if (threadsSet) return;
+  const threads = runtimeSettings().sharpConcurrency;
+  threadsSet = true;
+  if (threads) sharp.concurrency(threads);
+}
 
 const SANS = "DejaVu Sans";
 const MONO = "DejaVu Sans Mono";
@@ -254,5 +264,6 @@ export function renderSvg(root: UiNode, ctx: UiContext, hover: string | undefine
 
 /** Rasterise SVG to PNG (low compression: speed over size). */
 export async function svgToPng(svg: string): Promise<Buffer> {
+  applySharpConcurrency();
   return sharp(Buffer.from(svg), { density: 72 }).png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer();
 }

@@ -1,0 +1,35 @@
+/**
+ * `--checkpoint` backends beyond graphs/checkpointers.ts' memory and sqlite: `postgres://...`
+ * (LangGraph's PostgresSaver, the one distributed workers use) for local runs too. Registered
+ * here, in experiments/, because graphs/ may not import adapters/. A run opens its checkpointer
+ * before the first episode (a bad URL or unreachable server fails up front, before anything is
+ * written) and closes it at the end.
+ */
+import type { BaseCheckpointSaver } from "@langchain/langgraph";
+import { LazyPostgresSaver } from "../../adapters/stores/postgres/checkpointer.ts";
+import { createCheckpointer, registerCheckpointerScheme } from "../../graphs/checkpointers.ts";
+
+let registered = false;
+
+/** Register the `postgres` scheme (`postgres://` and `postgresql://` URLs); idempotent. */
+export function registerCheckpointSchemes(): void {
+  if (registered) return;
+  registerCheckpointerScheme("postgres", (url) => new LazyPostgresSaver(url));
+  registered = true;
+}
+
+type Closable = BaseCheckpointSaver & { ready?: () => Promise<void>; close?: () => Promise<void> };
+
+/** The run's checkpointer for `spec` (or false for none), connected and set up. */
+export async function openRunCheckpointer(spec: string | undefined, out: string): Promise<BaseCheckpointSaver | false> {
+  registerCheckpointSchemes();
+  const saver = createCheckpointer(spec, { out }) as Closable | false;
+  if (saver && saver.ready) await saver.ready();
+  return saver;
+}
+
+/** Release what {@link openRunCheckpointer} opened (a PostgreSQL pool); the next use reconnects. */
+export async function closeRunCheckpointer(saver: BaseCheckpointSaver | false): Promise<void> {
+  const c = saver as Closable | false;
+  if (c && c.close) await c.close();
+}
