@@ -53,6 +53,15 @@ export function isTerminal(action: Action): boolean {
   return action.type === "DONE" || action.type === "FAIL";
 }
 
+/**
+ * The terminal an agent ended a run of steps with (the first DONE/FAIL), or null. Environments
+ * whose oracle depends on it (OSWorld's `infeasible` metric) get it through `evaluate({ terminal })`.
+ */
+export function terminalOf(steps: ReadonlyArray<readonly Action[]>): "DONE" | "FAIL" | null {
+  for (const actions of steps) for (const a of actions) if (a.type === "DONE" || a.type === "FAIL") return a.type;
+  return null;
+}
+
 /** Compact human-readable form, e.g. `CLICK(120,40)` or `TYPING("hello")`, for logs, prompts and reports. */
 export function formatAction(a: Action): string {
   const xy = (x?: number, y?: number) => (x === undefined || y === undefined ? "" : `${Math.round(x)},${Math.round(y)}`);

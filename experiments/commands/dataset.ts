@@ -75,8 +75,10 @@ export function register(program: Command): void {
     const onProgress = flags.quiet ? undefined : (m: string) => process.stderr.write(`${m}\n`);
     const config = configFromFlags(flags);
     if (config) {
-      const { manifest, usage } = await buildConfiguredDataset({ config, out: flags.out, ...cacheFromFlags(flags), onProgress });
-      process.stdout.write([...summaryLines(manifest, flags.out, config.env.kind), ...usageLines(usage)].join("\n") + "\n");
+      const skipped: string[] = [];
+      const { manifest, usage } = await buildConfiguredDataset({ config, out: flags.out, ...cacheFromFlags(flags), onProgress, onSkipped: (task, reason) => skipped.push(`  ${task}: ${reason}`) });
+      const skippedLines = skipped.length ? [`skipped ${skipped.length} task(s) that cannot run here:`, ...skipped] : [];
+      process.stdout.write([...skippedLines, ...summaryLines(manifest, flags.out, config.env.kind), ...usageLines(usage)].join("\n") + "\n");
       return;
     }
     if (!["auto", "state-hash", "ssim"].includes(flags.verify)) throw new ConfigError(`--verify: expected auto, state-hash or ssim, got "${flags.verify}"`, { field: "verify" });

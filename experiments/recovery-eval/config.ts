@@ -19,7 +19,7 @@ export type EvalAgentSpec = ModelAgentSpec | { kind: "sim"; profile?: string };
 const EvalAgentSpecSchema = AgentSpecSchema;
 
 /** Environments the recovery evaluation runs on. */
-export const EVAL_ENV_KINDS = ["simdesk", "x11", "docker"] as const;
+export const EVAL_ENV_KINDS = ["simdesk", "x11", "docker", "osworld"] as const;
 
 const EnvSchema = z
   .object({
@@ -30,8 +30,18 @@ const EnvSchema = z
     limit: z.number().int().min(1).optional(),
     width: z.number().int().min(320).default(1280),
     height: z.number().int().min(240).default(800),
+    /** osworld: an OSWorld evaluation_examples folder. @default ../shared/osworld-tasks */
+    tasksDir: z.string().min(1).optional(),
+    /**
+     * osworld: what gives a fresh desktop per reset. `local` = a fresh X11 desktop + retrace's
+     * local control server per reset; `{ vm }` = OSWorld's docker provider with that VM image.
+     */
+    provider: z.union([z.literal("local"), z.object({ vm: z.string().min(1), image: z.string().min(1).optional() }).strict()]).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((e, ctx) => {
+    if (e.kind !== "osworld") for (const k of ["tasksDir", "provider"] as const) if (e[k] !== undefined) ctx.addIssue({ code: "custom", path: [k], message: `only env kind osworld takes ${k}` });
+  });
 
 const RecovererSchema = z
   .object({

@@ -37,6 +37,7 @@ import { createEvalAgents, type EvalAgents, type RoleUsage } from "./agents.ts";
 import type { EvalAgentSpec, RecoveryEvalConfig } from "./config.ts";
 import { copySampleStates, createEvalSimDesk, simSummarizer } from "./simdesk.ts";
 import { recoveryEvalReport, type RecoveryEvalReport } from "./report-data.ts";
+import { openOsworldEvalEnv, osworldEvalTasks } from "./osworld.ts";
 
 /** Cache and process settings shared by both commands. */
 export interface ConfiguredRunOptions {
@@ -53,6 +54,8 @@ export interface ConfiguredRunOptions {
   processEnv?: NodeJS.ProcessEnv;
   /** Ask each distinct endpoint once (GET /models) before the first episode. @default true, except with cache "read" */
   preflight?: boolean;
+  /** Told once per task the environment cannot run (OSWorld tasks that need OSWorld's Python code), with the reason. */
+  onSkipped?: (task: string, reason: string) => void;
   /** Stop starting new rollouts, seed steps or samples once the money spent reaches this (USD; in-flight work finishes). */
   maxCostUsd?: number;
   onProgress?: (message: string) => void;
@@ -128,15 +131,27 @@ class LayeredBlobStore extends BlobStore {
 }
 
 /** The tasks of the config's environment, in config order. */
-function selectTasks(config: RecoveryEvalConfig): Task[] {
-  const all = tasksForEnvironment(config.env.kind);
+function selectTasks(config: RecoveryEvalConfig, onSkipped?: (task: string, reason: string) => void): Task[] {
+  let all: readonly Task[];
+  const skippedIds = new Set<string>();
+  if (config.env.kind === "osworld") {
+    const split = osworldEvalTasks(config.env);
+    const wanted = config.env.tasks && new Set(config.env.tasks);
+    for (const s of split.skipped) {
+      skippedIds.add(s.task);
+      if (!wanted || wanted.has(s.task)) onSkipped?.(s.task, s.reason);
+    }
+    all = split.tasks;
+  } else all = tasksForEnvironment(config.env.kind);
   const byId = new Map(all.map((t) => [t.id, t]));
   const tasks = config.env.tasks
     ? config.env.tasks.map((id, i) => {
         const t = byId.get(id);
+        if (!t && skippedIds.has(id)) return undefined; // reported through onSkipped
         if (!t) throw new ConfigError(`env.tasks.${i}: "${id}" is not a ${config.env.kind} task (\`retrace tasks\` lists them)`, { field: `env.tasks.${i}` });
         return t;
       })
+        .filter((t): t is Task => t !== undefined)
     : [...all];
   return config.env.limit ? tasks.slice(0, config.env.limit) : tasks;
 }
@@ -145,6 +160,7 @@ function selectTasks(config: RecoveryEvalConfig): Task[] {
 async function openEnv(config: RecoveryEvalConfig, blobs: BlobStore, stateDir: string): Promise<Environment> {
   const size = { width: config.env.width, height: config.env.height };
   if (config.env.kind === "simdesk") return createEvalSimDesk(blobs, stateDir, size);
+  if (config.env.kind === "osworld") return openOsworldEvalEnv(config.env, blobs, config.name);
   return createEnvironmentFactory(config.env.kind, { blobs, ...size })();
 }
 
@@ -166,8 +182,9 @@ function forwardFactory(spec: EvalAgentSpec, agents: EvalAgents, seed: number): 
 export async function buildConfiguredDataset(options: ConfiguredRunOptions): Promise<{ manifest: RecoveryDatasetManifest; usage: ModelUsageFile }> {
   const { config } = options;
   const d = config.dataset;
-  const tasks = selectTasks(config);
-  if (tasks.length === 0) throw new ConfigError("env.tasks: no tasks selected", { field: "env.tasks" });
+  const skipped: Array<{ task: string; reason: string }> = [];
+  const tasks = selectTasks(config, (task, reason) => (skipped.push({ task, reason }), options.onSkipped?.(task, reason)));
+  if (tasks.length === 0) throw new ConfigError(`env.tasks: no tasks selected${skipped.length ? ` (skipped: ${skipped.map((s) => `${s.task}: ${s.reason}`).join("; ")})` : ""}`, { field: "env.tasks" });
   await preflight(options, [["dataset.forward", d.forward], ["dataset.perturber", d.perturber], ["dataset.verifier", d.verifier]]);
   const out = resolve(options.out);
   mkdirSync(out, { recursive: true });
@@ -195,6 +212,7 @@ export async function buildConfiguredDataset(options: ConfiguredRunOptions): Pro
         env: config.env.kind, width: config.env.width, height: config.env.height, noise: false, noiseSeed: 0, verify: d.verify, name: config.name,
         agents: { forward: redactSpec(d.forward), perturber: redactSpec(d.perturber), ...(d.verifier && { verifier: redactSpec(d.verifier) }) },
         tasks: tasks.map((t) => t.id),
+        ...(skipped.length > 0 && { skipped }),
         ...(build.stopped && { stopped: build.stopped }),
       },
     });

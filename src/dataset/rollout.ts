@@ -3,6 +3,7 @@
  * executes, every step is recorded with the ground-truth state hash when the environment has one.
  * Also the perturbation rollout used to drift a trajectory off track.
  */
+import { terminalOf } from "../action.ts";
 import type { BlobReader } from "../blob-store.ts";
 import type { Environment } from "../environment.ts";
 import { describeError } from "../errors.ts";
@@ -64,7 +65,7 @@ export async function rolloutPolicy(options: RolloutOptions): Promise<RolloutRes
       hash = stateHashOf(env);
       if (terminal) break;
     }
-    const ev = await env.evaluate();
+    const ev = await env.evaluate({ terminal: terminalOf(steps.map((s) => s.actions)) });
     return { steps, final: { observation: obs, stateHash: hash }, score: ev.score };
   } catch (err) {
     signal?.throwIfAborted();

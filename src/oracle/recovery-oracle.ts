@@ -14,7 +14,7 @@
  * `judgeRecovery` computes R_O first (it only reads the screenshots), then R_TC, which changes the
  * environment: take anything else you need from the recovered state before calling it.
  */
-import type { Action } from "../action.ts";
+import { terminalOf, type Action } from "../action.ts";
 import type { BlobReader, BlobRef } from "../blob-store.ts";
 import type { Environment } from "../environment.ts";
 import { describeError } from "../errors.ts";
@@ -132,7 +132,7 @@ function cachedMask(ref: BlobRef, blobs: BlobReader): Promise<DynamicMask> {
 export async function transitionOracle(env: Environment, recovered: Observation, remaining: readonly (readonly Action[])[], successScore = 1): Promise<TransitionVerdict> {
   try {
     await executeSteps(env, remaining, recovered);
-    const ev = await env.evaluate();
+    const ev = await env.evaluate({ terminal: terminalOf(remaining) });
     return { pass: ev.score >= successScore, score: ev.score, detail: ev.detail, replayedSteps: remaining.length };
   } catch (err) {
     return { pass: false, replayedSteps: remaining.length, envError: describeError(err), detail: `environment failed during goal-oriented replay: ${describeError(err)}` };

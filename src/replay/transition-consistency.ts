@@ -4,7 +4,7 @@
  * a deterministic transition function for it. A replay succeeds when nothing crashed, every
  * recorded checkpoint was reproduced (when checkpoints are given) and the task evaluator passes.
  */
-import type { Action } from "../action.ts";
+import { terminalOf, type Action } from "../action.ts";
 import type { BlobReader } from "../blob-store.ts";
 import type { Environment } from "../environment.ts";
 import { describeError } from "../errors.ts";
@@ -66,7 +66,7 @@ export async function checkTransitionConsistency(options: TransitionConsistencyO
     else if (!r.ok) outcome = { success: false, mismatchAfter: r.failedAt?.afterSteps, reason: `state after step ${r.failedAt?.afterSteps} not reproduced: ${r.failedAt?.reason}` };
     else {
       try {
-        const ev = await options.env.evaluate();
+        const ev = await options.env.evaluate({ terminal: terminalOf(options.steps) });
         outcome = ev.score >= successScore
           ? { success: true, score: ev.score, reason: "task evaluator passed" }
           : { success: false, score: ev.score, reason: `task evaluator failed (${ev.score}${ev.detail ? `: ${ev.detail}` : ""})` };
