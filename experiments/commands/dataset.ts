@@ -2,7 +2,7 @@
  * `retrace dataset build`: build a recovery evaluation set (paper Section 5.2 / Appendix A.1),
  * printing the count after every filtering stage (Table 6). Without `--config`: SimDesk with the
  * seeded simulated forward and perturbation policies, labelled simulated. With `--config` (a
- * `kind: recovery-eval` file): the config's model agents on `--env simdesk|x11|docker`.
+ * `kind: recovery-eval` file): the config's model agents on `--env simdesk|x11|docker|osworld`.
  */
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
@@ -53,7 +53,7 @@ export function register(program: Command): void {
   const dataset = program.command("dataset").description("Recovery evaluation sets (paper Section 5.2).");
   const build = dataset
     .command("build")
-    .description("Build a transition-consistent recovery evaluation set: rollouts, N-replay filtering, seed steps, perturbation (d steps), genuine-error, near-identical and duplicate filters. Default: SimDesk with simulated policies (SIMULATED); --config: the config's model agents on --env simdesk|x11|docker (the config sets the build settings).")
+    .description("Build a transition-consistent recovery evaluation set: rollouts, N-replay filtering, seed steps, perturbation (d steps), genuine-error, near-identical and duplicate filters. Default: SimDesk with simulated policies (SIMULATED); --config: the config's model agents on --env simdesk|x11|docker|osworld (the config sets the build settings).")
     .option("-o, --out <dir>", "dataset folder (dataset.json, tasks.json, samples.jsonl, blobs/)", "runs/recovery-dataset")
     .option("--tasks <ids>", "comma-separated SimDesk task ids (default: all)")
     .option("--limit <n>", "use only the first n tasks")

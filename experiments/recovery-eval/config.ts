@@ -143,8 +143,8 @@ export function parseRecoveryEvalConfig(raw: unknown, source = "config", overrid
     if (!(EVAL_ENV_KINDS as readonly string[]).includes(overrides.env)) throw new ConfigError(`--env: "${overrides.env}" is not one of ${EVAL_ENV_KINDS.join(", ")}`, { field: "env" });
     const obj = (raw ?? {}) as Record<string, unknown>;
     const env = (typeof obj.env === "object" && obj.env !== null ? obj.env : {}) as Record<string, unknown>;
-    // tasks of another environment do not carry over
-    const { tasks: _tasks, ...rest } = env;
+    // tasks (and OSWorld's task folder and provider) of another environment do not carry over
+    const { tasks: _tasks, tasksDir: _dir, provider: _provider, ...rest } = env;
     input = { ...obj, env: { ...(env.kind === overrides.env ? env : rest), kind: overrides.env } };
   }
   const r = RecoveryEvalConfigSchema.safeParse(input);

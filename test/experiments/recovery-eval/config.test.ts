@@ -48,7 +48,17 @@ describe("recovery-eval config", () => {
     expect(c.env).toMatchObject({ kind: "x11", limit: 2 });
     expect(c.env.tasks).toBeUndefined();
     expect(errorOf(() => parseRecoveryEvalConfig({ ...base, dataset: { forward: { kind: "sim" }, perturber: { kind: "model" } } }, "c", { env: "x11", model: "m" })).message).toMatch(/^c\.dataset\.forward: simulated agents .* cannot run on env "x11"/);
-    expect(errorOf(() => parseRecoveryEvalConfig(base, "c", { env: "moon" })).message).toMatch(/^--env: "moon" is not one of simdesk, x11, docker/);
+    expect(errorOf(() => parseRecoveryEvalConfig(base, "c", { env: "moon" })).message).toMatch(/^--env: "moon" is not one of simdesk, x11, docker, osworld/);
+  });
+
+  it("env kind osworld takes a task folder and a provider (local or an OSWorld VM image); other kinds refuse them", () => {
+    const c = parseRecoveryEvalConfig({ ...base, env: { kind: "osworld", tasksDir: "/tmp/tasks", provider: { vm: "/vm/Ubuntu.qcow2" } } }, "c", { model: "m" });
+    expect(c.env).toMatchObject({ kind: "osworld", tasksDir: "/tmp/tasks", provider: { vm: "/vm/Ubuntu.qcow2" } });
+    expect(parseRecoveryEvalConfig({ ...base, env: { kind: "osworld", provider: "local" } }, "c", { model: "m" }).env.provider).toBe("local");
+    expect(errorOf(() => parseRecoveryEvalConfig({ ...base, env: { kind: "x11", tasksDir: "/tmp/tasks" } }, "c", { model: "m" })).message).toMatch(/^c\.env\.tasksDir: only env kind osworld takes tasksDir/);
+    expect(errorOf(() => parseRecoveryEvalConfig({ ...base, env: { kind: "osworld", provider: "cloud" } }, "c", { model: "m" })).message).toMatch(/^c\.env\.provider: /);
+    // --env switching away from osworld drops its folder and provider
+    expect(parseRecoveryEvalConfig({ ...base, env: { kind: "osworld", tasksDir: "/tmp/tasks", provider: "local" } }, "c", { env: "x11", model: "m" }).env).not.toHaveProperty("tasksDir");
   });
 
   it("retrace run points a recovery-eval config to the commands that run it", () => {
