@@ -26,6 +26,10 @@ export interface StepRecord {
   /** Screenshot before and after the step. */
   before: BlobRef;
   after: BlobRef;
+  /** Ground-truth state ids before and after the step (environments with ground truth, e.g. SimDesk), so
+   * ground-truth metrics can be computed from the trajectory alone, also after a resume elsewhere. */
+  beforeState?: string;
+  afterState?: string;
   /** Probe report (src/probes) taken with the observation after the step, when the environment records probes. */
   probe?: BlobRef;
   /** The detector's verdict after this step, when it was consulted. */

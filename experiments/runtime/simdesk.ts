@@ -63,7 +63,11 @@ export function createSimDeskRuntime(): ExperimentRuntime {
     runEpisode: (input) => runEpisode({ ...input, checkpointer: input.checkpointer ?? false }),
     groundTruthStability({ env, task, result, observed }) {
       const desk = asDesk(env);
-      const along = statesAlong(result.trajectory.steps.map((s) => s.after), observed);
+      // The trajectory's own state ids when every step has them (exact also for an episode resumed in another
+      // process, which did not observe the steps before the resume); else match screenshots to what this process observed.
+      const steps = result.trajectory.steps;
+      const own = steps.length > 0 && steps.every((s) => s.beforeState && s.afterState);
+      const along = own ? { initial: steps[0].beforeState as string, states: steps.map((s) => s.afterState as string) } : statesAlong(steps.map((s) => s.after), observed);
       if (!along) return undefined;
       return groundTruthStability(along.initial, along.states, (id) => desk.planIndexOf(task as SimDeskTask, id) >= 0, (id) => desk.semanticHash(id));
     },

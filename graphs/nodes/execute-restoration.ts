@@ -31,6 +31,8 @@ export async function executeRestoration(state: SubgraphState, ctx: RuntimeConte
     ...(decision.failure ? { failure: decision.failure } : {}),
     before: before.screenshot,
     after: run.observation.screenshot,
+    ...(before.stateId ? { beforeState: before.stateId } : {}),
+    ...(run.observation.stateId ? { afterState: run.observation.stateId } : {}),
     ...(run.observation.probe ? { probe: run.observation.probe } : {}),
     ...(Object.keys(run.info).length || decision.restored ? { info: { ...run.info, ...(decision.restored ? { restoredClaim: true } : {}) } } : {}),
     envMs: run.envMs,

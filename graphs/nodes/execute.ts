@@ -27,6 +27,8 @@ export async function execute(state: GraphState, ctx: RuntimeContext): Promise<G
     ...(decision.failure ? { failure: decision.failure } : {}),
     before: before.screenshot,
     after: run.observation.screenshot,
+    ...(before.stateId ? { beforeState: before.stateId } : {}),
+    ...(run.observation.stateId ? { afterState: run.observation.stateId } : {}),
     ...(run.observation.probe ? { probe: run.observation.probe } : {}),
     ...(Object.keys(run.info).length ? { info: run.info } : {}),
     envMs: run.envMs,

@@ -52,6 +52,8 @@ export async function restoreByReplay(state: GraphState, ctx: RuntimeContext, re
         actions: run.executed,
         before: before.screenshot,
         after: observation.screenshot,
+        ...(before.stateId ? { beforeState: before.stateId } : {}),
+        ...(observation.stateId ? { afterState: observation.stateId } : {}),
         ...(observation.probe ? { probe: observation.probe } : {}),
         info: { try: tryNo },
         envMs: run.envMs,
