@@ -176,11 +176,7 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
       .argument("<run>", "run id or run folder")
       .option("--queue <url>", "redis:// URL of the episode queue (default: $RETRACE_QUEUE_URL)"),
   ).action(async (run: string, flags: QueueFlags) => {
-    const urls = queueUrls(flags);
-    const { runId, queueName } = runIdOf(run);
-    const pg = await connectPostgres(urls.store);
-    const queue = new EpisodeQueue(urls.queue, flags.queueName !== DEFAULT_QUEUE ? flags.queueName : (queueName ?? DEFAULT_QUEUE));
-    try {
+    await withRunHandles(run, flags, async ({ runId, pg, queue }) => {
       const store = new PgRunStore(pg);
       const row = await store.getRun(runId);
       if (!row) throw new ConfigError(`no run ${runId} in ${pg.where}`);
@@ -195,10 +191,7 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
       const done = [...counts.values()].reduce((s, c) => s + c.done, 0);
       process.stdout.write(`run ${runId} (${row.experiment})${row.cancelled ? " CANCELLED" : ""}: ${done}/${row.total} episodes stored\n${textTable(["condition", "done", "running", "waiting", "failed", "env err"], rows)}\n`);
       for (const f of open.filter((j) => j.state === "failed").slice(0, 5)) process.stdout.write(`failed ${f.key} after ${f.attemptsMade} attempt(s): ${f.failedReason ?? "?"}\n`);
-    } finally {
-      await queue.close();
-      await pg.close();
-    }
+    });
   });
 
   addQueueFlags(
@@ -208,17 +201,24 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
       .argument("<run>", "run id or run folder")
       .option("--queue <url>", "redis:// URL of the episode queue (default: $RETRACE_QUEUE_URL)"),
   ).action(async (run: string, flags: QueueFlags) => {
-    const urls = queueUrls(flags);
-    const { runId, queueName } = runIdOf(run);
-    const pg = await connectPostgres(urls.store);
-    const queue = new EpisodeQueue(urls.queue, flags.queueName !== DEFAULT_QUEUE ? flags.queueName : (queueName ?? DEFAULT_QUEUE));
-    try {
+    await withRunHandles(run, flags, async ({ runId, pg, queue }) => {
       if (!(await new PgRunStore(pg).setCancelled(runId))) throw new ConfigError(`no run ${runId} in ${pg.where}`);
       const removed = await queue.removePending(runId);
       process.stdout.write(`run ${runId} cancelled: ${removed} queued episode(s) removed; episodes in flight finish\n`);
-    } finally {
-      await queue.close();
-      await pg.close();
-    }
+    });
   });
+}
+
+/** The run id, PostgreSQL store and episode queue of a run named by id or folder (status, cancel); both closed after `fn`. */
+async function withRunHandles(run: string, flags: QueueFlags, fn: (h: { runId: string; pg: Awaited<ReturnType<typeof connectPostgres>>; queue: EpisodeQueue }) => Promise<void>): Promise<void> {
+  const urls = queueUrls(flags);
+  const { runId, queueName } = runIdOf(run);
+  const pg = await connectPostgres(urls.store);
+  const queue = new EpisodeQueue(urls.queue, flags.queueName !== DEFAULT_QUEUE ? flags.queueName : (queueName ?? DEFAULT_QUEUE));
+  try {
+    await fn({ runId, pg, queue });
+  } finally {
+    await queue.close();
+    await pg.close();
+  }
 }
