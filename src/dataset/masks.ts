@@ -84,6 +84,12 @@ export class MaskCollector {
     }
   }
 
+  /** The mask learned for one state key (undefined: not collected). */
+  stateMask(key: string): { ref: BlobRef | null; fraction: number; captures: BlobRef[] } | undefined {
+    const st = this.states.get(key);
+    return st && { ...st, captures: [...st.captures] };
+  }
+
   /** Whether a state's captures were already collected. */
   has(key: string): boolean {
     return this.states.has(key);
