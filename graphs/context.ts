@@ -13,6 +13,12 @@ import { createStepSelector } from "../src/selectors/index.ts";
 export interface RuntimeKnobs {
   /** A detector call taking longer than this counts as a detector failure. @default 120000 */
   detectorTimeoutMs?: number;
+  /**
+   * Forward steps one `act` superstep may run back to back (see graphs/nodes/act.ts). 1 gives a
+   * checkpoint after every forward step, which durable runs need; without a checkpointer more is
+   * only faster. @default 1 (runEpisode with `checkpointer: false`: 32)
+   */
+  stepsPerSuperstep?: number;
 }
 
 /** Shared, non-serialisable context of one graph instance. */
@@ -23,6 +29,8 @@ export interface RuntimeContext {
   /** The recovery-step selector for `options.recoveryStep`. */
   selector: RecoveryStepSelector;
   detectorTimeoutMs: number;
+  /** See {@link RuntimeKnobs.stepsPerSuperstep}. */
+  stepsPerSuperstep: number;
   signal?: AbortSignal;
   /**
    * True once the environment is known to match the graph state in this process: set by `start`
@@ -61,9 +69,16 @@ export function createRuntimeContext(args: {
     // Without a detector no recovery step is ever selected: a baseline needs no "llm" selector.
     selector: createStepSelector(recovering || o.recoveryStep !== "llm" ? o.recoveryStep : "error-minus-1", c.selector),
     detectorTimeoutMs: args.knobs?.detectorTimeoutMs ?? 120_000,
+    stepsPerSuperstep: positiveSteps(args.knobs?.stepsPerSuperstep),
     signal: args.signal,
     envSynced: false,
   };
+}
+
+function positiveSteps(n: number | undefined): number {
+  if (n === undefined) return 1;
+  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`knobs.stepsPerSuperstep must be a whole number >= 1, got ${n}`, { field: "knobs.stepsPerSuperstep" });
+  return n;
 }
 
 /** Why the episode should stop now, or null. */

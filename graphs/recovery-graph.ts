@@ -30,6 +30,7 @@ import { select } from "./nodes/select.ts";
 import { start } from "./nodes/start.ts";
 import { RecoveryGraphState, type GraphState, type StoredGraphState } from "./state.ts";
 import { codecFor } from "./stored-observation.ts";
+import { installLeanRunContext } from "./run-context.ts";
 
 /** Arguments of {@link createRecoveryGraph}. */
 export interface CreateRecoveryGraphArgs {
@@ -51,6 +52,7 @@ const stopped = (s: StoredGraphState) => s.stopReason !== null;
  * EpisodeResult. Embeddable as a node of a user's own graph.
  */
 export function createRecoveryGraph(args: CreateRecoveryGraphArgs) {
+  installLeanRunContext(); // no disabled RunTree per runnable call unless something traces (graphs/run-context.ts)
   const options = resolveRecoveryOptions(args.options);
   const ctx = createRuntimeContext({ components: args.components, options, events: args.events, signal: args.signal, knobs: args.knobs });
   const codec = codecFor(ctx);

@@ -16,6 +16,9 @@ import type { RuntimeKnobs } from "./context.ts";
 import { createRecoveryGraph, recursionLimitFor } from "./recovery-graph.ts";
 import type { GraphState } from "./state.ts";
 
+/** Forward steps per `act` superstep for episodes without a checkpointer. */
+export const BATCH_STEPS_PER_SUPERSTEP = 32;
+
 /** Arguments of {@link runEpisode}. */
 export interface RunEpisodeArgs {
   task: Task;
@@ -25,8 +28,9 @@ export interface RunEpisodeArgs {
   /** Checkpoint thread; reuse it to resume an interrupted episode. @default a random UUID */
   threadId?: string;
   /**
-   * LangGraph checkpointer (SqliteSaver for durability), or `false` for none: fastest, for batch
-   * runs that keep their own episode-level results log, but a killed episode cannot resume.
+   * LangGraph checkpointer (SqliteSaver for durability), or `false` for none: fastest (forward
+   * steps run up to 32 per superstep), for batch runs that keep their own episode-level results
+   * log, but a killed episode cannot resume.
    * @default new MemorySaver()
    */
   checkpointer?: BaseCheckpointSaver | false;
@@ -48,7 +52,8 @@ export async function runEpisode(args: RunEpisodeArgs): Promise<EpisodeResult> {
     events,
     signal: args.signal,
     checkpointer: args.checkpointer === false ? false : (args.checkpointer ?? new MemorySaver()),
-    knobs: args.knobs,
+    // No checkpointer: nothing needs a superstep boundary after each forward step (graphs/nodes/act.ts).
+    knobs: args.checkpointer === false ? { stepsPerSuperstep: BATCH_STEPS_PER_SUPERSTEP, ...args.knobs } : args.knobs,
   });
   const config = { configurable: { thread_id: args.threadId ?? randomUUID() }, recursionLimit: recursionLimitFor(options) };
   let final: GraphState;

@@ -14,6 +14,13 @@ import { ConfigError } from "./errors.ts";
 export type BlobRef = string;
 
 const REF_RE = /^[0-9a-f]{64}$/;
+const FN_RE = /^[A-Za-z0-9._-]{1,100}$/;
+
+/** Checks the arguments of {@link BlobStore.derived} / {@link BlobStore.remember}. */
+export function checkDerivedKey(fn: string, key: string): void {
+  if (!FN_RE.test(fn)) throw new ConfigError(`derived-blob function name "${fn}" must be 1-100 of [A-Za-z0-9._-]`);
+  if (!REF_RE.test(key)) throw new ConfigError(`derived-blob key "${key}" must be 64 hex chars (a sha256 of the input)`);
+}
 
 /** Read access to blobs, the part policies and detectors need. */
 export interface BlobReader {
@@ -105,6 +112,38 @@ export class BlobStore implements BlobReader {
    */
   child(sub: string, extension: string): BlobStore {
     return new BlobStore({ dir: join(this.dir, sub), extension });
+  }
+
+  /**
+   * The blob a deterministic function `fn` made from an input whose sha256 is `key`, if any
+   * worker sharing this store remembered it (see {@link remember}); undefined otherwise. Lets N
+   * workers of one run compute each derived blob once (e.g. a SimDesk screen's PNG from its SVG:
+   * rasterising costs ~10-20 ms, this lookup ~20 us). Include the producer's version in `fn`.
+   */
+  async derived(fn: string, key: string): Promise<BlobRef | undefined> {
+    checkDerivedKey(fn, key);
+    let ref: string;
+    try {
+      ref = (await readFile(this.derivedPath(fn, key), "utf8")).trim();
+    } catch {
+      return undefined;
+    }
+    return REF_RE.test(ref) && (await this.has(ref)) ? ref : undefined;
+  }
+
+  /** Record that `fn(input with sha256 key)` is the stored blob `ref` (written atomically; the first writer wins, equal anyway). */
+  async remember(fn: string, key: string, ref: BlobRef): Promise<void> {
+    checkDerivedKey(fn, key);
+    if (!REF_RE.test(ref)) throw new ConfigError(`not a blob reference: "${ref}" (expected 64 hex chars of a sha256)`);
+    const file = this.derivedPath(fn, key);
+    await mkdir(join(file, ".."), { recursive: true });
+    const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
+    await writeFile(tmp, ref);
+    await rename(tmp, file);
+  }
+
+  private derivedPath(fn: string, key: string): string {
+    return join(this.dir, "derived", fn, key.slice(0, 2), key);
   }
 
   /** Wait until every blob stored so far is durable in the backend (a no-op on the filesystem). */

@@ -102,10 +102,10 @@ export class RunContext {
     if (remote) return remote.runPhase({ phase, jobs, execute, ctx: this });
     const keys = new Set(jobs.map((j) => j.key));
     if (shard) {
-      // Inside a process worker: earlier phases are finished (by the parent); run our shard of ours.
+      // Inside a process worker: earlier phases are finished (by the parent); run the jobs of ours the parent hands us.
       if (shard.phase !== phase) return [...readResults(this.resultsFile).values()].filter((l) => keys.has(l.key)).sort((a, b) => a.index - b.index);
       await runPool({
-        experiment: this.experiment, jobs: jobs.filter((j) => j.index % shard.shards === shard.shard), workers: 1,
+        experiment: this.experiment, jobs, claim: (j) => shard.claim(j.key), workers: 1,
         createEnv: () => this.runtime.createEnv(this.envSpec, this.blobs), execute, resultsFile: this.resultsFile, timingsFile: this.timingsFile,
         envRetries: this.config.envRetries, resume: true, finalize: false, envTimeoutMs: this.settings.envTimeoutMs, onLine: (l) => shard.onEpisode(l.status, l.success),
       });

@@ -55,6 +55,12 @@ export interface PoolOptions<J extends EpisodeJob> {
    */
   stopWhen?: () => string | undefined;
   onStop?: (reason: string, notRun: number) => void;
+  /**
+   * Asked before each job starts; false means another process took it (process workers pull
+   * jobs one at a time from the parent instead of a fixed share, so no worker idles at the end
+   * of a phase while another still has a queue). @default every job is ours
+   */
+  claim?: (job: J) => Promise<boolean>;
 }
 
 /**
@@ -101,6 +107,7 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
           break;
         }
         const job = todo[next++];
+        if (options.claim && !(await options.claim(job))) continue;
         let tries = 0;
         let line: ResultLine | undefined;
         const t0 = Date.now();

@@ -5,13 +5,26 @@
 import { ConfigError, describeError } from "../../src/errors.ts";
 import { runExperiment } from "./experiment.ts";
 import type { ExperimentRuntime } from "./runtime.ts";
-import { ShardDone, type ShardMessage, type ShardRequest } from "./shards.ts";
+import { ShardDone, type ClaimReply, type ShardMessage, type ShardRequest } from "./shards.ts";
 
 const send = (m: ShardMessage) => process.send?.(m);
 const runtimes = new Map<string, ExperimentRuntime>();
+const claims = new Map<number, (granted: boolean) => void>();
+let claimId = 0;
+const claim = (key: string) =>
+  new Promise<boolean>((resolve) => {
+    const id = ++claimId;
+    claims.set(id, resolve);
+    send({ type: "claim", id, key });
+  });
 
 process.on("disconnect", () => process.exit(0));
-process.on("message", async (req: ShardRequest) => {
+process.on("message", async (req: ShardRequest | ClaimReply) => {
+  if ("type" in req) {
+    claims.get(req.id)?.(req.granted);
+    claims.delete(req.id);
+    return;
+  }
   try {
     const key = JSON.stringify(req.runtime);
     let runtime = runtimes.get(key);
@@ -22,7 +35,7 @@ process.on("message", async (req: ShardRequest) => {
     }
     await runExperiment(req.config, runtime, {
       out: req.out, seedBase: req.seedBase, resume: true, ...(req.checkpoint ? { checkpoint: req.checkpoint } : {}),
-      shard: { phase: req.phase, shard: req.shard, shards: req.shards, onEpisode: (status, success) => send({ type: "episode", status, success }) },
+      shard: { phase: req.phase, shard: req.shard, shards: req.shards, onEpisode: (status, success) => send({ type: "episode", status, success }), claim },
     });
     send({ type: "error", message: `phase "${req.phase}" was not reached`, config: false });
   } catch (err) {

@@ -1,12 +1,16 @@
 /**
  * Process workers: `--workers N` runs N child processes (each with its own environment), so the
  * episodes of a phase use more than one core. Each child runs the same experiment code in "shard
- * mode": it executes only the jobs of the requested phase whose index % N is its shard, appends
- * its lines to the shared results.jsonl (one O_APPEND write per line), and reports each finished
- * episode. The parent aggregates progress and finalises the file. Children live for the whole
- * command (starting one costs seconds) and exit when the parent goes away.
+ * mode": it walks the requested phase's jobs in order and asks the parent for each (the parent
+ * grants a job to the first child that asks), so children pull work as they free up instead of
+ * owning a fixed share and idling at the phase's end while another still has a queue. A child
+ * appends its lines to the shared results.jsonl (one O_APPEND write per line) and reports each
+ * finished episode; the parent aggregates progress and finalises the file. Children live for the
+ * whole command (starting one costs seconds) and exit when the parent goes away. Each child gets
+ * floor(cores / N) libvips threads unless RETRACE_SHARP_CONCURRENCY says otherwise.
  */
 import { fork, type ChildProcess } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "../../src/errors.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
@@ -34,6 +38,7 @@ export interface ShardRequest {
 /** Messages from a child. */
 export type ShardMessage =
   | { type: "episode"; status: "ok" | "env-error"; success: boolean }
+  | { type: "claim"; id: number; key: string }
   | { type: "done" }
   | { type: "error"; message: string; config: boolean };
 
@@ -43,6 +48,15 @@ export interface ShardMode {
   shard: number;
   shards: number;
   onEpisode: (status: "ok" | "env-error", success: boolean) => void;
+  /** Ask the parent for a job: true when this child is the one to run it. */
+  claim: (key: string) => Promise<boolean>;
+}
+
+/** The parent's answer to a claim. */
+export interface ClaimReply {
+  type: "claimed";
+  id: number;
+  granted: boolean;
 }
 
 /** Thrown inside a child once its phase is done, to stop the experiment code there. */
@@ -63,7 +77,8 @@ export class ShardPool {
   private child(i: number): ChildProcess {
     let c = this.children[i];
     if (!c || c.exitCode !== null || c.killed) {
-      c = fork(CHILD, [], { execArgv: ["--import", TSX_LOADER], stdio: ["ignore", "ignore", "inherit", "ipc"], serialization: "advanced" });
+      const env = { ...process.env, RETRACE_SHARP_CONCURRENCY: process.env.RETRACE_SHARP_CONCURRENCY || String(Math.max(1, Math.floor(availableParallelism() / this.size))) };
+      c = fork(CHILD, [], { execArgv: ["--import", TSX_LOADER], env, stdio: ["ignore", "ignore", "inherit", "ipc"], serialization: "advanced" });
       this.children[i] = c;
     }
     return c;
@@ -71,11 +86,16 @@ export class ShardPool {
 
   /** Run one phase on every child; `onEpisode` sees each finished episode. */
   async run(req: Omit<ShardRequest, "shard" | "shards" | "runtime">, onEpisode: (status: "ok" | "env-error", success: boolean) => void): Promise<void> {
+    const claimed = new Set<string>();
     const runs = Array.from({ length: this.size }, (_, shard) => {
       const c = this.child(shard);
       return new Promise<void>((resolve, reject) => {
         const onMessage = (m: ShardMessage) => {
-          if (m.type === "episode") onEpisode(m.status, m.success);
+          if (m.type === "claim") {
+            const granted = !claimed.has(m.key);
+            claimed.add(m.key);
+            c.send({ type: "claimed", id: m.id, granted } satisfies ClaimReply);
+          } else if (m.type === "episode") onEpisode(m.status, m.success);
           else {
             cleanup();
             if (m.type === "done") resolve();

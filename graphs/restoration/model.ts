@@ -7,7 +7,7 @@ import type { RecoveryContext } from "../../src/recovery.ts";
 import { addUsage, bump } from "../../src/runtime/accounting.ts";
 import { recoveryContextHistory } from "../../src/runtime/history.ts";
 import { taskSpec, type RuntimeContext } from "../context.ts";
-import { createRecoverySubgraph, type SubgraphState } from "../recovery-subgraph.ts";
+import { runRecoverySubgraph } from "../recovery-subgraph.ts";
 import { withPrompts, type GraphState } from "../state.ts";
 import type { RestorationOutcome } from "./outcome.ts";
 
@@ -29,7 +29,8 @@ export async function restoreByModel(state: GraphState, ctx: RuntimeContext, err
     accounting = addUsage(accounting, s.usage, "summarizer");
     prompts = withPrompts(prompts, s.prompt);
   }
-  const out = (await createRecoverySubgraph(ctx).invoke(
+  const out = await runRecoverySubgraph(
+    ctx,
     {
       task: state.task,
       target,
@@ -41,8 +42,8 @@ export async function restoreByModel(state: GraphState, ctx: RuntimeContext, err
       observation: state.observation,
       tick: state.tick,
     },
-    { recursionLimit: ctx.options.recoveryBudget * 4 + 10 },
-  )) as SubgraphState;
+    ctx.options.recoveryBudget * 4 + 10,
+  );
   accounting = addUsage(accounting, out.usage, "recoverer");
   accounting = bump(accounting, { recoverySteps: out.records.length, policyFailures: out.policyFailures, envMs: out.envMs });
   return {

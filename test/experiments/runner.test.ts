@@ -181,6 +181,10 @@ describe("process workers", () => {
       expect(readFileSync(join(b, "results.jsonl")).equals(readFileSync(join(a, "results.jsonl")))).toBe(true);
       expect(viaProcesses.lines).toHaveLength(27);
       expect(viaProcesses.summary).toEqual(inProcess.summary);
+      // children pull jobs from the parent one at a time: every episode ran exactly once
+      const timed = readFileSync(join(b, "timings.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l).key as string);
+      expect(timed).toHaveLength(27);
+      expect(new Set(timed).size).toBe(27);
     } finally {
       pool.close();
     }

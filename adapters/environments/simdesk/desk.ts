@@ -14,7 +14,7 @@ import { applyAction, type ActionInfo } from "./engine.ts";
 import { initialState } from "./setup.ts";
 import { evaluateState, type SimDeskEvaluator } from "./evaluate.ts";
 import { buildUi, hitNode, uiContext } from "./ui.ts";
-import { renderSvg, svgToPng } from "./render.ts";
+import { PNG_RENDER_FN, renderSvg, svgToPng } from "./render.ts";
 import { toAxTree } from "./ax.ts";
 import { fullStateHash, semanticHash, visibleHashOf } from "./hashing.ts";
 import { nextRestorativeStep } from "./restore.ts";
@@ -106,7 +106,12 @@ export class SimDesk implements Environment, SimGroundTruth {
     const key = sha256Hex(svg);
     let ref = this.pngBySvg.get(key);
     if (!ref) {
-      ref = await this.blobs.put(await svgToPng(svg));
+      // Another worker of this run may have rendered this screen already (shared blob store).
+      ref = await this.blobs.derived(PNG_RENDER_FN, key);
+      if (!ref) {
+        ref = await this.blobs.put(await svgToPng(svg));
+        await this.blobs.remember(PNG_RENDER_FN, key, ref);
+      }
       if (this.pngBySvg.size >= SVG_CACHE_MAX) this.pngBySvg.delete(this.pngBySvg.keys().next().value!);
       this.pngBySvg.set(key, ref);
     }

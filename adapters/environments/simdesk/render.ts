@@ -262,6 +262,12 @@ export function renderSvg(root: UiNode, ctx: UiContext, hover: string | undefine
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${ctx.width}" height="${ctx.height}" viewBox="0 0 ${ctx.width} ${ctx.height}">${out.join("")}</svg>`;
 }
 
+/**
+ * Names the SVG->PNG function for derived-blob memos (BlobStore.derived): the same SVG gives the
+ * same PNG under one libvips/librsvg build, so workers sharing a blob store reuse each other's renders.
+ */
+export const PNG_RENDER_FN = `simdesk-png-vips${sharp.versions.vips}-rsvg${sharp.versions.rsvg ?? "0"}`.replace(/[^A-Za-z0-9._-]/g, "_");
+
 /** Rasterise SVG to PNG (low compression: speed over size). */
 export async function svgToPng(svg: string): Promise<Buffer> {
   applySharpConcurrency();

@@ -4,7 +4,8 @@
  * filesystem store as a local write-through cache. Synchronous writes (SimDesk renders with
  * `putSync`) land on disk at once and reach PostgreSQL in the background; {@link PgBlobStore.flush}
  * waits for them, and a worker flushes before it acknowledges an episode. Reads look in the
- * local cache first and fetch (and cache) what another machine stored.
+ * local cache first and fetch (and cache) what another machine stored. Derived-blob memos
+ * (`retrace_blob_derived`) are shared the same way, so N workers render each SimDesk screen once.
  */
 import { join } from "node:path";
 import { BlobStore, type BlobRef } from "../../../src/blob-store.ts";
@@ -84,6 +85,27 @@ export class PgBlobStore extends BlobStore {
       this.children.set(sub, c);
     }
     return c;
+  }
+
+  override async derived(fn: string, key: string): Promise<BlobRef | undefined> {
+    const local = await super.derived(fn, key);
+    if (local) return local;
+    const res = await withPgRetry(this.pg.where, () => this.pg.pool.query<{ ref: string }>("SELECT ref FROM retrace_blob_derived WHERE fn = $1 AND key = $2", [fn, key]));
+    const ref = res.rows[0]?.ref;
+    if (!ref) return undefined;
+    await super.remember(fn, key, ref).catch(() => {}); // only a local shortcut
+    return ref;
+  }
+
+  /** Remembered in PostgreSQL after the blob itself is there, so no worker sees a memo whose blob it cannot fetch. */
+  override async remember(fn: string, key: string, ref: BlobRef): Promise<void> {
+    await super.remember(fn, key, ref);
+    await this.pending.get(ref);
+    if (!this.uploaded.has(ref)) {
+      if (await super.has(ref)) await this.upload(ref, await super.get(ref));
+      else if (!(await this.has(ref))) throw new ConfigError(`remember: blob ${ref} is neither in ${this.dir} nor in PostgreSQL at ${this.pg.where}; store it first`);
+    }
+    await withPgRetry(this.pg.where, () => this.pg.pool.query("INSERT INTO retrace_blob_derived (fn, key, ref) VALUES ($1, $2, $3) ON CONFLICT (fn, key) DO NOTHING", [fn, key, ref]));
   }
 
   /** Whether this process has stored `ref` in PostgreSQL (after {@link flush}, durably so). */

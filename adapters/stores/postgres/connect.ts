@@ -57,6 +57,7 @@ export function checkPostgresUrl(url: string, field: string): void {
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS retrace_blobs (ref text PRIMARY KEY, bytes bytea NOT NULL, size integer NOT NULL);
+CREATE TABLE IF NOT EXISTS retrace_blob_derived (fn text NOT NULL, key text NOT NULL, ref text NOT NULL, PRIMARY KEY (fn, key));
 CREATE TABLE IF NOT EXISTS retrace_runs (
   run_id text PRIMARY KEY, experiment text NOT NULL, config text NOT NULL, seed_base integer NOT NULL,
   total integer NOT NULL, cancelled boolean NOT NULL DEFAULT false, created_at timestamptz NOT NULL DEFAULT now());
