@@ -11,7 +11,7 @@ import { existsSync, writeFileSync, rmSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { EnvironmentError, describeError } from "../../../src/errors.ts";
+import { ConfigError, EnvironmentError, describeError } from "../../../src/errors.ts";
 import type { DesktopBackend, ExecResult } from "./backend.ts";
 
 const NOISE_PY = String.raw`
@@ -74,7 +74,8 @@ export async function startDesktopNoise(backend: DesktopBackend, options: Deskto
   const period = options.periodSeconds ?? 4;
   const shown = options.shownSeconds ?? 2;
   const limit = options.maxSeconds ?? 600;
-  if (!(period > 0 && shown >= 0 && shown <= period)) throw new EnvironmentError(`desktop noise: shownSeconds ${shown} must lie in [0, periodSeconds ${period}]`, { retryable: false });
+  if (!(period > 0)) throw new ConfigError(`desktop noise: periodSeconds must be positive, got ${period}`, { field: "periodSeconds" });
+  if (!(shown >= 0 && shown <= period)) throw new ConfigError(`desktop noise: shownSeconds ${shown} must lie in [0, periodSeconds ${period}]`, { field: "shownSeconds" });
   const stopFile = join(tmpdir(), `retrace-noise-stop-${randomBytes(6).toString("hex")}`);
   const running: Promise<ExecResult> = backend.exec(["/usr/bin/python3", "-c", NOISE_PY, stopFile, String(backend.width), String(backend.height), String(period), String(shown), String(limit)], { timeoutMs: (limit + 5) * 1000 });
   let failed: string | undefined;
