@@ -77,6 +77,10 @@ export async function connectPostgres(url: string, options: PgConnectOptions = {
   const where = redactUrl(url);
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 4, connectionTimeoutMillis: 10_000, ...(options.asyncCommit && { options: "-c synchronous_commit=off" }) });
   pool.on("error", (err) => logger.warn({ where, err: describeError(err) }, "idle PostgreSQL connection dropped"));
+  // A checked-out client (e.g. LangGraph's PostgresSaver between the statements of a transaction)
+  // has no pool listener: when the server restarts, its 'error' event would be unhandled and kill
+  // the worker. With this listener the client's pending query fails instead and is retried.
+  pool.on("connect", (client) => client.on("error", (err) => logger.warn({ where, err: describeError(err) }, "PostgreSQL connection dropped")));
   const handle: PgHandle = { pool, where, close: () => pool.end() };
   if (options.setup !== false) {
     let done = setups.get(url);
