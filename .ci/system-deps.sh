@@ -6,8 +6,8 @@ PKGS=(
   fonts-dejavu-core
   # headless browser for the report test (test/experiments/report.int.test.ts)
   chromium
-  # real desktops (test/adapters/environments/{x11,osworld}): X server, window manager, input, screenshots, apps, AT-SPI
-  xvfb xdotool x11-utils imagemagick dbus matchbox-window-manager mousepad galculator gnumeric python3-pyatspi at-spi2-core xclip
+  # real desktops (test/adapters/environments/{x11,osworld}): X server, window manager, input, screenshots, apps, AT-SPI; python3-tk draws the clock/pop-up noise of the R_Om X11 test
+  xvfb xdotool x11-utils imagemagick dbus matchbox-window-manager mousepad galculator gnumeric python3-pyatspi at-spi2-core xclip python3-tk
   # container desktops (test/adapters/environments/docker): podman as the Docker-API engine, image from debootstrap
   podman runc uidmap fuse-overlayfs slirp4netns debootstrap
 )

@@ -159,7 +159,7 @@ export type {
 } from "../adapters/policies/simulated/index.ts";
 // Recovery evaluation: fast SSIM, replay, the R_O/R_TC oracle, datasets, implicit/explicit recovery runs.
 export { screenshotSsim, screenshotsMatch, maskedScreenshotSsim, DEFAULT_SSIM_THRESHOLD } from "./image/similarity.ts";
-export type { MaskedSsim } from "./image/similarity.ts";
+export type { MaskedSsim, MaskedSsimOptions } from "./image/similarity.ts";
 export { learnDynamicMask, dilateMask, unionMasks, maskFraction, saveMask, loadMask } from "./oracle/dynamic-mask.ts";
 export type { DynamicMask } from "./oracle/dynamic-mask.ts";
 export { createStateCheck, observationSsim } from "./replay/state-check.ts";

@@ -9,6 +9,10 @@ export interface AxNode {
   /** e.g. "focused", "selected", "checked", "disabled", "expanded". */
   states?: string[];
   value?: string;
+  /** Text caret offset (real desktops through AT-SPI; absent where the toolkit reports none). */
+  caret?: number;
+  /** Selected text ranges `[start, end)` in character offsets (absent: nothing selected). */
+  selections?: Array<[number, number]>;
   children?: AxNode[];
 }
 

@@ -20,6 +20,7 @@ import type { ExperimentSummary } from "../runner/summary.ts";
 import { createSimDeskRuntime } from "../runtime/simdesk.ts";
 import { buildReport } from "../report/index.ts";
 import { runRecoveryEvalSuite } from "../recovery-eval/run.ts";
+import type { RecoveryEvalReport } from "../recovery-eval/report-data.ts";
 import { findingVerdict, type Finding } from "../report/html.ts";
 import { computeFindings } from "../report/findings.ts";
 import { addRunFlags, defaultOutFor, processWorkers, progressReporter, runSettings, textTable, type RunFlags } from "./run-options.ts";
@@ -65,8 +66,8 @@ export function demoConfigs(size: DemoSize): ExperimentConfig[] {
 const pct = (p: Proportion) => `${(100 * p.rate).toFixed(1)}%`;
 
 /** Check the paper's findings against the demo's numbers (experiments/report/findings.ts). */
-export function demoFindings(ideal: ExperimentSummary, e2e: ExperimentSummary, plan?: { instances: Array<{ fallback: boolean }> }): Finding[] {
-  return computeFindings({ ideal, e2e, plan });
+export function demoFindings(ideal: ExperimentSummary, e2e: ExperimentSummary, plan?: { instances: Array<{ fallback: boolean }> }, recovery?: RecoveryEvalReport): Finding[] {
+  return computeFindings({ ideal, e2e, plan, recovery });
 }
 
 /** The terminal table of the demo. */
@@ -94,6 +95,7 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
   const names = ["ideal", "e2e", "sweep"];
   const configs = demoConfigs(opts.size);
   const processes = opts.inProcess ? undefined : processWorkers(opts.workers);
+  let recovery: RecoveryEvalReport | undefined;
   try {
     for (let i = 0; i < configs.length; i++) {
       const progress = progressReporter(opts.quiet, `${names[i].padEnd(5)} `);
@@ -105,11 +107,11 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
       }
     }
     if (!opts.quiet) process.stderr.write("recovery-eval: building a small dataset and evaluating recovery on it\n");
-    await runRecoveryEvalSuite({ out: join(opts.out, "recovery-eval"), limit: DEMO_SIZES[opts.size].evalTasks, seed: opts.seedBase, budgets: [1, 3, 10] });
+    recovery = (await runRecoveryEvalSuite({ out: join(opts.out, "recovery-eval"), limit: DEMO_SIZES[opts.size].evalTasks, seed: opts.seedBase, budgets: [1, 3, 10] })).report;
   } finally {
     processes?.close();
   }
-  const findings = demoFindings(summaries[0], summaries[1], readPlan(join(opts.out, "ideal", "plan.json")));
+  const findings = demoFindings(summaries[0], summaries[1], readPlan(join(opts.out, "ideal", "plan.json")), recovery);
   writeFileSync(join(opts.out, "findings.json"), JSON.stringify({ simulated: true, findings }, null, 2) + "\n");
   const report = await buildReport(opts.out, { title: "retrace demo (SIMULATED policies on SimDesk)", episodesPerRun: 10 });
   return { summaries, findings, report: report.file };

@@ -47,7 +47,7 @@ export function register(program: Command): void {
     .option("--seed-steps <n>", "seed steps per trajectory for the --agreement sets", "2")
     .option("--embeddings-url <url>", "rationale analysis with an embedding model at this OpenAI-compatible base URL (ending in /v1); default: TF-IDF offline")
     .option("--embeddings-model <name>", "embedding model name for --embeddings-url")
-    .option("--intent-threshold <x>", "similarity at or above which a rationale counts as restorative (default 0.15 TF-IDF, 0.5 embeddings)")
+    .option("--intent-threshold <x>", "similarity at or above which a rationale counts as restorative (default 0.09 TF-IDF, calibrated on SimDesk; 0.5 embeddings, uncalibrated)")
     .option("-q, --quiet", "print only the summary");
   addModelEvalFlags(cmd).action(async (flags: EvalFlags) => {
     if (!flags.dataset && !flags.agreement) throw new ConfigError("eval-recovery: give --dataset <dir> (from `retrace dataset build`) and/or --agreement", { field: "dataset" });

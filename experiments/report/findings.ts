@@ -5,6 +5,10 @@
  *
  * - Finding 1 (Section 4, ideal recovery): restoring to a past state beats a full reset (R=0) at
  *   K=1 - needs an ideal-recovery run with R=0 and at least one past-state strategy.
+ * - Findings 2-4 (Section 5.3, recovery evaluation): from a recovery-eval.json, see
+ *   ./findings-recovery.ts (Finding 4 needs several forward models and says so).
+ * - Finding 5 (Section 6, end to end): recovery improves over no recovery at every retry cap of a
+ *   capable recoverer (pairs not named weak/flailing) - needs a no-recovery baseline.
  * - Finding 6 (Section 6, end to end): a capable recoverer gains from more recovery attempts; a
  *   weak one can lose against no recovery - needs an end-to-end run with a no-recovery baseline
  *   and retry caps. Pairs named like "weak"/"flailing" get the second claim, every other pair
@@ -17,7 +21,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { twoProportionPValue, type Proportion } from "../../src/metrics/wilson.ts";
 import type { ConditionSummary, ExperimentSummary } from "../runner/summary.ts";
+import type { RecoveryEvalReport } from "../recovery-eval/report-data.ts";
 import type { Finding } from "./html.ts";
+import { recoveryFindings } from "./findings-recovery.ts";
+import { noiseText } from "./noise-text.ts";
 
 /** What the findings are computed from. */
 export interface FindingsInput {
@@ -25,20 +32,51 @@ export interface FindingsInput {
   ideal?: ExperimentSummary;
   /** Its frozen plan (how many failed runs the detector found no error in). */
   plan?: { instances: Array<{ fallback: boolean }> };
-  /** Summary of an end-to-end run (Finding 6). */
+  /** Summary of an end-to-end run (Findings 5 and 6). */
   e2e?: ExperimentSummary;
+  /** A recovery evaluation (Findings 2-4). */
+  recovery?: RecoveryEvalReport;
 }
 
 const pct = (p: Proportion) => `${(100 * p.rate).toFixed(1)}%`;
 const pv = (a: Proportion, b: Proportion) => twoProportionPValue(a, b);
-/** The report's noise language for a p-value. */
-export const noiseText = (p: number) => (p < 0.05 ? `p=${p.toFixed(3)}, beyond noise` : `p=${p.toFixed(2)}, within noise`);
+export { noiseText };
 
 const F1 = "Restoring to a past state beats a full reset at small K (Finding 1: every past-state strategy beats R=0 at K=1).";
 
 /** Check the paper's findings against the given summaries. */
 export function computeFindings(input: FindingsInput): Finding[] {
-  return [finding1(input.ideal, input.plan), ...finding6(input.e2e)];
+  return [finding1(input.ideal, input.plan), ...recoveryFindings(input.recovery), ...finding5(input.e2e), ...finding6(input.e2e)];
+}
+
+const F5 = "Recovery improves task success over no recovery at every retry cap (Finding 5).";
+
+function finding5(e2e: ExperimentSummary | undefined): Finding[] {
+  if (!e2e) return [{ claim: F5, holds: null, evidence: "cannot be judged: no end-to-end run in this folder (it needs a no-recovery baseline and recovery conditions)." }];
+  const pairs = pairsOf(e2e);
+  const shared = pairs.find((p) => p.baseline);
+  const capable = pairs.filter((p) => !/weak|flail/i.test(p.name));
+  const out: Finding[] = [];
+  for (const p of capable) {
+    const base = p.baseline ?? shared?.baseline;
+    const who = capable.length > 1 || p.name !== "skilled" ? ` (recoverer "${p.name}")` : "";
+    if (!base || p.caps.length === 0 || base.success.n === 0) {
+      out.push({ claim: F5.replace(" (Finding 5)", `${who} (Finding 5)`), holds: null, evidence: `cannot be judged: pair "${p.name}" needs a no-recovery baseline and recovery conditions with finished episodes.` });
+      continue;
+    }
+    const gains = p.caps.map((x) => x.c.success.rate - base.success.rate);
+    const least = p.caps[gains.indexOf(Math.min(...gains))];
+    const mean = gains.reduce((s, g) => s + g, 0) / gains.length;
+    const pLeast = pv(least.c.success, base.success);
+    out.push({
+      claim: F5.replace(" (Finding 5)", `${who} (Finding 5)`),
+      holds: gains.every((g) => g > 0),
+      significant: pLeast < 0.05,
+      evidence: `${p.name}${e2e.simulated ? " (SIMULATED)" : ""}: no recovery ${pct(base.success)}, ${p.caps.map((x) => `max-rec-${x.cap} ${pct(x.c.success)}`).join(", ")}; mean gain ${(100 * mean).toFixed(1)} points (the paper: 2.12); smallest gain, max-rec-${least.cap} vs none: ${noiseText(pLeast)}.`,
+    });
+  }
+  if (out.length === 0) out.push({ claim: F5, holds: null, evidence: "cannot be judged: the end-to-end run has no <pair>.no-recovery / <pair>.max-rec-N conditions of a capable recoverer." });
+  return out;
 }
 
 function finding1(ideal: ExperimentSummary | undefined, plan: FindingsInput["plan"]): Finding {
@@ -135,17 +173,19 @@ export interface RunSummaryRef {
 }
 
 /**
- * Findings for the runs of a folder: the first ideal-recovery run (with its plan.json) and the
- * first end-to-end run. Undefined when the folder has neither (nothing to judge).
+ * Findings for the runs of a folder: the first ideal-recovery run (with its plan.json), the first
+ * end-to-end run and the first recovery evaluation (`recovery-eval.json` among `extras`).
+ * Undefined when the folder has none of them (nothing to judge).
  */
-export function findingsForRuns(runs: readonly RunSummaryRef[]): { simulated: boolean; findings: Finding[] } | undefined {
+export function findingsForRuns(runs: readonly RunSummaryRef[], extras: ReadonlyArray<{ name: string; data: unknown }> = []): { simulated: boolean; findings: Finding[] } | undefined {
   const ideal = runs.find((r) => r.summary.kind === "ideal-recovery");
   const e2e = runs.find((r) => r.summary.kind === "end-to-end");
-  if (!ideal && !e2e) return undefined;
+  const recovery = extras.map((e) => e.data as Partial<RecoveryEvalReport>).find((d) => d?.kind === "recovery-eval" && Array.isArray(d.table)) as RecoveryEvalReport | undefined;
+  if (!ideal && !e2e && !recovery) return undefined;
   const planFile = ideal ? join(ideal.dir, "plan.json") : undefined;
   const plan = planFile && existsSync(planFile) ? (JSON.parse(readFileSync(planFile, "utf8")) as FindingsInput["plan"]) : undefined;
   return {
-    simulated: [ideal, e2e].some((r) => r?.summary.simulated),
-    findings: computeFindings({ ideal: ideal?.summary, plan, e2e: e2e?.summary }),
+    simulated: [ideal, e2e].some((r) => r?.summary.simulated) || recovery?.simulated === true,
+    findings: computeFindings({ ideal: ideal?.summary, plan, e2e: e2e?.summary, recovery }),
   };
 }

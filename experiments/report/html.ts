@@ -147,7 +147,7 @@ dd.pre{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:12px}.g
 
 /** The whole page. */
 export function renderPage(input: { title: string; runs: RunData[]; charts: ChartSpec[]; extras: ExtraFile[]; findings?: Finding[]; episodes: ViewerEpisode[]; images: string[]; chartJs: string; clientJs: string; generatedFrom: string }): string {
-  const simulated = input.runs.some((r) => r.summary.simulated);
+  const simulated = input.runs.some((r) => r.summary.simulated) || input.extras.some((e) => (e.data as { simulated?: unknown } | null)?.simulated === true);
   const chartsFor = (r: RunData) => input.charts.filter((c) => c.id.startsWith(`c-${slug(r.rel || r.summary.experiment)}-`));
   const runSections = input.runs
     .map((r) => {

@@ -57,9 +57,9 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   const episodes: ViewerEpisode[] = [];
   for (const r of runs) episodes.push(...(await loadEpisodes(r, pickEpisodes(r.lines, options.episodesPerRun ?? 8), images)));
   // findings.json (the demo writes one) wins; otherwise the findings are checked against this
-  // folder's own ideal-recovery / end-to-end runs, simulated or model-backed.
+  // folder's own ideal-recovery / end-to-end runs and recovery evaluation, simulated or model-backed.
   const findingsFile = join(root, "findings.json");
-  const findings = existsSync(findingsFile) ? (JSON.parse(readFileSync(findingsFile, "utf8")) as { findings: Finding[] }).findings : findingsForRuns(runs)?.findings;
+  const findings = existsSync(findingsFile) ? (JSON.parse(readFileSync(findingsFile, "utf8")) as { findings: Finding[] }).findings : findingsForRuns(runs, extras)?.findings;
   const require = createRequire(import.meta.url);
   const chartJs = readFileSync(join(dirname(require.resolve("chart.js")), "chart.umd.min.js"), "utf8");
   const html = renderPage({

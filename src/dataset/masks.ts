@@ -39,11 +39,17 @@ export interface SampleMasks {
   /** Shares of dynamic pixels of the two masks. */
   stateFraction: number;
   taskFraction: number;
+  /**
+   * The distinct captures of the target state the state mask was learned from (the rollout's,
+   * the replays' and the re-captures' screenshots; absent in datasets built before it was kept).
+   * R_Om's capture check asks that the restored screen look like one of them inside the mask.
+   */
+  captures?: BlobRef[];
 }
 
 /** Collects captures per state and task while the build runs, then assigns masks to samples. */
 export class MaskCollector {
-  private readonly states = new Map<string, { ref: BlobRef | null; fraction: number }>();
+  private readonly states = new Map<string, { ref: BlobRef | null; fraction: number; captures: BlobRef[] }>();
   private readonly tasks = new Map<string, DynamicMask | null>();
   private readonly known = new Map<string, BlobRef[]>();
   readonly recaptures: number;
@@ -61,7 +67,7 @@ export class MaskCollector {
     if (key && this.states.has(key)) return;
     const distinct = [...new Set(screenshots)];
     const mask = distinct.length < 2 ? null : await learnDynamicMask(await Promise.all(distinct.map((r) => this.blobs.get(r))), this.dilate);
-    if (key) this.states.set(key, mask ? { ref: await saveMask(mask, this.options.store), fraction: maskFraction(mask) } : { ref: null, fraction: 0 });
+    if (key) this.states.set(key, mask ? { ref: await saveMask(mask, this.options.store), fraction: maskFraction(mask), captures: distinct } : { ref: null, fraction: 0, captures: distinct });
     if (mask) this.tasks.set(taskId, unionMasks([this.tasks.get(taskId), mask]));
     else if (!this.tasks.has(taskId)) this.tasks.set(taskId, null);
   }
@@ -76,6 +82,12 @@ export class MaskCollector {
       this.known.set(`${keyPrefix}/t${i}`, [...stepShots[i]]);
       await this.addState(taskId, null, stepShots[i]);
     }
+  }
+
+  /** The mask learned for one state key (undefined: not collected). */
+  stateMask(key: string): { ref: BlobRef | null; fraction: number; captures: BlobRef[] } | undefined {
+    const st = this.states.get(key);
+    return st && { ...st, captures: [...st.captures] };
   }
 
   /** Whether a state's captures were already collected. */
@@ -111,9 +123,9 @@ export class MaskCollector {
       taskRefs.set(taskId, mask ? { ref: await saveMask(mask, this.options.store), fraction: maskFraction(mask) } : { ref: null, fraction: 0 });
     }
     return samples.map((s) => {
-      const st = this.states.get(keyOf(s)) ?? { ref: null, fraction: 0 };
+      const st = this.states.get(keyOf(s)) ?? { ref: null, fraction: 0, captures: [] };
       const tk = taskRefs.get(s.taskId) ?? { ref: null, fraction: 0 };
-      const masks: SampleMasks = { state: st.ref, task: tk.ref, stateFraction: round(st.fraction), taskFraction: round(tk.fraction) };
+      const masks: SampleMasks = { state: st.ref, task: tk.ref, stateFraction: round(st.fraction), taskFraction: round(tk.fraction), captures: st.captures };
       return { ...s, masks };
     });
   }

@@ -40,6 +40,7 @@ export function sampleBlobRefs(s: RecoverySample): string[] {
   for (const st of [...s.trajectory.steps, ...s.perturbation]) refs.push(st.observation.screenshot);
   if (s.masks?.state) refs.push(s.masks.state);
   if (s.masks?.task) refs.push(s.masks.task);
+  for (const c of s.masks?.captures ?? []) refs.push(c);
   return refs;
 }
 

@@ -12,9 +12,11 @@
  *
  * Per episode: the maximum similarity over its rationales (the paper's "did it try to restore at
  * all"), and restorative intent = maximum >= threshold. Thresholds (documented in
- * experiments/recovery-eval/README.md): TF-IDF 0.15, embeddings 0.5 - where restorative and
- * non-restorative rationales of the simulated recoverers separate; recalibrate for a new embedding
- * model. The keyword classifier (./intent.ts) stays beside it as a baseline.
+ * experiments/recovery-eval/README.md): TF-IDF 0.09, calibrated on SimDesk (the threshold that
+ * best separates explicit from implicit recovery episodes by Youden's J on half the tasks, checked
+ * on the other half: experiments/scripts/calibrate-rationale.ts); embeddings 0.5, uncalibrated
+ * (no embedding model offline) - calibrate per embedding model with the same script. The keyword
+ * classifier (./intent.ts) stays beside it as a baseline.
  */
 import { formatAction } from "../action.ts";
 import type { RecoverySample } from "../dataset/types.ts";
@@ -29,9 +31,9 @@ export interface TextEmbedder {
 /** How rationales are compared with the reference. */
 export type RationaleScorer = { kind: "tfidf"; threshold?: number } | { kind: "embedding"; embedder: TextEmbedder; threshold?: number };
 
-/** Restorative when the best TF-IDF cosine reaches this. */
-export const DEFAULT_TFIDF_THRESHOLD = 0.15;
-/** Restorative when the best embedding cosine reaches this. */
+/** Restorative when the best TF-IDF cosine reaches this (calibrated on SimDesk, see above). */
+export const DEFAULT_TFIDF_THRESHOLD = 0.09;
+/** Restorative when the best embedding cosine reaches this (a starting point, not calibrated). */
 export const DEFAULT_EMBEDDING_THRESHOLD = 0.5;
 
 /** One episode's rationale analysis. */

@@ -12,7 +12,7 @@
  * restored for every further (variant, r) run instead of replaying again.
  */
 import { formatAction } from "../action.ts";
-import type { BlobReader } from "../blob-store.ts";
+import type { BlobReader, BlobRef } from "../blob-store.ts";
 import type { Environment, EnvironmentSnapshot } from "../environment.ts";
 import { AdapterError, ConfigError, ModelBehaviorError, describeError } from "../errors.ts";
 import { DEFAULT_SSIM_THRESHOLD } from "../image/similarity.ts";
@@ -98,6 +98,8 @@ export interface RecoveryRun {
   /** Similarity of the rationales to the ground-truth recovery instruction (absent when not scored). */
   rationale?: RationaleScore;
   verdict?: RecoveryVerdict;
+  /** Screenshot of the recovered state (a blob ref), so verdicts can be re-judged later. */
+  recovered?: BlobRef;
   /** Ground truth from the `truth` probe, when given. */
   truth?: boolean;
   simulated: boolean;
@@ -200,6 +202,6 @@ async function runOne(
   return {
     ...base, status: verdict.rtc.envError ? "env-error" : "judged", reason: verdict.rtc.envError, stepsUsed: episode.steps, declaredDone: episode.declaredDone,
     actions: episode.actions.map((a) => a.map(formatAction).join(" ")), rationales: episode.rationales,
-    intent: episodeIntent(episode.rationales, options.intent ?? keywordIntent), verdict, truth, simulated,
+    intent: episodeIntent(episode.rationales, options.intent ?? keywordIntent), verdict, recovered: episode.recovered.screenshot, truth, simulated,
   };
 }

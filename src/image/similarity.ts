@@ -19,6 +19,7 @@ export const DEFAULT_SSIM_THRESHOLD = 0.99;
 const CACHE_LIMIT = 64;
 /** Window masks per mask buffer: a mask is converted once, however many screenshots it judges. */
 const skipCache = new WeakMap<Uint8Array, { skip: Uint8Array; skipped: number }>();
+const insideCache = new WeakMap<Uint8Array, Uint8Array>();
 const cache = new Map<string, Promise<GrayImage>>();
 
 /** SSIM in [0, 1] between two PNG screenshots of the same size; 1 means identical. Different sizes score 0. */
@@ -38,19 +39,25 @@ export interface MaskedSsim {
   total: number;
 }
 
+/** Options of {@link maskedScreenshotSsim}. */
+export interface MaskedSsimOptions {
+  /** Average over the windows that *do* touch the mask instead (NaN when none does). @default false */
+  inside?: boolean;
+}
+
 /**
  * SSIM over the windows that touch no dynamic pixel of `mask` (full resolution, 1 = dynamic).
  * Without a mask, or with a mask that marks nothing, this is {@link screenshotSsim} bit for bit.
  * When every window is masked `ssim` is NaN (nothing left to compare).
  */
-export async function maskedScreenshotSsim(a: Uint8Array, b: Uint8Array, mask: { width: number; height: number; data: Uint8Array } | null): Promise<MaskedSsim> {
+export async function maskedScreenshotSsim(a: Uint8Array, b: Uint8Array, mask: { width: number; height: number; data: Uint8Array } | null, options: MaskedSsimOptions = {}): Promise<MaskedSsim> {
   const ka = sha256Hex(a);
   const kb = sha256Hex(b);
   const [ia, ib] = await Promise.all([prepared(ka, a), prepared(kb, b)]);
   if (ia.width !== ib.width || ia.height !== ib.height) return { ssim: 0, windows: 0, total: 0 };
   const total = Math.max(0, ia.width - 10) * Math.max(0, ia.height - 10);
   if (ka === kb) return { ssim: 1, windows: total, total };
-  if (!mask) return { ssim: weberMssim(ia, ib), windows: total, total };
+  if (!mask) return options.inside ? { ssim: NaN, windows: 0, total } : { ssim: weberMssim(ia, ib), windows: total, total };
   if (mask.width * mask.height !== mask.data.length) throw new RangeError("maskedScreenshotSsim: mask data does not match its size");
   let cached = skipCache.get(mask.data);
   if (!cached) {
@@ -59,7 +66,17 @@ export async function maskedScreenshotSsim(a: Uint8Array, b: Uint8Array, mask: {
   }
   const { skip, skipped } = cached;
   // A mask of another screen size does not apply: compare everything (R_O).
-  if (skip.length !== total) return { ssim: weberMssim(ia, ib), windows: total, total };
+  if (skip.length !== total) return options.inside ? { ssim: NaN, windows: 0, total } : { ssim: weberMssim(ia, ib), windows: total, total };
+  if (options.inside) {
+    let inv = insideCache.get(mask.data);
+    if (!inv) {
+      inv = new Uint8Array(skip.length);
+      for (let i = 0; i < skip.length; i++) inv[i] = skip[i] ? 0 : 1;
+      insideCache.set(mask.data, inv);
+    }
+    const r = weberMssimMasked(ia, ib, inv);
+    return { ssim: r.mssim, windows: r.windows, total: r.total };
+  }
   const r = weberMssimMasked(ia, ib, skipped === 0 ? null : skip);
   return { ssim: r.mssim, windows: r.windows, total: r.total };
 }

@@ -51,6 +51,11 @@ export interface MaskedObservationVerdict extends ObservationVerdict {
   maskedWindows: number;
   /** Set when the mask was not used (it covered too much): then R_Om = R_O. */
   fallback?: string;
+  /**
+   * With the capture check: the best SSIM, over the masked windows only, of the recovered screen
+   * against one of the target state's observed captures (R_Om then also needs it >= threshold).
+   */
+  captureSsim?: number;
 }
 
 /** The oracle's verdict: `success` = R_TC AND R_O; `maskedSuccess` = R_TC AND R_Om when R_Om was judged. */
@@ -84,6 +89,11 @@ export interface RecoveryOracleOptions {
   mask?: BlobRef | null;
   /** Largest share of masked SSIM windows R_Om accepts before falling back to R_O. @default 0.5 */
   maxMaskedWindows?: number;
+  /**
+   * Captures of the target state (blob refs): when given, R_Om also asks that the masked windows
+   * look like one of them (see {@link maskedObservationOracle}). @default no capture check
+   */
+  captures?: readonly BlobRef[];
 }
 
 /** R_O alone: does the recovered screenshot match the target at the threshold? */
@@ -95,10 +105,15 @@ export async function observationOracle(recovered: Observation, target: Observat
 /**
  * R_Om alone: R_O over the SSIM windows that touch no pixel of the dynamic mask `mask` (a blob
  * from `saveMask`). Without a mask it is R_O exactly.
+ *
+ * With `captures` (the target state's observed screenshots), the masked windows are not simply
+ * ignored: the recovered screen's masked region must match one of the captures there (mean SSIM
+ * over the masked windows >= threshold for at least one capture) - a dynamic region must look like
+ * something the target state showed.
  */
 export async function maskedObservationOracle(
   recovered: Observation, target: Observation, blobs: BlobReader, mask: BlobRef | null | undefined,
-  threshold = DEFAULT_SSIM_THRESHOLD, maxMaskedWindows = DEFAULT_MAX_MASKED_WINDOWS,
+  threshold = DEFAULT_SSIM_THRESHOLD, maxMaskedWindows = DEFAULT_MAX_MASKED_WINDOWS, captures?: readonly BlobRef[],
 ): Promise<MaskedObservationVerdict> {
   if (!mask) {
     const ro = await observationOracle(recovered, target, blobs, threshold);
@@ -110,6 +125,16 @@ export async function maskedObservationOracle(
   if (masked > maxMaskedWindows || !Number.isFinite(r.ssim)) {
     const ro = await observationOracle(recovered, target, blobs, threshold);
     return { ...ro, mask, maskedWindows: masked, fallback: `mask covers ${(100 * masked).toFixed(1)}% of SSIM windows (> ${(100 * maxMaskedWindows).toFixed(0)}%): unmasked R_O used` };
+  }
+  if (captures && captures.length > 0 && masked > 0) {
+    let best = -Infinity;
+    for (const c of captures) {
+      const inside = await maskedScreenshotSsim(a, await blobs.get(c), m, { inside: true });
+      if (Number.isFinite(inside.ssim)) best = Math.max(best, inside.ssim);
+      if (best >= 1) break;
+    }
+    const captureSsim = Number.isFinite(best) ? best : 0;
+    return { pass: r.ssim >= threshold && captureSsim >= threshold, ssim: r.ssim, threshold, mask, maskedWindows: masked, captureSsim };
   }
   return { pass: r.ssim >= threshold, ssim: r.ssim, threshold, mask, maskedWindows: masked };
 }
@@ -143,7 +168,7 @@ export async function transitionOracle(env: Environment, recovered: Observation,
 export async function judgeRecovery(options: RecoveryOracleOptions): Promise<RecoveryVerdict> {
   const threshold = options.threshold ?? DEFAULT_SSIM_THRESHOLD;
   const ro = await observationOracle(options.recovered, options.target, options.blobs, threshold);
-  const rom = options.mask === undefined ? undefined : await maskedObservationOracle(options.recovered, options.target, options.blobs, options.mask, threshold, options.maxMaskedWindows);
+  const rom = options.mask === undefined ? undefined : await maskedObservationOracle(options.recovered, options.target, options.blobs, options.mask, threshold, options.maxMaskedWindows, options.captures);
   const rtc = await transitionOracle(options.env, options.recovered, options.remaining, options.successScore ?? 1);
   return rom ? { success: ro.pass && rtc.pass, ro, rtc, rom, maskedSuccess: rom.pass && rtc.pass } : { success: ro.pass && rtc.pass, ro, rtc };
 }

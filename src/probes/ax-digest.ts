@@ -6,6 +6,9 @@
  * `ax:<name>:states` (focused/selected/checked/expanded flags: an open menu, a ticked box) and
  * `ax:<name>:enabled` (which widgets are disabled: it follows edit history, e.g. Undo becomes
  * enabled after any edit, so it is separate and ignored by default, see DEFAULT_PROBE_IGNORE).
+ * Where the tree carries text carets or selections (X11 through AT-SPI), a fifth digest
+ * `ax:<name>:caret` holds every caret offset and selected range, so a moved caret or a selection
+ * left in place differs; trees without them (SimDesk, OSWorld's XML) get no such item.
  */
 import { sha256Hex } from "../hash.ts";
 import type { AxNode } from "../observation.ts";
@@ -35,6 +38,7 @@ export function axProbeItems(root: AxNode, options: AxProbeOptions = {}): Record
     const text: string[] = [];
     const states: string[] = [];
     const disabled: string[] = [];
+    const carets: string[] = [];
     walk(child, "0", (node, path) => {
       if (options.skip?.(node)) return false;
       tree.push(`${path} ${node.role} ${node.name}`);
@@ -42,12 +46,17 @@ export function axProbeItems(root: AxNode, options: AxProbeOptions = {}): Record
       const flags = (node.states ?? []).filter((f) => f !== "disabled").sort();
       if (flags.length) states.push(`${path} ${flags.join(",")}`);
       if (node.states?.includes("disabled")) disabled.push(`${path} ${node.role} ${node.name}`);
+      if (node.caret !== undefined || node.selections?.length) carets.push(`${path} caret=${node.caret ?? "-"} selected=${(node.selections ?? []).map(([a, b]) => `${a}-${b}`).join(",") || "-"}`);
       return true;
     });
     items[`ax:${name}:tree`] = `${tree.length} nodes ${shortDigest(tree.join("\n"))}`;
     items[`ax:${name}:text`] = `${text.length} values ${shortDigest(text.join("\n"))}`;
     items[`ax:${name}:states`] = `${states.length} flagged ${shortDigest(states.join("\n"))}`;
     items[`ax:${name}:enabled`] = `${disabled.length} disabled ${shortDigest(disabled.join("\n"))}`;
+    if (carets.length) {
+      const selected = carets.filter((c) => !c.endsWith("selected=-")).length;
+      items[`ax:${name}:caret`] = `${carets.length} carets ${selected} with selection ${shortDigest(carets.join("\n"))}`;
+    }
   }
   return items;
 }

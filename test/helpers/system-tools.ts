@@ -18,6 +18,7 @@ function present(tool: string): boolean {
   const [kind, name] = tool.includes(":") ? tool.split(":") : ["cmd", tool];
   try {
     if (kind === "user") execFileSync("id", ["-u", name], { stdio: "ignore" });
+    else if (kind === "pymod") execFileSync("/usr/bin/python3", ["-c", `import ${name}`], { stdio: "ignore" });
     else execFileSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" });
     return true;
   } catch {

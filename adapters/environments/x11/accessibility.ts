@@ -32,6 +32,15 @@ def node(acc, depth):
     try:
         t = acc.queryText()
         d["value"] = t.getText(0, min(t.characterCount, 4000))
+        try:
+            if t.caretOffset >= 0:
+                d["caret"] = t.caretOffset
+            sel = [list(t.getSelection(i)) for i in range(min(t.getNSelections(), 16))]
+            sel = [s for s in sel if s[0] != s[1]]
+            if sel:
+                d["selections"] = sel
+        except Exception:
+            pass
     except Exception:
         pass
     kids = []

@@ -1,8 +1,9 @@
 /**
  * State probes of a real desktop (host X11 or container; anything behind `DesktopBackend`):
  * every file under the user's home with its size and content hash (`file:<relative path>`),
- * the focused window's name (`focus`), the clipboard's text (`clipboard`, through xclip; a
- * digest, never the text) and accessibility digests per app (`ax:<app>:<aspect>`, from AT-SPI
+ * the focused window's name (`focus`), the clipboard's and the PRIMARY selection's text
+ * (`clipboard`, `selection`, through xclip; digests, never the text) and accessibility digests per
+ * app (with caret offsets and selected ranges) (`ax:<app>:<aspect>`, from AT-SPI
  * when the backend has it). Read-only: the Python below is our own fixed script run
  * as the desktop user; it reads files and prints JSON, it never writes.
  */
@@ -69,6 +70,12 @@ export async function probeDesktop(backend: DesktopBackend, options: DesktopProb
   if (clip.code === 0) items.clipboard = `text size=${clip.stdout.length} sha256=${sha256Hex(clip.stdout).slice(0, 16)}`;
   else if (/not available|no owner/i.test(clip.stderr)) items.clipboard = "empty";
   else errors.clipboard = `xclip failed (${clip.code}): ${clip.stderr.trim().split("\n").pop() ?? ""}; install xclip`;
+  // The PRIMARY selection: X11 apps own it while text is selected and drop it when the selection
+  // is cleared, so a selection left in place shows here even without AT-SPI.
+  const primary = await backend.exec(["xclip", "-o", "-selection", "primary"], { asUser: false, timeoutMs: 3000 }).catch((e: unknown) => ({ code: 127, stdout: Buffer.alloc(0), stderr: describeError(e) }));
+  if (primary.code === 0) items.selection = `text size=${primary.stdout.length} sha256=${sha256Hex(primary.stdout).slice(0, 16)}`;
+  else if (/not available|no owner/i.test(primary.stderr)) items.selection = "empty";
+  else errors.selection = `xclip failed (${primary.code}): ${primary.stderr.trim().split("\n").pop() ?? ""}; install xclip`;
   if ((options.accessibility ?? true) && backend.accessibility) {
     try {
       Object.assign(items, axProbeItems(await dumpAxTree(backend)));

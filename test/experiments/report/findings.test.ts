@@ -10,6 +10,7 @@ import { wilsonInterval } from "../../../src/metrics/wilson.ts";
 import { computeFindings } from "../../../experiments/report/findings.ts";
 import { buildReport } from "../../../experiments/report/index.ts";
 import type { ConditionSummary, ExperimentSummary } from "../../../experiments/runner/summary.ts";
+import type { RecoveryEvalReport } from "../../../experiments/recovery-eval/report-data.ts";
 
 function cond(condition: string, successes: number, n: number, simulated = false): ConditionSummary {
   return {
@@ -24,10 +25,15 @@ function e2e(conditions: ConditionSummary[], simulated = false): ExperimentSumma
 
 describe("computeFindings", () => {
   it("judges a model-backed end-to-end run and says Finding 1 cannot be judged without an ideal-recovery run", () => {
-    const f = computeFindings({ e2e: e2e([cond("gpt.no-recovery", 20, 60), cond("gpt.max-rec-1", 24, 60), cond("gpt.max-rec-3", 38, 60)]) });
-    expect(f).toHaveLength(2);
+    const all = computeFindings({ e2e: e2e([cond("gpt.no-recovery", 20, 60), cond("gpt.max-rec-1", 24, 60), cond("gpt.max-rec-3", 38, 60)]) });
+    expect(all.map((x) => /Finding (\d)/.exec(x.claim)![1])).toEqual(["1", "2", "3", "4", "5", "6"]);
+    const f = [all[0], all[5]];
     expect(f[0]).toMatchObject({ holds: null });
     expect(f[0].evidence).toMatch(/cannot be judged: no ideal-recovery run/);
+    expect(all.slice(1, 4).every((x) => x.holds === null && /cannot be judged/.test(x.evidence))).toBe(true);
+    expect(all[1].evidence).toMatch(/no recovery evaluation \(recovery-eval\.json\)/);
+    expect(all[4]).toMatchObject({ claim: 'Recovery improves task success over no recovery at every retry cap (recoverer "gpt") (Finding 5).', holds: true, significant: false });
+    expect(all[4].evidence).toBe("gpt: no recovery 33.3%, max-rec-1 40.0%, max-rec-3 63.3%; mean gain 18.3 points (the paper: 2.12); smallest gain, max-rec-1 vs none: p=0.45, within noise.");
     expect(f[1].claim).toBe('Recoverer "gpt" gains from more recovery attempts (Finding 6).');
     expect(f[1].holds).toBe(true);
     expect(f[1].significant).toBe(true);
@@ -45,12 +51,14 @@ describe("computeFindings", () => {
   });
 
   it("says why a pair with one retry cap or no baseline cannot be judged", () => {
+    const f6 = (fs: ReturnType<typeof computeFindings>) => fs.find((x) => x.claim.includes("(Finding 6)"))!;
     const one = computeFindings({ e2e: e2e([cond("a.no-recovery", 1, 10), cond("a.max-rec-3", 2, 10)]) });
-    expect(one[1]).toMatchObject({ holds: null });
-    expect(one[1].evidence).toMatch(/one retry cap \(3\); it needs two/);
+    expect(f6(one)).toMatchObject({ holds: null });
+    expect(f6(one).evidence).toMatch(/one retry cap \(3\); it needs two/);
     const none = computeFindings({ e2e: e2e([cond("a.max-rec-1", 1, 10), cond("a.max-rec-3", 2, 10)]) });
-    expect(none[1].evidence).toMatch(/no no-recovery baseline/);
-    expect(computeFindings({})[1].evidence).toMatch(/no end-to-end run/);
+    expect(f6(none).evidence).toMatch(/no no-recovery baseline/);
+    expect(none.find((x) => x.claim.includes("(Finding 5)"))!.evidence).toMatch(/pair "a" needs a no-recovery baseline/);
+    expect(f6(computeFindings({})).evidence).toMatch(/no end-to-end run/);
   });
 });
 
@@ -71,5 +79,44 @@ describe("retrace report on a model-backed run folder", () => {
     expect(html).toContain("Recoverer &quot;gpt&quot; gains from more recovery attempts");
     expect(html).toContain("cannot be judged: no ideal-recovery run");
     expect(html).not.toContain("Checked on simulated policies");
+  });
+});
+
+function evalReport(rows: Array<[policy: "implicit" | "explicit", variant: string, r: number, d: number, n: number, success: number, simIntent: number]>, simulated = false): RecoveryEvalReport {
+  return {
+    kind: "recovery-eval", simulated, note: "", label: "", dataset: "ds", datasetVersion: "v", samples: 40, budgets: "1,3", threshold: 0.99,
+    rationaleMethod: "tfidf, restorative when the best similarity >= 0.09; keyword classifier as the baseline (restorativeIntent)",
+    table: rows.map(([policy, variant, r, d, n, success, simIntent]) => ({
+      policy, variant, context: "0-E", r, d, n, success, successCi: "", successLo: 0, successHi: 1, ro: success, rtc: success, restorativeIntent: 1, intentCi: "", intentN: n,
+      rationaleSimilarity: 0.2, similarityIntent: simIntent, similarityIntentCi: `x (n=${n})`, meanSteps: 1, excluded: 0,
+    })),
+    implicitVsExplicit: [], trajectoryStages: [], datasetStages: [],
+  };
+}
+
+describe("recovery-evaluation findings (2-4)", () => {
+  it("judges implicit vs explicit recovery and rationale similarity from recovery-eval.json, in the same noise language", () => {
+    const report = evalReport([
+      ["implicit", "implicit/0-E", 1, 1, 20, 0.05, 0.1], ["explicit", "explicit-model/0-E", 1, 1, 20, 0.4, 0.9],
+      ["implicit", "implicit/0-E", 3, 1, 20, 0.05, 0.1], ["explicit", "explicit-model/0-E", 3, 1, 20, 0.55, 0.85],
+    ]);
+    const f = computeFindings({ recovery: report });
+    const [f2, f3, f4] = [2, 3, 4].map((k) => f.find((x) => x.claim.includes(`(Finding ${k})`))!);
+    expect(f2).toMatchObject({ holds: true, significant: true });
+    expect(f2.evidence).toBe("At r=3: implicit recovery succeeded in 5.0% of 20 runs; rationales similar to the ground-truth recovery instruction (tfidf, restorative when the best similarity >= 0.09): implicit 10.0% of 20 episodes vs explicit explicit-model/0-E 85.0% of 20 (p=0.000, beyond noise).");
+    expect(f3).toMatchObject({ holds: true, significant: true });
+    expect(f3.evidence).toMatch(/^Pooled over 2 \(d, r\) settings: explicit explicit-model\/0-E 47\.5% vs implicit 5\.0% of 40 runs each \(p=0\.000, beyond noise\); mean margin 42\.5 points \(the paper: 17\.86\), 2 of 2 settings favour explicit\.$/);
+    expect(f4.holds).toBeNull();
+    expect(f4.evidence).toMatch(/cannot be judged from one evaluation/);
+  });
+
+  it("says when explicit recovery does not win, and labels simulated evidence", () => {
+    const f = computeFindings({ recovery: evalReport([["implicit", "implicit/0-E", 1, 5, 10, 0.3, 0.5], ["explicit", "explicit-weak/0-E", 1, 5, 10, 0.2, 0.5]], true) });
+    const f3 = f.find((x) => x.claim.includes("(Finding 3)"))!;
+    expect(f3).toMatchObject({ holds: false, significant: false });
+    expect(f3.evidence).toContain("(SIMULATED policies)");
+    expect(f3.evidence).toMatch(/within noise/);
+    const noPair = computeFindings({ recovery: evalReport([["explicit", "explicit-model/0-E", 1, 1, 10, 0.5, 0.5]]) });
+    expect(noPair.find((x) => x.claim.includes("(Finding 3)"))!.evidence).toMatch(/no implicit variant with an explicit 0-E recoverer/);
   });
 });

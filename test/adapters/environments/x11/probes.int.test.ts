@@ -1,6 +1,7 @@
 /**
- * State probes on the real desktop: what a screenshot cannot show (a saved file) is caught by
- * the probe verifier, and what probes do not read (a text selection) is left to SSIM. The full
+ * State probes on the real desktop: what a screenshot cannot show (a saved file, a moved caret)
+ * is caught by the probe verifier, and a selection left in place shows in the PRIMARY selection
+ * and the AT-SPI caret digest. The full
  * measured table is produced by experiments/scripts/measure-probes.ts (README, recovery evaluation).
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BlobStore } from "../../../../src/blob-store.ts";
 import { loadProbeReport } from "../../../../src/probes/report.ts";
 import { withProbes } from "../../../../src/probes/with-probes.ts";
+import { createProbeVerifier } from "../../../../src/probes/verifier.ts";
 import { desktopTask } from "../../../../adapters/environments/desktop-tasks/tasks.ts";
 import { createX11Desktop } from "../../../../adapters/environments/x11/create.ts";
 import type { DesktopEnvironment } from "../../../../adapters/environments/x11/desktop-environment.ts";
@@ -42,6 +44,8 @@ describe.runIf(tools.run)("state probes on the X11 desktop (real apps)", () => {
     expect(report.items["file:notes.txt"]).toMatch(/^size=28 sha256=[0-9a-f]{16}$/);
     expect(report.items.focus).toBe("~/notes.txt - Mousepad");
     expect(report.items.clipboard).toBe("empty");
+    expect(report.items.selection).toBe("empty");
+    expect(report.items["ax:mousepad:caret"]).toMatch(/^\d+ carets 0 with selection [0-9a-f]{16}$/);
     expect(report.items["ax:mousepad:text"]).toMatch(/^\d+ values [0-9a-f]{16}$/);
     expect(report.errors).toBeUndefined();
   }, 60_000);
@@ -65,10 +69,29 @@ describe.runIf(tools.run)("state probes on the X11 desktop (real apps)", () => {
     expect(r.probe.comparison!.matched).toContain("file:notes.txt");
   }, 90_000);
 
-  it("the reverse: a selection left in place changes the screen (SSIM < 0.99) while every probe matches", async () => {
+  it("a selection left in place differs in the PRIMARY selection and the AT-SPI caret digest (SSIM < 0.99 sees it too)", async () => {
     const r = await runProbeScenario(env, blobs, scenario("mousepad-select-all-left"));
     expect(r.ssim).toBeLessThan(0.99);
-    expect(r.probe.verdict).toBe("match");
+    expect(r.probe.verdict).toBe("mismatch");
+    const differed = r.probe.comparison!.differed;
+    expect(differed.map((d) => d.key).sort()).toEqual(["ax:mousepad:caret", "selection"]);
+    const sel = differed.find((d) => d.key === "selection")!;
+    expect(sel.target).toBe("empty");
+    expect(sel.current).toMatch(/^text size=28 sha256=[0-9a-f]{16}$/); // the whole 28-byte document is selected
+    expect(differed.find((d) => d.key === "ax:mousepad:caret")!.current).toMatch(/^\d+ carets [1-9]\d* with selection /);
+  }, 90_000);
+
+  it("a caret moved to the top is invisible to SSIM (>= 0.99) and caught by the caret digest; ignoring ax:*:caret turns it into a match", async () => {
+    const r = await runProbeScenario(env, blobs, scenario("mousepad-caret-moved"));
+    expect(r.ssimRestored).toBe(true);
+    expect(r.probe.verdict).toBe("mismatch");
+    expect(r.probe.comparison!.differed.map((d) => d.key)).toEqual(["ax:mousepad:caret"]);
+    const target = await env.reset(desktopTask("mousepad-append-line")!);
+    await env.step({ type: "HOTKEY", keys: ["ctrl", "home"] });
+    const moved = await env.observe();
+    const ignoring = await createProbeVerifier({ ignore: ["ax:*:caret"] }).verify({ target, current: moved, blobs, env });
+    expect(ignoring.verdict).toBe("match");
+    expect(ignoring.comparison!.ignored).toContain("ax:mousepad:caret");
   }, 90_000);
 
   it("the agentic LLM verifier opens mousepad's menu to look, closes it again, and the screen is as before", async () => {
