@@ -5,7 +5,7 @@
  */
 import { mkdirSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { mkdir, readFile, rename, writeFile, access } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { sha256Hex } from "./hash.ts";
 import { ConfigError } from "./errors.ts";
@@ -144,6 +144,14 @@ export class BlobStore implements BlobReader {
 
   private derivedPath(fn: string, key: string): string {
     return join(this.dir, "derived", fn, key.slice(0, 2), key);
+  }
+
+  /**
+   * A store for another kind of blob beside this one, in `<dir>/../<name>` (SimDesk keeps its state
+   * snapshots in `simdesk-states/` beside `blobs/`). Shared backends override it like {@link child}.
+   */
+  sibling(name: string, extension: string): BlobStore {
+    return new BlobStore({ dir: join(dirname(this.dir), name), extension });
   }
 
   /** Wait until every blob stored so far is durable in the backend (a no-op on the filesystem). */

@@ -60,8 +60,6 @@ export function queueUrls(flags: QueueFlags): { queue: string; store: string } {
 export async function runQueued(config: ExperimentConfig, registered: ExperimentConfig, runtime: ExperimentRuntime, flags: RunFlags & QueueFlags, out: string, seedBase: number, quiet: boolean): Promise<ExperimentRun> {
   const urls = queueUrls(flags);
   const attempts = positiveInt(flags.attempts ?? "3", "--attempts");
-  if (config.kind === "ideal-recovery")
-    throw new ConfigError("--queue: ideal-recovery runs annotate forward runs from local files between phases; run them without --queue (end-to-end and sweep configs run distributed)", { field: "queue" });
   const pg = await connectPostgres(urls.store);
   const queue = new EpisodeQueue(urls.queue, flags.queueName ?? DEFAULT_QUEUE);
   const runId = distributedRunId(config, seedBase, out);

@@ -5,6 +5,8 @@
  * progress per condition, and finally writes the run folder from the stored rows (see
  * materialize.ts), so `results.jsonl` is byte-identical to a local run's.
  */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { ConfigError } from "../../src/errors.ts";
 import { hashValue } from "../../src/hash.ts";
 import type { EpisodeQueue } from "../../adapters/queue/bullmq/episode-queue.ts";
@@ -12,7 +14,7 @@ import type { PgRunStore } from "../../adapters/stores/postgres/run-store.ts";
 import type { PgBlobStore } from "../../adapters/stores/postgres/blob-store.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
 import type { EpisodeJob } from "../runner/conditions.ts";
-import type { RemotePhaseRequest, RemotePhases } from "../runner/remote.ts";
+import { RUN_FILES, type RemotePhaseRequest, type RemotePhases } from "../runner/remote.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import { materializeRun } from "./materialize.ts";
 
@@ -63,13 +65,16 @@ export function distributedRunId(config: ExperimentConfig, seedBase: number, out
 
 /** A RemotePhases that enqueues each phase and waits for its results. */
 export function queueCoordinator(options: CoordinatorOptions): RemotePhases {
-  if (options.config.kind === "ideal-recovery")
-    throw new ConfigError("--queue: ideal-recovery runs annotate forward runs from local files between phases; run them without --queue (end-to-end and sweep configs run distributed)", { field: "queue" });
   return {
     role: "coordinator",
     async runPhase<J extends EpisodeJob>(req: RemotePhaseRequest<J>): Promise<ResultLine[]> {
       const { runId, queue, store } = options;
       await store.registerRun({ runId, experiment: options.config.name, config: JSON.stringify(options.config), seedBase: options.seedBase, total: req.jobs.length });
+      // Run-level files made here between phases (ideal recovery's plan.json) go to the workers.
+      for (const name of RUN_FILES) {
+        const file = join(req.ctx.settings.out, name);
+        if (existsSync(file)) await store.putRunFile(runId, name, readFileSync(file));
+      }
       const stored = await store.storedKeys(runId);
       const todo = req.jobs.filter((j) => !stored.has(j.key));
       const now = Date.now();

@@ -30,6 +30,8 @@ export async function materializeRun(options: MaterializeOptions): Promise<Resul
   const rows = await store.results(runId);
   const keys = new Set(options.keys);
   const local = new BlobStore({ dir: join(out, "blobs") });
+  // SimDesk state snapshots the episodes went through (ideal recovery annotates forward runs from them).
+  const states = local.sibling("simdesk-states", ".json");
   const root = resolve(out);
   for (const row of rows) {
     if (!keys.has(row.key)) continue;
@@ -39,10 +41,12 @@ export async function materializeRun(options: MaterializeOptions): Promise<Resul
       mkdirSync(dirname(target), { recursive: true });
       const bytes = f.bytes ?? (await options.blobs.get(f.ref));
       writeFileSync(target, bytes);
-      if (f.path.endsWith("trajectory.json")) {
+      if (f.path.endsWith("trajectory.json") || f.path.endsWith("history.json")) {
         for (const ref of new Set(bytes.toString("utf8").match(REF) ?? [])) {
-          if (await local.has(ref)) continue;
-          if (await options.blobs.has(ref)) local.putSync(await options.blobs.get(ref));
+          if ((await local.has(ref)) || (await states.has(ref))) continue;
+          if (!(await options.blobs.has(ref))) continue;
+          const blob = await options.blobs.get(ref);
+          (blob[0] === 0x7b /* "{": a JSON state snapshot, not an image */ ? states : local).putSync(blob);
         }
       }
     }

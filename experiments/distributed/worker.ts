@@ -7,7 +7,7 @@
  * worker BullMQ hands the job to resumes the episode where it stopped. The result row and the
  * episode folder's files are stored in one transaction, exactly once per key.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, relative, sep } from "node:path";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
@@ -111,6 +111,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       if (await store.hasResult(data.runId, data.key)) return void options.onEpisode?.({ key: data.key, status: "duplicate", stored: false, ms: 0 });
       const scratch = mkdtempSync(join(options.cacheDir, "episode-"));
       try {
+        // Run-level files of earlier phases (ideal recovery's frozen plan.json), as the coordinator has them.
+        const runFiles = await store.runFiles(data.runId);
+        for (const f of runFiles) writeFileSync(join(scratch, f.path), f.bytes);
         const envFailures = data.envFailures ?? 0;
         const remote = jobRunner(data, slots[job.slot], store, { envFailures, lastAttempt: job.attemptsMade + 1 >= job.attempts, markEnvFailure: () => job.updateData({ ...data, envFailures: envFailures + 1 }) });
         const threadId = `${data.runId}/${data.key}/a${envFailures}`;
@@ -129,7 +132,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         await blobs.flush();
         const finishedAt = Date.now();
         const timing = JSON.stringify({ key: data.key, wallMs: finishedAt - startedAt, envMs: done.envMs, tries: done.line.envTries, worker: name, enqueuedAt: data.enqueuedAt, pickedAt: t0, startedAt, finishedAt });
-        const stored = await store.storeResult(data.runId, { key: data.key, index: data.index, condition: data.condition, status: done.line.status, line: JSON.stringify(done.line), timing, worker: name }, await collectFiles(scratch, blobs));
+        const stored = await store.storeResult(data.runId, { key: data.key, index: data.index, condition: data.condition, status: done.line.status, line: JSON.stringify(done.line), timing, worker: name }, await collectFiles(scratch, blobs, new Set(runFiles.map((f) => f.path))));
         // The result is durable: the threads that could resume this episode are no longer needed.
         if (!options.keepCheckpoints) {
           for (let a = 0; a <= envFailures; a++) {
@@ -216,7 +219,7 @@ function jobRunner(data: EpisodeJobData, slot: Slot, store: PgRunStore, attempt:
  * The scratch episode folder's files, relative to the run folder. A file identical to a stored
  * blob (the step_N.png copies of screenshots) is stored as its reference, not a second time.
  */
-async function collectFiles(dir: string, blobs: PgBlobStore): Promise<EpisodeFile[]> {
+async function collectFiles(dir: string, blobs: PgBlobStore, skip: ReadonlySet<string> = new Set()): Promise<EpisodeFile[]> {
   const out: EpisodeFile[] = [];
   const walk = async (d: string) => {
     for (const name of readdirSync(d).sort()) {
@@ -224,7 +227,7 @@ async function collectFiles(dir: string, blobs: PgBlobStore): Promise<EpisodeFil
       if (statSync(p).isDirectory()) await walk(p);
       else {
         const path = relative(dir, p).split(sep).join("/");
-        if (/^(results|timings)\.jsonl$/.test(path) || path === "manifest.json") continue;
+        if (/^(results|timings)\.jsonl$/.test(path) || path === "manifest.json" || skip.has(path)) continue;
         const bytes = readFileSync(p);
         const ref = name.endsWith(".png") ? sha256Hex(bytes) : undefined;
         out.push(ref && blobs.isUploaded(ref) ? { path, ref } : { path, bytes });

@@ -9,6 +9,14 @@ import type { JobOutcome } from "./pool.ts";
 import type { RecordingEnvironment } from "./recording-env.ts";
 import type { ResultLine } from "./results-log.ts";
 
+/**
+ * Files of the run folder that the workers of a later phase read, shipped with the run (the
+ * coordinator stores them before it enqueues a phase; a worker writes them into its scratch run
+ * folder before an episode): ideal recovery's frozen `plan.json`, made on the coordinator between
+ * the forward runs and the continuations.
+ */
+export const RUN_FILES = ["plan.json"] as const;
+
 /** One phase handed to a {@link RemotePhases}. */
 export interface RemotePhaseRequest<J extends EpisodeJob> {
   phase: string;

@@ -63,7 +63,7 @@ export class SimDesk implements Environment, SimGroundTruth {
     if (!Number.isInteger(this.width) || !Number.isInteger(this.height) || this.width < 1024 || this.height < 700 || this.width > 7680 || this.height > 4320)
       throw new ConfigError(`simdesk: size ${this.width}x${this.height} is not supported; use integers from 1024x700 up to 7680x4320 (e.g. 1280x800)`, { field: "width" });
     this.blobs = options.blobs;
-    this.stateStore = options.stateStore ?? new BlobStore({ dir: join(dirname(options.blobs.dir), "simdesk-states"), extension: ".json" });
+    this.stateStore = options.stateStore ?? options.blobs.sibling("simdesk-states", ".json");
     this.noise = options.noise ? { seed: options.noise.seed, popups: options.noise.popups ?? true, clock: options.noise.clock ?? true } : null;
     this.capabilities = { reset: true, snapshot: true, groundTruth: true, accessibility: options.accessibility ?? true, probes: true };
     this.state = initialState({}, this.noise);

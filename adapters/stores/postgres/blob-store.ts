@@ -7,7 +7,7 @@
  * local cache first and fetch (and cache) what another machine stored. Derived-blob memos
  * (`retrace_blob_derived`) are shared the same way, so N workers render each SimDesk screen once.
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { BlobStore, type BlobRef } from "../../../src/blob-store.ts";
 import { ConfigError, describeError } from "../../../src/errors.ts";
 import { sha256Hex } from "../../../src/hash.ts";
@@ -83,6 +83,17 @@ export class PgBlobStore extends BlobStore {
     if (!c) {
       c = new PgBlobStore({ dir: join(this.dir, sub), pg: this.pg, extension });
       this.children.set(sub, c);
+    }
+    return c;
+  }
+
+  /** Shared too: a SimDesk state stored by one worker can be read on the coordinator (ideal recovery's annotation). */
+  override sibling(name: string, extension: string): BlobStore {
+    const key = `../${name}`;
+    let c = this.children.get(key);
+    if (!c) {
+      c = new PgBlobStore({ dir: join(dirname(this.dir), name), pg: this.pg, extension });
+      this.children.set(key, c);
     }
     return c;
   }

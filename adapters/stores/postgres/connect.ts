@@ -65,6 +65,7 @@ CREATE TABLE IF NOT EXISTS retrace_results (
   run_id text NOT NULL, key text NOT NULL, idx integer NOT NULL, condition text NOT NULL, status text NOT NULL,
   line text NOT NULL, timing text NOT NULL, worker text NOT NULL, stored_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   UNIQUE (run_id, key));
+CREATE TABLE IF NOT EXISTS retrace_run_files (run_id text NOT NULL, path text NOT NULL, bytes bytea NOT NULL, PRIMARY KEY (run_id, path));
 CREATE TABLE IF NOT EXISTS retrace_episode_files (
   run_id text NOT NULL, key text NOT NULL, path text NOT NULL, bytes bytea, ref text, PRIMARY KEY (run_id, key, path));
 `;

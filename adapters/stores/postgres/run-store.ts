@@ -5,6 +5,7 @@
  * files are stored in one transaction and only when no row for that key exists yet, so an episode
  * counts exactly once even when two workers race after a stall.
  */
+import { ConfigError } from "../../../src/errors.ts";
 import { withPgRetry, type PgHandle } from "./connect.ts";
 
 /** A registered run. */
@@ -114,6 +115,25 @@ export class PgRunStore {
     const r = await this.q<{ key: string; idx: number; condition: string; status: string; line: string; timing: string; worker: string }>(
       "SELECT key, idx, condition, status, line, timing, worker FROM retrace_results WHERE run_id = $1 ORDER BY idx", [runId]);
     return r.rows.map((x) => ({ key: x.key, index: x.idx, condition: x.condition, status: x.status, line: x.line, timing: x.timing, worker: x.worker }));
+  }
+
+  /**
+   * Store a run-level file that the workers of a later phase read (ideal recovery's frozen
+   * plan.json). Written once: a plan is frozen, so a second write with other bytes is an error.
+   */
+  async putRunFile(runId: string, path: string, bytes: Buffer): Promise<void> {
+    const r = await this.q<{ same: boolean }>(
+      `WITH ins AS (INSERT INTO retrace_run_files (run_id, path, bytes) VALUES ($1, $2, $3) ON CONFLICT (run_id, path) DO NOTHING RETURNING true AS same)
+       SELECT same FROM ins UNION ALL SELECT bytes = $3 AS same FROM retrace_run_files WHERE run_id = $1 AND path = $2 AND NOT EXISTS (SELECT 1 FROM ins)`,
+      [runId, path, bytes],
+    );
+    if (r.rows[0]?.same === false) throw new ConfigError(`run ${runId} already has a different ${path} in PostgreSQL: a frozen file cannot change (start a new run folder)`);
+  }
+
+  /** The run-level files of a run (see {@link putRunFile}). */
+  async runFiles(runId: string): Promise<Array<{ path: string; bytes: Buffer }>> {
+    const r = await this.q<{ path: string; bytes: Buffer }>("SELECT path, bytes FROM retrace_run_files WHERE run_id = $1 ORDER BY path", [runId]);
+    return r.rows;
   }
 
   /** The stored files of one episode. */

@@ -186,6 +186,38 @@ describe.skipIf(!services.run)("distributed runs (BullMQ + PostgreSQL)", () => {
     proxy.close();
   }, 300_000);
 
+  it("an ideal-recovery run: forward runs on the workers, plan.json made by the coordinator and shipped to the workers for the continuations; same files as a local run", async () => {
+    const q = `ideal-${process.pid}`;
+    const IDEAL = {
+      kind: "ideal-recovery", name: "dist-ideal", env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes", "settings-accent-green", "cross-tidy-downloads"] },
+      seeds: { count: 2 }, k: 2, forward: { kind: "sim", profile: "sloppy" }, detector: { kind: "sim", profile: "decent" }, selector: { kind: "sim", profile: "accurate" },
+      strategies: ["zero", "error-minus-1", "llm"], options: { maxForwardSteps: 30 },
+    };
+    const file = join(dir, "ideal.json");
+    writeFileSync(file, JSON.stringify(IDEAL));
+    const localRun = await runExperiment(parseExperimentConfig(IDEAL), createSimDeskRuntime(), { out: join(dir, "ideal-local"), workers: 2 });
+    const continuations = localRun.lines.filter((l) => l.condition !== localRun.lines[0].condition).length;
+    expect(continuations).toBeGreaterThan(0); // the check below covers the plan's shipping
+    const ws = [worker(q), worker(q)];
+    const out = join(dir, "ideal-queued");
+    const run = start(retrace(["run", file, "--queue", redisUrl, "--store", postgresUrl, "--queue-name", q, "--out", out, "-q"]));
+    expect(await run.exited, `coordinator output:\n${run.lines.join("\n")}`).toBe(0);
+    expect(readFileSync(join(out, "results.jsonl")).equals(readFileSync(join(dir, "ideal-local", "results.jsonl")))).toBe(true);
+    expect(readFileSync(join(out, "plan.json")).equals(readFileSync(join(dir, "ideal-local", "plan.json")))).toBe(true);
+    // the workers ran continuations (they had the plan), and stored no copy of plan.json per episode
+    expect(ws.some((w) => w.lines.some((l) => /^done R=/.test(l)))).toBe(true);
+    const c = new pg.Client({ connectionString: postgresUrl });
+    await c.connect();
+    try {
+      const { runId } = JSON.parse(readFileSync(join(out, "queue.json"), "utf8")) as { runId: string };
+      expect((await c.query("SELECT count(*)::int AS n FROM retrace_episode_files WHERE run_id = $1 AND path = 'plan.json'", [runId])).rows[0].n).toBe(0);
+      expect((await c.query("SELECT count(*)::int AS n FROM retrace_run_files WHERE run_id = $1 AND path = 'plan.json'", [runId])).rows[0].n).toBe(1);
+    } finally {
+      await c.end();
+    }
+    await Promise.all(ws.map((w) => stop(w)));
+  }, 300_000);
+
   it("a PostgreSQL restart mid-run loses no acknowledged result", async () => {
     const q = `pg-${process.pid}`;
     const out = join(dir, "pgrestart");

@@ -40,13 +40,6 @@ describe("distributed commands reject bad input in one line", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--store: give the postgres:\/\/ URL .*RETRACE_STORE_URL/);
   });
-  it("ideal-recovery configs are refused before any connection", async () => {
-    const ideal = join(dir, "ideal.json");
-    writeFileSync(ideal, JSON.stringify({ kind: "ideal-recovery", name: "i", env: { kind: "simdesk", limit: 1 }, seeds: [0], k: 2, forward: { kind: "sim", profile: "sloppy" }, detector: { kind: "sim", profile: "decent" } }));
-    const r = await cli("run", ideal, "-q", "--queue", "redis://127.0.0.1:1", "--store", "postgres://u@127.0.0.1:1/db", "--out", join(dir, "o3"));
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/ideal-recovery .* run them without --queue/);
-  });
   it("an unreachable PostgreSQL is one line and leaves no run folder", async () => {
     const r = await cli("run", e2e, "-q", "--queue", "redis://127.0.0.1:1", "--store", "postgres://u@127.0.0.1:1/db", "--out", join(dir, "o4"));
     expect(r.code).toBe(2);
