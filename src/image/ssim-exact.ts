@@ -291,9 +291,11 @@ function weberCore(a: GrayImage, b: GrayImage, skip: Uint8Array | null, block: n
   const tileCols = block > 1 ? Math.ceil(ww / block) : 0;
   const tileSum = block > 1 ? new Float64Array(tileCols * Math.ceil(wh / block)) : null;
   const tileN = block > 1 ? new Int32Array(tileSum!.length) : null;
+  const colTile = block > 1 ? Int32Array.from({ length: ww }, (_, x) => (x / block) | 0) : null;
   // s depends only on the five window sums; flat regions repeat them, so keep the last ones.
   let pX = -1, pY = -1, pXX = -1, pYY = -1, pXY = -1, s = 0;
   for (let y = 0; y < wh; y++) {
+    const rowTile = block > 1 ? ((y / block) | 0) * tileCols : 0;
     const top = y * sw;
     const bot = (y + WINDOW) * sw;
     for (let x = 0; x < ww; x++) {
@@ -324,7 +326,7 @@ function weberCore(a: GrayImage, b: GrayImage, skip: Uint8Array | null, block: n
       if (block === 1) {
         if (s < localMin) localMin = s;
       } else if (tileSum !== null) {
-        const t = ((y / block) | 0) * tileCols + ((x / block) | 0);
+        const t = rowTile + colTile![x];
         tileSum[t] += s;
         tileN![t]++;
       }
