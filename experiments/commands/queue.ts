@@ -130,9 +130,10 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
       .option("--cache <dir>", "local cache for blobs and scratch episode folders", join(tmpdir(), "retrace-worker"))
       .option("--max-rps <spec...>", "cap requests per second to model endpoints, shared by every worker through Redis: N (each endpoint) or BASE_URL=N")
       .option("--lock-ms <n>", "lock lease: a worker silent this long is presumed dead and its episode handed on", "30000")
+      .option("--keep-checkpoints", "keep each episode's LangGraph checkpoints after its result is stored (default: delete them then)")
       .addOption(new Option("--env <kind>", "environment override for every run: simdesk, x11, docker or osworld (default: each run's env.kind)").choices(["simdesk", "x11", "docker", "osworld"]))
       .addOption(new Option("-q, --quiet", "no per-episode lines")),
-  ).action(async (flags: QueueFlags & { concurrency: string; checkpoint?: string; cache: string; lockMs: string; env?: string; quiet?: boolean; maxRps?: string[] }) => {
+  ).action(async (flags: QueueFlags & { concurrency: string; checkpoint?: string; cache: string; lockMs: string; env?: string; quiet?: boolean; maxRps?: string[]; keepCheckpoints?: boolean }) => {
     const urls = queueUrls(flags);
     const rps = flags.maxRps?.length ? createRedisEndpointLimiter(urls.queue, parseMaxRps(flags.maxRps)) : undefined;
     if (rps) setEndpointLimiter(rps.limiter);
@@ -148,7 +149,7 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
       return runtimes.get(key)!;
     };
     const worker = await startWorker({
-      queueUrl: urls.queue, queueName: flags.queueName, storeUrl: urls.store, checkpointUrl: flags.checkpoint, concurrency, runtimeOf, cacheDir: join(flags.cache, String(process.pid)), lockMs,
+      queueUrl: urls.queue, queueName: flags.queueName, storeUrl: urls.store, checkpointUrl: flags.checkpoint, concurrency, runtimeOf, cacheDir: join(flags.cache, String(process.pid)), lockMs, keepCheckpoints: flags.keepCheckpoints === true,
       onStart: (e) => flags.quiet || process.stderr.write(`start ${e.key}${e.resumed ? " (resuming its checkpoints)" : ""}${e.attempt > 1 ? ` attempt ${e.attempt}` : ""}\n`),
       onEpisode: (e) => flags.quiet || process.stderr.write(`done ${e.key}: ${e.status}${e.stored ? "" : " (not stored: already done)"}${e.resumed ? " (resumed)" : ""} ${e.ms} ms\n`),
     });

@@ -47,6 +47,12 @@ export interface WorkerOptions {
   lockMs?: number;
   /** Name in result rows. @default "<host>:<pid>" */
   name?: string;
+  /**
+   * Keep an episode's LangGraph checkpoints after its result is stored. By default they are deleted
+   * then (every attempt's thread): they exist to resume an unfinished episode on another worker,
+   * and kept they grow PostgreSQL by ~30 KB per step forever. @default false
+   */
+  keepCheckpoints?: boolean;
   /** Called when an episode starts; `resumed` when its thread already had checkpoints (another worker died in it). */
   onStart?: (e: { key: string; resumed: boolean; attempt: number }) => void;
   /** Called after each stored (or skipped) episode. */
@@ -124,6 +130,12 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         const finishedAt = Date.now();
         const timing = JSON.stringify({ key: data.key, wallMs: finishedAt - startedAt, envMs: done.envMs, tries: done.line.envTries, worker: name, enqueuedAt: data.enqueuedAt, pickedAt: t0, startedAt, finishedAt });
         const stored = await store.storeResult(data.runId, { key: data.key, index: data.index, condition: data.condition, status: done.line.status, line: JSON.stringify(done.line), timing, worker: name }, await collectFiles(scratch, blobs));
+        // The result is durable: the threads that could resume this episode are no longer needed.
+        if (!options.keepCheckpoints) {
+          for (let a = 0; a <= envFailures; a++) {
+            await checkpointer.saver.deleteThread(`${data.runId}/${data.key}/a${a}`).catch((err) => logger.warn({ key: data.key, err: describeError(err) }, "deleting a finished episode's checkpoints failed"));
+          }
+        }
         options.onEpisode?.({ key: data.key, status: done.line.status, stored, ms: Date.now() - t0, resumed });
       } finally {
         rmSync(scratch, { recursive: true, force: true });

@@ -51,6 +51,30 @@ async function rowsOf(postgres: string, out: string): Promise<Array<{ key: strin
   }
 }
 
+/** Whether the episode `key` of the run at `out` has a LangGraph checkpoint in PostgreSQL. */
+async function hasCheckpoints(postgres: string, out: string, key: string): Promise<boolean> {
+  const { runId } = JSON.parse(readFileSync(join(out, "queue.json"), "utf8")) as { runId: string };
+  const c = new pg.Client({ connectionString: postgres });
+  await c.connect();
+  try {
+    return (await c.query("SELECT 1 FROM checkpoints WHERE thread_id LIKE $1 LIMIT 1", [`${runId}/${key}/%`])).rowCount! > 0;
+  } finally {
+    await c.end();
+  }
+}
+
+/** How many LangGraph checkpoint threads of the run at `out` are left in PostgreSQL. */
+async function checkpointThreadsOf(postgres: string, out: string): Promise<number> {
+  const { runId } = JSON.parse(readFileSync(join(out, "queue.json"), "utf8")) as { runId: string };
+  const c = new pg.Client({ connectionString: postgres });
+  await c.connect();
+  try {
+    return (await c.query("SELECT count(DISTINCT thread_id)::int AS n FROM checkpoints WHERE thread_id LIKE $1", [`${runId}/%`])).rows[0].n as number;
+  } finally {
+    await c.end();
+  }
+}
+
 async function expectExactlyOnce(postgres: string, out: string): Promise<void> {
   const rows = await rowsOf(postgres, out);
   expect(rows.length).toBe(12);
@@ -83,7 +107,11 @@ describe.skipIf(!services.run)("distributed runs (BullMQ + PostgreSQL)", () => {
     void run.exited.then(() => (exited = true));
     let kills = 0;
     const lastEvent = (w: CliProc) => [...w.lines].reverse().find((l) => /^(start|done) /.test(l));
-    for (const delay of [150, 600, 1200]) {
+    // SimDesk episodes take a few hundred ms: kill at several points into one, until three kills
+    // landed (an episode that ended before its kill is skipped and the next delay tried).
+    const delays = [60, 150, 300];
+    for (let attempt = 0; kills < 3 && !exited && attempt < 40; attempt++) {
+      const delay = delays[attempt % delays.length];
       // A worker in the middle of an episode, killed `delay` ms later if it is still in it.
       let victim: CliProc | undefined;
       let event: string | undefined;
@@ -95,6 +123,8 @@ describe.skipIf(!services.run)("distributed runs (BullMQ + PostgreSQL)", () => {
       if (!victim) break;
       await sleep(delay);
       if (lastEvent(victim) !== event) continue;
+      // The first kill waits until the episode has a checkpoint, so some worker must resume one.
+      if (kills === 0 && !(await hasCheckpoints(postgresUrl, out, event!.slice("start ".length).split(" ")[0]))) continue;
       victim.proc.kill("SIGKILL");
       await victim.exited;
       kills++;
@@ -102,10 +132,12 @@ describe.skipIf(!services.run)("distributed runs (BullMQ + PostgreSQL)", () => {
     }
     expect(kills).toBeGreaterThanOrEqual(2);
     const victims = alive;
-    expect(await run.exited).toBe(0);
+    expect(await run.exited, `coordinator output:\n${run.lines.join("\n")}`).toBe(0);
     await expectExactlyOnce(postgresUrl, out);
     // At least one killed episode was picked up by another worker from its checkpoints.
     expect(procs.some((p) => p.lines.some((l) => l.includes("(resuming its checkpoints)")))).toBe(true);
+    // Stored episodes' checkpoint threads are deleted (they only serve to resume unfinished ones).
+    expect(await checkpointThreadsOf(postgresUrl, out)).toBe(0);
     await Promise.all(victims.map((v) => stop(v)));
   }, 300_000);
 
