@@ -8,7 +8,7 @@ import * as testing from "../src/testing.ts";
 
 const PUBLIC_API = [
     "ACTION_FORMATS", "ALL_PROMPTS", "ActionFormatError", "ActionSchema", "AdapterError", "BlobStore", "BudgetExhaustedError",
-    "CACHE_MODES", "ConfigError", "DEFAULT_SLIP_MIX", "DEFAULT_SSIM_THRESHOLD", "DESKTOP_TASKS",
+    "CACHE_MODES", "ConfigError", "DEFAULT_LOCAL_BLOCK", "DEFAULT_LOCAL_FLOOR", "DEFAULT_SLIP_MIX", "DEFAULT_SSIM_THRESHOLD", "DESKTOP_TASKS",
     "DesktopEnvironment", "DetectorReplySchema", "ENVIRONMENT_KINDS", "EPISODE_EVENT_NAMES",
     "EnvironmentError", "EpisodeEvents", "MANAGED_LABEL", "MODEL_ROLES", "MOUSE_BUTTONS",
     "ModelBehaviorError", "OsworldClient", "OsworldEnvironment", "OsworldPythonBridge", "RECOVERY_CONTEXTS",

@@ -69,7 +69,7 @@ export function register(program: Command): void {
     if (flags.agreement) {
       const a = await runOracleAgreement({ out: flags.out, seed, budgets, limit: intFlag("limit", flags.limit), rolloutsPerTask: intFlag("rollouts", flags.rollouts), seedStepsPerTrajectory: intFlag("seed-steps", flags.seedSteps), onProgress });
       out.push("oracle agreement with SimDesk ground truth:");
-      for (const r of a.agreement) out.push(`  noise ${r.noise.padEnd(3)} ${r.oracle.padEnd(14)} agreement ${r.agreementCi}  FPR ${r.fprCi}  FNR ${r.fnrCi}`);
+      for (const r of a.agreement) out.push(`  noise ${r.noise.padEnd(3)} ${r.oracle.padEnd(26)} agreement ${r.agreementCi}  FPR ${r.fprCi}  FNR ${r.fnrCi}`);
       out.push(`oracle-agreement.json: ${join(flags.out, "oracle-agreement.json")}`);
     }
     process.stdout.write(out.join("\n") + "\n");

@@ -147,7 +147,7 @@ export interface OracleAgreementReport {
 }
 
 /** How R_Om's masks are learned, for the report. */
-export const MASK_NOTE = "R_Om = SSIM >= 0.99 over the SSIM windows that touch no dynamic pixel; dynamic pixels = pixels that differ across captures of the same state (the N transition-consistency replays and 5 WAIT re-captures of each target), dilated by 8 px and united per task. Beyond the paper; R_O and R_O AND R_TC are the paper's.";
+export const MASK_NOTE = "R_Om = SSIM >= 0.99 over the SSIM windows that touch no dynamic pixel, and no 4 x 4 tile of those windows averaging below 0.2 (the local floor; R_Om (mean only) drops it); dynamic pixels = pixels that differ across captures of the same state (the N transition-consistency replays and 5 WAIT re-captures of each target), dilated by 8 px and united per task. Beyond the paper; R_O and R_O AND R_TC are the paper's.";
 
 /** Build `oracle-agreement.json` from runs with truth, per noise setting. */
 export function agreementReport(settings: ReadonlyArray<{ noise: boolean; runs: readonly RecoveryRun[]; label: string }>): OracleAgreementReport {

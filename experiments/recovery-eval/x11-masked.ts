@@ -5,7 +5,8 @@
  * (adapters/environments/x11/noise.ts). The target state R is mousepad with the caret at the end
  * of notes.txt; its dynamic mask is learned exactly as a dataset build learns it (MaskCollector:
  * the first capture plus `recaptures` WAIT re-captures). Then each case is judged `trials` times,
- * some time apart, by R_O (SSIM >= 0.99) and R_Om (the same outside the mask):
+ * some time apart, by R_O (SSIM >= 0.99) and R_Om (the same outside the mask, plus the default
+ * local floor; `rom.meanPass` is the mean-only R_Om):
  *
  * - `idle`: R itself, later (truly restored; only time passed);
  * - `typo-undone`: a character typed and deleted again (truly restored; undo history aside);

@@ -9,7 +9,13 @@
  *   stored captures at 4, 2 and 0 px;
  * - capture check: masked windows must also match one of the target's observed captures.
  *
- *   npx tsx experiments/scripts/mask-candidates.ts DIR [--json out.json]
+ * With `--floor`, instead: R_Om's local floor (experiments/recovery-eval/local-floor.ts). Every run
+ * is re-judged with the stored task mask, recording the masked mean and the lowest local masked
+ * SSIM (single windows and tiles of 4 and 11 window positions); tau is chosen on the even-position
+ * tasks and reported on the odd ones and on all runs, beside the paper's R_O AND R_TC and the
+ * mean-only R_Om AND R_TC, with a sweep table of tau.
+ *
+ *   npx tsx experiments/scripts/mask-candidates.ts DIR [--json out.json] [--floor]
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,6 +27,7 @@ import { oracleAgreement } from "../../src/eval/summary.ts";
 import type { RecoveryRun } from "../../src/eval/run.ts";
 import type { RecoverySample } from "../../src/dataset/types.ts";
 import { ci as wilsonText } from "../recovery-eval/report-data.ts";
+import { floorReport } from "../recovery-eval/local-floor-report.ts";
 
 interface Candidate {
   id: string;
@@ -52,6 +59,13 @@ function readerFor(setting: string): BlobReader & { put(bytes: Uint8Array): Prom
       return ref;
     },
   } as BlobReader & { put(bytes: Uint8Array): Promise<BlobRef> };
+}
+
+if (process.argv.includes("--floor")) {
+  const out = await floorReport(dir, readerFor);
+  process.stdout.write(out.text);
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify(out.json, null, 2) + "\n");
+  process.exit(0);
 }
 
 const rows: unknown[] = [];
@@ -95,7 +109,7 @@ for (const noise of ["off", "on"] as const) {
       const s = samples.get(r.sampleId);
       if (!s || !r.recovered) throw new Error(`run ${r.sampleId} ${r.variant} r=${r.budget}: no sample or no recovered screenshot (re-run the agreement with this code)`);
       const mask = await c.mask(s);
-      const rom = await maskedObservationOracle({ screenshot: r.recovered } as never, s.target.observation, blobs, mask ?? null, r.verdict!.ro.threshold, undefined, c.captures ? s.masks?.captures : undefined);
+      const rom = await maskedObservationOracle({ screenshot: r.recovered } as never, s.target.observation, blobs, mask ?? null, r.verdict!.ro.threshold, undefined, c.captures ? s.masks?.captures : undefined, {});
       const maskedSuccess = rom.pass && r.verdict!.rtc.pass;
       if (maskedSuccess && !r.truth) fps.push(`${r.sampleId} ${r.variant} r=${r.budget} (R_O ${r.verdict!.ro.ssim.toFixed(3)}, R_Om ${rom.ssim.toFixed(3)}, ${(100 * rom.maskedWindows).toFixed(1)}% masked${rom.captureSsim === undefined ? "" : `, capture ${rom.captureSsim.toFixed(3)}`})`);
       rejudged.push({ ...r, verdict: { ...r.verdict!, rom, maskedSuccess } });

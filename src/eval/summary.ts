@@ -71,7 +71,7 @@ function count<T>(items: readonly T[], pred: (x: T) => boolean): Proportion {
 
 /** Agreement of one oracle with ground truth. "Positive" = judged a successful recovery. */
 export interface OracleAgreement {
-  oracle: "R_O" | "R_TC" | "R_O AND R_TC" | "R_Om" | "R_Om AND R_TC";
+  oracle: "R_O" | "R_TC" | "R_O AND R_TC" | "R_Om" | "R_Om AND R_TC" | "R_Om (mean only)" | "R_Om (mean only) AND R_TC";
   n: number;
   truePositive: number;
   falsePositive: number;
@@ -89,7 +89,8 @@ export interface OracleAgreement {
 
 /**
  * Agreement of R_O, R_TC and their conjunction with the `truth` of judged runs that carry one;
- * plus R_Om and R_Om AND R_TC when every judged run has a masked verdict.
+ * plus R_Om and R_Om AND R_TC when every judged run has a masked verdict, and the mean-only R_Om
+ * (no local floor) and its conjunction with R_TC when the verdicts record it.
  */
 export function oracleAgreement(runs: readonly RecoveryRun[]): OracleAgreement[] {
   const judged = runs.filter((r) => r.status === "judged" && r.verdict && r.truth !== undefined);
@@ -100,6 +101,9 @@ export function oracleAgreement(runs: readonly RecoveryRun[]): OracleAgreement[]
   ];
   if (judged.length > 0 && judged.every((r) => r.verdict!.rom)) {
     oracles.push(["R_Om", (r) => r.verdict!.rom!.pass], ["R_Om AND R_TC", (r) => r.verdict!.maskedSuccess === true]);
+    if (judged.every((r) => typeof r.verdict!.rom!.meanPass === "boolean" && r.verdict!.rom!.localFloor !== undefined)) {
+      oracles.push(["R_Om (mean only)", (r) => r.verdict!.rom!.meanPass], ["R_Om (mean only) AND R_TC", (r) => r.verdict!.rom!.meanPass && r.verdict!.rtc.pass]);
+    }
   }
   return oracles.map(([oracle, says]) => {
     let tp = 0, fp = 0, tn = 0, fn = 0;

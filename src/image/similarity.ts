@@ -37,12 +37,24 @@ export interface MaskedSsim {
   ssim: number;
   windows: number;
   total: number;
+  /**
+   * The lowest local SSIM among the windows averaged (one 11 x 11 window of the downsampled
+   * image, or a tile of `localBlock` x `localBlock` window positions): a mean over a whole screen
+   * dilutes a local difference (a window left open), this does not. 1 for identical screenshots,
+   * NaN when no window is averaged.
+   */
+  localMin: number;
 }
 
 /** Options of {@link maskedScreenshotSsim}. */
 export interface MaskedSsimOptions {
   /** Average over the windows that *do* touch the mask instead (NaN when none does). @default false */
   inside?: boolean;
+  /**
+   * `localMin` is the smallest mean over tiles of this many x this many SSIM window positions
+   * (1: the smallest single window). @default 1
+   */
+  localBlock?: number;
 }
 
 /**
@@ -54,10 +66,16 @@ export async function maskedScreenshotSsim(a: Uint8Array, b: Uint8Array, mask: {
   const ka = sha256Hex(a);
   const kb = sha256Hex(b);
   const [ia, ib] = await Promise.all([prepared(ka, a), prepared(kb, b)]);
-  if (ia.width !== ib.width || ia.height !== ib.height) return { ssim: 0, windows: 0, total: 0 };
+  if (ia.width !== ib.width || ia.height !== ib.height) return { ssim: 0, windows: 0, total: 0, localMin: 0 };
   const total = Math.max(0, ia.width - 10) * Math.max(0, ia.height - 10);
-  if (ka === kb) return { ssim: 1, windows: total, total };
-  if (!mask) return options.inside ? { ssim: NaN, windows: 0, total } : { ssim: weberMssim(ia, ib), windows: total, total };
+  if (ka === kb) return { ssim: 1, windows: total, total, localMin: 1 };
+  const block = options.localBlock ?? 1;
+  const none: MaskedSsim = { ssim: NaN, windows: 0, total, localMin: NaN };
+  const all = (): MaskedSsim => {
+    const r = weberMssimMasked(ia, ib, null, block);
+    return { ssim: r.mssim, windows: r.windows, total: r.total, localMin: r.localMin };
+  };
+  if (!mask) return options.inside ? none : all();
   if (mask.width * mask.height !== mask.data.length) throw new RangeError("maskedScreenshotSsim: mask data does not match its size");
   let cached = skipCache.get(mask.data);
   if (!cached) {
@@ -66,7 +84,7 @@ export async function maskedScreenshotSsim(a: Uint8Array, b: Uint8Array, mask: {
   }
   const { skip, skipped } = cached;
   // A mask of another screen size does not apply: compare everything (R_O).
-  if (skip.length !== total) return options.inside ? { ssim: NaN, windows: 0, total } : { ssim: weberMssim(ia, ib), windows: total, total };
+  if (skip.length !== total) return options.inside ? none : all();
   if (options.inside) {
     let inv = insideCache.get(mask.data);
     if (!inv) {
@@ -74,11 +92,11 @@ export async function maskedScreenshotSsim(a: Uint8Array, b: Uint8Array, mask: {
       for (let i = 0; i < skip.length; i++) inv[i] = skip[i] ? 0 : 1;
       insideCache.set(mask.data, inv);
     }
-    const r = weberMssimMasked(ia, ib, inv);
-    return { ssim: r.mssim, windows: r.windows, total: r.total };
+    const r = weberMssimMasked(ia, ib, inv, block);
+    return { ssim: r.mssim, windows: r.windows, total: r.total, localMin: r.localMin };
   }
-  const r = weberMssimMasked(ia, ib, skipped === 0 ? null : skip);
-  return { ssim: r.mssim, windows: r.windows, total: r.total };
+  const r = weberMssimMasked(ia, ib, skipped === 0 ? null : skip, block);
+  return { ssim: r.mssim, windows: r.windows, total: r.total, localMin: r.localMin };
 }
 
 /** True when the two screenshots match at `threshold` (default {@link DEFAULT_SSIM_THRESHOLD}). */

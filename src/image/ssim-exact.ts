@@ -157,7 +157,23 @@ function reflect(i: number, n: number): number {
  * Images smaller than the 11 x 11 window have no windows; they score 1 when equal, else 0.
  */
 export function weberMssim(a: GrayImage, b: GrayImage): number {
-  return weberCore(a, b, null).mssim;
+  return weberCore(a, b, null, 0).mssim;
+}
+
+/** The result of {@link weberMssimMasked}. */
+export interface MaskedWeber {
+  /** ssim.js's mean over the windows averaged (NaN when none). */
+  mssim: number;
+  /** Windows averaged. */
+  windows: number;
+  /** Window positions of the image. */
+  total: number;
+  /**
+   * The lowest local SSIM over the windows averaged: the smallest single-window SSIM (`block` 1)
+   * or the smallest mean over a tile of `block` x `block` window positions (tiles with at least
+   * one window averaged). NaN when no window is averaged.
+   */
+  localMin: number;
 }
 
 /**
@@ -166,8 +182,9 @@ export function weberMssim(a: GrayImage, b: GrayImage): number {
  * With no window skipped this is {@link weberMssim}, bit for bit (same operations, same order).
  * `windows` counts the windows averaged; when it is 0 the mean is NaN.
  */
-export function weberMssimMasked(a: GrayImage, b: GrayImage, skip: Uint8Array | null): { mssim: number; windows: number; total: number } {
-  return weberCore(a, b, skip);
+export function weberMssimMasked(a: GrayImage, b: GrayImage, skip: Uint8Array | null, block = 1): MaskedWeber {
+  if (!Number.isInteger(block) || block < 1) throw new RangeError(`weberMssimMasked: block must be a positive integer, got ${block}`);
+  return weberCore(a, b, skip, block);
 }
 
 /** Window positions of a prepared image: `(w - 10) x (h - 10)`. */
@@ -227,12 +244,16 @@ export function windowSkipFromMask(mask: { width: number; height: number; data: 
   return { skip, skipped };
 }
 
-function weberCore(a: GrayImage, b: GrayImage, skip: Uint8Array | null): { mssim: number; windows: number; total: number } {
+/** `block` 0: no local minimum (the plain mean); 1: smallest window; > 1: smallest tile mean. */
+function weberCore(a: GrayImage, b: GrayImage, skip: Uint8Array | null, block: number): MaskedWeber {
   if (a.width !== b.width || a.height !== b.height) throw new RangeError("weberMssim: images differ in size");
   const { width: w, height: h } = a;
   const ww = w - WINDOW + 1;
   const wh = h - WINDOW + 1;
-  if (ww <= 0 || wh <= 0) return { mssim: equalBytes(a.data, b.data) ? 1 : 0, windows: 0, total: 0 };
+  if (ww <= 0 || wh <= 0) {
+    const v = equalBytes(a.data, b.data) ? 1 : 0;
+    return { mssim: v, windows: 0, total: 0, localMin: v };
+  }
   if (skip && skip.length !== ww * wh) throw new RangeError(`weberMssimMasked: skip has ${skip.length} entries, expected ${ww * wh}`);
   const sw = w + 1;
   // Integral images of x, y, x^2, y^2, xy in Int32 with wrap-around, as ssim.js keeps them: the
@@ -265,9 +286,16 @@ function weberCore(a: GrayImage, b: GrayImage, skip: Uint8Array | null): { mssim
   const c2 = K2 * L * (K2 * L);
   let mssim = 0;
   let i = 0;
+  let localMin = Infinity;
+  // Tiles of block x block window positions: sums and counts, for the smallest tile mean.
+  const tileCols = block > 1 ? Math.ceil(ww / block) : 0;
+  const tileSum = block > 1 ? new Float64Array(tileCols * Math.ceil(wh / block)) : null;
+  const tileN = block > 1 ? new Int32Array(tileSum!.length) : null;
+  const colTile = block > 1 ? Int32Array.from({ length: ww }, (_, x) => (x / block) | 0) : null;
   // s depends only on the five window sums; flat regions repeat them, so keep the last ones.
   let pX = -1, pY = -1, pXX = -1, pYY = -1, pXY = -1, s = 0;
   for (let y = 0; y < wh; y++) {
+    const rowTile = block > 1 ? ((y / block) | 0) * tileCols : 0;
     const top = y * sw;
     const bot = (y + WINDOW) * sw;
     for (let x = 0; x < ww; x++) {
@@ -295,9 +323,19 @@ function weberCore(a: GrayImage, b: GrayImage, skip: Uint8Array | null): { mssim
       // ssim.js's running mean, kept for bit-equal results.
       mssim = i === 0 ? s : mssim + (s - mssim) / (i + 1);
       i++;
+      if (block === 1) {
+        if (s < localMin) localMin = s;
+      } else if (tileSum !== null) {
+        const t = rowTile + colTile![x];
+        tileSum[t] += s;
+        tileN![t]++;
+      }
     }
   }
-  return { mssim: i === 0 ? NaN : mssim, windows: i, total: ww * wh };
+  if (tileSum !== null) {
+    for (let t = 0; t < tileSum.length; t++) if (tileN![t] > 0 && tileSum[t] / tileN![t] < localMin) localMin = tileSum[t] / tileN![t];
+  }
+  return { mssim: i === 0 ? NaN : mssim, windows: i, total: ww * wh, localMin: i === 0 || block === 0 ? NaN : localMin };
 }
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {

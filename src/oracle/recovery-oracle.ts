@@ -8,8 +8,9 @@
  * - the verdict R = R_TC AND R_O, each part reported separately.
  *
  * Beyond the paper, beside it: R_Om, the masked observation oracle - SSIM over the windows that
- * touch no dynamic pixel (a clock, a pop-up; learned per task in ./dynamic-mask.ts) - and
- * R_Om AND R_TC. With an empty mask R_Om equals R_O exactly.
+ * touch no dynamic pixel (a clock, a pop-up; learned per task in ./dynamic-mask.ts), mean >= 0.99
+ * and, by default, no local tile below a floor - and R_Om AND R_TC. With an empty mask and no
+ * floor R_Om equals R_O exactly; the verdict's `meanPass` is the mean-only R_Om.
  *
  * `judgeRecovery` computes R_O first (it only reads the screenshots), then R_TC, which changes the
  * environment: take anything else you need from the recovered state before calling it.
@@ -56,6 +57,27 @@ export interface MaskedObservationVerdict extends ObservationVerdict {
    * against one of the target state's observed captures (R_Om then also needs it >= threshold).
    */
   captureSsim?: number;
+  /**
+   * The lowest local SSIM over the windows compared (see {@link LocalFloorOptions}); R_Om then also
+   * needs it >= `localFloor`. Absent when no floor was asked for.
+   */
+  localSsim?: number;
+  /** The local floor applied (absent: the mean-only R_Om). */
+  localFloor?: number;
+  /** The mean-only R_Om's decision (the masked mean >= threshold, and the capture check when asked). */
+  meanPass: boolean;
+}
+
+/**
+ * R_Om's local floor (beyond the paper): a mean SSIM over a whole screen hides a local
+ * difference - a window left open covers a few percent of the SSIM windows - so R_Om may also
+ * require that no compared region fall below a floor.
+ */
+export interface LocalFloorOptions {
+  /** Smallest local SSIM allowed (-Infinity or absent: no floor, the mean-only R_Om). @default no floor */
+  floor?: number;
+  /** Local region = a tile of this many x this many SSIM window positions (1: one window). @default 1 */
+  block?: number;
 }
 
 /** The oracle's verdict: `success` = R_TC AND R_O; `maskedSuccess` = R_TC AND R_Om when R_Om was judged. */
@@ -69,6 +91,17 @@ export interface RecoveryVerdict {
 
 /** Masks covering more than this share of SSIM windows are not used (R_Om falls back to R_O). */
 export const DEFAULT_MAX_MASKED_WINDOWS = 0.5;
+
+/**
+ * R_Om's default local floor: every tile of 4 x 4 SSIM window positions ({@link DEFAULT_LOCAL_BLOCK})
+ * outside the mask must average SSIM >= 0.2. Chosen on half of SimDesk's tasks and confirmed on
+ * the other half (`mask-candidates.ts --floor`, README "Masked oracle R_Om"): a window or taskbar
+ * tab left open scored <= 0.137 there, hover highlights of truly restored screens >= 0.256.
+ */
+export const DEFAULT_LOCAL_FLOOR = 0.2;
+
+/** R_Om's default local region: tiles of 4 x 4 SSIM window positions (12 x 12 px of window origins at 1280x800). */
+export const DEFAULT_LOCAL_BLOCK = 4;
 
 /** Options of {@link judgeRecovery}. */
 export interface RecoveryOracleOptions {
@@ -94,6 +127,8 @@ export interface RecoveryOracleOptions {
    * look like one of them (see {@link maskedObservationOracle}). @default no capture check
    */
   captures?: readonly BlobRef[];
+  /** R_Om's local floor (`{}`: none, the mean-only R_Om). @default floor {@link DEFAULT_LOCAL_FLOOR} on tiles of {@link DEFAULT_LOCAL_BLOCK} */
+  local?: LocalFloorOptions;
 }
 
 /** R_O alone: does the recovered screenshot match the target at the threshold? */
@@ -104,7 +139,9 @@ export async function observationOracle(recovered: Observation, target: Observat
 
 /**
  * R_Om alone: R_O over the SSIM windows that touch no pixel of the dynamic mask `mask` (a blob
- * from `saveMask`). Without a mask it is R_O exactly.
+ * from `saveMask`), mean >= threshold, and by default no tile of 4 x 4 window positions below the
+ * local floor (`local: {}` for the mean-only R_Om; `meanPass` always reports it). Without a mask
+ * and without a floor it is R_O exactly.
  *
  * With `captures` (the target state's observed screenshots), the masked windows are not simply
  * ignored: the recovered screen's masked region must match one of the captures there (mean SSIM
@@ -113,18 +150,28 @@ export async function observationOracle(recovered: Observation, target: Observat
  */
 export async function maskedObservationOracle(
   recovered: Observation, target: Observation, blobs: BlobReader, mask: BlobRef | null | undefined,
-  threshold = DEFAULT_SSIM_THRESHOLD, maxMaskedWindows = DEFAULT_MAX_MASKED_WINDOWS, captures?: readonly BlobRef[],
+  threshold = DEFAULT_SSIM_THRESHOLD, maxMaskedWindows = DEFAULT_MAX_MASKED_WINDOWS, captures?: readonly BlobRef[], local: LocalFloorOptions = { floor: DEFAULT_LOCAL_FLOOR, block: DEFAULT_LOCAL_BLOCK },
 ): Promise<MaskedObservationVerdict> {
+  const floor = local.floor ?? -Infinity;
+  const hasFloor = floor > -Infinity;
+  const withFloor = (v: Omit<MaskedObservationVerdict, "pass" | "meanPass">, meanPass: boolean, localMin: number): MaskedObservationVerdict => {
+    if (!hasFloor) return { ...v, pass: meanPass, meanPass };
+    const localSsim = Number.isNaN(localMin) ? 0 : localMin;
+    return { ...v, pass: meanPass && localSsim >= floor, meanPass, localSsim, localFloor: floor };
+  };
+  const [a, b] = await Promise.all([blobs.get(recovered.screenshot), blobs.get(target.screenshot)]);
+  const opts = { localBlock: local.block ?? 1 };
   if (!mask) {
-    const ro = await observationOracle(recovered, target, blobs, threshold);
-    return { ...ro, maskedWindows: 0 };
+    // No dynamic pixels: R_O (maskedScreenshotSsim without a mask is screenshotSsim bit for bit).
+    const r = await maskedScreenshotSsim(a, b, null, opts);
+    return withFloor({ ssim: r.ssim, threshold, maskedWindows: 0 }, r.ssim >= threshold, r.localMin);
   }
-  const [a, b, m] = await Promise.all([blobs.get(recovered.screenshot), blobs.get(target.screenshot), cachedMask(mask, blobs)]);
-  const r = await maskedScreenshotSsim(a, b, m);
+  const m = await cachedMask(mask, blobs);
+  const r = await maskedScreenshotSsim(a, b, m, opts);
   const masked = r.total === 0 ? 0 : 1 - r.windows / r.total;
   if (masked > maxMaskedWindows || !Number.isFinite(r.ssim)) {
-    const ro = await observationOracle(recovered, target, blobs, threshold);
-    return { ...ro, mask, maskedWindows: masked, fallback: `mask covers ${(100 * masked).toFixed(1)}% of SSIM windows (> ${(100 * maxMaskedWindows).toFixed(0)}%): unmasked R_O used` };
+    const all = await maskedScreenshotSsim(a, b, null, opts);
+    return withFloor({ ssim: all.ssim, threshold, mask, maskedWindows: masked, fallback: `mask covers ${(100 * masked).toFixed(1)}% of SSIM windows (> ${(100 * maxMaskedWindows).toFixed(0)}%): unmasked R_O used` }, all.ssim >= threshold, all.localMin);
   }
   if (captures && captures.length > 0 && masked > 0) {
     let best = -Infinity;
@@ -134,9 +181,9 @@ export async function maskedObservationOracle(
       if (best >= 1) break;
     }
     const captureSsim = Number.isFinite(best) ? best : 0;
-    return { pass: r.ssim >= threshold && captureSsim >= threshold, ssim: r.ssim, threshold, mask, maskedWindows: masked, captureSsim };
+    return withFloor({ ssim: r.ssim, threshold, mask, maskedWindows: masked, captureSsim }, r.ssim >= threshold && captureSsim >= threshold, r.localMin);
   }
-  return { pass: r.ssim >= threshold, ssim: r.ssim, threshold, mask, maskedWindows: masked };
+  return withFloor({ ssim: r.ssim, threshold, mask, maskedWindows: masked }, r.ssim >= threshold, r.localMin);
 }
 
 const MASK_CACHE_LIMIT = 16;
@@ -168,7 +215,7 @@ export async function transitionOracle(env: Environment, recovered: Observation,
 export async function judgeRecovery(options: RecoveryOracleOptions): Promise<RecoveryVerdict> {
   const threshold = options.threshold ?? DEFAULT_SSIM_THRESHOLD;
   const ro = await observationOracle(options.recovered, options.target, options.blobs, threshold);
-  const rom = options.mask === undefined ? undefined : await maskedObservationOracle(options.recovered, options.target, options.blobs, options.mask, threshold, options.maxMaskedWindows, options.captures);
+  const rom = options.mask === undefined ? undefined : await maskedObservationOracle(options.recovered, options.target, options.blobs, options.mask, threshold, options.maxMaskedWindows, options.captures, options.local);
   const rtc = await transitionOracle(options.env, options.recovered, options.remaining, options.successScore ?? 1);
   return rom ? { success: ro.pass && rtc.pass, ro, rtc, rom, maskedSuccess: rom.pass && rtc.pass } : { success: ro.pass && rtc.pass, ro, rtc };
 }

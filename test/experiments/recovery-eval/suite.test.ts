@@ -13,7 +13,7 @@ describe("runRecoveryEvalSuite", () => {
     expect(file).toEqual(r.report);
     expect(file.samples).toBeGreaterThan(0);
     expect(file.table.length).toBe(6 * 2 * file.datasetStages.filter((s: { final: number }) => s.final > 0).length);
-    expect(JSON.parse(readFileSync(join(out, "oracle-agreement.json"), "utf8")).agreement).toHaveLength(10);
+    expect(JSON.parse(readFileSync(join(out, "oracle-agreement.json"), "utf8")).agreement).toHaveLength(14); // 2 noise settings x (R_O, R_TC, joint, R_Om, R_Om joint, mean-only R_Om, its joint)
     expect(r.manifest.simulatedLabel).toMatch(/^simulated: sim-forward/);
     const again = await runRecoveryEvalSuite({ out: mkdtempSync(join(tmpdir(), "retrace-suite-")), limit: 2, seed: 9, budgets: [1, 3] });
     expect(again.report.table).toEqual(r.report.table);

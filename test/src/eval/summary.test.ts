@@ -24,6 +24,23 @@ describe("oracleAgreement", () => {
     expect(both.kappa).toBeCloseTo(0.25);
   });
 
+  it("adds the mean-only R_Om rows beside R_Om when the verdicts carry a local floor", () => {
+    const masked = (meanPass: boolean, floorPass: boolean, rtc: boolean, truth: boolean) => {
+      const r = run(true, rtc, truth);
+      const rom = { pass: meanPass && floorPass, meanPass, ssim: 0.995, threshold: 0.99, maskedWindows: 0, localSsim: floorPass ? 0.9 : 0.1, localFloor: 0.2 };
+      return { ...r, verdict: { ...r.verdict!, rom, maskedSuccess: rom.pass && rtc } };
+    };
+    // A leftover window: the mean passes, the floor does not (truth: not recovered).
+    const runs = [masked(true, true, true, true), masked(true, false, true, false), masked(false, true, true, false)];
+    const rows = new Map(oracleAgreement(runs).map((a) => [a.oracle, a]));
+    expect(rows.get("R_Om AND R_TC")).toMatchObject({ truePositive: 1, falsePositive: 0, trueNegative: 2 });
+    expect(rows.get("R_Om (mean only) AND R_TC")).toMatchObject({ truePositive: 1, falsePositive: 1, trueNegative: 1 });
+    expect(rows.get("R_Om (mean only)")).toMatchObject({ falsePositive: 1 });
+    // Verdicts without a floor (older runs) give no mean-only rows: they would repeat R_Om.
+    const old = runs.map((r) => ({ ...r, verdict: { ...r.verdict!, rom: { ...r.verdict!.rom!, localFloor: undefined } } }));
+    expect(oracleAgreement(old).map((a) => a.oracle)).not.toContain("R_Om (mean only)");
+  });
+
   it("leaves out runs without truth or not judged", () => {
     const runs = [run(true, true, true), { ...run(true, true, true), truth: undefined }, run(true, true, true, { status: "reconstruction-failed", verdict: undefined })];
     expect(oracleAgreement(runs)[0].n).toBe(1);
