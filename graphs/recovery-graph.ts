@@ -28,7 +28,7 @@ import { recover } from "./nodes/recover.ts";
 import { restoreContext } from "./nodes/restore-context.ts";
 import { select } from "./nodes/select.ts";
 import { start } from "./nodes/start.ts";
-import { RecoveryGraphState, type GraphState, type StoredGraphState } from "./state.ts";
+import { RecoveryGraphState, type GraphState, type GraphUpdate, type StoredGraphState } from "./state.ts";
 import { codecFor } from "./stored-observation.ts";
 import { installLeanRunContext } from "./run-context.ts";
 
@@ -58,14 +58,24 @@ export function createRecoveryGraph(args: CreateRecoveryGraphArgs) {
   const codec = codecFor(ctx);
   // Nodes see observations with their accessibility trees (kept out of checkpoints by reference).
   const view = (s: StoredGraphState): GraphState => ({ ...s, observation: codec.expand(s.observation), history: s.history.map((e) => codec.expandEntry(e)) });
+  // A checkpoint must never name a blob its store has not made durable: a shared store (PostgreSQL)
+  // uploads synchronous writes (accessibility trees, SimDesk states) in the background, and a
+  // worker killed after the checkpoint but before the upload left a thread no other worker could
+  // resume. So each node waits for the store before LangGraph checkpoints its writes (a no-op on
+  // the filesystem store).
+  const node = (f: (s: GraphState, c: typeof ctx) => Promise<GraphUpdate>) => async (s: StoredGraphState) => {
+    const update = await f(view(s), ctx);
+    await ctx.components.blobs.flush();
+    return update;
+  };
   return new StateGraph(RecoveryGraphState)
-    .addNode("start", (s: StoredGraphState) => start(view(s), ctx))
-    .addNode("propose", (s: StoredGraphState) => propose(view(s), ctx))
-    .addNode("act", (s: StoredGraphState) => act(view(s), ctx))
-    .addNode("select", (s: StoredGraphState) => select(view(s), ctx))
-    .addNode("recover", (s: StoredGraphState) => recover(view(s), ctx))
-    .addNode("restoreContext", (s: StoredGraphState) => restoreContext(view(s), ctx))
-    .addNode("evaluate", (s: StoredGraphState) => evaluate(view(s), ctx))
+    .addNode("start", node(start))
+    .addNode("propose", node(propose))
+    .addNode("act", node(act))
+    .addNode("select", node(select))
+    .addNode("recover", node(recover))
+    .addNode("restoreContext", node(restoreContext))
+    .addNode("evaluate", node(evaluate))
     .addEdge(START, "start")
     .addConditionalEdges("start", (s: StoredGraphState) => (stopped(s) ? "evaluate" : "propose"), ["propose", "evaluate"])
     .addConditionalEdges("propose", (s: StoredGraphState) => (stopped(s) ? "evaluate" : "act"), ["act", "evaluate"])

@@ -15,6 +15,7 @@ import type { Task } from "../src/task.ts";
 import type { RuntimeKnobs } from "./context.ts";
 import { createRecoveryGraph, recursionLimitFor } from "./recovery-graph.ts";
 import type { GraphState } from "./state.ts";
+import { prefetchAxTrees } from "./stored-observation.ts";
 
 /** Forward steps per `act` superstep for episodes without a checkpointer. */
 export const BATCH_STEPS_PER_SUPERSTEP = 32;
@@ -65,11 +66,17 @@ export async function runEpisode(args: RunEpisodeArgs): Promise<EpisodeResult> {
   const snapshot = await graph.getState(config);
   const saved = snapshot.values as Partial<GraphState> | undefined;
   if (saved?.result) {
+    // Finished before (its worker died before storing it): what is computed from the result next
+    // (ground-truth stability reads the trajectory's states) may need that worker's state snapshots.
+    await args.components.env.prepareResume?.({ values: snapshot.values });
     return saved.result;
   } else if (saved?.task?.id && (snapshot.next.length > 0 || snapshot.tasks.length > 0)) {
     // Resume. `next` is empty when the interrupted step's task already saved its writes (a kill
     // between a node's writes and its checkpoint); `tasks` still lists it and LangGraph applies them.
     if (saved.task.id !== args.task.id) throw new ConfigError(`threadId ${config.configurable.thread_id} belongs to task ${saved.task.id}, not ${args.task.id}`, { field: "threadId" });
+    const checkpointed = { values: snapshot.values, tasks: snapshot.tasks };
+    await prefetchAxTrees(args.components.blobs, checkpointed);
+    await args.components.env.prepareResume?.(checkpointed);
     final = (await graph.invoke(null, config)) as GraphState;
   } else {
     final = (await graph.invoke({ task: args.task }, config)) as GraphState;

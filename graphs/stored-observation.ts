@@ -6,8 +6,7 @@
  * modes see plain Observations. Expanded values are cached per graph instance, so the cost per
  * step does not grow with the episode.
  */
-import { join } from "node:path";
-import { BlobStore } from "../src/blob-store.ts";
+import type { BlobStore } from "../src/blob-store.ts";
 import type { AxNode, Observation } from "../src/observation.ts";
 import type { HistoryEntry } from "../src/policy.ts";
 
@@ -16,16 +15,40 @@ export type StoredObservation = Omit<Observation, "axTree"> & { axTreeRef?: stri
 /** A history entry as kept in graph state. */
 export type StoredHistoryEntry = Omit<HistoryEntry, "observation"> & { observation: StoredObservation };
 
-const axStores = new Map<string, BlobStore>();
+const axStores = new WeakMap<BlobStore, BlobStore>();
 
-/** Content-addressed JSON store for accessibility trees, in `<blobs.dir>/ax`. */
+/**
+ * Content-addressed JSON store for accessibility trees, in `<blobs.dir>/ax`: the blob store's
+ * `child`, so a shared store (PostgreSQL) shares the trees too and a worker that resumes another
+ * worker's episode can read the trees its checkpoints name.
+ */
 export function axTreeStore(blobs: BlobStore): BlobStore {
-  let store = axStores.get(blobs.dir);
+  let store = axStores.get(blobs);
   if (!store) {
-    store = new BlobStore({ dir: join(blobs.dir, "ax"), extension: ".json" });
-    axStores.set(blobs.dir, store);
+    store = blobs.child("ax", ".json");
+    axStores.set(blobs, store);
   }
   return store;
+}
+
+/**
+ * Bring every accessibility tree that `state` (any JSON: checkpointed values, pending writes) names
+ * into the local store, so the synchronous expansion finds it. A worker resuming another worker's
+ * episode has the checkpoint but not the trees; a shared store's `get` fetches and caches them.
+ */
+export async function prefetchAxTrees(blobs: BlobStore, state: unknown): Promise<number> {
+  const store = axTreeStore(blobs);
+  let fetched = 0;
+  for (const m of new Set(JSON.stringify(state ?? null).match(/"axTreeRef":"[0-9a-f]{64}"/g) ?? [])) {
+    const ref = m.slice(-65, -1);
+    try {
+      store.getSync(ref);
+    } catch {
+      await store.get(ref);
+      fetched++;
+    }
+  }
+  return fetched;
 }
 
 /** Per-graph-instance caches of expanded values. */

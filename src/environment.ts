@@ -57,6 +57,12 @@ export interface Environment {
   visibleHash?(): string;
   /** Read-only state probes, without acting (only when `capabilities.probes`); see src/probes/report.ts. */
   probe?(): Promise<ProbeReport>;
+  /**
+   * Called before an interrupted episode continues from its checkpoint (possibly on another
+   * machine), with the checkpointed graph state as JSON: an environment fetches what it will read
+   * synchronously later (SimDesk: the state snapshots the checkpoint names, from a shared store).
+   */
+  prepareResume?(state: unknown): Promise<void>;
 }
 
 /** An opaque, JSON-serialisable environment snapshot. */

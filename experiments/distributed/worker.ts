@@ -90,6 +90,14 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const name = options.name ?? `${hostname()}:${process.pid}`;
   const slots: Slot[] = Array.from({ length: options.concurrency ?? 1 }, () => ({}));
   const configs = new Map<string, { config: ExperimentConfig; seedBase: number; cancelled: boolean; readAt: number }>();
+  const runFilesOf = new Map<string, Array<{ path: string; bytes: Buffer }>>();
+  /** Delete the checkpoint threads of every attempt of a stored episode (unless --keep-checkpoints). */
+  const dropThreads = async (runId: string, key: string, envFailures: number) => {
+    if (options.keepCheckpoints) return;
+    for (let a = 0; a <= envFailures; a++) {
+      await checkpointer.saver.deleteThread(`${runId}/${key}/a${a}`).catch((err) => logger.warn({ key, err: describeError(err) }, "deleting a finished episode's checkpoints failed"));
+    }
+  };
 
   const handle: EpisodeWorkerHandle = startEpisodeWorker({
     url: options.queueUrl,
@@ -108,11 +116,20 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         configs.set(data.runId, run);
       }
       if (run.cancelled) return void options.onEpisode?.({ key: data.key, status: "cancelled", stored: false, ms: 0 });
-      if (await store.hasResult(data.runId, data.key)) return void options.onEpisode?.({ key: data.key, status: "duplicate", stored: false, ms: 0 });
+      if (await store.hasResult(data.runId, data.key)) {
+        // Stored already (its worker may have died between storing and cleaning up): clean up here.
+        await dropThreads(data.runId, data.key, data.envFailures ?? 0);
+        return void options.onEpisode?.({ key: data.key, status: "duplicate", stored: false, ms: 0 });
+      }
       const scratch = mkdtempSync(join(options.cacheDir, "episode-"));
       try {
-        // Run-level files of earlier phases (ideal recovery's frozen plan.json), as the coordinator has them.
-        const runFiles = await store.runFiles(data.runId);
+        // Run-level files of earlier phases (ideal recovery's frozen plan.json), as the coordinator
+        // has them; frozen, so read once per run (a run without any is asked again: a later phase may add them).
+        let runFiles = runFilesOf.get(data.runId);
+        if (!runFiles) {
+          runFiles = await store.runFiles(data.runId);
+          if (runFiles.length) runFilesOf.set(data.runId, runFiles);
+        }
         for (const f of runFiles) writeFileSync(join(scratch, f.path), f.bytes);
         const envFailures = data.envFailures ?? 0;
         const remote = jobRunner(data, slots[job.slot], store, { envFailures, lastAttempt: job.attemptsMade + 1 >= job.attempts, markEnvFailure: () => job.updateData({ ...data, envFailures: envFailures + 1 }) });
@@ -134,11 +151,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         const timing = JSON.stringify({ key: data.key, wallMs: finishedAt - startedAt, envMs: done.envMs, tries: done.line.envTries, worker: name, enqueuedAt: data.enqueuedAt, pickedAt: t0, startedAt, finishedAt });
         const stored = await store.storeResult(data.runId, { key: data.key, index: data.index, condition: data.condition, status: done.line.status, line: JSON.stringify(done.line), timing, worker: name }, await collectFiles(scratch, blobs, new Set(runFiles.map((f) => f.path))));
         // The result is durable: the threads that could resume this episode are no longer needed.
-        if (!options.keepCheckpoints) {
-          for (let a = 0; a <= envFailures; a++) {
-            await checkpointer.saver.deleteThread(`${data.runId}/${data.key}/a${a}`).catch((err) => logger.warn({ key: data.key, err: describeError(err) }, "deleting a finished episode's checkpoints failed"));
-          }
-        }
+        await dropThreads(data.runId, data.key, envFailures);
         options.onEpisode?.({ key: data.key, status: done.line.status, stored, ms: Date.now() - t0, resumed });
       } finally {
         rmSync(scratch, { recursive: true, force: true });

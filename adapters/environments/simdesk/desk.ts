@@ -169,6 +169,24 @@ export class SimDesk implements Environment, SimGroundTruth {
     return id;
   }
 
+  /**
+   * Fetch the state snapshots the checkpointed `state` names that this machine lacks (a shared
+   * store's `get` caches them locally). Any 64-hex value may be a state id (observations, step
+   * records, recovery targets, policy memos), so each one missing here is asked for; the ones that
+   * are not stored states (screen hashes) are simply not found.
+   */
+  async prepareResume(state: unknown): Promise<void> {
+    for (const m of new Set(JSON.stringify(state ?? null).match(/"[0-9a-f]{64}"/g) ?? [])) {
+      const id = m.slice(1, -1);
+      if (this.states.has(id)) continue;
+      try {
+        this.stateStore.getSync(id);
+      } catch {
+        await this.stateStore.get(id).catch(() => undefined);
+      }
+    }
+  }
+
   /** Load a stored state by id (from memory or the state store). */
   loadState(stateId: string): DeskState {
     const cached = this.states.get(stateId);
