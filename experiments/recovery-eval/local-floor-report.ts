@@ -16,6 +16,14 @@ import { chooseFloor, crossValidate, FLOOR_GRID, floorRow, jointWithFloor, paper
 /** Local regions tried: one SSIM window (33 px at 1280x800), tiles of 4 and 11 window positions. */
 export const FLOOR_BLOCKS: readonly number[] = [1, 4, 11];
 
+/** The samples and the judged runs (with a verdict and ground truth) of one agreement setting folder. */
+export function judgedRuns(setting: string): { samples: Map<string, RecoverySample>; runs: RecoveryRun[] } {
+  const samples = new Map<string, RecoverySample>(readFileSync(join(setting, "dataset", "samples.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as RecoverySample).map((s) => [s.id, s]));
+  const runs = readFileSync(join(setting, "runs.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as RecoveryRun)
+    .filter((r) => r.status === "judged" && r.verdict && r.truth !== undefined);
+  return { samples, runs };
+}
+
 /** Re-judge the runs under `dir` (noise-off and noise-on) into floor records. */
 export async function floorRecords(dir: string, readerFor: (setting: string) => BlobReader): Promise<FloorRecord[]> {
   const records: FloorRecord[] = [];
@@ -23,9 +31,7 @@ export async function floorRecords(dir: string, readerFor: (setting: string) => 
     const setting = join(dir, `noise-${noise}`);
     if (!existsSync(join(setting, "runs.jsonl"))) continue;
     const blobs = readerFor(setting);
-    const samples = new Map<string, RecoverySample>(readFileSync(join(setting, "dataset", "samples.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as RecoverySample).map((s) => [s.id, s]));
-    const runs = readFileSync(join(setting, "runs.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as RecoveryRun)
-      .filter((r) => r.status === "judged" && r.verdict && r.truth !== undefined);
+    const { samples, runs } = judgedRuns(setting);
     for (const r of runs) {
       const s = samples.get(r.sampleId);
       if (!s || !r.recovered) throw new Error(`run ${r.sampleId} ${r.variant} r=${r.budget}: no sample or no recovered screenshot (re-run the agreement with this code)`);

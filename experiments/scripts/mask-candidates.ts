@@ -17,7 +17,7 @@
  *
  *   npx tsx experiments/scripts/mask-candidates.ts DIR [--json out.json] [--floor]
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BlobStore, type BlobReader, type BlobRef } from "../../src/blob-store.ts";
 import { sha256Hex } from "../../src/hash.ts";
@@ -27,7 +27,7 @@ import { oracleAgreement } from "../../src/eval/summary.ts";
 import type { RecoveryRun } from "../../src/eval/run.ts";
 import type { RecoverySample } from "../../src/dataset/types.ts";
 import { ci as wilsonText } from "../recovery-eval/report-data.ts";
-import { floorReport } from "../recovery-eval/local-floor-report.ts";
+import { floorReport, judgedRuns } from "../recovery-eval/local-floor-report.ts";
 
 interface Candidate {
   id: string;
@@ -73,9 +73,7 @@ for (const noise of ["off", "on"] as const) {
   const setting = join(dir, `noise-${noise}`);
   if (!existsSync(join(setting, "runs.jsonl"))) continue;
   const blobs = readerFor(setting);
-  const samples = new Map<string, RecoverySample>(readFileSync(join(setting, "dataset", "samples.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as RecoverySample).map((s) => [s.id, s]));
-  const runs = readFileSync(join(setting, "runs.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as RecoveryRun)
-    .filter((r) => r.status === "judged" && r.verdict && r.truth !== undefined);
+  const { samples, runs } = judgedRuns(setting);
   const relearned = new Map<string, Promise<BlobRef | null>>();
   const stateAt = (dilate: number) => (s: RecoverySample) => {
     const key = `${s.id}@${dilate}`;

@@ -1,5 +1,4 @@
 /** SimDesk: the in-process simulated desktop (Environment + SimGroundTruth). */
-import { dirname, join } from "node:path";
 import type { Action } from "../../../src/action.ts";
 import { BlobStore } from "../../../src/blob-store.ts";
 import type { Environment, EnvironmentCapabilities, EnvironmentSnapshot, StepOutcome } from "../../../src/environment.ts";
