@@ -19,6 +19,13 @@ export interface RuntimeKnobs {
    * only faster. @default 1 (runEpisode with `checkpointer: false`: 32)
    */
   stepsPerSuperstep?: number;
+  /**
+   * Graph phases (start, propose, act, select, recover, restoreContext, evaluate) one superstep
+   * may run in a row, following the graph's own edges (see graphs/recovery-graph.ts). 1 gives one
+   * node per superstep, which durable runs need; without a checkpointer more is only faster.
+   * @default 1 (runEpisode with `checkpointer: false`: 64)
+   */
+  phasesPerSuperstep?: number;
 }
 
 /** Shared, non-serialisable context of one graph instance. */
@@ -31,6 +38,8 @@ export interface RuntimeContext {
   detectorTimeoutMs: number;
   /** See {@link RuntimeKnobs.stepsPerSuperstep}. */
   stepsPerSuperstep: number;
+  /** See {@link RuntimeKnobs.phasesPerSuperstep}. */
+  phasesPerSuperstep: number;
   signal?: AbortSignal;
   /**
    * True once the environment is known to match the graph state in this process: set by `start`
@@ -69,15 +78,16 @@ export function createRuntimeContext(args: {
     // Without a detector no recovery step is ever selected: a baseline needs no "llm" selector.
     selector: createStepSelector(recovering || o.recoveryStep !== "llm" ? o.recoveryStep : "error-minus-1", c.selector),
     detectorTimeoutMs: args.knobs?.detectorTimeoutMs ?? 120_000,
-    stepsPerSuperstep: positiveSteps(args.knobs?.stepsPerSuperstep),
+    stepsPerSuperstep: positiveSteps(args.knobs?.stepsPerSuperstep, "stepsPerSuperstep"),
+    phasesPerSuperstep: positiveSteps(args.knobs?.phasesPerSuperstep, "phasesPerSuperstep"),
     signal: args.signal,
     envSynced: false,
   };
 }
 
-function positiveSteps(n: number | undefined): number {
+function positiveSteps(n: number | undefined, knob: string): number {
   if (n === undefined) return 1;
-  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`knobs.stepsPerSuperstep must be a whole number >= 1, got ${n}`, { field: "knobs.stepsPerSuperstep" });
+  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`knobs.${knob} must be a whole number >= 1, got ${n}`, { field: `knobs.${knob}` });
   return n;
 }
 

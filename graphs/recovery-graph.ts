@@ -16,11 +16,12 @@
  *
  * Components are closed over (never checkpointed); state holds only JSON and blob references.
  */
-import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { END, START, StateGraph, type BaseCheckpointSaver, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { EpisodeComponents, RecoveryOptions, RecoveryOptionsInput } from "../src/episode.ts";
 import type { EpisodeEvents } from "../src/runtime/events.ts";
 import { resolveRecoveryOptions } from "../src/runtime/options.ts";
-import { createRuntimeContext, type RuntimeKnobs } from "./context.ts";
+import { createRuntimeContext, type RuntimeContext, type RuntimeKnobs } from "./context.ts";
+import { applied, merged } from "./fold.ts";
 import { evaluate } from "./nodes/evaluate.ts";
 import { act } from "./nodes/act.ts";
 import { propose } from "./nodes/propose.ts";
@@ -45,47 +46,120 @@ export interface CreateRecoveryGraphArgs {
   knobs?: RuntimeKnobs;
 }
 
-const stopped = (s: StoredGraphState) => s.stopReason !== null;
+const stopped = (s: Pick<StoredGraphState, "stopReason">) => s.stopReason !== null;
+
+type Phase = "start" | "propose" | "act" | "select" | "recover" | "restoreContext" | "evaluate";
+type Node = (s: GraphState, c: RuntimeContext) => Promise<GraphUpdate>;
+const NODES: Record<Phase, Node> = { start, propose, act, select, recover, restoreContext, evaluate };
+const PHASES = Object.keys(NODES) as Phase[];
+
+/** The graph's edges: the phase that follows each phase, given the state its writes produced. */
+const NEXT: Record<Phase, (s: Pick<StoredGraphState, "stopReason" | "pending">) => Phase | typeof END> = {
+  start: (s) => (stopped(s) ? "evaluate" : "propose"),
+  propose: (s) => (stopped(s) ? "evaluate" : "act"),
+  act: (s) => (s.pending ? "select" : stopped(s) ? "evaluate" : "act"),
+  select: () => "recover",
+  recover: (s) => (stopped(s) ? "evaluate" : "restoreContext"),
+  restoreContext: () => "propose",
+  evaluate: () => END,
+};
 
 /**
  * Build and compile the recovery graph. Invoke it with `{ task }`; the final state's `result` is the
  * EpisodeResult. Embeddable as a node of a user's own graph.
+ *
+ * With `knobs.phasesPerSuperstep` above 1 (batch episodes, no checkpointer) a node goes on to the
+ * phases its edges lead to within the same superstep, each seeing the state the previous one's
+ * writes produced (graphs/fold.ts), until the episode ends or the bound is reached; the superstep
+ * writes their folded update and its `phase`, and the graph routes by that phase. The calls, their
+ * order and the episode are those of one node per superstep (test/graphs/batch-supersteps.test.ts).
  */
 export function createRecoveryGraph(args: CreateRecoveryGraphArgs) {
   installLeanRunContext(); // no disabled RunTree per runnable call unless something traces (graphs/run-context.ts)
   const options = resolveRecoveryOptions(args.options);
   const ctx = createRuntimeContext({ components: args.components, options, events: args.events, signal: args.signal, knobs: args.knobs });
-  const codec = codecFor(ctx);
-  // Nodes see observations with their accessibility trees (kept out of checkpoints by reference).
-  const view = (s: StoredGraphState): GraphState => ({ ...s, observation: codec.expand(s.observation), history: s.history.map((e) => codec.expandEntry(e)) });
+  return buildGraph(() => ctx, ctx.phasesPerSuperstep > 1, args.checkpointer);
+}
+
+/** The runtime context a batch graph's invocation carries (see {@link batchRecoveryGraph}). */
+const CTX_KEY = "__retrace_ctx";
+
+let batchGraph: ReturnType<typeof buildGraph> | undefined;
+
+/**
+ * The recovery graph for batch episodes (no checkpointer, phases chained), compiled once per process:
+ * the episode's runtime context travels in the invocation's config (`batchConfig`) instead of being
+ * closed over, so a runner's thousands of episodes do not each compile a graph.
+ */
+export function batchRecoveryGraph(): ReturnType<typeof buildGraph> {
+  installLeanRunContext();
+  batchGraph ??= buildGraph((config) => {
+    const ctx = (config?.configurable as Record<string, unknown> | undefined)?.[CTX_KEY] as RuntimeContext | undefined;
+    if (!ctx) throw new Error("batchRecoveryGraph: invoke it with batchConfig(...) (the episode's runtime context is missing)");
+    return ctx;
+  }, true, false);
+  return batchGraph;
+}
+
+/** The invocation config of {@link batchRecoveryGraph} for one episode. */
+export function batchConfig(args: CreateRecoveryGraphArgs, extra: { thread_id: string; recursionLimit: number }): { configurable: Record<string, unknown>; recursionLimit: number } {
+  const options = resolveRecoveryOptions(args.options);
+  const ctx = createRuntimeContext({ components: args.components, options, events: args.events, signal: args.signal, knobs: args.knobs });
+  return { configurable: { thread_id: extra.thread_id, [CTX_KEY]: ctx }, recursionLimit: extra.recursionLimit };
+}
+
+function buildGraph(ctxOf: (config: LangGraphRunnableConfig | undefined) => RuntimeContext, chained: boolean, checkpointer: BaseCheckpointSaver | boolean | undefined) {
   // A checkpoint must never name a blob its store has not made durable: a shared store (PostgreSQL)
   // uploads synchronous writes (accessibility trees, SimDesk states) in the background, and a
   // worker killed after the checkpoint but before the upload left a thread no other worker could
   // resume. So each node waits for the store before LangGraph checkpoints its writes (a no-op on
   // the filesystem store).
-  const node = (f: (s: GraphState, c: typeof ctx) => Promise<GraphUpdate>) => async (s: StoredGraphState) => {
-    const update = await f(view(s), ctx);
+  const node = (phase: Phase) => async (s: StoredGraphState, config?: LangGraphRunnableConfig): Promise<GraphUpdate> => {
+    const ctx = ctxOf(config);
+    const codec = codecFor(ctx);
+    // Nodes see observations with their accessibility trees (kept out of checkpoints by reference).
+    let state: GraphState = { ...s, observation: codec.expand(s.observation), history: s.history.map((e) => codec.expandEntry(e)) };
+    let update = await NODES[phase](state, ctx);
+    let total = update;
+    let last = phase;
+    for (let n = 1; n < ctx.phasesPerSuperstep; n++) {
+      state = applied(state, update, ctx);
+      const next = NEXT[last](state);
+      if (next === END) break;
+      update = await NODES[next](state, ctx);
+      total = merged(total, update);
+      last = next;
+    }
     await ctx.components.blobs.flush();
-    return update;
+    return { ...total, phase: last };
   };
-  return new StateGraph(RecoveryGraphState)
-    .addNode("start", node(start))
-    .addNode("propose", node(propose))
-    .addNode("act", node(act))
-    .addNode("select", node(select))
-    .addNode("recover", node(recover))
-    .addNode("restoreContext", node(restoreContext))
-    .addNode("evaluate", node(evaluate))
-    .addEdge(START, "start")
-    .addConditionalEdges("start", (s: StoredGraphState) => (stopped(s) ? "evaluate" : "propose"), ["propose", "evaluate"])
-    .addConditionalEdges("propose", (s: StoredGraphState) => (stopped(s) ? "evaluate" : "act"), ["act", "evaluate"])
-    .addConditionalEdges("act", (s: StoredGraphState) => (s.pending ? "select" : stopped(s) ? "evaluate" : "act"), ["select", "act", "evaluate"])
-    .addEdge("select", "recover")
-    .addConditionalEdges("recover", (s: StoredGraphState) => (stopped(s) ? "evaluate" : "restoreContext"), ["restoreContext", "evaluate"])
-    .addEdge("restoreContext", "propose")
-    .addEdge("evaluate", END)
-    .compile({ checkpointer: args.checkpointer, name: "retrace" });
+  const graph = new StateGraph(RecoveryGraphState)
+    .addNode("start", node("start"))
+    .addNode("propose", node("propose"))
+    .addNode("act", node("act"))
+    .addNode("select", node("select"))
+    .addNode("recover", node("recover"))
+    .addNode("restoreContext", node("restoreContext"))
+    .addNode("evaluate", node("evaluate"))
+    .addEdge(START, "start");
+  for (const phase of PHASES) {
+    // One node per superstep: each node's own edges. Chained: the edges of the phase that ran last.
+    const targets: Array<Phase | typeof END> = chained ? [...PHASES, END] : EDGE_TARGETS[phase];
+    graph.addConditionalEdges(phase, chained ? (s: StoredGraphState) => NEXT[(s.phase ?? phase) as Phase](s) : (s: StoredGraphState) => NEXT[phase](s), targets);
+  }
+  return graph.compile({ checkpointer, name: "retrace" });
 }
+
+/** Where each node's edges can lead (drawn graphs show these). */
+const EDGE_TARGETS: Record<Phase, Array<Phase | typeof END>> = {
+  start: ["propose", "evaluate"],
+  propose: ["act", "evaluate"],
+  act: ["select", "act", "evaluate"],
+  select: ["recover"],
+  recover: ["restoreContext", "evaluate"],
+  restoreContext: ["propose"],
+  evaluate: [END],
+};
 
 /** A recursion limit that an episode within its budgets can never hit. */
 export function recursionLimitFor(options: RecoveryOptions): number {

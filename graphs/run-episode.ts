@@ -13,12 +13,14 @@ import { resolveRecoveryOptions } from "../src/runtime/options.ts";
 import { ConfigError } from "../src/errors.ts";
 import type { Task } from "../src/task.ts";
 import type { RuntimeKnobs } from "./context.ts";
-import { createRecoveryGraph, recursionLimitFor } from "./recovery-graph.ts";
+import { batchConfig, batchRecoveryGraph, createRecoveryGraph, recursionLimitFor } from "./recovery-graph.ts";
 import type { GraphState } from "./state.ts";
 import { prefetchAxTrees } from "./stored-observation.ts";
 
 /** Forward steps per `act` superstep for episodes without a checkpointer. */
 export const BATCH_STEPS_PER_SUPERSTEP = 32;
+/** Graph phases per superstep for episodes without a checkpointer. */
+export const BATCH_PHASES_PER_SUPERSTEP = 64;
 
 /** Arguments of {@link runEpisode}. */
 export interface RunEpisodeArgs {
@@ -30,7 +32,7 @@ export interface RunEpisodeArgs {
   threadId?: string;
   /**
    * LangGraph checkpointer (SqliteSaver for durability), or `false` for none: fastest (forward
-   * steps run up to 32 per superstep), for batch runs that keep their own episode-level results
+   * steps run up to 32 per superstep, graph phases up to 64), for batch runs that keep their own episode-level results
    * log, but a killed episode cannot resume.
    * @default new MemorySaver()
    */
@@ -47,22 +49,20 @@ export async function runEpisode(args: RunEpisodeArgs): Promise<EpisodeResult> {
   const started = performance.now();
   const options = resolveRecoveryOptions(args.options);
   const events = args.events ?? new EpisodeEvents();
-  const graph = createRecoveryGraph({
-    components: args.components,
-    options,
-    events,
-    signal: args.signal,
-    checkpointer: args.checkpointer === false ? false : (args.checkpointer ?? new MemorySaver()),
-    // No checkpointer: nothing needs a superstep boundary after each forward step (graphs/nodes/act.ts).
-    knobs: args.checkpointer === false ? { stepsPerSuperstep: BATCH_STEPS_PER_SUPERSTEP, ...args.knobs } : args.knobs,
-  });
-  const config = { configurable: { thread_id: args.threadId ?? randomUUID() }, recursionLimit: recursionLimitFor(options) };
+  const threadId = args.threadId ?? randomUUID();
+  const recursionLimit = recursionLimitFor(options);
+  const base = { components: args.components, options, events, signal: args.signal };
   let final: GraphState;
   if (args.checkpointer === false) {
-    final = (await graph.invoke({ task: args.task }, config)) as GraphState;
+    // No checkpointer: the process's one compiled batch graph, forward steps and phases chained
+    // within supersteps (graphs/nodes/act.ts, graphs/recovery-graph.ts).
+    const knobs = { stepsPerSuperstep: BATCH_STEPS_PER_SUPERSTEP, phasesPerSuperstep: BATCH_PHASES_PER_SUPERSTEP, ...args.knobs };
+    final = (await batchRecoveryGraph().invoke({ task: args.task }, batchConfig({ ...base, knobs }, { thread_id: threadId, recursionLimit }))) as GraphState;
     const result = final.result!;
     return { ...result, accounting: { ...result.accounting, wallMs: performance.now() - started } };
   }
+  const graph = createRecoveryGraph({ ...base, checkpointer: args.checkpointer ?? new MemorySaver(), knobs: args.knobs });
+  const config = { configurable: { thread_id: threadId }, recursionLimit };
   const snapshot = await graph.getState(config);
   const saved = snapshot.values as Partial<GraphState> | undefined;
   if (saved?.result) {

@@ -131,6 +131,8 @@ export const RecoveryGraphState = Annotation.Root({
   envError: last<string | null>(() => null),
   evaluation: lastDelta<Evaluation | null>(() => null),
   result: lastDelta<EpisodeResult | null>(() => null),
+  /** The graph phase (node) that ran last; batch supersteps that run several route by it. */
+  phase: last<string | null>(() => null),
 });
 
 /** The state as checkpointed: observations keep their accessibility trees only by reference. */

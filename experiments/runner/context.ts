@@ -105,7 +105,7 @@ export class RunContext {
       // Inside a process worker: earlier phases are finished (by the parent); run the jobs of ours the parent hands us.
       if (shard.phase !== phase) return [...readResults(this.resultsFile).values()].filter((l) => keys.has(l.key)).sort((a, b) => a.index - b.index);
       await runPool({
-        experiment: this.experiment, jobs, claim: (j) => shard.claim(j.key), workers: 1,
+        experiment: this.experiment, jobs, claim: (j) => shard.claim(j.key), startAt: { part: shard.shard, parts: shard.shards }, workers: 1,
         createEnv: () => this.runtime.createEnv(this.envSpec, this.blobs), execute, resultsFile: this.resultsFile, timingsFile: this.timingsFile,
         envRetries: this.config.envRetries, resume: true, finalize: false, envTimeoutMs: this.settings.envTimeoutMs, onLine: (l) => shard.onEpisode(l.status, l.success),
       });

@@ -61,6 +61,20 @@ export interface PoolOptions<J extends EpisodeJob> {
    * of a phase while another still has a queue). @default every job is ours
    */
   claim?: (job: J) => Promise<boolean>;
+  /**
+   * Where in the job list this worker starts walking (it wraps around): part k of `parts` starts
+   * k/parts of the way in. Process workers that claim from one list start apart, so they run
+   * different tasks at first and the second to reach a task reuses the screens the first rendered
+   * (the shared derived-blob memo) instead of both rendering them at once. Results do not depend
+   * on the order. @default the start
+   */
+  startAt?: { part: number; parts: number };
+}
+
+function rotated<T>(xs: T[], at: PoolOptions<EpisodeJob>["startAt"]): T[] {
+  if (!at || at.parts <= 1) return xs;
+  const k = Math.floor((xs.length * at.part) / at.parts);
+  return [...xs.slice(k), ...xs.slice(0, k)];
 }
 
 /**
@@ -74,7 +88,7 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
   const retries = options.envRetries ?? 2;
   const previous = options.resume ? readResults(resultsFile) : new Map<string, ResultLine>();
   const done = new Set([...previous.values()].filter((l) => l.status === "ok").map((l) => l.key));
-  const todo = jobs.filter((j) => !done.has(j.key));
+  const todo = rotated(jobs.filter((j) => !done.has(j.key)), options.startAt);
   const progress: PoolProgress = { total: jobs.length, done: jobs.length - todo.length, skipped: jobs.length - todo.length, successes: 0, valid: 0, envErrors: 0 };
   for (const j of jobs) {
     const l = previous.get(j.key);

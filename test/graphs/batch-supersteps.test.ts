@@ -1,7 +1,8 @@
 /**
- * Batch episodes (no checkpointer) run up to 32 forward steps per `act` superstep and the recovery
- * sub-agent as a plain loop; durable episodes keep one forward step per superstep and the compiled
- * subgraph. Both must give the same episode, step for step (simulated agents on SimDesk).
+ * Batch episodes (no checkpointer) run up to 32 forward steps per `act` call, up to 64 graph phases
+ * per superstep, and the recovery sub-agent as a plain loop; durable episodes keep one node per
+ * superstep and the compiled subgraph. All must give the same episode, step for step (simulated
+ * agents on SimDesk), whatever the bounds (a bound that cuts chains mid-way routes by `phase`).
  */
 import { describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
@@ -9,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemorySaver } from "@langchain/langgraph";
 import { runEpisode } from "../../graphs/run-episode.ts";
+import { batchConfig, batchRecoveryGraph } from "../../graphs/recovery-graph.ts";
 import { BlobStore } from "../../src/blob-store.ts";
 import type { EpisodeResult } from "../../src/episode.ts";
 import { EpisodeEvents } from "../../src/runtime/events.ts";
@@ -24,7 +26,7 @@ function comparable(r: EpisodeResult): unknown {
   return JSON.parse(JSON.stringify(r, (k, v) => (k === "wallMs" || k === "envMs" ? undefined : v)));
 }
 
-async function episode(task: (typeof TASKS)[number], seed: number, mode: { checkpointer?: MemorySaver | false; stepsPerSuperstep?: number }) {
+async function episode(task: (typeof TASKS)[number], seed: number, mode: { checkpointer?: MemorySaver | false; stepsPerSuperstep?: number; phasesPerSuperstep?: number }) {
   const agents = createSimAgents({ task, groundTruth: desk, seed, recoverer: "skilled", detector: "decent", forward: "sloppy" });
   const events = new EpisodeEvents();
   const result = await runEpisode({
@@ -33,7 +35,7 @@ async function episode(task: (typeof TASKS)[number], seed: number, mode: { check
     options: { seed, maxRecoveryIterations: 3, restoration: "model" },
     checkpointer: mode.checkpointer ?? false,
     events,
-    ...(mode.stepsPerSuperstep !== undefined ? { knobs: { stepsPerSuperstep: mode.stepsPerSuperstep } } : {}),
+    ...(mode.stepsPerSuperstep !== undefined ? { knobs: { stepsPerSuperstep: mode.stepsPerSuperstep, phasesPerSuperstep: mode.phasesPerSuperstep } } : {}),
   });
   return result;
 }
@@ -45,9 +47,11 @@ describe("batch supersteps", () => {
     for (const task of TASKS) {
       for (const seed of [1, 2]) {
         const batch = await episode(task, seed, { checkpointer: false });
-        const single = await episode(task, seed, { checkpointer: false, stepsPerSuperstep: 1 });
+        const single = await episode(task, seed, { checkpointer: false, stepsPerSuperstep: 1, phasesPerSuperstep: 1 });
+        const fewPhases = await episode(task, seed, { checkpointer: false, stepsPerSuperstep: 2, phasesPerSuperstep: 3 });
         const durable = await episode(task, seed, { checkpointer: new MemorySaver() });
         expect(comparable(batch)).toEqual(comparable(single));
+        expect(comparable(batch)).toEqual(comparable(fewPhases));
         expect(comparable(batch)).toEqual(comparable(durable));
         recoveries += batch.accounting.recoveryAttempts;
         steps += batch.accounting.forwardSteps;
@@ -57,6 +61,33 @@ describe("batch supersteps", () => {
     expect(recoveries).toBeGreaterThan(2);
     expect(steps).toBeGreaterThan(TASKS.length * 2 * 5);
   }, 120_000);
+
+  it("run a batch episode, recoveries included, in a handful of supersteps of the one compiled batch graph", async () => {
+    const task = TASKS[0];
+    let supersteps = 0;
+    let recoveries = 0;
+    for (const seed of [1, 2, 3]) {
+      const agents = createSimAgents({ task, groundTruth: desk, seed, recoverer: "skilled", detector: "decent", forward: "sloppy" });
+      const args = { components: { policy: agents.policy, env: desk, blobs, detector: agents.detector, recoverer: agents.recoverer }, options: { seed, maxRecoveryIterations: 3, restoration: "model" as const }, knobs: { stepsPerSuperstep: 32, phasesPerSuperstep: 64 } };
+      const phases: string[] = [];
+      let result: EpisodeResult | null = null;
+      for await (const u of await batchRecoveryGraph().stream({ task }, { ...batchConfig(args, { thread_id: `t${seed}`, recursionLimit: 100 }), streamMode: "updates" })) {
+        for (const [, v] of Object.entries(u as Record<string, { phase?: string; result?: EpisodeResult }>)) {
+          phases.push(v.phase ?? "?");
+          result = v.result ?? result;
+        }
+      }
+      expect(result).not.toBeNull();
+      // the same episode as runEpisode's
+      expect(comparable(result!)).toEqual(comparable(await episode(task, seed, { checkpointer: false })));
+      expect(phases[phases.length - 1]).toBe("evaluate");
+      supersteps += phases.length;
+      recoveries += result!.accounting.recoveryAttempts;
+    }
+    expect(recoveries).toBeGreaterThan(0);
+    // one node per superstep would take >= 4 per episode plus 5 per recovery
+    expect(supersteps).toBe(3);
+  });
 
   it("refuses a stepsPerSuperstep that is not a whole number >= 1", async () => {
     const task = TASKS[0];
