@@ -16,7 +16,7 @@
  *
  * Components are closed over (never checkpointed); state holds only JSON and blob references.
  */
-import { END, START, StateGraph, type BaseCheckpointSaver, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { Annotation, END, START, StateGraph, type BaseCheckpointSaver, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { EpisodeComponents, RecoveryOptions, RecoveryOptionsInput } from "../src/episode.ts";
 import type { EpisodeEvents } from "../src/runtime/events.ts";
 import { resolveRecoveryOptions } from "../src/runtime/options.ts";
@@ -78,26 +78,36 @@ export function createRecoveryGraph(args: CreateRecoveryGraphArgs) {
   installLeanRunContext(); // no disabled RunTree per runnable call unless something traces (graphs/run-context.ts)
   const options = resolveRecoveryOptions(args.options);
   const ctx = createRuntimeContext({ components: args.components, options, events: args.events, signal: args.signal, knobs: args.knobs });
-  return buildGraph(() => ctx, ctx.phasesPerSuperstep > 1, args.checkpointer);
+  return buildGraph(ctx, ctx.phasesPerSuperstep > 1, args.checkpointer);
 }
 
 /** The runtime context a batch graph's invocation carries (see {@link batchRecoveryGraph}). */
 const CTX_KEY = "__retrace_ctx";
 
-let batchGraph: ReturnType<typeof buildGraph> | undefined;
+/**
+ * The batch graph's state: the whole episode state as one value. Nothing checkpoints it, so the
+ * flat per-record channels of RecoveryGraphState (which exist to keep checkpoints small) would
+ * only cost LangGraph bookkeeping per channel and superstep; the value is replaced by reference,
+ * never copied.
+ */
+const BatchGraphState = Annotation.Root({
+  episode: Annotation<GraphState | null>({ reducer: (_a, b) => b, default: () => null }),
+});
+
+/** A compiled batch graph: invoke with `{ episode: initialGraphState(task) }` and {@link batchConfig}. */
+export type BatchRecoveryGraph = ReturnType<typeof buildBatchGraph>;
+let batchGraph: BatchRecoveryGraph | undefined;
 
 /**
- * The recovery graph for batch episodes (no checkpointer, phases chained), compiled once per process:
- * the episode's runtime context travels in the invocation's config (`batchConfig`) instead of being
- * closed over, so a runner's thousands of episodes do not each compile a graph.
+ * The recovery graph for batch episodes (no checkpointer), compiled once per process: the same
+ * nodes and edges as {@link createRecoveryGraph}, phases chained up to `knobs.phasesPerSuperstep`
+ * per superstep, the state one value (BatchGraphState), and the episode's runtime context carried
+ * in the invocation's config ({@link batchConfig}) instead of closed over, so a runner's thousands
+ * of episodes do not each compile a graph.
  */
-export function batchRecoveryGraph(): ReturnType<typeof buildGraph> {
+export function batchRecoveryGraph(): BatchRecoveryGraph {
   installLeanRunContext();
-  batchGraph ??= buildGraph((config) => {
-    const ctx = (config?.configurable as Record<string, unknown> | undefined)?.[CTX_KEY] as RuntimeContext | undefined;
-    if (!ctx) throw new Error("batchRecoveryGraph: invoke it with batchConfig(...) (the episode's runtime context is missing)");
-    return ctx;
-  }, true, false);
+  batchGraph ??= buildBatchGraph();
   return batchGraph;
 }
 
@@ -108,15 +118,44 @@ export function batchConfig(args: CreateRecoveryGraphArgs, extra: { thread_id: s
   return { configurable: { thread_id: extra.thread_id, [CTX_KEY]: ctx }, recursionLimit: extra.recursionLimit };
 }
 
-function buildGraph(ctxOf: (config: LangGraphRunnableConfig | undefined) => RuntimeContext, chained: boolean, checkpointer: BaseCheckpointSaver | boolean | undefined) {
+function buildBatchGraph() {
+  type S = typeof BatchGraphState.State;
+  const node = (phase: Phase) => async (s: S, config?: LangGraphRunnableConfig): Promise<Partial<S>> => {
+    const ctx = (config?.configurable as Record<string, unknown> | undefined)?.[CTX_KEY] as RuntimeContext | undefined;
+    if (!ctx) throw new Error("batchRecoveryGraph: invoke it with batchConfig(...) (the episode's runtime context is missing)");
+    if (!s.episode) throw new Error("batchRecoveryGraph: invoke it with { episode: initialGraphState(task) }");
+    let state = applied(s.episode, await NODES[phase](s.episode, ctx), ctx);
+    let last = phase;
+    for (let n = 1; n < ctx.phasesPerSuperstep; n++) {
+      const next = NEXT[last](state);
+      if (next === END) break;
+      state = applied(state, await NODES[next](state, ctx), ctx);
+      last = next;
+    }
+    await ctx.components.blobs.flush();
+    return { episode: { ...state, phase: last } };
+  };
+  const graph = new StateGraph(BatchGraphState)
+    .addNode("start", node("start"))
+    .addNode("propose", node("propose"))
+    .addNode("act", node("act"))
+    .addNode("select", node("select"))
+    .addNode("recover", node("recover"))
+    .addNode("restoreContext", node("restoreContext"))
+    .addNode("evaluate", node("evaluate"))
+    .addEdge(START, "start");
+  for (const phase of PHASES) graph.addConditionalEdges(phase, (s: S) => NEXT[(s.episode?.phase ?? phase) as Phase](s.episode!), [...PHASES, END]);
+  return graph.compile({ checkpointer: false, name: "retrace" });
+}
+
+function buildGraph(ctx: RuntimeContext, chained: boolean, checkpointer: BaseCheckpointSaver | boolean | undefined) {
   // A checkpoint must never name a blob its store has not made durable: a shared store (PostgreSQL)
   // uploads synchronous writes (accessibility trees, SimDesk states) in the background, and a
   // worker killed after the checkpoint but before the upload left a thread no other worker could
   // resume. So each node waits for the store before LangGraph checkpoints its writes (a no-op on
   // the filesystem store).
-  const node = (phase: Phase) => async (s: StoredGraphState, config?: LangGraphRunnableConfig): Promise<GraphUpdate> => {
-    const ctx = ctxOf(config);
-    const codec = codecFor(ctx);
+  const codec = codecFor(ctx);
+  const node = (phase: Phase) => async (s: StoredGraphState): Promise<GraphUpdate> => {
     // Nodes see observations with their accessibility trees (kept out of checkpoints by reference).
     let state: GraphState = { ...s, observation: codec.expand(s.observation), history: s.history.map((e) => codec.expandEntry(e)) };
     let update = await NODES[phase](state, ctx);

@@ -14,7 +14,7 @@ import { ConfigError } from "../src/errors.ts";
 import type { Task } from "../src/task.ts";
 import type { RuntimeKnobs } from "./context.ts";
 import { batchConfig, batchRecoveryGraph, createRecoveryGraph, recursionLimitFor } from "./recovery-graph.ts";
-import type { GraphState } from "./state.ts";
+import { initialGraphState, type GraphState } from "./state.ts";
 import { prefetchAxTrees } from "./stored-observation.ts";
 
 /** Forward steps per `act` superstep for episodes without a checkpointer. */
@@ -57,8 +57,8 @@ export async function runEpisode(args: RunEpisodeArgs): Promise<EpisodeResult> {
     // No checkpointer: the process's one compiled batch graph, forward steps and phases chained
     // within supersteps (graphs/nodes/act.ts, graphs/recovery-graph.ts).
     const knobs = { stepsPerSuperstep: BATCH_STEPS_PER_SUPERSTEP, phasesPerSuperstep: BATCH_PHASES_PER_SUPERSTEP, ...args.knobs };
-    final = (await batchRecoveryGraph().invoke({ task: args.task }, batchConfig({ ...base, knobs }, { thread_id: threadId, recursionLimit }))) as GraphState;
-    const result = final.result!;
+    const out = await batchRecoveryGraph().invoke({ episode: initialGraphState(args.task) }, batchConfig({ ...base, knobs }, { thread_id: threadId, recursionLimit }));
+    const result = out.episode!.result!;
     return { ...result, accounting: { ...result.accounting, wallMs: performance.now() - started } };
   }
   const graph = createRecoveryGraph({ ...base, checkpointer: args.checkpointer ?? new MemorySaver(), knobs: args.knobs });

@@ -12,7 +12,7 @@
  * per checkpoint. Only a few scalars are plain last-value channels. So a checkpoint's size stays
  * flat in the episode's length.
  */
-import { Annotation, DeltaChannel } from "@langchain/langgraph";
+import { Annotation, DeltaChannel, StateGraph } from "@langchain/langgraph";
 import type { Action } from "../src/action.ts";
 import type { BlobRef } from "../src/blob-store.ts";
 import type { Detection } from "../src/detector.ts";
@@ -157,4 +157,19 @@ export function envLogOp(from: EnvLog, to: EnvLog): EnvLogOp | undefined {
     return to.actions.length > from.actions.length ? { push: to.actions.slice(from.actions.length) } : undefined;
   }
   return { rebase: to };
+}
+
+let initial: StoredGraphState | undefined;
+
+/**
+ * A fresh episode's state: every channel's own initial value (read from the channels themselves,
+ * so it cannot drift from the declarations above), observations and history empty. The batch graph
+ * (graphs/recovery-graph.ts) starts from it.
+ */
+export function initialGraphState(task: Task): GraphState {
+  if (!initial) {
+    const channels = (new StateGraph(RecoveryGraphState) as unknown as { channels: Record<string, { fromCheckpoint(c: undefined): { get(): unknown } }> }).channels;
+    initial = Object.fromEntries(Object.keys(RecoveryGraphState.spec).map((k) => [k, channels[k].fromCheckpoint(undefined).get()])) as StoredGraphState;
+  }
+  return { ...structuredClone(initial), task } as GraphState;
 }

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { MemorySaver } from "@langchain/langgraph";
 import { runEpisode } from "../../graphs/run-episode.ts";
 import { batchConfig, batchRecoveryGraph } from "../../graphs/recovery-graph.ts";
+import { initialGraphState } from "../../graphs/state.ts";
 import { BlobStore } from "../../src/blob-store.ts";
 import type { EpisodeResult } from "../../src/episode.ts";
 import { EpisodeEvents } from "../../src/runtime/events.ts";
@@ -50,9 +51,12 @@ describe("batch supersteps", () => {
         const single = await episode(task, seed, { checkpointer: false, stepsPerSuperstep: 1, phasesPerSuperstep: 1 });
         const fewPhases = await episode(task, seed, { checkpointer: false, stepsPerSuperstep: 2, phasesPerSuperstep: 3 });
         const durable = await episode(task, seed, { checkpointer: new MemorySaver() });
+        // an embedded graph may chain too: flat channels, a checkpoint per chain
+        const durableChained = await episode(task, seed, { checkpointer: new MemorySaver(), stepsPerSuperstep: 4, phasesPerSuperstep: 5 });
         expect(comparable(batch)).toEqual(comparable(single));
         expect(comparable(batch)).toEqual(comparable(fewPhases));
         expect(comparable(batch)).toEqual(comparable(durable));
+        expect(comparable(batch)).toEqual(comparable(durableChained));
         recoveries += batch.accounting.recoveryAttempts;
         steps += batch.accounting.forwardSteps;
       }
@@ -71,10 +75,10 @@ describe("batch supersteps", () => {
       const args = { components: { policy: agents.policy, env: desk, blobs, detector: agents.detector, recoverer: agents.recoverer }, options: { seed, maxRecoveryIterations: 3, restoration: "model" as const }, knobs: { stepsPerSuperstep: 32, phasesPerSuperstep: 64 } };
       const phases: string[] = [];
       let result: EpisodeResult | null = null;
-      for await (const u of await batchRecoveryGraph().stream({ task }, { ...batchConfig(args, { thread_id: `t${seed}`, recursionLimit: 100 }), streamMode: "updates" })) {
-        for (const [, v] of Object.entries(u as Record<string, { phase?: string; result?: EpisodeResult }>)) {
-          phases.push(v.phase ?? "?");
-          result = v.result ?? result;
+      for await (const u of await batchRecoveryGraph().stream({ episode: initialGraphState(task) }, { ...batchConfig(args, { thread_id: `t${seed}`, recursionLimit: 100 }), streamMode: "updates" })) {
+        for (const [, v] of Object.entries(u as Record<string, { episode: { phase: string | null; result: EpisodeResult | null } }>)) {
+          phases.push(v.episode.phase ?? "?");
+          result = v.episode.result ?? result;
         }
       }
       expect(result).not.toBeNull();
