@@ -16,7 +16,7 @@
  *
  * Components are closed over (never checkpointed); state holds only JSON and blob references.
  */
-import { Annotation, END, START, StateGraph, type BaseCheckpointSaver, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { Annotation, Command, END, START, StateGraph, type BaseCheckpointSaver, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { EpisodeComponents, RecoveryOptions, RecoveryOptionsInput } from "../src/episode.ts";
 import type { EpisodeEvents } from "../src/runtime/events.ts";
 import { resolveRecoveryOptions } from "../src/runtime/options.ts";
@@ -94,13 +94,17 @@ const BatchGraphState = Annotation.Root({
   episode: Annotation<GraphState | null>({ reducer: (_a, b) => b, default: () => null }),
 });
 
-/** A compiled batch graph: invoke with `{ episode: initialGraphState(task) }` and {@link batchConfig}. */
+/**
+ * A compiled batch graph: invoke with `new Command({ update: { episode: initialGraphState(task) }, goto: "start" })`
+ * (or `{ episode }`, which costs LangGraph an input task) and {@link batchConfig}.
+ */
 export type BatchRecoveryGraph = ReturnType<typeof buildBatchGraph>;
 let batchGraph: BatchRecoveryGraph | undefined;
 
 /**
  * The recovery graph for batch episodes (no checkpointer), compiled once per process: the same
- * nodes and edges as {@link createRecoveryGraph}, phases chained up to `knobs.phasesPerSuperstep`
+ * nodes and edges as {@link createRecoveryGraph} (each node names its successor with a Command
+ * instead of a conditional edge), phases chained up to `knobs.phasesPerSuperstep`
  * per superstep, the state one value (BatchGraphState), and the episode's runtime context carried
  * in the invocation's config ({@link batchConfig}) instead of closed over, so a runner's thousands
  * of episodes do not each compile a graph.
@@ -120,32 +124,34 @@ export function batchConfig(args: CreateRecoveryGraphArgs, extra: { thread_id: s
 
 function buildBatchGraph() {
   type S = typeof BatchGraphState.State;
-  const node = (phase: Phase) => async (s: S, config?: LangGraphRunnableConfig): Promise<Partial<S>> => {
+  // Each node names the phase that follows (a Command) instead of going through conditional
+  // edges: no branch runnable reading the state after every superstep.
+  const node = (phase: Phase) => async (s: S, config?: LangGraphRunnableConfig) => {
     const ctx = (config?.configurable as Record<string, unknown> | undefined)?.[CTX_KEY] as RuntimeContext | undefined;
     if (!ctx) throw new Error("batchRecoveryGraph: invoke it with batchConfig(...) (the episode's runtime context is missing)");
     if (!s.episode) throw new Error("batchRecoveryGraph: invoke it with { episode: initialGraphState(task) }");
     let state = applied(s.episode, await NODES[phase](s.episode, ctx), ctx);
     let last = phase;
-    for (let n = 1; n < ctx.phasesPerSuperstep; n++) {
-      const next = NEXT[last](state);
-      if (next === END) break;
+    let next = NEXT[last](state);
+    for (let n = 1; n < ctx.phasesPerSuperstep && next !== END; n++) {
       state = applied(state, await NODES[next](state, ctx), ctx);
       last = next;
+      next = NEXT[last](state);
     }
     await ctx.components.blobs.flush();
-    return { episode: { ...state, phase: last } };
+    return new Command({ update: { episode: { ...state, phase: last } }, goto: next });
   };
-  const graph = new StateGraph(BatchGraphState)
-    .addNode("start", node("start"))
-    .addNode("propose", node("propose"))
-    .addNode("act", node("act"))
-    .addNode("select", node("select"))
-    .addNode("recover", node("recover"))
-    .addNode("restoreContext", node("restoreContext"))
-    .addNode("evaluate", node("evaluate"))
-    .addEdge(START, "start");
-  for (const phase of PHASES) graph.addConditionalEdges(phase, (s: S) => NEXT[(s.episode?.phase ?? phase) as Phase](s.episode!), [...PHASES, END]);
-  return graph.compile({ checkpointer: false, name: "retrace" });
+  const ends = [...PHASES, END];
+  return new StateGraph(BatchGraphState)
+    .addNode("start", node("start"), { ends })
+    .addNode("propose", node("propose"), { ends })
+    .addNode("act", node("act"), { ends })
+    .addNode("select", node("select"), { ends })
+    .addNode("recover", node("recover"), { ends })
+    .addNode("restoreContext", node("restoreContext"), { ends })
+    .addNode("evaluate", node("evaluate"), { ends })
+    .addEdge(START, "start")
+    .compile({ checkpointer: false, name: "retrace" });
 }
 
 function buildGraph(ctx: RuntimeContext, chained: boolean, checkpointer: BaseCheckpointSaver | boolean | undefined) {

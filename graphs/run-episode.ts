@@ -6,7 +6,7 @@
  * have had.
  */
 import { randomUUID } from "node:crypto";
-import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { Command, MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import type { EpisodeComponents, EpisodeResult, RecoveryOptionsInput } from "../src/episode.ts";
 import { EpisodeEvents } from "../src/runtime/events.ts";
 import { resolveRecoveryOptions } from "../src/runtime/options.ts";
@@ -57,7 +57,10 @@ export async function runEpisode(args: RunEpisodeArgs): Promise<EpisodeResult> {
     // No checkpointer: the process's one compiled batch graph, forward steps and phases chained
     // within supersteps (graphs/nodes/act.ts, graphs/recovery-graph.ts).
     const knobs = { stepsPerSuperstep: BATCH_STEPS_PER_SUPERSTEP, phasesPerSuperstep: BATCH_PHASES_PER_SUPERSTEP, ...args.knobs };
-    const out = await batchRecoveryGraph().invoke({ episode: initialGraphState(args.task) }, batchConfig({ ...base, knobs }, { thread_id: threadId, recursionLimit }));
+    // The initial state goes in as a Command (update + goto), which LangGraph applies without an
+    // input task and its superstep.
+    const start = new Command({ update: { episode: initialGraphState(args.task) }, goto: "start" });
+    const out = await batchRecoveryGraph().invoke(start as never, batchConfig({ ...base, knobs }, { thread_id: threadId, recursionLimit }));
     const result = out.episode!.result!;
     return { ...result, accounting: { ...result.accounting, wallMs: performance.now() - started } };
   }
