@@ -103,17 +103,23 @@ async function overhead(redis: string, pg: PgHandle, postgres: string, dir: stri
   }
 }
 
+/** CPU ms per episode (all processes: workers, PostgreSQL, Redis, coordinator) at 1, 2 and 4 workers. */
+function cpuPerEpisode(rates: Record<1 | 2 | 4, number>, cores?: Record<1 | 2 | 4, number>): Record<string, number> {
+  if (!cores) return {};
+  return Object.fromEntries(([1, 2, 4] as const).map((n) => [`cpuMsPerEpisodeW${n}`, (cores[n] * 60_000) / rates[n]]));
+}
+
 /**
  * The two bench lines in the shared format (figure, unit, target, PASS/MISS):
  * `distributed-scaling` (episodes/min with 4 worker processes / with 1; target >= 1.7) and
  * `queue-overhead` (the larger of the two per-episode medians, enqueue -> pickup and finished ->
  * result row committed, in ms; target < 20).
  */
-export function distributedLines(rates: Record<1 | 2 | 4, number>, episodes: number, oh: { pickup: number; store: number }, cores: number, load: { w1Cores: number; machine: number } = { w1Cores: NaN, machine: NaN }): BenchResult[] {
+export function distributedLines(rates: Record<1 | 2 | 4, number>, episodes: number, oh: { pickup: number; store: number }, cores: number, load: { w1Cores: number; machine: number; cores?: Record<1 | 2 | 4, number> } = { w1Cores: NaN, machine: NaN }): BenchResult[] {
   const scale = rates[4] / rates[1];
   const overheadMs = Math.max(oh.pickup, oh.store);
   return [
-    { name: "distributed-scaling", ratioOf: "episodes/min with 4 worker processes / with 1 (1 libvips thread per worker)", ratio: scale, value: scale, unit: "x", target: ">= 1.7", pass: scale >= 1.7, details: { w1PerMin: rates[1], w2PerMin: rates[2], w4PerMin: rates[4], episodes, cores, coresBusyAt1Worker: load.w1Cores, machineScaling2: load.machine } },
+    { name: "distributed-scaling", ratioOf: "episodes/min with 4 worker processes / with 1 (1 libvips thread per worker)", ratio: scale, value: scale, unit: "x", target: ">= 1.7", pass: scale >= 1.7, details: { w1PerMin: rates[1], w2PerMin: rates[2], w4PerMin: rates[4], episodes, cores, coresBusyAt1Worker: load.w1Cores, ...cpuPerEpisode(rates, load.cores), machineScaling2: load.machine } },
     { name: "queue-overhead", ratioOf: "median ms per episode, max of enqueue->pickup and finished->result row", ratio: overheadMs / 20, value: overheadMs, unit: "ms", target: "< 20", pass: overheadMs < 20, details: { enqueueToPickupMs: oh.pickup, finishToRowMs: oh.store, episodes: 12 } },
   ];
 }
@@ -138,16 +144,16 @@ export async function run(): Promise<BenchResult[]> {
   try {
     const rates: Record<1 | 2 | 4, number> = { 1: 0, 2: 0, 4: 0 };
     let episodes = 0;
-    let w1Cores = NaN;
+    const cores: Record<1 | 2 | 4, number> = { 1: NaN, 2: NaN, 4: NaN };
     for (const n of [1, 2, 4] as const) {
       const r = await throughput(n, redis, pg, postgres, dir);
       rates[n] = r.perMin;
       episodes = r.episodes;
-      if (n === 1) w1Cores = r.cores;
+      cores[n] = r.cores;
     }
     const oh = await overhead(redis, pg, postgres, dir, 12);
     const machine = await machineScaling(Math.min(2, availableParallelism()));
-    return distributedLines(rates, episodes, oh, availableParallelism(), { w1Cores, machine });
+    return distributedLines(rates, episodes, oh, availableParallelism(), { w1Cores: cores[1], machine, cores });
   } finally {
     await pg.close();
     for (const c of cleanup) c();

@@ -16,7 +16,7 @@ import type { ExperimentConfig } from "../config/schema.ts";
 import type { EpisodeJob } from "../runner/conditions.ts";
 import { RUN_FILES, type RemotePhaseRequest, type RemotePhases } from "../runner/remote.ts";
 import type { ResultLine } from "../runner/results-log.ts";
-import { materializeRun } from "./materialize.ts";
+import { createMaterializer } from "./materialize.ts";
 
 /** Progress of one condition of a queued run. */
 export interface ConditionProgress {
@@ -82,18 +82,22 @@ export function queueCoordinator(options: CoordinatorOptions): RemotePhases {
         todo.map((j) => ({ runId, key: j.key, index: j.index, phase: req.phase, condition: j.condition, enqueuedAt: now })),
         { attempts: options.attempts, backoffMs: options.backoffMs },
       );
-      await waitForRun(options, req.phase, req.jobs, req.jobs.length - todo.length);
-      return materializeRun({ runId, store, blobs: options.blobs, out: req.ctx.settings.out, keys: req.jobs.map((j) => j.key) });
+      // The run folder fills while the workers run (the coordinator mostly waits), so the end of
+      // the run copies only the last episodes' files instead of all of them.
+      const folder = createMaterializer({ runId, store, blobs: options.blobs, out: req.ctx.settings.out, keys: req.jobs.map((j) => j.key) });
+      await waitForRun(options, req.phase, req.jobs, req.jobs.length - todo.length, folder);
+      return folder.finish();
     },
   };
 }
 
-async function waitForRun(options: CoordinatorOptions, phase: string, jobs: readonly EpisodeJob[], skipped: number): Promise<void> {
+async function waitForRun(options: CoordinatorOptions, phase: string, jobs: readonly EpisodeJob[], skipped: number, folder: ReturnType<typeof createMaterializer>): Promise<void> {
   const { runId, queue, store } = options;
   const totals = new Map<string, number>();
   for (const j of jobs) totals.set(j.condition, (totals.get(j.condition) ?? 0) + 1);
   const startedAt = Date.now();
   let lastFullScan = 0;
+  let copied = 0;
   for (;;) {
     // Each poll reads the active and failed jobs only (their number is bounded by the workers'
     // slots and the failures); the waiting ones are read only when nothing runs, at most every
@@ -112,6 +116,7 @@ async function waitForRun(options: CoordinatorOptions, phase: string, jobs: read
     options.onProgress?.({ runId, phase, conditions, skipped, startedAt });
     const done = conditions.reduce((s, c) => s + c.done, 0);
     if (done >= jobs.length) return;
+    if (done > copied) copied += await folder.episodes(await store.storedKeys(runId));
     if (run?.cancelled) throw new ConfigError(`run ${runId} was cancelled (retrace cancel); ${done}/${jobs.length} episodes are stored: re-run the same command to continue it`);
     const failed = open.filter((j) => j.state === "failed");
     const pending = open.filter((j) => j.state !== "failed").length;

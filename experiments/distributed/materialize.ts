@@ -11,7 +11,7 @@ import type { PgBlobStore } from "../../adapters/stores/postgres/blob-store.ts";
 import type { PgRunStore } from "../../adapters/stores/postgres/run-store.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 
-/** Options of {@link materializeRun}. */
+/** Options of {@link materializeRun} and {@link createMaterializer}. */
 export interface MaterializeOptions {
   runId: string;
   store: PgRunStore;
@@ -23,21 +23,25 @@ export interface MaterializeOptions {
 
 const REF = /\b[0-9a-f]{64}\b/g;
 
-/** Write the run folder and return the phase's result lines. */
-export async function materializeRun(options: MaterializeOptions): Promise<ResultLine[]> {
+/**
+ * Writes a run folder episode by episode: `episodes(keys)` copies the stored files and referenced
+ * blobs of finished episodes (each once), so the coordinator can fill the folder while the workers
+ * run instead of in one serial pass at the end; `finish()` copies what is left and writes
+ * `results.jsonl` and `timings.jsonl` (which need every row, in expansion order).
+ */
+export function createMaterializer(options: MaterializeOptions) {
   const { out, store, runId } = options;
   mkdirSync(out, { recursive: true });
-  const rows = await store.results(runId);
   const keys = new Set(options.keys);
   const local = new BlobStore({ dir: join(out, "blobs") });
   // SimDesk state snapshots the episodes went through (ideal recovery annotates forward runs from them).
   const states = local.sibling("simdesk-states", ".json");
   const root = resolve(out);
-  for (const row of rows) {
-    if (!keys.has(row.key)) continue;
-    for (const f of await store.files(runId, row.key)) {
+  const written = new Set<string>();
+  const episode = async (key: string) => {
+    for (const f of await store.files(runId, key)) {
       const target = resolve(root, f.path);
-      if (!target.startsWith(root + sep)) throw new Error(`stored file path "${f.path}" of ${row.key} leaves the run folder`);
+      if (!target.startsWith(root + sep)) throw new Error(`stored file path "${f.path}" of ${key} leaves the run folder`);
       mkdirSync(dirname(target), { recursive: true });
       const bytes = f.bytes ?? (await options.blobs.get(f.ref));
       writeFileSync(target, bytes);
@@ -50,10 +54,33 @@ export async function materializeRun(options: MaterializeOptions): Promise<Resul
         }
       }
     }
-  }
-  atomicWrite(join(out, "results.jsonl"), rows.map((r) => r.line + "\n").join(""));
-  writeFileSync(join(out, "timings.jsonl"), rows.map((r) => r.timing + "\n").join(""));
-  return rows.filter((r) => keys.has(r.key)).map((r) => JSON.parse(r.line) as ResultLine);
+    written.add(key);
+  };
+  return {
+    /** Copy the files of these finished episodes (those of this phase not copied yet). */
+    async episodes(finished: Iterable<string>): Promise<number> {
+      let n = 0;
+      for (const key of finished) {
+        if (!keys.has(key) || written.has(key)) continue;
+        await episode(key);
+        n++;
+      }
+      return n;
+    },
+    /** Copy the rest, write results.jsonl and timings.jsonl, and return the phase's lines. */
+    async finish(): Promise<ResultLine[]> {
+      const rows = await store.results(runId);
+      await this.episodes(rows.map((r) => r.key));
+      atomicWrite(join(out, "results.jsonl"), rows.map((r) => r.line + "\n").join(""));
+      writeFileSync(join(out, "timings.jsonl"), rows.map((r) => r.timing + "\n").join(""));
+      return rows.filter((r) => keys.has(r.key)).map((r) => JSON.parse(r.line) as ResultLine);
+    },
+  };
+}
+
+/** Write the run folder in one pass and return the phase's result lines. */
+export async function materializeRun(options: MaterializeOptions): Promise<ResultLine[]> {
+  return createMaterializer(options).finish();
 }
 
 function atomicWrite(file: string, text: string): void {

@@ -4,7 +4,7 @@
  * restart mid-run. Every time: every episode stored exactly once, and results.jsonl byte-identical
  * to a local run of the same config and seed.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, Socket, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,6 +36,12 @@ const start = (p: CliProc) => (procs.push(p), p);
 function worker(queueName: string, opts: { redis?: string; postgres?: string; lockMs?: number } = {}): CliProc {
   return start(retrace(["worker", "--queue", opts.redis ?? redisUrl, "--store", opts.postgres ?? postgresUrl, "--queue-name", queueName, "--lock-ms", String(opts.lockMs ?? 2000), "--cache", join(dir, "cache")]));
 }
+/** Files with this name anywhere under `dir`. */
+function filesNamed(dir: string, name: string): string[] {
+  if (!existsSync(dir)) return [];
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f === name || f.endsWith(`/${name}`));
+}
+
 function coordinator(queueName: string, out: string, postgres = postgresUrl): CliProc {
   return start(retrace(["run", configFile, "--queue", redisUrl, "--store", postgres, "--queue-name", queueName, "--out", out, "-q", "--attempts", "5"]));
 }
@@ -175,7 +181,16 @@ describe.skipIf(!services.run)("distributed runs (BullMQ + PostgreSQL)", () => {
     const run = coordinator(q, out);
     await ws[0].waitFor(/^done /, 90_000);
     proxy.cut();
-    await sleep(3_000);
+    // The coordinator fills the run folder while the run goes on: an episode finished before the
+    // cut has its files in the folder before the run ends.
+    const cutAt = Date.now();
+    let filledEarly = false;
+    while (!filledEarly && Date.now() - cutAt < 3_000) {
+      await sleep(100);
+      filledEarly = run.proc.exitCode === null && filesNamed(out, "result.txt").length > 0;
+    }
+    await sleep(Math.max(0, 3_000 - (Date.now() - cutAt)));
+    expect(filledEarly).toBe(true);
     await proxy.restore();
     const after = ws.map((w) => w.lines.length);
     expect(await run.exited).toBe(0);
