@@ -176,7 +176,8 @@ function buildGraph(ctx: RuntimeContext, chained: boolean, checkpointer: BaseChe
       last = next;
     }
     await ctx.components.blobs.flush();
-    return { ...total, phase: last };
+    // Only chained supersteps route by `phase`; one node per superstep keeps it out of checkpoints.
+    return chained ? { ...total, phase: last } : total;
   };
   const graph = new StateGraph(RecoveryGraphState)
     .addNode("start", node("start"))

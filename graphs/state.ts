@@ -131,7 +131,7 @@ export const RecoveryGraphState = Annotation.Root({
   envError: last<string | null>(() => null),
   evaluation: lastDelta<Evaluation | null>(() => null),
   result: lastDelta<EpisodeResult | null>(() => null),
-  /** The graph phase (node) that ran last; batch supersteps that run several route by it. */
+  /** The graph phase (node) that ran last in a superstep that chains several (they route by it); null otherwise. */
   phase: last<string | null>(() => null),
 });
 
