@@ -15,6 +15,8 @@
  *   any stop (done, fail, max-steps, env-error, aborted) -> evaluate -> END
  *
  * Components are closed over (never checkpointed); state holds only JSON and blob references.
+ * Batch episodes (no checkpointer) run the same nodes and edges on {@link batchRecoveryGraph}:
+ * compiled once per process, phases chained within a superstep, the components in the config.
  */
 import { Annotation, Command, END, START, StateGraph, type BaseCheckpointSaver, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { EpisodeComponents, RecoveryOptions, RecoveryOptionsInput } from "../src/episode.ts";
