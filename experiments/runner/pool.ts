@@ -62,19 +62,27 @@ export interface PoolOptions<J extends EpisodeJob> {
    */
   claim?: (job: J) => Promise<boolean>;
   /**
-   * Where in the job list this worker starts walking (it wraps around): part k of `parts` starts
-   * k/parts of the way in. Process workers that claim from one list start apart, so they run
-   * different tasks at first and the second to reach a task reuses the screens the first rendered
-   * (the shared derived-blob memo) instead of both rendering them at once. Results do not depend
-   * on the order. @default the start
+   * The order this worker walks the jobs in: task by task (each task's jobs in list order, so
+   * the conditions and seeds of one task, which share their first screens, run back to back), the
+   * tasks rotated so that part k of `parts` starts k/parts of the way into the task list. Process
+   * workers that claim from one list then start on different tasks, and the second to reach a task
+   * reuses the screens the first rendered (the shared derived-blob memo) instead of both rendering
+   * them at once. Results do not depend on the order. @default the list order
    */
   startAt?: { part: number; parts: number };
 }
 
-function rotated<T>(xs: T[], at: PoolOptions<EpisodeJob>["startAt"]): T[] {
-  if (!at || at.parts <= 1) return xs;
-  const k = Math.floor((xs.length * at.part) / at.parts);
-  return [...xs.slice(k), ...xs.slice(0, k)];
+function walkOrder<J extends EpisodeJob>(jobs: J[], at: PoolOptions<J>["startAt"]): J[] {
+  if (!at || at.parts <= 1) return jobs;
+  const byTask = new Map<string, J[]>();
+  for (const j of jobs) {
+    const list = byTask.get(j.task);
+    if (list) list.push(j);
+    else byTask.set(j.task, [j]);
+  }
+  const tasks = [...byTask.keys()];
+  const k = Math.floor((tasks.length * at.part) / at.parts);
+  return [...tasks.slice(k), ...tasks.slice(0, k)].flatMap((t) => byTask.get(t)!);
 }
 
 /**
@@ -88,7 +96,7 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
   const retries = options.envRetries ?? 2;
   const previous = options.resume ? readResults(resultsFile) : new Map<string, ResultLine>();
   const done = new Set([...previous.values()].filter((l) => l.status === "ok").map((l) => l.key));
-  const todo = rotated(jobs.filter((j) => !done.has(j.key)), options.startAt);
+  const todo = walkOrder(jobs.filter((j) => !done.has(j.key)), options.startAt);
   const progress: PoolProgress = { total: jobs.length, done: jobs.length - todo.length, skipped: jobs.length - todo.length, successes: 0, valid: 0, envErrors: 0 };
   for (const j of jobs) {
     const l = previous.get(j.key);

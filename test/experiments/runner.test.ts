@@ -6,6 +6,7 @@ import { parseExperimentConfig } from "../../experiments/config/load.ts";
 import { conditionsOf, expandJobs } from "../../experiments/runner/conditions.ts";
 import { runExperiment } from "../../experiments/runner/experiment.ts";
 import { readResults } from "../../experiments/runner/results-log.ts";
+import { runPool } from "../../experiments/runner/pool.ts";
 import type { EndToEndConfig, SweepConfig } from "../../experiments/config/schema.ts";
 import { standInRuntime } from "./helpers/stand-in.ts";
 
@@ -170,6 +171,26 @@ describe("running", () => {
 });
 
 describe("process workers", () => {
+  it("walk the jobs task by task, worker k of N starting k/N of the way into the tasks", async () => {
+    const jobs = expandJobs(["a.no-recovery", "a.max-rec-1"], ["t0", "t1", "t2", "t3"], [0, 1]);
+    const walk = async (startAt?: { part: number; parts: number }) => {
+      const out = tmp();
+      const seen: string[] = [];
+      // every claim refused: the pool only walks, and records the order it asks in
+      await runPool({
+        experiment: "walk", jobs, workers: 1, startAt, claim: async (j) => (seen.push(j.key), false),
+        createEnv: () => Promise.reject(new Error("no job may run")), execute: () => Promise.reject(new Error("no job may run")),
+        resultsFile: join(out, "results.jsonl"), timingsFile: join(out, "timings.jsonl"), finalize: false,
+      });
+      return seen;
+    };
+    expect(await walk()).toEqual(jobs.map((j) => j.key));
+    const second = await walk({ part: 1, parts: 2 });
+    expect(second.slice(0, 4)).toEqual(["a.no-recovery/t2/0", "a.no-recovery/t2/1", "a.max-rec-1/t2/0", "a.max-rec-1/t2/1"]);
+    expect(second.map((k) => k.split("/")[1])).toEqual(["t2", "t2", "t2", "t2", "t3", "t3", "t3", "t3", "t0", "t0", "t0", "t0", "t1", "t1", "t1", "t1"]);
+    expect((await walk({ part: 0, parts: 2 }))[4]).toBe("a.no-recovery/t1/0");
+  });
+
   it("give the same results.jsonl bytes as in-process workers", async () => {
     const { ShardPool } = await import("../../experiments/runner/shards.ts");
     const a = tmp(), b = tmp();
