@@ -70,11 +70,12 @@ const NEXT: Record<Phase, (s: Pick<StoredGraphState, "stopReason" | "pending">) 
  * Build and compile the recovery graph. Invoke it with `{ task }`; the final state's `result` is the
  * EpisodeResult. Embeddable as a node of a user's own graph.
  *
- * With `knobs.phasesPerSuperstep` above 1 (batch episodes, no checkpointer) a node goes on to the
- * phases its edges lead to within the same superstep, each seeing the state the previous one's
- * writes produced (graphs/fold.ts), until the episode ends or the bound is reached; the superstep
- * writes their folded update and its `phase`, and the graph routes by that phase. The calls, their
- * order and the episode are those of one node per superstep (test/graphs/batch-supersteps.test.ts).
+ * With `knobs.phasesPerSuperstep` above 1 a node goes on to the phases its edges lead to within the
+ * same superstep, each seeing the state the previous one's writes produced (graphs/fold.ts), until
+ * the episode ends or the bound is reached; the superstep writes their folded update and its
+ * `phase`, and the graph routes by that phase: one checkpoint per chain instead of per node. The
+ * calls, their order and the episode are those of one node per superstep
+ * (test/graphs/batch-supersteps.test.ts). Batch episodes use {@link batchRecoveryGraph} instead.
  */
 export function createRecoveryGraph(args: CreateRecoveryGraphArgs) {
   installLeanRunContext(); // no disabled RunTree per runnable call unless something traces (graphs/run-context.ts)
