@@ -11,7 +11,8 @@
  * and the reverse; the region with the most held-out agreements over both folds wins (ties: the
  * first of the list).
  */
-import { wilsonInterval, type Proportion } from "../../src/metrics/wilson.ts";
+import type { Proportion } from "../../src/metrics/wilson.ts";
+import { confusion } from "../../src/eval/summary.ts";
 
 /** One judged run, reduced to what the floor decision needs. */
 export interface FloorRecord {
@@ -54,15 +55,7 @@ export function splitTasks(taskIds: Iterable<string>): { tune: Set<string>; held
 
 /** The agreement row of `says` against the truth over `records`. */
 export function floorRow(records: readonly FloorRecord[], says: (r: FloorRecord) => boolean): FloorRow {
-  let tp = 0, fp = 0, tn = 0, fn = 0;
-  for (const r of records) {
-    const s = says(r);
-    if (s && r.truth) tp++;
-    else if (s) fp++;
-    else if (r.truth) fn++;
-    else tn++;
-  }
-  return { n: records.length, tp, fp, tn, fn, agreement: wilsonInterval(tp + tn, records.length), fpr: wilsonInterval(fp, fp + tn), fnr: wilsonInterval(fn, fn + tp) };
+  return confusion(records, says);
 }
 
 /** `R_Om AND R_TC` with the floor `tau` on tiles of `block` window positions. */

@@ -106,21 +106,26 @@ export function oracleAgreement(runs: readonly RecoveryRun[]): OracleAgreement[]
     }
   }
   return oracles.map(([oracle, says]) => {
-    let tp = 0, fp = 0, tn = 0, fn = 0;
-    for (const r of judged) {
-      const s = says(r);
-      if (s && r.truth) tp++;
-      else if (s) fp++;
-      else if (r.truth) fn++;
-      else tn++;
-    }
-    const n = judged.length;
+    const { n, tp, fp, tn, fn, agreement, fpr, fnr } = confusion(judged, says);
     return {
       oracle, n, truePositive: tp, falsePositive: fp, trueNegative: tn, falseNegative: fn,
-      agreement: wilsonInterval(tp + tn, n), falsePositiveRate: wilsonInterval(fp, fp + tn), falseNegativeRate: wilsonInterval(fn, fn + tp),
+      agreement, falsePositiveRate: fpr, falseNegativeRate: fnr,
       kappa: cohenKappa(tp, fp, tn, fn),
     };
   });
+}
+
+/** A verdict's confusion counts against the truth over `records`, with Wilson intervals of agreement, FPR and FNR. */
+export function confusion<R extends { truth?: boolean | null }>(records: readonly R[], says: (r: R) => boolean) {
+  let tp = 0, fp = 0, tn = 0, fn = 0;
+  for (const r of records) {
+    const s = says(r);
+    if (s && r.truth) tp++;
+    else if (s) fp++;
+    else if (r.truth) fn++;
+    else tn++;
+  }
+  return { n: records.length, tp, fp, tn, fn, agreement: wilsonInterval(tp + tn, records.length), fpr: wilsonInterval(fp, fp + tn), fnr: wilsonInterval(fn, fn + tp) };
 }
 
 function cohenKappa(tp: number, fp: number, tn: number, fn: number): number | null {
