@@ -98,7 +98,8 @@ export interface ModelUsageFile {
   costUsd: number;
 }
 
-function usageFile(roles: Partial<Record<string, RoleUsage>>, simulated: boolean, stopped?: string): ModelUsageFile {
+/** `model-usage.json` from usage per role. */
+export function usageFile(roles: Partial<Record<string, RoleUsage>>, simulated: boolean, stopped?: string): ModelUsageFile {
   const sum = (k: keyof RoleUsage) => Math.round(Object.values(roles).reduce((s, r) => s + (r?.[k] ?? 0), 0) * 1e9) / 1e9;
   return { simulated, ...(stopped && { stopped }), roles, calls: sum("calls"), errors: sum("errors"), costUsd: sum("costUsd") };
 }
@@ -116,7 +117,7 @@ function costStop(options: ConfiguredRunOptions, agents: EvalAgents): { stop?: (
 }
 
 /** A blob store that writes into its own folder and reads from a fallback folder (the dataset's) too. */
-class LayeredBlobStore extends BlobStore {
+export class LayeredBlobStore extends BlobStore {
   private readonly fallback: BlobStore;
   constructor(dir: string, fallback: BlobStore) {
     super({ dir });
