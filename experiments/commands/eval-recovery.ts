@@ -66,9 +66,9 @@ export function register(program: Command): void {
     const rationale = rationaleScorer(flags);
     const config = configFromFlags(flags);
     if (config) {
-      if (!flags.dataset && !flags.labels) throw new ConfigError("eval-recovery: --config needs --dataset <dir> (from `retrace dataset build --config ...`)", { field: "dataset" });
       if (flags.agreement && !flags.labels)
         throw new ConfigError("--agreement with --config: give --labels FILE (human labels of this evaluation's runs; `retrace label-sample` writes the sheet); agreement with SimDesk's ground truth runs without --config", { field: "agreement" });
+      if (!flags.dataset && !flags.labels) throw new ConfigError("eval-recovery: --config needs --dataset <dir> (from `retrace dataset build --config ...`)", { field: "dataset" });
       if (flags.dataset) {
         const { report, usage } = await runConfiguredRecoveryEval({ config, dataset: flags.dataset, out: flags.out, rationale, ...cacheFromFlags(flags), onProgress });
         out.push(...reportLines(report, flags.out), ...usageLines(usage));

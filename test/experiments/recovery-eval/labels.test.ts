@@ -79,3 +79,35 @@ describe("matchLabels", () => {
     expect(m.notJudged).toEqual(["s2|explicit-m/0-E|r1"]);
   });
 });
+
+describe("eval-recovery --agreement --labels and label-sample refuse bad input with one line", () => {
+  async function refusal(args: string[]): Promise<string> {
+    const { main } = await import("../../../experiments/cli.ts");
+    let stderr = "";
+    const e = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((c: string) => ((stderr += String(c)), true)) as typeof process.stderr.write;
+    const before = process.exitCode;
+    try {
+      await main(["node", "retrace", ...args]);
+    } finally {
+      process.stderr.write = e;
+    }
+    const code = process.exitCode;
+    process.exitCode = before;
+    expect(code).not.toBe(0);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+    return stderr.trim();
+  }
+
+  it("names what to fix", async () => {
+    const labels = join(dir, "ok.jsonl");
+    writeFileSync(labels, `${ok}\n`);
+    const cfg = join(dir, "cfg.json");
+    writeFileSync(cfg, JSON.stringify({ kind: "recovery-eval", name: "t", dataset: { forward: { kind: "sim" }, perturber: { kind: "sim" } } }));
+    expect(await refusal(["eval-recovery", "--labels", labels, "--out", join(dir, "e1")])).toMatch(/--labels: add --agreement/);
+    expect(await refusal(["eval-recovery", "--agreement", "--config", cfg, "--out", join(dir, "e2")])).toMatch(/--agreement with --config: give --labels FILE/);
+    expect(await refusal(["eval-recovery", "--agreement", "--labels", labels, "--out", join(dir, "e3")])).toMatch(/e3 holds no recovery evaluation \(runs\.jsonl and recovery-eval\.json\)/);
+    expect(await refusal(["label-sample", join(dir, "e4"), "--out", join(dir, "s.jsonl")])).toMatch(/label-sample: .*e4 holds no recovery evaluation/);
+    expect(await refusal(["label-sample", join(dir, "e4"), "--n", "0"])).toMatch(/--n: expected an integer >= 1, got "0"/);
+  });
+});
