@@ -53,7 +53,7 @@ async function cli(args: string[]): Promise<{ out: string; err: string; code: nu
     process.stdout.write = o;
     process.stderr.write = e;
   }
-  const code = process.exitCode ?? 0;
+  const code = Number(process.exitCode ?? 0);
   process.exitCode = before;
   return { out: out.join(""), err: err.join(""), code };
 }

@@ -62,7 +62,7 @@ describe("parseLabels", () => {
 });
 
 describe("matchLabels", () => {
-  const base = { taskId: "t", distance: 1, policyKind: "explicit", context: "0-E", stepsUsed: 1, declaredDone: true, actions: [], rationales: [], intent: { judged: 0, restorative: 0, intent: null }, simulated: false } as const;
+  const base = { taskId: "t", distance: 1, policyKind: "explicit" as const, context: "0-E" as const, stepsUsed: 1, declaredDone: true, actions: [], rationales: [], intent: { judged: 0, restorative: 0, intent: null }, simulated: false };
   const verdict = { success: true, ro: { pass: true, ssim: 1, threshold: 0.99 }, rtc: { pass: true, replayedSteps: 1 } };
   const runs: RecoveryRun[] = [
     { ...base, sampleId: "s1", variant: "explicit-m/0-E", budget: 1, status: "judged", verdict },
