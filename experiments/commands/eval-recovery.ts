@@ -99,6 +99,11 @@ function labelAgreementLines(r: LabelAgreementReport, file: string): string[] {
   for (const a of r.agreement) {
     lines.push(`  ${a.oracle.padEnd(26)} ${String(a.n).padStart(4)}  ${a.agreementCi.replace(/ \(n=\d+\)$/, "").padEnd(30)}  ${a.kappaCi.padEnd(26)}  ${[a.tp, a.fp, a.tn, a.fn].join(" ")}`);
   }
+  const versus = r.winRates.filter((w) => w.disagreements > 0);
+  if (versus.length) {
+    lines.push("  where R_O AND R_TC and another oracle disagree, the labels side with R_O AND R_TC (paper Table 1):");
+    for (const w of versus) lines.push(`    vs ${w.baseline.padEnd(26)} ${w.oracleWins}/${w.disagreements}  win rate ${w.winRateCi.replace(/ \(n=\d+\)$/, "")}`);
+  }
   if (r.judgeAbstained) lines.push(`  the LLM judge gave no usable answer on ${r.judgeAbstained} run(s) (left out of its row)`);
   lines.push(`oracle-agreement.json: ${file}`);
   return lines;

@@ -16,6 +16,7 @@ import { loadRecoveryDataset } from "../../src/dataset/store.ts";
 import type { RecoverySample } from "../../src/dataset/types.ts";
 import type { RecoveryRun } from "../../src/eval/run.ts";
 import { agreementOf, oraclesFor, type OracleAgreement } from "../../src/eval/summary.ts";
+import { wilsonInterval } from "../../src/metrics/wilson.ts";
 import type { RecoveryJudgeInput, RecoveryJudgement } from "../../adapters/llm/judge.ts";
 import type { CacheMode } from "../../adapters/models/cache.ts";
 import { createEvalAgents } from "./agents.ts";
@@ -45,6 +46,21 @@ export interface LabelAgreementJsonRow {
   falseNegativeRate: number;
 }
 
+/**
+ * The paper's Table 1 comparison: on the labelled runs where retrace's oracle (R_O AND R_TC) and a
+ * baseline disagree, how often the people sided with retrace's oracle.
+ */
+export interface WinRateJsonRow {
+  baseline: string;
+  /** Labelled runs where the two disagree (where the baseline answered). */
+  disagreements: number;
+  /** ... of which the label agrees with R_O AND R_TC. */
+  oracleWins: number;
+  /** oracleWins / disagreements with a Wilson interval ("n/a" without disagreements). */
+  winRate: number | null;
+  winRateCi: string;
+}
+
 /** `oracle-agreement.json` of a labelled evaluation. */
 export interface LabelAgreementReport {
   kind: "oracle-agreement";
@@ -66,6 +82,8 @@ export interface LabelAgreementReport {
   /** The judge's model calls (absent without a judge). */
   judgeUsage?: ModelUsageFile;
   agreement: LabelAgreementJsonRow[];
+  /** Win rate of R_O AND R_TC against each other oracle and the judge where they disagree (paper Table 1). */
+  winRates: WinRateJsonRow[];
 }
 
 /** Options of {@link runLabelAgreement}. */
@@ -105,6 +123,19 @@ export function judgeInput(run: RecoveryRun, sample: RecoverySample, instruction
   const recovery = run.actions.map((a, i) => `${i + 1}. ${a || "(no action)"}${run.rationales[i] ? `  (rationale: ${run.rationales[i]!.replace(/\s+/g, " ").slice(0, 300)})` : ""}`);
   const target = sample.target.observation;
   return { instruction, history, recovery, target, error: sample.error.observation, recovered: { screenshot: run.recovered!, width: target.width, height: target.height } };
+}
+
+/** Win rates of R_O AND R_TC against each baseline on the labelled runs where they disagree (a null verdict = no answer, left out). */
+export function oracleWinRates(labelled: readonly RecoveryRun[], baselines: ReadonlyArray<readonly [string, (r: RecoveryRun) => boolean | null]>): WinRateJsonRow[] {
+  return baselines.map(([baseline, says]) => {
+    const split = labelled.filter((r) => {
+      const b = says(r);
+      return b !== null && b !== r.verdict!.success;
+    });
+    const wins = split.filter((r) => r.verdict!.success === r.truth).length;
+    const p = wilsonInterval(wins, split.length);
+    return { baseline, disagreements: split.length, oracleWins: wins, winRate: split.length ? p.rate : null, winRateCi: split.length ? ci(p) : "n/a (no disagreements)" };
+  });
 }
 
 function row(a: OracleAgreement): LabelAgreementJsonRow {
@@ -152,6 +183,10 @@ export async function runLabelAgreement(options: LabelAgreementOptions): Promise
     const answered = matched.labelled.filter((r) => judgements.get(runIdOf(r))!.restored !== null);
     rows.push(agreementOf(JUDGE_ORACLE, answered, (r) => judgements.get(runIdOf(r))!.restored === true));
   }
+  const winRates = oracleWinRates(matched.labelled, [
+    ...oracles.filter(([name]) => name !== "R_O AND R_TC"),
+    ...(spec ? [[JUDGE_ORACLE, (r: RecoveryRun) => judgements.get(runIdOf(r))?.restored ?? null] as [string, (r: RecoveryRun) => boolean | null]] : []),
+  ]);
   const abstained = [...judgements.values()].filter((j) => j.restored === null).length;
   const simulated = matched.labelled.some((r) => r.simulated) || evalReport.simulated;
   const report: LabelAgreementReport = {
@@ -160,7 +195,7 @@ export async function runLabelAgreement(options: LabelAgreementOptions): Promise
     labels: resolve(options.labels), labelled: labels.length, matched: matched.labelled.length, restored: matched.labelled.filter((r) => r.truth).length,
     unknownRuns: matched.unknown, notJudgedRuns: matched.notJudged,
     judge: spec ? `${spec.model} (${[...judgements.values()][0]?.prompt ?? "recovery-judge"})` : "none (give eval.judge in the config)",
-    judgeAbstained: abstained, ...(judgeUsage && { judgeUsage }), agreement: rows.map(row),
+    judgeAbstained: abstained, ...(judgeUsage && { judgeUsage }), agreement: rows.map(row), winRates,
   };
   writeFileSync(join(evalDir, "oracle-agreement.json"), JSON.stringify(report, null, 2) + "\n");
   const lines = matched.labelled.map((r) => {

@@ -153,6 +153,8 @@ describe("retrace eval-recovery --agreement --labels (model recoverer and model 
     // judge: TP 1, FP 1, TN 1, FN 0: p_o = 2/3, p_e = 4/9, kappa = 0.4
     expect(agreed.out).toMatch(/LLM judge\s+3\s+0\.667 \[0\.208, 0\.939\]\s+0\.400 \[-0\.[0-9]{3}, 1\.000\]\s+1 1 1 0/);
     expect(agreed.out).toMatch(/judge: 3 call\(s\), 9000\+120 tokens/);
+    // paper Table 1: where R_O AND R_TC and the judge disagree (the Escape run), the label sides with R_O AND R_TC
+    expect(agreed.out).toMatch(/vs LLM judge\s+1\/1\s+win rate 1\.000 \[0\.207, 1\.000\]/);
 
     const report = JSON.parse(readFileSync(join(ev, "oracle-agreement.json"), "utf8"));
     expect(report).toMatchObject({ kind: "oracle-agreement", simulated: false, labelled: 4, matched: 3, restored: 1, unknownRuns: ["no-such-sample|implicit/0-E|r1"], notJudgedRuns: [], judgeAbstained: 0, judge: "qwen-test (recovery-judge@1)" });
@@ -160,6 +162,10 @@ describe("retrace eval-recovery --agreement --labels (model recoverer and model 
     expect(Object.keys(rows)).toEqual(expect.arrayContaining(["R_O", "R_TC", "R_O AND R_TC", "R_Om", "R_Om AND R_TC", "LLM judge"]));
     for (const name of ["R_O", "R_TC", "R_O AND R_TC", "R_Om AND R_TC"]) expect(rows[name], name).toMatchObject({ n: 3, kappa: 1, tp: 1, fp: 0, tn: 2, fn: 0 });
     expect(rows["LLM judge"]).toMatchObject({ n: 3, kappa: 0.4, tp: 1, fp: 1, tn: 1, fn: 0 });
+    const wins = Object.fromEntries(report.winRates.map((w: { baseline: string }) => [w.baseline, w]));
+    expect(wins["LLM judge"]).toMatchObject({ disagreements: 1, oracleWins: 1, winRate: 1 });
+    expect(wins["R_O"]).toMatchObject({ disagreements: 0, oracleWins: 0, winRate: null });
+    expect(wins["R_O AND R_TC"]).toBeUndefined();
     const judged = readFileSync(join(ev, "judgements.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
     expect(judged[2]).toMatchObject({ run: "files-trash-menu/r0/t3/d1|explicit-model/none|r1", restored: false, oracles: { "R_O AND R_TC": false }, judge: { restored: true, reason: "The same file is selected as in TARGET." } });
 
@@ -195,5 +201,8 @@ describe("retrace eval-recovery --agreement --labels (model recoverer and model 
       truth.map((a) => [a.oracle, a.truePositive, a.falsePositive, a.trueNegative, a.falseNegative]),
     );
     expect(report.agreement.map((a: { kappa: number | null }) => a.kappa)).toEqual(truth.map((a) => (a.kappa === null ? null : Math.round(a.kappa * 1000) / 1000)));
+    // win rate against R_TC alone, counted by hand from the runs
+    const split = judged.filter((x) => x.verdict!.rtc.pass !== x.verdict!.success);
+    expect(report.winRates.find((w: { baseline: string }) => w.baseline === "R_TC")).toMatchObject({ disagreements: split.length, oracleWins: split.filter((x) => x.verdict!.success === x.truth).length });
   }, 180_000);
 });
