@@ -41,7 +41,7 @@ export function register(program: Command): void {
   registerLabelSample(program);
   const cmd = program
     .command("eval-recovery")
-    .description("Evaluate recovery on a dataset: reconstruct each error state by verified replay, run implicit and explicit (simulated) recovery policies for r steps, judge with R_O (SSIM >= 0.99) and R_TC (goal-oriented replay). Writes recovery-eval.json; --agreement also measures the oracle against SimDesk ground truth with noise off/on (oracle-agreement.json). Default: simulated policies on SimDesk (SIMULATED); --config: the config's model forward agent (implicit) and model recoverers x contexts (explicit) on the dataset's environment.")
+    .description("Evaluate recovery on a dataset: reconstruct each error state by verified replay, run implicit and explicit (simulated) recovery policies for r steps, judge with R_O (SSIM >= 0.99) and R_TC (goal-oriented replay). Writes recovery-eval.json; --agreement --labels FILE measures every oracle and join (and the config's LLM judge) against human labels of runs (Cohen's kappa, TP/FP/TN/FN; `retrace label-sample` writes the sheet); --agreement alone measures the oracle against SimDesk ground truth with noise off/on (oracle-agreement.json). Default: simulated policies on SimDesk (SIMULATED); --config: the config's model forward agent (implicit) and model recoverers x contexts (explicit) on the dataset's environment.")
     .option("-d, --dataset <dir>", "dataset folder from `retrace dataset build`")
     .option("-o, --out <dir>", "output folder", "runs/recovery-eval")
     .option("--budgets <list>", "recovery step budgets r", "1,3,10")
@@ -83,7 +83,7 @@ export function register(program: Command): void {
     } else if (flags.agreement) {
       const a = await runOracleAgreement({ out: flags.out, seed, budgets, limit: intFlag("limit", flags.limit), rolloutsPerTask: intFlag("rollouts", flags.rollouts), seedStepsPerTrajectory: intFlag("seed-steps", flags.seedSteps), onProgress });
       out.push("oracle agreement with SimDesk ground truth:");
-      for (const r of a.agreement) out.push(`  noise ${r.noise.padEnd(3)} ${r.oracle.padEnd(26)} agreement ${r.agreementCi}  FPR ${r.fprCi}  FNR ${r.fnrCi}`);
+      for (const r of a.agreement) out.push(`  noise ${r.noise.padEnd(3)} ${r.oracle.padEnd(26)} agreement ${r.agreementCi}  kappa ${r.kappaCi}  FPR ${r.fprCi}  FNR ${r.fnrCi}`);
       out.push(`oracle-agreement.json: ${join(flags.out, "oracle-agreement.json")}`);
     }
     process.stdout.write(out.join("\n") + "\n");

@@ -24,7 +24,7 @@ import type { RecoveryEvalConfig } from "./config.ts";
 import { loadLabels, matchLabels, runIdOf } from "./labels.ts";
 import { evalEndpoints, LayeredBlobStore, usageFile, type ModelUsageFile } from "./models.ts";
 import { preflightEndpoints } from "../agents/index.ts";
-import { ci, SIMULATED_RECOVERY_NOTE, type RecoveryEvalReport } from "./report-data.ts";
+import { ci, kappaCi, SIMULATED_RECOVERY_NOTE, type RecoveryEvalReport } from "./report-data.ts";
 
 /** Name of the LLM-judge row. */
 export const JUDGE_ORACLE = "LLM judge";
@@ -142,7 +142,7 @@ function row(a: OracleAgreement): LabelAgreementJsonRow {
   const r3 = (x: number) => Math.round(x * 1000) / 1000;
   return {
     oracle: a.oracle, n: a.n, agreement: a.agreement.rate, agreementCi: ci(a.agreement), kappa: a.kappa === null ? null : r3(a.kappa),
-    kappaCi: a.kappa === null || !a.kappaCi ? "undefined" : `${a.kappa.toFixed(3)} [${a.kappaCi.lo.toFixed(3)}, ${a.kappaCi.hi.toFixed(3)}]`,
+    kappaCi: kappaCi(a),
     tp: a.truePositive, fp: a.falsePositive, tn: a.trueNegative, fn: a.falseNegative, falsePositiveRate: a.falsePositiveRate.rate, falseNegativeRate: a.falseNegativeRate.rate,
   };
 }

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { main } from "../../../experiments/cli.ts";
+import { buildReport } from "../../../experiments/report/index.ts";
 import { getSimDeskTask } from "../../../adapters/environments/simdesk/tasks/index.ts";
 import { startScriptedOpenAIServer, type RecordedRequest, type ScriptedOpenAIServer, type ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
 import { planAnswers } from "../../adapters/testing/plan-answers.ts";
@@ -168,6 +169,12 @@ describe("retrace eval-recovery --agreement --labels (model recoverer and model 
     expect(wins["R_O AND R_TC"]).toBeUndefined();
     const judged = readFileSync(join(ev, "judgements.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
     expect(judged[2]).toMatchObject({ run: "files-trash-menu/r0/t3/d1|explicit-model/none|r1", restored: false, oracles: { "R_O AND R_TC": false }, judge: { restored: true, reason: "The same file is selected as in TARGET." } });
+
+    // the HTML report shows the table
+    const page = readFileSync((await buildReport(ev)).file, "utf8");
+    expect(page).toContain("oracle-agreement.json");
+    expect(page).toContain("LLM judge");
+    expect(page).toContain("winRates");
 
     // cached: no calls, the same table
     await server.close();
