@@ -12,6 +12,7 @@ import recoverySystemPrefixTool from "./recovery-system-prefix-tool.ts";
 import recoveryInstructionPrefixTool from "./recovery-instruction-prefix-tool.ts";
 import recoveryTargetContextualizer from "./recovery-target-contextualizer.ts";
 import stateVerifier from "./state-verifier.ts";
+import recoveryJudge from "./recovery-judge.ts";
 import agenticStateVerifier from "./agentic-state-verifier.ts";
 import perturbationInstruction from "./perturbation-instruction.ts";
 import postRestorationTransition from "./post-restoration-transition.ts";
@@ -29,6 +30,7 @@ export const PROMPTS = {
   recoveryInstructionPrefixTool,
   recoveryTargetContextualizer,
   stateVerifier,
+  recoveryJudge,
   agenticStateVerifier,
   perturbationInstruction,
   postRestorationTransition,

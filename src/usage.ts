@@ -1,7 +1,7 @@
 /** Model-call accounting, recorded per role so reports can show tokens, latency and cost. */
 
 /** Who made a model call. */
-export const MODEL_ROLES = ["policy", "detector", "selector", "recoverer", "summarizer", "verifier", "perturber"] as const;
+export const MODEL_ROLES = ["policy", "detector", "selector", "recoverer", "summarizer", "verifier", "perturber", "judge"] as const;
 export type ModelRole = (typeof MODEL_ROLES)[number];
 
 /** One model call's cost. */

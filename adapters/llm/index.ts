@@ -1,4 +1,4 @@
-/** LLM-backed components of retrace: detector, selector, recoverer, summarizer, verifier, perturber. */
+/** LLM-backed components of retrace: detector, selector, recoverer, summarizer, verifier, perturber, recovery judge. */
 export { createLlmErrorDetector, DetectorReplySchema } from "./detector.ts";
 export type { LlmErrorDetectorOptions, DetectorReply } from "./detector.ts";
 export { createLlmStepSelector, SelectorReplySchema } from "./selector.ts";
@@ -11,6 +11,8 @@ export { createLlmStateVerifier, VerifierReplySchema } from "./verifier.ts";
 export type { LlmStateVerifier, LlmStateVerifierOptions, LlmVerification } from "./verifier.ts";
 export { createAgenticLlmVerifier, AgenticVerifierReplySchema } from "./agentic-verifier.ts";
 export type { AgenticLlmVerifier, AgenticLlmVerifierOptions, AgenticVerification, ProbeStepRecord } from "./agentic-verifier.ts";
+export { createLlmRecoveryJudge, JudgeReplySchema } from "./judge.ts";
+export type { LlmRecoveryJudge, LlmRecoveryJudgeOptions, RecoveryJudgeInput, RecoveryJudgement } from "./judge.ts";
 export { createLlmPerturbationPolicy } from "./perturber.ts";
 export type { LlmPerturbationPolicyOptions } from "./perturber.ts";
 export { askForJson, extractJsonObject } from "./json-reply.ts";

@@ -2,8 +2,8 @@
  * Model-backed agents for the recovery evaluation, from the same agent specs as experiment configs
  * (experiments/agents: `{ kind: model, format, backend, baseUrl, model, apiKeyEnv, ... }`): the
  * forward policy (on-policy rollouts and implicit recovery), the perturber, the explicit
- * recoverer, the summarizer (contextualized context) and the state verifier (target confirmation
- * on real desktops).
+ * recoverer, the summarizer (contextualized context), the state verifier (target confirmation
+ * on real desktops) and the LLM judge (the oracle study's model baseline).
  *
  * Chat models come from the registry's `chatModelFor` (record/replay cache, then one run-wide
  * {@link ModelMeter}), so a run reports calls, errors, tokens and cost per role in the runner's
@@ -20,7 +20,7 @@ import type { ModelRole } from "../../src/usage.ts";
 import type { CacheMode } from "../../adapters/models/cache.ts";
 import type { PriceTable } from "../../adapters/models/pricing.ts";
 import { createFormatPolicy, type AgentFormatSpec } from "../../adapters/policies/format.ts";
-import { createLlmPerturbationPolicy, createLlmRecoveryPolicy, createLlmStateVerifier, createLlmSummarizer } from "../../adapters/llm/index.ts";
+import { createLlmPerturbationPolicy, createLlmRecoveryJudge, createLlmRecoveryPolicy, createLlmStateVerifier, createLlmSummarizer, type LlmRecoveryJudge } from "../../adapters/llm/index.ts";
 import { CostLedger, ModelMeter, apiKeyOf, backendOf, chatModelFor, type ModelAgentSpec, type ModelCallSettings, type RoleCalls } from "../agents/index.ts";
 import { cacheOptionsOf, settingsFor } from "../agents/model-client.ts";
 
@@ -47,6 +47,8 @@ export interface EvalAgents {
   recoverer(spec: ModelAgentSpec): RecoveryPolicy;
   summarizer(spec: ModelAgentSpec): Summarizer;
   verifier(spec: ModelAgentSpec): StateVerifier;
+  /** The LLM-judge baseline of the oracle study (`eval.judge`, role "judge"). */
+  judge(spec: ModelAgentSpec): LlmRecoveryJudge;
   /** Usage per role so far (roles never called are absent), in a stable order. */
   usage(): Partial<Record<ModelRole, RoleUsage>>;
   /** USD actually spent so far (calls that reached a server; cached ones cost nothing). */
@@ -110,6 +112,9 @@ export function createEvalAgents(options: EvalAgentsOptions): EvalAgents {
     },
     verifier(spec) {
       return createLlmStateVerifier({ model: chatModelFor(spec, "verifier", ctx), ...call(spec) });
+    },
+    judge(spec) {
+      return createLlmRecoveryJudge({ model: chatModelFor(spec, "judge", ctx), ...call(spec) });
     },
     usage: () => meter.snapshot(),
     spentUsd: () => ledger.spentUsd,

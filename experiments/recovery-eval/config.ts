@@ -37,10 +37,17 @@ const EnvSchema = z
      * local control server per reset; `{ vm }` = OSWorld's docker provider with that VM image.
      */
     provider: z.union([z.literal("local"), z.object({ vm: z.string().min(1), image: z.string().min(1).optional() }).strict()]).optional(),
+    /**
+     * osworld: an OSWorld checkout; tasks whose metrics only OSWorld's Python evaluators implement
+     * then run and are scored through them (the Python bridge), as in experiment runs.
+     */
+    osworldPath: z.string().min(1).optional(),
+    /** osworld: the Python with OSWorld's requirements, used with `osworldPath`. @default "python3" */
+    python: z.string().min(1).optional(),
   })
   .strict()
   .superRefine((e, ctx) => {
-    if (e.kind !== "osworld") for (const k of ["tasksDir", "provider"] as const) if (e[k] !== undefined) ctx.addIssue({ code: "custom", path: [k], message: `only env kind osworld takes ${k}` });
+    if (e.kind !== "osworld") for (const k of ["tasksDir", "provider", "osworldPath", "python"] as const) if (e[k] !== undefined) ctx.addIssue({ code: "custom", path: [k], message: `only env kind osworld takes ${k}` });
   });
 
 const RecovererSchema = z
@@ -85,6 +92,8 @@ export const RecoveryEvalConfigSchema = z
         recoverers: z.array(RecovererSchema).default([]),
         /** Needed when a recoverer uses the contextualized context. */
         summarizer: EvalAgentSpecSchema.optional(),
+        /** The LLM-judge baseline of `eval-recovery --agreement --labels` (a model; paper Table 1). */
+        judge: EvalAgentSpecSchema.optional(),
       })
       .strict()
       .prefault({}),
@@ -106,7 +115,7 @@ type ParsedConfig = z.output<typeof RecoveryEvalConfigSchema>;
 /** A validated recovery-eval config: every agent spec checked by its kind's schema, model endpoints filled in. */
 export type RecoveryEvalConfig = Omit<ParsedConfig, "dataset" | "eval"> & {
   dataset: Omit<ParsedConfig["dataset"], "forward" | "perturber" | "verifier"> & { forward: EvalAgentSpec; perturber: EvalAgentSpec; verifier?: EvalAgentSpec };
-  eval: Omit<ParsedConfig["eval"], "recoverers" | "summarizer"> & { recoverers: Array<Omit<ParsedConfig["eval"]["recoverers"][number], "agent"> & { agent: EvalAgentSpec }>; summarizer?: EvalAgentSpec };
+  eval: Omit<ParsedConfig["eval"], "recoverers" | "summarizer" | "judge"> & { recoverers: Array<Omit<ParsedConfig["eval"]["recoverers"][number], "agent"> & { agent: EvalAgentSpec }>; summarizer?: EvalAgentSpec; judge?: ModelAgentSpec };
 };
 
 /**
@@ -144,7 +153,7 @@ export function parseRecoveryEvalConfig(raw: unknown, source = "config", overrid
     const obj = (raw ?? {}) as Record<string, unknown>;
     const env = (typeof obj.env === "object" && obj.env !== null ? obj.env : {}) as Record<string, unknown>;
     // tasks (and OSWorld's task folder and provider) of another environment do not carry over
-    const { tasks: _tasks, tasksDir: _dir, provider: _provider, ...rest } = env;
+    const { tasks: _tasks, tasksDir: _dir, provider: _provider, osworldPath: _osworld, python: _python, ...rest } = env;
     input = { ...obj, env: { ...(env.kind === overrides.env ? env : rest), kind: overrides.env } };
   }
   const r = RecoveryEvalConfigSchema.safeParse(input);
@@ -160,6 +169,10 @@ export function parseRecoveryEvalConfig(raw: unknown, source = "config", overrid
   if (c.dataset.verifier) c.dataset.verifier = check(c.dataset.verifier, "verifier", "dataset.verifier");
   c.eval.recoverers = c.eval.recoverers.map((rc, i) => ({ ...rc, agent: check(rc.agent, "recovery", `eval.recoverers.${i}.agent`) }));
   if (c.eval.summarizer) c.eval.summarizer = check(c.eval.summarizer, "summarizer", "eval.summarizer", ["summarizer"]);
+  if (c.eval.judge) {
+    if ((c.eval.judge as { kind?: unknown }).kind !== "model") throw new ConfigError(`${source}.eval.judge.kind: the judge is a chat model; use kind: model`, { field: "eval.judge.kind" });
+    c.eval.judge = check(c.eval.judge, "verifier", "eval.judge") as ModelAgentSpec;
+  }
   return c;
 }
 

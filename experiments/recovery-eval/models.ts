@@ -37,7 +37,7 @@ import { createEvalAgents, type EvalAgents, type RoleUsage } from "./agents.ts";
 import type { EvalAgentSpec, RecoveryEvalConfig } from "./config.ts";
 import { copySampleStates, createEvalSimDesk, simSummarizer } from "./simdesk.ts";
 import { recoveryEvalReport, type RecoveryEvalReport } from "./report-data.ts";
-import { openOsworldEvalEnv, osworldEvalTasks } from "./osworld.ts";
+import { openOsworldEvalEnv, osworldEvalBridge, osworldEvalTasks } from "./osworld.ts";
 
 /** Cache and process settings shared by both commands. */
 export interface ConfiguredRunOptions {
@@ -98,7 +98,8 @@ export interface ModelUsageFile {
   costUsd: number;
 }
 
-function usageFile(roles: Partial<Record<string, RoleUsage>>, simulated: boolean, stopped?: string): ModelUsageFile {
+/** `model-usage.json` from usage per role. */
+export function usageFile(roles: Partial<Record<string, RoleUsage>>, simulated: boolean, stopped?: string): ModelUsageFile {
   const sum = (k: keyof RoleUsage) => Math.round(Object.values(roles).reduce((s, r) => s + (r?.[k] ?? 0), 0) * 1e9) / 1e9;
   return { simulated, ...(stopped && { stopped }), roles, calls: sum("calls"), errors: sum("errors"), costUsd: sum("costUsd") };
 }
@@ -116,7 +117,7 @@ function costStop(options: ConfiguredRunOptions, agents: EvalAgents): { stop?: (
 }
 
 /** A blob store that writes into its own folder and reads from a fallback folder (the dataset's) too. */
-class LayeredBlobStore extends BlobStore {
+export class LayeredBlobStore extends BlobStore {
   private readonly fallback: BlobStore;
   constructor(dir: string, fallback: BlobStore) {
     super({ dir });
@@ -135,7 +136,7 @@ function selectTasks(config: RecoveryEvalConfig, onSkipped?: (task: string, reas
   let all: readonly Task[];
   const skippedIds = new Set<string>();
   if (config.env.kind === "osworld") {
-    const split = osworldEvalTasks(config.env);
+    const split = osworldEvalTasks(config.env, osworldEvalBridge(config.env).python);
     const wanted = config.env.tasks && new Set(config.env.tasks);
     for (const s of split.skipped) {
       skippedIds.add(s.task);
@@ -160,7 +161,7 @@ function selectTasks(config: RecoveryEvalConfig, onSkipped?: (task: string, reas
 async function openEnv(config: RecoveryEvalConfig, blobs: BlobStore, stateDir: string): Promise<Environment> {
   const size = { width: config.env.width, height: config.env.height };
   if (config.env.kind === "simdesk") return createEvalSimDesk(blobs, stateDir, size);
-  if (config.env.kind === "osworld") return openOsworldEvalEnv(config.env, blobs, config.name);
+  if (config.env.kind === "osworld") return openOsworldEvalEnv(config.env, blobs, config.name, osworldEvalBridge(config.env).bridge);
   return createEnvironmentFactory(config.env.kind, { blobs, ...size })();
 }
 

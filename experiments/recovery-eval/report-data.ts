@@ -7,7 +7,7 @@
 import type { Proportion } from "../../src/metrics/wilson.ts";
 import type { RecoveryDatasetManifest } from "../../src/dataset/types.ts";
 import type { RecoveryRun } from "../../src/eval/run.ts";
-import { oracleAgreement, recoveryTable } from "../../src/eval/summary.ts";
+import { oracleAgreement, recoveryTable, type OracleAgreement } from "../../src/eval/summary.ts";
 
 /** Banner text for simulated results. */
 export const SIMULATED_RECOVERY_NOTE = "SIMULATED: these numbers come from seeded simulated policies on SimDesk, not from models.";
@@ -78,6 +78,11 @@ export function ci(p: Proportion): string {
   return `${p.rate.toFixed(3)} [${p.lo.toFixed(3)}, ${p.hi.toFixed(3)}] (n=${p.n})`;
 }
 
+/** "kappa [lo, hi]" of an agreement row, or "undefined" when kappa is. */
+export function kappaCi(a: Pick<OracleAgreement, "kappa" | "kappaCi">): string {
+  return a.kappa === null || !a.kappaCi ? "undefined" : `${a.kappa.toFixed(3)} [${a.kappaCi.lo.toFixed(3)}, ${a.kappaCi.hi.toFixed(3)}]`;
+}
+
 /** Build `recovery-eval.json` from the runs. */
 export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manifest: RecoveryDatasetManifest; dataset: string; label: string; budgets: readonly number[]; threshold?: number }): RecoveryEvalReport {
   const rows = recoveryTable(input.runs);
@@ -126,6 +131,8 @@ export interface AgreementJsonRow {
   falseNegativeRate: number;
   fnrCi: string;
   kappa: number | null;
+  /** "kappa [lo, hi]" (Cohen's large-sample 95% interval), or "undefined". */
+  kappaCi: string;
   tp: number;
   fp: number;
   tn: number;
@@ -158,7 +165,7 @@ export function agreementReport(settings: ReadonlyArray<{ noise: boolean; runs: 
     for (const a of oracleAgreement(s.runs)) {
       agreement.push({
         noise, oracle: a.oracle, n: a.n, agreement: a.agreement.rate, agreementCi: ci(a.agreement), falsePositiveRate: a.falsePositiveRate.rate, fprCi: ci(a.falsePositiveRate),
-        falseNegativeRate: a.falseNegativeRate.rate, fnrCi: ci(a.falseNegativeRate), kappa: a.kappa === null ? null : Math.round(a.kappa * 1000) / 1000,
+        falseNegativeRate: a.falseNegativeRate.rate, fnrCi: ci(a.falseNegativeRate), kappa: a.kappa === null ? null : Math.round(a.kappa * 1000) / 1000, kappaCi: kappaCi(a),
         tp: a.truePositive, fp: a.falsePositive, tn: a.trueNegative, fn: a.falseNegative,
       });
     }

@@ -69,9 +69,13 @@ function count<T>(items: readonly T[], pred: (x: T) => boolean): Proportion {
   return wilsonInterval(items.filter(pred).length, items.length);
 }
 
-/** Agreement of one oracle with ground truth. "Positive" = judged a successful recovery. */
+/** The oracles and joins retrace measures: the paper's R_O, R_TC and R_O AND R_TC, then the masked R_Om (beyond the paper). */
+export type OracleName = "R_O" | "R_TC" | "R_O AND R_TC" | "R_Om" | "R_Om AND R_TC" | "R_Om (mean only)" | "R_Om (mean only) AND R_TC";
+
+/** Agreement of one oracle with ground truth (or human labels). "Positive" = judged a successful recovery. */
 export interface OracleAgreement {
-  oracle: "R_O" | "R_TC" | "R_O AND R_TC" | "R_Om" | "R_Om AND R_TC" | "R_Om (mean only)" | "R_Om (mean only) AND R_TC";
+  /** One of {@link OracleName}, or a baseline's name (e.g. "LLM judge"). */
+  oracle: OracleName | (string & {});
   n: number;
   truePositive: number;
   falsePositive: number;
@@ -83,18 +87,19 @@ export interface OracleAgreement {
   falsePositiveRate: Proportion;
   /** FN / (FN + TP): says failed when the state truly matches. */
   falseNegativeRate: Proportion;
-  /** Cohen's kappa against the truth (null when undefined). */
+  /** Cohen's kappa against the truth (null when undefined: no records, or both raters constant and equal). */
   kappa: number | null;
+  /** 95% interval of kappa from Cohen's (1960) large-sample standard error, clipped to [-1, 1] (null with kappa). */
+  kappaCi: { lo: number; hi: number } | null;
 }
 
 /**
- * Agreement of R_O, R_TC and their conjunction with the `truth` of judged runs that carry one;
- * plus R_Om and R_Om AND R_TC when every judged run has a masked verdict, and the mean-only R_Om
- * (no local floor) and its conjunction with R_TC when the verdicts record it.
+ * The oracles that apply to `judged` runs, with what each says about a run: R_O, R_TC and their
+ * conjunction; R_Om and R_Om AND R_TC when every run has a masked verdict; the mean-only R_Om (no
+ * local floor) and its conjunction with R_TC when every verdict records it.
  */
-export function oracleAgreement(runs: readonly RecoveryRun[]): OracleAgreement[] {
-  const judged = runs.filter((r) => r.status === "judged" && r.verdict && r.truth !== undefined);
-  const oracles: Array<[OracleAgreement["oracle"], (r: RecoveryRun) => boolean]> = [
+export function oraclesFor(judged: readonly RecoveryRun[]): Array<[OracleName, (r: RecoveryRun) => boolean]> {
+  const oracles: Array<[OracleName, (r: RecoveryRun) => boolean]> = [
     ["R_O", (r) => r.verdict!.ro.pass],
     ["R_TC", (r) => r.verdict!.rtc.pass],
     ["R_O AND R_TC", (r) => r.verdict!.success],
@@ -105,14 +110,26 @@ export function oracleAgreement(runs: readonly RecoveryRun[]): OracleAgreement[]
       oracles.push(["R_Om (mean only)", (r) => r.verdict!.rom!.meanPass], ["R_Om (mean only) AND R_TC", (r) => r.verdict!.rom!.meanPass && r.verdict!.rtc.pass]);
     }
   }
-  return oracles.map(([oracle, says]) => {
-    const { n, tp, fp, tn, fn, agreement, fpr, fnr } = confusion(judged, says);
-    return {
-      oracle, n, truePositive: tp, falsePositive: fp, trueNegative: tn, falseNegative: fn,
-      agreement, falsePositiveRate: fpr, falseNegativeRate: fnr,
-      kappa: cohenKappa(tp, fp, tn, fn),
-    };
-  });
+  return oracles;
+}
+
+/**
+ * Agreement of every applicable oracle ({@link oraclesFor}) with the `truth` of judged runs that
+ * carry one (SimDesk's ground truth, or a human label put in `truth`).
+ */
+export function oracleAgreement(runs: readonly RecoveryRun[]): OracleAgreement[] {
+  const judged = runs.filter((r) => r.status === "judged" && r.verdict && r.truth !== undefined);
+  return oraclesFor(judged).map(([oracle, says]) => agreementOf(oracle, judged, says));
+}
+
+/** One oracle's agreement with the truth over `records`: confusion counts, Wilson intervals, Cohen's kappa with its interval. */
+export function agreementOf<R extends { truth?: boolean | null }>(oracle: OracleAgreement["oracle"], records: readonly R[], says: (r: R) => boolean): OracleAgreement {
+  const { n, tp, fp, tn, fn, agreement, fpr, fnr } = confusion(records, says);
+  const k = cohenKappa(tp, fp, tn, fn);
+  return {
+    oracle, n, truePositive: tp, falsePositive: fp, trueNegative: tn, falseNegative: fn,
+    agreement, falsePositiveRate: fpr, falseNegativeRate: fnr, kappa: k?.kappa ?? null, kappaCi: k ? { lo: k.lo, hi: k.hi } : null,
+  };
 }
 
 /** A verdict's confusion counts against the truth over `records`, with Wilson intervals of agreement, FPR and FNR. */
@@ -128,10 +145,19 @@ export function confusion<R extends { truth?: boolean | null }>(records: readonl
   return { n: records.length, tp, fp, tn, fn, agreement: wilsonInterval(tp + tn, records.length), fpr: wilsonInterval(fp, fp + tn), fnr: wilsonInterval(fn, fn + tp) };
 }
 
-function cohenKappa(tp: number, fp: number, tn: number, fn: number): number | null {
+/**
+ * Cohen's kappa of two binary raters from their 2 x 2 table (tp = both yes, fp = rater yes / truth
+ * no, fn = rater no / truth yes, tn = both no): (p_o - p_e) / (1 - p_e), with a 95% interval from
+ * Cohen's (1960) large-sample standard error sqrt(p_o (1 - p_o) / (n (1 - p_e)^2)), clipped to
+ * [-1, 1]. Null when n = 0 or p_e = 1 (both raters said the same one thing every time).
+ */
+export function cohenKappa(tp: number, fp: number, tn: number, fn: number): { kappa: number; lo: number; hi: number; se: number } | null {
   const n = tp + fp + tn + fn;
   if (n === 0) return null;
   const po = (tp + tn) / n;
   const pe = ((tp + fp) / n) * ((tp + fn) / n) + ((tn + fn) / n) * ((tn + fp) / n);
-  return pe === 1 ? null : (po - pe) / (1 - pe);
+  if (pe === 1) return null;
+  const kappa = (po - pe) / (1 - pe);
+  const se = Math.sqrt((po * (1 - po)) / (n * (1 - pe) ** 2));
+  return { kappa, se, lo: Math.max(-1, kappa - 1.959964 * se), hi: Math.min(1, kappa + 1.959964 * se) };
 }

@@ -61,6 +61,20 @@ describe("recovery-eval config", () => {
     expect(parseRecoveryEvalConfig({ ...base, env: { kind: "osworld", tasksDir: "/tmp/tasks", provider: "local" } }, "c", { env: "x11", model: "m" }).env).not.toHaveProperty("tasksDir");
   });
 
+  it("env kind osworld takes an OSWorld checkout for its Python evaluators (osworldPath, python); other kinds refuse them, --env drops them", () => {
+    const c = parseRecoveryEvalConfig({ ...base, env: { kind: "osworld", osworldPath: "/opt/OSWorld", python: "/opt/venv/bin/python" } }, "c", { model: "m" });
+    expect(c.env).toMatchObject({ osworldPath: "/opt/OSWorld", python: "/opt/venv/bin/python" });
+    expect(errorOf(() => parseRecoveryEvalConfig({ ...base, env: { kind: "simdesk", osworldPath: "/opt/OSWorld" } }, "c", { model: "m" })).message).toMatch(/^c\.env\.osworldPath: only env kind osworld takes osworldPath/);
+    expect(parseRecoveryEvalConfig({ ...base, env: { kind: "osworld", osworldPath: "/opt/OSWorld", python: "py" } }, "c", { env: "x11", model: "m" }).env).not.toHaveProperty("osworldPath");
+  });
+
+  it("takes a model judge (eval.judge) for the oracle study and refuses a simulated one", () => {
+    const c = parseRecoveryEvalConfig({ ...base, eval: { judge: { kind: "model", temperature: 0 } } }, "c", { baseUrl: "http://127.0.0.1:9/v1", model: "m" });
+    expect(c.eval.judge).toMatchObject({ kind: "model", model: "m", baseUrl: "http://127.0.0.1:9/v1", temperature: 0 });
+    expect(errorOf(() => parseRecoveryEvalConfig({ ...base, eval: { judge: { kind: "sim" } } }, "c", { model: "m" })).message).toBe("c.eval.judge.kind: the judge is a chat model; use kind: model");
+    expect(errorOf(() => parseRecoveryEvalConfig({ ...base, eval: { judge: { kind: "model", temperature: 7 } } }, "c", { model: "m" })).message).toMatch(/^c\.eval\.judge\.temperature: /);
+  });
+
   it("retrace run points a recovery-eval config to the commands that run it", () => {
     expect(errorOf(() => loadExperimentConfig(PRESET)).message).toMatch(/\.kind: a recovery-eval config runs with `retrace dataset build --config .*` then `retrace eval-recovery --config .* --dataset DIR`/);
   });

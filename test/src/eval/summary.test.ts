@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RecoveryRun } from "../../../src/eval/run.ts";
-import { oracleAgreement, recoveryTable } from "../../../src/eval/summary.ts";
+import { agreementOf, cohenKappa, oracleAgreement, recoveryTable } from "../../../src/eval/summary.ts";
 
 function run(ro: boolean, rtc: boolean, truth: boolean, extra: Partial<RecoveryRun> = {}): RecoveryRun {
   return {
@@ -9,6 +9,40 @@ function run(ro: boolean, rtc: boolean, truth: boolean, extra: Partial<RecoveryR
     verdict: { success: ro && rtc, ro: { pass: ro, ssim: ro ? 1 : 0.9, threshold: 0.99 }, rtc: { pass: rtc, replayedSteps: 1 } }, truth, simulated: true, ...extra,
   };
 }
+
+describe("cohenKappa", () => {
+  it("matches textbook values", () => {
+    // Wikipedia's worked example: 50 proposals, both yes 20, A yes/B no 5, A no/B yes 10, both no 15:
+    // p_o = 0.7, p_e = 0.5, kappa = 0.4; Cohen's SE = sqrt(0.7 * 0.3 / (50 * 0.25)) = 0.12961
+    const k = cohenKappa(20, 5, 15, 10)!;
+    expect(k.kappa).toBeCloseTo(0.4, 10);
+    expect(k.se).toBeCloseTo(0.129615, 5);
+    expect(k.lo).toBeCloseTo(0.4 - 1.959964 * 0.129615, 4);
+    expect(k.hi).toBeCloseTo(0.4 + 1.959964 * 0.129615, 4);
+    // the same 60% agreement, different marginals: 0.1304 and 0.2593 (Wikipedia, "kappa paradoxes")
+    expect(cohenKappa(45, 15, 15, 25)!.kappa).toBeCloseTo(0.1304, 4);
+    expect(cohenKappa(25, 35, 35, 5)!.kappa).toBeCloseTo(0.2593, 4);
+    // perfect agreement, perfect disagreement with balanced marginals
+    expect(cohenKappa(3, 0, 4, 0)!.kappa).toBe(1);
+    expect(cohenKappa(0, 5, 0, 5)!.kappa).toBe(-1);
+  });
+
+  it("is undefined with no records or when both raters always say the same one thing", () => {
+    expect(cohenKappa(0, 0, 0, 0)).toBeNull();
+    expect(cohenKappa(7, 0, 0, 0)).toBeNull();
+    const a = agreementOf("always yes", [{ truth: true }, { truth: true }], () => true);
+    expect(a).toMatchObject({ oracle: "always yes", n: 2, truePositive: 2, kappa: null, kappaCi: null });
+    expect(a.agreement.rate).toBe(1);
+  });
+
+  it("clips its interval to [-1, 1]", () => {
+    // n = 8, p_o = 7/8, p_e = 1/2: kappa 0.75, SE 0.2339, so kappa + 1.96 SE = 1.208 -> 1
+    const k = cohenKappa(4, 0, 3, 1)!;
+    expect(k.kappa).toBeCloseTo(0.75, 10);
+    expect(k.hi).toBe(1);
+    expect(k.lo).toBeCloseTo(0.75 - 1.959964 * Math.sqrt((0.875 * 0.125) / (8 * 0.25)), 6);
+  });
+});
 
 describe("oracleAgreement", () => {
   it("counts confusion matrices per oracle part against the truth", () => {

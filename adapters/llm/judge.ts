@@ -1,0 +1,124 @@
+/**
+ * The LLM recovery judge: the model baseline of the paper's oracle study (Table 1, prompt in
+ * Figure 38). Given the task, the actions up to the error, the recovery actions and the TARGET,
+ * ERROR and RECOVERED screenshots, a chat model answers whether the target state was restored,
+ * with a reason. The reply is JSON validated with zod and re-asked once when invalid
+ * (./json-reply.ts); a judge that still gives no usable answer abstains (`restored: null`) with
+ * the failure, so callers can count it apart instead of reading it as "no".
+ */
+import { z } from "zod";
+import type { Observation } from "../../src/observation.ts";
+import { promptRef, renderPrompt } from "../../src/prompt.ts";
+import type { ChatModel } from "../../src/model.ts";
+import type { ModelUsage } from "../../src/usage.ts";
+import recoveryJudge from "../../prompts/recovery-judge.ts";
+import { askForJson } from "./json-reply.ts";
+import { screenshotPart } from "./history.ts";
+import { callFields, maxReasksField, parseOptions, requireModel } from "./options.ts";
+
+/** The reply contract of the judge prompt. */
+export const JudgeReplySchema = z.object({
+  restored: z.boolean(),
+  reason: z.string().min(1),
+});
+
+/** Options of {@link createLlmRecoveryJudge}. */
+export interface LlmRecoveryJudgeOptions {
+  /** The backbone (paper: GPT-5.4). */
+  model: ChatModel;
+  /** Re-asks after an invalid reply before abstaining. @default 1 */
+  maxReasks?: number;
+  /** Image detail hint; small differences need "high". @default "high" */
+  detail?: "low" | "high" | "auto";
+  /** Sampling temperature. @default 0 */
+  temperature?: number;
+  /** Max output tokens. @default 1024 */
+  maxTokens?: number;
+  /** Per-call time limit in ms. @default undefined (the backend's timeout) */
+  timeoutMs?: number;
+  /** Name in records. @default "llm-judge" */
+  name?: string;
+}
+
+const OptionsSchema = z
+  .object({
+    maxReasks: maxReasksField(),
+    ...callFields({ name: "llm-judge", temperature: 0, detail: "high" }),
+  })
+  .strict();
+
+/** What the judge is shown about one recovery run. */
+export interface RecoveryJudgeInput {
+  /** The task's instruction. */
+  instruction: string;
+  /** The actions from the start to the error state, one line per step (already numbered and marked). */
+  history: readonly string[];
+  /** The recovery agent's steps, one line each (actions, and its rationale when it gave one). */
+  recovery: readonly string[];
+  target: Observation;
+  error: Observation;
+  recovered: Observation;
+  signal?: AbortSignal;
+}
+
+/** The judge's answer. */
+export interface RecoveryJudgement {
+  /** null when the judge itself failed (see `failure`). */
+  restored: boolean | null;
+  reason: string;
+  /** `id@version` of the prompt. */
+  prompt: string;
+  usage: ModelUsage[];
+  failure?: string;
+}
+
+/** An LLM judge of recovery runs. */
+export interface LlmRecoveryJudge {
+  readonly name: string;
+  judge(input: RecoveryJudgeInput): Promise<RecoveryJudgement>;
+}
+
+/** Create the LLM recovery judge. */
+export function createLlmRecoveryJudge(options: LlmRecoveryJudgeOptions): LlmRecoveryJudge {
+  const { model, ...rest } = options;
+  requireModel(model, "createLlmRecoveryJudge");
+  const o = parseOptions(OptionsSchema, rest, "createLlmRecoveryJudge");
+  const prompt = promptRef(recoveryJudge);
+  return {
+    name: o.name,
+    async judge(input) {
+      const text = renderPrompt(recoveryJudge, {
+        instruction: input.instruction,
+        history: input.history.length ? input.history.join("\n") : "(no actions: the task had just started)",
+        recovery: input.recovery.length ? input.recovery.join("\n") : "(no actions)",
+      });
+      const reply = await askForJson({
+        model,
+        role: "judge",
+        prompt,
+        schema: JudgeReplySchema,
+        maxReasks: o.maxReasks,
+        temperature: o.temperature,
+        maxTokens: o.maxTokens,
+        timeoutMs: o.timeoutMs,
+        signal: input.signal,
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text },
+              { type: "text", text: "TARGET:" },
+              screenshotPart(input.target, o.detail),
+              { type: "text", text: "ERROR:" },
+              screenshotPart(input.error, o.detail),
+              { type: "text", text: "RECOVERED:" },
+              screenshotPart(input.recovered, o.detail),
+            ],
+          },
+        ],
+      });
+      if (!reply.value) return { restored: null, reason: "the judge gave no usable answer", prompt, usage: reply.usage, failure: reply.failure };
+      return { restored: reply.value.restored, reason: reply.value.reason.trim(), prompt, usage: reply.usage };
+    },
+  };
+}
