@@ -146,7 +146,7 @@ describe("an echoed key in checkpoints", () => {
             else if (type === "hash") values.push(JSON.stringify(await r.hgetall(k)));
             else if (type === "list") values.push(JSON.stringify(await r.lrange(k, 0, -1)));
             else if (type === "set") values.push(JSON.stringify(await r.smembers(k)));
-            else if (type === "zset") values.push(JSON.stringify(await r.zrange(k, 0, -1)));
+            else if (type === "zset") values.push(JSON.stringify(await r.zrange(k, "0", "-1")));
             else if (type === "stream") values.push(JSON.stringify(await r.xrange(k, "-", "+")));
           }
           expect(values.filter(holdsKey)).toEqual([]);
