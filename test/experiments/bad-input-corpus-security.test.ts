@@ -166,6 +166,34 @@ describe("the bad-input corpus: paths, resume, repeated entries", () => {
   }, 60_000);
 });
 
+describe("--resume of an ideal-recovery run", () => {
+  it("resumes its own forward and continuation lines, and refuses a continuation beyond k", async () => {
+    const folder = join(dir, "ideal-run");
+    const config = join(dir, "configs", "ideal-small.json");
+    writeFileSync(config, JSON.stringify({ ...IDEAL, seeds: [0, 1, 2, 3], k: 2, strategies: ["zero", "error-minus-1"] }));
+    try {
+      const r = await cli(["run", config, "-w", "1", "-q", "--out", folder]);
+      expect(r.code, r.stderr).toBe(0);
+      const lines = resultLines(folder);
+      expect(lines.some((l) => /\/k2$/.test(String(l.key)))).toBe(true);
+      const before = readFileSync(join(folder, "results.jsonl"));
+      const again = await cli(["run", config, "-w", "1", "-q", "--resume", "--out", folder]);
+      expect(again.code, again.stderr).toBe(0);
+      expect(readFileSync(join(folder, "results.jsonl"))).toEqual(before);
+      const cont = lines.find((l) => /\/k2$/.test(String(l.key)))!;
+      writeLines(folder, [...lines, { ...cont, key: String(cont.key).replace(/k2$/, "k3"), index: 999 }]);
+      const snap = snapshot(folder);
+      const refused = await cli(["run", config, "-w", "1", "-q", "--resume", "--out", folder]);
+      expect(refused.code).not.toBe(0);
+      expect(oneLine(refused.stderr)).toMatch(/holds 1 result line\(s\) that are not episodes of this run \(e\.g\. "R=.*\/k3"\)/);
+      expect(snapshot(folder)).toEqual(snap);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+      rmSync(config);
+    }
+  }, 120_000);
+});
+
 describe("ids, never paths", () => {
   it.each([["..", /relative/], [".", /relative/], ["a/b", /separator/], ["a\\b", /separator/], ["a\u0000b", /control/], ["a\nb", /control/], ["x".repeat(256), /255 bytes/], ["", /empty/]])("refuses %j", (id, why) => {
     expect(idProblem(id)).toMatch(why);
