@@ -2,30 +2,32 @@
  * Checkpointers for recovery episodes: LangGraph's MemorySaver and SqliteSaver (the embedded
  * durable option that lets a killed episode resume in another process), and a small factory from
  * a spec string (`--checkpoint none|memory|sqlite[:path]`) that other backends register with
- * (`registerCheckpointerScheme("postgres", ...)`).
+ * (`registerCheckpointerScheme("postgres", ...)`). Every saver made here redacts secrets from
+ * what it stores (src/store/redacting-serde.ts), like every file write.
  */
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ConfigError } from "../src/errors.ts";
+import { redactCheckpointer } from "../src/store/redacting-serde.ts";
 
 /** A durable checkpointer in a SQLite file (created with its folder if missing). */
 export function createSqliteCheckpointer(path: string): SqliteSaver {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  return SqliteSaver.fromConnString(path);
+  return redactCheckpointer(SqliteSaver.fromConnString(path));
 }
 
 /** An in-memory checkpointer (lost with the process). */
 export function createMemoryCheckpointer(): MemorySaver {
-  return new MemorySaver();
+  return redactCheckpointer(new MemorySaver());
 }
 
 /** Builds a checkpointer for `scheme:rest` specs; `rest` is everything after the first colon. */
 export type CheckpointerFactory = (rest: string, ctx: { out: string }) => BaseCheckpointSaver;
 
 const schemes = new Map<string, CheckpointerFactory>([
-  ["memory", () => new MemorySaver()],
+  ["memory", () => createMemoryCheckpointer()],
   ["sqlite", (rest, ctx) => createSqliteCheckpointer(rest || join(ctx.out, "checkpoints.sqlite"))],
 ]);
 
@@ -58,7 +60,8 @@ export function createCheckpointer(spec: string | undefined, ctx: { out: string 
   const key = `${spec}\u0000${ctx.out}`;
   let saver = opened.get(key);
   if (!saver) {
-    saver = schemes.get(parsed.scheme)!(parsed.rest, ctx);
+    // Registered backends redact too, whatever their factory did.
+    saver = redactCheckpointer(schemes.get(parsed.scheme)!(parsed.rest, ctx));
     opened.set(key, saver);
   }
   return saver;

@@ -34,6 +34,7 @@ import { start } from "./nodes/start.ts";
 import { RecoveryGraphState, type GraphState, type GraphUpdate, type StoredGraphState } from "./state.ts";
 import { codecFor } from "./stored-observation.ts";
 import { installLeanRunContext } from "./run-context.ts";
+import { redactCheckpointer } from "../src/store/redacting-serde.ts";
 
 /** Arguments of {@link createRecoveryGraph}. */
 export interface CreateRecoveryGraphArgs {
@@ -196,7 +197,8 @@ function buildGraph(ctx: RuntimeContext, chained: boolean, checkpointer: BaseChe
     const targets: Array<Phase | typeof END> = chained ? [...PHASES, END] : EDGE_TARGETS[phase];
     graph.addConditionalEdges(phase, chained ? (s: StoredGraphState) => NEXT[(s.phase ?? phase) as Phase](s) : (s: StoredGraphState) => NEXT[phase](s), targets);
   }
-  return graph.compile({ checkpointer, name: "retrace" });
+  // Whatever saver the caller hands in stores its state redacted (src/store/redacting-serde.ts).
+  return graph.compile({ checkpointer: typeof checkpointer === "object" ? redactCheckpointer(checkpointer) : checkpointer, name: "retrace" });
 }
 
 /** Where each node's edges can lead (drawn graphs show these). */

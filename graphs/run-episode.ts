@@ -6,7 +6,7 @@
  * have had.
  */
 import { randomUUID } from "node:crypto";
-import { Command, MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { Command, type BaseCheckpointSaver } from "@langchain/langgraph";
 import type { EpisodeComponents, EpisodeResult, RecoveryOptionsInput } from "../src/episode.ts";
 import { EpisodeEvents } from "../src/runtime/events.ts";
 import { resolveRecoveryOptions } from "../src/runtime/options.ts";
@@ -16,6 +16,7 @@ import type { RuntimeKnobs } from "./context.ts";
 import { batchConfig, batchRecoveryGraph, createRecoveryGraph, recursionLimitFor } from "./recovery-graph.ts";
 import { initialGraphState, type GraphState } from "./state.ts";
 import { prefetchAxTrees } from "./stored-observation.ts";
+import { createMemoryCheckpointer } from "./checkpointers.ts";
 
 /** Forward steps per `act` superstep for episodes without a checkpointer. */
 export const BATCH_STEPS_PER_SUPERSTEP = 32;
@@ -34,7 +35,7 @@ export interface RunEpisodeArgs {
    * LangGraph checkpointer (SqliteSaver for durability), or `false` for none: fastest (forward
    * steps run up to 32 per superstep, graph phases up to 64), for batch runs that keep their own episode-level results
    * log, but a killed episode cannot resume.
-   * @default new MemorySaver()
+   * @default a MemorySaver that redacts secrets (createMemoryCheckpointer)
    */
   checkpointer?: BaseCheckpointSaver | false;
   /** Typed events; a listener may call `events.stop()` to end the episode. */
@@ -64,7 +65,7 @@ export async function runEpisode(args: RunEpisodeArgs): Promise<EpisodeResult> {
     const result = out.episode!.result!;
     return { ...result, accounting: { ...result.accounting, wallMs: performance.now() - started } };
   }
-  const graph = createRecoveryGraph({ ...base, checkpointer: args.checkpointer ?? new MemorySaver(), knobs: args.knobs });
+  const graph = createRecoveryGraph({ ...base, checkpointer: args.checkpointer ?? createMemoryCheckpointer(), knobs: args.knobs });
   const config = { configurable: { thread_id: threadId }, recursionLimit };
   const snapshot = await graph.getState(config);
   const saved = snapshot.values as Partial<GraphState> | undefined;

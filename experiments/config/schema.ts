@@ -12,6 +12,22 @@ import { RECOVERY_STEP_STRATEGIES } from "../../src/selector.ts";
 export { AgentSpecSchema, type AgentSpec } from "../agents/spec.ts";
 import { AgentSpecSchema } from "../agents/spec.ts";
 
+/**
+ * A zod check that a list holds each value once; the issue names the first repeated value and its
+ * positions (a repeated task, cap or seed would otherwise run its episodes several times and keep one).
+ */
+function listedOnce(what: string, hint: string) {
+  return (list: readonly unknown[], ctx: z.RefinementCtx) => {
+    const first = new Map<string, number>();
+    for (let i = 0; i < list.length; i++) {
+      const key = JSON.stringify(list[i]);
+      const j = first.get(key);
+      if (j === undefined) first.set(key, i);
+      else return ctx.addIssue({ code: "custom", message: `${what} ${key} is listed twice (positions ${j} and ${i}); ${hint}` });
+    }
+  };
+}
+
 /** Which environment and which of its tasks. */
 export const EnvSpecSchema = z
   .object({
@@ -26,7 +42,7 @@ export const EnvSpecSchema = z
     /** osworld: the Python with OSWorld's requirements, used with `osworldPath`. @default "python3" */
     python: z.string().min(1).optional(),
     /** Task ids, in order; omitted = every task of the environment. */
-    tasks: z.array(z.string().min(1)).min(1).optional(),
+    tasks: z.array(z.string().min(1)).min(1).superRefine(listedOnce("task", "list each task once")).optional(),
     /** Keep at most this many tasks (after `tasks`), for quick runs. */
     limit: z.number().int().min(1).optional(),
     /** Keep this many tasks spread evenly over the list (after `tasks`), for quick but representative runs. */
@@ -44,7 +60,7 @@ export const SeedsSchema = z.union([
     .array(z.number().int())
     .min(1)
     .max(MAX_SEEDS, `at most ${MAX_SEEDS} seeds per run; split a bigger study into several runs`)
-    .refine((s) => new Set(s).size === s.length, { message: "each seed may appear once (a repeated seed would silently run once); list distinct seeds" }),
+    .superRefine(listedOnce("each seed may appear once (a repeated seed would silently run once): seed", "list distinct seeds")),
   z.object({ count: z.number().int().min(1).max(MAX_SEEDS, `at most ${MAX_SEEDS} seeds per run; split a bigger study into several runs`), start: z.number().int().default(0) }).strict(),
 ]);
 
@@ -99,7 +115,7 @@ export const IdealRecoveryConfigSchema = z
     /** Writes the contextualized recovery context (model runs). */
     summarizer: AgentSpecSchema.optional(),
     /** Recovery steps R to compare. @default all four */
-    strategies: z.array(z.enum(RECOVERY_STEP_STRATEGIES)).min(1).default([...RECOVERY_STEP_STRATEGIES]),
+    strategies: z.array(z.enum(RECOVERY_STEP_STRATEGIES)).min(1).superRefine(listedOnce("strategy", "list each strategy once")).default([...RECOVERY_STEP_STRATEGIES]),
     /** Continuations per failed run and strategy (Success@1..K). @default 5 */
     k: z.number().int().min(1).max(20).default(5),
     /** Keep at most this many failed runs. */
@@ -113,7 +129,7 @@ export const EndToEndConfigSchema = z
     ...common,
     pairs: z.array(PairSpecSchema).min(1),
     /** Retry caps compared against no recovery. @default [1, 3, 5] */
-    maxRecoveryIterations: z.array(z.number().int().min(1)).min(1).default([1, 3, 5]),
+    maxRecoveryIterations: z.array(z.number().int().min(1)).min(1).superRefine(listedOnce("retry cap", "list each cap once")).default([1, 3, 5]),
     /** Include the no-recovery baseline per pair. @default true */
     baseline: z.boolean().default(true),
   })
@@ -133,11 +149,11 @@ export const SweepConfigSchema = z
     /** A preset to start from; `params` entries override or extend it. */
     preset: z.enum(Object.keys(SWEEP_PRESETS) as [keyof typeof SWEEP_PRESETS]).optional(),
     /** Recovery option name -> values to try. */
-    params: z.record(z.string(), z.array(z.union([z.number(), z.string(), z.boolean()])).min(1)).default({}),
+    params: z.record(z.string(), z.array(z.union([z.number(), z.string(), z.boolean()])).min(1).superRefine(listedOnce("value", "list each value once"))).default({}),
     /** "grid" = every combination; "each" = vary one parameter at a time around `options`. @default "grid" */
     mode: z.enum(["grid", "each"]).default("grid"),
     /** Retry caps (maxRecoveryIterations) crossed with every setting. @default [1, 3, 5] */
-    retryCap: z.array(z.number().int().min(0)).min(1).default([1, 3, 5]),
+    retryCap: z.array(z.number().int().min(0)).min(1).superRefine(listedOnce("retry cap", "list each cap once")).default([1, 3, 5]),
     /** Include a no-recovery baseline condition. @default true */
     baseline: z.boolean().default(true),
   })

@@ -5,11 +5,12 @@
  * `<out>/blobs` so the report and the trajectory viewer work as for a local run.
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve, sep } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { BlobStore } from "../../src/blob-store.ts";
 import type { PgBlobStore } from "../../adapters/stores/postgres/blob-store.ts";
 import type { PgRunStore } from "../../adapters/stores/postgres/run-store.ts";
 import type { ResultLine } from "../runner/results-log.ts";
+import { pathInside } from "../../src/store/safe-path.ts";
 
 /** Options of {@link materializeRun} and {@link createMaterializer}. */
 export interface MaterializeOptions {
@@ -40,8 +41,8 @@ export function createMaterializer(options: MaterializeOptions) {
   const written = new Set<string>();
   const episode = async (key: string) => {
     for (const f of await store.files(runId, key)) {
-      const target = resolve(root, f.path);
-      if (!target.startsWith(root + sep)) throw new Error(`stored file path "${f.path}" of ${key} leaves the run folder`);
+      // Every part of a stored path is a plain name (the path guard of every run-folder write).
+      const target = pathInside(root, f.path.split("/"), `stored file path of ${key}`);
       mkdirSync(dirname(target), { recursive: true });
       const bytes = f.bytes ?? (await options.blobs.get(f.ref));
       writeFileSync(target, bytes);

@@ -21,6 +21,7 @@ import type { ResultLine } from "../runner/results-log.ts";
 import { rollForward } from "./forward-loop.ts";
 import { annotate, readPlan, selectorConditionLabel, STRATEGY_LABELS, strategyLabels, writePlan, type PlanInstance, type RunPlan } from "./plan.ts";
 import { redactText } from "../../src/secrets.ts";
+import { pathInside } from "../../src/store/safe-path.ts";
 
 /** Condition id of the standard forward rollouts. */
 export const FORWARD_CONDITION = "forward";
@@ -48,7 +49,7 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
     const meter = new ModelMeter(settings.calls?.ledger);
     const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env, blobs: ctx.blobs, meter, calls: settings.calls });
     const run = await rollForward({ env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps });
-    const dir = join(settings.out, job.condition, job.task, String(job.seed));
+    const dir = pathInside(settings.out, [job.condition, job.task, String(job.seed)], `episode ${job.key}`);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "history.json"), redactText(JSON.stringify({ history: run.history, final: run.final })) + "\n");
     return finishEpisode(job, task, run.result, rec, deps, { phase: "forward" }, undefined, meter);
@@ -71,7 +72,7 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
       let llmLabel: string | undefined;
       for (const line of failed) {
         const task = byId.get(line.task) as Task;
-        const saved = JSON.parse(readFileSync(join(settings.out, line.condition, line.task, String(line.seed), "history.json"), "utf8")) as { history: HistoryEntry[]; final: Observation };
+        const saved = JSON.parse(readFileSync(join(pathInside(settings.out, [line.condition, line.task, String(line.seed)], `episode ${line.key}`), "history.json"), "utf8")) as { history: HistoryEntry[]; final: Observation };
         const cctx = { task, seed: line.seed, env, blobs: ctx.blobs, calls: settings.calls, meter: new ModelMeter(settings.calls?.ledger) };
         const selector = config.strategies.includes("llm") ? runtime.selector(config.selector ?? defaultSpec("selector", config.forward) ?? { kind: "sim", profile: "default" }, cctx) : undefined;
         if (selector) llmLabel ??= selectorConditionLabel(selector);
@@ -116,7 +117,7 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
       env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps, prefix, expected,
       replayRetries: config.options.replayRetries ?? 3, ...(sameState ? { sameState: (a, b) => sameState(rec.env, a, b) } : {}),
     });
-    return finishEpisode(job, task, run.result, rec, deps, { phase: "continuation", strategy: job.strategy, errorStep: job.instance.errorStep, recoveryStep: R, k: job.k }, join(job.condition, job.task, `${job.seed}-k${job.k}`), meter);
+    return finishEpisode(job, task, run.result, rec, deps, { phase: "continuation", strategy: job.strategy, errorStep: job.instance.errorStep, recoveryStep: R, k: job.k }, [job.condition, job.task, `${job.seed}-k${job.k}`], meter);
   });
   return [...forward, ...continuations];
 }

@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import sharp from "sharp";
 import { ConfigError } from "../../src/errors.ts";
+import { pathInside, realInside, showId } from "../../src/store/safe-path.ts";
 import { formatAction } from "../../src/action.ts";
 import type { EpisodeRecord } from "../runner/episode.ts";
 import type { Manifest } from "../runner/experiment.ts";
@@ -65,10 +66,19 @@ export interface ViewerEpisode {
   extra?: Record<string, unknown>;
 }
 
+/**
+ * `file` when it (links followed) is inside `root`; a ConfigError otherwise: the report reads only
+ * inside the folder it was pointed at.
+ */
+export function inside(root: string, file: string): string {
+  if (!realInside(root, file)) throw new ConfigError(`report: ${file} leads outside ${root} (a link or a path from a result file); the report reads only inside the run folder`, { field: "dir" });
+  return file;
+}
+
 /** Find run folders: `dir` itself when it has a manifest or results, else its children (depth 2). */
 export function findRuns(dir: string, options: { /** Return [] instead of throwing when there is no run (a recovery-eval-only folder). */ allowNone?: boolean } = {}): string[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ConfigError(`report: ${dir} is not a folder`);
-  const isRun = (d: string) => existsSync(join(d, "results.jsonl")) || isModelRunFolder(d);
+  const isRun = (d: string) => existsSync(join(inside(dir, d), "results.jsonl")) || isModelRunFolder(d);
   if (isRun(dir)) return [dir];
   const runs: string[] = [];
   for (const name of readdirSync(dir).sort()) {
@@ -88,10 +98,10 @@ export function loadRun(root: string, dir: string): RunData {
     const summary = summarize({ experiment: line.experiment, kind: "end-to-end", lines: [line], params: {} });
     return { dir, rel: relative(root, dir), summary, lines: [line], records: new Map([[line.key, record]]) };
   }
-  const lines = readResultsForReport(join(dir, "results.jsonl"));
-  const manifest = existsSync(join(dir, "manifest.json")) ? (JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as Manifest) : undefined;
+  const lines = readResultsForReport(inside(root, join(dir, "results.jsonl")));
+  const manifest = existsSync(join(dir, "manifest.json")) ? (JSON.parse(readFileSync(inside(root, join(dir, "manifest.json")), "utf8")) as Manifest) : undefined;
   const summary = existsSync(join(dir, "summary.json"))
-    ? (JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as ExperimentSummary)
+    ? (JSON.parse(readFileSync(inside(root, join(dir, "summary.json")), "utf8")) as ExperimentSummary)
     : summarize({ experiment: manifest?.experiment ?? relative(root, dir), kind: manifest?.kind ?? "end-to-end", lines, params: Object.fromEntries((manifest?.conditions ?? []).map((c) => [c.id, c.params])) });
   return { dir, rel: relative(root, dir), manifest, summary, lines };
 }
@@ -108,8 +118,9 @@ export function findExtraFiles(root: string, runs: readonly string[]): ExtraFile
       if (existsSync(f) && !seen.has(f)) {
         seen.add(f);
         try {
-          out.push({ name, rel: relative(root, f), data: JSON.parse(readFileSync(f, "utf8")) });
-        } catch {
+          out.push({ name, rel: relative(root, f), data: JSON.parse(readFileSync(inside(root, f), "utf8")) });
+        } catch (err) {
+          if (err instanceof ConfigError) throw err;
           out.push({ name, rel: relative(root, f), data: { error: `${name} is not valid JSON` } });
         }
       }
@@ -142,11 +153,13 @@ export function pickEpisodes(lines: readonly ResultLine[], max: number): ResultL
   return picked.sort((a, b) => a.index - b.index);
 }
 
-/** Where an episode's folder is, from its line. */
+/** Where an episode's folder is, from its line (its names checked as ids: never outside `run`). */
 export function episodeFolder(run: string, line: ResultLine): string {
   const k = line.extra?.k;
-  return join(run, line.condition, line.task, k !== undefined ? `${line.seed}-k${k}` : String(line.seed));
+  return pathInside(run, [line.condition, line.task, k !== undefined ? `${line.seed}-k${k}` : String(line.seed)], `report: ${join(run, "results.jsonl")}: episode ${showId(line.key)}`);
 }
+
+const BLOB_REF = /^[0-9a-f]{64}$/;
 
 /** Screenshots as downscaled JPEG data URLs, deduplicated by blob reference. */
 export class ImageTable {
@@ -158,7 +171,8 @@ export class ImageTable {
     if (known !== undefined) return known;
     const file = join(blobsDir, ref.slice(0, 2), `${ref}.png`);
     let url = "";
-    if (existsSync(file)) {
+    // Only blob references (sha256 hex) name files, and only files inside the blob folder are read.
+    if (BLOB_REF.test(ref) && existsSync(file) && realInside(blobsDir, file)) {
       try {
         const jpeg = await sharp(readFileSync(file)).resize({ width: this.maxWidth, withoutEnlargement: true }).flatten({ background: "#ffffff" }).jpeg({ quality: 70 }).toBuffer();
         url = `data:image/jpeg;base64,${jpeg.toString("base64")}`;
@@ -179,8 +193,12 @@ export async function loadEpisodes(run: RunData, picked: readonly ResultLine[], 
     const file = join(episodeFolder(run.dir, line), "trajectory.json");
     const held = run.records?.get(line.key);
     if (!held && !existsSync(file)) continue;
-    const rec = held ?? (JSON.parse(readFileSync(file, "utf8")) as EpisodeRecord);
+    const rec = held ?? (JSON.parse(readFileSync(inside(run.dir, file), "utf8")) as EpisodeRecord);
     const blobs = join(run.dir, "blobs");
+    for (const s of rec.trajectory.steps)
+      for (const ref of [s.before, s.after])
+        if (typeof ref !== "string" || !BLOB_REF.test(ref))
+          throw new ConfigError(`report: ${held ? join(run.dir, "run.json") : file} step ${s.seq}: image reference ${showId(ref)} is not a blob reference (64 hex characters of a sha256); the report reads only inside the run folder (was the file edited?)`, { field: "dir" });
     const steps: ViewerStep[] = [];
     for (const s of rec.trajectory.steps) {
       steps.push({

@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import { basename, dirname, join, resolve } from "node:path";
 import { successAtKChart, successChart, sweepChart, stabilityChart, type ChartSpec } from "./charts.ts";
 import { CLIENT_JS } from "./client.ts";
-import { findExtraFiles, findRuns, ImageTable, loadEpisodes, loadRun, pickEpisodes, type ViewerEpisode } from "./data.ts";
+import { findExtraFiles, findRuns, ImageTable, inside, loadEpisodes, loadRun, pickEpisodes, type ViewerEpisode } from "./data.ts";
 import { findingsForRuns } from "./findings.ts";
 import { renderPage, slug, type Finding } from "./html.ts";
 
@@ -59,7 +59,7 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   // findings.json (the demo writes one) wins; otherwise the findings are checked against this
   // folder's own ideal-recovery / end-to-end runs and recovery evaluation, simulated or model-backed.
   const findingsFile = join(root, "findings.json");
-  const findings = existsSync(findingsFile) ? (JSON.parse(readFileSync(findingsFile, "utf8")) as { findings: Finding[] }).findings : findingsForRuns(runs, extras)?.findings;
+  const findings = existsSync(findingsFile) ? (JSON.parse(readFileSync(inside(root, findingsFile), "utf8")) as { findings: Finding[] }).findings : findingsForRuns(runs, extras)?.findings;
   const require = createRequire(import.meta.url);
   const chartJs = readFileSync(join(dirname(require.resolve("chart.js")), "chart.umd.min.js"), "utf8");
   const html = renderPage({

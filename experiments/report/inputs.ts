@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { ConfigError } from "../../src/errors.ts";
+import { idProblem, showId } from "../../src/store/safe-path.ts";
 import type { Trajectory } from "../../src/trajectory.ts";
 import type { EpisodeRecord } from "../runner/episode.ts";
 import type { ResultLine } from "../runner/results-log.ts";
@@ -19,6 +20,21 @@ function notALine(value: unknown): string | undefined {
   for (const [k, t] of REQUIRED) if (typeof (value as Record<string, unknown>)[k] !== t) return `field "${k}" is missing or not a ${t}`;
   const status = (value as ResultLine).status;
   if (status !== "ok" && status !== "env-error") return `status "${String(status)}" is neither "ok" nor "env-error"`;
+  return undefined;
+}
+
+/**
+ * Why a result line's names cannot locate its episode folder (condition and task are ids, seed and
+ * `extra.k` integers), or undefined: the report reads only inside its run folder.
+ */
+function unsafeNames(line: ResultLine): string | undefined {
+  for (const field of ["condition", "task"] as const) {
+    const why = idProblem(line[field]);
+    if (why) return `${field} ${showId(line[field])} is not an id (${why})`;
+  }
+  if (line.seed !== undefined && !Number.isSafeInteger(line.seed)) return `seed ${showId(line.seed)} is not an integer`;
+  const k = line.extra?.k;
+  if (k !== undefined && !Number.isSafeInteger(k)) return `extra.k ${showId(k)} is not an integer`;
   return undefined;
 }
 
@@ -41,7 +57,11 @@ export function readResultsForReport(file: string): ResultLine[] {
     } catch {
       why = "not JSON";
     }
-    if (why === undefined) byKey.set((value as ResultLine).key, value as ResultLine);
+    if (why === undefined) {
+      const unsafe = unsafeNames(value as ResultLine);
+      if (unsafe) throw new ConfigError(`report: ${file} line ${i + 1}: ${unsafe}; the report reads only inside the run folder (was the file edited?)`, { field: "dir" });
+      byKey.set((value as ResultLine).key, value as ResultLine);
+    }
     else if (i === texts.length - 1 && byKey.size > 0) break; // a killed run's torn last line
     else throw new ConfigError(`report: ${file} line ${i + 1} is not a result line (${why}); expected one JSON object per episode as written by \`retrace run\` (key, index, condition, task, status, success)`, { field: "dir" });
   }

@@ -24,6 +24,7 @@ import type { ModelRole } from "../../src/usage.ts";
 import { emptyAccounting } from "../../src/runtime/accounting.ts";
 import { isSimulated } from "../../graphs/context.ts";
 import { redactText } from "../../src/secrets.ts";
+import { pathInside } from "../../src/store/safe-path.ts";
 
 /** Everything an episode needs besides its job. */
 export interface EpisodeDeps {
@@ -87,10 +88,11 @@ export async function runConditionEpisode(job: EpisodeJob, condition: Condition,
 }
 
 /** Stability, episode folder and the result line of a finished episode. */
-export async function finishEpisode(job: EpisodeJob, task: Task, result: EpisodeResult, rec: RecordingEnvironment, deps: EpisodeDeps, extra?: Record<string, JsonValue>, folder?: string, meter?: ModelMeter): Promise<JobOutcome> {
+export async function finishEpisode(job: EpisodeJob, task: Task, result: EpisodeResult, rec: RecordingEnvironment, deps: EpisodeDeps, extra?: Record<string, JsonValue>, folder?: readonly string[], meter?: ModelMeter): Promise<JobOutcome> {
   if (result.stopReason === "env-error") return outcomeOf(result, null, extra, meter);
   const stability = deps.runtime.groundTruthStability?.({ env: rec.env, task, result, observed: rec.observed }) ?? detectorStability(result.trajectory);
-  const dir = join(deps.out, folder ?? join(job.condition, job.task, String(job.seed)));
+  // Ids, never paths: a condition or task id that is not a plain name never writes outside its folder.
+  const dir = pathInside(deps.out, folder ?? [job.condition, job.task, String(job.seed)], `episode ${job.key}`);
   mkdirSync(dir, { recursive: true });
   // The viewer's record: the whole trajectory (screenshots by reference into <out>/blobs).
   const record: EpisodeRecord = { key: job.key, condition: job.condition, task: job.task, instruction: task.instruction, seed: job.seed, success: result.success, score: result.evaluation.score, detail: result.evaluation.detail ?? "", stopReason: result.stopReason, simulated: result.simulated, trajectory: result.trajectory, ...(extra ? { extra } : {}) };

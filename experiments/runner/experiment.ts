@@ -11,10 +11,13 @@ import { hashValue, stableStringify } from "../../src/hash.ts";
 import { promptRef } from "../../src/prompt.ts";
 import { ALL_PROMPTS } from "../../prompts/index.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
-import { runIdealRecovery } from "../ideal/run.ts";
+import { FORWARD_CONDITION, runIdealRecovery } from "../ideal/run.ts";
+import { readPlan, strategyLabels } from "../ideal/plan.ts";
+import { checkResumable, idealKeyTest } from "./resume-check.ts";
 import { conditionsOf, expandJobs, resolveSeeds, type ParamValue } from "./conditions.ts";
 import { RunContext, selectTasks, skippedTasks, type RunSettings } from "./context.ts";
 import { checkOutDir } from "../../src/store/out-dir.ts";
+import { checkId } from "../../src/store/safe-path.ts";
 import { checkLangChainModules, configEndpoints } from "./endpoints.ts";
 import { resolveSettleMs, type SettleChoice } from "./settle.ts";
 import { preflightEndpoints } from "../agents/preflight.ts";
@@ -60,17 +63,18 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
   checkOutDir(settings.out);
   const tasks = selectTasks(runtime, config.env);
   if (tasks.length === 0) throw new ConfigError(`config.env: no task of ${config.env.kind} can run here${skippedTasks(runtime, config.env).length ? ` (${skippedTasks(runtime, config.env).length} skipped, e.g. ${skippedTasks(runtime, config.env)[0].task}: ${skippedTasks(runtime, config.env)[0].reason})` : ""}`, { field: "env.tasks" });
+  // Task and condition ids name folders: one that is not a plain name is refused before anything is written.
+  tasks.forEach((t) => checkId(t.id, `config.env: a task of ${config.env.kind}`, "env.tasks"));
+  if (config.kind !== "ideal-recovery") for (const c of conditionsOf(config)) checkId(c.id, "condition id", "pairs");
   const manifestFile = join(settings.out, "manifest.json");
   const resultsFile = join(settings.out, "results.jsonl");
   const seedBase = settings.seedBase ?? 0;
   const configHash = hashValue({ config, seedBase });
   if (!settings.resume && existsSync(resultsFile) && statSync(resultsFile).size > 0)
     throw new ConfigError(`${settings.out} already holds a run: pass --resume to continue it, or choose another --out`);
-  if (settings.resume && existsSync(manifestFile)) {
-    const old = JSON.parse(readFileSync(manifestFile, "utf8")) as Manifest;
-    if (old.configHash !== configHash) throw new ConfigError(`--resume: the config (or --seed) differs from the one that started ${settings.out} (hash ${old.configHash.slice(0, 12)} vs ${configHash.slice(0, 12)}); use the same config or another --out`);
-  }
   const seeds = resolveSeeds(config.seeds, seedBase);
+  // Process workers and distributed workers resume inside the parent's (or a scratch) folder.
+  if (settings.resume && !settings.shard && settings.remote?.role !== "worker") checkResumable(settings.out, { configHash, seeds, tasks: tasks.map((t) => t.id), ownsKey: ownsKeyOf(config, tasks.map((t) => t.id), seeds, settings.out) });
   await checkLangChainModules(config, settings.calls);
   if (!settings.shard && settings.preflight !== false && settings.calls?.cache !== "read") await preflightEndpoints(configEndpoints(config, settings.calls));
   // A --checkpoint backend that cannot be used (e.g. an unreachable postgres:// server) fails here, before anything is written.
@@ -110,6 +114,16 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
   writeJson(join(settings.out, "summary.json"), summary);
   writeFileSync(join(settings.out, "summary.csv"), summaryCsv(summary));
   return { summary, lines, out: settings.out };
+}
+
+/** Whether a results key is one of this run's episodes. */
+function ownsKeyOf(config: ExperimentConfig, tasks: string[], seeds: number[], out: string): (key: string) => boolean {
+  if (config.kind === "ideal-recovery") {
+    const labels = strategyLabels(readPlan(join(out, "plan.json")));
+    return idealKeyTest(config, tasks, seeds, config.strategies.map((s) => labels[s]), FORWARD_CONDITION);
+  }
+  const keys = new Set(expandJobs(conditionsOf(config).map((c) => c.id), tasks, seeds).map((j) => j.key));
+  return (key) => keys.has(key);
 }
 
 function writeJson(file: string, value: unknown): void {

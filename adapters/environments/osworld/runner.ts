@@ -11,6 +11,7 @@ import { ConfigError } from "../../../src/errors.ts";
 import type { Evaluation } from "../../../src/task.ts";
 import type { OsworldClient } from "./client.ts";
 import { SUPPORTED_METRICS, SUPPORTED_SETUP, type OsworldTask } from "./tasks.ts";
+import { pathInside } from "../../../src/store/safe-path.ts";
 
 /** What {@link runOsworldSetup} did. */
 export interface SetupOutcome {
@@ -168,9 +169,12 @@ export async function evaluateOsworldBridged(client: OsworldClient, task: Osworl
   return { score, detail: `${funcs.join(ev.conj === "or" ? " or " : " and ")}: ${scores.join(", ")} (OSWorld's Python evaluators)` };
 }
 
-/** OSWorld's results folder for one task: `<root>/<action_space>/<observation_type>/<model>/<domain>/<id>`. */
+/**
+ * OSWorld's results folder for one task: `<root>/<action_space>/<observation_type>/<model>/<domain>/<id>`.
+ * Every part is an id (a ConfigError otherwise); a model name's `/` (e.g. `Qwen/Qwen2.5-VL`) becomes `_`.
+ */
 export function osworldResultDir(root: string, o: { actionSpace: string; observationType: string; model: string; domain: string; taskId: string }): string {
-  return join(root, o.actionSpace, o.observationType, o.model, o.domain, o.taskId);
+  return pathInside(root, [o.actionSpace, o.observationType, o.model.replace(/[/\\]/g, "_"), o.domain, o.taskId], `OSWorld result folder of task ${o.taskId}`);
 }
 
 /** Write one episode where OSWorld's result viewers look (traj.jsonl, step_N.png, result.txt). */

@@ -8,6 +8,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { z } from "zod";
 import type { Task } from "../../../src/task.ts";
+import { idProblem, showId } from "../../../src/store/safe-path.ts";
 
 /** Setup step types retrace runs itself (through an OSWorld client: VM or local control server). */
 export const SUPPORTED_SETUP = ["execute", "sleep", "launch", "open", "activate_window"] as const;
@@ -111,6 +112,9 @@ export function parseOsworldTask(text: string, file: string, domain: string): Os
   }
   const t = parsed.data;
   if (basename(file, ".json") !== t.id) return { file, reason: `id "${t.id}" does not match the file name` };
+  // The id names the task's result folders: "..", separators and control characters would leave them.
+  const bad = idProblem(t.id);
+  if (bad) return { file, reason: `id ${showId(t.id)} is not usable as a folder name (${bad}); rename the file and its id` };
   return {
     id: t.id,
     instruction: t.instruction,

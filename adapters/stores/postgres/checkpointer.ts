@@ -7,6 +7,7 @@ import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { BaseCheckpointSaver, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ConfigError, describeError } from "../../../src/errors.ts";
+import { redactCheckpointer } from "../../../src/store/redacting-serde.ts";
 import { checkPostgresUrl, connectPostgres, withPgRetry } from "./connect.ts";
 
 type CheckpointListOptions = NonNullable<Parameters<BaseCheckpointSaver["list"]>[1]>;
@@ -16,7 +17,8 @@ type PendingWrite = Parameters<BaseCheckpointSaver["putWrites"]>[1][number];
 /** A durable checkpointer in PostgreSQL at `url` (tables created on first use), and its closer. `connectBudgetMs`: how long to retry an unreachable server (default 60 s). */
 export async function createPostgresCheckpointer(url: string, connectBudgetMs?: number): Promise<{ saver: BaseCheckpointSaver; close: () => Promise<void> }> {
   const pg = await connectPostgres(url, { setup: false, max: 5, asyncCommit: true });
-  const saver = new PostgresSaver(pg.pool);
+  // Every blob, write and metadata row passes the secret filter of file writes.
+  const saver = redactCheckpointer(new PostgresSaver(pg.pool));
   try {
     // Workers start together: serialise the saver's migrations with an advisory lock.
     await withPgRetry(pg.where, async () => {
