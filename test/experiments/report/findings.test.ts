@@ -93,6 +93,24 @@ describe("computeFindings", () => {
     expect(f.filter((x) => x.claim.includes("(Finding 5)")).map((x) => x.claim)).toEqual(['Recovery improves task success over no recovery at every retry cap (recoverer "weak") (Finding 5).']);
   });
 
+  it("judges Finding 1 on continuation k=1 of each strategy paired by failed run, not on pooled rates", () => {
+    // 20 failed runs; R=E-1 restores in runs 0..11 at k=1, R=0 in runs 10..13: 10 won only by R=E-1, 2 only by R=0
+    const cont = (condition: string, strategy: string, won: (i: number, k: number) => boolean) =>
+      Array.from({ length: 20 }, (_, i) => [1, 2].map((k) => ({ ...linesOf(condition, 20, () => false)[i], key: `${condition}/t${i}/0/k${k}`, success: won(i, k), extra: { phase: "continuation", strategy, k } }))).flat() as ResultLine[];
+    const idealLines = [...cont("R=E-1", "error-minus-1", (i, k) => (k === 1 ? i < 12 : i < 14)), ...cont("R=0", "zero", (i, k) => (k === 1 ? i >= 10 && i < 14 : i < 14))];
+    const curve = (s1: number, s2: number) => [wilsonInterval(s1, 20), wilsonInterval(s2, 20)];
+    const ideal: ExperimentSummary = {
+      experiment: "ideal", kind: "ideal-recovery", simulated: false, note: "", episodes: 80, envErrors: 0, conditions: [],
+      successAtK: [{ condition: "R=0", strategy: "zero", instances: 20, curve: curve(4, 14), meanRecoveryStep: 0 }, { condition: "R=E-1", strategy: "error-minus-1", instances: 20, curve: curve(12, 14), meanRecoveryStep: 2 }],
+    };
+    const f1 = computeFindings({ ideal, idealLines })[0];
+    expect(f1).toMatchObject({ holds: true, verdict: { kind: "holds", test: "McNemar exact", n: 20, onlyA: 10, onlyB: 2 } });
+    expect(f1.verdict!.p).toBeCloseTo(0.03857422, 7);
+    expect(f1.evidence).toContain("R=E-1 vs R=0: McNemar exact over 20 paired failed runs (continuation k=1 of each): 10 won only by R=E-1, 2 only by R=0, p=0.039");
+    expect(f1.evidence).toContain("the gap narrows");
+    expect(computeFindings({ ideal })[0].evidence).toMatch(/no results\.jsonl to pair/);
+  });
+
   it("says why a pair with one retry cap or no baseline cannot be judged", () => {
     const f6 = (fs: ReturnType<typeof computeFindings>) => fs.find((x) => x.claim.includes("(Finding 6)"))!;
     const one = computeFindings(e2eInput([run("a.no-recovery", 1, 10), run("a.max-rec-3", 2, 10)]));
