@@ -17,6 +17,28 @@ export interface ChatMessage {
   content: string | ChatContentPart[];
 }
 
+/**
+ * Where a model call sits among an experiment's random draws: the episode (seed, task), the
+ * continuation index k of ideal recovery, the condition (only when conditions draw
+ * independently), the calling role and the call's ordinal. Experiments stamp it on requests;
+ * it is part of record/replay cache keys and `seed` is sent to servers that honour one.
+ */
+export interface DrawIdentity {
+  /** Episode seed (the config's seed plus `--seed`). */
+  seed: number;
+  task: string;
+  /** Continuation index (ideal recovery's k = 1..K); absent for a first rollout. */
+  k?: number;
+  /** Condition id, present only with `draws: independent`. */
+  condition?: string;
+  /** Accounting role of the caller (policy, detector, recoverer, ...). */
+  role: string;
+  /** How many earlier calls of this role in this episode sent this same request (0 for the first). */
+  ordinal: number;
+  /** The integer sent as the request's `seed` (derived from the fields above and the request). */
+  requestSeed: number;
+}
+
 export interface ChatRequest {
   /** Who is calling, for accounting. */
   role: ModelRole;
@@ -27,6 +49,8 @@ export interface ChatRequest {
   json?: boolean;
   /** `id@version` of the prompt behind this call. */
   prompt?: string;
+  /** The call's draw identity (experiments set it; see {@link DrawIdentity}). @default none: no seed sent, cache key = request */
+  draw?: DrawIdentity;
   signal?: AbortSignal;
 }
 

@@ -1,17 +1,22 @@
 /**
  * Record/replay cache for model calls. The key is the sha256 of the canonical JSON of the full
  * request as the server would see it: model name, backend parameters (seed, extra body),
- * messages with screenshots as their sha256 blob references, temperature, max tokens, JSON mode.
+ * messages with screenshots as their sha256 blob references, temperature, max tokens, JSON mode,
+ * and the call's draw identity when an experiment stamped one (adapters/models/draws.ts: episode
+ * seed, task, continuation, role, ordinal), so two draws of the same request are two entries.
  * One file per key (`<dir>/<key[0:2]>/<key>.json`, written atomically), so a re-run with the same
- * prompts and seeds makes zero server calls and returns exactly the recorded texts. Entries hold
- * the request and the answer, never credentials (the key and base URL are not part of a request).
+ * prompts and seeds makes zero server calls and returns exactly the recorded texts. In
+ * `readwrite` mode the first answer recorded under a key wins: a caller that raced another to the
+ * same key (two workers, paired conditions) uses the recorded answer, so what a run used is what
+ * its re-run replays. Entries hold the request and the answer, never credentials (the key and base
+ * URL are not part of a request).
  */
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { link, mkdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { ConfigError } from "../../src/errors.ts";
 import { hashValue } from "../../src/hash.ts";
-import type { ChatModel, ChatRequest, ChatResponse } from "../../src/model.ts";
+import type { ChatModel, ChatRequest, ChatResponse, DrawIdentity } from "../../src/model.ts";
 import { redactText } from "../../src/secrets.ts";
 
 /** Cache modes: `read` serves hits only, `write` always calls and records, `readwrite` both. */
@@ -62,6 +67,7 @@ export function canonicalRequest(model: ChatModel, request: ChatRequest): unknow
     temperature: request.temperature ?? null,
     maxTokens: request.maxTokens ?? null,
     json: request.json ?? false,
+    ...(request.draw && { draw: request.draw }),
   };
 }
 
@@ -69,13 +75,13 @@ export function canonicalRequest(model: ChatModel, request: ChatRequest): unknow
 export interface RecordReplay {
   readonly mode: CacheMode;
   readonly stats: CacheStats;
-  /** The key of a canonical (symbolic, secret-free) request. */
-  keyOf(request: unknown): string;
+  /** The key of a canonical (symbolic, secret-free) request, under a draw identity when given. */
+  keyOf(request: unknown, draw?: DrawIdentity): string;
   /**
-   * Serve `request` from the store when the mode reads and an entry exists (`cached: true`),
-   * else call and record when the mode writes.
+   * Serve `request` (drawn as `draw`, when given) from the store when the mode reads and an entry
+   * exists (`cached: true`), else call and record when the mode writes.
    */
-  run<T>(request: unknown, call: () => Promise<T>): Promise<{ value: T; cached: boolean }>;
+  run<T>(request: unknown, call: () => Promise<T>, draw?: DrawIdentity): Promise<{ value: T; cached: boolean }>;
 }
 
 /** Create a {@link RecordReplay} store on disk (one file per key). */
@@ -84,7 +90,7 @@ export function createRecordReplay(options: CacheOptions): RecordReplay {
   if (!(CACHE_MODES as readonly string[]).includes(mode)) parseCacheMode(String(mode));
   if (mode !== "off" && !options.dir) throw new ConfigError("cache.dir: give a directory for the model-call cache", { field: "cache.dir" });
   const stats: CacheStats = { hits: 0, misses: 0, writes: 0 };
-  const keyOf = (request: unknown) => hashValue({ v: KEY_VERSION, namespace: options.namespace ?? "", request });
+  const keyOf = (request: unknown, draw?: DrawIdentity) => hashValue({ v: KEY_VERSION, namespace: options.namespace ?? "", request, ...(draw && { draw }) });
   const fileOf = (key: string) => join(options.dir, key.slice(0, 2), `${key}.json`);
   const reads = mode === "read" || mode === "readwrite";
   const writes = mode === "write" || mode === "readwrite";
@@ -92,21 +98,25 @@ export function createRecordReplay(options: CacheOptions): RecordReplay {
     mode,
     stats,
     keyOf,
-    async run<T>(request: unknown, call: () => Promise<T>) {
+    async run<T>(request: unknown, call: () => Promise<T>, draw?: DrawIdentity) {
       if (mode === "off") {
         stats.misses++;
         return { value: await call(), cached: false };
       }
-      const key = keyOf(request);
-      if (reads) {
+      const key = keyOf(request, draw);
+      const recorded = async (): Promise<T | undefined> => {
         try {
           const entry = JSON.parse(await readFile(fileOf(key), "utf8")) as { key: string; response: T };
-          if (entry.key === key) {
-            stats.hits++;
-            return { value: entry.response, cached: true };
-          }
+          return entry.key === key ? entry.response : undefined;
         } catch {
-          // a miss
+          return undefined; // a miss
+        }
+      };
+      if (reads) {
+        const hit = await recorded();
+        if (hit !== undefined) {
+          stats.hits++;
+          return { value: hit, cached: true };
         }
       }
       stats.misses++;
@@ -117,13 +127,32 @@ export function createRecordReplay(options: CacheOptions): RecordReplay {
         const file = fileOf(key);
         await mkdir(join(options.dir, key.slice(0, 2)), { recursive: true });
         const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-        await writeFile(tmp, redactText(JSON.stringify({ key, request, response: value })) + "\n");
-        await rename(tmp, file);
+        await writeFile(tmp, redactText(JSON.stringify({ key, request, ...(draw && { draw }), response: value })) + "\n");
+        if (!reads) await rename(tmp, file);
+        else if (!(await linkNew(tmp, file))) {
+          // Another caller recorded this key first: use its answer, so the run agrees with its cache.
+          const first = await recorded();
+          if (first !== undefined) return { value: first, cached: false };
+        }
         stats.writes++;
       }
       return { value, cached: false };
     },
   };
+}
+
+/** Publish `tmp` as `file` only when no entry exists yet (atomic: link fails on an existing file); false when one did. */
+async function linkNew(tmp: string, file: string): Promise<boolean> {
+  try {
+    await link(tmp, file);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    await rename(tmp, file); // a file system without hard links: last writer wins
+    return true;
+  } finally {
+    await unlink(tmp).catch(() => undefined);
+  }
 }
 
 /** Wrap a model with a record/replay cache. `mode: "off"` returns a pass-through with stats. */

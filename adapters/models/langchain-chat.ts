@@ -33,6 +33,8 @@ export interface LangChainChatModelOptions {
   prices?: PriceTable;
   /** Secrets to keep out of error messages (e.g. the key you gave the LangChain model). @default [] */
   secrets?: string[];
+  /** Pass a request's draw identity as the `seed` call option (ChatOpenAI honours it; others ignore it). @default true */
+  sendSeed?: boolean;
 }
 
 /** Create a ChatModel backed by a LangChain chat model. */
@@ -42,17 +44,19 @@ export function createLangChainChatModel(options: LangChainChatModelOptions): Pa
   const named = lc as unknown as { model?: unknown; modelName?: unknown };
   const model = options.modelName ?? (typeof named.model === "string" ? named.model : typeof named.modelName === "string" ? named.modelName : lc._llmType());
   const timeoutMs = options.timeoutMs ?? 120_000;
+  const sendSeed = options.sendSeed ?? true;
 
   return {
     model,
-    requestParams: { backend: "langchain", type: lc._llmType() },
+    requestParams: { backend: "langchain", type: lc._llmType(), ...(!sendSeed && { sendSeed: false }) },
     async complete(request: ChatRequest): Promise<ChatResponse> {
       if (request.signal?.aborted) throw abortError(request.signal);
       const messages = toLangChainMessages(await toOpenAIMessages(request.messages, options.blobs));
       const started = performance.now();
       let reply: BaseMessage;
       try {
-        reply = await lc.invoke(messages, { signal: request.signal, timeout: timeoutMs });
+        const seed = request.draw && sendSeed ? { seed: request.draw.requestSeed } : {};
+        reply = await lc.invoke(messages, { signal: request.signal, timeout: timeoutMs, ...seed } as Parameters<BaseChatModel["invoke"]>[1]);
       } catch (err) {
         if (request.signal?.aborted) throw abortError(request.signal);
         throw toAdapterError(err, { what: `LangChain ${lc._llmType()} call to ${model}`, timeoutMs, maxRetries: options.maxRetries ?? 0, secrets: options.secrets ?? [] });

@@ -36,8 +36,13 @@ export interface OpenAIChatModelOptions {
   maxTokens?: number;
   /** Name of the max-tokens field: newer OpenAI models want "max_completion_tokens". @default "max_tokens" */
   maxTokensField?: "max_tokens" | "max_completion_tokens";
-  /** Sampling seed sent to servers that support it (part of the cache key). @default undefined */
+  /** Sampling seed sent to servers that support it (part of the cache key); a request's draw identity overrides it. @default undefined */
   seed?: number;
+  /**
+   * Send a request's draw identity (`request.draw.requestSeed`) as `seed`. Off for servers that
+   * reject the field; the identity still keys the cache, so draws stay apart there. @default true
+   */
+  sendSeed?: boolean;
   /** Extra request fields (top_p, vendor options), sent verbatim and part of the cache key. @default {} */
   extraBody?: Record<string, unknown>;
   /** Extra HTTP headers (e.g. OpenRouter's HTTP-Referer). Never logged. @default {} */
@@ -75,7 +80,10 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
   if (!(timeoutMs > 0)) throw new ConfigError("timeoutMs: must be a positive number of milliseconds", { field: "timeoutMs" });
   const client = new OpenAI({ apiKey, baseURL, maxRetries, timeout: timeoutMs, defaultHeaders: options.headers, logLevel: "off" });
   const maxTokensField = options.maxTokensField ?? "max_tokens";
-  const requestParams: Record<string, unknown> = { ...(options.seed !== undefined && { seed: options.seed }), ...options.extraBody };
+  const sendSeed = options.sendSeed ?? true;
+  // sendSeed: false changes what the server sees, so it is part of the cache key (only when off: old keys stay valid).
+  const requestParams: Record<string, unknown> = { ...(options.seed !== undefined && { seed: options.seed }), ...options.extraBody, ...(!sendSeed && { sendSeed: false }) };
+  const { sendSeed: _omit, ...wireParams } = requestParams;
 
   return {
     model: options.model,
@@ -89,7 +97,8 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
         temperature: request.temperature ?? options.temperature ?? 0,
         [maxTokensField]: request.maxTokens ?? options.maxTokens ?? 1024,
         ...(request.json && { response_format: { type: "json_object" } }),
-        ...requestParams,
+        ...wireParams,
+        ...(request.draw && sendSeed && { seed: request.draw.requestSeed }),
       };
       await awaitEndpointSlot(baseURL);
       const started = performance.now();

@@ -86,10 +86,10 @@ export function loadLangChainChatModel(spec: ModelAgentSpec, apiKey: string | un
 export function langChainChatModelFor(spec: ModelAgentSpec, blobs: BlobReader, apiKey: string | undefined): ParameterizedChatModel {
   const model = spec.model ?? "langchain";
   let inner: Promise<ChatModel> | undefined;
-  const get = () => (inner ??= loadLangChainChatModel(spec, apiKey).then((chatModel) => createLangChainChatModel({ chatModel, blobs, modelName: model, timeoutMs: spec.timeoutMs, maxRetries: spec.maxRetries, prices: spec.prices, secrets: apiKey ? [apiKey] : [] })));
+  const get = () => (inner ??= loadLangChainChatModel(spec, apiKey).then((chatModel) => createLangChainChatModel({ chatModel, blobs, modelName: model, timeoutMs: spec.timeoutMs, maxRetries: spec.maxRetries, prices: spec.prices, secrets: apiKey ? [apiKey] : [], sendSeed: spec.sendSeed !== false })));
   return {
     model,
-    requestParams: { backend: "langchain", module: spec.module, export: spec.export ?? "default" },
+    requestParams: { backend: "langchain", module: spec.module, export: spec.export ?? "default", ...(spec.sendSeed === false && { sendSeed: false }) },
     async complete(request: ChatRequest): Promise<ChatResponse> {
       return (await get()).complete(request);
     },

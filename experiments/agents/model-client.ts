@@ -9,6 +9,7 @@ import type { ChatModel } from "../../src/model.ts";
 import { envVar, runtimeSettings, type RuntimeSettings } from "../../src/settings.ts";
 import { withCache, type CacheMode, type CacheOptions } from "../../adapters/models/cache.ts";
 import { createOpenAIChatModel } from "../../adapters/models/openai-chat.ts";
+import { withDraws, type DrawScope } from "../../adapters/models/draws.ts";
 import type { BlobStore } from "../../src/blob-store.ts";
 import type { ModelRole } from "../../src/usage.ts";
 import type { CostLedger, ModelMeter } from "./meter.ts";
@@ -49,14 +50,21 @@ export function cacheOptionsOf(calls: ModelCallSettings | undefined): CacheOptio
   return { dir: calls.cacheDir, mode: calls.cache };
 }
 
-/** The metered, cached chat model of a model agent in one episode. */
-export function chatModelFor(spec: ModelAgentSpec, role: ModelRole, ctx: { blobs: BlobStore; meter?: ModelMeter; calls?: ModelCallSettings }): ChatModel {
+/**
+ * The chat model of a model agent in one episode: the backend, the record/replay cache, the
+ * episode's draws (each request stamped with its draw identity, which keys the cache and is sent
+ * as `seed` unless `sendSeed: false`), then the meter.
+ */
+export function chatModelFor(spec: ModelAgentSpec, role: ModelRole, ctx: { blobs: BlobStore; meter?: ModelMeter; calls?: ModelCallSettings; draws?: DrawScope }): ChatModel {
+  const outer = (cached: ChatModel): ChatModel => {
+    const drawn = ctx.draws ? withDraws(cached, ctx.draws) : cached;
+    return ctx.meter ? ctx.meter.wrap(drawn, role, spec.prices) : drawn;
+  };
   if (backendOf(spec) === "langchain") {
     if (!ctx.blobs) throw new ConfigError("model agents read screenshots from the run's blob store: pass blobs in the agent context", { field: "blobs" });
     const lc = langChainChatModelFor(spec, ctx.blobs, spec.apiKeyEnv ? apiKeyOf(spec, ctx.calls) : undefined);
     const lcCache = cacheOptionsOf(ctx.calls);
-    const lcCached: ChatModel = lcCache ? withCache(lc, lcCache) : lc;
-    return ctx.meter ? ctx.meter.wrap(lcCached, role, spec.prices) : lcCached;
+    return outer(lcCache ? withCache(lc, lcCache) : lc);
   }
   if (!spec.model) throw new ConfigError("model: give the model name (in the spec or with --model)", { field: "model" });
   if (!ctx.blobs) throw new ConfigError("model agents read screenshots from the run's blob store: pass blobs in the agent context", { field: "blobs" });
@@ -71,8 +79,8 @@ export function chatModelFor(spec: ModelAgentSpec, role: ModelRole, ctx: { blobs
     ...(spec.maxTokens !== undefined && { maxTokens: spec.maxTokens }),
     prices: spec.prices,
     settings: settingsFor(ctx.calls),
+    sendSeed: spec.sendSeed !== false,
   });
   const cache = cacheOptionsOf(ctx.calls);
-  const cached: ChatModel = cache ? withCache(backend, cache) : backend;
-  return ctx.meter ? ctx.meter.wrap(cached, role, spec.prices) : cached;
+  return outer(cache ? withCache(backend, cache) : backend);
 }

@@ -51,6 +51,12 @@ export const ModelAgentSpecSchema = z
     maxTokens: z.number().int().min(1).max(1_000_000).optional(),
     /** Past screenshots shown to the model. @default the agent's own */
     historyImages: z.number().int().min(0).max(50).optional(),
+    /**
+     * Send each call's draw identity (episode seed, task, continuation, role, ordinal) as the
+     * request's integer `seed`. Turn off for servers that reject the field; the identity still
+     * keys the cache. @default true
+     */
+    sendSeed: z.boolean().default(true),
     /** Per-call timeout in ms. @default 60000 */
     timeoutMs: z.number().int().min(1).max(3_600_000).default(DEFAULT_MODEL_TIMEOUT_MS),
     /** Retries of 429/5xx/timeouts. @default 2 */

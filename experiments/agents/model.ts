@@ -24,7 +24,7 @@ function opt<K extends string, V>(key: K, value: V | undefined): Partial<Record<
 export function formatSpecOf(spec: ModelAgentSpec, role: ModelRole, ctx: AgentContext): AgentFormatSpec {
   const sampling = { ...opt("temperature", spec.temperature), ...opt("maxTokens", spec.maxTokens) };
   if (spec.format === "pyautogui" || spec.format === "uitars") return { format: spec.format, model: chatModelFor(spec, role, ctx), ...opt("historyImages", spec.historyImages), ...sampling };
-  const common = { model: spec.model, baseURL: spec.baseUrl, apiKey: apiKeyOf(spec, ctx.calls), maxRetries: spec.maxRetries, timeoutMs: spec.timeoutMs, prices: spec.prices, cache: cacheOptionsOf(ctx.calls), settings: settingsFor(ctx.calls) };
+  const common = { model: spec.model, baseURL: spec.baseUrl, apiKey: apiKeyOf(spec, ctx.calls), maxRetries: spec.maxRetries, timeoutMs: spec.timeoutMs, prices: spec.prices, cache: cacheOptionsOf(ctx.calls), settings: settingsFor(ctx.calls), ...opt("draws", ctx.draws) };
   if (spec.format === "openai-cua") return { format: "openai-cua", ...common };
   return { format: "anthropic", ...common, ...opt("historyImages", spec.historyImages), ...sampling };
 }

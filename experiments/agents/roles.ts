@@ -12,6 +12,7 @@ import type { Task } from "../../src/task.ts";
 import type { ModelRole } from "../../src/usage.ts";
 import type { ModelMeter } from "./meter.ts";
 import type { ModelCallSettings } from "./model-client.ts";
+import type { DrawScope } from "../../adapters/models/draws.ts";
 
 /** Roles an agent spec can fill. `recovery` is the recovery sub-agent. */
 export const AGENT_ROLES = ["forward", "detector", "selector", "recovery", "summarizer", "verifier", "perturber"] as const;
@@ -52,6 +53,8 @@ export interface AgentContext {
   meter?: ModelMeter;
   /** Run-wide model settings (cache, secrets); model agents need them. */
   calls?: ModelCallSettings;
+  /** The episode's draws (adapters/models/draws.ts): every model call gets an identity from it. @default none (no seed sent) */
+  draws?: DrawScope;
   /** Environment kind the agent acts in ("simdesk", "x11", ...); sim agents need ground truth. */
   envKind?: string;
 }

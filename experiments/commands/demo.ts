@@ -13,15 +13,15 @@ import { ConfigError } from "../../src/errors.ts";
 import { prepareOutDir } from "../../src/store/out-dir.ts";
 import type { Proportion } from "../../src/metrics/wilson.ts";
 import { parseExperimentConfig } from "../config/load.ts";
-import type { ExperimentConfig } from "../config/schema.ts";
-import { runExperiment } from "../runner/experiment.ts";
+import type { EndToEndConfig, ExperimentConfig } from "../config/schema.ts";
+import { runExperiment, type ExperimentRun } from "../runner/experiment.ts";
 import { readPlan } from "../ideal/plan.ts";
 import type { ExperimentSummary } from "../runner/summary.ts";
 import { createSimDeskRuntime } from "../runtime/simdesk.ts";
 import { buildReport } from "../report/index.ts";
 import { runRecoveryEvalSuite } from "../recovery-eval/run.ts";
 import type { RecoveryEvalReport } from "../recovery-eval/report-data.ts";
-import { findingVerdict, type Finding } from "../report/html.ts";
+import { findingVerdict, VERDICT_RULE, type Finding } from "../report/html.ts";
 import { computeFindings } from "../report/findings.ts";
 import { addRunFlags, defaultOutFor, processWorkers, progressReporter, runSettings, textTable, type RunFlags } from "./run-options.ts";
 
@@ -65,9 +65,9 @@ export function demoConfigs(size: DemoSize): ExperimentConfig[] {
 
 const pct = (p: Proportion) => `${(100 * p.rate).toFixed(1)}%`;
 
-/** Check the paper's findings against the demo's numbers (experiments/report/findings.ts). */
-export function demoFindings(ideal: ExperimentSummary, e2e: ExperimentSummary, plan?: { instances: Array<{ fallback: boolean }> }, recovery?: RecoveryEvalReport): Finding[] {
-  return computeFindings({ ideal, e2e, plan, recovery });
+/** Check the paper's findings against the demo's numbers (experiments/report/findings.ts): paired by task and seed, from the runs' own episodes. */
+export function demoFindings(ideal: ExperimentRun, e2e: ExperimentRun, plan?: { instances: Array<{ fallback: boolean }> }, recovery?: RecoveryEvalReport, e2eConfig?: EndToEndConfig): Finding[] {
+  return computeFindings({ ideal: ideal.summary, idealLines: ideal.lines, e2e: e2e.summary, e2eLines: e2e.lines, e2eConfig, plan, recovery });
 }
 
 /** The terminal table of the demo. */
@@ -92,6 +92,7 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
   prepareOutDir(opts.out);
   const runtime = createSimDeskRuntime();
   const summaries: ExperimentSummary[] = [];
+  const runs: ExperimentRun[] = [];
   const names = ["ideal", "e2e", "sweep"];
   const configs = demoConfigs(opts.size);
   const processes = opts.inProcess ? undefined : processWorkers(opts.workers);
@@ -102,6 +103,7 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
       try {
         const run = await runExperiment(configs[i], runtime, { out: join(opts.out, names[i]), workers: opts.workers, seedBase: opts.seedBase, resume: opts.resume, processes, onProgress: progress.onProgress });
         summaries.push(run.summary);
+        runs.push(run);
       } finally {
         progress.stop();
       }
@@ -111,7 +113,7 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
   } finally {
     processes?.close();
   }
-  const findings = demoFindings(summaries[0], summaries[1], readPlan(join(opts.out, "ideal", "plan.json")), recovery);
+  const findings = demoFindings(runs[0], runs[1], readPlan(join(opts.out, "ideal", "plan.json")), recovery, configs[1] as EndToEndConfig);
   writeFileSync(join(opts.out, "findings.json"), JSON.stringify({ simulated: true, findings }, null, 2) + "\n");
   const report = await buildReport(opts.out, { title: "retrace demo (SIMULATED policies on SimDesk)", episodesPerRun: 10 });
   return { summaries, findings, report: report.file };
@@ -135,6 +137,7 @@ export function register(program: Command): void {
     const sweep = summaries[2];
     if (sweep.recommendation) w.write(`\nfreeze window: ${sweep.recommendation.text}\n`);
     w.write("\nDo the paper's findings hold in this simulation?\n");
+    w.write(`  ${VERDICT_RULE}\n`);
     for (const f of findings) w.write(`  [${findingVerdict(f)}] ${f.claim}\n      ${f.evidence}\n`);
     w.write(`\nreport: ${report}\nwall time: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   });

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { RecoveryOptionsSchema } from "../../src/episode.ts";
 import { RECOVERY_STEP_STRATEGIES } from "../../src/selector.ts";
+import { DRAWS_MODES } from "../../adapters/models/draws.ts";
 
 /** An agent component (`{ kind: sim | model | stagnation | loop, ... }`); each kind's fields are checked by experiments/agents. */
 export { AgentSpecSchema, type AgentSpec } from "../agents/spec.ts";
@@ -102,6 +103,14 @@ const common = {
    * (stopReason "aborted"), so a hung server costs minutes, not hours. @default 1800000 (30 min)
    */
   episodeTimeoutMs: z.number().int().min(1000).max(86_400_000).default(1_800_000),
+  /**
+   * How model agents of different conditions draw (adapters/models/draws.ts). `paired`: two
+   * conditions of a run share draws while their requests are the same (common random numbers:
+   * they diverge only where the conditions make them), compared with paired tests. `independent`:
+   * the condition is part of every draw identity, so conditions never share an answer.
+   * Simulated agents always pair (their draws depend on task, seed and tick). @default "paired"
+   */
+  draws: z.enum(DRAWS_MODES).default("paired"),
 };
 
 export const IdealRecoveryConfigSchema = z

@@ -22,6 +22,7 @@ import { rollForward } from "./forward-loop.ts";
 import { annotate, readPlan, selectorConditionLabel, STRATEGY_LABELS, strategyLabels, writePlan, type PlanInstance, type RunPlan } from "./plan.ts";
 import { redactText } from "../../src/secrets.ts";
 import { pathInside } from "../../src/store/safe-path.ts";
+import { drawScopeFor } from "../../adapters/models/draws.ts";
 
 /** Condition id of the standard forward rollouts. */
 export const FORWARD_CONDITION = "forward";
@@ -47,7 +48,8 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
   const forward = await ctx.pool("forward runs", forwardJobs, async (job, rec) => {
     const task = byId.get(job.task) as Task;
     const meter = new ModelMeter(settings.calls?.ledger);
-    const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env, blobs: ctx.blobs, meter, calls: settings.calls });
+    const draws = drawScopeFor(config.draws, { seed: job.seed, task: job.task, condition: job.condition });
+    const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env, blobs: ctx.blobs, meter, calls: settings.calls, draws });
     const run = await rollForward({ env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps });
     const dir = pathInside(settings.out, [job.condition, job.task, String(job.seed)], `episode ${job.key}`);
     mkdirSync(dir, { recursive: true });
@@ -73,7 +75,8 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
       for (const line of failed) {
         const task = byId.get(line.task) as Task;
         const saved = JSON.parse(readFileSync(join(pathInside(settings.out, [line.condition, line.task, String(line.seed)], `episode ${line.key}`), "history.json"), "utf8")) as { history: HistoryEntry[]; final: Observation };
-        const cctx = { task, seed: line.seed, env, blobs: ctx.blobs, calls: settings.calls, meter: new ModelMeter(settings.calls?.ledger) };
+        const draws = drawScopeFor(config.draws, { seed: line.seed, task: line.task, condition: "annotation" });
+        const cctx = { task, seed: line.seed, env, blobs: ctx.blobs, calls: settings.calls, meter: new ModelMeter(settings.calls?.ledger), draws };
         const selector = config.strategies.includes("llm") ? runtime.selector(config.selector ?? defaultSpec("selector", config.forward) ?? { kind: "sim", profile: "default" }, cctx) : undefined;
         if (selector) llmLabel ??= selectorConditionLabel(selector);
         instances.push(
@@ -109,8 +112,11 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
     const R = job.instance.recoveryStep[job.strategy] ?? 0;
     // Common random numbers: continuation k of every strategy draws from the same stream (the
     // policy's draws depend on stream and tick), so strategies differ only in where they resume.
+    // Model agents: continuation k is part of every draw identity, so the K continuations are K
+    // draws (never a replay of the rollout's answers); under `draws: independent` so is the strategy.
     const meter = new ModelMeter(settings.calls?.ledger);
-    const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env, stream: `k${job.k}`, blobs: ctx.blobs, meter, calls: settings.calls });
+    const draws = drawScopeFor(config.draws, { seed: job.seed, task: job.task, k: job.k, condition: job.condition });
+    const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env, stream: `k${job.k}`, blobs: ctx.blobs, meter, calls: settings.calls, draws });
     const prefix = job.instance.history.slice(0, R);
     const expected = R < job.instance.history.length ? job.instance.history[R].observation : job.instance.final;
     const run = await rollForward({

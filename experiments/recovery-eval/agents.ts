@@ -23,6 +23,7 @@ import { createFormatPolicy, type AgentFormatSpec } from "../../adapters/policie
 import { createLlmPerturbationPolicy, createLlmRecoveryJudge, createLlmRecoveryPolicy, createLlmStateVerifier, createLlmSummarizer, type LlmRecoveryJudge } from "../../adapters/llm/index.ts";
 import { CostLedger, ModelMeter, apiKeyOf, backendOf, chatModelFor, type ModelAgentSpec, type ModelCallSettings, type RoleCalls } from "../agents/index.ts";
 import { cacheOptionsOf, settingsFor } from "../agents/model-client.ts";
+import type { DrawScope } from "../../adapters/models/draws.ts";
 
 /** Calls, errors, tokens and list-price cost of one role. */
 export type RoleUsage = RoleCalls;
@@ -41,10 +42,11 @@ export interface EvalAgentsOptions {
 
 /** Factories for model agents sharing one cache and one meter. Specs are validated (experiments/agents). */
 export interface EvalAgents {
-  forward(spec: ModelAgentSpec): ForwardPolicy;
+  /** `draws`: the rollout's or run's draw scope (adapters/models/draws.ts), so each gets its own draws. */
+  forward(spec: ModelAgentSpec, draws?: DrawScope): ForwardPolicy;
   /** A perturber allowed `budget` steps (the recovery distance d). */
-  perturber(spec: ModelAgentSpec, budget: number): ForwardPolicy;
-  recoverer(spec: ModelAgentSpec): RecoveryPolicy;
+  perturber(spec: ModelAgentSpec, budget: number, draws?: DrawScope): ForwardPolicy;
+  recoverer(spec: ModelAgentSpec, draws?: DrawScope): RecoveryPolicy;
   summarizer(spec: ModelAgentSpec): Summarizer;
   verifier(spec: ModelAgentSpec): StateVerifier;
   /** The LLM-judge baseline of the oracle study (`eval.judge`, role "judge"). */
@@ -79,13 +81,13 @@ export function createEvalAgents(options: EvalAgentsOptions): EvalAgents {
   }
 
   /** The spec as the formats layer wants it: backbone (metered chat model or SDK settings) + format. */
-  function formatSpec(spec: ModelAgentSpec, role: ModelRole): AgentFormatSpec {
+  function formatSpec(spec: ModelAgentSpec, role: ModelRole, draws?: DrawScope): AgentFormatSpec {
     const backend = backendOf(spec);
     if (spec.format === "pyautogui" || spec.format === "uitars") {
       if (backend !== "openai") throw new ConfigError(`${role}.backend: format ${spec.format} talks to chat completions; use backend: openai`, { field: `${role}.backend` });
-      return { format: spec.format, model: chatModelFor(spec, role, ctx), ...(spec.historyImages !== undefined && { historyImages: spec.historyImages }) };
+      return { format: spec.format, model: chatModelFor(spec, role, { ...ctx, ...(draws && { draws }) }), ...(spec.historyImages !== undefined && { historyImages: spec.historyImages }) };
     }
-    const sdk = { model: spec.model, baseURL: spec.baseUrl, apiKey: apiKeyOf(spec, calls), maxRetries: spec.maxRetries, timeoutMs: spec.timeoutMs, prices: spec.prices as PriceTable | undefined, cache: cacheOptionsOf(calls), settings: settingsFor(calls) };
+    const sdk = { model: spec.model, baseURL: spec.baseUrl, apiKey: apiKeyOf(spec, calls), maxRetries: spec.maxRetries, timeoutMs: spec.timeoutMs, prices: spec.prices as PriceTable | undefined, cache: cacheOptionsOf(calls), settings: settingsFor(calls), ...(draws && { draws }) };
     return spec.format === "openai-cua" ? { format: "openai-cua", ...sdk } : { format: "anthropic", ...sdk };
   }
 
@@ -96,16 +98,16 @@ export function createEvalAgents(options: EvalAgentsOptions): EvalAgents {
   });
 
   return {
-    forward(spec) {
-      const f = formatSpec(spec, "policy");
+    forward(spec, draws) {
+      const f = formatSpec(spec, "policy", draws);
       const sampling = { ...(spec.temperature !== undefined && { temperature: spec.temperature }), ...(spec.maxTokens !== undefined && { maxTokens: spec.maxTokens }) };
       return metered(createFormatPolicy(f.format === "openai-cua" ? f : ({ ...f, ...sampling } as AgentFormatSpec)), "policy", spec);
     },
-    perturber(spec, budget) {
-      return metered(createLlmPerturbationPolicy({ agent: formatSpec(spec, "perturber"), budget, ...call(spec) }), "perturber", spec);
+    perturber(spec, budget, draws) {
+      return metered(createLlmPerturbationPolicy({ agent: formatSpec(spec, "perturber", draws), budget, ...call(spec) }), "perturber", spec);
     },
-    recoverer(spec) {
-      return metered(createLlmRecoveryPolicy({ agent: formatSpec(spec, "recoverer"), ...call(spec) }), "recoverer", spec);
+    recoverer(spec, draws) {
+      return metered(createLlmRecoveryPolicy({ agent: formatSpec(spec, "recoverer", draws), ...call(spec) }), "recoverer", spec);
     },
     summarizer(spec) {
       return createLlmSummarizer({ model: chatModelFor(spec, "summarizer", ctx), ...(spec.historyImages !== undefined && { historyImages: spec.historyImages }), ...call(spec) });

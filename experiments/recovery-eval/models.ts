@@ -34,6 +34,7 @@ import { createSimForwardPolicy, createSimPerturbationPolicy, createSimRecoveryP
 import { runtimeSettings } from "../../src/settings.ts";
 import { apiKeyOf, backendOf, preflightEndpoints, type Endpoint } from "../agents/index.ts";
 import { createEvalAgents, type EvalAgents, type RoleUsage } from "./agents.ts";
+import { DrawScope } from "../../adapters/models/draws.ts";
 import type { EvalAgentSpec, RecoveryEvalConfig } from "./config.ts";
 import { copySampleStates, createEvalSimDesk, simSummarizer } from "./simdesk.ts";
 import { recoveryEvalReport, type RecoveryEvalReport } from "./report-data.ts";
@@ -173,8 +174,9 @@ function simProfile<T extends object>(profiles: Record<string, T>, name: string 
 }
 
 /** Forward-policy factory for rollouts and implicit recovery. */
-function forwardFactory(spec: EvalAgentSpec, agents: EvalAgents, seed: number): (task: Task, key: string) => ForwardPolicy {
-  if (spec.kind === "model") return () => agents.forward(spec);
+function forwardFactory(spec: EvalAgentSpec, agents: EvalAgents, seed: number, phase: string): (task: Task, key: string) => ForwardPolicy {
+  // Each rollout (or implicit-recovery run) draws on its own: seed, task and the rollout/sample key are its draw identity.
+  if (spec.kind === "model") return (task, key) => agents.forward(spec, new DrawScope({ seed, task: task.id, condition: `${phase}/${key}` }));
   const profile = simProfile(SIM_PROFILES.forward, spec.profile, "default", "dataset.forward");
   return (task, key) => createSimForwardPolicy({ task: task as SimDeskTask, seed: `${seed}/${key}`, ...profile });
 }
@@ -196,13 +198,13 @@ export async function buildConfiguredDataset(options: ConfiguredRunOptions): Pro
   const seen = new Map<string, ForwardPolicy>();
   const note = <P extends ForwardPolicy>(p: P): P => (p.simulated && !seen.has(p.name) && seen.set(p.name, p), p);
   try {
-    const forward = forwardFactory(d.forward, agents, config.seed);
+    const forward = forwardFactory(d.forward, agents, config.seed, "rollout");
     const perturbSpec = d.perturber;
     const build = await buildRecoveryDataset({
       env, blobs, tasks, seed: config.seed, check: configuredCheck(config, agents),
       forwardPolicy: ({ task, rollout }) => note(forward(task, String(rollout))),
-      perturbationPolicy: ({ rollout, targetStep, distance }) =>
-        note(perturbSpec.kind === "model" ? agents.perturber(perturbSpec, distance) : createSimPerturbationPolicy({ groundTruth: env as SimDesk, seed: `${config.seed}/${rollout}/${targetStep}/${distance}` })),
+      perturbationPolicy: ({ task, rollout, targetStep, distance }) =>
+        note(perturbSpec.kind === "model" ? agents.perturber(perturbSpec, distance, new DrawScope({ seed: config.seed, task: task.id, condition: `perturb/${rollout}/${targetStep}/${distance}` })) : createSimPerturbationPolicy({ groundTruth: env as SimDesk, seed: `${config.seed}/${rollout}/${targetStep}/${distance}` })),
       rolloutsPerTask: d.rolloutsPerTask, replays: d.replays, seedStepsPerTrajectory: d.seedSteps, distances: d.distances, maxSteps: d.maxSteps,
       maxSamplesPerDistance: d.maxSamplesPerDistance, onProgress: options.onProgress, stop: budget.stop,
     });
@@ -282,14 +284,14 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
 export function configuredVariants(config: RecoveryEvalConfig, agents: EvalAgents, env: Environment): RecoveryVariant[] {
   const variants: RecoveryVariant[] = [];
   if (config.eval.implicit) {
-    const forward = forwardFactory(config.dataset.forward, agents, config.seed);
+    const forward = forwardFactory(config.dataset.forward, agents, config.seed, "implicit");
     variants.push({ id: "implicit/0-E", kind: "implicit", policy: ({ task, sample }) => forward(task, sample.id) });
   }
   const s = config.eval.summarizer;
   if (s && s.kind === "sim" && config.env.kind !== "simdesk") throw new ConfigError("eval.summarizer: the simulated summarizer runs on SimDesk only; use kind: model", { field: "eval.summarizer" });
   const summarizer = s ? (s.kind === "model" ? agents.summarizer(s) : simSummarizer) : undefined;
   config.eval.recoverers.forEach((rc, i) => {
-    const make = recovererFactory(rc.agent, agents, env, config.seed, `eval.recoverers.${i}.agent`);
+    const make = recovererFactory(rc.agent, agents, env, config.seed, `eval.recoverers.${i}.agent`, rc.name);
     for (const context of rc.contexts) {
       variants.push({ id: `explicit-${rc.name}/${context}`, kind: "explicit", context, recoverer: ({ sample }) => make(sample), ...(context === "contextualized" && { summarizer }) });
     }
@@ -298,8 +300,8 @@ export function configuredVariants(config: RecoveryEvalConfig, agents: EvalAgent
   return variants;
 }
 
-function recovererFactory(spec: EvalAgentSpec, agents: EvalAgents, env: Environment, seed: number, path: string): (sample: RecoverySample) => RecoveryPolicy {
-  if (spec.kind === "model") return () => agents.recoverer(spec);
+function recovererFactory(spec: EvalAgentSpec, agents: EvalAgents, env: Environment, seed: number, path: string, name: string): (sample: RecoverySample) => RecoveryPolicy {
+  if (spec.kind === "model") return (sample) => agents.recoverer(spec, new DrawScope({ seed, task: sample.id, condition: `recover/${name}` }));
   const profile = simProfile(SIM_PROFILES.recoverer, spec.profile, "skilled", path);
   return (sample) => createSimRecoveryPolicy({ groundTruth: env as SimDesk, seed: `${seed}/${sample.id}`, ...profile });
 }

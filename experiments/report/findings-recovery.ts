@@ -12,11 +12,13 @@
  *   judgeable with that reason.
  *
  * The explicit side is the recoverer the report's implicit-vs-explicit table pairs with the
- * implicit one (context 0-E; the skilled simulated recoverer, else the first).
+ * implicit one (context 0-E; the skilled simulated recoverer, else the first). Verdicts follow
+ * the one rule of ./findings-verdict.ts; recovery-eval.json pools its runs per (d, r), so the
+ * test here is the unpaired two-proportion test, and the evidence says so.
  */
 import { twoProportionPValue, wilsonInterval, type Proportion } from "../../src/metrics/wilson.ts";
 import type { RecoveryEvalReport, RecoveryTableJsonRow } from "../recovery-eval/report-data.ts";
-import type { Finding } from "./html.ts";
+import { judged, unpairedVerdict, type Finding } from "./findings-verdict.ts";
 import { noiseText } from "./noise-text.ts";
 
 const F2 = "Forward policies rarely restore a past state on their own, and their rationales rarely aim at it (Finding 2).";
@@ -79,19 +81,13 @@ export function recoveryFindings(report: RecoveryEvalReport | undefined): Findin
     if (ii.n === 0 || ei.n === 0) out.push({ claim: F2, holds: null, evidence: `cannot be judged: no rationales were scored at r=${rMax} (the policies gave none).` });
     else {
       const p = twoProportionPValue(ii, ei);
-      out.push({
-        claim: F2, holds: ii.rate < ei.rate, significant: p < 0.05,
-        evidence: `At r=${rMax}${sim}: implicit recovery succeeded in ${pct(is)} of ${is.n} runs; ${how}: implicit ${pct(ii)} of ${ii.n} episodes vs explicit ${variant} ${pct(ei)} of ${ei.n} (${noiseText(p)}).`,
-      });
+      out.push(judged(F2, unpairedVerdict(ei, ii, p), `At r=${rMax}${sim}: implicit recovery succeeded in ${pct(is)} of ${is.n} runs; ${how}: implicit ${pct(ii)} of ${ii.n} episodes vs explicit ${variant} ${pct(ei)} of ${ei.n} (${noiseText(p)}; two-proportion z test, unpaired: recovery-eval.json keeps no per-sample outcomes).`));
     }
     const a = pool(implicit, (r) => r.success, (r) => r.n), b = pool(explicit, (r) => r.success, (r) => r.n);
     const gains = implicit.map((imp, i) => explicit[i].success - imp.success);
     const mean = gains.reduce((s, g) => s + g, 0) / gains.length;
     const p = twoProportionPValue(b, a);
-    out.push({
-      claim: F3, holds: b.rate > a.rate, significant: p < 0.05,
-      evidence: `Pooled over ${implicit.length} (d, r) settings${sim}: explicit ${variant} ${pct(b)} vs implicit ${pct(a)} of ${a.n} runs each (${noiseText(p)}); mean margin ${(100 * mean).toFixed(1)} points (the paper: 17.86), ${gains.filter((g) => g > 0).length} of ${gains.length} settings favour explicit.`,
-    });
+    out.push(judged(F3, unpairedVerdict(b, a, p), `Pooled over ${implicit.length} (d, r) settings${sim}: explicit ${variant} ${pct(b)} vs implicit ${pct(a)} of ${a.n} runs each (${noiseText(p)}; two-proportion z test, unpaired: recovery-eval.json keeps no per-sample outcomes); mean margin ${(100 * mean).toFixed(1)} points (the paper: 17.86), ${gains.filter((g) => g > 0).length} of ${gains.length} settings favour explicit.`));
   }
   out.push({ claim: F4, holds: null, evidence: `cannot be judged from one evaluation: it compares forward models labelled generalist vs post-trained (this one evaluates "${report.label || "one policy"}").` });
   return out;

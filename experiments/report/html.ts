@@ -5,6 +5,8 @@
 import type { ExperimentSummary } from "../runner/summary.ts";
 import type { ChartSpec } from "./charts.ts";
 import type { ExtraFile, RunData, ViewerEpisode } from "./data.ts";
+import { verdictLabel, type Finding } from "./findings-verdict.ts";
+export type { Finding };
 
 /** Escape text for HTML element and attribute content. */
 export function escapeHtml(value: unknown): string {
@@ -16,22 +18,18 @@ export function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
 }
 
-/** A claim the demo checks against its own numbers. */
-export interface Finding {
-  claim: string;
-  /** true = holds, false = does not hold, null = not enough data. */
-  holds: boolean | null;
-  /** Whether the deciding difference is beyond noise (two-proportion test, p < 0.05). */
-  significant?: boolean;
-  evidence: string;
+/**
+ * A finding's verdict as printed everywhere (demo, CLI, report): "HOLDS (p=0.003)", "direction
+ * only (p=0.240)", "not in the paper's direction (p=0.410)", "DOES NOT HOLD (p=0.010)",
+ * "cannot tell (n too small: ...)", or "UNDECIDED" when it cannot be judged.
+ */
+export function findingVerdict(f: Finding): string {
+  return verdictLabel(f);
 }
 
-/** "HOLDS", "HOLDS (direction only, within noise)", "DOES NOT HOLD" or "UNDECIDED". */
-export function findingVerdict(f: Finding): string {
-  if (f.holds === null) return "UNDECIDED";
-  if (!f.holds) return "DOES NOT HOLD";
-  return f.significant === false ? "HOLDS (direction only, within noise)" : "HOLDS";
-}
+/** The verdict rule in one sentence (report, demo). */
+export const VERDICT_RULE =
+  "Conditions share tasks and seeds, so each claim is tested on paired outcomes (McNemar's exact test on the (task, seed) units both conditions ran): HOLDS only at p < 0.05 in the paper's direction, DOES NOT HOLD only when the opposite direction is significant, \"direction only\" or \"not in the paper's direction\" otherwise, and \"cannot tell\" with fewer than 6 discordant pairs (no outcome could reach p < 0.05). Recovery-evaluation findings use an unpaired two-proportion test (at least 10 runs a side).";
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? "-" : `${(100 * x).toFixed(1)}%`);
 const num = (x: number | null | undefined, d = 2) => (x === null || x === undefined ? "-" : x.toFixed(d));
@@ -172,7 +170,7 @@ ${stabilityTable(s)}
     ? `<section id="recovery-eval"><h2>Recovery evaluation</h2>${input.extras.map((e) => `<h3>${escapeHtml(e.rel)}</h3>${jsonTables(e.data)}`).join("")}</section>`
     : "";
   const findings = input.findings?.length
-    ? `<section id="findings"><h2>Do the paper's findings hold here?</h2>${simulated ? `<div class="banner">Checked on simulated policies: evidence about the simulation, not about any model.</div>` : ""}<ul>${input.findings
+    ? `<section id="findings"><h2>Do the paper's findings hold here?</h2><p class="meta">${escapeHtml(VERDICT_RULE)}</p>${simulated ? `<div class="banner">Checked on simulated policies: evidence about the simulation, not about any model.</div>` : ""}<ul>${input.findings
         .map((f) => `<li class="finding ${f.holds === null ? "na" : f.holds ? "yes" : "no"}"><b>${escapeHtml(findingVerdict(f))}</b>: ${escapeHtml(f.claim)} <span class="meta">${escapeHtml(f.evidence)}</span></li>`)
         .join("")}</ul></section>`
     : "";

@@ -25,6 +25,7 @@ import { emptyAccounting } from "../../src/runtime/accounting.ts";
 import { isSimulated } from "../../graphs/context.ts";
 import { redactText } from "../../src/secrets.ts";
 import { pathInside } from "../../src/store/safe-path.ts";
+import { drawScopeFor, type DrawsMode } from "../../adapters/models/draws.ts";
 
 /** Everything an episode needs besides its job. */
 export interface EpisodeDeps {
@@ -38,6 +39,8 @@ export interface EpisodeDeps {
   calls?: ModelCallSettings;
   /** Wall-clock deadline per episode in ms (the episode is aborted then). @default none */
   episodeTimeoutMs?: number;
+  /** How conditions draw (config `draws`). @default "paired" */
+  draws?: DrawsMode;
 }
 
 /** `trajectory.json` in each episode folder: what the report's trajectory viewer reads. */
@@ -60,7 +63,8 @@ export interface EpisodeRecord {
 export async function runConditionEpisode(job: EpisodeJob, condition: Condition, task: Task, rec: RecordingEnvironment, deps: EpisodeDeps): Promise<JobOutcome> {
   const { runtime } = deps;
   const meter = new ModelMeter(deps.calls?.ledger);
-  const ctx: ComponentContext = { task, seed: job.seed, env: rec.env, blobs: deps.blobs, meter, calls: deps.calls };
+  const draws = drawScopeFor(deps.draws, { seed: job.seed, task: job.task, condition: job.condition });
+  const ctx: ComponentContext = { task, seed: job.seed, env: rec.env, blobs: deps.blobs, meter, calls: deps.calls, draws };
   const agents = resolvePair(condition.pair);
   const components: EpisodeComponents = { policy: runtime.forwardPolicy(agents.forward, ctx), env: rec.env, blobs: deps.blobs };
   if (condition.recovery) {

@@ -53,6 +53,8 @@ export interface Manifest {
   node: string;
   /** The settle wait after each action and where it comes from (absent for ideal-recovery). */
   settle?: SettleChoice;
+  /** How model agents of different conditions draw (config `draws`: paired or independent). */
+  draws: string;
 }
 
 /** Run (or resume) an experiment into `settings.out`. */
@@ -87,6 +89,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
     conditions: conditions.map((c) => ({ id: c.id, params: c.params })),
     packageVersion: packageVersion(), gitCommit: gitCommit(), prompts: ALL_PROMPTS.map(promptRef).sort(), node: process.version,
     ...(settle && { settle }),
+    draws: config.draws,
   };
   if (!settings.shard && settings.remote?.role !== "worker") writeJson(manifestFile, manifest);
 
@@ -96,7 +99,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
     const byId = new Map(tasks.map((t) => [t.id, t]));
     const byCondition = new Map(conditions.map((c) => [c.id, c]));
     const jobs = expandJobs(conditions.map((c) => c.id), tasks.map((t) => t.id), seeds);
-    const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls, episodeTimeoutMs: config.episodeTimeoutMs, checkpoint: settings.checkpoint };
+    const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls, episodeTimeoutMs: config.episodeTimeoutMs, checkpoint: settings.checkpoint, draws: config.draws };
     try {
       lines = await ctx.pool("episodes", jobs, (job, rec) => runConditionEpisode(job, byCondition.get(job.condition)!, byId.get(job.task) as Task, rec, deps));
     } finally {
@@ -111,6 +114,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
     maxK: config.kind === "ideal-recovery" ? config.k : undefined,
   });
   if (settle) summary.settle = settle;
+  summary.draws = config.draws;
   writeJson(join(settings.out, "summary.json"), summary);
   writeFileSync(join(settings.out, "summary.csv"), summaryCsv(summary));
   return { summary, lines, out: settings.out };

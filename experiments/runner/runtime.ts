@@ -12,6 +12,7 @@ import type { ForwardPolicy } from "../../src/policy.ts";
 import type { RecoveryPolicy, StateVerifier, Summarizer } from "../../src/recovery.ts";
 import type { ModelMeter } from "../agents/meter.ts";
 import type { ModelCallSettings } from "../agents/model-client.ts";
+import type { DrawScope } from "../../adapters/models/draws.ts";
 import type { RecoveryStepSelector } from "../../src/selector.ts";
 import type { Task } from "../../src/task.ts";
 import type { Observation } from "../../src/observation.ts";
@@ -46,6 +47,8 @@ export interface ComponentContext {
   meter?: ModelMeter;
   /** Run-wide model settings: cache, keys, cost ledger (model agents). */
   calls?: ModelCallSettings;
+  /** The episode's draws: identities of its model calls (one scope per episode). */
+  draws?: DrawScope;
 }
 
 /** The environment- and agent-specific parts the runner uses. */

@@ -69,6 +69,8 @@ export interface ExperimentSummary {
   stopped?: { reason: string; notRun: number };
   /** Tasks left out because they cannot run here (e.g. need OSWorld's Python evaluators), with the reason. */
   skipped?: Array<{ task: string; reason: string }>;
+  /** How model agents of different conditions drew (config `draws`); paired conditions are compared with paired tests. */
+  draws?: "paired" | "independent";
   /** The settle wait after each action and where it comes from (config or the environment's default). */
   settle?: { settleMs: number; source: "config" | "environment default"; env: string };
 }

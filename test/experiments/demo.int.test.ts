@@ -25,10 +25,16 @@ describe("retrace demo (tiny)", () => {
       expect.stringMatching(/rarely restore .*\(Finding 2\)/),
       expect.stringMatching(/Explicit recovery .*\(Finding 3\)/),
       expect.stringMatching(/Post-trained .*\(Finding 4\)/),
-      "Recovery improves task success over no recovery at every retry cap (Finding 5).",
-      expect.stringMatching(/skilled recoverer/),
-      expect.stringMatching(/weak recoverer/),
+      'Recovery improves task success over no recovery at every retry cap (recoverer "skilled") (Finding 5).',
+      'Recoverer "skilled" gains from more recovery attempts (Finding 6).',
+      // the claim comes from the recoverer the config gives the pair (sim profile weak, skill 0.3), not from its name
+      'Recoverer "weak" (simulated weak recoverer (skill 0.3)) can lose against no recovery (Finding 6).',
     ]);
+    // every judged finding says which paired test decided it and what it was computed from
+    for (const f of findings.filter((x) => /Finding [156]/.test(x.claim))) {
+      expect(f.verdict?.test).toBe("McNemar exact");
+      expect(f.evidence).toMatch(/Computed from demo-(ideal-recovery|end-to-end)'s results\.jsonl/);
+    }
     // every finding but Finding 4 (it needs several forward models) is judged from the demo's own numbers
     for (const f of findings.filter((x) => !x.claim.includes("Finding 4"))) expect(f.evidence).toMatch(/\d+(\.\d)?%/);
     expect(findings.find((x) => x.claim.includes("Finding 3"))!.evidence).toContain("(SIMULATED policies)");

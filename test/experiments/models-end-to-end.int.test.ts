@@ -68,8 +68,8 @@ describe("the model-backed end-to-end preset on SimDesk", () => {
     const html = readFileSync(join(out1, "report.html"), "utf8");
     expect(html).toContain("Model calls per role");
     expect(html).toMatch(/<td>model\.max-rec-1<\/td><td>recoverer<\/td><td>2<\/td><td>0<\/td>/);
-    // the paper's end-to-end findings judged on the model-backed run (one episode per condition: within noise)
-    expect(html).toMatch(/<b>HOLDS \(direction only, within noise\)<\/b>: Recovery improves task success over no recovery at every retry cap \(recoverer &quot;model&quot;\) \(Finding 5\)\. <span class="meta">model: no recovery 0\.0%, max-rec-1 100\.0%; mean gain 100\.0 points/);
+    // the paper's end-to-end findings judged on the model-backed run (one episode per condition: one discordant pair, too few to tell)
+    expect(html).toMatch(/<b>cannot tell \(n too small: 1 discordant pair, fewer than 6\)<\/b>: Recovery improves task success over no recovery at every retry cap \(recoverer &quot;model&quot;\) \(Finding 5\)\. <span class="meta">model: no recovery 0\.0%, max-rec-1 100\.0%; mean gain 100\.0 points/);
     expect(html).toMatch(/Finding 6\)\. <span class="meta">cannot be judged: pair &quot;model&quot; has one retry cap \(1\)/);
     expect(html).toMatch(/Finding 3\)\. <span class="meta">cannot be judged: no recovery evaluation/);
 

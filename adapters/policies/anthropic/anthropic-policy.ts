@@ -20,6 +20,8 @@ import { runtimeSettings, type RuntimeSettings } from "../../../src/settings.ts"
 import { anthropicComputerInputToActions, type AnthropicComputerInput } from "../../actions/anthropic/convert.ts";
 import { toPolicyFailure, unparseable } from "../../actions/errors.ts";
 import { createRecordReplay, type CacheOptions } from "../../models/cache.ts";
+import type { DrawScope } from "../../models/draws.ts";
+import { hashValue } from "../../../src/hash.ts";
 import { blobUrl, materializeBlobUrls } from "../../models/content.ts";
 import { abortError, toAdapterError } from "../../models/errors.ts";
 import { callUsage, type PriceTable } from "../../models/pricing.ts";
@@ -57,6 +59,8 @@ export interface AnthropicPolicyOptions {
   timeoutMs?: number;
   /** Record/replay cache of the calls. @default none */
   cache?: CacheOptions;
+  /** The episode's draws: each call's identity keys the cache (these APIs take no seed). @default none */
+  draws?: DrawScope;
   /** Prices for cost accounting. @default none */
   prices?: PriceTable;
   /** Name in records. @default "anthropic-cua:<model>" */
@@ -145,6 +149,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
     async propose(input: PolicyInput, framing?: PromptFraming): Promise<PolicyDecision> {
       if (input.signal?.aborted) throw abortError(input.signal);
       const request = requestFor(input, framing);
+      const draw = options.draws?.next(framing?.role ?? "policy", hashValue(request));
       const display = displayFor(input.observation.width, input.observation.height);
       stats.calls++;
       const started = performance.now();
@@ -157,7 +162,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
           const r = await client.beta.messages.create(body as never, { signal: input.signal });
           const msg = r as unknown as { content: any[]; usage?: { input_tokens?: number; output_tokens?: number } };
           return { content: msg.content, usage: { input_tokens: msg.usage?.input_tokens ?? 0, output_tokens: msg.usage?.output_tokens ?? 0 } };
-        }));
+        }, draw));
       } catch (err) {
         if (input.signal?.aborted) throw abortError(input.signal);
         if (err instanceof ConfigError) throw err;

@@ -22,6 +22,8 @@ import { runtimeSettings, type RuntimeSettings } from "../../../src/settings.ts"
 import { openAIComputerActionToActions, type OpenAIComputerAction } from "../../actions/openai-cua/convert.ts";
 import { toPolicyFailure } from "../../actions/errors.ts";
 import { createRecordReplay, type CacheOptions } from "../../models/cache.ts";
+import type { DrawScope } from "../../models/draws.ts";
+import { hashValue } from "../../../src/hash.ts";
 import { blobUrl, materializeBlobUrls } from "../../models/content.ts";
 import { abortError, toAdapterError } from "../../models/errors.ts";
 import { callUsage, type PriceTable } from "../../models/pricing.ts";
@@ -52,6 +54,8 @@ export interface OpenAICuaPolicyOptions {
   reasoningSummary?: "auto" | "concise" | "detailed" | "none";
   /** Record/replay cache of the calls. @default none */
   cache?: CacheOptions;
+  /** The episode's draws: each call's identity keys the cache (these APIs take no seed). @default none */
+  draws?: DrawScope;
   /** Prices for cost accounting. @default none */
   prices?: PriceTable;
   /** Pixels per wheel click when converting scroll amounts. @default 100 */
@@ -145,6 +149,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
     async propose(input: PolicyInput, framing?: PromptFraming): Promise<PolicyDecision> {
       if (input.signal?.aborted) throw abortError(input.signal);
       const request = requestFor(input, framing);
+      const draw = options.draws?.next(framing?.role ?? "policy", hashValue(request));
       stats.calls++;
       const started = performance.now();
       let res: CuaResponse;
@@ -155,7 +160,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
           await awaitEndpointSlot(baseURL ?? "https://api.openai.com/v1");
           const r = (await client.responses.create(body as never, { signal: input.signal })) as unknown as CuaResponse;
           return { id: r.id, output: r.output, usage: { input_tokens: r.usage?.input_tokens ?? 0, output_tokens: r.usage?.output_tokens ?? 0 } };
-        }));
+        }, draw));
       } catch (err) {
         if (input.signal?.aborted) throw abortError(input.signal);
         if (err instanceof ConfigError) throw err;

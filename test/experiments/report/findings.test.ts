@@ -8,6 +8,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { wilsonInterval } from "../../../src/metrics/wilson.ts";
 import { computeFindings } from "../../../experiments/report/findings.ts";
+import { findingVerdict } from "../../../experiments/report/html.ts";
+import { parseExperimentConfig } from "../../../experiments/config/load.ts";
+import type { EndToEndConfig } from "../../../experiments/config/schema.ts";
+import type { ResultLine } from "../../../experiments/runner/results-log.ts";
 import { buildReport } from "../../../experiments/report/index.ts";
 import type { ConditionSummary, ExperimentSummary } from "../../../experiments/runner/summary.ts";
 import type { RecoveryEvalReport } from "../../../experiments/recovery-eval/report-data.ts";
@@ -23,39 +27,96 @@ function e2e(conditions: ConditionSummary[], simulated = false): ExperimentSumma
   return { experiment: "model-e2e", kind: "end-to-end", simulated, note: "", episodes: 0, envErrors: 0, conditions };
 }
 
+/** Result lines of one condition: unit i (task t<i>, seed 0) succeeded when `won(i)`. */
+function linesOf(condition: string, n: number, won: (i: number) => boolean): ResultLine[] {
+  return Array.from({ length: n }, (_, i) => ({
+    key: `${condition}/t${i}/0`, index: i, experiment: "model-e2e", condition, task: `t${i}`, seed: 0, status: "ok", success: won(i), score: won(i) ? 1 : 0, stopReason: "done",
+    envTries: 1, simulated: false, forwardSteps: 3, recoverySteps: 0, replaySteps: 0, recoveryAttempts: 0, detectorCalls: 0, policyFailures: 0, tokens: 0, costUsd: 0, stability: null, prompts: [],
+  }) as ResultLine);
+}
+/** Summary condition and lines together: the first `successes` units succeed. */
+function run(condition: string, successes: number, n: number): { c: ConditionSummary; lines: ResultLine[] } {
+  return { c: cond(condition, successes, n), lines: linesOf(condition, n, (i) => i < successes) };
+}
+function e2eInput(runs: Array<{ c: ConditionSummary; lines: ResultLine[] }>, config?: EndToEndConfig) {
+  return { e2e: e2e(runs.map((r) => r.c)), e2eLines: runs.flatMap((r) => r.lines), ...(config ? { e2eConfig: config } : {}) };
+}
+const sim = (profile: string) => ({ kind: "sim", profile });
+
 describe("computeFindings", () => {
-  it("judges a model-backed end-to-end run and says Finding 1 cannot be judged without an ideal-recovery run", () => {
-    const all = computeFindings({ e2e: e2e([cond("gpt.no-recovery", 20, 60), cond("gpt.max-rec-1", 24, 60), cond("gpt.max-rec-3", 38, 60)]) });
+  it("judges a model-backed end-to-end run with paired McNemar tests and says Finding 1 cannot be judged without an ideal-recovery run", () => {
+    // nested successes: max-rec-1 wins 4 units the baseline lost (too few to tell), max-rec-3 wins 18
+    const all = computeFindings(e2eInput([run("gpt.no-recovery", 20, 60), run("gpt.max-rec-1", 24, 60), run("gpt.max-rec-3", 38, 60)]));
     expect(all.map((x) => /Finding (\d)/.exec(x.claim)![1])).toEqual(["1", "2", "3", "4", "5", "6"]);
-    const f = [all[0], all[5]];
-    expect(f[0]).toMatchObject({ holds: null });
-    expect(f[0].evidence).toMatch(/cannot be judged: no ideal-recovery run/);
+    expect(all[0]).toMatchObject({ holds: null });
+    expect(all[0].evidence).toMatch(/cannot be judged: no ideal-recovery run/);
     expect(all.slice(1, 4).every((x) => x.holds === null && /cannot be judged/.test(x.evidence))).toBe(true);
     expect(all[1].evidence).toMatch(/no recovery evaluation \(recovery-eval\.json\)/);
-    expect(all[4]).toMatchObject({ claim: 'Recovery improves task success over no recovery at every retry cap (recoverer "gpt") (Finding 5).', holds: true, significant: false });
-    expect(all[4].evidence).toBe("gpt: no recovery 33.3%, max-rec-1 40.0%, max-rec-3 63.3%; mean gain 18.3 points (the paper: 2.12); smallest gain, max-rec-1 vs none: p=0.45, within noise.");
-    expect(f[1].claim).toBe('Recoverer "gpt" gains from more recovery attempts (Finding 6).');
-    expect(f[1].holds).toBe(true);
-    expect(f[1].significant).toBe(true);
-    expect(f[1].evidence).toMatch(/gpt: no recovery 33\.3%, 1 attempt 40\.0%, 3 63\.3% \(3 vs 1: p=0\.0\d\d, beyond noise; 3 vs none: p=0\.00\d, beyond noise\)/);
+    const f5 = all[4];
+    expect(f5.claim).toBe('Recovery improves task success over no recovery at every retry cap (recoverer "gpt") (Finding 5).');
+    expect(f5).toMatchObject({ holds: null, verdict: { kind: "cannot-tell", test: "McNemar exact", n: 60, onlyA: 4, onlyB: 0 } });
+    expect(findingVerdict(f5)).toBe("cannot tell (n too small: 4 discordant pairs, fewer than 6)");
+    expect(f5.evidence).toContain("gpt: no recovery 33.3%, max-rec-1 40.0%, max-rec-3 63.3%; mean gain 18.3 points (the paper: 2.12). Weakest cap, max-rec-1 vs none: McNemar exact over 60 paired (task, seed) units: 4 won only by max-rec-1, 0 only by no recovery");
+    expect(f5.evidence).toContain("Computed from model-e2e's results.jsonl, paired by task and seed");
+    const f6 = all[5];
+    expect(f6.claim).toBe('Recoverer "gpt" gains from more recovery attempts (Finding 6).');
+    // 3 vs 1: 14 discordant pairs, all for 3: p = 2 / 2^14
+    expect(f6).toMatchObject({ holds: true, significant: true, verdict: { kind: "holds", onlyA: 14, onlyB: 0 } });
+    expect(f6.verdict!.p).toBeCloseTo(2 / 2 ** 14, 10);
+    expect(findingVerdict(f6)).toBe("HOLDS (p=1.2e-4)");
   });
 
-  it("uses the shared baseline for a pair without one, names it, and reports within-noise losses", () => {
-    const f = computeFindings({ e2e: e2e([cond("strong.no-recovery", 30, 60), cond("strong.max-rec-1", 31, 60), cond("strong.max-rec-5", 33, 60), cond("weak-model.max-rec-1", 28, 60), cond("weak-model.max-rec-5", 25, 60)]) });
-    const weak = f.find((x) => x.claim.includes("weak-model"))!;
-    expect(weak.claim).toBe('Recoverer "weak-model" can lose against no recovery (Finding 6).');
-    expect(weak.holds).toBe(true);
-    expect(weak.significant).toBe(false);
-    expect(weak.evidence).toContain('baseline of pair "strong"');
-    expect(weak.evidence).toMatch(/within noise/);
+  it("says cannot tell for 0/6 vs 0/6, and direction only when the paired lead is within noise", () => {
+    const zero = computeFindings(e2eInput([run("m.no-recovery", 0, 6), run("m.max-rec-1", 0, 6)]));
+    expect(findingVerdict(zero[4])).toBe("cannot tell (n too small: 0 discordant pairs, fewer than 6)");
+    // 7 units won only with recovery, 4 only without: p = 0.549
+    const mixed = [run("m.no-recovery", 0, 0), run("m.max-rec-1", 0, 0)];
+    mixed[0] = { c: cond("m.no-recovery", 14, 40), lines: linesOf("m.no-recovery", 40, (i) => i < 10 || (i >= 20 && i < 24)) };
+    mixed[1] = { c: cond("m.max-rec-1", 17, 40), lines: linesOf("m.max-rec-1", 40, (i) => i < 17) };
+    const f5 = computeFindings(e2eInput(mixed))[4];
+    expect(f5).toMatchObject({ holds: null, significant: false, verdict: { kind: "direction-only", onlyA: 7, onlyB: 4 } });
+    expect(findingVerdict(f5)).toBe("direction only (p=0.549)");
+  });
+
+  it("chooses Finding 6's claim from the recoverer each pair's config gives it, not from the pair's name", () => {
+    const config = parseExperimentConfig({
+      kind: "end-to-end", name: "x", maxRecoveryIterations: [1, 5],
+      pairs: [{ name: "weak", forward: sim("default"), recovery: sim("skilled") }, { name: "other", baseline: false, forward: sim("default"), recovery: sim("weak") }],
+    }) as EndToEndConfig;
+    const f = computeFindings(e2eInput([run("weak.no-recovery", 30, 60), run("weak.max-rec-1", 31, 60), run("weak.max-rec-5", 33, 60), run("other.max-rec-1", 28, 60), run("other.max-rec-5", 20, 60)], config));
+    const six = f.filter((x) => x.claim.includes("(Finding 6)"));
+    expect(six.map((x) => x.claim)).toEqual(['Recoverer "weak" gains from more recovery attempts (Finding 6).', 'Recoverer "other" (simulated weak recoverer (skill 0.3)) can lose against no recovery (Finding 6).']);
+    // the weak recoverer's worst cap loses 10 units the baseline won and wins none: p = 2 / 2^10
+    expect(six[1]).toMatchObject({ holds: true, verdict: { kind: "holds", onlyA: 10, onlyB: 0 } });
+    expect(six[1].evidence).toContain('baseline of pair "weak"');
+    // Finding 5 is claimed for the capable recoverer only
+    expect(f.filter((x) => x.claim.includes("(Finding 5)")).map((x) => x.claim)).toEqual(['Recovery improves task success over no recovery at every retry cap (recoverer "weak") (Finding 5).']);
+  });
+
+  it("judges Finding 1 on continuation k=1 of each strategy paired by failed run, not on pooled rates", () => {
+    // 20 failed runs; R=E-1 restores in runs 0..11 at k=1, R=0 in runs 10..13: 10 won only by R=E-1, 2 only by R=0
+    const cont = (condition: string, strategy: string, won: (i: number, k: number) => boolean) =>
+      Array.from({ length: 20 }, (_, i) => [1, 2].map((k) => ({ ...linesOf(condition, 20, () => false)[i], key: `${condition}/t${i}/0/k${k}`, success: won(i, k), extra: { phase: "continuation", strategy, k } }))).flat() as ResultLine[];
+    const idealLines = [...cont("R=E-1", "error-minus-1", (i, k) => (k === 1 ? i < 12 : i < 14)), ...cont("R=0", "zero", (i, k) => (k === 1 ? i >= 10 && i < 14 : i < 14))];
+    const curve = (s1: number, s2: number) => [wilsonInterval(s1, 20), wilsonInterval(s2, 20)];
+    const ideal: ExperimentSummary = {
+      experiment: "ideal", kind: "ideal-recovery", simulated: false, note: "", episodes: 80, envErrors: 0, conditions: [],
+      successAtK: [{ condition: "R=0", strategy: "zero", instances: 20, curve: curve(4, 14), meanRecoveryStep: 0 }, { condition: "R=E-1", strategy: "error-minus-1", instances: 20, curve: curve(12, 14), meanRecoveryStep: 2 }],
+    };
+    const f1 = computeFindings({ ideal, idealLines })[0];
+    expect(f1).toMatchObject({ holds: true, verdict: { kind: "holds", test: "McNemar exact", n: 20, onlyA: 10, onlyB: 2 } });
+    expect(f1.verdict!.p).toBeCloseTo(0.03857422, 7);
+    expect(f1.evidence).toContain("R=E-1 vs R=0: McNemar exact over 20 paired failed runs (continuation k=1 of each): 10 won only by R=E-1, 2 only by R=0, p=0.039");
+    expect(f1.evidence).toContain("the gap narrows");
+    expect(computeFindings({ ideal })[0].evidence).toMatch(/no results\.jsonl to pair/);
   });
 
   it("says why a pair with one retry cap or no baseline cannot be judged", () => {
     const f6 = (fs: ReturnType<typeof computeFindings>) => fs.find((x) => x.claim.includes("(Finding 6)"))!;
-    const one = computeFindings({ e2e: e2e([cond("a.no-recovery", 1, 10), cond("a.max-rec-3", 2, 10)]) });
+    const one = computeFindings(e2eInput([run("a.no-recovery", 1, 10), run("a.max-rec-3", 2, 10)]));
     expect(f6(one)).toMatchObject({ holds: null });
     expect(f6(one).evidence).toMatch(/one retry cap \(3\); it needs two/);
-    const none = computeFindings({ e2e: e2e([cond("a.max-rec-1", 1, 10), cond("a.max-rec-3", 2, 10)]) });
+    const none = computeFindings(e2eInput([run("a.max-rec-1", 1, 10), run("a.max-rec-3", 2, 10)]));
     expect(f6(none).evidence).toMatch(/no no-recovery baseline/);
     expect(none.find((x) => x.claim.includes("(Finding 5)"))!.evidence).toMatch(/pair "a" needs a no-recovery baseline/);
     expect(f6(computeFindings({})).evidence).toMatch(/no end-to-end run/);
@@ -66,17 +127,14 @@ describe("retrace report on a model-backed run folder", () => {
   it("renders the findings section computed from the folder's own runs, without the simulation banner", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), "retrace-findings-")), "e2e");
     mkdirSync(dir, { recursive: true });
-    // One finished episode (the report refuses an empty results.jsonl); the findings come from summary.json.
-    const line = {
-      key: "gpt.no-recovery/t1/0", index: 0, experiment: "model-e2e", condition: "gpt.no-recovery", task: "t1", seed: 0, status: "ok", success: true, score: 1, stopReason: "done",
-      envTries: 1, simulated: false, forwardSteps: 3, recoverySteps: 0, replaySteps: 0, recoveryAttempts: 0, detectorCalls: 0, policyFailures: 0, tokens: 0, costUsd: 0, stability: null, prompts: [],
-    };
-    writeFileSync(join(dir, "results.jsonl"), JSON.stringify(line) + "\n");
-    writeFileSync(join(dir, "summary.json"), JSON.stringify(e2e([cond("gpt.no-recovery", 20, 60), cond("gpt.max-rec-1", 24, 60), cond("gpt.max-rec-3", 38, 60)])));
+    const runs = [run("gpt.no-recovery", 20, 60), run("gpt.max-rec-1", 24, 60), run("gpt.max-rec-3", 38, 60)];
+    writeFileSync(join(dir, "results.jsonl"), runs.flatMap((r) => r.lines).map((l, i) => JSON.stringify({ ...l, index: i })).join("\n") + "\n");
+    writeFileSync(join(dir, "summary.json"), JSON.stringify(e2e(runs.map((r) => r.c))));
     const out = await buildReport(dir, { episodesPerRun: 0 });
     const html = readFileSync(out.file, "utf8");
     expect(html).toMatch(/Do the paper('|&#39;)s findings hold here\?/);
-    expect(html).toContain("Recoverer &quot;gpt&quot; gains from more recovery attempts");
+    expect(html).toContain("<b>HOLDS (p=1.2e-4)</b>: Recoverer &quot;gpt&quot; gains from more recovery attempts");
+    expect(html).toContain("McNemar");
     expect(html).toContain("cannot be judged: no ideal-recovery run");
     expect(html).not.toContain("Checked on simulated policies");
   });
@@ -102,10 +160,10 @@ describe("recovery-evaluation findings (2-4)", () => {
     ]);
     const f = computeFindings({ recovery: report });
     const [f2, f3, f4] = [2, 3, 4].map((k) => f.find((x) => x.claim.includes(`(Finding ${k})`))!);
-    expect(f2).toMatchObject({ holds: true, significant: true });
-    expect(f2.evidence).toBe("At r=3: implicit recovery succeeded in 5.0% of 20 runs; rationales similar to the ground-truth recovery instruction (tfidf, restorative when the best similarity >= 0.09): implicit 10.0% of 20 episodes vs explicit explicit-model/0-E 85.0% of 20 (p=0.000, beyond noise).");
+    expect(f2).toMatchObject({ holds: true, significant: true, verdict: { kind: "holds" } });
+    expect(f2.evidence).toBe("At r=3: implicit recovery succeeded in 5.0% of 20 runs; rationales similar to the ground-truth recovery instruction (tfidf, restorative when the best similarity >= 0.09): implicit 10.0% of 20 episodes vs explicit explicit-model/0-E 85.0% of 20 (p=0.000, beyond noise; two-proportion z test, unpaired: recovery-eval.json keeps no per-sample outcomes).");
     expect(f3).toMatchObject({ holds: true, significant: true });
-    expect(f3.evidence).toMatch(/^Pooled over 2 \(d, r\) settings: explicit explicit-model\/0-E 47\.5% vs implicit 5\.0% of 40 runs each \(p=0\.000, beyond noise\); mean margin 42\.5 points \(the paper: 17\.86\), 2 of 2 settings favour explicit\.$/);
+    expect(f3.evidence).toMatch(/^Pooled over 2 \(d, r\) settings: explicit explicit-model\/0-E 47\.5% vs implicit 5\.0% of 40 runs each \(p=0\.000, beyond noise; two-proportion z test, unpaired: recovery-eval\.json keeps no per-sample outcomes\); mean margin 42\.5 points \(the paper: 17\.86\), 2 of 2 settings favour explicit\.$/);
     expect(f4.holds).toBeNull();
     expect(f4.evidence).toMatch(/cannot be judged from one evaluation/);
   });
@@ -113,8 +171,11 @@ describe("recovery-evaluation findings (2-4)", () => {
   it("says when explicit recovery does not win, and labels simulated evidence", () => {
     const f = computeFindings({ recovery: evalReport([["implicit", "implicit/0-E", 1, 5, 10, 0.3, 0.5], ["explicit", "explicit-weak/0-E", 1, 5, 10, 0.2, 0.5]], true) });
     const f3 = f.find((x) => x.claim.includes("(Finding 3)"))!;
-    expect(f3).toMatchObject({ holds: false, significant: false });
+    expect(f3).toMatchObject({ holds: null, significant: false, verdict: { kind: "not-in-direction" } });
+    expect(findingVerdict(f3)).toMatch(/^not in the paper's direction \(p=0\.\d{3}\)$/);
     expect(f3.evidence).toContain("(SIMULATED policies)");
+    const small = computeFindings({ recovery: evalReport([["implicit", "implicit/0-E", 1, 5, 4, 0, 0.5], ["explicit", "explicit-model/0-E", 1, 5, 4, 1, 0.5]]) });
+    expect(findingVerdict(small.find((x) => x.claim.includes("(Finding 3)"))!)).toBe("cannot tell (n too small: 4 runs a side, fewer than 10)");
     expect(f3.evidence).toMatch(/within noise/);
     const noPair = computeFindings({ recovery: evalReport([["explicit", "explicit-model/0-E", 1, 1, 10, 0.5, 0.5]]) });
     expect(noPair.find((x) => x.claim.includes("(Finding 3)"))!.evidence).toMatch(/no implicit variant with an explicit 0-E recoverer/);

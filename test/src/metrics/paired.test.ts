@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { binomialHalfCdf, bootstrapVerdict, mcnemarExact, mcnemarVerdict, MIN_DISCORDANT, pairedBootstrap, pairOutcomes } from "../../../src/metrics/paired.ts";
+
+describe("McNemar's exact test", () => {
+  it("matches the exact binomial values (R: binom.test(2, 12)$p.value = 0.03857422)", () => {
+    // P(X <= 2 | n = 12, 1/2) = (1 + 12 + 66) / 4096 = 79/4096
+    expect(binomialHalfCdf(2, 12)).toBeCloseTo(79 / 4096, 12);
+    expect(mcnemarExact(10, 2)).toBeCloseTo(0.03857422, 8);
+    expect(mcnemarExact(2, 10)).toBeCloseTo(0.03857422, 8);
+    // 6 vs 0: 2 / 64; 5 vs 0: 2 / 32 (can never reach 0.05)
+    expect(mcnemarExact(6, 0)).toBeCloseTo(0.03125, 12);
+    expect(mcnemarExact(5, 0)).toBeCloseTo(0.0625, 12);
+    expect(mcnemarExact(3, 3)).toBe(1);
+    expect(mcnemarExact(0, 0)).toBe(1);
+    // R: binom.test(40, 100)$p.value = 0.05688793
+    expect(mcnemarExact(40, 60)).toBeCloseTo(0.05688793, 7);
+    expect(() => mcnemarExact(-1, 2)).toThrow(/counts >= 0/);
+  });
+
+  it("pairs outcomes by unit and leaves out units only one side ran", () => {
+    const a = new Map([["t1/0", true], ["t1/1", true], ["t2/0", false], ["t2/1", false], ["t3/0", true]]);
+    const b = new Map([["t1/0", true], ["t1/1", false], ["t2/0", true], ["t2/1", false]]);
+    expect(pairOutcomes(a, b)).toEqual({ n: 4, both: 1, onlyA: 1, onlyB: 1, neither: 1 });
+  });
+
+  it("gives one verdict rule: holds, direction only, not in the direction, does not hold, cannot tell", () => {
+    const c = (onlyA: number, onlyB: number) => ({ n: 40, both: 5, neither: 40 - 5 - onlyA - onlyB, onlyA, onlyB });
+    expect(mcnemarVerdict(c(10, 2))).toMatchObject({ kind: "holds", test: "McNemar exact", n: 40, onlyA: 10, onlyB: 2 });
+    expect(mcnemarVerdict(c(2, 10)).kind).toBe("does-not-hold");
+    expect(mcnemarVerdict(c(7, 4))).toMatchObject({ kind: "direction-only" });
+    expect(mcnemarVerdict(c(7, 4)).p).toBeCloseTo(0.5488, 4);
+    expect(mcnemarVerdict(c(4, 4)).kind).toBe("not-in-direction");
+    // 0/6 vs 0/6 (the model run) and 5 vs 0: no outcome could be significant
+    expect(MIN_DISCORDANT).toBe(6);
+    expect(mcnemarVerdict({ n: 6, both: 0, onlyA: 0, onlyB: 0, neither: 6 })).toMatchObject({ kind: "cannot-tell" });
+    expect(mcnemarVerdict(c(5, 0)).kind).toBe("cannot-tell");
+    expect(mcnemarVerdict(c(6, 0)).kind).toBe("holds");
+  });
+});
+
+describe("paired bootstrap", () => {
+  it("is seeded, brackets the mean, and separates a consistent gain from noise", () => {
+    const gain = Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? 0 : 1));
+    const b1 = pairedBootstrap(gain, { seed: 7, iterations: 4000 });
+    expect(pairedBootstrap(gain, { seed: 7, iterations: 4000 })).toEqual(b1);
+    expect(b1.mean).toBeCloseTo(20 / 30, 12);
+    expect(b1.lo).toBeLessThan(b1.mean);
+    expect(b1.hi).toBeGreaterThan(b1.mean);
+    expect(b1.hi).toBeLessThanOrEqual(1);
+    expect(b1.p).toBeLessThan(0.001);
+    expect(bootstrapVerdict(b1).kind).toBe("holds");
+    const noise = Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? 1 : -1));
+    const b2 = pairedBootstrap(noise, { seed: 7, iterations: 4000 });
+    expect(b2.mean).toBe(0);
+    expect(b2.p).toBe(1);
+    expect(bootstrapVerdict(b2).kind).toBe("not-in-direction");
+    expect(bootstrapVerdict(pairedBootstrap([1, 1, 1]))).toMatchObject({ kind: "cannot-tell", n: 3 });
+    expect(pairedBootstrap([])).toMatchObject({ n: 0, p: 1 });
+  });
+});
