@@ -77,7 +77,7 @@ describe("recovery graph on ToyDesk", () => {
     expect(next.observation.screenshot).toBe(atDetection.history[2].observation.screenshot);
     // the notice is shown once
     expect(s.policy.inputs.filter((i) => i.notice).length).toBe(1);
-    expect(r.prompts).toContain("post-restoration.transition@1");
+    expect(r.prompts).toContain("post-restoration.transition@2");
     const kinds = r.trajectory.events.map((e) => e.kind);
     expect(kinds).toEqual(["reset", "recovery-start", "recovery-end", "truncate"]);
   });
@@ -317,7 +317,7 @@ describe("recovery graph on ToyDesk", () => {
     expect(first.context.kind).toBe("0-R");
     expect(first.context.history.length).toBe(2);
     expect(first.budget).toEqual({ used: 0, max: 10 });
-    // 0-E holds the erroneous step itself: entries 0..E inclusive
+    // 0-E holds the history up to the erroneous state (0..t-1), the erroneous step E included
     const s0 = setup({ slipTicks: [3] });
     await run(s0, { freezeWindow: 0, recoveryContext: "0-E" });
     expect(s0.recoverer.inputs[0].errorStep).toBe(3);
