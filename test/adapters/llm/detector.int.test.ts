@@ -29,7 +29,7 @@ describe("createLlmErrorDetector over HTTP", () => {
     const d = await detector.detect(input);
     expect(d).toMatchObject({ isError: true, errorStep: 2, reason: "opened the wrong file", confidence: 0.8 });
     expect(d.failure).toBeUndefined();
-    expect(d.prompt).toBe("error-detector.system@1+error-detector.user@1");
+    expect(d.prompt).toBe("error-detector.system@2+error-detector.user@1");
     expect(d.usage).toEqual([expect.objectContaining({ role: "detector", prompt: d.prompt, inputTokens: 900, outputTokens: 30, model: "scripted-vlm" })]);
     // Server side: 2 history screenshots + the current one, current last; JSON mode asked for.
     const req = server!.requests[0];
