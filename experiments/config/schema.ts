@@ -64,6 +64,13 @@ export const PairSpecSchema = z
     verifier: AgentSpecSchema.optional(),
     /** Run this pair's no-recovery baseline (when the config asks for baselines). Pairs sharing a forward policy need only one. @default true */
     baseline: z.boolean().default(true),
+    /**
+     * Recovery options of this pair's conditions, over the config's `options`:
+     * how retrace's variants (e.g. `minConfidence: 0.5`, `transition: detailed`) run beside the
+     * paper's defaults in one run. `settleMs` stays per config (it is recorded per run) and the retry
+     * cap per condition. @default none
+     */
+    options: RecoveryOptionsSchema.partial().omit({ settleMs: true, maxRecoveryIterations: true }).strict().optional(),
   })
   .strict();
 export type PairSpec = z.output<typeof PairSpecSchema>;
