@@ -88,7 +88,7 @@ export const RecoveryEvalConfigSchema = z
         summarizer: EvalAgentSpecSchema.optional(),
         /**
          * Which runs the table counts: "common" = only samples judged in every variant and budget
-         * (the paper's, App. A.3), "per-row" = each row its own judged runs. @default "common"
+         * (the paper's, App. A.2, "Recovery Verification"), "per-row" = each row its own judged runs. @default "common"
          */
         samples: z.enum(SAMPLE_SELECTIONS).default("common"),
       })

@@ -61,9 +61,9 @@ export interface RecoveryEvalReport {
   dataset: string;
   datasetVersion: string;
   samples: number;
-  /** Which runs the table counts: "common" (samples judged in every variant, the paper's) or "per-row"; with a note. */
-  sampleSelection: SampleSelection;
-  sampleSelectionNote: string;
+  /** Which runs the table counts: "common" (samples judged in every variant, the paper's) or "per-row"; with a note. Absent in reports written before it existed (those were per-row). */
+  sampleSelection?: SampleSelection;
+  sampleSelectionNote?: string;
   budgets: string;
   threshold: number;
   /** How rationales were compared with the ground-truth recovery instruction, and the intent threshold. */
@@ -78,7 +78,7 @@ export interface RecoveryEvalReport {
 
 /** What each sample selection means, for the report. */
 export const SAMPLE_SELECTION_NOTES: Record<SampleSelection, string> = {
-  common: "Every row counts only the samples judged in every variant and budget at its distance (the paper's selection, App. A.3); `excluded` counts the rest.",
+  common: "Every row counts only the samples judged in every variant and budget at its distance (the paper's selection, App. A.2, Recovery Verification); `excluded` counts the rest.",
   "per-row": "Each row counts its own judged runs (samples: per-row); rows of one distance may count different samples.",
 };
 

@@ -35,9 +35,9 @@ export interface RecoveryTableRow {
 
 /**
  * Which runs a recovery table counts:
- * - "common" (the paper's, App. A.3: "we exclusively sample tasks that are consistently executable
- *   across all variants"): only samples judged in every variant and budget run at their distance,
- *   so every row of a distance counts the same samples;
+ * - "common" (the paper's, App. A.2 "Recovery Verification": "we exclusively sample tasks that
+ *   are consistently executable across all variants"): only samples judged in every variant and
+ *   budget run at their distance, so every row of a distance counts the same samples;
  * - "per-row": each row counts its own judged runs (a sample that failed to reconstruct for one
  *   variant still counts in the others; rows then compare different sample sets).
  */
