@@ -51,6 +51,9 @@ describe("the paper presets", () => {
     const options = (id: string) => resolveRecoveryOptions(conditions.find((c) => c.id === id)!.options);
     expect(options("paper.max-rec-3")).toMatchObject({ minConfidence: 0, transition: "short", maxForwardSteps: 50, maxRecoveryIterations: 3 });
     expect(options("retrace.max-rec-3")).toMatchObject({ minConfidence: 0.5, transition: "detailed", maxForwardSteps: 50, maxRecoveryIterations: 3 });
+    // a pair's options override only what they name: the config's options hold for the rest
+    for (const c of conditions) expect(resolveRecoveryOptions(c.options)).toMatchObject({ recoveryStep: "llm", recoveryContext: "contextualized", detection: "sequential", recoveryBudget: 10 });
+    expect(config.pairs[1].options).toEqual({ minConfidence: 0.5, transition: "detailed" });
     expect(config.pairs.map((p) => (p.detector as { stance?: string }).stance)).toEqual(["neutral", "cautious"]);
   });
 
