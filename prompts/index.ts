@@ -4,6 +4,7 @@
  */
 import type { PromptTemplate } from "../src/prompt.ts";
 import errorDetectorSystem from "./error-detector-system.ts";
+import errorDetectorSystemCautious from "./error-detector-system-cautious.ts";
 import errorDetectorUser from "./error-detector-user.ts";
 import recoveryStepSelector from "./recovery-step-selector.ts";
 import recoverySystemPrefix from "./recovery-system-prefix.ts";
@@ -16,12 +17,14 @@ import recoveryJudge from "./recovery-judge.ts";
 import agenticStateVerifier from "./agentic-state-verifier.ts";
 import perturbationInstruction from "./perturbation-instruction.ts";
 import postRestorationTransition from "./post-restoration-transition.ts";
+import postRestorationTransitionDetailed from "./post-restoration-transition-detailed.ts";
 import forwardPyautoguiSystem from "./forward-pyautogui-system.ts";
 import forwardPyautoguiStep from "./forward-pyautogui-step.ts";
 
 /** Every prompt by name. */
 export const PROMPTS = {
   errorDetectorSystem,
+  errorDetectorSystemCautious,
   errorDetectorUser,
   recoveryStepSelector,
   recoverySystemPrefix,
@@ -34,9 +37,13 @@ export const PROMPTS = {
   agenticStateVerifier,
   perturbationInstruction,
   postRestorationTransition,
+  postRestorationTransitionDetailed,
   forwardPyautoguiSystem,
   forwardPyautoguiStep,
 } as const satisfies Record<string, PromptTemplate>;
 
 /** Every prompt, for listing (`id@version`) and for tests. */
 export const ALL_PROMPTS: readonly PromptTemplate[] = Object.values(PROMPTS);
+
+/** The transition strings after a restoration, by the `transition` option (src/episode.ts). */
+export const TRANSITION_PROMPTS = { short: postRestorationTransition, detailed: postRestorationTransitionDetailed } as const satisfies Record<string, PromptTemplate>;

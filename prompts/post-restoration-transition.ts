@@ -1,9 +1,10 @@
 /**
  * Post-restoration transition string.
- * Purpose: the short note the forward agent sees before its first decision after a recovery,
- *   telling it the environment was brought back to an earlier step and its history was cut to
- *   that point, so it re-reads the screen instead of assuming the state it remembers
- *   (the paper's "state tracking failure", Sec. 6.3). Paper App. B.2, "Post-recovery context".
+ * Purpose: the paper's "short transition string informing the agent that the environment has been
+ *   recovered", prepended before the next forward decision (App. B.2, "Post-recovery context";
+ *   `transition: "short"`, the default). It says only that: no advice on what to re-check, so the
+ *   agent's own state tracking is what is measured (Sec. 6.3). v1 carried extra instructions; they
+ *   are the `post-restoration.transition-detailed` variant now.
  * Used by: the `restore-context` node, which puts the rendered text in PolicyInput.notice; and
  *   adapters/langchain/recovery-middleware.ts, which injects it as a message.
  * Variables:
@@ -13,8 +14,8 @@ import { definePrompt } from "../src/prompt.ts";
 
 export default definePrompt({
   id: "post-restoration.transition",
-  version: "1",
+  version: "2",
   usedBy: "restore-context (graphs/), recoveryMiddleware (adapters/langchain/)",
   variables: ["step"],
-  template: `Note: the environment has been recovered. Some of your later actions went off track, so the desktop was returned to the state it had at step {{step}}, and those later actions were removed from your history. The current screenshot shows the recovered state. Look at it carefully before acting, do not assume anything you did after step {{step}} still holds, and continue the task from here.`,
+  template: `Note: the environment has been recovered to the state it had at step {{step}}.`,
 });

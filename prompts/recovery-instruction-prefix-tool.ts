@@ -9,7 +9,9 @@
  * Variables:
  *   target_step    - R, the step whose state must be restored;
  *   error_step     - E, the first step judged wrong;
- *   context_note   - one sentence describing what recovery context is given (history, summary, none);
+ *   context_note   - one sentence describing what recovery context is given (history, summary, none;
+ *                    adapters/llm/recoverer.ts). v2: the 0-E sentence says the history runs up to
+ *                    the current screen, as the 0-E context now does;
  *   steps_left     - recovery actions still allowed in this attempt;
  *   restored_token - the word that declares the target reached.
  */
@@ -17,7 +19,7 @@ import { definePrompt } from "../src/prompt.ts";
 
 export default definePrompt({
   id: "recovery.instruction-prefix.tool",
-  version: "1",
+  version: "2",
   usedBy: "recover (adapters/llm/recoverer.ts, computer-tool formats)",
   variables: ["target_step", "error_step", "context_note", "steps_left", "restored_token"],
   template: `Restore the desktop to the TARGET state: the state just before step {{target_step}} of the earlier run, shown in the TARGET screenshot. The run went wrong from step {{error_step}} on. {{context_note}}

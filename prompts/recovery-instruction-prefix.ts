@@ -6,7 +6,11 @@
  * Variables:
  *   target_step    - R, the step whose state must be restored;
  *   error_step     - E, the step judged to have gone wrong;
- *   context_note   - one sentence describing what recovery context is given (history, summary, none);
+ *   context_note   - one sentence describing what recovery context is given (history, summary, none;
+ *                    the sentences live in adapters/llm/recoverer.ts). v2: the 0-E sentence says
+ *                    the history runs up to the current screen (every step after the wrong one
+ *                    included), as the 0-E context now does; v1 said "up to and including the
+ *                    wrong step";
  *   steps_left     - recovery actions still allowed in this attempt;
  *   restored_token - the word that declares the target reached.
  */
@@ -14,7 +18,7 @@ import { definePrompt } from "../src/prompt.ts";
 
 export default definePrompt({
   id: "recovery.instruction-prefix",
-  version: "1",
+  version: "2",
   usedBy: "recover (adapters/llm/recoverer.ts)",
   variables: ["target_step", "error_step", "context_note", "steps_left", "restored_token"],
   template: `Restore the desktop to the TARGET state: the state just before step {{target_step}} of the earlier run, shown in the TARGET screenshot. The run went wrong from step {{error_step}} on. {{context_note}}

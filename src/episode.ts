@@ -15,6 +15,10 @@ import type { Evaluation } from "./task.ts";
 import type { Trajectory } from "./trajectory.ts";
 import type { ModelRole } from "./usage.ts";
 
+/** Transition strings after a restoration: the paper's short one, or retrace's detailed variant. */
+export const TRANSITION_STRINGS = ["short", "detailed"] as const;
+export type TransitionString = (typeof TRANSITION_STRINGS)[number];
+
 /** Options of one recovery-wrapped episode. Every field has a default (the paper's Appendix B.2). */
 export const RecoveryOptionsSchema = z
   .object({
@@ -36,8 +40,20 @@ export const RecoveryOptionsSchema = z
     settleMs: z.number().int().min(0).default(0),
     /** Replay attempts per restoration by action replay. @default 3 */
     replayRetries: z.number().int().min(1).default(3),
-    /** Minimum detector confidence that triggers a recovery. @default 0.5 */
-    minConfidence: z.number().min(0).max(1).default(0.5),
+    /**
+     * Minimum detector confidence that triggers a recovery. The paper gates nothing on confidence
+     * (App. B.2: every off-track verdict triggers), so the default is 0; retrace's gated variant is
+     * `minConfidence: 0.5` (the default before issue 19). @default 0
+     */
+    minConfidence: z.number().min(0).max(1).default(0),
+    /**
+     * The transition string shown before the first forward decision after a restoration:
+     * "short" = the paper's short note that the environment was recovered to step R
+     * (prompts/post-restoration-transition.ts, App. B.2); "detailed" = retrace's variant that also
+     * tells the agent not to assume anything it did after R still holds
+     * (prompts/post-restoration-transition-detailed.ts). @default "short"
+     */
+    transition: z.enum(TRANSITION_STRINGS).default("short"),
     /**
      * What a state verifier's abstention means when it is asked to confirm a restored state (a
      * recovery sub-agent's RESTORED claim, or a replay): "reject" = not confirmed (VeriCUA: abstain

@@ -25,7 +25,11 @@ export type RestorationMode = (typeof RESTORATION_MODES)[number];
 
 export interface RecoveryContext {
   kind: RecoveryContextKind;
-  /** Entries 0..E (inclusive) for "0-E", 0..R-1 for "0-R", empty for "none" and "contextualized". */
+  /**
+   * "0-E": every forward entry 0..t-1 held when the detector fired at step t (the history up to the
+   * erroneous state: the wrong step E and every step after it); "0-R": entries 0..R-1; empty for
+   * "none" and "contextualized".
+   */
   history: readonly HistoryEntry[];
   /** The summarizer's description of the target state and the transitions to it ("contextualized"). */
   summary?: string;

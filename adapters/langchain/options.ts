@@ -1,7 +1,7 @@
 /**
  * Options of {@link recoveryMiddleware}, validated with zod at the boundary. Numeric knobs use the
  * runtime's names and defaults (src/episode.ts): freezeWindow 5, maxRecoveryIterations 3,
- * recoveryStep "error-minus-1", minConfidence 0.5, seed 0.
+ * recoveryStep "error-minus-1", minConfidence 0 (the paper's: no confidence gate), transition "short", seed 0.
  */
 import { z } from "zod";
 import type { BaseMessage } from "@langchain/core/messages";
@@ -17,6 +17,7 @@ import type { RestorationMode } from "../../src/recovery.ts";
 import type { ModelUsage } from "../../src/usage.ts";
 import type { EpisodeEvents } from "../../src/runtime/events.ts";
 import { ConfigError } from "../../src/errors.ts";
+import { TRANSITION_STRINGS, type TransitionString } from "../../src/episode.ts";
 
 /** What the restore routine is asked to do: bring the environment back to the state before step R. */
 export interface RestoreRequest {
@@ -75,8 +76,10 @@ export interface RecoveryMiddlewareOptions {
   maxRecoveryIterations?: number;
   /** How R is chosen. @default "error-minus-1" */
   recoveryStep?: (typeof RECOVERY_STEP_STRATEGIES)[number];
-  /** Minimum detector confidence that triggers a recovery. @default 0.5 */
+  /** Minimum detector confidence that triggers a recovery (0 = the paper's: every off-track verdict triggers; retrace's gated variant: 0.5). @default 0 */
   minConfidence?: number;
+  /** The transition string after a restoration: "short" (the paper's) or "detailed" (retrace's variant; see src/episode.ts). @default "short" */
+  transition?: TransitionString;
   /** Seed for `error-random`. @default 0 */
   seed?: number;
   /** What the restore routine does, as reported in events ("model", "replay", "snapshot"). @default "model" */
@@ -109,7 +112,8 @@ export const RecoveryMiddlewareOptionsSchema = z
     freezeWindow: z.number().int().min(0).default(5),
     maxRecoveryIterations: z.number().int().min(0).default(3),
     recoveryStep: z.enum(RECOVERY_STEP_STRATEGIES).default("error-minus-1"),
-    minConfidence: z.number().min(0).max(1).default(0.5),
+    minConfidence: z.number().min(0).max(1).default(0),
+    transition: z.enum(TRANSITION_STRINGS).default("short"),
     seed: z.number().int().default(0),
     restoration: z.enum(["model", "replay", "snapshot"]).default("model"),
     detectorTimeoutMs: z.number().int().min(0).default(120_000),
@@ -119,7 +123,7 @@ export const RecoveryMiddlewareOptionsSchema = z
   .strict();
 
 /** Options with defaults resolved. */
-type Defaulted = "freezeWindow" | "maxRecoveryIterations" | "recoveryStep" | "minConfidence" | "seed" | "restoration" | "detectorTimeoutMs";
+type Defaulted = "freezeWindow" | "maxRecoveryIterations" | "recoveryStep" | "minConfidence" | "transition" | "seed" | "restoration" | "detectorTimeoutMs";
 export type ResolvedRecoveryMiddlewareOptions = Omit<RecoveryMiddlewareOptions, Defaulted> & Required<Pick<RecoveryMiddlewareOptions, Defaulted>>;
 
 /** Validate; a ConfigError names the first bad field. */

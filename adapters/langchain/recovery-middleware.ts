@@ -28,7 +28,7 @@ import { guardedDetect } from "../../src/runtime/detection.ts";
 import { addUsage, bump, emptyAccounting } from "../../src/runtime/accounting.ts";
 import type { EpisodeAccounting } from "../../src/episode.ts";
 import { createStepSelector, guardedSelect } from "../../src/selectors/index.ts";
-import postRestorationTransition from "../../prompts/post-restoration-transition.ts";
+import { TRANSITION_PROMPTS } from "../../prompts/index.ts";
 import { resolveOptions, type RecoveryMiddlewareOptions, type RestoreResult } from "./options.ts";
 import { defaultToActions, describeToolCalls, messagesBeforeStep, messageText, stepStarts } from "./steps.ts";
 
@@ -48,8 +48,8 @@ export interface RecoveryTrack extends FreezeState {
   prompts: string[];
 }
 
-/** `id@version` of the transition string. */
-export const MIDDLEWARE_TRANSITION_PROMPT = promptRef(postRestorationTransition);
+/** `id@version` of the default (the paper's short) transition string. */
+export const MIDDLEWARE_TRANSITION_PROMPT = promptRef(TRANSITION_PROMPTS.short);
 
 const TrackSchema = z.custom<RecoveryTrack>((v) => v === undefined || (typeof v === "object" && v !== null));
 
@@ -165,14 +165,15 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
       const restoredObs = result.observation ?? (await o.observe());
 
       const kept = messagesBeforeStep(messages, R);
-      const notice = renderPrompt(postRestorationTransition, { step: R });
+      const transition = TRANSITION_PROMPTS[o.transition];
+      const notice = renderPrompt(transition, { step: R });
       const noticeMessage = o.transitionMessage
         ? await o.transitionMessage({ text: notice, step: R, observation: restoredObs })
         : new HumanMessage({ content: notice });
       events.emit("truncate", { taskId: task.id, attempt, from: t, to: R, notice });
       track.history = track.history.slice(0, R);
       track.pending = restoredObs;
-      addPrompt(track, MIDDLEWARE_TRANSITION_PROMPT);
+      addPrompt(track, promptRef(transition));
       return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...kept, noticeMessage], retrace: track };
     },
   });

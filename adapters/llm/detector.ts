@@ -13,6 +13,7 @@ import { joinPromptRefs } from "./prompt-refs.ts";
 import { logger } from "../../src/logger.ts";
 import { callFields, imagesField, maxReasksField, parseOptions, requireModel } from "./options.ts";
 import errorDetectorSystem from "../../prompts/error-detector-system.ts";
+import errorDetectorSystemCautious from "../../prompts/error-detector-system-cautious.ts";
 import errorDetectorUser from "../../prompts/error-detector-user.ts";
 import { askForJson } from "./json-reply.ts";
 import { historyParts, screenshotPart } from "./history.ts";
@@ -49,9 +50,20 @@ export interface LlmErrorDetectorOptions {
   timeoutMs?: number;
   /** Name in records. @default "llm-detector" */
   name?: string;
+  /**
+   * What the judge is told to do when unsure: "neutral" = nothing (the default; the paper's detector
+   * is not told to lean either way), "cautious" = say on track (retrace's variant,
+   * prompts/error-detector-system-cautious.ts). @default "neutral"
+   */
+  stance?: DetectorStance;
 }
 
+/** Detector stances: see {@link LlmErrorDetectorOptions.stance}. */
+export const DETECTOR_STANCES = ["neutral", "cautious"] as const;
+export type DetectorStance = (typeof DETECTOR_STANCES)[number];
+
 const OptionsSchema = z.object({
+  stance: z.enum(DETECTOR_STANCES).default("neutral"),
   maxReasks: maxReasksField(),
   historyImages: imagesField(3),
   responseChars: z.number().int().min(0).default(0),
@@ -63,7 +75,8 @@ export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorD
   const { model, ...rest } = options;
   requireModel(model, "createLlmErrorDetector");
   const o = parseOptions(OptionsSchema, rest, "createLlmErrorDetector");
-  const prompt = joinPromptRefs(errorDetectorSystem, errorDetectorUser);
+  const system = o.stance === "cautious" ? errorDetectorSystemCautious : errorDetectorSystem;
+  const prompt = joinPromptRefs(system, errorDetectorUser);
   return {
     name: o.name,
     latency: "model",
@@ -86,7 +99,7 @@ export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorD
         timeoutMs: o.timeoutMs,
         signal: input.signal,
         messages: [
-          { role: "system", content: renderPrompt(errorDetectorSystem, {}) },
+          { role: "system", content: renderPrompt(system, {}) },
           {
             role: "user",
             content: [

@@ -74,7 +74,7 @@ const OptionsSchema = z
   .strict();
 
 const CONTEXT_NOTES: Record<RecoveryInput["context"]["kind"], (n: number) => string> = {
-  "0-E": (n) => `Below is the earlier run's history up to and including the wrong step (${n} step(s)), so you can see what changed after the TARGET state.`,
+  "0-E": (n) => `Below is the earlier run's history up to the current screen (${n} step(s): the wrong step and every step after it included), so you can see what changed after the TARGET state.`,
   "0-R": (n) => `Below is the earlier run's history up to the TARGET state (${n} step(s)), so you can see how the TARGET state came about.`,
   none: () => "No history of the earlier run is given; rely on the TARGET screenshot.",
   contextualized: () => "Below is a briefing describing the TARGET state and how it came about, including changes a screenshot cannot show.",

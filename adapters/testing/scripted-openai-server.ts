@@ -86,8 +86,15 @@ export interface ScriptedOpenAIServerOptions {
    * The script is not consulted when this is given. @default none
    */
   responder?: (request: RecordedRequest) => ScriptStep | undefined;
-  /** Status of `GET /v1/models` (the endpoint preflight); 200 lists `model`. @default 200 */
-  modelsStatus?: number;
+  /**
+   * Status of `GET /v1/models` (the endpoint preflight); 200 lists `model`. A list gives the status
+   * of each request in turn, the last one repeating (e.g. `[429, 429, 200]`). @default 200
+   */
+  modelsStatus?: number | number[];
+  /** With an error status on `GET /v1/models`: send `retry-after-ms` (and `retry-after` in whole seconds). @default none */
+  modelsRetryAfterMs?: number;
+  /** With an error status on `GET /v1/models`: the error body's `code` (e.g. "insufficient_quota"). @default none */
+  modelsErrorCode?: string;
 }
 
 /** A running scripted server. */
@@ -134,9 +141,14 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
     const raw = await readBody(req);
     const path = (req.url ?? "").split("?")[0];
     if (req.method === "GET" && path.endsWith("/models")) {
+      const statuses = options.modelsStatus ?? 200;
+      const status = Array.isArray(statuses) ? (statuses[Math.min(modelListCalls, statuses.length - 1)] ?? 200) : statuses;
       modelListCalls++;
-      const status = options.modelsStatus ?? 200;
-      return status === 200 ? sendJson(res, 200, { object: "list", data: [{ id: defaultModel, object: "model", owned_by: "scripted" }] }) : sendJson(res, status, { error: { message: `scripted error ${status}`, type: "server_error" } });
+      if (status === 200) return sendJson(res, 200, { object: "list", data: [{ id: defaultModel, object: "model", owned_by: "scripted" }] });
+      const wait = options.modelsRetryAfterMs;
+      const headers: Record<string, string> = wait !== undefined ? { "retry-after-ms": String(wait), "retry-after": String(Math.ceil(wait / 1000)) } : {};
+      const type = status === 429 ? "rate_limit_error" : "server_error";
+      return sendJson(res, status, { error: { message: `scripted error ${status}`, type, ...(options.modelsErrorCode ? { code: options.modelsErrorCode } : {}) } }, headers);
     }
     const endpoint = ENDPOINTS.find(([suffix]) => path.endsWith(suffix))?.[1] ?? "unknown";
     let body: any = undefined;

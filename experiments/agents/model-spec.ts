@@ -61,6 +61,8 @@ export const ModelAgentSpecSchema = z
     timeoutMs: z.number().int().min(1).max(3_600_000).default(DEFAULT_MODEL_TIMEOUT_MS),
     /** Retries of 429/5xx/timeouts. @default 2 */
     maxRetries: z.number().int().min(0).max(10).default(DEFAULT_MODEL_RETRIES),
+    /** detector only: "neutral" (the paper's) or "cautious" (retrace's "when unsure, say on track"). @default "neutral" */
+    stance: z.enum(["neutral", "cautious"]).optional(),
     /** USD per million tokens by model name (`"gpt-4o*"` = prefix). @default none (cost 0) */
     prices: z.record(z.string(), price).optional(),
   })
@@ -83,6 +85,7 @@ export function modelRoleProblem(role: AgentRole, spec: ModelAgentSpec): { field
   const backend = backendOf(spec);
   if (backend === "langchain" && !spec.module) return { field: "module", message: "backend langchain needs module: the path of a file exporting a LangChain chat model or a factory (resolved against the current directory)" };
   if (backend !== "langchain" && (spec.module !== undefined || spec.export !== undefined)) return { field: spec.module !== undefined ? "module" : "export", message: "module/export are only read with backend: langchain" };
+  if (spec.stance !== undefined && role !== "detector") return { field: "stance", message: "stance is a detector option (neutral | cautious); remove it from this role" };
   const chat = backend === "openai" || backend === "langchain";
   if (role === "forward" || role === "recovery" || role === "perturber") {
     if ((spec.format === "pyautogui" || spec.format === "uitars") && !chat)

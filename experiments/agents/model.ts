@@ -47,7 +47,7 @@ export function createModelAgent<R extends AgentRole>(role: R, spec: ModelAgentS
   let agent: AgentOf[AgentRole];
   switch (role) {
     case "detector":
-      agent = createLlmErrorDetector({ model, ...images, ...call });
+      agent = createLlmErrorDetector({ model, ...images, ...call, ...opt("stance", spec.stance) });
       break;
     case "selector":
       agent = createLlmStepSelector({ model, ...images, ...call });

@@ -5,7 +5,7 @@
  * - `sweep`: any recovery option over a list of values, alone or as a grid, crossed with the retry cap.
  */
 import { z } from "zod";
-import { RecoveryOptionsSchema } from "../../src/episode.ts";
+import { RecoveryOptionsSchema, type RecoveryOptions } from "../../src/episode.ts";
 import { RECOVERY_STEP_STRATEGIES } from "../../src/selector.ts";
 import { DRAWS_MODES } from "../../adapters/models/draws.ts";
 
@@ -65,6 +65,15 @@ export const SeedsSchema = z.union([
   z.object({ count: z.number().int().min(1).max(MAX_SEEDS, `at most ${MAX_SEEDS} seeds per run; split a bigger study into several runs`), start: z.number().int().default(0) }).strict(),
 ]);
 
+/**
+ * Per-pair recovery options: only the fields written (no defaults filled in, or they would
+ * override the config's `options`); `settleMs` and the retry cap are not per pair.
+ */
+const pairOptionsShape = RecoveryOptionsSchema.omit({ settleMs: true, maxRecoveryIterations: true }).shape;
+const PairOptionsPatch = z
+  .object(Object.fromEntries(Object.entries(pairOptionsShape).map(([k, v]) => [k, (v as unknown as z.ZodDefault<z.ZodType>).removeDefault().optional()])))
+  .strict() as unknown as z.ZodType<Partial<Omit<RecoveryOptions, "settleMs" | "maxRecoveryIterations">>>;
+
 /** A forward policy plus the components that recover it. */
 export const PairSpecSchema = z
   .object({
@@ -81,6 +90,13 @@ export const PairSpecSchema = z
     verifier: AgentSpecSchema.optional(),
     /** Run this pair's no-recovery baseline (when the config asks for baselines). Pairs sharing a forward policy need only one. @default true */
     baseline: z.boolean().default(true),
+    /**
+     * Recovery options of this pair's conditions, over the config's `options`:
+     * how retrace's variants (e.g. `minConfidence: 0.5`, `transition: detailed`) run beside the
+     * paper's defaults in one run. `settleMs` stays per config (it is recorded per run) and the retry
+     * cap per condition. @default none
+     */
+    options: PairOptionsPatch.optional(),
   })
   .strict();
 export type PairSpec = z.output<typeof PairSpecSchema>;

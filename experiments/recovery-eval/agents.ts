@@ -107,7 +107,8 @@ export function createEvalAgents(options: EvalAgentsOptions): EvalAgents {
       return metered(createLlmPerturbationPolicy({ agent: formatSpec(spec, "perturber", draws), budget, ...call(spec) }), "perturber", spec);
     },
     recoverer(spec, draws) {
-      return metered(createLlmRecoveryPolicy({ agent: formatSpec(spec, "recoverer", draws), ...call(spec) }), "recoverer", spec);
+      // historyImages = screenshots of the recovery context's history (formatSpec's copy is the recoverer's own steps, which it overrides)
+      return metered(createLlmRecoveryPolicy({ agent: formatSpec(spec, "recoverer", draws), ...(spec.historyImages !== undefined && { historyImages: spec.historyImages }), ...call(spec) }), "recoverer", spec);
     },
     summarizer(spec) {
       return createLlmSummarizer({ model: chatModelFor(spec, "summarizer", ctx), ...(spec.historyImages !== undefined && { historyImages: spec.historyImages }), ...call(spec) });

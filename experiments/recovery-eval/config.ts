@@ -6,6 +6,7 @@
  * plus the summarizer for "contextualized"). Every field is validated up front; the error names
  * its path (`recovery-eval.yaml.eval.recoverers.0.agent.temperature: ...`).
  */
+import { SAMPLE_SELECTIONS } from "../../src/eval/summary.ts";
 import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -94,6 +95,11 @@ export const RecoveryEvalConfigSchema = z
         summarizer: EvalAgentSpecSchema.optional(),
         /** The LLM-judge baseline of `eval-recovery --agreement --labels` (a model; paper Table 1). */
         judge: EvalAgentSpecSchema.optional(),
+        /**
+         * Which runs the table counts: "common" = only samples judged in every variant and budget
+         * (the paper's, App. A.2, "Recovery Verification"), "per-row" = each row its own judged runs. @default "common"
+         */
+        samples: z.enum(SAMPLE_SELECTIONS).default("common"),
       })
       .strict()
       .prefault({}),

@@ -269,7 +269,7 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
     const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, budgets, check: configuredCheck(config, agents), rationale: options.rationale, onProgress: options.onProgress, stop: budget.stop });
     const simulated = runs.some((r) => r.simulated) || ds.manifest.simulated;
     const label = simulated ? ds.manifest.simulatedLabel || "simulated: SimDesk agents" : "";
-    const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, budgets });
+    const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, budgets, samples: config.eval.samples });
     const usage = usageFile(agents.usage(), simulated, budget.reason());
     writeFileSync(join(out, "runs.jsonl"), runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : ""));
     writeFileSync(join(out, "recovery-eval.json"), JSON.stringify(report, null, 2) + "\n");

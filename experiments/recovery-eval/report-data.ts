@@ -7,7 +7,7 @@
 import type { Proportion } from "../../src/metrics/wilson.ts";
 import type { RecoveryDatasetManifest } from "../../src/dataset/types.ts";
 import type { RecoveryRun } from "../../src/eval/run.ts";
-import { oracleAgreement, recoveryTable, type OracleAgreement } from "../../src/eval/summary.ts";
+import { oracleAgreement, recoveryTable, type OracleAgreement, type SampleSelection } from "../../src/eval/summary.ts";
 
 /** Banner text for simulated results. */
 export const SIMULATED_RECOVERY_NOTE = "SIMULATED: these numbers come from seeded simulated policies on SimDesk, not from models.";
@@ -37,7 +37,7 @@ export interface RecoveryTableJsonRow {
   similarityIntent: number;
   similarityIntentCi: string;
   meanSteps: number;
-  /** Runs not judged (reconstruction failed, environment error). */
+  /** Runs not counted: not judged (reconstruction failed, environment error) or, with samples "common", of a sample another variant could not judge. */
   excluded: number;
 }
 
@@ -61,6 +61,9 @@ export interface RecoveryEvalReport {
   dataset: string;
   datasetVersion: string;
   samples: number;
+  /** Which runs the table counts: "common" (samples judged in every variant, the paper's) or "per-row"; with a note. Absent in reports written before it existed (those were per-row). */
+  sampleSelection?: SampleSelection;
+  sampleSelectionNote?: string;
   budgets: string;
   threshold: number;
   /** How rationales were compared with the ground-truth recovery instruction, and the intent threshold. */
@@ -73,6 +76,12 @@ export interface RecoveryEvalReport {
   datasetStages: RecoveryDatasetManifest["stages"];
 }
 
+/** What each sample selection means, for the report. */
+export const SAMPLE_SELECTION_NOTES: Record<SampleSelection, string> = {
+  common: "Every row counts only the samples judged in every variant and budget at its distance (the paper's selection, App. A.2, Recovery Verification); `excluded` counts the rest.",
+  "per-row": "Each row counts its own judged runs (samples: per-row); rows of one distance may count different samples.",
+};
+
 /** "rate [lo, hi] (n=..)" for a proportion with its Wilson interval. */
 export function ci(p: Proportion): string {
   return `${p.rate.toFixed(3)} [${p.lo.toFixed(3)}, ${p.hi.toFixed(3)}] (n=${p.n})`;
@@ -84,8 +93,9 @@ export function kappaCi(a: Pick<OracleAgreement, "kappa" | "kappaCi">): string {
 }
 
 /** Build `recovery-eval.json` from the runs. */
-export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manifest: RecoveryDatasetManifest; dataset: string; label: string; budgets: readonly number[]; threshold?: number }): RecoveryEvalReport {
-  const rows = recoveryTable(input.runs);
+export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manifest: RecoveryDatasetManifest; dataset: string; label: string; budgets: readonly number[]; threshold?: number; samples?: SampleSelection }): RecoveryEvalReport {
+  const sampleSelection = input.samples ?? "common";
+  const rows = recoveryTable(input.runs, { samples: sampleSelection });
   const table: RecoveryTableJsonRow[] = rows.map((r) => ({
     policy: r.policyKind, variant: r.variant, context: r.context, r: r.budget, d: r.distance, n: r.n,
     success: r.success.rate, successCi: ci(r.success), successLo: r.success.lo, successHi: r.success.hi,
@@ -104,7 +114,7 @@ export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manife
   const simulated = input.runs.some((r) => r.simulated) || input.manifest.simulated;
   return {
     kind: "recovery-eval", simulated, note: simulated ? SIMULATED_RECOVERY_NOTE : "", label: input.label, dataset: input.dataset, datasetVersion: input.manifest.version,
-    samples: input.manifest.samples, budgets: input.budgets.join(","), threshold: input.threshold ?? 0.99, rationaleMethod: rationaleMethod(input.runs), table, implicitVsExplicit,
+    samples: input.manifest.samples, sampleSelection, sampleSelectionNote: SAMPLE_SELECTION_NOTES[sampleSelection], budgets: input.budgets.join(","), threshold: input.threshold ?? 0.99, rationaleMethod: rationaleMethod(input.runs), table, implicitVsExplicit,
     trajectoryStages: [
       { stage: "rollouts", count: t.rollouts }, { stage: "successful", count: t.successful }, { stage: "well-formed", count: t.wellFormed },
       { stage: "transition-consistent (N replays)", count: t.transitionConsistent }, { stage: "retention (consistent / well-formed, %)", count: Math.round(input.manifest.retention * 1000) / 10 },

@@ -50,10 +50,11 @@ export function endToEndConditions(config: EndToEndConfig): Condition[] {
   const out: Condition[] = [];
   const options = commonOptions(config);
   for (const pair of config.pairs) {
+    const own = { ...options, ...pair.options };
     if (config.baseline && pair.baseline)
-      out.push({ id: `${pair.name}.no-recovery`, pair, recovery: false, options: { ...options, maxRecoveryIterations: 0 }, params: { pair: pair.name, maxRecoveryIterations: 0 } });
+      out.push({ id: `${pair.name}.no-recovery`, pair, recovery: false, options: { ...own, maxRecoveryIterations: 0 }, params: { pair: pair.name, maxRecoveryIterations: 0 } });
     for (const cap of config.maxRecoveryIterations)
-      out.push({ id: `${pair.name}.max-rec-${cap}`, pair, recovery: true, options: { ...options, maxRecoveryIterations: cap }, params: { pair: pair.name, maxRecoveryIterations: cap } });
+      out.push({ id: `${pair.name}.max-rec-${cap}`, pair, recovery: true, options: { ...own, maxRecoveryIterations: cap }, params: { pair: pair.name, maxRecoveryIterations: cap } });
   }
   assertUnique(out);
   return out;
@@ -77,7 +78,7 @@ export function sweepConditions(config: SweepConfig): Condition[] {
     settings = names.flatMap((name) => params[name].map((v) => ({ [name]: v })));
   }
   const out: Condition[] = [];
-  const options = commonOptions(config);
+  const options = { ...commonOptions(config), ...config.pair.options };
   if (config.baseline) out.push({ id: "no-recovery", pair: config.pair, recovery: false, options: { ...options, maxRecoveryIterations: 0 }, params: { maxRecoveryIterations: 0 } });
   for (const setting of settings)
     for (const cap of config.retryCap) {

@@ -1,6 +1,6 @@
 /** The distinct model endpoints of a config (for the preflight), with the config fields that use each. */
 import { runtimeSettings } from "../../src/settings.ts";
-import { backendOf, type ModelAgentSpec } from "../agents/model-spec.ts";
+import { backendOf, DEFAULT_MODEL_RETRIES, type ModelAgentSpec } from "../agents/model-spec.ts";
 import { apiKeyOf, type ModelCallSettings } from "../agents/model-client.ts";
 import type { Endpoint } from "../agents/preflight.ts";
 import { loadLangChainChatModel } from "../agents/langchain-module.ts";
@@ -23,6 +23,8 @@ export function configEndpoints(config: ExperimentConfig, calls?: ModelCallSetti
     const key = `${backend === "anthropic" ? "anthropic" : "openai"} ${baseUrl} ${apiKey ?? ""}`;
     const e = byKey.get(key) ?? { baseUrl, backend, apiKey, users: [] };
     e.users.push(a.path.replace(/^config\./, ""));
+    // the preflight retries as often as the most patient call to this endpoint
+    e.maxRetries = Math.max(e.maxRetries ?? 0, spec.maxRetries ?? DEFAULT_MODEL_RETRIES);
     byKey.set(key, e);
   }
   return [...byKey.values()];

@@ -7,18 +7,24 @@
  */
 import { promptRef, renderPrompt } from "../../src/prompt.ts";
 import { truncateHistory } from "../../src/runtime/history.ts";
-import transition from "../../prompts/post-restoration-transition.ts";
+import { TRANSITION_PROMPTS } from "../../prompts/index.ts";
+import type { TransitionString } from "../../src/episode.ts";
 import type { RuntimeContext } from "../context.ts";
 import { currentStateHash } from "../env-step.ts";
 import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
 
-/** `id@version` of the transition string, recorded in results. */
-export const TRANSITION_PROMPT = promptRef(transition);
+/** `id@version` of the default (the paper's short) transition string, recorded in results. */
+export const TRANSITION_PROMPT = promptRef(TRANSITION_PROMPTS.short);
+
+/** `id@version` of the transition string of `kind` (option `transition`). */
+export function transitionPromptRef(kind: TransitionString = "short"): string {
+  return promptRef(TRANSITION_PROMPTS[kind]);
+}
 
 /** The transition string shown before the first forward decision after restoring to step R. */
-export function transitionNotice(recoveryStep: number): string {
-  return renderPrompt(transition, { step: recoveryStep });
+export function transitionNotice(recoveryStep: number, kind: TransitionString = "short"): string {
+  return renderPrompt(TRANSITION_PROMPTS[kind], { step: recoveryStep });
 }
 
 /** The notice for guided recovery (no restoration, history kept, the policy is told which step went wrong). */
@@ -36,7 +42,8 @@ export async function restoreContext(state: GraphState, ctx: RuntimeContext): Pr
     return { pending: null, notice: guidedNotice(pending.errorStep, pending.detection.reason) };
   }
   const from = state.history.length;
-  const notice = transitionNotice(recoveryStep);
+  const notice = transitionNotice(recoveryStep, ctx.options.transition);
+  const ref = transitionPromptRef(ctx.options.transition);
   const hash = currentStateHash(ctx);
   ctx.events.emit("truncate", { taskId: state.task.id, attempt: pending.attempt, from, to: recoveryStep, notice });
   return {
@@ -45,7 +52,7 @@ export async function restoreContext(state: GraphState, ctx: RuntimeContext): Pr
     history: { cut: truncateHistory(state.history, recoveryStep).length },
     stateHashes: hash ? { cut: recoveryStep, push: [hash] } : { cut: 0 },
     snapshots: { cut: recoveryStep + 1 },
-    events: { push: [{ afterSeq: state.steps.length - 1, kind: "truncate", detail: { attempt: pending.attempt, from, to: recoveryStep, restored: pending.restored ?? false, notice: TRANSITION_PROMPT } }] },
-    prompts: withPrompts(state.prompts, TRANSITION_PROMPT),
+    events: { push: [{ afterSeq: state.steps.length - 1, kind: "truncate", detail: { attempt: pending.attempt, from, to: recoveryStep, restored: pending.restored ?? false, notice: ref } }] },
+    prompts: withPrompts(state.prompts, ref),
   };
 }

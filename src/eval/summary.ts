@@ -15,8 +15,9 @@ export interface RecoveryTableRow {
   context: RecoveryContextKind;
   budget: number;
   distance: number;
-  /** Judged runs (reconstruction failures and environment errors are excluded and counted). */
+  /** Runs counted: judged ones (of samples judged in every variant, with `samples: "common"`). */
   n: number;
+  /** Runs left out: not judged (reconstruction failure, environment or policy error) or, with `samples: "common"`, of a sample some other variant could not judge. */
   excluded: number;
   /** R = R_TC AND R_O. */
   success: Proportion;
@@ -32,8 +33,49 @@ export interface RecoveryTableRow {
   meanSteps: number;
 }
 
-/** Group runs by (variant, r, d) in first-seen order and compute the table. */
-export function recoveryTable(runs: readonly RecoveryRun[]): RecoveryTableRow[] {
+/**
+ * Which runs a recovery table counts:
+ * - "common" (the paper's, App. A.2 "Recovery Verification": "we exclusively sample tasks that
+ *   are consistently executable across all variants"): only samples judged in every variant and
+ *   budget run at their distance, so every row of a distance counts the same samples;
+ * - "per-row": each row counts its own judged runs (a sample that failed to reconstruct for one
+ *   variant still counts in the others; rows then compare different sample sets).
+ */
+export const SAMPLE_SELECTIONS = ["common", "per-row"] as const;
+export type SampleSelection = (typeof SAMPLE_SELECTIONS)[number];
+
+/**
+ * The samples judged in every (variant, budget) seen at their distance: a sample with a run that
+ * was not judged, or with no run at all for some variant or budget, is left out.
+ */
+export function commonSamples(runs: readonly RecoveryRun[]): Set<string> {
+  const cellsByDistance = new Map<number, Set<string>>();
+  const judgedBySample = new Map<string, { distance: number; cells: Set<string>; failed: boolean }>();
+  for (const r of runs) {
+    const cell = `${r.variant}\u0000${r.budget}`;
+    let cells = cellsByDistance.get(r.distance);
+    if (!cells) cellsByDistance.set(r.distance, (cells = new Set()));
+    cells.add(cell);
+    const key = `${r.distance}\u0000${r.sampleId}`;
+    let s = judgedBySample.get(key);
+    if (!s) judgedBySample.set(key, (s = { distance: r.distance, cells: new Set(), failed: false }));
+    if (r.status === "judged" && r.verdict) s.cells.add(cell);
+    else s.failed = true;
+  }
+  const out = new Set<string>();
+  for (const [key, s] of judgedBySample) {
+    if (!s.failed && s.cells.size === cellsByDistance.get(s.distance)!.size) out.add(key);
+  }
+  return out;
+}
+
+/**
+ * Group runs by (variant, r, d) in first-seen order and compute the table. `samples` chooses the
+ * runs counted (see {@link SAMPLE_SELECTIONS}); `excluded` counts a row's runs left out.
+ */
+export function recoveryTable(runs: readonly RecoveryRun[], options: { samples?: SampleSelection } = {}): RecoveryTableRow[] {
+  const common = (options.samples ?? "common") === "common" ? commonSamples(runs) : undefined;
+  const counted = (r: RecoveryRun) => r.status === "judged" && !!r.verdict && (!common || common.has(`${r.distance}\u0000${r.sampleId}`));
   const groups = new Map<string, RecoveryRun[]>();
   for (const r of runs) {
     const key = `${r.variant}\u0000${r.budget}\u0000${r.distance}`;
@@ -42,7 +84,7 @@ export function recoveryTable(runs: readonly RecoveryRun[]): RecoveryTableRow[] 
     else groups.set(key, [r]);
   }
   return [...groups.values()].map((g) => {
-    const judged = g.filter((r) => r.status === "judged" && r.verdict);
+    const judged = g.filter(counted);
     const withIntent = judged.filter((r) => r.intent.intent !== null);
     return {
       variant: g[0].variant, policyKind: g[0].policyKind, context: g[0].context, budget: g[0].budget, distance: g[0].distance,

@@ -15,15 +15,23 @@ export function truncateHistory(history: readonly HistoryEntry[], recoveryStep: 
 }
 
 /**
- * The history the recovery sub-agent is shown: entries 0..E (inclusive: the wrong action a_E and
- * the observation it acted on) for "0-E", 0..R-1 for "0-R", none for "none" and "contextualized"
- * (which gets a summary instead). 0-E includes the erroneous step as in the paper's recovery
- * evaluation (App. A.2), so the sub-agent sees what went wrong, not only what came before it.
+ * The history the recovery sub-agent is shown, from the forward history 0..t-1 held when the
+ * detector fired at step t:
+ * - "0-E": every entry 0..t-1, i.e. the history up to the erroneous state (the current screen).
+ *   That is the paper's definition (App. A.2, "the observation-action history up to the error
+ *   state") and the one retrace's recovery evaluation uses (src/eval/episode.ts historyToError):
+ *   the wrong action a_E *and* every action after it, which are the actions the sub-agent must
+ *   undo. `errorStep` E only names the blamed step; it does not cut this context.
+ * - "0-R": entries 0..R-1 (ending at the target observation o_R, which is shown anyway).
+ * - "none" and "contextualized" (which gets a summary instead): no entries.
  */
 export function recoveryContextHistory(kind: RecoveryContextKind, history: readonly HistoryEntry[], errorStep: number, recoveryStep: number): HistoryEntry[] {
   switch (kind) {
     case "0-E":
-      return history.slice(0, Math.min(errorStep + 1, history.length));
+      if (!Number.isInteger(errorStep) || errorStep < 0 || errorStep >= Math.max(1, history.length)) {
+        throw new RangeError(`recoveryContextHistory: error step ${errorStep} is outside the history 0..${history.length - 1}`);
+      }
+      return history.slice();
     case "0-R":
       return history.slice(0, Math.min(recoveryStep, history.length));
     case "none":

@@ -104,7 +104,7 @@ describe("the model-backed end-to-end preset on SimDesk", () => {
       const [, recovery] = lines(out);
       expect(recovery).toMatchObject({ condition: "model.max-rec-1", simulated: false, success: true, recoveryAttempts: 1, recoverySteps: 1 });
       expect(recovery.models!.recoverer).toMatchObject({ calls: 2, errors: 0 });
-      expect(recovery.prompts.join(" ")).toContain(format === "uitars" ? "recovery.system-prefix@1+recovery.instruction-prefix@1+forward.uitars" : "recovery.system-prefix.tool@1");
+      expect(recovery.prompts.join(" ")).toContain(format === "uitars" ? "recovery.system-prefix@1+recovery.instruction-prefix@2+forward.uitars" : "recovery.system-prefix.tool@1");
     }, 120_000);
 
   it("refuses a model agent without a model name, and a bad URL, before anything is written", async () => {

@@ -63,6 +63,31 @@ describe("recovery graph on ToyDesk", () => {
     expect(afterRecovery.every((tick) => tick >= 6 + F)).toBe(true);
   });
 
+  it("shows the paper's short transition string by default and retrace's detailed one when asked", async () => {
+    const short = setup({ slipTicks: [3] });
+    await run(short, { freezeWindow: 0 });
+    expect(short.policy.inputs.find((i) => i.notice)!.notice).toBe("Note: the environment has been recovered to the state it had at step 2.");
+    const detailed = setup({ slipTicks: [3] });
+    const r = await run(detailed, { freezeWindow: 0, transition: "detailed" });
+    const notice = detailed.policy.inputs.find((i) => i.notice)!.notice!;
+    expect(notice).toBe(transitionNotice(2, "detailed"));
+    expect(notice).toMatch(/do not assume anything you did after step 2 still holds/);
+    expect(r.prompts).toContain("post-restoration.transition-detailed@1");
+    expect(r.prompts).not.toContain("post-restoration.transition@2");
+  });
+
+  it("has no confidence gate by default (the paper's); minConfidence 0.5 is retrace's gated variant", async () => {
+    const unsure = (inner: ErrorDetector): ErrorDetector => ({ name: "unsure", detect: async (i) => ({ ...(await inner.detect(i)), confidence: 0.3 }) });
+    const paper = setup({ slipTicks: [3] });
+    paper.components.detector = unsure(createToyDetector());
+    expect((await run(paper, { freezeWindow: 0 })).accounting.recoveryAttempts).toBe(1);
+    const gated = setup({ slipTicks: [3] });
+    gated.components.detector = unsure(createToyDetector());
+    const r = await run(gated, { freezeWindow: 0, minConfidence: 0.5 });
+    expect(r.accounting.recoveryAttempts).toBe(0);
+    expect(r.accounting.detectorCalls).toBeGreaterThan(0);
+  });
+
   it("after restoration the next proposal sees exactly the truncated history plus the transition string", async () => {
     const s = setup({ slipTicks: [3] });
     const r = await run(s, { freezeWindow: 0 });
@@ -77,7 +102,7 @@ describe("recovery graph on ToyDesk", () => {
     expect(next.observation.screenshot).toBe(atDetection.history[2].observation.screenshot);
     // the notice is shown once
     expect(s.policy.inputs.filter((i) => i.notice).length).toBe(1);
-    expect(r.prompts).toContain("post-restoration.transition@1");
+    expect(r.prompts).toContain("post-restoration.transition@2");
     const kinds = r.trajectory.events.map((e) => e.kind);
     expect(kinds).toEqual(["reset", "recovery-start", "recovery-end", "truncate"]);
   });
@@ -317,7 +342,7 @@ describe("recovery graph on ToyDesk", () => {
     expect(first.context.kind).toBe("0-R");
     expect(first.context.history.length).toBe(2);
     expect(first.budget).toEqual({ used: 0, max: 10 });
-    // 0-E holds the erroneous step itself: entries 0..E inclusive
+    // 0-E holds the history up to the erroneous state (0..t-1), the erroneous step E included
     const s0 = setup({ slipTicks: [3] });
     await run(s0, { freezeWindow: 0, recoveryContext: "0-E" });
     expect(s0.recoverer.inputs[0].errorStep).toBe(3);

@@ -94,7 +94,7 @@ describe("recoveryMiddleware on SimDesk with LLM detector and recoverer over HTT
     expect(targets).toHaveLength(1);
     expect(targets[0].stateId).toBe(observations[R - 1].stateId);
     expect(rec.server.requests[0].images[0].sha256).toBe(targets[0].screenshot);
-    expect(requestText(rec.server.requests[0].body)).toContain("history up to and including the wrong step (3 step(s))"); // 0-E = entries 0..E
+    expect(requestText(rec.server.requests[0].body)).toContain("history up to the current screen (3 step(s)"); // 0-E = entries 0..t-1 (here t-1 = E)
     // Transition consistency: redoing step R from the restored state reproduces s_{R+1} of the original run.
     expect(env.semanticHash(observations[E + 1].stateId!)).toBe(env.semanticHash(observations[R].stateId!));
     expect(env.semanticHash(observations[E].stateId!)).not.toBe(env.semanticHash(observations[R].stateId!));
@@ -102,7 +102,7 @@ describe("recoveryMiddleware on SimDesk with LLM detector and recoverer over HTT
     const track = (result as unknown as { retrace: RecoveryTrack }).retrace;
     expect(track.accounting).toMatchObject({ detectorCalls: 3, recoveryAttempts: 1, recoverySteps: 1, frozenSkipped: 5, forwardSteps: forward.length });
     expect(track.accounting.models.recoverer?.calls).toBe(2);
-    expect(track.prompts).toContain("recovery.system-prefix@1+recovery.instruction-prefix@1+forward.pyautogui.system@1+forward.pyautogui.step@1");
+    expect(track.prompts).toContain("recovery.system-prefix@1+recovery.instruction-prefix@2+forward.pyautogui.system@1+forward.pyautogui.step@1");
     det.server.verify();
     rec.server.verify();
   });

@@ -21,6 +21,20 @@ async function setup(script: Parameters<typeof scriptedModel>[1], opts: { timeou
 }
 
 describe("createLlmErrorDetector over HTTP", () => {
+  it.each([
+    [undefined, "error-detector.system@2", false],
+    ["neutral", "error-detector.system@2", false],
+    ["cautious", "error-detector.system-cautious@1", true],
+  ] as const)("stance %s sends %s (the 'when unsure, say on track' line: %s)", async (stance, system, cautious) => {
+    const { model, input } = await setup([{ text: '{"off_track": false, "error_step": null, "reason": "fine", "confidence": 0.4}' }]);
+    const d = await createLlmErrorDetector({ model, ...(stance ? { stance } : {}) }).detect(input);
+    expect(d.prompt).toBe(`${system}+error-detector.user@1`);
+    const text = requestText(server!.requests[0].body);
+    expect(text.includes("When you are unsure, say the agent is on track")).toBe(cautious);
+    expect(text).toContain("name the FIRST step whose action started the trouble");
+    server!.verify();
+  });
+
   it("reports the erroneous step from a valid JSON reply and records usage with the prompt id@version", async () => {
     const { model, input, observation, history } = await setup([
       { text: '```json\n{"off_track": true, "error_step": 2, "reason": "opened the wrong file", "confidence": 0.8}\n```', usage: { inputTokens: 900, outputTokens: 30 } },
@@ -29,7 +43,7 @@ describe("createLlmErrorDetector over HTTP", () => {
     const d = await detector.detect(input);
     expect(d).toMatchObject({ isError: true, errorStep: 2, reason: "opened the wrong file", confidence: 0.8 });
     expect(d.failure).toBeUndefined();
-    expect(d.prompt).toBe("error-detector.system@1+error-detector.user@1");
+    expect(d.prompt).toBe("error-detector.system@2+error-detector.user@1");
     expect(d.usage).toEqual([expect.objectContaining({ role: "detector", prompt: d.prompt, inputTokens: 900, outputTokens: 30, model: "scripted-vlm" })]);
     // Server side: 2 history screenshots + the current one, current last; JSON mode asked for.
     const req = server!.requests[0];

@@ -32,7 +32,7 @@ describe("LLM components on a LangChain chat model", () => {
     const d = await createLlmErrorDetector({ model, historyImages: 1 }).detect({ task, history, observation, step: 3, tick: 3, blobs });
     expect(d).toMatchObject({ isError: true, errorStep: 1, confidence: 0.7 });
     expect(d.usage).toHaveLength(2);
-    expect(d.usage!.every((u) => u.role === "detector" && u.prompt === "error-detector.system@1+error-detector.user@1" && u.model === "scripted-lc")).toBe(true);
+    expect(d.usage!.every((u) => u.role === "detector" && u.prompt === "error-detector.system@2+error-detector.user@1" && u.model === "scripted-lc")).toBe(true);
     expect(server.requests[0].images.map((i) => i.sha256)).toEqual([history[2].observation.screenshot, observation.screenshot]);
 
     const s = await createLlmStepSelector({ model }).select({ task, history, errorStep: 1, detection: d, instanceKey: "t/0", seed: 0, blobs });

@@ -117,7 +117,7 @@ describe.each<Format>(["uitars", "openai-cua", "anthropic"])("LLM recoverer in t
     expect(d0.failure).toBeUndefined();
     expect(d0.restored).toBeFalsy();
     expect(d0.actions).toEqual([expect.objectContaining({ type: "CLICK", ...a.expectClick })]);
-    const prompt = toolPrefix ? "recovery.system-prefix.tool@1+recovery.instruction-prefix.tool@1" : "recovery.system-prefix@1+recovery.instruction-prefix@1+forward.uitars.computer@1";
+    const prompt = toolPrefix ? "recovery.system-prefix.tool@1+recovery.instruction-prefix.tool@2" : "recovery.system-prefix@1+recovery.instruction-prefix@2+forward.uitars.computer@1";
     expect(d0.usage).toEqual([expect.objectContaining({ role: "recoverer", prompt })]);
 
     const r0 = server!.requests[0];
@@ -125,7 +125,7 @@ describe.each<Format>(["uitars", "openai-cua", "anthropic"])("LLM recoverer in t
     expect(system.startsWith("RECOVERY MODE.")).toBe(true);
     if (format === "anthropic") expect(system).toContain("through the computer tool"); // the forward system prompt follows the prefix
     expect(text).toContain("Restore the desktop to the TARGET state: the state just before step 2");
-    expect(text).toContain("up to and including the wrong step (4 step(s))");
+    expect(text).toContain("up to the current screen (4 step(s)");
     expect(text).toContain(task.instruction);
     // the TARGET screenshot is the first image; the current screenshot is the last
     expect(r0.images[0].sha256).toBe(s.history[2].observation.screenshot);

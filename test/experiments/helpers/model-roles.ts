@@ -103,11 +103,13 @@ export async function ablationQueues(taskId = "files-rename-draft"): Promise<Rec
 }
 
 /** A server answering each role from its queue; the detector says "on track" once its queue is empty. */
-export async function startRoleServer(queues: Record<ScriptRole, ScriptStep[]>, options: { model?: string } = {}): Promise<ScriptedOpenAIServer & { byRole: Record<ScriptRole, number> }> {
+export async function startRoleServer(queues: Record<ScriptRole, ScriptStep[]>, options: { model?: string; modelsStatus?: number[]; modelsRetryAfterMs?: number } = {}): Promise<ScriptedOpenAIServer & { byRole: Record<ScriptRole, number> }> {
   const q = Object.fromEntries(Object.entries(queues).map(([k, v]) => [k, [...v]])) as Record<ScriptRole, ScriptStep[]>;
   const byRole: Record<ScriptRole, number> = { forward: 0, detector: 0, selector: 0, summarizer: 0, recoverer: 0 };
   const server = await startScriptedOpenAIServer({
     model: options.model,
+    modelsStatus: options.modelsStatus,
+    modelsRetryAfterMs: options.modelsRetryAfterMs,
     responder(r) {
       const role = roleOf(r);
       byRole[role]++;

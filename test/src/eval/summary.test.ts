@@ -82,12 +82,33 @@ describe("oracleAgreement", () => {
 });
 
 describe("recoveryTable", () => {
+  it("keeps only samples judged in every variant and budget by default (the paper's), each row its own with samples: per-row", () => {
+    const at = (sampleId: string, variant: string, budget: number, extra: Partial<RecoveryRun> = {}) => run(true, true, true, { sampleId, variant, budget, ...extra });
+    const runs = [
+      at("a", "implicit", 3), at("a", "explicit", 3), at("a", "implicit", 10), at("a", "explicit", 10),
+      // b could not be judged for the explicit variant at r = 10 (the environment failed)
+      at("b", "implicit", 3), at("b", "explicit", 3), at("b", "implicit", 10), at("b", "explicit", 10, { status: "env-error", verdict: undefined }),
+      // c never ran the explicit variant at r = 3 (missing), d is judged everywhere but at another distance
+      at("c", "implicit", 3), at("c", "implicit", 10), at("c", "explicit", 10),
+      at("d", "implicit", 3, { distance: 5 }),
+    ];
+    const common = new Map(recoveryTable(runs).map((r) => [`${r.variant}/${r.budget}/${r.distance}`, r]));
+    expect([...common.values()].map((r) => [r.variant, r.budget, r.distance, r.n, r.excluded])).toEqual([
+      ["implicit", 3, 1, 1, 2], ["explicit", 3, 1, 1, 1], ["implicit", 10, 1, 1, 2], ["explicit", 10, 1, 1, 2], ["implicit", 3, 5, 1, 0],
+    ]);
+    expect(recoveryTable(runs, { samples: "common" })).toEqual([...common.values()]);
+    const perRow = recoveryTable(runs, { samples: "per-row" });
+    expect(perRow.map((r) => [r.variant, r.budget, r.distance, r.n, r.excluded])).toEqual([
+      ["implicit", 3, 1, 3, 0], ["explicit", 3, 1, 2, 0], ["implicit", 10, 1, 3, 0], ["explicit", 10, 1, 2, 1], ["implicit", 3, 5, 1, 0],
+    ]);
+  });
+
   it("groups by variant, budget and distance with Wilson intervals and excluded counts", () => {
     const runs = [
       run(true, true, true), run(true, false, false), run(false, false, false, { intent: { judged: 1, restorative: 0, intent: false } }),
       run(true, true, true, { budget: 10 }), run(true, true, true, { status: "env-error", verdict: undefined }),
     ];
-    const t = recoveryTable(runs);
+    const t = recoveryTable(runs, { samples: "per-row" });
     expect(t).toHaveLength(2);
     expect(t[0]).toMatchObject({ variant: "v", budget: 3, distance: 1, n: 3, excluded: 1 });
     expect(t[0].success.successes).toBe(1);

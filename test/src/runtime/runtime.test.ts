@@ -15,7 +15,7 @@ const history = [0, 1, 2, 3, 4].map(entry);
 describe("resolveRecoveryOptions", () => {
   it("fills the paper's defaults", () => {
     const o = resolveRecoveryOptions();
-    expect(o).toMatchObject({ maxForwardSteps: 50, freezeWindow: 5, recoveryBudget: 10, maxRecoveryIterations: 3, recoveryStep: "error-minus-1", restoration: "model" });
+    expect(o).toMatchObject({ maxForwardSteps: 50, freezeWindow: 5, recoveryBudget: 10, maxRecoveryIterations: 3, recoveryStep: "error-minus-1", restoration: "model", minConfidence: 0, transition: "short", recoveryContext: "0-E" });
   });
   it.each([
     [{ recoveryBudget: 0 }, "recoveryBudget: must be >= 1"],
@@ -60,10 +60,13 @@ describe("history", () => {
     expect(truncateHistory(history, 0)).toEqual([]);
     expect(() => truncateHistory(history, 6)).toThrow(RangeError);
   });
-  it("builds recovery contexts 0-E (entries 0..E inclusive), 0-R, none, contextualized", () => {
-    expect(recoveryContextHistory("0-E", history, 3, 1).map((h) => h.step)).toEqual([0, 1, 2, 3]);
-    expect(recoveryContextHistory("0-E", history, 0, 0).map((h) => h.step)).toEqual([0]);
+  it("builds recovery contexts 0-E (every entry up to the erroneous state, 0..t-1), 0-R, none, contextualized", () => {
+    // the detector fired at t = 5 (history 0..4): 0-E holds the steps after E as well
+    expect(recoveryContextHistory("0-E", history, 1, 0).map((h) => h.step)).toEqual([0, 1, 2, 3, 4]);
+    expect(recoveryContextHistory("0-E", history, 0, 0).map((h) => h.step)).toEqual([0, 1, 2, 3, 4]);
     expect(recoveryContextHistory("0-E", history, 4, 2).map((h) => h.step)).toEqual([0, 1, 2, 3, 4]);
+    expect(recoveryContextHistory("0-E", history.slice(0, 3), 1, 0).map((h) => h.step)).toEqual([0, 1, 2]);
+    expect(() => recoveryContextHistory("0-E", history, 5, 0)).toThrow(RangeError);
     expect(recoveryContextHistory("0-R", history, 3, 1).map((h) => h.step)).toEqual([0]);
     expect(recoveryContextHistory("none", history, 3, 1)).toEqual([]);
     expect(recoveryContextHistory("contextualized", history, 3, 1)).toEqual([]);

@@ -1,0 +1,75 @@
+/**
+ * The model presets are the paper's setting by default (50 forward steps, no confidence gate, the
+ * neutral detector, the short transition string, every screenshot of a summarized or 0-E history),
+ * and end-to-end-variants.yaml runs retrace's variants beside it in one run.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { describe, expect, it } from "vitest";
+import { loadExperimentConfig } from "../../../experiments/config/load.ts";
+import { checkConfigAgents, fillConfigModels } from "../../../experiments/config/agents.ts";
+import { endToEndConditions } from "../../../experiments/runner/conditions.ts";
+import type { EndToEndConfig } from "../../../experiments/config/schema.ts";
+import { resolveRecoveryOptions } from "../../../src/runtime/options.ts";
+
+const preset = (name: string) => new URL(`../../../experiments/configs/models/${name}.yaml`, import.meta.url).pathname;
+const filled = (name: string) => fillConfigModels(loadExperimentConfig(preset(name)), { baseUrl: "http://127.0.0.1:8000/v1", model: "qwen" });
+
+describe("the paper presets", () => {
+  it("end-to-end.yaml resolves to the paper's protocol", () => {
+    const config = filled("end-to-end") as EndToEndConfig;
+    expect(() => checkConfigAgents(config, "simdesk")).not.toThrow();
+    const conditions = endToEndConditions(config);
+    expect(conditions.map((c) => c.id)).toEqual(["model.no-recovery", "model.max-rec-1", "model.max-rec-3", "model.max-rec-5"]);
+    for (const c of conditions) {
+      expect(resolveRecoveryOptions(c.options)).toMatchObject({ maxForwardSteps: 50, minConfidence: 0, transition: "short", recoveryBudget: 10, freezeWindow: 5, recoveryStep: "llm", recoveryContext: "contextualized" });
+    }
+    const pair = config.pairs[0];
+    expect(pair.detector).toMatchObject({ kind: "model", stance: "neutral" });
+    expect(pair.summarizer).toMatchObject({ historyImages: 50 });
+    expect(pair.recovery).toMatchObject({ historyImages: 50 });
+  });
+
+  it("ideal-recovery.yaml runs 50 forward steps", () => {
+    const config = filled("ideal-recovery");
+    expect(resolveRecoveryOptions(config.options)).toMatchObject({ maxForwardSteps: 50, minConfidence: 0 });
+  });
+
+  it("recovery-eval.yaml shows the recoverer and the summarizer every screenshot of their history", () => {
+    const raw = parseYaml(readFileSync(preset("recovery-eval"), "utf8")) as { eval: { recoverers: Array<{ agent: { historyImages?: number } }>; summarizer: { historyImages?: number } } };
+    expect(raw.eval.recoverers.every((r) => r.agent.historyImages === 50)).toBe(true);
+    expect(raw.eval.summarizer.historyImages).toBe(50);
+  });
+
+  it("end-to-end-variants.yaml runs retrace's variants beside the paper's defaults, one baseline for both", () => {
+    const config = filled("end-to-end-variants") as EndToEndConfig;
+    expect(() => checkConfigAgents(config, "simdesk")).not.toThrow();
+    const conditions = endToEndConditions(config);
+    expect(conditions.map((c) => c.id)).toEqual(["paper.no-recovery", "paper.max-rec-1", "paper.max-rec-3", "paper.max-rec-5", "retrace.max-rec-1", "retrace.max-rec-3", "retrace.max-rec-5"]);
+    const options = (id: string) => resolveRecoveryOptions(conditions.find((c) => c.id === id)!.options);
+    expect(options("paper.max-rec-3")).toMatchObject({ minConfidence: 0, transition: "short", maxForwardSteps: 50, maxRecoveryIterations: 3 });
+    expect(options("retrace.max-rec-3")).toMatchObject({ minConfidence: 0.5, transition: "detailed", maxForwardSteps: 50, maxRecoveryIterations: 3 });
+    // a pair's options override only what they name: the config's options hold for the rest
+    for (const c of conditions) expect(resolveRecoveryOptions(c.options)).toMatchObject({ recoveryStep: "llm", recoveryContext: "contextualized", detection: "sequential", recoveryBudget: 10 });
+    expect(config.pairs[1].options).toEqual({ minConfidence: 0.5, transition: "detailed" });
+    expect(config.pairs.map((p) => (p.detector as { stance?: string }).stance)).toEqual(["neutral", "cautious"]);
+  });
+
+  it("rejects a stance outside the detector, and pair options that belong to the config or the condition", () => {
+    const dir = mkdtempSync(join(tmpdir(), "retrace-presets-"));
+    const base = parseYaml(readFileSync(preset("end-to-end"), "utf8")) as Record<string, any>;
+    const write = (patch: (c: Record<string, any>) => void) => {
+      const c = structuredClone(base);
+      patch(c);
+      const file = join(dir, `c${Math.random().toString(36).slice(2)}.json`);
+      writeFileSync(file, JSON.stringify(c));
+      return file;
+    };
+    const stanceOnForward = fillConfigModels(loadExperimentConfig(write((c) => (c.pairs[0].forward.stance = "cautious"))), { baseUrl: "http://127.0.0.1:8000/v1", model: "q" });
+    expect(() => checkConfigAgents(stanceOnForward, "simdesk")).toThrow(/forward\.stance: stance is a detector option/);
+    expect(() => loadExperimentConfig(write((c) => (c.pairs[0].options = { settleMs: 5 })))).toThrow(/settleMs/);
+    expect(() => loadExperimentConfig(write((c) => (c.pairs[0].options = { transition: "long" })))).toThrow(/transition/);
+  });
+});
