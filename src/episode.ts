@@ -102,6 +102,11 @@ export interface EpisodeAccounting {
   /** Speculative proposals (overlapped detection) thrown away because the detector fired. */
   discardedProposals?: number;
   /**
+   * Action replays that did not reproduce the saved state (a desync: the check after the replayed
+   * prefix failed, and the replay was retried from reset or given up). Absent = none.
+   */
+  replayDesyncs?: number;
+  /**
    * Detector cascade counters (only with a cascade detector): how often each gate opened, how
    * often the expensive detector was asked (`asked`), and how often a gate fired on its own.
    */
