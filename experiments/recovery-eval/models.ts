@@ -199,7 +199,7 @@ export async function buildConfiguredDataset(options: ConfiguredRunOptions): Pro
     const forward = forwardFactory(d.forward, agents, config.seed);
     const perturbSpec = d.perturber;
     const build = await buildRecoveryDataset({
-      env, blobs, tasks, seed: config.seed, check: configuredCheck(config, agents), settleMs: configSettle(config).settleMs,
+      env, blobs, tasks, seed: config.seed, check: configuredCheck(config, agents), settleMs: recoveryEvalSettle(config).settleMs,
       forwardPolicy: ({ task, rollout }) => note(forward(task, String(rollout))),
       perturbationPolicy: ({ rollout, targetStep, distance }) =>
         note(perturbSpec.kind === "model" ? agents.perturber(perturbSpec, distance) : createSimPerturbationPolicy({ groundTruth: env as SimDesk, seed: `${config.seed}/${rollout}/${targetStep}/${distance}` })),
@@ -210,7 +210,7 @@ export async function buildConfiguredDataset(options: ConfiguredRunOptions): Pro
     const manifest = saveRecoveryDataset({
       dir: out, build, tasks, blobs, simulatedLabel: describeSimulated(...seen.values()),
       config: {
-        env: config.env.kind, width: config.env.width, height: config.env.height, noise: false, noiseSeed: 0, verify: d.verify, name: config.name, settleSource: configSettle(config).source,
+        env: config.env.kind, width: config.env.width, height: config.env.height, noise: false, noiseSeed: 0, verify: d.verify, name: config.name, settleSource: recoveryEvalSettle(config).source,
         agents: { forward: redactSpec(d.forward), perturber: redactSpec(d.perturber), ...(d.verifier && { verifier: redactSpec(d.verifier) }) },
         tasks: tasks.map((t) => t.id),
         ...(skipped.length > 0 && { skipped }),
@@ -236,8 +236,8 @@ function configuredCheck(config: RecoveryEvalConfig, agents: EvalAgents): StateC
   return createStateCheck({ method: config.dataset.verify, verifier: v ? agents.verifier(v) : undefined });
 }
 
-/** The config's settle wait: `settleMs` when given, else the environment's default (osworld 10 s). */
-function configSettle(config: RecoveryEvalConfig): SettleChoice {
+/** A recovery-eval config's settle wait (every path of the build and the evaluation): `settleMs` when given, else the environment's default (osworld 10 s). */
+export function recoveryEvalSettle(config: Pick<RecoveryEvalConfig, "env" | "settleMs">): SettleChoice {
   return settleFor(config.env.kind, config.settleMs);
 }
 
@@ -269,7 +269,7 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
     const variants = configuredVariants(config, agents, env);
     const budgets = config.eval.budgets;
     const budget = costStop(options, agents);
-    const settle = configSettle(config);
+    const settle = recoveryEvalSettle(config);
     const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, budgets, check: configuredCheck(config, agents), settleMs: settle.settleMs, rationale: options.rationale, onProgress: options.onProgress, stop: budget.stop });
     const simulated = runs.some((r) => r.simulated) || ds.manifest.simulated;
     const label = simulated ? ds.manifest.simulatedLabel || "simulated: SimDesk agents" : "";
