@@ -7,6 +7,7 @@ import type { BlobStore } from "../src/blob-store.ts";
 import type { EnvironmentSnapshot } from "../src/environment.ts";
 import { describeError } from "../src/errors.ts";
 import type { Observation } from "../src/observation.ts";
+import { settleAfterStep } from "../src/settle.ts";
 import type { RuntimeContext } from "./context.ts";
 
 /** The outcome of executing one step's actions. */
@@ -41,10 +42,7 @@ export async function executeActions(ctx: RuntimeContext, actions: readonly Acti
       observation = outcome.observation;
       info = { ...info, ...outcome.info };
     }
-    if (executed.length > 0 && ctx.options.settleMs > 0) {
-      await new Promise((r) => setTimeout(r, ctx.options.settleMs));
-      observation = await env.observe();
-    }
+    observation = await settleAfterStep(env, executed.length, ctx.options.settleMs, observation);
   } catch (err) {
     return { observation, info, executed, terminal, envMs: performance.now() - started, envError: describeError(err) };
   }

@@ -36,7 +36,7 @@ export const RecoveryOptionsSchema = z
     maxRecoveryIterations: z.number().int().min(0).default(3),
     /** What the recovery sub-agent is shown besides the target observation. @default "0-E" */
     recoveryContext: z.enum(RECOVERY_CONTEXTS).default("0-E"),
-    /** Wait after each action before observing, in ms. @default 0 */
+    /** Wait after each executed step (its actions) before observing, in ms, on forward, recovery and replay steps alike (src/settle.ts). @default 0 */
     settleMs: z.number().int().min(0).default(0),
     /** Replay attempts per restoration by action replay. @default 3 */
     replayRetries: z.number().int().min(1).default(3),
@@ -117,6 +117,11 @@ export interface EpisodeAccounting {
   policyFailures: number;
   /** Speculative proposals (overlapped detection) thrown away because the detector fired. */
   discardedProposals?: number;
+  /**
+   * Action replays that did not reproduce the saved state (a desync: the check after the replayed
+   * prefix failed, and the replay was retried from reset or given up). Absent = none.
+   */
+  replayDesyncs?: number;
   /**
    * Detector cascade counters (only with a cascade detector): how often each gate opened, how
    * often the expensive detector was asked (`asked`), and how often a gate fired on its own.

@@ -49,6 +49,19 @@ export class EnvironmentError extends RetraceError {
   }
 }
 
+/**
+ * An action replay never reproduced the saved state within its attempts (paper App. B.1: replay
+ * is retried up to three times, then the instance is excluded). Not retryable: the attempts are
+ * spent; `desyncs` is how many replays failed their check.
+ */
+export class ReplayDesyncError extends EnvironmentError {
+  readonly desyncs: number;
+  constructor(message: string, options: { desyncs: number; cause?: unknown }) {
+    super(message, { cause: options.cause, retryable: false });
+    this.desyncs = options.desyncs;
+  }
+}
+
 /** A hard budget (steps, tokens, recovery attempts) was exceeded where the caller asked for an error. */
 export class BudgetExhaustedError extends RetraceError {}
 

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { hostname } from "node:os";
 import { join, relative, sep } from "node:path";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import { EnvironmentError, StepTimeoutError, describeError } from "../../src/errors.ts";
+import { EnvironmentError, ReplayDesyncError, StepTimeoutError, describeError } from "../../src/errors.ts";
 import { logger } from "../../src/logger.ts";
 import { sha256Hex, stableStringify } from "../../src/hash.ts";
 import { startEpisodeWorker, type EpisodeJobData, type EpisodeWorkerHandle } from "../../adapters/queue/bullmq/episode-queue.ts";
@@ -197,6 +197,7 @@ function jobRunner(data: EpisodeJobData, slot: Slot, store: PgRunStore, attempt:
       const { ctx } = req;
       const tries = attempt.envFailures + 1;
       let message: string;
+      let spent: { desyncs?: number } | undefined;
       const { tasks: _t, sample: _s, limit: _l, ...envShape } = ctx.envSpec;
       const envKey = stableStringify(envShape);
       if (slot.rec && slot.envKey !== envKey) {
@@ -214,16 +215,18 @@ function jobRunner(data: EpisodeJobData, slot: Slot, store: PgRunStore, attempt:
       } catch (err) {
         if (!(err instanceof EnvironmentError || err instanceof StepTimeoutError)) throw err;
         message = describeError(err);
+        // Not retryable (e.g. a replay that spent its desync retries): record it now.
+        if (err instanceof EnvironmentError && !err.retryable) spent = { ...(err instanceof ReplayDesyncError && { desyncs: err.desyncs }) };
       }
       // An environment error: drop the environment; BullMQ retries with backoff while attempts remain.
       const env = slot.rec?.env;
       slot.rec = undefined;
       await env?.close().catch(() => {});
-      if (!attempt.lastAttempt) {
+      if (!attempt.lastAttempt && !spent) {
         await attempt.markEnvFailure();
         throw new EnvironmentError(`${data.key}: ${message}`);
       }
-      throw new EpisodeDone(envErrorLine(ctx.experiment, job, tries, message), 0);
+      throw new EpisodeDone({ ...envErrorLine(ctx.experiment, job, tries, message), ...(spent?.desyncs && { replayDesyncs: spent.desyncs }) }, 0);
     },
   };
 }

@@ -3,13 +3,24 @@
  * memos included, plus action-prefix replay. The ideal-recovery experiment (Appendix B.1) needs
  * both: standard rollouts to find failures, and continuations that resume the forward policy
  * from a past state rebuilt by replaying the saved prefix.
+ *
+ * Every executed step (replayed or forward) waits `settleMs` before its observation
+ * (src/settle.ts). The replayed prefix is checked against the saved o_R with the runtime's own
+ * replay comparison: ground truth where the runtime has it (`sameState`), else SSIM >= 0.99
+ * (src/replay/state-check.ts) plus the probe reports when both observations carry one; never byte
+ * equality. A desync retries from reset up to `replayRetries` attempts; each one is counted
+ * (`accounting.replayDesyncs`), and a replay that never reproduces o_R throws a ReplayDesyncError
+ * (not retried by the runner: the instance is excluded, as in the paper).
  */
-import { isTerminal } from "../../src/action.ts";
+import { isTerminal, terminalOf } from "../../src/action.ts";
 import type { BlobStore } from "../../src/blob-store.ts";
 import type { EpisodeAccounting, EpisodeResult, StopReason } from "../../src/episode.ts";
 import type { Environment } from "../../src/environment.ts";
-import { EnvironmentError, describeError } from "../../src/errors.ts";
+import { EnvironmentError, ReplayDesyncError, describeError } from "../../src/errors.ts";
 import type { Observation } from "../../src/observation.ts";
+import { createProbeVerifier } from "../../src/probes/verifier.ts";
+import { screensMatch } from "../../src/replay/state-check.ts";
+import { settleAfterStep } from "../../src/settle.ts";
 import type { ForwardPolicy, HistoryEntry } from "../../src/policy.ts";
 import type { Task } from "../../src/task.ts";
 import type { StepRecord, Trajectory, TrajectoryEvent } from "../../src/trajectory.ts";
@@ -32,12 +43,29 @@ export interface RollForwardOptions {
   maxForwardSteps?: number;
   /** Saved history to replay first (entries 0..R-1); empty = start from the initial state. */
   prefix?: readonly HistoryEntry[];
-  /** Replay attempts before giving up with an EnvironmentError. @default 3 */
+  /** Replay attempts before giving up with a ReplayDesyncError. @default 3 */
   replayRetries?: number;
-  /** Equality of two observations' true states; defaults to equal screenshots. */
-  sameState?: (a: Observation, b: Observation) => boolean;
+  /** Ground-truth equality of two observations' states (SimDesk); without it, {@link replayMatches}. */
+  sameState?: (a: Observation, b: Observation) => boolean | Promise<boolean>;
   /** The observation the prefix should end in (o_R of the saved run), checked after replay. */
   expected?: Observation;
+  /** Wait after each executed step before observing (src/settle.ts). @default 0 */
+  settleMs?: number;
+}
+
+/**
+ * Whether a replayed state reproduces the saved one on an environment without ground truth:
+ * SSIM >= 0.99 between the screenshots and, when both observations carry probe reports, no probe
+ * item differing (an abstaining probe comparison leaves the decision to SSIM).
+ */
+export async function replayMatches(current: Observation, expected: Observation, blobs: BlobStore, env?: Environment): Promise<{ match: boolean; reason: string }> {
+  const screen = await screensMatch(current, expected, blobs);
+  if (!screen.match) return { match: false, reason: `SSIM ${screen.ssim.toFixed(4)} < 0.99` };
+  if (current.probe && expected.probe) {
+    const v = await createProbeVerifier().verify({ target: expected, current, blobs, env });
+    if (v.verdict === "mismatch") return { match: false, reason: `probes differ: ${v.reason}` };
+  }
+  return { match: true, reason: `SSIM ${screen.ssim.toFixed(4)} >= 0.99` };
 }
 
 /** Reset, replay the prefix (verified), then run the forward policy until it stops. */
@@ -60,31 +88,53 @@ export async function rollForward(o: RollForwardOptions): Promise<ForwardRun> {
     }
   };
 
+  const settle = o.settleMs ?? 0;
+  /** Execute a step's actions (terminal ones are not sent), then settle once. */
+  const execute = async (actions: HistoryEntry["actions"], from: Observation) => {
+    let obs = from;
+    let executed = 0;
+    let info: Record<string, unknown> = {};
+    for (const action of actions) {
+      if (isTerminal(action)) break;
+      const out = await timed(() => o.env.step(action));
+      obs = out.observation;
+      info = { ...info, ...out.info };
+      executed++;
+    }
+    obs = await timed(() => settleAfterStep(o.env, executed, settle, obs));
+    return { observation: obs, info };
+  };
+  const same = async (a: Observation, b: Observation) =>
+    o.sameState ? { match: await o.sameState(a, b), reason: "ground-truth state differs" } : replayMatches(a, b, o.blobs, o.env);
+
   let observation!: Observation;
   let history: HistoryEntry[] = [];
   const tries = Math.max(1, o.replayRetries ?? 3);
+  let desyncs = 0;
+  // Every attempt's replayed steps stay in the trajectory (tagged with their try), as in the runtime's replay.
   for (let attempt = 1; ; attempt++) {
-    steps.length = 0;
     observation = await timed(() => o.env.reset(o.task));
     history = [];
     for (const entry of prefix) {
       history.push({ ...entry, observation });
       const before = observation;
-      for (const action of entry.actions) observation = (await timed(() => o.env.step(action))).observation;
-      steps.push({ seq: steps.length, role: "replay", step: entry.step, actions: entry.actions, before: before.screenshot, after: observation.screenshot });
+      observation = (await execute(entry.actions, observation)).observation;
+      steps.push({ seq: steps.length, role: "replay", step: entry.step, actions: entry.actions, before: before.screenshot, after: observation.screenshot, ...(tries > 1 ? { info: { try: attempt } } : {}) });
       acc.replaySteps++;
     }
-    const same = o.sameState ?? ((a: Observation, b: Observation) => a.screenshot === b.screenshot);
-    if (!o.expected || prefix.length === 0 || same(observation, o.expected)) break;
-    if (attempt >= tries) throw new EnvironmentError(`action replay of ${prefix.length} steps did not reproduce the saved state after ${tries} attempts`);
+    if (!o.expected || prefix.length === 0) break;
+    const check = await same(observation, o.expected);
+    if (check.match) break;
+    desyncs++;
+    events.push({ afterSeq: steps.length - 1, kind: "reset", detail: { reason: "replay desync", try: attempt, check: check.reason } });
+    if (attempt >= tries) throw new ReplayDesyncError(`action replay of ${prefix.length} steps did not reproduce the saved state after ${tries} attempts (${check.reason})`, { desyncs });
   }
-  if (prefix.length > 0) events.push({ afterSeq: steps.length - 1, kind: "truncate", detail: { recoveryStep: prefix.length, via: "replay" } });
-
+  if (prefix.length > 0 && o.expected) acc.replayDesyncs = desyncs;
   let stopReason: StopReason = "max-steps";
   const usage = { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0, costUsd: 0 };
   while (history.length < maxSteps) {
     const t = history.length;
-    const decision = await o.policy.propose({ task: { id: o.task.id, instruction: o.task.instruction }, history, observation, step: t, tick: steps.length, blobs: o.blobs });
+    const decision = await o.policy.propose({ task: { id: o.task.id, instruction: o.task.instruction }, history, observation, step: t, tick: prefix.length + acc.forwardSteps, blobs: o.blobs });
     for (const u of decision.usage ?? []) {
       usage.calls++;
       usage.inputTokens += u.inputTokens;
@@ -93,12 +143,9 @@ export async function rollForward(o: RollForwardOptions): Promise<ForwardRun> {
       usage.costUsd += u.costUsd ?? 0;
     }
     const before = observation;
-    let info: Record<string, unknown> = {};
-    for (const action of decision.actions) {
-      const out = await timed(() => o.env.step(action));
-      observation = out.observation;
-      info = { ...info, ...out.info };
-    }
+    const ran = await execute(decision.actions, observation);
+    observation = ran.observation;
+    const info = ran.info;
     steps.push({
       seq: steps.length, role: "forward", step: t, actions: decision.actions,
       ...(decision.response !== undefined ? { response: decision.response } : {}),
@@ -116,7 +163,7 @@ export async function rollForward(o: RollForwardOptions): Promise<ForwardRun> {
     }
   }
   if (usage.calls > 0) acc.models.policy = usage;
-  const evaluation = await timed(() => o.env.evaluate());
+  const evaluation = await timed(() => o.env.evaluate({ terminal: terminalOf(history.map((h) => h.actions)) }));
   acc.wallMs = Date.now() - t0;
   const trajectory: Trajectory = { taskId: o.task.id, steps, events, result: evaluation };
   const simulated = o.policy.simulated === true;

@@ -17,6 +17,7 @@ import type { IdealRecoveryConfig } from "../config/schema.ts";
 import { expandJobs, resolveSeeds, type EpisodeJob } from "../runner/conditions.ts";
 import type { RunContext } from "../runner/context.ts";
 import { finishEpisode } from "../runner/episode.ts";
+import { resolveSettleMs } from "../runner/settle.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import { rollForward } from "./forward-loop.ts";
 import { annotate, readPlan, selectorConditionLabel, STRATEGY_LABELS, strategyLabels, writePlan, type PlanInstance, type RunPlan } from "./plan.ts";
@@ -42,6 +43,8 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
   const maxSteps = config.options.maxForwardSteps ?? 50;
   const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls };
   const sameState = runtime.sameState;
+  // The paper's post-action settle window on every step of every phase (forward, prefix replay, continuation).
+  const settleMs = resolveSettleMs(config).settleMs;
 
   // Phase 1: forward rollouts.
   const forwardJobs = expandJobs([FORWARD_CONDITION], tasks.map((t) => t.id), seeds);
@@ -50,7 +53,7 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
     const meter = new ModelMeter(settings.calls?.ledger);
     const draws = drawScopeFor(config.draws, { seed: job.seed, task: job.task, condition: job.condition });
     const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env, blobs: ctx.blobs, meter, calls: settings.calls, draws });
-    const run = await rollForward({ env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps });
+    const run = await rollForward({ env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps, settleMs });
     const dir = pathInside(settings.out, [job.condition, job.task, String(job.seed)], `episode ${job.key}`);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "history.json"), redactText(JSON.stringify({ history: run.history, final: run.final })) + "\n");
@@ -120,7 +123,7 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
     const prefix = job.instance.history.slice(0, R);
     const expected = R < job.instance.history.length ? job.instance.history[R].observation : job.instance.final;
     const run = await rollForward({
-      env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps, prefix, expected,
+      env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps, prefix, expected, settleMs,
       replayRetries: config.options.replayRetries ?? 3, ...(sameState ? { sameState: (a, b) => sameState(rec.env, a, b) } : {}),
     });
     return finishEpisode(job, task, run.result, rec, deps, { phase: "continuation", strategy: job.strategy, errorStep: job.instance.errorStep, recoveryStep: R, k: job.k }, [job.condition, job.task, `${job.seed}-k${job.k}`], meter);

@@ -68,6 +68,11 @@ export const RecoveryEvalConfigSchema = z
     name: z.string().min(1),
     env: EnvSchema.prefault({}),
     seed: z.number().int().default(0),
+    /**
+     * Wait after each executed step before observing, in ms, on every path of the dataset build and
+     * the evaluation (experiments/runner/settle.ts). @default the environment's (osworld 10000, others 0)
+     */
+    settleMs: z.number().int().min(0).max(600_000).optional(),
     dataset: z
       .object({
         forward: EvalAgentSpecSchema,

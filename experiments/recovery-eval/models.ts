@@ -39,6 +39,7 @@ import type { EvalAgentSpec, RecoveryEvalConfig } from "./config.ts";
 import { copySampleStates, createEvalSimDesk, simSummarizer } from "./simdesk.ts";
 import { recoveryEvalReport, type RecoveryEvalReport } from "./report-data.ts";
 import { openOsworldEvalEnv, osworldEvalBridge, osworldEvalTasks } from "./osworld.ts";
+import { settleFor, type SettleChoice } from "../runner/settle.ts";
 
 /** Cache and process settings shared by both commands. */
 export interface ConfiguredRunOptions {
@@ -201,7 +202,7 @@ export async function buildConfiguredDataset(options: ConfiguredRunOptions): Pro
     const forward = forwardFactory(d.forward, agents, config.seed, "rollout");
     const perturbSpec = d.perturber;
     const build = await buildRecoveryDataset({
-      env, blobs, tasks, seed: config.seed, check: configuredCheck(config, agents),
+      env, blobs, tasks, seed: config.seed, check: configuredCheck(config, agents), settleMs: recoveryEvalSettle(config).settleMs,
       forwardPolicy: ({ task, rollout }) => note(forward(task, String(rollout))),
       perturbationPolicy: ({ task, rollout, targetStep, distance }) =>
         note(perturbSpec.kind === "model" ? agents.perturber(perturbSpec, distance, new DrawScope({ seed: config.seed, task: task.id, condition: `perturb/${rollout}/${targetStep}/${distance}` })) : createSimPerturbationPolicy({ groundTruth: env as SimDesk, seed: `${config.seed}/${rollout}/${targetStep}/${distance}` })),
@@ -212,7 +213,7 @@ export async function buildConfiguredDataset(options: ConfiguredRunOptions): Pro
     const manifest = saveRecoveryDataset({
       dir: out, build, tasks, blobs, simulatedLabel: describeSimulated(...seen.values()),
       config: {
-        env: config.env.kind, width: config.env.width, height: config.env.height, noise: false, noiseSeed: 0, verify: d.verify, name: config.name,
+        env: config.env.kind, width: config.env.width, height: config.env.height, noise: false, noiseSeed: 0, verify: d.verify, name: config.name, settleSource: recoveryEvalSettle(config).source,
         agents: { forward: redactSpec(d.forward), perturber: redactSpec(d.perturber), ...(d.verifier && { verifier: redactSpec(d.verifier) }) },
         tasks: tasks.map((t) => t.id),
         ...(skipped.length > 0 && { skipped }),
@@ -236,6 +237,11 @@ function configuredCheck(config: RecoveryEvalConfig, agents: EvalAgents): StateC
   if (v && v.kind !== "model")
     throw new ConfigError(`dataset.verifier.kind: ${v.kind} verifiers are not wired into the recovery evaluation yet (its environments record no state probes); use kind: model, or verify: ssim`, { field: "dataset.verifier.kind" });
   return createStateCheck({ method: config.dataset.verify, verifier: v ? agents.verifier(v) : undefined });
+}
+
+/** A recovery-eval config's settle wait (every path of the build and the evaluation): `settleMs` when given, else the environment's default (osworld 10 s). */
+export function recoveryEvalSettle(config: Pick<RecoveryEvalConfig, "env" | "settleMs">): SettleChoice {
+  return settleFor(config.env.kind, config.settleMs);
 }
 
 /** A spec as recorded: everything but secrets (specs hold only the key's variable name). */
@@ -266,10 +272,11 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
     const variants = configuredVariants(config, agents, env);
     const budgets = config.eval.budgets;
     const budget = costStop(options, agents);
-    const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, budgets, check: configuredCheck(config, agents), rationale: options.rationale, onProgress: options.onProgress, stop: budget.stop });
+    const settle = recoveryEvalSettle(config);
+    const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, budgets, check: configuredCheck(config, agents), settleMs: settle.settleMs, rationale: options.rationale, onProgress: options.onProgress, stop: budget.stop });
     const simulated = runs.some((r) => r.simulated) || ds.manifest.simulated;
     const label = simulated ? ds.manifest.simulatedLabel || "simulated: SimDesk agents" : "";
-    const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, budgets, samples: config.eval.samples });
+    const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, budgets, samples: config.eval.samples, settle });
     const usage = usageFile(agents.usage(), simulated, budget.reason());
     writeFileSync(join(out, "runs.jsonl"), runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : ""));
     writeFileSync(join(out, "recovery-eval.json"), JSON.stringify(report, null, 2) + "\n");

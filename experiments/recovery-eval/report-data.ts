@@ -8,6 +8,7 @@ import type { Proportion } from "../../src/metrics/wilson.ts";
 import type { RecoveryDatasetManifest } from "../../src/dataset/types.ts";
 import type { RecoveryRun } from "../../src/eval/run.ts";
 import { oracleAgreement, recoveryTable, type OracleAgreement, type SampleSelection } from "../../src/eval/summary.ts";
+import { settleFor, type SettleChoice } from "../runner/settle.ts";
 
 /** Banner text for simulated results. */
 export const SIMULATED_RECOVERY_NOTE = "SIMULATED: these numbers come from seeded simulated policies on SimDesk, not from models.";
@@ -74,6 +75,10 @@ export interface RecoveryEvalReport {
   trajectoryStages: Array<{ stage: string; count: number }>;
   /** Sample-level filter counts per distance (the paper's Table 6). */
   datasetStages: RecoveryDatasetManifest["stages"];
+  /** The settle wait after each executed step of the evaluation (ms; the dataset's own is in its dataset.json settings). */
+  settleMs?: number;
+  /** Where `settleMs` comes from: "config" or "environment default". */
+  settleSource?: SettleChoice["source"];
 }
 
 /** What each sample selection means, for the report. */
@@ -93,7 +98,7 @@ export function kappaCi(a: Pick<OracleAgreement, "kappa" | "kappaCi">): string {
 }
 
 /** Build `recovery-eval.json` from the runs. */
-export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manifest: RecoveryDatasetManifest; dataset: string; label: string; budgets: readonly number[]; threshold?: number; samples?: SampleSelection }): RecoveryEvalReport {
+export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manifest: RecoveryDatasetManifest; dataset: string; label: string; budgets: readonly number[]; threshold?: number; samples?: SampleSelection; settle?: SettleChoice }): RecoveryEvalReport {
   const sampleSelection = input.samples ?? "common";
   const rows = recoveryTable(input.runs, { samples: sampleSelection });
   const table: RecoveryTableJsonRow[] = rows.map((r) => ({
@@ -121,7 +126,12 @@ export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manife
       { stage: "environment errors", count: t.envErrors },
     ],
     datasetStages: input.manifest.stages,
+    ...settleFields(input.settle ?? settleFor(String(input.manifest.config.env ?? "simdesk"), undefined)),
   };
+}
+
+function settleFields(s: SettleChoice): Pick<RecoveryEvalReport, "settleMs" | "settleSource"> {
+  return { settleMs: s.settleMs, settleSource: s.source };
 }
 
 function rationaleMethod(runs: readonly RecoveryRun[]): string {

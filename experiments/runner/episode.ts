@@ -119,6 +119,7 @@ export function outcomeOf(result: EpisodeResult, stability: StabilityMetrics | n
     forwardSteps: a.forwardSteps,
     recoverySteps: a.recoverySteps,
     replaySteps: a.replaySteps,
+    ...(a.replayDesyncs ? { replayDesyncs: a.replayDesyncs } : {}),
     recoveryAttempts: a.recoveryAttempts,
     detectorCalls: a.detectorCalls,
     ...(a.detectorGates ? { detectorGates: a.detectorGates } : {}),

@@ -51,7 +51,7 @@ export interface Manifest {
   gitCommit: string;
   prompts: string[];
   node: string;
-  /** The settle wait after each action and where it comes from (absent for ideal-recovery). */
+  /** The settle wait after each executed step and where it comes from (every kind). */
   settle?: SettleChoice;
   /** How model agents of different conditions draw (config `draws`: paired or independent). */
   draws: string;

@@ -4,7 +4,7 @@
  * cap with a fresh environment, and skips finished episodes on resume.
  */
 import type { Environment } from "../../src/environment.ts";
-import { EnvironmentError, StepTimeoutError, describeError } from "../../src/errors.ts";
+import { EnvironmentError, ReplayDesyncError, StepTimeoutError, describeError } from "../../src/errors.ts";
 import { logger } from "../../src/logger.ts";
 import type { EpisodeJob } from "./conditions.ts";
 import { appendTiming, finalizeResults, readResults, ResultsLog, type ResultLine } from "./results-log.ts";
@@ -147,7 +147,9 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
             if (!(err instanceof EnvironmentError || err instanceof StepTimeoutError)) throw err;
             logger.warn({ worker: id, key: job.key, tries, err: describeError(err) }, "environment error");
             await dropEnv();
-            if (tries > retries) line = envErrorLine(options.experiment, job, tries, describeError(err));
+            // A non-retryable failure (e.g. a replay that spent its desync retries) is not run again.
+            const final = tries > retries || (err instanceof EnvironmentError && !err.retryable);
+            if (final) line = { ...envErrorLine(options.experiment, job, tries, describeError(err)), ...(err instanceof ReplayDesyncError && { replayDesyncs: err.desyncs }) };
           }
         }
         log.append(line);

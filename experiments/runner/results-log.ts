@@ -33,6 +33,8 @@ export interface ResultLine {
   forwardSteps: number;
   recoverySteps: number;
   replaySteps: number;
+  /** Action replays that did not reproduce the saved state (desyncs, each retried or given up); absent = none. */
+  replayDesyncs?: number;
   recoveryAttempts: number;
   detectorCalls: number;
   /** Detector-cascade gate counters (per gate, plus steps, asked, firedOnOwn); only with a `kind: cascade` detector. */

@@ -77,8 +77,12 @@ export interface ExperimentRuntime {
    * means "use the detector's labels". `states` are the observation state ids seen, in order.
    */
   groundTruthStability?(input: { env: Environment; task: Task; result: EpisodeResult; observed: ObservedState[] }): StabilityMetrics | undefined;
-  /** Whether two observations show the same true state (e.g. SimDesk's semantic hash); default: same screenshot. */
-  sameState?(env: Environment, a: Observation, b: Observation): boolean;
+  /**
+   * Whether two observations show the same true state, from ground truth (e.g. SimDesk's semantic
+   * hash). Absent (real desktops): replays are checked by SSIM >= 0.99 and probe reports
+   * (experiments/ideal/forward-loop.ts `replayMatches`), never byte equality.
+   */
+  sameState?(env: Environment, a: Observation, b: Observation): boolean | Promise<boolean>;
   /** Write the OSWorld-style per-episode folder (traj.jsonl, step_N.png, result.txt). */
   writeEpisode?(input: { dir: string; result: EpisodeResult; blobs: BlobStore; simulated: boolean }): Promise<void>;
 }

@@ -1,9 +1,10 @@
 /**
- * How long the runner waits after each executed action before observing (`options.settleMs`) when
- * a config leaves it out: suited to the environment. The paper waits 10 s after each action on
+ * How long every path waits after each executed step before observing (`settleMs`, src/settle.ts)
+ * when a config leaves it out: suited to the environment. The paper waits 10 s after each action on
  * OSWorld VMs (Appendix B.2); SimDesk is synchronous; the X11 and container desktops already settle
  * by polling frames until the screen is stable, so a fixed wait on top only slows them down. An
- * explicit `options.settleMs` always wins.
+ * explicit value always wins. One resolution for every experiment kind (end-to-end, sweep, ideal
+ * recovery) and for the recovery evaluation (`settleMs` in its config).
  */
 import type { ExperimentConfig } from "../config/schema.ts";
 
@@ -20,11 +21,13 @@ export interface SettleChoice {
   env: string;
 }
 
-/** Resolve `settleMs` for a config (undefined for ideal-recovery, which has no recovery options). */
-export function resolveSettleMs(config: ExperimentConfig): SettleChoice | undefined {
-  if (config.kind === "ideal-recovery") return undefined;
-  const env = config.env.kind;
-  const given = (config.options as { settleMs?: number }).settleMs;
+/** The settle wait on environment kind `env`: `given` when set, else the environment's default. */
+export function settleFor(env: string, given: number | undefined): SettleChoice {
   if (given !== undefined) return { settleMs: given, source: "config", env };
   return { settleMs: ENV_SETTLE_MS[env] ?? 0, source: "environment default", env };
+}
+
+/** Resolve `options.settleMs` of an experiment config (every kind). */
+export function resolveSettleMs(config: ExperimentConfig): SettleChoice {
+  return settleFor(config.env.kind, (config.options as { settleMs?: number }).settleMs);
 }

@@ -37,6 +37,30 @@ export interface ConditionSummary {
   simulated: boolean;
   /** Model calls per role over the condition's episodes (absent when no model was called). */
   models?: Partial<Record<ModelRole, RoleCalls>>;
+  /** Action-replay desyncs of the condition's episodes (absent when none replayed). */
+  replay?: ReplayCounts;
+}
+
+/**
+ * Action-replay desyncs (paper App. B.1: a replay that does not reproduce the saved state is
+ * retried from reset, up to three attempts): episodes that replayed, replays that desynced (each
+ * retry counts), and episodes whose replay never reproduced the state (env errors, excluded).
+ */
+export interface ReplayCounts {
+  episodes: number;
+  desyncs: number;
+  failed: number;
+}
+
+/** Replay counts of some lines, or undefined when none replayed. */
+export function replayCounts(lines: readonly ResultLine[]): ReplayCounts | undefined {
+  const replayed = lines.filter((l) => l.replaySteps > 0 || (l.replayDesyncs ?? 0) > 0);
+  if (replayed.length === 0) return undefined;
+  return {
+    episodes: replayed.length,
+    desyncs: replayed.reduce((n, l) => n + (l.replayDesyncs ?? 0), 0),
+    failed: replayed.filter((l) => l.status === "env-error").length,
+  };
 }
 
 /** A Success@K curve of one recovery-step strategy. */
@@ -71,6 +95,8 @@ export interface ExperimentSummary {
   skipped?: Array<{ task: string; reason: string }>;
   /** How model agents of different conditions drew (config `draws`); paired conditions are compared with paired tests. */
   draws?: "paired" | "independent";
+  /** Action-replay desyncs over the run (absent when nothing was replayed). */
+  replay?: ReplayCounts;
   /** The settle wait after each action and where it comes from (config or the environment's default). */
   settle?: { settleMs: number; source: "config" | "environment default"; env: string };
 }
@@ -102,6 +128,8 @@ export function summarize(input: { experiment: string; kind: string; lines: read
     const all = Object.values(models);
     summary.allModelCallsFailed = all.reduce((n, m) => n + m.calls, 0) > 0 && all.every((m) => m.errors === m.calls);
   }
+  const replay = replayCounts(input.lines);
+  if (replay) summary.replay = replay;
   if (input.stopped) summary.stopped = input.stopped;
   if (input.skipped?.length) summary.skipped = input.skipped;
   if (input.kind === "ideal-recovery") summary.successAtK = successAtKSummaries(input.lines, input.maxK ?? 5);
@@ -137,6 +165,7 @@ function conditionSummary(condition: string, lines: ResultLine[], params: Record
     stability: summarizeStability(ok.map((l) => l.stability).filter((s): s is StabilityMetrics => s !== null)),
     simulated: lines.some((l) => l.simulated),
     ...(sumModels(lines) ? { models: sumModels(lines) } : {}),
+    ...(replayCounts(lines) ? { replay: replayCounts(lines) } : {}),
   };
 }
 

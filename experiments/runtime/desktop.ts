@@ -29,6 +29,8 @@ export function withDesktopEnv(base: ExperimentRuntime, kind: "x11" | "docker", 
     ...registryAgents(kind),
     checkConfig: (config) => void checkConfigAgents(config, kind),
     groundTruthStability: undefined,
+    // No ground truth: replayed prefixes are checked by SSIM >= 0.99 plus probe reports when
+    // recorded (experiments/ideal/forward-loop.ts replayMatches), never byte equality.
     sameState: undefined,
     tasks(env) {
       if (env.kind !== kind && env.kind !== "simdesk") throw new ConfigError(`config.env.kind: "${env.kind}" but the run uses --env ${kind}`, { field: "env.kind" });

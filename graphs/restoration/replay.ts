@@ -9,7 +9,8 @@
 import type { Observation } from "../../src/observation.ts";
 import { addUsage, bump } from "../../src/runtime/accounting.ts";
 import { describeError } from "../../src/errors.ts";
-import { screenshotSsim } from "../../src/image/similarity.ts";
+import { DEFAULT_SSIM_THRESHOLD } from "../../src/image/similarity.ts";
+import { screensMatch } from "../../src/replay/state-check.ts";
 import type { StepRecord, TrajectoryEvent } from "../../src/trajectory.ts";
 import type { RuntimeContext } from "../context.ts";
 import { currentStateHash, executeActions } from "../env-step.ts";
@@ -17,8 +18,8 @@ import type { GraphState } from "../state.ts";
 import { confirmState } from "./confirm.ts";
 import type { RestorationOutcome } from "./outcome.ts";
 
-/** SSIM at or above which a replayed screen counts as the target screen. */
-export const REPLAY_SSIM_THRESHOLD = 0.99;
+/** SSIM at or above which a replayed screen counts as the target screen (the one threshold of src/replay/state-check.ts). */
+export const REPLAY_SSIM_THRESHOLD = DEFAULT_SSIM_THRESHOLD;
 
 export async function restoreByReplay(state: GraphState, ctx: RuntimeContext, recoveryStep: number, attempt: number): Promise<RestorationOutcome> {
   const { env, blobs } = ctx.components;
@@ -76,11 +77,12 @@ export async function restoreByReplay(state: GraphState, ctx: RuntimeContext, re
         ok = v.confirmed;
         reason = v.verdict === "abstain" ? `try ${tryNo}: ${v.reason}` : `try ${tryNo}: ${verifier.name} says ${v.verdict}: ${v.reason}`;
       } else {
-        const sim = observation.screenshot === target.screenshot ? 1 : await screenshotSsim(await blobs.get(observation.screenshot), await blobs.get(target.screenshot));
-        ok = sim >= REPLAY_SSIM_THRESHOLD;
-        reason = `try ${tryNo}: SSIM to o_${recoveryStep} = ${sim.toFixed(4)}`;
+        const sim = await screensMatch(observation, target, blobs, REPLAY_SSIM_THRESHOLD);
+        ok = sim.match;
+        reason = `try ${tryNo}: SSIM to o_${recoveryStep} = ${sim.ssim.toFixed(4)}`;
       }
     }
+    if (!ok) accounting = bump(accounting, { replayDesyncs: 1 });
     if (ok || tryNo === ctx.options.replayRetries) return { ...done(ok, reason), envLog: { base: "reset", actions: executed } };
   }
   return fail("no replay attempt was made");

@@ -36,6 +36,7 @@ const SettingsSchema = z
     rolloutsPerTask: z.number().int().min(1).default(1),
     maxSteps: z.number().int().min(1).default(30),
     replays: z.number().int().min(1).default(3),
+    settleMs: z.number().int().min(0).default(0),
     seedStepsPerTrajectory: z.number().int().min(1).default(2),
     distances: z.array(z.number().int().min(1)).min(1).default([1, 5]),
     nearIdenticalSsim: z.number().min(0).max(1).default(0.999),
@@ -65,6 +66,13 @@ export interface DatasetBuildOptions {
   maxSteps?: number;
   /** N of transition-consistent filtering. @default 3 */
   replays?: number;
+  /**
+   * Wait after each executed step before observing, on every path of the build: rollouts, N-replay
+   * filtering, target replays, perturbation and the genuine-error replay (src/settle.ts); recorded
+   * in the dataset manifest. The R_Om mask re-captures are WAIT actions themselves and do not settle
+   * on top. @default 0
+   */
+  settleMs?: number;
   /** Seed steps t drawn per trajectory (without replacement). @default 2 */
   seedStepsPerTrajectory?: number;
   /** Perturbation lengths d. @default [1, 5] */
@@ -119,11 +127,12 @@ const NOT_MEANINGFUL = new Set(["WAIT", "DONE", "FAIL"]);
 /** Build the recovery evaluation set. Sequential on one environment; deterministic under the seed. */
 export async function buildRecoveryDataset(options: DatasetBuildOptions): Promise<DatasetBuildResult> {
   const settings = resolveBuildSettings({
-    rolloutsPerTask: options.rolloutsPerTask, maxSteps: options.maxSteps, replays: options.replays, seedStepsPerTrajectory: options.seedStepsPerTrajectory,
+    rolloutsPerTask: options.rolloutsPerTask, maxSteps: options.maxSteps, replays: options.replays, settleMs: options.settleMs, seedStepsPerTrajectory: options.seedStepsPerTrajectory,
     distances: options.distances, nearIdenticalSsim: options.nearIdenticalSsim, duplicateSsim: options.duplicateSsim,
     maxSamplesPerDistance: options.maxSamplesPerDistance, seed: options.seed,
   });
   const { env, blobs, signal } = options;
+  const settleMs = settings.settleMs;
   const check = options.check ?? createStateCheck();
   const log = options.onProgress ?? (() => {});
   const counts: TrajectoryStageCounts = { rollouts: 0, successful: 0, wellFormed: 0, transitionConsistent: 0, envErrors: 0 };
@@ -139,7 +148,7 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
       if (shouldStop()) break;
       const policy = options.forwardPolicy({ task, rollout });
       simulated ||= policy.simulated === true;
-      const r = await rolloutPolicy({ env, task, policy, blobs, maxSteps: settings.maxSteps, signal });
+      const r = await rolloutPolicy({ env, task, policy, blobs, maxSteps: settings.maxSteps, settleMs, signal });
       counts.rollouts++;
       if (r.envError) {
         counts.envErrors++;
@@ -150,7 +159,7 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
       counts.successful++;
       if (!r.steps.every((s) => s.actions.length === 1)) continue;
       counts.wellFormed++;
-      const tc = await checkTransitionConsistency({ env, task, steps: r.steps.map((s) => s.actions), blobs, replays: settings.replays, signal });
+      const tc = await checkTransitionConsistency({ env, task, steps: r.steps.map((s) => s.actions), blobs, replays: settings.replays, settleMs, signal });
       if (!tc.consistent) {
         log(`${task.id} rollout ${rollout}: not transition-consistent: ${tc.replays[tc.replays.length - 1].reason}`);
         continue;
@@ -176,7 +185,7 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
         if (shouldStop()) break;
         c.seedSteps++;
         const target = stateAt(trajectory, t);
-        const replay = await replayFromReset({ env, task, blobs, check, steps: trajectory.steps.slice(0, t).map((s, i) => ({ actions: s.actions, expect: i === t - 1 ? target : undefined })), expectInitial: t === 0 ? target : undefined, signal });
+        const replay = await replayFromReset({ env, task, blobs, check, steps: trajectory.steps.slice(0, t).map((s, i) => ({ actions: s.actions, expect: i === t - 1 ? target : undefined })), expectInitial: t === 0 ? target : undefined, settleMs, signal });
         if (!replay.ok) {
           log(`${task.id} t=${t} d=${distance}: target not reproduced: ${replay.envError ?? replay.failedAt?.reason}`);
           continue;
@@ -196,7 +205,7 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
         simulated ||= policy.simulated === true;
         let perturbation: { steps: RecordedStep[]; final: RecordedState };
         try {
-          perturbation = await perturb({ env, task, policy, blobs, history: trajectory.steps.slice(0, t), observation: start, startStep: t, steps: distance, signal });
+          perturbation = await perturb({ env, task, policy, blobs, history: trajectory.steps.slice(0, t), observation: start, startStep: t, steps: distance, settleMs, signal });
         } catch (err) {
           signal?.throwIfAborted();
           log(`${task.id} t=${t} d=${distance}: environment failed while perturbing: ${describeError(err)}`);
@@ -205,7 +214,7 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
         c.perturbed++;
         if (!perturbation.steps.every((s) => s.actions.length === 1) || (distance === 1 && NOT_MEANINGFUL.has(perturbation.steps[0].actions[0].type))) continue;
         c.perturbationWellFormed++;
-        const rtc = await transitionOracle(env, perturbation.final.observation, trajectory.steps.slice(t).map((s) => s.actions));
+        const rtc = await transitionOracle(env, perturbation.final.observation, trajectory.steps.slice(t).map((s) => s.actions), 1, settleMs);
         if (rtc.envError || rtc.pass) continue;
         c.genuineError++;
         const errorTargetSsim = await observationSsim(perturbation.final.observation, target.observation, blobs);

@@ -10,6 +10,7 @@ import { describeError } from "../errors.ts";
 import type { Observation } from "../observation.ts";
 import type { ForwardPolicy, HistoryEntry } from "../policy.ts";
 import type { Task } from "../task.ts";
+import { executeStep } from "../replay/replay.ts";
 import type { RecordedState, RecordedStep } from "./types.ts";
 
 /** Options of {@link rolloutPolicy}. */
@@ -20,6 +21,8 @@ export interface RolloutOptions {
   blobs: BlobReader;
   /** Step budget. @default 30 */
   maxSteps?: number;
+  /** Wait after each executed step before observing (src/settle.ts). @default 0 */
+  settleMs?: number;
   signal?: AbortSignal;
 }
 
@@ -54,14 +57,9 @@ export async function rolloutPolicy(options: RolloutOptions): Promise<RolloutRes
       signal?.throwIfAborted();
       const d = await policy.propose({ task: { id: task.id, instruction: task.instruction }, history: toHistory(steps), observation: obs, step: t, tick: t, blobs, signal });
       steps.push({ observation: obs, stateHash: hash, actions: d.actions, response: d.response, memo: d.memo });
-      let terminal = false;
-      for (const a of d.actions) {
-        if (a.type === "DONE" || a.type === "FAIL") {
-          terminal = true;
-          break;
-        }
-        obs = (await env.step(a)).observation;
-      }
+      const end = d.actions.findIndex((a) => a.type === "DONE" || a.type === "FAIL");
+      const terminal = end >= 0;
+      obs = await executeStep(env, terminal ? d.actions.slice(0, end) : d.actions, obs, { settleMs: options.settleMs, signal });
       hash = stateHashOf(env);
       if (terminal) break;
     }
@@ -87,6 +85,8 @@ export interface PerturbOptions {
   startStep: number;
   /** Perturbation steps d. */
   steps: number;
+  /** Wait after each executed step before observing (src/settle.ts). @default 0 */
+  settleMs?: number;
   signal?: AbortSignal;
 }
 
@@ -101,10 +101,7 @@ export async function perturb(options: PerturbOptions): Promise<{ steps: Recorde
     const step = options.startStep + i;
     const d = await policy.propose({ task: { id: task.id, instruction: task.instruction }, history: [...toHistory(options.history), ...toHistory(out, options.history.length)], observation: obs, step, tick: step, blobs, signal });
     out.push({ observation: obs, stateHash: hash, actions: d.actions, response: d.response, memo: d.memo });
-    for (const a of d.actions) {
-      if (a.type === "DONE" || a.type === "FAIL") continue;
-      obs = (await env.step(a)).observation;
-    }
+    obs = await executeStep(env, d.actions, obs, { settleMs: options.settleMs, signal });
     hash = stateHashOf(env);
   }
   return { steps: out, final: { observation: obs, stateHash: hash } };

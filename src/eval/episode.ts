@@ -33,6 +33,8 @@ interface EpisodeInput {
   budget: number;
   errorObs: Observation;
   blobs: BlobReader;
+  /** Wait after each executed step before observing (src/settle.ts). @default 0 */
+  settleMs?: number;
   signal?: AbortSignal;
 }
 
@@ -66,7 +68,7 @@ export async function runImplicit(input: EpisodeInput & { policy: ForwardPolicy 
     rationales.push(d.response);
     if (d.actions.some((a) => a.type === "DONE" || a.type === "FAIL")) return { recovered: obs, steps: i + 1, actions, rationales, declaredDone: true };
     const before = obs;
-    obs = await executeStep(env, d.actions, obs);
+    obs = await executeStep(env, d.actions, obs, { settleMs: input.settleMs, signal });
     history.push({ step: start + i, observation: before, actions: d.actions, response: d.response, memo: d.memo });
   }
   return { recovered: obs, steps: input.budget, actions, rationales, declaredDone: false };
@@ -106,7 +108,7 @@ export async function runExplicit(input: EpisodeInput & { recoverer: RecoveryPol
     actions.push(d.actions);
     rationales.push(d.response);
     const before = obs;
-    obs = await executeStep(env, d.actions, obs);
+    obs = await executeStep(env, d.actions, obs, { settleMs: input.settleMs, signal });
     recoveryHistory.push({ step: i, observation: before, actions: d.actions, response: d.response, memo: d.memo });
     if (d.restored) return { recovered: obs, steps: i + 1, actions, rationales, declaredDone: true };
   }

@@ -66,6 +66,11 @@ export interface RecoveryEvalOptions {
   truth?: (ctx: { env: Environment; sample: RecoverySample; recovered: Observation }) => boolean | Promise<boolean>;
   /** Restore a snapshot of the verified error state instead of replaying for every run. @default true when the environment can snapshot */
   reuseSnapshots?: boolean;
+  /**
+   * Wait after each executed step before observing, on every path: error-state reconstruction,
+   * implicit and explicit recovery, and R_TC's replay of the remaining steps (src/settle.ts). @default 0
+   */
+  settleMs?: number;
   onProgress?: (message: string) => void;
   /** Asked before every sample: a reason ends the evaluation there (runs so far are returned), e.g. a spent cost budget. */
   stop?: () => string | undefined;
@@ -143,7 +148,7 @@ export async function evaluateRecovery(options: RecoveryEvalOptions): Promise<Re
               ...sample.trajectory.steps.slice(0, sample.targetStep).map((s, i) => ({ actions: s.actions, expect: i === sample.targetStep - 1 ? sample.target : undefined })),
               ...sample.perturbation.map((s, i) => ({ actions: s.actions, expect: i === sample.perturbation.length - 1 ? sample.error : undefined })),
             ];
-            const r = await replayFromReset({ env, task, blobs, check, steps, signal });
+            const r = await replayFromReset({ env, task, blobs, check, steps, settleMs: options.settleMs, signal });
             if (!r.ok) {
               const reason = r.envError ?? `state after ${r.failedAt?.afterSteps} steps not reproduced: ${r.failedAt?.reason}`;
               log(`${sample.id}: reconstruction failed: ${reason}`);
@@ -180,11 +185,11 @@ async function runOne(
     if (variant.kind === "implicit") {
       const policy = variant.policy({ task, sample });
       simulated ||= policy.simulated === true;
-      episode = await runImplicit({ env, task, sample, policy, budget, errorObs, blobs, signal });
+      episode = await runImplicit({ env, task, sample, policy, budget, errorObs, blobs, settleMs: options.settleMs, signal });
     } else {
       const recoverer = variant.recoverer({ task, sample });
       simulated ||= recoverer.simulated === true;
-      episode = await runExplicit({ env, task, sample, recoverer, context: variant.context, summarizer: variant.summarizer, budget, errorObs, blobs, signal });
+      episode = await runExplicit({ env, task, sample, recoverer, context: variant.context, summarizer: variant.summarizer, budget, errorObs, blobs, settleMs: options.settleMs, signal });
     }
   } catch (err) {
     signal?.throwIfAborted();
@@ -197,7 +202,7 @@ async function runOne(
   const verdict = await judgeRecovery({
     env, recovered: episode.recovered, target: sample.target.observation, blobs, threshold: options.threshold ?? DEFAULT_SSIM_THRESHOLD,
     mask: scope === "off" || !sample.masks ? undefined : scope === "state" ? sample.masks.state : sample.masks.task,
-    remaining: sample.trajectory.steps.slice(sample.targetStep).map((s) => s.actions),
+    remaining: sample.trajectory.steps.slice(sample.targetStep).map((s) => s.actions), settleMs: options.settleMs,
   });
   return {
     ...base, status: verdict.rtc.envError ? "env-error" : "judged", reason: verdict.rtc.envError, stepsUsed: episode.steps, declaredDone: episode.declaredDone,

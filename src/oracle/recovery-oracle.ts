@@ -118,6 +118,8 @@ export interface RecoveryOracleOptions {
   threshold?: number;
   /** Evaluator score at or above which R_TC passes. @default 1 */
   successScore?: number;
+  /** Wait after each replayed step of R_TC before observing (src/settle.ts). @default 0 */
+  settleMs?: number;
   /** Also judge R_Om with this dynamic-pixel mask (null: no dynamic pixels, R_Om = R_O). @default not judged */
   mask?: BlobRef | null;
   /** Largest share of masked SSIM windows R_Om accepts before falling back to R_O. @default 0.5 */
@@ -201,9 +203,9 @@ function cachedMask(ref: BlobRef, blobs: BlobReader): Promise<DynamicMask> {
 }
 
 /** R_TC alone: replay the remaining ground-truth steps from the current state and run the evaluator. */
-export async function transitionOracle(env: Environment, recovered: Observation, remaining: readonly (readonly Action[])[], successScore = 1): Promise<TransitionVerdict> {
+export async function transitionOracle(env: Environment, recovered: Observation, remaining: readonly (readonly Action[])[], successScore = 1, settleMs = 0): Promise<TransitionVerdict> {
   try {
-    await executeSteps(env, remaining, recovered);
+    await executeSteps(env, remaining, recovered, { settleMs });
     const ev = await env.evaluate({ terminal: terminalOf(remaining) });
     return { pass: ev.score >= successScore, score: ev.score, detail: ev.detail, replayedSteps: remaining.length };
   } catch (err) {
@@ -216,6 +218,6 @@ export async function judgeRecovery(options: RecoveryOracleOptions): Promise<Rec
   const threshold = options.threshold ?? DEFAULT_SSIM_THRESHOLD;
   const ro = await observationOracle(options.recovered, options.target, options.blobs, threshold);
   const rom = options.mask === undefined ? undefined : await maskedObservationOracle(options.recovered, options.target, options.blobs, options.mask, threshold, options.maxMaskedWindows, options.captures, options.local);
-  const rtc = await transitionOracle(options.env, options.recovered, options.remaining, options.successScore ?? 1);
+  const rtc = await transitionOracle(options.env, options.recovered, options.remaining, options.successScore ?? 1, options.settleMs ?? 0);
   return rom ? { success: ro.pass && rtc.pass, ro, rtc, rom, maskedSuccess: rom.pass && rtc.pass } : { success: ro.pass && rtc.pass, ro, rtc };
 }

@@ -10,6 +10,7 @@ import type { Environment } from "../environment.ts";
 import { describeError } from "../errors.ts";
 import type { Observation } from "../observation.ts";
 import type { Task } from "../task.ts";
+import { settleAfterStep } from "../settle.ts";
 import { createStateCheck, type ExpectedState, type StateCheck, type StateCheckResult } from "./state-check.ts";
 
 /** One step to replay: its actions, and optionally the state expected after it. */
@@ -31,6 +32,8 @@ export interface ReplayOptions {
   expectInitial?: ExpectedState;
   /** Reset-and-replay attempts before giving up. @default 3 */
   attempts?: number;
+  /** Wait after each replayed step before observing (the post-action settle window, src/settle.ts). @default 0 */
+  settleMs?: number;
   signal?: AbortSignal;
 }
 
@@ -69,7 +72,7 @@ export async function replayFromReset(options: ReplayOptions): Promise<ReplayRes
 }
 
 async function replayOnce(options: ReplayOptions, check: StateCheck): Promise<Omit<ReplayResult, "attempts">> {
-  const { env, task, steps, blobs, signal } = options;
+  const { env, task, steps, blobs, signal, settleMs } = options;
   const observations: Observation[] = [];
   const checkpoints: CheckpointResult[] = [];
   const verify = async (current: Observation, expected: ExpectedState, afterSteps: number): Promise<CheckpointResult> => {
@@ -85,7 +88,7 @@ async function replayOnce(options: ReplayOptions, check: StateCheck): Promise<Om
       if (r.verdict !== "match") return { ok: false, observations, checkpoints, failedAt: r };
     }
     for (let i = 0; i < steps.length; i++) {
-      obs = await executeStep(env, steps[i].actions, obs);
+      obs = await executeStep(env, steps[i].actions, obs, { settleMs, signal });
       observations.push(obs);
       const expected = steps[i].expect;
       if (expected) {
@@ -100,26 +103,35 @@ async function replayOnce(options: ReplayOptions, check: StateCheck): Promise<Om
   }
 }
 
+/** How {@link executeStep} runs a step. */
+export interface ExecuteStepOptions {
+  /** Wait after the step's executed actions, then observe (src/settle.ts). @default 0 */
+  settleMs?: number;
+  signal?: AbortSignal;
+}
+
 /**
  * Execute one step's actions in order from the current state and return the observation after
- * the last one (`current` when there are none). Terminal actions (DONE/FAIL) are skipped: in a
- * replay they only mark the end of the recorded episode.
+ * the last one (`current` when there are none), after the settle wait. Terminal actions
+ * (DONE/FAIL) are skipped: in a replay they only mark the end of the recorded episode.
  */
-export async function executeStep(env: Environment, actions: readonly Action[], current: Observation): Promise<Observation> {
+export async function executeStep(env: Environment, actions: readonly Action[], current: Observation, options: ExecuteStepOptions = {}): Promise<Observation> {
   let obs = current;
+  let executed = 0;
   for (const action of actions) {
     if (action.type === "DONE" || action.type === "FAIL") continue;
     obs = (await env.step(action)).observation;
+    executed++;
   }
-  return obs;
+  return settleAfterStep(env, executed, options.settleMs, obs, options.signal);
 }
 
 /** Execute several steps from the current state; returns the observations after each step. */
-export async function executeSteps(env: Environment, steps: readonly (readonly Action[])[], current: Observation): Promise<Observation[]> {
+export async function executeSteps(env: Environment, steps: readonly (readonly Action[])[], current: Observation, options: ExecuteStepOptions = {}): Promise<Observation[]> {
   const out: Observation[] = [];
   let obs = current;
   for (const actions of steps) {
-    obs = await executeStep(env, actions, obs);
+    obs = await executeStep(env, actions, obs, options);
     out.push(obs);
   }
   return out;

@@ -73,9 +73,19 @@ export function createStateCheck(options: StateCheckOptions = {}): StateCheck {
         return { verdict: "abstain", method: "verifier", reason: `the verifier failed: ${describeError(err)}` };
       }
     }
-    const ssim = await observationSsim(current, expected.observation, blobs);
-    return { verdict: ssim >= threshold ? "match" : "mismatch", method: "ssim", ssim, reason: `SSIM ${ssim.toFixed(4)} ${ssim >= threshold ? ">=" : "<"} ${threshold}` };
+    const { match, ssim } = await screensMatch(current, expected.observation, blobs, threshold);
+    return { verdict: match ? "match" : "mismatch", method: "ssim", ssim, reason: `SSIM ${ssim.toFixed(4)} ${match ? ">=" : "<"} ${threshold}` };
   };
+}
+
+/**
+ * The one screen comparison of every replay check (the runtime's replay restoration, dataset and
+ * evaluation replays, ideal recovery's prefix check): SSIM >= `threshold` (default 0.99), never
+ * byte equality, so a clock or a blinking caret does not turn a faithful replay into a desync.
+ */
+export async function screensMatch(a: Observation, b: Observation, blobs: BlobReader, threshold = DEFAULT_SSIM_THRESHOLD): Promise<{ match: boolean; ssim: number }> {
+  const ssim = await observationSsim(a, b, blobs);
+  return { match: ssim >= threshold, ssim };
 }
 
 /** SSIM between two observations' screenshots (1 when they reference the same blob). */

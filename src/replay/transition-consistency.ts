@@ -31,6 +31,8 @@ export interface TransitionConsistencyOptions {
   check?: StateCheck;
   /** Evaluator score at or above which a replay counts as successful. @default 1 */
   successScore?: number;
+  /** Wait after each replayed step before observing (src/settle.ts). @default 0 */
+  settleMs?: number;
   signal?: AbortSignal;
 }
 
@@ -60,7 +62,7 @@ export async function checkTransitionConsistency(options: TransitionConsistencyO
   const replays: ReplayOutcome[] = [];
   const steps = options.steps.map((actions, i) => ({ actions, expect: options.expected?.[i] }));
   for (let k = 0; k < n; k++) {
-    const r = await replayFromReset({ env: options.env, task: options.task, steps, blobs: options.blobs, check: options.check, attempts: 1, signal: options.signal });
+    const r = await replayFromReset({ env: options.env, task: options.task, steps, blobs: options.blobs, check: options.check, attempts: 1, settleMs: options.settleMs, signal: options.signal });
     let outcome: ReplayOutcome;
     if (r.envError) outcome = { success: false, envError: r.envError, reason: `environment failed: ${r.envError}` };
     else if (!r.ok) outcome = { success: false, mismatchAfter: r.failedAt?.afterSteps, reason: `state after step ${r.failedAt?.afterSteps} not reproduced: ${r.failedAt?.reason}` };

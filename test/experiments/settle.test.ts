@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -8,6 +8,11 @@ import { conditionsOf } from "../../experiments/runner/conditions.ts";
 import { runExperiment } from "../../experiments/runner/experiment.ts";
 import { ENV_SETTLE_MS, resolveSettleMs } from "../../experiments/runner/settle.ts";
 import type { EndToEndConfig, SweepConfig } from "../../experiments/config/schema.ts";
+import type { ExperimentRuntime } from "../../experiments/runner/runtime.ts";
+import { createSimDeskRuntime } from "../../experiments/runtime/simdesk.ts";
+import { isTerminal } from "../../src/action.ts";
+import type { StepRecord } from "../../src/trajectory.ts";
+import { recordEnvOps, settleTrace, type EnvOp } from "../helpers/env-ops.ts";
 import { standInRuntime } from "./helpers/stand-in.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-settle-"));
@@ -50,5 +55,63 @@ describe("settleMs suited to the environment", () => {
       expect(JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")).settle).toEqual(expected);
       expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8")).settle).toEqual(expected);
     }
+  });
+});
+
+/** SimDesk's runtime with every environment it creates recording its calls into `ops`. */
+function recordedSimDesk(ops: EnvOp[]): ExperimentRuntime {
+  const base = createSimDeskRuntime();
+  return { ...base, createEnv: async (spec, blobs) => recordEnvOps(await base.createEnv(spec, blobs), ops) };
+}
+
+/** Steps of every episode record under `out` that executed an action (terminal-only steps execute nothing). */
+function executedSteps(out: string): number {
+  let n = 0;
+  for (const f of readdirSync(out, { recursive: true, encoding: "utf8" }).filter((p) => p.endsWith("trajectory.json"))) {
+    const steps = (JSON.parse(readFileSync(join(out, f), "utf8")) as { trajectory: { steps: StepRecord[] } }).trajectory.steps;
+    n += steps.filter((s) => s.actions.length > 0 && !isTerminal(s.actions[0])).length;
+  }
+  return n;
+}
+
+describe("settleMs on every runner path (SimDesk, real timers)", () => {
+  const SETTLE = 15;
+  const ideal = (options: Record<string, unknown>) =>
+    parseExperimentConfig({ kind: "ideal-recovery", name: "settle-ideal", env: { kind: "simdesk", limit: 2 }, seeds: [0, 1, 2], k: 2, strategies: ["error-minus-1", "error-random"], forward: { kind: "sim", profile: "sloppy" }, detector: { kind: "sim" }, options: { maxForwardSteps: 12, ...options } });
+  const endToEnd = (options: Record<string, unknown>) =>
+    parseExperimentConfig({ kind: "end-to-end", name: "settle-e2e", env: { kind: "simdesk", limit: 2 }, seeds: [0, 1], maxRecoveryIterations: [2], pairs: [{ name: "s", forward: { kind: "sim", profile: "sloppy" } }], options: { maxForwardSteps: 12, restoration: "replay", freezeWindow: 0, ...options } });
+
+  for (const [name, make] of [["ideal recovery (forward runs, prefix replays, continuations)", ideal], ["end-to-end (forward, detection, replay restoration)", endToEnd]] as const) {
+    it(`${name}: one wait after every executed step, none doubled, results unchanged, recorded in the manifest`, async () => {
+      const runs: Array<{ ops: EnvOp[]; out: string }> = [];
+      for (const options of [{}, { settleMs: SETTLE }]) {
+        const ops: EnvOp[] = [];
+        const out = join(dir, `${make === ideal ? "ideal" : "e2e"}-${"settleMs" in options ? "settled" : "plain"}`);
+        await runExperiment(make(options), recordedSimDesk(ops), { out, workers: 1 });
+        runs.push({ ops, out });
+      }
+      const [plain, settled] = runs;
+      const t0 = settleTrace(plain.ops);
+      const t1 = settleTrace(settled.ops);
+      const steps = executedSteps(settled.out);
+      expect(steps).toBeGreaterThan(20);
+      expect(t1.stepRuns).toBe(steps); // each executed step settles on its own
+      expect(t1.unsettled).toBe(0);
+      expect(Math.min(...t1.gaps)).toBeGreaterThanOrEqual(SETTLE - 2);
+      expect(t1.observes - t0.observes).toBe(steps); // exactly one wait per step
+      expect(t0.gaps).toEqual([]);
+      expect(readFileSync(join(settled.out, "results.jsonl"), "utf8")).toBe(readFileSync(join(plain.out, "results.jsonl"), "utf8"));
+      const settle = JSON.parse(readFileSync(join(settled.out, "manifest.json"), "utf8")).settle;
+      expect(settle).toEqual({ settleMs: SETTLE, source: "config", env: "simdesk" });
+      expect(JSON.parse(readFileSync(join(plain.out, "manifest.json"), "utf8")).settle).toEqual({ settleMs: 0, source: "environment default", env: "simdesk" });
+      const results = readFileSync(join(settled.out, "results.jsonl"), "utf8");
+      expect(results).toMatch(/"replaySteps":[1-9]/); // replays ran (prefix replay / replay restoration)
+      if (make === ideal) expect(results).toContain('"phase":"continuation"');
+    }, 180_000);
+  }
+
+  it("ideal recovery on osworld defaults to the paper's 10 s, and an explicit value wins", () => {
+    expect(resolveSettleMs(parseExperimentConfig({ kind: "ideal-recovery", name: "i", env: { kind: "osworld" }, forward: { kind: "sim" }, detector: { kind: "sim" } }))).toEqual({ settleMs: 10_000, source: "environment default", env: "osworld" });
+    expect(resolveSettleMs(ideal({ settleMs: 7 }))).toEqual({ settleMs: 7, source: "config", env: "simdesk" });
   });
 });
