@@ -56,6 +56,12 @@ export interface BrowserSnapshotData {
   pointer: Pointer;
 }
 
+/** A page script replacing the origin's localStorage with the saved entries. */
+function setLocalStorage(storage: BrowserSnapshotData["storage"], origin: string): string {
+  const entries = (storage.origins.find((o) => o.origin === origin)?.localStorage ?? []).map((e) => [e.name, e.value]);
+  return `((items) => { localStorage.clear(); for (const [k, v] of items) localStorage.setItem(k, v); })(${JSON.stringify(entries)})`;
+}
+
 /** Headless Chromium as a retrace Environment. */
 export class BrowserEnvironment implements Environment {
   readonly kind = "browser";
@@ -152,12 +158,11 @@ export class BrowserEnvironment implements Environment {
     if (data.task !== this.task!.id) throw new EnvironmentError(`browser: snapshot of task ${data.task} cannot be restored on task ${this.task!.id}`, { retryable: false });
     if (this.appState && data.server !== null) await this.appState.write(data.server);
     const storage = { cookies: data.storage.cookies, origins: data.storage.origins.map((o) => ({ ...o, origin: o.origin || this.origin })) };
-    await this.freshContext(storage);
     const url = data.url.startsWith("/") ? this.origin + data.url : data.url;
+    await this.restoreStorage(storage, new URL(url).origin);
     await this.goto(url);
     // The page's scripts ran again on load (e.g. a visit counter): put storage back as saved.
-    const origin = storage.origins.find((o) => o.origin === new URL(url).origin);
-    await this.page!.evaluate(`((items) => { localStorage.clear(); for (const [k, v] of items) localStorage.setItem(k, v); })(${JSON.stringify((origin?.localStorage ?? []).map((e) => [e.name, e.value]))})`);
+    await this.page!.evaluate(setLocalStorage(storage, new URL(url).origin));
     const missing = await writePageState(this.page!, data.page);
     if (missing.length) throw new EnvironmentError(`browser: restored page lacks form controls ${missing.join(", ")}`, { retryable: false });
     this.pointer = { ...data.pointer };
@@ -184,6 +189,26 @@ export class BrowserEnvironment implements Environment {
     await this.context?.close().catch(() => undefined);
     if (this.opts.ownsBrowser !== false) await this.opts.browser.close().catch(() => undefined);
     if (this.opts.ownsServer !== false) await this.opts.server.close();
+  }
+
+  /**
+   * Cookies and localStorage as saved, in the episode's context (a new context costs a new
+   * renderer process: most of a restore). localStorage is written on a blank document of the
+   * page's origin served by Playwright, so the restored page's scripts see it from their start.
+   */
+  private async restoreStorage(storage: BrowserSnapshotData["storage"], origin: string): Promise<void> {
+    const context = this.context!;
+    const page = this.page!;
+    await context.clearCookies();
+    if (storage.cookies.length) await context.addCookies(storage.cookies);
+    const blank = `${origin}/__retrace_restore__`;
+    await page.route(blank, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>restoring</title>" }));
+    try {
+      await this.goto(blank);
+      await page.evaluate(`sessionStorage.clear();${setLocalStorage(storage, origin)}`);
+    } finally {
+      await page.unroute(blank);
+    }
   }
 
   private async freshContext(storageState?: BrowserSnapshotData["storage"]): Promise<void> {
