@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BlobStore } from "../../../../src/blob-store.ts";
 import { ConfigError } from "../../../../src/errors.ts";
 import { createBrowserEnvironment, loadBrowserTaskFile, type BrowserEnvironment } from "../../../../adapters/environments/browser/index.ts";
+import { browserTasks } from "../../../../experiments/runtime/browser.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 
 const tools = systemTools("the browser environment tests", CHROMIUM_TOOLS);
@@ -99,6 +100,11 @@ describe.runIf(tools.run)("browser task files for a user's own app", () => {
     expect(app.state.notes).toEqual(["buy milk", "call Ana"]);
     expect(env.stateHash()).toBe(hash);
     expect((await env.probe()).items["app:notes"]).toBeDefined();
+  });
+
+  it("is what a config's env.tasksFile runs instead of the built-in suite", () => {
+    expect(browserTasks({ tasksFile: join(dir, "tasks.yaml") }).map((t) => t.id)).toEqual(["notes-add"]);
+    expect(browserTasks({}).length).toBeGreaterThanOrEqual(30);
   });
 
   it("says what is wrong with a bad task file or checker, in one ConfigError", async () => {
