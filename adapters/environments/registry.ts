@@ -9,7 +9,6 @@ import type { EnvironmentFactory } from "../../src/environment.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { withProbes } from "../../src/probes/with-probes.ts";
 import type { Task } from "../../src/task.ts";
-import { createBrowserEnvironment } from "./browser/index.ts";
 import { BROWSER_TASKS } from "./browser/tasks/index.ts";
 import { DESKTOP_TASKS } from "./desktop-tasks/tasks.ts";
 import { createDockerDesktop } from "./docker/create.ts";
@@ -71,7 +70,8 @@ function baseFactory(kind: string, options: EnvironmentFactoryOptions): Environm
     case "docker":
       return async () => createDockerDesktop({ blobs: options.blobs, ...size, dockerHost: options.dockerHost, image: options.image, runId: options.runId });
     case "browser":
-      return async () => createBrowserEnvironment({ blobs: options.blobs, ...size, accessibility: options.accessibility, chromium: options.chromium });
+      // Loaded on first use: playwright-core is heavy, and most commands never open a browser.
+      return async () => (await import("./browser/index.ts")).createBrowserEnvironment({ blobs: options.blobs, ...size, accessibility: options.accessibility, chromium: options.chromium });
     default:
       throw new ConfigError(`env kind "${kind}" is unknown (one of: ${ENVIRONMENT_KINDS.join(", ")})`, { field: "env.kind" });
   }
