@@ -56,6 +56,9 @@ export interface BrowserSnapshotData {
   pointer: Pointer;
 }
 
+/** Longest wait for a screenshot (Playwright's default is 30 s). */
+const SCREENSHOT_TIMEOUT_MS = 15_000;
+
 /** A page script replacing the origin's localStorage with the saved entries. */
 function setLocalStorage(storage: BrowserSnapshotData["storage"], origin: string): string {
   const entries = (storage.origins.find((o) => o.origin === origin)?.localStorage ?? []).map((e) => [e.name, e.value]);
@@ -249,8 +252,18 @@ export class BrowserEnvironment implements Environment {
   }
 
   private async observation(): Promise<Observation> {
+    try {
+      return await this.observe0();
+    } catch (err) {
+      if (this.closed || err instanceof EnvironmentError) throw err;
+      // A hung or crashed renderer: the runner's environment retries re-run the episode.
+      throw new EnvironmentError(`browser: observing the page failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`, { cause: err });
+    }
+  }
+
+  private async observe0(): Promise<Observation> {
     const page = this.page!;
-    const png = await page.screenshot({ type: "png", caret: "hide", animations: "disabled" });
+    const png = await page.screenshot({ type: "png", caret: "hide", animations: "disabled", timeout: SCREENSHOT_TIMEOUT_MS });
     const screenshot = await this.opts.blobs.put(png);
     const ps = await readPageState(page);
     const url = this.relative(ps.url);
