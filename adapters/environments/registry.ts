@@ -1,13 +1,15 @@
 /**
  * One entry point for every environment kind the runner can create: "simdesk" (simulated, the
- * default), "x11" (real apps on this machine's Xvfb) and "docker" (real apps in a container per
- * episode, through dockerode; DOCKER_HOST picks the engine). The same configs run on all three.
+ * default), "x11" (real apps on this machine's Xvfb), "docker" (real apps in a container per
+ * episode, through dockerode; DOCKER_HOST picks the engine) and "browser" (headless Chromium on
+ * the built-in web apps or a user's own URL). The same configs run on all of them.
  */
 import type { BlobStore } from "../../src/blob-store.ts";
 import type { EnvironmentFactory } from "../../src/environment.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { withProbes } from "../../src/probes/with-probes.ts";
 import type { Task } from "../../src/task.ts";
+import { BROWSER_TASKS } from "./browser/tasks/index.ts";
 import { DESKTOP_TASKS } from "./desktop-tasks/tasks.ts";
 import { createDockerDesktop } from "./docker/create.ts";
 import { createSimDesk } from "./simdesk/index.ts";
@@ -15,7 +17,7 @@ import { SIMDESK_TASKS } from "./simdesk/tasks/index.ts";
 import { createX11Desktop } from "./x11/create.ts";
 
 /** Environment kinds the registry creates. */
-export const ENVIRONMENT_KINDS = ["simdesk", "x11", "docker"] as const;
+export const ENVIRONMENT_KINDS = ["simdesk", "x11", "docker", "browser"] as const;
 export type EnvironmentKind = (typeof ENVIRONMENT_KINDS)[number];
 
 /** Options of {@link createEnvironmentFactory}. */
@@ -26,7 +28,7 @@ export interface EnvironmentFactoryOptions {
   width?: number;
   /** Screen height. @default 800 */
   height?: number;
-  /** Accessibility trees on observations (simdesk default true, x11 default false). */
+  /** Accessibility trees on observations (simdesk and browser default true, x11 default false). */
   accessibility?: boolean;
   /** DOCKER_HOST for "docker" (from src/settings.ts runtimeSettings().dockerHost). */
   dockerHost?: string;
@@ -42,6 +44,8 @@ export interface EnvironmentFactoryOptions {
    * @default false
    */
   probes?: boolean;
+  /** Chromium executable for "browser". @default "/usr/bin/chromium" */
+  chromium?: string;
 }
 
 /** Whether a string names a registry environment kind. */
@@ -65,14 +69,18 @@ function baseFactory(kind: string, options: EnvironmentFactoryOptions): Environm
       return async () => createX11Desktop({ blobs: options.blobs, ...size, accessibility: options.accessibility, user: options.user });
     case "docker":
       return async () => createDockerDesktop({ blobs: options.blobs, ...size, dockerHost: options.dockerHost, image: options.image, runId: options.runId });
+    case "browser":
+      // Loaded on first use: playwright-core is heavy, and most commands never open a browser.
+      return async () => (await import("./browser/index.ts")).createBrowserEnvironment({ blobs: options.blobs, ...size, accessibility: options.accessibility, chromium: options.chromium });
     default:
       throw new ConfigError(`env kind "${kind}" is unknown (one of: ${ENVIRONMENT_KINDS.join(", ")})`, { field: "env.kind" });
   }
 }
 
-/** The built-in tasks of an environment kind: SimDesk's for "simdesk", the real-app tasks for "x11" and "docker". */
+/** The built-in tasks of an environment kind: SimDesk's for "simdesk", the real-app tasks for "x11" and "docker", the web-app suite for "browser". */
 export function tasksForEnvironment(kind: string): readonly Task[] {
   if (kind === "simdesk") return SIMDESK_TASKS;
+  if (kind === "browser") return BROWSER_TASKS;
   if (kind === "x11" || kind === "docker") return DESKTOP_TASKS;
   throw new ConfigError(`env kind "${kind}" is unknown (one of: ${ENVIRONMENT_KINDS.join(", ")})`, { field: "env.kind" });
 }

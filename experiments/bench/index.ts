@@ -30,6 +30,7 @@ const BENCHES: Array<[string, () => Promise<BenchModule>]> = [
   ["simdesk-render", () => import("./simdesk-render.ts")],
   ["runtime", () => import("./runtime.ts")],
   ["distributed", () => import("./distributed.ts")],
+  ["browser-restore", () => import("./browser-restore.ts")],
 ];
 
 const args = process.argv.slice(2);

@@ -129,7 +129,7 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
       .option("--max-rps <spec...>", "cap requests per second to model endpoints, shared by every worker through Redis: N (each endpoint) or BASE_URL=N")
       .option("--lock-ms <n>", "lock lease: a worker silent this long is presumed dead and its episode handed on", "30000")
       .option("--keep-checkpoints", "keep each episode's LangGraph checkpoints after its result is stored (default: delete them then)")
-      .addOption(new Option("--env <kind>", "environment override for every run: simdesk, x11, docker or osworld (default: each run's env.kind)").choices(["simdesk", "x11", "docker", "osworld"]))
+      .addOption(new Option("--env <kind>", "environment override for every run: simdesk, x11, docker, browser or osworld (default: each run's env.kind)").choices(["simdesk", "x11", "docker", "browser", "osworld"]))
       .addOption(new Option("-q, --quiet", "no per-episode lines")),
   ).action(async (flags: QueueFlags & { concurrency: string; checkpoint?: string; cache: string; lockMs: string; env?: string; quiet?: boolean; maxRps?: string[]; keepCheckpoints?: boolean }) => {
     const urls = queueUrls(flags);

@@ -20,7 +20,7 @@ export interface RunFlags {
   seed: string;
   resume?: boolean;
   quiet?: boolean;
-  /** Environment kind overriding the config's env.kind: simdesk, x11, docker or osworld. */
+  /** Environment kind overriding the config's env.kind: simdesk, x11, docker, browser or osworld. */
   env?: string;
   /** --checkpoint none|memory|sqlite[:path]|postgres://USER@HOST:PORT/DB. */
   checkpoint?: string;
@@ -35,7 +35,7 @@ export function addRunFlags(cmd: Command, defaultOut: string): Command {
     .option("--resume", "continue the run in --out: skip finished episodes, re-run missing and environment-error ones")
     .option("--checkpoint <spec>", "per-episode checkpoints: none (fastest; a killed episode re-runs), memory, sqlite or sqlite:<path>, postgres://USER@HOST:PORT/DB (durable: a killed episode resumes mid-way)", "none")
     .addOption(new Option("-q, --quiet", "no progress bars (CI)"))
-    .addOption(new Option("--env <kind>", "environment: simdesk (built in), x11 (apps under Xvfb on this host), docker (a desktop container per episode) or osworld (OSWorld tasks against a control server: env.url); default: the config's env.kind").choices(["simdesk", "x11", "docker", "osworld"]));
+    .addOption(new Option("--env <kind>", "environment: simdesk (built in), x11 (apps under Xvfb on this host), docker (a desktop container per episode), browser (headless Chromium on the built-in web apps, or env.tasksFile) or osworld (OSWorld tasks against a control server: env.url); default: the config's env.kind").choices(["simdesk", "x11", "docker", "browser", "osworld"]));
 }
 
 /** Validate the shared flags into runner settings. */

@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
 import { withDesktopEnv } from "../runtime/desktop.ts";
+import { withBrowserEnv } from "../runtime/browser.ts";
 import { addModelRunFlags, runModelFromFlags, type RunModelFlags } from "./run-model.ts";
 import { loadExperimentConfig } from "../config/load.ts";
 import { runExperiment } from "../runner/experiment.ts";
@@ -34,8 +35,9 @@ export interface ConfigRunFlags extends RunFlags {
 /** Run a validated config with the CLI's progress and printing. */
 /** The experiment runtime of a config's environment kind (shared by `run` and `retrace worker`). */
 export function runtimeFor(envKind: string, env: ExperimentConfig["env"]): ExperimentRuntime {
-  if (envKind !== "simdesk" && envKind !== "x11" && envKind !== "docker" && envKind !== "osworld")
-    throw new ConfigError(`config.env.kind: "${envKind}" is not an environment retrace runs experiments on; use simdesk, x11, docker or osworld`, { field: "env.kind" });
+  if (envKind !== "simdesk" && envKind !== "x11" && envKind !== "docker" && envKind !== "browser" && envKind !== "osworld")
+    throw new ConfigError(`config.env.kind: "${envKind}" is not an environment retrace runs experiments on; use simdesk, x11, docker, browser or osworld`, { field: "env.kind" });
+  if (envKind === "browser") return withBrowserEnv(createSimDeskRuntime());
   return envKind === "osworld" ? createOsworldRuntime(env) : envKind === "simdesk" ? createSimDeskRuntime() : withDesktopEnv(createSimDeskRuntime(), envKind);
 }
 
@@ -43,8 +45,8 @@ export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags
   const settings = runSettings(flags, defaultOutFor(loaded.name));
   const config = fillConfigModels(flags.env ? { ...loaded, env: { ...loaded.env, kind: flags.env } } : loaded, { baseUrl: flags.baseUrl, model: flags.model, apiKeyEnv: flags.apiKeyEnv });
   const envKind = config.env.kind;
-  if (envKind !== "simdesk" && envKind !== "x11" && envKind !== "docker" && envKind !== "osworld")
-    throw new ConfigError(`config.env.kind: "${envKind}" is not an environment retrace runs experiments on; use simdesk, x11, docker or osworld`, { field: "env.kind" });
+  if (envKind !== "simdesk" && envKind !== "x11" && envKind !== "docker" && envKind !== "browser" && envKind !== "osworld")
+    throw new ConfigError(`config.env.kind: "${envKind}" is not an environment retrace runs experiments on; use simdesk, x11, docker, browser or osworld`, { field: "env.kind" });
   const maxCostUsd = flags.maxCostUsd === undefined ? undefined : Number(flags.maxCostUsd);
   if (maxCostUsd !== undefined && !(Number.isFinite(maxCostUsd) && maxCostUsd > 0)) throw new ConfigError(`--max-cost-usd: expected a positive number of US dollars, got "${flags.maxCostUsd}"`, { field: "maxCostUsd" });
   const cache = parseCacheMode(flags.cache ?? "off");

@@ -32,7 +32,7 @@ function listedOnce(what: string, hint: string) {
 /** Which environment and which of its tasks. */
 export const EnvSpecSchema = z
   .object({
-    /** Environment kind: simdesk, x11, docker or osworld. @default "simdesk" */
+    /** Environment kind: simdesk, x11, docker, browser or osworld. @default "simdesk" */
     kind: z.string().min(1).default("simdesk"),
     /** osworld: the control server's URL (e.g. http://127.0.0.1:5000). */
     url: z.string().url().optional(),
@@ -42,6 +42,8 @@ export const EnvSpecSchema = z
     osworldPath: z.string().min(1).optional(),
     /** osworld: the Python with OSWorld's requirements, used with `osworldPath`. @default "python3" */
     python: z.string().min(1).optional(),
+    /** browser: a task file (YAML/JSON) of the user's own web apps (adapters/environments/browser/tasks/file.ts), relative to the working directory; omitted = the built-in web-app suite. */
+    tasksFile: z.string().min(1).optional(),
     /** Task ids, in order; omitted = every task of the environment. */
     tasks: z.array(z.string().min(1)).min(1).superRefine(listedOnce("task", "list each task once")).optional(),
     /** Keep at most this many tasks (after `tasks`), for quick runs. */

@@ -20,7 +20,7 @@ export type EvalAgentSpec = ModelAgentSpec | { kind: "sim"; profile?: string };
 const EvalAgentSpecSchema = AgentSpecSchema;
 
 /** Environments the recovery evaluation runs on. */
-export const EVAL_ENV_KINDS = ["simdesk", "x11", "docker", "osworld"] as const;
+export const EVAL_ENV_KINDS = ["simdesk", "x11", "docker", "osworld", "browser"] as const;
 
 const EnvSchema = z
   .object({

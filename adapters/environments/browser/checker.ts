@@ -1,0 +1,68 @@
+/**
+ * Running a task's checker: a built-in one by name over the apps' server state, or a user's
+ * checker module. A user checker is `export function check(ctx)` (or the default export) taking
+ * {@link CheckerContext} and returning a boolean, a score in [0, 1] or `{ score, detail }`,
+ * possibly as a promise. It should read the app's own state (its API, database or the state
+ * endpoint), never the screen.
+ */
+import { isAbsolute } from "node:path";
+import { pathToFileURL } from "node:url";
+import { ConfigError, EnvironmentError } from "../../../src/errors.ts";
+import type { Evaluation, Task } from "../../../src/task.ts";
+import type { AppsState } from "./apps/state.ts";
+import { BROWSER_CHECKS } from "./tasks/index.ts";
+import type { BrowserEvaluator } from "./tasks/types.ts";
+
+/** What a checker module's function receives. */
+export interface CheckerContext {
+  task: Task;
+  /** The page's URL when the episode ended. */
+  url: string;
+  /** The app's server state from its state endpoint (undefined when the task names none). */
+  state: unknown;
+  /** Cookies and localStorage of the episode's browser context. */
+  storage: { cookies: Array<{ name: string; value: string; domain: string; path: string }>; origins: Array<{ origin: string; localStorage: Array<{ name: string; value: string }> }> };
+}
+
+/** A user's checker function. */
+export type BrowserChecker = (ctx: CheckerContext) => boolean | number | Evaluation | Promise<boolean | number | Evaluation>;
+
+const modules = new Map<string, Promise<Record<string, unknown>>>();
+
+/** Load a checker function from a module (absolute path or file: URL); a ConfigError says what is wrong. */
+export async function loadChecker(module: string, exportName: string): Promise<BrowserChecker> {
+  if (!isAbsolute(module) && !module.startsWith("file:")) throw new ConfigError(`checker module "${module}" must be an absolute path (task files resolve it against their folder)`, { field: "evaluator.module" });
+  const href = module.startsWith("file:") ? module : pathToFileURL(module).href;
+  let loading = modules.get(href);
+  if (!loading) modules.set(href, (loading = import(href) as Promise<Record<string, unknown>>));
+  let mod: Record<string, unknown>;
+  try {
+    mod = await loading;
+  } catch (err) {
+    modules.delete(href);
+    throw new ConfigError(`checker module ${module} does not load: ${err instanceof Error ? err.message : String(err)}`, { field: "evaluator.module" });
+  }
+  const fn = mod[exportName];
+  if (typeof fn !== "function") throw new ConfigError(`checker module ${module} has no function export "${exportName}" (exports: ${Object.keys(mod).join(", ") || "none"})`, { field: "evaluator.export" });
+  return fn as BrowserChecker;
+}
+
+/** Normalise what a checker returned. */
+export function toEvaluation(result: unknown, who: string): Evaluation {
+  if (typeof result === "boolean") return { score: result ? 1 : 0, detail: `${who} returned ${result}` };
+  if (typeof result === "number" && result >= 0 && result <= 1) return { score: result, detail: `${who} returned ${result}` };
+  const r = result as Partial<Evaluation> | null;
+  if (r && typeof r === "object" && typeof r.score === "number" && r.score >= 0 && r.score <= 1) return { score: r.score, ...(typeof r.detail === "string" ? { detail: r.detail } : {}) };
+  throw new EnvironmentError(`${who} returned ${JSON.stringify(result)}; a checker returns a boolean, a score in [0, 1] or { score, detail }`, { retryable: false });
+}
+
+/** Run a task's checker. */
+export async function runChecker(evaluator: BrowserEvaluator, ctx: CheckerContext): Promise<Evaluation> {
+  if ("check" in evaluator) {
+    const check = BROWSER_CHECKS.get(evaluator.check);
+    if (!check) throw new ConfigError(`task ${ctx.task.id}: no built-in checker "${evaluator.check}"`, { field: "evaluator.check" });
+    return check(ctx.state as AppsState);
+  }
+  const fn = await loadChecker(evaluator.module, evaluator.export);
+  return toEvaluation(await fn(ctx), `checker ${evaluator.module}#${evaluator.export}`);
+}

@@ -1,0 +1,279 @@
+/**
+ * The browser as a retrace Environment: headless Chromium driven through playwright-core, one
+ * fresh browser context per episode, on the built-in web apps (served by this process) or on a
+ * user's own URL. Observations carry a PNG screenshot, the URL (in `text`) and an accessibility
+ * tree read from the DOM. Snapshots keep the app's server state, cookies, localStorage, the URL,
+ * form values, focus and scroll; `restore` puts them all back in a new context.
+ */
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { formatAction, type Action } from "../../../src/action.ts";
+import type { BlobStore } from "../../../src/blob-store.ts";
+import type { Environment, EnvironmentCapabilities, EnvironmentSnapshot, StepOutcome } from "../../../src/environment.ts";
+import { ConfigError, EnvironmentError } from "../../../src/errors.ts";
+import { sha256Hex, stableStringify } from "../../../src/hash.ts";
+import type { Observation } from "../../../src/observation.ts";
+import type { ProbeReport } from "../../../src/probes/report.ts";
+import type { Evaluation, Task } from "../../../src/task.ts";
+import { NavigationTracker, performAction, type Pointer } from "./actions.ts";
+import { builtInState, endpointState, type AppStateAccess } from "./app-state.ts";
+import type { AppServer } from "./apps/server.ts";
+import { runChecker } from "./checker.ts";
+import { readPageState, writePageState, type PageState } from "./page-state.ts";
+import { probeBrowser } from "./probe.ts";
+import { parseBrowserTask, type BrowserEvaluator } from "./tasks/types.ts";
+
+/** Options of {@link BrowserEnvironment}. */
+export interface BrowserEnvironmentOptions {
+  /** A launched Chromium (closed by `close()` when `ownsBrowser`). */
+  browser: Browser;
+  /** The built-in apps' server (closed by `close()` when `ownsServer`). */
+  server: AppServer;
+  /** Where screenshots go. */
+  blobs: BlobStore;
+  /** Viewport width. @default 1280 */
+  width?: number;
+  /** Viewport height. @default 800 */
+  height?: number;
+  /** Attach the DOM's accessibility tree to observations. @default true */
+  accessibility?: boolean;
+  /** Close the browser on `close()`. @default true */
+  ownsBrowser?: boolean;
+  /** Close the server on `close()`. @default true */
+  ownsServer?: boolean;
+}
+
+/** The snapshot data (`EnvironmentSnapshot.data` of kind "browser"). */
+export interface BrowserSnapshotData {
+  v: 1;
+  task: string;
+  /** The app's server state (null: the task's app exposes none). */
+  server: unknown;
+  /** Cookies and localStorage (Playwright's storage state). */
+  storage: Awaited<ReturnType<BrowserContext["storageState"]>>;
+  /** URL relative to the app's origin when it is on it, else absolute. */
+  url: string;
+  page: Pick<PageState, "forms" | "focus" | "scroll">;
+  pointer: Pointer;
+}
+
+/** Longest wait for a screenshot (Playwright's default is 30 s). */
+const SCREENSHOT_TIMEOUT_MS = 15_000;
+
+/** A page script replacing the origin's localStorage with the saved entries. */
+function setLocalStorage(storage: BrowserSnapshotData["storage"], origin: string): string {
+  const entries = (storage.origins.find((o) => o.origin === origin)?.localStorage ?? []).map((e) => [e.name, e.value]);
+  return `((items) => { localStorage.clear(); for (const [k, v] of items) localStorage.setItem(k, v); })(${JSON.stringify(entries)})`;
+}
+
+/** Headless Chromium as a retrace Environment. */
+export class BrowserEnvironment implements Environment {
+  readonly kind = "browser";
+  readonly capabilities: EnvironmentCapabilities;
+  private readonly opts: Required<Pick<BrowserEnvironmentOptions, "width" | "height">> & BrowserEnvironmentOptions;
+  private context?: BrowserContext;
+  private page?: Page;
+  private nav?: NavigationTracker;
+  private task?: Task;
+  private evaluator?: BrowserEvaluator;
+  private appState?: AppStateAccess;
+  /** Origin relative URLs resolve against (the built-in server, or the user's start URL's). */
+  private origin = "";
+  private pointer: Pointer = { x: 0, y: 0 };
+  private hash = "";
+  private screen = "";
+  private closed = false;
+
+  constructor(options: BrowserEnvironmentOptions) {
+    this.opts = { ...options, width: options.width ?? 1280, height: options.height ?? 800 };
+    this.capabilities = { reset: true, snapshot: true, groundTruth: false, accessibility: options.accessibility ?? true, probes: true };
+  }
+
+  /** The page of the current episode (for probes and tests of the page itself). */
+  get currentPage(): Page {
+    return this.requirePage();
+  }
+
+  async reset(task: Task): Promise<Observation> {
+    const { setup, evaluator } = parseBrowserTask(task);
+    this.task = task;
+    this.evaluator = evaluator;
+    let start: string;
+    if ("fixture" in setup) {
+      this.opts.server.load(setup.fixture);
+      this.appState = builtInState(this.opts.server);
+      this.origin = this.opts.server.url;
+      start = this.origin + setup.path;
+    } else {
+      this.appState = setup.state ? endpointState(setup.state) : undefined;
+      if (setup.state?.initial !== undefined) await this.appState!.write(setup.state.initial);
+      this.origin = new URL(setup.url).origin;
+      start = setup.url;
+    }
+    // Exact state hashes only where the whole server state is readable.
+    this.capabilities.groundTruth = !!this.appState;
+    await this.freshContext();
+    await this.goto(start);
+    this.pointer = { x: 0, y: 0 };
+    return this.observation();
+  }
+
+  async step(action: Action): Promise<StepOutcome> {
+    const page = this.requirePage();
+    let info;
+    try {
+      info = await performAction(page, action, this.pointer, this.nav!);
+    } catch (err) {
+      if (this.closed) throw err;
+      throw new EnvironmentError(`browser: ${formatAction(action)} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    return { observation: await this.observation(), info: { ...info } };
+  }
+
+  async observe(): Promise<Observation> {
+    this.requirePage();
+    return this.observation();
+  }
+
+  async evaluate(): Promise<Evaluation> {
+    const page = this.requirePage();
+    return runChecker(this.evaluator!, { task: this.task!, url: page.url(), state: this.appState ? await this.appState.read() : undefined, storage: await this.context!.storageState() });
+  }
+
+  async snapshot(): Promise<EnvironmentSnapshot> {
+    const page = this.requirePage();
+    const ps = await readPageState(page);
+    const data: BrowserSnapshotData = {
+      v: 1,
+      task: this.task!.id,
+      server: this.appState ? await this.appState.read() : null,
+      storage: this.portableStorage(await this.context!.storageState()),
+      url: this.relative(page.url()),
+      page: { forms: ps.forms, focus: ps.focus, scroll: ps.scroll },
+      pointer: { ...this.pointer },
+    };
+    return { kind: "browser", data };
+  }
+
+  async restore(snapshot: EnvironmentSnapshot): Promise<Observation> {
+    this.requirePage();
+    if (snapshot.kind !== "browser") throw new ConfigError(`browser: cannot restore a "${snapshot.kind}" snapshot`);
+    const data = snapshot.data as BrowserSnapshotData;
+    if (data.task !== this.task!.id) throw new EnvironmentError(`browser: snapshot of task ${data.task} cannot be restored on task ${this.task!.id}`, { retryable: false });
+    if (this.appState && data.server !== null) await this.appState.write(data.server);
+    const storage = { cookies: data.storage.cookies, origins: data.storage.origins.map((o) => ({ ...o, origin: o.origin || this.origin })) };
+    const url = data.url.startsWith("/") ? this.origin + data.url : data.url;
+    await this.restoreStorage(storage, new URL(url).origin);
+    await this.goto(url);
+    // The page's scripts ran again on load (e.g. a visit counter): put storage back as saved.
+    await this.page!.evaluate(setLocalStorage(storage, new URL(url).origin));
+    const missing = await writePageState(this.page!, data.page);
+    if (missing.length) throw new EnvironmentError(`browser: restored page lacks form controls ${missing.join(", ")}`, { retryable: false });
+    this.pointer = { ...data.pointer };
+    await this.page!.mouse.move(this.pointer.x, this.pointer.y);
+    return this.observation();
+  }
+
+  stateHash(): string {
+    return this.hash;
+  }
+
+  visibleHash(): string {
+    return this.screen;
+  }
+
+  async probe(): Promise<ProbeReport> {
+    const page = this.requirePage();
+    return probeBrowser({ page, context: this.context!, appState: this.appState, relative: (u) => this.relative(u) });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.context?.close().catch(() => undefined);
+    if (this.opts.ownsBrowser !== false) await this.opts.browser.close().catch(() => undefined);
+    if (this.opts.ownsServer !== false) await this.opts.server.close();
+  }
+
+  /**
+   * Cookies and localStorage as saved, in the episode's context (a new context costs a new
+   * renderer process: most of a restore). localStorage is written on a blank document of the
+   * page's origin served by Playwright, so the restored page's scripts see it from their start.
+   */
+  private async restoreStorage(storage: BrowserSnapshotData["storage"], origin: string): Promise<void> {
+    const context = this.context!;
+    const page = this.page!;
+    await context.clearCookies();
+    if (storage.cookies.length) await context.addCookies(storage.cookies);
+    const blank = `${origin}/__retrace_restore__`;
+    await page.route(blank, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>restoring</title>" }));
+    try {
+      await this.goto(blank);
+      await page.evaluate(`sessionStorage.clear();${setLocalStorage(storage, origin)}`);
+    } finally {
+      await page.unroute(blank);
+    }
+  }
+
+  private async freshContext(storageState?: BrowserSnapshotData["storage"]): Promise<void> {
+    await this.context?.close().catch(() => undefined);
+    this.context = await this.opts.browser.newContext({
+      viewport: { width: this.opts.width, height: this.opts.height },
+      deviceScaleFactor: 1,
+      locale: "en-US",
+      timezoneId: "UTC",
+      reducedMotion: "reduce",
+      ...(storageState ? { storageState } : {}),
+    });
+    this.page = await this.context.newPage();
+    this.nav = await NavigationTracker.install(this.page);
+  }
+
+  private async goto(url: string): Promise<void> {
+    try {
+      await this.page!.goto(url, { waitUntil: "load", timeout: 20_000 });
+    } catch (err) {
+      throw new EnvironmentError(`browser: could not open ${url}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+
+  /** Storage with the app's own origin written "" (the built-in server's port differs per instance). */
+  private portableStorage(storage: BrowserSnapshotData["storage"]): BrowserSnapshotData["storage"] {
+    return { cookies: storage.cookies, origins: storage.origins.map((o) => (o.origin === this.origin ? { ...o, origin: "" } : o)) };
+  }
+
+  private relative(url: string): string {
+    return this.origin && url.startsWith(`${this.origin}/`) ? url.slice(this.origin.length) : url;
+  }
+
+  private requirePage(): Page {
+    if (this.closed) throw new EnvironmentError("browser: the environment is closed", { retryable: false });
+    if (!this.page || !this.task) throw new EnvironmentError("browser: call reset(task) before acting", { retryable: false });
+    return this.page;
+  }
+
+  private async observation(): Promise<Observation> {
+    try {
+      return await this.observe0();
+    } catch (err) {
+      if (this.closed || err instanceof EnvironmentError) throw err;
+      // A hung or crashed renderer: the runner's environment retries re-run the episode.
+      throw new EnvironmentError(`browser: observing the page failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`, { cause: err });
+    }
+  }
+
+  private async observe0(): Promise<Observation> {
+    const page = this.page!;
+    const png = await page.screenshot({ type: "png", caret: "hide", animations: "disabled", timeout: SCREENSHOT_TIMEOUT_MS });
+    const screenshot = await this.opts.blobs.put(png);
+    const ps = await readPageState(page);
+    const url = this.relative(ps.url);
+    // Everything a snapshot restores, so equal hashes mean restorable-equal states.
+    const cookies = (await this.context!.cookies()).map((c) => [c.name, c.value, c.domain, c.path]);
+    const server = this.appState ? await this.appState.read() : null;
+    this.hash = sha256Hex(stableStringify({ server, cookies, local: ps.local, url, forms: ps.forms, focus: ps.focus, scroll: ps.scroll }));
+    this.screen = screenshot;
+    const obs: Observation = { screenshot, width: this.opts.width, height: this.opts.height, text: `URL: ${url}\nTitle: ${ps.title}` };
+    if (this.capabilities.accessibility) obs.axTree = ps.ax;
+    return obs;
+  }
+}

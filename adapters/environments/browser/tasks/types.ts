@@ -1,0 +1,110 @@
+/**
+ * Browser tasks. Built-in tasks run on the apps this package serves (`setup.fixture` names their
+ * initial server state, `setup.path` the first page) and are judged by a named checker that reads
+ * the apps' server-side state (`evaluator.check`). Tasks for a user's own web app (tasks/file.ts)
+ * start at `setup.url` and are judged by a checker module (`evaluator.module` + `export`).
+ */
+import { z } from "zod";
+import { ActionSchema, type Action } from "../../../../src/action.ts";
+import { ConfigError } from "../../../../src/errors.ts";
+import type { Evaluation, Task } from "../../../../src/task.ts";
+import { centre } from "../apps/layout.ts";
+import { FIXTURES, type AppsState } from "../apps/state.ts";
+import type { Rect } from "../apps/ui.ts";
+
+/** How a user's app exposes its server state (GET returns JSON, PUT puts it back). */
+export const StateEndpointSchema = z
+  .object({
+    /** The endpoint's URL. */
+    url: z.string().url(),
+    /** Headers sent with every state request (e.g. a token). @default {} */
+    headers: z.record(z.string(), z.string()).default({}),
+    /** State PUT at every reset (omitted: the app's state is not reset). */
+    initial: z.unknown().optional(),
+  })
+  .strict();
+
+/** Where an episode starts. */
+export const BrowserSetupSchema = z.union([
+  z.object({ fixture: z.enum(FIXTURES).default("default"), path: z.string().startsWith("/") }).strict(),
+  z.object({ url: z.string().url(), state: StateEndpointSchema.optional() }).strict(),
+]);
+
+/** How success is judged: a built-in checker by name, or a user's checker module. */
+export const BrowserEvaluatorSchema = z.union([
+  z.object({ check: z.string().min(1) }).strict(),
+  z.object({ module: z.string().min(1), export: z.string().min(1).default("default") }).strict(),
+]);
+
+export type BrowserSetup = z.output<typeof BrowserSetupSchema>;
+export type BrowserEvaluator = z.output<typeof BrowserEvaluatorSchema>;
+
+/** A plausible mistake at a plan step (SimDesk's MistakeSpec shape), for simulated policies. */
+export interface BrowserMistake {
+  atStep: number;
+  kind: "misclick" | "typo" | "wrong-item" | "skip" | "premature-done" | "latent";
+  actions: Action[];
+  note: string;
+}
+
+/** A browser task with a reference plan and its plausible mistakes. */
+export interface BrowserTask extends Task<BrowserSetup, BrowserEvaluator> {
+  env: "browser";
+  plan: Action[];
+  mistakes: BrowserMistake[];
+  horizon: "short" | "medium" | "long";
+}
+
+/** A built-in checker: reads the apps' server state, never the screen. */
+export type AppsCheck = (state: AppsState) => Evaluation;
+
+/** Validate a task's setup and evaluator; a ConfigError names the field. */
+export function parseBrowserTask(task: Task): { setup: BrowserSetup; evaluator: BrowserEvaluator } {
+  const setup = BrowserSetupSchema.safeParse(task.setup);
+  if (!setup.success) throw fieldError(task.id, "setup", setup.error);
+  const evaluator = BrowserEvaluatorSchema.safeParse(task.evaluator);
+  if (!evaluator.success) throw fieldError(task.id, "evaluator", evaluator.error);
+  for (const [i, a] of (task.plan ?? []).entries()) {
+    const ok = ActionSchema.safeParse(a);
+    if (!ok.success) throw fieldError(task.id, `plan.${i}`, ok.error);
+  }
+  return { setup: setup.data, evaluator: evaluator.data };
+}
+
+function fieldError(taskId: string, root: string, error: z.ZodError): ConfigError {
+  const issue = error.issues[0];
+  const field = [root, ...issue.path.map(String)].join(".");
+  return new ConfigError(`task ${taskId}: ${field}: ${issue.message}`, { field });
+}
+
+/** Plan building blocks. */
+export const act = {
+  click: (r: Rect): Action => ({ type: "CLICK", ...centre(r), button: "left", numClicks: 1 }),
+  type: (text: string): Action => ({ type: "TYPING", text }),
+  hot: (...keys: string[]): Action => ({ type: "HOTKEY", keys }),
+  press: (key: string): Action => ({ type: "PRESS", key }),
+  done: { type: "DONE" } as Action,
+};
+
+/** A passing or failing evaluation from a list of (condition, what was wrong) pairs. */
+export function verdict(checks: Array<[boolean, string]>): Evaluation {
+  const failed = checks.filter(([ok]) => !ok).map(([, why]) => why);
+  return failed.length ? { score: 0, detail: failed.join("; ") } : { score: 1, detail: "all checks passed" };
+}
+
+/** Build a built-in task. */
+export function defineBrowserTask(t: { id: string; instruction: string; app: string; fixture?: (typeof FIXTURES)[number]; path: string; plan: Action[]; mistakes: BrowserMistake[]; tags?: string[] }): BrowserTask {
+  const n = t.plan.length;
+  return {
+    id: t.id,
+    instruction: t.instruction,
+    env: "browser",
+    apps: [t.app],
+    setup: { fixture: t.fixture ?? "default", path: t.path },
+    evaluator: { check: t.id },
+    plan: t.plan,
+    mistakes: t.mistakes,
+    horizon: n <= 4 ? "short" : n <= 8 ? "medium" : "long",
+    tags: t.tags ?? [],
+  };
+}
