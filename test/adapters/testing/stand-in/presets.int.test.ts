@@ -49,6 +49,23 @@ describe("stand-in presets over HTTP", () => {
     expect(roles.has("forward") && roles.has("detector")).toBe(true);
   }, 60_000);
 
+  it("runs the ideal-recovery preset: the stand-in's failed rollouts are annotated and resumed over HTTP", async () => {
+    const cfg = narrowed("ideal-recovery", (c) => {
+      c.env = { kind: "simdesk", tasks: ["cross-budget-total-report"] };
+      c.seeds = [0, 1];
+      c.k = 2;
+      c.strategies = ["zero", "llm"];
+    });
+    const out = join(dir, "ideal");
+    const from = server.log.length;
+    const r = await cli("run", cfg, "--base-url", server.url, "--out", out, "--workers", "1", "--quiet");
+    expect(r.code).toBe(0);
+    const rows = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(rows.filter((x) => x.condition === "forward")).toHaveLength(2);
+    expect(rows.every((x) => x.status === "ok")).toBe(true);
+    expect(server.log.slice(from).some((l) => l.role === "forward")).toBe(true);
+  }, 60_000);
+
   it("gives recovery-evaluation context rows that differ: 0-E undoes what its prompt shows, none cannot", async () => {
     const cfg = narrowed("recovery-eval", (c) => {
       c.env.tasks = ["settings-dnd-previews", "editor-append-notes", "files-rename-draft", "settings-power-blank", "editor-replace-todo"];
@@ -57,21 +74,27 @@ describe("stand-in presets over HTTP", () => {
       c.eval.implicit = false;
       c.eval.recoverers[0].contexts = ["0-E", "none"];
     });
-    const data = join(dir, "rdata");
-    const b = await cli("dataset", "build", "--config", cfg, "--base-url", server.url, "--out", data, "--quiet");
-    expect(b.code).toBe(0);
-    const from = server.log.length;
-    const out = join(dir, "reval");
-    const e = await cli("eval-recovery", "--config", cfg, "--dataset", data, "--base-url", server.url, "--out", out, "--quiet");
-    expect(e.code).toBe(0);
-    const report = JSON.parse(readFileSync(join(out, "recovery-eval.json"), "utf8")) as { table: Array<{ context: string; n: number; success: number }> };
-    const row = (ctx: string) => report.table.find((t) => t.context === ctx)!;
-    expect(row("0-E").n).toBeGreaterThan(0);
-    expect(row("0-E").n).toBe(row("none").n);
-    expect(row("0-E").success).toBeGreaterThan(row("none").success);
-    // What made the difference is in the prompts: only 0-E prompts showed actions after the target.
-    const rec = server.log.slice(from).filter((l) => l.role === "recovery");
-    expect(rec.some((l) => (l.undoing ?? []).length > 0)).toBe(true);
-    expect(rec.some((l) => (l.undoing ?? []).length === 0)).toBe(true);
+    // Its own server: the draws (and so the dataset) depend only on this test's requests.
+    const own = await startStandInServer({ errorRate: 0.2, seed: 5 });
+    try {
+      const data = join(dir, "rdata");
+      const b = await cli("dataset", "build", "--config", cfg, "--base-url", own.url, "--out", data, "--quiet");
+      expect(b.code).toBe(0);
+      const from = own.log.length;
+      const out = join(dir, "reval");
+      const e = await cli("eval-recovery", "--config", cfg, "--dataset", data, "--base-url", own.url, "--out", out, "--quiet");
+      expect(e.code).toBe(0);
+      const report = JSON.parse(readFileSync(join(out, "recovery-eval.json"), "utf8")) as { table: Array<{ context: string; n: number; success: number }> };
+      const row = (ctx: string) => report.table.find((t) => t.context === ctx)!;
+      expect(row("0-E").n).toBeGreaterThan(0);
+      expect(row("0-E").n).toBe(row("none").n);
+      expect(row("0-E").success).toBeGreaterThan(row("none").success);
+      // What made the difference is in the prompts: only 0-E prompts showed actions after the target.
+      const rec = own.log.slice(from).filter((l) => l.role === "recovery");
+      expect(rec.some((l) => (l.undoing ?? []).length > 0)).toBe(true);
+      expect(rec.some((l) => (l.undoing ?? []).length === 0)).toBe(true);
+    } finally {
+      await own.close();
+    }
   }, 90_000);
 });
