@@ -160,6 +160,8 @@ export function playPerturber(req: ReadRequest, draw: Draw, o: PlayOptions): Pla
     options.push({ actions: [{ type: "CLICK", x: l.x + Math.round(l.w / 2), y: l.y + Math.round(l.h / 2), button: "left", numClicks: 1 }], kind: "misclick" });
   }
   if (lines.some((l) => l.role === "text" && l.states.includes("focused"))) options.push({ actions: [{ type: "TYPING", text: "oops" }], kind: "typo" });
-  const pick = choose(draw, options.map((v, i) => ({ weight: i === 0 ? 0.5 : 1, value: v })));
+  // Catalogue mistakes are the visible, task-breaking ones a dataset wants; a silent toggle is rarer.
+  const weight = (kind: string, i: number) => (i === 0 ? 0.25 : kind === "misclick" || kind === "typo" ? 1 : 3);
+  const pick = choose(draw, options.map((v, i) => ({ weight: weight(v.kind, i), value: v })));
   return { text: replyWith(`To lead the task astray, I will ${describeIntent(undefined, pick.actions[0])}.`, pick.actions), kind: pick.kind, step: k };
 }
