@@ -71,17 +71,38 @@ export function visibleFix(target: TreeLine[], current: TreeLine[]): { action: A
   if (has(current, (l) => l.role === "menu item") && !has(target, (l) => l.role === "menu item")) return { action: { type: "PRESS", key: "escape" }, why: "A menu is open that the TARGET does not show; close it." };
   for (const d of current.filter((l) => l.role === "dialog")) if (!has(target, (t) => t.role === "dialog" && t.name === d.name)) return { action: { type: "PRESS", key: "escape" }, why: `The "${d.name}" dialog is not in the TARGET; dismiss it.` };
   const windows = (ls: TreeLine[]) => ls.filter((l) => l.role === "window");
+  const app = (name: string) => name.slice(name.lastIndexOf(" - ") + 3);
+  const bare = (name: string) => name.replace(/^\*/, "");
   for (const w of windows(current)) {
-    if (windows(target).some((t) => t.name === w.name)) continue;
+    if (windows(target).some((t) => bare(t.name) === bare(w.name))) continue;
+    // The same app showing another folder: go back to the TARGET's folder.
+    const same = windows(target).find((t) => app(t.name) === app(w.name) && app(w.name) === "Files");
+    if (same) {
+      const folder = same.name.slice(0, same.name.lastIndexOf(" - "));
+      const place = current.find((l) => l.role === "list item" && l.name === folder);
+      if (place) return { action: centre(place), why: `The file manager shows "${w.name}"; go back to ${folder} as in the TARGET.` };
+    }
     const idx = current.indexOf(w);
     const close = current.findIndex((l, i) => i > idx && l.role === "button" && l.name === "Close" && containerOf(current, i) === `window:${w.name}`);
     if (close >= 0) return { action: centre(current[close]), why: `The window "${w.name}" is not in the TARGET; close it.` };
+  }
+  for (const t of windows(target)) {
+    if (windows(current).some((w) => app(w.name) === app(t.name))) continue;
+    // A window of the TARGET is missing: bring it back (taskbar entry of a minimized one, else launch the app).
+    const entry = current.find((l) => l.role === "button" && bare(l.name) === bare(t.name));
+    const launch = current.find((l) => l.role === "button" && l.name === `Launch ${app(t.name)}`);
+    if (entry ?? launch) return { action: centre((entry ?? launch)!), why: `The TARGET shows "${t.name}", which is not open; bring it back.` };
   }
   for (let i = 0; i < current.length; i++) {
     const c = current[i];
     if (c.role !== "text") continue;
     const t = target.find((l, j) => l.role === "text" && l.name === c.name && containerOf(target, j) === containerOf(current, i));
     if (t && t.value !== c.value) return { action: { type: "HOTKEY", keys: ["ctrl", "z"] }, why: `The text of "${c.name}" differs from the TARGET; undo the edit.` };
+  }
+  for (const c of current.filter((l) => l.role === "switch" || l.role === "radio button" || l.role === "check box")) {
+    const t = target.find((l) => l.role === c.role && l.name === c.name);
+    if (t && t.states.includes("checked") !== c.states.includes("checked") && (c.role !== "radio button" || t.states.includes("checked")))
+      return { action: centre(c), why: `"${c.name}" is ${c.states.includes("checked") ? "on" : "off"} but ${t.states.includes("checked") ? "on" : "off"} in the TARGET; set it back.` };
   }
   for (const t of target.filter((l) => l.states.includes("selected") && l.role === "list item")) {
     const c = current.find((l) => l.role === t.role && l.name === t.name);
