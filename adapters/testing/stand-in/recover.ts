@@ -96,7 +96,9 @@ export function visibleFix(target: TreeLine[], current: TreeLine[]): { action: A
   for (let i = 0; i < current.length; i++) {
     const c = current[i];
     if (c.role !== "text") continue;
-    const t = target.find((l, j) => l.role === "text" && l.name === c.name && containerOf(target, j) === containerOf(current, i));
+    // An edited document's window is titled "*name"; it is still the same window.
+    const where = (lines: TreeLine[], k: number) => containerOf(lines, k).replace(/:\*/, ":");
+    const t = target.find((l, j) => l.role === "text" && l.name === c.name && where(target, j) === where(current, i));
     if (t && t.value !== c.value) return { action: { type: "HOTKEY", keys: ["ctrl", "z"] }, why: `The text of "${c.name}" differs from the TARGET; undo the edit.` };
   }
   for (const c of current.filter((l) => l.role === "switch" || l.role === "radio button" || l.role === "check box")) {

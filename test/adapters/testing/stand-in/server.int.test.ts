@@ -66,13 +66,13 @@ describe("stand-in model server: sampling", () => {
 
 describe("stand-in model server: recovery decisions come from the prompt text", () => {
   /** notes.txt open (plan steps 0-2), then a hidden slip: Ctrl+Alt+D toggles Do not disturb (step 3). */
-  async function scene() {
+  async function scene(slip: Action[] = [{ type: "HOTKEY", keys: ["ctrl", "alt", "d"] }]) {
     const blobs = tempBlobs();
     const env = createSimDesk({ blobs });
     const task = getSimDeskTask("editor-append-notes");
     let obs = await env.reset(task);
     const history: HistoryEntry[] = [];
-    const steps: Action[] = [...task.plan.slice(0, 3), { type: "HOTKEY", keys: ["ctrl", "alt", "d"] }];
+    const steps: Action[] = [...task.plan.slice(0, 3), ...slip];
     let target = obs;
     for (const [i, a] of steps.entries()) {
       if (i === 3) target = obs;
@@ -112,4 +112,11 @@ describe("stand-in model server: recovery decisions come from the prompt text", 
     for (const seed of [1, 2, 3, 4, 5, 6]) if (!(await decide(s, full, seed)).d.restored) undone++;
     expect(undone).toBeGreaterThanOrEqual(4);
   }, 60_000);
+
+  it("without a context still fixes what differs on screen: an edited document is undone", async () => {
+    const s = await scene([{ type: "TYPING", text: "oops" }]);
+    const none = await decide(s, { kind: "none", history: [] }, 4);
+    expect(none.entry.kind).toBe("visible");
+    expect(none.d.actions).toEqual([{ type: "HOTKEY", keys: ["ctrl", "z"] }]);
+  }, 30_000);
 });
