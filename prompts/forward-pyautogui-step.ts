@@ -5,16 +5,17 @@
  * Used by: the forward policy adapter for OpenAI-compatible models (adapters/, "propose" node),
  *   adapters/llm/recoverer.ts and adapters/llm/perturber.ts.
  * Variables:
- *   instruction - the user's task, verbatim.
+ *   instruction - the user's task, verbatim;
+ *   observation - what follows: "screenshot", "accessibility tree" or "screenshot and accessibility tree".
  */
 import { definePrompt } from "../src/prompt.ts";
 
 export default definePrompt({
   id: "forward.pyautogui.step",
-  version: "1",
+  version: "2",
   usedBy: "propose (forward policy adapters), recover, perturb",
-  variables: ["instruction"],
+  variables: ["instruction", "observation"],
   template: `Task: {{instruction}}
 
-Here is the current screenshot. Give the next step as a \`\`\`python\`\`\` code block using pyautogui, or one of WAIT, DONE, FAIL.`,
+Here is the current {{observation}}. Give the next step as a \`\`\`python\`\`\` code block using pyautogui, or one of WAIT, DONE, FAIL.`,
 });

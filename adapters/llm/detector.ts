@@ -16,7 +16,8 @@ import errorDetectorSystem from "../../prompts/error-detector-system.ts";
 import errorDetectorSystemCautious from "../../prompts/error-detector-system-cautious.ts";
 import errorDetectorUser from "../../prompts/error-detector-user.ts";
 import { askForJson } from "./json-reply.ts";
-import { historyParts, screenshotPart } from "./history.ts";
+import { historyParts } from "./history.ts";
+import { observationParts, OBSERVATION_TYPES, type ObservationType } from "../policies/observation.ts";
 
 /** The reply contract of the detector prompt. */
 export const DetectorReplySchema = z
@@ -56,6 +57,8 @@ export interface LlmErrorDetectorOptions {
    * prompts/error-detector-system-cautious.ts). @default "neutral"
    */
   stance?: DetectorStance;
+  /** What is shown of each screen: screenshot, linearized accessibility tree, or both. @default "screenshot" */
+  observation?: ObservationType;
 }
 
 /** Detector stances: see {@link LlmErrorDetectorOptions.stance}. */
@@ -67,6 +70,7 @@ const OptionsSchema = z.object({
   maxReasks: maxReasksField(),
   historyImages: imagesField(3),
   responseChars: z.number().int().min(0).default(0),
+  observation: z.enum(OBSERVATION_TYPES).default("screenshot"),
   ...callFields({ name: "llm-detector", temperature: 0.7 }),
 }).strict();
 
@@ -104,9 +108,9 @@ export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorD
             role: "user",
             content: [
               { type: "text", text: renderPrompt(errorDetectorUser, { instruction: input.task.instruction, step_count: t, last_step: lastStep }) },
-              ...historyParts(input.history, { images: o.historyImages, detail: o.detail, responseChars: o.responseChars }),
+              ...historyParts(input.history, { images: o.historyImages, detail: o.detail, responseChars: o.responseChars, observation: o.observation }),
               { type: "text", text: `Current screen (after step ${lastStep}):` },
-              screenshotPart(input.observation, o.detail),
+              ...observationParts(input.observation, o.observation, o.detail),
             ],
           },
         ],

@@ -7,6 +7,7 @@ import { formatAction } from "../../src/action.ts";
 import type { ChatContentPart } from "../../src/model.ts";
 import type { Observation } from "../../src/observation.ts";
 import type { HistoryEntry } from "../../src/policy.ts";
+import { observationParts, type ObservationType } from "../policies/observation.ts";
 
 /** How a history is rendered. */
 export interface HistoryRenderOptions {
@@ -16,6 +17,8 @@ export interface HistoryRenderOptions {
   detail?: "low" | "high" | "auto";
   /** Include up to this many characters of each step's raw model response. @default 0 */
   responseChars?: number;
+  /** What is shown of each observation that gets an image: screenshot, accessibility tree or both. @default "screenshot" */
+  observation?: ObservationType;
 }
 
 /** The image part for an observation's screenshot. */
@@ -34,8 +37,9 @@ export function historyParts(history: readonly HistoryEntry[], opts: HistoryRend
   const firstWithImage = Math.max(0, history.length - Math.max(0, opts.images));
   history.forEach((entry, i) => {
     if (i >= firstWithImage) {
-      parts.push({ type: "text", text: `Screenshot before step ${entry.step}:` });
-      parts.push(screenshotPart(entry.observation, opts.detail));
+      const noun = (opts.observation ?? "screenshot") === "a11y_tree" ? "Screen" : "Screenshot";
+      parts.push({ type: "text", text: `${noun} before step ${entry.step}:` });
+      parts.push(...observationParts(entry.observation, opts.observation, opts.detail));
     }
     let line = `Step ${entry.step} action: ${describeActions(entry)}`;
     const chars = opts.responseChars ?? 0;

@@ -22,7 +22,8 @@ import recoverySystemPrefixTool from "../../prompts/recovery-system-prefix-tool.
 import recoveryInstructionPrefixTool from "../../prompts/recovery-instruction-prefix-tool.ts";
 import type { AgentFormatSpec } from "../policies/format.ts";
 import type { PromptFraming } from "../policies/framing.ts";
-import { historyParts, screenshotPart } from "./history.ts";
+import { historyParts } from "./history.ts";
+import { observationParts } from "../policies/observation.ts";
 import { framedAgent, proposeGuarded } from "./framed-agent.ts";
 import { imagesField, parseOptions } from "./options.ts";
 import { readRecoveryReply } from "./reply-actions.ts";
@@ -90,16 +91,18 @@ export function createLlmRecoveryPolicy(options: LlmRecoveryPolicyOptions): Reco
   const [systemPrefix, instructionPrefix] = tool ? [recoverySystemPrefixTool, recoveryInstructionPrefixTool] : [recoverySystemPrefix, recoveryInstructionPrefix];
   const policy = framedAgent(spec, { historyImages: o.recoveryImages, detail: o.detail, temperature: o.temperature, maxTokens: o.maxTokens }, "createLlmRecoveryPolicy");
   const prompt = `${promptRef(systemPrefix)}+${promptRef(instructionPrefix)}`;
+  // The agent's observation type (chat formats) applies to the TARGET and the context's screens too.
+  const observation = spec.format === "pyautogui" || spec.format === "uitars" ? spec.observation : undefined;
 
   function framing(input: RecoveryInput): PromptFraming {
     const { context, target } = input;
     const preamble: ChatContentPart[] = [
       { type: "text", text: `TARGET screenshot (the state just before step ${target.step}):` },
-      screenshotPart(target.observation, o.detail),
+      ...observationParts(target.observation, observation, o.detail),
     ];
     if ((context.kind === "0-E" || context.kind === "0-R") && context.history.length > 0) {
       preamble.push({ type: "text", text: `Earlier run, steps 0 to ${context.history.length - 1}:` });
-      preamble.push(...historyParts(context.history, { images: o.historyImages, detail: o.detail, responseChars: o.responseChars }));
+      preamble.push(...historyParts(context.history, { images: o.historyImages, detail: o.detail, responseChars: o.responseChars, observation }));
     } else if (context.kind === "contextualized") {
       preamble.push({ type: "text", text: `Briefing on the TARGET state:\n${context.summary?.trim() || "(no briefing available)"}` });
     }

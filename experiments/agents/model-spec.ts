@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { AgentRole } from "./roles.ts";
+import { OBSERVATION_TYPES } from "../../adapters/policies/observation.ts";
 
 /** Action formats of action-producing roles (forward, recovery, perturber). */
 export const MODEL_FORMATS = ["pyautogui", "uitars", "openai-cua", "anthropic"] as const;
@@ -49,6 +50,12 @@ export const ModelAgentSpecSchema = z
     temperature: z.number().min(0).max(2).optional(),
     /** Max output tokens per call. @default the agent's own */
     maxTokens: z.number().int().min(1).max(1_000_000).optional(),
+    /**
+     * What the model is shown of each screen (OSWorld's observation types): the screenshot, the
+     * linearized accessibility tree, or both. Chat formats (pyautogui, uitars) and the detector
+     * and recovery sub-agent read it; the computer-use formats take screenshots only. @default "screenshot"
+     */
+    observation: z.enum(OBSERVATION_TYPES).default("screenshot"),
     /** Past screenshots shown to the model. @default the agent's own */
     historyImages: z.number().int().min(0).max(50).optional(),
     /**
@@ -92,6 +99,8 @@ export function modelRoleProblem(role: AgentRole, spec: ModelAgentSpec): { field
       return { field: "backend", message: `format ${spec.format} talks to a chat model; use backend: openai (or leave it out) or backend: langchain` };
     if (spec.format === "openai-cua" && backend !== "openai-responses") return { field: "backend", message: "format openai-cua needs backend: openai-responses (or leave it out)" };
     if (spec.format === "anthropic" && backend !== "anthropic") return { field: "backend", message: "format anthropic needs backend: anthropic (or leave it out)" };
+    if ((spec.format === "openai-cua" || spec.format === "anthropic") && spec.observation !== "screenshot")
+      return { field: "observation", message: `format ${spec.format} sees screenshots only; use observation: screenshot, or format pyautogui/uitars for ${spec.observation}` };
     return undefined;
   }
   if (!chat) return { field: "backend", message: `the LLM ${role} talks to a chat model; use backend: openai (an OpenAI-compatible endpoint) or backend: langchain` };

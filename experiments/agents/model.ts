@@ -23,7 +23,7 @@ function opt<K extends string, V>(key: K, value: V | undefined): Partial<Record<
  */
 export function formatSpecOf(spec: ModelAgentSpec, role: ModelRole, ctx: AgentContext): AgentFormatSpec {
   const sampling = { ...opt("temperature", spec.temperature), ...opt("maxTokens", spec.maxTokens) };
-  if (spec.format === "pyautogui" || spec.format === "uitars") return { format: spec.format, model: chatModelFor(spec, role, ctx), ...opt("historyImages", spec.historyImages), ...sampling };
+  if (spec.format === "pyautogui" || spec.format === "uitars") return { format: spec.format, model: chatModelFor(spec, role, ctx), observation: spec.observation, ...opt("historyImages", spec.historyImages), ...sampling };
   const common = { model: spec.model, baseURL: spec.baseUrl, apiKey: apiKeyOf(spec, ctx.calls), maxRetries: spec.maxRetries, timeoutMs: spec.timeoutMs, prices: spec.prices, cache: cacheOptionsOf(ctx.calls), settings: settingsFor(ctx.calls), ...opt("draws", ctx.draws) };
   if (spec.format === "openai-cua") return { format: "openai-cua", ...common };
   return { format: "anthropic", ...common, ...opt("historyImages", spec.historyImages), ...sampling };
@@ -47,7 +47,7 @@ export function createModelAgent<R extends AgentRole>(role: R, spec: ModelAgentS
   let agent: AgentOf[AgentRole];
   switch (role) {
     case "detector":
-      agent = createLlmErrorDetector({ model, ...images, ...call, ...opt("stance", spec.stance) });
+      agent = createLlmErrorDetector({ model, observation: spec.observation, ...images, ...call, ...opt("stance", spec.stance) });
       break;
     case "selector":
       agent = createLlmStepSelector({ model, ...images, ...call });

@@ -85,7 +85,7 @@ export function createEvalAgents(options: EvalAgentsOptions): EvalAgents {
     const backend = backendOf(spec);
     if (spec.format === "pyautogui" || spec.format === "uitars") {
       if (backend !== "openai") throw new ConfigError(`${role}.backend: format ${spec.format} talks to chat completions; use backend: openai`, { field: `${role}.backend` });
-      return { format: spec.format, model: chatModelFor(spec, role, { ...ctx, ...(draws && { draws }) }), ...(spec.historyImages !== undefined && { historyImages: spec.historyImages }) };
+      return { format: spec.format, model: chatModelFor(spec, role, { ...ctx, ...(draws && { draws }) }), observation: spec.observation, ...(spec.historyImages !== undefined && { historyImages: spec.historyImages }) };
     }
     const sdk = { model: spec.model, baseURL: spec.baseUrl, apiKey: apiKeyOf(spec, calls), maxRetries: spec.maxRetries, timeoutMs: spec.timeoutMs, prices: spec.prices as PriceTable | undefined, cache: cacheOptionsOf(calls), settings: settingsFor(calls), ...(draws && { draws }) };
     return spec.format === "openai-cua" ? { format: "openai-cua", ...sdk } : { format: "anthropic", ...sdk };

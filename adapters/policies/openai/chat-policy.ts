@@ -14,6 +14,7 @@ import type { ChatContentPart, ChatMessage, ChatModel } from "../../../src/model
 import type { HistoryEntry, PolicyDecision, PolicyFailure, PolicyInput } from "../../../src/policy.ts";
 import { toPolicyFailure } from "../../actions/errors.ts";
 import { framedPromptRef, prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming } from "../framing.ts";
+import { observationParts, type ObservationType } from "../observation.ts";
 
 export type { ChatPolicyStats } from "../framing.ts";
 
@@ -45,6 +46,11 @@ export interface ChatPolicyOptions {
   maxTokens?: number;
   /** Sampling temperature. @default 0.7 */
   temperature?: number;
+  /**
+   * What the model is shown of each screen (OSWorld's observation types): the screenshot, the
+   * linearized accessibility tree, or both. @default "screenshot"
+   */
+  observation?: ObservationType;
 }
 
 /** A ForwardPolicy with counters that can also answer under a framing. */
@@ -56,7 +62,7 @@ export interface ChatPolicy extends FramablePolicy {
 export function buildChatMessages(
   input: PolicyInput,
   format: ChatPolicyFormat,
-  o: Required<Pick<ChatPolicyOptions, "historyImages" | "historyTextSteps" | "detail">>,
+  o: Required<Pick<ChatPolicyOptions, "historyImages" | "historyTextSteps" | "detail">> & Pick<ChatPolicyOptions, "observation">,
   framing?: PromptFraming,
 ): ChatMessage[] {
   const messages: ChatMessage[] = [{ role: "system", content: prefixed(framing?.systemPrefix, format.system(input)) }];
@@ -72,12 +78,12 @@ export function buildChatMessages(
   }
   const step = prefixed(framing?.instructionPrefix, format.stepText(input));
   for (const e of history.slice(recentFrom)) {
-    messages.push({ role: "user", content: [{ type: "text", text: step }, { type: "image", blob: e.observation.screenshot, detail: o.detail }] });
+    messages.push({ role: "user", content: [{ type: "text", text: step }, ...observationParts(e.observation, o.observation, o.detail)] });
     messages.push({ role: "assistant", content: e.response?.trim() ? e.response : describe(e) });
   }
   const current: ChatContentPart[] = [];
   if (input.notice) current.push({ type: "text", text: input.notice });
-  current.push({ type: "text", text: step }, { type: "image", blob: input.observation.screenshot, detail: o.detail });
+  current.push({ type: "text", text: step }, ...observationParts(input.observation, o.observation, o.detail));
   messages.push({ role: "user", content: current });
   return messages;
 }
@@ -92,6 +98,7 @@ export function createChatPolicy(options: ChatPolicyOptions, format: ChatPolicyF
     historyImages: options.historyImages ?? 3,
     historyTextSteps: options.historyTextSteps ?? 50,
     detail: options.detail ?? "high",
+    observation: options.observation ?? "screenshot",
   };
   const stats: ChatPolicyStats = { calls: 0, failures: {} };
   const fail = (failure: PolicyFailure, rest: Partial<PolicyDecision> = {}): PolicyDecision => {

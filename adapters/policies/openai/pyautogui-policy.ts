@@ -8,6 +8,16 @@ import forwardSystem from "../../../prompts/forward-pyautogui-system.ts";
 import forwardStep from "../../../prompts/forward-pyautogui-step.ts";
 import { pyautoguiResponseToActions } from "../../actions/pyautogui/convert.ts";
 import { createChatPolicy, type ChatPolicy, type ChatPolicyOptions } from "./chat-policy.ts";
+import { observationNoun, type ObservationType } from "../observation.ts";
+
+/** The system prompt's paragraph on the observation type (empty for screenshots: prompt text unchanged). */
+export const OBSERVATION_NOTES: Record<ObservationType, string> = {
+  screenshot: "",
+  a11y_tree:
+    "\n\nIn this setup you do not get screenshots. Instead, each step shows the screen's accessibility tree, one element per line with tab-separated columns: role, name, value, states, position (top-left x&y) and size (w&h), in screen pixels. Read coordinates off it: to click an element, click its centre (x + w/2, y + h/2).",
+  screenshot_a11y_tree:
+    "\n\nWith each screenshot you also get the screen's accessibility tree, one element per line with tab-separated columns: role, name, value, states, position (top-left x&y) and size (w&h), in screen pixels. Use it to find elements and their exact coordinates: an element's centre is (x + w/2, y + h/2).",
+};
 
 /** Options for {@link createPyautoguiPolicy}. */
 export interface PyautoguiPolicyOptions extends ChatPolicyOptions {
@@ -20,12 +30,13 @@ export interface PyautoguiPolicyOptions extends ChatPolicyOptions {
 
 /** Create the generic pyautogui agent. */
 export function createPyautoguiPolicy(options: PyautoguiPolicyOptions): ChatPolicy {
+  const observation = options.observation ?? "screenshot";
   return createChatPolicy(
     options,
     {
       prompt: `${promptRef(forwardSystem)}+${promptRef(forwardStep)}`,
-      system: (input) => renderPrompt(forwardSystem, { screen_width: input.observation.width, screen_height: input.observation.height }),
-      stepText: (input) => renderPrompt(forwardStep, { instruction: input.task.instruction }),
+      system: (input) => renderPrompt(forwardSystem, { screen_width: input.observation.width, screen_height: input.observation.height, observation_note: OBSERVATION_NOTES[observation] }),
+      stepText: (input) => renderPrompt(forwardStep, { instruction: input.task.instruction, observation: observationNoun(observation) }),
       parse: (response, input) => {
         const { width, height } = input.observation;
         const m = options.modelScreen;

@@ -102,7 +102,7 @@ describe("recoveryMiddleware on SimDesk with LLM detector and recoverer over HTT
     const track = (result as unknown as { retrace: RecoveryTrack }).retrace;
     expect(track.accounting).toMatchObject({ detectorCalls: 3, recoveryAttempts: 1, recoverySteps: 1, frozenSkipped: 5, forwardSteps: forward.length });
     expect(track.accounting.models.recoverer?.calls).toBe(2);
-    expect(track.prompts).toContain("recovery.system-prefix@1+recovery.instruction-prefix@2+forward.pyautogui.system@1+forward.pyautogui.step@1");
+    expect(track.prompts).toContain("recovery.system-prefix@1+recovery.instruction-prefix@2+forward.pyautogui.system@2+forward.pyautogui.step@2");
     det.server.verify();
     rec.server.verify();
   });

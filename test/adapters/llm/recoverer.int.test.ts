@@ -44,7 +44,7 @@ describe("createLlmRecoveryPolicy over HTTP", () => {
     ]);
     expect(decision.restored).toBeFalsy();
     expect(decision.failure).toBeUndefined();
-    expect(decision.usage).toEqual([expect.objectContaining({ role: "recoverer", prompt: "recovery.system-prefix@1+recovery.instruction-prefix@2+forward.pyautogui.system@1+forward.pyautogui.step@1" })]);
+    expect(decision.usage).toEqual([expect.objectContaining({ role: "recoverer", prompt: "recovery.system-prefix@1+recovery.instruction-prefix@2+forward.pyautogui.system@2+forward.pyautogui.step@2" })]);
     const req = server!.requests[0];
     // target first, then the last context screenshot (entry 2 = the target too), then current.
     expect(req.images.map((i) => i.sha256)).toEqual([history[2].observation.screenshot, history[2].observation.screenshot, current.screenshot]);

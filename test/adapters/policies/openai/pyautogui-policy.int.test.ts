@@ -37,7 +37,7 @@ describe("generic pyautogui policy over an OpenAI-compatible server", () => {
       { type: "PRESS", key: "enter" },
     ]);
     expect(d.response).toBe(QWEN_ANSWER);
-    expect(d.usage?.[0]).toMatchObject({ role: "policy", prompt: "forward.pyautogui.system@1+forward.pyautogui.step@1", inputTokens: 1800, outputTokens: 70 });
+    expect(d.usage?.[0]).toMatchObject({ role: "policy", prompt: "forward.pyautogui.system@2+forward.pyautogui.step@2", inputTokens: 1800, outputTokens: 70 });
     const req = server.requests[0];
     expect(req.body.messages[0].role).toBe("system");
     expect(req.body.messages[0].content).toContain("1280x800");

@@ -1,0 +1,189 @@
+/**
+ * A stochastic stand-in for a sampling vision-language model, behind the OpenAI chat-completions
+ * API, for tests and offline runs of retrace's real model path (see ./index.ts for what it
+ * plays). It is a simulated model: it answers under its own name (`retrace-stand-in`) whatever
+ * model a request names, and results from it must be labelled as such.
+ *
+ * Start it from a test (it listens on 127.0.0.1 on a free port):
+ *
+ *   const standIn = await startStandInServer({ errorRate: 0.2 });
+ *   try {
+ *     // point a model agent at it: { kind: "model", model: standIn.model, baseUrl: standIn.url, observation: "a11y_tree" }
+ *   } finally {
+ *     await standIn.close();
+ *   }
+ *
+ * Sampling: a request's `seed` (integer) and its prompt text fix its answer (same seed and text,
+ * same answer; another seed, another draw). A request without a seed draws from the server's own
+ * stream (`seed` option + a counter), so a run is reproducible when requests arrive in the same
+ * order, as with one worker. `temperature` (default 1) reshapes the answer distribution; 0 gives
+ * the most likely answer every time.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { SimDeskTask } from "../../environments/simdesk/ground-truth.ts";
+import { SIMDESK_TASKS } from "../../environments/simdesk/tasks/index.ts";
+import { judgeDetector, judgeSelector, judgeSummarizer, judgeVerifier, type DetectorNoise } from "./judges.ts";
+import { playForward, playPerturber } from "./play.ts";
+import { playRecovery } from "./recover.ts";
+import { readRequest, type StandInRole } from "./request.ts";
+import { drawFor } from "./sampling.ts";
+
+/** The name the stand-in answers under. */
+export const STAND_IN_MODEL = "retrace-stand-in";
+
+/** Options of {@link startStandInServer}. */
+export interface StandInServerOptions {
+  /** Share of forward answers (at temperature 1) that are mistakes; the recoverer slips at half this rate. @default 0.1 */
+  errorRate?: number;
+  /** Seed of the stream that requests without a `seed` draw from. @default 0 */
+  seed?: number;
+  /** Port on 127.0.0.1. @default 0 (a free port) */
+  port?: number;
+  /** Detector noise. @default { recall: 0.85, falseAlarm: 0.03, stepNoise: 0.2 } */
+  detector?: Partial<DetectorNoise>;
+  /** The task catalogue it knows. @default SimDesk's tasks */
+  tasks?: readonly SimDeskTask[];
+}
+
+/** One answered request, for tests and the CLI's summary. */
+export interface StandInLogEntry {
+  index: number;
+  role: StandInRole;
+  /** The seed the draw used: `request:<n>` or `stream:<seed>:<k>`. */
+  seed: string;
+  temperature: number;
+  /** What the answer was (e.g. "correct", "misclick", "undo", "hit", "false-alarm"). */
+  kind: string;
+  text: string;
+  /** Recovery only: context steps at or after R the prompt showed (what it could undo). */
+  undoing?: number[];
+}
+
+/** A running stand-in. */
+export interface StandInServer {
+  /** Base URL ending in /v1. */
+  readonly url: string;
+  readonly origin: string;
+  /** The model name it answers under. */
+  readonly model: string;
+  /** Chat-completion requests answered so far. */
+  readonly calls: number;
+  /** Every answered request, in order. */
+  readonly log: StandInLogEntry[];
+  close(): Promise<void>;
+}
+
+/** The answer to one chat-completions body (exported for the CLI's dry runs and tests of the roles). */
+export function answerRequest(body: unknown, seed: string, options: Required<Pick<StandInServerOptions, "errorRate" | "tasks">> & { detector: DetectorNoise }): Omit<StandInLogEntry, "index" | "seed"> {
+  const req = readRequest(body);
+  const draw = drawFor(seed, req.text, req.temperature);
+  const play = { errorRate: options.errorRate, tasks: options.tasks };
+  const base = { role: req.role, temperature: req.temperature };
+  switch (req.role) {
+    case "forward":
+      return { ...base, ...pick(playForward(req, draw, play)) };
+    case "perturber":
+      return { ...base, ...pick(playPerturber(req, draw, play)) };
+    case "recovery": {
+      const r = playRecovery(req, draw, play);
+      return { ...base, kind: r.kind, text: r.text, undoing: r.undoing };
+    }
+    case "detector":
+      return { ...base, ...judgeDetector(req, draw, options.tasks, options.detector) };
+    case "selector":
+      return { ...base, ...judgeSelector(req, draw, options.tasks) };
+    case "summarizer":
+      return { ...base, ...judgeSummarizer(req, draw, options.tasks) };
+    case "verifier":
+      return { ...base, ...judgeVerifier(req, draw) };
+    default:
+      return { ...base, kind: "unknown", text: "I am a stand-in for a computer-use model and do not know how to answer this prompt." };
+  }
+}
+
+function pick(p: { text: string; kind: string }): { text: string; kind: string } {
+  return { text: p.text, kind: p.kind };
+}
+
+/** Start the stand-in on 127.0.0.1. */
+export async function startStandInServer(options: StandInServerOptions = {}): Promise<StandInServer> {
+  const errorRate = options.errorRate ?? 0.1;
+  if (!(errorRate >= 0 && errorRate <= 1)) throw new RangeError(`stand-in: errorRate must be between 0 and 1, got ${errorRate}`);
+  const settings = {
+    errorRate,
+    tasks: options.tasks ?? SIMDESK_TASKS,
+    detector: { recall: 0.85, falseAlarm: 0.03, stepNoise: 0.2, ...options.detector },
+  };
+  const streamSeed = options.seed ?? 0;
+  const log: StandInLogEntry[] = [];
+  let stream = 0;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const raw = await readBody(req);
+    const path = (req.url ?? "").split("?")[0];
+    if (req.method === "GET" && path.endsWith("/models")) return sendJson(res, 200, { object: "list", data: [{ id: STAND_IN_MODEL, object: "model", owned_by: "retrace (simulated stand-in)" }] });
+    if (req.method !== "POST" || !path.endsWith("/chat/completions")) return sendJson(res, 404, { error: { message: `stand-in: ${req.method} ${path} is not served (POST /v1/chat/completions, GET /v1/models)`, type: "invalid_request_error" } });
+    let body: any;
+    try {
+      body = JSON.parse(raw.toString("utf8"));
+    } catch {
+      return sendJson(res, 400, { error: { message: "stand-in: the body is not JSON", type: "invalid_request_error" } });
+    }
+    const seed = Number.isInteger(body?.seed) ? `request:${body.seed}` : `stream:${streamSeed}:${stream++}`;
+    const a = answerRequest(body, seed, settings);
+    const index = log.length;
+    log.push({ index, seed, ...a });
+    const promptTokens = Math.ceil(raw.length / 4);
+    const completionTokens = Math.max(1, Math.ceil(a.text.length / 4));
+    sendJson(res, 200, {
+      id: `chatcmpl-stand-in-${index}`,
+      object: "chat.completion",
+      created: 0,
+      model: STAND_IN_MODEL,
+      system_fingerprint: "retrace-stand-in-simulated",
+      choices: [{ index: 0, message: { role: "assistant", content: a.text, refusal: null }, finish_reason: "stop", logprobs: null }],
+      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+    });
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err) => {
+      if (!res.headersSent) sendJson(res, 500, { error: { message: `stand-in failed: ${(err as Error).message}`, type: "server_error" } });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    url: `${origin}/v1`,
+    origin,
+    model: STAND_IN_MODEL,
+    log,
+    get calls() {
+      return log.length;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}

@@ -1,0 +1,55 @@
+/**
+ * `retrace stand-in`: start the stand-in, retrace's simulated sampling model behind the OpenAI
+ * chat-completions API (adapters/testing/stand-in), for offline runs of the real model path. It
+ * prints its base URL and model name, serves until SIGINT/SIGTERM, then prints how many requests
+ * each role made. Point runs at it with `--base-url` (presets: experiments/configs/stand-in/).
+ */
+import type { Command } from "commander";
+import { ConfigError } from "../../src/errors.ts";
+import { startStandInServer, type StandInServer } from "../../adapters/testing/stand-in/server.ts";
+
+/** Flags of `retrace stand-in`. */
+export interface StandInFlags {
+  port?: string;
+  errorRate?: string;
+  seed?: string;
+}
+
+function number(text: string | undefined, field: string, check: (n: number) => boolean, hint: string): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n) || !check(n)) throw new ConfigError(`--${field}: ${hint}, got "${text}"`, { field });
+  return n;
+}
+
+/** Start the stand-in from CLI flags (exported for tests). */
+export async function startFromFlags(flags: StandInFlags): Promise<StandInServer> {
+  const port = number(flags.port, "port", (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "expected a port from 0 to 65535 (0 = a free one)");
+  const errorRate = number(flags.errorRate, "error-rate", (n) => n >= 0 && n <= 1, "expected a share from 0 to 1, e.g. 0.2");
+  const seed = number(flags.seed, "seed", Number.isInteger, "expected an integer");
+  return startStandInServer({ ...(port !== undefined && { port }), ...(errorRate !== undefined && { errorRate }), ...(seed !== undefined && { seed }) });
+}
+
+export function register(program: Command): void {
+  program
+    .command("stand-in")
+    .description("serve the stand-in: a SIMULATED sampling model behind the OpenAI API that plays SimDesk tasks (offline runs of the model path)")
+    .option("--port <n>", "port on 127.0.0.1 (0 = a free one)", "0")
+    .option("--error-rate <x>", "share of forward answers that are mistakes at temperature 1", "0.1")
+    .option("--seed <n>", "seed of the stream that requests without a seed draw from", "0")
+    .action(async (flags: StandInFlags) => {
+      const server = await startFromFlags(flags);
+      process.stdout.write(
+        `stand-in (simulated model "${server.model}") listening at ${server.url}\n` +
+          `  e.g. retrace run experiments/configs/stand-in/end-to-end.yaml --base-url ${server.url} --out runs/e2e-stand-in\n`,
+      );
+      await new Promise<void>((resolve) => {
+        process.once("SIGINT", resolve);
+        process.once("SIGTERM", resolve);
+      });
+      await server.close();
+      const byRole: Record<string, number> = {};
+      for (const l of server.log) byRole[l.role] = (byRole[l.role] ?? 0) + 1;
+      process.stdout.write(`stand-in stopped after ${server.calls} request(s)${server.calls ? `: ${Object.entries(byRole).map(([r, n]) => `${r} ${n}`).join(", ")}` : ""}\n`);
+    });
+}
