@@ -6,12 +6,14 @@
  * the environment's BlobStore, referenced by hash). `screenshot()` answers with the observation
  * the last action produced, or a fresh `observe()`.
  */
-import type { Button, Computer } from "@openai/agents";
+import type { Computer } from "@openai/agents";
 import type { Action } from "../../../src/action.ts";
 import type { BlobReader } from "../../../src/blob-store.ts";
 import type { Environment } from "../../../src/environment.ts";
 import type { Observation } from "../../../src/observation.ts";
 import { openAIComputerActionToActions, type OpenAIComputerAction } from "../../actions/openai-cua/convert.ts";
+
+type Button = Parameters<Computer["click"]>[2];
 
 /** One executed action. */
 export interface ComputerLogEntry {

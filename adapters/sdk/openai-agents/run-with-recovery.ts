@@ -9,7 +9,7 @@
  * (and the reasoning items that led to it), the transition string as a user message, then
  * whatever the run generates afterwards. Items cut once are never sent again.
  */
-import { MaxTurnsExceededError, run, type Agent, type AgentInputItem, type CallModelInputFilter, type RunConfig } from "@openai/agents";
+import { MaxTurnsExceededError, run, type Agent, type AgentInputItem, type CallModelInputFilter, type RunConfig, type RunResult } from "@openai/agents";
 import type { Observation } from "../../../src/observation.ts";
 import type { StopReason } from "../../../src/episode.ts";
 import type { TaskSpec } from "../../../src/task.ts";
@@ -61,7 +61,7 @@ function stepBoundary(view: readonly Item[], step: number): number {
  * Run `agent` on `input` with retrace's recovery. The agent's computer tool must act on
  * `options.env` (e.g. `computerTool({ computer: retraceComputer({ env, blobs }) })`).
  */
-export async function runWithRecovery<A extends Agent<any, any>>(agent: A, input: string | AgentInputItem[], options: RunWithRecoveryOptions): Promise<SdkEpisodeResult<Awaited<ReturnType<typeof run>>>> {
+export async function runWithRecovery<A extends Agent<any, any>>(agent: A, input: string | AgentInputItem[], options: RunWithRecoveryOptions): Promise<SdkEpisodeResult<RunResult<any, A> | undefined>> {
   const { runOptions, ...rest } = options ?? ({} as RunWithRecoveryOptions);
   const o = resolveSdkOptions("runWithRecovery", rest);
   const task: TaskSpec = o.task ?? { id: "sdk-task", instruction: typeof input === "string" ? input : JSON.stringify(input) };
@@ -87,16 +87,16 @@ export async function runWithRecovery<A extends Agent<any, any>>(agent: A, input
   };
 
   let stopReason: StopReason = "done";
-  let result: Awaited<ReturnType<typeof run>> | undefined;
+  let result: RunResult<any, A> | undefined;
   try {
-    result = await run(agent, input, { ...(runOptions as object), callModelInputFilter: filter, ...(o.signal && { signal: o.signal }) } as never);
+    result = await run<A, any>(agent, input, { ...(runOptions as object), callModelInputFilter: filter, ...(o.signal && { signal: o.signal }) } as never);
   } catch (err) {
     if (err instanceof MaxTurnsExceededError) stopReason = "max-steps";
     else if (o.signal?.aborted) stopReason = "aborted";
     else throw err;
   }
   const finalOutput = typeof result?.finalOutput === "string" ? result.finalOutput : undefined;
-  return buildSdkResult(o, recovery, { result: result as Awaited<ReturnType<typeof run>>, ...(finalOutput !== undefined && { finalOutput }), stopReason, wallMs: Date.now() - started, envMs: 0 });
+  return buildSdkResult(o, recovery, { result, ...(finalOutput !== undefined && { finalOutput }), stopReason, wallMs: Date.now() - started, envMs: 0 });
 }
 
 export { retraceComputer, RetraceComputer } from "./computer.ts";
