@@ -7,7 +7,14 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
-import { Agent, OpenAIResponsesModel, computerTool, setTracingDisabled } from "@openai/agents";
+import { Agent, OpenAIResponsesModel, computerTool, setTracingDisabled, type Computer } from "@openai/agents";
+import { createBrowserEnvironment, BROWSER_TASKS } from "../../../adapters/environments/browser/index.ts";
+import { MAIL, centre } from "../../../adapters/environments/browser/apps/layout.ts";
+import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
+import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
+import type { Action } from "../../../src/action.ts";
+import { CHROMIUM_TOOLS, systemTools } from "../../helpers/system-tools.ts";
+import { scriptedModel, tempBlobs } from "../llm/fixtures.ts";
 import { retraceComputer, runWithRecovery } from "../../../adapters/sdk/openai-agents/run-with-recovery.ts";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
 import { ConfigError } from "../../../src/errors.ts";
@@ -18,6 +25,22 @@ import { toOpenAIAction, wrongItemScenario } from "./fixtures.ts";
 
 setTracingDisabled(true);
 const servers: ScriptedOpenAIServer[] = [];
+const chromium = systemTools("the SDK wrapper on the browser environment", CHROMIUM_TOOLS);
+
+/** The user's agent, unchanged between environments: only its Computer differs. */
+function deskAgent(baseURL: string, computer: Computer) {
+  return new Agent({
+    name: "desk agent",
+    instructions: "Operate the computer to complete the task.",
+    model: new OpenAIResponsesModel(new OpenAI({ baseURL, apiKey: "test-key", maxRetries: 0 }), "computer-use-preview"),
+    tools: [computerTool({ computer })],
+    modelSettings: { truncation: "auto" },
+  });
+}
+const responsesCall = (a: Action, i: number) => ({
+  endpoint: "responses" as const,
+  output: [{ type: "computer_call", id: `cu_${i}`, call_id: `call_${i}`, action: toOpenAIAction(a), pending_safety_checks: [], status: "completed" }],
+});
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
@@ -29,21 +52,12 @@ const userTexts = (body: any): string[] =>
 describe("runWithRecovery (OpenAI Agents SDK) on SimDesk", () => {
   it("detects the wrong item, recovers with the sub-agent and cuts the Responses input at R", async () => {
     const s = await wrongItemScenario(servers);
-    const forward = s.forward.map((a, i) => ({
-      endpoint: "responses" as const,
-      output: [{ type: "computer_call", id: `cu_${i}`, call_id: `call_${i}`, action: toOpenAIAction(a), pending_safety_checks: [], status: "completed" }],
-    }));
+    const forward = s.forward.map(responsesCall);
     const agentServer = await startScriptedOpenAIServer({ script: [...forward, { endpoint: "responses", text: "Renamed draft.txt to final.txt." }] });
     servers.push(agentServer);
 
     const computer = retraceComputer({ env: s.env, blobs: s.blobs });
-    const agent = new Agent({
-      name: "desk agent",
-      instructions: "Operate the desktop to complete the task.",
-      model: new OpenAIResponsesModel(new OpenAI({ baseURL: agentServer.url, apiKey: "test-key", maxRetries: 0 }), "computer-use-preview"),
-      tools: [computerTool({ computer })],
-      modelSettings: { truncation: "auto" },
-    });
+    const agent = deskAgent(agentServer.url, computer);
     const events = new EpisodeEvents();
     const truncations: Array<[number, number]> = [];
     events.on("truncate", (e) => void truncations.push([e.from, e.to]));
@@ -101,5 +115,49 @@ describe("runWithRecovery (OpenAI Agents SDK) on SimDesk", () => {
     const agent = new Agent({ name: "a", tools: [computerTool({ computer: retraceComputer({ env: s.env, blobs: s.blobs }) })] });
     await expect(runWithRecovery(agent, "x", { env: s.env, blobs: s.blobs, detector: s.detector })).rejects.toThrow(ConfigError);
     await expect(runWithRecovery(agent, "x", { env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, freezeWindow: -1 })).rejects.toThrow(/option "freezeWindow"/);
+  });
+});
+
+describe.runIf(chromium.run)("runWithRecovery (OpenAI Agents SDK) on the browser environment", () => {
+  it("the same agent recovers from opening the wrong email and replies to Bob", async () => {
+    chromium.assert();
+    const blobs = tempBlobs();
+    const env = await createBrowserEnvironment({ blobs });
+    try {
+      const task = BROWSER_TASKS.find((t) => t.id === "mail-reply-bob")!;
+      const mistake = task.mistakes.find((m) => m.kind === "wrong-item")!; // step 0: opens Alice's email
+      await env.reset(task);
+      const det = await scriptedModel(blobs, [{ text: '{"off_track": true, "error_step": 0, "reason": "opened Alice\'s email, the task is about Bob", "confidence": 0.9}' }]);
+      const inbox = centre(MAIL.folder.inbox);
+      const rec = await scriptedModel(blobs, [{ text: `Back to the inbox.\n\`\`\`python\npyautogui.click(${inbox.x}, ${inbox.y})\n\`\`\`` }, { text: "RESTORED" }]);
+      const forward = [...mistake.actions, ...task.plan.filter((a) => a.type !== "DONE")];
+      const agentServer = await startScriptedOpenAIServer({ script: [...forward.map(responsesCall), { endpoint: "responses", text: "Replied to Bob." }] });
+      servers.push(det.server, rec.server, agentServer);
+
+      const computer = retraceComputer({ env, blobs });
+      const result = await runWithRecovery(deskAgent(agentServer.url, computer), task.instruction, {
+        env,
+        blobs,
+        detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }),
+        recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }),
+        budget: 3,
+        task,
+        runOptions: { maxTurns: 20 },
+      });
+      expect(computer.environment).toBe("browser");
+      expect(result.evaluation.score).toBe(1); // the app's server state: one reply to Bob
+      expect(result.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to])).toEqual([[1, 0]]);
+      const after = agentServer.requests[1].body;
+      expect(callIds(after)).toEqual([]); // R = 0: the task and the transition string only
+      expect(userTexts(after).at(-1)).toMatch(/state it had at step 0\b/);
+      for (const r of agentServer.requests.slice(1)) expect(callIds(r.body)).not.toContain("call_0");
+      expect(result.accounting).toMatchObject({ detectorCalls: 1, recoveryAttempts: 1, recoverySteps: 1, forwardSteps: forward.length });
+      expect(rec.server.requests[0].images[0].sha256).toBe(result.trajectory.steps[0].before);
+      det.server.verify();
+      rec.server.verify();
+      agentServer.verify();
+    } finally {
+      await env.close();
+    }
   });
 });
