@@ -14,7 +14,15 @@ import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../a
 import { ConfigError } from "../../../src/errors.ts";
 import { promptRef } from "../../../src/prompt.ts";
 import { TRANSITION_PROMPTS } from "../../../prompts/index.ts";
+import { createBrowserEnvironment, BROWSER_TASKS } from "../../../adapters/environments/browser/index.ts";
+import { MAIL, centre } from "../../../adapters/environments/browser/apps/layout.ts";
+import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
+import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
+import { CHROMIUM_TOOLS, systemTools } from "../../helpers/system-tools.ts";
+import { scriptedModel, tempBlobs } from "../llm/fixtures.ts";
 import { toAnthropicInput, wrongItemScenario } from "./fixtures.ts";
+
+const chromium = systemTools("the AI SDK wrapper on the browser environment", CHROMIUM_TOOLS);
 
 const servers: ScriptedOpenAIServer[] = [];
 afterEach(async () => {
@@ -72,5 +80,43 @@ describe("generateTextWithRecovery (Vercel AI SDK, Anthropic computer tool) on S
     const s = await wrongItemScenario(servers);
     const anthropic = createAnthropic({ baseURL: "http://127.0.0.1:9/v1", apiKey: "k" });
     await expect(generateTextWithRecovery({ model: anthropic("m"), prompt: "x" }, { env: s.env, blobs: s.blobs, detector: s.detector })).rejects.toThrow(ConfigError);
+  });
+});
+
+describe.runIf(chromium.run)("generateTextWithRecovery (Vercel AI SDK) on the browser environment", () => {
+  it("the same call recovers from opening the wrong email and replies to Bob", async () => {
+    chromium.assert();
+    const blobs = tempBlobs();
+    const env = await createBrowserEnvironment({ blobs });
+    try {
+      const task = BROWSER_TASKS.find((t) => t.id === "mail-reply-bob")!;
+      const mistake = task.mistakes.find((m) => m.kind === "wrong-item")!;
+      await env.reset(task);
+      const det = await scriptedModel(blobs, [{ text: '{"off_track": true, "error_step": 0, "reason": "opened Alice\'s email", "confidence": 0.9}' }]);
+      const inbox = centre(MAIL.folder.inbox);
+      const rec = await scriptedModel(blobs, [{ text: `Back.\n\`\`\`python\npyautogui.click(${inbox.x}, ${inbox.y})\n\`\`\`` }, { text: "RESTORED" }]);
+      const forward = [...mistake.actions, ...task.plan.filter((a) => a.type !== "DONE")];
+      const server = await startScriptedOpenAIServer({
+        script: [...forward.map((a, i) => ({ endpoint: "messages" as const, content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }] })), { endpoint: "messages", text: "Replied to Bob." }],
+      });
+      servers.push(det.server, rec.server, server);
+      const anthropic = createAnthropic({ baseURL: server.url, apiKey: "test-key" });
+      const result = await generateTextWithRecovery(
+        { model: anthropic("claude-sonnet-4-5"), tools: { computer: retraceComputerTool({ env, blobs, displayWidthPx: 1280, displayHeightPx: 800 }) }, prompt: task.instruction, stopWhen: stepCountIs(20), maxRetries: 0 },
+        { env, blobs, task, budget: 3, detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }), recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }) },
+      );
+      expect(result.evaluation.score).toBe(1);
+      expect(result.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to])).toEqual([[1, 0]]);
+      const after = server.requests[1].body;
+      expect(toolUseIds(after)).toEqual([]);
+      expect(blocks(after).filter((b) => b.type === "text").at(-1).text).toMatch(/state it had at step 0\b/);
+      for (const r of server.requests.slice(1)) expect(toolUseIds(r.body)).not.toContain("toolu_0");
+      expect(result.accounting).toMatchObject({ detectorCalls: 1, recoveryAttempts: 1, recoverySteps: 1, forwardSteps: forward.length });
+      det.server.verify();
+      rec.server.verify();
+      server.verify();
+    } finally {
+      await env.close();
+    }
   });
 });
