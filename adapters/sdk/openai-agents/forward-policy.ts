@@ -76,7 +76,7 @@ export function agentForwardPolicy(agent: Agent<any, any>, options: AgentForward
       const output = response.output as Array<{ type?: string; callId?: string; action?: OpenAIComputerAction; actions?: OpenAIComputerAction[]; role?: string; content?: Array<{ type: string; text?: string }> }>;
       const text = output.flatMap((i) => (i.role === "assistant" && Array.isArray(i.content) ? i.content.filter((c) => c.type === "output_text").map((c) => c.text ?? "") : [])).join("\n");
       const call = output.find((i) => i.type === "computer_call");
-      const notice = input.notice ? { notice: input.notice } : {};
+      const notice: Record<string, JsonValue> = input.notice ? { notice: input.notice } : {};
       if (!call) {
         if (!text.trim()) return { actions: [], usage, memo: notice, failure: { kind: "empty", message: "the response has neither a computer call nor text" } };
         return { actions: [{ type: "DONE" }], response: text, usage, memo: notice };
