@@ -14,6 +14,7 @@ import type { Observation } from "../../../src/observation.ts";
 import type { StopReason } from "../../../src/episode.ts";
 import type { TaskSpec } from "../../../src/task.ts";
 import type { Action } from "../../../src/action.ts";
+import { ConfigError } from "../../../src/errors.ts";
 import { openAIComputerActionToActions, type OpenAIComputerAction } from "../../actions/openai-cua/convert.ts";
 import { resolveSdkOptions, type SdkRecoveryOptions } from "../shared/options.ts";
 import { StepRecovery, type CompletedStep } from "../shared/step-recovery.ts";
@@ -64,6 +65,11 @@ function stepBoundary(view: readonly Item[], step: number): number {
 export async function runWithRecovery<A extends Agent<any, any>>(agent: A, input: string | AgentInputItem[], options: RunWithRecoveryOptions): Promise<SdkEpisodeResult<RunResult<any, A> | undefined>> {
   const { runOptions, ...rest } = options ?? ({} as RunWithRecoveryOptions);
   const o = resolveSdkOptions("runWithRecovery", rest);
+  for (const key of ["previousResponseId", "conversationId", "session"] as const) {
+    // A server-managed conversation sends only the delta each turn: there is no history to cut.
+    if ((runOptions as Record<string, unknown> | undefined)?.[key] !== undefined)
+      throw new ConfigError(`runWithRecovery: option "runOptions.${key}" is not supported (the history must be sent each turn to be cut at R)`, { field: `runOptions.${key}` });
+  }
   const task: TaskSpec = o.task ?? { id: "sdk-task", instruction: typeof input === "string" ? input : JSON.stringify(input) };
   const recovery = new StepRecovery(o, task);
   const started = Date.now();

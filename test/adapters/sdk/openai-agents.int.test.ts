@@ -115,6 +115,7 @@ describe("runWithRecovery (OpenAI Agents SDK) on SimDesk", () => {
     const agent = new Agent({ name: "a", tools: [computerTool({ computer: retraceComputer({ env: s.env, blobs: s.blobs }) })] });
     await expect(runWithRecovery(agent, "x", { env: s.env, blobs: s.blobs, detector: s.detector })).rejects.toThrow(ConfigError);
     await expect(runWithRecovery(agent, "x", { env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, freezeWindow: -1 })).rejects.toThrow(/option "freezeWindow"/);
+    await expect(runWithRecovery(agent, "x", { env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, runOptions: { previousResponseId: "resp_1" } as never })).rejects.toThrow(/option "runOptions\.previousResponseId" is not supported/);
   });
 });
 
