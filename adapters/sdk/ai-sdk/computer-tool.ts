@@ -1,0 +1,54 @@
+/**
+ * `retraceComputerTool({ env, blobs })`: Anthropic's computer tool (`computer_20250124` of
+ * `@ai-sdk/anthropic`) for the Vercel AI SDK, executing on any retrace environment. Each tool call
+ * is converted with the Anthropic converter (adapters/actions/anthropic/convert.ts) to retrace
+ * Actions and executed with `env.step`; the screenshot after it (from the environment's
+ * BlobStore) goes back to the model as an image. Actions and observations are kept in `log`.
+ */
+import { anthropic } from "@ai-sdk/anthropic";
+import type { BlobReader } from "../../../src/blob-store.ts";
+import type { Environment } from "../../../src/environment.ts";
+import type { Observation } from "../../../src/observation.ts";
+import type { Action } from "../../../src/action.ts";
+import { anthropicComputerInputToActions, type AnthropicComputerInput } from "../../actions/anthropic/convert.ts";
+
+/** Options of {@link retraceComputerTool}. */
+export interface RetraceComputerToolOptions {
+  env: Environment;
+  blobs: BlobReader;
+  /** Display size declared to the model. @default 1280x720 */
+  displayWidthPx?: number;
+  displayHeightPx?: number;
+}
+
+/** One executed tool call. */
+export interface ComputerToolLogEntry {
+  input: AnthropicComputerInput;
+  actions: Action[];
+  observation: Observation;
+}
+
+/** What the tool's execute returns (the screenshot as base64 PNG). */
+export interface ComputerToolOutput {
+  screenshot: string;
+}
+
+/** Build the tool; `tool.log` lists every executed call. */
+export function retraceComputerTool(options: RetraceComputerToolOptions) {
+  const log: ComputerToolLogEntry[] = [];
+  const tool = anthropic.tools.computer_20250124({
+    displayWidthPx: options.displayWidthPx ?? 1280,
+    displayHeightPx: options.displayHeightPx ?? 720,
+    execute: async (input): Promise<ComputerToolOutput> => {
+      // Unusable model input throws: the SDK reports it to the model as a tool error (a recorded agent mistake).
+      const actions = input.action === "screenshot" ? [] : anthropicComputerInputToActions(input as AnthropicComputerInput);
+      let observation: Observation | undefined;
+      for (const a of actions) observation = (await options.env.step(a)).observation;
+      observation ??= await options.env.observe();
+      log.push({ input: input as AnthropicComputerInput, actions, observation });
+      return { screenshot: (await options.blobs.get(observation.screenshot)).toString("base64") };
+    },
+    toModelOutput: ({ output }) => ({ type: "content", value: [{ type: "image-data", data: (output as ComputerToolOutput).screenshot, mediaType: "image/png" }] }),
+  });
+  return Object.assign(tool, { log });
+}

@@ -1,0 +1,104 @@
+/**
+ * `RetraceComputer`: the OpenAI Agents SDK's `Computer` over any retrace environment (SimDesk,
+ * X11, containers, OSWorld, browser). Each SDK action is converted with the OpenAI computer-use
+ * converter (adapters/actions/openai-cua/convert.ts) to retrace Actions and executed with
+ * `env.step`; each action and the observation after it are kept in `log` (screenshots live in
+ * the environment's BlobStore, referenced by hash). `screenshot()` answers with the observation
+ * the last action produced, or a fresh `observe()`.
+ */
+import type { Computer } from "@openai/agents";
+import type { Action } from "../../../src/action.ts";
+import type { BlobReader } from "../../../src/blob-store.ts";
+import type { Environment } from "../../../src/environment.ts";
+import type { Observation } from "../../../src/observation.ts";
+import { openAIComputerActionToActions, type OpenAIComputerAction } from "../../actions/openai-cua/convert.ts";
+
+type Button = Parameters<Computer["click"]>[2];
+
+/** One executed action. */
+export interface ComputerLogEntry {
+  /** The SDK action as the model sent it (e.g. `{ type: "click", x, y, button }`). */
+  sdkAction: OpenAIComputerAction;
+  actions: Action[];
+  observation: Observation;
+}
+
+/** Options of {@link RetraceComputer}. */
+export interface RetraceComputerOptions {
+  env: Environment;
+  blobs: BlobReader;
+  /** Display size declared to the model. @default the first observation's width and height */
+  dimensions?: [number, number];
+  /** Declared display environment. @default "browser" for env.kind "browser", else "ubuntu" */
+  environment?: "mac" | "windows" | "ubuntu" | "browser";
+}
+
+/** A `Computer` for `computerTool({ computer })` that acts on a retrace environment. */
+export class RetraceComputer implements Computer {
+  readonly environment: "mac" | "windows" | "ubuntu" | "browser";
+  dimensions: [number, number];
+  /** Every executed action with the observation after it, in order. */
+  readonly log: ComputerLogEntry[] = [];
+  private fresh: Observation | undefined;
+
+  constructor(private readonly options: RetraceComputerOptions) {
+    this.environment = options.environment ?? (options.env.kind === "browser" ? "browser" : "ubuntu");
+    this.dimensions = options.dimensions ?? [1280, 720];
+  }
+
+  /** The retrace environment this computer acts on. */
+  get env(): Environment {
+    return this.options.env;
+  }
+
+  /** Declare the display size from an observation (call after `env.reset`). */
+  syncDimensions(observation: Observation): void {
+    if (!this.options.dimensions && observation.width > 0 && observation.height > 0) this.dimensions = [observation.width, observation.height];
+  }
+
+  async screenshot(): Promise<string> {
+    const obs = this.fresh ?? (await this.options.env.observe());
+    this.fresh = undefined;
+    return (await this.options.blobs.get(obs.screenshot)).toString("base64");
+  }
+
+  click(x: number, y: number, button: Button): Promise<void> {
+    return this.act({ type: "click", x, y, button });
+  }
+  doubleClick(x: number, y: number): Promise<void> {
+    return this.act({ type: "double_click", x, y });
+  }
+  scroll(x: number, y: number, scrollX: number, scrollY: number): Promise<void> {
+    return this.act({ type: "scroll", x, y, scroll_x: scrollX, scroll_y: scrollY });
+  }
+  type(text: string): Promise<void> {
+    return this.act({ type: "type", text });
+  }
+  wait(): Promise<void> {
+    return this.act({ type: "wait" });
+  }
+  move(x: number, y: number): Promise<void> {
+    return this.act({ type: "move", x, y });
+  }
+  keypress(keys: string[]): Promise<void> {
+    return this.act({ type: "keypress", keys });
+  }
+  drag(path: [number, number][]): Promise<void> {
+    return this.act({ type: "drag", path: path.map(([x, y]) => ({ x, y })) });
+  }
+
+  /** Convert and execute; an unusable action throws (the SDK reports it to the model as a failed tool call). */
+  private async act(sdkAction: OpenAIComputerAction): Promise<void> {
+    const actions = openAIComputerActionToActions(sdkAction);
+    let observation: Observation | undefined;
+    for (const a of actions) observation = (await this.options.env.step(a)).observation;
+    observation ??= await this.options.env.observe();
+    this.fresh = observation;
+    this.log.push({ sdkAction, actions, observation });
+  }
+}
+
+/** A {@link RetraceComputer} over `env`. */
+export function retraceComputer(options: RetraceComputerOptions): RetraceComputer {
+  return new RetraceComputer(options);
+}

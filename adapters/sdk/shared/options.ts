@@ -1,0 +1,130 @@
+/**
+ * Options shared by the SDK wrappers (`runWithRecovery` for the OpenAI Agents SDK,
+ * `generateTextWithRecovery` for the Vercel AI SDK), validated with zod at the boundary. The knobs
+ * and defaults are the runtime's and the LangChain middleware's (adapters/langchain/options.ts):
+ * freezeWindow 5, maxRecoveryIterations 3, recoveryStep "error-minus-1", minConfidence 0,
+ * transition "short", seed 0. Instead of a restore routine the caller may pass a `recoverer`
+ * (the budgeted recovery sub-agent, run by `recoverWithPolicy`).
+ */
+import { z } from "zod";
+import type { BlobReader } from "../../../src/blob-store.ts";
+import type { ErrorDetector } from "../../../src/detector.ts";
+import type { Environment } from "../../../src/environment.ts";
+import { RECOVERY_CONTEXTS, type RecoveryPolicy, type StateVerifier, type Summarizer } from "../../../src/recovery.ts";
+import { RECOVERY_STEP_STRATEGIES, type RecoveryStepSelector } from "../../../src/selector.ts";
+import type { TaskSpec } from "../../../src/task.ts";
+import type { EpisodeEvents } from "../../../src/runtime/events.ts";
+import { ConfigError } from "../../../src/errors.ts";
+import { TRANSITION_STRINGS, type TransitionString } from "../../../src/episode.ts";
+import { recoverWithPolicy } from "../../langchain/recover-with-policy.ts";
+import type { RestoreRequest, RestoreResult } from "../../langchain/options.ts";
+
+/** Options of the SDK wrappers. */
+export interface SdkRecoveryOptions {
+  /** The retrace environment the agent's computer acts on (the same one its `Computer` wraps). */
+  env: Environment;
+  /** Where the environment stores screenshots (handed to detector, selector, recoverer). */
+  blobs: BlobReader;
+  /** Consulted once per agent step outside the freeze window. */
+  detector: ErrorDetector;
+  /** The recovery sub-agent; used (through `recoverWithPolicy`) when `restore` is not given. */
+  recoverer?: RecoveryPolicy;
+  /** Recovery steps per attempt of `recoverer`. @default 10 */
+  budget?: number;
+  /** What `recoverer` is shown besides the target. @default "0-E" */
+  recoveryContext?: (typeof RECOVERY_CONTEXTS)[number];
+  summarizer?: Summarizer;
+  verifier?: StateVerifier;
+  /** A custom restore routine (replay, snapshot, ...) instead of `recoverer`. */
+  restore?: (request: RestoreRequest) => Promise<RestoreResult>;
+  /** The task; @default the run's input text, id "sdk-task" */
+  task?: TaskSpec;
+  /** The model-backed selector, needed for `recoveryStep: "llm"`. */
+  selector?: RecoveryStepSelector;
+  /** @default 5 */
+  freezeWindow?: number;
+  /** @default 3 */
+  maxRecoveryIterations?: number;
+  /** @default "error-minus-1" */
+  recoveryStep?: (typeof RECOVERY_STEP_STRATEGIES)[number];
+  /** @default 0 (the paper's: every off-track verdict triggers) */
+  minConfidence?: number;
+  /** @default "short" */
+  transition?: TransitionString;
+  /** @default 0 */
+  seed?: number;
+  /** Reported in events. @default "model" */
+  restoration?: "model" | "replay" | "snapshot";
+  /** @default 120000 */
+  detectorTimeoutMs?: number;
+  /** The runtime's typed episode events. @default a new EpisodeEvents */
+  events?: EpisodeEvents;
+  /** Stable key of the task instance (for `error-random`). @default the task id */
+  instanceKey?: string;
+  /** Evaluate the environment's task after the run (needs a task loaded with `env.reset`). @default true */
+  evaluate?: boolean;
+  /** Aborts the run (SDK call, detector, recoverer). */
+  signal?: AbortSignal;
+}
+
+const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: "must be a function" });
+const withMethod = (method: string) =>
+  z.custom<object>((v) => typeof v === "object" && v !== null && typeof (v as Record<string, unknown>)[method] === "function", { message: `must be an object with ${method}()` });
+
+const Schema = z
+  .object({
+    env: withMethod("step"),
+    blobs: withMethod("get"),
+    detector: withMethod("detect"),
+    recoverer: withMethod("propose").optional(),
+    budget: z.number().int().min(1).optional(),
+    recoveryContext: z.enum(RECOVERY_CONTEXTS).optional(),
+    summarizer: withMethod("summarize").optional(),
+    verifier: withMethod("verify").optional(),
+    restore: fn.optional(),
+    task: z.object({ id: z.string().min(1), instruction: z.string() }).passthrough().optional(),
+    selector: withMethod("select").optional(),
+    freezeWindow: z.number().int().min(0).default(5),
+    maxRecoveryIterations: z.number().int().min(0).default(3),
+    recoveryStep: z.enum(RECOVERY_STEP_STRATEGIES).default("error-minus-1"),
+    minConfidence: z.number().min(0).max(1).default(0),
+    transition: z.enum(TRANSITION_STRINGS).default("short"),
+    seed: z.number().int().default(0),
+    restoration: z.enum(["model", "replay", "snapshot"]).default("model"),
+    detectorTimeoutMs: z.number().int().min(0).default(120_000),
+    events: withMethod("emit").optional(),
+    instanceKey: z.string().min(1).optional(),
+    evaluate: z.boolean().default(true),
+    signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, { message: "must be an AbortSignal" }).optional(),
+  })
+  .strict();
+
+type Defaulted = "freezeWindow" | "maxRecoveryIterations" | "recoveryStep" | "minConfidence" | "transition" | "seed" | "restoration" | "detectorTimeoutMs" | "evaluate";
+/** Options with defaults resolved and the restore routine built. */
+export type ResolvedSdkRecoveryOptions = Omit<SdkRecoveryOptions, Defaulted | "restore"> &
+  Required<Pick<SdkRecoveryOptions, Defaulted | "restore">>;
+
+/** Validate; a ConfigError names the first bad field (prefixed with the wrapper's name). */
+export function resolveSdkOptions(where: string, options: SdkRecoveryOptions): ResolvedSdkRecoveryOptions {
+  const r = Schema.safeParse(options ?? {});
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const field = issue.path.join(".") || "options";
+    throw new ConfigError(`${where}: option "${field}" ${issue.message}`, { field });
+  }
+  if (!options.restore && !options.recoverer) throw new ConfigError(`${where}: give option "recoverer" (the recovery sub-agent) or "restore" (a restore routine)`, { field: "recoverer" });
+  if (r.data.recoveryStep === "llm" && !options.selector) throw new ConfigError(`${where}: option "selector" is required when recoveryStep is "llm"`, { field: "selector" });
+  const restore =
+    options.restore ??
+    recoverWithPolicy({
+      recoverer: options.recoverer!,
+      env: options.env,
+      blobs: options.blobs,
+      ...(options.budget !== undefined && { budget: options.budget }),
+      ...(options.recoveryContext !== undefined && { recoveryContext: options.recoveryContext }),
+      ...(options.summarizer && { summarizer: options.summarizer }),
+      ...(options.verifier && { verifier: options.verifier }),
+    });
+  // zod validated the shapes; keep the caller's function and object identities.
+  return { ...options, ...r.data, restore } as ResolvedSdkRecoveryOptions;
+}

@@ -1,0 +1,51 @@
+/**
+ * The result of an SDK run with recovery: the graph's EpisodeResult (task, success, evaluation,
+ * stop reason, trajectory with recovery events, accounting, prompts) plus the SDK's own output.
+ */
+import type { EpisodeResult, StopReason } from "../../../src/episode.ts";
+import type { Evaluation } from "../../../src/task.ts";
+import { describeError } from "../../../src/errors.ts";
+import type { ResolvedSdkRecoveryOptions } from "./options.ts";
+import type { StepRecovery } from "./step-recovery.ts";
+
+/** An EpisodeResult plus what the SDK returned. */
+export interface SdkEpisodeResult<T> extends EpisodeResult {
+  /** The SDK's own result object (`RunResult`, `GenerateTextResult`). */
+  sdkResult: T;
+  /** The agent's final text output, when it gave one. */
+  finalOutput?: string;
+}
+
+/** Evaluate (when asked) and assemble the result. Wall time is measured by the caller. */
+export async function buildSdkResult<T>(
+  o: ResolvedSdkRecoveryOptions,
+  recovery: StepRecovery,
+  sdk: { result: T; finalOutput?: string; stopReason: StopReason; wallMs: number; envMs: number },
+): Promise<SdkEpisodeResult<T>> {
+  let evaluation: Evaluation = { score: 0, detail: "not evaluated (evaluate: false)" };
+  let envError: string | undefined;
+  if (o.evaluate) {
+    try {
+      evaluation = await o.env.evaluate({ terminal: sdk.stopReason === "done" ? "DONE" : sdk.stopReason === "fail" ? "FAIL" : null });
+    } catch (err) {
+      envError = describeError(err);
+      evaluation = { score: 0, detail: `the environment failed to evaluate: ${envError}` };
+    }
+  }
+  const s = recovery.state;
+  const simulated = Boolean((o.detector as { simulated?: boolean }).simulated || (o.recoverer as { simulated?: boolean } | undefined)?.simulated);
+  return {
+    taskId: recovery.task.id,
+    seed: o.seed,
+    success: evaluation.score >= 1,
+    evaluation,
+    stopReason: envError ? "env-error" : sdk.stopReason,
+    ...(envError && { envError }),
+    simulated,
+    trajectory: { taskId: recovery.task.id, steps: s.steps, events: s.events, result: evaluation },
+    accounting: { ...s.accounting, wallMs: sdk.wallMs, envMs: sdk.envMs },
+    prompts: [...s.prompts],
+    sdkResult: sdk.result,
+    ...(sdk.finalOutput !== undefined && { finalOutput: sdk.finalOutput }),
+  };
+}

@@ -1,0 +1,178 @@
+/**
+ * The SDK-neutral core of retrace's drop-in recovery for agent SDKs (OpenAI Agents SDK, Vercel AI
+ * SDK): an SDK wrapper reports each completed agent step (the actions of its computer calls) and
+ * the observation after it; this core records the forward history, gates the detector through the
+ * same freeze window and retry cap as the LangGraph runtime (src/runtime/freeze.ts), picks the
+ * recovery step R (src/selectors), runs the restore routine (by default the recovery sub-agent,
+ * adapters/langchain/recover-with-policy.ts), keeps the runtime's EpisodeAccounting and emits its
+ * EpisodeEvents. It returns what the wrapper must do to the model's context: cut it to the
+ * boundary of step R and append the post-restoration transition string. The wrapper applies
+ * the cut in the SDK's own hook (`callModelInputFilter`, `prepareStep`).
+ */
+import type { Action } from "../../../src/action.ts";
+import type { Observation } from "../../../src/observation.ts";
+import type { HistoryEntry } from "../../../src/policy.ts";
+import { promptRef, renderPrompt } from "../../../src/prompt.ts";
+import type { TaskSpec } from "../../../src/task.ts";
+import type { StepRecord, TrajectoryEvent } from "../../../src/trajectory.ts";
+import type { EpisodeAccounting } from "../../../src/episode.ts";
+import { describeError } from "../../../src/errors.ts";
+import { logger } from "../../../src/logger.ts";
+import { EpisodeEvents } from "../../../src/runtime/events.ts";
+import { consumeFrozenStep, detectorGate, initialFreezeState, startFreeze, type FreezeState } from "../../../src/runtime/freeze.ts";
+import { guardedDetect } from "../../../src/runtime/detection.ts";
+import { addUsage, bump, emptyAccounting } from "../../../src/runtime/accounting.ts";
+import { createStepSelector, guardedSelect } from "../../../src/selectors/index.ts";
+import { TRANSITION_PROMPTS } from "../../../prompts/index.ts";
+import type { RestoreResult } from "../../langchain/options.ts";
+import type { ResolvedSdkRecoveryOptions } from "./options.ts";
+
+/** One agent step as an SDK wrapper reports it. */
+export interface CompletedStep {
+  actions: Action[];
+  /** The model's call(s) as text, e.g. `click({"x":1,"y":2})`. */
+  response?: string;
+}
+
+/** What the wrapper must do to the model's context after a recovery. */
+export interface Truncation {
+  /** Keep the context before step R's model call. */
+  step: number;
+  /** The post-restoration transition string to append. */
+  notice: string;
+  /** The observation after the restore (the screen the agent continues from). */
+  observation: Observation;
+  /** Whether the restore routine believes the target was reached. */
+  restored: boolean;
+}
+
+/** Flat, JSON-serialisable state of the recovery loop (no per-step copies of the episode). */
+export interface StepRecoveryState extends FreezeState {
+  history: HistoryEntry[];
+  /** The observation the next step acts on. */
+  pending?: Observation;
+  tick: number;
+  seq: number;
+  accounting: EpisodeAccounting;
+  prompts: string[];
+  steps: StepRecord[];
+  events: TrajectoryEvent[];
+}
+
+/** The recovery loop one SDK run drives. */
+export class StepRecovery {
+  readonly events: EpisodeEvents;
+  readonly state: StepRecoveryState = { ...initialFreezeState(), history: [], tick: 0, seq: 0, accounting: emptyAccounting(), prompts: [], steps: [], events: [] };
+  private readonly selector;
+
+  constructor(
+    private readonly o: ResolvedSdkRecoveryOptions,
+    readonly task: TaskSpec,
+  ) {
+    this.events = o.events ?? new EpisodeEvents();
+    this.selector = createStepSelector(o.recoveryStep, o.selector);
+  }
+
+  /** Set the observation the first step acts on (after `env.reset`, or the current screen). */
+  start(observation: Observation): void {
+    this.state.pending = observation;
+  }
+
+  /**
+   * Record the steps completed since the last call (the screen is now `current`), consult the
+   * detector when the gate allows, and recover when it fires. Returns the truncation to apply, or
+   * null to leave the context as it is.
+   */
+  async afterSteps(completed: readonly CompletedStep[], current: Observation, signal?: AbortSignal): Promise<Truncation | null> {
+    const s = this.state;
+    const taskId = this.task.id;
+    if (completed.length === 0) return null;
+    for (const c of completed) {
+      const t = s.history.length;
+      const before = s.pending ?? current;
+      const entry: HistoryEntry = { step: t, observation: before, actions: c.actions, ...(c.response !== undefined ? { response: c.response } : {}) };
+      s.history.push(entry);
+      s.pending = undefined;
+      const record: StepRecord = { seq: s.seq++, role: "forward", step: t, actions: c.actions, ...(c.response !== undefined ? { response: c.response } : {}), before: before.screenshot, after: current.screenshot };
+      s.steps.push(record);
+      s.accounting = bump(s.accounting, { forwardSteps: 1 });
+      this.events.emit("step", { taskId, record, tick: ++s.tick });
+    }
+    s.pending = current;
+    const t = s.history.length;
+
+    const gate = detectorGate(s, { maxRecoveryIterations: this.o.maxRecoveryIterations, hasDetector: true });
+    if (gate !== "consult") {
+      if (gate === "frozen") {
+        Object.assign(s, consumeFrozenStep(s));
+        s.accounting = bump(s.accounting, { frozenSkipped: 1 });
+      }
+      this.events.emit("freeze", { taskId, step: t, gate, remaining: s.freezeRemaining });
+      return null;
+    }
+    const { detection, failed } = await guardedDetect(
+      this.o.detector,
+      { task: this.task, history: s.history, observation: current, step: t, tick: s.tick, blobs: this.o.blobs, signal },
+      this.o.detectorTimeoutMs,
+    );
+    s.accounting = addUsage(bump(s.accounting, { detectorCalls: 1, detectorFailures: failed ? 1 : 0 }), detection.usage, "detector");
+    this.addPrompt(detection.prompt);
+    const triggered = detection.isError && detection.errorStep !== null && detection.confidence >= this.o.minConfidence;
+    this.events.emit("detection", { taskId, step: t, detection, triggered });
+    if (!triggered) return null;
+
+    const E = detection.errorStep!;
+    const selection = await guardedSelect(this.selector, {
+      task: this.task,
+      history: s.history,
+      errorStep: E,
+      detection,
+      instanceKey: this.o.instanceKey ?? taskId,
+      seed: this.o.seed,
+      blobs: this.o.blobs,
+      signal,
+    });
+    this.addPrompt(selection.prompt);
+    s.accounting = addUsage(s.accounting, selection.usage, "selector");
+    const R = selection.step;
+    this.events.emit("selection", { taskId, errorStep: E, recoveryStep: R, strategy: this.o.recoveryStep, selection });
+    Object.assign(s, startFreeze(s, this.o.freezeWindow));
+    s.accounting = bump(s.accounting, { recoveryAttempts: 1 });
+    const attempt = s.recoveryAttempts;
+    const target = { step: R, observation: s.history[R]?.observation ?? current };
+    const mode = this.o.restoration;
+    this.events.emit("recovery-start", { taskId, attempt, mode, errorStep: E, recoveryStep: R, target: target.observation });
+    s.events.push({ afterSeq: s.seq - 1, kind: "recovery-start", detail: { attempt, mode, errorStep: E, recoveryStep: R } });
+    let result: RestoreResult;
+    try {
+      result = await this.o.restore({ step: R, errorStep: E, target, history: s.history, detection, selection, attempt, task: this.task, signal });
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      const reason = describeError(err);
+      logger.error({ attempt, step: R, error: reason }, "restore routine threw; context left untouched");
+      this.events.emit("recovery-end", { taskId, attempt, mode, restored: false, steps: 0, reason });
+      s.events.push({ afterSeq: s.seq - 1, kind: "recovery-end", detail: { attempt, restored: false, steps: 0, reason } });
+      s.pending = await this.o.env.observe();
+      return null;
+    }
+    const steps = result.steps ?? 0;
+    this.events.emit("recovery-end", { taskId, attempt, mode, restored: result.restored, steps, reason: result.detail ?? "" });
+    s.events.push({ afterSeq: s.seq - 1, kind: "recovery-end", detail: { attempt, restored: result.restored, steps, reason: result.detail ?? "" } });
+    s.accounting = addUsage(bump(s.accounting, { recoverySteps: steps }), result.usage, "recoverer");
+    for (const ref of result.prompts ?? []) this.addPrompt(ref);
+    s.tick += steps;
+    const observation = result.observation ?? (await this.o.env.observe());
+    const transition = TRANSITION_PROMPTS[this.o.transition];
+    const notice = renderPrompt(transition, { step: R });
+    this.addPrompt(promptRef(transition));
+    this.events.emit("truncate", { taskId, attempt, from: t, to: R, notice });
+    s.events.push({ afterSeq: s.seq - 1, kind: "truncate", detail: { attempt, from: t, to: R } });
+    s.history = s.history.slice(0, R);
+    s.pending = observation;
+    return { step: R, notice, observation, restored: result.restored };
+  }
+
+  private addPrompt(ref: string | undefined): void {
+    if (ref && !this.state.prompts.includes(ref)) this.state.prompts.push(ref);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The `openai-agents` and `ai-sdk` kinds: a team's SDK agent as the forward agent of an experiment,
+ * `forward: { kind: openai-agents, module: ./my-agent.ts, export: agent }` (an OpenAI Agents SDK
+ * `Agent` with a computer tool) or `forward: { kind: ai-sdk, module: ./my-agent.ts, export: agent }`
+ * (Vercel AI SDK `generateText` settings `{ model, tools, system }` with a computer tool). The
+ * runtime drives them one step at a time (adapters/sdk/<sdk>/forward-policy.ts) with their own
+ * model, instructions and tools; their actions run on the experiment's environment.
+ */
+import type { Agent } from "@openai/agents";
+import type { ForwardPolicy, PolicyInput } from "../../src/policy.ts";
+import { agentForwardPolicy } from "../../adapters/sdk/openai-agents/forward-policy.ts";
+import { aiSdkForwardPolicy, type AiSdkAgentSettings } from "../../adapters/sdk/ai-sdk/forward-policy.ts";
+import type { AgentKind } from "./registry.ts";
+import type { AgentOf, AgentRole } from "./roles.ts";
+import { checkSdkModule, loadSdkExport, sdkAgentSpecSchema, type SdkAgentSpec } from "./sdk-module.ts";
+
+function openAIAgentProblem(x: unknown): string | undefined {
+  if (!x || typeof x !== "object" || !Array.isArray((x as Agent).tools) || typeof (x as Agent).getSystemPrompt !== "function") return "not an OpenAI Agents SDK Agent (nor a function returning one)";
+  if (!(x as Agent).tools.some((t) => t.type === "computer")) return "the agent has no computer tool (computerTool({ computer }))";
+  return undefined;
+}
+
+function aiSdkProblem(x: unknown): string | undefined {
+  const s = x as Partial<AiSdkAgentSettings> | undefined;
+  if (!s || typeof s !== "object" || !s.model || !s.tools || typeof s.tools !== "object") return "not AI SDK agent settings { model, tools, system } (nor a function returning them)";
+  const name = s.computerTool ?? "computer";
+  if (!(name in s.tools)) return `its tools have no ${JSON.stringify(name)} (the computer tool; name another with computerTool)`;
+  return undefined;
+}
+
+/** A forward policy that loads the module on its first step. */
+function lazyPolicy(name: string, load: () => Promise<ForwardPolicy>): ForwardPolicy {
+  let inner: Promise<ForwardPolicy> | undefined;
+  return {
+    name,
+    async propose(input: PolicyInput) {
+      return (await (inner ??= load())).propose(input);
+    },
+  };
+}
+
+const OpenAIAgentsSpecSchema = sdkAgentSpecSchema("openai-agents", "agent");
+const AiSdkSpecSchema = sdkAgentSpecSchema("ai-sdk", "agent");
+
+/** The registry entry of `kind: openai-agents` (forward only; not simulated: a real model answers). */
+export const OPENAI_AGENTS_KIND: AgentKind<SdkAgentSpec> = {
+  kind: "openai-agents",
+  roles: ["forward"],
+  simulated: false,
+  schema: () => OpenAIAgentsSpecSchema,
+  check: (_role, spec) => checkSdkModule(spec),
+  create<R extends AgentRole>(_role: R, spec: SdkAgentSpec): AgentOf[R] {
+    const load = () => loadSdkExport<Agent<any, any>>(spec, "an OpenAI Agents SDK Agent", openAIAgentProblem).then((agent) => agentForwardPolicy(agent));
+    return lazyPolicy(`openai-agents:${spec.module}#${spec.export}`, load) as AgentOf[R];
+  },
+};
+
+/** The registry entry of `kind: ai-sdk` (forward only; not simulated). */
+export const AI_SDK_KIND: AgentKind<SdkAgentSpec> = {
+  kind: "ai-sdk",
+  roles: ["forward"],
+  simulated: false,
+  schema: () => AiSdkSpecSchema,
+  check: (_role, spec) => checkSdkModule(spec),
+  create<R extends AgentRole>(_role: R, spec: SdkAgentSpec): AgentOf[R] {
+    const load = () => loadSdkExport<AiSdkAgentSettings>(spec, "AI SDK agent settings", aiSdkProblem).then((settings) => aiSdkForwardPolicy(settings));
+    return lazyPolicy(`ai-sdk:${spec.module}#${spec.export}`, load) as AgentOf[R];
+  },
+};
