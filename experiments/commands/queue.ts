@@ -3,7 +3,9 @@
  * coordinator: enqueue, progress per condition, the run folder at the end), `retrace worker`,
  * `retrace status RUN` and `retrace cancel RUN`. RUN is a run id or a run folder (its queue.json).
  */
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { safeName } from "./terminal.ts";
+import { readJsonFile } from "../../src/store/read-file.ts";
+import { existsSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { Option, type Command } from "commander";
@@ -87,12 +89,12 @@ function conditionBars(quiet: boolean): { update: (p: QueueProgress) => void; st
   const bars = new Map<string, cliProgress.SingleBar>();
   return {
     update(p) {
-      const width = Math.max(...p.conditions.map((c) => c.condition.length));
+      const width = Math.max(...p.conditions.map((c) => safeName(c.condition).length));
       const doneNow = p.conditions.reduce((s, c) => s + c.done, 0) - p.skipped;
       const rate = doneNow / Math.max(1, Date.now() - p.startedAt);
       for (const c of p.conditions) {
         const eta = rate > 0 ? `${Math.round((c.total - c.done) / rate / 1000)}s` : "-";
-        const payload = { condition: c.condition.padEnd(width), running: c.running, failed: c.failed, envErrors: c.envErrors, eta };
+        const payload = { condition: safeName(c.condition).padEnd(width), running: c.running, failed: c.failed, envErrors: c.envErrors, eta };
         let bar = bars.get(c.condition);
         if (!bar) bars.set(c.condition, (bar = multi.create(c.total, c.done, payload)));
         bar.update(c.done, payload);
@@ -111,7 +113,11 @@ function positiveInt(v: string, flag: string): number {
 /** A RUN argument: a run id, or a run folder with queue.json. */
 function runIdOf(run: string): { runId: string; queueName?: string } {
   const file = join(run, "queue.json");
-  if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as QueueFile;
+  if (existsSync(file)) {
+    const q = readJsonFile<QueueFile>(file, { what: "queue.json", hint: "it should be the queue.json written by `retrace run --queue`; give the run id instead" });
+    if (typeof q !== "object" || q === null || typeof q.runId !== "string" || !q.runId) throw new ConfigError(`${file} has no "runId"; it should be the queue.json written by \`retrace run --queue\`; give the run id instead`);
+    return q;
+  }
   if (existsSync(run)) throw new ConfigError(`${run} has no queue.json: it is not a distributed run folder (give the run id printed by retrace run --queue)`);
   return { runId: run };
 }
@@ -148,8 +154,8 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
     };
     const worker = await startWorker({
       queueUrl: urls.queue, queueName: flags.queueName, storeUrl: urls.store, checkpointUrl: flags.checkpoint, concurrency, runtimeOf, cacheDir: join(flags.cache, String(process.pid)), lockMs, keepCheckpoints: flags.keepCheckpoints === true,
-      onStart: (e) => flags.quiet || process.stderr.write(`start ${e.key}${e.resumed ? " (resuming its checkpoints)" : ""}${e.attempt > 1 ? ` attempt ${e.attempt}` : ""}\n`),
-      onEpisode: (e) => flags.quiet || process.stderr.write(`done ${e.key}: ${e.status}${e.stored ? "" : " (not stored: already done)"}${e.resumed ? " (resumed)" : ""} ${e.ms} ms\n`),
+      onStart: (e) => flags.quiet || process.stderr.write(`start ${safeName(e.key, 300)}${e.resumed ? " (resuming its checkpoints)" : ""}${e.attempt > 1 ? ` attempt ${e.attempt}` : ""}\n`),
+      onEpisode: (e) => flags.quiet || process.stderr.write(`done ${safeName(e.key, 300)}: ${e.status}${e.stored ? "" : " (not stored: already done)"}${e.resumed ? " (resumed)" : ""} ${e.ms} ms\n`),
     });
     process.stderr.write(`worker ${process.pid}: ${concurrency} slot(s) on ${flags.queueName ?? DEFAULT_QUEUE}\n`);
     await new Promise<void>((resolve) => {
@@ -188,8 +194,8 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
         return [c, String(counts.get(c)?.done ?? 0), n("active"), String(mine.filter((j) => ["waiting", "delayed", "prioritized"].includes(j.state)).length), n("failed"), String(counts.get(c)?.envErrors ?? 0)];
       });
       const done = [...counts.values()].reduce((s, c) => s + c.done, 0);
-      process.stdout.write(`run ${runId} (${row.experiment})${row.cancelled ? " CANCELLED" : ""}: ${done}/${row.total} episodes stored\n${textTable(["condition", "done", "running", "waiting", "failed", "env err"], rows)}\n`);
-      for (const f of open.filter((j) => j.state === "failed").slice(0, 5)) process.stdout.write(`failed ${f.key} after ${f.attemptsMade} attempt(s): ${f.failedReason ?? "?"}\n`);
+      process.stdout.write(`run ${safeName(runId)} (${safeName(row.experiment)})${row.cancelled ? " CANCELLED" : ""}: ${done}/${row.total} episodes stored\n${textTable(["condition", "done", "running", "waiting", "failed", "env err"], rows)}\n`);
+      for (const f of open.filter((j) => j.state === "failed").slice(0, 5)) process.stdout.write(`failed ${safeName(f.key, 300)} after ${f.attemptsMade} attempt(s): ${safeName(f.failedReason ?? "?", 300)}\n`);
     });
   });
 

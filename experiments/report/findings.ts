@@ -17,7 +17,8 @@
  *
  * A finding that cannot be judged is still listed (`holds: null`) with the reason.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readJsonFile } from "../../src/store/read-file.ts";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { twoProportionPValue, type Proportion } from "../../src/metrics/wilson.ts";
 import type { ConditionSummary, ExperimentSummary } from "../runner/summary.ts";
@@ -183,7 +184,7 @@ export function findingsForRuns(runs: readonly RunSummaryRef[], extras: Readonly
   const recovery = extras.map((e) => e.data as Partial<RecoveryEvalReport>).find((d) => d?.kind === "recovery-eval" && Array.isArray(d.table)) as RecoveryEvalReport | undefined;
   if (!ideal && !e2e && !recovery) return undefined;
   const planFile = ideal ? join(ideal.dir, "plan.json") : undefined;
-  const plan = planFile && existsSync(planFile) ? (JSON.parse(readFileSync(planFile, "utf8")) as FindingsInput["plan"]) : undefined;
+  const plan = planFile && existsSync(planFile) ? readJsonFile<FindingsInput["plan"]>(planFile, { what: "plan.json", prefix: "report: " }) : undefined;
   return {
     simulated: [ideal, e2e].some((r) => r?.summary.simulated) || recovery?.simulated === true,
     findings: computeFindings({ ideal: ideal?.summary, plan, e2e: e2e?.summary, recovery }),

@@ -2,6 +2,7 @@
  * Running an experiment config end to end: fresh-run and resume checks, manifest.json, the
  * episodes, then summary.json and summary.csv. One entry point for every kind.
  */
+import { readJsonFile } from "../../src/store/read-file.ts";
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
@@ -67,17 +68,18 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
   if (!settings.resume && existsSync(resultsFile) && statSync(resultsFile).size > 0)
     throw new ConfigError(`${settings.out} already holds a run: pass --resume to continue it, or choose another --out`);
   if (settings.resume && existsSync(manifestFile)) {
-    const old = JSON.parse(readFileSync(manifestFile, "utf8")) as Manifest;
+    const old = readJsonFile<Manifest>(manifestFile, { what: "manifest.json", hint: "it should be the manifest.json written by `retrace run`; restore it, or start the run again in another --out" });
     if (old.configHash !== configHash) throw new ConfigError(`--resume: the config (or --seed) differs from the one that started ${settings.out} (hash ${old.configHash.slice(0, 12)} vs ${configHash.slice(0, 12)}); use the same config or another --out`);
   }
   const seeds = resolveSeeds(config.seeds, seedBase);
+  // Conditions are checked (duplicate caps, grid size) before anything is written.
+  const conditions = config.kind === "ideal-recovery" ? [] : conditionsOf(config);
   await checkLangChainModules(config, settings.calls);
   if (!settings.shard && settings.preflight !== false && settings.calls?.cache !== "read") await preflightEndpoints(configEndpoints(config, settings.calls));
   // A --checkpoint backend that cannot be used (e.g. an unreachable postgres:// server) fails here, before anything is written.
   const checkpointer = config.kind === "ideal-recovery" ? false : await openRunCheckpointer(settings.checkpoint, settings.out);
   const ctx = new RunContext(runtime, settings, config);
   const settle = resolveSettleMs(config);
-  const conditions = config.kind === "ideal-recovery" ? [] : conditionsOf(config);
   const manifest: Manifest = {
     experiment: config.name, kind: config.kind, config, configHash, seedBase, seeds, tasks: tasks.map((t) => t.id),
     conditions: conditions.map((c) => ({ id: c.id, params: c.params })),
