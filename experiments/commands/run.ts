@@ -14,7 +14,8 @@ import { Option } from "commander";
 import { createSimDeskRuntime } from "../runtime/simdesk.ts";
 import { createOsworldRuntime } from "../runtime/osworld.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
-import { fillConfigModels, usesModels } from "../config/agents.ts";
+import { configAgents, fillConfigModels, usesModels } from "../config/agents.ts";
+import { assertPricedForCap, type CappedAgent } from "../agents/cost-cap.ts";
 import { CostLedger } from "../agents/meter.ts";
 import { parseCacheMode } from "../../adapters/models/cache.ts";
 import type { ExperimentSummary } from "../runner/summary.ts";
@@ -49,6 +50,7 @@ export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags
     throw new ConfigError(`config.env.kind: "${envKind}" is not an environment retrace runs experiments on; use simdesk, x11, docker or osworld`, { field: "env.kind" });
   const maxCostUsd = flags.maxCostUsd === undefined ? undefined : Number(flags.maxCostUsd);
   if (maxCostUsd !== undefined && !(Number.isFinite(maxCostUsd) && maxCostUsd > 0)) throw new ConfigError(`--max-cost-usd: expected a positive number of US dollars, got "${flags.maxCostUsd}"`, { field: "maxCostUsd" });
+  if (maxCostUsd !== undefined) assertPricedForCap(configAgents(config).map((a) => ({ path: a.path.replace(/ \(default from forward\)$/, ""), spec: a.spec as CappedAgent["spec"] })));
   const cache = parseCacheMode(flags.cache ?? "off");
   // Checked like --out before anything is written (Node's mkdir -p hangs on /proc/x).
   if (flags.cacheDir !== undefined) checkOutDir(flags.cacheDir, { flag: "--cache-dir" });
