@@ -29,8 +29,24 @@ export async function preflightEndpoints(endpoints: readonly Endpoint[], options
       const headers: Record<string, string> = anthropic ? { "x-api-key": e.apiKey ?? "", "anthropic-version": "2023-06-01" } : e.apiKey ? { authorization: `Bearer ${e.apiKey}` } : {};
       try {
         const res = await doFetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+        if (res.ok) {
+          // A 200 that is not JSON is a web page (a UI or proxy at that address, or /v1 left out).
+          const type = res.headers.get("content-type") ?? "";
+          const text = type.includes("json") ? "" : await res.text().catch(() => "");
+          await res.body?.cancel().catch(() => {});
+          if (type.includes("json")) return undefined;
+          let json = true;
+          try {
+            JSON.parse(text);
+          } catch {
+            json = false;
+          }
+          if (json) return undefined;
+          const html = /^\s*<(!doctype html|html|head|body)/i.test(text) || type.includes("html");
+          return `${e.users.join(", ")}: ${e.baseUrl} answered ${html ? "an HTML page" : `${type || "text"} that is not JSON`} to GET ${url}, not an API; check --base-url (an OpenAI-compatible server's ends in /v1, e.g. http://127.0.0.1:8000/v1)`;
+        }
         await res.body?.cancel().catch(() => {});
-        if (res.ok || res.status === 404 || res.status === 405) return undefined;
+        if (res.status === 404 || res.status === 405) return undefined;
         if (res.status === 401 || res.status === 403) return `${e.users.join(", ")}: ${e.baseUrl} rejected the API key (HTTP ${res.status}); check the variable named by apiKeyEnv / --api-key-env`;
         return `${e.users.join(", ")}: ${e.baseUrl} answered HTTP ${res.status} to GET ${url}; check --base-url and that the server is healthy`;
       } catch (err) {
