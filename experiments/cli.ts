@@ -6,6 +6,7 @@ import { Command, CommanderError } from "commander";
 import { ConfigError, describeError } from "../src/errors.ts";
 import { COMMANDS } from "./commands/index.ts";
 import { RunFailedError } from "./runner/errors.ts";
+import { terminalText } from "./commands/terminal.ts";
 
 /** Build the program (exported for tests). */
 export function buildProgram(): Command {
@@ -28,7 +29,9 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode;
       return;
     }
-    process.stderr.write(`retrace: ${err instanceof ConfigError || err instanceof RunFailedError ? err.message : describeError(err)}\n`);
+    const message = err instanceof ConfigError || err instanceof RunFailedError ? err.message : describeError(err);
+    // One line, whatever it quotes: control characters escaped, huge names shortened.
+    process.stderr.write(`retrace: ${terminalText(message).replace(/\s*\n\s*/g, " ").trim()}\n`);
     if (process.env.RETRACE_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
     process.exitCode = err instanceof ConfigError ? 2 : 1;
   }

@@ -21,7 +21,7 @@ import { getSimDeskTask } from "../adapters/environments/simdesk/tasks/index.ts"
 import { CACHE_MODES, parseCacheMode, withCache, type CacheMode, type CacheStats } from "../adapters/models/cache.ts";
 import { createOpenAIChatModel } from "../adapters/models/openai-chat.ts";
 import type { PriceTable } from "../adapters/models/pricing.ts";
-import { prepareOutDir } from "../src/store/out-dir.ts";
+import { checkOutDir, prepareOutDir } from "../src/store/out-dir.ts";
 import { redactSecrets } from "../adapters/models/redact.ts";
 import { createPyautoguiPolicy } from "../adapters/policies/openai/pyautogui-policy.ts";
 import { createUiTarsPolicy } from "../adapters/policies/uitars/uitars-policy.ts";
@@ -110,6 +110,7 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
   }
 
   const out = resolve(options.out ?? join("runs", `model-${task.id}-${new Date().toISOString().replace(/[:.]/g, "-")}`));
+  if (options.cacheDir !== undefined) checkOutDir(options.cacheDir, { flag: "--cache-dir" });
   prepareOutDir(out);
   const blobs = new BlobStore({ dir: join(out, "blobs") });
   const cacheDir = options.cacheDir ?? join(out, "model-cache");

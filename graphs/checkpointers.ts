@@ -7,14 +7,36 @@
  */
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import { mkdirSync } from "node:fs";
+import { statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ConfigError } from "../src/errors.ts";
+import { checkOutDir, prepareOutDir } from "../src/store/out-dir.ts";
+import { fileKind } from "../src/store/read-file.ts";
 import { redactCheckpointer } from "../src/store/redacting-serde.ts";
 
+/**
+ * Check a SQLite checkpoint path without creating anything: its folder can be made and written
+ * (not /proc, not under a file), and the path itself is a regular file or nothing yet.
+ */
+export function checkSqlitePath(path: string, flag = "--checkpoint"): void {
+  if (path === ":memory:") return;
+  if (!path.trim()) throw new ConfigError(`${flag}: give a file path after sqlite: (or plain sqlite for <out>/checkpoints.sqlite)`, { field: "checkpoint" });
+  checkOutDir(dirname(path), { flag });
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    return; // does not exist yet: SQLite creates it
+  }
+  if (!st.isFile()) throw new ConfigError(`${flag}: ${path} is ${fileKind(st)}, not a SQLite file; give a file path such as runs/x/checkpoints.sqlite`, { field: "checkpoint" });
+}
+
 /** A durable checkpointer in a SQLite file (created with its folder if missing). */
-export function createSqliteCheckpointer(path: string): SqliteSaver {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+export function createSqliteCheckpointer(path: string, flag = "--checkpoint"): SqliteSaver {
+  if (path !== ":memory:") {
+    checkSqlitePath(path, flag);
+    prepareOutDir(dirname(path), { flag });
+  }
   return redactCheckpointer(SqliteSaver.fromConnString(path));
 }
 

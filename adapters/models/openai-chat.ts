@@ -113,10 +113,25 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
       }
       const latencyMs = Math.round(performance.now() - started);
       const choice = completion.choices?.[0];
-      if (!choice) throw new AdapterError(`chat completion from ${options.model} has no choices`, { retryable: false });
+      if (!choice) throw new AdapterError(notACompletion(completion, options.model, baseURL), { retryable: false });
       const text = typeof choice.message?.content === "string" ? choice.message.content : "";
       const usage = callUsage({ role: request.role, model: options.model, prompt: request.prompt, inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0, startedMs: started, prices: options.prices });
       return { text, usage: { ...usage, latencyMs } };
     },
   };
+}
+
+/**
+ * Why an answer is not a chat completion, in words a user can act on: an HTML page (a web UI or
+ * proxy at the base URL, or a base URL without /v1), something else that is not JSON, or JSON
+ * without choices.
+ */
+export function notACompletion(answer: unknown, model: string, baseURL: string): string {
+  if (typeof answer === "string") {
+    const head = answer.trimStart().slice(0, 200).toLowerCase();
+    const html = head.startsWith("<!doctype html") || head.startsWith("<html") || /<(head|body|title)[\s>]/.test(head);
+    return `chat completion from ${model}: ${baseURL} answered ${html ? "an HTML page" : "text that is not JSON"}, not a chat completion; check the base URL (an OpenAI-compatible server's ends in /v1, e.g. http://127.0.0.1:8000/v1)`;
+  }
+  if (answer === null || typeof answer !== "object") return `chat completion from ${model}: ${baseURL} answered ${JSON.stringify(answer)?.slice(0, 40)}, not a chat completion; check the base URL`;
+  return `chat completion from ${model} has no choices (the answer's fields: ${Object.keys(answer).slice(0, 8).join(", ") || "none"}); check that ${baseURL} is an OpenAI-compatible chat completions endpoint`;
 }

@@ -56,7 +56,7 @@ export function retryDelayMs(headers: Headers | undefined, retry: number): numbe
   return Math.min(0.5 * 2 ** retry, 8) * (1 - Math.random() * 0.25) * 1000;
 }
 
-type Attempt = { status: number; headers: Headers; code?: string } | { error: unknown };
+type Attempt = { status: number; headers: Headers; code?: string; notApi?: string } | { error: unknown };
 
 /** Check every endpoint (in parallel, each with retries); throws a ConfigError for the first that fails. */
 export async function preflightEndpoints(endpoints: readonly Endpoint[], options: PreflightOptions = {}): Promise<void> {
@@ -83,6 +83,7 @@ async function checkEndpoint(e: Endpoint, options: PreflightOptions): Promise<st
     attempts++;
     last = await attempt(doFetch, url, headers, timeoutMs);
     if ("error" in last) continue; // a dropped connection or a timeout: the SDK retries those too
+    if (last.notApi) return `${who}: ${e.baseUrl} answered ${last.notApi} to GET ${url}, not an API; check --base-url (an OpenAI-compatible server's ends in /v1, e.g. http://127.0.0.1:8000/v1)`;
     if (last.status < 400 || last.status === 404 || last.status === 405) return undefined;
     if (last.code === "insufficient_quota") break;
     if (!RETRYABLE(last.status)) break;
@@ -103,10 +104,34 @@ async function checkEndpoint(e: Endpoint, options: PreflightOptions): Promise<st
 async function attempt(doFetch: typeof fetch, url: string, headers: Record<string, string>, timeoutMs: number): Promise<Attempt> {
   try {
     const res = await doFetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+    if (res.ok) {
+      const notApi = await notJson(res);
+      return { status: res.status, headers: res.headers, ...(notApi ? { notApi } : {}) };
+    }
     const code = res.status === 429 ? await errorCode(res) : (await res.body?.cancel().catch(() => {}), undefined);
     return { status: res.status, headers: res.headers, ...(code ? { code } : {}) };
   } catch (error) {
     return { error };
+  }
+}
+
+/**
+ * What a 200 answer is when it is not JSON ("an HTML page": a UI or proxy at that address, or /v1
+ * left out of the base URL), or undefined for JSON.
+ */
+async function notJson(res: Response): Promise<string | undefined> {
+  const type = res.headers.get("content-type") ?? "";
+  if (type.includes("json")) {
+    await res.body?.cancel().catch(() => {});
+    return undefined;
+  }
+  const text = await res.text().catch(() => "");
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch {
+    const html = /^\s*<(!doctype html|html|head|body)/i.test(text) || type.includes("html");
+    return html ? "an HTML page" : `${type || "text"} that is not JSON`;
   }
 }
 

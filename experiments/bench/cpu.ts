@@ -4,6 +4,7 @@
  * worker-scaling ratio can be read against what this machine (and its other load) allows.
  */
 import { spawn } from "node:child_process";
+import { killOnBenchExit } from "./cleanup.ts";
 import { readdirSync, readFileSync } from "node:fs";
 
 /** CPU seconds (user + system) a process has used so far; 0 when it is gone or /proc is missing. */
@@ -50,6 +51,7 @@ async function spinners(count: number, ms: number): Promise<number> {
   const runs = Array.from({ length: count }, () =>
     new Promise<number>((resolve, reject) => {
       const p = spawn(process.execPath, ["-e", SPIN, String(ms)], { stdio: ["ignore", "pipe", "inherit"] });
+      killOnBenchExit(p);
       let out = "";
       p.stdout.on("data", (b: Buffer) => (out += b.toString()));
       p.on("exit", (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(`spin process exited ${code}`))));

@@ -24,6 +24,7 @@ import { conditionsOf, expandJobs, resolveSeeds } from "../runner/conditions.ts"
 import { runExperiment } from "../runner/experiment.ts";
 import { createSimDeskRuntime } from "../runtime/simdesk.ts";
 import type { BenchResult } from "./index.ts";
+import { killOnBenchExit, onBenchExit } from "./cleanup.ts";
 import { cpuSecondsMatching, cpuSecondsOf, machineScaling, POSTGRES_PROCESSES, REDIS_PROCESSES } from "./cpu.ts";
 
 const BIN = fileURLToPath(new URL("../bin/retrace.mjs", import.meta.url));
@@ -46,6 +47,7 @@ function startWorkers(n: number, redis: string, postgres: string, queueName: str
   return Promise.all(
     Array.from({ length: n }, () => new Promise<ChildProcess>((resolve, reject) => {
       const p = spawn(process.execPath, [BIN, "worker", "--queue", redis, "--store", postgres, "--queue-name", queueName, "--cache", cache, "-q"], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RETRACE_LOG_LEVEL: "error", RETRACE_SHARP_CONCURRENCY: "1" } });
+      killOnBenchExit(p);
       p.stderr!.on("data", (b: Buffer) => b.toString().includes("slot(s)") && resolve(p));
       p.on("exit", (code) => reject(new Error(`bench worker exited (${code}) before it was ready`)));
     })),
@@ -134,12 +136,14 @@ export async function run(): Promise<BenchResult[]> {
       return [];
     }
     const r = await startPrivateRedis();
+    cleanup.push(onBenchExit(r.stop));
     const p = await startPrivatePostgres();
-    cleanup.push(r.stop, p.stop);
+    cleanup.push(onBenchExit(p.stop));
     redis = r.url;
     postgres = p.url;
   }
   const dir = mkdtempSync(join(tmpdir(), "bench-dist-"));
+  cleanup.push(onBenchExit(() => rmSync(dir, { recursive: true, force: true })));
   const pg = await connectPostgres(postgres);
   try {
     const rates: Record<1 | 2 | 4, number> = { 1: 0, 2: 0, 4: 0 };
@@ -156,7 +160,6 @@ export async function run(): Promise<BenchResult[]> {
     return distributedLines(rates, episodes, oh, availableParallelism(), { w1Cores: cores[1], machine, cores });
   } finally {
     await pg.close();
-    for (const c of cleanup) c();
-    rmSync(dir, { recursive: true, force: true });
+    for (const c of cleanup.reverse()) c();
   }
 }

@@ -32,6 +32,7 @@ import { parseExperimentConfig } from "../config/load.ts";
 import { runExperiment } from "../runner/experiment.ts";
 import { createSimDeskRuntime } from "../runtime/simdesk.ts";
 import { processWorkers } from "../commands/run-options.ts";
+import { onBenchExit } from "./cleanup.ts";
 import { benchDesk, benchSqlite, neverDone, runLongEpisode, sqliteBytes } from "./long-episode.ts";
 import type { BenchResult } from "./index.ts";
 import { machineScaling } from "./cpu.ts";
@@ -178,6 +179,8 @@ async function throughputLine(): Promise<BenchResult[]> {
   let episodes = 0;
   const out = mkdtempSync(join(tmpdir(), "retrace-bench-e2e-"));
   const pool = processWorkers(2)!;
+  const stopPool = onBenchExit(() => pool.close());
+  const dropOut = onBenchExit(() => rmSync(out, { recursive: true, force: true }));
   try {
     // Both set-ups warmed, then measured in alternation (1, 2, 1, 2, ...): load that comes and goes
     // on a shared machine hits both sides, and the medians are compared.
@@ -200,8 +203,8 @@ async function throughputLine(): Promise<BenchResult[]> {
       }
     }
   } finally {
-    pool.close();
-    rmSync(out, { recursive: true, force: true });
+    stopPool();
+    dropOut();
   }
   const perMin1 = median(rates[1]);
   const perMin2 = median(rates[2]);

@@ -5,3 +5,6 @@ import { register } from "tsx/esm/api";
 register();
 const { main } = await import("../cli.ts");
 await main(process.argv);
+// The command is over: a handle some library left open (a reconnect timer, a pool) must not keep
+// the process alive. The timer is unref'd, so a process with nothing left exits at once as before.
+setTimeout(() => process.exit(), 3_000).unref();

@@ -1,4 +1,5 @@
 /** `retrace chaos <config>`: an end-to-end run under seeded environment and model faults, measured. */
+import { safeName } from "./terminal.ts";
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
 import { parseCacheMode } from "../../adapters/models/cache.ts";
@@ -107,7 +108,7 @@ export function register(program: Command): void {
         ["model faults injected", r.modelFaults ? `${Object.entries(r.modelFaults).map(([k, v]) => `${k} ${v}`).join(", ")} (of ${r.modelRequests} requests)` : "external endpoint"],
         ["longest episode", `${(f.maxEpisodeMs / 1000).toFixed(1)} s`],
       ];
-      process.stdout.write(`\n${textTable(["chaos figure", "value"], rows)}\nresults in ${r.run.out} (${(r.wallMs / 1000).toFixed(1)} s); figures in chaos.json; agents SIMULATED\n`);
+      process.stdout.write(`\n${textTable(["chaos figure", "value"], rows)}\nresults in ${safeName(r.run.out, 400)} (${(r.wallMs / 1000).toFixed(1)} s); figures in chaos.json; agents SIMULATED\n`);
       if (f.episodesHung || f.detectorFailuresThatTriggeredRecovery || f.filesWithKey.length || !f.envErrorsExcluded) process.exitCode = 1;
     });
 }

@@ -3,16 +3,19 @@
  * coordinator: enqueue, progress per condition, the run folder at the end), `retrace worker`,
  * `retrace status RUN` and `retrace cancel RUN`. RUN is a run id or a run folder (its queue.json).
  */
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { safeName } from "./terminal.ts";
+import { readJsonFile } from "../../src/store/read-file.ts";
+import { existsSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { Option, type Command } from "commander";
 import cliProgress from "cli-progress";
 import { ConfigError } from "../../src/errors.ts";
+import { checkOutDir } from "../../src/store/out-dir.ts";
 import { runtimeSettings } from "../../src/settings.ts";
 import { setEndpointLimiter } from "../../src/runtime/endpoint-limit.ts";
 import { createRedisEndpointLimiter, parseMaxRps } from "../../adapters/queue/redis-rate-limit.ts";
-import { EpisodeQueue, DEFAULT_QUEUE, checkRedisUrl } from "../../adapters/queue/bullmq/episode-queue.ts";
+import { EpisodeQueue, DEFAULT_QUEUE, checkRedisReachable, checkRedisUrl } from "../../adapters/queue/bullmq/episode-queue.ts";
 import { PgBlobStore } from "../../adapters/stores/postgres/blob-store.ts";
 import { checkPostgresUrl, connectPostgres } from "../../adapters/stores/postgres/connect.ts";
 import { PgRunStore } from "../../adapters/stores/postgres/run-store.ts";
@@ -59,9 +62,11 @@ export function queueUrls(flags: QueueFlags): { queue: string; store: string } {
 /** Run a config through the queue and write the run folder (what `retrace run --queue` does). */
 export async function runQueued(config: ExperimentConfig, registered: ExperimentConfig, runtime: ExperimentRuntime, flags: RunFlags & QueueFlags, out: string, seedBase: number, quiet: boolean): Promise<ExperimentRun> {
   const urls = queueUrls(flags);
-  const attempts = positiveInt(flags.attempts ?? "3", "--attempts");
+  const attempts = positiveInt(flags.attempts ?? "3", "--attempts", 100);
+  // Nothing is written before both services answer (each within its deadline).
+  checkOutDir(out);
   const pg = await connectPostgres(urls.store);
-  const queue = new EpisodeQueue(urls.queue, flags.queueName ?? DEFAULT_QUEUE);
+  const queue = await openQueue(urls.queue, flags.queueName ?? DEFAULT_QUEUE, pg);
   const runId = distributedRunId(config, seedBase, out);
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, "queue.json"), JSON.stringify({ runId, queueName: queue.name } satisfies QueueFile) + "\n");
@@ -87,12 +92,12 @@ function conditionBars(quiet: boolean): { update: (p: QueueProgress) => void; st
   const bars = new Map<string, cliProgress.SingleBar>();
   return {
     update(p) {
-      const width = Math.max(...p.conditions.map((c) => c.condition.length));
+      const width = Math.max(...p.conditions.map((c) => safeName(c.condition).length));
       const doneNow = p.conditions.reduce((s, c) => s + c.done, 0) - p.skipped;
       const rate = doneNow / Math.max(1, Date.now() - p.startedAt);
       for (const c of p.conditions) {
         const eta = rate > 0 ? `${Math.round((c.total - c.done) / rate / 1000)}s` : "-";
-        const payload = { condition: c.condition.padEnd(width), running: c.running, failed: c.failed, envErrors: c.envErrors, eta };
+        const payload = { condition: safeName(c.condition).padEnd(width), running: c.running, failed: c.failed, envErrors: c.envErrors, eta };
         let bar = bars.get(c.condition);
         if (!bar) bars.set(c.condition, (bar = multi.create(c.total, c.done, payload)));
         bar.update(c.done, payload);
@@ -102,16 +107,21 @@ function conditionBars(quiet: boolean): { update: (p: QueueProgress) => void; st
   };
 }
 
-function positiveInt(v: string, flag: string): number {
+function positiveInt(v: string, flag: string, max = 1_000, min = 1): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${flag}: expected a whole number >= 1, got "${v}"`, { field: flag.replace(/^--/, "") });
+  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${flag}: expected a whole number >= ${min}, got "${safeName(v)}"`, { field: flag.replace(/^--/, "") });
+  if (n > max) throw new ConfigError(`${flag}: expected a whole number from ${min} to ${max}, got ${n}`, { field: flag.replace(/^--/, "") });
   return n;
 }
 
 /** A RUN argument: a run id, or a run folder with queue.json. */
 function runIdOf(run: string): { runId: string; queueName?: string } {
   const file = join(run, "queue.json");
-  if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as QueueFile;
+  if (existsSync(file)) {
+    const q = readJsonFile<QueueFile>(file, { what: "queue.json", hint: "it should be the queue.json written by `retrace run --queue`; give the run id instead" });
+    if (typeof q !== "object" || q === null || typeof q.runId !== "string" || !q.runId) throw new ConfigError(`${file} has no "runId"; it should be the queue.json written by \`retrace run --queue\`; give the run id instead`);
+    return q;
+  }
   if (existsSync(run)) throw new ConfigError(`${run} has no queue.json: it is not a distributed run folder (give the run id printed by retrace run --queue)`);
   return { runId: run };
 }
@@ -133,11 +143,15 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
       .addOption(new Option("-q, --quiet", "no per-episode lines")),
   ).action(async (flags: QueueFlags & { concurrency: string; checkpoint?: string; cache: string; lockMs: string; env?: string; quiet?: boolean; maxRps?: string[]; keepCheckpoints?: boolean }) => {
     const urls = queueUrls(flags);
-    const rps = flags.maxRps?.length ? createRedisEndpointLimiter(urls.queue, parseMaxRps(flags.maxRps)) : undefined;
-    if (rps) setEndpointLimiter(rps.limiter);
     if (flags.checkpoint) checkPostgresUrl(flags.checkpoint, "--checkpoint");
-    const concurrency = positiveInt(flags.concurrency, "--concurrency");
-    const lockMs = positiveInt(flags.lockMs, "--lock-ms");
+    const concurrency = positiveInt(flags.concurrency, "--concurrency", 64);
+    const lockMs = positiveInt(flags.lockMs, "--lock-ms", 3_600_000, 1_000);
+    const rpsSpec = flags.maxRps?.length ? parseMaxRps(flags.maxRps) : undefined;
+    checkOutDir(flags.cache, { flag: "--cache" });
+    // Redis first, with a deadline: an unreachable queue is one line, not a retry loop.
+    await checkRedisReachable(urls.queue, { field: "queue" });
+    const rps = rpsSpec ? createRedisEndpointLimiter(urls.queue, rpsSpec) : undefined;
+    if (rps) setEndpointLimiter(rps.limiter);
     // One runtime per env kind; a run's config names its kind unless --env overrides it.
     const runtimes = new Map<string, ExperimentRuntime>();
     const runtimeOf = (config: ExperimentConfig) => {
@@ -146,11 +160,17 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
       if (!runtimes.has(key)) runtimes.set(key, runtimeFor(kind, config.env));
       return runtimes.get(key)!;
     };
-    const worker = await startWorker({
+    let worker: Awaited<ReturnType<typeof startWorker>>;
+    try {
+      worker = await startWorker({
       queueUrl: urls.queue, queueName: flags.queueName, storeUrl: urls.store, checkpointUrl: flags.checkpoint, concurrency, runtimeOf, cacheDir: join(flags.cache, String(process.pid)), lockMs, keepCheckpoints: flags.keepCheckpoints === true,
-      onStart: (e) => flags.quiet || process.stderr.write(`start ${e.key}${e.resumed ? " (resuming its checkpoints)" : ""}${e.attempt > 1 ? ` attempt ${e.attempt}` : ""}\n`),
-      onEpisode: (e) => flags.quiet || process.stderr.write(`done ${e.key}: ${e.status}${e.stored ? "" : " (not stored: already done)"}${e.resumed ? " (resumed)" : ""} ${e.ms} ms\n`),
-    });
+      onStart: (e) => flags.quiet || process.stderr.write(`start ${safeName(e.key, 300)}${e.resumed ? " (resuming its checkpoints)" : ""}${e.attempt > 1 ? ` attempt ${e.attempt}` : ""}\n`),
+      onEpisode: (e) => flags.quiet || process.stderr.write(`done ${safeName(e.key, 300)}: ${e.status}${e.stored ? "" : " (not stored: already done)"}${e.resumed ? " (resumed)" : ""} ${e.ms} ms\n`),
+      });
+    } catch (err) {
+      rps?.close();
+      throw err;
+    }
     process.stderr.write(`worker ${process.pid}: ${concurrency} slot(s) on ${flags.queueName ?? DEFAULT_QUEUE}\n`);
     await new Promise<void>((resolve) => {
       let stopping = false;
@@ -158,6 +178,8 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
         const force = stopping;
         stopping = true;
         process.stderr.write(force ? "handing the in-flight episodes back\n" : "finishing the in-flight episodes (SIGTERM again to hand them back)\n");
+        // A forced stop ends the process within seconds even when Redis or PostgreSQL hang the close.
+        if (force) setTimeout(() => (process.stderr.write("retrace: worker stopped before its connections closed\n"), process.exit(1)), 8_000).unref();
         void worker.close(force).finally(() => {
           rps?.close();
           resolve();
@@ -188,8 +210,8 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
         return [c, String(counts.get(c)?.done ?? 0), n("active"), String(mine.filter((j) => ["waiting", "delayed", "prioritized"].includes(j.state)).length), n("failed"), String(counts.get(c)?.envErrors ?? 0)];
       });
       const done = [...counts.values()].reduce((s, c) => s + c.done, 0);
-      process.stdout.write(`run ${runId} (${row.experiment})${row.cancelled ? " CANCELLED" : ""}: ${done}/${row.total} episodes stored\n${textTable(["condition", "done", "running", "waiting", "failed", "env err"], rows)}\n`);
-      for (const f of open.filter((j) => j.state === "failed").slice(0, 5)) process.stdout.write(`failed ${f.key} after ${f.attemptsMade} attempt(s): ${f.failedReason ?? "?"}\n`);
+      process.stdout.write(`run ${safeName(runId)} (${safeName(row.experiment)})${row.cancelled ? " CANCELLED" : ""}: ${done}/${row.total} episodes stored\n${textTable(["condition", "done", "running", "waiting", "failed", "env err"], rows)}\n`);
+      for (const f of open.filter((j) => j.state === "failed").slice(0, 5)) process.stdout.write(`failed ${safeName(f.key, 300)} after ${f.attemptsMade} attempt(s): ${safeName(f.failedReason ?? "?", 300)}\n`);
     });
   });
 
@@ -213,11 +235,23 @@ async function withRunHandles(run: string, flags: QueueFlags, fn: (h: { runId: s
   const urls = queueUrls(flags);
   const { runId, queueName } = runIdOf(run);
   const pg = await connectPostgres(urls.store);
-  const queue = new EpisodeQueue(urls.queue, flags.queueName !== DEFAULT_QUEUE ? flags.queueName : (queueName ?? DEFAULT_QUEUE));
+  const queue = await openQueue(urls.queue, flags.queueName !== DEFAULT_QUEUE ? flags.queueName! : (queueName ?? DEFAULT_QUEUE), pg);
   try {
     await fn({ runId, pg, queue });
   } finally {
     await queue.close();
     await pg.close();
   }
+}
+
+/** The episode queue once Redis answers (within its deadline); on failure `pg` is closed too. */
+async function openQueue(url: string, name: string, pg: { close(): Promise<void> }): Promise<EpisodeQueue> {
+  const queue = new EpisodeQueue(url, name);
+  try {
+    await queue.ready();
+  } catch (err) {
+    await pg.close().catch(() => {});
+    throw err;
+  }
+  return queue;
 }

@@ -4,6 +4,7 @@
  * `--base-url`/`--model`/`--api-key-env` (filled into every model agent that leaves them out)
  * and the record/replay cache. Also the summary lines about model usage.
  */
+import { checkOutDir } from "../../src/store/out-dir.ts";
 import { Option, type Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
 import { CACHE_MODES, type CacheMode } from "../../adapters/models/cache.ts";
@@ -55,6 +56,7 @@ export function cacheFromFlags(flags: ModelEvalFlags): { cache: CacheMode; cache
     maxCostUsd = Number(flags.maxCostUsd);
     if (!(maxCostUsd > 0)) throw new ConfigError(`--max-cost-usd: expected a positive amount of US dollars, got "${flags.maxCostUsd}"`, { field: "maxCostUsd" });
   }
+  if (flags.cacheDir !== undefined) checkOutDir(flags.cacheDir, { flag: "--cache-dir" });
   return { cache: flags.cache as CacheMode, ...(flags.cacheDir && { cacheDir: flags.cacheDir }), preflight: flags.preflight !== false, ...(maxCostUsd !== undefined && { maxCostUsd }) };
 }
 

@@ -5,13 +5,15 @@
 import { Option, type Command } from "commander";
 import cliProgress from "cli-progress";
 import { ConfigError } from "../../src/errors.ts";
-import { parseCheckpointSpec } from "../../graphs/checkpointers.ts";
+import { checkSqlitePath, parseCheckpointSpec } from "../../graphs/checkpointers.ts";
 import { registerCheckpointSchemes } from "../runner/checkpoints.ts";
 import type { RunSettings } from "../runner/context.ts";
 import type { PoolProgress } from "../runner/pool.ts";
 import type { ExperimentSummary } from "../runner/summary.ts";
 import { ShardPool } from "../runner/shards.ts";
 import { SIMDESK_RUNTIME_SPEC } from "../runtime/simdesk.ts";
+import { MAX_SEED } from "../config/schema.ts";
+import { clip, safeName } from "./terminal.ts";
 
 /** Parsed shared flags. */
 export interface RunFlags {
@@ -43,10 +45,13 @@ export function runSettings(flags: RunFlags, defaultOut: string): RunSettings & 
   const workers = Number(flags.workers);
   if (!Number.isInteger(workers) || workers < 1 || workers > 64) throw new ConfigError(`--workers: expected an integer from 1 to 64, got "${flags.workers}"`, { field: "workers" });
   const seed = Number(flags.seed);
-  if (!Number.isSafeInteger(seed)) throw new ConfigError(`--seed: expected an integer between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}, got "${flags.seed}"`, { field: "seed" });
+  // Bounded like the config's seeds, so that their sums stay safe integers.
+  if (!/^\s*-?\d+\s*$/.test(flags.seed) || !Number.isSafeInteger(seed) || Math.abs(seed) > MAX_SEED) throw new ConfigError(`--seed: expected an integer between -${MAX_SEED} and ${MAX_SEED}, got "${clip(flags.seed)}"`, { field: "seed" });
   const checkpoint = flags.checkpoint ?? "none";
   registerCheckpointSchemes();
-  parseCheckpointSpec(checkpoint);
+  const cp = parseCheckpointSpec(checkpoint);
+  // A sqlite:PATH is checked like --out, before anything is written (/proc/x, a file's subpath).
+  if (cp?.scheme === "sqlite" && cp.rest) checkSqlitePath(cp.rest);
   return { out: flags.out ?? defaultOut, workers, seedBase: seed, resume: flags.resume === true, quiet: flags.quiet === true, ...(checkpoint !== "none" ? { checkpoint } : {}) };
 }
 
@@ -87,7 +92,9 @@ export function conditionTableText(s: ExperimentSummary): string {
 }
 
 /** Left-aligned text table. */
-export function textTable(head: string[], rows: string[][]): string {
+export function textTable(head: string[], rawRows: string[][]): string {
+  // Cells hold names from configs and result files: escaped and shortened (see terminal.ts).
+  const rows = rawRows.map((r) => r.map((c) => safeName(c)));
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(w[i])).join("  ");
   return [line(head), w.map((n) => "-".repeat(n)).join("  "), ...rows.map(line)].join("\n");

@@ -1,4 +1,6 @@
 /** `retrace run <config>`: run an experiment config (ideal-recovery, end-to-end or sweep). */
+import { checkOutDir } from "../../src/store/out-dir.ts";
+import { safeName } from "./terminal.ts";
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
 import { withDesktopEnv } from "../runtime/desktop.ts";
@@ -13,7 +15,8 @@ import { Option } from "commander";
 import { createSimDeskRuntime } from "../runtime/simdesk.ts";
 import { createOsworldRuntime } from "../runtime/osworld.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
-import { fillConfigModels, usesModels } from "../config/agents.ts";
+import { configAgents, fillConfigModels, usesModels } from "../config/agents.ts";
+import { assertPricedForCap, type CappedAgent } from "../agents/cost-cap.ts";
 import { CostLedger } from "../agents/meter.ts";
 import { parseCacheMode } from "../../adapters/models/cache.ts";
 import type { ExperimentSummary } from "../runner/summary.ts";
@@ -49,7 +52,10 @@ export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags
     throw new ConfigError(`config.env.kind: "${envKind}" is not an environment retrace runs experiments on; use simdesk, x11, docker, browser or osworld`, { field: "env.kind" });
   const maxCostUsd = flags.maxCostUsd === undefined ? undefined : Number(flags.maxCostUsd);
   if (maxCostUsd !== undefined && !(Number.isFinite(maxCostUsd) && maxCostUsd > 0)) throw new ConfigError(`--max-cost-usd: expected a positive number of US dollars, got "${flags.maxCostUsd}"`, { field: "maxCostUsd" });
+  if (maxCostUsd !== undefined) assertPricedForCap(configAgents(config).map((a) => ({ path: a.path.replace(/ \(default from forward\)$/, ""), spec: a.spec as CappedAgent["spec"] })));
   const cache = parseCacheMode(flags.cache ?? "off");
+  // Checked like --out before anything is written (Node's mkdir -p hangs on /proc/x).
+  if (flags.cacheDir !== undefined) checkOutDir(flags.cacheDir, { flag: "--cache-dir" });
   const ledger = new CostLedger();
   const calls = { cache, cacheDir: resolve(flags.cacheDir ?? join(settings.out, "model-cache")), ledger };
   const progress = progressReporter(settings.quiet);
@@ -74,17 +80,17 @@ export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags
     processes?.close();
   }
   const s = run.summary;
-  process.stdout.write(`\n${s.experiment} (${s.kind})${s.simulated ? "  [SIMULATED components]" : ""}\n${conditionTableText(s)}\n`);
-  if (s.successAtK) for (const c of s.successAtK) process.stdout.write(`${c.condition.padEnd(12)} Success@1..${c.curve.length}: ${c.curve.map((p) => `${(100 * p.rate).toFixed(0)}%`).join(" ")} (n=${c.instances})\n`);
+  process.stdout.write(`\n${safeName(s.experiment)} (${s.kind})${s.simulated ? "  [SIMULATED components]" : ""}\n${conditionTableText(s)}\n`);
+  if (s.successAtK) for (const c of s.successAtK) process.stdout.write(`${safeName(c.condition).padEnd(12)} Success@1..${c.curve.length}: ${c.curve.map((p) => `${(100 * p.rate).toFixed(0)}%`).join(" ")} (n=${c.instances})\n`);
   if (s.replay) process.stdout.write(`action replays: ${s.replay.episodes} episode(s) replayed, ${s.replay.desyncs} desync(s) (each retried from reset), ${s.replay.failed} given up after every attempt (env errors, excluded)\n`);
   if (s.models) process.stdout.write(`${modelTableText(s.models)}\n`);
-  if (s.skipped?.length) process.stdout.write(`skipped ${s.skipped.length} task(s) that cannot run here: ${s.skipped.slice(0, 5).map((k) => `${k.task} (${k.reason})`).join("; ")}${s.skipped.length > 5 ? "; ..." : ""}\n`);
+  if (s.skipped?.length) process.stdout.write(`skipped ${s.skipped.length} task(s) that cannot run here: ${s.skipped.slice(0, 5).map((k) => `${safeName(k.task)} (${safeName(k.reason, 300)})`).join("; ")}${s.skipped.length > 5 ? "; ..." : ""}\n`);
   if (s.stopped) process.stdout.write(`stopped early: ${s.stopped.reason}; ${s.stopped.notRun} episode(s) not run (--resume with a higher --max-cost-usd continues)\n`);
   if (s.recommendation) process.stdout.write(`recommendation: ${s.recommendation.text}\n`);
   if (s.settle) process.stdout.write(`settle: ${s.settle.settleMs} ms after each executed step (${s.settle.source === "config" ? "config" : `${s.settle.env} default`})\n`);
   if (s.simulated) process.stdout.write(`${s.note}\n`);
   if (cache !== "off") process.stdout.write(`model cache ${cache} at ${calls.cacheDir}: ${ledger.serverCalls} call(s) reached a server\n`);
-  process.stdout.write(`results in ${run.out} (${((Date.now() - started) / 1000).toFixed(1)} s); report: retrace report ${run.out}\n`);
+  process.stdout.write(`results in ${safeName(run.out, 400)} (${((Date.now() - started) / 1000).toFixed(1)} s); report: retrace report ${run.out}\n`);
   if (s.allModelCallsFailed) {
     const roles = Object.entries(s.models ?? {}).map(([r, m]) => `${r} ${m.errors}/${m.calls}`).join(", ");
     throw new RunFailedError(`every model call failed (${roles}); the results say nothing about the agents. See the model errors in ${run.out}/*/*/*/traj.jsonl, check --base-url, --model and the key`);

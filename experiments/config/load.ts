@@ -2,11 +2,11 @@
  * Reading and validating experiment configs. Every problem becomes one ConfigError line that
  * names the field, e.g. `config.pairs.0.forward.profile: expected string, got number`.
  */
-import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { ConfigError } from "../../src/errors.ts";
+import { readTextFile } from "../../src/store/read-file.ts";
 import { RecoveryOptionsSchema } from "../../src/episode.ts";
 import { ExperimentConfigSchema, SWEEP_PRESETS, type ExperimentConfig } from "./schema.ts";
 
@@ -35,12 +35,8 @@ export function parseExperimentConfig(raw: unknown, source = "config"): Experime
 
 /** Load a config file (.json, .yaml, .yml). */
 export function loadExperimentConfig(file: string): ExperimentConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (cause) {
-    throw new ConfigError(`cannot read config ${file}: ${(cause as Error).message}`, { cause });
-  }
+  // Only a regular file (a FIFO blocks until a writer comes, /dev/zero never ends); BOM dropped.
+  const text = readTextFile(file, { what: "config", maxBytes: 10 * 1024 * 1024 });
   let raw: unknown;
   try {
     raw = extname(file) === ".json" ? JSON.parse(text) : parseYaml(text);

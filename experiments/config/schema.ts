@@ -5,7 +5,7 @@
  * - `sweep`: any recovery option over a list of values, alone or as a grid, crossed with the retry cap.
  */
 import { z } from "zod";
-import { RecoveryOptionsSchema, type RecoveryOptions } from "../../src/episode.ts";
+import { MAX_RECOVERY_ITERATIONS, MAX_SETTLE_MS, RecoveryOptionsSchema, type RecoveryOptions } from "../../src/episode.ts";
 import { RECOVERY_STEP_STRATEGIES } from "../../src/selector.ts";
 import { DRAWS_MODES } from "../../adapters/models/draws.ts";
 
@@ -28,6 +28,8 @@ function listedOnce(what: string, hint: string) {
     }
   };
 }
+/** Most tasks one run takes (OSWorld has 369; a bigger list is a mistake or several runs). */
+export const MAX_TASKS = 10_000;
 
 /** Which environment and which of its tasks. */
 export const EnvSpecSchema = z
@@ -45,14 +47,22 @@ export const EnvSpecSchema = z
     /** browser: a task file (YAML/JSON) of the user's own web apps (adapters/environments/browser/tasks/file.ts), relative to the working directory; omitted = the built-in web-app suite. */
     tasksFile: z.string().min(1).optional(),
     /** Task ids, in order; omitted = every task of the environment. */
-    tasks: z.array(z.string().min(1)).min(1).superRefine(listedOnce("task", "list each task once")).optional(),
+    tasks: z.array(z.string().min(1)).min(1).max(MAX_TASKS, `at most ${MAX_TASKS} tasks per run`).superRefine(listedOnce("task", "list each task once")).optional(),
     /** Keep at most this many tasks (after `tasks`), for quick runs. */
-    limit: z.number().int().min(1).optional(),
+    limit: z.number().int().min(1).max(MAX_TASKS, `at most ${MAX_TASKS} tasks per run`).optional(),
     /** Keep this many tasks spread evenly over the list (after `tasks`), for quick but representative runs. */
-    sample: z.number().int().min(1).optional(),
+    sample: z.number().int().min(1).max(MAX_TASKS, `at most ${MAX_TASKS} tasks per run`).optional(),
   })
   .strict();
 export type EnvSpec = z.output<typeof EnvSpecSchema>;
+
+/**
+ * Largest seed magnitude (10^15). A config's seeds are shifted by `--seed` (same bound), so every
+ * resolved seed stays a safe integer (below 2^53 ~ 9.007e15); a seed of 2^53-1 used to fail after
+ * the first result was written.
+ */
+export const MAX_SEED = 1_000_000_000_000_000;
+const seedValue = z.number().int().min(-MAX_SEED, `seeds are integers from -${MAX_SEED} to ${MAX_SEED}`).max(MAX_SEED, `seeds are integers from -${MAX_SEED} to ${MAX_SEED}`);
 
 /** Most seeds one run takes (a bigger study is several runs; 10^8 seeds used to end in a RangeError). */
 export const MAX_SEEDS = 10_000;
@@ -60,11 +70,11 @@ export const MAX_SEEDS = 10_000;
 /** Seeds: an explicit list (each seed once) or `{ count, start }`. */
 export const SeedsSchema = z.union([
   z
-    .array(z.number().int())
+    .array(seedValue)
     .min(1)
     .max(MAX_SEEDS, `at most ${MAX_SEEDS} seeds per run; split a bigger study into several runs`)
     .superRefine(listedOnce("each seed may appear once (a repeated seed would silently run once): seed", "list distinct seeds")),
-  z.object({ count: z.number().int().min(1).max(MAX_SEEDS, `at most ${MAX_SEEDS} seeds per run; split a bigger study into several runs`), start: z.number().int().default(0) }).strict(),
+  z.object({ count: z.number().int().min(1).max(MAX_SEEDS, `at most ${MAX_SEEDS} seeds per run; split a bigger study into several runs`), start: seedValue.default(0) }).strict(),
 ]);
 
 /**
@@ -105,7 +115,9 @@ export type PairSpec = z.output<typeof PairSpecSchema>;
 
 // settleMs has no default here: when a config leaves it out, the runner uses the environment's
 // (experiments/runner/settle.ts: osworld 10 s as in the paper, others 0).
-const OptionsPatch = RecoveryOptionsSchema.partial().extend({ settleMs: z.number().int().min(0).optional() });
+const OptionsPatch = RecoveryOptionsSchema.partial().extend({ settleMs: z.number().int().min(0).max(MAX_SETTLE_MS, `at most ${MAX_SETTLE_MS} ms (one minute) after each action (OSWorld waits 10000)`).optional() });
+/** A list of retry caps (each a recovery-attempt count). */
+const caps = (min: number) => z.array(z.number().int().min(min).max(MAX_RECOVERY_ITERATIONS, `at most ${MAX_RECOVERY_ITERATIONS} recovery attempts (the paper uses 1, 3, 5)`)).min(1).max(20, "at most 20 retry caps per run");
 
 const common = {
   /** Experiment name, used in reports. */
@@ -115,7 +127,7 @@ const common = {
   /** Recovery options shared by every condition (each condition may override some). */
   options: OptionsPatch.default({}),
   /** Re-run an episode this many times when the environment fails. @default 2 */
-  envRetries: z.number().int().min(0).default(2),
+  envRetries: z.number().int().min(0).max(20, "at most 20 re-runs of an episode").default(2),
   /**
    * Wall-clock deadline per episode in ms: an episode still running then is aborted and recorded
    * (stopReason "aborted"), so a hung server costs minutes, not hours. @default 1800000 (30 min)
@@ -146,7 +158,7 @@ export const IdealRecoveryConfigSchema = z
     /** Continuations per failed run and strategy (Success@1..K). @default 5 */
     k: z.number().int().min(1).max(20).default(5),
     /** Keep at most this many failed runs. */
-    maxInstances: z.number().int().min(1).optional(),
+    maxInstances: z.number().int().min(1).max(1_000_000, "at most 1000000 failed runs").optional(),
   })
   .strict();
 
@@ -154,9 +166,9 @@ export const EndToEndConfigSchema = z
   .object({
     kind: z.literal("end-to-end"),
     ...common,
-    pairs: z.array(PairSpecSchema).min(1),
+    pairs: z.array(PairSpecSchema).min(1).max(100, "at most 100 pairs per run"),
     /** Retry caps compared against no recovery. @default [1, 3, 5] */
-    maxRecoveryIterations: z.array(z.number().int().min(1)).min(1).superRefine(listedOnce("retry cap", "list each cap once")).default([1, 3, 5]),
+    maxRecoveryIterations: caps(1).superRefine(listedOnce("retry cap", "list each cap once")).default([1, 3, 5]),
     /** Include the no-recovery baseline per pair. @default true */
     baseline: z.boolean().default(true),
   })
@@ -176,11 +188,11 @@ export const SweepConfigSchema = z
     /** A preset to start from; `params` entries override or extend it. */
     preset: z.enum(Object.keys(SWEEP_PRESETS) as [keyof typeof SWEEP_PRESETS]).optional(),
     /** Recovery option name -> values to try. */
-    params: z.record(z.string(), z.array(z.union([z.number(), z.string(), z.boolean()])).min(1).superRefine(listedOnce("value", "list each value once"))).default({}),
+    params: z.record(z.string(), z.array(z.union([z.number(), z.string(), z.boolean()])).min(1).max(100, "at most 100 values per parameter").superRefine(listedOnce("value", "list each value once"))).default({}),
     /** "grid" = every combination; "each" = vary one parameter at a time around `options`. @default "grid" */
     mode: z.enum(["grid", "each"]).default("grid"),
     /** Retry caps (maxRecoveryIterations) crossed with every setting. @default [1, 3, 5] */
-    retryCap: z.array(z.number().int().min(0)).min(1).superRefine(listedOnce("retry cap", "list each cap once")).default([1, 3, 5]),
+    retryCap: caps(0).superRefine(listedOnce("retry cap", "list each cap once")).default([1, 3, 5]),
     /** Include a no-recovery baseline condition. @default true */
     baseline: z.boolean().default(true),
   })

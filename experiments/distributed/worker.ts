@@ -14,7 +14,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { EnvironmentError, ReplayDesyncError, StepTimeoutError, describeError } from "../../src/errors.ts";
 import { logger } from "../../src/logger.ts";
 import { sha256Hex, stableStringify } from "../../src/hash.ts";
-import { startEpisodeWorker, type EpisodeJobData, type EpisodeWorkerHandle } from "../../adapters/queue/bullmq/episode-queue.ts";
+import { checkRedisReachable, startEpisodeWorker, type EpisodeJobData, type EpisodeWorkerHandle } from "../../adapters/queue/bullmq/episode-queue.ts";
 import { PgBlobStore } from "../../adapters/stores/postgres/blob-store.ts";
 import { connectPostgres } from "../../adapters/stores/postgres/connect.ts";
 import { createPostgresCheckpointer } from "../../adapters/stores/postgres/checkpointer.ts";
@@ -80,6 +80,8 @@ interface Slot {
 
 /** Start consuming the queue. */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  // Every dependency is reached (or given up on, with one line) before anything starts.
+  await checkRedisReachable(options.queueUrl, { field: "queue" });
   // Blobs commit asynchronously; results (the acknowledgement) on their own synchronous pool.
   const pg = await connectPostgres(options.storeUrl, { max: (options.concurrency ?? 1) + 1, asyncCommit: true });
   const resultsPg = await connectPostgres(options.storeUrl, { max: 2 });
@@ -99,7 +101,15 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     }
   };
 
-  const handle: EpisodeWorkerHandle = startEpisodeWorker({
+  const closeStores = async () => {
+    await checkpointer.close().catch(() => {});
+    await blobs.flush().catch(() => {});
+    await pg.close().catch(() => {});
+    await resultsPg.close().catch(() => {});
+  };
+  let handle: EpisodeWorkerHandle;
+  try {
+    handle = await startEpisodeWorker({
     url: options.queueUrl,
     queue: options.queueName,
     concurrency: slots.length,
@@ -157,16 +167,17 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         rmSync(scratch, { recursive: true, force: true });
       }
     },
-  });
+    });
+  } catch (err) {
+    await closeStores();
+    throw err;
+  }
 
   return {
     async close(force = false) {
       await handle.close(force);
       for (const s of slots) await s.rec?.env.close().catch((err) => logger.warn({ err: describeError(err) }, "closing an environment failed"));
-      await checkpointer.close().catch(() => {});
-      await blobs.flush().catch(() => {});
-      await pg.close().catch(() => {});
-      await resultsPg.close().catch(() => {});
+      await closeStores();
     },
   };
 }

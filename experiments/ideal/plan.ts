@@ -4,7 +4,8 @@
  * step once by the selector, and E-random drawn once with a fixed seed. Every strategy is then
  * evaluated against the same annotation; a resumed run reads the plan back instead of re-annotating.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readJsonFile } from "../../src/store/read-file.ts";
+import { existsSync, renameSync, writeFileSync } from "node:fs";
 import type { ErrorDetector } from "../../src/detector.ts";
 import type { Observation } from "../../src/observation.ts";
 import type { HistoryEntry } from "../../src/policy.ts";
@@ -103,7 +104,7 @@ export async function annotate(input: {
 }
 
 export function readPlan(file: string): RunPlan | undefined {
-  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as RunPlan) : undefined;
+  return existsSync(file) ? readJsonFile<RunPlan>(file, { what: "plan.json", hint: "it should be the plan.json written by `retrace run`; delete it to annotate the failed runs again" }) : undefined;
 }
 
 export function writePlan(file: string, plan: RunPlan): void {

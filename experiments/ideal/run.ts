@@ -6,9 +6,10 @@
  * 3. per instance and strategy, K continuations: reset, replay the saved prefix up to R (verified,
  *    retried), resume the forward policy. Success@K per strategy comes from these.
  */
+import { readJsonFile } from "../../src/store/read-file.ts";
 import { ModelMeter } from "../agents/meter.ts";
 import { defaultSpec } from "../config/agents.ts";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Observation } from "../../src/observation.ts";
 import type { HistoryEntry } from "../../src/policy.ts";
@@ -77,7 +78,7 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
       let llmLabel: string | undefined;
       for (const line of failed) {
         const task = byId.get(line.task) as Task;
-        const saved = JSON.parse(readFileSync(join(pathInside(settings.out, [line.condition, line.task, String(line.seed)], `episode ${line.key}`), "history.json"), "utf8")) as { history: HistoryEntry[]; final: Observation };
+        const saved = readJsonFile<{ history: HistoryEntry[]; final: Observation }>(join(pathInside(settings.out, [line.condition, line.task, String(line.seed)], `episode ${line.key}`), "history.json"), { what: "history.json", hint: "delete its line from results.jsonl and --resume to re-run that forward run" });
         const draws = drawScopeFor(config.draws, { seed: line.seed, task: line.task, condition: "annotation" });
         const cctx = { task, seed: line.seed, env, blobs: ctx.blobs, calls: settings.calls, meter: new ModelMeter(settings.calls?.ledger), draws };
         const selector = config.strategies.includes("llm") ? runtime.selector(config.selector ?? defaultSpec("selector", config.forward) ?? { kind: "sim", profile: "default" }, cctx) : undefined;

@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { readTextFile } from "../../src/store/read-file.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { RECOVERY_CONTEXTS } from "../../src/recovery.ts";
 import { AgentSpecSchema, fillModelDefaults, validateAgentSpec, type AgentRole, type ModelAgentSpec, type ModelDefaults } from "../agents/index.ts";
@@ -189,12 +190,7 @@ export function parseRecoveryEvalConfig(raw: unknown, source = "config", overrid
 
 /** Load a recovery-eval config file (.yaml, .yml, .json). */
 export function loadRecoveryEvalConfig(file: string, overrides: RecoveryEvalOverrides = {}): RecoveryEvalConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (cause) {
-    throw new ConfigError(`--config: cannot read ${file}: ${(cause as Error).message}`, { cause, field: "config" });
-  }
+  const text = readTextFile(file, { what: "config", prefix: "--config: ", maxBytes: 10 * 1024 * 1024 });
   let raw: unknown;
   try {
     raw = extname(file) === ".json" ? JSON.parse(text) : parseYaml(text);

@@ -12,6 +12,7 @@
  * own oracle (`env.evaluate()`: saved file contents, values read through AT-SPI), exactly as on
  * SimDesk. Every environment here has a task oracle; the ground-truth replay is the dataset's.
  */
+import { assertPricedForCap, type CappedAgent } from "../agents/cost-cap.ts";
 import type { RationaleScorer } from "../../src/eval/rationale.ts";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -84,6 +85,7 @@ export function evalEndpoints(agents: ReadonlyArray<[string, EvalAgentSpec | und
 }
 
 async function preflight(options: ConfiguredRunOptions, agents: ReadonlyArray<[string, EvalAgentSpec | undefined]>): Promise<void> {
+  if (options.maxCostUsd !== undefined) assertPricedForCap(agents.map(([path, spec]) => ({ path, spec: spec as CappedAgent["spec"] })));
   if (options.preflight === false || options.cache === "read") return;
   await preflightEndpoints(evalEndpoints(agents, options.processEnv), {});
 }

@@ -4,6 +4,7 @@
  * files when they exist, and a selection of episodes for the trajectory viewer with their
  * screenshots downscaled to JPEG data URLs.
  */
+import { readJsonFile } from "../../src/store/read-file.ts";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import sharp from "sharp";
@@ -99,9 +100,10 @@ export function loadRun(root: string, dir: string): RunData {
     return { dir, rel: relative(root, dir), summary, lines: [line], records: new Map([[line.key, record]]) };
   }
   const lines = readResultsForReport(inside(root, join(dir, "results.jsonl")));
-  const manifest = existsSync(join(dir, "manifest.json")) ? (JSON.parse(readFileSync(inside(root, join(dir, "manifest.json")), "utf8")) as Manifest) : undefined;
+  const runFile = <T>(name: string) => readJsonFile<T>(inside(root, join(dir, name)), { what: name, prefix: "report: ", hint: `it should be the ${name} written by \`retrace run\`; delete it (the report rebuilds ${name === "summary.json" ? "the summary from results.jsonl" : "without it"}) or restore it` });
+  const manifest = existsSync(join(dir, "manifest.json")) ? runFile<Manifest>("manifest.json") : undefined;
   const summary = existsSync(join(dir, "summary.json"))
-    ? (JSON.parse(readFileSync(inside(root, join(dir, "summary.json")), "utf8")) as ExperimentSummary)
+    ? runFile<ExperimentSummary>("summary.json")
     : summarize({ experiment: manifest?.experiment ?? relative(root, dir), kind: manifest?.kind ?? "end-to-end", lines, params: Object.fromEntries((manifest?.conditions ?? []).map((c) => [c.id, c.params])) });
   return { dir, rel: relative(root, dir), manifest, summary, lines };
 }
@@ -193,7 +195,7 @@ export async function loadEpisodes(run: RunData, picked: readonly ResultLine[], 
     const file = join(episodeFolder(run.dir, line), "trajectory.json");
     const held = run.records?.get(line.key);
     if (!held && !existsSync(file)) continue;
-    const rec = held ?? (JSON.parse(readFileSync(inside(run.dir, file), "utf8")) as EpisodeRecord);
+    const rec = held ?? readJsonFile<EpisodeRecord>(inside(run.dir, file), { what: "trajectory.json", prefix: "report: ", hint: "it should be the episode record written by `retrace run`; re-run that episode (delete its line from results.jsonl, then --resume) or restore the file" });
     const blobs = join(run.dir, "blobs");
     for (const s of rec.trajectory.steps)
       for (const ref of [s.before, s.after])

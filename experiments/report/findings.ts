@@ -15,7 +15,8 @@
  * A finding that cannot be judged is still listed (`holds: null`) with the reason; every judged
  * one says what it was computed from.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readJsonFile } from "../../src/store/read-file.ts";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Proportion } from "../../src/metrics/wilson.ts";
 import type { EndToEndConfig } from "../config/schema.ts";
@@ -107,11 +108,11 @@ export function findingsForRuns(runs: readonly RunSummaryRef[], extras: Readonly
   const ideal = runs.find((r) => r.summary.kind === "ideal-recovery");
   const e2e = runs.find((r) => r.summary.kind === "end-to-end");
   const linesOf = (dir: string) => [...readResults(join(dir, "results.jsonl")).values()];
-  const manifest = e2e && existsSync(join(e2e.dir, "manifest.json")) ? (JSON.parse(readFileSync(join(e2e.dir, "manifest.json"), "utf8")) as { config?: EndToEndConfig }) : undefined;
+  const manifest = e2e && existsSync(join(e2e.dir, "manifest.json")) ? readJsonFile<{ config?: EndToEndConfig }>(join(e2e.dir, "manifest.json"), { what: "manifest.json", prefix: "report: " }) : undefined;
   const recovery = extras.map((e) => e.data as Partial<RecoveryEvalReport>).find((d) => d?.kind === "recovery-eval" && Array.isArray(d.table)) as RecoveryEvalReport | undefined;
   if (!ideal && !e2e && !recovery) return undefined;
   const planFile = ideal ? join(ideal.dir, "plan.json") : undefined;
-  const plan = planFile && existsSync(planFile) ? (JSON.parse(readFileSync(planFile, "utf8")) as FindingsInput["plan"]) : undefined;
+  const plan = planFile && existsSync(planFile) ? readJsonFile<FindingsInput["plan"]>(planFile, { what: "plan.json", prefix: "report: " }) : undefined;
   return {
     simulated: [ideal, e2e].some((r) => r?.summary.simulated) || recovery?.simulated === true,
     findings: computeFindings({

@@ -6,6 +6,7 @@
  * chart.js is inlined and screenshots are embedded as downscaled JPEG data URLs, so the file opens
  * without a network.
  */
+import { readJsonFile } from "../../src/store/read-file.ts";
 import { existsSync, readFileSync, writeFileSync, renameSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join, resolve } from "node:path";
@@ -59,7 +60,7 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   // findings.json (the demo writes one) wins; otherwise the findings are checked against this
   // folder's own ideal-recovery / end-to-end runs and recovery evaluation, simulated or model-backed.
   const findingsFile = join(root, "findings.json");
-  const findings = existsSync(findingsFile) ? (JSON.parse(readFileSync(inside(root, findingsFile), "utf8")) as { findings: Finding[] }).findings : findingsForRuns(runs, extras)?.findings;
+  const findings = existsSync(findingsFile) ? readJsonFile<{ findings: Finding[] }>(inside(root, findingsFile), { what: "findings file", prefix: "report: " }).findings : findingsForRuns(runs, extras)?.findings;
   const require = createRequire(import.meta.url);
   const chartJs = readFileSync(join(dirname(require.resolve("chart.js")), "chart.umd.min.js"), "utf8");
   const html = renderPage({

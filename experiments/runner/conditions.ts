@@ -42,11 +42,16 @@ export interface EpisodeJob {
 /** Resolve the seed list, shifted by the CLI's `--seed` base. */
 export function resolveSeeds(seeds: ExperimentConfig["seeds"], base = 0): number[] {
   const list = Array.isArray(seeds) ? seeds : Array.from({ length: seeds.count }, (_, i) => seeds.start + i);
-  return list.map((s) => s + base);
+  const out = list.map((s) => s + base);
+  const bad = out.find((s) => !Number.isSafeInteger(s));
+  if (bad !== undefined) throw new ConfigError(`--seed: ${base} added to the config's seeds gives ${bad}, beyond the integers a seed can be; use a smaller --seed or smaller seeds`, { field: "seed" });
+  return out;
 }
 
 /** Conditions of an end-to-end config: per pair, the baseline then each retry cap. */
 export function endToEndConditions(config: EndToEndConfig): Condition[] {
+  assertDistinct(config.maxRecoveryIterations, "maxRecoveryIterations", "retry cap");
+  assertDistinct(config.pairs.map((p) => p.name), "pairs", "pair name", (i) => `pairs.${i}.name`);
   const out: Condition[] = [];
   const options = commonOptions(config);
   for (const pair of config.pairs) {
@@ -68,8 +73,13 @@ export function sweepParams(config: Pick<SweepConfig, "preset" | "params">): Rec
 
 /** Conditions of a sweep: settings (grid or one-at-a-time) x retry caps, plus an optional baseline. */
 export function sweepConditions(config: SweepConfig): Condition[] {
+  assertDistinct(config.retryCap, "retryCap", "retry cap");
   const params = sweepParams(config);
+  for (const [name, values] of Object.entries(params)) assertDistinct(values, `params.${name}`, "value");
   const names = Object.keys(params);
+  const lengths = names.map((n) => params[n].length);
+  const count = (config.mode === "grid" ? lengths.reduce((p, n) => p * n, 1) : lengths.reduce((p, n) => p + n, 0)) * config.retryCap.length;
+  if (count > MAX_CONDITIONS) throw new ConfigError(`config.params: the sweep makes ${count} conditions, more than ${MAX_CONDITIONS}; use mode "each" or fewer values`, { field: "params" });
   let settings: Array<Record<string, ParamValue>>;
   if (config.mode === "grid") {
     settings = [{}];
@@ -87,6 +97,26 @@ export function sweepConditions(config: SweepConfig): Condition[] {
     }
   assertUnique(out);
   return out;
+}
+
+/** Most conditions one run may have (a grid sweep multiplies its lists). */
+export const MAX_CONDITIONS = 1_000;
+
+/**
+ * A list meant to hold distinct values: the first repeat is a ConfigError naming the field and the
+ * value (a repeated cap or value would make two conditions with the same id).
+ */
+function assertDistinct(values: readonly unknown[], field: string, what: string, fieldOf?: (i: number) => string): void {
+  const seen = new Map<string, number>();
+  values.forEach((v, i) => {
+    const k = JSON.stringify(v);
+    const first = seen.get(k);
+    if (first !== undefined) {
+      const at = fieldOf ? fieldOf(i) : `${field}.${i}`;
+      throw new ConfigError(`config.${at}: ${field} has a duplicate ${what} ${k} (items ${first} and ${i}); list each ${what} once`, { field: at });
+    }
+    seen.set(k, i);
+  });
 }
 
 /** Conditions of an end-to-end or sweep config. */

@@ -2,6 +2,7 @@
  * Running an experiment config end to end: fresh-run and resume checks, manifest.json, the
  * episodes, then summary.json and summary.csv. One entry point for every kind.
  */
+import { readJsonFile } from "../../src/store/read-file.ts";
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
@@ -77,13 +78,14 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
   const seeds = resolveSeeds(config.seeds, seedBase);
   // Process workers and distributed workers resume inside the parent's (or a scratch) folder.
   if (settings.resume && !settings.shard && settings.remote?.role !== "worker") checkResumable(settings.out, { configHash, seeds, tasks: tasks.map((t) => t.id), ownsKey: ownsKeyOf(config, tasks.map((t) => t.id), seeds, settings.out) });
+  // Conditions are checked (duplicate caps, grid size) before anything is written.
+  const conditions = config.kind === "ideal-recovery" ? [] : conditionsOf(config);
   await checkLangChainModules(config, settings.calls);
   if (!settings.shard && settings.preflight !== false && settings.calls?.cache !== "read") await preflightEndpoints(configEndpoints(config, settings.calls));
   // A --checkpoint backend that cannot be used (e.g. an unreachable postgres:// server) fails here, before anything is written.
   const checkpointer = config.kind === "ideal-recovery" ? false : await openRunCheckpointer(settings.checkpoint, settings.out);
   const ctx = new RunContext(runtime, settings, config);
   const settle = resolveSettleMs(config);
-  const conditions = config.kind === "ideal-recovery" ? [] : conditionsOf(config);
   const manifest: Manifest = {
     experiment: config.name, kind: config.kind, config, configHash, seedBase, seeds, tasks: tasks.map((t) => t.id),
     conditions: conditions.map((c) => ({ id: c.id, params: c.params })),

@@ -7,7 +7,19 @@ import { runExperiment } from "./experiment.ts";
 import type { ExperimentRuntime } from "./runtime.ts";
 import { ShardDone, type ClaimReply, type ShardMessage, type ShardRequest } from "./shards.ts";
 
-const send = (m: ShardMessage) => process.send?.(m);
+// The parent gone (killed, crashed) is a normal end for a child: exit quietly, no EPIPE stack trace.
+const quietExit = () => process.exit(0);
+const isGone = (err: unknown) => /EPIPE|ERR_IPC_CHANNEL_CLOSED|ERR_IPC_DISCONNECTED|ECONNRESET/.test(`${(err as NodeJS.ErrnoException)?.code ?? ""} ${(err as Error)?.message ?? ""}`);
+const send = (m: ShardMessage) => {
+  if (!process.connected) return quietExit();
+  process.send?.(m, undefined, {}, (err) => err && quietExit());
+};
+for (const stream of [process.stdout, process.stderr]) stream.on("error", (err) => (isGone(err) ? quietExit() : undefined));
+process.on("uncaughtException", (err) => {
+  if (isGone(err)) quietExit();
+  process.stderr.write(`retrace worker process: ${describeError(err)}\n`);
+  process.exit(1);
+});
 const runtimes = new Map<string, ExperimentRuntime>();
 const claims = new Map<number, (granted: boolean) => void>();
 let claimId = 0;
@@ -18,7 +30,7 @@ const claim = (key: string) =>
     send({ type: "claim", id, key });
   });
 
-process.on("disconnect", () => process.exit(0));
+process.on("disconnect", quietExit);
 process.on("message", async (req: ShardRequest | ClaimReply) => {
   if ("type" in req) {
     claims.get(req.id)?.(req.granted);

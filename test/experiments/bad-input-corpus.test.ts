@@ -6,8 +6,8 @@
  * exactly as it was (nothing written, nothing lost). Function rows feed model/task text to the
  * parsers, which must refuse it with one line naming what is wrong, never run it.
  */
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -65,6 +65,20 @@ const CONFIGS: Record<string, unknown> = {
   // agent-spec overrides (validated up front by the agents registry, issue 10)
   "recall.json": withPair({ detector: { kind: "sim", profile: "decent", recall: 7 } }),
   "sliprate.json": withPair({ forward: { kind: "sim", profile: "sloppy", slipRate: "lots" } }),
+  // issue 20: bounds on every count and duration, seeds that stay safe integers, duplicate caps
+  "settle-huge.json": { ...TINY, options: { settleMs: 1e9 } },
+  "steps-huge.json": { ...TINY, options: { maxForwardSteps: 1e7 } },
+  "budget-huge.json": { ...TINY, options: { recoveryBudget: 1e6 } },
+  "caps-huge.json": { ...TINY, maxRecoveryIterations: [1e6] },
+  "caps-dup.json": { ...TINY, maxRecoveryIterations: [1, 1] },
+  "sample-huge.json": { ...TINY, env: { kind: "simdesk", sample: 1e8 } },
+  "retries-huge.json": { ...TINY, envRetries: 1e6 },
+  "seed-max.json": { ...TINY, seeds: [Number.MAX_SAFE_INTEGER] },
+  "seed-start-max.json": { ...TINY, seeds: { count: 2, start: Number.MAX_SAFE_INTEGER - 1 } },
+  "long-name.json": { ...TINY, env: { kind: "simdesk", tasks: ["t".repeat(100_000)] } },
+  "ansi-task.json": { ...TINY, env: { kind: "simdesk", tasks: ["\u001b]0;pwned\u0007\u001b[2Jx"] } },
+  "sweep-grid-huge.json": { ...SWEEP, params: { freezeWindow: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], recoveryBudget: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], replayRetries: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] } },
+  "nocost.json": withPair({ forward: { kind: "model", model: "m", baseUrl: "http://127.0.0.1:9/v1" } }),
 };
 
 interface CliRow {
@@ -111,6 +125,37 @@ const CLI_ROWS: CliRow[] = [
   { name: "sweep mode typo", args: (d) => ["run", cfg(d, "sweep-mode.json"), ...out(d)], error: /\.mode: .*(grid|each)/ },
   { name: "sweep value out of range", args: (d) => ["run", cfg(d, "sweep-value.json"), ...out(d)], error: /params\.freezeWindow\.0: .*value -3/ },
   { name: "detector recall 7", args: (d) => ["run", cfg(d, "recall.json"), ...out(d)], error: /pairs\.0\.detector\.recall: .*<=1/ },
+  // issue 20: bounds, seeds, duplicates, names
+  { name: "settleMs 1e9 (each episode waited 30 min)", args: (d) => ["run", cfg(d, "settle-huge.json"), ...out(d)], error: /options\.settleMs: at most 60000 ms/ },
+  { name: "maxForwardSteps 10^7", args: (d) => ["run", cfg(d, "steps-huge.json"), ...out(d)], error: /options\.maxForwardSteps: at most 1000 forward steps/ },
+  { name: "recoveryBudget 10^6", args: (d) => ["run", cfg(d, "budget-huge.json"), ...out(d)], error: /options\.recoveryBudget: at most 1000 recovery steps/ },
+  { name: "retry cap 10^6", args: (d) => ["run", cfg(d, "caps-huge.json"), ...out(d)], error: /maxRecoveryIterations\.0: at most 100 recovery attempts/ },
+  { name: "caps [1, 1] (said: give every pair its own name)", args: (d) => ["run", cfg(d, "caps-dup.json"), "-w", "1", ...out(d)], error: /config\.maxRecoveryIterations\.1: maxRecoveryIterations has a duplicate retry cap 1/ },
+  { name: "env.sample 10^8", args: (d) => ["run", cfg(d, "sample-huge.json"), ...out(d)], error: /env\.sample: at most 10000 tasks/ },
+  { name: "envRetries 10^6", args: (d) => ["run", cfg(d, "retries-huge.json"), ...out(d)], error: /\.envRetries: at most 20/ },
+  { name: "seed 2^53-1 (failed after one result)", args: (d) => ["run", cfg(d, "seed-max.json"), ...out(d)], error: /\.seeds\.0: seeds are integers from -1000000000000000 to 1000000000000000/ },
+  { name: "seeds.start 2^53-2", args: (d) => ["run", cfg(d, "seed-start-max.json"), ...out(d)], error: /\.seeds\.start: seeds are integers from/ },
+  { name: "--seed beyond the seed bound", args: (d) => ["run", cfg(d, "ok.json"), "--seed", String(Number.MAX_SAFE_INTEGER), ...out(d)], error: /--seed: expected an integer between -1000000000000000 and 1000000000000000/ },
+  { name: "a grid sweep of 3000 conditions", args: (d) => ["run", cfg(d, "sweep-grid-huge.json"), ...out(d)], error: /config\.params: the sweep makes 3000 conditions, more than 1000/ },
+  { name: "a 100,000-character task id is shortened in the error", args: (d) => ["run", cfg(d, "long-name.json"), ...out(d)], error: /^.{0,400}unknown task "t{99}\.\.\.\(99802 characters left out\)\.\.\.t{99}" for simdesk.{0,600}$/ },
+  { name: "ANSI escapes in a task id are printed escaped", args: (d) => ["run", cfg(d, "ansi-task.json"), ...out(d)], error: /unknown task "\\x1b\]0;pwned\\x07\\x1b\[2Jx"/ },
+  { name: "--max-cost-usd without prices", args: (d) => ["run", cfg(d, "nocost.json"), "--max-cost-usd", "5", ...out(d)], error: /--max-cost-usd: config\.pairs\.0\.forward \(model "m"\) has no price.*add prices: \{ "m": / },
+  { name: "--max-cost-usd on a simulated run", args: (d) => ["run", cfg(d, "ok.json"), "--max-cost-usd", "5", ...out(d)], error: /--max-cost-usd: no agent of this run calls a model/ },
+  // issue 20: config paths that are not regular files, --cache-dir and --checkpoint paths
+  { name: "config path /dev/zero (used to hang)", args: (d) => ["run", "/dev/zero", ...out(d)], error: /cannot read config \/dev\/zero: it is a character device, not a regular file/ },
+  { name: "config path is a FIFO (used to hang)", args: (d) => ["run", join(d, "fifo.yaml"), ...out(d)], error: /cannot read config .*fifo\.yaml: it is a FIFO \(named pipe\), not a regular file/ },
+  { name: "config with a BOM", args: (d) => ["run", cfg(d, "bom-bad.json"), ...out(d)], error: /bom-bad\.json\.seeds: .*too small|bom-bad\.json\.seeds: .*>=1/i },
+  { name: "--cache-dir /proc/x (used to hang)", args: (d) => ["run", cfg(d, "ok.json"), "-w", "1", "--cache", "readwrite", "--cache-dir", "/proc/retrace-x", ...out(d)], error: /--cache-dir: \/proc\/retrace-x is inside \/proc, a kernel file system/ },
+  { name: "--cache-dir is a file (was ENOTDIR)", args: (d) => ["run", cfg(d, "ok.json"), "-w", "1", "--cache-dir", join(d, "a-file"), ...out(d)], error: /--cache-dir: .*a-file is a file, not a folder/ },
+  { name: "--checkpoint sqlite:/proc/x (was SqliteError)", args: (d) => ["run", cfg(d, "ok.json"), "-w", "1", "--checkpoint", "sqlite:/proc/retrace-x.sqlite", ...out(d)], error: /--checkpoint: \/proc is inside \/proc, a kernel file system/ },
+  { name: "--checkpoint sqlite under a file (was EEXIST)", args: (d) => ["run", cfg(d, "ok.json"), "-w", "1", "--checkpoint", `sqlite:${join(d, "a-file", "c.sqlite")}`, ...out(d)], error: /--checkpoint: .*a-file is a file, not a folder/ },
+  { name: "--checkpoint sqlite is a folder", args: (d) => ["run", cfg(d, "ok.json"), "-w", "1", "--checkpoint", `sqlite:${join(d, "configs")}`, ...out(d)], error: /--checkpoint: .*configs is a folder, not a SQLite file/ },
+  // issue 20: corrupt files the CLI reads name the file
+  { name: "report on a corrupt summary.json", args: (d) => ["report", join(d, "corrupt-summary")], error: /report: .*corrupt-summary\/summary\.json is not valid JSON \(.*\); it should be the summary\.json written by `retrace run`/ },
+  { name: "report on a corrupt manifest.json", args: (d) => ["report", join(d, "corrupt-manifest")], error: /report: .*corrupt-manifest\/manifest\.json is not valid JSON/ },
+  { name: "report on a corrupt trajectory.json", args: (d) => ["report", join(d, "corrupt-traj"), "--out", join(d, "fresh-report.html")], error: /report: .*trajectory\.json is not valid JSON \(it ends early; was it cut off\?\)/ },
+  { name: "--resume with a corrupt manifest.json", args: (d) => ["run", cfg(d, "ok.json"), "-w", "1", "-q", "--resume", "--out", join(d, "corrupt-manifest")], error: /corrupt-manifest\/manifest\.json is not valid JSON/ },
+  { name: "status with a corrupt queue.json", args: (d) => ["status", join(d, "corrupt-queue"), "--queue", "redis://127.0.0.1:1", "--store", "postgres://u@127.0.0.1:1/db"], error: /corrupt-queue\/queue\.json is not valid JSON/ },
   { name: "slipRate lots", args: (d) => ["run", cfg(d, "sliprate.json"), ...out(d)], error: /pairs\.0\.forward\.slipRate: .*expected number/ },
   // run flags
   { name: "--seed beyond 2^53", args: (d) => ["run", cfg(d, "ok.json"), "--seed", "99999999999999999999", ...out(d)], error: /--seed: expected an integer between/ },
@@ -219,12 +264,23 @@ beforeAll(async () => {
     mkdirSync(join(dir, name));
     writeFileSync(join(dir, name, "results.jsonl"), text);
   }
+  execFileSync("mkfifo", [join(dir, "fifo.yaml")]);
+  writeFileSync(join(dir, "configs", "bom-bad.json"), "\ufeff" + JSON.stringify({ ...TINY, seeds: [] }));
+  mkdirSync(join(dir, "corrupt-queue"));
+  writeFileSync(join(dir, "corrupt-queue", "queue.json"), "{ \"runId\": ");
   mkdirSync(join(dir, "bad-policy-run"));
   writeFileSync(join(dir, "bad-policy-run", "run.json"), "{ truncated");
   // default output folders (runs/...) would land in the scratch folder, where the snapshot sees them
   process.chdir(dir);
   const r = await cli(["run", join(dir, "configs", "ok.json"), "-w", "1", "-q", "--out", join(dir, "finished")]);
   expect(r.code, r.stderr).toBe(0);
+  // finished runs with one file cut off or garbled (what a disk-full or a bad copy leaves)
+  for (const [name, file, text] of [["corrupt-summary", "summary.json", "{ \"experiment\": \"tiny\", "], ["corrupt-manifest", "manifest.json", "\u0000garbage"], ["corrupt-traj", "", ""]] as const) {
+    cpSync(join(dir, "finished"), join(dir, name), { recursive: true });
+    if (file) writeFileSync(join(dir, name, file), text);
+  }
+  const traj = readdirSync(join(dir, "corrupt-traj", "a.max-rec-1"), { recursive: true }).map(String).find((f) => f.endsWith("trajectory.json"))!;
+  writeFileSync(join(dir, "corrupt-traj", "a.max-rec-1", traj), '{ "trajectory": { "steps": [');
 }, 120_000);
 
 afterAll(() => {

@@ -40,9 +40,56 @@ export function checkRedisUrl(url: string, field = "queue"): void {
 /** An ioredis client for a redis:// URL, as BullMQ needs it (no per-request retry cap). */
 export function redisClient(url: string, field = "queue"): Redis {
   checkRedisUrl(url, field);
-  const client = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (n) => Math.min(100 * n, 1_000) });
+  const client = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (n) => Math.min(100 * n, 1_000), connectTimeout: 5_000 });
   client.on("error", (err) => logger.debug({ err: describeError(err) }, "redis connection error (reconnecting)"));
   return client;
+}
+
+/** How long a command waits for Redis at start before it gives up. @default 10000 */
+export const REDIS_CONNECT_DEADLINE_MS = 10_000;
+
+/** A redis:// URL without its password, for messages. */
+export function redactRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString().replace(/\/$/, "");
+  } catch {
+    return "(unparseable URL)";
+  }
+}
+
+/**
+ * Wait until `client` is connected, for at most `deadlineMs`. On the deadline the client is
+ * disconnected (no reconnect timer left behind) and a ConfigError names the URL and the last
+ * connection error. Once connected, the client keeps reconnecting on its own (a Redis restart
+ * mid-run is ridden out); only the first connection has a deadline.
+ */
+export async function redisReady(client: Redis, url: string, options: { field?: string; deadlineMs?: number } = {}): Promise<void> {
+  if (client.status === "ready") return;
+  const deadlineMs = options.deadlineMs ?? REDIS_CONNECT_DEADLINE_MS;
+  let last = "";
+  const onError = (err: Error) => (last = describeError(err));
+  client.on("error", onError);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("deadline")), deadlineMs);
+      client.once("ready", () => (clearTimeout(timer), resolve()));
+    });
+  } catch {
+    client.disconnect();
+    const flag = options.field ? `--${options.field}: ` : "";
+    throw new ConfigError(`${flag}cannot reach Redis at ${redactRedisUrl(url)} within ${Math.round(deadlineMs / 1000)} s${last ? ` (${last.split("\n")[0]})` : ""}; start it, or pass another URL`, { field: options.field ?? "queue" });
+  } finally {
+    client.off("error", onError);
+  }
+}
+
+/** Connect to Redis once and disconnect: a ConfigError naming `--field` when it is not reachable within the deadline. */
+export async function checkRedisReachable(url: string, options: { field?: string; deadlineMs?: number } = {}): Promise<void> {
+  const client = redisClient(url, options.field);
+  await redisReady(client, url, options);
+  client.disconnect();
 }
 
 /** The BullMQ job id of an episode (BullMQ forbids ":" in custom ids). */
@@ -71,10 +118,20 @@ export interface EnqueueOptions {
 export class EpisodeQueue {
   readonly queue: Queue;
   private readonly client: Redis;
-  constructor(url: string, readonly name = DEFAULT_QUEUE) {
+  constructor(private readonly url: string, readonly name = DEFAULT_QUEUE) {
     this.client = redisClient(url);
     this.queue = new Queue(name, { connection: this.client });
     this.queue.on("error", (err) => logger.debug({ err: describeError(err) }, "queue error"));
+  }
+
+  /** Wait for the first connection (see {@link redisReady}); a ConfigError after the deadline. */
+  async ready(deadlineMs?: number): Promise<void> {
+    try {
+      await redisReady(this.client, this.url, { deadlineMs });
+    } catch (err) {
+      await this.queue.close().catch(() => {});
+      throw err;
+    }
   }
 
   /** Enqueue jobs of episodes that have no result yet (waiting/active ids are kept; failed and completed ones run again). */
@@ -146,6 +203,8 @@ export interface EpisodeWorkerOptions {
   lockMs?: number;
   /** How often the stalled-job check runs. @default lockMs / 2 */
   stalledIntervalMs?: number;
+  /** How long to wait for the first connection to Redis. @default REDIS_CONNECT_DEADLINE_MS */
+  connectDeadlineMs?: number;
   /** Run one job. Throwing fails this attempt (BullMQ retries with backoff while attempts remain). */
   process: (job: { data: EpisodeJobData; attemptsMade: number; attempts: number; slot: number; updateData: (d: EpisodeJobData) => Promise<void> }) => Promise<void>;
 }
@@ -156,9 +215,10 @@ export interface EpisodeWorkerHandle {
   close(force?: boolean): Promise<void>;
 }
 
-/** Consume the episode queue with `concurrency` slots. */
-export function startEpisodeWorker(options: EpisodeWorkerOptions): EpisodeWorkerHandle {
+/** Consume the episode queue with `concurrency` slots (after the first connection to Redis, within its deadline). */
+export async function startEpisodeWorker(options: EpisodeWorkerOptions): Promise<EpisodeWorkerHandle> {
   const client = redisClient(options.url);
+  await redisReady(client, options.url, { deadlineMs: options.connectDeadlineMs });
   const lockMs = options.lockMs ?? 30_000;
   const free = Array.from({ length: options.concurrency }, (_, i) => options.concurrency - 1 - i);
   const worker = new Worker<EpisodeJobData>(
@@ -173,11 +233,31 @@ export function startEpisodeWorker(options: EpisodeWorkerOptions): EpisodeWorker
     },
     { connection: client, concurrency: options.concurrency, lockDuration: lockMs, stalledInterval: options.stalledIntervalMs ?? Math.max(500, Math.floor(lockMs / 2)), maxStalledCount: 5, autorun: true },
   );
-  worker.on("error", (err) => logger.warn({ err: describeError(err) }, "queue worker error"));
+  // While Redis is down BullMQ reports every reconnect attempt (several a second): one line when
+  // the connection is lost, then one every 30 s, and one when it is back.
+  let lostAt = 0;
+  let lastLog = 0;
+  worker.on("error", (err) => {
+    if (!/ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE|Connection is closed/i.test(describeError(err))) return void logger.warn({ err: describeError(err) }, "queue worker error");
+    const now = Date.now();
+    if (lostAt && now - lastLog < 30_000) return;
+    if (!lostAt) lostAt = now;
+    lastLog = now;
+    logger.warn({ err: describeError(err), downForMs: now - lostAt }, lostAt === now ? "queue worker error (Redis unreachable? retrying)" : "Redis still unreachable, retrying");
+  });
+  client.on("ready", () => {
+    if (lostAt) logger.warn({ downForMs: Date.now() - lostAt }, "Redis reachable again");
+    lostAt = 0;
+  });
   worker.on("failed", (job, err) => logger.warn({ key: job?.data.key, attempt: job?.attemptsMade, err: describeError(err) }, "episode attempt failed"));
   return {
     async close(force = false) {
-      await worker.close(force);
+      // With Redis gone, BullMQ's close waits for a connection that may never come: hand the
+      // jobs back (their locks lapse) and stop within seconds instead.
+      const lost = client.status !== "ready";
+      const closed = worker.close(force || lost).catch((err) => logger.warn({ err: describeError(err) }, "closing the queue worker failed"));
+      if (force || lost) await Promise.race([closed, new Promise((r) => setTimeout(r, 3_000).unref())]);
+      else await closed;
       client.disconnect();
     },
   };
