@@ -9,7 +9,7 @@ import type { StepRecord } from "../../src/trajectory.ts";
 import type { RuntimeContext } from "../context.ts";
 import { executeActions } from "../env-step.ts";
 import { confirmState } from "../restoration/confirm.ts";
-import type { SubgraphState, SubgraphUpdate } from "../recovery-subgraph.ts";
+import type { SubgraphState, SubgraphUpdate } from "../recovery-subgraph-state.ts";
 
 export async function executeRestoration(state: SubgraphState, ctx: RuntimeContext): Promise<SubgraphUpdate> {
   const decision = state.decision!;
