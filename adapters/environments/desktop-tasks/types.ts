@@ -5,10 +5,9 @@
  * `plan` of Actions that solves it from the initial state.
  */
 import { z } from "zod";
-import { ActionSchema } from "../../../src/action.ts";
+import { parseTaskParts } from "../parse-task.ts";
 import type { Action } from "../../../src/action.ts";
 import type { Task } from "../../../src/task.ts";
-import { ConfigError } from "../../../src/errors.ts";
 
 /** The apps the desktops know how to launch and wait for. */
 export const DESKTOP_APPS = ["mousepad", "galculator", "gnumeric"] as const;
@@ -84,21 +83,5 @@ export interface DesktopTask extends Task<DesktopSetup, DesktopEvaluator> {
 
 /** Validate a task's setup and evaluator; throws a ConfigError naming the field. */
 export function parseDesktopTask(task: Task): { setup: DesktopSetup; evaluator: DesktopEvaluator } {
-  const setup = DesktopSetupSchema.safeParse(task.setup);
-  if (!setup.success) throw fieldError(task.id, "setup", setup.error);
-  const evaluator = DesktopEvaluatorSchema.safeParse(task.evaluator);
-  if (!evaluator.success) throw fieldError(task.id, "evaluator", evaluator.error);
-  if (task.plan) {
-    for (const [i, a] of task.plan.entries()) {
-      const ok = ActionSchema.safeParse(a);
-      if (!ok.success) throw fieldError(task.id, `plan.${i}`, ok.error);
-    }
-  }
-  return { setup: setup.data, evaluator: evaluator.data };
-}
-
-function fieldError(taskId: string, root: string, error: z.ZodError): ConfigError {
-  const issue = error.issues[0];
-  const field = [root, ...issue.path.map(String)].join(".");
-  return new ConfigError(`task ${taskId}: ${field}: ${issue.message}`, { field });
+  return parseTaskParts(task, { setup: DesktopSetupSchema, evaluator: DesktopEvaluatorSchema });
 }
