@@ -1,8 +1,20 @@
-/** Validating a task's environment-specific parts (setup, evaluator, plan) for any environment kind. */
+/**
+ * The parts of a planned task every real environment kind (browser, desktop) shares: the task shape
+ * with a reference plan and plausible mistakes, and one validator of its setup, evaluator and plan.
+ */
 import type { z } from "zod";
-import { ActionSchema } from "../../src/action.ts";
+import { ActionSchema, type Action } from "../../src/action.ts";
 import { ConfigError } from "../../src/errors.ts";
 import type { Task } from "../../src/task.ts";
+import type { MistakeSpec } from "./simdesk/ground-truth.ts";
+
+/** A task with a reference plan and its plausible mistakes (SimDesk's MistakeSpec), for simulated policies. */
+export interface PlannedTask<K extends string, S, E> extends Task<S, E> {
+  env: K;
+  plan: Action[];
+  mistakes: MistakeSpec[];
+  horizon: "short" | "medium" | "long";
+}
 
 /** The setup and evaluator schemas of one environment kind. */
 export interface TaskPartSchemas<S, E> {

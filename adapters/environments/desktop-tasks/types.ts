@@ -5,7 +5,8 @@
  * `plan` of Actions that solves it from the initial state.
  */
 import { z } from "zod";
-import { parseTaskParts } from "../parse-task.ts";
+import type { MistakeSpec } from "../simdesk/ground-truth.ts";
+import { parseTaskParts, type PlannedTask } from "../parse-task.ts";
 import type { Action } from "../../../src/action.ts";
 import type { Task } from "../../../src/task.ts";
 
@@ -65,21 +66,11 @@ export const DesktopEvaluatorSchema = z.object({ checks: z.array(DesktopCheckSch
 export type DesktopSetup = z.output<typeof DesktopSetupSchema>;
 export type DesktopEvaluator = z.output<typeof DesktopEvaluatorSchema>;
 
-/** A plausible mistake at a plan step (same shape as SimDesk's MistakeSpec). */
-export interface DesktopMistake {
-  atStep: number;
-  kind: "misclick" | "typo" | "wrong-item" | "skip" | "premature-done" | "latent";
-  actions: Action[];
-  note: string;
-}
+/** A plausible mistake at a plan step: SimDesk's MistakeSpec, so simulated policies read it the same way. */
+export type DesktopMistake = MistakeSpec;
 
 /** A task for a real desktop app. */
-export interface DesktopTask extends Task<DesktopSetup, DesktopEvaluator> {
-  env: "x11";
-  plan: Action[];
-  mistakes: DesktopMistake[];
-  horizon: "short" | "medium" | "long";
-}
+export type DesktopTask = PlannedTask<"x11", DesktopSetup, DesktopEvaluator>;
 
 /** Validate a task's setup and evaluator; throws a ConfigError naming the field. */
 export function parseDesktopTask(task: Task): { setup: DesktopSetup; evaluator: DesktopEvaluator } {

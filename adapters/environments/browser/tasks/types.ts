@@ -5,7 +5,8 @@
  * start at `setup.url` and are judged by a checker module (`evaluator.module` + `export`).
  */
 import { z } from "zod";
-import { parseTaskParts } from "../../parse-task.ts";
+import type { MistakeSpec } from "../../simdesk/ground-truth.ts";
+import { parseTaskParts, type PlannedTask } from "../../parse-task.ts";
 import type { Action } from "../../../../src/action.ts";
 import type { Evaluation, Task } from "../../../../src/task.ts";
 import { centre } from "../apps/layout.ts";
@@ -39,21 +40,11 @@ export const BrowserEvaluatorSchema = z.union([
 export type BrowserSetup = z.output<typeof BrowserSetupSchema>;
 export type BrowserEvaluator = z.output<typeof BrowserEvaluatorSchema>;
 
-/** A plausible mistake at a plan step (SimDesk's MistakeSpec shape), for simulated policies. */
-export interface BrowserMistake {
-  atStep: number;
-  kind: "misclick" | "typo" | "wrong-item" | "skip" | "premature-done" | "latent";
-  actions: Action[];
-  note: string;
-}
+/** A plausible mistake at a plan step: SimDesk's MistakeSpec, so simulated policies read it the same way. */
+export type BrowserMistake = MistakeSpec;
 
 /** A browser task with a reference plan and its plausible mistakes. */
-export interface BrowserTask extends Task<BrowserSetup, BrowserEvaluator> {
-  env: "browser";
-  plan: Action[];
-  mistakes: BrowserMistake[];
-  horizon: "short" | "medium" | "long";
-}
+export type BrowserTask = PlannedTask<"browser", BrowserSetup, BrowserEvaluator>;
 
 /** A built-in checker: reads the apps' server state, never the screen. */
 export type AppsCheck = (state: AppsState) => Evaluation;
