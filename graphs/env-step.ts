@@ -7,7 +7,9 @@ import type { BlobStore } from "../src/blob-store.ts";
 import type { EnvironmentSnapshot } from "../src/environment.ts";
 import { describeError } from "../src/errors.ts";
 import type { Observation } from "../src/observation.ts";
+import type { HistoryEntry, PolicyDecision } from "../src/policy.ts";
 import { settleAfterStep } from "../src/settle.ts";
+import type { StepRecord, StepRole } from "../src/trajectory.ts";
 import type { RuntimeContext } from "./context.ts";
 
 /** The outcome of executing one step's actions. */
@@ -78,4 +80,56 @@ export async function captureSnapshot(ctx: RuntimeContext): Promise<string | nul
 /** Read a snapshot written by {@link captureSnapshot}. */
 export async function loadSnapshot(blobs: BlobStore, ref: string): Promise<EnvironmentSnapshot> {
   return JSON.parse((await snapshotStore(blobs).get(ref)).toString("utf8")) as EnvironmentSnapshot;
+}
+
+/** Where a step lands in the episode record. */
+export interface StepPlace {
+  seq: number;
+  role: StepRole;
+  /** Index in its history (forward steps: t; recovery steps: k within the attempt). */
+  step: number;
+  /** Recovery attempt (left out of the record when undefined). */
+  attempt?: number;
+  /** Added to the environment's step info (e.g. `{ restoredClaim: true }`). */
+  info?: Record<string, unknown>;
+}
+
+/** One proposed step taken: the environment's outcome, its record and its history entry. */
+export interface TakenStep {
+  run: ExecutedStep;
+  record: StepRecord;
+  entry: HistoryEntry;
+}
+
+/**
+ * Execute a policy's proposed step from `before` and build what every execute node records: the
+ * step record (screens, states, probe, info, timing) and the history entry the policy sees next.
+ */
+export async function takeStep(ctx: RuntimeContext, decision: PolicyDecision, before: Observation, place: StepPlace): Promise<TakenStep> {
+  const run = await executeActions(ctx, decision.actions, before);
+  const info = { ...run.info, ...place.info };
+  const record: StepRecord = {
+    seq: place.seq,
+    role: place.role,
+    step: place.step,
+    ...(place.attempt !== undefined ? { attempt: place.attempt } : {}),
+    actions: decision.actions,
+    ...(decision.response !== undefined ? { response: decision.response } : {}),
+    ...(decision.failure ? { failure: decision.failure } : {}),
+    before: before.screenshot,
+    after: run.observation.screenshot,
+    ...(before.stateId ? { beforeState: before.stateId } : {}),
+    ...(run.observation.stateId ? { afterState: run.observation.stateId } : {}),
+    ...(run.observation.probe ? { probe: run.observation.probe } : {}),
+    ...(Object.keys(info).length ? { info } : {}),
+    envMs: run.envMs,
+  };
+  const entry: HistoryEntry = {
+    step: place.step,
+    observation: before,
+    actions: decision.actions,
+    ...(decision.response !== undefined ? { response: decision.response } : {}),
+    ...(decision.memo !== undefined ? { memo: decision.memo } : {}),
+  };
+  return { run, record, entry };
 }

@@ -12,22 +12,17 @@
  *   in the detector; keep the field names in sync with `DetectorReplySchema`.
  */
 import { definePrompt } from "../src/prompt.ts";
+import neutral from "./error-detector-system.ts";
+
+/** The one line this variant adds, after the judging rules. */
+const WHEN_UNSURE = "- When you are unsure, say the agent is on track and give a low confidence. A false alarm interrupts a working agent, which is costly.";
+const ANCHOR = "\n\nAnswer with one JSON object";
+if (!neutral.template.includes(ANCHOR)) throw new Error("error-detector.system-cautious: the neutral template lost its answer section");
 
 export default definePrompt({
   id: "error-detector.system-cautious",
   version: "1",
   usedBy: "detect (adapters/llm/detector.ts)",
   variables: [],
-  template: `You review the work of a computer-use agent while it is still running. The agent controls a desktop through mouse and keyboard actions to carry out a user's task. After each of its steps you see what it has done so far and the screen it produced, and you decide whether it is still on a path that can complete the task.
-
-How to judge:
-- A step is wrong when its action moves the desktop away from what the task needs: it opens the wrong application, menu or file, edits or deletes the wrong content, types into the wrong field, changes a setting the task did not ask for, closes something still needed, or declares the task finished while it is not.
-- Exploring, scrolling, waiting for a window to load or taking a harmless detour that is easy to continue from is NOT off track.
-- Judge from what is visible on the screenshots and from the actions themselves. Do not trust the agent's own claims of success; only the screen counts as evidence.
-- If the agent is off track, name the FIRST step whose action started the trouble (the earliest step after which the task can no longer be completed by simply carrying on). Steps are numbered from 0; step i is the action taken on screenshot i.
-- When you are unsure, say the agent is on track and give a low confidence. A false alarm interrupts a working agent, which is costly.
-
-Answer with one JSON object and nothing else:
-{"off_track": true or false, "error_step": integer step index or null, "reason": "one or two sentences", "confidence": number from 0 to 1}
-Set "error_step" to null when "off_track" is false.`,
+  template: neutral.template.replace(ANCHOR, `\n${WHEN_UNSURE}${ANCHOR}`),
 });

@@ -16,13 +16,18 @@
  *   restored_token - the word that declares the target reached.
  */
 import { definePrompt } from "../src/prompt.ts";
+import textPrefix from "./recovery-instruction-prefix.ts";
+
+// The first line (what to restore, where the run went wrong) is the text-action prefix's, word for
+// word; how to act and how to say "restored" are this variant's own.
+const WHAT_TO_RESTORE = textPrefix.template.split("\n")[0];
 
 export default definePrompt({
   id: "recovery.instruction-prefix.tool",
   version: "2",
   usedBy: "recover (adapters/llm/recoverer.ts, computer-tool formats)",
   variables: ["target_step", "error_step", "context_note", "steps_left", "restored_token"],
-  template: `Restore the desktop to the TARGET state: the state just before step {{target_step}} of the earlier run, shown in the TARGET screenshot. The run went wrong from step {{error_step}} on. {{context_note}}
+  template: `${WHAT_TO_RESTORE}
 You have at most {{steps_left}} more action(s) for this. If the current screen already matches the TARGET state, answer {{restored_token}} as text without calling the computer tool. Otherwise use the computer tool for the next action that moves the desktop back toward the TARGET state.
 
 The original task follows only so you understand what the TARGET state is for. Do not work on it now.

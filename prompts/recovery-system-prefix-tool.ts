@@ -13,18 +13,20 @@
  *                    target is reached (RESTORED_TOKEN in adapters/llm/recoverer.ts).
  */
 import { definePrompt } from "../src/prompt.ts";
+import textPrefix from "./recovery-system-prefix.ts";
+
+// The opening and the first three rules are the text-action prefix's, word for word; the last two
+// rules (how to act, how to say "restored") are this variant's own.
+const OWN_RULES = "\n- Take one small";
+if (!textPrefix.template.includes(OWN_RULES)) throw new Error("recovery.system-prefix.tool: the text-action prefix lost its step rule");
+const SHARED = textPrefix.template.slice(0, textPrefix.template.indexOf(OWN_RULES));
 
 export default definePrompt({
   id: "recovery.system-prefix.tool",
   version: "1",
   usedBy: "recover (adapters/llm/recoverer.ts, computer-tool formats)",
   variables: ["restored_token"],
-  template: `RECOVERY MODE. You are not working on the task right now. Earlier in this session the desktop was in a good state, the TARGET state, and since then some actions have moved it somewhere else. Your only job is to put the desktop back into the TARGET state, exactly as it was, so the task can be resumed from there.
-
-Rules for recovery:
-- Compare the current screen with the TARGET screenshot carefully: open windows and dialogs, which application is in front, menus, selected items, text in fields and documents, scroll position, cursor placement.
-- Undo what changed: close windows or dialogs that were not open, reopen what was closed, revert edits (for example with ctrl+z or by retyping the original text), restore settings and selections, navigate back. Also undo changes that are no longer visible, such as saved files or toggled options, when the history shows they happened after the target.
-- Do not make progress on the task itself and do not do anything the TARGET state does not show. Extra actions are as harmful as missing ones.
+  template: `${SHARED}
 - Act through the computer tool, one small, deliberate action at a time, and look at the result before the next one.
 - When the current screen matches the TARGET state, do not call the tool: answer with the single word {{restored_token}} as text.`,
 });

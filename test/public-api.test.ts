@@ -1,72 +1,141 @@
 /**
- * Pins the public API: the runtime exports of `retrace` (src/index.ts) and `retrace/testing`.
- * A change here is a change users see: update the list deliberately, and say so in the commit.
+ * Pins the public surface: one entry per layer in the package `exports` map, each with exactly
+ * these runtime exports. `retrace` (graphs/index.ts: the runtime and core types), `retrace/adapters`
+ * (adapters/index.ts), `retrace/testing` (adapters/testing/index.ts), `retrace/experiments`
+ * (experiments/index.ts). A change here is a change users see: update a list deliberately, and say
+ * so in the commit. The entries are imported by the package name, so the exports map is tested too.
  */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import * as api from "../src/index.ts";
-import * as testing from "../src/testing.ts";
+import * as retrace from "retrace";
+import * as adapters from "retrace/adapters";
+import * as testing from "retrace/testing";
+import * as experiments from "retrace/experiments";
 
-const PUBLIC_API = [
-    "ACTION_FORMATS", "ALL_PROMPTS", "ActionFormatError", "ActionSchema", "AdapterError", "BlobStore", "BudgetExhaustedError",
-    "CACHE_MODES", "ConfigError", "DEFAULT_LOCAL_BLOCK", "DEFAULT_LOCAL_FLOOR", "DEFAULT_SLIP_MIX", "DEFAULT_SSIM_THRESHOLD", "DESKTOP_TASKS",
-    "DesktopEnvironment", "DetectorReplySchema", "ENVIRONMENT_KINDS", "EPISODE_EVENT_NAMES",
-    "EnvironmentError", "EpisodeEvents", "MANAGED_LABEL", "MODEL_ROLES", "MOUSE_BUTTONS",
-    "ModelBehaviorError", "OsworldClient", "OsworldEnvironment", "OsworldPythonBridge", "RECOVERY_CONTEXTS",
-    "RECOVERY_DATASET_SCHEMA", "RECOVERY_STEP_STRATEGIES", "RESTORATION_MODES", "RESTORED_TOKEN", "RUN_LABEL",
-    "CascadeGateSpecSchema", "DEFAULT_CASCADE_GATES", "RecoveryOptionsSchema", "RetraceError", "SIMDESK_TASKS", "SIM_PROFILES", "SIM_RECOVERER_FLAILING",
-    "SIM_RECOVERER_SKILLED", "SIM_RECOVERER_WEAK", "STEP_ROLES", "SelectorReplySchema", "SimDesk",
-    "StepTimeoutError", "TRANSITION_PROMPT", "Z95", "actionToPyautogui", "addUsage", "allocateOsworldPorts",
-    "anthropicComputerInputToActions", "buildRecoveryDataset", "checkTransitionConsistency",
-    "consumeFrozenStep", "correctRecoveryStep", "costUsd", "createAnthropicPolicy", "createCascadeDetector", "createChatPolicy",
-    "createDockerClient", "createDockerDesktop", "createEnvironmentFactory", "createErrorMinusOneSelector",
-    "createErrorRandomSelector", "createFormatPolicy", "createLangChainChatModel", "createLangChainPolicy",
-    "createLlmErrorDetector", "createLlmPerturbationPolicy", "createLlmRecoveryPolicy",
-    "createLlmStateVerifier", "createLlmStepSelector", "createLlmSummarizer", "createLoopDetector",
-    "createMemoryCheckpointer", "createOpenAIChatModel", "createOpenAICuaPolicy",
-    "createPlanDivergenceDetector", "createPyautoguiPolicy", "createRecordReplay", "createRecoveryGraph",
-    "createRecoverySubgraph", "createRng", "createSimAgents", "createSimDesk", "createSimDetector",
-    "createSimForwardPolicy", "createSimPerturbationPolicy", "createSimRecoveryPolicy",
-    "createSimStepSelector", "createSqliteCheckpointer", "createStagnationDetector", "createStateCheck",
-    "createStepSelector", "createUiTarsPolicy", "createX11Desktop", "createZeroSelector", "definePrompt",
-    "describeError", "describeSimulated", "desktopTask", "detectKvm", "detectorGate", "detectorLabels",
-    "detectorStability", "emptyAccounting", "episodeIntent", "errorRandomStep", "evaluateOsworldNative",
-    "evaluateRecovery", "executeStep", "executeSteps", "extractCodeBlocks", "formatAction", "getSimDeskTask",
-    "groundTruthStability", "guardedDetect", "guardedSelect", "hashValue", "initialFreezeState",
-    "isEnvironmentKind", "isTerminal", "judgeRecovery", "keywordIntent", "loadOsworldTasks",
-    "loadRecoveryDataset", "noDetection", "observationOracle", "observationSsim",
-    "openAIComputerActionToActions", "oracleAgreement", "parseCascadeGates", "osworldContainerSpec", "osworldResultDir",
-    "parseCacheMode", "parseOsworldTask", "parsePyautogui", "passAtK", "perturb", "priceFor", "promptRef",
-    "proportionOf", "pyautoguiResponseToActions", "recommend", "recoverWithPolicy", "recoveryContextHistory",
-    "recoveryMiddleware", "recoveryTable", "recursionLimitFor", "redactSecrets", "releaseOsworldPorts",
-    "removeManagedContainers", "renderPrompt", "replayFromReset", "resolveBuildSettings",
-    "resolveRecoveryOptions", "retention", "rolloutPolicy", "runEpisode", "runOsworldSetup",
-    "saveRecoveryDataset", "screenshotSsim", "screenshotsMatch", "sha256Hex", "stabilityOf",
-    "stableStringify", "startFreeze", "startOsworldControlServer", "startOsworldVm", "successAtK",
-    "successAtKCurve", "summarizeStability", "tasksForEnvironment", "trajLine", "trajectoryTruth",
-    "transitionNotice", "transitionOracle", "truncateHistory", "twoProportionPValue", "uiTarsToActions",
-    "wilsonInterval", "withCache", "withRecovery", "withoutTiming", "writeEpisodeOutput",
-    "writeOsworldResult", "xdotoolKeysToActions",
-    // issue 14: masked observation oracle R_Om, rationale analysis, embeddings client
-    "createOpenAIEmbeddings", "dilateMask", "learnDynamicMask", "loadMask", "maskFraction", "maskedObservationOracle",
-    "maskedScreenshotSsim", "recoveryReference", "saveMask", "scoreRationales", "unionMasks",
-    // state probes and verifiers (issue 14 §2)
-    "DEFAULT_PROBE_IGNORE", "ProbeVerifierSpecSchema", "compareProbeReports", "createAgenticLlmVerifier",
-    "createProbeVerifier", "loadProbeReport", "probeVerifierFromSpec", "makeProbeReport", "storeProbeReport", "withProbes",
+const RETRACE = [
+  "ALL_PROMPTS", "ActionSchema", "AdapterError", "BlobStore", "BudgetExhaustedError", "CascadeGateSpecSchema",
+  "ConfigError", "DEFAULT_CASCADE_GATES", "DEFAULT_LOCAL_BLOCK", "DEFAULT_LOCAL_FLOOR", "DEFAULT_PROBE_IGNORE",
+  "DEFAULT_SSIM_THRESHOLD", "EPISODE_EVENT_NAMES", "EnvironmentError", "EpisodeEvents", "MODEL_ROLES",
+  "MOUSE_BUTTONS", "ModelBehaviorError", "ProbeVerifierSpecSchema", "RECOVERY_CONTEXTS",
+  "RECOVERY_DATASET_SCHEMA", "RECOVERY_STEP_STRATEGIES", "RESTORATION_MODES", "RecoveryOptionsSchema",
+  "RetraceError", "STEP_ROLES", "StepTimeoutError", "TRANSITION_PROMPT", "Z95", "addUsage",
+  "buildRecoveryDataset", "checkTransitionConsistency", "compareProbeReports", "consumeFrozenStep",
+  "createCascadeDetector", "createErrorMinusOneSelector", "createErrorRandomSelector", "createLoopDetector",
+  "createMemoryCheckpointer", "createProbeVerifier", "createRecoveryGraph", "createRecoverySubgraph",
+  "createRng", "createSqliteCheckpointer", "createStagnationDetector", "createStateCheck", "createStepSelector",
+  "createZeroSelector", "definePrompt", "describeError", "detectorGate", "detectorLabels", "detectorStability",
+  "dilateMask", "emptyAccounting", "episodeIntent", "errorRandomStep", "evaluateRecovery", "executeStep",
+  "executeSteps", "formatAction", "groundTruthStability", "guardedDetect", "guardedSelect", "hashValue",
+  "initialFreezeState", "isTerminal", "judgeRecovery", "keywordIntent", "learnDynamicMask", "loadMask",
+  "loadProbeReport", "loadRecoveryDataset", "makeProbeReport", "maskFraction", "maskedObservationOracle",
+  "maskedScreenshotSsim", "noDetection", "observationOracle", "observationSsim", "oracleAgreement",
+  "parseCascadeGates", "passAtK", "perturb", "probeVerifierFromSpec", "promptRef", "proportionOf", "recommend",
+  "recoveryContextHistory", "recoveryReference", "recoveryTable", "recursionLimitFor", "renderPrompt",
+  "replayFromReset", "resolveBuildSettings", "resolveRecoveryOptions", "retention", "rolloutPolicy",
+  "runEpisode", "saveMask", "saveRecoveryDataset", "scoreRationales", "screenshotSsim", "screenshotsMatch",
+  "sha256Hex", "stabilityOf", "stableStringify", "startFreeze", "storeProbeReport", "successAtK",
+  "successAtKCurve", "summarizeStability", "trajLine", "transitionNotice", "transitionOracle",
+  "truncateHistory", "twoProportionPValue", "unionMasks", "wilsonInterval", "withProbes", "withRecovery",
+  "withoutTiming", "writeEpisodeOutput"
 ];
 
-describe("the public API", () => {
-  it("exports exactly the pinned names from src/index.ts", () => {
-    expect(Object.keys(api).sort()).toEqual([...PUBLIC_API].sort());
+const ADAPTERS = [
+  "ACTION_FORMATS", "ActionFormatError", "BROWSER_TASKS", "BrowserEnvironment", "CACHE_MODES",
+  "DEFAULT_SLIP_MIX", "DESKTOP_TASKS", "DesktopEnvironment", "DetectorReplySchema", "ENVIRONMENT_KINDS",
+  "MANAGED_LABEL", "OsworldClient", "OsworldEnvironment", "OsworldPythonBridge", "RESTORED_TOKEN", "RUN_LABEL",
+  "SIMDESK_TASKS", "SIM_PROFILES", "SIM_RECOVERER_FLAILING", "SIM_RECOVERER_SKILLED", "SIM_RECOVERER_WEAK",
+  "SelectorReplySchema", "SimDesk", "actionToPyautogui", "allocateOsworldPorts",
+  "anthropicComputerInputToActions", "correctRecoveryStep", "costUsd", "createAgenticLlmVerifier",
+  "createAnthropicPolicy", "createBrowserEnvironment", "createChatPolicy", "createDockerClient",
+  "createDockerDesktop", "createEnvironmentFactory", "createFormatPolicy", "createLangChainChatModel",
+  "createLangChainPolicy", "createLlmErrorDetector", "createLlmPerturbationPolicy", "createLlmRecoveryJudge", "createLlmRecoveryPolicy",
+  "createLlmStateVerifier", "createLlmStepSelector", "createLlmSummarizer", "createOpenAIChatModel",
+  "createOpenAICuaPolicy", "createOpenAIEmbeddings", "createPlanDivergenceDetector", "createPyautoguiPolicy",
+  "createRecordReplay", "createSimAgents", "createSimDesk", "createSimDetector", "createSimForwardPolicy",
+  "createSimPerturbationPolicy", "createSimRecoveryPolicy", "createSimStepSelector", "createUiTarsPolicy",
+  "createX11Desktop", "describeSimulated", "desktopTask", "detectKvm", "evaluateOsworldNative",
+  "extractCodeBlocks", "getSimDeskTask", "isEnvironmentKind", "loadBrowserTaskFile", "loadOsworldTasks",
+  "openAIComputerActionToActions", "osworldContainerSpec", "osworldResultDir", "parseCacheMode",
+  "parseOsworldTask", "parsePyautogui", "priceFor", "pyautoguiResponseToActions", "recoverWithPolicy",
+  "recoveryMiddleware", "redactSecrets", "releaseOsworldPorts", "removeManagedContainers", "runOsworldSetup",
+  "startAppServer", "startOsworldControlServer", "startOsworldVm", "tasksForEnvironment", "trajectoryTruth",
+  "uiTarsToActions", "withCache", "writeOsworldResult", "xdotoolKeysToActions"
+];
+
+const TESTING = [
+  "startScriptedOpenAIServer"
+];
+
+const EXPERIMENTS = [
+  "AGENT_ROLES", "ExperimentConfigSchema", "SIMULATED_NOTE", "agentKinds", "buildSimDeskDataset", "createAgent",
+  "createOsworldRuntime", "createSimDeskRuntime", "loadExperimentConfig", "parseExperimentConfig",
+  "registerAgentKind", "runExperiment", "runOracleAgreement", "runRecoveryEvalSuite", "runSimDeskRecoveryEval",
+  "summarize", "summaryCsv", "validateAgentSpec", "withBrowserEnv", "withDesktopEnv"
+];
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const VENDOR_SDKS = ["openai", "@anthropic-ai/sdk", "dockerode", "bullmq", "pg", "playwright-core"];
+
+/**
+ * The npm packages a fresh Node process loads when it imports `entry` by the package name: every
+ * URL the ESM resolver hands out (a resolve hook appends it to a file) plus CommonJS' require cache.
+ */
+async function packagesLoadedBy(entry: string): Promise<string[]> {
+  const script = `
+    import { register, createRequire } from "node:module";
+    import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+    import { join } from "node:path";
+    import { tmpdir } from "node:os";
+    const dir = mkdtempSync(join(tmpdir(), "retrace-graph-"));
+    const log = join(dir, "urls");
+    const hook = 'import { appendFileSync } from "node:fs"; export async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(' + JSON.stringify(log) + ', r.url + String.fromCharCode(10)); return r; }';
+    register("data:text/javascript," + encodeURIComponent(hook));
+    await import(process.argv[1]);
+    const urls = [...readFileSync(log, "utf8").split(String.fromCharCode(10)), ...Object.keys(createRequire(import.meta.url).cache)];
+    rmSync(dir, { recursive: true, force: true });
+    const names = new Set(urls.map((u) => (u.match(/node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//) ?? [])[1]).filter(Boolean));
+    process.stdout.write(JSON.stringify([...names].sort()));
+  `;
+  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, entry], { cwd: ROOT, timeout: 120_000 });
+  return JSON.parse(stdout) as string[];
+}
+
+describe("the public surface", () => {
+  it("exports exactly the pinned names from retrace (the runtime)", () => {
+    expect(Object.keys(retrace).sort()).toEqual([...RETRACE].sort());
+  });
+
+  it("exports exactly the pinned names from retrace/adapters", () => {
+    expect(Object.keys(adapters).sort()).toEqual([...ADAPTERS].sort());
   });
 
   it("exports the scripted OpenAI-compatible server from retrace/testing", () => {
-    expect(Object.keys(testing).sort()).toEqual(["startScriptedOpenAIServer"]);
+    expect(Object.keys(testing).sort()).toEqual([...TESTING].sort());
+  });
+
+  it("exports exactly the pinned names from retrace/experiments", () => {
+    expect(Object.keys(experiments).sort()).toEqual([...EXPERIMENTS].sort());
   });
 
   it("offers the entry points a user wraps an agent with", () => {
-    expect(typeof api.withRecovery).toBe("function");
-    expect(typeof api.runEpisode).toBe("function");
-    expect(typeof api.createRecoveryGraph).toBe("function");
-    expect(api.RecoveryOptionsSchema.parse({})).toMatchObject({ freezeWindow: 5, recoveryBudget: 10, maxForwardSteps: 50 });
+    expect(typeof retrace.withRecovery).toBe("function");
+    expect(typeof retrace.runEpisode).toBe("function");
+    expect(typeof retrace.createRecoveryGraph).toBe("function");
+    expect(retrace.RecoveryOptionsSchema.parse({})).toMatchObject({ freezeWindow: 5, recoveryBudget: 10, maxForwardSteps: 50 });
   });
+
+  it("gives each exported name one home: no entry repeats another's", () => {
+    const seen = [RETRACE, ADAPTERS, TESTING, EXPERIMENTS].flat();
+    expect(new Set(seen).size).toBe(seen.length);
+  });
+
+  it("loads no vendor SDK when a script imports retrace, and the probe sees them behind retrace/adapters", async () => {
+    const [runtime, withAdapters] = await Promise.all([packagesLoadedBy("retrace"), packagesLoadedBy("retrace/adapters")]);
+    expect(runtime).toContain("@langchain/langgraph");
+    expect(runtime.filter((p) => VENDOR_SDKS.includes(p))).toEqual([]);
+    // The same probe on the adapters entry finds them, so an empty list above is not a blind probe.
+    expect(withAdapters).toEqual(expect.arrayContaining(["openai", "@anthropic-ai/sdk", "dockerode"]));
+  }, 180_000);
 });

@@ -12,7 +12,7 @@
 import { z } from "zod";
 import { formatAction } from "../../src/action.ts";
 import { logger } from "../../src/logger.ts";
-import type { ChatContentPart, ChatMessage, ChatModel } from "../../src/model.ts";
+import type { ChatContentPart, ChatMessage } from "../../src/model.ts";
 import type { Observation } from "../../src/observation.ts";
 import { compareProbeReports, describeProbeDifference } from "../../src/probes/compare.ts";
 import { loadProbeReport } from "../../src/probes/report.ts";
@@ -24,7 +24,7 @@ import type { ModelUsage } from "../../src/usage.ts";
 import agenticStateVerifier from "../../prompts/agentic-state-verifier.ts";
 import { askForJson } from "./json-reply.ts";
 import { screenshotPart } from "./history.ts";
-import { callFields, maxReasksField, parseOptions, requireModel } from "./options.ts";
+import { callFields, maxReasksField, parseOptions, requireModel, roleCall, type JsonRoleOptions } from "./options.ts";
 import { acceptProbe, ProbeActionSchema, type AcceptedProbe } from "./probe-actions.ts";
 
 /** The reply contract: one probe, or a verdict with sourced findings. */
@@ -39,27 +39,14 @@ export const AgenticVerifierReplySchema = z.union([
     .strict(),
 ]);
 
-/** Options of {@link createAgenticLlmVerifier}. */
-export interface AgenticLlmVerifierOptions {
-  model: ChatModel;
+/** Options of {@link createAgenticLlmVerifier}. Defaults: temperature 0, detail "high", maxTokens 1024, name "agentic-llm-verifier"; a failure abstains. */
+export interface AgenticLlmVerifierOptions extends JsonRoleOptions {
   /** Probing actions allowed per verification (0 = a passive judge). @default 3 */
   maxProbes?: number;
   /** After undoing its probes, the desktop must look like before at this SSIM or more. @default 0.99 */
   ssimThreshold?: number;
   /** Probe-report lines shown to the model (differences first). @default 24 */
   maxReportLines?: number;
-  /** Re-asks after an invalid reply before abstaining. @default 1 */
-  maxReasks?: number;
-  /** Image detail hint. @default "high" */
-  detail?: "low" | "high" | "auto";
-  /** Sampling temperature. @default 0 */
-  temperature?: number;
-  /** Max output tokens. @default 1024 */
-  maxTokens?: number;
-  /** Per-call time limit in ms. @default undefined */
-  timeoutMs?: number;
-  /** Name in records. @default "agentic-llm-verifier" */
-  name?: string;
 }
 
 const OptionsSchema = z
@@ -133,7 +120,7 @@ export function createAgenticLlmVerifier(options: AgenticLlmVerifierOptions): Ag
       let out: Omit<AgenticVerification, "usage" | "prompt" | "probes"> | undefined;
       try {
         for (let turn = 0; !out; turn++) {
-          const reply = await askForJson({ model, role: "verifier", prompt, schema: AgenticVerifierReplySchema, messages, maxReasks: o.maxReasks, maxTokens: o.maxTokens, timeoutMs: o.timeoutMs, temperature: o.temperature, signal: input.signal });
+          const reply = await askForJson({ model, role: "verifier", prompt, schema: AgenticVerifierReplySchema, messages, ...roleCall(o), signal: input.signal });
           usage.push(...reply.usage);
           if (!reply.value) {
             logger.warn({ verifier: o.name, failure: reply.failure }, "agentic verifier failed; abstaining");

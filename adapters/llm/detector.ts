@@ -7,11 +7,10 @@
  */
 import { z } from "zod";
 import { noDetection, type Detection, type DetectorInput, type ErrorDetector } from "../../src/detector.ts";
-import type { ChatModel } from "../../src/model.ts";
 import { renderPrompt } from "../../src/prompt.ts";
 import { joinPromptRefs } from "./prompt-refs.ts";
 import { logger } from "../../src/logger.ts";
-import { callFields, imagesField, maxReasksField, parseOptions, requireModel } from "./options.ts";
+import { callFields, imagesField, maxReasksField, parseOptions, requireModel, roleCall, type JsonRoleOptions } from "./options.ts";
 import errorDetectorSystem from "../../prompts/error-detector-system.ts";
 import errorDetectorSystemCautious from "../../prompts/error-detector-system-cautious.ts";
 import errorDetectorUser from "../../prompts/error-detector-user.ts";
@@ -31,26 +30,12 @@ export const DetectorReplySchema = z
 
 export type DetectorReply = z.infer<typeof DetectorReplySchema>;
 
-/** Options of {@link createLlmErrorDetector}. */
-export interface LlmErrorDetectorOptions {
-  /** The backbone (the paper uses one shared detector model, e.g. Qwen3.6-Plus over OpenRouter). */
-  model: ChatModel;
-  /** Re-asks after an invalid reply before failing safe. @default 1 */
-  maxReasks?: number;
+/** Options of {@link createLlmErrorDetector} (paper: one shared detector model, e.g. Qwen3.6-Plus over OpenRouter). Defaults: temperature 0.7 (paper), detail "auto", maxTokens 1024, name "llm-detector". */
+export interface LlmErrorDetectorOptions extends JsonRoleOptions {
   /** How many past screenshots to attach besides the current one. @default 3 */
   historyImages?: number;
-  /** Image detail hint. @default "auto" */
-  detail?: "low" | "high" | "auto";
   /** Characters of each step's raw response to include. @default 0 */
   responseChars?: number;
-  /** Sampling temperature (paper: 0.7). @default 0.7 */
-  temperature?: number;
-  /** Max output tokens. @default 1024 */
-  maxTokens?: number;
-  /** Per-call time limit in ms. @default undefined (the backend's timeout) */
-  timeoutMs?: number;
-  /** Name in records. @default "llm-detector" */
-  name?: string;
   /**
    * What the judge is told to do when unsure: "neutral" = nothing (the default; the paper's detector
    * is not told to lean either way), "cautious" = say on track (retrace's variant,
@@ -97,10 +82,7 @@ export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorD
         role: "detector",
         prompt,
         schema,
-        maxReasks: o.maxReasks,
-        temperature: o.temperature,
-        maxTokens: o.maxTokens,
-        timeoutMs: o.timeoutMs,
+        ...roleCall(o),
         signal: input.signal,
         messages: [
           { role: "system", content: renderPrompt(system, {}) },

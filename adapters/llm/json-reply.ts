@@ -1,8 +1,8 @@
 /**
- * Structured JSON replies from a chat model: pull the JSON object out of the text, validate it
- * with zod, re-ask a bounded number of times with the validation error, then give up with a
- * failure string. Never throws for model behaviour or transport errors: the callers turn a
- * failure into their fail-safe verdict.
+ * The one call loop of the LLM components: call the model, parse the reply (a JSON object
+ * validated with the component's zod schema, or plain non-empty text), re-ask a bounded number of
+ * times with the parse error, then give up with a failure string. Never throws for model behaviour
+ * or transport errors: the callers turn a failure into their fail-safe answer, with the reason.
  */
 import type { z } from "zod";
 import type { ChatMessage, ChatModel, ChatRequest } from "../../src/model.ts";
@@ -10,15 +10,13 @@ import type { ModelRole, ModelUsage } from "../../src/usage.ts";
 import { describeError } from "../../src/errors.ts";
 import { callModel } from "./call.ts";
 
-/** What {@link askForJson} needs. */
-export interface AskForJsonOptions<T> {
+/** What {@link askForText} needs (and {@link askForJson}, plus a schema). */
+export interface AskOptions {
   model: ChatModel;
   role: ModelRole;
   /** `id@version` of the prompt behind the call. */
   prompt: string;
   messages: ChatMessage[];
-  /** Validates the parsed object (shape and ranges). */
-  schema: z.ZodType<T>;
   /** Extra re-asks after an invalid reply (0 = no re-ask). */
   maxReasks: number;
   temperature?: number;
@@ -26,6 +24,12 @@ export interface AskForJsonOptions<T> {
   /** Per-call time limit in ms; a call that exceeds it counts as failed (no re-ask). */
   timeoutMs?: number;
   signal?: AbortSignal;
+}
+
+/** What {@link askForJson} needs. */
+export interface AskForJsonOptions<T> extends AskOptions {
+  /** Validates the parsed object (shape and ranges). */
+  schema: z.ZodType<T>;
 }
 
 /** Outcome: `value` on success, otherwise `failure`; `usage` holds every call made. */
@@ -64,8 +68,20 @@ export function extractJsonObject(text: string): unknown {
   throw new SyntaxError("the JSON object in the reply is not closed");
 }
 
-/** Ask, validate, re-ask with the error, then fail. */
-export async function askForJson<T>(opts: AskForJsonOptions<T>): Promise<JsonReply<T>> {
+/** Ask for a JSON object: validate it with the schema, re-ask with the error, then fail. */
+export function askForJson<T>(opts: AskForJsonOptions<T>): Promise<JsonReply<T>> {
+  return askLoop(opts, true, (text) => validate(text, opts.schema));
+}
+
+/** Ask for plain text (a briefing, a summary): an empty reply is re-asked, then a failure. */
+export function askForText(opts: AskOptions): Promise<JsonReply<string>> {
+  return askLoop(opts, false, (text) => (text.trim() ? { ok: true, value: text.trim() } : { ok: false, error: "the reply is empty" }));
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** Ask, parse, re-ask with the parse error, then fail. */
+async function askLoop<T>(opts: AskOptions, json: boolean, parse: (text: string) => Parsed<T>): Promise<JsonReply<T>> {
   const usage: ModelUsage[] = [];
   const messages = [...opts.messages];
   let raw: string | undefined;
@@ -75,7 +91,7 @@ export async function askForJson<T>(opts: AskForJsonOptions<T>): Promise<JsonRep
       role: opts.role,
       prompt: opts.prompt,
       messages,
-      json: true,
+      ...(json ? { json: true } : {}),
       ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
       ...(opts.maxTokens !== undefined ? { maxTokens: opts.maxTokens } : {}),
     };
@@ -83,21 +99,21 @@ export async function askForJson<T>(opts: AskForJsonOptions<T>): Promise<JsonRep
     if (!res.ok) return { failure: res.error, usage, raw, attempts: attempt + 1 };
     usage.push(res.response.usage);
     raw = res.response.text;
-    const problem = validate(raw, opts.schema);
+    const problem = parse(raw);
     if (problem.ok) return { value: problem.value, usage, raw, attempts: attempt + 1 };
     failure = `invalid reply: ${problem.error}`;
     messages.push(
       { role: "assistant", content: raw },
       {
         role: "user",
-        content: `Your reply could not be used: ${problem.error}. Answer again with only the JSON object, in exactly the format asked for.`,
+        content: `Your reply could not be used: ${problem.error}. Answer again ${json ? "with only the JSON object, in exactly the format asked for" : "in the format asked for"}.`,
       },
     );
   }
   return { failure: `${failure} (after ${opts.maxReasks + 1} attempt(s))`, usage, raw, attempts: opts.maxReasks + 1 };
 }
 
-function validate<T>(text: string, schema: z.ZodType<T>): { ok: true; value: T } | { ok: false; error: string } {
+function validate<T>(text: string, schema: z.ZodType<T>): Parsed<T> {
   let parsed: unknown;
   try {
     parsed = extractJsonObject(text);

@@ -9,12 +9,11 @@
 import { z } from "zod";
 import type { Observation } from "../../src/observation.ts";
 import { promptRef, renderPrompt } from "../../src/prompt.ts";
-import type { ChatModel } from "../../src/model.ts";
 import type { ModelUsage } from "../../src/usage.ts";
 import recoveryJudge from "../../prompts/recovery-judge.ts";
 import { askForJson } from "./json-reply.ts";
 import { screenshotPart } from "./history.ts";
-import { callFields, maxReasksField, parseOptions, requireModel } from "./options.ts";
+import { callFields, maxReasksField, parseOptions, requireModel, roleCall, type JsonRoleOptions } from "./options.ts";
 
 /** The reply contract of the judge prompt. */
 export const JudgeReplySchema = z.object({
@@ -22,23 +21,8 @@ export const JudgeReplySchema = z.object({
   reason: z.string().min(1),
 });
 
-/** Options of {@link createLlmRecoveryJudge}. */
-export interface LlmRecoveryJudgeOptions {
-  /** The backbone (paper: GPT-5.4). */
-  model: ChatModel;
-  /** Re-asks after an invalid reply before abstaining. @default 1 */
-  maxReasks?: number;
-  /** Image detail hint; small differences need "high". @default "high" */
-  detail?: "low" | "high" | "auto";
-  /** Sampling temperature. @default 0 */
-  temperature?: number;
-  /** Max output tokens. @default 1024 */
-  maxTokens?: number;
-  /** Per-call time limit in ms. @default undefined (the backend's timeout) */
-  timeoutMs?: number;
-  /** Name in records. @default "llm-judge" */
-  name?: string;
-}
+/** Options of {@link createLlmRecoveryJudge}. Backbone in the paper: GPT-5.4. Defaults: temperature 0, detail "high", maxTokens 1024, name "llm-judge"; a failure abstains. */
+export interface LlmRecoveryJudgeOptions extends JsonRoleOptions {}
 
 const OptionsSchema = z
   .object({
@@ -97,10 +81,7 @@ export function createLlmRecoveryJudge(options: LlmRecoveryJudgeOptions): LlmRec
         role: "judge",
         prompt,
         schema: JudgeReplySchema,
-        maxReasks: o.maxReasks,
-        temperature: o.temperature,
-        maxTokens: o.maxTokens,
-        timeoutMs: o.timeoutMs,
+        ...roleCall(o),
         signal: input.signal,
         messages: [
           {

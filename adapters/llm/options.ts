@@ -19,6 +19,36 @@ export function requireModel(model: unknown, what: string): asserts model is Cha
   }
 }
 
+/**
+ * The call settings every LLM component takes. Each component's options type names its own
+ * defaults (name, temperature, detail, max tokens) in its JSDoc.
+ */
+export interface LlmCallSettings {
+  /** Image detail hint. */
+  detail?: "low" | "high" | "auto";
+  /** Sampling temperature. */
+  temperature?: number;
+  /** Max output tokens. */
+  maxTokens?: number;
+  /** Per-call time limit in ms; a timeout counts as a failed call. @default undefined (the backend's timeout) */
+  timeoutMs?: number;
+  /** Name in records. */
+  name?: string;
+}
+
+/** Options of a JSON-role component (detector, selector, verifiers, judge): its model, call settings and re-asks. */
+export interface JsonRoleOptions extends LlmCallSettings {
+  /** The backbone chat model. */
+  model: ChatModel;
+  /** Re-asks after an invalid reply before failing safe. @default 1 */
+  maxReasks?: number;
+}
+
+/** What one model call of a component takes from its parsed options (spread into askForJson/askForText). */
+export function roleCall(o: { maxReasks?: number; temperature?: number; maxTokens?: number; timeoutMs?: number }) {
+  return { maxReasks: o.maxReasks ?? 0, temperature: o.temperature, maxTokens: o.maxTokens, timeoutMs: o.timeoutMs };
+}
+
 /** Re-asks after an invalid reply before failing safe (detector, selector, verifier). */
 export const maxReasksField = () => z.number().int().min(0).max(5).default(1);
 
@@ -36,5 +66,16 @@ export function callFields(defaults: { name: string; temperature: number; maxTok
     maxTokens: z.number().int().min(1).default(defaults.maxTokens ?? 1024),
     timeoutMs: z.number().int().min(1).optional(),
     name: z.string().min(1).default(defaults.name),
+  };
+}
+
+/** The call fields of an agent-backed component (recoverer, perturber): unset ones fall back to the agent's own. */
+export function agentCallFields(name: string) {
+  return {
+    detail: z.enum(["low", "high", "auto"]).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    maxTokens: z.number().int().min(1).optional(),
+    timeoutMs: z.number().int().min(1).optional(),
+    name: z.string().min(1).default(name),
   };
 }

@@ -16,10 +16,13 @@ import { logger } from "../../src/logger.ts";
 import perturbationInstruction from "../../prompts/perturbation-instruction.ts";
 import type { AgentFormatSpec } from "../policies/format.ts";
 import { framedAgent, proposeGuarded } from "./framed-agent.ts";
-import { imagesField, parseOptions } from "./options.ts";
+import { agentCallFields, imagesField, parseOptions, type LlmCallSettings } from "./options.ts";
 
-/** Options of {@link createLlmPerturbationPolicy}. */
-export interface LlmPerturbationPolicyOptions {
+/**
+ * Options of {@link createLlmPerturbationPolicy}. Call settings left unset are the agent's own (else detail "auto",
+ * maxTokens 3000); name "llm-perturber"; a timed-out call is a recorded model-error step.
+ */
+export interface LlmPerturbationPolicyOptions extends LlmCallSettings {
   /** The forward agent's spec (backbone and action format). @default { format: "pyautogui", model } */
   agent?: AgentFormatSpec;
   /** Shorthand for `agent: { format: "pyautogui", model }`. */
@@ -28,27 +31,15 @@ export interface LlmPerturbationPolicyOptions {
   budget?: number;
   /** Past screenshots to attach. @default 1 */
   historyImages?: number;
-  /** Image detail hint (chat formats). @default the agent's, else "auto" */
-  detail?: "low" | "high" | "auto";
   /** Sampling temperature. @default the agent's, else 0.7 */
   temperature?: number;
-  /** Max output tokens. @default the agent's, else 3000 */
-  maxTokens?: number;
-  /** Per-call time limit in ms; a timeout is a recorded model-error step. @default undefined (the backend's timeout) */
-  timeoutMs?: number;
-  /** Name in records. @default "llm-perturber" */
-  name?: string;
 }
 
 const OptionsSchema = z
   .object({
     budget: z.number().int().min(1).default(1),
     historyImages: imagesField(1),
-    detail: z.enum(["low", "high", "auto"]).optional(),
-    temperature: z.number().min(0).max(2).optional(),
-    maxTokens: z.number().int().min(1).optional(),
-    timeoutMs: z.number().int().min(1).optional(),
-    name: z.string().min(1).default("llm-perturber"),
+    ...agentCallFields("llm-perturber"),
   })
   .strict();
 

@@ -25,14 +25,17 @@ import type { PromptFraming } from "../policies/framing.ts";
 import { historyParts } from "./history.ts";
 import { observationParts } from "../policies/observation.ts";
 import { framedAgent, proposeGuarded } from "./framed-agent.ts";
-import { imagesField, parseOptions } from "./options.ts";
+import { agentCallFields, imagesField, parseOptions, type LlmCallSettings } from "./options.ts";
 import { readRecoveryReply } from "./reply-actions.ts";
 
 /** The word the recovery agent answers, alone, when the TARGET state is reached. */
 export const RESTORED_TOKEN = "RESTORED";
 
-/** Options of {@link createLlmRecoveryPolicy}. */
-export interface LlmRecoveryPolicyOptions {
+/**
+ * Options of {@link createLlmRecoveryPolicy}. Call settings left unset are the agent's own (else detail "auto",
+ * maxTokens 3000); name "llm-recoverer"; a timed-out call is a recorded model-error step.
+ */
+export interface LlmRecoveryPolicyOptions extends LlmCallSettings {
   /**
    * The recovery agent's backbone and action format. Pass the forward agent's own spec to get the
    * paper's setup (App. B.2: same backbone, different prompts and step budget). @default { format: actionFormat, model }
@@ -46,18 +49,10 @@ export interface LlmRecoveryPolicyOptions {
   historyImages?: number;
   /** Screenshots of this attempt's earlier recovery steps to attach. @default 1 */
   recoveryImages?: number;
-  /** Image detail hint (chat formats). @default the agent's, else "auto" */
-  detail?: "low" | "high" | "auto";
   /** Characters of each past step's raw response shown in the context. @default 0 */
   responseChars?: number;
   /** Sampling temperature. @default the agent's, else 0.7 (paper: the forward model's own) */
   temperature?: number;
-  /** Max output tokens. @default the agent's, else 3000 */
-  maxTokens?: number;
-  /** Per-call time limit in ms; a timeout is a recorded model-error step. @default undefined (the backend's timeout) */
-  timeoutMs?: number;
-  /** Name in records. @default "llm-recoverer" */
-  name?: string;
 }
 
 const OptionsSchema = z
@@ -66,11 +61,7 @@ const OptionsSchema = z
     historyImages: imagesField(3),
     recoveryImages: imagesField(1),
     responseChars: z.number().int().min(0).default(0),
-    detail: z.enum(["low", "high", "auto"]).optional(),
-    temperature: z.number().min(0).max(2).optional(),
-    maxTokens: z.number().int().min(1).optional(),
-    timeoutMs: z.number().int().min(1).optional(),
-    name: z.string().min(1).default("llm-recoverer"),
+    ...agentCallFields("llm-recoverer"),
   })
   .strict();
 

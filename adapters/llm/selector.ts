@@ -4,14 +4,13 @@
  * number of times, then it falls back to R = max(0, E-1) and says so in `failure`.
  */
 import { z } from "zod";
-import type { ChatModel } from "../../src/model.ts";
 import { promptRef, renderPrompt } from "../../src/prompt.ts";
 import type { RecoveryStepSelector, Selection, SelectorInput } from "../../src/selector.ts";
 import { logger } from "../../src/logger.ts";
 import recoveryStepSelector from "../../prompts/recovery-step-selector.ts";
 import { askForJson } from "./json-reply.ts";
 import { historyParts } from "./history.ts";
-import { callFields, imagesField, maxReasksField, parseOptions, requireModel } from "./options.ts";
+import { callFields, imagesField, maxReasksField, parseOptions, requireModel, roleCall, type JsonRoleOptions } from "./options.ts";
 
 /** The reply contract of the selector prompt (the range 0..E is checked per call). */
 export const SelectorReplySchema = z.object({
@@ -19,24 +18,10 @@ export const SelectorReplySchema = z.object({
   reason: z.string(),
 });
 
-/** Options of {@link createLlmStepSelector}. */
-export interface LlmStepSelectorOptions {
-  /** The backbone (the paper shares it with the detector). */
-  model: ChatModel;
-  /** Re-asks after an invalid reply before falling back to E-1. @default 1 */
-  maxReasks?: number;
+/** Options of {@link createLlmStepSelector} (paper: the detector's backbone). Defaults: temperature 0.7, detail "auto", maxTokens 1024, name "llm-selector"; a failure falls back to E-1. */
+export interface LlmStepSelectorOptions extends JsonRoleOptions {
   /** How many of the screenshots up to and including step E to attach. @default 3 */
   historyImages?: number;
-  /** Image detail hint. @default "auto" */
-  detail?: "low" | "high" | "auto";
-  /** Sampling temperature. @default 0.7 */
-  temperature?: number;
-  /** Max output tokens. @default 1024 */
-  maxTokens?: number;
-  /** Per-call time limit in ms. @default undefined (the backend's timeout) */
-  timeoutMs?: number;
-  /** Name in records. @default "llm-selector" */
-  name?: string;
 }
 
 const OptionsSchema = z.object({
@@ -68,10 +53,7 @@ export function createLlmStepSelector(options: LlmStepSelectorOptions): Recovery
         role: "selector",
         prompt,
         schema,
-        maxReasks: o.maxReasks,
-        temperature: o.temperature,
-        maxTokens: o.maxTokens,
-        timeoutMs: o.timeoutMs,
+        ...roleCall(o),
         signal: input.signal,
         messages: [
           {

@@ -15,26 +15,16 @@ import type { ChatModel } from "../../src/model.ts";
 import type { ModelUsage } from "../../src/usage.ts";
 import { logger } from "../../src/logger.ts";
 import contextualizer from "../../prompts/recovery-target-contextualizer.ts";
-import { callModel } from "./call.ts";
+import { askForText } from "./json-reply.ts";
 import { describeActions, historyParts, screenshotPart } from "./history.ts";
-import { callFields, imagesField, parseOptions, requireModel } from "./options.ts";
+import { callFields, imagesField, parseOptions, requireModel, roleCall, type LlmCallSettings } from "./options.ts";
 
-/** Options of {@link createLlmSummarizer}. */
-export interface LlmSummarizerOptions {
-  /** The backbone (paper: a strong model at temperature 0 with 1024 max tokens). */
+/** Options of {@link createLlmSummarizer} (paper: a strong model at temperature 0 with 1024 max tokens). Defaults: temperature 0, detail "auto", maxTokens 1024, name "llm-summarizer"; a failure briefs with the action list. */
+export interface LlmSummarizerOptions extends LlmCallSettings {
+  /** The backbone chat model. */
   model: ChatModel;
   /** Screenshots of the history to attach besides the target one. @default 3 */
   historyImages?: number;
-  /** Image detail hint. @default "auto" */
-  detail?: "low" | "high" | "auto";
-  /** Sampling temperature. @default 0 */
-  temperature?: number;
-  /** Max output tokens. @default 1024 */
-  maxTokens?: number;
-  /** Per-call time limit in ms. @default undefined (the backend's timeout) */
-  timeoutMs?: number;
-  /** Name in records. @default "llm-summarizer" */
-  name?: string;
 }
 
 const OptionsSchema = z
@@ -66,33 +56,29 @@ export function createLlmSummarizer(options: LlmSummarizerOptions): Summarizer {
       blobs: BlobReader;
       signal?: AbortSignal;
     }): Promise<{ summary: string; usage?: ModelUsage[]; prompt?: string }> {
-      const res = await callModel(
+      const reply = await askForText({
         model,
-        {
-          role: "summarizer",
-          prompt,
-          temperature: o.temperature,
-          maxTokens: o.maxTokens,
-          messages: [
-            {
-              role: "user",
-              content: [
-                { type: "text", text: renderPrompt(contextualizer, { instruction: input.task.instruction, target_step: input.target.step }) },
-                ...historyParts(input.history, { images: o.historyImages, detail: o.detail }),
-                { type: "text", text: `TARGET screenshot (the state just before step ${input.target.step}):` },
-                screenshotPart(input.target.observation, o.detail),
-              ],
-            },
-          ],
-        },
-        { timeoutMs: o.timeoutMs, signal: input.signal },
-      );
-      const text = res.ok ? res.response.text.trim() : "";
-      if (!res.ok || !text) {
-        logger.warn({ summarizer: o.name, error: res.ok ? "empty summary" : res.error }, "summarizer failed; using the action list as the briefing");
-        return { summary: fallbackSummary(input.history, input.target.step), usage: res.ok ? [res.response.usage] : [], prompt };
+        role: "summarizer",
+        prompt,
+        ...roleCall(o),
+        signal: input.signal,
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: renderPrompt(contextualizer, { instruction: input.task.instruction, target_step: input.target.step }) },
+              ...historyParts(input.history, { images: o.historyImages, detail: o.detail }),
+              { type: "text", text: `TARGET screenshot (the state just before step ${input.target.step}):` },
+              screenshotPart(input.target.observation, o.detail),
+            ],
+          },
+        ],
+      });
+      if (reply.value === undefined) {
+        logger.warn({ summarizer: o.name, error: reply.failure }, "summarizer failed; using the action list as the briefing");
+        return { summary: fallbackSummary(input.history, input.target.step), usage: reply.usage, prompt };
       }
-      return { summary: text, usage: [res.response.usage], prompt };
+      return { summary: reply.value, usage: reply.usage, prompt };
     },
   };
 }

@@ -10,13 +10,12 @@ import type { BlobReader } from "../../src/blob-store.ts";
 import type { Observation } from "../../src/observation.ts";
 import { promptRef, renderPrompt } from "../../src/prompt.ts";
 import type { StateVerifier, VerifierVerdict } from "../../src/recovery.ts";
-import type { ChatModel } from "../../src/model.ts";
 import type { ModelUsage } from "../../src/usage.ts";
 import { logger } from "../../src/logger.ts";
 import stateVerifier from "../../prompts/state-verifier.ts";
 import { askForJson } from "./json-reply.ts";
 import { screenshotPart } from "./history.ts";
-import { callFields, maxReasksField, parseOptions, requireModel } from "./options.ts";
+import { callFields, maxReasksField, parseOptions, requireModel, roleCall, type JsonRoleOptions } from "./options.ts";
 
 /** The reply contract of the verifier prompt. */
 export const VerifierReplySchema = z.object({
@@ -25,23 +24,8 @@ export const VerifierReplySchema = z.object({
   reason: z.string(),
 });
 
-/** Options of {@link createLlmStateVerifier}. */
-export interface LlmStateVerifierOptions {
-  /** The backbone (paper: GPT-5-Mini with default hyperparameters). */
-  model: ChatModel;
-  /** Re-asks after an invalid reply before abstaining. @default 1 */
-  maxReasks?: number;
-  /** Image detail hint; small differences need "high". @default "high" */
-  detail?: "low" | "high" | "auto";
-  /** Sampling temperature; undefined leaves the API default. @default undefined */
-  temperature?: number;
-  /** Max output tokens. @default 1024 */
-  maxTokens?: number;
-  /** Per-call time limit in ms. @default undefined (the backend's timeout) */
-  timeoutMs?: number;
-  /** Name in records. @default "llm-verifier" */
-  name?: string;
-}
+/** Options of {@link createLlmStateVerifier}. Defaults: temperature unset (the API's; paper: GPT-5-Mini defaults), detail "high", maxTokens 1024, name "llm-verifier"; a failure abstains. */
+export interface LlmStateVerifierOptions extends JsonRoleOptions {}
 
 const OptionsSchema = z
   .object({
@@ -82,11 +66,8 @@ export function createLlmStateVerifier(options: LlmStateVerifierOptions): LlmSta
         role: "verifier",
         prompt,
         schema: VerifierReplySchema,
-        maxReasks: o.maxReasks,
-        maxTokens: o.maxTokens,
-        timeoutMs: o.timeoutMs,
+        ...roleCall(o),
         signal: input.signal,
-        ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
         messages: [
           { role: "system", content: renderPrompt(stateVerifier, {}) },
           {

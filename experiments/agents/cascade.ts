@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { CascadeGateSpecSchema, createCascadeDetector } from "../../src/detectors/index.ts";
 import { ConfigError } from "../../src/errors.ts";
-import type { AgentKind, ValidAgentSpec } from "./registry.ts";
+import type { AgentKind, ValidAgentSpec } from "./kind.ts";
 import type { AgentContext, AgentOf, AgentRole } from "./roles.ts";
 
 const CascadeSpecSchema = z

@@ -7,26 +7,18 @@
 import { ConfigError } from "../../src/errors.ts";
 import type { ChatModel } from "../../src/model.ts";
 import { envVar, runtimeSettings, type RuntimeSettings } from "../../src/settings.ts";
-import { withCache, type CacheMode, type CacheOptions } from "../../adapters/models/cache.ts";
+import { withCache, type CacheOptions } from "../../adapters/models/cache.ts";
 import { createOpenAIChatModel } from "../../adapters/models/openai-chat.ts";
 import { withDraws, type DrawScope } from "../../adapters/models/draws.ts";
 import type { BlobStore } from "../../src/blob-store.ts";
 import type { ModelRole } from "../../src/usage.ts";
-import type { CostLedger, ModelMeter } from "./meter.ts";
+import type { ModelMeter } from "./meter.ts";
+import type { ModelCallSettings } from "./roles.ts";
 import { backendOf, type ModelAgentSpec } from "./model-spec.ts";
 import { langChainChatModelFor } from "./langchain-module.ts";
 
-/** Run-wide settings of model agents. */
-export interface ModelCallSettings {
-  /** Record/replay cache of every model call. @default "off" */
-  cache: CacheMode;
-  /** Cache folder (the CLI's default: <out>/model-cache). */
-  cacheDir: string;
-  /** Environment to read keys from. @default process.env */
-  env?: NodeJS.ProcessEnv;
-  /** Money actually spent so far (for --max-cost-usd). */
-  ledger?: CostLedger;
-}
+// ModelCallSettings lives with the roles (roles.ts) that carry it, so neither file imports the other.
+export type { ModelCallSettings } from "./roles.ts";
 
 /** The settings with keys, computed once per spec. */
 export function settingsFor(calls: ModelCallSettings | undefined): RuntimeSettings {

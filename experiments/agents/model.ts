@@ -11,7 +11,7 @@ import type { ModelRole } from "../../src/usage.ts";
 import { apiKeyOf, cacheOptionsOf, chatModelFor, settingsFor } from "./model-client.ts";
 import { ModelAgentSpecSchema, modelRoleProblem, type ModelAgentSpec } from "./model-spec.ts";
 import { MODEL_ROLE_OF, type AgentContext, type AgentOf, type AgentRole } from "./roles.ts";
-import type { AgentKind } from "./registry.ts";
+import type { AgentKind } from "./kind.ts";
 
 function opt<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
   return value === undefined ? {} : ({ [key]: value } as Record<K, V>);

@@ -1,7 +1,7 @@
 /** The `probe` kind: the probe verifier (src/probes), which compares attested state probes of the target and current screens. */
 import type { z } from "zod";
 import { ProbeVerifierSpecSchema, probeVerifierFromSpec } from "../../src/probes/verifier.ts";
-import type { AgentKind } from "./registry.ts";
+import type { AgentKind } from "./kind.ts";
 import type { AgentOf, AgentRole } from "./roles.ts";
 
 type ProbeSpec = z.output<typeof ProbeVerifierSpecSchema>;

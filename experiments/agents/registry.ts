@@ -5,34 +5,18 @@
  * `cascade` (cascade.ts) puts cheap gates in front of any other detector spec. New kinds register
  * with {@link registerAgentKind}.
  */
-import type { z } from "zod";
 import { ConfigError } from "../../src/errors.ts";
 import { createCascadeKind } from "./cascade.ts";
 import { LOOP_KIND } from "./loop.ts";
 import { PROBE_KIND } from "./probe.ts";
 import { MODEL_KIND } from "./model.ts";
 import { AI_SDK_KIND, OPENAI_AGENTS_KIND } from "./sdk-agents.ts";
+import type { AgentKind, ValidAgentSpec } from "./kind.ts";
 import { AGENT_ROLES, type AgentContext, type AgentOf, type AgentRole } from "./roles.ts";
 import { SIM_KIND } from "./sim.ts";
 import { STAGNATION_KIND } from "./stagnation.ts";
 
-/** One agent kind: which roles it fills, its spec schema per role, and its factory. */
-export interface AgentKind<S = Record<string, unknown>> {
-  kind: string;
-  roles: readonly AgentRole[];
-  /** True when its agents are simulated (results are labelled so). */
-  simulated: boolean;
-  /** Per-spec answer when it depends on the spec (a cascade is simulated when its inner detector is). */
-  isSimulated?(spec: S): boolean;
-  /** The spec schema for a role (strict: unknown fields are errors). */
-  schema(role: AgentRole): z.ZodType<S>;
-  /** A problem the schema cannot see (e.g. a format the role cannot speak), relative to the spec. */
-  check?(role: AgentRole, spec: S): { field: string; message: string } | undefined;
-  create<R extends AgentRole>(role: R, spec: S, ctx: AgentContext): AgentOf[R];
-}
-
-/** A validated agent spec (its kind's schema output). */
-export type ValidAgentSpec = { kind: string } & Record<string, unknown>;
+export type { AgentKind, ValidAgentSpec } from "./kind.ts";
 
 const KINDS = new Map<string, AgentKind<any>>();
 for (const k of [SIM_KIND, MODEL_KIND, STAGNATION_KIND, LOOP_KIND, PROBE_KIND, OPENAI_AGENTS_KIND, AI_SDK_KIND]) KINDS.set(k.kind, k);

@@ -10,8 +10,8 @@ import type { RecoveryPolicy, StateVerifier, Summarizer } from "../../src/recove
 import type { RecoveryStepSelector } from "../../src/selector.ts";
 import type { Task } from "../../src/task.ts";
 import type { ModelRole } from "../../src/usage.ts";
-import type { ModelMeter } from "./meter.ts";
-import type { ModelCallSettings } from "./model-client.ts";
+import type { CostLedger, ModelMeter } from "./meter.ts";
+import type { CacheMode } from "../../adapters/models/cache.ts";
 import type { DrawScope } from "../../adapters/models/draws.ts";
 
 /** Roles an agent spec can fill. `recovery` is the recovery sub-agent. */
@@ -57,4 +57,16 @@ export interface AgentContext {
   draws?: DrawScope;
   /** Environment kind the agent acts in ("simdesk", "x11", ...); sim agents need ground truth. */
   envKind?: string;
+}
+
+/** Run-wide settings of model agents. */
+export interface ModelCallSettings {
+  /** Record/replay cache of every model call. @default "off" */
+  cache: CacheMode;
+  /** Cache folder (the CLI's default: <out>/model-cache). */
+  cacheDir: string;
+  /** Environment to read keys from. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** Money actually spent so far (for --max-cost-usd). */
+  ledger?: CostLedger;
 }

@@ -6,11 +6,10 @@
  * runtime drives them one step at a time (adapters/sdk/<sdk>/forward-policy.ts) with their own
  * model, instructions and tools; their actions run on the experiment's environment.
  */
-import type { Agent } from "@openai/agents";
 import type { ForwardPolicy, PolicyInput } from "../../src/policy.ts";
-import { agentForwardPolicy } from "../../adapters/sdk/openai-agents/forward-policy.ts";
+import { agentForwardPolicy, type OpenAIAgent as Agent } from "../../adapters/sdk/openai-agents/forward-policy.ts";
 import { aiSdkForwardPolicy, type AiSdkAgentSettings } from "../../adapters/sdk/ai-sdk/forward-policy.ts";
-import type { AgentKind } from "./registry.ts";
+import type { AgentKind } from "./kind.ts";
 import type { AgentOf, AgentRole } from "./roles.ts";
 import { checkSdkModule, loadSdkExport, sdkAgentSpecSchema, type SdkAgentSpec } from "./sdk-module.ts";
 
@@ -50,7 +49,7 @@ export const OPENAI_AGENTS_KIND: AgentKind<SdkAgentSpec> = {
   schema: () => OpenAIAgentsSpecSchema,
   check: (_role, spec) => checkSdkModule(spec),
   create<R extends AgentRole>(_role: R, spec: SdkAgentSpec): AgentOf[R] {
-    const load = () => loadSdkExport<Agent<any, any>>(spec, "an OpenAI Agents SDK Agent", openAIAgentProblem).then((agent) => agentForwardPolicy(agent));
+    const load = () => loadSdkExport<Agent>(spec, "an OpenAI Agents SDK Agent", openAIAgentProblem).then((agent) => agentForwardPolicy(agent));
     return lazyPolicy(`openai-agents:${spec.module}#${spec.export}`, load) as AgentOf[R];
   },
 };

@@ -13,7 +13,7 @@ import type { SimDesk, SimDeskTask } from "../../adapters/environments/simdesk/i
 import { createPlanDivergenceDetector } from "../../adapters/environments/desktop-tasks/plan-detector.ts";
 import { createSimDetector, createSimForwardPolicy, createSimRecoveryPolicy, createSimStepSelector, SIM_PROFILES } from "../../adapters/policies/simulated/index.ts";
 import { SimDetectorOptionsSchema, SimForwardOptionsSchema, SimRecoveryOptionsSchema, SimSelectorOptionsSchema } from "../../adapters/policies/simulated/options.ts";
-import type { AgentKind } from "./registry.ts";
+import type { AgentKind } from "./kind.ts";
 import type { AgentContext, AgentOf, AgentRole } from "./roles.ts";
 
 /** Profile tables by agent role. */

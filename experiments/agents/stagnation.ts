@@ -1,7 +1,7 @@
 /** The `stagnation` kind: the heuristic detector that fires when the last k actions changed nothing on screen. */
 import { z } from "zod";
 import { createStagnationDetector } from "../../src/detectors/index.ts";
-import type { AgentKind } from "./registry.ts";
+import type { AgentKind } from "./kind.ts";
 import type { AgentOf, AgentRole } from "./roles.ts";
 
 const StagnationSpecSchema = z

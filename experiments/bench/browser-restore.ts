@@ -12,7 +12,7 @@ import { BlobStore } from "../../src/blob-store.ts";
 import type { EnvironmentSnapshot } from "../../src/environment.ts";
 import { snapshotStore } from "../../graphs/env-step.ts";
 import { BROWSER_TASKS, createBrowserEnvironment } from "../../adapters/environments/browser/index.ts";
-import type { BenchResult } from "./index.ts";
+import type { BenchResult } from "./result.ts";
 
 /** A long shop task: R is the step before placing the order. */
 const TASK = "shop-bottle-express-promo";

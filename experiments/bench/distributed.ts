@@ -23,7 +23,7 @@ import { distributedRunId, queueCoordinator } from "../distributed/coordinator.t
 import { conditionsOf, expandJobs, resolveSeeds } from "../runner/conditions.ts";
 import { runExperiment } from "../runner/experiment.ts";
 import { createSimDeskRuntime } from "../runtime/simdesk.ts";
-import type { BenchResult } from "./index.ts";
+import type { BenchResult } from "./result.ts";
 import { killOnBenchExit, onBenchExit } from "./cleanup.ts";
 import { cpuSecondsMatching, cpuSecondsOf, machineScaling, POSTGRES_PROCESSES, REDIS_PROCESSES } from "./cpu.ts";
 

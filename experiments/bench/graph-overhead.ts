@@ -14,7 +14,7 @@ import type { ForwardPolicy, HistoryEntry } from "../../src/policy.ts";
 import type { Task } from "../../src/task.ts";
 import { createSqliteCheckpointer } from "../../graphs/checkpointers.ts";
 import { runEpisode } from "../../graphs/run-episode.ts";
-import type { BenchResult } from "./index.ts";
+import type { BenchResult } from "./result.ts";
 
 const STEPS = 50;
 const TASK: Task = { id: "bench", instruction: "nothing", env: "instant", setup: null, evaluator: null };

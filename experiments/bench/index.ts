@@ -3,24 +3,10 @@
  * machines are shared and noisy, so absolute times alone mean little). A line with a target
  * prints its figure, the target and PASS or MISS; `npm run bench -- --json` prints every line as
  * JSON `{ id, value, unit, target, pass }` (target and pass null for lines without a target).
- * Each benchmark module exports `run(): Promise<BenchResult[]>`; add yours to BENCHES.
+ * Each benchmark module exports `run(): Promise<BenchResult[]>` (./result.ts); add yours to BENCHES.
  */
 
-export interface BenchResult {
-  name: string;
-  /** What the ratio compares, e.g. "graph step / bare loop step". */
-  ratioOf: string;
-  ratio: number;
-  details: Record<string, number | string>;
-  /** The figure judged against `target` (defaults to `ratio`). */
-  value?: number;
-  /** Unit of `value`. @default "x" */
-  unit?: string;
-  /** The target as text, e.g. "<= 10". */
-  target?: string;
-  /** Whether `value` meets `target`. */
-  pass?: boolean;
-}
+import type { BenchResult } from "./result.ts";
 
 type BenchModule = { run(): Promise<BenchResult[]> };
 

@@ -34,7 +34,7 @@ import { createSimDeskRuntime } from "../runtime/simdesk.ts";
 import { processWorkers } from "../commands/run-options.ts";
 import { onBenchExit } from "./cleanup.ts";
 import { benchDesk, benchSqlite, neverDone, runLongEpisode, sqliteBytes } from "./long-episode.ts";
-import type { BenchResult } from "./index.ts";
+import type { BenchResult } from "./result.ts";
 import { machineScaling } from "./cpu.ts";
 import { machineryShare, profiled } from "./profile-share.ts";
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { BlobStore } from "../../src/blob-store.ts";
 import { createSimDesk, getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
-import type { BenchResult } from "./index.ts";
+import type { BenchResult } from "./result.ts";
 
 const TASK = "cross-tidy-downloads";
 

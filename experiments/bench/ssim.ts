@@ -7,7 +7,7 @@
 import { syntheticPairs } from "../recovery-eval/ssim-corpus.ts";
 import { clearSsimCache, maskedScreenshotSsim, screenshotSsim } from "../../src/image/similarity.ts";
 import { referenceSsim } from "../../src/image/ssim-reference.ts";
-import type { BenchResult } from "./index.ts";
+import type { BenchResult } from "./result.ts";
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -24,27 +24,13 @@ import type { RecoveryEvalConfig } from "./config.ts";
 import { loadLabels, matchLabels, runIdOf } from "./labels.ts";
 import { evalEndpoints, LayeredBlobStore, usageFile, type ModelUsageFile } from "./models.ts";
 import { preflightEndpoints } from "../agents/index.ts";
-import { ci, kappaCi, SIMULATED_RECOVERY_NOTE, type RecoveryEvalReport } from "./report-data.ts";
+import { ci, kappaCi, SIMULATED_RECOVERY_NOTE, type AgreementCounts, type RecoveryEvalReport } from "./report-data.ts";
 
 /** Name of the LLM-judge row. */
 export const JUDGE_ORACLE = "LLM judge";
 
 /** One row of the label-agreement table. */
-export interface LabelAgreementJsonRow {
-  oracle: string;
-  n: number;
-  agreement: number;
-  agreementCi: string;
-  kappa: number | null;
-  /** "kappa [lo, hi]" (Cohen's large-sample 95% interval), or "undefined" when kappa is. */
-  kappaCi: string;
-  tp: number;
-  fp: number;
-  tn: number;
-  fn: number;
-  falsePositiveRate: number;
-  falseNegativeRate: number;
-}
+export type LabelAgreementJsonRow = AgreementCounts;
 
 /**
  * The paper's Table 1 comparison: on the labelled runs where retrace's oracle (R_O AND R_TC) and a

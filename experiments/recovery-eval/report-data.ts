@@ -139,24 +139,28 @@ function rationaleMethod(runs: readonly RecoveryRun[]): string {
   return r ? `${r.method}, restorative when the best similarity >= ${r.threshold}; keyword classifier as the baseline (restorativeIntent)` : "keyword classifier only";
 }
 
-/** One row of the agreement table. */
-export interface AgreementJsonRow {
-  noise: "off" | "on";
+/** What every oracle-agreement row holds: agreement with its interval, Cohen's kappa, the confusion counts and rates. */
+export interface AgreementCounts {
   oracle: string;
   n: number;
   agreement: number;
   agreementCi: string;
-  falsePositiveRate: number;
-  fprCi: string;
-  falseNegativeRate: number;
-  fnrCi: string;
   kappa: number | null;
-  /** "kappa [lo, hi]" (Cohen's large-sample 95% interval), or "undefined". */
+  /** "kappa [lo, hi]" (Cohen's large-sample 95% interval), or "undefined" when kappa is. */
   kappaCi: string;
   tp: number;
   fp: number;
   tn: number;
   fn: number;
+  falsePositiveRate: number;
+  falseNegativeRate: number;
+}
+
+/** One row of the agreement table. */
+export interface AgreementJsonRow extends AgreementCounts {
+  noise: "off" | "on";
+  fprCi: string;
+  fnrCi: string;
 }
 
 /** `oracle-agreement.json`. */

@@ -16,7 +16,6 @@ import type { RecordingEnvironment } from "./recording-env.ts";
 import type { ResultLine } from "./results-log.ts";
 import type { ExperimentRuntime, SkippedTask } from "./runtime.ts";
 import type { ModelCallSettings } from "../agents/model-client.ts";
-import type { RemotePhases } from "./remote.ts";
 
 /** How to run (from the CLI flags). */
 export interface RunSettings {
@@ -176,4 +175,22 @@ export function selectTasks(runtime: ExperimentRuntime, envSpec: EnvSpec): Task[
 export function skippedTasks(runtime: ExperimentRuntime, envSpec: EnvSpec): SkippedTask[] {
   const all = runtime.skipped?.(envSpec) ?? [];
   return envSpec.tasks ? all.filter((s) => envSpec.tasks!.includes(s.task)) : all;
+}
+
+/** One phase handed to a {@link RemotePhases}. */
+export interface RemotePhaseRequest<J extends EpisodeJob> {
+  phase: string;
+  /** The phase's jobs in expansion order. */
+  jobs: readonly J[];
+  /** Run one job on a (recording) environment: the runner's per-episode function. */
+  execute: (job: J, env: RecordingEnvironment) => Promise<JobOutcome>;
+  ctx: RunContext;
+}
+
+/** Where the phases of an experiment run when they do not run on the local pool. */
+export interface RemotePhases {
+  /** "coordinator" writes the run folder; "worker" writes nothing but its episode. */
+  readonly role: "coordinator" | "worker";
+  /** Run (or look up) the phase's jobs and return their lines in job order. */
+  runPhase<J extends EpisodeJob>(req: RemotePhaseRequest<J>): Promise<ResultLine[]>;
 }

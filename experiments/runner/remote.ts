@@ -3,11 +3,8 @@
  * enqueues them and waits (the coordinator), and `retrace worker` runs one queued episode through
  * the very same experiment code (the worker), so both build components exactly as a local run.
  */
-import type { EpisodeJob } from "./conditions.ts";
-import type { RunContext } from "./context.ts";
-import type { JobOutcome } from "./pool.ts";
-import type { RecordingEnvironment } from "./recording-env.ts";
-import type { ResultLine } from "./results-log.ts";
+// The phase interfaces live with the run context that hands itself to them (no import cycle).
+export type { RemotePhaseRequest, RemotePhases } from "./context.ts";
 
 /**
  * Files of the run folder that the workers of a later phase read, shipped with the run (the
@@ -16,21 +13,3 @@ import type { ResultLine } from "./results-log.ts";
  * the forward runs and the continuations.
  */
 export const RUN_FILES = ["plan.json"] as const;
-
-/** One phase handed to a {@link RemotePhases}. */
-export interface RemotePhaseRequest<J extends EpisodeJob> {
-  phase: string;
-  /** The phase's jobs in expansion order. */
-  jobs: readonly J[];
-  /** Run one job on a (recording) environment: the runner's per-episode function. */
-  execute: (job: J, env: RecordingEnvironment) => Promise<JobOutcome>;
-  ctx: RunContext;
-}
-
-/** Where the phases of an experiment run when they do not run on the local pool. */
-export interface RemotePhases {
-  /** "coordinator" writes the run folder; "worker" writes nothing but its episode. */
-  readonly role: "coordinator" | "worker";
-  /** Run (or look up) the phase's jobs and return their lines in job order. */
-  runPhase<J extends EpisodeJob>(req: RemotePhaseRequest<J>): Promise<ResultLine[]>;
-}

@@ -1,18 +1,21 @@
 /**
  * Fails when an import breaks the layering: experiments -> graphs/adapters -> src.
- * - src/ (except the public barrels src/index.ts and src/testing.ts) imports nothing from
- *   graphs/, adapters/ or experiments/;
+ * - src/ imports nothing from graphs/, adapters/, prompts/ or experiments/ (prompts/ may import src/);
  * - graphs/, adapters/, prompts/ never import experiments/;
  * - vendor SDKs (openai, @langchain/openai, @anthropic-ai/sdk, dockerode, bullmq, ioredis, pg,
  *   @langchain/langgraph-checkpoint-postgres) only in adapters/;
- * - no library file imports the barrel src/index.ts (that is for users and tests).
+ * - each package `exports` entry file lives at the layer it names (`retrace` -> graphs/,
+ *   `retrace/adapters` and `retrace/testing` -> adapters/, `retrace/experiments` -> experiments/)
+ *   and re-exports only names (no `export *`), and no library file imports an entry file
+ *   (entries are for users and tests).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve, dirname, sep } from "node:path";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "../..");
-const VENDOR = ["openai", "@langchain/openai", "@anthropic-ai/sdk", "dockerode", "bullmq", "ioredis", "pg", "@langchain/langgraph-checkpoint-postgres"];
-const BARRELS = new Set(["src/index.ts", "src/testing.ts"]);
+const VENDOR = ["openai", "@langchain/openai", "@anthropic-ai/sdk", "dockerode", "bullmq", "ioredis", "pg", "@langchain/langgraph-checkpoint-postgres", "playwright-core"];
+/** Where each public entry must live: the folder of the layer it describes. */
+const ENTRY_LAYER: Record<string, string> = { ".": "graphs", "./adapters": "adapters", "./testing": "adapters/testing", "./experiments": "experiments" };
 
 function* walk(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {
@@ -24,6 +27,21 @@ function* walk(dir: string): Generator<string> {
 }
 
 const problems: string[] = [];
+const exportsMap = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).exports ?? {}) as Record<string, string>;
+const ENTRIES = new Set<string>();
+for (const [name, file] of Object.entries(exportsMap)) {
+  const rel = file.replace(/^\.\//, "");
+  ENTRIES.add(rel);
+  const layer = ENTRY_LAYER[name];
+  if (!layer) problems.push(`package.json exports "${name}": not a layer entry (one of: ${Object.keys(ENTRY_LAYER).join(", ")})`);
+  else if (dirname(rel) !== layer) problems.push(`package.json exports "${name}": ${rel} must be a file directly in ${layer}/ (the layer it describes)`);
+  try {
+    if (/^\s*export\s*\*/m.test(readFileSync(join(ROOT, rel), "utf8"))) problems.push(`${rel}: entry uses "export *"; list the names it exports`);
+  } catch {
+    problems.push(`package.json exports "${name}": ${rel} does not exist`);
+  }
+}
+for (const name of Object.keys(ENTRY_LAYER)) if (!(name in exportsMap)) problems.push(`package.json exports: missing the "${name}" entry`);
 for (const top of ["src", "graphs", "adapters", "prompts", "experiments"]) {
   let files: string[] = [];
   try {
@@ -39,12 +57,13 @@ for (const top of ["src", "graphs", "adapters", "prompts", "experiments"]) {
       if (spec.startsWith(".")) {
         const target = relative(ROOT, resolve(dirname(file), spec)).split(sep).join("/");
         const layer = target.split("/")[0];
-        if (top === "src" && !BARRELS.has(rel) && ["graphs", "adapters", "experiments"].includes(layer))
-          problems.push(`${rel}: src/ must not import ${target} (layering: experiments -> graphs/adapters -> src)`);
+        if (top === "src" && ["graphs", "adapters", "prompts", "experiments"].includes(layer))
+          problems.push(`${rel}: src/ must not import ${target} (layering: experiments -> graphs/adapters -> prompts -> src)`);
+        if (top === "prompts" && ["graphs", "adapters"].includes(layer)) problems.push(`${rel}: prompts/ must not import ${target} (prompts sit just above src/)`);
         if (["graphs", "adapters", "prompts"].includes(top) && layer === "experiments")
           problems.push(`${rel}: ${top}/ must not import ${target} (experiments sit on top)`);
-        if (target === "src/index.ts" && top !== "experiments")
-          problems.push(`${rel}: import the module itself, not the public barrel src/index.ts`);
+        if (ENTRIES.has(target) && !ENTRIES.has(rel))
+          problems.push(`${rel}: import the module itself, not the public entry ${target}`);
       } else {
         const pkg = spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0];
         if (VENDOR.includes(pkg) && top !== "adapters") problems.push(`${rel}: vendor SDK "${pkg}" may only be imported in adapters/`);

@@ -5,12 +5,12 @@
  * `onAbstain: "ssim"`; see restoration/confirm.ts), a FAIL, or the budget spent.
  */
 import type { HistoryEntry } from "../../src/policy.ts";
-import type { StepRecord } from "../../src/trajectory.ts";
 import type { RuntimeContext } from "../context.ts";
-import { executeActions } from "../env-step.ts";
+import { takeStep } from "../env-step.ts";
 import { confirmState } from "../restoration/confirm.ts";
-import type { SubgraphState, SubgraphUpdate } from "../recovery-subgraph.ts";
+import type { SubgraphState, SubgraphUpdate } from "../recovery-subgraph-state.ts";
 
+/** The `executeRestoration` node of the recovery subgraph. */
 export async function executeRestoration(state: SubgraphState, ctx: RuntimeContext): Promise<SubgraphUpdate> {
   const decision = state.decision!;
   const before = state.observation!;
@@ -20,30 +20,13 @@ export async function executeRestoration(state: SubgraphState, ctx: RuntimeConte
     const out = await finish(state, ctx, before, {});
     return out.done ? out : { ...out, rejectedClaims: state.rejectedClaims + 1 };
   }
-  const run = await executeActions(ctx, decision.actions, before);
-  const record: StepRecord = {
+  const { run, record, entry } = await takeStep(ctx, decision, before, {
     seq: state.seqStart + state.records.length,
     role: "recovery",
     step: k,
     attempt: state.attempt,
-    actions: decision.actions,
-    ...(decision.response !== undefined ? { response: decision.response } : {}),
-    ...(decision.failure ? { failure: decision.failure } : {}),
-    before: before.screenshot,
-    after: run.observation.screenshot,
-    ...(before.stateId ? { beforeState: before.stateId } : {}),
-    ...(run.observation.stateId ? { afterState: run.observation.stateId } : {}),
-    ...(run.observation.probe ? { probe: run.observation.probe } : {}),
-    ...(Object.keys(run.info).length || decision.restored ? { info: { ...run.info, ...(decision.restored ? { restoredClaim: true } : {}) } } : {}),
-    envMs: run.envMs,
-  };
-  const entry: HistoryEntry = {
-    step: k,
-    observation: before,
-    actions: decision.actions,
-    ...(decision.response !== undefined ? { response: decision.response } : {}),
-    ...(decision.memo !== undefined ? { memo: decision.memo } : {}),
-  };
+    ...(decision.restored ? { info: { restoredClaim: true } } : {}),
+  });
   const tick = state.tick + 1;
   ctx.events.emit("recovery-step", { taskId: state.task.id, attempt: state.attempt, record });
   ctx.events.emit("step", { taskId: state.task.id, record, tick });

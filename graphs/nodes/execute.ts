@@ -2,44 +2,25 @@
  * `execute`: run the proposed forward step in the environment, record it, and extend the history.
  * Ends the episode on DONE/FAIL, on an environment failure, or when the forward budget is spent.
  */
-import type { HistoryEntry } from "../../src/policy.ts";
 import { bump } from "../../src/runtime/accounting.ts";
-import type { StepRecord } from "../../src/trajectory.ts";
 import type { RuntimeContext } from "../context.ts";
-import { captureSnapshot, currentStateHash, executeActions } from "../env-step.ts";
+import { captureSnapshot, currentStateHash, takeStep } from "../env-step.ts";
 import type { GraphState, GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
 import { codecFor } from "../stored-observation.ts";
 
+/** The `execute` node. */
 export async function execute(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
   await ensureEnvironment(state, ctx);
   const decision = state.decision ?? { actions: [] };
   const before = state.observation!;
   const t = state.history.length;
-  const run = await executeActions(ctx, decision.actions, before);
-  const record: StepRecord = {
+  const { run, record, entry } = await takeStep(ctx, decision, before, {
     seq: state.steps.length,
     role: "forward",
     step: t,
     ...(state.attempt > 0 ? { attempt: state.attempt } : {}),
-    actions: decision.actions,
-    ...(decision.response !== undefined ? { response: decision.response } : {}),
-    ...(decision.failure ? { failure: decision.failure } : {}),
-    before: before.screenshot,
-    after: run.observation.screenshot,
-    ...(before.stateId ? { beforeState: before.stateId } : {}),
-    ...(run.observation.stateId ? { afterState: run.observation.stateId } : {}),
-    ...(run.observation.probe ? { probe: run.observation.probe } : {}),
-    ...(Object.keys(run.info).length ? { info: run.info } : {}),
-    envMs: run.envMs,
-  };
-  const entry: HistoryEntry = {
-    step: t,
-    observation: before,
-    actions: decision.actions,
-    ...(decision.response !== undefined ? { response: decision.response } : {}),
-    ...(decision.memo !== undefined ? { memo: decision.memo } : {}),
-  };
+  });
   const tick = state.tick + 1;
   const codec = codecFor(ctx);
   ctx.events.emit("step", { taskId: state.task.id, record, tick });

@@ -3,7 +3,7 @@
  * target (step R and o_R, always), the recovery context, its own steps so far and its budget.
  */
 import { stopRequested, taskSpec, type RuntimeContext } from "../context.ts";
-import type { SubgraphState, SubgraphUpdate } from "../recovery-subgraph.ts";
+import type { SubgraphState, SubgraphUpdate } from "../recovery-subgraph-state.ts";
 import { sanitizeDecision } from "./propose.ts";
 
 export async function proposeRestoration(state: SubgraphState, ctx: RuntimeContext): Promise<SubgraphUpdate> {

@@ -16,7 +16,7 @@ import type { BlobReader, BlobRef } from "../blob-store.ts";
 import type { Environment } from "../environment.ts";
 import type { Observation } from "../observation.ts";
 import { DEFAULT_MASK_DILATION, learnDynamicMask, maskFraction, saveMask, unionMasks, type BlobWriter, type DynamicMask } from "../oracle/dynamic-mask.ts";
-import type { RecoverySample } from "./types.ts";
+import type { RecoverySample, SampleMasks } from "./types.ts";
 
 /** Options of mask learning during a dataset build. */
 export interface DynamicMaskBuildOptions {
@@ -28,23 +28,6 @@ export interface DynamicMaskBuildOptions {
   waitSeconds?: number;
   /** Dilation radius in pixels. @default 8 */
   dilate?: number;
-}
-
-/** The masks of one sample, as stored in samples.jsonl. */
-export interface SampleMasks {
-  /** Dynamic pixels seen in captures of this sample's target state (null: none seen). */
-  state: BlobRef | null;
-  /** The union over every state captured in this task (null: none seen). */
-  task: BlobRef | null;
-  /** Shares of dynamic pixels of the two masks. */
-  stateFraction: number;
-  taskFraction: number;
-  /**
-   * The distinct captures of the target state the state mask was learned from (the rollout's,
-   * the replays' and the re-captures' screenshots; absent in datasets built before it was kept).
-   * R_Om's capture check asks that the restored screen look like one of them inside the mask.
-   */
-  captures?: BlobRef[];
 }
 
 /** Collects captures per state and task while the build runs, then assigns masks to samples. */

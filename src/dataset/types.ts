@@ -9,7 +9,7 @@ import type { Action } from "../action.ts";
 import type { Observation } from "../observation.ts";
 import type { JsonValue } from "../policy.ts";
 import type { Task } from "../task.ts";
-import type { SampleMasks } from "./masks.ts";
+import type { BlobRef } from "../blob-store.ts";
 
 /** Schema id written into every manifest; bump on incompatible changes. */
 export const RECOVERY_DATASET_SCHEMA = "retrace-recovery-dataset/1";
@@ -128,4 +128,21 @@ export interface RecoveryDataset {
   manifest: RecoveryDatasetManifest;
   tasks: Map<string, Task>;
   samples: RecoverySample[];
+}
+
+/** The masks of one sample, as stored in samples.jsonl. */
+export interface SampleMasks {
+  /** Dynamic pixels seen in captures of this sample's target state (null: none seen). */
+  state: BlobRef | null;
+  /** The union over every state captured in this task (null: none seen). */
+  task: BlobRef | null;
+  /** Shares of dynamic pixels of the two masks. */
+  stateFraction: number;
+  taskFraction: number;
+  /**
+   * The distinct captures of the target state the state mask was learned from (the rollout's,
+   * the replays' and the re-captures' screenshots; absent in datasets built before it was kept).
+   * R_Om's capture check asks that the restored screen look like one of them inside the mask.
+   */
+  captures?: BlobRef[];
 }

@@ -5,10 +5,10 @@
  * `plan` of Actions that solves it from the initial state.
  */
 import { z } from "zod";
-import { ActionSchema } from "../../../src/action.ts";
+import type { MistakeSpec } from "../simdesk/ground-truth.ts";
+import { parseTaskParts, type PlannedTask } from "../parse-task.ts";
 import type { Action } from "../../../src/action.ts";
 import type { Task } from "../../../src/task.ts";
-import { ConfigError } from "../../../src/errors.ts";
 
 /** The apps the desktops know how to launch and wait for. */
 export const DESKTOP_APPS = ["mousepad", "galculator", "gnumeric"] as const;
@@ -66,39 +66,13 @@ export const DesktopEvaluatorSchema = z.object({ checks: z.array(DesktopCheckSch
 export type DesktopSetup = z.output<typeof DesktopSetupSchema>;
 export type DesktopEvaluator = z.output<typeof DesktopEvaluatorSchema>;
 
-/** A plausible mistake at a plan step (same shape as SimDesk's MistakeSpec). */
-export interface DesktopMistake {
-  atStep: number;
-  kind: "misclick" | "typo" | "wrong-item" | "skip" | "premature-done" | "latent";
-  actions: Action[];
-  note: string;
-}
+/** A plausible mistake at a plan step: SimDesk's MistakeSpec, so simulated policies read it the same way. */
+export type DesktopMistake = MistakeSpec;
 
 /** A task for a real desktop app. */
-export interface DesktopTask extends Task<DesktopSetup, DesktopEvaluator> {
-  env: "x11";
-  plan: Action[];
-  mistakes: DesktopMistake[];
-  horizon: "short" | "medium" | "long";
-}
+export type DesktopTask = PlannedTask<"x11", DesktopSetup, DesktopEvaluator>;
 
 /** Validate a task's setup and evaluator; throws a ConfigError naming the field. */
 export function parseDesktopTask(task: Task): { setup: DesktopSetup; evaluator: DesktopEvaluator } {
-  const setup = DesktopSetupSchema.safeParse(task.setup);
-  if (!setup.success) throw fieldError(task.id, "setup", setup.error);
-  const evaluator = DesktopEvaluatorSchema.safeParse(task.evaluator);
-  if (!evaluator.success) throw fieldError(task.id, "evaluator", evaluator.error);
-  if (task.plan) {
-    for (const [i, a] of task.plan.entries()) {
-      const ok = ActionSchema.safeParse(a);
-      if (!ok.success) throw fieldError(task.id, `plan.${i}`, ok.error);
-    }
-  }
-  return { setup: setup.data, evaluator: evaluator.data };
-}
-
-function fieldError(taskId: string, root: string, error: z.ZodError): ConfigError {
-  const issue = error.issues[0];
-  const field = [root, ...issue.path.map(String)].join(".");
-  return new ConfigError(`task ${taskId}: ${field}: ${issue.message}`, { field });
+  return parseTaskParts(task, { setup: DesktopSetupSchema, evaluator: DesktopEvaluatorSchema });
 }

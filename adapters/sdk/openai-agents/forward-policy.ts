@@ -113,3 +113,6 @@ async function buildInput(input: PolicyInput): Promise<AgentInputItem[]> {
   if (input.notice) items.push({ role: "user", content: input.notice });
   return items;
 }
+
+/** The OpenAI Agents SDK's `Agent`, for code above adapters/ that must name it without importing the SDK. */
+export type OpenAIAgent = Agent<any, any>;

@@ -1,6 +1,6 @@
 /** The admin app: a site settings form and a user list (roles, activation, adding users). */
 import { ADMIN } from "./layout.ts";
-import type { AppReply, AppRequest } from "./server.ts";
+import type { AppReply, AppRequest } from "./route.ts";
 import type { AdminSettings, AppsState } from "./state.ts";
 import { button, choice, page, postButton, text, textField } from "./ui.ts";
 

@@ -1,6 +1,6 @@
 /** The webmail: folders, message view (reply, forward, archive, delete, unread, star), compose. */
 import { MAIL } from "./layout.ts";
-import type { AppRequest, AppReply } from "./server.ts";
+import type { AppRequest, AppReply } from "./route.ts";
 import type { AppsState, MailMessage } from "./state.ts";
 import { button, linkBox, page, postButton, text, textArea, textField } from "./ui.ts";
 

@@ -15,6 +15,7 @@ import { adminRoute } from "./admin.ts";
 import { mailRoute } from "./mail.ts";
 import { shopRoute } from "./shop.ts";
 import { fixtureState, type AppsState, type FixtureName } from "./state.ts";
+import type { AppReply, AppRequest } from "./route.ts";
 import { linkBox, page } from "./ui.ts";
 
 /** Path of the state endpoint. */
@@ -22,25 +23,6 @@ export const STATE_PATH = "/__retrace/state";
 /** Header carrying the state endpoint's token. */
 export const STATE_TOKEN_HEADER = "x-retrace-token";
 const MAX_BODY = 1 << 20;
-
-/** A parsed request, as the app routes see it. */
-export interface AppRequest {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  /** The urlencoded form body (empty for GET). */
-  form: URLSearchParams;
-  /** Session id from the `sid` cookie. */
-  session: string;
-  referer?: string;
-}
-
-/** What a route answers: a page or a redirect (303). */
-export interface AppReply {
-  status?: number;
-  html?: string;
-  redirect?: string;
-}
 
 /** A running app server. */
 export interface AppServer {

@@ -1,6 +1,6 @@
 /** The shop: products, a cart per session (quantities, remove), checkout with shipping and a promo code, orders. */
 import { SHOP } from "./layout.ts";
-import type { AppReply, AppRequest } from "./server.ts";
+import type { AppReply, AppRequest } from "./route.ts";
 import { money, orderTotal, type AppsState, type CartLine } from "./state.ts";
 import { button, choice, page, postButton, text, textField } from "./ui.ts";
 

@@ -5,8 +5,9 @@
  * start at `setup.url` and are judged by a checker module (`evaluator.module` + `export`).
  */
 import { z } from "zod";
-import { ActionSchema, type Action } from "../../../../src/action.ts";
-import { ConfigError } from "../../../../src/errors.ts";
+import type { MistakeSpec } from "../../simdesk/ground-truth.ts";
+import { parseTaskParts, type PlannedTask } from "../../parse-task.ts";
+import type { Action } from "../../../../src/action.ts";
 import type { Evaluation, Task } from "../../../../src/task.ts";
 import { centre } from "../apps/layout.ts";
 import { FIXTURES, type AppsState } from "../apps/state.ts";
@@ -39,42 +40,18 @@ export const BrowserEvaluatorSchema = z.union([
 export type BrowserSetup = z.output<typeof BrowserSetupSchema>;
 export type BrowserEvaluator = z.output<typeof BrowserEvaluatorSchema>;
 
-/** A plausible mistake at a plan step (SimDesk's MistakeSpec shape), for simulated policies. */
-export interface BrowserMistake {
-  atStep: number;
-  kind: "misclick" | "typo" | "wrong-item" | "skip" | "premature-done" | "latent";
-  actions: Action[];
-  note: string;
-}
+/** A plausible mistake at a plan step: SimDesk's MistakeSpec, so simulated policies read it the same way. */
+export type BrowserMistake = MistakeSpec;
 
 /** A browser task with a reference plan and its plausible mistakes. */
-export interface BrowserTask extends Task<BrowserSetup, BrowserEvaluator> {
-  env: "browser";
-  plan: Action[];
-  mistakes: BrowserMistake[];
-  horizon: "short" | "medium" | "long";
-}
+export type BrowserTask = PlannedTask<"browser", BrowserSetup, BrowserEvaluator>;
 
 /** A built-in checker: reads the apps' server state, never the screen. */
 export type AppsCheck = (state: AppsState) => Evaluation;
 
 /** Validate a task's setup and evaluator; a ConfigError names the field. */
 export function parseBrowserTask(task: Task): { setup: BrowserSetup; evaluator: BrowserEvaluator } {
-  const setup = BrowserSetupSchema.safeParse(task.setup);
-  if (!setup.success) throw fieldError(task.id, "setup", setup.error);
-  const evaluator = BrowserEvaluatorSchema.safeParse(task.evaluator);
-  if (!evaluator.success) throw fieldError(task.id, "evaluator", evaluator.error);
-  for (const [i, a] of (task.plan ?? []).entries()) {
-    const ok = ActionSchema.safeParse(a);
-    if (!ok.success) throw fieldError(task.id, `plan.${i}`, ok.error);
-  }
-  return { setup: setup.data, evaluator: evaluator.data };
-}
-
-function fieldError(taskId: string, root: string, error: z.ZodError): ConfigError {
-  const issue = error.issues[0];
-  const field = [root, ...issue.path.map(String)].join(".");
-  return new ConfigError(`task ${taskId}: ${field}: ${issue.message}`, { field });
+  return parseTaskParts(task, { setup: BrowserSetupSchema, evaluator: BrowserEvaluatorSchema });
 }
 
 /** Plan building blocks. */
