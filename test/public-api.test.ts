@@ -13,6 +13,8 @@ import * as retrace from "retrace";
 import * as adapters from "retrace/adapters";
 import * as testing from "retrace/testing";
 import * as experiments from "retrace/experiments";
+import * as openaiAgents from "retrace/openai-agents";
+import * as aiSdk from "retrace/ai-sdk";
 
 const RETRACE = [
   "ALL_PROMPTS", "ActionSchema", "AdapterError", "BlobStore", "BudgetExhaustedError", "CascadeGateSpecSchema",
@@ -76,7 +78,7 @@ const EXPERIMENTS = [
 ];
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const VENDOR_SDKS = ["openai", "@anthropic-ai/sdk", "dockerode", "bullmq", "pg", "playwright-core"];
+const VENDOR_SDKS = ["openai", "@anthropic-ai/sdk", "dockerode", "bullmq", "pg", "playwright-core", "@openai/agents", "ai", "@ai-sdk/anthropic"];
 
 /**
  * The npm packages a fresh Node process loads when it imports `entry` by the package name: every
@@ -102,6 +104,10 @@ async function packagesLoadedBy(entry: string): Promise<string[]> {
   return JSON.parse(stdout) as string[];
 }
 
+/** The SDK entries: each its own, so that a user of one SDK never loads the other. */
+const OPENAI_AGENTS = ["RetraceComputer", "agentForwardPolicy", "retraceComputer", "runWithRecovery"];
+const AI_SDK = ["aiSdkForwardPolicy", "generateTextWithRecovery", "retraceComputerTool"];
+
 describe("the public surface", () => {
   it("exports exactly the pinned names from retrace (the runtime)", () => {
     expect(Object.keys(retrace).sort()).toEqual([...RETRACE].sort());
@@ -119,6 +125,11 @@ describe("the public surface", () => {
     expect(Object.keys(experiments).sort()).toEqual([...EXPERIMENTS].sort());
   });
 
+  it("exports the drop-in SDK wrappers from retrace/openai-agents and retrace/ai-sdk", () => {
+    expect(Object.keys(openaiAgents).sort()).toEqual([...OPENAI_AGENTS].sort());
+    expect(Object.keys(aiSdk).sort()).toEqual([...AI_SDK].sort());
+  });
+
   it("offers the entry points a user wraps an agent with", () => {
     expect(typeof retrace.withRecovery).toBe("function");
     expect(typeof retrace.runEpisode).toBe("function");
@@ -127,7 +138,7 @@ describe("the public surface", () => {
   });
 
   it("gives each exported name one home: no entry repeats another's", () => {
-    const seen = [RETRACE, ADAPTERS, TESTING, EXPERIMENTS].flat();
+    const seen = [RETRACE, ADAPTERS, TESTING, EXPERIMENTS, OPENAI_AGENTS, AI_SDK].flat();
     expect(new Set(seen).size).toBe(seen.length);
   });
 

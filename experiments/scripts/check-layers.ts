@@ -15,7 +15,7 @@ import { join, relative, resolve, dirname, sep } from "node:path";
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "../..");
 const VENDOR = ["openai", "@langchain/openai", "@anthropic-ai/sdk", "dockerode", "bullmq", "ioredis", "pg", "@langchain/langgraph-checkpoint-postgres", "playwright-core"];
 /** Where each public entry must live: the folder of the layer it describes. */
-const ENTRY_LAYER: Record<string, string> = { ".": "graphs", "./adapters": "adapters", "./testing": "adapters/testing", "./experiments": "experiments" };
+const ENTRY_LAYER: Record<string, string> = { ".": "graphs", "./adapters": "adapters", "./testing": "adapters/testing", "./experiments": "experiments", "./openai-agents": "adapters/sdk/openai-agents", "./ai-sdk": "adapters/sdk/ai-sdk" };
 
 function* walk(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {
