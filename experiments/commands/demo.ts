@@ -100,7 +100,9 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
     for (let i = 0; i < configs.length; i++) {
       const progress = progressReporter(opts.quiet, `${names[i].padEnd(5)} `);
       try {
-        const run = await runExperiment(configs[i], runtime, { out: join(opts.out, names[i]), workers: opts.workers, seedBase: opts.seedBase, resume: opts.resume, processes, onProgress: progress.onProgress });
+        // One blob store for the three runs (a screen seen in several is stored once), and no
+        // per-episode OSWorld files: `retrace export --osworld <out>` writes them on demand.
+        const run = await runExperiment(configs[i], runtime, { out: join(opts.out, names[i]), blobsDir: join(opts.out, "blobs"), osworldFiles: false, workers: opts.workers, seedBase: opts.seedBase, resume: opts.resume, processes, onProgress: progress.onProgress });
         summaries.push(run.summary);
       } finally {
         progress.stop();
@@ -113,7 +115,7 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
   }
   const findings = demoFindings(summaries[0], summaries[1], readPlan(join(opts.out, "ideal", "plan.json")), recovery);
   writeFileSync(join(opts.out, "findings.json"), JSON.stringify({ simulated: true, findings }, null, 2) + "\n");
-  const report = await buildReport(opts.out, { title: "retrace demo (SIMULATED policies on SimDesk)", episodesPerRun: 10 });
+  const report = await buildReport(opts.out, { title: "retrace demo (SIMULATED policies on SimDesk)" });
   return { summaries, findings, report: report.file };
 }
 

@@ -11,7 +11,8 @@ import { register as registerDataset } from "./dataset.ts";
 import { register as registerEvalRecovery } from "./eval-recovery.ts";
 import { register as registerEnv } from "./env.ts";
 import { register as registerChaos } from "./chaos.ts";
+import { register as registerExport } from "./export.ts";
 
 export type RegisterCommand = (program: Command) => void;
 
-export const COMMANDS: RegisterCommand[] = [registerRun, registerSweep, registerReport, registerDemo, registerRunModel, registerTasks, registerSimDesk, registerDataset, registerEvalRecovery, registerEnv, registerChaos, registerQueue];
+export const COMMANDS: RegisterCommand[] = [registerRun, registerSweep, registerReport, registerDemo, registerRunModel, registerTasks, registerSimDesk, registerDataset, registerEvalRecovery, registerEnv, registerChaos, registerQueue, registerExport];

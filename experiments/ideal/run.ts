@@ -38,7 +38,7 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const seeds = resolveSeeds(config.seeds, settings.seedBase);
   const maxSteps = config.options.maxForwardSteps ?? 50;
-  const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls };
+  const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls, osworldFiles: settings.osworldFiles };
   const sameState = runtime.sameState;
 
   // Phase 1: forward rollouts.

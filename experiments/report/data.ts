@@ -13,6 +13,7 @@ import type { EpisodeRecord } from "../runner/episode.ts";
 import type { Manifest } from "../runner/experiment.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import { isModelRunFolder, loadModelRun, readResultsForReport } from "./inputs.ts";
+import { runBlobsDir } from "../runner/run-blobs.ts";
 import { summarize, type ExperimentSummary } from "../runner/summary.ts";
 
 /** One run folder's data. */
@@ -180,7 +181,7 @@ export async function loadEpisodes(run: RunData, picked: readonly ResultLine[], 
     const held = run.records?.get(line.key);
     if (!held && !existsSync(file)) continue;
     const rec = held ?? (JSON.parse(readFileSync(file, "utf8")) as EpisodeRecord);
-    const blobs = join(run.dir, "blobs");
+    const blobs = runBlobsDir(run.dir);
     const steps: ViewerStep[] = [];
     for (const s of rec.trajectory.steps) {
       steps.push({

@@ -37,6 +37,8 @@ export interface EpisodeDeps {
   calls?: ModelCallSettings;
   /** Wall-clock deadline per episode in ms (the episode is aborted then). @default none */
   episodeTimeoutMs?: number;
+  /** Write OSWorld's traj.jsonl / result.txt / result.json beside trajectory.json (RunSettings.osworldFiles). @default true */
+  osworldFiles?: boolean;
 }
 
 /** `trajectory.json` in each episode folder: what the report's trajectory viewer reads. */
@@ -92,10 +94,10 @@ export async function finishEpisode(job: EpisodeJob, task: Task, result: Episode
   const stability = deps.runtime.groundTruthStability?.({ env: rec.env, task, result, observed: rec.observed }) ?? detectorStability(result.trajectory);
   const dir = join(deps.out, folder ?? join(job.condition, job.task, String(job.seed)));
   mkdirSync(dir, { recursive: true });
-  // The viewer's record: the whole trajectory (screenshots by reference into <out>/blobs).
+  // The viewer's record: the whole trajectory (screenshots by reference into the run's blob store).
   const record: EpisodeRecord = { key: job.key, condition: job.condition, task: job.task, instruction: task.instruction, seed: job.seed, success: result.success, score: result.evaluation.score, detail: result.evaluation.detail ?? "", stopReason: result.stopReason, simulated: result.simulated, trajectory: result.trajectory, ...(extra ? { extra } : {}) };
   writeFileSync(join(dir, "trajectory.json"), redactText(JSON.stringify(record)) + "\n");
-  if (deps.runtime.writeEpisode) await deps.runtime.writeEpisode({ dir, result, blobs: deps.blobs, simulated: result.simulated });
+  if (deps.osworldFiles !== false && deps.runtime.writeEpisode) await deps.runtime.writeEpisode({ dir, result, blobs: deps.blobs, simulated: result.simulated });
   return outcomeOf(result, stability, extra, meter);
 }
 

@@ -4,7 +4,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { join, dirname } from "node:path";
+import { join, dirname, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "../../src/errors.ts";
 import { hashValue, stableStringify } from "../../src/hash.ts";
@@ -50,6 +50,8 @@ export interface Manifest {
   node: string;
   /** The settle wait after each action and where it comes from (absent for ideal-recovery). */
   settle?: SettleChoice;
+  /** The run's blob folder relative to the run folder, when it is not `blobs` (RunSettings.blobsDir). */
+  blobs?: string;
 }
 
 /** Run (or resume) an experiment into `settings.out`. */
@@ -83,6 +85,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
     conditions: conditions.map((c) => ({ id: c.id, params: c.params })),
     packageVersion: packageVersion(), gitCommit: gitCommit(), prompts: ALL_PROMPTS.map(promptRef).sort(), node: process.version,
     ...(settle && { settle }),
+    ...(settings.blobsDir && { blobs: relative(settings.out, settings.blobsDir) }),
   };
   if (!settings.shard && settings.remote?.role !== "worker") writeJson(manifestFile, manifest);
 
@@ -92,7 +95,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
     const byId = new Map(tasks.map((t) => [t.id, t]));
     const byCondition = new Map(conditions.map((c) => [c.id, c]));
     const jobs = expandJobs(conditions.map((c) => c.id), tasks.map((t) => t.id), seeds);
-    const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls, episodeTimeoutMs: config.episodeTimeoutMs, checkpoint: settings.checkpoint };
+    const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls, episodeTimeoutMs: config.episodeTimeoutMs, checkpoint: settings.checkpoint, osworldFiles: settings.osworldFiles };
     try {
       lines = await ctx.pool("episodes", jobs, (job, rec) => runConditionEpisode(job, byCondition.get(job.condition)!, byId.get(job.task) as Task, rec, deps));
     } finally {
