@@ -161,7 +161,7 @@ h2{font-size:18px;margin:4px 0 10px}h3{font-size:15px;margin:14px 0 6px}h4{font-
 table{border-collapse:collapse;margin:6px 0 10px;font-size:12.5px;display:block;overflow-x:auto;max-width:100%}th,td{border:1px solid #dde1e7;padding:4px 7px;text-align:left;vertical-align:top}
 th{background:#eef1f5}tr:nth-child(even) td{background:#fafbfc}td.ok{background:#e4f3ea!important}td.err{background:#fbe3e1!important}
 .meta{color:#5b6475;font-size:12.5px}.note{color:#5b6475;font-size:12.5px;margin:-8px 0 12px}.chart{position:relative;height:300px;margin:8px 0 14px}
-.cms{display:flex;flex-wrap:wrap;gap:10px 24px}.cm table{display:table}
+.cms{display:flex;flex-wrap:wrap;gap:10px 24px}.cm{flex:0 1 320px;min-width:0}.cm table{display:table}
 .finding.yes{color:#1e7a44}.finding.no{color:#b3261e}.finding.na{color:#7a6a00}
 .filters{display:flex;flex-wrap:wrap;gap:6px 12px;align-items:center;margin:6px 0}.filters select{max-width:260px}
 #episode-select{width:100%;max-width:100%}

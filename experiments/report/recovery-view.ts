@@ -27,7 +27,7 @@ interface IvERow { d: number; r: number; n: number; implicit: string; explicit: 
 interface AgreementRow { noise: string; oracle: string; n: number; agreementCi: string; fprCi: string; fnrCi: string; kappa: number | null; kappaCi: string | null; tp: number; fp: number; tn: number; fn: number }
 
 function recoveryEval(e: ExtraFile, id: string): { html: string; charts: ChartSpec[] } {
-  const d = e.data as { table?: TableRow[]; implicitVsExplicit?: IvERow[]; label?: string; threshold?: number };
+  const d = e.data as { table?: TableRow[]; implicitVsExplicit?: IvERow[]; label?: string; threshold?: number; trajectoryStages?: unknown; datasetStages?: unknown };
   const rows = d.table ?? [];
   const charts: ChartSpec[] = [];
   const cells = [...new Set(rows.map((r) => `d=${r.d}, r=${r.r}`))];
@@ -54,7 +54,7 @@ function recoveryEval(e: ExtraFile, id: string): { html: string; charts: ChartSp
         .map((r) => td([r.policy, r.context, r.d, r.r, pct(parseCi(r.successCi)), `${(100 * r.ro).toFixed(0)}%`, `${(100 * r.rtc).toFixed(0)}%`, r.meanSteps.toFixed(1), r.excluded]))
         .join("")}</table>`
     : "";
-  return { html: `${d.label ? `<p class="meta">${escapeHtml(d.label)}</p>` : ""}${charts.map(canvas).join("")}<details><summary>All cells</summary>${table}</details>`, charts };
+  return { html: `${d.label ? `<p class="meta">${escapeHtml(d.label)}</p>` : ""}${charts.map(canvas).join("")}<details><summary>All cells</summary>${table}</details>${d.trajectoryStages || d.datasetStages ? `<details><summary>How the dataset was built (trajectory and sample funnel)</summary>${d.trajectoryStages ? jsonTables(d.trajectoryStages) : ""}${d.datasetStages ? jsonTables(d.datasetStages) : ""}</details>` : ""}`, charts };
 }
 
 function oracleAgreement(e: ExtraFile): string {
