@@ -24,6 +24,7 @@ import type { RecoveryEvalReport } from "../recovery-eval/report-data.ts";
 import { findingVerdict, type Finding } from "../report/html.ts";
 import { computeFindings } from "../report/findings.ts";
 import { addRunFlags, defaultOutFor, processWorkers, progressReporter, runSettings, textTable, type RunFlags } from "./run-options.ts";
+import { onInterrupt } from "./progress.ts";
 
 /** Demo sizes: "small" is what `npm run demo` runs; "tiny" is for tests. */
 export const DEMO_SIZES = {
@@ -130,7 +131,9 @@ export function register(program: Command): void {
     const started = Date.now();
     const settings = runSettings(flags, defaultOutFor("demo"));
     if (!(flags.size in DEMO_SIZES)) throw new ConfigError(`--size: one of ${Object.keys(DEMO_SIZES).join(", ")}`, { field: "size" });
+    const offInterrupt = onInterrupt(settings.out);
     const { summaries, findings, report } = await runDemo({ out: settings.out, size: flags.size as DemoSize, workers: settings.workers ?? 2, seedBase: settings.seedBase ?? 0, resume: settings.resume ?? false, quiet: settings.quiet });
+    offInterrupt();
     const w = process.stdout;
     w.write("\nretrace demo - SIMULATED: seeded simulated policies on SimDesk, not models.\n\n");
     w.write(demoTable(summaries) + "\n");

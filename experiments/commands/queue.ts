@@ -125,13 +125,16 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
       .option("--queue <url>", "redis:// URL of the episode queue (default: $RETRACE_QUEUE_URL)")
       .option("-c, --concurrency <n>", "episodes at once, each with its own environment", "1")
       .option("--checkpoint <url>", "postgres:// URL of the LangGraph checkpointer (default: --store)")
-      .option("--cache <dir>", "local cache for blobs and scratch episode folders", join(tmpdir(), "retrace-worker"))
+      .option("--cache-dir <dir>", "local folder for cached blobs and scratch episode folders", join(tmpdir(), "retrace-worker"))
+      .addOption(new Option("--cache <dir>", "renamed: use --cache-dir").hideHelp())
       .option("--max-rps <spec...>", "cap requests per second to model endpoints, shared by every worker through Redis: N (each endpoint) or BASE_URL=N")
       .option("--lock-ms <n>", "lock lease: a worker silent this long is presumed dead and its episode handed on", "30000")
       .option("--keep-checkpoints", "keep each episode's LangGraph checkpoints after its result is stored (default: delete them then)")
       .addOption(new Option("--env <kind>", "environment override for every run: simdesk, x11, docker or osworld (default: each run's env.kind)").choices(["simdesk", "x11", "docker", "osworld"]))
       .addOption(new Option("-q, --quiet", "no per-episode lines")),
-  ).action(async (flags: QueueFlags & { concurrency: string; checkpoint?: string; cache: string; lockMs: string; env?: string; quiet?: boolean; maxRps?: string[]; keepCheckpoints?: boolean }) => {
+  ).action(async (flags: QueueFlags & { concurrency: string; checkpoint?: string; cache?: string; cacheDir: string; lockMs: string; env?: string; quiet?: boolean; maxRps?: string[]; keepCheckpoints?: boolean }) => {
+    // One meaning per flag name: --cache is the model-call cache mode in `run`; the folder is --cache-dir here too.
+    if (flags.cache !== undefined) throw new ConfigError(`worker: --cache is now --cache-dir <dir> (the worker's local folder); --cache names the model-call cache mode in \`retrace run\``, { field: "cache" });
     const urls = queueUrls(flags);
     const rps = flags.maxRps?.length ? createRedisEndpointLimiter(urls.queue, parseMaxRps(flags.maxRps)) : undefined;
     if (rps) setEndpointLimiter(rps.limiter);
@@ -147,7 +150,7 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
       return runtimes.get(key)!;
     };
     const worker = await startWorker({
-      queueUrl: urls.queue, queueName: flags.queueName, storeUrl: urls.store, checkpointUrl: flags.checkpoint, concurrency, runtimeOf, cacheDir: join(flags.cache, String(process.pid)), lockMs, keepCheckpoints: flags.keepCheckpoints === true,
+      queueUrl: urls.queue, queueName: flags.queueName, storeUrl: urls.store, checkpointUrl: flags.checkpoint, concurrency, runtimeOf, cacheDir: join(flags.cacheDir, String(process.pid)), lockMs, keepCheckpoints: flags.keepCheckpoints === true,
       onStart: (e) => flags.quiet || process.stderr.write(`start ${e.key}${e.resumed ? " (resuming its checkpoints)" : ""}${e.attempt > 1 ? ` attempt ${e.attempt}` : ""}\n`),
       onEpisode: (e) => flags.quiet || process.stderr.write(`done ${e.key}: ${e.status}${e.stored ? "" : " (not stored: already done)"}${e.resumed ? " (resumed)" : ""} ${e.ms} ms\n`),
     });

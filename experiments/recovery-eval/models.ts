@@ -116,7 +116,8 @@ function costStop(options: ConfiguredRunOptions, agents: EvalAgents): { stop?: (
   };
 }
 
-export { LayeredBlobStore } from "./simdesk.ts";
+import { LayeredBlobStore } from "./simdesk.ts";
+export { LayeredBlobStore };
 
 /** The tasks of the config's environment, in config order. */
 function selectTasks(config: RecoveryEvalConfig, onSkipped?: (task: string, reason: string) => void): Task[] {
