@@ -13,8 +13,9 @@ export function register(program: Command): void {
     .argument("<dir>", "a run folder (with results.jsonl) or a folder of runs")
     .option("-o, --out <file>", "where to write the report (default: <dir>/report.html)")
     .option("--episodes <n>", "at most this many episodes per run in the trajectory viewer (default: every episode)")
+    .option("--cache-dir <dir>", "the model-call cache the run used (its --cache-dir): the viewer shows each step's prompts and replies (default: <run>/model-cache)")
     .option("-q, --quiet", "print only the report path")
-    .action(async (dir: string, flags: { out?: string; episodes?: string; quiet?: boolean }) => {
+    .action(async (dir: string, flags: { out?: string; episodes?: string; cacheDir?: string; quiet?: boolean }) => {
       const episodes = flags.episodes === undefined ? undefined : Number(flags.episodes);
       if (flags.episodes !== undefined && (!/^\d+$/.test(flags.episodes.trim()) || !Number.isSafeInteger(episodes) || episodes! > 1000))
         throw new ConfigError(`--episodes: expected an integer from 0 to 1000 (episodes per run in the viewer), got "${flags.episodes}"`, { field: "episodes" });
@@ -24,7 +25,7 @@ export function register(program: Command): void {
         const missing = checkOutDir(dirname(resolve(flags.out)));
         if (missing.length) throw new ConfigError(`--out: the folder ${missing[0]} does not exist; create it or write the report elsewhere`, { field: "out" });
       }
-      const r = await buildReport(dir, { file: flags.out, ...(episodes !== undefined && { episodesPerRun: episodes }) });
+      const r = await buildReport(dir, { file: flags.out, ...(episodes !== undefined && { episodesPerRun: episodes }), ...(flags.cacheDir && { cacheDir: flags.cacheDir }) });
       if (!flags.quiet) process.stdout.write(`${r.runs} run(s), ${r.episodes} episodes in the viewer (${r.chunks} chunk files beside the report), ${(r.bytes / 1e6).toFixed(1)} MB\n`);
       process.stdout.write(`report: ${r.file}\n`);
     });

@@ -205,6 +205,18 @@ export const CLIENT_JS = String.raw`
       dlRow(dl, "detector", d.failure ? "failed: " + d.failure : d.isError ? "off track, first error at task step " + d.errorStep + " (confidence " + d.confidence + ")" : "on track (confidence " + d.confidence + ")").className = d.isError ? "bad" : "good";
       dlRow(dl, "reason", d.reason);
     }
+    (s.calls || []).forEach(function (c, j) {
+      var d = el("details", "call");
+      d.appendChild(el("summary", null, "model call " + (j + 1) + ": " + c.role + (c.model ? " (" + c.model + ")" : "") + " - " + c.inputTokens + " in / " + c.outputTokens + " out tokens, " + (c.latencyMs === undefined ? "latency n/a" : (c.latencyMs / 1000).toFixed(2) + " s") + ", " + (c.costUsd === undefined ? "cost n/a" : "$" + c.costUsd.toFixed(4)) + (c.prompt ? ", prompt " + c.prompt : "")));
+      d.appendChild(el("div", "meta", "prompt"));
+      d.appendChild(el("pre", "call-text", c.request));
+      d.appendChild(el("div", "meta", "reply"));
+      d.appendChild(el("pre", "call-text", c.reply));
+      dl.appendChild(el("dt", null, j === 0 ? "model calls" : ""));
+      var dd = el("dd");
+      dd.appendChild(d);
+      dl.appendChild(dd);
+    });
     info.appendChild(dl);
     Array.prototype.forEach.call(lanes.querySelectorAll(".chip[data-index]"), function (c) { c.classList.toggle("current", c.getAttribute("data-index") === String(cur)); });
   }

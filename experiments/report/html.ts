@@ -182,6 +182,7 @@ th{background:#eef1f5}tr:nth-child(even) td{background:#fafbfc}td.ok{background:
 dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:3px 10px;margin:0}dt{color:#5b6475;white-space:nowrap}dd{margin:0;overflow-wrap:anywhere}
 dd.pre{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:12px}.good{color:#1e7a44}.bad{color:#b3261e}
 .instr{color:#5b6475;margin-top:4px;overflow-wrap:anywhere}button.nav{padding:3px 10px;margin:0 6px 4px 0}
+pre.call-text{white-space:pre-wrap;overflow-wrap:anywhere;max-height:300px;overflow:auto;background:#f6f7f9;padding:6px;font-size:11.5px;margin:2px 0 6px}
 #compare{margin-top:10px}#compare .row{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin:3px 0}
 @media (max-width:1000px){main{padding:8px 10px 30px}#viewer{grid-template-columns:minmax(0,1fr)}section{padding:10px}}
 `;

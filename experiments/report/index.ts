@@ -26,6 +26,8 @@ export interface ReportOptions {
   file?: string;
   /** At most this many episodes per run in the viewer (recoveries first, conditions interleaved). @default every episode */
   episodesPerRun?: number;
+  /** The record/replay cache the runs used (`--cache-dir`): the viewer shows each step's model calls from it. @default "<run>/model-cache" */
+  cacheDir?: string;
   /** Page title. @default "retrace report: <folder name>" */
   title?: string;
 }
@@ -66,7 +68,7 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   const recovery = recoveryEvalView(extras);
   const file = resolve(options.file ?? join(root, "report.html"));
   const reportDir = dirname(file);
-  const { index, chunks } = viewerChunks(runs, reportDir, options.episodesPerRun);
+  const { index, chunks } = viewerChunks(runs, reportDir, options.episodesPerRun, options.cacheDir && resolve(options.cacheDir));
   // The chunk folder is rewritten whole: a stale chunk from an earlier report never mixes in.
   const filesName = `${basename(file).replace(/\.html?$/i, "")}-files`;
   const filesDir = join(reportDir, filesName);

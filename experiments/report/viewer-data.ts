@@ -5,7 +5,7 @@
  * on the screenshot; events become sentences. Screenshots stay in the run's blob store and are
  * referenced by URL relative to the report file, at full resolution.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { formatAction, type Action } from "../../src/action.ts";
 import type { EpisodeRecord } from "../runner/episode.ts";
@@ -32,8 +32,25 @@ export interface ViewStep {
   frozen?: boolean;
   /** "E1" (first error found by attempt 1's detection), "R1" (its recovery step). */
   flags?: string[];
+  /** Model calls made on this step's screens (from the run's record/replay cache, redacted when recorded). */
+  calls?: ViewerCall[];
   before: string;
   after: string;
+}
+
+/** One model call as the viewer shows it. */
+export interface ViewerCall {
+  role: string;
+  model: string;
+  prompt?: string;
+  /** The request's text parts (images named as [screenshot]). */
+  request: string;
+  reply: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** Absent when the cache did not record it (the cache keeps text and tokens only). */
+  latencyMs?: number;
+  costUsd?: number;
 }
 
 /** An event of the episode as a sentence, with the screenshots it compares. */
@@ -95,6 +112,58 @@ function marksOf(actions: readonly Action[]): ViewerMark[] {
   return out;
 }
 
+type CacheEntry = {
+  request?: { model?: string; role?: string; messages?: Array<{ role?: string; content?: unknown }> };
+  response?: { text?: string; inputTokens?: number; outputTokens?: number; latencyMs?: number; usage?: Partial<ViewerCall> & { model?: string } };
+};
+
+/**
+ * The run's record/replay cache (`<run>/model-cache`), indexed by the last screenshot each request
+ * carried: a step's calls are those made on its screen. Empty when the run kept no cache.
+ */
+export function loadCallIndex(runDir: string, cacheDir?: string): Map<string, ViewerCall[]> {
+  const index = new Map<string, ViewerCall[]>();
+  const root = cacheDir ?? join(runDir, "model-cache");
+  if (!existsSync(root)) return index;
+  for (const sub of readdirSync(root)) {
+    const d = join(root, sub);
+    let names: string[];
+    try {
+      names = readdirSync(d).filter((n) => n.endsWith(".json"));
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      let e: CacheEntry;
+      try {
+        e = JSON.parse(readFileSync(join(d, n), "utf8")) as CacheEntry;
+      } catch {
+        continue;
+      }
+      const texts: string[] = [];
+      let last: string | undefined;
+      for (const m of e.request?.messages ?? []) {
+        const parts = typeof m.content === "string" ? [{ type: "text", text: m.content }] : Array.isArray(m.content) ? (m.content as Array<{ type?: string; text?: string; blob?: string }>) : [];
+        for (const part of parts) {
+          if (part.type === "image" && typeof part.blob === "string") (last = part.blob), texts.push("[screenshot]");
+          else if (typeof part.text === "string") texts.push(`${m.role ?? "user"}: ${part.text}`);
+        }
+      }
+      if (!last) continue;
+      const r = e.response ?? {};
+      const u = { ...r, ...(r.usage ?? {}) };
+      const latency = Number(u.latencyMs);
+      const call: ViewerCall = {
+        role: String(u.role ?? e.request?.role ?? "model"), model: String(u.model ?? e.request?.model ?? ""), ...(u.prompt ? { prompt: String(u.prompt) } : {}),
+        request: texts.join("\n").slice(0, 20_000), reply: String(r.text ?? "").slice(0, 20_000),
+        inputTokens: Number(u.inputTokens) || 0, outputTokens: Number(u.outputTokens) || 0, ...(latency > 0 ? { latencyMs: latency } : {}), ...(typeof u.costUsd === "number" ? { costUsd: u.costUsd } : {}),
+      };
+      index.set(last, [...(index.get(last) ?? []), call]);
+    }
+  }
+  return index;
+}
+
 const str = (v: unknown) => (v === undefined || v === null ? "" : String(v));
 
 /** The episode's events as sentences ("step 5: detector flagged step 2 as the first error: ..."). */
@@ -125,7 +194,7 @@ export function eventSentences(rec: EpisodeRecord, url: (ref: unknown) => string
 }
 
 /** One episode's record as the viewer shows it. */
-export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: string): ViewEpisode {
+export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: string, calls: Map<string, ViewerCall[]> = new Map()): ViewEpisode {
   const url = (ref: unknown) => blobUrl(blobsDir, reportDir, ref);
   const steps = rec.trajectory.steps;
   const flags = new Map<number, string[]>();
@@ -149,6 +218,7 @@ export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: s
       ...(s.detection ? { detection: { isError: s.detection.isError, errorStep: s.detection.errorStep, reason: s.detection.reason, confidence: s.detection.confidence, ...(s.detection.failure ? { failure: s.detection.failure } : {}) } } : {}),
       ...(s.frozen ? { frozen: true } : {}),
       ...(flags.has(s.seq) ? { flags: flags.get(s.seq) } : {}),
+      ...(calls.has(s.before) ? { calls: calls.get(s.before) } : {}),
       before: url(s.before), after: url(s.after),
     })),
     events: eventSentences(rec, url),
@@ -157,11 +227,12 @@ export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: s
 }
 
 /** The viewer's index and its chunk files (one per run and condition): every episode, loaded on demand. */
-export function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number): { index: ViewerIndexRow[]; chunks: ViewEpisode[][] } {
+export function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number, cacheDir?: string): { index: ViewerIndexRow[]; chunks: ViewEpisode[][] } {
   const index: ViewerIndexRow[] = [];
   const chunks: ViewEpisode[][] = [];
   for (const run of runs) {
     const blobsDir = runBlobsDir(run.dir);
+    const calls = loadCallIndex(run.dir, cacheDir);
     const byCondition = new Map<string, number>();
     for (const line of perRun === undefined ? run.lines : pickEpisodes(run.lines, perRun)) {
       if (line.status !== "ok") continue;
@@ -181,7 +252,7 @@ export function viewerChunks(runs: readonly RunData[], reportDir: string, perRun
         chunks.push([]);
         byCondition.set(line.condition, chunk);
       }
-      chunks[chunk].push(viewerEpisode(rec, blobsDir, reportDir));
+      chunks[chunk].push(viewerEpisode(rec, blobsDir, reportDir, calls));
       index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveries: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk });
     }
   }
