@@ -237,6 +237,22 @@ export const CLIENT_JS = String.raw`
           f.appendChild(img); f.appendChild(el("figcaption", "meta", p[0]));
           pair.appendChild(f);
         });
+        if (e.ssimMap) {
+          var f2 = el("figure"); f2.style.margin = "0";
+          var cv = document.createElement("canvas");
+          cv.width = 20; cv.height = 12; cv.className = "heat";
+          var g = cv.getContext("2d");
+          var lowest = 1;
+          e.ssimMap.forEach(function (v, k) {
+            lowest = Math.min(lowest, v);
+            var bad = Math.round(255 * (1 - v));
+            g.fillStyle = "rgb(255," + (255 - bad) + "," + (255 - bad) + ")";
+            g.fillRect(k % 20, Math.floor(k / 20), 1, 1);
+          });
+          f2.appendChild(cv);
+          f2.appendChild(el("figcaption", "meta", "SSIM heat map per 8 x 8 block of a 160 x 96 thumbnail (white = same, red = different; lowest block " + lowest.toFixed(3) + ")"));
+          pair.appendChild(f2);
+        }
         restore.appendChild(pair);
       }
     });

@@ -178,7 +178,7 @@ th{background:#eef1f5}tr:nth-child(even) td{background:#fafbfc}td.ok{background:
 .shotbox{position:relative;overflow:auto;max-height:80vh;border:1px solid #c8ced8;background:#fff}
 .shotbox img{display:block;width:100%}.shotbox.zoom img{width:auto;max-width:none}.shotbox svg{position:absolute;left:0;top:0;width:100%;height:100%;pointer-events:none}
 .shotbox.zoom svg{width:auto}
-.pair{display:grid;grid-template-columns:1fr 1fr;gap:8px}.pair img{width:100%;border:1px solid #c8ced8}
+.pair{display:grid;grid-template-columns:1fr 1fr 1fr;gap:8px}.pair img,.pair canvas.heat{width:100%;border:1px solid #c8ced8;image-rendering:pixelated;aspect-ratio:1280/800}
 dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:3px 10px;margin:0}dt{color:#5b6475;white-space:nowrap}dd{margin:0;overflow-wrap:anywhere}
 dd.pre{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:12px}.good{color:#1e7a44}.bad{color:#b3261e}
 .instr{color:#5b6475;margin-top:4px;overflow-wrap:anywhere}button.nav{padding:3px 10px;margin:0 6px 4px 0}

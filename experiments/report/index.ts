@@ -68,7 +68,7 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   const recovery = recoveryEvalView(extras);
   const file = resolve(options.file ?? join(root, "report.html"));
   const reportDir = dirname(file);
-  const { index, chunks } = viewerChunks(runs, reportDir, options.episodesPerRun, options.cacheDir && resolve(options.cacheDir));
+  const { index, chunks } = await viewerChunks(runs, reportDir, options.episodesPerRun, options.cacheDir && resolve(options.cacheDir));
   // The chunk folder is rewritten whole: a stale chunk from an earlier report never mixes in.
   const filesName = `${basename(file).replace(/\.html?$/i, "")}-files`;
   const filesDir = join(reportDir, filesName);

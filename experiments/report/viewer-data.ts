@@ -7,6 +7,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import sharp from "sharp";
 import { formatAction, type Action } from "../../src/action.ts";
 import type { EpisodeRecord } from "../runner/episode.ts";
 import { runBlobsDir } from "../runner/run-blobs.ts";
@@ -61,6 +62,8 @@ export interface ViewerEvent {
   /** Recovery end: the target screenshot and the restored one. */
   target?: string;
   restored?: string;
+  /** Recovery end: SSIM of target vs restored per 8x8 block of a 160x96 grayscale thumbnail, row-major, 20 x 12 values in [0, 1]. */
+  ssimMap?: number[];
 }
 
 /** An episode for the viewer (loaded on demand from its chunk file). */
@@ -193,6 +196,70 @@ export function eventSentences(rec: EpisodeRecord, url: (ref: unknown) => string
   });
 }
 
+const MAP_W = 160;
+const MAP_H = 96;
+const BLOCK = 8;
+
+/** SSIM of two thumbnails per 8x8 block (the heat map under "target vs restored"). */
+export function blockSsim(a: Uint8Array, b: Uint8Array, width = MAP_W, height = MAP_H, block = BLOCK): number[] {
+  const c1 = (0.01 * 255) ** 2;
+  const c2 = (0.03 * 255) ** 2;
+  const out: number[] = [];
+  for (let by = 0; by + block <= height; by += block)
+    for (let bx = 0; bx + block <= width; bx += block) {
+      let sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+      for (let y = by; y < by + block; y++)
+        for (let x = bx; x < bx + block; x++) {
+          const p = a[y * width + x], q = b[y * width + x];
+          sa += p; sb += q; saa += p * p; sbb += q * q; sab += p * q;
+        }
+      const n = block * block;
+      const ma = sa / n, mb = sb / n;
+      const va = saa / n - ma * ma, vb = sbb / n - mb * mb, cov = sab / n - ma * mb;
+      const ssim = ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2));
+      out.push(Math.round(Math.max(0, Math.min(1, ssim)) * 1000) / 1000);
+    }
+  return out;
+}
+
+async function thumbnail(file: string): Promise<Uint8Array | undefined> {
+  try {
+    return new Uint8Array(await sharp(file).resize(MAP_W, MAP_H, { fit: "fill" }).greyscale().raw().toBuffer());
+  } catch {
+    return undefined;
+  }
+}
+
+/** Fill in the SSIM heat maps of the recovery-end events (target vs restored), memoised by pair. */
+async function addSsimMaps(ep: ViewEpisode, blobsDir: string, refs: Map<string, [string, string]>, memo: Map<string, number[] | undefined>): Promise<void> {
+  for (const e of ep.events) {
+    const pair = refs.get(`${e.afterSeq}:${e.kind}`);
+    if (!pair || e.kind !== "recovery-end") continue;
+    const key = pair.join(":");
+    if (!memo.has(key)) {
+      const [a, b] = await Promise.all(pair.map((r) => thumbnail(join(blobsDir, r.slice(0, 2), `${r}.png`))));
+      memo.set(key, a && b ? blockSsim(a, b) : undefined);
+    }
+    const map = memo.get(key);
+    if (map) e.ssimMap = map;
+  }
+}
+
+/** The (target, restored) blob refs of each recovery-end event, keyed "afterSeq:kind". */
+function restorePairs(rec: EpisodeRecord): Map<string, [string, string]> {
+  const out = new Map<string, [string, string]>();
+  const targets = new Map<number, string>();
+  for (const e of rec.trajectory.events) {
+    const d = e.detail ?? {};
+    if (e.kind === "recovery-start" && typeof d.target === "string" && REF.test(d.target)) targets.set(Number(d.attempt), d.target);
+    if (e.kind === "recovery-end" && typeof d.observation === "string" && REF.test(d.observation)) {
+      const t = targets.get(Number(d.attempt));
+      if (t) out.set(`${e.afterSeq}:${e.kind}`, [t, d.observation]);
+    }
+  }
+  return out;
+}
+
 /** One episode's record as the viewer shows it. */
 export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: string, calls: Map<string, ViewerCall[]> = new Map()): ViewEpisode {
   const url = (ref: unknown) => blobUrl(blobsDir, reportDir, ref);
@@ -227,7 +294,8 @@ export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: s
 }
 
 /** The viewer's index and its chunk files (one per run and condition): every episode, loaded on demand. */
-export function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number, cacheDir?: string): { index: ViewerIndexRow[]; chunks: ViewEpisode[][] } {
+export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number, cacheDir?: string): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][] }> {
+  const memo = new Map<string, number[] | undefined>();
   const index: ViewerIndexRow[] = [];
   const chunks: ViewEpisode[][] = [];
   for (const run of runs) {
@@ -252,7 +320,9 @@ export function viewerChunks(runs: readonly RunData[], reportDir: string, perRun
         chunks.push([]);
         byCondition.set(line.condition, chunk);
       }
-      chunks[chunk].push(viewerEpisode(rec, blobsDir, reportDir, calls));
+      const ep = viewerEpisode(rec, blobsDir, reportDir, calls);
+      await addSsimMaps(ep, blobsDir, restorePairs(rec), memo);
+      chunks[chunk].push(ep);
       index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveries: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk });
     }
   }

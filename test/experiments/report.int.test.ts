@@ -143,6 +143,9 @@ describe.runIf(tools.run)("report.html", () => {
     expect(await page.textContent("#viewer-events")).toMatch(/detector flagged step \d+ as the first error/);
     expect(await page.locator("#viewer-lanes .flag.E").count()).toBeGreaterThan(0);
     expect(await page.locator("#viewer-lanes .flag.R").count()).toBeGreaterThan(0);
+    // the target beside the restored screen, with the SSIM heat map between them
+    expect(await page.locator("#viewer-restore img").count()).toBeGreaterThanOrEqual(2);
+    expect(await page.locator("#viewer-restore canvas.heat").count()).toBeGreaterThan(0);
     // full-resolution screenshots straight from the blob store, with the action drawn on them
     expect(await page.getAttribute("#viewer-shot", "src")).toMatch(/^(\.\.\/)*.*blobs\/[0-9a-f]{2}\/[0-9a-f]{64}\.png$/);
     await page.waitForFunction(() => (document.getElementById("viewer-shot") as HTMLImageElement).naturalWidth > 0);
