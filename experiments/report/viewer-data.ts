@@ -182,7 +182,14 @@ export function eventSentences(rec: EpisodeRecord, url: (ref: unknown) => string
     else if (e.kind === "recovery-start") {
       starts.set(Number(d.attempt), d);
       const sel = d.selection as { reason?: unknown; strategy?: unknown } | undefined;
-      text = `step ${nOf(e.afterSeq)}: detector flagged step ${str(d.errorStep)} as the first error${d.confidence !== undefined ? ` (confidence ${str(d.confidence)})` : ""}: ${str(d.reason)}; selector chose R = ${str(d.recoveryStep)}${sel?.reason ? `: ${str(sel.reason)}` : ""}; recovery attempt ${str(d.attempt)} starts (${str(d.mode)} restoration)`;
+      // Episode step numbers (what the chips show) of the forward steps E and R refer to (task step indices).
+      const fwdN = (step: unknown) => {
+        const hit = [...steps].reverse().find((s) => s.role === "forward" && s.seq <= e.afterSeq && s.step === step);
+        return hit ? nOf(hit.seq) : undefined;
+      };
+      const en = fwdN(d.errorStep);
+      const rn = fwdN(d.recoveryStep);
+      text = `step ${nOf(e.afterSeq)}: detector flagged ${en ? `step ${en}` : `task step ${str(d.errorStep)}`} as the first error (E = ${str(d.errorStep)})${d.confidence !== undefined ? ` with confidence ${str(d.confidence)}` : ""}: ${str(d.reason)}; selector chose R = ${str(d.recoveryStep)}${rn ? ` (back to the screen before step ${rn})` : ""}${sel?.reason ? `: ${str(sel.reason)}` : ""}; recovery attempt ${str(d.attempt)} starts (${str(d.mode)} restoration)`;
     } else if (e.kind === "recovery-end") {
       const v = d.verification as { verdict?: unknown; ssim?: unknown } | undefined;
       text = `recovery attempt ${str(d.attempt)} took ${str(d.steps)} step(s) and ${d.restored ? "declared the state restored" : "did not restore the state"}: ${str(d.reason)}${v ? `; verifier: ${str(v.verdict)}${v.ssim !== undefined ? ` (SSIM ${str(v.ssim)})` : ""}` : ""}`;
