@@ -6,7 +6,7 @@
  * a small recovery evaluation (implicit vs explicit recovery, oracle agreement) goes into
  * `<out>/recovery-eval/` so the report shows its tables too.
  */
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
@@ -109,6 +109,9 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
         progress.stop();
       }
     }
+    // The render memos (SVG hash -> PNG ref, ~2,000 files of 64 bytes) only spare re-rendering
+    // while the runs go on; a resumed demo re-renders what it needs.
+    rmSync(join(opts.out, "blobs", "derived"), { recursive: true, force: true });
     if (!opts.quiet) process.stderr.write("recovery-eval: building a small dataset and evaluating recovery on it\n");
     recovery = (await runRecoveryEvalSuite({ out: join(opts.out, "recovery-eval"), limit: DEMO_SIZES[opts.size].evalTasks, seed: opts.seedBase, budgets: [1, 3, 10] })).report;
   } finally {
