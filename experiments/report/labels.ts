@@ -48,10 +48,11 @@ export function paramLabel(key: string, value: unknown): string {
 
 /**
  * A condition id in words: `freezeWindow=0,maxRecoveryIterations=3` -> "freeze window 0, retry
- * cap 3"; `skilled.max-rec-3` -> "skilled, retry cap 3"; `no-recovery` -> "no recovery".
+ * cap 3"; `skilled.max-rec-3` -> "skilled, retry cap 3"; `no-recovery` -> "no recovery"; the
+ * ideal-recovery strategies (`R=E-1`) stay as they are.
  */
 export function conditionLabel(id: string): string {
-  if (/^[A-Za-z]+=[^,]*(,[A-Za-z]+=[^,]*)*$/.test(id)) return id.split(",").map((kv) => { const i = kv.indexOf("="); return paramLabel(kv.slice(0, i), kv.slice(i + 1)); }).join(", ");
+  if (/^[a-z][A-Za-z]+=[^,]*(,[a-z][A-Za-z]+=[^,]*)*$/.test(id)) return id.split(",").map((kv) => { const i = kv.indexOf("="); return paramLabel(kv.slice(0, i), kv.slice(i + 1)); }).join(", ");
   const m = /^(.*)\.max-rec-(\d+)$/.exec(id);
   if (m) return `${m[1]}, retry cap ${m[2]}`;
   if (id === "no-recovery") return "no recovery";

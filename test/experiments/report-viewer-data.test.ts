@@ -66,3 +66,13 @@ describe("viewer episode data", () => {
     expect(map.filter((v) => v < 1)).toHaveLength(1);
   });
 });
+
+describe("condition labels", () => {
+  it("words sweep settings and retry caps, and leaves recovery-step strategies alone", async () => {
+    const { conditionLabel } = await import("../../experiments/report/labels.ts");
+    expect(conditionLabel("freezeWindow=0,maxRecoveryIterations=3")).toBe("freeze window 0, retry cap 3");
+    expect(conditionLabel("skilled.max-rec-5")).toBe("skilled, retry cap 5");
+    expect(conditionLabel("R=E-1")).toBe("R=E-1");
+    expect(conditionLabel("R=selector(sim, acc 0.8)")).toBe("R=selector(sim, acc 0.8)");
+  });
+});
