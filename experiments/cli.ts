@@ -7,6 +7,7 @@ import { ConfigError, describeError } from "../src/errors.ts";
 import { COMMANDS } from "./commands/index.ts";
 import { RunFailedError } from "./runner/errors.ts";
 import { terminalText } from "./commands/terminal.ts";
+import { packageVersion } from "./runner/experiment.ts";
 
 /** Build the program (exported for tests). */
 export function buildProgram(): Command {
@@ -14,6 +15,7 @@ export function buildProgram(): Command {
     .description("Online recovery for computer-use agents, and the experiments that show whether it pays off.")
     // Commander's own errors (unknown flag, bad choice, missing argument) as one line, like ours.
     .configureOutput({ outputError: (text, write) => write(`retrace: ${text.replace(/^error: /, "").trim().replace(/\s*\n\s*/g, " ")} (run with --help for usage)\n`) })
+    .version(packageVersion(), "-V, --version", "print the retrace version")
     .exitOverride();
   for (const register of COMMANDS) register(program);
   return program;

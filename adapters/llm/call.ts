@@ -21,7 +21,10 @@ export async function callModel(model: ChatModel, request: ChatRequest, opts: Ca
   const signals = [opts.signal, request.signal, opts.timeoutMs ? AbortSignal.timeout(opts.timeoutMs) : undefined].filter(
     (s): s is AbortSignal => s !== undefined,
   );
-  const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+  // Always a fresh per-call signal: vendor SDKs (openai, @anthropic-ai/sdk) add an "abort"
+  // listener to the signal they get and never remove it, so handing them the episode's long-lived
+  // signal piles up listeners call after call (MaxListenersExceededWarning after 10 calls).
+  const signal = signals.length === 0 ? undefined : AbortSignal.any(signals);
   try {
     const response = await raceAbort(model.complete({ ...request, ...(signal ? { signal } : {}) }), signal);
     const usage = { ...response.usage, role: request.role, ...(request.prompt ? { prompt: request.prompt } : {}) };

@@ -42,7 +42,10 @@ export async function proposeGuarded(
 ): Promise<PolicyDecision> {
   const timeout = opts.timeoutMs ? AbortSignal.timeout(opts.timeoutMs) : undefined;
   const signals = [opts.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
-  const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+  // Always a fresh per-call signal: vendor SDKs (openai, @anthropic-ai/sdk) add an "abort"
+  // listener to the signal they get and never remove it, so handing them the episode's long-lived
+  // signal piles up listeners call after call (MaxListenersExceededWarning after 10 calls).
+  const signal = signals.length === 0 ? undefined : AbortSignal.any(signals);
   try {
     return await raceAbort(policy.propose({ ...input, ...(signal ? { signal } : {}) }, framing), signal);
   } catch (err) {

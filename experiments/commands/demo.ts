@@ -6,7 +6,7 @@
  * a small recovery evaluation (implicit vs explicit recovery, oracle agreement) goes into
  * `<out>/recovery-eval/` so the report shows its tables too.
  */
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
@@ -24,6 +24,7 @@ import type { RecoveryEvalReport } from "../recovery-eval/report-data.ts";
 import { findingVerdict, VERDICT_RULE, type Finding } from "../report/html.ts";
 import { computeFindings } from "../report/findings.ts";
 import { addRunFlags, defaultOutFor, processWorkers, progressReporter, runSettings, textTable, type RunFlags } from "./run-options.ts";
+import { onInterrupt } from "./progress.ts";
 
 /** Demo sizes: "small" is what `npm run demo` runs; "tiny" is for tests. */
 export const DEMO_SIZES = {
@@ -101,13 +102,18 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
     for (let i = 0; i < configs.length; i++) {
       const progress = progressReporter(opts.quiet, `${names[i].padEnd(5)} `);
       try {
-        const run = await runExperiment(configs[i], runtime, { out: join(opts.out, names[i]), workers: opts.workers, seedBase: opts.seedBase, resume: opts.resume, processes, onProgress: progress.onProgress });
+        // One blob store for the three runs (a screen seen in several is stored once), and no
+        // per-episode OSWorld files: `retrace export --osworld <out>` writes them on demand.
+        const run = await runExperiment(configs[i], runtime, { out: join(opts.out, names[i]), blobsDir: join(opts.out, "blobs"), osworldFiles: false, workers: opts.workers, seedBase: opts.seedBase, resume: opts.resume, processes, onProgress: progress.onProgress });
         summaries.push(run.summary);
         runs.push(run);
       } finally {
         progress.stop();
       }
     }
+    // The render memos (SVG hash -> PNG ref, ~2,000 files of 64 bytes) only spare re-rendering
+    // while the runs go on; a resumed demo re-renders what it needs.
+    rmSync(join(opts.out, "blobs", "derived"), { recursive: true, force: true });
     if (!opts.quiet) process.stderr.write("recovery-eval: building a small dataset and evaluating recovery on it\n");
     recovery = (await runRecoveryEvalSuite({ out: join(opts.out, "recovery-eval"), limit: DEMO_SIZES[opts.size].evalTasks, seed: opts.seedBase, budgets: [1, 3, 10] })).report;
   } finally {
@@ -115,7 +121,7 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
   }
   const findings = demoFindings(runs[0], runs[1], readPlan(join(opts.out, "ideal", "plan.json")), recovery, configs[1] as EndToEndConfig);
   writeFileSync(join(opts.out, "findings.json"), JSON.stringify({ simulated: true, findings }, null, 2) + "\n");
-  const report = await buildReport(opts.out, { title: "retrace demo (SIMULATED policies on SimDesk)", episodesPerRun: 10 });
+  const report = await buildReport(opts.out, { title: "retrace demo (SIMULATED policies on SimDesk)" });
   return { summaries, findings, report: report.file };
 }
 
@@ -130,7 +136,9 @@ export function register(program: Command): void {
     const started = Date.now();
     const settings = runSettings(flags, defaultOutFor("demo"));
     if (!(flags.size in DEMO_SIZES)) throw new ConfigError(`--size: one of ${Object.keys(DEMO_SIZES).join(", ")}`, { field: "size" });
+    const offInterrupt = onInterrupt(settings.out);
     const { summaries, findings, report } = await runDemo({ out: settings.out, size: flags.size as DemoSize, workers: settings.workers ?? 2, seedBase: settings.seedBase ?? 0, resume: settings.resume ?? false, quiet: settings.quiet });
+    offInterrupt();
     const w = process.stdout;
     w.write("\nretrace demo - SIMULATED: seeded simulated policies on SimDesk, not models.\n\n");
     w.write(demoTable(summaries) + "\n");

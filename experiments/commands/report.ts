@@ -9,14 +9,15 @@ import { buildReport } from "../report/index.ts";
 export function register(program: Command): void {
   program
     .command("report")
-    .description("Write one self-contained report.html (no network needed): condition tables with CIs, Success@K curves, sweep charts, stability metrics, cost per success, recovery-evaluation tables, and a trajectory viewer.")
+    .description("Write one self-contained report.html (no network needed): condition tables with CIs, Success@K curves, sweep charts, stability metrics, cost per success, recovery-evaluation tables, and a trajectory viewer reaching every episode (screenshots read from the run's blob store).")
     .argument("<dir>", "a run folder (with results.jsonl) or a folder of runs")
     .option("-o, --out <file>", "where to write the report (default: <dir>/report.html)")
-    .option("--episodes <n>", "episodes per run in the trajectory viewer", "8")
+    .option("--episodes <n>", "at most this many episodes per run in the trajectory viewer (default: every episode)")
+    .option("--cache-dir <dir>", "the model-call cache the run used (its --cache-dir): the viewer shows each step's prompts and replies (default: <run>/model-cache)")
     .option("-q, --quiet", "print only the report path")
-    .action(async (dir: string, flags: { out?: string; episodes: string; quiet?: boolean }) => {
-      const episodes = Number(flags.episodes);
-      if (!/^\d+$/.test(flags.episodes.trim()) || !Number.isSafeInteger(episodes) || episodes > 1000)
+    .action(async (dir: string, flags: { out?: string; episodes?: string; cacheDir?: string; quiet?: boolean }) => {
+      const episodes = flags.episodes === undefined ? undefined : Number(flags.episodes);
+      if (flags.episodes !== undefined && (!/^\d+$/.test(flags.episodes.trim()) || !Number.isSafeInteger(episodes) || episodes! > 1000))
         throw new ConfigError(`--episodes: expected an integer from 0 to 1000 (episodes per run in the viewer), got "${flags.episodes}"`, { field: "episodes" });
       if (flags.out !== undefined) {
         if (!flags.out.trim() || flags.out.endsWith("/")) throw new ConfigError(`--out: expected a file path such as report.html, got "${flags.out}"`, { field: "out" });
@@ -24,8 +25,8 @@ export function register(program: Command): void {
         const missing = checkOutDir(dirname(resolve(flags.out)));
         if (missing.length) throw new ConfigError(`--out: the folder ${missing[0]} does not exist; create it or write the report elsewhere`, { field: "out" });
       }
-      const r = await buildReport(dir, { file: flags.out, episodesPerRun: episodes });
-      if (!flags.quiet) process.stdout.write(`${r.runs} run(s), ${r.episodes} episodes in the viewer, ${r.images} screenshots, ${(r.bytes / 1e6).toFixed(1)} MB\n`);
+      const r = await buildReport(dir, { file: flags.out, ...(episodes !== undefined && { episodesPerRun: episodes }), ...(flags.cacheDir && { cacheDir: flags.cacheDir }) });
+      if (!flags.quiet) process.stdout.write(`${r.runs} run(s), ${r.episodes} episodes in the viewer (${r.chunks} chunk files beside the report), ${(r.bytes / 1e6).toFixed(1)} MB\n`);
       process.stdout.write(`report: ${r.file}\n`);
     });
 }

@@ -1,14 +1,12 @@
 /**
- * Flags shared by `retrace run`, `sweep` and `demo`, the terminal progress bars (cli-progress),
+ * Flags shared by `retrace run`, `sweep` and `demo`, the progress lines (progress.ts),
  * and the condition table printed at the end. The CLI owns the terminal; library code never prints.
  */
 import { Option, type Command } from "commander";
-import cliProgress from "cli-progress";
 import { ConfigError } from "../../src/errors.ts";
 import { checkSqlitePath, parseCheckpointSpec } from "../../graphs/checkpointers.ts";
 import { registerCheckpointSchemes } from "../runner/checkpoints.ts";
 import type { RunSettings } from "../runner/context.ts";
-import type { PoolProgress } from "../runner/pool.ts";
 import type { ExperimentSummary } from "../runner/summary.ts";
 import { ShardPool } from "../runner/shards.ts";
 import { SIMDESK_RUNTIME_SPEC } from "../runtime/simdesk.ts";
@@ -60,29 +58,7 @@ export function processWorkers(workers: number): ShardPool | undefined {
   return workers > 1 ? new ShardPool(workers, { ...SIMDESK_RUNTIME_SPEC }) : undefined;
 }
 
-/** A progress reporter: one bar per phase on stderr, or nothing when quiet. */
-export function progressReporter(quiet: boolean, prefix = ""): { onProgress: NonNullable<RunSettings["onProgress"]>; stop: () => void } {
-  if (quiet) return { onProgress: () => {}, stop: () => {} };
-  let bar: cliProgress.SingleBar | undefined;
-  let phase = "";
-  const stop = () => {
-    bar?.stop();
-    bar = undefined;
-  };
-  const onProgress = (p: string, s: PoolProgress) => {
-    if (p !== phase || !bar) {
-      stop();
-      phase = p;
-      bar = new cliProgress.SingleBar(
-        { format: `${prefix}${p.padEnd(14)} |{bar}| {value}/{total} episodes | success {succ} | env errors {err} | ETA {eta_formatted}`, stream: process.stderr, hideCursor: true, etaBuffer: 50, clearOnComplete: false },
-        cliProgress.Presets.shades_classic,
-      );
-      bar.start(s.total, s.done, { succ: "-", err: 0 });
-    }
-    bar.update(s.done, { succ: s.valid ? `${((100 * s.successes) / s.valid).toFixed(1)}%` : "-", err: s.envErrors });
-  };
-  return { onProgress, stop };
-}
+export { progressReporter } from "./progress.ts";
 
 /** A plain-text table of the conditions (for the terminal). */
 export function conditionTableText(s: ExperimentSummary): string {

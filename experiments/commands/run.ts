@@ -22,6 +22,7 @@ import { parseCacheMode } from "../../adapters/models/cache.ts";
 import type { ExperimentSummary } from "../runner/summary.ts";
 import { RunFailedError } from "../runner/errors.ts";
 import { addRunFlags, conditionTableText, defaultOutFor, processWorkers, progressReporter, runSettings, textTable, type RunFlags } from "./run-options.ts";
+import { onInterrupt } from "./progress.ts";
 
 /** Flags of `retrace run CONFIG` beyond the shared ones. */
 export interface ConfigRunFlags extends RunFlags {
@@ -33,6 +34,27 @@ export interface ConfigRunFlags extends RunFlags {
   maxCostUsd?: string;
   /** false with --no-preflight. */
   preflight?: boolean;
+  /** Comma-separated task ids replacing the config's env.tasks. */
+  tasks?: string;
+  /** Run only the first n tasks (env.limit). */
+  limit?: string;
+}
+
+/** The config with --tasks / --limit applied to its env (a ConfigError names a bad value). */
+export function withTaskFlags(config: ExperimentConfig, flags: { tasks?: string; limit?: string }): ExperimentConfig {
+  const env: Record<string, unknown> = { ...config.env };
+  if (flags.tasks !== undefined) {
+    const ids = flags.tasks.split(",").map((t) => t.trim()).filter(Boolean);
+    if (ids.length === 0) throw new ConfigError(`--tasks: expected comma-separated task ids (see \`npx retrace tasks\`), got "${flags.tasks}"`, { field: "tasks" });
+    env.tasks = ids;
+    delete env.sample;
+  }
+  if (flags.limit !== undefined) {
+    const n = Number(flags.limit);
+    if (!/^\d+$/.test(flags.limit.trim()) || !Number.isSafeInteger(n) || n < 1) throw new ConfigError(`--limit: expected a positive integer (run only the first n tasks), got "${flags.limit}"`, { field: "limit" });
+    env.limit = n;
+  }
+  return { ...config, env: env as ExperimentConfig["env"] };
 }
 
 /** Run a validated config with the CLI's progress and printing. */
@@ -46,7 +68,7 @@ export function runtimeFor(envKind: string, env: ExperimentConfig["env"]): Exper
 
 export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags & QueueFlags): Promise<void> {
   const settings = runSettings(flags, defaultOutFor(loaded.name));
-  const config = fillConfigModels(flags.env ? { ...loaded, env: { ...loaded.env, kind: flags.env } } : loaded, { baseUrl: flags.baseUrl, model: flags.model, apiKeyEnv: flags.apiKeyEnv });
+  const config = fillConfigModels(withTaskFlags(flags.env ? { ...loaded, env: { ...loaded.env, kind: flags.env } } : loaded, flags), { baseUrl: flags.baseUrl, model: flags.model, apiKeyEnv: flags.apiKeyEnv });
   const envKind = config.env.kind;
   if (envKind !== "simdesk" && envKind !== "x11" && envKind !== "docker" && envKind !== "browser" && envKind !== "osworld")
     throw new ConfigError(`config.env.kind: "${envKind}" is not an environment retrace runs experiments on; use simdesk, x11, docker, browser or osworld`, { field: "env.kind" });
@@ -58,9 +80,10 @@ export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags
   if (flags.cacheDir !== undefined) checkOutDir(flags.cacheDir, { flag: "--cache-dir" });
   const ledger = new CostLedger();
   const calls = { cache, cacheDir: resolve(flags.cacheDir ?? join(settings.out, "model-cache")), ledger };
-  const progress = progressReporter(settings.quiet);
-  const started = Date.now();
   const models = usesModels(config);
+  const progress = progressReporter(settings.quiet, "", models ? { spent: () => ledger.spentUsd } : {});
+  const started = Date.now();
+  const offInterrupt = onInterrupt(settings.out);
   // Process workers rebuild a SimDesk runtime from the config alone: only for simulated SimDesk runs.
   // Model-backed runs stay in this process (one cost ledger, one cache) with --workers concurrent episodes.
   // Distributed (--queue): `retrace worker`s run the episodes; the registered config carries --env and the filled models.
@@ -77,6 +100,7 @@ export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags
         });
   } finally {
     progress.stop();
+    offInterrupt();
     processes?.close();
   }
   const s = run.summary;
@@ -136,6 +160,8 @@ export function register(program: Command): void {
   cmd.option("--queue <url>", "distributed: enqueue the episodes on this redis:// BullMQ queue and wait for `retrace worker`s (results, blobs, checkpoints in --store)");
   addQueueFlags(cmd, { attempts: true });
   addModelRunFlags(cmd, { embedded: true })
+    .option("--tasks <ids>", "run only these comma-separated task ids (replaces the config's env.tasks; see `npx retrace tasks`)")
+    .option("--limit <n>", "run only the first n tasks of the config")
     .option("--max-cost-usd <usd>", "stop scheduling new episodes once the model calls of this run have cost this much (in-flight ones finish; needs prices in the model specs)")
     .addOption(new Option("--no-preflight", "skip the check of each model endpoint (GET <base-url>/models) before the first episode"))
     .action(async (file: string | undefined, flags: ConfigRunFlags & QueueFlags & Partial<RunModelFlags>) => {

@@ -120,20 +120,8 @@ function costStop(options: ConfiguredRunOptions, agents: EvalAgents): { stop?: (
   };
 }
 
-/** A blob store that writes into its own folder and reads from a fallback folder (the dataset's) too. */
-export class LayeredBlobStore extends BlobStore {
-  private readonly fallback: BlobStore;
-  constructor(dir: string, fallback: BlobStore) {
-    super({ dir });
-    this.fallback = fallback;
-  }
-  override path(ref: string): string {
-    const own = super.path(ref);
-    if (existsSync(own)) return own;
-    const other = this.fallback.path(ref);
-    return existsSync(other) ? other : own;
-  }
-}
+import { LayeredBlobStore } from "./simdesk.ts";
+export { LayeredBlobStore };
 
 /** The tasks of the config's environment, in config order. */
 function selectTasks(config: RecoveryEvalConfig, onSkipped?: (task: string, reason: string) => void): Task[] {

@@ -20,7 +20,7 @@ import { createFlakyEnvironment } from "./flaky-env.ts";
 import { SIMDESK_TASKS, getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
 import type { SimForwardProfileName } from "../../adapters/policies/simulated/index.ts";
 import {
-  copySampleStates, createEvalSimDesk, layeredBlobs, simDeskTruth, simulatedDatasetPolicies, simulatedEvalLabel, simulatedVariants,
+  copySampleStates, createEvalSimDesk, LayeredBlobStore, layeredBlobs, simDeskTruth, simulatedDatasetPolicies, simulatedEvalLabel, simulatedVariants,
   type SimDeskEvalEnv,
 } from "./simdesk.ts";
 import { agreementReport, recoveryEvalReport, type OracleAgreementReport, type RecoveryEvalReport } from "./report-data.ts";
@@ -110,7 +110,8 @@ export async function runSimDeskRecoveryEval(options: SimDeskEvalOptions): Promi
   if (ds.manifest.config.env !== "simdesk") throw new ConfigError(`eval-recovery: dataset ${ds.dir} was built on "${String(ds.manifest.config.env)}"; only SimDesk datasets can be evaluated with simulated policies`, { field: "dataset" });
   const out = prepareOutDir(options.out);
   const seed = options.seed ?? 0;
-  const blobs = new BlobStore({ dir: join(out, "blobs") });
+  // Screens the dataset already holds are read from it, not stored a second time.
+  const blobs = new LayeredBlobStore(join(out, "blobs"), new BlobStore({ dir: join(ds.dir, "blobs") }));
   copySampleStates(ds.samples, join(ds.dir, "simdesk-states"), join(out, "simdesk-states"));
   const cfg = ds.manifest.config;
   const desk = createEvalSimDesk(blobs, join(out, "simdesk-states"), { width: Number(cfg.width), height: Number(cfg.height), noise: cfg.noise === true, noiseSeed: Number(cfg.noiseSeed ?? 0) });
@@ -135,6 +136,8 @@ export interface OracleAgreementOptions extends Omit<SimDeskDatasetOptions, "out
   out: string;
   /** @default [1, 3, 10] */
   budgets?: number[];
+  /** A dataset already built with these options and noise off, used instead of building noise-off/dataset again. */
+  noiseOffDataset?: string;
   onProgress?: (message: string) => void;
 }
 
@@ -149,8 +152,10 @@ export async function runOracleAgreement(options: OracleAgreementOptions): Promi
   for (const noise of [false, true]) {
     const dir = join(out, noise ? "noise-on" : "noise-off");
     const log = (m: string) => options.onProgress?.(`[noise ${noise ? "on" : "off"}] ${m}`);
-    await buildSimDeskDataset({ ...options, out: join(dir, "dataset"), noise, noiseSeed: options.seed ?? 0, onProgress: log });
-    const { runs, report } = await runSimDeskRecoveryEval({ dataset: join(dir, "dataset"), out: dir, budgets: options.budgets, seed: options.seed, contexts: false, weak: true, onProgress: log });
+    const reuse = !noise && options.noiseOffDataset;
+    const dataset = reuse || join(dir, "dataset");
+    if (!reuse) await buildSimDeskDataset({ ...options, out: dataset, noise, noiseSeed: options.seed ?? 0, onProgress: log });
+    const { runs, report } = await runSimDeskRecoveryEval({ dataset, out: dir, budgets: options.budgets, seed: options.seed, contexts: false, weak: true, onProgress: log });
     settings.push({ noise, runs, label: report.label });
   }
   const report = agreementReport(settings);
@@ -185,6 +190,7 @@ export async function runRecoveryEvalSuite(options: RecoveryEvalSuiteOptions): P
   const common = { limit: options.limit, seed: options.seed, rolloutsPerTask: options.rolloutsPerTask, seedStepsPerTrajectory: options.seedStepsPerTrajectory ?? 2, onProgress: options.onProgress };
   const manifest = await buildSimDeskDataset({ ...common, out: join(out, "dataset") });
   const { report } = await runSimDeskRecoveryEval({ dataset: join(out, "dataset"), out, budgets: options.budgets, seed: options.seed, onProgress: options.onProgress });
-  const agreement = await runOracleAgreement({ ...common, out, budgets: options.budgets });
+  // The noise-off setting of the agreement study is this same dataset (same options, noise off).
+  const agreement = await runOracleAgreement({ ...common, out, budgets: options.budgets, noiseOffDataset: join(out, "dataset") });
   return { manifest, report, agreement };
 }

@@ -147,3 +147,18 @@ export function layeredBlobs(...stores: BlobReader[]): BlobReader {
 export function taskMap(tasks: Iterable<Task>): Map<string, Task> {
   return new Map([...tasks].map((t) => [t.id, t]));
 }
+
+/** A blob store that writes into its own folder and reads from a fallback folder (the dataset's) too. */
+export class LayeredBlobStore extends BlobStore {
+  private readonly fallback: BlobStore;
+  constructor(dir: string, fallback: BlobStore) {
+    super({ dir });
+    this.fallback = fallback;
+  }
+  override path(ref: string): string {
+    const own = super.path(ref);
+    if (existsSync(own)) return own;
+    const other = this.fallback.path(ref);
+    return existsSync(other) ? other : own;
+  }
+}

@@ -15,6 +15,7 @@ import type { EpisodeRecord } from "../runner/episode.ts";
 import type { Manifest } from "../runner/experiment.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import { isModelRunFolder, loadModelRun, readResultsForReport } from "./inputs.ts";
+import { runBlobsDir } from "../runner/run-blobs.ts";
 import { summarize, type ExperimentSummary } from "../runner/summary.ts";
 
 /** One run folder's data. */

@@ -2,11 +2,13 @@
  * The report page: server-rendered tables (every string escaped), chart canvases, the trajectory
  * viewer's skeleton, and the inlined chart.js plus the page script. One self-contained file.
  */
-import type { ExperimentSummary } from "../runner/summary.ts";
+import type { ConditionSummary, ExperimentSummary } from "../runner/summary.ts";
 import type { ChartSpec } from "./charts.ts";
-import type { ExtraFile, RunData, ViewerEpisode } from "./data.ts";
+import type { ExtraFile, RunData } from "./data.ts";
 import { verdictLabel, type Finding } from "./findings-verdict.ts";
 export type { Finding };
+import { conditionLabel, headerLabel, paramLabel } from "./labels.ts";
+import { appBreakdown, pairedRows, type PairedRow } from "./paired.ts";
 
 /** Escape text for HTML element and attribute content. */
 export function escapeHtml(value: unknown): string {
@@ -31,9 +33,11 @@ export function findingVerdict(f: Finding): string {
 export const VERDICT_RULE =
   "Conditions share tasks and seeds, so each claim is tested on paired outcomes (McNemar's exact test on the (task, seed) units both conditions ran): HOLDS only at p < 0.05 in the paper's direction, DOES NOT HOLD only when the opposite direction is significant, \"direction only\" or \"not in the paper's direction\" otherwise, and \"cannot tell\" with fewer than 6 discordant pairs (no outcome could reach p < 0.05). Recovery-evaluation findings use an unpaired two-proportion test (at least 10 runs a side).";
 
-const pct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? "-" : `${(100 * x).toFixed(1)}%`);
-const num = (x: number | null | undefined, d = 2) => (x === null || x === undefined ? "-" : x.toFixed(d));
-const usd = (x: number | null | undefined) => (x === null || x === undefined ? "-" : `$${x.toFixed(4)}`);
+const pct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? "n/a" : `${(100 * x).toFixed(1)}%`);
+const num = (x: number | null | undefined, d = 2) => (x === null || x === undefined ? "n/a" : x.toFixed(d));
+const usd = (x: number | null | undefined) => (x === null || x === undefined ? "n/a" : `$${x.toFixed(4)}`);
+/** Cost and tokens mean nothing for a condition that called no model (simulated policies): "n/a". */
+const calledModels = (c: ConditionSummary) => !c.simulated || Object.keys(c.models ?? {}).length > 0 || c.tokensPerEpisode > 0;
 
 function table(head: string[], rows: Array<Array<string | number>>, cls = ""): string {
   return `<table class="${cls}"><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead><tbody>${rows
@@ -43,14 +47,39 @@ function table(head: string[], rows: Array<Array<string | number>>, cls = ""): s
 
 function conditionTable(s: ExperimentSummary): string {
   return table(
-    ["condition", "params", "episodes", "env errors (excluded)", "success", "95% CI", "recovery attempts/ep", "recovery steps/ep", "forward steps/ep", "steps/ep", "steps/success", "cost/ep", "cost/success", "tokens/ep"],
-    s.conditions.map((c) => [
-      c.condition, Object.entries(c.params).map(([k, v]) => `${k}=${v}`).join(" "), c.episodes, c.envErrors,
-      `${pct(c.success.rate)} (${c.success.successes}/${c.success.n})`, `${pct(c.success.lo)} - ${pct(c.success.hi)}`,
-      num(c.meanRecoveryAttempts), num(c.meanRecoverySteps), num(c.meanForwardSteps), num(c.stepsPerEpisode, 1), num(c.stepsPerSuccess, 1),
-      usd(c.costPerEpisode), usd(c.costPerSuccess), num(c.tokensPerEpisode, 0),
-    ]),
-  );
+    ["condition", "settings", "episodes", "environment errors (excluded)", "success (solved/n)", "success 95% CI", "recovery attempts per episode", "recovery steps per episode", "forward steps per episode", "steps per episode", "steps per success", "cost per episode (USD)", "cost per success (USD)", "tokens per episode"],
+    s.conditions.map((c) => {
+      const m = calledModels(c);
+      return [
+        conditionLabel(c.condition), Object.entries(c.params).map(([k, v]) => paramLabel(k, v)).join(", ") || "-", c.episodes, c.envErrors,
+        `${pct(c.success.rate)} (${c.success.successes}/${c.success.n})`, `${pct(c.success.lo)} - ${pct(c.success.hi)}`,
+        num(c.meanRecoveryAttempts), num(c.meanRecoverySteps), num(c.meanForwardSteps), num(c.stepsPerEpisode, 1), num(c.stepsPerSuccess, 1),
+        m ? usd(c.costPerEpisode) : "n/a", m ? usd(c.costPerSuccess) : "n/a", m ? num(c.tokensPerEpisode, 0) : "n/a",
+      ];
+    }),
+  ) + `<p class="note">Success = share of scored episodes the task checker marked solved (95% Wilson interval). Steps per success = all executed steps (forward, recovery, replay) divided by solved episodes: the cost proxy when no model is called. Cost and tokens are n/a for simulated policies, which call no model.</p>`;
+}
+
+/** Which tasks recovery fixed or broke, per condition against no recovery (same task and seed). */
+function pairedTable(rows: readonly PairedRow[]): string {
+  if (rows.length === 0) return "";
+  const tasks = [...new Set(rows.flatMap((r) => [...r.byTask.entries()].filter(([, t]) => t[0] + t[1] > 0).map(([k]) => k)))].sort();
+  const head = ["task", ...rows.map((r) => conditionLabel(r.condition))];
+  const body = tasks.map((t) => `<tr><td>${escapeHtml(t)}</td>${rows.map((r) => {
+    const c = r.byTask.get(t);
+    if (!c) return "<td>n/a</td>";
+    const txt = [c[0] ? `+${c[0]} fixed` : "", c[1] ? `-${c[1]} broken` : ""].filter(Boolean).join(", ") || "same";
+    return `<td class="${c[0] > c[1] ? "ok" : c[1] > c[0] ? "err" : ""}" title="${escapeHtml(`${c[2]} paired episodes`)}">${escapeHtml(txt)}</td>`;
+  }).join("")}</tr>`).join("");
+  const total = `<tr><th>all tasks</th>${rows.map((r) => `<th>${escapeHtml(`+${r.fixed} / -${r.broken} (n=${r.pairs})`)}</th>`).join("")}</tr>`;
+  return `<h3>Tasks recovery fixed or broke</h3><p class="note">Each cell pairs a condition's episodes with the no-recovery episodes of the same task and seed: +fixed = failed without recovery, solved with it; -broken = the reverse. Only tasks where something changed are listed.</p>${tasks.length ? `<table class="matrix"><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead><tbody>${body}${total}</tbody></table>` : "<p>No task changed outcome.</p>"}`;
+}
+
+/** Success per app and condition. */
+function appTable(s: RunData): string {
+  const b = appBreakdown(s.lines);
+  if (b.apps.length < 2) return "";
+  return `<h3>Success per app</h3>${table(["app", ...b.conditions.map(conditionLabel)], b.apps.map((a, i) => [a, ...b.cells[i].map((p) => (p ? `${pct(p.rate)} (${p.successes}/${p.n})` : "n/a"))]))}`;
 }
 
 /** Model calls per condition and role: calls, errors, tokens, list-price cost, and the condition's cost per success. */
@@ -74,9 +103,9 @@ function skippedList(s: ExperimentSummary): string {
 
 function stabilityTable(s: ExperimentSummary): string {
   return table(
-    ["condition", "label source", "trajectories", "deviation rate", "loop incidence", "loop burden (looping runs)", "recovery ability (runs that deviated)", "avg recovery length (steps)"],
+    ["condition", "label source", "trajectories", "deviation rate (% of steps)", "loop incidence (% of runs)", "loop burden (% of steps, looping runs)", "recovery ability (runs that deviated)", "average recovery length (steps)"],
     s.conditions.map((c) => [
-      c.condition, c.stability.sources.join(" + ") || "-", c.stability.trajectories, pct(c.stability.deviationRate), pct(c.stability.loopIncidence),
+      conditionLabel(c.condition), c.stability.sources.join(" + ") || "-", c.stability.trajectories, pct(c.stability.deviationRate), pct(c.stability.loopIncidence),
       pct(c.stability.loopBurden), `${pct(c.stability.recoveryAbility)} (n=${c.stability.eligibleForRecovery})`, num(c.stability.avgRecoveryLength),
     ]),
   );
@@ -86,7 +115,7 @@ function successAtKTable(s: ExperimentSummary): string {
   if (!s.successAtK?.length) return "";
   const k = Math.max(...s.successAtK.map((c) => c.curve.length));
   return table(
-    ["recovery step", "instances", "mean R", ...Array.from({ length: k }, (_, i) => `Success@${i + 1} [95% CI]`)],
+    ["recovery step", "failed runs (n)", "mean recovery step R", ...Array.from({ length: k }, (_, i) => `Success@${i + 1} [95% CI]`)],
     s.successAtK.map((c) => [c.condition, c.instances, num(c.meanRecoveryStep, 1), ...c.curve.map((p) => `${pct(p.rate)} [${pct(p.lo)}-${pct(p.hi)}]`)]),
   );
 }
@@ -96,7 +125,7 @@ export function jsonTables(value: unknown, depth = 0): string {
   if (Array.isArray(value)) {
     if (value.length > 0 && value.every((v) => v && typeof v === "object" && !Array.isArray(v))) {
       const cols = [...new Set(value.flatMap((v) => Object.keys(v as object)))];
-      return table(cols, value.map((v) => cols.map((c) => cell((v as Record<string, unknown>)[c]))));
+      return table(cols.map(headerLabel), value.map((v) => cols.map((c) => cell((v as Record<string, unknown>)[c]))));
     }
     return `<p>${escapeHtml(value.map(cell).join(", "))}</p>`;
   }
@@ -106,8 +135,8 @@ export function jsonTables(value: unknown, depth = 0): string {
     const scalars = entries.filter(([, v]) => v === null || typeof v !== "object");
     const nested = entries.filter(([, v]) => v !== null && typeof v === "object");
     return (
-      (scalars.length ? table(["field", "value"], scalars.map(([k, v]) => [k, cell(v)]), "kv") : "") +
-      nested.map(([k, v]) => `<h5>${escapeHtml(k)}</h5>${jsonTables(v, depth + 1)}`).join("")
+      (scalars.length ? table(["field", "value"], scalars.map(([k, v]) => [headerLabel(k), cell(v)]), "kv") : "") +
+      nested.map(([k, v]) => `<h5>${escapeHtml(headerLabel(k))}</h5>${jsonTables(v, depth + 1)}`).join("")
     );
   }
   return `<p>${escapeHtml(cell(value))}</p>`;
@@ -115,38 +144,52 @@ export function jsonTables(value: unknown, depth = 0): string {
 
 function cell(v: unknown): string {
   if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toFixed(4);
-  if (v === null || v === undefined) return "-";
+  if (v === null || v === undefined) return "n/a";
   return typeof v === "object" ? JSON.stringify(v) : String(v);
 }
 
 const CSS = `
-body{font:14px/1.45 system-ui,-apple-system,"DejaVu Sans",sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
-header{background:#1d2330;color:#fff;padding:16px 28px}header h1{margin:0 0 4px;font-size:22px}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"DejaVu Sans",sans-serif;margin:0;color:#1d2330;background:#f6f7f9;overflow-x:hidden}
+header{background:#1d2330;color:#fff;padding:16px 28px}header h1{margin:0 0 4px;font-size:22px;overflow-wrap:anywhere}
 main{padding:10px 28px 40px;max-width:1500px}
-section{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:14px 18px;margin:16px 0}
-h2{font-size:18px;margin:4px 0 10px}h3{font-size:15px;margin:14px 0 6px}h5{margin:10px 0 4px}
+section{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:14px 18px;margin:16px 0;min-width:0}
+h2{font-size:18px;margin:4px 0 10px}h3{font-size:15px;margin:14px 0 6px}h4{font-size:14px;margin:10px 0 4px}h5{margin:10px 0 4px}
 .banner{background:#fff3cd;border:1px solid #e0c36a;color:#5a4500;padding:10px 14px;border-radius:6px;font-weight:600;margin:12px 0}
 table{border-collapse:collapse;margin:6px 0 10px;font-size:12.5px;display:block;overflow-x:auto;max-width:100%}th,td{border:1px solid #dde1e7;padding:4px 7px;text-align:left;vertical-align:top}
-th{background:#eef1f5}tr:nth-child(even) td{background:#fafbfc}
-.meta{color:#5b6475;font-size:12.5px}.chart{position:relative;height:280px;margin:8px 0 14px}
+th{background:#eef1f5}tr:nth-child(even) td{background:#fafbfc}td.ok{background:#e4f3ea!important}td.err{background:#fbe3e1!important}
+.meta{color:#5b6475;font-size:12.5px}.note{color:#5b6475;font-size:12.5px;margin:-8px 0 12px}.chart{position:relative;height:300px;margin:8px 0 14px}
+.cms{display:flex;flex-wrap:wrap;gap:10px 24px}.cm{flex:0 1 320px;min-width:0}.cm table{display:table}
 .finding.yes{color:#1e7a44}.finding.no{color:#b3261e}.finding.na{color:#7a6a00}
-#viewer{display:grid;grid-template-columns:minmax(300px,600px) 1fr;gap:14px}
-#viewer-lanes{overflow-x:auto;white-space:nowrap;padding:6px 0;grid-column:1/3}
-.lane{display:flex;align-items:center;gap:3px;margin:3px 0}.lane-label{width:120px;flex:none;font-size:12px;color:#5b6475}
-.chip{min-width:34px;height:24px;border:1px solid #9aa5b8;border-radius:4px;background:#e9eef7;font-size:11px;cursor:pointer;flex:none}
-.chip.gap{visibility:hidden}.chip.recovery{background:#fde7cf;border-color:#d9771f}.chip.replay{background:#e4f3ea;border-color:#2e9d5b}
+.filters{display:flex;flex-wrap:wrap;gap:6px 12px;align-items:center;margin:6px 0}.filters select{max-width:260px}
+#episode-select{width:100%;max-width:100%}
+#viewer{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:14px;margin-top:8px}
+#viewer-lanes{grid-column:1/-1;min-width:0}
+.seg{display:inline-block;vertical-align:top;margin:0 10px 8px 0;padding:4px 6px;border:1px solid #dde1e7;border-radius:6px;max-width:100%}
+.seg-title{font-size:11.5px;color:#5b6475;margin-bottom:3px}.seg-chips{display:flex;flex-wrap:wrap;gap:3px}
+.seg.recovery{background:#fff7ef;border-color:#e8b98a}.seg.replay{background:#f1faf4;border-color:#9fd3b2}
+.chip{min-width:30px;height:26px;border:1px solid #9aa5b8;border-radius:4px;background:#e9eef7;font-size:11px;cursor:pointer;position:relative;padding:0 4px}
+.chip.recovery{background:#fde7cf;border-color:#d9771f}.chip.replay{background:#e4f3ea;border-color:#2e9d5b}
 .chip.flagged{border:2px solid #b3261e}.chip.frozen{opacity:.6}.chip.current{outline:3px solid #1d2330}
-.mark{width:18px;flex:none;text-align:center;color:#b3261e;font-weight:700}.mark.gap{visibility:hidden}
-#viewer-shot{width:100%;border:1px solid #c8ced8;background:#fff;min-height:120px}
-dl{display:grid;grid-template-columns:120px 1fr;gap:3px 10px;margin:0}dt{color:#5b6475}dd{margin:0;overflow-wrap:anywhere}
+.flag{position:absolute;top:-8px;right:-6px;font-size:9px;font-weight:700;color:#fff;border-radius:3px;padding:0 2px}.flag.E{background:#b3261e}.flag.R{background:#2f6fdb}
+.evt{font-size:12.5px;margin:2px 0;padding:2px 6px;border-left:3px solid #d9771f;background:#fffaf4;overflow-wrap:anywhere}
+.shotbox{position:relative;overflow:auto;max-height:80vh;border:1px solid #c8ced8;background:#fff}
+.shotbox img{display:block;width:100%}.shotbox.zoom img{width:auto;max-width:none}.shotbox svg{position:absolute;left:0;top:0;width:100%;height:100%;pointer-events:none}
+.shotbox.zoom svg{width:auto}
+.pair{display:grid;grid-template-columns:1fr 1fr 1fr;gap:8px}.pair img,.pair canvas.heat{width:100%;border:1px solid #c8ced8;image-rendering:pixelated;aspect-ratio:1280/800}
+dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:3px 10px;margin:0}dt{color:#5b6475;white-space:nowrap}dd{margin:0;overflow-wrap:anywhere}
 dd.pre{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:12px}.good{color:#1e7a44}.bad{color:#b3261e}
-.instr{color:#5b6475;margin-top:4px}button.nav{padding:3px 10px;margin-right:6px}
+.instr{color:#5b6475;margin-top:4px;overflow-wrap:anywhere}button.nav{padding:3px 10px;margin:0 6px 4px 0}
+pre.call-text{white-space:pre-wrap;overflow-wrap:anywhere;max-height:300px;overflow:auto;background:#f6f7f9;padding:6px;font-size:11.5px;margin:2px 0 6px}
+#compare{margin-top:10px}#compare .row{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin:3px 0}
+@media (max-width:1000px){main{padding:8px 10px 30px}#viewer{grid-template-columns:minmax(0,1fr)}section{padding:10px}}
 `;
 
 /** The whole page. */
-export function renderPage(input: { title: string; runs: RunData[]; charts: ChartSpec[]; extras: ExtraFile[]; findings?: Finding[]; episodes: ViewerEpisode[]; images: string[]; chartJs: string; clientJs: string; generatedFrom: string }): string {
+export function renderPage(input: { title: string; runs: RunData[]; charts: ChartSpec[]; extras: ExtraFile[]; recoveryHtml: string; findings?: Finding[]; viewer: { index: unknown[]; chunkDir: string }; chartJs: string; clientJs: string; generatedFrom: string }): string {
   const simulated = input.runs.some((r) => r.summary.simulated) || input.extras.some((e) => (e.data as { simulated?: unknown } | null)?.simulated === true);
   const chartsFor = (r: RunData) => input.charts.filter((c) => c.id.startsWith(`c-${slug(r.rel || r.summary.experiment)}-`));
+  const chartHtml = (c: ChartSpec) => `<h3>${escapeHtml(c.title)}</h3><div class="chart"><canvas id="${escapeHtml(c.id)}"></canvas></div>${c.note ? `<p class="note">${escapeHtml(c.note)}</p>` : ""}`;
   const runSections = input.runs
     .map((r) => {
       const s = r.summary;
@@ -159,29 +202,36 @@ ${s.recommendation ? `<h3>Recommendation</h3><p>${escapeHtml(s.recommendation.te
 <h3>Conditions</h3>${conditionTable(s)}
 ${modelTable(s)}${skippedList(s)}
 ${s.successAtK?.length ? `<h3>Success@K</h3>${successAtKTable(s)}` : ""}
-${chartsFor(r).map((c) => `<h3>${escapeHtml(c.title)}</h3><div class="chart"><canvas id="${escapeHtml(c.id)}"></canvas></div>`).join("\n")}
+${chartsFor(r).map(chartHtml).join("\n")}
+${pairedTable(pairedRows(r.lines))}
+${appTable(r)}
 <h3>Process stability</h3>
-<p class="meta">After GraceBench: deviation rate = share of steps off track; loop burden = share of steps repeating a state transition (over runs that loop); recovery ability = share of deviations that came back on track (over runs that deviated); recovery length = off-track steps before coming back. Labels: <b>ground-truth</b> = SimDesk's reference path; <b>detector</b> = the error detector's own verdicts (weaker evidence).</p>
+<p class="note">After GraceBench: deviation rate = share of steps off track; loop incidence = share of runs that repeat a state transition (recovery adds such repeats by design: undoing and redoing a step revisits states); loop burden = share of steps repeating a transition (over runs that loop); recovery ability = share of deviations that came back on track (over runs that deviated); recovery length = off-track steps before coming back. Labels: <b>ground-truth</b> = SimDesk's reference path; <b>detector</b> = the error detector's own verdicts (weaker evidence).</p>
 ${stabilityTable(s)}
 </section>`;
     })
     .join("\n");
-  const extras = input.extras.length
-    ? `<section id="recovery-eval"><h2>Recovery evaluation</h2>${input.extras.map((e) => `<h3>${escapeHtml(e.rel)}</h3>${jsonTables(e.data)}`).join("")}</section>`
-    : "";
+  const extras = input.extras.length ? `<section id="recovery-eval"><h2>Recovery evaluation</h2>${input.recoveryHtml}</section>` : "";
   const findings = input.findings?.length
     ? `<section id="findings"><h2>Do the paper's findings hold here?</h2><p class="meta">${escapeHtml(VERDICT_RULE)}</p>${simulated ? `<div class="banner">Checked on simulated policies: evidence about the simulation, not about any model.</div>` : ""}<ul>${input.findings
         .map((f) => `<li class="finding ${f.holds === null ? "na" : f.holds ? "yes" : "no"}"><b>${escapeHtml(findingVerdict(f))}</b>: ${escapeHtml(f.claim)} <span class="meta">${escapeHtml(f.evidence)}</span></li>`)
         .join("")}</ul></section>`
     : "";
-  const viewer = `<section id="trajectory-viewer"><h2>Trajectory viewer</h2>
-<p class="meta">Pick an episode; step with the buttons or the arrow keys. Top lane: forward steps (red border = detector flagged an error). Bottom lane: the recovery branch (orange) and replayed prefix steps (green). Markers: &#x21b6; recovery start, &#x21b7; recovery end, &#x2702; history truncated to the recovery boundary.</p>
-${input.episodes.length === 0 ? "<p>No episodes with a trajectory record in this folder.</p>" : `<select id="episode-select"></select>
+  const n = input.viewer.index.length;
+  const viewer = `<section id="trajectory-viewer"><h2>Trajectory viewer <span class="meta">(${n} episodes)</span></h2>
+<p class="note">Filter, then pick an episode; step with the buttons or the arrow keys. Chips are numbered by their position in the episode. Blocks: forward steps (red border = the detector flagged an error there; <b>E</b>n = the first error attempt n found, <b>R</b>n = the step it restored to), recovery attempts (orange) and replayed prefix steps (green). Click the screenshot to zoom; the action is drawn on it (circle = click, line = drag, box = typed text).</p>
+${n === 0 ? "<p>No episodes with a trajectory record in this folder.</p>" : `<div class="filters">
+<label>run <select id="f-run"></select></label><label>condition <select id="f-condition"></select></label><label>task <select id="f-task"></select></label>
+<label>outcome <select id="f-outcome"><option value="">any</option><option value="success">solved</option><option value="failure">failed</option></select></label>
+<label>recovery <select id="f-recovery"><option value="">any</option><option value="yes">had a recovery</option><option value="no">no recovery</option></select></label>
+<span id="f-count" class="meta"></span></div>
+<select id="episode-select"></select>
 <div id="viewer"><div id="viewer-lanes"></div>
-<div><div><button class="nav" id="viewer-prev">&larr; prev</button><button class="nav" id="viewer-next">next &rarr;</button><button class="nav" id="viewer-toggle">before/after</button> <span id="viewer-which" class="meta"></span></div><img id="viewer-shot" alt=""></div>
-<div><div id="viewer-result"></div><h3>Step</h3><div id="viewer-info"></div></div></div>`}
+<div><div><button class="nav" id="viewer-prev">&larr; prev</button><button class="nav" id="viewer-next">next &rarr;</button><button class="nav" id="viewer-toggle">show before</button> <span id="viewer-which" class="meta"></span></div><div class="shotbox" id="viewer-box"><img id="viewer-shot" alt=""><svg id="viewer-marks"></svg></div></div>
+<div><div id="viewer-result"></div><h3>Step</h3><div id="viewer-info"></div><h3>Events</h3><div id="viewer-events"></div><div id="viewer-restore"></div></div></div>
+<div id="compare"></div>`}
 </section>`;
-  const data = { charts: input.charts.map((c) => ({ id: c.id, config: c.config })), episodes: input.episodes, images: input.images };
+  const data = { charts: input.charts.map((c) => ({ id: c.id, config: c.config })), viewer: input.viewer };
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(input.title)}</title><style>${CSS}</style></head>

@@ -1,29 +1,34 @@
 /**
- * `retrace report <dir>`: one self-contained report.html for a run folder (or a folder of runs):
- * condition tables with confidence intervals, Success@K curves, sweep charts, stability metrics,
- * cost per success, the recovery-evaluation tables when their files exist, the paper's findings
- * checked against the folder's runs (experiments/report/findings.ts), and a trajectory viewer.
- * chart.js is inlined and screenshots are embedded as downscaled JPEG data URLs, so the file opens
- * without a network.
+ * `retrace report <dir>`: report.html for a run folder (or a folder of runs): condition tables with
+ * confidence intervals, success charts with 95% whiskers, Success@K curves with bands, the tasks
+ * recovery fixed or broke, success per app, sweep charts, stability metrics, cost per success, the
+ * recovery-evaluation charts (success by context x d x r, implicit vs explicit, oracle confusion
+ * matrices with kappa), the paper's findings checked against the folder's runs, and a trajectory
+ * viewer that reaches every episode. chart.js is inlined; the viewer's episodes live in
+ * `<report>-files/chunk-N.js` (one per run and condition, loaded on demand) and its screenshots
+ * are the run's blob files at full resolution, so the page works from file:// with no network.
  */
 import { readJsonFile } from "../../src/store/read-file.ts";
-import { existsSync, readFileSync, writeFileSync, renameSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join, resolve } from "node:path";
 import { successAtKChart, successChart, sweepChart, stabilityChart, type ChartSpec } from "./charts.ts";
 import { CLIENT_JS } from "./client.ts";
-import { findExtraFiles, findRuns, ImageTable, inside, loadEpisodes, loadRun, pickEpisodes, type ViewerEpisode } from "./data.ts";
+import { findExtraFiles, findRuns, inside, loadRun } from "./data.ts";
 import { findingsForRuns } from "./findings.ts";
-import { renderPage, slug, type Finding } from "./html.ts";
+import { renderPage, scriptJson, slug, type Finding } from "./html.ts";
+import { appBreakdown, appChart, pairedChart, pairedRows } from "./paired.ts";
+import { recoveryEvalView } from "./recovery-view.ts";
+import { viewerChunks } from "./viewer-data.ts";
 
 /** Options of {@link buildReport}. */
 export interface ReportOptions {
   /** Output file. @default "<dir>/report.html" */
   file?: string;
-  /** Episodes in the viewer per run. @default 8 */
+  /** At most this many episodes per run in the viewer (recoveries first, conditions interleaved). @default every episode */
   episodesPerRun?: number;
-  /** Width screenshots are downscaled to. @default 560 */
-  imageWidth?: number;
+  /** The record/replay cache the runs used (`--cache-dir`): the viewer shows each step's model calls from it. @default "<run>/model-cache" */
+  cacheDir?: string;
   /** Page title. @default "retrace report: <folder name>" */
   title?: string;
 }
@@ -31,13 +36,16 @@ export interface ReportOptions {
 /** What was written. */
 export interface ReportOutput {
   file: string;
+  /** Size of report.html (the chunk files come on top). */
   bytes: number;
   runs: number;
+  /** Episodes reachable in the viewer. */
   episodes: number;
-  images: number;
+  /** Chunk files written beside the report. */
+  chunks: number;
 }
 
-/** Build report.html for `dir`. */
+/** Build report.html (and its chunk folder) for `dir`. */
 export async function buildReport(dir: string, options: ReportOptions = {}): Promise<ReportOutput> {
   const root = resolve(dir);
   const runs = findRuns(root, { allowNone: true }).map((d) => loadRun(root, d));
@@ -52,11 +60,22 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
     if (k) charts.push(k);
     const sw = sweepChart(`${p}sweep`, r.summary);
     if (sw) charts.push(sw);
+    const pc = pairedChart(`${p}paired`, r.summary.experiment, pairedRows(r.lines));
+    if (pc) charts.push(pc);
+    const ac = appChart(`${p}apps`, r.summary.experiment, appBreakdown(r.lines));
+    if (ac) charts.push(ac);
     charts.push(stabilityChart(`${p}stability`, r.summary));
   }
-  const images = new ImageTable(options.imageWidth ?? 560);
-  const episodes: ViewerEpisode[] = [];
-  for (const r of runs) episodes.push(...(await loadEpisodes(r, pickEpisodes(r.lines, options.episodesPerRun ?? 8), images)));
+  const recovery = recoveryEvalView(extras);
+  const file = resolve(options.file ?? join(root, "report.html"));
+  const reportDir = dirname(file);
+  const { index, chunks } = await viewerChunks(runs, reportDir, options.episodesPerRun, options.cacheDir && resolve(options.cacheDir));
+  // The chunk folder is rewritten whole: a stale chunk from an earlier report never mixes in.
+  const filesName = `${basename(file).replace(/\.html?$/i, "")}-files`;
+  const filesDir = join(reportDir, filesName);
+  rmSync(filesDir, { recursive: true, force: true });
+  if (chunks.length) mkdirSync(filesDir, { recursive: true });
+  chunks.forEach((c, i) => writeFileSync(join(filesDir, `chunk-${i}.js`), `window.__retraceChunk(${i}, ${scriptJson(c)});\n`));
   // findings.json (the demo writes one) wins; otherwise the findings are checked against this
   // folder's own ideal-recovery / end-to-end runs and recovery evaluation, simulated or model-backed.
   const findingsFile = join(root, "findings.json");
@@ -65,11 +84,10 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   const chartJs = readFileSync(join(dirname(require.resolve("chart.js")), "chart.umd.min.js"), "utf8");
   const html = renderPage({
     title: options.title ?? `retrace report: ${basename(root)}`,
-    runs, charts, extras, findings, episodes, images: images.urls, chartJs, clientJs: CLIENT_JS,
+    runs, charts: [...charts, ...recovery.charts], extras, recoveryHtml: recovery.html, findings, viewer: { index, chunkDir: encodeURIComponent(filesName) }, chartJs, clientJs: CLIENT_JS,
     generatedFrom: runs.length ? `${runs.length} run(s) in ${root}` : `recovery-evaluation output in ${root}`,
   });
-  const file = options.file ?? join(root, "report.html");
   writeFileSync(`${file}.tmp`, html);
   renameSync(`${file}.tmp`, file);
-  return { file, bytes: Buffer.byteLength(html), runs: runs.length, episodes: episodes.length, images: images.urls.length };
+  return { file, bytes: Buffer.byteLength(html), runs: runs.length, episodes: index.length, chunks: chunks.length };
 }

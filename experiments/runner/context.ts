@@ -43,6 +43,18 @@ export interface RunSettings {
   shard?: ShardMode;
   /** Blob store to use instead of `<out>/blobs` (distributed workers pass the shared PostgreSQL one). */
   blobs?: BlobStore;
+  /**
+   * Folder of the run's blob store when it is not `<out>/blobs`: the demo's phases share one
+   * `<demo>/blobs`, so a screen seen in several phases is stored once. Recorded (relative to the
+   * run folder) in manifest.json as `blobs`. @default "<out>/blobs"
+   */
+  blobsDir?: string;
+  /**
+   * Write OSWorld's text files (traj.jsonl, result.txt, result.json) in each episode folder beside
+   * trajectory.json. The demo turns them off: ~2,600 episodes x 3 small files is ~30 MB of disk
+   * blocks; `retrace export --osworld` writes them (and the step PNGs) on demand. @default true
+   */
+  osworldFiles?: boolean;
   /** Run phases elsewhere: the queue coordinator of `retrace run --queue`, or one job inside `retrace worker`. */
   remote?: RemotePhases;
   /** Deadline of each environment call in ms (a hung desktop becomes an environment error). @default 180000 */
@@ -64,7 +76,7 @@ export class RunContext {
   stopped?: { reason: string; notRun: number };
   constructor(readonly runtime: ExperimentRuntime, readonly settings: RunSettings, readonly config: ExperimentConfig) {
     prepareOutDir(settings.out);
-    this.blobs = settings.blobs ?? new BlobStore({ dir: join(settings.out, "blobs") });
+    this.blobs = settings.blobs ?? new BlobStore({ dir: settings.blobsDir ?? join(settings.out, "blobs") });
     this.resultsFile = join(settings.out, "results.jsonl");
     this.timingsFile = join(settings.out, "timings.jsonl");
   }
@@ -122,7 +134,7 @@ export class RunContext {
         if (l.success) progress.successes++;
       }
       this.settings.onProgress?.(phase, { ...progress });
-      await processes.run({ config: this.config, out: this.settings.out, seedBase: this.settings.seedBase ?? 0, ...(this.settings.checkpoint ? { checkpoint: this.settings.checkpoint } : {}), phase }, (status, success) => {
+      await processes.run({ config: this.config, out: this.settings.out, seedBase: this.settings.seedBase ?? 0, ...(this.settings.checkpoint ? { checkpoint: this.settings.checkpoint } : {}), ...(this.settings.blobsDir ? { blobsDir: this.settings.blobsDir } : {}), ...(this.settings.osworldFiles === false ? { osworldFiles: false } : {}), phase }, (status, success) => {
         progress.done++;
         if (status === "ok") {
           progress.valid++;

@@ -41,6 +41,8 @@ export interface EpisodeDeps {
   episodeTimeoutMs?: number;
   /** How conditions draw (config `draws`). @default "paired" */
   draws?: DrawsMode;
+  /** Write OSWorld's traj.jsonl / result.txt / result.json beside trajectory.json (RunSettings.osworldFiles). @default true */
+  osworldFiles?: boolean;
 }
 
 /** `trajectory.json` in each episode folder: what the report's trajectory viewer reads. */
@@ -98,10 +100,10 @@ export async function finishEpisode(job: EpisodeJob, task: Task, result: Episode
   // Ids, never paths: a condition or task id that is not a plain name never writes outside its folder.
   const dir = pathInside(deps.out, folder ?? [job.condition, job.task, String(job.seed)], `episode ${job.key}`);
   mkdirSync(dir, { recursive: true });
-  // The viewer's record: the whole trajectory (screenshots by reference into <out>/blobs).
+  // The viewer's record: the whole trajectory (screenshots by reference into the run's blob store).
   const record: EpisodeRecord = { key: job.key, condition: job.condition, task: job.task, instruction: task.instruction, seed: job.seed, success: result.success, score: result.evaluation.score, detail: result.evaluation.detail ?? "", stopReason: result.stopReason, simulated: result.simulated, trajectory: result.trajectory, ...(extra ? { extra } : {}) };
   writeFileSync(join(dir, "trajectory.json"), redactText(JSON.stringify(record)) + "\n");
-  if (deps.runtime.writeEpisode) await deps.runtime.writeEpisode({ dir, result, blobs: deps.blobs, simulated: result.simulated });
+  if (deps.osworldFiles !== false && deps.runtime.writeEpisode) await deps.runtime.writeEpisode({ dir, result, blobs: deps.blobs, simulated: result.simulated });
   return outcomeOf(result, stability, extra, meter);
 }
 

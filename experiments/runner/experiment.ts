@@ -5,7 +5,7 @@
 import { readJsonFile } from "../../src/store/read-file.ts";
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { join, dirname } from "node:path";
+import { join, dirname, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "../../src/errors.ts";
 import { hashValue, stableStringify } from "../../src/hash.ts";
@@ -56,6 +56,8 @@ export interface Manifest {
   settle?: SettleChoice;
   /** How model agents of different conditions draw (config `draws`: paired or independent). */
   draws: string;
+  /** The run's blob folder relative to the run folder, when it is not `blobs` (RunSettings.blobsDir). */
+  blobs?: string;
 }
 
 /** Run (or resume) an experiment into `settings.out`. */
@@ -92,6 +94,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
     packageVersion: packageVersion(), gitCommit: gitCommit(), prompts: ALL_PROMPTS.map(promptRef).sort(), node: process.version,
     ...(settle && { settle }),
     draws: config.draws,
+    ...(settings.blobsDir && { blobs: relative(settings.out, settings.blobsDir) }),
   };
   if (!settings.shard && settings.remote?.role !== "worker") writeJson(manifestFile, manifest);
 
@@ -101,7 +104,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
     const byId = new Map(tasks.map((t) => [t.id, t]));
     const byCondition = new Map(conditions.map((c) => [c.id, c]));
     const jobs = expandJobs(conditions.map((c) => c.id), tasks.map((t) => t.id), seeds);
-    const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls, episodeTimeoutMs: config.episodeTimeoutMs, checkpoint: settings.checkpoint, draws: config.draws };
+    const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls, episodeTimeoutMs: config.episodeTimeoutMs, checkpoint: settings.checkpoint, draws: config.draws, osworldFiles: settings.osworldFiles };
     try {
       lines = await ctx.pool("episodes", jobs, (job, rec) => runConditionEpisode(job, byCondition.get(job.condition)!, byId.get(job.task) as Task, rec, deps));
     } finally {

@@ -29,6 +29,10 @@ export interface ShardRequest {
   seedBase: number;
   /** Checkpoint spec of the run (`--checkpoint`). */
   checkpoint?: string;
+  /** The run's blob folder when it is not `<out>/blobs` (RunSettings.blobsDir). */
+  blobsDir?: string;
+  /** RunSettings.osworldFiles. */
+  osworldFiles?: boolean;
   phase: string;
   shard: number;
   shards: number;

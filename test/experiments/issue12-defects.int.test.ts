@@ -45,7 +45,9 @@ describe("issue 12 defects", () => {
     const report = await buildReport(out, { episodesPerRun: 4 });
     expect(report.runs).toBe(1);
     expect(report.episodes).toBe(1);
-    expect(report.images).toBeGreaterThan(0);
+    expect(report.chunks).toBe(1);
+    // the viewer's screenshots are the run's blob files, referenced from the chunk file
+    expect(readFileSync(join(out, "report-files", "chunk-0.js"), "utf8")).toMatch(/"blobs\/[0-9a-f]{2}\/[0-9a-f]{64}\.png"/);
     const html = readFileSync(report.file, "utf8");
     expect(html).toContain("files-trash-menu");
     expect(html).toContain("openai:qwen-test");

@@ -63,10 +63,16 @@ describe("the model-backed end-to-end preset on SimDesk", () => {
     expect(summary.allModelCallsFailed).toBe(false);
 
     // The report reads the model-backed run: calls, tokens and cost per role.
-    const rep = await cli("report", out1, "--quiet", "--episodes", "1");
+    const rep = await cli("report", out1, "--quiet", "--episodes", "1", "--cache-dir", cache);
     expect(rep.code).toBe(0);
     const html = readFileSync(join(out1, "report.html"), "utf8");
     expect(html).toContain("Model calls per role");
+    // the viewer shows each step's model calls from the record/replay cache: prompt, reply, tokens, latency
+    const chunk = readFileSync(join(out1, "report-files", "chunk-0.js"), "utf8");
+    const ep = JSON.parse(chunk.slice(chunk.indexOf("["), chunk.lastIndexOf("]") + 1))[0];
+    const call = ep.steps.flatMap((st: { calls?: unknown[] }) => st.calls ?? [])[0];
+    expect(call).toMatchObject({ model: "scripted-vlm", reply: expect.any(String), request: expect.stringContaining("[screenshot]") });
+    expect(call.inputTokens).toBeGreaterThan(0);
     expect(html).toMatch(/<td>model\.max-rec-1<\/td><td>recoverer<\/td><td>2<\/td><td>0<\/td>/);
     // the paper's end-to-end findings judged on the model-backed run (one episode per condition: one discordant pair, too few to tell)
     expect(html).toMatch(/<b>cannot tell \(n too small: 1 discordant pair, fewer than 6\)<\/b>: Recovery improves task success over no recovery at every retry cap \(recoverer &quot;model&quot;\) \(Finding 5\)\. <span class="meta">model: no recovery 0\.0%, max-rec-1 100\.0%; mean gain 100\.0 points/);

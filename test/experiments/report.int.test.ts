@@ -1,10 +1,13 @@
 /**
- * The report opens in headless Chromium (Debian's chromium + playwright-core) with no console
- * errors and no network requests, draws its charts, and the trajectory viewer steps through a real
- * SimDesk episode, recovery branch included. Model text is escaped: a response carrying markup is
- * shown as text and never executed.
+ * The report opens in headless Chromium (Debian's chromium + playwright-core) at 1400 and 800 px
+ * with no console errors and no network requests: success bars carry their CI whiskers, no table
+ * header is a raw JSON field name, nothing scrolls sideways at 800 px, and the trajectory viewer
+ * reaches every episode (loaded on demand from its chunk files), filters them, and steps through a
+ * real SimDesk episode, recovery branch included. Model text is escaped: a response carrying
+ * markup is shown as text and never executed. Run folders keep screenshots in the blob store;
+ * `exportOsworld` writes OSWorld's layout with step PNGs.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
@@ -14,6 +17,8 @@ import { runExperiment } from "../../experiments/runner/experiment.ts";
 import { createSimDeskRuntime } from "../../experiments/runtime/simdesk.ts";
 import { buildReport } from "../../experiments/report/index.ts";
 import { pickEpisodes, episodeFolder } from "../../experiments/report/data.ts";
+import { exportOsworld } from "../../experiments/report/export-osworld.ts";
+import { runRecoveryEvalSuite } from "../../experiments/recovery-eval/run.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../helpers/system-tools.ts";
 
 const tools = systemTools("the report-in-Chromium tests", CHROMIUM_TOOLS);
@@ -48,7 +53,10 @@ beforeAll(async () => {
     c.params = { ...c.params, note: EVIL };
   }
   writeFileSync(summaryFile, JSON.stringify(summary));
-  writeFileSync(join(out, "recovery-eval.json"), JSON.stringify({ oracle: "retrace", rows: [{ task: "files-rename-folder", recovered: 3, total: 4, note: EVIL }] }));
+  mkdirSync(join(out, "extra-eval"));
+  // A real (small) recovery evaluation: recovery-eval.json and oracle-agreement.json as the demo writes them.
+  await runRecoveryEvalSuite({ out: join(out, "recovery-eval"), limit: 1, budgets: [1, 3] });
+  writeFileSync(join(out, "extra-eval", "recovery-eval.json"), JSON.stringify({ oracle: "retrace", rows: [{ task: "files-rename-folder", recovered: 3, total: 4, note: EVIL }] }));
   if (!tools.run) return;
   tools.assert();
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"] });
@@ -60,12 +68,14 @@ afterAll(async () => {
 });
 
 describe("a SimDesk run folder", () => {
-  it("holds OSWorld-style episode folders plus results, summaries and the manifest at the top", () => {
+  it("holds episode folders whose screenshots stay in the blob store, plus results, summaries and the manifest at the top", () => {
     const dir = join(out, "e2e", "skilled.max-rec-3", "files-rename-folder", "0");
-    for (const f of ["traj.jsonl", "step_0.png", "step_1.png", "result.txt", "result.json", "trajectory.json"]) expect(existsSync(join(dir, f)), f).toBe(true);
+    for (const f of ["traj.jsonl", "result.txt", "result.json", "trajectory.json"]) expect(existsSync(join(dir, f)), f).toBe(true);
+    expect(readdirSync(dir).filter((f) => f.endsWith(".png"))).toEqual([]);
     expect(readFileSync(join(dir, "result.txt"), "utf8")).toMatch(/^[01](\.\d+)?\n$/);
     const first = JSON.parse(readFileSync(join(dir, "traj.jsonl"), "utf8").split("\n")[0]);
-    expect(first).toMatchObject({ step_num: 1, screenshot_file: "step_1.png" });
+    expect(first.step_num).toBe(1);
+    expect(existsSync(join(out, "e2e", "blobs", first.screenshot_blob))).toBe(true);
     expect(first.info.simulated).toBe(true);
     for (const f of ["results.jsonl", "timings.jsonl", "summary.json", "summary.csv", "manifest.json"]) expect(existsSync(join(out, "e2e", f)), f).toBe(true);
     const lines = readFileSync(join(out, "e2e", "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
@@ -74,12 +84,32 @@ describe("a SimDesk run folder", () => {
   });
 });
 
+describe("retrace export --osworld", () => {
+  it("writes OSWorld's per-episode layout with step PNGs copied from the blob store", async () => {
+    const dest = join(out, "..", `${out.split("/").pop()}-osworld`);
+    try {
+      const r = await exportOsworld({ dir: join(out, "e2e"), out: dest });
+      expect(r.episodes).toBe(12);
+      const dir = join(dest, "skilled.max-rec-3", "files-rename-folder", "0");
+      const lines = readFileSync(join(dir, "traj.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      expect(lines[0]).toMatchObject({ step_num: 1, screenshot_file: "step_1.png" });
+      for (let i = 0; i <= lines.length; i++) expect(existsSync(join(dir, `step_${i}.png`)), `step_${i}.png`).toBe(true);
+      expect(readFileSync(join(dir, "step_1.png")).subarray(1, 4).toString()).toBe("PNG");
+      expect(readFileSync(join(dir, "result.txt"), "utf8")).toMatch(/^[01](\.\d+)?\n$/);
+      await expect(exportOsworld({ dir: join(out, "e2e"), out: dest })).rejects.toThrow(/not empty/);
+      await expect(exportOsworld({ dir: join(out, "e2e"), out: join(out, "e2e", "x") })).rejects.toThrow(/inside the run folder/);
+    } finally {
+      rmSync(dest, { recursive: true, force: true });
+    }
+  });
+});
+
 describe.runIf(tools.run)("report.html", () => {
   it("loads offline without console errors, draws charts and steps through a trajectory", async () => {
     const r = await buildReport(out);
     expect(r.file).toBe(join(out, "report.html"));
-    expect(r.episodes).toBeGreaterThan(0);
-    expect(r.images).toBeGreaterThan(0);
+    expect(r.episodes).toBe(12);
+    expect(r.chunks).toBeGreaterThan(0);
     const html = readFileSync(r.file, "utf8");
     expect(html).not.toMatch(/<script[^>]+src=/);
     expect(html).not.toContain(EVIL);
@@ -93,31 +123,61 @@ describe.runIf(tools.run)("report.html", () => {
     page.on("request", (q) => !/^(file|data):/.test(q.url()) && requests.push(q.url()));
     await page.goto(`file://${r.file}`);
     await page.waitForSelector("body[data-viewer=ready]", { timeout: 15_000 });
-    expect(Number(await page.getAttribute("body", "data-charts"))).toBeGreaterThanOrEqual(2);
+    expect(Number(await page.getAttribute("body", "data-charts"))).toBeGreaterThanOrEqual(4);
     // charts really painted something
     const painted = await page.$$eval("canvas", (cs) => cs.map((c) => (c as HTMLCanvasElement).width * (c as HTMLCanvasElement).height));
     expect(painted.every((n) => n > 0)).toBe(true);
-
-    // the recovery-eval file is rendered as a table, escaped
+    // the extra recovery-eval file is rendered as a table, escaped
     expect(await page.textContent("#recovery-eval")).toContain("files-rename-folder");
 
-    // the viewer: pick an episode with a recovery branch, step into it
-    const labels = await page.$$eval("#episode-select option", (o) => o.map((x) => x.textContent ?? ""));
-    const withRecovery = labels.findIndex((t) => / recovery,/.test(t));
-    expect(withRecovery).toBeGreaterThanOrEqual(0);
-    await page.selectOption("#episode-select", String(withRecovery));
+    // the viewer: every episode is in the list; pick one with a recovery branch and step into it
+    expect(await page.textContent("#f-count")).toBe("12 of 12 episodes");
+    await page.selectOption("#f-recovery", "yes");
+    const withRecovery = await page.$$eval("#episode-select option", (o) => o.map((x) => x.textContent ?? ""));
+    expect(withRecovery.length).toBeGreaterThan(0);
+    expect(withRecovery.every((t) => / recover(y|ies)/.test(t))).toBe(true);
+    await page.waitForSelector("#viewer-lanes .chip.recovery");
     const branch = page.locator("#viewer-lanes .chip.recovery");
-    expect(await branch.count()).toBeGreaterThan(0);
     await branch.first().click();
-    expect(await page.textContent("#viewer-info")).toContain("recovery");
-    expect(await page.getAttribute("#viewer-shot", "src")).toMatch(/^data:image\/jpeg;base64,/);
-    const naturalWidth = await page.$eval("#viewer-shot", (i) => (i as HTMLImageElement).naturalWidth);
-    expect(naturalWidth).toBeGreaterThan(100);
+    expect(await page.textContent("#viewer-info")).toContain("recovery (attempt 1");
+    expect(await page.textContent("#viewer-events")).toMatch(/detector flagged step \d+ as the first error/);
+    expect(await page.locator("#viewer-lanes .flag.E").count()).toBeGreaterThan(0);
+    expect(await page.locator("#viewer-lanes .flag.R").count()).toBeGreaterThan(0);
+    // the target beside the restored screen, with the SSIM heat map between them
+    expect(await page.locator("#viewer-restore img").count()).toBeGreaterThanOrEqual(2);
+    expect(await page.locator("#viewer-restore canvas.heat").count()).toBeGreaterThan(0);
+    // full-resolution screenshots straight from the blob store, with the action drawn on them
+    expect(await page.getAttribute("#viewer-shot", "src")).toMatch(/^(\.\.\/)*.*blobs\/[0-9a-f]{2}\/[0-9a-f]{64}\.png$/);
+    await page.waitForFunction(() => (document.getElementById("viewer-shot") as HTMLImageElement).naturalWidth > 0);
+    expect(await page.$eval("#viewer-shot", (i) => (i as HTMLImageElement).naturalWidth)).toBe(1280);
     await page.click("#viewer-next");
     expect(await page.textContent("#viewer-result")).toMatch(/SUCCESS|FAILURE/);
+    await page.selectOption("#f-recovery", "");
+    await page.selectOption("#f-outcome", "success");
+    const solved = await page.$$eval("#episode-select option", (o) => o.map((x) => x.textContent ?? ""));
+    expect(solved.length).toBeGreaterThan(0);
+    expect(solved.every((t) => t.includes("| solved"))).toBe(true);
+    await page.selectOption("#f-outcome", "");
+
+    // every episode is reachable: open each one and check the viewer shows it
+    const keys = readFileSync(join(out, "e2e", "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l).key as string);
+    const count = await page.locator("#episode-select option").count();
+    expect(count).toBe(keys.length);
+    const seen = new Set<string>();
+    for (let i = 0; i < count; i++) {
+      await page.selectOption("#episode-select", String(i));
+      await page.waitForFunction((n) => document.body.getAttribute("data-episode") !== null && (document.getElementById("episode-select") as HTMLSelectElement).value === n, String(i));
+      const key = await page.getAttribute("body", "data-episode");
+      await page.waitForFunction((k) => document.body.getAttribute("data-episode") === k, key);
+      seen.add(key!);
+    }
+    expect([...seen].sort()).toEqual([...keys].sort());
 
     // the planted markup shows as text and never runs
-    await page.selectOption("#episode-select", "0");
+    const line = pickEpisodes(JSON.parse(`[${readFileSync(join(out, "e2e", "results.jsonl"), "utf8").trim().split("\n").join(",")}]`), 8)[0];
+    const evilIndex = (await page.$$eval("#episode-select option", (o) => o.map((x) => x.textContent ?? ""))).findIndex((t) => t.includes(`| ${line.condition} | ${line.task} #${line.seed} |`));
+    await page.selectOption("#episode-select", String(evilIndex));
+    await page.waitForFunction((k) => document.body.getAttribute("data-episode") === k, line.key);
     expect(await page.textContent("#viewer-info")).toContain("<img src=x");
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     // instruction, OSWorld task fields, condition and experiment names: shown as text, no element made
@@ -135,5 +195,41 @@ describe.runIf(tools.run)("report.html", () => {
     expect(errors).toEqual([]);
     expect(requests).toEqual([]);
     await page.close();
+  });
+
+  it("reads as a tool at 1400 and 800 px: whiskers on success bars, worded headers, no sideways scroll", async () => {
+    const r = await buildReport(out);
+    // Every JSON field name the report's inputs carry; a visible header must not be one of the coded ones.
+    const keys = new Set<string>();
+    const collect = (v: unknown) => {
+      if (Array.isArray(v)) v.forEach(collect);
+      else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) (keys.add(k), collect(x));
+    };
+    for (const f of ["recovery-eval/recovery-eval.json", "recovery-eval/oracle-agreement.json", "e2e/summary.json"]) collect(JSON.parse(readFileSync(join(out, f), "utf8")));
+    readFileSync(join(out, "e2e", "results.jsonl"), "utf8").trim().split("\n").forEach((l) => collect(JSON.parse(l)));
+    // camelCase / snake_case names and the oracle abbreviations; plain words such as "task" or "n" may be headers.
+    const coded = [...keys].filter((k) => /[A-Z_]/.test(k) || /^(ro|rtc|rom|tp|fp|tn|fn)$/.test(k));
+    expect(coded).toEqual(expect.arrayContaining(["successCi", "agreementCi", "fprCi", "roPass"]));
+    for (const width of [1400, 800]) {
+      const page = await browser.newPage({ viewport: { width, height: 900 } });
+      const errors: string[] = [];
+      page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+      page.on("pageerror", (e) => errors.push(String(e)));
+      await page.goto(`file://${r.file}`);
+      await page.waitForSelector("body[data-viewer=ready]", { timeout: 15_000 });
+      // one whisker per success bar at least (3 conditions), and the recovery-eval bars carry theirs
+      expect(Number(await page.getAttribute("body", "data-whiskers"))).toBeGreaterThanOrEqual(3);
+      const headers = await page.$$eval("th", (ths) => ths.filter((t) => (t as HTMLElement).offsetParent !== null).map((t) => (t.textContent ?? "").trim()));
+      expect(headers.length).toBeGreaterThan(10);
+      expect(headers.filter((h) => coded.includes(h))).toEqual([]);
+      expect(await page.textContent("body")).not.toContain("$0.0000");
+      const scroll = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
+      expect(scroll.sw, `scrollWidth at ${width} px`).toBeLessThanOrEqual(scroll.cw);
+      // the step column does not wrap one character per line
+      const ddWidth = await page.$eval("#viewer-info dd", (d) => (d as HTMLElement).getBoundingClientRect().width);
+      expect(ddWidth).toBeGreaterThan(120);
+      expect(errors).toEqual([]);
+      await page.close();
+    }
   });
 });

@@ -33,10 +33,11 @@ describe.runIf(tools.run)("the experiment runner on the real X11 desktop (--env 
     expect(byName["sloppy.no-recovery"].success.successes).toBe(0);
     expect(byName["sloppy.max-rec-3"].success.successes).toBe(1);
     expect(byName["sloppy.max-rec-3"].envErrors).toBe(0);
-    // OSWorld-style episode folder
+    // OSWorld-style episode folder; screenshots stay in the run's blob store (traj.jsonl names them)
     const ep = join(out, "sloppy.max-rec-3", "mousepad-append-line", "5");
     expect(readFileSync(join(ep, "result.txt"), "utf8").trim()).toMatch(/^1(\.0)?$/);
-    expect(existsSync(join(ep, "step_0.png"))).toBe(true);
+    const first = JSON.parse(readFileSync(join(ep, "traj.jsonl"), "utf8").split("\n")[0]);
+    expect(existsSync(join(out, "blobs", first.screenshot_blob))).toBe(true);
   }, 120_000);
 
   it("retrace run <config> --env x11 runs a SimDesk config unchanged but for the environment", async () => {

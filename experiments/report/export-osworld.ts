@@ -1,0 +1,68 @@
+/**
+ * `retrace export --osworld <run> --out <dir>`: OSWorld's per-episode layout for a run folder (or a
+ * folder of runs such as the demo's), for tools that expect it. Run folders keep screenshots once,
+ * in the run's content-addressed blob store, and each episode's record in trajectory.json; this
+ * writes, per episode, `traj.jsonl`, `step_0.png` ... `step_N.png` (copies of the blobs),
+ * `result.txt` and `result.json` under `<out>/<run>/<condition>/<task>/<seed>/`.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
+import { BlobStore } from "../../src/blob-store.ts";
+import { ConfigError } from "../../src/errors.ts";
+import { prepareOutDir } from "../../src/store/out-dir.ts";
+import { writeEpisodeOutput } from "../../src/store/episode-output.ts";
+import type { EpisodeRecord } from "../runner/episode.ts";
+import { runBlobsDir } from "../runner/run-blobs.ts";
+import { episodeFolder, findRuns, loadRun } from "./data.ts";
+
+/** Options of {@link exportOsworld}. */
+export interface ExportOsworldOptions {
+  /** A run folder (results.jsonl) or a folder of runs. */
+  dir: string;
+  /** Output folder (created; must be empty or new, and outside `dir`). */
+  out: string;
+  /** Called after each episode with the count so far. */
+  onEpisode?: (done: number, total: number) => void;
+}
+
+/** What was written. */
+export interface ExportOsworldSummary {
+  out: string;
+  runs: number;
+  episodes: number;
+  screenshots: number;
+  /** Episodes in results.jsonl without a trajectory.json (environment errors, or a copied results file). */
+  missing: number;
+}
+
+/** Write the OSWorld layout of every episode of the run(s) in `dir` to `out`. */
+export async function exportOsworld(options: ExportOsworldOptions): Promise<ExportOsworldSummary> {
+  const root = resolve(options.dir);
+  const out = resolve(options.out);
+  if (out === root || out.startsWith(root + sep)) throw new ConfigError(`--out: ${options.out} is inside the run folder ${options.dir}; export somewhere else`, { field: "out" });
+  const runs = findRuns(root).map((d) => loadRun(root, d));
+  if (existsSync(out) && readdirSync(out).length > 0) throw new ConfigError(`--out: ${options.out} is not empty; choose a new folder`, { field: "out" });
+  prepareOutDir(out);
+  const total = runs.reduce((n, r) => n + r.lines.filter((l) => l.status === "ok").length, 0);
+  const summary: ExportOsworldSummary = { out, runs: runs.length, episodes: 0, screenshots: 0, missing: 0 };
+  for (const run of runs) {
+    const blobs = new BlobStore({ dir: runBlobsDir(run.dir) });
+    for (const line of run.lines) {
+      if (line.status !== "ok") continue;
+      const folder = episodeFolder(run.dir, line);
+      const held = run.records?.get(line.key);
+      const file = join(folder, "trajectory.json");
+      if (!held && !existsSync(file)) {
+        summary.missing++;
+        continue;
+      }
+      const rec = held ?? (JSON.parse(readFileSync(file, "utf8")) as EpisodeRecord);
+      const dir = join(out, relative(root, run.dir), relative(run.dir, folder));
+      const w = await writeEpisodeOutput({ dir, trajectory: rec.trajectory, blobs, score: { score: rec.score, ...(rec.detail ? { detail: rec.detail } : {}) }, simulated: rec.simulated });
+      summary.episodes++;
+      summary.screenshots += w.screenshots;
+      options.onEpisode?.(summary.episodes, total);
+    }
+  }
+  return summary;
+}

@@ -1,0 +1,337 @@
+/**
+ * The trajectory viewer's data: an index of every episode (kept in the page) and one chunk file
+ * per run and condition holding the episodes themselves, loaded when the viewer opens one. Steps
+ * carry their episode position (never renumbered after a restore), E/R flags and the marks to draw
+ * on the screenshot; events become sentences. Screenshots stay in the run's blob store and are
+ * referenced by URL relative to the report file, at full resolution.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import sharp from "sharp";
+import { formatAction, type Action } from "../../src/action.ts";
+import type { EpisodeRecord } from "../runner/episode.ts";
+import { runBlobsDir } from "../runner/run-blobs.ts";
+import { episodeFolder, pickEpisodes, type RunData } from "./data.ts";
+
+/** A mark the viewer draws on a screenshot, in screen pixels. */
+export type ViewerMark = { t: "click"; x: number; y: number; label: string } | { t: "drag"; x: number; y: number; x2: number; y2: number } | { t: "text"; text: string; x?: number; y?: number };
+
+/** A step as the viewer shows it (screenshots as URLs relative to the report file). */
+export interface ViewStep {
+  /** Position in the episode, from 1, across every role (never restarts after a restore). */
+  n: number;
+  seq: number;
+  role: string;
+  /** The step's index in the task history (forward) or in its recovery attempt. */
+  step: number;
+  attempt?: number;
+  actions: string[];
+  marks: ViewerMark[];
+  response?: string;
+  failure?: string;
+  detection?: { isError: boolean; errorStep: number | null; reason: string; confidence: number; failure?: string };
+  frozen?: boolean;
+  /** "E1" (first error found by attempt 1's detection), "R1" (its recovery step). */
+  flags?: string[];
+  /** Model calls made on this step's screens (from the run's record/replay cache, redacted when recorded). */
+  calls?: ViewerCall[];
+  before: string;
+  after: string;
+}
+
+/** One model call as the viewer shows it. */
+export interface ViewerCall {
+  role: string;
+  model: string;
+  prompt?: string;
+  /** The request's text parts (images named as [screenshot]). */
+  request: string;
+  reply: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** Absent when the cache did not record it (the cache keeps text and tokens only). */
+  latencyMs?: number;
+  costUsd?: number;
+}
+
+/** An event of the episode as a sentence, with the screenshots it compares. */
+export interface ViewerEvent {
+  afterSeq: number;
+  kind: string;
+  text: string;
+  /** Recovery end: the target screenshot and the restored one. */
+  target?: string;
+  restored?: string;
+  /** Recovery end: SSIM of target vs restored per 8x8 block of a 160x96 grayscale thumbnail, row-major, 20 x 12 values in [0, 1]. */
+  ssimMap?: number[];
+}
+
+/** An episode for the viewer (loaded on demand from its chunk file). */
+export interface ViewEpisode {
+  key: string;
+  instruction: string;
+  score: number;
+  detail: string;
+  stopReason: string;
+  simulated: boolean;
+  steps: ViewStep[];
+  events: ViewerEvent[];
+  extra?: Record<string, unknown>;
+}
+
+/** One row of the viewer's index (always in the page). */
+export interface ViewerIndexRow {
+  run: string;
+  key: string;
+  condition: string;
+  task: string;
+  seed: number;
+  success: boolean;
+  recoveries: number;
+  steps: number;
+  /** Chunk file holding the episode. */
+  chunk: number;
+}
+
+const REF = /^[0-9a-f]{64}$/;
+
+/** A screenshot's URL relative to the report folder ("" when unknown). */
+export function blobUrl(blobsDir: string, reportDir: string, ref: unknown): string {
+  if (typeof ref !== "string" || !REF.test(ref)) return "";
+  return relative(reportDir, join(blobsDir, ref.slice(0, 2), `${ref}.png`)).split(sep).map(encodeURIComponent).join("/");
+}
+
+function marksOf(actions: readonly Action[]): ViewerMark[] {
+  const out: ViewerMark[] = [];
+  let at: { x: number; y: number } | undefined;
+  for (const a of actions) {
+    const p = "x" in a && typeof a.x === "number" && typeof a.y === "number" ? { x: a.x, y: a.y } : undefined;
+    if (a.type === "DRAG_TO" && at) out.push({ t: "drag", x: at.x, y: at.y, x2: a.x, y2: a.y });
+    else if (a.type === "TYPING") out.push({ t: "text", text: a.text, ...(at ?? {}) });
+    else if (a.type === "PRESS" || a.type === "HOTKEY") out.push({ t: "text", text: a.type === "PRESS" ? `key ${a.key}` : `keys ${a.keys.join("+")}`, ...(at ?? {}) });
+    else if (p && a.type !== "MOVE_TO") out.push({ t: "click", ...p, label: a.type.toLowerCase().replace("_", " ") });
+    if (p) at = p;
+  }
+  return out;
+}
+
+type CacheEntry = {
+  request?: { model?: string; role?: string; messages?: Array<{ role?: string; content?: unknown }> };
+  response?: { text?: string; inputTokens?: number; outputTokens?: number; latencyMs?: number; usage?: Partial<ViewerCall> & { model?: string } };
+};
+
+/**
+ * The run's record/replay cache (`<run>/model-cache`), indexed by the last screenshot each request
+ * carried: a step's calls are those made on its screen. Empty when the run kept no cache.
+ */
+export function loadCallIndex(runDir: string, cacheDir?: string): Map<string, ViewerCall[]> {
+  const index = new Map<string, ViewerCall[]>();
+  const root = cacheDir ?? join(runDir, "model-cache");
+  if (!existsSync(root)) return index;
+  for (const sub of readdirSync(root)) {
+    const d = join(root, sub);
+    let names: string[];
+    try {
+      names = readdirSync(d).filter((n) => n.endsWith(".json"));
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      let e: CacheEntry;
+      try {
+        e = JSON.parse(readFileSync(join(d, n), "utf8")) as CacheEntry;
+      } catch {
+        continue;
+      }
+      const texts: string[] = [];
+      let last: string | undefined;
+      for (const m of e.request?.messages ?? []) {
+        const parts = typeof m.content === "string" ? [{ type: "text", text: m.content }] : Array.isArray(m.content) ? (m.content as Array<{ type?: string; text?: string; blob?: string }>) : [];
+        for (const part of parts) {
+          if (part.type === "image" && typeof part.blob === "string") (last = part.blob), texts.push("[screenshot]");
+          else if (typeof part.text === "string") texts.push(`${m.role ?? "user"}: ${part.text}`);
+        }
+      }
+      if (!last) continue;
+      const r = e.response ?? {};
+      const u = { ...r, ...(r.usage ?? {}) };
+      const latency = Number(u.latencyMs);
+      const call: ViewerCall = {
+        role: String(u.role ?? e.request?.role ?? "model"), model: String(u.model ?? e.request?.model ?? ""), ...(u.prompt ? { prompt: String(u.prompt) } : {}),
+        request: texts.join("\n").slice(0, 20_000), reply: String(r.text ?? "").slice(0, 20_000),
+        inputTokens: Number(u.inputTokens) || 0, outputTokens: Number(u.outputTokens) || 0, ...(latency > 0 ? { latencyMs: latency } : {}), ...(typeof u.costUsd === "number" ? { costUsd: u.costUsd } : {}),
+      };
+      index.set(last, [...(index.get(last) ?? []), call]);
+    }
+  }
+  return index;
+}
+
+const str = (v: unknown) => (v === undefined || v === null ? "" : String(v));
+
+/** The episode's events as sentences ("step 5: detector flagged step 2 as the first error: ..."). */
+export function eventSentences(rec: EpisodeRecord, url: (ref: unknown) => string): ViewerEvent[] {
+  const steps = rec.trajectory.steps;
+  const nOf = (seq: number) => steps.findIndex((s) => s.seq === seq) + 1;
+  const starts = new Map<number, Record<string, unknown>>();
+  return rec.trajectory.events.map((e) => {
+    const d = e.detail ?? {};
+    let text: string;
+    const out: ViewerEvent = { afterSeq: e.afterSeq, kind: e.kind, text: "" };
+    if (e.kind === "reset") text = `environment reset (${str(d.reason) || "episode start"})`;
+    else if (e.kind === "recovery-start") {
+      starts.set(Number(d.attempt), d);
+      const sel = d.selection as { reason?: unknown; strategy?: unknown } | undefined;
+      // Episode step numbers (what the chips show) of the forward steps E and R refer to (task step indices).
+      const fwdN = (step: unknown) => {
+        const hit = [...steps].reverse().find((s) => s.role === "forward" && s.seq <= e.afterSeq && s.step === step);
+        return hit ? nOf(hit.seq) : undefined;
+      };
+      const en = fwdN(d.errorStep);
+      const rn = fwdN(d.recoveryStep);
+      text = `step ${nOf(e.afterSeq)}: detector flagged ${en ? `step ${en}` : `task step ${str(d.errorStep)}`} as the first error (E = ${str(d.errorStep)})${d.confidence !== undefined ? ` with confidence ${str(d.confidence)}` : ""}: ${str(d.reason)}; selector chose R = ${str(d.recoveryStep)}${rn ? ` (back to the screen before step ${rn})` : ""}${sel?.reason ? `: ${str(sel.reason)}` : ""}; recovery attempt ${str(d.attempt)} starts (${str(d.mode)} restoration)`;
+    } else if (e.kind === "recovery-end") {
+      const v = d.verification as { verdict?: unknown; ssim?: unknown } | undefined;
+      text = `recovery attempt ${str(d.attempt)} took ${str(d.steps)} step(s) and ${d.restored ? "declared the state restored" : "did not restore the state"}: ${str(d.reason)}${v ? `; verifier: ${str(v.verdict)}${v.ssim !== undefined ? ` (SSIM ${str(v.ssim)})` : ""}` : ""}`;
+      const start = starts.get(Number(d.attempt));
+      if (start?.target) out.target = url(start.target);
+      if (d.observation) out.restored = url(d.observation);
+    } else if (e.kind === "truncate") text = `history cut from ${str(d.from)} to ${str(d.to)} step(s)${d.restored ? "" : " (state not confirmed restored)"}`;
+    else text = `${e.kind}: ${JSON.stringify(d).replace(/\b[0-9a-f]{64}\b/g, (h) => h.slice(0, 8))}`;
+    out.text = text;
+    return out;
+  });
+}
+
+const MAP_W = 160;
+const MAP_H = 96;
+const BLOCK = 8;
+
+/** SSIM of two thumbnails per 8x8 block (the heat map under "target vs restored"). */
+export function blockSsim(a: Uint8Array, b: Uint8Array, width = MAP_W, height = MAP_H, block = BLOCK): number[] {
+  const c1 = (0.01 * 255) ** 2;
+  const c2 = (0.03 * 255) ** 2;
+  const out: number[] = [];
+  for (let by = 0; by + block <= height; by += block)
+    for (let bx = 0; bx + block <= width; bx += block) {
+      let sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+      for (let y = by; y < by + block; y++)
+        for (let x = bx; x < bx + block; x++) {
+          const p = a[y * width + x], q = b[y * width + x];
+          sa += p; sb += q; saa += p * p; sbb += q * q; sab += p * q;
+        }
+      const n = block * block;
+      const ma = sa / n, mb = sb / n;
+      const va = saa / n - ma * ma, vb = sbb / n - mb * mb, cov = sab / n - ma * mb;
+      const ssim = ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2));
+      out.push(Math.round(Math.max(0, Math.min(1, ssim)) * 1000) / 1000);
+    }
+  return out;
+}
+
+async function thumbnail(file: string): Promise<Uint8Array | undefined> {
+  try {
+    return new Uint8Array(await sharp(file).resize(MAP_W, MAP_H, { fit: "fill" }).greyscale().raw().toBuffer());
+  } catch {
+    return undefined;
+  }
+}
+
+/** Fill in the SSIM heat maps of the recovery-end events (target vs restored), memoised by pair. */
+async function addSsimMaps(ep: ViewEpisode, blobsDir: string, refs: Map<string, [string, string]>, memo: Map<string, number[] | undefined>): Promise<void> {
+  for (const e of ep.events) {
+    const pair = refs.get(`${e.afterSeq}:${e.kind}`);
+    if (!pair || e.kind !== "recovery-end") continue;
+    const key = pair.join(":");
+    if (!memo.has(key)) {
+      const [a, b] = await Promise.all(pair.map((r) => thumbnail(join(blobsDir, r.slice(0, 2), `${r}.png`))));
+      memo.set(key, a && b ? blockSsim(a, b) : undefined);
+    }
+    const map = memo.get(key);
+    if (map) e.ssimMap = map;
+  }
+}
+
+/** The (target, restored) blob refs of each recovery-end event, keyed "afterSeq:kind". */
+function restorePairs(rec: EpisodeRecord): Map<string, [string, string]> {
+  const out = new Map<string, [string, string]>();
+  const targets = new Map<number, string>();
+  for (const e of rec.trajectory.events) {
+    const d = e.detail ?? {};
+    if (e.kind === "recovery-start" && typeof d.target === "string" && REF.test(d.target)) targets.set(Number(d.attempt), d.target);
+    if (e.kind === "recovery-end" && typeof d.observation === "string" && REF.test(d.observation)) {
+      const t = targets.get(Number(d.attempt));
+      if (t) out.set(`${e.afterSeq}:${e.kind}`, [t, d.observation]);
+    }
+  }
+  return out;
+}
+
+/** One episode's record as the viewer shows it. */
+export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: string, calls: Map<string, ViewerCall[]> = new Map()): ViewEpisode {
+  const url = (ref: unknown) => blobUrl(blobsDir, reportDir, ref);
+  const steps = rec.trajectory.steps;
+  const flags = new Map<number, string[]>();
+  for (const e of rec.trajectory.events) {
+    if (e.kind !== "recovery-start") continue;
+    const d = e.detail ?? {};
+    const fwd = steps.filter((s) => s.role === "forward" && s.seq <= e.afterSeq);
+    for (const [tag, step] of [["E", d.errorStep], ["R", d.recoveryStep]] as const) {
+      const hit = [...fwd].reverse().find((s) => s.step === step);
+      if (hit) flags.set(hit.seq, [...(flags.get(hit.seq) ?? []), `${tag}${str(d.attempt)}`]);
+    }
+  }
+  return {
+    key: rec.key, instruction: rec.instruction, score: rec.score, detail: rec.detail, stopReason: rec.stopReason, simulated: rec.simulated,
+    steps: steps.map((s, i) => ({
+      n: i + 1, seq: s.seq, role: s.role, step: s.step, ...(s.attempt !== undefined ? { attempt: s.attempt } : {}),
+      actions: s.actions.map((a) => { try { return formatAction(a); } catch { return JSON.stringify(a); } }),
+      marks: marksOf(s.actions),
+      ...(s.response !== undefined ? { response: s.response } : {}),
+      ...(s.failure ? { failure: `${s.failure.kind}: ${s.failure.message}` } : {}),
+      ...(s.detection ? { detection: { isError: s.detection.isError, errorStep: s.detection.errorStep, reason: s.detection.reason, confidence: s.detection.confidence, ...(s.detection.failure ? { failure: s.detection.failure } : {}) } } : {}),
+      ...(s.frozen ? { frozen: true } : {}),
+      ...(flags.has(s.seq) ? { flags: flags.get(s.seq) } : {}),
+      ...(calls.has(s.before) ? { calls: calls.get(s.before) } : {}),
+      before: url(s.before), after: url(s.after),
+    })),
+    events: eventSentences(rec, url),
+    ...(rec.extra ? { extra: rec.extra } : {}),
+  };
+}
+
+/** The viewer's index and its chunk files (one per run and condition): every episode, loaded on demand. */
+export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number, cacheDir?: string): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][] }> {
+  const memo = new Map<string, number[] | undefined>();
+  const index: ViewerIndexRow[] = [];
+  const chunks: ViewEpisode[][] = [];
+  for (const run of runs) {
+    const blobsDir = runBlobsDir(run.dir);
+    const calls = loadCallIndex(run.dir, cacheDir);
+    const byCondition = new Map<string, number>();
+    for (const line of perRun === undefined ? run.lines : pickEpisodes(run.lines, perRun)) {
+      if (line.status !== "ok") continue;
+      const held = run.records?.get(line.key);
+      const file = join(episodeFolder(run.dir, line), "trajectory.json");
+      if (!held && !existsSync(file)) continue;
+      let rec: EpisodeRecord;
+      try {
+        rec = held ?? (JSON.parse(readFileSync(file, "utf8")) as EpisodeRecord);
+      } catch {
+        continue;
+      }
+      if (!rec?.trajectory || !Array.isArray(rec.trajectory.steps)) continue;
+      let chunk = byCondition.get(line.condition);
+      if (chunk === undefined) {
+        chunk = chunks.length;
+        chunks.push([]);
+        byCondition.set(line.condition, chunk);
+      }
+      const ep = viewerEpisode(rec, blobsDir, reportDir, calls);
+      await addSsimMaps(ep, blobsDir, restorePairs(rec), memo);
+      chunks[chunk].push(ep);
+      index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveries: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk });
+    }
+  }
+  return { index, chunks };
+}
