@@ -26,7 +26,7 @@ import type { ResultLine } from "../../experiments/runner/results-log.ts";
 import type { EpisodeRecord } from "../../experiments/runner/episode.ts";
 import type { ExperimentSummary } from "../../experiments/runner/summary.ts";
 import { findingsForRuns } from "../../experiments/report/findings.ts";
-import { verdictLabel } from "../../experiments/report/findings-verdict.ts";
+import { outcomesOf, verdictLabel } from "../../experiments/report/findings-verdict.ts";
 import { mcnemarExact, mcnemarVerdict, pairOutcomes } from "../../src/metrics/paired.ts";
 import { formatAction } from "../../src/action.ts";
 import { cli } from "./helpers/model-roles.ts";
@@ -96,4 +96,118 @@ describe("issue 19 done-when, against the stand-in over HTTP", () => {
     expect(server.calls).toBe(calls);
     expect(readFileSync(join(out2, "results.jsonl"), "utf8")).toBe(readFileSync(join(out1, "results.jsonl"), "utf8"));
   }, 300_000);
+
+  it("runs the models ideal-recovery preset: K = 5 continuations from one R are several draws, Success@K rises with K (paired test), Finding 1 is judged", async () => {
+    const server = await standIn(0.4);
+    const cfg = modelsPreset("ideal-recovery", (c) => {
+      c.env = { kind: "simdesk", tasks: IDEAL_TASKS };
+      c.seeds = [0, 1];
+      c.options.maxForwardSteps = 20;
+    });
+    const out = join(dir, "runs", "ideal");
+    await run(cfg, server, out, "--workers", "2");
+    const lines = linesOf(out);
+    const conts = lines.filter((l) => l.extra?.phase === "continuation");
+    expect(conts.length).toBeGreaterThan(0);
+    // K = 5 continuations from one R (one strategy, one failed run) are 5 draws: several action sequences.
+    const groups = new Map<string, string[]>();
+    for (const c of conts) {
+      const g = `${c.condition}/${c.task}/${c.seed}`;
+      groups.set(g, [...(groups.get(g) ?? []), JSON.stringify(actionsOf(out, join(c.condition, c.task, `${c.seed}-k${c.extra!.k}`)))]);
+    }
+    expect([...groups.values()].every((g) => g.length === 5)).toBe(true);
+    const distinct = [...groups.values()].map((g) => new Set(g).size);
+    log(`distinct action sequences among the 5 continuations of each (strategy, failed run): ${distinct.join(" ")}`);
+    // A sequence repeats only when draws agree (e.g. a short, mistake-free finish); most groups differ.
+    expect(distinct.filter((d) => d >= 2).length).toBeGreaterThan(distinct.length / 2);
+
+    // Success@K per strategy: non-decreasing in K, and Success@5 > Success@1.
+    const curves = summaryOf(out).successAtK!;
+    expect(curves.map((c) => c.strategy).sort()).toEqual(["error-minus-1", "error-random", "llm", "zero"]);
+    for (const c of curves) {
+      log(`${c.condition.padEnd(10)} Success@1..5: ${c.curve.map((p) => pct(p.rate)).join(" ")} (n=${c.instances})`);
+      for (let k = 1; k < c.curve.length; k++) expect(c.curve[k].rate).toBeGreaterThanOrEqual(c.curve[k - 1].rate);
+      expect(c.curve[4].rate).toBeGreaterThan(c.curve[0].rate);
+    }
+    // Its paired test: per (strategy, failed run), did any of k = 1..5 succeed vs did k = 1?
+    const atK = (K: number) => new Map(conts.filter((c) => Number(c.extra!.k) <= K).map((c) => [`${c.condition}/${c.task}/${c.seed}`, false] as const));
+    const at5 = atK(5), at1 = atK(1);
+    for (const c of conts) if (c.success) {
+      const u = `${c.condition}/${c.task}/${c.seed}`;
+      at5.set(u, true);
+      if (Number(c.extra!.k) === 1) at1.set(u, true);
+    }
+    const counts = pairOutcomes(at5, at1);
+    const v = mcnemarVerdict(counts);
+    log(`Success@5 vs Success@1, McNemar exact over ${counts.n} (strategy, failed run) units: ${counts.onlyA} vs ${counts.onlyB}, p=${mcnemarExact(counts.onlyA, counts.onlyB).toFixed(4)} -> ${v.kind}`);
+    expect(counts.onlyB).toBe(0);
+    expect(counts.onlyA).toBeGreaterThan(0);
+    expect(mcnemarExact(counts.onlyA, counts.onlyB)).toBeLessThan(1);
+
+    // Finding 1 (past state vs full reset at K = 1) is judged from this run's results with its paired test.
+    const f1 = findingsForRuns([{ dir: out, summary: summaryOf(out) }])!.findings[0];
+    log(`Finding 1: ${verdictLabel(f1)} | ${f1.evidence}`);
+    expect(f1.claim).toMatch(/Finding 1/);
+    expect(f1.verdict?.test).toBe("McNemar exact");
+    expect(f1.evidence).toMatch(/McNemar exact over \d+ paired failed runs/);
+  }, 400_000);
+
+  it("runs the models end-to-end preset: recovery beats no recovery at some cap (paired test), and the report prints Findings 5 and 6 with their tests", async () => {
+    const server = await standIn(0.15);
+    const cfg = modelsPreset("end-to-end", (c) => {
+      c.env = { kind: "simdesk", tasks: E2E_TASKS };
+      c.seeds = [0, 1, 2];
+      c.maxRecoveryIterations = [1, 3];
+      c.options.maxForwardSteps = 25;
+    });
+    const out = join(dir, "runs", "e2e");
+    await run(cfg, server, out, "--workers", "2");
+    const lines = linesOf(out);
+    const summary = summaryOf(out);
+    const rate = (cond: string) => summary.conditions.find((c) => c.condition === cond)!.success;
+    const base = outcomesOf(lines, "model.no-recovery");
+    expect(base.size).toBe(E2E_TASKS.length * 3);
+    let best = { cap: 0, p: 1, gain: -1 };
+    for (const cap of [1, 3]) {
+      const cond = `model.max-rec-${cap}`;
+      const counts = pairOutcomes(outcomesOf(lines, cond), base);
+      const p = mcnemarExact(counts.onlyA, counts.onlyB);
+      const gain = rate(cond).rate - rate("model.no-recovery").rate;
+      log(`${cond}: ${pct(rate(cond).rate)} vs no recovery ${pct(rate("model.no-recovery").rate)} over ${counts.n} (task, seed): ${counts.onlyA} won only with recovery, ${counts.onlyB} only without, McNemar p=${p.toFixed(4)} -> ${mcnemarVerdict(counts).kind}`);
+      if (gain > best.gain) best = { cap, p, gain };
+    }
+    expect(best.gain).toBeGreaterThan(0);
+    expect(best.p).toBeLessThan(1);
+    // Every recovery condition ran recoveries through the stand-in's recovery role.
+    expect(server.log.some((l) => l.role === "recovery")).toBe(true);
+
+    // The report over both runs writes the findings with their paired tests.
+    const r = await cli("report", join(dir, "runs"), "--quiet");
+    expect(r.code).toBe(0);
+    const html = readFileSync(join(dir, "runs", "report.html"), "utf8");
+    const found = findingsForRuns([{ dir: out, summary }])!.findings;
+    const f5 = found.find((f) => /Finding 5/.test(f.claim))!;
+    const f6 = found.find((f) => /Finding 6/.test(f.claim))!;
+    for (const f of [f5, f6]) {
+      log(`${f.claim} ${verdictLabel(f)} | ${f.evidence}`);
+      expect(f.verdict?.test).toBe("McNemar exact");
+      expect(f.evidence).toMatch(/McNemar exact over \d+ paired/);
+      expect(html).toContain(escapeHtml(verdictLabel(f)));
+    }
+    // Finding 5 is in the paper's direction with its p-value printed (significance is not asserted at this size).
+    expect(["holds", "direction-only"]).toContain(f5.verdict!.kind);
+    expect(f5.verdict!.p).toBeLessThan(1);
+    expect(html).toMatch(/direction only \(p=0\.\d+\)|HOLDS \(p=/);
+  }, 400_000);
 });
+
+const IDEAL_TASKS = ["files-rename-draft", "editor-append-notes", "settings-dnd-previews", "sheet-sum-budget", "files-trash-two", "editor-replace-todo"];
+const E2E_TASKS = [
+  "files-rename-draft", "editor-append-notes", "settings-dnd-previews", "sheet-sum-budget", "files-trash-two", "editor-replace-todo",
+  "files-new-folder-drag", "cross-budget-total-report", "settings-accent-green", "files-copy-readme", "editor-word-bank", "sheet-fix-price",
+  "files-restore-report", "editor-append-report", "settings-privacy-three", "sheet-average-scores", "files-trash-menu", "editor-word-revenue",
+  "settings-power-blank", "sheet-new-supplies", "files-rename-folder", "editor-delete-first-line", "settings-two-pages", "cross-quote-to-sheet",
+];
+const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+/** The measured numbers, in the test's output (vitest shows console output). */
+const log = (line: string) => console.log(`[stand-in done-when] ${line}`);
