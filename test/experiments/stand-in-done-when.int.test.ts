@@ -130,7 +130,7 @@ describe("issue 19 done-when, against the stand-in over HTTP", () => {
       expect(c.curve[4].rate).toBeGreaterThan(c.curve[0].rate);
     }
     // Its paired test: per (strategy, failed run), did any of k = 1..5 succeed vs did k = 1?
-    const atK = (K: number) => new Map(conts.filter((c) => Number(c.extra!.k) <= K).map((c) => [`${c.condition}/${c.task}/${c.seed}`, false] as const));
+    const atK = (K: number) => new Map<string, boolean>(conts.filter((c) => Number(c.extra!.k) <= K).map((c) => [`${c.condition}/${c.task}/${c.seed}`, false] as const));
     const at5 = atK(5), at1 = atK(1);
     for (const c of conts) if (c.success) {
       const u = `${c.condition}/${c.task}/${c.seed}`;
