@@ -93,6 +93,16 @@ export function visibleFix(target: TreeLine[], current: TreeLine[]): { action: A
     const launch = current.find((l) => l.role === "button" && l.name === `Launch ${app(t.name)}`);
     if (entry ?? launch) return { action: centre((entry ?? launch)!), why: `The TARGET shows "${t.name}", which is not open; bring it back.` };
   }
+  // A sheet's cells: a value that differs is an edit to undo; then select the TARGET's cell (the
+  // formula bar only mirrors the selected cell, so undoing cannot fix it when the selection moved).
+  for (const c of current.filter((l) => l.role === "cell")) {
+    const t = target.find((l) => l.role === "cell" && l.name === c.name);
+    if (t && t.value !== c.value) return { action: { type: "HOTKEY", keys: ["ctrl", "z"] }, why: `Cell ${c.name} differs from the TARGET; undo the edit.` };
+  }
+  for (const t of target.filter((l) => l.role === "cell" && l.states.includes("selected"))) {
+    const c = current.find((l) => l.role === "cell" && l.name === t.name);
+    if (c && !c.states.includes("selected")) return { action: centre(c), why: `Select cell ${t.name} again, as in the TARGET.` };
+  }
   for (let i = 0; i < current.length; i++) {
     const c = current[i];
     if (c.role !== "text") continue;

@@ -69,7 +69,9 @@ describe("stand-in presets over HTTP", () => {
   it("gives recovery-evaluation context rows that differ: 0-E undoes what its prompt shows, none cannot", async () => {
     const cfg = narrowed("recovery-eval", (c) => {
       c.env.tasks = ["settings-dnd-previews", "editor-append-notes", "files-rename-draft", "settings-power-blank", "editor-replace-todo"];
-      c.dataset.distances = [1];
+      // d = 5: actions after the target that the screen does not show (at d = 1 the one mistake is
+      // visible, and the stand-in undoes a visible edit without context, so 0-E and none tie).
+      c.dataset.distances = [5];
       c.eval.budgets = [3];
       c.eval.implicit = false;
       c.eval.recoverers[0].contexts = ["0-E", "none"];
