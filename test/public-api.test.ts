@@ -67,7 +67,7 @@ const ADAPTERS = [
 ];
 
 const TESTING = [
-  "startScriptedOpenAIServer"
+  "STAND_IN_MODEL", "startScriptedOpenAIServer", "startStandInServer"
 ];
 
 const EXPERIMENTS = [
@@ -117,7 +117,7 @@ describe("the public surface", () => {
     expect(Object.keys(adapters).sort()).toEqual([...ADAPTERS].sort());
   });
 
-  it("exports the scripted OpenAI-compatible server from retrace/testing", () => {
+  it("exports the scripted OpenAI-compatible server and the stand-in model from retrace/testing", () => {
     expect(Object.keys(testing).sort()).toEqual([...TESTING].sort());
   });
 

@@ -5,3 +5,5 @@
  */
 export { startScriptedOpenAIServer } from "./scripted-openai-server.ts";
 export type { ScriptedOpenAIServer, ScriptedOpenAIServerOptions, ScriptStep, ScriptedUsage, ScriptedEndpoint, RecordedRequest, ReceivedImage } from "./scripted-openai-server.ts";
+export { startStandInServer, STAND_IN_MODEL } from "./stand-in/server.ts";
+export type { StandInServer, StandInServerOptions, StandInLogEntry } from "./stand-in/server.ts";
