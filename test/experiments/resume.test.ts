@@ -17,6 +17,14 @@ describe("resume after the runner is killed", () => {
     const start = (mode: string) => spawn(process.execPath, ["--import", "tsx", FIXTURE, out, mode, workers], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
     const total = 3 * 3 * 4; // conditions x tasks x seeds
     const child = start("fresh");
+    // Everything the run and its process workers print: orphaned workers share this stderr, so it
+    // closes only once every one of them has exited.
+    let killedStderr = "";
+    child.stderr!.on("data", (d) => (killedStderr += d));
+    const stderrClosed = new Promise<boolean>((r) => {
+      child.stderr!.on("close", () => r(true));
+      setTimeout(() => r(false), 60_000);
+    });
     const killedAt = await new Promise<number>((done, fail) => {
       const timer = setInterval(() => {
         const n = lines().length;
@@ -35,6 +43,9 @@ describe("resume after the runner is killed", () => {
     const partial = lines().length;
     expect(killedAt).toBeGreaterThanOrEqual(8);
     await new Promise((r) => setTimeout(r, 300)); // orphaned process workers notice the parent is gone
+    // Orphaned process workers end on their own, quietly: no EPIPE or IPC stack trace.
+    expect(await stderrClosed, "an orphaned process worker kept running").toBe(true);
+    expect(killedStderr).not.toMatch(/EPIPE|ERR_IPC|^\s+at /m);
     expect(partial).toBeLessThan(total);
 
     const again = start("resume");
