@@ -7,7 +7,6 @@
 import { readJsonFile } from "../../src/store/read-file.ts";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import sharp from "sharp";
 import { ConfigError } from "../../src/errors.ts";
 import { pathInside, realInside, showId } from "../../src/store/safe-path.ts";
 import { formatAction } from "../../src/action.ts";
@@ -37,36 +36,6 @@ export interface ExtraFile {
   data: unknown;
 }
 
-/** A step as the viewer shows it (text only; images by index). */
-export interface ViewerStep {
-  seq: number;
-  role: string;
-  step: number;
-  attempt?: number;
-  actions: string[];
-  response?: string;
-  failure?: string;
-  detection?: { isError: boolean; errorStep: number | null; reason: string; confidence: number; failure?: string };
-  frozen?: boolean;
-  before: number;
-  after: number;
-}
-
-/** An episode for the viewer. */
-export interface ViewerEpisode {
-  run: string;
-  key: string;
-  label: string;
-  instruction: string;
-  success: boolean;
-  score: number;
-  detail: string;
-  stopReason: string;
-  simulated: boolean;
-  steps: ViewerStep[];
-  events: Array<{ afterSeq: number; kind: string; detail: string }>;
-  extra?: Record<string, unknown>;
-}
 
 /**
  * `file` when it (links followed) is inside `root`; a ConfigError otherwise: the report reads only
@@ -162,66 +131,4 @@ export function episodeFolder(run: string, line: ResultLine): string {
   return pathInside(run, [line.condition, line.task, k !== undefined ? `${line.seed}-k${k}` : String(line.seed)], `report: ${join(run, "results.jsonl")}: episode ${showId(line.key)}`);
 }
 
-const BLOB_REF = /^[0-9a-f]{64}$/;
 
-/** Screenshots as downscaled JPEG data URLs, deduplicated by blob reference. */
-export class ImageTable {
-  readonly urls: string[] = [];
-  private index = new Map<string, number>();
-  constructor(private readonly maxWidth = 560) {}
-  async add(blobsDir: string, ref: string): Promise<number> {
-    const known = this.index.get(ref);
-    if (known !== undefined) return known;
-    const file = join(blobsDir, ref.slice(0, 2), `${ref}.png`);
-    let url = "";
-    // Only blob references (sha256 hex) name files, and only files inside the blob folder are read.
-    if (BLOB_REF.test(ref) && existsSync(file) && realInside(blobsDir, file)) {
-      try {
-        const jpeg = await sharp(readFileSync(file)).resize({ width: this.maxWidth, withoutEnlargement: true }).flatten({ background: "#ffffff" }).jpeg({ quality: 70 }).toBuffer();
-        url = `data:image/jpeg;base64,${jpeg.toString("base64")}`;
-      } catch {
-        url = "";
-      }
-    }
-    this.urls.push(url);
-    this.index.set(ref, this.urls.length - 1);
-    return this.urls.length - 1;
-  }
-}
-
-/** Load the viewer's episodes of a run. */
-export async function loadEpisodes(run: RunData, picked: readonly ResultLine[], images: ImageTable): Promise<ViewerEpisode[]> {
-  const out: ViewerEpisode[] = [];
-  for (const line of picked) {
-    const file = join(episodeFolder(run.dir, line), "trajectory.json");
-    const held = run.records?.get(line.key);
-    if (!held && !existsSync(file)) continue;
-    const rec = held ?? readJsonFile<EpisodeRecord>(inside(run.dir, file), { what: "trajectory.json", prefix: "report: ", hint: "it should be the episode record written by `retrace run`; re-run that episode (delete its line from results.jsonl, then --resume) or restore the file" });
-    const blobs = join(run.dir, "blobs");
-    for (const s of rec.trajectory.steps)
-      for (const ref of [s.before, s.after])
-        if (typeof ref !== "string" || !BLOB_REF.test(ref))
-          throw new ConfigError(`report: ${held ? join(run.dir, "run.json") : file} step ${s.seq}: image reference ${showId(ref)} is not a blob reference (64 hex characters of a sha256); the report reads only inside the run folder (was the file edited?)`, { field: "dir" });
-    const steps: ViewerStep[] = [];
-    for (const s of rec.trajectory.steps) {
-      steps.push({
-        seq: s.seq, role: s.role, step: s.step, ...(s.attempt !== undefined ? { attempt: s.attempt } : {}),
-        actions: s.actions.map((a) => { try { return formatAction(a); } catch { return JSON.stringify(a); } }),
-        ...(s.response !== undefined ? { response: s.response } : {}),
-        ...(s.failure ? { failure: `${s.failure.kind}: ${s.failure.message}` } : {}),
-        ...(s.detection ? { detection: { isError: s.detection.isError, errorStep: s.detection.errorStep, reason: s.detection.reason, confidence: s.detection.confidence, ...(s.detection.failure ? { failure: s.detection.failure } : {}) } } : {}),
-        ...(s.frozen ? { frozen: true } : {}),
-        before: await images.add(blobs, s.before),
-        after: await images.add(blobs, s.after),
-      });
-    }
-    const tags = [line.recoveryAttempts > 0 ? `${line.recoveryAttempts} recovery` : "", line.replaySteps > 0 ? `replay ${line.replaySteps}` : "", line.success ? "success" : "fail"].filter(Boolean).join(", ");
-    out.push({
-      run: run.summary.experiment, key: rec.key, label: `${run.summary.experiment}: ${rec.key} (${tags})`, instruction: rec.instruction,
-      success: rec.success, score: rec.score, detail: rec.detail, stopReason: rec.stopReason, simulated: rec.simulated, steps,
-      events: rec.trajectory.events.map((e) => ({ afterSeq: e.afterSeq, kind: e.kind, detail: JSON.stringify(e.detail) })),
-      ...(rec.extra ? { extra: rec.extra } : {}),
-    });
-  }
-  return out;
-}

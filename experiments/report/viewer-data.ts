@@ -6,12 +6,15 @@
  * referenced by URL relative to the report file, at full resolution.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import sharp from "sharp";
 import { formatAction, type Action } from "../../src/action.ts";
 import type { EpisodeRecord } from "../runner/episode.ts";
 import { runBlobsDir } from "../runner/run-blobs.ts";
-import { episodeFolder, pickEpisodes, type RunData } from "./data.ts";
+import { ConfigError } from "../../src/errors.ts";
+import { readJsonFile } from "../../src/store/read-file.ts";
+import { realInside, showId } from "../../src/store/safe-path.ts";
+import { episodeFolder, inside, pickEpisodes, type RunData } from "./data.ts";
 
 /** A mark the viewer draws on a screenshot, in screen pixels. */
 export type ViewerMark = { t: "click"; x: number; y: number; label: string } | { t: "drag"; x: number; y: number; x2: number; y2: number } | { t: "text"; text: string; x?: number; y?: number };
@@ -307,6 +310,10 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
   const chunks: ViewEpisode[][] = [];
   for (const run of runs) {
     const blobsDir = runBlobsDir(run.dir);
+    // The report reads only inside the folder it was pointed at: a manifest naming a blob folder
+    // elsewhere is refused, not followed.
+    // (The demo's runs share one store beside them, so the run's parent folder is the bound.)
+    if (existsSync(blobsDir) && !realInside(dirname(resolve(run.dir)), blobsDir)) throw new ConfigError(`report: ${join(run.dir, "manifest.json")} names the blob folder ${showId(blobsDir)}, outside ${dirname(resolve(run.dir))}; the report reads only inside the run folder and the folder that holds it`, { field: "dir" });
     const calls = loadCallIndex(run.dir, cacheDir);
     const byCondition = new Map<string, number>();
     for (const line of perRun === undefined ? run.lines : pickEpisodes(run.lines, perRun)) {
@@ -314,13 +321,13 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
       const held = run.records?.get(line.key);
       const file = join(episodeFolder(run.dir, line), "trajectory.json");
       if (!held && !existsSync(file)) continue;
-      let rec: EpisodeRecord;
-      try {
-        rec = held ?? (JSON.parse(readFileSync(file, "utf8")) as EpisodeRecord);
-      } catch {
-        continue;
-      }
+      const rec = held ?? readJsonFile<EpisodeRecord>(inside(run.dir, file), { what: "trajectory.json", prefix: "report: ", hint: "it should be the episode record written by `retrace run`; re-run that episode (delete its line from results.jsonl, then --resume) or restore the file" });
       if (!rec?.trajectory || !Array.isArray(rec.trajectory.steps)) continue;
+      // Only blob references (sha256 hex) name screenshot files, so no step can point the viewer elsewhere.
+      for (const s of rec.trajectory.steps)
+        for (const ref of [s.before, s.after])
+          if (typeof ref !== "string" || !REF.test(ref))
+            throw new ConfigError(`report: ${held ? join(run.dir, "run.json") : file} step ${s.seq}: image reference ${showId(ref)} is not a blob reference (64 hex characters of a sha256); the report reads only inside the run folder (was the file edited?)`, { field: "dir" });
       let chunk = byCondition.get(line.condition);
       if (chunk === undefined) {
         chunk = chunks.length;

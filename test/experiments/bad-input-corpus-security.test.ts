@@ -161,8 +161,11 @@ describe("the bad-input corpus: paths, resume, repeated entries", () => {
     expect(readFileSync(join(dir, "finished", "results.jsonl"))).toEqual(before);
     const rep = await cli(["report", join(dir, "finished"), "--out", join(outside, "r.html")]);
     expect(rep.code, rep.stderr).toBe(0);
-    expect(readFileSync(join(outside, "r.html"), "utf8")).toContain("data:image/jpeg;base64,");
+    // The viewer's episodes load from r-files/ beside the page and name screenshots in the run's own blob store.
+    const chunks = readdirSync(join(outside, "r-files")).map((f) => readFileSync(join(outside, "r-files", f), "utf8")).join("\n");
+    expect(chunks).toMatch(/finished\/blobs\/[0-9a-f]{2}\/[0-9a-f]{64}\.png/);
     rmSync(join(outside, "r.html"));
+    rmSync(join(outside, "r-files"), { recursive: true, force: true });
   }, 60_000);
 });
 

@@ -24,8 +24,10 @@ describe("retrace stand-in", () => {
     expect(body.model).toBe("retrace-stand-in");
     expect(JSON.parse(body.choices[0].message.content)).toMatchObject({ off_track: false, error_step: null });
     p.proc.kill("SIGTERM");
+    // The last stdout chunk can arrive after the exit event: wait for the line itself.
+    const stopped = await p.waitFor(/stopped after/, 30_000);
     await p.exited;
-    expect(p.lines.join("\n")).toMatch(/stopped after 1 request\(s\): detector 1/);
+    expect(stopped).toMatch(/stopped after 1 request\(s\): detector 1/);
   }, 120_000);
 
   it("rejects a bad flag with one line saying what to fix", async () => {
