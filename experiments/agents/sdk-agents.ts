@@ -7,8 +7,10 @@
  * model, instructions and tools; their actions run on the experiment's environment.
  */
 import type { ForwardPolicy, PolicyInput } from "../../src/policy.ts";
-import { agentForwardPolicy, type OpenAIAgent as Agent } from "../../adapters/sdk/openai-agents/forward-policy.ts";
-import { aiSdkForwardPolicy, type AiSdkAgentSettings } from "../../adapters/sdk/ai-sdk/forward-policy.ts";
+// Types only: the SDK adapters are imported when an SDK agent takes its first step, so no other
+// command loads the SDKs (the Agents SDK installs process-wide signal and rejection handlers).
+import type { OpenAIAgent as Agent } from "../../adapters/sdk/openai-agents/forward-policy.ts";
+import type { AiSdkAgentSettings } from "../../adapters/sdk/ai-sdk/forward-policy.ts";
 import type { AgentKind } from "./kind.ts";
 import type { AgentOf, AgentRole } from "./roles.ts";
 import { checkSdkModule, loadSdkExport, sdkAgentSpecSchema, type SdkAgentSpec } from "./sdk-module.ts";
@@ -49,7 +51,7 @@ export const OPENAI_AGENTS_KIND: AgentKind<SdkAgentSpec> = {
   schema: () => OpenAIAgentsSpecSchema,
   check: (_role, spec) => checkSdkModule(spec),
   create<R extends AgentRole>(_role: R, spec: SdkAgentSpec): AgentOf[R] {
-    const load = () => loadSdkExport<Agent>(spec, "an OpenAI Agents SDK Agent", openAIAgentProblem).then((agent) => agentForwardPolicy(agent));
+    const load = () => loadSdkExport<Agent>(spec, "an OpenAI Agents SDK Agent", openAIAgentProblem).then(async (agent) => (await import("../../adapters/sdk/openai-agents/forward-policy.ts")).agentForwardPolicy(agent));
     return lazyPolicy(`openai-agents:${spec.module}#${spec.export}`, load) as AgentOf[R];
   },
 };
@@ -62,7 +64,7 @@ export const AI_SDK_KIND: AgentKind<SdkAgentSpec> = {
   schema: () => AiSdkSpecSchema,
   check: (_role, spec) => checkSdkModule(spec),
   create<R extends AgentRole>(_role: R, spec: SdkAgentSpec): AgentOf[R] {
-    const load = () => loadSdkExport<AiSdkAgentSettings>(spec, "AI SDK agent settings", aiSdkProblem).then((settings) => aiSdkForwardPolicy(settings));
+    const load = () => loadSdkExport<AiSdkAgentSettings>(spec, "AI SDK agent settings", aiSdkProblem).then(async (settings) => (await import("../../adapters/sdk/ai-sdk/forward-policy.ts")).aiSdkForwardPolicy(settings));
     return lazyPolicy(`ai-sdk:${spec.module}#${spec.export}`, load) as AgentOf[R];
   },
 };

@@ -58,7 +58,7 @@ function recoveryEval(e: ExtraFile, id: string): { html: string; charts: ChartSp
 }
 
 function oracleAgreement(e: ExtraFile): string {
-  const d = e.data as { agreement?: AgreementRow[]; truth?: string; masks?: string };
+  const d = e.data as { agreement?: AgreementRow[]; truth?: string; masks?: string; winRates?: Array<{ baseline: string; disagreements: number; oracleWins: number; winRateCi: string }> };
   const rows = d.agreement ?? [];
   const matrices = rows
     .map((r) => `<div class="cm"><h4>${escapeHtml(r.oracle)} <span class="meta">(screen noise ${escapeHtml(r.noise)}, n=${r.n})</span></h4>
@@ -67,7 +67,13 @@ function oracleAgreement(e: ExtraFile): string {
 <tr><th>oracle: failed</th><td class="err">${r.fn}</td><td class="ok">${r.tn}</td></tr></table>
 <p class="meta">Cohen's kappa ${escapeHtml(r.kappa === null ? "n/a" : (r.kappaCi ?? String(r.kappa)))}; agreement ${escapeHtml(pct(parseCi(r.agreementCi)))}; false-positive rate ${escapeHtml(pct(parseCi(r.fprCi)))}</p></div>`)
     .join("");
-  return `<p class="meta">Each matrix counts recovery runs by what the oracle said and what was true. ${escapeHtml(d.truth ?? "")} Kappa: agreement beyond chance (0 = chance, 1 = perfect; 95% interval).</p><div class="cms">${matrices}</div>${d.masks ? `<p class="meta">${escapeHtml(d.masks)}</p>` : ""}`;
+  // Human labels only (paper Table 1): where R_O AND R_TC and another oracle disagree, whose side the labels take.
+  const wins = d.winRates?.length
+    ? `<h4>Win rates of R_O AND R_TC where it disagrees with another oracle (paper Table 1)</h4><table><thead><tr><th>other oracle</th><th>disagreements (runs)</th><th>labels side with R_O AND R_TC (runs)</th><th>win rate (95% CI)</th></tr></thead><tbody>${d.winRates
+        .map((w) => `<tr><td>${escapeHtml(w.baseline)}</td><td>${w.disagreements}</td><td>${w.oracleWins}</td><td>${escapeHtml(w.disagreements ? w.winRateCi : "n/a")}</td></tr>`)
+        .join("")}</tbody></table>`
+    : "";
+  return `<p class="meta">Each matrix counts recovery runs by what the oracle said and what was true. ${escapeHtml(d.truth ?? "")} Kappa: agreement beyond chance (0 = chance, 1 = perfect; 95% interval).</p><div class="cms">${matrices}</div>${wins}${d.masks ? `<p class="meta">${escapeHtml(d.masks)}</p>` : ""}`;
 }
 
 function canvas(c: ChartSpec): string {

@@ -23,7 +23,7 @@ const config = parseExperimentConfig({
   pairs: [{ name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } }],
 });
 const KEY = "chaos-test-key-0123456789abcdef";
-const run = (out: string) => runChaos({ config, out: join(dir, out), seed: 1, envFaultRate: 0.2, modelFaultRate: 0.5, envTimeoutMs: 2500, modelTimeoutMs: 3000, maxRetries: 2, workers: 1, apiKey: KEY });
+const run = (out: string) => runChaos({ config, out: join(dir, out), seed: 2, envFaultRate: 0.2, modelFaultRate: 0.5, envTimeoutMs: 2500, modelTimeoutMs: 3000, maxRetries: 2, workers: 1, apiKey: KEY });
 
 describe("retrace chaos", () => {
   let first: ChaosResult;

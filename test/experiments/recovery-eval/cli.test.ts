@@ -63,7 +63,7 @@ describe("retrace dataset build + eval-recovery (SimDesk, simulated policies)", 
     const extras = findExtraFiles(root, []);
     expect(extras.map((e) => e.name).sort()).toEqual(["oracle-agreement.json", "recovery-eval.json"]);
     const html = extras.map((e) => jsonTables(e.data)).join("");
-    expect(html).toContain("implicitVsExplicit");
+    expect(html).toContain("implicit vs explicit");
     expect(html).toContain("R_O AND R_TC");
     expect(html).toContain("explicit-skilled/0-E");
   }, 240_000);
