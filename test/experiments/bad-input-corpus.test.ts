@@ -10,8 +10,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { main } from "../../experiments/cli.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cli } from "./helpers/corpus.ts";
 import { parsePyautogui } from "../../adapters/actions/pyautogui/convert.ts";
 import { uiTarsToActions } from "../../adapters/actions/uitars/convert.ts";
 import { openAIComputerActionToActions } from "../../adapters/actions/openai-cua/convert.ts";
@@ -238,22 +238,6 @@ function snapshot(root: string): string[] {
   return walk(root);
 }
 
-/** Run the CLI in-process; returns stderr, stdout and the exit code it set. */
-async function cli(args: string[]): Promise<{ code: number; stderr: string; stdout: string }> {
-  let stderr = "";
-  let stdout = "";
-  const err = vi.spyOn(process.stderr, "write").mockImplementation((c: string | Uint8Array) => ((stderr += String(c)), true));
-  const outSpy = vi.spyOn(process.stdout, "write").mockImplementation((c: string | Uint8Array) => ((stdout += String(c)), true));
-  const before = process.exitCode;
-  try {
-    await main(["node", "retrace", ...args]);
-    return { code: Number(process.exitCode ?? 0), stderr, stdout };
-  } finally {
-    err.mockRestore();
-    outSpy.mockRestore();
-    process.exitCode = before;
-  }
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "retrace-corpus-"));
