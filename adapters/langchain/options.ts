@@ -11,13 +11,12 @@ import type { BlobReader } from "../../src/blob-store.ts";
 import type { Detection, ErrorDetector } from "../../src/detector.ts";
 import type { Observation } from "../../src/observation.ts";
 import type { HistoryEntry } from "../../src/policy.ts";
-import { RECOVERY_STEP_STRATEGIES, type RecoveryStepSelector, type Selection } from "../../src/selector.ts";
+import { RECOVERY_STEP_STRATEGIES, type Selection } from "../../src/selector.ts";
 import type { TaskSpec } from "../../src/task.ts";
-import type { RestorationMode } from "../../src/recovery.ts";
 import type { ModelUsage } from "../../src/usage.ts";
-import type { EpisodeEvents } from "../../src/runtime/events.ts";
 import { ConfigError } from "../../src/errors.ts";
-import { TRANSITION_STRINGS, type TransitionString } from "../../src/episode.ts";
+import { TRANSITION_STRINGS } from "../../src/episode.ts";
+import type { RecoveryKnobs } from "../recovery-knobs.ts";
 
 /** What the restore routine is asked to do: bring the environment back to the state before step R. */
 export interface RestoreRequest {
@@ -53,7 +52,7 @@ export interface RestoreResult {
 }
 
 /** Options of {@link recoveryMiddleware}. */
-export interface RecoveryMiddlewareOptions {
+export interface RecoveryMiddlewareOptions extends RecoveryKnobs {
   /** Queried once per agent step (after the step's tool results), outside the freeze window. */
   detector: ErrorDetector;
   /** The current observation of the environment the tools act on (called once per step and after a restore). */
@@ -66,30 +65,8 @@ export interface RecoveryMiddlewareOptions {
   task?: TaskSpec;
   /** Maps one tool call to the actions it performs, for the detector's history. @default the Action(s) in `args.action`/`args.actions`, else `{ type: NAME, ...args }` when valid, else none */
   toActions?: (toolCall: ToolCall) => Action[];
-  /** The model-backed selector, needed (and used) for `recoveryStep: "llm"`. */
-  selector?: RecoveryStepSelector;
   /** Builds the message placed after the truncated history. @default a HumanMessage with the post-restoration transition prompt */
   transitionMessage?: (info: { text: string; step: number; observation: Observation }) => BaseMessage | Promise<BaseMessage>;
-  /** Detector is not consulted for this many steps after a recovery. @default 5 */
-  freezeWindow?: number;
-  /** At most this many recoveries per run; then the agent continues without detection. @default 3 */
-  maxRecoveryIterations?: number;
-  /** How R is chosen. @default "error-minus-1" */
-  recoveryStep?: (typeof RECOVERY_STEP_STRATEGIES)[number];
-  /** Minimum detector confidence that triggers a recovery (0 = the paper's: every off-track verdict triggers; retrace's gated variant: 0.5). @default 0 */
-  minConfidence?: number;
-  /** The transition string after a restoration: "short" (the paper's) or "detailed" (retrace's variant; see src/episode.ts). @default "short" */
-  transition?: TransitionString;
-  /** Seed for `error-random`. @default 0 */
-  seed?: number;
-  /** What the restore routine does, as reported in events ("model", "replay", "snapshot"). @default "model" */
-  restoration?: Exclude<RestorationMode, "implicit" | "guided" | "none">;
-  /** Time limit of one detector call in ms (0 = none). @default 120000 */
-  detectorTimeoutMs?: number;
-  /** Emitter to report to (the runtime's typed episode events). @default a new EpisodeEvents */
-  events?: EpisodeEvents;
-  /** Stable key of the task instance, so `error-random` reuses its draw. @default the task id */
-  instanceKey?: string;
 }
 
 const fn = (name: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: `must be a function (${name})` });

@@ -11,16 +11,16 @@ import type { BlobReader } from "../../../src/blob-store.ts";
 import type { ErrorDetector } from "../../../src/detector.ts";
 import type { Environment } from "../../../src/environment.ts";
 import { RECOVERY_CONTEXTS, type RecoveryPolicy, type StateVerifier, type Summarizer } from "../../../src/recovery.ts";
-import { RECOVERY_STEP_STRATEGIES, type RecoveryStepSelector } from "../../../src/selector.ts";
+import { RECOVERY_STEP_STRATEGIES } from "../../../src/selector.ts";
 import type { TaskSpec } from "../../../src/task.ts";
-import type { EpisodeEvents } from "../../../src/runtime/events.ts";
 import { ConfigError } from "../../../src/errors.ts";
-import { TRANSITION_STRINGS, type TransitionString } from "../../../src/episode.ts";
+import { TRANSITION_STRINGS } from "../../../src/episode.ts";
 import { recoverWithPolicy } from "../../langchain/recover-with-policy.ts";
 import type { RestoreRequest, RestoreResult } from "../../langchain/options.ts";
+import type { RecoveryKnobs } from "../../recovery-knobs.ts";
 
 /** Options of the SDK wrappers. */
-export interface SdkRecoveryOptions {
+export interface SdkRecoveryOptions extends RecoveryKnobs {
   /** The retrace environment the agent's computer acts on (the same one its `Computer` wraps). */
   env: Environment;
   /** Where the environment stores screenshots (handed to detector, selector, recoverer). */
@@ -39,28 +39,6 @@ export interface SdkRecoveryOptions {
   restore?: (request: RestoreRequest) => Promise<RestoreResult>;
   /** The task; @default the run's input text, id "sdk-task" */
   task?: TaskSpec;
-  /** The model-backed selector, needed for `recoveryStep: "llm"`. */
-  selector?: RecoveryStepSelector;
-  /** @default 5 */
-  freezeWindow?: number;
-  /** @default 3 */
-  maxRecoveryIterations?: number;
-  /** @default "error-minus-1" */
-  recoveryStep?: (typeof RECOVERY_STEP_STRATEGIES)[number];
-  /** @default 0 (the paper's: every off-track verdict triggers) */
-  minConfidence?: number;
-  /** @default "short" */
-  transition?: TransitionString;
-  /** @default 0 */
-  seed?: number;
-  /** Reported in events. @default "model" */
-  restoration?: "model" | "replay" | "snapshot";
-  /** @default 120000 */
-  detectorTimeoutMs?: number;
-  /** The runtime's typed episode events. @default a new EpisodeEvents */
-  events?: EpisodeEvents;
-  /** Stable key of the task instance (for `error-random`). @default the task id */
-  instanceKey?: string;
   /** Evaluate the environment's task after the run (needs a task loaded with `env.reset`). @default true */
   evaluate?: boolean;
   /** Aborts the run (SDK call, detector, recoverer). */
