@@ -15,6 +15,7 @@ import type { Observation } from "../../../src/observation.ts";
 import type { ProbeReport } from "../../../src/probes/report.ts";
 import type { Evaluation, Task } from "../../../src/task.ts";
 import { NavigationTracker, performAction, type Pointer } from "./actions.ts";
+import { cdpEndpoint } from "./chromium.ts";
 import { builtInState, endpointState, type AppStateAccess } from "./app-state.ts";
 import type { AppServer } from "./apps/server.ts";
 import { runChecker } from "./checker.ts";
@@ -86,6 +87,14 @@ export class BrowserEnvironment implements Environment {
   constructor(options: BrowserEnvironmentOptions) {
     this.opts = { ...options, width: options.width ?? 1280, height: options.height ?? 800 };
     this.capabilities = { reset: true, snapshot: true, groundTruth: false, accessibility: options.accessibility ?? true, probes: true };
+  }
+
+  /**
+   * The browser's CDP websocket URL when it was launched with `cdp: true` (else undefined): an
+   * SDK that drives Chromium over CDP (Stagehand) connects here and finds the episode's page.
+   */
+  get cdpUrl(): string | undefined {
+    return cdpEndpoint(this.opts.browser);
   }
 
   /** The page of the current episode (for probes and tests of the page itself). */

@@ -13,7 +13,7 @@ export { loadBrowserTaskFile } from "./tasks/file.ts";
 export type { BrowserTask, BrowserSetup, BrowserEvaluator } from "./tasks/types.ts";
 export type { CheckerContext, BrowserChecker } from "./checker.ts";
 export { startAppServer, type AppServer } from "./apps/server.ts";
-export { launchChromium, DEFAULT_CHROMIUM } from "./chromium.ts";
+export { launchChromium, cdpEndpoint, DEFAULT_CHROMIUM, type LaunchChromiumOptions } from "./chromium.ts";
 
 /** Options of {@link createBrowserEnvironment}. */
 export interface CreateBrowserOptions {
@@ -27,6 +27,8 @@ export interface CreateBrowserOptions {
   accessibility?: boolean;
   /** Chromium executable. @default "/usr/bin/chromium" */
   chromium?: string;
+  /** Serve CDP on 127.0.0.1 (`env.cdpUrl`) for an SDK that drives the browser itself (Stagehand). @default false */
+  cdp?: boolean;
 }
 
 /**
@@ -37,7 +39,7 @@ export async function createBrowserEnvironment(options: CreateBrowserOptions): P
   const server = await startAppServer();
   let browser;
   try {
-    browser = await launchChromium(options.chromium);
+    browser = await launchChromium(options.chromium, { cdp: options.cdp });
   } catch (err) {
     await server.close();
     throw err;
