@@ -6,8 +6,9 @@
  * response message): each new assistant message with computer tool calls is one agent step; the
  * step core (../shared/step-recovery.ts) records it, consults the detector outside the freeze
  * window, picks R, runs the recovery sub-agent and returns the cut. The hook keeps its own view
- * of the conversation: the messages before step R's assistant message, the transition string as
- * a user message, then what the loop generates afterwards. Cut messages are never sent again.
+ * of the conversation (../shared/message-view.ts): the messages before step R's assistant
+ * message, the transition string as a user message, then what the loop generates afterwards.
+ * Cut messages are never sent again.
  * A `prepareStep` of the caller runs after retrace's, on the cut messages.
  */
 import { generateText, type ModelMessage, type PrepareStepFunction, type ToolSet } from "ai";
@@ -17,6 +18,7 @@ import type { Action } from "../../../src/action.ts";
 import { anthropicComputerInputToActions, type AnthropicComputerInput } from "../../actions/anthropic/convert.ts";
 import { resolveSdkOptions, type SdkRecoveryOptions } from "../shared/options.ts";
 import { StepRecovery, type CompletedStep } from "../shared/step-recovery.ts";
+import { MessageView, describeCalls } from "../shared/message-view.ts";
 import { buildSdkResult, type SdkEpisodeResult } from "../shared/result.ts";
 
 /** Options of {@link generateTextWithRecovery}. */
@@ -28,7 +30,6 @@ export interface GenerateTextWithRecoveryOptions extends SdkRecoveryOptions {
 }
 
 type GenerateTextParams<TOOLS extends ToolSet> = Parameters<typeof generateText<TOOLS>>[0];
-type Part = { type: string; toolName?: string; input?: unknown };
 
 function defaultToActions(input: unknown): Action[] {
   try {
@@ -37,11 +38,6 @@ function defaultToActions(input: unknown): Action[] {
   } catch {
     return []; // unusable model output: a recorded step without actions
   }
-}
-
-function stepCalls(m: ModelMessage, names: readonly string[]): Part[] {
-  if (m.role !== "assistant" || typeof m.content === "string") return [];
-  return (m.content as Part[]).filter((p) => p.type === "tool-call" && names.includes(p.toolName ?? ""));
 }
 
 /** Run `generateText(params)` with retrace's recovery; the computer tool must act on `options.env`. */
@@ -57,26 +53,15 @@ export async function generateTextWithRecovery<TOOLS extends ToolSet>(
   const started = Date.now();
   recovery.start(await o.env.observe());
 
-  let view: ModelMessage[] = [];
-  let consumed = 0;
+  const view = new MessageView<ModelMessage>((name) => computerTools.includes(name));
   const userPrepare = params.prepareStep as PrepareStepFunction<TOOLS> | undefined;
   const prepareStep: PrepareStepFunction<TOOLS> = async (args) => {
-    const fresh = args.messages.slice(consumed);
-    consumed = args.messages.length;
-    view = view.concat(fresh);
-    const steps: CompletedStep[] = fresh
-      .map((m) => stepCalls(m, computerTools))
-      .filter((calls) => calls.length > 0)
-      .map((calls) => ({ actions: calls.flatMap((c) => toActions(c.input, c.toolName!)), response: calls.map((c) => `${c.toolName}(${JSON.stringify(c.input ?? {})})`).join("; ") }));
+    const steps: CompletedStep[] = view.absorb(args.messages).map((calls) => ({ actions: calls.flatMap((c) => toActions(c.input, c.toolName)), response: describeCalls(calls) }));
     if (steps.length > 0) {
       const cut = await recovery.afterSteps(steps, await o.env.observe(), o.signal);
-      if (cut) {
-        let seen = 0;
-        const at = view.findIndex((m) => stepCalls(m, computerTools).length > 0 && seen++ === cut.step);
-        view = [...view.slice(0, at < 0 ? view.length : at), { role: "user", content: cut.notice }];
-      }
+      if (cut) view.cut(cut.step, cut.notice);
     }
-    const messages = structuredClone(view);
+    const messages = view.messages();
     if (!userPrepare) return { messages };
     const theirs = await userPrepare({ ...args, messages });
     return { messages, ...(theirs ?? {}) };
