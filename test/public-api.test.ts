@@ -15,6 +15,7 @@ import * as testing from "retrace/testing";
 import * as experiments from "retrace/experiments";
 import * as openaiAgents from "retrace/openai-agents";
 import * as aiSdk from "retrace/ai-sdk";
+import * as stagehand from "retrace/stagehand";
 
 const RETRACE = [
   "ALL_PROMPTS", "ActionSchema", "AdapterError", "BlobStore", "BudgetExhaustedError", "CascadeGateSpecSchema",
@@ -78,7 +79,7 @@ const EXPERIMENTS = [
 ];
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const VENDOR_SDKS = ["openai", "@anthropic-ai/sdk", "dockerode", "bullmq", "pg", "playwright-core", "@openai/agents", "ai", "@ai-sdk/anthropic"];
+const VENDOR_SDKS = ["openai", "@anthropic-ai/sdk", "dockerode", "bullmq", "pg", "playwright-core", "@openai/agents", "ai", "@ai-sdk/anthropic", "@browserbasehq/stagehand"];
 
 /**
  * The npm packages a fresh Node process loads when it imports `entry` by the package name: every
@@ -107,6 +108,7 @@ async function packagesLoadedBy(entry: string): Promise<string[]> {
 /** The SDK entries: each its own, so that a user of one SDK never loads the other. */
 const OPENAI_AGENTS = ["RetraceComputer", "agentForwardPolicy", "retraceComputer", "runWithRecovery"];
 const AI_SDK = ["aiSdkForwardPolicy", "generateTextWithRecovery", "retraceComputerTool"];
+const STAGEHAND = ["STAGEHAND_READ_ONLY_TOOLS", "executeWithRecovery", "stagehandToolCallToActions"];
 
 describe("the public surface", () => {
   it("exports exactly the pinned names from retrace (the runtime)", () => {
@@ -125,9 +127,10 @@ describe("the public surface", () => {
     expect(Object.keys(experiments).sort()).toEqual([...EXPERIMENTS].sort());
   });
 
-  it("exports the drop-in SDK wrappers from retrace/openai-agents and retrace/ai-sdk", () => {
+  it("exports the drop-in SDK wrappers from retrace/openai-agents, retrace/ai-sdk and retrace/stagehand", () => {
     expect(Object.keys(openaiAgents).sort()).toEqual([...OPENAI_AGENTS].sort());
     expect(Object.keys(aiSdk).sort()).toEqual([...AI_SDK].sort());
+    expect(Object.keys(stagehand).sort()).toEqual([...STAGEHAND].sort());
   });
 
   it("offers the entry points a user wraps an agent with", () => {
@@ -138,7 +141,7 @@ describe("the public surface", () => {
   });
 
   it("gives each exported name one home: no entry repeats another's", () => {
-    const seen = [RETRACE, ADAPTERS, TESTING, EXPERIMENTS, OPENAI_AGENTS, AI_SDK].flat();
+    const seen = [RETRACE, ADAPTERS, TESTING, EXPERIMENTS, OPENAI_AGENTS, AI_SDK, STAGEHAND].flat();
     expect(new Set(seen).size).toBe(seen.length);
   });
 

@@ -3,7 +3,7 @@
  * - src/ imports nothing from graphs/, adapters/, prompts/ or experiments/ (prompts/ may import src/);
  * - graphs/, adapters/, prompts/ never import experiments/;
  * - vendor SDKs (openai, @langchain/openai, @anthropic-ai/sdk, dockerode, bullmq, ioredis, pg,
- *   @langchain/langgraph-checkpoint-postgres) only in adapters/;
+ *   @langchain/langgraph-checkpoint-postgres, playwright-core, @browserbasehq/stagehand) only in adapters/;
  * - each package `exports` entry file lives at the layer it names (`retrace` -> graphs/,
  *   `retrace/adapters` and `retrace/testing` -> adapters/, `retrace/experiments` -> experiments/)
  *   and re-exports only names (no `export *`), and no library file imports an entry file
@@ -13,9 +13,9 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve, dirname, sep } from "node:path";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "../..");
-const VENDOR = ["openai", "@langchain/openai", "@anthropic-ai/sdk", "dockerode", "bullmq", "ioredis", "pg", "@langchain/langgraph-checkpoint-postgres", "playwright-core"];
+const VENDOR = ["openai", "@langchain/openai", "@anthropic-ai/sdk", "dockerode", "bullmq", "ioredis", "pg", "@langchain/langgraph-checkpoint-postgres", "playwright-core", "@browserbasehq/stagehand"];
 /** Where each public entry must live: the folder of the layer it describes. */
-const ENTRY_LAYER: Record<string, string> = { ".": "graphs", "./adapters": "adapters", "./testing": "adapters/testing", "./experiments": "experiments", "./openai-agents": "adapters/sdk/openai-agents", "./ai-sdk": "adapters/sdk/ai-sdk" };
+const ENTRY_LAYER: Record<string, string> = { ".": "graphs", "./adapters": "adapters", "./testing": "adapters/testing", "./experiments": "experiments", "./openai-agents": "adapters/sdk/openai-agents", "./ai-sdk": "adapters/sdk/ai-sdk", "./stagehand": "adapters/sdk/stagehand" };
 
 function* walk(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {

@@ -47,6 +47,28 @@ type PrepareStep = NonNullable<NonNullable<AgentExecuteOptions["callbacks"]>["pr
 
 const WHERE = "executeWithRecovery";
 
+/** How long Stagehand may take to attach to a page the environment just opened (a new context per episode). */
+const PAGE_ATTACH_MS = 5_000;
+
+/**
+ * `agent.execute`, retried while Stagehand has not yet attached to the episode's page: it attaches
+ * to new CDP targets asynchronously, and `execute` rejects a page it does not know yet before it
+ * runs anything (seen once here for a page opened by `env.reset` a moment before; 1.5 s later
+ * Stagehand knew it).
+ */
+async function executeOnPage(agent: StagehandAgent, options: AgentExecuteOptions): Promise<AgentResult> {
+  const deadline = Date.now() + PAGE_ATTACH_MS;
+  for (;;) {
+    try {
+      return await agent.execute(options);
+    } catch (err) {
+      const unknownPage = (err as Error)?.name === "StagehandInitError" && /resolve V3 Page/.test((err as Error).message);
+      if (!unknownPage || !options.page || Date.now() > deadline || options.signal?.aborted) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
 /**
  * Run `agent.execute(executeOptions)` with retrace's recovery. `options.env` must be the browser
  * environment whose Chromium the agent's Stagehand is connected to; its current page is passed
@@ -84,7 +106,7 @@ export async function executeWithRecovery(agent: StagehandAgent, executeOptions:
   const page = exec.page ?? (o.env as { currentPage?: AgentExecuteOptions["page"] }).currentPage;
   let result: AgentResult;
   try {
-    result = await agent.execute({ ...exec, ...(page && { page }), ...(o.signal && !exec.signal && { signal: o.signal }), callbacks: { ...exec.callbacks, prepareStep } });
+    result = await executeOnPage(agent, { ...exec, ...(page && { page }), ...(o.signal && !exec.signal && { signal: o.signal }), callbacks: { ...exec.callbacks, prepareStep } });
   } catch (err) {
     if ((err as Error)?.name === "ExperimentalNotConfiguredError") throw new ConfigError(`${WHERE}: construct Stagehand with experimental: true (Stagehand 3.x takes agent callbacks, where retrace hooks in, only then)`, { field: "experimental", cause: err });
     throw err;

@@ -16,7 +16,6 @@ import { stagehandToolCallToActions } from "../../../adapters/sdk/stagehand/conv
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
 import { createBrowserEnvironment, BROWSER_TASKS, type BrowserEnvironment } from "../../../adapters/environments/browser/index.ts";
 import { MAIL, centre } from "../../../adapters/environments/browser/apps/layout.ts";
-import type { Rect } from "../../../adapters/environments/browser/apps/layout.ts";
 import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
 import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
 import { ConfigError } from "../../../src/errors.ts";
@@ -34,7 +33,7 @@ afterEach(async () => {
 
 const blocks = (body: any): any[] => (body.messages as any[]).flatMap((m) => (typeof m.content === "string" ? [{ type: "text", text: m.content, role: m.role }] : m.content.map((b: any) => ({ ...b, role: m.role }))));
 const toolUseIds = (body: any): string[] => blocks(body).filter((b) => b.type === "tool_use").map((b) => b.id);
-const xy = (r: Rect) => [centre(r).x, centre(r).y];
+const xy = (r: Parameters<typeof centre>[0]) => [centre(r).x, centre(r).y];
 
 describe("Stagehand tool calls as retrace Actions", () => {
   it("maps coordinate tools and keys, and gives DOM tools and bad input no action", () => {
@@ -49,20 +48,19 @@ describe("Stagehand tool calls as retrace Actions", () => {
 
 describe.runIf(chromium.run)("executeWithRecovery (Stagehand hybrid agent) on the browser environment", () => {
   let env: BrowserEnvironment;
+  let stagehand: Stagehand;
   const blobs = tempBlobs();
+  // One browser and one Stagehand for the file, attached before the first episode's context exists.
   beforeAll(async () => {
     chromium.assert();
     env = await createBrowserEnvironment({ blobs, cdp: true });
+    stagehand = new Stagehand({ env: "LOCAL", experimental: true, verbose: 0, disablePino: true, logger: () => undefined, localBrowserLaunchOptions: { cdpUrl: env.cdpUrl! } });
+    await stagehand.init();
   });
   afterAll(async () => {
+    await stagehand?.close();
     await env?.close();
   });
-
-  async function stagehandOn(url: string): Promise<Stagehand> {
-    const stagehand = new Stagehand({ env: "LOCAL", experimental: true, verbose: 0, disablePino: true, logger: () => undefined, localBrowserLaunchOptions: { cdpUrl: env.cdpUrl! }, model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "test-key", baseURL: url } });
-    await stagehand.init();
-    return stagehand;
-  }
 
   it("detects the typo, recovers on the same page with the sub-agent and cuts Stagehand's messages at R", async () => {
     const task = BROWSER_TASKS.find((t) => t.id === "mail-reply-bob")!;
@@ -92,62 +90,78 @@ describe.runIf(chromium.run)("executeWithRecovery (Stagehand hybrid agent) on th
       { text: "RESTORED" },
     ]);
     servers.push(server, det.server, rec.server);
-    const stagehand = await stagehandOn(server.url);
-    try {
-      const agent = stagehand.agent({ mode: "hybrid", model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "test-key", baseURL: server.url } });
-      const result = await executeWithRecovery(
-        agent,
-        { instruction: task.instruction, maxSteps: 12 },
-        { env, blobs, task, budget: 4, detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }), recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }) },
-      );
-      expect(result.evaluation).toMatchObject({ score: 1 });
-      expect(result.success).toBe(true);
-      expect(result.stopReason).toBe("done");
-      expect(result.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to])).toEqual([[3, 1]]);
-      expect(result.trajectory.steps[2]).toMatchObject({ actions: [{ type: "CLICK" }, { type: "TYPING", text: "Friday works for me," }] });
+    const agent = stagehand.agent({ mode: "hybrid", model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "test-key", baseURL: server.url } });
+    const result = await executeWithRecovery(
+      agent,
+      { instruction: task.instruction, maxSteps: 12 },
+      { env, blobs, task, budget: 4, detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }), recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }) },
+    );
+    expect(result.evaluation).toMatchObject({ score: 1 });
+    expect(result.success).toBe(true);
+    expect(result.stopReason).toBe("done");
+    expect(result.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to])).toEqual([[3, 1]]);
+    expect(result.trajectory.events.find((e) => e.kind === "recovery-end")?.detail).toMatchObject({ restored: true, steps: 2 });
+    expect(result.trajectory.steps[2]).toMatchObject({ actions: [{ type: "CLICK" }, { type: "TYPING", text: "Friday works for me," }] });
 
-      const reqs = server.requests;
-      expect(reqs).toHaveLength(8);
-      expect(toolUseIds(reqs[2].body)).toEqual(["toolu_0", "toolu_1"]);
-      // The first request after the cut: step 0 (before R = 1), then the transition string.
-      const after = reqs[3].body;
-      expect(toolUseIds(after)).toEqual(["toolu_0"]);
-      const lastText = blocks(after).filter((b) => b.type === "text").at(-1);
-      expect(lastText).toMatchObject({ role: "user" });
-      expect(lastText.text).toMatch(/state it had at step 1\b/);
-      expect(blocks(after).filter((b) => b.type === "tool_result").map((b) => b.tool_use_id)).toEqual(["toolu_0"]);
-      // Nothing from steps R..E in any later call of the agent loop.
-      for (const r of reqs.slice(3, 7)) for (const id of ["toolu_1", "toolu_2"]) expect(toolUseIds(r.body)).not.toContain(id);
-      expect(toolUseIds(reqs[6].body)).toEqual(["toolu_0", "toolu_3", "toolu_4", "toolu_5"]);
-      // Stagehand's closing "done" summary is built from its own full message list (cut steps included).
-      expect(reqs[7].body.tool_choice).toMatchObject({ type: "tool", name: "done" });
-      expect(toolUseIds(reqs[7].body)).toContain("toolu_2");
+    const reqs = server.requests;
+    expect(reqs).toHaveLength(8);
+    expect(toolUseIds(reqs[2].body)).toEqual(["toolu_0", "toolu_1"]);
+    // The first request after the cut: step 0 (before R = 1), then the transition string.
+    const after = reqs[3].body;
+    expect(toolUseIds(after)).toEqual(["toolu_0"]);
+    const lastText = blocks(after).filter((b) => b.type === "text").at(-1);
+    expect(lastText).toMatchObject({ role: "user" });
+    expect(lastText.text).toMatch(/state it had at step 1\b/);
+    expect(blocks(after).filter((b) => b.type === "tool_result").map((b) => b.tool_use_id)).toEqual(["toolu_0"]);
+    // Nothing from steps R..E in any later call of the agent loop.
+    for (const r of reqs.slice(3, 7)) for (const id of ["toolu_1", "toolu_2"]) expect(toolUseIds(r.body)).not.toContain(id);
+    expect(toolUseIds(reqs[6].body)).toEqual(["toolu_0", "toolu_3", "toolu_4", "toolu_5"]);
+    // Stagehand's closing "done" summary is built from its own full message list (cut steps included).
+    expect(reqs[7].body.tool_choice).toMatchObject({ type: "tool", name: "done" });
+    expect(toolUseIds(reqs[7].body)).toContain("toolu_2");
 
-      expect(result.accounting).toMatchObject({ detectorCalls: 3, recoveryAttempts: 1, recoverySteps: 2, forwardSteps: 6 });
-      expect(result.accounting.models.recoverer?.calls).toBe(3);
-      expect(result.prompts).toContain(promptRef(TRANSITION_PROMPTS.short));
-      det.server.verify();
-      rec.server.verify();
-      server.verify();
-    } finally {
-      await stagehand.close();
+    expect(result.accounting).toMatchObject({ detectorCalls: 3, recoveryAttempts: 1, recoverySteps: 2, forwardSteps: 6 });
+    expect(result.accounting.models.recoverer?.calls).toBe(3);
+    expect(result.prompts).toContain(promptRef(TRANSITION_PROMPTS.short));
+    det.server.verify();
+    rec.server.verify();
+    server.verify();
+  });
+
+  it("acts on each new episode's page with the same Stagehand (a fresh context per reset)", async () => {
+    const task = BROWSER_TASKS.find((t) => t.id === "mail-reply-bob")!;
+    const open = (id: number) => ({ endpoint: "messages" as const, content: [{ type: "tool_use", id: `toolu_${id}`, name: "click", input: { describe: "Bob's email", coordinates: xy(MAIL.row(1)) } }] });
+    const server = await startScriptedOpenAIServer({ script: [0, 1].flatMap((k) => [open(k), { endpoint: "messages" as const, text: "Opened." }, { endpoint: "messages" as const, text: "Opened Bob's email." }]) });
+    const det = await scriptedModel(blobs, [{ text: '{"off_track": false, "error_step": null, "reason": "ok", "confidence": 0.9}' }, { text: '{"off_track": false, "error_step": null, "reason": "ok", "confidence": 0.9}' }]);
+    servers.push(server, det.server);
+    const agent = stagehand.agent({ mode: "hybrid", model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "test-key", baseURL: server.url } });
+    const pages = new Set<unknown>();
+    for (let k = 0; k < 2; k++) {
+      await env.reset(task);
+      pages.add(env.currentPage);
+      const result = await executeWithRecovery(agent, { instruction: "Open Bob's email.", maxSteps: 3 }, { env, blobs, task, detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }), recoverer: createLlmRecoveryPolicy({ model: det.model }), evaluate: false });
+      expect(result.trajectory.steps).toHaveLength(1);
+      expect(env.currentPage.url()).toMatch(/\/mail\/m\/2$/);
     }
+    expect(pages.size).toBe(2);
+    det.server.verify();
+    server.verify();
   });
 
   it("names the Stagehand option to set when the agent refuses callbacks", async () => {
     const task = BROWSER_TASKS.find((t) => t.id === "mail-reply-bob")!;
     await env.reset(task);
-    const stagehand = new Stagehand({ env: "LOCAL", verbose: 0, disablePino: true, logger: () => undefined, localBrowserLaunchOptions: { cdpUrl: env.cdpUrl! }, model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "k", baseURL: "http://127.0.0.1:9/v1" } });
-    await stagehand.init();
+    const plain = new Stagehand({ env: "LOCAL", verbose: 0, disablePino: true, logger: () => undefined, localBrowserLaunchOptions: { cdpUrl: env.cdpUrl! }, model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "k", baseURL: "http://127.0.0.1:9/v1" } });
+    await plain.init();
     try {
       const [d, r] = [await scriptedModel(blobs), await scriptedModel(blobs)];
       servers.push(d.server, r.server);
       const det = createLlmErrorDetector({ model: d.model });
       const rec = createLlmRecoveryPolicy({ model: r.model });
-      await expect(executeWithRecovery(stagehand.agent({ mode: "hybrid" }), task.instruction, { env, blobs, detector: det, recoverer: rec })).rejects.toThrow(/experimental: true/);
-      await expect(executeWithRecovery(stagehand.agent({ mode: "hybrid" }), task.instruction, { env, blobs, detector: det } as never)).rejects.toThrow(ConfigError);
+      await expect(executeWithRecovery(plain.agent({ mode: "hybrid" }), task.instruction, { env, blobs, detector: det, recoverer: rec })).rejects.toThrow(/experimental: true/);
+      await expect(executeWithRecovery(plain.agent({ mode: "hybrid" }), task.instruction, { env, blobs, detector: det } as never)).rejects.toThrow(ConfigError);
     } finally {
-      await stagehand.close();
+      await plain.close();
     }
   });
 });
