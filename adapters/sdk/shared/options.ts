@@ -1,5 +1,5 @@
 /**
- * Options shared by the SDK wrappers (`runWithRecovery` for the OpenAI Agents SDK,
+ * Options shared by the SDK wrappers (`runWithRecovery` for the OpenAI Agents SDK, `executeWithRecovery` for Stagehand,
  * `generateTextWithRecovery` for the Vercel AI SDK), validated with zod at the boundary. The knobs
  * and defaults are the runtime's and the LangChain middleware's (adapters/langchain/options.ts):
  * freezeWindow 5, maxRecoveryIterations 3, recoveryStep "error-minus-1", minConfidence 0,

@@ -1,5 +1,5 @@
 /**
- * The SDK-neutral core of retrace's drop-in recovery for agent SDKs (OpenAI Agents SDK, Vercel AI
+ * The SDK-neutral core of retrace's drop-in recovery for agent SDKs (OpenAI Agents SDK, Stagehand, Vercel AI
  * SDK): an SDK wrapper reports each completed agent step (the actions of its computer calls) and
  * the observation after it; this core records the forward history, gates the detector through the
  * same freeze window and retry cap as the LangGraph runtime (src/runtime/freeze.ts), picks the
