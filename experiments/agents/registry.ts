@@ -10,7 +10,7 @@ import { createCascadeKind } from "./cascade.ts";
 import { LOOP_KIND } from "./loop.ts";
 import { PROBE_KIND } from "./probe.ts";
 import { MODEL_KIND } from "./model.ts";
-import { AI_SDK_KIND, OPENAI_AGENTS_KIND } from "./sdk-agents.ts";
+import { AI_SDK_KIND, OPENAI_AGENTS_KIND, STAGEHAND_KIND } from "./sdk-agents.ts";
 import type { AgentKind, ValidAgentSpec } from "./kind.ts";
 import { AGENT_ROLES, type AgentContext, type AgentOf, type AgentRole } from "./roles.ts";
 import { SIM_KIND } from "./sim.ts";
@@ -19,7 +19,7 @@ import { STAGNATION_KIND } from "./stagnation.ts";
 export type { AgentKind, ValidAgentSpec } from "./kind.ts";
 
 const KINDS = new Map<string, AgentKind<any>>();
-for (const k of [SIM_KIND, MODEL_KIND, STAGNATION_KIND, LOOP_KIND, PROBE_KIND, OPENAI_AGENTS_KIND, AI_SDK_KIND]) KINDS.set(k.kind, k);
+for (const k of [SIM_KIND, MODEL_KIND, STAGNATION_KIND, LOOP_KIND, PROBE_KIND, OPENAI_AGENTS_KIND, AI_SDK_KIND, STAGEHAND_KIND]) KINDS.set(k.kind, k);
 KINDS.set("cascade", createCascadeKind({ validate: validateAgentSpec, create: createAgent, isSimulated: isSimulatedSpec }));
 
 /** Add (or replace) an agent kind. */

@@ -1,8 +1,9 @@
 /**
- * The `openai-agents` and `ai-sdk` kinds: a team's SDK agent as the forward agent of an experiment,
- * `forward: { kind: openai-agents, module: ./my-agent.ts, export: agent }` (an OpenAI Agents SDK
- * `Agent` with a computer tool) or `forward: { kind: ai-sdk, module: ./my-agent.ts, export: agent }`
- * (Vercel AI SDK `generateText` settings `{ model, tools, system }` with a computer tool). The
+ * The `openai-agents`, `ai-sdk` and `stagehand` kinds: a team's SDK agent as the forward agent of
+ * an experiment, `forward: { kind: openai-agents, module: ./my-agent.ts, export: agent }` (an OpenAI
+ * Agents SDK `Agent` with a computer tool), `forward: { kind: ai-sdk, ... }` (Vercel AI SDK
+ * `generateText` settings `{ model, tools, system }` with a computer tool) or
+ * `forward: { kind: stagehand, ... }` (the `AgentConfig` of a Stagehand hybrid agent). The
  * runtime drives them one step at a time (adapters/sdk/<sdk>/forward-policy.ts) with their own
  * model, instructions and tools; their actions run on the experiment's environment.
  */
@@ -11,6 +12,7 @@ import type { ForwardPolicy, PolicyInput } from "../../src/policy.ts";
 // command loads the SDKs (the Agents SDK installs process-wide signal and rejection handlers).
 import type { OpenAIAgent as Agent } from "../../adapters/sdk/openai-agents/forward-policy.ts";
 import type { AiSdkAgentSettings } from "../../adapters/sdk/ai-sdk/forward-policy.ts";
+import { stagehandConfigProblem, type StagehandAgentConfig } from "../../adapters/sdk/stagehand/config.ts";
 import type { AgentKind } from "./kind.ts";
 import type { AgentOf, AgentRole } from "./roles.ts";
 import { checkSdkModule, loadSdkExport, sdkAgentSpecSchema, type SdkAgentSpec } from "./sdk-module.ts";
@@ -42,6 +44,7 @@ function lazyPolicy(name: string, load: () => Promise<ForwardPolicy>): ForwardPo
 
 const OpenAIAgentsSpecSchema = sdkAgentSpecSchema("openai-agents", "agent");
 const AiSdkSpecSchema = sdkAgentSpecSchema("ai-sdk", "agent");
+const StagehandSpecSchema = sdkAgentSpecSchema("stagehand", "agent");
 
 /** The registry entry of `kind: openai-agents` (forward only; not simulated: a real model answers). */
 export const OPENAI_AGENTS_KIND: AgentKind<SdkAgentSpec> = {
@@ -66,5 +69,18 @@ export const AI_SDK_KIND: AgentKind<SdkAgentSpec> = {
   create<R extends AgentRole>(_role: R, spec: SdkAgentSpec): AgentOf[R] {
     const load = () => loadSdkExport<AiSdkAgentSettings>(spec, "AI SDK agent settings", aiSdkProblem).then(async (settings) => (await import("../../adapters/sdk/ai-sdk/forward-policy.ts")).aiSdkForwardPolicy(settings));
     return lazyPolicy(`ai-sdk:${spec.module}#${spec.export}`, load) as AgentOf[R];
+  },
+};
+
+/** The registry entry of `kind: stagehand` (forward only; not simulated; hybrid-mode agents). */
+export const STAGEHAND_KIND: AgentKind<SdkAgentSpec> = {
+  kind: "stagehand",
+  roles: ["forward"],
+  simulated: false,
+  schema: () => StagehandSpecSchema,
+  check: (_role, spec) => checkSdkModule(spec),
+  create<R extends AgentRole>(_role: R, spec: SdkAgentSpec): AgentOf[R] {
+    const load = () => loadSdkExport<StagehandAgentConfig>(spec, "a Stagehand AgentConfig", stagehandConfigProblem).then(async (config) => (await import("../../adapters/sdk/stagehand/forward-policy.ts")).stagehandForwardPolicy(config));
+    return lazyPolicy(`stagehand:${spec.module}#${spec.export}`, load) as AgentOf[R];
   },
 };
