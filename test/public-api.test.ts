@@ -108,7 +108,7 @@ async function packagesLoadedBy(entry: string): Promise<string[]> {
 /** The SDK entries: each its own, so that a user of one SDK never loads the other. */
 const OPENAI_AGENTS = ["RetraceComputer", "agentForwardPolicy", "retraceComputer", "runWithRecovery"];
 const AI_SDK = ["aiSdkForwardPolicy", "generateTextWithRecovery", "retraceComputerTool"];
-const STAGEHAND = ["STAGEHAND_READ_ONLY_TOOLS", "executeWithRecovery", "stagehandToolCallToActions"];
+const STAGEHAND = ["STAGEHAND_READ_ONLY_TOOLS", "executeWithRecovery", "stagehandForwardPolicy", "stagehandToolCallToActions"];
 
 describe("the public surface", () => {
   it("exports exactly the pinned names from retrace (the runtime)", () => {

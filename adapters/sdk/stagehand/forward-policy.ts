@@ -79,13 +79,12 @@ export function stagehandForwardPolicy(config: AgentConfig): ForwardPolicy {
   // The runtime executes actions: offer the tools without their execute functions.
   const offered = Object.fromEntries(Object.entries(tools).map(([k, t]) => [k, { ...t, execute: undefined }]));
   const google = isGoogleProvider(model.provider);
-  let startUrl: string | undefined;
 
   return {
     name: `stagehand:${modelName}`,
     async propose(input: PolicyInput): Promise<PolicyDecision> {
-      if (input.history.length === 0) startUrl = observedUrl(input.observation);
-      const system = buildAgentSystemPrompt({ url: startUrl ?? observedUrl(input.history[0]?.observation ?? input.observation), executionInstruction: input.task.instruction, mode: "hybrid", systemInstructions: config.systemPrompt, excludeTools: NOT_OFFERED });
+      // Stagehand names the page the run started on; the episode's first observation (shared policy: no state here).
+      const system = buildAgentSystemPrompt({ url: observedUrl(input.history[0]?.observation ?? input.observation), executionInstruction: input.task.instruction, mode: "hybrid", systemInstructions: config.systemPrompt, excludeTools: NOT_OFFERED });
       const notice = input.notice ? { notice: input.notice } : {};
       const turns: Turn[] = [];
       const usage: ModelUsage[] = [];

@@ -1,9 +1,13 @@
 /**
  * `retrace/stagehand`: drop-in recovery for a Stagehand agent (`@browserbasehq/stagehand` 3.x,
- * hybrid or DOM mode) acting on retrace's browser environment. Its own entry so that users of the
- * other SDKs never load Stagehand; Stagehand is an optional peer dependency.
+ * hybrid or DOM mode) acting on retrace's browser environment, and `stagehandForwardPolicy`, a
+ * hybrid agent's config as a ForwardPolicy that the runtime drives (experiments' `kind: stagehand`).
+ * Its own entry so that users of the other SDKs never load Stagehand; Stagehand is an optional
+ * peer dependency.
  */
 export { executeWithRecovery, type ExecuteWithRecoveryOptions, type StagehandAgent } from "./execute-with-recovery.ts";
 export { stagehandToolCallToActions, STAGEHAND_READ_ONLY_TOOLS } from "./convert.ts";
+export { stagehandForwardPolicy } from "./forward-policy.ts";
+export type { StagehandAgentConfig } from "./config.ts";
 export type { SdkRecoveryOptions } from "../shared/options.ts";
 export type { SdkEpisodeResult } from "../shared/result.ts";
