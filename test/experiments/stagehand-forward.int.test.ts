@@ -114,6 +114,10 @@ describe.runIf(tools.run)("forward: { kind: stagehand } in retrace run --env bro
       expect(JSON.stringify(body)).toMatch(/state it had at step 2\b/);
     }
     expect(toolUseIds(rec[6])).toEqual(["b_shot", "b_0", "b_1", "b_3", "b_4"]);
+    // Stagehand's own compression: only the two latest screenshot-bearing results keep their image.
+    const hasImage = (body: any, id: string) => blocks(body).find((b) => b.type === "tool_result" && b.tool_use_id === id).content.some((c: any) => c.type === "image");
+    expect([hasImage(afterRestore, "b_shot"), hasImage(afterRestore, "b_0")]).toEqual([true, true]);
+    expect([hasImage(rec[6], "b_shot"), hasImage(rec[6], "b_0"), hasImage(rec[6], "b_4")]).toEqual([false, true, true]);
   }, 300_000);
 
   it("refuses a DOM-mode agent with one line naming the field, and records no result", async () => {
