@@ -5,7 +5,9 @@
  * `tool_use` blocks of Stagehand's own tools (screenshot, click, keys) from a scripted server over
  * real HTTP; the other roles are model agents on the same server. The agent misspells the site
  * name; after the recovery to R = 2 its requests hold steps 0-1, the transition string, and
- * nothing of the cut step. A DOM-mode agent is refused with one line naming the field, before any result.
+ * nothing of the cut step. A DOM-mode agent is refused with one line naming the field, before any
+ * result. The same policy on SimDesk (no browser): read-only calls answered inside the step,
+ * `wait` as an Action, a tool it does not offer and endless read-only calls as recorded failures.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,6 +18,10 @@ import { BROWSER_TASKS } from "../../adapters/environments/browser/tasks/index.t
 import type { ScriptStep, ScriptedOpenAIServer } from "../../adapters/testing/scripted-openai-server.ts";
 import type { ResultLine } from "../../experiments/runner/results-log.ts";
 import type { Action } from "../../src/action.ts";
+import { createSimDesk, getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
+import { startScriptedOpenAIServer } from "../../adapters/testing/scripted-openai-server.ts";
+import { stagehandForwardPolicy } from "../../adapters/sdk/stagehand/index.ts";
+import { tempBlobs } from "../adapters/llm/fixtures.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../helpers/system-tools.ts";
 import { cli, narrowedPreset, startRoleServer } from "./helpers/model-roles.ts";
 
@@ -132,5 +138,36 @@ describe.runIf(tools.run)("forward: { kind: stagehand } in retrace run --env bro
     const results = join(out, "results.jsonl");
     expect(existsSync(results) ? readFileSync(results, "utf8").trim() : "").toBe("");
     expect(server.byRole.forward).toBe(0);
+  }, 60_000);
+});
+
+describe("stagehandForwardPolicy on SimDesk (the same agent, no browser)", () => {
+  it("answers think and ariaTree inside the step, acts on wait, and records a tool it does not offer and endless screenshots as failures", async () => {
+    const blobs = tempBlobs();
+    const desk = createSimDesk({ blobs });
+    const task = getSimDeskTask("files-rename-draft");
+    const observation = await desk.reset(task);
+    const use = (id: string, name: string, input: object): ScriptStep => ({ endpoint: "messages", content: [{ type: "tool_use", id, name, input }] });
+    const server = await startScriptedOpenAIServer({
+      script: [
+        use("t_0", "think", { reasoning: "Open the file manager first." }), use("t_1", "ariaTree", {}), use("t_2", "wait", { timeMs: 500 }),
+        use("t_3", "goto", { url: "https://example.com" }),
+        ...Array.from({ length: 5 }, (_, k) => use(`s_${k}`, "screenshot", {})),
+      ],
+    });
+    servers.push(server);
+    const policy = stagehandForwardPolicy({ mode: "hybrid", model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "k", baseURL: server.url } });
+    const input = { task, history: [], observation, step: 0, tick: 0, blobs };
+    const first = await policy.propose(input);
+    expect(first.actions).toEqual([{ type: "WAIT", seconds: 0.5 }]);
+    expect(first.usage).toHaveLength(3);
+    const [, afterThink, afterTree] = server.requests.map((q) => blocks(q.body));
+    expect(JSON.stringify(afterThink.find((b) => b.type === "tool_result"))).toContain("Open the file manager first.");
+    expect(JSON.stringify(afterTree.filter((b) => b.type === "tool_result").at(-1))).toMatch(/Accessibility Tree:/);
+    expect(await policy.propose(input)).toMatchObject({ actions: [], failure: { kind: "unparseable", message: expect.stringMatching(/called goto/) } });
+    const stuck = await policy.propose(input);
+    expect(stuck).toMatchObject({ actions: [], failure: { kind: "empty" } });
+    expect(stuck.usage).toHaveLength(5);
+    server.verify();
   }, 60_000);
 });
