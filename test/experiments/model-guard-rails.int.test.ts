@@ -125,7 +125,7 @@ describe("guard rails of model-backed runs", () => {
       [{ pairs: [{ ...base.pairs[0], detector: { kind: "sim", profile: "decent", recal: 0.5 } }] }, [], /^retrace: config\.pairs\.0\.detector: unknown field\(s\) "recal" for a sim detector$/],
       [{ pairs: [{ ...base.pairs[0], detector: { kind: "loop", maxCycle: 0 } }] }, [], /^retrace: config\.pairs\.0\.detector\.maxCycle: Too small/],
       [{ pairs: [{ ...base.pairs[0], selector: { kind: "stagnation" } }] }, [], /^retrace: config\.pairs\.0\.selector\.kind: stagnation cannot be a selector \(for selector: sim, model\)$/],
-      [{ pairs: [{ ...base.pairs[0], forward: { kind: "gpt" } }] }, [], /^retrace: config\.pairs\.0\.forward\.kind: unknown agent kind "gpt" \(for forward: sim, model, openai-agents, ai-sdk\)$/],
+      [{ pairs: [{ ...base.pairs[0], forward: { kind: "gpt" } }] }, [], /^retrace: config\.pairs\.0\.forward\.kind: unknown agent kind "gpt" \(for forward: sim, model, openai-agents, ai-sdk, stagehand\)$/],
       [{ pairs: [{ ...base.pairs[0], forward: { kind: "model", model: "m", format: "uitars", backend: "anthropic" } }] }, [], /^retrace: config\.pairs\.0\.forward\.backend: format uitars talks to a chat model; use backend: openai \(or leave it out\) or backend: langchain$/],
       [{ pairs: [{ ...base.pairs[0], forward: { kind: "model", model: "m", timeoutMs: -1 } }] }, [], /^retrace: config\.pairs\.0\.forward\.timeoutMs: Too small/],
       [{}, ["--seed", "99999999999999999999"], /^retrace: --seed: expected an integer between/],
