@@ -25,8 +25,10 @@
  *   called again, at most {@link MAX_ANSWERED} times; only acting calls are steps, as in
  *   `executeWithRecovery`. So one step may take more than one model call.
  * - A reply without a tool call ends the episode (DONE); Stagehand's closing forced `done` call
- *   is not made. Provider options Stagehand adds (Anthropic adaptive thinking) are not sent;
- *   nothing is logged to Stagehand's flow logger or cache.
+ *   is not made. Of the provider options Stagehand adds per request, Anthropic adaptive thinking
+ *   is not sent (thinking blocks would have to be kept across steps for tool use; the memo keeps
+ *   none); the others are, from Stagehand's own helpers. Nothing is logged to Stagehand's flow
+ *   logger or cache.
  */
 import { Stagehand, type AgentConfig } from "@browserbasehq/stagehand";
 import { createAgentTools } from "@browserbasehq/stagehand/lib/v3/agent/tools/index.js";
@@ -34,6 +36,8 @@ import { buildAgentSystemPrompt } from "@browserbasehq/stagehand/lib/v3/agent/pr
 import { processMessages } from "@browserbasehq/stagehand/lib/v3/agent/utils/messageProcessing.js";
 import { isGoogleProvider, normalizeGoogleCoordinates } from "@browserbasehq/stagehand/lib/v3/agent/utils/coordinateNormalization.js";
 import { HYBRID_CAPABLE_MODEL_PATTERNS } from "@browserbasehq/stagehand/lib/v3/types/private/agent.js";
+import { anthropicFallbacksOptions } from "@browserbasehq/stagehand/lib/v3/llm/anthropicOptions.js";
+import { openAIStoreProviderOptions } from "@browserbasehq/stagehand/lib/v3/llm/providerOptions.js";
 import type { Action } from "../../../src/action.ts";
 import { ConfigError, describeError } from "../../../src/errors.ts";
 import type { Observation } from "../../../src/observation.ts";
@@ -79,6 +83,9 @@ export function stagehandForwardPolicy(config: AgentConfig): ForwardPolicy {
   // The runtime executes actions: offer the tools without their execute functions.
   const offered = Object.fromEntries(Object.entries(tools).map(([k, t]) => [k, { ...t, execute: undefined }]));
   const google = isGoogleProvider(model.provider);
+  // As Stagehand's agent loop sets them, but for Anthropic adaptive thinking (see the module comment).
+  const fallbacks = anthropicFallbacksOptions(model.modelId);
+  const providerOptions = { google: { mediaResolution: "MEDIA_RESOLUTION_HIGH" }, ...openAIStoreProviderOptions(model.provider), ...(fallbacks && { anthropic: fallbacks }) };
 
   return {
     name: `stagehand:${modelName}`,
@@ -101,6 +108,7 @@ export function stagehandForwardPolicy(config: AgentConfig): ForwardPolicy {
             allowSystemInMessages: true,
             tools: offered as never,
             toolChoice: "auto",
+            providerOptions,
             ...(input.signal && { abortSignal: input.signal }),
           } as never);
         } catch (err) {
