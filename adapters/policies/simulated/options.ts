@@ -114,3 +114,19 @@ export function formatParams(params: Record<string, unknown>): string {
     .map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : String(v)}`)
     .join(", ");
 }
+
+/** What every simulated component carries besides its interface: the flag reports read, and its configuration for labels. */
+export interface Simulated {
+  readonly simulated: true;
+  readonly label: string;
+}
+
+/** A simulated component: `{ name, simulated: true, label, ...members }`. */
+export function simulated<M extends object>(name: string, label: string, members: M): M & Simulated & { readonly name: string } {
+  return { name, simulated: true, label, ...members };
+}
+
+/** Round to 3 decimals (confidences, and rates derived for labels). */
+export function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
