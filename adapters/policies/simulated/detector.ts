@@ -26,7 +26,7 @@ export interface SimDetectorOptions {
 }
 
 /** A seeded simulated detector; `label` describes its configuration for reports. */
-export interface SimDetector extends ErrorDetector, Simulated {}
+export type SimDetector = Simulated<ErrorDetector>;
 
 /** Create the simulated detector for one SimDesk task. */
 export function createSimDetector(options: SimDetectorOptions): SimDetector {

@@ -46,7 +46,7 @@ export type SimForwardMemo = {
 };
 
 /** A seeded simulated forward policy; `label` describes its configuration for reports. */
-export interface SimForwardPolicy extends ForwardPolicy, Simulated {}
+export type SimForwardPolicy = Simulated<ForwardPolicy>;
 
 /** Slips the policy can notice on the next step (latent ones are invisible, a DONE ends the episode). */
 const NOTICEABLE: ReadonlySet<SlipKind> = new Set<SlipKind>(["misclick", "typo", "wrong-item", "skip"]);

@@ -115,14 +115,11 @@ export function formatParams(params: Record<string, unknown>): string {
     .join(", ");
 }
 
-/** What every simulated component carries besides its interface: the flag reports read, and its configuration for labels. */
-export interface Simulated {
-  readonly simulated: true;
-  readonly label: string;
-}
+/** A component interface as the simulated one implements it: `simulated` is always true, and `label` describes its configuration for reports. */
+export type Simulated<T> = T & { readonly simulated: true; readonly label: string };
 
 /** A simulated component: `{ name, simulated: true, label, ...members }`. */
-export function simulated<M extends object>(name: string, label: string, members: M): M & Simulated & { readonly name: string } {
+export function simulated<M extends object>(name: string, label: string, members: M): Simulated<M & { readonly name: string }> {
   return { name, simulated: true, label, ...members };
 }
 

@@ -104,7 +104,7 @@ export function contextView(input: Pick<RecoveryInput, "context" | "target">, sk
 }
 
 /** A seeded simulated recovery policy; `label` describes its configuration for reports. */
-export interface SimRecoveryPolicy extends RecoveryPolicy, Simulated {}
+export type SimRecoveryPolicy = Simulated<RecoveryPolicy>;
 
 /** What the recoverer writes into each recovery-history entry's memo. */
 export type SimRecoveryMemo = {

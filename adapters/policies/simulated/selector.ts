@@ -23,10 +23,10 @@ export interface SimStepSelectorOptions {
 }
 
 /** A seeded simulated selector; `label` describes its configuration for reports. */
-export interface SimStepSelector extends RecoveryStepSelector, Simulated {
+export type SimStepSelector = Simulated<RecoveryStepSelector> & {
   /** Probability of picking the right step (reports label the strategy `R=selector(sim, acc <accuracy>)`, never R=LLM). */
   readonly accuracy: number;
-}
+};
 
 /** Create the simulated recovery-step selector for one SimDesk task. */
 export function createSimStepSelector(options: SimStepSelectorOptions): SimStepSelector {
