@@ -22,7 +22,7 @@ const defs: TaskDef[] = [
     checks: [csv("~/Documents/quote.csv", { A1: QUOTE }), file("~/Documents/quote.txt", QUOTE), UNCHANGED],
     build: (b) =>
       b.launch("files").place("Documents").open("quote.txt").hotkey("ctrl", "a")
-        .mistake("wrong-item", "double-clicked a word instead, so only 'Simple' gets copied", (m) => m.clickText(m.find("Simple") + 1, 2))
+        .mistake("wrong-item", "double-clicked a word instead, so only 'Simple' gets copied", (m) => m.word("Simple"))
         .hotkey("ctrl", "c").launch("sheet").cell("A1").hotkey("ctrl", "v").hotkey("ctrl", "s").type("quote.csv\n"),
   },
   {

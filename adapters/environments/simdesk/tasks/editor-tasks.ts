@@ -76,8 +76,8 @@ const defs: TaskDef[] = [
     checks: [file("~/Documents/notes.txt", NOTES.replace("bank", "dentist")), UNCHANGED],
     build: (b) =>
       b.launch("files").place("Documents").open("notes.txt")
-        .mistake("wrong-item", "double-clicked 'Call' instead of 'bank'", (m) => m.clickText(m.find("Call") + 1, 2))
-        .clickText(b.find("bank") + 1, 2).type("dentist").hotkey("ctrl", "s"),
+        .mistake("wrong-item", "double-clicked 'Call' instead of 'bank'", (m) => m.word("Call"))
+        .word("bank").type("dentist").hotkey("ctrl", "s"),
   },
   {
     id: "editor-word-revenue", apps: ["editor", "files"], setup: home(),
@@ -85,8 +85,8 @@ const defs: TaskDef[] = [
     checks: [file("~/Documents/report.txt", REPORT.replace("120", "150")), UNCHANGED],
     build: (b) =>
       b.launch("files").place("Documents").open("report.txt")
-        .mistake("wrong-item", "double-clicked 'Revenue' instead of the number", (m) => m.clickText(m.find("Revenue") + 2, 2))
-        .clickText(b.find("120") + 1, 2).type("150").hotkey("ctrl", "s"),
+        .mistake("wrong-item", "double-clicked 'Revenue' instead of the number", (m) => m.word("Revenue", 2))
+        .word("120").type("150").hotkey("ctrl", "s"),
   },
   {
     id: "editor-delete-first-line", apps: ["editor", "files"], setup: home(),
