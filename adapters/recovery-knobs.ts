@@ -1,10 +1,13 @@
 /**
  * The recovery knobs every wrapper of an agent loop takes (the LangChain middleware and the agent-SDK
- * wrappers): one definition, so the options and their defaults cannot drift apart.
+ * wrappers): one definition, one zod shape and one validation, so the options, their defaults and
+ * their error messages cannot drift apart.
  */
-import type { TransitionString } from "../src/episode.ts";
+import { z } from "zod";
+import { TRANSITION_STRINGS, type TransitionString } from "../src/episode.ts";
+import { ConfigError } from "../src/errors.ts";
 import type { EpisodeEvents } from "../src/runtime/events.ts";
-import type { RECOVERY_STEP_STRATEGIES, RecoveryStepSelector } from "../src/selector.ts";
+import { RECOVERY_STEP_STRATEGIES, type RecoveryStepSelector } from "../src/selector.ts";
 
 /** Detection, step selection and truncation options shared by the loop wrappers. */
 export interface RecoveryKnobs {
@@ -30,4 +33,50 @@ export interface RecoveryKnobs {
   events?: EpisodeEvents;
   /** Stable key of the task instance, so `error-random` reuses its draw. @default the task id */
   instanceKey?: string;
+}
+
+/** The knobs that always have a value once resolved. */
+export type DefaultedKnob = "freezeWindow" | "maxRecoveryIterations" | "recoveryStep" | "minConfidence" | "transition" | "seed" | "restoration" | "detectorTimeoutMs";
+
+/** The knobs with their defaults filled in. */
+export type ResolvedKnobs = Omit<RecoveryKnobs, DefaultedKnob> & Required<Pick<RecoveryKnobs, DefaultedKnob>>;
+
+/** zod: an object with a `method()` (a detector's `detect`, a blob reader's `get`...). */
+export const withMethod = (method: string) =>
+  z.custom<object>((v) => typeof v === "object" && v !== null && typeof (v as Record<string, unknown>)[method] === "function", { message: `must be an object with ${method}()` });
+
+/** zod: a function; `what` names its signature in the error message. */
+export const fn = (what?: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: what ? `must be a function (${what})` : "must be a function" });
+
+/** zod shape of {@link RecoveryKnobs} with the runtime's defaults (src/episode.ts). */
+export const RECOVERY_KNOBS_SHAPE = {
+  selector: withMethod("select").optional(),
+  freezeWindow: z.number().int().min(0).default(5),
+  maxRecoveryIterations: z.number().int().min(0).default(3),
+  recoveryStep: z.enum(RECOVERY_STEP_STRATEGIES).default("error-minus-1"),
+  minConfidence: z.number().min(0).max(1).default(0),
+  transition: z.enum(TRANSITION_STRINGS).default("short"),
+  seed: z.number().int().default(0),
+  restoration: z.enum(["model", "replay", "snapshot"]).default("model"),
+  detectorTimeoutMs: z.number().int().min(0).default(120_000),
+  events: withMethod("emit").optional(),
+  instanceKey: z.string().min(1).optional(),
+};
+
+/**
+ * Validate a wrapper's options against its strict schema (built on {@link RECOVERY_KNOBS_SHAPE}); a
+ * ConfigError prefixed with `where` names the first bad field; then `check` (the wrapper's own
+ * rules) runs; last, `recoveryStep: "llm"` needs a `selector`. Returns the caller's options with the
+ * defaults filled in, keeping the caller's function and object identities (zod validated the shapes).
+ */
+export function parseKnobOptions<T extends RecoveryKnobs, S extends z.ZodType>(where: string, schema: S, options: T, check?: () => void): T & z.output<S> {
+  const r = schema.safeParse(options ?? {});
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const field = issue.path.join(".") || "options";
+    throw new ConfigError(`${where}: option "${field}" ${issue.message}`, { field });
+  }
+  check?.();
+  if ((r.data as RecoveryKnobs).recoveryStep === "llm" && !options.selector) throw new ConfigError(`${where}: option "selector" is required when recoveryStep is "llm"`, { field: "selector" });
+  return { ...options, ...(r.data as object) } as T & z.output<S>;
 }

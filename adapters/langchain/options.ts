@@ -11,12 +11,10 @@ import type { BlobReader } from "../../src/blob-store.ts";
 import type { Detection, ErrorDetector } from "../../src/detector.ts";
 import type { Observation } from "../../src/observation.ts";
 import type { HistoryEntry } from "../../src/policy.ts";
-import { RECOVERY_STEP_STRATEGIES, type Selection } from "../../src/selector.ts";
+import type { Selection } from "../../src/selector.ts";
 import type { TaskSpec } from "../../src/task.ts";
 import type { ModelUsage } from "../../src/usage.ts";
-import { ConfigError } from "../../src/errors.ts";
-import { TRANSITION_STRINGS } from "../../src/episode.ts";
-import type { RecoveryKnobs } from "../recovery-knobs.ts";
+import { fn, parseKnobOptions, RECOVERY_KNOBS_SHAPE, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../recovery-knobs.ts";
 
 /** What the restore routine is asked to do: bring the environment back to the state before step R. */
 export interface RestoreRequest {
@@ -69,12 +67,6 @@ export interface RecoveryMiddlewareOptions extends RecoveryKnobs {
   transitionMessage?: (info: { text: string; step: number; observation: Observation }) => BaseMessage | Promise<BaseMessage>;
 }
 
-const fn = (name: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: `must be a function (${name})` });
-const withMethod = (method: string) =>
-  z.custom<object>((v) => typeof v === "object" && v !== null && typeof (v as Record<string, unknown>)[method] === "function", {
-    message: `must be an object with ${method}()`,
-  });
-
 /** zod schema of the options. */
 export const RecoveryMiddlewareOptionsSchema = z
   .object({
@@ -84,36 +76,15 @@ export const RecoveryMiddlewareOptionsSchema = z
     blobs: withMethod("get"),
     task: z.object({ id: z.string(), instruction: z.string() }).optional(),
     toActions: fn("(toolCall) => Action[]").optional(),
-    selector: withMethod("select").optional(),
     transitionMessage: fn("(info) => BaseMessage").optional(),
-    freezeWindow: z.number().int().min(0).default(5),
-    maxRecoveryIterations: z.number().int().min(0).default(3),
-    recoveryStep: z.enum(RECOVERY_STEP_STRATEGIES).default("error-minus-1"),
-    minConfidence: z.number().min(0).max(1).default(0),
-    transition: z.enum(TRANSITION_STRINGS).default("short"),
-    seed: z.number().int().default(0),
-    restoration: z.enum(["model", "replay", "snapshot"]).default("model"),
-    detectorTimeoutMs: z.number().int().min(0).default(120_000),
-    events: withMethod("emit").optional(),
-    instanceKey: z.string().min(1).optional(),
+    ...RECOVERY_KNOBS_SHAPE,
   })
   .strict();
 
 /** Options with defaults resolved. */
-type Defaulted = "freezeWindow" | "maxRecoveryIterations" | "recoveryStep" | "minConfidence" | "transition" | "seed" | "restoration" | "detectorTimeoutMs";
-export type ResolvedRecoveryMiddlewareOptions = Omit<RecoveryMiddlewareOptions, Defaulted> & Required<Pick<RecoveryMiddlewareOptions, Defaulted>>;
+export type ResolvedRecoveryMiddlewareOptions = Omit<RecoveryMiddlewareOptions, DefaultedKnob> & ResolvedKnobs;
 
 /** Validate; a ConfigError names the first bad field. */
 export function resolveOptions(options: RecoveryMiddlewareOptions): ResolvedRecoveryMiddlewareOptions {
-  const r = RecoveryMiddlewareOptionsSchema.safeParse(options ?? {});
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    const field = issue.path.join(".") || "options";
-    throw new ConfigError(`recoveryMiddleware: option "${field}" ${issue.message}`, { field });
-  }
-  if (r.data.recoveryStep === "llm" && !options.selector) {
-    throw new ConfigError('recoveryMiddleware: option "selector" is required when recoveryStep is "llm"', { field: "selector" });
-  }
-  // zod validated the shapes; keep the caller's function and object identities.
-  return { ...options, ...r.data } as ResolvedRecoveryMiddlewareOptions;
+  return parseKnobOptions("recoveryMiddleware", RecoveryMiddlewareOptionsSchema, options) as ResolvedRecoveryMiddlewareOptions;
 }

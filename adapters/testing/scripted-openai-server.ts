@@ -8,8 +8,8 @@
  * `expect` checks. Modelled on openai-agents-js's `ScriptedModel`, but over real HTTP.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createHash } from "node:crypto";
+import { closeServer, listenLoopback, modelList, readBody, sendJson } from "./http.ts";
 
 /** Which API a request or step belongs to. */
 export type ScriptedEndpoint = "chat" | "responses" | "messages" | "embeddings";
@@ -144,7 +144,7 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
       const statuses = options.modelsStatus ?? 200;
       const status = Array.isArray(statuses) ? (statuses[Math.min(modelListCalls, statuses.length - 1)] ?? 200) : statuses;
       modelListCalls++;
-      if (status === 200) return sendJson(res, 200, { object: "list", data: [{ id: defaultModel, object: "model", owned_by: "scripted" }] });
+      if (status === 200) return sendJson(res, 200, modelList(defaultModel, "scripted"));
       const wait = options.modelsRetryAfterMs;
       const headers: Record<string, string> = wait !== undefined ? { "retry-after-ms": String(wait), "retry-after": String(Math.ceil(wait / 1000)) } : {};
       const type = status === 429 ? "rate_limit_error" : "server_error";
@@ -215,12 +215,7 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
       if (!res.headersSent) sendJson(res, 500, { error: { message: "scripted server crashed" } });
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = await listenLoopback(server);
 
   return {
     url: `${origin}/v1`,
@@ -243,8 +238,7 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
     async close() {
       for (const t of timers) clearTimeout(t);
       timers.clear();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
     },
   };
 }
@@ -337,19 +331,4 @@ function collectImages(body: unknown): ReceivedImage[] {
   };
   walk(body);
   return out;
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
-  res.end(text);
 }

@@ -8,6 +8,7 @@ import { ENV_FAULTS, MODEL_FAULTS, runChaos } from "../chaos/run.ts";
 import type { EnvFault } from "../chaos/env-faults.ts";
 import type { ModelFault } from "../chaos/model-server.ts";
 import { defaultOutFor, progressReporter, textTable } from "./run-options.ts";
+import { outFlag, quietFlag, seedFlag } from "./common-flags.ts";
 
 interface ChaosFlags {
   out?: string;
@@ -54,8 +55,8 @@ export function register(program: Command): void {
         "Reports episodes recorded, hung, env errors kept out of success rates, detector failures that started a recovery, and files holding the key. Agent answers are SIMULATED.",
     )
     .argument("<config>", "experiment config (end-to-end or sweep)")
-    .option("-o, --out <dir>", "output folder (default: runs/chaos-<name>-<timestamp>)")
-    .option("-s, --seed <n>", "seed of the faults, also added to the config's seeds", "0")
+    .addOption(outFlag("output folder (default: runs/chaos-<name>-<timestamp>)"))
+    .addOption(seedFlag("seed of the faults, also added to the config's seeds"))
     .option("-w, --workers <n>", "parallel in-process workers", "2")
     .option("--env-faults <p>", "probability that an environment call fails", "0.1")
     .option("--model-faults <p>", "probability that a model request fails", "0.2")
@@ -68,7 +69,7 @@ export function register(program: Command): void {
     .option("--cache <mode>", "model-call cache: off, read, write, readwrite", "readwrite")
     .option("--cache-dir <dir>", "cache folder (default: <out>/model-cache)")
     .option("--resume", "continue the chaos run in --out")
-    .option("-q, --quiet", "no progress bar")
+    .addOption(quietFlag("no progress bar"))
     .action(async (file: string, flags: ChaosFlags) => {
       const seed = Number(flags.seed);
       if (!/^-?\d+$/.test(flags.seed.trim()) || !Number.isSafeInteger(seed)) throw new ConfigError(`--seed: expected an integer, got "${flags.seed}"`, { field: "seed" });

@@ -11,6 +11,7 @@ import { buildSimDeskDataset } from "../recovery-eval/run.ts";
 import { buildConfiguredDataset } from "../recovery-eval/models.ts";
 import type { RecoveryDatasetManifest } from "../../src/dataset/types.ts";
 import { addModelEvalFlags, cacheFromFlags, configFromFlags, usageLines, type ModelEvalFlags } from "./recovery-eval-models.ts";
+import { outFlag, quietFlag, seedFlag } from "./common-flags.ts";
 
 /** Parse a non-negative/positive integer flag or throw a ConfigError naming it. */
 export function intFlag(name: string, value: string | undefined, min = 1): number | undefined {
@@ -54,10 +55,10 @@ export function register(program: Command): void {
   const build = dataset
     .command("build")
     .description("Build a transition-consistent recovery evaluation set: rollouts, N-replay filtering, seed steps, perturbation (d steps), genuine-error, near-identical and duplicate filters. Default: SimDesk with simulated policies (SIMULATED); --config: the config's model agents on --env simdesk|x11|docker|osworld (the config sets the build settings).")
-    .option("-o, --out <dir>", "dataset folder (dataset.json, tasks.json, samples.jsonl, blobs/)", "runs/recovery-dataset")
+    .addOption(outFlag("dataset folder (dataset.json, tasks.json, samples.jsonl, blobs/)", "runs/recovery-dataset"))
     .option("--tasks <ids>", "comma-separated SimDesk task ids (default: all)")
     .option("--limit <n>", "use only the first n tasks")
-    .option("-s, --seed <n>", "seed of every draw", "0")
+    .addOption(seedFlag("seed of every draw"))
     .option("--rollouts <n>", "on-policy rollouts per task", "1")
     .option("--replays <n>", "N of transition-consistent filtering", "3")
     .option("--seed-steps <n>", "seed steps (targets) drawn per kept trajectory", "2")
@@ -70,7 +71,7 @@ export function register(program: Command): void {
     .option("--height <px>", "screen height", "800")
     .option("--verify <how>", "confirm replayed targets by auto (ground-truth state hash), state-hash or ssim (>= 0.99)", "auto")
     .option("--flaky <p>", "lose each state-changing action with probability p (a flaky desktop; shows N-replay filtering at work)")
-    .option("-q, --quiet", "print only the summary");
+    .addOption(quietFlag("print only the summary"));
   addModelEvalFlags(build).action(async (flags: BuildFlags) => {
     const onProgress = flags.quiet ? undefined : (m: string) => process.stderr.write(`${m}\n`);
     const config = configFromFlags(flags);

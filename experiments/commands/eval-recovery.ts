@@ -19,6 +19,7 @@ import type { RecoveryEvalReport } from "../recovery-eval/report-data.ts";
 import { runLabelAgreement, type LabelAgreementReport } from "../recovery-eval/label-agreement.ts";
 import { writeLabelSample } from "../recovery-eval/label-sample.ts";
 import { addModelEvalFlags, cacheFromFlags, configFromFlags, usageLines, type ModelEvalFlags } from "./recovery-eval-models.ts";
+import { outFlag, quietFlag, seedFlag } from "./common-flags.ts";
 
 interface EvalFlags extends ModelEvalFlags {
   dataset?: string;
@@ -43,9 +44,9 @@ export function register(program: Command): void {
     .command("eval-recovery")
     .description("Evaluate recovery on a dataset: reconstruct each error state by verified replay, run implicit and explicit (simulated) recovery policies for r steps, judge with R_O (SSIM >= 0.99) and R_TC (goal-oriented replay). Writes recovery-eval.json; --agreement --labels FILE measures every oracle and join (and the config's LLM judge) against human labels of runs (Cohen's kappa, TP/FP/TN/FN; `retrace label-sample` writes the sheet); --agreement alone measures the oracle against SimDesk ground truth with noise off/on (oracle-agreement.json). Default: simulated policies on SimDesk (SIMULATED); --config: the config's model forward agent (implicit) and model recoverers x contexts (explicit) on the dataset's environment.")
     .option("-d, --dataset <dir>", "dataset folder from `retrace dataset build`")
-    .option("-o, --out <dir>", "output folder", "runs/recovery-eval")
+    .addOption(outFlag("output folder", "runs/recovery-eval"))
     .option("--budgets <list>", "recovery step budgets r", "1,3,10")
-    .option("-s, --seed <n>", "seed of the recovery policies", "0")
+    .addOption(seedFlag("seed of the recovery policies"))
     .option("--no-contexts", "explicit recoverer with context 0-E only (skip 0-R, none, contextualized)")
     .option("--agreement", "also measure the oracles' agreement: with --labels, against human labels of this evaluation's runs (every oracle and join, plus the config's eval.judge); without, against SimDesk's ground truth on noise-off/noise-on sets it builds (simulated only). Writes oracle-agreement.json")
     .option("--labels <file>", "with --agreement: human labels, JSONL {\"run\": \"<run id>\", \"restored\": true|false} (`retrace label-sample` writes the sheet); without --dataset, the evaluation already in --out is used")
@@ -55,7 +56,7 @@ export function register(program: Command): void {
     .option("--embeddings-url <url>", "rationale analysis with an embedding model at this OpenAI-compatible base URL (ending in /v1); default: TF-IDF offline")
     .option("--embeddings-model <name>", "embedding model name for --embeddings-url")
     .option("--intent-threshold <x>", "similarity at or above which a rationale counts as restorative (default 0.09 TF-IDF, calibrated on SimDesk; 0.5 embeddings, uncalibrated)")
-    .option("-q, --quiet", "print only the summary");
+    .addOption(quietFlag("print only the summary"));
   addModelEvalFlags(cmd).action(async (flags: EvalFlags) => {
     if (flags.labels && !flags.agreement) throw new ConfigError("--labels: add --agreement (the labels are compared with the oracles' verdicts)", { field: "labels" });
     if (!flags.dataset && !flags.agreement) throw new ConfigError("eval-recovery: give --dataset <dir> (from `retrace dataset build`) and/or --agreement", { field: "dataset" });
@@ -115,9 +116,9 @@ function registerLabelSample(program: Command): void {
     .command("label-sample")
     .description("Write a labelling sheet for the oracle study: a seeded random sample of judged runs of a recovery evaluation, one JSONL line each with the run id, the task, the actions up to the error and of the recovery, and the paths of the TARGET, ERROR and RECOVERED screenshots. Set each line's \"restored\" to true or false, then run `retrace eval-recovery --agreement --labels <file> --out <eval dir>`.")
     .argument("<eval-dir>", "folder of a finished `retrace eval-recovery` (runs.jsonl, recovery-eval.json)")
-    .option("-o, --out <file>", "output JSONL file", "label-sample.jsonl")
+    .addOption(outFlag("output JSONL file", "label-sample.jsonl", "file"))
     .option("-n, --n <n>", "runs to draw (the paper labels 50 per oracle variant)", "50")
-    .option("-s, --seed <n>", "seed of the draw", "0")
+    .addOption(seedFlag("seed of the draw"))
     .option("--disagreements", "only runs where R_O and R_TC disagree (the cases the paper's study drew from)")
     .action((dir: string, flags: { out: string; n: string; seed: string; disagreements?: boolean }) => {
       const lines = writeLabelSample({ evalDir: dir, out: flags.out, n: intFlag("n", flags.n, 1), seed: intFlag("seed", flags.seed, Number.MIN_SAFE_INTEGER), disagreements: flags.disagreements });

@@ -5,16 +5,17 @@ import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../../src/errors.ts";
 import { checkOutDir } from "../../src/store/out-dir.ts";
 import { buildReport } from "../report/index.ts";
+import { outFlag, quietFlag } from "./common-flags.ts";
 
 export function register(program: Command): void {
   program
     .command("report")
     .description("Write one self-contained report.html (no network needed): condition tables with CIs, Success@K curves, sweep charts, stability metrics, cost per success, recovery-evaluation tables, and a trajectory viewer reaching every episode (screenshots read from the run's blob store).")
     .argument("<dir>", "a run folder (with results.jsonl) or a folder of runs")
-    .option("-o, --out <file>", "where to write the report (default: <dir>/report.html)")
+    .addOption(outFlag("where to write the report (default: <dir>/report.html)", undefined, "file"))
     .option("--episodes <n>", "at most this many episodes per run in the trajectory viewer (default: every episode)")
     .option("--cache-dir <dir>", "the model-call cache the run used (its --cache-dir): the viewer shows each step's prompts and replies (default: <run>/model-cache)")
-    .option("-q, --quiet", "print only the report path")
+    .addOption(quietFlag("print only the report path"))
     .action(async (dir: string, flags: { out?: string; episodes?: string; cacheDir?: string; quiet?: boolean }) => {
       const episodes = flags.episodes === undefined ? undefined : Number(flags.episodes);
       if (flags.episodes !== undefined && (!/^\d+$/.test(flags.episodes.trim()) || !Number.isSafeInteger(episodes) || episodes! > 1000))

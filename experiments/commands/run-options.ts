@@ -12,6 +12,7 @@ import { ShardPool } from "../runner/shards.ts";
 import { SIMDESK_RUNTIME_SPEC } from "../runtime/simdesk.ts";
 import { MAX_SEED } from "../config/schema.ts";
 import { clip, safeName } from "./terminal.ts";
+import { outFlag, quietFlag, seedFlag } from "./common-flags.ts";
 
 /** Parsed shared flags. */
 export interface RunFlags {
@@ -29,12 +30,12 @@ export interface RunFlags {
 /** Add --out, --workers, --seed, --resume, --quiet. */
 export function addRunFlags(cmd: Command, defaultOut: string): Command {
   return cmd
-    .option("-o, --out <dir>", `output folder (results.jsonl, summary.json/csv, manifest.json, one folder per episode) (default: ${defaultOut})`)
+    .addOption(outFlag(`output folder (results.jsonl, summary.json/csv, manifest.json, one folder per episode) (default: ${defaultOut})`))
     .option("-w, --workers <n>", "parallel workers, each with its own environment instance", "2")
-    .option("-s, --seed <n>", "base seed added to every seed of the config (same config + seed = same results.jsonl)", "0")
+    .addOption(seedFlag("base seed added to every seed of the config (same config + seed = same results.jsonl)"))
     .option("--resume", "continue the run in --out: skip finished episodes, re-run missing and environment-error ones")
     .option("--checkpoint <spec>", "per-episode checkpoints: none (fastest; a killed episode re-runs), memory, sqlite or sqlite:<path>, postgres://USER@HOST:PORT/DB (durable: a killed episode resumes mid-way)", "none")
-    .addOption(new Option("-q, --quiet", "no progress bars (CI)"))
+    .addOption(quietFlag("no progress bars (CI)"))
     .addOption(new Option("--env <kind>", "environment: simdesk (built in), x11 (apps under Xvfb on this host), docker (a desktop container per episode), browser (headless Chromium on the built-in web apps, or env.tasksFile) or osworld (OSWorld tasks against a control server: env.url); default: the config's env.kind").choices(["simdesk", "x11", "docker", "browser", "osworld"]));
 }
 

@@ -13,6 +13,7 @@ import type { Evaluation } from "../../src/task.ts";
 import { writeEpisodeOutput } from "../../src/store/episode-output.ts";
 import { createSimDesk, getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
 import { createSimForwardPolicy } from "../../adapters/policies/simulated/index.ts";
+import { seedFlag } from "./common-flags.ts";
 
 /** Options of {@link runSimDeskTask}. */
 export interface SimDeskRunOptions {
@@ -118,7 +119,7 @@ export function register(program: Command): void {
     .requiredOption("-t, --task <id>", "task id (see `retrace tasks`)")
     .requiredOption("-o, --out <dir>", "output folder (traj.jsonl, step_N.png, result.txt)")
     .option("-p, --policy <kind>", "plan (reference plan) or sim (seeded simulated forward policy)", "plan")
-    .option("-s, --seed <n>", "seed for the simulated policy and the noise", "0")
+    .addOption(seedFlag("seed for the simulated policy and the noise"))
     .option("--size <WxH>", "screen size", "1280x800")
     .option("--noise", "seeded notification pop-ups and a ticking taskbar clock")
     .action(async (flags: { task: string; out: string; policy: string; seed: string; size: string; noise?: boolean }) => {

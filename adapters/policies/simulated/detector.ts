@@ -6,7 +6,7 @@
 import { noDetection, type Detection, type ErrorDetector } from "../../../src/detector.ts";
 import { createRng } from "../../../src/rng.ts";
 import type { SimDeskTask, SimGroundTruth } from "../../environments/simdesk/ground-truth.ts";
-import { SimDetectorOptionsSchema, formatParams, parseSimOptions, requireGroundTruth, requireTask } from "./options.ts";
+import { SimDetectorOptionsSchema, formatParams, parseSimOptions, requireGroundTruth, requireTask, round3 as round, simulated, type Simulated } from "./options.ts";
 import { trajectoryTruth } from "./truth.ts";
 
 /** Options of {@link createSimDetector}. */
@@ -26,10 +26,7 @@ export interface SimDetectorOptions {
 }
 
 /** A seeded simulated detector; `label` describes its configuration for reports. */
-export interface SimDetector extends ErrorDetector {
-  readonly simulated: true;
-  readonly label: string;
-}
+export type SimDetector = Simulated<ErrorDetector>;
 
 /** Create the simulated detector for one SimDesk task. */
 export function createSimDetector(options: SimDetectorOptions): SimDetector {
@@ -44,7 +41,7 @@ export function createSimDetector(options: SimDetectorOptions): SimDetector {
   });
   const label = `sim-detector(${formatParams({ seed, recall, falsePositiveRate, localisationNoise })})`;
 
-  const detect = (input: Parameters<ErrorDetector["detect"]>[0]): Detection => {
+  const detect = async (input: Parameters<ErrorDetector["detect"]>[0]): Promise<Detection> => {
     if (input.observation.stateId === undefined) {
       return noDetection("simulated detector: observation has no stateId", "sim-detector needs SimDesk observations (stateId missing)");
     }
@@ -71,16 +68,5 @@ export function createSimDetector(options: SimDetectorOptions): SimDetector {
     return { isError: false, errorStep: null, reason: `simulated: ${truth.reason}`, confidence: round(0.8 + 0.2 * rng.next()) };
   };
 
-  return {
-    name: "sim-detector",
-    simulated: true,
-    label,
-    async detect(input) {
-      return detect(input);
-    },
-  };
-}
-
-function round(x: number): number {
-  return Math.round(x * 1000) / 1000;
+  return simulated("sim-detector", label, { detect });
 }

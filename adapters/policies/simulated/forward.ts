@@ -16,7 +16,7 @@ import type { AxNode } from "../../../src/observation.ts";
 import type { ForwardPolicy, HistoryEntry, PolicyDecision, PolicyInput } from "../../../src/policy.ts";
 import { createRng } from "../../../src/rng.ts";
 import type { SimDeskTask, SlipKind } from "../../environments/simdesk/ground-truth.ts";
-import { DEFAULT_SLIP_MIX, SimForwardOptionsSchema, formatParams, parseSimOptions, requireTask, type SlipMix } from "./options.ts";
+import { DEFAULT_SLIP_MIX, SimForwardOptionsSchema, formatParams, parseSimOptions, requireTask, simulated, type Simulated, type SlipMix } from "./options.ts";
 import { actionPoint, drawSlip } from "./slips.ts";
 
 /** Options of {@link createSimForwardPolicy}. */
@@ -46,10 +46,7 @@ export type SimForwardMemo = {
 };
 
 /** A seeded simulated forward policy; `label` describes its configuration for reports. */
-export interface SimForwardPolicy extends ForwardPolicy {
-  readonly simulated: true;
-  readonly label: string;
-}
+export type SimForwardPolicy = Simulated<ForwardPolicy>;
 
 /** Slips the policy can notice on the next step (latent ones are invisible, a DONE ends the episode). */
 const NOTICEABLE: ReadonlySet<SlipKind> = new Set<SlipKind>(["misclick", "typo", "wrong-item", "skip"]);
@@ -179,12 +176,5 @@ export function createSimForwardPolicy(options: SimForwardPolicyOptions): SimFor
     };
   };
 
-  return {
-    name: "sim-forward",
-    simulated: true,
-    label,
-    async propose(input) {
-      return decide(input);
-    },
-  };
+  return simulated("sim-forward", label, { propose: async (input: PolicyInput) => decide(input) });
 }

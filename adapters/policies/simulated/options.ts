@@ -114,3 +114,16 @@ export function formatParams(params: Record<string, unknown>): string {
     .map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : String(v)}`)
     .join(", ");
 }
+
+/** A component interface as the simulated one implements it: `simulated` is always true, and `label` describes its configuration for reports. */
+export type Simulated<T> = T & { readonly simulated: true; readonly label: string };
+
+/** A simulated component: `{ name, simulated: true, label, ...members }`. */
+export function simulated<M extends object>(name: string, label: string, members: M): Simulated<M & { readonly name: string }> {
+  return { name, simulated: true, label, ...members };
+}
+
+/** Round to 3 decimals (confidences, and rates derived for labels). */
+export function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}

@@ -4,10 +4,10 @@
  * runner calls it d times. Draws come from (seed, task id, input.tick).
  */
 import { formatAction, type Action } from "../../../src/action.ts";
-import type { ForwardPolicy, PolicyInput } from "../../../src/policy.ts";
+import type { ForwardPolicy, PolicyDecision, PolicyInput } from "../../../src/policy.ts";
 import { createRng, type Rng } from "../../../src/rng.ts";
 import type { SimGroundTruth } from "../../environments/simdesk/ground-truth.ts";
-import { SimPerturbationOptionsSchema, formatParams, parseSimOptions, requireGroundTruth } from "./options.ts";
+import { SimPerturbationOptionsSchema, formatParams, parseSimOptions, requireGroundTruth, simulated, type Simulated } from "./options.ts";
 
 /** Options of {@link createSimPerturbationPolicy}. */
 export interface SimPerturbationPolicyOptions {
@@ -20,10 +20,7 @@ export interface SimPerturbationPolicyOptions {
 }
 
 /** A seeded simulated perturbation policy. */
-export interface SimPerturbationPolicy extends ForwardPolicy {
-  readonly simulated: true;
-  readonly label: string;
-}
+export type SimPerturbationPolicy = Simulated<ForwardPolicy>;
 
 const PASSIVE: ReadonlySet<Action["type"]> = new Set<Action["type"]>(["MOVE_TO", "WAIT", "SCROLL", "MOUSE_UP", "KEY_UP", "DONE", "FAIL"]);
 
@@ -46,15 +43,11 @@ export function createSimPerturbationPolicy(options: SimPerturbationPolicyOption
   const gt = requireGroundTruth(factory, options?.groundTruth);
   const { seed, preferStateChanging } = parseSimOptions(factory, SimPerturbationOptionsSchema, { seed: options.seed, preferStateChanging: options.preferStateChanging });
   const label = `sim-perturber(${formatParams({ seed, preferStateChanging })})`;
-  return {
-    name: "sim-perturber",
-    simulated: true,
-    label,
-    async propose(input: PolicyInput) {
-      const rng = createRng(seed, input.task.id, "sim-perturber", input.tick);
-      const action = pickWrongAction(gt, rng, preferStateChanging);
-      if (!action) return { actions: [{ type: "WAIT", seconds: 1 }], response: "perturb: no wrong action available, waiting", memo: { kind: "perturb" } };
-      return { actions: [action], response: `perturb: ${formatAction(action)}`, memo: { kind: "perturb" } };
-    },
+  const propose = async (input: PolicyInput): Promise<PolicyDecision> => {
+    const rng = createRng(seed, input.task.id, "sim-perturber", input.tick);
+    const action = pickWrongAction(gt, rng, preferStateChanging);
+    if (!action) return { actions: [{ type: "WAIT", seconds: 1 }], response: "perturb: no wrong action available, waiting", memo: { kind: "perturb" } };
+    return { actions: [action], response: `perturb: ${formatAction(action)}`, memo: { kind: "perturb" } };
   };
+  return simulated("sim-perturber", label, { propose });
 }

@@ -23,7 +23,7 @@ import { createRng } from "../../../src/rng.ts";
 import type { SimDeskTask, SimGroundTruth } from "../../environments/simdesk/ground-truth.ts";
 import { planPositionOf } from "./forward.ts";
 import { planIndexOf } from "./truth.ts";
-import { SimRecoveryOptionsSchema, formatParams, parseSimOptions, requireGroundTruth, requireStateId, requireTask } from "./options.ts";
+import { SimRecoveryOptionsSchema, formatParams, parseSimOptions, requireGroundTruth, requireStateId, requireTask, round3 as round, simulated, type Simulated } from "./options.ts";
 import { pickWrongAction } from "./perturbation.ts";
 import { pickHarmfulMove, type HarmKind } from "./harm.ts";
 import { SIMDESK_TASKS } from "../../environments/simdesk/tasks/index.ts";
@@ -104,10 +104,7 @@ export function contextView(input: Pick<RecoveryInput, "context" | "target">, sk
 }
 
 /** A seeded simulated recovery policy; `label` describes its configuration for reports. */
-export interface SimRecoveryPolicy extends RecoveryPolicy {
-  readonly simulated: true;
-  readonly label: string;
-}
+export type SimRecoveryPolicy = Simulated<RecoveryPolicy>;
 
 /** What the recoverer writes into each recovery-history entry's memo. */
 export type SimRecoveryMemo = {
@@ -228,16 +225,5 @@ export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimR
     return { actions: [action], response: `continue: ${formatAction(action)}`, memo: { kind } };
   };
 
-  return {
-    name: "sim-recoverer",
-    simulated: true,
-    label,
-    async propose(input) {
-      return decide(input);
-    },
-  };
-}
-
-function round(x: number): number {
-  return Math.round(x * 1000) / 1000;
+  return simulated("sim-recoverer", label, { propose: async (input: RecoveryInput) => decide(input) });
 }

@@ -7,7 +7,7 @@
 import { createRng } from "../../../src/rng.ts";
 import type { RecoveryStepSelector, Selection, SelectorInput } from "../../../src/selector.ts";
 import type { SimDeskTask, SimGroundTruth } from "../../environments/simdesk/ground-truth.ts";
-import { SimSelectorOptionsSchema, formatParams, parseSimOptions, requireGroundTruth, requireTask } from "./options.ts";
+import { SimSelectorOptionsSchema, formatParams, parseSimOptions, requireGroundTruth, requireTask, simulated, type Simulated } from "./options.ts";
 import { correctRecoveryStep } from "./truth.ts";
 
 /** Options of {@link createSimStepSelector}. */
@@ -23,12 +23,10 @@ export interface SimStepSelectorOptions {
 }
 
 /** A seeded simulated selector; `label` describes its configuration for reports. */
-export interface SimStepSelector extends RecoveryStepSelector {
-  readonly simulated: true;
-  readonly label: string;
+export type SimStepSelector = Simulated<RecoveryStepSelector> & {
   /** Probability of picking the right step (reports label the strategy `R=selector(sim, acc <accuracy>)`, never R=LLM). */
   readonly accuracy: number;
-}
+};
 
 /** Create the simulated recovery-step selector for one SimDesk task. */
 export function createSimStepSelector(options: SimStepSelectorOptions): SimStepSelector {
@@ -38,7 +36,7 @@ export function createSimStepSelector(options: SimStepSelectorOptions): SimStepS
   const { seed, accuracy } = parseSimOptions(factory, SimSelectorOptionsSchema, { seed: options.seed, accuracy: options.accuracy });
   const label = `sim-selector(${formatParams({ seed, accuracy })})`;
 
-  const select = (input: SelectorInput): Selection => {
+  const select = async (input: SelectorInput): Promise<Selection> => {
     const e = Math.max(0, Math.min(input.errorStep, input.history.length));
     const right = Math.min(correctRecoveryStep(gt, task, input.history, e), e);
     const rng = createRng(seed, task.id, "sim-selector", input.seed, input.instanceKey, e, input.history.length);
@@ -50,13 +48,5 @@ export function createSimStepSelector(options: SimStepSelectorOptions): SimStepS
     return { step: wrong, reason: `simulated: picked step ${wrong} (the last on-track state before E=${e} is ${right})` };
   };
 
-  return {
-    name: "sim-selector",
-    simulated: true,
-    label,
-    accuracy,
-    async select(input) {
-      return select(input);
-    },
-  };
+  return simulated("sim-selector", label, { accuracy, select });
 }

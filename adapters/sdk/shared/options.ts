@@ -11,13 +11,11 @@ import type { BlobReader } from "../../../src/blob-store.ts";
 import type { ErrorDetector } from "../../../src/detector.ts";
 import type { Environment } from "../../../src/environment.ts";
 import { RECOVERY_CONTEXTS, type RecoveryPolicy, type StateVerifier, type Summarizer } from "../../../src/recovery.ts";
-import { RECOVERY_STEP_STRATEGIES } from "../../../src/selector.ts";
 import type { TaskSpec } from "../../../src/task.ts";
 import { ConfigError } from "../../../src/errors.ts";
-import { TRANSITION_STRINGS } from "../../../src/episode.ts";
 import { recoverWithPolicy } from "../../langchain/recover-with-policy.ts";
 import type { RestoreRequest, RestoreResult } from "../../langchain/options.ts";
-import type { RecoveryKnobs } from "../../recovery-knobs.ts";
+import { fn, parseKnobOptions, RECOVERY_KNOBS_SHAPE, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../../recovery-knobs.ts";
 
 /** Options of the SDK wrappers. */
 export interface SdkRecoveryOptions extends RecoveryKnobs {
@@ -45,10 +43,6 @@ export interface SdkRecoveryOptions extends RecoveryKnobs {
   signal?: AbortSignal;
 }
 
-const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: "must be a function" });
-const withMethod = (method: string) =>
-  z.custom<object>((v) => typeof v === "object" && v !== null && typeof (v as Record<string, unknown>)[method] === "function", { message: `must be an object with ${method}()` });
-
 const Schema = z
   .object({
     env: withMethod("step"),
@@ -59,39 +53,22 @@ const Schema = z
     recoveryContext: z.enum(RECOVERY_CONTEXTS).optional(),
     summarizer: withMethod("summarize").optional(),
     verifier: withMethod("verify").optional(),
-    restore: fn.optional(),
+    restore: fn().optional(),
     task: z.object({ id: z.string().min(1), instruction: z.string() }).passthrough().optional(),
-    selector: withMethod("select").optional(),
-    freezeWindow: z.number().int().min(0).default(5),
-    maxRecoveryIterations: z.number().int().min(0).default(3),
-    recoveryStep: z.enum(RECOVERY_STEP_STRATEGIES).default("error-minus-1"),
-    minConfidence: z.number().min(0).max(1).default(0),
-    transition: z.enum(TRANSITION_STRINGS).default("short"),
-    seed: z.number().int().default(0),
-    restoration: z.enum(["model", "replay", "snapshot"]).default("model"),
-    detectorTimeoutMs: z.number().int().min(0).default(120_000),
-    events: withMethod("emit").optional(),
-    instanceKey: z.string().min(1).optional(),
+    ...RECOVERY_KNOBS_SHAPE,
     evaluate: z.boolean().default(true),
     signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, { message: "must be an AbortSignal" }).optional(),
   })
   .strict();
 
-type Defaulted = "freezeWindow" | "maxRecoveryIterations" | "recoveryStep" | "minConfidence" | "transition" | "seed" | "restoration" | "detectorTimeoutMs" | "evaluate";
 /** Options with defaults resolved and the restore routine built. */
-export type ResolvedSdkRecoveryOptions = Omit<SdkRecoveryOptions, Defaulted | "restore"> &
-  Required<Pick<SdkRecoveryOptions, Defaulted | "restore">>;
+export type ResolvedSdkRecoveryOptions = Omit<SdkRecoveryOptions, DefaultedKnob | "evaluate" | "restore"> & ResolvedKnobs & Required<Pick<SdkRecoveryOptions, "evaluate" | "restore">>;
 
 /** Validate; a ConfigError names the first bad field (prefixed with the wrapper's name). */
 export function resolveSdkOptions(where: string, options: SdkRecoveryOptions): ResolvedSdkRecoveryOptions {
-  const r = Schema.safeParse(options ?? {});
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    const field = issue.path.join(".") || "options";
-    throw new ConfigError(`${where}: option "${field}" ${issue.message}`, { field });
-  }
-  if (!options.restore && !options.recoverer) throw new ConfigError(`${where}: give option "recoverer" (the recovery sub-agent) or "restore" (a restore routine)`, { field: "recoverer" });
-  if (r.data.recoveryStep === "llm" && !options.selector) throw new ConfigError(`${where}: option "selector" is required when recoveryStep is "llm"`, { field: "selector" });
+  const parsed = parseKnobOptions(where, Schema, options, () => {
+    if (!options.restore && !options.recoverer) throw new ConfigError(`${where}: give option "recoverer" (the recovery sub-agent) or "restore" (a restore routine)`, { field: "recoverer" });
+  });
   const restore =
     options.restore ??
     recoverWithPolicy({
@@ -103,6 +80,5 @@ export function resolveSdkOptions(where: string, options: SdkRecoveryOptions): R
       ...(options.summarizer && { summarizer: options.summarizer }),
       ...(options.verifier && { verifier: options.verifier }),
     });
-  // zod validated the shapes; keep the caller's function and object identities.
-  return { ...options, ...r.data, restore } as ResolvedSdkRecoveryOptions;
+  return { ...parsed, restore } as ResolvedSdkRecoveryOptions;
 }

@@ -7,9 +7,14 @@
  * adapters/langchain/recover-with-policy.ts), keeps the runtime's EpisodeAccounting and emits its
  * EpisodeEvents. It returns what the wrapper must do to the model's context: cut it to the
  * boundary of step R and append the post-restoration transition string. The wrapper applies
- * the cut in the SDK's own hook (`callModelInputFilter`, `prepareStep`).
+ * the cut in the SDK's own hook (`callModelInputFilter`, `prepareStep`). The LangChain middleware
+ * (adapters/langchain/recovery-middleware.ts) drives the same loop on the track it keeps in the
+ * agent state, and applies the cut to the message list.
  */
 import type { Action } from "../../../src/action.ts";
+import type { BlobReader } from "../../../src/blob-store.ts";
+import type { ErrorDetector } from "../../../src/detector.ts";
+import type { Environment } from "../../../src/environment.ts";
 import type { Observation } from "../../../src/observation.ts";
 import type { HistoryEntry } from "../../../src/policy.ts";
 import { promptRef, renderPrompt } from "../../../src/prompt.ts";
@@ -24,8 +29,8 @@ import { guardedDetect } from "../../../src/runtime/detection.ts";
 import { addUsage, bump, emptyAccounting } from "../../../src/runtime/accounting.ts";
 import { createStepSelector, guardedSelect } from "../../../src/selectors/index.ts";
 import { TRANSITION_PROMPTS } from "../../../prompts/index.ts";
-import type { RestoreResult } from "../../langchain/options.ts";
-import type { ResolvedSdkRecoveryOptions } from "./options.ts";
+import type { RestoreRequest, RestoreResult } from "../../langchain/options.ts";
+import type { ResolvedKnobs } from "../../recovery-knobs.ts";
 
 /** One agent step as an SDK wrapper reports it. */
 export interface CompletedStep {
@@ -46,28 +51,51 @@ export interface Truncation {
   restored: boolean;
 }
 
-/** Flat, JSON-serialisable state of the recovery loop (no per-step copies of the episode). */
-export interface StepRecoveryState extends FreezeState {
+/** Flat, JSON-serialisable state of the recovery loop (no per-step copies of the episode); the LangChain middleware keeps it in the agent state under `retrace`. */
+export interface RecoveryTrack extends FreezeState {
+  /** Forward history entries 0..t-1 of the agent's steps. */
   history: HistoryEntry[];
-  /** The observation the next step acts on. */
+  /** The observation o_t the next step acts on. */
   pending?: Observation;
+  /** Steps executed (forward + restore routine steps), monotone across truncation. */
   tick: number;
+  /** Position of the next step record (events). */
   seq: number;
+  /** The runtime's accounting: steps, detector calls and failures, frozen skips, model usage per role (timing fields stay 0). */
   accounting: EpisodeAccounting;
+  /** `id@version` of every prompt the loop or its detector/selector/restore routine used. */
   prompts: string[];
+}
+
+/** A track that also records the trajectory (step records and recovery events), as the SDK wrappers return it. */
+export interface StepRecoveryState extends RecoveryTrack {
   steps: StepRecord[];
   events: TrajectoryEvent[];
 }
 
-/** The recovery loop one SDK run drives. */
-export class StepRecovery {
+/** A fresh track (no steps yet). */
+export function initialTrack(): RecoveryTrack {
+  return { ...initialFreezeState(), history: [], tick: 0, seq: 0, accounting: emptyAccounting(), prompts: [] };
+}
+
+/** What the loop needs: the resolved knobs, the detector, where screenshots are, the restore routine and the current screen. */
+export interface StepRecoveryOptions extends ResolvedKnobs {
+  detector: ErrorDetector;
+  blobs: BlobReader;
+  restore: (request: RestoreRequest) => Promise<RestoreResult>;
+  env: Pick<Environment, "observe">;
+}
+
+/** The recovery loop one SDK run (or one LangChain middleware call) drives. */
+export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
   readonly events: EpisodeEvents;
-  readonly state: StepRecoveryState = { ...initialFreezeState(), history: [], tick: 0, seq: 0, accounting: emptyAccounting(), prompts: [], steps: [], events: [] };
   private readonly selector;
 
+  /** `state` defaults to a fresh track that records the trajectory ({@link StepRecoveryState}). */
   constructor(
-    private readonly o: ResolvedSdkRecoveryOptions,
+    private readonly o: StepRecoveryOptions,
     readonly task: TaskSpec,
+    readonly state: S = { ...initialTrack(), steps: [], events: [] } as RecoveryTrack as S,
   ) {
     this.events = o.events ?? new EpisodeEvents();
     this.selector = createStepSelector(o.recoveryStep, o.selector);
@@ -94,7 +122,7 @@ export class StepRecovery {
       s.history.push(entry);
       s.pending = undefined;
       const record: StepRecord = { seq: s.seq++, role: "forward", step: t, actions: c.actions, ...(c.response !== undefined ? { response: c.response } : {}), before: before.screenshot, after: current.screenshot };
-      s.steps.push(record);
+      this.trail?.steps.push(record);
       s.accounting = bump(s.accounting, { forwardSteps: 1 });
       this.events.emit("step", { taskId, record, tick: ++s.tick });
     }
@@ -142,7 +170,7 @@ export class StepRecovery {
     const target = { step: R, observation: s.history[R]?.observation ?? current };
     const mode = this.o.restoration;
     this.events.emit("recovery-start", { taskId, attempt, mode, errorStep: E, recoveryStep: R, target: target.observation });
-    s.events.push({ afterSeq: s.seq - 1, kind: "recovery-start", detail: { attempt, mode, errorStep: E, recoveryStep: R } });
+    this.trail?.events.push({ afterSeq: s.seq - 1, kind: "recovery-start", detail: { attempt, mode, errorStep: E, recoveryStep: R } });
     let result: RestoreResult;
     try {
       result = await this.o.restore({ step: R, errorStep: E, target, history: s.history, detection, selection, attempt, task: this.task, signal });
@@ -151,13 +179,13 @@ export class StepRecovery {
       const reason = describeError(err);
       logger.error({ attempt, step: R, error: reason }, "restore routine threw; context left untouched");
       this.events.emit("recovery-end", { taskId, attempt, mode, restored: false, steps: 0, reason });
-      s.events.push({ afterSeq: s.seq - 1, kind: "recovery-end", detail: { attempt, restored: false, steps: 0, reason } });
+      this.trail?.events.push({ afterSeq: s.seq - 1, kind: "recovery-end", detail: { attempt, restored: false, steps: 0, reason } });
       s.pending = await this.o.env.observe();
       return null;
     }
     const steps = result.steps ?? 0;
     this.events.emit("recovery-end", { taskId, attempt, mode, restored: result.restored, steps, reason: result.detail ?? "" });
-    s.events.push({ afterSeq: s.seq - 1, kind: "recovery-end", detail: { attempt, restored: result.restored, steps, reason: result.detail ?? "" } });
+    this.trail?.events.push({ afterSeq: s.seq - 1, kind: "recovery-end", detail: { attempt, restored: result.restored, steps, reason: result.detail ?? "" } });
     s.accounting = addUsage(bump(s.accounting, { recoverySteps: steps }), result.usage, "recoverer");
     for (const ref of result.prompts ?? []) this.addPrompt(ref);
     s.tick += steps;
@@ -166,10 +194,16 @@ export class StepRecovery {
     const notice = renderPrompt(transition, { step: R });
     this.addPrompt(promptRef(transition));
     this.events.emit("truncate", { taskId, attempt, from: t, to: R, notice });
-    s.events.push({ afterSeq: s.seq - 1, kind: "truncate", detail: { attempt, from: t, to: R } });
+    this.trail?.events.push({ afterSeq: s.seq - 1, kind: "truncate", detail: { attempt, from: t, to: R } });
     s.history = s.history.slice(0, R);
     s.pending = observation;
     return { step: R, notice, observation, restored: result.restored };
+  }
+
+  /** The trajectory being recorded, when the state keeps one. */
+  private get trail(): Pick<StepRecoveryState, "steps" | "events"> | undefined {
+    const s = this.state as Partial<StepRecoveryState>;
+    return s.steps && s.events ? { steps: s.steps, events: s.events } : undefined;
   }
 
   private addPrompt(ref: string | undefined): void {

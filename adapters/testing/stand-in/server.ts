@@ -20,7 +20,6 @@
  * the most likely answer every time.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { SimDeskTask } from "../../environments/simdesk/ground-truth.ts";
 import { SIMDESK_TASKS } from "../../environments/simdesk/tasks/index.ts";
 import { judgeDetector, judgeSelector, judgeSummarizer, judgeVerifier, type DetectorNoise } from "./judges.ts";
@@ -28,6 +27,7 @@ import { playForward, playPerturber } from "./play.ts";
 import { playRecovery } from "./recover.ts";
 import { readRequest, type StandInRole } from "./request.ts";
 import { drawFor } from "./sampling.ts";
+import { closeServer, listenLoopback, modelList, readBody, sendJson } from "../http.ts";
 
 /** The name the stand-in answers under. */
 export const STAND_IN_MODEL = "retrace-stand-in";
@@ -122,7 +122,7 @@ export async function startStandInServer(options: StandInServerOptions = {}): Pr
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const raw = await readBody(req);
     const path = (req.url ?? "").split("?")[0];
-    if (req.method === "GET" && path.endsWith("/models")) return sendJson(res, 200, { object: "list", data: [{ id: STAND_IN_MODEL, object: "model", owned_by: "retrace (simulated stand-in)" }] });
+    if (req.method === "GET" && path.endsWith("/models")) return sendJson(res, 200, modelList(STAND_IN_MODEL, "retrace (simulated stand-in)"));
     if (req.method !== "POST" || !path.endsWith("/chat/completions")) return sendJson(res, 404, { error: { message: `stand-in: ${req.method} ${path} is not served (POST /v1/chat/completions, GET /v1/models)`, type: "invalid_request_error" } });
     let body: any;
     try {
@@ -152,12 +152,7 @@ export async function startStandInServer(options: StandInServerOptions = {}): Pr
       if (!res.headersSent) sendJson(res, 500, { error: { message: `stand-in failed: ${(err as Error).message}`, type: "server_error" } });
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = await listenLoopback(server, options.port ?? 0);
   return {
     url: `${origin}/v1`,
     origin,
@@ -167,23 +162,7 @@ export async function startStandInServer(options: StandInServerOptions = {}): Pr
       return log.length;
     },
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
     },
   };
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-  res.end(text);
 }

@@ -5,6 +5,12 @@
 import { navRect, type Rect } from "./ui.ts";
 
 const row = (x: number, y0: number, dy: number, w: number, h: number) => (i: number): Rect => [x, y0 + i * dy, w, h];
+/** A field of the form column (x 390, where `label()` leaves room on the left); text fields are 34 px high. */
+const field = (y: number, w: number, h = 34): Rect => [390, y, w, h];
+/** A 20x20 checkbox or radio button. */
+const tick = (x: number, y: number): Rect => [x, y, 20, 20];
+/** A button of the mail view's toolbar (y 60, 36 px high). */
+const tool = (x: number, w: number): Rect => [x, 60, w, 36];
 
 /** Webmail (/mail). */
 export const MAIL = {
@@ -14,19 +20,10 @@ export const MAIL = {
   row: row(220, 60, 46, 780, 40),
   /** The star toggle of the i-th row. */
   star: row(1010, 60, 46, 90, 40),
-  view: {
-    reply: [220, 60, 100, 36] as Rect,
-    forward: [330, 60, 100, 36] as Rect,
-    /** "Archive" in the inbox, "Move to Inbox" elsewhere. */
-    move: [440, 60, 130, 36] as Rect,
-    delete: [580, 60, 100, 36] as Rect,
-    unread: [690, 60, 130, 36] as Rect,
-    star: [830, 60, 100, 36] as Rect,
-  },
-  to: [390, 60, 600, 34] as Rect,
-  subject: [390, 110, 600, 34] as Rect,
-  body: [390, 160, 600, 200] as Rect,
-  send: [390, 380, 120, 40] as Rect,
+  /** The message view's toolbar; `move` is "Archive" in the inbox, "Move to Inbox" elsewhere. */
+  view: { reply: tool(220, 100), forward: tool(330, 100), move: tool(440, 130), delete: tool(580, 100), unread: tool(690, 130), star: tool(830, 100) },
+  /** The compose form. */
+  to: field(60, 600), subject: field(110, 600), body: field(160, 600, 200), send: field(380, 120, 40),
 };
 
 /** Shop (/shop). */
@@ -36,35 +33,25 @@ export const SHOP = {
   card: (i: number): Rect => [40 + (i % 3) * 340, 70 + Math.floor(i / 3) * 230, 320, 210],
   /** The "Add to cart" button of the i-th product. */
   add: (i: number): Rect => [60 + (i % 3) * 340, 70 + Math.floor(i / 3) * 230 + 150, 150, 40],
-  qty: row(600, 110, 50, 80, 36),
-  remove: row(700, 110, 50, 110, 36),
-  update: [600, 420, 150, 40] as Rect,
-  checkout: [780, 420, 180, 40] as Rect,
-  name: [390, 110, 500, 34] as Rect,
-  address: [390, 160, 500, 34] as Rect,
-  standard: [390, 217, 20, 20] as Rect,
-  express: [560, 217, 20, 20] as Rect,
-  promo: [390, 260, 200, 34] as Rect,
-  place: [390, 320, 180, 40] as Rect,
+  /** The cart: quantity and remove per line, then update and checkout. */
+  qty: row(600, 110, 50, 80, 36), remove: row(700, 110, 50, 110, 36), update: [600, 420, 150, 40] as Rect, checkout: [780, 420, 180, 40] as Rect,
+  /** The checkout form: name, address, shipping (standard or express), promo code, place order. */
+  name: field(110, 500), address: field(160, 500), standard: tick(390, 217), express: tick(560, 217), promo: field(260, 200), place: field(320, 180, 40),
 };
 
 /** Admin settings (/admin). */
 export const ADMIN = {
   nav: { settings: navRect(0), users: navRect(1) },
-  siteName: [390, 70, 400, 34] as Rect,
-  supportEmail: [390, 120, 400, 34] as Rect,
-  tz: { UTC: [390, 177, 20, 20], "Europe/Lisbon": [500, 177, 20, 20], "America/New_York": [680, 177, 20, 20] } as Record<"UTC" | "Europe/Lisbon" | "America/New_York", Rect>,
-  maintenance: [390, 225, 20, 20] as Rect,
-  signups: [390, 265, 20, 20] as Rect,
-  maxUpload: [390, 305, 120, 34] as Rect,
-  save: [390, 365, 120, 40] as Rect,
+  /** The settings form. */
+  siteName: field(70, 400), supportEmail: field(120, 400),
+  tz: { UTC: tick(390, 177), "Europe/Lisbon": tick(500, 177), "America/New_York": tick(680, 177) } as Record<"UTC" | "Europe/Lisbon" | "America/New_York", Rect>,
+  maintenance: tick(390, 225), signups: tick(390, 265), maxUpload: field(305, 120), save: field(365, 120, 40),
   /** The dark/light theme toggle (client side, kept in localStorage). */
   theme: [1100, 56, 150, 34] as Rect,
+  /** The users table: role buttons and the active toggle per row, then the new-user form. */
   role: { viewer: row(480, 70, 50, 90, 36), editor: row(580, 70, 50, 90, 36), admin: row(680, 70, 50, 90, 36) },
   active: row(790, 70, 50, 130, 36),
-  newName: [390, 330, 300, 34] as Rect,
-  newEmail: [390, 380, 300, 34] as Rect,
-  add: [390, 430, 120, 40] as Rect,
+  newName: field(330, 300), newEmail: field(380, 300), add: field(430, 120, 40),
 };
 
 /** The centre of a rectangle, where plans click. */

@@ -1,7 +1,9 @@
 /** Admin tasks: site settings (text, radio, checkboxes, number) and user management. */
 import { ADMIN } from "../apps/layout.ts";
 import { fixtureState, type AdminSettings, type AdminUser, type AppsState } from "../apps/state.ts";
-import { act, defineBrowserTask, verdict, type AppsCheck, type BrowserTask } from "./types.ts";
+import type { Action } from "../../../../src/action.ts";
+import type { Rect } from "../apps/ui.ts";
+import { act, defineBrowserTask, verdict, type AppsCheck, type BrowserMistake, type BrowserTask } from "./types.ts";
 
 const { click, type, hot, done } = act;
 const INITIAL = fixtureState("default").admin;
@@ -26,128 +28,52 @@ function usersAre(id: number, change: Partial<AdminUser>, added: AdminUser[] = [
   };
 }
 
-const replaceText = (field: typeof ADMIN.siteName, text: string) => [click(field), hot("ctrl", "a"), type(text)];
+const replaceText = (field: Rect, text: string) => [click(field), hot("ctrl", "a"), type(text)];
+const wrong = (atStep: number, r: Rect, note: string): BrowserMistake => ({ atStep, kind: "wrong-item", actions: [click(r)], note });
+const misclick = (atStep: number, r: Rect, note: string): BrowserMistake => ({ atStep, kind: "misclick", actions: [click(r)], note });
+const unsaved = (atStep: number): BrowserMistake => ({ atStep, kind: "premature-done", actions: [done], note: "does not save" });
+
+/** A task on the settings page: `steps`, then Save and done; judged by {@link settingsAre}(`change`). */
+function settingsTask(id: string, instruction: string, steps: Action[], change: Partial<AdminSettings>, mistakes: BrowserMistake[]): [BrowserTask, AppsCheck] {
+  return [defineBrowserTask({ id, app: "admin", path: "/admin", instruction, plan: [...steps, click(ADMIN.save), done], mistakes }), settingsAre(change)];
+}
+
+/** A task on the users page: `steps`, then done. */
+function usersTask(id: string, instruction: string, steps: Action[], check: AppsCheck, mistakes: BrowserMistake[]): [BrowserTask, AppsCheck] {
+  return [defineBrowserTask({ id, app: "admin", path: "/admin/users", instruction, plan: [...steps, done], mistakes }), check];
+}
 
 /** Admin tasks with their checkers. */
 export const ADMIN_TASKS: Array<[BrowserTask, AppsCheck]> = [
-  [
-    defineBrowserTask({
-      id: "admin-rename-site", app: "admin", path: "/admin",
-      instruction: "Rename the site to 'Acme Support Portal' and save the settings.",
-      plan: [...replaceText(ADMIN.siteName, "Acme Support Portal"), click(ADMIN.save), done],
-      mistakes: [
-        { atStep: 1, kind: "skip", actions: [type("Acme Support Portal")], note: "types without selecting the old name" },
-        { atStep: 2, kind: "typo", actions: [type("Acme Suport Portal")], note: "misspells Support" },
-      ],
-    }),
-    settingsAre({ siteName: "Acme Support Portal" }),
-  ],
-  [
-    defineBrowserTask({
-      id: "admin-support-email", app: "admin", path: "/admin",
-      instruction: "Change the support email to help@acme.test and save.",
-      plan: [...replaceText(ADMIN.supportEmail, "help@acme.test"), click(ADMIN.save), done],
-      mistakes: [
-        { atStep: 0, kind: "wrong-item", actions: [click(ADMIN.siteName)], note: "edits the site name field instead" },
-        { atStep: 3, kind: "premature-done", actions: [done], note: "does not save" },
-      ],
-    }),
-    settingsAre({ supportEmail: "help@acme.test" }),
-  ],
-  [
-    defineBrowserTask({
-      id: "admin-timezone-lisbon", app: "admin", path: "/admin",
-      instruction: "Set the site timezone to Europe/Lisbon and save.",
-      plan: [click(ADMIN.tz["Europe/Lisbon"]), click(ADMIN.save), done],
-      mistakes: [
-        { atStep: 0, kind: "wrong-item", actions: [click(ADMIN.tz["America/New_York"])], note: "picks New York" },
-        { atStep: 1, kind: "premature-done", actions: [done], note: "does not save" },
-      ],
-    }),
-    settingsAre({ timezone: "Europe/Lisbon" }),
-  ],
-  [
-    defineBrowserTask({
-      id: "admin-maintenance-on", app: "admin", path: "/admin",
-      instruction: "Put the site into maintenance mode and save.",
-      plan: [click(ADMIN.maintenance), click(ADMIN.save), done],
-      mistakes: [
-        { atStep: 0, kind: "wrong-item", actions: [click(ADMIN.signups)], note: "unticks signups instead" },
-        { atStep: 1, kind: "premature-done", actions: [done], note: "does not save" },
-      ],
-    }),
-    settingsAre({ maintenance: true }),
-  ],
-  [
-    defineBrowserTask({
-      id: "admin-signups-off", app: "admin", path: "/admin",
-      instruction: "Stop allowing new signups and save the settings.",
-      plan: [click(ADMIN.signups), click(ADMIN.save), done],
-      mistakes: [
-        { atStep: 0, kind: "wrong-item", actions: [click(ADMIN.maintenance)], note: "turns on maintenance instead" },
-        { atStep: 1, kind: "premature-done", actions: [done], note: "does not save" },
-      ],
-    }),
-    settingsAre({ signups: false }),
-  ],
-  [
-    defineBrowserTask({
-      id: "admin-upload-50", app: "admin", path: "/admin",
-      instruction: "Raise the maximum upload size to 50 MB and save.",
-      plan: [...replaceText(ADMIN.maxUpload, "50"), click(ADMIN.save), done],
-      mistakes: [
-        { atStep: 2, kind: "typo", actions: [type("500")], note: "types 500" },
-        { atStep: 1, kind: "skip", actions: [type("50")], note: "appends to the old value (1050)" },
-      ],
-    }),
-    settingsAre({ maxUploadMb: 50 }),
-  ],
-  [
-    defineBrowserTask({
-      id: "admin-promote-bruno", app: "admin", path: "/admin/users",
-      instruction: "Make Bruno Dias an editor.",
-      plan: [click(ADMIN.role.editor(1)), done],
-      mistakes: [
-        { atStep: 0, kind: "wrong-item", actions: [click(ADMIN.role.admin(1))], note: "makes him an admin" },
-        { atStep: 0, kind: "misclick", actions: [click(ADMIN.role.editor(0))], note: "hits Ana's row" },
-      ],
-    }),
-    usersAre(2, { role: "editor" }),
-  ],
-  [
-    defineBrowserTask({
-      id: "admin-deactivate-carla", app: "admin", path: "/admin/users",
-      instruction: "Deactivate Carla Mota's account.",
-      plan: [click(ADMIN.active(2)), done],
-      mistakes: [
-        { atStep: 0, kind: "wrong-item", actions: [click(ADMIN.active(1))], note: "deactivates Bruno" },
-        { atStep: 0, kind: "misclick", actions: [click(ADMIN.role.viewer(2))], note: "changes her role" },
-      ],
-    }),
-    usersAre(3, { active: false }),
-  ],
-  [
-    defineBrowserTask({
-      id: "admin-add-diego", app: "admin", path: "/admin/users",
-      instruction: "Add a user named Diego Reis with the email diego@acme.test.",
-      plan: [click(ADMIN.newName), type("Diego Reis"), click(ADMIN.newEmail), type("diego@acme.test"), click(ADMIN.add), done],
-      mistakes: [
-        { atStep: 3, kind: "typo", actions: [type("deigo@acme.test")], note: "misspells the email" },
-        { atStep: 2, kind: "skip", actions: [type("diego@acme.test")], note: "types the email into the name field" },
-      ],
-    }),
+  settingsTask("admin-rename-site", "Rename the site to 'Acme Support Portal' and save the settings.", replaceText(ADMIN.siteName, "Acme Support Portal"), { siteName: "Acme Support Portal" }, [
+    { atStep: 1, kind: "skip", actions: [type("Acme Support Portal")], note: "types without selecting the old name" },
+    { atStep: 2, kind: "typo", actions: [type("Acme Suport Portal")], note: "misspells Support" },
+  ]),
+  settingsTask("admin-support-email", "Change the support email to help@acme.test and save.", replaceText(ADMIN.supportEmail, "help@acme.test"), { supportEmail: "help@acme.test" }, [wrong(0, ADMIN.siteName, "edits the site name field instead"), unsaved(3)]),
+  settingsTask("admin-timezone-lisbon", "Set the site timezone to Europe/Lisbon and save.", [click(ADMIN.tz["Europe/Lisbon"])], { timezone: "Europe/Lisbon" }, [wrong(0, ADMIN.tz["America/New_York"], "picks New York"), unsaved(1)]),
+  settingsTask("admin-maintenance-on", "Put the site into maintenance mode and save.", [click(ADMIN.maintenance)], { maintenance: true }, [wrong(0, ADMIN.signups, "unticks signups instead"), unsaved(1)]),
+  settingsTask("admin-signups-off", "Stop allowing new signups and save the settings.", [click(ADMIN.signups)], { signups: false }, [wrong(0, ADMIN.maintenance, "turns on maintenance instead"), unsaved(1)]),
+  settingsTask("admin-upload-50", "Raise the maximum upload size to 50 MB and save.", replaceText(ADMIN.maxUpload, "50"), { maxUploadMb: 50 }, [
+    { atStep: 2, kind: "typo", actions: [type("500")], note: "types 500" },
+    { atStep: 1, kind: "skip", actions: [type("50")], note: "appends to the old value (1050)" },
+  ]),
+  usersTask("admin-promote-bruno", "Make Bruno Dias an editor.", [click(ADMIN.role.editor(1))], usersAre(2, { role: "editor" }), [wrong(0, ADMIN.role.admin(1), "makes him an admin"), misclick(0, ADMIN.role.editor(0), "hits Ana's row")]),
+  usersTask("admin-deactivate-carla", "Deactivate Carla Mota's account.", [click(ADMIN.active(2))], usersAre(3, { active: false }), [wrong(0, ADMIN.active(1), "deactivates Bruno"), misclick(0, ADMIN.role.viewer(2), "changes her role")]),
+  usersTask(
+    "admin-add-diego",
+    "Add a user named Diego Reis with the email diego@acme.test.",
+    [click(ADMIN.newName), type("Diego Reis"), click(ADMIN.newEmail), type("diego@acme.test"), click(ADMIN.add)],
     usersAre(0, {}, [{ id: 4, name: "Diego Reis", email: "diego@acme.test", role: "viewer", active: true }]),
-  ],
-  [
-    defineBrowserTask({
-      id: "admin-maintenance-newyork", app: "admin", path: "/admin",
-      instruction: "Turn on maintenance mode and set the timezone to America/New_York, then save.",
-      plan: [click(ADMIN.maintenance), click(ADMIN.tz["America/New_York"]), click(ADMIN.save), done],
-      mistakes: [
-        { atStep: 1, kind: "wrong-item", actions: [click(ADMIN.tz["Europe/Lisbon"])], note: "picks Lisbon" },
-        { atStep: 1, kind: "skip", actions: [click(ADMIN.save)], note: "saves before changing the timezone" },
-      ],
-    }),
-    settingsAre({ maintenance: true, timezone: "America/New_York" }),
-  ],
+    [
+      { atStep: 3, kind: "typo", actions: [type("deigo@acme.test")], note: "misspells the email" },
+      { atStep: 2, kind: "skip", actions: [type("diego@acme.test")], note: "types the email into the name field" },
+    ],
+  ),
+  settingsTask(
+    "admin-maintenance-newyork",
+    "Turn on maintenance mode and set the timezone to America/New_York, then save.",
+    [click(ADMIN.maintenance), click(ADMIN.tz["America/New_York"])],
+    { maintenance: true, timezone: "America/New_York" },
+    [wrong(1, ADMIN.tz["Europe/Lisbon"], "picks Lisbon"), { atStep: 1, kind: "skip", actions: [click(ADMIN.save)], note: "saves before changing the timezone" }],
+  ),
 ];

@@ -115,6 +115,10 @@ export class PlanBuilder {
     const p = pointOfOffset(w.view.editor, bodyRect(w), offset);
     return this.act(clicks === 2 ? { type: "DOUBLE_CLICK", x: p.x, y: p.y } : { type: "CLICK", x: p.x, y: p.y, button: "left", numClicks: clicks });
   }
+  /** Double-click the word at `needle` (`offset` characters into it) in the open editor. */
+  word(needle: string, offset = 1): this {
+    return this.clickText(this.find(needle) + offset, 2);
+  }
   /** Offset of `needle` in the open editor's text. */
   find(needle: string): number {
     const w = this.state.windows.find((x) => x.id === "editor");
