@@ -9,7 +9,10 @@
  * `readwrite` mode the first answer recorded under a key wins: a caller that raced another to the
  * same key (two workers, paired conditions) uses the recorded answer, so what a run used is what
  * its re-run replays. Entries hold the request and the answer, never credentials (the key and base
- * URL are not part of a request).
+ * URL are not part of a request). A chat entry's answer is `{ text, inputTokens, outputTokens,
+ * latencyMs, costUsd?, role, prompt? }` for the report's viewer (cost only when the model spec has
+ * a price); entries written before latency and cost were recorded hold text and tokens only and
+ * replay the same.
  */
 import { link, mkdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -168,7 +171,10 @@ export function withCache(model: ChatModel, options: CacheOptions): CachedChatMo
     let live: ChatResponse | undefined;
     const { value, cached } = await store.run(canonical(request), async () => {
       live = await model.complete(request);
-      return { text: live.text, inputTokens: live.usage.inputTokens, outputTokens: live.usage.outputTokens };
+      const { inputTokens, outputTokens, latencyMs, costUsd } = live.usage;
+      // Latency and cost are recorded for the report's viewer only; a replay reports its own (and costs 0).
+      // Cost only when the spec is priced: an unpriced call has no cost, not a cost of $0.
+      return { text: live.text, inputTokens, outputTokens, latencyMs, ...(typeof costUsd === "number" && { costUsd }), role: request.role, ...(request.prompt && { prompt: request.prompt }) };
     });
     if (!cached && live) return live;
     return {

@@ -52,8 +52,9 @@ export interface ViewerCall {
   reply: string;
   inputTokens: number;
   outputTokens: number;
-  /** Absent when the cache did not record it (the cache keeps text and tokens only). */
+  /** Milliseconds the recorded call took; absent in cache entries written before latency was recorded. */
   latencyMs?: number;
+  /** US dollars from the model spec's prices; absent when the spec had none (shown as n/a, never $0). */
   costUsd?: number;
 }
 
@@ -119,8 +120,8 @@ function marksOf(actions: readonly Action[]): ViewerMark[] {
 }
 
 type CacheEntry = {
-  request?: { model?: string; role?: string; messages?: Array<{ role?: string; content?: unknown }> };
-  response?: { text?: string; inputTokens?: number; outputTokens?: number; latencyMs?: number; usage?: Partial<ViewerCall> & { model?: string } };
+  request?: { model?: string; role?: string; draw?: { role?: string }; messages?: Array<{ role?: string; content?: unknown }> };
+  response?: { text?: string; inputTokens?: number; outputTokens?: number; latencyMs?: number; costUsd?: number; role?: string; prompt?: string; usage?: Partial<ViewerCall> & { model?: string } };
 };
 
 /**
@@ -158,11 +159,11 @@ export function loadCallIndex(runDir: string, cacheDir?: string): Map<string, Vi
       if (!last) continue;
       const r = e.response ?? {};
       const u = { ...r, ...(r.usage ?? {}) };
-      const latency = Number(u.latencyMs);
+      const latency = typeof u.latencyMs === "number" && Number.isFinite(u.latencyMs) && u.latencyMs >= 0 ? u.latencyMs : undefined;
       const call: ViewerCall = {
-        role: String(u.role ?? e.request?.role ?? "model"), model: String(u.model ?? e.request?.model ?? ""), ...(u.prompt ? { prompt: String(u.prompt) } : {}),
+        role: String(u.role ?? e.request?.role ?? e.request?.draw?.role ?? "model"), model: String(u.model ?? e.request?.model ?? ""), ...(u.prompt ? { prompt: String(u.prompt) } : {}),
         request: texts.join("\n").slice(0, 20_000), reply: String(r.text ?? "").slice(0, 20_000),
-        inputTokens: Number(u.inputTokens) || 0, outputTokens: Number(u.outputTokens) || 0, ...(latency > 0 ? { latencyMs: latency } : {}), ...(typeof u.costUsd === "number" ? { costUsd: u.costUsd } : {}),
+        inputTokens: Number(u.inputTokens) || 0, outputTokens: Number(u.outputTokens) || 0, ...(latency !== undefined ? { latencyMs: latency } : {}), ...(typeof u.costUsd === "number" && Number.isFinite(u.costUsd) ? { costUsd: u.costUsd } : {}),
       };
       index.set(last, [...(index.get(last) ?? []), call]);
     }
