@@ -74,18 +74,21 @@ describe("the model-backed end-to-end preset on SimDesk", () => {
     expect(html).toContain("Model calls per role");
     // the viewer shows each step's model calls from the record/replay cache: prompt, reply, tokens, latency
     const chunk = readFileSync(join(out1, "report-files", "chunk-0.js"), "utf8");
-    const ep = JSON.parse(chunk.slice(chunk.indexOf("["), chunk.lastIndexOf("]") + 1))[0];
+    const eps = JSON.parse(chunk.slice(chunk.indexOf("["), chunk.lastIndexOf("]") + 1));
+    const ep = eps[0];
     type Call = { role: string; prompt?: string; model: string; reply: string; request: string; inputTokens: number; outputTokens: number; latencyMs?: number; costUsd?: number };
     const calls: Call[] = ep.steps.flatMap((st: { calls?: Call[] }) => st.calls ?? []);
     const call = calls[0];
     expect(call).toMatchObject({ role: "policy", model: "scripted-vlm", reply: expect.any(String), request: expect.stringContaining("[screenshot]") });
     expect(call.inputTokens).toBeGreaterThan(0);
     expect(call.prompt).toMatch(/@\d/);
-    // latency and cost per call, recorded with the cache entry: >= the server's 40 ms delay; cost from the spec's price
-    expect(call.latencyMs).toBeGreaterThanOrEqual(40);
+    // latency and cost per call, recorded with the cache entry: cost from the spec's price
     expect(call.costUsd).toBeCloseTo((call.inputTokens * price.inputPerMillion + call.outputTokens * price.outputPerMillion) / 1e6, 12);
-    expect(calls.slice(1).filter((c) => c.role === "policy").every((c) => typeof c.latencyMs === "number" && c.costUsd! > 0)).toBe(true);
-    const detector = calls.find((c) => c.role === "detector")!;
+    const all: Call[] = eps.flatMap((e: { steps: Array<{ calls?: Call[] }> }) => e.steps.flatMap((st) => st.calls ?? []));
+    expect(all.filter((c) => c.role === "policy").every((c) => typeof c.latencyMs === "number" && c.costUsd! > 0)).toBe(true);
+    // the answer the server held back 40 ms was measured as such
+    expect(Math.max(...all.map((c) => c.latencyMs ?? 0))).toBeGreaterThanOrEqual(40);
+    const detector = all.find((c) => c.role === "detector")!;
     expect(typeof detector.latencyMs).toBe("number");
     expect(detector.costUsd).toBeUndefined();
     expect(html).toMatch(/<td>model\.max-rec-1<\/td><td>recoverer<\/td><td>2<\/td><td>0<\/td>/);
