@@ -83,14 +83,14 @@ export const isPlaceholder = (t: string) => /^[A-Z][A-Z_]+$/.test(t) || t === ".
  * one command (the test checks), so the list cannot go stale silently.
  */
 export const NEEDS: Array<{ match: RegExp; reason: string }> = [
-  { match: /^npx retrace stand-in\b/, reason: "is a server that serves until Ctrl-C (test/experiments/run-model.int.test.ts and stand-in-done-when.int.test.ts run it)" },
+  { match: /^npx retrace stand-in\b/, reason: "is a server that serves until Ctrl-C (test/adapters/testing/stand-in/cli.int.test.ts starts and stops it)" },
   { match: /^npx retrace worker\b|--queue\b/, reason: "needs Redis and PostgreSQL (test/experiments/distributed/ runs them on private servers)" },
   { match: /^npx retrace (status|cancel)\b/, reason: "reads a distributed run's queue.json and needs Redis and PostgreSQL" },
   { match: /--env x11\b/, reason: "needs a model endpoint and an X11 desktop (test/experiments/models-x11.int.test.ts)" },
-  { match: /--base-url\b|--policy\b|experiments\/configs\/models\//, reason: "needs a model endpoint (--base-url); the model path runs against the stand-in in test/experiments/models-*.int.test.ts" },
+  { match: /--base-url\b|--policy\b|experiments\/configs\/models\//, reason: "needs a model endpoint (--base-url); the model path runs against scripted servers in test/experiments/models-*.int.test.ts and the stand-in in stand-in-done-when.int.test.ts" },
   { match: /^npx retrace (report|label-sample) runs\/(qwen-e2e|reval)\b/, reason: "reads the output of a model-backed command above it" },
   { match: /^npx retrace eval-recovery$/, reason: "named in README's command table; it needs a --dataset (the full commands are in docs/recovery-evaluation.md)" },
-  { match: /^npx retrace demo\b/, reason: "the tiny demo takes ~40 s; test/experiments/demo.int.test.ts runs it (runDemo, the command's body) and report.int.test.ts opens its report" },
+  { match: /^npx retrace demo\b/, reason: "the tiny demo takes ~40 s; test/experiments/demo.int.test.ts runs it (runDemo, the command's body)" },
 ];
 
 /** How the test runs one command: the argv, or `--help` with the reason. */
