@@ -9,7 +9,10 @@
  * `readwrite` mode the first answer recorded under a key wins: a caller that raced another to the
  * same key (two workers, paired conditions) uses the recorded answer, so what a run used is what
  * its re-run replays. Entries hold the request and the answer, never credentials (the key and base
- * URL are not part of a request).
+ * URL are not part of a request). A chat entry's answer is `{ text, inputTokens, outputTokens }`
+ * plus the {@link RecordedCall} fields (role, prompt, latency, cost) for the report's viewer; the
+ * computer-use policies keep theirs under `meta`. Entries written before latency and cost were
+ * recorded hold text and tokens only and replay the same.
  */
 import { link, mkdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -17,6 +20,7 @@ import { randomBytes } from "node:crypto";
 import { ConfigError } from "../../src/errors.ts";
 import { hashValue } from "../../src/hash.ts";
 import type { ChatModel, ChatRequest, ChatResponse, DrawIdentity } from "../../src/model.ts";
+import type { ModelUsage } from "../../src/usage.ts";
 import { redactText } from "../../src/secrets.ts";
 
 /** Cache modes: `read` serves hits only, `write` always calls and records, `readwrite` both. */
@@ -50,6 +54,23 @@ export interface CachedChatModel extends ChatModel {
 }
 
 const KEY_VERSION = 1;
+
+/**
+ * What an entry records about the call beside its answer, for the report's viewer: the calling
+ * role and prompt id, latency in ms, and cost in USD only when the spec has a price (an unpriced
+ * call's cost is unknown, not $0). A replay reports its own usage (cached, $0), not this.
+ */
+export interface RecordedCall {
+  role: string;
+  prompt?: string;
+  latencyMs: number;
+  costUsd?: number;
+}
+
+/** The {@link RecordedCall} of a live call's usage record. */
+export function recordedCall(usage: Pick<ModelUsage, "role" | "prompt" | "latencyMs" | "costUsd">): RecordedCall {
+  return { role: usage.role, ...(usage.prompt && { prompt: usage.prompt }), latencyMs: usage.latencyMs, ...(typeof usage.costUsd === "number" && { costUsd: usage.costUsd }) };
+}
 
 /** Validate a `--cache` value. */
 export function parseCacheMode(value: string): CacheMode {
@@ -168,7 +189,7 @@ export function withCache(model: ChatModel, options: CacheOptions): CachedChatMo
     let live: ChatResponse | undefined;
     const { value, cached } = await store.run(canonical(request), async () => {
       live = await model.complete(request);
-      return { text: live.text, inputTokens: live.usage.inputTokens, outputTokens: live.usage.outputTokens };
+      return { text: live.text, inputTokens: live.usage.inputTokens, outputTokens: live.usage.outputTokens, ...recordedCall({ ...live.usage, role: request.role, prompt: request.prompt }) };
     });
     if (!cached && live) return live;
     return {

@@ -53,7 +53,9 @@ export function register(program: Command): void {
       .option("--preset <name>", `a first-class sweep: ${Object.keys(SWEEP_PRESETS).join(", ")}`)
       .option("--mode <grid|each>", "grid = every combination; each = one parameter at a time")
       .option("--retry-cap <list>", "retry caps (maxRecoveryIterations) crossed with every setting, e.g. 1,3,5")
-      .addHelpText("after", "\nExamples:\n  retrace sweep experiments/configs/sweep-freeze-window.yaml\n  retrace sweep experiments/configs/end-to-end.yaml --param recoveryBudget=1,3,5,10,20 --retry-cap 1,3"),
+      .option("--tasks <ids>", "run only these comma-separated task ids (replaces the config's env.tasks; see `npx retrace tasks`)")
+      .option("--limit <n>", "run only the first n tasks of the config")
+      .addHelpText("after", "\nExamples:\n  retrace sweep experiments/configs/sweep-freeze-window.yaml\n  retrace sweep experiments/configs/sweep-recovery-budget.yaml --param recoveryBudget=1,3,5,10,20 --retry-cap 1,3"),
     "runs/<name>-<timestamp>",
   )).action(async (file: string, flags: SweepFlags) => runFromCli(sweepConfigFrom(loadExperimentConfig(file), flags), flags));
 }

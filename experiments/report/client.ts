@@ -207,7 +207,7 @@ export const CLIENT_JS = String.raw`
     }
     (s.calls || []).forEach(function (c, j) {
       var d = el("details", "call");
-      d.appendChild(el("summary", null, "model call " + (j + 1) + ": " + c.role + (c.model ? " (" + c.model + ")" : "") + " - " + c.inputTokens + " in / " + c.outputTokens + " out tokens, " + (c.latencyMs === undefined ? "latency n/a" : (c.latencyMs / 1000).toFixed(2) + " s") + ", " + (c.costUsd === undefined ? "cost n/a" : "$" + c.costUsd.toFixed(4)) + (c.prompt ? ", prompt " + c.prompt : "")));
+      d.appendChild(el("summary", null, "model call " + (j + 1) + ": " + c.role + (c.model ? " (" + c.model + ")" : "") + " - " + c.inputTokens + " in / " + c.outputTokens + " out tokens, " + (c.latencyMs === undefined ? "latency n/a" : c.latencyMs < 1000 ? Math.round(c.latencyMs) + " ms" : (c.latencyMs / 1000).toFixed(2) + " s") + ", " + (c.costUsd === undefined ? "cost n/a" : "$" + (c.costUsd >= 0.01 || c.costUsd === 0 ? c.costUsd.toFixed(4) : c.costUsd.toPrecision(2))) + (c.prompt ? ", prompt " + c.prompt : "")));
       d.appendChild(el("div", "meta", "prompt"));
       d.appendChild(el("pre", "call-text", c.request));
       d.appendChild(el("div", "meta", "reply"));

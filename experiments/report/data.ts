@@ -1,20 +1,18 @@
 /**
  * Reading a results folder for the report: one run (a folder with manifest.json) or a parent of
  * several runs (e.g. the demo's ideal/, e2e/, sweep/), their summaries, the recovery-evaluation
- * files when they exist, and a selection of episodes for the trajectory viewer with their
- * screenshots downscaled to JPEG data URLs.
+ * files when they exist, and where each episode's folder is (the viewer's episodes and screenshots
+ * are read in viewer-data.ts).
  */
 import { readJsonFile } from "../../src/store/read-file.ts";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ConfigError } from "../../src/errors.ts";
 import { pathInside, realInside, showId } from "../../src/store/safe-path.ts";
-import { formatAction } from "../../src/action.ts";
 import type { EpisodeRecord } from "../runner/episode.ts";
 import type { Manifest } from "../runner/experiment.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import { isModelRunFolder, loadModelRun, readResultsForReport } from "./inputs.ts";
-import { runBlobsDir } from "../runner/run-blobs.ts";
 import { summarize, type ExperimentSummary } from "../runner/summary.ts";
 
 /** One run folder's data. */
@@ -35,7 +33,6 @@ export interface ExtraFile {
   rel: string;
   data: unknown;
 }
-
 
 /**
  * `file` when it (links followed) is inside `root`; a ConfigError otherwise: the report reads only
@@ -130,5 +127,3 @@ export function episodeFolder(run: string, line: ResultLine): string {
   const k = line.extra?.k;
   return pathInside(run, [line.condition, line.task, k !== undefined ? `${line.seed}-k${k}` : String(line.seed)], `report: ${join(run, "results.jsonl")}: episode ${showId(line.key)}`);
 }
-
-

@@ -52,8 +52,9 @@ export interface ViewerCall {
   reply: string;
   inputTokens: number;
   outputTokens: number;
-  /** Absent when the cache did not record it (the cache keeps text and tokens only). */
+  /** Milliseconds the recorded call took; absent in cache entries written before latency was recorded. */
   latencyMs?: number;
+  /** US dollars from the model spec's prices; absent when the spec had none (shown as n/a, never $0). */
   costUsd?: number;
 }
 
@@ -118,14 +119,65 @@ function marksOf(actions: readonly Action[]): ViewerMark[] {
   return out;
 }
 
+type Meta = { role?: string; prompt?: string; latencyMs?: number; costUsd?: number; model?: string };
 type CacheEntry = {
-  request?: { model?: string; role?: string; messages?: Array<{ role?: string; content?: unknown }> };
-  response?: { text?: string; inputTokens?: number; outputTokens?: number; latencyMs?: number; usage?: Partial<ViewerCall> & { model?: string } };
+  request?: { model?: string; role?: string; draw?: { role?: string }; system?: unknown; instructions?: unknown; messages?: unknown; input?: unknown };
+  draw?: { role?: string };
+  // chat entries: text, tokens and the recorded call; computer-use entries: output/content, usage in the vendor's names, meta
+  response?: Meta & { text?: string; inputTokens?: number; outputTokens?: number; output?: unknown; content?: unknown; usage?: Meta & { inputTokens?: number; outputTokens?: number; input_tokens?: number; output_tokens?: number }; meta?: Meta };
 };
+
+const BLOB_URL = "retrace-blob:";
+
+/**
+ * The text parts and screenshots of a request, in order, and the last screenshot's blob ref: chat
+ * messages (`{ type: "image", blob }`) and the computer-use bodies (OpenAI Responses `input`,
+ * Anthropic `messages`), whose images are `retrace-blob:<ref>[@WxH]` strings.
+ */
+function requestText(request: NonNullable<CacheEntry["request"]>): { texts: string[]; last?: string } {
+  const texts: string[] = [];
+  let last: string | undefined;
+  const walk = (v: unknown, role: string): void => {
+    if (typeof v === "string") {
+      if (v.startsWith(BLOB_URL)) (last = v.slice(BLOB_URL.length).replace(/@\d+x\d+$/, "")), texts.push("[screenshot]");
+      return;
+    }
+    if (Array.isArray(v)) return v.forEach((x) => walk(x, role));
+    if (!v || typeof v !== "object") return;
+    const o = v as Record<string, unknown>;
+    const r = typeof o.role === "string" ? o.role : role;
+    if (o.type === "image" && typeof o.blob === "string") return void ((last = o.blob), texts.push("[screenshot]"));
+    if (typeof o.text === "string") texts.push(`${r}: ${o.text}`);
+    if (typeof o.content === "string") texts.push(`${r}: ${o.content}`);
+    for (const [k, x] of Object.entries(o)) if (k !== "text" && k !== "role" && !(k === "content" && typeof x === "string")) walk(x, r);
+  };
+  for (const sys of [request.system, request.instructions]) typeof sys === "string" ? texts.push(`system: ${sys}`) : walk(sys, "system");
+  walk(request.messages, "user");
+  walk(request.input, "user");
+  return { texts, last };
+}
+
+/** A computer-use answer (OpenAI `output` items, Anthropic `content` blocks) as lines of text. */
+function answerText(items: unknown): string {
+  if (!Array.isArray(items)) return "";
+  return items
+    .map((it: Record<string, any>) => {
+      if (it?.type === "computer_call") return `computer_call ${JSON.stringify(it.action)}`;
+      if (it?.type === "tool_use") return `tool_use ${JSON.stringify(it.input)}`;
+      if (typeof it?.text === "string") return it.text;
+      if (Array.isArray(it?.content)) return it.content.map((c: { text?: unknown }) => (typeof c?.text === "string" ? c.text : "")).join("");
+      if (Array.isArray(it?.summary)) return it.summary.map((c: { text?: unknown }) => (typeof c?.text === "string" ? c.text : "")).join("");
+      return JSON.stringify(it);
+    })
+    .filter(Boolean)
+    .join("\n");
+}
 
 /**
  * The run's record/replay cache (`<run>/model-cache`), indexed by the last screenshot each request
- * carried: a step's calls are those made on its screen. Empty when the run kept no cache.
+ * carried: a step's calls are those made on its screen. Empty when the run kept no cache. Reads
+ * chat entries and the computer-use policies' entries alike; latency and cost are absent in
+ * entries written before they were recorded (the viewer shows "n/a").
  */
 export function loadCallIndex(runDir: string, cacheDir?: string): Map<string, ViewerCall[]> {
   const index = new Map<string, ViewerCall[]>();
@@ -146,23 +198,17 @@ export function loadCallIndex(runDir: string, cacheDir?: string): Map<string, Vi
       } catch {
         continue;
       }
-      const texts: string[] = [];
-      let last: string | undefined;
-      for (const m of e.request?.messages ?? []) {
-        const parts = typeof m.content === "string" ? [{ type: "text", text: m.content }] : Array.isArray(m.content) ? (m.content as Array<{ type?: string; text?: string; blob?: string }>) : [];
-        for (const part of parts) {
-          if (part.type === "image" && typeof part.blob === "string") (last = part.blob), texts.push("[screenshot]");
-          else if (typeof part.text === "string") texts.push(`${m.role ?? "user"}: ${part.text}`);
-        }
-      }
+      if (!e?.request || typeof e.request !== "object") continue;
+      const { texts, last } = requestText(e.request);
       if (!last) continue;
       const r = e.response ?? {};
-      const u = { ...r, ...(r.usage ?? {}) };
-      const latency = Number(u.latencyMs);
+      const u = { ...r, ...(r.usage ?? {}), ...(r.meta ?? {}) };
+      const latency = typeof u.latencyMs === "number" && Number.isFinite(u.latencyMs) && u.latencyMs >= 0 ? u.latencyMs : undefined;
       const call: ViewerCall = {
-        role: String(u.role ?? e.request?.role ?? "model"), model: String(u.model ?? e.request?.model ?? ""), ...(u.prompt ? { prompt: String(u.prompt) } : {}),
-        request: texts.join("\n").slice(0, 20_000), reply: String(r.text ?? "").slice(0, 20_000),
-        inputTokens: Number(u.inputTokens) || 0, outputTokens: Number(u.outputTokens) || 0, ...(latency > 0 ? { latencyMs: latency } : {}), ...(typeof u.costUsd === "number" ? { costUsd: u.costUsd } : {}),
+        role: String(u.role ?? e.draw?.role ?? e.request.role ?? e.request.draw?.role ?? "model"), model: String(u.model ?? e.request.model ?? ""), ...(u.prompt ? { prompt: String(u.prompt) } : {}),
+        request: texts.join("\n").slice(0, 20_000), reply: String(typeof r.text === "string" ? r.text : answerText(r.output ?? r.content)).slice(0, 20_000),
+        inputTokens: Number(u.inputTokens ?? u.input_tokens) || 0, outputTokens: Number(u.outputTokens ?? u.output_tokens) || 0,
+        ...(latency !== undefined ? { latencyMs: latency } : {}), ...(typeof u.costUsd === "number" && Number.isFinite(u.costUsd) ? { costUsd: u.costUsd } : {}),
       };
       index.set(last, [...(index.get(last) ?? []), call]);
     }

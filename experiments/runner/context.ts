@@ -122,8 +122,10 @@ export class RunContext {
       });
       throw new ShardDone(phase);
     }
-    if (processes && jobs.length > 0) {
-      const previous = readResults(this.resultsFile);
+    // Process workers only when some job is left: a resumed run that is already complete starts none
+    // (each child costs a few CPU-seconds to load); the in-process pool below skips the finished jobs.
+    const previous = processes && jobs.length > 0 ? readResults(this.resultsFile) : undefined;
+    if (processes && previous && jobs.some((j) => previous.get(j.key)?.status !== "ok")) {
       const progress: PoolProgress = { total: jobs.length, done: 0, skipped: 0, successes: 0, valid: 0, envErrors: 0 };
       for (const j of jobs) {
         const l = previous.get(j.key);

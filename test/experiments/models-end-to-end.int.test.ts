@@ -31,9 +31,14 @@ const lines = (out: string): ResultLine[] => readFileSync(join(out, "results.jso
 
 describe("the model-backed end-to-end preset on SimDesk", () => {
   it("runs no recovery vs recovery with every role model-backed, then replays from the cache with 0 requests and the same bytes", async () => {
-    const server = await startRoleServer(await ablationQueues());
+    const queues = await ablationQueues();
+    // the first forward answer comes after 40 ms, so its recorded latency is a real measurement
+    queues.forward[0] = { ...queues.forward[0], delayMs: 40 };
+    const server = await startRoleServer(queues);
     servers.push(server);
-    const cfg = narrowedPreset(join(dir, "e2e.json"));
+    // the forward agent is priced, the detector is not (its calls' cost is unknown, not $0)
+    const price = { inputPerMillion: 2.5, outputPerMillion: 10 };
+    const cfg = narrowedPreset(join(dir, "e2e.json"), (c) => void (c.pairs[0].forward.prices = { "scripted-vlm": price }));
     const out1 = join(dir, "run1");
     const cache = join(dir, "cache");
     const r1 = await cli("run", cfg, "--base-url", server.url, "--model", "scripted-vlm", "--out", out1, "--workers", "1", "--quiet", "--cache", "write", "--cache-dir", cache);
@@ -69,10 +74,23 @@ describe("the model-backed end-to-end preset on SimDesk", () => {
     expect(html).toContain("Model calls per role");
     // the viewer shows each step's model calls from the record/replay cache: prompt, reply, tokens, latency
     const chunk = readFileSync(join(out1, "report-files", "chunk-0.js"), "utf8");
-    const ep = JSON.parse(chunk.slice(chunk.indexOf("["), chunk.lastIndexOf("]") + 1))[0];
-    const call = ep.steps.flatMap((st: { calls?: unknown[] }) => st.calls ?? [])[0];
-    expect(call).toMatchObject({ model: "scripted-vlm", reply: expect.any(String), request: expect.stringContaining("[screenshot]") });
+    const eps = JSON.parse(chunk.slice(chunk.indexOf("["), chunk.lastIndexOf("]") + 1));
+    const ep = eps[0];
+    type Call = { role: string; prompt?: string; model: string; reply: string; request: string; inputTokens: number; outputTokens: number; latencyMs?: number; costUsd?: number };
+    const calls: Call[] = ep.steps.flatMap((st: { calls?: Call[] }) => st.calls ?? []);
+    const call = calls[0];
+    expect(call).toMatchObject({ role: "policy", model: "scripted-vlm", reply: expect.any(String), request: expect.stringContaining("[screenshot]") });
     expect(call.inputTokens).toBeGreaterThan(0);
+    expect(call.prompt).toMatch(/@\d/);
+    // latency and cost per call, recorded with the cache entry: cost from the spec's price
+    expect(call.costUsd).toBeCloseTo((call.inputTokens * price.inputPerMillion + call.outputTokens * price.outputPerMillion) / 1e6, 12);
+    const all: Call[] = eps.flatMap((e: { steps: Array<{ calls?: Call[] }> }) => e.steps.flatMap((st) => st.calls ?? []));
+    expect(all.filter((c) => c.role === "policy").every((c) => typeof c.latencyMs === "number" && c.costUsd! > 0)).toBe(true);
+    // the answer the server held back 40 ms was measured as such
+    expect(Math.max(...all.map((c) => c.latencyMs ?? 0))).toBeGreaterThanOrEqual(40);
+    const detector = all.find((c) => c.role === "detector")!;
+    expect(typeof detector.latencyMs).toBe("number");
+    expect(detector.costUsd).toBeUndefined();
     expect(html).toMatch(/<td>model\.max-rec-1<\/td><td>recoverer<\/td><td>2<\/td><td>0<\/td>/);
     // the paper's end-to-end findings judged on the model-backed run (one episode per condition: one discordant pair, too few to tell)
     expect(html).toMatch(/<b>cannot tell \(n too small: 1 discordant pair, fewer than 6\)<\/b>: Recovery improves task success over no recovery at every retry cap \(recoverer &quot;model&quot;\) \(Finding 5\)\. <span class="meta">model: no recovery 0\.0%, max-rec-1 100\.0%; mean gain 100\.0 points/);

@@ -2,12 +2,13 @@
  * The report opens in headless Chromium (Debian's chromium + playwright-core) at 1400 and 800 px
  * with no console errors and no network requests: success bars carry their CI whiskers, no table
  * header is a raw JSON field name, nothing scrolls sideways at 800 px, and the trajectory viewer
- * reaches every episode (loaded on demand from its chunk files), filters them, and steps through a
+ * reaches every episode (loaded on demand from its chunk files), filters them by condition, task,
+ * outcome and recovery, shows the same task across conditions, draws every chart kind, and steps through a
  * real SimDesk episode, recovery branch included. Model text is escaped: a response carrying
  * markup is shown as text and never executed. Run folders keep screenshots in the blob store;
  * `exportOsworld` writes OSWorld's layout with step PNGs.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
@@ -158,6 +159,22 @@ describe.runIf(tools.run)("report.html", () => {
     expect(solved.length).toBeGreaterThan(0);
     expect(solved.every((t) => t.includes("| solved"))).toBe(true);
     await page.selectOption("#f-outcome", "");
+    // condition and task filters narrow the list to that condition / task
+    const condition = "skilled.max-rec-3";
+    await page.selectOption("#f-condition", { label: await page.$eval("#f-condition", (s, c) => Array.from((s as HTMLSelectElement).options).find((o) => o.value.startsWith(c))!.label, condition) });
+    const ofCondition = await page.$$eval("#episode-select option", (o) => o.map((x) => x.textContent ?? ""));
+    expect(ofCondition).toHaveLength(6);
+    expect(ofCondition.every((t) => t.includes(`| ${condition}`))).toBe(true);
+    await page.selectOption("#f-condition", "");
+    await page.selectOption("#f-task", "editor-append-notes");
+    const ofTask = await page.$$eval("#episode-select option", (o) => o.map((x) => x.textContent ?? ""));
+    expect(ofTask).toHaveLength(4);
+    expect(ofTask.every((t) => t.includes("| editor-append-notes #"))).toBe(true);
+    // the same task and seed side by side across conditions: one row per condition, each with its lane
+    await page.waitForSelector("#compare .row .chip");
+    expect(await page.textContent("#compare h3")).toContain("Same task and seed across conditions (editor-append-notes #");
+    expect(await page.locator("#compare .row").count()).toBe(2);
+    await page.selectOption("#f-task", "");
 
     // every episode is reachable: open each one and check the viewer shows it
     const keys = readFileSync(join(out, "e2e", "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l).key as string);
@@ -195,6 +212,37 @@ describe.runIf(tools.run)("report.html", () => {
     expect(errors).toEqual([]);
     expect(requests).toEqual([]);
     await page.close();
+  });
+
+  it("draws every chart kind (success, Success@K, sweep, stability, recovery evaluation) beside the fixed/broken matrix, per-app table and confusion matrices", async () => {
+    // a small ideal-recovery run and a sweep beside links to the e2e run and the recovery evaluation
+    const dir = join(out, "..", `${out.split("/").pop()}-charts`);
+    try {
+      const base = { env: { kind: "simdesk", tasks: ["files-rename-folder"] }, seeds: [0], options: { maxForwardSteps: 20 } };
+      await runExperiment(parseExperimentConfig({ ...base, env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes", "settings-accent-green"] }, seeds: [0, 1], kind: "ideal-recovery", name: "ideal", k: 2, maxInstances: 2, forward: { kind: "sim", profile: "sloppy" }, detector: { kind: "sim", profile: "decent" } }), createSimDeskRuntime(), { out: join(dir, "ideal"), workers: 1 });
+      await runExperiment(parseExperimentConfig({ ...base, kind: "sweep", name: "sweep", pair: { name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "noisy" } }, params: { freezeWindow: [0, 3] }, retryCap: [3] }), createSimDeskRuntime(), { out: join(dir, "sweep"), workers: 1 });
+      cpSync(join(out, "e2e"), join(dir, "e2e"), { recursive: true });
+      cpSync(join(out, "recovery-eval"), join(dir, "recovery-eval"), { recursive: true });
+      const r = await buildReport(dir);
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(String(e)));
+      page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+      await page.goto(`file://${r.file}`);
+      await page.waitForSelector("body[data-viewer=ready]", { timeout: 15_000 });
+      // each chart: its title, then a canvas that painted
+      const charts = await page.$$eval("canvas:not(.heat)", (cs) => cs.map((c) => ({ title: c.parentElement?.previousElementSibling?.textContent ?? "", area: (c as HTMLCanvasElement).width * (c as HTMLCanvasElement).height })));
+      for (const title of [/success rate per condition/, /Success@K per recovery step/, /success rate across the sweep/, /process stability/, /Recovery success by context, distance d and budget r/, /Implicit vs explicit recovery/])
+        expect(charts.filter((c) => title.test(c.title) && c.area > 0).length, `${title} among ${charts.map((c) => c.title).join("; ")}`).toBeGreaterThan(0);
+      expect(Number(await page.getAttribute("body", "data-charts"))).toBeGreaterThanOrEqual(6);
+      const text = (await page.textContent("body")) ?? "";
+      // the paired fixed/broken matrix, the per-app breakdown and the oracle confusion matrices with kappa
+      for (const words of [/Tasks recovery fixed or broke/, /Success per app/, /Cohen's kappa/]) expect(text).toMatch(words);
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("reads as a tool at 1400 and 800 px: whiskers on success bars, worded headers, no sideways scroll", async () => {

@@ -206,6 +206,16 @@ describe("process workers", () => {
       const timed = readFileSync(join(b, "timings.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l).key as string);
       expect(timed).toHaveLength(27);
       expect(new Set(timed).size).toBe(27);
+      // resuming the finished run starts no child: a pool whose children could not even load is never used
+      const before = readFileSync(join(b, "results.jsonl"));
+      const unusable = new ShardPool(2, { module: new URL("./helpers/no-such-module.ts", import.meta.url).href, exportName: "none", args: [] });
+      try {
+        const resumed = await runExperiment(e2e(), standInRuntime(join(b, "x")), { out: b, processes: unusable, resume: true });
+        expect(resumed.lines).toHaveLength(27);
+        expect(readFileSync(join(b, "results.jsonl")).equals(before)).toBe(true);
+      } finally {
+        unusable.close();
+      }
     } finally {
       pool.close();
     }

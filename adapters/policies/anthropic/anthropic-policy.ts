@@ -19,7 +19,7 @@ import type { HistoryEntry, JsonValue, PolicyDecision, PolicyFailure, PolicyInpu
 import { runtimeSettings, type RuntimeSettings } from "../../../src/settings.ts";
 import { anthropicComputerInputToActions, type AnthropicComputerInput } from "../../actions/anthropic/convert.ts";
 import { toPolicyFailure, unparseable } from "../../actions/errors.ts";
-import { createRecordReplay, type CacheOptions } from "../../models/cache.ts";
+import { createRecordReplay, recordedCall, type CacheOptions, type RecordedCall } from "../../models/cache.ts";
 import type { DrawScope } from "../../models/draws.ts";
 import { hashValue } from "../../../src/hash.ts";
 import { blobUrl, materializeBlobUrls } from "../../models/content.ts";
@@ -153,15 +153,19 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
       const display = displayFor(input.observation.width, input.observation.height);
       stats.calls++;
       const started = performance.now();
-      let res: { content: any[]; usage: { input_tokens: number; output_tokens: number } };
+      let res: { content: any[]; usage: { input_tokens: number; output_tokens: number }; meta?: RecordedCall };
       let cached: boolean;
       try {
         ({ value: res, cached } = await cache.run(request, async () => {
           const body = await materializeBlobUrls(request, input.blobs, "base64");
           await awaitEndpointSlot(options.baseURL ?? "https://api.anthropic.com");
+          const t0 = performance.now();
           const r = await client.beta.messages.create(body as never, { signal: input.signal });
           const msg = r as unknown as { content: any[]; usage?: { input_tokens?: number; output_tokens?: number } };
-          return { content: msg.content, usage: { input_tokens: msg.usage?.input_tokens ?? 0, output_tokens: msg.usage?.output_tokens ?? 0 } };
+          const tokens = { input_tokens: msg.usage?.input_tokens ?? 0, output_tokens: msg.usage?.output_tokens ?? 0 };
+          const live = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: tokens.input_tokens, outputTokens: tokens.output_tokens, startedMs: t0, prices: options.prices });
+          // meta: recorded with the cache entry for the report's viewer (absent in older entries)
+          return { content: msg.content, usage: tokens, meta: recordedCall(live) };
         }, draw));
       } catch (err) {
         if (input.signal?.aborted) throw abortError(input.signal);

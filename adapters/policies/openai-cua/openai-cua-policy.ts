@@ -21,7 +21,7 @@ import type { JsonValue, PolicyDecision, PolicyFailure, PolicyInput } from "../.
 import { runtimeSettings, type RuntimeSettings } from "../../../src/settings.ts";
 import { openAIComputerActionToActions, type OpenAIComputerAction } from "../../actions/openai-cua/convert.ts";
 import { toPolicyFailure } from "../../actions/errors.ts";
-import { createRecordReplay, type CacheOptions } from "../../models/cache.ts";
+import { createRecordReplay, recordedCall, type CacheOptions, type RecordedCall } from "../../models/cache.ts";
 import type { DrawScope } from "../../models/draws.ts";
 import { hashValue } from "../../../src/hash.ts";
 import { blobUrl, materializeBlobUrls } from "../../models/content.ts";
@@ -78,6 +78,8 @@ interface CuaResponse {
   id: string;
   output: any[];
   usage?: { input_tokens?: number; output_tokens?: number };
+  /** Recorded with the cache entry for the report's viewer (absent in older entries). */
+  meta?: RecordedCall;
 }
 
 /** Create an OpenAI computer-use policy. */
@@ -158,8 +160,11 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
         ({ value: res, cached } = await cache.run(request, async (): Promise<CuaResponse> => {
           const body = await materializeBlobUrls(request, input.blobs);
           await awaitEndpointSlot(baseURL ?? "https://api.openai.com/v1");
+          const t0 = performance.now();
           const r = (await client.responses.create(body as never, { signal: input.signal })) as unknown as CuaResponse;
-          return { id: r.id, output: r.output, usage: { input_tokens: r.usage?.input_tokens ?? 0, output_tokens: r.usage?.output_tokens ?? 0 } };
+          const tokens = { input_tokens: r.usage?.input_tokens ?? 0, output_tokens: r.usage?.output_tokens ?? 0 };
+          const live = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: tokens.input_tokens, outputTokens: tokens.output_tokens, startedMs: t0, prices: options.prices });
+          return { id: r.id, output: r.output, usage: tokens, meta: recordedCall(live) };
         }, draw));
       } catch (err) {
         if (input.signal?.aborted) throw abortError(input.signal);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -57,6 +57,35 @@ describe("record/replay cache", () => {
       expect(text).not.toContain("base64"); // images are stored as their hashes, not bytes
     }
     expect(stored.some((f) => readFileSync(f, "utf8").includes(shot.ref))).toBe(true);
+  });
+
+  it("records each call's latency, role and prompt, and its cost when the spec is priced; entries without them still replay", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "retrace-cache-"));
+    const blobs = tempBlobs();
+    server = await startScriptedOpenAIServer({ script: [{ text: "a", usage: { inputTokens: 1000, outputTokens: 200 }, delayMs: 30 }, { text: "b", usage: { inputTokens: 10, outputTokens: 2 } }] });
+    const prices = { m: { inputPerMillion: 3, outputPerMillion: 15 } };
+    const priced = withCache(createOpenAIChatModel({ model: "m", baseURL: server.url, apiKey: "k", blobs, prices, settings: noEnv }), { dir, mode: "readwrite" });
+    await priced.complete({ role: "policy", prompt: "forward.pyautogui@3", messages: [{ role: "user", content: "priced" }] });
+    const unpriced = withCache(createOpenAIChatModel({ model: "m", baseURL: server.url, apiKey: "k", blobs, settings: noEnv }), { dir, mode: "readwrite" });
+    await unpriced.complete({ role: "detector", messages: [{ role: "user", content: "unpriced" }] });
+    const entries = files(dir).map((f) => ({ f, e: JSON.parse(readFileSync(f, "utf8")) }));
+    const byText = (t: string) => entries.find(({ e }) => e.response.text === t)!;
+    const a = byText("a").e.response;
+    expect(a).toMatchObject({ text: "a", inputTokens: 1000, outputTokens: 200, role: "policy", prompt: "forward.pyautogui@3" });
+    expect(a.latencyMs).toBeGreaterThanOrEqual(30);
+    expect(a.costUsd).toBeCloseTo((1000 * 3 + 200 * 15) / 1e6, 12);
+    const b = byText("b").e.response;
+    expect(typeof b.latencyMs).toBe("number");
+    expect("costUsd" in b).toBe(false); // unknown, not $0
+
+    // An entry written before latency and cost were recorded (text and tokens only) replays as before.
+    const old = byText("a");
+    writeFileSync(old.f, JSON.stringify({ ...old.e, response: { text: "a", inputTokens: 1000, outputTokens: 200 } }) + "\n");
+    const replay = withCache(createOpenAIChatModel({ model: "m", baseURL: server.url, apiKey: "k", blobs, prices, settings: noEnv }), { dir, mode: "read", onMiss: "throw" });
+    const before = server.calls;
+    const r = await replay.complete({ role: "policy", prompt: "forward.pyautogui@3", messages: [{ role: "user", content: "priced" }] });
+    expect(server.calls).toBe(before);
+    expect([r.text, r.usage.inputTokens, r.usage.outputTokens, r.usage.cached]).toEqual(["a", 1000, 200, true]);
   });
 
   it("keys on everything that changes the answer: model, params, messages, images, sampling", async () => {

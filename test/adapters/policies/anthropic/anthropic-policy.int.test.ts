@@ -1,9 +1,13 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import sharp from "sharp";
 import { createAnthropicPolicy } from "../../../../adapters/policies/anthropic/anthropic-policy.ts";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../../adapters/testing/scripted-openai-server.ts";
 import type { HistoryEntry } from "../../../../src/policy.ts";
 import { AdapterError } from "../../../../src/errors.ts";
+import { loadCallIndex } from "../../../../experiments/report/viewer-data.ts";
 import { policyInput, tempBlobs, waitFor } from "../../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;
@@ -53,6 +57,21 @@ describe("Anthropic computer-use policy", () => {
     const d2 = await policy.propose(await policyInput(blobs, { history: [h0, h1] }));
     expect(d2.actions).toEqual([{ type: "DONE" }]);
     expect(d2.response).toContain("task is complete");
+    server.verify();
+  });
+
+  it("records each call's latency and priced cost in its cache entry, which the report's viewer reads", async () => {
+    const blobs = tempBlobs();
+    const dir = mkdtempSync(join(tmpdir(), "retrace-anthropic-cache-"));
+    server = await startScriptedOpenAIServer({ script: [{ endpoint: "messages", text: "Clicking File.", content: [toolUse("toolu_1", { action: "left_click", coordinate: [30, 12] })], usage: { inputTokens: 2000, outputTokens: 50 }, delayMs: 25 }] });
+    const policy = createAnthropicPolicy({ baseURL: server.origin, apiKey: "k", settings: noEnv, cache: { dir, mode: "readwrite" }, prices: { "claude-sonnet-4-6": { inputPerMillion: 3, outputPerMillion: 15 } } });
+    const in0 = await policyInput(blobs);
+    await policy.propose(in0);
+    const [shown] = loadCallIndex(dir, dir).get(in0.observation.screenshot) ?? [];
+    expect(shown).toMatchObject({ role: "policy", model: "claude-sonnet-4-6", inputTokens: 2000, outputTokens: 50, request: expect.stringContaining("[screenshot]") });
+    expect(shown.reply).toContain('tool_use {"action":"left_click"');
+    expect(shown.latencyMs).toBeGreaterThanOrEqual(25);
+    expect(shown.costUsd).toBeCloseTo((2000 * 3 + 50 * 15) / 1e6, 12);
     server.verify();
   });
 

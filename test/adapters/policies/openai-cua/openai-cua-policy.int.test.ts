@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAICuaPolicy } from "../../../../adapters/policies/openai-cua/openai-cua-policy.ts";
+import { loadCallIndex } from "../../../../experiments/report/viewer-data.ts";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../../adapters/testing/scripted-openai-server.ts";
 import type { HistoryEntry } from "../../../../src/policy.ts";
 import { policyInput, tempBlobs, waitFor } from "../../testing/fixtures.ts";
@@ -102,7 +103,7 @@ describe("OpenAI computer-use policy (Responses API)", () => {
     const dir = mkdtempSync(join(tmpdir(), "retrace-cua-cache-"));
     server = await startScriptedOpenAIServer({ script: [{ output: [call("1", { type: "teleport" })] }, { output: [call("2", { type: "scroll", x: 10, y: 10, scroll_x: 0, scroll_y: 200 })] }] });
     const input = await policyInput(blobs);
-    const p1 = createOpenAICuaPolicy({ baseURL: server.url, apiKey: "k", settings: noEnv, cache: { dir, mode: "readwrite" } });
+    const p1 = createOpenAICuaPolicy({ baseURL: server.url, apiKey: "k", settings: noEnv, cache: { dir, mode: "readwrite" }, prices: { "computer-use-preview": { inputPerMillion: 3, outputPerMillion: 12 } } });
     const bad = await p1.propose(input);
     expect(bad.failure?.kind).toBe("unparseable");
     expect(p1.stats.failures.unparseable).toBe(1);
@@ -110,6 +111,12 @@ describe("OpenAI computer-use policy (Responses API)", () => {
     const good = await p1.propose(input2);
     expect(good.actions).toEqual([{ type: "SCROLL", dx: 0, dy: -2, x: 10, y: 10 }]);
     expect(server.calls).toBe(2);
+    // the report's viewer reads the entry: the request's text and screen, the reply, tokens, latency and the priced cost
+    const [shown] = loadCallIndex(dir, dir).get(input2.observation.screenshot) ?? [];
+    expect(shown).toMatchObject({ role: "policy", model: "computer-use-preview", reply: expect.stringContaining("computer_call"), request: expect.stringContaining("[screenshot]") });
+    expect(shown.inputTokens).toBeGreaterThan(0);
+    expect(shown.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(shown.costUsd).toBeCloseTo((shown.inputTokens * 3 + shown.outputTokens * 12) / 1e6, 12);
     const p2 = createOpenAICuaPolicy({ baseURL: server.url, apiKey: "other", settings: noEnv, cache: { dir, mode: "read", onMiss: "throw" } });
     expect((await p2.propose(input2)).actions).toEqual(good.actions);
     expect((await p2.propose(input2)).usage?.[0].cached).toBe(true);
