@@ -125,7 +125,7 @@ describe("an echoed key in checkpoints", () => {
       try {
         const out = join(dir, "dist");
         const q = `echo${Date.now().toString(36)}`;
-        const worker = retrace(["worker", "--queue", redis.url, "--store", pgs.url, "--queue-name", q, "--keep-checkpoints", "--cache-dir", join(dir, "worker-cache"), "--quiet"], ENV);
+        const worker = retrace(["worker", "--queue", redis.url, "--store", pgs.url, "--queue-name", q, "--keep-checkpoints", "--work-dir", join(dir, "worker-cache"), "--quiet"], ENV);
         procs.push(worker);
         await run(["run", configFile, "--queue", redis.url, "--store", pgs.url, "--queue-name", q, "--out", out, "-q"]);
         await stop(worker, 10_000);

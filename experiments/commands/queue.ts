@@ -135,22 +135,25 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
       .option("--queue <url>", "redis:// URL of the episode queue (default: $RETRACE_QUEUE_URL)")
       .option("-c, --concurrency <n>", "episodes at once, each with its own environment", "1")
       .option("--checkpoint <url>", "postgres:// URL of the LangGraph checkpointer (default: --store)")
-      .option("--cache-dir <dir>", "local folder for cached blobs and scratch episode folders", join(tmpdir(), "retrace-worker"))
-      .addOption(new Option("--cache <dir>", "renamed: use --cache-dir").hideHelp())
+      .option("--work-dir <dir>", "local folder for cached blobs and scratch episode folders", join(tmpdir(), "retrace-worker"))
+      .addOption(new Option("--cache <dir>", "renamed: use --work-dir").hideHelp())
+      .addOption(new Option("--cache-dir <dir>", "renamed: use --work-dir").hideHelp())
       .option("--max-rps <spec...>", "cap requests per second to model endpoints, shared by every worker through Redis: N (each endpoint) or BASE_URL=N")
       .option("--lock-ms <n>", "lock lease: a worker silent this long is presumed dead and its episode handed on", "30000")
       .option("--keep-checkpoints", "keep each episode's LangGraph checkpoints after its result is stored (default: delete them then)")
       .addOption(new Option("--env <kind>", "environment override for every run: simdesk, x11, docker, browser or osworld (default: each run's env.kind)").choices(["simdesk", "x11", "docker", "browser", "osworld"]))
       .addOption(new Option("-q, --quiet", "no per-episode lines")),
-  ).action(async (flags: QueueFlags & { concurrency: string; checkpoint?: string; cache?: string; cacheDir: string; lockMs: string; env?: string; quiet?: boolean; maxRps?: string[]; keepCheckpoints?: boolean }) => {
-    // One meaning per flag name: --cache is the model-call cache mode in `run`; the folder is --cache-dir here too.
-    if (flags.cache !== undefined) throw new ConfigError(`worker: --cache is now --cache-dir <dir> (the worker's local folder); --cache names the model-call cache mode in \`retrace run\``, { field: "cache" });
+  ).action(async (flags: QueueFlags & { concurrency: string; checkpoint?: string; cache?: string; cacheDir?: string; workDir: string; lockMs: string; env?: string; quiet?: boolean; maxRps?: string[]; keepCheckpoints?: boolean }) => {
+    // One meaning per flag name: --cache is the model-call cache mode and --cache-dir its folder in
+    // `run`, `chaos`, `report`; the worker's own scratch folder is --work-dir.
+    if (flags.cache !== undefined) throw new ConfigError(`worker: --cache is now --work-dir <dir> (the worker's local folder); --cache names the model-call cache mode in \`retrace run\``, { field: "cache" });
+    if (flags.cacheDir !== undefined) throw new ConfigError(`worker: --cache-dir is now --work-dir <dir> (the worker's local folder); --cache-dir names the model-call cache folder in \`retrace run\``, { field: "cache-dir" });
     const urls = queueUrls(flags);
     if (flags.checkpoint) checkPostgresUrl(flags.checkpoint, "--checkpoint");
     const concurrency = positiveInt(flags.concurrency, "--concurrency", 64);
     const lockMs = positiveInt(flags.lockMs, "--lock-ms", 3_600_000, 1_000);
     const rpsSpec = flags.maxRps?.length ? parseMaxRps(flags.maxRps) : undefined;
-    checkOutDir(flags.cacheDir, { flag: "--cache-dir" });
+    checkOutDir(flags.workDir, { flag: "--work-dir" });
     // Redis first, with a deadline: an unreachable queue is one line, not a retry loop.
     await checkRedisReachable(urls.queue, { field: "queue" });
     const rps = rpsSpec ? createRedisEndpointLimiter(urls.queue, rpsSpec) : undefined;
@@ -166,7 +169,7 @@ export function registerQueueCommands(program: Command, runtimeFor: (envKind: st
     let worker: Awaited<ReturnType<typeof startWorker>>;
     try {
       worker = await startWorker({
-      queueUrl: urls.queue, queueName: flags.queueName, storeUrl: urls.store, checkpointUrl: flags.checkpoint, concurrency, runtimeOf, cacheDir: join(flags.cacheDir, String(process.pid)), lockMs, keepCheckpoints: flags.keepCheckpoints === true,
+      queueUrl: urls.queue, queueName: flags.queueName, storeUrl: urls.store, checkpointUrl: flags.checkpoint, concurrency, runtimeOf, cacheDir: join(flags.workDir, String(process.pid)), lockMs, keepCheckpoints: flags.keepCheckpoints === true,
       onStart: (e) => flags.quiet || process.stderr.write(`start ${safeName(e.key, 300)}${e.resumed ? " (resuming its checkpoints)" : ""}${e.attempt > 1 ? ` attempt ${e.attempt}` : ""}\n`),
       onEpisode: (e) => flags.quiet || process.stderr.write(`done ${safeName(e.key, 300)}: ${e.status}${e.stored ? "" : " (not stored: already done)"}${e.resumed ? " (resumed)" : ""} ${e.ms} ms\n`),
       });

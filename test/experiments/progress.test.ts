@@ -2,8 +2,8 @@
  * Progress of a run when stderr is not a terminal: a line per interval (and at the end of each
  * phase) with done, success, spend and an ETA from the episodes finished so far ("estimating"
  * before the first, never NaN); the resume command printed on Ctrl-C; and the CLI flags of issue
- * 22: `--version`, `run --tasks/--limit`, `worker --cache-dir` (the old `--cache <dir>` is one
- * clear error).
+ * 22: `--version`, `run --tasks/--limit`, `worker --work-dir` (the old `--cache <dir>` and
+ * `--cache-dir <dir>` are one clear error each: `--cache-dir` is the model-call cache elsewhere).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -96,10 +96,12 @@ describe("CLI flags", () => {
     expect(r.stderr).toMatch(/--limit: expected a positive integer/);
   });
 
-  it("worker names its folder --cache-dir; the old --cache <dir> is one line saying so", async () => {
-    const r = await cli("worker", "--queue", "redis://127.0.0.1:1", "--cache", join(dir, "c"));
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--cache is now --cache-dir <dir>/);
-    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  it("worker names its folder --work-dir; the old --cache <dir> and --cache-dir <dir> are one line each saying so", async () => {
+    for (const flag of ["--cache", "--cache-dir"]) {
+      const r = await cli("worker", "--queue", "redis://127.0.0.1:1", flag, join(dir, "c"));
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`${flag} is now --work-dir <dir>`));
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    }
   });
 });

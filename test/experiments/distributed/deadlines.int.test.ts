@@ -51,7 +51,7 @@ describe.runIf(services.run)("connect deadlines and SIGTERM", () => {
   }, 90_000);
 
   it("a worker with nothing listening on the Redis port gives up with one line instead of retrying forever", async () => {
-    const p = retrace(["worker", "--queue", "redis://127.0.0.1:1", "--store", pg!.url, "--cache-dir", join(dir, "cache1")]);
+    const p = retrace(["worker", "--queue", "redis://127.0.0.1:1", "--store", pg!.url, "--work-dir", join(dir, "cache1")]);
     procs.push(p);
     expect(await p.exited).toBe(2);
     expect(p.lines).toHaveLength(1);
@@ -61,7 +61,7 @@ describe.runIf(services.run)("connect deadlines and SIGTERM", () => {
 
   it("a worker whose Redis went away stops within seconds of SIGTERM", async () => {
     const redis = await startPrivateRedis();
-    const p = retrace(["worker", "--queue", redis.url, "--store", pg!.url, "--cache-dir", join(dir, "cache2"), "-q"], { RETRACE_LOG_LEVEL: "warn" });
+    const p = retrace(["worker", "--queue", redis.url, "--store", pg!.url, "--work-dir", join(dir, "cache2"), "-q"], { RETRACE_LOG_LEVEL: "warn" });
     procs.push(p);
     await p.waitFor(/slot\(s\) on/, 90_000);
     redis.stop();

@@ -34,7 +34,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const start = (p: CliProc) => (procs.push(p), p);
 
 function worker(queueName: string, opts: { redis?: string; postgres?: string; lockMs?: number } = {}): CliProc {
-  return start(retrace(["worker", "--queue", opts.redis ?? redisUrl, "--store", opts.postgres ?? postgresUrl, "--queue-name", queueName, "--lock-ms", String(opts.lockMs ?? 2000), "--cache-dir", join(dir, "cache")]));
+  return start(retrace(["worker", "--queue", opts.redis ?? redisUrl, "--store", opts.postgres ?? postgresUrl, "--queue-name", queueName, "--lock-ms", String(opts.lockMs ?? 2000), "--work-dir", join(dir, "cache")]));
 }
 /** Files with this name anywhere under `dir`. */
 function filesNamed(dir: string, name: string): string[] {
