@@ -55,7 +55,8 @@ export async function generateTextWithRecovery<TOOLS extends ToolSet>(
   const task: TaskSpec = o.task ?? { id: "sdk-task", instruction };
   const recovery = new StepRecovery(o, task);
   const started = Date.now();
-  recovery.start(await o.env.observe());
+  const envMs0 = o.meter.ms;
+  recovery.start(await o.meter.observe()); // fresh: the environment may have been reset since the meter last saw it
 
   let view: ModelMessage[] = [];
   let consumed = 0;
@@ -69,7 +70,8 @@ export async function generateTextWithRecovery<TOOLS extends ToolSet>(
       .filter((calls) => calls.length > 0)
       .map((calls) => ({ actions: calls.flatMap((c) => toActions(c.input, c.toolName!)), response: calls.map((c) => `${c.toolName}(${JSON.stringify(c.input ?? {})})`).join("; ") }));
     if (steps.length > 0) {
-      const cut = await recovery.afterSteps(steps, await o.env.observe(), o.signal);
+      // The screen after the last tool call, as the tool recorded it (observed only when it recorded none).
+      const cut = await recovery.afterSteps(steps, await o.meter.current(), o.signal);
       if (cut) {
         let seen = 0;
         const at = view.findIndex((m) => stepCalls(m, computerTools).length > 0 && seen++ === cut.step);
@@ -84,7 +86,7 @@ export async function generateTextWithRecovery<TOOLS extends ToolSet>(
 
   const result = await generateText({ ...params, prepareStep, ...(o.signal && !params.abortSignal && { abortSignal: o.signal }) } as GenerateTextParams<TOOLS>);
   const stopReason: StopReason = result.finishReason === "tool-calls" ? "max-steps" : "done";
-  return buildSdkResult(o, recovery, { result, finalOutput: result.text, stopReason, wallMs: Date.now() - started, envMs: 0 });
+  return buildSdkResult(o, recovery, { result, finalOutput: result.text, stopReason, wallMs: Date.now() - started, envMs: o.meter.ms - envMs0 });
 }
 
 export { retraceComputerTool } from "./computer-tool.ts";

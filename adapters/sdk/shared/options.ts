@@ -18,6 +18,7 @@ import { TRANSITION_STRINGS } from "../../../src/episode.ts";
 import { recoverWithPolicy } from "../../langchain/recover-with-policy.ts";
 import type { RestoreRequest, RestoreResult } from "../../langchain/options.ts";
 import type { RecoveryKnobs } from "../../recovery-knobs.ts";
+import { envMeter, meteredEnvironment, type EnvMeter } from "./env-meter.ts";
 
 /** Options of the SDK wrappers. */
 export interface SdkRecoveryOptions extends RecoveryKnobs {
@@ -78,9 +79,12 @@ const Schema = z
   .strict();
 
 type Defaulted = "freezeWindow" | "maxRecoveryIterations" | "recoveryStep" | "minConfidence" | "transition" | "seed" | "restoration" | "detectorTimeoutMs" | "evaluate";
-/** Options with defaults resolved and the restore routine built. */
+/**
+ * Options with defaults resolved and the restore routine built; `env` is the caller's environment
+ * with its step/observe/restore time metered into `meter` (see ./env-meter.ts).
+ */
 export type ResolvedSdkRecoveryOptions = Omit<SdkRecoveryOptions, Defaulted | "restore"> &
-  Required<Pick<SdkRecoveryOptions, Defaulted | "restore">>;
+  Required<Pick<SdkRecoveryOptions, Defaulted | "restore">> & { meter: EnvMeter };
 
 /** Validate; a ConfigError names the first bad field (prefixed with the wrapper's name). */
 export function resolveSdkOptions(where: string, options: SdkRecoveryOptions): ResolvedSdkRecoveryOptions {
@@ -92,11 +96,12 @@ export function resolveSdkOptions(where: string, options: SdkRecoveryOptions): R
   }
   if (!options.restore && !options.recoverer) throw new ConfigError(`${where}: give option "recoverer" (the recovery sub-agent) or "restore" (a restore routine)`, { field: "recoverer" });
   if (r.data.recoveryStep === "llm" && !options.selector) throw new ConfigError(`${where}: option "selector" is required when recoveryStep is "llm"`, { field: "selector" });
+  const env = meteredEnvironment(options.env);
   const restore =
     options.restore ??
     recoverWithPolicy({
       recoverer: options.recoverer!,
-      env: options.env,
+      env,
       blobs: options.blobs,
       ...(options.budget !== undefined && { budget: options.budget }),
       ...(options.recoveryContext !== undefined && { recoveryContext: options.recoveryContext }),
@@ -104,5 +109,5 @@ export function resolveSdkOptions(where: string, options: SdkRecoveryOptions): R
       ...(options.verifier && { verifier: options.verifier }),
     });
   // zod validated the shapes; keep the caller's function and object identities.
-  return { ...options, ...r.data, restore } as ResolvedSdkRecoveryOptions;
+  return { ...options, ...r.data, env, meter: envMeter(options.env), restore } as ResolvedSdkRecoveryOptions;
 }
