@@ -48,7 +48,9 @@ export async function rebuildHistory(input: RebuildHistoryInput): Promise<void> 
   const entries = history.entries.length ? history.entries : ["about:blank"];
   const index = Math.min(Math.max(history.index, 0), entries.length - 1);
   let placeholders = true;
-  const matcher = (url: URL) => placeholders && entries.includes(url.href);
+  // Requests carry no fragment: match entries without theirs.
+  const documents = new Set(entries.map((e) => e.split("#")[0]));
+  const matcher = (url: URL) => placeholders && documents.has(url.href);
   await page.route(matcher, (route) => (placeholders && route.request().isNavigationRequest() ? route.fulfill({ status: 200, contentType: "text/html", headers: { "cache-control": "no-store" }, body: PLACEHOLDER }) : route.fallback()));
   try {
     await goto(entries[0]);
