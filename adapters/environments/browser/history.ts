@@ -63,8 +63,10 @@ export async function rebuildHistory(input: RebuildHistoryInput): Promise<void> 
     }
     const built = await cdp.send("Page.getNavigationHistory");
     if (built.currentIndex !== index) {
+      // Fires on the commit of the entry's placeholder, and on a same-document entry too.
+      const navigated = page.waitForEvent("framenavigated", { predicate: (f) => f === page.mainFrame(), timeout: 20_000 });
       await cdp.send("Page.navigateToHistoryEntry", { entryId: built.entries[Math.min(index, built.entries.length - 1)].id });
-      for (let t = 0; t < 250 && (await cdp.send("Page.getNavigationHistory")).currentIndex !== index; t++) await new Promise((r) => setTimeout(r, 20));
+      await navigated;
       await page.waitForLoadState("load");
     }
     await input.onCurrent?.();
