@@ -1,8 +1,8 @@
 /**
  * Restoring a browser state to step R, two ways, side by side on one environment and one task:
- * `browser-snapshot-restore` (read the snapshot from the BlobStore, new context with its cookies
- * and localStorage, put the app's server state back, open the URL, refill forms and focus, take
- * the observation) and `browser-replay-restore` (reset to a fresh context and replay the R plan
+ * `browser-snapshot-restore` (read the snapshot from the BlobStore, put the app's server state,
+ * cookies and storage back in the episode's context, rebuild the tab's history and load its
+ * current URL, refill forms and focus, take the observation) and `browser-replay-restore` (reset to a fresh context and replay the R plan
  * steps, observing after each, as `restoration: replay` does). Figures are ms per restoration.
  */
 import { mkdtempSync, rmSync } from "node:fs";

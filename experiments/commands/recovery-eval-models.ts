@@ -42,7 +42,9 @@ export function addModelEvalFlags(cmd: Command): Command {
 /** The config from the flags, or undefined for the simulated path (which refuses model-only flags). */
 export function configFromFlags(flags: ModelEvalFlags): RecoveryEvalConfig | undefined {
   if (!flags.config) {
-    const stray = [flags.baseUrl && "--base-url", flags.model && "--model", flags.apiKeyEnv && "--api-key-env", flags.env && flags.env !== "simdesk" && `--env ${flags.env}`].filter(Boolean);
+    if (flags.env && flags.env !== "simdesk")
+      throw new ConfigError(`--env ${flags.env}: the simulated recovery evaluation runs on SimDesk only (its simulated perturber and recoverer read SimDesk's state graph); for ${flags.env}, use model agents: add --config experiments/configs/models/recovery-eval.yaml`, { field: "env" });
+    const stray = [flags.baseUrl && "--base-url", flags.model && "--model", flags.apiKeyEnv && "--api-key-env"].filter(Boolean);
     if (stray.length) throw new ConfigError(`${stray.join(", ")}: model agents come from a config; add --config experiments/configs/models/recovery-eval.yaml`, { field: "config" });
     return undefined;
   }

@@ -238,7 +238,7 @@ ${n === 0 ? "<p>No episodes with a trajectory record in this folder.</p>" : `<di
 <body>
 <header><h1>${escapeHtml(input.title)}</h1><div>${escapeHtml(input.generatedFrom)}${simulated ? " &middot; <b>SIMULATED POLICIES</b>" : ""}</div></header>
 <main>
-${simulated ? `<div class="banner">All results in this report come from seeded simulated policies on SimDesk (labelled "simulated"), not from models.</div>` : ""}
+${simulated ? `<div class="banner">All results in this report come from seeded simulated policies (labelled "simulated"), not from models.</div>` : ""}
 ${findings}
 ${runSections}
 ${extras}

@@ -101,7 +101,7 @@ export interface ExperimentSummary {
   settle?: { settleMs: number; source: "config" | "environment default"; env: string };
 }
 
-export const SIMULATED_NOTE = "SIMULATED: these results come from seeded simulated policies on SimDesk, not from models.";
+export const SIMULATED_NOTE = "SIMULATED: these results come from seeded simulated policies, not from models.";
 
 /** Summarise lines; `params` gives each condition's distinguishing values. */
 export function summarize(input: { experiment: string; kind: string; lines: readonly ResultLine[]; params?: Record<string, Record<string, ParamValue>>; maxK?: number; stopped?: { reason: string; notRun: number }; skipped?: Array<{ task: string; reason: string }> }): ExperimentSummary {

@@ -2,10 +2,11 @@
  * The browser as a retrace Environment: headless Chromium driven through playwright-core, one
  * fresh browser context per episode, on the built-in web apps (served by this process) or on a
  * user's own URL. Observations carry a PNG screenshot, the URL (in `text`) and an accessibility
- * tree read from the DOM. Snapshots keep the app's server state, cookies, localStorage, the URL,
- * form values, focus and scroll; `restore` puts them all back in a new context.
+ * tree read from the DOM. Snapshots keep the app's server state, cookies, localStorage,
+ * sessionStorage, IndexedDB, the tab's history (entry URLs and position), the URL, form values,
+ * focus and scroll; `restore` puts them all back in the episode's context.
  */
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core";
 import { formatAction, type Action } from "../../../src/action.ts";
 import type { BlobStore } from "../../../src/blob-store.ts";
 import type { Environment, EnvironmentCapabilities, EnvironmentSnapshot, StepOutcome } from "../../../src/environment.ts";
@@ -19,6 +20,7 @@ import { cdpEndpoint } from "./chromium.ts";
 import { builtInState, endpointState, type AppStateAccess } from "./app-state.ts";
 import type { AppServer } from "./apps/server.ts";
 import { runChecker } from "./checker.ts";
+import { readHistory, rebuildHistory, sessionScript, type HistoryState } from "./history.ts";
 import { readPageState, writePageState, type PageState } from "./page-state.ts";
 import { probeBrowser } from "./probe.ts";
 import { parseBrowserTask, type BrowserEvaluator } from "./tasks/types.ts";
@@ -45,14 +47,19 @@ export interface BrowserEnvironmentOptions {
 
 /** The snapshot data (`EnvironmentSnapshot.data` of kind "browser"). */
 export interface BrowserSnapshotData {
-  v: 1;
+  /** 2 adds history, sessionStorage and IndexedDB (a version-1 snapshot restores without them). */
+  v: 1 | 2;
   task: string;
   /** The app's server state (null: the task's app exposes none). */
   server: unknown;
-  /** Cookies and localStorage (Playwright's storage state). */
+  /** Cookies, localStorage and IndexedDB (Playwright's storage state). */
   storage: Awaited<ReturnType<BrowserContext["storageState"]>>;
   /** URL relative to the app's origin when it is on it, else absolute. */
   url: string;
+  /** The tab's history, entry URLs written like `url`. */
+  history?: HistoryState;
+  /** The tab's sessionStorage for the current origin. */
+  session?: Array<[string, string]>;
   page: Pick<PageState, "forms" | "focus" | "scroll">;
   pointer: Pointer;
 }
@@ -73,6 +80,7 @@ export class BrowserEnvironment implements Environment {
   private readonly opts: Required<Pick<BrowserEnvironmentOptions, "width" | "height">> & BrowserEnvironmentOptions;
   private context?: BrowserContext;
   private page?: Page;
+  private cdp?: CDPSession;
   private nav?: NavigationTracker;
   private task?: Task;
   private evaluator?: BrowserEvaluator;
@@ -151,12 +159,15 @@ export class BrowserEnvironment implements Environment {
   async snapshot(): Promise<EnvironmentSnapshot> {
     const page = this.requirePage();
     const ps = await readPageState(page);
+    const history = await readHistory(this.cdp!);
     const data: BrowserSnapshotData = {
-      v: 1,
+      v: 2,
       task: this.task!.id,
       server: this.appState ? await this.appState.read() : null,
-      storage: this.portableStorage(await this.context!.storageState()),
+      storage: this.portableStorage(await this.context!.storageState({ indexedDB: true })),
       url: this.relative(page.url()),
+      history: { entries: history.entries.map((u) => this.relative(u)), index: history.index },
+      session: ps.session,
       page: { forms: ps.forms, focus: ps.focus, scroll: ps.scroll },
       pointer: { ...this.pointer },
     };
@@ -170,11 +181,24 @@ export class BrowserEnvironment implements Environment {
     if (data.task !== this.task!.id) throw new EnvironmentError(`browser: snapshot of task ${data.task} cannot be restored on task ${this.task!.id}`, { retryable: false });
     if (this.appState && data.server !== null) await this.appState.write(data.server);
     const storage = { cookies: data.storage.cookies, origins: data.storage.origins.map((o) => ({ ...o, origin: o.origin || this.origin })) };
-    const url = data.url.startsWith("/") ? this.origin + data.url : data.url;
-    await this.restoreStorage(storage, new URL(url).origin);
-    await this.goto(url);
+    // An origin the snapshot lists is cleared and refilled; listing the app's own clears storage it gained since.
+    if (this.origin && !storage.origins.some((o) => o.origin === this.origin)) storage.origins.push({ origin: this.origin, localStorage: [] });
+    const abs = (u: string) => (u.startsWith("/") ? this.origin + u : u);
+    const url = abs(data.url);
+    const history = data.history ? { entries: data.history.entries.map(abs), index: data.history.index } : { entries: [url], index: 0 };
+    const session = data.session ?? [];
+    // Playwright's setStorageState puts IndexedDB back but opens a page per restore: only when a database is involved.
+    const idb = storage.origins.some((o) => (o as { indexedDB?: unknown[] }).indexedDB?.length) || (await this.page!.evaluate("indexedDB.databases().then((d) => d.length > 0)").catch(() => false));
+    const context = this.context!;
+    const tabStorage = async () => {
+      if (this.page!.url().startsWith("http")) await this.page!.evaluate(`${setLocalStorage(storage, new URL(this.page!.url()).origin)};${sessionScript(session)}`);
+    };
+    await rebuildHistory({
+      page: this.page!, cdp: this.cdp!, history, goto: (u, w) => this.goto(u, w), onCurrent: tabStorage,
+      beforeStack: idb ? () => context.setStorageState(storage) : async () => (await context.clearCookies(), storage.cookies.length ? await context.addCookies(storage.cookies) : undefined),
+    });
     // The page's scripts ran again on load (e.g. a visit counter): put storage back as saved.
-    await this.page!.evaluate(setLocalStorage(storage, new URL(url).origin));
+    await tabStorage();
     const missing = await writePageState(this.page!, data.page);
     if (missing.length) throw new EnvironmentError(`browser: restored page lacks form controls ${missing.join(", ")}`, { retryable: false });
     this.pointer = { ...data.pointer };
@@ -192,7 +216,7 @@ export class BrowserEnvironment implements Environment {
 
   async probe(): Promise<ProbeReport> {
     const page = this.requirePage();
-    return probeBrowser({ page, context: this.context!, appState: this.appState, relative: (u) => this.relative(u) });
+    return probeBrowser({ page, context: this.context!, appState: this.appState, relative: (u) => this.relative(u), history: await readHistory(this.cdp!) });
   }
 
   async close(): Promise<void> {
@@ -201,26 +225,6 @@ export class BrowserEnvironment implements Environment {
     await this.context?.close().catch(() => undefined);
     if (this.opts.ownsBrowser !== false) await this.opts.browser.close().catch(() => undefined);
     if (this.opts.ownsServer !== false) await this.opts.server.close();
-  }
-
-  /**
-   * Cookies and localStorage as saved, in the episode's context (a new context costs a new
-   * renderer process: most of a restore). localStorage is written on a blank document of the
-   * page's origin served by Playwright, so the restored page's scripts see it from their start.
-   */
-  private async restoreStorage(storage: BrowserSnapshotData["storage"], origin: string): Promise<void> {
-    const context = this.context!;
-    const page = this.page!;
-    await context.clearCookies();
-    if (storage.cookies.length) await context.addCookies(storage.cookies);
-    const blank = `${origin}/__retrace_restore__`;
-    await page.route(blank, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>restoring</title>" }));
-    try {
-      await this.goto(blank);
-      await page.evaluate(`sessionStorage.clear();${setLocalStorage(storage, origin)}`);
-    } finally {
-      await page.unroute(blank);
-    }
   }
 
   private async freshContext(storageState?: BrowserSnapshotData["storage"]): Promise<void> {
@@ -234,12 +238,13 @@ export class BrowserEnvironment implements Environment {
       ...(storageState ? { storageState } : {}),
     });
     this.page = await this.context.newPage();
+    this.cdp = await this.context.newCDPSession(this.page);
     this.nav = await NavigationTracker.install(this.page);
   }
 
-  private async goto(url: string): Promise<void> {
+  private async goto(url: string, waitUntil: "load" | "commit" = "load"): Promise<void> {
     try {
-      await this.page!.goto(url, { waitUntil: "load", timeout: 20_000 });
+      await this.page!.goto(url, { waitUntil, timeout: 20_000 });
     } catch (err) {
       throw new EnvironmentError(`browser: could not open ${url}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
@@ -279,7 +284,8 @@ export class BrowserEnvironment implements Environment {
     // Everything a snapshot restores, so equal hashes mean restorable-equal states.
     const cookies = (await this.context!.cookies()).map((c) => [c.name, c.value, c.domain, c.path]);
     const server = this.appState ? await this.appState.read() : null;
-    this.hash = sha256Hex(stableStringify({ server, cookies, local: ps.local, url, forms: ps.forms, focus: ps.focus, scroll: ps.scroll }));
+    const history = await readHistory(this.cdp!);
+    this.hash = sha256Hex(stableStringify({ server, cookies, local: ps.local, session: ps.session, idb: ps.idb, history: { entries: history.entries.map((u) => this.relative(u)), index: history.index }, url, forms: ps.forms, focus: ps.focus, scroll: ps.scroll }));
     this.screen = screenshot;
     const obs: Observation = { screenshot, width: this.opts.width, height: this.opts.height, text: `URL: ${url}\nTitle: ${ps.title}` };
     if (this.capabilities.accessibility) obs.axTree = ps.ax;

@@ -1,8 +1,9 @@
 /**
  * What the page shows and holds, read in the page with one script: an accessibility-style tree
  * (roles, names, bounds, states, values, in document order) for the `a11y_tree` observation, and
- * the values of every form control, the focused control, its selection and the scroll position,
- * which snapshots save and put back. The scripts are plain JavaScript strings (a bundler's helpers
+ * the values of every form control, the focused control, its selection, the scroll position,
+ * and the origin's localStorage, sessionStorage and IndexedDB contents (the last as a JSON digest
+ * for the state hash and probes; snapshots save IndexedDB through Playwright's storage state). The scripts are plain JavaScript strings (a bundler's helpers
  * would not exist in the page).
  */
 import type { Page } from "playwright-core";
@@ -26,6 +27,17 @@ export interface PageState {
   scroll: [number, number];
   /** The page origin's localStorage entries, sorted by key. */
   local: Array<[string, string]>;
+  /** The tab's sessionStorage entries for the page origin, sorted by key. */
+  session: Array<[string, string]>;
+  /** The origin's IndexedDB databases, sorted by name, with each store's records. */
+  idb: IdbDatabase[];
+}
+
+/** One IndexedDB database as read for hashing and probes (values as JSON; Blobs and the like lose their contents). */
+export interface IdbDatabase {
+  name: string;
+  version: number;
+  stores: Array<{ name: string; records: Array<[unknown, unknown]> }>;
 }
 
 const KEY_FN = `
@@ -40,7 +52,40 @@ const keyOf = (el, all) => {
 const controls = () => { const all = []; return Array.from(document.querySelectorAll('input,textarea,select')).filter((el) => !['submit','button','hidden','reset','image'].includes((el.type||'').toLowerCase())).map((el) => ({ el, key: keyOf(el, all) })); };
 `;
 
-const READ = `(() => {
+/**
+ * Reads every IndexedDB database of the origin without changing it: opening at the listed version
+ * never upgrades, and an open that would create a database (deleted meanwhile) is aborted.
+ */
+const IDB_FN = `
+const readIdb = async () => {
+  if (!self.indexedDB || !indexedDB.databases) return [];
+  const req = (r) => new Promise((ok, ko) => { r.onsuccess = () => ok(r.result); r.onerror = () => ko(r.error); });
+  const out = [];
+  for (const info of (await indexedDB.databases()).filter((d) => d.name).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const open = indexedDB.open(info.name, info.version);
+    open.onupgradeneeded = () => open.transaction.abort();
+    let db;
+    try { db = await req(open); } catch (e) { continue; }
+    try {
+      const names = Array.from(db.objectStoreNames).sort();
+      const stores = [];
+      if (names.length) {
+        const tx = db.transaction(names, 'readonly');
+        for (const name of names) {
+          const st = tx.objectStore(name);
+          const [keys, values] = await Promise.all([req(st.getAllKeys()), req(st.getAll())]);
+          stores.push({ name, records: keys.map((k, i) => [k, JSON.parse(JSON.stringify(values[i]) ?? 'null')]) });
+        }
+      }
+      out.push({ name: info.name, version: db.version, stores });
+    } finally { db.close(); }
+  }
+  return out;
+};
+`;
+
+const READ = `(async () => {
+${IDB_FN}
 ${KEY_FN}
 const visible = (el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el); return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none'; };
 const box = (el) => { const r = el.getBoundingClientRect(); return [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)]; };
@@ -81,15 +126,16 @@ const walk = (el) => {
   }
 };
 walk(document.body || document.documentElement);
+const entries = (get) => { try { const st = get(); return Object.keys(st).sort().map((k) => [k, st.getItem(k)]); } catch (e) { return []; } };
 const ctl = controls();
 const forms = ctl.map(({ el, key }) => { const t = (el.type || '').toLowerCase(); return (t === 'radio' || t === 'checkbox') ? { key, checked: el.checked } : { key, value: el.value }; });
 const f = ctl.find(({ el }) => el === document.activeElement);
 let focus = null;
 if (f) { let start = null, end = null; try { start = f.el.selectionStart; end = f.el.selectionEnd; } catch (e) {} focus = { key: f.key, start, end }; }
-return { title: document.title, url: location.href, ax: { role: 'document', name: clean(document.title), bounds: [0, 0, innerWidth, innerHeight], children: nodes }, forms, focus, scroll: [Math.round(scrollX), Math.round(scrollY)], local: (() => { try { return Object.keys(localStorage).sort().map((k) => [k, localStorage.getItem(k)]); } catch (e) { return []; } })() };
+return { title: document.title, url: location.href, ax: { role: 'document', name: clean(document.title), bounds: [0, 0, innerWidth, innerHeight], children: nodes }, forms, focus, scroll: [Math.round(scrollX), Math.round(scrollY)], local: entries(() => localStorage), session: entries(() => sessionStorage), idb: await readIdb().catch(() => []) };
 })()`;
 
-/** Read the page's tree, form values, focus and scroll. */
+/** Read the page's tree, form values, focus, scroll and the origin's storage. */
 export async function readPageState(page: Page): Promise<PageState> {
   return (await page.evaluate(READ)) as PageState;
 }

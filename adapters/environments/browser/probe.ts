@@ -2,7 +2,9 @@
  * The browser's state probes (src/probes/report.ts): the URL (`url`), the page title
  * (`dom:title`), digests of the DOM's accessibility tree (`ax:page:tree|text|states|enabled`),
  * every form control's value (`form:<key>`) and the focused one (`focus`), cookies
- * (`cookie:<name>`), localStorage entries (`storage:<key>`), and the app's server state: one
+ * (`cookie:<name>`), localStorage entries (`storage:<key>`), sessionStorage entries
+ * (`session:<key>`), one digest per IndexedDB object store (`idb:<db>/<store>`), the tab's history
+ * (`history`: entry URLs and position), and the app's server state: one
  * digest per section of the built-in apps (`app:mail.messages`, `app:shop.orders`...) or per
  * top-level key of a user's state endpoint.
  */
@@ -11,6 +13,7 @@ import { axProbeItems, shortDigest } from "../../../src/probes/ax-digest.ts";
 import { makeProbeReport, type ProbeReport } from "../../../src/probes/report.ts";
 import { stableStringify } from "../../../src/hash.ts";
 import type { AppStateAccess } from "./app-state.ts";
+import type { HistoryState } from "./history.ts";
 import { readPageState } from "./page-state.ts";
 
 /** What {@link probeBrowser} reads. */
@@ -20,6 +23,8 @@ export interface BrowserProbeInput {
   appState?: AppStateAccess;
   /** URL relative to the app's origin. */
   relative: (url: string) => string;
+  /** The tab's history (read through CDP by the environment). */
+  history?: HistoryState;
 }
 
 const short = (v: string) => (v.length <= 40 ? JSON.stringify(v) : `len=${v.length} sha256=${shortDigest(v)}`);
@@ -37,6 +42,9 @@ export async function probeBrowser(input: BrowserProbeInput): Promise<ProbeRepor
   const storage = await input.context.storageState();
   for (const c of storage.cookies) items[`cookie:${c.name}`] = short(c.value);
   for (const o of storage.origins) for (const e of o.localStorage) items[`storage:${e.name}`] = short(e.value);
+  for (const [k, v] of ps.session) items[`session:${k}`] = short(v);
+  for (const db of ps.idb) for (const st of db.stores) items[`idb:${db.name}/${st.name}`] = `v${db.version} records=${st.records.length} sha256=${shortDigest(stableStringify(st.records))}`;
+  if (input.history) items.history = `${input.history.index + 1}/${input.history.entries.length} ${shortDigest(input.history.entries.map(input.relative).join("\n"))}`;
   if (input.appState) {
     try {
       const state = await input.appState.read();

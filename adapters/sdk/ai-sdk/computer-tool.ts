@@ -11,6 +11,7 @@ import type { Environment } from "../../../src/environment.ts";
 import type { Observation } from "../../../src/observation.ts";
 import type { Action } from "../../../src/action.ts";
 import { anthropicComputerInputToActions, type AnthropicComputerInput } from "../../actions/anthropic/convert.ts";
+import { envMeter } from "../shared/env-meter.ts";
 
 /** Options of {@link retraceComputerTool}. */
 export interface RetraceComputerToolOptions {
@@ -42,9 +43,10 @@ export function retraceComputerTool(options: RetraceComputerToolOptions) {
     execute: async (input): Promise<ComputerToolOutput> => {
       // Unusable model input throws: the SDK reports it to the model as a tool error (a recorded agent mistake).
       const actions = input.action === "screenshot" ? [] : anthropicComputerInputToActions(input as AnthropicComputerInput);
+      const meter = envMeter(options.env); // times the call and keeps its observation for generateTextWithRecovery
       let observation: Observation | undefined;
-      for (const a of actions) observation = (await options.env.step(a)).observation;
-      observation ??= await options.env.observe();
+      for (const a of actions) observation = (await meter.step(a)).observation;
+      observation ??= await meter.observe();
       log.push({ input: input as AnthropicComputerInput, actions, observation });
       return { screenshot: (await options.blobs.get(observation.screenshot)).toString("base64") };
     },

@@ -51,14 +51,16 @@ export async function generateTextWithRecovery<TOOLS extends ToolSet>(
   const task: TaskSpec = o.task ?? { id: "sdk-task", instruction };
   const recovery = new StepRecovery(o, task);
   const started = Date.now();
-  recovery.start(await o.env.observe());
+  const envMs0 = o.meter.ms;
+  recovery.start(await o.meter.observe()); // fresh: the environment may have been reset since the meter last saw it
 
   const view = new MessageView<ModelMessage>((name) => computerTools.includes(name));
   const userPrepare = params.prepareStep as PrepareStepFunction<TOOLS> | undefined;
   const prepareStep: PrepareStepFunction<TOOLS> = async (args) => {
     const steps: CompletedStep[] = view.absorb(args.messages).map((calls) => ({ actions: calls.flatMap((c) => toActions(c.input, c.toolName)), response: describeCalls(calls) }));
     if (steps.length > 0) {
-      const cut = await recovery.afterSteps(steps, await o.env.observe(), o.signal);
+      // The screen after the last tool call, as the tool recorded it (observed only when it recorded none).
+      const cut = await recovery.afterSteps(steps, await o.meter.current(), o.signal);
       if (cut) view.cut(cut.step, cut.notice);
     }
     const messages = view.messages();
@@ -69,7 +71,7 @@ export async function generateTextWithRecovery<TOOLS extends ToolSet>(
 
   const result = await generateText({ ...params, prepareStep, ...(o.signal && !params.abortSignal && { abortSignal: o.signal }) } as GenerateTextParams<TOOLS>);
   const stopReason: StopReason = result.finishReason === "tool-calls" ? "max-steps" : "done";
-  return buildSdkResult(o, recovery, { result, finalOutput: result.text, stopReason, wallMs: Date.now() - started, envMs: 0 });
+  return buildSdkResult(o, recovery, { result, finalOutput: result.text, stopReason, wallMs: Date.now() - started, envMs: o.meter.ms - envMs0 });
 }
 
 export { retraceComputerTool } from "./computer-tool.ts";

@@ -12,6 +12,7 @@ import type { BlobReader } from "../../../src/blob-store.ts";
 import type { Environment } from "../../../src/environment.ts";
 import type { Observation } from "../../../src/observation.ts";
 import { openAIComputerActionToActions, type OpenAIComputerAction } from "../../actions/openai-cua/convert.ts";
+import { envMeter } from "../shared/env-meter.ts";
 
 type Button = Parameters<Computer["click"]>[2];
 
@@ -57,7 +58,7 @@ export class RetraceComputer implements Computer {
   }
 
   async screenshot(): Promise<string> {
-    const obs = this.fresh ?? (await this.options.env.observe());
+    const obs = this.fresh ?? (await envMeter(this.options.env).observe());
     this.fresh = undefined;
     return (await this.options.blobs.get(obs.screenshot)).toString("base64");
   }
@@ -90,9 +91,10 @@ export class RetraceComputer implements Computer {
   /** Convert and execute; an unusable action throws (the SDK reports it to the model as a failed tool call). */
   private async act(sdkAction: OpenAIComputerAction): Promise<void> {
     const actions = openAIComputerActionToActions(sdkAction);
+    const meter = envMeter(this.options.env); // times the action and keeps its observation for runWithRecovery
     let observation: Observation | undefined;
-    for (const a of actions) observation = (await this.options.env.step(a)).observation;
-    observation ??= await this.options.env.observe();
+    for (const a of actions) observation = (await meter.step(a)).observation;
+    observation ??= await meter.observe();
     this.fresh = observation;
     this.log.push({ sdkAction, actions, observation });
   }

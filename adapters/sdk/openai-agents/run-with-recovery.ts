@@ -73,7 +73,8 @@ export async function runWithRecovery<A extends Agent<any, any>>(agent: A, input
   const task: TaskSpec = o.task ?? { id: "sdk-task", instruction: typeof input === "string" ? input : JSON.stringify(input) };
   const recovery = new StepRecovery(o, task);
   const started = Date.now();
-  recovery.start(await o.env.observe());
+  const envMs0 = o.meter.ms;
+  recovery.start(await o.meter.observe()); // fresh: the environment may have been reset since the meter last saw it
 
   let view: Item[] = [];
   let consumed = 0;
@@ -84,7 +85,8 @@ export async function runWithRecovery<A extends Agent<any, any>>(agent: A, input
     view = view.concat(fresh);
     const steps: CompletedStep[] = fresh.filter(isCall).map((item) => ({ actions: itemActions(item), response: `computer_call(${JSON.stringify(item.actions ?? item.action ?? {})})` }));
     if (steps.length > 0) {
-      const current: Observation = await o.env.observe();
+      // The screen after the last action, as the computer recorded it (observed only when it recorded none).
+      const current: Observation = await o.meter.current();
       const cut = await recovery.afterSteps(steps, current, o.signal);
       if (cut) view = [...view.slice(0, stepBoundary(view, cut.step)), { role: "user", content: cut.notice } as Item];
     }
@@ -102,7 +104,7 @@ export async function runWithRecovery<A extends Agent<any, any>>(agent: A, input
     else throw err;
   }
   const finalOutput = typeof result?.finalOutput === "string" ? result.finalOutput : undefined;
-  return buildSdkResult(o, recovery, { result, ...(finalOutput !== undefined && { finalOutput }), stopReason, wallMs: Date.now() - started, envMs: 0 });
+  return buildSdkResult(o, recovery, { result, ...(finalOutput !== undefined && { finalOutput }), stopReason, wallMs: Date.now() - started, envMs: o.meter.ms - envMs0 });
 }
 
 export { retraceComputer, RetraceComputer } from "./computer.ts";

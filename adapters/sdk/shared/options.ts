@@ -16,6 +16,7 @@ import { ConfigError } from "../../../src/errors.ts";
 import { recoverWithPolicy } from "../../langchain/recover-with-policy.ts";
 import type { RestoreRequest, RestoreResult } from "../../langchain/options.ts";
 import { fn, parseKnobOptions, RECOVERY_KNOBS_SHAPE, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../../recovery-knobs.ts";
+import { envMeter, meteredEnvironment, type EnvMeter } from "./env-meter.ts";
 
 /** Options of the SDK wrappers. */
 export interface SdkRecoveryOptions extends RecoveryKnobs {
@@ -61,24 +62,30 @@ const Schema = z
   })
   .strict();
 
-/** Options with defaults resolved and the restore routine built. */
-export type ResolvedSdkRecoveryOptions = Omit<SdkRecoveryOptions, DefaultedKnob | "evaluate" | "restore"> & ResolvedKnobs & Required<Pick<SdkRecoveryOptions, "evaluate" | "restore">>;
+/**
+ * Options with defaults resolved and the restore routine built; `env` is the caller's environment
+ * with its step/observe/restore time metered into `meter` (see ./env-meter.ts).
+ */
+export type ResolvedSdkRecoveryOptions = Omit<SdkRecoveryOptions, DefaultedKnob | "evaluate" | "restore"> &
+  ResolvedKnobs &
+  Required<Pick<SdkRecoveryOptions, "evaluate" | "restore">> & { meter: EnvMeter };
 
 /** Validate; a ConfigError names the first bad field (prefixed with the wrapper's name). */
 export function resolveSdkOptions(where: string, options: SdkRecoveryOptions): ResolvedSdkRecoveryOptions {
   const parsed = parseKnobOptions(where, Schema, options, () => {
     if (!options.restore && !options.recoverer) throw new ConfigError(`${where}: give option "recoverer" (the recovery sub-agent) or "restore" (a restore routine)`, { field: "recoverer" });
   });
+  const env = meteredEnvironment(options.env);
   const restore =
     options.restore ??
     recoverWithPolicy({
       recoverer: options.recoverer!,
-      env: options.env,
+      env,
       blobs: options.blobs,
       ...(options.budget !== undefined && { budget: options.budget }),
       ...(options.recoveryContext !== undefined && { recoveryContext: options.recoveryContext }),
       ...(options.summarizer && { summarizer: options.summarizer }),
       ...(options.verifier && { verifier: options.verifier }),
     });
-  return { ...parsed, restore } as ResolvedSdkRecoveryOptions;
+  return { ...parsed, env, meter: envMeter(options.env), restore } as ResolvedSdkRecoveryOptions;
 }

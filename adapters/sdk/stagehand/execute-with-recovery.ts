@@ -85,7 +85,8 @@ export async function executeWithRecovery(agent: StagehandAgent, executeOptions:
   const isStep = stepTools ? (name: string) => stepTools.includes(name) : (name: string) => !STAGEHAND_READ_ONLY_TOOLS.includes(name);
   const recovery = new StepRecovery(o, task);
   const started = Date.now();
-  recovery.start(await o.env.observe());
+  const envMs0 = o.meter.ms;
+  recovery.start(await o.meter.observe());
 
   const view = new MessageView<ViewMessage>(isStep);
   let modelCalls = 0;
@@ -94,7 +95,8 @@ export async function executeWithRecovery(agent: StagehandAgent, executeOptions:
     modelCalls++;
     const steps: CompletedStep[] = view.absorb(args.messages).map((calls) => ({ actions: calls.flatMap((c) => toActions(c.toolName, c.input)), response: describeCalls(calls) }));
     if (steps.length > 0) {
-      const cut = await recovery.afterSteps(steps, await o.env.observe(), o.signal);
+      // Stagehand's tools act on the page themselves, so the screen after them is observed here (timed as env time).
+      const cut = await recovery.afterSteps(steps, await o.meter.observe(), o.signal);
       if (cut) view.cut(cut.step, cut.notice);
     }
     const messages = view.messages() as typeof args.messages;
@@ -113,5 +115,5 @@ export async function executeWithRecovery(agent: StagehandAgent, executeOptions:
   }
   if (modelCalls === 0 && result.actions.length > 0) throw new ConfigError(`${WHERE}: the agent acted without calling prepareStep; a mode "cua" agent has no per-step hook, use mode "hybrid" or "dom"`, { field: "mode" });
   const stopReason: StopReason = result.completed ? "done" : modelCalls >= (exec.maxSteps ?? 20) ? "max-steps" : "fail";
-  return buildSdkResult(o, recovery, { result, finalOutput: result.message, stopReason, wallMs: Date.now() - started, envMs: 0 });
+  return buildSdkResult(o, recovery, { result, finalOutput: result.message, stopReason, wallMs: Date.now() - started, envMs: o.meter.ms - envMs0 });
 }

@@ -6,7 +6,7 @@
  * requests the scripted server received show the history cut at R with the transition string,
  * nothing after R.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { stepCountIs } from "ai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { generateTextWithRecovery, retraceComputerTool } from "../../../adapters/sdk/ai-sdk/generate-text-with-recovery.ts";
@@ -40,6 +40,7 @@ describe("generateTextWithRecovery (Vercel AI SDK, Anthropic computer tool) on S
     servers.push(server);
     const anthropic = createAnthropic({ baseURL: server.url, apiKey: "test-key" });
     const computer = retraceComputerTool({ env: s.env, blobs: s.blobs });
+    const observe = vi.spyOn(s.env, "observe");
 
     const result = await generateTextWithRecovery(
       { model: anthropic("claude-sonnet-4-5"), tools: { computer }, prompt: s.task.instruction, stopWhen: stepCountIs(30), maxRetries: 0 },
@@ -49,6 +50,12 @@ describe("generateTextWithRecovery (Vercel AI SDK, Anthropic computer tool) on S
     expect(result.stopReason).toBe("done");
     expect(result.finalOutput).toBe("Renamed draft.txt to final.txt.");
     expect(computer.log).toHaveLength(s.forward.length);
+    // No observation per model turn: the detector gets the one the computer took after each action.
+    // SimDesk's step observes once per action; besides those, only the run's start and the recovery sub-agent's first look.
+    const actions = computer.log.flatMap((e) => e.actions).length + result.accounting.recoverySteps;
+    expect(observe.mock.calls.length).toBe(actions + 2);
+    expect(result.accounting.envMs).toBeGreaterThan(0);
+    expect(result.accounting.envMs).toBeLessThan(result.accounting.wallMs);
     expect(result.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to])).toEqual([[s.E + 1, s.R]]);
 
     const reqs = server.requests;
@@ -101,11 +108,15 @@ describe.runIf(chromium.run)("generateTextWithRecovery (Vercel AI SDK) on the br
       });
       servers.push(det.server, rec.server, server);
       const anthropic = createAnthropic({ baseURL: server.url, apiKey: "test-key" });
+      const observe = vi.spyOn(env, "observe");
       const result = await generateTextWithRecovery(
         { model: anthropic("claude-sonnet-4-5"), tools: { computer: retraceComputerTool({ env, blobs, displayWidthPx: 1280, displayHeightPx: 800 }) }, prompt: task.instruction, stopWhen: stepCountIs(20), maxRetries: 0 },
         { env, blobs, task, budget: 3, detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }), recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }) },
       );
       expect(result.evaluation.score).toBe(1);
+      // One screenshot per action (taken by the step), none per model turn: observe() only at the start and for the recovery sub-agent's first look.
+      expect(observe).toHaveBeenCalledTimes(2);
+      expect(result.accounting.envMs).toBeGreaterThan(0);
       expect(result.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to])).toEqual([[1, 0]]);
       const after = server.requests[1].body;
       expect(toolUseIds(after)).toEqual([]);

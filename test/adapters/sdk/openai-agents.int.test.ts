@@ -5,7 +5,7 @@
  * blames the wrong-item step, the LLM recovery sub-agent restores the state, and the requests the
  * scripted server received show the history cut at R with the transition string, nothing after R.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import OpenAI from "openai";
 import { Agent, OpenAIResponsesModel, computerTool, setTracingDisabled, type Computer } from "@openai/agents";
 import { createBrowserEnvironment, BROWSER_TASKS } from "../../../adapters/environments/browser/index.ts";
@@ -61,6 +61,7 @@ describe("runWithRecovery (OpenAI Agents SDK) on SimDesk", () => {
     const events = new EpisodeEvents();
     const truncations: Array<[number, number]> = [];
     events.on("truncate", (e) => void truncations.push([e.from, e.to]));
+    const observe = vi.spyOn(s.env, "observe");
     const result = await runWithRecovery(agent, s.task.instruction, {
       env: s.env,
       blobs: s.blobs,
@@ -79,6 +80,12 @@ describe("runWithRecovery (OpenAI Agents SDK) on SimDesk", () => {
     expect(result.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to])).toEqual([[s.E + 1, s.R]]);
     expect(truncations).toEqual([[s.E + 1, s.R]]);
     expect(computer.log).toHaveLength(s.forward.length);
+    // No observation per model turn: the detector gets the one the computer took after each action.
+    // SimDesk's step observes once per action; besides those, only the run's start and the recovery sub-agent's first look.
+    const actions = computer.log.flatMap((e) => e.actions).length + result.accounting.recoverySteps;
+    expect(observe.mock.calls.length).toBe(actions + 2);
+    expect(result.accounting.envMs).toBeGreaterThan(0);
+    expect(result.accounting.envMs).toBeLessThan(result.accounting.wallMs);
 
     const reqs = agentServer.requests;
     expect(reqs).toHaveLength(s.forward.length + 1);
@@ -136,6 +143,7 @@ describe.runIf(chromium.run)("runWithRecovery (OpenAI Agents SDK) on the browser
       servers.push(det.server, rec.server, agentServer);
 
       const computer = retraceComputer({ env, blobs });
+      const observe = vi.spyOn(env, "observe");
       const result = await runWithRecovery(deskAgent(agentServer.url, computer), task.instruction, {
         env,
         blobs,
@@ -146,6 +154,9 @@ describe.runIf(chromium.run)("runWithRecovery (OpenAI Agents SDK) on the browser
         runOptions: { maxTurns: 20 },
       });
       expect(computer.environment).toBe("browser");
+      // One screenshot per action (taken by the step), none per model turn: observe() only at the start and for the recovery sub-agent's first look.
+      expect(observe).toHaveBeenCalledTimes(2);
+      expect(result.accounting.envMs).toBeGreaterThan(0);
       expect(result.evaluation.score).toBe(1); // the app's server state: one reply to Bob
       expect(result.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to])).toEqual([[1, 0]]);
       const after = agentServer.requests[1].body;

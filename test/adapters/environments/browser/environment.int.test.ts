@@ -1,7 +1,8 @@
 /**
  * The browser environment with real Chromium and the real app server: observations (screenshot,
  * URL, accessibility tree), a task run to its checker, probes, snapshot restore (server state,
- * cookies, localStorage, URL, form values, focus) and replay restore in a fresh context.
+ * cookies, localStorage, sessionStorage, IndexedDB, the tab's history, URL, form values, focus)
+ * and replay restore in a fresh context.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,6 +20,15 @@ const tools = systemTools("the browser environment tests", CHROMIUM_TOOLS);
 const task = (id: string) => BROWSER_TASKS.find((t) => t.id === id)!;
 const click = (r: readonly [number, number, number, number]): Action => ({ type: "CLICK", ...centre(r), button: "left", numClicks: 1 });
 const flat = (n: AxNode): AxNode[] => [n, ...(n.children ?? []).flatMap(flat)];
+/** A page script writing sessionStorage and an IndexedDB record, as an app's own script would. */
+const clientState = (note: string, db = "drafts") => `(async () => {
+  sessionStorage.setItem("draft.note", ${JSON.stringify(note)});
+  const open = indexedDB.open(${JSON.stringify(db)}, 1);
+  open.onupgradeneeded = () => open.result.createObjectStore("notes", { keyPath: "id" });
+  const idb = await new Promise((ok, ko) => { open.onsuccess = () => ok(open.result); open.onerror = () => ko(open.error); });
+  await new Promise((ok, ko) => { const tx = idb.transaction("notes", "readwrite"); tx.objectStore("notes").put({ id: 1, text: ${JSON.stringify(note)}, at: [2026, 12] }); tx.oncomplete = ok; tx.onerror = () => ko(tx.error); });
+  idb.close();
+})()`;
 
 describe.runIf(tools.run)("browser environment", () => {
   let env: BrowserEnvironment;
@@ -58,10 +68,13 @@ describe.runIf(tools.run)("browser environment", () => {
     expect(items["cookie:sid"]).toBe('"s1"');
   });
 
-  it("restores a snapshot: server state, cookies, localStorage, URL, form values and focus", async () => {
+  it("restores a snapshot: server state, cookies, localStorage, sessionStorage, IndexedDB, history, URL, form values and focus", async () => {
     await env.reset(task("admin-rename-site"));
     await env.step(click(ADMIN.maintenance));
     await env.step(click(ADMIN.save)); // server state: maintenance on, one save
+    await env.step(click(ADMIN.nav.users));
+    await env.currentPage.goBack(); // history: /admin, /admin?saved=1 (current), /admin/users (forward)
+    await env.currentPage.evaluate(clientState("call Bruno")); // sessionStorage and IndexedDB
     await env.step(click(ADMIN.theme)); // localStorage: dark theme
     await env.step(click(ADMIN.siteName));
     await env.step({ type: "HOTKEY", keys: ["ctrl", "a"] });
@@ -71,6 +84,8 @@ describe.runIf(tools.run)("browser environment", () => {
     const snap = JSON.parse(JSON.stringify(await env.snapshot())); // as stored in the BlobStore
     expect(before.items["app:admin.settings"]).toBeDefined();
     expect(before.items["form:input:siteName:0"]).toBe('"Draft name"');
+    expect(before.items).toMatchObject({ "session:draft.note": '"call Bruno"', "idb:drafts/notes": expect.stringMatching(/^v1 records=1 /) });
+    expect(before.items.history).toMatch(/^3\/4 /); // after the new page's about:blank
 
     // Change everything: save other settings, a new session cookie, other storage, another page.
     await env.step(click(ADMIN.signups));
@@ -78,16 +93,32 @@ describe.runIf(tools.run)("browser environment", () => {
     await env.step(click(ADMIN.theme));
     await env.currentPage.context().clearCookies();
     await env.step(click(ADMIN.nav.users));
+    await env.currentPage.evaluate(clientState("call Carol"));
+    await env.currentPage.evaluate(clientState("stray", "other")); // a database the snapshot lacks
+    await env.step({ type: "WAIT", seconds: 0 });
     const moved = await env.probe();
     const diff = compareProbeReports(before, moved);
     expect(diff.equal).toBe(false);
-    expect(diff.differed.map((d) => d.key)).toEqual(expect.arrayContaining(["url", "app:admin.settings", "storage:admin.theme", "cookie:sid"]));
+    expect(diff.differed.map((d) => d.key)).toEqual(expect.arrayContaining(["url", "app:admin.settings", "storage:admin.theme", "cookie:sid", "session:draft.note", "idb:drafts/notes", "history"]));
+    expect(Object.keys(moved.items)).toContain("idb:other/notes");
     expect(env.stateHash()).not.toBe(hash);
 
     const obs = await env.restore(snap);
     expect(obs.text).toContain("URL: /admin?saved=1");
     const after = await env.probe();
     expect(compareProbeReports(before, after).differed).toEqual([]);
+    expect(Object.keys(after.items)).not.toContain("idb:other/notes");
+    expect(env.stateHash()).toBe(hash);
+    // The back and forward stacks lead to the app's real pages.
+    const page = env.currentPage;
+    await page.goBack();
+    expect([new URL(page.url()).pathname + new URL(page.url()).search, await page.title()]).toEqual(["/admin", "Admin"]);
+    await page.goForward();
+    await page.goForward();
+    expect(new URL(page.url()).pathname).toBe("/admin/users");
+    expect(await page.getByText("bruno@acme.test").count()).toBe(1); // the users page, loaded from the app
+
+    await env.restore(snap); // again, from elsewhere in the stack
     expect(env.stateHash()).toBe(hash);
     // The restored page keeps working: typing goes on in the focused field, and saving keeps it.
     await env.step({ type: "TYPING", text: " 2" });

@@ -1,7 +1,8 @@
 /**
  * `retrace run --env browser` with simulated agents, offline: an end-to-end ablation (no
  * recovery vs a retry cap, snapshot restoration) on two built-in browser tasks in real Chromium,
- * then `retrace report` on its folder.
+ * then `retrace report` on its folder; and the other experiment kinds, ideal recovery
+ * (Success@K) and a sweep, at their smallest.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { retrace, stop, type CliProc } from "../../../helpers/cli-procs.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
+import { cli } from "../../../experiments/helpers/model-roles.ts";
 
 const tools = systemTools("the browser environment tests", CHROMIUM_TOOLS);
 
@@ -59,5 +61,43 @@ describe.runIf(tools.run)("retrace run --env browser", () => {
     expect(await report.exited, report.lines.join("\n")).toBe(0);
     expect(existsSync(join(out, "report.html"))).toBe(true);
     expect(readFileSync(join(out, "report.html"), "utf8")).toContain("browser-run-test");
+  });
+
+  it("runs ideal recovery (Success@K) and a sweep on --env browser", async () => {
+    tools.assert();
+    const sim = "{ kind: sim, profile: sloppy, slipRate: 0.6 }";
+    writeFileSync(join(dir, "ideal.yaml"), `kind: ideal-recovery
+name: browser-ideal-test
+env: { kind: simdesk, tasks: [admin-promote-bruno] }
+seeds: { count: 1 }
+forward: ${sim}
+detector: { kind: sim }
+selector: { kind: sim }
+strategies: [error-minus-1]
+k: 1
+options: { maxForwardSteps: 6, replayRetries: 1 }
+`);
+    const ideal = await cli("run", join(dir, "ideal.yaml"), "--env", "browser", "--out", join(dir, "ideal"), "--workers", "1", "-q");
+    expect(ideal.code, ideal.stderr).toBe(0);
+    expect(ideal.stdout).toMatch(/R=E-1 +Success@1\.\.1: \d+% \(n=1\)/); // seed 0 slips: one failed run annotated, resumed once from E-1
+    const plan = JSON.parse(readFileSync(join(dir, "ideal", "plan.json"), "utf8"));
+    expect(plan.instances).toHaveLength(1);
+
+    writeFileSync(join(dir, "sweep.yaml"), `kind: sweep
+name: browser-sweep-test
+env: { kind: simdesk, tasks: [admin-promote-bruno] }
+seeds: { count: 1 }
+pair: { name: sim, forward: ${sim}, detector: { kind: sim }, selector: { kind: sim } }
+params: { freezeWindow: [0, 3] }
+retryCap: [1]
+baseline: false
+options: { maxForwardSteps: 6, restoration: snapshot }
+`);
+    const sweep = await cli("run", join(dir, "sweep.yaml"), "--env", "browser", "--out", join(dir, "sweep"), "--workers", "1", "-q");
+    expect(sweep.code, sweep.stderr).toBe(0);
+    const lines = readFileSync(join(dir, "sweep", "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.condition).sort()).toEqual(["freezeWindow=0,maxRecoveryIterations=1", "freezeWindow=3,maxRecoveryIterations=1"]);
+    expect(lines.every((l) => l.status === "ok" && l.simulated === true && l.recoveryAttempts >= 1)).toBe(true);
+    expect(sweep.stdout).toMatch(/recommendation: /);
   });
 });

@@ -16,6 +16,15 @@ import { browserTasks } from "../../../../experiments/runtime/browser.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 
 const tools = systemTools("the browser environment tests", CHROMIUM_TOOLS);
+/** A page script keeping a draft in sessionStorage and IndexedDB, as the app's own script might. */
+const clientState = (text: string) => `(async () => {
+  sessionStorage.setItem("draft", ${JSON.stringify(text)});
+  const open = indexedDB.open("notes-cache", 1);
+  open.onupgradeneeded = () => open.result.createObjectStore("drafts");
+  const db = await new Promise((ok) => (open.onsuccess = () => ok(open.result)));
+  await new Promise((ok) => { const tx = db.transaction("drafts", "readwrite"); tx.objectStore("drafts").put(${JSON.stringify(text)}, "current"); tx.oncomplete = ok; });
+  db.close();
+})()`;
 
 /** The user's app: a list of notes, a form to add one, and a token-protected state endpoint. */
 function notesApp(): { server: Server; state: { notes: string[] } } {
@@ -87,19 +96,26 @@ describe.runIf(tools.run)("browser task files for a user's own app", () => {
     expect((await env.evaluate()).score).toBe(0);
   });
 
-  it("snapshots and restores the user's server state through its endpoint", async () => {
+  it("snapshots and restores the user's server state through its endpoint, and the page's sessionStorage and IndexedDB", async () => {
     const [task] = loadBrowserTaskFile(join(dir, "tasks.yaml"));
     await env.reset(task);
     for (const a of task.plan!.slice(0, 3)) await env.step(a);
+    await env.currentPage.evaluate(clientState("kept"));
+    await env.observe();
     const snap = await env.snapshot();
     const hash = env.stateHash();
+    const before = (await env.probe()).items;
+    await env.currentPage.evaluate(clientState("changed"));
     await env.step(task.plan![0]);
     await env.step({ type: "TYPING", text: "second\n" });
     expect(app.state.notes).toEqual(["buy milk", "call Ana", "second"]);
     await env.restore(snap);
     expect(app.state.notes).toEqual(["buy milk", "call Ana"]);
     expect(env.stateHash()).toBe(hash);
-    expect((await env.probe()).items["app:notes"]).toBeDefined();
+    const after = (await env.probe()).items;
+    expect(after["app:notes"]).toBeDefined();
+    expect(after["session:draft"]).toBe('"kept"');
+    expect(after["idb:notes-cache/drafts"]).toBe(before["idb:notes-cache/drafts"]);
   });
 
   it("is what a config's env.tasksFile runs instead of the built-in suite", () => {

@@ -1,0 +1,84 @@
+/**
+ * The tab's session history (back and forward stack) through the Chrome DevTools Protocol: read
+ * the entries' URLs and the current index for snapshots and the state hash, and rebuild them in a
+ * page. Rebuilding navigates through every entry with the requests answered by an empty page
+ * (no request reaches the app, so no server state changes), sets the tab's sessionStorage on the
+ * current entry's origin, then loads the current entry for real. What comes back: each entry's
+ * URL and the position in the stack. What does not: the other entries' documents (they load
+ * afresh when the user goes back to them: no back/forward cache, no scroll or form state of
+ * theirs), their titles until then, `history.state` objects and POST bodies.
+ */
+import type { CDPSession, Page } from "playwright-core";
+
+/** The tab's history: entry URLs (absolute) and the index of the current one. */
+export interface HistoryState {
+  entries: string[];
+  index: number;
+}
+
+/** A document the rebuilt entries show until they are visited; never cached, never kept in the back/forward cache. */
+const PLACEHOLDER = "<!doctype html><title>restoring</title>";
+
+/** Read the tab's history. */
+export async function readHistory(cdp: CDPSession): Promise<HistoryState> {
+  const h = await cdp.send("Page.getNavigationHistory");
+  return { entries: h.entries.map((e) => e.url), index: h.currentIndex };
+}
+
+/** What {@link rebuildHistory} needs besides the history. */
+export interface RebuildHistoryInput {
+  page: Page;
+  cdp: CDPSession;
+  history: HistoryState;
+  /** Navigate the page (the environment's goto: errors as EnvironmentError), waiting for load or only for the commit. */
+  goto: (url: string, waitUntil?: "load" | "commit") => Promise<void>;
+  /** Runs on the first entry, before the stack is built (the app's page is gone, its storage connections closed). */
+  beforeStack?: () => Promise<void>;
+  /** Runs on the current entry's placeholder, just before it loads for real (tab storage of its origin goes here). */
+  onCurrent?: () => Promise<void>;
+}
+
+/**
+ * Rebuild the tab's history and load its current entry. Each entry gets its own placeholder
+ * document (entries pushed onto one document would share it: going between them would change
+ * the URL but not the page), so each becomes a real page when visited.
+ */
+export async function rebuildHistory(input: RebuildHistoryInput): Promise<void> {
+  const { page, cdp, history, goto } = input;
+  const entries = history.entries.length ? history.entries : ["about:blank"];
+  const index = Math.min(Math.max(history.index, 0), entries.length - 1);
+  let placeholders = true;
+  // Requests carry no fragment: match entries without theirs.
+  const documents = new Set(entries.map((e) => e.split("#")[0]));
+  const matcher = (url: URL) => placeholders && documents.has(url.href);
+  await page.route(matcher, (route) => (placeholders && route.request().isNavigationRequest() ? route.fulfill({ status: 200, contentType: "text/html", headers: { "cache-control": "no-store" }, body: PLACEHOLDER }) : route.fallback()));
+  try {
+    await goto(entries[0]);
+    await input.beforeStack?.();
+    await cdp.send("Page.resetNavigationHistory");
+    for (let i = 1; i < entries.length; i++) {
+      // Chromium folds a navigation to the current URL into its entry: push a same-URL entry instead.
+      if (entries[i] === entries[i - 1] && entries[i].startsWith("http")) await page.evaluate("history.pushState(null, '', location.href)");
+      else await goto(entries[i], "commit");
+    }
+    const built = await cdp.send("Page.getNavigationHistory");
+    if (built.currentIndex !== index) {
+      // Fires on the commit of the entry's placeholder, and on a same-document entry too.
+      const navigated = page.waitForEvent("framenavigated", { predicate: (f) => f === page.mainFrame(), timeout: 20_000 });
+      await cdp.send("Page.navigateToHistoryEntry", { entryId: built.entries[Math.min(index, built.entries.length - 1)].id });
+      await navigated;
+      await page.waitForLoadState("load");
+    }
+    await input.onCurrent?.();
+    placeholders = false;
+    await page.reload({ waitUntil: "load", timeout: 20_000 });
+  } finally {
+    placeholders = false;
+    await page.unroute(matcher);
+  }
+}
+
+/** A page script replacing the page origin's sessionStorage. */
+export function sessionScript(items: Array<[string, string]>): string {
+  return `((items) => { sessionStorage.clear(); for (const [k, v] of items) sessionStorage.setItem(k, v); })(${JSON.stringify(items)})`;
+}

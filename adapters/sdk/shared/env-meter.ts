@@ -1,0 +1,89 @@
+/**
+ * Environment time and the latest observation of one environment, shared by retrace's SDK
+ * computers (`RetraceComputer`, `retraceComputerTool`) and the SDK wrappers. The computer records
+ * the time of each action it executes and the observation after it; the wrapper hands the
+ * detector that observation instead of observing again (one screenshot fewer per agent step),
+ * and reports the summed time as `accounting.envMs`, as the graph does (step and observation
+ * time; recovery steps included). A computer of the user's own that calls `env.step` directly
+ * records nothing: the wrapper then observes once per agent step, as before.
+ */
+import type { Action } from "../../../src/action.ts";
+import type { Environment, StepOutcome } from "../../../src/environment.ts";
+import type { Observation } from "../../../src/observation.ts";
+
+/** Time and latest observation of one environment. */
+export class EnvMeter {
+  /** Milliseconds spent in the environment's step, observe, restore and snapshot calls made through this meter. */
+  ms = 0;
+  private latest: Observation | undefined;
+
+  constructor(private readonly env: Environment) {}
+
+  /** Time `call` as environment time. */
+  async time<T>(call: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await call();
+    } finally {
+      this.ms += performance.now() - started;
+    }
+  }
+
+  /** Execute `action`; its observation becomes the latest. */
+  async step(action: Action): Promise<StepOutcome> {
+    this.latest = undefined;
+    const out = await this.time(() => this.env.step(action));
+    this.latest = out.observation;
+    return out;
+  }
+
+  /** Observe now; the observation becomes the latest. */
+  async observe(): Promise<Observation> {
+    this.latest = undefined;
+    this.latest = await this.time(() => this.env.observe());
+    return this.latest;
+  }
+
+  /** The observation after the last recorded action, once (the next call observes unless another action was recorded). */
+  async current(): Promise<Observation> {
+    const latest = this.latest;
+    this.latest = undefined;
+    return latest ?? this.observe();
+  }
+
+  /** Forget the latest observation (the environment changed outside this meter, e.g. a restore). */
+  invalidate(): void {
+    this.latest = undefined;
+  }
+}
+
+const METERS = new WeakMap<Environment, EnvMeter>();
+
+/** The meter of `env` (one per environment object). */
+export function envMeter(env: Environment): EnvMeter {
+  let m = METERS.get(env);
+  if (!m) METERS.set(env, (m = new EnvMeter(env)));
+  return m;
+}
+
+const TIMED = new Set<PropertyKey>(["step", "observe", "restore", "snapshot", "reset"]);
+
+/**
+ * `env` with its step, observe, restore, snapshot and reset calls timed into its meter (what the
+ * recovery sub-agent and the wrapper itself call); any other member is the environment's own.
+ * A timed call also forgets the latest observation, since the state may have changed.
+ */
+export function meteredEnvironment(env: Environment): Environment {
+  const meter = envMeter(env);
+  return new Proxy(env, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target) as unknown;
+      if (typeof value !== "function") return value;
+      if (!TIMED.has(key)) return (value as (...a: unknown[]) => unknown).bind(target);
+      return (...args: unknown[]) => {
+        meter.invalidate();
+        return meter.time(() => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args));
+      };
+    },
+  });
+}
