@@ -122,6 +122,9 @@ describe.runIf(chromium.run)("executeWithRecovery (Stagehand hybrid agent) on th
 
     expect(result.accounting).toMatchObject({ detectorCalls: 3, recoveryAttempts: 1, recoverySteps: 2, forwardSteps: 6 });
     expect(result.accounting.models.recoverer?.calls).toBe(3);
+    // Environment time counts the observations after Stagehand's own actions and the recovery steps.
+    expect(result.accounting.envMs).toBeGreaterThan(0);
+    expect(result.accounting.envMs).toBeLessThan(result.accounting.wallMs);
     expect(result.prompts).toContain(promptRef(TRANSITION_PROMPTS.short));
     det.server.verify();
     rec.server.verify();
