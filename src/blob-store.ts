@@ -70,7 +70,8 @@ export class BlobStore implements BlobReader {
 
   /** The file of a blob kept as gzipped SVG (it may not exist). */
   svgzPath(ref: BlobRef): string {
-    return this.path(ref).slice(0, -this.ext.length) + SVGZ_EXTENSION;
+    if (!REF_RE.test(ref)) throw new ConfigError(`not a blob reference: "${ref}" (expected 64 hex chars of a sha256)`);
+    return join(this.dir, ref.slice(0, 2), ref + SVGZ_EXTENSION);
   }
 
   /** The file that holds a blob as stored (`.png` or `.svgz`), or undefined when neither exists. */

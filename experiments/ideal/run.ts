@@ -42,7 +42,7 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const seeds = resolveSeeds(config.seeds, settings.seedBase);
   const maxSteps = config.options.maxForwardSteps ?? 50;
-  const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls, osworldFiles: settings.osworldFiles };
+  const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls, osworldFiles: settings.osworldFiles, episodeRecords: settings.episodeRecords };
   const sameState = runtime.sameState;
   // The paper's post-action settle window on every step of every phase (forward, prefix replay, continuation).
   const settleMs = resolveSettleMs(config).settleMs;

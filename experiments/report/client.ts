@@ -73,6 +73,8 @@ export const CLIENT_JS = String.raw`
   var result = $("viewer-result"), which = $("viewer-which"), events = $("viewer-events"), restore = $("viewer-restore"), compare = $("compare");
   var chunks = {}, waiting = {};
   window.__retraceChunk = function (n, eps) {
+    // a chunk leaves out a step's "before" when it is the previous step's "after"
+    eps.forEach(function (e) { e.steps.forEach(function (s, i) { if (s.before === undefined && i > 0) s.before = e.steps[i - 1].after; }); });
     chunks[n] = eps;
     (waiting[n] || []).forEach(function (f) { f(eps); });
     delete waiting[n];

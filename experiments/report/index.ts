@@ -20,7 +20,7 @@ import { renderPage, scriptJson, slug, type Finding } from "./html.ts";
 import { appBreakdown, appChart, pairedChart, pairedRows } from "./paired.ts";
 import { recoveryEvalView } from "./recovery-view.ts";
 import { viewerChunks } from "./viewer-data.ts";
-import { writeScreenPacks } from "./screen-packs.ts";
+import { chunkEpisode, shortenScreenIds, writeScreenPacks } from "./screen-packs.ts";
 
 /** Options of {@link buildReport}. */
 export interface ReportOptions {
@@ -76,8 +76,9 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   const filesDir = join(reportDir, filesName);
   rmSync(filesDir, { recursive: true, force: true });
   if (chunks.length) mkdirSync(filesDir, { recursive: true });
-  chunks.forEach((c, i) => writeFileSync(join(filesDir, `chunk-${i}.js`), `window.__retraceChunk(${i}, ${scriptJson(c)});\n`));
-  writeScreenPacks(join(filesDir, "screens"), screens);
+  const packed = shortenScreenIds(chunks, screens);
+  chunks.forEach((c, i) => writeFileSync(join(filesDir, `chunk-${i}.js`), `window.__retraceChunk(${i}, ${scriptJson(c.map(chunkEpisode))});\n`));
+  writeScreenPacks(join(filesDir, "screens"), packed);
   // findings.json (the demo writes one) wins; otherwise the findings are checked against this
   // folder's own ideal-recovery / end-to-end runs and recovery evaluation, simulated or model-backed.
   const findingsFile = join(root, "findings.json");

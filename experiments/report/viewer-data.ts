@@ -354,7 +354,7 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
       for (const s of rec.trajectory.steps)
         for (const ref of [s.before, s.after])
           if (typeof ref !== "string" || !REF.test(ref))
-            throw new ConfigError(`report: ${held ? join(run.dir, "run.json") : file} step ${s.seq}: image reference ${showId(ref)} is not a blob reference (64 hex characters of a sha256); the report reads only inside the run folder (was the file edited?)`, { field: "dir" });
+            throw new ConfigError(`report: ${held ? (run.recordsFile ?? join(run.dir, "run.json")) : file} step ${s.seq}: image reference ${showId(ref)} is not a blob reference (64 hex characters of a sha256); the report reads only inside the run folder (was the file edited?)`, { field: "dir" });
       let chunk = byCondition.get(line.condition);
       if (chunk === undefined) {
         chunk = chunks.length;
