@@ -16,6 +16,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { sha256Hex } from "./hash.ts";
 import { ConfigError } from "./errors.ts";
 import { SVG_PNG_RENDERER, svgToPng } from "./image/svg-png.ts";
+import { PACK_FILE, readPack } from "./blob-pack.ts";
 
 /** A blob's identity: the lower-case hex sha256 of its bytes. */
 export type BlobRef = string;
@@ -55,6 +56,7 @@ export class BlobStore implements BlobReader {
   private readonly ext: string;
   private readonly known = new Set<string>();
   private readonly rendered = new Map<string, Buffer>();
+  private pack?: Map<string, Buffer> | null;
 
   constructor(options: BlobStoreOptions) {
     this.dir = options.dir;
@@ -87,7 +89,7 @@ export class BlobStore implements BlobReader {
     const ref = sha256Hex(bytes);
     if (this.known.has(ref)) return ref;
     const file = this.path(ref);
-    if (!(await exists(file)) && !(await exists(this.svgzPath(ref)))) await writeAtomic(file, bytes);
+    if (!this.packed(ref) && !(await exists(file)) && !(await exists(this.svgzPath(ref)))) await writeAtomic(file, bytes);
     this.known.add(ref);
     return ref;
   }
@@ -109,6 +111,11 @@ export class BlobStore implements BlobReader {
   /** Copy a blob into `target` as it is stored here (a `.svgz` stays one), without rendering it. */
   copyTo(ref: BlobRef, target: BlobStore): void {
     const from = this.storedPath(ref);
+    const packed = from ? undefined : this.packed(ref);
+    if (packed) {
+      target.putSync(packed);
+      return;
+    }
     if (!from) throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`);
     const to = from.endsWith(SVGZ_EXTENSION) ? target.svgzPath(ref) : target.path(ref);
     if (existsSync(to) || existsSync(target.path(ref))) return;
@@ -121,7 +128,7 @@ export class BlobStore implements BlobReader {
     const ref = sha256Hex(bytes);
     if (this.known.has(ref)) return ref;
     const file = this.path(ref);
-    if (!existsSync(file) && !existsSync(this.svgzPath(ref))) {
+    if (!this.packed(ref) && !existsSync(file) && !existsSync(this.svgzPath(ref))) {
       mkdirSync(join(this.dir, ref.slice(0, 2)), { recursive: true });
       const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
       writeFileSync(tmp, bytes);
@@ -142,6 +149,8 @@ export class BlobStore implements BlobReader {
       try {
         svgz = await readFile(this.svgzPath(ref));
       } catch {
+        const packed = this.packed(ref);
+        if (packed) return packed;
         throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`, { cause });
       }
     }
@@ -157,12 +166,20 @@ export class BlobStore implements BlobReader {
     try {
       return readFileSync(this.path(ref));
     } catch (cause) {
+      const packed = this.packed(ref);
+      if (packed) return packed;
       throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`, { cause });
     }
   }
 
   async has(ref: BlobRef): Promise<boolean> {
-    return this.known.has(ref) || (await exists(this.path(ref))) || exists(this.svgzPath(ref));
+    return this.known.has(ref) || (await exists(this.path(ref))) || (await exists(this.svgzPath(ref))) || this.packed(ref) !== undefined;
+  }
+
+  /** A blob from the folder's pack (src/blob-pack.ts), read once per store when first asked. */
+  private packed(ref: BlobRef): Buffer | undefined {
+    if (!this.pack && (this.pack === undefined || existsSync(join(this.dir, PACK_FILE)))) this.pack = readPack(this.dir) ?? null;
+    return this.pack?.get(ref);
   }
 
   private memo(ref: BlobRef, png: Buffer): void {

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
 import { prepareOutDir } from "../../src/store/out-dir.ts";
+import { packBlobFolder } from "../../src/blob-pack.ts";
 import type { Proportion } from "../../src/metrics/wilson.ts";
 import { parseExperimentConfig } from "../config/load.ts";
 import type { EndToEndConfig, ExperimentConfig } from "../config/schema.ts";
@@ -128,6 +129,10 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
     if (!opts.quiet) process.stderr.write("recovery-eval: building a small dataset and evaluating recovery on it\n");
     recovery = (await runRecoveryEvalSuite({ out: join(opts.out, "recovery-eval"), limit: DEMO_SIZES[opts.size].evalTasks, seed: opts.seedBase, budgets: [1, 3, 10] })).report;
     dropRenderMemos(opts.out);
+    // ~3,000 state snapshots and ~800 accessibility trees of ~2-8 KB each: one pack per folder
+    // instead of a disk block or two per file (src/blob-pack.ts); the stores read the packs.
+    packBlobFolder(join(opts.out, "simdesk-states"), ".json");
+    packBlobFolder(join(opts.out, "blobs", "ax"), ".json");
   } finally {
     processes?.close();
   }
