@@ -16,7 +16,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { sha256Hex } from "./hash.ts";
 import { ConfigError } from "./errors.ts";
 import { SVG_PNG_RENDERER, svgToPng } from "./image/svg-png.ts";
-import { PACK_FILE, readPack } from "./blob-pack.ts";
+import { PACK_FILE, readPack, SVGZ_PACK_FILE } from "./blob-pack.ts";
 
 /** A blob's identity: the lower-case hex sha256 of its bytes. */
 export type BlobRef = string;
@@ -57,6 +57,7 @@ export class BlobStore implements BlobReader {
   private readonly known = new Set<string>();
   private readonly rendered = new Map<string, Buffer>();
   private pack?: Map<string, Buffer> | null;
+  private svgzPack?: Map<string, Buffer> | null;
 
   constructor(options: BlobStoreOptions) {
     this.dir = options.dir;
@@ -89,7 +90,7 @@ export class BlobStore implements BlobReader {
     const ref = sha256Hex(bytes);
     if (this.known.has(ref)) return ref;
     const file = this.path(ref);
-    if (!this.packed(ref) && !(await exists(file)) && !(await exists(this.svgzPath(ref)))) await writeAtomic(file, bytes);
+    if (!this.packed(ref) && !this.packedSvgz(ref) && !(await exists(file)) && !(await exists(this.svgzPath(ref)))) await writeAtomic(file, bytes);
     this.known.add(ref);
     return ref;
   }
@@ -103,7 +104,7 @@ export class BlobStore implements BlobReader {
     const ref = sha256Hex(png);
     this.memo(ref, Buffer.from(png));
     if (this.known.has(ref)) return ref;
-    if (!(await exists(this.path(ref))) && !(await exists(this.svgzPath(ref)))) await writeAtomic(this.svgzPath(ref), gzipSync(svg));
+    if (!this.packedSvgz(ref) && !(await exists(this.path(ref))) && !(await exists(this.svgzPath(ref)))) await writeAtomic(this.svgzPath(ref), gzipSync(svg));
     this.known.add(ref);
     return ref;
   }
@@ -114,6 +115,11 @@ export class BlobStore implements BlobReader {
     const packed = from ? undefined : this.packed(ref);
     if (packed) {
       target.putSync(packed);
+      return;
+    }
+    const packedSvgz = from ? undefined : this.packedSvgz(ref);
+    if (packedSvgz) {
+      if (!existsSync(target.svgzPath(ref)) && !existsSync(target.path(ref))) writeFileAtomicSync(target.svgzPath(ref), packedSvgz);
       return;
     }
     if (!from) throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`);
@@ -128,7 +134,7 @@ export class BlobStore implements BlobReader {
     const ref = sha256Hex(bytes);
     if (this.known.has(ref)) return ref;
     const file = this.path(ref);
-    if (!this.packed(ref) && !existsSync(file) && !existsSync(this.svgzPath(ref))) {
+    if (!this.packed(ref) && !this.packedSvgz(ref) && !existsSync(file) && !existsSync(this.svgzPath(ref))) {
       mkdirSync(join(this.dir, ref.slice(0, 2)), { recursive: true });
       const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
       writeFileSync(tmp, bytes);
@@ -151,7 +157,9 @@ export class BlobStore implements BlobReader {
       } catch {
         const packed = this.packed(ref);
         if (packed) return packed;
-        throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`, { cause });
+        const inPack = this.packedSvgz(ref);
+        if (!inPack) throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`, { cause });
+        svgz = inPack;
       }
     }
     const png = await svgToPng(gunzipSync(svgz).toString("utf8"));
@@ -173,13 +181,27 @@ export class BlobStore implements BlobReader {
   }
 
   async has(ref: BlobRef): Promise<boolean> {
-    return this.known.has(ref) || (await exists(this.path(ref))) || (await exists(this.svgzPath(ref))) || this.packed(ref) !== undefined;
+    return this.known.has(ref) || (await exists(this.path(ref))) || (await exists(this.svgzPath(ref))) || this.packed(ref) !== undefined || this.packedSvgz(ref) !== undefined;
   }
 
   /** A blob from the folder's pack (src/blob-pack.ts), read once per store when first asked. */
   private packed(ref: BlobRef): Buffer | undefined {
     if (!this.pack && (this.pack === undefined || existsSync(join(this.dir, PACK_FILE)))) this.pack = readPack(this.dir) ?? null;
     return this.pack?.get(ref);
+  }
+
+  private packedSvgz(ref: BlobRef): Buffer | undefined {
+    if (!this.svgzPack && (this.svgzPack === undefined || existsSync(join(this.dir, SVGZ_PACK_FILE)))) this.svgzPack = readPack(this.dir, SVGZ_PACK_FILE) ?? null;
+    return this.svgzPack?.get(ref);
+  }
+
+  /** The gzipped SVG of a screen kept as SVG (its `.svgz` file or the folder's pack); undefined for any other blob. */
+  svgzSync(ref: BlobRef): Buffer | undefined {
+    try {
+      return readFileSync(this.svgzPath(ref));
+    } catch {
+      return this.packedSvgz(ref);
+    }
   }
 
   private memo(ref: BlobRef, png: Buffer): void {
@@ -238,6 +260,13 @@ export class BlobStore implements BlobReader {
 
   /** Wait until every blob stored so far is durable in the backend (a no-op on the filesystem). */
   async flush(): Promise<void> {}
+}
+
+function writeFileAtomicSync(file: string, bytes: Uint8Array): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
+  writeFileSync(tmp, bytes);
+  renameSync(tmp, file);
 }
 
 async function writeAtomic(file: string, bytes: Uint8Array): Promise<void> {

@@ -129,8 +129,11 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
     if (!opts.quiet) process.stderr.write("recovery-eval: building a small dataset and evaluating recovery on it\n");
     recovery = (await runRecoveryEvalSuite({ out: join(opts.out, "recovery-eval"), limit: DEMO_SIZES[opts.size].evalTasks, seed: opts.seedBase, budgets: [1, 3, 10] })).report;
     dropRenderMemos(opts.out);
-    // ~3,000 state snapshots and ~800 accessibility trees of ~2-8 KB each: one pack per folder
-    // instead of a disk block or two per file (src/blob-pack.ts); the stores read the packs.
+    // ~1,700 screens (gzipped SVG, ~1 KB), ~3,000 state snapshots and ~800 accessibility trees:
+    // one pack per folder instead of a 4 KB disk block or two per file (src/blob-pack.ts); the
+    // stores read the packs, so no reference changes. The recovery evaluation's folders stay as
+    // files (\`eval-recovery --dataset\` copies states from them).
+    packBlobFolder(join(opts.out, "blobs"), ".svgz");
     packBlobFolder(join(opts.out, "simdesk-states"), ".json");
     packBlobFolder(join(opts.out, "blobs", "ax"), ".json");
   } finally {

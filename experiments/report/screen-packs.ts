@@ -7,14 +7,14 @@
  * In the chunk files a screen is `screen:<id>`, its id the first 16 hex digits of its reference
  * (the whole reference for the rare screens that share those).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SCREEN_URL_PREFIX, type ViewEpisode } from "./viewer-data.ts";
 
 const SHORT = 16;
 
-/** Shorten the `screen:<ref>` URLs of `chunks` in place; returns id -> `.svgz` file for {@link writeScreenPacks}. */
-export function shortenScreenIds(chunks: ViewEpisode[][], screens: ReadonlyMap<string, string>): Map<string, string> {
+/** Shorten the `screen:<ref>` URLs of `chunks` in place; returns id -> reader of the gzipped SVG for {@link writeScreenPacks}. */
+export function shortenScreenIds<T>(chunks: ViewEpisode[][], screens: ReadonlyMap<string, T>): Map<string, T> {
   const byPrefix = new Map<string, number>();
   for (const ref of screens.keys()) byPrefix.set(ref.slice(0, SHORT), (byPrefix.get(ref.slice(0, SHORT)) ?? 0) + 1);
   const idOf = (ref: string) => (byPrefix.get(ref.slice(0, SHORT)) === 1 ? ref.slice(0, SHORT) : ref);
@@ -33,12 +33,12 @@ export function shortenScreenIds(chunks: ViewEpisode[][], screens: ReadonlyMap<s
   return new Map([...screens].map(([ref, file]) => [idOf(ref), file]));
 }
 
-/** Write one pack per id prefix for `screens` (id -> its `.svgz` file); returns the number of packs. */
-export function writeScreenPacks(dir: string, screens: ReadonlyMap<string, string>): number {
+/** Write one pack per id prefix for `screens` (id -> reader of its gzipped SVG); returns the number of packs. */
+export function writeScreenPacks(dir: string, screens: ReadonlyMap<string, () => Buffer>): number {
   const packs = new Map<string, string[]>();
   for (const id of [...screens.keys()].sort()) {
     const list = packs.get(id.slice(0, 2)) ?? [];
-    list.push(`${JSON.stringify(id)}:"${readFileSync(screens.get(id)!).toString("base64")}"`);
+    list.push(`${JSON.stringify(id)}:"${screens.get(id)!().toString("base64")}"`);
     packs.set(id.slice(0, 2), list);
   }
   if (packs.size) mkdirSync(dir, { recursive: true });

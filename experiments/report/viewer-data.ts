@@ -4,14 +4,14 @@
  * carry their episode position (never renumbered after a restore), E/R flags and the marks to draw
  * on the screenshot; events become sentences. Screenshots stay in the run's blob store and are
  * referenced by URL relative to the report file, at full resolution. Screens the store keeps as
- * gzipped SVG (SimDesk's) are named `screen:<ref>` instead: the report copies them into
+ * gzipped SVG (SimDesk's, as `.svgz` files or in the folder's pack) are named `screen:<ref>` instead: the report copies them into
  * `<report>-files/screens/<ref[0:2]>.js` and the page unzips and shows the SVG on demand.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import sharp from "sharp";
 import { formatAction, type Action } from "../../src/action.ts";
-import { BlobStore, SVGZ_EXTENSION } from "../../src/blob-store.ts";
+import { BlobStore } from "../../src/blob-store.ts";
 import type { EpisodeRecord } from "../runner/episode.ts";
 import { runBlobsDir } from "../runner/run-blobs.ts";
 import { ConfigError } from "../../src/errors.ts";
@@ -102,10 +102,14 @@ export interface ViewerIndexRow {
 const REF = /^[0-9a-f]{64}$/;
 
 /**
- * The screens a report shows that are kept as gzipped SVG: ref -> its `.svgz` file (the report
- * writes them into its screen packs). Also remembers which refs are PNG files, to look once.
+ * The screens a report shows that are kept as gzipped SVG: `seen` maps a ref to a reader of its
+ * gzipped SVG (the report writes them into its screen packs), or null for a PNG file, to look once;
+ * `blobs` is the store of the run being read.
  */
-export type ScreenFiles = Map<string, string | null>;
+export interface ScreenFiles {
+  blobs?: BlobStore;
+  seen: Map<string, (() => Buffer) | null>;
+}
 
 /** The prefix of a screenshot URL that names a screen kept as SVG (`screen:<ref>`). */
 export const SCREEN_URL_PREFIX = "screen:";
@@ -116,12 +120,12 @@ export const SCREEN_URL_PREFIX = "screen:";
  */
 export function blobUrl(blobsDir: string, reportDir: string, ref: unknown, screens?: ScreenFiles): string {
   if (typeof ref !== "string" || !REF.test(ref)) return "";
-  if (screens) {
-    let svgz = screens.get(ref);
+  const blobs = screens?.blobs;
+  if (screens && blobs) {
+    let svgz = screens.seen.get(ref);
     if (svgz === undefined) {
-      const file = join(blobsDir, ref.slice(0, 2), ref + SVGZ_EXTENSION);
-      svgz = !existsSync(join(blobsDir, ref.slice(0, 2), `${ref}.png`)) && existsSync(file) ? file : null;
-      screens.set(ref, svgz);
+      svgz = !existsSync(blobs.path(ref)) && blobs.svgzSync(ref) ? () => blobs.svgzSync(ref)! : null;
+      screens.seen.set(ref, svgz);
     }
     if (svgz) return SCREEN_URL_PREFIX + ref;
   }
@@ -328,9 +332,9 @@ export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: s
 }
 
 /** The viewer's index and its chunk files (one per run and condition): every episode, loaded on demand. */
-export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number, cacheDir?: string): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][]; screens: Map<string, string> }> {
+export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number, cacheDir?: string): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][]; screens: Map<string, () => Buffer> }> {
   const memo = new Map<string, number[] | undefined>();
-  const screens: ScreenFiles = new Map();
+  const seen = new Map<string, (() => Buffer) | null>();
   const index: ViewerIndexRow[] = [];
   const chunks: ViewEpisode[][] = [];
   for (const run of runs) {
@@ -361,13 +365,13 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
         chunks.push([]);
         byCondition.set(line.condition, chunk);
       }
-      const ep = viewerEpisode(rec, blobsDir, reportDir, calls, screens);
+      const ep = viewerEpisode(rec, blobsDir, reportDir, calls, { blobs, seen });
       await addSsimMaps(ep, blobs, restorePairs(rec), memo);
       chunks[chunk].push(ep);
       index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveries: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk });
     }
   }
-  const svgz = new Map<string, string>();
-  for (const [ref, file] of screens) if (file) svgz.set(ref, file);
+  const svgz = new Map<string, () => Buffer>();
+  for (const [ref, read] of seen) if (read) svgz.set(ref, read);
   return { index, chunks, screens: svgz };
 }

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BlobStore } from "../../../src/blob-store.ts";
-import { PACK_FILE, packBlobFolder, readPack } from "../../../src/blob-pack.ts";
+import { PACK_FILE, packBlobFolder, readPack, SVGZ_PACK_FILE } from "../../../src/blob-pack.ts";
+import { svgToPng } from "../../../src/image/svg-png.ts";
 import { ConfigError } from "../../../src/errors.ts";
 
 const fresh = () => join(mkdtempSync(join(tmpdir(), "blob-pack-")), "states");
@@ -44,6 +45,23 @@ describe("packBlobFolder", () => {
     const other = new BlobStore({ dir: fresh(), extension: ".json" });
     reader.copyTo(refs[0], other);
     expect(other.getSync(refs[0]).toString()).toBe(texts[0]);
+  });
+
+  it("packs a screen folder's .svgz files apart; the store still renders each screen back to its exact PNG", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "blob-pack-")), "blobs");
+    const store = new BlobStore({ dir });
+    const svg = (c: string) => `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="40" viewBox="0 0 64 40"><rect x="0" y="0" width="64" height="40" fill="${c}"/><rect x="8" y="8" width="20" height="10" fill="#ffffff"/></svg>`;
+    const pngs = await Promise.all(["#123456", "#abcdef"].map((c) => svgToPng(svg(c))));
+    const refs = await Promise.all(pngs.map((p, i) => store.putRendered(p, svg(["#123456", "#abcdef"][i]))));
+    expect(packBlobFolder(dir, ".svgz")).toBe(2);
+    expect(readdirSync(dir)).toEqual([SVGZ_PACK_FILE]);
+    const reader = new BlobStore({ dir });
+    for (let i = 0; i < 2; i++) {
+      expect(await reader.get(refs[i])).toEqual(pngs[i]);
+      expect(reader.svgzSync(refs[i])).toBeDefined();
+    }
+    expect(await reader.putRendered(pngs[0], svg("#123456"))).toBe(refs[0]);
+    expect(existsSync(reader.svgzPath(refs[0]))).toBe(false);
   });
 
   it("does nothing on a missing or empty folder", () => {
