@@ -2,13 +2,21 @@
  * Content-addressed storage for screenshots and other large blobs. Bytes are written once
  * under their sha256; everything else (trajectories, graph state, results) holds only the
  * reference. Checkpointed graph state must never contain image bytes.
+ *
+ * A screen rendered from SVG (SimDesk's) can be kept as its gzipped SVG, `<ref>.svgz`, about 1 KB
+ * instead of a ~45 KB PNG: the reference is still the sha256 of the PNG bytes, and `get` renders
+ * the SVG again with the same rasteriser and checks the hash, so every reader (the SSIM oracles
+ * included) gets the exact PNG bytes, never an approximation.
  */
-import { mkdirSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { mkdir, readFile, rename, writeFile, access } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { sha256Hex } from "./hash.ts";
 import { ConfigError } from "./errors.ts";
+import { SVG_PNG_RENDERER, svgToPng } from "./image/svg-png.ts";
+import { PACK_FILE, readPack, SVGZ_PACK_FILE } from "./blob-pack.ts";
 
 /** A blob's identity: the lower-case hex sha256 of its bytes. */
 export type BlobRef = string;
@@ -36,11 +44,20 @@ export interface BlobStoreOptions {
   extension?: string;
 }
 
-/** Blobs on disk at `<dir>/<ref[0:2]>/<ref>.png`, written atomically, never overwritten. */
+/** The file extension of a blob kept as its gzipped SVG (see {@link BlobStore.putRendered}). */
+export const SVGZ_EXTENSION = ".svgz";
+
+/** Recently rendered or re-rendered PNGs kept in memory per store: a screen is mostly read soon after it is written. */
+const RENDERED_MEMO = 64;
+
+/** Blobs on disk at `<dir>/<ref[0:2]>/<ref>.png` (or `.svgz`, see {@link putRendered}), written atomically, never overwritten. */
 export class BlobStore implements BlobReader {
   readonly dir: string;
   private readonly ext: string;
   private readonly known = new Set<string>();
+  private readonly rendered = new Map<string, Buffer>();
+  private pack?: Map<string, Buffer> | null;
+  private svgzPack?: Map<string, Buffer> | null;
 
   constructor(options: BlobStoreOptions) {
     this.dir = options.dir;
@@ -54,19 +71,62 @@ export class BlobStore implements BlobReader {
     return join(this.dir, ref.slice(0, 2), ref + this.ext);
   }
 
+  /** The file of a blob kept as gzipped SVG (it may not exist). */
+  svgzPath(ref: BlobRef): string {
+    if (!REF_RE.test(ref)) throw new ConfigError(`not a blob reference: "${ref}" (expected 64 hex chars of a sha256)`);
+    return join(this.dir, ref.slice(0, 2), ref + SVGZ_EXTENSION);
+  }
+
+  /** The file that holds a blob as stored (`.png` or `.svgz`), or undefined when neither exists. */
+  storedPath(ref: BlobRef): string | undefined {
+    const file = this.path(ref);
+    if (existsSync(file)) return file;
+    const svgz = this.svgzPath(ref);
+    return existsSync(svgz) ? svgz : undefined;
+  }
+
   /** Store bytes and return their reference; storing the same bytes twice writes once. */
   async put(bytes: Uint8Array): Promise<BlobRef> {
     const ref = sha256Hex(bytes);
     if (this.known.has(ref)) return ref;
     const file = this.path(ref);
-    if (!(await exists(file))) {
-      await mkdir(join(this.dir, ref.slice(0, 2)), { recursive: true });
-      const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-      await writeFile(tmp, bytes);
-      await rename(tmp, file);
-    }
+    if (!this.packed(ref) && !this.packedSvgz(ref) && !(await exists(file)) && !(await exists(this.svgzPath(ref)))) await writeAtomic(file, bytes);
     this.known.add(ref);
     return ref;
+  }
+
+  /**
+   * Store a PNG that `svgToPng(svg)` (src/image/svg-png.ts) rendered, as its gzipped SVG; the
+   * reference is the PNG's sha256 as with {@link put}, and {@link get} returns the same PNG bytes.
+   * The caller vouches that `png` is that render (SimDesk just made it).
+   */
+  async putRendered(png: Uint8Array, svg: string): Promise<BlobRef> {
+    const ref = sha256Hex(png);
+    this.memo(ref, Buffer.from(png));
+    if (this.known.has(ref)) return ref;
+    if (!this.packedSvgz(ref) && !(await exists(this.path(ref))) && !(await exists(this.svgzPath(ref)))) await writeAtomic(this.svgzPath(ref), gzipSync(svg));
+    this.known.add(ref);
+    return ref;
+  }
+
+  /** Copy a blob into `target` as it is stored here (a `.svgz` stays one), without rendering it. */
+  copyTo(ref: BlobRef, target: BlobStore): void {
+    const from = this.storedPath(ref);
+    const packed = from ? undefined : this.packed(ref);
+    if (packed) {
+      target.putSync(packed);
+      return;
+    }
+    const packedSvgz = from ? undefined : this.packedSvgz(ref);
+    if (packedSvgz) {
+      if (!existsSync(target.svgzPath(ref)) && !existsSync(target.path(ref))) writeFileAtomicSync(target.svgzPath(ref), packedSvgz);
+      return;
+    }
+    if (!from) throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`);
+    const to = from.endsWith(SVGZ_EXTENSION) ? target.svgzPath(ref) : target.path(ref);
+    if (existsSync(to) || existsSync(target.path(ref))) return;
+    mkdirSync(dirname(to), { recursive: true });
+    copyFileSync(from, to);
   }
 
   /** Synchronous variant of {@link put}, for code paths that cannot await. */
@@ -74,7 +134,7 @@ export class BlobStore implements BlobReader {
     const ref = sha256Hex(bytes);
     if (this.known.has(ref)) return ref;
     const file = this.path(ref);
-    if (!existsSync(file)) {
+    if (!this.packed(ref) && !this.packedSvgz(ref) && !existsSync(file) && !existsSync(this.svgzPath(ref))) {
       mkdirSync(join(this.dir, ref.slice(0, 2)), { recursive: true });
       const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
       writeFileSync(tmp, bytes);
@@ -84,13 +144,29 @@ export class BlobStore implements BlobReader {
     return ref;
   }
 
-  /** The bytes of a stored blob; throws a ConfigError naming the reference if it is missing. */
+  /** The bytes of a stored blob (a `.svgz` one rendered back to its PNG); throws a ConfigError naming the reference if it is missing. */
   async get(ref: BlobRef): Promise<Buffer> {
+    const hit = this.rendered.get(ref);
+    if (hit) return hit;
+    let svgz: Buffer;
     try {
       return await readFile(this.path(ref));
     } catch (cause) {
-      throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`, { cause });
+      try {
+        svgz = await readFile(this.svgzPath(ref));
+      } catch {
+        const packed = this.packed(ref);
+        if (packed) return packed;
+        const inPack = this.packedSvgz(ref);
+        if (!inPack) throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`, { cause });
+        svgz = inPack;
+      }
     }
+    const png = await svgToPng(gunzipSync(svgz).toString("utf8"));
+    if (sha256Hex(png) !== ref)
+      throw new ConfigError(`blob ${ref} is kept as SVG (${this.svgzPath(ref)}) and renders to different PNG bytes on this machine (${SVG_PNG_RENDERER}); read the run with the sharp version that wrote it (package-lock.json), or re-run it`);
+    this.memo(ref, png);
+    return png;
   }
 
   /** Synchronous variant of {@link get}. */
@@ -98,12 +174,40 @@ export class BlobStore implements BlobReader {
     try {
       return readFileSync(this.path(ref));
     } catch (cause) {
+      const packed = this.packed(ref);
+      if (packed) return packed;
       throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`, { cause });
     }
   }
 
   async has(ref: BlobRef): Promise<boolean> {
-    return this.known.has(ref) || exists(this.path(ref));
+    return this.known.has(ref) || (await exists(this.path(ref))) || (await exists(this.svgzPath(ref))) || this.packed(ref) !== undefined || this.packedSvgz(ref) !== undefined;
+  }
+
+  /** A blob from the folder's pack (src/blob-pack.ts), read once per store when first asked. */
+  private packed(ref: BlobRef): Buffer | undefined {
+    if (!this.pack && (this.pack === undefined || existsSync(join(this.dir, PACK_FILE)))) this.pack = readPack(this.dir) ?? null;
+    return this.pack?.get(ref);
+  }
+
+  private packedSvgz(ref: BlobRef): Buffer | undefined {
+    if (!this.svgzPack && (this.svgzPack === undefined || existsSync(join(this.dir, SVGZ_PACK_FILE)))) this.svgzPack = readPack(this.dir, SVGZ_PACK_FILE) ?? null;
+    return this.svgzPack?.get(ref);
+  }
+
+  /** The gzipped SVG of a screen kept as SVG (its `.svgz` file or the folder's pack); undefined for any other blob. */
+  svgzSync(ref: BlobRef): Buffer | undefined {
+    try {
+      return readFileSync(this.svgzPath(ref));
+    } catch {
+      return this.packedSvgz(ref);
+    }
+  }
+
+  private memo(ref: BlobRef, png: Buffer): void {
+    this.rendered.delete(ref);
+    if (this.rendered.size >= RENDERED_MEMO) this.rendered.delete(this.rendered.keys().next().value!);
+    this.rendered.set(ref, png);
   }
 
   /**
@@ -156,6 +260,20 @@ export class BlobStore implements BlobReader {
 
   /** Wait until every blob stored so far is durable in the backend (a no-op on the filesystem). */
   async flush(): Promise<void> {}
+}
+
+function writeFileAtomicSync(file: string, bytes: Uint8Array): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
+  writeFileSync(tmp, bytes);
+  renameSync(tmp, file);
+}
+
+async function writeAtomic(file: string, bytes: Uint8Array): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
+  await writeFile(tmp, bytes);
+  await rename(tmp, file);
 }
 
 async function exists(file: string): Promise<boolean> {

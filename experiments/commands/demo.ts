@@ -6,11 +6,12 @@
  * a small recovery evaluation (implicit vs explicit recovery, oracle agreement) goes into
  * `<out>/recovery-eval/` so the report shows its tables too.
  */
-import { rmSync, writeFileSync } from "node:fs";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
 import { prepareOutDir } from "../../src/store/out-dir.ts";
+import { packBlobFolder } from "../../src/blob-pack.ts";
 import type { Proportion } from "../../src/metrics/wilson.ts";
 import { parseExperimentConfig } from "../config/load.ts";
 import type { EndToEndConfig, ExperimentConfig } from "../config/schema.ts";
@@ -88,6 +89,19 @@ export function demoTable(summaries: ExperimentSummary[]): string {
   return `${table1}\n\n${table2}`;
 }
 
+/**
+ * Remove the render memos (`blobs/derived/`: SVG hash -> PNG ref, one 64-byte file per screen, a
+ * disk block each) of every blob store in the demo folder: they only spare re-rendering while the
+ * runs go on; a resumed demo re-renders what it needs.
+ */
+function dropRenderMemos(dir: string, depth = 3): void {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    if (e.name === "blobs") rmSync(join(dir, e.name, "derived"), { recursive: true, force: true });
+    else if (depth > 0 && !/^[0-9a-f]{2}$/.test(e.name)) dropRenderMemos(join(dir, e.name), depth - 1);
+  }
+}
+
 /** Run the demo into `out`; returns the summaries and findings. */
 export async function runDemo(opts: { out: string; size: DemoSize; workers: number; seedBase: number; resume: boolean; quiet: boolean; /** Run workers as async tasks in this process instead of child processes. */ inProcess?: boolean }): Promise<{ summaries: ExperimentSummary[]; findings: Finding[]; report: string }> {
   prepareOutDir(opts.out);
@@ -102,20 +116,26 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
     for (let i = 0; i < configs.length; i++) {
       const progress = progressReporter(opts.quiet, `${names[i].padEnd(5)} `);
       try {
-        // One blob store for the three runs (a screen seen in several is stored once), and no
-        // per-episode OSWorld files: `retrace export --osworld <out>` writes them on demand.
-        const run = await runExperiment(configs[i], runtime, { out: join(opts.out, names[i]), blobsDir: join(opts.out, "blobs"), osworldFiles: false, workers: opts.workers, seedBase: opts.seedBase, resume: opts.resume, processes, onProgress: progress.onProgress });
+        // One blob store for the three runs (a screen seen in several is stored once), no
+        // per-episode OSWorld files (`retrace export --osworld <out>` writes them on demand), and the
+        // episode records packed into one file per run instead of ~2,400 episode folders.
+        const run = await runExperiment(configs[i], runtime, { out: join(opts.out, names[i]), blobsDir: join(opts.out, "blobs"), osworldFiles: false, episodeRecords: "pack", workers: opts.workers, seedBase: opts.seedBase, resume: opts.resume, processes, onProgress: progress.onProgress });
         summaries.push(run.summary);
         runs.push(run);
       } finally {
         progress.stop();
       }
     }
-    // The render memos (SVG hash -> PNG ref, ~2,000 files of 64 bytes) only spare re-rendering
-    // while the runs go on; a resumed demo re-renders what it needs.
-    rmSync(join(opts.out, "blobs", "derived"), { recursive: true, force: true });
     if (!opts.quiet) process.stderr.write("recovery-eval: building a small dataset and evaluating recovery on it\n");
     recovery = (await runRecoveryEvalSuite({ out: join(opts.out, "recovery-eval"), limit: DEMO_SIZES[opts.size].evalTasks, seed: opts.seedBase, budgets: [1, 3, 10] })).report;
+    dropRenderMemos(opts.out);
+    // ~1,700 screens (gzipped SVG, ~1 KB), ~3,000 state snapshots and ~800 accessibility trees:
+    // one pack per folder instead of a 4 KB disk block or two per file (src/blob-pack.ts); the
+    // stores read the packs, so no reference changes. The recovery evaluation's folders stay as
+    // files (\`eval-recovery --dataset\` copies states from them).
+    packBlobFolder(join(opts.out, "blobs"), ".svgz");
+    packBlobFolder(join(opts.out, "simdesk-states"), ".json");
+    packBlobFolder(join(opts.out, "blobs", "ax"), ".json");
   } finally {
     processes?.close();
   }

@@ -107,7 +107,10 @@ export function readPlan(file: string): RunPlan | undefined {
   return existsSync(file) ? readJsonFile<RunPlan>(file, { what: "plan.json", hint: "it should be the plan.json written by `retrace run`; delete it to annotate the failed runs again" }) : undefined;
 }
 
+/** Write plan.json: one line per instance (their histories carry whole observations; indenting them tripled the file). */
 export function writePlan(file: string, plan: RunPlan): void {
-  writeFileSync(`${file}.tmp`, JSON.stringify(plan, null, 1) + "\n");
+  const { instances, ...head } = plan;
+  const body = instances.map((i) => JSON.stringify(i)).join(",\n");
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(head).slice(0, -1)},"instances":[\n${body}\n]}\n`);
   renameSync(`${file}.tmp`, file);
 }

@@ -9,7 +9,8 @@
 import { readJsonFile } from "../../src/store/read-file.ts";
 import { ModelMeter } from "../agents/meter.ts";
 import { defaultSpec } from "../config/agents.ts";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { join } from "node:path";
 import type { Observation } from "../../src/observation.ts";
 import type { HistoryEntry } from "../../src/policy.ts";
@@ -42,7 +43,7 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const seeds = resolveSeeds(config.seeds, settings.seedBase);
   const maxSteps = config.options.maxForwardSteps ?? 50;
-  const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls, osworldFiles: settings.osworldFiles };
+  const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls, osworldFiles: settings.osworldFiles, episodeRecords: settings.episodeRecords };
   const sameState = runtime.sameState;
   // The paper's post-action settle window on every step of every phase (forward, prefix replay, continuation).
   const settleMs = resolveSettleMs(config).settleMs;
@@ -57,7 +58,10 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
     const run = await rollForward({ env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps, settleMs });
     const dir = pathInside(settings.out, [job.condition, job.task, String(job.seed)], `episode ${job.key}`);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "history.json"), redactText(JSON.stringify({ history: run.history, final: run.final })) + "\n");
+    const text = redactText(JSON.stringify({ history: run.history, final: run.final })) + "\n";
+    // Packed episode records (the demo): the history gzipped too (~16 KB of inline accessibility trees -> ~2 KB).
+    if (settings.episodeRecords === "pack") writeFileSync(join(dir, "history.json.gz"), gzipSync(text));
+    else writeFileSync(join(dir, "history.json"), text);
     return finishEpisode(job, task, run.result, rec, deps, { phase: "forward" }, undefined, meter);
   });
 
@@ -78,7 +82,10 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
       let llmLabel: string | undefined;
       for (const line of failed) {
         const task = byId.get(line.task) as Task;
-        const saved = readJsonFile<{ history: HistoryEntry[]; final: Observation }>(join(pathInside(settings.out, [line.condition, line.task, String(line.seed)], `episode ${line.key}`), "history.json"), { what: "history.json", hint: "delete its line from results.jsonl and --resume to re-run that forward run" });
+        const historyFile = join(pathInside(settings.out, [line.condition, line.task, String(line.seed)], `episode ${line.key}`), "history.json");
+        const saved = existsSync(`${historyFile}.gz`)
+          ? (JSON.parse(gunzipSync(readFileSync(`${historyFile}.gz`)).toString("utf8")) as { history: HistoryEntry[]; final: Observation })
+          : readJsonFile<{ history: HistoryEntry[]; final: Observation }>(historyFile, { what: "history.json", hint: "delete its line from results.jsonl and --resume to re-run that forward run" });
         const draws = drawScopeFor(config.draws, { seed: line.seed, task: line.task, condition: "annotation" });
         const cctx = { task, seed: line.seed, env, blobs: ctx.blobs, calls: settings.calls, meter: new ModelMeter(settings.calls?.ledger), draws };
         const selector = config.strategies.includes("llm") ? runtime.selector(config.selector ?? defaultSpec("selector", config.forward) ?? { kind: "sim", profile: "default" }, cctx) : undefined;

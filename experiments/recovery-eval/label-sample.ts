@@ -4,7 +4,8 @@
  * person completes by setting `"restored": true` or `false` and then passes to
  * `retrace eval-recovery --agreement --labels FILE`. Each line carries what the paper's annotators
  * were shown: the task, the actions up to the error (erroneous ones marked), the recovery actions,
- * and the paths of the TARGET, ERROR and RECOVERED screenshots (PNG files in the blob stores).
+ * and the paths of the TARGET, ERROR and RECOVERED screenshots (PNG files in the blob stores, or
+ * `.svgz` for SimDesk screens kept as gzipped SVG).
  * `disagreements: true` keeps only runs where R_O and R_TC disagree, the cases the paper's study
  * drew from.
  */
@@ -63,7 +64,8 @@ export function writeLabelSample(options: LabelSampleOptions): LabelSampleLine[]
   const samples = new Map(ds.samples.map((s) => [s.id, s]));
   const own = new BlobStore({ dir: join(evalDir, "blobs") });
   const theirs = new BlobStore({ dir: join(ds.dir, "blobs") });
-  const file = (ref: string) => (existsSync(own.path(ref)) ? own.path(ref) : theirs.path(ref));
+  // The file as stored: a PNG, or a SimDesk screen's gzipped SVG (`.svgz`, any SVG viewer opens it).
+  const file = (ref: string) => own.storedPath(ref) ?? theirs.storedPath(ref) ?? theirs.path(ref);
   const runs = readFileSync(runsFile, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as RecoveryRun);
   let pool = runs.filter((r) => r.status === "judged" && r.verdict && r.recovered && samples.has(r.sampleId));
   if (options.disagreements) pool = pool.filter((r) => r.verdict!.ro.pass !== r.verdict!.rtc.pass);

@@ -161,4 +161,10 @@ export class LayeredBlobStore extends BlobStore {
     const other = this.fallback.path(ref);
     return existsSync(other) ? other : own;
   }
+  override svgzPath(ref: string): string {
+    const own = super.svgzPath(ref);
+    if (existsSync(own)) return own;
+    const other = this.fallback.svgzPath(ref);
+    return existsSync(other) ? other : own;
+  }
 }

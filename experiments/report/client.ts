@@ -73,6 +73,8 @@ export const CLIENT_JS = String.raw`
   var result = $("viewer-result"), which = $("viewer-which"), events = $("viewer-events"), restore = $("viewer-restore"), compare = $("compare");
   var chunks = {}, waiting = {};
   window.__retraceChunk = function (n, eps) {
+    // a chunk leaves out a step's "before" when it is the previous step's "after"
+    eps.forEach(function (e) { e.steps.forEach(function (s, i) { if (s.before === undefined && i > 0) s.before = e.steps[i - 1].after; }); });
     chunks[n] = eps;
     (waiting[n] || []).forEach(function (f) { f(eps); });
     delete waiting[n];
@@ -87,6 +89,48 @@ export const CLIENT_JS = String.raw`
       s.onerror = function () { delete waiting[n]; reject(new Error("could not load " + s.src + ": keep the report's -files folder beside it")); };
       document.head.appendChild(s);
     });
+  }
+  // Screens the run keeps as gzipped SVG ("screen:<ref>") come from screen packs (script files,
+  // so a page opened from disk can load them), unzipped on first use and shown as SVG.
+  var packs = {}, packWaiting = {}, screenUrls = {};
+  window.__retraceScreens = function (prefix, m) {
+    packs[prefix] = m;
+    (packWaiting[prefix] || []).forEach(function (f) { f[0](m); });
+    delete packWaiting[prefix];
+  };
+  function loadPack(prefix) {
+    return new Promise(function (resolve, reject) {
+      if (packs[prefix]) return resolve(packs[prefix]);
+      if (packWaiting[prefix]) return packWaiting[prefix].push([resolve, reject]);
+      packWaiting[prefix] = [[resolve, reject]];
+      var s = document.createElement("script");
+      s.src = viewer.chunkDir + "/screens/" + prefix + ".js";
+      s.onerror = function () {
+        var w = packWaiting[prefix] || [];
+        delete packWaiting[prefix];
+        w.forEach(function (f) { f[1](new Error("could not load " + s.src + ": keep the report's -files folder beside it")); });
+      };
+      document.head.appendChild(s);
+    });
+  }
+  function screenUrl(src) {
+    if (src.indexOf("screen:") !== 0) return Promise.resolve(src);
+    var ref = src.slice(7);
+    if (!screenUrls[ref]) {
+      screenUrls[ref] = loadPack(ref.slice(0, 2)).then(function (m) {
+        if (!m[ref]) throw new Error("screen " + ref.slice(0, 8) + " is missing from its pack");
+        var bin = atob(m[ref]), bytes = new Uint8Array(bin.length);
+        for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+        return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+      }).then(function (svgText) { return URL.createObjectURL(new Blob([svgText], { type: "image/svg+xml" })); });
+    }
+    return screenUrls[ref];
+  }
+  // data-src keeps the screenshot's name (blob path or screen:<ref>); src is set once it is ready.
+  function setImage(img, src) {
+    img.setAttribute("data-src", src || "");
+    if (!src) { img.removeAttribute("src"); return; }
+    screenUrl(src).then(function (u) { if (img.getAttribute("data-src") === src) img.src = u; }, function (err) { img.removeAttribute("src"); img.alt = String(err.message || err); });
   }
   // Filters
   var filters = { run: $("f-run"), condition: $("f-condition"), task: $("f-task"), outcome: $("f-outcome"), recovery: $("f-recovery") };
@@ -187,7 +231,7 @@ export const CLIENT_JS = String.raw`
     var s = ep.steps[cur];
     var src = showBefore ? s.before : s.after;
     shot.onload = function () { drawMarks(s); };
-    if (src) shot.src = src; else shot.removeAttribute("src");
+    setImage(shot, src);
     shot.alt = src ? (showBefore ? "screen before" : "screen after") + " episode step " + s.n : "screenshot not available";
     which.textContent = (showBefore ? "before" : "after") + " episode step " + s.n + " of " + ep.steps.length;
     $("viewer-toggle").textContent = showBefore ? "show after" : "show before";
@@ -233,7 +277,7 @@ export const CLIENT_JS = String.raw`
         var pair = el("div", "pair");
         [["target (the screen at the recovery step R)", e.target], ["restored (after the recovery attempt)", e.restored]].forEach(function (p) {
           var f = el("figure"); f.style.margin = "0";
-          var img = el("img"); img.src = p[1]; img.alt = p[0]; img.loading = "lazy";
+          var img = el("img"); img.alt = p[0]; img.loading = "lazy"; setImage(img, p[1]);
           f.appendChild(img); f.appendChild(el("figcaption", "meta", p[0]));
           pair.appendChild(f);
         });

@@ -13,6 +13,7 @@ import type { EpisodeRecord } from "../runner/episode.ts";
 import type { Manifest } from "../runner/experiment.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import { isModelRunFolder, loadModelRun, readResultsForReport } from "./inputs.ts";
+import { readRecords, RECORDS_LOG, RECORDS_PACK } from "../runner/episode-records.ts";
 import { summarize, type ExperimentSummary } from "../runner/summary.ts";
 
 /** One run folder's data. */
@@ -25,6 +26,8 @@ export interface RunData {
   lines: ResultLine[];
   /** Viewer records held in memory (a `run --policy` folder keeps its trajectory in run.json). */
   records?: Map<string, EpisodeRecord>;
+  /** The file `records` came from (run.json, or the run's trajectories.jsonl.gz). */
+  recordsFile?: string;
 }
 
 /** A JSON file produced by the recovery-evaluation work, shown as tables. */
@@ -64,7 +67,7 @@ export function loadRun(root: string, dir: string): RunData {
   if (isModelRunFolder(dir)) {
     const { line, record } = loadModelRun(dir);
     const summary = summarize({ experiment: line.experiment, kind: "end-to-end", lines: [line], params: {} });
-    return { dir, rel: relative(root, dir), summary, lines: [line], records: new Map([[line.key, record]]) };
+    return { dir, rel: relative(root, dir), summary, lines: [line], records: new Map([[line.key, record]]), recordsFile: join(dir, "run.json") };
   }
   const lines = readResultsForReport(inside(root, join(dir, "results.jsonl")));
   const runFile = <T>(name: string) => readJsonFile<T>(inside(root, join(dir, name)), { what: name, prefix: "report: ", hint: `it should be the ${name} written by \`retrace run\`; delete it (the report rebuilds ${name === "summary.json" ? "the summary from results.jsonl" : "without it"}) or restore it` });
@@ -72,7 +75,10 @@ export function loadRun(root: string, dir: string): RunData {
   const summary = existsSync(join(dir, "summary.json"))
     ? runFile<ExperimentSummary>("summary.json")
     : summarize({ experiment: manifest?.experiment ?? relative(root, dir), kind: manifest?.kind ?? "end-to-end", lines, params: Object.fromEntries((manifest?.conditions ?? []).map((c) => [c.id, c.params])) });
-  return { dir, rel: relative(root, dir), manifest, summary, lines };
+  // The demo packs its episode records (RunSettings.episodeRecords "pack") instead of a folder per episode.
+  for (const name of [RECORDS_PACK, RECORDS_LOG]) if (existsSync(join(dir, name))) inside(root, join(dir, name));
+  const records = readRecords<EpisodeRecord>(dir);
+  return { dir, rel: relative(root, dir), manifest, summary, lines, ...(records ? { records, recordsFile: join(dir, RECORDS_PACK) } : {}) };
 }
 
 const EXTRA_NAMES = ["recovery-eval.json", "oracle-agreement.json"];

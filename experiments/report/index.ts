@@ -20,6 +20,7 @@ import { renderPage, scriptJson, slug, type Finding } from "./html.ts";
 import { appBreakdown, appChart, pairedChart, pairedRows } from "./paired.ts";
 import { recoveryEvalView } from "./recovery-view.ts";
 import { viewerChunks } from "./viewer-data.ts";
+import { chunkEpisode, shortenScreenIds, writeScreenPacks } from "./screen-packs.ts";
 
 /** Options of {@link buildReport}. */
 export interface ReportOptions {
@@ -69,13 +70,15 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   const recovery = recoveryEvalView(extras);
   const file = resolve(options.file ?? join(root, "report.html"));
   const reportDir = dirname(file);
-  const { index, chunks } = await viewerChunks(runs, reportDir, options.episodesPerRun, options.cacheDir && resolve(options.cacheDir));
+  const { index, chunks, screens } = await viewerChunks(runs, reportDir, options.episodesPerRun, options.cacheDir && resolve(options.cacheDir));
   // The chunk folder is rewritten whole: a stale chunk from an earlier report never mixes in.
   const filesName = `${basename(file).replace(/\.html?$/i, "")}-files`;
   const filesDir = join(reportDir, filesName);
   rmSync(filesDir, { recursive: true, force: true });
   if (chunks.length) mkdirSync(filesDir, { recursive: true });
-  chunks.forEach((c, i) => writeFileSync(join(filesDir, `chunk-${i}.js`), `window.__retraceChunk(${i}, ${scriptJson(c)});\n`));
+  const packed = shortenScreenIds(chunks, screens);
+  chunks.forEach((c, i) => writeFileSync(join(filesDir, `chunk-${i}.js`), `window.__retraceChunk(${i}, ${scriptJson(c.map(chunkEpisode))});\n`));
+  writeScreenPacks(join(filesDir, "screens"), packed);
   // findings.json (the demo writes one) wins; otherwise the findings are checked against this
   // folder's own ideal-recovery / end-to-end runs and recovery evaluation, simulated or model-backed.
   const findingsFile = join(root, "findings.json");

@@ -3,12 +3,15 @@
  * per run and condition holding the episodes themselves, loaded when the viewer opens one. Steps
  * carry their episode position (never renumbered after a restore), E/R flags and the marks to draw
  * on the screenshot; events become sentences. Screenshots stay in the run's blob store and are
- * referenced by URL relative to the report file, at full resolution.
+ * referenced by URL relative to the report file, at full resolution. Screens the store keeps as
+ * gzipped SVG (SimDesk's, as `.svgz` files or in the folder's pack) are named `screen:<ref>` instead: the report copies them into
+ * `<report>-files/screens/<ref[0:2]>.js` and the page unzips and shows the SVG on demand.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import sharp from "sharp";
 import { formatAction, type Action } from "../../src/action.ts";
+import { BlobStore } from "../../src/blob-store.ts";
 import type { EpisodeRecord } from "../runner/episode.ts";
 import { runBlobsDir } from "../runner/run-blobs.ts";
 import { ConfigError } from "../../src/errors.ts";
@@ -99,9 +102,34 @@ export interface ViewerIndexRow {
 
 const REF = /^[0-9a-f]{64}$/;
 
-/** A screenshot's URL relative to the report folder ("" when unknown). */
-export function blobUrl(blobsDir: string, reportDir: string, ref: unknown): string {
+/**
+ * The screens a report shows that are kept as gzipped SVG: `seen` maps a ref to a reader of its
+ * gzipped SVG (the report writes them into its screen packs), or null for a PNG file, to look once;
+ * `blobs` is the store of the run being read.
+ */
+export interface ScreenFiles {
+  blobs?: BlobStore;
+  seen: Map<string, (() => Buffer) | null>;
+}
+
+/** The prefix of a screenshot URL that names a screen kept as SVG (`screen:<ref>`). */
+export const SCREEN_URL_PREFIX = "screen:";
+
+/**
+ * A screenshot's URL relative to the report folder ("" when unknown); `screen:<ref>` when the
+ * blob store keeps it as gzipped SVG and `screens` is given (it then collects that file).
+ */
+export function blobUrl(blobsDir: string, reportDir: string, ref: unknown, screens?: ScreenFiles): string {
   if (typeof ref !== "string" || !REF.test(ref)) return "";
+  const blobs = screens?.blobs;
+  if (screens && blobs) {
+    let svgz = screens.seen.get(ref);
+    if (svgz === undefined) {
+      svgz = !existsSync(blobs.path(ref)) && blobs.svgzSync(ref) ? () => blobs.svgzSync(ref)! : null;
+      screens.seen.set(ref, svgz);
+    }
+    if (svgz) return SCREEN_URL_PREFIX + ref;
+  }
   return relative(reportDir, join(blobsDir, ref.slice(0, 2), `${ref}.png`)).split(sep).map(encodeURIComponent).join("/");
 }
 
@@ -278,22 +306,22 @@ export function blockSsim(a: Uint8Array, b: Uint8Array, width = MAP_W, height = 
   return out;
 }
 
-async function thumbnail(file: string): Promise<Uint8Array | undefined> {
+async function thumbnail(blobs: BlobStore, ref: string): Promise<Uint8Array | undefined> {
   try {
-    return new Uint8Array(await sharp(file).resize(MAP_W, MAP_H, { fit: "fill" }).greyscale().raw().toBuffer());
+    return new Uint8Array(await sharp(await blobs.get(ref)).resize(MAP_W, MAP_H, { fit: "fill" }).greyscale().raw().toBuffer());
   } catch {
     return undefined;
   }
 }
 
 /** Fill in the SSIM heat maps of the recovery-end events (target vs restored), memoised by pair. */
-async function addSsimMaps(ep: ViewEpisode, blobsDir: string, refs: Map<string, [string, string]>, memo: Map<string, number[] | undefined>): Promise<void> {
+async function addSsimMaps(ep: ViewEpisode, blobs: BlobStore | undefined, refs: Map<string, [string, string]>, memo: Map<string, number[] | undefined>): Promise<void> {
   for (const e of ep.events) {
     const pair = refs.get(`${e.afterSeq}:${e.kind}`);
-    if (!pair || e.kind !== "recovery-end") continue;
+    if (!pair || !blobs || e.kind !== "recovery-end") continue;
     const key = pair.join(":");
     if (!memo.has(key)) {
-      const [a, b] = await Promise.all(pair.map((r) => thumbnail(join(blobsDir, r.slice(0, 2), `${r}.png`))));
+      const [a, b] = await Promise.all(pair.map((r) => thumbnail(blobs, r)));
       memo.set(key, a && b ? blockSsim(a, b) : undefined);
     }
     const map = memo.get(key);
@@ -317,8 +345,8 @@ function restorePairs(rec: EpisodeRecord): Map<string, [string, string]> {
 }
 
 /** One episode's record as the viewer shows it. */
-export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: string, calls: Map<string, ViewerCall[]> = new Map()): ViewEpisode {
-  const url = (ref: unknown) => blobUrl(blobsDir, reportDir, ref);
+export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: string, calls: Map<string, ViewerCall[]> = new Map(), screens?: ScreenFiles): ViewEpisode {
+  const url = (ref: unknown) => blobUrl(blobsDir, reportDir, ref, screens);
   const steps = rec.trajectory.steps;
   const flags = new Map<number, string[]>();
   for (const e of rec.trajectory.events) {
@@ -350,8 +378,9 @@ export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: s
 }
 
 /** The viewer's index and its chunk files (one per run and condition): every episode, loaded on demand. */
-export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number, cacheDir?: string): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][] }> {
+export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number, cacheDir?: string): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][]; screens: Map<string, () => Buffer> }> {
   const memo = new Map<string, number[] | undefined>();
+  const seen = new Map<string, (() => Buffer) | null>();
   const index: ViewerIndexRow[] = [];
   const chunks: ViewEpisode[][] = [];
   for (const run of runs) {
@@ -361,6 +390,8 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
     // (The demo's runs share one store beside them, so the run's parent folder is the bound.)
     if (existsSync(blobsDir) && !realInside(dirname(resolve(run.dir)), blobsDir)) throw new ConfigError(`report: ${join(run.dir, "manifest.json")} names the blob folder ${showId(blobsDir)}, outside ${dirname(resolve(run.dir))}; the report reads only inside the run folder and the folder that holds it`, { field: "dir" });
     const calls = loadCallIndex(run.dir, cacheDir);
+    // Read-only use: a store is made (it creates its folder) only when the folder exists.
+    const blobs = existsSync(blobsDir) ? new BlobStore({ dir: blobsDir }) : undefined;
     const byCondition = new Map<string, number>();
     for (const line of perRun === undefined ? run.lines : pickEpisodes(run.lines, perRun)) {
       if (line.status !== "ok") continue;
@@ -373,18 +404,20 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
       for (const s of rec.trajectory.steps)
         for (const ref of [s.before, s.after])
           if (typeof ref !== "string" || !REF.test(ref))
-            throw new ConfigError(`report: ${held ? join(run.dir, "run.json") : file} step ${s.seq}: image reference ${showId(ref)} is not a blob reference (64 hex characters of a sha256); the report reads only inside the run folder (was the file edited?)`, { field: "dir" });
+            throw new ConfigError(`report: ${held ? (run.recordsFile ?? join(run.dir, "run.json")) : file} step ${s.seq}: image reference ${showId(ref)} is not a blob reference (64 hex characters of a sha256); the report reads only inside the run folder (was the file edited?)`, { field: "dir" });
       let chunk = byCondition.get(line.condition);
       if (chunk === undefined) {
         chunk = chunks.length;
         chunks.push([]);
         byCondition.set(line.condition, chunk);
       }
-      const ep = viewerEpisode(rec, blobsDir, reportDir, calls);
-      await addSsimMaps(ep, blobsDir, restorePairs(rec), memo);
+      const ep = viewerEpisode(rec, blobsDir, reportDir, calls, { blobs, seen });
+      await addSsimMaps(ep, blobs, restorePairs(rec), memo);
       chunks[chunk].push(ep);
       index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveries: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk });
     }
   }
-  return { index, chunks };
+  const svgz = new Map<string, () => Buffer>();
+  for (const [ref, read] of seen) if (read) svgz.set(ref, read);
+  return { index, chunks, screens: svgz };
 }

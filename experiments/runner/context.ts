@@ -9,6 +9,7 @@ import { prepareOutDir } from "../../src/store/out-dir.ts";
 import type { Task } from "../../src/task.ts";
 import type { EnvSpec, ExperimentConfig } from "../config/schema.ts";
 import { finalizeResults, readResults } from "./results-log.ts";
+import type { EpisodeRecordsMode } from "./episode-records.ts";
 import { ShardDone, type ShardMode, type ShardPool } from "./shards.ts";
 import type { EpisodeJob } from "./conditions.ts";
 import { runPool, type JobOutcome, type PoolProgress } from "./pool.ts";
@@ -55,6 +56,12 @@ export interface RunSettings {
    * blocks; `retrace export --osworld` writes them (and the step PNGs) on demand. @default true
    */
   osworldFiles?: boolean;
+  /**
+   * Episode records (the viewer's trajectories): "folders" writes `<condition>/<task>/<seed>/trajectory.json`;
+   * "pack" appends them to `<out>/trajectories.jsonl`, gzipped into `trajectories.jsonl.gz` when the
+   * run completes (experiments/runner/episode-records.ts). The demo packs them. @default "folders"
+   */
+  episodeRecords?: EpisodeRecordsMode;
   /** Run phases elsewhere: the queue coordinator of `retrace run --queue`, or one job inside `retrace worker`. */
   remote?: RemotePhases;
   /** Deadline of each environment call in ms (a hung desktop becomes an environment error). @default 180000 */
@@ -136,7 +143,7 @@ export class RunContext {
         if (l.success) progress.successes++;
       }
       this.settings.onProgress?.(phase, { ...progress });
-      await processes.run({ config: this.config, out: this.settings.out, seedBase: this.settings.seedBase ?? 0, ...(this.settings.checkpoint ? { checkpoint: this.settings.checkpoint } : {}), ...(this.settings.blobsDir ? { blobsDir: this.settings.blobsDir } : {}), ...(this.settings.osworldFiles === false ? { osworldFiles: false } : {}), phase }, (status, success) => {
+      await processes.run({ config: this.config, out: this.settings.out, seedBase: this.settings.seedBase ?? 0, ...(this.settings.checkpoint ? { checkpoint: this.settings.checkpoint } : {}), ...(this.settings.blobsDir ? { blobsDir: this.settings.blobsDir } : {}), ...(this.settings.osworldFiles === false ? { osworldFiles: false } : {}), ...(this.settings.episodeRecords ? { episodeRecords: this.settings.episodeRecords } : {}), phase }, (status, success) => {
         progress.done++;
         if (status === "ok") {
           progress.valid++;

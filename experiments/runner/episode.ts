@@ -25,6 +25,7 @@ import { emptyAccounting } from "../../src/runtime/accounting.ts";
 import { isSimulated } from "../../graphs/context.ts";
 import { redactText } from "../../src/secrets.ts";
 import { pathInside } from "../../src/store/safe-path.ts";
+import { appendRecord, type EpisodeRecordsMode } from "./episode-records.ts";
 import { drawScopeFor, type DrawsMode } from "../../adapters/models/draws.ts";
 
 /** Everything an episode needs besides its job. */
@@ -43,6 +44,8 @@ export interface EpisodeDeps {
   draws?: DrawsMode;
   /** Write OSWorld's traj.jsonl / result.txt / result.json beside trajectory.json (RunSettings.osworldFiles). @default true */
   osworldFiles?: boolean;
+  /** Episode records in a folder per episode or one pack per run (RunSettings.episodeRecords). @default "folders" */
+  episodeRecords?: EpisodeRecordsMode;
 }
 
 /** `trajectory.json` in each episode folder: what the report's trajectory viewer reads. */
@@ -99,11 +102,13 @@ export async function finishEpisode(job: EpisodeJob, task: Task, result: Episode
   const stability = deps.runtime.groundTruthStability?.({ env: rec.env, task, result, observed: rec.observed }) ?? detectorStability(result.trajectory);
   // Ids, never paths: a condition or task id that is not a plain name never writes outside its folder.
   const dir = pathInside(deps.out, folder ?? [job.condition, job.task, String(job.seed)], `episode ${job.key}`);
-  mkdirSync(dir, { recursive: true });
   // The viewer's record: the whole trajectory (screenshots by reference into the run's blob store).
   const record: EpisodeRecord = { key: job.key, condition: job.condition, task: job.task, instruction: task.instruction, seed: job.seed, success: result.success, score: result.evaluation.score, detail: result.evaluation.detail ?? "", stopReason: result.stopReason, simulated: result.simulated, trajectory: result.trajectory, ...(extra ? { extra } : {}) };
-  writeFileSync(join(dir, "trajectory.json"), redactText(JSON.stringify(record)) + "\n");
-  if (deps.osworldFiles !== false && deps.runtime.writeEpisode) await deps.runtime.writeEpisode({ dir, result, blobs: deps.blobs, simulated: result.simulated });
+  const osworld = deps.osworldFiles !== false && deps.runtime.writeEpisode;
+  if (deps.episodeRecords === "pack") appendRecord(deps.out, redactText(JSON.stringify(record)));
+  if (deps.episodeRecords !== "pack" || osworld) mkdirSync(dir, { recursive: true });
+  if (deps.episodeRecords !== "pack") writeFileSync(join(dir, "trajectory.json"), redactText(JSON.stringify(record)) + "\n");
+  if (osworld) await deps.runtime.writeEpisode!({ dir, result, blobs: deps.blobs, simulated: result.simulated });
   return outcomeOf(result, stability, extra, meter);
 }
 

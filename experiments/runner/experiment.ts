@@ -24,7 +24,8 @@ import { resolveSettleMs, type SettleChoice } from "./settle.ts";
 import { preflightEndpoints } from "../agents/preflight.ts";
 import { runConditionEpisode } from "./episode.ts";
 import { closeRunCheckpointer, openRunCheckpointer } from "./checkpoints.ts";
-import type { ResultLine } from "./results-log.ts";
+import { readResults, type ResultLine } from "./results-log.ts";
+import { compactRecords } from "./episode-records.ts";
 import type { ExperimentRuntime } from "./runtime.ts";
 import { summarize, summaryCsv, type ExperimentSummary } from "./summary.ts";
 import type { Task } from "../../src/task.ts";
@@ -104,7 +105,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
     const byId = new Map(tasks.map((t) => [t.id, t]));
     const byCondition = new Map(conditions.map((c) => [c.id, c]));
     const jobs = expandJobs(conditions.map((c) => c.id), tasks.map((t) => t.id), seeds);
-    const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls, episodeTimeoutMs: config.episodeTimeoutMs, checkpoint: settings.checkpoint, draws: config.draws, osworldFiles: settings.osworldFiles };
+    const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls, episodeTimeoutMs: config.episodeTimeoutMs, checkpoint: settings.checkpoint, draws: config.draws, osworldFiles: settings.osworldFiles, episodeRecords: settings.episodeRecords };
     try {
       lines = await ctx.pool("episodes", jobs, (job, rec) => runConditionEpisode(job, byCondition.get(job.condition)!, byId.get(job.task) as Task, rec, deps));
     } finally {
@@ -122,6 +123,10 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
   summary.draws = config.draws;
   writeJson(join(settings.out, "summary.json"), summary);
   writeFileSync(join(settings.out, "summary.csv"), summaryCsv(summary));
+  if (settings.episodeRecords === "pack") {
+    const order = [...readResults(join(settings.out, "results.jsonl")).values()].sort((a, b) => a.index - b.index).map((l) => l.key);
+    compactRecords(settings.out, order);
+  }
   return { summary, lines, out: settings.out };
 }
 

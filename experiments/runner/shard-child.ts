@@ -46,7 +46,7 @@ process.on("message", async (req: ShardRequest | ClaimReply) => {
       runtimes.set(key, runtime);
     }
     await runExperiment(req.config, runtime, {
-      out: req.out, seedBase: req.seedBase, resume: true, ...(req.checkpoint ? { checkpoint: req.checkpoint } : {}), ...(req.blobsDir ? { blobsDir: req.blobsDir } : {}), ...(req.osworldFiles === false ? { osworldFiles: false } : {}),
+      out: req.out, seedBase: req.seedBase, resume: true, ...(req.checkpoint ? { checkpoint: req.checkpoint } : {}), ...(req.blobsDir ? { blobsDir: req.blobsDir } : {}), ...(req.osworldFiles === false ? { osworldFiles: false } : {}), ...(req.episodeRecords ? { episodeRecords: req.episodeRecords } : {}),
       shard: { phase: req.phase, shard: req.shard, shards: req.shards, onEpisode: (status, success) => send({ type: "episode", status, success }), claim },
     });
     send({ type: "error", message: `phase "${req.phase}" was not reached`, config: false });

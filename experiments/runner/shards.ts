@@ -13,6 +13,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "../../src/errors.ts";
+import type { EpisodeRecordsMode } from "./episode-records.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
 
 /** How a child builds its runtime: `(await import(module))[exportName](...args)`. */
@@ -33,6 +34,8 @@ export interface ShardRequest {
   blobsDir?: string;
   /** RunSettings.osworldFiles. */
   osworldFiles?: boolean;
+  /** RunSettings.episodeRecords. */
+  episodeRecords?: EpisodeRecordsMode;
   phase: string;
   shard: number;
   shards: number;

@@ -3,11 +3,11 @@
  * writer (`traj.jsonl` via `trajLine`, `result.txt`, `result.json`; see
  * src/store/episode-output.ts), but screenshots stay in the run's content-addressed blob store:
  * each traj.jsonl line names its screenshot by reference (`screenshot_blob`, a path relative to
- * the run's blob folder) instead of a `step_N.png` beside it - a demo would write ~40,000 of them.
+ * the run's blob folder: a PNG, or a SimDesk screen's gzipped SVG `.svgz`) instead of a `step_N.png` beside it - a demo would write ~40,000 of them.
  * `retrace export --osworld` writes the full layout with the step PNGs (experiments/commands/export.ts).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import type { BlobStore } from "../../src/blob-store.ts";
 import type { EpisodeResult } from "../../src/episode.ts";
 import { trajLine } from "../../src/store/episode-output.ts";
@@ -18,7 +18,9 @@ export async function writeOsworldFolder(input: { dir: string; result: EpisodeRe
   const { dir, result, simulated } = input;
   mkdirSync(dir, { recursive: true });
   const steps = result.trajectory.steps;
-  writeFileSync(join(dir, "traj.jsonl"), redactText(steps.map((s, i) => JSON.stringify(trajLine(s, i + 1, simulated, "blob")) + "\n").join("")));
+  // The file as stored: `<ab>/<ref>.png`, or `.svgz` for a SimDesk screen kept as gzipped SVG.
+  const blobName = (ref: string) => relative(input.blobs.dir, input.blobs.storedPath(ref) ?? input.blobs.path(ref)).split(sep).join("/");
+  writeFileSync(join(dir, "traj.jsonl"), redactText(steps.map((s, i) => JSON.stringify(trajLine(s, i + 1, simulated, "blob", blobName)) + "\n").join("")));
   const ev = result.evaluation;
   writeFileSync(join(dir, "result.txt"), `${ev.score}\n`);
   writeFileSync(join(dir, "result.json"), JSON.stringify({ taskId: result.taskId, score: ev.score, detail: ev.detail ?? null, steps: steps.length, simulated }, null, 2) + "\n");

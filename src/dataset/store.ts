@@ -50,7 +50,7 @@ export function saveRecoveryDataset(options: SaveDatasetOptions): RecoveryDatase
   const blobDir = join(dir, "blobs");
   const target = resolve(options.blobs.dir) === blobDir ? options.blobs : new BlobStore({ dir: blobDir });
   if (target !== options.blobs) {
-    for (const s of options.build.samples) for (const ref of sampleBlobRefs(s)) target.putSync(options.blobs.getSync(ref));
+    for (const s of options.build.samples) for (const ref of sampleBlobRefs(s)) options.blobs.copyTo(ref, target);
   }
   const usedTasks = new Set(options.build.samples.map((s) => s.taskId));
   const tasks = options.tasks.filter((t) => usedTasks.has(t.id));

@@ -37,15 +37,16 @@ export interface EpisodeOutputSummary {
 /**
  * One traj.jsonl line, OSWorld field names first. `screenshots`: "file" names `step_N.png` beside
  * it (OSWorld's layout); "blob" names the screenshot in the run's blob store instead
- * (`screenshot_blob`: `<ref[0:2]>/<ref>.png` relative to the blob folder), as run folders keep it.
+ * (`screenshot_blob`: `<ref[0:2]>/<ref>.png` relative to the blob folder, or the name `blobName`
+ * gives, e.g. `.svgz` for a SimDesk screen kept as SVG), as run folders keep it.
  */
-export function trajLine(s: StepRecord, stepNum: number, simulated: boolean, screenshots: "file" | "blob" = "file"): Record<string, unknown> {
+export function trajLine(s: StepRecord, stepNum: number, simulated: boolean, screenshots: "file" | "blob" = "file", blobName?: (ref: BlobRef) => string): Record<string, unknown> {
   return {
     step_num: stepNum,
     action: s.actions.map(formatAction).join("; "),
     actions: s.actions,
     response: s.response ?? "",
-    ...(screenshots === "file" ? { screenshot_file: `step_${stepNum}.png` } : { screenshot_blob: `${s.after.slice(0, 2)}/${s.after}.png` }),
+    ...(screenshots === "file" ? { screenshot_file: `step_${stepNum}.png` } : { screenshot_blob: blobName ? blobName(s.after) : `${s.after.slice(0, 2)}/${s.after}.png` }),
     info: {
       ...(s.info ?? {}),
       role: s.role,

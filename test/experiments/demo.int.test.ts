@@ -2,13 +2,19 @@
  * The demo end to end at its tiny size, on real SimDesk with the simulated agents: three runs,
  * findings checked from its own numbers, a report, and the "simulated" label everywhere.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { demoTable, runDemo } from "../../experiments/commands/demo.ts";
 
 const out = mkdtempSync(join(tmpdir(), "retrace-demo-"));
+
+/** Disk use of a file or folder as `du` counts it (allocated blocks, folders included). */
+function diskBytes(path: string): number {
+  const st = lstatSync(path);
+  return st.blocks * 512 + (st.isDirectory() ? readdirSync(path).reduce((n, f) => n + diskBytes(join(path, f)), 0) : 0);
+}
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 describe("retrace demo (tiny)", () => {
@@ -46,6 +52,17 @@ describe("retrace demo (tiny)", () => {
     // The small recovery evaluation lands in the run folder and its tables in the report.
     for (const f of ["recovery-eval.json", "oracle-agreement.json"]) expect(existsSync(join(out, "recovery-eval", f)), f).toBe(true);
     expect(readFileSync(report, "utf8")).toContain("Recovery evaluation");
+    // Size (disk blocks, as du counts): screens as gzipped SVG, episode records and states packed.
+    // The part that grows with the episodes (all but the recovery evaluation and report.html, whose
+    // sizes do not depend on the episode count) stays under 17 KB per episode here, where screens
+    // are least shared (~13 KB measured); the small demo's 2,432 episodes at 17 KB are 40 MB, plus
+    // its recovery evaluation (6 MB) and report.html (0.8 MB): under 50 MB (it measures 29 MB).
+    const episodes = ["ideal", "e2e", "sweep"].reduce((n, r) => n + readFileSync(join(out, r, "results.jsonl"), "utf8").trim().split("\n").length, 0);
+    const scaled = diskBytes(out) - diskBytes(join(out, "recovery-eval")) - diskBytes(report);
+    expect(scaled / episodes, `${(scaled / 1024).toFixed(0)} KB for ${episodes} episodes`).toBeLessThan(17 * 1024);
+    expect(diskBytes(join(out, "recovery-eval"))).toBeLessThan(4 * 1024 * 1024);
+    expect(existsSync(join(out, "ideal", "trajectories.jsonl.gz"))).toBe(true);
+    console.log(`demo size: ${(diskBytes(out) / 1024).toFixed(0)} KB, per-episode part ${(scaled / 1024).toFixed(0)} KB for ${episodes} episodes, recovery-eval ${(diskBytes(join(out, "recovery-eval")) / 1024).toFixed(0)} KB`);
     const table = demoTable(summaries);
     expect(table).toMatch(/R=E-1/);
     expect(table).toMatch(/skilled\.max-rec-5/);

@@ -121,7 +121,7 @@ describe.runIf(tools.run)("report.html", () => {
     const requests: string[] = [];
     page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
     page.on("pageerror", (e) => errors.push(String(e)));
-    page.on("request", (q) => !/^(file|data):/.test(q.url()) && requests.push(q.url()));
+    page.on("request", (q) => !/^(file|data|blob):/.test(q.url()) && requests.push(q.url()));
     await page.goto(`file://${r.file}`);
     await page.waitForSelector("body[data-viewer=ready]", { timeout: 15_000 });
     expect(Number(await page.getAttribute("body", "data-charts"))).toBeGreaterThanOrEqual(4);
@@ -147,8 +147,10 @@ describe.runIf(tools.run)("report.html", () => {
     // the target beside the restored screen, with the SSIM heat map between them
     expect(await page.locator("#viewer-restore img").count()).toBeGreaterThanOrEqual(2);
     expect(await page.locator("#viewer-restore canvas.heat").count()).toBeGreaterThan(0);
-    // full-resolution screenshots straight from the blob store, with the action drawn on them
-    expect(await page.getAttribute("#viewer-shot", "src")).toMatch(/^(\.\.\/)*.*blobs\/[0-9a-f]{2}\/[0-9a-f]{64}\.png$/);
+    // full-resolution screenshots, with the action drawn on them: SimDesk screens are kept as
+    // gzipped SVG, so they come from the report's screen packs, unzipped in the page
+    expect(await page.getAttribute("#viewer-shot", "data-src")).toMatch(/^screen:[0-9a-f]{16}$/);
+    expect(existsSync(join(out, "report-files", "screens"))).toBe(true);
     await page.waitForFunction(() => (document.getElementById("viewer-shot") as HTMLImageElement).naturalWidth > 0);
     expect(await page.$eval("#viewer-shot", (i) => (i as HTMLImageElement).naturalWidth)).toBe(1280);
     await page.click("#viewer-next");

@@ -108,7 +108,7 @@ export class SimDesk implements Environment, SimGroundTruth {
       // Another worker of this run may have rendered this screen already (shared blob store).
       ref = await this.blobs.derived(PNG_RENDER_FN, key);
       if (!ref) {
-        ref = await this.blobs.put(await svgToPng(svg));
+        ref = await this.blobs.putRendered(await svgToPng(svg), svg);
         await this.blobs.remember(PNG_RENDER_FN, key, ref);
       }
       if (this.pngBySvg.size >= SVG_CACHE_MAX) this.pngBySvg.delete(this.pngBySvg.keys().next().value!);

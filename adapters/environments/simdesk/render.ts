@@ -2,18 +2,8 @@
  * Renders a UI tree to SVG (pure string building) and rasterises it to PNG with sharp.
  * Hover highlight is drawn on the interactive widget under the pointer.
  */
-import sharp from "sharp";
-import { runtimeSettings } from "../../../src/settings.ts";
+import { SVG_PNG_RENDERER, svgToPng } from "../../../src/image/svg-png.ts";
 import type { Rect, UiContext, UiNode } from "./ui-types.ts";
-
-let threadsSet = false;
-/** RETRACE_SHARP_CONCURRENCY=1 in each of N worker processes: one libvips thread per process instead of N pools of one thread per core contending for the same cores. */
-function applySharpConcurrency(): void {
-  if (threadsSet) return;
-  const threads = runtimeSettings().sharpConcurrency;
-  threadsSet = true;
-  if (threads) sharp.concurrency(threads);
-}
 
 const SANS = "DejaVu Sans";
 const MONO = "DejaVu Sans Mono";
@@ -266,14 +256,7 @@ export function renderSvg(root: UiNode, ctx: UiContext, hover: string | undefine
  * Names the SVG->PNG function for derived-blob memos (BlobStore.derived): the same SVG gives the
  * same PNG under one libvips/librsvg build, so workers sharing a blob store reuse each other's renders.
  */
-export const PNG_RENDER_FN = `simdesk-png-z6-vips${sharp.versions.vips}-rsvg${sharp.versions.rsvg ?? "0"}`.replace(/[^A-Za-z0-9._-]/g, "_");
+export const PNG_RENDER_FN = SVG_PNG_RENDERER;
 
-/**
- * Rasterise SVG to PNG. zlib level 6 without adaptive filtering: as fast as level 1 on SimDesk's
- * flat screens (~10 ms) and 40% smaller (~50 KB instead of ~83 KB at 1280x800), which is most of a
- * run folder's size. Adaptive filtering or level 9 would shrink them further at 5-15x the time.
- */
-export async function svgToPng(svg: string): Promise<Buffer> {
-  applySharpConcurrency();
-  return sharp(Buffer.from(svg), { density: 72 }).png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer();
-}
+/** Rasterise SVG to PNG (the shared rasteriser in src/image/svg-png.ts). */
+export { svgToPng };

@@ -46,6 +46,11 @@ export class PgBlobStore extends BlobStore {
     return ref;
   }
 
+  /** PostgreSQL keeps the PNG itself (a screen's SVG form is a local-filesystem saving only). */
+  override async putRendered(png: Uint8Array): Promise<BlobRef> {
+    return this.put(png);
+  }
+
   override putSync(bytes: Uint8Array): BlobRef {
     const ref = super.putSync(bytes);
     if (!this.uploaded.has(ref) && !this.pending.has(ref)) {

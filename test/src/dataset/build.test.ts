@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BlobStore } from "../../../src/blob-store.ts";
 import { ConfigError } from "../../../src/errors.ts";
+import { sha256Hex } from "../../../src/hash.ts";
 import type { ForwardPolicy } from "../../../src/policy.ts";
 import { buildRecoveryDataset } from "../../../src/dataset/build.ts";
 import { loadRecoveryDataset, saveRecoveryDataset } from "../../../src/dataset/store.ts";
@@ -84,9 +85,11 @@ describe("buildRecoveryDataset", () => {
     expect(loaded.samples).toEqual(build.samples);
     expect(loaded.manifest.stages).toEqual(build.stages);
     expect([...loaded.tasks.keys()].sort()).toEqual([...new Set(build.samples.map((s) => s.taskId))].sort());
-    // Screenshots were copied into the dataset's own blobs folder.
+    // Screenshots were copied into the dataset's own blobs folder (SimDesk screens as gzipped SVG),
+    // and the dataset's store alone renders them back to the PNG their reference names.
     const ref = build.samples[0].error.observation.screenshot;
-    expect(readFileSync(join(out, "blobs", ref.slice(0, 2), `${ref}.png`)).length).toBeGreaterThan(1000);
+    expect(readFileSync(join(out, "blobs", ref.slice(0, 2), `${ref}.svgz`)).length).toBeGreaterThan(200);
+    expect(sha256Hex(await new BlobStore({ dir: join(out, "blobs") }).get(ref))).toBe(ref);
   });
 
   it("keeps a seeded subset of at most maxSamplesPerDistance samples", async () => {

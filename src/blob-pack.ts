@@ -1,0 +1,68 @@
+/**
+ * A finished folder of small blobs packed into one file: `<dir>/pack.tsv.gz`, one `<ref>\t<base64>`
+ * line per blob. A folder of ~3,000 SimDesk state snapshots of ~2 KB each takes ~13 MB of disk
+ * blocks as files and ~1 MB as a pack. {@link BlobStore} reads a packed blob when its file is
+ * missing, so packing changes no reference and no reader; new blobs are written as files again.
+ */
+import { existsSync, readdirSync, readFileSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
+import { sha256Hex } from "./hash.ts";
+
+/** The pack file inside a blob folder. */
+export const PACK_FILE = "pack.tsv.gz";
+/** The pack of a screen folder's `.svgz` files (SimDesk screens kept as gzipped SVG). */
+export const SVGZ_PACK_FILE = "svgz-pack.tsv.gz";
+
+const REF_RE = /^[0-9a-f]{64}$/;
+const SUB_RE = /^[0-9a-f]{2}$/;
+
+/** The blobs packed in `dir` (ref -> bytes), or undefined when it holds no pack. */
+export function readPack(dir: string, name = PACK_FILE): Map<string, Buffer> | undefined {
+  const file = join(dir, name);
+  if (!existsSync(file)) return undefined;
+  const out = new Map<string, Buffer>();
+  for (const line of gunzipSync(readFileSync(file)).toString("latin1").split("\n")) {
+    const tab = line.indexOf("\t");
+    if (tab === 64) out.set(line.slice(0, 64), Buffer.from(line.slice(65), "base64"));
+  }
+  return out;
+}
+
+/**
+ * Move every `<dir>/<ab>/<ref><extension>` file into the folder's pack (merged with the pack already
+ * there), then delete the files and their emptied sub-folders. Each blob is checked against its
+ * reference first (not `.svgz` screens: their reference is their PNG's), and a file that does not
+ * match is left in place. The pack is written before any file is deleted, so an interrupted call
+ * loses nothing. Returns the number of blobs packed. `.svgz` files go to {@link SVGZ_PACK_FILE}.
+ */
+export function packBlobFolder(dir: string, extension: string): number {
+  if (!existsSync(dir)) return 0;
+  const svgz = extension === ".svgz";
+  const pack = svgz ? SVGZ_PACK_FILE : PACK_FILE;
+  const blobs = readPack(dir, pack) ?? new Map<string, Buffer>();
+  const moved: string[] = [];
+  for (const sub of readdirSync(dir).filter((n) => SUB_RE.test(n)).sort()) {
+    for (const name of readdirSync(join(dir, sub)).sort()) {
+      const ref = name.slice(0, -extension.length);
+      if (!name.endsWith(extension) || !REF_RE.test(ref)) continue;
+      const bytes = readFileSync(join(dir, sub, name));
+      if (!svgz && sha256Hex(bytes) !== ref) continue;
+      blobs.set(ref, bytes);
+      moved.push(join(dir, sub, name));
+    }
+  }
+  if (!moved.length) return 0;
+  const text = [...blobs.keys()].sort().map((ref) => `${ref}\t${blobs.get(ref)!.toString("base64")}\n`).join("");
+  writeFileSync(join(dir, `${pack}.tmp`), gzipSync(text, { level: 9 }));
+  renameSync(join(dir, `${pack}.tmp`), join(dir, pack));
+  for (const f of moved) unlinkSync(f);
+  for (const sub of readdirSync(dir).filter((n) => SUB_RE.test(n))) {
+    try {
+      rmdirSync(join(dir, sub));
+    } catch {
+      // not empty: other files stay
+    }
+  }
+  return moved.length;
+}
