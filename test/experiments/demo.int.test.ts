@@ -1,12 +1,20 @@
 /**
  * The demo end to end at its tiny size, on real SimDesk with the simulated agents: three runs,
- * findings checked from its own numbers, a report, and the "simulated" label everywhere.
+ * findings checked from its own numbers, a report, and the "simulated" label everywhere; then the
+ * demo's own report.html opened in Chromium at 1400 and 800 px (issue 22's "Done when": whiskers
+ * on success bars, no raw JSON field names in visible headers, no sideways scroll at 800 px, the
+ * viewer reaches every episode and its filters work, 0 console errors).
  */
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { chromium } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { demoTable, runDemo } from "../../experiments/commands/demo.ts";
+import { CHROMIUM_TOOLS, systemTools } from "../helpers/system-tools.ts";
+
+const chromiumTools = systemTools("the demo-report-in-Chromium test", CHROMIUM_TOOLS);
+let reportFile: string | undefined;
 
 const out = mkdtempSync(join(tmpdir(), "retrace-demo-"));
 
@@ -66,5 +74,72 @@ describe("retrace demo (tiny)", () => {
     const table = demoTable(summaries);
     expect(table).toMatch(/R=E-1/);
     expect(table).toMatch(/skilled\.max-rec-5/);
+    reportFile = report;
   }, 240_000);
+
+  it.runIf(chromiumTools.run)("its report reads as a tool in Chromium at 1400 and 800 px and its viewer reaches every episode", async () => {
+    expect(reportFile, "the demo run above wrote its report").toBeDefined();
+    chromiumTools.assert();
+    // Every JSON field name of the demo's outputs; a visible header must not be one of the coded ones.
+    const keys = new Set<string>();
+    const collect = (v: unknown) => {
+      if (Array.isArray(v)) v.forEach(collect);
+      else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) (keys.add(k), collect(x));
+    };
+    const lines = ["ideal", "e2e", "sweep"].flatMap((r) => readFileSync(join(out, r, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { key: string; condition: string; extra?: { recoveries?: number } }));
+    lines.forEach(collect);
+    for (const f of ["e2e/summary.json", "ideal/summary.json", "sweep/summary.json", "recovery-eval/recovery-eval.json", "recovery-eval/oracle-agreement.json", "findings.json"]) collect(JSON.parse(readFileSync(join(out, f), "utf8")));
+    const coded = [...keys].filter((k) => /[A-Z_]/.test(k) || /^(ro|rtc|rom|tp|fp|tn|fn)$/.test(k));
+    expect(coded).toEqual(expect.arrayContaining(["successCi"]));
+
+    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+    try {
+      for (const width of [1400, 800]) {
+        const page = await browser.newPage({ viewport: { width, height: 900 } });
+        const errors: string[] = [];
+        page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+        page.on("pageerror", (e) => errors.push(String(e)));
+        await page.goto(`file://${reportFile}`);
+        await page.waitForSelector("body[data-viewer=ready]", { timeout: 30_000 });
+        // whiskers drawn on the success bars of every condition chart
+        expect(Number(await page.getAttribute("body", "data-whiskers"))).toBeGreaterThanOrEqual(7);
+        const headers = await page.$$eval("th", (ths) => ths.filter((t) => (t as HTMLElement).offsetParent !== null).map((t) => (t.textContent ?? "").trim()));
+        expect(headers.length).toBeGreaterThan(10);
+        expect(headers.filter((h) => coded.includes(h))).toEqual([]);
+        const scroll = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
+        expect(scroll.sw, `scrollWidth at ${width} px`).toBeLessThanOrEqual(scroll.cw);
+        if (width === 1400) {
+          // the viewer indexes every episode of the three runs
+          expect(await page.textContent("#f-count")).toBe(`${lines.length} of ${lines.length} episodes`);
+          expect(await page.locator("#episode-select option").count()).toBe(lines.length);
+          // filters: episodes with a recovery, then one condition
+          await page.selectOption("#f-recovery", "yes");
+          const withRecovery = await page.$$eval("#episode-select option", (o) => o.map((x) => x.textContent ?? ""));
+          expect(withRecovery.length).toBeGreaterThan(0);
+          expect(withRecovery.length).toBeLessThan(lines.length);
+          expect(withRecovery.every((t) => / recover(y|ies)/.test(t))).toBe(true);
+          await page.selectOption("#f-recovery", "");
+          const condition = "skilled.max-rec-3";
+          await page.selectOption("#f-condition", { label: await page.$eval("#f-condition", (s, c) => Array.from((s as HTMLSelectElement).options).find((o) => o.value.includes(c))!.label, condition) });
+          const ofCondition = await page.$$eval("#episode-select option", (o) => o.map((x) => x.textContent ?? ""));
+          expect(ofCondition).toHaveLength(lines.filter((l) => l.condition === condition).length);
+          await page.selectOption("#f-condition", "");
+          // every episode is reachable: open each one, and each shows an episode of the runs
+          const seen = new Set<string>();
+          for (let i = 0; i < lines.length; i++) {
+            await page.selectOption("#episode-select", String(i));
+            await page.waitForFunction((n) => document.body.getAttribute("data-episode") !== null && (document.getElementById("episode-select") as HTMLSelectElement).value === n, String(i));
+            seen.add((await page.getAttribute("body", "data-episode"))!);
+          }
+          const allKeys = new Set(lines.map((l) => l.key));
+          expect([...seen].every((k) => allKeys.has(k))).toBe(true);
+          expect(seen.size).toBe(allKeys.size);
+        }
+        expect(errors).toEqual([]);
+        await page.close();
+      }
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
 });
