@@ -202,11 +202,18 @@ describe("issue 19 done-when, against the stand-in over HTTP", () => {
 });
 
 const IDEAL_TASKS = ["files-rename-draft", "editor-append-notes", "settings-dnd-previews", "sheet-sum-budget", "files-trash-two", "editor-replace-todo"];
+/**
+ * The end-to-end sample (x 3 seeds x 3 conditions): 15 of the 24 tasks this test used to run -
+ * the first 12 plus the 3 others that have a (task, seed) unit where recovery changed the outcome.
+ * It keeps every discordant unit of the 24-task run (measured: 6 won only with recovery, 1 only
+ * without), so the paired tests and Finding 5's verdict (direction only, McNemar p = 0.125) are
+ * those of all 24 tasks; the verdict needs >= 6 discordant units, which the first 12 alone do not
+ * have (4). Here: no recovery 35/45, max-rec-1 and max-rec-3 40/45. Deterministic under the seeds.
+ */
 const E2E_TASKS = [
   "files-rename-draft", "editor-append-notes", "settings-dnd-previews", "sheet-sum-budget", "files-trash-two", "editor-replace-todo",
   "files-new-folder-drag", "cross-budget-total-report", "settings-accent-green", "files-copy-readme", "editor-word-bank", "sheet-fix-price",
-  "files-restore-report", "editor-append-report", "settings-privacy-three", "sheet-average-scores", "files-trash-menu", "editor-word-revenue",
-  "settings-power-blank", "sheet-new-supplies", "files-rename-folder", "editor-delete-first-line", "settings-two-pages", "cross-quote-to-sheet",
+  "files-restore-report", "files-rename-folder", "cross-quote-to-sheet",
 ];
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 /** The measured numbers, in the test's output (vitest shows console output). */

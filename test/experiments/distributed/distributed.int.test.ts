@@ -14,6 +14,7 @@ import { parseExperimentConfig } from "../../../experiments/config/load.ts";
 import { runExperiment } from "../../../experiments/runner/experiment.ts";
 import { createSimDeskRuntime } from "../../../experiments/runtime/simdesk.ts";
 import { retrace, stop, type CliProc } from "../../helpers/cli-procs.ts";
+import { cli } from "../helpers/corpus.ts";
 import { servicesAvailable, startPrivatePostgres, testServices, type PrivatePostgres } from "../../helpers/services.ts";
 
 const services = servicesAvailable("the distributed-run tests");
@@ -151,21 +152,25 @@ describe.skipIf(!services.run)("distributed runs (BullMQ + PostgreSQL)", () => {
     const q = `cancel-${process.pid}`;
     const out = join(dir, "cancel");
     const run = coordinator(q, out); // no workers: everything stays queued
+    // status and cancel run in this process (the CLI's main, as the launcher calls it): each
+    // would otherwise be a whole CLI process start; the coordinator stays a process of its own.
     const status = async () => {
-      const p = start(retrace(["status", out, "--queue", redisUrl, "--store", postgresUrl]));
-      expect(await p.exited).toBe(0);
-      return p.lines.join("\n");
+      const r = await cli(["status", out, "--queue", redisUrl, "--store", postgresUrl]);
+      expect(r.code, r.stderr).toBe(0);
+      return `${r.stderr}${r.stdout}`;
     };
+    // Ask once the coordinator has written queue.json (it enqueues right after).
+    for (let i = 0; i < 1200 && !existsSync(join(out, "queue.json")) && run.proc.exitCode === null; i++) await sleep(100);
     let text = "";
     for (let i = 0; i < 200 && !/0\/12 episodes stored/.test(text); i++) {
-      await sleep(250);
+      if (i > 0) await sleep(250);
       text = await status().catch(() => "");
     }
     expect(text).toMatch(/0\/12 episodes stored/);
     expect(text).toMatch(/skilled\.no-recovery\s+0\s+0\s+6\s+0/);
-    const cancel = start(retrace(["cancel", out, "--queue", redisUrl, "--store", postgresUrl]));
-    expect(await cancel.exited).toBe(0);
-    expect(cancel.lines.join("\n")).toMatch(/cancelled: 12 queued episode\(s\) removed/);
+    const cancel = await cli(["cancel", out, "--queue", redisUrl, "--store", postgresUrl]);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect(cancel.stdout).toMatch(/cancelled: 12 queued episode\(s\) removed/);
     expect(await run.exited).toBe(2);
     expect(run.lines.join("\n")).toMatch(/was cancelled \(retrace cancel\); 0\/12 episodes are stored: re-run the same command to continue it/);
     expect(await status()).toMatch(/CANCELLED: 0\/12/);
