@@ -161,9 +161,13 @@ describe("the bad-input corpus: paths, resume, repeated entries", () => {
     expect(readFileSync(join(dir, "finished", "results.jsonl"))).toEqual(before);
     const rep = await cli(["report", join(dir, "finished"), "--out", join(outside, "r.html")]);
     expect(rep.code, rep.stderr).toBe(0);
-    // The viewer's episodes load from r-files/ beside the page and name screenshots in the run's own blob store.
-    const chunks = readdirSync(join(outside, "r-files")).map((f) => readFileSync(join(outside, "r-files", f), "utf8")).join("\n");
-    expect(chunks).toMatch(/finished\/blobs\/[0-9a-f]{2}\/[0-9a-f]{64}\.png/);
+    // The viewer's episodes load from r-files/ beside the page; SimDesk screens (kept as gzipped SVG in
+    // the run's own blob store) are named by id and packed into r-files/screens/ from that store.
+    const chunks = readdirSync(join(outside, "r-files")).filter((f) => f.endsWith(".js")).map((f) => readFileSync(join(outside, "r-files", f), "utf8")).join("\n");
+    const ids = [...chunks.matchAll(/"screen:([0-9a-f]{16})"/g)].map((m) => m[1]);
+    expect(ids.length).toBeGreaterThan(0);
+    const packs = readdirSync(join(outside, "r-files", "screens")).map((f) => readFileSync(join(outside, "r-files", "screens", f), "utf8")).join("\n");
+    for (const id of ids) expect(packs).toContain(`"${id}"`);
     rmSync(join(outside, "r.html"));
     rmSync(join(outside, "r-files"), { recursive: true, force: true });
   }, 60_000);

@@ -127,6 +127,9 @@ describe("retrace demo (tiny)", () => {
           // every episode is reachable: open each one, and each shows an episode of the runs
           const seen = new Set<string>();
           for (let i = 0; i < lines.length; i++) {
+            // the viewer sets data-episode once the episode has loaded; clear it so the wait sees this one
+            // (selecting the option already selected fires no change, and its episode is the one shown)
+            if ((await page.$eval("#episode-select", (e) => (e as HTMLSelectElement).value)) !== String(i)) await page.evaluate(() => document.body.removeAttribute("data-episode"));
             await page.selectOption("#episode-select", String(i));
             await page.waitForFunction((n) => document.body.getAttribute("data-episode") !== null && (document.getElementById("episode-select") as HTMLSelectElement).value === n, String(i));
             seen.add((await page.getAttribute("body", "data-episode"))!);

@@ -4,7 +4,7 @@
  * `retrace run --policy` folder.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -46,8 +46,12 @@ describe("issue 12 defects", () => {
     expect(report.runs).toBe(1);
     expect(report.episodes).toBe(1);
     expect(report.chunks).toBe(1);
-    // the viewer's screenshots are the run's blob files, referenced from the chunk file
-    expect(readFileSync(join(out, "report-files", "chunk-0.js"), "utf8")).toMatch(/"blobs\/[0-9a-f]{2}\/[0-9a-f]{64}\.png"/);
+    // the viewer's screenshots come from the run's blob store: SimDesk screens (gzipped SVG there) are
+    // named by id in the chunk file and packed beside it
+    const ids = [...readFileSync(join(out, "report-files", "chunk-0.js"), "utf8").matchAll(/"screen:([0-9a-f]{16})"/g)].map((m) => m[1]);
+    expect(ids.length).toBeGreaterThan(0);
+    const packs = readdirSync(join(out, "report-files", "screens")).map((f) => readFileSync(join(out, "report-files", "screens", f), "utf8")).join("\n");
+    for (const id of ids) expect(packs).toContain(`"${id}"`);
     const html = readFileSync(report.file, "utf8");
     expect(html).toContain("files-trash-menu");
     expect(html).toContain("openai:qwen-test");
