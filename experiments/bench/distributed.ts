@@ -46,7 +46,7 @@ const median = (xs: number[]) => {
 function startWorkers(n: number, redis: string, postgres: string, queueName: string, cache: string): Promise<ChildProcess[]> {
   return Promise.all(
     Array.from({ length: n }, () => new Promise<ChildProcess>((resolve, reject) => {
-      const p = spawn(process.execPath, [BIN, "worker", "--queue", redis, "--store", postgres, "--queue-name", queueName, "--cache-dir", cache, "-q"], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RETRACE_LOG_LEVEL: "error", RETRACE_SHARP_CONCURRENCY: "1" } });
+      const p = spawn(process.execPath, [BIN, "worker", "--queue", redis, "--store", postgres, "--queue-name", queueName, "--work-dir", cache, "-q"], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RETRACE_LOG_LEVEL: "error", RETRACE_SHARP_CONCURRENCY: "1" } });
       killOnBenchExit(p);
       p.stderr!.on("data", (b: Buffer) => b.toString().includes("slot(s)") && resolve(p));
       p.on("exit", (code) => reject(new Error(`bench worker exited (${code}) before it was ready`)));

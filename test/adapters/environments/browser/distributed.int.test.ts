@@ -46,7 +46,7 @@ describe.runIf(tools.run && services.run)("distributed runs on the browser envir
     expect(local.lines.map((l) => l.status)).toEqual(["ok", "ok"]);
     writeFileSync(join(dir, "config.json"), JSON.stringify(CONFIG));
     const q = `browser-${process.pid}`;
-    const worker = retrace(["worker", "--queue", redisUrl, "--store", postgresUrl, "--queue-name", q, "--cache-dir", join(dir, "cache")]);
+    const worker = retrace(["worker", "--queue", redisUrl, "--store", postgresUrl, "--queue-name", q, "--work-dir", join(dir, "cache")]);
     procs.push(worker);
     const out = join(dir, "dist");
     const run = retrace(["run", join(dir, "config.json"), "--queue", redisUrl, "--store", postgresUrl, "--queue-name", q, "--out", out, "-q"]);
