@@ -32,8 +32,9 @@ const lines = (out: string): ResultLine[] => readFileSync(join(out, "results.jso
 describe("the model-backed end-to-end preset on SimDesk", () => {
   it("runs no recovery vs recovery with every role model-backed, then replays from the cache with 0 requests and the same bytes", async () => {
     const queues = await ablationQueues();
-    // the first forward answer comes after 40 ms, so its recorded latency is a real measurement
-    queues.forward[0] = { ...queues.forward[0], delayMs: 40 };
+    // every forward answer comes after 40 ms, so each recorded latency is a real measurement
+    // (whichever episode's request takes a given answer: the workers run episodes concurrently)
+    queues.forward = queues.forward.map((a) => ({ ...a, delayMs: 40 }));
     const server = await startRoleServer(queues);
     servers.push(server);
     // the forward agent is priced, the detector is not (its calls' cost is unknown, not $0)
@@ -86,8 +87,10 @@ describe("the model-backed end-to-end preset on SimDesk", () => {
     expect(call.costUsd).toBeCloseTo((call.inputTokens * price.inputPerMillion + call.outputTokens * price.outputPerMillion) / 1e6, 12);
     const all: Call[] = eps.flatMap((e: { steps: Array<{ calls?: Call[] }> }) => e.steps.flatMap((st) => st.calls ?? []));
     expect(all.filter((c) => c.role === "policy").every((c) => typeof c.latencyMs === "number" && c.costUsd! > 0)).toBe(true);
-    // the answer the server held back 40 ms was measured as such
-    expect(Math.max(...all.map((c) => c.latencyMs ?? 0))).toBeGreaterThanOrEqual(40);
+    // the answers the server held back 40 ms were measured as such (slack: Node's timers may fire a
+    // little early and latencies are whole milliseconds)
+    const policyLatencies = all.filter((c) => c.role === "policy").map((c) => c.latencyMs ?? 0);
+    expect(Math.min(...policyLatencies)).toBeGreaterThanOrEqual(38);
     const detector = all.find((c) => c.role === "detector")!;
     expect(typeof detector.latencyMs).toBe("number");
     expect(detector.costUsd).toBeUndefined();
