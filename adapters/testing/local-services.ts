@@ -41,6 +41,50 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Stop routines of the private servers still running in this process. */
+const live = new Set<() => void>();
+const stopAll = () => {
+  for (const stop of [...live]) {
+    live.delete(stop);
+    try {
+      stop();
+    } catch {
+      // best effort at exit: the next server still gets its stop
+    }
+  }
+};
+const onSignal = (signal: NodeJS.Signals) => {
+  stopAll();
+  process.exit(signal === "SIGINT" ? 130 : 143);
+};
+
+/**
+ * Register a private server's stop routine until it is stopped: on exit, SIGTERM or SIGINT of this
+ * process it runs, so a killed test leaves no PostgreSQL (pg_ctl daemonizes it) or Redis behind.
+ * The signal handlers are installed only while a private server runs.
+ */
+function tracked(stop: () => void): () => void {
+  if (live.size === 0) {
+    process.on("exit", stopAll);
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
+  }
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
+    live.delete(once);
+    if (live.size === 0) {
+      process.off("exit", stopAll);
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+    }
+    stop();
+  };
+  live.add(once);
+  return once;
+}
+
 /** A private PostgreSQL cluster (trust auth) that a test may restart. */
 export interface PrivatePostgres {
   url: string;
@@ -68,13 +112,13 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     url: `postgres://postgres@127.0.0.1:${port}/retrace_test`,
     port,
     restart: () => ctl(["-m", "fast", "-l", join(dir, "server.log"), "-o", opts, "restart"]),
-    stop() {
+    stop: tracked(() => {
       try {
         ctl(["-m", "immediate", "stop"]);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
-    },
+    }),
   };
 }
 
@@ -94,9 +138,9 @@ export async function startPrivateRedis(): Promise<{ url: string; port: number; 
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    stop() {
+    stop: tracked(() => {
       proc.kill("SIGKILL");
       rmSync(dir, { recursive: true, force: true });
-    },
+    }),
   };
 }
