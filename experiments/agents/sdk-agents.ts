@@ -42,45 +42,29 @@ function lazyPolicy(name: string, load: () => Promise<ForwardPolicy>): ForwardPo
   };
 }
 
-const OpenAIAgentsSpecSchema = sdkAgentSpecSchema("openai-agents", "agent");
-const AiSdkSpecSchema = sdkAgentSpecSchema("ai-sdk", "agent");
-const StagehandSpecSchema = sdkAgentSpecSchema("stagehand", "agent");
+/**
+ * A forward-only, non-simulated registry entry for an SDK agent exported by a module: the export
+ * is loaded (and checked with `problem`) on the first step, then `policyOf` turns it into the policy.
+ */
+function sdkForwardKind<T>(kind: string, what: string, problem: (value: unknown) => string | undefined, policyOf: (value: T) => Promise<ForwardPolicy>): AgentKind<SdkAgentSpec> {
+  const schema = sdkAgentSpecSchema(kind, "agent");
+  return {
+    kind,
+    roles: ["forward"],
+    simulated: false,
+    schema: () => schema,
+    check: (_role, spec) => checkSdkModule(spec),
+    create<R extends AgentRole>(_role: R, spec: SdkAgentSpec): AgentOf[R] {
+      return lazyPolicy(`${kind}:${spec.module}#${spec.export}`, () => loadSdkExport<T>(spec, what, problem).then(policyOf)) as AgentOf[R];
+    },
+  };
+}
 
 /** The registry entry of `kind: openai-agents` (forward only; not simulated: a real model answers). */
-export const OPENAI_AGENTS_KIND: AgentKind<SdkAgentSpec> = {
-  kind: "openai-agents",
-  roles: ["forward"],
-  simulated: false,
-  schema: () => OpenAIAgentsSpecSchema,
-  check: (_role, spec) => checkSdkModule(spec),
-  create<R extends AgentRole>(_role: R, spec: SdkAgentSpec): AgentOf[R] {
-    const load = () => loadSdkExport<Agent>(spec, "an OpenAI Agents SDK Agent", openAIAgentProblem).then(async (agent) => (await import("../../adapters/sdk/openai-agents/forward-policy.ts")).agentForwardPolicy(agent));
-    return lazyPolicy(`openai-agents:${spec.module}#${spec.export}`, load) as AgentOf[R];
-  },
-};
+export const OPENAI_AGENTS_KIND = sdkForwardKind<Agent>("openai-agents", "an OpenAI Agents SDK Agent", openAIAgentProblem, async (agent) => (await import("../../adapters/sdk/openai-agents/forward-policy.ts")).agentForwardPolicy(agent));
 
 /** The registry entry of `kind: ai-sdk` (forward only; not simulated). */
-export const AI_SDK_KIND: AgentKind<SdkAgentSpec> = {
-  kind: "ai-sdk",
-  roles: ["forward"],
-  simulated: false,
-  schema: () => AiSdkSpecSchema,
-  check: (_role, spec) => checkSdkModule(spec),
-  create<R extends AgentRole>(_role: R, spec: SdkAgentSpec): AgentOf[R] {
-    const load = () => loadSdkExport<AiSdkAgentSettings>(spec, "AI SDK agent settings", aiSdkProblem).then(async (settings) => (await import("../../adapters/sdk/ai-sdk/forward-policy.ts")).aiSdkForwardPolicy(settings));
-    return lazyPolicy(`ai-sdk:${spec.module}#${spec.export}`, load) as AgentOf[R];
-  },
-};
+export const AI_SDK_KIND = sdkForwardKind<AiSdkAgentSettings>("ai-sdk", "AI SDK agent settings", aiSdkProblem, async (settings) => (await import("../../adapters/sdk/ai-sdk/forward-policy.ts")).aiSdkForwardPolicy(settings));
 
 /** The registry entry of `kind: stagehand` (forward only; not simulated; hybrid-mode agents). */
-export const STAGEHAND_KIND: AgentKind<SdkAgentSpec> = {
-  kind: "stagehand",
-  roles: ["forward"],
-  simulated: false,
-  schema: () => StagehandSpecSchema,
-  check: (_role, spec) => checkSdkModule(spec),
-  create<R extends AgentRole>(_role: R, spec: SdkAgentSpec): AgentOf[R] {
-    const load = () => loadSdkExport<StagehandAgentConfig>(spec, "a Stagehand AgentConfig", stagehandConfigProblem).then(async (config) => (await import("../../adapters/sdk/stagehand/forward-policy.ts")).stagehandForwardPolicy(config));
-    return lazyPolicy(`stagehand:${spec.module}#${spec.export}`, load) as AgentOf[R];
-  },
-};
+export const STAGEHAND_KIND = sdkForwardKind<StagehandAgentConfig>("stagehand", "a Stagehand AgentConfig", stagehandConfigProblem, async (config) => (await import("../../adapters/sdk/stagehand/forward-policy.ts")).stagehandForwardPolicy(config));
