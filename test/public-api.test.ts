@@ -106,7 +106,7 @@ async function packagesLoadedBy(entry: string): Promise<string[]> {
 }
 
 /** The SDK entries: each its own, so that a user of one SDK never loads the other. */
-const OPENAI_AGENTS = ["RetraceComputer", "agentForwardPolicy", "retraceComputer", "runWithRecovery"];
+const OPENAI_AGENTS = ["AgentsRecovery", "RECOVERY_SPAN_NAME", "RetraceComputer", "agentForwardPolicy", "createAgentsRecovery", "retraceComputer", "runWithRecovery"];
 const AI_SDK = ["aiSdkForwardPolicy", "generateTextWithRecovery", "retraceComputerTool"];
 const STAGEHAND = ["STAGEHAND_READ_ONLY_TOOLS", "executeWithRecovery", "stagehandForwardPolicy", "stagehandToolCallToActions"];
 

@@ -5,11 +5,13 @@
  * every request (with the images it carried, decoded), can inject HTTP errors and slow or hung
  * answers, and fails loudly: an unexpected request is answered with HTTP 400 (not retried by SDKs)
  * and makes {@link ScriptedOpenAIServer.verify} throw, as do unconsumed steps and failed
- * `expect` checks. Modelled on openai-agents-js's `ScriptedModel`, but over real HTTP.
+ * `expect` checks. A Responses request with `stream: true` is answered as server-sent events
+ * (./responses-stream.ts). Modelled on openai-agents-js's `ScriptedModel`, but over real HTTP.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createHash } from "node:crypto";
 import { closeServer, listenLoopback, modelList, readBody, sendJson } from "./http.ts";
+import { sendResponsesStream } from "./responses-stream.ts";
 
 /** Which API a request or step belongs to. */
 export type ScriptedEndpoint = "chat" | "responses" | "messages" | "embeddings";
@@ -194,7 +196,9 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
         }
         return sendJson(res, step.status, { error: { message: `scripted error ${step.status}`, type: step.status === 429 ? "rate_limit_error" : "server_error" } }, headers);
       }
-      sendJson(res, step.status ?? 200, step.body ?? answerBody(endpoint, step, body, record.index, defaultModel, raw.length));
+      const answer_ = step.body ?? answerBody(endpoint, step, body, record.index, defaultModel, raw.length);
+      if (endpoint === "responses" && body?.stream === true && !step.body) return sendResponsesStream(res, answer_ as Record<string, unknown>);
+      sendJson(res, step.status ?? 200, answer_);
     };
     const delay = step.delayMs ?? 0;
     if (delay === Infinity) return; // hang: never answer

@@ -4,7 +4,9 @@
  * converter (adapters/actions/openai-cua/convert.ts) to retrace Actions and executed with
  * `env.step`; each action and the observation after it are kept in `log` (screenshots live in
  * the environment's BlobStore, referenced by hash). `screenshot()` answers with the observation
- * the last action produced, or a fresh `observe()`.
+ * the last action produced, or a fresh `observe()`. The display size it declares is the
+ * environment's real one: the SDK calls `initRun` before a run's first model call, which observes
+ * the screen, and each later observation updates it (the SDK reads `dimensions` every turn).
  */
 import type { Computer } from "@openai/agents";
 import type { Action } from "../../../src/action.ts";
@@ -28,7 +30,7 @@ export interface ComputerLogEntry {
 export interface RetraceComputerOptions {
   env: Environment;
   blobs: BlobReader;
-  /** Display size declared to the model. @default the first observation's width and height */
+  /** Display size declared to the model. @default the width and height of the latest observation (1280x720 before any) */
   dimensions?: [number, number];
   /** Declared display environment. @default "browser" for env.kind "browser", else "ubuntu" */
   environment?: "mac" | "windows" | "ubuntu" | "browser";
@@ -37,14 +39,28 @@ export interface RetraceComputerOptions {
 /** A `Computer` for `computerTool({ computer })` that acts on a retrace environment. */
 export class RetraceComputer implements Computer {
   readonly environment: "mac" | "windows" | "ubuntu" | "browser";
-  dimensions: [number, number];
   /** Every executed action with the observation after it, in order. */
   readonly log: ComputerLogEntry[] = [];
   private fresh: Observation | undefined;
+  private size: [number, number];
 
   constructor(private readonly options: RetraceComputerOptions) {
     this.environment = options.environment ?? (options.env.kind === "browser" ? "browser" : "ubuntu");
-    this.dimensions = options.dimensions ?? [1280, 720];
+    this.size = options.dimensions ?? [1280, 720];
+  }
+
+  /** The display size declared to the model: `options.dimensions`, else the latest observation's. */
+  get dimensions(): [number, number] {
+    return this.size;
+  }
+  set dimensions(value: [number, number]) {
+    this.size = value;
+  }
+
+  /** Called by the SDK before a run's first model call: look at the screen, so the first turn declares its real size. */
+  async initRun(): Promise<void> {
+    this.fresh = await envMeter(this.options.env).observe();
+    this.syncDimensions(this.fresh);
   }
 
   /** The retrace environment this computer acts on. */
@@ -54,7 +70,7 @@ export class RetraceComputer implements Computer {
 
   /** Declare the display size from an observation (call after `env.reset`). */
   syncDimensions(observation: Observation): void {
-    if (!this.options.dimensions && observation.width > 0 && observation.height > 0) this.dimensions = [observation.width, observation.height];
+    if (!this.options.dimensions && observation.width > 0 && observation.height > 0) this.size = [observation.width, observation.height];
   }
 
   async screenshot(): Promise<string> {
@@ -96,6 +112,7 @@ export class RetraceComputer implements Computer {
     for (const a of actions) observation = (await meter.step(a)).observation;
     observation ??= await meter.observe();
     this.fresh = observation;
+    this.syncDimensions(observation);
     this.log.push({ sdkAction, actions, observation });
   }
 }

@@ -1,5 +1,5 @@
 /**
- * runWithRecovery with the OpenAI Agents SDK's real run() loop: the agent's model is the SDK's
+ * runWithRecovery with the OpenAI Agents SDK's real run() loop (streamed on SimDesk): the agent's model is the SDK's
  * OpenAIResponsesModel over HTTP against a scripted server answering `/v1/responses` with
  * `computer_call` items; its computer tool is a RetraceComputer over SimDesk. The LLM detector
  * blames the wrong-item step, the LLM recovery sub-agent restores the state, and the requests the
@@ -15,7 +15,7 @@ import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
 import type { Action } from "../../../src/action.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../helpers/system-tools.ts";
 import { scriptedModel, tempBlobs } from "../llm/fixtures.ts";
-import { retraceComputer, runWithRecovery } from "../../../adapters/sdk/openai-agents/run-with-recovery.ts";
+import { retraceComputer, runWithRecovery } from "retrace/openai-agents";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { promptRef } from "../../../src/prompt.ts";
@@ -71,7 +71,7 @@ describe("runWithRecovery (OpenAI Agents SDK) on SimDesk", () => {
       task: s.task,
       instanceKey: `${s.task.id}/0`,
       events,
-      runOptions: { maxTurns: 30 },
+      runOptions: { maxTurns: 30, stream: true }, // streamed, and awaited to completion
     });
     expect(result.evaluation).toMatchObject({ score: 1 });
     expect(result.success).toBe(true);
@@ -89,6 +89,7 @@ describe("runWithRecovery (OpenAI Agents SDK) on SimDesk", () => {
 
     const reqs = agentServer.requests;
     expect(reqs).toHaveLength(s.forward.length + 1);
+    expect(reqs.every((r) => r.body.stream === true)).toBe(true);
     // Before the recovery the model saw every call so far.
     expect(callIds(reqs[s.E].body)).toEqual(["call_0", "call_1"]);
     // Right after it: the task, step 0 (kept, R=1) and the transition string; steps R..E are gone.

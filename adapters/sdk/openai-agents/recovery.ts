@@ -1,0 +1,233 @@
+/**
+ * `createAgentsRecovery(options)`: retrace's online recovery as a value that plugs into the
+ * OpenAI Agents SDK's own loop. Spread `recovery.runConfig` into the options of your `run()`
+ * (streamed or not) or into `new Runner(config)`; after the run, `await recovery.finish(result)`.
+ *
+ * The SDK calls `RunConfig.callModelInputFilter` before every model call with the whole turn
+ * input (the run's input plus every generated item). Each new `computer_call` item is one agent
+ * step: the step core (../shared/step-recovery.ts) records it, consults the detector outside the
+ * freeze window, picks R, runs the restore routine on the environment and returns the cut. The
+ * filter keeps its own view of the conversation: the items before step R's `computer_call` (and
+ * the reasoning that led to it), the transition string as a user message, then whatever the run
+ * generates afterwards. Cut items are never sent again, in this run or in a later run fed with
+ * them. Each recovery is a custom span in the SDK's trace (./tracing.ts).
+ *
+ * `finish(result)` waits for a streamed run to complete, makes `result.history` the history the
+ * model saw (the SDK's own getter rebuilds it from every generated item, cut steps included), and
+ * returns the episode result. The next run with the same `runConfig` continues the episode: the
+ * SDK's multi-turn pattern (`run(agent, result.history.concat(message), recovery.runConfig)`) sends
+ * no cut step. Server-kept conversations (`previousResponseId`, `conversationId`) send only the
+ * new items each turn, so there is no history to cut: do not combine them with this config.
+ */
+import { MaxTurnsExceededError, type AgentInputItem, type CallModelInputFilter, type CallModelInputFilterArgs, type ModelInputData, type RunResult, type StreamedRunResult } from "@openai/agents";
+import type { Action } from "../../../src/action.ts";
+import type { StopReason } from "../../../src/episode.ts";
+import { EpisodeEvents } from "../../../src/runtime/events.ts";
+import type { TaskSpec } from "../../../src/task.ts";
+import { ConfigError } from "../../../src/errors.ts";
+import { openAIComputerActionToActions, type OpenAIComputerAction } from "../../actions/openai-cua/convert.ts";
+import { resolveSdkOptions, type ResolvedSdkRecoveryOptions, type SdkRecoveryOptions } from "../shared/options.ts";
+import { StepRecovery, type CompletedStep, type StepRecoveryState } from "../shared/step-recovery.ts";
+import { buildSdkResult, type SdkEpisodeResult } from "../shared/result.ts";
+import { RecoverySpans } from "./tracing.ts";
+
+/** Options of {@link createAgentsRecovery}: the shared SDK options plus a filter of your own. */
+export interface AgentsRecoveryOptions extends SdkRecoveryOptions {
+  /** A `callModelInputFilter` of your own; it runs on retrace's output (the cut input). @default none */
+  callModelInputFilter?: CallModelInputFilter;
+}
+
+/** A run's result as `run()` or `Runner.run()` returns it, streamed or not. */
+export type AgentsRunResult = RunResult<any, any> | StreamedRunResult<any, any>;
+
+/** What to spread into `run()`'s options or `new Runner(...)`'s config. */
+export interface AgentsRecoveryRunConfig {
+  callModelInputFilter: CallModelInputFilter;
+}
+
+type Item = AgentInputItem & { type?: string; role?: string; id?: string; callId?: string; action?: OpenAIComputerAction; actions?: OpenAIComputerAction[] };
+
+/** The actions of one `computer_call` item (unusable model output maps to none: a recorded, counted mistake). */
+function itemActions(item: Item): Action[] {
+  const raw = Array.isArray(item.actions) && item.actions.length > 0 ? item.actions : item.action ? [item.action] : [];
+  return raw.flatMap((a) => {
+    try {
+      return openAIComputerActionToActions(a);
+    } catch {
+      return [];
+    }
+  });
+}
+
+const isCall = (item: Item): boolean => item.type === "computer_call";
+/** The identity of an item across runs (tool calls and their outputs share the call id). */
+const itemKey = (item: Item): string | undefined => item.callId ?? item.id;
+
+/** The task text of a run input: its first user message. */
+function taskText(items: readonly Item[]): string {
+  const first = items.find((i) => i.role === "user") as { content?: unknown } | undefined;
+  if (typeof first?.content === "string") return first.content;
+  return JSON.stringify(first?.content ?? items[0] ?? "");
+}
+
+/** The recovery of one episode, plugged into the SDK's loop through {@link runConfig}. */
+export class AgentsRecovery {
+  /** Spread into `run(agent, input, { ...recovery.runConfig, ... })` or `new Runner({ ...recovery.runConfig })`. */
+  readonly runConfig: AgentsRecoveryRunConfig;
+  private readonly o: ResolvedSdkRecoveryOptions;
+  private readonly userFilter: CallModelInputFilter | undefined;
+  private core: StepRecovery | undefined;
+  private spans: RecoverySpans | undefined;
+  private readonly started = Date.now();
+  private readonly envMs0: number;
+  /** Retrace's view of the current run's conversation (what the model is sent). */
+  private view: Item[] = [];
+  /** How many items of the SDK's turn input the view has taken in. */
+  private consumed = 0;
+  private firstItem: string | undefined;
+  private runOver = false;
+  /** The call id of each step in the core's history (cut with it). */
+  private stepCalls: string[] = [];
+  private readonly recorded = new Set<string>();
+  private readonly cutKeys = new Set<string>();
+
+  constructor(options: AgentsRecoveryOptions) {
+    const { callModelInputFilter, ...rest } = options ?? ({} as AgentsRecoveryOptions);
+    if (callModelInputFilter !== undefined && typeof callModelInputFilter !== "function")
+      throw new ConfigError("createAgentsRecovery: option \"callModelInputFilter\" must be a function", { field: "callModelInputFilter" });
+    const resolved = resolveSdkOptions("createAgentsRecovery", rest);
+    this.o = { ...resolved, events: resolved.events ?? new EpisodeEvents() };
+    this.userFilter = callModelInputFilter;
+    this.envMs0 = this.o.meter.ms;
+    this.runConfig = { callModelInputFilter: (args) => this.filter(args) };
+  }
+
+  /** The episode's events (the `events` option, or the emitter created for it). */
+  get events(): EpisodeEvents {
+    return this.o.events!;
+  }
+
+  /** The recovery loop's state so far (history, accounting, trajectory), once the first run has started. */
+  get state(): Readonly<StepRecoveryState> | undefined {
+    return this.core?.state as StepRecoveryState | undefined;
+  }
+
+  /** The history the model saw in the current (or last) run: retrace's view, before a filter of your own. */
+  history(): AgentInputItem[] {
+    return structuredClone(this.view) as AgentInputItem[];
+  }
+
+  private ensureCore(items: readonly Item[] | undefined): StepRecovery {
+    if (!this.core) {
+      const task: TaskSpec = this.o.task ?? { id: "sdk-task", instruction: taskText(items ?? []) };
+      this.core = new StepRecovery(this.o, task);
+      this.spans = new RecoverySpans(this.core.events);
+    }
+    return this.core;
+  }
+
+  private async filter(args: CallModelInputFilterArgs<any>): Promise<ModelInputData> {
+    const all = args.modelData.input as Item[];
+    const first = all.length > 0 ? JSON.stringify(all[0]) : "";
+    if (this.runOver || all.length < this.consumed || (this.consumed > 0 && first !== this.firstItem)) {
+      // A new run (after finish(), or its input is not this run's): start a new view, the episode continues.
+      this.view = [];
+      this.consumed = 0;
+      this.runOver = false;
+    }
+    if (this.consumed === 0) this.firstItem = first;
+    const fresh = this.core === undefined;
+    const core = this.ensureCore(all);
+    // The screen the first step acts on: the computer's look at run start (RetraceComputer.initRun), else a fresh one.
+    if (fresh) core.start(await this.o.meter.current());
+
+    const added = all.slice(this.consumed).filter((i) => {
+      const key = itemKey(i);
+      return key === undefined || !this.cutKeys.has(key);
+    });
+    this.consumed = all.length;
+    this.view = this.view.concat(added);
+    const calls = added.filter((i) => isCall(i) && !this.recorded.has(itemKey(i) ?? ""));
+    if (calls.length > 0) {
+      const steps: CompletedStep[] = calls.map((item) => ({ actions: itemActions(item), response: `computer_call(${JSON.stringify(item.actions ?? item.action ?? {})})` }));
+      for (const c of calls) {
+        const key = itemKey(c) ?? `step_${this.stepCalls.length}`;
+        this.recorded.add(key);
+        this.stepCalls.push(key);
+      }
+      // The screen after the last action, as the computer recorded it (observed only when it recorded none).
+      const current = await this.o.meter.current();
+      this.spans!.begin(core.state.accounting);
+      try {
+        const cut = await core.afterSteps(steps, current, this.o.signal);
+        if (cut) this.cutAt(cut.step, cut.notice);
+      } finally {
+        this.spans!.end(core.state.accounting);
+      }
+    }
+    const out: ModelInputData = { input: structuredClone(this.view) as AgentInputItem[], ...(args.modelData.instructions !== undefined && { instructions: args.modelData.instructions }) };
+    return this.userFilter ? this.userFilter({ ...args, modelData: out }) : out;
+  }
+
+  /** Cut the view before step `step`'s call (and the reasoning that led to it), append the notice. */
+  private cutAt(step: number, notice: string): void {
+    const key = this.stepCalls[step];
+    let at = key === undefined ? -1 : this.view.findIndex((i) => isCall(i) && itemKey(i) === key);
+    if (at < 0) at = this.view.length;
+    while (at > 0 && this.view[at - 1].type === "reasoning") at--;
+    for (const i of this.view.slice(at)) {
+      const k = itemKey(i);
+      if (k !== undefined) this.cutKeys.add(k);
+    }
+    this.view = [...this.view.slice(0, at), { role: "user", content: notice } as Item];
+    this.stepCalls = this.stepCalls.slice(0, step);
+  }
+
+  /**
+   * End the current run: pass what `run()` returned (streamed or not), or the error it threw. A
+   * streamed run is awaited to completion. `result.history` becomes the history the model saw
+   * (history before R, the transition string, what followed), so feeding it into the next run is
+   * safe. Evaluates the environment's task (option `evaluate`) and returns the episode so far.
+   * `MaxTurnsExceededError` and an abort end the episode ("max-steps", "aborted"); any other
+   * error is rethrown.
+   */
+  async finish<R extends AgentsRunResult>(outcome: R | Error): Promise<SdkEpisodeResult<R | undefined>> {
+    let stopReason: StopReason = "done";
+    let result: R | undefined;
+    const classify = (err: unknown): StopReason => {
+      if (err instanceof MaxTurnsExceededError) return "max-steps";
+      if (this.o.signal?.aborted || (err as { name?: string } | undefined)?.name === "AbortError") return "aborted";
+      throw err;
+    };
+    if (outcome instanceof Error) stopReason = classify(outcome);
+    else result = outcome;
+    if (result && "completed" in result) {
+      try {
+        await result.completed; // rejects with the run's error
+      } catch (err) {
+        stopReason = classify(err);
+      }
+    }
+    this.runOver = true;
+    if (result && this.consumed > 0) {
+      const seen = [...this.view, ...(result.history as Item[]).slice(this.consumed)];
+      Object.defineProperty(result, "history", { configurable: true, enumerable: false, get: () => structuredClone(seen) as AgentInputItem[] });
+    }
+    const core = this.ensureCore([]);
+    let finalOutput: string | undefined;
+    if (result && stopReason === "done") {
+      const out = result.finalOutput as unknown;
+      if (typeof out === "string") finalOutput = out;
+    }
+    return buildSdkResult(this.o, core, { result, ...(finalOutput !== undefined && { finalOutput }), stopReason, wallMs: Date.now() - this.started, envMs: this.o.meter.ms - this.envMs0 });
+  }
+}
+
+/**
+ * Recovery for an Agents SDK agent run by your own `run()` or `Runner`. The agent's computer tool
+ * must act on `options.env` (e.g. `computerTool({ computer: retraceComputer({ env, blobs }) })`).
+ * One value per episode; a bad option throws a ConfigError naming it.
+ */
+export function createAgentsRecovery(options: AgentsRecoveryOptions): AgentsRecovery {
+  return new AgentsRecovery(options);
+}
