@@ -67,7 +67,7 @@ const itemKey = (item: Item): string | undefined => item.callId ?? item.id;
 function taskText(items: readonly Item[]): string {
   const first = items.find((i) => i.role === "user") as { content?: unknown } | undefined;
   if (typeof first?.content === "string") return first.content;
-  return JSON.stringify(first?.content ?? items[0] ?? "");
+  return first?.content !== undefined ? JSON.stringify(first.content) : "";
 }
 
 /** The recovery of one episode, plugged into the SDK's loop through {@link runConfig}. */

@@ -77,7 +77,7 @@ describe("createAgentsRecovery in the OpenAI Agents SDK's own loop", () => {
   it("the user's run() recovers, reports a trace span, declares the real screen, and result.history is safe for the next run", async () => {
     const s = await wrongItemScenario(servers);
     const agentServer = await startScriptedOpenAIServer({
-      script: [...s.forward.map(responsesCall), { endpoint: "responses", text: "Renamed draft.txt to final.txt." }, { endpoint: "responses", text: "Nothing else to do." }],
+      script: [...s.forward.map(responsesCall), { endpoint: "responses", text: "Renamed draft.txt to final.txt." }, { endpoint: "responses", text: "Nothing else to do." }, { endpoint: "responses", text: "Still nothing." }],
     });
     servers.push(agentServer);
     // Tracing on, with the user's own processor instead of the OpenAI exporter (which would post to api.openai.com).
@@ -126,6 +126,14 @@ describe("createAgentsRecovery in the OpenAI Agents SDK's own loop", () => {
     for (let k = s.R; k <= s.E; k++) expect(callIds(nextInput)).not.toContain(`call_${k}`);
     expect(callIds(nextInput)).toEqual(callIds(lastInput));
     expect(userTexts(nextInput).at(-1)).toBe("Anything else?");
+    // A later run with the recovery's config, fed the SDK's own history (cut steps included): they are dropped again.
+    const sdkHistory = Reflect.get(Object.getPrototypeOf(result), "history", result) as any[];
+    expect(callIds(sdkHistory)).toContain(`call_${s.E}`);
+    const third = await run(agent, [...sdkHistory, { role: "user", content: "And now?" }], { ...recovery.runConfig, maxTurns: 2 });
+    const again = await recovery.finish(third);
+    const thirdInput = agentServer.requests.at(-1)!.body.input as any[];
+    expect(callIds(thirdInput)).toEqual(callIds(lastInput));
+    expect(again.accounting).toMatchObject({ forwardSteps: s.forward.length, detectorCalls: episode.accounting.detectorCalls, recoveryAttempts: 1 });
 
     // The recovery is a custom span of the run's trace, under one of the SDK's spans.
     await getGlobalTraceProvider().forceFlush();
