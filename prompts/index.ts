@@ -18,6 +18,8 @@ import agenticStateVerifier from "./agentic-state-verifier.ts";
 import perturbationInstruction from "./perturbation-instruction.ts";
 import postRestorationTransition from "./post-restoration-transition.ts";
 import postRestorationTransitionDetailed from "./post-restoration-transition-detailed.ts";
+import postRestorationUnconfirmedKept from "./post-restoration-unconfirmed-kept.ts";
+import postRestorationUnconfirmedCut from "./post-restoration-unconfirmed-cut.ts";
 import forwardPyautoguiSystem from "./forward-pyautogui-system.ts";
 import forwardPyautoguiStep from "./forward-pyautogui-step.ts";
 
@@ -38,6 +40,8 @@ export const PROMPTS = {
   perturbationInstruction,
   postRestorationTransition,
   postRestorationTransitionDetailed,
+  postRestorationUnconfirmedKept,
+  postRestorationUnconfirmedCut,
   forwardPyautoguiSystem,
   forwardPyautoguiStep,
 } as const satisfies Record<string, PromptTemplate>;

@@ -64,7 +64,7 @@ export interface RecoveryMiddlewareOptions extends RecoveryKnobs {
   /** Maps one tool call to the actions it performs, for the detector's history. @default the Action(s) in `args.action`/`args.actions`, else `{ type: NAME, ...args }` when valid, else none */
   toActions?: (toolCall: ToolCall) => Action[];
   /** Builds the message placed after the truncated history. @default a HumanMessage with the post-restoration transition prompt */
-  transitionMessage?: (info: { text: string; step: number; observation: Observation }) => BaseMessage | Promise<BaseMessage>;
+  transitionMessage?: (info: { text: string; step: number; observation: Observation; restored: boolean }) => BaseMessage | Promise<BaseMessage>;
 }
 
 /** zod schema of the options. */

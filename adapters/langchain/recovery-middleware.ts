@@ -70,10 +70,12 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
       const cut = await new StepRecovery(loop, o.task ?? taskFrom(messages), track).afterSteps(completed, current, signal);
       if (!cut) return { retrace: track };
 
-      const kept = messagesBeforeStep(messages, cut.step);
       const noticeMessage = o.transitionMessage
-        ? await o.transitionMessage({ text: cut.notice, step: cut.step, observation: cut.observation })
+        ? await o.transitionMessage({ text: cut.notice, step: cut.step, observation: cut.observation, restored: cut.restored })
         : new HumanMessage({ content: cut.notice });
+      // History kept (unconfirmed restoration, "disclose-and-keep"): only the notice is added.
+      if (!cut.cut) return { messages: [noticeMessage], retrace: track };
+      const kept = messagesBeforeStep(messages, cut.step);
       return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...kept, noticeMessage], retrace: track };
     },
   });

@@ -88,7 +88,7 @@ export async function runWithRecovery<A extends Agent<any, any>>(agent: A, input
       // The screen after the last action, as the computer recorded it (observed only when it recorded none).
       const current: Observation = await o.meter.current();
       const cut = await recovery.afterSteps(steps, current, o.signal);
-      if (cut) view = [...view.slice(0, stepBoundary(view, cut.step)), { role: "user", content: cut.notice } as Item];
+      if (cut) view = [...(cut.cut ? view.slice(0, stepBoundary(view, cut.step)) : view), { role: "user", content: cut.notice } as Item];
     }
     const out = { input: structuredClone(view) as AgentInputItem[], ...(args.modelData.instructions !== undefined && { instructions: args.modelData.instructions }) };
     return runOptions?.callModelInputFilter ? runOptions.callModelInputFilter({ ...args, modelData: out }) : out;
