@@ -2,15 +2,14 @@
  * `restoreContext`: after restoration, cut the forward history back to the recovery boundary R
  * (entries 0..R-1) and set the transition string as the notice for the next forward decision
  * (paper App. B.2, "Post-recovery context"). A restoration that was not confirmed follows option
- * `unconfirmedRestoration` (prompts/post-restoration.ts): the paper's cut and "recovered" note, or
+ * `unconfirmedRestoration` (`postRestoration`, prompts/index.ts): the paper's cut and "recovered" note, or
  * the truth with the history kept or cut. Implicit recovery keeps the history and adds nothing
  * (the paper's pi_R = pi); guided recovery keeps the history and tells the policy which step was
  * judged wrong instead.
  */
 import { promptRef, renderPrompt } from "../../src/prompt.ts";
 import { truncateHistory } from "../../src/runtime/history.ts";
-import { TRANSITION_PROMPTS } from "../../prompts/index.ts";
-import { postRestoration } from "../../prompts/post-restoration.ts";
+import { postRestoration, TRANSITION_PROMPTS } from "../../prompts/index.ts";
 import type { TransitionString } from "../../src/episode.ts";
 import type { RuntimeContext } from "../context.ts";
 import { currentStateHash } from "../env-step.ts";

@@ -8,7 +8,7 @@
  * EpisodeEvents. It returns what the wrapper must do to the model's context: cut it to the
  * boundary of step R (or keep it, after an unconfirmed restoration with
  * `unconfirmedRestoration: "disclose-and-keep"`) and append the post-restoration notice
- * (prompts/post-restoration.ts). Each recovery is also reported once, as a
+ * (`postRestoration`, prompts/index.ts). Each recovery is also reported once, as a
  * {@link RecoveryReport}, to `onRecovery` (the SDK's tracing). The wrapper applies
  * the cut in the SDK's own hook (`callModelInputFilter`, `prepareStep`). The LangChain middleware
  * (adapters/langchain/recovery-middleware.ts) drives the same loop on the track it keeps in the
@@ -30,7 +30,7 @@ import { consumeFrozenStep, detectorGate, initialFreezeState, startFreeze, type 
 import { guardedDetect } from "../../../src/runtime/detection.ts";
 import { addUsage, bump, emptyAccounting } from "../../../src/runtime/accounting.ts";
 import { createStepSelector, guardedSelect } from "../../../src/selectors/index.ts";
-import { postRestoration } from "../../../prompts/post-restoration.ts";
+import { postRestoration } from "../../../prompts/index.ts";
 import type { ModelUsage } from "../../../src/usage.ts";
 import type { RecoveryReport } from "./recovery-report.ts";
 import type { RestoreRequest, RestoreResult } from "../../langchain/options.ts";
