@@ -81,7 +81,7 @@ export const RecoveryOptionsSchema = z
     /**
      * After a restoration that was not confirmed (`restored: false`): what the agent is told and
      * whether its history is cut (see {@link UNCONFIRMED_RESTORATION}). Experiment configs default
-     * to the paper's "claim-recovered" (experiments/runner/conditions.ts). @default "disclose-and-keep"
+     * to the paper's "claim-recovered" (experiments/config/schema.ts). @default "disclose-and-keep"
      */
     unconfirmedRestoration: z.enum(UNCONFIRMED_RESTORATION).default(DEFAULT_UNCONFIRMED_RESTORATION),
     /**

@@ -7,16 +7,12 @@ import { ConfigError } from "../../src/errors.ts";
 import { SWEEP_PRESETS, type EndToEndConfig, type ExperimentConfig, type PairSpec, type SweepConfig } from "../config/schema.ts";
 import { resolveSettleMs } from "./settle.ts";
 
-/**
- * The config's common options with `settleMs` resolved for its environment (see settle.ts) and
- * `unconfirmedRestoration` defaulting to the paper's "claim-recovered": an experiment reproduces
- * the paper unless its config says otherwise (the library's default is "disclose-and-keep").
- */
+/** The config's common options with `settleMs` resolved for its environment (see settle.ts). */
 function commonOptions(config: EndToEndConfig | SweepConfig): RecoveryOptionsInput {
-  return { unconfirmedRestoration: PAPER_UNCONFIRMED_RESTORATION, ...config.options, settleMs: resolveSettleMs(config)!.settleMs };
+  return { ...config.options, settleMs: resolveSettleMs(config)!.settleMs };
 }
 
-/** The `unconfirmedRestoration` a condition runs with (recorded per condition in manifest.json). */
+/** The `unconfirmedRestoration` a condition runs with (recorded per condition in manifest.json); configs default to the paper's (config/schema.ts). */
 export function unconfirmedRestorationOf(condition: Condition): string {
   return condition.options.unconfirmedRestoration ?? PAPER_UNCONFIRMED_RESTORATION;
 }

@@ -63,8 +63,6 @@ export interface FinishInput {
   text: string | PromiseLike<string>;
 }
 
-type PrepareStepLike = (args: never) => unknown;
-
 function defaultToActions(input: unknown): Action[] {
   try {
     const i = input as AnthropicComputerInput;
@@ -138,16 +136,15 @@ export class AiSdkRecovery {
    * Your `prepareStep` composed with retrace's: retrace's runs first; yours gets the messages it
    * decided on, and what yours returns wins (settings merged over `{ messages }`).
    */
-  compose<F extends PrepareStepLike>(yours: F | undefined): F {
-    if (yours === undefined) return this.prepareStep as unknown as F;
+  compose<A extends PrepareStepArgs, R extends object | undefined | void>(yours: ((args: A) => R | PromiseLike<R>) | undefined): (args: A) => Promise<Exclude<R, undefined | void> & { messages: A["messages"] }> {
+    if (yours === undefined) return this.prepareStep as (args: A) => Promise<Exclude<R, undefined | void> & { messages: A["messages"] }>;
     if (typeof yours !== "function") throw new ConfigError("createRecovery: compose() takes your prepareStep function", { field: "prepareStep" });
-    const composed = async (args: PrepareStepArgs) => {
+    return async (args: A) => {
       const ours = await this.prepareStep(args);
-      const theirs = (await (yours as unknown as (a: PrepareStepArgs) => unknown)({ ...args, messages: ours.messages })) as Record<string, unknown> | undefined;
+      const theirs = (await yours({ ...args, messages: ours.messages })) as Record<string, unknown> | undefined;
       if (Array.isArray(theirs?.messages)) this.view.markSent(theirs.messages as ViewMessage[]);
-      return { ...ours, ...(theirs ?? {}) };
+      return { ...ours, ...(theirs ?? {}) } as Exclude<R, undefined | void> & { messages: A["messages"] };
     };
-    return composed as unknown as F;
   }
 
   /** The conversation as retrace keeps it (cut steps left out, notices in), for the next call of a multi-turn run. */
