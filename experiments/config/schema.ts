@@ -130,7 +130,7 @@ const common = {
   env: EnvSpecSchema.default({ kind: "simdesk" }),
   seeds: SeedsSchema.default({ count: 3, start: 0 }),
   /** Recovery options shared by every condition (each condition may override some). */
-  options: OptionsPatch.default({}),
+  options: OptionsPatch.default({ unconfirmedRestoration: PAPER_UNCONFIRMED_RESTORATION }),
   /** Re-run an episode this many times when the environment fails. @default 2 */
   envRetries: z.number().int().min(0).max(20, "at most 20 re-runs of an episode").default(2),
   /**

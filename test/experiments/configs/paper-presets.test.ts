@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { describe, expect, it } from "vitest";
-import { loadExperimentConfig } from "../../../experiments/config/load.ts";
+import { loadExperimentConfig, parseExperimentConfig } from "../../../experiments/config/load.ts";
 import { checkConfigAgents, fillConfigModels } from "../../../experiments/config/agents.ts";
 import { endToEndConditions } from "../../../experiments/runner/conditions.ts";
 import type { EndToEndConfig } from "../../../experiments/config/schema.ts";
@@ -62,6 +62,9 @@ describe("the paper presets", () => {
     const conditions = endToEndConditions(config);
     expect(conditions.length).toBeGreaterThan(0);
     for (const c of conditions) expect(resolveRecoveryOptions(c.options).unconfirmedRestoration).toBe("claim-recovered");
+    // A config with no options at all runs the paper's too.
+    const { options: _o, ...bare } = parseYaml(readFileSync(new URL("../../../experiments/configs/end-to-end.yaml", import.meta.url).pathname, "utf8")) as Record<string, unknown>;
+    for (const c of endToEndConditions(parseExperimentConfig(bare) as EndToEndConfig)) expect(resolveRecoveryOptions(c.options).unconfirmedRestoration).toBe("claim-recovered");
     expect(resolveRecoveryOptions({}).unconfirmedRestoration).toBe("disclose-and-keep");
   });
 
