@@ -46,7 +46,8 @@ export type { FramablePolicy, PromptFraming } from "./policies/framing.ts";
 // LLM-backed components: detector, selector, recoverer, summarizer, verifiers, recovery judge, perturber.
 export { createLlmErrorDetector, DetectorReplySchema, createLlmStepSelector, SelectorReplySchema, createLlmRecoveryPolicy, RESTORED_TOKEN, createLlmSummarizer, createLlmStateVerifier, createAgenticLlmVerifier, createLlmRecoveryJudge, createLlmPerturbationPolicy } from "./llm/index.ts";
 export type { LlmErrorDetectorOptions, DetectorReply, LlmStepSelectorOptions, LlmRecoveryPolicyOptions, LlmSummarizerOptions, LlmStateVerifier, LlmStateVerifierOptions, LlmVerification, AgenticLlmVerifier, AgenticLlmVerifierOptions, AgenticVerification, ProbeStepRecord, LlmRecoveryJudge, LlmRecoveryJudgeOptions, RecoveryJudgeInput, RecoveryJudgement, LlmPerturbationPolicyOptions, ActionParser } from "./llm/index.ts";
-export { recoveryMiddleware } from "./langchain/recovery-middleware.ts";
+export { recoveryMiddleware, RECOVERY_EVENT } from "./langchain/recovery-middleware.ts";
+export type { RecoveryReport } from "./sdk/shared/recovery-report.ts";
 export { recoverWithPolicy } from "./langchain/recover-with-policy.ts";
 export type { RecoverWithPolicyOptions } from "./langchain/recover-with-policy.ts";
 export type { RecoveryTrack } from "./langchain/recovery-middleware.ts";

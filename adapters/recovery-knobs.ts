@@ -4,7 +4,7 @@
  * their error messages cannot drift apart.
  */
 import { z } from "zod";
-import { TRANSITION_STRINGS, type TransitionString } from "../src/episode.ts";
+import { DEFAULT_UNCONFIRMED_RESTORATION, TRANSITION_STRINGS, UNCONFIRMED_RESTORATION, type TransitionString, type UnconfirmedRestoration } from "../src/episode.ts";
 import { ConfigError } from "../src/errors.ts";
 import type { EpisodeEvents } from "../src/runtime/events.ts";
 import { RECOVERY_STEP_STRATEGIES, type RecoveryStepSelector } from "../src/selector.ts";
@@ -23,6 +23,14 @@ export interface RecoveryKnobs {
   minConfidence?: number;
   /** The transition string after a restoration: "short" (the paper's) or "detailed" (retrace's variant; see src/episode.ts). @default "short" */
   transition?: TransitionString;
+  /**
+   * After a restoration that was not confirmed (`restored: false`: the recoverer gave up or ran out
+   * of budget, the verifier rejected or abstained): "disclose-and-keep" keeps the agent's context
+   * and tells it the return to step R could not be confirmed; "disclose-and-cut" cuts to R and
+   * says the same; "claim-recovered" is the paper's (cut, "the environment has been recovered").
+   * See src/episode.ts. @default "disclose-and-keep"
+   */
+  unconfirmedRestoration?: UnconfirmedRestoration;
   /** Seed for `error-random`. @default 0 */
   seed?: number;
   /** What the restore routine does, as reported in events ("model", "replay", "snapshot"). @default "model" */
@@ -36,7 +44,7 @@ export interface RecoveryKnobs {
 }
 
 /** The knobs that always have a value once resolved. */
-export type DefaultedKnob = "freezeWindow" | "maxRecoveryIterations" | "recoveryStep" | "minConfidence" | "transition" | "seed" | "restoration" | "detectorTimeoutMs";
+export type DefaultedKnob = "freezeWindow" | "maxRecoveryIterations" | "recoveryStep" | "minConfidence" | "transition" | "unconfirmedRestoration" | "seed" | "restoration" | "detectorTimeoutMs";
 
 /** The knobs with their defaults filled in. */
 export type ResolvedKnobs = Omit<RecoveryKnobs, DefaultedKnob> & Required<Pick<RecoveryKnobs, DefaultedKnob>>;
@@ -56,6 +64,7 @@ export const RECOVERY_KNOBS_SHAPE = {
   recoveryStep: z.enum(RECOVERY_STEP_STRATEGIES).default("error-minus-1"),
   minConfidence: z.number().min(0).max(1).default(0),
   transition: z.enum(TRANSITION_STRINGS).default("short"),
+  unconfirmedRestoration: z.enum(UNCONFIRMED_RESTORATION).default(DEFAULT_UNCONFIRMED_RESTORATION),
   seed: z.number().int().default(0),
   restoration: z.enum(["model", "replay", "snapshot"]).default("model"),
   detectorTimeoutMs: z.number().int().min(0).default(120_000),

@@ -18,6 +18,26 @@ import type { ModelRole } from "./usage.ts";
 /** Transition strings after a restoration: the paper's short one, or retrace's detailed variant. */
 export const TRANSITION_STRINGS = ["short", "detailed"] as const;
 export type TransitionString = (typeof TRANSITION_STRINGS)[number];
+/**
+ * What the agent is told, and whether its context is cut, when a restoration was not confirmed
+ * (the recovery sub-agent ran out of budget or gave up, the verifier rejected or abstained, a
+ * replay desynced: `restored: false`):
+ * - "claim-recovered": the paper's protocol (App. B.2): cut the history to R and show the
+ *   transition string ("the environment has been recovered"), as after a confirmed restoration.
+ *   The agent then plans from a context that claims a state the screen may not show (Finding 6).
+ * - "disclose-and-keep": keep the history (the actions after R may still be in effect) and tell
+ *   the agent that step E was judged off track and that returning to step R could not be
+ *   confirmed, so it looks at the screen before acting (`post-restoration.unconfirmed-kept`).
+ * - "disclose-and-cut": cut the history to R, as the paper does, but say that the restoration
+ *   could not be confirmed (`post-restoration.unconfirmed-cut`).
+ * A confirmed restoration always cuts and shows the transition string.
+ */
+export const UNCONFIRMED_RESTORATION = ["claim-recovered", "disclose-and-keep", "disclose-and-cut"] as const;
+export type UnconfirmedRestoration = (typeof UNCONFIRMED_RESTORATION)[number];
+/** retrace's default outside the paper's presets (docs/paper.md, "After an unconfirmed restoration"). */
+export const DEFAULT_UNCONFIRMED_RESTORATION: UnconfirmedRestoration = "disclose-and-keep";
+/** The paper's behaviour, pinned by the experiment configs and the model presets. */
+export const PAPER_UNCONFIRMED_RESTORATION: UnconfirmedRestoration = "claim-recovered";
 /** Longest wait after an action (ms): a minute is far beyond any desktop's settling time. */
 export const MAX_SETTLE_MS = 60_000;
 /** Most recovery attempts one episode may make. */
@@ -58,6 +78,12 @@ export const RecoveryOptionsSchema = z
      * (prompts/post-restoration-transition-detailed.ts). @default "short"
      */
     transition: z.enum(TRANSITION_STRINGS).default("short"),
+    /**
+     * After a restoration that was not confirmed (`restored: false`): what the agent is told and
+     * whether its history is cut (see {@link UNCONFIRMED_RESTORATION}). Experiment configs default
+     * to the paper's "claim-recovered" (experiments/config/schema.ts). @default "disclose-and-keep"
+     */
+    unconfirmedRestoration: z.enum(UNCONFIRMED_RESTORATION).default(DEFAULT_UNCONFIRMED_RESTORATION),
     /**
      * What a state verifier's abstention means when it is asked to confirm a restored state (a
      * recovery sub-agent's RESTORED claim, or a replay): "reject" = not confirmed (VeriCUA: abstain

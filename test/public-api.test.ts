@@ -62,7 +62,7 @@ const ADAPTERS = [
   "extractCodeBlocks", "getSimDeskTask", "isEnvironmentKind", "loadBrowserTaskFile", "loadOsworldTasks",
   "openAIComputerActionToActions", "osworldContainerSpec", "osworldResultDir", "parseCacheMode",
   "parseOsworldTask", "parsePyautogui", "priceFor", "pyautoguiResponseToActions", "recoverWithPolicy",
-  "recoveryMiddleware", "redactSecrets", "releaseOsworldPorts", "removeManagedContainers", "runOsworldSetup",
+  "RECOVERY_EVENT", "recoveryMiddleware", "redactSecrets", "releaseOsworldPorts", "removeManagedContainers", "runOsworldSetup",
   "startAppServer", "startOsworldControlServer", "startOsworldVm", "tasksForEnvironment", "trajectoryTruth",
   "uiTarsToActions", "withCache", "writeOsworldResult", "xdotoolKeysToActions"
 ];
@@ -107,7 +107,7 @@ async function packagesLoadedBy(entry: string): Promise<string[]> {
 
 /** The SDK entries: each its own, so that a user of one SDK never loads the other. */
 const OPENAI_AGENTS = ["AgentsRecovery", "RECOVERY_SPAN_NAME", "RetraceComputer", "agentForwardPolicy", "createAgentsRecovery", "retraceComputer", "runWithRecovery"];
-const AI_SDK = ["aiSdkForwardPolicy", "generateTextWithRecovery", "retraceComputerTool"];
+const AI_SDK = ["AiSdkRecovery", "RECOVERY_SPAN", "aiSdkForwardPolicy", "createRecovery", "generateTextWithRecovery", "recoverySpanAttributes", "retraceComputerTool"];
 const STAGEHAND = ["STAGEHAND_READ_ONLY_TOOLS", "executeWithRecovery", "stagehandForwardPolicy", "stagehandToolCallToActions"];
 
 describe("the public surface", () => {

@@ -14,6 +14,7 @@ import type { HistoryEntry } from "../../src/policy.ts";
 import type { Selection } from "../../src/selector.ts";
 import type { TaskSpec } from "../../src/task.ts";
 import type { ModelUsage } from "../../src/usage.ts";
+import type { RecoveryReport } from "../sdk/shared/recovery-report.ts";
 import { fn, parseKnobOptions, RECOVERY_KNOBS_SHAPE, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../recovery-knobs.ts";
 
 /** What the restore routine is asked to do: bring the environment back to the state before step R. */
@@ -63,8 +64,10 @@ export interface RecoveryMiddlewareOptions extends RecoveryKnobs {
   task?: TaskSpec;
   /** Maps one tool call to the actions it performs, for the detector's history. @default the Action(s) in `args.action`/`args.actions`, else `{ type: NAME, ...args }` when valid, else none */
   toActions?: (toolCall: ToolCall) => Action[];
+  /** Called once per recovery with what the `retrace.recovery` callback event carries. */
+  onRecovery?: (report: RecoveryReport) => void | Promise<void>;
   /** Builds the message placed after the truncated history. @default a HumanMessage with the post-restoration transition prompt */
-  transitionMessage?: (info: { text: string; step: number; observation: Observation }) => BaseMessage | Promise<BaseMessage>;
+  transitionMessage?: (info: { text: string; step: number; observation: Observation; restored: boolean }) => BaseMessage | Promise<BaseMessage>;
 }
 
 /** zod schema of the options. */
@@ -77,6 +80,7 @@ export const RecoveryMiddlewareOptionsSchema = z
     task: z.object({ id: z.string(), instruction: z.string() }).optional(),
     toActions: fn("(toolCall) => Action[]").optional(),
     transitionMessage: fn("(info) => BaseMessage").optional(),
+    onRecovery: fn("(report) => void").optional(),
     ...RECOVERY_KNOBS_SHAPE,
   })
   .strict();

@@ -12,18 +12,27 @@
  * logged and leaves the history untouched (unless the run was aborted: then the error
  * propagates). The loop itself is the one the agent-SDK wrappers drive
  * (adapters/sdk/shared/step-recovery.ts); this file maps messages to steps and applies the cut.
+ * Each recovery is also reported to LangChain's callbacks: a custom event `retrace.recovery`
+ * (`handleCustomEvent(name, data)`, data a {@link RecoveryReport}: E, R, attempt, restored,
+ * confidence, tokens) dispatched in the agent's run, so any callback handler or tracer the run was
+ * given (`invoke(input, { callbacks })`, LangSmith) records it.
  */
 import { z } from "zod";
 import { createMiddleware } from "langchain";
 import { HumanMessage, RemoveMessage, type AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
+import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import { promptRef } from "../../src/prompt.ts";
 import type { TaskSpec } from "../../src/task.ts";
 import { EpisodeEvents } from "../../src/runtime/events.ts";
 import { TRANSITION_PROMPTS } from "../../prompts/index.ts";
 import { initialTrack, StepRecovery, type CompletedStep, type RecoveryTrack } from "../sdk/shared/step-recovery.ts";
+import type { RecoveryReport } from "../sdk/shared/recovery-report.ts";
 import { resolveOptions, type RecoveryMiddlewareOptions } from "./options.ts";
 import { defaultToActions, describeToolCalls, messagesBeforeStep, messageText, stepStarts } from "./steps.ts";
+
+/** Name of the LangChain custom event dispatched once per recovery (its data is a {@link RecoveryReport}). */
+export const RECOVERY_EVENT = "retrace.recovery";
 
 /** `id@version` of the default (the paper's short) transition string. */
 export const MIDDLEWARE_TRANSITION_PROMPT = promptRef(TRANSITION_PROMPTS.short);
@@ -45,7 +54,12 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
   const events = o.events ?? new EpisodeEvents();
   const toActions = o.toActions ?? defaultToActions;
   // The loop shared with the agent-SDK wrappers (adapters/sdk/shared/step-recovery.ts), on the track this middleware keeps in the agent state.
-  const loop = { ...o, events, env: { observe: o.observe } };
+  const onRecovery = async (report: RecoveryReport) => {
+    // Within the agent's run (AsyncLocalStorage carries its config); outside a run there is no one to tell.
+    await dispatchCustomEvent(RECOVERY_EVENT, report).catch(() => undefined);
+    await o.onRecovery?.(report);
+  };
+  const loop = { ...o, events, env: { observe: o.observe }, onRecovery };
 
   const middleware = createMiddleware({
     name: "RetraceRecoveryMiddleware",
@@ -70,10 +84,12 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
       const cut = await new StepRecovery(loop, o.task ?? taskFrom(messages), track).afterSteps(completed, current, signal);
       if (!cut) return { retrace: track };
 
-      const kept = messagesBeforeStep(messages, cut.step);
       const noticeMessage = o.transitionMessage
-        ? await o.transitionMessage({ text: cut.notice, step: cut.step, observation: cut.observation })
+        ? await o.transitionMessage({ text: cut.notice, step: cut.step, observation: cut.observation, restored: cut.restored })
         : new HumanMessage({ content: cut.notice });
+      // History kept (unconfirmed restoration, "disclose-and-keep"): only the notice is added.
+      if (!cut.cut) return { messages: [noticeMessage], retrace: track };
+      const kept = messagesBeforeStep(messages, cut.step);
       return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...kept, noticeMessage], retrace: track };
     },
   });

@@ -1,7 +1,8 @@
 /**
  * A scripted OpenAI-compatible HTTP server for tests (ours and users'): it listens on
  * 127.0.0.1 on a free port, answers `POST /v1/chat/completions`, `/v1/responses` (OpenAI
- * computer use), `/v1/messages` (Anthropic) and `/v1/embeddings` from a script of recorded model outputs, records
+ * computer use), `/v1/messages` (Anthropic, also streamed as server-sent events when the request
+ * asks for `stream: true`) and `/v1/embeddings` from a script of recorded model outputs, records
  * every request (with the images it carried, decoded), can inject HTTP errors and slow or hung
  * answers, and fails loudly: an unexpected request is answered with HTTP 400 (not retried by SDKs)
  * and makes {@link ScriptedOpenAIServer.verify} throw, as do unconsumed steps and failed
@@ -198,6 +199,7 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
       }
       const answer_ = step.body ?? answerBody(endpoint, step, body, record.index, defaultModel, raw.length);
       if (endpoint === "responses" && body?.stream === true && !step.body) return sendResponsesStream(res, answer_ as Record<string, unknown>);
+      if (endpoint === "messages" && body?.stream === true) return sendAnthropicStream(res, answer_ as AnthropicMessage);
       sendJson(res, step.status ?? 200, answer_);
     };
     const delay = step.delayMs ?? 0;
@@ -309,6 +311,35 @@ function answerBody(endpoint: ScriptedEndpoint | "unknown", step: ScriptStep, re
     choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, finish_reason: "stop", logprobs: null }],
     ...(usage && { usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens } }),
   };
+}
+
+interface AnthropicMessage {
+  content: { type: string; text?: string; id?: string; name?: string; input?: unknown }[];
+  stop_reason: string;
+  usage: { input_tokens: number; output_tokens: number };
+}
+
+/** An Anthropic message as the event stream the Messages API sends for `stream: true`. */
+function sendAnthropicStream(res: ServerResponse, message: AnthropicMessage): void {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  const { content, stop_reason, usage, ...head } = message;
+  event("message_start", { message: { ...head, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 0 } } });
+  content.forEach((block, index) => {
+    if (block.type === "text") {
+      event("content_block_start", { index, content_block: { type: "text", text: "" } });
+      event("content_block_delta", { index, delta: { type: "text_delta", text: block.text ?? "" } });
+    } else if (block.type === "tool_use") {
+      event("content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
+      event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input ?? {}) } });
+    } else {
+      event("content_block_start", { index, content_block: block });
+    }
+    event("content_block_stop", { index });
+  });
+  event("message_delta", { delta: { stop_reason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+  event("message_stop", {});
+  res.end();
 }
 
 /** Find every image in an OpenAI chat, Responses or Anthropic request body. */

@@ -5,7 +5,7 @@
  * - `sweep`: any recovery option over a list of values, alone or as a grid, crossed with the retry cap.
  */
 import { z } from "zod";
-import { MAX_RECOVERY_ITERATIONS, MAX_SETTLE_MS, RecoveryOptionsSchema, type RecoveryOptions } from "../../src/episode.ts";
+import { MAX_RECOVERY_ITERATIONS, MAX_SETTLE_MS, PAPER_UNCONFIRMED_RESTORATION, RecoveryOptionsSchema, UNCONFIRMED_RESTORATION, type RecoveryOptions } from "../../src/episode.ts";
 import { RECOVERY_STEP_STRATEGIES } from "../../src/selector.ts";
 import { DRAWS_MODES } from "../../adapters/models/draws.ts";
 
@@ -115,7 +115,12 @@ export type PairSpec = z.output<typeof PairSpecSchema>;
 
 // settleMs has no default here: when a config leaves it out, the runner uses the environment's
 // (experiments/runner/settle.ts: osworld 10 s as in the paper, others 0).
-const OptionsPatch = RecoveryOptionsSchema.partial().extend({ settleMs: z.number().int().min(0).max(MAX_SETTLE_MS, `at most ${MAX_SETTLE_MS} ms (one minute) after each action (OSWorld waits 10000)`).optional() });
+// unconfirmedRestoration defaults to the paper's "claim-recovered" here: an experiment reproduces
+// the paper unless its config says otherwise (the library's default is "disclose-and-keep").
+const OptionsPatch = RecoveryOptionsSchema.partial().extend({
+  settleMs: z.number().int().min(0).max(MAX_SETTLE_MS, `at most ${MAX_SETTLE_MS} ms (one minute) after each action (OSWorld waits 10000)`).optional(),
+  unconfirmedRestoration: z.enum(UNCONFIRMED_RESTORATION).default(PAPER_UNCONFIRMED_RESTORATION),
+});
 /** A list of retry caps (each a recovery-attempt count). */
 const caps = (min: number) => z.array(z.number().int().min(min).max(MAX_RECOVERY_ITERATIONS, `at most ${MAX_RECOVERY_ITERATIONS} recovery attempts (the paper uses 1, 3, 5)`)).min(1).max(20, "at most 20 retry caps per run");
 
@@ -125,7 +130,7 @@ const common = {
   env: EnvSpecSchema.default({ kind: "simdesk" }),
   seeds: SeedsSchema.default({ count: 3, start: 0 }),
   /** Recovery options shared by every condition (each condition may override some). */
-  options: OptionsPatch.default({}),
+  options: OptionsPatch.default({ unconfirmedRestoration: PAPER_UNCONFIRMED_RESTORATION }),
   /** Re-run an episode this many times when the environment fails. @default 2 */
   envRetries: z.number().int().min(0).max(20, "at most 20 re-runs of an episode").default(2),
   /**

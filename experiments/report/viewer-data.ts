@@ -273,7 +273,7 @@ export function eventSentences(rec: EpisodeRecord, url: (ref: unknown) => string
       const start = starts.get(Number(d.attempt));
       if (start?.target) out.target = url(start.target);
       if (d.observation) out.restored = url(d.observation);
-    } else if (e.kind === "truncate") text = `history cut from ${str(d.from)} to ${str(d.to)} step(s)${d.restored ? "" : " (state not confirmed restored)"}`;
+    } else if (e.kind === "truncate") text = d.kept ? `history of ${str(d.from)} step(s) kept (state not confirmed restored; the agent was told)` : `history cut from ${str(d.from)} to ${str(d.to)} step(s)${d.restored ? "" : " (state not confirmed restored)"}`;
     else text = `${e.kind}: ${JSON.stringify(d).replace(/\b[0-9a-f]{64}\b/g, (h) => h.slice(0, 8))}`;
     out.text = text;
     return out;

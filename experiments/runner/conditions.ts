@@ -2,7 +2,7 @@
  * Expanding a config into conditions (one setting of every knob) and conditions x tasks x seeds
  * into independent episode jobs, in one exact, deterministic order.
  */
-import type { RecoveryOptionsInput } from "../../src/episode.ts";
+import { PAPER_UNCONFIRMED_RESTORATION, type RecoveryOptionsInput } from "../../src/episode.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { SWEEP_PRESETS, type EndToEndConfig, type ExperimentConfig, type PairSpec, type SweepConfig } from "../config/schema.ts";
 import { resolveSettleMs } from "./settle.ts";
@@ -10,6 +10,11 @@ import { resolveSettleMs } from "./settle.ts";
 /** The config's common options with `settleMs` resolved for its environment (see settle.ts). */
 function commonOptions(config: EndToEndConfig | SweepConfig): RecoveryOptionsInput {
   return { ...config.options, settleMs: resolveSettleMs(config)!.settleMs };
+}
+
+/** The `unconfirmedRestoration` a condition runs with (recorded per condition in manifest.json); configs default to the paper's (config/schema.ts). */
+export function unconfirmedRestorationOf(condition: Condition): string {
+  return condition.options.unconfirmedRestoration ?? PAPER_UNCONFIRMED_RESTORATION;
 }
 
 /** A scalar setting value. */

@@ -15,7 +15,7 @@ import type { ExperimentConfig } from "../config/schema.ts";
 import { FORWARD_CONDITION, runIdealRecovery } from "../ideal/run.ts";
 import { readPlan, strategyLabels } from "../ideal/plan.ts";
 import { checkResumable, idealKeyTest } from "./resume-check.ts";
-import { conditionsOf, expandJobs, resolveSeeds, type ParamValue } from "./conditions.ts";
+import { conditionsOf, expandJobs, resolveSeeds, unconfirmedRestorationOf, type ParamValue } from "./conditions.ts";
 import { RunContext, selectTasks, skippedTasks, type RunSettings } from "./context.ts";
 import { checkOutDir } from "../../src/store/out-dir.ts";
 import { checkId } from "../../src/store/safe-path.ts";
@@ -48,7 +48,8 @@ export interface Manifest {
   seedBase: number;
   seeds: number[];
   tasks: string[];
-  conditions: Array<{ id: string; params: Record<string, ParamValue> }>;
+  /** Each condition with what the agent is told after an unconfirmed restoration (`unconfirmedRestoration`, src/episode.ts). */
+  conditions: Array<{ id: string; params: Record<string, ParamValue>; unconfirmedRestoration: string }>;
   packageVersion: string;
   gitCommit: string;
   prompts: string[];
@@ -91,7 +92,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
   const settle = resolveSettleMs(config);
   const manifest: Manifest = {
     experiment: config.name, kind: config.kind, config, configHash, seedBase, seeds, tasks: tasks.map((t) => t.id),
-    conditions: conditions.map((c) => ({ id: c.id, params: c.params })),
+    conditions: conditions.map((c) => ({ id: c.id, params: c.params, unconfirmedRestoration: unconfirmedRestorationOf(c) })),
     packageVersion: packageVersion(), gitCommit: gitCommit(), prompts: ALL_PROMPTS.map(promptRef).sort(), node: process.version,
     ...(settle && { settle }),
     draws: config.draws,

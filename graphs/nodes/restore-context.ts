@@ -1,13 +1,15 @@
 /**
  * `restoreContext`: after restoration, cut the forward history back to the recovery boundary R
  * (entries 0..R-1) and set the transition string as the notice for the next forward decision
- * (paper App. B.2, "Post-recovery context"). Implicit recovery keeps the history and adds nothing
+ * (paper App. B.2, "Post-recovery context"). A restoration that was not confirmed follows option
+ * `unconfirmedRestoration` (`postRestoration`, prompts/index.ts): the paper's cut and "recovered" note, or
+ * the truth with the history kept or cut. Implicit recovery keeps the history and adds nothing
  * (the paper's pi_R = pi); guided recovery keeps the history and tells the policy which step was
  * judged wrong instead.
  */
 import { promptRef, renderPrompt } from "../../src/prompt.ts";
 import { truncateHistory } from "../../src/runtime/history.ts";
-import { TRANSITION_PROMPTS } from "../../prompts/index.ts";
+import { postRestoration, TRANSITION_PROMPTS } from "../../prompts/index.ts";
 import type { TransitionString } from "../../src/episode.ts";
 import type { RuntimeContext } from "../context.ts";
 import { currentStateHash } from "../env-step.ts";
@@ -42,17 +44,22 @@ export async function restoreContext(state: GraphState, ctx: RuntimeContext): Pr
     return { pending: null, notice: guidedNotice(pending.errorStep, pending.detection.reason) };
   }
   const from = state.history.length;
-  const notice = transitionNotice(recoveryStep, ctx.options.transition);
-  const ref = transitionPromptRef(ctx.options.transition);
+  const restored = pending.restored ?? false;
+  const post = postRestoration({ step: recoveryStep, errorStep: pending.errorStep, restored, transition: ctx.options.transition, unconfirmed: ctx.options.unconfirmedRestoration });
+  const ref = post.prompt;
+  const to = post.cut ? recoveryStep : from;
+  ctx.events.emit("truncate", { taskId: state.task.id, attempt: pending.attempt, from, to, notice: post.notice });
+  const event = { afterSeq: state.steps.length - 1, kind: "truncate" as const, detail: { attempt: pending.attempt, from, to, restored, ...(!post.cut && { kept: true }), notice: ref } };
   const hash = currentStateHash(ctx);
-  ctx.events.emit("truncate", { taskId: state.task.id, attempt: pending.attempt, from, to: recoveryStep, notice });
+  // History kept: o_t is now the screen after the recovery attempt.
+  if (!post.cut) return { pending: null, notice: post.notice, ...(hash && { stateHashes: { at: from, item: hash } }), events: { push: [event] }, prompts: withPrompts(state.prompts, ref) };
   return {
     pending: null,
-    notice,
+    notice: post.notice,
     history: { cut: truncateHistory(state.history, recoveryStep).length },
     stateHashes: hash ? { cut: recoveryStep, push: [hash] } : { cut: 0 },
     snapshots: { cut: recoveryStep + 1 },
-    events: { push: [{ afterSeq: state.steps.length - 1, kind: "truncate", detail: { attempt: pending.attempt, from, to: recoveryStep, restored: pending.restored ?? false, notice: ref } }] },
+    events: { push: [event] },
     prompts: withPrompts(state.prompts, ref),
   };
 }

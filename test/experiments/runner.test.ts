@@ -113,6 +113,9 @@ describe("running", () => {
     expect(manifest).toMatchObject({ experiment: "e2e-test", packageVersion: "0.1.0", seeds: [0, 1, 2] });
     expect(manifest.configHash).toMatch(/^[0-9a-f]{64}$/);
     expect(manifest.prompts.length).toBeGreaterThan(3);
+    // Each condition records what an unconfirmed restoration does; experiment configs default to the paper's.
+    expect(manifest.conditions.length).toBeGreaterThan(0);
+    for (const c of manifest.conditions) expect(c.unconfirmedRestoration).toBe("claim-recovered");
   });
 
   it("keeps environment errors out of success rates, counts them, retries up to the cap, and re-runs only them on resume", async () => {

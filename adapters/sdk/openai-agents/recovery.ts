@@ -160,7 +160,8 @@ export class AgentsRecovery {
       this.spans!.begin(core.state.accounting);
       try {
         const cut = await core.afterSteps(steps, current, this.o.signal);
-        if (cut) this.cutAt(cut.step, cut.notice);
+        if (cut?.cut) this.cutAt(cut.step, cut.notice);
+        else if (cut) this.view = [...this.view, { role: "user", content: cut.notice } as Item]; // unconfirmed restoration, history kept
       } finally {
         this.spans!.end(core.state.accounting);
       }

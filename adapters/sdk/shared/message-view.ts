@@ -6,7 +6,9 @@
  * the next call again gets the full list. So the wrapper keeps its own view: it appends the
  * messages that are new since the last call, and after a recovery cuts the view before step R's
  * assistant message and appends the transition string as a user message. Cut messages are
- * never sent again. No SDK is imported here: messages are read by their `role` and `content`.
+ * never sent again. `ai` 7 instead carries the returned messages forward (the next call gets them
+ * plus the new response messages); the view recognises that by the identity of the messages it
+ * handed out, so one view serves both. No SDK is imported here: messages are read by their `role` and `content`.
  */
 
 /** A message as the AI SDK's `ModelMessage` (only the fields read here). */
@@ -38,12 +40,22 @@ export function describeCalls(calls: readonly ToolCallPart[]): string {
 export class MessageView<M extends ViewMessage> {
   private view: M[] = [];
   private consumed = 0;
+  /** The message objects last handed to the loop (ai 7 sends them back at the head of the next list). */
+  private sent: readonly M[] = [];
 
   constructor(private readonly isStepTool: (toolName: string) => boolean) {}
 
+  /** Start over from `all` (a new call of the run): they become the view, none of them counts as a new step. */
+  restart(all: readonly M[]): void {
+    this.view = structuredClone([...all]);
+    this.consumed = all.length;
+    this.sent = [];
+  }
+
   /** Take in the loop's full message list; returns the tool calls of each new agent step, in order. */
   absorb(all: readonly M[]): ToolCallPart[][] {
-    const fresh = all.slice(this.consumed);
+    const carried = this.sent.length > 0 && all.length >= this.sent.length && this.sent.every((m, i) => all[i] === m);
+    const fresh = all.slice(carried ? this.sent.length : this.consumed);
     this.consumed = all.length;
     this.view = this.view.concat(fresh);
     return fresh.map((m) => stepCalls(m, this.isStepTool)).filter((calls) => calls.length > 0);
@@ -56,8 +68,26 @@ export class MessageView<M extends ViewMessage> {
     this.view = [...this.view.slice(0, at < 0 ? this.view.length : at), { role: "user", content: notice } as M];
   }
 
-  /** A copy of the view: what the next model call is sent. */
+  /** Apply a recovery's outcome: cut before step `step` and append `notice`, or (`cut: false`) only append `notice`. */
+  apply(t: { step: number; cut: boolean; notice: string }): void {
+    if (t.cut) this.cut(t.step, t.notice);
+    else this.view = [...this.view, { role: "user", content: t.notice } as M];
+  }
+
+  /** A copy of the view: what the next model call is sent (remembered as sent). */
   messages(): M[] {
+    const out = structuredClone(this.view);
+    this.sent = out;
+    return out;
+  }
+
+  /** A copy of the view, not marked as sent. */
+  snapshot(): M[] {
     return structuredClone(this.view);
+  }
+
+  /** Record that the loop was handed `messages` instead (a composed hook replaced them). */
+  markSent(messages: readonly M[]): void {
+    this.sent = messages;
   }
 }

@@ -6,7 +6,10 @@
  * recovery step R (src/selectors), runs the restore routine (by default the recovery sub-agent,
  * adapters/langchain/recover-with-policy.ts), keeps the runtime's EpisodeAccounting and emits its
  * EpisodeEvents. It returns what the wrapper must do to the model's context: cut it to the
- * boundary of step R and append the post-restoration transition string. The wrapper applies
+ * boundary of step R (or keep it, after an unconfirmed restoration with
+ * `unconfirmedRestoration: "disclose-and-keep"`) and append the post-restoration notice
+ * (`postRestoration`, prompts/index.ts). Each recovery is also reported once, as a
+ * {@link RecoveryReport}, to `onRecovery` (the SDK's tracing). The wrapper applies
  * the cut in the SDK's own hook (`callModelInputFilter`, `prepareStep`). The LangChain middleware
  * (adapters/langchain/recovery-middleware.ts) drives the same loop on the track it keeps in the
  * agent state, and applies the cut to the message list.
@@ -17,7 +20,6 @@ import type { ErrorDetector } from "../../../src/detector.ts";
 import type { Environment } from "../../../src/environment.ts";
 import type { Observation } from "../../../src/observation.ts";
 import type { HistoryEntry } from "../../../src/policy.ts";
-import { promptRef, renderPrompt } from "../../../src/prompt.ts";
 import type { TaskSpec } from "../../../src/task.ts";
 import type { StepRecord, TrajectoryEvent } from "../../../src/trajectory.ts";
 import type { EpisodeAccounting } from "../../../src/episode.ts";
@@ -28,7 +30,9 @@ import { consumeFrozenStep, detectorGate, initialFreezeState, startFreeze, type 
 import { guardedDetect } from "../../../src/runtime/detection.ts";
 import { addUsage, bump, emptyAccounting } from "../../../src/runtime/accounting.ts";
 import { createStepSelector, guardedSelect } from "../../../src/selectors/index.ts";
-import { TRANSITION_PROMPTS } from "../../../prompts/index.ts";
+import { postRestoration } from "../../../prompts/index.ts";
+import type { ModelUsage } from "../../../src/usage.ts";
+import type { RecoveryReport } from "./recovery-report.ts";
 import type { RestoreRequest, RestoreResult } from "../../langchain/options.ts";
 import type { ResolvedKnobs } from "../../recovery-knobs.ts";
 
@@ -41,9 +45,11 @@ export interface CompletedStep {
 
 /** What the wrapper must do to the model's context after a recovery. */
 export interface Truncation {
-  /** Keep the context before step R's model call. */
+  /** R: with `cut`, keep the context before step R's model call. */
   step: number;
-  /** The post-restoration transition string to append. */
+  /** Cut the context to step R (false: keep it all and only append the notice). */
+  cut: boolean;
+  /** The post-restoration notice to append. */
   notice: string;
   /** The observation after the restore (the screen the agent continues from). */
   observation: Observation;
@@ -84,7 +90,12 @@ export interface StepRecoveryOptions extends ResolvedKnobs {
   blobs: BlobReader;
   restore: (request: RestoreRequest) => Promise<RestoreResult>;
   env: Pick<Environment, "observe">;
+  /** Called once per recovery (after the restore routine, before the context is changed); a throwing reporter is logged, never fatal. */
+  onRecovery?: (report: RecoveryReport) => void | Promise<void>;
 }
+
+const tokens = (usage: readonly (readonly ModelUsage[] | undefined)[]) =>
+  usage.flatMap((u) => u ?? []).reduce((t, u) => ({ input: t.input + (u.inputTokens ?? 0), output: t.output + (u.outputTokens ?? 0) }), { input: 0, output: 0 });
 
 /** The recovery loop one SDK run (or one LangChain middleware call) drives. */
 export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
@@ -138,6 +149,7 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
       this.events.emit("freeze", { taskId, step: t, gate, remaining: s.freezeRemaining });
       return null;
     }
+    const detectStarted = Date.now();
     const { detection, failed } = await guardedDetect(
       this.o.detector,
       { task: this.task, history: s.history, observation: current, step: t, tick: s.tick, blobs: this.o.blobs, signal },
@@ -171,6 +183,11 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
     const mode = this.o.restoration;
     this.events.emit("recovery-start", { taskId, attempt, mode, errorStep: E, recoveryStep: R, target: target.observation });
     this.trail?.events.push({ afterSeq: s.seq - 1, kind: "recovery-start", detail: { attempt, mode, errorStep: E, recoveryStep: R } });
+    const report = (r: Pick<RecoveryReport, "restored" | "steps" | "detail" | "contextCut" | "notice"> & { usage?: ModelUsage[] }): Promise<void> => {
+      const used = tokens([detection.usage, selection.usage, r.usage]);
+      const { usage: _u, ...rest } = r;
+      return this.report({ taskId, attempt, mode, errorStep: E, recoveryStep: R, detectedAtStep: t, confidence: detection.confidence, reason: detection.reason, unconfirmedRestoration: this.o.unconfirmedRestoration, inputTokens: used.input, outputTokens: used.output, startedAt: detectStarted, endedAt: Date.now(), ...rest });
+    };
     let result: RestoreResult;
     try {
       result = await this.o.restore({ step: R, errorStep: E, target, history: s.history, detection, selection, attempt, task: this.task, signal });
@@ -181,6 +198,7 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
       this.events.emit("recovery-end", { taskId, attempt, mode, restored: false, steps: 0, reason });
       this.trail?.events.push({ afterSeq: s.seq - 1, kind: "recovery-end", detail: { attempt, restored: false, steps: 0, reason } });
       s.pending = await this.o.env.observe();
+      await report({ restored: false, steps: 0, detail: `the restore routine threw: ${reason}`, contextCut: false, notice: null });
       return null;
     }
     const steps = result.steps ?? 0;
@@ -190,14 +208,24 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
     for (const ref of result.prompts ?? []) this.addPrompt(ref);
     s.tick += steps;
     const observation = result.observation ?? (await this.o.env.observe());
-    const transition = TRANSITION_PROMPTS[this.o.transition];
-    const notice = renderPrompt(transition, { step: R });
-    this.addPrompt(promptRef(transition));
-    this.events.emit("truncate", { taskId, attempt, from: t, to: R, notice });
-    this.trail?.events.push({ afterSeq: s.seq - 1, kind: "truncate", detail: { attempt, from: t, to: R } });
-    s.history = s.history.slice(0, R);
+    const post = postRestoration({ step: R, errorStep: E, restored: result.restored, transition: this.o.transition, unconfirmed: this.o.unconfirmedRestoration });
+    this.addPrompt(post.prompt);
+    const to = post.cut ? R : t;
+    this.events.emit("truncate", { taskId, attempt, from: t, to, notice: post.notice });
+    this.trail?.events.push({ afterSeq: s.seq - 1, kind: "truncate", detail: { attempt, from: t, to, restored: result.restored, ...(!post.cut && { kept: true }), notice: post.prompt } });
+    if (post.cut) s.history = s.history.slice(0, R);
     s.pending = observation;
-    return { step: R, notice, observation, restored: result.restored };
+    await report({ restored: result.restored, steps, detail: result.detail ?? "", contextCut: post.cut, notice: post.prompt, usage: result.usage });
+    return { step: R, cut: post.cut, notice: post.notice, observation, restored: result.restored };
+  }
+
+  private async report(r: RecoveryReport): Promise<void> {
+    if (!this.o.onRecovery) return;
+    try {
+      await this.o.onRecovery(r);
+    } catch (err) {
+      logger.warn({ attempt: r.attempt, error: describeError(err) }, "recovery reporter threw; ignored");
+    }
   }
 
   /** The trajectory being recorded, when the state keeps one. */

@@ -97,7 +97,7 @@ export async function executeWithRecovery(agent: StagehandAgent, executeOptions:
     if (steps.length > 0) {
       // Stagehand's tools act on the page themselves, so the screen after them is observed here (timed as env time).
       const cut = await recovery.afterSteps(steps, await o.meter.observe(), o.signal);
-      if (cut) view.cut(cut.step, cut.notice);
+      if (cut) view.apply(cut);
     }
     const messages = view.messages() as typeof args.messages;
     if (!userPrepare) return { messages };

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { describe, expect, it } from "vitest";
-import { loadExperimentConfig } from "../../../experiments/config/load.ts";
+import { loadExperimentConfig, parseExperimentConfig } from "../../../experiments/config/load.ts";
 import { checkConfigAgents, fillConfigModels } from "../../../experiments/config/agents.ts";
 import { endToEndConditions } from "../../../experiments/runner/conditions.ts";
 import type { EndToEndConfig } from "../../../experiments/config/schema.ts";
@@ -24,7 +24,7 @@ describe("the paper presets", () => {
     const conditions = endToEndConditions(config);
     expect(conditions.map((c) => c.id)).toEqual(["model.no-recovery", "model.max-rec-1", "model.max-rec-3", "model.max-rec-5"]);
     for (const c of conditions) {
-      expect(resolveRecoveryOptions(c.options)).toMatchObject({ maxForwardSteps: 50, minConfidence: 0, transition: "short", recoveryBudget: 10, freezeWindow: 5, recoveryStep: "llm", recoveryContext: "contextualized" });
+      expect(resolveRecoveryOptions(c.options)).toMatchObject({ maxForwardSteps: 50, minConfidence: 0, transition: "short", unconfirmedRestoration: "claim-recovered", recoveryBudget: 10, freezeWindow: 5, recoveryStep: "llm", recoveryContext: "contextualized" });
     }
     const pair = config.pairs[0];
     expect(pair.detector).toMatchObject({ kind: "model", stance: "neutral" });
@@ -49,12 +49,23 @@ describe("the paper presets", () => {
     const conditions = endToEndConditions(config);
     expect(conditions.map((c) => c.id)).toEqual(["paper.no-recovery", "paper.max-rec-1", "paper.max-rec-3", "paper.max-rec-5", "retrace.max-rec-1", "retrace.max-rec-3", "retrace.max-rec-5"]);
     const options = (id: string) => resolveRecoveryOptions(conditions.find((c) => c.id === id)!.options);
-    expect(options("paper.max-rec-3")).toMatchObject({ minConfidence: 0, transition: "short", maxForwardSteps: 50, maxRecoveryIterations: 3 });
-    expect(options("retrace.max-rec-3")).toMatchObject({ minConfidence: 0.5, transition: "detailed", maxForwardSteps: 50, maxRecoveryIterations: 3 });
+    expect(options("paper.max-rec-3")).toMatchObject({ minConfidence: 0, transition: "short", unconfirmedRestoration: "claim-recovered", maxForwardSteps: 50, maxRecoveryIterations: 3 });
+    expect(options("retrace.max-rec-3")).toMatchObject({ minConfidence: 0.5, transition: "detailed", unconfirmedRestoration: "disclose-and-keep", maxForwardSteps: 50, maxRecoveryIterations: 3 });
     // a pair's options override only what they name: the config's options hold for the rest
     for (const c of conditions) expect(resolveRecoveryOptions(c.options)).toMatchObject({ recoveryStep: "llm", recoveryContext: "contextualized", detection: "sequential", recoveryBudget: 10 });
-    expect(config.pairs[1].options).toEqual({ minConfidence: 0.5, transition: "detailed" });
+    expect(config.pairs[1].options).toEqual({ minConfidence: 0.5, transition: "detailed", unconfirmedRestoration: "disclose-and-keep" });
     expect(config.pairs.map((p) => (p.detector as { stance?: string }).stance)).toEqual(["neutral", "cautious"]);
+  });
+
+  it("an experiment config without unconfirmedRestoration runs the paper's claim-recovered (the library defaults to disclose-and-keep)", () => {
+    const config = loadExperimentConfig(new URL("../../../experiments/configs/end-to-end.yaml", import.meta.url).pathname) as EndToEndConfig;
+    const conditions = endToEndConditions(config);
+    expect(conditions.length).toBeGreaterThan(0);
+    for (const c of conditions) expect(resolveRecoveryOptions(c.options).unconfirmedRestoration).toBe("claim-recovered");
+    // A config with no options at all runs the paper's too.
+    const { options: _o, ...bare } = parseYaml(readFileSync(new URL("../../../experiments/configs/end-to-end.yaml", import.meta.url).pathname, "utf8")) as Record<string, unknown>;
+    for (const c of endToEndConditions(parseExperimentConfig(bare) as EndToEndConfig)) expect(resolveRecoveryOptions(c.options).unconfirmedRestoration).toBe("claim-recovered");
+    expect(resolveRecoveryOptions({}).unconfirmedRestoration).toBe("disclose-and-keep");
   });
 
   it("rejects a stance outside the detector, and pair options that belong to the config or the condition", () => {

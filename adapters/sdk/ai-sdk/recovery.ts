@@ -1,0 +1,171 @@
+/**
+ * `createRecovery(options)`: retrace's online recovery for any Vercel AI SDK loop, plugged into
+ * the SDK's own per-step hook. `generateText`, `streamText` and `ToolLoopAgent`
+ * (`Experimental_Agent`) all call `prepareStep` before every model call with the whole message
+ * list (initial messages plus every response message) and send whatever `messages` it returns.
+ * `recovery.prepareStep` treats each new assistant message with computer tool calls as one agent
+ * step; the step core (../shared/step-recovery.ts) records it, consults the detector outside the
+ * freeze window, picks R, runs the restore routine (the recovery sub-agent by default) and says
+ * how to change the context; the hook keeps its own view of the conversation
+ * (../shared/message-view.ts): the messages before step R's assistant message plus the notice
+ * (or, after an unconfirmed restoration with "disclose-and-keep", every message plus the notice).
+ * Cut messages are never sent again.
+ *
+ * Composition: `recovery.compose(yourPrepareStep)` runs retrace's hook first and yours after it,
+ * on the messages retrace decided on; what yours returns wins (its `messages` are what this step
+ * sends, its settings are merged over retrace's, which sets only `messages`). Retrace's view is
+ * not changed by what yours returns, as the SDK does not keep it either.
+ *
+ * One recovery object serves one run (one episode). A later call with the same object (a
+ * multi-turn conversation) continues the episode: pass `recovery.messages()` (the history the
+ * model actually saw) as the next call's messages, not the SDK's `response.messages`, which
+ * still hold the cut steps. `await recovery.finish(result)` evaluates and returns the
+ * EpisodeResult (trajectory, recovery events, accounting).
+ */
+import type { Action } from "../../../src/action.ts";
+import type { StopReason } from "../../../src/episode.ts";
+import type { TaskSpec } from "../../../src/task.ts";
+import { ConfigError } from "../../../src/errors.ts";
+import { EpisodeEvents } from "../../../src/runtime/events.ts";
+import { anthropicComputerInputToActions, type AnthropicComputerInput } from "../../actions/anthropic/convert.ts";
+import { resolveSdkOptions, type ResolvedSdkRecoveryOptions, type SdkRecoveryOptions } from "../shared/options.ts";
+import { StepRecovery, type CompletedStep } from "../shared/step-recovery.ts";
+import { MessageView, describeCalls, type ViewMessage } from "../shared/message-view.ts";
+import { buildSdkResult, type SdkEpisodeResult } from "../shared/result.ts";
+import type { RecoveryReport } from "../shared/recovery-report.ts";
+import { spanReporter, type RecoveryTelemetry } from "./telemetry.ts";
+
+/** Options of {@link createRecovery}. */
+export interface AiSdkRecoveryOptions extends SdkRecoveryOptions {
+  /** Names (keys in `tools`) of the computer tools whose calls are agent steps. @default ["computer"] */
+  computerTools?: string[];
+  /** Maps one tool call's input to Actions, for the detector's history. @default Anthropic's computer tool input */
+  toActions?: (input: unknown, toolName: string) => Action[];
+  /**
+   * One OpenTelemetry span per recovery (`retrace.recovery`, see ./telemetry.ts). Give the tracer
+   * you give the AI SDK (`experimental_telemetry: { isEnabled: true, tracer }` in ai 6,
+   * `new OpenTelemetry({ tracer })` of `@ai-sdk/otel` in ai 7). @default off
+   */
+  telemetry?: RecoveryTelemetry;
+  /** Called once per recovery with what the span records. */
+  onRecovery?: (report: RecoveryReport) => void | Promise<void>;
+}
+
+/** What `prepareStep` is given (the fields read here; every AI SDK version passes more). */
+export interface PrepareStepArgs<M extends ViewMessage = ViewMessage> {
+  messages: M[];
+  stepNumber: number;
+}
+
+/** What the SDK's result gives `finish` (values or promises: `generateText`'s result, `streamText`'s, an agent's). */
+export interface FinishInput {
+  finishReason: string | PromiseLike<string>;
+  text: string | PromiseLike<string>;
+}
+
+function defaultToActions(input: unknown): Action[] {
+  try {
+    const i = input as AnthropicComputerInput;
+    return i?.action === "screenshot" ? [] : anthropicComputerInputToActions(i);
+  } catch {
+    return []; // unusable model output: a recorded step without actions
+  }
+}
+
+function instructionOf(messages: readonly ViewMessage[]): string {
+  const first = messages.find((m) => m.role === "user");
+  if (!first) return "";
+  if (typeof first.content === "string") return first.content;
+  return Array.isArray(first.content) ? (first.content as { type?: string; text?: string }[]).filter((p) => p?.type === "text").map((p) => p.text ?? "").join("\n") : "";
+}
+
+/** The recovery of one AI SDK run; see the module comment. */
+export class AiSdkRecovery {
+  private readonly o: ResolvedSdkRecoveryOptions;
+  private readonly isStep: (name: string) => boolean;
+  private readonly toActions: (input: unknown, toolName: string) => Action[];
+  private view: MessageView<ViewMessage>;
+  private loop: StepRecovery | undefined;
+  private readonly emitter: EpisodeEvents;
+  private started = 0;
+  private envMs0 = 0;
+
+  constructor(options: AiSdkRecoveryOptions) {
+    const { computerTools = ["computer"], toActions = defaultToActions, telemetry, onRecovery, ...rest } = options ?? ({} as AiSdkRecoveryOptions);
+    if (!Array.isArray(computerTools) || computerTools.some((n) => typeof n !== "string")) throw new ConfigError('createRecovery: option "computerTools" must be a list of tool names', { field: "computerTools" });
+    this.o = resolveSdkOptions("createRecovery", rest);
+    this.emitter = this.o.events ?? new EpisodeEvents();
+    const spans = spanReporter(telemetry);
+    this.reporters = [spans, onRecovery].filter((r): r is (r: RecoveryReport) => void | Promise<void> => typeof r === "function");
+    this.isStep = (name) => computerTools.includes(name);
+    this.toActions = toActions;
+    this.view = new MessageView(this.isStep);
+  }
+
+  private readonly reporters: ((r: RecoveryReport) => void | Promise<void>)[];
+
+  /** The runtime's typed episode events (step, detection, selection, recovery-start/end, truncate). */
+  get events(): EpisodeEvents {
+    return this.emitter;
+  }
+
+  /**
+   * The `prepareStep` hook: pass it as `prepareStep` of `generateText`, `streamText` or the agent.
+   * Returns the messages this step sends (retrace's view).
+   */
+  readonly prepareStep = async <A extends PrepareStepArgs>(args: A): Promise<{ messages: A["messages"] }> => {
+    if (!this.loop) {
+      this.loop = new StepRecovery({ ...this.o, events: this.emitter, onRecovery: (r) => this.report(r) }, this.o.task ?? ({ id: "sdk-task", instruction: instructionOf(args.messages) } satisfies TaskSpec));
+      this.started = Date.now();
+      this.envMs0 = this.o.meter.ms;
+      this.loop.start(await this.o.meter.observe()); // fresh: the environment may have been reset since the meter last saw it
+      this.view.restart(args.messages);
+    } else if (args.stepNumber === 0) {
+      this.view.restart(args.messages); // a later call of the same run: its input is context, not new steps
+    }
+    const steps: CompletedStep[] = this.view.absorb(args.messages).map((calls) => ({ actions: calls.flatMap((c) => this.toActions(c.input, c.toolName)), response: describeCalls(calls) }));
+    if (steps.length > 0) {
+      // The screen after the last tool call, as the tool recorded it (observed only when it recorded none).
+      const outcome = await this.loop.afterSteps(steps, await this.o.meter.current(), this.o.signal);
+      if (outcome) this.view.apply(outcome);
+    }
+    return { messages: this.view.messages() as A["messages"] };
+  };
+
+  /**
+   * Your `prepareStep` composed with retrace's: retrace's runs first; yours gets the messages it
+   * decided on, and what yours returns wins (settings merged over `{ messages }`).
+   */
+  compose<A extends PrepareStepArgs, R extends object | undefined | void>(yours: ((args: A) => R | PromiseLike<R>) | undefined): (args: A) => Promise<Exclude<R, undefined | void> & { messages: A["messages"] }> {
+    if (yours === undefined) return this.prepareStep as (args: A) => Promise<Exclude<R, undefined | void> & { messages: A["messages"] }>;
+    if (typeof yours !== "function") throw new ConfigError("createRecovery: compose() takes your prepareStep function", { field: "prepareStep" });
+    return async (args: A) => {
+      const ours = await this.prepareStep(args);
+      const theirs = (await yours({ ...args, messages: ours.messages })) as Record<string, unknown> | undefined;
+      if (Array.isArray(theirs?.messages)) this.view.markSent(theirs.messages as ViewMessage[]);
+      return { ...ours, ...(theirs ?? {}) } as Exclude<R, undefined | void> & { messages: A["messages"] };
+    };
+  }
+
+  /** The conversation as retrace keeps it (cut steps left out, notices in), for the next call of a multi-turn run. */
+  messages(): ViewMessage[] {
+    return this.view.snapshot();
+  }
+
+  /** Evaluate (unless `evaluate: false`) and return the episode's result, with the SDK's own result as `sdkResult`. */
+  async finish<T extends FinishInput>(result: T): Promise<SdkEpisodeResult<T>> {
+    if (!this.loop) throw new ConfigError("createRecovery: finish() before any step ran: pass recovery.prepareStep (or compose()) as prepareStep of the AI SDK call", { field: "prepareStep" });
+    const [finishReason, text] = await Promise.all([result.finishReason, result.text]);
+    const stopReason: StopReason = finishReason === "tool-calls" ? "max-steps" : "done";
+    return buildSdkResult(this.o, this.loop, { result, finalOutput: text, stopReason, wallMs: Date.now() - this.started, envMs: this.o.meter.ms - this.envMs0 });
+  }
+
+  private async report(r: RecoveryReport): Promise<void> {
+    for (const rep of this.reporters) await rep(r);
+  }
+}
+
+/** Build the recovery of one AI SDK run (validates the options; a ConfigError names the first bad one). */
+export function createRecovery(options: AiSdkRecoveryOptions): AiSdkRecovery {
+  return new AiSdkRecovery(options);
+}
