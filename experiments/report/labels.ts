@@ -1,6 +1,7 @@
 /**
  * Human labels for the report: condition ids and parameters in words ("freeze window 0, retry cap
- * 3" instead of `freezeWindow=0,maxRecoveryIterations=3`), and table headers for the JSON fields of
+ * 3" instead of `freezeWindow=0,maxRecoveryIterations=3`; one display name per condition, used by
+ * the tables, charts, the viewer's filters and episode list, and the demo's console table), and table headers for the JSON fields of
  * the recovery-evaluation files (`successCi` -> "success (95% CI)"). Every visible header goes
  * through {@link headerLabel}; the Chromium test checks that none is a raw JSON key.
  */
@@ -56,6 +57,8 @@ export function conditionLabel(id: string): string {
   const m = /^(.*)\.max-rec-(\d+)$/.exec(id);
   if (m) return `${m[1]}, retry cap ${m[2]}`;
   if (id === "no-recovery") return "no recovery";
+  const none = /^(.*)\.no-recovery$/.exec(id);
+  if (none) return `${none[1]}, no recovery`;
   return id;
 }
 

@@ -15,6 +15,7 @@ import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
 import { detect, detectGate } from "./detect.ts";
 import { askPolicy, propose, proposalUpdate } from "./propose.ts";
+import type { CallSite } from "../../src/runtime/call-site.ts";
 
 /** The detection mode in effect: "auto" overlaps model-latency detectors. */
 export function detectionMode(ctx: RuntimeContext): "sequential" | "overlapped" {
@@ -33,7 +34,8 @@ export async function judge(state: GraphState, ctx: RuntimeContext): Promise<Gra
   }
   const speculation = new AbortController();
   const signal = ctx.signal ? AbortSignal.any([ctx.signal, speculation.signal]) : speculation.signal;
-  const proposal = askPolicy(state, ctx, signal);
+  const site: CallSite = { seq: state.steps.length, phase: "policy" };
+  const proposal = askPolicy(state, ctx, signal, site);
   let d: GraphUpdate;
   try {
     d = await detect(state, ctx);
@@ -46,6 +48,7 @@ export async function judge(state: GraphState, ctx: RuntimeContext): Promise<Gra
     // Let the speculative call finish (it ran alongside the detector, so this rarely waits):
     // aborting it would make whether a model server saw the request depend on timing.
     await proposal.catch(() => undefined);
+    site.discarded = true; // its calls are logged against no step
     return { ...d, accounting: bump(after(state, d).accounting, { discardedProposals: 1 }) };
   }
   const raw = await proposal;

@@ -10,6 +10,7 @@ import { addUsage } from "../../src/runtime/accounting.ts";
 import { stopRequested, taskSpec, type RuntimeContext } from "../context.ts";
 import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
+import { atCallSite, type CallSite } from "../../src/runtime/call-site.ts";
 
 export async function propose(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
   await ensureEnvironment(state, ctx);
@@ -18,18 +19,20 @@ export async function propose(state: GraphState, ctx: RuntimeContext): Promise<G
   return proposalUpdate(state, await askPolicy(state, ctx, ctx.signal));
 }
 
-/** Ask the forward policy for step t (raw, unvalidated output). */
-export function askPolicy(state: GraphState, ctx: RuntimeContext, signal: AbortSignal | undefined): Promise<unknown> {
-  return ctx.components.policy.propose({
-    task: taskSpec(state.task),
-    history: state.history,
-    observation: state.observation!,
-    step: state.history.length,
-    tick: state.tick,
-    ...(state.notice ? { notice: state.notice } : {}),
-    blobs: ctx.components.blobs,
-    signal,
-  });
+/** Ask the forward policy for step t (raw, unvalidated output); its model calls belong to `site` (default: the next step of the record). */
+export function askPolicy(state: GraphState, ctx: RuntimeContext, signal: AbortSignal | undefined, site: CallSite = { seq: state.steps.length, phase: "policy" }): Promise<unknown> {
+  return atCallSite(site, () =>
+    ctx.components.policy.propose({
+      task: taskSpec(state.task),
+      history: state.history,
+      observation: state.observation!,
+      step: state.history.length,
+      tick: state.tick,
+      ...(state.notice ? { notice: state.notice } : {}),
+      blobs: ctx.components.blobs,
+      signal,
+    }),
+  );
 }
 
 /** The state update for a policy's raw answer: only the fields that change are written. */
