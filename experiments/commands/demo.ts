@@ -6,7 +6,7 @@
  * a small recovery evaluation (implicit vs explicit recovery, oracle agreement) goes into
  * `<out>/recovery-eval/` so the report shows its tables too.
  */
-import { conditionLabel } from "../report/labels.ts";
+import { conditionLabel, labelConditionsIn } from "../report/labels.ts";
 import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
@@ -171,7 +171,7 @@ export function register(program: Command): void {
     w.write("\nretrace demo - SIMULATED: seeded simulated policies on SimDesk, not models.\n\n");
     w.write(demoTable(summaries) + "\n");
     const sweep = summaries[2];
-    if (sweep.recommendation) w.write(`\nfreeze window: ${sweep.recommendation.text}\n`);
+    if (sweep.recommendation) w.write(`\nfreeze window: ${labelConditionsIn(sweep.recommendation.text, sweep.conditions.map((c) => c.condition))}\n`);
     w.write("\nDo the paper's findings hold in this simulation?\n");
     w.write(`  ${VERDICT_RULE}\n`);
     for (const f of findings) w.write(`  [${findingVerdict(f)}] ${f.claim}\n      ${f.evidence}\n`);

@@ -87,6 +87,35 @@ export const CLIENT_JS = String.raw`
     (waiting[n] || []).forEach(function (f) { f(eps); });
     delete waiting[n];
   };
+  // An episode's model calls (and accessibility trees) come from its own file, loaded when it is opened.
+  var callFiles = {}, callWaiting = {};
+  window.__retraceCalls = function (key, payload) {
+    callFiles[key] = payload;
+    (callWaiting[key] || []).forEach(function (f) { f[0](payload); });
+    delete callWaiting[key];
+  };
+  function loadCalls(episode) {
+    var key = episode.callsFile;
+    return new Promise(function (resolve, reject) {
+      if (!key || episode.callsLoaded) return resolve(episode);
+      var attach = function (payload) {
+        Object.keys(payload).forEach(function (i) { var s = episode.steps[Number(i)]; if (s) { s.calls = payload[i].calls; s.a11y = payload[i].a11y; } });
+        episode.callsLoaded = true;
+        resolve(episode);
+      };
+      if (callFiles[key]) return attach(callFiles[key]);
+      if (callWaiting[key]) return callWaiting[key].push([attach, reject]);
+      callWaiting[key] = [[attach, reject]];
+      var s = document.createElement("script");
+      s.src = viewer.chunkDir + "/calls-" + key + ".js";
+      s.onerror = function () {
+        var w = callWaiting[key] || [];
+        delete callWaiting[key];
+        w.forEach(function (f) { f[1](new Error("could not load " + s.src + ": keep the report's -files folder beside it")); });
+      };
+      document.head.appendChild(s);
+    });
+  }
   function loadChunk(n) {
     return new Promise(function (resolve, reject) {
       if (chunks[n]) return resolve(chunks[n]);
@@ -211,7 +240,7 @@ export const CLIENT_JS = String.raw`
       }
       var chip = el("button", "chip " + s.role + (s.detection && s.detection.isError ? " flagged" : "") + (s.frozen ? " frozen" : "") + (s.context ? " after-cut" : "") + (i === current ? " current" : ""));
       chip.appendChild(el("span", "n", s.n));
-      chip.title = "step " + s.n + ": " + roleText(s) + (s.frozen ? " (detector frozen)" : "") + " - " + s.actions.join(" ");
+      chip.title = "step " + s.n + ": " + roleText(s) + (s.frozen ? " (detector frozen)" : "") + (s.callCount ? ", " + plural(s.callCount, "model call") : "") + " - " + s.actions.join(" ");
       chip.setAttribute("data-index", String(i));
       chip.setAttribute("data-n", String(s.n));
       if (s.flags && s.flags.length) {
@@ -366,6 +395,9 @@ export const CLIENT_JS = String.raw`
     if (shown.indexOf(r) < 0) { Object.keys(filters).forEach(function (k) { filters[k].value = ""; }); search.value = ""; applyFilters(r); }
     if (shown.indexOf(r) >= 0) select.value = String(shown.indexOf(r));
     return loadChunk(r.chunk).then(function (eps) {
+      var found = eps.find(function (x) { return x.key === r.key; });
+      return found ? loadCalls(found).then(function () { return eps; }) : eps;
+    }).then(function (eps) {
       if (row !== r) return;
       ep = eps.find(function (x) { return x.key === r.key; }) || null;
       result.textContent = "";
@@ -427,6 +459,7 @@ export const CLIENT_JS = String.raw`
     if (e.key === "ArrowRight") show(cur + 1);
     if (e.key === "ArrowLeft") show(cur - 1);
   });
-  if (!openHash()) applyFilters();
+  // A followed deep link opens its step and brings the viewer into sight (no element has the link's id).
+  if (openHash()) { var tv = $("trajectory-viewer"); if (tv) tv.scrollIntoView(); } else applyFilters();
 })();
 `;

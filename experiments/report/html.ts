@@ -7,7 +7,7 @@ import type { ChartSpec } from "./charts.ts";
 import type { ExtraFile, RunData } from "./data.ts";
 import { verdictLabel, type Finding } from "./findings-verdict.ts";
 export type { Finding };
-import { conditionLabel, headerLabel, paramLabel } from "./labels.ts";
+import { conditionLabel, headerLabel, labelConditionsIn, paramLabel } from "./labels.ts";
 import { appBreakdown, pairedRows, type PairedRow } from "./paired.ts";
 import { VIEWER_CSS, viewerSection } from "./viewer-html.ts";
 import { TOC_CSS, sectionLink, tableOfContents } from "./toc.ts";
@@ -201,7 +201,7 @@ export function renderPage(input: { title: string; runs: RunData[]; charts: Char
 <h2>${escapeHtml(s.experiment)} <span class="meta">(${escapeHtml(s.kind)}${r.rel ? `, ${escapeHtml(r.rel)}/` : ""})</span>${sectionLink(id)}</h2>
 ${s.simulated ? `<div class="banner">${escapeHtml(s.note)}</div>` : ""}
 <p class="meta">${m ? `commit ${escapeHtml(m.gitCommit.slice(0, 12))}, retrace ${escapeHtml(m.packageVersion)}, config ${escapeHtml(m.configHash.slice(0, 12))}, ${m.tasks.length} tasks, seeds ${escapeHtml(m.seeds.join(","))}. ` : ""}${s.episodes} episodes, ${s.envErrors} environment errors (excluded from success rates).</p>
-${s.recommendation ? `<h3>Recommendation</h3><p>${escapeHtml(s.recommendation.text)}</p>` : ""}
+${s.recommendation ? `<h3>Recommendation</h3><p>${escapeHtml(labelConditionsIn(s.recommendation.text, s.conditions.map((c) => c.condition)))}</p>` : ""}
 <h3 id="${escapeHtml(id)}-conditions">Conditions${sectionLink(`${id}-conditions`)}</h3>${conditionTable(s)}
 ${modelTable(s)}${skippedList(s)}
 ${s.successAtK?.length ? `<h3>Success@K</h3>${successAtKTable(s)}` : ""}

@@ -15,6 +15,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { successAtKChart, successChart, sweepChart, stabilityChart, type ChartSpec } from "./charts.ts";
 import { CLIENT_JS } from "./client.ts";
 import { PANELS_JS } from "./client-panels.ts";
+import { splitCalls, writeCallFiles } from "./call-files.ts";
 import { findExtraFiles, findRuns, inside, loadRun } from "./data.ts";
 import { findingsForRuns } from "./findings.ts";
 import { renderPage, scriptJson, slug, type Finding } from "./html.ts";
@@ -78,6 +79,7 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   rmSync(filesDir, { recursive: true, force: true });
   if (chunks.length) mkdirSync(filesDir, { recursive: true });
   const packed = shortenScreenIds(chunks, screens);
+  writeCallFiles(filesDir, splitCalls(chunks), scriptJson);
   chunks.forEach((c, i) => writeFileSync(join(filesDir, `chunk-${i}.js`), `window.__retraceChunk(${i}, ${scriptJson(c.map(chunkEpisode))});\n`));
   writeScreenPacks(join(filesDir, "screens"), packed);
   // findings.json (the demo writes one) wins; otherwise the findings are checked against this

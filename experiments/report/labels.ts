@@ -62,6 +62,13 @@ export function conditionLabel(id: string): string {
   return id;
 }
 
+/** `text` with every condition id of `ids` written as its display name (a recommendation names conditions by id). */
+export function labelConditionsIn(text: string, ids: readonly string[]): string {
+  let out = text;
+  for (const id of [...ids].sort((a, b) => b.length - a.length)) if (conditionLabel(id) !== id) out = out.split(id).join(conditionLabel(id));
+  return out;
+}
+
 /** The app (or domain) of a task id: OSWorld's domain when the line carries one, else the id's first word ("files-rename-folder" -> "files"). */
 export function appOf(task: string, extra?: Record<string, unknown>): string {
   const domain = extra?.domain ?? (extra?.osworld as { domain?: unknown; related_apps?: unknown } | undefined)?.domain;

@@ -49,6 +49,8 @@ export interface ViewStep {
   context?: ContextView;
   /** Accessibility tree the policy received with this step's screen, when its observation had one. */
   a11y?: string;
+  /** How many calls the step has, once `calls` moved to the episode's call file (call-files.ts). */
+  callCount?: number;
   before: string;
   after: string;
 }
@@ -77,6 +79,8 @@ export interface ViewEpisode {
   events: ViewerEvent[];
   /** What the episode is (ideal recovery's phase, strategy, R and k), in words; "" for plain episodes. */
   about: string;
+  /** The key of the file holding its steps' calls and accessibility trees (call-files.ts), when it has any. */
+  callsFile?: string;
 }
 
 /** One row of the viewer's index (always in the page). */
@@ -323,7 +327,7 @@ export function eventSentences(rec: EpisodeRecord, url: (ref: unknown) => string
  * What an episode of an ideal-recovery run is, in words (its record's `extra`): the forward run,
  * or continuation k of a recovery-step strategy, with E and R as step numbers of this record.
  */
-export function aboutEpisode(extra: Record<string, unknown> | undefined, steps: EpisodeRecord["trajectory"]["steps"]): string {
+export function aboutEpisode(extra: Record<string, unknown> | undefined, steps: EpisodeRecord["trajectory"]["steps"], condition = ""): string {
   if (!extra || typeof extra !== "object") return "";
   const phase = extra.phase;
   if (phase === "forward") return "Ideal recovery, forward run: the first attempt at the task; its failed runs are restarted from a recovery step R below.";
@@ -331,8 +335,10 @@ export function aboutEpisode(extra: Record<string, unknown> | undefined, steps: 
     const R = Number(extra.recoveryStep);
     const E = Number(extra.errorStep);
     const replayed = steps.filter((s) => s.role === "replay").length;
-    const strategy = conditionLabel(String(extra.strategy ?? ""));
-    return `Ideal recovery, continuation k = ${plainText(extra.k)} of strategy ${strategy}: the forward run's first error was its step ${Number.isFinite(E) ? E : "?"}; this run replays the forward run's first ${plural(Number.isFinite(R) ? R : 0, "step")} (R = ${Number.isFinite(R) ? R : "?"}${replayed > R ? `, ${replayed} replayed steps with retries` : ""}) and continues from the screen before step ${Number.isFinite(R) ? R : "?"}, with a fresh draw of the policy.`;
+    // The condition's display name ("R=E-1"), as the tables and filters show it; the strategy id beside it.
+    const strategy = [conditionLabel(condition), String(extra.strategy ?? "")].filter((x, i, a) => x && a.indexOf(x) === i).join(" ");
+    const named = condition && extra.strategy ? `${conditionLabel(condition)} (${plainText(extra.strategy)})` : strategy;
+    return `Ideal recovery, continuation k = ${plainText(extra.k)} of strategy ${named}: the forward run's first error was its step ${Number.isFinite(E) ? E : "?"}; this run replays the forward run's first ${plural(Number.isFinite(R) ? R : 0, "step")} (R = ${Number.isFinite(R) ? R : "?"}${replayed > R ? `, ${replayed} replayed steps with retries` : ""}) and continues from the screen before step ${Number.isFinite(R) ? R : "?"}, with a fresh draw of the policy.`;
   }
   const known = Object.entries(extra).filter(([, v]) => v !== null && typeof v !== "object");
   return known.length ? known.map(([k, v]) => `${words(k)}: ${plainText(v)}`).join("; ") : "";
@@ -446,7 +452,7 @@ export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: s
       before: url(s.before), after: url(s.after),
     })),
     events: eventSentences(rec, url),
-    about: aboutEpisode(rec.extra as Record<string, unknown> | undefined, steps),
+    about: aboutEpisode(rec.extra as Record<string, unknown> | undefined, steps, rec.condition),
   };
 }
 

@@ -27,14 +27,15 @@ export function detectionMode(ctx: RuntimeContext): "sequential" | "overlapped" 
 export async function judge(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
   await ensureEnvironment(state, ctx);
   const overlap = detectionMode(ctx) === "overlapped" && detectGate(state, ctx) === "consult" && !stopRequested(ctx);
+  // The proposal's call site: marked discarded when its answer is thrown away (the call log then shows it on no new step).
+  const site: CallSite = { seq: state.steps.length, phase: "policy" };
   if (!overlap) {
     const d = await detect(state, ctx);
     if (d.pending) return d;
-    return beforeDone(state, d, await propose(after(state, d), ctx), ctx);
+    return beforeDone(state, d, await propose(after(state, d), ctx, site), ctx, site);
   }
   const speculation = new AbortController();
   const signal = ctx.signal ? AbortSignal.any([ctx.signal, speculation.signal]) : speculation.signal;
-  const site: CallSite = { seq: state.steps.length, phase: "policy" };
   const proposal = askPolicy(state, ctx, signal, site);
   let d: GraphUpdate;
   try {
@@ -52,7 +53,7 @@ export async function judge(state: GraphState, ctx: RuntimeContext): Promise<Gra
     return { ...d, accounting: bump(after(state, d).accounting, { discardedProposals: 1 }) };
   }
   const raw = await proposal;
-  return beforeDone(state, d, proposalUpdate(after(state, d), raw), ctx);
+  return beforeDone(state, d, proposalUpdate(after(state, d), raw), ctx, site);
 }
 
 /**
@@ -60,7 +61,7 @@ export async function judge(state: GraphState, ctx: RuntimeContext): Promise<Gra
  * proposal for t+1 ends the episode, so a late error is judged before DONE. If it fires now, the
  * proposal is discarded and recovery starts as usual. Same in both detection modes.
  */
-async function beforeDone(state: GraphState, d: GraphUpdate, p: GraphUpdate, ctx: RuntimeContext): Promise<GraphUpdate> {
+async function beforeDone(state: GraphState, d: GraphUpdate, p: GraphUpdate, ctx: RuntimeContext, site: CallSite): Promise<GraphUpdate> {
   const detection = (d.steps as { item?: { detection?: Detection } } | undefined)?.item?.detection;
   const decision = p.decision as PolicyDecision | undefined;
   const ending = decision?.actions.some((a) => a.type === "DONE" || a.type === "FAIL");
@@ -68,7 +69,10 @@ async function beforeDone(state: GraphState, d: GraphUpdate, p: GraphUpdate, ctx
   const mid = after(state, d);
   const again = await detect({ ...mid, steps: state.steps }, ctx, { ending: true });
   const acc = (again.accounting as GraphState["accounting"] | undefined) ?? mid.accounting;
-  if (again.pending) return { ...d, ...again, accounting: bump(acc, { discardedProposals: 1 }) };
+  if (again.pending) {
+    site.discarded = true;
+    return { ...d, ...again, accounting: bump(acc, { discardedProposals: 1 }) };
+  }
   const prompts = withPrompts((again.prompts as string[] | undefined) ?? mid.prompts, ...((p.prompts as string[] | undefined) ?? []));
   return { ...d, ...again, ...p, accounting: addUsage(acc, decision!.usage, "policy"), prompts };
 }

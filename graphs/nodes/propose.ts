@@ -12,15 +12,16 @@ import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
 import { atCallSite, type CallSite } from "../../src/runtime/call-site.ts";
 
-export async function propose(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
+export async function propose(state: GraphState, ctx: RuntimeContext, site?: CallSite): Promise<GraphUpdate> {
   await ensureEnvironment(state, ctx);
   const stop = stopRequested(ctx);
   if (stop) return { stopReason: "aborted", envError: null, decision: null };
-  return proposalUpdate(state, await askPolicy(state, ctx, ctx.signal));
+  return proposalUpdate(state, await askPolicy(state, ctx, ctx.signal, site));
 }
 
 /** Ask the forward policy for step t (raw, unvalidated output); its model calls belong to `site` (default: the next step of the record). */
 export function askPolicy(state: GraphState, ctx: RuntimeContext, signal: AbortSignal | undefined, site: CallSite = { seq: state.steps.length, phase: "policy" }): Promise<unknown> {
+  site.seq = state.steps.length;
   return atCallSite(site, () =>
     ctx.components.policy.propose({
       task: taskSpec(state.task),

@@ -105,8 +105,8 @@ describe("the context after a cut and each call's step", () => {
 
   it("says what an ideal-recovery episode is in words, and never prints JSON, undefined or a literal \\n", () => {
     const steps = [0, 1, 2].map((i) => ({ ...step(i, "forward", i, []), role: i < 2 ? "replay" : "forward" })) as unknown as EpisodeRecord["trajectory"]["steps"];
-    expect(aboutEpisode({ phase: "continuation", strategy: "error-minus-1", errorStep: 3, recoveryStep: 2, k: 4 }, steps)).toBe(
-      "Ideal recovery, continuation k = 4 of strategy error-minus-1: the forward run's first error was its step 3; this run replays the forward run's first 2 steps (R = 2) and continues from the screen before step 2, with a fresh draw of the policy.",
+    expect(aboutEpisode({ phase: "continuation", strategy: "error-minus-1", errorStep: 3, recoveryStep: 2, k: 4 }, steps, "R=E-1")).toBe(
+      "Ideal recovery, continuation k = 4 of strategy R=E-1 (error-minus-1): the forward run's first error was its step 3; this run replays the forward run's first 2 steps (R = 2) and continues from the screen before step 2, with a fresh draw of the policy.",
     );
     expect(aboutEpisode({ phase: "forward" }, steps)).toMatch(/^Ideal recovery, forward run/);
     expect(plainText("expected 'a'\\ngot 'b'")).toBe("expected 'a'\ngot 'b'");
