@@ -9,7 +9,7 @@
  * string, and, when the policy called a model, a line diff of the messages it received against
  * the previous forward step's.
  */
-import type { ChatMessage } from "../../src/model.ts";
+import type { ChatContentPart, ChatMessage } from "../../src/model.ts";
 import type { StepRecord, TrajectoryEvent } from "../../src/trajectory.ts";
 import { formatAction } from "../../src/action.ts";
 import { promptRef, renderPrompt } from "../../src/prompt.ts";
@@ -90,9 +90,11 @@ export function callStepIndex(steps: readonly Pick<StepRecord, "seq" | "role">[]
 
 /** A call's messages with screenshots as URLs. */
 export function viewerMessages(messages: readonly ChatMessage[], url: (ref: unknown) => string): ViewerCall["messages"] {
-  return (messages ?? []).map((m) => ({
+  // A record is data read from disk: anything that is not a message list shows as nothing, never throws.
+  if (!Array.isArray(messages)) return [];
+  return messages.filter((m) => m && typeof m === "object").map((m) => ({
     role: String(m.role),
-    parts: typeof m.content === "string" ? [{ text: m.content }] : (m.content ?? []).map((p): ViewerPart => (p.type === "image" ? { img: url(p.blob) } : { text: String(p.text ?? "") })),
+    parts: typeof m.content === "string" ? [{ text: m.content }] : (Array.isArray(m.content) ? (m.content as ChatContentPart[]) : []).filter((p) => p && typeof p === "object").map((p): ViewerPart => (p.type === "image" ? { img: url(p.blob) } : { text: String((p as { text?: unknown }).text ?? "") })),
   }));
 }
 
@@ -112,7 +114,8 @@ export function viewerCall(c: CallRecord, url: (ref: unknown) => string): Viewer
 /** The calls of an episode per step index (each call on exactly one step; calls naming no step are left out). */
 export function callsByStep(steps: readonly Pick<StepRecord, "seq" | "role">[], calls: readonly CallRecord[] | undefined, url: (ref: unknown) => string): Map<number, ViewerCall[]> {
   const out = new Map<number, ViewerCall[]>();
-  for (const c of calls ?? []) {
+  for (const c of Array.isArray(calls) ? calls : []) {
+    if (!c || typeof c !== "object") continue;
     const i = callStepIndex(steps, c);
     if (i < 0) continue;
     out.set(i, [...(out.get(i) ?? []), viewerCall(c, url)]);
@@ -131,8 +134,9 @@ const actionsText = (s: StepRecord) => s.actions.map((a) => { try { return forma
 /** The text of a call's messages, one line per text line, screenshots as "[screenshot <ref>]". */
 function messageLines(messages: readonly ChatMessage[]): string[] {
   const lines: string[] = [];
-  for (const m of messages ?? []) {
-    const parts = typeof m.content === "string" ? [m.content] : (m.content ?? []).map((p) => (p.type === "image" ? `[screenshot ${String(p.blob).slice(0, 8)}]` : String(p.text ?? "")));
+  for (const m of Array.isArray(messages) ? messages : []) {
+    if (!m || typeof m !== "object") continue;
+    const parts = typeof m.content === "string" ? [m.content] : (Array.isArray(m.content) ? (m.content as ChatContentPart[]) : []).map((p) => (p.type === "image" ? `[screenshot ${String(p.blob).slice(0, 8)}]` : String(p.text ?? "")));
     for (const p of parts) for (const l of p.split("\n")) lines.push(`${m.role}: ${l}`);
   }
   return lines;
@@ -170,7 +174,7 @@ export function lineDiff(a: readonly string[], b: readonly string[]): DiffLine[]
 export function contextViews(steps: readonly StepRecord[], events: readonly TrajectoryEvent[], calls: readonly CallRecord[] | undefined): Map<number, ContextView> {
   const out = new Map<number, ContextView>();
   const policyCall = new Map<number, CallRecord>();
-  for (const c of calls ?? []) if (c.phase === "policy" && !c.discarded && c.seq !== null && !policyCall.has(c.seq)) policyCall.set(c.seq, c);
+  for (const c of Array.isArray(calls) ? calls : []) if (c && c.phase === "policy" && !c.discarded && c.seq !== null && !policyCall.has(c.seq)) policyCall.set(c.seq, c);
   const cuts = new Map<number, TrajectoryEvent[]>();
   for (const e of events) if (e.kind === "truncate") cuts.set(e.afterSeq, [...(cuts.get(e.afterSeq) ?? []), e]);
   let history: Array<{ index: number; step: StepRecord }> = [];

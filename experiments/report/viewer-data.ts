@@ -340,6 +340,12 @@ export function aboutEpisode(extra: Record<string, unknown> | undefined, steps: 
     const named = condition && extra.strategy ? `${conditionLabel(condition)} (${plainText(extra.strategy)})` : strategy;
     return `Ideal recovery, continuation k = ${plainText(extra.k)} of strategy ${named}: the forward run's first error was its step ${Number.isFinite(E) ? E : "?"}; this run replays the forward run's first ${plural(Number.isFinite(R) ? R : 0, "step")} (R = ${Number.isFinite(R) ? R : "?"}${replayed > R ? `, ${replayed} replayed steps with retries` : ""}) and continues from the screen before step ${Number.isFinite(R) ? R : "?"}, with a fresh draw of the policy.`;
   }
+  const osworld = extra.osworld as { id?: unknown; related_apps?: unknown; evaluator?: { func?: unknown } } | undefined;
+  if (osworld && typeof osworld === "object") {
+    const apps = Array.isArray(osworld.related_apps) ? osworld.related_apps.map(plainText).join(", ") : "";
+    const func = osworld.evaluator && typeof osworld.evaluator === "object" ? plainText(osworld.evaluator.func) : "";
+    return `OSWorld task ${plainText(osworld.id)}${apps ? `; apps ${apps}` : ""}${func ? `; checked by ${func}` : ""}.`;
+  }
   const known = Object.entries(extra).filter(([, v]) => v !== null && typeof v !== "object");
   return known.length ? known.map(([k, v]) => `${words(k)}: ${plainText(v)}`).join("; ") : "";
 }

@@ -99,6 +99,22 @@ describe("the context after a cut and each call's step", () => {
     expect(callStepIndex(steps, { seq: null } as CallRecord)).toBe(-1);
   });
 
+  it("shows a call log's calls on their steps with screenshots as blob URLs, and reads a malformed log as no calls", () => {
+    const calls = [
+      { seq: 1, phase: "policy", role: "policy", model: "m", messages: [{ role: "user", content: [{ type: "text", text: "go" }, { type: "image", blob: h("7") }] }], reply: "click", inputTokens: 3, outputTokens: 1, latencyMs: 5, draw: { seed: 0, task: "t", role: "policy", ordinal: 0 } },
+      { seq: 3, phase: "detector", role: "detector", model: "m", messages: "not a list", reply: "{}", inputTokens: 1, outputTokens: 1, latencyMs: 1 },
+      { seq: 1, phase: "policy", role: "policy", model: "m", messages: [{ role: "user", content: [{ type: "image", blob: "../../etc/passwd" }] }], reply: "", inputTokens: 0, outputTokens: 0, latencyMs: 0, discarded: true },
+    ];
+    const ep = viewerEpisode({ ...record, calls } as unknown as EpisodeRecord, "/run/blobs", "/run");
+    expect(ep.steps[1].calls?.map((c) => c.phase)).toEqual(["policy"]);
+    expect(ep.steps[1].calls?.[0].messages[0].parts).toEqual([{ text: "go" }, { img: `blobs/77/${h("7")}.png` }]);
+    expect(ep.steps[3].calls?.map((c) => c.phase)).toEqual(["detector"]);
+    expect(ep.steps[3].calls?.[0].messages).toEqual([]);
+    // the discarded proposal sits on the step before its seq, and a path is never a screenshot URL
+    expect(ep.steps[0].calls?.[0]).toMatchObject({ discarded: true, messages: [{ role: "user", parts: [{ img: "" }] }] });
+    for (const junk of ["junk", 5, [null, 3, { seq: "x" }]]) expect(() => viewerEpisode({ ...record, calls: junk } as unknown as EpisodeRecord, "/run/blobs", "/run")).not.toThrow();
+  });
+
   it("diffs two inputs line by line", () => {
     expect(lineDiff(["a", "b", "c", "d"], ["a", "d", "e"])).toEqual([{ op: " ", text: "a" }, { op: "-", text: "b" }, { op: "-", text: "c" }, { op: " ", text: "d" }, { op: "+", text: "e" }]);
   });
