@@ -7,6 +7,7 @@
  * by src/store/episode-output.ts) plus `run.json` (policy, model, accounting, trajectory). API
  * keys come from options or the environment and are never written anywhere.
  */
+import { ModelMeter } from "./agents/meter.ts";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { BlobStore } from "../src/blob-store.ts";
@@ -118,11 +119,14 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
   const common = { ...(options.historyImages !== undefined && { historyImages: options.historyImages }), ...(options.temperature !== undefined && { temperature: options.temperature }) };
 
   let cachedModel: (ChatModel & { stats?: CacheStats }) | undefined;
+  const meter = new ModelMeter();
   let policy: ForwardPolicy & { stats?: unknown };
   if (kind === "openai" || kind === "uitars") {
     const backend = createOpenAIChatModel({ model: options.model, baseURL, apiKey, blobs, maxRetries, timeoutMs, prices: options.prices, settings });
-    const model: ChatModel & { stats?: CacheStats } = cacheOpts ? withCache(backend, cacheOpts) : backend;
-    cachedModel = cacheOpts ? model : undefined;
+    const cached: ChatModel & { stats?: CacheStats } = cacheOpts ? withCache(backend, cacheOpts) : backend;
+    cachedModel = cacheOpts ? cached : undefined;
+    // The meter's call log puts each call on its step in run.json (the report's viewer shows it there).
+    const model = meter.wrap(cached, "policy", options.prices);
     policy = kind === "openai" ? createPyautoguiPolicy({ model, ...common }) : createUiTarsPolicy({ model, ...common });
   } else if (kind === "openai-cua") {
     policy = createOpenAICuaPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings });
@@ -152,6 +156,7 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
     prompts: result.prompts,
     ...(policy.stats !== undefined && { policyStats: policy.stats }),
     trajectory: result.trajectory,
+    ...(meter.used ? { calls: meter.callLog() } : {}),
   };
   // belt and braces: the key is never in these values, but a server could echo it into a response
   writeFileSync(join(out, "run.json"), redactSecrets(JSON.stringify(record, null, 2), [apiKey]) + "\n");

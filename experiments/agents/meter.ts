@@ -10,6 +10,8 @@ import { describeError } from "../../src/errors.ts";
 import type { ChatModel, ChatRequest, ChatResponse } from "../../src/model.ts";
 import type { ModelRole, ModelUsage } from "../../src/usage.ts";
 import { costUsd, type PriceTable } from "../../adapters/models/pricing.ts";
+import { currentCallSite, type CallSite } from "../../src/runtime/call-site.ts";
+import { loggedMessages, orderedCalls, siteFields, type CallRecord } from "./call-log.ts";
 
 /** One role's model calls in one episode (a results.jsonl field). */
 export interface RoleCalls {
@@ -36,6 +38,7 @@ export class ModelMeter {
   private readonly roles = new Map<ModelRole, RoleCalls>();
   /** The first error message per role (for the run's summary). */
   readonly firstError = new Map<ModelRole, string>();
+  private readonly log: Array<CallRecord & { order: number; site?: CallSite }> = [];
   constructor(readonly ledger?: CostLedger) {}
 
   private entry(role: ModelRole): RoleCalls {
@@ -73,12 +76,24 @@ export class ModelMeter {
     const wrapped: ChatModel & { requestParams?: unknown } = {
       model: model.model,
       async complete(request: ChatRequest): Promise<ChatResponse> {
+        // The step is read when the call starts: the runtime set it around the component's call.
+        const at = currentCallSite();
+        const site = { ...siteFields(at), ...(at ? { site: at } : {}) };
+        const order = meter.log.length;
+        const started = performance.now();
+        const base = () => {
+          const { requestSeed: _s, ...draw } = request.draw ?? ({} as Partial<NonNullable<ChatRequest["draw"]>>);
+          return { ...site, role, model: model.model, ...(request.prompt ? { prompt: request.prompt } : {}), ...(request.draw ? { draw: draw as CallRecord["draw"] } : {}), messages: loggedMessages(request.messages) };
+        };
         try {
           const res = await model.complete(request);
           meter.recordUsage(role, res.usage, prices);
+          const cost = costUsd(prices, res.usage.model, res.usage);
+          meter.log.push({ order, ...base(), reply: res.text, inputTokens: res.usage.inputTokens || 0, outputTokens: res.usage.outputTokens || 0, latencyMs: Math.round(res.usage.latencyMs ?? performance.now() - started), ...(cost !== undefined ? { costUsd: cost } : {}), ...(res.usage.cached ? { cached: true } : {}) });
           return res;
         } catch (err) {
           meter.recordError(role, err);
+          meter.log.push({ order, ...base(), reply: "", inputTokens: 0, outputTokens: 0, latencyMs: Math.round(performance.now() - started), error: describeError(err).split("\n")[0].slice(0, 300) });
           throw err;
         }
       },
@@ -96,6 +111,11 @@ export class ModelMeter {
       out[role] = { ...e, costUsd: round(e.costUsd) };
     }
     return out;
+  }
+
+  /** Every call of the episode with the step it belongs to (see call-log.ts), in a stable order. */
+  callLog(): CallRecord[] {
+    return orderedCalls(this.log);
   }
 
   /** True when any model call was made. */

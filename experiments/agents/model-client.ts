@@ -49,8 +49,9 @@ export function cacheOptionsOf(calls: ModelCallSettings | undefined): CacheOptio
  */
 export function chatModelFor(spec: ModelAgentSpec, role: ModelRole, ctx: { blobs: BlobStore; meter?: ModelMeter; calls?: ModelCallSettings; draws?: DrawScope }): ChatModel {
   const outer = (cached: ChatModel): ChatModel => {
-    const drawn = ctx.draws ? withDraws(cached, ctx.draws) : cached;
-    return ctx.meter ? ctx.meter.wrap(drawn, role, spec.prices) : drawn;
+    // Draws stamped outside the meter, so the meter's call log records each call's draw identity.
+    const metered = ctx.meter ? ctx.meter.wrap(cached, role, spec.prices) : cached;
+    return ctx.draws ? withDraws(metered, ctx.draws) : metered;
   };
   if (backendOf(spec) === "langchain") {
     if (!ctx.blobs) throw new ConfigError("model agents read screenshots from the run's blob store: pass blobs in the agent context", { field: "blobs" });

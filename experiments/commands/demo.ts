@@ -6,6 +6,7 @@
  * a small recovery evaluation (implicit vs explicit recovery, oracle agreement) goes into
  * `<out>/recovery-eval/` so the report shows its tables too.
  */
+import { conditionLabel, labelConditionsIn } from "../report/labels.ts";
 import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
@@ -72,6 +73,13 @@ export function demoFindings(ideal: ExperimentRun, e2e: ExperimentRun, plan?: { 
   return computeFindings({ ideal: ideal.summary, idealLines: ideal.lines, e2e: e2e.summary, e2eLines: e2e.lines, e2eConfig, plan, recovery });
 }
 
+/** The line under the demo's ideal-recovery table. */
+export const TABLE1_GLOSSARY =
+  "  restore to: the recovery step R a failed run restarts from (E = the detector's first error step; R=0 = the start, R=E-1 = the step before the error, R=E-random = a random step before it); Success@K = share of failed runs solved by at least one of K fresh continuations from R.";
+/** The line under the demo's end-to-end and sweep table. */
+export const TABLE2_GLOSSARY =
+  "  rec att/ep = recovery attempts per episode; rec steps/ep = recovery steps per episode; recov. ability = share of runs that went off track and came back on track; 95% CI = Wilson interval. The findings below compare conditions on discordant pairs: (task, seed) units where one condition solved the task and the other did not.";
+
 /** The terminal table of the demo. */
 export function demoTable(summaries: ExperimentSummary[]): string {
   const rows: string[][] = [];
@@ -84,9 +92,9 @@ export function demoTable(summaries: ExperimentSummary[]): string {
   const rows2: string[][] = [];
   for (const s of summaries.filter((x) => x.kind !== "ideal-recovery"))
     for (const c of s.conditions)
-      rows2.push([s.kind === "sweep" ? "freeze sweep" : "end-to-end", c.condition, `${c.success.successes}/${c.success.n}`, pct(c.success), `${(100 * c.success.lo).toFixed(0)}-${(100 * c.success.hi).toFixed(0)}%`, c.meanRecoveryAttempts.toFixed(2), c.meanRecoverySteps.toFixed(1), c.stability.recoveryAbility === null ? "-" : `${(100 * c.stability.recoveryAbility).toFixed(0)}%`]);
+      rows2.push([s.kind === "sweep" ? "freeze sweep" : "end-to-end", conditionLabel(c.condition), `${c.success.successes}/${c.success.n}`, pct(c.success), `${(100 * c.success.lo).toFixed(0)}-${(100 * c.success.hi).toFixed(0)}%`, c.meanRecoveryAttempts.toFixed(2), c.meanRecoverySteps.toFixed(1), c.stability.recoveryAbility === null ? "-" : `${(100 * c.stability.recoveryAbility).toFixed(0)}%`]);
   const table2 = textTable(["experiment", "condition", "succ/n", "success", "95% CI", "rec att/ep", "rec steps/ep", "recov. ability"], rows2);
-  return `${table1}\n\n${table2}`;
+  return `${table1}\n${TABLE1_GLOSSARY}\n\n${table2}\n${TABLE2_GLOSSARY}`;
 }
 
 /**
@@ -163,7 +171,7 @@ export function register(program: Command): void {
     w.write("\nretrace demo - SIMULATED: seeded simulated policies on SimDesk, not models.\n\n");
     w.write(demoTable(summaries) + "\n");
     const sweep = summaries[2];
-    if (sweep.recommendation) w.write(`\nfreeze window: ${sweep.recommendation.text}\n`);
+    if (sweep.recommendation) w.write(`\nfreeze window: ${labelConditionsIn(sweep.recommendation.text, sweep.conditions.map((c) => c.condition))}\n`);
     w.write("\nDo the paper's findings hold in this simulation?\n");
     w.write(`  ${VERDICT_RULE}\n`);
     for (const f of findings) w.write(`  [${findingVerdict(f)}] ${f.claim}\n      ${f.evidence}\n`);

@@ -14,9 +14,8 @@ export function register(program: Command): void {
     .argument("<dir>", "a run folder (with results.jsonl) or a folder of runs")
     .addOption(outFlag("where to write the report (default: <dir>/report.html)", undefined, "file"))
     .option("--episodes <n>", "at most this many episodes per run in the trajectory viewer (default: every episode)")
-    .option("--cache-dir <dir>", "the model-call cache the run used (its --cache-dir): the viewer shows each step's prompts and replies (default: <run>/model-cache)")
     .addOption(quietFlag("print only the report path"))
-    .action(async (dir: string, flags: { out?: string; episodes?: string; cacheDir?: string; quiet?: boolean }) => {
+    .action(async (dir: string, flags: { out?: string; episodes?: string; quiet?: boolean }) => {
       const episodes = flags.episodes === undefined ? undefined : Number(flags.episodes);
       if (flags.episodes !== undefined && (!/^\d+$/.test(flags.episodes.trim()) || !Number.isSafeInteger(episodes) || episodes! > 1000))
         throw new ConfigError(`--episodes: expected an integer from 0 to 1000 (episodes per run in the viewer), got "${flags.episodes}"`, { field: "episodes" });
@@ -26,8 +25,13 @@ export function register(program: Command): void {
         const missing = checkOutDir(dirname(resolve(flags.out)));
         if (missing.length) throw new ConfigError(`--out: the folder ${missing[0]} does not exist; create it or write the report elsewhere`, { field: "out" });
       }
-      const r = await buildReport(dir, { file: flags.out, ...(episodes !== undefined && { episodesPerRun: episodes }), ...(flags.cacheDir && { cacheDir: flags.cacheDir }) });
-      if (!flags.quiet) process.stdout.write(`${r.runs} run(s), ${r.episodes} episodes in the viewer (${r.chunks} chunk files beside the report), ${(r.bytes / 1e6).toFixed(1)} MB\n`);
+      const r = await buildReport(dir, { file: flags.out, ...(episodes !== undefined && { episodesPerRun: episodes }) });
+      if (!flags.quiet) process.stdout.write(`${r.runs} run(s), ${r.episodes} episodes in the viewer; ${megabytes(r.totalBytes)} in all: report.html ${megabytes(r.bytes)} plus ${r.chunks} chunk file(s) and screens beside it\n`);
       process.stdout.write(`report: ${r.file}\n`);
     });
+}
+
+/** "4.7 MB", "0.3 MB", "12 KB" (small reports in KB, so a size never reads as 0.0 MB). */
+export function megabytes(bytes: number): string {
+  return bytes < 100_000 ? `${Math.max(1, Math.round(bytes / 1000))} KB` : `${(bytes / 1e6).toFixed(1)} MB`;
 }

@@ -2,6 +2,7 @@
  * Flags shared by `retrace run`, `sweep` and `demo`, the progress lines (progress.ts),
  * and the condition table printed at the end. The CLI owns the terminal; library code never prints.
  */
+import { conditionLabel } from "../report/labels.ts";
 import { Option, type Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
 import { checkSqlitePath, parseCheckpointSpec } from "../../graphs/checkpointers.ts";
@@ -64,7 +65,8 @@ export { progressReporter } from "./progress.ts";
 /** A plain-text table of the conditions (for the terminal). */
 export function conditionTableText(s: ExperimentSummary): string {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-  const rows = s.conditions.map((c) => [c.condition, `${c.success.successes}/${c.success.n}`, pct(c.success.rate), `${pct(c.success.lo)}-${pct(c.success.hi)}`, String(c.envErrors), c.meanRecoveryAttempts.toFixed(2), c.meanRecoverySteps.toFixed(2), c.stepsPerEpisode.toFixed(1)]);
+  // The condition's display name, as the report shows it.
+  const rows = s.conditions.map((c) => [conditionLabel(c.condition), `${c.success.successes}/${c.success.n}`, pct(c.success.rate), `${pct(c.success.lo)}-${pct(c.success.hi)}`, String(c.envErrors), c.meanRecoveryAttempts.toFixed(2), c.meanRecoverySteps.toFixed(2), c.stepsPerEpisode.toFixed(1)]);
   return textTable(["condition", "succ/n", "success", "95% CI", "env err", "rec att/ep", "rec steps/ep", "steps/ep"], rows);
 }
 

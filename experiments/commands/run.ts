@@ -1,4 +1,5 @@
 /** `retrace run <config>`: run an experiment config (ideal-recovery, end-to-end or sweep). */
+import { conditionLabel, labelConditionsIn } from "../report/labels.ts";
 import { checkOutDir } from "../../src/store/out-dir.ts";
 import { safeName } from "./terminal.ts";
 import type { Command } from "commander";
@@ -105,12 +106,12 @@ export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags
   }
   const s = run.summary;
   process.stdout.write(`\n${safeName(s.experiment)} (${s.kind})${s.simulated ? "  [SIMULATED components]" : ""}\n${conditionTableText(s)}\n`);
-  if (s.successAtK) for (const c of s.successAtK) process.stdout.write(`${safeName(c.condition).padEnd(12)} Success@1..${c.curve.length}: ${c.curve.map((p) => `${(100 * p.rate).toFixed(0)}%`).join(" ")} (n=${c.instances})\n`);
+  if (s.successAtK) for (const c of s.successAtK) process.stdout.write(`${safeName(conditionLabel(c.condition)).padEnd(12)} Success@1..${c.curve.length}: ${c.curve.map((p) => `${(100 * p.rate).toFixed(0)}%`).join(" ")} (n=${c.instances})\n`);
   if (s.replay) process.stdout.write(`action replays: ${s.replay.episodes} episode(s) replayed, ${s.replay.desyncs} desync(s) (each retried from reset), ${s.replay.failed} given up after every attempt (env errors, excluded)\n`);
   if (s.models) process.stdout.write(`${modelTableText(s.models)}\n`);
   if (s.skipped?.length) process.stdout.write(`skipped ${s.skipped.length} task(s) that cannot run here: ${s.skipped.slice(0, 5).map((k) => `${safeName(k.task)} (${safeName(k.reason, 300)})`).join("; ")}${s.skipped.length > 5 ? "; ..." : ""}\n`);
   if (s.stopped) process.stdout.write(`stopped early: ${s.stopped.reason}; ${s.stopped.notRun} episode(s) not run (--resume with a higher --max-cost-usd continues)\n`);
-  if (s.recommendation) process.stdout.write(`recommendation: ${s.recommendation.text}\n`);
+  if (s.recommendation) process.stdout.write(`recommendation: ${labelConditionsIn(s.recommendation.text, s.conditions.map((c) => c.condition))}\n`);
   if (s.settle) process.stdout.write(`settle: ${s.settle.settleMs} ms after each executed step (${s.settle.source === "config" ? "config" : `${s.settle.env} default`})\n`);
   if (s.simulated) process.stdout.write(`${s.note}\n`);
   if (cache !== "off") process.stdout.write(`model cache ${cache} at ${calls.cacheDir}: ${ledger.serverCalls} call(s) reached a server\n`);

@@ -12,6 +12,7 @@
  * (`accounting.replayDesyncs`), and a replay that never reproduces o_R throws a ReplayDesyncError
  * (not retried by the runner: the instance is excluded, as in the paper).
  */
+import { atCallSite } from "../../src/runtime/call-site.ts";
 import { isTerminal, terminalOf } from "../../src/action.ts";
 import type { BlobStore } from "../../src/blob-store.ts";
 import type { EpisodeAccounting, EpisodeResult, StopReason } from "../../src/episode.ts";
@@ -134,7 +135,7 @@ export async function rollForward(o: RollForwardOptions): Promise<ForwardRun> {
   const usage = { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0, costUsd: 0 };
   while (history.length < maxSteps) {
     const t = history.length;
-    const decision = await o.policy.propose({ task: { id: o.task.id, instruction: o.task.instruction }, history, observation, step: t, tick: prefix.length + acc.forwardSteps, blobs: o.blobs });
+    const decision = await atCallSite({ seq: steps.length, phase: "policy" }, () => o.policy.propose({ task: { id: o.task.id, instruction: o.task.instruction }, history, observation, step: t, tick: prefix.length + acc.forwardSteps, blobs: o.blobs }));
     for (const u of decision.usage ?? []) {
       usage.calls++;
       usage.inputTokens += u.inputTokens;

@@ -58,6 +58,14 @@ export const CLIENT_JS = String.raw`
       callbacks: { label: function (c) { var t = c.dataset.tips; return t && t[c.dataIndex] ? t[c.dataIndex] : c.dataset.label + ": " + c.formattedValue; } },
     };
     cfg.plugins = [whiskerPlugin];
+    // Narrow pages: smaller x labels that may tilt, so category labels never overlap.
+    var x = cfg.options.scales && cfg.options.scales.x;
+    if (x && canvas.parentElement && canvas.parentElement.clientWidth < 1000) {
+      x.ticks = x.ticks || {};
+      x.ticks.font = { size: 10 };
+      x.ticks.maxRotation = 60;
+      x.ticks.autoSkip = false;
+    }
     new Chart(canvas, cfg);
     drawn++;
   });
@@ -79,6 +87,35 @@ export const CLIENT_JS = String.raw`
     (waiting[n] || []).forEach(function (f) { f(eps); });
     delete waiting[n];
   };
+  // An episode's model calls (and accessibility trees) come from its own file, loaded when it is opened.
+  var callFiles = {}, callWaiting = {};
+  window.__retraceCalls = function (key, payload) {
+    callFiles[key] = payload;
+    (callWaiting[key] || []).forEach(function (f) { f[0](payload); });
+    delete callWaiting[key];
+  };
+  function loadCalls(episode) {
+    var key = episode.callsFile;
+    return new Promise(function (resolve, reject) {
+      if (!key || episode.callsLoaded) return resolve(episode);
+      var attach = function (payload) {
+        Object.keys(payload).forEach(function (i) { var s = episode.steps[Number(i)]; if (s) { s.calls = payload[i].calls; s.a11y = payload[i].a11y; } });
+        episode.callsLoaded = true;
+        resolve(episode);
+      };
+      if (callFiles[key]) return attach(callFiles[key]);
+      if (callWaiting[key]) return callWaiting[key].push([attach, reject]);
+      callWaiting[key] = [[attach, reject]];
+      var s = document.createElement("script");
+      s.src = viewer.chunkDir + "/calls-" + key + ".js";
+      s.onerror = function () {
+        var w = callWaiting[key] || [];
+        delete callWaiting[key];
+        w.forEach(function (f) { f[1](new Error("could not load " + s.src + ": keep the report's -files folder beside it")); });
+      };
+      document.head.appendChild(s);
+    });
+  }
   function loadChunk(n) {
     return new Promise(function (resolve, reject) {
       if (chunks[n]) return resolve(chunks[n]);
@@ -133,38 +170,58 @@ export const CLIENT_JS = String.raw`
     screenUrl(src).then(function (u) { if (img.getAttribute("data-src") === src) img.src = u; }, function (err) { img.removeAttribute("src"); img.alt = String(err.message || err); });
   }
   // Filters
-  var filters = { run: $("f-run"), condition: $("f-condition"), task: $("f-task"), outcome: $("f-outcome"), recovery: $("f-recovery") };
-  ["run", "condition", "task"].forEach(function (k) {
+  var panels = window.__retracePanels;
+  var plural = panels.plural;
+  var filters = { run: $("f-run"), condition: $("f-condition"), task: $("f-task"), seed: $("f-seed"), outcome: $("f-outcome"), recovery: $("f-recovery") };
+  // Conditions are listed by their display name (the same as in the tables and charts).
+  var labelOfCondition = {};
+  index.forEach(function (r) { labelOfCondition[r.condition] = r.label || r.condition; });
+  ["run", "condition", "task", "seed"].forEach(function (k) {
     var values = [];
     index.forEach(function (r) { if (values.indexOf(r[k]) < 0) values.push(r[k]); });
     var any = el("option", null, "any (" + values.length + ")");
     any.value = "";
     filters[k].appendChild(any);
-    values.sort().forEach(function (v) { var o = el("option", null, v); o.value = v; filters[k].appendChild(o); });
+    values.sort(function (a, b) { return k === "seed" ? a - b : k === "condition" ? (labelOfCondition[a] < labelOfCondition[b] ? -1 : 1) : a < b ? -1 : a > b ? 1 : 0; });
+    values.forEach(function (v) { var o = el("option", null, k === "condition" ? labelOfCondition[v] : v); o.value = String(v); filters[k].appendChild(o); });
   });
+  var search = $("f-search");
   var shown = [];
   function labelOf(r) {
-    return r.run + " | " + r.condition + " | " + r.task + " #" + r.seed + " | " + (r.success ? "solved" : "failed") + (r.recoveries ? ", " + r.recoveries + " recover" + (r.recoveries > 1 ? "ies" : "y") : "") + ", " + r.steps + " steps";
+    return r.run + " | " + (r.label || r.condition) + " | " + r.task + " #" + r.seed + (r.k ? " k" + r.k : "") + " | " + (r.success ? "solved" : "failed") + (r.recoveries ? ", " + plural(r.recoveries, "recovery", "recoveries") : "") + ", " + plural(r.steps, "step");
   }
-  function applyFilters() {
+  function applyFilters(keep) {
     var f = {}; Object.keys(filters).forEach(function (k) { f[k] = filters[k].value; });
+    var words = (search.value || "").toLowerCase().split(/\s+/).filter(Boolean);
     shown = index.filter(function (r) {
-      return (!f.run || r.run === f.run) && (!f.condition || r.condition === f.condition) && (!f.task || r.task === f.task) &&
-        (!f.outcome || (f.outcome === "success") === r.success) && (!f.recovery || (f.recovery === "yes") === r.recoveries > 0);
+      var hay = (r.task + " " + (r.instruction || "")).toLowerCase();
+      return (!f.run || r.run === f.run) && (!f.condition || r.condition === f.condition) && (!f.task || r.task === f.task) && (!f.seed || String(r.seed) === f.seed) &&
+        (!f.outcome || (f.outcome === "success") === r.success) && (!f.recovery || (f.recovery === "yes") === r.recoveries > 0) &&
+        words.every(function (w) { return hay.indexOf(w) >= 0; });
     });
     select.textContent = "";
     shown.forEach(function (r, i) { var o = el("option", null, labelOf(r)); o.value = String(i); select.appendChild(o); });
-    $("f-count").textContent = shown.length + " of " + index.length + " episodes";
+    $("f-count").textContent = shown.length + " of " + plural(index.length, "episode");
+    if (keep && shown.indexOf(keep) >= 0) { select.value = String(shown.indexOf(keep)); return; }
     if (shown.length) openRow(shown[0]);
   }
-  Object.keys(filters).forEach(function (k) { filters[k].onchange = applyFilters; });
+  Object.keys(filters).forEach(function (k) { filters[k].onchange = function () { applyFilters(); }; });
+  search.oninput = function () { applyFilters(); };
   select.onchange = function () { openRow(shown[Number(select.value)]); };
 
   var row = null, ep = null, cur = 0, showBefore = false;
   function segTitle(s, afterRestore) {
     if (s.role === "recovery") return "recovery attempt " + (s.attempt || "?");
-    if (s.role === "replay") return "replay" + (s.attempt ? " (attempt " + s.attempt + ")" : "");
-    return afterRestore ? "forward (after restore" + (s.attempt ? " " + s.attempt : "") + ")" : "forward";
+    if (s.role === "replay") return s.attempt ? "replay of recovery attempt " + s.attempt : "replayed prefix";
+    return afterRestore ? "forward (after restoration" + (s.attempt ? " " + s.attempt : "") + ")" : "forward";
+  }
+  // What a step is, in words (never "undefined"): forward, or the k-th action of a recovery attempt or replay.
+  function roleText(s) {
+    if (s.role === "forward") return "forward";
+    var nth = "its action " + (s.step + 1);
+    if (s.role === "recovery") return "recovery attempt " + (s.attempt === undefined ? "?" : s.attempt) + ", " + nth;
+    if (s.role === "replay") return (s.attempt === undefined ? "replay of the prefix" : "replay for recovery attempt " + s.attempt) + ", replaying forward step " + s.step;
+    return s.role;
   }
   function drawLanes(target, episode, onPick, current) {
     target.textContent = "";
@@ -181,10 +238,16 @@ export const CLIENT_JS = String.raw`
         target.appendChild(seg);
         lastKey = key;
       }
-      var chip = el("button", "chip " + s.role + (s.detection && s.detection.isError ? " flagged" : "") + (s.frozen ? " frozen" : "") + (i === current ? " current" : ""), s.n);
-      chip.title = "episode step " + s.n + ": " + s.role + (s.role === "forward" ? " step " + s.step : " attempt " + s.attempt + ", step " + (s.step + 1)) + " - " + s.actions.join(" ");
+      var chip = el("button", "chip " + s.role + (s.detection && s.detection.isError ? " flagged" : "") + (s.frozen ? " frozen" : "") + (s.context ? " after-cut" : "") + (i === current ? " current" : ""));
+      chip.appendChild(el("span", "n", s.n));
+      chip.title = "step " + s.n + ": " + roleText(s) + (s.frozen ? " (detector frozen)" : "") + (s.callCount ? ", " + plural(s.callCount, "model call") : "") + " - " + s.actions.join(" ");
       chip.setAttribute("data-index", String(i));
-      (s.flags || []).forEach(function (f, j) { var b = el("span", "flag " + f.charAt(0), f); b.style.right = (-6 + 16 * j) + "px"; chip.appendChild(b); });
+      chip.setAttribute("data-n", String(s.n));
+      if (s.flags && s.flags.length) {
+        var badges = el("span", "flags");
+        s.flags.forEach(function (f) { badges.appendChild(el("span", "flag " + f.charAt(0), f)); });
+        chip.appendChild(badges);
+      }
       if (onPick) chip.onclick = function () { onPick(i); };
       seg.chips.appendChild(chip);
       if (cut[s.seq]) { lastKey = null; afterRestore = true; }
@@ -232,43 +295,45 @@ export const CLIENT_JS = String.raw`
     var src = showBefore ? s.before : s.after;
     shot.onload = function () { drawMarks(s); };
     setImage(shot, src);
-    shot.alt = src ? (showBefore ? "screen before" : "screen after") + " episode step " + s.n : "screenshot not available";
-    which.textContent = (showBefore ? "before" : "after") + " episode step " + s.n + " of " + ep.steps.length;
+    shot.alt = src ? (showBefore ? "screen before" : "screen after") + " step " + s.n : "screenshot not available";
+    which.textContent = "screen " + (showBefore ? "before" : "after") + " step " + s.n + " (steps 0-" + (ep.steps.length - 1) + ")";
     $("viewer-toggle").textContent = showBefore ? "show after" : "show before";
     info.textContent = "";
     var dl = el("dl");
-    dlRow(dl, "episode step", s.n + " of " + ep.steps.length);
-    dlRow(dl, "role", s.role === "forward" ? "forward (task step " + s.step + ")" : s.role + " (attempt " + s.attempt + ", its step " + (s.step + 1) + ")");
-    if (s.flags) dlRow(dl, "marked", s.flags.map(function (f) { return (f.charAt(0) === "E" ? "first error E of attempt " : "recovery step R of attempt ") + f.slice(1); }).join("; "));
+    dlRow(dl, "step", s.n + " (of steps 0-" + (ep.steps.length - 1) + ")");
+    dlRow(dl, "role", roleText(s));
+    if (s.flags) dlRow(dl, "marked", s.flags.map(function (f) { return (f.charAt(0) === "E" ? "the first error (E) found by recovery attempt " : "the recovery step (R) recovery attempt " + f.slice(1) + " went back to; its target is the screen before this step") + (f.charAt(0) === "E" ? f.slice(1) : ""); }).join("; "));
     dlRow(dl, "actions", s.actions.join("  ") || "(none)");
     if (s.response !== undefined) dlRow(dl, "response", s.response).className = "pre";
     if (s.failure) dlRow(dl, "policy failure", s.failure);
     if (s.frozen) dlRow(dl, "detector", "frozen (not consulted)");
     else if (s.detection) {
       var d = s.detection;
-      dlRow(dl, "detector", d.failure ? "failed: " + d.failure : d.isError ? "off track, first error at task step " + d.errorStep + " (confidence " + d.confidence + ")" : "on track (confidence " + d.confidence + ")").className = d.isError ? "bad" : "good";
+      var flagged = d.isError ? errorStepN(s, d.errorStep) : undefined;
+      dlRow(dl, "detector", d.failure ? "failed: " + d.failure : d.isError ? "off track: first error at " + (flagged === undefined ? "a step before this record" : "step " + flagged) + " (confidence " + d.confidence + ")" : "on track (confidence " + d.confidence + ")").className = d.isError ? "bad" : "good";
       dlRow(dl, "reason", d.reason);
     }
-    (s.calls || []).forEach(function (c, j) {
-      var d = el("details", "call");
-      d.appendChild(el("summary", null, "model call " + (j + 1) + ": " + c.role + (c.model ? " (" + c.model + ")" : "") + " - " + c.inputTokens + " in / " + c.outputTokens + " out tokens, " + (c.latencyMs === undefined ? "latency n/a" : c.latencyMs < 1000 ? Math.round(c.latencyMs) + " ms" : (c.latencyMs / 1000).toFixed(2) + " s") + ", " + (c.costUsd === undefined ? "cost n/a" : "$" + (c.costUsd >= 0.01 || c.costUsd === 0 ? c.costUsd.toFixed(4) : c.costUsd.toPrecision(2))) + (c.prompt ? ", prompt " + c.prompt : "")));
-      d.appendChild(el("div", "meta", "prompt"));
-      d.appendChild(el("pre", "call-text", c.request));
-      d.appendChild(el("div", "meta", "reply"));
-      d.appendChild(el("pre", "call-text", c.reply));
-      dl.appendChild(el("dt", null, j === 0 ? "model calls" : ""));
-      var dd = el("dd");
-      dd.appendChild(d);
-      dl.appendChild(dd);
-    });
     info.appendChild(dl);
+    panels.context($("viewer-context"), s);
+    panels.calls($("viewer-calls"), s, setImage);
+    panels.a11y($("viewer-a11y"), s);
     Array.prototype.forEach.call(lanes.querySelectorAll(".chip[data-index]"), function (c) { c.classList.toggle("current", c.getAttribute("data-index") === String(cur)); });
+    Array.prototype.forEach.call(events.querySelectorAll(".evt"), function (e) { e.classList.toggle("here", e.getAttribute("data-after") === String(s.seq)); });
+    document.body.setAttribute("data-step", String(s.n));
+    document.body.setAttribute("data-seq", String(s.seq));
+    setHash(row, s.n);
+  }
+  // The step number (as the chips show it) of the forward step with task index t at or before step s.
+  function errorStepN(s, t) {
+    for (var i = ep.steps.indexOf(s); i >= 0; i--) if (ep.steps[i].role === "forward" && ep.steps[i].step === t) return ep.steps[i].n;
+    return undefined;
   }
   function drawEvents() {
     events.textContent = "";
     restore.textContent = "";
     ep.events.forEach(function (e) {
       var d = el("div", "evt", e.text);
+      d.setAttribute("data-after", String(e.afterSeq));
       var at = ep.steps.findIndex(function (s) { return s.seq === e.afterSeq; });
       if (at >= 0) { d.style.cursor = "pointer"; d.onclick = function () { show(at); }; }
       events.appendChild(d);
@@ -304,16 +369,18 @@ export const CLIENT_JS = String.raw`
   }
   function drawCompare() {
     compare.textContent = "";
-    var same = index.filter(function (r) { return r.run === row.run && r.task === row.task && r.seed === row.seed; });
+    var same = index.filter(function (r) { return r.run === row.run && r.task === row.task && r.seed === row.seed && r !== row; });
+    if (same.length < 1) return;
+    same.unshift(row);
     if (same.length < 2) return;
     compare.appendChild(el("h3", null, "Same task and seed across conditions (" + row.task + " #" + row.seed + ")"));
     same.forEach(function (r) {
       var line = el("div", "row");
-      var b = el("button", "nav", r.condition);
+      var b = el("button", "nav", (r.label || r.condition) + (r.k ? ", continuation k = " + r.k : ""));
       b.onclick = function () { openRow(r); };
       line.appendChild(b);
       line.appendChild(el("strong", r.success ? "good" : "bad", r.success ? "solved" : "failed"));
-      line.appendChild(el("span", "meta", r.recoveries + " recoveries, " + r.steps + " steps"));
+      line.appendChild(el("span", "meta", plural(r.recoveries, "recovery", "recoveries") + ", " + plural(r.steps, "step")));
       var mini = el("div");
       line.appendChild(mini);
       compare.appendChild(line);
@@ -323,22 +390,34 @@ export const CLIENT_JS = String.raw`
       }, function () {});
     });
   }
-  function openRow(r) {
+  function openRow(r, step) {
     row = r;
+    if (shown.indexOf(r) < 0) { Object.keys(filters).forEach(function (k) { filters[k].value = ""; }); search.value = ""; applyFilters(r); }
+    if (shown.indexOf(r) >= 0) select.value = String(shown.indexOf(r));
     return loadChunk(r.chunk).then(function (eps) {
+      var found = eps.find(function (x) { return x.key === r.key; });
+      return found ? loadCalls(found).then(function () { return eps; }) : eps;
+    }).then(function (eps) {
       if (row !== r) return;
       ep = eps.find(function (x) { return x.key === r.key; }) || null;
       result.textContent = "";
       if (!ep) { result.appendChild(el("strong", "bad", "episode " + r.key + " is missing from its chunk file")); return; }
       cur = 0;
-      drawLanes(lanes, ep, show, 0);
+      var start = 0;
+      if (step !== undefined) ep.steps.forEach(function (s, i) { if (s.n === step) start = i; });
+      drawLanes(lanes, ep, show, start);
       result.appendChild(el("strong", r.success ? "good" : "bad", r.success ? "SUCCESS" : "FAILURE"));
-      result.appendChild(el("span", null, " " + r.condition + ", task " + r.task + " seed " + r.seed + "; checker score " + ep.score + ", stopped: " + ep.stopReason + (ep.detail ? " - " + ep.detail : "") + (ep.simulated ? " [simulated]" : "")));
+      result.appendChild(el("span", null, " " + (r.label || r.condition) + ", task " + r.task + " seed " + r.seed + "; checker score " + ep.score + ", stopped: " + ep.stopReason + (ep.simulated ? " [simulated]" : "")));
+      if (ep.detail) result.appendChild(el("div", "instr pre", "Checker: " + ep.detail));
       result.appendChild(el("div", "instr", "Task: " + ep.instruction));
-      if (ep.extra) result.appendChild(el("div", "instr", JSON.stringify(ep.extra)));
+      if (ep.about) result.appendChild(el("div", "instr about", ep.about));
+      var link = el("a", "deeplink", "link to this episode");
+      link.href = "#" + hashOf(r);
+      result.appendChild(el("span", null, " "));
+      result.appendChild(link);
       drawEvents();
       drawCompare();
-      show(0);
+      show(start);
       document.body.setAttribute("data-episode", r.key);
       document.body.setAttribute("data-viewer", "ready");
     }, function (err) {
@@ -346,6 +425,31 @@ export const CLIENT_JS = String.raw`
       result.appendChild(el("strong", "bad", String(err.message || err)));
     });
   }
+  // Deep links: #run/condition/task/seed[/kN]/step, every part URI-encoded (the episode key is condition/task/seed[/kN]).
+  function hashOf(r, step) {
+    return [r.run].concat(r.key.split("/")).map(encodeURIComponent).join("/") + (step !== undefined ? "/" + step : "");
+  }
+  function setHash(r, step) {
+    if (!r) return;
+    var h = "#" + hashOf(r, step);
+    if (location.hash !== h) history.replaceState(null, "", h);
+  }
+  function openHash() {
+    var parts = location.hash.replace(/^#/, "").split("/").map(function (p) { try { return decodeURIComponent(p); } catch (e) { return p; } });
+    if (parts.length < 4) return false;
+    var step = /^\d+$/.test(parts[parts.length - 1]) ? Number(parts[parts.length - 1]) : undefined;
+    var rest = step === undefined ? parts : parts.slice(0, -1);
+    var run = rest[0], key = rest.slice(1).join("/");
+    var hit = index.find(function (r) { return r.run === run && r.key === key; });
+    if (!hit) return false;
+    if (hit === row && ep && ep.key === hit.key && step !== undefined) {
+      ep.steps.forEach(function (s, i) { if (s.n === step) show(i); });
+      return true;
+    }
+    openRow(hit, step);
+    return true;
+  }
+  window.addEventListener("hashchange", function () { if (location.hash.split("/").length >= 4) openHash(); });
   box.onclick = function () { box.classList.toggle("zoom"); if (ep) drawMarks(ep.steps[cur]); };
   $("viewer-prev").onclick = function () { show(cur - 1); };
   $("viewer-next").onclick = function () { show(cur + 1); };
@@ -355,6 +459,7 @@ export const CLIENT_JS = String.raw`
     if (e.key === "ArrowRight") show(cur + 1);
     if (e.key === "ArrowLeft") show(cur - 1);
   });
-  applyFilters();
+  // A followed deep link opens its step and brings the viewer into sight (no element has the link's id).
+  if (openHash()) { var tv = $("trajectory-viewer"); if (tv) tv.scrollIntoView(); } else applyFilters();
 })();
 `;

@@ -7,8 +7,10 @@ import type { ChartSpec } from "./charts.ts";
 import type { ExtraFile, RunData } from "./data.ts";
 import { verdictLabel, type Finding } from "./findings-verdict.ts";
 export type { Finding };
-import { conditionLabel, headerLabel, paramLabel } from "./labels.ts";
+import { conditionLabel, headerLabel, labelConditionsIn, paramLabel } from "./labels.ts";
 import { appBreakdown, pairedRows, type PairedRow } from "./paired.ts";
+import { VIEWER_CSS, viewerSection } from "./viewer-html.ts";
+import { TOC_CSS, sectionLink, tableOfContents } from "./toc.ts";
 
 /** Escape text for HTML element and attribute content. */
 export function escapeHtml(value: unknown): string {
@@ -87,7 +89,7 @@ function modelTable(s: ExperimentSummary): string {
   const rows: Array<Array<string | number>> = [];
   for (const c of s.conditions)
     for (const [role, m] of Object.entries(c.models ?? {}))
-      if (m) rows.push([c.condition, role, m.calls, m.errors, m.inputTokens, m.outputTokens, usd(m.costUsd), usd(c.success.successes ? m.costUsd / c.success.successes : null)]);
+      if (m) rows.push([conditionLabel(c.condition), role, m.calls, m.errors, m.inputTokens, m.outputTokens, usd(m.costUsd), usd(c.success.successes ? m.costUsd / c.success.successes : null)]);
   if (!rows.length) return "";
   const notes = [
     s.allModelCallsFailed ? "Every model call of this run failed: its success rates say nothing about the agents." : "",
@@ -194,51 +196,41 @@ export function renderPage(input: { title: string; runs: RunData[]; charts: Char
     .map((r) => {
       const s = r.summary;
       const m = r.manifest;
-      return `<section class="run" id="run-${escapeHtml(slug(r.rel || s.experiment))}">
-<h2>${escapeHtml(s.experiment)} <span class="meta">(${escapeHtml(s.kind)}${r.rel ? `, ${escapeHtml(r.rel)}/` : ""})</span></h2>
+      const id = `run-${slug(r.rel || s.experiment)}`;
+      return `<section class="run" id="${escapeHtml(id)}">
+<h2>${escapeHtml(s.experiment)} <span class="meta">(${escapeHtml(s.kind)}${r.rel ? `, ${escapeHtml(r.rel)}/` : ""})</span>${sectionLink(id)}</h2>
 ${s.simulated ? `<div class="banner">${escapeHtml(s.note)}</div>` : ""}
 <p class="meta">${m ? `commit ${escapeHtml(m.gitCommit.slice(0, 12))}, retrace ${escapeHtml(m.packageVersion)}, config ${escapeHtml(m.configHash.slice(0, 12))}, ${m.tasks.length} tasks, seeds ${escapeHtml(m.seeds.join(","))}. ` : ""}${s.episodes} episodes, ${s.envErrors} environment errors (excluded from success rates).</p>
-${s.recommendation ? `<h3>Recommendation</h3><p>${escapeHtml(s.recommendation.text)}</p>` : ""}
-<h3>Conditions</h3>${conditionTable(s)}
+${s.recommendation ? `<h3>Recommendation</h3><p>${escapeHtml(labelConditionsIn(s.recommendation.text, s.conditions.map((c) => c.condition)))}</p>` : ""}
+<h3 id="${escapeHtml(id)}-conditions">Conditions${sectionLink(`${id}-conditions`)}</h3>${conditionTable(s)}
 ${modelTable(s)}${skippedList(s)}
 ${s.successAtK?.length ? `<h3>Success@K</h3>${successAtKTable(s)}` : ""}
 ${chartsFor(r).map(chartHtml).join("\n")}
 ${pairedTable(pairedRows(r.lines))}
 ${appTable(r)}
-<h3>Process stability</h3>
+<h3 id="${escapeHtml(id)}-stability">Process stability${sectionLink(`${id}-stability`)}</h3>
 <p class="note">After GraceBench: deviation rate = share of steps off track; loop incidence = share of runs that repeat a state transition (recovery adds such repeats by design: undoing and redoing a step revisits states); loop burden = share of steps repeating a transition (over runs that loop); recovery ability = share of deviations that came back on track (over runs that deviated); recovery length = off-track steps before coming back. Labels: <b>ground-truth</b> = SimDesk's reference path; <b>detector</b> = the error detector's own verdicts (weaker evidence).</p>
 ${stabilityTable(s)}
 </section>`;
     })
     .join("\n");
-  const extras = input.extras.length ? `<section id="recovery-eval"><h2>Recovery evaluation</h2>${input.recoveryHtml}</section>` : "";
+  const extras = input.extras.length ? `<section id="recovery-eval"><h2>Recovery evaluation${sectionLink("recovery-eval")}</h2>${input.recoveryHtml}</section>` : "";
   const findings = input.findings?.length
-    ? `<section id="findings"><h2>Do the paper's findings hold here?</h2><p class="meta">${escapeHtml(VERDICT_RULE)}</p>${simulated ? `<div class="banner">Checked on simulated policies: evidence about the simulation, not about any model.</div>` : ""}<ul>${input.findings
+    ? `<section id="findings"><h2>Do the paper's findings hold here?${sectionLink("findings")}</h2><p class="meta">${escapeHtml(VERDICT_RULE)}</p>${simulated ? `<div class="banner">Checked on simulated policies: evidence about the simulation, not about any model.</div>` : ""}<ul>${input.findings
         .map((f) => `<li class="finding ${f.holds === null ? "na" : f.holds ? "yes" : "no"}"><b>${escapeHtml(findingVerdict(f))}</b>: ${escapeHtml(f.claim)} <span class="meta">${escapeHtml(f.evidence)}</span></li>`)
         .join("")}</ul></section>`
     : "";
   const n = input.viewer.index.length;
-  const viewer = `<section id="trajectory-viewer"><h2>Trajectory viewer <span class="meta">(${n} episodes)</span></h2>
-<p class="note">Filter, then pick an episode; step with the buttons or the arrow keys. Chips are numbered by their position in the episode. Blocks: forward steps (red border = the detector flagged an error there; <b>E</b>n = the first error attempt n found, <b>R</b>n = the step it restored to), recovery attempts (orange) and replayed prefix steps (green). Click the screenshot to zoom; the action is drawn on it (circle = click, line = drag, box = typed text).</p>
-${n === 0 ? "<p>No episodes with a trajectory record in this folder.</p>" : `<div class="filters">
-<label>run <select id="f-run"></select></label><label>condition <select id="f-condition"></select></label><label>task <select id="f-task"></select></label>
-<label>outcome <select id="f-outcome"><option value="">any</option><option value="success">solved</option><option value="failure">failed</option></select></label>
-<label>recovery <select id="f-recovery"><option value="">any</option><option value="yes">had a recovery</option><option value="no">no recovery</option></select></label>
-<span id="f-count" class="meta"></span></div>
-<select id="episode-select"></select>
-<div id="viewer"><div id="viewer-lanes"></div>
-<div><div><button class="nav" id="viewer-prev">&larr; prev</button><button class="nav" id="viewer-next">next &rarr;</button><button class="nav" id="viewer-toggle">show before</button> <span id="viewer-which" class="meta"></span></div><div class="shotbox" id="viewer-box"><img id="viewer-shot" alt=""><svg id="viewer-marks"></svg></div></div>
-<div><div id="viewer-result"></div><h3>Step</h3><div id="viewer-info"></div><h3>Events</h3><div id="viewer-events"></div><div id="viewer-restore"></div></div></div>
-<div id="compare"></div>`}
-</section>`;
+  const viewer = viewerSection(input.viewer.index.length);
   const data = { charts: input.charts.map((c) => ({ id: c.id, config: c.config })), viewer: input.viewer };
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(input.title)}</title><style>${CSS}</style></head>
+<title>${escapeHtml(input.title)}</title><style>${CSS}${VIEWER_CSS}${TOC_CSS}</style></head>
 <body>
 <header><h1>${escapeHtml(input.title)}</h1><div>${escapeHtml(input.generatedFrom)}${simulated ? " &middot; <b>SIMULATED POLICIES</b>" : ""}</div></header>
 <main>
 ${simulated ? `<div class="banner">All results in this report come from seeded simulated policies (labelled "simulated"), not from models.</div>` : ""}
+${tableOfContents({ findings: !!findings, runs: input.runs.map((r) => ({ id: `run-${slug(r.rel || r.summary.experiment)}`, title: r.summary.experiment, kind: r.summary.kind })), recoveryEval: !!extras, viewer: true })}
 ${findings}
 ${runSections}
 ${extras}

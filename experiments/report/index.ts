@@ -9,11 +9,13 @@
  * are the run's blob files at full resolution, so the page works from file:// with no network.
  */
 import { readJsonFile } from "../../src/store/read-file.ts";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join, resolve } from "node:path";
 import { successAtKChart, successChart, sweepChart, stabilityChart, type ChartSpec } from "./charts.ts";
 import { CLIENT_JS } from "./client.ts";
+import { PANELS_JS } from "./client-panels.ts";
+import { splitCalls, writeCallFiles } from "./call-files.ts";
 import { findExtraFiles, findRuns, inside, loadRun } from "./data.ts";
 import { findingsForRuns } from "./findings.ts";
 import { renderPage, scriptJson, slug, type Finding } from "./html.ts";
@@ -28,8 +30,6 @@ export interface ReportOptions {
   file?: string;
   /** At most this many episodes per run in the viewer (recoveries first, conditions interleaved). @default every episode */
   episodesPerRun?: number;
-  /** The record/replay cache the runs used (`--cache-dir`): the viewer shows each step's model calls from it. @default "<run>/model-cache" */
-  cacheDir?: string;
   /** Page title. @default "retrace report: <folder name>" */
   title?: string;
 }
@@ -37,8 +37,10 @@ export interface ReportOptions {
 /** What was written. */
 export interface ReportOutput {
   file: string;
-  /** Size of report.html (the chunk files come on top). */
+  /** Size of report.html alone. */
   bytes: number;
+  /** Size of report.html plus its `-files` folder (chunk files and screen packs): what the report takes on disk. */
+  totalBytes: number;
   runs: number;
   /** Episodes reachable in the viewer. */
   episodes: number;
@@ -70,13 +72,14 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   const recovery = recoveryEvalView(extras);
   const file = resolve(options.file ?? join(root, "report.html"));
   const reportDir = dirname(file);
-  const { index, chunks, screens } = await viewerChunks(runs, reportDir, options.episodesPerRun, options.cacheDir && resolve(options.cacheDir));
+  const { index, chunks, screens } = await viewerChunks(runs, reportDir, options.episodesPerRun);
   // The chunk folder is rewritten whole: a stale chunk from an earlier report never mixes in.
   const filesName = `${basename(file).replace(/\.html?$/i, "")}-files`;
   const filesDir = join(reportDir, filesName);
   rmSync(filesDir, { recursive: true, force: true });
   if (chunks.length) mkdirSync(filesDir, { recursive: true });
   const packed = shortenScreenIds(chunks, screens);
+  writeCallFiles(filesDir, splitCalls(chunks), scriptJson);
   chunks.forEach((c, i) => writeFileSync(join(filesDir, `chunk-${i}.js`), `window.__retraceChunk(${i}, ${scriptJson(c.map(chunkEpisode))});\n`));
   writeScreenPacks(join(filesDir, "screens"), packed);
   // findings.json (the demo writes one) wins; otherwise the findings are checked against this
@@ -87,10 +90,17 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   const chartJs = readFileSync(join(dirname(require.resolve("chart.js")), "chart.umd.min.js"), "utf8");
   const html = renderPage({
     title: options.title ?? `retrace report: ${basename(root)}`,
-    runs, charts: [...charts, ...recovery.charts], extras, recoveryHtml: recovery.html, findings, viewer: { index, chunkDir: encodeURIComponent(filesName) }, chartJs, clientJs: CLIENT_JS,
+    runs, charts: [...charts, ...recovery.charts], extras, recoveryHtml: recovery.html, findings, viewer: { index, chunkDir: encodeURIComponent(filesName) }, chartJs, clientJs: PANELS_JS + CLIENT_JS,
     generatedFrom: runs.length ? `${runs.length} run(s) in ${root}` : `recovery-evaluation output in ${root}`,
   });
   writeFileSync(`${file}.tmp`, html);
   renameSync(`${file}.tmp`, file);
-  return { file, bytes: Buffer.byteLength(html), runs: runs.length, episodes: index.length, chunks: chunks.length };
+  const bytes = Buffer.byteLength(html);
+  return { file, bytes, totalBytes: bytes + folderBytes(filesDir), runs: runs.length, episodes: index.length, chunks: chunks.length };
+}
+
+/** Bytes of the files under `dir` (0 when it does not exist). */
+function folderBytes(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  return readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? folderBytes(join(dir, e.name)) : statSync(join(dir, e.name)).size), 0);
 }

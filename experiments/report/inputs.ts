@@ -82,6 +82,8 @@ interface ModelRunRecord {
   accounting?: { forwardSteps?: number; recoverySteps?: number; replaySteps?: number; recoveryAttempts?: number; detectorCalls?: number; policyFailures?: number; models?: Record<string, { inputTokens?: number; outputTokens?: number; costUsd?: number }> };
   prompts?: string[];
   trajectory: Trajectory;
+  /** The run's model calls, each with its step (experiments/agents/call-log.ts). */
+  calls?: EpisodeRecord["calls"];
 }
 
 /** True when `dir` is a `retrace run --policy` folder. */
@@ -115,6 +117,7 @@ export function loadModelRun(dir: string): { line: ResultLine; record: EpisodeRe
   const record: EpisodeRecord = {
     key, condition, task: rec.task, instruction: `task ${rec.task} (retrace run --policy)`, seed: 0, success: line.success, score: line.score,
     detail: "", stopReason: rec.stopReason, simulated: line.simulated, trajectory: rec.trajectory,
+    ...(Array.isArray(rec.calls) ? { calls: rec.calls } : {}),
   };
   return { line, record };
 }

@@ -1,6 +1,7 @@
 /**
  * Human labels for the report: condition ids and parameters in words ("freeze window 0, retry cap
- * 3" instead of `freezeWindow=0,maxRecoveryIterations=3`), and table headers for the JSON fields of
+ * 3" instead of `freezeWindow=0,maxRecoveryIterations=3`; one display name per condition, used by
+ * the tables, charts, the viewer's filters and episode list, and the demo's console table), and table headers for the JSON fields of
  * the recovery-evaluation files (`successCi` -> "success (95% CI)"). Every visible header goes
  * through {@link headerLabel}; the Chromium test checks that none is a raw JSON key.
  */
@@ -56,7 +57,16 @@ export function conditionLabel(id: string): string {
   const m = /^(.*)\.max-rec-(\d+)$/.exec(id);
   if (m) return `${m[1]}, retry cap ${m[2]}`;
   if (id === "no-recovery") return "no recovery";
+  const none = /^(.*)\.no-recovery$/.exec(id);
+  if (none) return `${none[1]}, no recovery`;
   return id;
+}
+
+/** `text` with every condition id of `ids` written as its display name (a recommendation names conditions by id). */
+export function labelConditionsIn(text: string, ids: readonly string[]): string {
+  let out = text;
+  for (const id of [...ids].sort((a, b) => b.length - a.length)) if (conditionLabel(id) !== id) out = out.split(id).join(conditionLabel(id));
+  return out;
 }
 
 /** The app (or domain) of a task id: OSWorld's domain when the line carries one, else the id's first word ("files-rename-folder" -> "files"). */

@@ -24,6 +24,7 @@ export function shortenScreenIds<T>(chunks: ViewEpisode[][], screens: ReadonlyMa
       for (const s of ep.steps) {
         s.before = short(s.before)!;
         s.after = short(s.after)!;
+        for (const c of s.calls ?? []) for (const m of c.messages) for (const part of m.parts) if ("img" in part) part.img = short(part.img)!;
       }
       for (const e of ep.events) {
         if (e.target) e.target = short(e.target);

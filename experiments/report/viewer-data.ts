@@ -18,13 +18,17 @@ import { ConfigError } from "../../src/errors.ts";
 import { readJsonFile } from "../../src/store/read-file.ts";
 import { realInside, showId } from "../../src/store/safe-path.ts";
 import { episodeFolder, inside, pickEpisodes, type RunData } from "./data.ts";
+import { callsByStep, contextViews, transitionText, type ContextView, type ViewerCall } from "./viewer-calls.ts";
+import { conditionLabel } from "./labels.ts";
+
+export type { ViewerCall, ContextView } from "./viewer-calls.ts";
 
 /** A mark the viewer draws on a screenshot, in screen pixels. */
 export type ViewerMark = { t: "click"; x: number; y: number; label: string } | { t: "drag"; x: number; y: number; x2: number; y2: number } | { t: "text"; text: string; x?: number; y?: number };
 
 /** A step as the viewer shows it (screenshots as URLs relative to the report file). */
 export interface ViewStep {
-  /** Position in the episode, from 1, across every role (never restarts after a restore). */
+  /** The step number shown everywhere: position in the episode from 0, across every role (never restarts after a restore). */
   n: number;
   seq: number;
   role: string;
@@ -39,26 +43,16 @@ export interface ViewStep {
   frozen?: boolean;
   /** "E1" (first error found by attempt 1's detection), "R1" (its recovery step). */
   flags?: string[];
-  /** Model calls made on this step's screens (from the run's record/replay cache, redacted when recorded). */
+  /** The model calls recorded against this step when they were made (the episode's call log; see viewer-calls.ts). */
   calls?: ViewerCall[];
+  /** First forward step after a restoration: the history cut and the context the policy saw. */
+  context?: ContextView;
+  /** Accessibility tree the policy received with this step's screen, when its observation had one. */
+  a11y?: string;
+  /** How many calls the step has, once `calls` moved to the episode's call file (call-files.ts). */
+  callCount?: number;
   before: string;
   after: string;
-}
-
-/** One model call as the viewer shows it. */
-export interface ViewerCall {
-  role: string;
-  model: string;
-  prompt?: string;
-  /** The request's text parts (images named as [screenshot]). */
-  request: string;
-  reply: string;
-  inputTokens: number;
-  outputTokens: number;
-  /** Milliseconds the recorded call took; absent in cache entries written before latency was recorded. */
-  latencyMs?: number;
-  /** US dollars from the model spec's prices; absent when the spec had none (shown as n/a, never $0). */
-  costUsd?: number;
 }
 
 /** An event of the episode as a sentence, with the screenshots it compares. */
@@ -83,7 +77,10 @@ export interface ViewEpisode {
   simulated: boolean;
   steps: ViewStep[];
   events: ViewerEvent[];
-  extra?: Record<string, unknown>;
+  /** What the episode is (ideal recovery's phase, strategy, R and k), in words; "" for plain episodes. */
+  about: string;
+  /** The key of the file holding its steps' calls and accessibility trees (call-files.ts), when it has any. */
+  callsFile?: string;
 }
 
 /** One row of the viewer's index (always in the page). */
@@ -98,6 +95,12 @@ export interface ViewerIndexRow {
   steps: number;
   /** Chunk file holding the episode. */
   chunk: number;
+  /** The condition's display name (labels.ts conditionLabel), the same as in the tables and charts. */
+  label: string;
+  /** The task's instruction, for the viewer's text search. */
+  instruction: string;
+  /** Ideal recovery's continuation index, when the episode is one. */
+  k?: number;
 }
 
 const REF = /^[0-9a-f]{64}$/;
@@ -145,6 +148,22 @@ function marksOf(actions: readonly Action[]): ViewerMark[] {
     if (p) at = p;
   }
   return out;
+}
+
+/** A record/replay cache entry as a call (the computer-use policies' entries included); see {@link loadCallIndex}. */
+export interface CachedCall {
+  role: string;
+  model: string;
+  prompt?: string;
+  /** The request's text parts (images named as [screenshot]). */
+  request: string;
+  reply: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** Milliseconds the recorded call took; absent in cache entries written before latency was recorded. */
+  latencyMs?: number;
+  /** US dollars from the model spec's prices; absent when the spec had none (shown as n/a, never $0). */
+  costUsd?: number;
 }
 
 type Meta = { role?: string; prompt?: string; latencyMs?: number; costUsd?: number; model?: string };
@@ -203,12 +222,14 @@ function answerText(items: unknown): string {
 
 /**
  * The run's record/replay cache (`<run>/model-cache`), indexed by the last screenshot each request
- * carried: a step's calls are those made on its screen. Empty when the run kept no cache. Reads
+ * carried. Not how the viewer places calls on steps (a cache entry can serve several episodes and
+ * conditions, and a screen recurs across steps): that comes from each episode's call log
+ * (viewer-calls.ts). Kept for inspecting a cache, e.g. the computer-use policies' entries. Empty when the run kept no cache. Reads
  * chat entries and the computer-use policies' entries alike; latency and cost are absent in
  * entries written before they were recorded (the viewer shows "n/a").
  */
-export function loadCallIndex(runDir: string, cacheDir?: string): Map<string, ViewerCall[]> {
-  const index = new Map<string, ViewerCall[]>();
+export function loadCallIndex(runDir: string, cacheDir?: string): Map<string, CachedCall[]> {
+  const index = new Map<string, CachedCall[]>();
   const root = cacheDir ?? join(runDir, "model-cache");
   if (!existsSync(root)) return index;
   for (const sub of readdirSync(root)) {
@@ -232,7 +253,7 @@ export function loadCallIndex(runDir: string, cacheDir?: string): Map<string, Vi
       const r = e.response ?? {};
       const u = { ...r, ...(r.usage ?? {}), ...(r.meta ?? {}) };
       const latency = typeof u.latencyMs === "number" && Number.isFinite(u.latencyMs) && u.latencyMs >= 0 ? u.latencyMs : undefined;
-      const call: ViewerCall = {
+      const call: CachedCall = {
         role: String(u.role ?? e.draw?.role ?? e.request.role ?? e.request.draw?.role ?? "model"), model: String(u.model ?? e.request.model ?? ""), ...(u.prompt ? { prompt: String(u.prompt) } : {}),
         request: texts.join("\n").slice(0, 20_000), reply: String(typeof r.text === "string" ? r.text : answerText(r.output ?? r.content)).slice(0, 20_000),
         inputTokens: Number(u.inputTokens ?? u.input_tokens) || 0, outputTokens: Number(u.outputTokens ?? u.output_tokens) || 0,
@@ -246,38 +267,89 @@ export function loadCallIndex(runDir: string, cacheDir?: string): Map<string, Vi
 
 const str = (v: unknown) => (v === undefined || v === null ? "" : String(v));
 
-/** The episode's events as sentences ("step 5: detector flagged step 2 as the first error: ..."). */
+/** A value as words for a sentence: no JSON, no "undefined", no literal "\\n". */
+export function plainText(v: unknown): string {
+  if (v === undefined || v === null) return "";
+  if (typeof v === "object") return Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined && x !== null && x !== "").map(([k, x]) => `${words(k)} ${plainText(x)}`).join(", ");
+  return String(v).replace(/\\n/g, "\n").replace(/\b[0-9a-f]{64}\b/g, (h) => h.slice(0, 8));
+}
+
+/** "1 recovery", "2 recoveries", "1 step", "3 steps". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+const words = (k: string) => k.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
+
+/**
+ * The episode's events as sentences, every step named by its number in the episode (from 0, as
+ * the chips show it): "after step 5: the detector flagged step 2 as the first error ...; the
+ * selector chose to go back to the screen before step 1 ...".
+ */
 export function eventSentences(rec: EpisodeRecord, url: (ref: unknown) => string): ViewerEvent[] {
   const steps = rec.trajectory.steps;
-  const nOf = (seq: number) => steps.findIndex((s) => s.seq === seq) + 1;
+  const nOf = (seq: number) => steps.findIndex((s) => s.seq === seq);
   const starts = new Map<number, Record<string, unknown>>();
   return rec.trajectory.events.map((e) => {
     const d = e.detail ?? {};
     let text: string;
     const out: ViewerEvent = { afterSeq: e.afterSeq, kind: e.kind, text: "" };
-    if (e.kind === "reset") text = `environment reset (${str(d.reason) || "episode start"})`;
+    const at = nOf(e.afterSeq);
+    const where = at >= 0 ? `after step ${at}` : "before the first step";
+    if (e.kind === "reset") text = `${where}: environment reset (${plainText(d.reason) || "episode start"}${d.try !== undefined ? `, try ${plainText(d.try)}` : ""})`;
     else if (e.kind === "recovery-start") {
       starts.set(Number(d.attempt), d);
-      const sel = d.selection as { reason?: unknown; strategy?: unknown } | undefined;
-      // Episode step numbers (what the chips show) of the forward steps E and R refer to (task step indices).
+      const sel = d.selection as { reason?: unknown; strategy?: unknown; failure?: unknown } | undefined;
+      // The episode step numbers (what the chips show) of the forward steps E and R refer to (task step indices).
       const fwdN = (step: unknown) => {
         const hit = [...steps].reverse().find((s) => s.role === "forward" && s.seq <= e.afterSeq && s.step === step);
         return hit ? nOf(hit.seq) : undefined;
       };
       const en = fwdN(d.errorStep);
       const rn = fwdN(d.recoveryStep);
-      text = `step ${nOf(e.afterSeq)}: detector flagged ${en ? `step ${en}` : `task step ${str(d.errorStep)}`} as the first error (E = ${str(d.errorStep)})${d.confidence !== undefined ? ` with confidence ${str(d.confidence)}` : ""}: ${str(d.reason)}; selector chose R = ${str(d.recoveryStep)}${rn ? ` (back to the screen before step ${rn})` : ""}${sel?.reason ? `: ${str(sel.reason)}` : ""}; recovery attempt ${str(d.attempt)} starts (${str(d.mode)} restoration)`;
+      text = `${where}: the detector flagged ${en !== undefined ? `step ${en}` : "a step before this record"} as the first error${d.confidence !== undefined ? ` (confidence ${plainText(d.confidence)})` : ""}: ${plainText(d.reason)}; the selector${sel?.strategy ? ` (${plainText(sel.strategy)})` : ""} chose to go back to ${rn !== undefined ? `the screen before step ${rn}` : "the first screen"}${sel?.reason ? `: ${plainText(sel.reason)}` : ""}${sel?.failure ? ` (selector failed: ${plainText(sel.failure)})` : ""}; recovery attempt ${plainText(d.attempt)} starts (${plainText(d.mode) || "model"} restoration)`;
     } else if (e.kind === "recovery-end") {
       const v = d.verification as { verdict?: unknown; ssim?: unknown } | undefined;
-      text = `recovery attempt ${str(d.attempt)} took ${str(d.steps)} step(s) and ${d.restored ? "declared the state restored" : "did not restore the state"}: ${str(d.reason)}${v ? `; verifier: ${str(v.verdict)}${v.ssim !== undefined ? ` (SSIM ${str(v.ssim)})` : ""}` : ""}`;
+      text = `${where}: recovery attempt ${plainText(d.attempt)} took ${plural(Number(d.steps) || 0, "step")} and ${d.restored ? "declared the state restored" : "did not restore the state"}: ${plainText(d.reason)}${v ? `; verifier: ${plainText(v.verdict)}${v.ssim !== undefined ? ` (SSIM ${plainText(v.ssim)})` : ""}` : ""}`;
       const start = starts.get(Number(d.attempt));
       if (start?.target) out.target = url(start.target);
       if (d.observation) out.restored = url(d.observation);
-    } else if (e.kind === "truncate") text = d.kept ? `history of ${str(d.from)} step(s) kept (state not confirmed restored; the agent was told)` : `history cut from ${str(d.from)} to ${str(d.to)} step(s)${d.restored ? "" : " (state not confirmed restored)"}`;
-    else text = `${e.kind}: ${JSON.stringify(d).replace(/\b[0-9a-f]{64}\b/g, (h) => h.slice(0, 8))}`;
+    } else if (e.kind === "truncate") {
+      const transition = transitionText(d.notice, Number(d.to));
+      text = d.kept
+        ? `${where}: the policy's history of ${plural(Number(d.from) || 0, "forward step")} was kept (the state was not confirmed restored; the agent was told)${transition ? `: "${transition}"` : ""}`
+        : `${where}: the policy's history was cut from ${plural(Number(d.from) || 0, "forward step")} to ${Number(d.to) || 0}${d.restored ? "" : " (state not confirmed restored)"}${transition ? `; the next step is told: "${transition}"` : ""}`;
+    } else text = `${where}: ${words(e.kind)}${Object.keys(d).length ? ` (${plainText(d)})` : ""}`;
     out.text = text;
     return out;
   });
+}
+
+/**
+ * What an episode of an ideal-recovery run is, in words (its record's `extra`): the forward run,
+ * or continuation k of a recovery-step strategy, with E and R as step numbers of this record.
+ */
+export function aboutEpisode(extra: Record<string, unknown> | undefined, steps: EpisodeRecord["trajectory"]["steps"], condition = ""): string {
+  if (!extra || typeof extra !== "object") return "";
+  const phase = extra.phase;
+  if (phase === "forward") return "Ideal recovery, forward run: the first attempt at the task; its failed runs are restarted from a recovery step R below.";
+  if (phase === "continuation") {
+    const R = Number(extra.recoveryStep);
+    const E = Number(extra.errorStep);
+    const replayed = steps.filter((s) => s.role === "replay").length;
+    // The condition's display name ("R=E-1"), as the tables and filters show it; the strategy id beside it.
+    const strategy = [conditionLabel(condition), String(extra.strategy ?? "")].filter((x, i, a) => x && a.indexOf(x) === i).join(" ");
+    const named = condition && extra.strategy ? `${conditionLabel(condition)} (${plainText(extra.strategy)})` : strategy;
+    return `Ideal recovery, continuation k = ${plainText(extra.k)} of strategy ${named}: the forward run's first error was its step ${Number.isFinite(E) ? E : "?"}; this run replays the forward run's first ${plural(Number.isFinite(R) ? R : 0, "step")} (R = ${Number.isFinite(R) ? R : "?"}${replayed > R ? `, ${replayed} replayed steps with retries` : ""}) and continues from the screen before step ${Number.isFinite(R) ? R : "?"}, with a fresh draw of the policy.`;
+  }
+  const osworld = extra.osworld as { id?: unknown; related_apps?: unknown; evaluator?: { func?: unknown } } | undefined;
+  if (osworld && typeof osworld === "object") {
+    const apps = Array.isArray(osworld.related_apps) ? osworld.related_apps.map(plainText).join(", ") : "";
+    const func = osworld.evaluator && typeof osworld.evaluator === "object" ? plainText(osworld.evaluator.func) : "";
+    return `OSWorld task ${plainText(osworld.id)}${apps ? `; apps ${apps}` : ""}${func ? `; checked by ${func}` : ""}.`;
+  }
+  const known = Object.entries(extra).filter(([, v]) => v !== null && typeof v !== "object");
+  return known.length ? known.map(([k, v]) => `${words(k)}: ${plainText(v)}`).join("; ") : "";
 }
 
 const MAP_W = 160;
@@ -344,10 +416,23 @@ function restorePairs(rec: EpisodeRecord): Map<string, [string, string]> {
   return out;
 }
 
+const A11Y_PREFIX = "Accessibility tree:\n";
+
+/** The accessibility tree the step's policy (else any) call received, as its own pane. */
+function a11yOf(calls: ViewerCall[] | undefined): { a11y?: string } {
+  const ordered = [...(calls ?? [])].sort((a, b) => Number(b.phase === "policy" || b.phase === "recoverer") - Number(a.phase === "policy" || a.phase === "recoverer"));
+  for (const c of ordered)
+    for (const m of [...c.messages].reverse())
+      for (const p of m.parts) if ("text" in p && p.text.startsWith(A11Y_PREFIX)) return { a11y: p.text.slice(A11Y_PREFIX.length) };
+  return {};
+}
+
 /** One episode's record as the viewer shows it. */
-export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: string, calls: Map<string, ViewerCall[]> = new Map(), screens?: ScreenFiles): ViewEpisode {
+export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: string, screens?: ScreenFiles): ViewEpisode {
   const url = (ref: unknown) => blobUrl(blobsDir, reportDir, ref, screens);
   const steps = rec.trajectory.steps;
+  const calls = callsByStep(steps, rec.calls, url);
+  const contexts = contextViews(steps, rec.trajectory.events, rec.calls);
   const flags = new Map<number, string[]>();
   for (const e of rec.trajectory.events) {
     if (e.kind !== "recovery-start") continue;
@@ -359,9 +444,9 @@ export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: s
     }
   }
   return {
-    key: rec.key, instruction: rec.instruction, score: rec.score, detail: rec.detail, stopReason: rec.stopReason, simulated: rec.simulated,
+    key: rec.key, instruction: rec.instruction, score: rec.score, detail: plainText(rec.detail), stopReason: rec.stopReason, simulated: rec.simulated,
     steps: steps.map((s, i) => ({
-      n: i + 1, seq: s.seq, role: s.role, step: s.step, ...(s.attempt !== undefined ? { attempt: s.attempt } : {}),
+      n: i, seq: s.seq, role: s.role, step: s.step, ...(s.attempt !== undefined ? { attempt: s.attempt } : {}),
       actions: s.actions.map((a) => { try { return formatAction(a); } catch { return JSON.stringify(a); } }),
       marks: marksOf(s.actions),
       ...(s.response !== undefined ? { response: s.response } : {}),
@@ -369,16 +454,18 @@ export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: s
       ...(s.detection ? { detection: { isError: s.detection.isError, errorStep: s.detection.errorStep, reason: s.detection.reason, confidence: s.detection.confidence, ...(s.detection.failure ? { failure: s.detection.failure } : {}) } } : {}),
       ...(s.frozen ? { frozen: true } : {}),
       ...(flags.has(s.seq) ? { flags: flags.get(s.seq) } : {}),
-      ...(calls.has(s.before) ? { calls: calls.get(s.before) } : {}),
+      ...(calls.has(i) ? { calls: calls.get(i) } : {}),
+      ...(contexts.has(i) ? { context: contexts.get(i) } : {}),
+      ...a11yOf(calls.get(i)),
       before: url(s.before), after: url(s.after),
     })),
     events: eventSentences(rec, url),
-    ...(rec.extra ? { extra: rec.extra } : {}),
+    about: aboutEpisode(rec.extra as Record<string, unknown> | undefined, steps, rec.condition),
   };
 }
 
 /** The viewer's index and its chunk files (one per run and condition): every episode, loaded on demand. */
-export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number, cacheDir?: string): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][]; screens: Map<string, () => Buffer> }> {
+export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][]; screens: Map<string, () => Buffer> }> {
   const memo = new Map<string, number[] | undefined>();
   const seen = new Map<string, (() => Buffer) | null>();
   const index: ViewerIndexRow[] = [];
@@ -389,7 +476,6 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
     // elsewhere is refused, not followed.
     // (The demo's runs share one store beside them, so the run's parent folder is the bound.)
     if (existsSync(blobsDir) && !realInside(dirname(resolve(run.dir)), blobsDir)) throw new ConfigError(`report: ${join(run.dir, "manifest.json")} names the blob folder ${showId(blobsDir)}, outside ${dirname(resolve(run.dir))}; the report reads only inside the run folder and the folder that holds it`, { field: "dir" });
-    const calls = loadCallIndex(run.dir, cacheDir);
     // Read-only use: a store is made (it creates its folder) only when the folder exists.
     const blobs = existsSync(blobsDir) ? new BlobStore({ dir: blobsDir }) : undefined;
     const byCondition = new Map<string, number>();
@@ -411,10 +497,10 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
         chunks.push([]);
         byCondition.set(line.condition, chunk);
       }
-      const ep = viewerEpisode(rec, blobsDir, reportDir, calls, { blobs, seen });
+      const ep = viewerEpisode(rec, blobsDir, reportDir, { blobs, seen });
       await addSsimMaps(ep, blobs, restorePairs(rec), memo);
       chunks[chunk].push(ep);
-      index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveries: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk });
+      index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveries: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk, label: conditionLabel(line.condition), instruction: rec.instruction ?? "", ...(typeof rec.extra?.k === "number" ? { k: rec.extra.k } : {}) });
     }
   }
   const svgz = new Map<string, () => Buffer>();

@@ -27,6 +27,7 @@ import { redactText } from "../../src/secrets.ts";
 import { pathInside } from "../../src/store/safe-path.ts";
 import { appendRecord, type EpisodeRecordsMode } from "./episode-records.ts";
 import { drawScopeFor, type DrawsMode } from "../../adapters/models/draws.ts";
+import type { CallRecord } from "../agents/call-log.ts";
 
 /** Everything an episode needs besides its job. */
 export interface EpisodeDeps {
@@ -62,6 +63,8 @@ export interface EpisodeRecord {
   simulated: boolean;
   trajectory: Trajectory;
   extra?: Record<string, JsonValue>;
+  /** Every model call of the episode, each with the step it belongs to (absent when no model was called). */
+  calls?: CallRecord[];
 }
 
 /** Run one job of an end-to-end or sweep condition. */
@@ -104,6 +107,8 @@ export async function finishEpisode(job: EpisodeJob, task: Task, result: Episode
   const dir = pathInside(deps.out, folder ?? [job.condition, job.task, String(job.seed)], `episode ${job.key}`);
   // The viewer's record: the whole trajectory (screenshots by reference into the run's blob store).
   const record: EpisodeRecord = { key: job.key, condition: job.condition, task: job.task, instruction: task.instruction, seed: job.seed, success: result.success, score: result.evaluation.score, detail: result.evaluation.detail ?? "", stopReason: result.stopReason, simulated: result.simulated, trajectory: result.trajectory, ...(extra ? { extra } : {}) };
+  const calls = meter?.callLog() ?? [];
+  if (calls.length) record.calls = calls;
   const osworld = deps.osworldFiles !== false && deps.runtime.writeEpisode;
   if (deps.episodeRecords === "pack") appendRecord(deps.out, redactText(JSON.stringify(record)));
   if (deps.episodeRecords !== "pack" || osworld) mkdirSync(dir, { recursive: true });

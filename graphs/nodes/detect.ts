@@ -10,6 +10,7 @@ import { consumeFrozenStep, detectorGate, startFreeze, type DetectorGate } from 
 import { taskSpec, type RuntimeContext } from "../context.ts";
 import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
+import { atCallSite } from "../../src/runtime/call-site.ts";
 
 /** Whether the detector will be consulted for the step just executed. */
 export function detectGate(state: GraphState, ctx: RuntimeContext): DetectorGate {
@@ -33,11 +34,11 @@ export async function detect(state: GraphState, ctx: RuntimeContext, opts: { end
     return { freezeRemaining: next.freezeRemaining, steps, accounting: bump(state.accounting, { frozenSkipped: 1 }) };
   }
 
-  const { detection, failed } = await guardedDetect(
+  const { detection, failed } = await atCallSite({ seq: state.steps[lastIdx]?.seq ?? lastIdx, phase: "detector" }, () => guardedDetect(
     detector!,
     { task: taskSpec(state.task), history: state.history, observation: state.observation!, step, tick: state.tick, ...(opts.ending ? { ending: true } : {}), blobs: ctx.components.blobs, signal: ctx.signal },
     ctx.detectorTimeoutMs,
-  );
+  ));
   let accounting = bump(state.accounting, { detectorCalls: 1, detectorFailures: failed ? 1 : 0 });
   accounting = addUsage(accounting, detection.usage, "detector");
   if (detection.cascade) accounting = bumpGates(accounting, gateCounts(detection.cascade));

@@ -51,7 +51,9 @@ export async function executeRestoration(state: SubgraphState, ctx: RuntimeConte
 async function finish(state: SubgraphState, ctx: RuntimeContext, current: SubgraphState["observation"], update: SubgraphUpdate): Promise<SubgraphUpdate> {
   const verifier = ctx.components.verifier;
   if (!verifier) return { ...update, decision: null, done: true, restored: true, reason: "the recovery agent declared the target restored" };
-  const v = await confirmState(ctx, verifier, state.target.observation, current!);
+  const records = (update.records as SubgraphState["records"] | undefined) ?? state.records;
+  const site = { seq: records.length ? records[records.length - 1].seq : Math.max(0, state.seqStart - 1), phase: "verifier" as const, attempt: state.attempt };
+  const v = await confirmState(ctx, verifier, state.target.observation, current!, site);
   const usage = [...state.usage, ...v.usage];
   if (v.confirmed) return { ...update, decision: null, usage, done: true, restored: true, reason: `restored claim confirmed by ${verifier.name} (${v.verdict}): ${v.reason}` };
   const stepped = update.recoveryHistory as HistoryEntry[] | undefined;

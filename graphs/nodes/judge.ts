@@ -15,6 +15,7 @@ import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
 import { detect, detectGate } from "./detect.ts";
 import { askPolicy, propose, proposalUpdate } from "./propose.ts";
+import type { CallSite } from "../../src/runtime/call-site.ts";
 
 /** The detection mode in effect: "auto" overlaps model-latency detectors. */
 export function detectionMode(ctx: RuntimeContext): "sequential" | "overlapped" {
@@ -26,14 +27,16 @@ export function detectionMode(ctx: RuntimeContext): "sequential" | "overlapped" 
 export async function judge(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
   await ensureEnvironment(state, ctx);
   const overlap = detectionMode(ctx) === "overlapped" && detectGate(state, ctx) === "consult" && !stopRequested(ctx);
+  // The proposal's call site: marked discarded when its answer is thrown away (the call log then shows it on no new step).
+  const site: CallSite = { seq: state.steps.length, phase: "policy" };
   if (!overlap) {
     const d = await detect(state, ctx);
     if (d.pending) return d;
-    return beforeDone(state, d, await propose(after(state, d), ctx), ctx);
+    return beforeDone(state, d, await propose(after(state, d), ctx, site), ctx, site);
   }
   const speculation = new AbortController();
   const signal = ctx.signal ? AbortSignal.any([ctx.signal, speculation.signal]) : speculation.signal;
-  const proposal = askPolicy(state, ctx, signal);
+  const proposal = askPolicy(state, ctx, signal, site);
   let d: GraphUpdate;
   try {
     d = await detect(state, ctx);
@@ -46,10 +49,11 @@ export async function judge(state: GraphState, ctx: RuntimeContext): Promise<Gra
     // Let the speculative call finish (it ran alongside the detector, so this rarely waits):
     // aborting it would make whether a model server saw the request depend on timing.
     await proposal.catch(() => undefined);
+    site.discarded = true; // its calls are logged against no step
     return { ...d, accounting: bump(after(state, d).accounting, { discardedProposals: 1 }) };
   }
   const raw = await proposal;
-  return beforeDone(state, d, proposalUpdate(after(state, d), raw), ctx);
+  return beforeDone(state, d, proposalUpdate(after(state, d), raw), ctx, site);
 }
 
 /**
@@ -57,7 +61,7 @@ export async function judge(state: GraphState, ctx: RuntimeContext): Promise<Gra
  * proposal for t+1 ends the episode, so a late error is judged before DONE. If it fires now, the
  * proposal is discarded and recovery starts as usual. Same in both detection modes.
  */
-async function beforeDone(state: GraphState, d: GraphUpdate, p: GraphUpdate, ctx: RuntimeContext): Promise<GraphUpdate> {
+async function beforeDone(state: GraphState, d: GraphUpdate, p: GraphUpdate, ctx: RuntimeContext, site: CallSite): Promise<GraphUpdate> {
   const detection = (d.steps as { item?: { detection?: Detection } } | undefined)?.item?.detection;
   const decision = p.decision as PolicyDecision | undefined;
   const ending = decision?.actions.some((a) => a.type === "DONE" || a.type === "FAIL");
@@ -65,7 +69,10 @@ async function beforeDone(state: GraphState, d: GraphUpdate, p: GraphUpdate, ctx
   const mid = after(state, d);
   const again = await detect({ ...mid, steps: state.steps }, ctx, { ending: true });
   const acc = (again.accounting as GraphState["accounting"] | undefined) ?? mid.accounting;
-  if (again.pending) return { ...d, ...again, accounting: bump(acc, { discardedProposals: 1 }) };
+  if (again.pending) {
+    site.discarded = true;
+    return { ...d, ...again, accounting: bump(acc, { discardedProposals: 1 }) };
+  }
   const prompts = withPrompts((again.prompts as string[] | undefined) ?? mid.prompts, ...((p.prompts as string[] | undefined) ?? []));
   return { ...d, ...again, ...p, accounting: addUsage(acc, decision!.usage, "policy"), prompts };
 }

@@ -5,13 +5,16 @@
 import { stopRequested, taskSpec, type RuntimeContext } from "../context.ts";
 import type { SubgraphState, SubgraphUpdate } from "../recovery-subgraph-state.ts";
 import { sanitizeDecision } from "./propose.ts";
+import { atCallSite } from "../../src/runtime/call-site.ts";
 
 export async function proposeRestoration(state: SubgraphState, ctx: RuntimeContext): Promise<SubgraphUpdate> {
   const used = state.recoveryHistory.length + state.rejectedClaims;
   if (used >= state.budget) return { done: true, restored: false, reason: `recovery budget of ${state.budget} steps spent` };
   const stop = stopRequested(ctx);
   if (stop) return { done: true, restored: false, reason: stop };
-  const raw = await ctx.components.recoverer!.propose({
+  // The recovery step this proposal becomes (a "restored" claim with no action makes none; the viewer then shows the call on the step before).
+  const site = { seq: state.seqStart + state.records.length, phase: "recoverer" as const, attempt: state.attempt };
+  const raw = await atCallSite(site, () => ctx.components.recoverer!.propose({
     task: taskSpec(state.task),
     target: state.target,
     errorStep: state.errorStep,
@@ -22,7 +25,7 @@ export async function proposeRestoration(state: SubgraphState, ctx: RuntimeConte
     tick: state.tick,
     blobs: ctx.components.blobs,
     signal: ctx.signal,
-  });
+  }));
   const restoredClaim = !!raw && typeof raw === "object" && raw.restored === true;
   let decision = sanitizeDecision(raw);
   // Declaring the target restored with no action is a valid, final answer, not an empty step.

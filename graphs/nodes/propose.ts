@@ -10,26 +10,30 @@ import { addUsage } from "../../src/runtime/accounting.ts";
 import { stopRequested, taskSpec, type RuntimeContext } from "../context.ts";
 import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
+import { atCallSite, type CallSite } from "../../src/runtime/call-site.ts";
 
-export async function propose(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
+export async function propose(state: GraphState, ctx: RuntimeContext, site?: CallSite): Promise<GraphUpdate> {
   await ensureEnvironment(state, ctx);
   const stop = stopRequested(ctx);
   if (stop) return { stopReason: "aborted", envError: null, decision: null };
-  return proposalUpdate(state, await askPolicy(state, ctx, ctx.signal));
+  return proposalUpdate(state, await askPolicy(state, ctx, ctx.signal, site));
 }
 
-/** Ask the forward policy for step t (raw, unvalidated output). */
-export function askPolicy(state: GraphState, ctx: RuntimeContext, signal: AbortSignal | undefined): Promise<unknown> {
-  return ctx.components.policy.propose({
-    task: taskSpec(state.task),
-    history: state.history,
-    observation: state.observation!,
-    step: state.history.length,
-    tick: state.tick,
-    ...(state.notice ? { notice: state.notice } : {}),
-    blobs: ctx.components.blobs,
-    signal,
-  });
+/** Ask the forward policy for step t (raw, unvalidated output); its model calls belong to `site` (default: the next step of the record). */
+export function askPolicy(state: GraphState, ctx: RuntimeContext, signal: AbortSignal | undefined, site: CallSite = { seq: state.steps.length, phase: "policy" }): Promise<unknown> {
+  site.seq = state.steps.length;
+  return atCallSite(site, () =>
+    ctx.components.policy.propose({
+      task: taskSpec(state.task),
+      history: state.history,
+      observation: state.observation!,
+      step: state.history.length,
+      tick: state.tick,
+      ...(state.notice ? { notice: state.notice } : {}),
+      blobs: ctx.components.blobs,
+      signal,
+    }),
+  );
 }
 
 /** The state update for a policy's raw answer: only the fields that change are written. */

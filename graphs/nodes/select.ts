@@ -8,6 +8,7 @@ import { guardedSelect } from "../../src/selectors/index.ts";
 import { taskSpec, type RuntimeContext } from "../context.ts";
 import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
+import { atCallSite } from "../../src/runtime/call-site.ts";
 
 export async function select(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
   await ensureEnvironment(state, ctx);
@@ -15,7 +16,9 @@ export async function select(state: GraphState, ctx: RuntimeContext): Promise<Gr
   const errorStep = pending.errorStep;
   if (ctx.options.restoration === "implicit" || ctx.options.restoration === "guided") return { pending: { ...pending, recoveryStep: errorStep } };
   const instanceKey = `${state.task.id}/${ctx.options.seed}`;
-  const selection = await guardedSelect(ctx.selector, {
+  // The selector's call belongs to the step whose detection started this attempt.
+  const site = { seq: state.steps[state.steps.length - 1]?.seq ?? 0, phase: "selector" as const, attempt: pending.attempt };
+  const selection = await atCallSite(site, () => guardedSelect(ctx.selector, {
     task: taskSpec(state.task),
     history: state.history,
     errorStep,
@@ -24,7 +27,7 @@ export async function select(state: GraphState, ctx: RuntimeContext): Promise<Gr
     seed: ctx.options.seed,
     blobs: ctx.components.blobs,
     signal: ctx.signal,
-  });
+  }));
   const { fallback: _f, ...sel } = selection;
   ctx.events.emit("selection", { taskId: state.task.id, errorStep, recoveryStep: sel.step, strategy: ctx.options.recoveryStep, selection: sel });
   return {

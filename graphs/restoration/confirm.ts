@@ -11,6 +11,7 @@ import { screenshotSsim } from "../../src/image/similarity.ts";
 import type { StateVerifier, VerifierVerdict } from "../../src/recovery.ts";
 import type { ModelUsage } from "../../src/usage.ts";
 import type { RuntimeContext } from "../context.ts";
+import { atCallSite, type CallSite } from "../../src/runtime/call-site.ts";
 
 /** SSIM at or above which a screen counts as the target screen (paper: R_O threshold 0.99). */
 export const CONFIRM_SSIM_THRESHOLD = 0.99;
@@ -27,13 +28,14 @@ export interface Confirmation {
   ssim?: number;
 }
 
-/** Ask `verifier` whether `current` is the `target` state; abstentions follow `ctx.options.onAbstain`. */
-export async function confirmState(ctx: RuntimeContext, verifier: StateVerifier, target: Observation, current: Observation): Promise<Confirmation> {
+/** Ask `verifier` whether `current` is the `target` state; abstentions follow `ctx.options.onAbstain`. Its model calls belong to `site` (the step whose result it checks). */
+export async function confirmState(ctx: RuntimeContext, verifier: StateVerifier, target: Observation, current: Observation, site?: CallSite): Promise<Confirmation> {
   let verdict: VerifierVerdict;
   let reason: string;
   let usage: ModelUsage[] = [];
   try {
-    const v = await verifier.verify({ target, current, blobs: ctx.components.blobs, env: ctx.components.env, signal: ctx.signal });
+    const ask = () => verifier.verify({ target, current, blobs: ctx.components.blobs, env: ctx.components.env, signal: ctx.signal });
+    const v = await (site ? atCallSite(site, ask) : ask());
     const ok = v && (v.verdict === "match" || v.verdict === "mismatch" || v.verdict === "abstain");
     verdict = ok ? v.verdict : "abstain";
     reason = ok ? String(v.reason ?? "") : `the verifier returned no usable verdict`;

@@ -10,6 +10,7 @@ import { taskSpec, type RuntimeContext } from "../context.ts";
 import { runRecoverySubgraph } from "../recovery-subgraph.ts";
 import { withPrompts, type GraphState } from "../state.ts";
 import type { RestorationOutcome } from "./outcome.ts";
+import { atCallSite } from "../../src/runtime/call-site.ts";
 
 export async function restoreByModel(state: GraphState, ctx: RuntimeContext, errorStep: number, recoveryStep: number, attempt: number): Promise<RestorationOutcome> {
   const target = { step: recoveryStep, observation: state.history[recoveryStep].observation };
@@ -18,13 +19,17 @@ export async function restoreByModel(state: GraphState, ctx: RuntimeContext, err
   let prompts = state.prompts;
   const context: RecoveryContext = { kind, history: recoveryContextHistory(kind, state.history, errorStep, recoveryStep) };
   if (kind === "contextualized") {
-    const s = await ctx.components.summarizer!.summarize({
-      task: taskSpec(state.task),
-      history: state.history.slice(0, recoveryStep),
-      target,
-      blobs: ctx.components.blobs,
-      signal: ctx.signal,
-    });
+    // Like the selector's, the summarizer's call belongs to the step whose detection started the attempt.
+    const site = { seq: state.steps[state.steps.length - 1]?.seq ?? 0, phase: "summarizer" as const, attempt };
+    const s = await atCallSite(site, () =>
+      ctx.components.summarizer!.summarize({
+        task: taskSpec(state.task),
+        history: state.history.slice(0, recoveryStep),
+        target,
+        blobs: ctx.components.blobs,
+        signal: ctx.signal,
+      }),
+    );
     context.summary = s.summary;
     accounting = addUsage(accounting, s.usage, "summarizer");
     prompts = withPrompts(prompts, s.prompt);

@@ -72,7 +72,7 @@ export async function restoreByReplay(state: GraphState, ctx: RuntimeContext, re
     } else {
       const verifier = ctx.components.verifier;
       if (verifier) {
-        const v = await confirmState(ctx, verifier, target, observation);
+        const v = await confirmState(ctx, verifier, target, observation, { seq: state.steps.length + records.length - 1, phase: "verifier", attempt });
         accounting = addUsage(accounting, v.usage, "verifier");
         ok = v.confirmed;
         reason = v.verdict === "abstain" ? `try ${tryNo}: ${v.reason}` : `try ${tryNo}: ${verifier.name} says ${v.verdict}: ${v.reason}`;

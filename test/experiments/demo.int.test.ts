@@ -12,6 +12,9 @@ import { chromium } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { demoTable, runDemo } from "../../experiments/commands/demo.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../helpers/system-tools.ts";
+import { gunzipSync } from "node:zlib";
+import type { EpisodeRecord } from "../../experiments/runner/episode.ts";
+import { expectStep, openByLink, type SampledStep } from "./helpers/viewer-checks.ts";
 
 const chromiumTools = systemTools("the demo-report-in-Chromium test", CHROMIUM_TOOLS);
 let reportFile: string | undefined;
@@ -73,7 +76,10 @@ describe("retrace demo (tiny)", () => {
     console.log(`demo size: ${(diskBytes(out) / 1024).toFixed(0)} KB, per-episode part ${(scaled / 1024).toFixed(0)} KB for ${episodes} episodes, recovery-eval ${(diskBytes(join(out, "recovery-eval")) / 1024).toFixed(0)} KB`);
     const table = demoTable(summaries);
     expect(table).toMatch(/R=E-1/);
-    expect(table).toMatch(/skilled\.max-rec-5/);
+    // one display name per condition (as in the report), and a glossary line under each table
+    expect(table).toMatch(/skilled, retry cap 5/);
+    expect(table).not.toMatch(/max-rec-|freezeWindow=/);
+    for (const term of ["R=E-1", "Success@K", "rec att/ep", "recov. ability", "discordant pairs"]) expect(table.split("\n").some((l) => l.startsWith("  ") && l.includes(term) && /=| = /.test(l)), term).toBe(true);
     reportFile = report;
   }, 240_000);
 
@@ -138,11 +144,44 @@ describe("retrace demo (tiny)", () => {
           expect([...seen].every((k) => allKeys.has(k))).toBe(true);
           expect(seen.size).toBe(allKeys.size);
         }
+        // Issue 29: deep links open the linked step, one numbering, no internals on the page, and
+        // the first forward step after a restoration shows the context after the cut.
+        const records = ["ideal", "e2e", "sweep"].flatMap((r) => {
+          const run = JSON.parse(readFileSync(join(out, r, "summary.json"), "utf8")).experiment as string;
+          return gunzipSync(readFileSync(join(out, r, "trajectories.jsonl.gz"))).toString("utf8").trim().split("\n").map((l) => ({ run, rec: JSON.parse(l) as EpisodeRecord }));
+        });
+        const samples: SampledStep[] = [];
+        let postCut: SampledStep | undefined;
+        for (const [i, { run, rec }] of records.entries()) {
+          const n = rec.trajectory.steps.length;
+          const cut = rec.trajectory.events.find((e) => e.kind === "truncate");
+          const after = cut ? rec.trajectory.steps.findIndex((s) => s.seq > cut.afterSeq && s.role === "forward") : -1;
+          if (after >= 0 && !postCut) postCut = { run, key: rec.key, step: after };
+          const every = Math.ceil(records.length / (width === 1400 ? 10 : 4));
+          if (n > 0 && (i % every === 0 || (after >= 0 && i % every === 1))) samples.push({ run, key: rec.key, step: after >= 0 ? after : n - 1 });
+        }
+        expect(samples.some((s) => /\/k\d+$/.test(s.key)), "an ideal-recovery continuation is sampled").toBe(true);
+        expect(postCut).toBeDefined();
+        for (const s of [...samples, postCut!]) {
+          const shown = await openByLink(page, reportFile!, s);
+          expectStep(shown, s);
+          if (/\/k\d+$/.test(s.key)) expect(shown.text).toMatch(/Ideal recovery, continuation k = \d+ of strategy R=[^:]+: the forward run's first error was its step \d+/);
+        }
+        const cutShown = await openByLink(page, reportFile!, postCut!);
+        expect(cutShown.context).toMatch(/Context after the cut/);
+        expect(cutShown.context).toMatch(/\(dropped by the cut\)|cut from \d+ forward steps? to \d+/);
+        expect(cutShown.context).toMatch(/transition string: /);
+        const wide = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
+        expect(wide.sw, `scrollWidth at ${width} px with an episode open`).toBeLessThanOrEqual(wide.cw);
+        // a table of contents at the top links every section
+        const toc = await page.$$eval("#toc a", (as) => as.map((a) => a.getAttribute("href") ?? ""));
+        expect(toc).toContain("#trajectory-viewer");
+        for (const href of toc) expect(await page.locator(href).count(), href).toBe(1);
         expect(errors).toEqual([]);
         await page.close();
       }
     } finally {
       await browser.close();
     }
-  }, 180_000);
+  }, 300_000);
 });

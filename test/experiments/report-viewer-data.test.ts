@@ -5,7 +5,10 @@
  * heat map's block values.
  */
 import { describe, expect, it } from "vitest";
-import { blockSsim, viewerEpisode } from "../../experiments/report/viewer-data.ts";
+import { aboutEpisode, blockSsim, plainText, viewerEpisode } from "../../experiments/report/viewer-data.ts";
+import { callStepIndex, lineDiff } from "../../experiments/report/viewer-calls.ts";
+import type { CallRecord } from "../../experiments/agents/call-log.ts";
+import { TRANSITION_PROMPT } from "../../graphs/nodes/restore-context.ts";
 import type { EpisodeRecord } from "../../experiments/runner/episode.ts";
 import type { Action } from "../../src/action.ts";
 
@@ -28,7 +31,7 @@ const record = {
     events: [
       { afterSeq: 3, kind: "recovery-start", detail: { attempt: 1, mode: "model", errorStep: 2, recoveryStep: 1, reason: "wrong menu", confidence: 0.9, target: h("1"), selection: { reason: "R = E-1" } } },
       { afterSeq: 4, kind: "recovery-end", detail: { attempt: 1, mode: "model", restored: true, steps: 1, reason: "declared restored", observation: h("5") } },
-      { afterSeq: 4, kind: "truncate", detail: { attempt: 1, from: 4, to: 1, restored: true } },
+      { afterSeq: 4, kind: "truncate", detail: { attempt: 1, from: 4, to: 1, restored: true, notice: TRANSITION_PROMPT } },
     ],
   },
 } as unknown as EpisodeRecord;
@@ -36,14 +39,15 @@ const record = {
 describe("viewer episode data", () => {
   it("numbers steps across the episode, flags E and R, and writes events as sentences", () => {
     const ep = viewerEpisode(record, "/run/blobs", "/run");
-    expect(ep.steps.map((s) => s.n)).toEqual([1, 2, 3, 4, 5, 6]);
+    // one numbering: from 0, as the chips, events and badges use it
+    expect(ep.steps.map((s) => s.n)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(ep.steps[2].flags).toEqual(["E1"]);
     expect(ep.steps[1].flags).toEqual(["R1"]);
     expect(ep.steps[4]).toMatchObject({ role: "recovery", attempt: 1 });
-    expect(ep.events[0].text).toBe("step 4: detector flagged step 3 as the first error (E = 2) with confidence 0.9: wrong menu; selector chose R = 1 (back to the screen before step 2): R = E-1; recovery attempt 1 starts (model restoration)");
-    expect(ep.events[1].text).toBe("recovery attempt 1 took 1 step(s) and declared the state restored: declared restored");
+    expect(ep.events[0].text).toBe("after step 3: the detector flagged step 2 as the first error (confidence 0.9): wrong menu; the selector chose to go back to the screen before step 1: R = E-1; recovery attempt 1 starts (model restoration)");
+    expect(ep.events[1].text).toBe("after step 4: recovery attempt 1 took 1 step and declared the state restored: declared restored");
     expect(ep.events[1]).toMatchObject({ target: `blobs/11/${h("1")}.png`, restored: `blobs/55/${h("5")}.png` });
-    expect(ep.events[2].text).toBe("history cut from 4 to 1 step(s)");
+    expect(ep.events[2].text).toMatch(/^after step 4: the policy's history was cut from 4 forward steps to 1; the next step is told: ".*step 1.*"$/);
     expect(ep.steps[0].before).toBe(`blobs/00/${h("0")}.png`);
   });
 
@@ -67,11 +71,71 @@ describe("viewer episode data", () => {
   });
 });
 
+describe("the context after a cut and each call's step", () => {
+  it("shows the first forward step after the cut with the history kept and dropped and the transition string", () => {
+    const ep = viewerEpisode(record, "/run/blobs", "/run");
+    expect(ep.steps.filter((s) => s.context).map((s) => s.n)).toEqual([5]);
+    const c = ep.steps[5].context!;
+    expect(c).toMatchObject({ attempt: 1, cutAfter: 4, from: 4, to: 1, restored: true });
+    expect(c.kept).toHaveLength(1);
+    expect(c.kept[0]).toMatch(/^step 0: /);
+    expect(c.dropped.map((t) => t.split(":")[0])).toEqual(["step 1", "step 2", "step 3"]);
+    expect(c.transition).toMatch(/step 1/);
+    expect(c.diff).toBeUndefined(); // simulated: no model messages to compare
+  });
+
+  it("places every call on exactly one step: its own, or the step before when no step came of it", () => {
+    const steps = record.trajectory.steps;
+    const call = (seq: number, phase: CallRecord["phase"], extra: Partial<CallRecord> = {}) => ({ seq, phase, ...extra }) as CallRecord;
+    expect(callStepIndex(steps, call(1, "policy"))).toBe(1);
+    expect(callStepIndex(steps, call(3, "detector"))).toBe(3);
+    expect(callStepIndex(steps, call(4, "recoverer", { attempt: 1 }))).toBe(4);
+    // a "restored" claim with no action proposes seq 5, which became a forward step: shown on the recovery step before
+    expect(callStepIndex(steps, call(5, "recoverer", { attempt: 1 }))).toBe(4);
+    // a speculative proposal discarded when the detector fired at step 3
+    expect(callStepIndex(steps, call(4, "policy", { discarded: true }))).toBe(3);
+    // a policy call for a step that became a recovery step is not that step's
+    expect(callStepIndex(steps, call(4, "policy"))).toBe(3);
+    expect(callStepIndex(steps, { seq: null } as CallRecord)).toBe(-1);
+  });
+
+  it("shows a call log's calls on their steps with screenshots as blob URLs, and reads a malformed log as no calls", () => {
+    const calls = [
+      { seq: 1, phase: "policy", role: "policy", model: "m", messages: [{ role: "user", content: [{ type: "text", text: "go" }, { type: "image", blob: h("7") }] }], reply: "click", inputTokens: 3, outputTokens: 1, latencyMs: 5, draw: { seed: 0, task: "t", role: "policy", ordinal: 0 } },
+      { seq: 3, phase: "detector", role: "detector", model: "m", messages: "not a list", reply: "{}", inputTokens: 1, outputTokens: 1, latencyMs: 1 },
+      { seq: 1, phase: "policy", role: "policy", model: "m", messages: [{ role: "user", content: [{ type: "image", blob: "../../etc/passwd" }] }], reply: "", inputTokens: 0, outputTokens: 0, latencyMs: 0, discarded: true },
+    ];
+    const ep = viewerEpisode({ ...record, calls } as unknown as EpisodeRecord, "/run/blobs", "/run");
+    expect(ep.steps[1].calls?.map((c) => c.phase)).toEqual(["policy"]);
+    expect(ep.steps[1].calls?.[0].messages[0].parts).toEqual([{ text: "go" }, { img: `blobs/77/${h("7")}.png` }]);
+    expect(ep.steps[3].calls?.map((c) => c.phase)).toEqual(["detector"]);
+    expect(ep.steps[3].calls?.[0].messages).toEqual([]);
+    // the discarded proposal sits on the step before its seq, and a path is never a screenshot URL
+    expect(ep.steps[0].calls?.[0]).toMatchObject({ discarded: true, messages: [{ role: "user", parts: [{ img: "" }] }] });
+    for (const junk of ["junk", 5, [null, 3, { seq: "x" }]]) expect(() => viewerEpisode({ ...record, calls: junk } as unknown as EpisodeRecord, "/run/blobs", "/run")).not.toThrow();
+  });
+
+  it("diffs two inputs line by line", () => {
+    expect(lineDiff(["a", "b", "c", "d"], ["a", "d", "e"])).toEqual([{ op: " ", text: "a" }, { op: "-", text: "b" }, { op: "-", text: "c" }, { op: " ", text: "d" }, { op: "+", text: "e" }]);
+  });
+
+  it("says what an ideal-recovery episode is in words, and never prints JSON, undefined or a literal \\n", () => {
+    const steps = [0, 1, 2].map((i) => ({ ...step(i, "forward", i, []), role: i < 2 ? "replay" : "forward" })) as unknown as EpisodeRecord["trajectory"]["steps"];
+    expect(aboutEpisode({ phase: "continuation", strategy: "error-minus-1", errorStep: 3, recoveryStep: 2, k: 4 }, steps, "R=E-1")).toBe(
+      "Ideal recovery, continuation k = 4 of strategy R=E-1 (error-minus-1): the forward run's first error was its step 3; this run replays the forward run's first 2 steps (R = 2) and continues from the screen before step 2, with a fresh draw of the policy.",
+    );
+    expect(aboutEpisode({ phase: "forward" }, steps)).toMatch(/^Ideal recovery, forward run/);
+    expect(plainText("expected 'a'\\ngot 'b'")).toBe("expected 'a'\ngot 'b'");
+    expect(plainText({ phase: "x", n: undefined, ok: true })).toBe("phase x, ok true");
+  });
+});
+
 describe("condition labels", () => {
   it("words sweep settings and retry caps, and leaves recovery-step strategies alone", async () => {
     const { conditionLabel } = await import("../../experiments/report/labels.ts");
     expect(conditionLabel("freezeWindow=0,maxRecoveryIterations=3")).toBe("freeze window 0, retry cap 3");
     expect(conditionLabel("skilled.max-rec-5")).toBe("skilled, retry cap 5");
+    expect(conditionLabel("skilled.no-recovery")).toBe("skilled, no recovery");
     expect(conditionLabel("R=E-1")).toBe("R=E-1");
     expect(conditionLabel("R=selector(sim, acc 0.8)")).toBe("R=selector(sim, acc 0.8)");
   });

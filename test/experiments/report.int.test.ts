@@ -19,6 +19,7 @@ import { createSimDeskRuntime } from "../../experiments/runtime/simdesk.ts";
 import { buildReport } from "../../experiments/report/index.ts";
 import { pickEpisodes, episodeFolder } from "../../experiments/report/data.ts";
 import { exportOsworld } from "../../experiments/report/export-osworld.ts";
+import { conditionLabel } from "../../experiments/report/labels.ts";
 import { runRecoveryEvalSuite } from "../../experiments/recovery-eval/run.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../helpers/system-tools.ts";
 
@@ -140,7 +141,7 @@ describe.runIf(tools.run)("report.html", () => {
     await page.waitForSelector("#viewer-lanes .chip.recovery");
     const branch = page.locator("#viewer-lanes .chip.recovery");
     await branch.first().click();
-    expect(await page.textContent("#viewer-info")).toContain("recovery (attempt 1");
+    expect(await page.textContent("#viewer-info")).toContain("recovery attempt 1, its action");
     expect(await page.textContent("#viewer-events")).toMatch(/detector flagged step \d+ as the first error/);
     expect(await page.locator("#viewer-lanes .flag.E").count()).toBeGreaterThan(0);
     expect(await page.locator("#viewer-lanes .flag.R").count()).toBeGreaterThan(0);
@@ -166,7 +167,8 @@ describe.runIf(tools.run)("report.html", () => {
     await page.selectOption("#f-condition", { label: await page.$eval("#f-condition", (s, c) => Array.from((s as HTMLSelectElement).options).find((o) => o.value.startsWith(c))!.label, condition) });
     const ofCondition = await page.$$eval("#episode-select option", (o) => o.map((x) => x.textContent ?? ""));
     expect(ofCondition).toHaveLength(6);
-    expect(ofCondition.every((t) => t.includes(`| ${condition}`))).toBe(true);
+    // listed under the condition's display name, as the tables show it
+    expect(ofCondition.every((t) => t.includes("| skilled, retry cap 3 |"))).toBe(true);
     await page.selectOption("#f-condition", "");
     await page.selectOption("#f-task", "editor-append-notes");
     const ofTask = await page.$$eval("#episode-select option", (o) => o.map((x) => x.textContent ?? ""));
@@ -194,7 +196,7 @@ describe.runIf(tools.run)("report.html", () => {
 
     // the planted markup shows as text and never runs
     const line = pickEpisodes(JSON.parse(`[${readFileSync(join(out, "e2e", "results.jsonl"), "utf8").trim().split("\n").join(",")}]`), 8)[0];
-    const evilIndex = (await page.$$eval("#episode-select option", (o) => o.map((x) => x.textContent ?? ""))).findIndex((t) => t.includes(`| ${line.condition} | ${line.task} #${line.seed} |`));
+    const evilIndex = (await page.$$eval("#episode-select option", (o) => o.map((x) => x.textContent ?? ""))).findIndex((t) => t.includes(`| ${conditionLabel(line.condition)} | ${line.task} #${line.seed} |`));
     await page.selectOption("#episode-select", String(evilIndex));
     await page.waitForFunction((k) => document.body.getAttribute("data-episode") === k, line.key);
     expect(await page.textContent("#viewer-info")).toContain("<img src=x");
@@ -202,7 +204,8 @@ describe.runIf(tools.run)("report.html", () => {
     // instruction, OSWorld task fields, condition and experiment names: shown as text, no element made
     const body = (await page.textContent("body")) ?? "";
     expect(body).toContain("Rename the folder <img src=x");
-    expect(body).toContain('"related_apps":["<img src=x');
+    expect(body).toContain("OSWorld task <img src=x");
+    expect(body).toContain("apps <img src=x");
     expect(body).toContain("skilled.max-rec-3 <img src=x");
     expect(body).toContain("report-test <img src=x");
     expect(await page.$$eval("img[src='x'], img[onerror], [onerror], b", (els) => els.filter((e) => e.tagName !== "B" || e.textContent === "bold").map((e) => e.outerHTML.slice(0, 60)))).toEqual([]);

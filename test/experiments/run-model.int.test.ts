@@ -48,6 +48,9 @@ describe("retrace run --policy (one model-backed task)", () => {
     const result = JSON.parse(readFileSync(join(out, "run.json"), "utf8"));
     expect(result).toMatchObject({ task: TASK, success: true, simulated: false, policyKind: "openai" });
     expect(result.accounting.models.policy).toMatchObject({ calls: plan.length + 1, inputTokens: 1000 * (plan.length + 1) });
+    // the call log: one policy call per step, recorded against that step, its reply that step's response
+    expect(result.calls.map((c: { seq: number; phase: string }) => `${c.seq}:${c.phase}`)).toEqual(result.trajectory.steps.map((s: { seq: number }) => `${s.seq}:policy`));
+    for (const [i, c] of result.calls.entries()) expect(c.reply).toBe(result.trajectory.steps[i].response ?? c.reply);
     // every request carried exactly the current screenshot (plus history), as a PNG data URL
     expect(server.calls).toBe(plan.length + 1);
     for (const r of server.requests) {
