@@ -12,6 +12,7 @@ import type { ModelRole } from "../../src/usage.ts";
 import { round, type RoleCalls } from "../agents/meter.ts";
 import type { ParamValue } from "./conditions.ts";
 import type { ResultLine } from "./results-log.ts";
+import type { IdealRunFacts } from "../ideal/facts.ts";
 
 /** One condition's numbers. */
 export interface ConditionSummary {
@@ -97,6 +98,8 @@ export interface ExperimentSummary {
   draws?: "paired" | "independent";
   /** Action-replay desyncs over the run (absent when nothing was replayed). */
   replay?: ReplayCounts;
+  /** Ideal recovery: the exclusion rule, the continuation budget and the excluded runs by reason (experiments/ideal/run.ts). */
+  ideal?: IdealRunFacts;
   /** The settle wait after each action and where it comes from (config or the environment's default). */
   settle?: { settleMs: number; source: "config" | "environment default"; env: string };
 }
