@@ -122,6 +122,12 @@ export interface EpisodeAccounting {
   /** Speculative proposals (overlapped detection) thrown away because the detector fired. */
   discardedProposals?: number;
   /**
+   * Recovery-step selections where the selector failed (threw, gave no usable step, or a step
+   * outside 0..E) and R fell back to E-1. Absent = none. Counted in results.jsonl, summary.json
+   * and the report, not only in the trajectory's selection record.
+   */
+  selectorFallbacks?: number;
+  /**
    * Action replays that did not reproduce the saved state (a desync: the check after the replayed
    * prefix failed, and the replay was retried from reset or given up). Absent = none.
    */

@@ -161,7 +161,7 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
       signal,
     });
     this.addPrompt(selection.prompt);
-    s.accounting = addUsage(s.accounting, selection.usage, "selector");
+    s.accounting = addUsage(selection.fallback ? bump(s.accounting, { selectorFallbacks: 1 }) : s.accounting, selection.usage, "selector");
     const R = selection.step;
     this.events.emit("selection", { taskId, errorStep: E, recoveryStep: R, strategy: this.o.recoveryStep, selection });
     Object.assign(s, startFreeze(s, this.o.freezeWindow));
