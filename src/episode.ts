@@ -75,6 +75,16 @@ export const RecoveryOptionsSchema = z
      * @default "auto"
      */
     detection: z.enum(["auto", "sequential", "overlapped"]).default("auto"),
+    /**
+     * Whether the detector judges the step that declares DONE, like any other step, before the
+     * episode ends: the paper queries the error detector "once per forward step" (App. B.2) and its
+     * detector lists "declares the task finished while it is not" as an error. When it fires, the
+     * DONE is not final: recovery starts as after any other step. `false` ends the episode at DONE
+     * unjudged. The paper presets (experiments/configs/models/) set `true`; the library default
+     * stays `false` so existing runs, the demo and the simulated presets keep their numbers
+     * (docs/paper.md lists it). @default false
+     */
+    detectDone: z.boolean().default(false),
   })
   .strict();
 
