@@ -23,6 +23,7 @@ import { createFormatPolicy, type AgentFormatSpec } from "../../adapters/policie
 import { createLlmPerturbationPolicy, createLlmRecoveryJudge, createLlmRecoveryPolicy, createLlmStateVerifier, createLlmSummarizer, type LlmRecoveryJudge } from "../../adapters/llm/index.ts";
 import { CostLedger, ModelMeter, apiKeyOf, backendOf, chatModelFor, type ModelAgentSpec, type ModelCallSettings, type RoleCalls } from "../agents/index.ts";
 import { cacheOptionsOf, settingsFor } from "../agents/model-client.ts";
+import { maxTokensOf } from "../agents/model-spec.ts";
 import type { DrawScope } from "../../adapters/models/draws.ts";
 
 /** Calls, errors, tokens and list-price cost of one role. */
@@ -93,14 +94,14 @@ export function createEvalAgents(options: EvalAgentsOptions): EvalAgents {
 
   const call = (spec: ModelAgentSpec) => ({
     ...(spec.temperature !== undefined && { temperature: spec.temperature }),
-    ...(spec.maxTokens !== undefined && { maxTokens: spec.maxTokens }),
+    ...(maxTokensOf(spec) !== undefined && { maxTokens: maxTokensOf(spec) }),
     timeoutMs: spec.timeoutMs,
   });
 
   return {
     forward(spec, draws) {
       const f = formatSpec(spec, "policy", draws);
-      const sampling = { ...(spec.temperature !== undefined && { temperature: spec.temperature }), ...(spec.maxTokens !== undefined && { maxTokens: spec.maxTokens }) };
+      const sampling = { ...(spec.temperature !== undefined && { temperature: spec.temperature }), ...(maxTokensOf(spec) !== undefined && { maxTokens: maxTokensOf(spec) }) };
       return metered(createFormatPolicy(f.format === "openai-cua" ? f : ({ ...f, ...sampling } as AgentFormatSpec)), "policy", spec);
     },
     perturber(spec, budget, draws) {

@@ -266,7 +266,10 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
     const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, budgets, check: configuredCheck(config, agents), settleMs: settle.settleMs, rationale: options.rationale, onProgress: options.onProgress, stop: budget.stop });
     const simulated = runs.some((r) => r.simulated) || ds.manifest.simulated;
     const label = simulated ? ds.manifest.simulatedLabel || "simulated: SimDesk agents" : "";
-    const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, budgets, samples: config.eval.samples, settle });
+    const report: RecoveryEvalReport = {
+      ...recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, budgets, samples: config.eval.samples, settle }),
+      ...(config.eval.implicit && { implicitHistoryImages: implicitHistoryImagesOf(config) }),
+    };
     const usage = usageFile(agents.usage(), simulated, budget.reason());
     writeFileSync(join(out, "runs.jsonl"), runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : ""));
     writeFileSync(join(out, "recovery-eval.json"), JSON.stringify(report, null, 2) + "\n");
@@ -277,11 +280,21 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
   }
 }
 
+/** Screenshots of the history implicit recovery sees: the config's `eval.implicitHistoryImages`, else the forward agent's own (3 when it leaves it out; simulated agents read no screenshots: null). */
+export function implicitHistoryImagesOf(config: RecoveryEvalConfig): number | null {
+  const f = config.dataset.forward;
+  if (f.kind !== "model") return null;
+  return config.eval.implicitHistoryImages ?? f.historyImages ?? 3;
+}
+
 /** The variants of a config: implicit (the dataset's forward agent) and each recoverer x context. */
 export function configuredVariants(config: RecoveryEvalConfig, agents: EvalAgents, env: Environment): RecoveryVariant[] {
   const variants: RecoveryVariant[] = [];
   if (config.eval.implicit) {
-    const forward = forwardFactory(config.dataset.forward, agents, config.seed, "implicit");
+    // Implicit recovery sees as much of its history as the config says (the paper: the full history).
+    const n = config.eval.implicitHistoryImages;
+    const spec = n !== undefined && config.dataset.forward.kind === "model" ? { ...config.dataset.forward, historyImages: n } : config.dataset.forward;
+    const forward = forwardFactory(spec, agents, config.seed, "implicit");
     variants.push({ id: "implicit/0-E", kind: "implicit", policy: ({ task, sample }) => forward(task, sample.id) });
   }
   const s = config.eval.summarizer;
