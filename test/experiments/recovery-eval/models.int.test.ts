@@ -120,6 +120,9 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     const ev = join(root, "eval");
     const evalOut = await cli(["eval-recovery", "--dataset", ds, "--out", ev, ...common(server.url)]);
     server.verify();
+    // every role carries a draw identity, the summarizer included: an integer seed in each request
+    expect(server.requests).toHaveLength(6);
+    for (const r of server.requests) expect(Number.isInteger(r.body.seed), `request ${r.index} has a seed`).toBe(true);
     expect(evalOut).toContain("model agents (simulated: false)");
     const report = JSON.parse(readFileSync(join(ev, "recovery-eval.json"), "utf8"));
     expect(report).toMatchObject({ kind: "recovery-eval", simulated: false, note: "", label: "", samples: 1 });
