@@ -31,7 +31,7 @@ export function findingVerdict(f: Finding): string {
 
 /** The verdict rule in one sentence (report, demo). */
 export const VERDICT_RULE =
-  "Conditions share tasks and seeds, so each claim is tested on paired outcomes (McNemar's exact test on the (task, seed) units both conditions ran): HOLDS only at p < 0.05 in the paper's direction, DOES NOT HOLD only when the opposite direction is significant, \"direction only\" or \"not in the paper's direction\" otherwise, and \"cannot tell\" with fewer than 6 discordant pairs (no outcome could reach p < 0.05). Recovery-evaluation findings use an unpaired two-proportion test (at least 10 runs a side).";
+  "Conditions share tasks and seeds, so each claim is tested on paired outcomes (McNemar's exact test on the (task, seed) units both conditions ran): HOLDS only at p < 0.05 in the paper's direction, DOES NOT HOLD only when the opposite direction is significant, \"direction only\" or \"not in the paper's direction\" otherwise, and \"cannot tell\" with fewer than 6 discordant pairs (no outcome could reach p < 0.05). Recovery-evaluation findings are paired over distinct samples from runs.jsonl (McNemar, or a sign test stratified by budget). Where a finding searches several comparisons (the weak recoverer's caps) or gives one verdict per pair, p-values are Holm-adjusted and the verdict says so.";
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? "n/a" : `${(100 * x).toFixed(1)}%`);
 const num = (x: number | null | undefined, d = 2) => (x === null || x === undefined ? "n/a" : x.toFixed(d));
