@@ -13,6 +13,13 @@ import { RECOVERY_STEP_STRATEGIES, type RecoveryStepSelector } from "../src/sele
 export interface RecoveryKnobs {
   /** The model-backed selector, needed (and used) for `recoveryStep: "llm"`. */
   selector?: RecoveryStepSelector;
+  /**
+   * Settle window in ms (paper App. A.1/B.2: wait before capturing the next observation; OSWorld
+   * 10000): after the steps an agent turn executed, wait this long and observe again before the
+   * detector and the next model call see the screen; the built-in restore routine waits after each
+   * recovery step too (src/settle.ts). @default 0
+   */
+  settleMs?: number;
   /** Detector is not consulted for this many steps after a recovery. @default 5 */
   freezeWindow?: number;
   /** At most this many recoveries per run; then the agent continues without detection. @default 3 */
@@ -44,7 +51,7 @@ export interface RecoveryKnobs {
 }
 
 /** The knobs that always have a value once resolved. */
-export type DefaultedKnob = "freezeWindow" | "maxRecoveryIterations" | "recoveryStep" | "minConfidence" | "transition" | "unconfirmedRestoration" | "seed" | "restoration" | "detectorTimeoutMs";
+export type DefaultedKnob = "settleMs" | "freezeWindow" | "maxRecoveryIterations" | "recoveryStep" | "minConfidence" | "transition" | "unconfirmedRestoration" | "seed" | "restoration" | "detectorTimeoutMs";
 
 /** The knobs with their defaults filled in. */
 export type ResolvedKnobs = Omit<RecoveryKnobs, DefaultedKnob> & Required<Pick<RecoveryKnobs, DefaultedKnob>>;
@@ -59,6 +66,7 @@ export const fn = (what?: string) => z.custom<(...args: never[]) => unknown>((v)
 /** zod shape of {@link RecoveryKnobs} with the runtime's defaults (src/episode.ts). */
 export const RECOVERY_KNOBS_SHAPE = {
   selector: withMethod("select").optional(),
+  settleMs: z.number().int().min(0).max(60_000, "at most 60000 ms (one minute) after each step (OSWorld waits 10000)").default(0),
   freezeWindow: z.number().int().min(0).default(5),
   maxRecoveryIterations: z.number().int().min(0).default(3),
   recoveryStep: z.enum(RECOVERY_STEP_STRATEGIES).default("error-minus-1"),

@@ -20,6 +20,7 @@ import { writeEpisodeOutput } from "../src/store/episode-output.ts";
 import { createSimDesk } from "../adapters/environments/simdesk/index.ts";
 import { getSimDeskTask } from "../adapters/environments/simdesk/tasks/index.ts";
 import { CACHE_MODES, parseCacheMode, withCache, type CacheMode, type CacheStats } from "../adapters/models/cache.ts";
+import { DrawScope, withDraws } from "../adapters/models/draws.ts";
 import { createOpenAIChatModel } from "../adapters/models/openai-chat.ts";
 import type { PriceTable } from "../adapters/models/pricing.ts";
 import { checkOutDir, prepareOutDir } from "../src/store/out-dir.ts";
@@ -63,6 +64,11 @@ export interface ModelRunOptions {
   timeoutMs?: number;
   /** Past screenshots shown to the model. @default the agent's own (3; UI-TARS 5) */
   historyImages?: number;
+  /**
+   * Episode seed of the draw identity every model call carries (adapters/models/draws.ts: seed,
+   * task, role, ordinal; sent as the request's `seed` and keying the cache). @default 0
+   */
+  seed?: number;
   /** Sampling temperature. @default the agent's own */
   temperature?: number;
   /** Screen size of the SimDesk. @default 1280x800 */
@@ -118,6 +124,8 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
   const cacheOpts = cacheMode === "off" ? undefined : { dir: cacheDir, mode: cacheMode };
   const common = { ...(options.historyImages !== undefined && { historyImages: options.historyImages }), ...(options.temperature !== undefined && { temperature: options.temperature }) };
 
+  // One episode, one draw scope: the same --seed asks the same questions under the same identities.
+  const draws = new DrawScope({ seed: options.seed ?? 0, task: task.id });
   let cachedModel: (ChatModel & { stats?: CacheStats }) | undefined;
   const meter = new ModelMeter();
   let policy: ForwardPolicy & { stats?: unknown };
@@ -125,13 +133,13 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
     const backend = createOpenAIChatModel({ model: options.model, baseURL, apiKey, blobs, maxRetries, timeoutMs, prices: options.prices, settings });
     const cached: ChatModel & { stats?: CacheStats } = cacheOpts ? withCache(backend, cacheOpts) : backend;
     cachedModel = cacheOpts ? cached : undefined;
-    // The meter's call log puts each call on its step in run.json (the report's viewer shows it there).
-    const model = meter.wrap(cached, "policy", options.prices);
+    // Draws are stamped before the meter, so its call log (run.json, the viewer) sees each call's identity.
+    const model = withDraws(meter.wrap(cached, "policy", options.prices), draws);
     policy = kind === "openai" ? createPyautoguiPolicy({ model, ...common }) : createUiTarsPolicy({ model, ...common });
   } else if (kind === "openai-cua") {
-    policy = createOpenAICuaPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings });
+    policy = createOpenAICuaPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings, draws });
   } else {
-    policy = createAnthropicPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings, ...common });
+    policy = createAnthropicPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings, draws, ...common });
   }
 
   const env = createSimDesk({ blobs, width: options.width, height: options.height });

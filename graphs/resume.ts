@@ -11,6 +11,7 @@ import { EnvironmentError, describeError } from "../src/errors.ts";
 import { logger } from "../src/logger.ts";
 import type { RuntimeContext } from "./context.ts";
 import { loadSnapshot } from "./env-step.ts";
+import { settleAfterStep } from "../src/settle.ts";
 import type { GraphState } from "./state.ts";
 
 /** Make sure the environment is in the state `state` describes; a no-op once synced. */
@@ -23,7 +24,9 @@ export async function ensureEnvironment(state: GraphState, ctx: RuntimeContext):
     // Reset first in every case: it loads the task (and its evaluator) into a fresh environment.
     observation = await env.reset(state.task);
     if (log.base !== "reset") observation = await env.restore!(await loadSnapshot(blobs, log.base.snapshot));
-    for (const action of log.actions) observation = (await env.step(action)).observation;
+    // The log keeps actions, not step boundaries: settle after each replayed action, so the
+    // replay never waits less than the run it reproduces did (src/settle.ts).
+    for (const action of log.actions) observation = await settleAfterStep(env, 1, ctx.options.settleMs, (await env.step(action)).observation, ctx.signal);
   } catch (err) {
     throw new EnvironmentError(`could not bring the environment back to the checkpointed state of ${state.task.id}: ${describeError(err)}`, { cause: err });
   }

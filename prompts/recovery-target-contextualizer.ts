@@ -8,16 +8,20 @@
  *   (createLlmSummarizer).
  * Variables:
  *   instruction - the user's task, verbatim;
- *   target_step - R; the history shown covers steps 0..R-1 and the last screenshot is o_R.
+ *   target_step - R; the last screenshot is o_R, the state just before step R;
+ *   steps_shown - which steps the history covers, in words: "steps 0 to R-1" with R-1 computed
+ *                 (`stepsShownText` in adapters/llm/summarizer.ts), "step 0" for R = 1, "no steps (the
+ *                 TARGET is the initial state)" for R = 0. Version 1 wrote "steps 0 to {{target_step}} - 1",
+ *                 which reached models as "steps 0 to 9 - 1".
  */
 import { definePrompt } from "../src/prompt.ts";
 
 export default definePrompt({
   id: "recovery-target-contextualizer",
-  version: "1",
+  version: "2",
   usedBy: "recover/context (adapters/llm/summarizer.ts)",
-  variables: ["instruction", "target_step"],
-  template: `You write briefing notes for an agent that must bring a desktop back to an earlier state. Below is how a computer-use agent worked on a task: its actions for steps 0 to {{target_step}} - 1, screenshots of the most recent of them, and finally the TARGET screenshot, the state just before step {{target_step}}.
+  variables: ["instruction", "target_step", "steps_shown"],
+  template: `You write briefing notes for an agent that must bring a desktop back to an earlier state. Below is how a computer-use agent worked on a task: its actions for {{steps_shown}}, screenshots of the most recent of them, and finally the TARGET screenshot, the state just before step {{target_step}}.
 
 Task the agent was working on:
 {{instruction}}

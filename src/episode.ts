@@ -101,6 +101,16 @@ export const RecoveryOptionsSchema = z
      * @default "auto"
      */
     detection: z.enum(["auto", "sequential", "overlapped"]).default("auto"),
+    /**
+     * Whether the detector judges the step that declares DONE, like any other step, before the
+     * episode ends: the paper queries the error detector "once per forward step" (App. B.2) and its
+     * detector lists "declares the task finished while it is not" as an error. When it fires, the
+     * DONE is not final: recovery starts as after any other step. `false` ends the episode at DONE
+     * unjudged. The paper presets (experiments/configs/models/) set `true`; the library default
+     * stays `false` so existing runs, the demo and the simulated presets keep their numbers
+     * (docs/paper.md lists it). @default false
+     */
+    detectDone: z.boolean().default(false),
   })
   .strict();
 
@@ -147,6 +157,12 @@ export interface EpisodeAccounting {
   policyFailures: number;
   /** Speculative proposals (overlapped detection) thrown away because the detector fired. */
   discardedProposals?: number;
+  /**
+   * Recovery-step selections where the selector failed (threw, gave no usable step, or a step
+   * outside 0..E) and R fell back to E-1. Absent = none. Counted in results.jsonl, summary.json
+   * and the report, not only in the trajectory's selection record.
+   */
+  selectorFallbacks?: number;
   /**
    * Action replays that did not reproduce the saved state (a desync: the check after the replayed
    * prefix failed, and the replay was retried from reset or given up). Absent = none.

@@ -7,6 +7,7 @@
  * one, only a match confirms: a restored claim it abstains on, or fails on, is not accepted).
  * Unusable policy output is a recorded, counted failed step; the attempt goes on.
  */
+import { settleAfterStep } from "../../src/settle.ts";
 import { z } from "zod";
 import { isTerminal } from "../../src/action.ts";
 import type { BlobReader } from "../../src/blob-store.ts";
@@ -33,6 +34,8 @@ export interface RecoverWithPolicyOptions {
   summarizer?: Summarizer;
   /** When given, consulted after each recovery step; "match" ends the attempt as restored. */
   verifier?: StateVerifier;
+  /** Wait after each executed recovery step before observing, in ms (src/settle.ts; OSWorld 10000). @default 0 */
+  settleMs?: number;
 }
 
 const Schema = z.object({
@@ -86,6 +89,7 @@ export function recoverWithPolicy(options: RecoverWithPolicyOptions): (request: 
       const actions = decision.actions.filter((a) => !isTerminal(a));
       const before = observation;
       for (const action of actions) observation = (await env.step(action)).observation;
+      observation = await settleAfterStep(env, actions.length, options.settleMs, observation, req.signal);
       recoveryHistory.push({
         step: used,
         observation: before,

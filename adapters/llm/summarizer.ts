@@ -34,6 +34,13 @@ const OptionsSchema = z
   })
   .strict();
 
+/** Which steps a history up to target R covers, in words, with R-1 computed ("steps 0 to 8" for R = 9). */
+export function stepsShownText(targetStep: number): string {
+  if (targetStep <= 0) return "no steps (the TARGET is the initial state)";
+  if (targetStep === 1) return "step 0";
+  return `steps 0 to ${targetStep - 1}`;
+}
+
 /** The briefing used when the model is unavailable: the actions up to the target, one per line. */
 export function fallbackSummary(history: readonly HistoryEntry[], targetStep: number): string {
   if (history.length === 0) return `TARGET STATE: the initial state of the task (step ${targetStep}); no actions had been taken.`;
@@ -66,7 +73,7 @@ export function createLlmSummarizer(options: LlmSummarizerOptions): Summarizer {
           {
             role: "user",
             content: [
-              { type: "text", text: renderPrompt(contextualizer, { instruction: input.task.instruction, target_step: input.target.step }) },
+              { type: "text", text: renderPrompt(contextualizer, { instruction: input.task.instruction, target_step: input.target.step, steps_shown: stepsShownText(input.target.step) }) },
               ...historyParts(input.history, { images: o.historyImages, detail: o.detail }),
               { type: "text", text: `TARGET screenshot (the state just before step ${input.target.step}):` },
               screenshotPart(input.target.observation, o.detail),

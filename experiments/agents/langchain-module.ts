@@ -16,7 +16,7 @@ import type { ChatModel, ChatRequest, ChatResponse } from "../../src/model.ts";
 import type { BlobReader } from "../../src/blob-store.ts";
 import { createLangChainChatModel } from "../../adapters/models/langchain-chat.ts";
 import type { ParameterizedChatModel } from "../../adapters/models/openai-chat.ts";
-import type { ModelAgentSpec } from "./model-spec.ts";
+import { maxTokensOf, type ModelAgentSpec } from "./model-spec.ts";
 
 /** What a factory export receives (from the spec, after --model/--base-url filled it). */
 export interface LangChainFactoryOptions {
@@ -48,7 +48,7 @@ export function loadLangChainChatModel(spec: ModelAgentSpec, apiKey: string | un
   if (!spec.module) return Promise.reject(new ConfigError(`${field}.module: backend langchain needs module: the path of a .mjs/.js/.ts file exporting a LangChain chat model or a factory`, { field: `${field}.module` }));
   const file = langChainModulePath(spec);
   const name = spec.export ?? "default";
-  const options: LangChainFactoryOptions = { model: spec.model, baseUrl: spec.baseUrl, apiKey, temperature: spec.temperature, maxTokens: spec.maxTokens, timeoutMs: spec.timeoutMs, maxRetries: spec.maxRetries };
+  const options: LangChainFactoryOptions = { model: spec.model, baseUrl: spec.baseUrl, apiKey, temperature: spec.temperature, maxTokens: maxTokensOf(spec), timeoutMs: spec.timeoutMs, maxRetries: spec.maxRetries };
   const key = JSON.stringify([file, name, options]);
   let p = loaded.get(key);
   if (!p) {

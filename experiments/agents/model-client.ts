@@ -14,7 +14,7 @@ import type { BlobStore } from "../../src/blob-store.ts";
 import type { ModelRole } from "../../src/usage.ts";
 import type { ModelMeter } from "./meter.ts";
 import type { ModelCallSettings } from "./roles.ts";
-import { backendOf, type ModelAgentSpec } from "./model-spec.ts";
+import { backendOf, maxTokensOf, type ModelAgentSpec } from "./model-spec.ts";
 import { langChainChatModelFor } from "./langchain-module.ts";
 
 // ModelCallSettings lives with the roles (roles.ts) that carry it, so neither file imports the other.
@@ -69,7 +69,7 @@ export function chatModelFor(spec: ModelAgentSpec, role: ModelRole, ctx: { blobs
     maxRetries: spec.maxRetries,
     timeoutMs: spec.timeoutMs,
     ...(spec.temperature !== undefined && { temperature: spec.temperature }),
-    ...(spec.maxTokens !== undefined && { maxTokens: spec.maxTokens }),
+    ...(maxTokensOf(spec) !== undefined && { maxTokens: maxTokensOf(spec) }),
     prices: spec.prices,
     settings: settingsFor(ctx.calls),
     sendSeed: spec.sendSeed !== false,

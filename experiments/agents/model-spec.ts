@@ -48,8 +48,12 @@ export const ModelAgentSpecSchema = z
     apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name such as OPENAI_API_KEY").optional(),
     /** Sampling temperature. @default the agent's own */
     temperature: z.number().min(0).max(2).optional(),
-    /** Max output tokens per call. @default the agent's own */
-    maxTokens: z.number().int().min(1).max(1_000_000).optional(),
+    /**
+     * Max output tokens per call, or `paper`: the paper's budget for the model named (App. B.2:
+     * 32768 for EvoCUA, 3000 for Qwen3.5 thinking, 500 for UI-TARS; {@link PAPER_MAX_TOKENS}), the
+     * agent's own default for any other model. @default the agent's own (1500 for chat forward agents)
+     */
+    maxTokens: z.union([z.number().int().min(1).max(1_000_000), z.literal("paper")]).optional(),
     /**
      * What the model is shown of each screen (OSWorld's observation types): the screenshot, the
      * linearized accessibility tree, or both. Chat formats (pyautogui, uitars) and the detector
@@ -75,6 +79,23 @@ export const ModelAgentSpecSchema = z
   })
   .strict();
 export type ModelAgentSpec = z.output<typeof ModelAgentSpecSchema>;
+
+/** The paper's max_tokens per forward model (App. B.2), matched on the model name; first match wins. */
+export const PAPER_MAX_TOKENS: ReadonlyArray<{ match: RegExp; maxTokens: number; model: string }> = [
+  { match: /evocua/i, maxTokens: 32768, model: "EvoCUA-32B" },
+  { match: /ui-?tars/i, maxTokens: 500, model: "UI-TARS-1.5-7B" },
+  { match: /qwen.*(think|3\.5)/i, maxTokens: 3000, model: "Qwen3.5-9B-Thinking" },
+];
+
+/**
+ * The max output tokens a spec asks for: its number, the paper's budget for its model under
+ * `maxTokens: paper` (undefined, i.e. the agent's own default, for a model the paper does not name),
+ * or undefined when left out.
+ */
+export function maxTokensOf(spec: { maxTokens?: number | "paper"; model?: string }): number | undefined {
+  if (spec.maxTokens !== "paper") return spec.maxTokens;
+  return PAPER_MAX_TOKENS.find((m) => m.match.test(spec.model ?? ""))?.maxTokens;
+}
 
 /** The backend a format implies when the spec leaves it out. */
 export function backendOf(spec: Pick<ModelAgentSpec, "format" | "backend">): (typeof MODEL_BACKENDS)[number] {

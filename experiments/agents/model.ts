@@ -9,7 +9,7 @@ import { createLlmErrorDetector, createLlmPerturbationPolicy, createLlmRecoveryP
 import { createFormatPolicy, type AgentFormatSpec } from "../../adapters/policies/format.ts";
 import type { ModelRole } from "../../src/usage.ts";
 import { apiKeyOf, cacheOptionsOf, chatModelFor, settingsFor } from "./model-client.ts";
-import { ModelAgentSpecSchema, modelRoleProblem, type ModelAgentSpec } from "./model-spec.ts";
+import { ModelAgentSpecSchema, maxTokensOf, modelRoleProblem, type ModelAgentSpec } from "./model-spec.ts";
 import { MODEL_ROLE_OF, type AgentContext, type AgentOf, type AgentRole } from "./roles.ts";
 import type { AgentKind } from "./kind.ts";
 
@@ -22,7 +22,7 @@ function opt<K extends string, V>(key: K, value: V | undefined): Partial<Record<
  * cached chat model; OpenAI and Anthropic computer use keep their own SDK clients and cache.
  */
 export function formatSpecOf(spec: ModelAgentSpec, role: ModelRole, ctx: AgentContext): AgentFormatSpec {
-  const sampling = { ...opt("temperature", spec.temperature), ...opt("maxTokens", spec.maxTokens) };
+  const sampling = { ...opt("temperature", spec.temperature), ...opt("maxTokens", maxTokensOf(spec)) };
   if (spec.format === "pyautogui" || spec.format === "uitars") return { format: spec.format, model: chatModelFor(spec, role, ctx), observation: spec.observation, ...opt("historyImages", spec.historyImages), ...sampling };
   const common = { model: spec.model, baseURL: spec.baseUrl, apiKey: apiKeyOf(spec, ctx.calls), maxRetries: spec.maxRetries, timeoutMs: spec.timeoutMs, prices: spec.prices, cache: cacheOptionsOf(ctx.calls), settings: settingsFor(ctx.calls), ...opt("draws", ctx.draws) };
   if (spec.format === "openai-cua") return { format: "openai-cua", ...common };
@@ -35,7 +35,7 @@ export function createModelAgent<R extends AgentRole>(role: R, spec: ModelAgentS
   if (problem) throw new ConfigError(`${role}.${problem.field}: ${problem.message}`, { field: `${role}.${problem.field}` });
   const modelRole = MODEL_ROLE_OF[role];
   const images = opt("historyImages", spec.historyImages);
-  const call = { ...opt("temperature", spec.temperature), ...opt("maxTokens", spec.maxTokens), timeoutMs: spec.timeoutMs };
+  const call = { ...opt("temperature", spec.temperature), ...opt("maxTokens", maxTokensOf(spec)), timeoutMs: spec.timeoutMs };
   if (role === "forward" || role === "recovery" || role === "perturber") {
     // The action-producing roles share one format spec (paper B.2: same backbone and format).
     const agent = formatSpecOf(spec, modelRole, ctx);

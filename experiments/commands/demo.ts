@@ -23,6 +23,7 @@ import { createSimDeskRuntime } from "../runtime/simdesk.ts";
 import { buildReport } from "../report/index.ts";
 import { runRecoveryEvalSuite } from "../recovery-eval/run.ts";
 import type { RecoveryEvalReport } from "../recovery-eval/report-data.ts";
+import type { RecoveryRun } from "../../src/eval/run.ts";
 import { findingVerdict, VERDICT_RULE, type Finding } from "../report/html.ts";
 import { computeFindings } from "../report/findings.ts";
 import { addRunFlags, defaultOutFor, processWorkers, progressReporter, runSettings, textTable, type RunFlags } from "./run-options.ts";
@@ -69,8 +70,8 @@ export function demoConfigs(size: DemoSize): ExperimentConfig[] {
 const pct = (p: Proportion) => `${(100 * p.rate).toFixed(1)}%`;
 
 /** Check the paper's findings against the demo's numbers (experiments/report/findings.ts): paired by task and seed, from the runs' own episodes. */
-export function demoFindings(ideal: ExperimentRun, e2e: ExperimentRun, plan?: { instances: Array<{ fallback: boolean }> }, recovery?: RecoveryEvalReport, e2eConfig?: EndToEndConfig): Finding[] {
-  return computeFindings({ ideal: ideal.summary, idealLines: ideal.lines, e2e: e2e.summary, e2eLines: e2e.lines, e2eConfig, plan, recovery });
+export function demoFindings(ideal: ExperimentRun, e2e: ExperimentRun, plan?: { instances: Array<{ fallback: boolean }> }, recovery?: RecoveryEvalReport, e2eConfig?: EndToEndConfig, recoveryRuns?: readonly RecoveryRun[]): Finding[] {
+  return computeFindings({ ideal: ideal.summary, idealLines: ideal.lines, e2e: e2e.summary, e2eLines: e2e.lines, e2eConfig, plan, recovery, recoveryRuns });
 }
 
 /** The line under the demo's ideal-recovery table. */
@@ -120,6 +121,7 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
   const configs = demoConfigs(opts.size);
   const processes = opts.inProcess ? undefined : processWorkers(opts.workers);
   let recovery: RecoveryEvalReport | undefined;
+  let recoveryRuns: RecoveryRun[] | undefined;
   try {
     for (let i = 0; i < configs.length; i++) {
       const progress = progressReporter(opts.quiet, `${names[i].padEnd(5)} `);
@@ -135,7 +137,7 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
       }
     }
     if (!opts.quiet) process.stderr.write("recovery-eval: building a small dataset and evaluating recovery on it\n");
-    recovery = (await runRecoveryEvalSuite({ out: join(opts.out, "recovery-eval"), limit: DEMO_SIZES[opts.size].evalTasks, seed: opts.seedBase, budgets: [1, 3, 10] })).report;
+    ({ report: recovery, runs: recoveryRuns } = await runRecoveryEvalSuite({ out: join(opts.out, "recovery-eval"), limit: DEMO_SIZES[opts.size].evalTasks, seed: opts.seedBase, budgets: [1, 3, 10] }));
     dropRenderMemos(opts.out);
     // ~1,700 screens (gzipped SVG, ~1 KB), ~3,000 state snapshots and ~800 accessibility trees:
     // one pack per folder instead of a 4 KB disk block or two per file (src/blob-pack.ts); the
@@ -147,7 +149,7 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
   } finally {
     processes?.close();
   }
-  const findings = demoFindings(runs[0], runs[1], readPlan(join(opts.out, "ideal", "plan.json")), recovery, configs[1] as EndToEndConfig);
+  const findings = demoFindings(runs[0], runs[1], readPlan(join(opts.out, "ideal", "plan.json")), recovery, configs[1] as EndToEndConfig, recoveryRuns);
   writeFileSync(join(opts.out, "findings.json"), JSON.stringify({ simulated: true, findings }, null, 2) + "\n");
   const report = await buildReport(opts.out, { title: "retrace demo (SIMULATED policies on SimDesk)" });
   return { summaries, findings, report: report.file };

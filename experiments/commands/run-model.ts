@@ -7,6 +7,7 @@ import { ConfigError } from "../../src/errors.ts";
 import { CACHE_MODES, MODEL_POLICIES, runModelTask, type ModelPolicyKind } from "../model-run.ts";
 import type { CacheMode } from "../../adapters/models/cache.ts";
 import { RunFailedError } from "../runner/errors.ts";
+import { seedFlag } from "./common-flags.ts";
 
 /** Parsed `run-model` flags. */
 export interface RunModelFlags {
@@ -22,6 +23,8 @@ export interface RunModelFlags {
   maxRetries: string;
   timeoutMs: string;
   historyImages?: string;
+  /** Episode seed of the model calls' draw identity (`retrace run` has its own --seed). */
+  seed?: string;
 }
 
 function int(value: string | undefined, flag: string): number | undefined {
@@ -40,7 +43,7 @@ export function addModelRunFlags(cmd: Command, options: { embedded?: boolean } =
   // --out comes from the run flags.
   const policy = new Option("--policy <kind>", "agent: openai = generic pyautogui agent over chat completions; uitars, openai-cua, anthropic").choices([...MODEL_POLICIES]);
   cmd = cmd.addOption(options.embedded ? policy : policy.default("openai"));
-  if (!options.embedded) cmd = cmd.option("-o, --out <dir>", "output folder (default: runs/model-<task>-<timestamp>)");
+  if (!options.embedded) cmd = cmd.option("-o, --out <dir>", "output folder (default: runs/model-<task>-<timestamp>)").addOption(seedFlag("episode seed: part of every model call's draw identity, sent as the request's seed and keying the cache"));
   return cmd
     .option("--model <name>", "model name as the server knows it (with a config: fills every model agent that leaves it out)")
     .option("--task <id>", "SimDesk task id (retrace tasks lists them)")
@@ -71,6 +74,7 @@ export async function runModelFromFlags(flags: RunModelFlags): Promise<void> {
     maxRetries: int(flags.maxRetries, "max-retries"),
     timeoutMs: int(flags.timeoutMs, "timeout-ms"),
     historyImages: int(flags.historyImages, "history-images"),
+    seed: int(flags.seed, "seed"),
   });
   const r = run.result;
   const m = r.accounting.models.policy;

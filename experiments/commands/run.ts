@@ -108,6 +108,11 @@ export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags
   process.stdout.write(`\n${safeName(s.experiment)} (${s.kind})${s.simulated ? "  [SIMULATED components]" : ""}\n${conditionTableText(s)}\n`);
   if (s.successAtK) for (const c of s.successAtK) process.stdout.write(`${safeName(conditionLabel(c.condition)).padEnd(12)} Success@1..${c.curve.length}: ${c.curve.map((p) => `${(100 * p.rate).toFixed(0)}%`).join(" ")} (n=${c.instances})\n`);
   if (s.replay) process.stdout.write(`action replays: ${s.replay.episodes} episode(s) replayed, ${s.replay.desyncs} desync(s) (each retried from reset), ${s.replay.failed} given up after every attempt (env errors, excluded)\n`);
+  if (s.ideal) {
+    const x = s.ideal.exclusions;
+    process.stdout.write(`failed runs: ${s.ideal.failedRuns}, continued: ${s.ideal.continued}; without a detected error: ${x.noErrorFound.runs} (${s.ideal.noErrorFound === "last-step" ? "continued from E = their last step" : `${x.noErrorFound.excluded} left out`}); left out of Success@K: ${x.replayFailed.continuations} continuation(s) whose replay failed, ${x.envErrors.continuations} lost to environment errors; budget: ${s.ideal.maxForwardSteps} steps ${s.ideal.continuationBudget === "from-restore" ? "after R" : "in all"}\n`);
+  }
+  if (s.selectorFallbacks?.fallbacks) process.stdout.write(`selector fallbacks: ${s.selectorFallbacks.fallbacks} of ${s.selectorFallbacks.attempts} recovery attempt(s) used R = E-1 because the selector failed (counted per condition in summary.json)\n`);
   if (s.models) process.stdout.write(`${modelTableText(s.models)}\n`);
   if (s.skipped?.length) process.stdout.write(`skipped ${s.skipped.length} task(s) that cannot run here: ${s.skipped.slice(0, 5).map((k) => `${safeName(k.task)} (${safeName(k.reason, 300)})`).join("; ")}${s.skipped.length > 5 ? "; ..." : ""}\n`);
   if (s.stopped) process.stdout.write(`stopped early: ${s.stopped.reason}; ${s.stopped.notRun} episode(s) not run (--resume with a higher --max-cost-usd continues)\n`);

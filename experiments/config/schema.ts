@@ -164,6 +164,20 @@ export const IdealRecoveryConfigSchema = z
     k: z.number().int().min(1).max(20).default(5),
     /** Keep at most this many failed runs. */
     maxInstances: z.number().int().min(1).max(1_000_000, "at most 1000000 failed runs").optional(),
+    /**
+     * A failed run in which the detector finds no error: `last-step` keeps it with E = its last
+     * step (the paper's rule: App. B.1 excludes only instances whose action replay fails);
+     * `exclude` leaves it out of the continuations (retrace's earlier behaviour). Either way the
+     * count is in summary.json (`ideal.exclusions`). @default "last-step"
+     */
+    noErrorFound: z.enum(["last-step", "exclude"]).default("last-step"),
+    /**
+     * What `options.maxForwardSteps` bounds in a continuation: `from-restore` gives the forward
+     * agent that many steps after R (the paper's reading: max_steps is the forward agent's budget
+     * and the prefix is replayed "before the forward agent resumes", App. B.1); `total` counts the
+     * replayed prefix against it (a continuation from R = 44 of 50 gets 6 steps). @default "from-restore"
+     */
+    continuationBudget: z.enum(["from-restore", "total"]).default("from-restore"),
   })
   .strict();
 

@@ -40,8 +40,14 @@ export interface RollForwardOptions {
   task: Task;
   blobs: BlobStore;
   seed: number;
-  /** Forward step budget, counting replayed prefix steps. @default 50 */
+  /** Forward step budget. @default 50 */
   maxForwardSteps?: number;
+  /**
+   * Whether the replayed prefix counts against `maxForwardSteps`: "from-restore" (the paper's
+   * reading) gives the policy `maxForwardSteps` steps after R; "total" stops at `maxForwardSteps`
+   * history entries, prefix included. @default "from-restore"
+   */
+  budget?: "from-restore" | "total";
   /** Saved history to replay first (entries 0..R-1); empty = start from the initial state. */
   prefix?: readonly HistoryEntry[];
   /** Replay attempts before giving up with a ReplayDesyncError. @default 3 */
@@ -133,7 +139,8 @@ export async function rollForward(o: RollForwardOptions): Promise<ForwardRun> {
   if (prefix.length > 0 && o.expected) acc.replayDesyncs = desyncs;
   let stopReason: StopReason = "max-steps";
   const usage = { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0, costUsd: 0 };
-  while (history.length < maxSteps) {
+  const limit = (o.budget ?? "from-restore") === "total" ? maxSteps : prefix.length + maxSteps;
+  while (history.length < limit) {
     const t = history.length;
     const decision = await atCallSite({ seq: steps.length, phase: "policy" }, () => o.policy.propose({ task: { id: o.task.id, instruction: o.task.instruction }, history, observation, step: t, tick: prefix.length + acc.forwardSteps, blobs: o.blobs }));
     for (const u of decision.usage ?? []) {

@@ -27,8 +27,8 @@ import { redactText } from "../../src/secrets.ts";
 import { pathInside } from "../../src/store/safe-path.ts";
 import { drawScopeFor } from "../../adapters/models/draws.ts";
 
-/** Condition id of the standard forward rollouts. */
-export const FORWARD_CONDITION = "forward";
+import { FORWARD_CONDITION } from "./facts.ts";
+export { FORWARD_CONDITION, idealRunFacts, type IdealRunFacts } from "./facts.ts";
 
 interface ContinuationJob extends EpisodeJob {
   instance: PlanInstance;
@@ -106,10 +106,15 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
   } else settings.onNote?.(`reusing the frozen plan.json (${plan.instances.length} instances)`);
 
   // Phase 3: K continuations per instance and strategy. A failed run in which the detector found
-  // no error has no error step to restore before: it stays in plan.json (fallback: true) but gets
-  // no continuations, so every strategy is compared on the same annotated instances.
-  const annotated = plan.instances.filter((i) => !i.fallback);
-  if (annotated.length < plan.instances.length) settings.onNote?.(`${plan.instances.length - annotated.length} failed runs without a detected error step are left out of the continuations`);
+  // no error (fallback: true, E = its last step) is kept under `noErrorFound: last-step` (the
+  // paper excludes only runs whose replay fails) and left out under `exclude`; either way every
+  // strategy is compared on the same instances.
+  const annotated = plan.instances.filter((i) => config.noErrorFound === "last-step" || !i.fallback);
+  const undetected = plan.instances.filter((i) => i.fallback).length;
+  if (undetected > 0)
+    settings.onNote?.(config.noErrorFound === "last-step"
+      ? `${undetected} failed runs without a detected error step continue from E = their last step (noErrorFound: last-step)`
+      : `${undetected} failed runs without a detected error step are left out of the continuations (noErrorFound: exclude)`);
   const jobs: ContinuationJob[] = [];
   const labels = strategyLabels(plan);
   for (const strategy of config.strategies)
@@ -131,7 +136,7 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
     const prefix = job.instance.history.slice(0, R);
     const expected = R < job.instance.history.length ? job.instance.history[R].observation : job.instance.final;
     const run = await rollForward({
-      env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps, prefix, expected, settleMs,
+      env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps, budget: config.continuationBudget, prefix, expected, settleMs,
       replayRetries: config.options.replayRetries ?? 3, ...(sameState ? { sameState: (a, b) => sameState(rec.env, a, b) } : {}),
     });
     return finishEpisode(job, task, run.result, rec, deps, { phase: "continuation", strategy: job.strategy, errorStep: job.instance.errorStep, recoveryStep: R, k: job.k }, [job.condition, job.task, `${job.seed}-k${job.k}`], meter);
@@ -143,3 +148,4 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
 export function hasPlan(out: string): boolean {
   return existsSync(join(out, "plan.json"));
 }
+

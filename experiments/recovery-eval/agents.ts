@@ -23,6 +23,7 @@ import { createFormatPolicy, type AgentFormatSpec } from "../../adapters/policie
 import { createLlmPerturbationPolicy, createLlmRecoveryJudge, createLlmRecoveryPolicy, createLlmStateVerifier, createLlmSummarizer, type LlmRecoveryJudge } from "../../adapters/llm/index.ts";
 import { CostLedger, ModelMeter, apiKeyOf, backendOf, chatModelFor, type ModelAgentSpec, type ModelCallSettings, type RoleCalls } from "../agents/index.ts";
 import { cacheOptionsOf, settingsFor } from "../agents/model-client.ts";
+import { maxTokensOf } from "../agents/model-spec.ts";
 import type { DrawScope } from "../../adapters/models/draws.ts";
 
 /** Calls, errors, tokens and list-price cost of one role. */
@@ -47,10 +48,11 @@ export interface EvalAgents {
   /** A perturber allowed `budget` steps (the recovery distance d). */
   perturber(spec: ModelAgentSpec, budget: number, draws?: DrawScope): ForwardPolicy;
   recoverer(spec: ModelAgentSpec, draws?: DrawScope): RecoveryPolicy;
-  summarizer(spec: ModelAgentSpec): Summarizer;
-  verifier(spec: ModelAgentSpec): StateVerifier;
+  /** `draws`: the scope its calls take their draw identities from (one per sample, or one per run). */
+  summarizer(spec: ModelAgentSpec, draws?: DrawScope): Summarizer;
+  verifier(spec: ModelAgentSpec, draws?: DrawScope): StateVerifier;
   /** The LLM-judge baseline of the oracle study (`eval.judge`, role "judge"). */
-  judge(spec: ModelAgentSpec): LlmRecoveryJudge;
+  judge(spec: ModelAgentSpec, draws?: DrawScope): LlmRecoveryJudge;
   /** Usage per role so far (roles never called are absent), in a stable order. */
   usage(): Partial<Record<ModelRole, RoleUsage>>;
   /** USD actually spent so far (calls that reached a server; cached ones cost nothing). */
@@ -93,14 +95,14 @@ export function createEvalAgents(options: EvalAgentsOptions): EvalAgents {
 
   const call = (spec: ModelAgentSpec) => ({
     ...(spec.temperature !== undefined && { temperature: spec.temperature }),
-    ...(spec.maxTokens !== undefined && { maxTokens: spec.maxTokens }),
+    ...(maxTokensOf(spec) !== undefined && { maxTokens: maxTokensOf(spec) }),
     timeoutMs: spec.timeoutMs,
   });
 
   return {
     forward(spec, draws) {
       const f = formatSpec(spec, "policy", draws);
-      const sampling = { ...(spec.temperature !== undefined && { temperature: spec.temperature }), ...(spec.maxTokens !== undefined && { maxTokens: spec.maxTokens }) };
+      const sampling = { ...(spec.temperature !== undefined && { temperature: spec.temperature }), ...(maxTokensOf(spec) !== undefined && { maxTokens: maxTokensOf(spec) }) };
       return metered(createFormatPolicy(f.format === "openai-cua" ? f : ({ ...f, ...sampling } as AgentFormatSpec)), "policy", spec);
     },
     perturber(spec, budget, draws) {
@@ -110,14 +112,14 @@ export function createEvalAgents(options: EvalAgentsOptions): EvalAgents {
       // historyImages = screenshots of the recovery context's history (formatSpec's copy is the recoverer's own steps, which it overrides)
       return metered(createLlmRecoveryPolicy({ agent: formatSpec(spec, "recoverer", draws), ...(spec.historyImages !== undefined && { historyImages: spec.historyImages }), ...call(spec) }), "recoverer", spec);
     },
-    summarizer(spec) {
-      return createLlmSummarizer({ model: chatModelFor(spec, "summarizer", ctx), ...(spec.historyImages !== undefined && { historyImages: spec.historyImages }), ...call(spec) });
+    summarizer(spec, draws) {
+      return createLlmSummarizer({ model: chatModelFor(spec, "summarizer", { ...ctx, ...(draws && { draws }) }), ...(spec.historyImages !== undefined && { historyImages: spec.historyImages }), ...call(spec) });
     },
-    verifier(spec) {
-      return createLlmStateVerifier({ model: chatModelFor(spec, "verifier", ctx), ...call(spec) });
+    verifier(spec, draws) {
+      return createLlmStateVerifier({ model: chatModelFor(spec, "verifier", { ...ctx, ...(draws && { draws }) }), ...call(spec) });
     },
-    judge(spec) {
-      return createLlmRecoveryJudge({ model: chatModelFor(spec, "judge", ctx), ...call(spec) });
+    judge(spec, draws) {
+      return createLlmRecoveryJudge({ model: chatModelFor(spec, "judge", { ...ctx, ...(draws && { draws }) }), ...call(spec) });
     },
     usage: () => meter.snapshot(),
     spentUsd: () => ledger.spentUsd,

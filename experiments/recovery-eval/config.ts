@@ -96,6 +96,15 @@ export const RecoveryEvalConfigSchema = z
         budgets: z.array(z.number().int().min(1)).min(1).default([1, 3, 10]),
         /** Evaluate implicit recovery (the dataset's forward agent continues, 0-E). @default true */
         implicit: z.boolean().default(true),
+        /**
+         * Screenshots of the 0-E history the implicit policy sees (a model forward agent). The paper
+         * gives implicit recovery "the full history of observation-action pairs up to the error
+         * state" (App. A.2): 50 (every screenshot) in the paper preset. Left out, the forward agent
+         * keeps its own window (`dataset.forward.historyImages`, 3 by default), which gives implicit
+         * recovery fewer screenshots than an explicit 0-E recoverer with 50. Recorded in
+         * recovery-eval.json (`implicitHistoryImages`). @default the forward agent's own
+         */
+        implicitHistoryImages: z.number().int().min(0).max(50).optional(),
         recoverers: z.array(RecovererSchema).default([]),
         /** Needed when a recoverer uses the contextualized context. */
         summarizer: EvalAgentSpecSchema.optional(),

@@ -25,6 +25,7 @@ import { loadLabels, matchLabels, runIdOf } from "./labels.ts";
 import { evalEndpoints, LayeredBlobStore, usageFile, type ModelUsageFile } from "./models.ts";
 import { preflightEndpoints } from "../agents/index.ts";
 import { ci, kappaCi, SIMULATED_RECOVERY_NOTE, type AgreementCounts, type RecoveryEvalReport } from "./report-data.ts";
+import { DrawScope } from "../../adapters/models/draws.ts";
 
 /** Name of the LLM-judge row. */
 export const JUDGE_ORACLE = "LLM judge";
@@ -158,8 +159,9 @@ export async function runLabelAgreement(options: LabelAgreementOptions): Promise
     const samples = new Map(ds.samples.map((s) => [s.id, s]));
     const blobs = new LayeredBlobStore(join(evalDir, "blobs"), new BlobStore({ dir: join(ds.dir, "blobs") }));
     const agents = createEvalAgents({ blobs, cache: options.cache, cacheDir: options.cacheDir ?? join(evalDir, "model-cache"), env: options.processEnv });
-    const judge = agents.judge(spec);
     for (const run of matched.labelled) {
+      // Each judged run is its own draw: (the config's seed, sample, the run's id) is its identity.
+      const judge = agents.judge(spec, new DrawScope({ seed: options.config?.seed ?? 0, task: run.sampleId, condition: `judge/${runIdOf(run)}` }));
       const sample = samples.get(run.sampleId);
       if (!sample) throw new ConfigError(`${evalDir}/runs.jsonl: run ${runIdOf(run)} names sample ${run.sampleId}, which dataset ${ds.dir} does not hold`, { field: "dataset" });
       judgements.set(runIdOf(run), await judge.judge(judgeInput(run, sample, ds.tasks.get(run.taskId)?.instruction ?? "")));

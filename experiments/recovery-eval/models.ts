@@ -36,6 +36,8 @@ import { runtimeSettings } from "../../src/settings.ts";
 import { apiKeyOf, backendOf, preflightEndpoints, type Endpoint } from "../agents/index.ts";
 import { createEvalAgents, type EvalAgents, type RoleUsage } from "./agents.ts";
 import { DrawScope } from "../../adapters/models/draws.ts";
+import type { Summarizer } from "../../src/recovery.ts";
+import type { ModelAgentSpec } from "../agents/index.ts";
 import type { EvalAgentSpec, RecoveryEvalConfig } from "./config.ts";
 import { copySampleStates, createEvalSimDesk, simSummarizer } from "./simdesk.ts";
 import { recoveryEvalReport, type RecoveryEvalReport } from "./report-data.ts";
@@ -226,7 +228,9 @@ function configuredCheck(config: RecoveryEvalConfig, agents: EvalAgents): StateC
   const v = config.dataset.verifier;
   if (v && v.kind !== "model")
     throw new ConfigError(`dataset.verifier.kind: ${v.kind} verifiers are not wired into the recovery evaluation yet (its environments record no state probes); use kind: model, or verify: ssim`, { field: "dataset.verifier.kind" });
-  return createStateCheck({ method: config.dataset.verify, verifier: v ? agents.verifier(v) : undefined });
+  // One draw scope for the run's verifier calls (they are sequential): each gets its own identity,
+  // and a repeated identical check is a fresh draw (ordinal), reproducible under the config's seed.
+  return createStateCheck({ method: config.dataset.verify, verifier: v ? agents.verifier(v, new DrawScope({ seed: config.seed, task: "state-check", condition: "verifier" })) : undefined });
 }
 
 /** A recovery-eval config's settle wait (every path of the build and the evaluation): `settleMs` when given, else the environment's default (osworld 10 s). */
@@ -266,7 +270,10 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
     const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, budgets, check: configuredCheck(config, agents), settleMs: settle.settleMs, rationale: options.rationale, onProgress: options.onProgress, stop: budget.stop });
     const simulated = runs.some((r) => r.simulated) || ds.manifest.simulated;
     const label = simulated ? ds.manifest.simulatedLabel || "simulated: SimDesk agents" : "";
-    const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, budgets, samples: config.eval.samples, settle });
+    const report: RecoveryEvalReport = {
+      ...recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, budgets, samples: config.eval.samples, settle }),
+      ...(config.eval.implicit && { implicitHistoryImages: implicitHistoryImagesOf(config) }),
+    };
     const usage = usageFile(agents.usage(), simulated, budget.reason());
     writeFileSync(join(out, "runs.jsonl"), runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : ""));
     writeFileSync(join(out, "recovery-eval.json"), JSON.stringify(report, null, 2) + "\n");
@@ -277,16 +284,36 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
   }
 }
 
+/**
+ * The model summarizer with a draw identity per call: the episode is (seed, task, target step R),
+ * so every sample's briefing is its own draw and the same briefing asked again (another budget)
+ * is the same request under the same identity (served from the cache).
+ */
+function drawnSummarizer(spec: ModelAgentSpec, agents: EvalAgents, seed: number): Summarizer {
+  const { name } = agents.summarizer(spec);
+  return { name, summarize: (input) => agents.summarizer(spec, new DrawScope({ seed, task: input.task.id, condition: `summarize/R${input.target.step}` })).summarize(input) };
+}
+
+/** Screenshots of the history implicit recovery sees: the config's `eval.implicitHistoryImages`, else the forward agent's own (3 when it leaves it out; simulated agents read no screenshots: null). */
+export function implicitHistoryImagesOf(config: RecoveryEvalConfig): number | null {
+  const f = config.dataset.forward;
+  if (f.kind !== "model") return null;
+  return config.eval.implicitHistoryImages ?? f.historyImages ?? 3;
+}
+
 /** The variants of a config: implicit (the dataset's forward agent) and each recoverer x context. */
 export function configuredVariants(config: RecoveryEvalConfig, agents: EvalAgents, env: Environment): RecoveryVariant[] {
   const variants: RecoveryVariant[] = [];
   if (config.eval.implicit) {
-    const forward = forwardFactory(config.dataset.forward, agents, config.seed, "implicit");
+    // Implicit recovery sees as much of its history as the config says (the paper: the full history).
+    const n = config.eval.implicitHistoryImages;
+    const spec = n !== undefined && config.dataset.forward.kind === "model" ? { ...config.dataset.forward, historyImages: n } : config.dataset.forward;
+    const forward = forwardFactory(spec, agents, config.seed, "implicit");
     variants.push({ id: "implicit/0-E", kind: "implicit", policy: ({ task, sample }) => forward(task, sample.id) });
   }
   const s = config.eval.summarizer;
   if (s && s.kind === "sim" && config.env.kind !== "simdesk") throw new ConfigError("eval.summarizer: the simulated summarizer runs on SimDesk only; use kind: model", { field: "eval.summarizer" });
-  const summarizer = s ? (s.kind === "model" ? agents.summarizer(s) : simSummarizer) : undefined;
+  const summarizer = s ? (s.kind === "model" ? drawnSummarizer(s, agents, config.seed) : simSummarizer) : undefined;
   config.eval.recoverers.forEach((rc, i) => {
     const make = recovererFactory(rc.agent, agents, env, config.seed, `eval.recoverers.${i}.agent`, rc.name);
     for (const context of rc.contexts) {

@@ -56,6 +56,8 @@ export interface ImplicitVsExplicitRow {
 /** `recovery-eval.json`. */
 export interface RecoveryEvalReport {
   kind: "recovery-eval";
+  /** Screenshots of the 0-E history the implicit policy saw (config `eval.implicitHistoryImages`; null for simulated agents, absent without implicit recovery or in older files). */
+  implicitHistoryImages?: number | null;
   simulated: boolean;
   note: string;
   label: string;

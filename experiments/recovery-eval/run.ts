@@ -185,12 +185,12 @@ export interface RecoveryEvalSuiteOptions {
  * Everything at once, for the demo and the report: build a dataset, evaluate recovery on it, and
  * measure the oracle's agreement; recovery-eval.json and oracle-agreement.json land in `out`.
  */
-export async function runRecoveryEvalSuite(options: RecoveryEvalSuiteOptions): Promise<{ manifest: RecoveryDatasetManifest; report: RecoveryEvalReport; agreement: OracleAgreementReport }> {
+export async function runRecoveryEvalSuite(options: RecoveryEvalSuiteOptions): Promise<{ manifest: RecoveryDatasetManifest; report: RecoveryEvalReport; runs: RecoveryRun[]; agreement: OracleAgreementReport }> {
   const out = resolve(options.out);
   const common = { limit: options.limit, seed: options.seed, rolloutsPerTask: options.rolloutsPerTask, seedStepsPerTrajectory: options.seedStepsPerTrajectory ?? 2, onProgress: options.onProgress };
   const manifest = await buildSimDeskDataset({ ...common, out: join(out, "dataset") });
-  const { report } = await runSimDeskRecoveryEval({ dataset: join(out, "dataset"), out, budgets: options.budgets, seed: options.seed, onProgress: options.onProgress });
+  const { report, runs } = await runSimDeskRecoveryEval({ dataset: join(out, "dataset"), out, budgets: options.budgets, seed: options.seed, onProgress: options.onProgress });
   // The noise-off setting of the agreement study is this same dataset (same options, noise off).
   const agreement = await runOracleAgreement({ ...common, out, budgets: options.budgets, noiseOffDataset: join(out, "dataset") });
-  return { manifest, report, agreement };
+  return { manifest, report, runs, agreement };
 }

@@ -13,6 +13,13 @@
  * model recoverer gets the capable claim, and a significant loss then reads DOES NOT HOLD, which
  * is the paper's weak-recoverer regime. A pair without its own baseline uses the run's first
  * baseline (configs skip baselines for pairs that share a forward policy); the evidence says so.
+ *
+ * Multiple comparisons: the weak recoverer's claim ("can lose at some cap") searches the caps, so
+ * its per-cap p-values are Holm-adjusted over the caps before the cap that loses most is picked.
+ * Finding 5 "at every cap" is an intersection-union claim (every cap must hold, the weakest
+ * decides), which needs no adjustment within a pair. Across pairs each finding gives one verdict
+ * per pair, and those verdicts are Holm-adjusted over the pairs. The verdict line states the
+ * adjustment ("Holm-adjusted over 2 pairs").
  */
 import type { Proportion } from "../../src/metrics/wilson.ts";
 import { SIM_PROFILES } from "../../adapters/policies/simulated/profiles.ts";
@@ -20,7 +27,8 @@ import { resolvePair } from "../config/agents.ts";
 import type { EndToEndConfig } from "../config/schema.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import type { ConditionSummary, ExperimentSummary } from "../runner/summary.ts";
-import { judged, outcomesOf, pairedVerdict, testText, weakest, type Finding } from "./findings-verdict.ts";
+import { holmVerdicts, type PairedVerdict } from "../../src/metrics/paired.ts";
+import { judged, outcomesOf, pairedVerdict, testText, verdictLabel, weakest, type Finding } from "./findings-verdict.ts";
 
 const pct = (p: Proportion) => `${(100 * p.rate).toFixed(1)}%`;
 const F5 = "Recovery improves task success over no recovery at every retry cap (Finding 5).";
@@ -95,8 +103,16 @@ export function endToEndFindings(e2e: ExperimentSummary | undefined, lines: read
       f5.push(judged(claim5, w, `${list}; mean gain ${(100 * mean).toFixed(1)} points (the paper: 2.12). Weakest cap, max-rec-${at.cap} vs none: ${testText(w, `max-rec-${at.cap}`, "no recovery")}. ${rec.label}. ${from}`));
     }
     if (rec.weak) {
-      const vs = capOut.map((x) => ({ cap: x.cap, v: pairedVerdict(none, x.out) }));
-      const best = vs.reduce((a, b) => ((b.v.onlyA ?? 0) - (b.v.onlyB ?? 0) > (a.v.onlyA ?? 0) - (a.v.onlyB ?? 0) ? b : a));
+      const raw = capOut.map((x) => pairedVerdict(none, x.out));
+      const vs = holmVerdicts(raw, "retry caps").map((v, i) => ({ cap: capOut[i].cap, v }));
+      // The cap that loses most: the smallest adjusted p among caps where no recovery is ahead, else the largest lead.
+      const lead = (v: PairedVerdict) => (v.onlyA ?? 0) - (v.onlyB ?? 0);
+      const best = vs.reduce((a, b) => {
+        const la = lead(a.v) > 0, lb = lead(b.v) > 0;
+        if (la !== lb) return lb ? b : a;
+        if (la && a.v.p !== undefined && b.v.p !== undefined && a.v.p !== b.v.p) return b.v.p < a.v.p ? b : a;
+        return lead(b.v) > lead(a.v) ? b : a;
+      });
       f6.push(judged(claim6, best.v, `${list}; the cap that loses most, max-rec-${best.cap}: ${testText(best.v, "no recovery", `max-rec-${best.cap}`)}. ${from}`));
       continue;
     }
@@ -109,7 +125,22 @@ export function endToEndFindings(e2e: ExperimentSummary | undefined, lines: read
     const vNone = pairedVerdict(most.out, none);
     f6.push(judged(claim6, v, `${list}; ${most.cap} vs ${first.cap} attempt(s): ${testText(v, `max-rec-${most.cap}`, `max-rec-${first.cap}`)}; ${most.cap} vs none: ${testText(vNone, `max-rec-${most.cap}`, "no recovery")}. ${rec.label}. ${from}`));
   }
+  correctAcrossPairs(f5);
+  correctAcrossPairs(f6);
   if (f5.length === 0) f5.push({ claim: F5, holds: null, evidence: "cannot be judged: the end-to-end run has no <pair>.no-recovery / <pair>.max-rec-N conditions of a capable recoverer." });
   if (f6.length === 0) f6.push({ claim: GAIN, holds: null, evidence: "cannot be judged: the end-to-end run has no <pair>.no-recovery / <pair>.max-rec-N conditions." });
   return [...f5, ...f6];
+}
+
+/** Holm-adjust the judged verdicts of one finding over its pairs (one verdict per pair), in place. */
+function correctAcrossPairs(findings: Finding[]): void {
+  const judgedOnes = findings.filter((f) => f.verdict);
+  if (judgedOnes.length < 2) return;
+  const adjusted = holmVerdicts(judgedOnes.map((f) => f.verdict!), "pairs");
+  judgedOnes.forEach((f, i) => {
+    const v = adjusted[i];
+    if (v === f.verdict) return;
+    const before = verdictLabel(f);
+    Object.assign(f, judged(f.claim, v, `${f.evidence} Across the ${judgedOnes.length} pairs of this finding the p-values are Holm-adjusted (${before} before the adjustment).`));
+  });
 }

@@ -13,13 +13,24 @@
  *
  * The explicit side is the recoverer the report's implicit-vs-explicit table pairs with the
  * implicit one (context 0-E; the skilled simulated recoverer, else the first). Verdicts follow
- * the one rule of ./findings-verdict.ts; recovery-eval.json pools its runs per (d, r), so the
- * test here is the unpaired two-proportion test, and the evidence says so.
+ * the one rule of ./findings-verdict.ts, on per-sample outcomes from `runs.jsonl` (never on runs
+ * pooled over budgets: one sample evaluated at r = 1, 3 and 10 is one unit, not three):
+ *
+ * - Finding 2 at the largest budget: McNemar's exact test over samples, each sample's implicit and
+ *   explicit rationale intent paired;
+ * - Finding 3 over every budget: a sign test over samples stratified by budget within each sample
+ *   (each sample's explicit successes minus implicit successes over the budgets both were judged
+ *   at; a sample favours whichever side won more budgets), which is McNemar's exact test when
+ *   there is one budget. Per-budget McNemar tests are listed beside, Holm-adjusted over the budgets.
+ *
+ * The gate (fewer than 6 discordant units: cannot tell) therefore counts distinct samples. Without
+ * runs.jsonl the findings are not judged; the pooled rates are still shown.
  */
-import { twoProportionPValue, wilsonInterval, type Proportion } from "../../src/metrics/wilson.ts";
+import { wilsonInterval, type Proportion } from "../../src/metrics/wilson.ts";
+import { holmVerdicts, mcnemarVerdict, pairOutcomes, type PairedVerdict } from "../../src/metrics/paired.ts";
+import type { RecoveryRun } from "../../src/eval/run.ts";
 import type { RecoveryEvalReport, RecoveryTableJsonRow } from "../recovery-eval/report-data.ts";
-import { judged, unpairedVerdict, type Finding } from "./findings-verdict.ts";
-import { noiseText } from "./noise-text.ts";
+import { judged, testText, type Finding } from "./findings-verdict.ts";
 
 const F2 = "Forward policies rarely restore a past state on their own, and their rationales rarely aim at it (Finding 2).";
 const F3 = "Explicit recovery instructions beat implicit recovery (Finding 3).";
@@ -55,8 +66,44 @@ function pairedRows(report: RecoveryEvalReport): { implicit: RecoveryTableJsonRo
   return { implicit, explicit, variant };
 }
 
-/** Findings 2-4 for one recovery evaluation (undefined input: each says why it cannot be judged). */
-export function recoveryFindings(report: RecoveryEvalReport | undefined): Finding[] {
+/** A sample's unit key: distance and sample id (a sample is evaluated at one distance). */
+const unitOf = (r: RecoveryRun) => `${r.distance}/${r.sampleId}`;
+const judgedRun = (r: RecoveryRun) => r.status === "judged" && !!r.verdict;
+
+/** Outcome per sample of one variant at one budget (judged runs only). */
+function outcomesAt(runs: readonly RecoveryRun[], variant: string, budget: number, value: (r: RecoveryRun) => boolean | null): Map<string, boolean> {
+  const out = new Map<string, boolean>();
+  for (const r of runs) {
+    if (r.variant !== variant || r.budget !== budget || !judgedRun(r)) continue;
+    const v = value(r);
+    if (v !== null) out.set(unitOf(r), v);
+  }
+  return out;
+}
+
+/**
+ * Sign test over samples, stratified by budget within each sample: per sample, explicit successes
+ * minus implicit successes over the budgets both judged; samples with a positive difference favour
+ * explicit (`onlyA`), negative ones implicit (`onlyB`), zero ones are ties. Exact binomial (McNemar's
+ * exact test when each sample has one budget). `n` counts distinct samples.
+ */
+export function stratifiedSampleVerdict(perBudget: ReadonlyArray<{ a: ReadonlyMap<string, boolean>; b: ReadonlyMap<string, boolean> }>): PairedVerdict & { budgetsPaired: number } {
+  const diff = new Map<string, number>();
+  let budgetsPaired = 0;
+  for (const { a, b } of perBudget)
+    for (const [unit, x] of a) {
+      const y = b.get(unit);
+      if (y === undefined) continue;
+      budgetsPaired++;
+      diff.set(unit, (diff.get(unit) ?? 0) + Number(x) - Number(y));
+    }
+  const d = [...diff.values()];
+  const counts = { n: d.length, onlyA: d.filter((x) => x > 0).length, onlyB: d.filter((x) => x < 0).length, both: 0, neither: d.filter((x) => x === 0).length };
+  return { ...mcnemarVerdict(counts), test: "sign test over samples, stratified by budget", budgetsPaired };
+}
+
+/** Findings 2-4 for one recovery evaluation and its per-sample runs (runs.jsonl); without them, 2 and 3 are not judged. */
+export function recoveryFindings(report: RecoveryEvalReport | undefined, runs?: readonly RecoveryRun[]): Finding[] {
   if (!report) {
     const why = "cannot be judged: no recovery evaluation (recovery-eval.json) in this folder; run `retrace eval-recovery`.";
     return [{ claim: F2, holds: null, evidence: why }, { claim: F3, holds: null, evidence: why }, { claim: F4, holds: null, evidence: "cannot be judged: it needs recovery evaluations of several forward models labelled generalist or post-trained." }];
@@ -68,26 +115,41 @@ export function recoveryFindings(report: RecoveryEvalReport | undefined): Findin
     const why = "cannot be judged: the evaluation has no implicit variant with an explicit 0-E recoverer at the same d and r.";
     out.push({ claim: F2, holds: null, evidence: why }, { claim: F3, holds: null, evidence: why });
   } else {
-    // Finding 2 at the largest budget (the policy's best chance), pooled over d.
-    const rMax = Math.max(...implicit.map((r) => r.r));
-    const at = (rows: RecoveryTableJsonRow[]) => rows.filter((r) => r.r === rMax);
-    const scored = !/keyword classifier only/.test(report.rationaleMethod) && implicit.some((r) => r.rationaleSimilarity !== null);
-    const intentOf = scored
-      ? (rows: RecoveryTableJsonRow[]) => pool(at(rows), (r) => r.similarityIntent, (r) => nOf(r.similarityIntentCi, r.n))
-      : (rows: RecoveryTableJsonRow[]) => pool(at(rows), (r) => r.restorativeIntent, (r) => r.intentN);
-    const ii = intentOf(implicit), ei = intentOf(explicit);
-    const is = pool(at(implicit), (r) => r.success, (r) => r.n);
-    const how = scored ? `rationales similar to the ground-truth recovery instruction (${report.rationaleMethod.split(";")[0]})` : "restorative rationales by the keyword classifier (no similarity scoring in this run)";
-    if (ii.n === 0 || ei.n === 0) out.push({ claim: F2, holds: null, evidence: `cannot be judged: no rationales were scored at r=${rMax} (the policies gave none).` });
-    else {
-      const p = twoProportionPValue(ii, ei);
-      out.push(judged(F2, unpairedVerdict(ei, ii, p), `At r=${rMax}${sim}: implicit recovery succeeded in ${pct(is)} of ${is.n} runs; ${how}: implicit ${pct(ii)} of ${ii.n} episodes vs explicit ${variant} ${pct(ei)} of ${ei.n} (${noiseText(p)}; two-proportion z test, unpaired: recovery-eval.json keeps no per-sample outcomes).`));
-    }
     const a = pool(implicit, (r) => r.success, (r) => r.n), b = pool(explicit, (r) => r.success, (r) => r.n);
     const gains = implicit.map((imp, i) => explicit[i].success - imp.success);
     const mean = gains.reduce((s, g) => s + g, 0) / gains.length;
-    const p = twoProportionPValue(b, a);
-    out.push(judged(F3, unpairedVerdict(b, a, p), `Pooled over ${implicit.length} (d, r) settings${sim}: explicit ${variant} ${pct(b)} vs implicit ${pct(a)} of ${a.n} runs each (${noiseText(p)}; two-proportion z test, unpaired: recovery-eval.json keeps no per-sample outcomes); mean margin ${(100 * mean).toFixed(1)} points (the paper: 17.86), ${gains.filter((g) => g > 0).length} of ${gains.length} settings favour explicit.`));
+    const rates = `explicit ${variant} ${pct(b)} vs implicit ${pct(a)} (pooled rates over ${implicit.length} (d, r) settings, shown only; mean margin ${(100 * mean).toFixed(1)} points, the paper: 17.86; ${gains.filter((g) => g > 0).length} of ${gains.length} settings favour explicit)`;
+    if (!runs || runs.length === 0) {
+      const why = `cannot be judged: no per-sample outcomes (runs.jsonl beside recovery-eval.json), and runs pooled over budgets are not independent units${sim}. ${rates}.`;
+      out.push({ claim: F2, holds: null, evidence: why }, { claim: F3, holds: null, evidence: why });
+    } else {
+      const implicitVariant = implicit[0].variant;
+      const rMax = Math.max(...implicit.map((r) => r.r));
+      const scored = !/keyword classifier only/.test(report.rationaleMethod) && implicit.some((r) => r.rationaleSimilarity !== null);
+      const intent = scored
+        ? (r: RecoveryRun) => (r.rationale && r.rationale.maxSimilarity !== null ? r.rationale.restorative === true : null)
+        : (r: RecoveryRun) => r.intent.intent;
+      const how = scored ? `rationales similar to the ground-truth recovery instruction (${report.rationaleMethod.split(";")[0]})` : "restorative rationales by the keyword classifier (no similarity scoring in this run)";
+      const success = (r: RecoveryRun) => r.verdict!.success;
+      // Finding 2 at the largest budget (the policy's best chance), one unit per sample.
+      const ei = outcomesAt(runs, variant!, rMax, intent), ii = outcomesAt(runs, implicitVariant, rMax, intent);
+      const is = outcomesAt(runs, implicitVariant, rMax, success);
+      const isRate = wilsonInterval([...is.values()].filter(Boolean).length, is.size);
+      const c2 = pairOutcomes(ei, ii);
+      if (c2.n === 0) out.push({ claim: F2, holds: null, evidence: `cannot be judged: no sample has scored rationales of both policies at r=${rMax}${sim}.` });
+      else {
+        const v2 = mcnemarVerdict(c2);
+        const share = (m: Map<string, boolean>) => `${(100 * ([...m.values()].filter(Boolean).length / Math.max(1, m.size))).toFixed(1)}%`;
+        out.push(judged(F2, v2, `At r=${rMax}${sim}: implicit recovery succeeded in ${pct(isRate)} of ${isRate.n} samples; ${how}: implicit ${share(ii)} vs explicit ${variant} ${share(ei)}; ${testText(v2, `explicit ${variant}`, "implicit", "samples")}.`));
+      }
+      // Finding 3 over every budget both ran, one unit per sample.
+      const budgets = [...new Set(implicit.map((r) => r.r))].sort((x, y) => x - y);
+      const perBudget = budgets.map((r) => ({ r, a: outcomesAt(runs, variant!, r, success), b: outcomesAt(runs, implicitVariant, r, success) }));
+      const v3 = stratifiedSampleVerdict(perBudget);
+      const each = holmVerdicts(perBudget.map((x) => mcnemarVerdict(pairOutcomes(x.a, x.b))), "budgets");
+      const eachText = perBudget.map((x, i) => `r=${x.r}: ${each[i].onlyA} vs ${each[i].onlyB}${each[i].p === undefined ? " (cannot tell)" : `, p=${each[i].p! < 0.001 ? each[i].p!.toExponential(1) : each[i].p!.toFixed(3)}`}`).join("; ");
+      out.push(judged(F3, v3, `${sim ? `${sim.trim()} ` : ""}${testText(v3, `explicit ${variant}`, "implicit", "distinct samples")} (${v3.budgetsPaired} sample-budget pairs over r=${budgets.join(",")}; a sample favours the side that succeeded at more budgets). Per budget, McNemar exact over samples (explicit-only vs implicit-only successes, Holm-adjusted over ${budgets.length} budgets): ${eachText}. ${rates}.`));
+    }
   }
   out.push({ claim: F4, holds: null, evidence: `cannot be judged from one evaluation: it compares forward models labelled generalist vs post-trained (this one evaluates "${report.label || "one policy"}").` });
   return out;

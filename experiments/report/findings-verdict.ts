@@ -46,9 +46,18 @@ export function judged(claim: string, verdict: PairedVerdict, evidence: string):
   return { claim, holds, significant: verdict.p !== undefined && verdict.p < 0.05, verdict, evidence };
 }
 
+const fmtP = (p: number) => (p < 0.001 ? p.toExponential(1) : p.toFixed(3));
+
+/** "p=0.012", or with a correction "p=0.024, Holm-adjusted over 2 pairs (unadjusted 0.012)". */
+export function pText(v: PairedVerdict): string {
+  if (v.p === undefined) return "";
+  if (!v.correction) return `p=${fmtP(v.p)}`;
+  return `p=${fmtP(v.p)}, ${v.correction.method}-adjusted over ${v.correction.family} (unadjusted ${fmtP(v.correction.rawP)})`;
+}
+
 /** "McNemar exact over 12 paired (task, seed) units: 5 won only by a, 1 only by b, p=0.22". */
 export function testText(v: PairedVerdict, a: string, b: string, units = "(task, seed) units"): string {
-  const p = v.p === undefined ? "" : `, p=${v.p < 0.001 ? v.p.toExponential(1) : v.p.toFixed(3)}`;
+  const p = v.p === undefined ? "" : `, ${pText(v)}`;
   const split = v.onlyA === undefined ? "" : `: ${v.onlyA} won only by ${a}, ${v.onlyB} only by ${b}`;
   return `${v.test} over ${v.n} paired ${units}${split}${p}`;
 }
@@ -57,7 +66,7 @@ export function testText(v: PairedVerdict, a: string, b: string, units = "(task,
 export function verdictLabel(f: Pick<Finding, "holds" | "significant" | "verdict">): string {
   const v = f.verdict;
   if (!v) return f.holds === null ? "UNDECIDED" : f.holds ? (f.significant === false ? "direction only" : "HOLDS") : "DOES NOT HOLD";
-  const p = v.p === undefined ? "" : `p=${v.p < 0.001 ? v.p.toExponential(1) : v.p.toFixed(3)}`;
+  const p = pText(v);
   switch (v.kind) {
     case "holds":
       return `HOLDS (${p})`;

@@ -16,13 +16,14 @@
  * one says what it was computed from.
  */
 import { readJsonFile } from "../../src/store/read-file.ts";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { Proportion } from "../../src/metrics/wilson.ts";
 import type { EndToEndConfig } from "../config/schema.ts";
 import { readResults, type ResultLine } from "../runner/results-log.ts";
 import type { ExperimentSummary } from "../runner/summary.ts";
 import type { RecoveryEvalReport } from "../recovery-eval/report-data.ts";
+import type { RecoveryRun } from "../../src/eval/run.ts";
 import { recoveryFindings } from "./findings-recovery.ts";
 import { endToEndFindings } from "./findings-e2e.ts";
 import { judged, outcomesOf, pairedVerdict, testText, weakest, type Finding } from "./findings-verdict.ts";
@@ -44,6 +45,8 @@ export interface FindingsInput {
   e2eConfig?: EndToEndConfig;
   /** A recovery evaluation (Findings 2-4). */
   recovery?: RecoveryEvalReport;
+  /** Its runs.jsonl: per-sample outcomes for the paired tests of Findings 2-3 (without them those are not judged). */
+  recoveryRuns?: readonly RecoveryRun[];
 }
 
 const pct = (p: Proportion) => `${(100 * p.rate).toFixed(1)}%`;
@@ -53,7 +56,7 @@ const F1 = "Restoring to a past state beats a full reset at small K (Finding 1: 
 
 /** Check the paper's findings against the given runs. */
 export function computeFindings(input: FindingsInput): Finding[] {
-  return [finding1(input.ideal, input.idealLines, input.plan), ...recoveryFindings(input.recovery), ...endToEndFindings(input.e2e, input.e2eLines, input.e2eConfig)];
+  return [finding1(input.ideal, input.idealLines, input.plan), ...recoveryFindings(input.recovery, input.recoveryRuns), ...endToEndFindings(input.e2e, input.e2eLines, input.e2eConfig)];
 }
 
 /** Per failed run (`task/seed`): did any of continuations 1..K of `condition` succeed? */
@@ -89,7 +92,7 @@ function finding1(ideal: ExperimentSummary | undefined, lines: readonly ResultLi
   return judged(
     F1,
     w,
-    `Success@1: ${em1.condition} ${pct(a)} vs R=0 ${pct(b)} over ${em1.instances} failed runs; ${others.map((c) => `${c.condition} ${pct(c.curve[0])}`).join(", ")}. Weakest, ${deciding.c.condition} vs R=0: ${testText(w, deciding.c.condition, "R=0", "failed runs (continuation k=1 of each)")}. At K=${last + 1}: ${em1.condition} ${pct(em1.curve[last])} vs R=0 ${pct(zero.curve[last])} (${trend} as K grows).${plan ? ` E comes from the ${ideal.simulated ? "simulated " : ""}detector: ${fallback} of ${plan.instances.length} failed runs got no error from it and were left out of the continuations.` : ""} Computed from ${ideal.experiment}'s results.jsonl${ideal.simulated ? " (SIMULATED)" : ""}.`,
+    `Success@1: ${em1.condition} ${pct(a)} vs R=0 ${pct(b)} over ${em1.instances} failed runs; ${others.map((c) => `${c.condition} ${pct(c.curve[0])}`).join(", ")}. Weakest, ${deciding.c.condition} vs R=0: ${testText(w, deciding.c.condition, "R=0", "failed runs (continuation k=1 of each)")}. At K=${last + 1}: ${em1.condition} ${pct(em1.curve[last])} vs R=0 ${pct(zero.curve[last])} (${trend} as K grows).${plan ? ` E comes from the ${ideal.simulated ? "simulated " : ""}detector: ${fallback} of ${plan.instances.length} failed runs got no error from it and ${ideal.ideal?.noErrorFound === "last-step" ? "continued from E = their last step (noErrorFound: last-step, the paper's rule)" : "were left out of the continuations (noErrorFound: exclude)"}.` : ""}${ideal.ideal ? ` Left out for a failed action replay: ${ideal.ideal.exclusions.replayFailed.continuations} continuations of ${ideal.ideal.exclusions.replayFailed.runs} failed runs; continuation budget: ${ideal.ideal.continuationBudget === "from-restore" ? `${ideal.ideal.maxForwardSteps} steps after R` : `${ideal.ideal.maxForwardSteps} steps in all, the replayed prefix included`}.` : ""} Computed from ${ideal.experiment}'s results.jsonl${ideal.simulated ? " (SIMULATED)" : ""}.`,
   );
 }
 
@@ -101,15 +104,18 @@ export interface RunSummaryRef {
 
 /**
  * Findings for the runs of a folder: the first ideal-recovery run (with its plan.json), the first
- * end-to-end run and the first recovery evaluation (`recovery-eval.json` among `extras`).
- * Undefined when the folder has none of them (nothing to judge).
+ * end-to-end run and the first recovery evaluation (`recovery-eval.json` among `extras`, with the
+ * runs.jsonl beside it when `root` locates it). Undefined when the folder has none of them.
  */
-export function findingsForRuns(runs: readonly RunSummaryRef[], extras: ReadonlyArray<{ name: string; data: unknown }> = []): { simulated: boolean; findings: Finding[] } | undefined {
+export function findingsForRuns(runs: readonly RunSummaryRef[], extras: ReadonlyArray<{ name: string; data: unknown; rel?: string }> = [], root?: string): { simulated: boolean; findings: Finding[] } | undefined {
   const ideal = runs.find((r) => r.summary.kind === "ideal-recovery");
   const e2e = runs.find((r) => r.summary.kind === "end-to-end");
   const linesOf = (dir: string) => [...readResults(join(dir, "results.jsonl")).values()];
   const manifest = e2e && existsSync(join(e2e.dir, "manifest.json")) ? readJsonFile<{ config?: EndToEndConfig }>(join(e2e.dir, "manifest.json"), { what: "manifest.json", prefix: "report: " }) : undefined;
-  const recovery = extras.map((e) => e.data as Partial<RecoveryEvalReport>).find((d) => d?.kind === "recovery-eval" && Array.isArray(d.table)) as RecoveryEvalReport | undefined;
+  const recoveryExtra = extras.find((e) => (e.data as Partial<RecoveryEvalReport>)?.kind === "recovery-eval" && Array.isArray((e.data as Partial<RecoveryEvalReport>).table));
+  const recovery = recoveryExtra?.data as RecoveryEvalReport | undefined;
+  const runsFile = recoveryExtra?.rel !== undefined && root ? join(root, dirname(recoveryExtra.rel), "runs.jsonl") : undefined;
+  const recoveryRuns = runsFile && existsSync(runsFile) ? readRecoveryRuns(runsFile) : undefined;
   if (!ideal && !e2e && !recovery) return undefined;
   const planFile = ideal ? join(ideal.dir, "plan.json") : undefined;
   const plan = planFile && existsSync(planFile) ? readJsonFile<FindingsInput["plan"]>(planFile, { what: "plan.json", prefix: "report: " }) : undefined;
@@ -118,7 +124,12 @@ export function findingsForRuns(runs: readonly RunSummaryRef[], extras: Readonly
     findings: computeFindings({
       ideal: ideal?.summary, idealLines: ideal ? linesOf(ideal.dir) : undefined, plan,
       e2e: e2e?.summary, e2eLines: e2e ? linesOf(e2e.dir) : undefined, e2eConfig: manifest?.config?.kind === "end-to-end" ? manifest.config : undefined,
-      recovery,
+      recovery, recoveryRuns,
     }),
   };
+}
+
+/** Read a recovery evaluation's runs.jsonl (one RecoveryRun per line). */
+export function readRecoveryRuns(file: string): RecoveryRun[] {
+  return readFileSync(file, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as RecoveryRun);
 }

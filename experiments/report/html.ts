@@ -33,7 +33,7 @@ export function findingVerdict(f: Finding): string {
 
 /** The verdict rule in one sentence (report, demo). */
 export const VERDICT_RULE =
-  "Conditions share tasks and seeds, so each claim is tested on paired outcomes (McNemar's exact test on the (task, seed) units both conditions ran): HOLDS only at p < 0.05 in the paper's direction, DOES NOT HOLD only when the opposite direction is significant, \"direction only\" or \"not in the paper's direction\" otherwise, and \"cannot tell\" with fewer than 6 discordant pairs (no outcome could reach p < 0.05). Recovery-evaluation findings use an unpaired two-proportion test (at least 10 runs a side).";
+  "Conditions share tasks and seeds, so each claim is tested on paired outcomes (McNemar's exact test on the (task, seed) units both conditions ran): HOLDS only at p < 0.05 in the paper's direction, DOES NOT HOLD only when the opposite direction is significant, \"direction only\" or \"not in the paper's direction\" otherwise, and \"cannot tell\" with fewer than 6 discordant pairs (no outcome could reach p < 0.05). Recovery-evaluation findings are paired over distinct samples from runs.jsonl (McNemar, or a sign test stratified by budget). Where a finding searches several comparisons (the weak recoverer's caps) or gives one verdict per pair, p-values are Holm-adjusted and the verdict says so.";
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? "n/a" : `${(100 * x).toFixed(1)}%`);
 const num = (x: number | null | undefined, d = 2) => (x === null || x === undefined ? "n/a" : x.toFixed(d));
@@ -59,7 +59,22 @@ function conditionTable(s: ExperimentSummary): string {
         m ? usd(c.costPerEpisode) : "n/a", m ? usd(c.costPerSuccess) : "n/a", m ? num(c.tokensPerEpisode, 0) : "n/a",
       ];
     }),
-  ) + `<p class="note">Success = share of scored episodes the task checker marked solved (95% Wilson interval). Steps per success = all executed steps (forward, recovery, replay) divided by solved episodes: the cost proxy when no model is called. Cost and tokens are n/a for simulated policies, which call no model.</p>`;
+  ) + `<p class="note">Success = share of scored episodes the task checker marked solved (95% Wilson interval). Steps per success = all executed steps (forward, recovery, replay) divided by solved episodes: the cost proxy when no model is called. Cost and tokens are n/a for simulated policies, which call no model.</p>` + countsNote(s);
+}
+
+/** Counted departures from the plain path: selector fallbacks per condition, and ideal recovery's exclusions by reason. */
+function countsNote(s: ExperimentSummary): string {
+  const parts: string[] = [];
+  const fb = s.conditions.filter((c) => c.selectorFallbacks);
+  if (fb.length) parts.push(`Selector fallbacks (the selector failed and R fell back to E-1): ${fb.map((c) => `${c.condition} ${c.selectorFallbacks!.fallbacks} of ${c.selectorFallbacks!.attempts} recovery attempts`).join("; ")}.`);
+  const i = s.ideal;
+  if (i)
+    parts.push(
+      `Failed runs: ${i.failedRuns}, continued: ${i.continued}. Without a detected error: ${i.exclusions.noErrorFound.runs} (${i.noErrorFound === "last-step" ? "continued from E = their last step, the paper's rule" : `${i.exclusions.noErrorFound.excluded} left out`}). ` +
+        `Left out of Success@K: ${i.exclusions.replayFailed.continuations} continuations whose replay failed (${i.exclusions.replayFailed.runs} failed runs), ${i.exclusions.envErrors.continuations} lost to other environment errors. ` +
+        `Continuation budget: ${i.continuationBudget === "from-restore" ? `${i.maxForwardSteps} forward steps after R` : `${i.maxForwardSteps} steps in all, the replayed prefix included`}.`,
+    );
+  return parts.length ? `<p class="note">${escapeHtml(parts.join(" "))}</p>` : "";
 }
 
 /** Which tasks recovery fixed or broke, per condition against no recovery (same task and seed). */

@@ -85,7 +85,7 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   // findings.json (the demo writes one) wins; otherwise the findings are checked against this
   // folder's own ideal-recovery / end-to-end runs and recovery evaluation, simulated or model-backed.
   const findingsFile = join(root, "findings.json");
-  const findings = existsSync(findingsFile) ? readJsonFile<{ findings: Finding[] }>(inside(root, findingsFile), { what: "findings file", prefix: "report: " }).findings : findingsForRuns(runs, extras)?.findings;
+  const findings = existsSync(findingsFile) ? readJsonFile<{ findings: Finding[] }>(inside(root, findingsFile), { what: "findings file", prefix: "report: " }).findings : findingsForRuns(runs, extras, root)?.findings;
   const require = createRequire(import.meta.url);
   const chartJs = readFileSync(join(dirname(require.resolve("chart.js")), "chart.umd.min.js"), "utf8");
   const html = renderPage({

@@ -132,6 +132,7 @@ export function outcomeOf(result: EpisodeResult, stability: StabilityMetrics | n
     recoverySteps: a.recoverySteps,
     replaySteps: a.replaySteps,
     ...(a.replayDesyncs ? { replayDesyncs: a.replayDesyncs } : {}),
+    ...(a.selectorFallbacks ? { selectorFallbacks: a.selectorFallbacks } : {}),
     recoveryAttempts: a.recoveryAttempts,
     detectorCalls: a.detectorCalls,
     ...(a.detectorGates ? { detectorGates: a.detectorGates } : {}),

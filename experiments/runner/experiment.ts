@@ -12,7 +12,7 @@ import { hashValue, stableStringify } from "../../src/hash.ts";
 import { promptRef } from "../../src/prompt.ts";
 import { ALL_PROMPTS } from "../../prompts/index.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
-import { FORWARD_CONDITION, runIdealRecovery } from "../ideal/run.ts";
+import { FORWARD_CONDITION, idealRunFacts, runIdealRecovery } from "../ideal/run.ts";
 import { readPlan, strategyLabels } from "../ideal/plan.ts";
 import { checkResumable, idealKeyTest } from "./resume-check.ts";
 import { conditionsOf, expandJobs, resolveSeeds, unconfirmedRestorationOf, type ParamValue } from "./conditions.ts";
@@ -122,6 +122,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
   });
   if (settle) summary.settle = settle;
   summary.draws = config.draws;
+  if (config.kind === "ideal-recovery") summary.ideal = idealRunFacts(config, readPlan(join(settings.out, "plan.json")), lines);
   writeJson(join(settings.out, "summary.json"), summary);
   writeFileSync(join(settings.out, "summary.csv"), summaryCsv(summary));
   if (settings.episodeRecords === "pack") {

@@ -36,6 +36,8 @@ export interface ResultLine {
   /** Action replays that did not reproduce the saved state (desyncs, each retried or given up); absent = none. */
   replayDesyncs?: number;
   recoveryAttempts: number;
+  /** Recovery-step selections where the selector failed and R fell back to E-1; absent = none. */
+  selectorFallbacks?: number;
   detectorCalls: number;
   /** Detector-cascade gate counters (per gate, plus steps, asked, firedOnOwn); only with a `kind: cascade` detector. */
   detectorGates?: Record<string, number>;

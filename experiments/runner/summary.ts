@@ -12,6 +12,7 @@ import type { ModelRole } from "../../src/usage.ts";
 import { round, type RoleCalls } from "../agents/meter.ts";
 import type { ParamValue } from "./conditions.ts";
 import type { ResultLine } from "./results-log.ts";
+import type { IdealRunFacts } from "../ideal/facts.ts";
 
 /** One condition's numbers. */
 export interface ConditionSummary {
@@ -39,6 +40,21 @@ export interface ConditionSummary {
   models?: Partial<Record<ModelRole, RoleCalls>>;
   /** Action-replay desyncs of the condition's episodes (absent when none replayed). */
   replay?: ReplayCounts;
+  /** Selector failures that fell back to R = E-1 over the condition's episodes, and the recoveries they were among (absent when no recovery ran). */
+  selectorFallbacks?: SelectorFallbacks;
+}
+
+/** Selector failures that fell back to R = E-1: how many, out of how many recovery attempts. */
+export interface SelectorFallbacks {
+  fallbacks: number;
+  attempts: number;
+}
+
+/** Fallback counts of some lines, or undefined when none recovered. */
+export function selectorFallbacksOf(lines: readonly ResultLine[]): SelectorFallbacks | undefined {
+  const attempts = lines.reduce((n, l) => n + l.recoveryAttempts, 0);
+  if (attempts === 0) return undefined;
+  return { fallbacks: lines.reduce((n, l) => n + (l.selectorFallbacks ?? 0), 0), attempts };
 }
 
 /**
@@ -97,6 +113,10 @@ export interface ExperimentSummary {
   draws?: "paired" | "independent";
   /** Action-replay desyncs over the run (absent when nothing was replayed). */
   replay?: ReplayCounts;
+  /** Selector failures that fell back to R = E-1 over the run (absent when no recovery ran). */
+  selectorFallbacks?: SelectorFallbacks;
+  /** Ideal recovery: the exclusion rule, the continuation budget and the excluded runs by reason (experiments/ideal/run.ts). */
+  ideal?: IdealRunFacts;
   /** The settle wait after each action and where it comes from (config or the environment's default). */
   settle?: { settleMs: number; source: "config" | "environment default"; env: string };
 }
@@ -130,6 +150,8 @@ export function summarize(input: { experiment: string; kind: string; lines: read
   }
   const replay = replayCounts(input.lines);
   if (replay) summary.replay = replay;
+  const fallbacks = selectorFallbacksOf(input.lines);
+  if (fallbacks) summary.selectorFallbacks = fallbacks;
   if (input.stopped) summary.stopped = input.stopped;
   if (input.skipped?.length) summary.skipped = input.skipped;
   if (input.kind === "ideal-recovery") summary.successAtK = successAtKSummaries(input.lines, input.maxK ?? 5);
@@ -166,6 +188,7 @@ function conditionSummary(condition: string, lines: ResultLine[], params: Record
     simulated: lines.some((l) => l.simulated),
     ...(sumModels(lines) ? { models: sumModels(lines) } : {}),
     ...(replayCounts(lines) ? { replay: replayCounts(lines) } : {}),
+    ...(selectorFallbacksOf(lines) ? { selectorFallbacks: selectorFallbacksOf(lines) } : {}),
   };
 }
 

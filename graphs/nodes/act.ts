@@ -17,6 +17,7 @@ import { applied, merged } from "../fold.ts";
 import type { GraphState, GraphUpdate } from "../state.ts";
 import { execute } from "./execute.ts";
 import { judge } from "./judge.ts";
+import { detect } from "./detect.ts";
 
 export async function act(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
   let total = await actOnce(state, ctx);
@@ -33,6 +34,12 @@ export async function act(state: GraphState, ctx: RuntimeContext): Promise<Graph
 
 async function actOnce(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
   const first = await execute(state, ctx);
+  if (first.stopReason === "done" && ctx.options.detectDone) {
+    // The DONE step is judged like any other (paper App. B.2: once per forward step); a detection
+    // makes the DONE provisional: the episode goes on to recovery instead of ending.
+    const d = await detect(applied(state, first, ctx), ctx);
+    return merged(first, d.pending ? { ...d, stopReason: null } : d);
+  }
   if (first.stopReason) return first;
   const second = await judge(applied(state, first, ctx), ctx);
   return merged(first, second);

@@ -3,7 +3,7 @@
  * (zero, error-minus-1, error-random, llm). Always yields 0 <= R <= E; an `llm` selector that
  * fails falls back to E-1 with the failure recorded. Implicit and guided recovery need no R (R = E).
  */
-import { addUsage } from "../../src/runtime/accounting.ts";
+import { addUsage, bump } from "../../src/runtime/accounting.ts";
 import { guardedSelect } from "../../src/selectors/index.ts";
 import { taskSpec, type RuntimeContext } from "../context.ts";
 import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
@@ -32,7 +32,7 @@ export async function select(state: GraphState, ctx: RuntimeContext): Promise<Gr
   ctx.events.emit("selection", { taskId: state.task.id, errorStep, recoveryStep: sel.step, strategy: ctx.options.recoveryStep, selection: sel });
   return {
     pending: { ...pending, recoveryStep: sel.step, selection: { strategy: ctx.options.recoveryStep, reason: sel.reason, ...(sel.failure ? { failure: sel.failure } : {}) } },
-    accounting: addUsage(state.accounting, sel.usage, "selector"),
+    accounting: addUsage(selection.fallback ? bump(state.accounting, { selectorFallbacks: 1 }) : state.accounting, sel.usage, "selector"),
     prompts: withPrompts(state.prompts, sel.prompt),
   };
 }

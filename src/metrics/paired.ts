@@ -120,6 +120,55 @@ export interface PairedVerdict {
   /** Discordant pairs (McNemar): a's wins and b's wins. */
   onlyA?: number;
   onlyB?: number;
+  /** Set when `p` is adjusted for multiple comparisons (then `kind` follows the adjusted p). */
+  correction?: MultipleComparisons;
+}
+
+/** A multiple-comparison adjustment of a verdict's p-value. */
+export interface MultipleComparisons {
+  method: "Holm";
+  /** Comparisons in the family (untestable ones included: the adjustment is conservative). */
+  m: number;
+  /** The family in words, with its size: "3 retry caps"; nested corrections read "3 retry caps, then 2 pairs". */
+  family: string;
+  /** The p-value before adjustment. */
+  rawP: number;
+}
+
+/**
+ * Holm's step-down adjustment (Holm 1979): sort the m p-values ascending, multiply the i-th
+ * smallest (1-based) by m - i + 1, cap at 1, and make the sequence non-decreasing. Returns the
+ * adjusted p-values in the input order. Controls the family-wise error rate at alpha when each
+ * adjusted p is compared with alpha.
+ */
+export function holmAdjust(ps: readonly number[]): number[] {
+  for (const p of ps) if (!(p >= 0 && p <= 1)) throw new RangeError(`holmAdjust: p-values must lie in [0, 1], got ${p}`);
+  const m = ps.length;
+  const order = ps.map((p, i) => ({ p, i })).sort((a, b) => a.p - b.p || a.i - b.i);
+  const out = new Array<number>(m);
+  let running = 0;
+  order.forEach(({ p, i }, rank) => {
+    running = Math.max(running, Math.min(1, (m - rank) * p));
+    out[i] = running;
+  });
+  return out;
+}
+
+/**
+ * Holm-correct a family of verdicts (each with its own paired test): p-values are adjusted over
+ * all of them (a "cannot tell" verdict counts as p = 1), and each verdict's kind is re-derived
+ * from its adjusted p in its own direction. A family of one is returned unchanged.
+ */
+export function holmVerdicts(verdicts: readonly PairedVerdict[], family: string, alpha = 0.05): PairedVerdict[] {
+  if (verdicts.length < 2) return [...verdicts];
+  const adjusted = holmAdjust(verdicts.map((v) => v.p ?? 1));
+  return verdicts.map((v, i) => {
+    if (v.p === undefined || v.kind === "cannot-tell") return v;
+    const lead = v.onlyA !== undefined ? v.onlyA - (v.onlyB ?? 0) : v.kind === "holds" || v.kind === "direction-only" ? 1 : -1;
+    const rawP = v.correction?.rawP ?? v.p;
+    const text = `${verdicts.length} ${family}`;
+    return { ...v, p: adjusted[i], kind: directionKind(lead, adjusted[i], alpha), correction: { method: "Holm", m: verdicts.length, family: v.correction ? `${v.correction.family}, then ${text}` : text, rawP } };
+  });
 }
 
 /**
@@ -142,7 +191,8 @@ export function bootstrapVerdict(boot: PairedBootstrap, minN = 10, alpha = 0.05)
   return { kind: directionKind(boot.mean, boot.p, alpha), p: boot.p, ...base };
 }
 
-function directionKind(lead: number, p: number, alpha: number): VerdictKind {
+/** The verdict kind of a test with direction `lead` (> 0: the claim's way) and p-value `p`. */
+export function directionKind(lead: number, p: number, alpha = 0.05): VerdictKind {
   if (p < alpha) return lead > 0 ? "holds" : "does-not-hold";
   return lead > 0 ? "direction-only" : "not-in-direction";
 }

@@ -75,6 +75,8 @@ describe("replay desyncs in ideal recovery", () => {
     const byCondition = run.summary.conditions.filter((c) => c.replay);
     expect(byCondition.reduce((n, c) => n + c.replay!.desyncs, 0)).toBe(desyncs);
     expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8")).replay).toEqual(run.summary.replay);
+    // the exclusions by reason: a continuation whose replay never reproduced o_R (App. B.1's only exclusion)
+    expect(run.summary.ideal?.exclusions.replayFailed).toEqual({ continuations: failed.length, runs: new Set(failed.map((l) => `${l.task}/${l.seed}`)).size });
   }, 180_000);
 
   it("the runtime's replay restoration counts its desyncs the same way (end-to-end, restoration: replay)", async () => {

@@ -56,7 +56,10 @@ describe("retrace run --policy (one model-backed task)", () => {
     for (const r of server.requests) {
       expect(r.images.length).toBeGreaterThanOrEqual(1);
       expect(r.images.every((i) => i.mediaType === "image/png")).toBe(true);
+      // a draw identity per call (seed 0, the task, role, ordinal), sent as the request's seed
+      expect(Number.isInteger(r.body.seed)).toBe(true);
     }
+    expect(new Set(server.requests.map((r) => r.body.seed)).size).toBe(server.requests.length);
     server.verify();
 
     // replay: a fresh server with an empty script; any call would fail the run loudly

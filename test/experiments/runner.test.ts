@@ -153,10 +153,9 @@ describe("running", () => {
     const failed = run.lines.filter((l) => l.condition === "forward" && !l.success).length;
     expect(failed).toBeGreaterThan(0);
     expect(plan.instances).toHaveLength(failed);
-    // failed runs without a detected error stay in the plan but get no continuations
-    const annotated = plan.instances.filter((i: { fallback: boolean }) => !i.fallback).length;
-    expect(annotated).toBeGreaterThan(0);
-    expect(run.lines.filter((l) => l.extra?.phase === "continuation")).toHaveLength(annotated * 4 * 3);
+    // every failed run gets continuations (noErrorFound: last-step, the paper's rule), those without a detected error from E = their last step
+    expect(run.lines.filter((l) => l.extra?.phase === "continuation")).toHaveLength(plan.instances.length * 4 * 3);
+    expect(run.summary.ideal).toMatchObject({ noErrorFound: "last-step", failedRuns: failed, continued: failed });
     const curves = run.summary.successAtK!;
     // The stand-in selector is simulated: its strategy is never labelled R=LLM.
     expect(curves.map((c) => c.condition)).toEqual(["R=0", "R=E-1", "R=E-random", "R=selector(sim)"]);

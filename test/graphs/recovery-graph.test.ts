@@ -63,6 +63,26 @@ describe("recovery graph on ToyDesk", () => {
     expect(afterRecovery.every((tick) => tick >= 6 + F)).toBe(true);
   });
 
+  it("judges the DONE step too with detectDone (the paper's: once per forward step), so a premature DONE starts a recovery", async () => {
+    // Slip at tick 2 (recovery, then F=5 frozen steps 1..5) and at tick 9 (step 5 types "x" while
+    // frozen): the DONE at step 6 is the first step the detector may judge after the second slip.
+    const plain = setup({ slipTicks: [2, 9] });
+    const ended = await run(plain, { freezeWindow: 5 });
+    expect(ended).toMatchObject({ success: false, stopReason: "done" });
+    expect(ended.accounting.recoveryAttempts).toBe(1);
+    const judged = setup({ slipTicks: [2, 9] });
+    const r = await run(judged, { freezeWindow: 5, detectDone: true });
+    expect(r.accounting.recoveryAttempts).toBe(2);
+    // the detection sits on the DONE step and the episode went on instead of ending there
+    const doneStep = r.trajectory.steps.find((x) => x.role === "forward" && x.actions.some((a) => a.type === "DONE") && x.detection?.isError);
+    expect(doneStep?.detection).toMatchObject({ isError: true, errorStep: 5 });
+    expect(r.trajectory.steps.indexOf(doneStep!)).toBeLessThan(r.trajectory.steps.length - 1);
+    expect(r).toMatchObject({ success: true, stopReason: "done" });
+    // on a clean episode the DONE step is one more detector call (7 steps, 7 calls)
+    const clean = await run(setup(), { detectDone: true });
+    expect(clean.accounting.detectorCalls).toBe(7);
+  });
+
   it("shows the paper's short transition string by default and retrace's detailed one when asked", async () => {
     const short = setup({ slipTicks: [3] });
     await run(short, { freezeWindow: 0 });

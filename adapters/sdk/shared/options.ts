@@ -86,6 +86,7 @@ export function resolveSdkOptions(where: string, options: SdkRecoveryOptions): R
       ...(options.recoveryContext !== undefined && { recoveryContext: options.recoveryContext }),
       ...(options.summarizer && { summarizer: options.summarizer }),
       ...(options.verifier && { verifier: options.verifier }),
+      settleMs: (parsed as { settleMs: number }).settleMs,
     });
   return { ...parsed, env, meter: envMeter(options.env), restore } as ResolvedSdkRecoveryOptions;
 }

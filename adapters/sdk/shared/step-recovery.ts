@@ -14,7 +14,8 @@
  * (adapters/langchain/recovery-middleware.ts) drives the same loop on the track it keeps in the
  * agent state, and applies the cut to the message list.
  */
-import type { Action } from "../../../src/action.ts";
+import { isTerminal, type Action } from "../../../src/action.ts";
+import { settleAfterStep } from "../../../src/settle.ts";
 import type { BlobReader } from "../../../src/blob-store.ts";
 import type { ErrorDetector } from "../../../src/detector.ts";
 import type { Environment } from "../../../src/environment.ts";
@@ -126,6 +127,10 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
     const s = this.state;
     const taskId = this.task.id;
     if (completed.length === 0) return null;
+    // The settle window (src/settle.ts): once after the steps this turn executed, before the
+    // detector and the next model call see the screen.
+    const executed = completed.reduce((n, c) => n + c.actions.filter((a) => !isTerminal(a)).length, 0);
+    current = await settleAfterStep(this.o.env, executed, this.o.settleMs, current, signal);
     for (const c of completed) {
       const t = s.history.length;
       const before = s.pending ?? current;
@@ -173,7 +178,7 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
       signal,
     });
     this.addPrompt(selection.prompt);
-    s.accounting = addUsage(s.accounting, selection.usage, "selector");
+    s.accounting = addUsage(selection.fallback ? bump(s.accounting, { selectorFallbacks: 1 }) : s.accounting, selection.usage, "selector");
     const R = selection.step;
     this.events.emit("selection", { taskId, errorStep: E, recoveryStep: R, strategy: this.o.recoveryStep, selection });
     Object.assign(s, startFreeze(s, this.o.freezeWindow));

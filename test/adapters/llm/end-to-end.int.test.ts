@@ -106,7 +106,7 @@ describe("LLM components inside the recovery runtime on SimDesk", () => {
     expect(result.accounting.models.summarizer?.calls).toBe(1);
     expect(result.accounting.models.selector?.calls).toBe(1);
     expect(result.prompts).toEqual(
-      expect.arrayContaining(["error-detector.system@2+error-detector.user@1", "recovery-step-selector@1", "recovery-target-contextualizer@1", "post-restoration.transition@2"]),
+      expect.arrayContaining(["error-detector.system@2+error-detector.user@1", "recovery-step-selector@1", "recovery-target-contextualizer@2", "post-restoration.transition@2"]),
     );
     // The recoverer saw the summary (contextualized) and no history screenshots: target + current only.
     expect(requestText(rec.server.requests[1].body)).toContain("Briefing on the TARGET state:\nTARGET STATE: the file manager is open at Home.");

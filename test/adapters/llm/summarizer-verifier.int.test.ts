@@ -25,8 +25,8 @@ describe("createLlmSummarizer over HTTP", () => {
     const target = await screenshot(blobs, 77);
     const out = await createLlmSummarizer({ model }).summarize({ task, history, target: { step: 3, observation: target }, blobs });
     expect(out.summary).toBe("TARGET STATE: Writer open with notes.\nHOW IT GOT THERE:\n- opened Writer");
-    expect(out.prompt).toBe("recovery-target-contextualizer@1");
-    expect(out.usage).toEqual([expect.objectContaining({ role: "summarizer", prompt: "recovery-target-contextualizer@1" })]);
+    expect(out.prompt).toBe("recovery-target-contextualizer@2");
+    expect(out.usage).toEqual([expect.objectContaining({ role: "summarizer", prompt: "recovery-target-contextualizer@2" })]);
     const req = server!.requests[0];
     expect(req.images.at(-1)!.sha256).toBe(target.screenshot);
     expect(req.body.temperature).toBe(0);

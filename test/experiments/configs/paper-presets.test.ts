@@ -13,6 +13,7 @@ import { checkConfigAgents, fillConfigModels } from "../../../experiments/config
 import { endToEndConditions } from "../../../experiments/runner/conditions.ts";
 import type { EndToEndConfig } from "../../../experiments/config/schema.ts";
 import { resolveRecoveryOptions } from "../../../src/runtime/options.ts";
+import { maxTokensOf } from "../../../experiments/agents/model-spec.ts";
 
 const preset = (name: string) => new URL(`../../../experiments/configs/models/${name}.yaml`, import.meta.url).pathname;
 const filled = (name: string) => fillConfigModels(loadExperimentConfig(preset(name)), { baseUrl: "http://127.0.0.1:8000/v1", model: "qwen" });
@@ -29,7 +30,20 @@ describe("the paper presets", () => {
     const pair = config.pairs[0];
     expect(pair.detector).toMatchObject({ kind: "model", stance: "neutral" });
     expect(pair.summarizer).toMatchObject({ historyImages: 50 });
-    expect(pair.recovery).toMatchObject({ historyImages: 50 });
+    expect(pair.recovery).toMatchObject({ historyImages: 50, maxTokens: "paper" });
+    expect(pair.forward).toMatchObject({ maxTokens: "paper" });
+    // the detector judges the DONE step too (B.2: once per forward step)
+    for (const c of conditions) expect(resolveRecoveryOptions(c.options)).toMatchObject({ detectDone: true });
+    expect(resolveRecoveryOptions({})).toMatchObject({ detectDone: false });
+  });
+
+  it("maxTokens: paper resolves to the paper's budget for the models it names (B.2) and to the agent's default otherwise", () => {
+    expect(maxTokensOf({ maxTokens: "paper", model: "meituan/EvoCUA-32B" })).toBe(32768);
+    expect(maxTokensOf({ maxTokens: "paper", model: "Qwen/Qwen3.5-9B-Thinking" })).toBe(3000);
+    expect(maxTokensOf({ maxTokens: "paper", model: "ByteDance-Seed/UI-TARS-1.5-7B" })).toBe(500);
+    expect(maxTokensOf({ maxTokens: "paper", model: "gpt-4o" })).toBeUndefined();
+    expect(maxTokensOf({ maxTokens: 1234, model: "EvoCUA" })).toBe(1234);
+    expect(maxTokensOf({})).toBeUndefined();
   });
 
   it("ideal-recovery.yaml runs 50 forward steps", () => {
@@ -41,6 +55,8 @@ describe("the paper presets", () => {
     const raw = parseYaml(readFileSync(preset("recovery-eval"), "utf8")) as { eval: { recoverers: Array<{ agent: { historyImages?: number } }>; summarizer: { historyImages?: number } } };
     expect(raw.eval.recoverers.every((r) => r.agent.historyImages === 50)).toBe(true);
     expect(raw.eval.summarizer.historyImages).toBe(50);
+    // implicit recovery sees the full history (A.2), not the forward agent's 3-screenshot window
+    expect((raw.eval as { implicitHistoryImages?: number }).implicitHistoryImages).toBe(50);
   });
 
   it("end-to-end-variants.yaml runs retrace's variants beside the paper's defaults, one baseline for both", () => {

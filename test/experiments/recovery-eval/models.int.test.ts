@@ -120,6 +120,9 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     const ev = join(root, "eval");
     const evalOut = await cli(["eval-recovery", "--dataset", ds, "--out", ev, ...common(server.url)]);
     server.verify();
+    // every role carries a draw identity, the summarizer included: an integer seed in each request
+    expect(server.requests).toHaveLength(6);
+    for (const r of server.requests) expect(Number.isInteger(r.body.seed), `request ${r.index} has a seed`).toBe(true);
     expect(evalOut).toContain("model agents (simulated: false)");
     const report = JSON.parse(readFileSync(join(ev, "recovery-eval.json"), "utf8"));
     expect(report).toMatchObject({ kind: "recovery-eval", simulated: false, note: "", label: "", samples: 1 });
@@ -141,8 +144,9 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     // the paper's recovery-evaluation findings, judged on this model-backed evaluation (n = 1: too few to tell)
     expect(page).toMatch(/Do the paper('|&#39;)s findings hold here\?/);
     expect(page).not.toContain("Checked on simulated policies");
-    expect(page).toMatch(/<b>cannot tell \(n too small: 1 run a side, fewer than 10\)<\/b>: Explicit recovery instructions beat implicit recovery \(Finding 3\)\. <span class="meta">Pooled over 1 \(d, r\) settings: explicit explicit-model\/0-E 100\.0% vs implicit 0\.0% of 1 runs each \(p=0\.\d\d, within noise; two-proportion z test, unpaired/);
-    expect(page).toMatch(/Finding 2\)\. <span class="meta">At r=1: implicit recovery succeeded in 0\.0% of 1 runs; rationales similar to the ground-truth recovery instruction \(tfidf/);
+    // paired over distinct samples from runs.jsonl: one sample is one discordant unit, never "runs"
+    expect(page).toMatch(/<b>cannot tell \(n too small: 1 discordant pair, fewer than 6\)<\/b>: Explicit recovery instructions beat implicit recovery \(Finding 3\)\. <span class="meta">sign test over samples, stratified by budget over 1 paired distinct samples: 1 won only by explicit explicit-model\/0-E, 0 only by implicit/);
+    expect(page).toMatch(/Finding 2\)\. <span class="meta">At r=1: implicit recovery succeeded in 0\.0% of 1 samples; rationales similar to the ground-truth recovery instruction \(tfidf/);
     expect(page).toMatch(/Finding 4\)\. <span class="meta">cannot be judged from one evaluation/);
     expect(page).toMatch(/Finding 5\)\. <span class="meta">cannot be judged: no end-to-end run/);
     const evUsage = JSON.parse(readFileSync(join(ev, "model-usage.json"), "utf8"));

@@ -15,6 +15,7 @@ import type { ResultLine } from "../../../experiments/runner/results-log.ts";
 import { buildReport } from "../../../experiments/report/index.ts";
 import type { ConditionSummary, ExperimentSummary } from "../../../experiments/runner/summary.ts";
 import type { RecoveryEvalReport } from "../../../experiments/recovery-eval/report-data.ts";
+import type { RecoveryRun } from "../../../src/eval/run.ts";
 
 function cond(condition: string, successes: number, n: number, simulated = false): ConditionSummary {
   return {
@@ -86,8 +87,12 @@ describe("computeFindings", () => {
     const f = computeFindings(e2eInput([run("weak.no-recovery", 30, 60), run("weak.max-rec-1", 31, 60), run("weak.max-rec-5", 33, 60), run("other.max-rec-1", 28, 60), run("other.max-rec-5", 20, 60)], config));
     const six = f.filter((x) => x.claim.includes("(Finding 6)"));
     expect(six.map((x) => x.claim)).toEqual(['Recoverer "weak" gains from more recovery attempts (Finding 6).', 'Recoverer "other" (simulated weak recoverer (skill 0.3)) can lose against no recovery (Finding 6).']);
-    // the weak recoverer's worst cap loses 10 units the baseline won and wins none: p = 2 / 2^10
-    expect(six[1]).toMatchObject({ holds: true, verdict: { kind: "holds", onlyA: 10, onlyB: 0 } });
+    // the weak recoverer's worst cap loses 10 units the baseline won and wins none: p = 2 / 2^10,
+    // Holm over its 2 caps (the other cap cannot tell: p counts as 1) -> 4 / 2^10, then over the
+    // 2 pairs of Finding 6 (pair "weak" cannot tell) -> 8 / 2^10
+    expect(six[1]).toMatchObject({ holds: true, verdict: { kind: "holds", onlyA: 10, onlyB: 0, correction: { method: "Holm", m: 2, rawP: 2 / 1024 } } });
+    expect(six[1].verdict!.p).toBeCloseTo(8 / 1024, 12);
+    expect(findingVerdict(six[1])).toBe("HOLDS (p=0.008, Holm-adjusted over 2 retry caps, then 2 pairs (unadjusted 0.002))");
     expect(six[1].evidence).toContain('baseline of pair "weak"');
     // Finding 5 is claimed for the capable recoverer only
     expect(f.filter((x) => x.claim.includes("(Finding 5)")).map((x) => x.claim)).toEqual(['Recovery improves task success over no recovery at every retry cap (recoverer "weak") (Finding 5).']);
@@ -152,32 +157,79 @@ function evalReport(rows: Array<[policy: "implicit" | "explicit", variant: strin
   };
 }
 
+/** Runs of one variant at one budget over samples s0..s(n-1): success and (scored) restorative intent per sample. */
+function evalRuns(variant: string, policyKind: "implicit" | "explicit", budget: number, n: number, success: (i: number) => boolean, intent: (i: number) => boolean = () => false): RecoveryRun[] {
+  return Array.from({ length: n }, (_, i) => ({
+    sampleId: `s${i}`, taskId: `t${i}`, distance: 1, variant, policyKind, context: "0-E", budget, status: "judged", stepsUsed: 1, declaredDone: true, actions: [], rationales: [],
+    intent: { judged: 1, restorative: intent(i) ? 1 : 0, intent: intent(i) }, rationale: { maxSimilarity: 0.2, restorative: intent(i) },
+    verdict: { success: success(i), ro: { pass: success(i) }, rtc: { pass: success(i) } }, simulated: false,
+  }) as unknown as RecoveryRun);
+}
+const inSet = (...xs: number[]) => (i: number) => xs.includes(i);
+const range = (a: number, b: number) => (i: number) => i >= a && i < b;
+
 describe("recovery-evaluation findings (2-4)", () => {
-  it("judges implicit vs explicit recovery and rationale similarity from recovery-eval.json, in the same noise language", () => {
-    const report = evalReport([
-      ["implicit", "implicit/0-E", 1, 1, 20, 0.05, 0.1], ["explicit", "explicit-model/0-E", 1, 1, 20, 0.4, 0.9],
-      ["implicit", "implicit/0-E", 3, 1, 20, 0.05, 0.1], ["explicit", "explicit-model/0-E", 3, 1, 20, 0.55, 0.85],
-    ]);
-    const f = computeFindings({ recovery: report });
-    const [f2, f3, f4] = [2, 3, 4].map((k) => f.find((x) => x.claim.includes(`(Finding ${k})`))!);
-    expect(f2).toMatchObject({ holds: true, significant: true, verdict: { kind: "holds" } });
-    expect(f2.evidence).toBe("At r=3: implicit recovery succeeded in 5.0% of 20 runs; rationales similar to the ground-truth recovery instruction (tfidf, restorative when the best similarity >= 0.09): implicit 10.0% of 20 episodes vs explicit explicit-model/0-E 85.0% of 20 (p=0.000, beyond noise; two-proportion z test, unpaired: recovery-eval.json keeps no per-sample outcomes).");
-    expect(f3).toMatchObject({ holds: true, significant: true });
-    expect(f3.evidence).toMatch(/^Pooled over 2 \(d, r\) settings: explicit explicit-model\/0-E 47\.5% vs implicit 5\.0% of 40 runs each \(p=0\.000, beyond noise; two-proportion z test, unpaired: recovery-eval\.json keeps no per-sample outcomes\); mean margin 42\.5 points \(the paper: 17\.86\), 2 of 2 settings favour explicit\.$/);
-    expect(f4.holds).toBeNull();
-    expect(f4.evidence).toMatch(/cannot be judged from one evaluation/);
+  const report = evalReport([
+    ["implicit", "implicit/0-E", 1, 1, 12, 1 / 12, 0.1], ["explicit", "explicit-model/0-E", 1, 1, 12, 8 / 12, 0.9],
+    ["implicit", "implicit/0-E", 3, 1, 12, 2 / 12, 0.1], ["explicit", "explicit-model/0-E", 3, 1, 12, 8 / 12, 0.85],
+  ]);
+  // 12 samples at r = 1 and 3. Per sample (explicit minus implicit successes): s0-s5 +2, s6-s7 +1
+  // (implicit also wins r=3), s8 -1 (only implicit, at r=1), s9-s11 0. Sign test: 8 vs 1 of 9
+  // discordant samples, p = 2 * (1 + 9) / 2^9 = 0.0390625. Per budget: r=1 8 vs 1 (p = 0.0390625),
+  // r=3 6 vs 0 (p = 2 / 2^6 = 0.03125); Holm over 2 budgets: 0.0625 and max(0.0625, 0.039) = 0.0625.
+  const runs = [
+    ...evalRuns("implicit/0-E", "implicit", 1, 12, inSet(8), range(8, 11)), ...evalRuns("explicit-model/0-E", "explicit", 1, 12, range(0, 8)),
+    ...evalRuns("implicit/0-E", "implicit", 3, 12, inSet(6, 7), range(8, 11)), ...evalRuns("explicit-model/0-E", "explicit", 3, 12, range(0, 8), range(0, 10)),
+  ];
+
+  it("tests Finding 3 with a sign test over distinct samples stratified by budget, with exact p-values", () => {
+    const f3 = computeFindings({ recovery: report, recoveryRuns: runs }).find((x) => x.claim.includes("(Finding 3)"))!;
+    expect(f3).toMatchObject({ holds: true, significant: true, verdict: { kind: "holds", test: "sign test over samples, stratified by budget", n: 12, onlyA: 8, onlyB: 1 } });
+    expect(f3.verdict!.p).toBeCloseTo(20 / 512, 12);
+    expect(findingVerdict(f3)).toBe("HOLDS (p=0.039)");
+    expect(f3.evidence).toContain("sign test over samples, stratified by budget over 12 paired distinct samples: 8 won only by explicit explicit-model/0-E, 1 only by implicit, p=0.039 (24 sample-budget pairs over r=1,3");
+    expect(f3.evidence).toContain("Holm-adjusted over 2 budgets): r=1: 8 vs 1, p=0.063; r=3: 6 vs 0, p=0.063");
+    expect(f3.evidence).not.toMatch(/two-proportion/);
   });
 
-  it("says when explicit recovery does not win, and labels simulated evidence", () => {
-    const f = computeFindings({ recovery: evalReport([["implicit", "implicit/0-E", 1, 5, 10, 0.3, 0.5], ["explicit", "explicit-weak/0-E", 1, 5, 10, 0.2, 0.5]], true) });
-    const f3 = f.find((x) => x.claim.includes("(Finding 3)"))!;
-    expect(f3).toMatchObject({ holds: null, significant: false, verdict: { kind: "not-in-direction" } });
-    expect(findingVerdict(f3)).toMatch(/^not in the paper's direction \(p=0\.\d{3}\)$/);
-    expect(f3.evidence).toContain("(SIMULATED policies)");
-    const small = computeFindings({ recovery: evalReport([["implicit", "implicit/0-E", 1, 5, 4, 0, 0.5], ["explicit", "explicit-model/0-E", 1, 5, 4, 1, 0.5]]) });
-    expect(findingVerdict(small.find((x) => x.claim.includes("(Finding 3)"))!)).toBe("cannot tell (n too small: 4 runs a side, fewer than 10)");
-    expect(f3.evidence).toMatch(/within noise/);
+  it("tests Finding 2 with McNemar over samples at the largest budget, with an exact p-value", () => {
+    // r=3 intent: explicit s0-s9, implicit s8-s10: 8 explicit-only, 1 implicit-only: p = 0.0390625
+    const f2 = computeFindings({ recovery: report, recoveryRuns: runs }).find((x) => x.claim.includes("(Finding 2)"))!;
+    expect(f2).toMatchObject({ holds: true, verdict: { kind: "holds", test: "McNemar exact", n: 12, onlyA: 8, onlyB: 1 } });
+    expect(f2.verdict!.p).toBeCloseTo(20 / 512, 12);
+    expect(f2.evidence).toContain("At r=3: implicit recovery succeeded in 16.7% of 12 samples");
+  });
+
+  it("counts distinct samples for the gate: 4 samples at 3 budgets are 4 units, not 12 runs", () => {
+    const small = evalReport([1, 3, 10].flatMap((r) => [["implicit", "implicit/0-E", r, 1, 4, 0, 0.5], ["explicit", "explicit-model/0-E", r, 1, 4, 1, 0.5]] as Array<[ "implicit" | "explicit", string, number, number, number, number, number]>));
+    const smallRuns = [1, 3, 10].flatMap((r) => [...evalRuns("implicit/0-E", "implicit", r, 4, () => false), ...evalRuns("explicit-model/0-E", "explicit", r, 4, () => true)]);
+    const f3 = computeFindings({ recovery: small, recoveryRuns: smallRuns }).find((x) => x.claim.includes("(Finding 3)"))!;
+    expect(f3).toMatchObject({ holds: null, verdict: { kind: "cannot-tell", n: 4, onlyA: 4, onlyB: 0 } });
+    expect(findingVerdict(f3)).toBe("cannot tell (n too small: 4 discordant pairs, fewer than 6)");
+  });
+
+  it("does not judge Findings 2-3 from pooled rates when runs.jsonl is missing, and labels simulated evidence", () => {
+    const f = computeFindings({ recovery: { ...report, simulated: true } });
+    for (const k of [2, 3]) {
+      const x = f.find((y) => y.claim.includes(`(Finding ${k})`))!;
+      expect(x.holds).toBeNull();
+      expect(x.evidence).toMatch(/^cannot be judged: no per-sample outcomes \(runs\.jsonl beside recovery-eval\.json\)/);
+      expect(x.evidence).toContain("(SIMULATED policies)");
+    }
+    const f4 = f.find((x) => x.claim.includes("(Finding 4)"))!;
+    expect(f4.holds).toBeNull();
+    expect(f4.evidence).toMatch(/cannot be judged from one evaluation/);
     const noPair = computeFindings({ recovery: evalReport([["explicit", "explicit-model/0-E", 1, 1, 10, 0.5, 0.5]]) });
     expect(noPair.find((x) => x.claim.includes("(Finding 3)"))!.evidence).toMatch(/no implicit variant with an explicit 0-E recoverer/);
+  });
+
+  it("says when explicit recovery does not win", () => {
+    // explicit wins s0-s1, implicit s2-s9 at r=1: 2 vs 8, p = 2 * (1 + 10 + 45) / 1024 = 0.109375
+    const rep = evalReport([["implicit", "implicit/0-E", 1, 1, 10, 0.8, 0.5], ["explicit", "explicit-weak/0-E", 1, 1, 10, 0.2, 0.5]]);
+    const rr = [...evalRuns("implicit/0-E", "implicit", 1, 10, range(2, 10)), ...evalRuns("explicit-weak/0-E", "explicit", 1, 10, range(0, 2))];
+    const f3 = computeFindings({ recovery: rep, recoveryRuns: rr }).find((x) => x.claim.includes("(Finding 3)"))!;
+    expect(f3).toMatchObject({ holds: null, significant: false, verdict: { kind: "not-in-direction", onlyA: 2, onlyB: 8 } });
+    expect(f3.verdict!.p).toBeCloseTo(112 / 1024, 12);
+    expect(findingVerdict(f3)).toBe("not in the paper's direction (p=0.109)");
   });
 });

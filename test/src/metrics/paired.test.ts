@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { binomialHalfCdf, bootstrapVerdict, mcnemarExact, mcnemarVerdict, MIN_DISCORDANT, pairedBootstrap, pairOutcomes } from "../../../src/metrics/paired.ts";
+import { binomialHalfCdf, bootstrapVerdict, holmAdjust, holmVerdicts, mcnemarExact, mcnemarVerdict, MIN_DISCORDANT, pairedBootstrap, pairOutcomes } from "../../../src/metrics/paired.ts";
 
 describe("McNemar's exact test", () => {
   it("matches the exact binomial values (R: binom.test(2, 12)$p.value = 0.03857422)", () => {
@@ -56,5 +56,34 @@ describe("paired bootstrap", () => {
     expect(bootstrapVerdict(b2).kind).toBe("not-in-direction");
     expect(bootstrapVerdict(pairedBootstrap([1, 1, 1]))).toMatchObject({ kind: "cannot-tell", n: 3 });
     expect(pairedBootstrap([])).toMatchObject({ n: 0, p: 1 });
+  });
+});
+
+describe("Holm's adjustment", () => {
+  it("multiplies the i-th smallest p by m - i + 1, keeps the order monotone and caps at 1 (R: p.adjust(c(.01,.04,.03), 'holm'))", () => {
+    // sorted 0.01 * 3 = 0.03, 0.03 * 2 = 0.06, 0.04 * 1 = 0.04 -> raised to 0.06
+    const adj = holmAdjust([0.01, 0.04, 0.03]);
+    expect(adj[0]).toBeCloseTo(0.03, 12);
+    expect(adj[1]).toBeCloseTo(0.06, 12);
+    expect(adj[2]).toBeCloseTo(0.06, 12);
+    expect(holmAdjust([0.6, 0.5])).toEqual([1, 1]);
+    expect(holmAdjust([])).toEqual([]);
+    expect(() => holmAdjust([1.5])).toThrow(/\[0, 1\]/);
+  });
+
+  it("re-derives each verdict from its adjusted p and records the family; a family of one is unchanged", () => {
+    const c = (onlyA: number, onlyB: number) => mcnemarVerdict({ n: 40, both: 0, neither: 40 - onlyA - onlyB, onlyA, onlyB });
+    // 6 vs 0 (p = 0.03125) and 10 vs 2 (p = 0.0386): Holm gives 0.0625 and 0.0625 -> neither holds any more
+    const [a, b] = holmVerdicts([c(6, 0), c(10, 2)], "retry caps");
+    expect(a).toMatchObject({ kind: "direction-only", correction: { method: "Holm", m: 2, family: "2 retry caps", rawP: expect.closeTo(0.03125, 12) } });
+    expect(a.p).toBeCloseTo(0.0625, 12);
+    expect(b.kind).toBe("direction-only");
+    expect(b.p).toBeCloseTo(0.0625, 12);
+    // a cannot-tell verdict counts in m (as p = 1) and stays cannot-tell
+    const [x, y] = holmVerdicts([c(14, 0), c(2, 1)], "pairs");
+    expect(x.kind).toBe("holds");
+    expect(x.p).toBeCloseTo(4 / 2 ** 14, 12);
+    expect(y.kind).toBe("cannot-tell");
+    expect(holmVerdicts([c(6, 0)], "pairs")[0]).toEqual(c(6, 0));
   });
 });

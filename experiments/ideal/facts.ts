@@ -1,0 +1,52 @@
+/**
+ * What summary.json says about an ideal-recovery run's instances (paper App. B.1): the rule for
+ * failed runs the detector finds no error in, what the continuation budget bounds, and how many
+ * failed runs or continuations were left out, by reason.
+ */
+import type { IdealRecoveryConfig } from "../config/schema.ts";
+import type { ResultLine } from "../runner/results-log.ts";
+import type { RunPlan } from "./plan.ts";
+
+/** Condition id of the standard forward rollouts. */
+export const FORWARD_CONDITION = "forward";
+
+/** Why failed runs of an ideal-recovery run were or were not continued, with counts (summary.json `ideal`). */
+export interface IdealRunFacts {
+  /** The rule for failed runs without a detected error (config `noErrorFound`). */
+  noErrorFound: "last-step" | "exclude";
+  /** What the step budget bounds in a continuation (config `continuationBudget`). */
+  continuationBudget: "from-restore" | "total";
+  maxForwardSteps: number;
+  /** Failed forward runs annotated (plan.json). */
+  failedRuns: number;
+  /** Failed runs continued from at least one strategy. */
+  continued: number;
+  exclusions: {
+    /** Failed runs whose detector found no error: how many, and how many of them were left out. */
+    noErrorFound: { runs: number; excluded: number };
+    /** Continuations whose action replay never reproduced o_R (left out of Success@K, as in App. B.1), and the failed runs they belong to. */
+    replayFailed: { continuations: number; runs: number };
+    /** Continuations lost to other environment errors after every retry (left out of Success@K). */
+    envErrors: { continuations: number; runs: number };
+  };
+}
+
+/** The exclusion counts of a finished ideal-recovery run. */
+export function idealRunFacts(config: IdealRecoveryConfig, plan: Pick<RunPlan, "instances"> | undefined, lines: readonly ResultLine[]): IdealRunFacts {
+  const instances = plan?.instances ?? [];
+  const noError = instances.filter((i) => i.fallback).length;
+  const cont = lines.filter((l) => l.condition !== FORWARD_CONDITION);
+  const failed = cont.filter((l) => l.status === "env-error" && (l.replayDesyncs ?? 0) > 0);
+  const other = cont.filter((l) => l.status === "env-error" && !((l.replayDesyncs ?? 0) > 0));
+  const runsOf = (ls: readonly ResultLine[]) => new Set(ls.map((l) => `${l.task}/${l.seed}`)).size;
+  const continued = new Set(cont.map((l) => `${l.task}/${l.seed}`));
+  return {
+    noErrorFound: config.noErrorFound, continuationBudget: config.continuationBudget, maxForwardSteps: config.options.maxForwardSteps ?? 50,
+    failedRuns: instances.length, continued: continued.size,
+    exclusions: {
+      noErrorFound: { runs: noError, excluded: config.noErrorFound === "exclude" ? noError : 0 },
+      replayFailed: { continuations: failed.length, runs: runsOf(failed) },
+      envErrors: { continuations: other.length, runs: runsOf(other) },
+    },
+  };
+}
