@@ -54,6 +54,9 @@ export class ContainerBackend implements DesktopBackend {
   readonly width: number;
   readonly height: number;
   readonly accessibility = true;
+  /** Code runs inside the container, never on the host: OSWorld's full server API is served. */
+  readonly sandboxed = true;
+  readonly homeDir = HOME;
   readonly runId: string;
   /** Milliseconds the last container took from create to a ready X server. */
   lastStartMs = 0;
@@ -150,6 +153,20 @@ export class ContainerBackend implements DesktopBackend {
     const files = unpackTar(await readAll(stream));
     const base = relPath.split("/").pop()!;
     return files.get(base) ?? [...files.values()][0];
+  }
+
+  async writeHomeFile(relPath: string, data: Buffer): Promise<void> {
+    if (relPath.split("/").includes("..")) throw new EnvironmentError(`not a path inside the desktop's home: ${relPath}`, { retryable: false });
+    const c = this.requireContainer();
+    const parent = relPath.includes("/") ? relPath.slice(0, relPath.lastIndexOf("/")) : "";
+    if (parent) await this.exec(["mkdir", "-p", `${HOME}/${parent}`]);
+    await c.putArchive(packTar([{ path: relPath, data }], { uid: USER_UID, gid: USER_UID, mtime: PRISTINE_MTIME }), { path: HOME });
+  }
+
+  async spawnDetached(argv: string[]): Promise<void> {
+    const c = this.requireContainer();
+    const exec = await c.exec({ Cmd: argv, User: "cua", Env: this.userEnv(), WorkingDir: HOME, AttachStdout: false, AttachStderr: false });
+    await exec.start({ Detach: true });
   }
 
   async close(): Promise<void> {
