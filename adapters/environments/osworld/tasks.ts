@@ -11,7 +11,7 @@ import type { Task } from "../../../src/task.ts";
 import { idProblem, showId } from "../../../src/store/safe-path.ts";
 
 /** Setup step types retrace runs itself (through an OSWorld client: VM or local control server). */
-export const SUPPORTED_SETUP = ["execute", "sleep", "launch", "open", "activate_window"] as const;
+export const SUPPORTED_SETUP = ["execute", "command", "execute_with_verification", "sleep", "launch", "open", "activate_window", "close_window", "change_wallpaper", "download", "upload_file"] as const;
 /** Evaluator functions retrace computes itself. */
 export const SUPPORTED_METRICS = ["exact_match", "check_include_exclude", "infeasible", "match_in_list", "compare_text_file", "literal_match"] as const;
 /** Result getters retrace can fetch. */
