@@ -15,12 +15,12 @@ import { execIn, MANAGED_LABEL, readAll, ROLE_LABEL, RUN_LABEL } from "./engine.
 import { packTar, unpackTar } from "./tar.ts";
 
 /** The image built by experiments/docker/build-image.sh (or `docker build`). */
-export const DEFAULT_DESKTOP_IMAGE = "retrace-desktop:2";
+export const DEFAULT_DESKTOP_IMAGE = "retrace-desktop:3";
 
 /** Options of {@link ContainerBackend}. */
 export interface ContainerBackendOptions {
   docker: Docker;
-  /** @default "retrace-desktop:2" */
+  /** @default "retrace-desktop:3" */
   image?: string;
   /** @default 1280 */
   width?: number;

@@ -112,6 +112,14 @@ export class OsworldClient {
     return Buffer.from(await res.arrayBuffer());
   }
 
+  /** The focused terminal's text (GET /terminal), or null when none is active or the call fails. */
+  async terminalOutput(): Promise<string | null> {
+    const res = await this.request("/terminal");
+    if (!res.ok) return null;
+    const body = (await res.json()) as { output?: string | null };
+    return body.output ?? null;
+  }
+
   /** "Linux", "Windows" or "Darwin". */
   async platform(): Promise<string> {
     return (await this.request("/platform")).text();

@@ -10,6 +10,13 @@ import { HttpError, json, jsonBody, text, type Reply, type Route, type RouteCont
 import { evaluateHostPython, expandUser } from "./host-python.ts";
 import { cursorPosition, findWindows } from "./windows.ts";
 
+/**
+ * Commands of OSWorld tasks run in the user's session with GNOME's settings store (dconf), as on
+ * OSWorld's VM: `gsettings set` in one command is seen by `gsettings get` in the next. (The apps
+ * retrace itself starts keep the in-memory store, for deterministic rendering.)
+ */
+const sessionCommand = (argv: string[]): string[] => ["/usr/bin/env", "GSETTINGS_BACKEND=dconf", ...argv];
+
 /** How long a command may run (OSWorld's server: 120 s for /execute, 30 s for /run_python). */
 const EXEC_TIMEOUT_MS = 120_000;
 const PYTHON_TIMEOUT_MS = 30_000;
@@ -94,7 +101,7 @@ export function execRoutes(ctx: RouteContext): Record<string, Route> {
     }
     const argv = commandArgv(b.command, shell, desktop.homeDir);
     if (!argv.length) throw new HttpError(400, "empty command");
-    const r = await desktop.exec(argv, { timeoutMs: EXEC_TIMEOUT_MS });
+    const r = await desktop.exec(sessionCommand(argv), { timeoutMs: EXEC_TIMEOUT_MS });
     return json({ status: "success", output: r.stdout.toString("utf8"), error: r.stderr, returncode: r.code });
   }
 
@@ -111,7 +118,7 @@ export function execRoutes(ctx: RouteContext): Record<string, Route> {
     while ((Date.now() - t0) / 1000 < maxWaitS) {
       let ok = true;
       if (typeof v.window_exists === "string") ok &&= (await findWindows(desktop, { name: v.window_exists })).length > 0;
-      if (ok && typeof v.command_success === "string") ok = (await desktop.exec(["/bin/bash", "-c", v.command_success], { timeoutMs: 5000 })).code === 0;
+      if (ok && typeof v.command_success === "string") ok = (await desktop.exec(sessionCommand(["/bin/bash", "-c", v.command_success]), { timeoutMs: 5000 })).code === 0;
       if (ok) return json({ ...result, verification: "passed", wait_time: (Date.now() - t0) / 1000 });
       await new Promise((r) => setTimeout(r, Math.max(50, intervalS * 1000)));
     }
@@ -135,7 +142,7 @@ export function execRoutes(ctx: RouteContext): Record<string, Route> {
       const which = await desktop.exec(["sh", "-c", 'command -v -- "$0"', argv[0]], { timeoutMs: 5000 });
       if (which.code !== 0) return json({ status: "error", message: `${argv[0]} is not installed in the desktop image`, error: `${argv[0]} is not installed in the desktop image` }, 500);
     }
-    await desktop.spawnDetached(argv);
+    await desktop.spawnDetached(sessionCommand(argv));
     return text(`${shown} launched successfully`);
   }
 
@@ -149,7 +156,7 @@ export function execRoutes(ctx: RouteContext): Record<string, Route> {
       const code = jsonBody(req, body).code;
       if (typeof code !== "string" || !code) return json({ status: "error", message: "Code not supplied!", error: "Code not supplied!" }, 400);
       if (!desktop.sandboxed) return refuse("/run_python is refused: the host desktop never runs arbitrary code (use a container desktop, --env docker, for OSWorld's full API)");
-      const r = await desktop.exec(["/usr/bin/python3", "-c", code], { timeoutMs: PYTHON_TIMEOUT_MS });
+      const r = await desktop.exec(sessionCommand(["/usr/bin/python3", "-c", code]), { timeoutMs: PYTHON_TIMEOUT_MS });
       const out = r.stdout.toString("utf8");
       let err = r.stderr;
       if (r.code !== 0 && !err) err = `Process exited with code ${r.code}`;
@@ -165,7 +172,7 @@ export function execRoutes(ctx: RouteContext): Record<string, Route> {
       const dir = typeof b.working_dir === "string" && b.working_dir ? expandUser(b.working_dir, desktop.homeDir) : undefined;
       if (dir && (await desktop.exec(["test", "-d", dir])).code !== 0) return json({ status: "error", output: `Working directory does not exist: ${dir}`, error: "", returncode: -1 }, 400);
       const argv = dir ? ["/bin/bash", "-c", 'cd -- "$0" && exec /bin/bash -c "$1" 2>&1', dir, script] : ["/bin/bash", "-c", 'exec /bin/bash -c "$0" 2>&1', script];
-      const r = await desktop.exec(argv, { timeoutMs: Math.max(1, timeoutS) * 1000 });
+      const r = await desktop.exec(sessionCommand(argv), { timeoutMs: Math.max(1, timeoutS) * 1000 });
       return json({ status: r.code === 0 ? "success" : "error", output: r.stdout.toString("utf8") + r.stderr, error: "", returncode: r.code });
     },
   };

@@ -129,15 +129,20 @@ export function setupProblem(taskId: string, o: SetupOutcome): string | undefine
   return parts.length ? `OSWorld task ${taskId}: set-up not done (${parts.join("; ")})` : undefined;
 }
 
-/** OSWorld's `{SCREEN_WIDTH}`-style placeholders in commands. */
+/** The desktop user's password that OSWorld's `{CLIENT_PASSWORD}` stands for (OSWorld's default; the container image sets it). */
+export const CLIENT_PASSWORD = "password";
+
+/** OSWorld's `{SCREEN_WIDTH}`-style and `{CLIENT_PASSWORD}` placeholders in commands. */
 function fillScreen(command: unknown, screen?: { width: number; height: number }): unknown {
-  if (!screen) return command;
   const fill = (s: string) =>
-    s
-      .replaceAll("{SCREEN_WIDTH_HALF}", String(screen.width / 2))
-      .replaceAll("{SCREEN_HEIGHT_HALF}", String(screen.height / 2))
-      .replaceAll("{SCREEN_WIDTH}", String(screen.width))
-      .replaceAll("{SCREEN_HEIGHT}", String(screen.height));
+    (screen
+      ? s
+          .replaceAll("{SCREEN_WIDTH_HALF}", String(screen.width / 2))
+          .replaceAll("{SCREEN_HEIGHT_HALF}", String(screen.height / 2))
+          .replaceAll("{SCREEN_WIDTH}", String(screen.width))
+          .replaceAll("{SCREEN_HEIGHT}", String(screen.height))
+      : s
+    ).replaceAll("{CLIENT_PASSWORD}", CLIENT_PASSWORD);
   return Array.isArray(command) ? command.map((c) => (typeof c === "string" ? fill(c) : c)) : typeof command === "string" ? fill(command) : command;
 }
 
@@ -149,6 +154,13 @@ async function getValue(client: OsworldClient, g: Getter): Promise<unknown> {
       const bytes = await client.file(String(g.path));
       return bytes?.toString("utf8");
     }
+    case "vm_command_line": {
+      // OSWorld's getter runs the command on the VM and returns its stdout.
+      const r = await client.execute(fillScreen(g.command, undefined) as string[] | string, g.shell === true);
+      return r.status === "success" ? (r.output ?? "") : null;
+    }
+    case "vm_terminal_output":
+      return client.terminalOutput();
     case "rule":
       return g.rules;
     case "cloud_file_text":
