@@ -91,6 +91,8 @@ export function offlineBlockers(t: OsworldTask, o: { programs: ReadonlySet<strin
     if (s.type === "download") for (const f of (Array.isArray(s.parameters.files) ? s.parameters.files : []) as Array<{ url?: string }>) if (!LOOPBACK.test(String(f.url ?? ""))) hosts.add(String(f.url ?? "").replace(/^https?:\/\/([^/]+).*$/, "$1"));
     if (ACCOUNT_STEPS.has(s.type)) out.push(`a Google account (${s.type} step)`);
     if (s.type === "chrome_open_tabs" || s.type === "chrome_close_tabs" || s.type === "update_browse_history") out.push(`Chrome over its debugging port (${s.type} step)`);
+    const text = JSON.stringify(s.parameters);
+    if (!o.programs.has("gnome-terminal") && (/'ctrl', ?'alt', ?'t'/.test(text) || (s.type === "activate_window" && /terminal/i.test(String(s.parameters.window_name ?? ""))))) out.push("a program the desktop image lacks: gnome-terminal (opened with ctrl+alt+t)");
     if (s.type === "launch") {
       const p = programOf(s.parameters.command);
       if (p && !o.programs.has(p)) out.push(`a program the desktop image lacks: ${p}`);
