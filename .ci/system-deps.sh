@@ -8,6 +8,8 @@ PKGS=(
   chromium
   # real desktops (test/adapters/environments/{x11,osworld}): X server, window manager, input, screenshots, apps, AT-SPI; python3-tk draws the clock/pop-up noise of the R_Om X11 test
   xvfb xdotool x11-utils imagemagick dbus matchbox-window-manager mousepad galculator gnumeric python3-pyatspi at-spi2-core xclip python3-tk
+  # OSWorld's control API on local desktops (test/adapters/environments/osworld): screen recordings, and lxml to parse /accessibility as OSWorld does
+  ffmpeg python3-lxml
   # container desktops (test/adapters/environments/docker): podman as the Docker-API engine, image from debootstrap
   podman runc uidmap fuse-overlayfs slirp4netns debootstrap
 )

@@ -32,7 +32,7 @@ export interface EnvironmentFactoryOptions {
   accessibility?: boolean;
   /** DOCKER_HOST for "docker" (from src/settings.ts runtimeSettings().dockerHost). */
   dockerHost?: string;
-  /** Container image for "docker". @default "retrace-desktop:2" */
+  /** Container image for "docker". @default "retrace-desktop:3" */
   image?: string;
   /** Run id on container labels, so `retrace env gc --run <id>` finds them. */
   runId?: string;

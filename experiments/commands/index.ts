@@ -13,7 +13,8 @@ import { register as registerEnv } from "./env.ts";
 import { register as registerChaos } from "./chaos.ts";
 import { register as registerStandIn } from "./stand-in.ts";
 import { register as registerExport } from "./export.ts";
+import { register as registerOsworldCheck } from "./osworld-check.ts";
 
 export type RegisterCommand = (program: Command) => void;
 
-export const COMMANDS: RegisterCommand[] = [registerRun, registerSweep, registerReport, registerDemo, registerRunModel, registerTasks, registerSimDesk, registerDataset, registerEvalRecovery, registerEnv, registerChaos, registerQueue, registerStandIn, registerExport];
+export const COMMANDS: RegisterCommand[] = [registerRun, registerSweep, registerReport, registerDemo, registerRunModel, registerTasks, registerSimDesk, registerDataset, registerEvalRecovery, registerEnv, registerChaos, registerQueue, registerStandIn, registerExport, registerOsworldCheck];

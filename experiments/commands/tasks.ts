@@ -1,8 +1,14 @@
-/** `retrace tasks [--env simdesk|browser]`: list a built-in task suite (id, apps, plan steps, horizon, tags). */
+/**
+ * `retrace tasks [--env simdesk|browser]`: list a built-in task suite (id, apps, plan steps, horizon,
+ * tags). `--env docker`: the shared OSWorld tasks, each with whether it runs fully offline on a
+ * retrace container desktop and what stops it otherwise.
+ */
 import { Option, type Command } from "commander";
 import { tasksForEnvironment } from "../../adapters/environments/registry.ts";
 import type { Task } from "../../src/task.ts";
 import { textTable } from "./run-options.ts";
+import { DEFAULT_OSWORLD_TASKS } from "../runtime/osworld.ts";
+import { offlineListing } from "../runtime/osworld-check.ts";
 
 type SuiteTask = Task & { plan: NonNullable<Task["plan"]>; horizon?: string; mistakes?: unknown[] };
 
@@ -16,10 +22,21 @@ export function taskRows(env = "simdesk"): string[][] {
 export function register(program: Command): void {
   program
     .command("tasks")
-    .description("list the SimDesk tasks (--env browser: the browser web-app tasks)")
-    .addOption(new Option("--env <kind>", "which suite").choices(["simdesk", "browser"]).default("simdesk"))
+    .description("list the SimDesk tasks (--env browser: the browser web-app tasks; --env docker: the shared OSWorld tasks and whether each runs offline on a container desktop)")
+    .addOption(new Option("--env <kind>", "which suite").choices(["simdesk", "browser", "docker"]).default("simdesk"))
+    .option("--tasks <dir>", "with --env docker: the OSWorld evaluation_examples folder", DEFAULT_OSWORLD_TASKS)
     .option("--json", "print JSON (id, instruction, apps, steps, horizon, tags, mistakes)")
-    .action((flags: { json?: boolean; env: string }) => {
+    .action(async (flags: { json?: boolean; env: string; tasks: string }) => {
+      if (flags.env === "docker") {
+        const rows = await offlineListing(flags.tasks);
+        if (flags.json) {
+          process.stdout.write(JSON.stringify(rows, null, 2) + "\n");
+          return;
+        }
+        process.stdout.write(textTable(["id", "domain", "offline", "why not"], rows.map((r) => [r.id, r.domain, r.offline ? "yes" : "no", r.blockers.join("; ")])) + "\n");
+        process.stdout.write(`${rows.length} OSWorld tasks, ${rows.filter((r) => r.offline).length} run fully offline on a container desktop (retrace osworld-check runs them)\n`);
+        return;
+      }
       const tasks = suite(flags.env);
       if (flags.json) {
         const out = tasks.map((t) => ({ id: t.id, instruction: t.instruction, apps: t.apps, steps: t.plan.length, horizon: t.horizon, tags: t.tags, mistakes: t.mistakes?.length ?? 0 }));

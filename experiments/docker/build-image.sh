@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Build the retrace container-desktop image with podman and no registry: a debootstrap root
 # filesystem imported as the base, then the Dockerfile on top. Skips when the image exists.
-# Env: RETRACE_DESKTOP_IMAGE (default retrace-desktop:2), DEBIAN_MIRROR (default: the one apt uses).
+# Env: RETRACE_DESKTOP_IMAGE (default retrace-desktop:3), DEBIAN_MIRROR (default: the one apt uses).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-IMAGE=${RETRACE_DESKTOP_IMAGE:-retrace-desktop:2}
+IMAGE=${RETRACE_DESKTOP_IMAGE:-retrace-desktop:3}
 BASE=localhost/retrace-bookworm-base:1
 MIRROR=${DEBIAN_MIRROR:-$(grep -hoE 'https?://[^ ]+/debian/?$' /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null | head -1 || true)}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}

@@ -20,6 +20,21 @@ export interface PyautoguiParseOptions {
   cursor?: { x: number; y: number };
   /** At most this many actions per code string. @default 200 */
   maxActions?: number;
+  /**
+   * Read-only lookups beside the actions (OSWorld's control server on a desktop: `print`,
+   * `platform.*`, `os.path.*`). Without it those names stay unknown, as they are for model output.
+   */
+  queries?: ReadOnlyQueries;
+}
+
+/** Read-only functions a control server answers itself; nothing reaches a real Python. */
+export interface ReadOnlyQueries {
+  /** Module names these functions live in, e.g. `platform`, `os`, `os.path`. */
+  modules: ReadonlySet<string>;
+  /** Builtins beside the harmless ones, e.g. `print`. */
+  builtins: ReadonlySet<string>;
+  /** Answer `fn(args)`; `undefined` means "not one of mine" (an unsupported call). */
+  call(fn: string, args: Value[], kwargs: Map<string, Value>, line: number): Value | undefined;
 }
 
 /** Module names the code may import and use. */
@@ -56,7 +71,7 @@ export class Interpreter {
 
   run(program: Stmt[]): Action[] {
     for (const s of program) this.exec(s);
-    if (this.actions.length === 0) throw empty("the code performs no pyautogui action");
+    if (this.actions.length === 0 && !this.options.queries) throw empty("the code performs no pyautogui action");
     return this.actions;
   }
 
@@ -68,7 +83,8 @@ export class Interpreter {
   private exec(s: Stmt): void {
     switch (s.kind) {
       case "import":
-        this.vars.set(s.alias, { module: s.module });
+        // `import os.path` binds `os`, as Python does.
+        this.vars.set(s.alias, { module: s.module.includes(".") && s.alias === s.module.split(".")[0] ? s.alias : s.module });
         return;
       case "from":
         for (const n of s.names) {
@@ -124,13 +140,14 @@ export class Interpreter {
         return e.value;
       case "name": {
         if (this.vars.has(e.name)) return this.vars.get(e.name)!;
-        if (BUILTINS.has(e.name)) return { fn: e.name };
-        if (ALLOWED_MODULES.has(e.name)) return { module: e.name };
+        if (BUILTINS.has(e.name) || this.options.queries?.builtins.has(e.name)) return { fn: e.name };
+        if (ALLOWED_MODULES.has(e.name) || this.options.queries?.modules.has(e.name)) return { module: e.name };
         throw unparseable(`"${e.name}" is not defined`);
       }
       case "attr": {
         const obj = this.eval(e.object);
         if (!obj || typeof obj !== "object" || !("module" in obj)) throw unsafe(`attribute access ".${e.attr}" on something other than pyautogui or time is not allowed`);
+        if (this.options.queries?.modules.has(`${obj.module}.${e.attr}`)) return { module: `${obj.module}.${e.attr}` };
         return { fn: `${obj.module}.${e.attr}` };
       }
       case "seq":
@@ -201,6 +218,8 @@ export class Interpreter {
         return null;
       }
     }
+    const answered = this.options.queries?.call(fn, args, kwargs, line);
+    if (answered !== undefined) return answered;
     if (!fn.startsWith("pyautogui.")) throw unparseable(`line ${line}: ${fn}() is not supported; use pyautogui functions and time.sleep`);
     switch (name) {
       case "click":

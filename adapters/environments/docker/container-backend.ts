@@ -15,12 +15,12 @@ import { execIn, MANAGED_LABEL, readAll, ROLE_LABEL, RUN_LABEL } from "./engine.
 import { packTar, unpackTar } from "./tar.ts";
 
 /** The image built by experiments/docker/build-image.sh (or `docker build`). */
-export const DEFAULT_DESKTOP_IMAGE = "retrace-desktop:2";
+export const DEFAULT_DESKTOP_IMAGE = "retrace-desktop:3";
 
 /** Options of {@link ContainerBackend}. */
 export interface ContainerBackendOptions {
   docker: Docker;
-  /** @default "retrace-desktop:2" */
+  /** @default "retrace-desktop:3" */
   image?: string;
   /** @default 1280 */
   width?: number;
@@ -54,6 +54,9 @@ export class ContainerBackend implements DesktopBackend {
   readonly width: number;
   readonly height: number;
   readonly accessibility = true;
+  /** Code runs inside the container, never on the host: OSWorld's full server API is served. */
+  readonly sandboxed = true;
+  readonly homeDir = HOME;
   readonly runId: string;
   /** Milliseconds the last container took from create to a ready X server. */
   lastStartMs = 0;
@@ -150,6 +153,20 @@ export class ContainerBackend implements DesktopBackend {
     const files = unpackTar(await readAll(stream));
     const base = relPath.split("/").pop()!;
     return files.get(base) ?? [...files.values()][0];
+  }
+
+  async writeHomeFile(relPath: string, data: Buffer): Promise<void> {
+    if (relPath.split("/").includes("..")) throw new EnvironmentError(`not a path inside the desktop's home: ${relPath}`, { retryable: false });
+    const c = this.requireContainer();
+    const parent = relPath.includes("/") ? relPath.slice(0, relPath.lastIndexOf("/")) : "";
+    if (parent) await this.exec(["mkdir", "-p", `${HOME}/${parent}`]);
+    await c.putArchive(packTar([{ path: relPath, data }], { uid: USER_UID, gid: USER_UID, mtime: PRISTINE_MTIME }), { path: HOME });
+  }
+
+  async spawnDetached(argv: string[]): Promise<void> {
+    const c = this.requireContainer();
+    const exec = await c.exec({ Cmd: argv, User: "cua", Env: this.userEnv(), WorkingDir: HOME, AttachStdout: false, AttachStderr: false });
+    await exec.start({ Detach: true });
   }
 
   async close(): Promise<void> {

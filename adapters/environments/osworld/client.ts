@@ -112,6 +112,14 @@ export class OsworldClient {
     return Buffer.from(await res.arrayBuffer());
   }
 
+  /** The focused terminal's text (GET /terminal), or null when none is active or the call fails. */
+  async terminalOutput(): Promise<string | null> {
+    const res = await this.request("/terminal");
+    if (!res.ok) return null;
+    const body = (await res.json()) as { output?: string | null };
+    return body.output ?? null;
+  }
+
   /** "Linux", "Windows" or "Darwin". */
   async platform(): Promise<string> {
     return (await this.request("/platform")).text();
@@ -132,8 +140,35 @@ export class OsworldClient {
     return this.postJson("/run_bash_script", { script, timeout: timeoutSec, working_dir: workingDir });
   }
 
-  /** POST /setup/<kind> with a JSON body (launch, execute, open_file, activate_window...). */
-  setup(kind: string, body: Record<string, unknown>): Promise<OsworldExecResult> {
-    return this.postJson(`/setup/${kind}`, body);
+  /**
+   * POST /setup/<kind> with a JSON body (launch, execute, open_file, activate_window...). OSWorld's
+   * set-up endpoints answer plain text ("Window activated successfully") or JSON; both become a
+   * result whose status says whether the HTTP status was 2xx.
+   */
+  async setup(kind: string, body: Record<string, unknown>): Promise<OsworldExecResult> {
+    const res = await this.request(`/setup/${kind}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    return replyResult(res);
   }
+
+  /** POST /setup/upload: a file into the VM (multipart `file_path` + `file_data`, as OSWorld's SetupController sends it). */
+  async upload(path: string, data: Buffer): Promise<OsworldExecResult> {
+    const form = new FormData();
+    form.append("file_path", path);
+    form.append("file_data", new Blob([new Uint8Array(data)]), path.split("/").pop() || "file");
+    return replyResult(await this.request("/setup/upload", { method: "POST", body: form }));
+  }
+}
+
+/** A set-up reply, JSON or text, as a result (status "success" only for a 2xx with no error status). */
+async function replyResult(res: Response): Promise<OsworldExecResult> {
+  const text = await res.text();
+  let body: Partial<OsworldExecResult> | undefined;
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (v && typeof v === "object" && !Array.isArray(v)) body = v as Partial<OsworldExecResult>;
+  } catch {
+    // a text reply
+  }
+  const ok = res.ok && (body?.status === undefined || body.status === "success");
+  return { ...body, status: ok ? "success" : "error", message: body?.message ?? body?.error ?? text.slice(0, 500) };
 }

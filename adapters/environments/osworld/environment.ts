@@ -16,7 +16,7 @@ import type { OsworldClient } from "./client.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { OsworldPythonBridge } from "./python-bridge.ts";
-import { evaluateOsworldBridged, evaluateOsworldNative, runOsworldSetup, type SetupOutcome } from "./runner.ts";
+import { evaluateOsworldBridged, evaluateOsworldNative, runOsworldSetup, setupProblem, type SetupOutcome } from "./runner.ts";
 import type { OsworldTask } from "./tasks.ts";
 import { probeOsworld, watchedPaths } from "./probe.ts";
 import type { ProbeReport } from "../../../src/probes/report.ts";
@@ -114,6 +114,8 @@ export class OsworldEnvironment implements Environment {
     }
     const size = await this.requireClient().screenSize();
     this.lastSetup = await runOsworldSetup(this.requireClient(), this.task.setup, size);
+    const problem = setupProblem(this.task.id, this.lastSetup);
+    if (problem) throw new EnvironmentError(problem, { retryable: false });
     return this.settled();
   }
 

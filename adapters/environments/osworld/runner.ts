@@ -1,9 +1,11 @@
 /**
  * Runs an OSWorld task's setup steps and its natively supported evaluators through an
- * {@link OsworldClient} (a real OSWorld VM or retrace's local control server). Unsupported steps
- * are returned by name, never skipped silently.
+ * {@link OsworldClient} (a real OSWorld VM or retrace's local control server). Unsupported and
+ * failed steps are returned by name and fail the task's set-up ({@link setupProblem}), never
+ * skipped silently.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { OsworldPythonBridge } from "./python-bridge.ts";
 import { writeEpisodeOutput, type EpisodeOutputOptions, type EpisodeOutputSummary } from "../../../src/store/episode-output.ts";
@@ -23,8 +25,39 @@ export interface SetupOutcome {
 
 type Step = OsworldTask["setup"][number];
 
-/** Execute the steps retrace supports, in order; collect the rest. */
-export async function runOsworldSetup(client: OsworldClient, steps: Step[], screen?: { width: number; height: number }): Promise<SetupOutcome> {
+/** Options of {@link runOsworldSetup}. */
+export interface SetupOptions {
+  /** Screen size for OSWorld's `{SCREEN_WIDTH}` placeholders. */
+  screen?: { width: number; height: number };
+  /** Fetch a URL of a `download` step (default: `fetch`, 3 tries, as OSWorld's SetupController). */
+  download?: (url: string) => Promise<Buffer>;
+  /** Read a local file of an `upload_file` step. */
+  readLocal?: (path: string) => Promise<Buffer>;
+}
+
+async function fetchWithRetries(url: string): Promise<Buffer> {
+  if (!/^https?:\/\//i.test(url)) throw new Error(`only http(s) URLs are downloaded, not ${url}`);
+  let last: unknown;
+  for (let i = 0; i < 3; i++) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(300_000) });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      return Buffer.from(await res.arrayBuffer());
+    } catch (err) {
+      last = err;
+    }
+  }
+  throw new Error(`download of ${url} failed: ${(last as Error).message}`);
+}
+
+/**
+ * Execute the set-up steps in order, as OSWorld's SetupController does; collect the steps this
+ * runtime cannot do and those that failed. The caller fails the task's set-up when either list is
+ * not empty ({@link setupProblem}): a task never starts from a half-done set-up.
+ */
+export async function runOsworldSetup(client: OsworldClient, steps: Step[], screenOrOptions?: { width: number; height: number } | SetupOptions): Promise<SetupOutcome> {
+  const options: SetupOptions = screenOrOptions && "width" in screenOrOptions ? { screen: screenOrOptions as { width: number; height: number } } : ((screenOrOptions as SetupOptions | undefined) ?? {});
+  const download = options.download ?? fetchWithRetries;
   const out: SetupOutcome = { ran: [], unsupported: [], failed: [] };
   for (const step of steps) {
     if (!(SUPPORTED_SETUP as readonly string[]).includes(step.type)) {
@@ -32,41 +65,84 @@ export async function runOsworldSetup(client: OsworldClient, steps: Step[], scre
       continue;
     }
     const p = step.parameters as Record<string, unknown>;
-    let r: { status: string; message?: string; error?: string } = { status: "success" };
-    switch (step.type) {
-      case "sleep":
-        await new Promise((res) => setTimeout(res, Number(p.seconds ?? 1) * 1000));
-        break;
-      case "execute": {
-        const command = fillScreen(p.command, screen);
-        r = await client.execute(command as string[] | string, p.shell === true);
-        break;
+    let r: { status: string; message?: string; error?: string; returncode?: number } = { status: "success" };
+    try {
+      switch (step.type) {
+        case "sleep":
+          await new Promise((res) => setTimeout(res, Number(p.seconds ?? 1) * 1000));
+          break;
+        case "execute":
+        case "command": {
+          const command = fillScreen(p.command, options.screen);
+          r = await client.execute(command as string[] | string, p.shell === true);
+          break;
+        }
+        case "execute_with_verification":
+          r = await client.setup("execute_with_verification", { ...p, command: fillScreen(p.command, options.screen) });
+          break;
+        case "launch":
+          r = await client.setup("launch", { command: p.command, shell: p.shell === true });
+          break;
+        case "open":
+          r = await client.setup("open_file", { path: p.path, ...(p.window_name ? { window_name: p.window_name } : {}) });
+          break;
+        case "activate_window":
+        case "close_window":
+          r = await client.setup(step.type, { window_name: p.window_name, strict: p.strict ?? false, by_class: p.by_class ?? false });
+          break;
+        case "change_wallpaper":
+          r = await client.setup("change_wallpaper", { path: p.path });
+          break;
+        case "download":
+        case "upload_file": {
+          const files = (Array.isArray(p.files) ? p.files : []) as Array<Record<string, unknown>>;
+          if (!files.length) throw new Error(`a ${step.type} step without files`);
+          for (const f of files) {
+            const dest = String(f.path ?? "");
+            if (!dest) throw new Error(`a ${step.type} file without a path`);
+            const data = step.type === "download" ? await download(String(f.url ?? "")) : await (options.readLocal ?? readFile)(String(f.local_path ?? ""));
+            const up = await client.upload(dest, data);
+            if (up.status !== "success") {
+              r = up;
+              break;
+            }
+          }
+          break;
+        }
       }
-      case "launch":
-        r = await client.setup("launch", { command: p.command, shell: p.shell === true });
-        break;
-      case "open":
-        r = await client.setup("open_file", { path: p.path });
-        break;
-      case "activate_window":
-        r = await client.setup("activate_window", { window_name: p.window_name, strict: p.strict ?? false, by_class: p.by_class ?? false });
-        break;
+    } catch (err) {
+      r = { status: "error", message: (err as Error).message };
     }
+    // A command that ran but failed counts as failed only where OSWorld's controller checks it (execute_with_verification).
     if (r.status === "success") out.ran.push(step.type);
     else out.failed.push({ type: step.type, message: r.message ?? r.error ?? r.status });
   }
   return out;
 }
 
-/** OSWorld's `{SCREEN_WIDTH}`-style placeholders in commands. */
+/** One line saying why a set-up cannot be trusted, or undefined when every step ran. */
+export function setupProblem(taskId: string, o: SetupOutcome): string | undefined {
+  const parts = [
+    ...o.unsupported.map((t) => `step "${t}" cannot run on this desktop`),
+    ...o.failed.map((f) => `step "${f.type}" failed: ${f.message.split("\n")[0].slice(0, 300)}`),
+  ];
+  return parts.length ? `OSWorld task ${taskId}: set-up not done (${parts.join("; ")})` : undefined;
+}
+
+/** The desktop user's password that OSWorld's `{CLIENT_PASSWORD}` stands for (OSWorld's default; the container image sets it). */
+export const CLIENT_PASSWORD = "password";
+
+/** OSWorld's `{SCREEN_WIDTH}`-style and `{CLIENT_PASSWORD}` placeholders in commands. */
 function fillScreen(command: unknown, screen?: { width: number; height: number }): unknown {
-  if (!screen) return command;
   const fill = (s: string) =>
-    s
-      .replaceAll("{SCREEN_WIDTH_HALF}", String(screen.width / 2))
-      .replaceAll("{SCREEN_HEIGHT_HALF}", String(screen.height / 2))
-      .replaceAll("{SCREEN_WIDTH}", String(screen.width))
-      .replaceAll("{SCREEN_HEIGHT}", String(screen.height));
+    (screen
+      ? s
+          .replaceAll("{SCREEN_WIDTH_HALF}", String(screen.width / 2))
+          .replaceAll("{SCREEN_HEIGHT_HALF}", String(screen.height / 2))
+          .replaceAll("{SCREEN_WIDTH}", String(screen.width))
+          .replaceAll("{SCREEN_HEIGHT}", String(screen.height))
+      : s
+    ).replaceAll("{CLIENT_PASSWORD}", CLIENT_PASSWORD);
   return Array.isArray(command) ? command.map((c) => (typeof c === "string" ? fill(c) : c)) : typeof command === "string" ? fill(command) : command;
 }
 
@@ -78,6 +154,13 @@ async function getValue(client: OsworldClient, g: Getter): Promise<unknown> {
       const bytes = await client.file(String(g.path));
       return bytes?.toString("utf8");
     }
+    case "vm_command_line": {
+      // OSWorld's getter runs the command on the VM and returns its stdout.
+      const r = await client.execute(fillScreen(g.command, undefined) as string[] | string, g.shell === true);
+      return r.status === "success" ? (r.output ?? "") : null;
+    }
+    case "vm_terminal_output":
+      return client.terminalOutput();
     case "rule":
       return g.rules;
     case "cloud_file_text":

@@ -11,11 +11,11 @@ import type { Task } from "../../../src/task.ts";
 import { idProblem, showId } from "../../../src/store/safe-path.ts";
 
 /** Setup step types retrace runs itself (through an OSWorld client: VM or local control server). */
-export const SUPPORTED_SETUP = ["execute", "sleep", "launch", "open", "activate_window"] as const;
+export const SUPPORTED_SETUP = ["execute", "command", "execute_with_verification", "sleep", "launch", "open", "activate_window", "close_window", "change_wallpaper", "download", "upload_file"] as const;
 /** Evaluator functions retrace computes itself. */
 export const SUPPORTED_METRICS = ["exact_match", "check_include_exclude", "infeasible", "match_in_list", "compare_text_file", "literal_match"] as const;
 /** Result getters retrace can fetch. */
-export const SUPPORTED_GETTERS = ["vm_file", "rule", "cloud_file_text"] as const;
+export const SUPPORTED_GETTERS = ["vm_file", "rule", "cloud_file_text", "vm_command_line", "vm_terminal_output"] as const;
 
 const StepSchema = z.object({ type: z.string().min(1), parameters: z.record(z.string(), z.unknown()).default({}) }).passthrough();
 const OneOrMany = <T extends z.ZodTypeAny>(s: T) => z.union([s, z.array(s)]);
@@ -62,6 +62,52 @@ export interface OsworldTask extends Task<OsworldTaskFile["config"], OsworldTask
   domain: string;
   file: string;
   support: OsworldSupport;
+  /** The task file's `proxy` flag: OSWorld runs it behind a proxy (its sites block plain access). */
+  proxy: boolean;
+}
+
+const LOOPBACK = /^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?\//i;
+/** Getters that read from the internet or a cloud account. */
+const INTERNET_GETTERS = new Set(["cloud_file", "cache_file", "googledrive_file", "url_dashPattern", "info_from_website", "page_info", "url_path_parse"]);
+const ACCOUNT_STEPS = new Set(["googledrive", "login"]);
+
+/** The program a launch/execute command starts (`VLC_VERBOSE=-1 vlc` -> vlc, `/usr/bin/thunderbird` -> thunderbird). */
+function programOf(command: unknown): string | undefined {
+  const words = Array.isArray(command) ? command.map(String) : typeof command === "string" ? command.trim().split(/\s+/) : [];
+  const first = words.find((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
+  return first?.split("/").pop();
+}
+
+/**
+ * Why a task cannot run fully offline on a retrace container desktop, one reason a line (empty:
+ * it can): internet downloads, Google accounts, OSWorld's proxy, Chrome tabs, programs the image
+ * lacks, and getters or metrics only OSWorld's Python code computes (unless `python` is available).
+ */
+export function offlineBlockers(t: OsworldTask, o: { programs: ReadonlySet<string>; python?: boolean }): string[] {
+  const out: string[] = [];
+  const steps = [...(t.setup as Array<{ type: string; parameters: Record<string, unknown> }>), ...((t.evaluator.postconfig ?? []) as Array<{ type: string; parameters: Record<string, unknown> }>)];
+  const hosts = new Set<string>();
+  for (const s of steps) {
+    if (s.type === "download") for (const f of (Array.isArray(s.parameters.files) ? s.parameters.files : []) as Array<{ url?: string }>) if (!LOOPBACK.test(String(f.url ?? ""))) hosts.add(String(f.url ?? "").replace(/^https?:\/\/([^/]+).*$/, "$1"));
+    if (ACCOUNT_STEPS.has(s.type)) out.push(`a Google account (${s.type} step)`);
+    if (s.type === "chrome_open_tabs" || s.type === "chrome_close_tabs" || s.type === "update_browse_history") out.push(`Chrome over its debugging port (${s.type} step)`);
+    const text = JSON.stringify(s.parameters);
+    if (!o.programs.has("gnome-terminal") && (/'ctrl', ?'alt', ?'t'/.test(text) || (s.type === "activate_window" && /terminal/i.test(String(s.parameters.window_name ?? ""))))) out.push("a program the desktop image lacks: gnome-terminal (opened with ctrl+alt+t)");
+    if (s.type === "launch") {
+      const p = programOf(s.parameters.command);
+      if (p && !o.programs.has(p)) out.push(`a program the desktop image lacks: ${p}`);
+    }
+  }
+  if (hosts.size) out.push(`internet downloads (${[...hosts].sort().join(", ")})`);
+  if (t.proxy) out.push("OSWorld's proxy");
+  const getters = [t.evaluator.result, t.evaluator.expected].flatMap((g) => (g === undefined ? [] : Array.isArray(g) ? g : [g])) as Array<{ type: string }>;
+  for (const g of new Set(getters.map((x) => x.type))) if (INTERNET_GETTERS.has(g)) out.push(`the internet (getter ${g})`);
+  if (getters.some((g) => g.type === "vm_terminal_output") && !o.programs.has("gnome-terminal")) out.push("a program the desktop image lacks: gnome-terminal (getter vm_terminal_output)");
+  const s = t.support;
+  const python = [...s.unsupportedGetters.filter((g) => !INTERNET_GETTERS.has(g)).map((g) => `getter ${g}`), ...s.unsupportedMetrics.map((m) => `metric ${m}`)];
+  if (python.length && !o.python) out.push(`OSWorld's Python evaluators (${[...new Set(python)].join(", ")})`);
+  for (const u of new Set(s.unsupportedSetup)) if (!ACCOUNT_STEPS.has(u) && !u.startsWith("chrome_") && u !== "update_browse_history") out.push(`set-up step ${u}`);
+  return [...new Set(out)];
 }
 
 /** A file that could not be loaded. */
@@ -126,6 +172,7 @@ export function parseOsworldTask(text: string, file: string, domain: string): Os
     domain,
     file,
     support: osworldSupport(t),
+    proxy: (t as { proxy?: unknown }).proxy === true,
   };
 }
 

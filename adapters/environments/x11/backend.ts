@@ -35,6 +35,14 @@ export interface DesktopBackend {
   readonly height: number;
   /** Whether `python3` with pyatspi is available for accessibility trees. */
   readonly accessibility: boolean;
+  /**
+   * Whether arbitrary commands may run on this desktop because it is a sandbox (a container):
+   * OSWorld's `/run_python`, `/run_bash_script`, shell set-up commands and `launch` of any program
+   * are served only then. The host's own X11 desktop is never a sandbox.
+   */
+  readonly sandboxed: boolean;
+  /** The desktop user's home as `exec` sees it (absolute); empty before the first session. */
+  readonly homeDir: string;
   /** Start a fresh session: end running apps, restore the home from `files`, restart the bus. */
   freshSession(files: Record<string, string>): Promise<void>;
   /** Start an app in the background (tracked, ended by the next freshSession/close). */
@@ -45,6 +53,13 @@ export interface DesktopBackend {
   captureFrame(): Promise<Frame>;
   /** A file of the user's home, or undefined when it does not exist. */
   readHomeFile(relPath: string): Promise<Buffer | undefined>;
+  /** Write a file into the user's home (parent folders created), owned by the desktop user. */
+  writeHomeFile(relPath: string, data: Buffer): Promise<void>;
+  /**
+   * Start any program in the user's session in the background (tracked, ended with the session).
+   * Only sandboxed desktops have it: on the host only the desktop's own apps start ({@link launch}).
+   */
+  spawnDetached?(argv: string[]): Promise<void>;
   /** End everything. Safe to call twice. */
   close(): Promise<void>;
 }

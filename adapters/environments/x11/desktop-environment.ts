@@ -86,6 +86,19 @@ export class DesktopEnvironment implements Environment {
     return this.observation(settled.frame);
   }
 
+  /**
+   * A fresh session with nothing started and no evaluator: the empty desktop that an OSWorld
+   * task's own set-up steps configure through the control server (adapters/environments/osworld).
+   */
+  async resetBlank(id: string): Promise<Observation> {
+    this.task = { id, instruction: "", env: this.kind, setup: undefined, evaluator: undefined };
+    this.evaluator = undefined;
+    await this.backend.freshSession({});
+    const settled = await settle(() => this.backend.captureFrame(), { ...this.options.settle, quietMs: Math.max(400, this.options.settle?.quietMs ?? 0) });
+    this.lastFrame = settled.frame;
+    return this.observation(settled.frame);
+  }
+
   async step(action: Action): Promise<StepOutcome> {
     this.requireTask();
     const t0 = Date.now();
@@ -129,7 +142,8 @@ export class DesktopEnvironment implements Environment {
 
   async evaluate(): Promise<Evaluation> {
     this.requireTask();
-    return evaluateDesktop(this.backend, this.evaluator!);
+    if (!this.evaluator) throw new EnvironmentError("this desktop session was started blank (resetBlank) and has no evaluator: score it with the OSWorld task's own evaluator", { retryable: false });
+    return evaluateDesktop(this.backend, this.evaluator);
   }
 
   /** Read-only state probes: files under home (size, hash), focused window, AT-SPI digests. */

@@ -81,6 +81,13 @@ export class HostX11Backend implements DesktopBackend {
     return join(this.dir, "home");
   }
 
+  /** Never a sandbox: the host's own desktop runs no arbitrary command. */
+  readonly sandboxed = false;
+
+  get homeDir(): string {
+    return this.dir ? this.home : "";
+  }
+
   private get runDir(): string {
     return join(this.dir, "run");
   }
@@ -202,6 +209,14 @@ export class HostX11Backend implements DesktopBackend {
     } catch {
       return undefined;
     }
+  }
+
+  async writeHomeFile(relPath: string, data: Buffer): Promise<void> {
+    const file = join(this.home, relPath);
+    if (!file.startsWith(this.home + "/")) throw new EnvironmentError(`not a path inside the desktop's home: ${relPath}`, { retryable: false });
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, data);
+    await settleTree(this.home, this.runAs);
   }
 
   async close(): Promise<void> {

@@ -60,7 +60,7 @@ describe.runIf(tools.run)("OSWorld client against the local control server (X11 
     expect(shell.status).toBe("error");
     expect(await client.runPython("print(1)")).toMatchObject({ status: "error", message: expect.stringContaining("never runs arbitrary code") });
     expect(await client.runBashScript("echo hi")).toMatchObject({ status: "error" });
-    expect(await client.setup("download_file", {})).toMatchObject({ status: "error", message: expect.stringContaining("not supported") });
+    expect(await client.setup("download_file", {})).toMatchObject({ status: "error", message: "Path or URL not supplied!" });
   });
 
   it("binds 127.0.0.1 by default: unreachable on the host's other addresses", async () => {
@@ -108,11 +108,20 @@ describe.runIf(tools.run)("OSWorld client against the local control server (X11 
       [
         { type: "execute", parameters: { command: ["python", "-c", "import pyautogui; import time; pyautogui.click({SCREEN_WIDTH_HALF}, {SCREEN_HEIGHT_HALF}); time.sleep(0.5);"] } },
         { type: "download", parameters: { files: [] } },
+        { type: "chrome_open_tabs", parameters: { urls_to_open: ["https://example.org"] } },
+        { type: "activate_window", parameters: { window_name: "no such window anywhere" } },
         { type: "sleep", parameters: { seconds: 0.1 } },
       ],
       { width: 1280, height: 800 },
     );
-    expect(out).toEqual({ ran: ["execute", "sleep"], unsupported: ["download"], failed: [] });
+    expect(out).toEqual({
+      ran: ["execute", "sleep"],
+      unsupported: ["chrome_open_tabs"],
+      failed: [
+        { type: "download", message: "a download step without files" },
+        { type: "activate_window", message: "Window no such window anywhere not found" },
+      ],
+    });
   });
 
   it("evaluates an OSWorld task natively over the control server's /file", async () => {
@@ -138,7 +147,7 @@ describe.runIf(tools.run)("OSWorld client against the local control server (X11 
       JSON.stringify({
         id: "local-2",
         instruction: "append jam and save",
-        config: [{ type: "execute", parameters: { command: ["python", "-c", "import pyautogui; pyautogui.click({SCREEN_WIDTH_HALF}, {SCREEN_HEIGHT_HALF})"] } }, { type: "download", parameters: {} }],
+        config: [{ type: "execute", parameters: { command: ["python", "-c", "import pyautogui; pyautogui.click({SCREEN_WIDTH_HALF}, {SCREEN_HEIGHT_HALF})"] } }],
         evaluator: { func: "check_include_exclude", result: { type: "vm_file", path: "/home/user/notes.txt" }, expected: { type: "rule", rules: { include: ["- jam"], exclude: [] } } },
       }),
       "local-2.json",
@@ -148,13 +157,16 @@ describe.runIf(tools.run)("OSWorld client against the local control server (X11 
     const osw = new OsworldEnvironment({ client, blobs: new BlobStore({ dir: join(dir, "osw-blobs") }) });
     const first = await osw.reset(task);
     expect([first.width, first.height]).toEqual([1280, 800]);
-    expect(osw.lastSetup).toEqual({ ran: ["execute"], unsupported: ["download"], failed: [] });
+    expect(osw.lastSetup).toEqual({ ran: ["execute"], unsupported: [], failed: [] });
     expect((await osw.evaluate()).score).toBe(0);
     for (const a of [{ type: "HOTKEY", keys: ["ctrl", "end"] }, { type: "TYPING", text: "- jam\n" }, { type: "HOTKEY", keys: ["ctrl", "s"] }] as const) {
       const out = await osw.step(a as never);
       expect(out.info.noop).toBeUndefined();
     }
     expect(await osw.evaluate()).toMatchObject({ score: 1 });
+    // A set-up step that cannot be done fails the reset loudly instead of being skipped.
+    const broken = { ...task, setup: [...(task.setup as object[]), { type: "googledrive", parameters: {} }] } as typeof task;
+    await expect(osw.reset(broken)).rejects.toThrow(/set-up not done \(step "googledrive" cannot run on this desktop\)/);
     await osw.close();
   });
 

@@ -19,7 +19,8 @@ describe("OSWorld task loader", () => {
     }
     const chrome = report.tasks.filter((t) => t.domain === "chrome");
     expect(chrome.length).toBe(33);
-    expect(report.summary.unsupportedSetup.download).toBeGreaterThan(100);
+    expect(report.summary.unsupportedSetup.chrome_open_tabs).toBe(34);
+    expect(report.summary.unsupportedSetup.download).toBeUndefined();
     expect(report.summary.unsupportedMetrics.compare_table).toBe(35); // tasks, not occurrences (two tasks use it twice);
     expect(report.summary.fullyNative).toBeGreaterThan(0);
     expect(report.summary.fullyNative).toBeLessThan(246);
@@ -47,8 +48,8 @@ describe("OSWorld task loader", () => {
       "os",
     );
     expect("support" in t && t.support.fullyNative).toBe(true);
-    const u = parseOsworldTask(JSON.stringify({ id: "y", instruction: "i", config: [{ type: "download", parameters: {} }], evaluator: { func: "compare_table", result: { type: "vm_file" } } }), "y.json", "os");
-    expect("support" in u && u.support).toMatchObject({ fullyNative: false, unsupportedSetup: ["download"], unsupportedMetrics: ["compare_table"] });
+    const u = parseOsworldTask(JSON.stringify({ id: "y", instruction: "i", config: [{ type: "googledrive", parameters: {} }], evaluator: { func: "compare_table", result: { type: "vm_file" } } }), "y.json", "os");
+    expect("support" in u && u.support).toMatchObject({ fullyNative: false, unsupportedSetup: ["googledrive"], unsupportedMetrics: ["compare_table"] });
   });
 });
 

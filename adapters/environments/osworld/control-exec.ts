@@ -1,0 +1,179 @@
+/**
+ * Code execution endpoints of the OSWorld control server, by trust level:
+ * - pyautogui code (with read-only `print`/`platform`/`os.path` lookups) is parsed on every
+ *   desktop and executed as retrace Actions, so actions behave the same on host and container;
+ * - anything else runs only on a sandboxed (container) desktop, inside the container, as OSWorld's
+ *   VM server runs it; the host desktop refuses it with OSWorld's error shape (`error` included).
+ */
+import { DESKTOP_APPS, type DesktopApp } from "../desktop-tasks/types.ts";
+import { HttpError, json, jsonBody, text, type Reply, type Route, type RouteContext } from "./control-http.ts";
+import { evaluateHostPython, expandUser } from "./host-python.ts";
+import { cursorPosition, findWindows } from "./windows.ts";
+
+/**
+ * Commands of OSWorld tasks run in the user's session with GNOME's settings store (dconf), as on
+ * OSWorld's VM: `gsettings set` in one command is seen by `gsettings get` in the next. (The apps
+ * retrace itself starts keep the in-memory store, for deterministic rendering.)
+ */
+const sessionCommand = (argv: string[]): string[] => ["/usr/bin/env", "GSETTINGS_BACKEND=dconf", ...argv];
+
+/** How long a command may run (OSWorld's server: 120 s for /execute, 30 s for /run_python). */
+const EXEC_TIMEOUT_MS = 120_000;
+const PYTHON_TIMEOUT_MS = 30_000;
+
+/** Split a command line as Python's shlex.split does for the common cases (quotes, backslashes). */
+export function shlexSplit(s: string): string[] {
+  const out: string[] = [];
+  let cur = "";
+  let quote: string | undefined;
+  let any = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (quote) {
+      if (c === quote) quote = undefined;
+      else if (c === "\\" && quote === '"' && i + 1 < s.length && '"\\$`'.includes(s[i + 1])) cur += s[++i];
+      else cur += c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      any = true;
+    } else if (c === "\\" && i + 1 < s.length) {
+      cur += s[++i];
+      any = true;
+    } else if (/\s/.test(c)) {
+      if (cur || any) out.push(cur);
+      cur = "";
+      any = false;
+    } else cur += c;
+  }
+  if (quote) throw new HttpError(400, "unbalanced quotes in command");
+  if (cur || any) out.push(cur);
+  return out;
+}
+
+/** The argv of an OSWorld `command` field (a list, or a string split like shlex unless `shell`). */
+function commandArgv(command: unknown, shell: boolean, home: string): string[] {
+  if (Array.isArray(command)) return command.map((a) => (typeof a === "string" && a.startsWith("~/") ? expandUser(a, home) : String(a)));
+  if (typeof command === "string") return shell ? ["/bin/bash", "-c", command] : shlexSplit(command).map((a) => (a.startsWith("~/") ? expandUser(a, home) : a));
+  throw new HttpError(400, "command must be a list of arguments or a string");
+}
+
+/** The Python code of `python -c <code>` (argv or shell string), if that is what the command is. */
+function pythonCodeOf(command: unknown, shell: boolean): string | undefined {
+  let argv: string[];
+  try {
+    argv = Array.isArray(command) ? command.map(String) : typeof command === "string" ? shlexSplit(command) : [];
+  } catch {
+    return undefined;
+  }
+  if (shell && typeof command === "string" && /[;&|<>`$]/.test(command.replace(/(["'])[\s\S]*?\1/g, ""))) return undefined;
+  return argv.length === 3 && /^(\/usr\/bin\/)?python3?$/.test(argv[0]) && argv[1] === "-c" ? argv[2] : undefined;
+}
+
+/** The code execution routes. */
+export function execRoutes(ctx: RouteContext): Record<string, Route> {
+  const { env, desktop } = ctx;
+
+  const refuse = (message: string): Reply => json({ status: "error", message, error: message, output: "", returncode: -1 }, 501);
+
+  async function execute(b: Record<string, unknown>): Promise<Reply> {
+    const shell = b.shell === true;
+    const code = pythonCodeOf(b.command, shell);
+    if (code !== undefined) {
+      const r = await evaluateHostPython(code, {
+        screen: { width: desktop.width, height: desktop.height },
+        cursor: await cursorPosition(desktop),
+        home: desktop.homeDir,
+        stat: async (p) => {
+          const s = await desktop.exec(["stat", "-L", "-c", "%F", "--", p], { timeoutMs: 5000 });
+          return s.code !== 0 ? undefined : s.stdout.toString().includes("directory") ? "dir" : "file";
+        },
+      });
+      if (r.kind === "ok") {
+        for (const action of r.actions) await env.step(action);
+        return json({ status: "success", output: r.output, error: "", returncode: 0 });
+      }
+      if (!desktop.sandboxed) {
+        if (r.kind === "python-error") return json({ status: "success", output: "", error: r.traceback, returncode: 1 });
+        return refuse(r.message);
+      }
+    } else if (!desktop.sandboxed) {
+      return refuse("the host desktop never runs commands: send [\"python\", \"-c\", \"<pyautogui code>\"] (use a container desktop, --env docker, for OSWorld's full API)");
+    }
+    const argv = commandArgv(b.command, shell, desktop.homeDir);
+    if (!argv.length) throw new HttpError(400, "empty command");
+    const r = await desktop.exec(sessionCommand(argv), { timeoutMs: EXEC_TIMEOUT_MS });
+    return json({ status: "success", output: r.stdout.toString("utf8"), error: r.stderr, returncode: r.code });
+  }
+
+  async function verified(b: Record<string, unknown>): Promise<Reply> {
+    const first = await execute(b);
+    if (first.status !== 200) return first;
+    const result = JSON.parse(String(first.body)) as Record<string, unknown>;
+    const v = (b.verification ?? {}) as Record<string, unknown>;
+    if (!v || typeof v !== "object" || Object.keys(v).length === 0) return first;
+    if ("command_success" in v && !desktop.sandboxed) return refuse("verification by command_success runs a command; the host desktop never does (use a container desktop)");
+    const maxWaitS = Number(b.max_wait_time ?? 10);
+    const intervalS = Number(b.check_interval ?? 1);
+    const t0 = Date.now();
+    while ((Date.now() - t0) / 1000 < maxWaitS) {
+      let ok = true;
+      if (typeof v.window_exists === "string") ok &&= (await findWindows(desktop, { name: v.window_exists })).length > 0;
+      if (ok && typeof v.command_success === "string") ok = (await desktop.exec(sessionCommand(["/bin/bash", "-c", v.command_success]), { timeoutMs: 5000 })).code === 0;
+      if (ok) return json({ ...result, verification: "passed", wait_time: (Date.now() - t0) / 1000 });
+      await new Promise((r) => setTimeout(r, Math.max(50, intervalS * 1000)));
+    }
+    return json({ ...result, status: "verification_failed", verification: "failed", wait_time: maxWaitS }, 500);
+  }
+
+  async function launch(b: Record<string, unknown>): Promise<Reply> {
+    const shell = b.shell === true;
+    let argv = commandArgv(b.command, shell, desktop.homeDir);
+    if (!argv.length) throw new HttpError(400, "empty command");
+    const shown = shell ? String(b.command) : argv.join(" ");
+    if (!desktop.sandboxed || !desktop.spawnDetached) {
+      const app = argv[0].split("/").pop()!;
+      if (shell || !DESKTOP_APPS.includes(app as DesktopApp)) return refuse(`the host desktop launches only its own apps (${DESKTOP_APPS.join(", ")}), not "${shell ? shown : argv[0]}"; use a container desktop (--env docker) to launch other programs`);
+      await desktop.launch({ app: app as DesktopApp, args: argv.slice(1) });
+      return text(`${shown} launched successfully`);
+    }
+    if (!shell) {
+      // google-chrome is the image's Chromium, with its remote-debugging port as the task asks.
+      if (argv[0] === "google-chrome" || argv[0] === "google-chrome-stable") argv = ["chromium", "--no-sandbox", "--no-first-run", "--disable-gpu", ...argv.slice(1)];
+      const which = await desktop.exec(["sh", "-c", 'command -v -- "$0"', argv[0]], { timeoutMs: 5000 });
+      if (which.code !== 0) return json({ status: "error", message: `${argv[0]} is not installed in the desktop image`, error: `${argv[0]} is not installed in the desktop image` }, 500);
+    }
+    await desktop.spawnDetached(sessionCommand(argv));
+    return text(`${shown} launched successfully`);
+  }
+
+  return {
+    "POST /execute": async (req, body) => execute(jsonBody(req, body)),
+    "POST /setup/execute": async (req, body) => execute(jsonBody(req, body)),
+    "POST /execute_with_verification": async (req, body) => verified(jsonBody(req, body)),
+    "POST /setup/execute_with_verification": async (req, body) => verified(jsonBody(req, body)),
+    "POST /setup/launch": async (req, body) => launch(jsonBody(req, body)),
+    "POST /run_python": async (req, body) => {
+      const code = jsonBody(req, body).code;
+      if (typeof code !== "string" || !code) return json({ status: "error", message: "Code not supplied!", error: "Code not supplied!" }, 400);
+      if (!desktop.sandboxed) return refuse("/run_python is refused: the host desktop never runs arbitrary code (use a container desktop, --env docker, for OSWorld's full API)");
+      const r = await desktop.exec(sessionCommand(["/usr/bin/python3", "-c", code]), { timeoutMs: PYTHON_TIMEOUT_MS });
+      const out = r.stdout.toString("utf8");
+      let err = r.stderr;
+      if (r.code !== 0 && !err) err = `Process exited with code ${r.code}`;
+      const message = out && err ? `${out}\n${err}` : out || err;
+      return json({ status: r.code === 0 ? "success" : "error", message, need_more: false, output: out, error: err, return_code: r.code });
+    },
+    "POST /run_bash_script": async (req, body) => {
+      const b = jsonBody(req, body);
+      const script = typeof b.script === "string" ? b.script : "";
+      if (!script) return json({ status: "error", output: "Script not supplied!", error: "Script not supplied!", returncode: -1 }, 400);
+      if (!desktop.sandboxed) return refuse("/run_bash_script is refused: the host desktop never runs arbitrary code (use a container desktop, --env docker, for OSWorld's full API)");
+      const timeoutS = Number(b.timeout ?? 100);
+      const dir = typeof b.working_dir === "string" && b.working_dir ? expandUser(b.working_dir, desktop.homeDir) : undefined;
+      if (dir && (await desktop.exec(["test", "-d", dir])).code !== 0) return json({ status: "error", output: `Working directory does not exist: ${dir}`, error: "", returncode: -1 }, 400);
+      const argv = dir ? ["/bin/bash", "-c", 'cd -- "$0" && exec /bin/bash -c "$1" 2>&1', dir, script] : ["/bin/bash", "-c", 'exec /bin/bash -c "$0" 2>&1', script];
+      const r = await desktop.exec(sessionCommand(argv), { timeoutMs: Math.max(1, timeoutS) * 1000 });
+      return json({ status: r.code === 0 ? "success" : "error", output: r.stdout.toString("utf8") + r.stderr, error: "", returncode: r.code });
+    },
+  };
+}

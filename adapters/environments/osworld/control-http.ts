@@ -1,0 +1,63 @@
+/**
+ * Replies and errors of the OSWorld control server (control-server.ts), shared by its route
+ * handlers (control-routes.ts, control-exec.ts).
+ */
+import type { IncomingMessage } from "node:http";
+import type { DesktopBackend } from "../x11/backend.ts";
+import type { DesktopEnvironment } from "../x11/desktop-environment.ts";
+import type { ScreenRecorder } from "./recording.ts";
+
+/** One HTTP reply. */
+export interface Reply {
+  status: number;
+  type: string;
+  body: Buffer | string;
+  /** Sent as an attachment with this name (OSWorld's `send_file(..., as_attachment=True)`). */
+  filename?: string;
+}
+
+/** An answer other than success, with OSWorld's status code. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    /** Reply as plain text (OSWorld's set-up endpoints) instead of a JSON `{status, message, error}`. */
+    readonly text = false,
+  ) {
+    super(message);
+  }
+}
+
+/** A JSON reply. */
+export function json(value: unknown, status = 200): Reply {
+  return { status, type: "application/json", body: JSON.stringify(value) };
+}
+
+/** A plain-text reply, as Flask sends a returned string. */
+export function text(body: string, status = 200): Reply {
+  return { status, type: "text/html; charset=utf-8", body };
+}
+
+/** The request's JSON body, or a 400. */
+export function jsonBody(req: IncomingMessage, body: Buffer): Record<string, unknown> {
+  if (!body.length) return {};
+  try {
+    const v = JSON.parse(body.toString("utf8")) as unknown;
+    if (v && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  throw new HttpError(400, `body must be a JSON object (content-type ${req.headers["content-type"] ?? "none"})`);
+}
+
+/** What the route handlers share. */
+export interface RouteContext {
+  env: DesktopEnvironment;
+  desktop: DesktopBackend;
+  recorder: ScreenRecorder;
+  /** Per-server state: the wallpaper set through `/setup/change_wallpaper`. */
+  state: { wallpaper?: string };
+}
+
+/** A handler of one endpoint. */
+export type Route = (req: IncomingMessage, body: Buffer) => Promise<Reply>;

@@ -1,0 +1,126 @@
+/**
+ * OSWorld without a VM: which shared OSWorld tasks run fully offline on a retrace container
+ * desktop, and for those, each task's own set-up run through the control API and then its
+ * evaluator on the resulting state. Used by `retrace osworld-check` and `retrace tasks --env docker`.
+ * A task is scored 0 or 1; a set-up that cannot be done is reported as such (never scored), and an
+ * exception is a crash of this runtime.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BlobStore } from "../../src/blob-store.ts";
+import { describeError } from "../../src/errors.ts";
+import { OsworldClient } from "../../adapters/environments/osworld/client.ts";
+import { startOsworldControlServer } from "../../adapters/environments/osworld/control-server.ts";
+import { OsworldPythonBridge } from "../../adapters/environments/osworld/python-bridge.ts";
+import { evaluateOsworldBridged, evaluateOsworldNative, runOsworldSetup, setupProblem } from "../../adapters/environments/osworld/runner.ts";
+import { loadOsworldTasks, offlineBlockers, type OsworldTask } from "../../adapters/environments/osworld/tasks.ts";
+import { DESKTOP_IMAGE_PROGRAMS } from "../../adapters/environments/docker/image-programs.ts";
+import type { DesktopEnvironment } from "../../adapters/environments/x11/desktop-environment.ts";
+import { createRng } from "../../src/rng.ts";
+
+/** One task's line of the offline listing. */
+export interface OfflineRow {
+  id: string;
+  domain: string;
+  offline: boolean;
+  /** Why not (empty when offline). */
+  blockers: string[];
+}
+
+/** Every task of `dir` with whether it runs offline on a container desktop, and why not. */
+export async function offlineListing(dir: string, python = false): Promise<OfflineRow[]> {
+  const report = await loadOsworldTasks(dir);
+  return report.tasks.map((t) => {
+    const blockers = offlineBlockers(t, { programs: DESKTOP_IMAGE_PROGRAMS, python });
+    return { id: t.id, domain: t.domain, offline: blockers.length === 0, blockers };
+  });
+}
+
+/** The outcome of one checked task. */
+export interface CheckedTask {
+  id: string;
+  domain: string;
+  outcome: "scored" | "setup-failed" | "crashed";
+  score?: number;
+  detail: string;
+  ms: number;
+}
+
+/** Options of {@link checkOsworldTasks}. */
+export interface OsworldCheckOptions {
+  dir: string;
+  /** Start a fresh desktop (a container) for a task. */
+  desktop: () => DesktopEnvironment;
+  /** Check only these many offline tasks, drawn with `seed` (default: all). */
+  sample?: number;
+  seed?: number;
+  /** OSWorld checkout for its Python evaluators (optional). */
+  osworldPath?: string;
+  onTask?: (t: CheckedTask) => void;
+}
+
+/** The counts of a check. */
+export interface OsworldCheckReport {
+  tasks: number;
+  offline: number;
+  checked: CheckedTask[];
+  /** Not-offline tasks per reason kind. */
+  blocked: Record<string, number>;
+}
+
+const reasonKind = (r: string): string => r.replace(/ \(.*$/, "").replace(/: .*$/, "");
+
+/** Run the set-up and the evaluator of each offline task on a fresh container desktop. */
+export async function checkOsworldTasks(o: OsworldCheckOptions): Promise<OsworldCheckReport> {
+  const bridge = o.osworldPath ? new OsworldPythonBridge({ osworldDir: o.osworldPath }) : undefined;
+  const python = bridge ? (await bridge.available()).ok : false;
+  const report = await loadOsworldTasks(o.dir);
+  const blocked: Record<string, number> = {};
+  const runnable: OsworldTask[] = [];
+  for (const t of report.tasks) {
+    const b = offlineBlockers(t, { programs: DESKTOP_IMAGE_PROGRAMS, python });
+    if (b.length === 0) runnable.push(t);
+    for (const k of new Set(b.map(reasonKind))) blocked[k] = (blocked[k] ?? 0) + 1;
+  }
+  let chosen = runnable;
+  if (o.sample !== undefined && o.sample < runnable.length) {
+    const rng = createRng(o.seed ?? 0, "osworld-check");
+    const order = runnable.map((t) => ({ t, k: rng.next() })).sort((a, b) => a.k - b.k);
+    chosen = order.slice(0, o.sample).map((x) => x.t).sort((a, b) => runnable.indexOf(a) - runnable.indexOf(b));
+  }
+  const checked: CheckedTask[] = [];
+  for (const t of chosen) {
+    const row = await checkOne(t, o.desktop(), bridge && python ? bridge : undefined);
+    checked.push(row);
+    o.onTask?.(row);
+  }
+  return { tasks: report.tasks.length, offline: runnable.length, checked, blocked };
+}
+
+async function checkOne(t: OsworldTask, env: DesktopEnvironment, bridge?: OsworldPythonBridge): Promise<CheckedTask> {
+  const t0 = Date.now();
+  const work = mkdtempSync(join(tmpdir(), "retrace-oswcheck-"));
+  const row = (outcome: CheckedTask["outcome"], detail: string, score?: number): CheckedTask => ({ id: t.id, domain: t.domain, outcome, score, detail, ms: Date.now() - t0 });
+  let server: Awaited<ReturnType<typeof startOsworldControlServer>> | undefined;
+  try {
+    await env.resetBlank(t.id);
+    server = await startOsworldControlServer({ env });
+    const client = new OsworldClient({ baseUrl: server.url, retryIntervalMs: 200 });
+    const screen = await client.screenSize();
+    const setup = await runOsworldSetup(client, t.setup, screen);
+    const problem = setupProblem(t.id, setup);
+    if (problem) return row("setup-failed", problem);
+    const post = await runOsworldSetup(client, (t.evaluator.postconfig ?? []) as typeof t.setup, screen);
+    const postProblem = setupProblem(t.id, post);
+    if (postProblem) return row("setup-failed", `post-config: ${postProblem}`);
+    const ev = t.support.unsupportedMetrics.length && bridge ? await evaluateOsworldBridged(client, t, bridge, work) : await evaluateOsworldNative(client, t);
+    return row("scored", ev.detail ?? "", ev.score > 0 ? 1 : 0);
+  } catch (err) {
+    return row("crashed", describeError(err));
+  } finally {
+    await server?.close().catch(() => undefined);
+    await env.close().catch(() => undefined);
+    rmSync(work, { recursive: true, force: true });
+  }
+}
