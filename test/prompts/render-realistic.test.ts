@@ -23,6 +23,8 @@ const REALISTIC: Record<string, Array<Record<string, string | number>>> = {
   "perturbation.instruction": [{ instruction: INSTRUCTION, steps_left: 1 }],
   "post-restoration.transition": [{ step: 9 }, { step: 0 }],
   "post-restoration.transition-detailed": [{ step: 9 }, { step: 0 }],
+  "post-restoration.unconfirmed-kept": [{ step: 3, errorStep: 5 }, { step: 0, errorStep: 0 }],
+  "post-restoration.unconfirmed-cut": [{ step: 3 }, { step: 0 }],
   "recovery.instruction-prefix.tool": [{ target_step: 9, error_step: 10, context_note: "Below is the earlier run's history up to the TARGET state (9 step(s)).", steps_left: 10, restored_token: "RESTORED" }],
   "recovery.instruction-prefix": [{ target_step: 9, error_step: 10, context_note: "No history of the earlier run is given; rely on the TARGET screenshot.", steps_left: 10, restored_token: "RESTORED" }],
   "recovery-judge": [{ instruction: INSTRUCTION, history: "0. click(100, 200)\n1. type('summary')", recovery: "(no actions)" }],
