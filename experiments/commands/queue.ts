@@ -25,6 +25,7 @@ import { startWorker } from "../distributed/worker.ts";
 import { runExperiment, type ExperimentRun } from "../runner/experiment.ts";
 import type { ExperimentRuntime } from "../runner/runtime.ts";
 import { textTable, type RunFlags } from "./run-options.ts";
+import { parseIntFlag } from "./numeric-flags.ts";
 
 /** Flags of the queue-backed commands. */
 export interface QueueFlags {
@@ -108,10 +109,7 @@ function conditionBars(quiet: boolean): { update: (p: QueueProgress) => void; st
 }
 
 function positiveInt(v: string, flag: string, max = 1_000, min = 1): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${flag}: expected a whole number >= ${min}, got "${safeName(v)}"`, { field: flag.replace(/^--/, "") });
-  if (n > max) throw new ConfigError(`${flag}: expected a whole number from ${min} to ${max}, got ${n}`, { field: flag.replace(/^--/, "") });
-  return n;
+  return parseIntFlag(flag, v, { min, max, expect: `expected a whole number from ${min} to ${max}` });
 }
 
 /** A RUN argument: a run id, or a run folder with queue.json. */

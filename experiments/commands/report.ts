@@ -6,6 +6,7 @@ import { ConfigError } from "../../src/errors.ts";
 import { checkOutDir } from "../../src/store/out-dir.ts";
 import { buildReport } from "../report/index.ts";
 import { outFlag, quietFlag } from "./common-flags.ts";
+import { optionalIntFlag } from "./numeric-flags.ts";
 
 export function register(program: Command): void {
   program
@@ -17,9 +18,7 @@ export function register(program: Command): void {
     .option("--cache-dir <dir>", "the model-call cache the run used (its --cache-dir): the viewer shows each step's prompts and replies (default: <run>/model-cache)")
     .addOption(quietFlag("print only the report path"))
     .action(async (dir: string, flags: { out?: string; episodes?: string; cacheDir?: string; quiet?: boolean }) => {
-      const episodes = flags.episodes === undefined ? undefined : Number(flags.episodes);
-      if (flags.episodes !== undefined && (!/^\d+$/.test(flags.episodes.trim()) || !Number.isSafeInteger(episodes) || episodes! > 1000))
-        throw new ConfigError(`--episodes: expected an integer from 0 to 1000 (episodes per run in the viewer), got "${flags.episodes}"`, { field: "episodes" });
+      const episodes = optionalIntFlag("--episodes", flags.episodes, { min: 0, max: 1000, expect: "expected an integer from 0 to 1000 (episodes per run in the viewer)" });
       if (flags.out !== undefined) {
         if (!flags.out.trim() || flags.out.endsWith("/")) throw new ConfigError(`--out: expected a file path such as report.html, got "${flags.out}"`, { field: "out" });
         if (existsSync(flags.out) && statSync(flags.out).isDirectory()) throw new ConfigError(`--out: ${flags.out} is a folder; give a file path such as ${join(flags.out, "report.html")}`, { field: "out" });
