@@ -26,6 +26,7 @@ import { runExperiment, type ExperimentRun } from "../runner/experiment.ts";
 import type { ExperimentRuntime } from "../runner/runtime.ts";
 import { textTable, type RunFlags } from "./run-options.ts";
 import { parseIntFlag } from "./numeric-flags.ts";
+import { nonEmpty } from "./common-flags.ts";
 
 /** Flags of the queue-backed commands. */
 export interface QueueFlags {
@@ -41,9 +42,16 @@ export interface QueueFile {
   queueName: string;
 }
 
+/** `--queue-name`: BullMQ keys its Redis entries by it, so it is a name (no empty text, no ":"). */
+function queueName(value: string): string {
+  nonEmpty("--queue-name", "a queue name such as retrace-episodes")(value);
+  if (/[:\s]/.test(value) || value.length > 100) throw new ConfigError(`--queue-name: "${safeName(value)}" is not a queue name; use letters, digits, - and _ (at most 100)`, { field: "queue-name" });
+  return value;
+}
+
 /** Add --store and --queue-name (and, for `run`, --attempts). */
 export function addQueueFlags(cmd: Command, options: { attempts?: boolean } = {}): Command {
-  cmd.option("--store <url>", "postgres:// URL for shared results, blobs and checkpoints (default: $RETRACE_STORE_URL)").option("--queue-name <name>", "BullMQ queue name", DEFAULT_QUEUE);
+  cmd.option("--store <url>", "postgres:// URL for shared results, blobs and checkpoints (default: $RETRACE_STORE_URL)").option("--queue-name <name>", "BullMQ queue name", queueName, DEFAULT_QUEUE);
   if (options.attempts) cmd.option("--attempts <n>", "tries per episode before it counts as failed (environment errors, lost connections; a dead worker does not count)", "3");
   return cmd;
 }
