@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmdirSync, unlinkSyn
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { sha256Hex } from "./hash.ts";
+import { writeFileAtomic } from "./store/write-file.ts";
 
 /** The pack file inside a blob folder. */
 export const PACK_FILE = "pack.tsv.gz";
@@ -54,8 +55,7 @@ export function packBlobFolder(dir: string, extension: string): number {
   }
   if (!moved.length) return 0;
   const text = [...blobs.keys()].sort().map((ref) => `${ref}\t${blobs.get(ref)!.toString("base64")}\n`).join("");
-  writeFileSync(join(dir, `${pack}.tmp`), gzipSync(text, { level: 9 }));
-  renameSync(join(dir, `${pack}.tmp`), join(dir, pack));
+  writeFileAtomic(join(dir, pack), gzipSync(text, { level: 9 }));
   for (const f of moved) unlinkSync(f);
   for (const sub of readdirSync(dir).filter((n) => SUB_RE.test(n))) {
     try {

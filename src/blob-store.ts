@@ -9,7 +9,7 @@
  * included) gets the exact PNG bytes, never an approximation.
  */
 import { copyFileSync, mkdirSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { mkdir, readFile, rename, writeFile, access } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile, access } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
@@ -17,6 +17,7 @@ import { sha256Hex } from "./hash.ts";
 import { ConfigError } from "./errors.ts";
 import { SVG_PNG_RENDERER, svgToPng } from "./image/svg-png.ts";
 import { PACK_FILE, readPack, SVGZ_PACK_FILE } from "./blob-pack.ts";
+import { tempNameFor, writeFailure, writeFileAtomic } from "./store/write-file.ts";
 
 /** A blob's identity: the lower-case hex sha256 of its bytes. */
 export type BlobRef = string;
@@ -135,10 +136,7 @@ export class BlobStore implements BlobReader {
     if (this.known.has(ref)) return ref;
     const file = this.path(ref);
     if (!this.packed(ref) && !this.packedSvgz(ref) && !existsSync(file) && !existsSync(this.svgzPath(ref))) {
-      mkdirSync(join(this.dir, ref.slice(0, 2)), { recursive: true });
-      const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-      writeFileSync(tmp, bytes);
-      renameSync(tmp, file);
+      writeFileAtomicSync(file, bytes);
     }
     this.known.add(ref);
     return ref;
@@ -264,16 +262,19 @@ export class BlobStore implements BlobReader {
 
 function writeFileAtomicSync(file: string, bytes: Uint8Array): void {
   mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-  writeFileSync(tmp, bytes);
-  renameSync(tmp, file);
+  writeFileAtomic(file, bytes);
 }
 
 async function writeAtomic(file: string, bytes: Uint8Array): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
-  const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-  await writeFile(tmp, bytes);
-  await rename(tmp, file);
+  const tmp = tempNameFor(file);
+  try {
+    await writeFile(tmp, bytes);
+    await rename(tmp, file);
+  } catch (cause) {
+    await rm(tmp, { force: true });
+    throw writeFailure(file, cause);
+  }
 }
 
 async function exists(file: string): Promise<boolean> {

@@ -21,6 +21,7 @@ import { appBreakdown, appChart, pairedChart, pairedRows } from "./paired.ts";
 import { recoveryEvalView } from "./recovery-view.ts";
 import { viewerChunks } from "./viewer-data.ts";
 import { chunkEpisode, shortenScreenIds, writeScreenPacks } from "./screen-packs.ts";
+import { writeFileAtomic } from "../../src/store/write-file.ts";
 
 /** Options of {@link buildReport}. */
 export interface ReportOptions {
@@ -90,7 +91,6 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
     runs, charts: [...charts, ...recovery.charts], extras, recoveryHtml: recovery.html, findings, viewer: { index, chunkDir: encodeURIComponent(filesName) }, chartJs, clientJs: CLIENT_JS,
     generatedFrom: runs.length ? `${runs.length} run(s) in ${root}` : `recovery-evaluation output in ${root}`,
   });
-  writeFileSync(`${file}.tmp`, html);
-  renameSync(`${file}.tmp`, file);
+  writeFileAtomic(file, html);
   return { file, bytes: Buffer.byteLength(html), runs: runs.length, episodes: index.length, chunks: chunks.length };
 }

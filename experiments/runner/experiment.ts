@@ -29,6 +29,7 @@ import { compactRecords } from "./episode-records.ts";
 import type { ExperimentRuntime } from "./runtime.ts";
 import { summarize, summaryCsv, type ExperimentSummary } from "./summary.ts";
 import type { Task } from "../../src/task.ts";
+import { writeTextAtomic } from "../../src/store/write-file.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -141,8 +142,7 @@ function ownsKeyOf(config: ExperimentConfig, tasks: string[], seeds: number[], o
 }
 
 function writeJson(file: string, value: unknown): void {
-  writeFileSync(`${file}.tmp`, JSON.stringify(JSON.parse(stableStringify(value)), null, 2) + "\n");
-  renameSync(`${file}.tmp`, file);
+  writeTextAtomic(file, JSON.stringify(JSON.parse(stableStringify(value)), null, 2) + "\n");
 }
 
 /** The package.json version. */
