@@ -31,6 +31,7 @@ import { createStepSelector, guardedSelect } from "../../../src/selectors/index.
 import { TRANSITION_PROMPTS } from "../../../prompts/index.ts";
 import type { RestoreRequest, RestoreResult } from "../../langchain/options.ts";
 import type { ResolvedKnobs } from "../../recovery-knobs.ts";
+import { untilAborted } from "../../../src/abortable.ts";
 
 /** One agent step as an SDK wrapper reports it. */
 export interface CompletedStep {
@@ -173,7 +174,7 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
     this.trail?.events.push({ afterSeq: s.seq - 1, kind: "recovery-start", detail: { attempt, mode, errorStep: E, recoveryStep: R } });
     let result: RestoreResult;
     try {
-      result = await this.o.restore({ step: R, errorStep: E, target, history: s.history, detection, selection, attempt, task: this.task, signal });
+      result = await untilAborted(this.o.restore({ step: R, errorStep: E, target, history: s.history, detection, selection, attempt, task: this.task, signal }), signal, "the restore routine");
     } catch (err) {
       if (signal?.aborted) throw err;
       const reason = describeError(err);
