@@ -11,7 +11,7 @@
  * not parse (a password holding `/` or `#`): everything from the first `:` after the user name to
  * the last `@` before the next space or quote.
  */
-const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^:/@\s"'`]*:)[^\s"'`]*@/gi;
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^:/@\s"'`[\]]*:)[^\s"'`]*@/gi;
 
 const KEY_PATTERNS = [/\bsk-[A-Za-z0-9_-]{6,}/g, /\bBearer\s+[A-Za-z0-9._~+/=-]{6,}/gi, /\b(x-api-key|api[_-]?key)(["':=\s\\]+)[A-Za-z0-9._-]{6,}/gi];
 
