@@ -1,0 +1,146 @@
+/**
+ * The bad-input corpus, third hostile battery (issue 31). Same contract as bad-input-corpus.test.ts:
+ * each CLI row gives one `retrace:` line on stderr naming the flag or file, exits 2 (bad input, as
+ * docs/cli.md says), prints no password, and leaves the scratch folder exactly as it was. The rows
+ * are the battery's findings, one rule each: every numeric flag through one parser
+ * (experiments/commands/numeric-flags.ts), no empty path or name flags, URLs in errors redacted,
+ * browser task URLs http(s) only, usage errors exit 2. Function rows check the same rules where
+ * they are not CLI flags (the SDK wrappers' bounds, a checker's BigInt).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cli, oneLine, snapshot } from "./helpers/corpus.ts";
+import { resolveSdkOptions } from "../../adapters/sdk/shared/options.ts";
+import { toEvaluation } from "../../adapters/environments/browser/checker.ts";
+import { loadBrowserTaskFile } from "../../adapters/environments/browser/tasks/file.ts";
+import { parseIntFlag, parseNumberFlag } from "../../experiments/commands/numeric-flags.ts";
+
+const CWD = process.cwd();
+let dir = "";
+
+const TINY = { kind: "end-to-end", name: "tiny", env: { kind: "simdesk", limit: 1 }, seeds: [0], maxRecoveryIterations: [1], baseline: false, options: { maxForwardSteps: 8 }, pairs: [{ name: "a", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } }] };
+const BROWSER = { kind: "end-to-end", name: "b", env: { kind: "browser", tasksFile: "TASKS" }, seeds: [0], maxRecoveryIterations: [1], baseline: false, options: { restoration: "replay" }, pairs: [TINY.pairs[0]] };
+const PASSWORD = "pa/ss#w0rd";
+
+interface Row {
+  name: string;
+  args: (d: string) => string[];
+  error: RegExp;
+}
+const cfg = (d: string, name: string) => join(d, name);
+const out = (d: string) => ["--out", join(d, "fresh", "o")];
+
+const CLI_ROWS: Row[] = [
+  // one numeric parser
+  { name: "label-sample --seed 9007199254740993 (was read as ...992)", args: (d) => ["label-sample", join(d, "nope"), "--seed", "9007199254740993"], error: /--seed: .*got "9007199254740993" \(not a safe integer: it would be read as 9007199254740992\)/ },
+  { name: "label-sample --seed \"\" (was 0)", args: (d) => ["label-sample", join(d, "nope"), "--seed", ""], error: /--seed: expected an integer.*got "" \(empty\)/ },
+  { name: "run --workers 0x2 (was accepted)", args: (d) => ["run", cfg(d, "ok.json"), "--workers", "0x2", ...out(d)], error: /--workers: expected an integer from 1 to 64, got "0x2"/ },
+  { name: "run --seed 0x10 (refused, like --workers 0x2)", args: (d) => ["run", cfg(d, "ok.json"), "--seed", "0x10", ...out(d)], error: /--seed: expected an integer between/ },
+  { name: "run --workers 1e1", args: (d) => ["run", cfg(d, "ok.json"), "--workers", "1e1", ...out(d)], error: /--workers: expected an integer from 1 to 64, got "1e1"/ },
+  { name: "eval-recovery --intent-threshold \"\" (was 0)", args: (d) => ["eval-recovery", "--dataset", join(d, "nope"), "--intent-threshold", "", ...out(d)], error: /--intent-threshold: expected a cosine similarity in \[-1, 1\], got "" \(empty\)/ },
+  { name: "chaos --env-faults 0x1", args: (d) => ["chaos", cfg(d, "ok.json"), "--env-faults", "0x1", ...out(d)], error: /--env-faults: expected a probability from 0 to 1/ },
+  { name: "dataset build --limit \"\"", args: (d) => ["dataset", "build", "--limit", "", ...out(d)], error: /--limit: expected an integer >= 1, got "" \(empty\)/ },
+  { name: "report --episodes 0b11", args: (d) => ["report", join(d, "nope"), "--episodes", "0b11"], error: /--episodes: expected an integer from 0 to 1000/ },
+  // empty paths and names
+  { name: "export --out \"\" (wrote into the current folder)", args: (d) => ["export", "--osworld", join(d, "nope"), "--out", ""], error: /--out: expected a folder path, got an empty text/ },
+  { name: "label-sample --out \"\" (was EISDIR)", args: (d) => ["label-sample", join(d, "nope"), "--out", ""], error: /--out: expected a file path, got an empty text/ },
+  { name: "run --queue-name \"\" (was BullMQ's own message)", args: (d) => ["run", cfg(d, "ok.json"), "--queue", "redis://127.0.0.1:9", "--queue-name", "", ...out(d)], error: /--queue-name: expected a queue name such as retrace-episodes, got an empty text/ },
+  { name: "run --queue-name with a colon", args: (d) => ["run", cfg(d, "ok.json"), "--queue", "redis://127.0.0.1:9", "--queue-name", "a:b", ...out(d)], error: /--queue-name: "a:b" is not a queue name/ },
+  // URLs in errors never carry their password
+  { name: "--checkpoint postgres URL whose password holds / (was printed whole)", args: (d) => ["run", cfg(d, "ok.json"), "--checkpoint", `postgres://u:${PASSWORD}@127.0.0.1:9/db`, ...out(d)], error: /--checkpoint: "postgres:\/\/u:\[redacted\]@127\.0\.0\.1:9\/db" is not a URL/ },
+  { name: "--store postgres URL whose password holds /", args: (d) => ["run", cfg(d, "ok.json"), "--queue", "redis://127.0.0.1:9", "--store", `postgres://u:${PASSWORD}@127.0.0.1:9/db`, ...out(d)], error: /--store: "postgres:\/\/u:\[redacted\]@127\.0\.0\.1:9\/db" is not a URL/ },
+  { name: "--queue redis URL whose password holds /", args: (d) => ["run", cfg(d, "ok.json"), "--queue", `redis://:${PASSWORD}@127.0.0.1:9`, "--store", "postgres://u@127.0.0.1:9/db", ...out(d)], error: /--queue: "redis:\/\/:\[redacted\]@127\.0\.0\.1:9" is not a URL/ },
+  // browser task URLs are http(s) only
+  { name: "a browser task at file:///etc/passwd (its text landed in the a11y blob)", args: (d) => ["run", cfg(d, "browser-file.json"), ...out(d)], error: /browser task file .*tasks-file\.yaml: tasks\.0\.url: expected an http:\/\/ or https:\/\/ URL/ },
+  { name: "a browser task whose state endpoint is file:", args: (d) => ["run", cfg(d, "browser-state.json"), ...out(d)], error: /tasks\.0\.state\.url: expected an http:\/\/ or https:\/\/ URL/ },
+  // usage errors exit 2 like every bad input
+  { name: "an unknown flag (exited 1)", args: (d) => ["run", cfg(d, "ok.json"), "--no-such-flag", ...out(d)], error: /unknown option '--no-such-flag'/ },
+  { name: "an unknown command", args: () => ["no-such-command"], error: /unknown command 'no-such-command'/ },
+];
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "retrace-corpus-r3-"));
+  writeFileSync(join(dir, "ok.json"), JSON.stringify(TINY));
+  writeFileSync(join(dir, "tasks-file.yaml"), "tasks:\n  - id: leak\n    instruction: Read it.\n    url: file:///etc/passwd\n    checker: ./check.mjs\n");
+  writeFileSync(join(dir, "tasks-state.yaml"), "tasks:\n  - id: leak\n    instruction: Read it.\n    url: http://127.0.0.1:9/\n    checker: ./check.mjs\n    state:\n      url: file:///etc/shadow\n");
+  writeFileSync(join(dir, "browser-file.json"), JSON.stringify({ ...BROWSER, env: { kind: "browser", tasksFile: join(dir, "tasks-file.yaml") } }));
+  writeFileSync(join(dir, "browser-state.json"), JSON.stringify({ ...BROWSER, env: { kind: "browser", tasksFile: join(dir, "tasks-state.yaml") } }));
+  mkdirSync(join(dir, "fresh"));
+  process.chdir(dir);
+});
+
+afterAll(() => {
+  process.chdir(CWD);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the bad-input corpus, third battery (issue 31)", () => {
+  it.each(CLI_ROWS.map((r) => [r.name, r] as const))("%s: one line, exit 2, no password, nothing written", async (_name, row) => {
+    const before = snapshot(dir);
+    const r = await cli(row.args(dir));
+    expect(r.code, r.stderr).toBe(2);
+    const line = oneLine(r.stderr);
+    expect(line).toMatch(/^retrace: /);
+    expect(line).toMatch(row.error);
+    expect(line).not.toMatch(/\bat .*\.ts:\d+|ERR_|Error: E[A-Z]+:/);
+    expect(line).not.toContain("pa/ss");
+    expect(r.stdout).toBe("");
+    expect(snapshot(dir)).toEqual(before);
+  });
+});
+
+describe("one numeric parser", () => {
+  it.each([["0x10"], [""], ["  "], ["1e3"], ["0b1"], ["0o7"], ["9007199254740993"], ["Infinity"], ["1.5"], ["--1"], ["1_000"]])("refuses %j as an integer", (text) => {
+    expect(() => parseIntFlag("--n", text)).toThrow(/^--n: /);
+  });
+
+  it("accepts plain decimal integers and numbers within bounds", () => {
+    expect(parseIntFlag("--n", " 42 ")).toBe(42);
+    expect(parseIntFlag("--n", "-7", { min: -10 })).toBe(-7);
+    expect(parseIntFlag("--n", "9007199254740991")).toBe(Number.MAX_SAFE_INTEGER);
+    expect(parseNumberFlag("--x", "0.25", { min: 0, max: 1 })).toBe(0.25);
+    expect(parseNumberFlag("--x", "-1", { min: -1, max: 1 })).toBe(-1);
+    expect(() => parseNumberFlag("--x", "0x1", { min: 0, max: 1 })).toThrow(/^--x: /);
+    expect(() => parseNumberFlag("--x", "", { min: 0, max: 1 })).toThrow(/\(empty\)/);
+    expect(() => parseNumberFlag("--x", "0", { min: 0, exclusiveMin: true })).toThrow(/^--x: /);
+  });
+});
+
+describe("the SDK wrappers take the runtime's bounds", () => {
+  const base = { env: { step: () => undefined }, blobs: { get: () => undefined }, detector: { detect: () => undefined }, restore: async () => ({ restored: false, steps: 0 }) } as never as Parameters<typeof resolveSdkOptions>[1];
+  it.each([
+    [{ freezeWindow: 1e9 }, /option "freezeWindow" at most 1000 steps/],
+    [{ maxRecoveryIterations: 1e6 }, /option "maxRecoveryIterations" at most 100 recovery attempts/],
+    [{ budget: 1e9 }, /option "budget" at most 1000 recovery steps/],
+    [{ seed: 2 ** 52 }, /option "seed" at most 1000000000000000/],
+    [{ detectorTimeoutMs: 1e12 }, /option "detectorTimeoutMs" at most 3600000 ms/],
+  ])("refuses %j (was accepted)", (patch, why) => {
+    expect(() => resolveSdkOptions("generateTextWithRecovery", { ...base, ...(patch as object) })).toThrow(why);
+  });
+
+  it("accepts the paper's settings", () => {
+    expect(resolveSdkOptions("generateTextWithRecovery", { ...base, freezeWindow: 5, maxRecoveryIterations: 3 }).freezeWindow).toBe(5);
+  });
+});
+
+describe("a checker's return value", () => {
+  it("a BigInt is a clear checker error, not a serialization TypeError", () => {
+    expect(() => toEvaluation(10n, "checker /t/c.mjs#check")).toThrow(/^checker \/t\/c\.mjs#check returned the BigInt 10n; a checker returns a boolean, a score in \[0, 1\] or \{ score, detail \}$/);
+    expect(() => toEvaluation({ score: 1n }, "checker c")).toThrow(/^checker c returned a value of type object \(Object\); a checker returns/);
+  });
+});
+
+describe("browser task files", () => {
+  it("refuse file:, data: and javascript: start pages with one line naming the field", () => {
+    for (const url of ["file:///etc/passwd", "data:text/html,hi", "javascript:alert(1)"]) {
+      const file = join(dir, "t.yaml");
+      writeFileSync(file, `tasks:\n  - id: t\n    instruction: x\n    url: "${url}"\n    checker: ./c.mjs\n`);
+      expect(() => loadBrowserTaskFile(file)).toThrow(/tasks\.0\.url: expected an http:\/\/ or https:\/\/ URL/);
+    }
+    writeFileSync(join(dir, "t.yaml"), "tasks:\n  - id: t\n    instruction: x\n    url: https://example.org/\n    checker: ./c.mjs\n");
+    expect(loadBrowserTaskFile(join(dir, "t.yaml"))[0].setup).toEqual({ url: "https://example.org/" });
+    rmSync(join(dir, "t.yaml"));
+  });
+});
