@@ -11,7 +11,7 @@ import { ConfigError } from "../../src/errors.ts";
  */
 export function nonEmpty(flag: string, example: string): (value: string) => string {
   return (value: string) => {
-    if (value.trim() === "") throw new ConfigError(`${flag}: expected ${example}, got an empty text`, { field: flag.replace(/^-+/, "") });
+    if (value.trim() === "") throw new ConfigError(`${flag}: give ${example} (got an empty string)`, { field: flag.replace(/^-+/, "") });
     return value;
   };
 }

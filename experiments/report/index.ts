@@ -79,7 +79,7 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   if (chunks.length) mkdirSync(filesDir, { recursive: true });
   const packed = shortenScreenIds(chunks, screens);
   chunks.forEach((c, i) => writeFileSync(join(filesDir, `chunk-${i}.js`), `window.__retraceChunk(${i}, ${scriptJson(c.map(chunkEpisode))});\n`));
-  writeScreenPacks(join(filesDir, "screens"), packed);
+  await writeScreenPacks(join(filesDir, "screens"), packed);
   // findings.json (the demo writes one) wins; otherwise the findings are checked against this
   // folder's own ideal-recovery / end-to-end runs and recovery evaluation, simulated or model-backed.
   const findingsFile = join(root, "findings.json");

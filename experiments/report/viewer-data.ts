@@ -109,7 +109,7 @@ const REF = /^[0-9a-f]{64}$/;
  */
 export interface ScreenFiles {
   blobs?: BlobStore;
-  seen: Map<string, (() => Buffer) | null>;
+  seen: Map<string, (() => Promise<Buffer>) | null>;
 }
 
 /** The prefix of a screenshot URL that names a screen kept as SVG (`screen:<ref>`). */
@@ -125,7 +125,8 @@ export function blobUrl(blobsDir: string, reportDir: string, ref: unknown, scree
   if (screens && blobs) {
     let svgz = screens.seen.get(ref);
     if (svgz === undefined) {
-      svgz = !existsSync(blobs.path(ref)) && blobs.svgzSync(ref) ? () => blobs.svgzSync(ref)! : null;
+      // Shipped only after it is checked: it unzips and renders to the screen its reference names.
+      svgz = !existsSync(blobs.path(ref)) && blobs.svgzSync(ref) ? async () => (await blobs.checkedSvgz(ref))! : null;
       screens.seen.set(ref, svgz);
     }
     if (svgz) return SCREEN_URL_PREFIX + ref;
@@ -378,9 +379,9 @@ export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: s
 }
 
 /** The viewer's index and its chunk files (one per run and condition): every episode, loaded on demand. */
-export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number, cacheDir?: string): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][]; screens: Map<string, () => Buffer> }> {
+export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number, cacheDir?: string): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][]; screens: Map<string, () => Promise<Buffer>> }> {
   const memo = new Map<string, number[] | undefined>();
-  const seen = new Map<string, (() => Buffer) | null>();
+  const seen = new Map<string, (() => Promise<Buffer>) | null>();
   const index: ViewerIndexRow[] = [];
   const chunks: ViewEpisode[][] = [];
   for (const run of runs) {
@@ -391,7 +392,7 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
     if (existsSync(blobsDir) && !realInside(dirname(resolve(run.dir)), blobsDir)) throw new ConfigError(`report: ${join(run.dir, "manifest.json")} names the blob folder ${showId(blobsDir)}, outside ${dirname(resolve(run.dir))}; the report reads only inside the run folder and the folder that holds it`, { field: "dir" });
     const calls = loadCallIndex(run.dir, cacheDir);
     // Read-only use: a store is made (it creates its folder) only when the folder exists.
-    const blobs = existsSync(blobsDir) ? new BlobStore({ dir: blobsDir }) : undefined;
+    const blobs = existsSync(blobsDir) ? new BlobStore({ dir: blobsDir, confined: true }) : undefined;
     const byCondition = new Map<string, number>();
     for (const line of perRun === undefined ? run.lines : pickEpisodes(run.lines, perRun)) {
       if (line.status !== "ok") continue;
@@ -417,7 +418,7 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
       index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveries: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk });
     }
   }
-  const svgz = new Map<string, () => Buffer>();
+  const svgz = new Map<string, () => Promise<Buffer>>();
   for (const [ref, read] of seen) if (read) svgz.set(ref, read);
   return { index, chunks, screens: svgz };
 }

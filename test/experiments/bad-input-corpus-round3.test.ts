@@ -7,7 +7,8 @@
  * browser task URLs http(s) only, usage errors exit 2. Function rows check the same rules where
  * they are not CLI flags (the SDK wrappers' bounds, a checker's BigInt).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +17,8 @@ import { resolveSdkOptions } from "../../adapters/sdk/shared/options.ts";
 import { toEvaluation } from "../../adapters/environments/browser/checker.ts";
 import { loadBrowserTaskFile } from "../../adapters/environments/browser/tasks/file.ts";
 import { parseIntFlag, parseNumberFlag } from "../../experiments/commands/numeric-flags.ts";
+import { BlobStore } from "../../src/blob-store.ts";
+import { PACK_FILE, packBlobFolder } from "../../src/blob-pack.ts";
 
 const CWD = process.cwd();
 let dir = "";
@@ -44,9 +47,9 @@ const CLI_ROWS: Row[] = [
   { name: "dataset build --limit \"\"", args: (d) => ["dataset", "build", "--limit", "", ...out(d)], error: /--limit: expected an integer >= 1, got "" \(empty\)/ },
   { name: "report --episodes 0b11", args: (d) => ["report", join(d, "nope"), "--episodes", "0b11"], error: /--episodes: expected an integer from 0 to 1000/ },
   // empty paths and names
-  { name: "export --out \"\" (wrote into the current folder)", args: (d) => ["export", "--osworld", join(d, "nope"), "--out", ""], error: /--out: expected a folder path, got an empty text/ },
-  { name: "label-sample --out \"\" (was EISDIR)", args: (d) => ["label-sample", join(d, "nope"), "--out", ""], error: /--out: expected a file path, got an empty text/ },
-  { name: "run --queue-name \"\" (was BullMQ's own message)", args: (d) => ["run", cfg(d, "ok.json"), "--queue", "redis://127.0.0.1:9", "--queue-name", "", ...out(d)], error: /--queue-name: expected a queue name such as retrace-episodes, got an empty text/ },
+  { name: "export --out \"\" (wrote into the current folder)", args: (d) => ["export", "--osworld", join(d, "nope"), "--out", ""], error: /--out: give a folder path \(got an empty string\)/ },
+  { name: "label-sample --out \"\" (was EISDIR)", args: (d) => ["label-sample", join(d, "nope"), "--out", ""], error: /--out: give a file path \(got an empty string\)/ },
+  { name: "run --queue-name \"\" (was BullMQ's own message)", args: (d) => ["run", cfg(d, "ok.json"), "--queue", "redis://127.0.0.1:9", "--queue-name", "", ...out(d)], error: /--queue-name: give a queue name such as retrace-episodes \(got an empty string\)/ },
   { name: "run --queue-name with a colon", args: (d) => ["run", cfg(d, "ok.json"), "--queue", "redis://127.0.0.1:9", "--queue-name", "a:b", ...out(d)], error: /--queue-name: "a:b" is not a queue name/ },
   // URLs in errors never carry their password
   { name: "--checkpoint postgres URL whose password holds / (was printed whole)", args: (d) => ["run", cfg(d, "ok.json"), "--checkpoint", `postgres://u:${PASSWORD}@127.0.0.1:9/db`, ...out(d)], error: /--checkpoint: "postgres:\/\/u:\[redacted\]@127\.0\.0\.1:9\/db" is not a URL/ },
@@ -142,5 +145,117 @@ describe("browser task files", () => {
     writeFileSync(join(dir, "t.yaml"), "tasks:\n  - id: t\n    instruction: x\n    url: https://example.org/\n    checker: ./c.mjs\n");
     expect(loadBrowserTaskFile(join(dir, "t.yaml"))[0].setup).toEqual({ url: "https://example.org/" });
     rmSync(join(dir, "t.yaml"));
+  });
+});
+
+// --- report and export: every blob checked against its hash, every file read inside the folder -----
+
+/** The `.svgz` screens of a finished run's blob store. */
+function svgzFiles(run: string): string[] {
+  return readdirSync(join(run, "blobs"), { recursive: true }).map(String).filter((f) => f.endsWith(".svgz")).map((f) => join(run, "blobs", f));
+}
+
+describe("report and export read only checked blobs inside the run (issue 31)", () => {
+  let base = "";
+  let outside = "";
+  const variant = (name: string, edit: (run: string) => void): string => {
+    const run = join(base, name);
+    cpSync(join(base, "finished"), run, { recursive: true });
+    edit(run);
+    return run;
+  };
+  beforeAll(async () => {
+    base = mkdtempSync(join(tmpdir(), "retrace-r3-blobs-"));
+    outside = mkdtempSync(join(tmpdir(), "retrace-r3-outside-"));
+    writeFileSync(join(base, "ok.json"), JSON.stringify(TINY));
+    const r = await cli(["run", join(base, "ok.json"), "-w", "1", "-q", "--out", join(base, "finished")]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(svgzFiles(join(base, "finished")).length).toBeGreaterThan(1);
+  }, 120_000);
+  afterAll(() => {
+    rmSync(base, { recursive: true, force: true });
+    rmSync(outside, { recursive: true, force: true });
+  });
+
+  const refused = async (args: string[], error: RegExp) => {
+    const before = snapshot(outside);
+    const r = await cli(args);
+    expect(r.code, r.stderr).not.toBe(0);
+    const line = oneLine(r.stderr);
+    expect(line).toMatch(error);
+    expect(line).not.toMatch(/incorrect header check|unexpected end of file|\bat .*\.ts:\d+/);
+    expect(snapshot(outside)).toEqual(before);
+  };
+
+  it("report: a garbage .svgz is one line naming the file (was 'incorrect header check' or shipped)", async () => {
+    const run = variant("garbage-svgz", (d) => writeFileSync(svgzFiles(d)[0], "not gzip at all"));
+    await refused(["report", run, "--out", join(base, "r1.html")], /report|blob .*\.svgz is not a gzipped SVG \(not gzip data\)/);
+  }, 60_000);
+
+  it("report: a valid .svgz of another SVG is refused (was shipped)", async () => {
+    const run = variant("swapped-svgz", (d) => {
+      const [a, b] = svgzFiles(d);
+      writeFileSync(a, readFileSync(b));
+    });
+    await refused(["report", run, "--out", join(base, "r2.html")], /blob .*\.svgz does not render to the screen it names/);
+  }, 60_000);
+
+  it("report: a .svgz that is a link out of the run is refused (was shipped)", async () => {
+    const run = variant("linked-svgz", (d) => {
+      const f = svgzFiles(d)[0];
+      copyFileSync(f, join(outside, "screen.svgz"));
+      rmSync(f);
+      symlinkSync(join(outside, "screen.svgz"), f);
+    });
+    await refused(["report", run, "--out", join(base, "r3.html")], /\.svgz leads outside .*blobs \(a link\)/);
+  }, 60_000);
+
+  it("export: a garbage .svgz is one line naming the file", async () => {
+    const run = variant("export-garbage", (d) => writeFileSync(svgzFiles(d)[0], "garbage"));
+    await refused(["export", "--osworld", run, "--out", join(base, "x1")], /blob .*\.svgz is not a gzipped SVG/);
+  }, 60_000);
+
+  it("export: an episode folder that is a link out of the run is refused (was copied from)", async () => {
+    const run = variant("export-link-episode", (d) => {
+      const line = JSON.parse(readFileSync(join(d, "results.jsonl"), "utf8").split("\n")[0]);
+      const ep = join(d, line.condition, line.task, String(line.seed));
+      cpSync(ep, join(outside, "episode"), { recursive: true });
+      rmSync(ep, { recursive: true });
+      symlinkSync(join(outside, "episode"), ep);
+    });
+    await refused(["export", "--osworld", run, "--out", join(base, "x2")], /export: .*trajectory\.json leads outside/);
+  }, 60_000);
+
+  it("export: a manifest whose blobs path leads outside is refused (was read from there)", async () => {
+    const run = variant("export-manifest-blobs", (d) => {
+      const m = JSON.parse(readFileSync(join(d, "manifest.json"), "utf8"));
+      cpSync(join(d, "blobs"), join(outside, "blobs"), { recursive: true });
+      writeFileSync(join(d, "manifest.json"), JSON.stringify({ ...m, blobs: join(outside, "blobs") }));
+    });
+    await refused(["export", "--osworld", run, "--out", join(base, "x3")], /export: .*manifest\.json names the blob folder .*outside/);
+  }, 60_000);
+
+  it("a truncated pack and a replaced pack entry are one line naming the pack", async () => {
+    const d = join(base, "pack");
+    const store = new BlobStore({ dir: d });
+    const a = await store.put(Buffer.from("blob a"));
+    const b = await store.put(Buffer.from("blob b"));
+    expect(packBlobFolder(d, ".png")).toBe(2);
+    const packed = readFileSync(join(d, PACK_FILE));
+    writeFileSync(join(d, PACK_FILE), packed.subarray(0, packed.length - 10));
+    await expect(new BlobStore({ dir: d }).get(a)).rejects.toThrow(/blob pack .*blobs\.pack\.tsv\.gz|blob pack .* is damaged \(cut off/);
+    // an entry replaced by other bytes (a valid pack whose line for `a` holds b's bytes)
+    writeFileSync(join(d, PACK_FILE), gzipSync(`${a}\t${Buffer.from("blob b").toString("base64")}\n${b}\t${Buffer.from("blob b").toString("base64")}\n`));
+    await expect(new BlobStore({ dir: d }).get(a)).rejects.toThrow(/\(entry [0-9a-f]{64}\) does not match its sha256/);
+    expect((await new BlobStore({ dir: d }).get(b)).toString()).toBe("blob b");
+  });
+
+  it("a replaced PNG blob is refused on read (export copies only checked bytes)", async () => {
+    const d = join(base, "png");
+    const store = new BlobStore({ dir: d });
+    const ref = await store.put(Buffer.from("png bytes"));
+    writeFileSync(store.path(ref), "other bytes");
+    await expect(new BlobStore({ dir: d }).get(ref)).rejects.toThrow(/does not match its sha256/);
+    expect(() => new BlobStore({ dir: d }).getSync(ref)).toThrow(/does not match its sha256/);
   });
 });
