@@ -26,6 +26,7 @@ export function register(program: Command): void {
         if (missing.length) throw new ConfigError(`--out: the folder ${missing[0]} does not exist; create it or write the report elsewhere`, { field: "out" });
       }
       const r = await buildReport(dir, { file: flags.out, ...(episodes !== undefined && { episodesPerRun: episodes }), ...(flags.cacheDir && { cacheDir: flags.cacheDir }) });
+      if (r.missing.length) process.stderr.write(`retrace: warning: ${r.missing.length} finished episode(s) are not in the viewer because their record is missing, e.g. ${r.missing[0]}; restore the file or re-run them (delete their lines from results.jsonl, then --resume)\n`);
       if (!flags.quiet) process.stdout.write(`${r.runs} run(s), ${r.episodes} episodes in the viewer (${r.chunks} chunk files beside the report), ${(r.bytes / 1e6).toFixed(1)} MB\n`);
       process.stdout.write(`report: ${r.file}\n`);
     });

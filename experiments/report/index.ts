@@ -45,6 +45,8 @@ export interface ReportOutput {
   episodes: number;
   /** Chunk files written beside the report. */
   chunks: number;
+  /** Finished episodes the viewer cannot show: their record (trajectory.json, or the run's trajectories.jsonl.gz) is missing. */
+  missing: string[];
 }
 
 /** Build report.html (and its chunk folder) for `dir`. */
@@ -71,7 +73,7 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   const recovery = recoveryEvalView(extras);
   const file = resolve(options.file ?? join(root, "report.html"));
   const reportDir = dirname(file);
-  const { index, chunks, screens } = await viewerChunks(runs, reportDir, options.episodesPerRun, options.cacheDir && resolve(options.cacheDir));
+  const { index, chunks, screens, missing } = await viewerChunks(runs, reportDir, options.episodesPerRun, options.cacheDir && resolve(options.cacheDir));
   // The chunk folder is rewritten whole: a stale chunk from an earlier report never mixes in.
   const filesName = `${basename(file).replace(/\.html?$/i, "")}-files`;
   const filesDir = join(reportDir, filesName);
@@ -92,5 +94,5 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
     generatedFrom: runs.length ? `${runs.length} run(s) in ${root}` : `recovery-evaluation output in ${root}`,
   });
   writeFileAtomic(file, html);
-  return { file, bytes: Buffer.byteLength(html), runs: runs.length, episodes: index.length, chunks: chunks.length };
+  return { file, bytes: Buffer.byteLength(html), runs: runs.length, episodes: index.length, chunks: chunks.length, missing };
 }

@@ -14,6 +14,7 @@ import { formatAction, type Action } from "../../src/action.ts";
 import { BlobStore } from "../../src/blob-store.ts";
 import type { EpisodeRecord } from "../runner/episode.ts";
 import { runBlobsDir } from "../runner/run-blobs.ts";
+import { RECORDS_PACK as RECORDS_PACK_NAME } from "../runner/episode-records.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { readJsonFile } from "../../src/store/read-file.ts";
 import { realInside, showId } from "../../src/store/safe-path.ts";
@@ -379,7 +380,8 @@ export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: s
 }
 
 /** The viewer's index and its chunk files (one per run and condition): every episode, loaded on demand. */
-export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number, cacheDir?: string): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][]; screens: Map<string, () => Promise<Buffer>> }> {
+export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number, cacheDir?: string): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][]; screens: Map<string, () => Promise<Buffer>>; missing: string[] }> {
+  const missing: string[] = [];
   const memo = new Map<string, number[] | undefined>();
   const seen = new Map<string, (() => Promise<Buffer>) | null>();
   const index: ViewerIndexRow[] = [];
@@ -398,7 +400,11 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
       if (line.status !== "ok") continue;
       const held = run.records?.get(line.key);
       const file = join(episodeFolder(run.dir, line), "trajectory.json");
-      if (!held && !existsSync(file)) continue;
+      if (!held && !existsSync(file)) {
+        // Said, never dropped silently: the run's trajectories.jsonl.gz or this trajectory.json is gone.
+        missing.push(`${run.rel || "."}: ${line.key} (${run.recordsFile ?? (existsSync(join(run.dir, RECORDS_PACK_NAME)) ? "" : "no trajectories.jsonl.gz, ")}no ${relative(run.dir, file)})`);
+        continue;
+      }
       const rec = held ?? readJsonFile<EpisodeRecord>(inside(run.dir, file), { what: "trajectory.json", prefix: "report: ", hint: "it should be the episode record written by `retrace run`; re-run that episode (delete its line from results.jsonl, then --resume) or restore the file" });
       if (!rec?.trajectory || !Array.isArray(rec.trajectory.steps)) continue;
       // Only blob references (sha256 hex) name screenshot files, so no step can point the viewer elsewhere.
@@ -420,5 +426,5 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
   }
   const svgz = new Map<string, () => Promise<Buffer>>();
   for (const [ref, read] of seen) if (read) svgz.set(ref, read);
-  return { index, chunks, screens: svgz };
+  return { index, chunks, screens: svgz, missing };
 }

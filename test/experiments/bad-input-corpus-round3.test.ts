@@ -235,6 +235,26 @@ describe("report and export read only checked blobs inside the run (issue 31)", 
     await refused(["export", "--osworld", run, "--out", join(base, "x3")], /export: .*manifest\.json names the blob folder .*outside/);
   }, 60_000);
 
+  it("report: a missing trajectory.json is named in a warning (was dropped without a word)", async () => {
+    const run = variant("missing-traj", (d) => {
+      const line = JSON.parse(readFileSync(join(d, "results.jsonl"), "utf8").split("\n")[0]);
+      rmSync(join(d, line.condition, line.task, String(line.seed), "trajectory.json"));
+    });
+    const r = await cli(["report", run, "-q", "--out", join(base, "r4.html")]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(oneLine(r.stderr)).toMatch(/^retrace: warning: 1 finished episode\(s\) are not in the viewer because their record is missing, e\.g\. \.: a\.max-rec-1\/.* \(no .*trajectory\.json\)/);
+  }, 60_000);
+
+  it("same config and seed: the episode records are byte-identical (no envMs in them)", async () => {
+    const r = await cli(["run", join(base, "ok.json"), "-w", "1", "-q", "--out", join(base, "again")]);
+    expect(r.code, r.stderr).toBe(0);
+    const records = (d: string) => readdirSync(d, { recursive: true }).map(String).filter((f) => f.endsWith("trajectory.json")).sort().map((f) => readFileSync(join(d, f), "utf8"));
+    const a = records(join(base, "finished"));
+    expect(a.length).toBeGreaterThan(0);
+    expect(a.join("")).not.toContain("envMs");
+    expect(records(join(base, "again"))).toEqual(a);
+  }, 120_000);
+
   it("a truncated pack and a replaced pack entry are one line naming the pack", async () => {
     const d = join(base, "pack");
     const store = new BlobStore({ dir: d });
