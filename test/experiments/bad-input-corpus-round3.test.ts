@@ -9,6 +9,7 @@
  */
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
+import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -253,6 +254,26 @@ describe("report and export read only checked blobs inside the run (issue 31)", 
     expect(a.length).toBeGreaterThan(0);
     expect(a.join("")).not.toContain("envMs");
     expect(records(join(base, "again"))).toEqual(a);
+  }, 120_000);
+
+  it("a second run into a folder another live process writes is refused; a dead process's lock is taken over", async () => {
+    const out = join(base, "locked");
+    mkdirSync(out);
+    const holder = spawn("sleep", ["60"], { stdio: "ignore" });
+    try {
+      writeFileSync(join(out, "run.lock"), `${holder.pid}\n`);
+      const before = snapshot(out);
+      const r = await cli(["run", join(base, "ok.json"), "-w", "1", "-q", "--out", out]);
+      expect(r.code).toBe(2);
+      expect(oneLine(r.stderr)).toMatch(new RegExp(`--out: another retrace process \\(pid ${holder.pid}\\) is writing into .*locked; wait for it to end, or choose another --out`));
+      expect(snapshot(out)).toEqual(before);
+    } finally {
+      holder.kill("SIGKILL");
+      await new Promise((res) => holder.once("exit", res));
+    }
+    const again = await cli(["run", join(base, "ok.json"), "-w", "1", "-q", "--out", out]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readdirSync(out)).not.toContain("run.lock");
   }, 120_000);
 
   it("a truncated pack and a replaced pack entry are one line naming the pack", async () => {
