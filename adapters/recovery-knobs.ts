@@ -4,7 +4,7 @@
  * their error messages cannot drift apart.
  */
 import { z } from "zod";
-import { DEFAULT_UNCONFIRMED_RESTORATION, TRANSITION_STRINGS, UNCONFIRMED_RESTORATION, type TransitionString, type UnconfirmedRestoration } from "../src/episode.ts";
+import { DEFAULT_UNCONFIRMED_RESTORATION, RecoveryOptionsSchema, TRANSITION_STRINGS, UNCONFIRMED_RESTORATION, type TransitionString, type UnconfirmedRestoration } from "../src/episode.ts";
 import { ConfigError } from "../src/errors.ts";
 import type { EpisodeEvents } from "../src/runtime/events.ts";
 import { RECOVERY_STEP_STRATEGIES, type RecoveryStepSelector } from "../src/selector.ts";
@@ -63,19 +63,23 @@ export const withMethod = (method: string) =>
 /** zod: a function; `what` names its signature in the error message. */
 export const fn = (what?: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: what ? `must be a function (${what})` : "must be a function" });
 
-/** zod shape of {@link RecoveryKnobs} with the runtime's defaults (src/episode.ts). */
+/** Seeds of the wrappers are bounded like the experiment configs' seeds, so that sums stay safe integers. */
+const MAX_KNOB_SEED = 1_000_000_000_000_000;
+
+/** zod shape of {@link RecoveryKnobs} with the runtime's defaults and bounds (src/episode.ts). */
 export const RECOVERY_KNOBS_SHAPE = {
   selector: withMethod("select").optional(),
   settleMs: z.number().int().min(0).max(60_000, "at most 60000 ms (one minute) after each step (OSWorld waits 10000)").default(0),
-  freezeWindow: z.number().int().min(0).default(5),
-  maxRecoveryIterations: z.number().int().min(0).default(3),
+  // The same fields, bounds and messages as the runtime's own options (src/episode.ts): one parser.
+  freezeWindow: RecoveryOptionsSchema.shape.freezeWindow,
+  maxRecoveryIterations: RecoveryOptionsSchema.shape.maxRecoveryIterations,
   recoveryStep: z.enum(RECOVERY_STEP_STRATEGIES).default("error-minus-1"),
   minConfidence: z.number().min(0).max(1).default(0),
   transition: z.enum(TRANSITION_STRINGS).default("short"),
   unconfirmedRestoration: z.enum(UNCONFIRMED_RESTORATION).default(DEFAULT_UNCONFIRMED_RESTORATION),
-  seed: z.number().int().default(0),
+  seed: z.number().int().min(-MAX_KNOB_SEED, `at least -${MAX_KNOB_SEED}`).max(MAX_KNOB_SEED, `at most ${MAX_KNOB_SEED}`).default(0),
   restoration: z.enum(["model", "replay", "snapshot"]).default("model"),
-  detectorTimeoutMs: z.number().int().min(0).default(120_000),
+  detectorTimeoutMs: z.number().int().min(0).max(3_600_000, "at most 3600000 ms (one hour)").default(120_000),
   events: withMethod("emit").optional(),
   instanceKey: z.string().min(1).optional(),
 };

@@ -7,6 +7,7 @@ import { ConfigError, describeError } from "../src/errors.ts";
 import { COMMANDS } from "./commands/index.ts";
 import { RunFailedError } from "./runner/errors.ts";
 import { terminalText } from "./commands/terminal.ts";
+import { redactText } from "../src/secrets.ts";
 import { packageVersion } from "./runner/experiment.ts";
 
 /** Build the program (exported for tests). */
@@ -28,12 +29,15 @@ export async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
-      process.exitCode = err.exitCode;
+      // --help and --version end with 0; an unknown flag, a bad choice or a missing argument is bad
+      // input, which exits 2 like every ConfigError (docs/cli.md).
+      process.exitCode = err.exitCode === 0 ? 0 : 2;
       return;
     }
     const message = err instanceof ConfigError || err instanceof RunFailedError ? err.message : describeError(err);
     // One line, whatever it quotes: control characters escaped, huge names shortened.
-    process.stderr.write(`retrace: ${terminalText(message).replace(/\s*\n\s*/g, " ").trim()}\n`);
+    // Redacted like every file retrace writes: a URL's password, a registered key, anything key-like.
+    process.stderr.write(`retrace: ${terminalText(redactText(message)).replace(/\s*\n\s*/g, " ").trim()}\n`);
     if (process.env.RETRACE_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
     process.exitCode = err instanceof ConfigError ? 2 : 1;
   }

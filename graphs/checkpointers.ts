@@ -13,6 +13,7 @@ import { ConfigError } from "../src/errors.ts";
 import { checkOutDir, prepareOutDir } from "../src/store/out-dir.ts";
 import { fileKind } from "../src/store/read-file.ts";
 import { redactCheckpointer } from "../src/store/redacting-serde.ts";
+import { redactText } from "../src/secrets.ts";
 
 /**
  * Check a SQLite checkpoint path without creating anything: its folder can be made and written
@@ -65,7 +66,7 @@ export function parseCheckpointSpec(spec: string): { scheme: string; rest: strin
   const scheme = i < 0 ? spec : spec.slice(0, i);
   // postgres://user@host/db: the scheme is the URL's
   const key = schemes.has(scheme) ? scheme : /^postgres(ql)?$/.test(scheme) ? "postgres" : scheme;
-  if (!schemes.has(key)) throw new ConfigError(`--checkpoint: unknown checkpointer "${spec}" (use none, memory, sqlite or sqlite:<path>${[...schemes.keys()].filter((k) => !["memory", "sqlite"].includes(k)).map((k) => `, ${k}:...`).join("")})`, { field: "checkpoint" });
+  if (!schemes.has(key)) throw new ConfigError(`--checkpoint: unknown checkpointer "${redactText(spec)}" (use none, memory, sqlite or sqlite:<path>${[...schemes.keys()].filter((k) => !["memory", "sqlite"].includes(k)).map((k) => `, ${k}:...`).join("")})`, { field: "checkpoint" });
   return { scheme: key, rest: key === "postgres" ? spec : i < 0 ? "" : spec.slice(i + 1) };
 }
 

@@ -9,6 +9,7 @@
 import type { BlobStore } from "../src/blob-store.ts";
 import type { AxNode, Observation } from "../src/observation.ts";
 import type { HistoryEntry } from "../src/policy.ts";
+import { redactText } from "../src/secrets.ts";
 
 /** An observation as kept in graph state: the accessibility tree only by reference. */
 export type StoredObservation = Omit<Observation, "axTree"> & { axTreeRef?: string };
@@ -68,8 +69,11 @@ export class ObservationCodec {
     const hit = this.stored.get(obs);
     if (hit) return hit;
     const { axTree, ...rest } = obs;
-    const ref = axTreeStore(this.blobs).putSync(Buffer.from(JSON.stringify(axTree)));
-    this.trees.set(ref, axTree);
+    // Redacted like every file retrace writes: a key typed into a page shows in its tree's text.
+    const text = JSON.stringify(axTree);
+    const clean = redactText(text);
+    const ref = axTreeStore(this.blobs).putSync(Buffer.from(clean));
+    this.trees.set(ref, clean === text ? axTree : (JSON.parse(clean) as typeof axTree));
     const out: StoredObservation = { ...rest, axTreeRef: ref };
     this.stored.set(obs, out);
     this.expanded.set(out, obs);

@@ -8,6 +8,9 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmdirSync, unlinkSyn
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { sha256Hex } from "./hash.ts";
+import { writeFileAtomic } from "./store/write-file.ts";
+import { ConfigError } from "./errors.ts";
+import { realInside } from "./store/safe-path.ts";
 
 /** The pack file inside a blob folder. */
 export const PACK_FILE = "pack.tsv.gz";
@@ -18,11 +21,19 @@ const REF_RE = /^[0-9a-f]{64}$/;
 const SUB_RE = /^[0-9a-f]{2}$/;
 
 /** The blobs packed in `dir` (ref -> bytes), or undefined when it holds no pack. */
-export function readPack(dir: string, name = PACK_FILE): Map<string, Buffer> | undefined {
+export function readPack(dir: string, name = PACK_FILE, confined = false): Map<string, Buffer> | undefined {
   const file = join(dir, name);
   if (!existsSync(file)) return undefined;
+  if (confined && !realInside(dir, file)) throw new ConfigError(`${file} leads outside ${dir} (a link); only blobs inside the run's blob folder are read`);
   const out = new Map<string, Buffer>();
-  for (const line of gunzipSync(readFileSync(file)).toString("latin1").split("\n")) {
+  let text: string;
+  try {
+    text = gunzipSync(readFileSync(file)).toString("latin1");
+  } catch (cause) {
+    const cut = (cause as NodeJS.ErrnoException).code === "Z_BUF_ERROR" || /unexpected end/i.test((cause as Error).message);
+    throw new ConfigError(`blob pack ${file} is damaged (${cut ? "cut off: unexpected end of the data" : "not gzip data"}); restore it from a copy or re-run the run`, { cause });
+  }
+  for (const line of text.split("\n")) {
     const tab = line.indexOf("\t");
     if (tab === 64) out.set(line.slice(0, 64), Buffer.from(line.slice(65), "base64"));
   }
@@ -54,8 +65,7 @@ export function packBlobFolder(dir: string, extension: string): number {
   }
   if (!moved.length) return 0;
   const text = [...blobs.keys()].sort().map((ref) => `${ref}\t${blobs.get(ref)!.toString("base64")}\n`).join("");
-  writeFileSync(join(dir, `${pack}.tmp`), gzipSync(text, { level: 9 }));
-  renameSync(join(dir, `${pack}.tmp`), join(dir, pack));
+  writeFileAtomic(join(dir, pack), gzipSync(text, { level: 9 }));
   for (const f of moved) unlinkSync(f);
   for (const sub of readdirSync(dir).filter((n) => SUB_RE.test(n))) {
     try {

@@ -9,14 +9,16 @@
  * included) gets the exact PNG bytes, never an approximation.
  */
 import { copyFileSync, mkdirSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { mkdir, readFile, rename, writeFile, access } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile, access } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { sha256Hex } from "./hash.ts";
 import { ConfigError } from "./errors.ts";
+import { realInside } from "./store/safe-path.ts";
 import { SVG_PNG_RENDERER, svgToPng } from "./image/svg-png.ts";
 import { PACK_FILE, readPack, SVGZ_PACK_FILE } from "./blob-pack.ts";
+import { tempNameFor, writeFailure, writeFileAtomic } from "./store/write-file.ts";
 
 /** A blob's identity: the lower-case hex sha256 of its bytes. */
 export type BlobRef = string;
@@ -42,6 +44,11 @@ export interface BlobStoreOptions {
   dir: string;
   /** File extension for stored blobs. @default ".png" */
   extension?: string;
+  /**
+   * Read only files that are inside `dir` with links followed (the report and export read a run
+   * folder someone else wrote: a blob that is a link to a file elsewhere is refused). @default false
+   */
+  confined?: boolean;
 }
 
 /** The file extension of a blob kept as its gzipped SVG (see {@link BlobStore.putRendered}). */
@@ -54,6 +61,7 @@ const RENDERED_MEMO = 64;
 export class BlobStore implements BlobReader {
   readonly dir: string;
   private readonly ext: string;
+  private readonly confined: boolean;
   private readonly known = new Set<string>();
   private readonly rendered = new Map<string, Buffer>();
   private pack?: Map<string, Buffer> | null;
@@ -62,6 +70,7 @@ export class BlobStore implements BlobReader {
   constructor(options: BlobStoreOptions) {
     this.dir = options.dir;
     this.ext = options.extension ?? ".png";
+    this.confined = options.confined === true;
     mkdirSync(this.dir, { recursive: true });
   }
 
@@ -135,10 +144,7 @@ export class BlobStore implements BlobReader {
     if (this.known.has(ref)) return ref;
     const file = this.path(ref);
     if (!this.packed(ref) && !this.packedSvgz(ref) && !existsSync(file) && !existsSync(this.svgzPath(ref))) {
-      mkdirSync(join(this.dir, ref.slice(0, 2)), { recursive: true });
-      const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-      writeFileSync(tmp, bytes);
-      renameSync(tmp, file);
+      writeFileAtomicSync(file, bytes);
     }
     this.known.add(ref);
     return ref;
@@ -149,31 +155,55 @@ export class BlobStore implements BlobReader {
     const hit = this.rendered.get(ref);
     if (hit) return hit;
     let svgz: Buffer;
+    let from: string;
     try {
-      return await readFile(this.path(ref));
+      return checkedBlob(await readFile(this.guard(this.path(ref))), ref, this.path(ref));
     } catch (cause) {
+      if (cause instanceof ConfigError) throw cause;
       try {
-        svgz = await readFile(this.svgzPath(ref));
-      } catch {
+        from = this.svgzPath(ref);
+        svgz = await readFile(this.guard(from));
+      } catch (cause2) {
+        if (cause2 instanceof ConfigError) throw cause2;
         const packed = this.packed(ref);
         if (packed) return packed;
         const inPack = this.packedSvgz(ref);
         if (!inPack) throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`, { cause });
         svgz = inPack;
+        from = `${join(this.dir, SVGZ_PACK_FILE)} (entry ${ref})`;
       }
     }
-    const png = await svgToPng(gunzipSync(svgz).toString("utf8"));
+    const png = await svgToPng(gunzipNamed(svgz, from));
     if (sha256Hex(png) !== ref)
-      throw new ConfigError(`blob ${ref} is kept as SVG (${this.svgzPath(ref)}) and renders to different PNG bytes on this machine (${SVG_PNG_RENDERER}); read the run with the sharp version that wrote it (package-lock.json), or re-run it`);
+      throw new ConfigError(`blob ${from} does not render to the screen it names (sha256 ${ref.slice(0, 16)}...): the file was replaced or damaged, or this machine's rasteriser (${SVG_PNG_RENDERER}) differs from the one that wrote it (package-lock.json); restore the file or re-run the episode`);
     this.memo(ref, png);
     return png;
+  }
+
+  /**
+   * The gzipped SVG of a screen kept as SVG, checked: it unzips and renders to the PNG its reference
+   * names (what the report ships in its screen packs); undefined for any other blob.
+   */
+  async checkedSvgz(ref: BlobRef): Promise<Buffer | undefined> {
+    const svgz = this.svgzSync(ref);
+    if (!svgz) return undefined;
+    this.rendered.delete(ref); // render from the stored bytes, never from a memo of what was written
+    await this.get(ref);
+    return svgz;
+  }
+
+  /** `file` when reading it stays inside the store's folder (links followed) or the store is not confined; a ConfigError otherwise. */
+  private guard(file: string): string {
+    if (this.confined && existsSync(file) && !realInside(this.dir, file)) throw new ConfigError(`${file} leads outside ${this.dir} (a link); only blobs inside the run's blob folder are read`);
+    return file;
   }
 
   /** Synchronous variant of {@link get}. */
   getSync(ref: BlobRef): Buffer {
     try {
-      return readFileSync(this.path(ref));
+      return checkedBlob(readFileSync(this.guard(this.path(ref))), ref, this.path(ref));
     } catch (cause) {
+      if (cause instanceof ConfigError) throw cause;
       const packed = this.packed(ref);
       if (packed) return packed;
       throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`, { cause });
@@ -184,22 +214,24 @@ export class BlobStore implements BlobReader {
     return this.known.has(ref) || (await exists(this.path(ref))) || (await exists(this.svgzPath(ref))) || this.packed(ref) !== undefined || this.packedSvgz(ref) !== undefined;
   }
 
-  /** A blob from the folder's pack (src/blob-pack.ts), read once per store when first asked. */
+  /** A blob from the folder's pack (src/blob-pack.ts), read once per store when first asked, checked against its reference. */
   private packed(ref: BlobRef): Buffer | undefined {
-    if (!this.pack && (this.pack === undefined || existsSync(join(this.dir, PACK_FILE)))) this.pack = readPack(this.dir) ?? null;
-    return this.pack?.get(ref);
+    if (!this.pack && (this.pack === undefined || existsSync(join(this.dir, PACK_FILE)))) this.pack = readPack(this.guard(this.dir), PACK_FILE, this.confined) ?? null;
+    const bytes = this.pack?.get(ref);
+    return bytes && checkedBlob(bytes, ref, `${join(this.dir, PACK_FILE)} (entry ${ref})`);
   }
 
   private packedSvgz(ref: BlobRef): Buffer | undefined {
-    if (!this.svgzPack && (this.svgzPack === undefined || existsSync(join(this.dir, SVGZ_PACK_FILE)))) this.svgzPack = readPack(this.dir, SVGZ_PACK_FILE) ?? null;
+    if (!this.svgzPack && (this.svgzPack === undefined || existsSync(join(this.dir, SVGZ_PACK_FILE)))) this.svgzPack = readPack(this.guard(this.dir), SVGZ_PACK_FILE, this.confined) ?? null;
     return this.svgzPack?.get(ref);
   }
 
-  /** The gzipped SVG of a screen kept as SVG (its `.svgz` file or the folder's pack); undefined for any other blob. */
+  /** The gzipped SVG of a screen kept as SVG (its `.svgz` file or the folder's pack), unchecked (see {@link checkedSvgz}); undefined for any other blob. */
   svgzSync(ref: BlobRef): Buffer | undefined {
     try {
-      return readFileSync(this.svgzPath(ref));
-    } catch {
+      return readFileSync(this.guard(this.svgzPath(ref)));
+    } catch (cause) {
+      if (cause instanceof ConfigError) throw cause;
       return this.packedSvgz(ref);
     }
   }
@@ -262,18 +294,44 @@ export class BlobStore implements BlobReader {
   async flush(): Promise<void> {}
 }
 
+/** `bytes` when their sha256 is `ref`; a ConfigError naming `file` otherwise (a replaced, truncated or damaged blob). */
+function checkedBlob(bytes: Buffer, ref: BlobRef, file: string): Buffer {
+  if (sha256Hex(bytes) !== ref) throw new ConfigError(`blob ${file} does not match its sha256 (${bytes.length} bytes): the file was replaced or damaged; restore it or re-run the episode`);
+  return bytes;
+}
+
+/** The SVG text of gzipped bytes; a ConfigError naming `file` when they are not gzip or are cut off. */
+function gunzipNamed(svgz: Buffer, file: string): string {
+  try {
+    return gunzipSync(svgz).toString("utf8");
+  } catch (cause) {
+    throw new ConfigError(`blob ${file} is not a gzipped SVG (${describeZlib(cause)}): the file was replaced or damaged; restore it or re-run the episode`, { cause });
+  }
+}
+
+/** "cut off" / "not gzip" for zlib's errors. */
+export function describeZlib(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === "Z_BUF_ERROR" || /unexpected end/i.test(String((err as Error)?.message))) return "cut off: unexpected end of the data";
+  if (code === "Z_DATA_ERROR") return "not gzip data";
+  return String((err as Error)?.message ?? err);
+}
+
 function writeFileAtomicSync(file: string, bytes: Uint8Array): void {
   mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-  writeFileSync(tmp, bytes);
-  renameSync(tmp, file);
+  writeFileAtomic(file, bytes);
 }
 
 async function writeAtomic(file: string, bytes: Uint8Array): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
-  const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-  await writeFile(tmp, bytes);
-  await rename(tmp, file);
+  const tmp = tempNameFor(file);
+  try {
+    await writeFile(tmp, bytes);
+    await rename(tmp, file);
+  } catch (cause) {
+    await rm(tmp, { force: true });
+    throw writeFailure(file, cause);
+  }
 }
 
 async function exists(file: string): Promise<boolean> {

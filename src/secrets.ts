@@ -6,6 +6,13 @@
  * API key or bearer token is redacted too, registered or not.
  */
 
+/**
+ * The password of a URL (`postgres://user:PASSWORD@host/db`), found in text even when the URL does
+ * not parse (a password holding `/` or `#`): everything from the first `:` after the user name to
+ * the last `@` before the next space or quote.
+ */
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^:/@\s"'`[\]]*:)[^\s"'`]*@/gi;
+
 const KEY_PATTERNS = [/\bsk-[A-Za-z0-9_-]{6,}/g, /\bBearer\s+[A-Za-z0-9._~+/=-]{6,}/gi, /\b(x-api-key|api[_-]?key)(["':=\s\\]+)[A-Za-z0-9._-]{6,}/gi];
 
 /** Placeholders clients use when a local server needs no key; never treated as secrets. */
@@ -35,6 +42,7 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
   let out = text;
   for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join("[redacted]");
   for (const s of registered) if (out.includes(s)) out = out.split(s).join("[redacted]");
+  out = out.replace(URL_PASSWORD, "$1[redacted]@");
   out = out.replace(KEY_PATTERNS[0], "[redacted]").replace(KEY_PATTERNS[1], "Bearer [redacted]");
   return out.replace(KEY_PATTERNS[2], (_m, name: string, sep: string) => `${name}${sep}[redacted]`);
 }

@@ -18,6 +18,7 @@ import type { ModelUsage } from "../../src/usage.ts";
 import { recoveryContextHistory } from "../../src/runtime/history.ts";
 import { ConfigError, describeError } from "../../src/errors.ts";
 import type { RestoreRequest, RestoreResult } from "./options.ts";
+import { untilAborted } from "../../src/abortable.ts";
 
 /** Options of {@link recoverWithPolicy}. */
 export interface RecoverWithPolicyOptions {
@@ -70,7 +71,7 @@ export function recoverWithPolicy(options: RecoverWithPolicyOptions): (request: 
     let observation = await env.observe();
     let failures = 0;
     for (let used = 0; used < budget; used++) {
-      const decision = await recoverer.propose({
+      const decision = await untilAborted(recoverer.propose({
         task: req.task,
         target: req.target,
         errorStep: req.errorStep,
@@ -81,7 +82,7 @@ export function recoverWithPolicy(options: RecoverWithPolicyOptions): (request: 
         tick: used,
         blobs,
         signal: req.signal,
-      });
+      }), req.signal, "the recovery sub-agent");
       usage.push(...(decision.usage ?? []));
       for (const u of decision.usage ?? []) if (u.prompt) prompts.add(u.prompt);
       if (decision.restored && !verifier) return done(true, used, `the recovery agent declared the target restored after ${used} step(s)`);

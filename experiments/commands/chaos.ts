@@ -9,6 +9,7 @@ import type { EnvFault } from "../chaos/env-faults.ts";
 import type { ModelFault } from "../chaos/model-server.ts";
 import { defaultOutFor, progressReporter, textTable } from "./run-options.ts";
 import { outFlag, quietFlag, seedFlag } from "./common-flags.ts";
+import { parseIntFlag, parseNumberFlag } from "./numeric-flags.ts";
 
 interface ChaosFlags {
   out?: string;
@@ -28,16 +29,8 @@ interface ChaosFlags {
   quiet?: boolean;
 }
 
-const int = (v: string, flag: string, min: number, max: number) => {
-  const n = Number(v);
-  if (!/^\d+$/.test(v.trim()) || n < min || n > max) throw new ConfigError(`${flag}: expected an integer from ${min} to ${max}, got "${v}"`, { field: flag });
-  return n;
-};
-const prob = (v: string, flag: string) => {
-  const n = Number(v);
-  if (v.trim() === "" || !(n >= 0 && n <= 1)) throw new ConfigError(`${flag}: expected a probability from 0 to 1 (e.g. 0.1), got "${v}"`, { field: flag });
-  return n;
-};
+const int = (v: string, flag: string, min: number, max: number) => parseIntFlag(flag, v, { min, max });
+const prob = (v: string, flag: string) => parseNumberFlag(flag, v, { min: 0, max: 1, expect: "expected a probability from 0 to 1 (e.g. 0.1)" });
 function kinds<T extends string>(v: string | undefined, all: readonly T[], flag: string): T[] | undefined {
   if (v === undefined) return undefined;
   const list = v.split(",").map((s) => s.trim()).filter(Boolean);
@@ -71,8 +64,7 @@ export function register(program: Command): void {
     .option("--resume", "continue the chaos run in --out")
     .addOption(quietFlag("no progress bar"))
     .action(async (file: string, flags: ChaosFlags) => {
-      const seed = Number(flags.seed);
-      if (!/^-?\d+$/.test(flags.seed.trim()) || !Number.isSafeInteger(seed)) throw new ConfigError(`--seed: expected an integer, got "${flags.seed}"`, { field: "seed" });
+      const seed = parseIntFlag("--seed", flags.seed, { expect: "expected an integer" });
       const options = {
         seed,
         workers: int(flags.workers, "--workers", 1, 64),

@@ -12,22 +12,18 @@ import { buildConfiguredDataset } from "../recovery-eval/models.ts";
 import type { RecoveryDatasetManifest } from "../../src/dataset/types.ts";
 import { addModelEvalFlags, cacheFromFlags, configFromFlags, usageLines, type ModelEvalFlags } from "./recovery-eval-models.ts";
 import { outFlag, quietFlag, seedFlag } from "./common-flags.ts";
+import { optionalNumberFlag, parseIntFlag, parseIntListFlag } from "./numeric-flags.ts";
 
 /** Parse a non-negative/positive integer flag or throw a ConfigError naming it. */
 export function intFlag(name: string, value: string | undefined, min = 1): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new ConfigError(`--${name}: expected an integer >= ${min}, got "${value}"`, { field: name });
-  return n;
+  return parseIntFlag(name, value, { min });
 }
 
 /** Parse a comma-separated list of positive integers ("1,5"). */
 export function intListFlag(name: string, value: string | undefined): number[] | undefined {
   if (value === undefined) return undefined;
-  const parts = value.split(",").map((s) => s.trim()).filter(Boolean);
-  const out = parts.map(Number);
-  if (out.length === 0 || out.some((n) => !Number.isInteger(n) || n < 1)) throw new ConfigError(`--${name}: expected comma-separated positive integers like "1,5", got "${value}"`, { field: name });
-  return out;
+  return parseIntListFlag(name, value, { min: 1, expect: `expected comma-separated positive integers like "1,5"` });
 }
 
 interface BuildFlags extends ModelEvalFlags {
@@ -83,7 +79,7 @@ export function register(program: Command): void {
       return;
     }
     if (!["auto", "state-hash", "ssim"].includes(flags.verify)) throw new ConfigError(`--verify: expected auto, state-hash or ssim, got "${flags.verify}"`, { field: "verify" });
-    const flaky = flags.flaky === undefined ? undefined : Number(flags.flaky);
+    const flaky = optionalNumberFlag("flaky", flags.flaky, { min: 0, max: 1, expect: "expected a share from 0 to 1" });
     if (flaky !== undefined && !(flaky >= 0 && flaky < 1)) throw new ConfigError(`--flaky: expected a probability in [0, 1), got "${flags.flaky}"`, { field: "flaky" });
     if (!(flags.forward in SIM_PROFILES.forward)) throw new ConfigError(`--forward: unknown profile "${flags.forward}" (one of ${Object.keys(SIM_PROFILES.forward).join(", ")})`, { field: "forward" });
     const seed = intFlag("seed", flags.seed, Number.MIN_SAFE_INTEGER)!;

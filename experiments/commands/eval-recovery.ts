@@ -12,6 +12,7 @@ import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
 import { runOracleAgreement, runSimDeskRecoveryEval } from "../recovery-eval/run.ts";
 import { intFlag, intListFlag } from "./dataset.ts";
+import { optionalNumberFlag } from "./numeric-flags.ts";
 import { createOpenAIEmbeddings } from "../../adapters/models/openai-embeddings.ts";
 import type { RationaleScorer } from "../../src/eval/rationale.ts";
 import { runConfiguredRecoveryEval } from "../recovery-eval/models.ts";
@@ -144,8 +145,7 @@ function reportLines(report: RecoveryEvalReport, out: string): string[] {
 
 /** The rationale scorer the flags ask for: an embedding model when --embeddings-url is given, else TF-IDF. */
 function rationaleScorer(flags: EvalFlags): RationaleScorer {
-  const threshold = flags.intentThreshold === undefined ? undefined : Number(flags.intentThreshold);
-  if (threshold !== undefined && !(threshold >= -1 && threshold <= 1)) throw new ConfigError(`--intent-threshold: "${flags.intentThreshold}" is not a cosine similarity in [-1, 1]`, { field: "intent-threshold" });
+  const threshold = optionalNumberFlag("--intent-threshold", flags.intentThreshold, { min: -1, max: 1, expect: "expected a cosine similarity in [-1, 1]" });
   if (!flags.embeddingsUrl && flags.embeddingsModel) throw new ConfigError("--embeddings-model needs --embeddings-url (the OpenAI-compatible base URL ending in /v1)", { field: "embeddings-url" });
   if (!flags.embeddingsUrl) return { kind: "tfidf", threshold };
   if (!flags.embeddingsModel) throw new ConfigError("--embeddings-url needs --embeddings-model (the embedding model name the server expects)", { field: "embeddings-model" });

@@ -1,4 +1,5 @@
 /** `retrace export --osworld <run> --out <dir>`: OSWorld's per-episode layout (step PNGs, traj.jsonl, result.txt) of a run folder. */
+import { outFlag } from "./common-flags.ts";
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
 import { exportOsworld } from "../report/export-osworld.ts";
@@ -8,7 +9,7 @@ export function register(program: Command): void {
     .command("export")
     .description("Write OSWorld's per-episode layout (traj.jsonl, step_N.png, result.txt, result.json) for a run folder or a folder of runs. Runs keep each screenshot once in their blob store; this copies them out per episode.")
     .option("--osworld <run-dir>", "the run folder (with results.jsonl) or folder of runs (e.g. the demo's) to export")
-    .requiredOption("-o, --out <dir>", "output folder (new or empty, outside the run folder)")
+    .addOption(outFlag("output folder (new or empty, outside the run folder)").makeOptionMandatory())
     .option("-q, --quiet", "print only the summary line")
     .action(async (flags: { osworld?: string; out: string; quiet?: boolean }) => {
       if (!flags.osworld) throw new ConfigError("export: pass --osworld <run-dir> (the only export format so far)", { field: "osworld" });

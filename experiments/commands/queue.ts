@@ -25,6 +25,8 @@ import { startWorker } from "../distributed/worker.ts";
 import { runExperiment, type ExperimentRun } from "../runner/experiment.ts";
 import type { ExperimentRuntime } from "../runner/runtime.ts";
 import { textTable, type RunFlags } from "./run-options.ts";
+import { parseIntFlag } from "./numeric-flags.ts";
+import { nonEmpty } from "./common-flags.ts";
 
 /** Flags of the queue-backed commands. */
 export interface QueueFlags {
@@ -40,9 +42,16 @@ export interface QueueFile {
   queueName: string;
 }
 
+/** `--queue-name`: BullMQ keys its Redis entries by it, so it is a name (no empty text, no ":"). */
+function queueName(value: string): string {
+  nonEmpty("--queue-name", "a queue name such as retrace-episodes")(value);
+  if (/[:\s]/.test(value) || value.length > 100) throw new ConfigError(`--queue-name: "${safeName(value)}" is not a queue name; use letters, digits, - and _ (at most 100)`, { field: "queue-name" });
+  return value;
+}
+
 /** Add --store and --queue-name (and, for `run`, --attempts). */
 export function addQueueFlags(cmd: Command, options: { attempts?: boolean } = {}): Command {
-  cmd.option("--store <url>", "postgres:// URL for shared results, blobs and checkpoints (default: $RETRACE_STORE_URL)").option("--queue-name <name>", "BullMQ queue name", DEFAULT_QUEUE);
+  cmd.option("--store <url>", "postgres:// URL for shared results, blobs and checkpoints (default: $RETRACE_STORE_URL)").option("--queue-name <name>", "BullMQ queue name", queueName, DEFAULT_QUEUE);
   if (options.attempts) cmd.option("--attempts <n>", "tries per episode before it counts as failed (environment errors, lost connections; a dead worker does not count)", "3");
   return cmd;
 }
@@ -108,10 +117,7 @@ function conditionBars(quiet: boolean): { update: (p: QueueProgress) => void; st
 }
 
 function positiveInt(v: string, flag: string, max = 1_000, min = 1): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${flag}: expected a whole number >= ${min}, got "${safeName(v)}"`, { field: flag.replace(/^--/, "") });
-  if (n > max) throw new ConfigError(`${flag}: expected a whole number from ${min} to ${max}, got ${n}`, { field: flag.replace(/^--/, "") });
-  return n;
+  return parseIntFlag(flag, v, { min, max, expect: `expected a whole number from ${min} to ${max}` });
 }
 
 /** A RUN argument: a run id, or a run folder with queue.json. */

@@ -10,6 +10,7 @@ import { ConfigError } from "../../src/errors.ts";
 import { CACHE_MODES, type CacheMode } from "../../adapters/models/cache.ts";
 import { EVAL_ENV_KINDS, loadRecoveryEvalConfig, type RecoveryEvalConfig } from "../recovery-eval/config.ts";
 import type { ModelUsageFile } from "../recovery-eval/models.ts";
+import { parseNumberFlag } from "./numeric-flags.ts";
 
 /** Parsed model flags. */
 export interface ModelEvalFlags {
@@ -55,8 +56,7 @@ export function configFromFlags(flags: ModelEvalFlags): RecoveryEvalConfig | und
 export function cacheFromFlags(flags: ModelEvalFlags): { cache: CacheMode; cacheDir?: string; preflight: boolean; maxCostUsd?: number } {
   let maxCostUsd: number | undefined;
   if (flags.maxCostUsd !== undefined) {
-    maxCostUsd = Number(flags.maxCostUsd);
-    if (!(maxCostUsd > 0)) throw new ConfigError(`--max-cost-usd: expected a positive amount of US dollars, got "${flags.maxCostUsd}"`, { field: "maxCostUsd" });
+    maxCostUsd = parseNumberFlag("--max-cost-usd", flags.maxCostUsd, { min: 0, exclusiveMin: true, max: 1e9, expect: "expected a positive amount of US dollars", field: "maxCostUsd" });
   }
   if (flags.cacheDir !== undefined) checkOutDir(flags.cacheDir, { flag: "--cache-dir" });
   return { cache: flags.cache as CacheMode, ...(flags.cacheDir && { cacheDir: flags.cacheDir }), preflight: flags.preflight !== false, ...(maxCostUsd !== undefined && { maxCostUsd }) };

@@ -6,6 +6,7 @@ import { ConfigError } from "../../src/errors.ts";
 import { checkOutDir } from "../../src/store/out-dir.ts";
 import { buildReport } from "../report/index.ts";
 import { outFlag, quietFlag } from "./common-flags.ts";
+import { optionalIntFlag } from "./numeric-flags.ts";
 
 export function register(program: Command): void {
   program
@@ -16,9 +17,7 @@ export function register(program: Command): void {
     .option("--episodes <n>", "at most this many episodes per run in the trajectory viewer (default: every episode)")
     .addOption(quietFlag("print only the report path"))
     .action(async (dir: string, flags: { out?: string; episodes?: string; quiet?: boolean }) => {
-      const episodes = flags.episodes === undefined ? undefined : Number(flags.episodes);
-      if (flags.episodes !== undefined && (!/^\d+$/.test(flags.episodes.trim()) || !Number.isSafeInteger(episodes) || episodes! > 1000))
-        throw new ConfigError(`--episodes: expected an integer from 0 to 1000 (episodes per run in the viewer), got "${flags.episodes}"`, { field: "episodes" });
+      const episodes = optionalIntFlag("--episodes", flags.episodes, { min: 0, max: 1000, expect: "expected an integer from 0 to 1000 (episodes per run in the viewer)" });
       if (flags.out !== undefined) {
         if (!flags.out.trim() || flags.out.endsWith("/")) throw new ConfigError(`--out: expected a file path such as report.html, got "${flags.out}"`, { field: "out" });
         if (existsSync(flags.out) && statSync(flags.out).isDirectory()) throw new ConfigError(`--out: ${flags.out} is a folder; give a file path such as ${join(flags.out, "report.html")}`, { field: "out" });
@@ -26,6 +25,7 @@ export function register(program: Command): void {
         if (missing.length) throw new ConfigError(`--out: the folder ${missing[0]} does not exist; create it or write the report elsewhere`, { field: "out" });
       }
       const r = await buildReport(dir, { file: flags.out, ...(episodes !== undefined && { episodesPerRun: episodes }) });
+      if (r.missing.length) process.stderr.write(`retrace: warning: ${r.missing.length} finished episode(s) are not in the viewer because their record is missing, e.g. ${r.missing[0]}; restore the file or re-run them (delete their lines from results.jsonl, then --resume)\n`);
       if (!flags.quiet) process.stdout.write(`${r.runs} run(s), ${r.episodes} episodes in the viewer; ${megabytes(r.totalBytes)} in all: report.html ${megabytes(r.bytes)} plus ${r.chunks} chunk file(s) and screens beside it\n`);
       process.stdout.write(`report: ${r.file}\n`);
     });

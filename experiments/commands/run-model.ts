@@ -8,6 +8,7 @@ import { CACHE_MODES, MODEL_POLICIES, runModelTask, type ModelPolicyKind } from 
 import type { CacheMode } from "../../adapters/models/cache.ts";
 import { RunFailedError } from "../runner/errors.ts";
 import { seedFlag } from "./common-flags.ts";
+import { optionalIntFlag } from "./numeric-flags.ts";
 
 /** Parsed `run-model` flags. */
 export interface RunModelFlags {
@@ -28,10 +29,7 @@ export interface RunModelFlags {
 }
 
 function int(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new ConfigError(`--${flag}: expected a whole number, got "${value}"`, { field: flag });
-  return n;
+  return optionalIntFlag(flag, value, { min: 0, expect: "expected a whole number" });
 }
 
 /**

@@ -13,6 +13,7 @@ import { ShardPool } from "../runner/shards.ts";
 import { SIMDESK_RUNTIME_SPEC } from "../runtime/simdesk.ts";
 import { MAX_SEED } from "../config/schema.ts";
 import { clip, safeName } from "./terminal.ts";
+import { parseIntFlag } from "./numeric-flags.ts";
 import { outFlag, quietFlag, seedFlag } from "./common-flags.ts";
 
 /** Parsed shared flags. */
@@ -42,11 +43,9 @@ export function addRunFlags(cmd: Command, defaultOut: string): Command {
 
 /** Validate the shared flags into runner settings. */
 export function runSettings(flags: RunFlags, defaultOut: string): RunSettings & { quiet: boolean } {
-  const workers = Number(flags.workers);
-  if (!Number.isInteger(workers) || workers < 1 || workers > 64) throw new ConfigError(`--workers: expected an integer from 1 to 64, got "${flags.workers}"`, { field: "workers" });
-  const seed = Number(flags.seed);
+  const workers = parseIntFlag("--workers", flags.workers, { min: 1, max: 64 });
   // Bounded like the config's seeds, so that their sums stay safe integers.
-  if (!/^\s*-?\d+\s*$/.test(flags.seed) || !Number.isSafeInteger(seed) || Math.abs(seed) > MAX_SEED) throw new ConfigError(`--seed: expected an integer between -${MAX_SEED} and ${MAX_SEED}, got "${clip(flags.seed)}"`, { field: "seed" });
+  const seed = parseIntFlag("--seed", flags.seed, { min: -MAX_SEED, max: MAX_SEED, expect: `expected an integer between -${MAX_SEED} and ${MAX_SEED}` });
   const checkpoint = flags.checkpoint ?? "none";
   registerCheckpointSchemes();
   const cp = parseCheckpointSpec(checkpoint);

@@ -24,6 +24,7 @@ import type { ExperimentSummary } from "../runner/summary.ts";
 import { RunFailedError } from "../runner/errors.ts";
 import { addRunFlags, conditionTableText, defaultOutFor, processWorkers, progressReporter, runSettings, textTable, type RunFlags } from "./run-options.ts";
 import { onInterrupt } from "./progress.ts";
+import { optionalNumberFlag, parseIntFlag } from "./numeric-flags.ts";
 
 /** Flags of `retrace run CONFIG` beyond the shared ones. */
 export interface ConfigRunFlags extends RunFlags {
@@ -51,9 +52,7 @@ export function withTaskFlags(config: ExperimentConfig, flags: { tasks?: string;
     delete env.sample;
   }
   if (flags.limit !== undefined) {
-    const n = Number(flags.limit);
-    if (!/^\d+$/.test(flags.limit.trim()) || !Number.isSafeInteger(n) || n < 1) throw new ConfigError(`--limit: expected a positive integer (run only the first n tasks), got "${flags.limit}"`, { field: "limit" });
-    env.limit = n;
+    env.limit = parseIntFlag("--limit", flags.limit, { min: 1, max: 10_000, expect: "expected a positive integer (run only the first n tasks)" });
   }
   return { ...config, env: env as ExperimentConfig["env"] };
 }
@@ -73,8 +72,7 @@ export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags
   const envKind = config.env.kind;
   if (envKind !== "simdesk" && envKind !== "x11" && envKind !== "docker" && envKind !== "browser" && envKind !== "osworld")
     throw new ConfigError(`config.env.kind: "${envKind}" is not an environment retrace runs experiments on; use simdesk, x11, docker, browser or osworld`, { field: "env.kind" });
-  const maxCostUsd = flags.maxCostUsd === undefined ? undefined : Number(flags.maxCostUsd);
-  if (maxCostUsd !== undefined && !(Number.isFinite(maxCostUsd) && maxCostUsd > 0)) throw new ConfigError(`--max-cost-usd: expected a positive number of US dollars, got "${flags.maxCostUsd}"`, { field: "maxCostUsd" });
+  const maxCostUsd = optionalNumberFlag("--max-cost-usd", flags.maxCostUsd, { min: 0, exclusiveMin: true, max: 1e9, expect: "expected a positive number of US dollars", field: "maxCostUsd" });
   if (maxCostUsd !== undefined) assertPricedForCap(configAgents(config).map((a) => ({ path: a.path.replace(/ \(default from forward\)$/, ""), spec: a.spec as CappedAgent["spec"] })));
   const cache = parseCacheMode(flags.cache ?? "off");
   // Checked like --out before anything is written (Node's mkdir -p hangs on /proc/x).

@@ -14,6 +14,7 @@ import { writeEpisodeOutput } from "../../src/store/episode-output.ts";
 import { createSimDesk, getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
 import { createSimForwardPolicy } from "../../adapters/policies/simulated/index.ts";
 import { seedFlag } from "./common-flags.ts";
+import { parseIntFlag } from "./numeric-flags.ts";
 
 /** Options of {@link runSimDeskTask}. */
 export interface SimDeskRunOptions {
@@ -124,8 +125,7 @@ export function register(program: Command): void {
     .option("--noise", "seeded notification pop-ups and a ticking taskbar clock")
     .action(async (flags: { task: string; out: string; policy: string; seed: string; size: string; noise?: boolean }) => {
       if (flags.policy !== "plan" && flags.policy !== "sim") throw new ConfigError(`--policy: expected "plan" or "sim", got "${flags.policy}"`, { field: "policy" });
-      const seed = Number(flags.seed);
-      if (!Number.isInteger(seed)) throw new ConfigError(`--seed: expected an integer, got "${flags.seed}"`, { field: "seed" });
+      const seed = parseIntFlag("--seed", flags.seed, { expect: "expected an integer" });
       const size = parseSize(flags.size);
       const r = await runSimDeskTask({ taskId: flags.task, out: flags.out, policy: flags.policy, seed, ...size, noise: flags.noise === true });
       const label = r.simulated ? " (simulated)" : " (reference plan)";

@@ -7,6 +7,7 @@
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
 import { startStandInServer, type StandInServer } from "../../adapters/testing/stand-in/server.ts";
+import { optionalIntFlag, optionalNumberFlag } from "./numeric-flags.ts";
 
 /** Flags of `retrace stand-in`. */
 export interface StandInFlags {
@@ -15,18 +16,13 @@ export interface StandInFlags {
   seed?: string;
 }
 
-function number(text: string | undefined, field: string, check: (n: number) => boolean, hint: string): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!Number.isFinite(n) || !check(n)) throw new ConfigError(`--${field}: ${hint}, got "${text}"`, { field });
-  return n;
-}
+
 
 /** Start the stand-in from CLI flags (exported for tests). */
 export async function startFromFlags(flags: StandInFlags): Promise<StandInServer> {
-  const port = number(flags.port, "port", (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "expected a port from 0 to 65535 (0 = a free one)");
-  const errorRate = number(flags.errorRate, "error-rate", (n) => n >= 0 && n <= 1, "expected a share from 0 to 1, e.g. 0.2");
-  const seed = number(flags.seed, "seed", Number.isInteger, "expected an integer");
+  const port = optionalIntFlag("port", flags.port, { min: 0, max: 65535, expect: "expected a port from 0 to 65535 (0 = a free one)" });
+  const errorRate = optionalNumberFlag("error-rate", flags.errorRate, { min: 0, max: 1, expect: "expected a share from 0 to 1, e.g. 0.2" });
+  const seed = optionalIntFlag("seed", flags.seed, { expect: "expected an integer" });
   return startStandInServer({ ...(port !== undefined && { port }), ...(errorRate !== undefined && { errorRate }), ...(seed !== undefined && { seed }) });
 }
 

@@ -11,6 +11,7 @@ import type { PgBlobStore } from "../../adapters/stores/postgres/blob-store.ts";
 import type { PgRunStore } from "../../adapters/stores/postgres/run-store.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import { pathInside } from "../../src/store/safe-path.ts";
+import { writeFileAtomic } from "../../src/store/write-file.ts";
 
 /** Options of {@link materializeRun} and {@link createMaterializer}. */
 export interface MaterializeOptions {
@@ -85,10 +86,5 @@ export async function materializeRun(options: MaterializeOptions): Promise<Resul
 }
 
 function atomicWrite(file: string, text: string): void {
-  const tmp = `${file}.tmp`;
-  writeFileSync(tmp, text);
-  const fd = openSync(tmp, "r");
-  fsyncSync(fd);
-  closeSync(fd);
-  renameSync(tmp, file);
+  writeFileAtomic(file, text, { fsync: true });
 }

@@ -13,6 +13,7 @@ import { createRng } from "../../src/rng.ts";
 import type { RecoveryStepSelector, RecoveryStepStrategy } from "../../src/selector.ts";
 import type { Task } from "../../src/task.ts";
 import type { BlobStore } from "../../src/blob-store.ts";
+import { writeTextAtomic } from "../../src/store/write-file.ts";
 
 /** One failed forward run and its frozen annotations. */
 export interface PlanInstance {
@@ -111,6 +112,5 @@ export function readPlan(file: string): RunPlan | undefined {
 export function writePlan(file: string, plan: RunPlan): void {
   const { instances, ...head } = plan;
   const body = instances.map((i) => JSON.stringify(i)).join(",\n");
-  writeFileSync(`${file}.tmp`, `${JSON.stringify(head).slice(0, -1)},"instances":[\n${body}\n]}\n`);
-  renameSync(`${file}.tmp`, file);
+  writeTextAtomic(file, `${JSON.stringify(head).slice(0, -1)},"instances":[\n${body}\n]}\n`);
 }

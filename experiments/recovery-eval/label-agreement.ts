@@ -8,6 +8,7 @@
  * oracle's verdict, the judge's answer and reason) into the evaluation folder.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { writeTextAtomic } from "../../src/store/write-file.ts";
 import { join, resolve } from "node:path";
 import { BlobStore } from "../../src/blob-store.ts";
 import { ConfigError } from "../../src/errors.ts";
@@ -185,7 +186,7 @@ export async function runLabelAgreement(options: LabelAgreementOptions): Promise
     judge: spec ? `${spec.model} (${[...judgements.values()][0]?.prompt ?? "recovery-judge"})` : "none (give eval.judge in the config)",
     judgeAbstained: abstained, ...(judgeUsage && { judgeUsage }), agreement: rows.map(row), winRates,
   };
-  writeFileSync(join(evalDir, "oracle-agreement.json"), JSON.stringify(report, null, 2) + "\n");
+  writeTextAtomic(join(evalDir, "oracle-agreement.json"), JSON.stringify(report, null, 2) + "\n");
   const lines = matched.labelled.map((r) => {
     const id = runIdOf(r);
     const j = judgements.get(id);
@@ -194,6 +195,6 @@ export async function runLabelAgreement(options: LabelAgreementOptions): Promise
       ...(j && { judge: { restored: j.restored, reason: j.reason, ...(j.failure && { failure: j.failure }) } }),
     });
   });
-  writeFileSync(join(evalDir, "judgements.jsonl"), lines.join("\n") + "\n");
+  writeTextAtomic(join(evalDir, "judgements.jsonl"), lines.join("\n") + "\n");
   return { report, judgeUsage };
 }

@@ -19,6 +19,7 @@ import { createRng } from "../../src/rng.ts";
 import { runIdOf } from "./labels.ts";
 import { judgeInput } from "./label-agreement.ts";
 import type { RecoveryEvalReport } from "./report-data.ts";
+import { writeTextAtomic } from "../../src/store/write-file.ts";
 
 /** Options of {@link writeLabelSample}. */
 export interface LabelSampleOptions {
@@ -86,6 +87,6 @@ export function writeLabelSample(options: LabelSampleOptions): LabelSampleLine[]
       history: [...input.history], recovery: [...input.recovery], target: file(input.target.screenshot), error: file(input.error.screenshot), recovered: file(input.recovered.screenshot),
     };
   });
-  writeFileSync(resolve(options.out), lines.map((l) => JSON.stringify(l)).join("\n") + (lines.length ? "\n" : ""));
+  writeTextAtomic(resolve(options.out), lines.map((l) => JSON.stringify(l)).join("\n") + (lines.length ? "\n" : ""));
   return lines;
 }

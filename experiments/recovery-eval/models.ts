@@ -15,6 +15,7 @@
 import { assertPricedForCap, type CappedAgent } from "../agents/cost-cap.ts";
 import type { RationaleScorer } from "../../src/eval/rationale.ts";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { writeTextAtomic } from "../../src/store/write-file.ts";
 import { join, resolve } from "node:path";
 import { BlobStore } from "../../src/blob-store.ts";
 import type { Environment } from "../../src/environment.ts";
@@ -212,7 +213,7 @@ export async function buildConfiguredDataset(options: ConfiguredRunOptions): Pro
         ...(build.stopped && { stopped: build.stopped }),
       },
     });
-    writeFileSync(join(out, "model-usage.json"), JSON.stringify(usage, null, 2) + "\n");
+    writeTextAtomic(join(out, "model-usage.json"), JSON.stringify(usage, null, 2) + "\n");
     return { manifest, usage };
   } finally {
     await env.close();
@@ -275,9 +276,9 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
       ...(config.eval.implicit && { implicitHistoryImages: implicitHistoryImagesOf(config) }),
     };
     const usage = usageFile(agents.usage(), simulated, budget.reason());
-    writeFileSync(join(out, "runs.jsonl"), runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : ""));
-    writeFileSync(join(out, "recovery-eval.json"), JSON.stringify(report, null, 2) + "\n");
-    writeFileSync(join(out, "model-usage.json"), JSON.stringify(usage, null, 2) + "\n");
+    writeTextAtomic(join(out, "runs.jsonl"), runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : ""));
+    writeTextAtomic(join(out, "recovery-eval.json"), JSON.stringify(report, null, 2) + "\n");
+    writeTextAtomic(join(out, "model-usage.json"), JSON.stringify(usage, null, 2) + "\n");
     return { report, runs, usage };
   } finally {
     await env.close();

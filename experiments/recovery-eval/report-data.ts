@@ -12,6 +12,8 @@ import { settleFor, type SettleChoice } from "../runner/settle.ts";
 
 /** Banner text for simulated results. */
 export const SIMULATED_RECOVERY_NOTE = "SIMULATED: these numbers come from seeded simulated policies on SimDesk, not from models.";
+/** The note of a model evaluation on a dataset that simulated policies built. */
+export const SIMULATED_DATASET_NOTE = "model agents evaluated on a SIMULATED dataset: its trajectories and errors come from seeded simulated policies on SimDesk; the recoveries are the config's models.";
 
 /** One row of the recovery table (paper Figs 4/5/7): a variant at budget r and distance d. */
 export interface RecoveryTableJsonRow {
@@ -118,9 +120,13 @@ export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manife
     implicitVsExplicit.push({ d: imp.distance, r: imp.budget, n: imp.n, implicit: ci(imp.success), explicit: ci(exp.success), gain: exp.success.rate - imp.success.rate });
   }
   const t = input.manifest.trajectories;
-  const simulated = input.runs.some((r) => r.simulated) || input.manifest.simulated;
+  const simulatedRuns = input.runs.some((r) => r.simulated);
+  const simulated = simulatedRuns || input.manifest.simulated;
+  // Model agents on a dataset that simulated policies built: say which part is simulated, never
+  // that the numbers come from simulated policies (the evaluated agents are the config's models).
+  const note = simulatedRuns ? SIMULATED_RECOVERY_NOTE : simulated ? SIMULATED_DATASET_NOTE : "";
   return {
-    kind: "recovery-eval", simulated, note: simulated ? SIMULATED_RECOVERY_NOTE : "", label: input.label, dataset: input.dataset, datasetVersion: input.manifest.version,
+    kind: "recovery-eval", simulated, note, label: input.label, dataset: input.dataset, datasetVersion: input.manifest.version,
     samples: input.manifest.samples, sampleSelection, sampleSelectionNote: SAMPLE_SELECTION_NOTES[sampleSelection], budgets: input.budgets.join(","), threshold: input.threshold ?? 0.99, rationaleMethod: rationaleMethod(input.runs), table, implicitVsExplicit,
     trajectoryStages: [
       { stage: "rollouts", count: t.rollouts }, { stage: "successful", count: t.successful }, { stage: "well-formed", count: t.wellFormed },

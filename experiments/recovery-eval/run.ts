@@ -5,6 +5,7 @@
  * and README.md; `retrace report <dir>` renders them.
  */
 import { writeFileSync } from "node:fs";
+import { writeTextAtomic } from "../../src/store/write-file.ts";
 import { join, resolve } from "node:path";
 import { BlobStore } from "../../src/blob-store.ts";
 import { ConfigError } from "../../src/errors.ts";
@@ -122,8 +123,8 @@ export async function runSimDeskRecoveryEval(options: SimDeskEvalOptions): Promi
       truth: options.truth === false ? undefined : simDeskTruth(desk), rationale: options.rationale, onProgress: options.onProgress,
     });
     const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label: simulatedEvalLabel(desk, seed), budgets: options.budgets ?? [1, 3, 10] });
-    writeFileSync(join(out, "runs.jsonl"), redactText(runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : "")));
-    writeFileSync(join(out, "recovery-eval.json"), JSON.stringify(report, null, 2) + "\n");
+    writeTextAtomic(join(out, "runs.jsonl"), runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : ""));
+    writeTextAtomic(join(out, "recovery-eval.json"), JSON.stringify(report, null, 2) + "\n");
     return { report, runs };
   } finally {
     await desk.close();
@@ -159,7 +160,7 @@ export async function runOracleAgreement(options: OracleAgreementOptions): Promi
     settings.push({ noise, runs, label: report.label });
   }
   const report = agreementReport(settings);
-  writeFileSync(join(out, "oracle-agreement.json"), JSON.stringify(report, null, 2) + "\n");
+  writeTextAtomic(join(out, "oracle-agreement.json"), JSON.stringify(report, null, 2) + "\n");
   return report;
 }
 

@@ -6,7 +6,9 @@
  * `result.txt` and `result.json` under `<out>/<run>/<condition>/<task>/<seed>/`.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { realInside, showId } from "../../src/store/safe-path.ts";
+import { readJsonFile } from "../../src/store/read-file.ts";
 import { BlobStore } from "../../src/blob-store.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { prepareOutDir } from "../../src/store/out-dir.ts";
@@ -46,7 +48,11 @@ export async function exportOsworld(options: ExportOsworldOptions): Promise<Expo
   const total = runs.reduce((n, r) => n + r.lines.filter((l) => l.status === "ok").length, 0);
   const summary: ExportOsworldSummary = { out, runs: runs.length, episodes: 0, screenshots: 0, missing: 0 };
   for (const run of runs) {
-    const blobs = new BlobStore({ dir: runBlobsDir(run.dir) });
+    // Read only inside the folder given (links followed), like the report: the run's blob folder
+    // (or the shared one beside it, the demo's layout), its blobs, and every episode file.
+    const blobsDir = runBlobsDir(run.dir);
+    if (existsSync(blobsDir) && !realInside(dirname(resolve(run.dir)), blobsDir)) throw new ConfigError(`export: ${join(run.dir, "manifest.json")} names the blob folder ${showId(blobsDir)}, outside ${dirname(resolve(run.dir))}; export reads only inside the run folder and the folder that holds it`, { field: "osworld" });
+    const blobs = new BlobStore({ dir: blobsDir, confined: true });
     for (const line of run.lines) {
       if (line.status !== "ok") continue;
       const folder = episodeFolder(run.dir, line);
@@ -56,7 +62,7 @@ export async function exportOsworld(options: ExportOsworldOptions): Promise<Expo
         summary.missing++;
         continue;
       }
-      const rec = held ?? (JSON.parse(readFileSync(file, "utf8")) as EpisodeRecord);
+      const rec = held ?? readJsonFile<EpisodeRecord>(confinedFile(root, file), { what: "trajectory.json", prefix: "export: " });
       const dir = join(out, relative(root, run.dir), relative(run.dir, folder));
       const w = await writeEpisodeOutput({ dir, trajectory: rec.trajectory, blobs, score: { score: rec.score, ...(rec.detail ? { detail: rec.detail } : {}) }, simulated: rec.simulated });
       summary.episodes++;
@@ -65,4 +71,10 @@ export async function exportOsworld(options: ExportOsworldOptions): Promise<Expo
     }
   }
   return summary;
+}
+
+/** `file` when, links followed, it is inside `root`; a ConfigError naming it otherwise. */
+function confinedFile(root: string, file: string): string {
+  if (!realInside(root, file)) throw new ConfigError(`export: ${file} leads outside ${root} (a link or a path from a result file); export reads only inside the run folder`, { field: "osworld" });
+  return file;
 }

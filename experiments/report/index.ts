@@ -23,6 +23,7 @@ import { appBreakdown, appChart, pairedChart, pairedRows } from "./paired.ts";
 import { recoveryEvalView } from "./recovery-view.ts";
 import { viewerChunks } from "./viewer-data.ts";
 import { chunkEpisode, shortenScreenIds, writeScreenPacks } from "./screen-packs.ts";
+import { writeFileAtomic } from "../../src/store/write-file.ts";
 
 /** Options of {@link buildReport}. */
 export interface ReportOptions {
@@ -46,6 +47,8 @@ export interface ReportOutput {
   episodes: number;
   /** Chunk files written beside the report. */
   chunks: number;
+  /** Finished episodes the viewer cannot show: their record (trajectory.json, or the run's trajectories.jsonl.gz) is missing. */
+  missing: string[];
 }
 
 /** Build report.html (and its chunk folder) for `dir`. */
@@ -72,7 +75,7 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   const recovery = recoveryEvalView(extras);
   const file = resolve(options.file ?? join(root, "report.html"));
   const reportDir = dirname(file);
-  const { index, chunks, screens } = await viewerChunks(runs, reportDir, options.episodesPerRun);
+  const { index, chunks, screens, missing } = await viewerChunks(runs, reportDir, options.episodesPerRun);
   // The chunk folder is rewritten whole: a stale chunk from an earlier report never mixes in.
   const filesName = `${basename(file).replace(/\.html?$/i, "")}-files`;
   const filesDir = join(reportDir, filesName);
@@ -81,7 +84,7 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   const packed = shortenScreenIds(chunks, screens);
   writeCallFiles(filesDir, splitCalls(chunks), scriptJson);
   chunks.forEach((c, i) => writeFileSync(join(filesDir, `chunk-${i}.js`), `window.__retraceChunk(${i}, ${scriptJson(c.map(chunkEpisode))});\n`));
-  writeScreenPacks(join(filesDir, "screens"), packed);
+  await writeScreenPacks(join(filesDir, "screens"), packed);
   // findings.json (the demo writes one) wins; otherwise the findings are checked against this
   // folder's own ideal-recovery / end-to-end runs and recovery evaluation, simulated or model-backed.
   const findingsFile = join(root, "findings.json");
@@ -93,10 +96,9 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
     runs, charts: [...charts, ...recovery.charts], extras, recoveryHtml: recovery.html, findings, viewer: { index, chunkDir: encodeURIComponent(filesName) }, chartJs, clientJs: PANELS_JS + CLIENT_JS,
     generatedFrom: runs.length ? `${runs.length} run(s) in ${root}` : `recovery-evaluation output in ${root}`,
   });
-  writeFileSync(`${file}.tmp`, html);
-  renameSync(`${file}.tmp`, file);
+  writeFileAtomic(file, html);
   const bytes = Buffer.byteLength(html);
-  return { file, bytes, totalBytes: bytes + folderBytes(filesDir), runs: runs.length, episodes: index.length, chunks: chunks.length };
+  return { file, bytes, totalBytes: bytes + folderBytes(filesDir), runs: runs.length, episodes: index.length, chunks: chunks.length, missing };
 }
 
 /** Bytes of the files under `dir` (0 when it does not exist). */

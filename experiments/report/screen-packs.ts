@@ -35,11 +35,11 @@ export function shortenScreenIds<T>(chunks: ViewEpisode[][], screens: ReadonlyMa
 }
 
 /** Write one pack per id prefix for `screens` (id -> reader of its gzipped SVG); returns the number of packs. */
-export function writeScreenPacks(dir: string, screens: ReadonlyMap<string, () => Buffer>): number {
+export async function writeScreenPacks(dir: string, screens: ReadonlyMap<string, () => Promise<Buffer>>): Promise<number> {
   const packs = new Map<string, string[]>();
   for (const id of [...screens.keys()].sort()) {
     const list = packs.get(id.slice(0, 2)) ?? [];
-    list.push(`${JSON.stringify(id)}:"${screens.get(id)!().toString("base64")}"`);
+    list.push(`${JSON.stringify(id)}:"${(await screens.get(id)!()).toString("base64")}"`);
     packs.set(id.slice(0, 2), list);
   }
   if (packs.size) mkdirSync(dir, { recursive: true });

@@ -14,6 +14,7 @@ import { formatAction, type Action } from "../../src/action.ts";
 import { BlobStore } from "../../src/blob-store.ts";
 import type { EpisodeRecord } from "../runner/episode.ts";
 import { runBlobsDir } from "../runner/run-blobs.ts";
+import { RECORDS_PACK as RECORDS_PACK_NAME } from "../runner/episode-records.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { readJsonFile } from "../../src/store/read-file.ts";
 import { realInside, showId } from "../../src/store/safe-path.ts";
@@ -112,7 +113,7 @@ const REF = /^[0-9a-f]{64}$/;
  */
 export interface ScreenFiles {
   blobs?: BlobStore;
-  seen: Map<string, (() => Buffer) | null>;
+  seen: Map<string, (() => Promise<Buffer>) | null>;
 }
 
 /** The prefix of a screenshot URL that names a screen kept as SVG (`screen:<ref>`). */
@@ -128,7 +129,8 @@ export function blobUrl(blobsDir: string, reportDir: string, ref: unknown, scree
   if (screens && blobs) {
     let svgz = screens.seen.get(ref);
     if (svgz === undefined) {
-      svgz = !existsSync(blobs.path(ref)) && blobs.svgzSync(ref) ? () => blobs.svgzSync(ref)! : null;
+      // Shipped only after it is checked: it unzips and renders to the screen its reference names.
+      svgz = !existsSync(blobs.path(ref)) && blobs.svgzSync(ref) ? async () => (await blobs.checkedSvgz(ref))! : null;
       screens.seen.set(ref, svgz);
     }
     if (svgz) return SCREEN_URL_PREFIX + ref;
@@ -465,9 +467,10 @@ export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: s
 }
 
 /** The viewer's index and its chunk files (one per run and condition): every episode, loaded on demand. */
-export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][]; screens: Map<string, () => Buffer> }> {
+export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][]; screens: Map<string, () => Promise<Buffer>>; missing: string[] }> {
+  const missing: string[] = [];
   const memo = new Map<string, number[] | undefined>();
-  const seen = new Map<string, (() => Buffer) | null>();
+  const seen = new Map<string, (() => Promise<Buffer>) | null>();
   const index: ViewerIndexRow[] = [];
   const chunks: ViewEpisode[][] = [];
   for (const run of runs) {
@@ -477,13 +480,17 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
     // (The demo's runs share one store beside them, so the run's parent folder is the bound.)
     if (existsSync(blobsDir) && !realInside(dirname(resolve(run.dir)), blobsDir)) throw new ConfigError(`report: ${join(run.dir, "manifest.json")} names the blob folder ${showId(blobsDir)}, outside ${dirname(resolve(run.dir))}; the report reads only inside the run folder and the folder that holds it`, { field: "dir" });
     // Read-only use: a store is made (it creates its folder) only when the folder exists.
-    const blobs = existsSync(blobsDir) ? new BlobStore({ dir: blobsDir }) : undefined;
+    const blobs = existsSync(blobsDir) ? new BlobStore({ dir: blobsDir, confined: true }) : undefined;
     const byCondition = new Map<string, number>();
     for (const line of perRun === undefined ? run.lines : pickEpisodes(run.lines, perRun)) {
       if (line.status !== "ok") continue;
       const held = run.records?.get(line.key);
       const file = join(episodeFolder(run.dir, line), "trajectory.json");
-      if (!held && !existsSync(file)) continue;
+      if (!held && !existsSync(file)) {
+        // Said, never dropped silently: the run's trajectories.jsonl.gz or this trajectory.json is gone.
+        missing.push(`${run.rel || "."}: ${line.key} (${run.recordsFile ?? (existsSync(join(run.dir, RECORDS_PACK_NAME)) ? "" : "no trajectories.jsonl.gz, ")}no ${relative(run.dir, file)})`);
+        continue;
+      }
       const rec = held ?? readJsonFile<EpisodeRecord>(inside(run.dir, file), { what: "trajectory.json", prefix: "report: ", hint: "it should be the episode record written by `retrace run`; re-run that episode (delete its line from results.jsonl, then --resume) or restore the file" });
       if (!rec?.trajectory || !Array.isArray(rec.trajectory.steps)) continue;
       // Only blob references (sha256 hex) name screenshot files, so no step can point the viewer elsewhere.
@@ -503,7 +510,7 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
       index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveries: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk, label: conditionLabel(line.condition), instruction: rec.instruction ?? "", ...(typeof rec.extra?.k === "number" ? { k: rec.extra.k } : {}) });
     }
   }
-  const svgz = new Map<string, () => Buffer>();
+  const svgz = new Map<string, () => Promise<Buffer>>();
   for (const [ref, read] of seen) if (read) svgz.set(ref, read);
-  return { index, chunks, screens: svgz };
+  return { index, chunks, screens: svgz, missing };
 }

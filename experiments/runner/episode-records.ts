@@ -9,6 +9,7 @@
 import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
+import { writeFileAtomic } from "../../src/store/write-file.ts";
 
 /** The log the workers append to while a run goes on. */
 export const RECORDS_LOG = "trajectories.jsonl";
@@ -66,8 +67,6 @@ export function compactRecords(runDir: string, order: readonly string[]): void {
   if (!texts) return;
   const rank = new Map(order.map((k, i) => [k, i]));
   const keys = [...texts.keys()].sort((a, b) => (rank.get(a) ?? Infinity) - (rank.get(b) ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0));
-  const tmp = join(runDir, `${RECORDS_PACK}.tmp`);
-  writeFileSync(tmp, gzipSync(keys.map((k) => texts.get(k) + "\n").join(""), { level: 9 }));
-  renameSync(tmp, join(runDir, RECORDS_PACK));
+  writeFileAtomic(join(runDir, RECORDS_PACK), gzipSync(keys.map((k) => texts.get(k) + "\n").join(""), { level: 9 }));
   rmSync(join(runDir, RECORDS_LOG), { force: true });
 }

@@ -29,6 +29,8 @@ import { compactRecords } from "./episode-records.ts";
 import type { ExperimentRuntime } from "./runtime.ts";
 import { summarize, summaryCsv, type ExperimentSummary } from "./summary.ts";
 import type { Task } from "../../src/task.ts";
+import { acquireRunLock } from "./run-lock.ts";
+import { writeTextAtomic } from "../../src/store/write-file.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -88,48 +90,53 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
   if (!settings.shard && settings.preflight !== false && settings.calls?.cache !== "read") await preflightEndpoints(configEndpoints(config, settings.calls));
   // A --checkpoint backend that cannot be used (e.g. an unreachable postgres:// server) fails here, before anything is written.
   const checkpointer = config.kind === "ideal-recovery" ? false : await openRunCheckpointer(settings.checkpoint, settings.out);
-  const ctx = new RunContext(runtime, settings, config);
-  const settle = resolveSettleMs(config);
-  const manifest: Manifest = {
-    experiment: config.name, kind: config.kind, config, configHash, seedBase, seeds, tasks: tasks.map((t) => t.id),
-    conditions: conditions.map((c) => ({ id: c.id, params: c.params, unconfirmedRestoration: unconfirmedRestorationOf(c) })),
-    packageVersion: packageVersion(), gitCommit: gitCommit(), prompts: ALL_PROMPTS.map(promptRef).sort(), node: process.version,
-    ...(settle && { settle }),
-    draws: config.draws,
-    ...(settings.blobsDir && { blobs: relative(settings.out, settings.blobsDir) }),
-  };
-  if (!settings.shard && settings.remote?.role !== "worker") writeJson(manifestFile, manifest);
+  // One process per run folder: two runs into one fresh --out (or two --resumes) are refused.
+  const unlock = !settings.shard && settings.remote?.role !== "worker" ? acquireRunLock(settings.out) : () => undefined;
+  try {
+    const ctx = new RunContext(runtime, settings, config);
+    const settle = resolveSettleMs(config);
+    const manifest: Manifest = {
+      experiment: config.name, kind: config.kind, config, configHash, seedBase, seeds, tasks: tasks.map((t) => t.id),
+      conditions: conditions.map((c) => ({ id: c.id, params: c.params, unconfirmedRestoration: unconfirmedRestorationOf(c) })),
+      packageVersion: packageVersion(), gitCommit: gitCommit(), prompts: ALL_PROMPTS.map(promptRef).sort(), node: process.version,
+      ...(settle && { settle }),
+      draws: config.draws,
+      ...(settings.blobsDir && { blobs: relative(settings.out, settings.blobsDir) }),
+    };
+    if (!settings.shard && settings.remote?.role !== "worker") writeJson(manifestFile, manifest);
 
-  let lines: ResultLine[];
-  if (config.kind === "ideal-recovery") lines = await runIdealRecovery(config, ctx);
-  else {
-    const byId = new Map(tasks.map((t) => [t.id, t]));
-    const byCondition = new Map(conditions.map((c) => [c.id, c]));
-    const jobs = expandJobs(conditions.map((c) => c.id), tasks.map((t) => t.id), seeds);
-    const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls, episodeTimeoutMs: config.episodeTimeoutMs, checkpoint: settings.checkpoint, draws: config.draws, osworldFiles: settings.osworldFiles, episodeRecords: settings.episodeRecords };
-    try {
-      lines = await ctx.pool("episodes", jobs, (job, rec) => runConditionEpisode(job, byCondition.get(job.condition)!, byId.get(job.task) as Task, rec, deps));
-    } finally {
-      await closeRunCheckpointer(checkpointer);
+    let lines: ResultLine[];
+    if (config.kind === "ideal-recovery") lines = await runIdealRecovery(config, ctx);
+    else {
+      const byId = new Map(tasks.map((t) => [t.id, t]));
+      const byCondition = new Map(conditions.map((c) => [c.id, c]));
+      const jobs = expandJobs(conditions.map((c) => c.id), tasks.map((t) => t.id), seeds);
+      const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls, episodeTimeoutMs: config.episodeTimeoutMs, checkpoint: settings.checkpoint, draws: config.draws, osworldFiles: settings.osworldFiles, episodeRecords: settings.episodeRecords };
+      try {
+        lines = await ctx.pool("episodes", jobs, (job, rec) => runConditionEpisode(job, byCondition.get(job.condition)!, byId.get(job.task) as Task, rec, deps));
+      } finally {
+        await closeRunCheckpointer(checkpointer);
+      }
     }
+    const summary = summarize({
+      stopped: ctx.stopped,
+      skipped: skippedTasks(runtime, config.env),
+      experiment: config.name, kind: config.kind, lines,
+      params: Object.fromEntries(conditions.map((c) => [c.id, c.params])),
+      maxK: config.kind === "ideal-recovery" ? config.k : undefined,
+    });
+    if (settle) summary.settle = settle;
+    summary.draws = config.draws;
+    writeJson(join(settings.out, "summary.json"), summary);
+    writeFileSync(join(settings.out, "summary.csv"), summaryCsv(summary));
+    if (settings.episodeRecords === "pack") {
+      const order = [...readResults(join(settings.out, "results.jsonl")).values()].sort((a, b) => a.index - b.index).map((l) => l.key);
+      compactRecords(settings.out, order);
+    }
+    return { summary, lines, out: settings.out };
+  } finally {
+    unlock();
   }
-  const summary = summarize({
-    stopped: ctx.stopped,
-    skipped: skippedTasks(runtime, config.env),
-    experiment: config.name, kind: config.kind, lines,
-    params: Object.fromEntries(conditions.map((c) => [c.id, c.params])),
-    maxK: config.kind === "ideal-recovery" ? config.k : undefined,
-  });
-  if (settle) summary.settle = settle;
-  summary.draws = config.draws;
-  if (config.kind === "ideal-recovery") summary.ideal = idealRunFacts(config, readPlan(join(settings.out, "plan.json")), lines);
-  writeJson(join(settings.out, "summary.json"), summary);
-  writeFileSync(join(settings.out, "summary.csv"), summaryCsv(summary));
-  if (settings.episodeRecords === "pack") {
-    const order = [...readResults(join(settings.out, "results.jsonl")).values()].sort((a, b) => a.index - b.index).map((l) => l.key);
-    compactRecords(settings.out, order);
-  }
-  return { summary, lines, out: settings.out };
 }
 
 /** Whether a results key is one of this run's episodes. */
@@ -143,8 +150,7 @@ function ownsKeyOf(config: ExperimentConfig, tasks: string[], seeds: number[], o
 }
 
 function writeJson(file: string, value: unknown): void {
-  writeFileSync(`${file}.tmp`, JSON.stringify(JSON.parse(stableStringify(value)), null, 2) + "\n");
-  renameSync(`${file}.tmp`, file);
+  writeTextAtomic(file, JSON.stringify(JSON.parse(stableStringify(value)), null, 2) + "\n");
 }
 
 /** The package.json version. */

@@ -12,6 +12,7 @@ import type { JsonValue } from "../../src/policy.ts";
 import { redactText } from "../../src/secrets.ts";
 import type { ModelRole } from "../../src/usage.ts";
 import type { RoleCalls } from "../agents/meter.ts";
+import { writeFileAtomic } from "../../src/store/write-file.ts";
 
 /** One finished episode. Deterministic: no timings (those go to timings.jsonl). */
 export interface ResultLine {
@@ -89,12 +90,7 @@ export function readResults(file: string): Map<string, ResultLine> {
 /** Rewrite the file with one line per key, ordered by `index` (atomic rename). */
 export function finalizeResults(file: string, keep?: (line: ResultLine) => boolean): ResultLine[] {
   const lines = [...readResults(file).values()].filter((l) => !keep || keep(l)).sort((a, b) => a.index - b.index);
-  const tmp = `${file}.tmp`;
-  writeFileSync(tmp, lines.map((l) => redactText(JSON.stringify(l)) + "\n").join(""));
-  const fd = openSync(tmp, "r");
-  fsyncSync(fd);
-  closeSync(fd);
-  renameSync(tmp, file);
+  writeFileAtomic(file, lines.map((l) => redactText(JSON.stringify(l)) + "\n").join(""), { fsync: true });
   return lines;
 }
 

@@ -8,6 +8,7 @@ import type { Evaluation } from "../../src/task.ts";
 import { isSimulated, type RuntimeContext } from "../context.ts";
 import type { GraphState, GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
+import { untilAborted } from "../../src/abortable.ts";
 
 export async function evaluate(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
   let stopReason = state.stopReason ?? "max-steps";
@@ -18,8 +19,10 @@ export async function evaluate(state: GraphState, ctx: RuntimeContext): Promise<
   } else {
     try {
       await ensureEnvironment(state, ctx);
-      evaluation = await ctx.components.env.evaluate({ terminal: stopReason === "fail" ? "FAIL" : stopReason === "done" ? "DONE" : null });
+      // The evaluator may run a user's checker: it ends with the episode's signal (its deadline).
+      evaluation = await untilAborted(ctx.components.env.evaluate({ terminal: stopReason === "fail" ? "FAIL" : stopReason === "done" ? "DONE" : null }), ctx.signal, "the task's evaluator");
     } catch (err) {
+      if (ctx.signal?.aborted) throw err;
       stopReason = "env-error";
       envError = `evaluate failed: ${describeError(err)}`;
       evaluation = { score: 0, detail: envError };

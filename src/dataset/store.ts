@@ -20,6 +20,7 @@ import type { Task } from "../task.ts";
 import type { DatasetBuildResult } from "./build.ts";
 import { RECOVERY_DATASET_SCHEMA, type RecoveryDataset, type RecoveryDatasetManifest, type RecoverySample } from "./types.ts";
 import { redactText } from "../secrets.ts";
+import { writeTextAtomic } from "../store/write-file.ts";
 
 /** Options of {@link saveRecoveryDataset}. */
 export interface SaveDatasetOptions {
@@ -99,7 +100,5 @@ export function loadRecoveryDataset(dirInput: string): RecoveryDataset {
 }
 
 function writeAtomic(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, redactText(text));
-  renameSync(tmp, file);
+  writeTextAtomic(file, text);
 }

@@ -47,13 +47,25 @@ export async function loadChecker(module: string, exportName: string): Promise<B
   return fn as BrowserChecker;
 }
 
+/** A checker's return value for a message: JSON where it is JSON, else its type (a BigInt, a function...). */
+function describeValue(value: unknown): string {
+  if (typeof value === "bigint") return `the BigInt ${value}n`;
+  try {
+    const text = JSON.stringify(value);
+    if (text !== undefined) return text.length > 200 ? `${text.slice(0, 200)}...` : text;
+  } catch {
+    // a BigInt inside, a cycle: fall through to the type
+  }
+  return `a value of type ${typeof value}${value !== null && typeof value === "object" ? ` (${value.constructor?.name ?? "Object"})` : ""}`;
+}
+
 /** Normalise what a checker returned. */
 export function toEvaluation(result: unknown, who: string): Evaluation {
   if (typeof result === "boolean") return { score: result ? 1 : 0, detail: `${who} returned ${result}` };
   if (typeof result === "number" && result >= 0 && result <= 1) return { score: result, detail: `${who} returned ${result}` };
   const r = result as Partial<Evaluation> | null;
   if (r && typeof r === "object" && typeof r.score === "number" && r.score >= 0 && r.score <= 1) return { score: r.score, ...(typeof r.detail === "string" ? { detail: r.detail } : {}) };
-  throw new EnvironmentError(`${who} returned ${JSON.stringify(result)}; a checker returns a boolean, a score in [0, 1] or { score, detail }`, { retryable: false });
+  throw new EnvironmentError(`${who} returned ${describeValue(result)}; a checker returns a boolean, a score in [0, 1] or { score, detail }`, { retryable: false });
 }
 
 /** Run a task's checker. */

@@ -13,6 +13,7 @@ import type { InputEvent } from "./apps/app.ts";
 import { closeWindow, dialogButton, dialogKey, dialogType } from "./apps/dialogs.ts";
 import { openApp, raise } from "./apps/open.ts";
 import { readSettings, writeSetting } from "./settings-schema.ts";
+import { redactText } from "../../../src/secrets.ts";
 
 /** What happened when an action was applied. */
 export interface ActionInfo {
@@ -288,7 +289,10 @@ export function applyAction(state: DeskState, action: Action, width: number, hei
       break;
     }
     case "TYPING":
-      info = { noop: !typeText(s, action.text) };
+      // A secret the agent types (a registered API key, anything key-like) never enters the desk:
+      // the state, its snapshots (simdesk-states/), its screens (.svgz/.png, rendered from the state)
+      // and its accessibility tree all hold "[redacted]" instead (docs/reliability.md).
+      info = { noop: !typeText(s, redactText(action.text)) };
       break;
     case "PRESS":
       info = { noop: !keyPress(s, combo([...s.held, action.key])) };

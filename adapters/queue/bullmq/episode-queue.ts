@@ -9,6 +9,7 @@ import { Queue, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
 import { ConfigError, describeError } from "../../../src/errors.ts";
 import { logger } from "../../../src/logger.ts";
+import { redactText } from "../../../src/secrets.ts";
 
 /** What a job carries: enough to find the run (in PostgreSQL) and the episode in its expansion. */
 export interface EpisodeJobData {
@@ -32,7 +33,7 @@ export function checkRedisUrl(url: string, field = "queue"): void {
   try {
     u = new URL(url);
   } catch {
-    throw new ConfigError(`--${field}: "${url}" is not a URL; expected redis://HOST:PORT`, { field });
+    throw new ConfigError(`--${field}: "${redactText(url)}" is not a URL; expected redis://HOST:PORT`, { field });
   }
   if (u.protocol !== "redis:" && u.protocol !== "rediss:") throw new ConfigError(`--${field}: expected redis://HOST:PORT, got ${u.protocol}//...`, { field });
 }

@@ -13,6 +13,7 @@ import type { Environment } from "../../../src/environment.ts";
 import { RECOVERY_CONTEXTS, type RecoveryPolicy, type StateVerifier, type Summarizer } from "../../../src/recovery.ts";
 import type { TaskSpec } from "../../../src/task.ts";
 import { ConfigError } from "../../../src/errors.ts";
+import { RecoveryOptionsSchema } from "../../../src/episode.ts";
 import { recoverWithPolicy } from "../../langchain/recover-with-policy.ts";
 import type { RestoreRequest, RestoreResult } from "../../langchain/options.ts";
 import { fn, parseKnobOptions, RECOVERY_KNOBS_SHAPE, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../../recovery-knobs.ts";
@@ -50,7 +51,7 @@ const Schema = z
     blobs: withMethod("get"),
     detector: withMethod("detect"),
     recoverer: withMethod("propose").optional(),
-    budget: z.number().int().min(1).optional(),
+    budget: RecoveryOptionsSchema.shape.recoveryBudget.unwrap().optional(),
     recoveryContext: z.enum(RECOVERY_CONTEXTS).optional(),
     summarizer: withMethod("summarize").optional(),
     verifier: withMethod("verify").optional(),

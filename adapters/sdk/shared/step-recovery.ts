@@ -36,6 +36,7 @@ import type { ModelUsage } from "../../../src/usage.ts";
 import type { RecoveryReport } from "./recovery-report.ts";
 import type { RestoreRequest, RestoreResult } from "../../langchain/options.ts";
 import type { ResolvedKnobs } from "../../recovery-knobs.ts";
+import { untilAborted } from "../../../src/abortable.ts";
 
 /** One agent step as an SDK wrapper reports it. */
 export interface CompletedStep {
@@ -195,7 +196,7 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
     };
     let result: RestoreResult;
     try {
-      result = await this.o.restore({ step: R, errorStep: E, target, history: s.history, detection, selection, attempt, task: this.task, signal });
+      result = await untilAborted(this.o.restore({ step: R, errorStep: E, target, history: s.history, detection, selection, attempt, task: this.task, signal }), signal, "the restore routine");
     } catch (err) {
       if (signal?.aborted) throw err;
       const reason = describeError(err);

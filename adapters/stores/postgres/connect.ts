@@ -6,6 +6,7 @@
 import pg from "pg";
 import { ConfigError, describeError } from "../../../src/errors.ts";
 import { logger } from "../../../src/logger.ts";
+import { redactText } from "../../../src/secrets.ts";
 
 /** A PostgreSQL pool with the URL it came from (password redacted). */
 export interface PgHandle {
@@ -50,7 +51,7 @@ export function checkPostgresUrl(url: string, field: string): void {
   try {
     u = new URL(url);
   } catch {
-    throw new ConfigError(`${field}: "${url}" is not a URL; expected postgres://USER[:PASSWORD]@HOST:PORT/DATABASE`, { field });
+    throw new ConfigError(`${field}: "${redactText(url)}" is not a URL; expected postgres://USER[:PASSWORD]@HOST:PORT/DATABASE`, { field });
   }
   if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") throw new ConfigError(`${field}: expected a postgres://USER@HOST:PORT/DATABASE URL, got ${u.protocol}//...`, { field });
 }

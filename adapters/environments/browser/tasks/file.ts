@@ -22,13 +22,13 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ActionSchema } from "../../../../src/action.ts";
 import { ConfigError } from "../../../../src/errors.ts";
-import { StateEndpointSchema, type BrowserTask } from "./types.ts";
+import { HttpUrlSchema, StateEndpointSchema, type BrowserTask } from "./types.ts";
 
 const TaskEntrySchema = z
   .object({
     id: z.string().regex(/^[A-Za-z0-9_.-]+$/, "use letters, digits, '.', '-' and '_'"),
     instruction: z.string().min(1),
-    url: z.string().url(),
+    url: HttpUrlSchema,
     checker: z.string().min(1),
     export: z.string().min(1).default("default"),
     state: StateEndpointSchema.optional(),

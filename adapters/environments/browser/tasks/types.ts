@@ -13,11 +13,20 @@ import { centre } from "../apps/layout.ts";
 import { FIXTURES, type AppsState } from "../apps/state.ts";
 import type { Rect } from "../apps/ui.ts";
 
+/**
+ * An http(s) URL: the only scheme a browser task may start at or read state from. A file:, data: or
+ * javascript: URL would put the host's files (file:///etc/passwd) into the run's screens and blobs.
+ */
+export const HttpUrlSchema = z
+  .string()
+  .url()
+  .refine((u) => /^https?:$/i.test(new URL(u).protocol), { message: "expected an http:// or https:// URL (file:, data: and other schemes are refused)" });
+
 /** How a user's app exposes its server state (GET returns JSON, PUT puts it back). */
 export const StateEndpointSchema = z
   .object({
     /** The endpoint's URL. */
-    url: z.string().url(),
+    url: HttpUrlSchema,
     /** Headers sent with every state request (e.g. a token). @default {} */
     headers: z.record(z.string(), z.string()).default({}),
     /** State PUT at every reset (omitted: the app's state is not reset). */
@@ -28,7 +37,7 @@ export const StateEndpointSchema = z
 /** Where an episode starts. */
 export const BrowserSetupSchema = z.union([
   z.object({ fixture: z.enum(FIXTURES).default("default"), path: z.string().startsWith("/") }).strict(),
-  z.object({ url: z.string().url(), state: StateEndpointSchema.optional() }).strict(),
+  z.object({ url: HttpUrlSchema, state: StateEndpointSchema.optional() }).strict(),
 ]);
 
 /** How success is judged: a built-in checker by name, or a user's checker module. */
