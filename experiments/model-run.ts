@@ -129,9 +129,9 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
     const model = meter.wrap(cached, "policy", options.prices);
     policy = kind === "openai" ? createPyautoguiPolicy({ model, ...common }) : createUiTarsPolicy({ model, ...common });
   } else if (kind === "openai-cua") {
-    policy = createOpenAICuaPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings });
+    policy = createOpenAICuaPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings, observe: meter.observer("policy", options.prices) });
   } else {
-    policy = createAnthropicPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings, ...common });
+    policy = createAnthropicPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings, observe: meter.observer("policy", options.prices), ...common });
   }
 
   const env = createSimDesk({ blobs, width: options.width, height: options.height });
