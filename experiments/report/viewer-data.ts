@@ -7,12 +7,14 @@
  * gzipped SVG (SimDesk's, as `.svgz` files or in the folder's pack) are named `screen:<ref>` instead: the report copies them into
  * `<report>-files/screens/<ref[0:2]>.js` and the page unzips and shows the SVG on demand.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import sharp from "sharp";
 import { formatAction, type Action } from "../../src/action.ts";
 import { BlobStore } from "../../src/blob-store.ts";
 import type { EpisodeRecord } from "../runner/episode.ts";
+import type { CallRecord } from "../agents/call-log.ts";
+import { ANNOTATION_CALLS_FILE } from "../ideal/annotation-calls.ts";
 import { runBlobsDir } from "../runner/run-blobs.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { readJsonFile } from "../../src/store/read-file.ts";
@@ -347,6 +349,19 @@ export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: s
   };
 }
 
+/**
+ * Ideal recovery's annotation calls by forward-run key (`annotation-calls.json`, written with
+ * plan.json): the detector and selector calls that judged each failed forward run, each on the
+ * step it judged. Empty when the run has none; a malformed file reads as none.
+ */
+export function annotationCalls(runDir: string): Map<string, CallRecord[]> {
+  const file = join(runDir, ANNOTATION_CALLS_FILE);
+  if (!existsSync(file)) return new Map();
+  const data = readJsonFile<unknown>(inside(runDir, file), { what: ANNOTATION_CALLS_FILE, prefix: "report: ", hint: "it is written by ideal recovery's annotation phase; delete it to show no annotation calls" });
+  if (!data || typeof data !== "object" || Array.isArray(data)) return new Map();
+  return new Map(Object.entries(data as Record<string, unknown>).filter((e): e is [string, CallRecord[]] => Array.isArray(e[1])));
+}
+
 /** The viewer's index and its chunk files (one per run and condition): every episode, loaded on demand. */
 export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][]; screens: Map<string, () => Buffer> }> {
   const memo = new Map<string, number[] | undefined>();
@@ -362,13 +377,17 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
     // Read-only use: a store is made (it creates its folder) only when the folder exists.
     const blobs = existsSync(blobsDir) ? new BlobStore({ dir: blobsDir }) : undefined;
     const byCondition = new Map<string, number>();
+    const annotation = annotationCalls(run.dir);
     for (const line of perRun === undefined ? run.lines : pickEpisodes(run.lines, perRun)) {
       if (line.status !== "ok") continue;
       const held = run.records?.get(line.key);
       const file = join(episodeFolder(run.dir, line), "trajectory.json");
       if (!held && !existsSync(file)) continue;
-      const rec = held ?? readJsonFile<EpisodeRecord>(inside(run.dir, file), { what: "trajectory.json", prefix: "report: ", hint: "it should be the episode record written by `retrace run`; re-run that episode (delete its line from results.jsonl, then --resume) or restore the file" });
-      if (!rec?.trajectory || !Array.isArray(rec.trajectory.steps)) continue;
+      const read = held ?? readJsonFile<EpisodeRecord>(inside(run.dir, file), { what: "trajectory.json", prefix: "report: ", hint: "it should be the episode record written by `retrace run`; re-run that episode (delete its line from results.jsonl, then --resume) or restore the file" });
+      if (!read?.trajectory || !Array.isArray(read.trajectory.steps)) continue;
+      // Ideal recovery: the annotation's detector and selector calls judged this forward run's last step.
+      const judged = annotation.get(read.key);
+      const rec = judged?.length ? { ...read, calls: [...(Array.isArray(read.calls) ? read.calls : []), ...judged] } : read;
       // Only blob references (sha256 hex) name screenshot files, so no step can point the viewer elsewhere.
       for (const s of rec.trajectory.steps)
         for (const ref of [s.before, s.after])
