@@ -2,7 +2,8 @@
  * Per-episode accounting of model calls by role: attempts, errors, tokens and cost. It wraps the
  * ChatModel each model agent talks to (outside the cache), so it sees every call the agent made,
  * including the ones that failed, which the episode's own accounting (built from successful
- * answers) cannot. Cost here is the list price of the tokens (so a cached re-run writes the same
+ * answers) cannot; agents with their own SDK clients (OpenAI and Anthropic computer use) report
+ * their calls to it through {@link ModelMeter.observer} instead. Cost here is the list price of the tokens (so a cached re-run writes the same
  * bytes); what was actually spent (cache misses only) goes to the run-wide {@link CostLedger},
  * which `--max-cost-usd` watches.
  */

@@ -10,6 +10,9 @@
  * optional record/replay cache keyed by the request with screenshots as hashes. Under a
  * {@link PromptFraming} (recovery, perturbation) the system prefix goes before the system prompt,
  * the instruction prefix before the task, and the preamble opens the first user turn.
+ * An optional call observer (`observe`, adapters/models/call-observer.ts) is told of each call
+ * (the request as chat messages with screenshots by reference, the reply, usage or error), which
+ * is how the experiments' call log puts these calls on their steps.
  */
 import Anthropic from "@anthropic-ai/sdk";
 import { formatAction, type Action } from "../../../src/action.ts";
