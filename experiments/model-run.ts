@@ -137,9 +137,9 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
     const model = withDraws(meter.wrap(cached, "policy", options.prices), draws);
     policy = kind === "openai" ? createPyautoguiPolicy({ model, ...common }) : createUiTarsPolicy({ model, ...common });
   } else if (kind === "openai-cua") {
-    policy = createOpenAICuaPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings, draws });
+    policy = createOpenAICuaPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings, draws, observe: meter.observer("policy", options.prices) });
   } else {
-    policy = createAnthropicPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings, draws, ...common });
+    policy = createAnthropicPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings, draws, observe: meter.observer("policy", options.prices), ...common });
   }
 
   const env = createSimDesk({ blobs, width: options.width, height: options.height });

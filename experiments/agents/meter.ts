@@ -2,7 +2,8 @@
  * Per-episode accounting of model calls by role: attempts, errors, tokens and cost. It wraps the
  * ChatModel each model agent talks to (outside the cache), so it sees every call the agent made,
  * including the ones that failed, which the episode's own accounting (built from successful
- * answers) cannot. Cost here is the list price of the tokens (so a cached re-run writes the same
+ * answers) cannot; agents with their own SDK clients (OpenAI and Anthropic computer use) report
+ * their calls to it through {@link ModelMeter.observer} instead. Cost here is the list price of the tokens (so a cached re-run writes the same
  * bytes); what was actually spent (cache misses only) goes to the run-wide {@link CostLedger},
  * which `--max-cost-usd` watches.
  */
@@ -11,6 +12,7 @@ import type { ChatModel, ChatRequest, ChatResponse } from "../../src/model.ts";
 import type { ModelRole, ModelUsage } from "../../src/usage.ts";
 import { costUsd, type PriceTable } from "../../adapters/models/pricing.ts";
 import { currentCallSite, type CallSite } from "../../src/runtime/call-site.ts";
+import type { ModelCallObserver, ObservedCall, ObservedCallStart } from "../../adapters/models/call-observer.ts";
 import { loggedMessages, orderedCalls, siteFields, type CallRecord } from "./call-log.ts";
 
 /** One role's model calls in one episode (a results.jsonl field). */
@@ -70,6 +72,45 @@ export class ModelMeter {
     if (!this.firstError.has(role)) this.firstError.set(role, describeError(err).split("\n")[0].slice(0, 300));
   }
 
+  /**
+   * Start logging one call under `role`: the call site is read now (the runtime set it around the
+   * component's call); the returned functions count and log the call when it ends.
+   */
+  private begin(role: ModelRole, prices: PriceTable | undefined, start: ObservedCallStart): ObservedCall {
+    const at = currentCallSite();
+    const site = { ...siteFields(at), ...(at ? { site: at } : {}) };
+    const order = this.log.length;
+    const started = performance.now();
+    const base = () => {
+      const { requestSeed: _s, ...draw } = start.draw ?? ({} as Partial<NonNullable<ChatRequest["draw"]>>);
+      return { ...site, role, model: start.model, ...(start.prompt ? { prompt: start.prompt } : {}), ...(start.draw ? { draw: draw as CallRecord["draw"] } : {}), messages: loggedMessages(start.messages) };
+    };
+    let ended = false;
+    return {
+      done: (reply, usage) => {
+        if (ended) return;
+        ended = true;
+        this.recordUsage(role, usage, prices);
+        const cost = costUsd(prices, usage.model, usage);
+        this.log.push({ order, ...base(), reply, inputTokens: usage.inputTokens || 0, outputTokens: usage.outputTokens || 0, latencyMs: Math.round(usage.latencyMs ?? performance.now() - started), ...(cost !== undefined ? { costUsd: cost } : {}), ...(usage.cached ? { cached: true } : {}) });
+      },
+      failed: (err) => {
+        if (ended) return;
+        ended = true;
+        this.recordError(role, err);
+        this.log.push({ order, ...base(), reply: "", inputTokens: 0, outputTokens: 0, latencyMs: Math.round(performance.now() - started), error: describeError(err).split("\n")[0].slice(0, 300) });
+      },
+    };
+  }
+
+  /**
+   * A call observer (adapters/models/call-observer.ts) that counts and logs under `role` the calls
+   * of agents with their own SDK clients (OpenAI and Anthropic computer use), like {@link wrap}.
+   */
+  observer(role: ModelRole, prices?: PriceTable): ModelCallObserver {
+    return (start) => this.begin(role, prices, start);
+  }
+
   /** Wrap a chat model so its calls are counted under `role`. */
   wrap(model: ChatModel, role: ModelRole, prices?: PriceTable): ChatModel {
     const meter = this;
@@ -77,23 +118,13 @@ export class ModelMeter {
       model: model.model,
       async complete(request: ChatRequest): Promise<ChatResponse> {
         // The step is read when the call starts: the runtime set it around the component's call.
-        const at = currentCallSite();
-        const site = { ...siteFields(at), ...(at ? { site: at } : {}) };
-        const order = meter.log.length;
-        const started = performance.now();
-        const base = () => {
-          const { requestSeed: _s, ...draw } = request.draw ?? ({} as Partial<NonNullable<ChatRequest["draw"]>>);
-          return { ...site, role, model: model.model, ...(request.prompt ? { prompt: request.prompt } : {}), ...(request.draw ? { draw: draw as CallRecord["draw"] } : {}), messages: loggedMessages(request.messages) };
-        };
+        const call = meter.begin(role, prices, { model: model.model, ...(request.prompt ? { prompt: request.prompt } : {}), ...(request.draw ? { draw: request.draw } : {}), messages: request.messages });
         try {
           const res = await model.complete(request);
-          meter.recordUsage(role, res.usage, prices);
-          const cost = costUsd(prices, res.usage.model, res.usage);
-          meter.log.push({ order, ...base(), reply: res.text, inputTokens: res.usage.inputTokens || 0, outputTokens: res.usage.outputTokens || 0, latencyMs: Math.round(res.usage.latencyMs ?? performance.now() - started), ...(cost !== undefined ? { costUsd: cost } : {}), ...(res.usage.cached ? { cached: true } : {}) });
+          call.done(res.text, res.usage);
           return res;
         } catch (err) {
-          meter.recordError(role, err);
-          meter.log.push({ order, ...base(), reply: "", inputTokens: 0, outputTokens: 0, latencyMs: Math.round(performance.now() - started), error: describeError(err).split("\n")[0].slice(0, 300) });
+          call.failed(err);
           throw err;
         }
       },

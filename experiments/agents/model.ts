@@ -19,12 +19,13 @@ function opt<K extends string, V>(key: K, value: V | undefined): Partial<Record<
 
 /**
  * The format spec (adapters/policies/format.ts) of a model agent: chat formats get the metered,
- * cached chat model; OpenAI and Anthropic computer use keep their own SDK clients and cache.
+ * cached chat model; OpenAI and Anthropic computer use keep their own SDK clients and cache, and
+ * tell the meter of each call (its call log puts them on their steps like the chat models' calls).
  */
 export function formatSpecOf(spec: ModelAgentSpec, role: ModelRole, ctx: AgentContext): AgentFormatSpec {
   const sampling = { ...opt("temperature", spec.temperature), ...opt("maxTokens", maxTokensOf(spec)) };
   if (spec.format === "pyautogui" || spec.format === "uitars") return { format: spec.format, model: chatModelFor(spec, role, ctx), observation: spec.observation, ...opt("historyImages", spec.historyImages), ...sampling };
-  const common = { model: spec.model, baseURL: spec.baseUrl, apiKey: apiKeyOf(spec, ctx.calls), maxRetries: spec.maxRetries, timeoutMs: spec.timeoutMs, prices: spec.prices, cache: cacheOptionsOf(ctx.calls), settings: settingsFor(ctx.calls), ...opt("draws", ctx.draws) };
+  const common = { model: spec.model, baseURL: spec.baseUrl, apiKey: apiKeyOf(spec, ctx.calls), maxRetries: spec.maxRetries, timeoutMs: spec.timeoutMs, prices: spec.prices, cache: cacheOptionsOf(ctx.calls), settings: settingsFor(ctx.calls), ...opt("draws", ctx.draws), ...(ctx.meter && { observe: ctx.meter.observer(role, spec.prices) }) };
   if (spec.format === "openai-cua") return { format: "openai-cua", ...common };
   return { format: "anthropic", ...common, ...opt("historyImages", spec.historyImages), ...sampling };
 }

@@ -10,6 +10,7 @@ import type { ErrorDetector } from "../../src/detector.ts";
 import type { Observation } from "../../src/observation.ts";
 import type { HistoryEntry } from "../../src/policy.ts";
 import { createRng } from "../../src/rng.ts";
+import { atCallSite } from "../../src/runtime/call-site.ts";
 import type { RecoveryStepSelector, RecoveryStepStrategy } from "../../src/selector.ts";
 import type { Task } from "../../src/task.ts";
 import type { BlobStore } from "../../src/blob-store.ts";
@@ -80,7 +81,9 @@ export async function annotate(input: {
   const { task, history } = input;
   const spec = { id: task.id, instruction: task.instruction };
   const T = history.length;
-  const detection = await input.detector.detect({ task: spec, history, observation: input.final, step: T, tick: T, blobs: input.blobs });
+  // The annotation judges the run's last step (seq T-1 of the forward rollout): its calls are shown there.
+  const judged = Math.max(0, T - 1);
+  const detection = await atCallSite({ seq: judged, phase: "detector" }, () => input.detector.detect({ task: spec, history, observation: input.final, step: T, tick: T, blobs: input.blobs }));
   const found = detection.isError && detection.errorStep !== null;
   const E = Math.max(0, Math.min(T - 1, found ? (detection.errorStep as number) : T - 1));
   const recoveryStep: PlanInstance["recoveryStep"] = {};
@@ -91,7 +94,7 @@ export async function annotate(input: {
     else if (s === "error-random") recoveryStep["error-random"] = E <= 0 ? 0 : createRng(input.seed, task.id, "e-random").int(0, E - 1);
     else if (s === "llm") {
       if (!input.selector) throw new Error("annotate: the llm strategy needs a selector");
-      const sel = await input.selector.select({ task: spec, history, errorStep: E, detection, instanceKey: `${task.id}/${input.seed}`, seed: input.seed, blobs: input.blobs });
+      const sel = await atCallSite({ seq: judged, phase: "selector" }, () => input.selector!.select({ task: spec, history, errorStep: E, detection, instanceKey: `${task.id}/${input.seed}`, seed: input.seed, blobs: input.blobs }));
       recoveryStep.llm = Math.max(0, Math.min(E, sel.step));
       selectorReason = sel.reason;
     }

@@ -26,6 +26,8 @@ import { annotate, readPlan, selectorConditionLabel, STRATEGY_LABELS, strategyLa
 import { redactText } from "../../src/secrets.ts";
 import { pathInside } from "../../src/store/safe-path.ts";
 import { drawScopeFor } from "../../adapters/models/draws.ts";
+import type { CallRecord } from "../agents/call-log.ts";
+import { writeAnnotationCalls } from "./annotation-calls.ts";
 
 import { FORWARD_CONDITION } from "./facts.ts";
 export { FORWARD_CONDITION, idealRunFacts, type IdealRunFacts } from "./facts.ts";
@@ -79,6 +81,7 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
     const env = await runtime.createEnv(config.env, ctx.blobs);
     try {
       const instances: PlanInstance[] = [];
+      const annotationCalls = new Map<string, CallRecord[]>();
       let llmLabel: string | undefined;
       for (const line of failed) {
         const task = byId.get(line.task) as Task;
@@ -87,7 +90,8 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
           ? (JSON.parse(gunzipSync(readFileSync(`${historyFile}.gz`)).toString("utf8")) as { history: HistoryEntry[]; final: Observation })
           : readJsonFile<{ history: HistoryEntry[]; final: Observation }>(historyFile, { what: "history.json", hint: "delete its line from results.jsonl and --resume to re-run that forward run" });
         const draws = drawScopeFor(config.draws, { seed: line.seed, task: line.task, condition: "annotation" });
-        const cctx = { task, seed: line.seed, env, blobs: ctx.blobs, calls: settings.calls, meter: new ModelMeter(settings.calls?.ledger), draws };
+        const meter = new ModelMeter(settings.calls?.ledger);
+        const cctx = { task, seed: line.seed, env, blobs: ctx.blobs, calls: settings.calls, meter, draws };
         const selector = config.strategies.includes("llm") ? runtime.selector(config.selector ?? defaultSpec("selector", config.forward) ?? { kind: "sim", profile: "default" }, cctx) : undefined;
         if (selector) llmLabel ??= selectorConditionLabel(selector);
         instances.push(
@@ -96,7 +100,9 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
             detector: runtime.detector(config.detector, cctx), selector, strategies: config.strategies, blobs: ctx.blobs,
           }),
         );
+        annotationCalls.set(line.key, meter.callLog());
       }
+      writeAnnotationCalls(settings.out, annotationCalls);
       plan = { experiment: config.name, simulated: forward.some((l) => l.simulated), ...(llmLabel ? { labels: { llm: llmLabel } } : {}), instances } satisfies RunPlan;
       writePlan(planFile, plan);
     } finally {

@@ -7,12 +7,14 @@
  * gzipped SVG (SimDesk's, as `.svgz` files or in the folder's pack) are named `screen:<ref>` instead: the report copies them into
  * `<report>-files/screens/<ref[0:2]>.js` and the page unzips and shows the SVG on demand.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import sharp from "sharp";
 import { formatAction, type Action } from "../../src/action.ts";
 import { BlobStore } from "../../src/blob-store.ts";
 import type { EpisodeRecord } from "../runner/episode.ts";
+import type { CallRecord } from "../agents/call-log.ts";
+import { ANNOTATION_CALLS_FILE } from "../ideal/annotation-calls.ts";
 import { runBlobsDir } from "../runner/run-blobs.ts";
 import { RECORDS_PACK as RECORDS_PACK_NAME } from "../runner/episode-records.ts";
 import { ConfigError } from "../../src/errors.ts";
@@ -150,121 +152,6 @@ function marksOf(actions: readonly Action[]): ViewerMark[] {
     if (p) at = p;
   }
   return out;
-}
-
-/** A record/replay cache entry as a call (the computer-use policies' entries included); see {@link loadCallIndex}. */
-export interface CachedCall {
-  role: string;
-  model: string;
-  prompt?: string;
-  /** The request's text parts (images named as [screenshot]). */
-  request: string;
-  reply: string;
-  inputTokens: number;
-  outputTokens: number;
-  /** Milliseconds the recorded call took; absent in cache entries written before latency was recorded. */
-  latencyMs?: number;
-  /** US dollars from the model spec's prices; absent when the spec had none (shown as n/a, never $0). */
-  costUsd?: number;
-}
-
-type Meta = { role?: string; prompt?: string; latencyMs?: number; costUsd?: number; model?: string };
-type CacheEntry = {
-  request?: { model?: string; role?: string; draw?: { role?: string }; system?: unknown; instructions?: unknown; messages?: unknown; input?: unknown };
-  draw?: { role?: string };
-  // chat entries: text, tokens and the recorded call; computer-use entries: output/content, usage in the vendor's names, meta
-  response?: Meta & { text?: string; inputTokens?: number; outputTokens?: number; output?: unknown; content?: unknown; usage?: Meta & { inputTokens?: number; outputTokens?: number; input_tokens?: number; output_tokens?: number }; meta?: Meta };
-};
-
-const BLOB_URL = "retrace-blob:";
-
-/**
- * The text parts and screenshots of a request, in order, and the last screenshot's blob ref: chat
- * messages (`{ type: "image", blob }`) and the computer-use bodies (OpenAI Responses `input`,
- * Anthropic `messages`), whose images are `retrace-blob:<ref>[@WxH]` strings.
- */
-function requestText(request: NonNullable<CacheEntry["request"]>): { texts: string[]; last?: string } {
-  const texts: string[] = [];
-  let last: string | undefined;
-  const walk = (v: unknown, role: string): void => {
-    if (typeof v === "string") {
-      if (v.startsWith(BLOB_URL)) (last = v.slice(BLOB_URL.length).replace(/@\d+x\d+$/, "")), texts.push("[screenshot]");
-      return;
-    }
-    if (Array.isArray(v)) return v.forEach((x) => walk(x, role));
-    if (!v || typeof v !== "object") return;
-    const o = v as Record<string, unknown>;
-    const r = typeof o.role === "string" ? o.role : role;
-    if (o.type === "image" && typeof o.blob === "string") return void ((last = o.blob), texts.push("[screenshot]"));
-    if (typeof o.text === "string") texts.push(`${r}: ${o.text}`);
-    if (typeof o.content === "string") texts.push(`${r}: ${o.content}`);
-    for (const [k, x] of Object.entries(o)) if (k !== "text" && k !== "role" && !(k === "content" && typeof x === "string")) walk(x, r);
-  };
-  for (const sys of [request.system, request.instructions]) typeof sys === "string" ? texts.push(`system: ${sys}`) : walk(sys, "system");
-  walk(request.messages, "user");
-  walk(request.input, "user");
-  return { texts, last };
-}
-
-/** A computer-use answer (OpenAI `output` items, Anthropic `content` blocks) as lines of text. */
-function answerText(items: unknown): string {
-  if (!Array.isArray(items)) return "";
-  return items
-    .map((it: Record<string, any>) => {
-      if (it?.type === "computer_call") return `computer_call ${JSON.stringify(it.action)}`;
-      if (it?.type === "tool_use") return `tool_use ${JSON.stringify(it.input)}`;
-      if (typeof it?.text === "string") return it.text;
-      if (Array.isArray(it?.content)) return it.content.map((c: { text?: unknown }) => (typeof c?.text === "string" ? c.text : "")).join("");
-      if (Array.isArray(it?.summary)) return it.summary.map((c: { text?: unknown }) => (typeof c?.text === "string" ? c.text : "")).join("");
-      return JSON.stringify(it);
-    })
-    .filter(Boolean)
-    .join("\n");
-}
-
-/**
- * The run's record/replay cache (`<run>/model-cache`), indexed by the last screenshot each request
- * carried. Not how the viewer places calls on steps (a cache entry can serve several episodes and
- * conditions, and a screen recurs across steps): that comes from each episode's call log
- * (viewer-calls.ts). Kept for inspecting a cache, e.g. the computer-use policies' entries. Empty when the run kept no cache. Reads
- * chat entries and the computer-use policies' entries alike; latency and cost are absent in
- * entries written before they were recorded (the viewer shows "n/a").
- */
-export function loadCallIndex(runDir: string, cacheDir?: string): Map<string, CachedCall[]> {
-  const index = new Map<string, CachedCall[]>();
-  const root = cacheDir ?? join(runDir, "model-cache");
-  if (!existsSync(root)) return index;
-  for (const sub of readdirSync(root)) {
-    const d = join(root, sub);
-    let names: string[];
-    try {
-      names = readdirSync(d).filter((n) => n.endsWith(".json"));
-    } catch {
-      continue;
-    }
-    for (const n of names) {
-      let e: CacheEntry;
-      try {
-        e = JSON.parse(readFileSync(join(d, n), "utf8")) as CacheEntry;
-      } catch {
-        continue;
-      }
-      if (!e?.request || typeof e.request !== "object") continue;
-      const { texts, last } = requestText(e.request);
-      if (!last) continue;
-      const r = e.response ?? {};
-      const u = { ...r, ...(r.usage ?? {}), ...(r.meta ?? {}) };
-      const latency = typeof u.latencyMs === "number" && Number.isFinite(u.latencyMs) && u.latencyMs >= 0 ? u.latencyMs : undefined;
-      const call: CachedCall = {
-        role: String(u.role ?? e.draw?.role ?? e.request.role ?? e.request.draw?.role ?? "model"), model: String(u.model ?? e.request.model ?? ""), ...(u.prompt ? { prompt: String(u.prompt) } : {}),
-        request: texts.join("\n").slice(0, 20_000), reply: String(typeof r.text === "string" ? r.text : answerText(r.output ?? r.content)).slice(0, 20_000),
-        inputTokens: Number(u.inputTokens ?? u.input_tokens) || 0, outputTokens: Number(u.outputTokens ?? u.output_tokens) || 0,
-        ...(latency !== undefined ? { latencyMs: latency } : {}), ...(typeof u.costUsd === "number" && Number.isFinite(u.costUsd) ? { costUsd: u.costUsd } : {}),
-      };
-      index.set(last, [...(index.get(last) ?? []), call]);
-    }
-  }
-  return index;
 }
 
 const str = (v: unknown) => (v === undefined || v === null ? "" : String(v));
@@ -466,6 +353,19 @@ export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: s
   };
 }
 
+/**
+ * Ideal recovery's annotation calls by forward-run key (`annotation-calls.json`, written with
+ * plan.json): the detector and selector calls that judged each failed forward run, each on the
+ * step it judged. Empty when the run has none; a malformed file reads as none.
+ */
+export function annotationCalls(runDir: string): Map<string, CallRecord[]> {
+  const file = join(runDir, ANNOTATION_CALLS_FILE);
+  if (!existsSync(file)) return new Map();
+  const data = readJsonFile<unknown>(inside(runDir, file), { what: ANNOTATION_CALLS_FILE, prefix: "report: ", hint: "it is written by ideal recovery's annotation phase; delete it to show no annotation calls" });
+  if (!data || typeof data !== "object" || Array.isArray(data)) return new Map();
+  return new Map(Object.entries(data as Record<string, unknown>).filter((e): e is [string, CallRecord[]] => Array.isArray(e[1])));
+}
+
 /** The viewer's index and its chunk files (one per run and condition): every episode, loaded on demand. */
 export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][]; screens: Map<string, () => Promise<Buffer>>; missing: string[] }> {
   const missing: string[] = [];
@@ -482,6 +382,7 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
     // Read-only use: a store is made (it creates its folder) only when the folder exists.
     const blobs = existsSync(blobsDir) ? new BlobStore({ dir: blobsDir, confined: true }) : undefined;
     const byCondition = new Map<string, number>();
+    const annotation = annotationCalls(run.dir);
     for (const line of perRun === undefined ? run.lines : pickEpisodes(run.lines, perRun)) {
       if (line.status !== "ok") continue;
       const held = run.records?.get(line.key);
@@ -491,8 +392,11 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
         missing.push(`${run.rel || "."}: ${line.key} (${run.recordsFile ?? (existsSync(join(run.dir, RECORDS_PACK_NAME)) ? "" : "no trajectories.jsonl.gz, ")}no ${relative(run.dir, file)})`);
         continue;
       }
-      const rec = held ?? readJsonFile<EpisodeRecord>(inside(run.dir, file), { what: "trajectory.json", prefix: "report: ", hint: "it should be the episode record written by `retrace run`; re-run that episode (delete its line from results.jsonl, then --resume) or restore the file" });
-      if (!rec?.trajectory || !Array.isArray(rec.trajectory.steps)) continue;
+      const read = held ?? readJsonFile<EpisodeRecord>(inside(run.dir, file), { what: "trajectory.json", prefix: "report: ", hint: "it should be the episode record written by `retrace run`; re-run that episode (delete its line from results.jsonl, then --resume) or restore the file" });
+      if (!read?.trajectory || !Array.isArray(read.trajectory.steps)) continue;
+      // Ideal recovery: the annotation's detector and selector calls judged this forward run's last step.
+      const judged = annotation.get(read.key);
+      const rec = judged?.length ? { ...read, calls: [...(Array.isArray(read.calls) ? read.calls : []), ...judged] } : read;
       // Only blob references (sha256 hex) name screenshot files, so no step can point the viewer elsewhere.
       for (const s of rec.trajectory.steps)
         for (const ref of [s.before, s.after])

@@ -10,6 +10,9 @@
  * optional record/replay cache keyed by the request with screenshots as hashes. Under a
  * {@link PromptFraming} (recovery, perturbation) the system prefix goes before the system prompt,
  * the instruction prefix before the task, and the preamble opens the first user turn.
+ * An optional call observer (`observe`, adapters/models/call-observer.ts) is told of each call
+ * (the request as chat messages with screenshots by reference, the reply, usage or error), which
+ * is how the experiments' call log puts these calls on their steps.
  */
 import Anthropic from "@anthropic-ai/sdk";
 import { formatAction, type Action } from "../../../src/action.ts";
@@ -19,6 +22,7 @@ import type { HistoryEntry, JsonValue, PolicyDecision, PolicyFailure, PolicyInpu
 import { runtimeSettings, type RuntimeSettings } from "../../../src/settings.ts";
 import { anthropicComputerInputToActions, type AnthropicComputerInput } from "../../actions/anthropic/convert.ts";
 import { toPolicyFailure, unparseable } from "../../actions/errors.ts";
+import { anthropicRequestMessages, type ModelCallObserver } from "../../models/call-observer.ts";
 import { createRecordReplay, recordedCall, type CacheOptions, type RecordedCall } from "../../models/cache.ts";
 import type { DrawScope } from "../../models/draws.ts";
 import { hashValue } from "../../../src/hash.ts";
@@ -63,6 +67,8 @@ export interface AnthropicPolicyOptions {
   draws?: DrawScope;
   /** Prices for cost accounting. @default none */
   prices?: PriceTable;
+  /** Told of every call (what was sent, the reply, usage or error), e.g. the experiments' call log. @default none */
+  observe?: ModelCallObserver;
   /** Name in records. @default "anthropic-cua:<model>" */
   name?: string;
   /** Settings to fall back on. @default runtimeSettings() */
@@ -153,6 +159,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
       const display = displayFor(input.observation.width, input.observation.height);
       stats.calls++;
       const started = performance.now();
+      const observed = options.observe?.({ model, ...(framing?.prompt && { prompt: framing.prompt }), ...(draw && { draw }), messages: anthropicRequestMessages(request) });
       let res: { content: any[]; usage: { input_tokens: number; output_tokens: number }; meta?: RecordedCall };
       let cached: boolean;
       try {
@@ -168,6 +175,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
           return { content: msg.content, usage: tokens, meta: recordedCall(live) };
         }, draw));
       } catch (err) {
+        observed?.failed(err);
         if (input.signal?.aborted) throw abortError(input.signal);
         if (err instanceof ConfigError) throw err;
         return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `Anthropic computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey] })).message });
@@ -176,6 +184,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
       const usage = callUsage({ role: framing?.role ?? "policy", model, inputTokens, outputTokens, startedMs: started, cached, prices: options.prices, ...(framing?.prompt && { prompt: framing.prompt }) });
       const content = Array.isArray(res.content) ? res.content : [];
       const text = content.map((b) => (b?.type === "text" ? b.text : b?.type === "tool_use" ? `tool_use ${JSON.stringify(b.input)}` : "")).filter(Boolean).join("\n");
+      observed?.done(text, usage);
       const memo = { content } as unknown as JsonValue;
       const uses = content.filter((b) => b?.type === "tool_use");
       if (!uses.length) {

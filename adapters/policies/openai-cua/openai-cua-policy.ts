@@ -12,6 +12,9 @@
  * every call (the API does not carry it across `previous_response_id`), the instruction prefix
  * goes before the task and the preamble before it in the first user turn; a framed call that
  * continues a conversation restates the instruction prefix after the call outputs.
+ * An optional call observer (`observe`, adapters/models/call-observer.ts) is told of each call
+ * (the request as chat messages with screenshots by reference, the reply, usage or error), which
+ * is how the experiments' call log puts these calls on their steps.
  */
 import OpenAI from "openai";
 import { formatAction, type Action } from "../../../src/action.ts";
@@ -21,6 +24,7 @@ import type { JsonValue, PolicyDecision, PolicyFailure, PolicyInput } from "../.
 import { runtimeSettings, type RuntimeSettings } from "../../../src/settings.ts";
 import { openAIComputerActionToActions, type OpenAIComputerAction } from "../../actions/openai-cua/convert.ts";
 import { toPolicyFailure } from "../../actions/errors.ts";
+import { responsesRequestMessages, type ModelCallObserver } from "../../models/call-observer.ts";
 import { createRecordReplay, recordedCall, type CacheOptions, type RecordedCall } from "../../models/cache.ts";
 import type { DrawScope } from "../../models/draws.ts";
 import { hashValue } from "../../../src/hash.ts";
@@ -58,6 +62,8 @@ export interface OpenAICuaPolicyOptions {
   draws?: DrawScope;
   /** Prices for cost accounting. @default none */
   prices?: PriceTable;
+  /** Told of every call (what was sent, the reply, usage or error), e.g. the experiments' call log. @default none */
+  observe?: ModelCallObserver;
   /** Pixels per wheel click when converting scroll amounts. @default 100 */
   scrollPixelsPerClick?: number;
   /** Name in records. @default "openai-cua:<model>" */
@@ -154,6 +160,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
       const draw = options.draws?.next(framing?.role ?? "policy", hashValue(request));
       stats.calls++;
       const started = performance.now();
+      const observed = options.observe?.({ model, ...(framing?.prompt && { prompt: framing.prompt }), ...(draw && { draw }), messages: responsesRequestMessages(request) });
       let res: CuaResponse;
       let cached: boolean;
       try {
@@ -167,6 +174,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
           return { id: r.id, output: r.output, usage: tokens, meta: recordedCall(live) };
         }, draw));
       } catch (err) {
+        observed?.failed(err);
         if (input.signal?.aborted) throw abortError(input.signal);
         if (err instanceof ConfigError) throw err;
         return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `OpenAI computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey] })).message });
@@ -174,6 +182,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
       const usage = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0, startedMs: started, cached, prices: options.prices });
       const calls = (res.output ?? []).filter((o) => o?.type === "computer_call");
       const text = describeOutput(res.output ?? []);
+      observed?.done(text, usage);
       const safety = calls.flatMap((c) => (Array.isArray(c.pending_safety_checks) ? c.pending_safety_checks : []));
       const memo: CuaMemo = { responseId: res.id, callIds: calls.map((c) => String(c.call_id)), safety };
       if (safety.length && (options.onSafetyCheck ?? "fail") === "fail") {

@@ -7,7 +7,8 @@ import { createAnthropicPolicy } from "../../../../adapters/policies/anthropic/a
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../../adapters/testing/scripted-openai-server.ts";
 import type { HistoryEntry } from "../../../../src/policy.ts";
 import { AdapterError } from "../../../../src/errors.ts";
-import { loadCallIndex } from "../../../../experiments/report/viewer-data.ts";
+import { ModelMeter } from "../../../../experiments/agents/meter.ts";
+import { atCallSite } from "../../../../src/runtime/call-site.ts";
 import { policyInput, tempBlobs, waitFor } from "../../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;
@@ -60,18 +61,35 @@ describe("Anthropic computer-use policy", () => {
     server.verify();
   });
 
-  it("records each call's latency and priced cost in its cache entry, which the report's viewer reads", async () => {
+  it("logs each call on its step with messages, reply, latency, priced cost; a cache replay logs the same call as cached; a failure is logged too", async () => {
     const blobs = tempBlobs();
     const dir = mkdtempSync(join(tmpdir(), "retrace-anthropic-cache-"));
-    server = await startScriptedOpenAIServer({ script: [{ endpoint: "messages", text: "Clicking File.", content: [toolUse("toolu_1", { action: "left_click", coordinate: [30, 12] })], usage: { inputTokens: 2000, outputTokens: 50 }, delayMs: 25 }] });
-    const policy = createAnthropicPolicy({ baseURL: server.origin, apiKey: "k", settings: noEnv, cache: { dir, mode: "readwrite" }, prices: { "claude-sonnet-4-6": { inputPerMillion: 3, outputPerMillion: 15 } } });
+    server = await startScriptedOpenAIServer({ script: [{ endpoint: "messages", text: "Clicking File.", content: [toolUse("toolu_1", { action: "left_click", coordinate: [30, 12] })], usage: { inputTokens: 2000, outputTokens: 50 }, delayMs: 25 }, { status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "bad" } } }] });
+    const prices = { "claude-sonnet-4-6": { inputPerMillion: 3, outputPerMillion: 15 } };
+    const meter = new ModelMeter();
+    const policy = createAnthropicPolicy({ baseURL: server.origin, apiKey: "k", settings: noEnv, maxRetries: 0, cache: { dir, mode: "readwrite" }, prices, observe: meter.observer("recoverer", prices) });
     const in0 = await policyInput(blobs);
-    await policy.propose(in0);
-    const [shown] = loadCallIndex(dir, dir).get(in0.observation.screenshot) ?? [];
-    expect(shown).toMatchObject({ role: "policy", model: "claude-sonnet-4-6", inputTokens: 2000, outputTokens: 50, request: expect.stringContaining("[screenshot]") });
+    await atCallSite({ seq: 4, phase: "recoverer", attempt: 1 }, () => policy.propose(in0));
+    const [shown] = meter.callLog();
+    expect(shown).toMatchObject({ seq: 4, phase: "recoverer", attempt: 1, role: "recoverer", model: "claude-sonnet-4-6", inputTokens: 2000, outputTokens: 50 });
     expect(shown.reply).toContain('tool_use {"action":"left_click"');
     expect(shown.latencyMs).toBeGreaterThanOrEqual(25);
     expect(shown.costUsd).toBeCloseTo((2000 * 3 + 50 * 15) / 1e6, 12);
+    expect(shown.messages[0]).toMatchObject({ role: "system" });
+    expect(shown.messages[1]).toEqual({ role: "user", content: [{ type: "text", text: in0.task.instruction }, { type: "image", blob: in0.observation.screenshot }] });
+    expect(meter.snapshot().recoverer).toMatchObject({ calls: 1, errors: 0, inputTokens: 2000 });
+
+    const replay = new ModelMeter();
+    const again = createAnthropicPolicy({ baseURL: server.origin, apiKey: "k", settings: noEnv, maxRetries: 0, cache: { dir, mode: "read", onMiss: "throw" }, prices, observe: replay.observer("recoverer", prices) });
+    await atCallSite({ seq: 4, phase: "recoverer", attempt: 1 }, () => again.propose(in0));
+    const [cached] = replay.callLog();
+    expect(cached).toMatchObject({ seq: 4, cached: true, reply: shown.reply, inputTokens: 2000, costUsd: shown.costUsd, messages: shown.messages });
+
+    // a call that fails is logged on its step with its error
+    const failed = await atCallSite({ seq: 5, phase: "recoverer", attempt: 1 }, () => policy.propose(({ ...in0, task: { ...in0.task, instruction: "other" } })));
+    expect(failed.failure?.kind).toBe("model-error");
+    expect(meter.callLog()[1]).toMatchObject({ seq: 5, error: expect.stringContaining("400"), inputTokens: 0 });
+    expect(meter.snapshot().recoverer).toMatchObject({ calls: 2, errors: 1 });
     server.verify();
   });
 

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAICuaPolicy } from "../../../../adapters/policies/openai-cua/openai-cua-policy.ts";
-import { loadCallIndex } from "../../../../experiments/report/viewer-data.ts";
+import { ModelMeter } from "../../../../experiments/agents/meter.ts";
+import { atCallSite } from "../../../../src/runtime/call-site.ts";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../../adapters/testing/scripted-openai-server.ts";
 import type { HistoryEntry } from "../../../../src/policy.ts";
 import { policyInput, tempBlobs, waitFor } from "../../testing/fixtures.ts";
@@ -103,24 +104,37 @@ describe("OpenAI computer-use policy (Responses API)", () => {
     const dir = mkdtempSync(join(tmpdir(), "retrace-cua-cache-"));
     server = await startScriptedOpenAIServer({ script: [{ output: [call("1", { type: "teleport" })] }, { output: [call("2", { type: "scroll", x: 10, y: 10, scroll_x: 0, scroll_y: 200 })] }] });
     const input = await policyInput(blobs);
-    const p1 = createOpenAICuaPolicy({ baseURL: server.url, apiKey: "k", settings: noEnv, cache: { dir, mode: "readwrite" }, prices: { "computer-use-preview": { inputPerMillion: 3, outputPerMillion: 12 } } });
-    const bad = await p1.propose(input);
+    const prices = { "computer-use-preview": { inputPerMillion: 3, outputPerMillion: 12 } };
+    const meter = new ModelMeter();
+    const p1 = createOpenAICuaPolicy({ baseURL: server.url, apiKey: "k", settings: noEnv, cache: { dir, mode: "readwrite" }, prices, observe: meter.observer("policy", prices) });
+    const bad = await atCallSite({ seq: 0, phase: "policy" }, () => p1.propose(input));
     expect(bad.failure?.kind).toBe("unparseable");
     expect(p1.stats.failures.unparseable).toBe(1);
     const input2 = await policyInput(blobs, { color: { r: 3, g: 4, b: 5 } });
-    const good = await p1.propose(input2);
+    const good = await atCallSite({ seq: 1, phase: "policy" }, () => p1.propose(input2));
     expect(good.actions).toEqual([{ type: "SCROLL", dx: 0, dy: -2, x: 10, y: 10 }]);
     expect(server.calls).toBe(2);
-    // the report's viewer reads the entry: the request's text and screen, the reply, tokens, latency and the priced cost
-    const [shown] = loadCallIndex(dir, dir).get(input2.observation.screenshot) ?? [];
-    expect(shown).toMatchObject({ role: "policy", model: "computer-use-preview", reply: expect.stringContaining("computer_call"), request: expect.stringContaining("[screenshot]") });
+    // the episode's call log (what the report's viewer shows per step): each call on its step, with
+    // the request's text and screen (a blob reference), the reply, tokens, latency and the priced cost
+    const log = meter.callLog();
+    expect(log.map((c) => [c.seq, c.phase, c.role])).toEqual([[0, "policy", "policy"], [1, "policy", "policy"]]);
+    const shown = log[1];
+    expect(shown).toMatchObject({ model: "computer-use-preview", reply: expect.stringContaining("computer_call") });
+    expect(shown.messages.flatMap((m) => (typeof m.content === "string" ? [] : m.content)).filter((p) => p.type === "image")).toEqual([{ type: "image", blob: input2.observation.screenshot }]);
+    expect(JSON.stringify(shown.messages)).toContain(input2.task.instruction);
     expect(shown.inputTokens).toBeGreaterThan(0);
     expect(shown.latencyMs).toBeGreaterThanOrEqual(0);
     expect(shown.costUsd).toBeCloseTo((shown.inputTokens * 3 + shown.outputTokens * 12) / 1e6, 12);
-    const p2 = createOpenAICuaPolicy({ baseURL: server.url, apiKey: "other", settings: noEnv, cache: { dir, mode: "read", onMiss: "throw" } });
-    expect((await p2.propose(input2)).actions).toEqual(good.actions);
+    expect(shown.cached).toBeUndefined();
+    const replayMeter = new ModelMeter();
+    const p2 = createOpenAICuaPolicy({ baseURL: server.url, apiKey: "other", settings: noEnv, cache: { dir, mode: "read", onMiss: "throw" }, prices, observe: replayMeter.observer("policy", prices) });
+    expect((await atCallSite({ seq: 1, phase: "policy" }, () => p2.propose(input2))).actions).toEqual(good.actions);
     expect((await p2.propose(input2)).usage?.[0].cached).toBe(true);
     expect(server.calls).toBe(2);
+    // a cache replay keeps the attribution and the list-price cost, marked cached
+    const replayed = replayMeter.callLog();
+    expect(replayed.map((c) => [c.seq, c.cached])).toEqual([[null, true], [1, true]]);
+    expect(replayed[1]).toMatchObject({ reply: shown.reply, inputTokens: shown.inputTokens, costUsd: shown.costUsd, messages: shown.messages });
     server.verify();
   });
 
