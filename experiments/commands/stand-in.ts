@@ -6,12 +6,14 @@
  */
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
-import { startStandInServer, type StandInServer } from "../../adapters/testing/stand-in/server.ts";
+import { STAND_IN_FINGERPRINT, startStandInServer, type StandInServer } from "../../adapters/testing/stand-in/server.ts";
 
 /** Flags of `retrace stand-in`. */
 export interface StandInFlags {
   port?: string;
   errorRate?: string;
+  postCutErrorRate?: string;
+  ignoreContext?: boolean;
   seed?: string;
 }
 
@@ -26,8 +28,15 @@ function number(text: string | undefined, field: string, check: (n: number) => b
 export async function startFromFlags(flags: StandInFlags): Promise<StandInServer> {
   const port = number(flags.port, "port", (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "expected a port from 0 to 65535 (0 = a free one)");
   const errorRate = number(flags.errorRate, "error-rate", (n) => n >= 0 && n <= 1, "expected a share from 0 to 1, e.g. 0.2");
+  const postCutErrorRate = number(flags.postCutErrorRate, "post-cut-error-rate", (n) => n >= 0 && n <= 1, "expected a share from 0 to 1, e.g. 0.3");
   const seed = number(flags.seed, "seed", Number.isInteger, "expected an integer");
-  return startStandInServer({ ...(port !== undefined && { port }), ...(errorRate !== undefined && { errorRate }), ...(seed !== undefined && { seed }) });
+  return startStandInServer({
+    ...(port !== undefined && { port }),
+    ...(errorRate !== undefined && { errorRate }),
+    ...(postCutErrorRate !== undefined && { postCutErrorRate }),
+    ...(flags.ignoreContext && { ignoreContext: true }),
+    ...(seed !== undefined && { seed }),
+  });
 }
 
 export function register(program: Command): void {
@@ -36,11 +45,13 @@ export function register(program: Command): void {
     .description("serve the stand-in: a SIMULATED sampling model behind the OpenAI API that plays SimDesk tasks (offline runs of the model path)")
     .option("--port <n>", "port on 127.0.0.1 (0 = a free one)", "0")
     .option("--error-rate <x>", "share of forward answers that are mistakes at temperature 1", "0.1")
+    .option("--post-cut-error-rate <x>", "chance that the first forward answer after a cut loses track of the state (short transition string; the detailed one quarters it)", "0.3")
+    .option("--ignore-context", "the recovery sub-agent ignores its context (0-E, 0-R, none and contextualized then answer alike)")
     .option("--seed <n>", "seed of the stream that requests without a seed draw from", "0")
     .action(async (flags: StandInFlags) => {
       const server = await startFromFlags(flags);
       process.stdout.write(
-        `stand-in (simulated model "${server.model}") listening at ${server.url}\n` +
+        `stand-in (SIMULATED model "${server.model}", system_fingerprint ${STAND_IN_FINGERPRINT}: every result from it is labelled simulated) listening at ${server.url}\n` +
           `  e.g. retrace run experiments/configs/stand-in/end-to-end.yaml --base-url ${server.url} --out runs/e2e-stand-in\n`,
       );
       await new Promise<void>((resolve) => {

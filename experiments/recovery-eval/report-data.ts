@@ -11,7 +11,7 @@ import { oracleAgreement, recoveryTable, type OracleAgreement, type SampleSelect
 import { settleFor, type SettleChoice } from "../runner/settle.ts";
 
 /** Banner text for simulated results. */
-export const SIMULATED_RECOVERY_NOTE = "SIMULATED: these numbers come from seeded simulated policies on SimDesk, not from models.";
+export const SIMULATED_RECOVERY_NOTE = "SIMULATED: these numbers come from simulated components on SimDesk (seeded simulated policies, or a model server that declared itself a stand-in), not from models.";
 
 /** One row of the recovery table (paper Figs 4/5/7): a variant at budget r and distance d. */
 export interface RecoveryTableJsonRow {
@@ -98,7 +98,7 @@ export function kappaCi(a: Pick<OracleAgreement, "kappa" | "kappaCi">): string {
 }
 
 /** Build `recovery-eval.json` from the runs. */
-export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manifest: RecoveryDatasetManifest; dataset: string; label: string; budgets: readonly number[]; threshold?: number; samples?: SampleSelection; settle?: SettleChoice }): RecoveryEvalReport {
+export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manifest: RecoveryDatasetManifest; dataset: string; label: string; budgets: readonly number[]; threshold?: number; samples?: SampleSelection; settle?: SettleChoice; simulated?: boolean }): RecoveryEvalReport {
   const sampleSelection = input.samples ?? "common";
   const rows = recoveryTable(input.runs, { samples: sampleSelection });
   const table: RecoveryTableJsonRow[] = rows.map((r) => ({
@@ -116,7 +116,7 @@ export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manife
     implicitVsExplicit.push({ d: imp.distance, r: imp.budget, n: imp.n, implicit: ci(imp.success), explicit: ci(exp.success), gain: exp.success.rate - imp.success.rate });
   }
   const t = input.manifest.trajectories;
-  const simulated = input.runs.some((r) => r.simulated) || input.manifest.simulated;
+  const simulated = input.simulated === true || input.runs.some((r) => r.simulated) || input.manifest.simulated;
   return {
     kind: "recovery-eval", simulated, note: simulated ? SIMULATED_RECOVERY_NOTE : "", label: input.label, dataset: input.dataset, datasetVersion: input.manifest.version,
     samples: input.manifest.samples, sampleSelection, sampleSelectionNote: SAMPLE_SELECTION_NOTES[sampleSelection], budgets: input.budgets.join(","), threshold: input.threshold ?? 0.99, rationaleMethod: rationaleMethod(input.runs), table, implicitVsExplicit,
