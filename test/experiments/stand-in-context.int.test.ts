@@ -7,8 +7,8 @@
  * - recovery contexts 0-E and none differ in success, paired by (task, seed): only a 0-E prompt
  *   lists the actions after the target, and a silent change (Ctrl+Alt+D) can be undone only by
  *   one who read it there; told to ignore its context, the stand-in gives both the same outcomes;
- * - after a cut the forward agent loses track of the state at its post-cut rate with the short
- *   transition string, and less often with the detailed one.
+ * - every output of the run says simulated (results.jsonl, summary.json, the CLI's closing lines,
+ *   the report), and summary.json and the report carry the tokens table.
  *
  * The preset runs as shipped but for what the stand-in needs and a test can afford: the roles
  * that read screens use `observation: a11y_tree`, the forward agent samples at T = 1 (the stand-in's
@@ -38,10 +38,10 @@ async function standIn(o: StandInServerOptions): Promise<StandInServer> {
 
 /** Short SimDesk tasks (5-6 plan steps) whose checkers fail a toggled Do-not-disturb or Location setting. */
 const TASKS = [
-  "settings-accent-green", "settings-defaults-back", "settings-dnd-previews", "settings-revert-location", "files-restore-context",
-  "editor-append-notes", "editor-delete-first-line", "editor-replace-todo", "files-rename-draft", "sheet-fix-price",
+  "settings-accent-green", "settings-defaults-back", "settings-dnd-previews", "settings-revert-location", "files-restore-context", "files-trash-menu",
+  "editor-append-notes", "editor-delete-first-line", "editor-replace-todo", "files-rename-draft", "sheet-fix-price", "files-copy-readme",
 ];
-const SEEDS = [0, 1, 2];
+const SEEDS = [0, 1, 2, 3];
 
 /** The models end-to-end preset, narrowed, with one pair per (name, options patch). */
 function preset(pairs: Array<[string, Record<string, unknown>]>): string {
@@ -52,18 +52,18 @@ function preset(pairs: Array<[string, Record<string, unknown>]>): string {
   c.seeds = SEEDS;
   c.baseline = false;
   c.maxRecoveryIterations = [3];
-  c.options.maxForwardSteps = 15;
+  c.options.maxForwardSteps = 10;
   c.pairs = pairs.map(([name, options]) => ({ ...structuredClone(base), name, options }));
   const file = join(dir, `e2e-${pairs.map((p) => p[0]).join("-")}-${Math.random().toString(36).slice(2, 8)}.json`);
   writeFileSync(file, JSON.stringify(c));
   return file;
 }
 
-async function run(cfg: string, server: StandInServer, out: string): Promise<ResultLine[]> {
+async function run(cfg: string, server: StandInServer, out: string): Promise<{ lines: ResultLine[]; stdout: string }> {
   const r = await cli("run", cfg, "--base-url", server.url, "--model", "retrace-stand-in", "--out", out, "--quiet", "--workers", "2");
   expect(r.stderr.split("\n").filter((l) => l.trim() && !/MaxListenersExceededWarning|--trace-warnings/.test(l))).toEqual([]);
   expect(r.code).toBe(0);
-  return readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultLine);
+  return { lines: readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultLine), stdout: r.stdout };
 }
 
 function outcomes(lines: ResultLine[], pair: string): Map<string, boolean> {
@@ -74,12 +74,18 @@ const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
 const log = (line: string) => console.log(`[stand-in context] ${line}`);
 
 describe("the stand-in's recovery contexts and post-cut state, through the models end-to-end preset", () => {
-  it("0-E beats none in recovery success (paired), and the difference disappears when the stand-in ignores its context", async () => {
-    const pairs: Array<[string, Record<string, unknown>]> = [["ctx-0E", { recoveryContext: "0-E" }], ["ctx-none", { recoveryContext: "none" }]];
-    // A forward agent whose typical slip is a stray shortcut (a silent toggle the screen does not show).
-    const agent = { errorRate: 0.25, postCutErrorRate: 0, slipMix: { latent: 4, "premature-done": 0.25 } };
+  it("0-E beats none in recovery success (paired) and every output says simulated; told to ignore its context, 0-E and none give the same outcomes", async () => {
+    const pairs: Array<[string, Record<string, unknown>]> = [
+      ["ctx-0E", { recoveryContext: "0-E" }],
+      ["ctx-none", { recoveryContext: "none" }],
+    ];
+    // A forward agent whose typical slip is a stray shortcut (a silent toggle the screen does not show);
+    // no post-cut loss here (test/adapters/testing/stand-in/post-cut.int.test.ts measures it).
+    // Everything but the context held fixed: a recoverer that does not slip, a detector without false alarms or misplaced steps.
+    const agent = { errorRate: 0.15, postCutErrorRate: 0, slipMix: { latent: 6, "premature-done": 0 }, recoveryErrorRate: 0, detector: { falseAlarm: 0, stepNoise: 0 } };
     const reads = await standIn(agent);
-    const lines = await run(preset(pairs), reads, join(dir, "reads"));
+    const outA = join(dir, "reads");
+    const { lines, stdout } = await run(preset(pairs), reads, outA);
     const e = outcomes(lines, "ctx-0E");
     const none = outcomes(lines, "ctx-none");
     const c = pairOutcomes(e, none);
@@ -92,14 +98,29 @@ describe("the stand-in's recovery contexts and post-cut state, through the model
     expect(c.onlyA).toBeGreaterThan(c.onlyB);
     expect(p).toBeLessThan(0.05);
 
+    // Every output of the run says simulated: results.jsonl, summary.json, the CLI's closing lines, the report.
+    expect(lines.every((l) => l.simulated === true)).toBe(true);
+    const summary = JSON.parse(readFileSync(join(outA, "summary.json"), "utf8")) as { simulated: boolean; note: string; conditions: Array<{ simulated: boolean; tokens?: { total: { perEpisode: number } } }> };
+    expect(summary.simulated).toBe(true);
+    expect(summary.note).toMatch(/^SIMULATED/);
+    expect(summary.conditions.every((x) => x.simulated && (x.tokens?.total.perEpisode ?? 0) > 0)).toBe(true);
+    expect(stdout).toMatch(/\[SIMULATED components\]/);
+    expect(stdout).toMatch(/^SIMULATED: /m);
+    const r = await cli("report", outA, "--quiet");
+    expect(r.code).toBe(0);
+    const html = readFileSync(join(outA, "report.html"), "utf8");
+    expect(html).toContain("<b>SIMULATED</b>");
+    expect(html).toContain("Tokens per condition and role");
+
     const ignores = await standIn({ ...agent, ignoreContext: true });
-    const blind = await run(preset(pairs), ignores, join(dir, "ignores"));
+    const blind = (await run(preset(pairs), ignores, join(dir, "ignores"))).lines;
     const e2 = outcomes(blind, "ctx-0E");
     const none2 = outcomes(blind, "ctx-none");
     const c2 = pairOutcomes(e2, none2);
     log(`ignores its context: 0-E ${pct(rate(e2))} vs none ${pct(rate(none2))}: ${c2.onlyA} only with 0-E, ${c2.onlyB} only with none, McNemar exact p=${mcnemarExact(c2.onlyA, c2.onlyB).toFixed(4)}`);
     // Its answers are drawn from what it reads, so both contexts get the same answers and outcomes.
+    expect(c2.n).toBe(c.n);
     expect(c2.onlyA + c2.onlyB).toBe(0);
     expect(ignores.log.some((l) => l.role === "recovery" && l.kind === "undo-silent")).toBe(false);
-  }, 400_000);
+  }, 600_000);
 });

@@ -9,7 +9,7 @@
  * So the contexts (0-E, 0-R, none, contextualized) differ only by what their prompts list. With
  * `ignoreContext` it reads neither the context nor the note about it, and draws as if they were
  * not there: the contexts then give the same answers. It never knows the episode's hidden state.
- * Its answers are sampled: a slip (a wrong click) or a premature RESTORED at half the error rate.
+ * Its answers are sampled: a slip (a wrong click) or a premature RESTORED at `slipRate`.
  */
 import type { Action } from "../../../src/action.ts";
 import { replyWith } from "./actions-text.ts";
@@ -151,7 +151,7 @@ export function visibleFix(target: TreeLine[], current: TreeLine[]): { action: A
 }
 
 /** The recovery agent's answer. */
-export function playRecovery(req: ReadRequest, draw: Draw, o: { errorRate: number; ignoreContext?: boolean }): Recovered {
+export function playRecovery(req: ReadRequest, draw: Draw, o: { slipRate: number; ignoreContext?: boolean }): Recovered {
   const v = readRecovery(req, o.ignoreContext);
   const current = v.currentTree ? parseTree(v.currentTree) : [];
   const target = v.targetTree ? parseTree(v.targetTree) : [];
@@ -178,7 +178,7 @@ export function playRecovery(req: ReadRequest, draw: Draw, o: { errorRate: numbe
     const l = wrong[draw.rng.int(0, wrong.length - 1)];
     slips.push({ actions: [centre(l)], why: `I will click the ${l.role} "${l.name}".`, kind: "slip" });
   }
-  const rate = o.errorRate / 2;
+  const rate = o.slipRate;
   const pick = choose(draw, [{ weight: slips.length ? 1 - rate : 1, value: answer }, ...slips.map((s) => ({ weight: rate / slips.length, value: s }))]);
   const text = pick.actions.length ? replyWith(pick.why, pick.actions) : `${pick.why}\n${RESTORED}`;
   return { text, kind: pick.kind, undoing: after };

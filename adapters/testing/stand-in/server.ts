@@ -41,7 +41,7 @@ export const STAND_IN_FINGERPRINT = "retrace-stand-in-simulated";
 
 /** Options of {@link startStandInServer}. */
 export interface StandInServerOptions {
-  /** Share of forward answers (at temperature 1) that are mistakes; the recoverer slips at half this rate. @default 0.1 */
+  /** Share of forward answers (at temperature 1) that are mistakes. @default 0.1 */
   errorRate?: number;
   /** Seed of the stream that requests without a `seed` draw from. @default 0 */
   seed?: number;
@@ -59,6 +59,8 @@ export interface StandInServerOptions {
    * left out keeps 1 (the task's catalogue mistakes weigh 3 to start with). @default {}
    */
   slipMix?: Partial<Record<string, number>>;
+  /** Share of recovery answers (at temperature 1) that slip (a wrong click or a premature RESTORED). @default errorRate / 2 */
+  recoveryErrorRate?: number;
   /** The recoverer ignores its context (and the note about it): every recovery context then gets the same answers. @default false */
   ignoreContext?: boolean;
   /** Detector noise. @default { recall: 0.85, silentRecall: 0.7, falseAlarm: 0.03, stepNoise: 0.2 } */
@@ -70,6 +72,7 @@ export interface StandInServerOptions {
 /** Settings of {@link answerRequest}. */
 export interface StandInSettings {
   errorRate: number;
+  recoveryErrorRate: number;
   slipMix?: Partial<Record<string, number>>;
   postCutErrorRate: number;
   ignoreContext: boolean;
@@ -126,7 +129,7 @@ export function answerRequest(body: unknown, seed: string, options: StandInSetti
     case "perturber":
       return { ...base, ...pick(playPerturber(req, draw, play)) };
     case "recovery": {
-      const r = playRecovery(req, draw, { errorRate: options.errorRate, ignoreContext: options.ignoreContext });
+      const r = playRecovery(req, draw, { slipRate: options.recoveryErrorRate, ignoreContext: options.ignoreContext });
       return { ...base, kind: r.kind, text: r.text, undoing: r.undoing };
     }
     case "detector":
@@ -152,8 +155,11 @@ export async function startStandInServer(options: StandInServerOptions = {}): Pr
   if (!(errorRate >= 0 && errorRate <= 1)) throw new RangeError(`stand-in: errorRate must be between 0 and 1, got ${errorRate}`);
   const postCutErrorRate = options.postCutErrorRate ?? 0.3;
   if (!(postCutErrorRate >= 0 && postCutErrorRate <= 1)) throw new RangeError(`stand-in: postCutErrorRate must be between 0 and 1, got ${postCutErrorRate}`);
+  const recoveryErrorRate = options.recoveryErrorRate ?? errorRate / 2;
+  if (!(recoveryErrorRate >= 0 && recoveryErrorRate <= 1)) throw new RangeError(`stand-in: recoveryErrorRate must be between 0 and 1, got ${recoveryErrorRate}`);
   const settings: StandInSettings = {
     errorRate,
+    recoveryErrorRate,
     postCutErrorRate,
     ignoreContext: options.ignoreContext ?? false,
     ...(options.slipMix && { slipMix: options.slipMix }),
