@@ -137,10 +137,10 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     expect(runs.find((r: { variant: string }) => r.variant === "explicit-model/0-E").intent.intent).toBe(true);
     const page = readFileSync((await buildReport(ev)).file, "utf8");
     expect(page).toContain("explicit-model/contextualized");
-    expect(page).not.toContain("seeded simulated policies");
+    expect(page).not.toContain("SIMULATED: these numbers");
     // the paper's recovery-evaluation findings, judged on this model-backed evaluation (n = 1: too few to tell)
     expect(page).toMatch(/Do the paper('|&#39;)s findings hold here\?/);
-    expect(page).not.toContain("Checked on simulated policies");
+    expect(page).not.toContain("Checked on simulated components");
     expect(page).toMatch(/<b>cannot tell \(n too small: 1 run a side, fewer than 10\)<\/b>: Explicit recovery instructions beat implicit recovery \(Finding 3\)\. <span class="meta">Pooled over 1 \(d, r\) settings: explicit explicit-model\/0-E 100\.0% vs implicit 0\.0% of 1 runs each \(p=0\.\d\d, within noise; two-proportion z test, unpaired/);
     expect(page).toMatch(/Finding 2\)\. <span class="meta">At r=1: implicit recovery succeeded in 0\.0% of 1 runs; rationales similar to the ground-truth recovery instruction \(tfidf/);
     expect(page).toMatch(/Finding 4\)\. <span class="meta">cannot be judged from one evaluation/);
