@@ -149,14 +149,16 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
   } finally {
     await env.close();
   }
-  await writeEpisodeOutput({ dir: out, trajectory: result.trajectory, blobs, score: result.evaluation, simulated: false });
+  // A server that declared itself a stand-in (system_fingerprint) makes the run simulated.
+  const simulated = result.simulated;
+  await writeEpisodeOutput({ dir: out, trajectory: result.trajectory, blobs, score: result.evaluation, simulated });
   const record = {
     task: task.id,
     policy: policy.name,
     policyKind: kind,
     model: options.model,
     cache: cacheMode,
-    simulated: false,
+    simulated,
     success: result.success,
     score: result.evaluation.score,
     stopReason: result.stopReason,

@@ -143,6 +143,8 @@ export interface RoleUsage {
   outputTokens: number;
   latencyMs: number;
   costUsd: number;
+  /** Some call was answered by a server that declared itself a simulated stand-in. */
+  simulated?: boolean;
 }
 
 /** What an episode cost. Timing fields are the only non-deterministic ones. */

@@ -17,4 +17,14 @@ export interface ModelUsage {
   costUsd?: number;
   /** Served from the record/replay cache (no network call, no cost). */
   cached?: boolean;
+  /**
+   * The server declared itself a simulated stand-in (its `system_fingerprint`, e.g. retrace's
+   * stand-in): results that used this call are labelled simulated.
+   */
+  simulated?: boolean;
+}
+
+/** True for a `system_fingerprint` by which a server declares itself a simulated stand-in (it names "stand-in" or "simulated"). */
+export function isStandInFingerprint(fingerprint: unknown): boolean {
+  return typeof fingerprint === "string" && /stand-?in|simulat/i.test(fingerprint);
 }

@@ -65,11 +65,13 @@ export interface RecordedCall {
   prompt?: string;
   latencyMs: number;
   costUsd?: number;
+  /** The answer came from a server that declared itself a simulated stand-in. */
+  simulated?: boolean;
 }
 
 /** The {@link RecordedCall} of a live call's usage record. */
-export function recordedCall(usage: Pick<ModelUsage, "role" | "prompt" | "latencyMs" | "costUsd">): RecordedCall {
-  return { role: usage.role, ...(usage.prompt && { prompt: usage.prompt }), latencyMs: usage.latencyMs, ...(typeof usage.costUsd === "number" && { costUsd: usage.costUsd }) };
+export function recordedCall(usage: Pick<ModelUsage, "role" | "prompt" | "latencyMs" | "costUsd" | "simulated">): RecordedCall {
+  return { role: usage.role, ...(usage.prompt && { prompt: usage.prompt }), latencyMs: usage.latencyMs, ...(typeof usage.costUsd === "number" && { costUsd: usage.costUsd }), ...(usage.simulated === true && { simulated: true }) };
 }
 
 /** Validate a `--cache` value. */
@@ -203,6 +205,7 @@ export function withCache(model: ChatModel, options: CacheOptions): CachedChatMo
         latencyMs: Math.round(performance.now() - started),
         costUsd: 0,
         cached: true,
+        ...((value as { simulated?: unknown }).simulated === true && { simulated: true }),
       },
     };
   };

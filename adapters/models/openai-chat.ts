@@ -12,6 +12,7 @@ import type { ChatModel, ChatRequest, ChatResponse } from "../../src/model.ts";
 import { runtimeSettings, type RuntimeSettings } from "../../src/settings.ts";
 import { toOpenAIMessages } from "./content.ts";
 import { callUsage, type PriceTable } from "./pricing.ts";
+import { isStandInFingerprint } from "../../src/usage.ts";
 import { abortError, toAdapterError } from "./errors.ts";
 import { awaitEndpointSlot } from "../../src/runtime/endpoint-limit.ts";
 import { registerSecret } from "../../src/secrets.ts";
@@ -116,7 +117,8 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
       if (!choice) throw new AdapterError(notACompletion(completion, options.model, baseURL), { retryable: false });
       const text = typeof choice.message?.content === "string" ? choice.message.content : "";
       const usage = callUsage({ role: request.role, model: options.model, prompt: request.prompt, inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0, startedMs: started, prices: options.prices });
-      return { text, usage: { ...usage, latencyMs } };
+      // A server that declares itself a stand-in (retrace's: "retrace-stand-in-simulated") makes every result that used it simulated.
+      return { text, usage: { ...usage, latencyMs, ...(isStandInFingerprint(completion.system_fingerprint) && { simulated: true }) } };
     },
   };
 }

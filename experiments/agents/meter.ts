@@ -25,6 +25,8 @@ export interface RoleCalls {
   outputTokens: number;
   /** List price of the tokens in USD (cached calls included, so re-runs give the same bytes). */
   costUsd: number;
+  /** Some call was answered by a server that declared itself a simulated stand-in. */
+  simulated?: boolean;
 }
 
 /** Run-wide money actually spent (cache misses only); `--max-cost-usd` compares against it. */
@@ -50,9 +52,10 @@ export class ModelMeter {
   }
 
   /** Count one answered call (usage from the backend or the cache). */
-  recordUsage(role: ModelRole, usage: Pick<ModelUsage, "inputTokens" | "outputTokens" | "cached" | "model">, prices?: PriceTable): void {
+  recordUsage(role: ModelRole, usage: Pick<ModelUsage, "inputTokens" | "outputTokens" | "cached" | "model" | "simulated">, prices?: PriceTable): void {
     const e = this.entry(role);
     e.calls++;
+    if (usage.simulated === true) e.simulated = true;
     e.inputTokens += usage.inputTokens || 0;
     e.outputTokens += usage.outputTokens || 0;
     const cost = costUsd(prices, usage.model, usage) ?? 0;

@@ -66,7 +66,7 @@ export function cacheFromFlags(flags: ModelEvalFlags): { cache: CacheMode; cache
 export function usageLines(usage: ModelUsageFile): string[] {
   const lines: string[] = [];
   for (const [role, u] of Object.entries(usage.roles)) {
-    if (u) lines.push(`  ${role}: ${u.calls} call(s), ${u.inputTokens}+${u.outputTokens} tokens, $${u.costUsd.toFixed(4)}, ${u.errors} error(s)`);
+    if (u) lines.push(`  ${role}: ${u.calls} call(s), ${u.inputTokens}+${u.outputTokens} tokens, $${u.costUsd.toFixed(4)}, ${u.errors} error(s)${u.simulated ? " - SIMULATED (the server declared itself a stand-in)" : ""}`);
   }
   const dead = Object.entries(usage.roles).filter(([, u]) => u && u.errors > 0 && u.errors === u.calls).map(([r]) => r);
   if (dead.length) {

@@ -6,13 +6,15 @@
  */
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
-import { startStandInServer, type StandInServer } from "../../adapters/testing/stand-in/server.ts";
+import { STAND_IN_FINGERPRINT, startStandInServer, type StandInServer } from "../../adapters/testing/stand-in/server.ts";
 import { optionalIntFlag, optionalNumberFlag } from "./numeric-flags.ts";
 
 /** Flags of `retrace stand-in`. */
 export interface StandInFlags {
   port?: string;
   errorRate?: string;
+  postCutErrorRate?: string;
+  ignoreContext?: boolean;
   seed?: string;
 }
 
@@ -22,8 +24,15 @@ export interface StandInFlags {
 export async function startFromFlags(flags: StandInFlags): Promise<StandInServer> {
   const port = optionalIntFlag("port", flags.port, { min: 0, max: 65535, expect: "expected a port from 0 to 65535 (0 = a free one)" });
   const errorRate = optionalNumberFlag("error-rate", flags.errorRate, { min: 0, max: 1, expect: "expected a share from 0 to 1, e.g. 0.2" });
+  const postCutErrorRate = optionalNumberFlag("post-cut-error-rate", flags.postCutErrorRate, { min: 0, max: 1, expect: "expected a share from 0 to 1, e.g. 0.3" });
   const seed = optionalIntFlag("seed", flags.seed, { expect: "expected an integer" });
-  return startStandInServer({ ...(port !== undefined && { port }), ...(errorRate !== undefined && { errorRate }), ...(seed !== undefined && { seed }) });
+  return startStandInServer({
+    ...(port !== undefined && { port }),
+    ...(errorRate !== undefined && { errorRate }),
+    ...(postCutErrorRate !== undefined && { postCutErrorRate }),
+    ...(flags.ignoreContext && { ignoreContext: true }),
+    ...(seed !== undefined && { seed }),
+  });
 }
 
 export function register(program: Command): void {
@@ -32,11 +41,13 @@ export function register(program: Command): void {
     .description("serve the stand-in: a SIMULATED sampling model behind the OpenAI API that plays SimDesk tasks (offline runs of the model path)")
     .option("--port <n>", "port on 127.0.0.1 (0 = a free one)", "0")
     .option("--error-rate <x>", "share of forward answers that are mistakes at temperature 1", "0.1")
+    .option("--post-cut-error-rate <x>", "chance that the first forward answer after a cut loses track of the state (short transition string; the detailed one quarters it)", "0.3")
+    .option("--ignore-context", "the recovery sub-agent ignores its context (0-E, 0-R, none and contextualized then answer alike)")
     .option("--seed <n>", "seed of the stream that requests without a seed draw from", "0")
     .action(async (flags: StandInFlags) => {
       const server = await startFromFlags(flags);
       process.stdout.write(
-        `stand-in (simulated model "${server.model}") listening at ${server.url}\n` +
+        `stand-in (SIMULATED model "${server.model}", system_fingerprint ${STAND_IN_FINGERPRINT}: every result from it is labelled simulated) listening at ${server.url}\n` +
           `  e.g. retrace run experiments/configs/stand-in/end-to-end.yaml --base-url ${server.url} --out runs/e2e-stand-in\n`,
       );
       await new Promise<void>((resolve) => {

@@ -15,13 +15,14 @@
 import { atCallSite } from "../../src/runtime/call-site.ts";
 import { isTerminal, terminalOf } from "../../src/action.ts";
 import type { BlobStore } from "../../src/blob-store.ts";
-import type { EpisodeAccounting, EpisodeResult, StopReason } from "../../src/episode.ts";
+import type { EpisodeAccounting, EpisodeResult, RoleUsage, StopReason } from "../../src/episode.ts";
 import type { Environment } from "../../src/environment.ts";
 import { EnvironmentError, ReplayDesyncError, describeError } from "../../src/errors.ts";
 import type { Observation } from "../../src/observation.ts";
 import { createProbeVerifier } from "../../src/probes/verifier.ts";
 import { screensMatch } from "../../src/replay/state-check.ts";
 import { settleAfterStep } from "../../src/settle.ts";
+import { servedBySimulation } from "../../src/runtime/accounting.ts";
 import type { ForwardPolicy, HistoryEntry } from "../../src/policy.ts";
 import type { Task } from "../../src/task.ts";
 import type { StepRecord, Trajectory, TrajectoryEvent } from "../../src/trajectory.ts";
@@ -138,7 +139,7 @@ export async function rollForward(o: RollForwardOptions): Promise<ForwardRun> {
   }
   if (prefix.length > 0 && o.expected) acc.replayDesyncs = desyncs;
   let stopReason: StopReason = "max-steps";
-  const usage = { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0, costUsd: 0 };
+  const usage: RoleUsage = { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0, costUsd: 0 };
   const limit = (o.budget ?? "from-restore") === "total" ? maxSteps : prefix.length + maxSteps;
   while (history.length < limit) {
     const t = history.length;
@@ -149,6 +150,7 @@ export async function rollForward(o: RollForwardOptions): Promise<ForwardRun> {
       usage.outputTokens += u.outputTokens;
       usage.latencyMs += u.latencyMs;
       usage.costUsd += u.costUsd ?? 0;
+      if (u.simulated === true) usage.simulated = true;
     }
     const before = observation;
     const ran = await execute(decision.actions, observation);
@@ -174,7 +176,7 @@ export async function rollForward(o: RollForwardOptions): Promise<ForwardRun> {
   const evaluation = await timed(() => o.env.evaluate({ terminal: terminalOf(history.map((h) => h.actions)) }));
   acc.wallMs = Date.now() - t0;
   const trajectory: Trajectory = { taskId: o.task.id, steps, events, result: evaluation };
-  const simulated = o.policy.simulated === true;
+  const simulated = o.policy.simulated === true || servedBySimulation(acc);
   return {
     result: { taskId: o.task.id, seed: o.seed, success: evaluation.score >= 1, evaluation, stopReason, simulated, trajectory, accounting: acc, prompts: [] },
     history,

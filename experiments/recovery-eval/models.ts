@@ -107,7 +107,7 @@ export interface ModelUsageFile {
 
 /** `model-usage.json` from usage per role. */
 export function usageFile(roles: Partial<Record<string, RoleUsage>>, simulated: boolean, stopped?: string): ModelUsageFile {
-  const sum = (k: keyof RoleUsage) => Math.round(Object.values(roles).reduce((s, r) => s + (r?.[k] ?? 0), 0) * 1e9) / 1e9;
+  const sum = (k: "calls" | "errors" | "costUsd") => Math.round(Object.values(roles).reduce((s, r) => s + (r?.[k] ?? 0), 0) * 1e9) / 1e9;
   return { simulated, ...(stopped && { stopped }), roles, calls: sum("calls"), errors: sum("errors"), costUsd: sum("costUsd") };
 }
 
@@ -202,9 +202,10 @@ export async function buildConfiguredDataset(options: ConfiguredRunOptions): Pro
       rolloutsPerTask: d.rolloutsPerTask, replays: d.replays, seedStepsPerTrajectory: d.seedSteps, distances: d.distances, maxSteps: d.maxSteps,
       maxSamplesPerDistance: d.maxSamplesPerDistance, onProgress: options.onProgress, stop: budget.stop,
     });
-    const usage = usageFile(agents.usage(), build.simulated, build.stopped);
+    const served = servedBySimulatedModel(agents.usage());
+    const usage = usageFile(agents.usage(), build.simulated || served, build.stopped);
     const manifest = saveRecoveryDataset({
-      dir: out, build, tasks, blobs, simulatedLabel: describeSimulated(...seen.values()),
+      dir: out, build: { ...build, simulated: build.simulated || served }, tasks, blobs, simulatedLabel: [describeSimulated(...seen.values()), served ? STAND_IN_LABEL : ""].filter(Boolean).join(" + "),
       config: {
         env: config.env.kind, width: config.env.width, height: config.env.height, noise: false, noiseSeed: 0, verify: d.verify, name: config.name, settleSource: recoveryEvalSettle(config).source,
         agents: { forward: redactSpec(d.forward), perturber: redactSpec(d.perturber), ...(d.verifier && { verifier: redactSpec(d.verifier) }) },
@@ -244,6 +245,14 @@ function redactSpec(spec: EvalAgentSpec): JsonValue {
   return JSON.parse(JSON.stringify(spec)) as JsonValue;
 }
 
+/** How a run answered by a self-declared stand-in server is labelled. */
+export const STAND_IN_LABEL = "simulated: a stand-in model server (system_fingerprint declares it simulated)";
+
+/** True when some role's calls were answered by a server that declared itself a simulated stand-in. */
+function servedBySimulatedModel(roles: Partial<Record<string, RoleUsage>>): boolean {
+  return Object.values(roles).some((u) => u?.simulated === true);
+}
+
 /** Evaluate the config's recovery variants on a dataset; writes recovery-eval.json, runs.jsonl, model-usage.json. */
 export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & { dataset: string }): Promise<{ report: RecoveryEvalReport; runs: RecoveryRun[]; usage: ModelUsageFile }> {
   const { config } = options;
@@ -269,10 +278,11 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
     const budget = costStop(options, agents);
     const settle = recoveryEvalSettle(config);
     const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, budgets, check: configuredCheck(config, agents), settleMs: settle.settleMs, rationale: options.rationale, onProgress: options.onProgress, stop: budget.stop });
-    const simulated = runs.some((r) => r.simulated) || ds.manifest.simulated;
-    const label = simulated ? ds.manifest.simulatedLabel || "simulated: SimDesk agents" : "";
+    const served = servedBySimulatedModel(agents.usage());
+    const simulated = runs.some((r) => r.simulated) || ds.manifest.simulated || served;
+    const label = simulated ? [ds.manifest.simulatedLabel || (served ? "" : "simulated: SimDesk agents"), served && !ds.manifest.simulatedLabel?.includes(STAND_IN_LABEL) ? STAND_IN_LABEL : ""].filter(Boolean).join(" + ") : "";
     const report: RecoveryEvalReport = {
-      ...recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, budgets, samples: config.eval.samples, settle }),
+      ...recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, budgets, samples: config.eval.samples, settle, simulated }),
       ...(config.eval.implicit && { implicitHistoryImages: implicitHistoryImagesOf(config) }),
     };
     const usage = usageFile(agents.usage(), simulated, budget.reason());

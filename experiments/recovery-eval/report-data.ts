@@ -11,7 +11,7 @@ import { oracleAgreement, recoveryTable, type OracleAgreement, type SampleSelect
 import { settleFor, type SettleChoice } from "../runner/settle.ts";
 
 /** Banner text for simulated results. */
-export const SIMULATED_RECOVERY_NOTE = "SIMULATED: these numbers come from seeded simulated policies on SimDesk, not from models.";
+export const SIMULATED_RECOVERY_NOTE = "SIMULATED: these numbers come from simulated components on SimDesk (seeded simulated policies, or a model server that declared itself a stand-in), not from models.";
 /** The note of a model evaluation on a dataset that simulated policies built. */
 export const SIMULATED_DATASET_NOTE = "model agents evaluated on a SIMULATED dataset: its trajectories and errors come from seeded simulated policies on SimDesk; the recoveries are the config's models.";
 
@@ -102,7 +102,7 @@ export function kappaCi(a: Pick<OracleAgreement, "kappa" | "kappaCi">): string {
 }
 
 /** Build `recovery-eval.json` from the runs. */
-export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manifest: RecoveryDatasetManifest; dataset: string; label: string; budgets: readonly number[]; threshold?: number; samples?: SampleSelection; settle?: SettleChoice }): RecoveryEvalReport {
+export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manifest: RecoveryDatasetManifest; dataset: string; label: string; budgets: readonly number[]; threshold?: number; samples?: SampleSelection; settle?: SettleChoice; simulated?: boolean }): RecoveryEvalReport {
   const sampleSelection = input.samples ?? "common";
   const rows = recoveryTable(input.runs, { samples: sampleSelection });
   const table: RecoveryTableJsonRow[] = rows.map((r) => ({
@@ -120,10 +120,10 @@ export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manife
     implicitVsExplicit.push({ d: imp.distance, r: imp.budget, n: imp.n, implicit: ci(imp.success), explicit: ci(exp.success), gain: exp.success.rate - imp.success.rate });
   }
   const t = input.manifest.trajectories;
-  const simulatedRuns = input.runs.some((r) => r.simulated);
+  // A stand-in model server (input.simulated) or simulated runs: the numbers are simulated. Model
+  // agents on a dataset that simulated policies built: say which part is simulated.
+  const simulatedRuns = input.simulated === true || input.runs.some((r) => r.simulated);
   const simulated = simulatedRuns || input.manifest.simulated;
-  // Model agents on a dataset that simulated policies built: say which part is simulated, never
-  // that the numbers come from simulated policies (the evaluated agents are the config's models).
   const note = simulatedRuns ? SIMULATED_RECOVERY_NOTE : simulated ? SIMULATED_DATASET_NOTE : "";
   return {
     kind: "recovery-eval", simulated, note, label: input.label, dataset: input.dataset, datasetVersion: input.manifest.version,

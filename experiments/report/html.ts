@@ -113,6 +113,26 @@ function modelTable(s: ExperimentSummary): string {
   return `<h3>Model calls per role</h3>${notes.map((n) => `<div class="banner">${escapeHtml(n)}</div>`).join("")}<p class="meta">Cost at the prices in the model specs, cached calls included (list price).</p>${table(["condition", "role", "calls", "errors", "input tokens", "output tokens", "cost", "cost/success"], rows)}`;
 }
 
+/**
+ * Tokens per condition and role as the servers reported them, per scored episode, and the overhead
+ * of each recovery condition: its tokens per episode over its pair's no-recovery baseline.
+ */
+function tokensTable(s: ExperimentSummary): string {
+  const rows: Array<Array<string | number>> = [];
+  // A pair's conditions are "<pair>.<variant>"; its baseline is "<pair>.no-recovery" (plain "no-recovery" without pairs).
+  const baseOf = (condition: string) => s.conditions.find((c) => c.condition === `${condition.slice(0, condition.lastIndexOf(".") + 1)}no-recovery`);
+  for (const c of s.conditions) {
+    const t = c.tokens;
+    if (!t) continue;
+    const base = baseOf(c.condition)?.tokens;
+    const overhead = base && base.total.perEpisode > 0 && c.condition !== baseOf(c.condition)?.condition ? `x${(t.total.perEpisode / base.total.perEpisode).toFixed(2)}` : "-";
+    for (const [role, r] of Object.entries(t.roles)) if (r) rows.push([c.condition, role, r.calls, r.inputTokens, r.outputTokens, num(r.perEpisode, 0), ""]);
+    rows.push([c.condition, "all roles", t.total.calls, t.total.inputTokens, t.total.outputTokens, num(t.total.perEpisode, 0), overhead]);
+  }
+  if (!rows.length) return "";
+  return `<h3>Tokens per condition and role</h3><p class="meta">As the model servers reported them (input and output tokens), over scored episodes. Overhead: tokens per episode of a recovery condition over its pair's no-recovery baseline.</p>${table(["condition", "role", "calls", "input tokens", "output tokens", "tokens/episode", "overhead vs no recovery"], rows)}`;
+}
+
 function skippedList(s: ExperimentSummary): string {
   if (!s.skipped?.length) return "";
   return `<h3>Skipped tasks (${s.skipped.length}, not scored)</h3>${table(["task", "reason"], s.skipped.map((k) => [k.task, k.reason]))}`;
@@ -218,7 +238,7 @@ ${s.simulated ? `<div class="banner">${escapeHtml(s.note)}</div>` : ""}
 <p class="meta">${m ? `commit ${escapeHtml(m.gitCommit.slice(0, 12))}, retrace ${escapeHtml(m.packageVersion)}, config ${escapeHtml(m.configHash.slice(0, 12))}, ${m.tasks.length} tasks, seeds ${escapeHtml(m.seeds.join(","))}. ` : ""}${s.episodes} episodes, ${s.envErrors} environment errors (excluded from success rates).</p>
 ${s.recommendation ? `<h3>Recommendation</h3><p>${escapeHtml(labelConditionsIn(s.recommendation.text, s.conditions.map((c) => c.condition)))}</p>` : ""}
 <h3 id="${escapeHtml(id)}-conditions">Conditions${sectionLink(`${id}-conditions`)}</h3>${conditionTable(s)}
-${modelTable(s)}${skippedList(s)}
+${modelTable(s)}${tokensTable(s)}${skippedList(s)}
 ${s.successAtK?.length ? `<h3>Success@K</h3>${successAtKTable(s)}` : ""}
 ${chartsFor(r).map(chartHtml).join("\n")}
 ${pairedTable(pairedRows(r.lines))}
@@ -231,7 +251,7 @@ ${stabilityTable(s)}
     .join("\n");
   const extras = input.extras.length ? `<section id="recovery-eval"><h2>Recovery evaluation${sectionLink("recovery-eval")}</h2>${input.recoveryHtml}</section>` : "";
   const findings = input.findings?.length
-    ? `<section id="findings"><h2>Do the paper's findings hold here?${sectionLink("findings")}</h2><p class="meta">${escapeHtml(VERDICT_RULE)}</p>${simulated ? `<div class="banner">Checked on simulated policies: evidence about the simulation, not about any model.</div>` : ""}<ul>${input.findings
+    ? `<section id="findings"><h2>Do the paper's findings hold here?${sectionLink("findings")}</h2><p class="meta">${escapeHtml(VERDICT_RULE)}</p>${simulated ? `<div class="banner">Checked on simulated components (simulated policies or a stand-in model server): evidence about the simulation, not about any model.</div>` : ""}<ul>${input.findings
         .map((f) => `<li class="finding ${f.holds === null ? "na" : f.holds ? "yes" : "no"}"><b>${escapeHtml(findingVerdict(f))}</b>: ${escapeHtml(f.claim)} <span class="meta">${escapeHtml(f.evidence)}</span></li>`)
         .join("")}</ul></section>`
     : "";
@@ -242,9 +262,9 @@ ${stabilityTable(s)}
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(input.title)}</title><style>${CSS}${VIEWER_CSS}${TOC_CSS}</style></head>
 <body>
-<header><h1>${escapeHtml(input.title)}</h1><div>${escapeHtml(input.generatedFrom)}${simulated ? " &middot; <b>SIMULATED POLICIES</b>" : ""}</div></header>
+<header><h1>${escapeHtml(input.title)}</h1><div>${escapeHtml(input.generatedFrom)}${simulated ? " &middot; <b>SIMULATED</b>" : ""}</div></header>
 <main>
-${simulated ? `<div class="banner">All results in this report come from seeded simulated policies (labelled "simulated"), not from models.</div>` : ""}
+${simulated ? `<div class="banner">All results in this report come from simulated components (labelled "simulated": seeded simulated policies, or a model server that declared itself a stand-in), not from models.</div>` : ""}
 ${tableOfContents({ findings: !!findings, runs: input.runs.map((r) => ({ id: `run-${slug(r.rel || r.summary.experiment)}`, title: r.summary.experiment, kind: r.summary.kind })), recoveryEval: !!extras, viewer: true })}
 ${findings}
 ${runSections}

@@ -38,6 +38,8 @@ export interface ConditionSummary {
   simulated: boolean;
   /** Model calls per role over the condition's episodes (absent when no model was called). */
   models?: Partial<Record<ModelRole, RoleCalls>>;
+  /** Tokens per role, as the model servers reported them (absent when no model was called). */
+  tokens?: TokenTable;
   /** Action-replay desyncs of the condition's episodes (absent when none replayed). */
   replay?: ReplayCounts;
   /** Selector failures that fell back to R = E-1 over the condition's episodes, and the recoveries they were among (absent when no recovery ran). */
@@ -55,6 +57,42 @@ export function selectorFallbacksOf(lines: readonly ResultLine[]): SelectorFallb
   const attempts = lines.reduce((n, l) => n + l.recoveryAttempts, 0);
   if (attempts === 0) return undefined;
   return { fallbacks: lines.reduce((n, l) => n + (l.selectorFallbacks ?? 0), 0), attempts };
+}
+
+/** Tokens of one role in one condition: totals over its scored episodes and the mean per episode. */
+export interface RoleTokens {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  /** totalTokens / scored episodes of the condition. */
+  perEpisode: number;
+}
+
+/** A condition's token table: per role, and all roles together. */
+export interface TokenTable {
+  /** Scored episodes the means are over. */
+  episodes: number;
+  roles: Partial<Record<ModelRole, RoleTokens>>;
+  total: RoleTokens;
+}
+
+/** The token table of some result lines (scored ones only), or undefined when none called a model. */
+export function tokenTable(lines: readonly ResultLine[]): TokenTable | undefined {
+  const ok = lines.filter((l) => l.status === "ok");
+  const models = sumModels(ok);
+  if (!models) return undefined;
+  const per = (n: number) => (ok.length === 0 ? 0 : Math.round((100 * n) / ok.length) / 100);
+  const row = (calls: number, input: number, output: number): RoleTokens => ({ calls, inputTokens: input, outputTokens: output, totalTokens: input + output, perEpisode: per(input + output) });
+  const roles: Partial<Record<ModelRole, RoleTokens>> = {};
+  let calls = 0, input = 0, output = 0;
+  for (const [role, m] of Object.entries(models) as Array<[ModelRole, RoleCalls]>) {
+    roles[role] = row(m.calls, m.inputTokens, m.outputTokens);
+    calls += m.calls;
+    input += m.inputTokens;
+    output += m.outputTokens;
+  }
+  return { episodes: ok.length, roles, total: row(calls, input, output) };
 }
 
 /**
@@ -121,7 +159,7 @@ export interface ExperimentSummary {
   settle?: { settleMs: number; source: "config" | "environment default"; env: string };
 }
 
-export const SIMULATED_NOTE = "SIMULATED: these results come from seeded simulated policies, not from models.";
+export const SIMULATED_NOTE = "SIMULATED: these results come from simulated components (seeded simulated policies, or a model server that declared itself a stand-in), not from models.";
 
 /** Summarise lines; `params` gives each condition's distinguishing values. */
 export function summarize(input: { experiment: string; kind: string; lines: readonly ResultLine[]; params?: Record<string, Record<string, ParamValue>>; maxK?: number; stopped?: { reason: string; notRun: number }; skipped?: Array<{ task: string; reason: string }> }): ExperimentSummary {
@@ -187,6 +225,7 @@ function conditionSummary(condition: string, lines: ResultLine[], params: Record
     stability: summarizeStability(ok.map((l) => l.stability).filter((s): s is StabilityMetrics => s !== null)),
     simulated: lines.some((l) => l.simulated),
     ...(sumModels(lines) ? { models: sumModels(lines) } : {}),
+    ...(tokenTable(lines) ? { tokens: tokenTable(lines) } : {}),
     ...(replayCounts(lines) ? { replay: replayCounts(lines) } : {}),
     ...(selectorFallbacksOf(lines) ? { selectorFallbacks: selectorFallbacksOf(lines) } : {}),
   };
@@ -203,6 +242,7 @@ export function sumModels(lines: readonly ResultLine[]): Partial<Record<ModelRol
       t.inputTokens += m.inputTokens;
       t.outputTokens += m.outputTokens;
       t.costUsd = round(t.costUsd + m.costUsd);
+      if (m.simulated) t.simulated = true;
     }
   return Object.keys(out).length ? Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b))) : undefined;
 }

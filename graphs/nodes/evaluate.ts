@@ -9,6 +9,7 @@ import { isSimulated, type RuntimeContext } from "../context.ts";
 import type { GraphState, GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
 import { untilAborted } from "../../src/abortable.ts";
+import { servedBySimulation } from "../../src/runtime/accounting.ts";
 
 export async function evaluate(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
   let stopReason = state.stopReason ?? "max-steps";
@@ -35,7 +36,7 @@ export async function evaluate(state: GraphState, ctx: RuntimeContext): Promise<
     evaluation,
     stopReason,
     ...(envError ? { envError } : {}),
-    simulated: isSimulated(ctx.components),
+    simulated: isSimulated(ctx.components) || servedBySimulation(state.accounting),
     trajectory: { taskId: state.task.id, steps: state.steps, events: state.events, result: evaluation },
     accounting: state.accounting,
     prompts: state.prompts,

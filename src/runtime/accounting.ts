@@ -50,9 +50,15 @@ export function addUsage(acc: EpisodeAccounting, usage: readonly ModelUsage[] | 
       outputTokens: prev.outputTokens + num(u.outputTokens),
       latencyMs: prev.latencyMs + num(u.latencyMs),
       costUsd: prev.costUsd + (u.cached ? 0 : num(u.costUsd)),
+      ...((prev.simulated || u.simulated === true) && { simulated: true }),
     };
   }
   return { ...acc, models };
+}
+
+/** True when a model call of the episode was answered by a server that declared itself a simulated stand-in. */
+export function servedBySimulation(acc: Pick<EpisodeAccounting, "models">): boolean {
+  return Object.values(acc.models ?? {}).some((u) => u?.simulated === true);
 }
 
 /** Accounting without the timing fields (the only non-deterministic ones), for comparisons. */

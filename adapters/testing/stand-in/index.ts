@@ -19,6 +19,7 @@
  *
  * Start it with {@link startStandInServer} (tests) or `retrace stand-in` (offline runs).
  */
-export { startStandInServer, answerRequest, STAND_IN_MODEL } from "./server.ts";
-export type { StandInServer, StandInServerOptions, StandInLogEntry } from "./server.ts";
+export { startStandInServer, answerRequest, STAND_IN_MODEL, STAND_IN_FINGERPRINT } from "./server.ts";
+export type { StandInServer, StandInServerOptions, StandInLogEntry, StandInSettings } from "./server.ts";
 export type { DetectorNoise } from "./judges.ts";
+export type { SkillBook, SkillTask } from "./skills.ts";

@@ -1,25 +1,27 @@
 /**
  * The stand-in as the JSON roles: error detector, recovery-step selector, state-transition
- * summarizer and state verifier. Each reads the task and the action lines of its prompt, replays
- * them in its private model of the apps, and answers in the role's JSON contract, noisily: the
- * detector misses some errors, misplaces some error steps by one and raises some false alarms;
- * the selector sometimes goes one step further back; the summarizer drops a line now and then.
+ * summarizer and state verifier. Each reads the task, the action lines and the screens its prompt
+ * shows (reading.ts), compares them with the task's demonstration (its skill book), and answers in
+ * the role's JSON contract, noisily: the detector misses some errors, misplaces some error steps
+ * by one and raises some false alarms; the selector sometimes goes one step further back; the
+ * summarizer drops a line now and then. None of them knows an episode's hidden state: a silent
+ * change shows only as an action that is not the plan's, which the detector notices less often.
+ * A DONE is judged like any other step: before the plan is complete it is an error.
  */
 import { createHash } from "node:crypto";
-import type { SimDeskTask } from "../../environments/simdesk/ground-truth.ts";
-import type { DeskState } from "../../environments/simdesk/types.ts";
-import { buildUi, hitNode } from "../../environments/simdesk/ui.ts";
-import { applyAction } from "../../environments/simdesk/engine.ts";
 import { formatAction, type Action } from "../../../src/action.ts";
-import { parseActionText } from "./actions-text.ts";
-import { parseTree, screenOf, stepLines, treeTexts, type ReadRequest } from "./request.ts";
+import { containerOf, parseTree, screenOf, treeTexts, type ReadRequest, type TreeLine } from "./request.ts";
+import { leftAt, readHistory, shownSteps, treeAt, type HistoryReading, type ShownStep } from "./reading.ts";
 import { happens, uniform, type Draw } from "./sampling.ts";
-import { findTask, knowledgeOf, planIndexOf, replay } from "./world.ts";
+import type { SkillBook } from "./skills.ts";
+import { elementAt, findTask, knowledgeOf, type TaskKnowledge } from "./world.ts";
 
 /** Noise of the detector. */
 export interface DetectorNoise {
-  /** Chance an off-track run is reported. @default 0.85 */
+  /** Chance an off-track run (a screen off the plan, a premature DONE) is reported. @default 0.85 */
   recall: number;
+  /** Chance a step with an action the plan does not have, whose screens stay on the plan (a silent change), is reported. @default 0.7 */
+  silentRecall: number;
   /** Chance an on-track run is reported off track. @default 0.03 */
   falseAlarm: number;
   /** Chance a reported error step is off by one. @default 0.2 */
@@ -32,79 +34,85 @@ export interface Judged {
   kind: string;
 }
 
-interface Replayed {
-  task: SimDeskTask;
-  actions: Action[][];
-  /** states[i] = the state before step i; states[t] = now. */
-  states: DeskState[];
-  onPath: boolean[];
-  width: number;
-  height: number;
+interface Read {
+  know: TaskKnowledge;
+  steps: ShownStep[];
+  reading: HistoryReading;
 }
 
-function replayLines(req: ReadRequest, tasks: readonly SimDeskTask[], lines: Map<number, string>): Replayed | undefined {
-  const task = findTask(req.text, tasks);
+function readRequestHistory(req: ReadRequest, book: SkillBook, current: string | undefined): Read | undefined {
+  const task = findTask(req.text, book);
   if (!task) return undefined;
-  const tree = treeTexts(req.text).pop();
-  const { width, height } = screenOf(req.text, tree ? parseTree(tree) : undefined);
-  const steps = [...lines.keys()].sort((a, b) => a - b);
-  const actions = steps.map((i) => parseActionText(lines.get(i)!));
-  const states: DeskState[] = [replay(task, [], width, height)[0]];
-  for (const acts of actions) {
-    let cur = states[states.length - 1];
-    for (const a of acts) cur = stepEngine(cur, a, width, height);
-    states.push(cur);
-  }
-  const know = knowledgeOf(task, width, height);
-  return { task, actions, states, onPath: states.map((s) => planIndexOf(know, s) >= 0), width, height };
+  const know = knowledgeOf(task, book);
+  const steps = shownSteps(req.text);
+  const size = screenOf(req.text, current ? parseTree(current) : undefined);
+  return { know, steps, reading: readHistory(know, steps, current, size) };
 }
 
-function stepEngine(s: DeskState, a: Action, width: number, height: number): DeskState {
-  if (a.type === "DONE" || a.type === "FAIL" || a.type === "WAIT") return s;
-  try {
-    return applyAction(s, a, width, height).state;
-  } catch {
-    return s;
-  }
+/** The tree after a marker line (e.g. "Current screen (after step 4):"), if the text shows one there. */
+function treeAfter(text: string, marker: RegExp): string | undefined {
+  const m = marker.exec(text);
+  if (!m) return undefined;
+  const at = text.indexOf("Accessibility tree:\n", m.index);
+  return at >= 0 && at - (m.index + m[0].length) <= 2 ? treeAt(text, at) : undefined;
 }
 
 const json = (v: unknown) => JSON.stringify(v);
 
 /** The detector's answer. */
-export function judgeDetector(req: ReadRequest, draw: Draw, tasks: readonly SimDeskTask[], noise: DetectorNoise): Judged {
+export function judgeDetector(req: ReadRequest, draw: Draw, book: SkillBook, noise: DetectorNoise): Judged {
   const last = Number(/numbered 0 to (\d+)/.exec(req.text)?.[1] ?? -1);
-  const r = replayLines(req, tasks, stepLines(req.text, "action"));
+  const r = readRequestHistory(req, book, treeAfter(req.text, /Current screen \(after step \d+\):/));
   const conf = (lo: number, hi: number) => Math.round(uniform(draw, lo, hi) * 100) / 100;
-  if (!r || last < 0) return { text: json({ off_track: false, error_step: null, reason: "I cannot tell what this task needs from what I see.", confidence: conf(0.2, 0.4) }), kind: "unsure" };
-  const t = r.states.length - 1;
-  const doneAt = r.actions.findIndex((a, i) => a.some((x) => x.type === "DONE") && !r.onPath[i + 1]);
+  if (!r || last < 0 || r.steps.length === 0) return { text: json({ off_track: false, error_step: null, reason: "I cannot tell what this task needs from what I see.", confidence: conf(0.2, 0.4) }), kind: "unsure" };
+  const stepNo = (i: number) => r.steps[Math.max(0, Math.min(i, r.steps.length - 1))].step;
+  const done = [...r.reading.prematureDone].sort((a, b) => a - b)[0];
+  const left = leftAt(r.reading);
   let truth = -1;
-  if (doneAt >= 0) truth = doneAt;
-  else if (!r.onPath[t]) {
-    let lastGood = t;
-    while (lastGood > 0 && !r.onPath[lastGood]) lastGood--;
-    truth = Math.min(lastGood, last);
-  }
-  if (truth >= 0) {
-    if (!happens(draw, noise.recall)) return { text: json({ off_track: false, error_step: null, reason: "The agent seems to be making progress.", confidence: conf(0.3, 0.6) }), kind: "miss" };
-    let e = truth;
+  let kind = "hit";
+  if (done !== undefined && (left < 0 || done <= left)) {
+    truth = stepNo(done);
+    kind = "hit-done";
+  } else if (left >= 0) truth = stepNo(left);
+  const silent = [...r.reading.suspicious].sort((a, b) => a - b)[0];
+  const report = (e0: number, recall: number, why: string, k: string): Judged | undefined => {
+    if (!happens(draw, recall)) return undefined;
+    let e = e0;
     if (happens(draw, noise.stepNoise)) e = Math.max(0, Math.min(last, e + (draw.rng.chance(0.5) ? -1 : 1)));
-    const what = r.actions[truth]?.map(formatAction).join("; ") ?? "?";
-    return { text: json({ off_track: true, error_step: e, reason: `Step ${truth} (${what}) moved the desktop away from what the task needs.`, confidence: conf(0.6, 0.95) }), kind: e === truth ? "hit" : "hit-off-by-one" };
+    return { text: json({ off_track: true, error_step: e, reason: why, confidence: conf(0.6, 0.95) }), kind: e === e0 ? k : `${k}-off-by-one` };
+  };
+  const what = (step: number) => r.steps.find((s) => s.step === step)?.actions.map(formatAction).join("; ") ?? "?";
+  if (truth >= 0) {
+    const hit = report(truth, noise.recall, kind === "hit-done" ? `Step ${truth} declared the task finished, but it is not done yet.` : `Step ${truth} (${what(truth)}) moved the desktop away from what the task needs.`, kind);
+    if (hit) return hit;
+    return { text: json({ off_track: false, error_step: null, reason: "The agent seems to be making progress.", confidence: conf(0.3, 0.6) }), kind: "miss" };
+  }
+  if (silent !== undefined) {
+    const hit = report(stepNo(silent), noise.silentRecall, `Step ${stepNo(silent)} (${what(stepNo(silent))}) did something the task does not need.`, "hit-silent");
+    if (hit) return hit;
   }
   if (happens(draw, noise.falseAlarm)) {
     const e = draw.greedy ? last : draw.rng.int(0, last);
     return { text: json({ off_track: true, error_step: e, reason: `Step ${e} looks like a detour from the task.`, confidence: conf(0.5, 0.7) }), kind: "false-alarm" };
   }
-  return { text: json({ off_track: false, error_step: null, reason: "Every step so far moves the task forward.", confidence: conf(0.6, 0.9) }), kind: "on-track" };
+  return { text: json({ off_track: false, error_step: null, reason: "Every step so far moves the task forward.", confidence: conf(0.6, 0.9) }), kind: silent !== undefined ? "miss-silent" : "on-track" };
 }
 
-/** The selector's answer: the latest clean step at or before E (sometimes one earlier). */
-export function judgeSelector(req: ReadRequest, draw: Draw, tasks: readonly SimDeskTask[]): Judged {
+/** The selector's answer: the latest step at or before E whose screen is on the plan with no odd action before it (sometimes one earlier). */
+export function judgeSelector(req: ReadRequest, draw: Draw, book: SkillBook): Judged {
   const E = Number(/judged to be at step (\d+)/.exec(req.text)?.[1] ?? 0);
-  const r = replayLines(req, tasks, stepLines(req.text, "action"));
+  const r = readRequestHistory(req, book, undefined);
   let R = E;
-  if (r) while (R > 0 && !r.onPath[Math.min(R, r.onPath.length - 1)]) R--;
+  if (r) {
+    const idx = (step: number) => r.steps.findIndex((s) => s.step === step);
+    const odd = (i: number) => r.reading.suspicious.has(i) || r.reading.prematureDone.has(i);
+    const clean = (step: number) => {
+      const i = idx(step);
+      if (i < 0) return step === 0;
+      return r.reading.before[i] >= 0 && !r.steps.slice(0, i).some((_, j) => odd(j));
+    };
+    while (R > 0 && !clean(R)) R--;
+  }
   let kind = "latest-clean";
   if (R > 0 && happens(draw, 0.15)) {
     R--;
@@ -113,11 +121,15 @@ export function judgeSelector(req: ReadRequest, draw: Draw, tasks: readonly SimD
   return { text: json({ recovery_step: R, reason: R === E ? `Undoing step ${E} alone returns to a clean state.` : `The state before step ${R} is the latest one that is still clean.` }), kind };
 }
 
-/** What an action did, in words, on the state it was taken in. */
-function describe(s: DeskState, a: Action, width: number, height: number): string {
+/** What an action did, in words: the element it hit on the screen shown for its step, else the plan step it matches. */
+function describe(a: Action, screen: TreeLine[] | undefined, know: TaskKnowledge, pos: number): string {
   if ("x" in a && a.x !== undefined && a.y !== undefined) {
-    const n = hitNode(buildUi(s, width, height), a.x, a.y);
-    if (n) return `${a.type === "DOUBLE_CLICK" ? "double-clicked" : "clicked"} ${n.role} "${n.name}"`;
+    const verb = a.type === "DOUBLE_CLICK" ? "double-clicked" : a.type === "RIGHT_CLICK" ? "right-clicked" : "clicked";
+    const hit = screen ? elementAt(screen, a.x, a.y) : undefined;
+    if (hit) return `${verb} ${hit.line.role} "${hit.line.name}"${containerOf(screen!, hit.index) !== "desktop" ? ` in ${containerOf(screen!, hit.index).replace(/^[a-z ]+:/, "")}` : ""}`;
+    const t = pos >= 0 ? know.intents[pos]?.target : undefined;
+    if (t) return `${verb} ${t.role} "${t.name}" (as planned)`;
+    return `${verb} at (${a.x}, ${a.y})`;
   }
   if (a.type === "TYPING") return `typed ${JSON.stringify(a.text)}`;
   if (a.type === "HOTKEY") return `pressed ${a.keys.join("+")}`;
@@ -125,28 +137,29 @@ function describe(s: DeskState, a: Action, width: number, height: number): strin
   return a.type.toLowerCase();
 }
 
-/** The summarizer's briefing: windows of the TARGET, hidden changes, and one line per transition. */
-export function judgeSummarizer(req: ReadRequest, draw: Draw, tasks: readonly SimDeskTask[]): Judged {
+/** The summarizer's briefing: what the last shown screen has open, and one line per step. */
+export function judgeSummarizer(req: ReadRequest, draw: Draw, book: SkillBook): Judged {
   const R = Number(/just before step (\d+)/.exec(req.text)?.[1] ?? 0);
-  const r = replayLines(req, tasks, stepLines(req.text, "action"));
+  const shown = treeTexts(req.text).pop();
+  const r = readRequestHistory(req, book, undefined);
   if (!r) return { text: `TARGET STATE: the state just before step ${R}, as in the TARGET screenshot.\nHOW IT GOT THERE: not shown.`, kind: "blind" };
-  const target = r.states[r.states.length - 1];
-  const windows = target.windows.map((w) => w.id).join(", ") || "no windows";
-  const changed = Object.keys(target.fs).filter((p) => JSON.stringify(target.fs[p]) !== JSON.stringify(r.states[0].fs[p]));
+  const windows = shown ? parseTree(shown).filter((l) => l.role === "window" || l.role === "dialog").map((l) => l.name) : [];
   const lines: string[] = [];
   let dropped = 0;
-  r.actions.forEach((acts, i) => {
-    if (JSON.stringify(r.states[i + 1]) === JSON.stringify(r.states[i])) return;
+  r.steps.forEach((s, i) => {
+    if (s.actions.every((a) => a.type === "WAIT")) return;
     if (happens(draw, 0.08)) {
       dropped++;
       return;
     }
-    lines.push(`- step ${i}: ${acts.map(formatAction).join("; ")} (${acts.map((a) => describe(r.states[i], a, r.width, r.height)).join(", ")})`);
+    const screen = s.screen ? parseTree(s.screen) : undefined;
+    const odd = r.reading.suspicious.has(i) ? " - not part of the task" : "";
+    lines.push(`- step ${s.step}: ${s.actions.map(formatAction).join("; ")} (${s.actions.map((a) => describe(a, screen, r.know, r.reading.before[i])).join(", ")})${odd}`);
   });
   const text = [
-    `TARGET STATE: open: ${windows}.${changed.length ? ` Changed on disk since the start: ${changed.join(", ")}.` : " Nothing saved to disk yet."}`,
+    `TARGET STATE: ${windows.length ? `open: ${windows.join(", ")}.` : "as in the TARGET screenshot."}`,
     "HOW IT GOT THERE:",
-    ...(lines.length ? lines : ["- (no state-changing actions)"]),
+    ...(lines.length ? lines : ["- (no actions)"]),
   ].join("\n");
   return { text, kind: dropped ? "dropped-lines" : "complete" };
 }

@@ -1,24 +1,23 @@
 /**
- * The stand-in as the recovery sub-agent. It can only undo what its prompt shows it:
- * - With a history context (0-E, 0-R) it replays the listed actions in its private model of the
- *   apps to picture the TARGET state (the steps before R) and the current state (all listed steps
- *   plus its own recovery actions so far). When that picture agrees with the screen it is shown,
- *   it knows the hidden changes too and undoes them one by one, as SimDesk's restoration rules
- *   would. A 0-R context or a briefing pictures the TARGET only, so its picture of the current
- *   state is wrong as soon as anything happened after R, and it falls back to what it sees.
- * - From what it sees alone (no context, or a picture that disagrees with the screen) it can only
- *   fix visible differences between the TARGET and the current tree: close a menu or dialog,
- *   close an extra window, undo an edited field, reselect an item; then it says RESTORED.
- * Its answers are sampled: a slip (a wrong click) or a premature RESTORED at a configurable rate.
+ * The stand-in as the recovery sub-agent. It infers what to undo from what its prompt shows:
+ * - the screen: it fixes visible differences between the TARGET and the current tree (close a
+ *   menu, dialog or extra window, undo an edited field or cell, set a switch back, reselect an
+ *   item), then says RESTORED;
+ * - the actions its context lists after the TARGET (a 0-E history shows them; a 0-R history, a
+ *   briefing or no context does not): an action whose effect no screen shows - a shortcut with
+ *   Alt, a silent toggle - it undoes by pressing it again, before fixing what it sees.
+ * So the contexts (0-E, 0-R, none, contextualized) differ only by what their prompts list. With
+ * `ignoreContext` it reads neither the context nor the note about it, and draws as if they were
+ * not there: the contexts then give the same answers. It never knows the episode's hidden state.
+ * Its answers are sampled: a slip (a wrong click) or a premature RESTORED at `slipRate`.
  */
 import type { Action } from "../../../src/action.ts";
-import type { SimDeskTask } from "../../environments/simdesk/ground-truth.ts";
-import { nextRestorativeStep } from "../../environments/simdesk/restore.ts";
-import { parseActionText, replyWith } from "./actions-text.ts";
+import { replyWith } from "./actions-text.ts";
 import { ownActions } from "./play.ts";
-import { containerOf, parseTree, screenOf, stepLines, treeTexts, type ReadRequest, type TreeLine } from "./request.ts";
+import { shownSteps } from "./reading.ts";
+import { containerOf, parseTree, treeTexts, type ReadRequest, type TreeLine } from "./request.ts";
 import { choose, type Draw } from "./sampling.ts";
-import { clickable, findTask, replay, treeOf } from "./world.ts";
+import { clickable } from "./world.ts";
 
 /** The word that ends a recovery attempt (adapters/llm/recoverer.ts RESTORED_TOKEN). */
 const RESTORED = "RESTORED";
@@ -39,27 +38,55 @@ export interface RecoveryView {
 /** A recovery answer and how it was reached, for the server's log and tests. */
 export interface Recovered {
   text: string;
-  /** "undo" (from the pictured states), "visible" (from the trees), "restored", or a slip kind. */
+  /** "undo-silent" (an action its context listed), "visible" (from the trees), "restored", or a slip kind. */
   kind: string;
-  /** Step indices of the context actions the stand-in believed it had to undo (steps >= R it was shown). */
+  /** Step indices of the context actions at or after R its prompt listed (what it could know to undo). */
   undoing: number[];
 }
 
-/** Read R, E, the context and the trees out of a recovery prompt. */
-export function readRecovery(req: ReadRequest): RecoveryView {
+/** Read R, E, the context and the trees out of a recovery prompt (`ignoreContext`: as if no context were given). */
+export function readRecovery(req: ReadRequest, ignoreContext = false): RecoveryView {
   const text = req.text;
   const targetStep = Number(/state just before step (\d+)/.exec(text)?.[1] ?? 0);
   const errorStep = Number(/went wrong from step (\d+)/.exec(text)?.[1] ?? targetStep);
   const pre = req.messages.findIndex((m) => m.role === "user" && m.text.includes("TARGET screenshot"));
   const preamble = pre >= 0 ? req.messages[pre].text : "";
-  const context = /Earlier run, steps 0 to/.test(preamble) ? "history" : /Briefing on the TARGET state/.test(preamble) ? "briefing" : "none";
+  const context = ignoreContext ? "none" : /Earlier run, steps 0 to/.test(preamble) ? "history" : /Briefing on the TARGET state/.test(preamble) ? "briefing" : "none";
   const contextSteps = new Map<number, Action[]>();
-  if (context === "history") for (const [i, line] of stepLines(preamble, "action")) contextSteps.set(i, parseActionText(line));
-  if (context === "briefing") for (const m of preamble.matchAll(/^- step (\d+): ([A-Z_]+(?:\(.*?\))?(?:; [A-Z_]+(?:\(.*?\))?)*)/gm)) contextSteps.set(Number(m[1]), parseActionText(m[2]));
+  if (context === "history") for (const s of shownSteps(preamble.slice(preamble.indexOf("Earlier run, steps 0 to")))) contextSteps.set(s.step, s.actions);
   const targetTree = treeTexts(preamble)[0];
   const currentTree = treeTexts(req.messages[req.messages.length - 1]?.text ?? "").pop();
   return { targetStep, errorStep, context, contextSteps, own: ownActions(req.messages, pre >= 0 ? pre + 1 : 1), ...(targetTree && { targetTree }), ...(currentTree && { currentTree }) };
 }
+
+/** The notes about the context in the recovery instruction (adapters/llm/recoverer.ts CONTEXT_NOTES). */
+const CONTEXT_NOTES = [
+  /Below is the earlier run's history up to the (?:current screen|TARGET state) \([^)]*\)[^.]*\./g,
+  /Below is a briefing describing the TARGET state and how it came about, including changes a screenshot cannot show\./g,
+  /No history of the earlier run is given; rely on the TARGET screenshot\./g,
+];
+
+/** The prompt text a recovery answer that ignores its context is drawn from: no context, no note about it. */
+export function textWithoutContext(req: ReadRequest): string {
+  return req.messages
+    .map((m) => {
+      let t = m.text;
+      for (const at of ["Earlier run, steps 0 to", "Briefing on the TARGET state"]) {
+        const i = t.indexOf(at);
+        if (i >= 0) t = t.slice(0, i);
+      }
+      for (const re of CONTEXT_NOTES) t = t.replace(re, "");
+      return `[${m.role}]\n${t}`;
+    })
+    .join("\n");
+}
+
+/** A shortcut whose effect a screen does not show (a silent toggle): pressing it again undoes it. */
+function silentToggle(a: Action): boolean {
+  return a.type === "HOTKEY" && a.keys.includes("alt") && a.keys.length >= 3;
+}
+
+const sig = (a: Action) => JSON.stringify(a);
 
 function centre(l: TreeLine): Action {
   return { type: "CLICK", x: l.x + Math.round(l.w / 2), y: l.y + Math.round(l.h / 2), button: "left", numClicks: 1 };
@@ -124,29 +151,23 @@ export function visibleFix(target: TreeLine[], current: TreeLine[]): { action: A
 }
 
 /** The recovery agent's answer. */
-export function playRecovery(req: ReadRequest, draw: Draw, o: { errorRate: number; tasks: readonly SimDeskTask[] }): Recovered {
-  const v = readRecovery(req);
+export function playRecovery(req: ReadRequest, draw: Draw, o: { slipRate: number; ignoreContext?: boolean }): Recovered {
+  const v = readRecovery(req, o.ignoreContext);
   const current = v.currentTree ? parseTree(v.currentTree) : [];
   const target = v.targetTree ? parseTree(v.targetTree) : [];
-  const { width, height } = screenOf(req.text, current);
-  const task = findTask(req.text, o.tasks);
-  const shown = [...v.contextSteps.keys()].sort((a, b) => a - b);
-  const before = shown.filter((i) => i < v.targetStep);
-  const after = shown.filter((i) => i >= v.targetStep);
-  let answer: { actions: Action[]; why: string; kind: string } | undefined;
-  if (task && before.length === v.targetStep) {
-    // It can picture the TARGET (every step before R is listed) and its belief of now.
-    const tgt = replay(task, before.flatMap((i) => v.contextSteps.get(i)!), width, height).pop()!;
-    const believed = replay(task, [...shown.flatMap((i) => v.contextSteps.get(i)!), ...v.own], width, height).pop()!;
-    const consistent = !v.currentTree || treeOf(believed, width, height) === v.currentTree;
-    if (consistent) {
-      const step = nextRestorativeStep(believed, tgt, width, height);
-      if (step === null) answer = { actions: [], why: "The screen matches the TARGET state.", kind: "restored" };
-      else if (step === "unreachable") answer = { actions: [{ type: "FAIL" }], why: "What changed cannot be undone from here.", kind: "unreachable" };
-      else answer = { actions: [step.action], why: `To restore the TARGET I will ${step.rationale}.`, kind: "undo" };
-    }
-  }
-  if (!answer) {
+  const after = [...v.contextSteps.keys()].filter((i) => i >= v.targetStep).sort((a, b) => a - b);
+  // Silent changes the context lists after R, newest first, less those its own answers already undid.
+  const pending = after.flatMap((i) => v.contextSteps.get(i)!.filter(silentToggle)).reverse();
+  const done = new Map<string, number>();
+  for (const a of v.own) if (silentToggle(a)) done.set(sig(a), (done.get(sig(a)) ?? 0) + 1);
+  const todo = pending.filter((a) => {
+    const n = done.get(sig(a)) ?? 0;
+    if (n > 0) done.set(sig(a), n - 1);
+    return n === 0;
+  });
+  let answer: { actions: Action[]; why: string; kind: string };
+  if (todo.length) answer = { actions: [todo[0]], why: `The history shows ${todo[0].type === "HOTKEY" ? todo[0].keys.join("+") : "an action"} after the TARGET; pressing it again undoes it.`, kind: "undo-silent" };
+  else {
     const fix = target.length && current.length ? visibleFix(target, current) : undefined;
     answer = fix ? { actions: [fix.action], why: fix.why, kind: "visible" } : { actions: [], why: "I see no difference from the TARGET state.", kind: "restored" };
   }
@@ -157,7 +178,7 @@ export function playRecovery(req: ReadRequest, draw: Draw, o: { errorRate: numbe
     const l = wrong[draw.rng.int(0, wrong.length - 1)];
     slips.push({ actions: [centre(l)], why: `I will click the ${l.role} "${l.name}".`, kind: "slip" });
   }
-  const rate = o.errorRate / 2;
+  const rate = o.slipRate;
   const pick = choose(draw, [{ weight: slips.length ? 1 - rate : 1, value: answer }, ...slips.map((s) => ({ weight: rate / slips.length, value: s }))]);
   const text = pick.actions.length ? replyWith(pick.why, pick.actions) : `${pick.why}\n${RESTORED}`;
   return { text, kind: pick.kind, undoing: after };

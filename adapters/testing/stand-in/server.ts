@@ -20,30 +20,64 @@
  * the most likely answer every time.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { SimDeskTask } from "../../environments/simdesk/ground-truth.ts";
-import { SIMDESK_TASKS } from "../../environments/simdesk/tasks/index.ts";
 import { judgeDetector, judgeSelector, judgeSummarizer, judgeVerifier, type DetectorNoise } from "./judges.ts";
 import { playForward, playPerturber } from "./play.ts";
-import { playRecovery } from "./recover.ts";
+import { playRecovery, textWithoutContext } from "./recover.ts";
 import { readRequest, type StandInRole } from "./request.ts";
 import { drawFor } from "./sampling.ts";
+import { defaultSkillBook, type SkillBook } from "./skills.ts";
+import { loadTokenizer, promptTokens as countPromptTokens, textTokens } from "./tokens.ts";
 import { closeServer, listenLoopback, modelList, readBody, sendJson } from "../http.ts";
 
 /** The name the stand-in answers under. */
 export const STAND_IN_MODEL = "retrace-stand-in";
 
+/**
+ * The `system_fingerprint` of every answer: it declares the server a simulated stand-in, and
+ * retrace's model client labels every call answered under it simulated (see
+ * adapters/models/openai-chat.ts `isStandInFingerprint`).
+ */
+export const STAND_IN_FINGERPRINT = "retrace-stand-in-simulated";
+
 /** Options of {@link startStandInServer}. */
 export interface StandInServerOptions {
-  /** Share of forward answers (at temperature 1) that are mistakes; the recoverer slips at half this rate. @default 0.1 */
+  /** Share of forward answers (at temperature 1) that are mistakes. @default 0.1 */
   errorRate?: number;
   /** Seed of the stream that requests without a `seed` draw from. @default 0 */
   seed?: number;
   /** Port on 127.0.0.1. @default 0 (a free port) */
   port?: number;
-  /** Detector noise. @default { recall: 0.85, falseAlarm: 0.03, stepNoise: 0.2 } */
+  /**
+   * Chance (at temperature 1) that the forward agent's first answer after a cut loses track of the
+   * state (acts as if its undone actions still held); each cue of a detailed transition string
+   * halves it (play.ts). @default 0.3
+   */
+  postCutErrorRate?: number;
+  /**
+   * Relative weight of each kind of forward mistake (misclick, latent: a stray shortcut that
+   * silently toggles a setting, premature-done, skip, and the catalogue's wrong-item, typo); a kind
+   * left out keeps 1 (the task's catalogue mistakes weigh 3 to start with). @default {}
+   */
+  slipMix?: Partial<Record<string, number>>;
+  /** Share of recovery answers (at temperature 1) that slip (a wrong click or a premature RESTORED). @default errorRate / 2 */
+  recoveryErrorRate?: number;
+  /** The recoverer ignores its context (and the note about it): every recovery context then gets the same answers. @default false */
+  ignoreContext?: boolean;
+  /** Detector noise. @default { recall: 0.85, silentRecall: 0.7, falseAlarm: 0.03, stepNoise: 0.2 } */
   detector?: Partial<DetectorNoise>;
-  /** The task catalogue it knows. @default SimDesk's tasks */
-  tasks?: readonly SimDeskTask[];
+  /** What it knows of the tasks. @default the skill book shipped with it (skills.json) */
+  skills?: SkillBook;
+}
+
+/** Settings of {@link answerRequest}. */
+export interface StandInSettings {
+  errorRate: number;
+  recoveryErrorRate: number;
+  slipMix?: Partial<Record<string, number>>;
+  postCutErrorRate: number;
+  ignoreContext: boolean;
+  book: SkillBook;
+  detector: DetectorNoise;
 }
 
 /** One answered request, for tests and the CLI's summary. */
@@ -58,6 +92,11 @@ export interface StandInLogEntry {
   text: string;
   /** Recovery only: context steps at or after R the prompt showed (what it could undo). */
   undoing?: number[];
+  /** Forward only, after a cut: the chance of losing track the prompt's transition string left. */
+  cutRate?: number;
+  /** Usage as reported: prompt tokens (text by o200k_base, images by OpenAI's tile rule) and completion tokens. */
+  promptTokens: number;
+  completionTokens: number;
 }
 
 /** A running stand-in. */
@@ -75,26 +114,30 @@ export interface StandInServer {
 }
 
 /** The answer to one chat-completions body (exported for the CLI's dry runs and tests of the roles). */
-export function answerRequest(body: unknown, seed: string, options: Required<Pick<StandInServerOptions, "errorRate" | "tasks">> & { detector: DetectorNoise }): Omit<StandInLogEntry, "index" | "seed"> {
+export function answerRequest(body: unknown, seed: string, options: StandInSettings): Omit<StandInLogEntry, "index" | "seed" | "promptTokens" | "completionTokens"> {
   const req = readRequest(body);
-  const draw = drawFor(seed, req.text, req.temperature);
-  const play = { errorRate: options.errorRate, tasks: options.tasks };
+  // Ignoring its context, the recoverer's answer is drawn from what it reads: the prompt without the context.
+  const drawText = req.role === "recovery" && options.ignoreContext ? textWithoutContext(req) : req.text;
+  const draw = drawFor(seed, drawText, req.temperature);
+  const play = { errorRate: options.errorRate, postCutErrorRate: options.postCutErrorRate, book: options.book, ...(options.slipMix && { slipMix: options.slipMix }) };
   const base = { role: req.role, temperature: req.temperature };
   switch (req.role) {
-    case "forward":
-      return { ...base, ...pick(playForward(req, draw, play)) };
+    case "forward": {
+      const p = playForward(req, draw, play);
+      return { ...base, text: p.text, kind: p.kind, ...(p.cutRate !== undefined && { cutRate: p.cutRate }) };
+    }
     case "perturber":
       return { ...base, ...pick(playPerturber(req, draw, play)) };
     case "recovery": {
-      const r = playRecovery(req, draw, play);
+      const r = playRecovery(req, draw, { slipRate: options.recoveryErrorRate, ignoreContext: options.ignoreContext });
       return { ...base, kind: r.kind, text: r.text, undoing: r.undoing };
     }
     case "detector":
-      return { ...base, ...judgeDetector(req, draw, options.tasks, options.detector) };
+      return { ...base, ...judgeDetector(req, draw, options.book, options.detector) };
     case "selector":
-      return { ...base, ...judgeSelector(req, draw, options.tasks) };
+      return { ...base, ...judgeSelector(req, draw, options.book) };
     case "summarizer":
-      return { ...base, ...judgeSummarizer(req, draw, options.tasks) };
+      return { ...base, ...judgeSummarizer(req, draw, options.book) };
     case "verifier":
       return { ...base, ...judgeVerifier(req, draw) };
     default:
@@ -110,11 +153,20 @@ function pick(p: { text: string; kind: string }): { text: string; kind: string }
 export async function startStandInServer(options: StandInServerOptions = {}): Promise<StandInServer> {
   const errorRate = options.errorRate ?? 0.1;
   if (!(errorRate >= 0 && errorRate <= 1)) throw new RangeError(`stand-in: errorRate must be between 0 and 1, got ${errorRate}`);
-  const settings = {
+  const postCutErrorRate = options.postCutErrorRate ?? 0.3;
+  if (!(postCutErrorRate >= 0 && postCutErrorRate <= 1)) throw new RangeError(`stand-in: postCutErrorRate must be between 0 and 1, got ${postCutErrorRate}`);
+  const recoveryErrorRate = options.recoveryErrorRate ?? errorRate / 2;
+  if (!(recoveryErrorRate >= 0 && recoveryErrorRate <= 1)) throw new RangeError(`stand-in: recoveryErrorRate must be between 0 and 1, got ${recoveryErrorRate}`);
+  const settings: StandInSettings = {
     errorRate,
-    tasks: options.tasks ?? SIMDESK_TASKS,
-    detector: { recall: 0.85, falseAlarm: 0.03, stepNoise: 0.2, ...options.detector },
+    recoveryErrorRate,
+    postCutErrorRate,
+    ignoreContext: options.ignoreContext ?? false,
+    ...(options.slipMix && { slipMix: options.slipMix }),
+    book: options.skills ?? defaultSkillBook(),
+    detector: { recall: 0.85, silentRecall: 0.7, falseAlarm: 0.03, stepNoise: 0.2, ...options.detector },
   };
+  await loadTokenizer();
   const streamSeed = options.seed ?? 0;
   const log: StandInLogEntry[] = [];
   let stream = 0;
@@ -133,15 +185,15 @@ export async function startStandInServer(options: StandInServerOptions = {}): Pr
     const seed = Number.isInteger(body?.seed) ? `request:${body.seed}` : `stream:${streamSeed}:${stream++}`;
     const a = answerRequest(body, seed, settings);
     const index = log.length;
-    log.push({ index, seed, ...a });
-    const promptTokens = Math.ceil(raw.length / 4);
-    const completionTokens = Math.max(1, Math.ceil(a.text.length / 4));
+    const promptTokens = countPromptTokens(body);
+    const completionTokens = Math.max(1, textTokens(a.text));
+    log.push({ index, seed, ...a, promptTokens, completionTokens });
     sendJson(res, 200, {
       id: `chatcmpl-stand-in-${index}`,
       object: "chat.completion",
       created: 0,
       model: STAND_IN_MODEL,
-      system_fingerprint: "retrace-stand-in-simulated",
+      system_fingerprint: STAND_IN_FINGERPRINT,
       choices: [{ index: 0, message: { role: "assistant", content: a.text, refusal: null }, finish_reason: "stop", logprobs: null }],
       usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
     });

@@ -1,113 +1,63 @@
 /**
- * What the stand-in knows about SimDesk, the way a model knows common apps: the task catalogue
- * (instructions, reference plans, typical mistakes) and how the apps respond to input (it runs
- * SimDesk's engine privately, from a task's setup, to picture the screens along the plan and to
- * replay actions it reads in a prompt). It never talks to a running environment: its inputs are
- * the prompt's text (task, trees, action lists) and this private knowledge.
+ * The stand-in's picture of a task, from its skill book (skills.ts) alone: which task a request
+ * is about (its instruction), where along the demonstration a screen it is shown sits, which plan
+ * step an action it reads was, and where an intended element is on a screen it is shown. No
+ * environment state, engine or ground truth: only the book and the request.
  */
 import type { Action } from "../../../src/action.ts";
-import type { DeskState } from "../../environments/simdesk/types.ts";
-import type { SimDeskTask } from "../../environments/simdesk/ground-truth.ts";
-import { applyAction } from "../../environments/simdesk/engine.ts";
-import { initialState } from "../../environments/simdesk/setup.ts";
-import { buildUi, hitNode } from "../../environments/simdesk/ui.ts";
-import { toAxTree } from "../../environments/simdesk/ax.ts";
-import { semanticHash } from "../../environments/simdesk/hashing.ts";
-import { linearizeAxTree } from "../../policies/observation.ts";
 import { containerOf, parseTree, type TreeLine } from "./request.ts";
+import type { SkillBook, SkillIntent, SkillTask } from "./skills.ts";
 
 /** A plan step as an intention: the action, and for pointer actions the element it aims at. */
 export interface Intent {
   action: Action;
-  target?: { role: string; name: string; container: string; dx: number; dy: number; centred: boolean };
+  target?: SkillIntent;
 }
 
-/** The stand-in's picture of one task at one screen size. */
+/** The stand-in's picture of one task. */
 export interface TaskKnowledge {
-  task: SimDeskTask;
+  task: SkillTask;
+  /** Demonstration screen after k plan steps (linearized tree text, 1280x800). */
+  trees: string[];
+  intents: Intent[];
+  /** Size the demonstration was recorded at. */
   width: number;
   height: number;
-  /** Reference states along the plan: index k = after k plan steps. */
-  states: DeskState[];
-  /** Linearized accessibility tree of each reference state. */
-  trees: string[];
-  /** Semantic hash of each reference state. */
-  semantic: string[];
-  intents: Intent[];
 }
 
-const cache = new Map<string, TaskKnowledge>();
+const cache = new WeakMap<SkillTask, TaskKnowledge>();
 
-/** The catalogue task whose instruction the text quotes (the longest such), if any. */
-export function findTask(text: string, tasks: readonly SimDeskTask[]): SimDeskTask | undefined {
-  let best: SimDeskTask | undefined;
-  for (const t of tasks) if (text.includes(t.instruction) && (!best || t.instruction.length > best.instruction.length)) best = t;
+/** The book's task whose instruction the text quotes (the longest such), if any. */
+export function findTask(text: string, book: SkillBook): SkillTask | undefined {
+  let best: SkillTask | undefined;
+  for (const t of book.tasks) if (text.includes(t.instruction) && (!best || t.instruction.length > best.instruction.length)) best = t;
   return best;
 }
 
-/** The linearized tree of a state (what an agent with `a11y_tree` observation is shown). */
-export function treeOf(s: DeskState, width: number, height: number): string {
-  return linearizeAxTree(toAxTree(buildUi(s, width, height)));
-}
-
-/** The knowledge of a task at a screen size (memoised). */
-export function knowledgeOf(task: SimDeskTask, width: number, height: number): TaskKnowledge {
-  const key = `${task.id}@${width}x${height}`;
-  const hit = cache.get(key);
+/** The knowledge of a task (memoised). */
+export function knowledgeOf(task: SkillTask, book: SkillBook): TaskKnowledge {
+  const hit = cache.get(task);
   if (hit) return hit;
-  const states = [initialState(task.setup, null)];
-  const intents: Intent[] = [];
-  for (const a of task.plan) {
-    const s = states[states.length - 1];
-    intents.push(intentOf(s, a, width, height));
-    states.push(applyAction(s, a, width, height).state);
-  }
-  const k: TaskKnowledge = { task, width, height, states, trees: states.map((s) => treeOf(s, width, height)), semantic: states.map(semanticHash), intents };
-  cache.set(key, k);
+  const k: TaskKnowledge = {
+    task,
+    trees: task.screens.map((s) => s.map((i) => book.lines[i]).join("\n")),
+    intents: task.plan.map((action, i) => ({ action, ...(task.intents[i] && { target: task.intents[i]! }) })),
+    width: book.width,
+    height: book.height,
+  };
+  cache.set(task, k);
   return k;
 }
 
-/** The intention behind an action taken in state `s`: which element a pointer action aims at. */
-export function intentOf(s: DeskState, a: Action, width: number, height: number): Intent {
-  if (!("x" in a) || a.x === undefined || a.y === undefined || a.type === "SCROLL") return { action: a };
-  const ui = buildUi(s, width, height);
-  const node = hitNode(ui, a.x, a.y);
-  if (!node) return { action: a };
-  const lines = parseTree(treeOf(s, width, height));
-  const idx = lines.findIndex((l) => l.role === node.role && l.name === node.name && l.x === node.rect[0] && l.y === node.rect[1]);
-  const [x, y, w, h] = node.rect;
-  const dx = a.x - x;
-  const dy = a.y - y;
-  const centred = Math.abs(dx - w / 2) <= 1 && Math.abs(dy - h / 2) <= 1;
-  return { action: a, target: { role: node.role, name: node.name, container: idx >= 0 ? containerOf(lines, idx) : "desktop", dx, dy, centred } };
-}
-
-/** States after replaying `actions` from the task's initial state: [initial, after 1, ...]. */
-export function replay(task: SimDeskTask, actions: readonly Action[], width: number, height: number): DeskState[] {
-  const out = [initialState(task.setup, null)];
-  for (const a of actions) {
-    if (a.type === "DONE" || a.type === "FAIL" || a.type === "WAIT") {
-      out.push(out[out.length - 1]);
-      continue;
-    }
-    try {
-      out.push(applyAction(out[out.length - 1], a, width, height).state);
-    } catch {
-      out.push(out[out.length - 1]);
-    }
-  }
-  return out;
-}
-
-/** A tree without positions and sizes (a context menu opens where the pointer was). */
-function layoutFree(tree: string): string {
+/** A tree without positions and sizes (screen sizes differ; a context menu opens where the pointer was). */
+export function layoutFree(tree: string): string {
   return tree
     .split("\n")
     .map((l) => l.split("\t").slice(0, 4).join("\t"))
     .join("\n");
 }
 
-/** Plan indices whose reference screen shows exactly this tree, else the same elements anywhere. */
+/** Plan indices whose demonstration screen shows exactly this tree, else the same elements anywhere. */
 export function matchingSteps(k: TaskKnowledge, tree: string): number[] {
   const out: number[] = [];
   k.trees.forEach((t, i) => t === tree && out.push(i));
@@ -117,12 +67,12 @@ export function matchingSteps(k: TaskKnowledge, tree: string): number[] {
   return out;
 }
 
-/** The plan index whose reference screen looks most like this tree (shared lines), and how much. */
+/** The plan index whose demonstration screen looks most like this tree (shared lines), and how much. */
 export function nearestStep(k: TaskKnowledge, lines: readonly TreeLine[]): { step: number; similarity: number } {
-  const mine = new Set(lines.map((l) => l.raw));
+  const mine = new Set(lines.map((l) => l.raw.split("\t").slice(0, 4).join("\t")));
   let best = { step: 0, similarity: -1 };
   k.trees.forEach((t, i) => {
-    const theirs = new Set(t.split("\n").slice(1));
+    const theirs = new Set(t.split("\n").slice(1).map((l) => l.split("\t").slice(0, 4).join("\t")));
     let shared = 0;
     for (const l of theirs) if (mine.has(l)) shared++;
     const sim = shared / Math.max(1, new Set([...mine, ...theirs]).size);
@@ -131,10 +81,42 @@ export function nearestStep(k: TaskKnowledge, lines: readonly TreeLine[]): { ste
   return best;
 }
 
-/** Plan index of a state by its semantic hash, or -1 when it is off the reference path. */
-export function planIndexOf(k: TaskKnowledge, s: DeskState): number {
-  const h = semanticHash(s);
-  return k.semantic.lastIndexOf(h);
+/** The element a point lands on in a shown tree: the last (topmost) line whose box holds it, skipping containers. */
+export function elementAt(lines: readonly TreeLine[], x: number, y: number): { line: TreeLine; index: number } | undefined {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const l = lines[i];
+    if (l.role === "desktop frame" || l.role === "window" || l.role === "list" || l.role === "menu bar" || l.role === "tool bar") continue;
+    if (x >= l.x && x < l.x + l.w && y >= l.y && y < l.y + l.h) return { line: l, index: i };
+  }
+  return undefined;
+}
+
+/**
+ * Whether an action read in a request is plan step `k`: keyboard steps must be equal; a pointer
+ * step must be the same kind of action on the same element - found on the screen the request
+ * showed for that step when it showed one, else by where the element was in the demonstration
+ * (scaled to the request's screen).
+ */
+export function isPlanStep(k: TaskKnowledge, step: number, a: Action, screen?: readonly TreeLine[], size?: { width: number; height: number }): boolean {
+  const intent = k.intents[step];
+  if (!intent) return false;
+  const p = intent.action;
+  if (p.type !== a.type) return false;
+  if (!intent.target || !("x" in a) || a.x === undefined || a.y === undefined) return JSON.stringify(stripPointer(p)) === JSON.stringify(stripPointer(a));
+  const t = intent.target;
+  if (screen?.length) {
+    const hit = elementAt(screen, a.x, a.y);
+    return hit !== undefined && hit.line.role === t.role && hit.line.name === t.name;
+  }
+  const sx = (size?.width ?? k.width) / k.width;
+  const sy = (size?.height ?? k.height) / k.height;
+  const [x, y, w, h] = t.box;
+  return a.x >= x * sx && a.x < (x + w) * sx && a.y >= y * sy && a.y < (y + h) * sy;
+}
+
+function stripPointer(a: Action): Action {
+  if ("x" in a && a.x !== undefined) return { ...a, x: 0, y: 0 } as Action;
+  return a;
 }
 
 /**
@@ -163,4 +145,9 @@ export function ground(intent: Intent, lines: readonly TreeLine[], jitter: (limi
 /** Elements a pointer can act on (for wrong clicks): buttons, items, menus, cells, fields. */
 export function clickable(lines: readonly TreeLine[]): TreeLine[] {
   return lines.filter((l) => /button|item|menu|cell|check|tab|text|link/.test(l.role) && l.role !== "menu bar" && l.w > 4 && l.h > 4);
+}
+
+/** Parse a demonstration screen. */
+export function demoScreen(k: TaskKnowledge, step: number): TreeLine[] {
+  return parseTree(k.trees[Math.max(0, Math.min(step, k.trees.length - 1))]);
 }

@@ -140,10 +140,10 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     expect(runs.find((r: { variant: string }) => r.variant === "explicit-model/0-E").intent.intent).toBe(true);
     const page = readFileSync((await buildReport(ev)).file, "utf8");
     expect(page).toContain("explicit-model/contextualized");
-    expect(page).not.toContain("seeded simulated policies");
+    expect(page).not.toContain("SIMULATED: these numbers");
     // the paper's recovery-evaluation findings, judged on this model-backed evaluation (n = 1: too few to tell)
     expect(page).toMatch(/Do the paper('|&#39;)s findings hold here\?/);
-    expect(page).not.toContain("Checked on simulated policies");
+    expect(page).not.toContain("Checked on simulated components");
     // paired over distinct samples from runs.jsonl: one sample is one discordant unit, never "runs"
     expect(page).toMatch(/<b>cannot tell \(n too small: 1 discordant pair, fewer than 6\)<\/b>: Explicit recovery instructions beat implicit recovery \(Finding 3\)\. <span class="meta">sign test over samples, stratified by budget over 1 paired distinct samples: 1 won only by explicit explicit-model\/0-E, 0 only by implicit/);
     expect(page).toMatch(/Finding 2\)\. <span class="meta">At r=1: implicit recovery succeeded in 0\.0% of 1 samples; rationales similar to the ground-truth recovery instruction \(tfidf/);

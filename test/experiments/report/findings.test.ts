@@ -141,7 +141,7 @@ describe("retrace report on a model-backed run folder", () => {
     expect(html).toContain("<b>HOLDS (p=1.2e-4)</b>: Recoverer &quot;gpt&quot; gains from more recovery attempts");
     expect(html).toContain("McNemar");
     expect(html).toContain("cannot be judged: no ideal-recovery run");
-    expect(html).not.toContain("Checked on simulated policies");
+    expect(html).not.toContain("Checked on simulated components");
   });
 });
 
