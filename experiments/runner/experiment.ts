@@ -127,6 +127,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
     });
     if (settle) summary.settle = settle;
     summary.draws = config.draws;
+    if (config.kind === "ideal-recovery") summary.ideal = idealRunFacts(config, readPlan(join(settings.out, "plan.json")), lines);
     writeJson(join(settings.out, "summary.json"), summary);
     writeFileSync(join(settings.out, "summary.csv"), summaryCsv(summary));
     if (settings.episodeRecords === "pack") {

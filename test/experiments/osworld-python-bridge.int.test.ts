@@ -24,6 +24,19 @@ import { X11_TOOLS, systemTools } from "../helpers/system-tools.ts";
 import { cli, narrowedPreset, startRoleServer } from "./helpers/model-roles.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-osworld-bridge-"));
+
+/**
+ * The shared task, with its set-up (launch VS Code, activate its window) left out: the host desktop
+ * launches only its own apps, and a set-up step that cannot be done fails the episode loudly. The
+ * evaluator (OSWorld's Python metric over a VM file) is the task's own.
+ */
+function tasksDir(): string {
+  const d = join(dir, "tasks", "vs_code");
+  mkdirSync(d, { recursive: true });
+  const task = JSON.parse(readFileSync(join(DEFAULT_OSWORLD_TASKS, "vs_code", `${TASK}.json`), "utf8")) as Record<string, unknown>;
+  writeFileSync(join(d, `${TASK}.json`), JSON.stringify({ ...task, config: [] }));
+  return join(dir, "tasks");
+}
 const servers: ScriptedOpenAIServer[] = [];
 afterEach(async () => void (await Promise.all(servers.splice(0).map((s) => s.close()))));
 
@@ -96,7 +109,7 @@ describe.runIf(tools.run)("an OSWorld experiment scored by OSWorld's Python metr
     writeFileSync(join(userDir, "settings.json"), JSON.stringify({ "debug.focusEditorOnBreak": false, "editor.fontSize": 14 }));
     expect((await new OsworldClient({ baseUrl: control.url }).file("/home/user/.config/Code/User/settings.json"))?.toString()).toContain("focusEditorOnBreak");
     const preset = (name: string, env: Record<string, unknown>) => narrowedPreset(join(dir, `${name}.json`), (c) => {
-      c.env = { kind: "osworld", url: control.url, tasks: [TASK], ...env };
+      c.env = { kind: "osworld", url: control.url, tasks: [TASK], tasksDir: tasksDir(), ...env };
       c.options.maxForwardSteps = 2;
       c.options.settleMs = 0;
       c.maxRecoveryIterations = [1];

@@ -20,7 +20,7 @@ import type { Rect } from "../apps/ui.ts";
 export const HttpUrlSchema = z
   .string()
   .url()
-  .refine((u) => /^https?:$/i.test(new URL(u).protocol), { message: "expected an http:// or https:// URL (file:, data: and other schemes are refused)" });
+  .refine((u) => URL.canParse(u) && /^https?:$/i.test(new URL(u).protocol), { message: "expected an http:// or https:// URL (file:, data: and other schemes are refused)" });
 
 /** How a user's app exposes its server state (GET returns JSON, PUT puts it back). */
 export const StateEndpointSchema = z

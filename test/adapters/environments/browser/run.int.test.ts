@@ -43,7 +43,7 @@ describe.runIf(tools.run)("retrace run --env browser", () => {
     const run = retrace(["run", join(dir, "cfg.yaml"), "--env", "browser", "--out", out, "--workers", "1", "-q"]);
     procs.push(run);
     expect(await run.exited, run.lines.join("\n")).toBe(0);
-    expect(run.lines.join("\n")).toMatch(/sim\.max-rec-2/);
+    expect(run.lines.join("\n")).toMatch(/sim, retry cap 2/);
     const lines = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
     expect(lines.map((l) => l.key).sort()).toEqual(["sim.max-rec-2/admin-promote-bruno/0", "sim.max-rec-2/mail-star-carol/0", "sim.no-recovery/admin-promote-bruno/0", "sim.no-recovery/mail-star-carol/0"]);
     expect(lines.every((l) => l.status === "ok" && l.simulated === true)).toBe(true);
