@@ -15,7 +15,7 @@ import { randomBytes } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { sha256Hex } from "./hash.ts";
 import { ConfigError } from "./errors.ts";
-import { SVG_PNG_RENDERER, svgToPng } from "./image/svg-png.ts";
+import { svgPngRenderer, svgToPng } from "./image/svg-png.ts";
 import { PACK_FILE, readPack, SVGZ_PACK_FILE } from "./blob-pack.ts";
 
 /** A blob's identity: the lower-case hex sha256 of its bytes. */
@@ -164,7 +164,7 @@ export class BlobStore implements BlobReader {
     }
     const png = await svgToPng(gunzipSync(svgz).toString("utf8"));
     if (sha256Hex(png) !== ref)
-      throw new ConfigError(`blob ${ref} is kept as SVG (${this.svgzPath(ref)}) and renders to different PNG bytes on this machine (${SVG_PNG_RENDERER}); read the run with the sharp version that wrote it (package-lock.json), or re-run it`);
+      throw new ConfigError(`blob ${ref} is kept as SVG (${this.svgzPath(ref)}) and renders to different PNG bytes on this machine (${await svgPngRenderer()}); read the run with the sharp version that wrote it (package-lock.json), or re-run it`);
     this.memo(ref, png);
     return png;
   }

@@ -14,10 +14,11 @@
  * (adapters/sdk/shared/step-recovery.ts); this file maps messages to steps and applies the cut.
  */
 import { z } from "zod";
-import { createMiddleware } from "langchain";
+import type { createMiddleware as CreateMiddleware } from "langchain";
 import { HumanMessage, RemoveMessage, type AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { promptRef } from "../../src/prompt.ts";
+import { requireOptional } from "../../src/optional-import.ts";
 import type { TaskSpec } from "../../src/task.ts";
 import { EpisodeEvents } from "../../src/runtime/events.ts";
 import { TRANSITION_PROMPTS } from "../../prompts/index.ts";
@@ -47,6 +48,9 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
   // The loop shared with the agent-SDK wrappers (adapters/sdk/shared/step-recovery.ts), on the track this middleware keeps in the agent state.
   const loop = { ...o, events, env: { observe: o.observe } };
 
+  // langchain is an optional peer, loaded here (its CommonJS build: this function is synchronous).
+  // Its middleware is a plain object with a Symbol.for brand, so createAgent from its ESM build takes it.
+  const { createMiddleware } = requireOptional<{ createMiddleware: typeof CreateMiddleware }>("langchain", "recoveryMiddleware (LangChain createAgent)");
   const middleware = createMiddleware({
     name: "RetraceRecoveryMiddleware",
     stateSchema: z.object({ retrace: TrackSchema.optional() }),

@@ -17,6 +17,7 @@ const BENCHES: Array<[string, () => Promise<BenchModule>]> = [
   ["runtime", () => import("./runtime.ts")],
   ["distributed", () => import("./distributed.ts")],
   ["browser-restore", () => import("./browser-restore.ts")],
+  ["package", () => import("./package.ts")],
 ];
 
 const args = process.argv.slice(2);

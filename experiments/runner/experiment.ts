@@ -30,7 +30,9 @@ import type { ExperimentRuntime } from "./runtime.ts";
 import { summarize, summaryCsv, type ExperimentSummary } from "./summary.ts";
 import type { Task } from "../../src/task.ts";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
+import { PACKAGE_ROOT as ROOT, packageVersion } from "./package-info.ts";
+
+export { packageVersion };
 
 /** What a finished run hands back. */
 export interface ExperimentRun {
@@ -143,15 +145,6 @@ function ownsKeyOf(config: ExperimentConfig, tasks: string[], seeds: number[], o
 function writeJson(file: string, value: unknown): void {
   writeFileSync(`${file}.tmp`, JSON.stringify(JSON.parse(stableStringify(value)), null, 2) + "\n");
   renameSync(`${file}.tmp`, file);
-}
-
-/** The package.json version. */
-export function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
-  } catch {
-    return "unknown";
-  }
 }
 
 /** HEAD's commit (with "+dirty" when the tree has changes), or "unknown" outside git. */

@@ -27,7 +27,12 @@ function* walk(dir: string): Generator<string> {
 }
 
 const problems: string[] = [];
-const exportsMap = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).exports ?? {}) as Record<string, string>;
+// Each entry's source is its "retrace-dev" condition (the built "import"/"types" files are dist/ copies of it).
+const exportsMap = Object.fromEntries(
+  Object.entries((JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).exports ?? {}) as Record<string, string | Record<string, string>>)
+    .filter(([name]) => name !== "./package.json")
+    .map(([name, target]) => [name, typeof target === "string" ? target : (target["retrace-dev"] ?? "")]),
+) as Record<string, string>;
 const ENTRIES = new Set<string>();
 for (const [name, file] of Object.entries(exportsMap)) {
   const rel = file.replace(/^\.\//, "");
