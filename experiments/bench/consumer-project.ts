@@ -7,6 +7,7 @@
  * and by the bench (experiments/bench/package.ts).
  */
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
@@ -30,10 +31,35 @@ export function run(cmd: string, args: string[], options: { cwd: string; env?: N
 
 const NPM_QUIET = ["--no-audit", "--no-fund", "--loglevel=error"];
 
-/** `npm pack` of this tree into `dest` (prepack builds dist/); the tarball's path. */
+/** A hash of everything the build reads: the sources of the built layers, package.json and the tsconfigs. */
+function buildInputsHash(): string {
+  const hash = createHash("sha256");
+  const add = (p: string): void => {
+    for (const e of readdirSync(p, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const q = join(p, e.name);
+      if (e.isDirectory()) add(q);
+      else if (e.isFile()) hash.update(q).update(readFileSync(q));
+    }
+  };
+  for (const d of ["src", "graphs", "adapters", "prompts", "experiments"]) add(join(ROOT, d));
+  for (const f of ["package.json", "tsconfig.json", "tsconfig.build.json"]) hash.update(f).update(readFileSync(join(ROOT, f)));
+  return hash.digest("hex");
+}
+
+/**
+ * `npm pack` of this tree into `dest`; the tarball's path. prepack builds dist/, unless dist/ was
+ * built from exactly these sources (dist/.build-inputs), which saves the build on warm runs.
+ */
 export async function packTree(dest: string): Promise<string> {
   mkdirSync(dest, { recursive: true });
-  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", dest, ...NPM_QUIET], { cwd: ROOT, timeoutMs: 900_000 });
+  const inputs = buildInputsHash();
+  const stamp = join(ROOT, "dist", ".build-inputs");
+  const fresh = existsSync(stamp) && readFileSync(stamp, "utf8") === inputs;
+  if (!fresh) {
+    await run("npm", ["run", "build", "--silent"], { cwd: ROOT, timeoutMs: 900_000 });
+    writeFileSync(stamp, inputs);
+  }
+  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dest, ...NPM_QUIET], { cwd: ROOT, timeoutMs: 900_000 });
   const [{ filename }] = JSON.parse(stdout.slice(stdout.indexOf("["))) as Array<{ filename: string }>;
   return join(dest, filename);
 }
@@ -72,7 +98,7 @@ export async function installProject(project: ConsumerProject, tarball: string):
   const manifest = JSON.stringify({ name: `consumer-${project.name}`, private: true, type: "module", dependencies: project.dependencies }, null, 2);
   const manifestFile = join(dir, "package.json");
   if (!existsSync(manifestFile) || readFileSync(manifestFile, "utf8") !== manifest || !existsSync(join(dir, "node_modules"))) {
-    rmSync(dir, { recursive: true, force: true });
+    // A changed dependency list updates the cached install in place (npm keeps what still fits).
     mkdirSync(dir, { recursive: true });
     writeFileSync(manifestFile, manifest);
     await run("npm", ["install", ...NPM_QUIET], { cwd: dir, timeoutMs: 900_000 });

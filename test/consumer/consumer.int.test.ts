@@ -20,7 +20,12 @@ const ENTRIES = Object.keys((JSON.parse(readFileSync(join(ROOT, "package.json"),
   .filter((k) => k !== "./package.json")
   .map((k) => (k === "." ? PACKAGE_NAME : `${PACKAGE_NAME}/${k.slice(2)}`));
 
-const COMMON = { sharp: "0.35.5", typescript: "5.9.3", "@browserbasehq/stagehand": "3.7.3" };
+/**
+ * Besides the SDKs: sharp (SimDesk's screens), and the packages whose types the adapters entry's
+ * .d.ts files name (playwright-core, @types/dockerode, langchain), which a project compiling with
+ * skipLibCheck off needs installed.
+ */
+const COMMON = { sharp: "0.35.5", typescript: "5.9.3", "@browserbasehq/stagehand": "3.7.3", "playwright-core": "1.65.1", "@types/dockerode": "4.0.2", langchain: "1.5.14" };
 /** The SDK versions each Node line runs: the exact pins of the repo on 20, the current majors (which need Node 22) on 22 and 24. */
 const LINES = [
   { node: 20, dependencies: { ...COMMON, "@types/node": "20.19.43", "@openai/agents": "0.14.3", openai: "6.49.0", ai: "6.0.325", "@ai-sdk/anthropic": "3.0.140" } },
@@ -29,7 +34,7 @@ const LINES = [
 ];
 
 const TSCONFIG = {
-  compilerOptions: { strict: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2023"], types: ["node"], skipLibCheck: false, outDir: "out", rootDir: "src", noEmitOnError: true },
+  compilerOptions: { strict: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2023", "DOM"], types: ["node"], skipLibCheck: false, outDir: "out", rootDir: "src", noEmitOnError: true },
   include: ["src"],
 };
 
@@ -65,7 +70,7 @@ describe("the packed tarball", () => {
     const { stdout } = await run(process.execPath, ["--input-type=module", "-e", `const m = await import("${PACKAGE_NAME}"); console.log(typeof m.withRecovery, typeof m.runEpisode)`], { cwd: dir });
     expect(stdout.trim()).toBe("function function");
     // Without the optional peers: one line naming what to install.
-    const { stdout: missing } = await run(process.execPath, ["--input-type=module", "-e", `const { screenshotSsim } = await import("${PACKAGE_NAME}"); try { await screenshotSsim(new Uint8Array(8), new Uint8Array(8)); } catch (e) { console.log(e.name + ": " + e.message) }`], { cwd: dir });
+    const { stdout: missing } = await run(process.execPath, ["--input-type=module", "-e", `const { screenshotSsim } = await import("${PACKAGE_NAME}"); try { await screenshotSsim(new Uint8Array([1, 2, 3]), new Uint8Array([4, 5, 6])); } catch (e) { console.log(e.name + ": " + e.message) }`], { cwd: dir });
     expect(missing.trim()).toMatch(/^ConfigError: .* needs the optional package sharp, which is not installed: npm install sharp$/);
     const version = await run(join(dir, "node_modules/.bin/retrace"), ["--version"], { cwd: dir });
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
