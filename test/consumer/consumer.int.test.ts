@@ -34,7 +34,7 @@ const LINES = [
 ];
 
 const TSCONFIG = {
-  compilerOptions: { strict: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2023", "DOM"], types: ["node"], skipLibCheck: false, outDir: "out", rootDir: "src", noEmitOnError: true },
+  compilerOptions: { strict: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2023", "DOM"], types: ["node"], skipLibCheck: false, outDir: "out", rootDir: "src" },
   include: ["src"],
 };
 
@@ -92,7 +92,10 @@ describe.each(LINES)("on Node $node with its SDK versions", (line) => {
     for (const s of snippets) writeFileSync(join(dir, `src/${s.name}.ts`), s.source);
 
     const tsc = await run(node, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: dir }).catch((err: Error) => ({ stdout: err.message, stderr: "" }));
-    expect(tsc.stdout.trim()).toBe("");
+    const errors = tsc.stdout.split("\n").filter((l) => /error TS\d+/.test(l));
+    // Stagehand 3.7.3's own .d.ts import the types of puppeteer-core and patchright-core, which it
+    // does not install; nothing else may fail (retrace's .d.ts, the SDKs', the consumer's files).
+    expect(errors.filter((l) => !/^node_modules\/@browserbasehq\/stagehand\/.*TS2307: Cannot find module '(puppeteer-core|patchright-core)'/.test(l))).toEqual([]);
     expect(existsSync(join(dir, "out/episodes.js"))).toBe(true);
 
     const version = (await run(node, ["--version"], { cwd: dir })).stdout.trim();
