@@ -1,7 +1,7 @@
 /**
  * Pins the public surface: one entry per layer in the package `exports` map, each with exactly
- * these runtime exports. `retrace` (graphs/index.ts: the runtime and core types), `retrace/adapters`
- * (adapters/index.ts), `retrace/testing` (adapters/testing/index.ts), `retrace/experiments`
+ * these runtime exports. `retrace` (graphs/index.ts: the runtime and core types), `retrace-cua/adapters`
+ * (adapters/index.ts), `retrace-cua/testing` (adapters/testing/index.ts), `retrace-cua/experiments`
  * (experiments/index.ts). A change here is a change users see: update a list deliberately, and say
  * so in the commit. The entries are imported by the package name, so the exports map is tested too.
  */
@@ -11,13 +11,13 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import * as retrace from "retrace";
-import * as adapters from "retrace/adapters";
-import * as testing from "retrace/testing";
-import * as experiments from "retrace/experiments";
-import * as openaiAgents from "retrace/openai-agents";
-import * as aiSdk from "retrace/ai-sdk";
-import * as stagehand from "retrace/stagehand";
+import * as retrace from "retrace-cua";
+import * as adapters from "retrace-cua/adapters";
+import * as testing from "retrace-cua/testing";
+import * as experiments from "retrace-cua/experiments";
+import * as openaiAgents from "retrace-cua/openai-agents";
+import * as aiSdk from "retrace-cua/ai-sdk";
+import * as stagehand from "retrace-cua/stagehand";
 
 const RETRACE = [
   "ALL_PROMPTS", "ActionSchema", "AdapterError", "BlobStore", "BudgetExhaustedError", "CascadeGateSpecSchema",

@@ -5,7 +5,7 @@
  * - vendor SDKs (openai, @langchain/openai, @anthropic-ai/sdk, dockerode, bullmq, ioredis, pg,
  *   @langchain/langgraph-checkpoint-postgres, playwright-core, @browserbasehq/stagehand) only in adapters/;
  * - each package `exports` entry file lives at the layer it names (`retrace` -> graphs/,
- *   `retrace/adapters` and `retrace/testing` -> adapters/, `retrace/experiments` -> experiments/)
+ *   `retrace-cua/adapters` and `retrace-cua/testing` -> adapters/, `retrace-cua/experiments` -> experiments/)
  *   and re-exports only names (no `export *`), and no library file imports an entry file
  *   (entries are for users and tests).
  */

@@ -18,11 +18,11 @@ import OpenAI from "openai";
 import { Agent, OpenAIResponsesModel, computerTool, setTracingDisabled } from "@openai/agents";
 import { stepCountIs } from "ai";
 import { createAnthropic } from "@ai-sdk/anthropic";
-import { BlobStore, withRecovery, type Action, type EpisodeResult } from "retrace";
-import { actionToPyautogui, createLlmErrorDetector, createLlmRecoveryPolicy, createOpenAIChatModel, createPyautoguiPolicy, createSimDesk, getSimDeskTask } from "retrace/adapters";
-import { startScriptedOpenAIServer, type ScriptStep, type ScriptedOpenAIServer } from "retrace/testing";
-import { retraceComputer, runWithRecovery } from "retrace/openai-agents";
-import { generateTextWithRecovery, retraceComputerTool } from "retrace/ai-sdk";
+import { BlobStore, withRecovery, type Action, type EpisodeResult } from "retrace-cua";
+import { actionToPyautogui, createLlmErrorDetector, createLlmRecoveryPolicy, createOpenAIChatModel, createPyautoguiPolicy, createSimDesk, getSimDeskTask } from "retrace-cua/adapters";
+import { startScriptedOpenAIServer, type ScriptStep, type ScriptedOpenAIServer } from "retrace-cua/testing";
+import { retraceComputer, runWithRecovery } from "retrace-cua/openai-agents";
+import { generateTextWithRecovery, retraceComputerTool } from "retrace-cua/ai-sdk";
 
 setTracingDisabled(true);
 

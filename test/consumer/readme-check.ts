@@ -6,9 +6,9 @@
  * snippet runs as a user's module would (imported once); every server must see its whole script
  * and nothing else, so the recovery happened as scripted. Prints "<name>: ok".
  */
-import { actionToPyautogui, createSimDesk, getSimDeskTask } from "retrace/adapters";
-import { startScriptedOpenAIServer, type ScriptStep, type ScriptedOpenAIServer } from "retrace/testing";
-import { BlobStore, type Action } from "retrace";
+import { actionToPyautogui, createSimDesk, getSimDeskTask } from "retrace-cua/adapters";
+import { startScriptedOpenAIServer, type ScriptStep, type ScriptedOpenAIServer } from "retrace-cua/testing";
+import { BlobStore, type Action } from "retrace-cua";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

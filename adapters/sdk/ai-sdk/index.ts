@@ -1,5 +1,5 @@
 /**
- * `retrace/ai-sdk`: drop-in recovery for a Vercel AI SDK (`ai`) `generateText` loop with
+ * `retrace-cua/ai-sdk`: drop-in recovery for a Vercel AI SDK (`ai`) `generateText` loop with
  * Anthropic's computer tool. Its own entry so that users of the other SDKs never load this one.
  */
 export { generateTextWithRecovery, type GenerateTextWithRecoveryOptions } from "./generate-text-with-recovery.ts";

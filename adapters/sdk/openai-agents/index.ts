@@ -1,5 +1,5 @@
 /**
- * `retrace/openai-agents`: drop-in recovery for agents built on the OpenAI Agents SDK
+ * `retrace-cua/openai-agents`: drop-in recovery for agents built on the OpenAI Agents SDK
  * (`@openai/agents`). Its own entry so that users of the other SDKs never load this one.
  */
 export { runWithRecovery, type RunWithRecoveryOptions } from "./run-with-recovery.ts";
