@@ -1,5 +1,5 @@
 /**
- * `retrace/adapters`: what talks to the outside world. Model clients (OpenAI-compatible chat,
+ * `retrace-cua/adapters`: what talks to the outside world. Model clients (OpenAI-compatible chat,
  * LangChain, embeddings, the record/replay cache, pricing), action formats and their converters
  * (pyautogui, UI-TARS, OpenAI computer use, Anthropic), policies, the LLM-backed detector,
  * selector, recoverer, summarizer and verifiers, the LangChain middleware, and environments

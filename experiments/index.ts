@@ -1,5 +1,5 @@
 /**
- * `retrace/experiments`: the experiment runner as a library. Load a config, pick a runtime
+ * `retrace-cua/experiments`: the experiment runner as a library. Load a config, pick a runtime
  * (SimDesk with seeded simulated agents, a desktop, the browser apps, OSWorld), run it into a run
  * folder, and summarize the results; agent kinds come from a registry a user can extend. The
  * `retrace` CLI (experiments/cli.ts) is built on these. Explicit named exports only. Pinned by

@@ -6,7 +6,6 @@
  * what it stores (src/store/redacting-serde.ts), like every file write.
  */
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
-import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ConfigError } from "../src/errors.ts";
@@ -14,6 +13,8 @@ import { checkOutDir, prepareOutDir } from "../src/store/out-dir.ts";
 import { fileKind } from "../src/store/read-file.ts";
 import { redactCheckpointer } from "../src/store/redacting-serde.ts";
 import { redactText } from "../src/secrets.ts";
+import { LazyCheckpointSaver } from "../src/store/lazy-checkpointer.ts";
+import { importOptional, isMissingPackage, missingPackageError } from "../src/optional-import.ts";
 
 /**
  * Check a SQLite checkpoint path without creating anything: its folder can be made and written
@@ -32,13 +33,25 @@ export function checkSqlitePath(path: string, flag = "--checkpoint"): void {
   if (!st.isFile()) throw new ConfigError(`${flag}: ${path} is ${fileKind(st)}, not a SQLite file; give a file path such as runs/x/checkpoints.sqlite`, { field: "checkpoint" });
 }
 
-/** A durable checkpointer in a SQLite file (created with its folder if missing). */
-export function createSqliteCheckpointer(path: string, flag = "--checkpoint"): SqliteSaver {
+/**
+ * A durable checkpointer in a SQLite file (created with its folder if missing). LangGraph's
+ * SqliteSaver, from the optional peers `@langchain/langgraph-checkpoint-sqlite` and
+ * `better-sqlite3`, loaded on first use (a missing one fails there, naming it).
+ */
+export function createSqliteCheckpointer(path: string, flag = "--checkpoint"): LazyCheckpointSaver {
   if (path !== ":memory:") {
     checkSqlitePath(path, flag);
     prepareOutDir(dirname(path), { flag });
   }
-  return redactCheckpointer(SqliteSaver.fromConnString(path));
+  return new LazyCheckpointSaver(async () => {
+    const { SqliteSaver } = await importOptional("@langchain/langgraph-checkpoint-sqlite", "the SQLite checkpointer", () => import("@langchain/langgraph-checkpoint-sqlite"));
+    try {
+      return redactCheckpointer(SqliteSaver.fromConnString(path));
+    } catch (err) {
+      if (isMissingPackage(err, "better-sqlite3")) throw missingPackageError("better-sqlite3", "the SQLite checkpointer", err);
+      throw err;
+    }
+  });
 }
 
 /** An in-memory checkpointer (lost with the process). */

@@ -2,8 +2,8 @@
  * `retrace`: the runtime a user wraps an agent with. The recovery graph (graphs/) and the
  * provider-neutral core (src/, prompts/): types, errors, detectors, selectors, recovery options,
  * events, probes, oracle, replay, datasets, metrics. It loads no vendor SDK: models, action formats
- * and environments are in `retrace/adapters`, scripted servers in `retrace/testing`, the experiment
- * runner in `retrace/experiments`. Explicit named exports only; library modules never import an
+ * and environments are in `retrace-cua/adapters`, scripted servers in `retrace-cua/testing`, the experiment
+ * runner in `retrace-cua/experiments`. Explicit named exports only; library modules never import an
  * entry (they import the module that defines a thing). Pinned by test/public-api.test.ts.
  */
 export { RetraceError, ConfigError, AdapterError, ModelBehaviorError, EnvironmentError, BudgetExhaustedError, StepTimeoutError, describeError } from "../src/errors.ts";

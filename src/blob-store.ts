@@ -16,7 +16,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { sha256Hex } from "./hash.ts";
 import { ConfigError } from "./errors.ts";
 import { realInside } from "./store/safe-path.ts";
-import { SVG_PNG_RENDERER, svgToPng } from "./image/svg-png.ts";
+import { svgPngRenderer, svgToPng } from "./image/svg-png.ts";
 import { PACK_FILE, readPack, SVGZ_PACK_FILE } from "./blob-pack.ts";
 import { tempNameFor, writeFailure, writeFileAtomic } from "./store/write-file.ts";
 
@@ -175,7 +175,7 @@ export class BlobStore implements BlobReader {
     }
     const png = await svgToPng(gunzipNamed(svgz, from));
     if (sha256Hex(png) !== ref)
-      throw new ConfigError(`blob ${from} does not render to the screen it names (sha256 ${ref.slice(0, 16)}...): the file was replaced or damaged, or this machine's rasteriser (${SVG_PNG_RENDERER}) differs from the one that wrote it (package-lock.json); restore the file or re-run the episode`);
+      throw new ConfigError(`blob ${from} does not render to the screen it names (sha256 ${ref.slice(0, 16)}...): the file was replaced or damaged, or this machine's rasteriser (${await svgPngRenderer()}) differs from the one that wrote it (package-lock.json); restore the file or re-run the episode`);
     this.memo(ref, png);
     return png;
   }

@@ -1,21 +1,23 @@
 /**
  * Pins the public surface: one entry per layer in the package `exports` map, each with exactly
- * these runtime exports. `retrace` (graphs/index.ts: the runtime and core types), `retrace/adapters`
- * (adapters/index.ts), `retrace/testing` (adapters/testing/index.ts), `retrace/experiments`
+ * these runtime exports. `retrace` (graphs/index.ts: the runtime and core types), `retrace-cua/adapters`
+ * (adapters/index.ts), `retrace-cua/testing` (adapters/testing/index.ts), `retrace-cua/experiments`
  * (experiments/index.ts). A change here is a change users see: update a list deliberately, and say
  * so in the commit. The entries are imported by the package name, so the exports map is tested too.
  */
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import * as retrace from "retrace";
-import * as adapters from "retrace/adapters";
-import * as testing from "retrace/testing";
-import * as experiments from "retrace/experiments";
-import * as openaiAgents from "retrace/openai-agents";
-import * as aiSdk from "retrace/ai-sdk";
-import * as stagehand from "retrace/stagehand";
+import * as retrace from "retrace-cua";
+import * as adapters from "retrace-cua/adapters";
+import * as testing from "retrace-cua/testing";
+import * as experiments from "retrace-cua/experiments";
+import * as openaiAgents from "retrace-cua/openai-agents";
+import * as aiSdk from "retrace-cua/ai-sdk";
+import * as stagehand from "retrace-cua/stagehand";
 
 const RETRACE = [
   "ALL_PROMPTS", "ActionSchema", "AdapterError", "BlobStore", "BudgetExhaustedError", "CascadeGateSpecSchema",
@@ -79,7 +81,9 @@ const EXPERIMENTS = [
 ];
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const VENDOR_SDKS = ["openai", "@anthropic-ai/sdk", "dockerode", "bullmq", "pg", "playwright-core", "@openai/agents", "ai", "@ai-sdk/anthropic", "@browserbasehq/stagehand"];
+const VENDOR_SDKS = ["openai", "@anthropic-ai/sdk", "dockerode", "bullmq", "ioredis", "pg", "playwright-core", "@openai/agents", "ai", "@ai-sdk/anthropic", "@browserbasehq/stagehand"];
+/** Optional peers that are not vendor SDKs but must not load with an entry either (package.json peerDependenciesMeta). */
+const OPTIONAL_PEERS = ["sharp", "langchain", "better-sqlite3", "@langchain/langgraph-checkpoint-sqlite", "@langchain/langgraph-checkpoint-postgres", "chart.js", "cli-progress", "pino"]; // (tsx: the probe itself runs under it)
 
 /**
  * The npm packages a fresh Node process loads when it imports `entry` by the package name: every
@@ -101,7 +105,7 @@ async function packagesLoadedBy(entry: string): Promise<string[]> {
     const names = new Set(urls.map((u) => (u.match(/node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//) ?? [])[1]).filter(Boolean));
     process.stdout.write(JSON.stringify([...names].sort()));
   `;
-  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, entry], { cwd: ROOT, timeout: 120_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ["--conditions=retrace-dev", "--import", "tsx", "--input-type=module", "-e", script, entry], { cwd: ROOT, timeout: 120_000 });
   return JSON.parse(stdout) as string[];
 }
 
@@ -145,11 +149,17 @@ describe("the public surface", () => {
     expect(new Set(seen).size).toBe(seen.length);
   });
 
-  it("loads no vendor SDK when a script imports retrace, and the probe sees them behind retrace/adapters", async () => {
-    const [runtime, withAdapters] = await Promise.all([packagesLoadedBy("retrace"), packagesLoadedBy("retrace/adapters")]);
-    expect(runtime).toContain("@langchain/langgraph");
-    expect(runtime.filter((p) => VENDOR_SDKS.includes(p))).toEqual([]);
-    // The same probe on the adapters entry finds them, so an empty list above is not a blind probe.
-    expect(withAdapters).toEqual(expect.arrayContaining(["openai", "@anthropic-ai/sdk", "dockerode"]));
-  }, 180_000);
+  it("loads no vendor SDK and no optional peer when a script imports retrace, retrace/adapters, /testing or /experiments; each SDK entry loads its own SDK only", async () => {
+    const name = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string }).name;
+    const entries = [name, ...["adapters", "testing", "experiments", "openai-agents", "ai-sdk"].map((e) => `${name}/${e}`)];
+    const loaded = new Map<string, string[]>();
+    for (const e of entries) loaded.set(e, await packagesLoadedBy(e));
+    expect(loaded.get(name)).toContain("@langchain/langgraph");
+    for (const e of entries.slice(0, 4)) expect(loaded.get(e)!.filter((p) => VENDOR_SDKS.includes(p) || OPTIONAL_PEERS.includes(p)), e).toEqual([]);
+    // The same probe on an SDK entry finds that SDK (so the empty lists above are not a blind probe), and no other.
+    expect(loaded.get(`${name}/openai-agents`)).toEqual(expect.arrayContaining(["@openai/agents", "openai"]));
+    expect(loaded.get(`${name}/openai-agents`)!.filter((p) => ["ai", "@ai-sdk/anthropic", "@browserbasehq/stagehand", "sharp", "playwright-core", "dockerode"].includes(p))).toEqual([]);
+    expect(loaded.get(`${name}/ai-sdk`)).toEqual(expect.arrayContaining(["ai", "@ai-sdk/anthropic"]));
+    expect(loaded.get(`${name}/ai-sdk`)!.filter((p) => ["openai", "@openai/agents", "@browserbasehq/stagehand", "sharp", "playwright-core", "dockerode"].includes(p))).toEqual([]);
+  }, 600_000);
 });

@@ -18,11 +18,12 @@
  * given (`invoke(input, { callbacks })`, LangSmith) records it.
  */
 import { z } from "zod";
-import { createMiddleware } from "langchain";
+import type { createMiddleware as CreateMiddleware } from "langchain";
 import { HumanMessage, RemoveMessage, type AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import { promptRef } from "../../src/prompt.ts";
+import { requireOptional } from "../../src/optional-import.ts";
 import type { TaskSpec } from "../../src/task.ts";
 import { EpisodeEvents } from "../../src/runtime/events.ts";
 import { TRANSITION_PROMPTS } from "../../prompts/index.ts";
@@ -61,6 +62,9 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
   };
   const loop = { ...o, events, env: { observe: o.observe }, onRecovery };
 
+  // langchain is an optional peer, loaded here (its CommonJS build: this function is synchronous).
+  // Its middleware is a plain object with a Symbol.for brand, so createAgent from its ESM build takes it.
+  const { createMiddleware } = requireOptional<{ createMiddleware: typeof CreateMiddleware }>("langchain", "recoveryMiddleware (LangChain createAgent)");
   const middleware = createMiddleware({
     name: "RetraceRecoveryMiddleware",
     stateSchema: z.object({ retrace: TrackSchema.optional() }),

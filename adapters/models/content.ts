@@ -2,7 +2,7 @@
  * Turning our provider-neutral chat messages into what the wire wants: screenshots are stored as
  * blob references and become base64 data URLs only at the moment of sending.
  */
-import sharp from "sharp";
+import { loadSharp } from "../../src/image/sharp.ts";
 import type { BlobReader } from "../../src/blob-store.ts";
 import type { ChatMessage } from "../../src/model.ts";
 
@@ -77,7 +77,7 @@ export async function materializeBlobUrls<T>(value: T, blobs: BlobReader, as: "d
         let bytes: Uint8Array = await blobs.get(ref);
         if (size) {
           const [width, height] = size.split("x").map(Number);
-          bytes = await sharp(bytes).resize(width, height, { fit: "fill" }).png().toBuffer();
+          bytes = await (await loadSharp())(bytes).resize(width, height, { fit: "fill" }).png().toBuffer();
         }
         out = as === "data-url" ? imageDataUrl(bytes) : Buffer.from(bytes).toString("base64");
         cache.set(key, out);

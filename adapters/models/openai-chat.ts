@@ -5,7 +5,8 @@
  * AbortSignal; usage and latency are recorded per call; the API key never appears in what this
  * module logs or throws.
  */
-import OpenAI from "openai";
+import type OpenAI from "openai";
+import { importOptional, lazy } from "../../src/optional-import.ts";
 import type { BlobReader } from "../../src/blob-store.ts";
 import { AdapterError, ConfigError } from "../../src/errors.ts";
 import type { ChatModel, ChatRequest, ChatResponse } from "../../src/model.ts";
@@ -79,7 +80,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
   const maxRetries = options.maxRetries ?? 3;
   if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new ConfigError("maxRetries: must be a whole number >= 0", { field: "maxRetries" });
   if (!(timeoutMs > 0)) throw new ConfigError("timeoutMs: must be a positive number of milliseconds", { field: "timeoutMs" });
-  const client = new OpenAI({ apiKey, baseURL, maxRetries, timeout: timeoutMs, defaultHeaders: options.headers, logLevel: "off" });
+  const client = lazy(async () => new (await importOptional("openai", "createOpenAIChatModel", () => import("openai"))).default({ apiKey, baseURL, maxRetries, timeout: timeoutMs, defaultHeaders: options.headers, logLevel: "off" }));
   const maxTokensField = options.maxTokensField ?? "max_tokens";
   const sendSeed = options.sendSeed ?? true;
   // sendSeed: false changes what the server sees, so it is part of the cache key (only when off: old keys stay valid).
@@ -104,8 +105,9 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
       await awaitEndpointSlot(baseURL);
       const started = performance.now();
       let completion: OpenAI.Chat.Completions.ChatCompletion;
+      const sdk = await client();
       try {
-        completion = (await client.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, {
+        completion = (await sdk.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, {
           signal: request.signal,
         })) as OpenAI.Chat.Completions.ChatCompletion;
       } catch (err) {

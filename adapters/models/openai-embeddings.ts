@@ -5,7 +5,8 @@
  * AbortSignal, texts go in batches, and the API key never appears in what this module throws.
  * Used by the rationale analysis of the recovery evaluation (src/eval/rationale.ts).
  */
-import OpenAI from "openai";
+import type OpenAI from "openai";
+import { importOptional, lazy } from "../../src/optional-import.ts";
 import { AdapterError, ConfigError } from "../../src/errors.ts";
 import type { TextEmbedder } from "../../src/eval/rationale.ts";
 import { runtimeSettings, type RuntimeSettings } from "../../src/settings.ts";
@@ -47,7 +48,7 @@ export function createOpenAIEmbeddings(options: OpenAIEmbeddingsOptions): TextEm
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new ConfigError("batchSize: must be a whole number >= 1", { field: "batchSize" });
   const timeoutMs = options.timeoutMs ?? 60_000;
   const maxRetries = options.maxRetries ?? 3;
-  const client = new OpenAI({ apiKey, baseURL, maxRetries, timeout: timeoutMs, logLevel: "off" });
+  const client = lazy(async () => new (await importOptional("openai", "createOpenAIEmbeddings", () => import("openai"))).default({ apiKey, baseURL, maxRetries, timeout: timeoutMs, logLevel: "off" }));
   const what = `embeddings from ${options.model}`;
   return {
     name: `openai-embeddings(${options.model})`,
@@ -57,8 +58,9 @@ export function createOpenAIEmbeddings(options: OpenAIEmbeddingsOptions): TextEm
         if (signal?.aborted) throw abortError(signal);
         const input = texts.slice(i, i + batchSize);
         let res: OpenAI.Embeddings.CreateEmbeddingResponse;
+        const sdk = await client();
         try {
-          res = await client.embeddings.create({ model: options.model, input: [...input], encoding_format: "float", ...(options.dimensions && { dimensions: options.dimensions }) }, { signal });
+          res = await sdk.embeddings.create({ model: options.model, input: [...input], encoding_format: "float", ...(options.dimensions && { dimensions: options.dimensions }) }, { signal });
         } catch (err) {
           if (signal?.aborted) throw abortError(signal);
           throw toAdapterError(err, { what, timeoutMs, maxRetries, secrets: [apiKey!] });

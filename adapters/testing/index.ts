@@ -1,5 +1,5 @@
 /**
- * `retrace/testing`: helpers for users' own tests: the scripted OpenAI/Anthropic-compatible
+ * `retrace-cua/testing`: helpers for users' own tests: the scripted OpenAI/Anthropic-compatible
  * server (fixed answers, records every request, fails loudly on an unexpected or unconsumed step).
  * Explicit named exports only. Pinned by test/public-api.test.ts.
  */

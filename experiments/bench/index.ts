@@ -18,6 +18,7 @@ const BENCHES: Array<[string, () => Promise<BenchModule>]> = [
   ["distributed", () => import("./distributed.ts")],
   ["browser-restore", () => import("./browser-restore.ts")],
   ["recovery-token-overhead", () => import("./token-overhead.ts")],
+  ["package", () => import("./package.ts")],
 ];
 
 const args = process.argv.slice(2);

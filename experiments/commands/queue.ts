@@ -9,7 +9,8 @@ import { existsSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { Option, type Command } from "commander";
-import cliProgress from "cli-progress";
+import type cliProgressModule from "cli-progress";
+import { requireOptional } from "../../src/optional-import.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { checkOutDir } from "../../src/store/out-dir.ts";
 import { runtimeSettings } from "../../src/settings.ts";
@@ -94,11 +95,12 @@ export async function runQueued(config: ExperimentConfig, registered: Experiment
 /** One progress bar per condition: done / running / failed / ETA. */
 function conditionBars(quiet: boolean): { update: (p: QueueProgress) => void; stop: () => void } {
   if (quiet) return { update: () => {}, stop: () => {} };
+  const cliProgress = requireOptional<typeof cliProgressModule>("cli-progress", "retrace status --watch (progress bars)");
   const multi = new cliProgress.MultiBar(
     { format: "{condition} |{bar}| {value}/{total} done | running {running} | failed {failed} | env err {envErrors} | ETA {eta}", stream: process.stderr, hideCursor: true, clearOnComplete: false },
     cliProgress.Presets.shades_classic,
   );
-  const bars = new Map<string, cliProgress.SingleBar>();
+  const bars = new Map<string, cliProgressModule.SingleBar>();
   return {
     update(p) {
       const width = Math.max(...p.conditions.map((c) => safeName(c.condition).length));

@@ -9,6 +9,7 @@
  * are the run's blob files at full resolution, so the page works from file:// with no network.
  */
 import { readJsonFile } from "../../src/store/read-file.ts";
+import { missingPackageError } from "../../src/optional-import.ts";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join, resolve } from "node:path";
@@ -90,7 +91,13 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   const findingsFile = join(root, "findings.json");
   const findings = existsSync(findingsFile) ? readJsonFile<{ findings: Finding[] }>(inside(root, findingsFile), { what: "findings file", prefix: "report: " }).findings : findingsForRuns(runs, extras, root)?.findings;
   const require = createRequire(import.meta.url);
-  const chartJs = readFileSync(join(dirname(require.resolve("chart.js")), "chart.umd.min.js"), "utf8");
+  let chartJsDir: string;
+  try {
+    chartJsDir = dirname(require.resolve("chart.js"));
+  } catch (err) {
+    throw missingPackageError("chart.js", "retrace report (the inlined charts)", err);
+  }
+  const chartJs = readFileSync(join(chartJsDir, "chart.umd.min.js"), "utf8");
   const html = renderPage({
     title: options.title ?? `retrace report: ${basename(root)}`,
     runs, charts: [...charts, ...recovery.charts], extras, recoveryHtml: recovery.html, findings, viewer: { index, chunkDir: encodeURIComponent(filesName) }, chartJs, clientJs: PANELS_JS + CLIENT_JS,

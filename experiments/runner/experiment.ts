@@ -32,7 +32,9 @@ import type { Task } from "../../src/task.ts";
 import { acquireRunLock } from "./run-lock.ts";
 import { writeTextAtomic } from "../../src/store/write-file.ts";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
+import { PACKAGE_ROOT as ROOT, packageVersion } from "./package-info.ts";
+
+export { packageVersion };
 
 /** What a finished run hands back. */
 export interface ExperimentRun {
@@ -152,15 +154,6 @@ function ownsKeyOf(config: ExperimentConfig, tasks: string[], seeds: number[], o
 
 function writeJson(file: string, value: unknown): void {
   writeTextAtomic(file, JSON.stringify(JSON.parse(stableStringify(value)), null, 2) + "\n");
-}
-
-/** The package.json version. */
-export function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
-  } catch {
-    return "unknown";
-  }
 }
 
 /** HEAD's commit (with "+dirty" when the tree has changes), or "unknown" outside git. */

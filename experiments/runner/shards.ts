@@ -69,12 +69,14 @@ export interface ClaimReply {
 /** Thrown inside a child once its phase is done, to stop the experiment code there. */
 export class ShardDone extends Error {}
 
-const CHILD = fileURLToPath(new URL("./shard-child.ts", import.meta.url));
+/** Running from the sources (tsx) the child is shard-child.ts; from the built package, shard-child.js. */
+const FROM_SOURCES = import.meta.url.endsWith(".ts");
+const CHILD = fileURLToPath(new URL(FROM_SOURCES ? "./shard-child.ts" : "./shard-child.js", import.meta.url));
 /**
  * tsx resolved from this package, not from the current folder: `--import tsx` alone fails with
- * ERR_MODULE_NOT_FOUND when the command runs outside the repository.
+ * ERR_MODULE_NOT_FOUND when the command runs outside the repository. Only the sources need it.
  */
-const TSX_LOADER = import.meta.resolve("tsx");
+const childExecArgv = (): string[] => (FROM_SOURCES ? ["--import", import.meta.resolve("tsx")] : []);
 
 /** A set of long-lived child processes. */
 export class ShardPool {
@@ -85,7 +87,7 @@ export class ShardPool {
     let c = this.children[i];
     if (!c || c.exitCode !== null || c.killed) {
       const env = { ...process.env, RETRACE_SHARP_CONCURRENCY: process.env.RETRACE_SHARP_CONCURRENCY || String(Math.max(1, Math.floor(availableParallelism() / this.size))) };
-      c = fork(CHILD, [], { execArgv: ["--import", TSX_LOADER], env, stdio: ["ignore", "ignore", "inherit", "ipc"], serialization: "advanced" });
+      c = fork(CHILD, [], { execArgv: childExecArgv(), env, stdio: ["ignore", "ignore", "inherit", "ipc"], serialization: "advanced" });
       this.children[i] = c;
     }
     return c;

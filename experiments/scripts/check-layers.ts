@@ -5,7 +5,7 @@
  * - vendor SDKs (openai, @langchain/openai, @anthropic-ai/sdk, dockerode, bullmq, ioredis, pg,
  *   @langchain/langgraph-checkpoint-postgres, playwright-core, @browserbasehq/stagehand) only in adapters/;
  * - each package `exports` entry file lives at the layer it names (`retrace` -> graphs/,
- *   `retrace/adapters` and `retrace/testing` -> adapters/, `retrace/experiments` -> experiments/)
+ *   `retrace-cua/adapters` and `retrace-cua/testing` -> adapters/, `retrace-cua/experiments` -> experiments/)
  *   and re-exports only names (no `export *`), and no library file imports an entry file
  *   (entries are for users and tests).
  */
@@ -27,7 +27,12 @@ function* walk(dir: string): Generator<string> {
 }
 
 const problems: string[] = [];
-const exportsMap = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).exports ?? {}) as Record<string, string>;
+// Each entry's source is its "retrace-dev" condition (the built "import"/"types" files are dist/ copies of it).
+const exportsMap = Object.fromEntries(
+  Object.entries((JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).exports ?? {}) as Record<string, string | Record<string, string>>)
+    .filter(([name]) => name !== "./package.json")
+    .map(([name, target]) => [name, typeof target === "string" ? target : (target["retrace-dev"] ?? "")]),
+) as Record<string, string>;
 const ENTRIES = new Set<string>();
 for (const [name, file] of Object.entries(exportsMap)) {
   const rel = file.replace(/^\.\//, "");

@@ -9,7 +9,7 @@
  * target once. `npm run bench ssim` measures the speed-up; test/src/image proves equality on a
  * corpus of screenshot pairs.
  */
-import sharp from "sharp";
+import { loadSharp } from "./sharp.ts";
 import { sha256Hex } from "../hash.ts";
 import { prepareForSsim, weberMssim, weberMssimMasked, windowSkipFromMask, type GrayImage, type RawPixels } from "./ssim-exact.ts";
 
@@ -106,7 +106,7 @@ export async function screenshotsMatch(a: Uint8Array, b: Uint8Array, threshold =
 
 /** Decode a PNG (or any format sharp reads) to raw interleaved pixels. */
 export async function decodePixels(png: Uint8Array): Promise<RawPixels> {
-  const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await (await loadSharp())(png).raw().toBuffer({ resolveWithObject: true });
   return { width: info.width, height: info.height, channels: info.channels, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
 }
 

@@ -2,14 +2,15 @@
  * The one SVG -> PNG rasteriser: SimDesk renders its screens with it, and the blob store re-renders
  * screens it keeps as SVG (see BlobStore.putRendered) with it, so both give the same bytes.
  */
-import sharp from "sharp";
+import { loadSharp } from "./sharp.ts";
 import { runtimeSettings } from "../settings.ts";
 
 let threadsSet = false;
 /** RETRACE_SHARP_CONCURRENCY=1 in each of N worker processes: one libvips thread per process instead of N pools of one thread per core contending for the same cores. */
-function applySharpConcurrency(): void {
+async function applySharpConcurrency(): Promise<void> {
   if (threadsSet) return;
   const threads = runtimeSettings().sharpConcurrency;
+  const sharp = await loadSharp();
   threadsSet = true;
   if (threads) sharp.concurrency(threads);
 }
@@ -19,7 +20,10 @@ function applySharpConcurrency(): void {
  * bytes under one build. Used as the derived-blob function name (BlobStore.derived) and in the
  * error a blob store gives when a screen kept as SVG re-renders differently on another build.
  */
-export const SVG_PNG_RENDERER = `simdesk-png-z6-vips${sharp.versions.vips}-rsvg${sharp.versions.rsvg ?? "0"}`.replace(/[^A-Za-z0-9._-]/g, "_");
+export async function svgPngRenderer(): Promise<string> {
+  const sharp = await loadSharp();
+  return `simdesk-png-z6-vips${sharp.versions.vips}-rsvg${sharp.versions.rsvg ?? "0"}`.replace(/[^A-Za-z0-9._-]/g, "_");
+}
 
 /**
  * Rasterise SVG to PNG at 72 dpi (one SVG unit = one pixel). zlib level 6 without adaptive
@@ -28,6 +32,6 @@ export const SVG_PNG_RENDERER = `simdesk-png-z6-vips${sharp.versions.vips}-rsvg$
  * 5-15x the time. Changing these settings changes every stored screen's reference.
  */
 export async function svgToPng(svg: string): Promise<Buffer> {
-  applySharpConcurrency();
-  return sharp(Buffer.from(svg), { density: 72 }).png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer();
+  await applySharpConcurrency();
+  return (await loadSharp())(Buffer.from(svg), { density: 72 }).png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer();
 }

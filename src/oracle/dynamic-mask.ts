@@ -13,7 +13,7 @@
  *
  * Masks are stored as one-channel PNG blobs (255 = dynamic) and referenced, never inlined.
  */
-import sharp from "sharp";
+import { loadSharp } from "../image/sharp.ts";
 import type { BlobReader, BlobRef } from "../blob-store.ts";
 import { decodePixels } from "../image/similarity.ts";
 
@@ -134,7 +134,7 @@ export function unionMasks(masks: ReadonlyArray<DynamicMask | null | undefined>)
 export async function saveMask(mask: DynamicMask, store: BlobWriter): Promise<BlobRef> {
   const bytes = new Uint8Array(mask.data.length);
   for (let i = 0; i < bytes.length; i++) bytes[i] = mask.data[i] ? 255 : 0;
-  const png = await sharp(bytes, { raw: { width: mask.width, height: mask.height, channels: 1 } }).png({ compressionLevel: 9 }).toBuffer();
+  const png = await (await loadSharp())(bytes, { raw: { width: mask.width, height: mask.height, channels: 1 } }).png({ compressionLevel: 9 }).toBuffer();
   return store.put(png);
 }
 

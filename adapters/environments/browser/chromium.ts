@@ -4,7 +4,10 @@
  * With `cdp`, the browser also listens for the Chrome DevTools Protocol on 127.0.0.1, so that a
  * browser-agent SDK which drives Chromium over CDP itself (Stagehand) acts on the same pages.
  */
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { importOptional } from "../../../src/optional-import.ts";
+
+const loadChromium = async () => (await importOptional("playwright-core", "the browser environment", () => import("playwright-core"))).chromium;
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { ConfigError, EnvironmentError } from "../../../src/errors.ts";
@@ -35,6 +38,7 @@ async function freePort(): Promise<number> {
 /** Launch Chromium; a missing executable is a ConfigError saying how to install it. */
 export async function launchChromium(executablePath = DEFAULT_CHROMIUM, options: LaunchChromiumOptions = {}): Promise<Browser> {
   if (!existsSync(executablePath)) throw new ConfigError(`browser: no Chromium at ${executablePath}; install it (apt-get install -y --no-install-recommends chromium) or set env.chromium to its path`, { field: "env.chromium" });
+  const chromium = await loadChromium();
   if (!options.cdp) return chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
   const port = await freePort();
   const browser = await chromium.launch({ executablePath, headless: true, args: [...CHROMIUM_ARGS, `--remote-debugging-port=${port}`, "--remote-debugging-address=127.0.0.1"] });

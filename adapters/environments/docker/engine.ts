@@ -2,8 +2,11 @@
  * The Docker-API engine (Docker or podman's compatible service), selected by DOCKER_HOST as read
  * by src/settings.ts and passed in here. Labels mark every container retrace manages.
  */
-import Docker from "dockerode";
+import type Docker from "dockerode";
+import { requireOptional } from "../../../src/optional-import.ts";
 import { ConfigError } from "../../../src/errors.ts";
+
+const loadDocker = (): typeof Docker => requireOptional<typeof Docker>("dockerode", "container desktops (the Docker/podman API)");
 
 /** Label on every container retrace creates; `retrace env gc` removes containers carrying it. */
 export const MANAGED_LABEL = "retrace.managed";
@@ -14,6 +17,7 @@ export const ROLE_LABEL = "retrace.role";
 
 /** A dockerode client for a DOCKER_HOST value (`unix:///path`, `tcp://host:port`), or the default socket. */
 export function createDockerClient(dockerHost?: string): Docker {
+  const Docker = loadDocker();
   if (!dockerHost) return new Docker({ socketPath: "/var/run/docker.sock" });
   if (dockerHost.startsWith("unix://")) return new Docker({ socketPath: dockerHost.slice("unix://".length) });
   const m = /^(tcp|http|https):\/\/([^:/]+)(?::(\d+))?\/?$/.exec(dockerHost);

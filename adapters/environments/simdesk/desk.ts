@@ -13,7 +13,7 @@ import { applyAction, type ActionInfo } from "./engine.ts";
 import { initialState } from "./setup.ts";
 import { evaluateState, type SimDeskEvaluator } from "./evaluate.ts";
 import { buildUi, hitNode, uiContext } from "./ui.ts";
-import { PNG_RENDER_FN, renderSvg, svgToPng } from "./render.ts";
+import { pngRenderFn, renderSvg, svgToPng } from "./render.ts";
 import { toAxTree } from "./ax.ts";
 import { fullStateHash, semanticHash, visibleHashOf } from "./hashing.ts";
 import { nextRestorativeStep } from "./restore.ts";
@@ -106,10 +106,10 @@ export class SimDesk implements Environment, SimGroundTruth {
     let ref = this.pngBySvg.get(key);
     if (!ref) {
       // Another worker of this run may have rendered this screen already (shared blob store).
-      ref = await this.blobs.derived(PNG_RENDER_FN, key);
+      ref = await this.blobs.derived(await pngRenderFn(), key);
       if (!ref) {
         ref = await this.blobs.putRendered(await svgToPng(svg), svg);
-        await this.blobs.remember(PNG_RENDER_FN, key, ref);
+        await this.blobs.remember(await pngRenderFn(), key, ref);
       }
       if (this.pngBySvg.size >= SVG_CACHE_MAX) this.pngBySvg.delete(this.pngBySvg.keys().next().value!);
       this.pngBySvg.set(key, ref);

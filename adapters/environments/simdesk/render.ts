@@ -2,7 +2,7 @@
  * Renders a UI tree to SVG (pure string building) and rasterises it to PNG with sharp.
  * Hover highlight is drawn on the interactive widget under the pointer.
  */
-import { SVG_PNG_RENDERER, svgToPng } from "../../../src/image/svg-png.ts";
+import { svgPngRenderer, svgToPng } from "../../../src/image/svg-png.ts";
 import type { Rect, UiContext, UiNode } from "./ui-types.ts";
 
 const SANS = "DejaVu Sans";
@@ -256,7 +256,7 @@ export function renderSvg(root: UiNode, ctx: UiContext, hover: string | undefine
  * Names the SVG->PNG function for derived-blob memos (BlobStore.derived): the same SVG gives the
  * same PNG under one libvips/librsvg build, so workers sharing a blob store reuse each other's renders.
  */
-export const PNG_RENDER_FN = SVG_PNG_RENDERER;
+export const pngRenderFn: () => Promise<string> = svgPngRenderer;
 
 /** Rasterise SVG to PNG (the shared rasteriser in src/image/svg-png.ts). */
 export { svgToPng };

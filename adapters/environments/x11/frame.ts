@@ -2,7 +2,7 @@
  * Screen frames: raw RGB from ImageMagick's `import` (fast to compare while settling),
  * and PNG encoding through sharp for the observation.
  */
-import sharp from "sharp";
+import { loadSharp } from "../../../src/image/sharp.ts";
 import { EnvironmentError } from "../../../src/errors.ts";
 
 /** A raw screen frame, 3 bytes per pixel (RGB), rows top to bottom. */
@@ -28,12 +28,12 @@ export function rgbFrame(rgb: Buffer, width: number, height: number): Frame {
 
 /** Encode a frame as PNG (deterministic: the same pixels give the same bytes). */
 export async function frameToPng(frame: Frame): Promise<Buffer> {
-  return sharp(frame.rgb, { raw: { width: frame.width, height: frame.height, channels: 3 } }).png({ compressionLevel: 6 }).toBuffer();
+  return (await loadSharp())(frame.rgb, { raw: { width: frame.width, height: frame.height, channels: 3 } }).png({ compressionLevel: 6 }).toBuffer();
 }
 
 /** Decode a PNG (from `import png:-` or an OSWorld /screenshot) into an RGB frame. */
 export async function pngToFrame(png: Buffer): Promise<Frame> {
-  const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await (await loadSharp())(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return { width: info.width, height: info.height, rgb: data };
 }
 

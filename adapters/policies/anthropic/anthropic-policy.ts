@@ -14,7 +14,7 @@
  * (the request as chat messages with screenshots by reference, the reply, usage or error), which
  * is how the experiments' call log puts these calls on their steps.
  */
-import Anthropic from "@anthropic-ai/sdk";
+import { importOptional, lazy } from "../../../src/optional-import.ts";
 import { formatAction, type Action } from "../../../src/action.ts";
 import { AdapterError, ConfigError } from "../../../src/errors.ts";
 import type { ChatContentPart } from "../../../src/model.ts";
@@ -93,7 +93,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
   const timeoutMs = options.timeoutMs ?? 120_000;
   const version = options.toolVersion ?? { tool: "computer_20250124", beta: "computer-use-2025-01-24" };
   registerSecret(apiKey);
-  const client = new Anthropic({ apiKey: apiKey ?? "no-key", ...(options.baseURL && { baseURL: options.baseURL }), maxRetries, timeout: timeoutMs, logLevel: "off" });
+  const client = lazy(async () => new (await importOptional("@anthropic-ai/sdk", "createAnthropicPolicy", () => import("@anthropic-ai/sdk"))).default({ apiKey: apiKey ?? "no-key", ...(options.baseURL && { baseURL: options.baseURL }), maxRetries, timeout: timeoutMs, logLevel: "off" }));
   const cache = createRecordReplay(options.cache ?? { dir: "", mode: "off" });
   const historyImages = options.historyImages ?? 3;
   const stats: ChatPolicyStats = { calls: 0, failures: {} };
@@ -162,12 +162,13 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
       const observed = options.observe?.({ model, ...(framing?.prompt && { prompt: framing.prompt }), ...(draw && { draw }), messages: anthropicRequestMessages(request) });
       let res: { content: any[]; usage: { input_tokens: number; output_tokens: number }; meta?: RecordedCall };
       let cached: boolean;
+      const sdk = await client();
       try {
         ({ value: res, cached } = await cache.run(request, async () => {
           const body = await materializeBlobUrls(request, input.blobs, "base64");
           await awaitEndpointSlot(options.baseURL ?? "https://api.anthropic.com");
           const t0 = performance.now();
-          const r = await client.beta.messages.create(body as never, { signal: input.signal });
+          const r = await sdk.beta.messages.create(body as never, { signal: input.signal });
           const msg = r as unknown as { content: any[]; usage?: { input_tokens?: number; output_tokens?: number } };
           const tokens = { input_tokens: msg.usage?.input_tokens ?? 0, output_tokens: msg.usage?.output_tokens ?? 0 };
           const live = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: tokens.input_tokens, outputTokens: tokens.output_tokens, startedMs: t0, prices: options.prices });

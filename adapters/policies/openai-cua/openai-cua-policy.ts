@@ -16,7 +16,7 @@
  * (the request as chat messages with screenshots by reference, the reply, usage or error), which
  * is how the experiments' call log puts these calls on their steps.
  */
-import OpenAI from "openai";
+import { importOptional, lazy } from "../../../src/optional-import.ts";
 import { formatAction, type Action } from "../../../src/action.ts";
 import { AdapterError, ConfigError } from "../../../src/errors.ts";
 import type { ChatContentPart } from "../../../src/model.ts";
@@ -98,7 +98,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
   const maxRetries = options.maxRetries ?? 3;
   const timeoutMs = options.timeoutMs ?? 120_000;
   registerSecret(apiKey);
-  const client = new OpenAI({ apiKey: apiKey ?? "no-key", ...(baseURL && { baseURL }), maxRetries, timeout: timeoutMs, logLevel: "off" });
+  const client = lazy(async () => new (await importOptional("openai", "createOpenAICuaPolicy", () => import("openai"))).default({ apiKey: apiKey ?? "no-key", ...(baseURL && { baseURL }), maxRetries, timeout: timeoutMs, logLevel: "off" }));
   const cache = createRecordReplay(options.cache ?? { dir: "", mode: "off" });
   const stats: ChatPolicyStats = { calls: 0, failures: {} };
   const fail = (failure: PolicyFailure, rest: Partial<PolicyDecision> = {}): PolicyDecision => {
@@ -163,12 +163,13 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
       const observed = options.observe?.({ model, ...(framing?.prompt && { prompt: framing.prompt }), ...(draw && { draw }), messages: responsesRequestMessages(request) });
       let res: CuaResponse;
       let cached: boolean;
+      const sdk = await client();
       try {
         ({ value: res, cached } = await cache.run(request, async (): Promise<CuaResponse> => {
           const body = await materializeBlobUrls(request, input.blobs);
           await awaitEndpointSlot(baseURL ?? "https://api.openai.com/v1");
           const t0 = performance.now();
-          const r = (await client.responses.create(body as never, { signal: input.signal })) as unknown as CuaResponse;
+          const r = (await sdk.responses.create(body as never, { signal: input.signal })) as unknown as CuaResponse;
           const tokens = { input_tokens: r.usage?.input_tokens ?? 0, output_tokens: r.usage?.output_tokens ?? 0 };
           const live = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: tokens.input_tokens, outputTokens: tokens.output_tokens, startedMs: t0, prices: options.prices });
           return { id: r.id, output: r.output, usage: tokens, meta: recordedCall(live) };

@@ -5,8 +5,9 @@
  * check (its lock lapses after `lockMs`), and `removeOnComplete` keeps finished ids for a day so
  * re-enqueuing still finds them.
  */
-import { Queue, Worker, type Job } from "bullmq";
-import { Redis } from "ioredis";
+import type { Queue, Job } from "bullmq";
+import type { Redis } from "ioredis";
+import { requireOptional } from "../../../src/optional-import.ts";
 import { ConfigError, describeError } from "../../../src/errors.ts";
 import { logger } from "../../../src/logger.ts";
 import { redactText } from "../../../src/secrets.ts";
@@ -41,6 +42,7 @@ export function checkRedisUrl(url: string, field = "queue"): void {
 /** An ioredis client for a redis:// URL, as BullMQ needs it (no per-request retry cap). */
 export function redisClient(url: string, field = "queue"): Redis {
   checkRedisUrl(url, field);
+  const { Redis } = requireOptional<typeof import("ioredis")>("ioredis", "the Redis episode queue");
   const client = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (n) => Math.min(100 * n, 1_000), connectTimeout: 5_000 });
   client.on("error", (err) => logger.debug({ err: describeError(err) }, "redis connection error (reconnecting)"));
   return client;
@@ -121,6 +123,7 @@ export class EpisodeQueue {
   private readonly client: Redis;
   constructor(private readonly url: string, readonly name = DEFAULT_QUEUE) {
     this.client = redisClient(url);
+    const { Queue } = requireOptional<typeof import("bullmq")>("bullmq", "the Redis episode queue");
     this.queue = new Queue(name, { connection: this.client });
     this.queue.on("error", (err) => logger.debug({ err: describeError(err) }, "queue error"));
   }
@@ -222,6 +225,7 @@ export async function startEpisodeWorker(options: EpisodeWorkerOptions): Promise
   await redisReady(client, options.url, { deadlineMs: options.connectDeadlineMs });
   const lockMs = options.lockMs ?? 30_000;
   const free = Array.from({ length: options.concurrency }, (_, i) => options.concurrency - 1 - i);
+  const { Worker } = requireOptional<typeof import("bullmq")>("bullmq", "the Redis episode queue");
   const worker = new Worker<EpisodeJobData>(
     options.queue ?? DEFAULT_QUEUE,
     async (job) => {

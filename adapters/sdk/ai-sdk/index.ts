@@ -1,5 +1,5 @@
 /**
- * `retrace/ai-sdk`: online recovery for the Vercel AI SDK (`ai` 6 and 7) through its own
+ * `retrace-cua/ai-sdk`: online recovery for the Vercel AI SDK (`ai` 6 and 7) through its own
  * `prepareStep` hook: `generateText`, `streamText` and `ToolLoopAgent` take
  * `createRecovery(...).prepareStep` (or `.compose(yourPrepareStep)`). Its own entry so that users
  * of the other SDKs never load this one.

@@ -1,5 +1,5 @@
 /**
- * `retrace/openai-agents`: recovery for agents built on the OpenAI Agents SDK (`@openai/agents`),
+ * `retrace-cua/openai-agents`: recovery for agents built on the OpenAI Agents SDK (`@openai/agents`),
  * plugged into the SDK's own `run()` / `Runner` (`createAgentsRecovery`), or in one call
  * (`runWithRecovery`). Its own entry so that users of the other SDKs never load this one.
  */

@@ -1,5 +1,5 @@
 /**
- * `retrace/stagehand`: drop-in recovery for a Stagehand agent (`@browserbasehq/stagehand` 3.x,
+ * `retrace-cua/stagehand`: drop-in recovery for a Stagehand agent (`@browserbasehq/stagehand` 3.x,
  * hybrid or DOM mode) acting on retrace's browser environment, and `stagehandForwardPolicy`, a
  * hybrid agent's config as a ForwardPolicy that the runtime drives (experiments' `kind: stagehand`).
  * Its own entry so that users of the other SDKs never load Stagehand; Stagehand is an optional

@@ -3,11 +3,11 @@
  * an error listener, set up once. With it an episode's thread survives its worker: another
  * worker (on another machine) resumes the same thread id from its last checkpoint.
  */
-import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { BaseCheckpointSaver, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ConfigError, describeError } from "../../../src/errors.ts";
 import { redactCheckpointer } from "../../../src/store/redacting-serde.ts";
+import { importOptional } from "../../../src/optional-import.ts";
 import { checkPostgresUrl, connectPostgres, withPgRetry } from "./connect.ts";
 
 type CheckpointListOptions = NonNullable<Parameters<BaseCheckpointSaver["list"]>[1]>;
@@ -16,6 +16,7 @@ type PendingWrite = Parameters<BaseCheckpointSaver["putWrites"]>[1][number];
 
 /** A durable checkpointer in PostgreSQL at `url` (tables created on first use), and its closer. `connectBudgetMs`: how long to retry an unreachable server (default 60 s). */
 export async function createPostgresCheckpointer(url: string, connectBudgetMs?: number): Promise<{ saver: BaseCheckpointSaver; close: () => Promise<void> }> {
+  const { PostgresSaver } = await importOptional("@langchain/langgraph-checkpoint-postgres", "the PostgreSQL checkpointer", () => import("@langchain/langgraph-checkpoint-postgres"));
   const pg = await connectPostgres(url, { setup: false, max: 5, asyncCommit: true });
   // Every blob, write and metadata row passes the secret filter of file writes.
   const saver = redactCheckpointer(new PostgresSaver(pg.pool));

@@ -3,7 +3,8 @@
  * URL with an error listener (an idle connection dropped by a server restart must not crash the
  * worker), the schema, and a retry wrapper that rides out a restart or a short network cut.
  */
-import pg from "pg";
+import type pg from "pg";
+import { requireOptional } from "../../../src/optional-import.ts";
 import { ConfigError, describeError } from "../../../src/errors.ts";
 import { logger } from "../../../src/logger.ts";
 import { redactText } from "../../../src/secrets.ts";
@@ -77,7 +78,8 @@ const setups = new Map<string, Promise<void>>();
 export async function connectPostgres(url: string, options: PgConnectOptions = {}): Promise<PgHandle> {
   checkPostgresUrl(url, "postgres URL");
   const where = redactUrl(url);
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 4, connectionTimeoutMillis: 10_000, ...(options.asyncCommit && { options: "-c synchronous_commit=off" }) });
+  const { Pool } = requireOptional<typeof pg>("pg", "PostgreSQL stores");
+  const pool = new Pool({ connectionString: url, max: options.max ?? 4, connectionTimeoutMillis: 10_000, ...(options.asyncCommit && { options: "-c synchronous_commit=off" }) });
   pool.on("error", (err) => logger.warn({ where, err: describeError(err) }, "idle PostgreSQL connection dropped"));
   // A checked-out client (e.g. LangGraph's PostgresSaver between the statements of a transaction)
   // has no pool listener: when the server restarts, its 'error' event would be unhandled and kill

@@ -1,5 +1,5 @@
 /**
- * The LangChain middleware (entry `retrace/adapters`) reports each recovery to LangChain's
+ * The LangChain middleware (entry `retrace-cua/adapters`) reports each recovery to LangChain's
  * callbacks: a real callback handler given to `agent.invoke(input, { callbacks })` receives one
  * `retrace.recovery` custom event with E, R, the attempt, restored, confidence and tokens. And
  * after a restoration that was not confirmed, `unconfirmedRestoration` decides the messages: the
@@ -13,7 +13,7 @@ import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import sharp from "sharp";
-import { createLlmErrorDetector, recoveryMiddleware, RECOVERY_EVENT, type RecoveryReport, type RecoveryMiddlewareOptions } from "retrace/adapters";
+import { createLlmErrorDetector, recoveryMiddleware, RECOVERY_EVENT, type RecoveryReport, type RecoveryMiddlewareOptions } from "retrace-cua/adapters";
 import type { ScriptedOpenAIServer, ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
 import type { BlobStore } from "../../../src/blob-store.ts";
 import type { Observation } from "../../../src/observation.ts";

@@ -1,5 +1,5 @@
 /**
- * `createRecovery` of `retrace/ai-sdk` in the AI SDK's own loops: `generateText`, `streamText` and
+ * `createRecovery` of `retrace-cua/ai-sdk` in the AI SDK's own loops: `generateText`, `streamText` and
  * `ToolLoopAgent` take `recovery.prepareStep` (or `recovery.compose(yours)`). The model is
  * @ai-sdk/anthropic against a scripted server on 127.0.0.1 answering with Anthropic computer-tool
  * calls executed on SimDesk; the LLM detector and recoverer run over scripted servers too. Each
@@ -12,7 +12,7 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { context } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { createRecovery, retraceComputerTool, RECOVERY_SPAN, type RecoveryReport } from "retrace/ai-sdk";
+import { createRecovery, retraceComputerTool, RECOVERY_SPAN, type RecoveryReport } from "retrace-cua/ai-sdk";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { toAnthropicInput, wrongItemScenario } from "./fixtures.ts";

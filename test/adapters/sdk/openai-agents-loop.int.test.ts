@@ -1,6 +1,6 @@
 /**
  * createAgentsRecovery plugged into the OpenAI Agents SDK's own loop, through the public entry
- * `retrace/openai-agents`: the user's `run()` with `recovery.runConfig` spread into its options,
+ * `retrace-cua/openai-agents`: the user's `run()` with `recovery.runConfig` spread into its options,
  * and `new Runner(recovery.runConfig)` with `stream: true`. The agent's model is the SDK's
  * OpenAIResponsesModel over HTTP against a scripted server (JSON, or server-sent events when the
  * run streams); its computer tool is a RetraceComputer over SimDesk (1280x800). The LLM detector
@@ -26,7 +26,7 @@ import {
   type Trace,
   type TracingProcessor,
 } from "@openai/agents";
-import { createAgentsRecovery, retraceComputer, RECOVERY_SPAN_NAME } from "retrace/openai-agents";
+import { createAgentsRecovery, retraceComputer, RECOVERY_SPAN_NAME } from "retrace-cua/openai-agents";
 import type { Action } from "../../../src/action.ts";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
 import { toOpenAIAction, wrongItemScenario } from "./fixtures.ts";

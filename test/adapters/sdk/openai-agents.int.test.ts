@@ -15,7 +15,7 @@ import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
 import type { Action } from "../../../src/action.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../helpers/system-tools.ts";
 import { scriptedModel, tempBlobs } from "../llm/fixtures.ts";
-import { retraceComputer, runWithRecovery } from "retrace/openai-agents";
+import { retraceComputer, runWithRecovery } from "retrace-cua/openai-agents";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { promptRef } from "../../../src/prompt.ts";

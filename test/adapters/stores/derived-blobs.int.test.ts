@@ -14,7 +14,7 @@ import { sha256Hex } from "../../../src/hash.ts";
 import { PgBlobStore } from "../../../adapters/stores/postgres/blob-store.ts";
 import { connectPostgres, type PgHandle } from "../../../adapters/stores/postgres/connect.ts";
 import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
-import { PNG_RENDER_FN } from "../../../adapters/environments/simdesk/render.ts";
+import { pngRenderFn } from "../../../adapters/environments/simdesk/render.ts";
 import { servicesAvailable, testServices } from "../../helpers/services.ts";
 
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
@@ -45,9 +45,9 @@ describe("derived blobs on the filesystem", () => {
     const second = createSimDesk({ blobs: shared });
     const o2 = await second.reset(task);
     expect(o2.screenshot).toBe(o1.screenshot); // reused: same PNG ref without a render of its own
-    const svgKeys = (await import("node:fs")).readdirSync(join(dir, "derived", PNG_RENDER_FN), { recursive: true }).filter((f) => String(f).length === 67);
+    const svgKeys = (await import("node:fs")).readdirSync(join(dir, "derived", await pngRenderFn()), { recursive: true }).filter((f) => String(f).length === 67);
     expect(svgKeys.length).toBeGreaterThan(0);
-    for (const f of svgKeys) await shared.remember(PNG_RENDER_FN, String(f).slice(3), marker);
+    for (const f of svgKeys) await shared.remember(await pngRenderFn(), String(f).slice(3), marker);
     const third = createSimDesk({ blobs: new BlobStore({ dir }) });
     expect((await third.reset(task)).screenshot).toBe(marker);
     await Promise.all([first.close(), second.close(), third.close()]);

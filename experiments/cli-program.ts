@@ -1,0 +1,41 @@
+/**
+ * The parts of the `retrace` program that need no command module: the program itself (name,
+ * description, one-line errors, --version) and running it with one clear error line and an exit
+ * code. cli.ts (every command, for tests) and cli-lazy.ts (the launcher's) build on it.
+ */
+import { Command, CommanderError } from "commander";
+import { ConfigError, describeError } from "../src/errors.ts";
+import { RunFailedError } from "./runner/errors.ts";
+import { terminalText } from "./commands/terminal.ts";
+import { packageVersion } from "./runner/package-info.ts";
+import { redactText } from "../src/secrets.ts";
+
+/** The program without its commands. */
+export function baseProgram(): Command {
+  return new Command("retrace")
+    .description("Online recovery for computer-use agents, and the experiments that show whether it pays off.")
+    // Commander's own errors (unknown flag, bad choice, missing argument) as one line, like ours.
+    .configureOutput({ outputError: (text, write) => write(`retrace: ${text.replace(/^error: /, "").trim().replace(/\s*\n\s*/g, " ")} (run with --help for usage)\n`) })
+    .version(packageVersion(), "-V, --version", "print the retrace version")
+    .exitOverride();
+}
+
+/** Parse argv and run; turn errors into one clear line and an exit code. */
+export async function runProgram(program: Command, argv: string[]): Promise<void> {
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end with 0; an unknown flag, a bad choice or a missing argument is bad
+      // input, which exits 2 like every ConfigError (docs/cli.md).
+      process.exitCode = err.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    const message = err instanceof ConfigError || err instanceof RunFailedError ? err.message : describeError(err);
+    // One line, whatever it quotes: control characters escaped, huge names shortened.
+    // Redacted like every file retrace writes: a URL's password, a registered key, anything key-like.
+    process.stderr.write(`retrace: ${terminalText(redactText(message)).replace(/\s*\n\s*/g, " ").trim()}\n`);
+    if (process.env.RETRACE_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
+    process.exitCode = err instanceof ConfigError ? 2 : 1;
+  }
+}
