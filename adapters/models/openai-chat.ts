@@ -15,6 +15,7 @@ import { callUsage, type PriceTable } from "./pricing.ts";
 import { abortError, toAdapterError } from "./errors.ts";
 import { awaitEndpointSlot } from "../../src/runtime/endpoint-limit.ts";
 import { registerSecret } from "../../src/secrets.ts";
+import { withCallSignal } from "../../src/call-signal.ts";
 
 /** Options for {@link createOpenAIChatModel}. */
 export interface OpenAIChatModelOptions {
@@ -104,9 +105,10 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
       const started = performance.now();
       let completion: OpenAI.Chat.Completions.ChatCompletion;
       try {
-        completion = (await client.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, {
-          signal: request.signal,
-        })) as OpenAI.Chat.Completions.ChatCompletion;
+        // A per-call signal: the SDK never removes the abort listener it adds (src/call-signal.ts).
+        completion = (await withCallSignal(request.signal, (signal) =>
+          client.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, { signal }),
+        )) as OpenAI.Chat.Completions.ChatCompletion;
       } catch (err) {
         if (request.signal?.aborted) throw abortError(request.signal);
         throw toAdapterError(err, { what: `chat completion from ${options.model}`, timeoutMs, maxRetries, secrets });
