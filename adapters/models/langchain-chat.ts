@@ -16,6 +16,7 @@ import { toOpenAIMessages } from "./content.ts";
 import { abortError, toAdapterError } from "./errors.ts";
 import { callUsage, type PriceTable } from "./pricing.ts";
 import type { ParameterizedChatModel } from "./openai-chat.ts";
+import { withCallSignal } from "../../src/call-signal.ts";
 
 /** Options for {@link createLangChainChatModel}. */
 export interface LangChainChatModelOptions {
@@ -56,7 +57,7 @@ export function createLangChainChatModel(options: LangChainChatModelOptions): Pa
       let reply: BaseMessage;
       try {
         const seed = request.draw && sendSeed ? { seed: request.draw.requestSeed } : {};
-        reply = await lc.invoke(messages, { signal: request.signal, timeout: timeoutMs, ...seed } as Parameters<BaseChatModel["invoke"]>[1]);
+        reply = await withCallSignal(request.signal, (signal) => lc.invoke(messages, { signal, timeout: timeoutMs, ...seed } as Parameters<BaseChatModel["invoke"]>[1]));
       } catch (err) {
         if (request.signal?.aborted) throw abortError(request.signal);
         throw toAdapterError(err, { what: `LangChain ${lc._llmType()} call to ${model}`, timeoutMs, maxRetries: options.maxRetries ?? 0, secrets: options.secrets ?? [] });

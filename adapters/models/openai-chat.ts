@@ -17,6 +17,7 @@ import { isStandInFingerprint } from "../../src/usage.ts";
 import { abortError, toAdapterError } from "./errors.ts";
 import { awaitEndpointSlot } from "../../src/runtime/endpoint-limit.ts";
 import { registerSecret } from "../../src/secrets.ts";
+import { withCallSignal } from "../../src/call-signal.ts";
 
 /** Options for {@link createOpenAIChatModel}. */
 export interface OpenAIChatModelOptions {
@@ -107,9 +108,10 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
       let completion: OpenAI.Chat.Completions.ChatCompletion;
       const sdk = await client();
       try {
-        completion = (await sdk.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, {
-          signal: request.signal,
-        })) as OpenAI.Chat.Completions.ChatCompletion;
+        // A per-call signal: the SDK never removes the abort listener it adds (src/call-signal.ts).
+        completion = (await withCallSignal(request.signal, (signal) =>
+          sdk.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, { signal }),
+        )) as OpenAI.Chat.Completions.ChatCompletion;
       } catch (err) {
         if (request.signal?.aborted) throw abortError(request.signal);
         throw toAdapterError(err, { what: `chat completion from ${options.model}`, timeoutMs, maxRetries, secrets });

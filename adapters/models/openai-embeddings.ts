@@ -11,6 +11,7 @@ import { AdapterError, ConfigError } from "../../src/errors.ts";
 import type { TextEmbedder } from "../../src/eval/rationale.ts";
 import { runtimeSettings, type RuntimeSettings } from "../../src/settings.ts";
 import { abortError, toAdapterError } from "./errors.ts";
+import { withCallSignal } from "../../src/call-signal.ts";
 
 /** Options for {@link createOpenAIEmbeddings}. */
 export interface OpenAIEmbeddingsOptions {
@@ -60,7 +61,7 @@ export function createOpenAIEmbeddings(options: OpenAIEmbeddingsOptions): TextEm
         let res: OpenAI.Embeddings.CreateEmbeddingResponse;
         const sdk = await client();
         try {
-          res = await sdk.embeddings.create({ model: options.model, input: [...input], encoding_format: "float", ...(options.dimensions && { dimensions: options.dimensions }) }, { signal });
+          res = await withCallSignal(signal, (s) => sdk.embeddings.create({ model: options.model, input: [...input], encoding_format: "float", ...(options.dimensions && { dimensions: options.dimensions }) }, { signal: s }));
         } catch (err) {
           if (signal?.aborted) throw abortError(signal);
           throw toAdapterError(err, { what, timeoutMs, maxRetries, secrets: [apiKey!] });

@@ -30,8 +30,14 @@ export interface ChaosFigures {
   envErrorsExcluded: boolean;
   successes: number;
   detectorCalls: number;
-  /** Detector calls that failed (model fault, unusable reply, timeout) and fell back to "no detection". */
+  /**
+   * Detector calls that failed (model fault, unusable reply, timeout) and fell back to "no
+   * detection": in the recorded trajectories plus in tries thrown away after an environment error
+   * (the lines' `failedTries`). Equals the "detector failed" warnings the run logged.
+   */
   detectorFailures: number;
+  /** Of `detectorFailures`, those in tries thrown away after an environment error. */
+  detectorFailuresInFailedTries: number;
   /** Of those, how many still started a recovery. Target 0 (fail-safe). */
   detectorFailuresThatTriggeredRecovery: number;
   recoveries: number;
@@ -77,6 +83,15 @@ export function measureChaosRun(out: string, key: string, extraDirs: readonly st
       if (bySeq.get(e.afterSeq)?.detection?.failure) triggered++;
     }
   }
+  // Tries thrown away after an environment error: their detector failures are on the line.
+  let inFailedTries = 0;
+  for (const l of all) {
+    for (const t of l.failedTries ?? []) {
+      inFailedTries += t.detectorFailures ?? 0;
+      triggered += t.detectorFailuresThatTriggeredRecovery ?? 0;
+    }
+  }
+  detectorFailures += inFailedTries;
   const needle = Buffer.from(key);
   const filesWithKey = files.filter((f) => readFileSync(f).includes(needle)).map((f) => relative(out, f));
   const timings = readJsonl<{ wallMs: number }>(join(out, "timings.jsonl"));
@@ -92,6 +107,7 @@ export function measureChaosRun(out: string, key: string, extraDirs: readonly st
     successes: ok.filter((l) => l.success).length,
     detectorCalls: ok.reduce((s, l) => s + l.detectorCalls, 0),
     detectorFailures,
+    detectorFailuresInFailedTries: inFailedTries,
     detectorFailuresThatTriggeredRecovery: triggered,
     recoveries,
     filesWithKey,

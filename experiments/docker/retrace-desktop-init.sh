@@ -1,6 +1,7 @@
 #!/bin/sh
 # PID 1 of a retrace container desktop: X server, window manager and session bus, then wait.
-# Ends everything promptly on SIGTERM so `docker stop` does not wait for its timeout.
+# Ends everything promptly on SIGTERM (and waits for them: Xvfb removes its socket and lock) so
+# `docker stop` does not wait for its timeout.
 set -u
 SCREEN=${RETRACE_SCREEN:-1280x800}
 mkdir -p /tmp/retrace && chmod 1777 /tmp/retrace
@@ -12,5 +13,5 @@ BUS=$!
 runuser -u cua -- env DISPLAY=:99 matchbox-window-manager -use_titlebar no >/tmp/retrace/wm.log 2>&1 &
 WM=$!
 touch /tmp/retrace/ready
-trap 'kill $WM $BUS $XVFB 2>/dev/null; exit 0' TERM INT
+trap 'kill $WM $BUS $XVFB 2>/dev/null; wait $WM $BUS $XVFB 2>/dev/null; exit 0' TERM INT
 while :; do sleep 3600 & wait $!; done

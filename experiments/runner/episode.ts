@@ -28,6 +28,7 @@ import { pathInside } from "../../src/store/safe-path.ts";
 import { appendRecord, type EpisodeRecordsMode } from "./episode-records.ts";
 import { drawScopeFor, type DrawsMode } from "../../adapters/models/draws.ts";
 import type { CallRecord } from "../agents/call-log.ts";
+import { attachTryFacts, detectorFailureCounts } from "./failed-try.ts";
 
 /** Everything an episode needs besides its job. */
 export interface EpisodeDeps {
@@ -92,7 +93,12 @@ export async function runConditionEpisode(job: EpisodeJob, condition: Condition,
   try {
     result = await runtime.runEpisode({ task, options: { ...condition.options, seed: job.seed }, components, signal, checkpointer, ...(checkpointer ? { threadId: job.key } : {}) });
   } catch (err) {
-    if (!signal?.aborted) throw err;
+    if (!signal?.aborted) {
+      // The pool may throw this try away (an environment error): its model calls still count.
+      const models = meter.snapshot();
+      if (Object.keys(models).length) attachTryFacts(err, { models });
+      throw err;
+    }
     // The deadline passed (e.g. a hung model server): record the episode as a failure that says so.
     result = deadlineResult(task, job.seed, deps.episodeTimeoutMs!, isSimulated(components));
   }
@@ -152,6 +158,7 @@ export function outcomeOf(result: EpisodeResult, stability: StabilityMetrics | n
     prompts: [...result.prompts].sort(),
     ...(extra ? { extra } : {}),
     envMs: a.envMs,
+    detectorFailureCounts: detectorFailureCounts(result.trajectory),
   };
 }
 

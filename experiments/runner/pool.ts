@@ -10,9 +10,14 @@ import type { EpisodeJob } from "./conditions.ts";
 import { appendTiming, finalizeResults, readResults, ResultsLog, type ResultLine } from "./results-log.ts";
 import { recordObservations, type RecordingEnvironment } from "./recording-env.ts";
 import { DEFAULT_ENV_TIMEOUT_MS, withEnvDeadline } from "./env-deadline.ts";
+import { factsOfThrown, type FailedTry } from "./failed-try.ts";
 
 /** What executing one job produced (the runner adds the bookkeeping fields). */
-export type JobOutcome = Omit<ResultLine, "key" | "index" | "experiment" | "condition" | "task" | "seed" | "envTries" | "status"> & { envMs: number };
+export type JobOutcome = Omit<ResultLine, "key" | "index" | "experiment" | "condition" | "task" | "seed" | "envTries" | "status" | "failedTries"> & {
+  envMs: number;
+  /** Detector failures in the episode's trajectory, and those followed by a recovery (kept for a failed try's record). */
+  detectorFailureCounts?: { failures: number; triggered: number };
+};
 
 /** Progress after each finished episode. */
 export interface PoolProgress {
@@ -134,6 +139,7 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
         let line: ResultLine | undefined;
         const t0 = Date.now();
         let envMs = 0;
+        const failed: FailedTry[] = [];
         while (!line) {
           tries++;
           try {
@@ -141,15 +147,21 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
             rec.clear();
             const outcome = await options.execute(job, rec);
             envMs = outcome.envMs;
-            if (outcome.stopReason === "env-error") throw new EnvironmentError(outcome.envError ?? "environment error");
-            line = okLine(options.experiment, job, tries, outcome);
+            if (outcome.stopReason === "env-error") {
+              const failure = new EnvironmentError(outcome.envError ?? "environment error");
+              failedTryFacts.set(failure, triedFacts(outcome));
+              throw failure;
+            }
+            line = okLine(options.experiment, job, tries, outcome, failed);
           } catch (err) {
             if (!(err instanceof EnvironmentError || err instanceof StepTimeoutError)) throw err;
+            // The try is thrown away, not what it did: its model calls and detector failures stay on the line.
+            failed.push({ envError: describeError(err), ...(failedTryFacts.get(err) ?? factsOfThrown(err)) });
             logger.warn({ worker: id, key: job.key, tries, err: describeError(err) }, "environment error");
             await dropEnv();
             // A non-retryable failure (e.g. a replay that spent its desync retries) is not run again.
             const final = tries > retries || (err instanceof EnvironmentError && !err.retryable);
-            if (final) line = { ...envErrorLine(options.experiment, job, tries, describeError(err)), ...(err instanceof ReplayDesyncError && { replayDesyncs: err.desyncs }) };
+            if (final) line = { ...envErrorLine(options.experiment, job, tries, describeError(err), failed), ...(err instanceof ReplayDesyncError && { replayDesyncs: err.desyncs }) };
           }
         }
         log.append(line);
@@ -179,17 +191,31 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
   return finalizeResults(resultsFile).filter((l) => keys.has(l.key));
 }
 
+/** Facts of a try that returned an env-error outcome, for its {@link FailedTry} record. */
+const failedTryFacts = new WeakMap<object, Omit<FailedTry, "envError">>();
+
+/** What a try that ended in an env-error outcome did (detector calls and failures, model calls). */
+function triedFacts(outcome: JobOutcome): Omit<FailedTry, "envError"> {
+  const d = outcome.detectorFailureCounts;
+  return {
+    ...(outcome.detectorCalls ? { detectorCalls: outcome.detectorCalls } : {}),
+    ...(d?.failures ? { detectorFailures: d.failures } : {}),
+    ...(d?.triggered ? { detectorFailuresThatTriggeredRecovery: d.triggered } : {}),
+    ...(outcome.models ? { models: outcome.models } : {}),
+  };
+}
+
 /** The result line of a finished episode (same fields, same order, wherever it ran). */
-export function okLine(experiment: string, job: EpisodeJob, tries: number, outcome: JobOutcome): ResultLine {
-  const { envMs: _drop, ...rest } = outcome;
-  return { key: job.key, index: job.index, experiment, condition: job.condition, task: job.task, seed: job.seed, status: "ok", envTries: tries, ...rest };
+export function okLine(experiment: string, job: EpisodeJob, tries: number, outcome: JobOutcome, failedTries: readonly FailedTry[] = []): ResultLine {
+  const { envMs: _drop, detectorFailureCounts: _counts, ...rest } = outcome;
+  return { key: job.key, index: job.index, experiment, condition: job.condition, task: job.task, seed: job.seed, status: "ok", envTries: tries, ...(failedTries.length ? { failedTries: [...failedTries] } : {}), ...rest };
 }
 
 /** The result line of an episode whose environment failed on every try. */
-export function envErrorLine(experiment: string, job: EpisodeJob, tries: number, message: string): ResultLine {
+export function envErrorLine(experiment: string, job: EpisodeJob, tries: number, message: string, failedTries: readonly FailedTry[] = []): ResultLine {
   return {
     key: job.key, index: job.index, experiment, condition: job.condition, task: job.task, seed: job.seed,
-    status: "env-error", success: false, score: 0, stopReason: "env-error", envError: message, envTries: tries, simulated: false,
+    status: "env-error", success: false, score: 0, stopReason: "env-error", envError: message, envTries: tries, ...(failedTries.length ? { failedTries: [...failedTries] } : {}), simulated: false,
     forwardSteps: 0, recoverySteps: 0, replaySteps: 0, recoveryAttempts: 0, detectorCalls: 0, policyFailures: 0, tokens: 0, costUsd: 0,
     stability: null, prompts: [],
   };

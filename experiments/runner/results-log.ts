@@ -13,6 +13,7 @@ import { redactText } from "../../src/secrets.ts";
 import type { ModelRole } from "../../src/usage.ts";
 import type { RoleCalls } from "../agents/meter.ts";
 import { writeFileAtomic } from "../../src/store/write-file.ts";
+import type { FailedTry } from "./failed-try.ts";
 
 /** One finished episode. Deterministic: no timings (those go to timings.jsonl). */
 export interface ResultLine {
@@ -30,6 +31,11 @@ export interface ResultLine {
   envError?: string;
   /** Tries the environment needed (1 = no environment error). */
   envTries: number;
+  /**
+   * The tries that ended in an environment error, in order (the last one too when every try
+   * failed): the error, and the model calls and detector failures each made before it. Absent = none.
+   */
+  failedTries?: FailedTry[];
   simulated: boolean;
   forwardSteps: number;
   recoverySteps: number;

@@ -6,7 +6,7 @@
  * sessionStorage, IndexedDB, the tab's history (entry URLs and position), the URL, form values,
  * focus and scroll; `restore` puts them all back in the episode's context.
  */
-import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { formatAction, type Action } from "../../../src/action.ts";
 import type { BlobStore } from "../../../src/blob-store.ts";
 import type { Environment, EnvironmentCapabilities, EnvironmentSnapshot, StepOutcome } from "../../../src/environment.ts";
@@ -15,12 +15,13 @@ import { sha256Hex, stableStringify } from "../../../src/hash.ts";
 import type { Observation } from "../../../src/observation.ts";
 import type { ProbeReport } from "../../../src/probes/report.ts";
 import type { Evaluation, Task } from "../../../src/task.ts";
-import { NavigationTracker, performAction, type Pointer } from "./actions.ts";
+import { performAction, type Pointer } from "./actions.ts";
 import { cdpEndpoint } from "./chromium.ts";
 import { builtInState, endpointState, type AppStateAccess } from "./app-state.ts";
 import type { AppServer } from "./apps/server.ts";
 import { runChecker } from "./checker.ts";
 import { readHistory, rebuildHistory, sessionScript, type HistoryState } from "./history.ts";
+import { PageLink } from "./page-link.ts";
 import { readPageState, writePageState, type PageState } from "./page-state.ts";
 import { probeBrowser } from "./probe.ts";
 import { parseBrowserTask, type BrowserEvaluator } from "./tasks/types.ts";
@@ -64,6 +65,9 @@ export interface BrowserSnapshotData {
   pointer: Pointer;
 }
 
+/** Tries of a restore's history rebuild before it is an environment error. */
+const RESTORE_ATTEMPTS = 3;
+
 /** Longest wait for a screenshot (Playwright's default is 30 s). */
 const SCREENSHOT_TIMEOUT_MS = 15_000;
 
@@ -79,9 +83,8 @@ export class BrowserEnvironment implements Environment {
   readonly capabilities: EnvironmentCapabilities;
   private readonly opts: Required<Pick<BrowserEnvironmentOptions, "width" | "height">> & BrowserEnvironmentOptions;
   private context?: BrowserContext;
-  private page?: Page;
-  private cdp?: CDPSession;
-  private nav?: NavigationTracker;
+  /** The episode's tab, its CDP session and navigation tracker (re-acquired across renderer swaps and crashes). */
+  private link?: PageLink;
   private task?: Task;
   private evaluator?: BrowserEvaluator;
   private appState?: AppStateAccess;
@@ -91,6 +94,8 @@ export class BrowserEnvironment implements Environment {
   private hash = "";
   private screen = "";
   private closed = false;
+  /** History rebuilds a restore had to start again (renderer swaps, crashes); for tests and benches. */
+  restoreRetries = 0;
 
   constructor(options: BrowserEnvironmentOptions) {
     this.opts = { ...options, width: options.width ?? 1280, height: options.height ?? 800 };
@@ -138,7 +143,7 @@ export class BrowserEnvironment implements Environment {
     const page = this.requirePage();
     let info;
     try {
-      info = await performAction(page, action, this.pointer, this.nav!);
+      info = await performAction(page, action, this.pointer, this.link!.nav);
     } catch (err) {
       if (this.closed) throw err;
       throw new EnvironmentError(`browser: ${formatAction(action)} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
@@ -159,7 +164,7 @@ export class BrowserEnvironment implements Environment {
   async snapshot(): Promise<EnvironmentSnapshot> {
     const page = this.requirePage();
     const ps = await readPageState(page);
-    const history = await readHistory(this.cdp!);
+    const history = await readHistory(this.send);
     const data: BrowserSnapshotData = {
       v: 2,
       task: this.task!.id,
@@ -188,21 +193,39 @@ export class BrowserEnvironment implements Environment {
     const history = data.history ? { entries: data.history.entries.map(abs), index: data.history.index } : { entries: [url], index: 0 };
     const session = data.session ?? [];
     // Playwright's setStorageState puts IndexedDB back but opens a page per restore: only when a database is involved.
-    const idb = storage.origins.some((o) => (o as { indexedDB?: unknown[] }).indexedDB?.length) || (await this.page!.evaluate("indexedDB.databases().then((d) => d.length > 0)").catch(() => false));
+    const link = this.link!;
     const context = this.context!;
+    // A crashed renderer or a closed tab: a new tab in the same context (everything below is rebuilt anyway).
+    await link.ensurePage();
+    const idb = storage.origins.some((o) => (o as { indexedDB?: unknown[] }).indexedDB?.length) || (await link.page.evaluate("indexedDB.databases().then((d) => d.length > 0)").catch(() => false));
     const tabStorage = async () => {
-      if (this.page!.url().startsWith("http")) await this.page!.evaluate(`${setLocalStorage(storage, new URL(this.page!.url()).origin)};${sessionScript(session)}`);
+      const page = link.page;
+      if (page.url().startsWith("http")) await page.evaluate(`${setLocalStorage(storage, new URL(page.url()).origin)};${sessionScript(session)}`);
     };
-    await rebuildHistory({
-      page: this.page!, cdp: this.cdp!, history, goto: (u, w) => this.goto(u, w), onCurrent: tabStorage,
-      beforeStack: idb ? () => context.setStorageState(storage) : async () => (await context.clearCookies(), storage.cookies.length ? await context.addCookies(storage.cookies) : undefined),
-    });
-    // The page's scripts ran again on load (e.g. a visit counter): put storage back as saved.
-    await tabStorage();
-    const missing = await writePageState(this.page!, data.page);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await link.ensurePage();
+        await rebuildHistory({
+          page: link.page, send: this.send, history, goto: (u) => this.goto(u), onCurrent: tabStorage,
+          beforeStack: idb ? () => context.setStorageState(storage) : async () => (await context.clearCookies(), storage.cookies.length ? await context.addCookies(storage.cookies) : undefined),
+        });
+        // The page's scripts ran again on load (e.g. a visit counter): put storage back as saved.
+        await tabStorage();
+        break;
+      } catch (err) {
+        // The rebuild navigates a dozen times: a renderer swap, a crash or a slow load on a loaded
+        // machine is retried here, from the start, before the episode sees an environment error.
+        if (this.closed || attempt >= RESTORE_ATTEMPTS || (err instanceof EnvironmentError && err.retryable === false)) {
+          if (this.closed || err instanceof EnvironmentError) throw err;
+          throw new EnvironmentError(`browser: restoring the tab's history failed ${attempt} times: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`, { cause: err });
+        }
+        this.restoreRetries++;
+      }
+    }
+    const missing = await writePageState(link.page, data.page);
     if (missing.length) throw new EnvironmentError(`browser: restored page lacks form controls ${missing.join(", ")}`, { retryable: false });
     this.pointer = { ...data.pointer };
-    await this.page!.mouse.move(this.pointer.x, this.pointer.y);
+    await link.page.mouse.move(this.pointer.x, this.pointer.y);
     return this.observation();
   }
 
@@ -216,7 +239,7 @@ export class BrowserEnvironment implements Environment {
 
   async probe(): Promise<ProbeReport> {
     const page = this.requirePage();
-    return probeBrowser({ page, context: this.context!, appState: this.appState, relative: (u) => this.relative(u), history: await readHistory(this.cdp!) });
+    return probeBrowser({ page, context: this.context!, appState: this.appState, relative: (u) => this.relative(u), history: await readHistory(this.send) });
   }
 
   async close(): Promise<void> {
@@ -237,14 +260,15 @@ export class BrowserEnvironment implements Environment {
       reducedMotion: "reduce",
       ...(storageState ? { storageState } : {}),
     });
-    this.page = await this.context.newPage();
-    this.cdp = await this.context.newCDPSession(this.page);
-    this.nav = await NavigationTracker.install(this.page);
+    this.link = await PageLink.open(this.context);
   }
 
-  private async goto(url: string, waitUntil: "load" | "commit" = "load"): Promise<void> {
+  /** CDP on the episode's tab, through the link (renderer swaps waited out, sessions re-acquired). */
+  private readonly send = <T>(method: string, params?: object): Promise<T> => this.link!.send<T>(method, params);
+
+  private async goto(url: string): Promise<void> {
     try {
-      await this.page!.goto(url, { waitUntil, timeout: 20_000 });
+      await this.link!.page.goto(url, { waitUntil: "load", timeout: 20_000 });
     } catch (err) {
       throw new EnvironmentError(`browser: could not open ${url}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
@@ -261,8 +285,8 @@ export class BrowserEnvironment implements Environment {
 
   private requirePage(): Page {
     if (this.closed) throw new EnvironmentError("browser: the environment is closed", { retryable: false });
-    if (!this.page || !this.task) throw new EnvironmentError("browser: call reset(task) before acting", { retryable: false });
-    return this.page;
+    if (!this.link || !this.task) throw new EnvironmentError("browser: call reset(task) before acting", { retryable: false });
+    return this.link.page;
   }
 
   private async observation(): Promise<Observation> {
@@ -276,7 +300,7 @@ export class BrowserEnvironment implements Environment {
   }
 
   private async observe0(): Promise<Observation> {
-    const page = this.page!;
+    const page = this.link!.page;
     const png = await page.screenshot({ type: "png", caret: "hide", animations: "disabled", timeout: SCREENSHOT_TIMEOUT_MS });
     const screenshot = await this.opts.blobs.put(png);
     const ps = await readPageState(page);
@@ -284,7 +308,7 @@ export class BrowserEnvironment implements Environment {
     // Everything a snapshot restores, so equal hashes mean restorable-equal states.
     const cookies = (await this.context!.cookies()).map((c) => [c.name, c.value, c.domain, c.path]);
     const server = this.appState ? await this.appState.read() : null;
-    const history = await readHistory(this.cdp!);
+    const history = await readHistory(this.send);
     this.hash = sha256Hex(stableStringify({ server, cookies, local: ps.local, session: ps.session, idb: ps.idb, history: { entries: history.entries.map((u) => this.relative(u)), index: history.index }, url, forms: ps.forms, focus: ps.focus, scroll: ps.scroll }));
     this.screen = screenshot;
     const obs: Observation = { screenshot, width: this.opts.width, height: this.opts.height, text: `URL: ${url}\nTitle: ${ps.title}` };

@@ -8,7 +8,7 @@
  * afresh when the user goes back to them: no back/forward cache, no scroll or form state of
  * theirs), their titles until then, `history.state` objects and POST bodies.
  */
-import type { CDPSession, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 
 /** The tab's history: entry URLs (absolute) and the index of the current one. */
 export interface HistoryState {
@@ -19,19 +19,28 @@ export interface HistoryState {
 /** A document the rebuilt entries show until they are visited; never cached, never kept in the back/forward cache. */
 const PLACEHOLDER = "<!doctype html><title>restoring</title>";
 
+/** Sends a CDP command on the tab, surviving renderer swaps (PageLink.send). */
+export type CdpSend = <T>(method: string, params?: object) => Promise<T>;
+
+interface NavigationHistory {
+  currentIndex: number;
+  entries: Array<{ id: number; url: string }>;
+}
+
 /** Read the tab's history. */
-export async function readHistory(cdp: CDPSession): Promise<HistoryState> {
-  const h = await cdp.send("Page.getNavigationHistory");
+export async function readHistory(send: CdpSend): Promise<HistoryState> {
+  const h = await send<NavigationHistory>("Page.getNavigationHistory");
   return { entries: h.entries.map((e) => e.url), index: h.currentIndex };
 }
 
 /** What {@link rebuildHistory} needs besides the history. */
 export interface RebuildHistoryInput {
   page: Page;
-  cdp: CDPSession;
+  /** CDP on the tab, through the environment's PageLink (re-acquired across renderer swaps). */
+  send: CdpSend;
   history: HistoryState;
-  /** Navigate the page (the environment's goto: errors as EnvironmentError), waiting for load or only for the commit. */
-  goto: (url: string, waitUntil?: "load" | "commit") => Promise<void>;
+  /** Navigate the page (the environment's goto: errors as EnvironmentError), waiting for its load. */
+  goto: (url: string) => Promise<void>;
   /** Runs on the first entry, before the stack is built (the app's page is gone, its storage connections closed). */
   beforeStack?: () => Promise<void>;
   /** Runs on the current entry's placeholder, just before it loads for real (tab storage of its origin goes here). */
@@ -44,7 +53,7 @@ export interface RebuildHistoryInput {
  * the URL but not the page), so each becomes a real page when visited.
  */
 export async function rebuildHistory(input: RebuildHistoryInput): Promise<void> {
-  const { page, cdp, history, goto } = input;
+  const { page, send, history, goto } = input;
   const entries = history.entries.length ? history.entries : ["about:blank"];
   const index = Math.min(Math.max(history.index, 0), entries.length - 1);
   let placeholders = true;
@@ -55,17 +64,19 @@ export async function rebuildHistory(input: RebuildHistoryInput): Promise<void> 
   try {
     await goto(entries[0]);
     await input.beforeStack?.();
-    await cdp.send("Page.resetNavigationHistory");
+    await send("Page.resetNavigationHistory");
     for (let i = 1; i < entries.length; i++) {
       // Chromium folds a navigation to the current URL into its entry: push a same-URL entry instead.
       if (entries[i] === entries[i - 1] && entries[i].startsWith("http")) await page.evaluate("history.pushState(null, '', location.href)");
-      else await goto(entries[i], "commit");
+      // Each placeholder is a new document, most often in a new renderer frame: wait for its
+      // load (not only the commit), so the next step talks to the new document.
+      else await goto(entries[i]);
     }
-    const built = await cdp.send("Page.getNavigationHistory");
+    const built = await send<NavigationHistory>("Page.getNavigationHistory");
     if (built.currentIndex !== index) {
       // Fires on the commit of the entry's placeholder, and on a same-document entry too.
       const navigated = page.waitForEvent("framenavigated", { predicate: (f) => f === page.mainFrame(), timeout: 20_000 });
-      await cdp.send("Page.navigateToHistoryEntry", { entryId: built.entries[Math.min(index, built.entries.length - 1)].id });
+      await send("Page.navigateToHistoryEntry", { entryId: built.entries[Math.min(index, built.entries.length - 1)].id });
       await navigated;
       await page.waitForLoadState("load");
     }

@@ -48,6 +48,9 @@ export function desktopContainerSpec(o: { image: string; width: number; height: 
   };
 }
 
+/** Seconds a desktop container gets between SIGTERM and SIGKILL when it is stopped. */
+const CONTAINER_STOP_GRACE_S = 3;
+
 /** Desktop inside a container managed through dockerode. */
 export class ContainerBackend implements DesktopBackend {
   readonly kind = "docker";
@@ -185,6 +188,9 @@ export class ContainerBackend implements DesktopBackend {
     const c = this.container;
     this.container = undefined;
     if (!c) return;
+    // SIGTERM first (the init script's trap stops Xvfb, the bus and the window manager in turn),
+    // SIGKILL only after the grace period; then the container and its volumes go.
+    await c.stop({ t: CONTAINER_STOP_GRACE_S }).catch(() => undefined);
     await c.remove({ force: true, v: true }).catch((err: Error) => logger.warn({ err: err.message, id: c.id }, "could not remove desktop container"));
   }
 }

@@ -1,10 +1,12 @@
 /**
  * Tracked child processes for real desktops. Every long-lived process (X server, D-Bus, window
  * manager, apps) is started in its own process group and recorded by PID, so closing the desktop
- * (or the host process dying on an error, SIGINT or SIGTERM) ends it and everything it spawned.
+ * (or the host process ending: exit, an error, SIGINT, SIGTERM, SIGHUP) ends it and everything it
+ * spawned. Ending is graceful everywhere: SIGTERM first, SIGKILL only for what is still running
+ * after a grace period, so Xvfb removes its socket (/tmp/.X11-unix/X<n>) and lock (/tmp/.X<n>-lock).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { openSync, closeSync } from "node:fs";
+import { openSync, closeSync, readFileSync } from "node:fs";
 import { EnvironmentError } from "../../../src/errors.ts";
 import { logger } from "../../../src/logger.ts";
 
@@ -52,18 +54,41 @@ export function onShutdown(cleanup: () => Promise<void>): () => void {
   return () => CLEANUPS.delete(cleanup);
 }
 
-/** Kill every live group synchronously; used on process exit and fatal signals. */
-function killAllSync(): void {
-  for (const group of LIVE) group.killSync();
+/** How long processes get between SIGTERM and SIGKILL when the host process ends, in ms. */
+export const SHUTDOWN_GRACE_MS = 3000;
+
+/** Still running (a zombie waiting to be reaped has finished: Node cannot reap during a synchronous wait). */
+function running(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ").pop()?.[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * End every live group synchronously (exit handlers cannot await): SIGTERM to every group, a wait
+ * of up to `graceMs` for their leaders to finish, then SIGKILL to every group (members that
+ * outlive their leader, and leaders that ignored SIGTERM).
+ */
+function endAllSync(graceMs = SHUTDOWN_GRACE_MS): void {
+  const pids = [...LIVE].flatMap((g) => g.pids());
+  LIVE.clear();
+  if (!pids.length) return;
+  for (const pid of pids) signalGroup(pid, "SIGTERM");
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + graceMs;
+  while (pids.some(running) && Date.now() < deadline) Atomics.wait(nap, 0, 0, 20);
+  for (const pid of pids) signalGroup(pid, "SIGKILL");
 }
 
 function installHooks(): void {
   if (hooksInstalled) return;
   hooksInstalled = true;
-  process.on("exit", killAllSync);
+  process.on("exit", () => endAllSync());
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     process.on(signal, () => {
-      killAllSync();
+      endAllSync();
       const pending = [...CLEANUPS].map((c) => c().catch(() => undefined));
       const cap = new Promise((r) => setTimeout(r, 10_000).unref());
       // Keep the default meaning of the signal once our children are gone, unless someone
@@ -148,11 +173,6 @@ export class ProcessGroup {
   async stopAll(graceMs = 1500): Promise<void> {
     const all = [...this.procs.values()].reverse();
     for (const p of all) await this.stop(p, graceMs);
-  }
-
-  /** SIGKILL everything now (exit paths that cannot await). */
-  killSync(): void {
-    for (const pid of this.procs.keys()) signalGroup(pid, "SIGKILL");
   }
 
   /** Stop all processes and forget this group. */

@@ -32,6 +32,7 @@ import { callUsage, type PriceTable } from "../../models/pricing.ts";
 import { prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming } from "../framing.ts";
 import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
 import { registerSecret } from "../../../src/secrets.ts";
+import { withCallSignal } from "../../../src/call-signal.ts";
 
 /** Options for {@link createAnthropicPolicy}. */
 export interface AnthropicPolicyOptions {
@@ -168,7 +169,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
           const body = await materializeBlobUrls(request, input.blobs, "base64");
           await awaitEndpointSlot(options.baseURL ?? "https://api.anthropic.com");
           const t0 = performance.now();
-          const r = await sdk.beta.messages.create(body as never, { signal: input.signal });
+          const r = await withCallSignal(input.signal, (signal) => sdk.beta.messages.create(body as never, { signal }));
           const msg = r as unknown as { content: any[]; usage?: { input_tokens?: number; output_tokens?: number } };
           const tokens = { input_tokens: msg.usage?.input_tokens ?? 0, output_tokens: msg.usage?.output_tokens ?? 0 };
           const live = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: tokens.input_tokens, outputTokens: tokens.output_tokens, startedMs: t0, prices: options.prices });

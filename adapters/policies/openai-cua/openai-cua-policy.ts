@@ -34,6 +34,7 @@ import { callUsage, type PriceTable } from "../../models/pricing.ts";
 import { prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming } from "../framing.ts";
 import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
 import { registerSecret } from "../../../src/secrets.ts";
+import { withCallSignal } from "../../../src/call-signal.ts";
 
 /** Options for {@link createOpenAICuaPolicy}. */
 export interface OpenAICuaPolicyOptions {
@@ -169,7 +170,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
           const body = await materializeBlobUrls(request, input.blobs);
           await awaitEndpointSlot(baseURL ?? "https://api.openai.com/v1");
           const t0 = performance.now();
-          const r = (await sdk.responses.create(body as never, { signal: input.signal })) as unknown as CuaResponse;
+          const r = (await withCallSignal(input.signal, (signal) => sdk.responses.create(body as never, { signal }))) as unknown as CuaResponse;
           const tokens = { input_tokens: r.usage?.input_tokens ?? 0, output_tokens: r.usage?.output_tokens ?? 0 };
           const live = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: tokens.input_tokens, outputTokens: tokens.output_tokens, startedMs: t0, prices: options.prices });
           return { id: r.id, output: r.output, usage: tokens, meta: recordedCall(live) };

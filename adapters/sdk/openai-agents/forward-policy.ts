@@ -16,6 +16,7 @@ import type { ForwardPolicy, JsonValue, PolicyDecision, PolicyInput } from "../.
 import type { ModelUsage } from "../../../src/usage.ts";
 import { describeError } from "../../../src/errors.ts";
 import { openAIComputerActionToActions, type OpenAIComputerAction } from "../../actions/openai-cua/convert.ts";
+import { withCallSignal } from "../../../src/call-signal.ts";
 
 /** The memo of one step: the model's computer call as sent, to rebuild the input next time. */
 interface StepMemo {
@@ -56,17 +57,19 @@ export function agentForwardPolicy(agent: Agent<any, any>, options: AgentForward
         const m = await getModel();
         const systemInstructions = await agent.getSystemPrompt(new RunContext());
         // The SDK's models open spans; a NoopTrace gives them a context without exporting anything.
-        response = await withTrace(new NoopTrace(), () =>
-          m.getResponse({
-            systemInstructions,
-            input: items,
-            modelSettings: agent.modelSettings ?? {},
-            tools: tools as never,
-            outputType: "text",
-            handoffs: [],
-            tracing: false,
-            ...(input.signal && { signal: input.signal }),
-          }),
+        response = await withCallSignal(input.signal, (signal) =>
+          withTrace(new NoopTrace(), () =>
+            m.getResponse({
+              systemInstructions,
+              input: items,
+              modelSettings: agent.modelSettings ?? {},
+              tools: tools as never,
+              outputType: "text",
+              handoffs: [],
+              tracing: false,
+              ...(signal && { signal }),
+            }),
+          ),
         );
       } catch (err) {
         if (input.signal?.aborted) throw err;
