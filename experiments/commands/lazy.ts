@@ -27,4 +27,5 @@ export const COMMAND_MODULES: CommandModule[] = [
   { file: "queue", load: async () => [(await import("./run.ts")).registerQueue] },
   { file: "stand-in", load: async () => [(await import("./stand-in.ts")).register] },
   { file: "export", load: async () => [(await import("./export.ts")).register] },
+  { file: "osworld-check", load: async () => [(await import("./osworld-check.ts")).register] },
 ];

@@ -34,7 +34,7 @@ describe("guard rails of model-backed runs", () => {
     const out = join(dir, "500");
     const r = await cli("run", cfg, "--base-url", server.url, "--model", "m", "--out", out, "--workers", "1", "--quiet");
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^retrace: every model call failed \(detector (\d+)\/\1, policy (\d+)\/\2\); the results say nothing about the agents/);
+    expect(r.stderr).toMatch(/^retrace: every model call failed \(detector (\d+)\/\1, policy (\d+)\/\2\); the results say nothing about the agents/m);
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
     expect(summary.allModelCallsFailed).toBe(true);
     expect(summary.models.policy.calls).toBeGreaterThan(0);
