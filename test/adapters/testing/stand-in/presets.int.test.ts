@@ -90,8 +90,8 @@ describe("stand-in presets over HTTP", () => {
       expect(row("0-E").n).toBeGreaterThan(0);
       expect(row("0-E").n).toBe(row("none").n);
       // At this size (6 samples) the success rows say little (measured 2026-12-04 at r = 10: 0-E 0.33,
-      // none 0.50; test/experiments/stand-in-context.int.test.ts compares contexts with a paired test).
-      expect(row("0-E").success).toBeGreaterThanOrEqual(0);
+      // none 0.50; test/experiments/stand-in-context.int.test.ts compares contexts with a paired test),
+      // so no order of the two rows is asserted here.
       // What can make the difference is in the prompts: only 0-E prompts showed actions after the
       // target, and only they led to undoing a silent change.
       const rec = own.log.slice(from).filter((l) => l.role === "recovery");
