@@ -50,7 +50,7 @@ async function checkpointLines(): Promise<BenchResult[]> {
     for (const steps of [50, 200]) {
       const { path, saver } = benchSqlite(desk.dir, `s${steps}`);
       const { result, stepEndMs } = await runLongEpisode(desk, { steps, checkpointer: saver });
-      (saver as unknown as { db: { close(): void } }).db.close();
+      await (saver as unknown as { close(): Promise<void> }).close();
       if (result.accounting.forwardSteps !== steps) throw new Error(`bench episode ran ${result.accounting.forwardSteps} of ${steps} steps`);
       perStep[steps] = sqliteBytes(path) / steps / 1024;
       if (steps === 200) {

@@ -40,4 +40,10 @@ export class LazyCheckpointSaver extends BaseCheckpointSaver {
   async deleteThread(threadId: string): Promise<void> {
     return (await this.inner()).deleteThread(threadId);
   }
+  /** Close the opened saver's database (SQLite's `db`), if it was opened; safe to call twice. */
+  async close(): Promise<void> {
+    if (!this.opened) return;
+    const inner = (await this.opened) as unknown as { db?: { close?: () => void; open?: boolean } };
+    if (inner.db?.open !== false) inner.db?.close?.();
+  }
 }
