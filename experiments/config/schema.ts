@@ -44,6 +44,14 @@ export const EnvSpecSchema = z
     osworldPath: z.string().min(1).optional(),
     /** osworld: the Python with OSWorld's requirements, used with `osworldPath`. @default "python3" */
     python: z.string().min(1).optional(),
+    /**
+     * osworld, with `osworldPath`: `retrace` scores natively where it can (OSWorld's code runs the
+     * set-up steps, getters and metrics retrace lacks); `osworld` scores every task by OSWorld's own
+     * `DesktopEnv.evaluate`. @default "retrace"
+     */
+    osworldEvaluator: z.enum(["retrace", "osworld"]).optional(),
+    /** osworld: host port of the desktop's Chromium debugging endpoint, for OSWorld's Chrome getters. @default 9222 */
+    chromiumPort: z.number().int().min(1).max(65535).optional(),
     /** browser: a task file (YAML/JSON) of the user's own web apps (adapters/environments/browser/tasks/file.ts), relative to the working directory; omitted = the built-in web-app suite. */
     tasksFile: z.string().min(1).optional(),
     /** Task ids, in order; omitted = every task of the environment. */

@@ -74,7 +74,8 @@ const reasonKind = (r: string): string => r.replace(/ \(.*$/, "").replace(/: .*$
 /** Run the set-up and the evaluator of each offline task on a fresh container desktop. */
 export async function checkOsworldTasks(o: OsworldCheckOptions): Promise<OsworldCheckReport> {
   const bridge = o.osworldPath ? new OsworldPythonBridge({ osworldDir: o.osworldPath }) : undefined;
-  const python = bridge ? (await bridge.available()).ok : false;
+  const metricsOk = bridge ? (await bridge.available()).ok : false;
+  const python = { metrics: metricsOk, full: bridge && metricsOk ? (await bridge.available("full")).ok : false };
   const report = await loadOsworldTasks(o.dir);
   const blocked: Record<string, number> = {};
   const runnable: OsworldTask[] = [];
@@ -91,14 +92,14 @@ export async function checkOsworldTasks(o: OsworldCheckOptions): Promise<Osworld
   }
   const checked: CheckedTask[] = [];
   for (const t of chosen) {
-    const row = await checkOne(t, o.desktop(), bridge && python ? bridge : undefined);
+    const row = await checkOne(t, o.desktop(), bridge && python.metrics ? bridge : undefined, python.full);
     checked.push(row);
     o.onTask?.(row);
   }
   return { tasks: report.tasks.length, offline: runnable.length, checked, blocked };
 }
 
-async function checkOne(t: OsworldTask, env: DesktopEnvironment, bridge?: OsworldPythonBridge): Promise<CheckedTask> {
+async function checkOne(t: OsworldTask, env: DesktopEnvironment, bridge?: OsworldPythonBridge, ownCode = false): Promise<CheckedTask> {
   const t0 = Date.now();
   const work = mkdtempSync(join(tmpdir(), "retrace-oswcheck-"));
   const row = (outcome: CheckedTask["outcome"], detail: string, score?: number): CheckedTask => ({ id: t.id, domain: t.domain, outcome, score, detail, ms: Date.now() - t0 });
@@ -108,6 +109,19 @@ async function checkOne(t: OsworldTask, env: DesktopEnvironment, bridge?: Osworl
     server = await startOsworldControlServer({ env });
     const client = new OsworldClient({ baseUrl: server.url, retryIntervalMs: 200 });
     const screen = await client.screenSize();
+    if (bridge && ownCode && (t.support.unsupportedSetup.length > 0 || t.support.unsupportedGetters.length > 0)) {
+      // OSWorld's own SetupController and DesktopEnv.evaluate, pointed at this desktop's control server.
+      const where = { url: server.url, screen, cacheDir: work };
+      if (t.support.unsupportedSetup.length > 0) {
+        const failed = await bridge.setup(t.setup, where, t.id).then(() => undefined, (err: Error) => err.message);
+        if (failed) return row("setup-failed", failed);
+      } else {
+        const problem = setupProblem(t.id, await runOsworldSetup(client, t.setup, screen));
+        if (problem) return row("setup-failed", problem);
+      }
+      const score = await bridge.evaluate({ id: t.id, evaluator: t.evaluator }, where);
+      return row("scored", "OSWorld's own evaluation (DesktopEnv.evaluate)", score > 0 ? 1 : 0);
+    }
     const setup = await runOsworldSetup(client, t.setup, screen);
     const problem = setupProblem(t.id, setup);
     if (problem) return row("setup-failed", problem);

@@ -31,7 +31,7 @@ export const DEFAULT_OSWORLD_TASKS = resolve(fileURLToPath(new URL("../../../sha
  * whether OSWorld's Python evaluators are importable (then tasks whose setup and getters are native
  * but whose metrics are not become runnable, scored through the bridge), or why not.
  */
-export function osworldTaskSplit(dir: string, python: { ok: boolean; reason?: string } = { ok: false }): { tasks: OsworldTask[]; skipped: SkippedTask[] } {
+export function osworldTaskSplit(dir: string, python: { ok: boolean; reason?: string; full?: boolean } = { ok: false }): { tasks: OsworldTask[]; skipped: SkippedTask[] } {
   let entries: string[];
   try {
     entries = readdirSync(dir).sort();
@@ -54,10 +54,16 @@ export function osworldTaskSplit(dir: string, python: { ok: boolean; reason?: st
     }
     const s = t.support;
     const onlyMetrics = !s.unsupportedSetup.length && !s.unsupportedGetters.length;
-    if (s.fullyNative || (onlyMetrics && python.ok)) tasks.push(t);
+    if (s.fullyNative || (onlyMetrics && python.ok) || (python.ok && python.full)) tasks.push(t);
     else {
       const needs = [...s.unsupportedSetup.map((x) => `setup ${x}`), ...s.unsupportedGetters.map((x) => `getter ${x}`), ...s.unsupportedMetrics.map((x) => `metric ${x}`)];
-      const why = onlyMetrics && python.reason ? ` (${python.reason})` : !onlyMetrics ? "" : " (set env.osworldPath to an OSWorld checkout to run its metrics through the Python bridge)";
+      const why = python.reason
+        ? ` (${python.reason})`
+        : onlyMetrics
+          ? " (set env.osworldPath to an OSWorld checkout to run its metrics through the Python bridge)"
+          : python.ok
+            ? " (OSWorld's metrics import, its environment code does not: install OSWorld's full requirements)"
+            : " (set env.osworldPath to an OSWorld checkout to run them through the Python bridge)";
       skipped.push({ task: t.id, reason: `needs OSWorld's Python code for ${[...new Set(needs)].join(", ")}${why}` });
     }
   }
@@ -65,24 +71,38 @@ export function osworldTaskSplit(dir: string, python: { ok: boolean; reason?: st
 }
 
 /** The OSWorld runtime for an env spec. */
-export function createOsworldRuntime(env: Pick<EnvSpec, "tasksDir" | "url" | "osworldPath" | "python">): ExperimentRuntime {
+export function createOsworldRuntime(env: Pick<EnvSpec, "tasksDir" | "url" | "osworldPath" | "python" | "osworldEvaluator" | "chromiumPort">): ExperimentRuntime {
   const dir = resolve(env.tasksDir ?? DEFAULT_OSWORLD_TASKS);
   const bridge = env.osworldPath ? new OsworldPythonBridge({ osworldDir: resolve(env.osworldPath), python: env.python }) : undefined;
-  let python: { ok: boolean; reason?: string } | undefined;
-  const pythonOk = () => (python ??= bridge ? bridge.availableSync() : { ok: false });
+  let python: { ok: boolean; reason?: string; full?: boolean } | undefined;
+  // Metrics first (the common case); then whether OSWorld's environment code imports too.
+  const pythonOk = (): { ok: boolean; reason?: string; full?: boolean } => {
+    if (python) return python;
+    if (!bridge) return (python = { ok: false });
+    const metrics = bridge.availableSync();
+    return (python = metrics.ok ? { ...metrics, full: bridge.availableSync("full").ok } : metrics);
+  };
   let split: ReturnType<typeof osworldTaskSplit> | undefined;
   const load = () => (split ??= osworldTaskSplit(dir, pythonOk()));
   return {
     ...registryAgents("osworld"),
     checkConfig(config) {
       if (!config.env.url) throw new ConfigError("config.env.url: give the OSWorld control server's URL (e.g. http://127.0.0.1:5000)", { field: "env.url" });
+      if (config.env.osworldEvaluator === "osworld" && !config.env.osworldPath) throw new ConfigError("config.env.osworldEvaluator: \"osworld\" needs env.osworldPath (an OSWorld checkout with its requirements)", { field: "env.osworldEvaluator" });
       checkConfigAgents(config, "osworld");
     },
     tasks: (): Task[] => load().tasks,
     skipped: () => load().skipped,
     async createEnv(spec, blobs) {
       if (!spec.url) throw new ConfigError("config.env.url: give the OSWorld control server's URL", { field: "env.url" });
-      return new OsworldEnvironment({ blobs, client: new OsworldClient({ baseUrl: spec.url }), ...(bridge && pythonOk().ok && { bridge }) });
+      const p = pythonOk();
+      if (env.osworldEvaluator === "osworld" && !p.full) throw new ConfigError(`config.env.osworldEvaluator: OSWorld's own evaluation needs its code importable: ${bridge?.availableSync("full").reason ?? "set env.osworldPath"}`, { field: "env.osworldEvaluator" });
+      return new OsworldEnvironment({
+        blobs,
+        client: new OsworldClient({ baseUrl: spec.url }),
+        ...(bridge && p.ok && { bridge }),
+        ...(bridge && p.full && { osworldCode: env.osworldEvaluator === "osworld" ? "always" : "where-needed", bridgeDesktop: { chromiumPort: env.chromiumPort } }),
+      });
     },
     // Batch episodes: no per-superstep checkpoint copies unless `--checkpoint` asked for durability.
     runEpisode: (input) => runEpisode({ ...input, checkpointer: input.checkpointer ?? false }),

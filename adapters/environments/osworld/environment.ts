@@ -15,7 +15,7 @@ import { settle, type SettleOptions } from "../x11/settle.ts";
 import type { OsworldClient } from "./client.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { OsworldPythonBridge } from "./python-bridge.ts";
+import type { OsworldBridgeDesktop, OsworldPythonBridge } from "./python-bridge.ts";
 import { evaluateOsworldBridged, evaluateOsworldNative, runOsworldSetup, setupProblem, type SetupOutcome } from "./runner.ts";
 import type { OsworldTask } from "./tasks.ts";
 import { probeOsworld, watchedPaths } from "./probe.ts";
@@ -35,7 +35,16 @@ export interface OsworldEnvironmentOptions {
    * setup and getters must be native). Without it such tasks cannot be evaluated. @default none
    */
   bridge?: OsworldPythonBridge;
-  /** Where `vm_file` results are fetched for Python metrics. @default a folder under the OS temp dir */
+  /**
+   * OSWorld's own environment code through the bridge (its `SetupController`, getters and
+   * `DesktopEnv.evaluate`; check with `bridge.available("full")`): `"where-needed"` runs a task's
+   * set-up or evaluation there only when retrace cannot run it natively, `"always"` scores every
+   * task by OSWorld's own evaluation. Needs `bridge`. @default none (native, metrics bridged)
+   */
+  osworldCode?: "where-needed" | "always";
+  /** What OSWorld's code is told of the desktop besides the control server (ports, password). */
+  bridgeDesktop?: Omit<OsworldBridgeDesktop, "url" | "cacheDir" | "screen">;
+  /** Where `vm_file` results are fetched for Python metrics (and OSWorld's cache folder). @default a folder under the OS temp dir */
   evalDir?: string;
   /** VM paths `probe()` reads through /file, besides the task's `vm_file` result paths. @default [] */
   probeFiles?: string[];
@@ -95,9 +104,11 @@ export class OsworldEnvironment implements Environment {
   private vm?: { stop(): Promise<void> };
   private task?: OsworldTask;
   private lastAction?: Action;
+  private screen?: { width: number; height: number };
 
   constructor(private readonly options: OsworldEnvironmentOptions) {
     if (!options.client && !options.provider) throw new ConfigError("OsworldEnvironment needs a client or a provider", { field: "client" });
+    if (options.osworldCode && !options.bridge) throw new ConfigError("OsworldEnvironment: osworldCode needs a bridge (an OsworldPythonBridge of an OSWorld checkout)", { field: "osworldCode" });
     this.client = options.client;
     this.capabilities = { reset: !!options.provider, snapshot: false, groundTruth: false, accessibility: false, probes: true };
   }
@@ -113,6 +124,13 @@ export class OsworldEnvironment implements Environment {
       this.client = vm.client;
     }
     const size = await this.requireClient().screenSize();
+    this.screen = size;
+    if (this.ownCode() && this.task.support.unsupportedSetup.length > 0) {
+      await this.options.bridge!.setup(this.task.setup, this.bridgeDesktop(), this.task.id).catch((err: Error) => {
+        throw new EnvironmentError(`task ${this.task!.id}: ${err.message}`, { retryable: false });
+      });
+      return this.settled();
+    }
     this.lastSetup = await runOsworldSetup(this.requireClient(), this.task.setup, size);
     const problem = setupProblem(this.task.id, this.lastSetup);
     if (problem) throw new EnvironmentError(problem, { retryable: false });
@@ -141,6 +159,12 @@ export class OsworldEnvironment implements Environment {
   async evaluate(end?: { terminal?: "DONE" | "FAIL" | null }): Promise<Evaluation> {
     if (!this.task) throw new EnvironmentError("osworld: call reset(task) first", { retryable: false });
     const failed = end?.terminal === "FAIL" || this.lastAction?.type === "FAIL";
+    const s = this.task.support;
+    if (this.ownCode() && (this.options.osworldCode === "always" || s.unsupportedGetters.length > 0 || s.unsupportedSetup.length > 0)) {
+      const last = failed ? "FAIL" : end?.terminal === "DONE" || this.lastAction?.type === "DONE" ? "DONE" : undefined;
+      const score = await this.options.bridge!.evaluate({ id: this.task.id, evaluator: this.task.evaluator }, this.bridgeDesktop(), last);
+      return { score, detail: "OSWorld's own evaluation (DesktopEnv.evaluate through the Python bridge)" };
+    }
     if (this.options.bridge && this.task.support.unsupportedMetrics.length > 0)
       return evaluateOsworldBridged(this.requireClient(), this.task, this.options.bridge, this.options.evalDir ?? join(tmpdir(), "retrace-osworld-eval", this.task.id), failed);
     return evaluateOsworldNative(this.requireClient(), this.task, failed);
@@ -154,6 +178,19 @@ export class OsworldEnvironment implements Environment {
   async close(): Promise<void> {
     await this.vm?.stop();
     this.vm = undefined;
+  }
+
+  private ownCode(): boolean {
+    return !!this.options.bridge && !!this.options.osworldCode;
+  }
+
+  private bridgeDesktop(): OsworldBridgeDesktop {
+    return {
+      ...this.options.bridgeDesktop,
+      url: this.requireClient().baseUrl,
+      screen: this.screen,
+      cacheDir: this.options.evalDir ?? join(tmpdir(), "retrace-osworld-cache"),
+    };
   }
 
   private requireClient(): OsworldClient {

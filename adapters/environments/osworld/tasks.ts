@@ -83,7 +83,7 @@ function programOf(command: unknown): string | undefined {
  * it can): internet downloads, Google accounts, OSWorld's proxy, Chrome tabs, programs the image
  * lacks, and getters or metrics only OSWorld's Python code computes (unless `python` is available).
  */
-export function offlineBlockers(t: OsworldTask, o: { programs: ReadonlySet<string>; python?: boolean }): string[] {
+export function offlineBlockers(t: OsworldTask, o: { programs: ReadonlySet<string>; python?: boolean | { metrics: boolean; full: boolean } }): string[] {
   const out: string[] = [];
   const steps = [...(t.setup as Array<{ type: string; parameters: Record<string, unknown> }>), ...((t.evaluator.postconfig ?? []) as Array<{ type: string; parameters: Record<string, unknown> }>)];
   const hosts = new Set<string>();
@@ -104,9 +104,11 @@ export function offlineBlockers(t: OsworldTask, o: { programs: ReadonlySet<strin
   for (const g of new Set(getters.map((x) => x.type))) if (INTERNET_GETTERS.has(g)) out.push(`the internet (getter ${g})`);
   if (getters.some((g) => g.type === "vm_terminal_output") && !o.programs.has("gnome-terminal")) out.push("a program the desktop image lacks: gnome-terminal (getter vm_terminal_output)");
   const s = t.support;
-  const python = [...s.unsupportedGetters.filter((g) => !INTERNET_GETTERS.has(g)).map((g) => `getter ${g}`), ...s.unsupportedMetrics.map((m) => `metric ${m}`)];
-  if (python.length && !o.python) out.push(`OSWorld's Python evaluators (${[...new Set(python)].join(", ")})`);
-  for (const u of new Set(s.unsupportedSetup)) if (!ACCOUNT_STEPS.has(u) && !u.startsWith("chrome_") && u !== "update_browse_history") out.push(`set-up step ${u}`);
+  // OSWorld's metrics alone lift Python-only metrics; its environment code (`full`) lifts getters and set-up steps too.
+  const py = typeof o.python === "object" ? o.python : { metrics: !!o.python, full: !!o.python };
+  const python = [...(py.full ? [] : s.unsupportedGetters.filter((g) => !INTERNET_GETTERS.has(g)).map((g) => `getter ${g}`)), ...(py.metrics || py.full ? [] : s.unsupportedMetrics.map((m) => `metric ${m}`))];
+  if (python.length) out.push(`OSWorld's Python evaluators (${[...new Set(python)].join(", ")})`);
+  if (!py.full) for (const u of new Set(s.unsupportedSetup)) if (!ACCOUNT_STEPS.has(u) && !u.startsWith("chrome_") && u !== "update_browse_history") out.push(`set-up step ${u}`);
   return [...new Set(out)];
 }
 
