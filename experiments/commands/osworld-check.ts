@@ -37,7 +37,7 @@ export function register(program: Command): void {
     .option("--tasks <dir>", "OSWorld evaluation_examples folder", DEFAULT_OSWORLD_TASKS)
     .option("--sample <n>", "check only n offline tasks, drawn with --seed")
     .option("--seed <n>", "seed of the sample", "0")
-    .option("--osworld-path <dir>", "an OSWorld checkout: its Python evaluators score the metrics retrace does not compute")
+    .option("--osworld-path <dir>", "an OSWorld checkout: its Python code scores the metrics retrace lacks, and with its full requirements runs the set-up steps and getters retrace lacks")
     .option("--json", "print the report as JSON")
     .action(async (flags: { tasks: string; sample?: string; seed: string; osworldPath?: string; json?: boolean }) => {
       const sample = intFlag("sample", flags.sample, 1);
