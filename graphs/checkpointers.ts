@@ -3,9 +3,11 @@
  * durable option that lets a killed episode resume in another process), and a small factory from
  * a spec string (`--checkpoint none|memory|sqlite[:path]`) that other backends register with
  * (`registerCheckpointerScheme("postgres", ...)`). Every saver made here redacts secrets from
- * what it stores (src/store/redacting-serde.ts), like every file write.
+ * what it stores (src/store/redacting-serde.ts), like every file write. The factories are
+ * synchronous and load nothing: each returns a LazyCheckpointSaver that imports its saver's
+ * package on its first call (importing `retrace-cua` does not load LangGraph).
  */
-import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
+import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ConfigError } from "../src/errors.ts";
@@ -54,9 +56,9 @@ export function createSqliteCheckpointer(path: string, flag = "--checkpoint"): L
   });
 }
 
-/** An in-memory checkpointer (lost with the process). */
-export function createMemoryCheckpointer(): MemorySaver {
-  return redactCheckpointer(new MemorySaver());
+/** An in-memory checkpointer (lost with the process): LangGraph's MemorySaver, loaded on first use. */
+export function createMemoryCheckpointer(): LazyCheckpointSaver {
+  return new LazyCheckpointSaver(async () => redactCheckpointer(new (await import("@langchain/langgraph")).MemorySaver()));
 }
 
 /** Builds a checkpointer for `scheme:rest` specs; `rest` is everything after the first colon. */

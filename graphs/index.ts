@@ -44,11 +44,14 @@ export { runEpisode } from "./run-episode.ts";
 export type { RunEpisodeArgs } from "./run-episode.ts";
 export { withRecovery } from "./with-recovery.ts";
 export type { WithRecoveryOptions, RecoveryAgent, RecoveryAgentRunArgs } from "./with-recovery.ts";
-export { createRecoveryGraph, recursionLimitFor } from "./recovery-graph.ts";
-export type { CreateRecoveryGraphArgs } from "./recovery-graph.ts";
-export { createRecoverySubgraph } from "./recovery-subgraph.ts";
+// The graph loads on first use (async builders, lazy checkpointers): importing this entry loads no LangGraph.
+export { createRecoveryGraph, createRecoverySubgraph } from "./load-graph.ts";
+export type { CreateRecoveryGraphArgs, RecoveryGraph } from "./recovery-graph.ts";
+export type { RecoverySubgraph } from "./recovery-subgraph.ts";
+export { recursionLimitFor } from "./recursion-limit.ts";
 export { createSqliteCheckpointer, createMemoryCheckpointer } from "./checkpointers.ts";
-export { transitionNotice, TRANSITION_PROMPT } from "./nodes/restore-context.ts";
+export type { LazyCheckpointSaver } from "../src/store/lazy-checkpointer.ts";
+export { transitionNotice, TRANSITION_PROMPT } from "./transition-notice.ts";
 export { RecoveryOptionsSchema } from "../src/episode.ts";
 export type { RecoveryOptions, RecoveryOptionsInput, EpisodeComponents, EpisodeResult, EpisodeAccounting, RoleUsage, StopReason } from "../src/episode.ts";
 export { resolveRecoveryOptions } from "../src/runtime/options.ts";

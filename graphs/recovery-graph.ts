@@ -36,7 +36,7 @@ import { codecFor } from "./stored-observation.ts";
 import { installLeanRunContext } from "./run-context.ts";
 import { redactCheckpointer } from "../src/store/redacting-serde.ts";
 
-/** Arguments of {@link createRecoveryGraph}. */
+/** Arguments of {@link compileRecoveryGraph}. */
 export interface CreateRecoveryGraphArgs {
   components: EpisodeComponents;
   /** Recovery options (validated; defaults from RecoveryOptionsSchema). */
@@ -78,12 +78,15 @@ const NEXT: Record<Phase, (s: Pick<StoredGraphState, "stopReason" | "pending">) 
  * calls, their order and the episode are those of one node per superstep
  * (test/graphs/batch-supersteps.test.ts). Batch episodes use {@link batchRecoveryGraph} instead.
  */
-export function createRecoveryGraph(args: CreateRecoveryGraphArgs) {
+export function compileRecoveryGraph(args: CreateRecoveryGraphArgs) {
   installLeanRunContext(); // no disabled RunTree per runnable call unless something traces (graphs/run-context.ts)
   const options = resolveRecoveryOptions(args.options);
   const ctx = createRuntimeContext({ components: args.components, options, events: args.events, signal: args.signal, knobs: args.knobs });
   return buildGraph(ctx, ctx.phasesPerSuperstep > 1, args.checkpointer);
 }
+
+/** A compiled recovery graph ({@link compileRecoveryGraph}; `createRecoveryGraph` in the main entry). */
+export type RecoveryGraph = ReturnType<typeof compileRecoveryGraph>;
 
 /** The runtime context a batch graph's invocation carries (see {@link batchRecoveryGraph}). */
 const CTX_KEY = "__retrace_ctx";
@@ -107,7 +110,7 @@ let batchGraph: BatchRecoveryGraph | undefined;
 
 /**
  * The recovery graph for batch episodes (no checkpointer), compiled once per process: the same
- * nodes and edges as {@link createRecoveryGraph} (each node names its successor with a Command
+ * nodes and edges as {@link compileRecoveryGraph} (each node names its successor with a Command
  * instead of a conditional edge), phases chained up to `knobs.phasesPerSuperstep`
  * per superstep, the state one value (BatchGraphState), and the episode's runtime context carried
  * in the invocation's config ({@link batchConfig}) instead of closed over, so a runner's thousands
@@ -211,8 +214,3 @@ const EDGE_TARGETS: Record<Phase, Array<Phase | typeof END>> = {
   restoreContext: ["propose"],
   evaluate: [END],
 };
-
-/** A recursion limit that an episode within its budgets can never hit. */
-export function recursionLimitFor(options: RecoveryOptions): number {
-  return options.maxForwardSteps * 3 + options.maxRecoveryIterations * 4 + 16;
-}

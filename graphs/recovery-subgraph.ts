@@ -15,7 +15,7 @@ import { proposeRestoration } from "./nodes/propose-restoration.ts";
 import { initialSubgraphState, RecoverySubgraphState, type SubgraphState, type SubgraphUpdate } from "./recovery-subgraph-state.ts";
 
 /** Build and compile the recovery sub-agent graph over a runtime context. */
-export function createRecoverySubgraph(ctx: RuntimeContext) {
+export function compileRecoverySubgraph(ctx: RuntimeContext) {
   return new StateGraph(RecoverySubgraphState)
     .addNode("proposeRestoration", (s: SubgraphState) => proposeRestoration(s, ctx))
     .addNode("executeRestoration", (s: SubgraphState) => executeRestoration(s, ctx))
@@ -25,6 +25,9 @@ export function createRecoverySubgraph(ctx: RuntimeContext) {
     .compile({ checkpointer: false, name: "recover" });
 }
 
+/** A compiled recovery sub-agent graph. */
+export type RecoverySubgraph = ReturnType<typeof compileRecoverySubgraph>;
+
 /**
  * Run the sub-agent on `input`. As the compiled subgraph when each forward step gets its own
  * superstep (`ctx.stepsPerSuperstep` 1: durable runs); in batch episodes the same two nodes run in
@@ -32,7 +35,7 @@ export function createRecoverySubgraph(ctx: RuntimeContext) {
  * LangGraph's per-superstep bookkeeping would be all it added. The recursion limit holds in both.
  */
 export async function runRecoverySubgraph(ctx: RuntimeContext, input: SubgraphUpdate, recursionLimit: number): Promise<SubgraphState> {
-  if (ctx.stepsPerSuperstep <= 1) return (await createRecoverySubgraph(ctx).invoke(input, { recursionLimit })) as SubgraphState;
+  if (ctx.stepsPerSuperstep <= 1) return (await compileRecoverySubgraph(ctx).invoke(input, { recursionLimit })) as SubgraphState;
   let state = withUpdate(initialSubgraphState() as SubgraphState, input);
   for (let n = 0; ; n++) {
     if (n >= recursionLimit) throw new GraphRecursionError(`Recursion limit of ${recursionLimit} reached in the recovery sub-agent without hitting a stop condition.`);

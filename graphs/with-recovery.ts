@@ -15,7 +15,8 @@ import type { EpisodeEvents } from "../src/runtime/events.ts";
 import { resolveRecoveryOptions } from "../src/runtime/options.ts";
 import type { RecoveryStepSelector } from "../src/selector.ts";
 import type { Task } from "../src/task.ts";
-import { createRecoveryGraph } from "./recovery-graph.ts";
+import { createRecoveryGraph } from "./load-graph.ts";
+import type { RecoveryGraph } from "./recovery-graph.ts";
 import { runEpisode } from "./run-episode.ts";
 
 /** Recovery options plus the recovery components of {@link withRecovery}. */
@@ -50,8 +51,8 @@ export interface RecoveryAgent {
   readonly options: RecoveryOptions;
   /** Run (or, with a known threadId and a durable checkpointer, resume) one episode. */
   run(args: RecoveryAgentRunArgs): Promise<EpisodeResult>;
-  /** The compiled recovery graph for this environment, to embed in a larger LangGraph. */
-  graph(args: Omit<RecoveryAgentRunArgs, "task" | "threadId"> & { checkpointer?: BaseCheckpointSaver | boolean }): ReturnType<typeof createRecoveryGraph>;
+  /** The compiled recovery graph for this environment, to embed in a larger LangGraph (async: the first call loads LangGraph). */
+  graph(args: Omit<RecoveryAgentRunArgs, "task" | "threadId"> & { checkpointer?: BaseCheckpointSaver | boolean }): Promise<RecoveryGraph>;
 }
 
 const COMPONENT_KEYS = ["detector", "selector", "recoverer", "summarizer", "verifier", "checkpointer"] as const;

@@ -149,17 +149,24 @@ describe("the public surface", () => {
     expect(new Set(seen).size).toBe(seen.length);
   });
 
-  it("loads no vendor SDK and no optional peer when a script imports retrace, retrace/adapters, /testing or /experiments; each SDK entry loads its own SDK only", async () => {
+  it("loads no vendor SDK and no optional peer when a script imports retrace, retrace/adapters, /testing or /experiments, no LangGraph with retrace, and each SDK entry its own SDK only", async () => {
     const name = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string }).name;
     const entries = [name, ...["adapters", "testing", "experiments", "openai-agents", "ai-sdk"].map((e) => `${name}/${e}`)];
     const loaded = new Map<string, string[]>();
     for (const e of entries) loaded.set(e, await packagesLoadedBy(e));
-    expect(loaded.get(name)).toContain("@langchain/langgraph");
     for (const e of entries.slice(0, 4)) expect(loaded.get(e)!.filter((p) => VENDOR_SDKS.includes(p) || OPTIONAL_PEERS.includes(p)), e).toEqual([]);
+    // The main entry loads LangGraph and LangChain's core on first use (runEpisode, withRecovery(...).run,
+    // createRecoveryGraph, a checkpointer's first call), not at import; the probe sees zod, which it does load.
+    expect(loaded.get(name)).toContain("zod");
+    expect(loaded.get(name)!.filter((p) => p.startsWith("@langchain/") || p === "langsmith")).toEqual([]);
+    // The same probe on retrace/adapters (which builds LangChain models) finds LangGraph, so the empty list above is not a blind probe.
+    expect(loaded.get(`${name}/adapters`)).toContain("@langchain/langgraph");
     // The same probe on an SDK entry finds that SDK (so the empty lists above are not a blind probe), and no other.
     expect(loaded.get(`${name}/openai-agents`)).toEqual(expect.arrayContaining(["@openai/agents", "openai"]));
     expect(loaded.get(`${name}/openai-agents`)!.filter((p) => ["ai", "@ai-sdk/anthropic", "@browserbasehq/stagehand", "sharp", "playwright-core", "dockerode"].includes(p))).toEqual([]);
     expect(loaded.get(`${name}/ai-sdk`)).toEqual(expect.arrayContaining(["ai", "@ai-sdk/anthropic"]));
     expect(loaded.get(`${name}/ai-sdk`)!.filter((p) => ["openai", "@openai/agents", "@browserbasehq/stagehand", "sharp", "playwright-core", "dockerode"].includes(p))).toEqual([]);
+    // Neither SDK entry loads LangGraph: their wrappers plug into the SDK's own loop.
+    for (const e of ["openai-agents", "ai-sdk"]) expect(loaded.get(`${name}/${e}`)!.filter((p) => p.startsWith("@langchain/")), e).toEqual([]);
   }, 600_000);
 });

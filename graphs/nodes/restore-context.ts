@@ -7,32 +7,13 @@
  * (the paper's pi_R = pi); guided recovery keeps the history and tells the policy which step was
  * judged wrong instead.
  */
-import { promptRef, renderPrompt } from "../../src/prompt.ts";
 import { truncateHistory } from "../../src/runtime/history.ts";
-import { postRestoration, TRANSITION_PROMPTS } from "../../prompts/index.ts";
-import type { TransitionString } from "../../src/episode.ts";
+import { postRestoration } from "../../prompts/index.ts";
 import type { RuntimeContext } from "../context.ts";
 import { currentStateHash } from "../env-step.ts";
 import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
-
-/** `id@version` of the default (the paper's short) transition string, recorded in results. */
-export const TRANSITION_PROMPT = promptRef(TRANSITION_PROMPTS.short);
-
-/** `id@version` of the transition string of `kind` (option `transition`). */
-export function transitionPromptRef(kind: TransitionString = "short"): string {
-  return promptRef(TRANSITION_PROMPTS[kind]);
-}
-
-/** The transition string shown before the first forward decision after restoring to step R. */
-export function transitionNotice(recoveryStep: number, kind: TransitionString = "short"): string {
-  return renderPrompt(TRANSITION_PROMPTS[kind], { step: recoveryStep });
-}
-
-/** The notice for guided recovery (no restoration, history kept, the policy is told which step went wrong). */
-export function guidedNotice(errorStep: number, reason: string): string {
-  return `Note: a check of your trajectory found that step ${errorStep} went off track (${reason}). The environment was not restored. Look at the current screen and correct course before continuing the task.`;
-}
+import { guidedNotice } from "../transition-notice.ts";
 
 export async function restoreContext(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
   await ensureEnvironment(state, ctx);

@@ -1,29 +1,53 @@
 /**
  * A LangGraph checkpointer that opens its real saver on first use. Synchronous factories
- * (`createSqliteCheckpointer`, `--checkpoint sqlite:...`) return it so that the saver's package
- * (an optional peer such as `@langchain/langgraph-checkpoint-sqlite`) loads only when a checkpoint
- * is read or written.
+ * (`createSqliteCheckpointer`, `createMemoryCheckpointer`, `--checkpoint sqlite:...`) return it so
+ * that the saver's package (LangGraph's own for MemorySaver, an optional peer such as
+ * `@langchain/langgraph-checkpoint-sqlite`) loads only when a checkpoint is read or written.
+ *
+ * It does not extend LangGraph's `BaseCheckpointSaver` (that would load LangGraph with the module,
+ * and with `import "retrace-cua"`); it implements that class's whole public surface instead, each
+ * method delegating to the opened saver, so it type-checks as a `BaseCheckpointSaver` and LangGraph
+ * calls it like one. LangGraph reads a saver before it writes one (`getTuple` opens it), so the
+ * synchronous `getNextVersion` meets an opened saver; before that it answers as LangGraph's base
+ * class does (integer versions, which every saver here uses).
  */
-import { BaseCheckpointSaver, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from "@langchain/langgraph";
+import type { BaseCheckpointSaver, Checkpoint, CheckpointMetadata, CheckpointTuple } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
 
 type CheckpointListOptions = NonNullable<Parameters<BaseCheckpointSaver["list"]>[1]>;
 type ChannelVersions = Parameters<BaseCheckpointSaver["put"]>[3];
 type PendingWrite = Parameters<BaseCheckpointSaver["putWrites"]>[1][number];
+type Serde = BaseCheckpointSaver["serde"];
+type DeltaHistory = Awaited<ReturnType<BaseCheckpointSaver["getDeltaChannelHistory"]>>;
 
 /** Delegates every call to the saver `open()` resolves to (called once, on first use or {@link LazyCheckpointSaver.ready}). */
-export class LazyCheckpointSaver extends BaseCheckpointSaver {
-  private opened?: Promise<BaseCheckpointSaver>;
-  constructor(private readonly open: () => Promise<BaseCheckpointSaver>) {
-    super();
-  }
-  private inner(): Promise<BaseCheckpointSaver> {
-    this.opened ??= this.open();
+export class LazyCheckpointSaver<V extends string | number = number> implements BaseCheckpointSaver<V> {
+  private opened?: Promise<BaseCheckpointSaver<V>>;
+  private saver?: BaseCheckpointSaver<V>;
+  /**
+   * The opened saver's serializer, reached through this one (it serializes nothing itself: the
+   * opened saver uses its own, which the factories make redact secrets).
+   */
+  serde: Serde = {
+    dumpsTyped: async (data) => (await this.inner()).serde.dumpsTyped(data),
+    loadsTyped: async (type, data) => (await this.inner()).serde.loadsTyped(type, data),
+  };
+
+  constructor(private readonly open: () => Promise<BaseCheckpointSaver<V>>) {}
+
+  private inner(): Promise<BaseCheckpointSaver<V>> {
+    this.opened ??= this.open().then((saver) => (this.saver = saver));
     return this.opened;
   }
   /** Open the saver now (loads its package); rejects with what opening it threw. */
   async ready(): Promise<void> {
     await this.inner();
+  }
+  toJSON(): string {
+    return "[LazyCheckpointSaver]";
+  }
+  async get(config: RunnableConfig): Promise<Checkpoint | undefined> {
+    return (await this.inner()).get(config);
   }
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     return (await this.inner()).getTuple(config);
@@ -39,6 +63,15 @@ export class LazyCheckpointSaver extends BaseCheckpointSaver {
   }
   async deleteThread(threadId: string): Promise<void> {
     return (await this.inner()).deleteThread(threadId);
+  }
+  async getDeltaChannelHistory(options: { config: RunnableConfig; channels: string[] }): Promise<DeltaHistory> {
+    return (await this.inner()).getDeltaChannelHistory(options);
+  }
+  getNextVersion(current: V | undefined): V {
+    if (this.saver) return this.saver.getNextVersion(current);
+    // LangGraph's BaseCheckpointSaver.getNextVersion (no saver is open yet to ask).
+    if (typeof current === "string") throw new Error("LazyCheckpointSaver: string channel versions need the opened saver; call ready() first");
+    return ((typeof current === "number" ? current : 0) + 1) as V;
   }
   /** Close the opened saver's database (SQLite's `db`), if it was opened; safe to call twice. */
   async close(): Promise<void> {

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { aboutEpisode, blockSsim, plainText, viewerEpisode } from "../../experiments/report/viewer-data.ts";
 import { callStepIndex, lineDiff } from "../../experiments/report/viewer-calls.ts";
 import type { CallRecord } from "../../experiments/agents/call-log.ts";
-import { TRANSITION_PROMPT } from "../../graphs/nodes/restore-context.ts";
+import { TRANSITION_PROMPT } from "../../graphs/transition-notice.ts";
 import type { EpisodeRecord } from "../../experiments/runner/episode.ts";
 import type { Action } from "../../src/action.ts";
 

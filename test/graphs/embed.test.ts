@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Annotation, END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
-import { createRecoveryGraph } from "../../graphs/recovery-graph.ts";
+import { createRecoveryGraph } from "../../graphs/load-graph.ts";
 import { withRecovery } from "../../graphs/with-recovery.ts";
 import { ConfigError } from "../../src/errors.ts";
 import type { EpisodeResult } from "../../src/episode.ts";
@@ -10,7 +10,7 @@ import { TOY_TASK, ToyDesk, createToyDetector, createToyPolicy, createToyRecover
 describe("embedding and wrapping", () => {
   it("the compiled recovery graph runs as a node of a user's own LangGraph", async () => {
     const blobs = newBlobs();
-    const inner = createRecoveryGraph({
+    const inner = await createRecoveryGraph({
       components: { policy: createToyPolicy({ slipTicks: [2] }), env: new ToyDesk(blobs), blobs, detector: createToyDetector(), recoverer: createToyRecoverer() },
       options: { freezeWindow: 1 },
     });
@@ -36,7 +36,7 @@ describe("embedding and wrapping", () => {
     expect(r.accounting.recoveryAttempts).toBe(1);
     expect(r.simulated).toBe(true);
     const blobs2 = newBlobs();
-    const g = agent.graph({ env: new ToyDesk(blobs2), blobs: blobs2 });
+    const g = await agent.graph({ env: new ToyDesk(blobs2), blobs: blobs2 });
     const state = await g.invoke({ task: TOY_TASK }, { recursionLimit: 200 });
     expect(state.result?.success).toBe(true);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runEpisode } from "../../graphs/run-episode.ts";
-import { transitionNotice } from "../../graphs/nodes/restore-context.ts";
+import { transitionNotice } from "../../graphs/transition-notice.ts";
 import { EpisodeEvents } from "../../src/runtime/events.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { createLoopDetector, createStagnationDetector } from "../../src/detectors/index.ts";

@@ -6,7 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runEpisode } from "../../graphs/run-episode.ts";
-import { transitionNotice } from "../../graphs/nodes/restore-context.ts";
+import { transitionNotice } from "../../graphs/transition-notice.ts";
 import { BlobStore } from "../../src/blob-store.ts";
 import type { Detection, DetectorInput, ErrorDetector } from "../../src/detector.ts";
 import type { EpisodeComponents, EpisodeResult, RecoveryOptionsInput } from "../../src/episode.ts";

@@ -11,7 +11,7 @@ import { startStandInServer, type StandInServer } from "../../../../adapters/tes
 import { createOpenAIChatModel } from "../../../../adapters/models/openai-chat.ts";
 import { createPyautoguiPolicy } from "../../../../adapters/policies/openai/pyautogui-policy.ts";
 import { createSimDesk, getSimDeskTask } from "../../../../adapters/environments/simdesk/index.ts";
-import { transitionNotice } from "../../../../graphs/nodes/restore-context.ts";
+import { transitionNotice } from "../../../../graphs/transition-notice.ts";
 import type { HistoryEntry } from "../../../../src/policy.ts";
 import type { Observation } from "../../../../src/observation.ts";
 import { tempBlobs } from "../fixtures.ts";
