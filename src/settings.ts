@@ -26,6 +26,12 @@ export interface RuntimeSettings {
    * contend for the cores. @default libvips' own (one per core)
    */
   sharpConcurrency?: number;
+  /**
+   * RETRACE_PG_RETRY_MS: how long one PostgreSQL read or write (checkpoints, results, blobs) keeps
+   * retrying a lost or refused connection (a server restart, a failover) before the run fails with
+   * one line. @default 60000
+   */
+  pgRetryMs?: number;
   /** CI=true. */
   ci: boolean;
 }
@@ -50,6 +56,7 @@ export function runtimeSettings(env: NodeJS.ProcessEnv = process.env): RuntimeSe
     queueUrl: env.RETRACE_QUEUE_URL,
     storeUrl: env.RETRACE_STORE_URL,
     ...(env.RETRACE_SHARP_CONCURRENCY ? { sharpConcurrency: positiveInt("RETRACE_SHARP_CONCURRENCY", env.RETRACE_SHARP_CONCURRENCY) } : {}),
+    ...(env.RETRACE_PG_RETRY_MS ? { pgRetryMs: wholeMs("RETRACE_PG_RETRY_MS", env.RETRACE_PG_RETRY_MS) } : {}),
     ci: env.CI === "true" || env.CI === "1",
   };
 }
@@ -57,5 +64,11 @@ export function runtimeSettings(env: NodeJS.ProcessEnv = process.env): RuntimeSe
 function positiveInt(name: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > 1024) throw new ConfigError(`${name}: expected a whole number of threads from 1 to 1024, got "${value}"`, { field: name });
+  return n;
+}
+
+function wholeMs(name: string, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n > 86_400_000) throw new ConfigError(`${name}: expected a whole number of milliseconds from 0 to 86400000 (one day), got "${value}"`, { field: name });
   return n;
 }
