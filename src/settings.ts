@@ -26,12 +26,6 @@ export interface RuntimeSettings {
    * contend for the cores. @default libvips' own (one per core)
    */
   sharpConcurrency?: number;
-  /**
-   * RETRACE_PG_RETRY_MS: how long one PostgreSQL read or write (checkpoints, results, blobs) keeps
-   * retrying a lost or refused connection (a server restart, a failover) before the run fails with
-   * one line. @default 60000
-   */
-  pgRetryMs?: number;
   /** CI=true. */
   ci: boolean;
 }
@@ -56,7 +50,6 @@ export function runtimeSettings(env: NodeJS.ProcessEnv = process.env): RuntimeSe
     queueUrl: env.RETRACE_QUEUE_URL,
     storeUrl: env.RETRACE_STORE_URL,
     ...(env.RETRACE_SHARP_CONCURRENCY ? { sharpConcurrency: positiveInt("RETRACE_SHARP_CONCURRENCY", env.RETRACE_SHARP_CONCURRENCY) } : {}),
-    ...(env.RETRACE_PG_RETRY_MS ? { pgRetryMs: wholeMs("RETRACE_PG_RETRY_MS", env.RETRACE_PG_RETRY_MS) } : {}),
     ci: env.CI === "true" || env.CI === "1",
   };
 }
@@ -67,8 +60,17 @@ function positiveInt(name: string, value: string): number {
   return n;
 }
 
-function wholeMs(name: string, value: string): number {
+/**
+ * RETRACE_PG_RETRY_MS: how long one PostgreSQL read or write (checkpoints, results, blobs) keeps
+ * retrying a lost or refused connection (a server restart, a failover) before the run fails with
+ * one line; 0 turns retries off. Read apart from {@link runtimeSettings} (which the logger calls at
+ * import), so a bad value is a ConfigError where PostgreSQL is first used, not a crash at start-up.
+ * @default 60000
+ */
+export function pgRetryMs(env: NodeJS.ProcessEnv = process.env): number {
+  const value = env.RETRACE_PG_RETRY_MS;
+  if (value === undefined) return 60_000;
   const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n > 86_400_000) throw new ConfigError(`${name}: expected a whole number of milliseconds from 0 to 86400000 (one day), got "${value}"`, { field: name });
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n > 86_400_000) throw new ConfigError(`RETRACE_PG_RETRY_MS: expected a whole number of milliseconds from 0 to 86400000 (one day), got "${value}"`, { field: "RETRACE_PG_RETRY_MS" });
   return n;
 }

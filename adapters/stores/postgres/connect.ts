@@ -8,7 +8,7 @@ import { requireOptional } from "../../../src/optional-import.ts";
 import { ConfigError, ServiceUnavailableError, describeError } from "../../../src/errors.ts";
 import { logger } from "../../../src/logger.ts";
 import { redactText } from "../../../src/secrets.ts";
-import { runtimeSettings } from "../../../src/settings.ts";
+import { pgRetryMs } from "../../../src/settings.ts";
 
 /** A PostgreSQL pool with the URL it came from (password redacted). */
 export interface PgHandle {
@@ -78,6 +78,7 @@ const setups = new Map<string, Promise<void>>();
 /** Open a pool on `url`; creates the retrace tables once per process and URL. */
 export async function connectPostgres(url: string, options: PgConnectOptions = {}): Promise<PgHandle> {
   checkPostgresUrl(url, "postgres URL");
+  defaultPgRetryMs(); // a bad RETRACE_PG_RETRY_MS is a ConfigError now, before anything is written
   const where = redactUrl(url);
   const { Pool } = requireOptional<typeof pg>("pg", "PostgreSQL stores");
   const pool = new Pool({ connectionString: url, max: options.max ?? 4, connectionTimeoutMillis: 10_000, ...(options.asyncCommit && { options: "-c synchronous_commit=off" }) });
@@ -127,7 +128,7 @@ export function isTransientPgError(err: unknown): boolean {
 
 /** How long a PostgreSQL operation retries lost connections by default (RETRACE_PG_RETRY_MS, else 60 s). */
 export function defaultPgRetryMs(): number {
-  return runtimeSettings().pgRetryMs ?? 60_000;
+  return pgRetryMs();
 }
 
 /**
