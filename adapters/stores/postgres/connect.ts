@@ -143,7 +143,10 @@ export async function withPgRetry<T>(where: string, fn: () => Promise<T>, budget
   const start = Date.now();
   for (let attempt = 0; ; attempt++) {
     try {
-      return await fn();
+      const result = await fn();
+      // An outage that was ridden out is worth one line; the retries themselves are info.
+      if (attempt > 0) logger.warn({ where, attempts: attempt + 1, ms: Date.now() - start }, "PostgreSQL connection lost, then re-established");
+      return result;
     } catch (err) {
       if (!isTransientPgError(err)) throw err;
       const budget = budgetMs ?? defaultPgRetryMs();
@@ -152,7 +155,7 @@ export async function withPgRetry<T>(where: string, fn: () => Promise<T>, budget
         throw new ServiceUnavailableError(`PostgreSQL at ${where} stayed unreachable for ${Math.round(waited / 1000)} s (${describeError(err)}); start it, or give it longer with RETRACE_PG_RETRY_MS (now ${budget} ms)`, { cause: err });
       }
       const wait = Math.min(2_000, 100 * 2 ** attempt, Math.max(0, budget - waited));
-      logger[attempt === 0 ? "warn" : "info"]({ where, attempt, err: describeError(err) }, "PostgreSQL unreachable, retrying");
+      logger.info({ where, attempt, err: describeError(err) }, "PostgreSQL unreachable, retrying");
       await new Promise((r) => setTimeout(r, wait));
     }
   }
