@@ -65,6 +65,12 @@ export class ReplayDesyncError extends EnvironmentError {
 /** A hard budget (steps, tokens, recovery attempts) was exceeded where the caller asked for an error. */
 export class BudgetExhaustedError extends RetraceError {}
 
+/**
+ * A service the run stores into (PostgreSQL) stayed unreachable past its retry budget. Lost
+ * connections are retried until then; the message names the service, the budget and how to raise it.
+ */
+export class ServiceUnavailableError extends RetraceError {}
+
 /** An operation exceeded its time limit. */
 export class StepTimeoutError extends RetraceError {
   readonly timeoutMs: number;

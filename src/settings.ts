@@ -59,3 +59,18 @@ function positiveInt(name: string, value: string): number {
   if (!Number.isInteger(n) || n < 1 || n > 1024) throw new ConfigError(`${name}: expected a whole number of threads from 1 to 1024, got "${value}"`, { field: name });
   return n;
 }
+
+/**
+ * RETRACE_PG_RETRY_MS: how long one PostgreSQL read or write (checkpoints, results, blobs) keeps
+ * retrying a lost or refused connection (a server restart, a failover) before the run fails with
+ * one line; 0 turns retries off. Read apart from {@link runtimeSettings} (which the logger calls at
+ * import), so a bad value is a ConfigError where PostgreSQL is first used, not a crash at start-up.
+ * @default 60000
+ */
+export function pgRetryMs(env: NodeJS.ProcessEnv = process.env): number {
+  const value = env.RETRACE_PG_RETRY_MS;
+  if (value === undefined) return 60_000;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n > 86_400_000) throw new ConfigError(`RETRACE_PG_RETRY_MS: expected a whole number of milliseconds from 0 to 86400000 (one day), got "${value}"`, { field: "RETRACE_PG_RETRY_MS" });
+  return n;
+}

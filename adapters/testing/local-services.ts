@@ -89,7 +89,11 @@ function tracked(stop: () => void): () => void {
 export interface PrivatePostgres {
   url: string;
   port: number;
-  restart(): void;
+  /**
+   * Restart the server (`pg_ctl -m fast`: open connections are terminated). With `downMs`, it is
+   * stopped, left down that long (clients get ECONNREFUSED), then started again.
+   */
+  restart(downMs?: number): void;
   stop(): void;
 }
 
@@ -111,7 +115,12 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   return {
     url: `postgres://postgres@127.0.0.1:${port}/retrace_test`,
     port,
-    restart: () => ctl(["-m", "fast", "-l", join(dir, "server.log"), "-o", opts, "restart"]),
+    restart: (downMs = 0) => {
+      if (downMs <= 0) return void ctl(["-m", "fast", "-l", join(dir, "server.log"), "-o", opts, "restart"]);
+      ctl(["-m", "fast", "stop"]);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, downMs);
+      ctl(["-l", join(dir, "server.log"), "-o", opts, "start"]);
+    },
     stop: tracked(() => {
       try {
         ctl(["-m", "immediate", "stop"]);

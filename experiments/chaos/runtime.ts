@@ -40,8 +40,9 @@ export function createChaosRuntime(options: ChaosRuntimeOptions): ExperimentRunt
     async createEnv(env, blobs: BlobStore) {
       return withEnvFaults(await base.createEnv(env, blobs), { seed: options.seed, rate: options.envFaultRate, faults: options.envFaults, blobs, counts: options.envFaultCounts, slowMs: options.slowMs });
     },
-    detector: () => createLlmErrorDetector({ model, name: "llm-detector(chaos)" }),
-    selector: () => createLlmStepSelector({ model, name: "llm-selector(chaos)" }),
+    // Metered like a model-backed run's components: every call counts, failed ones included.
+    detector: (_spec, ctx) => createLlmErrorDetector({ model: ctx.meter ? ctx.meter.wrap(model, "detector") : model, name: "llm-detector(chaos)" }),
+    selector: (_spec, ctx) => createLlmStepSelector({ model: ctx.meter ? ctx.meter.wrap(model, "selector") : model, name: "llm-selector(chaos)" }),
     async runEpisode(input) {
       // The faults of an episode depend on the episode and its try, not on the worker that runs it.
       const key = hashValue({ task: input.task.id, options: stableStringify(input.options) }).slice(0, 16);

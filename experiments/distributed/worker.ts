@@ -22,7 +22,8 @@ import { PgRunStore, type EpisodeFile } from "../../adapters/stores/postgres/run
 import type { ExperimentConfig } from "../config/schema.ts";
 import type { EpisodeJob } from "../runner/conditions.ts";
 import { runExperiment } from "../runner/experiment.ts";
-import { envErrorLine, okLine } from "../runner/pool.ts";
+import type { FailedTry } from "../runner/failed-try.ts";
+import { envErrorLine, envErrorOf, failedTryOf, okLine } from "../runner/pool.ts";
 import { recordObservations, type RecordingEnvironment } from "../runner/recording-env.ts";
 import type { RemotePhaseRequest, RemotePhases } from "../runner/remote.ts";
 import type { ResultLine } from "../runner/results-log.ts";
@@ -142,7 +143,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         }
         for (const f of runFiles) writeFileSync(join(scratch, f.path), f.bytes);
         const envFailures = data.envFailures ?? 0;
-        const remote = jobRunner(data, slots[job.slot], store, { envFailures, lastAttempt: job.attemptsMade + 1 >= job.attempts, markEnvFailure: () => job.updateData({ ...data, envFailures: envFailures + 1 }) });
+        const failedTries = (data.failedTries ?? []) as FailedTry[];
+        const remote = jobRunner(data, slots[job.slot], store, {
+          envFailures, failedTries, lastAttempt: job.attemptsMade + 1 >= job.attempts,
+          markEnvFailure: (failed) => job.updateData({ ...data, envFailures: envFailures + 1, failedTries: [...failedTries, failed] }),
+        });
         const threadId = `${data.runId}/${data.key}/a${envFailures}`;
         const resumed = !!(await checkpointer.saver.getTuple({ configurable: { thread_id: threadId } }));
         options.onStart?.({ key: data.key, resumed, attempt: job.attemptsMade + 1 });
@@ -189,8 +194,11 @@ function withCheckpoints(runtime: ExperimentRuntime, saver: BaseCheckpointSaver,
 
 interface Attempt {
   envFailures: number;
+  /** Records of the earlier tries that ended in an environment error (carried in the job's data). */
+  failedTries: readonly FailedTry[];
   lastAttempt: boolean;
-  markEnvFailure: () => Promise<void>;
+  /** Count this try as an environment failure and keep its record for the next attempt. */
+  markEnvFailure: (failed: FailedTry) => Promise<void>;
 }
 
 /** A RemotePhases that runs just this job's episode on the slot's environment. */
@@ -207,7 +215,7 @@ function jobRunner(data: EpisodeJobData, slot: Slot, store: PgRunStore, attempt:
       if (!job) throw new Error(`episode ${data.key} is not in the expansion of run ${data.runId} (was the config changed?)`);
       const { ctx } = req;
       const tries = attempt.envFailures + 1;
-      let message: string;
+      let failed: FailedTry;
       let spent: { desyncs?: number } | undefined;
       const { tasks: _t, sample: _s, limit: _l, ...envShape } = ctx.envSpec;
       const envKey = stableStringify(envShape);
@@ -221,11 +229,12 @@ function jobRunner(data: EpisodeJobData, slot: Slot, store: PgRunStore, attempt:
         slot.rec ??= recordObservations(await ctx.runtime.createEnv(ctx.envSpec, ctx.blobs));
         slot.rec.clear();
         const outcome = await req.execute(job, slot.rec);
-        if (outcome.stopReason !== "env-error") throw new EpisodeDone(okLine(ctx.experiment, job, tries, outcome), outcome.envMs);
-        message = outcome.envError ?? "environment error";
+        if (outcome.stopReason !== "env-error") throw new EpisodeDone(okLine(ctx.experiment, job, tries, outcome, attempt.failedTries), outcome.envMs);
+        throw envErrorOf(outcome);
       } catch (err) {
         if (!(err instanceof EnvironmentError || err instanceof StepTimeoutError)) throw err;
-        message = describeError(err);
+        // The try is thrown away, not what it did: its record goes on the line, as in a local run.
+        failed = failedTryOf(err);
         // Not retryable (e.g. a replay that spent its desync retries): record it now.
         if (err instanceof EnvironmentError && !err.retryable) spent = { ...(err instanceof ReplayDesyncError && { desyncs: err.desyncs }) };
       }
@@ -234,10 +243,10 @@ function jobRunner(data: EpisodeJobData, slot: Slot, store: PgRunStore, attempt:
       slot.rec = undefined;
       await env?.close().catch(() => {});
       if (!attempt.lastAttempt && !spent) {
-        await attempt.markEnvFailure();
-        throw new EnvironmentError(`${data.key}: ${message}`);
+        await attempt.markEnvFailure(failed);
+        throw new EnvironmentError(`${data.key}: ${failed.envError}`);
       }
-      throw new EpisodeDone({ ...envErrorLine(ctx.experiment, job, tries, message), ...(spent?.desyncs && { replayDesyncs: spent.desyncs }) }, 0);
+      throw new EpisodeDone({ ...envErrorLine(ctx.experiment, job, tries, failed.envError, [...attempt.failedTries, failed]), ...(spent?.desyncs && { replayDesyncs: spent.desyncs }) }, 0);
     },
   };
 }

@@ -147,16 +147,12 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
             rec.clear();
             const outcome = await options.execute(job, rec);
             envMs = outcome.envMs;
-            if (outcome.stopReason === "env-error") {
-              const failure = new EnvironmentError(outcome.envError ?? "environment error");
-              failedTryFacts.set(failure, triedFacts(outcome));
-              throw failure;
-            }
+            if (outcome.stopReason === "env-error") throw envErrorOf(outcome);
             line = okLine(options.experiment, job, tries, outcome, failed);
           } catch (err) {
             if (!(err instanceof EnvironmentError || err instanceof StepTimeoutError)) throw err;
             // The try is thrown away, not what it did: its model calls and detector failures stay on the line.
-            failed.push({ envError: describeError(err), ...(failedTryFacts.get(err) ?? factsOfThrown(err)) });
+            failed.push(failedTryOf(err));
             logger.warn({ worker: id, key: job.key, tries, err: describeError(err) }, "environment error");
             await dropEnv();
             // A non-retryable failure (e.g. a replay that spent its desync retries) is not run again.
@@ -193,6 +189,22 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
 
 /** Facts of a try that returned an env-error outcome, for its {@link FailedTry} record. */
 const failedTryFacts = new WeakMap<object, Omit<FailedTry, "envError">>();
+
+/**
+ * The error that ends a try whose outcome is an environment error, carrying what the try did
+ * (read back by {@link failedTryOf}). The local pool and the distributed worker both use it, so a
+ * thrown-away try leaves the same record wherever it ran.
+ */
+export function envErrorOf(outcome: JobOutcome): EnvironmentError {
+  const failure = new EnvironmentError(outcome.envError ?? "environment error");
+  failedTryFacts.set(failure, triedFacts(outcome));
+  return failure;
+}
+
+/** The record of a try thrown away after `err` (an environment error or a step timeout). */
+export function failedTryOf(err: unknown): FailedTry {
+  return { envError: describeError(err), ...((err !== null && typeof err === "object" && failedTryFacts.get(err)) || factsOfThrown(err)) };
+}
 
 /** What a try that ended in an env-error outcome did (detector calls and failures, model calls). */
 function triedFacts(outcome: JobOutcome): Omit<FailedTry, "envError"> {

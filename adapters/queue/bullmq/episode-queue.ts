@@ -23,6 +23,11 @@ export interface EpisodeJobData {
   enqueuedAt: number;
   /** Attempts that ended in an environment error (the result line's envTries counts them). */
   envFailures?: number;
+  /**
+   * What each of those attempts did (the result line's `failedTries`: error, detector calls and
+   * failures, model calls), carried to the attempt that makes the line. Plain JSON.
+   */
+  failedTries?: object[];
 }
 
 /** The default queue name. */

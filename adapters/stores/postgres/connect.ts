@@ -5,9 +5,10 @@
  */
 import type pg from "pg";
 import { requireOptional } from "../../../src/optional-import.ts";
-import { ConfigError, describeError } from "../../../src/errors.ts";
+import { ConfigError, ServiceUnavailableError, describeError } from "../../../src/errors.ts";
 import { logger } from "../../../src/logger.ts";
 import { redactText } from "../../../src/secrets.ts";
+import { pgRetryMs } from "../../../src/settings.ts";
 
 /** A PostgreSQL pool with the URL it came from (password redacted). */
 export interface PgHandle {
@@ -77,6 +78,7 @@ const setups = new Map<string, Promise<void>>();
 /** Open a pool on `url`; creates the retrace tables once per process and URL. */
 export async function connectPostgres(url: string, options: PgConnectOptions = {}): Promise<PgHandle> {
   checkPostgresUrl(url, "postgres URL");
+  defaultPgRetryMs(); // a bad RETRACE_PG_RETRY_MS is a ConfigError now, before anything is written
   const where = redactUrl(url);
   const { Pool } = requireOptional<typeof pg>("pg", "PostgreSQL stores");
   const pool = new Pool({ connectionString: url, max: options.max ?? 4, connectionTimeoutMillis: 10_000, ...(options.asyncCommit && { options: "-c synchronous_commit=off" }) });
@@ -107,7 +109,7 @@ export async function connectPostgres(url: string, options: PgConnectOptions = {
       await done;
     } catch (err) {
       await pool.end().catch(() => {});
-      throw new ConfigError(`cannot reach PostgreSQL at ${where}: ${describeError(err)} (start it, or pass another URL)`, { cause: err });
+      throw new ConfigError(`cannot reach PostgreSQL at ${where}: ${describeError(pgCause(err))} (start it, or pass another URL)`, { cause: err });
     }
   }
   return handle;
@@ -120,20 +122,46 @@ export function isTransientPgError(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | undefined;
   if (!e) return false;
   if (e.code && TRANSIENT.has(e.code)) return true;
-  return /Connection terminated|connection timeout|terminating connection|the database system is (starting up|shutting down)|Client has encountered a connection error/i.test(e.message ?? "");
+  // "not queryable": a statement (e.g. a ROLLBACK after the lost one) on a client whose connection died.
+  return /Connection terminated|connection timeout|terminating connection|the database system is (starting up|shutting down|in recovery mode)|not queryable/i.test(e.message ?? "");
 }
 
-/** Run `fn`, retrying transient connection errors with backoff for up to `budgetMs`. */
-export async function withPgRetry<T>(where: string, fn: () => Promise<T>, budgetMs = 60_000): Promise<T> {
+/** How long a PostgreSQL operation retries lost connections by default (RETRACE_PG_RETRY_MS, else 60 s). */
+export function defaultPgRetryMs(): number {
+  return pgRetryMs();
+}
+
+/**
+ * Run `fn`, retrying lost or refused connections (a server restart, a failover, a network cut) with
+ * backoff (100 ms doubling up to 2 s) for up to `budgetMs` (default {@link defaultPgRetryMs}). `fn`
+ * must be safe to run again: every retrace statement is an upsert or a read, and a transaction
+ * cut off before its COMMIT answered is rolled back or committed whole. Any other error is thrown
+ * at once; a connection still lost after the budget ends in a {@link ServiceUnavailableError}
+ * (its `cause` is the last error).
+ */
+export async function withPgRetry<T>(where: string, fn: () => Promise<T>, budgetMs?: number): Promise<T> {
   const start = Date.now();
   for (let attempt = 0; ; attempt++) {
     try {
-      return await fn();
+      const result = await fn();
+      // An outage that was ridden out is worth one line; the retries themselves are info.
+      if (attempt > 0) logger.warn({ where, attempts: attempt + 1, ms: Date.now() - start }, "PostgreSQL connection lost, then re-established");
+      return result;
     } catch (err) {
-      if (!isTransientPgError(err) || Date.now() - start > budgetMs) throw err;
-      const wait = Math.min(2_000, 100 * 2 ** attempt);
+      if (!isTransientPgError(err)) throw err;
+      const budget = budgetMs ?? defaultPgRetryMs();
+      const waited = Date.now() - start;
+      if (waited >= budget) {
+        throw new ServiceUnavailableError(`PostgreSQL at ${where} stayed unreachable for ${Math.round(waited / 1000)} s (${describeError(err)}); start it, or give it longer with RETRACE_PG_RETRY_MS (now ${budget} ms)`, { cause: err });
+      }
+      const wait = Math.min(2_000, 100 * 2 ** attempt, Math.max(0, budget - waited));
       logger.info({ where, attempt, err: describeError(err) }, "PostgreSQL unreachable, retrying");
       await new Promise((r) => setTimeout(r, wait));
     }
   }
+}
+
+/** The error behind a {@link withPgRetry} failure (the connection error, not the budget's wrapper), for messages. */
+export function pgCause(err: unknown): unknown {
+  return err instanceof ServiceUnavailableError ? err.cause : err;
 }

@@ -1,0 +1,91 @@
+/**
+ * Issue 31, "every failed model call is counted", on the distributed path: a try thrown away after
+ * an environment error leaves its record (the error, its detector calls and failures, its model
+ * calls with the failed ones) on the episode's result line, whether the local pool or a BullMQ
+ * worker (real Redis and PostgreSQL) retried it. Both runs use the chaos machinery: seeded
+ * "the X server was killed" environment faults, and the real LLM detector and selector against
+ * the seeded chaos model server (500s with no client retry, malformed JSON, refusals; SIMULATED
+ * answers). Every request the server received is counted on some line, and the two runs'
+ * results.jsonl are byte-identical.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { BlobStore } from "../../../src/blob-store.ts";
+import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
+import { parseExperimentConfig } from "../../../experiments/config/load.ts";
+import { runChaos } from "../../../experiments/chaos/run.ts";
+import { emptyEnvFaultCounts, type EnvFault } from "../../../experiments/chaos/env-faults.ts";
+import { startChaosModelServer, type ChaosModelServer, type ModelFault } from "../../../experiments/chaos/model-server.ts";
+import { chaosAnswer, createChaosRuntime } from "../../../experiments/chaos/runtime.ts";
+import { runQueued } from "../../../experiments/commands/queue.ts";
+import { startWorker, type RunningWorker } from "../../../experiments/distributed/worker.ts";
+import type { FailedTry } from "../../../experiments/runner/failed-try.ts";
+import type { ResultLine } from "../../../experiments/runner/results-log.ts";
+import { createSimDeskRuntime } from "../../../experiments/runtime/simdesk.ts";
+import { servicesAvailable, testServices } from "../../helpers/services.ts";
+
+const services = servicesAvailable("the distributed failed-tries test");
+const dir = mkdtempSync(join(tmpdir(), "retrace-failed-tries-"));
+// Seed 4 kills one episode's desktop mid-run after detector calls that failed (checked below).
+const SEED = 4;
+const KEY = "failed-tries-test-key-0123456789";
+const ENV_FAULTS: EnvFault[] = ["killed"];
+const MODEL_FAULTS: ModelFault[] = ["500", "malformed-json", "refusal"];
+const ENV_RATE = 0.03;
+const MODEL_RATE = 0.5;
+const config = parseExperimentConfig({
+  kind: "end-to-end", name: "dist-failed-tries", env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes", "settings-accent-green", "cross-tidy-downloads"] },
+  seeds: { count: 1 }, baseline: false, maxRecoveryIterations: [3],
+  options: { maxForwardSteps: 16, freezeWindow: 3, recoveryBudget: 6, recoveryStep: "llm" },
+  pairs: [{ name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } }],
+});
+
+let stopServices = () => {};
+let server: ChaosModelServer | undefined;
+let worker: RunningWorker | undefined;
+afterAll(async () => {
+  await worker?.close(true).catch(() => {});
+  await server?.close();
+  stopServices();
+  rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+const linesOf = (out: string): ResultLine[] => readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultLine);
+/** Model calls on the lines, the thrown-away tries' included. */
+const callsOf = (lines: ResultLine[]): number =>
+  lines.flatMap((l) => [l.models, ...(l.failedTries ?? []).map((t) => t.models)]).reduce((n, m) => n + Object.values(m ?? {}).reduce((s, r) => s + (r?.calls ?? 0), 0), 0);
+
+describe.runIf(services.run)("failed tries on a distributed run", () => {
+  it("a BullMQ worker records the thrown-away try's detector failures and failed model calls exactly as the local pool does", async () => {
+    services.assert();
+    const localOut = join(dir, "local");
+    // Generous deadlines: no environment or model call times out on a loaded machine (faults come from the seed only).
+    const local = await runChaos({ config, out: localOut, seed: SEED, apiKey: KEY, envFaultRate: ENV_RATE, envFaults: ENV_FAULTS, modelFaultRate: MODEL_RATE, modelFaults: MODEL_FAULTS, maxRetries: 0, envTimeoutMs: 120_000, modelTimeoutMs: 60_000, cache: "off", workers: 1 });
+    const localLines = linesOf(localOut);
+    const discarded: FailedTry[] = localLines.flatMap((l) => l.failedTries ?? []);
+    // The seed does what this test needs: a thrown-away try with detector failures and failed model calls.
+    expect(discarded.some((t) => (t.detectorFailures ?? 0) > 0 && (t.models?.detector?.errors ?? 0) > 0), JSON.stringify(discarded)).toBe(true);
+    expect(callsOf(localLines)).toBe(local.modelRequests);
+
+    const svc = await testServices();
+    stopServices = svc.stop;
+    server = await startChaosModelServer({ seed: SEED, rate: MODEL_RATE, faults: MODEL_FAULTS, answer: chaosAnswer });
+    const cacheDir = join(dir, "worker");
+    // The worker's screenshots land in its local blob cache, where the model client reads them.
+    const model = createOpenAIChatModel({ model: "chaos-model", baseURL: server.url, apiKey: KEY, blobs: new BlobStore({ dir: join(cacheDir, "blobs") }), maxRetries: 0, timeoutMs: 60_000 });
+    const runtime = createChaosRuntime({ base: createSimDeskRuntime(), model, seed: SEED, envFaultRate: ENV_RATE, envFaults: ENV_FAULTS, envFaultCounts: emptyEnvFaultCounts() });
+    const queueName = `failed-tries-${process.pid}`;
+    worker = await startWorker({ queueUrl: svc.redisUrl, queueName, storeUrl: svc.postgresUrl, runtimeOf: () => runtime, cacheDir, concurrency: 1 });
+    const out = join(dir, "queued");
+    await runQueued(config, config, createSimDeskRuntime(), { queue: svc.redisUrl, store: svc.postgresUrl, queueName, attempts: "3", workers: "1", seed: String(SEED) }, out, SEED, true);
+    await worker.close();
+    worker = undefined;
+
+    const queuedLines = linesOf(out);
+    expect(queuedLines.flatMap((l) => l.failedTries ?? [])).toEqual(discarded);
+    expect(callsOf(queuedLines)).toBe(server.requests);
+    expect(readFileSync(join(out, "results.jsonl"), "utf8")).toBe(readFileSync(join(localOut, "results.jsonl"), "utf8"));
+  }, 600_000);
+});
