@@ -6,10 +6,30 @@
  * written) and closes it at the end.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
+import { createHash } from "node:crypto";
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
 import { LazyPostgresSaver } from "../../adapters/stores/postgres/checkpointer.ts";
 import { createCheckpointer, registerCheckpointerScheme } from "../../graphs/checkpointers.ts";
 
 let registered = false;
+
+/**
+ * The checkpoint thread of one episode of the run writing to `out`: `run-<12 hex>/<episode key>`,
+ * the hex being the hash of the run folder's real path. Episode keys repeat across runs of one
+ * config, and a PostgreSQL checkpointer is shared by every run pointed at it: without the run
+ * part, a second run (another `--out`) picked up the first run's threads. `--resume` of the same
+ * folder finds its own threads again; a moved folder starts its unfinished episodes afresh.
+ */
+export function checkpointThread(out: string, key: string): string {
+  let where: string;
+  try {
+    where = realpathSync(out);
+  } catch {
+    where = resolve(out);
+  }
+  return `run-${createHash("sha256").update(where).digest("hex").slice(0, 12)}/${key}`;
+}
 
 /** Register the `postgres` scheme (`postgres://` and `postgresql://` URLs); idempotent. */
 export function registerCheckpointSchemes(): void {

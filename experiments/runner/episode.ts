@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Trajectory } from "../../src/trajectory.ts";
 import type { BlobStore } from "../../src/blob-store.ts";
 import { createCheckpointer } from "../../graphs/checkpointers.ts";
-import { registerCheckpointSchemes } from "./checkpoints.ts";
+import { checkpointThread, registerCheckpointSchemes } from "./checkpoints.ts";
 import type { EpisodeComponents, EpisodeResult } from "../../src/episode.ts";
 import type { StabilityMetrics } from "../../src/metrics/stability.ts";
 import { detectorStability } from "../../src/metrics/trajectory-labels.ts";
@@ -91,7 +91,7 @@ export async function runConditionEpisode(job: EpisodeJob, condition: Condition,
   const checkpointer = createCheckpointer(deps.checkpoint, { out: deps.out });
   let result: EpisodeResult;
   try {
-    result = await runtime.runEpisode({ task, options: { ...condition.options, seed: job.seed }, components, signal, checkpointer, ...(checkpointer ? { threadId: job.key } : {}) });
+    result = await runtime.runEpisode({ task, options: { ...condition.options, seed: job.seed }, components, signal, checkpointer, ...(checkpointer ? { threadId: checkpointThread(deps.out, job.key) } : {}) });
   } catch (err) {
     if (!signal?.aborted) {
       // The pool may throw this try away (an environment error): its model calls still count.

@@ -14,6 +14,7 @@ import { parseExperimentConfig } from "../../experiments/config/load.ts";
 import { runExperiment } from "../../experiments/runner/experiment.ts";
 import { createSimDeskRuntime } from "../../experiments/runtime/simdesk.ts";
 import { pgBin } from "../../adapters/testing/local-services.ts";
+import { checkpointThread } from "../../experiments/runner/checkpoints.ts";
 import { retrace } from "../helpers/cli-procs.ts";
 import { freePort, startPrivatePostgres, type PrivatePostgres } from "../helpers/services.ts";
 
@@ -22,8 +23,8 @@ const available = !!given || !!pgBin();
 if (!available && !runtimeSettings().ci) process.stderr.write("skipping the --checkpoint postgres:// tests: missing postgresql (apt-get install postgresql, or source .ci/services.sh)\n");
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-ckpt-pg-"));
-// A pair name unique to this run: checkpoint threads are named by episode key, and CI shares one database.
-const PAIR = `ckpt${Date.now().toString(36)}`;
+// Checkpoint threads are named by run folder and episode key (CI shares one database).
+const PAIR = "ckpt";
 const CONFIG = {
   kind: "end-to-end", name: "checkpoint-postgres", env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes"] },
   seeds: { count: 1 }, maxRecoveryIterations: [2], options: { maxForwardSteps: 20 },
@@ -60,8 +61,10 @@ describe.runIf(available || runtimeSettings().ci)("retrace run --checkpoint post
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     try {
-      const rows = (await c.query("SELECT thread_id, count(*)::int AS n FROM checkpoints WHERE thread_id LIKE $1 GROUP BY thread_id ORDER BY thread_id", [`${PAIR}.%`])).rows as Array<{ thread_id: string; n: number }>;
-      expect(rows.map((r) => r.thread_id)).toEqual(lines.map((l) => l.key).sort());
+      const prefix = checkpointThread(out, "");
+      expect(prefix).toMatch(/^run-[0-9a-f]{12}\/$/);
+      const rows = (await c.query("SELECT thread_id, count(*)::int AS n FROM checkpoints WHERE thread_id LIKE $1 GROUP BY thread_id ORDER BY thread_id", [`${prefix}%`])).rows as Array<{ thread_id: string; n: number }>;
+      expect(rows.map((r) => r.thread_id)).toEqual(lines.map((l) => checkpointThread(out, l.key)).sort());
       for (const r of rows) expect(r.n).toBeGreaterThan(1);
     } finally {
       await c.end();
@@ -70,6 +73,17 @@ describe.runIf(available || runtimeSettings().ci)("retrace run --checkpoint post
     const plain = join(dir, "none");
     await runExperiment(parseExperimentConfig(CONFIG), createSimDeskRuntime(), { out: plain, workers: 1 });
     expect(readFileSync(join(out, "results.jsonl")).equals(readFileSync(join(plain, "results.jsonl")))).toBe(true);
+  });
+
+  it("keeps two runs of one config into different folders apart on one database (each writes its own threads)", async () => {
+    expect(available, "PostgreSQL is needed: source .ci/services.sh").toBe(true);
+    const outs = [join(dir, "twin-a"), join(dir, "twin-b")];
+    for (const out of outs) {
+      const run = retrace(["run", configFile, "--checkpoint", url, "--out", out, "-q", "--workers", "2"]);
+      expect(await run.exited, run.lines.join("\n")).toBe(0);
+    }
+    expect(readFileSync(join(outs[0], "results.jsonl")).equals(readFileSync(join(outs[1], "results.jsonl")))).toBe(true);
+    expect(checkpointThread(outs[0], "k")).not.toBe(checkpointThread(outs[1], "k"));
   });
 
   it("refuses an unreachable server with one line naming --checkpoint, before writing anything", async () => {
