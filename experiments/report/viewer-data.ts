@@ -316,8 +316,48 @@ function a11yOf(calls: ViewerCall[] | undefined): { a11y?: string } {
   return {};
 }
 
-/** One episode's record as the viewer shows it. */
-export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: string, screens?: ScreenFiles): ViewEpisode {
+/**
+ * The most characters of one text the viewer shows (a typed action, a response, a prompt part, an
+ * accessibility tree): a browser lays out a long unbroken line in time that grows faster than its
+ * length (a 100 KB typed action took 14 s, 1 MB did not load in 60 s), so longer text is cut here,
+ * with a notice naming the file that keeps it whole.
+ */
+export const VIEWER_TEXT_LIMIT = 8 * 1024;
+
+/** `text` cut to {@link VIEWER_TEXT_LIMIT} characters with a notice naming `source`, or unchanged when shorter. */
+export function capText(text: string, source: string, limit = VIEWER_TEXT_LIMIT): string {
+  if (text.length <= limit) return text;
+  // never split a surrogate pair
+  const end = /[\uD800-\uDBFF]/.test(text[limit - 1]) ? limit - 1 : limit;
+  return `${text.slice(0, end)}… (truncated: ${end.toLocaleString("en-US")} of ${text.length.toLocaleString("en-US")} characters shown, full text in ${source})`;
+}
+
+/** Every string in `v` (an episode as the viewer shows it) cut by {@link capText}, in place. */
+function capStrings<T>(v: T, source: string): T {
+  const walk = (x: unknown): unknown => {
+    if (typeof x === "string") return capText(x, source);
+    if (Array.isArray(x)) {
+      for (let i = 0; i < x.length; i++) x[i] = walk(x[i]);
+      return x;
+    }
+    if (x && typeof x === "object") {
+      const o = x as Record<string, unknown>;
+      for (const k of Object.keys(o)) o[k] = walk(o[k]);
+    }
+    return x;
+  };
+  return walk(v) as T;
+}
+
+/**
+ * One episode's record as the viewer shows it. Every text longer than {@link VIEWER_TEXT_LIMIT}
+ * is cut with a notice naming `source` (the file that keeps the record whole).
+ */
+export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: string, screens?: ScreenFiles, source = "trajectory.json"): ViewEpisode {
+  return capStrings(viewerEpisodeWhole(rec, blobsDir, reportDir, screens), source);
+}
+
+function viewerEpisodeWhole(rec: EpisodeRecord, blobsDir: string, reportDir: string, screens?: ScreenFiles): ViewEpisode {
   const url = (ref: unknown) => blobUrl(blobsDir, reportDir, ref, screens);
   const steps = rec.trajectory.steps;
   const calls = callsByStep(steps, rec.calls, url);
@@ -408,10 +448,13 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
         chunks.push([]);
         byCondition.set(line.condition, chunk);
       }
-      const ep = viewerEpisode(rec, blobsDir, reportDir, { blobs, seen });
+      // Where the record's texts are whole, for the notice on a text the viewer cuts.
+      const folder = episodeFolder(run.dir, line);
+      const source = held ? relative(run.dir, run.recordsFile ?? join(run.dir, RECORDS_PACK_NAME)) : [...(existsSync(join(folder, "traj.jsonl")) ? ["traj.jsonl"] : []), "trajectory.json"].map((f) => relative(run.dir, join(folder, f))).join(" and ");
+      const ep = viewerEpisode(rec, blobsDir, reportDir, { blobs, seen }, source);
       await addSsimMaps(ep, blobs, restorePairs(rec), memo);
       chunks[chunk].push(ep);
-      index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveries: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk, label: conditionLabel(line.condition), instruction: rec.instruction ?? "", ...(typeof rec.extra?.k === "number" ? { k: rec.extra.k } : {}) });
+      index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveries: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk, label: conditionLabel(line.condition), instruction: capText(rec.instruction ?? "", source), ...(typeof rec.extra?.k === "number" ? { k: rec.extra.k } : {}) });
     }
   }
   const svgz = new Map<string, () => Promise<Buffer>>();
