@@ -7,7 +7,7 @@
  * gzipped SVG (SimDesk's, as `.svgz` files or in the folder's pack) are named `screen:<ref>` instead: the report copies them into
  * `<report>-files/screens/<ref[0:2]>.js` and the page unzips and shows the SVG on demand.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import sharp from "sharp";
 import { formatAction, type Action } from "../../src/action.ts";
@@ -406,6 +406,27 @@ export function annotationCalls(runDir: string): Map<string, CallRecord[]> {
   return new Map(Object.entries(data as Record<string, unknown>).filter((e): e is [string, CallRecord[]] => Array.isArray(e[1])));
 }
 
+/**
+ * The measured latency of each model call by episode key (`timings.jsonl`, `callMs`, in the
+ * order of the record's call log): records leave measured times out so that same-seed runs are
+ * byte-identical. Empty when the run has no timings; unreadable lines are skipped.
+ */
+export function callLatencies(runDir: string): Map<string, Array<number | null>> {
+  const out = new Map<string, Array<number | null>>();
+  const file = join(runDir, "timings.jsonl");
+  if (!existsSync(file) || !realInside(runDir, file)) return out;
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      const t = JSON.parse(line) as { key?: unknown; callMs?: unknown };
+      if (typeof t.key === "string" && Array.isArray(t.callMs)) out.set(t.key, t.callMs.map((v) => (typeof v === "number" && Number.isFinite(v) ? v : null)));
+    } catch {
+      // a torn last line of a killed run
+    }
+  }
+  return out;
+}
+
 /** The viewer's index and its chunk files (one per run and condition): every episode, loaded on demand. */
 export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][]; screens: Map<string, () => Promise<Buffer>>; missing: string[] }> {
   const missing: string[] = [];
@@ -423,6 +444,7 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
     const blobs = existsSync(blobsDir) ? new BlobStore({ dir: blobsDir, confined: true }) : undefined;
     const byCondition = new Map<string, number>();
     const annotation = annotationCalls(run.dir);
+    const latencies = callLatencies(run.dir);
     for (const line of perRun === undefined ? run.lines : pickEpisodes(run.lines, perRun)) {
       if (line.status !== "ok") continue;
       const held = run.records?.get(line.key);
@@ -436,7 +458,10 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
       if (!read?.trajectory || !Array.isArray(read.trajectory.steps)) continue;
       // Ideal recovery: the annotation's detector and selector calls judged this forward run's last step.
       const judged = annotation.get(read.key);
-      const rec = judged?.length ? { ...read, calls: [...(Array.isArray(read.calls) ? read.calls : []), ...judged] } : read;
+      // Each call's latency from timings.jsonl (left out of the record), by its place in the call log.
+      const ms = latencies.get(read.key);
+      const own = Array.isArray(read.calls) ? read.calls.map((c, i) => (c && typeof c === "object" && c.latencyMs === undefined && typeof ms?.[i] === "number" ? { ...c, latencyMs: ms[i] as number } : c)) : read.calls;
+      const rec = judged?.length ? { ...read, calls: [...(own ?? []), ...judged] } : own === read.calls ? read : { ...read, calls: own };
       // Only blob references (sha256 hex) name screenshot files, so no step can point the viewer elsewhere.
       for (const s of rec.trajectory.steps)
         for (const ref of [s.before, s.after])
