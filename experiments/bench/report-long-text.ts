@@ -8,13 +8,15 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Page } from "playwright-core";
+import { launchChromium } from "../../adapters/environments/browser/chromium.ts";
 import { parseExperimentConfig } from "../config/load.ts";
 import { runExperiment } from "../runner/experiment.ts";
 import { createSimDeskRuntime } from "../runtime/simdesk.ts";
 import { buildReport } from "../report/index.ts";
 import { episodeFolder } from "../report/data.ts";
 import type { BenchResult } from "./result.ts";
+
+type Page = Awaited<ReturnType<Awaited<ReturnType<typeof launchChromium>>["newPage"]>>;
 
 /** The end of every planted text: found in the page only if the viewer shows the text whole. */
 export const LONG_TEXT_END = "<<END-OF-THE-TYPED-TEXT>>";
@@ -49,7 +51,7 @@ export async function openLongTextStep(page: Page, report: { file: string; link:
 
 export async function run(): Promise<BenchResult[]> {
   const dir = mkdtempSync(join(tmpdir(), "retrace-bench-long-text-"));
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"] });
+  const browser = await launchChromium();
   try {
     const short = await longTextReport(join(dir, "short"), 100);
     const long = await longTextReport(join(dir, "long"), 1_000_000);
