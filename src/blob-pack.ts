@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { sha256Hex } from "./hash.ts";
 import { writeFileAtomic } from "./store/write-file.ts";
+import { withFileLock } from "./store/file-lock.ts";
 import { ConfigError } from "./errors.ts";
 import { realInside } from "./store/safe-path.ts";
 
@@ -46,11 +47,17 @@ export function readPack(dir: string, name = PACK_FILE, confined = false): Map<s
  * reference first (not `.svgz` screens: their reference is their PNG's), and a file that does not
  * match is left in place. The pack is written before any file is deleted, so an interrupted call
  * loses nothing. Returns the number of blobs packed. `.svgz` files go to {@link SVGZ_PACK_FILE}.
+ * Processes packing one folder at once take turns (`<pack>.lock`, src/store/file-lock.ts).
  */
 export function packBlobFolder(dir: string, extension: string): number {
   if (!existsSync(dir)) return 0;
   const svgz = extension === ".svgz";
   const pack = svgz ? SVGZ_PACK_FILE : PACK_FILE;
+  // One packer per folder at a time (two `demo --resume`s): the other waits, then merges what is left.
+  return withFileLock(join(dir, `${pack}.lock`), () => packLocked(dir, extension, svgz, pack));
+}
+
+function packLocked(dir: string, extension: string, svgz: boolean, pack: string): number {
   const blobs = readPack(dir, pack) ?? new Map<string, Buffer>();
   const moved: string[] = [];
   for (const sub of readdirSync(dir).filter((n) => SUB_RE.test(n)).sort()) {

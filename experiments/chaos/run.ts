@@ -49,6 +49,8 @@ export interface ChaosOptions {
   /** In-process workers. @default 2 */
   workers?: number;
   resume?: boolean;
+  /** Episode records as folders (default) or one pack per run (RunSettings.episodeRecords). */
+  episodeRecords?: "folders" | "pack";
   onProgress?: Parameters<typeof runExperiment>[2]["onProgress"];
 }
 
@@ -94,7 +96,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     const runtime = createChaosRuntime({ base: createSimDeskRuntime(), model, seed, envFaultRate, envFaultCounts: envFaults, envFaults: options.envFaults });
     // The LLM selector is only consulted with recoveryStep "llm".
     const chaosConfig = { ...config, options: { ...config.options, recoveryStep: "llm" as const } } as ExperimentConfig;
-    const run = await runExperiment(chaosConfig, runtime, { out: options.out, workers: options.workers ?? 2, seedBase: seed, resume: options.resume, envTimeoutMs: options.envTimeoutMs ?? 3000, onProgress: options.onProgress });
+    const run = await runExperiment(chaosConfig, runtime, { out: options.out, workers: options.workers ?? 2, seedBase: seed, resume: options.resume, envTimeoutMs: options.envTimeoutMs ?? 3000, onProgress: options.onProgress, ...(options.episodeRecords && { episodeRecords: options.episodeRecords }) });
     const figures = measureChaosRun(options.out, apiKey, cacheDir.startsWith(options.out) ? [] : [cacheDir]);
     const result: ChaosResult = { run, figures, envFaults, ...(server && { modelFaults: { ...server.faults }, modelRequests: server.requests, modelBilled: server.billed }), wallMs: Date.now() - started };
     writeFileSync(join(options.out, "chaos.json"), JSON.stringify({ simulated: true, note: "forward and recovery agents are SimDesk's simulated ones; the LLM detector and selector are real clients, answered by a seeded local server (SIMULATED answers)", envFaultRate, modelFaultRate, seed, envFaults, modelFaults: result.modelFaults ?? null, modelRequests: result.modelRequests ?? null, modelBilled: result.modelBilled ?? null, figures }, null, 2) + "\n");

@@ -17,6 +17,7 @@ import type { Proportion } from "../../src/metrics/wilson.ts";
 import { parseExperimentConfig } from "../config/load.ts";
 import type { EndToEndConfig, ExperimentConfig } from "../config/schema.ts";
 import { runExperiment, type ExperimentRun } from "../runner/experiment.ts";
+import { acquireRunLock } from "../runner/run-lock.ts";
 import { readPlan } from "../ideal/plan.ts";
 import type { ExperimentSummary } from "../runner/summary.ts";
 import { createSimDeskRuntime } from "../runtime/simdesk.ts";
@@ -114,6 +115,16 @@ function dropRenderMemos(dir: string, depth = 3): void {
 /** Run the demo into `out`; returns the summaries and findings. */
 export async function runDemo(opts: { out: string; size: DemoSize; workers: number; seedBase: number; resume: boolean; quiet: boolean; /** Run workers as async tasks in this process instead of child processes. */ inProcess?: boolean }): Promise<{ summaries: ExperimentSummary[]; findings: Finding[]; report: string }> {
   prepareOutDir(opts.out);
+  // One demo per folder: a second `demo --resume` of it is refused (its runs, recovery evaluation and packs would interleave).
+  const unlock = acquireRunLock(opts.out);
+  try {
+    return await runDemoLocked(opts);
+  } finally {
+    unlock();
+  }
+}
+
+async function runDemoLocked(opts: Parameters<typeof runDemo>[0]): Promise<{ summaries: ExperimentSummary[]; findings: Finding[]; report: string }> {
   const runtime = createSimDeskRuntime();
   const summaries: ExperimentSummary[] = [];
   const runs: ExperimentRun[] = [];

@@ -7,7 +7,7 @@
  * gzipped SVG (SimDesk's, as `.svgz` files or in the folder's pack) are named `screen:<ref>` instead: the report copies them into
  * `<report>-files/screens/<ref[0:2]>.js` and the page unzips and shows the SVG on demand.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import sharp from "sharp";
 import { formatAction, type Action } from "../../src/action.ts";
@@ -316,8 +316,48 @@ function a11yOf(calls: ViewerCall[] | undefined): { a11y?: string } {
   return {};
 }
 
-/** One episode's record as the viewer shows it. */
-export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: string, screens?: ScreenFiles): ViewEpisode {
+/**
+ * The most characters of one text the viewer shows (a typed action, a response, a prompt part, an
+ * accessibility tree): a browser lays out a long unbroken line in time that grows faster than its
+ * length (a 100 KB typed action took 14 s, 1 MB did not load in 60 s), so longer text is cut here,
+ * with a notice naming the file that keeps it whole.
+ */
+export const VIEWER_TEXT_LIMIT = 8 * 1024;
+
+/** `text` cut to {@link VIEWER_TEXT_LIMIT} characters with a notice naming `source`, or unchanged when shorter. */
+export function capText(text: string, source: string, limit = VIEWER_TEXT_LIMIT): string {
+  if (text.length <= limit) return text;
+  // never split a surrogate pair
+  const end = /[\uD800-\uDBFF]/.test(text[limit - 1]) ? limit - 1 : limit;
+  return `${text.slice(0, end)}… (truncated: ${end.toLocaleString("en-US")} of ${text.length.toLocaleString("en-US")} characters shown, full text in ${source})`;
+}
+
+/** Every string in `v` (an episode as the viewer shows it) cut by {@link capText}, in place. */
+function capStrings<T>(v: T, source: string): T {
+  const walk = (x: unknown): unknown => {
+    if (typeof x === "string") return capText(x, source);
+    if (Array.isArray(x)) {
+      for (let i = 0; i < x.length; i++) x[i] = walk(x[i]);
+      return x;
+    }
+    if (x && typeof x === "object") {
+      const o = x as Record<string, unknown>;
+      for (const k of Object.keys(o)) o[k] = walk(o[k]);
+    }
+    return x;
+  };
+  return walk(v) as T;
+}
+
+/**
+ * One episode's record as the viewer shows it. Every text longer than {@link VIEWER_TEXT_LIMIT}
+ * is cut with a notice naming `source` (the file that keeps the record whole).
+ */
+export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: string, screens?: ScreenFiles, source = "trajectory.json"): ViewEpisode {
+  return capStrings(viewerEpisodeWhole(rec, blobsDir, reportDir, screens), source);
+}
+
+function viewerEpisodeWhole(rec: EpisodeRecord, blobsDir: string, reportDir: string, screens?: ScreenFiles): ViewEpisode {
   const url = (ref: unknown) => blobUrl(blobsDir, reportDir, ref, screens);
   const steps = rec.trajectory.steps;
   const calls = callsByStep(steps, rec.calls, url);
@@ -366,6 +406,27 @@ export function annotationCalls(runDir: string): Map<string, CallRecord[]> {
   return new Map(Object.entries(data as Record<string, unknown>).filter((e): e is [string, CallRecord[]] => Array.isArray(e[1])));
 }
 
+/**
+ * The measured latency of each model call by episode key (`timings.jsonl`, `callMs`, in the
+ * order of the record's call log): records leave measured times out so that same-seed runs are
+ * byte-identical. Empty when the run has no timings; unreadable lines are skipped.
+ */
+export function callLatencies(runDir: string): Map<string, Array<number | null>> {
+  const out = new Map<string, Array<number | null>>();
+  const file = join(runDir, "timings.jsonl");
+  if (!existsSync(file) || !realInside(runDir, file)) return out;
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      const t = JSON.parse(line) as { key?: unknown; callMs?: unknown };
+      if (typeof t.key === "string" && Array.isArray(t.callMs)) out.set(t.key, t.callMs.map((v) => (typeof v === "number" && Number.isFinite(v) ? v : null)));
+    } catch {
+      // a torn last line of a killed run
+    }
+  }
+  return out;
+}
+
 /** The viewer's index and its chunk files (one per run and condition): every episode, loaded on demand. */
 export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][]; screens: Map<string, () => Promise<Buffer>>; missing: string[] }> {
   const missing: string[] = [];
@@ -383,6 +444,7 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
     const blobs = existsSync(blobsDir) ? new BlobStore({ dir: blobsDir, confined: true }) : undefined;
     const byCondition = new Map<string, number>();
     const annotation = annotationCalls(run.dir);
+    const latencies = callLatencies(run.dir);
     for (const line of perRun === undefined ? run.lines : pickEpisodes(run.lines, perRun)) {
       if (line.status !== "ok") continue;
       const held = run.records?.get(line.key);
@@ -396,7 +458,10 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
       if (!read?.trajectory || !Array.isArray(read.trajectory.steps)) continue;
       // Ideal recovery: the annotation's detector and selector calls judged this forward run's last step.
       const judged = annotation.get(read.key);
-      const rec = judged?.length ? { ...read, calls: [...(Array.isArray(read.calls) ? read.calls : []), ...judged] } : read;
+      // Each call's latency from timings.jsonl (left out of the record), by its place in the call log.
+      const ms = latencies.get(read.key);
+      const own = Array.isArray(read.calls) ? read.calls.map((c, i) => (c && typeof c === "object" && c.latencyMs === undefined && typeof ms?.[i] === "number" ? { ...c, latencyMs: ms[i] as number } : c)) : read.calls;
+      const rec = judged?.length ? { ...read, calls: [...(own ?? []), ...judged] } : own === read.calls ? read : { ...read, calls: own };
       // Only blob references (sha256 hex) name screenshot files, so no step can point the viewer elsewhere.
       for (const s of rec.trajectory.steps)
         for (const ref of [s.before, s.after])
@@ -408,10 +473,13 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
         chunks.push([]);
         byCondition.set(line.condition, chunk);
       }
-      const ep = viewerEpisode(rec, blobsDir, reportDir, { blobs, seen });
+      // Where the record's texts are whole, for the notice on a text the viewer cuts.
+      const folder = episodeFolder(run.dir, line);
+      const source = held ? relative(run.dir, run.recordsFile ?? join(run.dir, RECORDS_PACK_NAME)) : [...(existsSync(join(folder, "traj.jsonl")) ? ["traj.jsonl"] : []), "trajectory.json"].map((f) => relative(run.dir, join(folder, f))).join(" and ");
+      const ep = viewerEpisode(rec, blobsDir, reportDir, { blobs, seen }, source);
       await addSsimMaps(ep, blobs, restorePairs(rec), memo);
       chunks[chunk].push(ep);
-      index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveries: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk, label: conditionLabel(line.condition), instruction: rec.instruction ?? "", ...(typeof rec.extra?.k === "number" ? { k: rec.extra.k } : {}) });
+      index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveries: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk, label: conditionLabel(line.condition), instruction: capText(rec.instruction ?? "", source), ...(typeof rec.extra?.k === "number" ? { k: rec.extra.k } : {}) });
     }
   }
   const svgz = new Map<string, () => Promise<Buffer>>();

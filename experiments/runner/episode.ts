@@ -116,19 +116,20 @@ export async function finishEpisode(job: EpisodeJob, task: Task, result: Episode
   const calls = meter?.callLog() ?? [];
   if (calls.length) record.calls = calls;
   const osworld = deps.osworldFiles !== false && deps.runtime.writeEpisode;
-  // Without the steps' measured times (envMs): same config and seed, byte-identical records. The
-  // episode's timing is in timings.jsonl.
+  // Without measured times (the steps' envMs, the model calls' latencyMs): same config and seed,
+  // byte-identical records. The episode's timing and its calls' latencies are in timings.jsonl.
   const text = redactText(JSON.stringify(record, withoutTimes));
   if (deps.episodeRecords === "pack") appendRecord(deps.out, text);
   if (deps.episodeRecords !== "pack" || osworld) mkdirSync(dir, { recursive: true });
   if (deps.episodeRecords !== "pack") writeFileSync(join(dir, "trajectory.json"), text + "\n");
   if (osworld) await deps.runtime.writeEpisode!({ dir, result, blobs: deps.blobs, simulated: result.simulated });
-  return outcomeOf(result, stability, extra, meter);
+  const outcome = outcomeOf(result, stability, extra, meter);
+  return calls.length ? { ...outcome, callMs: calls.map((c) => (typeof c.latencyMs === "number" ? c.latencyMs : null)) } : outcome;
 }
 
 /** JSON.stringify replacer that leaves out measured times (they differ from run to run). */
 function withoutTimes(key: string, value: unknown): unknown {
-  return key === "envMs" ? undefined : value;
+  return key === "envMs" || key === "latencyMs" ? undefined : value;
 }
 
 /** The deterministic line fields of an episode result. */

@@ -95,6 +95,9 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
   // One process per run folder: two runs into one fresh --out (or two --resumes) are refused.
   const unlock = !settings.shard && settings.remote?.role !== "worker" ? acquireRunLock(settings.out) : () => undefined;
   try {
+    // Checked again under the lock: a run that began and ended in this folder since the check above is not overwritten.
+    if (!settings.resume && existsSync(resultsFile) && statSync(resultsFile).size > 0)
+      throw new ConfigError(`${settings.out} already holds a run: pass --resume to continue it, or choose another --out`);
     const ctx = new RunContext(runtime, settings, config);
     const settle = resolveSettleMs(config);
     const manifest: Manifest = {

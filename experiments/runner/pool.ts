@@ -15,6 +15,8 @@ import { factsOfThrown, type FailedTry } from "./failed-try.ts";
 /** What executing one job produced (the runner adds the bookkeeping fields). */
 export type JobOutcome = Omit<ResultLine, "key" | "index" | "experiment" | "condition" | "task" | "seed" | "envTries" | "status" | "failedTries"> & {
   envMs: number;
+  /** Measured latency of each call of the episode's call log, in its order (to timings.jsonl, not the record). */
+  callMs?: Array<number | null>;
   /** Detector failures in the episode's trajectory, and those followed by a recovery (kept for a failed try's record). */
   detectorFailureCounts?: { failures: number; triggered: number };
 };
@@ -139,6 +141,7 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
         let line: ResultLine | undefined;
         const t0 = Date.now();
         let envMs = 0;
+        let callMs: Array<number | null> | undefined;
         const failed: FailedTry[] = [];
         while (!line) {
           tries++;
@@ -147,6 +150,7 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
             rec.clear();
             const outcome = await options.execute(job, rec);
             envMs = outcome.envMs;
+            callMs = outcome.callMs;
             if (outcome.stopReason === "env-error") throw envErrorOf(outcome);
             line = okLine(options.experiment, job, tries, outcome, failed);
           } catch (err) {
@@ -162,7 +166,7 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
         }
         log.append(line);
         options.onLine?.(line);
-        appendTiming(options.timingsFile, { key: job.key, wallMs: Date.now() - t0, envMs, tries });
+        appendTiming(options.timingsFile, { key: job.key, wallMs: Date.now() - t0, envMs, tries, ...(line.status === "ok" && callMs?.length ? { callMs } : {}) });
         progress.done++;
         if (line.status === "ok") {
           progress.valid++;
@@ -219,7 +223,7 @@ function triedFacts(outcome: JobOutcome): Omit<FailedTry, "envError"> {
 
 /** The result line of a finished episode (same fields, same order, wherever it ran). */
 export function okLine(experiment: string, job: EpisodeJob, tries: number, outcome: JobOutcome, failedTries: readonly FailedTry[] = []): ResultLine {
-  const { envMs: _drop, detectorFailureCounts: _counts, ...rest } = outcome;
+  const { envMs: _drop, callMs: _calls, detectorFailureCounts: _counts, ...rest } = outcome;
   return { key: job.key, index: job.index, experiment, condition: job.condition, task: job.task, seed: job.seed, status: "ok", envTries: tries, ...(failedTries.length ? { failedTries: [...failedTries] } : {}), ...rest };
 }
 

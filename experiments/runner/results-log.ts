@@ -101,7 +101,7 @@ export function finalizeResults(file: string, keep?: (line: ResultLine) => boole
 }
 
 /** Append-only timing log (non-deterministic numbers live here, not in results.jsonl). */
-export function appendTiming(file: string, entry: { key: string; wallMs: number; envMs: number; tries: number }): void {
+export function appendTiming(file: string, entry: { key: string; wallMs: number; envMs: number; tries: number; callMs?: Array<number | null> }): void {
   const fd = openSync(file, "a");
   try {
     writeSync(fd, JSON.stringify(entry) + "\n");

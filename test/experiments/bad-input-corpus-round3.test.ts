@@ -8,7 +8,7 @@
  * they are not CLI flags (the SDK wrappers' bounds, a checker's BigInt).
  */
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,7 +19,10 @@ import { toEvaluation } from "../../adapters/environments/browser/checker.ts";
 import { loadBrowserTaskFile } from "../../adapters/environments/browser/tasks/file.ts";
 import { parseIntFlag, parseNumberFlag } from "../../experiments/commands/numeric-flags.ts";
 import { BlobStore } from "../../src/blob-store.ts";
-import { PACK_FILE, packBlobFolder } from "../../src/blob-pack.ts";
+import { PACK_FILE, packBlobFolder, SVGZ_PACK_FILE } from "../../src/blob-pack.ts";
+import { parseExperimentConfig } from "../../experiments/config/load.ts";
+import { runExperiment } from "../../experiments/runner/experiment.ts";
+import { createSimDeskRuntime } from "../../experiments/runtime/simdesk.ts";
 
 const CWD = process.cwd();
 let dir = "";
@@ -244,6 +247,39 @@ describe("report and export read only checked blobs inside the run (issue 31)", 
     const r = await cli(["report", run, "-q", "--out", join(base, "r4.html")]);
     expect(r.code, r.stderr).toBe(0);
     expect(oneLine(r.stderr)).toMatch(/^retrace: warning: 1 finished episode\(s\) are not in the viewer because their record is missing, e\.g\. \.: a\.max-rec-1\/.* \(no .*trajectory\.json\)/);
+  }, 60_000);
+
+  it("report: an svgz-pack.tsv.gz that is a link out of the run is refused (was shipped)", async () => {
+    const run = variant("linked-svgz-pack", (d) => {
+      expect(packBlobFolder(join(d, "blobs"), ".svgz")).toBeGreaterThan(1);
+      const pack = join(d, "blobs", SVGZ_PACK_FILE);
+      copyFileSync(pack, join(outside, SVGZ_PACK_FILE));
+      rmSync(pack);
+      symlinkSync(join(outside, SVGZ_PACK_FILE), pack);
+    });
+    await refused(["report", run, "--out", join(base, "r5.html")], /svgz-pack\.tsv\.gz leads outside .*blobs \(a link\)/);
+  }, 60_000);
+
+  it("report: a replaced entry of svgz-pack.tsv.gz is refused (was shipped)", async () => {
+    const run = variant("swapped-svgz-pack", (d) => {
+      expect(packBlobFolder(join(d, "blobs"), ".svgz")).toBeGreaterThan(1);
+      const pack = join(d, "blobs", SVGZ_PACK_FILE);
+      const lines = gunzipSync(readFileSync(pack)).toString("latin1").split("\n").filter(Boolean);
+      // the first entry now holds the second one's bytes (a valid gzipped SVG of another screen)
+      lines[0] = `${lines[0].slice(0, 64)}\t${lines[1].slice(65)}`;
+      writeFileSync(pack, gzipSync(Buffer.from(lines.join("\n") + "\n", "latin1")));
+    });
+    await refused(["report", run, "--out", join(base, "r6.html")], /does not render to the screen it names/);
+  }, 60_000);
+
+  it("report: a missing trajectories.jsonl.gz is named in a warning (was dropped without a word)", async () => {
+    // A run whose episode records are packed into one file (what the demo writes), then the pack is lost.
+    const run = join(base, "packed");
+    await runExperiment(parseExperimentConfig(TINY), createSimDeskRuntime(), { out: run, workers: 1, episodeRecords: "pack" });
+    rmSync(join(run, "trajectories.jsonl.gz"));
+    const r = await cli(["report", run, "-q", "--out", join(base, "r7.html")]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(oneLine(r.stderr)).toMatch(/^retrace: warning: 1 finished episode\(s\) are not in the viewer because their record is missing, e\.g\. \.: a\.max-rec-1\/.* \(no trajectories\.jsonl\.gz, no .*trajectory\.json\)/);
   }, 60_000);
 
   it("same config and seed: the episode records are byte-identical (no envMs in them)", async () => {

@@ -82,7 +82,13 @@ describe("the model-backed end-to-end preset on SimDesk", () => {
       return readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : e.name === "trajectory.json" ? [join(d, e.name)] : []));
     })(out1);
     expect(records.length).toBe(2);
-    const all: Call[] = records.flatMap((f) => (JSON.parse(readFileSync(f, "utf8")) as { calls?: Call[] }).calls ?? []);
+    // Each call's measured latency is in timings.jsonl (records leave measured times out: same seed, same bytes).
+    const callMs = new Map(readFileSync(join(out1, "timings.jsonl"), "utf8").trim().split("\n").map((t) => JSON.parse(t) as { key: string; callMs?: number[] }).map((t) => [t.key, t.callMs ?? []]));
+    for (const f of records) expect(readFileSync(f, "utf8")).not.toContain("latencyMs");
+    const all: Call[] = records.flatMap((f) => {
+      const rec = JSON.parse(readFileSync(f, "utf8")) as { key: string; calls?: Call[] };
+      return (rec.calls ?? []).map((c, i) => ({ ...c, latencyMs: callMs.get(rec.key)?.[i] ?? undefined }) as Call);
+    });
     const call = all.find((c) => c.role === "policy")!;
     expect(call).toMatchObject({ model: "scripted-vlm", reply: expect.any(String), seq: 0 });
     expect(JSON.stringify(call.messages)).toMatch(/"image"|"ref"/);

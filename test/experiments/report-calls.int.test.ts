@@ -66,6 +66,8 @@ async function run(cfg: string, out: string, ...extra: string[]) {
 }
 
 const linesOf = (out: string): ResultLine[] => readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultLine);
+/** Each call's measured latency of an episode, from timings.jsonl (records leave measured times out). */
+const callMsOf = (out: string, key: string): Array<number | null> => readFileSync(join(out, "timings.jsonl"), "utf8").trim().split("\n").map((t) => JSON.parse(t)).filter((t) => t.key === key).at(-1)?.callMs ?? [];
 const recordOf = (out: string, l: ResultLine): EpisodeRecord => JSON.parse(readFileSync(join(out, l.condition, l.task, String(l.seed), "trajectory.json"), "utf8")) as EpisodeRecord;
 /** Where each call of an episode is shown: "seq:phase" per call, in the log's order. */
 const placement = (rec: EpisodeRecord) => (rec.calls ?? []).map((c) => `${rec.trajectory.steps[callStepIndex(rec.trajectory.steps, c)]?.seq}:${c.phase}`);
@@ -143,6 +145,10 @@ describe("model calls on their own steps (stand-in model run)", () => {
     // the size the `report` command prints counts the calls, chunk and screen files beside the page
     const sizeOf = (p: string): number => (statSync(p).isDirectory() ? readdirSync(p).reduce((n, f) => n + sizeOf(join(p, f)), 0) : statSync(p).size);
     expect(built.totalBytes).toBe(sizeOf(report) + sizeOf(join(out, "report-files")));
+    // each call's latency, left out of the records, is joined back from timings.jsonl for the viewer
+    const callFiles = readdirSync(join(out, "report-files")).filter((f) => f.startsWith("calls-"));
+    expect(callFiles.length).toBeGreaterThan(0);
+    for (const f of callFiles) expect(readFileSync(join(out, "report-files", f), "utf8")).toMatch(/"latencyMs":\d/);
     expect(built.totalBytes).toBeGreaterThan(2 * built.bytes);
     expect(readdirSync(join(out, "report-files")).filter((f) => f.startsWith("calls-")).length).toBe(lines.filter((l) => recordOf(out, l).calls?.length).length);
     expect(megabytes(4_700_000)).toBe("4.7 MB");
@@ -270,7 +276,9 @@ describe.each(["openai-cua", "anthropic"] as const)("computer-use agent (%s) cal
     for (const l of lines) {
       const rec = recordOf(out, l);
       const steps = rec.trajectory.steps;
-      for (const c of rec.calls ?? []) {
+      const callMs = callMsOf(out, l.key);
+      expect(JSON.stringify(rec.calls ?? [])).not.toContain("latencyMs"); // measured times are in timings.jsonl
+      for (const [ci, c] of (rec.calls ?? []).entries()) {
         logged++;
         expect(c.draw, `${l.key}: ${c.phase} call at seq ${c.seq} names its episode`).toMatchObject({ task: l.task, seed: l.seed });
         const i = callStepIndex(steps, c);
@@ -283,7 +291,7 @@ describe.each(["openai-cua", "anthropic"] as const)("computer-use agent (%s) cal
         expect(images.length, `${l.key}: ${c.phase} call at seq ${c.seq} shows its screenshot`).toBeGreaterThan(0);
         expect(images.every((p) => p.type === "image" && /^[0-9a-f]{64}$/.test(p.blob))).toBe(true);
         expect(c.inputTokens).toBeGreaterThan(0);
-        expect(c.latencyMs).toBeGreaterThanOrEqual(0);
+        expect(callMs[ci]).toBeGreaterThanOrEqual(0);
         const st = steps[i];
         if (c.phase === "policy" && !c.discarded) {
           expect(st).toMatchObject({ role: "forward", seq: c.seq });

@@ -22,7 +22,10 @@ import { runIdOf } from "../../../experiments/recovery-eval/labels.ts";
 
 const TASK = "files-trash-menu";
 const root = mkdtempSync(join(tmpdir(), "retrace-agreement-labels-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => {
+  delete process.env.RETRACE_LABELS_TEST_KEY;
+  rmSync(root, { recursive: true, force: true });
+});
 let server: ScriptedOpenAIServer | undefined;
 afterEach(async () => {
   await server?.close();
@@ -74,6 +77,7 @@ const CONFIG = {
 };
 
 const usage = { inputTokens: 900, outputTokens: 30 };
+const ECHOED_KEY = "sk-labels-echo-0123456789abcdefXYZ";
 const JUDGE = /You judge whether a computer-use agent undid a mistake/;
 
 describe("retrace eval-recovery --agreement --labels (model recoverer and model judge on SimDesk)", () => {
@@ -81,7 +85,9 @@ describe("retrace eval-recovery --agreement --labels (model recoverer and model 
     const plan = getSimDeskTask(TASK).plan!;
     const cfg = join(root, "config.json");
     writeFileSync(cfg, JSON.stringify(CONFIG));
-    const common = (url: string) => ["--config", cfg, "--base-url", url, "--model", "qwen-test", "--quiet", "--no-preflight"];
+    // Issue 31: a key the model echoes back was written in plain text to runs.jsonl and label-sample.jsonl.
+    process.env.RETRACE_LABELS_TEST_KEY = ECHOED_KEY;
+    const common = (url: string) => ["--config", cfg, "--base-url", url, "--model", "qwen-test", "--api-key-env", "RETRACE_LABELS_TEST_KEY", "--quiet", "--no-preflight"];
     server = await startScriptedOpenAIServer({
       script: [
         ...planAnswers(plan).map((text) => ({ endpoint: "chat" as const, text, usage, expect: expectText(/Use Edit > Move to Trash/, "forward") })),
@@ -97,7 +103,7 @@ describe("retrace eval-recovery --agreement --labels (model recoverer and model 
     server = await startScriptedOpenAIServer({
       script: [
         { endpoint: "chat", text: planAnswers(plan)[3], usage, expect: expectText(/Use Edit > Move to Trash/, "forward (implicit)") },
-        { endpoint: "chat", text: code("pyautogui.click(555, 209)", "keep.txt was selected by mistake; selecting readme.txt again to restore the TARGET state."), usage, expect: expectText(/TARGET/, "recoverer 0-E") },
+        { endpoint: "chat", text: code("pyautogui.click(555, 209)", `keep.txt was selected by mistake; selecting readme.txt again to restore the TARGET state. (Using key ${ECHOED_KEY}.)`), usage, expect: expectText(/TARGET/, "recoverer 0-E") },
         { endpoint: "chat", text: code("pyautogui.press('esc')", "Nothing obvious differs; pressing Escape."), usage, expect: expectText(/No history of the earlier run/, "recoverer none") },
       ],
     });
@@ -118,6 +124,12 @@ describe("retrace eval-recovery --agreement --labels (model recoverer and model 
       expect(l.history.at(-1)).toMatch(/^3\. CLICK\(555, ?183.*erroneous/);
     }
     expect(lines[1].recovery[0]).toMatch(/^1\. CLICK.*rationale: keep\.txt was selected by mistake/);
+    // the echoed key is redacted in the evaluation's runs and in the sheet
+    for (const f of [join(ev, "runs.jsonl"), sheet]) {
+      const text = readFileSync(f, "utf8");
+      expect(text, f).not.toContain(ECHOED_KEY);
+      expect(text, f).toContain("[redacted]");
+    }
 
     // an unfilled sheet is refused on its first line
     const unfilled = await cli(["eval-recovery", "--agreement", "--labels", sheet, "--out", ev, ...common("http://127.0.0.1:9/v1")]);
