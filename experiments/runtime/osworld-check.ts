@@ -15,7 +15,9 @@ import { startOsworldControlServer } from "../../adapters/environments/osworld/c
 import { OsworldPythonBridge } from "../../adapters/environments/osworld/python-bridge.ts";
 import { evaluateOsworldBridged, evaluateOsworldNative, runOsworldSetup, setupProblem } from "../../adapters/environments/osworld/runner.ts";
 import { loadOsworldTasks, offlineBlockers, type OsworldTask } from "../../adapters/environments/osworld/tasks.ts";
-import { DESKTOP_IMAGE_PROGRAMS } from "../../adapters/environments/docker/image-programs.ts";
+import type Docker from "dockerode";
+import { ConfigError } from "../../src/errors.ts";
+import { APPS_IMAGE_PROGRAMS, DESKTOP_IMAGE_PROGRAMS, knownImagePrograms, probeImagePrograms } from "../../adapters/environments/docker/image-programs.ts";
 import type { DesktopEnvironment } from "../../adapters/environments/x11/desktop-environment.ts";
 import { createRng } from "../../src/rng.ts";
 
@@ -28,13 +30,32 @@ export interface OfflineRow {
   blockers: string[];
 }
 
-/** Every task of `dir` with whether it runs offline on a container desktop, and why not. */
-export async function offlineListing(dir: string, python = false): Promise<OfflineRow[]> {
+/**
+ * Every task of `dir` with whether it runs offline on a container desktop whose image has
+ * `programs` (default: the default image's), and why not.
+ */
+export async function offlineListing(dir: string, python = false, programs: ReadonlySet<string> = DESKTOP_IMAGE_PROGRAMS): Promise<OfflineRow[]> {
   const report = await loadOsworldTasks(dir);
   return report.tasks.map((t) => {
-    const blockers = offlineBlockers(t, { programs: DESKTOP_IMAGE_PROGRAMS, python });
+    const blockers = offlineBlockers(t, { programs, python });
     return { id: t.id, domain: t.domain, offline: blockers.length === 0, blockers };
   });
+}
+
+/**
+ * The programs of a desktop image: known for retrace's own images, otherwise asked of a container
+ * of that image (then `docker` is needed).
+ */
+export async function desktopImagePrograms(image: string, docker?: () => Promise<Docker | undefined>): Promise<ReadonlySet<string>> {
+  const known = knownImagePrograms(image);
+  if (known) return known;
+  const d = await docker?.();
+  if (!d) throw new ConfigError(`image "${image}" is not one of retrace's (retrace-desktop:3, retrace-desktop-apps:1): its programs are probed in a container, which needs a Docker engine (set DOCKER_HOST)`, { field: "--image" });
+  try {
+    return await probeImagePrograms(d, image, [...APPS_IMAGE_PROGRAMS, "code"]);
+  } catch (err) {
+    throw new ConfigError(`image "${image}" did not start to list its programs: ${(err as Error).message}`, { field: "--image" });
+  }
 }
 
 /** The outcome of one checked task. */
@@ -57,11 +78,17 @@ export interface OsworldCheckOptions {
   seed?: number;
   /** OSWorld checkout for its Python evaluators (optional). */
   osworldPath?: string;
+  /** The desktops' image name, for the report. */
+  image?: string;
+  /** Programs of the desktops' image (adapters/environments/docker/image-programs.ts). @default the default image's */
+  programs?: ReadonlySet<string>;
   onTask?: (t: CheckedTask) => void;
 }
 
 /** The counts of a check. */
 export interface OsworldCheckReport {
+  /** The desktops' image, when the caller named it. */
+  image?: string;
   tasks: number;
   offline: number;
   checked: CheckedTask[];
@@ -79,7 +106,7 @@ export async function checkOsworldTasks(o: OsworldCheckOptions): Promise<Osworld
   const blocked: Record<string, number> = {};
   const runnable: OsworldTask[] = [];
   for (const t of report.tasks) {
-    const b = offlineBlockers(t, { programs: DESKTOP_IMAGE_PROGRAMS, python });
+    const b = offlineBlockers(t, { programs: o.programs ?? DESKTOP_IMAGE_PROGRAMS, python });
     if (b.length === 0) runnable.push(t);
     for (const k of new Set(b.map(reasonKind))) blocked[k] = (blocked[k] ?? 0) + 1;
   }
@@ -95,7 +122,7 @@ export async function checkOsworldTasks(o: OsworldCheckOptions): Promise<Osworld
     checked.push(row);
     o.onTask?.(row);
   }
-  return { tasks: report.tasks.length, offline: runnable.length, checked, blocked };
+  return { image: o.image, tasks: report.tasks.length, offline: runnable.length, checked, blocked };
 }
 
 async function checkOne(t: OsworldTask, env: DesktopEnvironment, bridge?: OsworldPythonBridge): Promise<CheckedTask> {
@@ -106,7 +133,7 @@ async function checkOne(t: OsworldTask, env: DesktopEnvironment, bridge?: Osworl
   try {
     await env.resetBlank(t.id);
     server = await startOsworldControlServer({ env });
-    const client = new OsworldClient({ baseUrl: server.url, retryIntervalMs: 200 });
+    const client = new OsworldClient({ baseUrl: server.url, chromiumUrl: server.chromiumUrl, retryIntervalMs: 200 });
     const screen = await client.screenSize();
     const setup = await runOsworldSetup(client, t.setup, screen);
     const problem = setupProblem(t.id, setup);

@@ -11,6 +11,7 @@ import type { OsworldPythonBridge } from "./python-bridge.ts";
 import { writeEpisodeOutput, type EpisodeOutputOptions, type EpisodeOutputSummary } from "../../../src/store/episode-output.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import type { Evaluation } from "../../../src/task.ts";
+import { CHROME_GETTERS, chromeGetter } from "./chrome-getters.ts";
 import type { OsworldClient } from "./client.ts";
 import { SUPPORTED_METRICS, SUPPORTED_SETUP, type OsworldTask } from "./tasks.ts";
 import { pathInside } from "../../../src/store/safe-path.ts";
@@ -166,6 +167,7 @@ async function getValue(client: OsworldClient, g: Getter): Promise<unknown> {
     case "cloud_file_text":
       return g.text;
     default:
+      if ((CHROME_GETTERS as readonly string[]).includes(g.type)) return chromeGetter(client, g.type as (typeof CHROME_GETTERS)[number]);
       throw new ConfigError(`getter "${g.type}" is not supported natively; use the OSWorld Python bridge`);
   }
 }
