@@ -25,7 +25,7 @@ export function checkSummary(r: OsworldCheckReport): string[] {
   const scored = r.checked.filter((c) => c.outcome === "scored");
   const lines = [
     `${r.tasks} OSWorld tasks; ${r.offline} run fully offline on a container desktop${r.image ? ` of ${r.image}` : ""}; ${r.checked.length} checked`,
-    `checked: ${scored.length} scored (${scored.filter((c) => c.score === 1).length} score 1, ${scored.filter((c) => c.score === 0).length} score 0), ${r.checked.filter((c) => c.outcome === "setup-failed").length} set-up failed, ${r.checked.filter((c) => c.outcome === "crashed").length} crashed`,
+    `checked: ${scored.length} scored (${scored.filter((c) => c.score === 1).length} score 1, ${scored.filter((c) => c.score === 0).length} score 0), ${r.checked.filter((c) => c.outcome === "setup-failed").length} set-up failed, ${r.checked.filter((c) => c.outcome === "getter-none").length} getter gave None, ${r.checked.filter((c) => c.outcome === "crashed").length} crashed`,
     `not offline here (a task may have several reasons): ${Object.entries(r.blocked).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(", ")}`,
   ];
   return lines;
@@ -64,7 +64,7 @@ export function register(program: Command): void {
         });
         if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + "\n");
         else process.stdout.write(checkSummary(report).join("\n") + "\n");
-        if (report.checked.some((c) => c.outcome === "crashed")) process.exitCode = 1;
+        if (report.checked.some((c) => c.outcome === "crashed" || c.outcome === "getter-none")) process.exitCode = 1;
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

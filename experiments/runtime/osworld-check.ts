@@ -62,7 +62,8 @@ export async function desktopImagePrograms(image: string, docker?: () => Promise
 export interface CheckedTask {
   id: string;
   domain: string;
-  outcome: "scored" | "setup-failed" | "crashed";
+  /** `getter-none`: a getter gave None (no value where the task expects one), so the score means nothing. */
+  outcome: "scored" | "setup-failed" | "getter-none" | "crashed";
   score?: number;
   detail: string;
   ms: number;
@@ -73,6 +74,8 @@ export interface OsworldCheckOptions {
   dir: string;
   /** Start a fresh desktop (a container) for a task. */
   desktop: () => DesktopEnvironment;
+  /** Check only the offline tasks with these ids (default: all). */
+  ids?: readonly string[];
   /** Check only these many offline tasks, drawn with `seed` (default: all). */
   sample?: number;
   seed?: number;
@@ -110,11 +113,12 @@ export async function checkOsworldTasks(o: OsworldCheckOptions): Promise<Osworld
     if (b.length === 0) runnable.push(t);
     for (const k of new Set(b.map(reasonKind))) blocked[k] = (blocked[k] ?? 0) + 1;
   }
-  let chosen = runnable;
-  if (o.sample !== undefined && o.sample < runnable.length) {
+  let chosen = o.ids ? runnable.filter((t) => o.ids!.includes(t.id)) : runnable;
+  if (o.sample !== undefined && o.sample < chosen.length) {
     const rng = createRng(o.seed ?? 0, "osworld-check");
-    const order = runnable.map((t) => ({ t, k: rng.next() })).sort((a, b) => a.k - b.k);
-    chosen = order.slice(0, o.sample).map((x) => x.t).sort((a, b) => runnable.indexOf(a) - runnable.indexOf(b));
+    const order = chosen.map((t) => ({ t, k: rng.next() })).sort((a, b) => a.k - b.k);
+    const pool = chosen;
+    chosen = order.slice(0, o.sample).map((x) => x.t).sort((a, b) => pool.indexOf(a) - pool.indexOf(b));
   }
   const checked: CheckedTask[] = [];
   for (const t of chosen) {
@@ -141,7 +145,9 @@ async function checkOne(t: OsworldTask, env: DesktopEnvironment, bridge?: Osworl
     const post = await runOsworldSetup(client, (t.evaluator.postconfig ?? []) as typeof t.setup, screen);
     const postProblem = setupProblem(t.id, post);
     if (postProblem) return row("setup-failed", `post-config: ${postProblem}`);
-    const ev = t.support.unsupportedMetrics.length && bridge ? await evaluateOsworldBridged(client, t, bridge, work) : await evaluateOsworldNative(client, t);
+    const none: string[] = [];
+    const ev = t.support.unsupportedMetrics.length && bridge ? await evaluateOsworldBridged(client, t, bridge, work) : await evaluateOsworldNative(client, t, false, (type, v) => v == null && none.push(type));
+    if (none.length) return row("getter-none", `getter ${[...new Set(none)].join(", ")} gave None (${ev.detail ?? ""})`);
     return row("scored", ev.detail ?? "", ev.score > 0 ? 1 : 0);
   } catch (err) {
     return row("crashed", describeError(err));

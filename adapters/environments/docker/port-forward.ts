@@ -2,8 +2,9 @@
  * A TCP port of a container reached from the host without giving the container a network
  * (desktops run with `NetworkMode: none`): a listener on the host's loopback whose every
  * connection is piped through one `exec` of `socat STDIO TCP:127.0.0.1:<port>` inside the
- * container, much as `kubectl port-forward` does. OSWorld's Chrome getters reach Chromium's
- * remote-debugging port (9222) this way; WebSockets (CDP) pass through unchanged.
+ * container (a python3 relay where the image has no socat), much as `kubectl port-forward` does.
+ * OSWorld's Chrome getters reach Chromium's remote-debugging port (9222) this way; WebSockets
+ * (CDP) pass through unchanged.
  */
 import type Docker from "dockerode";
 import { createServer, type Server, type Socket } from "node:net";
@@ -50,9 +51,29 @@ export async function forwardContainerPort(o: {
   };
 }
 
+/** Python's side of the relay, for images without socat: stdin to the socket, the socket to stdout. */
+const PY_RELAY = [
+  "import os, socket, sys, threading",
+  's = socket.create_connection(("127.0.0.1", int(sys.argv[1])))',
+  "def up():",
+  "    while True:",
+  "        d = os.read(0, 65536)",
+  "        if not d: break",
+  "        s.sendall(d)",
+  "    s.shutdown(socket.SHUT_WR)",
+  "threading.Thread(target=up, daemon=True).start()",
+  "while True:",
+  "    d = s.recv(65536)",
+  "    if not d: break",
+  "    sys.stdout.buffer.write(d); sys.stdout.buffer.flush()",
+].join("\n");
+
+/** socat where the image has it (the apps image), else python3 (every retrace image). */
+const RELAY = `if command -v socat >/dev/null 2>&1; then exec socat STDIO "TCP:127.0.0.1:$1"; else exec python3 -c '${PY_RELAY}' "$1"; fi`;
+
 async function pipeThroughExec(docker: Docker, container: Docker.Container, port: number, socket: Socket): Promise<void> {
   socket.pause();
-  const exec = await container.exec({ Cmd: ["socat", "STDIO", `TCP:127.0.0.1:${port}`], AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false });
+  const exec = await container.exec({ Cmd: ["/bin/sh", "-c", RELAY, "relay", String(port)], AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false });
   const stream = (await exec.start({ hijack: true, stdin: true })) as unknown as NodeJS.ReadWriteStream & { destroy(): void; end(): void };
   // stdout is multiplexed with stderr (no TTY): only stdout is the connection's data.
   const out = new PassThrough();
