@@ -15,7 +15,6 @@ import { startOsworldControlServer } from "../../adapters/environments/osworld/c
 import { OsworldPythonBridge } from "../../adapters/environments/osworld/python-bridge.ts";
 import { evaluateOsworldBridged, evaluateOsworldNative, runOsworldSetup, setupProblem } from "../../adapters/environments/osworld/runner.ts";
 import { loadOsworldTasks, offlineBlockers, type OsworldTask } from "../../adapters/environments/osworld/tasks.ts";
-import type Docker from "dockerode";
 import { ConfigError } from "../../src/errors.ts";
 import { APPS_IMAGE_PROGRAMS, DESKTOP_IMAGE_PROGRAMS, knownImagePrograms, probeImagePrograms } from "../../adapters/environments/docker/image-programs.ts";
 import type { DesktopEnvironment } from "../../adapters/environments/x11/desktop-environment.ts";
@@ -46,7 +45,7 @@ export async function offlineListing(dir: string, python = false, programs: Read
  * The programs of a desktop image: known for retrace's own images, otherwise asked of a container
  * of that image (then `docker` is needed).
  */
-export async function desktopImagePrograms(image: string, docker?: () => Promise<Docker | undefined>): Promise<ReadonlySet<string>> {
+export async function desktopImagePrograms(image: string, docker?: () => Promise<Parameters<typeof probeImagePrograms>[0] | undefined>): Promise<ReadonlySet<string>> {
   const known = knownImagePrograms(image);
   if (known) return known;
   const d = await docker?.();
