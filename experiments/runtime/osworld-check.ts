@@ -136,7 +136,8 @@ async function checkOne(t: OsworldTask, env: DesktopEnvironment, bridge?: Osworl
   try {
     await env.resetBlank(t.id);
     server = await startOsworldControlServer({ env });
-    const client = new OsworldClient({ baseUrl: server.url, chromiumUrl: server.chromiumUrl, retryIntervalMs: 200 });
+    // 120 s a request, as OSWorld's server allows a command (a pyautogui script settles after each action).
+    const client = new OsworldClient({ baseUrl: server.url, chromiumUrl: server.chromiumUrl, retryIntervalMs: 200, timeoutMs: 120_000 });
     const screen = await client.screenSize();
     const setup = await runOsworldSetup(client, t.setup, screen);
     const problem = setupProblem(t.id, setup);
