@@ -8,7 +8,11 @@ import { tasksForEnvironment } from "../../adapters/environments/registry.ts";
 import type { Task } from "../../src/task.ts";
 import { textTable } from "./run-options.ts";
 import { DEFAULT_OSWORLD_TASKS } from "../runtime/osworld.ts";
-import { offlineListing } from "../runtime/osworld-check.ts";
+import { desktopImagePrograms, offlineListing } from "../runtime/osworld-check.ts";
+import { DEFAULT_DESKTOP_IMAGE } from "../../adapters/environments/docker/container-backend.ts";
+import { APPS_DESKTOP_IMAGE } from "../../adapters/environments/docker/image-programs.ts";
+import { createDockerClient } from "../../adapters/environments/docker/engine.ts";
+import { runtimeSettings } from "../../src/settings.ts";
 
 type SuiteTask = Task & { plan: NonNullable<Task["plan"]>; horizon?: string; mistakes?: unknown[] };
 
@@ -25,16 +29,21 @@ export function register(program: Command): void {
     .description("list the SimDesk tasks (--env browser: the browser web-app tasks; --env docker: the shared OSWorld tasks and whether each runs offline on a container desktop)")
     .addOption(new Option("--env <kind>", "which suite").choices(["simdesk", "browser", "docker"]).default("simdesk"))
     .option("--tasks <dir>", "with --env docker: the OSWorld evaluation_examples folder", DEFAULT_OSWORLD_TASKS)
+    .option("--image <name>", `with --env docker: the desktop image whose programs count (${APPS_DESKTOP_IMAGE}: the apps image)`, DEFAULT_DESKTOP_IMAGE)
     .option("--json", "print JSON (id, instruction, apps, steps, horizon, tags, mistakes)")
-    .action(async (flags: { json?: boolean; env: string; tasks: string }) => {
+    .action(async (flags: { json?: boolean; env: string; tasks: string; image: string }) => {
       if (flags.env === "docker") {
-        const rows = await offlineListing(flags.tasks);
+        const docker = async () => {
+          const d = createDockerClient(runtimeSettings().dockerHost);
+          return (await d.ping().then(() => true, () => false)) ? d : undefined;
+        };
+        const rows = await offlineListing(flags.tasks, false, await desktopImagePrograms(flags.image, docker));
         if (flags.json) {
           process.stdout.write(JSON.stringify(rows, null, 2) + "\n");
           return;
         }
         process.stdout.write(textTable(["id", "domain", "offline", "why not"], rows.map((r) => [r.id, r.domain, r.offline ? "yes" : "no", r.blockers.join("; ")])) + "\n");
-        process.stdout.write(`${rows.length} OSWorld tasks, ${rows.filter((r) => r.offline).length} run fully offline on a container desktop (retrace osworld-check runs them)\n`);
+        process.stdout.write(`${rows.length} OSWorld tasks, ${rows.filter((r) => r.offline).length} run fully offline on a container desktop of ${flags.image} (retrace osworld-check runs them)\n`);
         return;
       }
       const tasks = suite(flags.env);

@@ -15,7 +15,8 @@ import { startOsworldControlServer } from "../../adapters/environments/osworld/c
 import { OsworldPythonBridge } from "../../adapters/environments/osworld/python-bridge.ts";
 import { evaluateOsworldBridged, evaluateOsworldNative, runOsworldSetup, setupProblem } from "../../adapters/environments/osworld/runner.ts";
 import { loadOsworldTasks, offlineBlockers, type OsworldTask } from "../../adapters/environments/osworld/tasks.ts";
-import { DESKTOP_IMAGE_PROGRAMS } from "../../adapters/environments/docker/image-programs.ts";
+import { ConfigError } from "../../src/errors.ts";
+import { APPS_IMAGE_PROGRAMS, DESKTOP_IMAGE_PROGRAMS, knownImagePrograms, probeImagePrograms } from "../../adapters/environments/docker/image-programs.ts";
 import type { DesktopEnvironment } from "../../adapters/environments/x11/desktop-environment.ts";
 import { createRng } from "../../src/rng.ts";
 
@@ -28,20 +29,40 @@ export interface OfflineRow {
   blockers: string[];
 }
 
-/** Every task of `dir` with whether it runs offline on a container desktop, and why not. */
-export async function offlineListing(dir: string, python = false): Promise<OfflineRow[]> {
+/**
+ * Every task of `dir` with whether it runs offline on a container desktop whose image has
+ * `programs` (default: the default image's), and why not.
+ */
+export async function offlineListing(dir: string, python = false, programs: ReadonlySet<string> = DESKTOP_IMAGE_PROGRAMS): Promise<OfflineRow[]> {
   const report = await loadOsworldTasks(dir);
   return report.tasks.map((t) => {
-    const blockers = offlineBlockers(t, { programs: DESKTOP_IMAGE_PROGRAMS, python });
+    const blockers = offlineBlockers(t, { programs, python });
     return { id: t.id, domain: t.domain, offline: blockers.length === 0, blockers };
   });
+}
+
+/**
+ * The programs of a desktop image: known for retrace's own images, otherwise asked of a container
+ * of that image (then `docker` is needed).
+ */
+export async function desktopImagePrograms(image: string, docker?: () => Promise<Parameters<typeof probeImagePrograms>[0] | undefined>): Promise<ReadonlySet<string>> {
+  const known = knownImagePrograms(image);
+  if (known) return known;
+  const d = await docker?.();
+  if (!d) throw new ConfigError(`image "${image}" is not one of retrace's (retrace-desktop:3, retrace-desktop-apps:1): its programs are probed in a container, which needs a Docker engine (set DOCKER_HOST)`, { field: "--image" });
+  try {
+    return await probeImagePrograms(d, image, [...APPS_IMAGE_PROGRAMS, "code"]);
+  } catch (err) {
+    throw new ConfigError(`image "${image}" did not start to list its programs: ${(err as Error).message}`, { field: "--image" });
+  }
 }
 
 /** The outcome of one checked task. */
 export interface CheckedTask {
   id: string;
   domain: string;
-  outcome: "scored" | "setup-failed" | "crashed";
+  /** `getter-none`: a getter gave None (no value where the task expects one), so the score means nothing. */
+  outcome: "scored" | "setup-failed" | "getter-none" | "crashed";
   score?: number;
   detail: string;
   ms: number;
@@ -52,16 +73,24 @@ export interface OsworldCheckOptions {
   dir: string;
   /** Start a fresh desktop (a container) for a task. */
   desktop: () => DesktopEnvironment;
+  /** Check only the offline tasks with these ids (default: all). */
+  ids?: readonly string[];
   /** Check only these many offline tasks, drawn with `seed` (default: all). */
   sample?: number;
   seed?: number;
   /** OSWorld checkout for its Python evaluators (optional). */
   osworldPath?: string;
+  /** The desktops' image name, for the report. */
+  image?: string;
+  /** Programs of the desktops' image (adapters/environments/docker/image-programs.ts). @default the default image's */
+  programs?: ReadonlySet<string>;
   onTask?: (t: CheckedTask) => void;
 }
 
 /** The counts of a check. */
 export interface OsworldCheckReport {
+  /** The desktops' image, when the caller named it. */
+  image?: string;
   tasks: number;
   offline: number;
   checked: CheckedTask[];
@@ -80,15 +109,16 @@ export async function checkOsworldTasks(o: OsworldCheckOptions): Promise<Osworld
   const blocked: Record<string, number> = {};
   const runnable: OsworldTask[] = [];
   for (const t of report.tasks) {
-    const b = offlineBlockers(t, { programs: DESKTOP_IMAGE_PROGRAMS, python });
+    const b = offlineBlockers(t, { programs: o.programs ?? DESKTOP_IMAGE_PROGRAMS, python });
     if (b.length === 0) runnable.push(t);
     for (const k of new Set(b.map(reasonKind))) blocked[k] = (blocked[k] ?? 0) + 1;
   }
-  let chosen = runnable;
-  if (o.sample !== undefined && o.sample < runnable.length) {
+  let chosen = o.ids ? runnable.filter((t) => o.ids!.includes(t.id)) : runnable;
+  if (o.sample !== undefined && o.sample < chosen.length) {
     const rng = createRng(o.seed ?? 0, "osworld-check");
-    const order = runnable.map((t) => ({ t, k: rng.next() })).sort((a, b) => a.k - b.k);
-    chosen = order.slice(0, o.sample).map((x) => x.t).sort((a, b) => runnable.indexOf(a) - runnable.indexOf(b));
+    const order = chosen.map((t) => ({ t, k: rng.next() })).sort((a, b) => a.k - b.k);
+    const pool = chosen;
+    chosen = order.slice(0, o.sample).map((x) => x.t).sort((a, b) => pool.indexOf(a) - pool.indexOf(b));
   }
   const checked: CheckedTask[] = [];
   for (const t of chosen) {
@@ -96,7 +126,7 @@ export async function checkOsworldTasks(o: OsworldCheckOptions): Promise<Osworld
     checked.push(row);
     o.onTask?.(row);
   }
-  return { tasks: report.tasks.length, offline: runnable.length, checked, blocked };
+  return { image: o.image, tasks: report.tasks.length, offline: runnable.length, checked, blocked };
 }
 
 async function checkOne(t: OsworldTask, env: DesktopEnvironment, bridge?: OsworldPythonBridge, ownCode = false): Promise<CheckedTask> {
@@ -107,7 +137,8 @@ async function checkOne(t: OsworldTask, env: DesktopEnvironment, bridge?: Osworl
   try {
     await env.resetBlank(t.id);
     server = await startOsworldControlServer({ env });
-    const client = new OsworldClient({ baseUrl: server.url, retryIntervalMs: 200 });
+    // 120 s a request, as OSWorld's server allows a command (a pyautogui script settles after each action).
+    const client = new OsworldClient({ baseUrl: server.url, chromiumUrl: server.chromiumUrl, retryIntervalMs: 200, timeoutMs: 120_000 });
     const screen = await client.screenSize();
     if (bridge && ownCode && (t.support.unsupportedSetup.length > 0 || t.support.unsupportedGetters.length > 0)) {
       // OSWorld's own SetupController and DesktopEnv.evaluate, pointed at this desktop's control server.
@@ -128,7 +159,9 @@ async function checkOne(t: OsworldTask, env: DesktopEnvironment, bridge?: Osworl
     const post = await runOsworldSetup(client, (t.evaluator.postconfig ?? []) as typeof t.setup, screen);
     const postProblem = setupProblem(t.id, post);
     if (postProblem) return row("setup-failed", `post-config: ${postProblem}`);
-    const ev = t.support.unsupportedMetrics.length && bridge ? await evaluateOsworldBridged(client, t, bridge, work) : await evaluateOsworldNative(client, t);
+    const none: string[] = [];
+    const ev = t.support.unsupportedMetrics.length && bridge ? await evaluateOsworldBridged(client, t, bridge, work) : await evaluateOsworldNative(client, t, false, (type, v) => v == null && none.push(type));
+    if (none.length) return row("getter-none", `getter ${[...new Set(none)].join(", ")} gave None (${ev.detail ?? ""})`);
     return row("scored", ev.detail ?? "", ev.score > 0 ? 1 : 0);
   } catch (err) {
     return row("crashed", describeError(err));

@@ -12,6 +12,7 @@ import { pngToFrame, type Frame } from "../x11/frame.ts";
 import { waitFor } from "../x11/host-backend.ts";
 import { onShutdown } from "../x11/processes.ts";
 import { execIn, MANAGED_LABEL, readAll, ROLE_LABEL, RUN_LABEL } from "./engine.ts";
+import { forwardContainerPort, type PortForward } from "./port-forward.ts";
 import { packTar, unpackTar } from "./tar.ts";
 
 /** The image built by experiments/docker/build-image.sh (or `docker build`). */
@@ -170,6 +171,11 @@ export class ContainerBackend implements DesktopBackend {
     const c = this.requireContainer();
     const exec = await c.exec({ Cmd: argv, User: "cua", Env: this.userEnv(), WorkingDir: HOME, AttachStdout: false, AttachStderr: false });
     await exec.start({ Detach: true });
+  }
+
+  /** A host port piped (through `exec` of socat, the container has no network) to `port` inside the container. */
+  async forwardPort(port: number): Promise<PortForward> {
+    return forwardContainerPort({ docker: this.docker, container: () => this.requireContainer(), port });
   }
 
   async close(): Promise<void> {

@@ -19,6 +19,11 @@ export interface OsworldClientOptions {
   retryIntervalMs?: number;
   /** Per-request timeout in ms. @default 30000 */
   timeoutMs?: number;
+  /**
+   * Chromium's remote-debugging endpoint as OSWorld's getters reach it (`http://<vm_ip>:<chromium_port>`,
+   * port 9222 in the VM); the Chrome getters that speak CDP need it. @default none
+   */
+  chromiumUrl?: string;
 }
 
 /** Answer of /execute, /run_python and /run_bash_script. */
@@ -40,12 +45,15 @@ export function isImage(bytes: Uint8Array): boolean {
 /** Talks to one OSWorld control server. */
 export class OsworldClient {
   readonly baseUrl: string;
+  /** See {@link OsworldClientOptions.chromiumUrl}. */
+  readonly chromiumUrl?: string;
   private readonly retryTimes: number;
   private readonly retryIntervalMs: number;
   private readonly timeoutMs: number;
 
   constructor(options: OsworldClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/$/, "");
+    this.chromiumUrl = options.chromiumUrl?.replace(/\/$/, "");
     this.retryTimes = options.retryTimes ?? 3;
     this.retryIntervalMs = options.retryIntervalMs ?? 5000;
     this.timeoutMs = options.timeoutMs ?? 30_000;

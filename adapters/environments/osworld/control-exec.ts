@@ -17,6 +17,9 @@ import { cursorPosition, findWindows } from "./windows.ts";
  */
 const sessionCommand = (argv: string[]): string[] => ["/usr/bin/env", "GSETTINGS_BACKEND=dconf", ...argv];
 
+/** Chromium's flags for `google-chrome` in a container (no sandbox: an unprivileged container has no user namespaces for it). */
+const CHROMIUM_FLAGS = ["--no-sandbox", "--no-first-run", "--no-default-browser-check", "--disable-gpu", "--disable-dev-shm-usage", "--password-store=basic"];
+
 /** How long a command may run (OSWorld's server: 120 s for /execute, 30 s for /run_python). */
 const EXEC_TIMEOUT_MS = 120_000;
 const PYTHON_TIMEOUT_MS = 30_000;
@@ -137,8 +140,12 @@ export function execRoutes(ctx: RouteContext): Record<string, Route> {
       return text(`${shown} launched successfully`);
     }
     if (!shell) {
-      // google-chrome is the image's Chromium, with its remote-debugging port as the task asks.
-      if (argv[0] === "google-chrome" || argv[0] === "google-chrome-stable") argv = ["chromium", "--no-sandbox", "--no-first-run", "--disable-gpu", ...argv.slice(1)];
+      // google-chrome is the image's Chromium, with its remote-debugging port as the task asks: the
+      // apps image's `google-chrome` wrapper (Chrome's profile folder, a process named chrome), or
+      // else Chromium itself with the same flags.
+      if ((argv[0] === "google-chrome" || argv[0] === "google-chrome-stable") && (await desktop.exec(["sh", "-c", 'command -v -- "$0"', argv[0]], { timeoutMs: 5000 })).code !== 0) {
+        argv = ["chromium", ...CHROMIUM_FLAGS, `--user-data-dir=${desktop.homeDir}/.config/google-chrome`, ...argv.slice(1)];
+      }
       const which = await desktop.exec(["sh", "-c", 'command -v -- "$0"', argv[0]], { timeoutMs: 5000 });
       if (which.code !== 0) return json({ status: "error", message: `${argv[0]} is not installed in the desktop image`, error: `${argv[0]} is not installed in the desktop image` }, 500);
     }

@@ -15,7 +15,10 @@ import { execRoutes } from "./control-exec.ts";
 import { HttpError, json, jsonBody, text, type Route, type RouteContext } from "./control-http.ts";
 import { expandUser } from "./host-python.ts";
 import { parseForm } from "./multipart.ts";
-import { activateWindow, closeWindow, cursorPosition, findWindows, waitForWindow, windowSize } from "./windows.ts";
+import { activateWindow, closeWindow, cursorPosition, findSetupWindow, findWindows, waitForWindow, windowSize } from "./windows.ts";
+
+/** How long `activate_window` waits for its window to show (a program the step before started may still be starting). */
+const SETUP_WINDOW_WAIT_MS = 5000;
 
 /** The desktop's own apps, by the file extensions they open (the host desktop's `open_file`). */
 const OPENERS: Array<[RegExp, DesktopApp]> = [
@@ -201,7 +204,7 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
     "POST /setup/activate_window": async (req, body) => {
       const q = windowArgs(jsonBody(req, body));
       if (!q.name) return text("window_name required", 400);
-      const [id] = await findWindows(desktop, q);
+      const id = await findSetupWindow(desktop, q, SETUP_WINDOW_WAIT_MS);
       if (!id) return text(`Window ${q.name} not found`, 404);
       if (!(await activateWindow(desktop, id))) return text(`Window ${q.name} could not be activated`, 500);
       return text("Window activated successfully");

@@ -19,6 +19,7 @@ import { logger } from "../../../src/logger.ts";
 import type { DesktopEnvironment } from "../x11/desktop-environment.ts";
 import { HttpError, type Reply, type RouteContext } from "./control-http.ts";
 import { osworldRoutes } from "./control-routes.ts";
+import { OSWORLD_PORTS } from "./provider.ts";
 import { ScreenRecorder } from "./recording.ts";
 
 /** Options of {@link startOsworldControlServer}. */
@@ -35,6 +36,15 @@ export interface OsworldControlServerOptions {
 export interface OsworldControlServer {
   url: string;
   port: number;
+  /**
+   * OSWorld's `chromium_port`: the host port that reaches port 9222 inside a container desktop
+   * (where the tasks' `socat tcp-listen:9222,fork tcp:localhost:1337` meets Chromium's
+   * `--remote-debugging-port=1337`), so the Chrome getters speak CDP to it. Undefined on the host
+   * desktop, whose Chromium (if any) is the host's own.
+   */
+  chromiumPort?: number;
+  /** `http://127.0.0.1:<chromiumPort>` for a CDP client (`connect_over_cdp`), when there is one. */
+  chromiumUrl?: string;
   close(): Promise<void>;
 }
 
@@ -79,10 +89,14 @@ export async function startOsworldControlServer(options: OsworldControlServerOpt
     server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  const chromium = env.desktop.forwardPort ? await env.desktop.forwardPort(OSWORLD_PORTS.chromium) : undefined;
   return {
     url: `http://${options.host ?? "127.0.0.1"}:${port}`,
     port,
+    chromiumPort: chromium?.port,
+    chromiumUrl: chromium ? `http://127.0.0.1:${chromium.port}` : undefined,
     close: async () => {
+      await chromium?.close();
       await recorder.dispose();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

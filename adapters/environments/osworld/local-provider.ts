@@ -33,7 +33,7 @@ export function localOsworldProvider(options: LocalOsworldProviderOptions): () =
       await desktop.reset(base);
       const control = await startOsworldControlServer({ env: desktop });
       return {
-        client: new OsworldClient({ baseUrl: control.url }),
+        client: new OsworldClient({ baseUrl: control.url, chromiumUrl: control.chromiumUrl }),
         async stop() {
           await control.close();
           await desktop.close();

@@ -178,7 +178,7 @@ export async function startOsworldVm(o: StartOsworldVmOptions): Promise<OsworldV
       if (Date.now() > deadline) throw new EnvironmentError(`OSWorld VM not ready after ${o.readyTimeoutMs ?? 300_000} ms`);
       await new Promise((r) => setTimeout(r, 1000));
     }
-    return { client: new OsworldClient({ baseUrl: client.baseUrl }), ports, containerId: container.id, stop };
+    return { client: new OsworldClient({ baseUrl: client.baseUrl, chromiumUrl: `http://127.0.0.1:${ports.chromium}` }), ports, containerId: container.id, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -11,6 +11,7 @@ import type { OsworldPythonBridge } from "./python-bridge.ts";
 import { writeEpisodeOutput, type EpisodeOutputOptions, type EpisodeOutputSummary } from "../../../src/store/episode-output.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import type { Evaluation } from "../../../src/task.ts";
+import { CHROME_GETTERS, chromeGetter } from "./chrome-getters.ts";
 import type { OsworldClient } from "./client.ts";
 import { SUPPORTED_METRICS, SUPPORTED_SETUP, type OsworldTask } from "./tasks.ts";
 import { pathInside } from "../../../src/store/safe-path.ts";
@@ -166,6 +167,7 @@ async function getValue(client: OsworldClient, g: Getter): Promise<unknown> {
     case "cloud_file_text":
       return g.text;
     default:
+      if ((CHROME_GETTERS as readonly string[]).includes(g.type)) return chromeGetter(client, g.type as (typeof CHROME_GETTERS)[number]);
       throw new ConfigError(`getter "${g.type}" is not supported natively; use the OSWorld Python bridge`);
   }
 }
@@ -199,7 +201,13 @@ export function metric(func: string, result: unknown, expected: unknown): number
  * Evaluate a task whose metrics are all native (`task.support.unsupportedMetrics` empty).
  * `infeasible` tasks score 1 only when the agent's last action was FAIL, as in OSWorld.
  */
-export async function evaluateOsworldNative(client: OsworldClient, task: OsworldTask, lastActionWasFail = false): Promise<Evaluation> {
+export async function evaluateOsworldNative(
+  client: OsworldClient,
+  task: OsworldTask,
+  lastActionWasFail = false,
+  /** Called with each getter's value (a check counts getters that gave None). */
+  onGetter?: (type: string, value: unknown) => void,
+): Promise<Evaluation> {
   const ev = task.evaluator;
   const funcs = Array.isArray(ev.func) ? ev.func : [ev.func];
   const missing = funcs.filter((f) => !(SUPPORTED_METRICS as readonly string[]).includes(f));
@@ -208,10 +216,15 @@ export async function evaluateOsworldNative(client: OsworldClient, task: Osworld
   const results = (Array.isArray(ev.result) ? ev.result : [ev.result]) as Getter[];
   const expecteds = (Array.isArray(ev.expected) ? ev.expected : [ev.expected]) as Array<Getter | undefined>;
   const scores: number[] = [];
+  const value = async (g: Getter) => {
+    const v = await getValue(client, g);
+    onGetter?.(g.type, v);
+    return v;
+  };
   for (const [i, func] of funcs.entries()) {
-    const got = await getValue(client, results[i] ?? results[0]);
+    const got = await value(results[i] ?? results[0]);
     const exp = expecteds[i] ?? expecteds[0];
-    scores.push(metric(func, got, exp ? await getValue(client, exp) : undefined));
+    scores.push(metric(func, got, exp ? await value(exp) : undefined));
   }
   const score = ev.conj === "or" ? Math.max(...scores) : scores.every((s) => s > 0) ? Math.min(...scores) : 0;
   return { score, detail: `${funcs.join(ev.conj === "or" ? " or " : " and ")}: ${scores.join(", ")}` };

@@ -8,6 +8,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { z } from "zod";
 import type { Task } from "../../../src/task.ts";
+import { CHROME_GETTERS } from "./chrome-getters.ts";
 import { idProblem, showId } from "../../../src/store/safe-path.ts";
 
 /** Setup step types retrace runs itself (through an OSWorld client: VM or local control server). */
@@ -15,7 +16,7 @@ export const SUPPORTED_SETUP = ["execute", "command", "execute_with_verification
 /** Evaluator functions retrace computes itself. */
 export const SUPPORTED_METRICS = ["exact_match", "check_include_exclude", "infeasible", "match_in_list", "compare_text_file", "literal_match"] as const;
 /** Result getters retrace can fetch. */
-export const SUPPORTED_GETTERS = ["vm_file", "rule", "cloud_file_text", "vm_command_line", "vm_terminal_output"] as const;
+export const SUPPORTED_GETTERS = ["vm_file", "rule", "cloud_file_text", "vm_command_line", "vm_terminal_output", ...CHROME_GETTERS] as const;
 
 const StepSchema = z.object({ type: z.string().min(1), parameters: z.record(z.string(), z.unknown()).default({}) }).passthrough();
 const OneOrMany = <T extends z.ZodTypeAny>(s: T) => z.union([s, z.array(s)]);
@@ -92,6 +93,9 @@ export function offlineBlockers(t: OsworldTask, o: { programs: ReadonlySet<strin
     if (ACCOUNT_STEPS.has(s.type)) out.push(`a Google account (${s.type} step)`);
     if (s.type === "chrome_open_tabs" || s.type === "chrome_close_tabs" || s.type === "update_browse_history") out.push(`Chrome over its debugging port (${s.type} step)`);
     const text = JSON.stringify(s.parameters);
+    // The desktop has no network: package installs in a set-up command need the internet.
+    const install = /\b(apt(?:-get)?\s+(?:-\S+\s+)*(?:update|install)|pip3?\s+install|snap\s+install)\b/.exec(text);
+    if ((s.type === "execute" || s.type === "command" || s.type === "execute_with_verification") && install) hosts.add(`a package install: ${install[1].split(/\s+/)[0]}`);
     if (!o.programs.has("gnome-terminal") && (/'ctrl', ?'alt', ?'t'/.test(text) || (s.type === "activate_window" && /terminal/i.test(String(s.parameters.window_name ?? ""))))) out.push("a program the desktop image lacks: gnome-terminal (opened with ctrl+alt+t)");
     if (s.type === "launch") {
       const p = programOf(s.parameters.command);
@@ -102,6 +106,7 @@ export function offlineBlockers(t: OsworldTask, o: { programs: ReadonlySet<strin
   if (t.proxy) out.push("OSWorld's proxy");
   const getters = [t.evaluator.result, t.evaluator.expected].flatMap((g) => (g === undefined ? [] : Array.isArray(g) ? g : [g])) as Array<{ type: string }>;
   for (const g of new Set(getters.map((x) => x.type))) if (INTERNET_GETTERS.has(g)) out.push(`the internet (getter ${g})`);
+  for (const g of new Set(getters.map((x) => x.type))) if ((CHROME_GETTERS as readonly string[]).includes(g) && !o.programs.has("google-chrome")) out.push(`a program the desktop image lacks: google-chrome (getter ${g})`);
   if (getters.some((g) => g.type === "vm_terminal_output") && !o.programs.has("gnome-terminal")) out.push("a program the desktop image lacks: gnome-terminal (getter vm_terminal_output)");
   const s = t.support;
   // OSWorld's metrics alone lift Python-only metrics; its environment code (`full`) lifts getters and set-up steps too.

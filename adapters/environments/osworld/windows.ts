@@ -65,6 +65,26 @@ export async function cursorPosition(backend: DesktopBackend): Promise<{ x: numb
   return { x: Number(/X=(-?\d+)/.exec(text)?.[1] ?? 0), y: Number(/Y=(-?\d+)/.exec(text)?.[1] ?? 0) };
 }
 
+/**
+ * The window a set-up step means, waiting up to `timeoutMs` for it to show (a program started by
+ * the step before may still be starting). A plain name that matches no title also matches the
+ * window class: gnome-terminal's title is the shell's (`user@host: ~`), its class `Gnome-terminal`,
+ * and OSWorld's Linux server answers success for `Terminal` whatever wmctrl found.
+ */
+export async function findSetupWindow(backend: DesktopBackend, q: WindowQuery, timeoutMs: number): Promise<string | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [id] = await findWindows(backend, q);
+    if (id) return id;
+    if (!q.strict && !q.byClass) {
+      const [byClass] = await findWindows(backend, { ...q, byClass: true });
+      if (byClass) return byClass;
+    }
+    if (Date.now() >= deadline) return undefined;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 /** Poll until a window matching one of `names` shows; its id, or undefined at the deadline. */
 export async function waitForWindow(backend: DesktopBackend, names: string[], timeoutMs: number): Promise<string | undefined> {
   const deadline = Date.now() + timeoutMs;

@@ -60,6 +60,11 @@ export interface DesktopBackend {
    * Only sandboxed desktops have it: on the host only the desktop's own apps start ({@link launch}).
    */
   spawnDetached?(argv: string[]): Promise<void>;
+  /**
+   * Reach a TCP port of the desktop's own loopback from the host (127.0.0.1:<returned port>), as
+   * OSWorld publishes its VM's Chromium debugging port. Only container desktops have it.
+   */
+  forwardPort?(port: number): Promise<{ port: number; close(): Promise<void> }>;
   /** End everything. Safe to call twice. */
   close(): Promise<void>;
 }

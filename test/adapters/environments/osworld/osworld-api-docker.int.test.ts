@@ -14,6 +14,7 @@ import { runtimeSettings } from "../../../../src/settings.ts";
 import { DEFAULT_DESKTOP_IMAGE } from "../../../../adapters/environments/docker/container-backend.ts";
 import { createDockerDesktop } from "../../../../adapters/environments/docker/create.ts";
 import { createDockerClient, removeManagedContainers } from "../../../../adapters/environments/docker/engine.ts";
+import { CHROME_PREFERENCES, chromeGetter } from "../../../../adapters/environments/osworld/chrome-getters.ts";
 import { OsworldClient } from "../../../../adapters/environments/osworld/client.ts";
 import { startOsworldControlServer, type OsworldControlServer } from "../../../../adapters/environments/osworld/control-server.ts";
 import { evaluateOsworldNative, runOsworldSetup, setupProblem } from "../../../../adapters/environments/osworld/runner.ts";
@@ -81,6 +82,41 @@ describe.runIf(run)("OSWorld's control API and OSWorld tasks on a container desk
     expect(await (await post("/setup/execute_with_verification", { command: "touch ~/made.txt", shell: true, verification: { command_success: "test -f ~/made.txt" }, max_wait_time: 5 })).json()).toMatchObject({ status: "success", verification: "passed" });
     const failed = await post("/setup/execute_with_verification", { command: "true", shell: true, verification: { command_success: "test -f ~/never.txt" }, max_wait_time: 1, check_interval: 0.2 });
     expect([failed.status, (await failed.json()).status]).toEqual([500, "verification_failed"]);
+  });
+
+  it("forwards the container's port 9222 (OSWorld's chromium_port) to the host without a container network", async () => {
+    expect(server.chromiumUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // Nothing listens on 9222 yet: the connection closes without an answer.
+    await expect(fetch(`${server.chromiumUrl}/`)).rejects.toThrow();
+    await post("/execute", { command: "mkdir -p ~/served && echo forwarded > ~/served/probe.txt", shell: true });
+    expect(await (await post("/setup/launch", { command: ["python3", "-m", "http.server", "9222", "--bind", "127.0.0.1", "--directory", "/home/cua/served"] })).text()).toMatch(/launched successfully/);
+    let body = "";
+    for (let i = 0; i < 40 && body !== "forwarded\n"; i++) {
+      body = await fetch(`${server.chromiumUrl}/probe.txt`).then((r) => r.text(), () => "");
+      if (body !== "forwarded\n") await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(body).toBe("forwarded\n");
+    // Several connections at once, each its own relay; a large body arrives whole.
+    await post("/execute", { command: "head -c 3000000 /dev/urandom | base64 -w0 > ~/served/big.txt", shell: true });
+    const [big, ...small] = await Promise.all([fetch(`${server.chromiumUrl}/big.txt`).then((r) => r.text()), ...[1, 2, 3].map(() => fetch(`${server.chromiumUrl}/probe.txt`).then((r) => r.text()))]);
+    expect(big.length).toBe(4_000_000);
+    expect(small).toEqual(["forwarded\n", "forwarded\n", "forwarded\n"]);
+    await post("/execute", { command: ["pkill", "-f", "http.server"] });
+  });
+
+  it("reads Chrome's profile preferences like OSWorld's Chrome getters, with their defaults", async () => {
+    const client = new OsworldClient({ baseUrl: server.url });
+    // No profile yet: OSWorld's defaults.
+    expect(await chromeGetter(client, "enable_do_not_track")).toBe("false");
+    expect(await chromeGetter(client, "default_search_engine")).toBe("Google");
+    expect(await chromeGetter(client, "profile_name")).toBeNull();
+    const prefs = { enable_do_not_track: true, default_search_provider_data: { template_url_data: { short_name: "Bing" } }, profile: { name: "Thomas" } };
+    expect((await client.upload(CHROME_PREFERENCES, Buffer.from(JSON.stringify(prefs)))).status).toBe("success");
+    expect(await chromeGetter(client, "enable_do_not_track")).toBe("true");
+    expect(await chromeGetter(client, "default_search_engine")).toBe("Bing");
+    expect(await chromeGetter(client, "profile_name")).toBe("Thomas");
+    // Without a Chromium endpoint the CDP getter says what is missing.
+    await expect(chromeGetter(client, "open_tabs_info")).rejects.toThrow(/no Chromium debugging endpoint/);
   });
 
   it("serves the accessibility tree as namespace-valid XML and every read endpoint", async () => {
