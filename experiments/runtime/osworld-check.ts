@@ -142,7 +142,7 @@ async function checkOne(t: OsworldTask, env: DesktopEnvironment, bridge?: Osworl
     const screen = await client.screenSize();
     if (bridge && ownCode && (t.support.unsupportedSetup.length > 0 || t.support.unsupportedGetters.length > 0)) {
       // OSWorld's own SetupController and DesktopEnv.evaluate, pointed at this desktop's control server.
-      const where = { url: server.url, screen, cacheDir: work };
+      const where = { url: server.url, chromiumPort: server.chromiumPort, screen, cacheDir: work };
       if (t.support.unsupportedSetup.length > 0) {
         const failed = await bridge.setup(t.setup, where, t.id).then(() => undefined, (err: Error) => err.message);
         if (failed) return row("setup-failed", failed);

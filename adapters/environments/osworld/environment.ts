@@ -185,9 +185,12 @@ export class OsworldEnvironment implements Environment {
   }
 
   private bridgeDesktop(): OsworldBridgeDesktop {
+    const client = this.requireClient();
+    const cdpPort = client.chromiumUrl ? Number(new URL(client.chromiumUrl).port) || undefined : undefined;
     return {
+      ...(cdpPort && { chromiumPort: cdpPort }),
       ...this.options.bridgeDesktop,
-      url: this.requireClient().baseUrl,
+      url: client.baseUrl,
       screen: this.screen,
       cacheDir: this.options.evalDir ?? join(tmpdir(), "retrace-osworld-cache"),
     };
