@@ -93,15 +93,17 @@ const chromium = systemTools("the README's Stagehand snippet in the consumer pro
 interface Prepared {
   dir: string;
   tscErrors: string[];
+  /** The end of tsc's output (or of the error when it did not finish). */
+  tscOutput: string;
 }
 
 /**
  * Install the set's project (the tarball unpacked over the cached install when its package.json
- * is unchanged), write the consumer sources and compile them with the project's own tsc, run by
- * the oldest Node of the set.
+ * is unchanged) while fetching the set's Node binaries, write the consumer sources and compile
+ * them with the project's own tsc, run by the oldest Node of the set.
  */
 async function prepare(set: SdkSet, tarball: string): Promise<Prepared> {
-  const [node, dir] = await Promise.all([nodeBinary(set.nodes[0]), installProject({ name: `sdk-${set.name}`, dependencies: set.dependencies }, tarball, { swapSameManifest: true })]);
+  const [[node], dir] = await Promise.all([Promise.all(set.nodes.map(nodeBinary)), installProject({ name: `sdk-${set.name}`, dependencies: set.dependencies }, tarball, { swapSameManifest: true })]);
   rmSync(join(dir, "src"), { recursive: true, force: true });
   rmSync(join(dir, "out"), { recursive: true, force: true });
   mkdirSync(join(dir, "src"));
@@ -109,8 +111,9 @@ async function prepare(set: SdkSet, tarball: string): Promise<Prepared> {
   writeFileSync(join(dir, "src/entries.ts"), ENTRIES_SOURCE);
   for (const f of ["consumer-scenario.ts", "consumer-episodes.ts", "readme-check.ts", ...set.extra]) copyFileSync(join(ROOT, "test/consumer", f), join(dir, "src", f));
   for (const s of readmeSnippets()) writeFileSync(join(dir, `src/${s.name}.ts`), s.source);
-  const tsc = await run(node, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: dir }).catch((err: Error) => ({ stdout: err.message, stderr: "" }));
-  return { dir, tscErrors: tsc.stdout.split("\n").filter((l) => /error TS\d+/.test(l)) };
+  // ~60 s of CPU per set; two at once on a loaded 2-core machine took more than 10 minutes.
+  const tsc = await run(node, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: dir, timeoutMs: 1_800_000 }).catch((err: Error) => ({ stdout: err.message, stderr: "" }));
+  return { dir, tscErrors: tsc.stdout.split("\n").filter((l) => /error TS\d+/.test(l)), tscOutput: tsc.stdout.slice(-4000) };
 }
 
 // Both sets are prepared at once, as soon as the tarball exists; each describe awaits its own.
@@ -163,7 +166,7 @@ describe.each(SETS)("the consumer project of the $name SDK versions", (set) => {
     // Stagehand 3.7.3's own .d.ts import the types of puppeteer-core and patchright-core, which it
     // does not install; nothing else may fail (retrace's .d.ts, the SDKs', the consumer's files).
     expect(project.tscErrors.filter((l) => !/^node_modules\/@browserbasehq\/stagehand\/.*TS2307: Cannot find module '(puppeteer-core|patchright-core)'/.test(l))).toEqual([]);
-    expect(existsSync(join(project.dir, "out/consumer-episodes.js"))).toBe(true);
+    expect(existsSync(join(project.dir, "out/consumer-episodes.js")), project.tscOutput).toBe(true);
   });
 
   it.each(set.nodes)("on Node %i, plain node imports every entry, runs a recovered episode through each wrapper and runs the README snippets", async (major) => {
