@@ -95,9 +95,10 @@ export interface ConsumerProject {
 /** How installProject puts the tarball in place. */
 export interface InstallOptions {
   /**
-   * When the project already has this package installed with a package.json identical to the
-   * tarball's (same dependencies, peers, bin, exports: npm would resolve the same tree), unpack
-   * the tarball over the installed folder instead of running npm, which re-reads the whole tree
+   * When npm last installed this package here from a tarball with a package.json identical to
+   * this one's (same dependencies, peers, bin: npm would resolve the same tree) and the project's
+   * own dependencies did not change since, unpack the tarball over the installed folder (keeping
+   * the dependencies npm nested in it) instead of running npm, which re-reads the whole tree
    * (~10 s CPU and 35-60 s of a loaded machine per SDK project). npm installs it otherwise.
    * @default false (always npm)
    */
@@ -117,22 +118,25 @@ export async function installProject(project: ConsumerProject, tarball: string, 
     // A changed dependency list updates the cached install in place (npm keeps what still fits).
     mkdirSync(dir, { recursive: true });
     writeFileSync(manifestFile, manifest);
+    rmSync(join(dir, "node_modules", ".retrace-consumer-installed"), { force: true }); // npm prunes the tarball's dependencies
     await run("npm", ["install", ...NPM_INSTALL], { cwd: dir, timeoutMs: 900_000 });
   }
   const installed = join(dir, "node_modules", ...PACKAGE_NAME.split("/"));
-  if (options.swapSameManifest && existsSync(join(installed, "package.json"))) {
-    const { stdout: manifest } = await run("tar", ["xzOf", tarball, "package/package.json"], { cwd: dir });
-    if (manifest === readFileSync(join(installed, "package.json"), "utf8")) {
-      rmSync(installed, { recursive: true, force: true });
-      mkdirSync(installed, { recursive: true });
-      await run("tar", ["xzf", tarball, "--strip-components=1", "-C", installed], { cwd: dir });
-      // npm makes bin targets executable when it links them; the links in .bin stay valid.
-      for (const target of Object.values((JSON.parse(manifest) as { bin?: Record<string, string> }).bin ?? {})) chmodSync(join(installed, target), 0o755);
-      return dir;
-    }
+  // The package.json npm last installed here (written after a successful npm install of a tarball).
+  const stamp = join(dir, "node_modules", ".retrace-consumer-installed");
+  const { stdout: packed } = await run("tar", ["xzOf", tarball, "package/package.json"], { cwd: dir });
+  if (options.swapSameManifest && existsSync(installed) && existsSync(stamp) && readFileSync(stamp, "utf8") === packed) {
+    // Everything but the package's own node_modules (dependencies npm nested there) is replaced.
+    for (const e of readdirSync(installed)) if (e !== "node_modules") rmSync(join(installed, e), { recursive: true, force: true });
+    await run("tar", ["xzf", tarball, "--strip-components=1", "-C", installed], { cwd: dir });
+    // npm makes bin targets executable when it links them; the links in .bin stay valid.
+    for (const target of Object.values((JSON.parse(packed) as { bin?: Record<string, string> }).bin ?? {})) chmodSync(join(installed, target), 0o755);
+    return dir;
   }
+  rmSync(stamp, { force: true });
   rmSync(installed, { recursive: true, force: true });
   await run("npm", ["install", "--no-save", ...NPM_INSTALL, tarball], { cwd: dir, timeoutMs: 900_000 });
+  writeFileSync(stamp, packed);
   return dir;
 }
 
