@@ -20,7 +20,7 @@ import { cdpEndpoint } from "./chromium.ts";
 import { builtInState, endpointState, type AppStateAccess } from "./app-state.ts";
 import type { AppServer } from "./apps/server.ts";
 import { runChecker } from "./checker.ts";
-import { readHistory, rebuildHistory, sessionScript, type HistoryState } from "./history.ts";
+import { loadWithTabStorage, readHistory, rebuildHistory, sessionScript, type HistoryState } from "./history.ts";
 import { PageLink } from "./page-link.ts";
 import { readPageState, writePageState, type PageState } from "./page-state.ts";
 import { probeBrowser } from "./probe.ts";
@@ -77,6 +77,8 @@ function setLocalStorage(storage: BrowserSnapshotData["storage"], origin: string
   return `((items) => { localStorage.clear(); for (const [k, v] of items) localStorage.setItem(k, v); })(${JSON.stringify(entries)})`;
 }
 
+const sameHistory = (a: HistoryState, b: HistoryState) => a.index === b.index && a.entries.length === b.entries.length && a.entries.every((u, i) => u === b.entries[i]);
+
 /** Headless Chromium as a retrace Environment. */
 export class BrowserEnvironment implements Environment {
   readonly kind = "browser";
@@ -96,6 +98,10 @@ export class BrowserEnvironment implements Environment {
   private closed = false;
   /** History rebuilds a restore had to start again (renderer swaps, crashes); for tests and benches. */
   restoreRetries = 0;
+  /** Restores that only reloaded the current entry (the tab's history was as the last restore left it); for tests and benches. */
+  restoreReloads = 0;
+  /** The tab as the last restore left it, until it navigates: a restore to the same history then needs no rebuild. */
+  private settled?: { page: Page; navigations: number; history: HistoryState };
 
   constructor(options: BrowserEnvironmentOptions) {
     this.opts = { ...options, width: options.width ?? 1280, height: options.height ?? 800 };
@@ -133,6 +139,7 @@ export class BrowserEnvironment implements Environment {
     }
     // Exact state hashes only where the whole server state is readable.
     this.capabilities.groundTruth = !!this.appState;
+    this.settled = undefined;
     await this.freshContext();
     await this.goto(start);
     this.pointer = { x: 0, y: 0 };
@@ -198,17 +205,29 @@ export class BrowserEnvironment implements Environment {
     // A crashed renderer or a closed tab: a new tab in the same context (everything below is rebuilt anyway).
     await link.ensurePage();
     const idb = storage.origins.some((o) => (o as { indexedDB?: unknown[] }).indexedDB?.length) || (await link.page.evaluate("indexedDB.databases().then((d) => d.length > 0)").catch(() => false));
+    const storageScript = (origin: string) => `${setLocalStorage(storage, origin)};${sessionScript(session)}`;
     const tabStorage = async () => {
       const page = link.page;
-      if (page.url().startsWith("http")) await page.evaluate(`${setLocalStorage(storage, new URL(page.url()).origin)};${sessionScript(session)}`);
+      if (page.url().startsWith("http")) await page.evaluate(storageScript(new URL(page.url()).origin));
     };
+    const cookies = async () => {
+      await context.clearCookies();
+      if (storage.cookies.length) await context.addCookies(storage.cookies);
+    };
+    const settled = this.settled;
+    this.settled = undefined;
     for (let attempt = 1; ; attempt++) {
       try {
         await link.ensurePage();
-        await rebuildHistory({
-          page: link.page, send: this.send, history, goto: (u) => this.goto(u), onCurrent: tabStorage,
-          beforeStack: idb ? () => context.setStorageState(storage) : async () => (await context.clearCookies(), storage.cookies.length ? await context.addCookies(storage.cookies) : undefined),
-        });
+        if (attempt === 1 && !idb && (await this.unchangedSince(settled, history))) {
+          // The tab's entries are the ones the last restore built, never visited since: only the
+          // current one is loaded again (a reload keeps no form values; scroll is set below).
+          await cookies();
+          await loadWithTabStorage(link.page, storageScript, link.page.url(), () => link.page.reload({ waitUntil: "load", timeout: 20_000 }));
+          this.restoreReloads++;
+        } else {
+          await rebuildHistory({ page: link.page, send: this.send, history, goto: (u) => this.goto(u), tabStorage: storageScript, beforeStack: idb ? () => context.setStorageState(storage) : cookies });
+        }
         // The page's scripts ran again on load (e.g. a visit counter): put storage back as saved.
         await tabStorage();
         break;
@@ -226,7 +245,16 @@ export class BrowserEnvironment implements Environment {
     if (missing.length) throw new EnvironmentError(`browser: restored page lacks form controls ${missing.join(", ")}`, { retryable: false });
     this.pointer = { ...data.pointer };
     await link.page.mouse.move(this.pointer.x, this.pointer.y);
+    this.settled = { page: link.page, navigations: link.navigations, history };
     return this.observation();
+  }
+
+  /** True when the tab has not navigated since the last restore left it, and that restore's history is `history`. */
+  private async unchangedSince(settled: BrowserEnvironment["settled"], history: HistoryState): Promise<boolean> {
+    const link = this.link!;
+    if (!settled || settled.page !== link.page || link.broken || settled.navigations !== link.navigations) return false;
+    if (!link.page.url().startsWith("http") || !sameHistory(settled.history, history)) return false;
+    return sameHistory(await readHistory(this.send), history);
   }
 
   stateHash(): string {

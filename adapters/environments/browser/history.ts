@@ -2,8 +2,8 @@
  * The tab's session history (back and forward stack) through the Chrome DevTools Protocol: read
  * the entries' URLs and the current index for snapshots and the state hash, and rebuild them in a
  * page. Rebuilding navigates through every entry with the requests answered by an empty page
- * (no request reaches the app, so no server state changes), sets the tab's sessionStorage on the
- * current entry's origin, then loads the current entry for real. What comes back: each entry's
+ * (no request reaches the app, so no server state changes), then loads the current entry for
+ * real with the tab's storage of its origin put back before its scripts run. What comes back: each entry's
  * URL and the position in the stack. What does not: the other entries' documents (they load
  * afresh when the user goes back to them: no back/forward cache, no scroll or form state of
  * theirs), their titles until then, `history.state` objects and POST bodies.
@@ -43,34 +43,54 @@ export interface RebuildHistoryInput {
   goto: (url: string) => Promise<void>;
   /** Runs on the first entry, before the stack is built (the app's page is gone, its storage connections closed). */
   beforeStack?: () => Promise<void>;
-  /** Runs on the current entry's placeholder, just before it loads for real (tab storage of its origin goes here). */
-  onCurrent?: () => Promise<void>;
+  /** A page script putting the tab storage of `origin` back; runs in the current entry's document before the page's own scripts ({@link loadWithTabStorage}). */
+  tabStorage?: (origin: string) => string;
 }
+
+const isHttp = (url: string) => /^https?:/i.test(url);
 
 /**
  * Rebuild the tab's history and load its current entry. Each entry gets its own placeholder
  * document (entries pushed onto one document would share it: going between them would change
- * the URL but not the page), so each becomes a real page when visited.
+ * the URL but not the page), so each becomes a real page when visited. The current entry, when
+ * it is the last and a document of its own (the usual case), loads for real straight from the
+ * entry before it; otherwise it gets a placeholder too, is gone to, and reloaded for real.
  */
 export async function rebuildHistory(input: RebuildHistoryInput): Promise<void> {
   const { page, send, history, goto } = input;
   const entries = history.entries.length ? history.entries : ["about:blank"];
   const index = Math.min(Math.max(history.index, 0), entries.length - 1);
+  const current = entries[index];
+  const direct = index > 0 && index === entries.length - 1 && isHttp(current) && current !== entries[index - 1];
   let placeholders = true;
   // Requests carry no fragment: match entries without theirs.
   const documents = new Set(entries.map((e) => e.split("#")[0]));
   const matcher = (url: URL) => placeholders && documents.has(url.href);
   await page.route(matcher, (route) => (placeholders && route.request().isNavigationRequest() ? route.fulfill({ status: 200, contentType: "text/html", headers: { "cache-control": "no-store" }, body: PLACEHOLDER }) : route.fallback()));
+  let routed = true;
+  // The real page's requests are not intercepted at all.
+  const realPages = async () => {
+    placeholders = false;
+    if (routed) {
+      routed = false;
+      await page.unroute(matcher);
+    }
+  };
   try {
     await goto(entries[0]);
     await input.beforeStack?.();
     await send("Page.resetNavigationHistory");
-    for (let i = 1; i < entries.length; i++) {
+    for (let i = 1; i < (direct ? index : entries.length); i++) {
       // Chromium folds a navigation to the current URL into its entry: push a same-URL entry instead.
-      if (entries[i] === entries[i - 1] && entries[i].startsWith("http")) await page.evaluate("history.pushState(null, '', location.href)");
+      if (entries[i] === entries[i - 1] && isHttp(entries[i])) await page.evaluate("history.pushState(null, '', location.href)");
       // Each placeholder is a new document, most often in a new renderer frame: wait for its
       // load (not only the commit), so the next step talks to the new document.
       else await goto(entries[i]);
+    }
+    if (direct) {
+      await realPages();
+      await loadWithTabStorage(page, input.tabStorage, current, () => goto(current));
+      return;
     }
     const built = await send<NavigationHistory>("Page.getNavigationHistory");
     if (built.currentIndex !== index) {
@@ -80,12 +100,30 @@ export async function rebuildHistory(input: RebuildHistoryInput): Promise<void> 
       await navigated;
       await page.waitForLoadState("load");
     }
-    await input.onCurrent?.();
-    placeholders = false;
-    await page.reload({ waitUntil: "load", timeout: 20_000 });
+    await realPages();
+    await loadWithTabStorage(page, input.tabStorage, current, () => page.reload({ waitUntil: "load", timeout: 20_000 }));
   } finally {
     placeholders = false;
-    await page.unroute(matcher);
+    if (routed) await page.unroute(matcher);
+  }
+}
+
+/**
+ * Run `load` (a navigation to `url` or a reload of it) with the tab storage of `url`'s origin
+ * put back in the new document before the page's own scripts run: an init script of the page,
+ * for the top frame on that origin only, removed once `load` is over.
+ */
+export async function loadWithTabStorage(page: Page, script: ((origin: string) => string) | undefined, url: string, load: () => Promise<unknown>): Promise<void> {
+  if (!script || !isHttp(url)) {
+    await load();
+    return;
+  }
+  const origin = new URL(url).origin;
+  const init = await page.addInitScript({ content: `if (window === window.top && location.origin === ${JSON.stringify(origin)}) { try { ${script(origin)}; } catch (e) {} }` });
+  try {
+    await load();
+  } finally {
+    await init.dispose().catch(() => undefined);
   }
 }
 

@@ -32,6 +32,8 @@ export class PageLink {
   private crashed = false;
   /** Sessions opened since the link was made (1 = never re-acquired); for tests and logs. */
   sessions = 0;
+  /** Main-frame navigations of the tab so far (new documents, same-document ones, history traversals), as Playwright reports them. */
+  navigations = 0;
 
   private constructor(
     readonly context: BrowserContext,
@@ -58,13 +60,14 @@ export class PageLink {
   async ensurePage(): Promise<boolean> {
     if (!this.broken) return false;
     const old = this.page;
-    await this.session?.detach().catch(() => undefined);
+    // Not waited for: on a crashed tab, detaching its session hangs for minutes and closing it takes 30 s.
+    void this.session?.detach().catch(() => undefined);
     this.session = undefined;
     this.crashed = false;
     this.page = await this.context.newPage();
     this.watch(this.page);
     this.nav = await NavigationTracker.install(this.page);
-    await old.close().catch(() => undefined);
+    void old.close().catch(() => undefined);
     await this.cdp();
     return true;
   }
@@ -103,6 +106,9 @@ export class PageLink {
   private watch(page: Page): void {
     page.on("crash", () => {
       if (page === this.page) this.crashed = true;
+    });
+    page.on("framenavigated", (frame) => {
+      if (page === this.page && frame === page.mainFrame()) this.navigations++;
     });
   }
 }

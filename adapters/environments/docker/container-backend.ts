@@ -69,6 +69,8 @@ export class ContainerBackend implements DesktopBackend {
   private readonly timeoutMs: number;
   private container?: Docker.Container;
   private closed = false;
+  /** The process is ending (SIGINT, SIGTERM, SIGHUP): no new container. */
+  private ending = false;
   private unhook?: () => void;
 
   constructor(options: ContainerBackendOptions) {
@@ -86,15 +88,24 @@ export class ContainerBackend implements DesktopBackend {
   }
 
   async freshSession(files: Record<string, string>): Promise<void> {
-    if (this.closed) throw new EnvironmentError("container desktop is closed", { retryable: false });
+    if (this.closed || this.ending) throw new EnvironmentError(`container desktop is ${this.closed ? "closed" : "ending with the process"}`, { retryable: false });
     await this.removeContainer();
     const t0 = Date.now();
+    // Ctrl-C or SIGTERM removes the container too; `retrace env gc` catches what a SIGKILL leaves.
+    // Hooked before the container exists: one created while the process is ending is removed at once.
+    this.unhook ??= onShutdown(() => {
+      this.ending = true;
+      return this.removeContainer();
+    });
     try {
       this.container = await this.docker.createContainer(desktopContainerSpec({ image: this.image, width: this.width, height: this.height, runId: this.runId }));
-      // Ctrl-C or SIGTERM removes the container too; `retrace env gc` catches what a SIGKILL leaves.
-      this.unhook ??= onShutdown(() => this.removeContainer());
+      if (this.ending) {
+        await this.removeContainer();
+        throw new EnvironmentError("container desktop: the process is ending", { retryable: false });
+      }
       await this.container.start();
     } catch (cause) {
+      if (cause instanceof EnvironmentError) throw cause;
       const msg = (cause as Error).message ?? String(cause);
       const hint = /no such image|image not known|not found/i.test(msg) ? `; build it with experiments/docker/build-image.sh (podman) or \`docker build -t ${this.image} experiments/docker\`` : "";
       throw new EnvironmentError(`could not start a ${this.image} container: ${msg}${hint}`, { cause, retryable: !hint });
