@@ -3,14 +3,16 @@
  * tarball installed alone into an empty project (the middleware user's install), then with plain
  * node in that project: importing the main entry, `retrace --version` and `retrace --help`.
  *   package-install   packages, MB and install scripts the tarball adds   targets <= 30, <= 90 MB, 0
- *   import-main       CPU ms and RSS of `import("<name>")`                targets <= 300 ms, <= 80 MB
+ *   import-main       ms and RSS of `import("<name>")`                    targets <= 300 ms, <= 80 MB
  *   cli-version       ms of `retrace --version`                           target <= 500 ms
  *   cli-help          ms of `retrace --help`                              target <= 1000 ms
  * Times are medians of 5 runs of a fresh process (import-main: 7); the project is cached
- * (RETRACE_CONSUMER_CACHE). import-main is judged on the CPU time the import takes (user + system,
- * process.cpuUsage around it), with its wall time beside: on a shared machine wall time measures
- * the neighbours, on an idle one the two agree (a cold import of local files waits on nothing).
- * Its RSS is the whole process's after the import, bare node's beside it.
+ * (RETRACE_CONSUMER_CACHE). import-main is judged, like cli-version, on the time the import takes
+ * (wall clock around `await import(...)`), with its CPU time beside (user + system of the whole
+ * process during the import: larger than the wall time on an idle machine, because V8 compiles
+ * and collects garbage on helper threads alongside). On a loaded machine both grow with the
+ * neighbours; bare node's process CPU is printed beside to show the load. Its RSS is the whole
+ * process's after the import, bare node's beside it.
  */
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
@@ -49,6 +51,7 @@ export async function run(): Promise<BenchResult[]> {
     bares.push(sample("node:os")); // bare node: the same probe on a built-in module
   }
   const importCpu = median(samples.map((s) => s.cpu));
+  const importWall = median(samples.map((s) => s.wall));
   const importRss = median(samples.map((s) => s.rss));
 
   const bin = join(dir, "node_modules/.bin/retrace");
@@ -69,16 +72,16 @@ export async function run(): Promise<BenchResult[]> {
     },
     {
       name: "import-main",
-      ratioOf: `CPU time of import("${PACKAGE_NAME}") in a fresh node process, median of 7`,
-      ratio: importCpu,
-      value: importCpu,
+      ratioOf: `time of import("${PACKAGE_NAME}") in a fresh node process, median of 7`,
+      ratio: importWall,
+      value: importWall,
       unit: "ms",
-      target: "<= 300 ms CPU, <= 80 MB RSS",
-      pass: importCpu <= 300 && importRss <= 80,
+      target: "<= 300 ms, <= 80 MB RSS",
+      pass: importWall <= 300 && importRss <= 80,
       details: {
         rssMb: Number(importRss.toFixed(1)),
         bareNodeRssMb: Number(median(bares.map((s) => s.rss)).toFixed(1)),
-        wallMs: Number(median(samples.map((s) => s.wall)).toFixed(0)),
+        cpuMs: Number(importCpu.toFixed(0)),
         processCpuMs: Number(median(samples.map((s) => s.proc)).toFixed(0)),
         bareNodeProcessCpuMs: Number(median(bares.map((s) => s.proc)).toFixed(0)),
       },
