@@ -26,7 +26,7 @@ afterEach(async () => void (await Promise.all(servers.splice(0).map((s) => s.clo
 /** "I want to switch on the Bluetooth": infeasible on the VM, no setup steps, natively scored. */
 const NATIVE = "b3d4a89c-53f2-4d6b-8b6a-541fb5d205fa";
 /** Needs OSWorld's Python getters and metrics: skipped. */
-const PYTHON_ONLY = "030eeff7-b492-4218-b312-701ec99ee0cc";
+const PYTHON_ONLY = "9656a811-9b5b-4ddf-99c7-5117bcef0626";
 
 describe.runIf(tools.run)("an OSWorld experiment against the local control server", () => {
   let desktop: DesktopEnvironment;
@@ -67,7 +67,7 @@ describe.runIf(tools.run)("an OSWorld experiment against the local control serve
     expect(lines[1].forwardSteps).toBe(2);
     expect(lines[1].models!.detector!.calls).toBeGreaterThanOrEqual(1);
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
-    expect(summary.skipped).toEqual([{ task: PYTHON_ONLY, reason: expect.stringMatching(/^needs OSWorld's Python code for getter enable_do_not_track/) }]);
+    expect(summary.skipped).toEqual([{ task: PYTHON_ONLY, reason: expect.stringMatching(/^needs OSWorld's Python code for getter enable_safe_browsing/) }]);
     expect(r.stdout).toContain(`skipped 1 task(s) that cannot run here: ${PYTHON_ONLY}`);
     expect(readFileSync(join(out, "model.max-rec-1", NATIVE, "0", "result.txt"), "utf8").trim()).toMatch(/^1(\.0)?$/);
   }, 240_000);

@@ -22,7 +22,7 @@ const tools = systemTools("the OSWorld recovery-evaluation test", X11_TOOLS);
 /** Shared, natively scored (infeasible). */
 const NATIVE = "b3d4a89c-53f2-4d6b-8b6a-541fb5d205fa";
 /** Shared, needs OSWorld's Python getters and metrics: skipped. */
-const PYTHON_ONLY = "030eeff7-b492-4218-b312-701ec99ee0cc";
+const PYTHON_ONLY = "9656a811-9b5b-4ddf-99c7-5117bcef0626";
 /** Ours, in OSWorld's task format, natively scored. */
 const APPEND = "retrace-append-bread";
 
@@ -90,7 +90,7 @@ describe.runIf(tools.run)("recovery evaluation with model agents on OSWorld task
     const skipped: string[] = [];
     const { manifest, usage: dsUsage } = await buildConfiguredDataset({ config, out: ds, preflight: false, onSkipped: (task, reason) => skipped.push(`${task}: ${reason}`) });
     server.verify();
-    expect(skipped).toEqual([expect.stringMatching(new RegExp(`^${PYTHON_ONLY}: needs OSWorld's Python code for getter enable_do_not_track`))]);
+    expect(skipped).toEqual([expect.stringMatching(new RegExp(`^${PYTHON_ONLY}: needs OSWorld's Python code for getter enable_safe_browsing`))]);
     expect(manifest.config).toMatchObject({ env: "osworld", tasks: [NATIVE, APPEND], skipped: [{ task: PYTHON_ONLY }] });
     // both rollouts pass their oracle and both replays on fresh desktops pass again
     expect(manifest.trajectories).toMatchObject({ rollouts: 2, successful: 2, wellFormed: 2, transitionConsistent: 2, envErrors: 0 });
