@@ -58,7 +58,7 @@ const callsOf = (lines: ResultLine[]): number =>
   lines.flatMap((l) => [l.models, ...(l.failedTries ?? []).map((t) => t.models)]).reduce((n, m) => n + Object.values(m ?? {}).reduce((s, r) => s + (r?.calls ?? 0), 0), 0);
 
 describe.runIf(services.run)("failed tries on a distributed run", () => {
-  it("a BullMQ worker records the thrown-away try's detector failures and failed model calls exactly as the local pool does", async () => {
+  it("a BullMQ worker records the thrown-away try's detector failures and failed model calls exactly as the local pool does", { timeout: 600_000, retry: 1 }, async () => {
     services.assert();
     const localOut = join(dir, "local");
     // Generous deadlines: no environment or model call times out on a loaded machine (faults come from the seed only).
@@ -91,5 +91,5 @@ describe.runIf(services.run)("failed tries on a distributed run", () => {
     // try while the local run had one; alone it passes. An open defect (a race in carrying the try
     // across BullMQ attempts, or a timing-dependent fault draw), noted on issue 31, not hidden here:
     // a retry that also fails still fails the suite.
-  }, { timeout: 600_000, retry: 1 });
+  });
 });
