@@ -20,9 +20,13 @@ type PendingWrite = Parameters<BaseCheckpointSaver["putWrites"]>[1][number];
 type Serde = BaseCheckpointSaver["serde"];
 type DeltaHistory = Awaited<ReturnType<BaseCheckpointSaver["getDeltaChannelHistory"]>>;
 
+/** What an opener may resolve to: the saver, or the saver with what releases it (a pool's end). */
+export type OpenedSaver<V extends string | number = number> = BaseCheckpointSaver<V> | { saver: BaseCheckpointSaver<V>; close: () => Promise<void> };
+
 /** Delegates every call to the saver `open()` resolves to (called once, on first use or {@link LazyCheckpointSaver.ready}). */
 export class LazyCheckpointSaver<V extends string | number = number> implements BaseCheckpointSaver<V> {
   private opened?: Promise<BaseCheckpointSaver<V>>;
+  private release?: () => Promise<void>;
   private saver?: BaseCheckpointSaver<V>;
   /**
    * The opened saver's serializer, reached through this one (it serializes nothing itself: the
@@ -33,10 +37,16 @@ export class LazyCheckpointSaver<V extends string | number = number> implements 
     loadsTyped: async (type, data) => (await this.inner()).serde.loadsTyped(type, data),
   };
 
-  constructor(private readonly open: () => Promise<BaseCheckpointSaver<V>>) {}
+  constructor(private readonly open: () => Promise<OpenedSaver<V>>) {}
 
   private inner(): Promise<BaseCheckpointSaver<V>> {
-    this.opened ??= this.open().then((saver) => (this.saver = saver));
+    this.opened ??= this.open().then((o) => {
+      if ("saver" in o && "close" in o && typeof o.close === "function") {
+        this.release = o.close;
+        return (this.saver = o.saver);
+      }
+      return (this.saver = o as BaseCheckpointSaver<V>);
+    });
     return this.opened;
   }
   /** Open the saver now (loads its package); rejects with what opening it threw. */
@@ -73,10 +83,21 @@ export class LazyCheckpointSaver<V extends string | number = number> implements 
     if (typeof current === "string") throw new Error("LazyCheckpointSaver: string channel versions need the opened saver; call ready() first");
     return ((typeof current === "number" ? current : 0) + 1) as V;
   }
-  /** Close the opened saver's database (SQLite's `db`), if it was opened; safe to call twice. */
+  /**
+   * Release what was opened, if anything; safe to call twice. An opener that gave a `close` (a
+   * PostgreSQL pool) is closed and forgotten, so the next use opens again; otherwise the saver's
+   * database (SQLite's `db`) is closed.
+   */
   async close(): Promise<void> {
-    if (!this.opened) return;
-    const inner = (await this.opened) as unknown as { db?: { close?: () => void; open?: boolean } };
-    if (inner.db?.open !== false) inner.db?.close?.();
+    const opened = this.opened;
+    if (!opened) return;
+    const inner = (await opened.catch(() => undefined)) as unknown as { db?: { close?: () => void; open?: boolean } } | undefined;
+    if (this.release) {
+      const release = this.release;
+      this.opened = this.saver = this.release = undefined;
+      await release();
+      return;
+    }
+    if (inner?.db?.open !== false) inner?.db?.close?.();
   }
 }

@@ -10,6 +10,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { ConfigError, describeError } from "../../../src/errors.ts";
 import { redactCheckpointer } from "../../../src/store/redacting-serde.ts";
 import { importOptional } from "../../../src/optional-import.ts";
+import { LazyCheckpointSaver } from "../../../src/store/lazy-checkpointer.ts";
 import { checkPostgresUrl, connectPostgres, pgCause, withPgRetry } from "./connect.ts";
 
 type CheckpointListOptions = NonNullable<Parameters<BaseCheckpointSaver["list"]>[1]>;
@@ -85,46 +86,16 @@ class RetryingSaver extends BaseCheckpointSaver {
 
 /**
  * A PostgreSQL checkpointer for a synchronous factory (`--checkpoint postgres://...` on local
- * runs): it connects and creates its tables on first use (or on {@link LazyPostgresSaver.ready},
- * which a run awaits before its first episode so a bad URL fails up front), then delegates every
- * call to LangGraph's PostgresSaver. {@link LazyPostgresSaver.close} ends its pool.
+ * runs): a {@link LazyCheckpointSaver} that connects and creates its tables on first use (or on
+ * `ready()`, which a run awaits before its first episode so a bad URL fails up front), then
+ * delegates every call to LangGraph's PostgresSaver. `close()` ends its pool; the next use reconnects.
  */
-export class LazyPostgresSaver extends BaseCheckpointSaver {
-  private opened?: Promise<{ saver: BaseCheckpointSaver; close: () => Promise<void> }>;
+export class LazyPostgresSaver extends LazyCheckpointSaver {
   /** @param url postgres://USER[:PASSWORD]@HOST:PORT/DATABASE (checked here: a ConfigError naming `--checkpoint`). */
-  constructor(private readonly url: string) {
-    super();
+  constructor(url: string) {
     checkPostgresUrl(url, "--checkpoint");
-  }
-  private inner(): Promise<BaseCheckpointSaver> {
     // A local run fails within 10 s on an unreachable server (distributed workers wait 60 s);
     // once set up, its reads and writes ride out a restart like a worker's.
-    this.opened ??= createPostgresCheckpointer(this.url, { connectBudgetMs: 10_000 });
-    return this.opened.then((o) => o.saver);
-  }
-  /** Connect and set up the tables now; rejects with a ConfigError naming `--checkpoint` when the server cannot be used. */
-  async ready(): Promise<void> {
-    await this.inner();
-  }
-  /** End the pool (no-op when never opened). */
-  async close(): Promise<void> {
-    const opened = this.opened;
-    this.opened = undefined;
-    if (opened) await (await opened.catch(() => undefined))?.close();
-  }
-  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
-    return (await this.inner()).getTuple(config);
-  }
-  async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
-    yield* (await this.inner()).list(config, options);
-  }
-  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
-    return (await this.inner()).put(config, checkpoint, metadata, newVersions);
-  }
-  async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
-    return (await this.inner()).putWrites(config, writes, taskId, taskPath);
-  }
-  async deleteThread(threadId: string): Promise<void> {
-    return (await this.inner()).deleteThread(threadId);
+    super(() => createPostgresCheckpointer(url, { connectBudgetMs: 10_000 }));
   }
 }
