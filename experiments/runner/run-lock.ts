@@ -6,18 +6,11 @@
 import { mkdirSync, openSync, closeSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../../src/errors.ts";
+import { processAlive as alive } from "../../src/store/file-lock.ts";
 
 /** The lock file's name inside the run folder. */
 export const RUN_LOCK = "run.lock";
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** Take the folder's lock or throw a ConfigError naming the process that holds it; returns the release function. */
 export function acquireRunLock(out: string): () => void {

@@ -8,7 +8,8 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { EnvironmentError } from "../errors.ts";
 
-function alive(pid: number): boolean {
+/** Whether process `pid` exists (EPERM: it exists under another user). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -45,7 +46,7 @@ export function withFileLock<T>(file: string, fn: () => T, waitMs = 120_000): T 
       continue; // released meanwhile
     }
     // A lock whose holder died is taken over; one just created (pid not written yet) is waited for.
-    if (Number.isInteger(pid) && pid > 0 && !alive(pid)) {
+    if (Number.isInteger(pid) && pid > 0 && !processAlive(pid)) {
       rmSync(file, { force: true });
       continue;
     }
