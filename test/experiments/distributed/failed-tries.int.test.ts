@@ -60,7 +60,12 @@ const callsOf = (lines: ResultLine[]): number =>
 describe.runIf(services.run)("failed tries on a distributed run", () => {
   it("a BullMQ worker records the thrown-away try's detector failures and failed model calls exactly as the local pool does", { timeout: 600_000, retry: 1 }, async () => {
     services.assert();
-    const localOut = join(dir, "local");
+    // A retried attempt starts clean: its own folders, model server, worker and services.
+    await worker?.close(true).catch(() => {});
+    await server?.close();
+    stopServices();
+    const base = mkdtempSync(join(dir, "attempt-"));
+    const localOut = join(base, "local");
     // Generous deadlines: no environment or model call times out on a loaded machine (faults come from the seed only).
     const local = await runChaos({ config, out: localOut, seed: SEED, apiKey: KEY, envFaultRate: ENV_RATE, envFaults: ENV_FAULTS, modelFaultRate: MODEL_RATE, modelFaults: MODEL_FAULTS, maxRetries: 0, envTimeoutMs: 120_000, modelTimeoutMs: 60_000, cache: "off", workers: 1 });
     const localLines = linesOf(localOut);
@@ -72,13 +77,13 @@ describe.runIf(services.run)("failed tries on a distributed run", () => {
     const svc = await testServices();
     stopServices = svc.stop;
     server = await startChaosModelServer({ seed: SEED, rate: MODEL_RATE, faults: MODEL_FAULTS, answer: chaosAnswer });
-    const cacheDir = join(dir, "worker");
+    const cacheDir = join(base, "worker");
     // The worker's screenshots land in its local blob cache, where the model client reads them.
     const model = createOpenAIChatModel({ model: "chaos-model", baseURL: server.url, apiKey: KEY, blobs: new BlobStore({ dir: join(cacheDir, "blobs") }), maxRetries: 0, timeoutMs: 60_000 });
     const runtime = createChaosRuntime({ base: createSimDeskRuntime(), model, seed: SEED, envFaultRate: ENV_RATE, envFaults: ENV_FAULTS, envFaultCounts: emptyEnvFaultCounts() });
     const queueName = `failed-tries-${process.pid}`;
     worker = await startWorker({ queueUrl: svc.redisUrl, queueName, storeUrl: svc.postgresUrl, runtimeOf: () => runtime, cacheDir, concurrency: 1 });
-    const out = join(dir, "queued");
+    const out = join(base, "queued");
     await runQueued(config, config, createSimDeskRuntime(), { queue: svc.redisUrl, store: svc.postgresUrl, queueName, attempts: "3", workers: "1", seed: String(SEED) }, out, SEED, true);
     await worker.close();
     worker = undefined;
