@@ -17,8 +17,12 @@ import { bodyText, type ChatBody } from "./model-server.ts";
 export interface ChaosRuntimeOptions {
   /** The runtime to wrap (SimDesk's). */
   base: ExperimentRuntime;
-  /** The chat model behind the LLM detector and selector. */
-  model: ChatModel;
+  /**
+   * The chat model behind the LLM detector and selector, or a function that makes it for the
+   * episode's blob store (where the model reads screenshots; a distributed worker's store fetches
+   * what another worker rendered, a plain folder store next to it cannot).
+   */
+  model: ChatModel | ((blobs: BlobStore) => ChatModel);
   /** Seed of the environment faults. */
   seed: number;
   /** Probability that an environment call is faulty. */
@@ -33,16 +37,30 @@ export interface ChaosRuntimeOptions {
 
 /** Wrap `base` for a chaos run. */
 export function createChaosRuntime(options: ChaosRuntimeOptions): ExperimentRuntime {
-  const { base, model } = options;
+  const { base } = options;
   const attempts = new Map<string, number>();
+  const made = new WeakMap<BlobStore, ChatModel>();
+  const modelFor = (blobs: BlobStore | undefined): ChatModel => {
+    if (typeof options.model !== "function") return options.model;
+    if (!blobs) throw new Error("the chaos runtime's model reads screenshots from the episode's blob store, and this episode has none");
+    let m = made.get(blobs);
+    if (!m) made.set(blobs, (m = options.model(blobs)));
+    return m;
+  };
   return {
     ...base,
     async createEnv(env, blobs: BlobStore) {
       return withEnvFaults(await base.createEnv(env, blobs), { seed: options.seed, rate: options.envFaultRate, faults: options.envFaults, blobs, counts: options.envFaultCounts, slowMs: options.slowMs });
     },
     // Metered like a model-backed run's components: every call counts, failed ones included.
-    detector: (_spec, ctx) => createLlmErrorDetector({ model: ctx.meter ? ctx.meter.wrap(model, "detector") : model, name: "llm-detector(chaos)" }),
-    selector: (_spec, ctx) => createLlmStepSelector({ model: ctx.meter ? ctx.meter.wrap(model, "selector") : model, name: "llm-selector(chaos)" }),
+    detector: (_spec, ctx) => {
+      const model = modelFor(ctx.blobs);
+      return createLlmErrorDetector({ model: ctx.meter ? ctx.meter.wrap(model, "detector") : model, name: "llm-detector(chaos)" });
+    },
+    selector: (_spec, ctx) => {
+      const model = modelFor(ctx.blobs);
+      return createLlmStepSelector({ model: ctx.meter ? ctx.meter.wrap(model, "selector") : model, name: "llm-selector(chaos)" });
+    },
     async runEpisode(input) {
       // The faults of an episode depend on the episode and its try, not on the worker that runs it.
       const key = hashValue({ task: input.task.id, options: stableStringify(input.options) }).slice(0, 16);
@@ -50,7 +68,7 @@ export function createChaosRuntime(options: ChaosRuntimeOptions): ExperimentRunt
       attempts.set(key, attempt + 1);
       (input.components.env as unknown as Record<symbol, EnvFaultControl | undefined>)[ENV_FAULT_CONTROL]?.beginEpisode(`${key}#${attempt}`);
       // The LLM selector is used with recoveryStep "llm"; no-recovery baselines get one too so the option is valid there.
-      const components = input.components.selector ? input.components : { ...input.components, selector: createLlmStepSelector({ model, name: "llm-selector(chaos)" }) };
+      const components = input.components.selector ? input.components : { ...input.components, selector: createLlmStepSelector({ model: modelFor(input.components.blobs), name: "llm-selector(chaos)" }) };
       return base.runEpisode({ ...input, components });
     },
   };

@@ -7,6 +7,12 @@
  * the seeded chaos model server (500s with no client retry, malformed JSON, refusals; SIMULATED
  * answers). Every request the server received is counted on some line, and the two runs'
  * results.jsonl are byte-identical.
+ *
+ * The worker finds the tasks' first screens already rendered by another worker (a memo in the
+ * shared PostgreSQL, not in its local cache), which is what made this test fail in about half of
+ * the full-suite runs: the model read screenshots from a folder store beside the worker's cache
+ * instead of through the worker's store, missed those screens, and the detector's failures sent
+ * the episode down another path (the desktop was then never killed).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +20,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BlobStore } from "../../../src/blob-store.ts";
 import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
+import { connectPostgres } from "../../../adapters/stores/postgres/connect.ts";
+import { PgBlobStore } from "../../../adapters/stores/postgres/blob-store.ts";
 import { parseExperimentConfig } from "../../../experiments/config/load.ts";
 import { runChaos } from "../../../experiments/chaos/run.ts";
 import { emptyEnvFaultCounts, type EnvFault } from "../../../experiments/chaos/env-faults.ts";
@@ -58,11 +66,7 @@ const callsOf = (lines: ResultLine[]): number =>
   lines.flatMap((l) => [l.models, ...(l.failedTries ?? []).map((t) => t.models)]).reduce((n, m) => n + Object.values(m ?? {}).reduce((s, r) => s + (r?.calls ?? 0), 0), 0);
 
 describe.runIf(services.run)("failed tries on a distributed run", () => {
-  // Disabled, an open defect of issue 31: alone it passes; beside other files in the full suite the
-  // queued run's lines carried no thrown-away try (or none matching the local run's) in about half
-  // the runs, retries included. Either the try is lost across BullMQ attempts or the chaos fault
-  // draw depends on timing. It stays here, named, until that is found; see the issue's closing note.
-  it.skip("a BullMQ worker records the thrown-away try's detector failures and failed model calls exactly as the local pool does", { timeout: 600_000 }, async () => {
+  it("a BullMQ worker records the thrown-away try's detector failures and failed model calls exactly as the local pool does", { timeout: 600_000 }, async () => {
     services.assert();
     // A retried attempt starts clean: its own folders, model server, worker and services.
     await worker?.close(true).catch(() => {});
@@ -82,9 +86,24 @@ describe.runIf(services.run)("failed tries on a distributed run", () => {
     stopServices = svc.stop;
     server = await startChaosModelServer({ seed: SEED, rate: MODEL_RATE, faults: MODEL_FAULTS, answer: chaosAnswer });
     const cacheDir = join(base, "worker");
-    // The worker's screenshots land in its local blob cache, where the model client reads them.
-    const model = createOpenAIChatModel({ model: "chaos-model", baseURL: server.url, apiKey: KEY, blobs: new BlobStore({ dir: join(cacheDir, "blobs") }), maxRetries: 0, timeoutMs: 60_000 });
+    // The model reads screenshots through the worker's blob store, as a model agent on a worker
+    // does: a screen another worker (another test file, on the shared PostgreSQL) rendered first is
+    // only a memo there, fetched on read; a folder store next to it misses it and fails the call.
+    const model = (blobs: BlobStore) => createOpenAIChatModel({ model: "chaos-model", baseURL: server!.url, apiKey: KEY, blobs, maxRetries: 0, timeoutMs: 60_000 });
     const runtime = createChaosRuntime({ base: createSimDeskRuntime(), model, seed: SEED, envFaultRate: ENV_RATE, envFaults: ENV_FAULTS, envFaultCounts: emptyEnvFaultCounts() });
+    // Another worker has rendered the tasks' first screens: this worker finds them as memos in
+    // PostgreSQL, not in its local cache (what a file beside this one, on the shared services, can do).
+    const pg = await connectPostgres(svc.postgresUrl);
+    try {
+      const shared = new PgBlobStore({ dir: join(base, "other-worker", "blobs"), pg });
+      const other = await createSimDeskRuntime().createEnv(config.env, shared);
+      const ids = new Set((config.env as { tasks: string[] }).tasks);
+      for (const task of createSimDeskRuntime().tasks(config.env).filter((t) => ids.has(t.id))) await other.reset(task);
+      await other.close();
+      await shared.flush();
+    } finally {
+      await pg.close();
+    }
     const queueName = `failed-tries-${process.pid}`;
     worker = await startWorker({ queueUrl: svc.redisUrl, queueName, storeUrl: svc.postgresUrl, runtimeOf: () => runtime, cacheDir, concurrency: 1 });
     const out = join(base, "queued");
