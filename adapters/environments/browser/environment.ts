@@ -4,7 +4,7 @@
  * user's own URL. Observations carry a PNG screenshot, the URL (in `text`) and an accessibility
  * tree read from the DOM. Snapshots keep the app's server state, cookies, localStorage,
  * sessionStorage, IndexedDB, the tab's history (entry URLs and position), the URL, form values,
- * focus and scroll; `restore` puts them all back in the episode's context.
+ * focus (with or without its focus ring), scroll and whether the pointer hovers; `restore` puts them all back in the episode's context.
  */
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { formatAction, type Action } from "../../../src/action.ts";
@@ -61,7 +61,8 @@ export interface BrowserSnapshotData {
   history?: HistoryState;
   /** The tab's sessionStorage for the current origin. */
   session?: Array<[string, string]>;
-  page: Pick<PageState, "forms" | "focus" | "scroll">;
+  /** `focusVisible` and `hover` are absent in older snapshots (then the focus ring is the browser's choice and the pointer hovers). */
+  page: Pick<PageState, "forms" | "focus" | "scroll"> & Partial<Pick<PageState, "focusVisible" | "hover">>;
   pointer: Pointer;
 }
 
@@ -180,7 +181,7 @@ export class BrowserEnvironment implements Environment {
       url: this.relative(page.url()),
       history: { entries: history.entries.map((u) => this.relative(u)), index: history.index },
       session: ps.session,
-      page: { forms: ps.forms, focus: ps.focus, scroll: ps.scroll },
+      page: { forms: ps.forms, focus: ps.focus, focusVisible: ps.focusVisible, hover: ps.hover, scroll: ps.scroll },
       pointer: { ...this.pointer },
     };
     return { kind: "browser", data };
@@ -204,6 +205,12 @@ export class BrowserEnvironment implements Environment {
     const context = this.context!;
     // A crashed renderer or a closed tab: a new tab in the same context (everything below is rebuilt anyway).
     await link.ensurePage();
+    // The pointer of a screen where nothing was hovered (the page came after the last mouse
+    // move: a click that navigated) moves before the restore's navigations, as it did then, so
+    // the restored page is drawn without hover too; else it moves once the page is back.
+    const hover = data.page.hover !== false;
+    const pointerFirst = () => link.page.mouse.move(data.pointer.x, data.pointer.y);
+    if (!hover) await pointerFirst();
     const idb = storage.origins.some((o) => (o as { indexedDB?: unknown[] }).indexedDB?.length) || (await link.page.evaluate("indexedDB.databases().then((d) => d.length > 0)").catch(() => false));
     const storageScript = (origin: string) => `${setLocalStorage(storage, origin)};${sessionScript(session)}`;
     const tabStorage = async () => {
@@ -218,7 +225,7 @@ export class BrowserEnvironment implements Environment {
     this.settled = undefined;
     for (let attempt = 1; ; attempt++) {
       try {
-        await link.ensurePage();
+        if ((await link.ensurePage()) && !hover) await pointerFirst();
         if (attempt === 1 && !idb && (await this.unchangedSince(settled, history))) {
           // The tab's entries are the ones the last restore built, never visited since: only the
           // current one is loaded again (a reload keeps no form values; scroll is set below).
@@ -244,7 +251,7 @@ export class BrowserEnvironment implements Environment {
     const missing = await writePageState(link.page, data.page);
     if (missing.length) throw new EnvironmentError(`browser: restored page lacks form controls ${missing.join(", ")}`, { retryable: false });
     this.pointer = { ...data.pointer };
-    await link.page.mouse.move(this.pointer.x, this.pointer.y);
+    if (hover) await link.page.mouse.move(this.pointer.x, this.pointer.y);
     this.settled = { page: link.page, navigations: link.navigations, history };
     return this.observation();
   }

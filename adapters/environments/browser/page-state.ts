@@ -24,6 +24,16 @@ export interface PageState {
   forms: FormValue[];
   /** Key of the focused form control, with its selection. */
   focus: { key: string; start: number | null; end: number | null } | null;
+  /**
+   * Whether the focused control draws its focus ring (`:focus-visible`): a control focused by a
+   * click draws none, one focused by script or keyboard does. Null when no control is focused.
+   */
+  focusVisible: boolean | null;
+  /**
+   * Whether any element is hovered: after a navigation the new document knows no pointer until
+   * the mouse moves, so the button under it is drawn plain although the pointer is over it.
+   */
+  hover: boolean;
   scroll: [number, number];
   /** The page origin's localStorage entries, sorted by key. */
   local: Array<[string, string]>;
@@ -132,7 +142,8 @@ const forms = ctl.map(({ el, key }) => { const t = (el.type || '').toLowerCase()
 const f = ctl.find(({ el }) => el === document.activeElement);
 let focus = null;
 if (f) { let start = null, end = null; try { start = f.el.selectionStart; end = f.el.selectionEnd; } catch (e) {} focus = { key: f.key, start, end }; }
-return { title: document.title, url: location.href, ax: { role: 'document', name: clean(document.title), bounds: [0, 0, innerWidth, innerHeight], children: nodes }, forms, focus, scroll: [Math.round(scrollX), Math.round(scrollY)], local: entries(() => localStorage), session: entries(() => sessionStorage), idb: await readIdb().catch(() => []) };
+const focusVisible = f ? f.el.matches(':focus-visible') : null;
+return { title: document.title, url: location.href, ax: { role: 'document', name: clean(document.title), bounds: [0, 0, innerWidth, innerHeight], children: nodes }, forms, focus, focusVisible, hover: document.querySelector(':hover') !== null, scroll: [Math.round(scrollX), Math.round(scrollY)], local: entries(() => localStorage), session: entries(() => sessionStorage), idb: await readIdb().catch(() => []) };
 })()`;
 
 /** Read the page's tree, form values, focus, scroll and the origin's storage. */
@@ -140,20 +151,24 @@ export async function readPageState(page: Page): Promise<PageState> {
   return (await page.evaluate(READ)) as PageState;
 }
 
+/** What {@link writePageState} puts back; `focusVisible` absent (an older snapshot): the browser decides the focus ring. */
+export type WrittenPageState = Pick<PageState, "forms" | "focus" | "scroll"> & Partial<Pick<PageState, "focusVisible">>;
+
 /**
- * Put form values, focus (with selection) and scroll back, without firing input events (the
- * page's own scripts already ran when its storage was saved). Returns the keys not found.
+ * Put form values, focus (with selection and, when known, with or without its focus ring) and
+ * scroll back, without firing input events (the page's own scripts already ran when its storage
+ * was saved). Returns the keys not found.
  */
-export async function writePageState(page: Page, state: Pick<PageState, "forms" | "focus" | "scroll">): Promise<string[]> {
+export async function writePageState(page: Page, state: WrittenPageState): Promise<string[]> {
   const script = `((s) => {
 ${KEY_FN}
 const byKey = new Map(controls().map(({ el, key }) => [key, el]));
 const missing = [];
 for (const f of s.forms) { const el = byKey.get(f.key); if (!el) { missing.push(f.key); continue; } if (f.checked !== undefined) el.checked = f.checked; else el.value = f.value; }
-if (s.focus) { const el = byKey.get(s.focus.key); if (el) { el.focus(); try { if (s.focus.start !== null) el.setSelectionRange(s.focus.start, s.focus.end); } catch (e) {} } else missing.push(s.focus.key); }
+if (s.focus) { const el = byKey.get(s.focus.key); if (el) { el.focus(typeof s.focusVisible === 'boolean' ? { focusVisible: s.focusVisible } : undefined); try { if (s.focus.start !== null) el.setSelectionRange(s.focus.start, s.focus.end); } catch (e) {} } else missing.push(s.focus.key); }
 else if (document.activeElement && document.activeElement !== document.body) document.activeElement.blur();
 scrollTo(s.scroll[0], s.scroll[1]);
 return missing;
-})(${JSON.stringify({ forms: state.forms, focus: state.focus, scroll: state.scroll })})`;
+})(${JSON.stringify({ forms: state.forms, focus: state.focus, focusVisible: state.focusVisible, scroll: state.scroll })})`;
   return (await page.evaluate(script)) as string[];
 }
