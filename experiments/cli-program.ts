@@ -9,6 +9,7 @@ import { RunFailedError } from "./runner/errors.ts";
 import { terminalText } from "./commands/terminal.ts";
 import { packageVersion } from "./runner/package-info.ts";
 import { redactText } from "../src/secrets.ts";
+import { runtimeSettings } from "../src/settings.ts";
 
 /** The program without its commands. */
 export function baseProgram(): Command {
@@ -17,6 +18,8 @@ export function baseProgram(): Command {
     // Commander's own errors (unknown flag, bad choice, missing argument) as one line, like ours.
     .configureOutput({ outputError: (text, write) => write(`retrace: ${text.replace(/^error: /, "").trim().replace(/\s*\n\s*/g, " ")} (run with --help for usage)\n`) })
     .version(packageVersion(), "-V, --version", "print the retrace version")
+    // The environment's settings (e.g. RETRACE_SHARP_CONCURRENCY) are bad input like a flag: one line, exit 2, before any command runs.
+    .hook("preAction", () => void runtimeSettings())
     .exitOverride();
 }
 

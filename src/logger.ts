@@ -4,7 +4,7 @@
  * pino reads it. A dozen lines instead of pino's twelve packages: the middleware logs only
  * warnings. Library code logs here; only the CLI writes to the terminal.
  */
-import { runtimeSettings } from "./settings.ts";
+import { logLevel } from "./settings.ts";
 
 const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity } as const;
 type LevelName = Exclude<keyof typeof LEVELS, "silent">;
@@ -37,4 +37,4 @@ function createLogger(name: string, level: string): Logger {
 }
 
 /** Root logger; level from RETRACE_LOG_LEVEL (default "warn"), written to stderr. */
-export const logger: Logger = createLogger("retrace", runtimeSettings().logLevel);
+export const logger: Logger = createLogger("retrace", logLevel());

@@ -3,6 +3,7 @@
  * Secrets read here are never logged: callers pass them straight to SDK clients.
  */
 import { ConfigError } from "./errors.ts";
+import { parseIntFlag } from "./numeric-flags.ts";
 import { registerSecret } from "./secrets.ts";
 
 export interface RuntimeSettings {
@@ -37,27 +38,29 @@ export function envVar(name: string, env: NodeJS.ProcessEnv = process.env): stri
   return value;
 }
 
-/** Read the settings from the process environment (call at the edges, pass values inward). */
+/**
+ * RETRACE_LOG_LEVEL, read apart from {@link runtimeSettings}: the logger reads it when it loads, where
+ * a bad value of another variable must not crash with a stack trace (the CLI checks them all in one line).
+ */
+export function logLevel(env: NodeJS.ProcessEnv = process.env): string {
+  return env.RETRACE_LOG_LEVEL ?? "warn";
+}
+
+/** Read the settings from the process environment (call at the edges, pass values inward); a bad value is a one-line ConfigError. */
 export function runtimeSettings(env: NodeJS.ProcessEnv = process.env): RuntimeSettings {
   // Keys read here are redacted from everything retrace writes (src/secrets.ts).
   for (const k of [env.RETRACE_API_KEY, env.OPENAI_API_KEY, env.ANTHROPIC_API_KEY]) registerSecret(k);
   return {
-    logLevel: env.RETRACE_LOG_LEVEL ?? "warn",
+    logLevel: logLevel(env),
     apiKey: env.RETRACE_API_KEY ?? env.OPENAI_API_KEY,
     baseUrl: env.RETRACE_BASE_URL ?? env.OPENAI_BASE_URL,
     anthropicApiKey: env.ANTHROPIC_API_KEY,
     dockerHost: env.DOCKER_HOST,
     queueUrl: env.RETRACE_QUEUE_URL,
     storeUrl: env.RETRACE_STORE_URL,
-    ...(env.RETRACE_SHARP_CONCURRENCY ? { sharpConcurrency: positiveInt("RETRACE_SHARP_CONCURRENCY", env.RETRACE_SHARP_CONCURRENCY) } : {}),
+    ...(env.RETRACE_SHARP_CONCURRENCY ? { sharpConcurrency: parseIntFlag("RETRACE_SHARP_CONCURRENCY", env.RETRACE_SHARP_CONCURRENCY, { min: 1, max: 1024, expect: "expected a whole number of threads from 1 to 1024" }) } : {}),
     ci: env.CI === "true" || env.CI === "1",
   };
-}
-
-function positiveInt(name: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 1024) throw new ConfigError(`${name}: expected a whole number of threads from 1 to 1024, got "${value}"`, { field: name });
-  return n;
 }
 
 /**

@@ -68,7 +68,7 @@ export interface RunningWorker {
 
 /** Thrown inside runExperiment once the job's episode has its line. */
 class EpisodeDone extends Error {
-  constructor(readonly line: ResultLine, readonly envMs: number) {
+  constructor(readonly line: ResultLine, readonly envMs: number, readonly callMs?: Array<number | null>) {
     super("episode done");
   }
 }
@@ -163,7 +163,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         if (!done) throw new Error(`phase "${data.phase}" of run ${data.runId} was not reached`);
         await blobs.flush();
         const finishedAt = Date.now();
-        const timing = JSON.stringify({ key: data.key, wallMs: finishedAt - startedAt, envMs: done.envMs, tries: done.line.envTries, worker: name, enqueuedAt: data.enqueuedAt, pickedAt: t0, startedAt, finishedAt });
+        const timing = JSON.stringify({ key: data.key, wallMs: finishedAt - startedAt, envMs: done.envMs, tries: done.line.envTries, ...(done.line.status === "ok" && done.callMs?.length ? { callMs: done.callMs } : {}), worker: name, enqueuedAt: data.enqueuedAt, pickedAt: t0, startedAt, finishedAt });
         const stored = await store.storeResult(data.runId, { key: data.key, index: data.index, condition: data.condition, status: done.line.status, line: JSON.stringify(done.line), timing, worker: name }, await collectFiles(scratch, blobs, new Set(runFiles.map((f) => f.path))));
         // The result is durable: the threads that could resume this episode are no longer needed.
         await dropThreads(data.runId, data.key, envFailures);
@@ -229,7 +229,7 @@ function jobRunner(data: EpisodeJobData, slot: Slot, store: PgRunStore, attempt:
         slot.rec ??= recordObservations(await ctx.runtime.createEnv(ctx.envSpec, ctx.blobs));
         slot.rec.clear();
         const outcome = await req.execute(job, slot.rec);
-        if (outcome.stopReason !== "env-error") throw new EpisodeDone(okLine(ctx.experiment, job, tries, outcome, attempt.failedTries), outcome.envMs);
+        if (outcome.stopReason !== "env-error") throw new EpisodeDone(okLine(ctx.experiment, job, tries, outcome, attempt.failedTries), outcome.envMs, outcome.callMs);
         throw envErrorOf(outcome);
       } catch (err) {
         if (!(err instanceof EnvironmentError || err instanceof StepTimeoutError)) throw err;

@@ -77,6 +77,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
   // Task and condition ids name folders: one that is not a plain name is refused before anything is written.
   tasks.forEach((t) => checkId(t.id, `config.env: a task of ${config.env.kind}`, "env.tasks"));
   if (config.kind !== "ideal-recovery") for (const c of conditionsOf(config)) checkId(c.id, "condition id", "pairs");
+  await runtime.checkTasks?.(tasks);
   const manifestFile = join(settings.out, "manifest.json");
   const resultsFile = join(settings.out, "results.jsonl");
   const seedBase = settings.seedBase ?? 0;

@@ -57,6 +57,8 @@ export interface ExperimentRuntime {
   checkConfig?(config: ExperimentConfig): void;
   /** Every task of an environment kind, in a stable order. */
   tasks(env: EnvSpec): Task[];
+  /** Reject the selected tasks when their own files are unusable (e.g. a checker module without its export), before anything is written. */
+  checkTasks?(tasks: readonly Task[]): Promise<void>;
   /** Tasks of the environment this runtime cannot run here, with the reason (counted in the summary, never scored). */
   skipped?(env: EnvSpec): SkippedTask[];
   /** A fresh environment instance (one per worker); screenshots go to the run's blob store. */

@@ -13,6 +13,7 @@ import type { Task } from "../../src/task.ts";
 import { createEnvironmentFactory } from "../../adapters/environments/registry.ts";
 import { BROWSER_TASKS } from "../../adapters/environments/browser/tasks/index.ts";
 import { loadBrowserTaskFile } from "../../adapters/environments/browser/tasks/file.ts";
+import { checkTaskCheckers } from "../../adapters/environments/browser/checker.ts";
 import { checkConfigAgents } from "../config/agents.ts";
 import type { EnvSpec } from "../config/schema.ts";
 import type { ExperimentRuntime } from "../runner/runtime.ts";
@@ -35,6 +36,7 @@ export function withBrowserEnv(base: ExperimentRuntime): ExperimentRuntime {
       if (env.kind !== "browser" && env.kind !== "simdesk") throw new ConfigError(`config.env.kind: "${env.kind}" but the run uses --env browser`, { field: "env.kind" });
       return browserTasks(env);
     },
+    checkTasks: checkTaskCheckers,
     createEnv: (_env, blobs) => createEnvironmentFactory("browser", { blobs })(),
   };
 }

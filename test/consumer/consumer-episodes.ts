@@ -9,7 +9,9 @@
  * model is a scripted server (retrace/testing), the LLM detector blames step E, the LLM recovery
  * sub-agent clicks back to the state of step R=1 and says RESTORED, and the agent finishes. The
  * episode must succeed with one recovery and the history cut from E+1 back to R. Prints one JSON
- * line per episode; throws on any difference.
+ * line per episode; throws on any difference, and on any warning the AI SDK emits about how the
+ * wrappers call it (ai 7's deprecations, e.g. AISDK_DEP_TOOL_RESULT_IMAGE_DATA for a tool result
+ * image in ai 6's shape).
  */
 import OpenAI from "openai";
 import { Agent, OpenAIResponsesModel, computerTool, setTracingDisabled } from "@openai/agents";
@@ -23,6 +25,12 @@ import { generateTextWithRecovery, retraceComputerTool } from "retrace-cua/ai-sd
 import { chatModel, check, scenario, servers, toAnthropicInput } from "./consumer-scenario.js";
 
 setTracingDisabled(true);
+
+/** The AI SDK's warnings (ai 7 emits them as process warnings with an AISDK_ code). */
+const sdkWarnings: string[] = [];
+process.on("warning", (w: Error & { code?: string }) => {
+  if (w.code?.startsWith("AISDK_")) sdkWarnings.push(`${w.code}: ${w.message}`);
+});
 
 function toOpenAIAction(a: Action): Record<string, unknown> {
   switch (a.type) {
@@ -89,11 +97,16 @@ async function aiSdk(): Promise<void> {
     { env: s.env, blobs: s.blobs, task: s.task, detector: s.detector, recoverer: s.recoverer, budget: 4 },
   );
   check("ai-sdk", result, s.E, s.R);
+  // The tool result carried the screenshot, in whichever shape this ai major reads.
+  if (!server.requests[1]?.images.length) throw new Error("ai-sdk: the computer tool's result reached the model without its screenshot");
 }
 
 try {
   for (const episode of [plainRuntime, openAIAgents, aiSdk]) await episode();
   for (const server of servers) server.verify();
+  // Process warnings are emitted on the next tick: let them arrive before checking.
+  await new Promise((r) => setImmediate(r));
+  if (sdkWarnings.length) throw new Error(`the AI SDK warned: ${sdkWarnings.join(" | ")}`);
 } finally {
   await Promise.all(servers.map((s) => s.close()));
 }

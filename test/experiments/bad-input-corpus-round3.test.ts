@@ -10,6 +10,8 @@
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { spawn } from "node:child_process";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,6 +28,8 @@ import { createSimDeskRuntime } from "../../experiments/runtime/simdesk.ts";
 
 const CWD = process.cwd();
 let dir = "";
+/** A page a browser task can open (the checker row: its episodes would reach the checker). */
+let page: Server | undefined;
 
 const TINY = { kind: "end-to-end", name: "tiny", env: { kind: "simdesk", limit: 1 }, seeds: [0], maxRecoveryIterations: [1], baseline: false, options: { maxForwardSteps: 8 }, pairs: [{ name: "a", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } }] };
 const BROWSER = { kind: "end-to-end", name: "b", env: { kind: "browser", tasksFile: "TASKS" }, seeds: [0], maxRecoveryIterations: [1], baseline: false, options: { restoration: "replay" }, pairs: [TINY.pairs[0]] };
@@ -62,23 +66,30 @@ const CLI_ROWS: Row[] = [
   // browser task URLs are http(s) only
   { name: "a browser task at file:///etc/passwd (its text landed in the a11y blob)", args: (d) => ["run", cfg(d, "browser-file.json"), ...out(d)], error: /browser task file .*tasks-file\.yaml: tasks\.0\.url: expected an http:\/\/ or https:\/\/ URL/ },
   { name: "a browser task whose state endpoint is file:", args: (d) => ["run", cfg(d, "browser-state.json"), ...out(d)], error: /tasks\.0\.state\.url: expected an http:\/\/ or https:\/\/ URL/ },
+  { name: "a browser checker module without the task's named export (was an environment error, retried 3 times)", args: (d) => ["run", cfg(d, "browser-export.json"), ...out(d)], error: /task judged: checker module \S*no-export\.mjs has no function export "check" \(exports: default, verify\)/ },
   // usage errors exit 2 like every bad input
   { name: "an unknown flag (exited 1)", args: (d) => ["run", cfg(d, "ok.json"), "--no-such-flag", ...out(d)], error: /unknown option '--no-such-flag'/ },
   { name: "an unknown command", args: () => ["no-such-command"], error: /unknown command 'no-such-command'/ },
 ];
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "retrace-corpus-r3-"));
+  page = createServer((_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>App</title><p>Nothing to do.</p>"));
+  await new Promise<void>((r) => page!.listen(0, "127.0.0.1", () => r()));
   writeFileSync(join(dir, "ok.json"), JSON.stringify(TINY));
   writeFileSync(join(dir, "tasks-file.yaml"), "tasks:\n  - id: leak\n    instruction: Read it.\n    url: file:///etc/passwd\n    checker: ./check.mjs\n");
   writeFileSync(join(dir, "tasks-state.yaml"), "tasks:\n  - id: leak\n    instruction: Read it.\n    url: http://127.0.0.1:9/\n    checker: ./check.mjs\n    state:\n      url: file:///etc/shadow\n");
   writeFileSync(join(dir, "browser-file.json"), JSON.stringify({ ...BROWSER, env: { kind: "browser", tasksFile: join(dir, "tasks-file.yaml") } }));
   writeFileSync(join(dir, "browser-state.json"), JSON.stringify({ ...BROWSER, env: { kind: "browser", tasksFile: join(dir, "tasks-state.yaml") } }));
+  writeFileSync(join(dir, "no-export.mjs"), "export default function () { return true; }\nexport function verify() { return true; }\n");
+  writeFileSync(join(dir, "tasks-export.yaml"), `tasks:\n  - id: judged\n    instruction: Say done.\n    url: http://127.0.0.1:${(page.address() as AddressInfo).port}/\n    checker: ./no-export.mjs\n    export: check\n    plan: [{ type: DONE }]\n`);
+  writeFileSync(join(dir, "browser-export.json"), JSON.stringify({ ...BROWSER, env: { kind: "browser", tasksFile: join(dir, "tasks-export.yaml") } }));
   mkdirSync(join(dir, "fresh"));
   process.chdir(dir);
 });
 
-afterAll(() => {
+afterAll(async () => {
+  await new Promise((r) => (page ? page.close(r) : r(undefined)));
   process.chdir(CWD);
   rmSync(dir, { recursive: true, force: true });
 });

@@ -47,6 +47,24 @@ export async function loadChecker(module: string, exportName: string): Promise<B
   return fn as BrowserChecker;
 }
 
+/**
+ * Load the checker module of every task that names one, before the first episode: a module that
+ * does not load or lacks its named export is the task file's mistake (a ConfigError naming the
+ * task, the file and the export), not an environment error found at the end of every episode.
+ */
+export async function checkTaskCheckers(tasks: readonly Task[]): Promise<void> {
+  for (const task of tasks) {
+    const evaluator = task.evaluator as Partial<BrowserEvaluator> | undefined;
+    if (!evaluator || typeof evaluator !== "object" || !("module" in evaluator) || typeof evaluator.module !== "string") continue;
+    try {
+      await loadChecker(evaluator.module, evaluator.export ?? "default");
+    } catch (err) {
+      if (err instanceof ConfigError) throw new ConfigError(`task ${task.id}: ${err.message}`, { field: err.field, cause: err });
+      throw err;
+    }
+  }
+}
+
 /** A checker's return value for a message: JSON where it is JSON, else its type (a BigInt, a function...). */
 function describeValue(value: unknown): string {
   if (typeof value === "bigint") return `the BigInt ${value}n`;

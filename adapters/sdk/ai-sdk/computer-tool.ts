@@ -12,6 +12,7 @@ import type { Observation } from "../../../src/observation.ts";
 import type { Action } from "../../../src/action.ts";
 import { anthropicComputerInputToActions, type AnthropicComputerInput } from "../../actions/anthropic/convert.ts";
 import { envMeter } from "../shared/env-meter.ts";
+import { toolResultImage } from "./tool-result-image.ts";
 
 /** Options of {@link retraceComputerTool}. */
 export interface RetraceComputerToolOptions {
@@ -50,7 +51,8 @@ export function retraceComputerTool(options: RetraceComputerToolOptions) {
       log.push({ input: input as AnthropicComputerInput, actions, observation });
       return { screenshot: (await options.blobs.get(observation.screenshot)).toString("base64") };
     },
-    toModelOutput: ({ output }) => ({ type: "content", value: [{ type: "image-data", data: (output as ComputerToolOutput).screenshot, mediaType: "image/png" }] }),
+    // ai 7's file part there (its "image-data" part is deprecated), ai 6's image-data part on ai 6.
+    toModelOutput: ({ output }) => ({ type: "content", value: [toolResultImage((output as ComputerToolOutput).screenshot)] }),
   });
   return Object.assign(tool, { log });
 }

@@ -14,6 +14,7 @@ import type { ForwardPolicy, JsonValue, PolicyDecision, PolicyInput } from "../.
 import type { ModelUsage } from "../../../src/usage.ts";
 import { describeError } from "../../../src/errors.ts";
 import { anthropicComputerInputToActions, type AnthropicComputerInput } from "../../actions/anthropic/convert.ts";
+import { toolResultImage } from "./tool-result-image.ts";
 
 /** The agent as `generateText` settings. */
 export interface AiSdkAgentSettings {
@@ -85,7 +86,7 @@ async function buildMessages(input: PolicyInput): Promise<ModelMessage[]> {
     const after = history[i + 1]?.observation ?? input.observation;
     const data = (await input.blobs.get(after.screenshot)).toString("base64");
     out.push({ role: "assistant", content: [{ type: "tool-call", toolCallId: memo.toolCallId, toolName: memo.toolName, input: memo.input ?? {} }] });
-    out.push({ role: "tool", content: [{ type: "tool-result", toolCallId: memo.toolCallId, toolName: memo.toolName, output: { type: "content", value: [{ type: "image-data", data, mediaType: "image/png" }] } }] });
+    out.push({ role: "tool", content: [{ type: "tool-result", toolCallId: memo.toolCallId, toolName: memo.toolName, output: { type: "content", value: [toolResultImage(data)] } }] });
   }
   if (input.notice) out.push({ role: "user", content: input.notice });
   return out;
