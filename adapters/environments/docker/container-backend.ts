@@ -64,6 +64,11 @@ export class ContainerBackend implements DesktopBackend {
   readonly runId: string;
   /** Milliseconds the last container took from create to a ready X server. */
   lastStartMs = 0;
+  /**
+   * Exit code of the last container this backend stopped: 0 when its init script ended the
+   * desktop on SIGTERM, 137 when the engine had to SIGKILL it after the grace period.
+   */
+  lastStopExitCode: number | undefined;
   private readonly docker: Docker;
   private readonly image: string;
   private readonly timeoutMs: number;
@@ -208,6 +213,9 @@ export class ContainerBackend implements DesktopBackend {
     // SIGTERM first (the init script's trap stops Xvfb, the bus and the window manager in turn),
     // SIGKILL only after the grace period; then the container and its volumes go.
     await c.stop({ t: CONTAINER_STOP_GRACE_S }).catch(() => undefined);
+    const state = await c.inspect().then((i) => i.State, () => undefined);
+    this.lastStopExitCode = state?.ExitCode;
+    if (state?.ExitCode === 137) logger.warn({ id: c.id, graceS: CONTAINER_STOP_GRACE_S }, "desktop container ignored SIGTERM and was killed after the grace period");
     await c.remove({ force: true, v: true }).catch((err: Error) => logger.warn({ err: err.message, id: c.id }, "could not remove desktop container"));
   }
 }

@@ -1,7 +1,8 @@
 /**
  * A process with a container desktop open that gets SIGTERM or SIGINT stops its container
  * (`docker stop` with the grace period, then removal) before it exits: afterwards no container
- * of its run is left, running or not. The child is a real Node process opening the real
+ * of its run is left, running or not, and the container ended on SIGTERM (its init script's trap,
+ * exit code 0), not by the engine's SIGKILL after the grace period (137). The child is a real Node process opening the real
  * ContainerBackend (its own run id labels the container, so containers of other runs on a
  * shared engine are told apart) and exiting through the same shutdown hooks as `retrace run`.
  */
@@ -32,6 +33,8 @@ import { ContainerBackend } from "./adapters/environments/docker/container-backe
 const desktop = new ContainerBackend({ docker: createDockerClient(process.env.DOCKER_HOST), runId: process.argv[1] });
 await desktop.freshSession({});
 process.stdout.write("ready " + desktop.containerId + "\\n");
+// After the shutdown hooks stopped the container (stdout on a pipe is written synchronously).
+process.on("exit", () => process.stdout.write("stopped " + desktop.lastStopExitCode + "\\n"));
 setInterval(() => undefined, 1000);
 `;
 
@@ -53,12 +56,14 @@ async function openAndSignal(signal: "SIGTERM" | "SIGINT") {
     });
     p.on("exit", () => fail(new Error(`the child ended before its desktop was up: ${err}`)));
   });
-  const exited = new Promise<number | string>((r) => p.on("exit", (c, s) => r(c ?? s ?? "?")));
+  // "close": after the exit and its last output (the "stopped" line).
+  const exited = new Promise<number | string>((r) => p.on("close", (c, s) => r(c ?? s ?? "?")));
   const id = await ready;
   const running = (await docker.getContainer(id).inspect()).State.Running;
   p.kill(signal);
   const code = await exited;
-  return { id, running, code, left: await containersOf(runId), err };
+  const stopped = /stopped (\S+)/.exec(out)?.[1];
+  return { id, running, code, stopped, left: await containersOf(runId), err };
 }
 
 describe.runIf(run)("a container desktop ended by a signal", () => {
@@ -71,6 +76,8 @@ describe.runIf(run)("a container desktop ended by a signal", () => {
       expect(r.running).toBe(true);
       // Ended by the signal: its exit code, after the container was stopped and removed.
       expect(r.code, r.err).toBe(signal === "SIGTERM" ? 143 : 130);
+      // Graceful: the init script's trap ended the desktop on SIGTERM (exit 0), no SIGKILL after the grace period (137).
+      expect(r.stopped, r.err).toBe("0");
       expect(r.left).toEqual([]);
       await expect(docker.getContainer(r.id).inspect()).rejects.toThrow();
     }, 120_000);
