@@ -65,7 +65,8 @@ describe.runIf(services.run)("timings of a distributed run", () => {
     stopServices = svc.stop;
     server = await startChaosModelServer({ seed: SEED, rate: 0, answer: chaosAnswer });
     const cacheDir = join(dir, "worker");
-    const model = createOpenAIChatModel({ model: "chaos-model", baseURL: server.url, apiKey: "timings-test-key", blobs: new BlobStore({ dir: join(cacheDir, "blobs") }), maxRetries: 0, timeoutMs: 60_000 });
+    // Screenshots are read through the worker's blob store (it fetches screens another worker rendered), as in failed-tries.int.test.ts.
+    const model = (blobs: BlobStore) => createOpenAIChatModel({ model: "chaos-model", baseURL: server!.url, apiKey: "timings-test-key", blobs, maxRetries: 0, timeoutMs: 60_000 });
     const runtime = createChaosRuntime({ base: createSimDeskRuntime(), model, seed: SEED, envFaultRate: 0, envFaultCounts: emptyEnvFaultCounts() });
     const queueName = `timings-${process.pid}`;
     worker = await startWorker({ queueUrl: svc.redisUrl, queueName, storeUrl: svc.postgresUrl, runtimeOf: () => runtime, cacheDir, concurrency: 1 });
