@@ -71,6 +71,24 @@ const RESTORE_ATTEMPTS = 3;
 
 /** Longest wait for a screenshot (Playwright's default is 30 s). */
 const SCREENSHOT_TIMEOUT_MS = 15_000;
+/** Waits before asking again when Chromium refuses a capture (no frame yet, e.g. right after a restore's navigations). */
+const CAPTURE_RETRY_MS = [50, 150, 400, 1000];
+
+/**
+ * The page's screenshot. Chromium answers `Page.captureScreenshot` now and then with "Unable to
+ * capture screenshot" when no frame is ready, and takes the same picture when asked again a moment
+ * later (1 of 1,800 restores here); that is retried inside the observation, anything else is not.
+ */
+export async function captureScreen(page: Page): Promise<Buffer> {
+  for (let i = 0; ; i++) {
+    try {
+      return await page.screenshot({ type: "png", caret: "hide", animations: "disabled", timeout: SCREENSHOT_TIMEOUT_MS });
+    } catch (err) {
+      if (i >= CAPTURE_RETRY_MS.length || !(err instanceof Error) || !/Unable to capture screenshot/.test(err.message)) throw err;
+      await new Promise((r) => setTimeout(r, CAPTURE_RETRY_MS[i]));
+    }
+  }
+}
 
 /** A page script replacing the origin's localStorage with the saved entries. */
 function setLocalStorage(storage: BrowserSnapshotData["storage"], origin: string): string {
@@ -336,7 +354,7 @@ export class BrowserEnvironment implements Environment {
 
   private async observe0(): Promise<Observation> {
     const page = this.link!.page;
-    const png = await page.screenshot({ type: "png", caret: "hide", animations: "disabled", timeout: SCREENSHOT_TIMEOUT_MS });
+    const png = await captureScreen(page);
     const screenshot = await this.opts.blobs.put(png);
     const ps = await readPageState(page);
     const url = this.relative(ps.url);
