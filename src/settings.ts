@@ -66,14 +66,12 @@ export function runtimeSettings(env: NodeJS.ProcessEnv = process.env): RuntimeSe
 /**
  * RETRACE_PG_RETRY_MS: how long one PostgreSQL read or write (checkpoints, results, blobs) keeps
  * retrying a lost or refused connection (a server restart, a failover) before the run fails with
- * one line; 0 turns retries off. Read apart from {@link runtimeSettings} (which the logger calls at
- * import), so a bad value is a ConfigError where PostgreSQL is first used, not a crash at start-up.
+ * one line; 0 turns retries off. Read apart from {@link runtimeSettings}, where PostgreSQL is first
+ * used, so a library caller without PostgreSQL never trips on it; parsed like every numeric flag.
  * @default 60000
  */
 export function pgRetryMs(env: NodeJS.ProcessEnv = process.env): number {
   const value = env.RETRACE_PG_RETRY_MS;
   if (value === undefined) return 60_000;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n > 86_400_000) throw new ConfigError(`RETRACE_PG_RETRY_MS: expected a whole number of milliseconds from 0 to 86400000 (one day), got "${value}"`, { field: "RETRACE_PG_RETRY_MS" });
-  return n;
+  return parseIntFlag("RETRACE_PG_RETRY_MS", value, { min: 0, max: 86_400_000, expect: "expected a whole number of milliseconds from 0 to 86400000 (one day)" });
 }

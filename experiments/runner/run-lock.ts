@@ -11,7 +11,6 @@ import { processAlive as alive } from "../../src/store/file-lock.ts";
 /** The lock file's name inside the run folder. */
 export const RUN_LOCK = "run.lock";
 
-
 /** Take the folder's lock or throw a ConfigError naming the process that holds it; returns the release function. */
 export function acquireRunLock(out: string): () => void {
   mkdirSync(out, { recursive: true });
