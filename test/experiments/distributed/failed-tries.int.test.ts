@@ -18,21 +18,17 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BlobStore } from "../../../src/blob-store.ts";
-import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
 import { connectPostgres } from "../../../adapters/stores/postgres/connect.ts";
 import { PgBlobStore } from "../../../adapters/stores/postgres/blob-store.ts";
 import { parseExperimentConfig } from "../../../experiments/config/load.ts";
 import { runChaos } from "../../../experiments/chaos/run.ts";
-import { emptyEnvFaultCounts, type EnvFault } from "../../../experiments/chaos/env-faults.ts";
-import { startChaosModelServer, type ChaosModelServer, type ModelFault } from "../../../experiments/chaos/model-server.ts";
-import { chaosAnswer, createChaosRuntime } from "../../../experiments/chaos/runtime.ts";
-import { runQueued } from "../../../experiments/commands/queue.ts";
-import { startWorker, type RunningWorker } from "../../../experiments/distributed/worker.ts";
+import type { EnvFault } from "../../../experiments/chaos/env-faults.ts";
+import type { ModelFault } from "../../../experiments/chaos/model-server.ts";
 import type { FailedTry } from "../../../experiments/runner/failed-try.ts";
 import type { ResultLine } from "../../../experiments/runner/results-log.ts";
 import { createSimDeskRuntime } from "../../../experiments/runtime/simdesk.ts";
-import { servicesAvailable, testServices } from "../../helpers/services.ts";
+import { servicesAvailable } from "../../helpers/services.ts";
+import { chaosQueue } from "./chaos-queue.ts";
 
 const services = servicesAvailable("the distributed failed-tries test");
 const dir = mkdtempSync(join(tmpdir(), "retrace-failed-tries-"));
@@ -50,13 +46,9 @@ const config = parseExperimentConfig({
   pairs: [{ name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } }],
 });
 
-let stopServices = () => {};
-let server: ChaosModelServer | undefined;
-let worker: RunningWorker | undefined;
+const queue = chaosQueue();
 afterAll(async () => {
-  await worker?.close(true).catch(() => {});
-  await server?.close();
-  stopServices();
+  await queue.stop();
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
@@ -69,9 +61,7 @@ describe.runIf(services.run)("failed tries on a distributed run", () => {
   it("a BullMQ worker records the thrown-away try's detector failures and failed model calls exactly as the local pool does", { timeout: 600_000 }, async () => {
     services.assert();
     // A retried attempt starts clean: its own folders, model server, worker and services.
-    await worker?.close(true).catch(() => {});
-    await server?.close();
-    stopServices();
+    await queue.stop();
     const base = mkdtempSync(join(dir, "attempt-"));
     const localOut = join(base, "local");
     // Generous deadlines: no environment or model call times out on a loaded machine (faults come from the seed only).
@@ -82,38 +72,27 @@ describe.runIf(services.run)("failed tries on a distributed run", () => {
     expect(discarded.some((t) => (t.detectorFailures ?? 0) > 0 && (t.models?.detector?.errors ?? 0) > 0), JSON.stringify(discarded)).toBe(true);
     expect(callsOf(localLines)).toBe(local.modelRequests);
 
-    const svc = await testServices();
-    stopServices = svc.stop;
-    server = await startChaosModelServer({ seed: SEED, rate: MODEL_RATE, faults: MODEL_FAULTS, answer: chaosAnswer });
-    const cacheDir = join(base, "worker");
-    // The model reads screenshots through the worker's blob store, as a model agent on a worker
-    // does: a screen another worker (another test file, on the shared PostgreSQL) rendered first is
-    // only a memo there, fetched on read; a folder store next to it misses it and fails the call.
-    const model = (blobs: BlobStore) => createOpenAIChatModel({ model: "chaos-model", baseURL: server!.url, apiKey: KEY, blobs, maxRetries: 0, timeoutMs: 60_000 });
-    const runtime = createChaosRuntime({ base: createSimDeskRuntime(), model, seed: SEED, envFaultRate: ENV_RATE, envFaults: ENV_FAULTS, envFaultCounts: emptyEnvFaultCounts() });
     // Another worker has rendered the tasks' first screens: this worker finds them as memos in
-    // PostgreSQL, not in its local cache (what a file beside this one, on the shared services, can do).
-    const pg = await connectPostgres(svc.postgresUrl);
-    try {
-      const shared = new PgBlobStore({ dir: join(base, "other-worker", "blobs"), pg });
-      const other = await createSimDeskRuntime().createEnv(config.env, shared);
-      const ids = new Set((config.env as { tasks: string[] }).tasks);
-      for (const task of createSimDeskRuntime().tasks(config.env).filter((t) => ids.has(t.id))) await other.reset(task);
-      await other.close();
-      await shared.flush();
-    } finally {
-      await pg.close();
-    }
-    const queueName = `failed-tries-${process.pid}`;
-    worker = await startWorker({ queueUrl: svc.redisUrl, queueName, storeUrl: svc.postgresUrl, runtimeOf: () => runtime, cacheDir, concurrency: 1 });
-    const out = join(base, "queued");
-    await runQueued(config, config, createSimDeskRuntime(), { queue: svc.redisUrl, store: svc.postgresUrl, queueName, attempts: "3", workers: "1", seed: String(SEED) }, out, SEED, true);
-    await worker.close();
-    worker = undefined;
+    // PostgreSQL, not in its local cache (what a file beside this one, on the shared services, can
+    // do). A model reading beside the worker's store instead of through it misses them.
+    const before = async (svc: { postgresUrl: string }) => {
+      const pg = await connectPostgres(svc.postgresUrl);
+      try {
+        const shared = new PgBlobStore({ dir: join(base, "other-worker", "blobs"), pg });
+        const other = await createSimDeskRuntime().createEnv(config.env, shared);
+        const ids = new Set((config.env as { tasks: string[] }).tasks);
+        for (const task of createSimDeskRuntime().tasks(config.env).filter((t) => ids.has(t.id))) await other.reset(task);
+        await other.close();
+        await shared.flush();
+      } finally {
+        await pg.close();
+      }
+    };
+    const { out, requests } = await queue.run({ config, seed: SEED, apiKey: KEY, envFaultRate: ENV_RATE, envFaults: ENV_FAULTS, modelFaultRate: MODEL_RATE, modelFaults: MODEL_FAULTS, dir: base, before });
 
     const queuedLines = linesOf(out);
     expect(queuedLines.flatMap((l) => l.failedTries ?? []), JSON.stringify(queuedLines.map((l) => [l.key, l.envTries, l.status]))).toEqual(discarded);
-    expect(callsOf(queuedLines)).toBe(server.requests);
+    expect(callsOf(queuedLines)).toBe(requests);
     expect(readFileSync(join(out, "results.jsonl"), "utf8")).toBe(readFileSync(join(localOut, "results.jsonl"), "utf8"));
   });
 });

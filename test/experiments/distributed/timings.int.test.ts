@@ -10,17 +10,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BlobStore } from "../../../src/blob-store.ts";
-import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
 import { parseExperimentConfig } from "../../../experiments/config/load.ts";
 import { runChaos } from "../../../experiments/chaos/run.ts";
-import { emptyEnvFaultCounts } from "../../../experiments/chaos/env-faults.ts";
-import { startChaosModelServer, type ChaosModelServer } from "../../../experiments/chaos/model-server.ts";
-import { chaosAnswer, createChaosRuntime } from "../../../experiments/chaos/runtime.ts";
-import { runQueued } from "../../../experiments/commands/queue.ts";
-import { startWorker, type RunningWorker } from "../../../experiments/distributed/worker.ts";
-import { createSimDeskRuntime } from "../../../experiments/runtime/simdesk.ts";
-import { servicesAvailable, testServices } from "../../helpers/services.ts";
+import { servicesAvailable } from "../../helpers/services.ts";
+import { chaosQueue } from "./chaos-queue.ts";
 
 const services = servicesAvailable("the distributed timings test");
 const dir = mkdtempSync(join(tmpdir(), "retrace-dist-timings-"));
@@ -32,13 +25,9 @@ const config = parseExperimentConfig({
   pairs: [{ name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } }],
 });
 
-let stopServices = () => {};
-let server: ChaosModelServer | undefined;
-let worker: RunningWorker | undefined;
+const queue = chaosQueue();
 afterAll(async () => {
-  await worker?.close(true).catch(() => {});
-  await server?.close();
-  stopServices();
+  await queue.stop();
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
@@ -61,19 +50,7 @@ describe.runIf(services.run)("timings of a distributed run", () => {
     expect([...localCalls.values()].some((n) => n > 0), JSON.stringify([...localCalls])).toBe(true);
     for (const [key, n] of localCalls) expect(timingsOf(localOut).get(key)?.callMs?.length ?? 0, key).toBe(n);
 
-    const svc = await testServices();
-    stopServices = svc.stop;
-    server = await startChaosModelServer({ seed: SEED, rate: 0, answer: chaosAnswer });
-    const cacheDir = join(dir, "worker");
-    // Screenshots are read through the worker's blob store (it fetches screens another worker rendered), as in failed-tries.int.test.ts.
-    const model = (blobs: BlobStore) => createOpenAIChatModel({ model: "chaos-model", baseURL: server!.url, apiKey: "timings-test-key", blobs, maxRetries: 0, timeoutMs: 60_000 });
-    const runtime = createChaosRuntime({ base: createSimDeskRuntime(), model, seed: SEED, envFaultRate: 0, envFaultCounts: emptyEnvFaultCounts() });
-    const queueName = `timings-${process.pid}`;
-    worker = await startWorker({ queueUrl: svc.redisUrl, queueName, storeUrl: svc.postgresUrl, runtimeOf: () => runtime, cacheDir, concurrency: 1 });
-    const out = join(dir, "queued");
-    await runQueued(config, config, createSimDeskRuntime(), { queue: svc.redisUrl, store: svc.postgresUrl, queueName, attempts: "3", workers: "1", seed: String(SEED) }, out, SEED, true);
-    await worker.close();
-    worker = undefined;
+    const { out } = await queue.run({ config, seed: SEED, apiKey: "timings-test-key", envFaultRate: 0, modelFaultRate: 0, dir });
 
     expect(readFileSync(join(out, "results.jsonl"), "utf8")).toBe(readFileSync(join(localOut, "results.jsonl"), "utf8"));
     expect(callCounts(out)).toEqual(localCalls);
