@@ -50,7 +50,7 @@ export function chaosQueue() {
     stop,
     /** Run `run.config` through a queue and one worker; returns the queued run's folder and the model server's request count. */
     async run(run: ChaosQueueRun): Promise<{ out: string; requests: number }> {
-      await stop(); // a retried attempt starts clean
+      await stop(); // a second run (or a retried test) starts with its own services, server and worker
       const svc = await testServices();
       stopServices = svc.stop;
       const srv = await startChaosModelServer({ seed: run.seed, rate: run.modelFaultRate, ...(run.modelFaults && { faults: run.modelFaults }), answer: chaosAnswer });

@@ -60,8 +60,6 @@ const callsOf = (lines: ResultLine[]): number =>
 describe.runIf(services.run)("failed tries on a distributed run", () => {
   it("a BullMQ worker records the thrown-away try's detector failures and failed model calls exactly as the local pool does", { timeout: 600_000 }, async () => {
     services.assert();
-    // A retried attempt starts clean: its own folders, model server, worker and services.
-    await queue.stop();
     const base = mkdtempSync(join(dir, "attempt-"));
     const localOut = join(base, "local");
     // Generous deadlines: no environment or model call times out on a loaded machine (faults come from the seed only).
