@@ -5,6 +5,7 @@
 import { Annotation } from "@langchain/langgraph";
 import type { Action } from "../src/action.ts";
 import type { Observation } from "../src/observation.ts";
+import type { RestorationConfirmation } from "../src/runtime/confirm.ts";
 import type { HistoryEntry } from "../src/policy.ts";
 import type { RecoveryContext, RecoveryDecision } from "../src/recovery.ts";
 import type { Task } from "../src/task.ts";
@@ -35,6 +36,7 @@ export function initialSubgraphState() {
     policyFailures: 0,
     done: false,
     restored: false,
+    confirmation: "refused" as RestorationConfirmation,
     reason: "",
     envError: null as string | null,
   };
@@ -65,6 +67,8 @@ export const RecoverySubgraphState = Annotation.Root({
   policyFailures: init("policyFailures"),
   done: init("done"),
   restored: init("restored"),
+  /** How the attempt's end was confirmed (src/runtime/confirm.ts). */
+  confirmation: init("confirmation"),
   reason: init("reason"),
   envError: init("envError"),
 });

@@ -12,6 +12,7 @@
  * per checkpoint. Only a few scalars are plain last-value channels. So a checkpoint's size stays
  * flat in the episode's length.
  */
+import type { RestorationConfirmation } from "../src/runtime/confirm.ts";
 import { Annotation, DeltaChannel, StateGraph } from "@langchain/langgraph";
 import type { Action } from "../src/action.ts";
 import type { BlobRef } from "../src/blob-store.ts";
@@ -46,6 +47,8 @@ export interface PendingRecovery {
   detection: Detection;
   /** Set by recover. */
   restored?: boolean;
+  /** How the restoration was confirmed (src/runtime/confirm.ts); absent in checkpoints written before it existed. */
+  confirmation?: RestorationConfirmation;
 }
 
 /**

@@ -13,42 +13,12 @@ import type { Observation } from "../../src/observation.ts";
 import type { HistoryEntry } from "../../src/policy.ts";
 import type { Selection } from "../../src/selector.ts";
 import type { TaskSpec } from "../../src/task.ts";
-import type { ModelUsage } from "../../src/usage.ts";
-import type { RecoveryReport } from "../sdk/shared/recovery-report.ts";
+import type { RestoreRequest, RestoreResult } from "../../src/runtime/restore.ts";
+import type { RestorationConfirmation } from "../../src/runtime/confirm.ts";
+import type { RecoveryReport } from "../../src/runtime/recovery-report.ts";
 import { fn, parseKnobOptions, RECOVERY_KNOBS_SHAPE, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../recovery-knobs.ts";
 
-/** What the restore routine is asked to do: bring the environment back to the state before step R. */
-export interface RestoreRequest {
-  /** R: restore s_R (the state the agent saw before taking step R). */
-  step: number;
-  /** E: the step the detector blamed. */
-  errorStep: number;
-  /** The target observation o_R as recorded. */
-  target: { step: number; observation: Observation };
-  /** The full forward history 0..t-1 before truncation. */
-  history: readonly HistoryEntry[];
-  detection: Detection;
-  selection: Selection;
-  /** Recovery attempt number, 1-based. */
-  attempt: number;
-  task: TaskSpec;
-  signal?: AbortSignal;
-}
-
-/** What the restore routine reports. */
-export interface RestoreResult {
-  /** Whether it believes the target was reached (the agent's history is truncated either way). */
-  restored: boolean;
-  /** Steps it executed (recovery actions, replayed actions), for accounting. @default 0 */
-  steps?: number;
-  /** The observation after restoring; when absent, `observe()` is called. */
-  observation?: Observation;
-  detail?: string;
-  /** Model calls the routine made (recoverer, summarizer, verifier), for accounting. */
-  usage?: ModelUsage[];
-  /** `id@version` of the prompts the routine used. */
-  prompts?: string[];
-}
+export type { RestoreRequest, RestoreResult } from "../../src/runtime/restore.ts";
 
 /** Options of {@link recoveryMiddleware}. */
 export interface RecoveryMiddlewareOptions extends RecoveryKnobs {
@@ -67,7 +37,7 @@ export interface RecoveryMiddlewareOptions extends RecoveryKnobs {
   /** Called once per recovery with what the `retrace.recovery` callback event carries. */
   onRecovery?: (report: RecoveryReport) => void | Promise<void>;
   /** Builds the message placed after the truncated history. @default a HumanMessage with the post-restoration transition prompt */
-  transitionMessage?: (info: { text: string; step: number; observation: Observation; restored: boolean }) => BaseMessage | Promise<BaseMessage>;
+  transitionMessage?: (info: { text: string; step: number; observation: Observation; restored: boolean; confirmation: RestorationConfirmation }) => BaseMessage | Promise<BaseMessage>;
 }
 
 /** zod schema of the options. */

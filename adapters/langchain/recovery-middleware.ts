@@ -26,9 +26,9 @@ import { promptRef } from "../../src/prompt.ts";
 import { requireOptional } from "../../src/optional-import.ts";
 import type { TaskSpec } from "../../src/task.ts";
 import { EpisodeEvents } from "../../src/runtime/events.ts";
-import { TRANSITION_PROMPTS } from "../../prompts/index.ts";
-import { initialTrack, StepRecovery, type CompletedStep, type RecoveryTrack } from "../sdk/shared/step-recovery.ts";
-import type { RecoveryReport } from "../sdk/shared/recovery-report.ts";
+import { postRestoration, TRANSITION_PROMPTS } from "../../prompts/index.ts";
+import { initialTrack, StepRecovery, type CompletedStep, type RecoveryTrack } from "../../src/runtime/step-recovery.ts";
+import type { RecoveryReport } from "../../src/runtime/recovery-report.ts";
 import { resolveOptions, type RecoveryMiddlewareOptions } from "./options.ts";
 import { defaultToActions, describeToolCalls, messagesBeforeStep, messageText, stepStarts } from "./steps.ts";
 
@@ -60,7 +60,7 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
     await dispatchCustomEvent(RECOVERY_EVENT, report).catch(() => undefined);
     await o.onRecovery?.(report);
   };
-  const loop = { ...o, events, env: { observe: o.observe }, onRecovery };
+  const loop = { ...o, events, env: { observe: o.observe }, onRecovery, routine: 'recoveryMiddleware option "restore"', postRestoration };
 
   // langchain is an optional peer, loaded here (its CommonJS build: this function is synchronous).
   // Its middleware is a plain object with a Symbol.for brand, so createAgent from its ESM build takes it.
@@ -89,7 +89,7 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
       if (!cut) return { retrace: track };
 
       const noticeMessage = o.transitionMessage
-        ? await o.transitionMessage({ text: cut.notice, step: cut.step, observation: cut.observation, restored: cut.restored })
+        ? await o.transitionMessage({ text: cut.notice, step: cut.step, observation: cut.observation, restored: cut.restored, confirmation: cut.confirmation })
         : new HumanMessage({ content: cut.notice });
       // History kept (unconfirmed restoration, "disclose-and-keep"): only the notice is added.
       if (!cut.cut) return { messages: [noticeMessage], retrace: track };
@@ -100,5 +100,5 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
   return Object.assign(middleware, { events });
 }
 
-export type { RecoveryTrack } from "../sdk/shared/step-recovery.ts";
+export type { RecoveryTrack } from "../../src/runtime/step-recovery.ts";
 export type { RecoveryMiddlewareOptions, RestoreRequest, RestoreResult } from "./options.ts";

@@ -1,34 +1,36 @@
 /**
  * `proposeRestoration` (recovery subgraph): ask the recovery sub-agent for its next step, given the
- * target (step R and o_R, always), the recovery context, its own steps so far and its budget.
+ * target (step R and o_R, always), the recovery context, its own steps so far and its budget. A
+ * thin caller of the one sub-agent loop's proposal (src/runtime/recovery-agent.ts).
  */
 import { stopRequested, taskSpec, type RuntimeContext } from "../context.ts";
 import type { SubgraphState, SubgraphUpdate } from "../recovery-subgraph-state.ts";
-import { sanitizeDecision } from "./propose.ts";
 import { atCallSite } from "../../src/runtime/call-site.ts";
+import { proposeRecoveryStep } from "../../src/runtime/recovery-agent.ts";
 
 export async function proposeRestoration(state: SubgraphState, ctx: RuntimeContext): Promise<SubgraphUpdate> {
-  const used = state.recoveryHistory.length + state.rejectedClaims;
-  if (used >= state.budget) return { done: true, restored: false, reason: `recovery budget of ${state.budget} steps spent` };
-  const stop = stopRequested(ctx);
-  if (stop) return { done: true, restored: false, reason: stop };
+  const progress = { budget: state.budget, steps: state.recoveryHistory.length, rejectedClaims: state.rejectedClaims };
   // The recovery step this proposal becomes (a "restored" claim with no action makes none; the viewer then shows the call on the step before).
   const site = { seq: state.seqStart + state.records.length, phase: "recoverer" as const, attempt: state.attempt };
-  const raw = await atCallSite(site, () => ctx.components.recoverer!.propose({
-    task: taskSpec(state.task),
-    target: state.target,
-    errorStep: state.errorStep,
-    context: state.context,
-    recoveryHistory: state.recoveryHistory,
-    observation: state.observation!,
-    budget: { used, max: state.budget },
-    tick: state.tick,
-    blobs: ctx.components.blobs,
-    signal: ctx.signal,
-  }));
-  const restoredClaim = !!raw && typeof raw === "object" && raw.restored === true;
-  let decision = sanitizeDecision(raw);
-  // Declaring the target restored with no action is a valid, final answer, not an empty step.
-  if (restoredClaim && decision.failure?.kind === "empty") decision = { ...decision, failure: undefined };
-  return { decision: { ...decision, restored: restoredClaim }, usage: [...state.usage, ...(decision.usage ?? [])] };
+  const out = await proposeRecoveryStep(
+    progress,
+    (used) =>
+      atCallSite(site, () =>
+        ctx.components.recoverer!.propose({
+          task: taskSpec(state.task),
+          target: state.target,
+          errorStep: state.errorStep,
+          context: state.context,
+          recoveryHistory: state.recoveryHistory,
+          observation: state.observation!,
+          budget: { used, max: state.budget },
+          tick: state.tick,
+          blobs: ctx.components.blobs,
+          signal: ctx.signal,
+        }),
+      ),
+    stopRequested(ctx),
+  );
+  if (out.done) return { done: true, restored: false, confirmation: out.confirmation, reason: out.reason };
+  return { decision: out.decision, usage: [...state.usage, ...(out.decision.usage ?? [])] };
 }

@@ -4,9 +4,9 @@
  * a policy failure; a thrown error means the runtime failed and propagates (the checkpoint stays,
  * so the episode can be resumed).
  */
-import { ActionSchema, type Action } from "../../src/action.ts";
 import type { PolicyDecision } from "../../src/policy.ts";
 import { addUsage } from "../../src/runtime/accounting.ts";
+import { sanitizeDecision } from "../../src/runtime/decision.ts";
 import { stopRequested, taskSpec, type RuntimeContext } from "../context.ts";
 import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
@@ -49,25 +49,4 @@ export function proposalUpdate(state: Pick<GraphState, "accounting" | "prompts" 
   return update;
 }
 
-/** Validate a policy's decision; invalid actions turn the step into a recorded failure. */
-export function sanitizeDecision(raw: unknown): PolicyDecision {
-  if (!raw || typeof raw !== "object") return { actions: [], failure: { kind: "empty", message: "the policy returned no decision" } };
-  const d = raw as PolicyDecision;
-  const usage = Array.isArray(d.usage) ? d.usage : undefined;
-  const base: PolicyDecision = {
-    actions: [],
-    ...(typeof d.response === "string" ? { response: d.response } : {}),
-    ...(d.memo !== undefined ? { memo: d.memo } : {}),
-    ...(usage ? { usage } : {}),
-  };
-  if (d.failure) return { ...base, failure: d.failure };
-  if (!Array.isArray(d.actions)) return { ...base, failure: { kind: "unparseable", message: "decision.actions is not an array" } };
-  const actions: Action[] = [];
-  for (const a of d.actions) {
-    const parsed = ActionSchema.safeParse(a);
-    if (!parsed.success) return { ...base, failure: { kind: "unparseable", message: `invalid action ${JSON.stringify(a)}: ${parsed.error.issues[0].message}` } };
-    actions.push(parsed.data);
-  }
-  if (actions.length === 0) return { ...base, failure: { kind: "empty", message: "the policy proposed no action" } };
-  return { ...base, actions };
-}
+export { sanitizeDecision };

@@ -2,8 +2,8 @@
  * `recover`: bring the environment back to step R by the configured restoration mode: the recovery
  * sub-agent (`model`, a subgraph), action replay (`replay`), an environment snapshot (`snapshot`),
  * or nothing (`implicit`: the forward policy itself carries on, unprompted; `guided`: the same, told
- * which step went wrong). Emits recovery-start/-end and
- * marks both in the trajectory.
+ * which step went wrong). Phases 2-4 of the one recovery attempt (src/runtime/attempt.ts): emits
+ * recovery-start/-end (with the restoration's `confirmation`) and marks both in the trajectory.
  */
 import type { TrajectoryEvent } from "../../src/trajectory.ts";
 import type { RuntimeContext } from "../context.ts";
@@ -14,6 +14,7 @@ import { restoreBySnapshot } from "../restoration/snapshot.ts";
 import { envLogOp, type GraphState, type GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
 import { codecFor } from "../stored-observation.ts";
+import { endRecovery, startRecovery } from "../../src/runtime/attempt.ts";
 
 export async function recover(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
   await ensureEnvironment(state, ctx);
@@ -23,20 +24,11 @@ export async function recover(state: GraphState, ctx: RuntimeContext): Promise<G
   const mode = ctx.options.restoration;
   const target = state.history[recoveryStep]?.observation ?? state.observation!;
   const startSeq = state.steps.length - 1;
-  ctx.events.emit("recovery-start", { taskId: state.task.id, attempt, mode, errorStep, recoveryStep, target });
+  const sink = { events: ctx.events, taskId: state.task.id };
   const startEvent: TrajectoryEvent = {
     afterSeq: startSeq,
     kind: "recovery-start",
-    detail: {
-      attempt,
-      mode,
-      errorStep,
-      recoveryStep,
-      reason: pending.detection.reason,
-      confidence: pending.detection.confidence,
-      target: target.screenshot,
-      ...(pending.selection ? { selection: pending.selection } : {}),
-    },
+    detail: startRecovery(sink, { attempt, mode, errorStep, recoveryStep, target, detection: pending.detection, ...(pending.selection ? { selection: pending.selection } : {}) }),
   };
 
   let out: RestorationOutcome;
@@ -54,6 +46,7 @@ export async function recover(state: GraphState, ctx: RuntimeContext): Promise<G
       out = {
         observation: state.observation!,
         restored: false,
+        confirmation: "refused",
         reason: mode === "guided" ? "guided recovery: no restoration, the forward policy is told which step went wrong" : "implicit recovery: no restoration, the forward policy continues unprompted",
         records: [],
         events: [],
@@ -66,9 +59,8 @@ export async function recover(state: GraphState, ctx: RuntimeContext): Promise<G
   const endEvent: TrajectoryEvent = {
     afterSeq: state.steps.length + out.records.length - 1,
     kind: "recovery-end",
-    detail: { attempt, mode, restored: out.restored, steps: out.records.length, reason: out.reason, observation: out.observation.screenshot },
+    detail: endRecovery(sink, { attempt, mode, confirmation: out.confirmation, steps: out.records.length, reason: out.reason, observation: out.observation }),
   };
-  ctx.events.emit("recovery-end", { taskId: state.task.id, attempt, mode, restored: out.restored, steps: out.records.length, reason: out.reason });
   const envLog = envLogOp(state.envLog, out.envLog);
   const update: GraphUpdate = {
     observation: codecFor(ctx).store(out.observation),
@@ -78,7 +70,7 @@ export async function recover(state: GraphState, ctx: RuntimeContext): Promise<G
     ...(envLog ? { envLog } : {}),
     accounting: out.accounting,
     prompts: out.prompts,
-    pending: { ...pending, recoveryStep, restored: out.restored },
+    pending: { ...pending, recoveryStep, restored: out.restored, confirmation: out.confirmation },
   };
   if (out.envError) return { ...update, stopReason: "env-error", envError: out.envError };
   return update;

@@ -1,7 +1,8 @@
 /**
  * `restoreContext`: after restoration, cut the forward history back to the recovery boundary R
  * (entries 0..R-1) and set the transition string as the notice for the next forward decision
- * (paper App. B.2, "Post-recovery context"). A restoration that was not confirmed follows option
+ * (paper App. B.2, "Post-recovery context"): phase 5 of the one recovery attempt
+ * (src/runtime/attempt.ts). A restoration that was not confirmed follows option
  * `unconfirmedRestoration` (`postRestoration`, prompts/index.ts): the paper's cut and "recovered" note, or
  * the truth with the history kept or cut. Implicit recovery keeps the history and adds nothing
  * (the paper's pi_R = pi); guided recovery keeps the history and tells the policy which step was
@@ -14,6 +15,7 @@ import { currentStateHash } from "../env-step.ts";
 import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
 import { guidedNotice } from "../transition-notice.ts";
+import { cutContext } from "../../src/runtime/attempt.ts";
 
 export async function restoreContext(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
   await ensureEnvironment(state, ctx);
@@ -25,12 +27,13 @@ export async function restoreContext(state: GraphState, ctx: RuntimeContext): Pr
     return { pending: null, notice: guidedNotice(pending.errorStep, pending.detection.reason) };
   }
   const from = state.history.length;
-  const restored = pending.restored ?? false;
-  const post = postRestoration({ step: recoveryStep, errorStep: pending.errorStep, restored, transition: ctx.options.transition, unconfirmed: ctx.options.unconfirmedRestoration });
+  const confirmation = pending.confirmation ?? (pending.restored ? "claimed" : "refused");
+  const post = cutContext(
+    { events: ctx.events, taskId: state.task.id },
+    { attempt: pending.attempt, recoveryStep, errorStep: pending.errorStep, from, confirmation, transition: ctx.options.transition, unconfirmed: ctx.options.unconfirmedRestoration, postRestoration },
+  );
   const ref = post.prompt;
-  const to = post.cut ? recoveryStep : from;
-  ctx.events.emit("truncate", { taskId: state.task.id, attempt: pending.attempt, from, to, notice: post.notice });
-  const event = { afterSeq: state.steps.length - 1, kind: "truncate" as const, detail: { attempt: pending.attempt, from, to, restored, ...(!post.cut && { kept: true }), notice: ref } };
+  const event = { afterSeq: state.steps.length - 1, kind: "truncate" as const, detail: post.detail };
   const hash = currentStateHash(ctx);
   // History kept: o_t is now the screen after the recovery attempt.
   if (!post.cut) return { pending: null, notice: post.notice, ...(hash && { stateHashes: { at: from, item: hash } }), events: { push: [event] }, prompts: withPrompts(state.prompts, ref) };

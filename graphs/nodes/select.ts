@@ -1,10 +1,11 @@
 /**
  * `select`: choose the recovery step R for the detected error step E with the configured strategy
- * (zero, error-minus-1, error-random, llm). Always yields 0 <= R <= E; an `llm` selector that
- * fails falls back to E-1 with the failure recorded. Implicit and guided recovery need no R (R = E).
+ * (zero, error-minus-1, error-random, llm): phase 1 of the one recovery attempt
+ * (src/runtime/attempt.ts). Always yields 0 <= R <= E; an `llm` selector that fails falls back to
+ * E-1 with the failure recorded. Implicit and guided recovery need no R (R = E).
  */
 import { addUsage, bump } from "../../src/runtime/accounting.ts";
-import { guardedSelect } from "../../src/selectors/index.ts";
+import { chooseRecoveryStep } from "../../src/runtime/attempt.ts";
 import { taskSpec, type RuntimeContext } from "../context.ts";
 import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
 import { ensureEnvironment } from "../resume.ts";
@@ -18,18 +19,12 @@ export async function select(state: GraphState, ctx: RuntimeContext): Promise<Gr
   const instanceKey = `${state.task.id}/${ctx.options.seed}`;
   // The selector's call belongs to the step whose detection started this attempt.
   const site = { seq: state.steps[state.steps.length - 1]?.seq ?? 0, phase: "selector" as const, attempt: pending.attempt };
-  const selection = await atCallSite(site, () => guardedSelect(ctx.selector, {
-    task: taskSpec(state.task),
-    history: state.history,
-    errorStep,
-    detection: pending.detection,
-    instanceKey,
-    seed: ctx.options.seed,
-    blobs: ctx.components.blobs,
-    signal: ctx.signal,
-  }));
+  const selection = await chooseRecoveryStep(
+    { events: ctx.events, taskId: state.task.id },
+    { selector: ctx.selector, strategy: ctx.options.recoveryStep, task: taskSpec(state.task), history: state.history, errorStep, detection: pending.detection, instanceKey, seed: ctx.options.seed, blobs: ctx.components.blobs, signal: ctx.signal },
+    (fn) => atCallSite(site, fn),
+  );
   const { fallback: _f, ...sel } = selection;
-  ctx.events.emit("selection", { taskId: state.task.id, errorStep, recoveryStep: sel.step, strategy: ctx.options.recoveryStep, selection: sel });
   return {
     pending: { ...pending, recoveryStep: sel.step, selection: { strategy: ctx.options.recoveryStep, reason: sel.reason, ...(sel.failure ? { failure: sel.failure } : {}) } },
     accounting: addUsage(selection.fallback ? bump(state.accounting, { selectorFallbacks: 1 }) : state.accounting, sel.usage, "selector"),

@@ -54,6 +54,7 @@ export async function restoreByModel(state: GraphState, ctx: RuntimeContext, err
   return {
     observation: out.observation!,
     restored: out.restored,
+    confirmation: out.confirmation,
     reason: out.reason,
     records: out.records,
     events: [],

@@ -1,6 +1,7 @@
 /** What a restoration mode hands back to the `recover` node. */
 import type { EpisodeAccounting } from "../../src/episode.ts";
 import type { Observation } from "../../src/observation.ts";
+import type { RestorationConfirmation } from "../../src/runtime/confirm.ts";
 import type { StepRecord, TrajectoryEvent } from "../../src/trajectory.ts";
 import type { EnvLog } from "../state.ts";
 
@@ -8,6 +9,8 @@ export interface RestorationOutcome {
   observation: Observation;
   /** Did the mode reach (or claim to reach) the target state? */
   restored: boolean;
+  /** How it was confirmed (src/runtime/confirm.ts); `restored` is `confirmation !== "refused"`. */
+  confirmation: RestorationConfirmation;
   reason: string;
   /** New step records (recovery or replay roles), in order. */
   records: StepRecord[];

@@ -3,14 +3,14 @@
  * (the paper's ideal recovery, App. B.1), up to `replayRetries` times. A replay counts as
  * reproduced when the ground-truth state hash equals the one recorded at o_R (environments with
  * ground truth); otherwise the verifier's verdict when one is given (an abstention confirms
- * nothing unless `onAbstain: "ssim"`, see confirm.ts), else SSIM >= 0.99 between the screenshot
- * and o_R. R = 0 is a reset.
+ * nothing unless `onAbstain: "ssim"`), else SSIM >= 0.99 between the screenshot and o_R: the one
+ * confirmation rule (src/runtime/confirm.ts). R = 0 is a reset.
  */
 import type { Observation } from "../../src/observation.ts";
 import { addUsage, bump } from "../../src/runtime/accounting.ts";
 import { describeError } from "../../src/errors.ts";
 import { DEFAULT_SSIM_THRESHOLD } from "../../src/image/similarity.ts";
-import { screensMatch } from "../../src/replay/state-check.ts";
+import { isRestored, type RestorationConfirmation } from "../../src/runtime/confirm.ts";
 import type { StepRecord, TrajectoryEvent } from "../../src/trajectory.ts";
 import type { RuntimeContext } from "../context.ts";
 import { currentStateHash, executeActions } from "../env-step.ts";
@@ -31,6 +31,7 @@ export async function restoreByReplay(state: GraphState, ctx: RuntimeContext, re
   let tick = state.tick;
   let observation: Observation = state.observation!;
   let reason = "";
+  let confirmation: RestorationConfirmation = "refused";
   for (let tryNo = 1; tryNo <= ctx.options.replayRetries; tryNo++) {
     try {
       observation = await env.reset(state.task);
@@ -65,30 +66,22 @@ export async function restoreByReplay(state: GraphState, ctx: RuntimeContext, re
       if (run.envError) return fail(`replay step ${j} failed: ${run.envError}`, executed);
     }
     const hash = currentStateHash(ctx);
-    let ok: boolean;
-    if (targetHash && hash) {
-      ok = hash === targetHash;
-      reason = ok ? `replayed ${recoveryStep} step(s); state hash matches o_${recoveryStep}` : `try ${tryNo}: state hash differs from o_${recoveryStep}`;
-    } else {
-      const verifier = ctx.components.verifier;
-      if (verifier) {
-        const v = await confirmState(ctx, verifier, target, observation, { seq: state.steps.length + records.length - 1, phase: "verifier", attempt });
-        accounting = addUsage(accounting, v.usage, "verifier");
-        ok = v.confirmed;
-        reason = v.verdict === "abstain" ? `try ${tryNo}: ${v.reason}` : `try ${tryNo}: ${verifier.name} says ${v.verdict}: ${v.reason}`;
-      } else {
-        const sim = await screensMatch(observation, target, blobs, REPLAY_SSIM_THRESHOLD);
-        ok = sim.match;
-        reason = `try ${tryNo}: SSIM to o_${recoveryStep} = ${sim.ssim.toFixed(4)}`;
-      }
-    }
+    const site = { seq: state.steps.length + records.length - 1, phase: "verifier" as const, attempt };
+    const c = await confirmState(ctx, target, observation, { unchecked: "ssim", site, oracle: () => (targetHash && hash ? hash === targetHash : null) });
+    accounting = addUsage(accounting, c.usage, "verifier");
+    confirmation = c.confirmation;
+    const ok = isRestored(c.confirmation);
+    if (targetHash && hash) reason = ok ? `replayed ${recoveryStep} step(s); state hash matches o_${recoveryStep}` : `try ${tryNo}: state hash differs from o_${recoveryStep}`;
+    else if (c.verdict === "match" || c.verdict === "mismatch") reason = `try ${tryNo}: ${ctx.components.verifier!.name} says ${c.verdict}: ${c.verifierReason}`;
+    else if (c.verdict === "abstain") reason = `try ${tryNo}: ${c.reason}`;
+    else reason = `try ${tryNo}: SSIM to o_${recoveryStep} = ${c.ssim!.toFixed(4)}`;
     if (!ok) accounting = bump(accounting, { replayDesyncs: 1 });
     if (ok || tryNo === ctx.options.replayRetries) return { ...done(ok, reason), envLog: { base: "reset", actions: executed } };
   }
   return fail("no replay attempt was made");
 
   function done(restored: boolean, why: string): RestorationOutcome {
-    return { observation, restored, reason: why, records, events, tick, envLog: { base: "reset", actions: [] }, accounting, prompts: state.prompts };
+    return { observation, restored, confirmation: restored ? confirmation : "refused", reason: why, records, events, tick, envLog: { base: "reset", actions: [] }, accounting, prompts: state.prompts };
   }
   function fail(why: string, executed: RestorationOutcome["envLog"]["actions"] = []): RestorationOutcome {
     return { ...done(false, why), envLog: { base: "reset", actions: executed }, envError: why };

@@ -3,6 +3,7 @@
  * bound). Snapshots live in the BlobStore; graph state holds only their references.
  */
 import { describeError } from "../../src/errors.ts";
+import type { RestorationConfirmation } from "../../src/runtime/confirm.ts";
 import type { RuntimeContext } from "../context.ts";
 import { currentStateHash, loadSnapshot } from "../env-step.ts";
 import type { GraphState } from "../state.ts";
@@ -12,7 +13,7 @@ export async function restoreBySnapshot(state: GraphState, ctx: RuntimeContext, 
   const { env, blobs } = ctx.components;
   const ref = state.snapshots[recoveryStep];
   const base = { records: [], events: [], tick: state.tick, accounting: state.accounting, prompts: state.prompts };
-  if (!ref) return { ...base, observation: state.observation!, restored: false, reason: `no snapshot was taken at step ${recoveryStep}`, envLog: state.envLog };
+  if (!ref) return { ...base, observation: state.observation!, restored: false, confirmation: "refused", reason: `no snapshot was taken at step ${recoveryStep}`, envLog: state.envLog };
   try {
     const snap = await loadSnapshot(blobs, ref);
     const started = performance.now();
@@ -21,10 +22,12 @@ export async function restoreBySnapshot(state: GraphState, ctx: RuntimeContext, 
     const hash = currentStateHash(ctx);
     const expected = state.stateHashes[recoveryStep];
     const restored = !hash || !expected || hash === expected;
+    // The state hash is the oracle; without one nothing checked the restore: "claimed".
+    const confirmation: RestorationConfirmation = !hash || !expected ? "claimed" : restored ? "ssim" : "refused";
     const reason = restored ? `restored the snapshot of o_${recoveryStep}` : `restored snapshot of o_${recoveryStep} but the state hash differs`;
-    return { ...base, accounting, observation, restored, reason, envLog: { base: { snapshot: ref }, actions: [] } };
+    return { ...base, accounting, observation, restored, confirmation, reason, envLog: { base: { snapshot: ref }, actions: [] } };
   } catch (err) {
     const why = `snapshot restore failed: ${describeError(err)}`;
-    return { ...base, observation: state.observation!, restored: false, reason: why, envLog: state.envLog, envError: why };
+    return { ...base, observation: state.observation!, restored: false, confirmation: "refused", reason: why, envLog: state.envLog, envError: why };
   }
 }

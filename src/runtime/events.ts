@@ -11,6 +11,7 @@ import type { RestorationMode } from "../recovery.ts";
 import type { Selection } from "../selector.ts";
 import type { StepRecord } from "../trajectory.ts";
 import type { DetectorGate } from "./freeze.ts";
+import type { RestorationConfirmation } from "./confirm.ts";
 
 /** A forward, recovery or replay step was executed. */
 export interface StepEvent {
@@ -59,8 +60,10 @@ export interface RecoveryEndEvent {
   taskId: string;
   attempt: number;
   mode: RestorationMode;
-  /** Did the restoration report (or verify) the target as reached? */
+  /** Did the restoration report (or verify) the target as reached? (`confirmation !== "refused"`) */
   restored: boolean;
+  /** How it was confirmed: verifier, ssim (or the state-hash oracle), claimed (unverified), refused. */
+  confirmation: RestorationConfirmation;
   steps: number;
   reason: string;
 }

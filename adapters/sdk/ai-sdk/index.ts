@@ -11,5 +11,5 @@ export { retraceComputerTool, type RetraceComputerToolOptions, type ComputerTool
 export { aiSdkForwardPolicy, type AiSdkAgentSettings } from "./forward-policy.ts";
 export type { SdkRecoveryOptions } from "../shared/options.ts";
 export type { SdkEpisodeResult } from "../shared/result.ts";
-export type { RecoveryReport } from "../shared/recovery-report.ts";
+export type { RecoveryReport } from "../../../src/runtime/recovery-report.ts";
 export type { UnconfirmedRestoration } from "../../../src/episode.ts";

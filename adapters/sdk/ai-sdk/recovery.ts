@@ -29,10 +29,10 @@ import { ConfigError } from "../../../src/errors.ts";
 import { EpisodeEvents } from "../../../src/runtime/events.ts";
 import { anthropicComputerInputToActions, type AnthropicComputerInput } from "../../actions/anthropic/convert.ts";
 import { resolveSdkOptions, type ResolvedSdkRecoveryOptions, type SdkRecoveryOptions } from "../shared/options.ts";
-import { StepRecovery, type CompletedStep } from "../shared/step-recovery.ts";
+import { StepRecovery, type CompletedStep } from "../../../src/runtime/step-recovery.ts";
 import { MessageView, describeCalls, type ViewMessage } from "../shared/message-view.ts";
 import { buildSdkResult, type SdkEpisodeResult } from "../shared/result.ts";
-import type { RecoveryReport } from "../shared/recovery-report.ts";
+import type { RecoveryReport } from "../../../src/runtime/recovery-report.ts";
 import { spanReporter, type RecoveryTelemetry } from "./telemetry.ts";
 
 /** Options of {@link createRecovery}. */

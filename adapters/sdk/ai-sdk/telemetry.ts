@@ -10,7 +10,7 @@
  * without one, `@opentelemetry/api`'s global tracer "retrace" (an optional peer, loaded on first use).
  */
 import { ConfigError } from "../../../src/errors.ts";
-import type { RecoveryReport } from "../shared/recovery-report.ts";
+import type { RecoveryReport } from "../../../src/runtime/recovery-report.ts";
 
 /** The part of an OpenTelemetry `Tracer` used here (any `@opentelemetry/api` 1.x tracer fits). */
 export interface TracerLike {

@@ -27,7 +27,7 @@ import type { TaskSpec } from "../../../src/task.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { openAIComputerActionToActions, type OpenAIComputerAction } from "../../actions/openai-cua/convert.ts";
 import { resolveSdkOptions, type ResolvedSdkRecoveryOptions, type SdkRecoveryOptions } from "../shared/options.ts";
-import { StepRecovery, type CompletedStep, type StepRecoveryState } from "../shared/step-recovery.ts";
+import { StepRecovery, type CompletedStep, type StepRecoveryState } from "../../../src/runtime/step-recovery.ts";
 import { buildSdkResult, type SdkEpisodeResult } from "../shared/result.ts";
 import { RecoverySpans } from "./tracing.ts";
 

@@ -14,8 +14,10 @@ import { RECOVERY_CONTEXTS, type RecoveryPolicy, type StateVerifier, type Summar
 import type { TaskSpec } from "../../../src/task.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { RecoveryOptionsSchema } from "../../../src/episode.ts";
-import { recoverWithPolicy } from "../../langchain/recover-with-policy.ts";
-import type { RestoreRequest, RestoreResult } from "../../langchain/options.ts";
+import { postRestoration } from "../../../prompts/index.ts";
+import type { PostRestorationFn } from "../../../src/runtime/attempt.ts";
+import { recoverWithPolicy } from "../../../src/runtime/recover-with-policy.ts";
+import type { RestoreRequest, RestoreResult } from "../../../src/runtime/restore.ts";
 import { fn, parseKnobOptions, RECOVERY_KNOBS_SHAPE, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../../recovery-knobs.ts";
 import { envMeter, meteredEnvironment, type EnvMeter } from "./env-meter.ts";
 
@@ -35,6 +37,8 @@ export interface SdkRecoveryOptions extends RecoveryKnobs {
   recoveryContext?: (typeof RECOVERY_CONTEXTS)[number];
   summarizer?: Summarizer;
   verifier?: StateVerifier;
+  /** What the verifier's abstention means for `recoverer`'s restored claim: "reject" (not confirmed) or "ssim" (SSIM >= 0.99 decides; src/runtime/confirm.ts). @default "reject" */
+  onAbstain?: "reject" | "ssim";
   /** A custom restore routine (replay, snapshot, ...) instead of `recoverer`. */
   restore?: (request: RestoreRequest) => Promise<RestoreResult>;
   /** The task; @default the run's input text, id "sdk-task" */
@@ -55,6 +59,7 @@ const Schema = z
     recoveryContext: z.enum(RECOVERY_CONTEXTS).optional(),
     summarizer: withMethod("summarize").optional(),
     verifier: withMethod("verify").optional(),
+    onAbstain: z.enum(["reject", "ssim"]).optional(),
     restore: fn().optional(),
     task: z.object({ id: z.string().min(1), instruction: z.string() }).passthrough().optional(),
     ...RECOVERY_KNOBS_SHAPE,
@@ -69,7 +74,7 @@ const Schema = z
  */
 export type ResolvedSdkRecoveryOptions = Omit<SdkRecoveryOptions, DefaultedKnob | "evaluate" | "restore"> &
   ResolvedKnobs &
-  Required<Pick<SdkRecoveryOptions, "evaluate" | "restore">> & { meter: EnvMeter };
+  Required<Pick<SdkRecoveryOptions, "evaluate" | "restore">> & { meter: EnvMeter; routine: string; postRestoration: PostRestorationFn };
 
 /** Validate; a ConfigError names the first bad field (prefixed with the wrapper's name). */
 export function resolveSdkOptions(where: string, options: SdkRecoveryOptions): ResolvedSdkRecoveryOptions {
@@ -87,7 +92,9 @@ export function resolveSdkOptions(where: string, options: SdkRecoveryOptions): R
       ...(options.recoveryContext !== undefined && { recoveryContext: options.recoveryContext }),
       ...(options.summarizer && { summarizer: options.summarizer }),
       ...(options.verifier && { verifier: options.verifier }),
+      ...(options.onAbstain !== undefined && { onAbstain: options.onAbstain }),
       settleMs: (parsed as { settleMs: number }).settleMs,
     });
-  return { ...parsed, env, meter: envMeter(options.env), restore } as ResolvedSdkRecoveryOptions;
+  const routine = options.restore ? `${where} option "restore"` : "recoverWithPolicy";
+  return { ...parsed, env, meter: envMeter(options.env), restore, routine, postRestoration } as ResolvedSdkRecoveryOptions;
 }

@@ -6,7 +6,7 @@ import type { EpisodeResult, StopReason } from "../../../src/episode.ts";
 import type { Evaluation } from "../../../src/task.ts";
 import { describeError } from "../../../src/errors.ts";
 import type { ResolvedSdkRecoveryOptions } from "./options.ts";
-import type { StepRecovery } from "./step-recovery.ts";
+import type { StepRecovery } from "../../../src/runtime/step-recovery.ts";
 
 /** An EpisodeResult plus what the SDK returned. */
 export interface SdkEpisodeResult<T> extends EpisodeResult {

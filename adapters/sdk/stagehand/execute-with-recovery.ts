@@ -27,7 +27,7 @@ import type { TaskSpec } from "../../../src/task.ts";
 import { MessageView, describeCalls, type ViewMessage } from "../shared/message-view.ts";
 import { resolveSdkOptions, type SdkRecoveryOptions } from "../shared/options.ts";
 import { buildSdkResult, type SdkEpisodeResult } from "../shared/result.ts";
-import { StepRecovery, type CompletedStep } from "../shared/step-recovery.ts";
+import { StepRecovery, type CompletedStep } from "../../../src/runtime/step-recovery.ts";
 import { STAGEHAND_READ_ONLY_TOOLS, stagehandToolCallToActions } from "./convert.ts";
 
 /** What {@link executeWithRecovery} needs of a Stagehand agent (what `stagehand.agent()` returns). */

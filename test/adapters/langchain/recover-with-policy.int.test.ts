@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { recoverWithPolicy } from "../../../adapters/langchain/recover-with-policy.ts";
+import { recoverWithPolicy } from "../../../src/runtime/recover-with-policy.ts";
 import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
 import { createLlmStateVerifier } from "../../../adapters/llm/verifier.ts";
 import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
 import type { ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
 import type { HistoryEntry } from "../../../src/policy.ts";
-import type { RestoreRequest } from "../../../adapters/langchain/options.ts";
+import type { RestoreRequest } from "../../../src/runtime/restore.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { scriptedModel, tempBlobs } from "../llm/fixtures.ts";
 

@@ -10,7 +10,7 @@ import { createAgent, fakeModel, tool } from "langchain";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import { recoveryMiddleware, type RecoveryTrack } from "../../../adapters/langchain/recovery-middleware.ts";
-import { recoverWithPolicy } from "../../../adapters/langchain/recover-with-policy.ts";
+import { recoverWithPolicy } from "../../../src/runtime/recover-with-policy.ts";
 import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
 import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
 import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";

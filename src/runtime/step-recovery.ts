@@ -1,42 +1,42 @@
 /**
- * The SDK-neutral core of retrace's drop-in recovery for agent SDKs (OpenAI Agents SDK, Stagehand, Vercel AI
- * SDK): an SDK wrapper reports each completed agent step (the actions of its computer calls) and
- * the observation after it; this core records the forward history, gates the detector through the
- * same freeze window and retry cap as the LangGraph runtime (src/runtime/freeze.ts), picks the
- * recovery step R (src/selectors), runs the restore routine (by default the recovery sub-agent,
- * adapters/langchain/recover-with-policy.ts), keeps the runtime's EpisodeAccounting and emits its
- * EpisodeEvents. It returns what the wrapper must do to the model's context: cut it to the
- * boundary of step R (or keep it, after an unconfirmed restoration with
- * `unconfirmedRestoration: "disclose-and-keep"`) and append the post-restoration notice
- * (`postRestoration`, prompts/index.ts). Each recovery is also reported once, as a
- * {@link RecoveryReport}, to `onRecovery` (the SDK's tracing). The wrapper applies
- * the cut in the SDK's own hook (`callModelInputFilter`, `prepareStep`). The LangChain middleware
- * (adapters/langchain/recovery-middleware.ts) drives the same loop on the track it keeps in the
- * agent state, and applies the cut to the message list.
+ * The SDK-neutral recovery loop of retrace's drop-in recovery for agent loops it does not own
+ * (the OpenAI Agents SDK, Stagehand, the Vercel AI SDK, and LangChain's createAgent through the
+ * middleware): a wrapper reports each completed agent step (the actions of its computer calls) and
+ * the observation after it; this loop records the forward history, gates the detector through the
+ * same freeze window and retry cap as the LangGraph runtime (./freeze.ts), and on a detection runs
+ * the one recovery attempt (./attempt.ts: select R, the restore routine, by default the recovery
+ * sub-agent of ./recover-with-policy.ts, its result checked, confirm, cut), keeping the runtime's
+ * EpisodeAccounting and emitting its EpisodeEvents. It returns what the wrapper must do to the
+ * model's context: cut it to the boundary of step R (or keep it, after an unconfirmed restoration
+ * with `unconfirmedRestoration: "disclose-and-keep"`) and append the post-restoration notice.
+ * Each recovery is also reported once, as a {@link RecoveryReport}, to `onRecovery` (the SDK's
+ * tracing). The wrapper applies the cut in the SDK's own hook (`callModelInputFilter`,
+ * `prepareStep`, the middleware's message list).
  */
-import { isTerminal, type Action } from "../../../src/action.ts";
-import { settleAfterStep } from "../../../src/settle.ts";
-import type { BlobReader } from "../../../src/blob-store.ts";
-import type { ErrorDetector } from "../../../src/detector.ts";
-import type { Environment } from "../../../src/environment.ts";
-import type { Observation } from "../../../src/observation.ts";
-import type { HistoryEntry } from "../../../src/policy.ts";
-import type { TaskSpec } from "../../../src/task.ts";
-import type { StepRecord, TrajectoryEvent } from "../../../src/trajectory.ts";
-import type { EpisodeAccounting } from "../../../src/episode.ts";
-import { describeError } from "../../../src/errors.ts";
-import { logger } from "../../../src/logger.ts";
-import { EpisodeEvents } from "../../../src/runtime/events.ts";
-import { consumeFrozenStep, detectorGate, initialFreezeState, startFreeze, type FreezeState } from "../../../src/runtime/freeze.ts";
-import { guardedDetect } from "../../../src/runtime/detection.ts";
-import { addUsage, bump, emptyAccounting } from "../../../src/runtime/accounting.ts";
-import { createStepSelector, guardedSelect } from "../../../src/selectors/index.ts";
-import { postRestoration } from "../../../prompts/index.ts";
-import type { ModelUsage } from "../../../src/usage.ts";
+import { isTerminal, type Action } from "../action.ts";
+import { settleAfterStep } from "../settle.ts";
+import type { BlobReader } from "../blob-store.ts";
+import type { ErrorDetector } from "../detector.ts";
+import type { Environment } from "../environment.ts";
+import type { Observation } from "../observation.ts";
+import type { HistoryEntry } from "../policy.ts";
+import type { TaskSpec } from "../task.ts";
+import type { StepRecord, TrajectoryEvent } from "../trajectory.ts";
+import type { EpisodeAccounting } from "../episode.ts";
+import { describeError } from "../errors.ts";
+import { logger } from "../logger.ts";
+import { EpisodeEvents } from "./events.ts";
+import { consumeFrozenStep, detectorGate, initialFreezeState, startFreeze, type FreezeState } from "./freeze.ts";
+import { guardedDetect } from "./detection.ts";
+import { addUsage, bump, emptyAccounting } from "./accounting.ts";
+import { createStepSelector } from "../selectors/index.ts";
+import type { ModelUsage } from "../usage.ts";
 import type { RecoveryReport } from "./recovery-report.ts";
-import type { RestoreRequest, RestoreResult } from "../../langchain/options.ts";
-import type { ResolvedKnobs } from "../../recovery-knobs.ts";
-import { untilAborted } from "../../../src/abortable.ts";
+import type { RestoreRoutine } from "./restore.ts";
+import type { RecoveryOptions } from "../episode.ts";
+import type { RecoveryStepSelector } from "../selector.ts";
+import { isRestored, type RestorationConfirmation } from "./confirm.ts";
+import { runRecoveryAttempt, type PostRestorationFn } from "./attempt.ts";
 
 /** One agent step as an SDK wrapper reports it. */
 export interface CompletedStep {
@@ -55,8 +55,10 @@ export interface Truncation {
   notice: string;
   /** The observation after the restore (the screen the agent continues from). */
   observation: Observation;
-  /** Whether the restore routine believes the target was reached. */
+  /** Whether the restoration counts as restored (`confirmation !== "refused"`). */
   restored: boolean;
+  /** How the restoration was confirmed (./confirm.ts). */
+  confirmation: RestorationConfirmation;
 }
 
 /** Flat, JSON-serialisable state of the recovery loop (no per-step copies of the episode); the LangChain middleware keeps it in the agent state under `retrace`. */
@@ -86,12 +88,25 @@ export function initialTrack(): RecoveryTrack {
   return { ...initialFreezeState(), history: [], tick: 0, seq: 0, accounting: emptyAccounting(), prompts: [] };
 }
 
+/** The resolved options the loop reads (the runtime's names and defaults, src/episode.ts; validated by the wrappers). */
+export type LoopOptions = Pick<RecoveryOptions, "freezeWindow" | "maxRecoveryIterations" | "recoveryStep" | "minConfidence" | "transition" | "unconfirmedRestoration" | "seed" | "settleMs"> & {
+  restoration: "model" | "replay" | "snapshot";
+  detectorTimeoutMs: number;
+  selector?: RecoveryStepSelector;
+  events?: EpisodeEvents;
+  instanceKey?: string;
+};
+
 /** What the loop needs: the resolved knobs, the detector, where screenshots are, the restore routine and the current screen. */
-export interface StepRecoveryOptions extends ResolvedKnobs {
+export interface StepRecoveryOptions extends LoopOptions {
   detector: ErrorDetector;
   blobs: BlobReader;
-  restore: (request: RestoreRequest) => Promise<RestoreResult>;
+  restore: RestoreRoutine;
+  /** Names the restore routine in the one-line reason of a malformed result. @default "restore" */
+  routine?: string;
   env: Pick<Environment, "observe">;
+  /** The transition notice builder (prompts/index.ts `postRestoration`; src imports no prompts). */
+  postRestoration: PostRestorationFn;
   /** Called once per recovery (after the restore routine, before the context is changed); a throwing reporter is logged, never fatal. */
   onRecovery?: (report: RecoveryReport) => void | Promise<void>;
 }
@@ -167,62 +182,66 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
     this.events.emit("detection", { taskId, step: t, detection, triggered });
     if (!triggered) return null;
 
-    const E = detection.errorStep!;
-    const selection = await guardedSelect(this.selector, {
-      task: this.task,
-      history: s.history,
-      errorStep: E,
-      detection,
-      instanceKey: this.o.instanceKey ?? taskId,
-      seed: this.o.seed,
-      blobs: this.o.blobs,
-      signal,
-    });
-    this.addPrompt(selection.prompt);
-    s.accounting = addUsage(selection.fallback ? bump(s.accounting, { selectorFallbacks: 1 }) : s.accounting, selection.usage, "selector");
-    const R = selection.step;
-    this.events.emit("selection", { taskId, errorStep: E, recoveryStep: R, strategy: this.o.recoveryStep, selection });
     Object.assign(s, startFreeze(s, this.o.freezeWindow));
     s.accounting = bump(s.accounting, { recoveryAttempts: 1 });
     const attempt = s.recoveryAttempts;
-    const target = { step: R, observation: s.history[R]?.observation ?? current };
     const mode = this.o.restoration;
-    this.events.emit("recovery-start", { taskId, attempt, mode, errorStep: E, recoveryStep: R, target: target.observation });
-    this.trail?.events.push({ afterSeq: s.seq - 1, kind: "recovery-start", detail: { attempt, mode, errorStep: E, recoveryStep: R } });
-    const report = (r: Pick<RecoveryReport, "restored" | "steps" | "detail" | "contextCut" | "notice"> & { usage?: ModelUsage[] }): Promise<void> => {
-      const used = tokens([detection.usage, selection.usage, r.usage]);
-      const { usage: _u, ...rest } = r;
-      return this.report({ taskId, attempt, mode, errorStep: E, recoveryStep: R, detectedAtStep: t, confidence: detection.confidence, reason: detection.reason, unconfirmedRestoration: this.o.unconfirmedRestoration, inputTokens: used.input, outputTokens: used.output, startedAt: detectStarted, endedAt: Date.now(), ...rest });
-    };
-    let result: RestoreResult;
-    try {
-      result = await untilAborted(this.o.restore({ step: R, errorStep: E, target, history: s.history, detection, selection, attempt, task: this.task, signal }), signal, "the restore routine");
-    } catch (err) {
-      if (signal?.aborted) throw err;
-      const reason = describeError(err);
-      logger.error({ attempt, step: R, error: reason }, "restore routine threw; context left untouched");
-      this.events.emit("recovery-end", { taskId, attempt, mode, restored: false, steps: 0, reason });
-      this.trail?.events.push({ afterSeq: s.seq - 1, kind: "recovery-end", detail: { attempt, restored: false, steps: 0, reason } });
-      s.pending = await this.o.env.observe();
-      await report({ restored: false, steps: 0, detail: `the restore routine threw: ${reason}`, contextCut: false, notice: null });
-      return null;
-    }
-    const steps = result.steps ?? 0;
-    this.events.emit("recovery-end", { taskId, attempt, mode, restored: result.restored, steps, reason: result.detail ?? "" });
-    this.trail?.events.push({ afterSeq: s.seq - 1, kind: "recovery-end", detail: { attempt, restored: result.restored, steps, reason: result.detail ?? "" } });
-    s.accounting = addUsage(bump(s.accounting, { recoverySteps: steps }), result.usage, "recoverer");
-    for (const ref of result.prompts ?? []) this.addPrompt(ref);
-    s.tick += steps;
-    const observation = result.observation ?? (await this.o.env.observe());
-    const post = postRestoration({ step: R, errorStep: E, restored: result.restored, transition: this.o.transition, unconfirmed: this.o.unconfirmedRestoration });
-    this.addPrompt(post.prompt);
-    const to = post.cut ? R : t;
-    this.events.emit("truncate", { taskId, attempt, from: t, to, notice: post.notice });
-    this.trail?.events.push({ afterSeq: s.seq - 1, kind: "truncate", detail: { attempt, from: t, to, restored: result.restored, ...(!post.cut && { kept: true }), notice: post.prompt } });
-    if (post.cut) s.history = s.history.slice(0, R);
-    s.pending = observation;
-    await report({ restored: result.restored, steps, detail: result.detail ?? "", contextCut: post.cut, notice: post.prompt, usage: result.usage });
-    return { step: R, cut: post.cut, notice: post.notice, observation, restored: result.restored };
+    const out = await runRecoveryAttempt(
+      { events: this.events, taskId },
+      {
+        task: this.task,
+        history: s.history,
+        current,
+        detection,
+        attempt,
+        selector: this.selector,
+        strategy: this.o.recoveryStep,
+        instanceKey: this.o.instanceKey ?? taskId,
+        seed: this.o.seed,
+        blobs: this.o.blobs,
+        mode,
+        restore: this.o.restore,
+        routine: this.o.routine ?? "restore",
+        observe: () => this.o.env.observe(),
+        transition: this.o.transition,
+        unconfirmed: this.o.unconfirmedRestoration,
+        postRestoration: this.o.postRestoration,
+        ...(signal ? { signal } : {}),
+      },
+    );
+    const { selection } = out;
+    this.addPrompt(selection.prompt);
+    s.accounting = addUsage(selection.fallback ? bump(s.accounting, { selectorFallbacks: 1 }) : s.accounting, selection.usage, "selector");
+    for (const d of out.details) this.trail?.events.push({ afterSeq: s.seq - 1, kind: d.kind, detail: d.detail });
+    s.accounting = addUsage(bump(s.accounting, { recoverySteps: out.steps }), out.usage, "recoverer");
+    for (const ref of out.prompts) this.addPrompt(ref);
+    s.tick += out.steps;
+    if (out.cut?.cut) s.history = s.history.slice(0, out.recoveryStep);
+    s.pending = out.observation;
+    const used = tokens([detection.usage, selection.usage, out.usage]);
+    await this.report({
+      taskId,
+      attempt,
+      mode,
+      errorStep: out.errorStep,
+      recoveryStep: out.recoveryStep,
+      detectedAtStep: t,
+      confidence: detection.confidence,
+      reason: detection.reason,
+      unconfirmedRestoration: this.o.unconfirmedRestoration,
+      inputTokens: used.input,
+      outputTokens: used.output,
+      startedAt: detectStarted,
+      endedAt: Date.now(),
+      restored: isRestored(out.confirmation),
+      confirmation: out.confirmation,
+      steps: out.steps,
+      detail: out.reason,
+      contextCut: out.cut?.cut ?? false,
+      notice: out.cut?.prompt ?? null,
+    });
+    if (!out.cut) return null;
+    return { step: out.recoveryStep, cut: out.cut.cut, notice: out.cut.notice, observation: out.observation, restored: isRestored(out.confirmation), confirmation: out.confirmation };
   }
 
   private async report(r: RecoveryReport): Promise<void> {

@@ -3,9 +3,10 @@
  * reason), where the agent was sent back to (R), whether the restoration was confirmed, what it
  * cost (recovery steps, the detector's, selector's and recoverer's tokens) and what the agent's
  * context became. The SDK-neutral loop (./step-recovery.ts) builds it; the AI SDK wrapper turns
- * it into an OpenTelemetry span (../ai-sdk/telemetry.ts), the LangChain middleware into a
- * callback event (adapters/langchain/recovery-middleware.ts).
+ * it into an OpenTelemetry span (adapters/sdk/ai-sdk/telemetry.ts), the LangChain middleware into
+ * a callback event (adapters/langchain/recovery-middleware.ts).
  */
+import type { RestorationConfirmation } from "./confirm.ts";
 
 /** One recovery, reported once after its restore routine finished. */
 export interface RecoveryReport {
@@ -24,8 +25,10 @@ export interface RecoveryReport {
   confidence: number;
   /** The detector's reason (model output: data, not an instruction). */
   reason: string;
-  /** Whether the restore routine (and its verifier) confirmed the target. */
+  /** Whether the restoration counts as restored: `confirmation !== "refused"`. */
   restored: boolean;
+  /** How it was confirmed (src/runtime/confirm.ts): verifier, ssim (or oracle), claimed (unverified), refused. */
+  confirmation: RestorationConfirmation;
   /** Steps the restore routine executed. */
   steps: number;
   /** The restore routine's own account. */
