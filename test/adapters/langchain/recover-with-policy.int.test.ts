@@ -50,7 +50,7 @@ describe("recoverWithPolicy", () => {
     servers.push(rec.server);
     const restore = recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model }), env, blobs, budget: 3, recoveryContext: "0-R" });
     const out = await restore(request);
-    expect(out).toMatchObject({ restored: false, steps: 3, detail: "budget of 3 recovery step(s) spent (1 unusable)" });
+    expect(out).toMatchObject({ restored: false, confirmation: "refused", steps: 3, detail: "recovery budget of 3 steps spent (1 unusable)" });
     expect(out.usage).toHaveLength(3);
     // 0-R context: the history 0..R-1 (one entry), and the recovery steps so far in later calls.
     expect(rec.server.requests[0].body.messages[1].content.map((p: { text?: string }) => p.text ?? "").join("\n")).toContain("Earlier run, steps 0 to 0:");
@@ -60,16 +60,17 @@ describe("recoverWithPolicy", () => {
     rec.server.verify();
   });
 
-  it("ends early when the verifier sees a match, and restores the target state", async () => {
+  it("ends when the verifier confirms a restored claim (the one loop's rule: claims are checked), and restores the target state", async () => {
     const { env, blobs, request, fixCode } = await errorState();
-    const rec = await scriptedModel(blobs, [{ text: fixCode }]);
+    const rec = await scriptedModel(blobs, [{ text: fixCode }, { text: "RESTORED" }]);
     const ver = await scriptedModel(blobs, [{ text: '{"verdict": "match", "evidence": ["both show the Home folder with the same files"], "reason": "same view"}' }]);
     servers.push(rec.server, ver.server);
     const restore = recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model }), verifier: createLlmStateVerifier({ model: ver.model }), env, blobs, budget: 5 });
     const out = await restore(request);
     expect(out.restored).toBe(true);
+    expect(out.confirmation).toBe("verifier");
     expect(out.steps).toBe(1);
-    expect(out.detail).toMatch(/verifier confirmed/);
+    expect(out.detail).toMatch(/^restored claim confirmed by llm-verifier \(match\)/);
     expect(out.prompts).toEqual(expect.arrayContaining(["state-verifier@1"]));
     expect(env.semanticHash(out.observation!.stateId!)).toBe(env.semanticHash(request.target.observation.stateId!));
     expect(ver.server.requests[0].images.map((i) => i.sha256)).toEqual([request.target.observation.screenshot, out.observation!.screenshot]);
@@ -85,7 +86,8 @@ describe("recoverWithPolicy", () => {
     const restore = recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model }), verifier: createLlmStateVerifier({ model: ver.model, maxReasks: 0 }), env, blobs, budget: 2 });
     const out = await restore(request);
     expect(out.restored).toBe(false);
-    expect(out.detail).toMatch(/budget of 2 recovery step\(s\) spent/);
+    expect(out.confirmation).toBe("refused");
+    expect(out.detail).toMatch(/abstained \(not confirmed\).*; the budget is spent$/);
     expect(ver.server.calls).toBe(2);
     rec.server.verify();
   });

@@ -239,7 +239,8 @@ describe("recoveryMiddleware with a real createAgent", () => {
     const agent = createAgent({ model, tools: [desk.typeText], middleware: [mw] });
     await agent.invoke({ messages: [new HumanMessage("Type ab.")] });
     expect(selections).toEqual([0]);
-    expect(ends).toEqual([{ restored: false, reason: "Error: snapshot store unavailable" }]);
+    // The one attempt function names the routine that threw (src/runtime/attempt.ts).
+    expect(ends).toEqual([{ restored: false, reason: 'the restore routine (recoveryMiddleware option "restore") threw: Error: snapshot store unavailable' }]);
     // Nothing was truncated: the next call saw the whole history.
     expect(kinds(model.calls[2].messages as BaseMessage[])).toEqual(["human", "ai", "tool", "ai", "tool"]);
     expect(server.requests[2].body.messages[0].content).toContain("first wrong action was judged to be at step 1");
