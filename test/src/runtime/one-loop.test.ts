@@ -1,0 +1,89 @@
+/**
+ * The one recovery loop's shared rules (src/runtime): the confirmation rule and vocabulary, and the
+ * typed check of a user's restore result at the attempt function (issue 41): a malformed result is
+ * a refused attempt with a one-line reason naming the routine, and the run continues.
+ */
+import { describe, expect, it } from "vitest";
+import { confirmRestoration } from "../../../src/runtime/confirm.ts";
+import { checkRestoreResult } from "../../../src/runtime/restore.ts";
+import { StepRecovery } from "../../../src/runtime/step-recovery.ts";
+import { postRestoration } from "../../../prompts/index.ts";
+import type { Observation } from "../../../src/observation.ts";
+import type { StateVerifier } from "../../../src/recovery.ts";
+import type { RecoveryReport } from "../../../src/runtime/recovery-report.ts";
+
+const obs = (screenshot: string): Observation => ({ screenshot, width: 1, height: 1 });
+const noBlobs = { get: async () => { throw new Error("no blob should be read"); } } as never;
+const verifier = (verdict: "match" | "mismatch" | "abstain"): StateVerifier => ({ name: "stub-verifier", verify: async () => ({ verdict, reason: `said ${verdict}` }) });
+
+describe("the one confirmation rule", () => {
+  it("names how a restoration was confirmed: claimed, verifier, ssim after an allowed abstention, refused", async () => {
+    const target = obs("a");
+    const same = obs("a");
+    expect((await confirmRestoration({ target, current: same, blobs: noBlobs, unchecked: "claim" })).confirmation).toBe("claimed");
+    expect((await confirmRestoration({ target, current: same, blobs: noBlobs, unchecked: "claim", verifier: verifier("match") })).confirmation).toBe("verifier");
+    expect((await confirmRestoration({ target, current: same, blobs: noBlobs, unchecked: "claim", verifier: verifier("mismatch") })).confirmation).toBe("refused");
+    expect((await confirmRestoration({ target, current: same, blobs: noBlobs, unchecked: "claim", verifier: verifier("abstain") })).confirmation).toBe("refused");
+    const ssim = await confirmRestoration({ target, current: same, blobs: noBlobs, unchecked: "claim", verifier: verifier("abstain"), onAbstain: "ssim" });
+    expect(ssim).toMatchObject({ confirmation: "ssim", ssim: 1, verdict: "abstain" });
+    // The ground-truth oracle decides before any verifier.
+    expect((await confirmRestoration({ target, current: same, blobs: noBlobs, unchecked: "claim", verifier: verifier("match"), oracle: () => false })).confirmation).toBe("refused");
+  });
+});
+
+describe("a user's restore result is checked at the attempt function", () => {
+  it("refuses null, a string 'false', negative steps and an inconsistent confirmation, naming the routine", () => {
+    expect(checkRestoreResult(null, "option restore")).toEqual({ ok: false, reason: "the restore routine (option restore) returned null; it must resolve to { restored: boolean, ... }" });
+    const s = checkRestoreResult({ restored: "false" }, "option restore");
+    expect(s.ok).toBe(false);
+    expect((s as { reason: string }).reason).toMatch(/^the restore routine \(option restore\) returned a malformed result: "restored" must be a boolean/);
+    expect(checkRestoreResult({ restored: true, steps: -1 }, "r").ok).toBe(false);
+    expect(checkRestoreResult({ restored: true, confirmation: "refused" }, "r").ok).toBe(false);
+    expect(checkRestoreResult({ restored: true }, "r")).toEqual({ ok: true, result: { restored: true, confirmation: "claimed", steps: 0 } });
+    expect(checkRestoreResult({ restored: false, steps: 2 }, "r")).toEqual({ ok: true, result: { restored: false, confirmation: "refused", steps: 2 } });
+  });
+
+  for (const [label, bad] of [["null", null], ['{ restored: "false" }', { restored: "false" }]] as const) {
+    it(`a restore routine returning ${label}: the attempt is refused, the context untouched, the run goes on`, async () => {
+      const reports: RecoveryReport[] = [];
+      let detections = 0;
+      const loop = new StepRecovery(
+        {
+          detector: { name: "d", detect: async () => (++detections === 2 ? { isError: true, errorStep: 1, reason: "wrong", confidence: 1 } : { isError: false, errorStep: null, reason: "ok", confidence: 1 }) },
+          blobs: noBlobs,
+          restore: async () => bad as never,
+          routine: "test option restore",
+          env: { observe: async () => obs("after") },
+          postRestoration,
+          onRecovery: (r) => void reports.push(r),
+          freezeWindow: 0,
+          maxRecoveryIterations: 3,
+          recoveryStep: "error-minus-1",
+          minConfidence: 0,
+          transition: "short",
+          unconfirmedRestoration: "disclose-and-cut",
+          seed: 0,
+          settleMs: 0,
+          restoration: "model",
+          detectorTimeoutMs: 0,
+        },
+        { id: "t", instruction: "x" },
+      );
+      const ends: { confirmation: string; reason: string }[] = [];
+      loop.events.on("recovery-end", (e) => void ends.push({ confirmation: e.confirmation, reason: e.reason }));
+      loop.start(obs("s0"));
+      expect(await loop.afterSteps([{ actions: [{ type: "WAIT" } as never] }], obs("s1"))).toBeNull();
+      // The detector fires: the routine's malformed result refuses the attempt and leaves the context as it was.
+      expect(await loop.afterSteps([{ actions: [{ type: "WAIT" } as never] }], obs("s2"))).toBeNull();
+      expect(loop.state.history).toHaveLength(2);
+      expect(ends).toHaveLength(1);
+      expect(ends[0].confirmation).toBe("refused");
+      expect(ends[0].reason).toMatch(/^the restore routine \(test option restore\) returned /);
+      expect(reports[0]).toMatchObject({ restored: false, confirmation: "refused", contextCut: false, notice: null, errorStep: 1, recoveryStep: 0 });
+      // The run continues: the next step is recorded and the detector consulted again.
+      await loop.afterSteps([{ actions: [{ type: "WAIT" } as never] }], obs("s3"));
+      expect(loop.state.history).toHaveLength(3);
+      expect(detections).toBe(3);
+    });
+  }
+});
