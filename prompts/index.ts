@@ -56,7 +56,7 @@ export const TRANSITION_PROMPTS = { short: postRestorationTransition, detailed: 
 /**
  * Which notice follows a restoration, and whether the agent's history is cut: one decision for
  * the graph runtime (graphs/nodes/restore-context.ts), the SDK wrappers and the LangChain
- * middleware (adapters/sdk/shared/step-recovery.ts). A confirmed restoration cuts the history to
+ * middleware (src/runtime/step-recovery.ts). A confirmed restoration cuts the history to
  * R and shows the transition string (`transition`); an unconfirmed one follows
  * `unconfirmedRestoration` (src/episode.ts: the paper's "claim-recovered", or retrace's
  * disclosure with the history kept or cut).

@@ -6,7 +6,7 @@
  *   not be confirmed, so it looks at the screen before acting.
  * Used by: the `restore-context` node (graphs/), which puts the rendered text in
  *   PolicyInput.notice; the SDK wrappers and the LangChain middleware
- *   (adapters/sdk/shared/step-recovery.ts), which append it as a user message.
+ *   (src/runtime/step-recovery.ts), which append it as a user message.
  * Variables:
  *   step - R, the step whose state the recovery tried to bring back (history now holds 0..R-1).
  */

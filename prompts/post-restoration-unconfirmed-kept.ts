@@ -8,7 +8,7 @@
  *   its memory or a claim of recovery.
  * Used by: the `restore-context` node (graphs/), which puts the rendered text in
  *   PolicyInput.notice; the SDK wrappers and the LangChain middleware
- *   (adapters/sdk/shared/step-recovery.ts), which append it as a user message.
+ *   (src/runtime/step-recovery.ts), which append it as a user message.
  * Variables:
  *   step - R, the step whose state the recovery tried to bring back.
  *   errorStep - E, the step the detector judged off track.

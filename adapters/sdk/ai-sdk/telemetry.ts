@@ -42,6 +42,7 @@ export function recoverySpanAttributes(r: RecoveryReport, functionId?: string): 
     "retrace.recovery.detected_at_step": r.detectedAtStep,
     "retrace.recovery.confidence": r.confidence,
     "retrace.recovery.restored": r.restored,
+    "retrace.recovery.confirmation": r.confirmation,
     "retrace.recovery.steps": r.steps,
     "retrace.recovery.context_cut": r.contextCut,
     "retrace.recovery.notice": r.notice ?? "",

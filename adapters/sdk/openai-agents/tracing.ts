@@ -46,7 +46,7 @@ export class RecoverySpans {
       this.span.start();
     });
     events.on("recovery-end", (e) => {
-      if (this.span) Object.assign(this.span.spanData.data, { restored: e.restored, recoverySteps: e.steps, restoreDetail: e.reason, cut: null });
+      if (this.span) Object.assign(this.span.spanData.data, { restored: e.restored, confirmation: e.confirmation, recoverySteps: e.steps, restoreDetail: e.reason, cut: null });
     });
     events.on("truncate", (e) => {
       if (this.span) this.span.spanData.data.cut = { from: e.from, to: e.to };
