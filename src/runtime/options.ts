@@ -5,8 +5,21 @@
 import { ConfigError } from "../errors.ts";
 import { RecoveryOptionsSchema, type RecoveryOptions, type RecoveryOptionsInput } from "../episode.ts";
 
-/** Validate user options and resolve every default; throws a ConfigError naming the bad field. */
-export function resolveRecoveryOptions(input: RecoveryOptionsInput | undefined = {}): RecoveryOptions {
+/** Recovery options validated with every default filled in: what the runtime passes down. */
+export type ResolvedRecoveryOptions = RecoveryOptions;
+
+/** Objects this resolver returned: handing one back is a no-op (options are resolved once, then passed down). */
+const resolved = new WeakSet<object>();
+
+/** Validate user options and resolve every default; throws a ConfigError naming the bad field. Already-resolved options are returned as they are. */
+export function resolveRecoveryOptions(input: RecoveryOptionsInput | ResolvedRecoveryOptions | undefined = {}): ResolvedRecoveryOptions {
+  if (input && typeof input === "object" && resolved.has(input)) return input as ResolvedRecoveryOptions;
+  const out = parse(input);
+  resolved.add(out);
+  return out;
+}
+
+function parse(input: RecoveryOptionsInput | undefined): RecoveryOptions {
   if (input !== undefined && (input === null || typeof input !== "object" || Array.isArray(input))) {
     throw new ConfigError("recovery options: expected an object such as { freezeWindow: 5 }");
   }

@@ -87,3 +87,13 @@ describe("a user's restore result is checked at the attempt function", () => {
     });
   }
 });
+
+describe("options are resolved once", () => {
+  it("resolving resolved options is a no-op returning the same object; new input is validated", async () => {
+    const { resolveRecoveryOptions } = await import("../../../src/runtime/options.ts");
+    const once = resolveRecoveryOptions({ freezeWindow: 2 });
+    expect(resolveRecoveryOptions(once)).toBe(once);
+    expect(once.freezeWindow).toBe(2);
+    expect(() => resolveRecoveryOptions({ ...once, freezeWindow: -1 })).toThrow(/^freezeWindow: must be >= 0$/);
+  });
+});
