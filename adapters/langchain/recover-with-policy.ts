@@ -1,7 +1,7 @@
 /**
  * `recoverWithPolicy(options)`: a restore routine for {@link recoveryMiddleware} that runs the
  * explicit recovery sub-agent (any RecoveryPolicy, e.g. createLlmRecoveryPolicy) in an
- * environment: up to `budget` steps per attempt, with the recovery context of the paper (0-E,
+ * environment: up to `recoveryBudget` steps per attempt, with the recovery context of the paper (0-E,
  * 0-R, none, or a summarizer's briefing), ending early when the policy declares the target
  * restored (without a verifier) or when the verifier says the screen matches the target (with
  * one, only a match confirms: a restored claim it abstains on, or fails on, is not accepted).
@@ -17,6 +17,7 @@ import { RECOVERY_CONTEXTS, type RecoveryContext, type RecoveryPolicy, type Stat
 import type { ModelUsage } from "../../src/usage.ts";
 import { recoveryContextHistory } from "../../src/runtime/history.ts";
 import { ConfigError, describeError } from "../../src/errors.ts";
+import { renameDeprecatedKeys } from "../../src/deprecation.ts";
 import type { RestoreRequest, RestoreResult } from "./options.ts";
 import { untilAborted } from "../../src/abortable.ts";
 
@@ -28,6 +29,8 @@ export interface RecoverWithPolicyOptions {
   env: Pick<Environment, "step" | "observe">;
   blobs: BlobReader;
   /** Recovery steps per attempt. @default 10 */
+  recoveryBudget?: number;
+  /** @deprecated The old name of `recoveryBudget`; accepted with a warning until the next release. */
   budget?: number;
   /** What the sub-agent is shown besides the target observation. @default "0-E" */
   recoveryContext?: (typeof RECOVERY_CONTEXTS)[number];
@@ -40,18 +43,19 @@ export interface RecoverWithPolicyOptions {
 }
 
 const Schema = z.object({
-  budget: z.number().int().min(1).default(10),
+  recoveryBudget: z.number().int().min(1).default(10),
   recoveryContext: z.enum(RECOVERY_CONTEXTS).default("0-E"),
 });
 
 /** Build the restore routine. */
-export function recoverWithPolicy(options: RecoverWithPolicyOptions): (request: RestoreRequest) => Promise<RestoreResult> {
-  const parsed = Schema.safeParse({ budget: options.budget, recoveryContext: options.recoveryContext });
+export function recoverWithPolicy(given: RecoverWithPolicyOptions): (request: RestoreRequest) => Promise<RestoreResult> {
+  const options = renameDeprecatedKeys("recoverWithPolicy", given, { budget: "recoveryBudget" });
+  const parsed = Schema.safeParse({ recoveryBudget: options.recoveryBudget, recoveryContext: options.recoveryContext });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ConfigError(`recoverWithPolicy: option "${issue.path.join(".")}" ${issue.message}`, { field: issue.path.join(".") });
   }
-  const { budget, recoveryContext } = parsed.data;
+  const { recoveryBudget: budget, recoveryContext } = parsed.data;
   if (recoveryContext === "contextualized" && !options.summarizer) {
     throw new ConfigError('recoverWithPolicy: option "summarizer" is required for recoveryContext "contextualized"', { field: "summarizer" });
   }

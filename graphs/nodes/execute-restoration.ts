@@ -43,7 +43,7 @@ export async function executeRestoration(state: SubgraphState, ctx: RuntimeConte
   if (run.envError) return { ...update, done: true, restored: false, envError: run.envError, reason: `environment failed: ${run.envError}` };
   if (run.terminal === "FAIL") return { ...update, done: true, restored: false, reason: "the recovery agent gave up (FAIL)" };
   if (decision.restored || run.terminal === "DONE") return { ...update, ...(await finish({ ...state, ...update } as SubgraphState, ctx, run.observation, update)) };
-  if (k + 1 >= state.budget) return { ...update, done: true, restored: false, reason: `recovery budget of ${state.budget} steps spent` };
+  if (k + 1 >= state.recoveryBudget) return { ...update, done: true, restored: false, reason: `recovery budget of ${state.recoveryBudget} steps spent` };
   return update;
 }
 
@@ -59,6 +59,6 @@ async function finish(state: SubgraphState, ctx: RuntimeContext, current: Subgra
   const stepped = update.recoveryHistory as HistoryEntry[] | undefined;
   const used = (stepped ?? state.recoveryHistory).length + state.rejectedClaims + (stepped ? 0 : 1);
   const why = v.verdict === "abstain" ? v.reason : `verifier ${verifier.name} rejected the restored claim: ${v.reason}`;
-  if (used >= state.budget) return { ...update, decision: null, usage, done: true, restored: false, reason: `${why}; the budget is spent` };
+  if (used >= state.recoveryBudget) return { ...update, decision: null, usage, done: true, restored: false, reason: `${why}; the budget is spent` };
   return { ...update, decision: null, usage, done: false, reason: why };
 }

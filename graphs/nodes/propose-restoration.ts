@@ -9,7 +9,7 @@ import { atCallSite } from "../../src/runtime/call-site.ts";
 
 export async function proposeRestoration(state: SubgraphState, ctx: RuntimeContext): Promise<SubgraphUpdate> {
   const used = state.recoveryHistory.length + state.rejectedClaims;
-  if (used >= state.budget) return { done: true, restored: false, reason: `recovery budget of ${state.budget} steps spent` };
+  if (used >= state.recoveryBudget) return { done: true, restored: false, reason: `recovery budget of ${state.recoveryBudget} steps spent` };
   const stop = stopRequested(ctx);
   if (stop) return { done: true, restored: false, reason: stop };
   // The recovery step this proposal becomes (a "restored" claim with no action makes none; the viewer then shows the call on the step before).
@@ -21,7 +21,7 @@ export async function proposeRestoration(state: SubgraphState, ctx: RuntimeConte
     context: state.context,
     recoveryHistory: state.recoveryHistory,
     observation: state.observation!,
-    budget: { used, max: state.budget },
+    budget: { used, max: state.recoveryBudget },
     tick: state.tick,
     blobs: ctx.components.blobs,
     signal: ctx.signal,
