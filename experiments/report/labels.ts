@@ -1,13 +1,15 @@
 /**
- * Human labels for the report: condition ids and parameters in words ("freeze window 0, retry cap
- * 3" instead of `freezeWindow=0,maxRecoveryIterations=3`; one display name per condition, used by
+ * Human labels for the report: condition ids and parameters in words ("freeze window 0, max recovery
+ * iterations 3" instead of `freezeWindow=0,maxRecoveryIterations=3`; one display name per condition, used by
  * the tables, charts, the viewer's filters and episode list, and the demo's console table), and table headers for the JSON fields of
  * the recovery-evaluation files (`successCi` -> "success (95% CI)"). Every visible header goes
  * through {@link headerLabel}; the Chromium test checks that none is a raw JSON key.
  */
 
 const PARAM_WORDS: Record<string, string> = {
-  maxRecoveryIterations: "retry cap",
+  maxRecoveryIterations: "max recovery iterations",
+  recoveryBudget: "recovery budget",
+  recoveryAttempts: "recovery attempts",
   freezeWindow: "freeze window",
   restoration: "restoration",
   pair: "agents",
@@ -48,14 +50,14 @@ export function paramLabel(key: string, value: unknown): string {
 }
 
 /**
- * A condition id in words: `freezeWindow=0,maxRecoveryIterations=3` -> "freeze window 0, retry
- * cap 3"; `skilled.max-rec-3` -> "skilled, retry cap 3"; `no-recovery` -> "no recovery"; the
+ * A condition id in words: `freezeWindow=0,maxRecoveryIterations=3` -> "freeze window 0, max
+ * recovery iterations 3"; `skilled.max-rec-3` -> "skilled, max recovery iterations 3"; `no-recovery` -> "no recovery"; the
  * ideal-recovery strategies (`R=E-1`) stay as they are.
  */
 export function conditionLabel(id: string): string {
   if (/^[a-z][A-Za-z]+=[^,]*(,[a-z][A-Za-z]+=[^,]*)*$/.test(id)) return id.split(",").map((kv) => { const i = kv.indexOf("="); return paramLabel(kv.slice(0, i), kv.slice(i + 1)); }).join(", ");
   const m = /^(.*)\.max-rec-(\d+)$/.exec(id);
-  if (m) return `${m[1]}, retry cap ${m[2]}`;
+  if (m) return `${m[1]}, max recovery iterations ${m[2]}`;
   if (id === "no-recovery") return "no recovery";
   const none = /^(.*)\.no-recovery$/.exec(id);
   if (none) return `${none[1]}, no recovery`;

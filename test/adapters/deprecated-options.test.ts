@@ -10,7 +10,7 @@ import type { Observation } from "../../src/observation.ts";
 import type { RecoveryPolicy } from "../../src/recovery.ts";
 
 const observation: Observation = { screenshot: "blob:none", width: 10, height: 10 };
-const env = { step: async () => ({ observation }), observe: async () => observation, reset: async () => observation };
+const env = { step: async () => ({ observation, info: {} }), observe: async () => observation, reset: async () => observation };
 const blobs = { get: async () => Buffer.alloc(0) };
 const task = { id: "t", instruction: "do it" };
 /** A recoverer that never restores: an attempt ends when its budget is spent. */

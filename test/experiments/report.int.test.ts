@@ -168,7 +168,7 @@ describe.runIf(tools.run)("report.html", () => {
     const ofCondition = await page.$$eval("#episode-select option", (o) => o.map((x) => x.textContent ?? ""));
     expect(ofCondition).toHaveLength(6);
     // listed under the condition's display name, as the tables show it
-    expect(ofCondition.every((t) => t.includes("| skilled, retry cap 3 |"))).toBe(true);
+    expect(ofCondition.every((t) => t.includes("| skilled, max recovery iterations 3 |"))).toBe(true);
     await page.selectOption("#f-condition", "");
     await page.selectOption("#f-task", "editor-append-notes");
     const ofTask = await page.$$eval("#episode-select option", (o) => o.map((x) => x.textContent ?? ""));
@@ -225,7 +225,7 @@ describe.runIf(tools.run)("report.html", () => {
     try {
       const base = { env: { kind: "simdesk", tasks: ["files-rename-folder"] }, seeds: [0], options: { maxForwardSteps: 20 } };
       await runExperiment(parseExperimentConfig({ ...base, env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes", "settings-accent-green"] }, seeds: [0, 1], kind: "ideal-recovery", name: "ideal", k: 2, maxInstances: 2, forward: { kind: "sim", profile: "sloppy" }, detector: { kind: "sim", profile: "decent" } }), createSimDeskRuntime(), { out: join(dir, "ideal"), workers: 1 });
-      await runExperiment(parseExperimentConfig({ ...base, kind: "sweep", name: "sweep", pair: { name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "noisy" } }, params: { freezeWindow: [0, 3] }, retryCap: [3] }), createSimDeskRuntime(), { out: join(dir, "sweep"), workers: 1 });
+      await runExperiment(parseExperimentConfig({ ...base, kind: "sweep", name: "sweep", pair: { name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "noisy" } }, params: { freezeWindow: [0, 3] }, maxRecoveryIterations: [3] }), createSimDeskRuntime(), { out: join(dir, "sweep"), workers: 1 });
       cpSync(join(out, "e2e"), join(dir, "e2e"), { recursive: true });
       cpSync(join(out, "recovery-eval"), join(dir, "recovery-eval"), { recursive: true });
       const r = await buildReport(dir);
