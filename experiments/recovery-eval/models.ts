@@ -274,7 +274,7 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
   const env = await openEnv({ ...config, env: { ...config.env, width: sizeOf("width", config.env.width), height: sizeOf("height", config.env.height) } }, blobs, join(out, "simdesk-states"));
   try {
     const variants = configuredVariants(config, agents, env);
-    const budgets = config.eval.budgets;
+    const budgets = config.eval.recoveryBudget;
     const budget = costStop(options, agents);
     const settle = recoveryEvalSettle(config);
     const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, budgets, check: configuredCheck(config, agents), settleMs: settle.settleMs, rationale: options.rationale, onProgress: options.onProgress, stop: budget.stop });

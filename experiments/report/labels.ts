@@ -24,14 +24,14 @@ const HEADER_WORDS: Record<string, string> = {
   falsePositiveRate: "false-positive rate", falseNegativeRate: "false-negative rate", kappaCi: "kappa (95% CI)", kappa: "Cohen's kappa",
   tp: "true positives", fp: "false positives", tn: "true negatives", fn: "false negatives",
   truePositive: "true positives", falsePositive: "false positives", trueNegative: "true negatives", falseNegative: "false negatives",
-  n: "n", r: "budget r (steps)", d: "distance d (steps)", policy: "recoverer", variant: "variant", context: "context",
+  n: "n", r: "recovery budget r (steps)", d: "distance d (steps)", policy: "recoverer", variant: "variant", context: "context",
   restorativeIntent: "restorative intent", intentCi: "restorative intent (95% CI)", intentN: "episodes with a rationale",
   rationaleSimilarity: "rationale similarity", similarityIntent: "similarity intent", similarityIntentCi: "similarity intent (95% CI)",
   meanSteps: "mean recovery steps", excluded: "excluded (not judged)", gain: "explicit - implicit", implicit: "implicit success", explicit: "explicit success",
   trulyRecovered: "truly recovered", runs: "runs", noise: "screen noise", oracle: "oracle", agreement: "agreement",
   seedSteps: "seed steps", targetReproduced: "target reproduced", perturbed: "perturbed", perturbationWellFormed: "perturbation well-formed",
   genuineError: "genuine error", notNearIdentical: "not near-identical", deduplicated: "deduplicated", final: "final samples",
-  distance: "distance d (steps)", stage: "stage", count: "count", budget: "budget r (steps)", task: "task", winRate: "win rate", winRateCi: "win rate (95% CI)",
+  distance: "distance d (steps)", stage: "stage", count: "count", budget: "recovery budget r (steps)", task: "task", winRate: "win rate", winRateCi: "win rate (95% CI)",
 };
 
 /** Words for a camelCase / snake_case key: "falsePositiveRate" -> "false positive rate". */

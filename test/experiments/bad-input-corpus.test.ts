@@ -222,7 +222,7 @@ const CLI_ROWS: CliRow[] = [
   { name: "simdesk --policy magic", args: (d) => ["simdesk", "--task", "files-trash-menu", "--policy", "magic", ...out(d)], error: /--policy/ },
   { name: "eval-recovery without a dataset", args: (d) => ["eval-recovery", ...out(d)], error: /--dataset/ },
   { name: "eval-recovery missing dataset", args: (d) => ["eval-recovery", "--dataset", join(d, "nope"), ...out(d)], error: /nope/ },
-  { name: "eval-recovery --budgets letters", args: (d) => ["eval-recovery", "--dataset", join(d, "nope"), "--budgets", "a,b", ...out(d)], error: /--budgets/ },
+  { name: "eval-recovery --recovery-budget letters", args: (d) => ["eval-recovery", "--dataset", join(d, "nope"), "--recovery-budget", "a,b", ...out(d)], error: /--recovery-budget/ },
   { name: "dataset build --distances letters", args: (d) => ["dataset", "build", "--distances", "x", ...out(d)], error: /--distances/ },
   { name: "dataset build --flaky 2", args: (d) => ["dataset", "build", "--flaky", "2", ...out(d)], error: /--flaky/ },
 ];

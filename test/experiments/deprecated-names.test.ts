@@ -1,7 +1,9 @@
 /**
- * Old names of the sweep's max recovery iterations (issue 42): the config field `retryCap` and the
- * flag `--retry-cap` still work for one release; each warns once per process, in one line naming
- * the old and the new name (through the logger in library code, as plain text on stderr in the CLI).
+ * Old knob names (issue 42): the sweep's `retryCap` / `--retry-cap` (now `maxRecoveryIterations` /
+ * `--max-recovery-iterations`) and the recovery evaluation's `eval.budgets` / `--budgets` (now
+ * `eval.recoveryBudget` / `--recovery-budget`) still work for one release; each warns once per
+ * process, in one line naming the old and the new name (through the logger in library code, as
+ * plain text on stderr in the CLI).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +13,8 @@ import { loadExperimentConfig, parseExperimentConfig } from "../../experiments/c
 import type { SweepConfig } from "../../experiments/config/schema.ts";
 import { sweepConfigFrom } from "../../experiments/commands/sweep.ts";
 import { resetDeprecationWarnings, setDeprecationSink } from "../../src/deprecation.ts";
+import { recoveryBudgetFlag } from "../../experiments/commands/eval-recovery.ts";
+import { parseRecoveryEvalConfig } from "../../experiments/recovery-eval/config.ts";
 import { cli } from "./helpers/corpus.ts";
 
 const pair = { name: "a", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } };
@@ -85,4 +89,39 @@ describe("the sweep flag --retry-cap", () => {
     expect(again.code).toBe(0);
     expect(again.stderr).not.toContain("deprecated");
   }, 120_000);
+});
+
+describe("the recovery evaluation's old names eval.budgets and --budgets", () => {
+  const base = { kind: "recovery-eval", name: "t", dataset: { forward: { kind: "model" }, perturber: { kind: "model" } } };
+
+  it("eval.budgets still sets the recovery budgets and warns once", () => {
+    setDeprecationSink((m) => lines.push(m));
+    const c = parseRecoveryEvalConfig({ ...base, eval: { budgets: [2, 4] } }, "c.yaml", { model: "m" });
+    expect(c.eval.recoveryBudget).toEqual([2, 4]);
+    expect("budgets" in c.eval).toBe(false);
+    parseRecoveryEvalConfig({ ...base, eval: { budgets: [1] } }, "d.yaml", { model: "m" });
+    expect(lines).toEqual(['c.yaml.eval: "budgets" is deprecated, use "recoveryBudget" (the old name is accepted until the next release)']);
+    expect(() => parseRecoveryEvalConfig({ ...base, eval: { budgets: [1], recoveryBudget: [3] } }, "e.yaml", { model: "m" })).toThrow(/^e\.yaml\.eval: give "recoveryBudget" only/);
+    expect(() => parseRecoveryEvalConfig({ ...base, eval: { budgets: [0] } }, "f.yaml", { model: "m" })).toThrow(/^f\.yaml\.eval\.recoveryBudget\.0: /);
+  });
+
+  it("--budgets still sets the recovery budgets and warns once; the default is 1,3,10", () => {
+    setDeprecationSink((m) => lines.push(m));
+    expect(recoveryBudgetFlag({ budgets: "1,3" })).toBe("1,3");
+    expect(recoveryBudgetFlag({ budgets: "2" })).toBe("2");
+    expect(recoveryBudgetFlag({ recoveryBudget: "5" })).toBe("5");
+    expect(recoveryBudgetFlag({})).toBe("1,3,10");
+    expect(lines).toEqual(['retrace eval-recovery: "--budgets" is deprecated, use "--recovery-budget" (the old name is accepted until the next release)']);
+    expect(() => recoveryBudgetFlag({ budgets: "1", recoveryBudget: "3" })).toThrow(/^eval-recovery: give --recovery-budget only/);
+  });
+
+  it("in the CLI: --budgets warns on stderr as one plain line, and its value is checked as --recovery-budget", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "retrace-deprecated-eval-"));
+    const r = await cli(["eval-recovery", "--dataset", join(dir, "nope"), "--budgets", "a,b", "-o", join(dir, "out")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      'retrace: warning: retrace eval-recovery: "--budgets" is deprecated, use "--recovery-budget" (the old name is accepted until the next release)',
+      expect.stringMatching(/^retrace: --recovery-budget: /),
+    ]);
+  });
 });

@@ -237,7 +237,7 @@ describe.runIf(tools.run)("report.html", () => {
       await page.waitForSelector("body[data-viewer=ready]", { timeout: 15_000 });
       // each chart: its title, then a canvas that painted
       const charts = await page.$$eval("canvas:not(.heat)", (cs) => cs.map((c) => ({ title: c.parentElement?.previousElementSibling?.textContent ?? "", area: (c as HTMLCanvasElement).width * (c as HTMLCanvasElement).height })));
-      for (const title of [/success rate per condition/, /Success@K per recovery step/, /success rate across the sweep/, /process stability/, /Recovery success by context, distance d and budget r/, /Implicit vs explicit recovery/])
+      for (const title of [/success rate per condition/, /Success@K per recovery step/, /success rate across the sweep/, /process stability/, /Recovery success by context, distance d and recovery budget r/, /Implicit vs explicit recovery/])
         expect(charts.filter((c) => title.test(c.title) && c.area > 0).length, `${title} among ${charts.map((c) => c.title).join("; ")}`).toBeGreaterThan(0);
       expect(Number(await page.getAttribute("body", "data-charts"))).toBeGreaterThanOrEqual(6);
       const text = (await page.textContent("body")) ?? "";

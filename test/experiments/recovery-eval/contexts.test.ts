@@ -53,7 +53,7 @@ describe("eval-recovery rationale analysis with an embedding model", () => {
     try {
       const root = mkdtempSync(join(tmpdir(), "retrace-emb-"));
       await buildSimDeskDataset({ out: join(root, "ds"), limit: 3, seed: 1, seedStepsPerTrajectory: 2, distances: [1] });
-      await buildProgram().parseAsync(["node", "retrace", "eval-recovery", "--dataset", join(root, "ds"), "--out", join(root, "ev"), "--budgets", "3", "--no-contexts", "-q", "--embeddings-url", server.url, "--embeddings-model", "stand-in"]);
+      await buildProgram().parseAsync(["node", "retrace", "eval-recovery", "--dataset", join(root, "ds"), "--out", join(root, "ev"), "--recovery-budget", "3", "--no-contexts", "-q", "--embeddings-url", server.url, "--embeddings-model", "stand-in"]);
       const report = JSON.parse(readFileSync(join(root, "ev", "recovery-eval.json"), "utf8"));
       expect(report.rationaleMethod).toMatch(/^openai-embeddings\(stand-in\), restorative when the best similarity >= 0.5/);
       const skilled = report.table.find((r: { variant: string }) => r.variant === "explicit-skilled/0-E");
