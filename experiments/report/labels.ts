@@ -9,12 +9,9 @@
 const PARAM_WORDS: Record<string, string> = {
   maxRecoveryIterations: "max recovery iterations",
   recoveryBudget: "recovery budget",
-  recoveryAttempts: "recovery attempts",
   freezeWindow: "freeze window",
   restoration: "restoration",
   pair: "agents",
-  detectorEvery: "detector every",
-  summarize: "summary",
 };
 
 const HEADER_WORDS: Record<string, string> = {

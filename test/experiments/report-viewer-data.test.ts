@@ -139,4 +139,12 @@ describe("condition labels", () => {
     expect(conditionLabel("R=E-1")).toBe("R=E-1");
     expect(conditionLabel("R=selector(sim, acc 0.8)")).toBe("R=selector(sim, acc 0.8)");
   });
+
+  it("words every knob by its one name (the report's columns match docs/cli.md's table)", async () => {
+    const { conditionLabel, headerLabel } = await import("../../experiments/report/labels.ts");
+    expect(conditionLabel("recoveryBudget=3,maxRecoveryIterations=1")).toBe("recovery budget 3, max recovery iterations 1");
+    expect(conditionLabel("minConfidence=0.5,recoveryContext=0-R")).toBe("min confidence 0.5, recovery context 0-R");
+    expect(headerLabel("recoveryAttempts")).toBe("recovery attempts");
+    expect(headerLabel("r")).toBe("recovery budget r (steps)");
+  });
 });
