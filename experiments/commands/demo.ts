@@ -148,7 +148,7 @@ async function runDemoLocked(opts: Parameters<typeof runDemo>[0]): Promise<{ sum
       }
     }
     if (!opts.quiet) process.stderr.write("recovery-eval: building a small dataset and evaluating recovery on it\n");
-    ({ report: recovery, runs: recoveryRuns } = await runRecoveryEvalSuite({ out: join(opts.out, "recovery-eval"), limit: DEMO_SIZES[opts.size].evalTasks, seed: opts.seedBase, budgets: [1, 3, 10] }));
+    ({ report: recovery, runs: recoveryRuns } = await runRecoveryEvalSuite({ out: join(opts.out, "recovery-eval"), limit: DEMO_SIZES[opts.size].evalTasks, seed: opts.seedBase, recoveryBudget: [1, 3, 10] }));
     dropRenderMemos(opts.out);
     // ~1,700 screens (gzipped SVG, ~1 KB), ~3,000 state snapshots and ~800 accessibility trees:
     // one pack per folder instead of a 4 KB disk block or two per file (src/blob-pack.ts); the

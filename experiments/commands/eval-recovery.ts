@@ -65,7 +65,7 @@ export function register(program: Command): void {
   addModelEvalFlags(cmd).action(async (flags: EvalFlags) => {
     if (flags.labels && !flags.agreement) throw new ConfigError("--labels: add --agreement (the labels are compared with the oracles' verdicts)", { field: "labels" });
     if (!flags.dataset && !flags.agreement) throw new ConfigError("eval-recovery: give --dataset <dir> (from `retrace dataset build`) and/or --agreement", { field: "dataset" });
-    const budgets = intListFlag("recovery-budget", recoveryBudgetFlag(flags));
+    const recoveryBudget = intListFlag("recovery-budget", recoveryBudgetFlag(flags));
     const seed = intFlag("seed", flags.seed, Number.MIN_SAFE_INTEGER)!;
     const onProgress = flags.quiet ? undefined : (m: string) => process.stderr.write(`${m}\n`);
     const out: string[] = [];
@@ -80,14 +80,14 @@ export function register(program: Command): void {
         out.push(...reportLines(report, flags.out), ...usageLines(usage));
       }
     } else if (flags.dataset) {
-      const { report } = await runSimDeskRecoveryEval({ dataset: flags.dataset, out: flags.out, budgets, seed, contexts: flags.contexts, rationale, onProgress });
+      const { report } = await runSimDeskRecoveryEval({ dataset: flags.dataset, out: flags.out, recoveryBudget, seed, contexts: flags.contexts, rationale, onProgress });
       out.push(...reportLines(report, flags.out));
     }
     if (flags.agreement && flags.labels) {
       const { report, judgeUsage } = await runLabelAgreement({ evalDir: flags.out, labels: flags.labels, config, ...cacheFromFlags(flags), onProgress });
       out.push(...labelAgreementLines(report, join(flags.out, "oracle-agreement.json")), ...(judgeUsage ? usageLines(judgeUsage) : []));
     } else if (flags.agreement) {
-      const a = await runOracleAgreement({ out: flags.out, seed, budgets, limit: intFlag("limit", flags.limit), rolloutsPerTask: intFlag("rollouts", flags.rollouts), seedStepsPerTrajectory: intFlag("seed-steps", flags.seedSteps), onProgress });
+      const a = await runOracleAgreement({ out: flags.out, seed, recoveryBudget, limit: intFlag("limit", flags.limit), rolloutsPerTask: intFlag("rollouts", flags.rollouts), seedStepsPerTrajectory: intFlag("seed-steps", flags.seedSteps), onProgress });
       out.push("oracle agreement with SimDesk ground truth:");
       for (const r of a.agreement) out.push(`  noise ${r.noise.padEnd(3)} ${r.oracle.padEnd(26)} agreement ${r.agreementCi}  kappa ${r.kappaCi}  FPR ${r.fprCi}  FNR ${r.fnrCi}`);
       out.push(`oracle-agreement.json: ${join(flags.out, "oracle-agreement.json")}`);

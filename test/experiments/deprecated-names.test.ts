@@ -14,6 +14,7 @@ import type { SweepConfig } from "../../experiments/config/schema.ts";
 import { sweepConfigFrom } from "../../experiments/commands/sweep.ts";
 import { resetDeprecationWarnings, setDeprecationSink } from "../../src/deprecation.ts";
 import { recoveryBudgetFlag } from "../../experiments/commands/eval-recovery.ts";
+import { evaluateRecovery } from "../../src/eval/run.ts";
 import { parseRecoveryEvalConfig } from "../../experiments/recovery-eval/config.ts";
 import { cli } from "./helpers/corpus.ts";
 
@@ -123,5 +124,15 @@ describe("the recovery evaluation's old names eval.budgets and --budgets", () =>
       'retrace: warning: retrace eval-recovery: "--budgets" is deprecated, use "--recovery-budget" (the old name is accepted until the next release)',
       expect.stringMatching(/^retrace: --recovery-budget: /),
     ]);
+  });
+});
+
+describe("evaluateRecovery's old option budgets", () => {
+  it("reaches the recovery budget's check under its new name and warns once", async () => {
+    setDeprecationSink((m) => lines.push(m));
+    const none = { env: {} as never, blobs: {} as never, tasks: new Map(), samples: [], variants: [] };
+    await expect(evaluateRecovery({ ...none, budgets: [0] })).rejects.toThrow(/^eval-recovery: recovery budget 0 must be a positive integer$/);
+    await expect(evaluateRecovery({ ...none, recoveryBudget: [0] })).rejects.toThrow(/recovery budget 0/);
+    expect(lines).toEqual(['evaluateRecovery: "budgets" is deprecated, use "recoveryBudget" (the old name is accepted until the next release)']);
   });
 });

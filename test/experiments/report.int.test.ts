@@ -57,7 +57,7 @@ beforeAll(async () => {
   writeFileSync(summaryFile, JSON.stringify(summary));
   mkdirSync(join(out, "extra-eval"));
   // A real (small) recovery evaluation: recovery-eval.json and oracle-agreement.json as the demo writes them.
-  await runRecoveryEvalSuite({ out: join(out, "recovery-eval"), limit: 1, budgets: [1, 3] });
+  await runRecoveryEvalSuite({ out: join(out, "recovery-eval"), limit: 1, recoveryBudget: [1, 3] });
   writeFileSync(join(out, "extra-eval", "recovery-eval.json"), JSON.stringify({ oracle: "retrace", rows: [{ task: "files-rename-folder", recovered: 3, total: 4, note: EVIL }] }));
   if (!tools.run) return;
   tools.assert();

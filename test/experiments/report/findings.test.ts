@@ -147,7 +147,7 @@ describe("retrace report on a model-backed run folder", () => {
 
 function evalReport(rows: Array<[policy: "implicit" | "explicit", variant: string, r: number, d: number, n: number, success: number, simIntent: number]>, simulated = false): RecoveryEvalReport {
   return {
-    kind: "recovery-eval", simulated, note: "", label: "", dataset: "ds", datasetVersion: "v", samples: 40, budgets: "1,3", threshold: 0.99,
+    kind: "recovery-eval", simulated, note: "", label: "", dataset: "ds", datasetVersion: "v", samples: 40, recoveryBudget: "1,3", threshold: 0.99,
     rationaleMethod: "tfidf, restorative when the best similarity >= 0.09; keyword classifier as the baseline (restorativeIntent)",
     table: rows.map(([policy, variant, r, d, n, success, simIntent]) => ({
       policy, variant, context: "0-E", r, d, n, success, successCi: "", successLo: 0, successHi: 1, ro: success, rtc: success, restorativeIntent: 1, intentCi: "", intentN: n,
