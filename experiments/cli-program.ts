@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { ConfigError, describeError } from "../src/errors.ts";
+import { setDeprecationSink } from "../src/deprecation.ts";
 import { RunFailedError } from "./runner/errors.ts";
 import { terminalText } from "./commands/terminal.ts";
 import { packageVersion } from "./runner/package-info.ts";
@@ -25,6 +26,8 @@ export function baseProgram(): Command {
 
 /** Parse argv and run; turn errors into one clear line and an exit code. */
 export async function runProgram(program: Command, argv: string[]): Promise<void> {
+  // The CLI owns the terminal: an old flag or config field name warns as one plain line on stderr.
+  setDeprecationSink((message) => process.stderr.write(`retrace: warning: ${terminalText(message)}\n`));
   try {
     await program.parseAsync(argv);
   } catch (err) {

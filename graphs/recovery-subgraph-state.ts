@@ -22,7 +22,7 @@ export function initialSubgraphState() {
     errorStep: 0,
     context: { kind: "none", history: [] } as RecoveryContext,
     attempt: 1,
-    budget: 10,
+    recoveryBudget: 10,
     seqStart: 0,
     observation: null as Observation | null,
     tick: 0,
@@ -51,7 +51,8 @@ export const RecoverySubgraphState = Annotation.Root({
   errorStep: init("errorStep"),
   context: init("context"),
   attempt: init("attempt"),
-  budget: init("budget"),
+  /** Recovery steps per attempt (the options' `recoveryBudget`). */
+  recoveryBudget: init("recoveryBudget"),
   /** Seq number the first recovery step gets in the episode record. */
   seqStart: init("seqStart"),
   observation: init("observation"),

@@ -2,7 +2,7 @@
  * `recovery-token-overhead`: what recovery costs in tokens, on the stand-in end-to-end preset
  * (experiments/configs/stand-in/end-to-end.yaml, every role played by the SIMULATED stand-in at
  * its README settings: --error-rate 0.2, --post-cut-error-rate 0.3). Tokens per episode of the
- * recovery-wrapped agent (retry cap 3) over the bare agent (no recovery), as the stand-in reports
+ * recovery-wrapped agent (max recovery iterations 3) over the bare agent (no recovery), as the stand-in reports
  * them (o200k_base text, OpenAI's image tile rule), beside the success gain of the same run. Narrowed
  * to seeds 0-1 and one cap so it runs in a few minutes; no target (it is a measurement).
  */

@@ -1,7 +1,7 @@
 /**
  * `retrace demo` (= `npm run demo`): on SimDesk with seeded simulated policies, a small but honest
  * version of experiment 1 (ideal recovery, Success@K per recovery step), experiment 2 (no
- * recovery vs retry caps, skilled and weak recoverers) and a freeze-window sweep; then checks the
+ * recovery vs max recovery iterations, skilled and weak recoverers) and a freeze-window sweep; then checks the
  * paper's qualitative findings against its own numbers, prints a table and writes report.html;
  * a small recovery evaluation (implicit vs explicit recovery, oracle agreement) goes into
  * `<out>/recovery-eval/` so the report shows its tables too.
@@ -63,7 +63,7 @@ export function demoConfigs(size: DemoSize): ExperimentConfig[] {
     parseExperimentConfig({
       kind: "sweep", name: "demo-freeze-window-sweep", env: z.tasks > 0 ? env : { kind: "simdesk", sample: z.sweepTasks }, seeds: { count: z.sweepSeeds },
       pair: { name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "noisy" } },
-      preset: "freeze-window", retryCap: [3], baseline: false, options: { maxForwardSteps: 30 },
+      preset: "freeze-window", maxRecoveryIterations: [3], baseline: false, options: { maxForwardSteps: 30 },
     }, "demo.sweep"),
   ];
 }
@@ -148,7 +148,7 @@ async function runDemoLocked(opts: Parameters<typeof runDemo>[0]): Promise<{ sum
       }
     }
     if (!opts.quiet) process.stderr.write("recovery-eval: building a small dataset and evaluating recovery on it\n");
-    ({ report: recovery, runs: recoveryRuns } = await runRecoveryEvalSuite({ out: join(opts.out, "recovery-eval"), limit: DEMO_SIZES[opts.size].evalTasks, seed: opts.seedBase, budgets: [1, 3, 10] }));
+    ({ report: recovery, runs: recoveryRuns } = await runRecoveryEvalSuite({ out: join(opts.out, "recovery-eval"), limit: DEMO_SIZES[opts.size].evalTasks, seed: opts.seedBase, recoveryBudget: [1, 3, 10] }));
     dropRenderMemos(opts.out);
     // ~1,700 screens (gzipped SVG, ~1 KB), ~3,000 state snapshots and ~800 accessibility trees:
     // one pack per folder instead of a 4 KB disk block or two per file (src/blob-pack.ts); the
@@ -170,7 +170,7 @@ export function register(program: Command): void {
   addRunFlags(
     program
       .command("demo")
-      .description("On SimDesk with seeded simulated policies: a small ideal-recovery experiment (Success@K per recovery step), an end-to-end ablation (skilled vs weak recoverer, retry caps 1/3/5), a freeze-window sweep and a small recovery evaluation (implicit vs explicit, oracle agreement); checks the paper's findings against its own numbers and writes report.html. Results are SIMULATED.")
+      .description("On SimDesk with seeded simulated policies: a small ideal-recovery experiment (Success@K per recovery step), an end-to-end ablation (skilled vs weak recoverer, max recovery iterations 1/3/5), a freeze-window sweep and a small recovery evaluation (implicit vs explicit, oracle agreement); checks the paper's findings against its own numbers and writes report.html. Results are SIMULATED.")
       .option("--size <size>", `demo size: ${Object.keys(DEMO_SIZES).join(", ")}`, "small"),
     "runs/demo-<timestamp>",
   ).action(async (flags: RunFlags & { size: string }) => {

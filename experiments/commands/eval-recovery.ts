@@ -8,7 +8,8 @@
  * of runs instead; `retrace label-sample` writes the sheet people label.
  */
 import { join } from "node:path";
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
+import { warnDeprecated } from "../../src/deprecation.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { runOracleAgreement, runSimDeskRecoveryEval } from "../recovery-eval/run.ts";
 import { intFlag, intListFlag } from "./dataset.ts";
@@ -25,7 +26,9 @@ import { outFlag, quietFlag, seedFlag } from "./common-flags.ts";
 interface EvalFlags extends ModelEvalFlags {
   dataset?: string;
   out: string;
-  budgets: string;
+  recoveryBudget?: string;
+  /** @deprecated `--budgets`, the old name of `--recovery-budget`. */
+  budgets?: string;
   seed: string;
   contexts: boolean;
   agreement?: boolean;
@@ -46,7 +49,8 @@ export function register(program: Command): void {
     .description("Evaluate recovery on a dataset: reconstruct each error state by verified replay, run implicit and explicit (simulated) recovery policies for r steps, judge with R_O (SSIM >= 0.99) and R_TC (goal-oriented replay). Writes recovery-eval.json; --agreement --labels FILE measures every oracle and join (and the config's LLM judge) against human labels of runs (Cohen's kappa, TP/FP/TN/FN; `retrace label-sample` writes the sheet); --agreement alone measures the oracle against SimDesk ground truth with noise off/on (oracle-agreement.json). Default: simulated policies on SimDesk (SIMULATED); --config: the config's model forward agent (implicit) and model recoverers x contexts (explicit) on the dataset's environment.")
     .option("-d, --dataset <dir>", "dataset folder from `retrace dataset build`")
     .addOption(outFlag("output folder", "runs/recovery-eval"))
-    .option("--budgets <list>", "recovery step budgets r", "1,3,10")
+    .option("--recovery-budget <list>", "recovery budgets r to evaluate (recovery steps per attempt), e.g. 1,3,10 (default: 1,3,10)")
+    .addOption(new Option("--budgets <list>", "deprecated: use --recovery-budget").hideHelp())
     .addOption(seedFlag("seed of the recovery policies"))
     .option("--no-contexts", "explicit recoverer with context 0-E only (skip 0-R, none, contextualized)")
     .option("--agreement", "also measure the oracles' agreement: with --labels, against human labels of this evaluation's runs (every oracle and join, plus the config's eval.judge); without, against SimDesk's ground truth on noise-off/noise-on sets it builds (simulated only). Writes oracle-agreement.json")
@@ -61,7 +65,7 @@ export function register(program: Command): void {
   addModelEvalFlags(cmd).action(async (flags: EvalFlags) => {
     if (flags.labels && !flags.agreement) throw new ConfigError("--labels: add --agreement (the labels are compared with the oracles' verdicts)", { field: "labels" });
     if (!flags.dataset && !flags.agreement) throw new ConfigError("eval-recovery: give --dataset <dir> (from `retrace dataset build`) and/or --agreement", { field: "dataset" });
-    const budgets = intListFlag("budgets", flags.budgets);
+    const recoveryBudget = intListFlag("recovery-budget", recoveryBudgetFlag(flags));
     const seed = intFlag("seed", flags.seed, Number.MIN_SAFE_INTEGER)!;
     const onProgress = flags.quiet ? undefined : (m: string) => process.stderr.write(`${m}\n`);
     const out: string[] = [];
@@ -76,20 +80,28 @@ export function register(program: Command): void {
         out.push(...reportLines(report, flags.out), ...usageLines(usage));
       }
     } else if (flags.dataset) {
-      const { report } = await runSimDeskRecoveryEval({ dataset: flags.dataset, out: flags.out, budgets, seed, contexts: flags.contexts, rationale, onProgress });
+      const { report } = await runSimDeskRecoveryEval({ dataset: flags.dataset, out: flags.out, recoveryBudget, seed, contexts: flags.contexts, rationale, onProgress });
       out.push(...reportLines(report, flags.out));
     }
     if (flags.agreement && flags.labels) {
       const { report, judgeUsage } = await runLabelAgreement({ evalDir: flags.out, labels: flags.labels, config, ...cacheFromFlags(flags), onProgress });
       out.push(...labelAgreementLines(report, join(flags.out, "oracle-agreement.json")), ...(judgeUsage ? usageLines(judgeUsage) : []));
     } else if (flags.agreement) {
-      const a = await runOracleAgreement({ out: flags.out, seed, budgets, limit: intFlag("limit", flags.limit), rolloutsPerTask: intFlag("rollouts", flags.rollouts), seedStepsPerTrajectory: intFlag("seed-steps", flags.seedSteps), onProgress });
+      const a = await runOracleAgreement({ out: flags.out, seed, recoveryBudget, limit: intFlag("limit", flags.limit), rolloutsPerTask: intFlag("rollouts", flags.rollouts), seedStepsPerTrajectory: intFlag("seed-steps", flags.seedSteps), onProgress });
       out.push("oracle agreement with SimDesk ground truth:");
       for (const r of a.agreement) out.push(`  noise ${r.noise.padEnd(3)} ${r.oracle.padEnd(26)} agreement ${r.agreementCi}  kappa ${r.kappaCi}  FPR ${r.fprCi}  FNR ${r.fnrCi}`);
       out.push(`oracle-agreement.json: ${join(flags.out, "oracle-agreement.json")}`);
     }
     process.stdout.write(out.join("\n") + "\n");
   });
+}
+
+/** `--recovery-budget`, or its deprecated name `--budgets` (warned once), else the default 1,3,10. */
+export function recoveryBudgetFlag(flags: Pick<EvalFlags, "recoveryBudget" | "budgets">): string {
+  if (flags.budgets === undefined) return flags.recoveryBudget ?? "1,3,10";
+  if (flags.recoveryBudget !== undefined) throw new ConfigError("eval-recovery: give --recovery-budget only (--budgets is its deprecated name; both were given)", { field: "recovery-budget" });
+  warnDeprecated("retrace eval-recovery", "--budgets", "--recovery-budget");
+  return flags.budgets;
 }
 
 /** The label-agreement table, one line per oracle. */

@@ -148,7 +148,7 @@ export function register(program: Command): void {
     program
       .command("run")
       .description(
-        "Run an experiment config (JSON or YAML): ideal-recovery (Success@K per recovery step), end-to-end (no recovery vs retry caps) or sweep. " +
+        "Run an experiment config (JSON or YAML): ideal-recovery (Success@K per recovery step), end-to-end (no recovery vs max recovery iterations 1/3/5) or sweep. " +
           "Or, with --policy, run one SimDesk task with a model-backed agent over an OpenAI-compatible API.",
       )
       .argument("[config]", "experiment config file (.json, .yaml, .yml); omit it with --policy")

@@ -8,12 +8,15 @@ import type { z } from "zod";
 import { ConfigError } from "../../src/errors.ts";
 import { readTextFile } from "../../src/store/read-file.ts";
 import { RecoveryOptionsSchema } from "../../src/episode.ts";
-import { ExperimentConfigSchema, SWEEP_PRESETS, type ExperimentConfig } from "./schema.ts";
+import { renameDeprecatedKeys } from "../../src/deprecation.ts";
+import { DEPRECATED_CONFIG_FIELDS, ExperimentConfigSchema, SWEEP_PRESETS, type ExperimentConfig } from "./schema.ts";
 
 /** Validate a parsed config object; throws ConfigError naming the first bad field. */
 export function parseExperimentConfig(raw: unknown, source = "config"): ExperimentConfig {
   if ((raw as { kind?: unknown } | null)?.kind === "recovery-eval")
     throw new ConfigError(`${source}.kind: a recovery-eval config runs with \`retrace dataset build --config ${source}\` then \`retrace eval-recovery --config ${source} --dataset DIR\`, not \`retrace run\``, { field: "kind" });
+  const renames = DEPRECATED_CONFIG_FIELDS[String((raw as { kind?: unknown } | null)?.kind)];
+  if (renames) raw = renameDeprecatedKeys(source, raw, renames);
   const result = ExperimentConfigSchema.safeParse(raw);
   if (!result.success) throw issueToError(result.error.issues, source);
   const config = result.data;

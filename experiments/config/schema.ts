@@ -1,8 +1,8 @@
 /**
  * Experiment configs (JSON or YAML), validated with zod. Three kinds:
  * - `ideal-recovery`: the paper's Section 4 / Appendix B.1 (Success@K per recovery step R);
- * - `end-to-end`: Section 6 / Appendix B.2 (no recovery vs recovery with a retry cap);
- * - `sweep`: any recovery option over a list of values, alone or as a grid, crossed with the retry cap.
+ * - `end-to-end`: Section 6 / Appendix B.2 (no recovery vs recovery with max recovery iterations);
+ * - `sweep`: any recovery option over a list of values, alone or as a grid, crossed with max recovery iterations.
  */
 import { z } from "zod";
 import { MAX_RECOVERY_ITERATIONS, MAX_SETTLE_MS, PAPER_UNCONFIRMED_RESTORATION, RecoveryOptionsSchema, UNCONFIRMED_RESTORATION, type RecoveryOptions } from "../../src/episode.ts";
@@ -87,7 +87,7 @@ export const SeedsSchema = z.union([
 
 /**
  * Per-pair recovery options: only the fields written (no defaults filled in, or they would
- * override the config's `options`); `settleMs` and the retry cap are not per pair.
+ * override the config's `options`); `settleMs` and `maxRecoveryIterations` are not per pair.
  */
 const pairOptionsShape = RecoveryOptionsSchema.omit({ settleMs: true, maxRecoveryIterations: true }).shape;
 const PairOptionsPatch = z
@@ -113,8 +113,8 @@ export const PairSpecSchema = z
     /**
      * Recovery options of this pair's conditions, over the config's `options`:
      * how retrace's variants (e.g. `minConfidence: 0.5`, `transition: detailed`) run beside the
-     * paper's defaults in one run. `settleMs` stays per config (it is recorded per run) and the retry
-     * cap per condition. @default none
+     * paper's defaults in one run. `settleMs` stays per config (it is recorded per run) and
+     * `maxRecoveryIterations` per condition. @default none
      */
     options: PairOptionsPatch.optional(),
   })
@@ -129,8 +129,13 @@ const OptionsPatch = RecoveryOptionsSchema.partial().extend({
   settleMs: z.number().int().min(0).max(MAX_SETTLE_MS, `at most ${MAX_SETTLE_MS} ms (one minute) after each action (OSWorld waits 10000)`).optional(),
   unconfirmedRestoration: z.enum(UNCONFIRMED_RESTORATION).default(PAPER_UNCONFIRMED_RESTORATION),
 });
-/** A list of retry caps (each a recovery-attempt count). */
-const caps = (min: number) => z.array(z.number().int().min(min).max(MAX_RECOVERY_ITERATIONS, `at most ${MAX_RECOVERY_ITERATIONS} recovery attempts (the paper uses 1, 3, 5)`)).min(1).max(20, "at most 20 retry caps per run");
+/** A list of `maxRecoveryIterations` values (each a cap on recovery attempts per episode), each listed once. */
+const caps = (min: number) =>
+  z
+    .array(z.number().int().min(min).max(MAX_RECOVERY_ITERATIONS, `at most ${MAX_RECOVERY_ITERATIONS} recovery attempts (the paper uses 1, 3, 5)`))
+    .min(1)
+    .max(20, "at most 20 values of max recovery iterations per run")
+    .superRefine(listedOnce("max recovery iterations", "list each value once"));
 
 const common = {
   /** Experiment name, used in reports. */
@@ -194,8 +199,8 @@ export const EndToEndConfigSchema = z
     kind: z.literal("end-to-end"),
     ...common,
     pairs: z.array(PairSpecSchema).min(1).max(100, "at most 100 pairs per run"),
-    /** Retry caps compared against no recovery. @default [1, 3, 5] */
-    maxRecoveryIterations: caps(1).superRefine(listedOnce("retry cap", "list each cap once")).default([1, 3, 5]),
+    /** Max recovery iterations compared against no recovery, one condition per value. @default [1, 3, 5] */
+    maxRecoveryIterations: caps(1).default([1, 3, 5]),
     /** Include the no-recovery baseline per pair. @default true */
     baseline: z.boolean().default(true),
   })
@@ -218,8 +223,8 @@ export const SweepConfigSchema = z
     params: z.record(z.string(), z.array(z.union([z.number(), z.string(), z.boolean()])).min(1).max(100, "at most 100 values per parameter").superRefine(listedOnce("value", "list each value once"))).default({}),
     /** "grid" = every combination; "each" = vary one parameter at a time around `options`. @default "grid" */
     mode: z.enum(["grid", "each"]).default("grid"),
-    /** Retry caps (maxRecoveryIterations) crossed with every setting. @default [1, 3, 5] */
-    retryCap: caps(0).superRefine(listedOnce("retry cap", "list each cap once")).default([1, 3, 5]),
+    /** Max recovery iterations crossed with every setting (formerly `retryCap`). @default [1, 3, 5] */
+    maxRecoveryIterations: caps(0).default([1, 3, 5]),
     /** Include a no-recovery baseline condition. @default true */
     baseline: z.boolean().default(true),
   })
@@ -234,3 +239,11 @@ export type SweepConfig = z.output<typeof SweepConfigSchema>;
 export type ExperimentConfig = z.output<typeof ExperimentConfigSchema>;
 /** A config as written by the user. */
 export type ExperimentConfigInput = z.input<typeof ExperimentConfigSchema>;
+
+/**
+ * Old field names of each config kind (old -> new), accepted with a deprecation warning until the
+ * next release (experiments/config/load.ts renames them before validating).
+ */
+export const DEPRECATED_CONFIG_FIELDS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  sweep: { retryCap: "maxRecoveryIterations" },
+};

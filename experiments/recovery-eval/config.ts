@@ -13,6 +13,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { readTextFile } from "../../src/store/read-file.ts";
 import { ConfigError } from "../../src/errors.ts";
+import { renameDeprecatedKeys } from "../../src/deprecation.ts";
 import { RECOVERY_CONTEXTS } from "../../src/recovery.ts";
 import { AgentSpecSchema, fillModelDefaults, validateAgentSpec, type AgentRole, type ModelAgentSpec, type ModelDefaults } from "../agents/index.ts";
 
@@ -93,7 +94,8 @@ export const RecoveryEvalConfigSchema = z
       .strict(),
     eval: z
       .object({
-        budgets: z.array(z.number().int().min(1)).min(1).default([1, 3, 10]),
+        /** Recovery budgets r to evaluate (recovery steps per attempt; formerly `budgets`). @default [1, 3, 10] */
+        recoveryBudget: z.array(z.number().int().min(1)).min(1).default([1, 3, 10]),
         /** Evaluate implicit recovery (the dataset's forward agent continues, 0-E). @default true */
         implicit: z.boolean().default(true),
         /**
@@ -166,12 +168,18 @@ export interface RecoveryEvalOverrides extends ModelDefaults {
   env?: string;
 }
 
+/** Old field names of `eval` (old -> new), accepted with a deprecation warning until the next release. */
+export const DEPRECATED_EVAL_FIELDS = { budgets: "recoveryBudget" } as const;
+
 /** Validate a parsed config and apply overrides; throws a ConfigError naming the first bad field. */
 export function parseRecoveryEvalConfig(raw: unknown, source = "config", overrides: RecoveryEvalOverrides = {}): RecoveryEvalConfig {
   let input = raw;
+  const ev = (raw as { eval?: unknown } | null)?.eval;
+  const renamed = renameDeprecatedKeys(`${source}.eval`, ev, DEPRECATED_EVAL_FIELDS);
+  if (renamed !== ev) input = { ...(raw as object), eval: renamed };
   if (overrides.env !== undefined) {
     if (!(EVAL_ENV_KINDS as readonly string[]).includes(overrides.env)) throw new ConfigError(`--env: "${overrides.env}" is not one of ${EVAL_ENV_KINDS.join(", ")}`, { field: "env" });
-    const obj = (raw ?? {}) as Record<string, unknown>;
+    const obj = (input ?? {}) as Record<string, unknown>;
     const env = (typeof obj.env === "object" && obj.env !== null ? obj.env : {}) as Record<string, unknown>;
     // tasks (and OSWorld's task folder and provider) of another environment do not carry over
     const { tasks: _tasks, tasksDir: _dir, provider: _provider, osworldPath: _osworld, python: _python, ...rest } = env;

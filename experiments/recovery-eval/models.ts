@@ -274,15 +274,15 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
   const env = await openEnv({ ...config, env: { ...config.env, width: sizeOf("width", config.env.width), height: sizeOf("height", config.env.height) } }, blobs, join(out, "simdesk-states"));
   try {
     const variants = configuredVariants(config, agents, env);
-    const budgets = config.eval.budgets;
+    const recoveryBudget = config.eval.recoveryBudget;
     const budget = costStop(options, agents);
     const settle = recoveryEvalSettle(config);
-    const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, budgets, check: configuredCheck(config, agents), settleMs: settle.settleMs, rationale: options.rationale, onProgress: options.onProgress, stop: budget.stop });
+    const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, recoveryBudget, check: configuredCheck(config, agents), settleMs: settle.settleMs, rationale: options.rationale, onProgress: options.onProgress, stop: budget.stop });
     const served = servedBySimulatedModel(agents.usage());
     const simulated = runs.some((r) => r.simulated) || ds.manifest.simulated || served;
     const label = simulated ? [ds.manifest.simulatedLabel || (served ? "" : "simulated: SimDesk agents"), served && !ds.manifest.simulatedLabel?.includes(STAND_IN_LABEL) ? STAND_IN_LABEL : ""].filter(Boolean).join(" + ") : "";
     const report: RecoveryEvalReport = {
-      ...recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, budgets, samples: config.eval.samples, settle, simulated }),
+      ...recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, recoveryBudget, samples: config.eval.samples, settle, simulated }),
       ...(config.eval.implicit && { implicitHistoryImages: implicitHistoryImagesOf(config) }),
     };
     const usage = usageFile(agents.usage(), simulated, budget.reason());

@@ -69,7 +69,8 @@ export interface RecoveryEvalReport {
   /** Which runs the table counts: "common" (samples judged in every variant, the paper's) or "per-row"; with a note. Absent in reports written before it existed (those were per-row). */
   sampleSelection?: SampleSelection;
   sampleSelectionNote?: string;
-  budgets: string;
+  /** The recovery budgets r evaluated, e.g. "1,3,10" (named `budgets` in files written before the rename). */
+  recoveryBudget: string;
   threshold: number;
   /** How rationales were compared with the ground-truth recovery instruction, and the intent threshold. */
   rationaleMethod: string;
@@ -102,7 +103,7 @@ export function kappaCi(a: Pick<OracleAgreement, "kappa" | "kappaCi">): string {
 }
 
 /** Build `recovery-eval.json` from the runs. */
-export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manifest: RecoveryDatasetManifest; dataset: string; label: string; budgets: readonly number[]; threshold?: number; samples?: SampleSelection; settle?: SettleChoice; simulated?: boolean }): RecoveryEvalReport {
+export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manifest: RecoveryDatasetManifest; dataset: string; label: string; recoveryBudget: readonly number[]; threshold?: number; samples?: SampleSelection; settle?: SettleChoice; simulated?: boolean }): RecoveryEvalReport {
   const sampleSelection = input.samples ?? "common";
   const rows = recoveryTable(input.runs, { samples: sampleSelection });
   const table: RecoveryTableJsonRow[] = rows.map((r) => ({
@@ -127,7 +128,7 @@ export function recoveryEvalReport(input: { runs: readonly RecoveryRun[]; manife
   const note = simulatedRuns ? SIMULATED_RECOVERY_NOTE : simulated ? SIMULATED_DATASET_NOTE : "";
   return {
     kind: "recovery-eval", simulated, note, label: input.label, dataset: input.dataset, datasetVersion: input.manifest.version,
-    samples: input.manifest.samples, sampleSelection, sampleSelectionNote: SAMPLE_SELECTION_NOTES[sampleSelection], budgets: input.budgets.join(","), threshold: input.threshold ?? 0.99, rationaleMethod: rationaleMethod(input.runs), table, implicitVsExplicit,
+    samples: input.manifest.samples, sampleSelection, sampleSelectionNote: SAMPLE_SELECTION_NOTES[sampleSelection], recoveryBudget: input.recoveryBudget.join(","), threshold: input.threshold ?? 0.99, rationaleMethod: rationaleMethod(input.runs), table, implicitVsExplicit,
     trajectoryStages: [
       { stage: "rollouts", count: t.rollouts }, { stage: "successful", count: t.successful }, { stage: "well-formed", count: t.wellFormed },
       { stage: "transition-consistent (N replays)", count: t.transitionConsistent }, { stage: "retention (consistent / well-formed, %)", count: Math.round(input.manifest.retention * 1000) / 10 },

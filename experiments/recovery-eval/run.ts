@@ -4,6 +4,7 @@
  * and `runOracleAgreement` (-> oracle-agreement.json). The JSON shapes are in ./report-data.ts
  * and README.md; `retrace report <dir>` renders them.
  */
+import { renameDeprecatedKeys } from "../../src/deprecation.ts";
 import { writeFileSync } from "node:fs";
 import { writeTextAtomic } from "../../src/store/write-file.ts";
 import { join, resolve } from "node:path";
@@ -90,7 +91,9 @@ export interface SimDeskEvalOptions {
   dataset: string;
   /** Output folder: recovery-eval.json, runs.jsonl, blobs/. */
   out: string;
-  /** @default [1, 3, 10] */
+  /** Recovery budgets r to evaluate (recovery steps per attempt). @default [1, 3, 10] */
+  recoveryBudget?: number[];
+  /** @deprecated The old name of `recoveryBudget`; accepted with a warning until the next release. */
   budgets?: number[];
   /** @default 0 */
   seed?: number;
@@ -106,7 +109,8 @@ export interface SimDeskEvalOptions {
 }
 
 /** Evaluate the simulated recovery variants on a dataset; writes recovery-eval.json and runs.jsonl. */
-export async function runSimDeskRecoveryEval(options: SimDeskEvalOptions): Promise<{ report: RecoveryEvalReport; runs: RecoveryRun[] }> {
+export async function runSimDeskRecoveryEval(given: SimDeskEvalOptions): Promise<{ report: RecoveryEvalReport; runs: RecoveryRun[] }> {
+  const options = renameDeprecatedKeys("runSimDeskRecoveryEval", given, { budgets: "recoveryBudget" });
   const ds = loadRecoveryDataset(options.dataset);
   if (ds.manifest.config.env !== "simdesk") throw new ConfigError(`eval-recovery: dataset ${ds.dir} was built on "${String(ds.manifest.config.env)}"; only SimDesk datasets can be evaluated with simulated policies`, { field: "dataset" });
   const out = prepareOutDir(options.out);
@@ -119,10 +123,10 @@ export async function runSimDeskRecoveryEval(options: SimDeskEvalOptions): Promi
   try {
     const runs = await evaluateRecovery({
       env: desk, blobs: layeredBlobs(blobs, new BlobStore({ dir: join(ds.dir, "blobs") })), tasks: ds.tasks, samples: ds.samples,
-      variants: simulatedVariants(desk, seed, { contexts: options.contexts, weak: options.weak }), budgets: options.budgets ?? [1, 3, 10],
+      variants: simulatedVariants(desk, seed, { contexts: options.contexts, weak: options.weak }), recoveryBudget: options.recoveryBudget ?? [1, 3, 10],
       truth: options.truth === false ? undefined : simDeskTruth(desk), rationale: options.rationale, onProgress: options.onProgress,
     });
-    const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label: simulatedEvalLabel(desk, seed), budgets: options.budgets ?? [1, 3, 10] });
+    const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label: simulatedEvalLabel(desk, seed), recoveryBudget: options.recoveryBudget ?? [1, 3, 10] });
     writeTextAtomic(join(out, "runs.jsonl"), runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : ""));
     writeTextAtomic(join(out, "recovery-eval.json"), JSON.stringify(report, null, 2) + "\n");
     return { report, runs };
@@ -135,7 +139,9 @@ export async function runSimDeskRecoveryEval(options: SimDeskEvalOptions): Promi
 export interface OracleAgreementOptions extends Omit<SimDeskDatasetOptions, "out" | "noise" | "onProgress"> {
   /** Output folder: oracle-agreement.json plus noise-off/ and noise-on/ (dataset + runs). */
   out: string;
-  /** @default [1, 3, 10] */
+  /** Recovery budgets r to evaluate (recovery steps per attempt). @default [1, 3, 10] */
+  recoveryBudget?: number[];
+  /** @deprecated The old name of `recoveryBudget`; accepted with a warning until the next release. */
   budgets?: number[];
   /** A dataset already built with these options and noise off, used instead of building noise-off/dataset again. */
   noiseOffDataset?: string;
@@ -147,7 +153,8 @@ export interface OracleAgreementOptions extends Omit<SimDeskDatasetOptions, "out
  * dataset per setting, run the implicit, skilled and weak recoverers (varied outcomes), and
  * compare R_O, R_TC and R_O AND R_TC with "the full state equals the target".
  */
-export async function runOracleAgreement(options: OracleAgreementOptions): Promise<OracleAgreementReport> {
+export async function runOracleAgreement(given: OracleAgreementOptions): Promise<OracleAgreementReport> {
+  const options = renameDeprecatedKeys("runOracleAgreement", given, { budgets: "recoveryBudget" });
   const out = resolve(options.out);
   const settings: Array<{ noise: boolean; runs: RecoveryRun[]; label: string }> = [];
   for (const noise of [false, true]) {
@@ -156,7 +163,7 @@ export async function runOracleAgreement(options: OracleAgreementOptions): Promi
     const reuse = !noise && options.noiseOffDataset;
     const dataset = reuse || join(dir, "dataset");
     if (!reuse) await buildSimDeskDataset({ ...options, out: dataset, noise, noiseSeed: options.seed ?? 0, onProgress: log });
-    const { runs, report } = await runSimDeskRecoveryEval({ dataset, out: dir, budgets: options.budgets, seed: options.seed, contexts: false, weak: true, onProgress: log });
+    const { runs, report } = await runSimDeskRecoveryEval({ dataset, out: dir, recoveryBudget: options.recoveryBudget, seed: options.seed, contexts: false, weak: true, onProgress: log });
     settings.push({ noise, runs, label: report.label });
   }
   const report = agreementReport(settings);
@@ -177,7 +184,9 @@ export interface RecoveryEvalSuiteOptions {
   rolloutsPerTask?: number;
   /** @default 2 */
   seedStepsPerTrajectory?: number;
-  /** @default [1, 3, 10] */
+  /** Recovery budgets r to evaluate (recovery steps per attempt). @default [1, 3, 10] */
+  recoveryBudget?: number[];
+  /** @deprecated The old name of `recoveryBudget`; accepted with a warning until the next release. */
   budgets?: number[];
   onProgress?: (message: string) => void;
 }
@@ -186,12 +195,13 @@ export interface RecoveryEvalSuiteOptions {
  * Everything at once, for the demo and the report: build a dataset, evaluate recovery on it, and
  * measure the oracle's agreement; recovery-eval.json and oracle-agreement.json land in `out`.
  */
-export async function runRecoveryEvalSuite(options: RecoveryEvalSuiteOptions): Promise<{ manifest: RecoveryDatasetManifest; report: RecoveryEvalReport; runs: RecoveryRun[]; agreement: OracleAgreementReport }> {
+export async function runRecoveryEvalSuite(given: RecoveryEvalSuiteOptions): Promise<{ manifest: RecoveryDatasetManifest; report: RecoveryEvalReport; runs: RecoveryRun[]; agreement: OracleAgreementReport }> {
+  const options = renameDeprecatedKeys("runRecoveryEvalSuite", given, { budgets: "recoveryBudget" });
   const out = resolve(options.out);
   const common = { limit: options.limit, seed: options.seed, rolloutsPerTask: options.rolloutsPerTask, seedStepsPerTrajectory: options.seedStepsPerTrajectory ?? 2, onProgress: options.onProgress };
   const manifest = await buildSimDeskDataset({ ...common, out: join(out, "dataset") });
-  const { report, runs } = await runSimDeskRecoveryEval({ dataset: join(out, "dataset"), out, budgets: options.budgets, seed: options.seed, onProgress: options.onProgress });
+  const { report, runs } = await runSimDeskRecoveryEval({ dataset: join(out, "dataset"), out, recoveryBudget: options.recoveryBudget, seed: options.seed, onProgress: options.onProgress });
   // The noise-off setting of the agreement study is this same dataset (same options, noise off).
-  const agreement = await runOracleAgreement({ ...common, out, budgets: options.budgets, noiseOffDataset: join(out, "dataset") });
+  const agreement = await runOracleAgreement({ ...common, out, recoveryBudget: options.recoveryBudget, noiseOffDataset: join(out, "dataset") });
   return { manifest, report, runs, agreement };
 }

@@ -105,7 +105,7 @@ export function successAtKChart(id: string, s: ExperimentSummary): ChartSpec | u
   };
 }
 
-/** Sweep: success rate against the swept setting, one line per retry cap, baseline dashed. */
+/** Sweep: success rate against the swept setting, one line per setting of max recovery iterations, baseline dashed. */
 export function sweepChart(id: string, s: ExperimentSummary): ChartSpec | undefined {
   if (s.kind !== "sweep") return undefined;
   const rows = s.conditions.filter((c) => c.condition !== "no-recovery");
@@ -116,10 +116,10 @@ export function sweepChart(id: string, s: ExperimentSummary): ChartSpec | undefi
   const datasets: Record<string, unknown>[] = caps.map((cap, i) => {
     const cs = settings.map((st) => rows.find((r) => settingOf(r.params) === st && String(r.params.maxRecoveryIterations) === cap));
     return {
-      label: `retry cap ${cap}`,
+      label: `max recovery iterations ${cap}`,
       data: cs.map((c) => (c ? pct(c.success.rate) : null)),
       whiskers: cs.map((c) => (c ? [pct(c.success.lo), pct(c.success.hi)] : null)),
-      tips: cs.map((c) => (c ? `retry cap ${cap}: ${proportionText(c.success)}` : "n/a")),
+      tips: cs.map((c) => (c ? `max recovery iterations ${cap}: ${proportionText(c.success)}` : "n/a")),
       borderColor: COLORS[i % COLORS.length],
       backgroundColor: COLORS[i % COLORS.length],
     };

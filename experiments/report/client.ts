@@ -188,7 +188,7 @@ export const CLIENT_JS = String.raw`
   var search = $("f-search");
   var shown = [];
   function labelOf(r) {
-    return r.run + " | " + (r.label || r.condition) + " | " + r.task + " #" + r.seed + (r.k ? " k" + r.k : "") + " | " + (r.success ? "solved" : "failed") + (r.recoveries ? ", " + plural(r.recoveries, "recovery", "recoveries") : "") + ", " + plural(r.steps, "step");
+    return r.run + " | " + (r.label || r.condition) + " | " + r.task + " #" + r.seed + (r.k ? " k" + r.k : "") + " | " + (r.success ? "solved" : "failed") + (r.recoveryAttempts ? ", " + plural(r.recoveryAttempts, "recovery attempt") : "") + ", " + plural(r.steps, "step");
   }
   function applyFilters(keep) {
     var f = {}; Object.keys(filters).forEach(function (k) { f[k] = filters[k].value; });
@@ -196,7 +196,7 @@ export const CLIENT_JS = String.raw`
     shown = index.filter(function (r) {
       var hay = (r.task + " " + (r.instruction || "")).toLowerCase();
       return (!f.run || r.run === f.run) && (!f.condition || r.condition === f.condition) && (!f.task || r.task === f.task) && (!f.seed || String(r.seed) === f.seed) &&
-        (!f.outcome || (f.outcome === "success") === r.success) && (!f.recovery || (f.recovery === "yes") === r.recoveries > 0) &&
+        (!f.outcome || (f.outcome === "success") === r.success) && (!f.recovery || (f.recovery === "yes") === r.recoveryAttempts > 0) &&
         words.every(function (w) { return hay.indexOf(w) >= 0; });
     });
     select.textContent = "";
@@ -380,7 +380,7 @@ export const CLIENT_JS = String.raw`
       b.onclick = function () { openRow(r); };
       line.appendChild(b);
       line.appendChild(el("strong", r.success ? "good" : "bad", r.success ? "solved" : "failed"));
-      line.appendChild(el("span", "meta", plural(r.recoveries, "recovery", "recoveries") + ", " + plural(r.steps, "step")));
+      line.appendChild(el("span", "meta", plural(r.recoveryAttempts, "recovery attempt") + ", " + plural(r.steps, "step")));
       var mini = el("div");
       line.appendChild(mini);
       compare.appendChild(line);

@@ -2,7 +2,7 @@
  * The paper's end-to-end findings (Section 6) on an end-to-end run's own episodes, paired by
  * (task, seed) (./findings-verdict.ts):
  *
- * - Finding 5: recovery improves over no recovery at every retry cap, for each capable recoverer
+ * - Finding 5: recovery improves over no recovery at every setting of max recovery iterations, for each capable recoverer
  *   (the claim is as strong as its weakest cap);
  * - Finding 6: a capable recoverer gains from more recovery attempts (most attempts vs one); a
  *   weak one can lose against no recovery (its worst cap vs none).
@@ -31,7 +31,7 @@ import { holmVerdicts, type PairedVerdict } from "../../src/metrics/paired.ts";
 import { judged, outcomesOf, pairedVerdict, testText, verdictLabel, weakest, type Finding } from "./findings-verdict.ts";
 
 const pct = (p: Proportion) => `${(100 * p.rate).toFixed(1)}%`;
-const F5 = "Recovery improves task success over no recovery at every retry cap (Finding 5).";
+const F5 = "Recovery improves task success over no recovery at every setting of max recovery iterations (Finding 5).";
 const GAIN = "A capable recoverer gains from more recovery attempts (Finding 6).";
 
 interface Pair {
@@ -100,11 +100,11 @@ export function endToEndFindings(e2e: ExperimentSummary | undefined, lines: read
       const at = vs.find((x) => x.v === w)!;
       const gains = p.caps.map((x) => x.c.success.rate - base!.success.rate);
       const mean = gains.reduce((s, g) => s + g, 0) / gains.length;
-      f5.push(judged(claim5, w, `${list}; mean gain ${(100 * mean).toFixed(1)} points (the paper: 2.12). Weakest cap, max-rec-${at.cap} vs none: ${testText(w, `max-rec-${at.cap}`, "no recovery")}. ${rec.label}. ${from}`));
+      f5.push(judged(claim5, w, `${list}; mean gain ${(100 * mean).toFixed(1)} points (the paper: 2.12). Weakest setting, max-rec-${at.cap} vs none: ${testText(w, `max-rec-${at.cap}`, "no recovery")}. ${rec.label}. ${from}`));
     }
     if (rec.weak) {
       const raw = capOut.map((x) => pairedVerdict(none, x.out));
-      const vs = holmVerdicts(raw, "retry caps").map((v, i) => ({ cap: capOut[i].cap, v }));
+      const vs = holmVerdicts(raw, "settings of max recovery iterations").map((v, i) => ({ cap: capOut[i].cap, v }));
       // The cap that loses most: the smallest adjusted p among caps where no recovery is ahead, else the largest lead.
       const lead = (v: PairedVerdict) => (v.onlyA ?? 0) - (v.onlyB ?? 0);
       const best = vs.reduce((a, b) => {
@@ -113,11 +113,11 @@ export function endToEndFindings(e2e: ExperimentSummary | undefined, lines: read
         if (la && a.v.p !== undefined && b.v.p !== undefined && a.v.p !== b.v.p) return b.v.p < a.v.p ? b : a;
         return lead(b.v) > lead(a.v) ? b : a;
       });
-      f6.push(judged(claim6, best.v, `${list}; the cap that loses most, max-rec-${best.cap}: ${testText(best.v, "no recovery", `max-rec-${best.cap}`)}. ${from}`));
+      f6.push(judged(claim6, best.v, `${list}; the setting that loses most, max-rec-${best.cap}: ${testText(best.v, "no recovery", `max-rec-${best.cap}`)}. ${from}`));
       continue;
     }
     if (p.caps.length < 2) {
-      f6.push({ claim: claim6, holds: null, evidence: `cannot be judged: pair "${p.name}" has one retry cap (${p.caps[0].cap}); it needs two to see a gain from more attempts.` });
+      f6.push({ claim: claim6, holds: null, evidence: `cannot be judged: pair "${p.name}" has one setting of max recovery iterations (${p.caps[0].cap}); it needs two to see a gain from more attempts.` });
       continue;
     }
     const first = capOut[0], most = capOut[capOut.length - 1];

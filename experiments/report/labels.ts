@@ -1,18 +1,17 @@
 /**
- * Human labels for the report: condition ids and parameters in words ("freeze window 0, retry cap
- * 3" instead of `freezeWindow=0,maxRecoveryIterations=3`; one display name per condition, used by
+ * Human labels for the report: condition ids and parameters in words ("freeze window 0, max recovery
+ * iterations 3" instead of `freezeWindow=0,maxRecoveryIterations=3`; one display name per condition, used by
  * the tables, charts, the viewer's filters and episode list, and the demo's console table), and table headers for the JSON fields of
  * the recovery-evaluation files (`successCi` -> "success (95% CI)"). Every visible header goes
  * through {@link headerLabel}; the Chromium test checks that none is a raw JSON key.
  */
 
 const PARAM_WORDS: Record<string, string> = {
-  maxRecoveryIterations: "retry cap",
+  maxRecoveryIterations: "max recovery iterations",
+  recoveryBudget: "recovery budget",
   freezeWindow: "freeze window",
   restoration: "restoration",
   pair: "agents",
-  detectorEvery: "detector every",
-  summarize: "summary",
 };
 
 const HEADER_WORDS: Record<string, string> = {
@@ -22,14 +21,14 @@ const HEADER_WORDS: Record<string, string> = {
   falsePositiveRate: "false-positive rate", falseNegativeRate: "false-negative rate", kappaCi: "kappa (95% CI)", kappa: "Cohen's kappa",
   tp: "true positives", fp: "false positives", tn: "true negatives", fn: "false negatives",
   truePositive: "true positives", falsePositive: "false positives", trueNegative: "true negatives", falseNegative: "false negatives",
-  n: "n", r: "budget r (steps)", d: "distance d (steps)", policy: "recoverer", variant: "variant", context: "context",
+  n: "n", r: "recovery budget r (steps)", d: "distance d (steps)", policy: "recoverer", variant: "variant", context: "context",
   restorativeIntent: "restorative intent", intentCi: "restorative intent (95% CI)", intentN: "episodes with a rationale",
   rationaleSimilarity: "rationale similarity", similarityIntent: "similarity intent", similarityIntentCi: "similarity intent (95% CI)",
   meanSteps: "mean recovery steps", excluded: "excluded (not judged)", gain: "explicit - implicit", implicit: "implicit success", explicit: "explicit success",
   trulyRecovered: "truly recovered", runs: "runs", noise: "screen noise", oracle: "oracle", agreement: "agreement",
   seedSteps: "seed steps", targetReproduced: "target reproduced", perturbed: "perturbed", perturbationWellFormed: "perturbation well-formed",
   genuineError: "genuine error", notNearIdentical: "not near-identical", deduplicated: "deduplicated", final: "final samples",
-  distance: "distance d (steps)", stage: "stage", count: "count", budget: "budget r (steps)", task: "task", winRate: "win rate", winRateCi: "win rate (95% CI)",
+  distance: "distance d (steps)", stage: "stage", count: "count", budget: "recovery budget r (steps)", task: "task", winRate: "win rate", winRateCi: "win rate (95% CI)",
 };
 
 /** Words for a camelCase / snake_case key: "falsePositiveRate" -> "false positive rate". */
@@ -48,14 +47,14 @@ export function paramLabel(key: string, value: unknown): string {
 }
 
 /**
- * A condition id in words: `freezeWindow=0,maxRecoveryIterations=3` -> "freeze window 0, retry
- * cap 3"; `skilled.max-rec-3` -> "skilled, retry cap 3"; `no-recovery` -> "no recovery"; the
+ * A condition id in words: `freezeWindow=0,maxRecoveryIterations=3` -> "freeze window 0, max
+ * recovery iterations 3"; `skilled.max-rec-3` -> "skilled, max recovery iterations 3"; `no-recovery` -> "no recovery"; the
  * ideal-recovery strategies (`R=E-1`) stay as they are.
  */
 export function conditionLabel(id: string): string {
   if (/^[a-z][A-Za-z]+=[^,]*(,[a-z][A-Za-z]+=[^,]*)*$/.test(id)) return id.split(",").map((kv) => { const i = kv.indexOf("="); return paramLabel(kv.slice(0, i), kv.slice(i + 1)); }).join(", ");
   const m = /^(.*)\.max-rec-(\d+)$/.exec(id);
-  if (m) return `${m[1]}, retry cap ${m[2]}`;
+  if (m) return `${m[1]}, max recovery iterations ${m[2]}`;
   if (id === "no-recovery") return "no recovery";
   const none = /^(.*)\.no-recovery$/.exec(id);
   if (none) return `${none[1]}, no recovery`;

@@ -34,7 +34,7 @@ function recoveryEval(e: ExtraFile, id: string): { html: string; charts: ChartSp
   const variants = [...new Set(rows.map((r) => r.variant))];
   if (rows.length) {
     charts.push(proportionBars({
-      id: `${id}-ctx`, title: "Recovery success by context, distance d and budget r",
+      id: `${id}-ctx`, title: "Recovery success by context, distance d and recovery budget r",
       note: "Success = the restored screen matches the target (R_O: SSIM at or above the threshold) AND the next step behaves as from the target (R_TC). d = steps between the target and the error; r = recovery steps allowed. Whisker = 95% Wilson interval.",
       labels: cells.map((c) => c.replace("d=", "distance ").replace("r=", "budget ")),
       series: variants.map((v) => ({ label: v, values: cells.map((c) => parseCi(rows.find((r) => r.variant === v && `d=${r.d}, r=${r.r}` === c)?.successCi)) })),
@@ -50,7 +50,7 @@ function recoveryEval(e: ExtraFile, id: string): { html: string; charts: ChartSp
     }));
   }
   const table = rows.length
-    ? `<table>${th(["recoverer", "context", "distance d (steps)", "budget r (steps)", "success (95% CI)", "R_O passes (%)", "R_TC passes (%)", "mean recovery steps", "not judged (runs)"])}${rows
+    ? `<table>${th(["recoverer", "context", "distance d (steps)", "recovery budget r (steps)", "success (95% CI)", "R_O passes (%)", "R_TC passes (%)", "mean recovery steps", "not judged (runs)"])}${rows
         .map((r) => td([r.policy, r.context, r.d, r.r, pct(parseCi(r.successCi)), `${(100 * r.ro).toFixed(0)}%`, `${(100 * r.rtc).toFixed(0)}%`, r.meanSteps.toFixed(1), r.excluded]))
         .join("")}</table>`
     : "";

@@ -94,7 +94,7 @@ export interface ViewerIndexRow {
   task: string;
   seed: number;
   success: boolean;
-  recoveries: number;
+  recoveryAttempts: number;
   steps: number;
   /** Chunk file holding the episode. */
   chunk: number;
@@ -479,7 +479,7 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
       const ep = viewerEpisode(rec, blobsDir, reportDir, { blobs, seen }, source);
       await addSsimMaps(ep, blobs, restorePairs(rec), memo);
       chunks[chunk].push(ep);
-      index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveries: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk, label: conditionLabel(line.condition), instruction: capText(rec.instruction ?? "", source), ...(typeof rec.extra?.k === "number" ? { k: rec.extra.k } : {}) });
+      index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveryAttempts: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk, label: conditionLabel(line.condition), instruction: capText(rec.instruction ?? "", source), ...(typeof rec.extra?.k === "number" ? { k: rec.extra.k } : {}) });
     }
   }
   const svgz = new Map<string, () => Promise<Buffer>>();

@@ -53,9 +53,9 @@ export function resolveSeeds(seeds: ExperimentConfig["seeds"], base = 0): number
   return out;
 }
 
-/** Conditions of an end-to-end config: per pair, the baseline then each retry cap. */
+/** Conditions of an end-to-end config: per pair, the baseline then each value of max recovery iterations. */
 export function endToEndConditions(config: EndToEndConfig): Condition[] {
-  assertDistinct(config.maxRecoveryIterations, "maxRecoveryIterations", "retry cap");
+  assertDistinct(config.maxRecoveryIterations, "maxRecoveryIterations", "value");
   assertDistinct(config.pairs.map((p) => p.name), "pairs", "pair name", (i) => `pairs.${i}.name`);
   const out: Condition[] = [];
   const options = commonOptions(config);
@@ -76,14 +76,14 @@ export function sweepParams(config: Pick<SweepConfig, "preset" | "params">): Rec
   return { ...base, ...config.params };
 }
 
-/** Conditions of a sweep: settings (grid or one-at-a-time) x retry caps, plus an optional baseline. */
+/** Conditions of a sweep: settings (grid or one-at-a-time) x max recovery iterations, plus an optional baseline. */
 export function sweepConditions(config: SweepConfig): Condition[] {
-  assertDistinct(config.retryCap, "retryCap", "retry cap");
+  assertDistinct(config.maxRecoveryIterations, "maxRecoveryIterations", "value");
   const params = sweepParams(config);
   for (const [name, values] of Object.entries(params)) assertDistinct(values, `params.${name}`, "value");
   const names = Object.keys(params);
   const lengths = names.map((n) => params[n].length);
-  const count = (config.mode === "grid" ? lengths.reduce((p, n) => p * n, 1) : lengths.reduce((p, n) => p + n, 0)) * config.retryCap.length;
+  const count = (config.mode === "grid" ? lengths.reduce((p, n) => p * n, 1) : lengths.reduce((p, n) => p + n, 0)) * config.maxRecoveryIterations.length;
   if (count > MAX_CONDITIONS) throw new ConfigError(`config.params: the sweep makes ${count} conditions, more than ${MAX_CONDITIONS}; use mode "each" or fewer values`, { field: "params" });
   let settings: Array<Record<string, ParamValue>>;
   if (config.mode === "grid") {
@@ -96,7 +96,7 @@ export function sweepConditions(config: SweepConfig): Condition[] {
   const options = { ...commonOptions(config), ...config.pair.options };
   if (config.baseline) out.push({ id: "no-recovery", pair: config.pair, recovery: false, options: { ...options, maxRecoveryIterations: 0 }, params: { maxRecoveryIterations: 0 } });
   for (const setting of settings)
-    for (const cap of config.retryCap) {
+    for (const cap of config.maxRecoveryIterations) {
       const p: Record<string, ParamValue> = { ...setting, maxRecoveryIterations: cap };
       out.push({ id: settingId(p), pair: config.pair, recovery: true, options: { ...options, ...(p as RecoveryOptionsInput) }, params: p });
     }

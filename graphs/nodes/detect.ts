@@ -1,6 +1,6 @@
 /**
  * `detect` logic: consult the error-step detector after a forward step, unless the freeze window
- * or the retry cap says not to. A failed detector is counted and ignored; a confident detection
+ * or max recovery iterations say not to. A failed detector is counted and ignored; a confident detection
  * (when restoration is not "none") starts a recovery: the attempt is counted and the window
  * starts. Run by the `judge` node (graphs/nodes/judge.ts), which also asks for the next proposal.
  */

@@ -4,7 +4,7 @@
  * detection asks both at once and throws the speculative proposal away when the detector fires
  * (counted in `accounting.discardedProposals`; nothing it proposed reaches the environment,
  * because the graph only executes a decision after this node, i.e. after the verdict). The freeze
- * window and the retry cap are applied exactly as in sequential mode, and the policy sees the same
+ * window and max recovery iterations are applied exactly as in sequential mode, and the policy sees the same
  * input in both modes, so seeded runs give the same results.
  */
 import type { Detection } from "../../src/detector.ts";

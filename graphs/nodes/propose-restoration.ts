@@ -9,7 +9,7 @@ import { atCallSite } from "../../src/runtime/call-site.ts";
 import { proposeRecoveryStep } from "../../src/runtime/recovery-agent.ts";
 
 export async function proposeRestoration(state: SubgraphState, ctx: RuntimeContext): Promise<SubgraphUpdate> {
-  const progress = { budget: state.budget, steps: state.recoveryHistory.length, rejectedClaims: state.rejectedClaims };
+  const progress = { budget: state.recoveryBudget, steps: state.recoveryHistory.length, rejectedClaims: state.rejectedClaims };
   // The recovery step this proposal becomes (a "restored" claim with no action makes none; the viewer then shows the call on the step before).
   const site = { seq: state.seqStart + state.records.length, phase: "recoverer" as const, attempt: state.attempt };
   const out = await proposeRecoveryStep(
@@ -23,7 +23,7 @@ export async function proposeRestoration(state: SubgraphState, ctx: RuntimeConte
           context: state.context,
           recoveryHistory: state.recoveryHistory,
           observation: state.observation!,
-          budget: { used, max: state.budget },
+          budget: { used, max: state.recoveryBudget },
           tick: state.tick,
           blobs: ctx.components.blobs,
           signal: ctx.signal,

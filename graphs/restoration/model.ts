@@ -42,7 +42,7 @@ export async function restoreByModel(state: GraphState, ctx: RuntimeContext, err
       errorStep,
       context,
       attempt,
-      budget: ctx.options.recoveryBudget,
+      recoveryBudget: ctx.options.recoveryBudget,
       seqStart: state.steps.length,
       observation: state.observation,
       tick: state.tick,

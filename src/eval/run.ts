@@ -11,6 +11,7 @@
  * When the environment can snapshot, the verified error state is snapshotted once per sample and
  * restored for every further (variant, r) run instead of replaying again.
  */
+import { renameDeprecatedKeys } from "../deprecation.ts";
 import { formatAction } from "../action.ts";
 import type { BlobReader, BlobRef } from "../blob-store.ts";
 import type { Environment, EnvironmentSnapshot } from "../environment.ts";
@@ -40,7 +41,9 @@ export interface RecoveryEvalOptions {
   tasks: ReadonlyMap<string, Task>;
   samples: readonly RecoverySample[];
   variants: readonly RecoveryVariant[];
-  /** Recovery step budgets r. @default [1, 3, 10] */
+  /** Recovery budgets r to evaluate (recovery steps per attempt). @default [1, 3, 10] */
+  recoveryBudget?: readonly number[];
+  /** @deprecated The old name of `recoveryBudget`; accepted with a warning until the next release. */
   budgets?: readonly number[];
   /** How reconstructed target and error states are confirmed. @default createStateCheck() */
   check?: StateCheck;
@@ -111,9 +114,10 @@ export interface RecoveryRun {
 }
 
 /** Run every sample under every variant and budget. Sequential; deterministic for seeded policies. */
-export async function evaluateRecovery(options: RecoveryEvalOptions): Promise<RecoveryRun[]> {
-  const budgets = options.budgets ?? [1, 3, 10];
-  for (const b of budgets) if (!Number.isInteger(b) || b < 1) throw new ConfigError(`eval-recovery: budget ${b} must be a positive integer`, { field: "budgets" });
+export async function evaluateRecovery(given: RecoveryEvalOptions): Promise<RecoveryRun[]> {
+  const options = renameDeprecatedKeys("evaluateRecovery", given, { budgets: "recoveryBudget" });
+  const budgets = options.recoveryBudget ?? [1, 3, 10];
+  for (const b of budgets) if (!Number.isInteger(b) || b < 1) throw new ConfigError(`eval-recovery: recovery budget ${b} must be a positive integer`, { field: "recoveryBudget" });
   for (const v of options.variants) {
     if (v.kind === "explicit" && v.context === "contextualized" && !v.summarizer)
       throw new ConfigError(`eval-recovery: variant "${v.id}" uses the contextualized context but has no summarizer`, { field: "variants" });

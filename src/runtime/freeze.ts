@@ -1,5 +1,5 @@
 /**
- * Detector gating: the freeze window and the retry cap (paper App. B.2). Pure bookkeeping shared
+ * Detector gating: the freeze window and max recovery iterations (paper App. B.2). Pure bookkeeping shared
  * by the LangGraph runtime and the LangChain middleware.
  *
  * After a recovery is triggered the detector is not consulted for the next F forward steps;

@@ -14,6 +14,7 @@ import { isTerminal, type Action } from "../action.ts";
 import type { BlobReader } from "../blob-store.ts";
 import type { Environment } from "../environment.ts";
 import { ConfigError, describeError } from "../errors.ts";
+import { renameDeprecatedKeys } from "../deprecation.ts";
 import type { Observation } from "../observation.ts";
 import { RECOVERY_CONTEXTS, type RecoveryContext, type RecoveryPolicy, type StateVerifier, type Summarizer } from "../recovery.ts";
 import { settleAfterStep } from "../settle.ts";
@@ -32,6 +33,8 @@ export interface RecoverWithPolicyOptions {
   env: Pick<Environment, "step" | "observe">;
   blobs: BlobReader;
   /** Recovery steps per attempt. @default 10 */
+  recoveryBudget?: number;
+  /** @deprecated The old name of `recoveryBudget`; accepted with a warning until the next release. */
   budget?: number;
   /** What the sub-agent is shown besides the target observation. @default "0-E" */
   recoveryContext?: (typeof RECOVERY_CONTEXTS)[number];
@@ -46,19 +49,20 @@ export interface RecoverWithPolicyOptions {
 }
 
 const Schema = z.object({
-  budget: z.number().int().min(1).default(10),
+  recoveryBudget: z.number().int().min(1).default(10),
   recoveryContext: z.enum(RECOVERY_CONTEXTS).default("0-E"),
   onAbstain: z.enum(["reject", "ssim"]).default("reject"),
 });
 
 /** Build the restore routine. */
-export function recoverWithPolicy(options: RecoverWithPolicyOptions): (request: RestoreRequest) => Promise<RestoreResult> {
-  const parsed = Schema.safeParse({ budget: options.budget, recoveryContext: options.recoveryContext, onAbstain: options.onAbstain });
+export function recoverWithPolicy(given: RecoverWithPolicyOptions): (request: RestoreRequest) => Promise<RestoreResult> {
+  const options = renameDeprecatedKeys("recoverWithPolicy", given, { budget: "recoveryBudget" });
+  const parsed = Schema.safeParse({ recoveryBudget: options.recoveryBudget, recoveryContext: options.recoveryContext, onAbstain: options.onAbstain });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ConfigError(`recoverWithPolicy: option "${issue.path.join(".")}" ${issue.message}`, { field: issue.path.join(".") });
   }
-  const { budget, recoveryContext, onAbstain } = parsed.data;
+  const { recoveryBudget: budget, recoveryContext, onAbstain } = parsed.data;
   if (recoveryContext === "contextualized" && !options.summarizer) {
     throw new ConfigError('recoverWithPolicy: option "summarizer" is required for recoveryContext "contextualized"', { field: "summarizer" });
   }

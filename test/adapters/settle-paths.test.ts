@@ -36,7 +36,7 @@ describe("settleMs on the library's own paths", () => {
       obs = (await desk.step(a)).observation;
     }
     const ops: EnvOp[] = [];
-    const restore = recoverWithPolicy({ recoverer: agents.recoverer, env: recordEnvOps(desk, ops), blobs, budget: 3, settleMs: SETTLE });
+    const restore = recoverWithPolicy({ recoverer: agents.recoverer, env: recordEnvOps(desk, ops), blobs, recoveryBudget: 3, settleMs: SETTLE });
     const detection = { isError: true, errorStep: 2, reason: "r", confidence: 1 };
     const r = await restore({ step: 1, errorStep: 2, target: { step: 1, observation: history[1].observation }, history, detection, selection: { step: 1, reason: "" }, attempt: 1, task });
     const t = settleTrace(ops);

@@ -76,7 +76,7 @@ async function openAIAgents(): Promise<void> {
     tools: [computerTool({ computer })],
     modelSettings: { truncation: "auto" },
   });
-  const result = await runWithRecovery(agent, s.task.instruction, { env: s.env, blobs: s.blobs, task: s.task, detector: s.detector, recoverer: s.recoverer, budget: 4, runOptions: { maxTurns: 30 } });
+  const result = await runWithRecovery(agent, s.task.instruction, { env: s.env, blobs: s.blobs, task: s.task, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, runOptions: { maxTurns: 30 } });
   check("openai-agents", result, s.E, s.R);
 }
 
@@ -94,7 +94,7 @@ async function aiSdk(): Promise<void> {
   const computer = retraceComputerTool({ env: s.env, blobs: s.blobs });
   const result = await generateTextWithRecovery(
     { model: anthropic("claude-sonnet-4-5"), tools: { computer }, prompt: s.task.instruction, stopWhen: stepCountIs(30), maxRetries: 0 },
-    { env: s.env, blobs: s.blobs, task: s.task, detector: s.detector, recoverer: s.recoverer, budget: 4 },
+    { env: s.env, blobs: s.blobs, task: s.task, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4 },
   );
   check("ai-sdk", result, s.E, s.R);
   // The tool result carried the screenshot, in whichever shape this ai major reads.

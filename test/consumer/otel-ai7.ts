@@ -42,7 +42,7 @@ try {
   servers.push(server);
   const model = createAnthropic({ baseURL: server.url, apiKey: "test-key" })("claude-sonnet-4-5");
   const reports: RecoveryReport[] = [];
-  const recovery = createRecovery({ env: s.env, blobs: s.blobs, task: s.task, detector: s.detector, recoverer: s.recoverer, budget: 4, telemetry: { tracer, functionId: "desk-agent" }, onRecovery: (r) => void reports.push(r) });
+  const recovery = createRecovery({ env: s.env, blobs: s.blobs, task: s.task, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, telemetry: { tracer, functionId: "desk-agent" }, onRecovery: (r) => void reports.push(r) });
   const { root, episode } = await tracer.startActiveSpan("handle-request", async (root) => {
     try {
       const result = await generateText({

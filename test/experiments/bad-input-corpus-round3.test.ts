@@ -131,7 +131,7 @@ describe("the SDK wrappers take the runtime's bounds", () => {
   it.each([
     [{ freezeWindow: 1e9 }, /option "freezeWindow" at most 1000 steps/],
     [{ maxRecoveryIterations: 1e6 }, /option "maxRecoveryIterations" at most 100 recovery attempts/],
-    [{ budget: 1e9 }, /option "budget" at most 1000 recovery steps/],
+    [{ recoveryBudget: 1e9 }, /option "recoveryBudget" at most 1000 recovery steps/],
     [{ seed: 2 ** 52 }, /option "seed" at most 1000000000000000/],
     [{ detectorTimeoutMs: 1e12 }, /option "detectorTimeoutMs" at most 3600000 ms/],
   ])("refuses %j (was accepted)", (patch, why) => {

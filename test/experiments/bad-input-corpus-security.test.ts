@@ -35,7 +35,7 @@ const CONFIGS: Record<string, unknown> = {
   "tasks-dup.json": { ...TINY, env: { kind: "simdesk", tasks: ["files-trash-menu", "editor-append-notes", "files-trash-menu"] } },
   "caps-dup.json": { ...TINY, maxRecoveryIterations: [1, 1] },
   "seeds-dup.json": { ...TINY, seeds: [4, 2, 4] },
-  "retrycap-dup.json": { ...SWEEP, retryCap: [3, 3] },
+  "sweep-caps-dup.json": { ...SWEEP, maxRecoveryIterations: [3, 3] },
   "sweep-value-dup.json": { ...SWEEP, params: { freezeWindow: [0, 2, 2] } },
   "strategies-dup.json": { ...IDEAL, strategies: ["zero", "zero"] },
   "osworld-dotdot.json": { ...TINY, options: { maxForwardSteps: 8, restoration: "replay" }, env: { kind: "osworld", url: "http://127.0.0.1:9", tasksDir: "TASKS" } },
@@ -66,9 +66,9 @@ const CLI_ROWS: Row[] = [
   { name: "--resume with a manifest without configHash", args: (d) => resume(d, "hashless-manifest"), error: /--resume: .*manifest\.json has no configHash/ },
   // repeated entries in config lists
   { name: "env.tasks lists a task twice", args: (d) => ["run", cfg(d, "tasks-dup.json"), ...out(d)], error: /\.env\.tasks: task "files-trash-menu" is listed twice \(positions 0 and 2\); list each task once/ },
-  { name: "maxRecoveryIterations [1, 1]", args: (d) => ["run", cfg(d, "caps-dup.json"), ...out(d)], error: /\.maxRecoveryIterations: retry cap 1 is listed twice/ },
+  { name: "maxRecoveryIterations [1, 1]", args: (d) => ["run", cfg(d, "caps-dup.json"), ...out(d)], error: /\.maxRecoveryIterations: max recovery iterations 1 is listed twice/ },
   { name: "seeds [4, 2, 4]", args: (d) => ["run", cfg(d, "seeds-dup.json"), ...out(d)], error: /\.seeds: each seed may appear once .*seed 4 is listed twice \(positions 0 and 2\)/ },
-  { name: "sweep retryCap [3, 3]", args: (d) => ["run", cfg(d, "retrycap-dup.json"), ...out(d)], error: /\.retryCap: retry cap 3 is listed twice/ },
+  { name: "sweep maxRecoveryIterations [3, 3]", args: (d) => ["run", cfg(d, "sweep-caps-dup.json"), ...out(d)], error: /\.maxRecoveryIterations: max recovery iterations 3 is listed twice/ },
   { name: "sweep values [0, 2, 2]", args: (d) => ["run", cfg(d, "sweep-value-dup.json"), ...out(d)], error: /\.params\.freezeWindow: value 2 is listed twice/ },
   { name: "ideal-recovery strategies [zero, zero]", args: (d) => ["run", cfg(d, "strategies-dup.json"), ...out(d)], error: /\.strategies: strategy "zero" is listed twice/ },
   // OSWorld task ids name folders

@@ -42,7 +42,7 @@ describe("retrace demo (tiny)", () => {
       expect.stringMatching(/rarely restore .*\(Finding 2\)/),
       expect.stringMatching(/Explicit recovery .*\(Finding 3\)/),
       expect.stringMatching(/Post-trained .*\(Finding 4\)/),
-      'Recovery improves task success over no recovery at every retry cap (recoverer "skilled") (Finding 5).',
+      'Recovery improves task success over no recovery at every setting of max recovery iterations (recoverer "skilled") (Finding 5).',
       'Recoverer "skilled" gains from more recovery attempts (Finding 6).',
       // the claim comes from the recoverer the config gives the pair (sim profile weak, skill 0.3), not from its name
       'Recoverer "weak" (simulated weak recoverer (skill 0.3)) can lose against no recovery (Finding 6).',
@@ -77,7 +77,7 @@ describe("retrace demo (tiny)", () => {
     const table = demoTable(summaries);
     expect(table).toMatch(/R=E-1/);
     // one display name per condition (as in the report), and a glossary line under each table
-    expect(table).toMatch(/skilled, retry cap 5/);
+    expect(table).toMatch(/skilled, max recovery iterations 5/);
     expect(table).not.toMatch(/max-rec-|freezeWindow=/);
     for (const term of ["R=E-1", "Success@K", "rec att/ep", "recov. ability", "discordant pairs"]) expect(table.split("\n").some((l) => l.startsWith("  ") && l.includes(term) && /=| = /.test(l)), term).toBe(true);
     reportFile = report;

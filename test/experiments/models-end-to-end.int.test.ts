@@ -104,10 +104,10 @@ describe("the model-backed end-to-end preset on SimDesk", () => {
     const detector = all.find((c) => c.role === "detector")!;
     expect(typeof detector.latencyMs).toBe("number");
     expect(detector.costUsd).toBeUndefined();
-    expect(html).toMatch(/<td>model, retry cap 1<\/td><td>recoverer<\/td><td>2<\/td><td>0<\/td>/);
+    expect(html).toMatch(/<td>model, max recovery iterations 1<\/td><td>recoverer<\/td><td>2<\/td><td>0<\/td>/);
     // the paper's end-to-end findings judged on the model-backed run (one episode per condition: one discordant pair, too few to tell)
-    expect(html).toMatch(/<b>cannot tell \(n too small: 1 discordant pair, fewer than 6\)<\/b>: Recovery improves task success over no recovery at every retry cap \(recoverer &quot;model&quot;\) \(Finding 5\)\. <span class="meta">model: no recovery 0\.0%, max-rec-1 100\.0%; mean gain 100\.0 points/);
-    expect(html).toMatch(/Finding 6\)\. <span class="meta">cannot be judged: pair &quot;model&quot; has one retry cap \(1\)/);
+    expect(html).toMatch(/<b>cannot tell \(n too small: 1 discordant pair, fewer than 6\)<\/b>: Recovery improves task success over no recovery at every setting of max recovery iterations \(recoverer &quot;model&quot;\) \(Finding 5\)\. <span class="meta">model: no recovery 0\.0%, max-rec-1 100\.0%; mean gain 100\.0 points/);
+    expect(html).toMatch(/Finding 6\)\. <span class="meta">cannot be judged: pair &quot;model&quot; has one setting of max recovery iterations \(1\)/);
     expect(html).toMatch(/Finding 3\)\. <span class="meta">cannot be judged: no recovery evaluation/);
 
     // Cached re-run: no request reaches the server (not even the preflight), same bytes.

@@ -131,12 +131,20 @@ describe("the context after a cut and each call's step", () => {
 });
 
 describe("condition labels", () => {
-  it("words sweep settings and retry caps, and leaves recovery-step strategies alone", async () => {
+  it("words sweep settings and max recovery iterations, and leaves recovery-step strategies alone", async () => {
     const { conditionLabel } = await import("../../experiments/report/labels.ts");
-    expect(conditionLabel("freezeWindow=0,maxRecoveryIterations=3")).toBe("freeze window 0, retry cap 3");
-    expect(conditionLabel("skilled.max-rec-5")).toBe("skilled, retry cap 5");
+    expect(conditionLabel("freezeWindow=0,maxRecoveryIterations=3")).toBe("freeze window 0, max recovery iterations 3");
+    expect(conditionLabel("skilled.max-rec-5")).toBe("skilled, max recovery iterations 5");
     expect(conditionLabel("skilled.no-recovery")).toBe("skilled, no recovery");
     expect(conditionLabel("R=E-1")).toBe("R=E-1");
     expect(conditionLabel("R=selector(sim, acc 0.8)")).toBe("R=selector(sim, acc 0.8)");
+  });
+
+  it("words every knob by its one name (the report's columns match docs/cli.md's table)", async () => {
+    const { conditionLabel, headerLabel } = await import("../../experiments/report/labels.ts");
+    expect(conditionLabel("recoveryBudget=3,maxRecoveryIterations=1")).toBe("recovery budget 3, max recovery iterations 1");
+    expect(conditionLabel("minConfidence=0.5,recoveryContext=0-R")).toBe("min confidence 0.5, recovery context 0-R");
+    expect(headerLabel("recoveryAttempts")).toBe("recovery attempts");
+    expect(headerLabel("r")).toBe("recovery budget r (steps)");
   });
 });

@@ -57,7 +57,7 @@ beforeAll(async () => {
   writeFileSync(summaryFile, JSON.stringify(summary));
   mkdirSync(join(out, "extra-eval"));
   // A real (small) recovery evaluation: recovery-eval.json and oracle-agreement.json as the demo writes them.
-  await runRecoveryEvalSuite({ out: join(out, "recovery-eval"), limit: 1, budgets: [1, 3] });
+  await runRecoveryEvalSuite({ out: join(out, "recovery-eval"), limit: 1, recoveryBudget: [1, 3] });
   writeFileSync(join(out, "extra-eval", "recovery-eval.json"), JSON.stringify({ oracle: "retrace", rows: [{ task: "files-rename-folder", recovered: 3, total: 4, note: EVIL }] }));
   if (!tools.run) return;
   tools.assert();
@@ -168,7 +168,7 @@ describe.runIf(tools.run)("report.html", () => {
     const ofCondition = await page.$$eval("#episode-select option", (o) => o.map((x) => x.textContent ?? ""));
     expect(ofCondition).toHaveLength(6);
     // listed under the condition's display name, as the tables show it
-    expect(ofCondition.every((t) => t.includes("| skilled, retry cap 3 |"))).toBe(true);
+    expect(ofCondition.every((t) => t.includes("| skilled, max recovery iterations 3 |"))).toBe(true);
     await page.selectOption("#f-condition", "");
     await page.selectOption("#f-task", "editor-append-notes");
     const ofTask = await page.$$eval("#episode-select option", (o) => o.map((x) => x.textContent ?? ""));
@@ -225,7 +225,7 @@ describe.runIf(tools.run)("report.html", () => {
     try {
       const base = { env: { kind: "simdesk", tasks: ["files-rename-folder"] }, seeds: [0], options: { maxForwardSteps: 20 } };
       await runExperiment(parseExperimentConfig({ ...base, env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes", "settings-accent-green"] }, seeds: [0, 1], kind: "ideal-recovery", name: "ideal", k: 2, maxInstances: 2, forward: { kind: "sim", profile: "sloppy" }, detector: { kind: "sim", profile: "decent" } }), createSimDeskRuntime(), { out: join(dir, "ideal"), workers: 1 });
-      await runExperiment(parseExperimentConfig({ ...base, kind: "sweep", name: "sweep", pair: { name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "noisy" } }, params: { freezeWindow: [0, 3] }, retryCap: [3] }), createSimDeskRuntime(), { out: join(dir, "sweep"), workers: 1 });
+      await runExperiment(parseExperimentConfig({ ...base, kind: "sweep", name: "sweep", pair: { name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "noisy" } }, params: { freezeWindow: [0, 3] }, maxRecoveryIterations: [3] }), createSimDeskRuntime(), { out: join(dir, "sweep"), workers: 1 });
       cpSync(join(out, "e2e"), join(dir, "e2e"), { recursive: true });
       cpSync(join(out, "recovery-eval"), join(dir, "recovery-eval"), { recursive: true });
       const r = await buildReport(dir);
@@ -237,7 +237,7 @@ describe.runIf(tools.run)("report.html", () => {
       await page.waitForSelector("body[data-viewer=ready]", { timeout: 15_000 });
       // each chart: its title, then a canvas that painted
       const charts = await page.$$eval("canvas:not(.heat)", (cs) => cs.map((c) => ({ title: c.parentElement?.previousElementSibling?.textContent ?? "", area: (c as HTMLCanvasElement).width * (c as HTMLCanvasElement).height })));
-      for (const title of [/success rate per condition/, /Success@K per recovery step/, /success rate across the sweep/, /process stability/, /Recovery success by context, distance d and budget r/, /Implicit vs explicit recovery/])
+      for (const title of [/success rate per condition/, /Success@K per recovery step/, /success rate across the sweep/, /process stability/, /Recovery success by context, distance d and recovery budget r/, /Implicit vs explicit recovery/])
         expect(charts.filter((c) => title.test(c.title) && c.area > 0).length, `${title} among ${charts.map((c) => c.title).join("; ")}`).toBeGreaterThan(0);
       expect(Number(await page.getAttribute("body", "data-charts"))).toBeGreaterThanOrEqual(6);
       const text = (await page.textContent("body")) ?? "";

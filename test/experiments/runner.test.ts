@@ -44,13 +44,13 @@ describe("condition expansion", () => {
     expect(conditionsOf(config)[2].recovery).toBe(true);
   });
 
-  it("crosses a preset with the retry cap as a grid, and varies one parameter at a time in each mode", () => {
-    const sweep = parseExperimentConfig({ kind: "sweep", name: "s", pair: { name: "a", forward: { profile: "x" } }, preset: "freeze-window", retryCap: [1, 3] }) as SweepConfig;
+  it("crosses a preset with max recovery iterations as a grid, and varies one parameter at a time in each mode", () => {
+    const sweep = parseExperimentConfig({ kind: "sweep", name: "s", pair: { name: "a", forward: { profile: "x" } }, preset: "freeze-window", maxRecoveryIterations: [1, 3] }) as SweepConfig;
     const ids = conditionsOf(sweep).map((c) => c.id);
     expect(ids).toHaveLength(1 + 5 * 2);
     expect(ids.slice(0, 4)).toEqual(["no-recovery", "freezeWindow=0,maxRecoveryIterations=1", "freezeWindow=0,maxRecoveryIterations=3", "freezeWindow=1,maxRecoveryIterations=1"]);
     expect(conditionsOf(sweep)[3].options).toMatchObject({ freezeWindow: 1, maxRecoveryIterations: 1 });
-    const grid = parseExperimentConfig({ kind: "sweep", name: "s", pair: { name: "a", forward: { profile: "x" } }, params: { freezeWindow: [1, 5], recoveryBudget: [3, 10] }, retryCap: [2], baseline: false }) as SweepConfig;
+    const grid = parseExperimentConfig({ kind: "sweep", name: "s", pair: { name: "a", forward: { profile: "x" } }, params: { freezeWindow: [1, 5], recoveryBudget: [3, 10] }, maxRecoveryIterations: [2], baseline: false }) as SweepConfig;
     expect(conditionsOf(grid).map((c) => c.id)).toEqual([
       "freezeWindow=1,recoveryBudget=3,maxRecoveryIterations=2", "freezeWindow=1,recoveryBudget=10,maxRecoveryIterations=2",
       "freezeWindow=5,recoveryBudget=3,maxRecoveryIterations=2", "freezeWindow=5,recoveryBudget=10,maxRecoveryIterations=2",
@@ -66,7 +66,7 @@ describe("sweep flags and sampling", () => {
     expect(parseParamFlag("freezeWindow=0, 1,3")).toEqual(["freezeWindow", [0, 1, 3]]);
     expect(parseParamFlag("recoveryStep=zero,llm")).toEqual(["recoveryStep", ["zero", "llm"]]);
     expect(() => parseParamFlag("freezeWindow")).toThrow(/name=v1,v2/);
-    const sweep = sweepConfigFrom(e2e(), { param: ["recoveryBudget=1,3"], retryCap: "1,5" }) as SweepConfig;
+    const sweep = sweepConfigFrom(e2e(), { param: ["recoveryBudget=1,3"], maxRecoveryIterations: "1,5" }) as SweepConfig;
     expect(conditionsOf(sweep).map((c) => c.id)).toEqual(["no-recovery", "recoveryBudget=1,maxRecoveryIterations=1", "recoveryBudget=1,maxRecoveryIterations=5", "recoveryBudget=3,maxRecoveryIterations=1", "recoveryBudget=3,maxRecoveryIterations=5"]);
     expect(() => sweepConfigFrom(e2e(), { param: ["bogus=1"] })).toThrow(/sweep\.params\.bogus: not a recovery option/);
   });

@@ -36,7 +36,7 @@ describe("settleMs suited to the environment", () => {
     expect(conditionsOf(e2e({ kind: "osworld" })).map((c) => c.options.settleMs)).toEqual([10_000, 10_000]);
     expect(conditionsOf(e2e({ kind: "osworld" }, { settleMs: 2000 })).map((c) => c.options.settleMs)).toEqual([2000, 2000]);
     expect(conditionsOf(e2e({ kind: "simdesk" })).map((c) => c.options.settleMs)).toEqual([0, 0]);
-    const sweep = parseExperimentConfig({ kind: "sweep", name: "s", env: { kind: "osworld" }, seeds: [0], pair: { name: "a", forward: { profile: "x" } }, params: { settleMs: [0, 500] }, retryCap: [1] }) as SweepConfig;
+    const sweep = parseExperimentConfig({ kind: "sweep", name: "s", env: { kind: "osworld" }, seeds: [0], pair: { name: "a", forward: { profile: "x" } }, params: { settleMs: [0, 500] }, maxRecoveryIterations: [1] }) as SweepConfig;
     expect(conditionsOf(sweep).map((c) => c.options.settleMs)).toEqual([10_000, 0, 500]);
   });
 

@@ -89,7 +89,6 @@ export const NEEDS: Array<{ match: RegExp; reason: string }> = [
   { match: /--env x11\b/, reason: "needs a model endpoint and an X11 desktop (test/experiments/models-x11.int.test.ts)" },
   { match: /--base-url\b|--policy\b|experiments\/configs\/models\//, reason: "needs a model endpoint (--base-url); the model path runs against scripted servers in test/experiments/models-*.int.test.ts and the stand-in in stand-in-done-when.int.test.ts" },
   { match: /^npx retrace (report|label-sample) runs\/(qwen-e2e|reval)\b/, reason: "reads the output of a model-backed command above it" },
-  { match: /^npx retrace eval-recovery$/, reason: "named in README's command table; it needs a --dataset (the full commands are in docs/recovery-evaluation.md)" },
   { match: /^npx retrace osworld-check\b/, reason: "needs a Docker engine and the desktop image (test/adapters/environments/osworld/osworld-api-docker.int.test.ts checks a seeded sample of 10 tasks)" },
   { match: /^npx retrace demo\b/, reason: "the tiny demo takes ~40 s; test/experiments/demo.int.test.ts runs it (runDemo, the command's body)" },
 ];

@@ -38,7 +38,7 @@ async function buildAndEvaluate(settleMs: number | undefined, name: string): Pro
   const evalOps: EnvOp[] = [];
   const runs = await evaluateRecovery({
     env: recordEnvOps(desk, evalOps), blobs, tasks: taskMap(TASKS), samples: build.samples, variants: simulatedVariants(desk, 2, { contexts: false, weak: false }),
-    budgets: [2], settleMs, reuseSnapshots: false, rationale: false,
+    recoveryBudget: [2], settleMs, reuseSnapshots: false, rationale: false,
   });
   await desk.close();
   return { build, runs, buildOps, evalOps };

@@ -13,6 +13,7 @@ import type { Environment } from "../../../src/environment.ts";
 import { RECOVERY_CONTEXTS, type RecoveryPolicy, type StateVerifier, type Summarizer } from "../../../src/recovery.ts";
 import type { TaskSpec } from "../../../src/task.ts";
 import { ConfigError } from "../../../src/errors.ts";
+import { renameDeprecatedKeys } from "../../../src/deprecation.ts";
 import { RecoveryOptionsSchema } from "../../../src/episode.ts";
 import { postRestoration } from "../../../prompts/index.ts";
 import type { PostRestorationFn } from "../../../src/runtime/attempt.ts";
@@ -31,7 +32,9 @@ export interface SdkRecoveryOptions extends RecoveryKnobs {
   detector: ErrorDetector;
   /** The recovery sub-agent; used (through `recoverWithPolicy`) when `restore` is not given. */
   recoverer?: RecoveryPolicy;
-  /** Recovery steps per attempt of `recoverer`. @default 10 */
+  /** Recovery steps per attempt of `recoverer` (the runtime's `recoveryBudget`). @default 10 */
+  recoveryBudget?: number;
+  /** @deprecated The old name of `recoveryBudget`; accepted with a warning until the next release. */
   budget?: number;
   /** What `recoverer` is shown besides the target. @default "0-E" */
   recoveryContext?: (typeof RECOVERY_CONTEXTS)[number];
@@ -55,7 +58,7 @@ const Schema = z
     blobs: withMethod("get"),
     detector: withMethod("detect"),
     recoverer: withMethod("propose").optional(),
-    budget: RecoveryOptionsSchema.shape.recoveryBudget.unwrap().optional(),
+    recoveryBudget: RecoveryOptionsSchema.shape.recoveryBudget.unwrap().optional(),
     recoveryContext: z.enum(RECOVERY_CONTEXTS).optional(),
     summarizer: withMethod("summarize").optional(),
     verifier: withMethod("verify").optional(),
@@ -76,8 +79,12 @@ export type ResolvedSdkRecoveryOptions = Omit<SdkRecoveryOptions, DefaultedKnob 
   ResolvedKnobs &
   Required<Pick<SdkRecoveryOptions, "evaluate" | "restore">> & { meter: EnvMeter; routine: string; postRestoration: PostRestorationFn };
 
+/** Deprecated option names (old -> new), accepted with a warning until the next release. */
+export const DEPRECATED_SDK_OPTIONS = { budget: "recoveryBudget" } as const;
+
 /** Validate; a ConfigError names the first bad field (prefixed with the wrapper's name). */
-export function resolveSdkOptions(where: string, options: SdkRecoveryOptions): ResolvedSdkRecoveryOptions {
+export function resolveSdkOptions(where: string, given: SdkRecoveryOptions): ResolvedSdkRecoveryOptions {
+  const options = renameDeprecatedKeys(where, given, DEPRECATED_SDK_OPTIONS);
   const parsed = parseKnobOptions(where, Schema, options, () => {
     if (!options.restore && !options.recoverer) throw new ConfigError(`${where}: give option "recoverer" (the recovery sub-agent) or "restore" (a restore routine)`, { field: "recoverer" });
   });
@@ -88,7 +95,7 @@ export function resolveSdkOptions(where: string, options: SdkRecoveryOptions): R
       recoverer: options.recoverer!,
       env,
       blobs: options.blobs,
-      ...(options.budget !== undefined && { budget: options.budget }),
+      ...(options.recoveryBudget !== undefined && { recoveryBudget: options.recoveryBudget }),
       ...(options.recoveryContext !== undefined && { recoveryContext: options.recoveryContext }),
       ...(options.summarizer && { summarizer: options.summarizer }),
       ...(options.verifier && { verifier: options.verifier }),

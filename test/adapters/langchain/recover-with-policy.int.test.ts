@@ -48,7 +48,7 @@ describe("recoverWithPolicy", () => {
     const { env, blobs, request } = await errorState();
     const rec = await scriptedModel(blobs, [{ text: "```python\npyautogui.press('f5')\n```" }, { text: "I am not sure what to do." }, { text: "```python\npyautogui.press('f5')\n```" }]);
     servers.push(rec.server);
-    const restore = recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model }), env, blobs, budget: 3, recoveryContext: "0-R" });
+    const restore = recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model }), env, blobs, recoveryBudget: 3, recoveryContext: "0-R" });
     const out = await restore(request);
     expect(out).toMatchObject({ restored: false, confirmation: "refused", steps: 3, detail: "recovery budget of 3 steps spent (1 unusable)" });
     expect(out.usage).toHaveLength(3);
@@ -65,7 +65,7 @@ describe("recoverWithPolicy", () => {
     const rec = await scriptedModel(blobs, [{ text: fixCode }, { text: "RESTORED" }]);
     const ver = await scriptedModel(blobs, [{ text: '{"verdict": "match", "evidence": ["both show the Home folder with the same files"], "reason": "same view"}' }]);
     servers.push(rec.server, ver.server);
-    const restore = recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model }), verifier: createLlmStateVerifier({ model: ver.model }), env, blobs, budget: 5 });
+    const restore = recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model }), verifier: createLlmStateVerifier({ model: ver.model }), env, blobs, recoveryBudget: 5 });
     const out = await restore(request);
     expect(out.restored).toBe(true);
     expect(out.confirmation).toBe("verifier");
@@ -83,7 +83,7 @@ describe("recoverWithPolicy", () => {
     const rec = await scriptedModel(blobs, [{ text: "RESTORED" }, { text: "RESTORED" }]);
     const ver = await scriptedModel(blobs, [{ text: '{"verdict": "abstain", "evidence": [], "reason": "cannot tell"}' }, { status: 400 }]);
     servers.push(rec.server, ver.server);
-    const restore = recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model }), verifier: createLlmStateVerifier({ model: ver.model, maxReasks: 0 }), env, blobs, budget: 2 });
+    const restore = recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model }), verifier: createLlmStateVerifier({ model: ver.model, maxReasks: 0 }), env, blobs, recoveryBudget: 2 });
     const out = await restore(request);
     expect(out.restored).toBe(false);
     expect(out.confirmation).toBe("refused");

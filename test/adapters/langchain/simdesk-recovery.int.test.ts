@@ -66,7 +66,7 @@ describe("recoveryMiddleware on SimDesk with LLM detector and recoverer over HTT
       observe: () => env.observe(),
       blobs,
       toActions: (c) => [ActionSchema.parse(c.args.action)],
-      restore: recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }), env, blobs, budget: 4, recoveryContext: "0-E" }),
+      restore: recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }), env, blobs, recoveryBudget: 4, recoveryContext: "0-E" }),
       recoveryStep: "error-minus-1",
       instanceKey: `${task.id}/0`,
     });

@@ -48,7 +48,7 @@ describe("recoveryMiddleware: the recovery sub-agent's 0-E context (E < t-1)", (
       observe: () => env.observe(),
       blobs,
       toActions: (c) => [ActionSchema.parse(c.args.action)],
-      restore: recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 10 }), env, blobs, budget: 2, recoveryContext: "0-E" }),
+      restore: recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 10 }), env, blobs, recoveryBudget: 2, recoveryContext: "0-E" }),
       recoveryStep: "error-minus-1",
       maxRecoveryIterations: 1,
       transition,

@@ -81,7 +81,7 @@ describe("createRecovery (retrace-cua/ai-sdk) with user functions that never res
         return new Promise(() => undefined);
       },
     };
-    const recovery = createRecovery({ env: e.env, blobs: e.blobs, detector: e.detector, recoverer, budget: 4, task: e.task, signal: controller.signal });
+    const recovery = createRecovery({ env: e.env, blobs: e.blobs, detector: e.detector, recoverer, recoveryBudget: 4, task: e.task, signal: controller.signal });
     const { outcome, afterAbortMs, abortedAt } = await runUntilAborted(e, recovery, controller, started);
     expect(outcome.ok).toBe(false);
     expect(abortedAt).toBeGreaterThan(0);

@@ -67,7 +67,7 @@ describe("runWithRecovery (OpenAI Agents SDK) on SimDesk", () => {
       blobs: s.blobs,
       detector: s.detector,
       recoverer: s.recoverer,
-      budget: 4,
+      recoveryBudget: 4,
       task: s.task,
       instanceKey: `${s.task.id}/0`,
       events,
@@ -150,7 +150,7 @@ describe.runIf(chromium.run)("runWithRecovery (OpenAI Agents SDK) on the browser
         blobs,
         detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }),
         recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }),
-        budget: 3,
+        recoveryBudget: 3,
         task,
         runOptions: { maxTurns: 20 },
       });

@@ -94,7 +94,7 @@ describe.runIf(chromium.run)("executeWithRecovery (Stagehand hybrid agent) on th
     const result = await executeWithRecovery(
       agent,
       { instruction: task.instruction, maxSteps: 12 },
-      { env, blobs, task, budget: 4, detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }), recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }) },
+      { env, blobs, task, recoveryBudget: 4, detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }), recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }) },
     );
     expect(result.evaluation).toMatchObject({ score: 1 });
     expect(result.success).toBe(true);

@@ -69,7 +69,7 @@ const CONFIG = {
   seed: 6, // seed step t = 3: readme.txt selected, the Edit menu not yet open
   dataset: { forward: { kind: "model", temperature: 0 }, perturber: { kind: "model", temperature: 0 }, rolloutsPerTask: 1, replays: 3, seedSteps: 1, distances: [1], maxSteps: 10 },
   eval: {
-    budgets: [1],
+    recoveryBudget: [1],
     implicit: true,
     recoverers: [{ name: "model", agent: { kind: "model", temperature: 0 }, contexts: ["0-E", "none"] }],
     judge: { kind: "model", temperature: 0 },

@@ -33,7 +33,7 @@ describe("retrace dataset build + eval-recovery (SimDesk, simulated policies)", 
     expect(manifest.stages.map((s: { distance: number }) => s.distance)).toEqual([1, 3]);
 
     const ev = join(root, "eval");
-    const out2 = await cli("eval-recovery", "--dataset", ds, "--out", ev, "--budgets", "1,3", "--seed", "5", "--no-contexts", "-q");
+    const out2 = await cli("eval-recovery", "--dataset", ds, "--out", ev, "--recovery-budget", "1,3", "--seed", "5", "--no-contexts", "-q");
     expect(out2).toMatch(/SIMULATED/);
     expect(out2).toMatch(/d=1 r=1: implicit .* explicit .* gain/);
     const report = JSON.parse(readFileSync(join(ev, "recovery-eval.json"), "utf8")) as RecoveryEvalReport;
@@ -47,7 +47,7 @@ describe("retrace dataset build + eval-recovery (SimDesk, simulated policies)", 
     expect(readFileSync(join(ev, "runs.jsonl"), "utf8").trim().split("\n")).toHaveLength(report.samples * 3 * 2);
 
     const ag = join(root, "agreement");
-    await cli("eval-recovery", "--agreement", "--out", ag, "--limit", "2", "--budgets", "1,3", "--seed-steps", "2", "-q");
+    await cli("eval-recovery", "--agreement", "--out", ag, "--limit", "2", "--recovery-budget", "1,3", "--seed-steps", "2", "-q");
     const agreement = JSON.parse(readFileSync(join(ag, "oracle-agreement.json"), "utf8")) as OracleAgreementReport;
     expect(agreement.agreement.map((r) => `${r.noise}/${r.oracle}`)).toEqual([
       "off/R_O", "off/R_TC", "off/R_O AND R_TC", "off/R_Om", "off/R_Om AND R_TC", "off/R_Om (mean only)", "off/R_Om (mean only) AND R_TC",

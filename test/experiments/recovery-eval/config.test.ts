@@ -19,7 +19,7 @@ function errorOf(fn: () => unknown): ConfigError {
 describe("recovery-eval config", () => {
   it("the preset has the paper's grid (r 1/3/10, d 1/5, N = 3, four contexts) and --base-url/--model fill every model agent", () => {
     const c = loadRecoveryEvalConfig(PRESET, { baseUrl: "http://127.0.0.1:9/v1", model: "m", apiKeyEnv: "MY_KEY" });
-    expect(c.eval.budgets).toEqual([1, 3, 10]);
+    expect(c.eval.recoveryBudget).toEqual([1, 3, 10]);
     expect(c.dataset.distances).toEqual([1, 5]);
     expect(c.dataset.replays).toBe(3);
     expect(c.eval.recoverers[0].contexts).toEqual(["0-E", "0-R", "none", "contextualized"]);

@@ -27,7 +27,7 @@ describe("simulated recoverer context effects", () => {
   it("makes the context rows of the recovery evaluation differ in the documented order (0-E > 0-R >= contextualized >= none, 0-R > none)", async () => {
     const root = mkdtempSync(join(tmpdir(), "retrace-ctx-"));
     await buildSimDeskDataset({ out: join(root, "ds"), limit: 16, seed: 3, seedStepsPerTrajectory: 4, distances: [1] });
-    const { report } = await runSimDeskRecoveryEval({ dataset: join(root, "ds"), out: join(root, "ev"), budgets: [1, 3], seed: 3, weak: false });
+    const { report } = await runSimDeskRecoveryEval({ dataset: join(root, "ds"), out: join(root, "ev"), recoveryBudget: [1, 3], seed: 3, weak: false });
     const rate = (ctx: string) => {
       const rows = report.table.filter((r) => r.variant === `explicit-skilled/${ctx}`);
       return rows.reduce((s, r) => s + r.success * r.n, 0) / rows.reduce((s, r) => s + r.n, 0);
@@ -53,7 +53,7 @@ describe("eval-recovery rationale analysis with an embedding model", () => {
     try {
       const root = mkdtempSync(join(tmpdir(), "retrace-emb-"));
       await buildSimDeskDataset({ out: join(root, "ds"), limit: 3, seed: 1, seedStepsPerTrajectory: 2, distances: [1] });
-      await buildProgram().parseAsync(["node", "retrace", "eval-recovery", "--dataset", join(root, "ds"), "--out", join(root, "ev"), "--budgets", "3", "--no-contexts", "-q", "--embeddings-url", server.url, "--embeddings-model", "stand-in"]);
+      await buildProgram().parseAsync(["node", "retrace", "eval-recovery", "--dataset", join(root, "ds"), "--out", join(root, "ev"), "--recovery-budget", "3", "--no-contexts", "-q", "--embeddings-url", server.url, "--embeddings-model", "stand-in"]);
       const report = JSON.parse(readFileSync(join(root, "ev", "recovery-eval.json"), "utf8"));
       expect(report.rationaleMethod).toMatch(/^openai-embeddings\(stand-in\), restorative when the best similarity >= 0.5/);
       const skilled = report.table.find((r: { variant: string }) => r.variant === "explicit-skilled/0-E");

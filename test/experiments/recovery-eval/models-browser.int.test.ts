@@ -64,7 +64,7 @@ describe.runIf(tools.run)("recovery evaluation with model agents on the browser 
         forward: { kind: "model", temperature: 0 }, perturber: { kind: "model", temperature: 0 },
         rolloutsPerTask: 1, replays: 2, seedSteps: 1, distances: [1], maxSteps: 8,
       },
-      eval: { budgets: [1], implicit: true, recoverers: [{ name: "model", agent: { kind: "model", temperature: 0 }, contexts: ["0-E", "none"] }] },
+      eval: { recoveryBudget: [1], implicit: true, recoverers: [{ name: "model", agent: { kind: "model", temperature: 0 }, contexts: ["0-E", "none"] }] },
     }));
     server = await roleServer({
       forward: TASK.plan.map(answer),

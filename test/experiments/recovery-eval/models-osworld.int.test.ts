@@ -67,7 +67,7 @@ describe.runIf(tools.run)("recovery evaluation with model agents on OSWorld task
       seed: 0, // draws seed step t = 1 on both trajectories
       settleMs: 0, // the local control server settles by itself (polls until the screen is still); OSWorld's default is the paper's 10 s
       dataset: { forward: { kind: "model", temperature: 0 }, perturber: { kind: "model", temperature: 0 }, verify: "ssim", rolloutsPerTask: 1, replays: 2, seedSteps: 1, distances: [1], maxSteps: 6 },
-      eval: { budgets: [1], implicit: true, recoverers: [{ name: "model", agent: { kind: "model", temperature: 0 }, contexts: ["0-E"] }] },
+      eval: { recoveryBudget: [1], implicit: true, recoverers: [{ name: "model", agent: { kind: "model", temperature: 0 }, contexts: ["0-E"] }] },
     }));
     const stray = { endpoint: "chat", text: code("pyautogui.typewrite('TODO check the fridge and the freezer')", "A stray note."), usage } as const;
     server = await startScriptedOpenAIServer({

@@ -50,7 +50,7 @@ describe.runIf(tools.run)("recovery evaluation with model agents on X11 (mousepa
         forward: { kind: "model", temperature: 0 }, perturber: { kind: "model", temperature: 0 }, verifier: { kind: "model" }, verify: "verifier",
         rolloutsPerTask: 1, replays: 2, seedSteps: 1, distances: [1], maxSteps: 6,
       },
-      eval: { budgets: [1], implicit: true, recoverers: [{ name: "model", agent: { kind: "model", temperature: 0 }, contexts: ["0-E", "none"] }] },
+      eval: { recoveryBudget: [1], implicit: true, recoverers: [{ name: "model", agent: { kind: "model", temperature: 0 }, contexts: ["0-E", "none"] }] },
     }));
     server = await startScriptedOpenAIServer({
       script: [

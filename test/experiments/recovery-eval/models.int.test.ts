@@ -64,7 +64,7 @@ const CONFIG = {
     rolloutsPerTask: 1, replays: 3, seedSteps: 1, distances: [1], maxSteps: 10,
   },
   eval: {
-    budgets: [1],
+    recoveryBudget: [1],
     implicit: true,
     recoverers: [{ name: "model", agent: { kind: "model", temperature: 0 }, contexts: ["0-E", "0-R", "none", "contextualized"] }],
     summarizer: { kind: "model", temperature: 0 },
@@ -186,7 +186,7 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     writeFileSync(cfg, JSON.stringify({
       ...CONFIG,
       eval: {
-        budgets: [1], implicit: false,
+        recoveryBudget: [1], implicit: false,
         recoverers: [
           { name: "uitars", agent: { kind: "model", format: "uitars", temperature: 0 }, contexts: ["0-E"] },
           { name: "claude", agent: { kind: "model", format: "anthropic", baseUrl: server.origin, model: "claude-test" }, contexts: ["0-E"] },

@@ -83,7 +83,7 @@ describe.runIf(tools.run)("recovery evaluation on OSWorld through OSWorld's Pyth
         kind: "recovery-eval", name: "osworld-py", env: { kind: "osworld", tasksDir, provider: "local", tasks: [TASK], ...env }, seed: 0,
         settleMs: 0, // the local control server settles by itself; OSWorld's default is the paper's 10 s per step
         dataset: { forward: { kind: "model", temperature: 0 }, perturber: { kind: "model", temperature: 0 }, verify: "ssim", rolloutsPerTask: 1, replays: 1, seedSteps: 1, distances: [1], maxSteps: 6 },
-        eval: { budgets: [1], implicit: true, recoverers: [{ name: "model", agent: { kind: "model", temperature: 0 }, contexts: ["0-E"] }] },
+        eval: { recoveryBudget: [1], implicit: true, recoverers: [{ name: "model", agent: { kind: "model", temperature: 0 }, contexts: ["0-E"] }] },
       }));
       return loadRecoveryEvalConfig(file, { baseUrl: url, model: "qwen-test" });
     };

@@ -29,7 +29,7 @@ describe("settleMs of the recovery evaluation", () => {
     const config = parseRecoveryEvalConfig({
       kind: "recovery-eval", name: "sim", env: { kind: "simdesk", tasks: ["files-rename-draft"] }, settleMs: 5,
       dataset: { forward: { kind: "sim" }, perturber: { kind: "sim" }, replays: 1, seedSteps: 1, distances: [1] },
-      eval: { budgets: [1], recoverers: [{ name: "r", agent: { kind: "sim", profile: "skilled" }, contexts: ["0-E"] }] },
+      eval: { recoveryBudget: [1], recoverers: [{ name: "r", agent: { kind: "sim", profile: "skilled" }, contexts: ["0-E"] }] },
     });
     const ds = join(dir, "ds");
     await buildConfiguredDataset({ config, out: ds, preflight: false });

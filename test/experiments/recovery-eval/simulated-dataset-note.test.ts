@@ -18,10 +18,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("the recovery evaluation's note", () => {
   it("names the simulated dataset, not simulated policies, when the evaluated agents are models", async () => {
-    const { manifest, runs } = await runRecoveryEvalSuite({ out: join(dir, "ev"), limit: 1, budgets: [1] });
+    const { manifest, runs } = await runRecoveryEvalSuite({ out: join(dir, "ev"), limit: 1, recoveryBudget: [1] });
     expect(manifest.simulated).toBe(true);
     expect(runs.length).toBeGreaterThan(0);
-    const input = { manifest, dataset: join(dir, "ev", "dataset"), label: "", budgets: [1] };
+    const input = { manifest, dataset: join(dir, "ev", "dataset"), label: "", recoveryBudget: [1] };
     const simulated = recoveryEvalReport({ ...input, runs });
     expect(simulated).toMatchObject({ simulated: true, note: SIMULATED_RECOVERY_NOTE });
     const models = recoveryEvalReport({ ...input, runs: runs.map((r) => ({ ...r, simulated: false })) });

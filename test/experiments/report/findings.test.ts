@@ -54,10 +54,10 @@ describe("computeFindings", () => {
     expect(all.slice(1, 4).every((x) => x.holds === null && /cannot be judged/.test(x.evidence))).toBe(true);
     expect(all[1].evidence).toMatch(/no recovery evaluation \(recovery-eval\.json\)/);
     const f5 = all[4];
-    expect(f5.claim).toBe('Recovery improves task success over no recovery at every retry cap (recoverer "gpt") (Finding 5).');
+    expect(f5.claim).toBe('Recovery improves task success over no recovery at every setting of max recovery iterations (recoverer "gpt") (Finding 5).');
     expect(f5).toMatchObject({ holds: null, verdict: { kind: "cannot-tell", test: "McNemar exact", n: 60, onlyA: 4, onlyB: 0 } });
     expect(findingVerdict(f5)).toBe("cannot tell (n too small: 4 discordant pairs, fewer than 6)");
-    expect(f5.evidence).toContain("gpt: no recovery 33.3%, max-rec-1 40.0%, max-rec-3 63.3%; mean gain 18.3 points (the paper: 2.12). Weakest cap, max-rec-1 vs none: McNemar exact over 60 paired (task, seed) units: 4 won only by max-rec-1, 0 only by no recovery");
+    expect(f5.evidence).toContain("gpt: no recovery 33.3%, max-rec-1 40.0%, max-rec-3 63.3%; mean gain 18.3 points (the paper: 2.12). Weakest setting, max-rec-1 vs none: McNemar exact over 60 paired (task, seed) units: 4 won only by max-rec-1, 0 only by no recovery");
     expect(f5.evidence).toContain("Computed from model-e2e's results.jsonl, paired by task and seed");
     const f6 = all[5];
     expect(f6.claim).toBe('Recoverer "gpt" gains from more recovery attempts (Finding 6).');
@@ -92,10 +92,10 @@ describe("computeFindings", () => {
     // 2 pairs of Finding 6 (pair "weak" cannot tell) -> 8 / 2^10
     expect(six[1]).toMatchObject({ holds: true, verdict: { kind: "holds", onlyA: 10, onlyB: 0, correction: { method: "Holm", m: 2, rawP: 2 / 1024 } } });
     expect(six[1].verdict!.p).toBeCloseTo(8 / 1024, 12);
-    expect(findingVerdict(six[1])).toBe("HOLDS (p=0.008, Holm-adjusted over 2 retry caps, then 2 pairs (unadjusted 0.002))");
+    expect(findingVerdict(six[1])).toBe("HOLDS (p=0.008, Holm-adjusted over 2 settings of max recovery iterations, then 2 pairs (unadjusted 0.002))");
     expect(six[1].evidence).toContain('baseline of pair "weak"');
     // Finding 5 is claimed for the capable recoverer only
-    expect(f.filter((x) => x.claim.includes("(Finding 5)")).map((x) => x.claim)).toEqual(['Recovery improves task success over no recovery at every retry cap (recoverer "weak") (Finding 5).']);
+    expect(f.filter((x) => x.claim.includes("(Finding 5)")).map((x) => x.claim)).toEqual(['Recovery improves task success over no recovery at every setting of max recovery iterations (recoverer "weak") (Finding 5).']);
   });
 
   it("judges Finding 1 on continuation k=1 of each strategy paired by failed run, not on pooled rates", () => {
@@ -116,11 +116,11 @@ describe("computeFindings", () => {
     expect(computeFindings({ ideal })[0].evidence).toMatch(/no results\.jsonl to pair/);
   });
 
-  it("says why a pair with one retry cap or no baseline cannot be judged", () => {
+  it("says why a pair with one setting of max recovery iterations or no baseline cannot be judged", () => {
     const f6 = (fs: ReturnType<typeof computeFindings>) => fs.find((x) => x.claim.includes("(Finding 6)"))!;
     const one = computeFindings(e2eInput([run("a.no-recovery", 1, 10), run("a.max-rec-3", 2, 10)]));
     expect(f6(one)).toMatchObject({ holds: null });
-    expect(f6(one).evidence).toMatch(/one retry cap \(3\); it needs two/);
+    expect(f6(one).evidence).toMatch(/one setting of max recovery iterations \(3\); it needs two/);
     const none = computeFindings(e2eInput([run("a.max-rec-1", 1, 10), run("a.max-rec-3", 2, 10)]));
     expect(f6(none).evidence).toMatch(/no no-recovery baseline/);
     expect(none.find((x) => x.claim.includes("(Finding 5)"))!.evidence).toMatch(/pair "a" needs a no-recovery baseline/);
@@ -147,7 +147,7 @@ describe("retrace report on a model-backed run folder", () => {
 
 function evalReport(rows: Array<[policy: "implicit" | "explicit", variant: string, r: number, d: number, n: number, success: number, simIntent: number]>, simulated = false): RecoveryEvalReport {
   return {
-    kind: "recovery-eval", simulated, note: "", label: "", dataset: "ds", datasetVersion: "v", samples: 40, budgets: "1,3", threshold: 0.99,
+    kind: "recovery-eval", simulated, note: "", label: "", dataset: "ds", datasetVersion: "v", samples: 40, recoveryBudget: "1,3", threshold: 0.99,
     rationaleMethod: "tfidf, restorative when the best similarity >= 0.09; keyword classifier as the baseline (restorativeIntent)",
     table: rows.map(([policy, variant, r, d, n, success, simIntent]) => ({
       policy, variant, context: "0-E", r, d, n, success, successCi: "", successLo: 0, successHi: 1, ro: success, rtc: success, restorativeIntent: 1, intentCi: "", intentN: n,

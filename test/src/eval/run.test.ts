@@ -29,7 +29,7 @@ beforeAll(async () => {
     perturbationPolicy: p.perturbationPolicy, distances: [1, 3], seedStepsPerTrajectory: 2, replays: 1, seed: 2,
   });
   samples = build.samples;
-  runs = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples, variants: simulatedVariants(desk, 2), budgets: [1, 3], truth: simDeskTruth(desk) });
+  runs = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples, variants: simulatedVariants(desk, 2), recoveryBudget: [1, 3], truth: simDeskTruth(desk) });
 });
 
 describe("evaluateRecovery on SimDesk (simulated policies)", () => {
@@ -47,7 +47,7 @@ describe("evaluateRecovery on SimDesk (simulated policies)", () => {
 
   it("a stop hook ends the evaluation before the next sample and keeps the runs so far", async () => {
     let asked = 0;
-    const some = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples: samples.slice(0, 3), variants: simulatedVariants(desk, 2).slice(0, 1), budgets: [1], stop: () => (++asked > 2 ? "budget spent" : undefined) });
+    const some = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples: samples.slice(0, 3), variants: simulatedVariants(desk, 2).slice(0, 1), recoveryBudget: [1], stop: () => (++asked > 2 ? "budget spent" : undefined) });
     expect(asked).toBe(3);
     expect(some.map((r) => r.sampleId)).toEqual(samples.slice(0, 2).map((s) => s.id));
   });
@@ -77,14 +77,14 @@ describe("evaluateRecovery on SimDesk (simulated policies)", () => {
   it("restoring a snapshot of the verified error state gives the same verdicts as replaying every time", async () => {
     const some = samples.slice(0, 2);
     const variants = simulatedVariants(desk, 2, { contexts: false, weak: false });
-    const a = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples: some, variants, budgets: [3] });
-    const b = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples: some, variants, budgets: [3], reuseSnapshots: false });
+    const a = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples: some, variants, recoveryBudget: [3] });
+    const b = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples: some, variants, recoveryBudget: [3], reuseSnapshots: false });
     expect(b.map((r) => [r.actions, r.verdict])).toEqual(a.map((r) => [r.actions, r.verdict]));
   });
 
   it("excludes a sample whose error state cannot be reconstructed, instead of judging it", async () => {
     const broken = { ...samples[0], error: { ...samples[0].error, stateHash: "0".repeat(64) } };
-    const r = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples: [broken], variants: simulatedVariants(desk, 2, { contexts: false, weak: false }), budgets: [1] });
+    const r = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples: [broken], variants: simulatedVariants(desk, 2, { contexts: false, weak: false }), recoveryBudget: [1] });
     expect(r.every((x) => x.status === "reconstruction-failed")).toBe(true);
     expect(r[0].reason).toMatch(/not reproduced/);
     const t = recoveryTable(r);
@@ -133,7 +133,7 @@ describe("failures during recovery", () => {
   it("records a recoverer whose model API fails as a policy error, excluded from the rates", async () => {
     const { AdapterError } = await import("../../../src/errors.ts");
     const failing = { name: "down", async propose(): Promise<never> { throw new AdapterError("HTTP 503 from the model server", { retryable: true }); } };
-    const r = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples: samples.slice(0, 1), variants: [{ id: "down", kind: "explicit", context: "none", recoverer: () => failing }], budgets: [1] });
+    const r = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples: samples.slice(0, 1), variants: [{ id: "down", kind: "explicit", context: "none", recoverer: () => failing }], recoveryBudget: [1] });
     expect(r[0].status).toBe("policy-error");
     expect(r[0].verdict).toBeUndefined();
     expect(r[0].reason).toMatch(/HTTP 503/);

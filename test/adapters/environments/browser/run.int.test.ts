@@ -43,7 +43,7 @@ describe.runIf(tools.run)("retrace run --env browser", () => {
     const run = retrace(["run", join(dir, "cfg.yaml"), "--env", "browser", "--out", out, "--workers", "1", "-q"]);
     procs.push(run);
     expect(await run.exited, run.lines.join("\n")).toBe(0);
-    expect(run.lines.join("\n")).toMatch(/sim, retry cap 2/);
+    expect(run.lines.join("\n")).toMatch(/sim, max recovery iterations 2/);
     const lines = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
     expect(lines.map((l) => l.key).sort()).toEqual(["sim.max-rec-2/admin-promote-bruno/0", "sim.max-rec-2/mail-star-carol/0", "sim.no-recovery/admin-promote-bruno/0", "sim.no-recovery/mail-star-carol/0"]);
     expect(lines.every((l) => l.status === "ok" && l.simulated === true)).toBe(true);
@@ -89,7 +89,7 @@ env: { kind: simdesk, tasks: [admin-promote-bruno] }
 seeds: { count: 1 }
 pair: { name: sim, forward: ${sim}, detector: { kind: sim }, selector: { kind: sim } }
 params: { freezeWindow: [0, 3] }
-retryCap: [1]
+maxRecoveryIterations: [1]
 baseline: false
 options: { maxForwardSteps: 6, restoration: snapshot }
 `);

@@ -71,7 +71,7 @@ describe("stand-in presets over HTTP", () => {
       // d = 5: actions after the target that the screen does not show (at d = 1 the one mistake is
       // visible, and the stand-in undoes a visible edit without context, so 0-E and none tie).
       c.dataset.distances = [5];
-      c.eval.budgets = [10];
+      c.eval.recoveryBudget = [10];
       c.eval.implicit = false;
       c.eval.recoverers[0].contexts = ["0-E", "none"];
     });
