@@ -6,7 +6,7 @@
  * runner in `retrace-cua/experiments`. Explicit named exports only; library modules never import an
  * entry (they import the module that defines a thing). Pinned by test/public-api.test.ts.
  */
-export { RetraceError, ConfigError, AdapterError, ModelBehaviorError, EnvironmentError, BudgetExhaustedError, StepTimeoutError, describeError } from "../src/errors.ts";
+export { RetraceError, ConfigError, AdapterError, ModelBehaviorError, EnvironmentError, StepTimeoutError, describeError } from "../src/errors.ts";
 export { ActionSchema, MOUSE_BUTTONS, isTerminal, formatAction } from "../src/action.ts";
 export type { Action, ActionType, MouseButton } from "../src/action.ts";
 export { BlobStore } from "../src/blob-store.ts";
