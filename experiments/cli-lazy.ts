@@ -8,6 +8,7 @@ import { Help, type Command } from "commander";
 import { baseProgram, runProgram } from "./cli-program.ts";
 import { COMMAND_MODULES } from "./commands/lazy.ts";
 import { COMMAND_SUMMARIES } from "./commands/summaries.ts";
+import { InternalError } from "../src/errors.ts";
 
 /** The program for `argv`: the named command's real module, or stubs that only describe each command. */
 export async function buildLazyProgram(argv: string[]): Promise<Command> {
@@ -17,7 +18,7 @@ export async function buildLazyProgram(argv: string[]): Promise<Command> {
   const summary = COMMAND_SUMMARIES.find((c) => c.name === name);
   if (summary) {
     const module = COMMAND_MODULES.find((m) => m.file === summary.module);
-    if (!module) throw new Error(`commands/summaries.ts names module ${summary.module}, which commands/lazy.ts does not list; run npm run cli:summaries`);
+    if (!module) throw new InternalError(`commands/summaries.ts names module ${summary.module}, which commands/lazy.ts does not list; run npm run cli:summaries`);
     for (const register of await module.load()) register(program);
     return program;
   }

@@ -35,6 +35,7 @@ import { RecoveryGraphState, type GraphState, type GraphUpdate, type StoredGraph
 import { codecFor } from "./stored-observation.ts";
 import { installLeanRunContext } from "./run-context.ts";
 import { redactCheckpointer } from "../src/store/redacting-serde.ts";
+import { ConfigError } from "../src/errors.ts";
 
 /** Arguments of {@link compileRecoveryGraph}. */
 export interface CreateRecoveryGraphArgs {
@@ -135,8 +136,8 @@ function buildBatchGraph() {
   // edges: no branch runnable reading the state after every superstep.
   const node = (phase: Phase) => async (s: S, config?: LangGraphRunnableConfig) => {
     const ctx = (config?.configurable as Record<string, unknown> | undefined)?.[CTX_KEY] as RuntimeContext | undefined;
-    if (!ctx) throw new Error("batchRecoveryGraph: invoke it with batchConfig(...) (the episode's runtime context is missing)");
-    if (!s.episode) throw new Error("batchRecoveryGraph: invoke it with { episode: initialGraphState(task) }");
+    if (!ctx) throw new ConfigError("batchRecoveryGraph: invoke it with batchConfig(...) (the episode's runtime context is missing)");
+    if (!s.episode) throw new ConfigError("batchRecoveryGraph: invoke it with { episode: initialGraphState(task) }");
     let state = applied(s.episode, await NODES[phase](s.episode, ctx), ctx);
     let last = phase;
     let next = NEXT[last](state);

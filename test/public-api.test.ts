@@ -1,8 +1,9 @@
 /**
- * Pins the public surface: one entry per layer in the package `exports` map, each with exactly
- * these runtime exports. `retrace` (graphs/index.ts: the runtime and core types), `retrace-cua/adapters`
- * (adapters/index.ts), `retrace-cua/testing` (adapters/testing/index.ts), `retrace-cua/experiments`
- * (experiments/index.ts). A change here is a change users see: update a list deliberately, and say
+ * Pins the public surface: the entries of the package `exports` map, each with exactly these
+ * runtime exports. `retrace-cua` (graphs/index.ts: the runtime, at most 80 names),
+ * `/evaluation` (src/entry-evaluation.ts), `/models`, `/simdesk`, `/langchain`
+ * (adapters/entry-*.ts), `/adapters` (adapters/index.ts: real environments), `/testing`
+ * (adapters/testing/index.ts), `/experiments` (experiments/index.ts) and the SDK entries. A change here is a change users see: update a list deliberately, and say
  * so in the commit. The entries are imported by the package name, so the exports map is tested too.
  */
 import { execFile } from "node:child_process";
@@ -12,6 +13,10 @@ import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import * as retrace from "retrace-cua";
+import * as evaluation from "retrace-cua/evaluation";
+import * as models from "retrace-cua/models";
+import * as simdesk from "retrace-cua/simdesk";
+import * as langchain from "retrace-cua/langchain";
 import * as adapters from "retrace-cua/adapters";
 import * as testing from "retrace-cua/testing";
 import * as experiments from "retrace-cua/experiments";
@@ -20,53 +25,70 @@ import * as aiSdk from "retrace-cua/ai-sdk";
 import * as stagehand from "retrace-cua/stagehand";
 
 const RETRACE = [
-  "ALL_PROMPTS", "ActionSchema", "AdapterError", "BlobStore", "BudgetExhaustedError", "CascadeGateSpecSchema",
-  "ConfigError", "DEFAULT_CASCADE_GATES", "DEFAULT_LOCAL_BLOCK", "DEFAULT_LOCAL_FLOOR", "DEFAULT_PROBE_IGNORE",
-  "DEFAULT_SSIM_THRESHOLD", "EPISODE_EVENT_NAMES", "EnvironmentError", "EpisodeEvents", "MODEL_ROLES",
-  "MOUSE_BUTTONS", "ModelBehaviorError", "ProbeVerifierSpecSchema", "RECOVERY_CONTEXTS",
-  "RECOVERY_DATASET_SCHEMA", "RECOVERY_STEP_STRATEGIES", "RESTORATION_MODES", "RecoveryOptionsSchema",
-  "RetraceError", "STEP_ROLES", "StepTimeoutError", "TRANSITION_PROMPT", "Z95", "addUsage",
-  "buildRecoveryDataset", "checkTransitionConsistency", "compareProbeReports", "consumeFrozenStep",
-  "createCascadeDetector", "createErrorMinusOneSelector", "createErrorRandomSelector", "createLoopDetector",
-  "createMemoryCheckpointer", "createProbeVerifier", "createRecoveryGraph", "createRecoverySubgraph",
-  "createRng", "createSqliteCheckpointer", "createStagnationDetector", "createStateCheck", "createStepSelector",
-  "createZeroSelector", "definePrompt", "describeError", "detectorGate", "detectorLabels", "detectorStability",
-  "dilateMask", "emptyAccounting", "episodeIntent", "errorRandomStep", "evaluateRecovery", "executeStep",
-  "executeSteps", "formatAction", "groundTruthStability", "guardedDetect", "guardedSelect", "hashValue",
-  "initialFreezeState", "isTerminal", "judgeRecovery", "keywordIntent", "learnDynamicMask", "loadMask",
+  "ALL_PROMPTS", "ActionSchema", "AdapterError", "BlobStore", "CascadeGateSpecSchema", "ConfigError",
+  "DEFAULT_CASCADE_GATES", "DataError", "EPISODE_EVENT_NAMES", "EnvironmentError", "EpisodeEvents",
+  "InternalError", "MODEL_ROLES", "MOUSE_BUTTONS", "ModelBehaviorError", "RECOVERY_CONTEXTS",
+  "RECOVERY_STEP_STRATEGIES", "RESTORATION_MODES", "RecoveryOptionsSchema", "ReplayDesyncError",
+  "RetraceError", "RunFailedError", "STEP_ROLES", "ServiceUnavailableError", "StepTimeoutError",
+  "TRANSITION_PROMPT", "addUsage", "consumeFrozenStep", "createCascadeDetector",
+  "createErrorMinusOneSelector", "createErrorRandomSelector", "createLoopDetector",
+  "createMemoryCheckpointer", "createRecoveryGraph", "createRecoverySubgraph", "createRng",
+  "createSqliteCheckpointer", "createStagnationDetector", "createStepSelector", "createZeroSelector",
+  "definePrompt", "describeError", "detectorGate", "emptyAccounting", "errorRandomStep", "formatAction",
+  "guardedDetect", "guardedSelect", "hashValue", "initialFreezeState", "isTerminal", "noDetection",
+  "parseCascadeGates", "promptRef", "recoveryContextHistory", "recursionLimitFor", "renderPrompt",
+  "resolveRecoveryOptions", "runEpisode", "sha256Hex", "stableStringify", "startFreeze", "trajLine",
+  "transitionNotice", "truncateHistory", "withRecovery", "withoutTiming", "writeEpisodeOutput"
+];
+
+const EVALUATION = [
+  "DEFAULT_LOCAL_BLOCK", "DEFAULT_LOCAL_FLOOR", "DEFAULT_PROBE_IGNORE", "DEFAULT_SSIM_THRESHOLD",
+  "ProbeVerifierSpecSchema", "RECOVERY_DATASET_SCHEMA", "Z95", "buildRecoveryDataset",
+  "checkTransitionConsistency", "compareProbeReports", "createProbeVerifier", "createStateCheck",
+  "detectorLabels", "detectorStability", "dilateMask", "episodeIntent", "evaluateRecovery", "executeStep",
+  "executeSteps", "groundTruthStability", "judgeRecovery", "keywordIntent", "learnDynamicMask", "loadMask",
   "loadProbeReport", "loadRecoveryDataset", "makeProbeReport", "maskFraction", "maskedObservationOracle",
-  "maskedScreenshotSsim", "noDetection", "observationOracle", "observationSsim", "oracleAgreement",
-  "parseCascadeGates", "passAtK", "perturb", "probeVerifierFromSpec", "promptRef", "proportionOf", "recommend",
-  "recoveryContextHistory", "recoveryReference", "recoveryTable", "recursionLimitFor", "renderPrompt",
-  "replayFromReset", "resolveBuildSettings", "resolveRecoveryOptions", "retention", "rolloutPolicy",
-  "runEpisode", "saveMask", "saveRecoveryDataset", "scoreRationales", "screenshotSsim", "screenshotsMatch",
-  "sha256Hex", "stabilityOf", "stableStringify", "startFreeze", "storeProbeReport", "successAtK",
-  "successAtKCurve", "summarizeStability", "trajLine", "transitionNotice", "transitionOracle",
-  "truncateHistory", "twoProportionPValue", "unionMasks", "wilsonInterval", "withProbes", "withRecovery",
-  "withoutTiming", "writeEpisodeOutput"
+  "maskedScreenshotSsim", "observationOracle", "observationSsim", "oracleAgreement", "passAtK", "perturb",
+  "probeVerifierFromSpec", "proportionOf", "recommend", "recoveryReference", "recoveryTable",
+  "replayFromReset", "resolveBuildSettings", "retention", "rolloutPolicy", "saveMask", "saveRecoveryDataset",
+  "scoreRationales", "screenshotSsim", "screenshotsMatch", "stabilityOf", "storeProbeReport", "successAtK",
+  "successAtKCurve", "summarizeStability", "transitionOracle", "twoProportionPValue", "unionMasks",
+  "wilsonInterval", "withProbes"
+];
+
+const MODELS = [
+  "ACTION_FORMATS", "ActionFormatError", "CACHE_MODES", "DetectorReplySchema", "RESTORED_TOKEN",
+  "SelectorReplySchema", "anthropicComputerInputToActions", "costUsd", "createAgenticLlmVerifier",
+  "createAnthropicPolicy", "createChatPolicy", "createFormatPolicy", "createLlmErrorDetector",
+  "createLlmPerturbationPolicy", "createLlmRecoveryJudge", "createLlmRecoveryPolicy",
+  "createLlmStateVerifier", "createLlmStepSelector", "createLlmSummarizer", "createOpenAIChatModel",
+  "createOpenAICuaPolicy", "createOpenAIEmbeddings", "createPyautoguiPolicy", "createRecordReplay",
+  "createUiTarsPolicy", "extractCodeBlocks", "openAIComputerActionToActions", "parseCacheMode",
+  "parsePyautogui", "priceFor", "pyautoguiResponseToActions", "redactSecrets", "uiTarsToActions",
+  "withCache", "xdotoolKeysToActions"
+];
+
+const SIMDESK = [
+  "DEFAULT_SLIP_MIX", "SIMDESK_TASKS", "SIM_PROFILES", "SIM_RECOVERER_FLAILING", "SIM_RECOVERER_SKILLED",
+  "SIM_RECOVERER_WEAK", "SimDesk", "correctRecoveryStep", "createSimAgents", "createSimDesk",
+  "createSimDetector", "createSimForwardPolicy", "createSimPerturbationPolicy", "createSimRecoveryPolicy",
+  "createSimStepSelector", "describeSimulated", "getSimDeskTask", "trajectoryTruth"
+];
+
+const LANGCHAIN = [
+  "RECOVERY_EVENT", "createLangChainChatModel", "createLangChainPolicy", "recoverWithPolicy",
+  "recoveryMiddleware"
 ];
 
 const ADAPTERS = [
-  "ACTION_FORMATS", "ActionFormatError", "BROWSER_TASKS", "BrowserEnvironment", "CACHE_MODES",
-  "DEFAULT_SLIP_MIX", "DESKTOP_TASKS", "DesktopEnvironment", "DetectorReplySchema", "ENVIRONMENT_KINDS",
-  "MANAGED_LABEL", "OsworldClient", "OsworldEnvironment", "OsworldPythonBridge", "RESTORED_TOKEN", "RUN_LABEL",
-  "SIMDESK_TASKS", "SIM_PROFILES", "SIM_RECOVERER_FLAILING", "SIM_RECOVERER_SKILLED", "SIM_RECOVERER_WEAK",
-  "SelectorReplySchema", "SimDesk", "actionToPyautogui", "allocateOsworldPorts",
-  "anthropicComputerInputToActions", "correctRecoveryStep", "costUsd", "createAgenticLlmVerifier",
-  "createAnthropicPolicy", "createBrowserEnvironment", "createChatPolicy", "createDockerClient",
-  "createDockerDesktop", "createEnvironmentFactory", "createFormatPolicy", "createLangChainChatModel",
-  "createLangChainPolicy", "createLlmErrorDetector", "createLlmPerturbationPolicy", "createLlmRecoveryJudge", "createLlmRecoveryPolicy",
-  "createLlmStateVerifier", "createLlmStepSelector", "createLlmSummarizer", "createOpenAIChatModel",
-  "createOpenAICuaPolicy", "createOpenAIEmbeddings", "createPlanDivergenceDetector", "createPyautoguiPolicy",
-  "createRecordReplay", "createSimAgents", "createSimDesk", "createSimDetector", "createSimForwardPolicy",
-  "createSimPerturbationPolicy", "createSimRecoveryPolicy", "createSimStepSelector", "createUiTarsPolicy",
-  "createX11Desktop", "describeSimulated", "desktopTask", "detectKvm", "evaluateOsworldNative",
-  "extractCodeBlocks", "getSimDeskTask", "isEnvironmentKind", "loadBrowserTaskFile", "loadOsworldTasks",
-  "openAIComputerActionToActions", "osworldContainerSpec", "osworldResultDir", "parseCacheMode",
-  "parseOsworldTask", "parsePyautogui", "priceFor", "pyautoguiResponseToActions", "recoverWithPolicy",
-  "RECOVERY_EVENT", "recoveryMiddleware", "redactSecrets", "releaseOsworldPorts", "removeManagedContainers", "runOsworldSetup",
-  "startAppServer", "startOsworldControlServer", "startOsworldVm", "tasksForEnvironment", "trajectoryTruth",
-  "uiTarsToActions", "withCache", "writeOsworldResult", "xdotoolKeysToActions"
+  "BROWSER_TASKS", "BrowserEnvironment", "DESKTOP_TASKS", "DesktopEnvironment", "ENVIRONMENT_KINDS",
+  "MANAGED_LABEL", "OsworldClient", "OsworldEnvironment", "OsworldPythonBridge", "RUN_LABEL",
+  "actionToPyautogui", "allocateOsworldPorts", "createBrowserEnvironment", "createDockerClient",
+  "createDockerDesktop", "createEnvironmentFactory", "createPlanDivergenceDetector", "createX11Desktop",
+  "desktopTask", "detectKvm", "evaluateOsworldNative", "isEnvironmentKind", "loadBrowserTaskFile",
+  "loadOsworldTasks", "osworldContainerSpec", "osworldResultDir", "parseOsworldTask", "releaseOsworldPorts",
+  "removeManagedContainers", "runOsworldSetup", "startAppServer", "startOsworldControlServer",
+  "startOsworldVm", "tasksForEnvironment", "writeOsworldResult"
 ];
 
 const TESTING = [
@@ -119,7 +141,15 @@ describe("the public surface", () => {
     expect(Object.keys(retrace).sort()).toEqual([...RETRACE].sort());
   });
 
-  it("exports exactly the pinned names from retrace/adapters", () => {
+  it("keeps the main entry small: at most 80 names (runtime, options, events, errors, checkpointers)", () => {
+    expect(Object.keys(retrace).length).toBeLessThanOrEqual(80);
+  });
+
+  it("exports exactly the pinned names from retrace-cua/evaluation, /models, /simdesk, /langchain and /adapters", () => {
+    expect(Object.keys(evaluation).sort()).toEqual([...EVALUATION].sort());
+    expect(Object.keys(models).sort()).toEqual([...MODELS].sort());
+    expect(Object.keys(simdesk).sort()).toEqual([...SIMDESK].sort());
+    expect(Object.keys(langchain).sort()).toEqual([...LANGCHAIN].sort());
     expect(Object.keys(adapters).sort()).toEqual([...ADAPTERS].sort());
   });
 
@@ -145,22 +175,24 @@ describe("the public surface", () => {
   });
 
   it("gives each exported name one home: no entry repeats another's", () => {
-    const seen = [RETRACE, ADAPTERS, TESTING, EXPERIMENTS, OPENAI_AGENTS, AI_SDK, STAGEHAND].flat();
+    const seen = [RETRACE, EVALUATION, MODELS, SIMDESK, LANGCHAIN, ADAPTERS, TESTING, EXPERIMENTS, OPENAI_AGENTS, AI_SDK, STAGEHAND].flat();
     expect(new Set(seen).size).toBe(seen.length);
   });
 
-  it("loads no vendor SDK and no optional peer when a script imports retrace, retrace/adapters, /testing or /experiments, no LangGraph with retrace, and each SDK entry its own SDK only", async () => {
+  it("loads no vendor SDK and no optional peer when a script imports retrace, /evaluation, /models, /simdesk, /adapters, /testing or /experiments, no LangGraph with the light entries, and each SDK entry its own SDK only", async () => {
     const name = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string }).name;
-    const entries = [name, ...["adapters", "testing", "experiments", "openai-agents", "ai-sdk"].map((e) => `${name}/${e}`)];
+    const light = [name, ...["evaluation", "models", "simdesk", "adapters"].map((e) => `${name}/${e}`)];
+    const entries = [...light, ...["testing", "experiments", "langchain", "openai-agents", "ai-sdk"].map((e) => `${name}/${e}`)];
     const loaded = new Map<string, string[]>();
     for (const e of entries) loaded.set(e, await packagesLoadedBy(e));
-    for (const e of entries.slice(0, 4)) expect(loaded.get(e)!.filter((p) => VENDOR_SDKS.includes(p) || OPTIONAL_PEERS.includes(p)), e).toEqual([]);
+    for (const e of [...light, `${name}/testing`, `${name}/experiments`]) expect(loaded.get(e)!.filter((p) => VENDOR_SDKS.includes(p) || OPTIONAL_PEERS.includes(p)), e).toEqual([]);
     // The main entry loads LangGraph and LangChain's core on first use (runEpisode, withRecovery(...).run,
     // createRecoveryGraph, a checkpointer's first call), not at import; the probe sees zod, which it does load.
     expect(loaded.get(name)).toContain("zod");
-    expect(loaded.get(name)!.filter((p) => p.startsWith("@langchain/") || p === "langsmith")).toEqual([]);
-    // The same probe on retrace/adapters (which builds LangChain models) finds LangGraph, so the empty list above is not a blind probe.
-    expect(loaded.get(`${name}/adapters`)).toContain("@langchain/langgraph");
+    // The light entries (what the README's snippets import) load no LangChain, LangGraph or langsmith at all.
+    for (const e of light) expect(loaded.get(e)!.filter((p) => p.startsWith("@langchain/") || p === "langsmith"), e).toEqual([]);
+    // The same probe on retrace-cua/langchain (the middleware) finds LangGraph, so the empty lists above are not a blind probe.
+    expect(loaded.get(`${name}/langchain`)).toContain("@langchain/langgraph");
     // The same probe on an SDK entry finds that SDK (so the empty lists above are not a blind probe), and no other.
     expect(loaded.get(`${name}/openai-agents`)).toEqual(expect.arrayContaining(["@openai/agents", "openai"]));
     expect(loaded.get(`${name}/openai-agents`)!.filter((p) => ["ai", "@ai-sdk/anthropic", "@browserbasehq/stagehand", "sharp", "playwright-core", "dockerode"].includes(p))).toEqual([]);

@@ -3,7 +3,7 @@
  * {@link ModelBehaviorError} (the model's fault, recorded as a failed step) that also says which
  * kind of failure it is, so policies can turn it into a `PolicyFailure` without guessing.
  */
-import { ModelBehaviorError } from "../../src/errors.ts";
+import { ModelBehaviorError, type RetraceErrorCode } from "../../src/errors.ts";
 import type { PolicyFailure } from "../../src/policy.ts";
 
 /** Which kinds of unusable output a converter reports. */
@@ -11,6 +11,7 @@ export type ActionFormatFailureKind = "unparseable" | "unsafe" | "empty";
 
 /** Model output that does not convert to actions. `kind` maps onto `PolicyFailure.kind`. */
 export class ActionFormatError extends ModelBehaviorError {
+  override readonly code: RetraceErrorCode = "ACTION_FORMAT";
   readonly kind: ActionFormatFailureKind;
   constructor(message: string, options: { kind: ActionFormatFailureKind; output?: string; cause?: unknown }) {
     super(message, options);

@@ -9,6 +9,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ConfigError } from "../../src/errors.ts";
 
 const PG_ROOT = "/usr/lib/postgresql";
 
@@ -100,7 +101,7 @@ export interface PrivatePostgres {
 /** Start a throwaway PostgreSQL cluster on a free loopback port. */
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const bin = pgBin();
-  if (!bin) throw new Error("PostgreSQL binaries not found under /usr/lib/postgresql: source .ci/services.sh");
+  if (!bin) throw new ConfigError("PostgreSQL binaries not found under /usr/lib/postgresql: source .ci/services.sh");
   const dir = mkdtempSync(join(tmpdir(), "retrace-pg-"));
   const root = process.getuid?.() === 0;
   if (root) chownSync(dir, Number(execFileSync("id", ["-u", "postgres"]).toString().trim()), Number(execFileSync("id", ["-g", "postgres"]).toString().trim()));

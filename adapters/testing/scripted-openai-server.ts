@@ -13,6 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createHash } from "node:crypto";
 import { closeServer, listenLoopback, modelList, readBody, sendJson } from "./http.ts";
 import { sendResponsesStream } from "./responses-stream.ts";
+import { AdapterError } from "../../src/errors.ts";
 
 /** Which API a request or step belongs to. */
 export type ScriptedEndpoint = "chat" | "responses" | "messages" | "embeddings";
@@ -239,7 +240,7 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
     verify(opts = {}) {
       const issues = [...problems];
       if (!opts.allowUnconsumed && script.length) issues.push(`${script.length} scripted step(s) were never requested`);
-      if (issues.length) throw new Error(`scripted server: ${issues.join("; ")}`);
+      if (issues.length) throw new AdapterError(`scripted server: ${issues.join("; ")}`);
     },
     async close() {
       for (const t of timers) clearTimeout(t);

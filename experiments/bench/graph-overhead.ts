@@ -15,6 +15,7 @@ import type { Task } from "../../src/task.ts";
 import { createSqliteCheckpointer } from "../../graphs/checkpointers.ts";
 import { runEpisode } from "../../graphs/run-episode.ts";
 import type { BenchResult } from "./result.ts";
+import { InternalError } from "../../src/errors.ts";
 
 const STEPS = 50;
 const TASK: Task = { id: "bench", instruction: "nothing", env: "instant", setup: null, evaluator: null };
@@ -54,7 +55,7 @@ async function graphEpisode(blobs: BlobStore, checkpointer?: ReturnType<typeof c
   const { env, policy, detector } = instant(blobs);
   const started = performance.now();
   const r = await runEpisode({ task: TASK, components: { env, policy, detector, blobs }, options: { maxForwardSteps: STEPS, restoration: "none" }, checkpointer });
-  if (r.accounting.forwardSteps !== STEPS) throw new Error(`bench episode ran ${r.accounting.forwardSteps} steps`);
+  if (r.accounting.forwardSteps !== STEPS) throw new InternalError(`bench episode ran ${r.accounting.forwardSteps} steps`);
   return (performance.now() - started) / STEPS;
 }
 

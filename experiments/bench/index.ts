@@ -19,6 +19,7 @@ const BENCHES: Array<[string, () => Promise<BenchModule>]> = [
   ["browser-restore", () => import("./browser-restore.ts")],
   ["recovery-token-overhead", () => import("./token-overhead.ts")],
   ["package", () => import("./package.ts")],
+  ["import-agents-snippet", () => import("./import-sdk.ts")],
   ["report-long-text", () => import("./report-long-text.ts")],
 ];
 

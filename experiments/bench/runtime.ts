@@ -37,6 +37,7 @@ import { benchDesk, benchSqlite, neverDone, runLongEpisode, sqliteBytes } from "
 import type { BenchResult } from "./result.ts";
 import { machineScaling } from "./cpu.ts";
 import { machineryShare, profiled } from "./profile-share.ts";
+import { InternalError } from "../../src/errors.ts";
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -51,7 +52,7 @@ async function checkpointLines(): Promise<BenchResult[]> {
       const { path, saver } = benchSqlite(desk.dir, `s${steps}`);
       const { result, stepEndMs } = await runLongEpisode(desk, { steps, checkpointer: saver });
       await (saver as unknown as { close(): Promise<void> }).close();
-      if (result.accounting.forwardSteps !== steps) throw new Error(`bench episode ran ${result.accounting.forwardSteps} of ${steps} steps`);
+      if (result.accounting.forwardSteps !== steps) throw new InternalError(`bench episode ran ${result.accounting.forwardSteps} of ${steps} steps`);
       perStep[steps] = sqliteBytes(path) / steps / 1024;
       if (steps === 200) {
         const d = stepEndMs.slice(1).map((t, i) => t - stepEndMs[i]); // d[i] = duration of step i+1
@@ -95,7 +96,7 @@ async function overlapLine(): Promise<BenchResult[]> {
       const a = createSimAgents({ task, groundTruth: desk.env, seed: 1 });
       const t0 = performance.now();
       const r = await runEpisode({ task, components: { policy: slow(neverDone(a.policy)), env: desk.env, blobs: desk.blobs, detector: quiet, recoverer: a.recoverer }, options: { seed: 1, maxForwardSteps: STEPS, detection } });
-      if (r.accounting.forwardSteps !== STEPS) throw new Error("overlap bench episode ended early");
+      if (r.accounting.forwardSteps !== STEPS) throw new InternalError("overlap bench episode ended early");
       return performance.now() - t0;
     };
     await bare();

@@ -15,6 +15,7 @@ import { parse as parseYaml } from "yaml";
 import { startStandInServer } from "../../adapters/testing/stand-in/server.ts";
 import type { ExperimentSummary } from "../runner/summary.ts";
 import type { BenchResult } from "./result.ts";
+import { RunFailedError } from "../../src/errors.ts";
 
 const PRESET = fileURLToPath(new URL("../configs/stand-in/end-to-end.yaml", import.meta.url));
 const CLI = fileURLToPath(new URL("../bin/retrace.mjs", import.meta.url));
@@ -41,7 +42,7 @@ export async function run(): Promise<BenchResult[]> {
         done(n ?? 1);
       });
     });
-    if (code !== 0) throw new Error(`recovery-token-overhead: retrace run exited with ${code}`);
+    if (code !== 0) throw new RunFailedError(`recovery-token-overhead: retrace run exited with ${code}`);
     const s = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as ExperimentSummary;
     const bare = s.conditions.find((x) => x.condition.endsWith("no-recovery"))!;
     const wrapped = s.conditions.find((x) => x.condition.endsWith("max-rec-3"))!;

@@ -12,6 +12,7 @@ import { createLlmStepSelector } from "../../adapters/llm/selector.ts";
 import type { ExperimentRuntime } from "../runner/runtime.ts";
 import { ENV_FAULT_CONTROL, withEnvFaults, type EnvFault, type EnvFaultControl } from "./env-faults.ts";
 import { bodyText, type ChatBody } from "./model-server.ts";
+import { ConfigError } from "../../src/errors.ts";
 
 /** Options of {@link createChaosRuntime}. */
 export interface ChaosRuntimeOptions {
@@ -42,7 +43,7 @@ export function createChaosRuntime(options: ChaosRuntimeOptions): ExperimentRunt
   const made = new WeakMap<BlobStore, ChatModel>();
   const modelFor = (blobs: BlobStore | undefined): ChatModel => {
     if (typeof options.model !== "function") return options.model;
-    if (!blobs) throw new Error("the chaos runtime's model reads screenshots from the episode's blob store, and this episode has none");
+    if (!blobs) throw new ConfigError("the chaos runtime's model reads screenshots from the episode's blob store, and this episode has none");
     let m = made.get(blobs);
     if (!m) made.set(blobs, (m = options.model(blobs)));
     return m;

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError } from "../../src/errors.ts";
+import { ConfigError, RunFailedError } from "../../src/errors.ts";
 import { hashValue } from "../../src/hash.ts";
 import type { EpisodeQueue } from "../../adapters/queue/bullmq/episode-queue.ts";
 import type { PgRunStore } from "../../adapters/stores/postgres/run-store.ts";
@@ -121,7 +121,7 @@ async function waitForRun(options: CoordinatorOptions, phase: string, jobs: read
     const failed = open.filter((j) => j.state === "failed");
     const pending = open.filter((j) => j.state !== "failed").length;
     if (failed.length > 0 && pending === 0 && done + failed.length >= jobs.length)
-      throw new Error(`${failed.length} episode(s) of run ${runId} failed on every attempt (first: ${failed[0].key}: ${failed[0].failedReason ?? "unknown"}); fix the cause and re-run the same command to retry them`);
+      throw new RunFailedError(`${failed.length} episode(s) of run ${runId} failed on every attempt (first: ${failed[0].key}: ${failed[0].failedReason ?? "unknown"}); fix the cause and re-run the same command to retry them`);
     if (fullScan && pending === 0 && failed.length === 0 && done < jobs.length && Date.now() - startedAt > 5_000 && !(await store.getRun(runId))?.cancelled) {
       // Jobs vanished (queue flushed or removed by cancel): enqueue the missing ones again.
       const have = await store.storedKeys(runId);

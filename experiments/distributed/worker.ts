@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { hostname } from "node:os";
 import { join, relative, sep } from "node:path";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import { EnvironmentError, ReplayDesyncError, StepTimeoutError, describeError } from "../../src/errors.ts";
+import { ControlSignal, EnvironmentError, ReplayDesyncError, StepTimeoutError, describeError, DataError, InternalError } from "../../src/errors.ts";
 import { logger } from "../../src/logger.ts";
 import { sha256Hex, stableStringify } from "../../src/hash.ts";
 import { checkRedisReachable, startEpisodeWorker, type EpisodeJobData, type EpisodeWorkerHandle } from "../../adapters/queue/bullmq/episode-queue.ts";
@@ -67,7 +67,7 @@ export interface RunningWorker {
 }
 
 /** Thrown inside runExperiment once the job's episode has its line. */
-class EpisodeDone extends Error {
+class EpisodeDone extends ControlSignal {
   constructor(readonly line: ResultLine, readonly envMs: number, readonly callMs?: Array<number | null>) {
     super("episode done");
   }
@@ -122,7 +122,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       let run = configs.get(data.runId);
       if (!run || t0 - run.readAt > 2_000) {
         const row = await store.getRun(data.runId);
-        if (!row) throw new Error(`run ${data.runId} is not registered in PostgreSQL at ${pg.where} (does the worker use the same --store as retrace run?)`);
+        if (!row) throw new DataError(`run ${data.runId} is not registered in PostgreSQL at ${pg.where} (does the worker use the same --store as retrace run?)`);
         run = { config: run?.config ?? (JSON.parse(row.config) as ExperimentConfig), seedBase: row.seedBase, cancelled: row.cancelled, readAt: t0 };
         configs.set(data.runId, run);
       }
@@ -160,7 +160,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           if (!(err instanceof EpisodeDone)) throw err;
           done = err;
         }
-        if (!done) throw new Error(`phase "${data.phase}" of run ${data.runId} was not reached`);
+        if (!done) throw new InternalError(`phase "${data.phase}" of run ${data.runId} was not reached`);
         await blobs.flush();
         const finishedAt = Date.now();
         const timing = JSON.stringify({ key: data.key, wallMs: finishedAt - startedAt, envMs: done.envMs, tries: done.line.envTries, ...(done.line.status === "ok" && done.callMs?.length ? { callMs: done.callMs } : {}), worker: name, enqueuedAt: data.enqueuedAt, pickedAt: t0, startedAt, finishedAt });
@@ -212,7 +212,7 @@ function jobRunner(data: EpisodeJobData, slot: Slot, store: PgRunStore, attempt:
         return (await store.results(data.runId)).filter((r) => keys.has(r.key)).map((r) => JSON.parse(r.line) as ResultLine);
       }
       const job = req.jobs.find((j) => j.key === data.key);
-      if (!job) throw new Error(`episode ${data.key} is not in the expansion of run ${data.runId} (was the config changed?)`);
+      if (!job) throw new DataError(`episode ${data.key} is not in the expansion of run ${data.runId} (was the config changed?)`);
       const { ctx } = req;
       const tries = attempt.envFailures + 1;
       let failed: FailedTry;

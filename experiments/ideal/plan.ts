@@ -15,6 +15,7 @@ import type { RecoveryStepSelector, RecoveryStepStrategy } from "../../src/selec
 import type { Task } from "../../src/task.ts";
 import type { BlobStore } from "../../src/blob-store.ts";
 import { writeTextAtomic } from "../../src/store/write-file.ts";
+import { ConfigError } from "../../src/errors.ts";
 
 /** One failed forward run and its frozen annotations. */
 export interface PlanInstance {
@@ -93,7 +94,7 @@ export async function annotate(input: {
     else if (s === "error-minus-1") recoveryStep["error-minus-1"] = Math.max(0, E - 1);
     else if (s === "error-random") recoveryStep["error-random"] = E <= 0 ? 0 : createRng(input.seed, task.id, "e-random").int(0, E - 1);
     else if (s === "llm") {
-      if (!input.selector) throw new Error("annotate: the llm strategy needs a selector");
+      if (!input.selector) throw new ConfigError("annotate: the llm strategy needs a selector");
       const sel = await atCallSite({ seq: judged, phase: "selector" }, () => input.selector!.select({ task: spec, history, errorStep: E, detection, instanceKey: `${task.id}/${input.seed}`, seed: input.seed, blobs: input.blobs }));
       recoveryStep.llm = Math.max(0, Math.min(E, sel.step));
       selectorReason = sel.reason;

@@ -12,6 +12,7 @@ import type { RecoverySample } from "../../src/dataset/types.ts";
 import { maskedObservationOracle } from "../../src/oracle/recovery-oracle.ts";
 import { ci } from "./report-data.ts";
 import { chooseFloor, crossValidate, FLOOR_GRID, floorRow, jointWithFloor, paperJoint, splitTasks, type FloorRecord, type FloorRow } from "./local-floor.ts";
+import { DataError } from "../../src/errors.ts";
 
 /** Local regions tried: one SSIM window (33 px at 1280x800), tiles of 4 and 11 window positions. */
 export const FLOOR_BLOCKS: readonly number[] = [1, 4, 11];
@@ -34,7 +35,7 @@ export async function floorRecords(dir: string, readerFor: (setting: string) => 
     const { samples, runs } = judgedRuns(setting);
     for (const r of runs) {
       const s = samples.get(r.sampleId);
-      if (!s || !r.recovered) throw new Error(`run ${r.sampleId} ${r.variant} r=${r.budget}: no sample or no recovered screenshot (re-run the agreement with this code)`);
+      if (!s || !r.recovered) throw new DataError(`run ${r.sampleId} ${r.variant} r=${r.budget}: no sample or no recovered screenshot (re-run the agreement with this code)`);
       const local: Record<number, number> = {};
       let meanPass = false;
       for (const block of FLOOR_BLOCKS) {

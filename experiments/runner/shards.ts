@@ -12,7 +12,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { ConfigError } from "../../src/errors.ts";
+import { ConfigError, ControlSignal } from "../../src/errors.ts";
 import type { EpisodeRecordsMode } from "./episode-records.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
 
@@ -67,7 +67,7 @@ export interface ClaimReply {
 }
 
 /** Thrown inside a child once its phase is done, to stop the experiment code there. */
-export class ShardDone extends Error {}
+export class ShardDone extends ControlSignal {}
 
 /** Running from the sources (tsx) the child is shard-child.ts; from the built package, shard-child.js. */
 const FROM_SOURCES = import.meta.url.endsWith(".ts");

@@ -4,8 +4,9 @@
  * - graphs/, adapters/, prompts/ never import experiments/;
  * - vendor SDKs (openai, @langchain/openai, @anthropic-ai/sdk, dockerode, bullmq, ioredis, pg,
  *   @langchain/langgraph-checkpoint-postgres, playwright-core, @browserbasehq/stagehand) only in adapters/;
- * - each package `exports` entry file lives at the layer it names (`retrace` -> graphs/,
- *   `retrace-cua/adapters` and `retrace-cua/testing` -> adapters/, `retrace-cua/experiments` -> experiments/)
+ * - each package `exports` entry file lives at the layer it names (`retrace-cua` -> graphs/,
+ *   `retrace-cua/evaluation` -> src/, `retrace-cua/adapters`, `/models`, `/simdesk`, `/langchain` and
+ *   `/testing` -> adapters/, `retrace-cua/experiments` -> experiments/)
  *   and re-exports only names (no `export *`), and no library file imports an entry file
  *   (entries are for users and tests).
  */
@@ -15,7 +16,7 @@ import { join, relative, resolve, dirname, sep } from "node:path";
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "../..");
 const VENDOR = ["openai", "@langchain/openai", "@anthropic-ai/sdk", "dockerode", "bullmq", "ioredis", "pg", "@langchain/langgraph-checkpoint-postgres", "playwright-core", "@browserbasehq/stagehand"];
 /** Where each public entry must live: the folder of the layer it describes. */
-const ENTRY_LAYER: Record<string, string> = { ".": "graphs", "./adapters": "adapters", "./testing": "adapters/testing", "./experiments": "experiments", "./openai-agents": "adapters/sdk/openai-agents", "./ai-sdk": "adapters/sdk/ai-sdk", "./stagehand": "adapters/sdk/stagehand" };
+const ENTRY_LAYER: Record<string, string> = { ".": "graphs", "./evaluation": "src", "./models": "adapters", "./simdesk": "adapters", "./langchain": "adapters", "./adapters": "adapters", "./testing": "adapters/testing", "./experiments": "experiments", "./openai-agents": "adapters/sdk/openai-agents", "./ai-sdk": "adapters/sdk/ai-sdk", "./stagehand": "adapters/sdk/stagehand" };
 
 function* walk(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {

@@ -28,6 +28,7 @@ import type { RecoveryRun } from "../../src/eval/run.ts";
 import type { RecoverySample } from "../../src/dataset/types.ts";
 import { ci as wilsonText } from "../recovery-eval/report-data.ts";
 import { floorReport, judgedRuns } from "../recovery-eval/local-floor-report.ts";
+import { DataError } from "../../src/errors.ts";
 
 interface Candidate {
   id: string;
@@ -51,7 +52,7 @@ function readerFor(setting: string): BlobReader & { put(bytes: Uint8Array): Prom
       const m = memory.get(ref);
       if (m) return m;
       for (const s of stores) if (await s.has(ref)) return s.get(ref);
-      throw new Error(`blob ${ref} not found under ${setting}`);
+      throw new DataError(`blob ${ref} not found under ${setting}`);
     },
     async put(bytes: Uint8Array): Promise<BlobRef> {
       const ref = sha256Hex(bytes);
@@ -105,7 +106,7 @@ for (const noise of ["off", "on"] as const) {
     const fps: string[] = [];
     for (const r of runs) {
       const s = samples.get(r.sampleId);
-      if (!s || !r.recovered) throw new Error(`run ${r.sampleId} ${r.variant} r=${r.budget}: no sample or no recovered screenshot (re-run the agreement with this code)`);
+      if (!s || !r.recovered) throw new DataError(`run ${r.sampleId} ${r.variant} r=${r.budget}: no sample or no recovered screenshot (re-run the agreement with this code)`);
       const mask = await c.mask(s);
       const rom = await maskedObservationOracle({ screenshot: r.recovered } as never, s.target.observation, blobs, mask ?? null, r.verdict!.ro.threshold, undefined, c.captures ? s.masks?.captures : undefined, {});
       const maskedSuccess = rom.pass && r.verdict!.rtc.pass;

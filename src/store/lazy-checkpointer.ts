@@ -13,6 +13,7 @@
  */
 import type { BaseCheckpointSaver, Checkpoint, CheckpointMetadata, CheckpointTuple } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { ConfigError } from "../errors.ts";
 
 type CheckpointListOptions = NonNullable<Parameters<BaseCheckpointSaver["list"]>[1]>;
 type ChannelVersions = Parameters<BaseCheckpointSaver["put"]>[3];
@@ -80,7 +81,7 @@ export class LazyCheckpointSaver<V extends string | number = number> implements 
   getNextVersion(current: V | undefined): V {
     if (this.saver) return this.saver.getNextVersion(current);
     // LangGraph's BaseCheckpointSaver.getNextVersion (no saver is open yet to ask).
-    if (typeof current === "string") throw new Error("LazyCheckpointSaver: string channel versions need the opened saver; call ready() first");
+    if (typeof current === "string") throw new ConfigError("LazyCheckpointSaver: string channel versions need the opened saver; call ready() first");
     return ((typeof current === "number" ? current : 0) + 1) as V;
   }
   /**

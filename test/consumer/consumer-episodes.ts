@@ -18,7 +18,8 @@ import { Agent, OpenAIResponsesModel, computerTool, setTracingDisabled } from "@
 import { stepCountIs } from "ai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { withRecovery, type Action } from "retrace-cua";
-import { actionToPyautogui, createPyautoguiPolicy } from "retrace-cua/adapters";
+import { createPyautoguiPolicy } from "retrace-cua/models";
+import { actionToPyautogui } from "retrace-cua/adapters";
 import { startScriptedOpenAIServer, type ScriptStep } from "retrace-cua/testing";
 import { retraceComputer, runWithRecovery } from "retrace-cua/openai-agents";
 import { generateTextWithRecovery, retraceComputerTool } from "retrace-cua/ai-sdk";

@@ -9,7 +9,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BlobStore, type Action, type EpisodeResult } from "retrace-cua";
-import { createLlmErrorDetector, createLlmRecoveryPolicy, createOpenAIChatModel, createSimDesk, getSimDeskTask } from "retrace-cua/adapters";
+import { createLlmErrorDetector, createLlmRecoveryPolicy, createOpenAIChatModel } from "retrace-cua/models";
+import { createSimDesk, getSimDeskTask } from "retrace-cua/simdesk";
 import { startScriptedOpenAIServer, type ScriptStep, type ScriptedOpenAIServer } from "retrace-cua/testing";
 
 /** Every scripted server started here; the caller verifies and closes them. */

@@ -7,7 +7,8 @@
  * E=2. The snippet runs as a user's module would (imported once); every server must see its whole
  * script and nothing else, so the recovery happened as scripted. Prints "<name>: ok".
  */
-import { BROWSER_TASKS, actionToPyautogui, createSimDesk, getSimDeskTask } from "retrace-cua/adapters";
+import { createSimDesk, getSimDeskTask } from "retrace-cua/simdesk";
+import { BROWSER_TASKS, actionToPyautogui } from "retrace-cua/adapters";
 import { startScriptedOpenAIServer, type ScriptStep, type ScriptedOpenAIServer } from "retrace-cua/testing";
 import { BlobStore, type Action } from "retrace-cua";
 import { mkdtempSync } from "node:fs";

@@ -44,7 +44,7 @@ export async function launchChromium(executablePath = DEFAULT_CHROMIUM, options:
   const browser = await chromium.launch({ executablePath, headless: true, args: [...CHROMIUM_ARGS, `--remote-debugging-port=${port}`, "--remote-debugging-address=127.0.0.1"] });
   try {
     const version = (await (await fetch(`http://127.0.0.1:${port}/json/version`)).json()) as { webSocketDebuggerUrl?: string };
-    if (!version.webSocketDebuggerUrl) throw new Error("no webSocketDebuggerUrl in /json/version");
+    if (!version.webSocketDebuggerUrl) throw new EnvironmentError("no webSocketDebuggerUrl in /json/version");
     CDP_URLS.set(browser, version.webSocketDebuggerUrl);
   } catch (err) {
     await browser.close().catch(() => undefined);

@@ -2,11 +2,11 @@
  * `/accessibility` as OSWorld's parsers read it: namespace-valid XML whose root is
  * `desktop-frame`, with OSWorld's Ubuntu namespaces (`st:` states, `attr:` attributes, `cp:`
  * screen coordinates and size, `val:` values), every AT-SPI state of a node, and coordinates only
- * for nodes that are showing and visible. The tree comes from our own fixed AT-SPI script run as
+ * for nodes that are showing and visible. The tree comes from the one AT-SPI walker (../x11/atspi-walker.ts) run as
  * the desktop user (never model output); the XML is written here, in TypeScript.
  */
-import { EnvironmentError } from "../../../src/errors.ts";
 import type { DesktopBackend } from "../x11/backend.ts";
+import { walkAtspi, type RawAxNode } from "../x11/atspi-walker.ts";
 
 /** OSWorld's namespace URIs for Linux desktops. */
 export const OSWORLD_AX_NS = {
@@ -20,92 +20,19 @@ export const OSWORLD_AX_NS = {
   act: "https://accessibility.ubuntu.example.org/ns/action",
 } as const;
 
-/** One node as the dump script reports it. */
-export interface RawAxNode {
-  role: string;
-  name: string;
-  states: string[];
-  attrs?: Record<string, string>;
-  /** x, y, width, height in screen coordinates. */
-  extents?: [number, number, number, number];
-  text?: string;
-  value?: { value?: number; min?: number; max?: number; step?: number };
-  children?: RawAxNode[];
-}
+export type { RawAxNode } from "../x11/atspi-walker.ts";
 
-const DUMP_PY = String.raw`
-import json, sys
-import pyatspi
-def states(acc):
-    out = []
-    try:
-        for st in acc.getState().get_states():
-            name = pyatspi.StateType._enum_lookup.get(int(st), "")
-            if name.startswith("STATE_"):
-                out.append(name[6:].lower())
-    except Exception:
-        pass
-    return out
-def node(acc, depth):
-    try:
-        d = {"role": acc.getRoleName() or "unknown", "name": acc.name or "", "states": states(acc)}
-    except Exception:
-        return None
-    try:
-        a = acc.get_attributes()
-        if a:
-            d["attrs"] = {str(k): str(v) for k, v in (a.items() if hasattr(a, "items") else [x.split(":", 1) for x in a if ":" in x])}
-    except Exception:
-        pass
-    if "showing" in d["states"] and "visible" in d["states"]:
-        try:
-            e = acc.queryComponent().getExtents(pyatspi.XY_SCREEN)
-            d["extents"] = [e.x, e.y, e.width, e.height]
-        except Exception:
-            pass
-    try:
-        t = acc.queryText()
-        d["text"] = t.getText(0, min(t.characterCount, 20000)).replace("\ufffc", "").replace("\ufffd", "")
-    except Exception:
-        pass
-    try:
-        v = acc.queryValue()
-        d["value"] = {"value": v.currentValue, "min": v.minimumValue, "max": v.maximumValue, "step": v.minimumIncrement}
-    except Exception:
-        pass
-    kids = []
-    if depth < 50:
-        try:
-            n = min(acc.childCount, 1024)
-        except Exception:
-            n = 0
-        for i in range(n):
-            try:
-                c = node(acc.getChildAtIndex(i), depth + 1)
-            except Exception:
-                c = None
-            if c:
-                kids.append(c)
-    if kids:
-        d["children"] = kids
-    return d
-desk = pyatspi.Registry.getDesktop(0)
-apps = []
-for i in range(desk.childCount):
-    try:
-        c = node(desk.getChildAtIndex(i), 1)
-    except Exception:
-        c = None
-    if c:
-        apps.append(c)
-sys.stdout.write(json.dumps(apps))
-`;
-
-/** Dump every application's tree in OSWorld's detail. */
+/** Dump every application's tree in OSWorld's detail, through the one AT-SPI walker: coordinates only for nodes that are showing and visible. */
 export async function dumpOsworldAx(backend: DesktopBackend): Promise<RawAxNode[]> {
-  const r = await backend.exec(["/usr/bin/python3", "-c", DUMP_PY], { timeoutMs: 30_000 });
-  if (r.code !== 0) throw new EnvironmentError(`accessibility dump failed (${r.code}): ${r.stderr.trim().split("\n").pop() ?? ""}; install python3-pyatspi and at-spi2-core`);
-  return JSON.parse(r.stdout.toString("utf8")) as RawAxNode[];
+  const strip = (n: RawAxNode): RawAxNode => {
+    const { extents, text, caret: _caret, selections: _selections, children, ...rest } = n;
+    const out: RawAxNode = { ...rest };
+    if (extents && n.states.includes("showing") && n.states.includes("visible")) out.extents = extents;
+    if (text !== undefined) out.text = text.replace(/\ufffc/g, "").replace(/\ufffd/g, "");
+    if (children) out.children = children.map(strip);
+    return out;
+  };
+  return (await walkAtspi(backend)).children.map(strip);
 }
 
 const XML_NAME = /^[A-Za-z_][A-Za-z0-9._-]*$/;

@@ -9,7 +9,7 @@
  */
 import { axProbeItems } from "../../../src/probes/ax-digest.ts";
 import { makeProbeReport, type ProbeReport } from "../../../src/probes/report.ts";
-import { describeError } from "../../../src/errors.ts";
+import { describeError, EnvironmentError } from "../../../src/errors.ts";
 import { sha256Hex } from "../../../src/hash.ts";
 import { dumpAxTree } from "./accessibility.ts";
 import type { DesktopBackend } from "./backend.ts";
@@ -56,9 +56,9 @@ export async function probeDesktop(backend: DesktopBackend, options: DesktopProb
   const errors: Record<string, string> = {};
   try {
     const r = await backend.exec(["/usr/bin/python3", "-c", DIGEST_HOME_PY], { timeoutMs: 20_000 });
-    if (r.code !== 0) throw new Error(`python3 exited ${r.code}: ${r.stderr.trim().split("\n").pop() ?? ""}`);
+    if (r.code !== 0) throw new EnvironmentError(`python3 exited ${r.code}: ${r.stderr.trim().split("\n").pop() ?? ""}`);
     const files = JSON.parse(r.stdout.toString("utf8")) as Record<string, string>;
-    if ("__truncated__" in files) throw new Error(`home has ${files.__truncated__}; probes skip it`);
+    if ("__truncated__" in files) throw new EnvironmentError(`home has ${files.__truncated__}; probes skip it`);
     for (const [rel, v] of Object.entries(files)) items[`file:${rel}`] = v;
   } catch (err) {
     errors.file = describeError(err);

@@ -9,7 +9,7 @@
  */
 import { dirname, join } from "node:path";
 import { BlobStore, type BlobRef } from "../../../src/blob-store.ts";
-import { ConfigError, describeError } from "../../../src/errors.ts";
+import { ConfigError, describeError, DataError } from "../../../src/errors.ts";
 import { sha256Hex } from "../../../src/hash.ts";
 import { logger } from "../../../src/logger.ts";
 import { withPgRetry, type PgHandle } from "./connect.ts";
@@ -71,7 +71,7 @@ export class PgBlobStore extends BlobStore {
     const res = await withPgRetry(this.pg.where, () => this.pg.pool.query<{ bytes: Buffer }>("SELECT bytes FROM retrace_blobs WHERE ref = $1", [ref]));
     const bytes = res.rows[0]?.bytes;
     if (!bytes) throw new ConfigError(`blob ${ref} is neither in ${this.dir} nor in PostgreSQL at ${this.pg.where}`);
-    if (sha256Hex(bytes) !== ref) throw new Error(`blob ${ref} in PostgreSQL is corrupt (its bytes hash differently)`);
+    if (sha256Hex(bytes) !== ref) throw new DataError(`blob ${ref} in PostgreSQL is corrupt (its bytes hash differently)`);
     super.putSync(bytes);
     this.uploaded.add(ref);
     return bytes;

@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { createRng, type Rng } from "../../../src/rng.ts";
+import { InternalError } from "../../../src/errors.ts";
 
 /** One candidate answer and its weight at temperature 1. */
 export interface Candidate<T> {
@@ -32,7 +33,7 @@ export function drawFor(seed: string, promptText: string, temperature: number): 
 /** Choose one candidate: argmax at T = 0, else proportional to weight^(1/T). */
 export function choose<T>(draw: Draw, candidates: readonly Candidate<T>[]): T {
   const live = candidates.filter((c) => c.weight > 0);
-  if (live.length === 0) throw new Error("stand-in: nothing to choose from");
+  if (live.length === 0) throw new InternalError("stand-in: nothing to choose from");
   if (draw.greedy) return live.reduce((a, b) => (b.weight > a.weight ? b : a)).value;
   const w = live.map((c) => Math.pow(c.weight, 1 / draw.temperature));
   const total = w.reduce((a, b) => a + b, 0);
@@ -54,7 +55,7 @@ export function happens(draw: Draw, p: number): boolean {
 
 /** A uniform pick among equals (the first at T = 0). */
 export function pickOne<T>(draw: Draw, items: readonly T[]): T {
-  if (items.length === 0) throw new Error("stand-in: nothing to pick from");
+  if (items.length === 0) throw new InternalError("stand-in: nothing to pick from");
   return draw.greedy ? items[0] : items[Math.floor(draw.rng.next() * items.length)];
 }
 

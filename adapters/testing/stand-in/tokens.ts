@@ -11,6 +11,7 @@
  *   tokens). The size is read from the PNG or JPEG header of the data URL; an image whose size
  *   cannot be read is counted as 1024x1024 (765 tokens).
  */
+import { InternalError } from "../../../src/errors.ts";
 
 type Encoder = { encode(text: string): number[] };
 let encoder: Encoder | undefined;
@@ -24,7 +25,7 @@ export async function loadTokenizer(): Promise<void> {
 
 /** Tokens of a text (o200k_base). Call {@link loadTokenizer} first. */
 export function textTokens(text: string): number {
-  if (!encoder) throw new Error("stand-in: the tokenizer is not loaded (call loadTokenizer first)");
+  if (!encoder) throw new InternalError("stand-in: the tokenizer is not loaded (call loadTokenizer first)");
   return text ? encoder.encode(text).length : 0;
 }
 

@@ -17,6 +17,7 @@ import { shopRoute } from "./shop.ts";
 import { fixtureState, type AppsState, type FixtureName } from "./state.ts";
 import type { AppReply, AppRequest } from "./route.ts";
 import { linkBox, page } from "./ui.ts";
+import { EnvironmentError } from "../../../../src/errors.ts";
 
 /** Path of the state endpoint. */
 export const STATE_PATH = "/__retrace/state";
@@ -53,7 +54,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
   let size = 0;
   for await (const c of req) {
     size += (c as Buffer).length;
-    if (size > MAX_BODY) throw new Error("request body too large");
+    if (size > MAX_BODY) throw new EnvironmentError("request body too large");
     chunks.push(c as Buffer);
   }
   return Buffer.concat(chunks).toString("utf8");

@@ -4,6 +4,7 @@
  */
 import type { Cmd, MenuItem, Rect, UiContext, UiNode } from "../ui-types.ts";
 import type { AppId, DeskState, Dialog, Win } from "../types.ts";
+import { InternalError } from "../../../../src/errors.ts";
 
 /** Pointer position of the input that triggered a command, and keys held. */
 export interface InputEvent {
@@ -38,18 +39,18 @@ export function winOf(s: DeskState, id: AppId): Win | undefined {
 
 /** Typed view accessors (throw only on an engine bug). */
 export function editorOf(win: Win) {
-  if (win.view.app !== "editor") throw new Error(`window ${win.id} is not the editor`);
+  if (win.view.app !== "editor") throw new InternalError(`window ${win.id} is not the editor`);
   return win.view.editor;
 }
 export function filesOf(win: Win) {
-  if (win.view.app !== "files") throw new Error(`window ${win.id} is not the file manager`);
+  if (win.view.app !== "files") throw new InternalError(`window ${win.id} is not the file manager`);
   return win.view.files;
 }
 export function settingsOf(win: Win) {
-  if (win.view.app !== "settings") throw new Error(`window ${win.id} is not settings`);
+  if (win.view.app !== "settings") throw new InternalError(`window ${win.id} is not settings`);
   return win.view.settings;
 }
 export function sheetOf(win: Win) {
-  if (win.view.app !== "sheet") throw new Error(`window ${win.id} is not the spreadsheet`);
+  if (win.view.app !== "sheet") throw new InternalError(`window ${win.id} is not the spreadsheet`);
   return win.view.sheet;
 }

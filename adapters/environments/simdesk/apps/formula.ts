@@ -1,12 +1,13 @@
 /** Spreadsheet values: numbers, text and formulas (=SUM(A1:A3), =A1*2+B1, AVERAGE, MIN, MAX, COUNT). */
 import type { Cells } from "../types.ts";
+import { ModelBehaviorError } from "../../../../src/errors.ts";
 
 export const COLS = ["A", "B", "C", "D", "E", "F"] as const;
 export const ROWS = 15;
 
 type Value = number | string;
 
-class FormulaError extends Error {}
+class FormulaError extends ModelBehaviorError {}
 
 /** Parse a cell reference "B3" -> [col index, row index] (0-based), or null. */
 export function parseRef(ref: string): [number, number] | null {

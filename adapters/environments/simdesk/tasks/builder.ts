@@ -14,6 +14,7 @@ import type { Check } from "../evaluate.ts";
 import type { AppId } from "../types.ts";
 import { pointOfOffset } from "../apps/editor.ts";
 import { bodyRect } from "../apps/geometry.ts";
+import { ConfigError } from "../../../../src/errors.ts";
 
 export const PLAN_WIDTH = 1280;
 export const PLAN_HEIGHT = 800;
@@ -41,7 +42,7 @@ export class PlanBuilder {
   /** Apply and record one action; a plan step that does nothing is a bug in the task. */
   act(a: Action, allowNoop = false): this {
     const r = applyAction(this.state, a, PLAN_WIDTH, PLAN_HEIGHT);
-    if (r.info.noop && !allowNoop) throw new Error(`task ${this.taskId}: step ${this.recorded.length} ${JSON.stringify(a)} did nothing`);
+    if (r.info.noop && !allowNoop) throw new ConfigError(`task ${this.taskId}: step ${this.recorded.length} ${JSON.stringify(a)} did nothing`);
     this.state = r.state;
     this.recorded.push(a);
     return this;
@@ -51,10 +52,10 @@ export class PlanBuilder {
   at(id: string): { x: number; y: number } {
     const ui = this.ui();
     const n = findNode(ui, id);
-    if (!n) throw new Error(`task ${this.taskId}: no widget ${id} at step ${this.recorded.length}`);
+    if (!n) throw new ConfigError(`task ${this.taskId}: no widget ${id} at step ${this.recorded.length}`);
     const c = center(n.rect);
     const hit = hitNode(ui, c.x, c.y);
-    if (hit?.id !== id) throw new Error(`task ${this.taskId}: widget ${id} is covered by ${hit?.id ?? "nothing"} at step ${this.recorded.length}`);
+    if (hit?.id !== id) throw new ConfigError(`task ${this.taskId}: widget ${id} is covered by ${hit?.id ?? "nothing"} at step ${this.recorded.length}`);
     return c;
   }
 
@@ -111,7 +112,7 @@ export class PlanBuilder {
   /** Click (1-3 times) at a text offset in the open editor. */
   clickText(offset: number, clicks = 1): this {
     const w = this.state.windows.find((x) => x.id === "editor");
-    if (!w || w.view.app !== "editor") throw new Error(`task ${this.taskId}: no editor open`);
+    if (!w || w.view.app !== "editor") throw new ConfigError(`task ${this.taskId}: no editor open`);
     const p = pointOfOffset(w.view.editor, bodyRect(w), offset);
     return this.act(clicks === 2 ? { type: "DOUBLE_CLICK", x: p.x, y: p.y } : { type: "CLICK", x: p.x, y: p.y, button: "left", numClicks: clicks });
   }
@@ -123,7 +124,7 @@ export class PlanBuilder {
   find(needle: string): number {
     const w = this.state.windows.find((x) => x.id === "editor");
     const i = w?.view.app === "editor" ? w.view.editor.text.indexOf(needle) : -1;
-    if (i < 0) throw new Error(`task ${this.taskId}: "${needle}" not in the editor`);
+    if (i < 0) throw new ConfigError(`task ${this.taskId}: "${needle}" not in the editor`);
     return i;
   }
   cell(ref: string): this {
