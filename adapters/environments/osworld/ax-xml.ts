@@ -103,7 +103,7 @@ sys.stdout.write(json.dumps(apps))
 
 /** Dump every application's tree in OSWorld's detail. */
 export async function dumpOsworldAx(backend: DesktopBackend): Promise<RawAxNode[]> {
-  const r = await backend.exec(["/usr/bin/python3", "-c", DUMP_PY], { timeoutMs: 30_000 });
+  const r = await backend.exec(["/usr/bin/python3", "-I", "-c", DUMP_PY], { timeoutMs: 30_000 });
   if (r.code !== 0) throw new EnvironmentError(`accessibility dump failed (${r.code}): ${r.stderr.trim().split("\n").pop() ?? ""}; install python3-pyatspi and at-spi2-core`);
   return JSON.parse(r.stdout.toString("utf8")) as RawAxNode[];
 }

@@ -7,6 +7,7 @@
  */
 import { DESKTOP_APPS, type DesktopApp } from "../desktop-tasks/types.ts";
 import { HttpError, json, jsonBody, text, type Reply, type Route, type RouteContext } from "./control-http.ts";
+import { resolvePath, statPath } from "./control-files.ts";
 import { evaluateHostPython, expandUser } from "./host-python.ts";
 import { cursorPosition, findWindows } from "./windows.ts";
 
@@ -19,6 +20,9 @@ const sessionCommand = (argv: string[]): string[] => ["/usr/bin/env", "GSETTINGS
 
 /** Chromium's flags for `google-chrome` in a container (no sandbox: an unprivileged container has no user namespaces for it). */
 const CHROMIUM_FLAGS = ["--no-sandbox", "--no-first-run", "--no-default-browser-check", "--disable-gpu", "--disable-dev-shm-usage", "--password-store=basic"];
+
+/** How many files each host app may be launched with (options: none). */
+const HOST_APP_FILES: Record<DesktopApp, number> = { mousepad: 8, gnumeric: 8, galculator: 0 };
 
 /** How long a command may run (OSWorld's server: 120 s for /execute, 30 s for /run_python). */
 const EXEC_TIMEOUT_MS = 120_000;
@@ -87,8 +91,8 @@ export function execRoutes(ctx: RouteContext): Record<string, Route> {
         cursor: await cursorPosition(desktop),
         home: desktop.homeDir,
         stat: async (p) => {
-          const s = await desktop.exec(["stat", "-L", "-c", "%F", "--", p], { timeoutMs: 5000 });
-          return s.code !== 0 ? undefined : s.stdout.toString().includes("directory") ? "dir" : "file";
+          const kind = await statPath(desktop, p);
+          return kind === "file" || kind === "dir" ? kind : undefined;
         },
       });
       if (r.kind === "ok") {
@@ -128,6 +132,25 @@ export function execRoutes(ctx: RouteContext): Record<string, Route> {
     return json({ ...result, status: "verification_failed", verification: "failed", wait_time: maxWaitS }, 500);
   }
 
+  /**
+   * The host desktop's own app with no caller-controlled option: the only arguments accepted are
+   * files inside the home (never for galculator), passed as absolute paths after "--"; the app
+   * gets the desktop's fixed environment (host-backend.ts), none of the request's.
+   */
+  async function launchHostApp(app: DesktopApp, args: string[], shown: string): Promise<Reply> {
+    if (args.length > HOST_APP_FILES[app]) return refuse(`${app} on the host desktop takes ${HOST_APP_FILES[app] ? `at most ${HOST_APP_FILES[app]} file` : "no argument"}, not ${JSON.stringify(args)}`);
+    const files: string[] = [];
+    for (const arg of args) {
+      if (arg.startsWith("-")) return refuse(`the host desktop passes no option to its apps ("${arg}"): only files inside the home`);
+      const abs = resolvePath(desktop, arg);
+      const kind = await statPath(desktop, abs);
+      if (kind !== "file") return json({ status: "error", message: `${arg} is not a file inside the home`, error: `${arg} is not a file inside the home` }, kind === "link" ? 403 : 404);
+      files.push(abs);
+    }
+    await desktop.launch({ app, args: files.length ? ["--", ...files] : [] });
+    return text(`${shown} launched successfully`);
+  }
+
   async function launch(b: Record<string, unknown>): Promise<Reply> {
     const shell = b.shell === true;
     let argv = commandArgv(b.command, shell, desktop.homeDir);
@@ -136,8 +159,7 @@ export function execRoutes(ctx: RouteContext): Record<string, Route> {
     if (!desktop.sandboxed || !desktop.spawnDetached) {
       const app = argv[0].split("/").pop()!;
       if (shell || !DESKTOP_APPS.includes(app as DesktopApp)) return refuse(`the host desktop launches only its own apps (${DESKTOP_APPS.join(", ")}), not "${shell ? shown : argv[0]}"; use a container desktop (--env docker) to launch other programs`);
-      await desktop.launch({ app: app as DesktopApp, args: argv.slice(1) });
-      return text(`${shown} launched successfully`);
+      return launchHostApp(app as DesktopApp, argv.slice(1), shown);
     }
     if (!shell) {
       // google-chrome is the image's Chromium, with its remote-debugging port as the task asks: the

@@ -64,7 +64,7 @@ sys.stdout.write(json.dumps(node(pyatspi.Registry.getDesktop(0), 0)))
 
 /** Dump the desktop's accessibility tree (all apps) as an {@link AxNode}. */
 export async function dumpAxTree(backend: DesktopBackend): Promise<AxNode> {
-  const r = await backend.exec(["/usr/bin/python3", "-c", DUMP_AX_PY], { timeoutMs: 20_000 });
+  const r = await backend.exec(["/usr/bin/python3", "-I", "-c", DUMP_AX_PY], { timeoutMs: 20_000 });
   if (r.code !== 0) {
     throw new EnvironmentError(`accessibility dump failed (${r.code}): ${r.stderr.trim().split("\n").pop() ?? ""}; install python3-pyatspi and at-spi2-core`);
   }
