@@ -5,8 +5,10 @@
  * - anything else runs only on a sandboxed (container) desktop, inside the container, as OSWorld's
  *   VM server runs it; the host desktop refuses it with OSWorld's error shape (`error` included).
  */
+import type { Action } from "../../../src/action.ts";
 import { DESKTOP_APPS, type DesktopApp } from "../desktop-tasks/types.ts";
 import { HttpError, json, jsonBody, text, type Reply, type Route, type RouteContext } from "./control-http.ts";
+import { resolvePath, statPath } from "./control-files.ts";
 import { evaluateHostPython, expandUser } from "./host-python.ts";
 import { cursorPosition, findWindows } from "./windows.ts";
 
@@ -20,9 +22,37 @@ const sessionCommand = (argv: string[]): string[] => ["/usr/bin/env", "GSETTINGS
 /** Chromium's flags for `google-chrome` in a container (no sandbox: an unprivileged container has no user namespaces for it). */
 const CHROMIUM_FLAGS = ["--no-sandbox", "--no-first-run", "--no-default-browser-check", "--disable-gpu", "--disable-dev-shm-usage", "--password-store=basic"];
 
+/** How many files each host app may be launched with (options: none). */
+const HOST_APP_FILES: Record<DesktopApp, number> = { mousepad: 8, gnumeric: 8, galculator: 0 };
+
 /** How long a command may run (OSWorld's server: 120 s for /execute, 30 s for /run_python). */
 const EXEC_TIMEOUT_MS = 120_000;
 const PYTHON_TIMEOUT_MS = 30_000;
+
+/** Longest `max_wait_time` and `check_interval` of execute_with_verification, in seconds (a request has a deadline). */
+export const VERIFY_MAX_WAIT_S = 120;
+/** Longest the code of one host `/execute` may sleep in all (`time.sleep`), in seconds. */
+export const MAX_SLEEP_S = 100;
+
+/** A `command` field: a string or a list of strings (anything else is a 400 saying so). */
+function checkCommand(command: unknown): void {
+  if (typeof command === "string") return;
+  if (Array.isArray(command) && command.every((a) => typeof a === "string")) return;
+  throw new HttpError(400, "command must be a string or a list of strings");
+}
+
+/** A seconds field: `fallback` when absent, else a number from 0 to `max` (a 400 naming the field). */
+function seconds(v: unknown, fallback: number, name: string, max: number): number {
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > max) throw new HttpError(400, `${name} must be a number of seconds from 0 to ${max}`);
+  return v;
+}
+
+/** Coordinates clamped to the screen as pyautogui clamps them (to the last pixel: 1279,799 on 1280x800). */
+function clampToScreen(action: Action, width: number, height: number): Action {
+  if (!("x" in action) || typeof action.x !== "number" || typeof action.y !== "number") return action;
+  return { ...action, x: Math.min(Math.max(action.x, 0), width - 1), y: Math.min(Math.max(action.y, 0), height - 1) };
+}
 
 /** Split a command line as Python's shlex.split does for the common cases (quotes, backslashes). */
 export function shlexSplit(s: string): string[] {
@@ -78,7 +108,8 @@ export function execRoutes(ctx: RouteContext): Record<string, Route> {
 
   const refuse = (message: string): Reply => json({ status: "error", message, error: message, output: "", returncode: -1 }, 501);
 
-  async function execute(b: Record<string, unknown>): Promise<Reply> {
+  async function execute(b: Record<string, unknown>, signal: AbortSignal): Promise<Reply> {
+    checkCommand(b.command);
     const shell = b.shell === true;
     const code = pythonCodeOf(b.command, shell);
     if (code !== undefined) {
@@ -87,12 +118,17 @@ export function execRoutes(ctx: RouteContext): Record<string, Route> {
         cursor: await cursorPosition(desktop),
         home: desktop.homeDir,
         stat: async (p) => {
-          const s = await desktop.exec(["stat", "-L", "-c", "%F", "--", p], { timeoutMs: 5000 });
-          return s.code !== 0 ? undefined : s.stdout.toString().includes("directory") ? "dir" : "file";
+          const kind = await statPath(desktop, p);
+          return kind === "file" || kind === "dir" ? kind : undefined;
         },
       });
       if (r.kind === "ok") {
-        for (const action of r.actions) await env.step(action);
+        const waited = r.actions.reduce((t, a) => t + (a.type === "WAIT" ? (a.seconds ?? 0) : 0), 0);
+        if (waited > MAX_SLEEP_S) throw new HttpError(400, `the code sleeps ${waited} s in all; at most ${MAX_SLEEP_S} s per request`);
+        for (const action of r.actions) {
+          if (signal.aborted) break;
+          await env.step(clampToScreen(action, desktop.width, desktop.height));
+        }
         return json({ status: "success", output: r.output, error: "", returncode: 0 });
       }
       if (!desktop.sandboxed) {
@@ -108,17 +144,23 @@ export function execRoutes(ctx: RouteContext): Record<string, Route> {
     return json({ status: "success", output: r.stdout.toString("utf8"), error: r.stderr, returncode: r.code });
   }
 
-  async function verified(b: Record<string, unknown>): Promise<Reply> {
-    const first = await execute(b);
+  async function verified(b: Record<string, unknown>, signal: AbortSignal): Promise<Reply> {
+    const given = b.verification ?? {};
+    if (!given || typeof given !== "object" || Array.isArray(given)) throw new HttpError(400, "verification must be an object ({window_exists} or {command_success})");
+    const checks = given as Record<string, unknown>;
+    for (const k of ["window_exists", "command_success"]) {
+      if (checks[k] !== undefined && typeof checks[k] !== "string") throw new HttpError(400, `verification.${k} must be a string`);
+    }
+    const maxWaitS = seconds(b.max_wait_time, 10, "max_wait_time", VERIFY_MAX_WAIT_S);
+    const intervalS = seconds(b.check_interval, 1, "check_interval", VERIFY_MAX_WAIT_S);
+    if ("command_success" in checks && !desktop.sandboxed) return refuse("verification by command_success runs a command; the host desktop never does (use a container desktop)");
+    const first = await execute(b, signal);
     if (first.status !== 200) return first;
     const result = JSON.parse(String(first.body)) as Record<string, unknown>;
-    const v = (b.verification ?? {}) as Record<string, unknown>;
-    if (!v || typeof v !== "object" || Object.keys(v).length === 0) return first;
-    if ("command_success" in v && !desktop.sandboxed) return refuse("verification by command_success runs a command; the host desktop never does (use a container desktop)");
-    const maxWaitS = Number(b.max_wait_time ?? 10);
-    const intervalS = Number(b.check_interval ?? 1);
+    if (Object.keys(checks).length === 0) return first;
+    const v = checks;
     const t0 = Date.now();
-    while ((Date.now() - t0) / 1000 < maxWaitS) {
+    while ((Date.now() - t0) / 1000 < maxWaitS && !signal.aborted) {
       let ok = true;
       if (typeof v.window_exists === "string") ok &&= (await findWindows(desktop, { name: v.window_exists })).length > 0;
       if (ok && typeof v.command_success === "string") ok = (await desktop.exec(sessionCommand(["/bin/bash", "-c", v.command_success]), { timeoutMs: 5000 })).code === 0;
@@ -128,7 +170,27 @@ export function execRoutes(ctx: RouteContext): Record<string, Route> {
     return json({ ...result, status: "verification_failed", verification: "failed", wait_time: maxWaitS }, 500);
   }
 
+  /**
+   * The host desktop's own app with no caller-controlled option: the only arguments accepted are
+   * files inside the home (never for galculator), passed as absolute paths after "--"; the app
+   * gets the desktop's fixed environment (host-backend.ts), none of the request's.
+   */
+  async function launchHostApp(app: DesktopApp, args: string[], shown: string): Promise<Reply> {
+    if (args.length > HOST_APP_FILES[app]) return refuse(`${app} on the host desktop takes ${HOST_APP_FILES[app] ? `at most ${HOST_APP_FILES[app]} file` : "no argument"}, not ${JSON.stringify(args)}`);
+    const files: string[] = [];
+    for (const arg of args) {
+      if (arg.startsWith("-")) return refuse(`the host desktop passes no option to its apps ("${arg}"): only files inside the home`);
+      const abs = resolvePath(desktop, arg);
+      const kind = await statPath(desktop, abs);
+      if (kind !== "file") return json({ status: "error", message: `${arg} is not a file inside the home`, error: `${arg} is not a file inside the home` }, kind === "link" ? 403 : 404);
+      files.push(abs);
+    }
+    await desktop.launch({ app, args: files.length ? ["--", ...files] : [] });
+    return text(`${shown} launched successfully`);
+  }
+
   async function launch(b: Record<string, unknown>): Promise<Reply> {
+    checkCommand(b.command);
     const shell = b.shell === true;
     let argv = commandArgv(b.command, shell, desktop.homeDir);
     if (!argv.length) throw new HttpError(400, "empty command");
@@ -136,8 +198,7 @@ export function execRoutes(ctx: RouteContext): Record<string, Route> {
     if (!desktop.sandboxed || !desktop.spawnDetached) {
       const app = argv[0].split("/").pop()!;
       if (shell || !DESKTOP_APPS.includes(app as DesktopApp)) return refuse(`the host desktop launches only its own apps (${DESKTOP_APPS.join(", ")}), not "${shell ? shown : argv[0]}"; use a container desktop (--env docker) to launch other programs`);
-      await desktop.launch({ app: app as DesktopApp, args: argv.slice(1) });
-      return text(`${shown} launched successfully`);
+      return launchHostApp(app as DesktopApp, argv.slice(1), shown);
     }
     if (!shell) {
       // google-chrome is the image's Chromium, with its remote-debugging port as the task asks: the
@@ -154,10 +215,10 @@ export function execRoutes(ctx: RouteContext): Record<string, Route> {
   }
 
   return {
-    "POST /execute": async (req, body) => execute(jsonBody(req, body)),
-    "POST /setup/execute": async (req, body) => execute(jsonBody(req, body)),
-    "POST /execute_with_verification": async (req, body) => verified(jsonBody(req, body)),
-    "POST /setup/execute_with_verification": async (req, body) => verified(jsonBody(req, body)),
+    "POST /execute": async (req, body, signal) => execute(jsonBody(req, body), signal),
+    "POST /setup/execute": async (req, body, signal) => execute(jsonBody(req, body), signal),
+    "POST /execute_with_verification": async (req, body, signal) => verified(jsonBody(req, body), signal),
+    "POST /setup/execute_with_verification": async (req, body, signal) => verified(jsonBody(req, body), signal),
     "POST /setup/launch": async (req, body) => launch(jsonBody(req, body)),
     "POST /run_python": async (req, body) => {
       const code = jsonBody(req, body).code;

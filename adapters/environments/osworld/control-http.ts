@@ -38,14 +38,34 @@ export function text(body: string, status = 200): Reply {
   return { status, type: "text/html; charset=utf-8", body };
 }
 
+/** Deepest nesting of objects and lists a JSON body may have (OSWorld's bodies have 3 or 4). */
+export const JSON_MAX_DEPTH = 32;
+
+/** Parse JSON text, refusing deeper nesting than {@link JSON_MAX_DEPTH} before parsing (one linear scan). */
+export function parseJson(source: string): unknown {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > JSON_MAX_DEPTH) throw new HttpError(400, `the JSON body is nested deeper than ${JSON_MAX_DEPTH} levels`);
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return JSON.parse(source) as unknown;
+}
+
 /** The request's JSON body, or a 400. */
 export function jsonBody(req: IncomingMessage, body: Buffer): Record<string, unknown> {
   if (!body.length) return {};
   try {
-    const v = JSON.parse(body.toString("utf8")) as unknown;
+    const v = parseJson(body.toString("utf8"));
     if (v && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
-  } catch {
-    // fall through
+  } catch (err) {
+    if (err instanceof HttpError) throw err;
   }
   throw new HttpError(400, `body must be a JSON object (content-type ${req.headers["content-type"] ?? "none"})`);
 }
@@ -59,5 +79,5 @@ export interface RouteContext {
   state: { wallpaper?: string };
 }
 
-/** A handler of one endpoint. */
-export type Route = (req: IncomingMessage, body: Buffer) => Promise<Reply>;
+/** A handler of one endpoint; `signal` aborts when the request passes its deadline. */
+export type Route = (req: IncomingMessage, body: Buffer, signal: AbortSignal) => Promise<Reply>;

@@ -6,14 +6,16 @@
  * Paths: `~` and OSWorld's `/home/user` are the desktop user's home; the host desktop serves
  * paths inside that home only, a container desktop any path inside the container.
  */
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { DesktopApp } from "../desktop-tasks/types.ts";
-import type { DesktopBackend } from "../x11/backend.ts";
 import { frameToPng } from "../x11/frame.ts";
 import { dumpOsworldAx, osworldAxXml, type RawAxNode } from "./ax-xml.ts";
 import { execRoutes } from "./control-exec.ts";
 import { HttpError, json, jsonBody, text, type Route, type RouteContext } from "./control-http.ts";
-import { expandUser } from "./host-python.ts";
+import { FILE_MAX_BYTES, homeRelative, listDesktopDirectory, readDesktopFile, resolvePath, statPath, writeDesktopFile } from "./control-files.ts";
 import { parseForm } from "./multipart.ts";
 import { activateWindow, closeWindow, cursorPosition, findSetupWindow, findWindows, waitForWindow, windowSize } from "./windows.ts";
 
@@ -25,55 +27,6 @@ const OPENERS: Array<[RegExp, DesktopApp]> = [
   [/\.(csv|tsv|xlsx?|ods|gnumeric)$/i, "gnumeric"],
   [/\.(txt|md|py|json|ya?ml|xml|html?|css|js|ts|sh|c|h|cpp|java|log|ini|cfg|conf|tex)$|^[^.]*$/i, "mousepad"],
 ];
-
-/** A path from a request, resolved for this desktop (or a 403 refusal on the host outside its home). */
-export function resolvePath(desktop: DesktopBackend, raw: string): string {
-  const home = desktop.homeDir;
-  const path = expandUser(raw.replace(/\$HOME\b/g, "~"), home);
-  if (desktop.sandboxed) return path;
-  const inside = (path === home || path.startsWith(home + "/")) && !path.split("/").includes("..");
-  if (!inside) throw new HttpError(403, `the host desktop serves files inside the desktop user's home only (~/ or /home/user/), not ${raw}`);
-  return path;
-}
-
-function homeRelative(desktop: DesktopBackend, abs: string): string | undefined {
-  const home = desktop.homeDir;
-  return abs.startsWith(home + "/") ? abs.slice(home.length + 1) : undefined;
-}
-
-/** Read a file of the desktop (undefined when it does not exist). */
-export async function readDesktopFile(desktop: DesktopBackend, abs: string): Promise<Buffer | undefined> {
-  const rel = homeRelative(desktop, abs);
-  if (rel !== undefined) return desktop.readHomeFile(rel);
-  const r = await desktop.exec(["cat", "--", abs], { timeoutMs: 30_000 });
-  return r.code === 0 ? r.stdout : undefined;
-}
-
-async function statPath(desktop: DesktopBackend, abs: string): Promise<"file" | "dir" | undefined> {
-  const r = await desktop.exec(["stat", "-L", "-c", "%F", "--", abs], { timeoutMs: 5000 });
-  if (r.code !== 0) return undefined;
-  return r.stdout.toString().includes("directory") ? "dir" : "file";
-}
-
-interface DirTree {
-  type: "directory" | "file";
-  name: string;
-  children?: DirTree[];
-}
-
-async function directoryTree(desktop: DesktopBackend, abs: string): Promise<DirTree> {
-  const r = await desktop.exec(["find", abs, "-mindepth", "1", "-maxdepth", "12", "-printf", "%y %P\\n"], { timeoutMs: 30_000 });
-  const root: DirTree = { type: "directory", name: abs.replace(/\/+$/, "").split("/").pop() ?? "", children: [] };
-  for (const line of r.stdout.toString().split("\n").filter(Boolean).sort((a, b) => a.slice(2).localeCompare(b.slice(2)))) {
-    const kind = line[0];
-    const parts = line.slice(2).split("/");
-    let node = root;
-    for (const dir of parts.slice(0, -1)) node = node.children?.find((c) => c.name === dir && c.type === "directory") ?? node;
-    node.children ??= [];
-    node.children.push(kind === "d" ? { type: "directory", name: parts[parts.length - 1], children: [] } : { type: "file", name: parts[parts.length - 1] });
-  }
-  return root;
-}
 
 /** The focused terminal's text, as OSWorld's `/terminal` finds it (null when none is active). */
 function terminalText(apps: RawAxNode[]): string | null {
@@ -87,9 +40,16 @@ function terminalText(apps: RawAxNode[]): string | null {
   return found.length === 1 ? found[0] : null;
 }
 
-function str(v: unknown): string {
-  return typeof v === "string" ? v : v === undefined || v === null ? "" : String(v);
+/** A text field of a request ("" when absent); anything but a string (or a number) is a 400 naming the field. */
+export function str(v: unknown, name = "field"): string {
+  if (v === undefined || v === null) return "";
+  if (typeof v === "string") return v;
+  if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  throw new HttpError(400, `${name} must be a string, not ${Array.isArray(v) ? "a list" : typeof v}`);
 }
+
+/** Longest `timeout_seconds` of `/setup/open_file` (every request has a deadline: control-server.ts). */
+export const OPEN_FILE_MAX_WAIT_S = 120;
 
 /** Every endpoint, keyed `METHOD /path`. */
 export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
@@ -101,7 +61,7 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
       throw new HttpError(400, `unreadable form body: ${(err as Error).message}`);
     }
   };
-  const windowArgs = (b: Record<string, unknown>) => ({ name: str(b.window_name), strict: b.strict === true, byClass: b.by_class === true });
+  const windowArgs = (b: Record<string, unknown>) => ({ name: str(b.window_name, "window_name"), strict: b.strict === true, byClass: b.by_class === true });
 
   return {
     ...execRoutes(ctx),
@@ -118,7 +78,7 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
       return json([p.x, p.y]);
     },
     "POST /window_size": async (req, body) => {
-      const name = str(form(req, body).fields.app_class_name);
+      const name = str(form(req, body).fields.app_class_name, "app_class_name");
       if (!name) return json({ error: "app_class_name is required" }, 400);
       const [id] = await findWindows(desktop, { name, byClass: true });
       const size = id ? await windowSize(desktop, id) : undefined;
@@ -136,21 +96,21 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
     "POST /list_directory": async (req, body) => {
       const b = jsonBody(req, body);
       if (!("path" in b)) return json({ error: "Missing 'path' parameter" }, 400);
-      const abs = resolvePath(desktop, str(b.path));
-      if ((await statPath(desktop, abs)) !== "dir") return json({ error: "The provided path is not a directory" }, 400);
-      return json({ directory_tree: await directoryTree(desktop, abs) });
+      const tree = await listDesktopDirectory(desktop, resolvePath(desktop, str(b.path, "path")));
+      if (!tree) return json({ error: "The provided path is not a directory" }, 400);
+      return json({ directory_tree: tree });
     },
     "POST /file": async (req, body) => {
-      const raw = str(form(req, body).fields.file_path);
+      const raw = str(form(req, body).fields.file_path, "file_path");
       if (!raw) return json({ error: "file_path is required" }, 400);
       const abs = resolvePath(desktop, raw);
-      const bytes = (await statPath(desktop, abs)) === "file" ? await readDesktopFile(desktop, abs) : undefined;
+      const bytes = desktop.sandboxed && (await statPath(desktop, abs)) !== "file" ? undefined : await readDesktopFile(desktop, abs);
       if (!bytes) return json({ error: "File not found" }, 404);
       return { status: 200, type: "application/octet-stream", body: bytes, filename: abs.split("/").pop() };
     },
     "POST /setup/upload": async (req, body) => {
       const f = form(req, body);
-      const raw = str(f.fields.file_path);
+      const raw = str(f.fields.file_path, "file_path");
       const file = f.files.file_data;
       if (!raw || !file) return json({ error: "file_path and file_data are required" }, 400);
       await writeDesktopFile(desktop, resolvePath(desktop, raw), file.data);
@@ -158,20 +118,19 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
     },
     "POST /setup/download_file": async (req, body) => {
       const b = jsonBody(req, body);
-      const url = str(b.url);
-      const raw = str(b.path);
+      const url = str(b.url, "url");
+      const raw = str(b.path, "path");
       if (!url || !raw) return text("Path or URL not supplied!", 400);
       if (!/^https?:\/\//i.test(url)) throw new HttpError(400, `only http(s) URLs are downloaded, not ${url}`, true);
       const abs = resolvePath(desktop, raw);
       let error = "";
       for (let i = 0; i < 3; i++) {
         try {
-          const res = await fetch(url, { signal: AbortSignal.timeout(300_000) });
-          if (!res.ok) throw new Error(`HTTP ${res.status}`);
-          const data = Buffer.from(await res.arrayBuffer());
+          const data = await download(url);
           await writeDesktopFile(desktop, abs, data);
           return text(`File downloaded successfully: ${data.length} bytes`);
         } catch (err) {
+          if (err instanceof HttpError) throw err;
           error = (err as Error).message;
         }
       }
@@ -179,23 +138,27 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
     },
     "POST /setup/open_file": async (req, body) => {
       const b = jsonBody(req, body);
-      const raw = str(b.path);
+      const raw = str(b.path, "path");
       if (!raw) return text("Path not supplied!", 400);
-      const timeoutS = b.timeout_seconds === undefined ? 30 : Number(b.timeout_seconds);
-      if (!Number.isFinite(timeoutS) || timeoutS < 0) return text(`Invalid timeout_seconds: ${str(b.timeout_seconds)}`, 400);
+      const timeoutS = b.timeout_seconds === undefined ? 30 : b.timeout_seconds;
+      if (typeof timeoutS !== "number" || !Number.isFinite(timeoutS) || timeoutS < 0 || timeoutS > OPEN_FILE_MAX_WAIT_S) {
+        return text(`timeout_seconds must be a number of seconds from 0 to ${OPEN_FILE_MAX_WAIT_S}`, 400);
+      }
       const abs = resolvePath(desktop, raw);
-      if ((await statPath(desktop, abs)) !== "file") return text(`Application/file not found: ${raw}`, 404);
+      const kind = await statPath(desktop, abs);
+      if (kind === "link") return text(`${raw} is a symbolic link: the host desktop never follows links`, 403);
+      if (kind !== "file") return text(`Application/file not found: ${raw}`, 404);
       const name = abs.split("/").pop()!;
       const app = OPENERS.find(([re]) => re.test(name))?.[1];
       if (app) {
-        const rel = homeRelative(desktop, abs);
-        await desktop.launch({ app, args: [rel ?? abs] });
+        // an absolute path after "--": a file named "--gtk-module=..." is a file, never an option
+        await desktop.launch({ app, args: ["--", abs] });
       } else if (desktop.spawnDetached) {
         await desktop.spawnDetached(["xdg-open", abs]);
       } else {
         throw new HttpError(501, `the host desktop opens files with its own apps only (text files with mousepad, spreadsheets with gnumeric), not ${name}`);
       }
-      const candidates = [str(b.window_name) || undefined, name, name.replace(/\.[^.]*$/, "")].filter((c): c is string => !!c);
+      const candidates = [str(b.window_name, "window_name") || undefined, name, name.replace(/\.[^.]*$/, "")].filter((c): c is string => !!c);
       const id = await waitForWindow(desktop, candidates, timeoutS * 1000);
       if (!id) return text(`Failed to find window for ${JSON.stringify(candidates)} within ${timeoutS} seconds.`, 500);
       await activateWindow(desktop, id);
@@ -218,13 +181,27 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
       return text("Window closed successfully.");
     },
     "POST /setup/change_wallpaper": async (req, body) => {
-      const raw = str(jsonBody(req, body).path);
+      const raw = str(jsonBody(req, body).path, "path");
       if (!raw) return text("Path not supplied!", 400);
       const abs = resolvePath(desktop, raw);
-      if ((await statPath(desktop, abs)) !== "file") return text(`File not found: ${abs}`, 404);
+      // On the host the image is read safely (home-files.ts) and copied into a folder of our own
+      // that the desktop user may read but not change, so display opens no path of the request.
+      let copy: { dir: string; file: string } | undefined;
+      if (desktop.sandboxed) {
+        if ((await statPath(desktop, abs)) !== "file") return text(`File not found: ${abs}`, 404);
+      } else {
+        const image = await readDesktopFile(desktop, abs);
+        if (!image) return text(`File not found: ${abs}`, 404);
+        const dir = await mkdtemp(join(tmpdir(), "retrace-wallpaper-"));
+        await chmod(dir, 0o755);
+        copy = { dir, file: join(dir, "wallpaper") };
+        await writeFile(copy.file, image, { mode: 0o644 });
+      }
       // ImageMagick's display paints the root window (the desktop's background) and exits; it
       // exits 1 after painting on Xvfb, so only what it prints on stderr counts as a failure.
-      const r = await desktop.exec(["display", "-window", "root", "-resize", `${desktop.width}x${desktop.height}!`, abs], { timeoutMs: 15_000 });
+      const r = await desktop
+        .exec(["display", "-window", "root", "-resize", `${desktop.width}x${desktop.height}!`, copy?.file ?? abs], { timeoutMs: 15_000 })
+        .finally(() => (copy ? rm(copy.dir, { recursive: true, force: true }) : undefined));
       if (r.code !== 0 && r.stderr.trim()) return text(`Failed to change wallpaper. Error: ${r.stderr.trim().split("\n").pop() ?? r.code}`, 500);
       ctx.state.wallpaper = abs;
       return text("Wallpaper changed successfully");
@@ -248,8 +225,28 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
   };
 }
 
-async function writeDesktopFile(desktop: DesktopBackend, abs: string, data: Buffer): Promise<void> {
-  const rel = homeRelative(desktop, abs);
-  if (rel !== undefined) return desktop.writeHomeFile(rel, data);
-  throw new HttpError(403, `files are written inside the desktop user's home only, not ${abs}`);
+/** The body of an http(s) URL, read with a deadline and refused beyond {@link FILE_MAX_BYTES} while it arrives. */
+async function download(url: string): Promise<Buffer> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(300_000) });
+  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  const declared = Number(res.headers.get("content-length") ?? 0);
+  const tooBig = (n: number) => new HttpError(413, `${url} is ${n} bytes or more; the largest download accepted is ${FILE_MAX_BYTES}`, true);
+  if (declared > FILE_MAX_BYTES) {
+    await res.body?.cancel();
+    throw tooBig(declared);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const reader = res.body?.getReader();
+  for (;;) {
+    const { done, value: chunk } = reader ? await reader.read() : { done: true, value: undefined };
+    if (done || !chunk) break;
+    size += chunk.length;
+    if (size > FILE_MAX_BYTES) {
+      await reader?.cancel().catch(() => undefined);
+      throw tooBig(size);
+    }
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks);
 }

@@ -17,6 +17,7 @@ import type { AddressInfo } from "node:net";
 import { describeError } from "../../../src/errors.ts";
 import { logger } from "../../../src/logger.ts";
 import type { DesktopEnvironment } from "../x11/desktop-environment.ts";
+import { FILE_MAX_BYTES } from "./control-files.ts";
 import { HttpError, type Reply, type RouteContext } from "./control-http.ts";
 import { osworldRoutes } from "./control-routes.ts";
 import { OSWORLD_PORTS } from "./provider.ts";
@@ -30,7 +31,20 @@ export interface OsworldControlServerOptions {
   host?: string;
   /** @default 0 (a free port) */
   port?: number;
+  /**
+   * Longest a request may take, from its first byte to its answer (a 504 beyond, and the next
+   * request is served). @default 180000 (above `/execute`'s 120 s command deadline)
+   */
+  requestDeadlineMs?: number;
 }
+
+/** Largest request body by endpoint (default {@link BODY_LIMIT_BYTES}); refused with 413 while it arrives, never buffered whole. */
+export const BODY_LIMITS: Record<string, number> = {
+  "/setup/upload": FILE_MAX_BYTES + 1024 * 1024,
+};
+/** Largest body of any other endpoint (code, paths, window names). */
+export const BODY_LIMIT_BYTES = 256 * 1024;
+const DEFAULT_DEADLINE_MS = 180_000;
 
 /** A running control server. */
 export interface OsworldControlServer {
@@ -54,36 +68,79 @@ export async function startOsworldControlServer(options: OsworldControlServerOpt
   const recorder = new ScreenRecorder(env.desktop);
   const ctx: RouteContext = { env, desktop: env.desktop, recorder, state: {} };
   const routes = osworldRoutes(ctx);
-  // One request at a time acts on the desktop, as in OSWorld's single-threaded Flask server.
+  const deadlineMs = options.requestDeadlineMs ?? DEFAULT_DEADLINE_MS;
+  // One request at a time acts on the desktop, as in OSWorld's single-threaded Flask server; a
+  // request past its deadline is answered 504 and its signal aborted, and the next one goes on.
   let queue: Promise<unknown> = Promise.resolve();
-  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const next = queue.then(fn, fn);
+  const serial = (fn: (signal: AbortSignal) => Promise<Reply>, deadline: number): Promise<Reply> => {
+    const run = () => {
+      const left = deadline - Date.now();
+      if (left <= 0) return Promise.reject(new HttpError(504, `the request waited past its deadline of ${deadlineMs} ms behind others`));
+      const abort = new AbortController();
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          abort.abort();
+          reject(new HttpError(504, `the request took longer than its deadline of ${deadlineMs} ms`));
+        }, left);
+      });
+      return Promise.race([fn(abort.signal), expired]).finally(() => clearTimeout(timer));
+    };
+    const next = queue.then(run, run);
     queue = next.catch(() => undefined);
     return next;
   };
 
   const server: Server = createServer((req, res) => {
+    const deadline = Date.now() + deadlineMs;
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const key = `${req.method} ${path}`;
+    const route = routes[key];
+    const fail = (err: unknown) => {
+      const status = err instanceof HttpError ? err.status : 500;
+      const message = oneLine(err instanceof Error ? err.message : String(err));
+      if (!(err instanceof HttpError)) logger.error({ err: describeError(err), key }, "control server error");
+      if (err instanceof HttpError && err.text) send(res, { status, type: "text/html; charset=utf-8", body: message });
+      else send(res, { status, type: "application/json", body: JSON.stringify({ status: "error", message, error: message }) });
+    };
+    const limit = BODY_LIMITS[path] ?? BODY_LIMIT_BYTES;
+    const tooLarge = (size: number) => {
+      // answered at once; the rest of the body is never read (the connection closes after the answer)
+      res.setHeader("connection", "close");
+      res.once("finish", () => req.socket.destroy());
+      fail(new HttpError(413, `the request body is ${size} bytes or more; ${path} accepts at most ${limit}`));
+    };
+    const declared = Number(req.headers["content-length"] ?? 0);
+    if (declared > limit) {
+      req.pause();
+      tooLarge(declared);
+      return;
+    }
     const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
+    let size = 0;
+    let refused = false;
+    req.on("data", (c: Buffer) => {
+      if (refused) return;
+      size += c.length;
+      if (size > limit) {
+        refused = true;
+        chunks.length = 0;
+        req.pause();
+        tooLarge(size);
+      } else chunks.push(c);
+    });
+    req.on("error", () => undefined);
     req.on("end", () => {
-      const path = new URL(req.url ?? "/", "http://x").pathname;
-      const key = `${req.method} ${path}`;
-      const route = routes[key];
+      if (refused) return;
       const handle: Promise<Reply> = route
-        ? serial(() => route(req, Buffer.concat(chunks)))
+        ? serial(async (signal) => route(req, Buffer.concat(chunks), signal), deadline)
         : Promise.reject(new HttpError(routes[`POST ${path}`] || routes[`GET ${path}`] ? 405 : 404, `no such endpoint: ${key}`));
-      handle.then(
-        (reply) => send(res, reply),
-        (err: unknown) => {
-          const status = err instanceof HttpError ? err.status : 500;
-          const message = err instanceof Error ? err.message : String(err);
-          if (!(err instanceof HttpError)) logger.error({ err: describeError(err), key }, "control server error");
-          if (err instanceof HttpError && err.text) send(res, { status, type: "text/html; charset=utf-8", body: message });
-          else send(res, { status, type: "application/json", body: JSON.stringify({ status: "error", message, error: message }) });
-        },
-      );
+      handle.then((reply) => send(res, reply), fail);
     });
   });
+  // the body itself has a deadline too: a client that trickles it is cut off
+  server.requestTimeout = Math.min(deadlineMs, 120_000);
+  server.headersTimeout = Math.min(deadlineMs, 20_000);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
@@ -103,7 +160,14 @@ export async function startOsworldControlServer(options: OsworldControlServerOpt
   };
 }
 
+/** The first line of an error message, at most 500 characters (a refusal is one line). */
+function oneLine(message: string): string {
+  const line = message.split("\n")[0] ?? "";
+  return line.length > 500 ? `${line.slice(0, 500)}...` : line;
+}
+
 function send(res: ServerResponse, reply: Reply): void {
+  if (res.headersSent) return;
   res.writeHead(reply.status, { "content-type": reply.type, ...(reply.filename ? { "content-disposition": `attachment; filename=${reply.filename}` } : {}) });
   res.end(reply.body);
 }

@@ -36,15 +36,21 @@ const PY_ERRORS: Array<[RegExp, string]> = [
   [/cannot unpack/, "ValueError"],
   [/must be a number|needs a number|needs a string/, "TypeError"],
   [/unterminated|unexpected character|indentation|unclosed bracket|bad number| near /, "SyntaxError"],
+  [/is not available on the host desktop/, "NotImplementedError"],
 ];
+
+/** Longest code `/execute` accepts on the host (the parser's own limit; refused before any scan). */
+export const HOST_CODE_MAX_CHARS = 100_000;
 
 /** Evaluate `code` against the host desktop without running anything. */
 export async function evaluateHostPython(code: string, ctx: HostPythonContext): Promise<HostPythonResult> {
-  // Paths the code may ask about are gathered first (os.path.exists needs I/O; the interpreter is synchronous).
+  if (code.length > HOST_CODE_MAX_CHARS) return { kind: "refused", message: `the code is ${code.length} characters long; at most ${HOST_CODE_MAX_CHARS} are accepted` };
+  // Paths the code may ask about are gathered first (os.path.exists needs I/O; the interpreter is
+  // synchronous), from the tokens in one linear pass (a regular expression here once took 42 s).
   const stats = new Map<string, "file" | "dir" | undefined>();
-  for (const m of code.matchAll(/os\.path\.(?:exists|isfile|isdir)\(\s*(["'])(.*?)\1\s*\)/g)) {
-    const p = expandUser(m[2], ctx.home);
-    if (withinHome(p, ctx.home)) stats.set(p, await ctx.stat(p));
+  for (const raw of statArguments(code)) {
+    const p = expandUser(raw, ctx.home);
+    if (withinHome(p, ctx.home) && !stats.has(p)) stats.set(p, await ctx.stat(p));
   }
   const out: string[] = [];
   const queries: ReadOnlyQueries = {
@@ -74,6 +80,24 @@ const DANGEROUS = new Set([
   "delattr", "globals", "locals", "vars", "builtins", "input", "breakpoint", "requests", "urllib", "http", "ctypes", "pickle",
   "marshal", "signal", "threading", "multiprocessing", "pty", "webbrowser", "pyperclip", "tempfile", "glob", "io", "codecs",
 ]);
+
+/** The string literal arguments of `os.path.exists/isfile/isdir("...")` calls, from the tokens (linear). */
+function statArguments(code: string): string[] {
+  let toks;
+  try {
+    toks = tokenize(code);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  const is = (i: number, kind: string, value?: string) => toks[i]?.kind === kind && (value === undefined || toks[i].value === value);
+  for (let i = 0; i + 7 < toks.length; i++) {
+    if (is(i, "name", "os") && is(i + 1, "op", ".") && is(i + 2, "name", "path") && is(i + 3, "op", ".") && ["exists", "isfile", "isdir"].includes(toks[i + 4].value) && is(i + 5, "op", "(") && is(i + 6, "string") && is(i + 7, "op", ")")) {
+      out.push(toks[i + 6].str ?? "");
+    }
+  }
+  return out;
+}
 
 function screen(code: string): void {
   let toks;
@@ -168,7 +192,9 @@ function pyStr(v: Value): string {
   if (typeof v === "number") return Number.isInteger(v) ? String(v) : String(v);
   if (typeof v === "string") return v;
   if (Array.isArray(v)) return `(${v.map(pyRepr).join(", ")}${v.length === 1 ? "," : ""})`;
-  return "<function>";
+  // a module or function object: the host answers values only, never a stand-in for one
+  const name = "module" in v ? v.module : v.fn;
+  throw new ActionFormatError(`${name} is not available on the host desktop (only pyautogui actions and read-only print/platform/os.path lookups are)`, { kind: "unparseable" });
 }
 
 function pyRepr(v: Value): string {

@@ -4,6 +4,8 @@
  * `multipart/form-data` that keeps file parts as bytes.
  */
 
+import { parseJson } from "./control-http.ts";
+
 /** A parsed form: text fields, and file fields as bytes. */
 export interface FormData {
   fields: Record<string, string>;
@@ -19,7 +21,7 @@ export function parseForm(contentType: string | undefined, body: Buffer): FormDa
     return parseMultipart(body, boundary[1] ?? boundary[2]);
   }
   if (type.includes("json")) {
-    const v = body.length ? (JSON.parse(body.toString("utf8")) as unknown) : {};
+    const v = body.length ? parseJson(body.toString("utf8")) : {};
     return { fields: v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, string>) : {}, files: {} };
   }
   return { fields: Object.fromEntries(new URLSearchParams(body.toString("utf8"))), files: {} };

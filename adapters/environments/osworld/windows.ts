@@ -18,7 +18,8 @@ const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$
 /** Ids of the visible windows the query matches, in xdotool's order. */
 export async function findWindows(backend: DesktopBackend, q: WindowQuery): Promise<string[]> {
   // xdotool matches a POSIX regex, case-insensitively; strict matching is checked on the title below.
-  const pattern = q.strict ? `^${escapeRegex(q.name)}$` : escapeRegex(q.name);
+  // a leading "-" as "[-]": a window name of the request is never one of xdotool's options
+  const pattern = q.strict ? `^${escapeRegex(q.name)}$` : escapeRegex(q.name).replace(/^-/, "[-]");
   const r = await backend.exec(["xdotool", "search", "--onlyvisible", q.byClass ? "--class" : "--name", pattern], { asUser: false, timeoutMs: 5000 });
   const ids = r.stdout.toString().split("\n").map((s) => s.trim()).filter(Boolean);
   if (!q.strict || q.byClass) return ids;

@@ -5,6 +5,7 @@
  */
 import type { Frame } from "./frame.ts";
 import type { DesktopApp } from "../desktop-tasks/types.ts";
+import type { HomeFiles } from "./home-files.ts";
 
 /** Result of a short command run on the desktop. */
 export interface ExecResult {
@@ -55,6 +56,11 @@ export interface DesktopBackend {
   readHomeFile(relPath: string): Promise<Buffer | undefined>;
   /** Write a file into the user's home (parent folders created), owned by the desktop user. */
   writeHomeFile(relPath: string, data: Buffer): Promise<void>;
+  /**
+   * The home's files as the desktop user, never following a link, refusing special files
+   * (home-files.ts). The host desktop has it; a container's files are inside its sandbox.
+   */
+  readonly homeFiles?: HomeFiles;
   /**
    * Start any program in the user's session in the background (tracked, ended with the session).
    * Only sandboxed desktops have it: on the host only the desktop's own apps start ({@link launch}).

@@ -3,14 +3,14 @@
  * a session D-Bus started here (`dbus-daemon --nofork`, PID kept), apps run as an unprivileged
  * user with a per-session home under `<baseDir>/d<display>/home`.
  */
-import { spawn } from "node:child_process";
-import { chmod, chown, mkdir, readFile, rm, utimes, writeFile, readdir, lstat } from "node:fs/promises";
+import { chmod, chown, lchown, lutimes, mkdir, rm, writeFile, readdir, lstat } from "node:fs/promises";
 import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { ConfigError, EnvironmentError } from "../../../src/errors.ts";
 import { APP_ENV, APP_WINDOW_CLASS, GTK_SETTINGS_INI, PRISTINE_MTIME, type AppLaunch, type DesktopBackend, type ExecOptions, type ExecResult } from "./backend.ts";
 import { rawScreenArgv, rgbFrame, type Frame } from "./frame.ts";
-import { ProcessGroup, type RunAs, type TrackedProcess } from "./processes.ts";
+import { HomeFileError, homeFiles, type HomeFiles } from "./home-files.ts";
+import { ProcessGroup, runCommand, type RunAs, type TrackedProcess } from "./processes.ts";
 
 /** Options of {@link HostX11Backend}. */
 export interface HostX11BackendOptions {
@@ -37,6 +37,9 @@ export function resolveRunAs(user: string): RunAs | undefined {
     throw new ConfigError(`desktop user "${user}" does not exist: create it once with \`useradd -m ${user}\` (apps must not run as root)`, { field: "user" });
   }
 }
+
+/** Largest home file `readHomeFile` returns (oracles read task files, a few KB). */
+const HOME_READ_MAX_BYTES = 256 * 1024 * 1024;
 
 /** Desktop on the host's own X server (Xvfb). */
 export class HostX11Backend implements DesktopBackend {
@@ -83,6 +86,9 @@ export class HostX11Backend implements DesktopBackend {
 
   /** Never a sandbox: the host's own desktop runs no arbitrary command. */
   readonly sandboxed = false;
+
+  /** The home's files, as the desktop user, never following a link (home-files.ts). */
+  readonly homeFiles: HomeFiles = homeFiles(() => this.homeDir, () => this.runAs, PRISTINE_MTIME);
 
   get homeDir(): string {
     return this.dir ? this.home : "";
@@ -132,6 +138,9 @@ export class HostX11Backend implements DesktopBackend {
       XDG_CACHE_HOME: join(this.home, ".cache"),
       ...(withBus ? { DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(this.runDir, "bus")}` } : {}),
       ...APP_ENV,
+      // built from nothing (no variable of ours or of a caller), and no GTK module is loaded
+      GTK_MODULES: "",
+      GTK3_MODULES: "",
     };
   }
 
@@ -203,20 +212,19 @@ export class HostX11Backend implements DesktopBackend {
     return rgbFrame(r.stdout, this.width, this.height);
   }
 
+  /** A regular file of the home (a link, a FIFO or a missing file: undefined), read as the desktop user. */
   async readHomeFile(relPath: string): Promise<Buffer | undefined> {
     try {
-      return await readFile(join(this.home, relPath));
-    } catch {
-      return undefined;
+      return await this.homeFiles.read(relPath, HOME_READ_MAX_BYTES);
+    } catch (err) {
+      if (err instanceof HomeFileError && err.reason !== "too-large") return undefined;
+      throw err;
     }
   }
 
+  /** Written as the desktop user without following links (no chown: the file is its own). */
   async writeHomeFile(relPath: string, data: Buffer): Promise<void> {
-    const file = join(this.home, relPath);
-    if (!file.startsWith(this.home + "/")) throw new EnvironmentError(`not a path inside the desktop's home: ${relPath}`, { retryable: false });
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, data);
-    await settleTree(this.home, this.runAs);
+    await this.homeFiles.write(relPath, data);
   }
 
   async close(): Promise<void> {
@@ -225,27 +233,6 @@ export class HostX11Backend implements DesktopBackend {
     await this.procs.dispose();
     if (this.dir) await rm(this.dir, { recursive: true, force: true });
   }
-}
-
-/** Run a command to completion, collecting stdout (binary) and stderr. */
-export function runCommand(argv: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; runAs?: RunAs; timeoutMs: number; input?: Buffer }): Promise<ExecResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(argv[0], argv.slice(1), { env: options.env, cwd: options.cwd, uid: options.runAs?.uid, gid: options.runAs?.gid, stdio: ["pipe", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => out.push(d));
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs);
-    child.once("error", (e) => {
-      clearTimeout(timer);
-      reject(new EnvironmentError(`could not run ${argv[0]}: ${e.message}`, { cause: e, retryable: false }));
-    });
-    child.once("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out), stderr: err });
-    });
-    child.stdin.end(options.input);
-  });
 }
 
 async function readDisplayNumber(xvfb: TrackedProcess, timeoutMs: number): Promise<number> {
@@ -269,13 +256,16 @@ async function readDisplayNumber(xvfb: TrackedProcess, timeoutMs: number): Promi
   });
 }
 
-/** Fixed mtimes and ownership for everything under `dir`. */
+/**
+ * Fixed mtimes and ownership for everything under `dir`, a home root just wrote; links are never
+ * followed (lchown, lutimes), so a link in it cannot hand a file outside to the desktop user.
+ */
 async function settleTree(dir: string, runAs: RunAs | undefined): Promise<void> {
   const walk = async (p: string): Promise<void> => {
     const st = await lstat(p);
     if (st.isDirectory()) for (const name of await readdir(p)) await walk(join(p, name));
-    if (runAs) await chown(p, runAs.uid, runAs.gid);
-    await utimes(p, PRISTINE_MTIME, PRISTINE_MTIME);
+    if (runAs) await lchown(p, runAs.uid, runAs.gid);
+    await lutimes(p, PRISTINE_MTIME, PRISTINE_MTIME);
   };
   await walk(dir);
 }

@@ -55,7 +55,7 @@ export async function probeDesktop(backend: DesktopBackend, options: DesktopProb
   const items: Record<string, string> = {};
   const errors: Record<string, string> = {};
   try {
-    const r = await backend.exec(["/usr/bin/python3", "-c", DIGEST_HOME_PY], { timeoutMs: 20_000 });
+    const r = await backend.exec(["/usr/bin/python3", "-I", "-c", DIGEST_HOME_PY], { timeoutMs: 20_000 });
     if (r.code !== 0) throw new EnvironmentError(`python3 exited ${r.code}: ${r.stderr.trim().split("\n").pop() ?? ""}`);
     const files = JSON.parse(r.stdout.toString("utf8")) as Record<string, string>;
     if ("__truncated__" in files) throw new EnvironmentError(`home has ${files.__truncated__}; probes skip it`);

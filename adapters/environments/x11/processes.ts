@@ -193,3 +193,26 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
     }
   }
 }
+
+/** Run a command to completion, collecting stdout (binary) and stderr. */
+export function runCommand(argv: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; runAs?: RunAs; timeoutMs: number; input?: Buffer }): Promise<{ code: number; stdout: Buffer; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), { env: options.env, cwd: options.cwd, uid: options.runAs?.uid, gid: options.runAs?.gid, stdio: ["pipe", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => out.push(d));
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs);
+    child.once("error", (e) => {
+      clearTimeout(timer);
+      reject(new EnvironmentError(`could not run ${argv[0]}: ${e.message}`, { cause: e, retryable: false }));
+    });
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out), stderr: err });
+    });
+    // a child that exits before reading all its input (a refusal) must not end us with EPIPE
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(options.input);
+  });
+}
