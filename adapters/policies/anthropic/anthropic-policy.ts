@@ -33,6 +33,7 @@ import { prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming
 import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
 import { registerSecret } from "../../../src/secrets.ts";
 import { withCallSignal } from "../../../src/call-signal.ts";
+import { deadlineFetch } from "../../models/deadline-fetch.ts";
 
 /** Options for {@link createAnthropicPolicy}. */
 export interface AnthropicPolicyOptions {
@@ -94,7 +95,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
   const timeoutMs = options.timeoutMs ?? 120_000;
   const version = options.toolVersion ?? { tool: "computer_20250124", beta: "computer-use-2025-01-24" };
   registerSecret(apiKey);
-  const client = lazy(async () => new (await importOptional("@anthropic-ai/sdk", "createAnthropicPolicy", () => import("@anthropic-ai/sdk"))).default({ apiKey: apiKey ?? "no-key", ...(options.baseURL && { baseURL: options.baseURL }), maxRetries, timeout: timeoutMs, logLevel: "off" }));
+  const client = lazy(async () => new (await importOptional("@anthropic-ai/sdk", "createAnthropicPolicy", () => import("@anthropic-ai/sdk"))).default({ apiKey: apiKey ?? "no-key", ...(options.baseURL && { baseURL: options.baseURL }), maxRetries, timeout: timeoutMs, fetch: deadlineFetch(timeoutMs), logLevel: "off" }));
   const cache = createRecordReplay(options.cache ?? { dir: "", mode: "off" });
   const historyImages = options.historyImages ?? 3;
   const stats: ChatPolicyStats = { calls: 0, failures: {} };

@@ -35,6 +35,7 @@ import { prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming
 import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
 import { registerSecret } from "../../../src/secrets.ts";
 import { withCallSignal } from "../../../src/call-signal.ts";
+import { deadlineFetch } from "../../models/deadline-fetch.ts";
 
 /** Options for {@link createOpenAICuaPolicy}. */
 export interface OpenAICuaPolicyOptions {
@@ -99,7 +100,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
   const maxRetries = options.maxRetries ?? 3;
   const timeoutMs = options.timeoutMs ?? 120_000;
   registerSecret(apiKey);
-  const client = lazy(async () => new (await importOptional("openai", "createOpenAICuaPolicy", () => import("openai"))).default({ apiKey: apiKey ?? "no-key", ...(baseURL && { baseURL }), maxRetries, timeout: timeoutMs, logLevel: "off" }));
+  const client = lazy(async () => new (await importOptional("openai", "createOpenAICuaPolicy", () => import("openai"))).default({ apiKey: apiKey ?? "no-key", ...(baseURL && { baseURL }), maxRetries, timeout: timeoutMs, fetch: deadlineFetch(timeoutMs), logLevel: "off" }));
   const cache = createRecordReplay(options.cache ?? { dir: "", mode: "off" });
   const stats: ChatPolicyStats = { calls: 0, failures: {} };
   const fail = (failure: PolicyFailure, rest: Partial<PolicyDecision> = {}): PolicyDecision => {
