@@ -41,7 +41,7 @@ describe("a trickling answer ends at the client's deadline", () => {
     const t0 = performance.now();
     const err = await res.text().then(() => undefined, (e: unknown) => e as DOMException);
     expect(err?.name).toBe("TimeoutError");
-    expect(performance.now() - t0).toBeLessThan(TIMEOUT + 1_000);
+    expect(performance.now() - t0).toBeLessThan(TIMEOUT + 5_000);
   });
 
   it("the OpenAI-compatible chat model (and the chat policies over it, UI-TARS here)", async () => {
@@ -51,11 +51,11 @@ describe("a trickling answer ends at the client's deadline", () => {
     const { value: err, ms } = await timed(() => model.complete({ role: "detector", messages: [{ role: "user", content: "hi" }] }).then(() => undefined, (e: unknown) => e));
     expect(err).toBeInstanceOf(AdapterError);
     expect((err as Error).message).toMatch(/timed out after 400 ms/);
-    expect(ms).toBeLessThan(TIMEOUT + 1_500);
+    expect(ms).toBeLessThan(TIMEOUT + 5_000);
     const policy = createUiTarsPolicy({ model });
     const { value: d, ms: ms2 } = await timed(async () => policy.propose(await policyInput(blobs)));
     expect(d.failure?.kind).toBe("model-error");
-    expect(ms2).toBeLessThan(TIMEOUT + 1_500);
+    expect(ms2).toBeLessThan(TIMEOUT + 5_000);
   });
 
   it("the LLM call helper returns a failure, not a hang, when the backend trickles", async () => {
@@ -63,7 +63,7 @@ describe("a trickling answer ends at the client's deadline", () => {
     const model = createOpenAIChatModel({ model: "m", baseURL: server.url, blobs: tempBlobs(), timeoutMs: 60_000, maxRetries: 0, settings: noEnv });
     const { value: r, ms } = await timed(() => callModel(model, { role: "detector", messages: [{ role: "user", content: "hi" }] }, { timeoutMs: TIMEOUT }));
     expect(r).toMatchObject({ ok: false, error: "model call timed out after 400 ms" });
-    expect(ms).toBeLessThan(TIMEOUT + 1_500);
+    expect(ms).toBeLessThan(TIMEOUT + 5_000);
   });
 
   it("the embeddings client", async () => {
@@ -71,7 +71,7 @@ describe("a trickling answer ends at the client's deadline", () => {
     const emb = createOpenAIEmbeddings({ model: "e", baseURL: server.url, apiKey: "sk-test-xyz", timeoutMs: TIMEOUT, maxRetries: 0, settings: noEnv });
     const { value: err, ms } = await timed(() => emb.embed(["a"]).then(() => undefined, (e: unknown) => e));
     expect((err as Error).message).toMatch(/timed out after 400 ms/);
-    expect(ms).toBeLessThan(TIMEOUT + 1_500);
+    expect(ms).toBeLessThan(TIMEOUT + 5_000);
   });
 
   it("the Anthropic computer-use policy", async () => {
@@ -81,7 +81,7 @@ describe("a trickling answer ends at the client's deadline", () => {
     const { value: d, ms } = await timed(() => policy.propose(input));
     expect(d.failure).toMatchObject({ kind: "model-error" });
     expect(d.failure?.message).toMatch(/timed out after 400 ms/);
-    expect(ms).toBeLessThan(TIMEOUT + 1_500);
+    expect(ms).toBeLessThan(TIMEOUT + 5_000);
   });
 
   it("the OpenAI computer-use policy", async () => {
@@ -91,6 +91,6 @@ describe("a trickling answer ends at the client's deadline", () => {
     const { value: d, ms } = await timed(() => policy.propose(input));
     expect(d.failure).toMatchObject({ kind: "model-error" });
     expect(d.failure?.message).toMatch(/timed out after 400 ms/);
-    expect(ms).toBeLessThan(TIMEOUT + 1_500);
+    expect(ms).toBeLessThan(TIMEOUT + 5_000);
   });
 });
