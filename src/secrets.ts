@@ -27,6 +27,26 @@ const registered = new Set<string>();
 export function registerSecret(value: string | undefined | null): void {
   if (!value || value.length < MIN_SECRET_LENGTH || PLACEHOLDERS.has(value)) return;
   registered.add(value);
+  // Derived forms too (issue 41): an error body echoing the key can reach a file base64-encoded.
+  for (const form of base64Forms(value)) registered.add(form);
+}
+
+/**
+ * The base64 (and base64url) text a secret leaves inside any longer base64 string, whatever its
+ * byte offset there (0, 1 or 2 mod 3): the characters whose bits all come from the secret.
+ */
+export function base64Forms(value: string): string[] {
+  const bytes = Buffer.from(value, "utf8");
+  const out = new Set<string>();
+  for (let k = 0; k < 3; k++) {
+    const b64 = Buffer.concat([Buffer.alloc(k), bytes]).toString("base64");
+    const part = b64.slice(Math.ceil((8 * k) / 6), Math.floor((8 * (k + bytes.length)) / 6));
+    if (part.length >= MIN_SECRET_LENGTH) {
+      out.add(part);
+      out.add(part.replace(/\+/g, "-").replace(/\//g, "_"));
+    }
+  }
+  return [...out];
 }
 
 /** How many secrets are registered in this process (for tests and diagnostics; never the values). */

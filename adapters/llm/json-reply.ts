@@ -9,6 +9,7 @@ import type { ChatMessage, ChatModel, ChatRequest } from "../../src/model.ts";
 import type { ModelRole, ModelUsage } from "../../src/usage.ts";
 import { describeError } from "../../src/errors.ts";
 import { callModel } from "./call.ts";
+import { MAX_NESTING } from "../../src/bounds.ts";
 
 /** What {@link askForText} needs (and {@link askForJson}, plus a schema). */
 export interface AskOptions {
@@ -51,6 +52,7 @@ export function extractJsonObject(text: string): unknown {
   const start = text.indexOf("{");
   if (start < 0) throw new SyntaxError("the reply contains no JSON object");
   let depth = 0;
+  let nest = 0; // objects and arrays, bounded (model output is untrusted: deep nesting overflows later walks)
   let inString = false;
   let escaped = false;
   for (let i = start; i < text.length; i++) {
@@ -61,7 +63,10 @@ export function extractJsonObject(text: string): unknown {
       else if (ch === '"') inString = false;
       continue;
     }
+    if (ch === "{" || ch === "[") nest++;
+    else if (ch === "}" || ch === "]") nest--;
     if (ch === '"') inString = true;
+    else if (nest > MAX_NESTING) throw new SyntaxError(`the JSON object in the reply is nested more than ${MAX_NESTING} levels deep`);
     else if (ch === "{") depth++;
     else if (ch === "}" && --depth === 0) return JSON.parse(text.slice(start, i + 1));
   }

@@ -18,6 +18,7 @@ import { abortError, toAdapterError } from "./errors.ts";
 import { awaitEndpointSlot } from "../../src/runtime/endpoint-limit.ts";
 import { registerSecret } from "../../src/secrets.ts";
 import { withCallSignal } from "../../src/call-signal.ts";
+import { deadlineFetch } from "./deadline-fetch.ts";
 
 /** Options for {@link createOpenAIChatModel}. */
 export interface OpenAIChatModelOptions {
@@ -81,7 +82,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
   const maxRetries = options.maxRetries ?? 3;
   if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new ConfigError("maxRetries: must be a whole number >= 0", { field: "maxRetries" });
   if (!(timeoutMs > 0)) throw new ConfigError("timeoutMs: must be a positive number of milliseconds", { field: "timeoutMs" });
-  const client = lazy(async () => new (await importOptional("openai", "createOpenAIChatModel", () => import("openai"))).default({ apiKey, baseURL, maxRetries, timeout: timeoutMs, defaultHeaders: options.headers, logLevel: "off" }));
+  const client = lazy(async () => new (await importOptional("openai", "createOpenAIChatModel", () => import("openai"))).default({ apiKey, baseURL, maxRetries, timeout: timeoutMs, defaultHeaders: options.headers, fetch: deadlineFetch(timeoutMs), logLevel: "off" }));
   const maxTokensField = options.maxTokensField ?? "max_tokens";
   const sendSeed = options.sendSeed ?? true;
   // sendSeed: false changes what the server sees, so it is part of the cache key (only when off: old keys stay valid).

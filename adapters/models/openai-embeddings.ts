@@ -12,6 +12,7 @@ import type { TextEmbedder } from "../../src/eval/rationale.ts";
 import { runtimeSettings, type RuntimeSettings } from "../../src/settings.ts";
 import { abortError, toAdapterError } from "./errors.ts";
 import { withCallSignal } from "../../src/call-signal.ts";
+import { deadlineFetch } from "./deadline-fetch.ts";
 
 /** Options for {@link createOpenAIEmbeddings}. */
 export interface OpenAIEmbeddingsOptions {
@@ -49,7 +50,7 @@ export function createOpenAIEmbeddings(options: OpenAIEmbeddingsOptions): TextEm
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new ConfigError("batchSize: must be a whole number >= 1", { field: "batchSize" });
   const timeoutMs = options.timeoutMs ?? 60_000;
   const maxRetries = options.maxRetries ?? 3;
-  const client = lazy(async () => new (await importOptional("openai", "createOpenAIEmbeddings", () => import("openai"))).default({ apiKey, baseURL, maxRetries, timeout: timeoutMs, logLevel: "off" }));
+  const client = lazy(async () => new (await importOptional("openai", "createOpenAIEmbeddings", () => import("openai"))).default({ apiKey, baseURL, maxRetries, timeout: timeoutMs, fetch: deadlineFetch(timeoutMs), logLevel: "off" }));
   const what = `embeddings from ${options.model}`;
   return {
     name: `openai-embeddings(${options.model})`,

@@ -50,6 +50,14 @@ export interface ScriptStep {
   retryAfterMs?: number;
   /** Wait this long before answering, in ms; `Infinity` never answers (the client must time out or abort). @default 0 */
   delayMs?: number;
+  /**
+   * Send the status line and headers, then one space of body every `trickleMs` ms, forever: an
+   * answer that never finishes (a client's deadline must cover the body, not only the headers).
+   * @default none
+   */
+  trickleMs?: number;
+  /** With `status`: the error body's `message`, from the request (e.g. one echoing its API key). @default "scripted error <status>" */
+  errorMessage?: (request: RecordedRequest) => string;
   /** Check the request; a thrown error is recorded and reported by `verify()`, and the request gets HTTP 400. */
   expect?: (request: RecordedRequest) => void;
 }
@@ -196,7 +204,8 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
           headers["retry-after-ms"] = String(step.retryAfterMs);
           headers["retry-after"] = String(step.retryAfterMs / 1000); // LangChain reads only this one
         }
-        return sendJson(res, step.status, { error: { message: `scripted error ${step.status}`, type: step.status === 429 ? "rate_limit_error" : "server_error" } }, headers);
+        const message = step.errorMessage ? step.errorMessage(record) : `scripted error ${step.status}`;
+        return sendJson(res, step.status, { error: { message, type: step.status === 429 ? "rate_limit_error" : "server_error" } }, headers);
       }
       const answer_ = step.body ?? answerBody(endpoint, step, body, record.index, defaultModel, raw.length);
       if (endpoint === "responses" && body?.stream === true && !step.body) return sendResponsesStream(res, answer_ as Record<string, unknown>);
@@ -205,6 +214,19 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
     };
     const delay = step.delayMs ?? 0;
     if (delay === Infinity) return; // hang: never answer
+    if (step.trickleMs !== undefined) {
+      const every = Math.max(1, step.trickleMs);
+      res.writeHead(200, { "content-type": body?.stream === true ? "text/event-stream" : "application/json" });
+      res.flushHeaders();
+      const t = setInterval(() => {
+        if (res.destroyed || res.writableEnded) {
+          clearInterval(t);
+          timers.delete(t);
+        } else res.write(" ");
+      }, every);
+      timers.add(t);
+      return;
+    }
     if (delay > 0) {
       const t = setTimeout(() => {
         timers.delete(t);
@@ -243,7 +265,7 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
       if (issues.length) throw new AdapterError(`scripted server: ${issues.join("; ")}`);
     },
     async close() {
-      for (const t of timers) clearTimeout(t);
+      for (const t of timers) clearTimeout(t); // clears intervals too
       timers.clear();
       await closeServer(server);
     },

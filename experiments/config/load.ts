@@ -10,6 +10,7 @@ import { readTextFile } from "../../src/store/read-file.ts";
 import { RecoveryOptionsSchema } from "../../src/episode.ts";
 import { renameDeprecatedKeys } from "../../src/deprecation.ts";
 import { DEPRECATED_CONFIG_FIELDS, ExperimentConfigSchema, SWEEP_PRESETS, type ExperimentConfig } from "./schema.ts";
+import { checkNesting, checkYamlNesting } from "../../src/bounds.ts";
 
 /** Validate a parsed config object; throws ConfigError naming the first bad field. */
 export function parseExperimentConfig(raw: unknown, source = "config"): ExperimentConfig {
@@ -42,10 +43,13 @@ export function loadExperimentConfig(file: string): ExperimentConfig {
   const text = readTextFile(file, { what: "config", maxBytes: 10 * 1024 * 1024 });
   let raw: unknown;
   try {
+    if (extname(file) !== ".json") checkYamlNesting(text, file);
     raw = extname(file) === ".json" ? JSON.parse(text) : parseYaml(text);
   } catch (cause) {
+    if (cause instanceof ConfigError) throw cause;
     throw new ConfigError(`${file}: not valid ${extname(file) === ".json" ? "JSON" : "YAML"}: ${(cause as Error).message.split("\n")[0]}`, { cause });
   }
+  checkNesting(raw, file);
   return parseExperimentConfig(raw, file);
 }
 

@@ -16,6 +16,7 @@ import { ConfigError } from "../../src/errors.ts";
 import { renameDeprecatedKeys } from "../../src/deprecation.ts";
 import { RECOVERY_CONTEXTS } from "../../src/recovery.ts";
 import { AgentSpecSchema, fillModelDefaults, validateAgentSpec, type AgentRole, type ModelAgentSpec, type ModelDefaults } from "../agents/index.ts";
+import { checkNesting, checkYamlNesting } from "../../src/bounds.ts";
 
 /** An agent of the recovery evaluation: a model agent, or (SimDesk only) a simulated one. */
 export type EvalAgentSpec = ModelAgentSpec | { kind: "sim"; profile?: string };
@@ -210,9 +211,12 @@ export function loadRecoveryEvalConfig(file: string, overrides: RecoveryEvalOver
   const text = readTextFile(file, { what: "config", prefix: "--config: ", maxBytes: 10 * 1024 * 1024 });
   let raw: unknown;
   try {
+    if (extname(file) !== ".json") checkYamlNesting(text, file);
     raw = extname(file) === ".json" ? JSON.parse(text) : parseYaml(text);
   } catch (cause) {
+    if (cause instanceof ConfigError) throw cause;
     throw new ConfigError(`${file}: not valid ${extname(file) === ".json" ? "JSON" : "YAML"}: ${(cause as Error).message.split("\n")[0]}`, { cause, field: "config" });
   }
+  checkNesting(raw, file, "config");
   return parseRecoveryEvalConfig(raw, file, overrides);
 }

@@ -129,6 +129,39 @@ export function conditionsOf(config: EndToEndConfig | SweepConfig): Condition[] 
   return config.kind === "end-to-end" ? endToEndConditions(config) : sweepConditions(config);
 }
 
+/**
+ * Most episodes one run may plan (issue 41): the plan (job list, resume keys, results index) is
+ * held in memory, ~1 KB per episode all told, so 10 000 seeds x 10 000 tasks x 2 100 conditions
+ * ran the process out of memory. Checked arithmetically, before any list is built.
+ */
+export const MAX_PLAN_EPISODES = 1_000_000;
+
+/** How many episodes a config plans over `taskCount` tasks, by arithmetic alone (nothing is allocated). */
+export function planEpisodeCount(config: ExperimentConfig, taskCount: number): { episodes: number; parts: string } {
+  const seeds = Array.isArray(config.seeds) ? config.seeds.length : config.seeds.count;
+  let conditions: number;
+  if (config.kind === "end-to-end") {
+    conditions = config.pairs.reduce((n, p) => n + (config.baseline && p.baseline ? 1 : 0) + config.maxRecoveryIterations.length, 0);
+  } else if (config.kind === "sweep") {
+    const lengths = Object.values(sweepParams(config)).map((v) => v.length);
+    conditions = (config.mode === "grid" ? lengths.reduce((p, n) => p * n, 1) : lengths.reduce((p, n) => p + n, 0)) * config.maxRecoveryIterations.length + (config.baseline ? 1 : 0);
+  } else {
+    // forward runs, then at most one continuation per failed run, strategy and k
+    const forward = taskCount * seeds;
+    const failed = Math.min(forward, config.maxInstances ?? forward);
+    const episodes = forward + failed * config.strategies.length * config.k;
+    return { episodes, parts: `${taskCount} task(s) x ${seeds} seed(s) forward runs + up to ${failed} failed run(s) x ${config.strategies.length} strategies x k ${config.k}` };
+  }
+  return { episodes: conditions * taskCount * seeds, parts: `${conditions} condition(s) x ${taskCount} task(s) x ${seeds} seed(s)` };
+}
+
+/** Refuse a plan above {@link MAX_PLAN_EPISODES} with one line giving its size. */
+export function checkPlanSize(config: ExperimentConfig, taskCount: number): void {
+  const { episodes, parts } = planEpisodeCount(config, taskCount);
+  if (episodes > MAX_PLAN_EPISODES)
+    throw new ConfigError(`config: the run plans ${episodes.toLocaleString("en-US")} episodes (${parts}), more than ${MAX_PLAN_EPISODES.toLocaleString("en-US")} per run; split it into several runs (fewer seeds, tasks, pairs or retry caps)`, { field: "seeds" });
+}
+
 /** Conditions x tasks x seeds, condition-major, in input order. */
 export function expandJobs(conditions: readonly string[], tasks: readonly string[], seeds: readonly number[]): EpisodeJob[] {
   const jobs: EpisodeJob[] = [];

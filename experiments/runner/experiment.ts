@@ -15,7 +15,7 @@ import type { ExperimentConfig } from "../config/schema.ts";
 import { FORWARD_CONDITION, idealRunFacts, runIdealRecovery } from "../ideal/run.ts";
 import { readPlan, strategyLabels } from "../ideal/plan.ts";
 import { checkResumable, idealKeyTest } from "./resume-check.ts";
-import { conditionsOf, expandJobs, resolveSeeds, unconfirmedRestorationOf, type ParamValue } from "./conditions.ts";
+import { checkPlanSize, conditionsOf, expandJobs, resolveSeeds, unconfirmedRestorationOf, type ParamValue } from "./conditions.ts";
 import { RunContext, selectTasks, skippedTasks, type RunSettings } from "./context.ts";
 import { checkOutDir } from "../../src/store/out-dir.ts";
 import { checkId } from "../../src/store/safe-path.ts";
@@ -76,6 +76,8 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
   if (tasks.length === 0) throw new ConfigError(`config.env: no task of ${config.env.kind} can run here${skippedTasks(runtime, config.env).length ? ` (${skippedTasks(runtime, config.env).length} skipped, e.g. ${skippedTasks(runtime, config.env)[0].task}: ${skippedTasks(runtime, config.env)[0].reason})` : ""}`, { field: "env.tasks" });
   // Task and condition ids name folders: one that is not a plain name is refused before anything is written.
   tasks.forEach((t) => checkId(t.id, `config.env: a task of ${config.env.kind}`, "env.tasks"));
+  // The plan's size by arithmetic, before any condition, job or key list is built.
+  checkPlanSize(config, tasks.length);
   if (config.kind !== "ideal-recovery") for (const c of conditionsOf(config)) checkId(c.id, "condition id", "pairs");
   await runtime.checkTasks?.(tasks);
   const manifestFile = join(settings.out, "manifest.json");

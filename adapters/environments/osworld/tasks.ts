@@ -10,6 +10,7 @@ import { z } from "zod";
 import type { Task } from "../../../src/task.ts";
 import { CHROME_GETTERS } from "./chrome-getters.ts";
 import { idProblem, showId } from "../../../src/store/safe-path.ts";
+import { exceedsNesting, MAX_NESTING } from "../../../src/bounds.ts";
 
 /** Setup step types retrace runs itself (through an OSWorld client: VM or local control server). */
 export const SUPPORTED_SETUP = ["execute", "command", "execute_with_verification", "sleep", "launch", "open", "activate_window", "close_window", "change_wallpaper", "download", "upload_file"] as const;
@@ -158,6 +159,7 @@ export function parseOsworldTask(text: string, file: string, domain: string): Os
   } catch (err) {
     return { file, reason: `not valid JSON: ${(err as Error).message}` };
   }
+  if (exceedsNesting(raw)) return { file, reason: `nested more than ${MAX_NESTING} levels deep; an OSWorld task needs a few` };
   const parsed = OsworldTaskFileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

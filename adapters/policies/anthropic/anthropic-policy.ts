@@ -16,7 +16,7 @@
  */
 import { importOptional, lazy } from "../../../src/optional-import.ts";
 import { formatAction, type Action } from "../../../src/action.ts";
-import { AdapterError, ConfigError } from "../../../src/errors.ts";
+import { AdapterError, ConfigError, ModelBehaviorError } from "../../../src/errors.ts";
 import type { ChatContentPart } from "../../../src/model.ts";
 import type { HistoryEntry, JsonValue, PolicyDecision, PolicyFailure, PolicyInput } from "../../../src/policy.ts";
 import { runtimeSettings, type RuntimeSettings } from "../../../src/settings.ts";
@@ -33,6 +33,8 @@ import { prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming
 import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
 import { registerSecret } from "../../../src/secrets.ts";
 import { withCallSignal } from "../../../src/call-signal.ts";
+import { deadlineFetch } from "../../models/deadline-fetch.ts";
+import { exceedsNesting, MAX_NESTING } from "../../../src/bounds.ts";
 
 /** Options for {@link createAnthropicPolicy}. */
 export interface AnthropicPolicyOptions {
@@ -94,7 +96,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
   const timeoutMs = options.timeoutMs ?? 120_000;
   const version = options.toolVersion ?? { tool: "computer_20250124", beta: "computer-use-2025-01-24" };
   registerSecret(apiKey);
-  const client = lazy(async () => new (await importOptional("@anthropic-ai/sdk", "createAnthropicPolicy", () => import("@anthropic-ai/sdk"))).default({ apiKey: apiKey ?? "no-key", ...(options.baseURL && { baseURL: options.baseURL }), maxRetries, timeout: timeoutMs, logLevel: "off" }));
+  const client = lazy(async () => new (await importOptional("@anthropic-ai/sdk", "createAnthropicPolicy", () => import("@anthropic-ai/sdk"))).default({ apiKey: apiKey ?? "no-key", ...(options.baseURL && { baseURL: options.baseURL }), maxRetries, timeout: timeoutMs, fetch: deadlineFetch(timeoutMs), logLevel: "off" }));
   const cache = createRecordReplay(options.cache ?? { dir: "", mode: "off" });
   const historyImages = options.historyImages ?? 3;
   const stats: ChatPolicyStats = { calls: 0, failures: {} };
@@ -171,6 +173,8 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
           const t0 = performance.now();
           const r = await withCallSignal(input.signal, (signal) => sdk.beta.messages.create(body as never, { signal }));
           const msg = r as unknown as { content: any[]; usage?: { input_tokens?: number; output_tokens?: number } };
+          // Model output is untrusted: one nested too deep would overflow the stack in every later walk (cache, hash, redaction).
+          if (exceedsNesting(msg.content)) throw unparseable(`the answer's content is nested more than ${MAX_NESTING} levels deep`);
           const tokens = { input_tokens: msg.usage?.input_tokens ?? 0, output_tokens: msg.usage?.output_tokens ?? 0 };
           const live = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: tokens.input_tokens, outputTokens: tokens.output_tokens, startedMs: t0, prices: options.prices });
           // meta: recorded with the cache entry for the report's viewer (absent in older entries)
@@ -180,6 +184,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
         observed?.failed(err);
         if (input.signal?.aborted) throw abortError(input.signal);
         if (err instanceof ConfigError) throw err;
+        if (err instanceof ModelBehaviorError) return fail(toPolicyFailure(err));
         return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `Anthropic computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey] })).message });
       }
       const { input_tokens: inputTokens, output_tokens: outputTokens } = res.usage;

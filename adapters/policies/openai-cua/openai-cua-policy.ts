@@ -18,12 +18,12 @@
  */
 import { importOptional, lazy } from "../../../src/optional-import.ts";
 import { formatAction, type Action } from "../../../src/action.ts";
-import { AdapterError, ConfigError } from "../../../src/errors.ts";
+import { AdapterError, ConfigError, ModelBehaviorError } from "../../../src/errors.ts";
 import type { ChatContentPart } from "../../../src/model.ts";
 import type { JsonValue, PolicyDecision, PolicyFailure, PolicyInput } from "../../../src/policy.ts";
 import { runtimeSettings, type RuntimeSettings } from "../../../src/settings.ts";
 import { openAIComputerActionToActions, type OpenAIComputerAction } from "../../actions/openai-cua/convert.ts";
-import { toPolicyFailure } from "../../actions/errors.ts";
+import { toPolicyFailure, unparseable } from "../../actions/errors.ts";
 import { responsesRequestMessages, type ModelCallObserver } from "../../models/call-observer.ts";
 import { createRecordReplay, recordedCall, type CacheOptions, type RecordedCall } from "../../models/cache.ts";
 import type { DrawScope } from "../../models/draws.ts";
@@ -35,6 +35,8 @@ import { prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming
 import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
 import { registerSecret } from "../../../src/secrets.ts";
 import { withCallSignal } from "../../../src/call-signal.ts";
+import { deadlineFetch } from "../../models/deadline-fetch.ts";
+import { exceedsNesting, MAX_NESTING } from "../../../src/bounds.ts";
 
 /** Options for {@link createOpenAICuaPolicy}. */
 export interface OpenAICuaPolicyOptions {
@@ -99,7 +101,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
   const maxRetries = options.maxRetries ?? 3;
   const timeoutMs = options.timeoutMs ?? 120_000;
   registerSecret(apiKey);
-  const client = lazy(async () => new (await importOptional("openai", "createOpenAICuaPolicy", () => import("openai"))).default({ apiKey: apiKey ?? "no-key", ...(baseURL && { baseURL }), maxRetries, timeout: timeoutMs, logLevel: "off" }));
+  const client = lazy(async () => new (await importOptional("openai", "createOpenAICuaPolicy", () => import("openai"))).default({ apiKey: apiKey ?? "no-key", ...(baseURL && { baseURL }), maxRetries, timeout: timeoutMs, fetch: deadlineFetch(timeoutMs), logLevel: "off" }));
   const cache = createRecordReplay(options.cache ?? { dir: "", mode: "off" });
   const stats: ChatPolicyStats = { calls: 0, failures: {} };
   const fail = (failure: PolicyFailure, rest: Partial<PolicyDecision> = {}): PolicyDecision => {
@@ -171,6 +173,8 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
           await awaitEndpointSlot(baseURL ?? "https://api.openai.com/v1");
           const t0 = performance.now();
           const r = (await withCallSignal(input.signal, (signal) => sdk.responses.create(body as never, { signal }))) as unknown as CuaResponse;
+          // Model output is untrusted: one nested too deep would overflow the stack in every later walk (cache, hash, redaction).
+          if (exceedsNesting(r.output)) throw unparseable(`the answer's output is nested more than ${MAX_NESTING} levels deep`);
           const tokens = { input_tokens: r.usage?.input_tokens ?? 0, output_tokens: r.usage?.output_tokens ?? 0 };
           const live = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: tokens.input_tokens, outputTokens: tokens.output_tokens, startedMs: t0, prices: options.prices });
           return { id: r.id, output: r.output, usage: tokens, meta: recordedCall(live) };
@@ -179,6 +183,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
         observed?.failed(err);
         if (input.signal?.aborted) throw abortError(input.signal);
         if (err instanceof ConfigError) throw err;
+        if (err instanceof ModelBehaviorError) return fail(toPolicyFailure(err));
         return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `OpenAI computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey] })).message });
       }
       const usage = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0, startedMs: started, cached, prices: options.prices });

@@ -23,6 +23,7 @@ import { z } from "zod";
 import { ActionSchema } from "../../../../src/action.ts";
 import { ConfigError } from "../../../../src/errors.ts";
 import { HttpUrlSchema, StateEndpointSchema, type BrowserTask } from "./types.ts";
+import { checkNesting, checkYamlNesting } from "../../../../src/bounds.ts";
 
 const TaskEntrySchema = z
   .object({
@@ -49,10 +50,13 @@ export function loadBrowserTaskFile(path: string): BrowserTask[] {
   }
   let raw: unknown;
   try {
+    if (!path.endsWith(".json")) checkYamlNesting(text, `browser task file ${path}`);
     raw = path.endsWith(".json") ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     throw new ConfigError(`browser task file ${path}: not valid ${path.endsWith(".json") ? "JSON" : "YAML"}: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`, { field: "env.tasksFile" });
   }
+  checkNesting(raw, `browser task file ${path}`, "env.tasksFile");
   const parsed = TaskFileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

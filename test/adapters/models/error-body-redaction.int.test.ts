@@ -1,0 +1,33 @@
+/**
+ * Redaction covers error bodies (issue 41): a model server whose error body echoes the request's
+ * key (in clear and base64) must not put it into the error the client throws (what reaches
+ * stderr, run.json and traj.jsonl). Real HTTP against the scripted server on 127.0.0.1.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
+import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import { tempBlobs } from "../testing/fixtures.ts";
+
+let server: ScriptedOpenAIServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+const KEY = "echo-me-Key-4471-abcdefgh";
+
+describe("an error body that echoes the key", () => {
+  it("the thrown message holds neither the key nor its base64", async () => {
+    const echo = (r: { headers: Record<string, unknown> }) => {
+      const auth = String(r.headers.authorization ?? "");
+      return `bad key ${auth} (base64 ${Buffer.from(`x${auth}`).toString("base64")})`;
+    };
+    server = await startScriptedOpenAIServer({ script: [{ status: 401, errorMessage: echo }] });
+    const model = createOpenAIChatModel({ model: "m", baseURL: server.url, apiKey: KEY, blobs: tempBlobs(), maxRetries: 0, settings: { logLevel: "warn", ci: false } });
+    const err = await model.complete({ role: "detector", messages: [{ role: "user", content: "hi" }] }).then(() => undefined, (e: unknown) => e as Error);
+    expect(err?.message).toMatch(/HTTP 401/);
+    expect(err?.message).toContain("[redacted]");
+    expect(err?.message).not.toContain(KEY);
+    expect(err?.message).not.toContain(Buffer.from(KEY).toString("base64").slice(4, 20));
+    server.verify();
+  });
+});
