@@ -21,14 +21,31 @@ export interface IdealRunFacts {
   failedRuns: number;
   /** Failed runs continued from at least one strategy. */
   continued: number;
+  /**
+   * Annotation failures (plan.json): failed runs whose detector failed (E = the last step for that
+   * reason; they are among `exclusions.noErrorFound`), and failed runs whose selector failed, of
+   * those the selector was asked about (R=LLM is then the fail-safe E-1, not the selector's choice).
+   */
+  annotationFailures: { detector: number; selector: number; selectorAsked: number };
   exclusions: {
-    /** Failed runs whose detector found no error: how many, and how many of them were left out. */
+    /** Failed runs without a detected error step (the detector saw none or failed): how many, and how many of them were left out. */
     noErrorFound: { runs: number; excluded: number };
     /** Continuations whose action replay never reproduced o_R (left out of Success@K, as in App. B.1), and the failed runs they belong to. */
     replayFailed: { continuations: number; runs: number };
     /** Continuations lost to other environment errors after every retry (left out of Success@K). */
     envErrors: { continuations: number; runs: number };
   };
+}
+
+/** One line on the annotation failures ("" when there were none), for the console, the report and Finding 1. */
+export function annotationFailuresText(facts: Pick<IdealRunFacts, "annotationFailures" | "failedRuns"> | undefined, llmLabel = "R=LLM"): string {
+  const a = facts?.annotationFailures;
+  if (!a || (a.detector === 0 && a.selector === 0)) return "";
+  const parts = [
+    ...(a.detector > 0 ? [`the detector failed on ${a.detector} of ${facts!.failedRuns} failed runs (E = their last step, counted among those without a detected error)`] : []),
+    ...(a.selector > 0 ? [`the selector failed on ${a.selector} of ${a.selectorAsked} (${llmLabel} used its fail-safe E-1 there, not a choice)`] : []),
+  ];
+  return `Annotation failures: ${parts.join("; ")}.`;
 }
 
 /** The exclusion counts of a finished ideal-recovery run. */
@@ -43,6 +60,11 @@ export function idealRunFacts(config: IdealRecoveryConfig, plan: Pick<RunPlan, "
   return {
     noErrorFound: config.noErrorFound, continuationBudget: config.continuationBudget, maxForwardSteps: config.options.maxForwardSteps ?? 50,
     failedRuns: instances.length, continued: continued.size,
+    annotationFailures: {
+      detector: instances.filter((i) => i.detectorFailure).length,
+      selector: instances.filter((i) => i.selectorFailure).length,
+      selectorAsked: instances.filter((i) => i.recoveryStep.llm !== undefined).length,
+    },
     exclusions: {
       noErrorFound: { runs: noError, excluded: config.noErrorFound === "exclude" ? noError : 0 },
       replayFailed: { continuations: failed.length, runs: runsOf(failed) },

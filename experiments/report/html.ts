@@ -3,6 +3,7 @@
  * viewer's skeleton, and the inlined chart.js plus the page script. One self-contained file.
  */
 import type { ConditionSummary, ExperimentSummary } from "../runner/summary.ts";
+import { annotationFailuresText } from "../ideal/facts.ts";
 import type { ChartSpec } from "./charts.ts";
 import type { ExtraFile, RunData } from "./data.ts";
 import { verdictLabel, type Finding } from "./findings-verdict.ts";
@@ -62,6 +63,8 @@ function conditionTable(s: ExperimentSummary): string {
   ) + `<p class="note">Success = share of scored episodes the task checker marked solved (95% Wilson interval). Steps per success = all executed steps (forward, recovery, replay) divided by solved episodes: the cost proxy when no model is called. Cost and tokens are n/a for simulated policies, which call no model.</p>` + countsNote(s);
 }
 
+const prefixed = (text: string) => (text ? ` ${text}` : "");
+
 /** Counted departures from the plain path: selector fallbacks per condition, and ideal recovery's exclusions by reason. */
 function countsNote(s: ExperimentSummary): string {
   const parts: string[] = [];
@@ -72,7 +75,8 @@ function countsNote(s: ExperimentSummary): string {
     parts.push(
       `Failed runs: ${i.failedRuns}, continued: ${i.continued}. Without a detected error: ${i.exclusions.noErrorFound.runs} (${i.noErrorFound === "last-step" ? "continued from E = their last step, the paper's rule" : `${i.exclusions.noErrorFound.excluded} left out`}). ` +
         `Left out of Success@K: ${i.exclusions.replayFailed.continuations} continuations whose replay failed (${i.exclusions.replayFailed.runs} failed runs), ${i.exclusions.envErrors.continuations} lost to other environment errors. ` +
-        `Continuation budget: ${i.continuationBudget === "from-restore" ? `${i.maxForwardSteps} forward steps after R` : `${i.maxForwardSteps} steps in all, the replayed prefix included`}.`,
+        `Continuation budget: ${i.continuationBudget === "from-restore" ? `${i.maxForwardSteps} forward steps after R` : `${i.maxForwardSteps} steps in all, the replayed prefix included`}.` +
+        prefixed(annotationFailuresText(i, s.successAtK?.find((c) => c.strategy === "llm")?.condition)),
     );
   return parts.length ? `<p class="note">${escapeHtml(parts.join(" "))}</p>` : "";
 }
