@@ -6,6 +6,7 @@
 import type { IdealRecoveryConfig } from "../config/schema.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import type { RunPlan } from "./plan.ts";
+import { scoredInstances } from "../runner/scored-instances.ts";
 
 /** Condition id of the standard forward rollouts. */
 export const FORWARD_CONDITION = "forward";
@@ -16,6 +17,8 @@ export interface IdealRunFacts {
   noErrorFound: "last-step" | "exclude";
   /** What the step budget bounds in a continuation (config `continuationBudget`). */
   continuationBudget: "from-restore" | "total";
+  /** The Success@K rule for failed runs with fewer than K usable continuations (config `incompleteInstances`). */
+  incompleteInstances: "exclude" | "score-available";
   maxForwardSteps: number;
   /** Failed forward runs annotated (plan.json). */
   failedRuns: number;
@@ -34,6 +37,8 @@ export interface IdealRunFacts {
     replayFailed: { continuations: number; runs: number };
     /** Continuations lost to other environment errors after every retry (left out of Success@K). */
     envErrors: { continuations: number; runs: number };
+    /** Failed runs left out of every strategy's Success@K because some strategy has fewer than K usable continuations of them (`incompleteInstances: exclude`; 0 under `score-available`). */
+    incomplete: { runs: number };
   };
 }
 
@@ -58,7 +63,7 @@ export function idealRunFacts(config: IdealRecoveryConfig, plan: Pick<RunPlan, "
   const runsOf = (ls: readonly ResultLine[]) => new Set(ls.map((l) => `${l.task}/${l.seed}`)).size;
   const continued = new Set(cont.map((l) => `${l.task}/${l.seed}`));
   return {
-    noErrorFound: config.noErrorFound, continuationBudget: config.continuationBudget, maxForwardSteps: config.options.maxForwardSteps ?? 50,
+    noErrorFound: config.noErrorFound, continuationBudget: config.continuationBudget, incompleteInstances: config.incompleteInstances, maxForwardSteps: config.options.maxForwardSteps ?? 50,
     failedRuns: instances.length, continued: continued.size,
     annotationFailures: {
       detector: instances.filter((i) => i.detectorFailure).length,
@@ -69,6 +74,7 @@ export function idealRunFacts(config: IdealRecoveryConfig, plan: Pick<RunPlan, "
       noErrorFound: { runs: noError, excluded: config.noErrorFound === "exclude" ? noError : 0 },
       replayFailed: { continuations: failed.length, runs: runsOf(failed) },
       envErrors: { continuations: other.length, runs: runsOf(other) },
+      incomplete: { runs: config.incompleteInstances === "exclude" ? continued.size - (scoredInstances(lines, config.k, "exclude")?.size ?? continued.size) : 0 },
     },
   };
 }

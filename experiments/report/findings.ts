@@ -29,6 +29,7 @@ import { endToEndFindings } from "./findings-e2e.ts";
 import { judged, outcomesOf, pairedVerdict, testText, weakest, type Finding } from "./findings-verdict.ts";
 import { noiseText } from "./noise-text.ts";
 import { annotationFailuresText } from "../ideal/facts.ts";
+import { scoredInstances } from "../runner/scored-instances.ts";
 
 /** What the findings are computed from. */
 export interface FindingsInput {
@@ -60,12 +61,12 @@ export function computeFindings(input: FindingsInput): Finding[] {
   return [finding1(input.ideal, input.idealLines, input.plan), ...recoveryFindings(input.recovery, input.recoveryRuns), ...endToEndFindings(input.e2e, input.e2eLines, input.e2eConfig)];
 }
 
-/** Per failed run (`task/seed`): did any of continuations 1..K of `condition` succeed? */
-function successAtK(lines: readonly ResultLine[], condition: string, K: number): Map<string, boolean> {
+/** Per failed run (`task/seed`, only those in `scored` when given): did any of continuations 1..K of `condition` succeed? */
+function successAtK(lines: readonly ResultLine[], condition: string, K: number, scored?: ReadonlySet<string>): Map<string, boolean> {
   const out = new Map<string, boolean>();
   for (const l of lines) {
     const k = Number(l.extra?.k);
-    if (l.condition !== condition || l.status !== "ok" || !(k <= K)) continue;
+    if (l.condition !== condition || l.status !== "ok" || !(k <= K) || (scored && !scored.has(`${l.task}/${l.seed}`))) continue;
     const unit = `${l.task}/${l.seed}`;
     out.set(unit, (out.get(unit) ?? false) || l.success);
   }
@@ -85,8 +86,10 @@ function finding1(ideal: ExperimentSummary | undefined, lines: readonly ResultLi
   const last = Math.min(em1.curve.length, zero.curve.length) - 1;
   const gap1 = a.rate - b.rate, gapK = em1.curve[last].rate - zero.curve[last].rate;
   const trend = gap1 <= 0 ? "no lead to narrow" : gapK < 0 ? "full resets catch up and overtake it" : gapK < gap1 ? "the gap narrows" : "the gap does not narrow";
-  const zero1 = successAtK(lines, zero.condition, 1);
-  const verdicts = others.map((c) => ({ c, v: pairedVerdict(successAtK(lines, c.condition, 1), zero1) }));
+  // The failed runs the curves score (the paper's rule leaves out a run with fewer than K usable continuations in any strategy).
+  const scored = scoredInstances(lines, zero.curve.length, ideal.ideal?.incompleteInstances ?? "exclude");
+  const zero1 = successAtK(lines, zero.condition, 1, scored);
+  const verdicts = others.map((c) => ({ c, v: pairedVerdict(successAtK(lines, c.condition, 1, scored), zero1) }));
   const w = weakest(verdicts.map((x) => x.v));
   const deciding = verdicts.find((x) => x.v === w)!;
   const fallback = plan ? plan.instances.filter((i) => i.fallback).length : 0;

@@ -64,6 +64,8 @@ function conditionTable(s: ExperimentSummary): string {
 }
 
 const prefixed = (text: string) => (text ? ` ${text}` : "");
+const incompleteText = (i: NonNullable<ExperimentSummary["ideal"]>) =>
+  i.incompleteInstances === "score-available" ? "; a run with fewer than K usable continuations is scored on those it has (incompleteInstances: score-available, not the paper's rule)" : i.exclusions.incomplete ? `; ${i.exclusions.incomplete.runs} failed runs with fewer than K usable continuations in some strategy left out of every strategy's curve (the paper's rule)` : "";
 
 /** Counted departures from the plain path: selector fallbacks per condition, and ideal recovery's exclusions by reason. */
 function countsNote(s: ExperimentSummary): string {
@@ -74,7 +76,7 @@ function countsNote(s: ExperimentSummary): string {
   if (i)
     parts.push(
       `Failed runs: ${i.failedRuns}, continued: ${i.continued}. Without a detected error: ${i.exclusions.noErrorFound.runs} (${i.noErrorFound === "last-step" ? "continued from E = their last step, the paper's rule" : `${i.exclusions.noErrorFound.excluded} left out`}). ` +
-        `Left out of Success@K: ${i.exclusions.replayFailed.continuations} continuations whose replay failed (${i.exclusions.replayFailed.runs} failed runs), ${i.exclusions.envErrors.continuations} lost to other environment errors. ` +
+        `Left out of Success@K: ${i.exclusions.replayFailed.continuations} continuations whose replay failed (${i.exclusions.replayFailed.runs} failed runs), ${i.exclusions.envErrors.continuations} lost to other environment errors${incompleteText(i)}. ` +
         `Continuation budget: ${i.continuationBudget === "from-restore" ? `${i.maxForwardSteps} forward steps after R` : `${i.maxForwardSteps} steps in all, the replayed prefix included`}.` +
         prefixed(annotationFailuresText(i, s.successAtK?.find((c) => c.strategy === "llm")?.condition)),
     );
