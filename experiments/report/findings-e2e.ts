@@ -28,7 +28,7 @@ import type { EndToEndConfig } from "../config/schema.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import type { ConditionSummary, ExperimentSummary } from "../runner/summary.ts";
 import { holmVerdicts, type PairedVerdict } from "../../src/metrics/paired.ts";
-import { judged, outcomesOf, pairedVerdict, testText, verdictLabel, weakest, type Finding } from "./findings-verdict.ts";
+import { clusteredPairedVerdict, judged, outcomesOf, testText, verdictLabel, weakest, type Finding } from "./findings-verdict.ts";
 
 const pct = (p: Proportion) => `${(100 * p.rate).toFixed(1)}%`;
 const F5 = "Recovery improves task success over no recovery at every retry cap (Finding 5).";
@@ -95,7 +95,7 @@ export function endToEndFindings(e2e: ExperimentSummary | undefined, lines: read
     const capOut = p.caps.map((x) => ({ ...x, out: outcomesOf(lines!, x.c.condition) }));
     const list = `${p.name}${sim}: no recovery ${pct(base!.success)}${baseNote}, ${p.caps.map((x) => `max-rec-${x.cap} ${pct(x.c.success)}`).join(", ")}`;
     if (!rec.weak) {
-      const vs = capOut.map((x) => ({ cap: x.cap, v: pairedVerdict(x.out, none) }));
+      const vs = capOut.map((x) => ({ cap: x.cap, v: clusteredPairedVerdict(x.out, none) }));
       const w = weakest(vs.map((x) => x.v));
       const at = vs.find((x) => x.v === w)!;
       const gains = p.caps.map((x) => x.c.success.rate - base!.success.rate);
@@ -103,7 +103,7 @@ export function endToEndFindings(e2e: ExperimentSummary | undefined, lines: read
       f5.push(judged(claim5, w, `${list}; mean gain ${(100 * mean).toFixed(1)} points (the paper: 2.12). Weakest cap, max-rec-${at.cap} vs none: ${testText(w, `max-rec-${at.cap}`, "no recovery")}. ${rec.label}. ${from}`));
     }
     if (rec.weak) {
-      const raw = capOut.map((x) => pairedVerdict(none, x.out));
+      const raw = capOut.map((x) => clusteredPairedVerdict(none, x.out));
       const vs = holmVerdicts(raw, "retry caps").map((v, i) => ({ cap: capOut[i].cap, v }));
       // The cap that loses most: the smallest adjusted p among caps where no recovery is ahead, else the largest lead.
       const lead = (v: PairedVerdict) => (v.onlyA ?? 0) - (v.onlyB ?? 0);
@@ -121,8 +121,8 @@ export function endToEndFindings(e2e: ExperimentSummary | undefined, lines: read
       continue;
     }
     const first = capOut[0], most = capOut[capOut.length - 1];
-    const v = pairedVerdict(most.out, first.out);
-    const vNone = pairedVerdict(most.out, none);
+    const v = clusteredPairedVerdict(most.out, first.out);
+    const vNone = clusteredPairedVerdict(most.out, none);
     f6.push(judged(claim6, v, `${list}; ${most.cap} vs ${first.cap} attempt(s): ${testText(v, `max-rec-${most.cap}`, `max-rec-${first.cap}`)}; ${most.cap} vs none: ${testText(vNone, `max-rec-${most.cap}`, "no recovery")}. ${rec.label}. ${from}`));
   }
   correctAcrossPairs(f5);
