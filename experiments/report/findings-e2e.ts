@@ -8,10 +8,11 @@
  *   weak one can lose against no recovery (its worst cap vs none).
  *
  * Which claim a pair gets comes from the config's structure, never from the pair's name: the
- * recoverer each pair resolves to (experiments/config/agents.ts). A simulated recoverer's
- * capability is its profile's skill (weak below 0.5: the "weak" and "flailing" profiles); a
- * model recoverer gets the capable claim, and a significant loss then reads DOES NOT HOLD, which
- * is the paper's weak-recoverer regime. A pair without its own baseline uses the run's first
+ * recoverer each pair resolves to (experiments/config/agents.ts), and its capability from what
+ * the run measured: the recovery conditions' recovery ability (share of deviations a trajectory
+ * came back from, src/metrics/stability.ts; weak below 0.5). Only when no trajectory deviated
+ * does the configured recoverer decide (a simulated profile's skill below 0.5 is weak; a model
+ * recoverer is judged capable), and the evidence says so. A pair without its own baseline uses the run's first
  * baseline (configs skip baselines for pairs that share a forward policy); the evidence says so.
  *
  * Multiple comparisons: the weak recoverer's claim ("can lose at some cap") searches the caps, so
@@ -54,6 +55,21 @@ function pairsOf(e2e: ExperimentSummary): Pair[] {
   return [...pairs.values()];
 }
 
+/** Below this measured recovery ability (share of deviations the trajectory came back from) a recoverer gets the weak claim of Finding 6. */
+export const WEAK_ABILITY = 0.5;
+
+/** A pair's measured recovery ability over its recovery conditions (weighted by eligible trajectories), or null when none deviated. */
+function measuredAbility(caps: readonly ConditionSummary[]): { rate: number; n: number } | null {
+  let n = 0, sum = 0;
+  for (const c of caps) {
+    const st = c.stability;
+    if (st.recoveryAbility === null || !st.eligibleForRecovery) continue;
+    n += st.eligibleForRecovery;
+    sum += st.recoveryAbility * st.eligibleForRecovery;
+  }
+  return n === 0 ? null : { rate: sum / n, n };
+}
+
 /** The recoverer a pair resolves to in the config, and whether it is weak by construction. */
 export function recovererOf(config: EndToEndConfig | undefined, pair: string): { label: string; weak: boolean; known: boolean } {
   const spec = config?.pairs.find((p) => p.name === pair);
@@ -80,11 +96,19 @@ export function endToEndFindings(e2e: ExperimentSummary | undefined, lines: read
   const f5: Finding[] = [];
   const f6: Finding[] = [];
   for (const p of pairs) {
-    const rec = recovererOf(config, p.name);
+    const configured = recovererOf(config, p.name);
+    const ability = measuredAbility(p.caps.map((x) => x.c));
+    const rec = {
+      ...configured,
+      weak: ability ? ability.rate < WEAK_ABILITY : configured.weak,
+      label: ability
+        ? `${configured.label}; measured recovery ability ${ability.rate.toFixed(2)} over ${ability.n} trajectories with a deviation (${ability.rate < WEAK_ABILITY ? "weak" : "capable"}: weak below ${WEAK_ABILITY}), which decides the claim`
+        : `${configured.label}; recovery ability not measured (no trajectory with a deviation): the claim follows the configured recoverer`,
+    };
     const base = p.baseline ?? shared?.baseline;
     const baseNote = p.baseline || !shared ? "" : ` (baseline of pair "${shared.name}": the config runs one baseline for pairs that share a forward policy)`;
     const claim5 = F5.replace(" (Finding 5)", ` (recoverer "${p.name}") (Finding 5)`);
-    const claim6 = rec.weak ? `Recoverer "${p.name}" (${rec.label}) can lose against no recovery (Finding 6).` : `Recoverer "${p.name}" gains from more recovery attempts (Finding 6).`;
+    const claim6 = rec.weak ? `Recoverer "${p.name}" (${configured.label}) can lose against no recovery (Finding 6).` : `Recoverer "${p.name}" gains from more recovery attempts (Finding 6).`;
     const missing = !base ? `no no-recovery baseline in this run for pair "${p.name}"` : p.caps.length === 0 || base.success.n === 0 ? `pair "${p.name}" has no recovery conditions with finished episodes` : !lines ? "no results.jsonl to pair episodes by task and seed" : undefined;
     if (missing) {
       if (!rec.weak) f5.push({ claim: claim5, holds: null, evidence: `cannot be judged: ${missing}${missing.startsWith("no no-recovery") ? `; pair "${p.name}" needs a no-recovery baseline and recovery conditions with finished episodes` : ""}.` });
@@ -113,7 +137,7 @@ export function endToEndFindings(e2e: ExperimentSummary | undefined, lines: read
         if (la && a.v.p !== undefined && b.v.p !== undefined && a.v.p !== b.v.p) return b.v.p < a.v.p ? b : a;
         return lead(b.v) > lead(a.v) ? b : a;
       });
-      f6.push(judged(claim6, best.v, `${list}; the cap that loses most, max-rec-${best.cap}: ${testText(best.v, "no recovery", `max-rec-${best.cap}`)}. ${from}`));
+      f6.push(judged(claim6, best.v, `${list}; the cap that loses most, max-rec-${best.cap}: ${testText(best.v, "no recovery", `max-rec-${best.cap}`)}. ${rec.label}. ${from}`));
       continue;
     }
     if (p.caps.length < 2) {

@@ -98,6 +98,17 @@ describe("computeFindings", () => {
     expect(f.filter((x) => x.claim.includes("(Finding 5)")).map((x) => x.claim)).toEqual(['Recovery improves task success over no recovery at every retry cap (recoverer "weak") (Finding 5).']);
   });
 
+  it("reads Finding 6's claim from each recoverer's measured recovery ability, not its label", () => {
+    const config = parseExperimentConfig({ kind: "end-to-end", name: "x", maxRecoveryIterations: [1, 5], pairs: [{ name: "p", forward: sim("default"), recovery: sim("skilled") }] }) as EndToEndConfig;
+    const withAbility = (r: { c: ConditionSummary; lines: ResultLine[] }, ability: number) => ({ ...r, c: { ...r.c, stability: { ...r.c.stability, recoveryAbility: ability, eligibleForRecovery: 20 } } });
+    const runs = (ability: number) => [run("p.no-recovery", 30, 60), withAbility(run("p.max-rec-1", 28, 60), ability), withAbility(run("p.max-rec-5", 20, 60), ability)];
+    const six = (ability: number) => computeFindings(e2eInput(runs(ability), config)).find((x) => x.claim.includes("(Finding 6)"))!;
+    // labelled skilled, but it came back from 20% of deviations: the weak recoverer's claim
+    expect(six(0.2).claim).toBe('Recoverer "p" (simulated skilled recoverer (skill 0.9)) can lose against no recovery (Finding 6).');
+    expect(six(0.2).evidence).toContain("measured recovery ability 0.20 over 40 trajectories with a deviation (weak: weak below 0.5), which decides the claim");
+    expect(six(0.8).claim).toBe('Recoverer "p" gains from more recovery attempts (Finding 6).');
+  });
+
   it("judges Finding 1 on continuation k=1 of each strategy paired by failed run, not on pooled rates", () => {
     // 20 failed runs; R=E-1 restores in runs 0..11 at k=1, R=0 in runs 10..13: 10 won only by R=E-1, 2 only by R=0
     const cont = (condition: string, strategy: string, won: (i: number, k: number) => boolean) =>
