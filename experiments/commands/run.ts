@@ -25,6 +25,7 @@ import { RunFailedError } from "../runner/errors.ts";
 import { addRunFlags, conditionTableText, defaultOutFor, processWorkers, progressReporter, runSettings, textTable, type RunFlags } from "./run-options.ts";
 import { onInterrupt } from "./progress.ts";
 import { optionalNumberFlag, parseIntFlag } from "./numeric-flags.ts";
+import { annotationFailuresText } from "../ideal/facts.ts";
 
 /** Flags of `retrace run CONFIG` beyond the shared ones. */
 export interface ConfigRunFlags extends RunFlags {
@@ -108,7 +109,9 @@ export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags
   if (s.replay) process.stdout.write(`action replays: ${s.replay.episodes} episode(s) replayed, ${s.replay.desyncs} desync(s) (each retried from reset), ${s.replay.failed} given up after every attempt (env errors, excluded)\n`);
   if (s.ideal) {
     const x = s.ideal.exclusions;
-    process.stdout.write(`failed runs: ${s.ideal.failedRuns}, continued: ${s.ideal.continued}; without a detected error: ${x.noErrorFound.runs} (${s.ideal.noErrorFound === "last-step" ? "continued from E = their last step" : `${x.noErrorFound.excluded} left out`}); left out of Success@K: ${x.replayFailed.continuations} continuation(s) whose replay failed, ${x.envErrors.continuations} lost to environment errors; budget: ${s.ideal.maxForwardSteps} steps ${s.ideal.continuationBudget === "from-restore" ? "after R" : "in all"}\n`);
+    process.stdout.write(`failed runs: ${s.ideal.failedRuns}, continued: ${s.ideal.continued}; without a detected error: ${x.noErrorFound.runs} (${s.ideal.noErrorFound === "last-step" ? "continued from E = their last step" : `${x.noErrorFound.excluded} left out`}); left out of Success@K: ${x.replayFailed.continuations} continuation(s) whose replay failed, ${x.envErrors.continuations} lost to environment errors${x.incomplete ? `, ${x.incomplete.runs} failed run(s) with fewer than K usable continuations in some strategy (whole run left out, the paper's rule)` : ""}; budget: ${s.ideal.maxForwardSteps} steps ${s.ideal.continuationBudget === "from-restore" ? "after R" : "in all"}\n`);
+    const failures = annotationFailuresText(s.ideal, s.successAtK?.find((c) => c.strategy === "llm")?.condition);
+    if (failures) process.stdout.write(`${failures}\n`);
   }
   if (s.selectorFallbacks?.fallbacks) process.stdout.write(`selector fallbacks: ${s.selectorFallbacks.fallbacks} of ${s.selectorFallbacks.attempts} recovery attempt(s) used R = E-1 because the selector failed (counted per condition in summary.json)\n`);
   if (s.models) process.stdout.write(`${modelTableText(s.models)}\n`);

@@ -191,6 +191,14 @@ export const IdealRecoveryConfigSchema = z
      * replayed prefix against it (a continuation from R = 44 of 50 gets 6 steps). @default "from-restore"
      */
     continuationBudget: z.enum(["from-restore", "total"]).default("from-restore"),
+    /**
+     * A failed run with fewer than `k` usable continuations in some strategy (its action replay
+     * failed): `exclude` leaves the whole run out of every strategy's Success@K (the paper, App.
+     * B.1: "after excluding instances where action replay fails"; one denominator for every curve
+     * and K); `score-available` scores each strategy on the continuations it has (retrace's
+     * earlier rule: R=0 never replays, so its denominator differed). @default "exclude"
+     */
+    incompleteInstances: z.enum(["exclude", "score-available"]).default("exclude"),
   })
   .strict();
 

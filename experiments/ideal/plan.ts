@@ -26,8 +26,12 @@ export interface PlanInstance {
   /** The error step E the detector blamed. */
   errorStep: number;
   detectorReason: string;
-  /** True when the detector saw no error and E fell back to the last step. */
+  /** True when the detector gave no error step (it saw none, or it failed) and E fell back to the last step. */
   fallback: boolean;
+  /** Set when the detector itself failed (timeout, junk reply): E fell back to the last step for that reason, not because it judged the run on track. */
+  detectorFailure?: string;
+  /** Set when the selector failed: R=LLM is the selector's fail-safe E-1, not its choice. */
+  selectorFailure?: string;
   /** Recovery step R per strategy. */
   recoveryStep: Partial<Record<RecoveryStepStrategy, number>>;
   selectorReason?: string;
@@ -89,6 +93,7 @@ export async function annotate(input: {
   const E = Math.max(0, Math.min(T - 1, found ? (detection.errorStep as number) : T - 1));
   const recoveryStep: PlanInstance["recoveryStep"] = {};
   let selectorReason: string | undefined;
+  let selectorFailure: string | undefined;
   for (const s of input.strategies) {
     if (s === "zero") recoveryStep.zero = 0;
     else if (s === "error-minus-1") recoveryStep["error-minus-1"] = Math.max(0, E - 1);
@@ -98,12 +103,14 @@ export async function annotate(input: {
       const sel = await atCallSite({ seq: judged, phase: "selector" }, () => input.selector!.select({ task: spec, history, errorStep: E, detection, instanceKey: `${task.id}/${input.seed}`, seed: input.seed, blobs: input.blobs }));
       recoveryStep.llm = Math.max(0, Math.min(E, sel.step));
       selectorReason = sel.reason;
+      if (sel.failure) selectorFailure = sel.failure;
     }
   }
   return {
     task: task.id, seed: input.seed, forwardKey: input.forwardKey, errorStep: E,
-    detectorReason: found ? detection.reason : `detector saw no error (${detection.reason}); E = last step`,
-    fallback: !found, recoveryStep, ...(selectorReason !== undefined ? { selectorReason } : {}),
+    detectorReason: found ? detection.reason : detection.failure ? `detector failed (${detection.failure}); E = last step` : `detector saw no error (${detection.reason}); E = last step`,
+    fallback: !found, ...(detection.failure ? { detectorFailure: detection.failure } : {}),
+    recoveryStep, ...(selectorReason !== undefined ? { selectorReason } : {}), ...(selectorFailure ? { selectorFailure } : {}),
     history, final: input.final,
   };
 }

@@ -109,6 +109,8 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
       await env.close();
     }
     settings.onNote?.(`annotated ${plan.instances.length} failed forward runs of ${forward.length} (frozen in plan.json)`);
+    const detectorFailed = plan.instances.filter((i) => i.detectorFailure).length, selectorFailed = plan.instances.filter((i) => i.selectorFailure).length;
+    if (detectorFailed + selectorFailed > 0) settings.onNote?.(`annotation failures: detector ${detectorFailed}, selector ${selectorFailed} of ${plan.instances.length} failed runs (counted in summary.json ideal.annotationFailures)`);
   } else settings.onNote?.(`reusing the frozen plan.json (${plan.instances.length} instances)`);
 
   // Phase 3: K continuations per instance and strategy. A failed run in which the detector found

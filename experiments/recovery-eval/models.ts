@@ -201,6 +201,7 @@ export async function buildConfiguredDataset(options: ConfiguredRunOptions): Pro
         note(perturbSpec.kind === "model" ? agents.perturber(perturbSpec, distance, new DrawScope({ seed: config.seed, task: task.id, condition: `perturb/${rollout}/${targetStep}/${distance}` })) : createSimPerturbationPolicy({ groundTruth: env as SimDesk, seed: `${config.seed}/${rollout}/${targetStep}/${distance}` })),
       rolloutsPerTask: d.rolloutsPerTask, replays: d.replays, seedStepsPerTrajectory: d.seedSteps, distances: d.distances, maxSteps: d.maxSteps,
       maxSamplesPerDistance: d.maxSamplesPerDistance, onProgress: options.onProgress, stop: budget.stop,
+      declaredSimulated: () => servedBySimulatedModel(agents.usage()),
     });
     const served = servedBySimulatedModel(agents.usage());
     const usage = usageFile(agents.usage(), build.simulated || served, build.stopped);
@@ -277,7 +278,7 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
     const recoveryBudget = config.eval.recoveryBudget;
     const budget = costStop(options, agents);
     const settle = recoveryEvalSettle(config);
-    const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, recoveryBudget, check: configuredCheck(config, agents), settleMs: settle.settleMs, rationale: options.rationale, onProgress: options.onProgress, stop: budget.stop });
+    const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, recoveryBudget, check: configuredCheck(config, agents), settleMs: settle.settleMs, rationale: options.rationale, onProgress: options.onProgress, stop: budget.stop, declaredSimulated: () => servedBySimulatedModel(agents.usage()) });
     const served = servedBySimulatedModel(agents.usage());
     const simulated = runs.some((r) => r.simulated) || ds.manifest.simulated || served;
     const label = simulated ? [ds.manifest.simulatedLabel || (served ? "" : "simulated: SimDesk agents"), served && !ds.manifest.simulatedLabel?.includes(STAND_IN_LABEL) ? STAND_IN_LABEL : ""].filter(Boolean).join(" + ") : "";

@@ -8,10 +8,11 @@
  *   weak one can lose against no recovery (its worst cap vs none).
  *
  * Which claim a pair gets comes from the config's structure, never from the pair's name: the
- * recoverer each pair resolves to (experiments/config/agents.ts). A simulated recoverer's
- * capability is its profile's skill (weak below 0.5: the "weak" and "flailing" profiles); a
- * model recoverer gets the capable claim, and a significant loss then reads DOES NOT HOLD, which
- * is the paper's weak-recoverer regime. A pair without its own baseline uses the run's first
+ * recoverer each pair resolves to (experiments/config/agents.ts), and its capability from what
+ * the run measured: the recovery conditions' recovery ability (share of deviations a trajectory
+ * came back from, src/metrics/stability.ts; weak below 0.5). Only when no trajectory deviated
+ * does the configured recoverer decide (a simulated profile's skill below 0.5 is weak; a model
+ * recoverer is judged capable), and the evidence says so. A pair without its own baseline uses the run's first
  * baseline (configs skip baselines for pairs that share a forward policy); the evidence says so.
  *
  * Multiple comparisons: the weak recoverer's claim ("can lose at some cap") searches the caps, so
@@ -28,7 +29,7 @@ import type { EndToEndConfig } from "../config/schema.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import type { ConditionSummary, ExperimentSummary } from "../runner/summary.ts";
 import { holmVerdicts, type PairedVerdict } from "../../src/metrics/paired.ts";
-import { judged, outcomesOf, pairedVerdict, testText, verdictLabel, weakest, type Finding } from "./findings-verdict.ts";
+import { clusteredPairedVerdict, judged, outcomesOf, testText, verdictLabel, weakest, type Finding } from "./findings-verdict.ts";
 
 const pct = (p: Proportion) => `${(100 * p.rate).toFixed(1)}%`;
 const F5 = "Recovery improves task success over no recovery at every setting of max recovery iterations (Finding 5).";
@@ -52,6 +53,21 @@ function pairsOf(e2e: ExperimentSummary): Pair[] {
   }
   for (const p of pairs.values()) p.caps.sort((x, y) => x.cap - y.cap);
   return [...pairs.values()];
+}
+
+/** Below this measured recovery ability (share of deviations the trajectory came back from) a recoverer gets the weak claim of Finding 6. */
+export const WEAK_ABILITY = 0.5;
+
+/** A pair's measured recovery ability over its recovery conditions (weighted by eligible trajectories), or null when none deviated. */
+function measuredAbility(caps: readonly ConditionSummary[]): { rate: number; n: number } | null {
+  let n = 0, sum = 0;
+  for (const c of caps) {
+    const st = c.stability;
+    if (st.recoveryAbility === null || !st.eligibleForRecovery) continue;
+    n += st.eligibleForRecovery;
+    sum += st.recoveryAbility * st.eligibleForRecovery;
+  }
+  return n === 0 ? null : { rate: sum / n, n };
 }
 
 /** The recoverer a pair resolves to in the config, and whether it is weak by construction. */
@@ -80,11 +96,19 @@ export function endToEndFindings(e2e: ExperimentSummary | undefined, lines: read
   const f5: Finding[] = [];
   const f6: Finding[] = [];
   for (const p of pairs) {
-    const rec = recovererOf(config, p.name);
+    const configured = recovererOf(config, p.name);
+    const ability = measuredAbility(p.caps.map((x) => x.c));
+    const rec = {
+      ...configured,
+      weak: ability ? ability.rate < WEAK_ABILITY : configured.weak,
+      label: ability
+        ? `${configured.label}; measured recovery ability ${ability.rate.toFixed(2)} over ${ability.n} trajectories with a deviation (${ability.rate < WEAK_ABILITY ? "weak" : "capable"}: weak below ${WEAK_ABILITY}), which decides the claim`
+        : `${configured.label}; recovery ability not measured (no trajectory with a deviation): the claim follows the configured recoverer`,
+    };
     const base = p.baseline ?? shared?.baseline;
     const baseNote = p.baseline || !shared ? "" : ` (baseline of pair "${shared.name}": the config runs one baseline for pairs that share a forward policy)`;
     const claim5 = F5.replace(" (Finding 5)", ` (recoverer "${p.name}") (Finding 5)`);
-    const claim6 = rec.weak ? `Recoverer "${p.name}" (${rec.label}) can lose against no recovery (Finding 6).` : `Recoverer "${p.name}" gains from more recovery attempts (Finding 6).`;
+    const claim6 = rec.weak ? `Recoverer "${p.name}" (${configured.label}) can lose against no recovery (Finding 6).` : `Recoverer "${p.name}" gains from more recovery attempts (Finding 6).`;
     const missing = !base ? `no no-recovery baseline in this run for pair "${p.name}"` : p.caps.length === 0 || base.success.n === 0 ? `pair "${p.name}" has no recovery conditions with finished episodes` : !lines ? "no results.jsonl to pair episodes by task and seed" : undefined;
     if (missing) {
       if (!rec.weak) f5.push({ claim: claim5, holds: null, evidence: `cannot be judged: ${missing}${missing.startsWith("no no-recovery") ? `; pair "${p.name}" needs a no-recovery baseline and recovery conditions with finished episodes` : ""}.` });
@@ -95,7 +119,7 @@ export function endToEndFindings(e2e: ExperimentSummary | undefined, lines: read
     const capOut = p.caps.map((x) => ({ ...x, out: outcomesOf(lines!, x.c.condition) }));
     const list = `${p.name}${sim}: no recovery ${pct(base!.success)}${baseNote}, ${p.caps.map((x) => `max-rec-${x.cap} ${pct(x.c.success)}`).join(", ")}`;
     if (!rec.weak) {
-      const vs = capOut.map((x) => ({ cap: x.cap, v: pairedVerdict(x.out, none) }));
+      const vs = capOut.map((x) => ({ cap: x.cap, v: clusteredPairedVerdict(x.out, none) }));
       const w = weakest(vs.map((x) => x.v));
       const at = vs.find((x) => x.v === w)!;
       const gains = p.caps.map((x) => x.c.success.rate - base!.success.rate);
@@ -103,7 +127,7 @@ export function endToEndFindings(e2e: ExperimentSummary | undefined, lines: read
       f5.push(judged(claim5, w, `${list}; mean gain ${(100 * mean).toFixed(1)} points (the paper: 2.12). Weakest setting, max-rec-${at.cap} vs none: ${testText(w, `max-rec-${at.cap}`, "no recovery")}. ${rec.label}. ${from}`));
     }
     if (rec.weak) {
-      const raw = capOut.map((x) => pairedVerdict(none, x.out));
+      const raw = capOut.map((x) => clusteredPairedVerdict(none, x.out));
       const vs = holmVerdicts(raw, "settings of max recovery iterations").map((v, i) => ({ cap: capOut[i].cap, v }));
       // The cap that loses most: the smallest adjusted p among caps where no recovery is ahead, else the largest lead.
       const lead = (v: PairedVerdict) => (v.onlyA ?? 0) - (v.onlyB ?? 0);
@@ -113,7 +137,7 @@ export function endToEndFindings(e2e: ExperimentSummary | undefined, lines: read
         if (la && a.v.p !== undefined && b.v.p !== undefined && a.v.p !== b.v.p) return b.v.p < a.v.p ? b : a;
         return lead(b.v) > lead(a.v) ? b : a;
       });
-      f6.push(judged(claim6, best.v, `${list}; the setting that loses most, max-rec-${best.cap}: ${testText(best.v, "no recovery", `max-rec-${best.cap}`)}. ${from}`));
+      f6.push(judged(claim6, best.v, `${list}; the setting that loses most, max-rec-${best.cap}: ${testText(best.v, "no recovery", `max-rec-${best.cap}`)}. ${rec.label}. ${from}`));
       continue;
     }
     if (p.caps.length < 2) {
@@ -121,8 +145,8 @@ export function endToEndFindings(e2e: ExperimentSummary | undefined, lines: read
       continue;
     }
     const first = capOut[0], most = capOut[capOut.length - 1];
-    const v = pairedVerdict(most.out, first.out);
-    const vNone = pairedVerdict(most.out, none);
+    const v = clusteredPairedVerdict(most.out, first.out);
+    const vNone = clusteredPairedVerdict(most.out, none);
     f6.push(judged(claim6, v, `${list}; ${most.cap} vs ${first.cap} attempt(s): ${testText(v, `max-rec-${most.cap}`, `max-rec-${first.cap}`)}; ${most.cap} vs none: ${testText(vNone, `max-rec-${most.cap}`, "no recovery")}. ${rec.label}. ${from}`));
   }
   correctAcrossPairs(f5);

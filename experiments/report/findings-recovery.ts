@@ -23,14 +23,20 @@
  *   at; a sample favours whichever side won more budgets), which is McNemar's exact test when
  *   there is one budget. Per-budget McNemar tests are listed beside, Holm-adjusted over the budgets.
  *
- * The gate (fewer than 6 discordant units: cannot tell) therefore counts distinct samples. Without
+ * Units are target states (a target state sampled at d=1 and d=5 is one unit), and the verdict is
+ * decided at the cluster level: a sign test over trajectories of the summed target-state
+ * differences (the target-state test beside it, labelled). Finding 2 also tests "rarely" itself:
+ * implicit restoration and restorative implicit rationales in fewer than 20% of target states
+ * (one-sided exact binomial); its verdict is the weakest of the three.
+ *
+ * The gate (fewer than 6 discordant units: cannot tell) therefore counts distinct units. Without
  * runs.jsonl the findings are not judged; the pooled rates are still shown.
  */
 import { wilsonInterval, type Proportion } from "../../src/metrics/wilson.ts";
 import { holmVerdicts, mcnemarVerdict, pairOutcomes, type PairedVerdict } from "../../src/metrics/paired.ts";
 import type { RecoveryRun } from "../../src/eval/run.ts";
 import type { RecoveryEvalReport, RecoveryTableJsonRow } from "../recovery-eval/report-data.ts";
-import { judged, testText, type Finding } from "./findings-verdict.ts";
+import { clustered, judged, testText, weakest, type Finding } from "./findings-verdict.ts";
 
 const F2 = "Forward policies rarely restore a past state on their own, and their rationales rarely aim at it (Finding 2).";
 const F3 = "Explicit recovery instructions beat implicit recovery (Finding 3).";
@@ -66,9 +72,20 @@ function pairedRows(report: RecoveryEvalReport): { implicit: RecoveryTableJsonRo
   return { implicit, explicit, variant };
 }
 
-/** A sample's unit key: distance and sample id (a sample is evaluated at one distance). */
+/**
+ * A run's sample key (distance and sample id). The unit of the tests is the target state the
+ * sample restores (`<task>/r<rollout>/t<step>`: the sample id without its distance), so a target
+ * state sampled at d=1 and d=5 is counted once; ids of another form are their own target state.
+ */
 const unitOf = (r: RecoveryRun) => `${r.distance}/${r.sampleId}`;
+export const targetStateOf = (sampleKey: string) => sampleKey.replace(/^\d+\//, "").replace(/\/d\d+$/, "");
 const judgedRun = (r: RecoveryRun) => r.status === "judged" && !!r.verdict;
+
+/** The trajectory of a target state (`<task>/r<rollout>`), else its task: the cluster of the cluster-level tests. */
+function trajectoryOf(runs: readonly RecoveryRun[]): (targetState: string) => string {
+  const task = new Map(runs.map((r) => [targetStateOf(unitOf(r)), r.taskId]));
+  return (u) => /^(.*\/r\d+)\/t\d+$/.exec(u)?.[1] ?? task.get(u) ?? u;
+}
 
 /** Outcome per sample of one variant at one budget (judged runs only). */
 function outcomesAt(runs: readonly RecoveryRun[], variant: string, budget: number, value: (r: RecoveryRun) => boolean | null): Map<string, boolean> {
@@ -82,24 +99,57 @@ function outcomesAt(runs: readonly RecoveryRun[], variant: string, budget: numbe
 }
 
 /**
- * Sign test over samples, stratified by budget within each sample: per sample, explicit successes
- * minus implicit successes over the budgets both judged; samples with a positive difference favour
- * explicit (`onlyA`), negative ones implicit (`onlyB`), zero ones are ties. Exact binomial (McNemar's
- * exact test when each sample has one budget). `n` counts distinct samples.
+ * Sign test over target states, stratified by budget: per target state, explicit successes minus
+ * implicit successes over the budgets (and distances) both judged; target states with a positive
+ * difference favour explicit (`onlyA`), negative ones implicit (`onlyB`), zero ones are ties.
+ * Exact binomial (McNemar's exact test when each target state has one sample and one budget).
+ * `n` counts distinct target states; `diffs` are the per-target-state sums (for the cluster level).
  */
-export function stratifiedSampleVerdict(perBudget: ReadonlyArray<{ a: ReadonlyMap<string, boolean>; b: ReadonlyMap<string, boolean> }>): PairedVerdict & { budgetsPaired: number } {
+export function stratifiedSampleVerdict(perBudget: ReadonlyArray<{ a: ReadonlyMap<string, boolean>; b: ReadonlyMap<string, boolean> }>): PairedVerdict & { budgetsPaired: number; diffs: Map<string, number> } {
   const diff = new Map<string, number>();
   let budgetsPaired = 0;
   for (const { a, b } of perBudget)
-    for (const [unit, x] of a) {
-      const y = b.get(unit);
+    for (const [sample, x] of a) {
+      const y = b.get(sample);
       if (y === undefined) continue;
       budgetsPaired++;
+      const unit = targetStateOf(sample);
       diff.set(unit, (diff.get(unit) ?? 0) + Number(x) - Number(y));
     }
   const d = [...diff.values()];
   const counts = { n: d.length, onlyA: d.filter((x) => x > 0).length, onlyB: d.filter((x) => x < 0).length, both: 0, neither: d.filter((x) => x === 0).length };
-  return { ...mcnemarVerdict(counts), test: "sign test over samples, stratified by budget", budgetsPaired };
+  return { ...mcnemarVerdict(counts), test: perBudget.length > 1 ? "sign test over target states, stratified by budget" : "sign test over target states", budgetsPaired, diffs: diff };
+}
+
+/** "Rarely": at most this share of implicit target states, tested one-sided (Finding 2). */
+export const RARELY_THRESHOLD = 0.2;
+
+/** P(X <= k) for X ~ Binomial(n, p). */
+function binomialCdf(k: number, n: number, p: number): number {
+  let sum = 0;
+  let logC = 0;
+  for (let i = 0; i <= k; i++) {
+    if (i > 0) logC += Math.log(n - i + 1) - Math.log(i);
+    sum += Math.exp(logC + i * Math.log(p) + (n - i) * Math.log1p(-p));
+  }
+  return Math.min(1, sum);
+}
+
+/**
+ * "Rarely" as a test: the share of target states with the property is below {@link RARELY_THRESHOLD},
+ * one-sided exact binomial (a target state has the property when any of its samples has it).
+ * HOLDS at p < 0.05; DOES NOT HOLD when the share is significantly above the threshold.
+ */
+export function rarelyVerdict(values: ReadonlyMap<string, boolean>, what: string): PairedVerdict & { k: number } {
+  const byState = new Map<string, boolean>();
+  for (const [sample, v] of values) byState.set(targetStateOf(sample), (byState.get(targetStateOf(sample)) ?? false) || v);
+  const n = byState.size, k = [...byState.values()].filter(Boolean).length;
+  const test = `one-sided binomial test of ${what} in < ${100 * RARELY_THRESHOLD}% of target states`;
+  if (n < 10) return { kind: "cannot-tell", test, n, k };
+  const below = binomialCdf(k, n, RARELY_THRESHOLD);
+  const above = k === 0 ? 1 : 1 - binomialCdf(k - 1, n, RARELY_THRESHOLD);
+  const kind = below < 0.05 ? "holds" : above < 0.05 ? "does-not-hold" : k / n < RARELY_THRESHOLD ? "direction-only" : "not-in-direction";
+  return { kind, p: kind === "does-not-hold" ? above : below, test, n, k };
 }
 
 /** Findings 2-4 for one recovery evaluation and its per-sample runs (runs.jsonl); without them, 2 and 3 are not judged. */
@@ -135,20 +185,29 @@ export function recoveryFindings(report: RecoveryEvalReport | undefined, runs?: 
       const ei = outcomesAt(runs, variant!, rMax, intent), ii = outcomesAt(runs, implicitVariant, rMax, intent);
       const is = outcomesAt(runs, implicitVariant, rMax, success);
       const isRate = wilsonInterval([...is.values()].filter(Boolean).length, is.size);
-      const c2 = pairOutcomes(ei, ii);
-      if (c2.n === 0) out.push({ claim: F2, holds: null, evidence: `cannot be judged: no sample has scored rationales of both policies at r=${rMax}${sim}.` });
+      const u2 = stratifiedSampleVerdict([{ a: ei, b: ii }]);
+      const traj = trajectoryOf(runs);
+      if (u2.n === 0) out.push({ claim: F2, holds: null, evidence: `cannot be judged: no sample has scored rationales of both policies at r=${rMax}${sim}.` });
       else {
-        const v2 = mcnemarVerdict(c2);
+        const { budgetsPaired: _b, diffs: d2, ...unit2 } = u2;
+        const v2 = clustered(unit2, d2, traj, "trajectories");
+        // "Rarely" itself, against a stated threshold: implicit restorative intent and implicit success.
+        const rareIntent = rarelyVerdict(ii, "restorative implicit rationales");
+        const rareSuccess = rarelyVerdict(is, "implicit restoration");
+        const w = weakest([v2, rareIntent, rareSuccess]);
         const share = (m: Map<string, boolean>) => `${(100 * ([...m.values()].filter(Boolean).length / Math.max(1, m.size))).toFixed(1)}%`;
-        out.push(judged(F2, v2, `At r=${rMax}${sim}: implicit recovery succeeded in ${pct(isRate)} of ${isRate.n} samples; ${how}: implicit ${share(ii)} vs explicit ${variant} ${share(ei)}; ${testText(v2, `explicit ${variant}`, "implicit", "samples")}.`));
+        const rare = (v: typeof rareIntent) => `${v.k} of ${v.n} target states, ${v.kind === "cannot-tell" ? "cannot tell (fewer than 10)" : `${v.kind === "holds" ? "below" : v.kind === "does-not-hold" ? "above" : "not shown below"} ${100 * RARELY_THRESHOLD}%, p=${v.p! < 0.001 ? v.p!.toExponential(1) : v.p!.toFixed(3)}`}`;
+        out.push(judged(F2, w, `At r=${rMax}${sim}: "rarely" tested as < ${100 * RARELY_THRESHOLD}% of implicit target states (one-sided exact binomial; the verdict is the weakest of the three tests): implicit restoration ${rare(rareSuccess)}; restorative implicit rationales ${rare(rareIntent)}. Implicit recovery succeeded in ${pct(isRate)} of ${isRate.n} samples; ${how}: implicit ${share(ii)} vs explicit ${variant} ${share(ei)}; ${testText(v2, `explicit ${variant}`, "implicit", "target states")}.`));
       }
       // Finding 3 over every budget both ran, one unit per sample.
       const budgets = [...new Set(implicit.map((r) => r.r))].sort((x, y) => x - y);
       const perBudget = budgets.map((r) => ({ r, a: outcomesAt(runs, variant!, r, success), b: outcomesAt(runs, implicitVariant, r, success) }));
-      const v3 = stratifiedSampleVerdict(perBudget);
+      const u3 = stratifiedSampleVerdict(perBudget);
+      const { diffs: d3, budgetsPaired: bp3, ...unit3 } = u3;
+      const v3 = { ...clustered(unit3, d3, traj, "trajectories"), budgetsPaired: bp3 };
       const each = holmVerdicts(perBudget.map((x) => mcnemarVerdict(pairOutcomes(x.a, x.b))), "budgets");
       const eachText = perBudget.map((x, i) => `r=${x.r}: ${each[i].onlyA} vs ${each[i].onlyB}${each[i].p === undefined ? " (cannot tell)" : `, p=${each[i].p! < 0.001 ? each[i].p!.toExponential(1) : each[i].p!.toFixed(3)}`}`).join("; ");
-      out.push(judged(F3, v3, `${sim ? `${sim.trim()} ` : ""}${testText(v3, `explicit ${variant}`, "implicit", "distinct samples")} (${v3.budgetsPaired} sample-budget pairs over r=${budgets.join(",")}; a sample favours the side that succeeded at more budgets). Per budget, McNemar exact over samples (explicit-only vs implicit-only successes, Holm-adjusted over ${budgets.length} budgets): ${eachText}. ${rates}.`));
+      out.push(judged(F3, v3, `${sim ? `${sim.trim()} ` : ""}${testText(v3, `explicit ${variant}`, "implicit", "target states")} (${v3.budgetsPaired} sample-budget pairs over r=${budgets.join(",")}; a target state favours the side that succeeded at more of its samples and budgets). Per budget, McNemar exact over samples (unit level, shown only: explicit-only vs implicit-only successes, Holm-adjusted over ${budgets.length} budgets): ${eachText}. ${rates}.`));
     }
   }
   out.push({ claim: F4, holds: null, evidence: `cannot be judged from one evaluation: it compares forward models labelled generalist vs post-trained (this one evaluates "${report.label || "one policy"}").` });

@@ -6,7 +6,7 @@
  * (p = x)" or "not in the paper's direction (p = x)" otherwise; "cannot tell (n too small)" with
  * fewer than 6 discordant pairs, where no outcome could reach p < 0.05.
  */
-import { MIN_DISCORDANT, mcnemarVerdict, pairOutcomes, type PairedVerdict, type VerdictKind } from "../../src/metrics/paired.ts";
+import { MIN_DISCORDANT, clusterSignVerdict, mcnemarVerdict, pairedDifferences, pairOutcomes, type PairedVerdict, type VerdictKind } from "../../src/metrics/paired.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 
 /** A claim checked against a run's numbers. */
@@ -31,6 +31,26 @@ export function outcomesOf(lines: readonly ResultLine[], condition: string, unit
 /** McNemar verdict of "a beats b" on the units both ran. */
 export function pairedVerdict(a: ReadonlyMap<string, boolean>, b: ReadonlyMap<string, boolean>): PairedVerdict {
   return mcnemarVerdict(pairOutcomes(a, b));
+}
+
+/** A unit's task: units are `<task>/<seed>...` keys. */
+export const taskOf = (unit: string) => unit.split("/")[0];
+
+/**
+ * The cluster-level verdict that decides a finding: a sign test over clusters (tasks by default)
+ * of the summed unit differences (src/metrics/paired.ts), with the unit-level test kept beside
+ * (`unitLevel`, labelled). When every cluster holds one unit the two tests are the same test,
+ * and the unit-level verdict is returned, marked as cluster level.
+ */
+export function clustered(unit: PairedVerdict, diffs: ReadonlyMap<string, number>, clusterOf: (unit: string) => string = taskOf, clusters = "tasks"): PairedVerdict {
+  const ids = new Set([...diffs.keys()].map(clusterOf));
+  if (ids.size === diffs.size) return { ...unit, clusters };
+  return { ...clusterSignVerdict(diffs, clusterOf, clusters), unitLevel: unit };
+}
+
+/** {@link pairedVerdict} decided at the cluster level (tasks by default), the unit-level test beside. */
+export function clusteredPairedVerdict(a: ReadonlyMap<string, boolean>, b: ReadonlyMap<string, boolean>, clusterOf: (unit: string) => string = taskOf, clusters = "tasks"): PairedVerdict {
+  return clustered(pairedVerdict(a, b), pairedDifferences(a, b), clusterOf, clusters);
 }
 
 const RANK: Record<VerdictKind, number> = { "does-not-hold": 0, "not-in-direction": 1, "cannot-tell": 2, "direction-only": 3, holds: 4 };
@@ -58,8 +78,14 @@ export function pText(v: PairedVerdict): string {
 /** "McNemar exact over 12 paired (task, seed) units: 5 won only by a, 1 only by b, p=0.22". */
 export function testText(v: PairedVerdict, a: string, b: string, units = "(task, seed) units"): string {
   const p = v.p === undefined ? "" : `, ${pText(v)}`;
+  if (v.unitLevel) {
+    const u = v.unitLevel;
+    const up = u.p === undefined ? " (cannot tell)" : `, p=${fmtP(u.p)}`;
+    return `${v.test} over ${v.n} ${v.clusters}: ${v.onlyA} favour ${a}, ${v.onlyB} favour ${b}, ${v.n - (v.onlyA ?? 0) - (v.onlyB ?? 0)} tied${p}; unit level (labelled, not independent: units share ${v.clusters}), ${u.test} over ${u.n} paired ${units}: ${u.onlyA} won only by ${a}, ${u.onlyB} only by ${b}${up}`;
+  }
   const split = v.onlyA === undefined ? "" : `: ${v.onlyA} won only by ${a}, ${v.onlyB} only by ${b}`;
-  return `${v.test} over ${v.n} paired ${units}${split}${p}`;
+  const level = v.clusters ? ` (each of the ${v.n} units is its own ${v.clusters === "trajectories" ? "trajectory" : v.clusters.replace(/s$/, "")}: this is the cluster-level test)` : "";
+  return `${v.test} over ${v.n} paired ${units}${split}${p}${level}`;
 }
 
 /** The printed verdict: "HOLDS (p=0.003)", "direction only (p=0.24)", "cannot tell (n too small: ...)", "DOES NOT HOLD (p=0.01)". */
@@ -79,6 +105,7 @@ export function verdictLabel(f: Pick<Finding, "holds" | "significant" | "verdict
     case "cannot-tell":
       if (v.onlyA !== undefined) {
         const d = v.onlyA + (v.onlyB ?? 0);
+        if (v.unitLevel) return `cannot tell (n too small: ${d} deciding ${v.clusters}, fewer than ${MIN_DISCORDANT})`;
         return `cannot tell (n too small: ${d} discordant pair${d === 1 ? "" : "s"}, fewer than ${MIN_DISCORDANT})`;
       }
       return v.test.startsWith("two-proportion") ? `cannot tell (n too small: ${v.n} run${v.n === 1 ? "" : "s"} a side, fewer than ${MIN_UNPAIRED_N})` : `cannot tell (n too small: ${v.n} paired units)`;

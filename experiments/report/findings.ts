@@ -26,8 +26,10 @@ import type { RecoveryEvalReport } from "../recovery-eval/report-data.ts";
 import type { RecoveryRun } from "../../src/eval/run.ts";
 import { recoveryFindings } from "./findings-recovery.ts";
 import { endToEndFindings } from "./findings-e2e.ts";
-import { judged, outcomesOf, pairedVerdict, testText, weakest, type Finding } from "./findings-verdict.ts";
+import { clusteredPairedVerdict, judged, outcomesOf, testText, weakest, type Finding } from "./findings-verdict.ts";
 import { noiseText } from "./noise-text.ts";
+import { annotationFailuresText } from "../ideal/facts.ts";
+import { scoredInstances } from "../runner/scored-instances.ts";
 
 /** What the findings are computed from. */
 export interface FindingsInput {
@@ -59,12 +61,12 @@ export function computeFindings(input: FindingsInput): Finding[] {
   return [finding1(input.ideal, input.idealLines, input.plan), ...recoveryFindings(input.recovery, input.recoveryRuns), ...endToEndFindings(input.e2e, input.e2eLines, input.e2eConfig)];
 }
 
-/** Per failed run (`task/seed`): did any of continuations 1..K of `condition` succeed? */
-function successAtK(lines: readonly ResultLine[], condition: string, K: number): Map<string, boolean> {
+/** Per failed run (`task/seed`, only those in `scored` when given): did any of continuations 1..K of `condition` succeed? */
+function successAtK(lines: readonly ResultLine[], condition: string, K: number, scored?: ReadonlySet<string>): Map<string, boolean> {
   const out = new Map<string, boolean>();
   for (const l of lines) {
     const k = Number(l.extra?.k);
-    if (l.condition !== condition || l.status !== "ok" || !(k <= K)) continue;
+    if (l.condition !== condition || l.status !== "ok" || !(k <= K) || (scored && !scored.has(`${l.task}/${l.seed}`))) continue;
     const unit = `${l.task}/${l.seed}`;
     out.set(unit, (out.get(unit) ?? false) || l.success);
   }
@@ -84,15 +86,18 @@ function finding1(ideal: ExperimentSummary | undefined, lines: readonly ResultLi
   const last = Math.min(em1.curve.length, zero.curve.length) - 1;
   const gap1 = a.rate - b.rate, gapK = em1.curve[last].rate - zero.curve[last].rate;
   const trend = gap1 <= 0 ? "no lead to narrow" : gapK < 0 ? "full resets catch up and overtake it" : gapK < gap1 ? "the gap narrows" : "the gap does not narrow";
-  const zero1 = successAtK(lines, zero.condition, 1);
-  const verdicts = others.map((c) => ({ c, v: pairedVerdict(successAtK(lines, c.condition, 1), zero1) }));
+  // The failed runs the curves score (the paper's rule leaves out a run with fewer than K usable continuations in any strategy).
+  const scored = scoredInstances(lines, zero.curve.length, ideal.ideal?.incompleteInstances ?? "exclude");
+  const zero1 = successAtK(lines, zero.condition, 1, scored);
+  const verdicts = others.map((c) => ({ c, v: clusteredPairedVerdict(successAtK(lines, c.condition, 1, scored), zero1) }));
   const w = weakest(verdicts.map((x) => x.v));
   const deciding = verdicts.find((x) => x.v === w)!;
   const fallback = plan ? plan.instances.filter((i) => i.fallback).length : 0;
+  const failures = annotationFailuresText(ideal.ideal, others.find((c) => c.strategy === "llm")?.condition);
   return judged(
     F1,
     w,
-    `Success@1: ${em1.condition} ${pct(a)} vs R=0 ${pct(b)} over ${em1.instances} failed runs; ${others.map((c) => `${c.condition} ${pct(c.curve[0])}`).join(", ")}. Weakest, ${deciding.c.condition} vs R=0: ${testText(w, deciding.c.condition, "R=0", "failed runs (continuation k=1 of each)")}. At K=${last + 1}: ${em1.condition} ${pct(em1.curve[last])} vs R=0 ${pct(zero.curve[last])} (${trend} as K grows).${plan ? ` E comes from the ${ideal.simulated ? "simulated " : ""}detector: ${fallback} of ${plan.instances.length} failed runs got no error from it and ${ideal.ideal?.noErrorFound === "last-step" ? "continued from E = their last step (noErrorFound: last-step, the paper's rule)" : "were left out of the continuations (noErrorFound: exclude)"}.` : ""}${ideal.ideal ? ` Left out for a failed action replay: ${ideal.ideal.exclusions.replayFailed.continuations} continuations of ${ideal.ideal.exclusions.replayFailed.runs} failed runs; continuation budget: ${ideal.ideal.continuationBudget === "from-restore" ? `${ideal.ideal.maxForwardSteps} steps after R` : `${ideal.ideal.maxForwardSteps} steps in all, the replayed prefix included`}.` : ""} Computed from ${ideal.experiment}'s results.jsonl${ideal.simulated ? " (SIMULATED)" : ""}.`,
+    `Success@1: ${em1.condition} ${pct(a)} vs R=0 ${pct(b)} over ${em1.instances} failed runs; ${others.map((c) => `${c.condition} ${pct(c.curve[0])}`).join(", ")}. Weakest, ${deciding.c.condition} vs R=0: ${testText(w, deciding.c.condition, "R=0", "failed runs (continuation k=1 of each)")}. ${last === 0 ? "Only K=1 was run, so nothing is said about larger K." : `At K=${last + 1}: ${em1.condition} ${pct(em1.curve[last])} vs R=0 ${pct(zero.curve[last])} (${trend} as K grows).`}${plan ? ` E comes from the ${ideal.simulated ? "simulated " : ""}detector: ${fallback} of ${plan.instances.length} failed runs got no error from it and ${ideal.ideal?.noErrorFound === "last-step" ? "continued from E = their last step (noErrorFound: last-step, the paper's rule)" : "were left out of the continuations (noErrorFound: exclude)"}.` : ""}${failures ? ` ${failures}` : ""}${ideal.ideal ? ` Left out for a failed action replay: ${ideal.ideal.exclusions.replayFailed.continuations} continuations of ${ideal.ideal.exclusions.replayFailed.runs} failed runs; continuation budget: ${ideal.ideal.continuationBudget === "from-restore" ? `${ideal.ideal.maxForwardSteps} steps after R` : `${ideal.ideal.maxForwardSteps} steps in all, the replayed prefix included`}.` : ""} Computed from ${ideal.experiment}'s results.jsonl${ideal.simulated ? " (SIMULATED)" : ""}.`,
   );
 }
 

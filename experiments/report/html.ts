@@ -3,6 +3,7 @@
  * viewer's skeleton, and the inlined chart.js plus the page script. One self-contained file.
  */
 import type { ConditionSummary, ExperimentSummary } from "../runner/summary.ts";
+import { annotationFailuresText } from "../ideal/facts.ts";
 import type { ChartSpec } from "./charts.ts";
 import type { ExtraFile, RunData } from "./data.ts";
 import { verdictLabel, type Finding } from "./findings-verdict.ts";
@@ -33,7 +34,7 @@ export function findingVerdict(f: Finding): string {
 
 /** The verdict rule in one sentence (report, demo). */
 export const VERDICT_RULE =
-  "Conditions share tasks and seeds, so each claim is tested on paired outcomes (McNemar's exact test on the (task, seed) units both conditions ran): HOLDS only at p < 0.05 in the paper's direction, DOES NOT HOLD only when the opposite direction is significant, \"direction only\" or \"not in the paper's direction\" otherwise, and \"cannot tell\" with fewer than 6 discordant pairs (no outcome could reach p < 0.05). Recovery-evaluation findings are paired over distinct samples from runs.jsonl (McNemar, or a sign test stratified by budget). Where a finding searches several comparisons (the weak recoverer's caps) or gives one verdict per pair, p-values are Holm-adjusted and the verdict says so.";
+  "Conditions share tasks and seeds, so each claim is tested on paired outcomes and decided at the cluster level (a sign test over tasks, or trajectories for recovery-evaluation samples, of the units' summed differences; McNemar's exact test on the (task, seed) units is shown beside it, labelled unit level): HOLDS only at p < 0.05 in the paper's direction, DOES NOT HOLD only when the opposite direction is significant, \"direction only\" or \"not in the paper's direction\" otherwise, and \"cannot tell\" with fewer than 6 discordant pairs (no outcome could reach p < 0.05). Recovery-evaluation findings are paired over distinct target states from runs.jsonl (a target state sampled at several distances counts once). Where a finding searches several comparisons (the weak recoverer's caps) or gives one verdict per pair, p-values are Holm-adjusted and the verdict says so.";
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? "n/a" : `${(100 * x).toFixed(1)}%`);
 const num = (x: number | null | undefined, d = 2) => (x === null || x === undefined ? "n/a" : x.toFixed(d));
@@ -62,6 +63,10 @@ function conditionTable(s: ExperimentSummary): string {
   ) + `<p class="note">Success = share of scored episodes the task checker marked solved (95% Wilson interval). Steps per success = all executed steps (forward, recovery, replay) divided by solved episodes: the cost proxy when no model is called. Cost and tokens are n/a for simulated policies, which call no model.</p>` + countsNote(s);
 }
 
+const prefixed = (text: string) => (text ? ` ${text}` : "");
+const incompleteText = (i: NonNullable<ExperimentSummary["ideal"]>) =>
+  i.incompleteInstances === "score-available" ? "; a run with fewer than K usable continuations is scored on those it has (incompleteInstances: score-available, not the paper's rule)" : i.exclusions.incomplete ? `; ${i.exclusions.incomplete.runs} failed runs with fewer than K usable continuations in some strategy left out of every strategy's curve (the paper's rule)` : "";
+
 /** Counted departures from the plain path: selector fallbacks per condition, and ideal recovery's exclusions by reason. */
 function countsNote(s: ExperimentSummary): string {
   const parts: string[] = [];
@@ -71,8 +76,9 @@ function countsNote(s: ExperimentSummary): string {
   if (i)
     parts.push(
       `Failed runs: ${i.failedRuns}, continued: ${i.continued}. Without a detected error: ${i.exclusions.noErrorFound.runs} (${i.noErrorFound === "last-step" ? "continued from E = their last step, the paper's rule" : `${i.exclusions.noErrorFound.excluded} left out`}). ` +
-        `Left out of Success@K: ${i.exclusions.replayFailed.continuations} continuations whose replay failed (${i.exclusions.replayFailed.runs} failed runs), ${i.exclusions.envErrors.continuations} lost to other environment errors. ` +
-        `Continuation budget: ${i.continuationBudget === "from-restore" ? `${i.maxForwardSteps} forward steps after R` : `${i.maxForwardSteps} steps in all, the replayed prefix included`}.`,
+        `Left out of Success@K: ${i.exclusions.replayFailed.continuations} continuations whose replay failed (${i.exclusions.replayFailed.runs} failed runs), ${i.exclusions.envErrors.continuations} lost to other environment errors${incompleteText(i)}. ` +
+        `Continuation budget: ${i.continuationBudget === "from-restore" ? `${i.maxForwardSteps} forward steps after R` : `${i.maxForwardSteps} steps in all, the replayed prefix included`}.` +
+        prefixed(annotationFailuresText(i, s.successAtK?.find((c) => c.strategy === "llm")?.condition)),
     );
   return parts.length ? `<p class="note">${escapeHtml(parts.join(" "))}</p>` : "";
 }

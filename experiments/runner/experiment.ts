@@ -132,6 +132,7 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
       experiment: config.name, kind: config.kind, lines,
       params: Object.fromEntries(conditions.map((c) => [c.id, c.params])),
       maxK: config.kind === "ideal-recovery" ? config.k : undefined,
+      incompleteInstances: config.kind === "ideal-recovery" ? config.incompleteInstances : undefined,
     });
     if (settle) summary.settle = settle;
     summary.draws = config.draws;

@@ -6,7 +6,8 @@
  */
 import { recommend, type Recommendation } from "../../src/metrics/compare.ts";
 import { summarizeStability, type StabilityMetrics, type StabilitySummary } from "../../src/metrics/stability.ts";
-import { successAtKCurve } from "../../src/metrics/success-at-k.ts";
+import { successAtKCurve, type IncompleteInstances } from "../../src/metrics/success-at-k.ts";
+import { continuationOutcomes, scoredInstances } from "./scored-instances.ts";
 import { wilsonInterval, type Proportion } from "../../src/metrics/wilson.ts";
 import type { ModelRole } from "../../src/usage.ts";
 import { round, type RoleCalls } from "../agents/meter.ts";
@@ -122,6 +123,13 @@ export interface SuccessAtKSummary {
   condition: string;
   strategy: string;
   instances: number;
+  /**
+   * Failed runs this strategy continued but the curve leaves out: under the paper's rule
+   * (`incompleteInstances: exclude`) every failed run with fewer than K usable continuations in
+   * any strategy (a failed action replay), so all curves share one denominator; under
+   * `score-available`, only runs without any usable continuation.
+   */
+  excluded?: number;
   /** Index i = Success@(i+1). */
   curve: Proportion[];
   meanRecoveryStep: number;
@@ -162,7 +170,7 @@ export interface ExperimentSummary {
 export const SIMULATED_NOTE = "SIMULATED: these results come from simulated components (seeded simulated policies, or a model server that declared itself a stand-in), not from models.";
 
 /** Summarise lines; `params` gives each condition's distinguishing values. */
-export function summarize(input: { experiment: string; kind: string; lines: readonly ResultLine[]; params?: Record<string, Record<string, ParamValue>>; maxK?: number; stopped?: { reason: string; notRun: number }; skipped?: Array<{ task: string; reason: string }> }): ExperimentSummary {
+export function summarize(input: { experiment: string; kind: string; lines: readonly ResultLine[]; params?: Record<string, Record<string, ParamValue>>; maxK?: number; incompleteInstances?: IncompleteInstances; stopped?: { reason: string; notRun: number }; skipped?: Array<{ task: string; reason: string }> }): ExperimentSummary {
   const groups = new Map<string, ResultLine[]>();
   for (const l of [...input.lines].sort((a, b) => a.index - b.index)) {
     const g = groups.get(l.condition) ?? [];
@@ -192,7 +200,7 @@ export function summarize(input: { experiment: string; kind: string; lines: read
   if (fallbacks) summary.selectorFallbacks = fallbacks;
   if (input.stopped) summary.stopped = input.stopped;
   if (input.skipped?.length) summary.skipped = input.skipped;
-  if (input.kind === "ideal-recovery") summary.successAtK = successAtKSummaries(input.lines, input.maxK ?? 5);
+  if (input.kind === "ideal-recovery") summary.successAtK = successAtKSummaries(input.lines, input.maxK ?? 5, input.incompleteInstances ?? "exclude");
   if (input.kind === "sweep") {
     const candidates = conditions.filter((c) => c.condition !== "no-recovery" && c.success.n > 0).map((c) => ({ label: c.condition, rate: c.success, cost: c.stepsPerEpisode }));
     if (candidates.length > 0) summary.recommendation = recommend(candidates);
@@ -247,24 +255,21 @@ export function sumModels(lines: readonly ResultLine[]): Partial<Record<ModelRol
   return Object.keys(out).length ? Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b))) : undefined;
 }
 
-function successAtKSummaries(lines: readonly ResultLine[], maxK: number): SuccessAtKSummary[] {
-  const byCondition = new Map<string, Map<string, ResultLine[]>>();
-  for (const l of lines) {
-    if (l.extra?.phase !== "continuation") continue;
-    const inst = byCondition.get(l.condition) ?? new Map<string, ResultLine[]>();
-    const key = `${l.task}/${l.seed}`;
-    inst.set(key, [...(inst.get(key) ?? []), l]);
-    byCondition.set(l.condition, inst);
-  }
+function successAtKSummaries(lines: readonly ResultLine[], maxK: number, rule: IncompleteInstances): SuccessAtKSummary[] {
+  const byCondition = continuationOutcomes(lines);
+  const scored = scoredInstances(lines, maxK, rule);
   return [...byCondition.entries()].map(([condition, inst]) => {
-    const groups = [...inst.values()].map((g) => g.filter((l) => l.status === "ok").sort((a, b) => Number(a.extra?.k) - Number(b.extra?.k)));
+    const entries = [...inst.entries()];
+    const groups = entries.filter(([key]) => !scored || scored.has(key)).map(([, g]) => g.filter((l) => l.status === "ok").sort((a, b) => Number(a.extra?.k) - Number(b.extra?.k)));
     const outcomes = groups.map((g) => g.map((l) => l.success));
-    const rs = [...inst.values()].map((g) => Number(g[0].extra?.recoveryStep ?? 0));
+    const rs = entries.map(([, g]) => Number(g[0].extra?.recoveryStep ?? 0));
+    const instances = rule === "exclude" ? outcomes.filter((o) => o.length >= maxK).length : outcomes.filter((o) => o.length > 0).length;
     return {
       condition,
-      strategy: String([...inst.values()][0][0].extra?.strategy ?? condition),
-      instances: outcomes.filter((o) => o.length > 0).length,
-      curve: successAtKCurve(outcomes, maxK),
+      strategy: String(entries[0][1][0].extra?.strategy ?? condition),
+      instances,
+      excluded: entries.length - instances,
+      curve: successAtKCurve(outcomes, maxK, { incomplete: rule }),
       meanRecoveryStep: rs.reduce((a, b) => a + b, 0) / Math.max(1, rs.length),
     };
   });

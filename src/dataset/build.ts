@@ -98,6 +98,12 @@ export interface DatasetBuildOptions {
    * starts; what was built so far is kept and `stopped` says why), e.g. a spent cost budget.
    */
   stop?: () => string | undefined;
+  /**
+   * What the model servers declared: true once some call of the build was answered by a server
+   * that declared itself a simulated stand-in (the caller's usage meter). Asked when the build
+   * ends: then the result and every sample say simulated. @default () => false
+   */
+  declaredSimulated?: () => boolean;
   signal?: AbortSignal;
 }
 
@@ -238,6 +244,7 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
     log(`d=${distance}: ${c.seedSteps} seed steps -> ${c.final} samples`);
   }
   if (stopped) log(`stopped early: ${stopped}`);
+  simulated ||= options.declaredSimulated?.() === true;
   const withMasks = masks ? await masks.assign(samples, (s) => `${s.taskId}/r${s.trajectory.rollout}/t${s.targetStep}`) : samples;
   return { settings, trajectories: counts, stages, samples: withMasks.map((s) => ({ ...s, simulated })), simulated, ...(stopped && { stopped }) };
 }

@@ -77,6 +77,13 @@ export interface RecoveryEvalOptions {
   onProgress?: (message: string) => void;
   /** Asked before every sample: a reason ends the evaluation there (runs so far are returned), e.g. a spent cost budget. */
   stop?: () => string | undefined;
+  /**
+   * What the model servers declared: true once some call of this evaluation was answered by a
+   * server that declared itself a simulated stand-in (the caller's usage meter reads each reply's
+   * `system_fingerprint`). Asked when the evaluation ends: then every run is labelled simulated,
+   * whatever the agents' own fixed flags say. @default () => false
+   */
+  declaredSimulated?: () => boolean;
   signal?: AbortSignal;
 }
 
@@ -110,6 +117,7 @@ export interface RecoveryRun {
   recovered?: BlobRef;
   /** Ground truth from the `truth` probe, when given. */
   truth?: boolean;
+  /** Simulated components produced this run: a simulated agent, a simulated dataset, or a model server that declared itself a stand-in. */
   simulated: boolean;
 }
 
@@ -172,6 +180,9 @@ export async function evaluateRecovery(given: RecoveryEvalOptions): Promise<Reco
     }
     log(`${sample.id}: done`);
   }
+  // A stand-in server's replies make every run of the evaluation simulated, not only the agents
+  // whose fixed flag says so (a model agent cannot know what its server is until it is answered).
+  if (options.declaredSimulated?.() === true) for (const r of runs) r.simulated = true;
   if (options.rationale === false) return runs;
   const bySample = new Map(options.samples.map((s) => [s.id, s]));
   const scores = await scoreRationales(runs.map((r) => ({ rationales: r.rationales, reference: recoveryReference(bySample.get(r.sampleId)!) })), options.rationale ?? { kind: "tfidf" }, signal);

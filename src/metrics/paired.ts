@@ -122,6 +122,13 @@ export interface PairedVerdict {
   onlyB?: number;
   /** Set when `p` is adjusted for multiple comparisons (then `kind` follows the adjusted p). */
   correction?: MultipleComparisons;
+  /**
+   * The clusters the test counted ("tasks", "trajectories"), when the verdict is a cluster-level
+   * test: units that share a cluster are not independent, so `n`, `onlyA`, `onlyB` count clusters.
+   */
+  clusters?: string;
+  /** The unit-level test beside a cluster-level verdict (shown, labelled; it does not decide). */
+  unitLevel?: PairedVerdict;
 }
 
 /** A multiple-comparison adjustment of a verdict's p-value. */
@@ -182,6 +189,31 @@ export function mcnemarVerdict(counts: PairedCounts, alpha = 0.05): PairedVerdic
   if (counts.onlyA + counts.onlyB < MIN_DISCORDANT) return { kind: "cannot-tell", ...base };
   const p = mcnemarExact(counts.onlyA, counts.onlyB);
   return { kind: directionKind(counts.onlyA - counts.onlyB, p, alpha), p, ...base };
+}
+
+/** Per-unit differences `a - b` (1, 0 or -1) of two success maps, on the units both hold. */
+export function pairedDifferences(a: ReadonlyMap<string, boolean>, b: ReadonlyMap<string, boolean>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [unit, x] of a) {
+    const y = b.get(unit);
+    if (y !== undefined) out.set(unit, Number(x) - Number(y));
+  }
+  return out;
+}
+
+/**
+ * A sign test on cluster-level differences: each cluster's units' differences `a - b` are summed;
+ * a cluster with a positive sum counts for `a` (`onlyA`), a negative one for `b`, zero is a tie;
+ * then the exact binomial test and the one rule ({@link mcnemarVerdict}: cannot tell below
+ * {@link MIN_DISCORDANT} deciding clusters). Units of one cluster (a task's seeds, a trajectory's
+ * samples) share what makes them succeed, so only clusters are independent.
+ */
+export function clusterSignVerdict(diffs: ReadonlyMap<string, number>, clusterOf: (unit: string) => string, clusters: string, alpha = 0.05): PairedVerdict {
+  const sum = new Map<string, number>();
+  for (const [unit, d] of diffs) sum.set(clusterOf(unit), (sum.get(clusterOf(unit)) ?? 0) + d);
+  const d = [...sum.values()];
+  const counts = { n: d.length, both: 0, onlyA: d.filter((x) => x > 0).length, onlyB: d.filter((x) => x < 0).length, neither: d.filter((x) => x === 0).length };
+  return { ...mcnemarVerdict(counts, alpha), test: `sign test over ${clusters} (cluster level)`, clusters };
 }
 
 /** The same rule on a paired bootstrap of differences `a - b` (cannot tell below `minN` units). */

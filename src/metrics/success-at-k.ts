@@ -6,19 +6,40 @@
 import { wilsonInterval, type Proportion } from "./wilson.ts";
 
 /**
- * Success@K over instances, each a list of continuation outcomes in draw order. Instances with
- * fewer than K usable continuations use all they have (the paper excludes failed replays).
+ * What happens to an instance with fewer usable continuations than the curve needs (a failed
+ * action replay drops a continuation): `exclude` leaves the whole instance out (the paper, App.
+ * B.1: "after excluding instances where action replay fails"), so every point of a curve has the
+ * same denominator; `score-available` scores it on the continuations it has (retrace's earlier
+ * rule: its Success@K then counts fewer draws than K).
  */
-export function successAtK(instances: readonly (readonly boolean[])[], k: number): Proportion {
+export type IncompleteInstances = "exclude" | "score-available";
+
+/** Options of {@link successAtK} and {@link successAtKCurve}. */
+export interface SuccessAtKOptions {
+  /** @default "exclude" (the paper's rule) */
+  incomplete?: IncompleteInstances;
+}
+
+/**
+ * Success@K over instances, each a list of usable continuation outcomes in draw order. Under the
+ * default `incomplete: "exclude"` an instance with fewer than K of them is left out; under
+ * `score-available` it is scored on all it has (an instance with none is always left out).
+ */
+export function successAtK(instances: readonly (readonly boolean[])[], k: number, options: SuccessAtKOptions = {}): Proportion {
   if (!Number.isInteger(k) || k < 1) throw new RangeError(`successAtK: K must be a positive integer, got ${k}`);
-  const usable = instances.filter((c) => c.length > 0);
+  const need = (options.incomplete ?? "exclude") === "exclude" ? k : 1;
+  const usable = instances.filter((c) => c.length >= need);
   const solved = usable.filter((c) => c.slice(0, k).some(Boolean)).length;
   return wilsonInterval(solved, usable.length);
 }
 
-/** Success@K for K = 1..maxK, as one curve. */
-export function successAtKCurve(instances: readonly (readonly boolean[])[], maxK: number): Proportion[] {
-  return Array.from({ length: maxK }, (_, i) => successAtK(instances, i + 1));
+/**
+ * Success@K for K = 1..maxK, as one curve. Under `exclude` (default) only instances with maxK
+ * usable continuations count, at every K: one denominator for the whole curve.
+ */
+export function successAtKCurve(instances: readonly (readonly boolean[])[], maxK: number, options: SuccessAtKOptions = {}): Proportion[] {
+  const kept = (options.incomplete ?? "exclude") === "exclude" ? instances.filter((c) => c.length >= maxK) : instances;
+  return Array.from({ length: maxK }, (_, i) => successAtK(kept, i + 1, options));
 }
 
 /**

@@ -12,6 +12,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
 import type { ScriptedOpenAIServer } from "../../adapters/testing/scripted-openai-server.ts";
 import type { ResultLine } from "../../experiments/runner/results-log.ts";
+import { buildReport } from "../../experiments/report/index.ts";
 import { answer, cli, startRoleServer } from "./helpers/model-roles.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-models-ideal-"));
@@ -54,5 +55,40 @@ describe("the model-backed ideal-recovery preset", () => {
     expect(lines[0].models!.policy!.calls).toBe(E + mistake.actions.length + 1);
     const plan = JSON.parse(readFileSync(join(out, "plan.json"), "utf8"));
     expect(plan.simulated).toBe(false);
+  }, 120_000);
+
+  it("counts a detector and a selector that answer junk: summary.json, the closing lines and the report say so, and Finding 1 names them", async () => {
+    const task = getSimDeskTask("files-rename-draft");
+    const mistake = task.mistakes.find((m) => m.kind === "wrong-item")!;
+    const E = mistake.atStep;
+    const config = parseYaml(readFileSync(new URL("../../experiments/configs/models/ideal-recovery.yaml", import.meta.url), "utf8")) as Record<string, any>;
+    config.env = { kind: "simdesk", tasks: [task.id] };
+    config.seeds = [0];
+    config.k = 1;
+    config.strategies = ["zero", "error-minus-1", "llm"];
+    const cfg = join(dir, "ideal-junk.json");
+    writeFileSync(cfg, JSON.stringify(config));
+    const junk = { text: "I think it went wrong somewhere around there." };
+    const server = await startRoleServer({
+      forward: [...task.plan.slice(0, E).map(answer), ...mistake.actions.map(answer), { text: "FAIL" }, { text: "FAIL" }, { text: "FAIL" }, { text: "FAIL" }],
+      // each asked once and re-asked once (maxReasks 1), junk both times
+      detector: [junk, junk],
+      selector: [junk, junk],
+      summarizer: [], recoverer: [],
+    });
+    servers.push(server);
+    const out = join(dir, "run-junk");
+    const r = await cli("run", cfg, "--base-url", server.url, "--model", "scripted-vlm", "--out", out, "--workers", "1", "--quiet");
+    expect(r.code).toBe(0);
+    server.verify();
+    expect(server.byRole).toMatchObject({ detector: 2, selector: 2 });
+    const plan = JSON.parse(readFileSync(join(out, "plan.json"), "utf8"));
+    expect(plan.instances[0]).toMatchObject({ fallback: true, detectorFailure: expect.stringMatching(/invalid reply/), selectorFailure: expect.stringMatching(/fell back to E-1/) });
+    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
+    expect(summary.ideal.annotationFailures).toEqual({ detector: 1, selector: 1, selectorAsked: 1 });
+    expect(r.stdout).toContain("Annotation failures: the detector failed on 1 of 1 failed runs (E = their last step, counted among those without a detected error); the selector failed on 1 of 1 (R=LLM used its fail-safe E-1 there, not a choice).");
+    const page = readFileSync((await buildReport(out)).file, "utf8");
+    expect(page).toContain("the selector failed on 1 of 1 (R=LLM used its fail-safe E-1 there, not a choice)");
+    expect(page).toMatch(/Finding 1[^<]*\)\. <span class="meta">[^<]*the selector failed on 1 of 1/);
   }, 120_000);
 });

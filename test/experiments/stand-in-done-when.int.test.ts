@@ -147,7 +147,8 @@ describe("issue 19 done-when, against the stand-in over HTTP", () => {
     const f1 = findingsForRuns([{ dir: out, summary: summaryOf(out) }])!.findings[0];
     log(`Finding 1: ${verdictLabel(f1)} | ${f1.evidence}`);
     expect(f1.claim).toMatch(/Finding 1/);
-    expect(f1.verdict?.test).toBe("McNemar exact");
+    // decided at the cluster level when seeds share a task (the McNemar test over units beside it)
+    expect(f1.verdict?.test).toMatch(/^(McNemar exact|sign test over tasks \(cluster level\))$/);
     expect(f1.evidence).toMatch(/McNemar exact over \d+ paired failed runs/);
   }, 400_000);
 
@@ -191,14 +192,17 @@ describe("issue 19 done-when, against the stand-in over HTTP", () => {
     const found = findingsForRuns([{ dir: out, summary }])!.findings;
     const f5 = found.find((f) => /Finding 5/.test(f.claim))!;
     const f6 = found.find((f) => /Finding 6/.test(f.claim))!;
-    for (const f of [f5, f6]) {
+    // Finding 6's claim follows the stand-in recoverer's measured recovery ability; a recoverer
+    // measured weak gets no Finding 5 claim (the weak regime is Finding 6's), and that is said.
+    expect(f6.evidence).toMatch(/measured recovery ability \d\.\d\d over \d+ trajectories|recovery ability not measured/);
+    if (!f5.verdict) expect(f5.evidence).toMatch(/capable recoverer/);
+    for (const f of [f5, f6].filter((x) => x.verdict)) {
       log(`${f.claim} ${verdictLabel(f)} | ${f.evidence}`);
-      expect(f.verdict?.test).toBe("McNemar exact");
+      expect(f.verdict!.test).toMatch(/^(McNemar exact|sign test over tasks \(cluster level\))$/);
       expect(f.evidence).toMatch(/McNemar exact over \d+ paired/);
       expect(html).toContain(escapeHtml(verdictLabel(f)));
     }
-    // Finding 5's verdict is printed with its test whatever it is (at this size: cannot tell).
-    expect(f5.verdict!.kind).toBeTruthy();
+    expect(f6.verdict).toBeDefined();
   }, 400_000);
 });
 

@@ -14,8 +14,11 @@
  * - recovery sub-agent: undoes only what its prompt shows (recover.ts);
  * - detector, selector, summarizer, verifier: JSON answers from replaying the prompt's action
  *   lines in its private model of the apps, with noise (judges.ts).
- * Its knowledge of the apps (world.ts) is SimDesk's engine run privately from a task's setup,
- * the way a model knows common applications; it never talks to a running environment.
+ * Its knowledge of the apps (world.ts) is its skill book alone (skills.ts: each task's
+ * instruction, reference plan and demonstration screens as accessibility-tree text), the way a
+ * model knows common applications; it runs no engine and never talks to a running environment.
+ * It reads text, not images: given a screenshot without a tree it follows its plan by step count,
+ * says so once on stderr, marks the reply (`stand_in.blind`) and its log entry (`blind`).
  *
  * Start it with {@link startStandInServer} (tests) or `retrace stand-in` (offline runs).
  */

@@ -23,7 +23,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { judgeDetector, judgeSelector, judgeSummarizer, judgeVerifier, type DetectorNoise } from "./judges.ts";
 import { playForward, playPerturber } from "./play.ts";
 import { playRecovery, textWithoutContext } from "./recover.ts";
-import { readRequest, type StandInRole } from "./request.ts";
+import { readRequest, treeTexts, type StandInRole } from "./request.ts";
+import { logger } from "../../../src/logger.ts";
 import { drawFor } from "./sampling.ts";
 import { defaultSkillBook, type SkillBook } from "./skills.ts";
 import { loadTokenizer, promptTokens as countPromptTokens, textTokens } from "./tokens.ts";
@@ -94,6 +95,13 @@ export interface StandInLogEntry {
   undoing?: number[];
   /** Forward only, after a cut: the chance of losing track the prompt's transition string left. */
   cutRate?: number;
+  /**
+   * An acting role (forward, recovery, perturber) whose last message showed a screenshot and no
+   * accessibility tree: the stand-in cannot see images, so it followed its plan by step count
+   * (its own earlier answers), not the screen. Also declared in the reply (`stand_in.blind`) and
+   * warned about once per server on stderr.
+   */
+  blind?: boolean;
   /** Usage as reported: prompt tokens (text by o200k_base, images by OpenAI's tile rule) and completion tokens. */
   promptTokens: number;
   completionTokens: number;
@@ -120,7 +128,9 @@ export function answerRequest(body: unknown, seed: string, options: StandInSetti
   const drawText = req.role === "recovery" && options.ignoreContext ? textWithoutContext(req) : req.text;
   const draw = drawFor(seed, drawText, req.temperature);
   const play = { errorRate: options.errorRate, postCutErrorRate: options.postCutErrorRate, book: options.book, ...(options.slipMix && { slipMix: options.slipMix }) };
-  const base = { role: req.role, temperature: req.temperature };
+  const last = req.messages[req.messages.length - 1];
+  const blind = (req.role === "forward" || req.role === "recovery" || req.role === "perturber") && !!last && last.images.length > 0 && treeTexts(last.text).length === 0;
+  const base = { role: req.role, temperature: req.temperature, ...(blind && { blind: true }) };
   switch (req.role) {
     case "forward": {
       const p = playForward(req, draw, play);
@@ -149,6 +159,9 @@ function pick(p: { text: string; kind: string }): { text: string; kind: string }
   return { text: p.text, kind: p.kind };
 }
 
+/** What the stand-in says when a request shows only screenshots (it reads text, not images). */
+export const BLIND_NOTE = "stand-in: this request shows a screenshot and no accessibility tree; the stand-in cannot see images and follows its plan by step count (use observation: a11y_tree or screenshot_a11y_tree for answers grounded on the screen)";
+
 /** Start the stand-in on 127.0.0.1. */
 export async function startStandInServer(options: StandInServerOptions = {}): Promise<StandInServer> {
   const errorRate = options.errorRate ?? 0.1;
@@ -170,6 +183,7 @@ export async function startStandInServer(options: StandInServerOptions = {}): Pr
   const streamSeed = options.seed ?? 0;
   const log: StandInLogEntry[] = [];
   let stream = 0;
+  let warnedBlind = false;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const raw = await readBody(req);
@@ -188,7 +202,12 @@ export async function startStandInServer(options: StandInServerOptions = {}): Pr
     const promptTokens = countPromptTokens(body);
     const completionTokens = Math.max(1, textTokens(a.text));
     log.push({ index, seed, ...a, promptTokens, completionTokens });
+    if (a.blind && !warnedBlind) {
+      warnedBlind = true;
+      logger.warn({ request: index, role: a.role }, BLIND_NOTE);
+    }
     sendJson(res, 200, {
+      ...(a.blind && { stand_in: { simulated: true, blind: true, note: BLIND_NOTE } }),
       id: `chatcmpl-stand-in-${index}`,
       object: "chat.completion",
       created: 0,

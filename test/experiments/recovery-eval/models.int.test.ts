@@ -144,9 +144,9 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     // the paper's recovery-evaluation findings, judged on this model-backed evaluation (n = 1: too few to tell)
     expect(page).toMatch(/Do the paper('|&#39;)s findings hold here\?/);
     expect(page).not.toContain("Checked on simulated components");
-    // paired over distinct samples from runs.jsonl: one sample is one discordant unit, never "runs"
-    expect(page).toMatch(/<b>cannot tell \(n too small: 1 discordant pair, fewer than 6\)<\/b>: Explicit recovery instructions beat implicit recovery \(Finding 3\)\. <span class="meta">sign test over samples, stratified by budget over 1 paired distinct samples: 1 won only by explicit explicit-model\/0-E, 0 only by implicit/);
-    expect(page).toMatch(/Finding 2\)\. <span class="meta">At r=1: implicit recovery succeeded in 0\.0% of 1 samples; rationales similar to the ground-truth recovery instruction \(tfidf/);
+    // paired over distinct target states from runs.jsonl: one sample is one discordant unit, never "runs"
+    expect(page).toMatch(/<b>cannot tell \(n too small: 1 discordant pair, fewer than 6\)<\/b>: Explicit recovery instructions beat implicit recovery \(Finding 3\)\. <span class="meta">sign test over target states over 1 paired target states: 1 won only by explicit explicit-model\/0-E, 0 only by implicit/);
+    expect(page).toMatch(/Finding 2\)\. <span class="meta">At r=1: &quot;rarely&quot; tested as &lt; 20% of implicit target states[^<]*Implicit recovery succeeded in 0\.0% of 1 samples; rationales similar to the ground-truth recovery instruction \(tfidf/);
     expect(page).toMatch(/Finding 4\)\. <span class="meta">cannot be judged from one evaluation/);
     expect(page).toMatch(/Finding 5\)\. <span class="meta">cannot be judged: no end-to-end run/);
     const evUsage = JSON.parse(readFileSync(join(ev, "model-usage.json"), "utf8"));

@@ -98,6 +98,17 @@ describe("computeFindings", () => {
     expect(f.filter((x) => x.claim.includes("(Finding 5)")).map((x) => x.claim)).toEqual(['Recovery improves task success over no recovery at every setting of max recovery iterations (recoverer "weak") (Finding 5).']);
   });
 
+  it("reads Finding 6's claim from each recoverer's measured recovery ability, not its label", () => {
+    const config = parseExperimentConfig({ kind: "end-to-end", name: "x", maxRecoveryIterations: [1, 5], pairs: [{ name: "p", forward: sim("default"), recovery: sim("skilled") }] }) as EndToEndConfig;
+    const withAbility = (r: { c: ConditionSummary; lines: ResultLine[] }, ability: number) => ({ ...r, c: { ...r.c, stability: { ...r.c.stability, recoveryAbility: ability, eligibleForRecovery: 20 } } });
+    const runs = (ability: number) => [run("p.no-recovery", 30, 60), withAbility(run("p.max-rec-1", 28, 60), ability), withAbility(run("p.max-rec-5", 20, 60), ability)];
+    const six = (ability: number) => computeFindings(e2eInput(runs(ability), config)).find((x) => x.claim.includes("(Finding 6)"))!;
+    // labelled skilled, but it came back from 20% of deviations: the weak recoverer's claim
+    expect(six(0.2).claim).toBe('Recoverer "p" (simulated skilled recoverer (skill 0.9)) can lose against no recovery (Finding 6).');
+    expect(six(0.2).evidence).toContain("measured recovery ability 0.20 over 40 trajectories with a deviation (weak: weak below 0.5), which decides the claim");
+    expect(six(0.8).claim).toBe('Recoverer "p" gains from more recovery attempts (Finding 6).');
+  });
+
   it("judges Finding 1 on continuation k=1 of each strategy paired by failed run, not on pooled rates", () => {
     // 20 failed runs; R=E-1 restores in runs 0..11 at k=1, R=0 in runs 10..13: 10 won only by R=E-1, 2 only by R=0
     const cont = (condition: string, strategy: string, won: (i: number, k: number) => boolean) =>
@@ -114,6 +125,19 @@ describe("computeFindings", () => {
     expect(f1.evidence).toContain("R=E-1 vs R=0: McNemar exact over 20 paired failed runs (continuation k=1 of each): 10 won only by R=E-1, 2 only by R=0, p=0.039");
     expect(f1.evidence).toContain("the gap narrows");
     expect(computeFindings({ ideal })[0].evidence).toMatch(/no results\.jsonl to pair/);
+  });
+
+  it("decides Finding 5 at the task level when seeds share tasks, the (task, seed) test beside it, labelled", () => {
+    // 4 tasks x 3 seeds: recovery wins every seed of tasks 0-2 that no recovery lost (9 units), nothing else differs
+    const unitLines = (condition: string, won: (t: number, s: number) => boolean) =>
+      Array.from({ length: 12 }, (_, i) => ({ ...linesOf(condition, 12, () => false)[i], key: `${condition}/t${i % 4}/${Math.floor(i / 4)}`, task: `t${i % 4}`, seed: Math.floor(i / 4), success: won(i % 4, Math.floor(i / 4)) })) as ResultLine[];
+    const lines = [...unitLines("a.no-recovery", () => false), ...unitLines("a.max-rec-1", (t) => t < 3)];
+    const f5 = computeFindings({ e2e: e2e([cond("a.no-recovery", 0, 12), cond("a.max-rec-1", 9, 12)]), e2eLines: lines }).find((x) => x.claim.includes("(Finding 5)"))!;
+    // 9 discordant (task, seed) units would give p = 0.004, but they are 3 tasks: cannot tell
+    expect(f5).toMatchObject({ holds: null, verdict: { kind: "cannot-tell", clusters: "tasks", n: 4, onlyA: 3, onlyB: 0, unitLevel: { n: 12, onlyA: 9, onlyB: 0 } } });
+    expect(f5.verdict!.unitLevel!.p).toBeCloseTo(2 / 512, 12);
+    expect(findingVerdict(f5)).toBe("cannot tell (n too small: 3 deciding tasks, fewer than 6)");
+    expect(f5.evidence).toContain("sign test over tasks (cluster level) over 4 tasks: 3 favour max-rec-1, 0 favour no recovery, 1 tied; unit level (labelled, not independent: units share tasks), McNemar exact over 12 paired (task, seed) units: 9 won only by max-rec-1, 0 only by no recovery, p=0.004");
   });
 
   it("says why a pair with one setting of max recovery iterations or no baseline cannot be judged", () => {
@@ -184,20 +208,46 @@ describe("recovery-evaluation findings (2-4)", () => {
 
   it("tests Finding 3 with a sign test over distinct samples stratified by budget, with exact p-values", () => {
     const f3 = computeFindings({ recovery: report, recoveryRuns: runs }).find((x) => x.claim.includes("(Finding 3)"))!;
-    expect(f3).toMatchObject({ holds: true, significant: true, verdict: { kind: "holds", test: "sign test over samples, stratified by budget", n: 12, onlyA: 8, onlyB: 1 } });
+    expect(f3).toMatchObject({ holds: true, significant: true, verdict: { kind: "holds", test: "sign test over target states, stratified by budget", n: 12, onlyA: 8, onlyB: 1, clusters: "trajectories" } });
     expect(f3.verdict!.p).toBeCloseTo(20 / 512, 12);
     expect(findingVerdict(f3)).toBe("HOLDS (p=0.039)");
-    expect(f3.evidence).toContain("sign test over samples, stratified by budget over 12 paired distinct samples: 8 won only by explicit explicit-model/0-E, 1 only by implicit, p=0.039 (24 sample-budget pairs over r=1,3");
+    expect(f3.evidence).toContain("sign test over target states, stratified by budget over 12 paired target states: 8 won only by explicit explicit-model/0-E, 1 only by implicit, p=0.039 (each of the 12 units is its own trajectory: this is the cluster-level test) (24 sample-budget pairs over r=1,3");
     expect(f3.evidence).toContain("Holm-adjusted over 2 budgets): r=1: 8 vs 1, p=0.063; r=3: 6 vs 0, p=0.063");
     expect(f3.evidence).not.toMatch(/two-proportion/);
   });
 
-  it("tests Finding 2 with McNemar over samples at the largest budget, with an exact p-value", () => {
-    // r=3 intent: explicit s0-s9, implicit s8-s10: 8 explicit-only, 1 implicit-only: p = 0.0390625
+  it("tests Finding 2's comparison over target states at the largest budget, and 'rarely' against the stated 20% threshold", () => {
+    // r=3 intent: explicit s0-s9, implicit s8-s10: 8 explicit-only, 1 implicit-only: p = 0.0390625.
+    // But implicit rationales aim at restoring in 3 of 12 target states (25%): "rarely" (< 20%) is
+    // not shown, so the claim does not hold as a whole (the weakest of its three tests decides).
     const f2 = computeFindings({ recovery: report, recoveryRuns: runs }).find((x) => x.claim.includes("(Finding 2)"))!;
-    expect(f2).toMatchObject({ holds: true, verdict: { kind: "holds", test: "McNemar exact", n: 12, onlyA: 8, onlyB: 1 } });
-    expect(f2.verdict!.p).toBeCloseTo(20 / 512, 12);
-    expect(f2.evidence).toContain("At r=3: implicit recovery succeeded in 16.7% of 12 samples");
+    expect(f2).toMatchObject({ holds: null, verdict: { kind: "not-in-direction", n: 12 } });
+    expect(f2.evidence).toContain("At r=3: \"rarely\" tested as < 20% of implicit target states");
+    expect(f2.evidence).toContain("implicit restoration 2 of 12 target states, not shown below 20%");
+    expect(f2.evidence).toContain("restorative implicit rationales 3 of 12 target states, not shown below 20%");
+    expect(f2.evidence).toContain("sign test over target states over 12 paired target states: 8 won only by explicit explicit-model/0-E, 1 only by implicit, p=0.039");
+    expect(f2.evidence).toContain("Implicit recovery succeeded in 16.7% of 12 samples");
+    // with implicit intent and success in 0 of 12, the comparison holds and "rarely" points the
+    // right way, but 12 target states cannot show < 20% (0.8^12 = 0.069): direction only
+    const rare = runs.map((r) => (r.policyKind === "implicit" ? { ...r, intent: { judged: 1, restorative: 0, intent: false }, rationale: { maxSimilarity: 0.1, restorative: false }, verdict: { ...r.verdict!, success: false } } : r)) as RecoveryRun[];
+    const held = computeFindings({ recovery: report, recoveryRuns: rare }).find((x) => x.claim.includes("(Finding 2)"))!;
+    expect(held).toMatchObject({ holds: null, verdict: { kind: "direction-only" } });
+    expect(held.evidence).toMatch(/implicit restoration 0 of 12 target states, not shown below 20%, p=0\.069/);
+  });
+
+  it("counts a target state once (d=1 and d=5) and decides Findings 2-3 at the trajectory level, the target-state test beside", () => {
+    // 12 trajectories t<i>/r0, each with 2 target states sampled at d=1 and d=5 (48 samples):
+    // explicit wins every sample of trajectories 0-6, implicit wins trajectory 7, the rest tie.
+    const ids = Array.from({ length: 12 }, (_, t) => [1, 2].flatMap((step) => [1, 5].map((d) => ({ id: `t${t}/r0/t${step}/d${d}`, t, d })))).flat();
+    const mk = (variant: string, kind: "implicit" | "explicit", win: (t: number) => boolean) =>
+      ids.map((x) => ({ ...evalRuns(variant, kind, 3, 1, () => win(x.t))[0], sampleId: x.id, taskId: `t${x.t}`, distance: x.d }) as RecoveryRun);
+    const rr = [...mk("implicit/0-E", "implicit", (t) => t === 7), ...mk("explicit-model/0-E", "explicit", (t) => t < 7)];
+    const rep = evalReport([["implicit", "implicit/0-E", 3, 1, 48, 4 / 48, 0.5], ["explicit", "explicit-model/0-E", 3, 1, 48, 28 / 48, 0.5]]);
+    const f3 = computeFindings({ recovery: rep, recoveryRuns: rr }).find((x) => x.claim.includes("(Finding 3)"))!;
+    // target states: 14 favour explicit, 2 implicit (24 units, not 48); trajectories: 7 vs 1, p = 2 * 9 / 256 = 0.0703
+    expect(f3.verdict).toMatchObject({ test: "sign test over trajectories (cluster level)", clusters: "trajectories", n: 12, onlyA: 7, onlyB: 1, kind: "direction-only", unitLevel: { n: 24, onlyA: 14, onlyB: 2 } });
+    expect(f3.verdict!.p).toBeCloseTo(18 / 256, 12);
+    expect(f3.evidence).toContain("sign test over trajectories (cluster level) over 12 trajectories: 7 favour explicit explicit-model/0-E, 1 favour implicit, 4 tied, p=0.070; unit level (labelled, not independent: units share trajectories), sign test over target states over 24 paired target states: 14 won only by explicit explicit-model/0-E, 2 only by implicit, p=0.004");
   });
 
   it("counts distinct samples for the gate: 4 samples at 3 budgets are 4 units, not 12 runs", () => {

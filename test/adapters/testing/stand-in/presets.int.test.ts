@@ -85,7 +85,17 @@ describe("stand-in presets over HTTP", () => {
       const out = join(dir, "reval");
       const e = await cli("eval-recovery", "--config", cfg, "--dataset", data, "--base-url", own.url, "--out", out, "--quiet");
       expect(e.code).toBe(0);
-      const report = JSON.parse(readFileSync(join(out, "recovery-eval.json"), "utf8")) as { table: Array<{ context: string; n: number; success: number }> };
+      const report = JSON.parse(readFileSync(join(out, "recovery-eval.json"), "utf8")) as { simulated: boolean; table: Array<{ context: string; n: number; success: number }> };
+      // Every file of a stand-in evaluation says simulated: the server declared it (system_fingerprint),
+      // whatever the model agents' own fixed flag says.
+      const jsonl = (f: string) => readFileSync(f, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { simulated: boolean });
+      const samples = jsonl(join(data, "samples.jsonl")), runs = jsonl(join(out, "runs.jsonl"));
+      expect(samples.length).toBeGreaterThan(0);
+      expect(runs.length).toBeGreaterThan(0);
+      expect(samples.filter((x) => x.simulated !== true)).toEqual([]);
+      expect(runs.filter((x) => x.simulated !== true)).toEqual([]);
+      for (const f of [join(data, "dataset.json"), join(data, "model-usage.json"), join(out, "model-usage.json")]) expect(JSON.parse(readFileSync(f, "utf8")).simulated, f).toBe(true);
+      expect(report.simulated).toBe(true);
       const row = (ctx: string) => report.table.find((t) => t.context === ctx)!;
       expect(row("0-E").n).toBeGreaterThan(0);
       expect(row("0-E").n).toBe(row("none").n);

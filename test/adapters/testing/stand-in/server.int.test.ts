@@ -25,6 +25,28 @@ describe("stand-in model server: sampling", () => {
     expect(body.data[0].owned_by).toMatch(/simulated/);
   });
 
+  it("says when a request shows only a screenshot: the reply and the log entry are marked blind, and it warns once on stderr", async () => {
+    const task = SIMDESK_TASKS[0];
+    const ask = (content: unknown) =>
+      fetch(`${server.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "retrace-stand-in", temperature: 0, messages: [{ role: "system", content: "Answer with pyautogui code." }, { role: "user", content }] }) }).then((r) => r.json() as Promise<{ stand_in?: { blind: boolean; note: string } }>);
+    const writes: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string | Uint8Array) => (writes.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      const from = server.log.length;
+      const shot = [{ type: "text", text: `Task: ${task.instruction}` }, { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } }];
+      const blind = await ask(shot);
+      await ask(shot);
+      const seeing = await ask([{ type: "text", text: `Task: ${task.instruction}` }]);
+      expect(blind.stand_in).toMatchObject({ blind: true, note: expect.stringContaining("follows its plan by step count") });
+      expect(seeing.stand_in).toBeUndefined();
+      expect(server.log.slice(from).map((l) => [l.role, l.blind ?? false])).toEqual([["forward", true], ["forward", true], ["forward", false]]);
+      expect(writes.filter((w) => w.includes("cannot see images"))).toHaveLength(1);
+    } finally {
+      process.stderr.write = write;
+    }
+  });
+
   it("gives the same trajectory for the same seed, different ones across seeds, and one answer at temperature 0", async () => {
     const blobs = tempBlobs();
     const taskId = "cross-tidy-downloads"; // 29 plan steps: many draws per episode
