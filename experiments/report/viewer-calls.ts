@@ -1,9 +1,10 @@
 /**
  * The viewer's per-step model calls and the context after a cut. Calls come from the episode's
  * own call log (experiments/agents/call-log.ts: each call recorded with the step it belongs to
- * when it was made), never matched by screenshot: a step shows exactly its policy call, the
- * detector call that judged it, and the selector/summarizer calls of the recovery its detection
- * started; a recovery step shows its recoverer (and verifier) calls. Every call lands on exactly
+ * when it was made), never matched by screenshot: a step shows exactly the calls trajectory.json
+ * records at its seq (its policy call, the detector call that judged it, the selector/summarizer
+ * calls of the recovery its detection started; a recovery step its recoverer and verifier calls,
+ * a claim with no action included), in the order they were asked for. Every call lands on exactly
  * one step. The context view shows, for the first forward step after a restoration, what the
  * policy's history was before and after the cut (what was dropped, from where), the transition
  * string, and, when the policy called a model, a line diff of the messages it received against
@@ -23,6 +24,8 @@ export type ViewerPart = { text: string } | { img: string };
 export interface ViewerCall {
   /** Trajectory position of the step the call was recorded against. */
   seq: number;
+  /** The call's place in the episode's calls in the order they were asked for (CallRecord.order), when recorded. */
+  order?: number;
   phase: string;
   role: string;
   model: string;
@@ -70,19 +73,16 @@ export interface ContextView {
   diff?: DiffLine[];
 }
 
-const ROLE_OF_PHASE: Record<string, string> = { policy: "forward", recoverer: "recovery" };
-
 /**
- * The step index (into `steps`) a call is shown on: the step with the call's seq when its role
- * fits the call (a policy call on a forward step, a recoverer call on a recovery step); otherwise
- * (a discarded speculative proposal, a "restored" claim with no action) the step before it. -1
- * when the call names no step of this episode.
+ * The step index (into `steps`) a call is shown on: the step whose seq the record names (what
+ * trajectory.json says; a "restored" claim with no action and a discarded speculative proposal
+ * are recorded on the step they followed), or, when no step has that seq (an episode that
+ * ended before the step was made), the last step before it. -1 when the call names no step.
  */
 export function callStepIndex(steps: readonly Pick<StepRecord, "seq" | "role">[], call: Pick<CallRecord, "seq" | "phase" | "discarded">): number {
   if (call.seq === null || call.seq === undefined) return -1;
   const at = steps.findIndex((s) => s.seq === call.seq);
-  const want = ROLE_OF_PHASE[call.phase ?? ""];
-  if (at >= 0 && !call.discarded && (!want || steps[at].role === want)) return at;
+  if (at >= 0) return at;
   let before = -1;
   for (let i = 0; i < steps.length; i++) if (steps[i].seq < call.seq) before = i;
   return before;
@@ -102,7 +102,7 @@ export function viewerMessages(messages: readonly ChatMessage[], url: (ref: unkn
 export function viewerCall(c: CallRecord, url: (ref: unknown) => string): ViewerCall {
   const latency = typeof c.latencyMs === "number" && Number.isFinite(c.latencyMs) && c.latencyMs >= 0 ? c.latencyMs : undefined;
   return {
-    seq: c.seq ?? -1, phase: c.phase ?? c.role, role: c.role, model: c.model, ...(c.prompt ? { prompt: c.prompt } : {}), ...(c.attempt !== undefined ? { attempt: c.attempt } : {}),
+    seq: c.seq ?? -1, ...(typeof c.order === "number" ? { order: c.order } : {}), phase: c.phase ?? c.role, role: c.role, model: c.model, ...(c.prompt ? { prompt: c.prompt } : {}), ...(c.attempt !== undefined ? { attempt: c.attempt } : {}),
     ...(c.discarded ? { discarded: true } : {}), ...(c.cached ? { cached: true } : {}), ...(c.error ? { error: c.error } : {}),
     ...(c.draw ? { draw: { seed: c.draw.seed, task: c.draw.task, ...(c.draw.k !== undefined ? { k: c.draw.k } : {}), ordinal: c.draw.ordinal } } : {}),
     messages: viewerMessages(c.messages, url), reply: String(c.reply ?? ""),
@@ -111,15 +111,22 @@ export function viewerCall(c: CallRecord, url: (ref: unknown) => string): Viewer
   };
 }
 
-/** The calls of an episode per step index (each call on exactly one step; calls naming no step are left out). */
+/**
+ * The calls of an episode per step index (each call on exactly one step; calls naming no step are
+ * left out), each step's in the order they were asked for (the record's `order`; calls without
+ * one, from older records or ideal recovery's annotation, after them in the log's order).
+ */
 export function callsByStep(steps: readonly Pick<StepRecord, "seq" | "role">[], calls: readonly CallRecord[] | undefined, url: (ref: unknown) => string): Map<number, ViewerCall[]> {
-  const out = new Map<number, ViewerCall[]>();
-  for (const c of Array.isArray(calls) ? calls : []) {
-    if (!c || typeof c !== "object") continue;
+  const placed = new Map<number, Array<{ key: [number, number]; call: ViewerCall }>>();
+  (Array.isArray(calls) ? calls : []).forEach((c, n) => {
+    if (!c || typeof c !== "object") return;
     const i = callStepIndex(steps, c);
-    if (i < 0) continue;
-    out.set(i, [...(out.get(i) ?? []), viewerCall(c, url)]);
-  }
+    if (i < 0) return;
+    const order = typeof c.order === "number" && Number.isFinite(c.order) ? c.order : undefined;
+    placed.set(i, [...(placed.get(i) ?? []), { key: order === undefined ? [1, n] : [0, order], call: viewerCall(c, url) }]);
+  });
+  const out = new Map<number, ViewerCall[]>();
+  for (const [i, list] of placed) out.set(i, list.sort((a, b) => a.key[0] - b.key[0] || a.key[1] - b.key[1]).map((x) => x.call));
   return out;
 }
 

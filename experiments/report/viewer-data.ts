@@ -461,7 +461,8 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
       // Each call's latency from timings.jsonl (left out of the record), by its place in the call log.
       const ms = latencies.get(read.key);
       const own = Array.isArray(read.calls) ? read.calls.map((c, i) => (c && typeof c === "object" && c.latencyMs === undefined && typeof ms?.[i] === "number" ? { ...c, latencyMs: ms[i] as number } : c)) : read.calls;
-      const rec = judged?.length ? { ...read, calls: [...(own ?? []), ...judged] } : own === read.calls ? read : { ...read, calls: own };
+      // (The annotation's calls come from another log: their `order` does not compare with the episode's, so they follow its calls.)
+      const rec = judged?.length ? { ...read, calls: [...(own ?? []), ...judged.map(({ order: _o, ...c }) => c)] } : own === read.calls ? read : { ...read, calls: own };
       // Only blob references (sha256 hex) name screenshot files, so no step can point the viewer elsewhere.
       for (const s of rec.trajectory.steps)
         for (const ref of [s.before, s.after])

@@ -12,7 +12,8 @@ export async function proposeRestoration(state: SubgraphState, ctx: RuntimeConte
   if (used >= state.budget) return { done: true, restored: false, reason: `recovery budget of ${state.budget} steps spent` };
   const stop = stopRequested(ctx);
   if (stop) return { done: true, restored: false, reason: stop };
-  // The recovery step this proposal becomes (a "restored" claim with no action makes none; the viewer then shows the call on the step before).
+  // The recovery step this proposal becomes; a "restored" claim with no action makes none and is
+  // recorded on the attempt's last step (where the verifier call that judges it is recorded too).
   const site = { seq: state.seqStart + state.records.length, phase: "recoverer" as const, attempt: state.attempt };
   const raw = await atCallSite(site, () => ctx.components.recoverer!.propose({
     task: taskSpec(state.task),
@@ -30,5 +31,6 @@ export async function proposeRestoration(state: SubgraphState, ctx: RuntimeConte
   let decision = sanitizeDecision(raw);
   // Declaring the target restored with no action is a valid, final answer, not an empty step.
   if (restoredClaim && decision.failure?.kind === "empty") decision = { ...decision, failure: undefined };
+  if (restoredClaim && decision.actions.length === 0) site.seq = state.records.length ? state.records[state.records.length - 1].seq : Math.max(0, state.seqStart - 1);
   return { decision: { ...decision, restored: restoredClaim }, usage: [...state.usage, ...(decision.usage ?? [])] };
 }
