@@ -1,6 +1,7 @@
 /**
  * The report page: server-rendered tables (every string escaped), chart canvases, the trajectory
- * viewer's skeleton, and the inlined chart.js plus the page script. One self-contained file.
+ * viewer's skeleton, and the inlined chart.js plus the page script. The viewer's episodes, calls and
+ * screens load from the `<report>-files/` folder beside it: keep the two together.
  */
 import type { ConditionSummary, ExperimentSummary } from "../runner/summary.ts";
 import type { ChartSpec } from "./charts.ts";
@@ -211,7 +212,7 @@ th{background:#eef1f5}tr:nth-child(even) td{background:#fafbfc}td.ok{background:
 .seg.recovery{background:#fff7ef;border-color:#e8b98a}.seg.replay{background:#f1faf4;border-color:#9fd3b2}
 .chip{min-width:30px;height:26px;border:1px solid #9aa5b8;border-radius:4px;background:#e9eef7;font-size:11px;cursor:pointer;position:relative;padding:0 4px}
 .chip.recovery{background:#fde7cf;border-color:#d9771f}.chip.replay{background:#e4f3ea;border-color:#2e9d5b}
-.chip.flagged{border:2px solid #b3261e}.chip.frozen{opacity:.6}.chip.current{outline:3px solid #1d2330}
+.chip.flagged{border:2px solid #b3261e}.chip.frozen{opacity:.6}.chip.offtrack{box-shadow:inset 0 -4px 0 #b3261e}.link-notice:not(:empty){margin:6px 0;font-weight:600}.chip.current{outline:3px solid #1d2330}
 .flag{position:absolute;top:-8px;right:-6px;font-size:9px;font-weight:700;color:#fff;border-radius:3px;padding:0 2px}.flag.E{background:#b3261e}.flag.R{background:#2f6fdb}
 .evt{font-size:12.5px;margin:2px 0;padding:2px 6px;border-left:3px solid #d9771f;background:#fffaf4;overflow-wrap:anywhere}
 .shotbox{position:relative;overflow:auto;max-height:80vh;border:1px solid #c8ced8;background:#fff}

@@ -16,6 +16,7 @@ import { formatAction } from "../../src/action.ts";
 import { promptRef, renderPrompt } from "../../src/prompt.ts";
 import { TRANSITION_PROMPTS } from "../../prompts/index.ts";
 import type { CallRecord } from "../agents/call-log.ts";
+import { confirmationWords } from "./step-words.ts";
 
 /** A message part as the viewer shows it: text, or a screenshot (URL relative to the report). */
 export type ViewerPart = { text: string } | { img: string };
@@ -61,14 +62,18 @@ export interface ContextView {
   /** Forward history length before and after the cut. */
   from: number;
   to: number;
-  /** History entries the policy still sees (episode step numbers and actions). */
+  /** History entries the policy still sees (the models' step numbers, the viewer's, and actions). */
   kept: string[];
   /** History entries the cut dropped. */
   dropped: string[];
   /** The transition string the policy received before this step ("" when the record does not name one). */
   transition: string;
-  /** Whether the restored state was confirmed before the cut. */
+  /** Whether the restoration counted as restored before the cut (`confirmation !== "refused"`). */
   restored: boolean;
+  /** How the restoration was confirmed, in the viewer's words (step-words.ts confirmationWords). */
+  confirmation: string;
+  /** The viewer's step number of the models' step the transition string names (the screen before it is the target), when the record has it. */
+  transitionStep?: number;
   /** Line diff of this step's policy messages against the previous forward step's (model runs only). */
   diff?: DiffLine[];
 }
@@ -183,7 +188,9 @@ export function contextViews(steps: readonly StepRecord[], events: readonly Traj
   const policyCall = new Map<number, CallRecord>();
   for (const c of Array.isArray(calls) ? calls : []) if (c && c.phase === "policy" && !c.discarded && c.seq !== null && !policyCall.has(c.seq)) policyCall.set(c.seq, c);
   const cuts = new Map<number, TrajectoryEvent[]>();
+  const ends = new Map<number, Record<string, unknown>>();
   for (const e of events) if (e.kind === "truncate") cuts.set(e.afterSeq, [...(cuts.get(e.afterSeq) ?? []), e]);
+  for (const e of events) if (e.kind === "recovery-end" && e.detail) ends.set(Number(e.detail.attempt), e.detail);
   let history: Array<{ index: number; step: StepRecord }> = [];
   let pending: { e: TrajectoryEvent; before: typeof history; after: typeof history } | undefined;
   let lastForward: StepRecord | undefined;
@@ -194,11 +201,14 @@ export function contextViews(steps: readonly StepRecord[], events: readonly Traj
         const to = Number(d.to);
         const prev = lastForward ? policyCall.get(lastForward.seq) : undefined;
         const now = policyCall.get(s.seq);
-        const line = (h: { index: number; step: StepRecord }) => `step ${h.index}: ${actionsText(h.step)}`;
+        // The models' number first (what the policy saw in its history), the viewer's beside it.
+        const line = (h: { index: number; step: StepRecord }) => `the models' step ${h.step.step} (viewer step ${h.index}): ${actionsText(h.step)}`;
+        const target = pending.before.find((h) => h.step.step === to);
         out.set(i, {
           attempt: Number(d.attempt) || 0, cutAfter: steps.findIndex((x) => x.seq === pending!.e.afterSeq), from: Number(d.from), to,
           kept: pending.after.map(line), dropped: pending.before.slice(pending.after.length).map(line),
-          transition: transitionText(d.notice, to), restored: d.restored === true,
+          transition: transitionText(d.notice, to), restored: d.restored === true, confirmation: confirmationWords(ends.get(Number(d.attempt)) ?? d),
+          ...(target ? { transitionStep: target.index } : {}),
           ...(prev && now ? { diff: lineDiff(messageLines(prev.messages), messageLines(now.messages)) } : {}),
         });
         pending = undefined;
