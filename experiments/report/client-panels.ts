@@ -39,7 +39,11 @@ export const PANELS_JS = String.raw`
     var sum = phaseText(c) + " - " + c.role + (c.model ? " (" + c.model + ")" : "") + ": " + c.inputTokens + " in / " + c.outputTokens + " out tokens, " + latency(c.latencyMs) + ", " + cost(c.costUsd) + (c.cached ? ", from the cache" : "") + (c.error ? ", FAILED" : "");
     // A one-line preview of the reply, so the list reads without opening each call.
     var preview = (c.error ? "" : (c.reply || "(empty reply)")).replace(/\s+/g, " ").trim();
-    d.appendChild(el("summary", null, (c.order !== undefined ? "#" + (c.order + 1) + " " : "") + sum + (preview ? " - reply: " + (preview.length > 110 ? preview.slice(0, 107) + "..." : preview) : "")));
+    // The viewer's words and the model's (data) in separate spans.
+    var head = el("summary");
+    head.appendChild(el("span", "own", (c.order !== undefined ? "#" + (c.order + 1) + " " : "") + sum + (preview ? " - reply: " : "")));
+    if (preview) head.appendChild(el("span", "reply-preview", preview.length > 110 ? preview.slice(0, 107) + "..." : preview));
+    d.appendChild(head);
     var meta = [];
     if (c.draw) meta.push("drawn for task " + c.draw.task + " seed " + c.draw.seed + (c.draw.k !== undefined ? " continuation k = " + c.draw.k : "") + (c.draw.ordinal ? ", repeat " + c.draw.ordinal + " of this request" : ""));
     meta.push("recorded in trajectory.json at seq " + c.seq + " (shown on step " + step + ")" + (c.order !== undefined ? ", call " + (c.order + 1) + " of the episode in the order asked" : ""));
