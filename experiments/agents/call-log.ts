@@ -17,6 +17,13 @@ export const CALL_TEXT_LIMIT = 20_000;
 export interface CallRecord {
   /** Trajectory position of the step the call belongs to; null when the runtime set no call site. */
   seq: number | null;
+  /**
+   * The call's place in the episode's calls in the order they were asked for (from 0): by when the
+   * runtime entered its call site (src/runtime/call-site.ts, program order, so the same under a
+   * seed even where the detector and the speculative proposal call concurrently), then by start.
+   * The viewer lists a step's calls by it. Absent in records written before it existed.
+   */
+  order?: number;
   /** What the call was for (policy, detector, selector, summarizer, recoverer, verifier). */
   phase?: CallPhase;
   /** Recovery attempt, for the calls of a recovery attempt. */
@@ -58,12 +65,14 @@ export function siteFields(site: CallSite | undefined): Pick<CallRecord, "seq" |
   return { seq: site.seq, phase: site.phase, ...(site.attempt !== undefined ? { attempt: site.attempt } : {}), ...(site.discarded ? { discarded: true } : {}) };
 }
 
-const PHASE_ORDER: Record<string, number> = { policy: 0, detector: 1, selector: 2, summarizer: 3, recoverer: 4, verifier: 5 };
-
-/** The log in a stable order (by step, then phase, then the order calls were made), so concurrent calls do not reorder the file. */
-export function orderedCalls(calls: ReadonlyArray<CallRecord & { order: number; site?: CallSite }>): CallRecord[] {
-  return calls
-    .map(({ site, ...c }) => ({ ...c, ...(site ? siteFields(site) : {}) }))
-    .sort((a, b) => (a.seq ?? -1) - (b.seq ?? -1) || (PHASE_ORDER[a.phase ?? ""] ?? 9) - (PHASE_ORDER[b.phase ?? ""] ?? 9) || a.order - b.order)
-    .map(({ order: _o, ...c }) => c as CallRecord);
+/**
+ * The log in a stable order: by step (`seq`), then in the order the calls were asked for (`order`,
+ * numbered here from the call sites' entry order), so concurrent calls do not reorder the file and
+ * a step's calls read in time order (a recoverer's claim before the verifier call that judged it).
+ */
+export function orderedCalls(calls: ReadonlyArray<Omit<CallRecord, "order"> & { order: [number, number]; site?: CallSite }>): CallRecord[] {
+  return [...calls]
+    .sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1])
+    .map(({ site, order: _o, ...c }, i): CallRecord => ({ ...c, ...(site ? siteFields(site) : {}), order: i }))
+    .sort((a, b) => (a.seq ?? -1) - (b.seq ?? -1) || a.order! - b.order!);
 }

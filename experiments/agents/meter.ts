@@ -11,7 +11,7 @@ import { describeError } from "../../src/errors.ts";
 import type { ChatModel, ChatRequest, ChatResponse } from "../../src/model.ts";
 import type { ModelRole, ModelUsage } from "../../src/usage.ts";
 import { costUsd, type PriceTable } from "../../adapters/models/pricing.ts";
-import { currentCallSite, type CallSite } from "../../src/runtime/call-site.ts";
+import { callSiteOrdinal, currentCallSite, type CallSite } from "../../src/runtime/call-site.ts";
 import type { ModelCallObserver, ObservedCall, ObservedCallStart } from "../../adapters/models/call-observer.ts";
 import { loggedMessages, orderedCalls, siteFields, type CallRecord } from "./call-log.ts";
 
@@ -42,7 +42,9 @@ export class ModelMeter {
   private readonly roles = new Map<ModelRole, RoleCalls>();
   /** The first error message per role (for the run's summary). */
   readonly firstError = new Map<ModelRole, string>();
-  private readonly log: Array<CallRecord & { order: number; site?: CallSite }> = [];
+  private readonly log: Array<Omit<CallRecord, "order"> & { order: [number, number]; site?: CallSite }> = [];
+  /** Calls started so far in this episode. */
+  private started = 0;
   constructor(readonly ledger?: CostLedger) {}
 
   private entry(role: ModelRole): RoleCalls {
@@ -82,7 +84,8 @@ export class ModelMeter {
   private begin(role: ModelRole, prices: PriceTable | undefined, start: ObservedCallStart): ObservedCall {
     const at = currentCallSite();
     const site = { ...siteFields(at), ...(at ? { site: at } : {}) };
-    const order = this.log.length;
+    // The call's place in time: its call site's entry order, then the order calls under that site started (see CallRecord.order).
+    const order: [number, number] = [at ? (callSiteOrdinal(at) ?? Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER, this.started++];
     const started = performance.now();
     const base = () => {
       const { requestSeed: _s, ...draw } = start.draw ?? ({} as Partial<NonNullable<ChatRequest["draw"]>>);

@@ -80,7 +80,7 @@ export async function runQueued(config: ExperimentConfig, registered: Experiment
   const runId = distributedRunId(config, seedBase, out);
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, "queue.json"), JSON.stringify({ runId, queueName: queue.name } satisfies QueueFile) + "\n");
-  if (!quiet) process.stderr.write(`run ${runId}: episodes go to ${queue.name}; start workers with: retrace worker --queue ${flags.queue ?? "$RETRACE_QUEUE_URL"} --store ${flags.store ? "<url>" : "$RETRACE_STORE_URL"}\n`);
+  if (!quiet) process.stderr.write(`run ${runId}: episodes go to ${queue.name}; start workers with: npx retrace worker --queue ${flags.queue ?? "$RETRACE_QUEUE_URL"} --store ${flags.store ? "<url>" : "$RETRACE_STORE_URL"}\n`);
   const bars = conditionBars(quiet);
   try {
     const remote = queueCoordinator({ runId, queue, store: new PgRunStore(pg), blobs: new PgBlobStore({ dir: join(out, "blobs"), pg }), config: registered, seedBase, attempts, onProgress: bars.update });

@@ -1,4 +1,4 @@
-/** `retrace report <dir>`: write one self-contained report.html for a run folder (or a folder of runs). */
+/** `retrace report <dir>`: write report.html (and its report-files/ folder) for a run folder (or a folder of runs). */
 import type { Command } from "commander";
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -11,7 +11,7 @@ import { optionalIntFlag } from "./numeric-flags.ts";
 export function register(program: Command): void {
   program
     .command("report")
-    .description("Write one self-contained report.html (no network needed): condition tables with CIs, Success@K curves, sweep charts, stability metrics, cost per success, recovery-evaluation tables, and a trajectory viewer reaching every episode (screenshots read from the run's blob store).")
+    .description("Write report.html and its report-files/ folder (keep them together; no network needed): condition tables with CIs, Success@K curves, sweep charts, stability metrics, cost per success, recovery-evaluation tables, and a trajectory viewer reaching every episode (screenshots read from the run's blob store).")
     .argument("<dir>", "a run folder (with results.jsonl) or a folder of runs")
     .addOption(outFlag("where to write the report (default: <dir>/report.html)", undefined, "file"))
     .option("--episodes <n>", "at most this many episodes per run in the trajectory viewer (default: every episode)")

@@ -44,7 +44,7 @@ export function addModelRunFlags(cmd: Command, options: { embedded?: boolean } =
   if (!options.embedded) cmd = cmd.option("-o, --out <dir>", "output folder (default: runs/model-<task>-<timestamp>)").addOption(seedFlag("episode seed: part of every model call's draw identity, sent as the request's seed and keying the cache"));
   return cmd
     .option("--model <name>", "model name as the server knows it (with a config: fills every model agent that leaves it out)")
-    .option("--task <id>", "SimDesk task id (retrace tasks lists them)")
+    .option("--task <id>", "SimDesk task id (npx retrace tasks lists them)")
     .option("--base-url <url>", "API base URL, e.g. http://127.0.0.1:8000/v1 (default: RETRACE_BASE_URL / OPENAI_BASE_URL, else the vendor's; with a config: fills every model agent that leaves it out)")
     .option("--api-key-env <VAR>", "environment variable holding the API key (default: RETRACE_API_KEY / OPENAI_API_KEY / ANTHROPIC_API_KEY)")
     .addOption(new Option("--cache <mode>", "record/replay cache of every model call (read: replay only, no endpoint preflight)").choices([...CACHE_MODES]).default("off"))
@@ -58,7 +58,7 @@ export function addModelRunFlags(cmd: Command, options: { embedded?: boolean } =
 /** Run from parsed flags and print the one-paragraph summary (the CLI owns the terminal). */
 export async function runModelFromFlags(flags: RunModelFlags): Promise<void> {
   if (!flags.model) throw new ConfigError("--model: give the model name the server expects", { field: "model" });
-  if (!flags.task) throw new ConfigError("--task: give a SimDesk task id (retrace tasks lists them)", { field: "task" });
+  if (!flags.task) throw new ConfigError("--task: give a SimDesk task id (npx retrace tasks lists them)", { field: "task" });
   const run = await runModelTask({
     policy: flags.policy as ModelPolicyKind,
     model: flags.model,

@@ -121,7 +121,7 @@ export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags
   if (s.settle) process.stdout.write(`settle: ${s.settle.settleMs} ms after each executed step (${s.settle.source === "config" ? "config" : `${s.settle.env} default`})\n`);
   if (s.simulated) process.stdout.write(`${s.note}\n`);
   if (cache !== "off") process.stdout.write(`model cache ${cache} at ${calls.cacheDir}: ${ledger.serverCalls} call(s) reached a server\n`);
-  process.stdout.write(`results in ${safeName(run.out, 400)} (${((Date.now() - started) / 1000).toFixed(1)} s); report: retrace report ${run.out}\n`);
+  process.stdout.write(`results in ${safeName(run.out, 400)} (${((Date.now() - started) / 1000).toFixed(1)} s); report: npx retrace report ${run.out}\n`);
   if (s.allModelCallsFailed) {
     const roles = Object.entries(s.models ?? {}).map(([r, m]) => `${r} ${m.errors}/${m.calls}`).join(", ");
     throw new RunFailedError(`every model call failed (${roles}); the results say nothing about the agents. See the model errors in ${run.out}/*/*/*/traj.jsonl, check --base-url, --model and the key`);

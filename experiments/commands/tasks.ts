@@ -43,7 +43,7 @@ export function register(program: Command): void {
           return;
         }
         process.stdout.write(textTable(["id", "domain", "offline", "why not"], rows.map((r) => [r.id, r.domain, r.offline ? "yes" : "no", r.blockers.join("; ")])) + "\n");
-        process.stdout.write(`${rows.length} OSWorld tasks, ${rows.filter((r) => r.offline).length} run fully offline on a container desktop of ${flags.image} (retrace osworld-check runs them)\n`);
+        process.stdout.write(`${rows.length} OSWorld tasks, ${rows.filter((r) => r.offline).length} run fully offline on a container desktop of ${flags.image} (npx retrace osworld-check runs them)\n`);
         return;
       }
       const tasks = suite(flags.env);

@@ -37,10 +37,16 @@ export const PANELS_JS = String.raw`
     d.setAttribute("data-phase", c.phase);
     d.setAttribute("data-seq", String(c.seq));
     var sum = phaseText(c) + " - " + c.role + (c.model ? " (" + c.model + ")" : "") + ": " + c.inputTokens + " in / " + c.outputTokens + " out tokens, " + latency(c.latencyMs) + ", " + cost(c.costUsd) + (c.cached ? ", from the cache" : "") + (c.error ? ", FAILED" : "");
-    d.appendChild(el("summary", null, sum));
+    // A one-line preview of the reply, so the list reads without opening each call.
+    var preview = (c.error ? "" : (c.reply || "(empty reply)")).replace(/\s+/g, " ").trim();
+    // The viewer's words and the model's (data) in separate spans.
+    var head = el("summary");
+    head.appendChild(el("span", "own", (c.order !== undefined ? "#" + (c.order + 1) + " " : "") + sum + (preview ? " - reply: " : "")));
+    if (preview) head.appendChild(el("span", "reply-preview", preview.length > 110 ? preview.slice(0, 107) + "..." : preview));
+    d.appendChild(head);
     var meta = [];
     if (c.draw) meta.push("drawn for task " + c.draw.task + " seed " + c.draw.seed + (c.draw.k !== undefined ? " continuation k = " + c.draw.k : "") + (c.draw.ordinal ? ", repeat " + c.draw.ordinal + " of this request" : ""));
-    meta.push("recorded against step " + step);
+    meta.push("recorded in trajectory.json at seq " + c.seq + " (shown on step " + step + ")" + (c.order !== undefined ? ", call " + (c.order + 1) + " of the episode in the order asked" : ""));
     if (c.prompt) meta.push("prompt " + c.prompt);
     d.appendChild(el("div", "meta", meta.join("; ")));
     if (c.error) d.appendChild(el("div", "bad", "error: " + c.error));
@@ -83,11 +89,11 @@ export const PANELS_JS = String.raw`
     var c = s.context;
     if (!c) return;
     target.appendChild(el("h4", null, "Context after the cut (recovery attempt " + c.attempt + ")"));
-    target.appendChild(el("div", "meta", "After step " + c.cutAfter + " the policy's history was cut from " + plural(c.from, "forward step") + " to " + c.to + (c.restored ? " (restored state confirmed)" : " (state not confirmed restored)") + "; this is the first step the policy proposed after it."));
+    target.appendChild(el("div", "meta", "After step " + c.cutAfter + " the policy's history was cut from " + plural(c.from, "forward step") + " to " + c.to + " (" + (c.confirmation || (c.restored ? "restored (confirmation not recorded)" : "restoration not confirmed")) + "); this is the first step the policy proposed after it. History entries carry the models' step numbers (as the policy saw them) and the viewer's."));
     var list = el("ul", "ctx");
     c.kept.forEach(function (t) { list.appendChild(el("li", "kept", t)); });
     c.dropped.forEach(function (t) { list.appendChild(el("li", "dropped", t + " (dropped by the cut)")); });
-    if (c.transition) list.appendChild(el("li", "added", "transition string: " + c.transition));
+    if (c.transition) list.appendChild(el("li", "added", "transition string: " + c.transition + " (the models' numbering" + (c.transitionStep !== undefined ? ": their step " + c.to + " is viewer step " + c.transitionStep : "") + ")"));
     target.appendChild(list);
     if (c.diff) {
       var det = el("details", "diff");

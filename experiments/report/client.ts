@@ -194,7 +194,7 @@ export const CLIENT_JS = String.raw`
     var f = {}; Object.keys(filters).forEach(function (k) { f[k] = filters[k].value; });
     var words = (search.value || "").toLowerCase().split(/\s+/).filter(Boolean);
     shown = index.filter(function (r) {
-      var hay = (r.task + " " + (r.instruction || "")).toLowerCase();
+      var hay = (r.task + " " + (r.label || r.condition) + " " + (r.instruction || "") + " " + (r.words || "")).toLowerCase();
       return (!f.run || r.run === f.run) && (!f.condition || r.condition === f.condition) && (!f.task || r.task === f.task) && (!f.seed || String(r.seed) === f.seed) &&
         (!f.outcome || (f.outcome === "success") === r.success) && (!f.recovery || (f.recovery === "yes") === r.recoveryAttempts > 0) &&
         words.every(function (w) { return hay.indexOf(w) >= 0; });
@@ -238,9 +238,9 @@ export const CLIENT_JS = String.raw`
         target.appendChild(seg);
         lastKey = key;
       }
-      var chip = el("button", "chip " + s.role + (s.detection && s.detection.isError ? " flagged" : "") + (s.frozen ? " frozen" : "") + (s.context ? " after-cut" : "") + (i === current ? " current" : ""));
+      var chip = el("button", "chip " + s.role + (s.detection && s.detection.isError ? " flagged" : "") + (s.frozen || s.detectorOff !== undefined ? " frozen" : "") + (s.offTrack ? " offtrack" : "") + (s.context ? " after-cut" : "") + (i === current ? " current" : ""));
       chip.appendChild(el("span", "n", s.n));
-      chip.title = "step " + s.n + ": " + roleText(s) + (s.frozen ? " (detector frozen)" : "") + (s.callCount ? ", " + plural(s.callCount, "model call") : "") + " - " + s.actions.join(" ");
+      chip.title = "step " + s.n + (s.role === "forward" ? " (the models' step " + s.step + ")" : "") + ": " + roleText(s) + (s.frozen ? " (detector frozen)" : s.detectorOff !== undefined ? " (detector off: retry cap spent)" : "") + (s.offTrack ? " (went off track here)" : "") + (s.callCount ? ", " + plural(s.callCount, "model call") : "") + " - " + s.actions.join(" ");
       chip.setAttribute("data-index", String(i));
       chip.setAttribute("data-n", String(s.n));
       if (s.flags && s.flags.length) {
@@ -300,17 +300,19 @@ export const CLIENT_JS = String.raw`
     $("viewer-toggle").textContent = showBefore ? "show after" : "show before";
     info.textContent = "";
     var dl = el("dl");
-    dlRow(dl, "step", s.n + " (of steps 0-" + (ep.steps.length - 1) + ")");
+    dlRow(dl, "step", s.n + " (of steps 0-" + (ep.steps.length - 1) + ")" + (s.role === "forward" ? "; the models' step " + s.step + " (the forward-history number the policy, detector and selector are shown and quote)" : ""));
     dlRow(dl, "role", roleText(s));
     if (s.flags) dlRow(dl, "marked", s.flags.map(function (f) { return (f.charAt(0) === "E" ? "the first error (E) found by recovery attempt " : "the recovery step (R) recovery attempt " + f.slice(1) + " went back to; its target is the screen before this step") + (f.charAt(0) === "E" ? f.slice(1) : ""); }).join("; "));
     dlRow(dl, "actions", s.actions.join("  ") || "(none)");
     if (s.response !== undefined) dlRow(dl, "response", s.response).className = "pre";
     if (s.failure) dlRow(dl, "policy failure", s.failure);
+    if (s.offTrack) dlRow(dl, "ground truth", s.offTrack).className = "bad";
     if (s.frozen) dlRow(dl, "detector", "frozen (not consulted)");
+    else if (s.detectorOff !== undefined) dlRow(dl, "detector", "off: the retry cap of " + plural(s.detectorOff, "recovery attempt") + " is spent, so the detector is no longer consulted");
     else if (s.detection) {
       var d = s.detection;
       var flagged = d.isError ? errorStepN(s, d.errorStep) : undefined;
-      dlRow(dl, "detector", d.failure ? "failed: " + d.failure : d.isError ? "off track: first error at " + (flagged === undefined ? "a step before this record" : "step " + flagged) + " (confidence " + d.confidence + ")" : "on track (confidence " + d.confidence + ")").className = d.isError ? "bad" : "good";
+      dlRow(dl, "detector", d.failure ? "failed: " + d.failure : d.isError ? "off track: first error at " + (flagged === undefined ? "the models' step " + d.errorStep + ", before this record" : "step " + flagged + " (the models' step " + d.errorStep + ")") + " (confidence " + d.confidence + ")" : "on track (confidence " + d.confidence + ")").className = d.isError ? "bad" : "good";
       dlRow(dl, "reason", d.reason);
     }
     info.appendChild(dl);
@@ -386,7 +388,7 @@ export const CLIENT_JS = String.raw`
       compare.appendChild(line);
       loadChunk(r.chunk).then(function (eps) {
         var e2 = eps.find(function (x) { return x.key === r.key; });
-        if (e2) drawLanes(mini, e2, null, -1);
+        if (e2) drawLanes(mini, e2, function (i) { openRow(r, e2.steps[i].n); }, -1);
       }, function () {});
     });
   }
@@ -434,22 +436,37 @@ export const CLIENT_JS = String.raw`
     var h = "#" + hashOf(r, step);
     if (location.hash !== h) history.replaceState(null, "", h);
   }
+  // A link names an episode (its run and key) and optionally a step: "#run/condition/task/seed[/kN][/step]".
+  // The parts are compared whole against every episode's, so a seed is never read as a step.
+  var notice = el("div", "bad link-notice");
+  result.parentNode.insertBefore(notice, result);
   function openHash() {
-    var parts = location.hash.replace(/^#/, "").split("/").map(function (p) { try { return decodeURIComponent(p); } catch (e) { return p; } });
-    if (parts.length < 4) return false;
-    var step = /^\d+$/.test(parts[parts.length - 1]) ? Number(parts[parts.length - 1]) : undefined;
-    var rest = step === undefined ? parts : parts.slice(0, -1);
-    var run = rest[0], key = rest.slice(1).join("/");
-    var hit = index.find(function (r) { return r.run === run && r.key === key; });
-    if (!hit) return false;
-    if (hit === row && ep && ep.key === hit.key && step !== undefined) {
-      ep.steps.forEach(function (s, i) { if (s.n === step) show(i); });
+    var raw = location.hash.replace(/^#/, "");
+    if (!raw) return false;
+    var parts = raw.split("/").map(function (p) { try { return decodeURIComponent(p); } catch (e) { return p; } });
+    var hit = null, step;
+    index.forEach(function (r) {
+      var own = [r.run].concat(r.key.split("/"));
+      var same = own.every(function (p, i) { return parts[i] === p; });
+      if (!same) return;
+      if (parts.length === own.length) { hit = r; step = undefined; }
+      else if (parts.length === own.length + 1 && /^\d+$/.test(parts[own.length]) && (!hit || step !== undefined)) { hit = r; step = Number(parts[own.length]); }
+    });
+    if (!hit) {
+      notice.textContent = "The link #" + parts.join("/") + " names no episode of this report (it may come from another report, or the episode was left out); showing the first episode instead.";
+      document.body.setAttribute("data-link", "unknown");
+      return false;
+    }
+    notice.textContent = "";
+    document.body.setAttribute("data-link", "found");
+    if (hit === row && ep && ep.key === hit.key) {
+      if (step !== undefined) ep.steps.forEach(function (s, i) { if (s.n === step) show(i); });
       return true;
     }
     openRow(hit, step);
     return true;
   }
-  window.addEventListener("hashchange", function () { if (location.hash.split("/").length >= 4) openHash(); });
+  window.addEventListener("hashchange", function () { if (!openHash()) applyFilters(); });
   box.onclick = function () { box.classList.toggle("zoom"); if (ep) drawMarks(ep.steps[cur]); };
   $("viewer-prev").onclick = function () { show(cur - 1); };
   $("viewer-next").onclick = function () { show(cur + 1); };

@@ -1,6 +1,7 @@
 /**
  * The report page: server-rendered tables (every string escaped), chart canvases, the trajectory
- * viewer's skeleton, and the inlined chart.js plus the page script. One self-contained file.
+ * viewer's skeleton, and the inlined chart.js plus the page script. The viewer's episodes, calls and
+ * screens load from the `<report>-files/` folder beside it: keep the two together.
  */
 import type { ConditionSummary, ExperimentSummary } from "../runner/summary.ts";
 import { annotationFailuresText } from "../ideal/facts.ts";
@@ -38,7 +39,11 @@ export const VERDICT_RULE =
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? "n/a" : `${(100 * x).toFixed(1)}%`);
 const num = (x: number | null | undefined, d = 2) => (x === null || x === undefined ? "n/a" : x.toFixed(d));
-const usd = (x: number | null | undefined) => (x === null || x === undefined ? "n/a" : `$${x.toFixed(4)}`);
+/**
+ * A cost in dollars; "n/a" when nothing was priced: the meter adds no cost for a call whose model
+ * spec has no price, so a total of exactly 0 means "no prices set", never "free".
+ */
+const usd = (x: number | null | undefined) => (x === null || x === undefined || !(x > 0) ? "n/a" : `$${x.toFixed(4)}`);
 /** Cost and tokens mean nothing for a condition that called no model (simulated policies): "n/a". */
 const calledModels = (c: ConditionSummary) => !c.simulated || Object.keys(c.models ?? {}).length > 0 || c.tokensPerEpisode > 0;
 
@@ -71,7 +76,7 @@ const incompleteText = (i: NonNullable<ExperimentSummary["ideal"]>) =>
 function countsNote(s: ExperimentSummary): string {
   const parts: string[] = [];
   const fb = s.conditions.filter((c) => c.selectorFallbacks);
-  if (fb.length) parts.push(`Selector fallbacks (the selector failed and R fell back to E-1): ${fb.map((c) => `${c.condition} ${c.selectorFallbacks!.fallbacks} of ${c.selectorFallbacks!.attempts} recovery attempts`).join("; ")}.`);
+  if (fb.length) parts.push(`Selector fallbacks (the selector failed and R fell back to E-1): ${fb.map((c) => `${conditionLabel(c.condition)} ${c.selectorFallbacks!.fallbacks} of ${c.selectorFallbacks!.attempts} recovery attempts`).join("; ")}.`);
   const i = s.ideal;
   if (i)
     parts.push(
@@ -87,7 +92,7 @@ function countsNote(s: ExperimentSummary): string {
 function pairedTable(rows: readonly PairedRow[]): string {
   if (rows.length === 0) return "";
   const tasks = [...new Set(rows.flatMap((r) => [...r.byTask.entries()].filter(([, t]) => t[0] + t[1] > 0).map(([k]) => k)))].sort();
-  const head = ["task", ...rows.map((r) => conditionLabel(r.condition))];
+  const head = ["task", ...rows.map((r) => `${conditionLabel(r.condition)} vs ${conditionLabel(r.baseline)}`)];
   const body = tasks.map((t) => `<tr><td>${escapeHtml(t)}</td>${rows.map((r) => {
     const c = r.byTask.get(t);
     if (!c) return "<td>n/a</td>";
@@ -95,7 +100,7 @@ function pairedTable(rows: readonly PairedRow[]): string {
     return `<td class="${c[0] > c[1] ? "ok" : c[1] > c[0] ? "err" : ""}" title="${escapeHtml(`${c[2]} paired episodes`)}">${escapeHtml(txt)}</td>`;
   }).join("")}</tr>`).join("");
   const total = `<tr><th>all tasks</th>${rows.map((r) => `<th>${escapeHtml(`+${r.fixed} / -${r.broken} (n=${r.pairs})`)}</th>`).join("")}</tr>`;
-  return `<h3>Tasks recovery fixed or broke</h3><p class="note">Each cell pairs a condition's episodes with the no-recovery episodes of the same task and seed: +fixed = failed without recovery, solved with it; -broken = the reverse. Only tasks where something changed are listed.</p>${tasks.length ? `<table class="matrix"><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead><tbody>${body}${total}</tbody></table>` : "<p>No task changed outcome.</p>"}`;
+  return `<h3>Tasks recovery fixed or broke</h3><p class="note">Each cell pairs a condition's episodes with its no-recovery baseline's episodes of the same task and seed (a pair's own baseline, or the one the pairs share): +fixed = failed without recovery, solved with it; -broken = the reverse. Only tasks where something changed are listed.</p>${tasks.length ? `<table class="matrix"><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead><tbody>${body}${total}</tbody></table>` : "<p>No task changed outcome.</p>"}`;
 }
 
 /** Success per app and condition. */
@@ -132,8 +137,8 @@ function tokensTable(s: ExperimentSummary): string {
     if (!t) continue;
     const base = baseOf(c.condition)?.tokens;
     const overhead = base && base.total.perEpisode > 0 && c.condition !== baseOf(c.condition)?.condition ? `x${(t.total.perEpisode / base.total.perEpisode).toFixed(2)}` : "-";
-    for (const [role, r] of Object.entries(t.roles)) if (r) rows.push([c.condition, role, r.calls, r.inputTokens, r.outputTokens, num(r.perEpisode, 0), ""]);
-    rows.push([c.condition, "all roles", t.total.calls, t.total.inputTokens, t.total.outputTokens, num(t.total.perEpisode, 0), overhead]);
+    for (const [role, r] of Object.entries(t.roles)) if (r) rows.push([conditionLabel(c.condition), role, r.calls, r.inputTokens, r.outputTokens, num(r.perEpisode, 0), ""]);
+    rows.push([conditionLabel(c.condition), "all roles", t.total.calls, t.total.inputTokens, t.total.outputTokens, num(t.total.perEpisode, 0), overhead]);
   }
   if (!rows.length) return "";
   return `<h3>Tokens per condition and role</h3><p class="meta">As the model servers reported them (input and output tokens), over scored episodes. Overhead: tokens per episode of a recovery condition over its pair's no-recovery baseline.</p>${table(["condition", "role", "calls", "input tokens", "output tokens", "tokens/episode", "overhead vs no recovery"], rows)}`;
@@ -159,7 +164,7 @@ function successAtKTable(s: ExperimentSummary): string {
   const k = Math.max(...s.successAtK.map((c) => c.curve.length));
   return table(
     ["recovery step", "failed runs (n)", "mean recovery step R", ...Array.from({ length: k }, (_, i) => `Success@${i + 1} [95% CI]`)],
-    s.successAtK.map((c) => [c.condition, c.instances, num(c.meanRecoveryStep, 1), ...c.curve.map((p) => `${pct(p.rate)} [${pct(p.lo)}-${pct(p.hi)}]`)]),
+    s.successAtK.map((c) => [conditionLabel(c.condition), c.instances, num(c.meanRecoveryStep, 1), ...c.curve.map((p) => `${pct(p.rate)} [${pct(p.lo)}-${pct(p.hi)}]`)]),
   );
 }
 
@@ -213,7 +218,7 @@ th{background:#eef1f5}tr:nth-child(even) td{background:#fafbfc}td.ok{background:
 .seg.recovery{background:#fff7ef;border-color:#e8b98a}.seg.replay{background:#f1faf4;border-color:#9fd3b2}
 .chip{min-width:30px;height:26px;border:1px solid #9aa5b8;border-radius:4px;background:#e9eef7;font-size:11px;cursor:pointer;position:relative;padding:0 4px}
 .chip.recovery{background:#fde7cf;border-color:#d9771f}.chip.replay{background:#e4f3ea;border-color:#2e9d5b}
-.chip.flagged{border:2px solid #b3261e}.chip.frozen{opacity:.6}.chip.current{outline:3px solid #1d2330}
+.chip.flagged{border:2px solid #b3261e}.chip.frozen{opacity:.6}.chip.offtrack{box-shadow:inset 0 -4px 0 #b3261e}.link-notice:not(:empty){margin:6px 0;font-weight:600}.chip.current{outline:3px solid #1d2330}
 .flag{position:absolute;top:-8px;right:-6px;font-size:9px;font-weight:700;color:#fff;border-radius:3px;padding:0 2px}.flag.E{background:#b3261e}.flag.R{background:#2f6fdb}
 .evt{font-size:12.5px;margin:2px 0;padding:2px 6px;border-left:3px solid #d9771f;background:#fffaf4;overflow-wrap:anywhere}
 .shotbox{position:relative;overflow:auto;max-height:80vh;border:1px solid #c8ced8;background:#fff}

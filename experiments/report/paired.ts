@@ -1,15 +1,17 @@
 /**
- * Per-task views of a run: which tasks recovery fixed or broke (each condition paired with the
- * no-recovery baseline on the same task and seed), and success per app (OSWorld: per domain).
+ * Per-task views of a run: which tasks recovery fixed or broke (each condition paired with its
+ * no-recovery baseline on the same task and seed: `no-recovery`, or with pairs `<pair>.no-recovery`), and success per app (OSWorld: per domain).
  */
 import { wilsonInterval, type Proportion } from "../../src/metrics/wilson.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import { COLORS, FLAT_X, proportionBars, wrapLabel, type ChartSpec } from "./charts.ts";
 import { appOf, conditionLabel } from "./labels.ts";
 
-/** One condition against the baseline, over (task, seed) pairs both scored. */
+/** One condition against its baseline, over (task, seed) pairs both scored. */
 export interface PairedRow {
   condition: string;
+  /** The no-recovery condition it was paired with (`no-recovery`, or its pair's `<pair>.no-recovery`). */
+  baseline: string;
   pairs: number;
   /** Baseline failed, condition succeeded. */
   fixed: number;
@@ -21,17 +23,42 @@ export interface PairedRow {
 
 export const BASELINE = "no-recovery";
 
-/** Fixed / broken counts of every condition against the no-recovery baseline (empty without one). */
+/** Whether a condition id is a no-recovery baseline: `no-recovery`, or a pair's `<pair>.no-recovery`. */
+export function isBaseline(condition: string): boolean {
+  return condition === BASELINE || condition.endsWith(`.${BASELINE}`);
+}
+
+/**
+ * The baseline a condition is paired with, among `baselines`: its own pair's (`<pair>.no-recovery`
+ * for `<pair>.<variant>`), else plain `no-recovery`, else the one baseline the run has (the
+ * end-to-end config runs one baseline for pairs that share a forward policy, as the findings
+ * read it); undefined when the run has several and none is the condition's own.
+ */
+export function baselineOf(condition: string, baselines: readonly string[]): string | undefined {
+  const dot = condition.lastIndexOf(".");
+  const own = dot > 0 ? `${condition.slice(0, dot)}.${BASELINE}` : BASELINE;
+  if (baselines.includes(own)) return own;
+  if (baselines.includes(BASELINE)) return BASELINE;
+  return baselines.length >= 1 ? baselines[0] : undefined;
+}
+
+/**
+ * Fixed / broken counts of every recovery condition against its no-recovery baseline (empty when
+ * the run has none): with pairs, `<pair>.max-rec-N` against `<pair>.no-recovery` (or the shared one).
+ */
 export function pairedRows(lines: readonly ResultLine[]): PairedRow[] {
   const ok = lines.filter((l) => l.status === "ok");
-  const base = new Map(ok.filter((l) => l.condition === BASELINE).map((l) => [`${l.task}\u0000${l.seed}`, l.success]));
-  if (base.size === 0) return [];
+  const baselines = [...new Set(ok.filter((l) => isBaseline(l.condition)).map((l) => l.condition))];
+  if (baselines.length === 0) return [];
+  const outcome = new Map(ok.filter((l) => isBaseline(l.condition)).map((l) => [`${l.condition}\u0000${l.task}\u0000${l.seed}`, l.success]));
   const rows = new Map<string, PairedRow>();
   for (const l of ok) {
-    if (l.condition === BASELINE) continue;
-    const b = base.get(`${l.task}\u0000${l.seed}`);
+    if (isBaseline(l.condition)) continue;
+    const baseline = baselineOf(l.condition, baselines);
+    if (baseline === undefined) continue;
+    const b = outcome.get(`${baseline}\u0000${l.task}\u0000${l.seed}`);
     if (b === undefined) continue;
-    const r = rows.get(l.condition) ?? { condition: l.condition, pairs: 0, fixed: 0, broken: 0, byTask: new Map() };
+    const r = rows.get(l.condition) ?? { condition: l.condition, baseline, pairs: 0, fixed: 0, broken: 0, byTask: new Map() };
     rows.set(l.condition, r);
     const t = r.byTask.get(l.task) ?? [0, 0, 0];
     r.byTask.set(l.task, t);

@@ -1,9 +1,10 @@
 /**
  * The viewer's per-step model calls and the context after a cut. Calls come from the episode's
  * own call log (experiments/agents/call-log.ts: each call recorded with the step it belongs to
- * when it was made), never matched by screenshot: a step shows exactly its policy call, the
- * detector call that judged it, and the selector/summarizer calls of the recovery its detection
- * started; a recovery step shows its recoverer (and verifier) calls. Every call lands on exactly
+ * when it was made), never matched by screenshot: a step shows exactly the calls trajectory.json
+ * records at its seq (its policy call, the detector call that judged it, the selector/summarizer
+ * calls of the recovery its detection started; a recovery step its recoverer and verifier calls,
+ * a claim with no action included), in the order they were asked for. Every call lands on exactly
  * one step. The context view shows, for the first forward step after a restoration, what the
  * policy's history was before and after the cut (what was dropped, from where), the transition
  * string, and, when the policy called a model, a line diff of the messages it received against
@@ -15,6 +16,7 @@ import { formatAction } from "../../src/action.ts";
 import { promptRef, renderPrompt } from "../../src/prompt.ts";
 import { TRANSITION_PROMPTS } from "../../prompts/index.ts";
 import type { CallRecord } from "../agents/call-log.ts";
+import { confirmationWords } from "./step-words.ts";
 
 /** A message part as the viewer shows it: text, or a screenshot (URL relative to the report). */
 export type ViewerPart = { text: string } | { img: string };
@@ -23,6 +25,8 @@ export type ViewerPart = { text: string } | { img: string };
 export interface ViewerCall {
   /** Trajectory position of the step the call was recorded against. */
   seq: number;
+  /** The call's place in the episode's calls in the order they were asked for (CallRecord.order), when recorded. */
+  order?: number;
   phase: string;
   role: string;
   model: string;
@@ -58,31 +62,32 @@ export interface ContextView {
   /** Forward history length before and after the cut. */
   from: number;
   to: number;
-  /** History entries the policy still sees (episode step numbers and actions). */
+  /** History entries the policy still sees (the models' step numbers, the viewer's, and actions). */
   kept: string[];
   /** History entries the cut dropped. */
   dropped: string[];
   /** The transition string the policy received before this step ("" when the record does not name one). */
   transition: string;
-  /** Whether the restored state was confirmed before the cut. */
+  /** Whether the restoration counted as restored before the cut (`confirmation !== "refused"`). */
   restored: boolean;
+  /** How the restoration was confirmed, in the viewer's words (step-words.ts confirmationWords). */
+  confirmation: string;
+  /** The viewer's step number of the models' step the transition string names (the screen before it is the target), when the record has it. */
+  transitionStep?: number;
   /** Line diff of this step's policy messages against the previous forward step's (model runs only). */
   diff?: DiffLine[];
 }
 
-const ROLE_OF_PHASE: Record<string, string> = { policy: "forward", recoverer: "recovery" };
-
 /**
- * The step index (into `steps`) a call is shown on: the step with the call's seq when its role
- * fits the call (a policy call on a forward step, a recoverer call on a recovery step); otherwise
- * (a discarded speculative proposal, a "restored" claim with no action) the step before it. -1
- * when the call names no step of this episode.
+ * The step index (into `steps`) a call is shown on: the step whose seq the record names (what
+ * trajectory.json says; a "restored" claim with no action and a discarded speculative proposal
+ * are recorded on the step they followed), or, when no step has that seq (an episode that
+ * ended before the step was made), the last step before it. -1 when the call names no step.
  */
 export function callStepIndex(steps: readonly Pick<StepRecord, "seq" | "role">[], call: Pick<CallRecord, "seq" | "phase" | "discarded">): number {
   if (call.seq === null || call.seq === undefined) return -1;
   const at = steps.findIndex((s) => s.seq === call.seq);
-  const want = ROLE_OF_PHASE[call.phase ?? ""];
-  if (at >= 0 && !call.discarded && (!want || steps[at].role === want)) return at;
+  if (at >= 0) return at;
   let before = -1;
   for (let i = 0; i < steps.length; i++) if (steps[i].seq < call.seq) before = i;
   return before;
@@ -102,7 +107,7 @@ export function viewerMessages(messages: readonly ChatMessage[], url: (ref: unkn
 export function viewerCall(c: CallRecord, url: (ref: unknown) => string): ViewerCall {
   const latency = typeof c.latencyMs === "number" && Number.isFinite(c.latencyMs) && c.latencyMs >= 0 ? c.latencyMs : undefined;
   return {
-    seq: c.seq ?? -1, phase: c.phase ?? c.role, role: c.role, model: c.model, ...(c.prompt ? { prompt: c.prompt } : {}), ...(c.attempt !== undefined ? { attempt: c.attempt } : {}),
+    seq: c.seq ?? -1, ...(typeof c.order === "number" ? { order: c.order } : {}), phase: c.phase ?? c.role, role: c.role, model: c.model, ...(c.prompt ? { prompt: c.prompt } : {}), ...(c.attempt !== undefined ? { attempt: c.attempt } : {}),
     ...(c.discarded ? { discarded: true } : {}), ...(c.cached ? { cached: true } : {}), ...(c.error ? { error: c.error } : {}),
     ...(c.draw ? { draw: { seed: c.draw.seed, task: c.draw.task, ...(c.draw.k !== undefined ? { k: c.draw.k } : {}), ordinal: c.draw.ordinal } } : {}),
     messages: viewerMessages(c.messages, url), reply: String(c.reply ?? ""),
@@ -111,15 +116,22 @@ export function viewerCall(c: CallRecord, url: (ref: unknown) => string): Viewer
   };
 }
 
-/** The calls of an episode per step index (each call on exactly one step; calls naming no step are left out). */
+/**
+ * The calls of an episode per step index (each call on exactly one step; calls naming no step are
+ * left out), each step's in the order they were asked for (the record's `order`; calls without
+ * one, from older records or ideal recovery's annotation, after them in the log's order).
+ */
 export function callsByStep(steps: readonly Pick<StepRecord, "seq" | "role">[], calls: readonly CallRecord[] | undefined, url: (ref: unknown) => string): Map<number, ViewerCall[]> {
-  const out = new Map<number, ViewerCall[]>();
-  for (const c of Array.isArray(calls) ? calls : []) {
-    if (!c || typeof c !== "object") continue;
+  const placed = new Map<number, Array<{ key: [number, number]; call: ViewerCall }>>();
+  (Array.isArray(calls) ? calls : []).forEach((c, n) => {
+    if (!c || typeof c !== "object") return;
     const i = callStepIndex(steps, c);
-    if (i < 0) continue;
-    out.set(i, [...(out.get(i) ?? []), viewerCall(c, url)]);
-  }
+    if (i < 0) return;
+    const order = typeof c.order === "number" && Number.isFinite(c.order) ? c.order : undefined;
+    placed.set(i, [...(placed.get(i) ?? []), { key: order === undefined ? [1, n] : [0, order], call: viewerCall(c, url) }]);
+  });
+  const out = new Map<number, ViewerCall[]>();
+  for (const [i, list] of placed) out.set(i, list.sort((a, b) => a.key[0] - b.key[0] || a.key[1] - b.key[1]).map((x) => x.call));
   return out;
 }
 
@@ -176,7 +188,9 @@ export function contextViews(steps: readonly StepRecord[], events: readonly Traj
   const policyCall = new Map<number, CallRecord>();
   for (const c of Array.isArray(calls) ? calls : []) if (c && c.phase === "policy" && !c.discarded && c.seq !== null && !policyCall.has(c.seq)) policyCall.set(c.seq, c);
   const cuts = new Map<number, TrajectoryEvent[]>();
+  const ends = new Map<number, Record<string, unknown>>();
   for (const e of events) if (e.kind === "truncate") cuts.set(e.afterSeq, [...(cuts.get(e.afterSeq) ?? []), e]);
+  for (const e of events) if (e.kind === "recovery-end" && e.detail) ends.set(Number(e.detail.attempt), e.detail);
   let history: Array<{ index: number; step: StepRecord }> = [];
   let pending: { e: TrajectoryEvent; before: typeof history; after: typeof history } | undefined;
   let lastForward: StepRecord | undefined;
@@ -187,11 +201,14 @@ export function contextViews(steps: readonly StepRecord[], events: readonly Traj
         const to = Number(d.to);
         const prev = lastForward ? policyCall.get(lastForward.seq) : undefined;
         const now = policyCall.get(s.seq);
-        const line = (h: { index: number; step: StepRecord }) => `step ${h.index}: ${actionsText(h.step)}`;
+        // The models' number first (what the policy saw in its history), the viewer's beside it.
+        const line = (h: { index: number; step: StepRecord }) => `the models' step ${h.step.step} (viewer step ${h.index}): ${actionsText(h.step)}`;
+        const target = pending.before.find((h) => h.step.step === to);
         out.set(i, {
           attempt: Number(d.attempt) || 0, cutAfter: steps.findIndex((x) => x.seq === pending!.e.afterSeq), from: Number(d.from), to,
           kept: pending.after.map(line), dropped: pending.before.slice(pending.after.length).map(line),
-          transition: transitionText(d.notice, to), restored: d.restored === true,
+          transition: transitionText(d.notice, to), restored: d.restored === true, confirmation: confirmationWords(ends.get(Number(d.attempt)) ?? d),
+          ...(target ? { transitionStep: target.index } : {}),
           ...(prev && now ? { diff: lineDiff(messageLines(prev.messages), messageLines(now.messages)) } : {}),
         });
         pending = undefined;

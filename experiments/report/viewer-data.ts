@@ -23,6 +23,9 @@ import { realInside, showId } from "../../src/store/safe-path.ts";
 import { episodeFolder, inside, pickEpisodes, type RunData } from "./data.ts";
 import { callsByStep, contextViews, transitionText, type ContextView, type ViewerCall } from "./viewer-calls.ts";
 import { conditionLabel } from "./labels.ts";
+import { bothNumbers, confirmationWords } from "./step-words.ts";
+
+export { bothNumbers, confirmationWords } from "./step-words.ts";
 
 export type { ViewerCall, ContextView } from "./viewer-calls.ts";
 
@@ -46,6 +49,10 @@ export interface ViewStep {
   frozen?: boolean;
   /** "E1" (first error found by attempt 1's detection), "R1" (its recovery step). */
   flags?: string[];
+  /** The retry cap, on a forward step the detector did not judge because the cap was spent (the detector is off). */
+  detectorOff?: number;
+  /** Ground truth (the environment's reference path): the first step of a failed episode without recovery that left the path. */
+  offTrack?: string;
   /** The model calls recorded against this step when they were made (the episode's call log; see viewer-calls.ts). */
   calls?: ViewerCall[];
   /** First forward step after a restoration: the history cut and the context the policy saw. */
@@ -102,6 +109,11 @@ export interface ViewerIndexRow {
   label: string;
   /** The task's instruction, for the viewer's text search. */
   instruction: string;
+  /**
+   * The episode's other words for the text search, each once, lower case: actions, responses,
+   * detector and selector reasons, events, model replies (rationales) and condition name.
+   */
+  words?: string;
   /** Ideal recovery's continuation index, when the episode is one. */
   k?: number;
 }
@@ -170,6 +182,7 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 
 const words = (k: string) => k.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
 
+
 /**
  * The episode's events as sentences, every step named by its number in the episode (from 0, as
  * the chips show it): "after step 5: the detector flagged step 2 as the first error ...; the
@@ -179,6 +192,7 @@ export function eventSentences(rec: EpisodeRecord, url: (ref: unknown) => string
   const steps = rec.trajectory.steps;
   const nOf = (seq: number) => steps.findIndex((s) => s.seq === seq);
   const starts = new Map<number, Record<string, unknown>>();
+  const ends = new Map<number, Record<string, unknown>>();
   return rec.trajectory.events.map((e) => {
     const d = e.detail ?? {};
     let text: string;
@@ -196,18 +210,20 @@ export function eventSentences(rec: EpisodeRecord, url: (ref: unknown) => string
       };
       const en = fwdN(d.errorStep);
       const rn = fwdN(d.recoveryStep);
-      text = `${where}: the detector flagged ${en !== undefined ? `step ${en}` : "a step before this record"} as the first error${d.confidence !== undefined ? ` (confidence ${plainText(d.confidence)})` : ""}: ${plainText(d.reason)}; the selector${sel?.strategy ? ` (${plainText(sel.strategy)})` : ""} chose to go back to ${rn !== undefined ? `the screen before step ${rn}` : "the first screen"}${sel?.reason ? `: ${plainText(sel.reason)}` : ""}${sel?.failure ? ` (selector failed: ${plainText(sel.failure)})` : ""}; recovery attempt ${plainText(d.attempt)} starts (${plainText(d.mode) || "model"} restoration)`;
+      text = `${where}: the detector flagged ${en !== undefined ? bothNumbers(en, Number(d.errorStep)) : `the models' step ${plainText(d.errorStep)}, before this record`} as the first error${d.confidence !== undefined ? ` (confidence ${plainText(d.confidence)})` : ""}: ${plainText(d.reason)}; the selector${sel?.strategy ? ` (${plainText(sel.strategy)})` : ""} chose to go back to ${rn !== undefined ? `the screen before ${bothNumbers(rn, Number(d.recoveryStep))}` : "the first screen"}${sel?.reason ? `: ${plainText(sel.reason)}` : ""}${sel?.failure ? ` (selector failed: ${plainText(sel.failure)})` : ""}; recovery attempt ${plainText(d.attempt)} starts (${plainText(d.mode) || "model"} restoration)`;
     } else if (e.kind === "recovery-end") {
       const v = d.verification as { verdict?: unknown; ssim?: unknown } | undefined;
-      text = `${where}: recovery attempt ${plainText(d.attempt)} took ${plural(Number(d.steps) || 0, "step")} and ${d.restored ? "declared the state restored" : "did not restore the state"}: ${plainText(d.reason)}${v ? `; verifier: ${plainText(v.verdict)}${v.ssim !== undefined ? ` (SSIM ${plainText(v.ssim)})` : ""}` : ""}`;
+      ends.set(Number(d.attempt), d);
+      text = `${where}: recovery attempt ${plainText(d.attempt)} took ${plural(Number(d.steps) || 0, "step")}: ${confirmationWords(d)} (${plainText(d.reason)})${v ? `; verifier: ${plainText(v.verdict)}${v.ssim !== undefined ? ` (SSIM ${plainText(v.ssim)})` : ""}` : ""}`;
       const start = starts.get(Number(d.attempt));
       if (start?.target) out.target = url(start.target);
       if (d.observation) out.restored = url(d.observation);
     } else if (e.kind === "truncate") {
       const transition = transitionText(d.notice, Number(d.to));
+      const how = confirmationWords(ends.get(Number(d.attempt)) ?? d);
       text = d.kept
-        ? `${where}: the policy's history of ${plural(Number(d.from) || 0, "forward step")} was kept (the state was not confirmed restored; the agent was told)${transition ? `: "${transition}"` : ""}`
-        : `${where}: the policy's history was cut from ${plural(Number(d.from) || 0, "forward step")} to ${Number(d.to) || 0}${d.restored ? "" : " (state not confirmed restored)"}${transition ? `; the next step is told: "${transition}"` : ""}`;
+        ? `${where}: the policy's history of ${plural(Number(d.from) || 0, "forward step")} was kept (${how}; the agent was told)${transition ? `: "${transition}" (the models' numbering)` : ""}`
+        : `${where}: the policy's history was cut from ${plural(Number(d.from) || 0, "forward step")} to ${Number(d.to) || 0} (${how})${transition ? `; the next step is told: "${transition}" (the models' numbering)` : ""}`;
     } else text = `${where}: ${words(e.kind)}${Object.keys(d).length ? ` (${plainText(d)})` : ""}`;
     out.text = text;
     return out;
@@ -353,15 +369,48 @@ function capStrings<T>(v: T, source: string): T {
  * One episode's record as the viewer shows it. Every text longer than {@link VIEWER_TEXT_LIMIT}
  * is cut with a notice naming `source` (the file that keeps the record whole).
  */
-export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: string, screens?: ScreenFiles, source = "trajectory.json"): ViewEpisode {
-  return capStrings(viewerEpisodeWhole(rec, blobsDir, reportDir, screens), source);
+export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: string, screens?: ScreenFiles, source = "trajectory.json", cap?: number): ViewEpisode {
+  return capStrings(viewerEpisodeWhole(rec, blobsDir, reportDir, screens, cap), source);
 }
 
-function viewerEpisodeWhole(rec: EpisodeRecord, blobsDir: string, reportDir: string, screens?: ScreenFiles): ViewEpisode {
+/**
+ * The step indices of forward steps the detector did not judge because the retry cap `cap` was
+ * spent (as many recovery attempts had started before them): the detector is off there.
+ */
+export function detectorOffSteps(steps: EpisodeRecord["trajectory"]["steps"], events: EpisodeRecord["trajectory"]["events"], cap: number | undefined): Set<number> {
+  const out = new Set<number>();
+  if (cap === undefined || !(cap > 0)) return out;
+  const starts = events.filter((e) => e.kind === "recovery-start").map((e) => e.afterSeq);
+  steps.forEach((s, i) => {
+    if (s.role === "forward" && !s.detection && !s.frozen && starts.filter((a) => a < s.seq).length >= cap) out.add(i);
+  });
+  return out;
+}
+
+/** The episode's words for the viewer's text search (each once, lower case): actions, responses, reasons, events and model replies. */
+export function searchWords(ep: ViewEpisode, limit = 20_000): string {
+  const texts: string[] = [ep.about, ep.detail];
+  for (const s of ep.steps) {
+    texts.push(...s.actions, s.response ?? "", s.detection?.reason ?? "", s.failure ?? "");
+    for (const c of s.calls ?? []) texts.push(c.reply);
+  }
+  for (const e of ep.events) texts.push(e.text);
+  const seen = new Set<string>();
+  let n = 0;
+  for (const w of texts.join(" ").toLowerCase().split(/\s+/)) {
+    if (!w || seen.has(w) || n + w.length + 1 > limit) continue;
+    seen.add(w);
+    n += w.length + 1;
+  }
+  return [...seen].join(" ");
+}
+
+function viewerEpisodeWhole(rec: EpisodeRecord, blobsDir: string, reportDir: string, screens?: ScreenFiles, cap?: number): ViewEpisode {
   const url = (ref: unknown) => blobUrl(blobsDir, reportDir, ref, screens);
   const steps = rec.trajectory.steps;
   const calls = callsByStep(steps, rec.calls, url);
   const contexts = contextViews(steps, rec.trajectory.events, rec.calls);
+  const off = detectorOffSteps(steps, rec.trajectory.events, cap);
   const flags = new Map<number, string[]>();
   for (const e of rec.trajectory.events) {
     if (e.kind !== "recovery-start") continue;
@@ -382,6 +431,7 @@ function viewerEpisodeWhole(rec: EpisodeRecord, blobsDir: string, reportDir: str
       ...(s.failure ? { failure: `${s.failure.kind}: ${s.failure.message}` } : {}),
       ...(s.detection ? { detection: { isError: s.detection.isError, errorStep: s.detection.errorStep, reason: s.detection.reason, confidence: s.detection.confidence, ...(s.detection.failure ? { failure: s.detection.failure } : {}) } } : {}),
       ...(s.frozen ? { frozen: true } : {}),
+      ...(off.has(i) ? { detectorOff: cap } : {}),
       ...(flags.has(s.seq) ? { flags: flags.get(s.seq) } : {}),
       ...(calls.has(i) ? { calls: calls.get(i) } : {}),
       ...(contexts.has(i) ? { context: contexts.get(i) } : {}),
@@ -461,7 +511,8 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
       // Each call's latency from timings.jsonl (left out of the record), by its place in the call log.
       const ms = latencies.get(read.key);
       const own = Array.isArray(read.calls) ? read.calls.map((c, i) => (c && typeof c === "object" && c.latencyMs === undefined && typeof ms?.[i] === "number" ? { ...c, latencyMs: ms[i] as number } : c)) : read.calls;
-      const rec = judged?.length ? { ...read, calls: [...(own ?? []), ...judged] } : own === read.calls ? read : { ...read, calls: own };
+      // (The annotation's calls come from another log: their `order` does not compare with the episode's, so they follow its calls.)
+      const rec = judged?.length ? { ...read, calls: [...(own ?? []), ...judged.map(({ order: _o, ...c }) => c)] } : own === read.calls ? read : { ...read, calls: own };
       // Only blob references (sha256 hex) name screenshot files, so no step can point the viewer elsewhere.
       for (const s of rec.trajectory.steps)
         for (const ref of [s.before, s.after])
@@ -476,10 +527,13 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
       // Where the record's texts are whole, for the notice on a text the viewer cuts.
       const folder = episodeFolder(run.dir, line);
       const source = held ? relative(run.dir, run.recordsFile ?? join(run.dir, RECORDS_PACK_NAME)) : [...(existsSync(join(folder, "traj.jsonl")) ? ["traj.jsonl"] : []), "trajectory.json"].map((f) => relative(run.dir, join(folder, f))).join(" and ");
-      const ep = viewerEpisode(rec, blobsDir, reportDir, { blobs, seen }, source);
+      // The condition's retry cap (its manifest params), for the "detector off" note once it is spent.
+      const capParam = run.manifest?.conditions?.find((c) => c.id === line.condition)?.params?.maxRecoveryIterations;
+      const ep = viewerEpisode(rec, blobsDir, reportDir, { blobs, seen }, source, typeof capParam === "number" ? capParam : undefined);
+      const words = searchWords(ep);
       await addSsimMaps(ep, blobs, restorePairs(rec), memo);
       chunks[chunk].push(ep);
-      index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveryAttempts: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk, label: conditionLabel(line.condition), instruction: capText(rec.instruction ?? "", source), ...(typeof rec.extra?.k === "number" ? { k: rec.extra.k } : {}) });
+      index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveryAttempts: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk, label: conditionLabel(line.condition), instruction: capText(rec.instruction ?? "", source), ...(words ? { words } : {}), ...(typeof rec.extra?.k === "number" ? { k: rec.extra.k } : {}) });
     }
   }
   const svgz = new Map<string, () => Promise<Buffer>>();

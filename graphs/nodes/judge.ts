@@ -49,7 +49,9 @@ export async function judge(state: GraphState, ctx: RuntimeContext): Promise<Gra
     // Let the speculative call finish (it ran alongside the detector, so this rarely waits):
     // aborting it would make whether a model server saw the request depend on timing.
     await proposal.catch(() => undefined);
-    site.discarded = true; // its calls are logged against no step
+    // Its calls are logged on the step the detector judged (no step came of the proposal).
+    site.discarded = true;
+    site.seq = state.steps[state.steps.length - 1]?.seq ?? Math.max(0, state.steps.length - 1);
     return { ...d, accounting: bump(after(state, d).accounting, { discardedProposals: 1 }) };
   }
   const raw = await proposal;

@@ -32,5 +32,7 @@ export async function proposeRestoration(state: SubgraphState, ctx: RuntimeConte
     stopRequested(ctx),
   );
   if (out.done) return { done: true, restored: false, confirmation: out.confirmation, reason: out.reason };
+  // A "restored" claim with no action makes no step: its call is recorded on the attempt's last step, where the verifier call that judges it is recorded too.
+  if (out.decision.restored && out.decision.actions.length === 0) site.seq = state.records.length ? state.records[state.records.length - 1].seq : Math.max(0, state.seqStart - 1);
   return { decision: out.decision, usage: [...state.usage, ...(out.decision.usage ?? [])] };
 }

@@ -32,9 +32,25 @@ export interface CallSite {
 
 const sites = new AsyncLocalStorage<CallSite>();
 
+/**
+ * When each site was entered, as a number that grows in program order: the runtime enters sites
+ * synchronously (the speculative proposal's before the overlapped detection's first await), so
+ * within an episode the order of these numbers is the order the calls were asked for, the same
+ * under a seed however the concurrent calls' I/O interleaves. (One counter for the process:
+ * only the order within an episode is meaningful.)
+ */
+const entered = new WeakMap<CallSite, number>();
+let entries = 0;
+
 /** Run `fn` with model calls attributed to `site` (nested calls see the innermost site). */
 export function atCallSite<T>(site: CallSite, fn: () => T): T {
+  if (!entered.has(site)) entered.set(site, entries++);
   return sites.run(site, fn);
+}
+
+/** The order in which `site` was entered (see {@link atCallSite}); undefined for a site never entered. */
+export function callSiteOrdinal(site: CallSite): number | undefined {
+  return entered.get(site);
 }
 
 /** The call site of the model call being made now, if the runtime set one. */

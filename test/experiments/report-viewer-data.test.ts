@@ -44,10 +44,11 @@ describe("viewer episode data", () => {
     expect(ep.steps[2].flags).toEqual(["E1"]);
     expect(ep.steps[1].flags).toEqual(["R1"]);
     expect(ep.steps[4]).toMatchObject({ role: "recovery", attempt: 1 });
-    expect(ep.events[0].text).toBe("after step 3: the detector flagged step 2 as the first error (confidence 0.9): wrong menu; the selector chose to go back to the screen before step 1: R = E-1; recovery attempt 1 starts (model restoration)");
-    expect(ep.events[1].text).toBe("after step 4: recovery attempt 1 took 1 step and declared the state restored: declared restored");
+    expect(ep.events[0].text).toBe("after step 3: the detector flagged step 2 (the models' step 2 too) as the first error (confidence 0.9): wrong menu; the selector chose to go back to the screen before step 1 (the models' step 1 too): R = E-1; recovery attempt 1 starts (model restoration)");
+    // a record without `confirmation` (older runs) never says the restored state was confirmed
+    expect(ep.events[1].text).toBe("after step 4: recovery attempt 1 took 1 step: restored (confirmation not recorded) (declared restored)");
     expect(ep.events[1]).toMatchObject({ target: `blobs/11/${h("1")}.png`, restored: `blobs/55/${h("5")}.png` });
-    expect(ep.events[2].text).toMatch(/^after step 4: the policy's history was cut from 4 forward steps to 1; the next step is told: ".*step 1.*"$/);
+    expect(ep.events[2].text).toMatch(/^after step 4: the policy's history was cut from 4 forward steps to 1 \(restored \(confirmation not recorded\)\); the next step is told: ".*step 1.*" \(the models' numbering\)$/);
     expect(ep.steps[0].before).toBe(`blobs/00/${h("0")}.png`);
   });
 
@@ -78,24 +79,27 @@ describe("the context after a cut and each call's step", () => {
     const c = ep.steps[5].context!;
     expect(c).toMatchObject({ attempt: 1, cutAfter: 4, from: 4, to: 1, restored: true });
     expect(c.kept).toHaveLength(1);
-    expect(c.kept[0]).toMatch(/^step 0: /);
-    expect(c.dropped.map((t) => t.split(":")[0])).toEqual(["step 1", "step 2", "step 3"]);
+    // both numbers: the models' (forward history, restarting after a cut) and the viewer's
+    expect(c.kept[0]).toMatch(/^the models' step 0 \(viewer step 0\): /);
+    expect(c.dropped.map((t) => t.split(":")[0])).toEqual(["the models' step 1 (viewer step 1)", "the models' step 2 (viewer step 2)", "the models' step 3 (viewer step 3)"]);
+    expect(c.confirmation).toBe("restored (confirmation not recorded)");
+    // the transition string's "step 1" is the models' step 1: the screen before viewer step 1
+    expect(c.transitionStep).toBe(1);
     expect(c.transition).toMatch(/step 1/);
     expect(c.diff).toBeUndefined(); // simulated: no model messages to compare
   });
 
-  it("places every call on exactly one step: its own, or the step before when no step came of it", () => {
+  it("places every call on the step trajectory.json names (its seq), or the step before when the episode has no step there", () => {
     const steps = record.trajectory.steps;
     const call = (seq: number, phase: CallRecord["phase"], extra: Partial<CallRecord> = {}) => ({ seq, phase, ...extra }) as CallRecord;
     expect(callStepIndex(steps, call(1, "policy"))).toBe(1);
     expect(callStepIndex(steps, call(3, "detector"))).toBe(3);
     expect(callStepIndex(steps, call(4, "recoverer", { attempt: 1 }))).toBe(4);
-    // a "restored" claim with no action proposes seq 5, which became a forward step: shown on the recovery step before
-    expect(callStepIndex(steps, call(5, "recoverer", { attempt: 1 }))).toBe(4);
-    // a speculative proposal discarded when the detector fired at step 3
-    expect(callStepIndex(steps, call(4, "policy", { discarded: true }))).toBe(3);
-    // a policy call for a step that became a recovery step is not that step's
-    expect(callStepIndex(steps, call(4, "policy"))).toBe(3);
+    // the step the record names, whatever its role (the runtime records a claim with no action and a discarded proposal on the step they followed)
+    expect(callStepIndex(steps, call(5, "recoverer", { attempt: 1 }))).toBe(5);
+    expect(callStepIndex(steps, call(3, "policy", { discarded: true }))).toBe(3);
+    // a seq past the last step (the episode ended first): the last step before it
+    expect(callStepIndex(steps, call(9, "policy"))).toBe(5);
     expect(callStepIndex(steps, { seq: null } as CallRecord)).toBe(-1);
   });
 
@@ -106,12 +110,12 @@ describe("the context after a cut and each call's step", () => {
       { seq: 1, phase: "policy", role: "policy", model: "m", messages: [{ role: "user", content: [{ type: "image", blob: "../../etc/passwd" }] }], reply: "", inputTokens: 0, outputTokens: 0, latencyMs: 0, discarded: true },
     ];
     const ep = viewerEpisode({ ...record, calls } as unknown as EpisodeRecord, "/run/blobs", "/run");
-    expect(ep.steps[1].calls?.map((c) => c.phase)).toEqual(["policy"]);
+    expect(ep.steps[1].calls?.map((c) => c.phase)).toEqual(["policy", "policy"]);
     expect(ep.steps[1].calls?.[0].messages[0].parts).toEqual([{ text: "go" }, { img: `blobs/77/${h("7")}.png` }]);
     expect(ep.steps[3].calls?.map((c) => c.phase)).toEqual(["detector"]);
     expect(ep.steps[3].calls?.[0].messages).toEqual([]);
-    // the discarded proposal sits on the step before its seq, and a path is never a screenshot URL
-    expect(ep.steps[0].calls?.[0]).toMatchObject({ discarded: true, messages: [{ role: "user", parts: [{ img: "" }] }] });
+    // the discarded proposal sits on the step its record names, and a path is never a screenshot URL
+    expect(ep.steps[1].calls?.[1]).toMatchObject({ discarded: true, messages: [{ role: "user", parts: [{ img: "" }] }] });
     for (const junk of ["junk", 5, [null, 3, { seq: "x" }]]) expect(() => viewerEpisode({ ...record, calls: junk } as unknown as EpisodeRecord, "/run/blobs", "/run")).not.toThrow();
   });
 
@@ -146,5 +150,42 @@ describe("condition labels", () => {
     expect(conditionLabel("minConfidence=0.5,recoveryContext=0-R")).toBe("min confidence 0.5, recovery context 0-R");
     expect(headerLabel("recoveryAttempts")).toBe("recovery attempts");
     expect(headerLabel("r")).toBe("recovery budget r (steps)");
+  });
+});
+
+describe("one step's calls in the order they were asked for (issue 37)", () => {
+  it("lists a 20-call step's alternating recoverer claims and verifier verdicts in time order, with the step the record names", () => {
+    const steps = [step(0, "forward", 0, [click(1, 1)]), step(1, "recovery", 0, [click(2, 2)], 1), step(2, "forward", 0, [click(3, 3)], 1)] as unknown as EpisodeRecord["trajectory"]["steps"];
+    // ten claims and ten verdicts at seq 1, alternating in time; the file lists them grouped by phase (as older logs did)
+    const calls: CallRecord[] = [];
+    for (let i = 0; i < 10; i++) calls.push({ seq: 1, order: 2 * i + 1, phase: "recoverer", attempt: 1, role: "recoverer", model: "m", messages: [], reply: `RESTORED claim ${i}`, inputTokens: 1, outputTokens: 1, latencyMs: 1 });
+    for (let i = 0; i < 10; i++) calls.push({ seq: 1, order: 2 * i + 2, phase: "verifier", attempt: 1, role: "verifier", model: "m", messages: [], reply: `mismatch ${i}`, inputTokens: 1, outputTokens: 1, latencyMs: 1 });
+    calls.push({ seq: 0, order: 0, phase: "policy", role: "policy", model: "m", messages: [], reply: "click", inputTokens: 1, outputTokens: 1, latencyMs: 1 });
+    const ep = viewerEpisode({ ...record, trajectory: { ...record.trajectory, steps, events: [] }, calls } as unknown as EpisodeRecord, "/run/blobs", "/run");
+    const shown = ep.steps[1].calls!;
+    expect(shown).toHaveLength(20);
+    expect(shown.map((c) => c.order)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(shown.map((c) => c.reply).slice(0, 4)).toEqual(["RESTORED claim 0", "mismatch 0", "RESTORED claim 1", "mismatch 1"]);
+    expect(shown.every((c) => c.seq === 1)).toBe(true);
+    expect(ep.steps[0].calls?.map((c) => c.phase)).toEqual(["policy"]);
+  });
+
+  it("words every confirmation by the one rule, and says so when the record has none", async () => {
+    const { confirmationWords } = await import("../../experiments/report/step-words.ts");
+    expect(confirmationWords({ confirmation: "verifier", restored: true })).toBe("restored state confirmed by the verifier");
+    expect(confirmationWords({ confirmation: "ssim", restored: true })).toBe("restored state confirmed by SSIM >= 0.99 to the target");
+    expect(confirmationWords({ confirmation: "claimed", restored: true })).toBe("restoration claimed by the recovery agent, unverified");
+    expect(confirmationWords({ confirmation: "refused", restored: false })).toBe("restoration not confirmed");
+    expect(confirmationWords({ restored: true })).toBe("restored (confirmation not recorded)");
+    expect(confirmationWords({ restored: false })).toBe("restoration not confirmed");
+  });
+
+  it("notes the detector off on forward steps after the retry cap is spent", async () => {
+    const { detectorOffSteps } = await import("../../experiments/report/viewer-data.ts");
+    const steps = record.trajectory.steps;
+    // one attempt started after step 3: with a cap of 1, forward step 5 was not judged
+    expect([...detectorOffSteps(steps, record.trajectory.events, 1)]).toEqual([5]);
+    expect([...detectorOffSteps(steps, record.trajectory.events, 3)]).toEqual([]);
+    expect([...detectorOffSteps(steps, record.trajectory.events, undefined)]).toEqual([]);
   });
 });

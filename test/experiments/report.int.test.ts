@@ -142,7 +142,7 @@ describe.runIf(tools.run)("report.html", () => {
     const branch = page.locator("#viewer-lanes .chip.recovery");
     await branch.first().click();
     expect(await page.textContent("#viewer-info")).toContain("recovery attempt 1, its action");
-    expect(await page.textContent("#viewer-events")).toMatch(/detector flagged step \d+ as the first error/);
+    expect(await page.textContent("#viewer-events")).toMatch(/detector flagged step \d+ \(the models' step \d+( too)?\) as the first error/);
     expect(await page.locator("#viewer-lanes .flag.E").count()).toBeGreaterThan(0);
     expect(await page.locator("#viewer-lanes .flag.R").count()).toBeGreaterThan(0);
     // the target beside the restored screen, with the SSIM heat map between them

@@ -53,7 +53,7 @@ export async function openByLink(page: Page, file: string, s: SampledStep): Prom
       callPhases: Array.from(document.querySelectorAll("#viewer-calls details.call")).map((d) => d.getAttribute("data-phase") ?? ""),
       seq: Number(document.body.getAttribute("data-seq")),
       // the viewer's own words (model text, shown in <pre>, is data and may be anything)
-      text: ["#viewer-result", "#viewer-info dt", "#viewer-info dd:not(.pre)", "#viewer-events", "#compare", "#viewer-context ul", "#viewer-context summary", "#viewer-calls summary", "#viewer-calls .meta", "#viewer-lanes .seg-title", "#viewer-which"]
+      text: ["#viewer-result", "#viewer-info dt", "#viewer-info dd:not(.pre)", "#viewer-events", "#compare", "#viewer-context ul", "#viewer-context summary", "#viewer-calls summary .own", "#viewer-calls .meta", "#viewer-lanes .seg-title", "#viewer-which"]
         .flatMap((q) => Array.from(document.querySelectorAll(q)).map((e) => (e as HTMLElement).innerText))
         .join("\n"),
       context: (document.getElementById("viewer-context") as HTMLElement).innerText,

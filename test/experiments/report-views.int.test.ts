@@ -1,0 +1,95 @@
+/**
+ * Issue 37, the views: on the tiny demo (SimDesk, simulated policies) in Chromium, each share
+ * link of 10 sampled episodes reopens its own episode (a seed is never read as a step), an
+ * unknown link says so, and the "Tasks recovery fixed or broke" table appears for the pairs'
+ * `<pair>.no-recovery` baseline. The rows themselves are pinned on paired condition ids.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { afterAll, describe, expect, it } from "vitest";
+import { pairedRows } from "../../experiments/report/paired.ts";
+import type { ResultLine } from "../../experiments/runner/results-log.ts";
+import { cli } from "./helpers/model-roles.ts";
+import { CHROMIUM_TOOLS, systemTools } from "../helpers/system-tools.ts";
+
+const chromiumTools = systemTools("the report-views-in-Chromium test", CHROMIUM_TOOLS);
+const dir = mkdtempSync(join(tmpdir(), "retrace-report-views-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const line = (condition: string, task: string, seed: number, success: boolean) => ({ key: `${condition}/${task}/${seed}`, condition, task, seed, success, status: "ok" }) as ResultLine;
+
+describe("fixed / broke rows with paired condition ids", () => {
+  it("pairs <pair>.max-rec-N with <pair>.no-recovery, a pair without its own baseline with the shared one, and plain no-recovery as before", () => {
+    const lines = [
+      line("skilled.no-recovery", "a", 0, false), line("skilled.no-recovery", "b", 0, true),
+      line("skilled.max-rec-3", "a", 0, true), line("skilled.max-rec-3", "b", 0, false),
+      line("weak.max-rec-3", "a", 0, false), line("weak.max-rec-3", "b", 0, false),
+    ];
+    const rows = pairedRows(lines);
+    expect(rows.map((r) => [r.condition, r.baseline, r.fixed, r.broken, r.pairs])).toEqual([
+      ["skilled.max-rec-3", "skilled.no-recovery", 1, 1, 2],
+      ["weak.max-rec-3", "skilled.no-recovery", 0, 1, 2],
+    ]);
+    // two pairs with their own baselines: each against its own
+    const own = pairedRows([...lines, line("weak.no-recovery", "a", 0, true), line("weak.no-recovery", "b", 0, false)]);
+    expect(own.find((r) => r.condition === "weak.max-rec-3")).toMatchObject({ baseline: "weak.no-recovery", fixed: 0, broken: 1 });
+    expect(pairedRows([line("no-recovery", "a", 0, false), line("max-rec-1", "a", 0, true)])).toMatchObject([{ condition: "max-rec-1", baseline: "no-recovery", fixed: 1, broken: 0 }]);
+    expect(pairedRows([line("skilled.max-rec-3", "a", 0, true)])).toEqual([]);
+  });
+});
+
+describe("the tiny demo's report in Chromium", () => {
+  const out = join(dir, "demo");
+  it("writes the demo with a fixed/broke table", async () => {
+    const r = await cli("demo", "--size", "tiny", "-o", out, "-q");
+    expect(r.code, r.stderr).toBe(0);
+    const html = readFileSync(join(out, "report.html"), "utf8");
+    expect(html).toContain("<h3>Tasks recovery fixed or broke</h3>");
+    expect(html).toContain("skilled, retry cap 3 vs skilled, no recovery");
+    expect(html).not.toContain("self-contained");
+  }, 300_000);
+
+  it.runIf(chromiumTools.run)("reopens each of 10 sampled share links on its own episode, and says so for an unknown link", async () => {
+    chromiumTools.assert();
+    const file = join(out, "report.html");
+    const data = JSON.parse(/<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(readFileSync(file, "utf8"))![1]) as { viewer: { index: Array<{ run: string; key: string }> } };
+    const index = data.viewer.index;
+    expect(index.length).toBeGreaterThanOrEqual(10);
+    // 10 episodes spread over the index (every run), seeds 0 included: the link's last part is the seed
+    const picks = Array.from({ length: 10 }, (_, i) => index[Math.floor((i * index.length) / 10)]);
+    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(String(e)));
+      let opened = 0;
+      for (const r of picks) {
+        // the share link as the viewer writes it ("link to this episode"), followed in a fresh page load
+        await page.goto(`file://${file}#${[r.run, ...r.key.split("/")].map(encodeURIComponent).join("/")}`);
+        await page.waitForFunction((key) => document.body.getAttribute("data-episode") === key, r.key, { timeout: 30_000 });
+        const shown = await page.evaluate(() => ({ episode: document.body.getAttribute("data-episode"), link: (document.querySelector("#viewer-result a.deeplink") as HTMLAnchorElement | null)?.getAttribute("href") ?? "", step: document.body.getAttribute("data-step") }));
+        expect(shown.episode).toBe(r.key);
+        expect(shown.step).toBe("0");
+        // the episode's own link, followed again, opens it again
+        await page.goto(`file://${file}${shown.link}`);
+        await page.waitForFunction((key) => document.body.getAttribute("data-episode") === key && document.body.getAttribute("data-link") === "found", r.key, { timeout: 30_000 });
+        opened++;
+      }
+      expect(opened).toBe(10);
+      // with a step: the step opens; an unknown episode: a notice, not a silent first episode
+      const r = picks[3];
+      await page.goto(`file://${file}#${[r.run, ...r.key.split("/")].map(encodeURIComponent).join("/")}/1`);
+      await page.waitForFunction((key) => document.body.getAttribute("data-episode") === key && document.body.getAttribute("data-step") === "1", r.key, { timeout: 30_000 });
+      await page.goto(`file://${file}#${encodeURIComponent(r.run)}/no-such-condition/files-rename-draft/0`);
+      await page.waitForFunction(() => document.body.getAttribute("data-link") === "unknown", undefined, { timeout: 30_000 });
+      expect(await page.locator(".link-notice").innerText()).toMatch(/names no episode of this report/);
+      // the fixed/broke table is on the page
+      expect(await page.locator("h3", { hasText: "Tasks recovery fixed or broke" }).count()).toBeGreaterThan(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 300_000);
+});
