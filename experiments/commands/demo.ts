@@ -149,7 +149,6 @@ async function runDemoLocked(opts: Parameters<typeof runDemo>[0]): Promise<{ sum
     }
     if (!opts.quiet) process.stderr.write("recovery-eval: building a small dataset and evaluating recovery on it\n");
     ({ report: recovery, runs: recoveryRuns } = await runRecoveryEvalSuite({ out: join(opts.out, "recovery-eval"), limit: DEMO_SIZES[opts.size].evalTasks, seed: opts.seedBase, recoveryBudget: [1, 3, 10] }));
-    dropRenderMemos(opts.out);
     // ~1,700 screens (gzipped SVG, ~1 KB), ~3,000 state snapshots and ~800 accessibility trees:
     // one pack per folder instead of a 4 KB disk block or two per file (src/blob-pack.ts); the
     // stores read the packs, so no reference changes. The recovery evaluation's folders stay as
@@ -163,6 +162,8 @@ async function runDemoLocked(opts: Parameters<typeof runDemo>[0]): Promise<{ sum
   const findings = demoFindings(runs[0], runs[1], readPlan(join(opts.out, "ideal", "plan.json")), recovery, configs[1] as EndToEndConfig, recoveryRuns);
   writeFileSync(join(opts.out, "findings.json"), JSON.stringify({ simulated: true, findings }, null, 2) + "\n");
   const report = await buildReport(opts.out, { title: "retrace demo (SIMULATED policies on SimDesk)" });
+  // After the report: its screen check reads the memos instead of rendering every screen again (BlobStore.checkedSvgz).
+  dropRenderMemos(opts.out);
   return { summaries, findings, report: report.file };
 }
 

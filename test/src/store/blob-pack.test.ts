@@ -10,6 +10,9 @@ import { BlobStore } from "../../../src/blob-store.ts";
 import { PACK_FILE, packBlobFolder, readPack, SVGZ_PACK_FILE } from "../../../src/blob-pack.ts";
 import { svgToPng } from "../../../src/image/svg-png.ts";
 import { ConfigError } from "../../../src/errors.ts";
+import { svgPngRenderer } from "../../../src/image/svg-png.ts";
+import { sha256Hex } from "../../../src/hash.ts";
+import { gunzipSync, gzipSync } from "node:zlib";
 
 const fresh = () => join(mkdtempSync(join(tmpdir(), "blob-pack-")), "states");
 
@@ -62,6 +65,20 @@ describe("packBlobFolder", () => {
     }
     expect(await reader.putRendered(pngs[0], svg("#123456"))).toBe(refs[0]);
     expect(existsSync(reader.svgzPath(refs[0]))).toBe(false);
+  });
+
+  it("checkedSvgz: a render memo of the same SVG text stands for the render; a replaced .svgz is still rendered and refused", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "blob-pack-")), "blobs");
+    const store = new BlobStore({ dir });
+    const svg = (c: string) => `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="40" viewBox="0 0 64 40"><rect x="0" y="0" width="64" height="40" fill="${c}"/></svg>`;
+    const png = await svgToPng(svg("#123456"));
+    const ref = await store.putRendered(png, svg("#123456"));
+    await store.remember(await svgPngRenderer(), sha256Hex(svg("#123456")), ref);
+    const reader = new BlobStore({ dir });
+    expect(gunzipSync((await reader.checkedSvgz(ref))!).toString()).toBe(svg("#123456"));
+    // another screen's SVG under this reference: its text has no memo, so it is rendered and refused
+    writeFileSync(reader.svgzPath(ref), gzipSync(svg("#654321")));
+    await expect(new BlobStore({ dir }).checkedSvgz(ref)).rejects.toThrow(/does not render to the screen it names/);
   });
 
   it("does nothing on a missing or empty folder", () => {
