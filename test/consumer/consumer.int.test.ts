@@ -149,7 +149,7 @@ describe("the packed tarball", () => {
     const { stdout } = await run(process.execPath, ["--input-type=module", "-e", `const m = await import("${PACKAGE_NAME}"); console.log(typeof m.withRecovery, typeof m.runEpisode)`], { cwd: dir });
     expect(stdout.trim()).toBe("function function");
     // Without the optional peers: one line naming what to install.
-    const { stdout: missing } = await run(process.execPath, ["--input-type=module", "-e", `const { screenshotSsim } = await import("${PACKAGE_NAME}"); try { await screenshotSsim(new Uint8Array([1, 2, 3]), new Uint8Array([4, 5, 6])); } catch (e) { console.log(e.name + ": " + e.message) }`], { cwd: dir });
+    const { stdout: missing } = await run(process.execPath, ["--input-type=module", "-e", `const { screenshotSsim } = await import("${PACKAGE_NAME}/evaluation"); try { await screenshotSsim(new Uint8Array([1, 2, 3]), new Uint8Array([4, 5, 6])); } catch (e) { console.log(e.name + ": " + e.message) }`], { cwd: dir });
     expect(missing.trim()).toMatch(/^ConfigError: .* needs the optional package sharp, which is not installed: npm install sharp$/);
     const version = await run(join(dir, "node_modules/.bin/retrace"), ["--version"], { cwd: dir });
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
