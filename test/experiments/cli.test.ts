@@ -49,6 +49,6 @@ describe("the retrace CLI", () => {
       const h = program.commands.find((c) => c.name() === name)!.helpInformation();
       for (const flag of ["--out", "--workers", "--seed", "--resume", "--quiet"]) expect(h, `${name} ${flag}`).toContain(flag);
     }
-    expect(program.commands.find((c) => c.name() === "report")!.helpInformation()).toContain("self-contained report.html");
+    expect(program.commands.find((c) => c.name() === "report")!.helpInformation()).toContain("Write report.html and its report-files/ folder");
   });
 });

@@ -47,7 +47,7 @@ describe("the tiny demo's report in Chromium", () => {
     expect(r.code, r.stderr).toBe(0);
     const html = readFileSync(join(out, "report.html"), "utf8");
     expect(html).toContain("<h3>Tasks recovery fixed or broke</h3>");
-    expect(html).toContain("skilled, retry cap 3 vs skilled, no recovery");
+    expect(html).toContain("skilled, max recovery iterations 3 vs skilled, no recovery");
     expect(html).not.toContain("self-contained");
   }, 300_000);
 

@@ -16,13 +16,12 @@ import { runCommand, type RunAs } from "./processes.ts";
 export type HomeFileRefusal = "missing" | "link" | "special" | "too-large" | "denied" | "not-dir" | "is-dir" | "invalid";
 
 /** A refused home file operation: `reason` says why, the message is one line naming the path. */
-export class HomeFileError extends Error {
+export class HomeFileError extends EnvironmentError {
   constructor(
     readonly reason: HomeFileRefusal,
     message: string,
   ) {
-    super(message);
-    this.name = "HomeFileError";
+    super(message, { retryable: false });
   }
 }
 
