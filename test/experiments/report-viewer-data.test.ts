@@ -5,7 +5,8 @@
  * heat map's block values.
  */
 import { describe, expect, it } from "vitest";
-import { aboutEpisode, blockSsim, plainText, viewerEpisode } from "../../experiments/report/viewer-data.ts";
+import { aboutEpisode, plainText, viewerEpisode } from "../../experiments/report/viewer-data.ts";
+import { blockSsim } from "../../experiments/report/ssim-maps.ts";
 import { callStepIndex, lineDiff } from "../../experiments/report/viewer-calls.ts";
 import type { CallRecord } from "../../experiments/agents/call-log.ts";
 import { TRANSITION_PROMPT } from "../../graphs/transition-notice.ts";
