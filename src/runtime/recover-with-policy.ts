@@ -25,13 +25,8 @@ import { recoveryContextHistory } from "./history.ts";
 import { runRecoveryAgent, terminalOf, type ExecutedRecoveryStep } from "./recovery-agent.ts";
 import type { RestoreRequest, RestoreResult } from "./restore.ts";
 
-/** Options of {@link recoverWithPolicy}. */
-export interface RecoverWithPolicyOptions {
-  /** The recovery sub-agent (same backbone as the forward agent in the paper). */
-  recoverer: RecoveryPolicy;
-  /** The environment the agent's tools act on. */
-  env: Pick<Environment, "step" | "observe">;
-  blobs: BlobReader;
+/** How the recovery sub-agent runs: shared by {@link recoverWithPolicy} and every wrapper that builds it for a user (the SDK integrations). */
+export interface RecoverySubAgentOptions {
   /** Recovery steps per attempt. @default 10 */
   recoveryBudget?: number;
   /** @deprecated The old name of `recoveryBudget`; accepted with a warning until the next release. */
@@ -40,10 +35,19 @@ export interface RecoverWithPolicyOptions {
   recoveryContext?: (typeof RECOVERY_CONTEXTS)[number];
   /** Needed for `recoveryContext: "contextualized"`. */
   summarizer?: Summarizer;
-  /** When given, checks each restored claim; only a match (or, with `onAbstain: "ssim"`, SSIM >= 0.99 after an abstention) confirms it. */
+  /** When given, checks each restored claim; only a match (or, with `onAbstain: "ssim"`, SSIM >= 0.99 after an abstention) confirms it (src/runtime/confirm.ts). */
   verifier?: StateVerifier;
   /** What a verifier's abstention means: "reject" (not confirmed) or "ssim". @default "reject" */
   onAbstain?: "reject" | "ssim";
+}
+
+/** Options of {@link recoverWithPolicy}. */
+export interface RecoverWithPolicyOptions extends RecoverySubAgentOptions {
+  /** The recovery sub-agent (same backbone as the forward agent in the paper). */
+  recoverer: RecoveryPolicy;
+  /** The environment the agent's tools act on. */
+  env: Pick<Environment, "step" | "observe">;
+  blobs: BlobReader;
   /** Wait after each executed recovery step before observing, in ms (src/settle.ts; OSWorld 10000). @default 0 */
   settleMs?: number;
 }

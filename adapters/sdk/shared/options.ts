@@ -10,20 +10,20 @@ import { z } from "zod";
 import type { BlobReader } from "../../../src/blob-store.ts";
 import type { ErrorDetector } from "../../../src/detector.ts";
 import type { Environment } from "../../../src/environment.ts";
-import { RECOVERY_CONTEXTS, type RecoveryPolicy, type StateVerifier, type Summarizer } from "../../../src/recovery.ts";
+import { RECOVERY_CONTEXTS, type RecoveryPolicy } from "../../../src/recovery.ts";
 import type { TaskSpec } from "../../../src/task.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { renameDeprecatedKeys } from "../../../src/deprecation.ts";
 import { RecoveryOptionsSchema } from "../../../src/episode.ts";
 import { postRestoration } from "../../../prompts/index.ts";
 import type { PostRestorationFn } from "../../../src/runtime/attempt.ts";
-import { recoverWithPolicy } from "../../../src/runtime/recover-with-policy.ts";
+import { recoverWithPolicy, type RecoverySubAgentOptions } from "../../../src/runtime/recover-with-policy.ts";
 import type { RestoreRequest, RestoreResult } from "../../../src/runtime/restore.ts";
 import { fn, parseKnobOptions, RECOVERY_KNOBS_SHAPE, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../../recovery-knobs.ts";
 import { envMeter, meteredEnvironment, type EnvMeter } from "./env-meter.ts";
 
-/** Options of the SDK wrappers. */
-export interface SdkRecoveryOptions extends RecoveryKnobs {
+/** Options of the SDK wrappers; how `recoverer` runs is {@link RecoverySubAgentOptions}. */
+export interface SdkRecoveryOptions extends RecoveryKnobs, RecoverySubAgentOptions {
   /** The retrace environment the agent's computer acts on (the same one its `Computer` wraps). */
   env: Environment;
   /** Where the environment stores screenshots (handed to detector, selector, recoverer). */
@@ -32,16 +32,6 @@ export interface SdkRecoveryOptions extends RecoveryKnobs {
   detector: ErrorDetector;
   /** The recovery sub-agent; used (through `recoverWithPolicy`) when `restore` is not given. */
   recoverer?: RecoveryPolicy;
-  /** Recovery steps per attempt of `recoverer` (the runtime's `recoveryBudget`). @default 10 */
-  recoveryBudget?: number;
-  /** @deprecated The old name of `recoveryBudget`; accepted with a warning until the next release. */
-  budget?: number;
-  /** What `recoverer` is shown besides the target. @default "0-E" */
-  recoveryContext?: (typeof RECOVERY_CONTEXTS)[number];
-  summarizer?: Summarizer;
-  verifier?: StateVerifier;
-  /** What the verifier's abstention means for `recoverer`'s restored claim: "reject" (not confirmed) or "ssim" (SSIM >= 0.99 decides; src/runtime/confirm.ts). @default "reject" */
-  onAbstain?: "reject" | "ssim";
   /** A custom restore routine (replay, snapshot, ...) instead of `recoverer`. */
   restore?: (request: RestoreRequest) => Promise<RestoreResult>;
   /** The task; @default the run's input text, id "sdk-task" */
