@@ -40,7 +40,7 @@ export async function recover(state: GraphState, ctx: RuntimeContext): Promise<G
       out = await restoreByReplay(state, ctx, recoveryStep, attempt);
       break;
     case "snapshot":
-      out = await restoreBySnapshot(state, ctx, recoveryStep);
+      out = await restoreBySnapshot(state, ctx, recoveryStep, attempt);
       break;
     default:
       out = {

@@ -3,13 +3,15 @@
  * bound). Snapshots live in the BlobStore; graph state holds only their references.
  */
 import { describeError } from "../../src/errors.ts";
-import type { RestorationConfirmation } from "../../src/runtime/confirm.ts";
+import { isRestored } from "../../src/runtime/confirm.ts";
+import { addUsage } from "../../src/runtime/accounting.ts";
 import type { RuntimeContext } from "../context.ts";
 import { currentStateHash, loadSnapshot } from "../env-step.ts";
 import type { GraphState } from "../state.ts";
 import type { RestorationOutcome } from "./outcome.ts";
+import { confirmState } from "./confirm.ts";
 
-export async function restoreBySnapshot(state: GraphState, ctx: RuntimeContext, recoveryStep: number): Promise<RestorationOutcome> {
+export async function restoreBySnapshot(state: GraphState, ctx: RuntimeContext, recoveryStep: number, attempt: number): Promise<RestorationOutcome> {
   const { env, blobs } = ctx.components;
   const ref = state.snapshots[recoveryStep];
   const base = { records: [], events: [], tick: state.tick, accounting: state.accounting, prompts: state.prompts };
@@ -18,13 +20,17 @@ export async function restoreBySnapshot(state: GraphState, ctx: RuntimeContext, 
     const snap = await loadSnapshot(blobs, ref);
     const started = performance.now();
     const observation = await env.restore!(snap);
-    const accounting = { ...state.accounting, envMs: state.accounting.envMs + (performance.now() - started) };
+    let accounting = { ...state.accounting, envMs: state.accounting.envMs + (performance.now() - started) };
     const hash = currentStateHash(ctx);
     const expected = state.stateHashes[recoveryStep];
-    const restored = !hash || !expected || hash === expected;
-    // The state hash is the oracle; without one nothing checked the restore: "claimed".
-    const confirmation: RestorationConfirmation = !hash || !expected ? "claimed" : restored ? "ssim" : "refused";
-    const reason = restored ? `restored the snapshot of o_${recoveryStep}` : `restored snapshot of o_${recoveryStep} but the state hash differs`;
+    // The one rule (src/runtime/confirm.ts): the state hash decides when both exist, else the verifier, else the restore is "claimed".
+    const target = state.history[recoveryStep]?.observation ?? observation;
+    const site = { seq: state.steps.length - 1, phase: "verifier" as const, attempt };
+    const c = await confirmState(ctx, target, observation, { unchecked: "claim", site, oracle: () => (hash && expected ? hash === expected : null) });
+    accounting = addUsage(accounting, c.usage, "verifier");
+    const { confirmation } = c;
+    const restored = isRestored(confirmation);
+    const reason = restored ? `restored the snapshot of o_${recoveryStep} (${c.reason})` : `restored snapshot of o_${recoveryStep}, not confirmed: ${c.reason}`;
     return { ...base, accounting, observation, restored, confirmation, reason, envLog: { base: { snapshot: ref }, actions: [] } };
   } catch (err) {
     const why = `snapshot restore failed: ${describeError(err)}`;

@@ -233,8 +233,23 @@ describe("recovery graph on ToyDesk", () => {
     const r = await run(s, { restoration: "snapshot", freezeWindow: 0 });
     const end = r.trajectory.events.find((e) => e.kind === "recovery-end")!;
     expect(end.detail.restored).toBe(true);
+    expect(end.detail.confirmation).toBe("ssim"); // the state hash (the oracle) decided
     expect(r.accounting.recoverySteps + r.accounting.replaySteps).toBe(0);
     expect(r.success).toBe(true);
+  });
+
+  it("snapshot restoration without a state hash follows the one confirmation rule: the verifier decides, else the restore is only claimed", async () => {
+    const verdicts: Array<"match" | "mismatch"> = [];
+    for (const [verdict, expected] of [["match", "verifier"], ["mismatch", "refused"], [undefined, "claimed"]] as const) {
+      const s = setup({ slipTicks: [3], pointerMoves: true });
+      Object.assign(s.env, { capabilities: { ...s.env.capabilities, groundTruth: false } }); // an environment with no ground-truth state hash
+      const verifier = verdict && { name: "v", verify: async () => (verdicts.push(verdict), { verdict, reason: "looked", usage: [] }) };
+      const r = await runEpisode({ task: TOY_TASK, components: { ...s.components, ...(verifier ? { verifier } : {}) }, options: { restoration: "snapshot", freezeWindow: 0, maxRecoveryIterations: 1 } });
+      const end = r.trajectory.events.find((e) => e.kind === "recovery-end")!;
+      expect(end.detail.confirmation, String(verdict)).toBe(expected);
+      expect(end.detail.restored, String(verdict)).toBe(expected !== "refused");
+    }
+    expect(verdicts).toEqual(["match", "mismatch"]);
   });
 
   it("implicit recovery (paper: pi_R = pi) leaves environment and history alone and gives the policy no recovery instruction", async () => {
