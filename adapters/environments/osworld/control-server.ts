@@ -44,6 +44,8 @@ export const BODY_LIMITS: Record<string, number> = {
 };
 /** Largest body of any other endpoint (code, paths, window names). */
 export const BODY_LIMIT_BYTES = 256 * 1024;
+/** After a handler is aborted at its deadline, how long the next request waits for it to settle. */
+const ABORT_GRACE_MS = 5_000;
 const DEFAULT_DEADLINE_MS = 180_000;
 
 /** A running control server. */
@@ -71,29 +73,52 @@ export async function startOsworldControlServer(options: OsworldControlServerOpt
   const deadlineMs = options.requestDeadlineMs ?? DEFAULT_DEADLINE_MS;
   // One request at a time acts on the desktop, as in OSWorld's single-threaded Flask server; a
   // request past its deadline is answered 504 and its signal aborted, and the next one goes on.
+  // The next request starts only when the previous handler has settled (it is aborted at its
+  // deadline, and its caller answered 504 then), or ABORT_GRACE_MS after that abort when a handler
+  // ignores its signal: two requests never act on the desktop at once, and none holds the server.
   let queue: Promise<unknown> = Promise.resolve();
   const serial = (fn: (signal: AbortSignal) => Promise<Reply>, deadline: number): Promise<Reply> => {
-    const run = () => {
+    let release!: () => void;
+    const done = new Promise<void>((resolve) => (release = resolve));
+    const run = (): Promise<Reply> => {
       const left = deadline - Date.now();
-      if (left <= 0) return Promise.reject(new HttpError(504, `the request waited past its deadline of ${deadlineMs} ms behind others`));
+      if (left <= 0) {
+        release();
+        return Promise.reject(new HttpError(504, `the request waited past its deadline of ${deadlineMs} ms behind others`));
+      }
       const abort = new AbortController();
+      const work = fn(abort.signal);
       let timer: NodeJS.Timeout | undefined;
+      let grace: NodeJS.Timeout | undefined;
+      void work.then(
+        () => release(),
+        () => release(),
+      );
       const expired = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           abort.abort();
+          grace = setTimeout(release, ABORT_GRACE_MS);
           reject(new HttpError(504, `the request took longer than its deadline of ${deadlineMs} ms`));
         }, left);
       });
-      return Promise.race([fn(abort.signal), expired]).finally(() => clearTimeout(timer));
+      void done.then(() => clearTimeout(grace));
+      return Promise.race([work, expired]).finally(() => clearTimeout(timer));
     };
     const next = queue.then(run, run);
-    queue = next.catch(() => undefined);
+    queue = done;
     return next;
   };
 
   const server: Server = createServer((req, res) => {
     const deadline = Date.now() + deadlineMs;
-    const path = new URL(req.url ?? "/", "http://x").pathname;
+    let path: string;
+    try {
+      path = new URL(req.url ?? "/", "http://x").pathname;
+    } catch {
+      res.setHeader("connection", "close");
+      send(res, { status: 400, type: "application/json", body: JSON.stringify({ status: "error", message: "the request line names no valid path", error: "the request line names no valid path" }) });
+      return;
+    }
     const key = `${req.method} ${path}`;
     const route = routes[key];
     const fail = (err: unknown) => {

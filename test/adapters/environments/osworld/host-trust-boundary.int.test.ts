@@ -10,6 +10,7 @@ import { chmodSync, existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, r
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BlobStore } from "../../../../src/blob-store.ts";
 import { desktopTask } from "../../../../adapters/environments/desktop-tasks/tasks.ts";
@@ -278,6 +279,19 @@ describe.runIf(tools.run && asRoot)("the host control server as a trust boundary
       expect(Date.now() - t0).toBeLessThan(2000);
     });
 
+    it("a request line whose URL does not parse is a 400, and the server lives on", async () => {
+      const { port } = new URL(server.url);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const sock = connect(Number(port), "127.0.0.1", () => sock.write("GET http://[ HTTP/1.1\r\nHost: x\r\n\r\n"));
+        let text = "";
+        sock.on("data", (d) => (text += d.toString()));
+        sock.on("close", () => resolve(text));
+        sock.on("error", reject);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 400/);
+      expect(await (await fetch(`${server.url}/platform`)).text()).toBe("Linux");
+    });
+
     it("a request past its deadline is answered 504 and the next one is served", async () => {
       const short = await startOsworldControlServer({ env, requestDeadlineMs: 1500 });
       try {
@@ -304,7 +318,7 @@ describe.runIf(tools.run && asRoot)("the host control server as a trust boundary
       const t0 = Date.now();
       const r = await post("/execute", { command: ["python", "-c", code], shell: false });
       const ms = Date.now() - t0;
-      expect(r.status).toBeLessThan(500 + 2); // a Python error (200) or a refusal (501)
+      expect([200, 501]).toContain(r.status); // a Python error (200) or a refusal (501)
       expect(ms).toBeLessThan(1000);
       const huge = await post("/execute", { command: ["python", "-c", "x".repeat(300_000)], shell: false });
       expect(huge.status).toBe(413);
@@ -336,7 +350,9 @@ describe.runIf(tools.run && asRoot)("the host control server as a trust boundary
         "{", "not json", "[]", '"a string"', "null", "42", deep(5000), `{"command": ${deep(100_000)}}`, '{"command": ["python", "-c", ' + deep(3000) + "]}", "\u0000\u0001",
         ...fields.flatMap((f) => nastyValues.map((v) => JSON.stringify({ [f]: v, ...(f !== "command" ? { command: ["python", "-c", "print(1)"] } : {}) }))),
       ];
-      const cases = endpoints.flatMap((e) => bodies.map((b) => [e, b] as const)).slice(0, 304);
+      // every endpoint gets 19 of the bodies (304 = 16 x 19), a different spread for each (7 is prime to the 65 bodies)
+      const cases = Array.from({ length: 304 }, (_, i) => [endpoints[i % endpoints.length], bodies[(i * 7) % bodies.length]] as const);
+      expect(new Set(cases.map(([e]) => e)).size).toBe(endpoints.length);
       expect(cases.length).toBe(304);
       const bad: string[] = [];
       for (const [path, body] of cases) {
