@@ -42,6 +42,9 @@ const PY_ERRORS: Array<[RegExp, string]> = [
 /** Longest code `/execute` accepts on the host (the parser's own limit; refused before any scan). */
 export const HOST_CODE_MAX_CHARS = 100_000;
 
+/** Most distinct paths one `/execute` may ask about (each is one look-up as the desktop user). */
+export const HOST_STAT_MAX_PATHS = 64;
+
 /** Evaluate `code` against the host desktop without running anything. */
 export async function evaluateHostPython(code: string, ctx: HostPythonContext): Promise<HostPythonResult> {
   if (code.length > HOST_CODE_MAX_CHARS) return { kind: "refused", message: `the code is ${code.length} characters long; at most ${HOST_CODE_MAX_CHARS} are accepted` };
@@ -50,7 +53,9 @@ export async function evaluateHostPython(code: string, ctx: HostPythonContext): 
   const stats = new Map<string, "file" | "dir" | undefined>();
   for (const raw of statArguments(code)) {
     const p = expandUser(raw, ctx.home);
-    if (withinHome(p, ctx.home) && !stats.has(p)) stats.set(p, await ctx.stat(p));
+    if (!withinHome(p, ctx.home) || stats.has(p)) continue;
+    if (stats.size >= HOST_STAT_MAX_PATHS) return { kind: "refused", message: `the code asks about more than ${HOST_STAT_MAX_PATHS} paths; at most ${HOST_STAT_MAX_PATHS} are looked up` };
+    stats.set(p, await ctx.stat(p));
   }
   const out: string[] = [];
   const queries: ReadOnlyQueries = {

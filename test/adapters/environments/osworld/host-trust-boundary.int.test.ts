@@ -320,6 +320,13 @@ describe.runIf(tools.run && asRoot)("the host control server as a trust boundary
       const ms = Date.now() - t0;
       expect([200, 501]).toContain(r.status); // a Python error (200) or a refusal (501)
       expect(ms).toBeLessThan(1000);
+      // each distinct path is one look-up as the desktop user: more than 64 are refused before any
+      const many = Array.from({ length: 200 }, (_, i) => `os.path.exists('~/a${i}')`).join("; ");
+      const t1 = Date.now();
+      const refused = await post("/execute", { command: ["python", "-c", `import os; ${many}`], shell: false });
+      expect(refused.status).toBe(501);
+      expect((await refused.json()).error).toMatch(/more than 64 paths/);
+      expect(Date.now() - t1).toBeLessThan(5000);
       const huge = await post("/execute", { command: ["python", "-c", "x".repeat(300_000)], shell: false });
       expect(huge.status).toBe(413);
     });
