@@ -19,12 +19,14 @@ export const MAX_NESTING = 64;
 export function exceedsNesting(value: unknown, limit = MAX_NESTING): boolean {
   if (value === null || typeof value !== "object") return false;
   const stack: [unknown, number][] = [[value, 1]];
-  const seen = new Set<object>();
+  // A value shared by aliases is explored again only when reached deeper than before (a shallower
+  // visit adds no depth; a deeper one may cross the limit). Cycles end at the limit.
+  const deepest = new Map<object, number>();
   while (stack.length) {
     const [v, depth] = stack.pop()!;
     if (depth > limit) return true;
-    if (seen.has(v as object)) continue;
-    seen.add(v as object);
+    if ((deepest.get(v as object) ?? 0) >= depth) continue;
+    deepest.set(v as object, depth);
     for (const child of Array.isArray(v) ? v : Object.values(v as Record<string, unknown>)) {
       if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
     }
@@ -56,7 +58,9 @@ export function checkYamlNesting(text: string, what: string): void {
     let i = pos;
     while (i < end && text[i] === " ") i++;
     const blank = i >= end || text[i] === "#" || text[i] === "\r";
-    if (!blank && flow === 0) {
+    // Indentation counts inside flow collections too (over-counting is safe): an unbalanced "[" in
+    // a block scalar must not switch the count off for the rest of the file.
+    if (!blank) {
       while (indents.length && indents[indents.length - 1] >= i - pos) indents.pop();
       indents.push(i - pos);
       // "- - - x" and "? ? x" open one level per marker on the same line

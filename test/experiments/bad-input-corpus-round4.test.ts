@@ -85,6 +85,21 @@ describe("the bounds themselves", () => {
     expect(() => checkYamlNesting(`x: ${"[".repeat(65)}${"]".repeat(65)}\n`, "c.yaml")).toThrow(/^c\.yaml: nested more than 64 levels deep at line 1/);
   });
 
+  it("an unbalanced [ in a block scalar does not switch the indentation count off", () => {
+    const deepBlock = Array.from({ length: 100 }, (_, i) => `${" ".repeat(2 * i)}k${i}:`).join("\n");
+    expect(() => checkYamlNesting(`note: |\n  see [this\n${deepBlock}\n`, "c.yaml")).toThrow(/nested more than 64 levels deep/);
+  });
+
+  it("exceedsNesting follows a value shared by aliases to its deepest use", () => {
+    let shared: unknown = "x";
+    for (let i = 0; i < 40; i++) shared = { a: shared };
+    let chain: unknown = shared;
+    for (let i = 0; i < 30; i++) chain = { a: chain };
+    // reached first at depth 2 (40 levels: fine), then at depth 32 (past 64)
+    expect(exceedsNesting({ second: chain, first: shared })).toBe(true); // "first" is popped (walked) first
+    expect(exceedsNesting({ first: shared })).toBe(false);
+  });
+
   it("an OSWorld task file nested too deep is a rejection with a reason, not a RangeError", () => {
     const text = `{"id": "t", "instruction": "x", "config": [], "evaluator": {"func": "f", "result": ${"[".repeat(50_000)}${"]".repeat(50_000)}}}`;
     expect(parseOsworldTask(text, "t.json", "d")).toEqual({ file: "t.json", reason: "nested more than 64 levels deep; an OSWorld task needs a few" });
