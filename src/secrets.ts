@@ -22,13 +22,15 @@ const PLACEHOLDERS = new Set(["no-key", "none", "EMPTY", "dummy", "test"]);
 const MIN_SECRET_LENGTH = 8;
 
 const registered = new Set<string>();
+/** The base64 forms of the registered secrets (counted apart: registeredSecretCount counts secrets). */
+const derived = new Set<string>();
 
 /** Remember a secret (an API key, an auth header value) so that every later write redacts it. Ignores placeholders and short strings. */
 export function registerSecret(value: string | undefined | null): void {
   if (!value || value.length < MIN_SECRET_LENGTH || PLACEHOLDERS.has(value)) return;
   registered.add(value);
   // Derived forms too (issue 41): an error body echoing the key can reach a file base64-encoded.
-  for (const form of base64Forms(value)) registered.add(form);
+  for (const form of base64Forms(value)) derived.add(form);
 }
 
 /**
@@ -60,8 +62,13 @@ export function registeredSecretCount(): number {
  */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[] = []): string {
   let out = text;
-  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join("[redacted]");
+  for (const s of secrets) {
+    if (!s || s.length < 4) continue;
+    out = out.split(s).join("[redacted]");
+    for (const form of s.length >= MIN_SECRET_LENGTH ? base64Forms(s) : []) if (out.includes(form)) out = out.split(form).join("[redacted]");
+  }
   for (const s of registered) if (out.includes(s)) out = out.split(s).join("[redacted]");
+  for (const s of derived) if (out.includes(s)) out = out.split(s).join("[redacted]");
   out = out.replace(URL_PASSWORD, "$1[redacted]@");
   out = out.replace(KEY_PATTERNS[0], "[redacted]").replace(KEY_PATTERNS[1], "Bearer [redacted]");
   return out.replace(KEY_PATTERNS[2], (_m, name: string, sep: string) => `${name}${sep}[redacted]`);
