@@ -23,7 +23,9 @@ import { tempNameFor, writeFailure, writeFileAtomic } from "./store/write-file.t
 /** A blob's identity: the lower-case hex sha256 of its bytes. */
 export type BlobRef = string;
 
-const REF_RE = /^[0-9a-f]{64}$/;
+/** A blob reference: the SHA-256 of the content, in lower-case hex. */
+export const BLOB_REF_RE = /^[0-9a-f]{64}$/;
+const REF_RE = BLOB_REF_RE;
 const FN_RE = /^[A-Za-z0-9._-]{1,100}$/;
 
 /** Checks the arguments of {@link BlobStore.derived} / {@link BlobStore.remember}. */

@@ -3,6 +3,7 @@
  * failed runs the detector finds no error in, what the continuation budget bounds, and how many
  * failed runs or continuations were left out, by reason.
  */
+import type { IncompleteInstances } from "../../src/metrics/success-at-k.ts";
 import type { IdealRecoveryConfig } from "../config/schema.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import type { RunPlan } from "./plan.ts";
@@ -18,7 +19,7 @@ export interface IdealRunFacts {
   /** What the step budget bounds in a continuation (config `continuationBudget`). */
   continuationBudget: "from-restore" | "total";
   /** The Success@K rule for failed runs with fewer than K usable continuations (config `incompleteInstances`). */
-  incompleteInstances: "exclude" | "score-available";
+  incompleteInstances: IncompleteInstances;
   maxForwardSteps: number;
   /** Failed forward runs annotated (plan.json). */
   failedRuns: number;

@@ -33,7 +33,7 @@
  * runs.jsonl the findings are not judged; the pooled rates are still shown.
  */
 import { wilsonInterval, type Proportion } from "../../src/metrics/wilson.ts";
-import { holmVerdicts, mcnemarVerdict, pairOutcomes, type PairedVerdict } from "../../src/metrics/paired.ts";
+import { binomialCdf, holmVerdicts, mcnemarVerdict, pairOutcomes, type PairedVerdict } from "../../src/metrics/paired.ts";
 import type { RecoveryRun } from "../../src/eval/run.ts";
 import type { RecoveryEvalReport, RecoveryTableJsonRow } from "../recovery-eval/report-data.ts";
 import { clustered, judged, testText, weakest, type Finding } from "./findings-verdict.ts";
@@ -123,17 +123,6 @@ export function stratifiedSampleVerdict(perBudget: ReadonlyArray<{ a: ReadonlyMa
 
 /** "Rarely": at most this share of implicit target states, tested one-sided (Finding 2). */
 export const RARELY_THRESHOLD = 0.2;
-
-/** P(X <= k) for X ~ Binomial(n, p). */
-function binomialCdf(k: number, n: number, p: number): number {
-  let sum = 0;
-  let logC = 0;
-  for (let i = 0; i <= k; i++) {
-    if (i > 0) logC += Math.log(n - i + 1) - Math.log(i);
-    sum += Math.exp(logC + i * Math.log(p) + (n - i) * Math.log1p(-p));
-  }
-  return Math.min(1, sum);
-}
 
 /**
  * "Rarely" as a test: the share of target states with the property is below {@link RARELY_THRESHOLD},

@@ -10,7 +10,7 @@ import type { ExtraFile, RunData } from "./data.ts";
 import { verdictLabel, type Finding } from "./findings-verdict.ts";
 export type { Finding };
 import { conditionLabel, headerLabel, labelConditionsIn, paramLabel } from "./labels.ts";
-import { appBreakdown, pairedRows, type PairedRow } from "./paired.ts";
+import { appBreakdown, baselineOf, isBaseline, pairedRows, type PairedRow } from "./paired.ts";
 import { VIEWER_CSS, viewerSection } from "./viewer-html.ts";
 import { TOC_CSS, sectionLink, tableOfContents } from "./toc.ts";
 
@@ -130,13 +130,14 @@ function modelTable(s: ExperimentSummary): string {
  */
 function tokensTable(s: ExperimentSummary): string {
   const rows: Array<Array<string | number>> = [];
-  // A pair's conditions are "<pair>.<variant>"; its baseline is "<pair>.no-recovery" (plain "no-recovery" without pairs).
-  const baseOf = (condition: string) => s.conditions.find((c) => c.condition === `${condition.slice(0, condition.lastIndexOf(".") + 1)}no-recovery`);
+  // The baseline a condition is paired with, as in the fixed/broke table (paired.ts baselineOf).
+  const baselines = s.conditions.map((c) => c.condition).filter(isBaseline);
+  const baseOf = (condition: string) => (isBaseline(condition) ? undefined : s.conditions.find((c) => c.condition === baselineOf(condition, baselines)));
   for (const c of s.conditions) {
     const t = c.tokens;
     if (!t) continue;
     const base = baseOf(c.condition)?.tokens;
-    const overhead = base && base.total.perEpisode > 0 && c.condition !== baseOf(c.condition)?.condition ? `x${(t.total.perEpisode / base.total.perEpisode).toFixed(2)}` : "-";
+    const overhead = base && base.total.perEpisode > 0 ? `x${(t.total.perEpisode / base.total.perEpisode).toFixed(2)}` : "-";
     for (const [role, r] of Object.entries(t.roles)) if (r) rows.push([conditionLabel(c.condition), role, r.calls, r.inputTokens, r.outputTokens, num(r.perEpisode, 0), ""]);
     rows.push([conditionLabel(c.condition), "all roles", t.total.calls, t.total.inputTokens, t.total.outputTokens, num(t.total.perEpisode, 0), overhead]);
   }

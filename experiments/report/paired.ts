@@ -39,7 +39,7 @@ export function baselineOf(condition: string, baselines: readonly string[]): str
   const own = dot > 0 ? `${condition.slice(0, dot)}.${BASELINE}` : BASELINE;
   if (baselines.includes(own)) return own;
   if (baselines.includes(BASELINE)) return BASELINE;
-  return baselines.length >= 1 ? baselines[0] : undefined;
+  return baselines.length === 1 ? baselines[0] : undefined;
 }
 
 /**

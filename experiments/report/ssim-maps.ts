@@ -3,10 +3,10 @@
  * thumbnails, for each recovery-end event whose attempt recorded a target and a restored screen.
  */
 import sharp from "sharp";
-import type { BlobStore } from "../../src/blob-store.ts";
+import { BLOB_REF_RE, type BlobStore } from "../../src/blob-store.ts";
 import type { EpisodeRecord } from "../runner/episode.ts";
 
-const REF = /^[0-9a-f]{64}$/;
+const REF = BLOB_REF_RE;
 
 const MAP_W = 160;
 const MAP_H = 96;

@@ -10,7 +10,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { formatAction, type Action } from "../../src/action.ts";
-import { BlobStore } from "../../src/blob-store.ts";
+import { BLOB_REF_RE, BlobStore } from "../../src/blob-store.ts";
 import type { EpisodeRecord } from "../runner/episode.ts";
 import type { CallRecord } from "../agents/call-log.ts";
 import { ANNOTATION_CALLS_FILE } from "../ideal/annotation-calls.ts";
@@ -24,8 +24,6 @@ import { callsByStep, contextViews, transitionText, type ContextView, type Viewe
 import { conditionLabel } from "./labels.ts";
 import { bothNumbers, confirmationWords } from "./step-words.ts";
 import { addSsimMaps, restorePairs } from "./ssim-maps.ts";
-
-export { bothNumbers, confirmationWords } from "./step-words.ts";
 
 export type { ViewerCall, ContextView } from "./viewer-calls.ts";
 
@@ -118,7 +116,7 @@ export interface ViewerIndexRow {
   k?: number;
 }
 
-const REF = /^[0-9a-f]{64}$/;
+const REF = BLOB_REF_RE;
 
 /**
  * The screens a report shows that are kept as gzipped SVG: `seen` maps a ref to a reader of its

@@ -37,18 +37,23 @@ export function pairOutcomes(a: ReadonlyMap<string, boolean>, b: ReadonlyMap<str
   return out;
 }
 
-/** P(X <= k) for X ~ Binomial(n, 1/2), exactly (log space, fine for n in the thousands). */
-export function binomialHalfCdf(k: number, n: number): number {
+/** P(X <= k) for X ~ Binomial(n, p), exactly (log space, fine for n in the thousands). */
+export function binomialCdf(k: number, n: number, p: number): number {
   if (k < 0) return 0;
-  if (k >= n) return 1;
+  if (k >= n || p <= 0) return 1;
+  if (p >= 1) return 0;
   let logC = 0; // log C(n, 0)
   let sum = 0;
-  const logHalfN = n * Math.log(0.5);
   for (let i = 0; i <= k; i++) {
     if (i > 0) logC += Math.log(n - i + 1) - Math.log(i);
-    sum += Math.exp(logC + logHalfN);
+    sum += Math.exp(logC + i * Math.log(p) + (n - i) * Math.log1p(-p));
   }
   return Math.min(1, sum);
+}
+
+/** P(X <= k) for X ~ Binomial(n, 1/2). */
+export function binomialHalfCdf(k: number, n: number): number {
+  return binomialCdf(k, n, 0.5);
 }
 
 /**

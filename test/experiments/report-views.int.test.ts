@@ -2,43 +2,19 @@
  * Issue 37, the views: on the tiny demo (SimDesk, simulated policies) in Chromium, each share
  * link of 10 sampled episodes reopens its own episode (a seed is never read as a step), an
  * unknown link says so, and the "Tasks recovery fixed or broke" table appears for the pairs'
- * `<pair>.no-recovery` baseline. The rows themselves are pinned on paired condition ids.
+ * `<pair>.no-recovery` baseline. The rows themselves are pinned in report/paired.test.ts.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { pairedRows } from "../../experiments/report/paired.ts";
-import type { ResultLine } from "../../experiments/runner/results-log.ts";
 import { cli } from "./helpers/model-roles.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../helpers/system-tools.ts";
 
 const chromiumTools = systemTools("the report-views-in-Chromium test", CHROMIUM_TOOLS);
 const dir = mkdtempSync(join(tmpdir(), "retrace-report-views-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const line = (condition: string, task: string, seed: number, success: boolean) => ({ key: `${condition}/${task}/${seed}`, condition, task, seed, success, status: "ok" }) as ResultLine;
-
-describe("fixed / broke rows with paired condition ids", () => {
-  it("pairs <pair>.max-rec-N with <pair>.no-recovery, a pair without its own baseline with the shared one, and plain no-recovery as before", () => {
-    const lines = [
-      line("skilled.no-recovery", "a", 0, false), line("skilled.no-recovery", "b", 0, true),
-      line("skilled.max-rec-3", "a", 0, true), line("skilled.max-rec-3", "b", 0, false),
-      line("weak.max-rec-3", "a", 0, false), line("weak.max-rec-3", "b", 0, false),
-    ];
-    const rows = pairedRows(lines);
-    expect(rows.map((r) => [r.condition, r.baseline, r.fixed, r.broken, r.pairs])).toEqual([
-      ["skilled.max-rec-3", "skilled.no-recovery", 1, 1, 2],
-      ["weak.max-rec-3", "skilled.no-recovery", 0, 1, 2],
-    ]);
-    // two pairs with their own baselines: each against its own
-    const own = pairedRows([...lines, line("weak.no-recovery", "a", 0, true), line("weak.no-recovery", "b", 0, false)]);
-    expect(own.find((r) => r.condition === "weak.max-rec-3")).toMatchObject({ baseline: "weak.no-recovery", fixed: 0, broken: 1 });
-    expect(pairedRows([line("no-recovery", "a", 0, false), line("max-rec-1", "a", 0, true)])).toMatchObject([{ condition: "max-rec-1", baseline: "no-recovery", fixed: 1, broken: 0 }]);
-    expect(pairedRows([line("skilled.max-rec-3", "a", 0, true)])).toEqual([]);
-  });
-});
 
 describe("the tiny demo's report in Chromium", () => {
   const out = join(dir, "demo");
