@@ -139,8 +139,15 @@ export interface EpisodeComponents {
 /** Per-role model accounting. */
 export interface RoleUsage {
   calls: number;
+  /** Prompt tokens, cached ones included. */
   inputTokens: number;
   outputTokens: number;
+  /** Prompt tokens served from the provider's prompt cache (part of inputTokens). */
+  cachedInputTokens?: number;
+  /** Prompt tokens written to the provider's prompt cache (part of inputTokens). */
+  cacheWriteInputTokens?: number;
+  /** Billed-equivalent tokens (ModelUsage.billedTokens summed). */
+  billedTokens?: number;
   latencyMs: number;
   costUsd: number;
   /** Some call was answered by a server that declared itself a simulated stand-in. */

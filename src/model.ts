@@ -51,6 +51,12 @@ export interface ChatRequest {
   prompt?: string;
   /** The call's draw identity (experiments set it; see {@link DrawIdentity}). @default none: no seed sent, cache key = request */
   draw?: DrawIdentity;
+  /**
+   * Names the conversation this call continues, so a provider's prompt (prefix) cache can route
+   * its calls together (sent as OpenAI's `prompt_cache_key`). Not part of the record/replay cache
+   * key. Experiments set one per episode and role. @default none
+   */
+  cacheKey?: string;
   signal?: AbortSignal;
 }
 

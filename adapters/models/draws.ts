@@ -14,6 +14,7 @@
  * detection); counting per request content keeps them stable across a checkpoint resume
  * (a resumed episode's later requests differ from its earlier ones).
  */
+import { randomUUID } from "node:crypto";
 import { hashValue } from "../../src/hash.ts";
 import type { ChatModel, ChatRequest, ChatResponse, DrawIdentity } from "../../src/model.ts";
 
@@ -48,6 +49,8 @@ export class DrawScope {
   private readonly counts = new Map<string, number>();
   /** The episode fields every identity of this scope carries. */
   readonly episode: DrawEpisode;
+  /** This episode's conversation name for prompt-cache routing (unique per scope; never part of a cache key or a seed). */
+  readonly conversation = randomUUID();
   constructor(episode: DrawEpisode) {
     this.episode = {
       seed: episode.seed,
@@ -80,7 +83,8 @@ export function withDraws(model: ChatModel, scope: DrawScope): ChatModel {
     model: model.model,
     ...(params && { requestParams: params }),
     complete(request: ChatRequest): Promise<ChatResponse> {
-      return model.complete(request.draw ? request : { ...request, draw: scope.next(request.role, chatContentKey(request)) });
+      const cacheKey = request.cacheKey ?? `${scope.conversation}/${request.role}`;
+      return model.complete(request.draw ? { ...request, cacheKey } : { ...request, cacheKey, draw: scope.next(request.role, chatContentKey(request)) });
     },
   } as ChatModel;
 }

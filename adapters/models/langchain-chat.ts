@@ -14,6 +14,7 @@ import { ConfigError } from "../../src/errors.ts";
 import type { ChatModel, ChatRequest, ChatResponse } from "../../src/model.ts";
 import { toOpenAIMessages } from "./content.ts";
 import { abortError, toAdapterError } from "./errors.ts";
+import { langchainUsage } from "./provider-usage.ts";
 import { callUsage, type PriceTable } from "./pricing.ts";
 import type { ParameterizedChatModel } from "./openai-chat.ts";
 import { withCallSignal } from "../../src/call-signal.ts";
@@ -63,7 +64,7 @@ export function createLangChainChatModel(options: LangChainChatModelOptions): Pa
         throw toAdapterError(err, { what: `LangChain ${lc._llmType()} call to ${model}`, timeoutMs, maxRetries: options.maxRetries ?? 0, secrets: options.secrets ?? [] });
       }
       const usageMeta = (reply as AIMessage).usage_metadata;
-      const usage = callUsage({ role: request.role, model, prompt: request.prompt, inputTokens: usageMeta?.input_tokens ?? 0, outputTokens: usageMeta?.output_tokens ?? 0, startedMs: started, prices: options.prices });
+      const usage = callUsage({ role: request.role, model, prompt: request.prompt, ...langchainUsage(usageMeta), startedMs: started, prices: options.prices });
       return { text: messageText(reply), usage };
     },
   };

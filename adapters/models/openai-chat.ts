@@ -13,6 +13,7 @@ import type { ChatModel, ChatRequest, ChatResponse } from "../../src/model.ts";
 import { runtimeSettings, type RuntimeSettings } from "../../src/settings.ts";
 import { toOpenAIMessages } from "./content.ts";
 import { callUsage, type PriceTable } from "./pricing.ts";
+import { chatCompletionsUsage } from "./provider-usage.ts";
 import { isStandInFingerprint } from "../../src/usage.ts";
 import { abortError, toAdapterError } from "./errors.ts";
 import { awaitEndpointSlot } from "../../src/runtime/endpoint-limit.ts";
@@ -85,6 +86,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
   const client = lazy(async () => new (await importOptional("openai", "createOpenAIChatModel", () => import("openai"))).default({ apiKey, baseURL, maxRetries, timeout: timeoutMs, defaultHeaders: options.headers, fetch: deadlineFetch(timeoutMs), logLevel: "off" }));
   const maxTokensField = options.maxTokensField ?? "max_tokens";
   const sendSeed = options.sendSeed ?? true;
+  const sendCacheKey = options.promptCacheKey ?? true;
   // sendSeed: false changes what the server sees, so it is part of the cache key (only when off: old keys stay valid).
   const requestParams: Record<string, unknown> = { ...(options.seed !== undefined && { seed: options.seed }), ...options.extraBody, ...(!sendSeed && { sendSeed: false }) };
   const { sendSeed: _omit, ...wireParams } = requestParams;
@@ -103,6 +105,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
         ...(request.json && { response_format: { type: "json_object" } }),
         ...wireParams,
         ...(request.draw && sendSeed && { seed: request.draw.requestSeed }),
+        ...(request.cacheKey && sendCacheKey && { prompt_cache_key: request.cacheKey }),
       };
       await awaitEndpointSlot(baseURL);
       const started = performance.now();
@@ -121,7 +124,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
       const choice = completion.choices?.[0];
       if (!choice) throw new AdapterError(notACompletion(completion, options.model, baseURL), { retryable: false });
       const text = typeof choice.message?.content === "string" ? choice.message.content : "";
-      const usage = callUsage({ role: request.role, model: options.model, prompt: request.prompt, inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0, startedMs: started, prices: options.prices });
+      const usage = callUsage({ role: request.role, model: options.model, prompt: request.prompt, ...chatCompletionsUsage(completion.usage), startedMs: started, prices: options.prices });
       // A server that declares itself a stand-in (retrace's: "retrace-stand-in-simulated") makes every result that used it simulated.
       return { text, usage: { ...usage, latencyMs, ...(isStandInFingerprint(completion.system_fingerprint) && { simulated: true }) } };
     },

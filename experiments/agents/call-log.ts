@@ -41,6 +41,8 @@ export interface CallRecord {
   reply: string;
   inputTokens: number;
   outputTokens: number;
+  /** Prompt tokens the provider served from its prompt cache (part of inputTokens). */
+  cachedInputTokens?: number;
   latencyMs: number;
   /** List price in USD (absent when the spec has no price). */
   costUsd?: number;

@@ -8,6 +8,7 @@
  * which `--max-cost-usd` watches.
  */
 import { describeError } from "../../src/errors.ts";
+import { cacheFields } from "../../src/runtime/accounting.ts";
 import type { ChatModel, ChatRequest, ChatResponse } from "../../src/model.ts";
 import type { ModelRole, ModelUsage } from "../../src/usage.ts";
 import { costUsd, type PriceTable } from "../../adapters/models/pricing.ts";
@@ -23,6 +24,12 @@ export interface RoleCalls {
   errors: number;
   inputTokens: number;
   outputTokens: number;
+  /** Prompt tokens served from the provider's prompt cache (part of inputTokens), present once a call reported one. */
+  cachedInputTokens?: number;
+  /** Prompt tokens written to the provider's prompt cache (part of inputTokens). */
+  cacheWriteInputTokens?: number;
+  /** Billed-equivalent tokens (src/usage.ts billedTokens), present once a call reported a prompt cache. */
+  billedTokens?: number;
   /** List price of the tokens in USD (cached calls included, so re-runs give the same bytes). */
   costUsd: number;
   /** Some call was answered by a server that declared itself a simulated stand-in. */
@@ -54,10 +61,11 @@ export class ModelMeter {
   }
 
   /** Count one answered call (usage from the backend or the cache). */
-  recordUsage(role: ModelRole, usage: Pick<ModelUsage, "inputTokens" | "outputTokens" | "cached" | "model" | "simulated">, prices?: PriceTable): void {
+  recordUsage(role: ModelRole, usage: Pick<ModelUsage, "inputTokens" | "outputTokens" | "cached" | "model" | "simulated" | "cachedInputTokens" | "cacheWriteInputTokens" | "billedTokens" | "cacheProvider">, prices?: PriceTable): void {
     const e = this.entry(role);
     e.calls++;
     if (usage.simulated === true) e.simulated = true;
+    Object.assign(e, cacheFields(e, usage));
     e.inputTokens += usage.inputTokens || 0;
     e.outputTokens += usage.outputTokens || 0;
     const cost = costUsd(prices, usage.model, usage) ?? 0;
@@ -98,7 +106,7 @@ export class ModelMeter {
         ended = true;
         this.recordUsage(role, usage, prices);
         const cost = costUsd(prices, usage.model, usage);
-        this.log.push({ order, ...base(), reply, inputTokens: usage.inputTokens || 0, outputTokens: usage.outputTokens || 0, latencyMs: Math.round(usage.latencyMs ?? performance.now() - started), ...(cost !== undefined ? { costUsd: cost } : {}), ...(usage.cached ? { cached: true } : {}) });
+        this.log.push({ order, ...base(), reply, inputTokens: usage.inputTokens || 0, outputTokens: usage.outputTokens || 0, ...(usage.cachedInputTokens ? { cachedInputTokens: usage.cachedInputTokens } : {}), latencyMs: Math.round(usage.latencyMs ?? performance.now() - started), ...(cost !== undefined ? { costUsd: cost } : {}), ...(usage.cached ? { cached: true } : {}) });
       },
       failed: (err) => {
         if (ended) return;

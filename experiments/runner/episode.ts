@@ -174,7 +174,8 @@ export function modelCallsOf(result: EpisodeResult, meter?: ModelMeter): Partial
   for (const [role, u] of Object.entries(result.accounting.models) as Array<[ModelRole, NonNullable<EpisodeResult["accounting"]["models"][ModelRole]>]>) {
     if (out[role] || !u) continue;
     const errors = role === "policy" ? result.trajectory.steps.filter((s) => s.failure?.kind === "model-error").length : 0;
-    out[role] = { calls: u.calls + errors, errors, inputTokens: u.inputTokens, outputTokens: u.outputTokens, costUsd: round(u.costUsd) };
+    const cache = u.billedTokens !== undefined ? { cachedInputTokens: u.cachedInputTokens ?? 0, cacheWriteInputTokens: u.cacheWriteInputTokens ?? 0, billedTokens: u.billedTokens } : {};
+    out[role] = { calls: u.calls + errors, errors, inputTokens: u.inputTokens, outputTokens: u.outputTokens, ...cache, costUsd: round(u.costUsd) };
   }
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
 }

@@ -10,6 +10,7 @@ import { successAtKCurve, type IncompleteInstances } from "../../src/metrics/suc
 import { continuationOutcomes, scoredInstances } from "./scored-instances.ts";
 import { wilsonInterval, type Proportion } from "../../src/metrics/wilson.ts";
 import type { ModelRole } from "../../src/usage.ts";
+import { cacheFields } from "../../src/runtime/accounting.ts";
 import { round, type RoleCalls } from "../agents/meter.ts";
 import type { ParamValue } from "./conditions.ts";
 import type { ResultLine } from "./results-log.ts";
@@ -68,6 +69,14 @@ export interface RoleTokens {
   totalTokens: number;
   /** totalTokens / scored episodes of the condition. */
   perEpisode: number;
+  /** Prompt tokens served from the provider's prompt cache (part of inputTokens); present when some call reported a cache. */
+  cachedInputTokens?: number;
+  /** Prompt tokens not served from a cache (inputTokens - cachedInputTokens); with cachedInputTokens. */
+  uncachedInputTokens?: number;
+  /** Billed-equivalent tokens (src/usage.ts billedTokens); with cachedInputTokens. */
+  billedTokens?: number;
+  /** billedTokens / scored episodes; with cachedInputTokens. */
+  billedPerEpisode?: number;
 }
 
 /** A condition's token table: per role, and all roles together. */
@@ -84,16 +93,27 @@ export function tokenTable(lines: readonly ResultLine[]): TokenTable | undefined
   const models = sumModels(ok);
   if (!models) return undefined;
   const per = (n: number) => (ok.length === 0 ? 0 : Math.round((100 * n) / ok.length) / 100);
-  const row = (calls: number, input: number, output: number): RoleTokens => ({ calls, inputTokens: input, outputTokens: output, totalTokens: input + output, perEpisode: per(input + output) });
+  const anyCache = Object.values(models).some((m) => m?.billedTokens !== undefined);
+  const row = (calls: number, input: number, output: number, cached: number, billed: number): RoleTokens => ({
+    calls,
+    inputTokens: input,
+    outputTokens: output,
+    totalTokens: input + output,
+    perEpisode: per(input + output),
+    ...(anyCache && { cachedInputTokens: cached, uncachedInputTokens: input - cached, billedTokens: billed, billedPerEpisode: per(billed) }),
+  });
   const roles: Partial<Record<ModelRole, RoleTokens>> = {};
-  let calls = 0, input = 0, output = 0;
+  let calls = 0, input = 0, output = 0, cached = 0, billed = 0;
   for (const [role, m] of Object.entries(models) as Array<[ModelRole, RoleCalls]>) {
-    roles[role] = row(m.calls, m.inputTokens, m.outputTokens);
+    const b = m.billedTokens ?? m.inputTokens + m.outputTokens;
+    roles[role] = row(m.calls, m.inputTokens, m.outputTokens, m.cachedInputTokens ?? 0, b);
     calls += m.calls;
     input += m.inputTokens;
     output += m.outputTokens;
+    cached += m.cachedInputTokens ?? 0;
+    billed += b;
   }
-  return { episodes: ok.length, roles, total: row(calls, input, output) };
+  return { episodes: ok.length, roles, total: row(calls, input, output, cached, billed) };
 }
 
 /**
@@ -247,6 +267,7 @@ export function sumModels(lines: readonly ResultLine[]): Partial<Record<ModelRol
       const t = (out[role] ??= { calls: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 });
       t.calls += m.calls;
       t.errors += m.errors;
+      Object.assign(t, cacheFields(t, m));
       t.inputTokens += m.inputTokens;
       t.outputTokens += m.outputTokens;
       t.costUsd = round(t.costUsd + m.costUsd);

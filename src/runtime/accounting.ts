@@ -3,7 +3,7 @@
  * the accounting lives in checkpointed state and survives a resume.
  */
 import type { EpisodeAccounting, RoleUsage } from "../episode.ts";
-import type { ModelRole, ModelUsage } from "../usage.ts";
+import { billedOf, type ModelRole, type ModelUsage } from "../usage.ts";
 
 /** Zeroed accounting for a new episode. */
 export function emptyAccounting(): EpisodeAccounting {
@@ -48,6 +48,7 @@ export function addUsage(acc: EpisodeAccounting, usage: readonly ModelUsage[] | 
       calls: prev.calls + 1,
       inputTokens: prev.inputTokens + num(u.inputTokens),
       outputTokens: prev.outputTokens + num(u.outputTokens),
+      ...cacheFields(prev, u),
       latencyMs: prev.latencyMs + num(u.latencyMs),
       costUsd: prev.costUsd + (u.cached ? 0 : num(u.costUsd)),
       ...((prev.simulated || u.simulated === true) && { simulated: true }),
@@ -67,6 +68,20 @@ export function withoutTiming(acc: EpisodeAccounting): Omit<EpisodeAccounting, "
   const models: Partial<Record<ModelRole, RoleUsage>> = {};
   for (const [role, u] of Object.entries(rest.models) as Array<[ModelRole, RoleUsage]>) models[role] = { ...u, latencyMs: 0 };
   return { ...rest, models };
+}
+
+/** The prompt-cache fields of a role after one more call: present once any call reported a cache (so results of uncached runs keep their shape). */
+export function cacheFields(
+  prev: { inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteInputTokens?: number; billedTokens?: number },
+  u: Pick<ModelUsage, "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteInputTokens" | "billedTokens">,
+): { cachedInputTokens?: number; cacheWriteInputTokens?: number; billedTokens?: number } {
+  const reported = num(u.cachedInputTokens) > 0 || num(u.cacheWriteInputTokens) > 0 || prev.billedTokens !== undefined;
+  if (!reported) return {};
+  return {
+    cachedInputTokens: num(prev.cachedInputTokens) + num(u.cachedInputTokens),
+    cacheWriteInputTokens: num(prev.cacheWriteInputTokens) + num(u.cacheWriteInputTokens),
+    billedTokens: (prev.billedTokens ?? num(prev.inputTokens) + num(prev.outputTokens)) + billedOf(u),
+  };
 }
 
 function num(v: unknown): number {

@@ -28,6 +28,7 @@ import type { DrawScope } from "../../models/draws.ts";
 import { hashValue } from "../../../src/hash.ts";
 import { blobUrl, materializeBlobUrls } from "../../models/content.ts";
 import { abortError, toAdapterError } from "../../models/errors.ts";
+import { anthropicUsage } from "../../models/provider-usage.ts";
 import { callUsage, type PriceTable } from "../../models/pricing.ts";
 import { prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming } from "../framing.ts";
 import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
@@ -163,7 +164,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
       stats.calls++;
       const started = performance.now();
       const observed = options.observe?.({ model, ...(framing?.prompt && { prompt: framing.prompt }), ...(draw && { draw }), messages: anthropicRequestMessages(request) });
-      let res: { content: any[]; usage: { input_tokens: number; output_tokens: number }; meta?: RecordedCall };
+      let res: { content: any[]; usage: { input_tokens: number; output_tokens: number; cached_input_tokens?: number; cache_write_input_tokens?: number }; meta?: RecordedCall };
       let cached: boolean;
       const sdk = await client();
       try {
@@ -172,11 +173,13 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
           await awaitEndpointSlot(options.baseURL ?? "https://api.anthropic.com");
           const t0 = performance.now();
           const r = await withCallSignal(input.signal, (signal) => sdk.beta.messages.create(body as never, { signal }));
-          const msg = r as unknown as { content: any[]; usage?: { input_tokens?: number; output_tokens?: number } };
+          const msg = r as unknown as { content: any[]; usage?: unknown };
           // Model output is untrusted: one nested too deep would overflow the stack in every later walk (cache, hash, redaction).
           if (exceedsNesting(msg.content)) throw unparseable(`the answer's content is nested more than ${MAX_NESTING} levels deep`);
-          const tokens = { input_tokens: msg.usage?.input_tokens ?? 0, output_tokens: msg.usage?.output_tokens ?? 0 };
-          const live = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: tokens.input_tokens, outputTokens: tokens.output_tokens, startedMs: t0, prices: options.prices });
+          // Normalised: input_tokens counts every prompt token, cache reads and writes included (adapters/models/provider-usage.ts).
+          const n = anthropicUsage(msg.usage);
+          const tokens = { input_tokens: n.inputTokens, output_tokens: n.outputTokens, ...(n.cachedInputTokens && { cached_input_tokens: n.cachedInputTokens }), ...(n.cacheWriteInputTokens && { cache_write_input_tokens: n.cacheWriteInputTokens }) };
+          const live = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, ...n, provider: "anthropic", startedMs: t0, prices: options.prices });
           // meta: recorded with the cache entry for the report's viewer (absent in older entries)
           return { content: msg.content, usage: tokens, meta: recordedCall(live) };
         }, draw));
@@ -187,8 +190,8 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
         if (err instanceof ModelBehaviorError) return fail(toPolicyFailure(err));
         return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `Anthropic computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey] })).message });
       }
-      const { input_tokens: inputTokens, output_tokens: outputTokens } = res.usage;
-      const usage = callUsage({ role: framing?.role ?? "policy", model, inputTokens, outputTokens, startedMs: started, cached, prices: options.prices, ...(framing?.prompt && { prompt: framing.prompt }) });
+      const { input_tokens: inputTokens, output_tokens: outputTokens, cached_input_tokens: cachedInputTokens, cache_write_input_tokens: cacheWriteInputTokens } = res.usage;
+      const usage = callUsage({ role: framing?.role ?? "policy", model, inputTokens, outputTokens, cachedInputTokens, cacheWriteInputTokens, provider: "anthropic", startedMs: started, cached, prices: options.prices, ...(framing?.prompt && { prompt: framing.prompt }) });
       const content = Array.isArray(res.content) ? res.content : [];
       const text = content.map((b) => (b?.type === "text" ? b.text : b?.type === "tool_use" ? `tool_use ${JSON.stringify(b.input)}` : "")).filter(Boolean).join("\n");
       observed?.done(text, usage);

@@ -30,6 +30,7 @@ import type { DrawScope } from "../../models/draws.ts";
 import { hashValue } from "../../../src/hash.ts";
 import { blobUrl, materializeBlobUrls } from "../../models/content.ts";
 import { abortError, toAdapterError } from "../../models/errors.ts";
+import { responsesUsage } from "../../models/provider-usage.ts";
 import { callUsage, type PriceTable } from "../../models/pricing.ts";
 import { prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming } from "../framing.ts";
 import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
@@ -86,7 +87,7 @@ interface CuaMemo {
 interface CuaResponse {
   id: string;
   output: any[];
-  usage?: { input_tokens?: number; output_tokens?: number };
+  usage?: { input_tokens?: number; output_tokens?: number; cached_input_tokens?: number };
   /** Recorded with the cache entry for the report's viewer (absent in older entries). */
   meta?: RecordedCall;
 }
@@ -175,8 +176,9 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
           const r = (await withCallSignal(input.signal, (signal) => sdk.responses.create(body as never, { signal }))) as unknown as CuaResponse;
           // Model output is untrusted: one nested too deep would overflow the stack in every later walk (cache, hash, redaction).
           if (exceedsNesting(r.output)) throw unparseable(`the answer's output is nested more than ${MAX_NESTING} levels deep`);
-          const tokens = { input_tokens: r.usage?.input_tokens ?? 0, output_tokens: r.usage?.output_tokens ?? 0 };
-          const live = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: tokens.input_tokens, outputTokens: tokens.output_tokens, startedMs: t0, prices: options.prices });
+          const n = responsesUsage(r.usage);
+          const tokens = { input_tokens: n.inputTokens, output_tokens: n.outputTokens, ...(n.cachedInputTokens && { cached_input_tokens: n.cachedInputTokens }) };
+          const live = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, ...n, startedMs: t0, prices: options.prices });
           return { id: r.id, output: r.output, usage: tokens, meta: recordedCall(live) };
         }, draw));
       } catch (err) {
@@ -186,7 +188,7 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
         if (err instanceof ModelBehaviorError) return fail(toPolicyFailure(err));
         return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `OpenAI computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey] })).message });
       }
-      const usage = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0, startedMs: started, cached, prices: options.prices });
+      const usage = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0, cachedInputTokens: res.usage?.cached_input_tokens, startedMs: started, cached, prices: options.prices });
       const calls = (res.output ?? []).filter((o) => o?.type === "computer_call");
       const text = describeOutput(res.output ?? []);
       observed?.done(text, usage);

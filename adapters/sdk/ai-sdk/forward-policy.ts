@@ -9,6 +9,7 @@
  * post-restoration notice where the runtime gave it (kept until a later cut).
  */
 import { generateText, stepCountIs, type LanguageModel, type ModelMessage, type ToolSet } from "ai";
+import { aiSdkUsage, withBilled } from "../../models/provider-usage.ts";
 import type { Action } from "../../../src/action.ts";
 import type { ForwardPolicy, JsonValue, PolicyDecision, PolicyInput } from "../../../src/policy.ts";
 import type { ModelUsage } from "../../../src/usage.ts";
@@ -54,7 +55,7 @@ export function aiSdkForwardPolicy(settings: AiSdkAgentSettings): ForwardPolicy 
         if (input.signal?.aborted) throw err;
         return { actions: [], failure: { kind: "model-error", message: describeError(err) } };
       }
-      const usage: ModelUsage[] = [{ role: "policy", model: modelName, inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0, latencyMs: Date.now() - started }];
+      const usage: ModelUsage[] = [{ role: "policy", model: modelName, ...withBilled(aiSdkUsage(result.usage)), latencyMs: Date.now() - started }];
       const notice: StepMemo = input.notice ? { notice: input.notice } : {};
       const call = result.toolCalls.find((c) => c.toolName === toolName);
       if (!call) {

@@ -11,6 +11,7 @@
  * `runWithRecovery` for those), and nothing is traced.
  */
 import { NoopTrace, OpenAIProvider, RunContext, withTrace, type Agent, type AgentInputItem, type Model } from "@openai/agents";
+import { agentsUsage, withBilled } from "../../models/provider-usage.ts";
 import type { Action } from "../../../src/action.ts";
 import type { ForwardPolicy, JsonValue, PolicyDecision, PolicyInput } from "../../../src/policy.ts";
 import type { ModelUsage } from "../../../src/usage.ts";
@@ -75,7 +76,7 @@ export function agentForwardPolicy(agent: Agent<any, any>, options: AgentForward
         if (input.signal?.aborted) throw err;
         return { actions: [], failure: { kind: "model-error", message: describeError(err) } };
       }
-      const usage: ModelUsage[] = [{ role: "policy", model: modelName, inputTokens: response.usage?.inputTokens ?? 0, outputTokens: response.usage?.outputTokens ?? 0, latencyMs: Date.now() - started }];
+      const usage: ModelUsage[] = [{ role: "policy", model: modelName, ...withBilled(agentsUsage(response.usage)), latencyMs: Date.now() - started }];
       const output = response.output as Array<{ type?: string; callId?: string; action?: OpenAIComputerAction; actions?: OpenAIComputerAction[]; role?: string; content?: Array<{ type: string; text?: string }> }>;
       const text = output.flatMap((i) => (i.role === "assistant" && Array.isArray(i.content) ? i.content.filter((c) => c.type === "output_text").map((c) => c.text ?? "") : [])).join("\n");
       const call = output.find((i) => i.type === "computer_call");
