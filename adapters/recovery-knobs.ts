@@ -8,6 +8,8 @@ import { DEFAULT_UNCONFIRMED_RESTORATION, RecoveryOptionsSchema, TRANSITION_STRI
 import { ConfigError } from "../src/errors.ts";
 import type { EpisodeEvents } from "../src/runtime/events.ts";
 import { RECOVERY_STEP_STRATEGIES, type RecoveryStepSelector } from "../src/selector.ts";
+import type { ErrorDetector } from "../src/detector.ts";
+import { isDetectionPresetSpec, type DetectionPresetOptions } from "./llm/detection-preset.ts";
 
 /** Detection, step selection and truncation options shared by the loop wrappers. */
 export interface RecoveryKnobs {
@@ -62,6 +64,16 @@ export const withMethod = (method: string) =>
 
 /** zod: a function; `what` names its signature in the error message. */
 export const fn = (what?: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: what ? `must be a function (${what})` : "must be a function" });
+
+/**
+ * zod: the `detector` option of every wrapper: an ErrorDetector, or a detection preset spec
+ * (`{ preset: "paper" | "production", model: judgeChatModel, ... }`, adapters/llm/detection-preset.ts),
+ * built by {@link resolveDetectorOption} after validation.
+ */
+export const detectorField = () =>
+  z.custom<ErrorDetector | DetectionPresetOptions>((v) => isDetectionPresetSpec(v) || (typeof v === "object" && v !== null && typeof (v as { detect?: unknown }).detect === "function"), {
+    message: 'must be an ErrorDetector (an object with detect()) or a detection preset { preset: "paper" | "production", model: ChatModel }',
+  });
 
 /** Seeds of the wrappers are bounded like the experiment configs' seeds, so that sums stay safe integers. */
 const MAX_KNOB_SEED = 1_000_000_000_000_000;

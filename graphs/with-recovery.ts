@@ -18,11 +18,16 @@ import type { Task } from "../src/task.ts";
 import { createRecoveryGraph } from "./load-graph.ts";
 import type { RecoveryGraph } from "./recovery-graph.ts";
 import { runEpisode } from "./run-episode.ts";
+import { resolveDetectorOption, type DetectionPresetOptions } from "../adapters/llm/detection-preset.ts";
 
 /** Recovery options plus the recovery components of {@link withRecovery}. */
 export interface WithRecoveryOptions extends RecoveryOptionsInput {
-  /** Error-step detector; absent = no recovery (the baseline). */
-  detector?: ErrorDetector;
+  /**
+   * Error-step detector; absent = no recovery (the baseline). An ErrorDetector, or a detection
+   * preset: `{ preset: "paper" | "production", model: judgeChatModel, ... }` (adapters/llm/detection-preset.ts;
+   * docs/cost.md says which to pick).
+   */
+  detector?: ErrorDetector | DetectionPresetOptions;
   /** Model-backed selector for `recoveryStep: "llm"`. */
   selector?: RecoveryStepSelector;
   /** Recovery sub-agent for `restoration: "model"`. */
@@ -63,11 +68,12 @@ export function withRecovery(policy: ForwardPolicy, options: WithRecoveryOptions
   const rest: Record<string, unknown> = { ...options };
   for (const k of COMPONENT_KEYS) delete rest[k];
   const resolved = resolveRecoveryOptions(rest as RecoveryOptionsInput);
+  const detector = resolveDetectorOption(options.detector, "withRecovery: option detector");
   const components = (env: Environment, blobs: BlobStore): EpisodeComponents => ({
     policy,
     env,
     blobs,
-    detector: options.detector,
+    detector,
     selector: options.selector,
     recoverer: options.recoverer,
     summarizer: options.summarizer,

@@ -7,6 +7,8 @@ import type { TransitionString, UnconfirmedRestoration } from "../src/episode.ts
 import errorDetectorSystem from "./error-detector-system.ts";
 import errorDetectorSystemCautious from "./error-detector-system-cautious.ts";
 import errorDetectorUser from "./error-detector-user.ts";
+import errorDetectorTask from "./error-detector-task.ts";
+import errorDetectorQuestion from "./error-detector-question.ts";
 import recoveryStepSelector from "./recovery-step-selector.ts";
 import recoverySystemPrefix from "./recovery-system-prefix.ts";
 import recoveryInstructionPrefix from "./recovery-instruction-prefix.ts";
@@ -29,6 +31,8 @@ export const PROMPTS = {
   errorDetectorSystem,
   errorDetectorSystemCautious,
   errorDetectorUser,
+  errorDetectorTask,
+  errorDetectorQuestion,
   recoveryStepSelector,
   recoverySystemPrefix,
   recoveryInstructionPrefix,

@@ -10,7 +10,13 @@ import type { ModelRole, ModelUsage } from "./usage.ts";
 export type ChatContentPart =
   | { type: "text"; text: string }
   /** A screenshot by reference; the backend loads the bytes and sends an image part. */
-  | { type: "image"; blob: BlobRef; detail?: "low" | "high" | "auto" };
+  | {
+      type: "image";
+      blob: BlobRef;
+      detail?: "low" | "high" | "auto";
+      /** Downscale (never enlarge) so that neither side exceeds this many pixels, when sent. @default the stored size */
+      maxSide?: number;
+    };
 
 export interface ChatMessage {
   role: "system" | "user" | "assistant";

@@ -57,8 +57,10 @@ const EVALUATION = [
 ];
 
 const MODELS = [
-  "ACTION_FORMATS", "ActionFormatError", "CACHE_MODES", "DetectorReplySchema", "RESTORED_TOKEN",
+  "ACTION_FORMATS", "ActionFormatError", "CACHE_MODES", "DETECTION_PRESETS", "DetectorReplySchema",
+  "PRODUCTION_DETECTION", "PRODUCTION_GATES", "RESTORED_TOKEN",
   "SelectorReplySchema", "anthropicComputerInputToActions", "costUsd", "createAgenticLlmVerifier",
+  "createDetectionPreset",
   "createAnthropicPolicy", "createChatPolicy", "createFormatPolicy", "createLlmErrorDetector",
   "createLlmPerturbationPolicy", "createLlmRecoveryJudge", "createLlmRecoveryPolicy",
   "createLlmStateVerifier", "createLlmStepSelector", "createLlmSummarizer", "createOpenAIChatModel",

@@ -16,14 +16,19 @@ import type { TaskSpec } from "../../src/task.ts";
 import type { RestoreRequest, RestoreResult } from "../../src/runtime/restore.ts";
 import type { RestorationConfirmation } from "../../src/runtime/confirm.ts";
 import type { RecoveryReport } from "../../src/runtime/recovery-report.ts";
-import { fn, parseKnobOptions, RECOVERY_KNOBS_SHAPE, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../recovery-knobs.ts";
+import { resolveDetectorOption, type DetectionPresetOptions } from "../llm/detection-preset.ts";
+import { detectorField, fn, parseKnobOptions, RECOVERY_KNOBS_SHAPE, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../recovery-knobs.ts";
 
 export type { RestoreRequest, RestoreResult } from "../../src/runtime/restore.ts";
 
 /** Options of {@link recoveryMiddleware}. */
 export interface RecoveryMiddlewareOptions extends RecoveryKnobs {
-  /** Queried once per agent step (after the step's tool results), outside the freeze window. */
-  detector: ErrorDetector;
+  /**
+   * Queried once per agent step (after the step's tool results), outside the freeze window: an
+   * ErrorDetector, or a detection preset (`{ preset: "production", model: judge }`,
+   * adapters/llm/detection-preset.ts).
+   */
+  detector: ErrorDetector | DetectionPresetOptions;
   /** The current observation of the environment the tools act on (called once per step and after a restore). */
   observe: () => Promise<Observation>;
   /** Brings the environment back to step R: replay, snapshot, or a recovery sub-agent (see `recoverWithPolicy`). */
@@ -43,7 +48,7 @@ export interface RecoveryMiddlewareOptions extends RecoveryKnobs {
 /** zod schema of the options. */
 export const RecoveryMiddlewareOptionsSchema = z
   .object({
-    detector: withMethod("detect"),
+    detector: detectorField(),
     observe: fn("() => Promise<Observation>"),
     restore: fn("(request) => Promise<RestoreResult>"),
     blobs: withMethod("get"),
@@ -56,9 +61,10 @@ export const RecoveryMiddlewareOptionsSchema = z
   .strict();
 
 /** Options with defaults resolved. */
-export type ResolvedRecoveryMiddlewareOptions = Omit<RecoveryMiddlewareOptions, DefaultedKnob> & ResolvedKnobs;
+export type ResolvedRecoveryMiddlewareOptions = Omit<RecoveryMiddlewareOptions, DefaultedKnob | "detector"> & ResolvedKnobs & { detector: ErrorDetector };
 
 /** Validate; a ConfigError names the first bad field. */
 export function resolveOptions(options: RecoveryMiddlewareOptions): ResolvedRecoveryMiddlewareOptions {
-  return parseKnobOptions("recoveryMiddleware", RecoveryMiddlewareOptionsSchema, options) as ResolvedRecoveryMiddlewareOptions;
+  const parsed = parseKnobOptions("recoveryMiddleware", RecoveryMiddlewareOptionsSchema, options);
+  return { ...parsed, detector: resolveDetectorOption(options.detector, "recoveryMiddleware: option detector") } as ResolvedRecoveryMiddlewareOptions;
 }

@@ -14,9 +14,13 @@ import { callFields, imagesField, maxReasksField, parseOptions, requireModel, ro
 import errorDetectorSystem from "../../prompts/error-detector-system.ts";
 import errorDetectorSystemCautious from "../../prompts/error-detector-system-cautious.ts";
 import errorDetectorUser from "../../prompts/error-detector-user.ts";
+import errorDetectorTask from "../../prompts/error-detector-task.ts";
+import errorDetectorQuestion from "../../prompts/error-detector-question.ts";
+import type { ChatContentPart } from "../../src/model.ts";
+import type { Observation } from "../../src/observation.ts";
 import { askForJson } from "./json-reply.ts";
-import { historyParts } from "./history.ts";
-import { observationParts, OBSERVATION_TYPES, type ObservationType } from "../policies/observation.ts";
+import { describeActions, historyParts } from "./history.ts";
+import { linearizeAxTree, observationParts, OBSERVATION_TYPES, type ObservationType } from "../policies/observation.ts";
 
 /** The reply contract of the detector prompt. */
 export const DetectorReplySchema = z
@@ -44,7 +48,32 @@ export interface LlmErrorDetectorOptions extends JsonRoleOptions {
   stance?: DetectorStance;
   /** What is shown of each screen: screenshot, linearized accessibility tree, or both. @default "screenshot" */
   observation?: ObservationType;
+  /**
+   * How the request is laid out. "paper": the paper's prompt (error-detector.user), the whole
+   * action history and the last `historyImages` screens. "cached" (the production preset): a
+   * stable system + task prefix, then an append-only window of the last `historySteps` steps
+   * (each action and the screen it left), then the current screen and the question, so that a
+   * provider's prefix cache hits from one judge call to the next. @default "paper"
+   */
+  layout?: DetectorLayout;
+  /**
+   * layout "cached": steps shown (k). The window's start moves in jumps of k steps, so it shows the
+   * last k to 2k-1 steps and consecutive requests share their history prefix. @default 3
+   */
+  historySteps?: number;
+  /** Downscale every screenshot sent so that neither side exceeds this many pixels (sharp). @default the stored size */
+  imageMaxSide?: number;
+  /**
+   * layout "cached", with accessibility trees: show the screen each step left as the tree's changed
+   * lines (`- ` removed, `+ ` added) instead of the full tree; the window's first screen and the
+   * current screen stay full. @default false
+   */
+  treeDiff?: boolean;
 }
+
+/** Detector request layouts: see {@link LlmErrorDetectorOptions.layout}. */
+export const DETECTOR_LAYOUTS = ["paper", "cached"] as const;
+export type DetectorLayout = (typeof DETECTOR_LAYOUTS)[number];
 
 /** Detector stances: see {@link LlmErrorDetectorOptions.stance}. */
 export const DETECTOR_STANCES = ["neutral", "cautious"] as const;
@@ -56,6 +85,10 @@ const OptionsSchema = z.object({
   historyImages: imagesField(3),
   responseChars: z.number().int().min(0).default(0),
   observation: z.enum(OBSERVATION_TYPES).default("screenshot"),
+  layout: z.enum(DETECTOR_LAYOUTS).default("paper"),
+  historySteps: z.number().int().min(1).max(50).default(3),
+  imageMaxSide: z.number().int().min(64).max(8192).optional(),
+  treeDiff: z.boolean().default(false),
   ...callFields({ name: "llm-detector", temperature: 0.7 }),
 }).strict();
 
@@ -65,7 +98,9 @@ export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorD
   requireModel(model, "createLlmErrorDetector");
   const o = parseOptions(OptionsSchema, rest, "createLlmErrorDetector");
   const system = o.stance === "cautious" ? errorDetectorSystemCautious : errorDetectorSystem;
-  const prompt = joinPromptRefs(system, errorDetectorUser);
+  const cached = o.layout === "cached";
+  const prompt = cached ? joinPromptRefs(system, errorDetectorTask, errorDetectorQuestion) : joinPromptRefs(system, errorDetectorUser);
+  const sized = (parts: ChatContentPart[]) => (o.imageMaxSide ? parts.map((p) => (p.type === "image" ? { ...p, maxSide: o.imageMaxSide } : p)) : parts);
   return {
     name: o.name,
     latency: "model",
@@ -88,12 +123,14 @@ export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorD
           { role: "system", content: renderPrompt(system, {}) },
           {
             role: "user",
-            content: [
-              { type: "text", text: renderPrompt(errorDetectorUser, { instruction: input.task.instruction, step_count: t, last_step: lastStep }) },
-              ...historyParts(input.history, { images: o.historyImages, detail: o.detail, responseChars: o.responseChars, observation: o.observation }),
-              { type: "text", text: `Current screen (after step ${lastStep}):` },
-              ...observationParts(input.observation, o.observation, o.detail),
-            ],
+            content: cached
+              ? cachedLayout(input, o, sized)
+              : [
+                  { type: "text", text: renderPrompt(errorDetectorUser, { instruction: input.task.instruction, step_count: t, last_step: lastStep }) },
+                  ...sized(historyParts(input.history, { images: o.historyImages, detail: o.detail, responseChars: o.responseChars, observation: o.observation })),
+                  { type: "text", text: `Current screen (after step ${lastStep}):` },
+                  ...sized(observationParts(input.observation, o.observation, o.detail)),
+                ],
           },
         ],
       });
@@ -112,4 +149,55 @@ export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorD
       };
     },
   };
+}
+
+/** The first step the cached layout shows for a history of `t` steps: a multiple of k, leaving k to 2k-1 steps (all of them while t < 2k). */
+export function windowStart(t: number, k: number): number {
+  return t < 2 * k ? 0 : k * Math.floor((t - k) / k);
+}
+
+/** The changed lines between two linearized trees (header line left out), or "(no change)". */
+export function treeDiffText(before: string, after: string): string {
+  const a = before.split("\n").slice(1);
+  const b = after.split("\n").slice(1);
+  const inA = new Set(a);
+  const inB = new Set(b);
+  const lines = [...a.filter((l) => !inB.has(l)).map((l) => `- ${l}`), ...b.filter((l) => !inA.has(l)).map((l) => `+ ${l}`)];
+  return lines.length ? lines.join("\n") : "(no change)";
+}
+
+type CachedOptions = { historySteps: number; observation: ObservationType; detail: "low" | "high" | "auto"; treeDiff: boolean };
+
+/**
+ * The user message of the cached layout: task (stable), the window's first screen, then per step
+ * its action and the screen it left (append-only), then the current screen in full when the
+ * history showed it as a diff, and the question (the only text that changes from call to call).
+ */
+function cachedLayout(input: DetectorInput, o: CachedOptions, sized: (parts: ChatContentPart[]) => ChatContentPart[]): ChatContentPart[] {
+  const { history } = input;
+  const t = history.length;
+  const start = windowStart(t, o.historySteps);
+  const screen = (obs: Observation) => sized(observationParts(obs, o.observation, o.detail));
+  const trees = o.observation !== "screenshot";
+  const tree = (obs: Observation) => (trees && obs.axTree ? linearizeAxTree(obs.axTree) : undefined);
+  const parts: ChatContentPart[] = [{ type: "text", text: renderPrompt(errorDetectorTask, { instruction: input.task.instruction }) }];
+  parts.push({ type: "text", text: `Screen before step ${start}:` }, ...screen(history[start].observation));
+  let diffed = false;
+  for (let i = start; i < t; i++) {
+    parts.push({ type: "text", text: `Step ${i} action: ${describeActions(history[i])}` });
+    const before = history[i].observation;
+    const after = i + 1 < t ? history[i + 1].observation : input.observation;
+    const [tb, ta] = [tree(before), tree(after)];
+    if (o.treeDiff && tb !== undefined && ta !== undefined) {
+      diffed = true;
+      const image = o.observation === "screenshot_a11y_tree" ? screen(after).filter((p) => p.type === "image") : [];
+      parts.push({ type: "text", text: `Screen after step ${i} (changed lines of the accessibility tree):` }, ...image, { type: "text", text: treeDiffText(tb, ta) });
+    } else {
+      diffed = false;
+      parts.push({ type: "text", text: `Screen after step ${i}:` }, ...screen(after));
+    }
+  }
+  if (diffed) parts.push({ type: "text", text: `Current screen (after step ${t - 1}):` }, ...screen(input.observation).filter((p) => p.type === "text"));
+  parts.push({ type: "text", text: renderPrompt(errorDetectorQuestion, { step_count: t, first_shown: start, last_step: t - 1 }) });
+  return parts;
 }

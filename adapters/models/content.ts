@@ -20,6 +20,11 @@ export function imageDataUrl(bytes: Uint8Array): string {
   return `data:${imageMediaType(bytes)};base64,${Buffer.from(bytes).toString("base64")}`;
 }
 
+/** PNG bytes scaled down (never up, aspect kept) so that neither side exceeds `maxSide` pixels. */
+export async function downscale(bytes: Uint8Array, maxSide: number): Promise<Uint8Array> {
+  return (await loadSharp())(bytes).resize(maxSide, maxSide, { fit: "inside", withoutEnlargement: true }).png().toBuffer();
+}
+
 /** An OpenAI chat-completions message (the subset we send). */
 export type OpenAIWireMessage =
   | { role: "system" | "assistant"; content: string }
@@ -28,9 +33,10 @@ export type OpenAIWireMessage =
 /** Resolve image references and build chat-completions messages. Images in system/assistant turns are sent in a user turn (APIs reject them elsewhere). */
 export async function toOpenAIMessages(messages: readonly ChatMessage[], blobs: BlobReader): Promise<OpenAIWireMessage[]> {
   const cache = new Map<string, string>();
-  const url = async (ref: string) => {
-    let u = cache.get(ref);
-    if (!u) cache.set(ref, (u = imageDataUrl(await blobs.get(ref))));
+  const url = async (ref: string, maxSide?: number) => {
+    const key = maxSide ? `${ref}@${maxSide}` : ref;
+    let u = cache.get(key);
+    if (!u) cache.set(key, (u = imageDataUrl(maxSide ? await downscale(await blobs.get(ref), maxSide) : await blobs.get(ref))));
     return u;
   };
   const out: OpenAIWireMessage[] = [];
@@ -47,7 +53,7 @@ export async function toOpenAIMessages(messages: readonly ChatMessage[], blobs: 
     const parts = [];
     for (const p of m.content) {
       if (p.type === "text") parts.push({ type: "text" as const, text: p.text });
-      else parts.push({ type: "image_url" as const, image_url: { url: await url(p.blob), ...(p.detail && { detail: p.detail }) } });
+      else parts.push({ type: "image_url" as const, image_url: { url: await url(p.blob, p.maxSide), ...(p.detail && { detail: p.detail }) } });
     }
     out.push({ role: "user", content: parts });
   }

@@ -2,11 +2,13 @@
  * The agent registry: spec `kind` -> factory, one file per kind in this folder. Every spec in a
  * config is validated here (per kind and per role) before any episode runs, with the config field
  * path in the error (`config.pairs.0.detector.recall: Too big: expected number to be <=1`).
- * `cascade` (cascade.ts) puts cheap gates in front of any other detector spec. New kinds register
+ * `cascade` (cascade.ts) puts cheap gates in front of any other detector spec; `preset` (preset.ts,
+ * implied by a `preset` field) is a detection preset with the judge's own model spec. New kinds register
  * with {@link registerAgentKind}.
  */
 import { ConfigError } from "../../src/errors.ts";
 import { createCascadeKind } from "./cascade.ts";
+import { createPresetKind } from "./preset.ts";
 import { LOOP_KIND } from "./loop.ts";
 import { PROBE_KIND } from "./probe.ts";
 import { MODEL_KIND } from "./model.ts";
@@ -21,6 +23,7 @@ export type { AgentKind, ValidAgentSpec } from "./kind.ts";
 const KINDS = new Map<string, AgentKind<any>>();
 for (const k of [SIM_KIND, MODEL_KIND, STAGNATION_KIND, LOOP_KIND, PROBE_KIND, OPENAI_AGENTS_KIND, AI_SDK_KIND, STAGEHAND_KIND]) KINDS.set(k.kind, k);
 KINDS.set("cascade", createCascadeKind({ validate: validateAgentSpec, create: createAgent, isSimulated: isSimulatedSpec }));
+KINDS.set("preset", createPresetKind({ validate: validateAgentSpec }));
 
 /** Add (or replace) an agent kind. */
 export function registerAgentKind(kind: AgentKind<any>): void {
@@ -36,7 +39,7 @@ export function agentKinds(): string[] {
 export function agentKindOf(role: AgentRole, spec: unknown, path: string): AgentKind<any> {
   if (!AGENT_ROLES.includes(role)) throw new ConfigError(`${path}: "${role}" is not an agent role (one of: ${AGENT_ROLES.join(", ")})`, { field: path });
   if (!spec || typeof spec !== "object" || Array.isArray(spec)) throw new ConfigError(`${path}: expected an agent spec object such as { kind: sim, profile: default } or { kind: model, model: NAME }`, { field: path });
-  const name = (spec as { kind?: unknown }).kind ?? "sim";
+  const name = (spec as { kind?: unknown }).kind ?? ("preset" in spec ? "preset" : "sim");
   const kind = typeof name === "string" ? KINDS.get(name) : undefined;
   const fits = [...KINDS.values()].filter((k) => k.roles.includes(role)).map((k) => k.kind);
   if (!kind) throw new ConfigError(`${path}.kind: unknown agent kind ${JSON.stringify(name)} (for ${role}: ${fits.join(", ")})`, { field: `${path}.kind` });

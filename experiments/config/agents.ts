@@ -84,6 +84,9 @@ export function configAgents(config: ExperimentConfig): ConfigAgent[] {
     // A cascade's inner detector is an agent of the config too (model checks, endpoints, simulated label).
     const inner = spec.kind === "cascade" ? (spec as { detector?: unknown }).detector : undefined;
     if (inner && typeof inner === "object" && !Array.isArray(inner)) add(role, inner as AgentSpec, `${path}.detector`, given);
+    // So is a preset's judge (a model agent).
+    const judge = spec.kind === "preset" ? (spec as { model?: unknown }).model : undefined;
+    if (judge && typeof judge === "object" && !Array.isArray(judge)) add(role, { kind: "model", ...(judge as object) } as AgentSpec, `${path}.model`, given);
   };
   if (config.kind === "ideal-recovery") {
     add("forward", config.forward, "config.forward", true);

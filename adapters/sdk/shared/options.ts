@@ -19,7 +19,8 @@ import { postRestoration } from "../../../prompts/index.ts";
 import type { PostRestorationFn } from "../../../src/runtime/attempt.ts";
 import { recoverWithPolicy, type RecoverySubAgentOptions } from "../../../src/runtime/recover-with-policy.ts";
 import type { RestoreRequest, RestoreResult } from "../../../src/runtime/restore.ts";
-import { fn, parseKnobOptions, RECOVERY_KNOBS_SHAPE, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../../recovery-knobs.ts";
+import { resolveDetectorOption, type DetectionPresetOptions } from "../../llm/detection-preset.ts";
+import { detectorField, fn, parseKnobOptions, RECOVERY_KNOBS_SHAPE, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../../recovery-knobs.ts";
 import { envMeter, meteredEnvironment, type EnvMeter } from "./env-meter.ts";
 
 /** Options of the SDK wrappers; how `recoverer` runs is {@link RecoverySubAgentOptions}. */
@@ -28,8 +29,8 @@ export interface SdkRecoveryOptions extends RecoveryKnobs, RecoverySubAgentOptio
   env: Environment;
   /** Where the environment stores screenshots (handed to detector, selector, recoverer). */
   blobs: BlobReader;
-  /** Consulted once per agent step outside the freeze window. */
-  detector: ErrorDetector;
+  /** Consulted once per agent step outside the freeze window: an ErrorDetector, or a detection preset (`{ preset: "production", model: judge }`). */
+  detector: ErrorDetector | DetectionPresetOptions;
   /** The recovery sub-agent; used (through `recoverWithPolicy`) when `restore` is not given. */
   recoverer?: RecoveryPolicy;
   /** A custom restore routine (replay, snapshot, ...) instead of `recoverer`. */
@@ -46,7 +47,7 @@ const Schema = z
   .object({
     env: withMethod("step"),
     blobs: withMethod("get"),
-    detector: withMethod("detect"),
+    detector: detectorField(),
     recoverer: withMethod("propose").optional(),
     recoveryBudget: RecoveryOptionsSchema.shape.recoveryBudget.unwrap().optional(),
     recoveryContext: z.enum(RECOVERY_CONTEXTS).optional(),
@@ -65,7 +66,7 @@ const Schema = z
  * Options with defaults resolved and the restore routine built; `env` is the caller's environment
  * with its step/observe/restore time metered into `meter` (see ./env-meter.ts).
  */
-export type ResolvedSdkRecoveryOptions = Omit<SdkRecoveryOptions, DefaultedKnob | "evaluate" | "restore"> &
+export type ResolvedSdkRecoveryOptions = Omit<SdkRecoveryOptions, DefaultedKnob | "evaluate" | "restore" | "detector"> & { detector: ErrorDetector } &
   ResolvedKnobs &
   Required<Pick<SdkRecoveryOptions, "evaluate" | "restore">> & { meter: EnvMeter; routine: string; postRestoration: PostRestorationFn };
 
@@ -93,5 +94,6 @@ export function resolveSdkOptions(where: string, given: SdkRecoveryOptions): Res
       settleMs: (parsed as { settleMs: number }).settleMs,
     });
   const routine = options.restore ? `${where} option "restore"` : "recoverWithPolicy";
-  return { ...parsed, env, meter: envMeter(options.env), restore, routine, postRestoration } as ResolvedSdkRecoveryOptions;
+  const detector = resolveDetectorOption(options.detector, `${where}: option detector`);
+  return { ...parsed, detector, env, meter: envMeter(options.env), restore, routine, postRestoration } as ResolvedSdkRecoveryOptions;
 }

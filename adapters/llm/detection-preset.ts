@@ -1,0 +1,73 @@
+/**
+ * Detection presets: one name for a whole detector setup, the same on every path (withRecovery and
+ * the graph, the LangChain middleware, the SDK integrations, experiment configs).
+ *
+ * - `paper`: the paper's detector (App. B.2): asked after every forward step with the whole action
+ *   history, the last `historyImages` screens and the current screen (createLlmErrorDetector with
+ *   its defaults; the prompt is the paper preset's, byte-identical).
+ * - `production`: the same judge sized for cost: the cascade gates (src/detectors/cascade.ts) in
+ *   front of it, so it is asked only when a cheap gate opens; a window of the last `historySteps`
+ *   steps instead of the whole history; screenshots downscaled to `imageMaxSide`; accessibility
+ *   trees as diffs (`treeDiff`); and the cache-friendly request layout (`layout: "cached"`: stable
+ *   system + task prefix, append-only history, the question last).
+ *
+ * `model` is the judge's own chat model, so it can be cheaper than the policy's.
+ */
+import { z } from "zod";
+import type { ErrorDetector } from "../../src/detector.ts";
+import { createCascadeDetector, parseCascadeGates, type CascadeGateSpec } from "../../src/detectors/cascade.ts";
+import { ConfigError } from "../../src/errors.ts";
+import { createLlmErrorDetector, type LlmErrorDetectorOptions } from "./detector.ts";
+import { requireModel } from "./options.ts";
+
+/** The detection presets. */
+export const DETECTION_PRESETS = ["paper", "production"] as const;
+export type DetectionPreset = (typeof DETECTION_PRESETS)[number];
+
+/**
+ * The gates of the production preset: a step that did nothing, a loop (fires on its own), a big
+ * screen change, every 4th step as a safety net, and the step before the episode ends.
+ */
+export const PRODUCTION_GATES: CascadeGateSpec[] = [{ kind: "no-effect" }, { kind: "loop" }, { kind: "visual-change" }, { kind: "every-k", k: 4 }, { kind: "before-done" }];
+
+/** The production preset's context defaults (each one overridable). */
+export const PRODUCTION_DETECTION = { historySteps: 3, imageMaxSide: 768, treeDiff: true, gates: PRODUCTION_GATES } as const;
+
+/** A detector given by preset: `{ preset: "production", model: judgeChatModel }`. */
+export interface DetectionPresetOptions extends Omit<LlmErrorDetectorOptions, "layout"> {
+  /** "paper" (every step, whole history) or "production" (gated, windowed, cache-friendly). */
+  preset: DetectionPreset;
+  /** production only: the cascade gates in front of the judge. @default PRODUCTION_GATES */
+  gates?: CascadeGateSpec[];
+}
+
+/** Options only the production preset takes. */
+const PRODUCTION_ONLY = ["gates", "historySteps", "treeDiff"] as const;
+
+/** Build the detector of a preset; a bad field throws one ConfigError line naming it. */
+export function createDetectionPreset(options: DetectionPresetOptions, where = "detector"): ErrorDetector {
+  if (!options || typeof options !== "object") throw new ConfigError(`${where}: expected { preset: "paper" | "production", model: ChatModel }`, { field: where });
+  const { preset, gates, ...rest } = options;
+  const p = z.enum(DETECTION_PRESETS).safeParse(preset);
+  if (!p.success) throw new ConfigError(`${where}.preset: expected "paper" or "production", got ${JSON.stringify(preset)}`, { field: `${where}.preset` });
+  requireModel(rest.model, `${where} (preset ${preset})`);
+  if (preset === "paper") {
+    const extra = PRODUCTION_ONLY.find((k) => (options as unknown as Record<string, unknown>)[k] !== undefined);
+    if (extra) throw new ConfigError(`${where}.${extra}: only the production preset takes "${extra}" (the paper preset is the paper's every-step detector)`, { field: `${where}.${extra}` });
+    return createLlmErrorDetector(rest);
+  }
+  const judge = createLlmErrorDetector({ ...PRODUCTION_DETECTION, ...rest, layout: "cached" } as LlmErrorDetectorOptions);
+  return createCascadeDetector({ detector: judge, gates: parseCascadeGates(gates ?? PRODUCTION_GATES) });
+}
+
+/** Whether a value is a preset spec (rather than an ErrorDetector). */
+export function isDetectionPresetSpec(v: unknown): v is DetectionPresetOptions {
+  return !!v && typeof v === "object" && "preset" in v && typeof (v as { detect?: unknown }).detect !== "function";
+}
+
+/** A `detector` option as every path takes it: an ErrorDetector, or a preset spec built here. */
+export function resolveDetectorOption(value: ErrorDetector | DetectionPresetOptions, where: string): ErrorDetector;
+export function resolveDetectorOption(value: ErrorDetector | DetectionPresetOptions | undefined, where: string): ErrorDetector | undefined;
+export function resolveDetectorOption(value: ErrorDetector | DetectionPresetOptions | undefined, where: string): ErrorDetector | undefined {
+  return isDetectionPresetSpec(value) ? createDetectionPreset(value, where) : value;
+}
