@@ -6,7 +6,7 @@
  *   (createLlmErrorDetector with `layout: "cached"`).
  * Variables:
  *   step_count  - number of steps taken so far (history length t);
- *   first_shown - the earliest step shown above (the window's start);
+ *   first_shown - the earliest step whose screen is shown (the window's start);
  *   last_step   - highest valid step index (t - 1).
  */
 import { definePrompt } from "../src/prompt.ts";
@@ -16,6 +16,6 @@ export default definePrompt({
   version: "1",
   usedBy: "detect, production preset (adapters/llm/detector.ts, layout cached)",
   variables: ["step_count", "first_shown", "last_step"],
-  template: `The agent has taken {{step_count}} step(s), numbered 0 to {{last_step}}; steps {{first_shown}} to {{last_step}} are shown above.
+  template: `The agent has taken {{step_count}} step(s), numbered 0 to {{last_step}}; the screens after steps {{first_shown}} to {{last_step}} are shown above.
 Has the agent gone off track? If yes, "error_step" must be an integer between 0 and {{last_step}}, normally one of the steps shown.`,
 });

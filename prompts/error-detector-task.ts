@@ -18,5 +18,5 @@ export default definePrompt({
   template: `Task given to the agent:
 {{instruction}}
 
-Below are the agent's most recent steps, oldest first: the screen before the first of them, then each step's action and the screen it left. The screen as it is now and the question come last.`,
+Below is each step's action, oldest first; for the most recent steps, the screen each action left follows it (as the lines of the accessibility tree it changed, when the screen is given as a tree). The last screen shown is the screen as it is now.`,
 });

@@ -169,9 +169,12 @@ export function treeDiffText(before: string, after: string): string {
 type CachedOptions = { historySteps: number; observation: ObservationType; detail: "low" | "high" | "auto"; treeDiff: boolean };
 
 /**
- * The user message of the cached layout: task (stable), the window's first screen, then per step
- * its action and the screen it left (append-only), then the current screen in full when the
- * history showed it as a diff, and the question (the only text that changes from call to call).
+ * The user message of the cached layout: the task (stable), every step's action line, and for the
+ * window's steps the screen each one left (append-only: a new step only adds at the end, until the
+ * window's start jumps by k), then the question, the only text that changes from call to call.
+ * The screens of the window are screenshots (downscaled) or full trees; with `treeDiff`, a tree is
+ * shown as the lines the step changed, the current screen included (the cheapest view of what each
+ * action did; the judge never gets a full tree then).
  */
 function cachedLayout(input: DetectorInput, o: CachedOptions, sized: (parts: ChatContentPart[]) => ChatContentPart[]): ChatContentPart[] {
   const { history } = input;
@@ -181,23 +184,19 @@ function cachedLayout(input: DetectorInput, o: CachedOptions, sized: (parts: Cha
   const trees = o.observation !== "screenshot";
   const tree = (obs: Observation) => (trees && obs.axTree ? linearizeAxTree(obs.axTree) : undefined);
   const parts: ChatContentPart[] = [{ type: "text", text: renderPrompt(errorDetectorTask, { instruction: input.task.instruction }) }];
-  parts.push({ type: "text", text: `Screen before step ${start}:` }, ...screen(history[start].observation));
-  let diffed = false;
-  for (let i = start; i < t; i++) {
+  for (let i = 0; i < t; i++) {
     parts.push({ type: "text", text: `Step ${i} action: ${describeActions(history[i])}` });
+    if (i < start) continue;
     const before = history[i].observation;
     const after = i + 1 < t ? history[i + 1].observation : input.observation;
     const [tb, ta] = [tree(before), tree(after)];
     if (o.treeDiff && tb !== undefined && ta !== undefined) {
-      diffed = true;
       const image = o.observation === "screenshot_a11y_tree" ? screen(after).filter((p) => p.type === "image") : [];
       parts.push({ type: "text", text: `Screen after step ${i} (changed lines of the accessibility tree):` }, ...image, { type: "text", text: treeDiffText(tb, ta) });
     } else {
-      diffed = false;
       parts.push({ type: "text", text: `Screen after step ${i}:` }, ...screen(after));
     }
   }
-  if (diffed) parts.push({ type: "text", text: `Current screen (after step ${t - 1}):` }, ...screen(input.observation).filter((p) => p.type === "text"));
   parts.push({ type: "text", text: renderPrompt(errorDetectorQuestion, { step_count: t, first_shown: start, last_step: t - 1 }) });
   return parts;
 }
