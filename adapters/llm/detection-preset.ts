@@ -26,9 +26,9 @@ export type DetectionPreset = (typeof DETECTION_PRESETS)[number];
 
 /**
  * The gates of the production preset: a step that did nothing, a loop (fires on its own), a big
- * screen change, every 5th step as a safety net, and the step before the episode ends.
+ * screen change, every 6th step as a safety net, and the step before the episode ends.
  */
-export const PRODUCTION_GATES: CascadeGateSpec[] = [{ kind: "no-effect" }, { kind: "loop" }, { kind: "visual-change" }, { kind: "every-k", k: 5 }, { kind: "before-done" }];
+export const PRODUCTION_GATES: CascadeGateSpec[] = [{ kind: "no-effect" }, { kind: "loop" }, { kind: "visual-change" }, { kind: "every-k", k: 6 }, { kind: "before-done" }];
 
 /** The production preset's context defaults (each one overridable). */
 export const PRODUCTION_DETECTION = { historySteps: 3, imageMaxSide: 768, treeDiff: true, gates: PRODUCTION_GATES } as const;

@@ -1,0 +1,189 @@
+/**
+ * The detection presets on every path, against the stand-in (retrace's sampling model server) on
+ * 127.0.0.1 behind a recording proxy: the production preset's judge gets fewer calls than there
+ * are steps, its requests show only the last-k window with downscaled screenshots, and two
+ * consecutive judge requests share a byte-identical prefix (system + task + earlier history).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import sharp from "sharp";
+import { createDetectionPreset } from "../../../adapters/llm/detection-preset.ts";
+import { windowStart } from "../../../adapters/llm/detector.ts";
+import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
+import { startStandInServer, type StandInServer } from "../../../adapters/testing/stand-in/server.ts";
+import { resolveOptions as resolveMiddlewareOptions } from "../../../adapters/langchain/options.ts";
+import { resolveSdkOptions } from "../../../adapters/sdk/shared/options.ts";
+import { withRecovery } from "../../../graphs/with-recovery.ts";
+import { createAgent, validateAgentSpec } from "../../../experiments/agents/registry.ts";
+import { AgentSpecSchema } from "../../../experiments/agents/spec.ts";
+import type { BlobStore } from "../../../src/blob-store.ts";
+import type { ErrorDetector } from "../../../src/detector.ts";
+import { ConfigError } from "../../../src/errors.ts";
+import type { Observation } from "../../../src/observation.ts";
+import type { HistoryEntry } from "../../../src/policy.ts";
+import { startRecordingProxy, type RecordingProxy } from "../../helpers/recording-proxy.ts";
+import { ToyDesk, createToyPolicy, createToyRecoverer, newBlobs } from "../../graphs/fixtures/toy.ts";
+import { tempBlobs } from "./fixtures.ts";
+
+let standIn: StandInServer;
+let proxy: RecordingProxy;
+beforeAll(async () => {
+  standIn = await startStandInServer({ seed: 0 });
+  proxy = await startRecordingProxy(standIn.origin);
+});
+afterAll(async () => {
+  await proxy?.close();
+  await standIn?.close();
+});
+
+const task = { id: "t-preset", instruction: "Open the Documents folder and rename report.txt to final.txt" };
+const judge = (blobs: BlobStore) => createOpenAIChatModel({ model: "retrace-stand-in", blobs, baseURL: proxy.url, apiKey: "test-key", maxRetries: 0, timeoutMs: 10_000 });
+const isJudge = (b: Record<string, any>) => JSON.stringify(b.messages?.[0] ?? "").includes("off_track");
+const judgeBodies = (from: number) => proxy.bodies.slice(from).filter(isJudge);
+const userParts = (b: Record<string, any>): any[] => b.messages.find((m: any) => m.role === "user").content;
+const images = (b: Record<string, any>) => userParts(b).filter((p) => p.type === "image_url");
+const pngSize = (dataUrl: string) => {
+  const bytes = Buffer.from(dataUrl.slice(dataUrl.indexOf(",") + 1), "base64");
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+};
+const shownRange = (b: Record<string, any>) => {
+  const m = /the screens after steps (\d+) to (\d+) are shown above/.exec(userParts(b).at(-1).text)!;
+  return { first: Number(m[1]), last: Number(m[2]) };
+};
+
+/** A 1280x800 screenshot of one shade, stored. */
+async function screen(blobs: BlobStore, shade: number): Promise<Observation> {
+  const png = await sharp({ create: { width: 1280, height: 800, channels: 3, background: { r: shade % 256, g: (shade * 7) % 256, b: (shade * 3) % 256 } } })
+    .png()
+    .toBuffer();
+  return { screenshot: await blobs.put(png), width: 1280, height: 800 };
+}
+
+/** n steps of clicks; the clicks at `noEffect` leave the screen as it was. Returns the history and the n+1 screens. */
+async function episode(blobs: BlobStore, n: number, noEffect: number[] = []): Promise<{ history: HistoryEntry[]; screens: Observation[] }> {
+  const screens: Observation[] = [await screen(blobs, 5)];
+  for (let i = 1; i <= n; i++) screens.push(noEffect.includes(i - 1) ? screens[i - 1] : await screen(blobs, 5 + 20 * i));
+  const history = Array.from({ length: n }, (_, i) => ({ step: i, observation: screens[i], actions: [{ type: "CLICK" as const, x: 100 + 10 * i, y: 200, button: "left" as const, numClicks: 1 }] }));
+  return { history, screens };
+}
+
+/** Ask `d` after every step 1..n, as the runtime does. */
+async function watch(d: ErrorDetector, blobs: BlobStore, history: HistoryEntry[], screens: Observation[]): Promise<void> {
+  for (let t = 1; t <= history.length; t++) await d.detect({ task, history: history.slice(0, t), observation: screens[t], step: t, tick: t, blobs });
+}
+
+describe("the production detection preset against the stand-in", () => {
+  it("asks the judge on fewer steps than there are, shows only the last-k window, downscaled; the paper preset asks every step at full size", async () => {
+    const blobs = tempBlobs();
+    const { history, screens } = await episode(blobs, 14, [3, 8]);
+    const from = proxy.bodies.length;
+    await watch(createDetectionPreset({ preset: "production", model: judge(blobs) }), blobs, history, screens);
+    const prod = judgeBodies(from);
+    expect(prod.length).toBeGreaterThan(0);
+    expect(prod.length).toBeLessThan(history.length);
+    for (const b of prod) {
+      const { first, last } = shownRange(b);
+      expect(first).toBe(windowStart(last + 1, 3));
+      expect(last - first + 1).toBeLessThanOrEqual(5); // k..2k-1 steps of screens, k = 3
+      expect(images(b)).toHaveLength(last - first + 1);
+      for (const p of images(b)) expect(pngSize(p.image_url.url)).toEqual({ width: 768, height: 480 });
+      // Every step's action line is there (cheap text); no screen before the window.
+      expect(userParts(b).filter((p) => p.type === "text" && /^Step \d+ action: /.test(p.text))).toHaveLength(last + 1);
+    }
+
+    const from2 = proxy.bodies.length;
+    await watch(createDetectionPreset({ preset: "paper", model: judge(blobs) }), blobs, history, screens);
+    const paper = judgeBodies(from2);
+    expect(paper).toHaveLength(history.length);
+    expect(pngSize(images(paper[0])[0].image_url.url)).toEqual({ width: 1280, height: 800 });
+    expect(userParts(paper.at(-1)!)[0].text).toContain("numbered 0 to 13. Below is each step's action"); // the paper prompt (error-detector.user@1)
+  });
+
+  it("two consecutive judge requests share a byte-identical prefix: system, task and the earlier history", async () => {
+    const blobs = tempBlobs();
+    const { history, screens } = await episode(blobs, 8);
+    const d = createDetectionPreset({ preset: "production", model: judge(blobs), gates: [{ kind: "every-k", k: 1 }] });
+    const from = proxy.bodies.length;
+    for (const t of [7, 8]) await d.detect({ task, history: history.slice(0, t), observation: screens[t], step: t, tick: t, blobs });
+    const [a, b] = judgeBodies(from);
+    expect(JSON.stringify(b.messages[0])).toBe(JSON.stringify(a.messages[0]));
+    const pa = userParts(a);
+    const pb = userParts(b);
+    const prefix = JSON.stringify(pa.slice(0, -1)); // all but the question
+    expect(JSON.stringify(pb.slice(0, pa.length - 1))).toBe(prefix);
+    expect(pa.length - 1).toBeGreaterThan(8); // task + 7 action lines + screens of the window
+    expect(pb.length).toBeGreaterThan(pa.length); // b appends step 7 (its action and screen), then its question
+    expect(JSON.stringify(b).startsWith(JSON.stringify(a).slice(0, JSON.stringify(a).indexOf(JSON.stringify(pa.at(-1)))))).toBe(true);
+  });
+
+  it("with accessibility trees, a step's screen is the tree's changed lines", async () => {
+    const blobs = tempBlobs();
+    const obs = (names: string[]): Observation => ({ screenshot: "0".repeat(64), width: 1280, height: 800, axTree: { role: "desktop frame", name: "Desktop", children: names.map((n) => ({ role: "button", name: n })) } as never });
+    const s0 = obs(["Files", "Editor"]);
+    const s1 = obs(["Files", "Editor", "Save dialog"]);
+    const history = [{ step: 0, observation: s0, actions: [{ type: "HOTKEY" as const, keys: ["ctrl", "s"] }] }];
+    const from = proxy.bodies.length;
+    const d = createDetectionPreset({ preset: "production", model: judge(blobs), observation: "a11y_tree", gates: [{ kind: "every-k", k: 1 }] });
+    await d.detect({ task, history, observation: s1, step: 1, tick: 1, blobs });
+    const [b] = judgeBodies(from);
+    const text = userParts(b).map((p) => p.text).join("\n");
+    expect(text).toMatch(/Screen after step 0 \(changed lines of the accessibility tree\):\n\+ button\tSave dialog/);
+    expect(text).not.toContain("button\tFiles");
+  });
+});
+
+describe("every path takes the preset", () => {
+  it("withRecovery (the graph): the judge is asked on fewer steps than the episode has", async () => {
+    const blobs = newBlobs();
+    const word = "abcdefghijkl";
+    const agent = withRecovery(createToyPolicy({ word }), { detector: { preset: "production", model: judge(blobs) }, recoverer: createToyRecoverer() });
+    const from = proxy.bodies.length;
+    const r = await agent.run({ task: { id: "toy-long", instruction: `Type ${word}`, env: "toy", setup: { word: "" }, evaluator: { word } }, env: new ToyDesk(blobs), blobs });
+    const asked = judgeBodies(from);
+    expect(r.accounting.forwardSteps).toBeGreaterThanOrEqual(word.length);
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.length).toBeLessThan(r.accounting.forwardSteps);
+    expect(r.accounting.detectorGates?.asked).toBe(asked.length);
+    for (const b of asked) expect(images(b).length).toBeLessThanOrEqual(5);
+  });
+
+  it("the LangChain middleware and the SDK integrations' options build the preset's detector", async () => {
+    const blobs = tempBlobs();
+    const model = judge(blobs);
+    const mw = resolveMiddlewareOptions({ detector: { preset: "production", model }, observe: async () => screen(blobs, 1), restore: async () => ({ restored: true }) as never, blobs });
+    const sdk = resolveSdkOptions("createAgentsRecovery", { env: new ToyDesk(blobs), blobs, detector: { preset: "production", model, historySteps: 2 }, restore: async () => ({ restored: true }) as never });
+    const { history, screens } = await episode(blobs, 6);
+    for (const d of [mw.detector, sdk.detector]) {
+      expect(d.name).toMatch(/^cascade\(no-effect,loop,visual-change,every-k,before-done -> llm-detector\)$/);
+      const from = proxy.bodies.length;
+      await watch(d, blobs, history, screens);
+      const asked = judgeBodies(from);
+      expect(asked.length).toBeGreaterThan(0);
+      expect(asked.length).toBeLessThan(history.length);
+      expect(userParts(asked[0])[0].text).toContain("Task given to the agent:");
+    }
+    expect(() => resolveSdkOptions("createAgentsRecovery", { env: new ToyDesk(blobs), blobs, detector: { preset: "fast" } as never, restore: async () => ({ restored: true }) as never })).toThrow(
+      /^createAgentsRecovery: option detector\.preset: expected "paper" or "production", got "fast"$/,
+    );
+  });
+
+  it("experiment configs: `detector: { preset, model }` is a kind of its own, with its judge's model spec", async () => {
+    const spec = AgentSpecSchema.parse({ preset: "production", model: { model: "retrace-stand-in", baseUrl: standIn.url, observation: "a11y_tree" }, historySteps: 2 });
+    expect(spec.kind).toBe("preset");
+    validateAgentSpec("detector", spec, "config.pairs.0.detector");
+    const blobs = tempBlobs();
+    const d = createAgent("detector", spec, { blobs } as never);
+    expect(d.name).toContain("cascade(");
+    expect(() => validateAgentSpec("detector", { kind: "preset", preset: "paper", historySteps: 3, model: { model: "m", baseUrl: standIn.url } }, "config.pairs.0.detector")).toThrow(
+      /^config\.pairs\.0\.detector\.historySteps: only the production preset takes "historySteps"/,
+    );
+    expect(() => validateAgentSpec("detector", { kind: "preset", preset: "production", model: { model: "m", baseUrl: standIn.url, temperature: 9 } }, "config.pairs.0.detector")).toThrow(ConfigError);
+    expect(() => validateAgentSpec("forward", { kind: "preset", preset: "production", model: { model: "m" } }, "config.pairs.0.forward")).toThrow(/forward.*kind: preset cannot be a forward/);
+  });
+
+  it("bad preset specs fail with one line naming the field", () => {
+    const model = judge(tempBlobs());
+    expect(() => createDetectionPreset({ preset: "paper", model, gates: [{ kind: "loop" }] })).toThrow(/^detector\.gates: only the production preset takes "gates"/);
+    expect(() => withRecovery(createToyPolicy(), { detector: { preset: "production" } as never })).toThrow(/^withRecovery: option detector \(preset production\): option "model" must be a ChatModel/);
+    expect(() => createDetectionPreset({ preset: "production", model, imageMaxSide: 10 })).toThrow(/imageMaxSide/);
+  });
+});
