@@ -15,6 +15,8 @@ const REALISTIC: Record<string, Array<Record<string, string | number>>> = {
   "error-detector.system": [{}],
   "error-detector.system-cautious": [{}],
   "error-detector.user": [{ instruction: INSTRUCTION, step_count: 12, last_step: 11 }],
+  "error-detector.task": [{ instruction: INSTRUCTION }],
+  "error-detector.question": [{ step_count: 12, first_shown: 6, last_step: 11 }],
   "forward.pyautogui.step": [{ instruction: INSTRUCTION, observation: "screenshot" }],
   "forward.pyautogui.system": [
     { screen_width: 1920, screen_height: 1080, observation_note: OBSERVATION_NOTES.screenshot },
