@@ -15,6 +15,13 @@ import { resolveSdkOptions } from "../../../adapters/sdk/shared/options.ts";
 import { withRecovery } from "../../../graphs/with-recovery.ts";
 import { createAgent, validateAgentSpec } from "../../../experiments/agents/registry.ts";
 import { AgentSpecSchema } from "../../../experiments/agents/spec.ts";
+import { checkConfigAgents, configAgents, fillConfigModels } from "../../../experiments/config/agents.ts";
+import { parseExperimentConfig } from "../../../experiments/config/load.ts";
+import { runExperiment } from "../../../experiments/runner/experiment.ts";
+import { createSimDeskRuntime } from "../../../experiments/runtime/simdesk.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { BlobStore } from "../../../src/blob-store.ts";
 import type { ErrorDetector } from "../../../src/detector.ts";
 import { ConfigError } from "../../../src/errors.ts";
@@ -178,6 +185,37 @@ describe("every path takes the preset", () => {
     );
     expect(() => validateAgentSpec("detector", { kind: "preset", preset: "production", model: { model: "m", baseUrl: standIn.url, temperature: 9 } }, "config.pairs.0.detector")).toThrow(ConfigError);
     expect(() => validateAgentSpec("forward", { kind: "preset", preset: "production", model: { model: "m" } }, "config.pairs.0.forward")).toThrow(/forward.*kind: preset cannot be a forward/);
+  });
+
+  it("experiment configs: a paper pair and a production pair compare in one run through the runner", async () => {
+    const judgeSpec = { model: "retrace-stand-in", observation: "a11y_tree", temperature: 0.7 };
+    const pair = (name: string, preset: string) => ({ name, forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { preset, model: judgeSpec }, ...(name === "production" ? { baseline: false } : {}) });
+    const c = fillConfigModels(
+      parseExperimentConfig({ kind: "end-to-end", name: "preset-test", env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes"] }, seeds: { count: 1 }, maxRecoveryIterations: [2], options: { maxForwardSteps: 15 }, pairs: [pair("paper", "paper"), pair("production", "production")] }),
+      { baseUrl: proxy.url },
+    );
+    expect(configAgents(c).find((a) => a.path === "config.pairs.1.detector.model")?.spec).toMatchObject({ kind: "model", baseUrl: proxy.url });
+    checkConfigAgents(c, "simdesk");
+    const dir = mkdtempSync(join(tmpdir(), "retrace-preset-run-"));
+    try {
+      const from = proxy.bodies.length;
+      const run = await runExperiment(c, createSimDeskRuntime(), { out: join(dir, "run"), workers: 1 });
+      expect(run.lines.map((l) => l.condition).sort()).toEqual(["paper.max-rec-2", "paper.max-rec-2", "paper.no-recovery", "paper.no-recovery", "production.max-rec-2", "production.max-rec-2"]);
+      const lines = (cond: string) => run.lines.filter((l) => l.condition === cond);
+      const calls = (cond: string) => lines(cond).reduce((s, l) => s + (l.models?.detector?.calls ?? 0), 0);
+      const steps = (cond: string) => lines(cond).reduce((s, l) => s + l.forwardSteps, 0);
+      expect(calls("production.max-rec-2")).toBeGreaterThan(0);
+      expect(calls("production.max-rec-2")).toBeLessThan(steps("production.max-rec-2"));
+      const bodies = judgeBodies(from);
+      const prod = bodies.filter((b) => userParts(b)[0].text.includes("Below is each step's action, oldest first"));
+      expect(prod).toHaveLength(calls("production.max-rec-2"));
+      expect(bodies.length - prod.length).toBe(calls("paper.max-rec-2"));
+      const text = prod.map((b) => userParts(b).map((p) => p.text ?? "").join("\n")).join("\n");
+      expect(text).toContain("(changed lines of the accessibility tree):");
+      expect(text).not.toContain("Accessibility tree:\n"); // no full tree in the production judge's requests
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("bad preset specs fail with one line naming the field", () => {
