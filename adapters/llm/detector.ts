@@ -1,6 +1,7 @@
 /**
  * An error-step detector backed by any chat model (provider neutral, through src/model.ts).
- * It shows the model the task, the observation-action history and the newest screenshot and asks
+ * It shows the model the task, the observation-action history and the newest screenshot (laid
+ * out the paper's way, or cache-friendly for the production preset: `layout`) and asks
  * for `{ off_track, error_step, reason, confidence }`. Invalid replies are re-asked a bounded
  * number of times with the validation error; after that, and on timeouts or transport errors,
  * it returns `noDetection(..., failure)`: never a spurious recovery, never a throw.
@@ -51,14 +52,15 @@ export interface LlmErrorDetectorOptions extends JsonRoleOptions {
   /**
    * How the request is laid out. "paper": the paper's prompt (error-detector.user), the whole
    * action history and the last `historyImages` screens. "cached" (the production preset): a
-   * stable system + task prefix, then an append-only window of the last `historySteps` steps
-   * (each action and the screen it left), then the current screen and the question, so that a
+   * stable system + task prefix, then the append-only history (every step's action line, and
+   * for the last `historySteps` steps the screen each one left), then the question, so that a
    * provider's prefix cache hits from one judge call to the next. @default "paper"
    */
   layout?: DetectorLayout;
   /**
-   * layout "cached": steps shown (k). The window's start moves in jumps of k steps, so it shows the
-   * last k to 2k-1 steps and consecutive requests share their history prefix. @default 3
+   * layout "cached": steps whose screens are shown (k). The window's start moves in jumps of k
+   * steps, so it shows the last k to 2k-1 screens and consecutive requests share their history
+   * prefix; `historyImages` is not used. @default 3
    */
   historySteps?: number;
   /** Downscale every screenshot sent so that neither side exceeds this many pixels (sharp). @default the stored size */
