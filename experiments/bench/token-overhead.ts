@@ -33,6 +33,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parse as parseYaml } from "yaml";
 import { startStandInServer } from "../../adapters/testing/stand-in/server.ts";
 import { createSimDesk, getSimDeskTask, type SimDesk } from "../../adapters/environments/simdesk/index.ts";
 import { BlobStore } from "../../src/blob-store.ts";
@@ -47,29 +48,15 @@ const TASKS = Number(process.env.RETRACE_BENCH_TOKEN_TASKS ?? 48);
 const SEEDS = [0, 1, 2];
 const MAX_STEPS = 25;
 
-const model = { kind: "model", model: "retrace-stand-in", temperature: 0.7 };
-const judge = { model: "retrace-stand-in", observation: "a11y_tree", temperature: 0.7 };
-const roles = {
-  forward: { ...model, format: "pyautogui", observation: "a11y_tree" },
-  recovery: { ...model, format: "pyautogui", observation: "a11y_tree" },
-  selector: model,
-  summarizer: { ...model, temperature: 0 },
-};
+const PRESET = fileURLToPath(new URL("../configs/stand-in/detection-presets.yaml", import.meta.url));
 
-/** The run's config: the stand-in end-to-end preset's options, two pairs that differ only in the detector preset. */
-export function benchConfig(tasks = TASKS) {
-  return {
-    kind: "end-to-end",
-    name: "recovery-token-overhead",
-    env: { kind: "simdesk", sample: tasks },
-    seeds: SEEDS,
-    options: { maxForwardSteps: MAX_STEPS, recoveryStep: "llm", recoveryContext: "contextualized", restoration: "model", recoveryBudget: 10, freezeWindow: 5, detection: "sequential", detectDone: true },
-    maxRecoveryIterations: [3],
-    pairs: [
-      { name: "paper", ...roles, detector: { preset: "paper", model: judge } },
-      { name: "production", ...roles, detector: { preset: "production", model: judge }, baseline: false },
-    ],
-  };
+/** The run's config: experiments/configs/stand-in/detection-presets.yaml (two pairs that differ only in the detector preset), `tasks` of its 48. */
+export function benchConfig(tasks = TASKS): Record<string, any> {
+  const c = parseYaml(readFileSync(PRESET, "utf8")) as Record<string, any>;
+  c.env = { ...c.env, sample: tasks };
+  c.seeds = SEEDS;
+  c.options = { ...c.options, maxForwardSteps: MAX_STEPS };
+  return c;
 }
 
 type RoleUsage = { inputTokens: number; outputTokens: number; billedTokens?: number };

@@ -19,6 +19,7 @@ import { checkConfigAgents, configAgents, fillConfigModels } from "../../../expe
 import { parseExperimentConfig } from "../../../experiments/config/load.ts";
 import { runExperiment } from "../../../experiments/runner/experiment.ts";
 import { createSimDeskRuntime } from "../../../experiments/runtime/simdesk.ts";
+import { benchConfig } from "../../../experiments/bench/token-overhead.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -216,6 +217,19 @@ describe("every path takes the preset", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("the shipped stand-in config of the bench line validates, both presets with the judge filled from --base-url", () => {
+    const c = fillConfigModels(parseExperimentConfig(benchConfig(48)), { baseUrl: standIn.url });
+    checkConfigAgents(c, "simdesk");
+    const detectors = configAgents(c).filter((a) => a.role === "detector");
+    expect(detectors.map((a) => [a.path, a.spec.kind])).toEqual([
+      ["config.pairs.0.detector", "preset"],
+      ["config.pairs.0.detector.model", "model"],
+      ["config.pairs.1.detector", "preset"],
+      ["config.pairs.1.detector.model", "model"],
+    ]);
+    expect(detectors.map((a) => (a.spec as { preset?: string }).preset)).toEqual(["paper", undefined, "production", undefined]);
   });
 
   it("bad preset specs fail with one line naming the field", () => {
