@@ -1,0 +1,68 @@
+/**
+ * The production detection preset inside an SDK's own loop: the Vercel AI SDK's generateText
+ * (Anthropic computer tool, scripted forward model) on SimDesk, with the judge played by the
+ * stand-in (retrace's sampling model server) behind a recording proxy. The judge is asked on
+ * fewer steps than the agent takes, and every screenshot it gets is downscaled to 768 px.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stepCountIs } from "ai";
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { generateTextWithRecovery, retraceComputerTool } from "../../../adapters/sdk/ai-sdk/generate-text-with-recovery.ts";
+import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import { startStandInServer, type StandInServer } from "../../../adapters/testing/stand-in/server.ts";
+import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
+import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
+import { startRecordingProxy, type RecordingProxy } from "../../helpers/recording-proxy.ts";
+import { tempBlobs } from "../llm/fixtures.ts";
+import { toAnthropicInput, wrongItemScenario } from "./fixtures.ts";
+
+let standIn: StandInServer;
+let proxy: RecordingProxy;
+const servers: ScriptedOpenAIServer[] = [];
+beforeAll(async () => {
+  standIn = await startStandInServer({ seed: 0 });
+  proxy = await startRecordingProxy(standIn.origin);
+});
+afterAll(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+  await proxy?.close();
+  await standIn?.close();
+});
+
+const pngSize = (dataUrl: string) => {
+  const bytes = Buffer.from(dataUrl.slice(dataUrl.indexOf(",") + 1), "base64");
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+};
+
+describe("the production preset in the AI SDK's generateText loop", () => {
+  it("asks the judge on fewer steps than the agent takes, with downscaled screenshots of the last-k window", async () => {
+    const blobs = tempBlobs();
+    const task = getSimDeskTask("files-rename-draft");
+    const env = createSimDesk({ blobs });
+    await env.reset(task);
+    const { recoverer } = await wrongItemScenario(servers, blobs);
+    const forward = task.plan.map((a, i) => ({ endpoint: "messages" as const, content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }] }));
+    const server = await startScriptedOpenAIServer({ script: [...forward, { endpoint: "messages", text: "Renamed." }] });
+    servers.push(server);
+    const anthropic = createAnthropic({ baseURL: server.url, apiKey: "test-key" });
+    const computer = retraceComputerTool({ env, blobs });
+    const judge = createOpenAIChatModel({ model: "retrace-stand-in", blobs, baseURL: proxy.url, apiKey: "test-key", maxRetries: 0, timeoutMs: 10_000 });
+    const from = proxy.bodies.length;
+
+    const result = await generateTextWithRecovery(
+      { model: anthropic("claude-sonnet-4-5"), tools: { computer }, prompt: task.instruction, stopWhen: stepCountIs(40), maxRetries: 0 },
+      { env, blobs, detector: { preset: "production", model: judge }, recoverer, recoveryBudget: 4, task, instanceKey: `${task.id}/0` },
+    );
+    const asked = proxy.bodies.slice(from).filter((b) => JSON.stringify(b.messages[0]).includes("off_track"));
+    expect(computer.log.length).toBeGreaterThanOrEqual(task.plan.length);
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.length).toBeLessThan(computer.log.length);
+    expect(result.accounting.models.detector?.calls).toBe(asked.length);
+    for (const b of asked) {
+      const images = (b.messages[1].content as any[]).filter((p) => p.type === "image_url");
+      expect(images.length).toBeGreaterThan(0);
+      expect(images.length).toBeLessThanOrEqual(5);
+      for (const p of images) expect(Math.max(pngSize(p.image_url.url).width, pngSize(p.image_url.url).height)).toBeLessThanOrEqual(768);
+    }
+  });
+});
