@@ -1,6 +1,7 @@
 /**
- * The production detection preset inside an SDK's own loop: the Vercel AI SDK's generateText
- * (Anthropic computer tool, scripted forward model) on SimDesk, with the judge played by the
+ * The production detection preset inside the SDKs' own loops: the Vercel AI SDK's generateText
+ * (Anthropic computer tool) and the OpenAI Agents SDK's run (Responses computer use), each with a
+ * scripted forward model on SimDesk and the judge played by the
  * stand-in (retrace's sampling model server) behind a recording proxy. The judge is asked on
  * fewer steps than the agent takes, and every screenshot it gets is downscaled to 768 px.
  */
@@ -14,7 +15,12 @@ import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
 import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
 import { startRecordingProxy, type RecordingProxy } from "../../helpers/recording-proxy.ts";
 import { tempBlobs } from "../llm/fixtures.ts";
-import { toAnthropicInput, wrongItemScenario } from "./fixtures.ts";
+import { toAnthropicInput, toOpenAIAction, wrongItemScenario } from "./fixtures.ts";
+import OpenAI from "openai";
+import { Agent, OpenAIResponsesModel, computerTool, setTracingDisabled } from "@openai/agents";
+import { retraceComputer, runWithRecovery } from "../../../adapters/sdk/openai-agents/index.ts";
+
+setTracingDisabled(true);
 
 let standIn: StandInServer;
 let proxy: RecordingProxy;
@@ -64,5 +70,28 @@ describe("the production preset in the AI SDK's generateText loop", () => {
       expect(images.length).toBeLessThanOrEqual(5);
       for (const p of images) expect(Math.max(pngSize(p.image_url.url).width, pngSize(p.image_url.url).height)).toBeLessThanOrEqual(768);
     }
+  });
+
+  it("and in the OpenAI Agents SDK's run: fewer judge calls than steps, downscaled screenshots", async () => {
+    const blobs = tempBlobs();
+    const task = getSimDeskTask("files-rename-draft");
+    const env = createSimDesk({ blobs });
+    await env.reset(task);
+    const { recoverer } = await wrongItemScenario(servers, blobs);
+    const forward = task.plan.map((a, i) => ({ endpoint: "responses" as const, output: [{ type: "computer_call", id: `cu_${i}`, call_id: `call_${i}`, action: toOpenAIAction(a), pending_safety_checks: [], status: "completed" }] }));
+    const server = await startScriptedOpenAIServer({ script: [...forward, { endpoint: "responses", text: "Renamed." }] });
+    servers.push(server);
+    const computer = retraceComputer({ env, blobs });
+    const agent = new Agent({ name: "desk agent", instructions: "Operate the computer.", model: new OpenAIResponsesModel(new OpenAI({ baseURL: server.url, apiKey: "test-key", maxRetries: 0 }), "computer-use-preview"), tools: [computerTool({ computer })], modelSettings: { truncation: "auto" } });
+    const judge = createOpenAIChatModel({ model: "retrace-stand-in", blobs, baseURL: proxy.url, apiKey: "test-key", maxRetries: 0, timeoutMs: 10_000 });
+    const from = proxy.bodies.length;
+    const result = await runWithRecovery(agent, task.instruction, { env, blobs, detector: { preset: "production", model: judge, imageMaxSide: 512 }, recoverer, recoveryBudget: 4, task, instanceKey: `${task.id}/0`, runOptions: { maxTurns: 40 } });
+    const asked = proxy.bodies.slice(from).filter((b) => JSON.stringify(b.messages[0]).includes("off_track"));
+    expect(result.accounting.forwardSteps).toBeGreaterThanOrEqual(task.plan.length);
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.length).toBeLessThan(result.accounting.forwardSteps);
+    const images = asked.flatMap((b) => (b.messages[1].content as any[]).filter((q) => q.type === "image_url"));
+    expect(images.length).toBeGreaterThanOrEqual(asked.length);
+    for (const p of images) expect(pngSize(p.image_url.url)).toEqual({ width: 512, height: 320 }); // imageMaxSide 512 of 1280x800
   });
 });
