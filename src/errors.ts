@@ -96,6 +96,22 @@ export class ServiceUnavailableError extends RetraceError {
   readonly code: RetraceErrorCode = "SERVICE_UNAVAILABLE";
 }
 
+/**
+ * The error detector (the judge) failed or timed out `degradedAfter` times in a row and the run
+ * asked to stop then (`onDetectorFailure: "fail"`). The message names the judge's endpoint.
+ */
+export class DetectorUnavailableError extends ServiceUnavailableError {
+  /** The judge's endpoint (base URL and model), or the detector's name when it declares none. */
+  readonly endpoint: string;
+  /** Failed calls in a row when the run stopped. */
+  readonly failures: number;
+  constructor(message: string, options: { cause?: unknown; endpoint: string; failures: number }) {
+    super(message, options);
+    this.endpoint = options.endpoint;
+    this.failures = options.failures;
+  }
+}
+
 /** An operation exceeded its time limit. */
 export class StepTimeoutError extends RetraceError {
   readonly code: RetraceErrorCode = "STEP_TIMEOUT";

@@ -69,6 +69,7 @@ export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorD
   return {
     name: o.name,
     latency: "model",
+    ...(model.endpoint !== undefined && { endpoint: model.endpoint }),
     async detect(input: DetectorInput): Promise<Detection> {
       const t = input.history.length;
       if (t === 0) return { ...noDetection("no steps taken yet"), prompt };

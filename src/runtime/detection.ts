@@ -4,8 +4,10 @@
  */
 import { z } from "zod";
 import { noDetection, type Detection, type DetectorInput, type ErrorDetector } from "../detector.ts";
-import { describeError } from "../errors.ts";
-import { logger } from "../logger.ts";
+import type { EpisodeAccounting } from "../episode.ts";
+import { describeError, DetectorUnavailableError } from "../errors.ts";
+import { logger, plainWarning } from "../logger.ts";
+import type { EpisodeEvents } from "./events.ts";
 
 const DetectionSchema = z.object({
   isError: z.boolean(),
@@ -17,6 +19,14 @@ const DetectionSchema = z.object({
   prompt: z.string().optional(),
   cascade: z.object({ gates: z.array(z.string()), asked: z.boolean(), firedBy: z.string().optional() }).optional(),
 });
+
+/**
+ * Default time limit of one detector call: 30 s. A judge answers one step in a few seconds (a
+ * hosted model with a screenshot, 2-10 s); the policy's own call may take longer, but a judge
+ * that needs more than 30 s for one verdict is failing, and each step waits for it. The model
+ * client's per-attempt timeout (120 s) stays the outer bound of any single request.
+ */
+export const DEFAULT_DETECTOR_TIMEOUT_MS = 30_000;
 
 /** The outcome of one guarded detector call. */
 export interface GuardedDetection {
@@ -31,8 +41,13 @@ export interface GuardedDetection {
  */
 export async function guardedDetect(detector: ErrorDetector, input: DetectorInput, timeoutMs: number): Promise<GuardedDetection> {
   let raw: unknown;
+  // The call's own signal aborts it at the deadline: a timed-out request is cancelled (and never
+  // retried behind the runtime's back by an SDK that keeps going), not merely raced.
+  const deadline = new AbortController();
+  const signal = input.signal ? AbortSignal.any([input.signal, deadline.signal]) : deadline.signal;
+  const message = `detector ${detector.name} timed out after ${timeoutMs} ms`;
   try {
-    raw = await withTimeout(detector.detect(input), timeoutMs, `detector ${detector.name} timed out after ${timeoutMs} ms`);
+    raw = await withTimeout(detector.detect({ ...input, signal }), timeoutMs, message, () => deadline.abort(new DOMException(message, "TimeoutError")));
   } catch (err) {
     return fail(detector, input, describeError(err));
   }
@@ -62,18 +77,61 @@ function usageOf(raw: unknown): Detection["usage"] | undefined {
   return undefined;
 }
 
-/** Reject with `message` when `p` does not settle within `ms` (0 or Infinity = no limit). */
-export async function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+/** Reject with `message` when `p` does not settle within `ms` (0 or Infinity = no limit); `onTimeout` runs first (abort the call there). */
+export async function withTimeout<T>(p: Promise<T>, ms: number, message: string, onTimeout?: () => void): Promise<T> {
   if (!Number.isFinite(ms) || ms <= 0) return p;
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
       p,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(message)), ms);
+        timer = setTimeout(() => {
+          onTimeout?.();
+          reject(new Error(message));
+        }, ms);
       }),
     ]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** What {@link trackDetectorHealth} needs besides the accounting. */
+export interface DetectorHealthContext {
+  detector: ErrorDetector;
+  detection: Detection;
+  failed: boolean;
+  taskId: string;
+  step: number;
+  events: EpisodeEvents;
+  /** Failed calls in a row that make recovery degraded (`degradedAfter`). */
+  degradedAfter: number;
+  /** `"fail"` throws a DetectorUnavailableError once degraded; `"continue"` goes on unjudged. */
+  onDetectorFailure: "continue" | "fail";
+}
+
+/**
+ * After one guarded detector call: count the failure streak in the (checkpointed, flat)
+ * accounting and, when it reaches `degradedAfter`, report recovery as degraded: `accounting.degraded`
+ * +1, a `degraded` event, ONE plain warning line; then with `onDetectorFailure: "fail"` throw a
+ * DetectorUnavailableError naming the judge's endpoint. An answered call ends the streak.
+ */
+export function trackDetectorHealth(acc: EpisodeAccounting, h: DetectorHealthContext): EpisodeAccounting {
+  if (!h.failed) return acc.detectorFailStreak ? { ...acc, detectorFailStreak: 0 } : acc;
+  const failures = (acc.detectorFailStreak ?? 0) + 1;
+  const next: EpisodeAccounting = { ...acc, detectorFailStreak: failures };
+  if (failures < h.degradedAfter) return next;
+  const endpoint = h.detector.endpoint ?? h.detector.name;
+  const lastFailure = h.detection.failure ?? h.detection.reason;
+  if (failures === h.degradedAfter) {
+    next.degraded = (acc.degraded ?? 0) + 1;
+    h.events.emit("degraded", { taskId: h.taskId, step: h.step, failures, detector: h.detector.name, endpoint, lastFailure, action: h.onDetectorFailure });
+    plainWarning(
+      `recovery is DEGRADED for task ${h.taskId}: the error detector ${endpoint} failed ${failures} times in a row (last: ${lastFailure.slice(0, 300)}); ` +
+        (h.onDetectorFailure === "fail" ? "stopping the run (onDetectorFailure: \"fail\")" : "the agent continues unjudged (onDetectorFailure: \"continue\")"),
+    );
+  }
+  if (h.onDetectorFailure === "fail")
+    throw new DetectorUnavailableError(`the error detector ${endpoint} failed ${failures} times in a row (last: ${lastFailure.slice(0, 300)}); fix or replace the judge endpoint, or set onDetectorFailure: "continue"`, { endpoint, failures });
+  return next;
 }
