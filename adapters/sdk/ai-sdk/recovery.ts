@@ -29,7 +29,8 @@ import { ConfigError } from "../../../src/errors.ts";
 import { EpisodeEvents } from "../../../src/runtime/events.ts";
 import { anthropicComputerInputToActions, type AnthropicComputerInput } from "../../actions/anthropic/convert.ts";
 import { resolveSdkOptions, type ResolvedSdkRecoveryOptions, type SdkRecoveryOptions } from "../shared/options.ts";
-import { StepRecovery, type CompletedStep } from "../../../src/runtime/step-recovery.ts";
+import { StepRecovery, type CompletedStep, type Truncation } from "../../../src/runtime/step-recovery.ts";
+import { bump } from "../../../src/runtime/accounting.ts";
 import { MessageView, describeCalls, type ViewMessage } from "../shared/message-view.ts";
 import { buildSdkResult, type SdkEpisodeResult } from "../shared/result.ts";
 import type { RecoveryReport } from "../../../src/runtime/recovery-report.ts";
@@ -89,6 +90,8 @@ export class AiSdkRecovery {
   private readonly emitter: EpisodeEvents;
   private started = 0;
   private envMs0 = 0;
+  /** The verdict (and recovery) on the last steps, computed while the model answers (overlapped detection), and the view's length then. */
+  private pending: { judged: Promise<Truncation | null>; viewLength: number } | undefined;
 
   constructor(options: AiSdkRecoveryOptions) {
     const { computerTools = ["computer"], toActions = defaultToActions, telemetry, onRecovery, ...rest } = options ?? ({} as AiSdkRecoveryOptions);
@@ -123,14 +126,59 @@ export class AiSdkRecovery {
     } else if (args.stepNumber === 0) {
       this.view.restart(args.messages); // a later call of the same run: its input is context, not new steps
     }
-    const steps: CompletedStep[] = this.view.absorb(args.messages).map((calls) => ({ actions: calls.flatMap((c) => this.toActions(c.input, c.toolName)), response: describeCalls(calls) }));
+    // Overlapped detection: the verdict on the previous step(s), computed while the model produced
+    // what is new now. When it fired, that output was never executed (retrace's computer tool held
+    // it): it is discarded with its tool results (never sent again, never a step) and the context
+    // is cut as the sequential flow cuts it.
+    const verdict = await this.settle();
+    let steps: CompletedStep[] = this.view.absorb(args.messages).map((calls) => ({ actions: calls.flatMap((c) => this.toActions(c.input, c.toolName)), response: describeCalls(calls) }));
+    if (verdict) {
+      this.discard(verdict.truncation, verdict.viewLength);
+      steps = [];
+    }
     if (steps.length > 0) {
       // The screen after the last tool call, as the tool recorded it (observed only when it recorded none).
-      const outcome = await this.loop.afterSteps(steps, await this.o.meter.current(), this.o.signal);
-      if (outcome) this.view.apply(outcome);
+      const judged = this.loop.afterSteps(steps, await this.o.meter.current(), this.o.signal);
+      if (this.overlaps()) {
+        // The model's next call starts now; retrace's computer tool holds its action until the verdict.
+        judged.catch(() => undefined); // taken in (and rethrown) by the next prepareStep or finish()
+        this.pending = { judged, viewLength: this.view.length };
+        this.o.meter.holdUntil(judged.then((t) => t === null, () => false));
+      } else {
+        const outcome = await judged;
+        if (outcome) this.view.apply(outcome);
+      }
     }
     return { messages: this.view.messages() as A["messages"] };
   };
+
+  /** Detection overlaps the next model call when asked ("auto": a model-latency detector) and retrace's computer tool holds actions. */
+  private overlaps(): boolean {
+    const mode = this.o.detection;
+    if (mode === "sequential") return false;
+    if (mode === "auto" && this.o.detector.latency !== "model") return false;
+    return this.o.meter.holding;
+  }
+
+  /** Wait for the pending verdict and stop holding actions; the truncation when it fired, else null. Rethrows its error. */
+  private async settle(): Promise<{ truncation: Truncation; viewLength: number } | null> {
+    const pending = this.pending;
+    if (!pending) return null;
+    this.pending = undefined;
+    try {
+      const truncation = await pending.judged;
+      return truncation ? { truncation, viewLength: pending.viewLength } : null;
+    } finally {
+      this.o.meter.release();
+    }
+  }
+
+  /** Drop what the model produced after the judged steps, count it discarded, apply the recovery's cut. */
+  private discard(t: Truncation, viewLength: number): void {
+    this.view.dropAfter(viewLength);
+    this.view.apply(t);
+    this.loop!.state.accounting = bump(this.loop!.state.accounting, { discardedProposals: 1 });
+  }
 
   /**
    * Your `prepareStep` composed with retrace's: retrace's runs first; yours gets the messages it
@@ -156,6 +204,10 @@ export class AiSdkRecovery {
   async finish<T extends FinishInput>(result: T): Promise<SdkEpisodeResult<T>> {
     if (!this.loop) throw new ConfigError("createRecovery: finish() before any step ran: pass recovery.prepareStep (or compose()) as prepareStep of the AI SDK call", { field: "prepareStep" });
     const [finishReason, text] = await Promise.all([result.finishReason, result.text]);
+    // A verdict still pending (the model answered with text after the last step): take it in;
+    // when it fired, recovery has run and that answer is discarded from `messages()`.
+    const late = await this.settle();
+    if (late) this.discard(late.truncation, late.viewLength);
     const stopReason: StopReason = finishReason === "tool-calls" ? "max-steps" : "done";
     return buildSdkResult(this.o, this.loop, { result, finalOutput: text, stopReason, wallMs: Date.now() - this.started, envMs: this.o.meter.ms - this.envMs0 });
   }
