@@ -34,7 +34,7 @@ import { bump } from "../../../src/runtime/accounting.ts";
 import { MessageView, describeCalls, type ViewMessage } from "../shared/message-view.ts";
 import { buildSdkResult, type SdkEpisodeResult } from "../shared/result.ts";
 import type { RecoveryReport } from "../../../src/runtime/recovery-report.ts";
-import { spanReporter, type RecoveryTelemetry } from "./telemetry.ts";
+import { degradedSpanReporter, spanReporter, type RecoveryTelemetry } from "./telemetry.ts";
 
 /** Options of {@link createRecovery}. */
 export interface AiSdkRecoveryOptions extends SdkRecoveryOptions {
@@ -99,6 +99,8 @@ export class AiSdkRecovery {
     this.o = resolveSdkOptions("createRecovery", rest);
     this.emitter = this.o.events ?? new EpisodeEvents();
     const spans = spanReporter(telemetry);
+    const degraded = degradedSpanReporter(telemetry);
+    if (degraded) this.emitter.on("degraded", (e) => void degraded(e).catch(() => undefined));
     this.reporters = [spans, onRecovery].filter((r): r is (r: RecoveryReport) => void | Promise<void> => typeof r === "function");
     this.isStep = (name) => computerTools.includes(name);
     this.toActions = toActions;
