@@ -35,11 +35,16 @@ export interface GuardedDetection {
   failed: boolean;
 }
 
+/** True when recovery is already degraded (the streak has reached `degradedAfter`): the next failure is not logged per step again. */
+export function degradedNow(acc: EpisodeAccounting, degradedAfter: number): boolean {
+  return (acc.detectorFailStreak ?? 0) >= degradedAfter;
+}
+
 /**
  * Call the detector with a time limit and validate its answer. An error step outside the history
  * (0..step-1) counts as garbage. The returned detection is always safe to act on.
  */
-export async function guardedDetect(detector: ErrorDetector, input: DetectorInput, timeoutMs: number): Promise<GuardedDetection> {
+export async function guardedDetect(detector: ErrorDetector, input: DetectorInput, timeoutMs: number, opts: { quiet?: boolean } = {}): Promise<GuardedDetection> {
   let raw: unknown;
   // The call's own signal aborts it at the deadline: a timed-out request is cancelled (and never
   // retried behind the runtime's back by an SDK that keeps going), not merely raced.
@@ -49,23 +54,31 @@ export async function guardedDetect(detector: ErrorDetector, input: DetectorInpu
   try {
     raw = await withTimeout(detector.detect({ ...input, signal }), timeoutMs, message, () => deadline.abort(new DOMException(message, "TimeoutError")));
   } catch (err) {
-    return fail(detector, input, describeError(err));
+    return fail(detector, input, describeError(err), opts.quiet);
   }
   const parsed = DetectionSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return fail(detector, input, `unusable detection: ${issue.path.join(".") || "(value)"}: ${issue.message}`, usageOf(raw));
+    return fail(detector, input, `unusable detection: ${issue.path.join(".") || "(value)"}: ${issue.message}`, opts.quiet, usageOf(raw));
   }
   const d = parsed.data as Detection;
-  if (d.failure) return { detection: { ...noDetection(d.reason, d.failure), usage: d.usage, prompt: d.prompt }, failed: true };
+  if (d.failure) {
+    log(opts.quiet)({ detector: detector.name, task: input.task.id, step: input.step, failure: d.failure }, "detector failed; continuing without recovery");
+    return { detection: { ...noDetection(d.reason, d.failure), usage: d.usage, prompt: d.prompt }, failed: true };
+  }
   if (d.isError && (d.errorStep === null || d.errorStep < 0 || d.errorStep >= input.step)) {
-    return fail(detector, input, `error step ${String(d.errorStep)} is outside the history 0..${input.step - 1}`, d.usage, d.prompt);
+    return fail(detector, input, `error step ${String(d.errorStep)} is outside the history 0..${input.step - 1}`, opts.quiet, d.usage, d.prompt);
   }
   return { detection: d, failed: false };
 }
 
-function fail(detector: ErrorDetector, input: DetectorInput, failure: string, usage?: Detection["usage"], prompt?: string): GuardedDetection {
-  logger.warn({ detector: detector.name, task: input.task.id, step: input.step, failure }, "detector failed; continuing without recovery");
+/** Failures are logged as warnings until recovery is degraded, then at debug level: the degraded warning said it once. */
+function log(quiet: boolean | undefined): (fields: object, msg: string) => void {
+  return quiet ? logger.debug : logger.warn;
+}
+
+function fail(detector: ErrorDetector, input: DetectorInput, failure: string, quiet?: boolean, usage?: Detection["usage"], prompt?: string): GuardedDetection {
+  log(quiet)({ detector: detector.name, task: input.task.id, step: input.step, failure }, "detector failed; continuing without recovery");
   const detection = noDetection("detector failed", failure);
   if (usage) detection.usage = usage;
   if (prompt) detection.prompt = prompt;

@@ -27,7 +27,7 @@ import { describeError } from "../errors.ts";
 import { logger } from "../logger.ts";
 import { EpisodeEvents } from "./events.ts";
 import { consumeFrozenStep, detectorGate, initialFreezeState, startFreeze, type FreezeState } from "./freeze.ts";
-import { guardedDetect, trackDetectorHealth } from "./detection.ts";
+import { degradedNow, guardedDetect, trackDetectorHealth } from "./detection.ts";
 import { addUsage, bump, emptyAccounting } from "./accounting.ts";
 import { createStepSelector } from "../selectors/index.ts";
 import type { ModelUsage } from "../usage.ts";
@@ -176,6 +176,7 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
       this.o.detector,
       { task: this.task, history: s.history, observation: current, step: t, tick: s.tick, blobs: this.o.blobs, signal },
       this.o.detectorTimeoutMs,
+      { quiet: degradedNow(s.accounting, this.o.degradedAfter ?? 3) },
     );
     s.accounting = addUsage(bump(s.accounting, { detectorCalls: 1, detectorFailures: failed ? 1 : 0 }), detection.usage, "detector");
     s.accounting = trackDetectorHealth(s.accounting, {
