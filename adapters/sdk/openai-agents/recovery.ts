@@ -110,12 +110,15 @@ export class AgentsRecovery {
     this.userFilter = callModelInputFilter;
     this.envMs0 = this.o.meter.ms;
     this.runConfig = { callModelInputFilter: (args) => this.filter(args) };
-    // Nothing unjudged executes: retrace's computer refuses to act in a run where this filter never ran.
-    this.o.meter.onAction = () => {
-      if (this.filterRan) return;
-      throw (this.overridden ??= new ConfigError(OVERRIDDEN, { field: "callModelInputFilter" }));
-    };
+    // Nothing unjudged executes: retrace's computer refuses to act in a run where this filter never
+    // ran (until finish(); a later run's override is caught by finish(), from the run's model calls).
+    this.o.meter.onAction = this.guard;
   }
+
+  private readonly guard = (): void => {
+    if (this.filterRan) return;
+    throw (this.overridden ??= new ConfigError(OVERRIDDEN, { field: "callModelInputFilter" }));
+  };
 
   /** The episode's events (the `events` option, or the emitter created for it). */
   get events(): EpisodeEvents {
@@ -283,6 +286,7 @@ export class AgentsRecovery {
     }
     const ran = this.filterRan;
     this.filterRan = false;
+    if (this.o.meter.onAction === this.guard) this.o.meter.onAction = undefined;
     this.runOver = true;
     if (this.overridden) throw this.overridden;
     if (!ran && result && ((result as { rawResponses?: unknown[] }).rawResponses?.length ?? 0) > 0) throw new ConfigError(OVERRIDDEN, { field: "callModelInputFilter" });
