@@ -120,9 +120,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
       );
       if ("error" in out) {
         if (request.signal?.aborted) throw abortError(request.signal);
-        const e = toAdapterError(out.error, { what: `chat completion from ${options.model}`, timeoutMs, maxRetries, secrets });
-        if (out.attempts > 1) e.message = `${e.message} (${out.attempts} attempts)`;
-        throw e;
+        throw toAdapterError(out.error, { what: `chat completion from ${options.model}`, timeoutMs, maxRetries, secrets, ...(out.attempts > 0 && { attempts: out.attempts }) });
       }
       const completion = out.value as OpenAI.Chat.Completions.ChatCompletion;
       const retries = Math.max(0, out.attempts - 1);
