@@ -3,7 +3,7 @@
  * recovery (`createAgentsRecovery`, default `detection: "auto"`, which overlaps the judge's
  * verdict on step t with the model's call for step t+1) divided by the same run bare, with a
  * 100 ms model and a 100 ms judge: loopback servers on 127.0.0.1 (adapters/testing) that answer
- * after a fixed delay. The agent is the SDK's own `run()` with `OpenAIResponsesModel` and a
+ * after a fixed delay. The agent is the SDK's own `run()` with its Responses model and a
  * `RetraceComputer` over SimDesk; the judge is the LLM detector over the chat-completions client
  * and says "on track" every step, so the figure is the cost of watching, not of recovering.
  * Target <= 1.10. Details: the sequential flow's ratio (judge in front of every model call), both
@@ -24,10 +24,10 @@ const REPS = 3;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function run(): Promise<BenchResult[]> {
-  const [{ Agent, OpenAIResponsesModel, computerTool, run: runAgent, setTracingDisabled }, { default: OpenAI }, { createAgentsRecovery, retraceComputer }] = await Promise.all([
+  const [{ Agent, OpenAIProvider, computerTool, run: runAgent, setTracingDisabled }, { createAgentsRecovery }, { retraceComputer }] = await Promise.all([
     import("@openai/agents"),
-    import("openai"),
-    import("../../adapters/sdk/openai-agents/index.ts"),
+    import("../../adapters/sdk/openai-agents/recovery.ts"),
+    import("../../adapters/sdk/openai-agents/computer.ts"),
   ]);
   setTracingDisabled(true);
   const desk = benchDesk("sdk-overlap");
@@ -47,8 +47,8 @@ export async function run(): Promise<BenchResult[]> {
   try {
     const task = SIMDESK_TASKS[0];
     const detector = createLlmErrorDetector({ model: createOpenAIChatModel({ model: "judge", blobs: desk.blobs, baseURL: judgeServer.url, apiKey: "bench", maxRetries: 0 }), historyImages: 1 });
-    const agentFor = (computer: ReturnType<typeof retraceComputer>) =>
-      new Agent({ name: "bench agent", instructions: "Operate the computer.", model: new OpenAIResponsesModel(new OpenAI({ baseURL: model.url, apiKey: "bench", maxRetries: 0 }), "computer-use-preview"), tools: [computerTool({ computer })] });
+    const agentModel = await new OpenAIProvider({ baseURL: model.url, apiKey: "bench", useResponses: true }).getModel("computer-use-preview");
+    const agentFor = (computer: ReturnType<typeof retraceComputer>) => new Agent({ name: "bench agent", instructions: "Operate the computer.", model: agentModel, tools: [computerTool({ computer })] });
     const once = async (mode: "bare" | "auto" | "sequential"): Promise<number> => {
       await desk.env.reset(task);
       const computer = retraceComputer({ env: desk.env, blobs: desk.blobs });
