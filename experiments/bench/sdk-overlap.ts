@@ -20,7 +20,7 @@ import { InternalError } from "../../src/errors.ts";
 
 const STEPS = 15;
 const LATENCY_MS = 100;
-const REPS = 3;
+const REPS = 5;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function run(): Promise<BenchResult[]> {
