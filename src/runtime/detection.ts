@@ -52,7 +52,7 @@ export async function guardedDetect(detector: ErrorDetector, input: DetectorInpu
   const signal = input.signal ? AbortSignal.any([input.signal, deadline.signal]) : deadline.signal;
   const message = `detector ${detector.name} timed out after ${timeoutMs} ms`;
   try {
-    raw = await withTimeout(detector.detect({ ...input, signal }), timeoutMs, message, () => deadline.abort(new DOMException(message, "TimeoutError")));
+    raw = await withTimeout(detector.detect({ ...input, signal }), timeoutMs, message, () => deadline.abort(new DOMException(message, "AbortError")));
   } catch (err) {
     return fail(detector, input, describeError(err), opts.quiet);
   }
