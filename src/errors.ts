@@ -15,6 +15,7 @@ export type RetraceErrorCode =
   | "ENVIRONMENT"
   | "REPLAY_DESYNC"
   | "SERVICE_UNAVAILABLE"
+  | "DETECTOR_UNAVAILABLE"
   | "STEP_TIMEOUT"
   | "DATA"
   | "RUN_FAILED"
@@ -101,6 +102,7 @@ export class ServiceUnavailableError extends RetraceError {
  * asked to stop then (`onDetectorFailure: "fail"`). The message names the judge's endpoint.
  */
 export class DetectorUnavailableError extends ServiceUnavailableError {
+  override readonly code: RetraceErrorCode = "DETECTOR_UNAVAILABLE";
   /** The judge's endpoint (base URL and model), or the detector's name when it declares none. */
   readonly endpoint: string;
   /** Failed calls in a row when the run stopped. */
