@@ -57,7 +57,7 @@ function recordEvents(events: EpisodeEvents): Array<[string, unknown]> {
   return seen;
 }
 
-async function agentsRun(detection: "sequential" | "overlapped") {
+async function agentsRun(detection: "sequential" | "overlapped", stream = false) {
   const s = await wrongItemScenario(servers);
   let k = 0;
   const agentServer = await startScriptedOpenAIServer({
@@ -82,7 +82,8 @@ async function agentsRun(detection: "sequential" | "overlapped") {
   const events = new EpisodeEvents();
   const seen = recordEvents(events);
   const recovery = createAgentsRecovery({ env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, task: s.task, instanceKey: `${s.task.id}/0`, events, detection });
-  const episode = await recovery.finish(await run(agent, s.task.instruction, { ...recovery.runConfig, maxTurns: 30 }));
+  const result = stream ? await run(agent, s.task.instruction, { ...recovery.runConfig, maxTurns: 30, stream: true }) : await run(agent, s.task.instruction, { ...recovery.runConfig, maxTurns: 30 });
+  const episode = await recovery.finish(result);
   return { s, episode, seen, computer, requests: agentServer.requests, history: recovery.history() };
 }
 
@@ -129,6 +130,42 @@ describe("overlapped detection on the SDK path", () => {
     // The cut history: the same steps and notice in both flows.
     const shape = (items: any[]) => items.map((i) => (i.type === "computer_call" ? ["call", i.action] : i.type === "computer_call_result" ? ["result"] : [i.role ?? i.type, i.role === "user" ? JSON.stringify(i.content).slice(0, 60) : ""]));
     expect(shape(ovl.history)).toEqual(shape(seq.history));
+  });
+
+  it("OpenAI Agents SDK, streamed: the same decisions as the sequential flow", async () => {
+    const seq = await agentsRun("sequential");
+    const ovl = await agentsRun("overlapped", true);
+    expect(ovl.episode.success).toBe(true);
+    expect(decisions(ovl.episode, ovl.seen)).toEqual(decisions(seq.episode, seq.seen));
+    expect(ovl.computer.log.map((l) => l.actions)).toEqual(seq.computer.log.map((l) => l.actions));
+    expect(ovl.episode.accounting.discardedProposals).toBe(1);
+  });
+
+  it("OpenAI Agents SDK: a final answer right after the off-track step: finish() waits for the verdict, the recovery runs and the answer is dropped from the history", async () => {
+    const s = await wrongItemScenario(servers);
+    let k = 0;
+    const agentServer = await startScriptedOpenAIServer({
+      responder: (req: RecordedRequest) => {
+        const n = (req.body.input as any[]).filter((i) => i.type === "computer_call").length;
+        const a = s.forward[n];
+        if (n > s.E || !a) return { endpoint: "responses", text: "All done." }; // claims success right after the mistake
+        const id = k++;
+        return { endpoint: "responses", output: [{ type: "computer_call", id: `cu_${id}`, call_id: `call_${id}`, action: toOpenAIAction(a), pending_safety_checks: [], status: "completed" }] };
+      },
+    });
+    servers.push(agentServer);
+    const computer = retraceComputer({ env: s.env, blobs: s.blobs });
+    const agent = new Agent({ name: "desk agent", instructions: "Operate the computer.", model: new OpenAIResponsesModel(new OpenAI({ baseURL: agentServer.url, apiKey: "test-key", maxRetries: 0 }), "computer-use-preview"), tools: [computerTool({ computer })] });
+    const recovery = createAgentsRecovery({ env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, task: s.task, detection: "overlapped" });
+    const result = await run(agent, s.task.instruction, { ...recovery.runConfig, maxTurns: 30 });
+    const episode = await recovery.finish(result);
+    expect(result.finalOutput).toBe("All done.");
+    expect(episode.accounting).toMatchObject({ recoveryAttempts: 1, discardedProposals: 1 });
+    expect(episode.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to])).toEqual([[s.E + 1, s.R]]);
+    const history = result.history as any[];
+    expect(history.at(-1)).toMatchObject({ role: "user" });
+    expect(JSON.stringify(history.at(-1))).toMatch(NOTICE);
+    expect(JSON.stringify(history)).not.toContain("All done.");
   });
 
   it("AI SDK: the same decisions as sequential; the tool call after the off-track step is held and never executed, never sent again", async () => {
