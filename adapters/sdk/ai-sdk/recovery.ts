@@ -9,7 +9,10 @@
  * how to change the context; the hook keeps its own view of the conversation
  * (../shared/message-view.ts): the messages before step R's assistant message plus the notice
  * (or, after an unconfirmed restoration with "disclose-and-keep", every message plus the notice).
- * Cut messages are never sent again.
+ * Cut messages are never sent again. With overlapped detection (`detection: "auto"` and a
+ * model-latency detector) the hook starts the verdict and returns at once; `retraceComputerTool`
+ * holds the next tool call until it arrives, and a fired verdict discards that call and its
+ * result at the next `prepareStep` (docs/cost.md, "Latency on the SDK path").
  *
  * Composition: `recovery.compose(yourPrepareStep)` runs retrace's hook first and yours after it,
  * on the messages retrace decided on; what yours returns wins (its `messages` are what this step

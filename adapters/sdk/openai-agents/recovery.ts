@@ -12,6 +12,14 @@
  * generates afterwards. Cut items are never sent again, in this run or in a later run fed with
  * them. Each recovery is a custom span in the SDK's trace (./tracing.ts).
  *
+ * Overlapped detection (`detection: "auto"` with a model-latency detector, or "overlapped"): the
+ * filter starts the verdict on the new steps and returns at once, so the judge runs while the
+ * model produces the next step; retrace's computer (`RetraceComputer`, through the environment's
+ * meter) holds that step's action until the verdict. Off track: the action is not executed, the
+ * recovery runs, and the next filter call discards the model's output (cut keys) and cuts as the
+ * sequential flow does. A run whose filter was replaced by the user's own (in `run()`'s options)
+ * is refused: the computer will not act and `finish()` throws a ConfigError.
+ *
  * `finish(result)` waits for a streamed run to complete, makes `result.history` the history the
  * model saw (the SDK's own getter rebuilds it from every generated item, cut steps included), and
  * returns the episode result. The next run with the same `runConfig` continues the episode: the
