@@ -83,6 +83,8 @@ function instructionOf(messages: readonly ViewMessage[]): string {
   return Array.isArray(first.content) ? (first.content as { type?: string; text?: string }[]).filter((p) => p?.type === "text").map((p) => p.text ?? "").join("\n") : "";
 }
 
+const NO_HOOK = "createRecovery: retrace's prepareStep never ran, so this action would go unjudged: pass recovery.prepareStep (or recovery.compose(yours)) as prepareStep of the AI SDK call";
+
 /** The recovery of one AI SDK run; see the module comment. */
 export class AiSdkRecovery {
   private readonly o: ResolvedSdkRecoveryOptions;
@@ -106,11 +108,17 @@ export class AiSdkRecovery {
     if (degraded) this.emitter.on("degraded", (e) => void degraded(e).catch(() => undefined));
     this.reporters = [spans, onRecovery].filter((r): r is (r: RecoveryReport) => void | Promise<void> => typeof r === "function");
     this.isStep = (name) => computerTools.includes(name);
+    // Nothing unjudged executes: retrace's computer tool refuses to act before retrace's prepareStep ran.
+    this.o.meter.onAction = this.guard;
     this.toActions = toActions;
     this.view = new MessageView(this.isStep);
   }
 
   private readonly reporters: ((r: RecoveryReport) => void | Promise<void>)[];
+
+  private readonly guard = (): void => {
+    if (!this.loop) throw new ConfigError(NO_HOOK, { field: "prepareStep" });
+  };
 
   /** The runtime's typed episode events (step, detection, selection, recovery-start/end, truncate). */
   get events(): EpisodeEvents {
@@ -207,6 +215,7 @@ export class AiSdkRecovery {
 
   /** Evaluate (unless `evaluate: false`) and return the episode's result, with the SDK's own result as `sdkResult`. */
   async finish<T extends FinishInput>(result: T): Promise<SdkEpisodeResult<T>> {
+    if (this.o.meter.onAction === this.guard) this.o.meter.onAction = undefined;
     if (!this.loop) throw new ConfigError("createRecovery: finish() before any step ran: pass recovery.prepareStep (or compose()) as prepareStep of the AI SDK call", { field: "prepareStep" });
     const [finishReason, text] = await Promise.all([result.finishReason, result.text]);
     // A verdict still pending (the model answered with text after the last step): take it in;

@@ -285,7 +285,20 @@ describe("OpenAI Agents SDK: degradation and the filter rule", () => {
   });
 });
 
-describe("AI SDK: degradation", () => {
+describe("AI SDK: degradation and the hook rule", () => {
+  it("a generateText call without retrace's prepareStep: the computer tool refuses to act, finish() throws a ConfigError", async () => {
+    const { s, server } = await agentsSetup("messages");
+    const tool = retraceComputerTool({ env: s.env, blobs: s.blobs });
+    const recovery = createRecovery({ env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, task: s.task });
+    const anthropic = createAnthropic({ baseURL: server.url, apiKey: "test-key" });
+    const result = await generateText({ model: anthropic("claude-sonnet-4-5"), tools: { computer: tool }, prompt: s.task.instruction, stopWhen: stepCountIs(3), maxRetries: 0, prepareStep: ({ messages }) => ({ messages }) });
+    expect(tool.log).toHaveLength(0);
+    const refused = (result.steps[0].content as any[]).find((p) => p.type === "tool-error");
+    expect(refused?.error).toBeInstanceOf(ConfigError);
+    expect(String(refused.error.message)).toMatch(/prepareStep never ran/);
+    await expect(recovery.finish(result)).rejects.toThrow(/finish\(\) before any step ran/);
+  });
+
   it("an HTML judge: degraded in finish(), one event, one plain line, an OTel span with the ERROR status", async () => {
     const { s, server } = await agentsSetup("messages");
     const j = await brokenJudge("html");
