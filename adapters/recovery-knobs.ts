@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { DEFAULT_UNCONFIRMED_RESTORATION, RecoveryOptionsSchema, TRANSITION_STRINGS, UNCONFIRMED_RESTORATION, type TransitionString, type UnconfirmedRestoration } from "../src/episode.ts";
 import { ConfigError } from "../src/errors.ts";
+import { DEFAULT_DETECTOR_TIMEOUT_MS } from "../src/runtime/detection.ts";
 import type { EpisodeEvents } from "../src/runtime/events.ts";
 import { RECOVERY_STEP_STRATEGIES, type RecoveryStepSelector } from "../src/selector.ts";
 import type { ErrorDetector } from "../src/detector.ts";
@@ -44,8 +45,12 @@ export interface RecoveryKnobs {
   seed?: number;
   /** What the restore routine does, as reported in events ("model", "replay", "snapshot"). @default "model" */
   restoration?: "model" | "replay" | "snapshot";
-  /** Time limit of one detector call in ms (0 = none). @default 120000 */
+  /** Time limit of one detector call in ms (0 = none); a timed-out call is aborted, not retried. @default 30000 */
   detectorTimeoutMs?: number;
+  /** Failed or timed-out detector calls in a row after which recovery reports itself degraded (docs/cost.md). @default 3 */
+  degradedAfter?: number;
+  /** Once degraded: "continue" unjudged (flagged), or "fail" the run with a DetectorUnavailableError. @default "continue" */
+  onDetectorFailure?: "continue" | "fail";
   /** The runtime's typed episode events. @default a new EpisodeEvents */
   events?: EpisodeEvents;
   /** Stable key of the task instance, so `error-random` reuses its draw. @default the task id */
@@ -53,7 +58,7 @@ export interface RecoveryKnobs {
 }
 
 /** The knobs that always have a value once resolved. */
-export type DefaultedKnob = "settleMs" | "freezeWindow" | "maxRecoveryIterations" | "recoveryStep" | "minConfidence" | "transition" | "unconfirmedRestoration" | "seed" | "restoration" | "detectorTimeoutMs";
+export type DefaultedKnob = "settleMs" | "freezeWindow" | "maxRecoveryIterations" | "recoveryStep" | "minConfidence" | "transition" | "unconfirmedRestoration" | "seed" | "restoration" | "detectorTimeoutMs" | "degradedAfter" | "onDetectorFailure";
 
 /** The knobs with their defaults filled in. */
 export type ResolvedKnobs = Omit<RecoveryKnobs, DefaultedKnob> & Required<Pick<RecoveryKnobs, DefaultedKnob>>;
@@ -91,7 +96,9 @@ export const RECOVERY_KNOBS_SHAPE = {
   unconfirmedRestoration: z.enum(UNCONFIRMED_RESTORATION).default(DEFAULT_UNCONFIRMED_RESTORATION),
   seed: z.number().int().min(-MAX_KNOB_SEED, `at least -${MAX_KNOB_SEED}`).max(MAX_KNOB_SEED, `at most ${MAX_KNOB_SEED}`).default(0),
   restoration: z.enum(["model", "replay", "snapshot"]).default("model"),
-  detectorTimeoutMs: z.number().int().min(0).max(3_600_000, "at most 3600000 ms (one hour)").default(120_000),
+  detectorTimeoutMs: z.number().int().min(0).max(3_600_000, "at most 3600000 ms (one hour)").default(DEFAULT_DETECTOR_TIMEOUT_MS),
+  degradedAfter: RecoveryOptionsSchema.shape.degradedAfter,
+  onDetectorFailure: RecoveryOptionsSchema.shape.onDetectorFailure,
   events: withMethod("emit").optional(),
   instanceKey: z.string().min(1).optional(),
 };

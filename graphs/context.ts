@@ -8,10 +8,11 @@ import type { RecoveryStepSelector } from "../src/selector.ts";
 import type { TaskSpec } from "../src/task.ts";
 import { EpisodeEvents } from "../src/runtime/events.ts";
 import { createStepSelector } from "../src/selectors/index.ts";
+import { DEFAULT_DETECTOR_TIMEOUT_MS } from "../src/runtime/detection.ts";
 
 /** Runtime knobs that are not recovery options (they do not change results). */
 export interface RuntimeKnobs {
-  /** A detector call taking longer than this counts as a detector failure. @default 120000 */
+  /** A detector call taking longer than this is aborted and counts as a detector failure. @default 30000 (DEFAULT_DETECTOR_TIMEOUT_MS) */
   detectorTimeoutMs?: number;
   /**
    * Forward steps one `act` superstep may run back to back (see graphs/nodes/act.ts). 1 gives a
@@ -77,7 +78,7 @@ export function createRuntimeContext(args: {
     events: args.events ?? new EpisodeEvents(),
     // Without a detector no recovery step is ever selected: a baseline needs no "llm" selector.
     selector: createStepSelector(recovering || o.recoveryStep !== "llm" ? o.recoveryStep : "error-minus-1", c.selector),
-    detectorTimeoutMs: args.knobs?.detectorTimeoutMs ?? 120_000,
+    detectorTimeoutMs: args.knobs?.detectorTimeoutMs ?? DEFAULT_DETECTOR_TIMEOUT_MS,
     stepsPerSuperstep: positiveSteps(args.knobs?.stepsPerSuperstep, "stepsPerSuperstep"),
     phasesPerSuperstep: positiveSteps(args.knobs?.phasesPerSuperstep, "phasesPerSuperstep"),
     signal: args.signal,

@@ -7,7 +7,7 @@
  * real environments in `retrace-cua/adapters`; LangChain in `retrace-cua/langchain`. Explicit named
  * exports only; library modules never import an entry. Pinned by test/public-api.test.ts.
  */
-export { RetraceError, ConfigError, AdapterError, ModelBehaviorError, EnvironmentError, ReplayDesyncError, ServiceUnavailableError, StepTimeoutError, DataError, RunFailedError, InternalError, describeError } from "../src/errors.ts";
+export { RetraceError, ConfigError, AdapterError, ModelBehaviorError, EnvironmentError, ReplayDesyncError, ServiceUnavailableError, DetectorUnavailableError, StepTimeoutError, DataError, RunFailedError, InternalError, describeError } from "../src/errors.ts";
 export type { RetraceErrorCode } from "../src/errors.ts";
 export { ActionSchema, MOUSE_BUTTONS, isTerminal, formatAction } from "../src/action.ts";
 export type { Action, ActionType, MouseButton } from "../src/action.ts";

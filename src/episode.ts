@@ -111,6 +111,18 @@ export const RecoveryOptionsSchema = z
      * (docs/paper.md lists it). @default false
      */
     detectDone: z.boolean().default(false),
+    /**
+     * Recovery reports itself degraded after this many failed or timed-out detector calls in a
+     * row: a `degraded` event, `accounting.degraded`, the recovery span's status and one plain
+     * warning line (docs/cost.md, "When recovery degrades"). @default 3
+     */
+    degradedAfter: z.number().int().min(1).max(1_000, "at most 1000 failed detector calls in a row").default(3),
+    /**
+     * What happens once recovery is degraded: "continue" = the agent goes on unjudged (each step's
+     * detection carries the failure, the episode is flagged degraded), "fail" = the run stops with
+     * a DetectorUnavailableError naming the judge's endpoint. @default "continue"
+     */
+    onDetectorFailure: z.enum(["continue", "fail"]).default("continue"),
   })
   .strict();
 
@@ -166,6 +178,13 @@ export interface EpisodeAccounting {
   policyFailures: number;
   /** Speculative proposals (overlapped detection) thrown away because the detector fired. */
   discardedProposals?: number;
+  /** Failed or timed-out detector calls in a row up to now (0 after a call that answered). Absent = 0. */
+  detectorFailStreak?: number;
+  /**
+   * Times recovery became degraded (`degradedAfter` failed detector calls in a row; a later answer
+   * ends the streak, another streak counts again). Absent = never (docs/cost.md, "When recovery degrades").
+   */
+  degraded?: number;
   /**
    * Recovery-step selections where the selector failed (threw, gave no usable step, or a step
    * outside 0..E) and R fell back to E-1. Absent = none. Counted in results.jsonl, summary.json

@@ -15,6 +15,7 @@ export type RetraceErrorCode =
   | "ENVIRONMENT"
   | "REPLAY_DESYNC"
   | "SERVICE_UNAVAILABLE"
+  | "DETECTOR_UNAVAILABLE"
   | "STEP_TIMEOUT"
   | "DATA"
   | "RUN_FAILED"
@@ -94,6 +95,23 @@ export class ReplayDesyncError extends EnvironmentError {
  */
 export class ServiceUnavailableError extends RetraceError {
   readonly code: RetraceErrorCode = "SERVICE_UNAVAILABLE";
+}
+
+/**
+ * The error detector (the judge) failed or timed out `degradedAfter` times in a row and the run
+ * asked to stop then (`onDetectorFailure: "fail"`). The message names the judge's endpoint.
+ */
+export class DetectorUnavailableError extends ServiceUnavailableError {
+  override readonly code: RetraceErrorCode = "DETECTOR_UNAVAILABLE";
+  /** The judge's endpoint (base URL and model), or the detector's name when it declares none. */
+  readonly endpoint: string;
+  /** Failed calls in a row when the run stopped. */
+  readonly failures: number;
+  constructor(message: string, options: { cause?: unknown; endpoint: string; failures: number }) {
+    super(message, options);
+    this.endpoint = options.endpoint;
+    this.failures = options.failures;
+  }
 }
 
 /** An operation exceeded its time limit. */

@@ -38,3 +38,14 @@ function createLogger(name: string, level: string): Logger {
 
 /** Root logger; level from RETRACE_LOG_LEVEL (default "warn"), written to stderr. */
 export const logger: Logger = createLogger("retrace", logLevel());
+
+/**
+ * One plain, human-readable warning line on stderr (`retrace: warning: ...`), for the rare event
+ * an operator must see (recovery degraded) rather than parse: not JSON, not repeated per step.
+ * Silenced only by RETRACE_LOG_LEVEL above warn.
+ */
+export function plainWarning(text: string): void {
+  const threshold = LEVELS[logger.level as keyof typeof LEVELS] ?? LEVELS.warn;
+  if (LEVELS.warn < threshold) return;
+  process.stderr.write(`retrace: warning: ${text.replace(/\s*\n\s*/g, " ")}\n`);
+}

@@ -75,5 +75,7 @@ export interface ChatResponse {
 export interface ChatModel {
   /** Model name as sent to the API. */
   readonly model: string;
+  /** Where the model is served (e.g. `http://127.0.0.1:8000/v1 model qwen`), for error messages. Absent = unknown. */
+  readonly endpoint?: string;
   complete(request: ChatRequest): Promise<ChatResponse>;
 }

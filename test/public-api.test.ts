@@ -26,7 +26,7 @@ import * as stagehand from "retrace-cua/stagehand";
 
 const RETRACE = [
   "ALL_PROMPTS", "ActionSchema", "AdapterError", "BlobStore", "CascadeGateSpecSchema", "ConfigError",
-  "DEFAULT_CASCADE_GATES", "DataError", "EPISODE_EVENT_NAMES", "EnvironmentError", "EpisodeEvents",
+  "DEFAULT_CASCADE_GATES", "DataError", "DetectorUnavailableError", "EPISODE_EVENT_NAMES", "EnvironmentError", "EpisodeEvents",
   "InternalError", "MODEL_ROLES", "MOUSE_BUTTONS", "ModelBehaviorError", "RECOVERY_CONTEXTS",
   "RECOVERY_STEP_STRATEGIES", "RESTORATION_MODES", "RecoveryOptionsSchema", "ReplayDesyncError",
   "RetraceError", "RunFailedError", "STEP_ROLES", "ServiceUnavailableError", "StepTimeoutError",

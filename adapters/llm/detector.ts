@@ -106,6 +106,7 @@ export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorD
   return {
     name: o.name,
     latency: "model",
+    ...(model.endpoint !== undefined && { endpoint: model.endpoint }),
     async detect(input: DetectorInput): Promise<Detection> {
       const t = input.history.length;
       if (t === 0) return { ...noDetection("no steps taken yet"), prompt };
@@ -137,7 +138,8 @@ export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorD
         ],
       });
       if (!reply.value) {
-        logger.warn({ detector: o.name, step: input.step, failure: reply.failure }, "detector failed; treating as no detection");
+        // The runtime logs it (src/runtime/detection.ts: per step until recovery is degraded, then once).
+        logger.debug({ detector: o.name, step: input.step, failure: reply.failure }, "detector failed; treating as no detection");
         return { ...noDetection("detector failed; no recovery triggered", reply.failure), usage: reply.usage, prompt };
       }
       const v = reply.value;

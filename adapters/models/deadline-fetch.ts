@@ -7,6 +7,27 @@
  * a TimeoutError, which the clients report as "timed out after N ms" like a header timeout.
  */
 
+import { AsyncLocalStorage } from "node:async_hooks";
+
+/** HTTP attempts of one logical call (the SDK's retries included), counted by {@link deadlineFetch}. */
+export interface AttemptCount {
+  attempts: number;
+}
+const ATTEMPTS = new AsyncLocalStorage<AttemptCount>();
+
+/**
+ * Run `call` counting the HTTP requests {@link deadlineFetch} sends for it (first try + the
+ * client's retries); an aborted call sends none after its abort (the SDKs do not retry an abort).
+ */
+export async function countingAttempts<T>(call: () => Promise<T>): Promise<{ value: T; attempts: number } | { error: unknown; attempts: number }> {
+  const count: AttemptCount = { attempts: 0 };
+  try {
+    return { value: await ATTEMPTS.run(count, call), attempts: count.attempts };
+  } catch (error) {
+    return { error, attempts: count.attempts };
+  }
+}
+
 /** Statuses whose Response may not carry a body (the Response constructor refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
@@ -21,6 +42,8 @@ export function bodyDeadlineError(timeoutMs: number): DOMException {
  */
 export function deadlineFetch(timeoutMs: number, base: typeof fetch = globalThis.fetch): typeof fetch {
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const count = ATTEMPTS.getStore();
+    if (count) count.attempts++;
     const controller = new AbortController();
     const outer = init?.signal ?? undefined;
     const onOuter = () => controller.abort(outer?.reason);

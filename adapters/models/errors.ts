@@ -8,6 +8,8 @@ import { redactSecrets } from "./redact.ts";
 
 /** What to say in the message and what to redact. */
 export interface ErrorContext {
+  /** HTTP attempts actually made (counted by deadlineFetch). @default maxRetries + 1 */
+  attempts?: number;
   /** E.g. "chat completion from gpt-4o". */
   what: string;
   timeoutMs: number;
@@ -26,7 +28,7 @@ export function abortError(signal: AbortSignal): Error {
 export function toAdapterError(err: unknown, ctx: ErrorContext): AdapterError {
   const e = err as { status?: unknown; name?: string; message?: string; constructor?: { name?: string } };
   const kind = `${e?.constructor?.name ?? ""} ${e?.name ?? ""}`;
-  const attempts = ctx.maxRetries + 1;
+  const attempts = ctx.attempts ?? ctx.maxRetries + 1;
   const detail = redactSecrets(String(e?.message ?? err).split("\n")[0], ctx.secrets);
   if (/Timeout/i.test(kind) || /timed? ?out/i.test(detail)) {
     return new AdapterError(`${ctx.what} timed out after ${ctx.timeoutMs} ms (${attempts} attempt(s))`, { retryable: true });

@@ -19,7 +19,7 @@ import { abortError, toAdapterError } from "./errors.ts";
 import { awaitEndpointSlot } from "../../src/runtime/endpoint-limit.ts";
 import { registerSecret } from "../../src/secrets.ts";
 import { withCallSignal } from "../../src/call-signal.ts";
-import { deadlineFetch } from "./deadline-fetch.ts";
+import { countingAttempts, deadlineFetch } from "./deadline-fetch.ts";
 
 /** Options for {@link createOpenAIChatModel}. */
 export interface OpenAIChatModelOptions {
@@ -69,7 +69,7 @@ export interface ParameterizedChatModel extends ChatModel {
 const OPENAI_URL = "https://api.openai.com/v1";
 
 /** Create a chat model over an OpenAI-compatible endpoint. */
-export function createOpenAIChatModel(options: OpenAIChatModelOptions): ParameterizedChatModel {
+export function createOpenAIChatModel(options: OpenAIChatModelOptions): ParameterizedChatModel & { readonly endpoint: string } {
   if (!options.model) throw new ConfigError("model: give the model name the server expects (e.g. --model gpt-4o)", { field: "model" });
   if (!options.blobs) throw new ConfigError("blobs: pass the BlobReader that holds the screenshots", { field: "blobs" });
   const settings = options.settings ?? runtimeSettings();
@@ -95,6 +95,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
 
   return {
     model: options.model,
+    endpoint: `${baseURL} model ${options.model}`,
     requestParams,
     async complete(request: ChatRequest): Promise<ChatResponse> {
       if (request.signal?.aborted) throw abortError(request.signal);
@@ -111,24 +112,27 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
       };
       await awaitEndpointSlot(baseURL);
       const started = performance.now();
-      let completion: OpenAI.Chat.Completions.ChatCompletion;
       const sdk = await client();
-      try {
-        // A per-call signal: the SDK never removes the abort listener it adds (src/call-signal.ts).
-        completion = (await withCallSignal(request.signal, (signal) =>
-          sdk.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, { signal }),
-        )) as OpenAI.Chat.Completions.ChatCompletion;
-      } catch (err) {
+      // A per-call signal: the SDK never removes the abort listener it adds (src/call-signal.ts).
+      // The SDK's retries (bounded by maxRetries, stopped by an abort) are counted per call.
+      const out = await countingAttempts(() =>
+        withCallSignal(request.signal, (signal) => sdk.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, { signal })),
+      );
+      if ("error" in out) {
         if (request.signal?.aborted) throw abortError(request.signal);
-        throw toAdapterError(err, { what: `chat completion from ${options.model}`, timeoutMs, maxRetries, secrets });
+        throw toAdapterError(out.error, { what: `chat completion from ${options.model}`, timeoutMs, maxRetries, secrets, ...(out.attempts > 0 && { attempts: out.attempts }) });
       }
+      const completion = out.value as OpenAI.Chat.Completions.ChatCompletion;
+      const retries = Math.max(0, out.attempts - 1);
       const latencyMs = Math.round(performance.now() - started);
       const choice = completion.choices?.[0];
       if (!choice) throw new AdapterError(notACompletion(completion, options.model, baseURL), { retryable: false });
       const text = typeof choice.message?.content === "string" ? choice.message.content : "";
       const usage = callUsage({ role: request.role, model: options.model, prompt: request.prompt, ...chatCompletionsUsage(completion.usage), startedMs: started, prices: options.prices });
       // A server that declares itself a stand-in (retrace's: "retrace-stand-in-simulated") makes every result that used it simulated.
-      return { text, usage: { ...usage, latencyMs, ...(isStandInFingerprint(completion.system_fingerprint) && { simulated: true }) } };
+      // `retries`: the client's retries of this call (0 on a first-try answer), kept in the usage record.
+      const recorded: ChatResponse["usage"] & { retries: number } = { ...usage, latencyMs, retries, ...(isStandInFingerprint(completion.system_fingerprint) && { simulated: true }) };
+      return { text, usage: recorded };
     },
   };
 }

@@ -18,6 +18,7 @@ const BENCHES: Array<[string, () => Promise<BenchModule>]> = [
   ["distributed", () => import("./distributed.ts")],
   ["browser-restore", () => import("./browser-restore.ts")],
   ["recovery-token-overhead", () => import("./token-overhead.ts")],
+  ["sdk-overlap", () => import("./sdk-overlap.ts")],
   ["package", () => import("./package.ts")],
   ["import-agents-snippet", () => import("./import-sdk.ts")],
   ["report-long-text", () => import("./report-long-text.ts")],

@@ -113,6 +113,7 @@ export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags
     const failures = annotationFailuresText(s.ideal, s.successAtK?.find((c) => c.strategy === "llm")?.condition);
     if (failures) process.stdout.write(`${failures}\n`);
   }
+  if (s.degraded) process.stdout.write(`WARNING: recovery was DEGRADED in ${s.degraded.episodes} episode(s): the error detector failed degradedAfter times in a row (those steps went unjudged; summary.json "degraded", docs/cost.md)\n`);
   if (s.selectorFallbacks?.fallbacks) process.stdout.write(`selector fallbacks: ${s.selectorFallbacks.fallbacks} of ${s.selectorFallbacks.attempts} recovery attempt(s) used R = E-1 because the selector failed (counted per condition in summary.json)\n`);
   if (s.models) process.stdout.write(`${modelTableText(s.models)}\n`);
   if (s.skipped?.length) process.stdout.write(`skipped ${s.skipped.length} task(s) that cannot run here: ${s.skipped.slice(0, 5).map((k) => `${safeName(k.task)} (${safeName(k.reason, 300)})`).join("; ")}${s.skipped.length > 5 ? "; ..." : ""}\n`);

@@ -148,6 +148,7 @@ export function outcomeOf(result: EpisodeResult, stability: StabilityMetrics | n
     replaySteps: a.replaySteps,
     ...(a.replayDesyncs ? { replayDesyncs: a.replayDesyncs } : {}),
     ...(a.selectorFallbacks ? { selectorFallbacks: a.selectorFallbacks } : {}),
+    ...(a.degraded ? { degraded: a.degraded } : {}),
     recoveryAttempts: a.recoveryAttempts,
     detectorCalls: a.detectorCalls,
     ...(a.detectorGates ? { detectorGates: a.detectorGates } : {}),

@@ -45,6 +45,8 @@ export interface ResultLine {
   recoveryAttempts: number;
   /** Recovery-step selections where the selector failed and R fell back to E-1; absent = none. */
   selectorFallbacks?: number;
+  /** Times recovery became degraded (`degradedAfter` failed detector calls in a row); absent = never. */
+  degraded?: number;
   detectorCalls: number;
   /** Detector-cascade gate counters (per gate, plus steps, asked, firedOnOwn); only with a `kind: cascade` detector. */
   detectorGates?: Record<string, number>;

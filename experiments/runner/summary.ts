@@ -46,6 +46,22 @@ export interface ConditionSummary {
   replay?: ReplayCounts;
   /** Selector failures that fell back to R = E-1 over the condition's episodes, and the recoveries they were among (absent when no recovery ran). */
   selectorFallbacks?: SelectorFallbacks;
+  /** Episodes whose recovery became degraded (the detector kept failing); absent = none. */
+  degraded?: DegradedCounts;
+}
+
+/** Degraded recovery: episodes in which the detector failed `degradedAfter` times in a row, and how often. */
+export interface DegradedCounts {
+  /** Episodes that became degraded at least once. */
+  episodes: number;
+  /** Times recovery became degraded, over those episodes. */
+  times: number;
+}
+
+/** Degraded counts of some lines, or undefined when none degraded. */
+export function degradedOf(lines: readonly ResultLine[]): DegradedCounts | undefined {
+  const hit = lines.filter((l) => (l.degraded ?? 0) > 0);
+  return hit.length === 0 ? undefined : { episodes: hit.length, times: hit.reduce((n, l) => n + (l.degraded ?? 0), 0) };
 }
 
 /** Selector failures that fell back to R = E-1: how many, out of how many recovery attempts. */
@@ -181,6 +197,8 @@ export interface ExperimentSummary {
   replay?: ReplayCounts;
   /** Selector failures that fell back to R = E-1 over the run (absent when no recovery ran). */
   selectorFallbacks?: SelectorFallbacks;
+  /** Episodes whose recovery became degraded over the run (absent = none): alert on it. */
+  degraded?: DegradedCounts;
   /** Ideal recovery: the exclusion rule, the continuation budget and the excluded runs by reason (experiments/ideal/run.ts). */
   ideal?: IdealRunFacts;
   /** The settle wait after each action and where it comes from (config or the environment's default). */
@@ -218,6 +236,8 @@ export function summarize(input: { experiment: string; kind: string; lines: read
   if (replay) summary.replay = replay;
   const fallbacks = selectorFallbacksOf(input.lines);
   if (fallbacks) summary.selectorFallbacks = fallbacks;
+  const degraded = degradedOf(input.lines);
+  if (degraded) summary.degraded = degraded;
   if (input.stopped) summary.stopped = input.stopped;
   if (input.skipped?.length) summary.skipped = input.skipped;
   if (input.kind === "ideal-recovery") summary.successAtK = successAtKSummaries(input.lines, input.maxK ?? 5, input.incompleteInstances ?? "exclude");
@@ -256,6 +276,7 @@ function conditionSummary(condition: string, lines: ResultLine[], params: Record
     ...(tokenTable(lines) ? { tokens: tokenTable(lines) } : {}),
     ...(replayCounts(lines) ? { replay: replayCounts(lines) } : {}),
     ...(selectorFallbacksOf(lines) ? { selectorFallbacks: selectorFallbacksOf(lines) } : {}),
+    ...(degradedOf(lines) ? { degraded: degradedOf(lines) } : {}),
   };
 }
 

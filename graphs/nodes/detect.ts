@@ -5,7 +5,7 @@
  * starts. Run by the `judge` node (graphs/nodes/judge.ts), which also asks for the next proposal.
  */
 import { addUsage, bump, bumpGates } from "../../src/runtime/accounting.ts";
-import { guardedDetect } from "../../src/runtime/detection.ts";
+import { degradedNow, guardedDetect, trackDetectorHealth } from "../../src/runtime/detection.ts";
 import { consumeFrozenStep, detectorGate, startFreeze, type DetectorGate } from "../../src/runtime/freeze.ts";
 import { taskSpec, type RuntimeContext } from "../context.ts";
 import { withPrompts, type GraphState, type GraphUpdate } from "../state.ts";
@@ -38,9 +38,20 @@ export async function detect(state: GraphState, ctx: RuntimeContext, opts: { end
     detector!,
     { task: taskSpec(state.task), history: state.history, observation: state.observation!, step, tick: state.tick, ...(opts.ending ? { ending: true } : {}), blobs: ctx.components.blobs, signal: ctx.signal },
     ctx.detectorTimeoutMs,
+    { quiet: degradedNow(state.accounting, ctx.options.degradedAfter ?? 3) },
   ));
   let accounting = bump(state.accounting, { detectorCalls: 1, detectorFailures: failed ? 1 : 0 });
   accounting = addUsage(accounting, detection.usage, "detector");
+  accounting = trackDetectorHealth(accounting, {
+    detector: detector!,
+    detection,
+    failed,
+    taskId: state.task.id,
+    step: step - 1,
+    events: ctx.events,
+    degradedAfter: ctx.options.degradedAfter ?? 3,
+    onDetectorFailure: ctx.options.onDetectorFailure ?? "continue",
+  });
   if (detection.cascade) accounting = bumpGates(accounting, gateCounts(detection.cascade));
   const triggered =
     !failed && detection.isError && detection.errorStep !== null && detection.confidence >= ctx.options.minConfidence && ctx.options.restoration !== "none";

@@ -75,6 +75,25 @@ export interface TruncateEvent {
   to: number;
   notice: string | null;
 }
+/**
+ * Recovery is degraded: the detector failed or timed out `failures` times in a row (`degradedAfter`),
+ * so steps go unjudged. Emitted once per streak, when it reaches the threshold.
+ */
+export interface DegradedEvent {
+  taskId: string;
+  /** The step whose detector call completed the streak. */
+  step: number;
+  /** Failed calls in a row. */
+  failures: number;
+  /** The detector's name. */
+  detector: string;
+  /** The judge's endpoint (base URL and model) when the detector declares one, else its name. */
+  endpoint: string;
+  /** The last call's failure. */
+  lastFailure: string;
+  /** What happens next (`onDetectorFailure`): "continue" unjudged, or "fail" the run. */
+  action: "continue" | "fail";
+}
 export interface EpisodeEndEvent {
   result: EpisodeResult;
 }
@@ -89,6 +108,7 @@ export interface EpisodeEventMap {
   "recovery-step": [RecoveryStepEvent];
   "recovery-end": [RecoveryEndEvent];
   truncate: [TruncateEvent];
+  degraded: [DegradedEvent];
   "episode-end": [EpisodeEndEvent];
 }
 
@@ -102,6 +122,7 @@ export const EPISODE_EVENT_NAMES: readonly EpisodeEventName[] = [
   "recovery-step",
   "recovery-end",
   "truncate",
+  "degraded",
   "episode-end",
 ];
 

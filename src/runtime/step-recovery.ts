@@ -27,7 +27,7 @@ import { describeError } from "../errors.ts";
 import { logger } from "../logger.ts";
 import { EpisodeEvents } from "./events.ts";
 import { consumeFrozenStep, detectorGate, initialFreezeState, startFreeze, type FreezeState } from "./freeze.ts";
-import { guardedDetect } from "./detection.ts";
+import { degradedNow, guardedDetect, trackDetectorHealth } from "./detection.ts";
 import { addUsage, bump, emptyAccounting } from "./accounting.ts";
 import { createStepSelector } from "../selectors/index.ts";
 import type { ModelUsage } from "../usage.ts";
@@ -89,7 +89,8 @@ export function initialTrack(): RecoveryTrack {
 }
 
 /** The resolved options the loop reads (the runtime's names and defaults, src/episode.ts; validated by the wrappers). */
-export type LoopOptions = Pick<RecoveryOptions, "freezeWindow" | "maxRecoveryIterations" | "recoveryStep" | "minConfidence" | "transition" | "unconfirmedRestoration" | "seed" | "settleMs"> & {
+export type LoopOptions = Pick<RecoveryOptions, "freezeWindow" | "maxRecoveryIterations" | "recoveryStep" | "minConfidence" | "transition" | "unconfirmedRestoration" | "seed" | "settleMs"> &
+  Partial<Pick<RecoveryOptions, "degradedAfter" | "onDetectorFailure">> & {
   restoration: "model" | "replay" | "snapshot";
   detectorTimeoutMs: number;
   selector?: RecoveryStepSelector;
@@ -175,8 +176,19 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
       this.o.detector,
       { task: this.task, history: s.history, observation: current, step: t, tick: s.tick, blobs: this.o.blobs, signal },
       this.o.detectorTimeoutMs,
+      { quiet: degradedNow(s.accounting, this.o.degradedAfter ?? 3) },
     );
     s.accounting = addUsage(bump(s.accounting, { detectorCalls: 1, detectorFailures: failed ? 1 : 0 }), detection.usage, "detector");
+    s.accounting = trackDetectorHealth(s.accounting, {
+      detector: this.o.detector,
+      detection,
+      failed,
+      taskId,
+      step: t,
+      events: this.events,
+      degradedAfter: this.o.degradedAfter ?? 3,
+      onDetectorFailure: this.o.onDetectorFailure ?? "continue",
+    });
     this.addPrompt(detection.prompt);
     const triggered = detection.isError && detection.errorStep !== null && detection.confidence >= this.o.minConfidence;
     this.events.emit("detection", { taskId, step: t, detection, triggered });

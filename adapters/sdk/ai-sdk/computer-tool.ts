@@ -45,6 +45,9 @@ export function retraceComputerTool(options: RetraceComputerToolOptions) {
       // Unusable model input throws: the SDK reports it to the model as a tool error (a recorded agent mistake).
       const actions = input.action === "screenshot" ? [] : anthropicComputerInputToActions(input as AnthropicComputerInput);
       const meter = envMeter(options.env); // times the call and keeps its observation for generateTextWithRecovery
+      // Overlapped detection: wait for the verdict on the previous step; an action after an
+      // off-track step is not executed (recovery restored an earlier state; the step is discarded).
+      if (!(await meter.admit())) return { screenshot: (await options.blobs.get((await meter.observe()).screenshot)).toString("base64") };
       let observation: Observation | undefined;
       for (const a of actions) observation = (await meter.step(a)).observation;
       observation ??= await meter.observe();

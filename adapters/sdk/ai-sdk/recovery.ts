@@ -9,7 +9,10 @@
  * how to change the context; the hook keeps its own view of the conversation
  * (../shared/message-view.ts): the messages before step R's assistant message plus the notice
  * (or, after an unconfirmed restoration with "disclose-and-keep", every message plus the notice).
- * Cut messages are never sent again.
+ * Cut messages are never sent again. With overlapped detection (`detection: "auto"` and a
+ * model-latency detector) the hook starts the verdict and returns at once; `retraceComputerTool`
+ * holds the next tool call until it arrives, and a fired verdict discards that call and its
+ * result at the next `prepareStep` (docs/cost.md, "Latency on the SDK path").
  *
  * Composition: `recovery.compose(yourPrepareStep)` runs retrace's hook first and yours after it,
  * on the messages retrace decided on; what yours returns wins (its `messages` are what this step
@@ -29,11 +32,12 @@ import { ConfigError } from "../../../src/errors.ts";
 import { EpisodeEvents } from "../../../src/runtime/events.ts";
 import { anthropicComputerInputToActions, type AnthropicComputerInput } from "../../actions/anthropic/convert.ts";
 import { resolveSdkOptions, type ResolvedSdkRecoveryOptions, type SdkRecoveryOptions } from "../shared/options.ts";
-import { StepRecovery, type CompletedStep } from "../../../src/runtime/step-recovery.ts";
+import { StepRecovery, type CompletedStep, type Truncation } from "../../../src/runtime/step-recovery.ts";
+import { bump } from "../../../src/runtime/accounting.ts";
 import { MessageView, describeCalls, type ViewMessage } from "../shared/message-view.ts";
 import { buildSdkResult, type SdkEpisodeResult } from "../shared/result.ts";
 import type { RecoveryReport } from "../../../src/runtime/recovery-report.ts";
-import { spanReporter, type RecoveryTelemetry } from "./telemetry.ts";
+import { degradedSpanReporter, spanReporter, type RecoveryTelemetry } from "./telemetry.ts";
 
 /** Options of {@link createRecovery}. */
 export interface AiSdkRecoveryOptions extends SdkRecoveryOptions {
@@ -79,6 +83,8 @@ function instructionOf(messages: readonly ViewMessage[]): string {
   return Array.isArray(first.content) ? (first.content as { type?: string; text?: string }[]).filter((p) => p?.type === "text").map((p) => p.text ?? "").join("\n") : "";
 }
 
+const NO_HOOK = "createRecovery: retrace's prepareStep never ran, so this action would go unjudged: pass recovery.prepareStep (or recovery.compose(yours)) as prepareStep of the AI SDK call";
+
 /** The recovery of one AI SDK run; see the module comment. */
 export class AiSdkRecovery {
   private readonly o: ResolvedSdkRecoveryOptions;
@@ -89,6 +95,8 @@ export class AiSdkRecovery {
   private readonly emitter: EpisodeEvents;
   private started = 0;
   private envMs0 = 0;
+  /** The verdict (and recovery) on the last steps, computed while the model answers (overlapped detection), and the view's length then. */
+  private pending: { judged: Promise<Truncation | null>; viewLength: number } | undefined;
 
   constructor(options: AiSdkRecoveryOptions) {
     const { computerTools = ["computer"], toActions = defaultToActions, telemetry, onRecovery, ...rest } = options ?? ({} as AiSdkRecoveryOptions);
@@ -96,13 +104,21 @@ export class AiSdkRecovery {
     this.o = resolveSdkOptions("createRecovery", rest);
     this.emitter = this.o.events ?? new EpisodeEvents();
     const spans = spanReporter(telemetry);
+    const degraded = degradedSpanReporter(telemetry);
+    if (degraded) this.emitter.on("degraded", (e) => void degraded(e).catch(() => undefined));
     this.reporters = [spans, onRecovery].filter((r): r is (r: RecoveryReport) => void | Promise<void> => typeof r === "function");
     this.isStep = (name) => computerTools.includes(name);
+    // Nothing unjudged executes: retrace's computer tool refuses to act before retrace's prepareStep ran.
+    this.o.meter.onAction = this.guard;
     this.toActions = toActions;
     this.view = new MessageView(this.isStep);
   }
 
   private readonly reporters: ((r: RecoveryReport) => void | Promise<void>)[];
+
+  private readonly guard = (): void => {
+    if (!this.loop) throw new ConfigError(NO_HOOK, { field: "prepareStep" });
+  };
 
   /** The runtime's typed episode events (step, detection, selection, recovery-start/end, truncate). */
   get events(): EpisodeEvents {
@@ -123,14 +139,59 @@ export class AiSdkRecovery {
     } else if (args.stepNumber === 0) {
       this.view.restart(args.messages); // a later call of the same run: its input is context, not new steps
     }
-    const steps: CompletedStep[] = this.view.absorb(args.messages).map((calls) => ({ actions: calls.flatMap((c) => this.toActions(c.input, c.toolName)), response: describeCalls(calls) }));
+    // Overlapped detection: the verdict on the previous step(s), computed while the model produced
+    // what is new now. When it fired, that output was never executed (retrace's computer tool held
+    // it): it is discarded with its tool results (never sent again, never a step) and the context
+    // is cut as the sequential flow cuts it.
+    const verdict = await this.settle();
+    let steps: CompletedStep[] = this.view.absorb(args.messages).map((calls) => ({ actions: calls.flatMap((c) => this.toActions(c.input, c.toolName)), response: describeCalls(calls) }));
+    if (verdict) {
+      this.discard(verdict.truncation, verdict.viewLength);
+      steps = [];
+    }
     if (steps.length > 0) {
       // The screen after the last tool call, as the tool recorded it (observed only when it recorded none).
-      const outcome = await this.loop.afterSteps(steps, await this.o.meter.current(), this.o.signal);
-      if (outcome) this.view.apply(outcome);
+      const judged = this.loop.afterSteps(steps, await this.o.meter.current(), this.o.signal);
+      if (this.overlaps()) {
+        // The model's next call starts now; retrace's computer tool holds its action until the verdict.
+        judged.catch(() => undefined); // taken in (and rethrown) by the next prepareStep or finish()
+        this.pending = { judged, viewLength: this.view.length };
+        this.o.meter.holdUntil(judged.then((t) => t === null, () => false));
+      } else {
+        const outcome = await judged;
+        if (outcome) this.view.apply(outcome);
+      }
     }
     return { messages: this.view.messages() as A["messages"] };
   };
+
+  /** Detection overlaps the next model call when asked ("auto": a model-latency detector) and retrace's computer tool holds actions. */
+  private overlaps(): boolean {
+    const mode = this.o.detection;
+    if (mode === "sequential") return false;
+    if (mode === "auto" && this.o.detector.latency !== "model") return false;
+    return this.o.meter.holding;
+  }
+
+  /** Wait for the pending verdict and stop holding actions; the truncation when it fired, else null. Rethrows its error. */
+  private async settle(): Promise<{ truncation: Truncation; viewLength: number } | null> {
+    const pending = this.pending;
+    if (!pending) return null;
+    this.pending = undefined;
+    try {
+      const truncation = await pending.judged;
+      return truncation ? { truncation, viewLength: pending.viewLength } : null;
+    } finally {
+      this.o.meter.release();
+    }
+  }
+
+  /** Drop what the model produced after the judged steps, count it discarded, apply the recovery's cut. */
+  private discard(t: Truncation, viewLength: number): void {
+    this.view.dropAfter(viewLength);
+    this.view.apply(t);
+    this.loop!.state.accounting = bump(this.loop!.state.accounting, { discardedProposals: 1 });
+  }
 
   /**
    * Your `prepareStep` composed with retrace's: retrace's runs first; yours gets the messages it
@@ -154,8 +215,13 @@ export class AiSdkRecovery {
 
   /** Evaluate (unless `evaluate: false`) and return the episode's result, with the SDK's own result as `sdkResult`. */
   async finish<T extends FinishInput>(result: T): Promise<SdkEpisodeResult<T>> {
+    if (this.o.meter.onAction === this.guard) this.o.meter.onAction = undefined;
     if (!this.loop) throw new ConfigError("createRecovery: finish() before any step ran: pass recovery.prepareStep (or compose()) as prepareStep of the AI SDK call", { field: "prepareStep" });
     const [finishReason, text] = await Promise.all([result.finishReason, result.text]);
+    // A verdict still pending (the model answered with text after the last step): take it in;
+    // when it fired, recovery has run and that answer is discarded from `messages()`.
+    const late = await this.settle();
+    if (late) this.discard(late.truncation, late.viewLength);
     const stopReason: StopReason = finishReason === "tool-calls" ? "max-steps" : "done";
     return buildSdkResult(this.o, this.loop, { result, finalOutput: text, stopReason, wallMs: Date.now() - this.started, envMs: this.o.meter.ms - this.envMs0 });
   }

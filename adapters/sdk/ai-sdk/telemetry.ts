@@ -11,11 +11,18 @@
  */
 import { ConfigError } from "../../../src/errors.ts";
 import type { RecoveryReport } from "../../../src/runtime/recovery-report.ts";
+import type { DegradedEvent } from "../../../src/runtime/events.ts";
 
 /** The part of an OpenTelemetry `Tracer` used here (any `@opentelemetry/api` 1.x tracer fits). */
 export interface TracerLike {
-  startSpan(name: string, options?: { attributes?: Record<string, string | number | boolean>; startTime?: number }): { end(endTime?: number): void };
+  startSpan(
+    name: string,
+    options?: { attributes?: Record<string, string | number | boolean>; startTime?: number },
+  ): { end(endTime?: number): void; setStatus?(status: { code: number; message?: string }): unknown };
 }
+
+/** OpenTelemetry's `SpanStatusCode.ERROR`. */
+const STATUS_ERROR = 2;
 
 /** Telemetry settings, as the AI SDK's `experimental_telemetry`. */
 export interface RecoveryTelemetry {
@@ -61,6 +68,32 @@ export function spanReporter(telemetry: RecoveryTelemetry | undefined): ((r: Rec
   return async (r) => {
     tracer ??= await globalTracer();
     tracer.startSpan(RECOVERY_SPAN, { attributes: recoverySpanAttributes(r, telemetry.functionId), startTime: r.startedAt }).end(r.endedAt);
+  };
+}
+
+/**
+ * A listener that records recovery becoming degraded (`degradedAfter` failed detector calls in a
+ * row) as a `retrace.recovery` span with `retrace.recovery.degraded: true`, the judge's endpoint
+ * and the last failure, and the ERROR status; undefined when telemetry is off.
+ */
+export function degradedSpanReporter(telemetry: RecoveryTelemetry | undefined): ((e: DegradedEvent) => Promise<void>) | undefined {
+  if (!telemetry || telemetry.isEnabled === false) return undefined;
+  let tracer: TracerLike | undefined = telemetry.tracer;
+  return async (e) => {
+    tracer ??= await globalTracer();
+    const span = tracer.startSpan(RECOVERY_SPAN, {
+      attributes: {
+        ...(telemetry.functionId !== undefined && { "ai.telemetry.functionId": telemetry.functionId }),
+        "retrace.task.id": e.taskId,
+        "retrace.recovery.degraded": true,
+        "retrace.detector.failures": e.failures,
+        "retrace.detector.endpoint": e.endpoint,
+        "retrace.detector.last_failure": e.lastFailure,
+        "retrace.recovery.on_detector_failure": e.action,
+      },
+    });
+    span.setStatus?.({ code: STATUS_ERROR, message: `recovery degraded: the error detector ${e.endpoint} failed ${e.failures} times in a row` });
+    span.end();
   };
 }
 

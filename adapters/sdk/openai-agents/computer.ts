@@ -104,10 +104,19 @@ export class RetraceComputer implements Computer {
     return this.act({ type: "drag", path: path.map(([x, y]) => ({ x, y })) });
   }
 
-  /** Convert and execute; an unusable action throws (the SDK reports it to the model as a failed tool call). */
+  /**
+   * Convert and execute; an unusable action throws (the SDK reports it to the model as a failed
+   * tool call). With recovery's overlapped detection the action first waits for the verdict on
+   * the previous step; when that step was judged off track the action is not executed (recovery
+   * has restored an earlier state; the wrapper discards this model output) and is not logged.
+   */
   private async act(sdkAction: OpenAIComputerAction): Promise<void> {
     const actions = openAIComputerActionToActions(sdkAction);
     const meter = envMeter(this.options.env); // times the action and keeps its observation for runWithRecovery
+    if (!(await meter.admit())) {
+      this.fresh = undefined; // the next screenshot observes the restored screen
+      return;
+    }
     let observation: Observation | undefined;
     for (const a of actions) observation = (await meter.step(a)).observation;
     observation ??= await meter.observe();

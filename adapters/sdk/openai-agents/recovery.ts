@@ -12,6 +12,14 @@
  * generates afterwards. Cut items are never sent again, in this run or in a later run fed with
  * them. Each recovery is a custom span in the SDK's trace (./tracing.ts).
  *
+ * Overlapped detection (`detection: "auto"` with a model-latency detector, or "overlapped"): the
+ * filter starts the verdict on the new steps and returns at once, so the judge runs while the
+ * model produces the next step; retrace's computer (`RetraceComputer`, through the environment's
+ * meter) holds that step's action until the verdict. Off track: the action is not executed, the
+ * recovery runs, and the next filter call discards the model's output (cut keys) and cuts as the
+ * sequential flow does. A run whose filter was replaced by the user's own (in `run()`'s options)
+ * is refused: the computer will not act and `finish()` throws a ConfigError.
+ *
  * `finish(result)` waits for a streamed run to complete, makes `result.history` the history the
  * model saw (the SDK's own getter rebuilds it from every generated item, cut steps included), and
  * returns the episode result. The next run with the same `runConfig` continues the episode: the
@@ -27,7 +35,8 @@ import type { TaskSpec } from "../../../src/task.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { openAIComputerActionToActions, type OpenAIComputerAction } from "../../actions/openai-cua/convert.ts";
 import { resolveSdkOptions, type ResolvedSdkRecoveryOptions, type SdkRecoveryOptions } from "../shared/options.ts";
-import { StepRecovery, type CompletedStep, type StepRecoveryState } from "../../../src/runtime/step-recovery.ts";
+import { StepRecovery, type CompletedStep, type StepRecoveryState, type Truncation } from "../../../src/runtime/step-recovery.ts";
+import { bump } from "../../../src/runtime/accounting.ts";
 import { buildSdkResult, type SdkEpisodeResult } from "../shared/result.ts";
 import { RecoverySpans } from "./tracing.ts";
 
@@ -70,6 +79,9 @@ function taskText(items: readonly Item[]): string {
   return first?.content !== undefined ? JSON.stringify(first.content) : "";
 }
 
+const OVERRIDDEN =
+  'createAgentsRecovery: retrace\'s callModelInputFilter never ran in this run: a callModelInputFilter in run()\'s options replaced it (`{ ...recovery.runConfig, callModelInputFilter: mine }`); pass yours as createAgentsRecovery({ callModelInputFilter: mine }) (it then runs on retrace\'s output), or spread recovery.runConfig last';
+
 /** The recovery of one episode, plugged into the SDK's loop through {@link runConfig}. */
 export class AgentsRecovery {
   /** Spread into `run(agent, input, { ...recovery.runConfig, ... })` or `new Runner({ ...recovery.runConfig })`. */
@@ -90,6 +102,12 @@ export class AgentsRecovery {
   private stepCalls: string[] = [];
   private readonly recorded = new Set<string>();
   private readonly cutKeys = new Set<string>();
+  /** The verdict (and recovery) on the last steps, computed while the model answers (overlapped detection). */
+  private pending: Promise<Truncation | null> | undefined;
+  /** Whether retrace's filter ran in the current run (a filter of the user's own in `run()`'s options replaces it). */
+  private filterRan = false;
+  /** Set when retrace's computer was asked to act but the filter never ran: finish() throws it. */
+  private overridden: ConfigError | undefined;
 
   constructor(options: AgentsRecoveryOptions) {
     const { callModelInputFilter, ...rest } = options ?? ({} as AgentsRecoveryOptions);
@@ -100,7 +118,15 @@ export class AgentsRecovery {
     this.userFilter = callModelInputFilter;
     this.envMs0 = this.o.meter.ms;
     this.runConfig = { callModelInputFilter: (args) => this.filter(args) };
+    // Nothing unjudged executes: retrace's computer refuses to act in a run where this filter never
+    // ran (until finish(); a later run's override is caught by finish(), from the run's model calls).
+    this.o.meter.onAction = this.guard;
   }
+
+  private readonly guard = (): void => {
+    if (this.filterRan) return;
+    throw (this.overridden ??= new ConfigError(OVERRIDDEN, { field: "callModelInputFilter" }));
+  };
 
   /** The episode's events (the `events` option, or the emitter created for it). */
   get events(): EpisodeEvents {
@@ -127,6 +153,7 @@ export class AgentsRecovery {
   }
 
   private async filter(args: CallModelInputFilterArgs<any>): Promise<ModelInputData> {
+    this.filterRan = true;
     const all = args.modelData.input as Item[];
     const first = all.length > 0 ? JSON.stringify(all[0]) : "";
     if (this.runOver || all.length < this.consumed || (this.consumed > 0 && first !== this.firstItem)) {
@@ -140,6 +167,20 @@ export class AgentsRecovery {
     const core = this.ensureCore(all);
     // The screen the first step acts on: the computer's look at run start (RetraceComputer.initRun), else a fresh one.
     if (fresh) core.start(await this.o.meter.current());
+
+    // Overlapped detection: the verdict on the previous step(s), computed while the model produced
+    // what is new now. When it fired, that output was never executed (the computer held it) and
+    // is discarded: never sent again, never a step; the context is cut as the sequential flow cuts it.
+    const verdict = await this.settle();
+    if (verdict) {
+      for (const i of all.slice(this.consumed)) {
+        const key = itemKey(i);
+        if (key !== undefined) this.cutKeys.add(key);
+      }
+      this.consumed = all.length;
+      core.state.accounting = bump(core.state.accounting, { discardedProposals: 1 });
+      this.apply(verdict);
+    }
 
     const added = all.slice(this.consumed).filter((i) => {
       const key = itemKey(i);
@@ -158,16 +199,50 @@ export class AgentsRecovery {
       // The screen after the last action, as the computer recorded it (observed only when it recorded none).
       const current = await this.o.meter.current();
       this.spans!.begin(core.state.accounting);
-      try {
-        const cut = await core.afterSteps(steps, current, this.o.signal);
-        if (cut?.cut) this.cutAt(cut.step, cut.notice);
-        else if (cut) this.view = [...this.view, { role: "user", content: cut.notice } as Item]; // unconfirmed restoration, history kept
-      } finally {
-        this.spans!.end(core.state.accounting);
+      const judged = core.afterSteps(steps, current, this.o.signal);
+      if (this.overlaps()) {
+        // The model's next call starts now; retrace's computer holds its action until the verdict.
+        judged.catch(() => undefined); // taken in (and rethrown) by the next filter call or finish()
+        this.pending = judged;
+        this.o.meter.holdUntil(judged.then((t) => t === null, () => false));
+      } else {
+        try {
+          const cut = await judged;
+          if (cut) this.apply(cut);
+        } finally {
+          this.spans!.end(core.state.accounting);
+        }
       }
     }
     const out: ModelInputData = { input: structuredClone(this.view) as AgentInputItem[], ...(args.modelData.instructions !== undefined && { instructions: args.modelData.instructions }) };
     return this.userFilter ? this.userFilter({ ...args, modelData: out }) : out;
+  }
+
+  /** Detection overlaps the next model call when asked ("auto": a model-latency detector) and retrace's computer holds actions. */
+  private overlaps(): boolean {
+    const mode = this.o.detection;
+    if (mode === "sequential") return false;
+    if (mode === "auto" && this.o.detector.latency !== "model") return false;
+    return this.o.meter.holding;
+  }
+
+  /** Wait for the pending verdict (overlapped detection), stop holding actions; its truncation, or null. Rethrows its error. */
+  private async settle(): Promise<Truncation | null> {
+    const pending = this.pending;
+    if (!pending) return null;
+    this.pending = undefined;
+    try {
+      return await pending;
+    } finally {
+      this.o.meter.release();
+      this.spans!.end(this.core!.state.accounting);
+    }
+  }
+
+  /** Apply a recovery's outcome to the view: cut to R with the notice, or (unconfirmed, history kept) append the notice. */
+  private apply(t: Truncation): void {
+    if (t.cut) this.cutAt(t.step, t.notice);
+    else this.view = [...this.view, { role: "user", content: t.notice } as Item];
   }
 
   /** Cut the view before step `step`'s call (and the reasoning that led to it), append the notice. */
@@ -209,7 +284,20 @@ export class AgentsRecovery {
         stopReason = classify(err);
       }
     }
+    // A verdict still pending (the run ended on the model's answer after the last step): take it
+    // in. When it fired, recovery has run; the answer is discarded like any output after an off-track step.
+    const late = await this.settle();
+    if (late) {
+      this.ensureCore([]).state.accounting = bump(this.core!.state.accounting, { discardedProposals: 1 });
+      this.apply(late);
+      if (result) this.consumed = (result.history as Item[]).length;
+    }
+    const ran = this.filterRan;
+    this.filterRan = false;
+    if (this.o.meter.onAction === this.guard) this.o.meter.onAction = undefined;
     this.runOver = true;
+    if (this.overridden) throw this.overridden;
+    if (!ran && result && ((result as { rawResponses?: unknown[] }).rawResponses?.length ?? 0) > 0) throw new ConfigError(OVERRIDDEN, { field: "callModelInputFilter" });
     if (result && this.consumed > 0) {
       const seen = [...this.view, ...(result.history as Item[]).slice(this.consumed)];
       Object.defineProperty(result, "history", { configurable: true, enumerable: false, get: () => structuredClone(seen) as AgentInputItem[] });

@@ -5,8 +5,11 @@
  * response and tool spans. Its data: the error step E, the recovery step R, the attempt, the
  * restoration mode, the detector's confidence and reason, whether the state was restored, the
  * recovery steps taken, the context cut (`from` -> `to` steps) and the tokens the detection,
- * selection and recovery used. Without an active trace (tracing disabled) the SDK hands out a
- * no-op span and nothing is recorded.
+ * selection and recovery used, and `degraded` (the detector was failing when it started). When
+ * recovery becomes degraded (`degradedAfter` failed detector calls in a row) a `retrace.recovery`
+ * span with `degraded: true`, the judge's endpoint and the last failure is recorded with the
+ * error status (`span.error`), so an alert on errored spans sees it. Without an active trace
+ * (tracing disabled) the SDK hands out a no-op span and nothing is recorded.
  */
 import { createCustomSpan, type CustomSpanData, type Span } from "@openai/agents";
 import type { EpisodeAccounting } from "../../../src/episode.ts";
@@ -40,7 +43,7 @@ export class RecoverySpans {
       this.span = createCustomSpan({
         data: {
           name: RECOVERY_SPAN_NAME,
-          data: { errorStep: e.errorStep, recoveryStep: e.recoveryStep, attempt: e.attempt, mode: e.mode, confidence: this.detection?.confidence ?? null, reason: this.detection?.reason ?? "" },
+          data: { errorStep: e.errorStep, recoveryStep: e.recoveryStep, attempt: e.attempt, mode: e.mode, confidence: this.detection?.confidence ?? null, reason: this.detection?.reason ?? "", degraded: this.degraded },
         },
       });
       this.span.start();
@@ -51,7 +54,23 @@ export class RecoverySpans {
     events.on("truncate", (e) => {
       if (this.span) this.span.spanData.data.cut = { from: e.from, to: e.to };
     });
+    // Degraded recovery is a span of its own, with the error status, so a trace-based alert sees it.
+    events.on("degraded", (e) => {
+      this.degraded = true;
+      const span = createCustomSpan({
+        data: { name: RECOVERY_SPAN_NAME, data: { degraded: true, failures: e.failures, step: e.step, detector: e.detector, endpoint: e.endpoint, lastFailure: e.lastFailure, onDetectorFailure: e.action } },
+      });
+      span.start();
+      span.setError({ message: `recovery degraded: the error detector ${e.endpoint} failed ${e.failures} times in a row`, data: { endpoint: e.endpoint, failures: e.failures } });
+      span.end();
+    });
+    events.on("detection", (e) => {
+      if (!e.detection.failure) this.degraded = false;
+    });
   }
+
+  /** True while the detector's failure streak has reached `degradedAfter` (recorded as `degraded` on recovery spans). */
+  private degraded = false;
 
   /** Call before the step core consults the detector for new steps (tokens are counted from here). */
   begin(accounting: EpisodeAccounting): void {

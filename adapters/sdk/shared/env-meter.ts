@@ -16,6 +16,12 @@ export class EnvMeter {
   /** Milliseconds spent in the environment's step, observe, restore and snapshot calls made through this meter. */
   ms = 0;
   private latest: Observation | undefined;
+  /** The verdict the next action waits for (overlapped detection): true = execute it, false = drop it. */
+  private hold: Promise<boolean> | undefined;
+  /** True once a computer that honours holds ({@link admit}) acted through this meter: only then may detection overlap. */
+  holding = false;
+  /** Called before each admitted action; throws to refuse it (a recovery whose hook the SDK never called). */
+  onAction: (() => void) | undefined;
 
   constructor(private readonly env: Environment) {}
 
@@ -49,6 +55,27 @@ export class EnvMeter {
     const latest = this.latest;
     this.latest = undefined;
     return latest ?? this.observe();
+  }
+
+  /**
+   * Called by retrace's computers before they execute a model action: runs `onAction`, then waits
+   * for the verdict on the previous step when one is pending. False: the action must not run
+   * (the previous step was judged off track and recovery has restored an earlier state).
+   */
+  async admit(): Promise<boolean> {
+    this.holding = true;
+    this.onAction?.();
+    return this.hold ? this.hold : true;
+  }
+
+  /** Hold every action until `verdict` resolves (it must not reject): true lets them run, false drops them. */
+  holdUntil(verdict: Promise<boolean>): void {
+    this.hold = verdict;
+  }
+
+  /** Stop holding actions (the wrapper has taken in the verdict). */
+  release(): void {
+    this.hold = undefined;
   }
 
   /** Forget the latest observation (the environment changed outside this meter, e.g. a restore). */

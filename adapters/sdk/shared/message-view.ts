@@ -61,6 +61,16 @@ export class MessageView<M extends ViewMessage> {
     return fresh.map((m) => stepCalls(m, this.isStepTool)).filter((calls) => calls.length > 0);
   }
 
+  /** How many messages the view holds. */
+  get length(): number {
+    return this.view.length;
+  }
+
+  /** Drop the messages after the first `n` (a model output discarded after an off-track verdict, with its tool results). */
+  dropAfter(n: number): void {
+    this.view = this.view.slice(0, n);
+  }
+
   /** Cut the view before agent step `step`'s assistant message and append `notice` as a user message. */
   cut(step: number, notice: string): void {
     let seen = 0;

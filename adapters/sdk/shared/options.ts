@@ -41,6 +41,15 @@ export interface SdkRecoveryOptions extends RecoveryKnobs, RecoverySubAgentOptio
   evaluate?: boolean;
   /** Aborts the run (SDK call, detector, recoverer). */
   signal?: AbortSignal;
+  /**
+   * When the verdict on step t is computed: "overlapped" = while the model produces step t+1,
+   * retrace's computer holding that action until the verdict (dropped when step t was off track);
+   * "sequential" = before the model call; "auto" = overlapped for a model-latency detector
+   * (`latency: "model"`). Needs retrace's computer (`retraceComputer`, `retraceComputerTool`):
+   * with a computer of your own, detection stays sequential. Decisions are the same either way
+   * (docs/cost.md, "Latency on the SDK path"). @default "auto"
+   */
+  detection?: "auto" | "sequential" | "overlapped";
 }
 
 const Schema = z
@@ -58,6 +67,7 @@ const Schema = z
     task: z.object({ id: z.string().min(1), instruction: z.string() }).passthrough().optional(),
     ...RECOVERY_KNOBS_SHAPE,
     evaluate: z.boolean().default(true),
+    detection: RecoveryOptionsSchema.shape.detection,
     signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, { message: "must be an AbortSignal" }).optional(),
   })
   .strict();
@@ -66,9 +76,9 @@ const Schema = z
  * Options with defaults resolved and the restore routine built; `env` is the caller's environment
  * with its step/observe/restore time metered into `meter` (see ./env-meter.ts).
  */
-export type ResolvedSdkRecoveryOptions = Omit<SdkRecoveryOptions, DefaultedKnob | "evaluate" | "restore" | "detector"> & { detector: ErrorDetector } &
+export type ResolvedSdkRecoveryOptions = Omit<SdkRecoveryOptions, DefaultedKnob | "evaluate" | "restore" | "detector" | "detection"> & { detector: ErrorDetector } &
   ResolvedKnobs &
-  Required<Pick<SdkRecoveryOptions, "evaluate" | "restore">> & { meter: EnvMeter; routine: string; postRestoration: PostRestorationFn };
+  Required<Pick<SdkRecoveryOptions, "evaluate" | "restore" | "detection">> & { meter: EnvMeter; routine: string; postRestoration: PostRestorationFn };
 
 /** Deprecated option names (old -> new), accepted with a warning until the next release. */
 export const DEPRECATED_SDK_OPTIONS = { budget: "recoveryBudget" } as const;

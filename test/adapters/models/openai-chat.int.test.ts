@@ -67,6 +67,7 @@ describe("OpenAI-compatible chat model", () => {
     const res = await model.complete({ role: "policy", messages: [{ role: "user", content: "hi" }] });
     expect(res.text).toBe("ok");
     expect(server.calls).toBe(3);
+    expect((res.usage as { retries?: number }).retries).toBe(2); // counted HTTP attempts - 1, in the call's usage record
     server.verify();
   });
 
@@ -77,7 +78,18 @@ describe("OpenAI-compatible chat model", () => {
     expect(err).toBeInstanceOf(AdapterError);
     expect(err.retryable).toBe(true);
     expect(err.message).toMatch(/HTTP 429 after 2 attempt/);
+    expect(server.calls).toBe(2);
     server.verify();
+  });
+
+  it("a first-try answer records retries: 0; an error names the attempts actually made", async () => {
+    server = await startScriptedOpenAIServer({ script: [{ text: "ok" }, { status: 400 }] });
+    const model = createOpenAIChatModel({ model: "m", baseURL: server.url, blobs: tempBlobs(), maxRetries: 3, settings: noEnv });
+    const res = await model.complete({ role: "policy", messages: [{ role: "user", content: "hi" }] });
+    expect((res.usage as { retries?: number }).retries).toBe(0);
+    const err = await model.complete({ role: "policy", messages: [{ role: "user", content: "hi" }] }).catch((e) => e);
+    expect(err).toBeInstanceOf(AdapterError);
+    expect(server.calls).toBe(2);
   });
 
   it("does not retry a 400 and says so", async () => {
@@ -95,6 +107,7 @@ describe("OpenAI-compatible chat model", () => {
     const res = await model.complete({ role: "policy", messages: [{ role: "user", content: "hi" }] });
     expect(res.text).toBe("fast");
     expect(server.calls).toBe(2);
+    expect((res.usage as { retries?: number }).retries).toBe(1);
     server.verify();
   });
 

@@ -47,7 +47,7 @@ describe("createRecovery (retrace-cua/ai-sdk) with user functions that never res
     let calledWith: AbortSignal | undefined;
     let began!: () => void;
     const started = new Promise<void>((r) => (began = r));
-    const recovery = createRecovery({
+    const recovery = createRecovery({ detection: "sequential",
       env: e.env, blobs: e.blobs, detector: e.detector, task: e.task, signal: controller.signal,
       // ignores its signal and never answers
       restore: (req) => {
@@ -81,7 +81,7 @@ describe("createRecovery (retrace-cua/ai-sdk) with user functions that never res
         return new Promise(() => undefined);
       },
     };
-    const recovery = createRecovery({ env: e.env, blobs: e.blobs, detector: e.detector, recoverer, recoveryBudget: 4, task: e.task, signal: controller.signal });
+    const recovery = createRecovery({ detection: "sequential", env: e.env, blobs: e.blobs, detector: e.detector, recoverer, recoveryBudget: 4, task: e.task, signal: controller.signal });
     const { outcome, afterAbortMs, abortedAt } = await runUntilAborted(e, recovery, controller, started);
     expect(outcome.ok).toBe(false);
     expect(abortedAt).toBeGreaterThan(0);

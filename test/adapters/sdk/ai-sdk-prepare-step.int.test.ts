@@ -64,7 +64,7 @@ describe("createRecovery (retrace/ai-sdk) in the AI SDK's own loops", () => {
     exporter.reset();
     const e = await episode();
     const reports: RecoveryReport[] = [];
-    const recovery = createRecovery({ env: e.env, blobs: e.blobs, detector: e.detector, recoverer: e.recoverer, recoveryBudget: 4, task: e.task, telemetry: { tracer, functionId: "desk-agent" }, onRecovery: (r) => void reports.push(r) });
+    const recovery = createRecovery({ detection: "sequential", env: e.env, blobs: e.blobs, detector: e.detector, recoverer: e.recoverer, recoveryBudget: 4, task: e.task, telemetry: { tracer, functionId: "desk-agent" }, onRecovery: (r) => void reports.push(r) });
     const result = await generateText({
       model: e.model,
       tools: { computer: e.computer },
@@ -121,7 +121,7 @@ describe("createRecovery (retrace/ai-sdk) in the AI SDK's own loops", () => {
 
   it("streamText: the same recovery, composed with the caller's prepareStep, which runs after retrace's on the cut messages", async () => {
     const e = await episode();
-    const recovery = createRecovery({ env: e.env, blobs: e.blobs, detector: e.detector, recoverer: e.recoverer, recoveryBudget: 4, task: e.task });
+    const recovery = createRecovery({ detection: "sequential", env: e.env, blobs: e.blobs, detector: e.detector, recoverer: e.recoverer, recoveryBudget: 4, task: e.task });
     const seen: { step: number; toolUses: string[]; last: unknown }[] = [];
     const result = streamText({
       model: e.model,
@@ -151,7 +151,7 @@ describe("createRecovery (retrace/ai-sdk) in the AI SDK's own loops", () => {
 
   it("ToolLoopAgent: the agent class takes recovery.prepareStep", async () => {
     const e = await episode("Done: final.txt.");
-    const recovery = createRecovery({ env: e.env, blobs: e.blobs, detector: e.detector, recoverer: e.recoverer, recoveryBudget: 4, task: e.task });
+    const recovery = createRecovery({ detection: "sequential", env: e.env, blobs: e.blobs, detector: e.detector, recoverer: e.recoverer, recoveryBudget: 4, task: e.task });
     const agent = new ToolLoopAgent({ model: e.model, tools: { computer: e.computer }, stopWhen: stepCountIs(30), maxRetries: 0, prepareStep: recovery.prepareStep });
     const result = await agent.generate({ prompt: e.task.instruction });
     const episodeResult = await recovery.finish(result);
@@ -170,7 +170,7 @@ describe("createRecovery (retrace/ai-sdk) in the AI SDK's own loops", () => {
       const server = await startScriptedOpenAIServer({ script: [...forward, { endpoint: "messages", text: "Stopping here." }] });
       servers.push(server);
       const model = createAnthropic({ baseURL: server.url, apiKey: "test-key" })("claude-sonnet-4-5");
-      const recovery = createRecovery({
+      const recovery = createRecovery({ detection: "sequential",
         env: s.env, blobs: s.blobs, detector: s.detector, task: s.task, evaluate: false,
         restore: async () => ({ restored: false, steps: 0, detail: "could not reach the target" }),
         ...(unconfirmedRestoration && { unconfirmedRestoration }),

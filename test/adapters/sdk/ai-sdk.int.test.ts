@@ -44,7 +44,7 @@ describe("generateTextWithRecovery (Vercel AI SDK, Anthropic computer tool) on S
 
     const result = await generateTextWithRecovery(
       { model: anthropic("claude-sonnet-4-5"), tools: { computer }, prompt: s.task.instruction, stopWhen: stepCountIs(30), maxRetries: 0 },
-      { env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, task: s.task, instanceKey: `${s.task.id}/0` },
+      { env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, task: s.task, instanceKey: `${s.task.id}/0`, detection: "sequential" }, // the script is in step order
     );
     expect(result.evaluation).toMatchObject({ score: 1 });
     expect(result.stopReason).toBe("done");
@@ -111,7 +111,7 @@ describe.runIf(chromium.run)("generateTextWithRecovery (Vercel AI SDK) on the br
       const observe = vi.spyOn(env, "observe");
       const result = await generateTextWithRecovery(
         { model: anthropic("claude-sonnet-4-5"), tools: { computer: retraceComputerTool({ env, blobs, displayWidthPx: 1280, displayHeightPx: 800 }) }, prompt: task.instruction, stopWhen: stepCountIs(20), maxRetries: 0 },
-        { env, blobs, task, recoveryBudget: 3, detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }), recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }) },
+        { env, blobs, task, recoveryBudget: 3, detection: "sequential", detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }), recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }) },
       );
       expect(result.evaluation.score).toBe(1);
       // One screenshot per action (taken by the step), none per model turn: observe() only at the start and for the recovery sub-agent's first look.

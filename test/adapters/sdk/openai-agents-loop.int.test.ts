@@ -93,7 +93,7 @@ describe("createAgentsRecovery in the OpenAI Agents SDK's own loop", () => {
 
     const computer = retraceComputer({ env: s.env, blobs: s.blobs });
     const agent = deskAgent(agentServer.url, computer);
-    const recovery = createAgentsRecovery({ env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, task: s.task, instanceKey: `${s.task.id}/0` });
+    const recovery = createAgentsRecovery({ env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, task: s.task, instanceKey: `${s.task.id}/0`, detection: "sequential" }); // one model call per step: the script is in step order
     const result = await run(agent, s.task.instruction, { ...recovery.runConfig, maxTurns: 30 });
     const episode = await recovery.finish(result);
 
@@ -160,7 +160,7 @@ describe("createAgentsRecovery in the OpenAI Agents SDK's own loop", () => {
     const agentServer = await startScriptedOpenAIServer({ script: [...s.forward.map(responsesCall), { endpoint: "responses", text: "Renamed draft.txt to final.txt." }] });
     servers.push(agentServer);
     const agent = deskAgent(agentServer.url, retraceComputer({ env: s.env, blobs: s.blobs }));
-    const recovery = createAgentsRecovery({ env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, task: s.task, instanceKey: `${s.task.id}/0` });
+    const recovery = createAgentsRecovery({ env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, task: s.task, instanceKey: `${s.task.id}/0`, detection: "sequential" });
     const truncations: Array<[number, number]> = [];
     recovery.events.on("truncate", (e) => void truncations.push([e.from, e.to]));
 

@@ -71,6 +71,7 @@ describe("runWithRecovery (OpenAI Agents SDK) on SimDesk", () => {
       task: s.task,
       instanceKey: `${s.task.id}/0`,
       events,
+      detection: "sequential", // one model call per step: the script is in step order
       runOptions: { maxTurns: 30, stream: true }, // streamed, and awaited to completion
     });
     expect(result.evaluation).toMatchObject({ score: 1 });
@@ -152,6 +153,7 @@ describe.runIf(chromium.run)("runWithRecovery (OpenAI Agents SDK) on the browser
         recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }),
         recoveryBudget: 3,
         task,
+        detection: "sequential", // one model call per step: the script is in step order
         runOptions: { maxTurns: 20 },
       });
       expect(computer.environment).toBe("browser");
