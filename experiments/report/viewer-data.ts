@@ -49,7 +49,7 @@ export interface ViewStep {
   flags?: string[];
   /** The retry cap, on a forward step the detector did not judge because the cap was spent (the detector is off). */
   detectorOff?: number;
-  /** Ground truth (the environment's reference path): the first step of a failed episode without recovery that left the path. */
+  /** Ground truth (the environment's reference path, e.g. SimDesk's): on the step a failed episode went off track for good, why (the record's `offTrack`). */
   offTrack?: string;
   /** The model calls recorded against this step when they were made (the episode's call log; see viewer-calls.ts). */
   calls?: ViewerCall[];
@@ -366,6 +366,7 @@ function viewerEpisodeWhole(rec: EpisodeRecord, blobsDir: string, reportDir: str
       ...(s.detection ? { detection: { isError: s.detection.isError, errorStep: s.detection.errorStep, reason: s.detection.reason, confidence: s.detection.confidence, ...(s.detection.failure ? { failure: s.detection.failure } : {}) } } : {}),
       ...(s.frozen ? { frozen: true } : {}),
       ...(off.has(i) ? { detectorOff: cap } : {}),
+      ...(rec.offTrack && typeof rec.offTrack === "object" && rec.offTrack.seq === s.seq && typeof rec.offTrack.reason === "string" ? { offTrack: rec.offTrack.reason } : {}),
       ...(flags.has(s.seq) ? { flags: flags.get(s.seq) } : {}),
       ...(calls.has(i) ? { calls: calls.get(i) } : {}),
       ...(contexts.has(i) ? { context: contexts.get(i) } : {}),

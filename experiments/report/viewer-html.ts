@@ -13,6 +13,7 @@ export const VIEWER_LEGEND = `<div class="legend" id="viewer-legend">
 <span><button class="chip recovery" tabindex="-1"><span class="n">5</span></button> recovery step</span>
 <span><button class="chip replay" tabindex="-1"><span class="n">6</span></button> replayed step</span>
 <span><button class="chip forward flagged" tabindex="-1"><span class="n">7</span></button> the detector said off track here</span>
+<span><button class="chip forward offtrack" tabindex="-1"><span class="n">3</span></button> underlined red: went off track here, by the environment's ground truth (SimDesk only; failed episodes)</span>
 <span><button class="chip forward frozen" tabindex="-1"><span class="n">8</span></button> greyed: detector not consulted (freeze window after a recovery)</span>
 <span><button class="chip forward after-cut" tabindex="-1"><span class="n">9</span></button> first step after a history cut (its context is shown)</span>
 <span><button class="chip forward" tabindex="-1"><span class="n">2</span><span class="flags"><span class="flag E">E1</span><span class="flag R">R1</span></span></button> E<i>n</i> = first error found by recovery attempt <i>n</i>; R<i>n</i> = the step it went back to (target: the screen before it)</span>
