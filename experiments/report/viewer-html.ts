@@ -28,7 +28,7 @@ export function viewerSection(n: number): string {
 <p class="note">Filter or search, then pick an episode; step with the buttons or the arrow keys; click the screenshot to zoom. The address bar links to the episode and step shown (#run/condition/task/seed/step).</p>
 ${VIEWER_LEGEND}
 ${n === 0 ? "<p>No episodes with a trajectory record in this folder.</p>" : `<div class="filters">
-<label>search <input id="f-search" type="search" placeholder="task id or instruction words"></label>
+<label>search <input id="f-search" type="search" placeholder="words of a task, instruction, action, reason or reply"></label>
 <label>run <select id="f-run"></select></label><label>condition <select id="f-condition"></select></label><label>task <select id="f-task"></select></label><label>seed <select id="f-seed"></select></label>
 <label>outcome <select id="f-outcome"><option value="">any</option><option value="success">solved</option><option value="failure">failed</option></select></label>
 <label>recovery <select id="f-recovery"><option value="">any</option><option value="yes">had a recovery</option><option value="no">no recovery</option></select></label>
