@@ -192,7 +192,8 @@ export const CLIENT_JS = String.raw`
   }
   function applyFilters(keep) {
     var f = {}; Object.keys(filters).forEach(function (k) { f[k] = filters[k].value; });
-    var words = (search.value || "").toLowerCase().split(/\s+/).filter(Boolean);
+    // Split as the index's words are (viewer-data.ts SEARCH_SPLIT): "PRESS(esc)" looks for "press" and "esc".
+    var words = (search.value || "").toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
     shown = index.filter(function (r) {
       var hay = (r.task + " " + (r.label || r.condition) + " " + (r.instruction || "") + " " + (r.words || "")).toLowerCase();
       return (!f.run || r.run === f.run) && (!f.condition || r.condition === f.condition) && (!f.task || r.task === f.task) && (!f.seed || String(r.seed) === f.seed) &&

@@ -33,7 +33,7 @@
  * runs.jsonl the findings are not judged; the pooled rates are still shown.
  */
 import { wilsonInterval, type Proportion } from "../../src/metrics/wilson.ts";
-import { binomialCdf, holmVerdicts, mcnemarVerdict, pairOutcomes, type PairedVerdict } from "../../src/metrics/paired.ts";
+import { binomialCdf, clusterSignVerdict, clusterSums, holmVerdicts, mcnemarVerdict, pairedDifferences, pairOutcomes, type PairedVerdict } from "../../src/metrics/paired.ts";
 import type { RecoveryRun } from "../../src/eval/run.ts";
 import type { RecoveryEvalReport, RecoveryTableJsonRow } from "../recovery-eval/report-data.ts";
 import { clustered, judged, testText, weakest, type Finding } from "./findings-verdict.ts";
@@ -99,26 +99,21 @@ function outcomesAt(runs: readonly RecoveryRun[], variant: string, budget: numbe
 }
 
 /**
- * Sign test over target states, stratified by budget: per target state, explicit successes minus
- * implicit successes over the budgets (and distances) both judged; target states with a positive
- * difference favour explicit (`onlyA`), negative ones implicit (`onlyB`), zero ones are ties.
- * Exact binomial (McNemar's exact test when each target state has one sample and one budget).
- * `n` counts distinct target states; `diffs` are the per-target-state sums (for the cluster level).
+ * Sign test over target states, stratified by budget: {@link clusterSignVerdict} on the
+ * (budget, sample) differences explicit - implicit, a target state's samples and budgets summed;
+ * target states with a positive sum favour explicit (`onlyA`), negative ones implicit (`onlyB`),
+ * zero ones are ties. Exact binomial (McNemar's exact test when each target state has one sample
+ * and one budget). `n` counts distinct target states; `diffs` are the per-target-state sums (for
+ * the cluster level above it, trajectories).
  */
 export function stratifiedSampleVerdict(perBudget: ReadonlyArray<{ a: ReadonlyMap<string, boolean>; b: ReadonlyMap<string, boolean> }>): PairedVerdict & { budgetsPaired: number; diffs: Map<string, number> } {
-  const diff = new Map<string, number>();
-  let budgetsPaired = 0;
-  for (const { a, b } of perBudget)
-    for (const [sample, x] of a) {
-      const y = b.get(sample);
-      if (y === undefined) continue;
-      budgetsPaired++;
-      const unit = targetStateOf(sample);
-      diff.set(unit, (diff.get(unit) ?? 0) + Number(x) - Number(y));
-    }
-  const d = [...diff.values()];
-  const counts = { n: d.length, onlyA: d.filter((x) => x > 0).length, onlyB: d.filter((x) => x < 0).length, both: 0, neither: d.filter((x) => x === 0).length };
-  return { ...mcnemarVerdict(counts), test: perBudget.length > 1 ? "sign test over target states, stratified by budget" : "sign test over target states", budgetsPaired, diffs: diff };
+  const units = new Map<string, number>();
+  perBudget.forEach(({ a, b }, i) => {
+    for (const [sample, d] of pairedDifferences(a, b)) units.set(`${i}\u0000${sample}`, d);
+  });
+  const stateOf = (unit: string) => targetStateOf(unit.slice(unit.indexOf("\u0000") + 1));
+  const { clusters: _c, ...v } = clusterSignVerdict(units, stateOf, "target states");
+  return { ...v, test: perBudget.length > 1 ? "sign test over target states, stratified by budget" : "sign test over target states", budgetsPaired: units.size, diffs: clusterSums(units, stateOf) };
 }
 
 /** "Rarely": at most this share of implicit target states, tested one-sided (Finding 2). */

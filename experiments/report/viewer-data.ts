@@ -49,7 +49,7 @@ export interface ViewStep {
   flags?: string[];
   /** The retry cap, on a forward step the detector did not judge because the cap was spent (the detector is off). */
   detectorOff?: number;
-  /** Ground truth (the environment's reference path): the first step of a failed episode without recovery that left the path. */
+  /** Ground truth (the environment's reference path, e.g. SimDesk's): on the step a failed episode went off track for good, why (the record's `offTrack`). */
   offTrack?: string;
   /** The model calls recorded against this step when they were made (the episode's call log; see viewer-calls.ts). */
   calls?: ViewerCall[];
@@ -321,22 +321,40 @@ export function detectorOffSteps(steps: EpisodeRecord["trajectory"]["steps"], ev
   return out;
 }
 
-/** The episode's words for the viewer's text search (each once, lower case): actions, responses, reasons, events and model replies. */
-export function searchWords(ep: ViewEpisode, limit = 20_000): string {
+/** What separates search words, in the index and in the viewer's query alike (client.ts splits a query the same way). */
+export const SEARCH_SPLIT = /[^\p{L}\p{N}]+/u;
+
+/**
+ * The distinct normalised words of `text` for the search index: lower case, split at every
+ * character that is not a letter or digit (so "PRESS(esc)" is "press" and "esc", as the viewer
+ * splits a query), without single characters, pure numbers (coordinates, counts) and hashes.
+ */
+export function searchTokens(text: string): string[] {
+  return text.toLowerCase().split(SEARCH_SPLIT).filter((w) => w.length > 1 && !/^\d+$/.test(w) && !/^[0-9a-f]{16,}$/.test(w));
+}
+
+/**
+ * The episode's words for the viewer's text search (each once, normalised by {@link searchTokens}):
+ * actions, responses, reasons, events and model replies, less the words of `known` (the index
+ * row's task, condition name and instruction, searched anyway), at most `limit` characters.
+ */
+export function searchWords(ep: ViewEpisode, limit = 20_000, known = ""): string {
   const texts: string[] = [ep.about, ep.detail];
   for (const s of ep.steps) {
-    texts.push(...s.actions, s.response ?? "", s.detection?.reason ?? "", s.failure ?? "");
+    texts.push(...s.actions, s.response ?? "", s.detection?.reason ?? "", s.failure ?? "", s.offTrack ?? "");
     for (const c of s.calls ?? []) texts.push(c.reply);
   }
   for (const e of ep.events) texts.push(e.text);
-  const seen = new Set<string>();
+  const seen = new Set<string>(searchTokens(known));
+  const out: string[] = [];
   let n = 0;
-  for (const w of texts.join(" ").toLowerCase().split(/\s+/)) {
-    if (!w || seen.has(w) || n + w.length + 1 > limit) continue;
+  for (const w of searchTokens(texts.join(" "))) {
+    if (seen.has(w) || n + w.length + 1 > limit) continue;
     seen.add(w);
+    out.push(w);
     n += w.length + 1;
   }
-  return [...seen].join(" ");
+  return out.join(" ");
 }
 
 function viewerEpisodeWhole(rec: EpisodeRecord, blobsDir: string, reportDir: string, screens?: ScreenFiles, cap?: number): ViewEpisode {
@@ -366,6 +384,7 @@ function viewerEpisodeWhole(rec: EpisodeRecord, blobsDir: string, reportDir: str
       ...(s.detection ? { detection: { isError: s.detection.isError, errorStep: s.detection.errorStep, reason: s.detection.reason, confidence: s.detection.confidence, ...(s.detection.failure ? { failure: s.detection.failure } : {}) } } : {}),
       ...(s.frozen ? { frozen: true } : {}),
       ...(off.has(i) ? { detectorOff: cap } : {}),
+      ...(rec.offTrack && typeof rec.offTrack === "object" && rec.offTrack.seq === s.seq && typeof rec.offTrack.reason === "string" ? { offTrack: rec.offTrack.reason } : {}),
       ...(flags.has(s.seq) ? { flags: flags.get(s.seq) } : {}),
       ...(calls.has(i) ? { calls: calls.get(i) } : {}),
       ...(contexts.has(i) ? { context: contexts.get(i) } : {}),
@@ -464,7 +483,7 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
       // The condition's retry cap (its manifest params), for the "detector off" note once it is spent.
       const capParam = run.manifest?.conditions?.find((c) => c.id === line.condition)?.params?.maxRecoveryIterations;
       const ep = viewerEpisode(rec, blobsDir, reportDir, { blobs, seen }, source, typeof capParam === "number" ? capParam : undefined);
-      const words = searchWords(ep);
+      const words = searchWords(ep, undefined, `${line.task} ${conditionLabel(line.condition)} ${line.condition} ${rec.instruction ?? ""}`);
       await addSsimMaps(ep, blobs, restorePairs(rec), memo);
       chunks[chunk].push(ep);
       index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveryAttempts: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk, label: conditionLabel(line.condition), instruction: capText(rec.instruction ?? "", source), ...(words ? { words } : {}), ...(typeof rec.extra?.k === "number" ? { k: rec.extra.k } : {}) });

@@ -13,6 +13,7 @@ export const VIEWER_LEGEND = `<div class="legend" id="viewer-legend">
 <span><button class="chip recovery" tabindex="-1"><span class="n">5</span></button> recovery step</span>
 <span><button class="chip replay" tabindex="-1"><span class="n">6</span></button> replayed step</span>
 <span><button class="chip forward flagged" tabindex="-1"><span class="n">7</span></button> the detector said off track here</span>
+<span><button class="chip forward offtrack" tabindex="-1"><span class="n">3</span></button> underlined red: went off track here, by the environment's ground truth (SimDesk only; failed episodes)</span>
 <span><button class="chip forward frozen" tabindex="-1"><span class="n">8</span></button> greyed: detector not consulted (freeze window after a recovery)</span>
 <span><button class="chip forward after-cut" tabindex="-1"><span class="n">9</span></button> first step after a history cut (its context is shown)</span>
 <span><button class="chip forward" tabindex="-1"><span class="n">2</span><span class="flags"><span class="flag E">E1</span><span class="flag R">R1</span></span></button> E<i>n</i> = first error found by recovery attempt <i>n</i>; R<i>n</i> = the step it went back to (target: the screen before it)</span>
@@ -27,7 +28,7 @@ export function viewerSection(n: number): string {
 <p class="note">Filter or search, then pick an episode; step with the buttons or the arrow keys; click the screenshot to zoom. The address bar links to the episode and step shown (#run/condition/task/seed/step).</p>
 ${VIEWER_LEGEND}
 ${n === 0 ? "<p>No episodes with a trajectory record in this folder.</p>" : `<div class="filters">
-<label>search <input id="f-search" type="search" placeholder="task id or instruction words"></label>
+<label>search <input id="f-search" type="search" placeholder="words of a task, instruction, action, reason or reply"></label>
 <label>run <select id="f-run"></select></label><label>condition <select id="f-condition"></select></label><label>task <select id="f-task"></select></label><label>seed <select id="f-seed"></select></label>
 <label>outcome <select id="f-outcome"><option value="">any</option><option value="success">solved</option><option value="failure">failed</option></select></label>
 <label>recovery <select id="f-recovery"><option value="">any</option><option value="yes">had a recovery</option><option value="no">no recovery</option></select></label>

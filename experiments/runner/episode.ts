@@ -16,7 +16,7 @@ import type { Task } from "../../src/task.ts";
 import type { Condition, EpisodeJob } from "./conditions.ts";
 import type { JobOutcome } from "./pool.ts";
 import type { RecordingEnvironment } from "./recording-env.ts";
-import type { ComponentContext, ExperimentRuntime } from "./runtime.ts";
+import type { ComponentContext, ExperimentRuntime, OffTrackMark } from "./runtime.ts";
 import { ModelMeter, round, type RoleCalls } from "../agents/meter.ts";
 import type { ModelCallSettings } from "../agents/model-client.ts";
 import { resolvePair } from "../config/agents.ts";
@@ -66,6 +66,8 @@ export interface EpisodeRecord {
   extra?: Record<string, JsonValue>;
   /** Every model call of the episode, each with the step it belongs to (absent when no model was called). */
   calls?: CallRecord[];
+  /** Ground truth (environments that have it): the step a failed episode went off track for good (runtime.ts OffTrackMark). */
+  offTrack?: OffTrackMark;
 }
 
 /** Run one job of an end-to-end or sweep condition. */
@@ -115,6 +117,8 @@ export async function finishEpisode(job: EpisodeJob, task: Task, result: Episode
   const record: EpisodeRecord = { key: job.key, condition: job.condition, task: job.task, instruction: task.instruction, seed: job.seed, success: result.success, score: result.evaluation.score, detail: result.evaluation.detail ?? "", stopReason: result.stopReason, simulated: result.simulated, trajectory: result.trajectory, ...(extra ? { extra } : {}) };
   const calls = meter?.callLog() ?? [];
   if (calls.length) record.calls = calls;
+  const offTrack = result.success ? undefined : deps.runtime.groundTruthOffTrack?.({ env: rec.env, task, result });
+  if (offTrack) record.offTrack = offTrack;
   const osworld = deps.osworldFiles !== false && deps.runtime.writeEpisode;
   // Without measured times (the steps' envMs, the model calls' latencyMs): same config and seed,
   // byte-identical records. The episode's timing and its calls' latencies are in timings.jsonl.

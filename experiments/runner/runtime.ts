@@ -80,6 +80,12 @@ export interface ExperimentRuntime {
    */
   groundTruthStability?(input: { env: Environment; task: Task; result: EpisodeResult; observed: ObservedState[] }): StabilityMetrics | undefined;
   /**
+   * Where a failed episode went off track for good, from the environment's ground truth (SimDesk):
+   * the step after which the state never again advanced the task's reference plan. Undefined when
+   * the environment cannot know, the episode succeeded, or its last step still made progress.
+   */
+  groundTruthOffTrack?(input: { env: Environment; task: Task; result: EpisodeResult }): OffTrackMark | undefined;
+  /**
    * Whether two observations show the same true state, from ground truth (e.g. SimDesk's semantic
    * hash). Absent (real desktops): replays are checked by SSIM >= 0.99 and probe reports
    * (experiments/ideal/forward-loop.ts `replayMatches`), never byte equality.
@@ -87,6 +93,16 @@ export interface ExperimentRuntime {
   sameState?(env: Environment, a: Observation, b: Observation): boolean | Promise<boolean>;
   /** Write the OSWorld-style per-episode folder (traj.jsonl, step_N.png, result.txt). */
   writeEpisode?(input: { dir: string; result: EpisodeResult; blobs: BlobStore; simulated: boolean }): Promise<void>;
+}
+
+/**
+ * The ground-truth "went off track here" mark of a failed episode (docs/experiments.md#ground-truth-off-track-mark):
+ * `seq` is the trajectory step (its `seq`) that began the last stretch without progress along the
+ * task's reference plan, `reason` says so in the viewer's step numbers.
+ */
+export interface OffTrackMark {
+  seq: number;
+  reason: string;
 }
 
 /** An observation an environment returned: its screenshot ref and true state id (ground-truth envs). */

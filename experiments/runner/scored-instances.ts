@@ -22,11 +22,11 @@ export function continuationOutcomes(lines: readonly ResultLine[]): Map<string, 
 /**
  * The failed runs (`task/seed`) that Success@K scores: under `exclude` (the paper's rule) those
  * with K usable continuations in every strategy that continued them; under `score-available`,
- * undefined (each strategy scores whatever it has).
+ * undefined (each strategy scores whatever it has). `byCondition`: the lines already grouped by
+ * {@link continuationOutcomes}, when the caller has them.
  */
-export function scoredInstances(lines: readonly ResultLine[], K: number, rule: IncompleteInstances = "exclude"): Set<string> | undefined {
+export function scoredInstances(lines: readonly ResultLine[], K: number, rule: IncompleteInstances = "exclude", byCondition = continuationOutcomes(lines)): Set<string> | undefined {
   if (rule !== "exclude") return undefined;
-  const byCondition = continuationOutcomes(lines);
   const all = new Set<string>();
   const incomplete = new Set<string>();
   for (const inst of byCondition.values())

@@ -299,7 +299,7 @@ export function sumModels(lines: readonly ResultLine[]): Partial<Record<ModelRol
 
 function successAtKSummaries(lines: readonly ResultLine[], maxK: number, rule: IncompleteInstances): SuccessAtKSummary[] {
   const byCondition = continuationOutcomes(lines);
-  const scored = scoredInstances(lines, maxK, rule);
+  const scored = scoredInstances(lines, maxK, rule, byCondition);
   return [...byCondition.entries()].map(([condition, inst]) => {
     const entries = [...inst.entries()];
     const groups = entries.filter(([key]) => !scored || scored.has(key)).map(([, g]) => g.filter((l) => l.status === "ok").sort((a, b) => Number(a.extra?.k) - Number(b.extra?.k)));

@@ -15,7 +15,9 @@ import type { EnvSpec, ExperimentConfig } from "../config/schema.ts";
 import { checkConfigAgents } from "../config/agents.ts";
 import { createAgent, type AgentContext } from "../agents/index.ts";
 import { statesAlong } from "../runner/recording-env.ts";
-import type { ComponentContext, ExperimentRuntime } from "../runner/runtime.ts";
+import type { ComponentContext, ExperimentRuntime, OffTrackMark } from "../runner/runtime.ts";
+import type { StepRecord } from "../../src/trajectory.ts";
+import { trajectoryTruth } from "../../adapters/policies/simulated/truth.ts";
 import { writeOsworldFolder } from "./osworld-output.ts";
 
 const asDesk = (env: Environment) => env as unknown as SimDesk;
@@ -71,11 +73,38 @@ export function createSimDeskRuntime(): ExperimentRuntime {
       if (!along) return undefined;
       return groundTruthStability(along.initial, along.states, (id) => desk.planIndexOf(task as SimDeskTask, id) >= 0, (id) => desk.semanticHash(id));
     },
+    groundTruthOffTrack({ env, task, result }) {
+      return offTrackMark(asDesk(env), task as SimDeskTask, result.trajectory.steps);
+    },
     sameState(env: Environment, a: Observation, b: Observation) {
       if (!a.stateId || !b.stateId) return a.screenshot === b.screenshot;
       const desk = asDesk(env);
       return desk.semanticHash(a.stateId) === desk.semanticHash(b.stateId);
     },
     writeEpisode: writeOsworldFolder,
+  };
+}
+
+/**
+ * The ground-truth off-track mark of a failed SimDesk episode (docs/experiments.md#ground-truth-off-track-mark):
+ * the step after the last one that advanced the task's reference plan (s*_k -> s*_k+1), read from
+ * the steps' recorded state ids by the rule the simulated detector is scored against
+ * (adapters/policies/simulated/truth.ts `trajectoryTruth`), over every executed step in order.
+ * Undefined when a step lacks its state ids or the last step still made progress (the episode ran
+ * out of steps on the path, or its DONE came with the task solved).
+ */
+export function offTrackMark(desk: SimDesk, task: SimDeskTask, steps: readonly StepRecord[]): OffTrackMark | undefined {
+  if (!steps.length || !steps.every((s) => s.beforeState && s.afterState)) return undefined;
+  const obs = (stateId: string) => ({ stateId }) as Observation;
+  const history = steps.map((s, i) => ({ step: i, observation: obs(s.beforeState!), actions: s.actions }));
+  const truth = trajectoryTruth(desk, task, history, obs(steps[steps.length - 1].afterState!));
+  if (!truth.offTrack || truth.errorStep === null) return undefined;
+  const at = truth.errorStep;
+  const plan = task.plan.length;
+  const last = steps[steps.length - 1];
+  const end = truth.planIndex === -1 ? "off the plan's path" : `at plan step ${truth.planIndex} of ${plan}`;
+  return {
+    seq: steps[at].seq,
+    reason: `went off track here (SimDesk's reference plan, ${plan} steps): ${at === 0 ? "no step advanced the plan" : `step ${at - 1} was the last step to advance it`}, no later step did, and the episode ended ${end}${last.actions.some((a) => a.type === "DONE") ? " with a DONE" : ""}`,
   };
 }

@@ -206,6 +206,13 @@ export function pairedDifferences(a: ReadonlyMap<string, boolean>, b: ReadonlyMa
   return out;
 }
 
+/** Each cluster's summed unit differences (the quantity {@link clusterSignVerdict} tests), by cluster id. */
+export function clusterSums(diffs: ReadonlyMap<string, number>, clusterOf: (unit: string) => string): Map<string, number> {
+  const sum = new Map<string, number>();
+  for (const [unit, d] of diffs) sum.set(clusterOf(unit), (sum.get(clusterOf(unit)) ?? 0) + d);
+  return sum;
+}
+
 /**
  * A sign test on cluster-level differences: each cluster's units' differences `a - b` are summed;
  * a cluster with a positive sum counts for `a` (`onlyA`), a negative one for `b`, zero is a tie;
@@ -214,9 +221,7 @@ export function pairedDifferences(a: ReadonlyMap<string, boolean>, b: ReadonlyMa
  * samples) share what makes them succeed, so only clusters are independent.
  */
 export function clusterSignVerdict(diffs: ReadonlyMap<string, number>, clusterOf: (unit: string) => string, clusters: string, alpha = 0.05): PairedVerdict {
-  const sum = new Map<string, number>();
-  for (const [unit, d] of diffs) sum.set(clusterOf(unit), (sum.get(clusterOf(unit)) ?? 0) + d);
-  const d = [...sum.values()];
+  const d = [...clusterSums(diffs, clusterOf).values()];
   const counts = { n: d.length, both: 0, onlyA: d.filter((x) => x > 0).length, onlyB: d.filter((x) => x < 0).length, neither: d.filter((x) => x === 0).length };
   return { ...mcnemarVerdict(counts, alpha), test: `sign test over ${clusters} (cluster level)`, clusters };
 }

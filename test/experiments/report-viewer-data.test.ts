@@ -5,7 +5,7 @@
  * heat map's block values.
  */
 import { describe, expect, it } from "vitest";
-import { aboutEpisode, plainText, viewerEpisode } from "../../experiments/report/viewer-data.ts";
+import { aboutEpisode, plainText, searchWords, viewerEpisode } from "../../experiments/report/viewer-data.ts";
 import { blockSsim } from "../../experiments/report/ssim-maps.ts";
 import { callStepIndex, lineDiff } from "../../experiments/report/viewer-calls.ts";
 import type { CallRecord } from "../../experiments/agents/call-log.ts";
@@ -59,6 +59,17 @@ describe("viewer episode data", () => {
     expect(ep.steps[2].marks).toEqual([{ t: "drag", x: 10, y: 20, x2: 300, y2: 40 }]);
     expect(ep.steps[3].marks).toEqual([{ t: "text", text: "tasks.txt" }]);
     expect(ep.steps[4].marks).toEqual([{ t: "text", text: "key escape" }]);
+  });
+
+  it("indexes each normalised word once for the search, without numbers, hashes or the row's own words", () => {
+    const ep = viewerEpisode(record, "/run/blobs", "/run");
+    const words = searchWords(ep, undefined, "t c do it").split(" ");
+    // split at non-letters as the viewer splits a query: PRESS(escape) and tasks.txt are found by their words
+    for (const w of ["press", "escape", "tasks", "txt", "wrong", "menu", "detector"]) expect(words).toContain(w);
+    expect(new Set(words).size).toBe(words.length);
+    expect(words.filter((w) => /^\d+$|[^\p{L}\p{N}]/u.test(w) || w.length < 2)).toEqual([]);
+    expect(words).not.toContain("it");
+    expect(searchWords(ep, 30).length).toBeLessThanOrEqual(30);
   });
 
   it("scores identical blocks 1 and a changed block below 1", () => {

@@ -68,4 +68,45 @@ describe("the tiny demo's report in Chromium", () => {
       await browser.close();
     }
   }, 300_000);
+
+  it.runIf(chromiumTools.run)("underlines the ground-truth off-track step of failed no-recovery episodes, and searches the words of actions", async () => {
+    chromiumTools.assert();
+    const file = join(out, "report.html");
+    const data = JSON.parse(/<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(readFileSync(file, "utf8"))![1]) as { viewer: { index: Array<{ run: string; key: string; condition: string; success: boolean; task: string; label: string; instruction: string; words?: string }> } };
+    const index = data.viewer.index;
+    const failed = index.filter((r) => !r.success && r.condition.endsWith("no-recovery")).slice(0, 8);
+    expect(failed.length).toBeGreaterThan(0);
+    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(String(e)));
+      let marked = 0;
+      for (const r of failed) {
+        await page.goto(`file://${file}#${[r.run, ...r.key.split("/")].map(encodeURIComponent).join("/")}`);
+        await page.waitForFunction((key) => document.body.getAttribute("data-episode") === key, r.key, { timeout: 30_000 });
+        const chips = page.locator("#viewer-lanes .chip.offtrack");
+        const n = await chips.count();
+        // at most one mark per episode; a failed SimDesk episode whose last step still advanced the plan has none
+        expect(n).toBeLessThanOrEqual(1);
+        if (n === 1) {
+          marked++;
+          await chips.first().click();
+          expect(await page.locator("#viewer-info").innerText()).toMatch(/ground truth\s+went off track here \(SimDesk's reference plan/);
+        }
+      }
+      expect(marked).toBeGreaterThan(0);
+      // search: a query with punctuation finds the episodes whose actions hold its words, as the index splits them
+      await page.goto(`file://${file}`);
+      await page.waitForFunction(() => document.body.getAttribute("data-viewer") === "ready", undefined, { timeout: 30_000 });
+      const withPress = index.filter((r) => `${r.task} ${r.label} ${r.instruction} ${r.words ?? ""}`.toLowerCase().includes("press")).length;
+      expect(withPress).toBeGreaterThan(0);
+      expect(withPress).toBeLessThan(index.length);
+      await page.fill("#f-search", "PRESS(");
+      expect(await page.locator("#f-count").innerText()).toMatch(new RegExp(`^${withPress} of ${index.length} episodes`));
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 300_000);
 });
