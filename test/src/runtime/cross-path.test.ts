@@ -4,8 +4,9 @@
  * (`withRecovery`) and the vendor-neutral loop (`StepRecovery` + `recoverWithPolicy`), which is
  * exactly what the LangChain middleware and the three SDK wrappers drive (each only maps its
  * SDK's messages to completed steps and applies the returned cut). Both must take the same
- * decisions: E, R, attempts, confirmation and the cut history. Driving the SDKs themselves needs
- * their scripted model servers per SDK (test/adapters/sdk); that comparison is still to do.
+ * decisions: E, R, attempts, confirmation and the cut history. The same comparison through each
+ * SDK's own loop (createAgent, run(), generateText, Stagehand) against scripted model servers is
+ * test/adapters/sdk/cross-path-sdk.int.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { withRecovery } from "../../../graphs/with-recovery.ts";
