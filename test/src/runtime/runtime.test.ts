@@ -18,22 +18,22 @@ describe("resolveRecoveryOptions", () => {
     expect(o).toMatchObject({ maxForwardSteps: 50, freezeWindow: 5, recoveryBudget: 10, maxRecoveryIterations: 3, recoveryStep: "error-minus-1", restoration: "model", minConfidence: 0, transition: "short", recoveryContext: "0-E" });
   });
   it.each([
-    [{ recoveryBudget: 0 }, "recoveryBudget: must be >= 1"],
-    [{ freezeWindow: -1 }, "freezeWindow: must be >= 0"],
-    [{ freezeWindow: 1.5 }, "freezeWindow: must be an integer"],
-    [{ minConfidence: 2 }, "minConfidence: must be <= 1"],
-    [{ restoration: "magic" }, 'restoration: must be one of "model", "replay", "snapshot", "implicit", "guided", "none"'],
+    [{ recoveryBudget: 0 }, 'recovery options: option "recoveryBudget" must be >= 1'],
+    [{ freezeWindow: -1 }, 'recovery options: option "freezeWindow" must be >= 0'],
+    [{ freezeWindow: 1.5 }, 'recovery options: option "freezeWindow" must be an integer'],
+    [{ minConfidence: 2 }, 'recovery options: option "minConfidence" must be <= 1'],
+    [{ restoration: "magic" }, 'recovery options: option "restoration" must be one of "model", "replay", "snapshot", "implicit", "guided", "none"'],
   ])("rejects %j with a message naming the field", (input, message) => {
     expect(() => resolveRecoveryOptions(input as never)).toThrow(message);
     try {
       resolveRecoveryOptions(input as never);
     } catch (e) {
       expect(e).toBeInstanceOf(ConfigError);
-      expect((e as ConfigError).field).toBe(message.split(":")[0]);
+      expect((e as ConfigError).field).toBe(message.split('"')[1]);
     }
   });
   it("rejects unknown options by name", () => {
-    expect(() => resolveRecoveryOptions({ freezWindow: 3 } as never)).toThrow(/^freezWindow: unknown recovery option/);
+    expect(() => resolveRecoveryOptions({ freezWindow: 3 } as never)).toThrow(/^recovery options: unknown option "freezWindow"/);
   });
 });
 
