@@ -1,12 +1,14 @@
 /**
  * The recovery knobs every wrapper of an agent loop takes (the LangChain middleware and the agent-SDK
- * wrappers): one definition, one zod shape and one validation, so the options, their defaults and
- * their error messages cannot drift apart.
+ * wrappers): the runtime's own knobs, resolved by the runtime's one resolver
+ * (`resolveRecoveryOptions`, src/runtime/options.ts), plus the wrappers' extras, so the options,
+ * their defaults and their error messages cannot drift apart from the graph's.
  */
 import { z } from "zod";
-import { DEFAULT_UNCONFIRMED_RESTORATION, RecoveryOptionsSchema, TRANSITION_STRINGS, UNCONFIRMED_RESTORATION, type TransitionString, type UnconfirmedRestoration } from "../src/episode.ts";
+import type { TransitionString, UnconfirmedRestoration } from "../src/episode.ts";
 import { ConfigError } from "../src/errors.ts";
 import { DEFAULT_DETECTOR_TIMEOUT_MS } from "../src/runtime/detection.ts";
+import { resolveRecoveryOptions, type RecoveryKnobName, type ResolvedRecoveryOptions } from "../src/runtime/options.ts";
 import type { EpisodeEvents } from "../src/runtime/events.ts";
 import { RECOVERY_STEP_STRATEGIES, type RecoveryStepSelector } from "../src/selector.ts";
 import type { ErrorDetector } from "../src/detector.ts";
@@ -80,43 +82,28 @@ export const detectorField = () =>
     message: 'must be an ErrorDetector (an object with detect()) or a detection preset { preset: "paper" | "production", model: ChatModel }',
   });
 
-/** Seeds of the wrappers are bounded like the experiment configs' seeds, so that sums stay safe integers. */
-const MAX_KNOB_SEED = 1_000_000_000_000_000;
+/** The runtime knobs (src/episode.ts) every loop wrapper takes; their bounds, defaults and messages are the runtime's. */
+export const WRAPPER_KNOBS = ["settleMs", "freezeWindow", "maxRecoveryIterations", "recoveryStep", "minConfidence", "transition", "unconfirmedRestoration", "seed", "restoration", "degradedAfter", "onDetectorFailure"] as const satisfies readonly RecoveryKnobName[];
 
-/** zod shape of {@link RecoveryKnobs} with the runtime's defaults and bounds (src/episode.ts). */
-export const RECOVERY_KNOBS_SHAPE = {
+/** The wrappers' own fields on top of the runtime knobs (a wrapper restores by model, replay or snapshot only). */
+export const WRAPPER_EXTRAS_SHAPE = {
   selector: withMethod("select").optional(),
-  settleMs: z.number().int().min(0).max(60_000, "at most 60000 ms (one minute) after each step (OSWorld waits 10000)").default(0),
-  // The same fields, bounds and messages as the runtime's own options (src/episode.ts): one parser.
-  freezeWindow: RecoveryOptionsSchema.shape.freezeWindow,
-  maxRecoveryIterations: RecoveryOptionsSchema.shape.maxRecoveryIterations,
-  recoveryStep: z.enum(RECOVERY_STEP_STRATEGIES).default("error-minus-1"),
-  minConfidence: z.number().min(0).max(1).default(0),
-  transition: z.enum(TRANSITION_STRINGS).default("short"),
-  unconfirmedRestoration: z.enum(UNCONFIRMED_RESTORATION).default(DEFAULT_UNCONFIRMED_RESTORATION),
-  seed: z.number().int().min(-MAX_KNOB_SEED, `at least -${MAX_KNOB_SEED}`).max(MAX_KNOB_SEED, `at most ${MAX_KNOB_SEED}`).default(0),
   restoration: z.enum(["model", "replay", "snapshot"]).default("model"),
   detectorTimeoutMs: z.number().int().min(0).max(3_600_000, "at most 3600000 ms (one hour)").default(DEFAULT_DETECTOR_TIMEOUT_MS),
-  degradedAfter: RecoveryOptionsSchema.shape.degradedAfter,
-  onDetectorFailure: RecoveryOptionsSchema.shape.onDetectorFailure,
   events: withMethod("emit").optional(),
   instanceKey: z.string().min(1).optional(),
 };
 
 /**
- * Validate a wrapper's options against its strict schema (built on {@link RECOVERY_KNOBS_SHAPE}); a
- * ConfigError prefixed with `where` names the first bad field; then `check` (the wrapper's own
- * rules) runs; last, `recoveryStep: "llm"` needs a `selector`. Returns the caller's options with the
- * defaults filled in, keeping the caller's function and object identities (zod validated the shapes).
+ * Validate a wrapper's options with the one resolver (`resolveRecoveryOptions`, src/runtime/options.ts):
+ * the runtime `knobs` it takes plus its `extras`, strictly; a ConfigError prefixed with `where` names the
+ * first bad field; then `check` (the wrapper's own rules) runs; last, `recoveryStep: "llm"` needs a
+ * `selector`. Returns the caller's options with the defaults filled in, keeping the caller's function
+ * and object identities (zod validated the shapes).
  */
-export function parseKnobOptions<T extends RecoveryKnobs, S extends z.ZodType>(where: string, schema: S, options: T, check?: () => void): T & z.output<S> {
-  const r = schema.safeParse(options ?? {});
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    const field = issue.path.join(".") || "options";
-    throw new ConfigError(`${where}: option "${field}" ${issue.message}`, { field });
-  }
+export function parseKnobOptions<T extends RecoveryKnobs, K extends RecoveryKnobName, X extends z.ZodRawShape>(where: string, knobs: readonly K[], extras: X, options: T, check?: () => void): T & Pick<ResolvedRecoveryOptions, K> & z.output<z.ZodObject<X>> {
+  const r = resolveRecoveryOptions(options ?? {}, { where, knobs, extras: { ...WRAPPER_EXTRAS_SHAPE, ...extras } });
   check?.();
-  if ((r.data as RecoveryKnobs).recoveryStep === "llm" && !options.selector) throw new ConfigError(`${where}: option "selector" is required when recoveryStep is "llm"`, { field: "selector" });
-  return { ...options, ...(r.data as object) } as T & z.output<S>;
+  if ((r as RecoveryKnobs).recoveryStep === "llm" && !options.selector) throw new ConfigError(`${where}: option "selector" is required when recoveryStep is "llm"`, { field: "selector" });
+  return { ...options, ...(r as object) } as T & Pick<ResolvedRecoveryOptions, K> & z.output<z.ZodObject<X>>;
 }

@@ -81,7 +81,7 @@ const NEXT: Record<Phase, (s: Pick<StoredGraphState, "stopReason" | "pending">) 
  */
 export function compileRecoveryGraph(args: CreateRecoveryGraphArgs) {
   installLeanRunContext(); // no disabled RunTree per runnable call unless something traces (graphs/run-context.ts)
-  const options = resolveRecoveryOptions(args.options);
+  const options = resolveRecoveryOptions(args.options, "createRecoveryGraph");
   const ctx = createRuntimeContext({ components: args.components, options, events: args.events, signal: args.signal, knobs: args.knobs });
   return buildGraph(ctx, ctx.phasesPerSuperstep > 1, args.checkpointer);
 }
@@ -125,7 +125,7 @@ export function batchRecoveryGraph(): BatchRecoveryGraph {
 
 /** The invocation config of {@link batchRecoveryGraph} for one episode. */
 export function batchConfig(args: CreateRecoveryGraphArgs, extra: { thread_id: string; recursionLimit: number }): { configurable: Record<string, unknown>; recursionLimit: number } {
-  const options = resolveRecoveryOptions(args.options);
+  const options = resolveRecoveryOptions(args.options, "createRecoveryGraph");
   const ctx = createRuntimeContext({ components: args.components, options, events: args.events, signal: args.signal, knobs: args.knobs });
   return { configurable: { thread_id: extra.thread_id, [CTX_KEY]: ctx }, recursionLimit: extra.recursionLimit };
 }

@@ -50,7 +50,7 @@ export interface RunEpisodeArgs {
 /** Run one episode to its end (or resume it) and return the result ({@link runEpisode}'s body; its arguments are checked). */
 export async function runEpisodeGraph(args: RunEpisodeArgs): Promise<EpisodeResult> {
   const started = performance.now();
-  const options = resolveRecoveryOptions(args.options);
+  const options = resolveRecoveryOptions(args.options, "runEpisode");
   const events = args.events ?? new EpisodeEvents();
   const threadId = args.threadId ?? randomUUID();
   const recursionLimit = recursionLimitFor(options);

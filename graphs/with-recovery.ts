@@ -67,7 +67,7 @@ export function withRecovery(policy: ForwardPolicy, options: WithRecoveryOptions
   if (!policy || typeof policy.propose !== "function") throw new ConfigError("withRecovery: policy must be a ForwardPolicy with propose()", { field: "policy" });
   const rest: Record<string, unknown> = { ...options };
   for (const k of COMPONENT_KEYS) delete rest[k];
-  const resolved = resolveRecoveryOptions(rest as RecoveryOptionsInput);
+  const resolved = resolveRecoveryOptions(rest as RecoveryOptionsInput, "withRecovery");
   const detector = resolveDetectorOption(options.detector, "withRecovery: option detector");
   const components = (env: Environment, blobs: BlobStore): EpisodeComponents => ({
     policy,

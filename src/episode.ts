@@ -40,6 +40,8 @@ export const DEFAULT_UNCONFIRMED_RESTORATION: UnconfirmedRestoration = "disclose
 export const PAPER_UNCONFIRMED_RESTORATION: UnconfirmedRestoration = "claim-recovered";
 /** Longest wait after an action (ms): a minute is far beyond any desktop's settling time. */
 export const MAX_SETTLE_MS = 60_000;
+/** Largest seed magnitude of the runtime's options (the experiment configs bound theirs the same way). */
+export const MAX_SEED = 1_000_000_000_000_000;
 /** Most recovery attempts one episode may make. */
 export const MAX_RECOVERY_ITERATIONS = 100;
 
@@ -91,8 +93,8 @@ export const RecoveryOptionsSchema = z
      * the target screenshot decides. @default "reject"
      */
     onAbstain: z.enum(["reject", "ssim"]).default("reject"),
-    /** Seed for every stochastic choice of the runtime (e.g. error-random). @default 0 */
-    seed: z.number().int().default(0),
+    /** Seed for every stochastic choice of the runtime (e.g. error-random); bounded like the experiment configs' seeds, so sums stay safe integers. @default 0 */
+    seed: z.number().int().min(-MAX_SEED, `at least -${MAX_SEED}`).max(MAX_SEED, `at most ${MAX_SEED}`).default(0),
     /**
      * When the detector judging step t runs: "sequential" (before the policy proposes t+1),
      * "overlapped" (concurrently with that proposal, which is discarded when the detector fires;

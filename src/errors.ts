@@ -20,6 +20,7 @@ export type RetraceErrorCode =
   | "DATA"
   | "RUN_FAILED"
   | "INTERNAL"
+  | "HTTP_REFUSAL"
   | "SIGNAL";
 
 /** Base class: sets `name` from the concrete class, keeps `cause`, and carries a stable `code`. */

@@ -2,6 +2,7 @@
  * Seeded randomness. Everything stochastic in retrace draws from an `Rng` derived from the
  * run seed and a label, so the same config and seed give the same results file.
  */
+import { InternalError } from "./errors.ts";
 import { createHash } from "node:crypto";
 
 /** A seedable pseudo-random generator (sfc32). */
@@ -43,14 +44,14 @@ function fromWords(a0: number, b0: number, c0: number, d0: number, seedHex: stri
     seedHex,
     next,
     int(lo, hi) {
-      if (hi < lo) throw new RangeError(`Rng.int: empty range [${lo}, ${hi}]`);
+      if (hi < lo) throw new InternalError(`Rng.int: empty range [${lo}, ${hi}]`);
       return lo + Math.floor(next() * (hi - lo + 1));
     },
     chance(p) {
       return next() < p;
     },
     pick(items) {
-      if (items.length === 0) throw new RangeError("Rng.pick: empty array");
+      if (items.length === 0) throw new InternalError("Rng.pick: empty array");
       return items[Math.floor(next() * items.length)];
     },
     fork(label) {

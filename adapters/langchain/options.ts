@@ -1,6 +1,7 @@
 /**
- * Options of {@link recoveryMiddleware}, validated with zod at the boundary. Numeric knobs use the
- * runtime's names and defaults (src/episode.ts): freezeWindow 5, maxRecoveryIterations 3,
+ * Options of {@link recoveryMiddleware}, validated at the boundary by the runtime's one resolver
+ * (resolveRecoveryOptions via adapters/recovery-knobs.ts). Knobs use the runtime's names, bounds,
+ * defaults and messages (src/episode.ts): freezeWindow 5, maxRecoveryIterations 3,
  * recoveryStep "error-minus-1", minConfidence 0 (the paper's: no confidence gate), transition "short", seed 0.
  */
 import { z } from "zod";
@@ -17,7 +18,7 @@ import type { RestoreRequest, RestoreResult } from "../../src/runtime/restore.ts
 import type { RestorationConfirmation } from "../../src/runtime/confirm.ts";
 import type { RecoveryReport } from "../../src/runtime/recovery-report.ts";
 import { resolveDetectorOption, type DetectionPresetOptions } from "../llm/detection-preset.ts";
-import { detectorField, fn, parseKnobOptions, RECOVERY_KNOBS_SHAPE, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../recovery-knobs.ts";
+import { detectorField, fn, parseKnobOptions, WRAPPER_KNOBS, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../recovery-knobs.ts";
 
 export type { RestoreRequest, RestoreResult } from "../../src/runtime/restore.ts";
 
@@ -45,9 +46,8 @@ export interface RecoveryMiddlewareOptions extends RecoveryKnobs {
   transitionMessage?: (info: { text: string; step: number; observation: Observation; restored: boolean; confirmation: RestorationConfirmation }) => BaseMessage | Promise<BaseMessage>;
 }
 
-/** zod schema of the options. */
-export const RecoveryMiddlewareOptionsSchema = z
-  .object({
+/** zod shape of the middleware's own options, layered on the runtime knobs (WRAPPER_KNOBS) by the one resolver. */
+export const RecoveryMiddlewareOptionsShape = {
     detector: detectorField(),
     observe: fn("() => Promise<Observation>"),
     restore: fn("(request) => Promise<RestoreResult>"),
@@ -56,15 +56,13 @@ export const RecoveryMiddlewareOptionsSchema = z
     toActions: fn("(toolCall) => Action[]").optional(),
     transitionMessage: fn("(info) => BaseMessage").optional(),
     onRecovery: fn("(report) => void").optional(),
-    ...RECOVERY_KNOBS_SHAPE,
-  })
-  .strict();
+};
 
 /** Options with defaults resolved. */
 export type ResolvedRecoveryMiddlewareOptions = Omit<RecoveryMiddlewareOptions, DefaultedKnob | "detector"> & ResolvedKnobs & { detector: ErrorDetector };
 
 /** Validate; a ConfigError names the first bad field. */
 export function resolveOptions(options: RecoveryMiddlewareOptions): ResolvedRecoveryMiddlewareOptions {
-  const parsed = parseKnobOptions("recoveryMiddleware", RecoveryMiddlewareOptionsSchema, options);
+  const parsed = parseKnobOptions("recoveryMiddleware", WRAPPER_KNOBS, RecoveryMiddlewareOptionsShape, options);
   return { ...parsed, detector: resolveDetectorOption(options.detector, "recoveryMiddleware: option detector") } as ResolvedRecoveryMiddlewareOptions;
 }

@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import type { ChatMessage, ChatModel, ChatRequest } from "../../src/model.ts";
 import type { ModelRole, ModelUsage } from "../../src/usage.ts";
-import { describeError } from "../../src/errors.ts";
+import { describeError, ModelBehaviorError } from "../../src/errors.ts";
 import { callModel } from "./call.ts";
 import { MAX_NESTING } from "../../src/bounds.ts";
 
@@ -46,11 +46,11 @@ export interface JsonReply<T> {
 
 /**
  * The first balanced `{...}` object in `text` (code fences and prose around it are ignored),
- * parsed; throws a SyntaxError naming what was wrong.
+ * parsed; throws a ModelBehaviorError naming what was wrong (JSON.parse's SyntaxError for bad JSON inside).
  */
 export function extractJsonObject(text: string): unknown {
   const start = text.indexOf("{");
-  if (start < 0) throw new SyntaxError("the reply contains no JSON object");
+  if (start < 0) throw new ModelBehaviorError("the reply contains no JSON object");
   let depth = 0;
   let nest = 0; // objects and arrays, bounded (model output is untrusted: deep nesting overflows later walks)
   let inString = false;
@@ -66,11 +66,11 @@ export function extractJsonObject(text: string): unknown {
     if (ch === "{" || ch === "[") nest++;
     else if (ch === "}" || ch === "]") nest--;
     if (ch === '"') inString = true;
-    else if (nest > MAX_NESTING) throw new SyntaxError(`the JSON object in the reply is nested more than ${MAX_NESTING} levels deep`);
+    else if (nest > MAX_NESTING) throw new ModelBehaviorError(`the JSON object in the reply is nested more than ${MAX_NESTING} levels deep`);
     else if (ch === "{") depth++;
     else if (ch === "}" && --depth === 0) return JSON.parse(text.slice(start, i + 1));
   }
-  throw new SyntaxError("the JSON object in the reply is not closed");
+  throw new ModelBehaviorError("the JSON object in the reply is not closed");
 }
 
 /** Ask for a JSON object: validate it with the schema, re-ask with the error, then fail. */

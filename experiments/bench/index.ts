@@ -22,6 +22,7 @@ const BENCHES: Array<[string, () => Promise<BenchModule>]> = [
   ["package", () => import("./package.ts")],
   ["import-agents-snippet", () => import("./import-sdk.ts")],
   ["report-long-text", () => import("./report-long-text.ts")],
+  ["demo-cpu", () => import("./demo-cpu.ts")],
 ];
 
 const args = process.argv.slice(2);

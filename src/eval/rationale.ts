@@ -18,6 +18,7 @@
  * (no embedding model offline) - calibrate per embedding model with the same script. The keyword
  * classifier (./intent.ts) stays beside it as a baseline.
  */
+import { ConfigError, AdapterError } from "../errors.ts";
 import { formatAction } from "../action.ts";
 import type { RecoverySample } from "../dataset/types.ts";
 
@@ -100,7 +101,7 @@ function sparseCosine(a: Map<string, number>, b: Map<string, number>): number {
 
 /** Cosine similarity of two dense vectors (0 when either is zero). */
 export function cosine(a: readonly number[], b: readonly number[]): number {
-  if (a.length !== b.length) throw new RangeError(`cosine: vectors differ in length (${a.length} vs ${b.length})`);
+  if (a.length !== b.length) throw new ConfigError(`cosine: vectors differ in length (${a.length} vs ${b.length})`);
   let dot = 0, na = 0, nb = 0;
   for (let i = 0; i < a.length; i++) {
     dot += a[i] * b[i];
@@ -127,7 +128,7 @@ export async function scoreRationales(
     method = "tfidf";
   } else {
     const v = texts.length ? await scorer.embedder.embed(texts, signal) : [];
-    if (v.length !== texts.length) throw new RangeError(`scoreRationales: ${scorer.embedder.name} returned ${v.length} vectors for ${texts.length} texts`);
+    if (v.length !== texts.length) throw new AdapterError(`scoreRationales: ${scorer.embedder.name} returned ${v.length} vectors for ${texts.length} texts`);
     sim = (a, b) => cosine(v[a], v[b]);
     method = scorer.embedder.name;
   }

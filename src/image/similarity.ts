@@ -9,6 +9,7 @@
  * target once. `npm run bench ssim` measures the speed-up; test/src/image proves equality on a
  * corpus of screenshot pairs.
  */
+import { ConfigError } from "../errors.ts";
 import { loadSharp } from "./sharp.ts";
 import { sha256Hex } from "../hash.ts";
 import { prepareForSsim, weberMssim, weberMssimMasked, windowSkipFromMask, type GrayImage, type RawPixels } from "./ssim-exact.ts";
@@ -76,7 +77,7 @@ export async function maskedScreenshotSsim(a: Uint8Array, b: Uint8Array, mask: {
     return { ssim: r.mssim, windows: r.windows, total: r.total, localMin: r.localMin };
   };
   if (!mask) return options.inside ? none : all();
-  if (mask.width * mask.height !== mask.data.length) throw new RangeError("maskedScreenshotSsim: mask data does not match its size");
+  if (mask.width * mask.height !== mask.data.length) throw new ConfigError("maskedScreenshotSsim: mask data does not match its size");
   let cached = skipCache.get(mask.data);
   if (!cached) {
     cached = windowSkipFromMask(mask);

@@ -15,6 +15,7 @@
  * same arithmetic on typed arrays and only touches the pixels the downsampler keeps. The result
  * equals ssim.js's `mssim` (the corpus test in test/src/image checks it).
  */
+import { ConfigError } from "../errors.ts";
 
 /** A grayscale image, one byte per pixel, row-major. */
 export interface GrayImage {
@@ -183,7 +184,7 @@ export interface MaskedWeber {
  * `windows` counts the windows averaged; when it is 0 the mean is NaN.
  */
 export function weberMssimMasked(a: GrayImage, b: GrayImage, skip: Uint8Array | null, block = 1): MaskedWeber {
-  if (!Number.isInteger(block) || block < 1) throw new RangeError(`weberMssimMasked: block must be a positive integer, got ${block}`);
+  if (!Number.isInteger(block) || block < 1) throw new ConfigError(`weberMssimMasked: block must be a positive integer, got ${block}`);
   return weberCore(a, b, skip, block);
 }
 
@@ -246,7 +247,7 @@ export function windowSkipFromMask(mask: { width: number; height: number; data: 
 
 /** `block` 0: no local minimum (the plain mean); 1: smallest window; > 1: smallest tile mean. */
 function weberCore(a: GrayImage, b: GrayImage, skip: Uint8Array | null, block: number): MaskedWeber {
-  if (a.width !== b.width || a.height !== b.height) throw new RangeError("weberMssim: images differ in size");
+  if (a.width !== b.width || a.height !== b.height) throw new ConfigError("weberMssim: images differ in size");
   const { width: w, height: h } = a;
   const ww = w - WINDOW + 1;
   const wh = h - WINDOW + 1;
@@ -254,7 +255,7 @@ function weberCore(a: GrayImage, b: GrayImage, skip: Uint8Array | null, block: n
     const v = equalBytes(a.data, b.data) ? 1 : 0;
     return { mssim: v, windows: 0, total: 0, localMin: v };
   }
-  if (skip && skip.length !== ww * wh) throw new RangeError(`weberMssimMasked: skip has ${skip.length} entries, expected ${ww * wh}`);
+  if (skip && skip.length !== ww * wh) throw new ConfigError(`weberMssimMasked: skip has ${skip.length} entries, expected ${ww * wh}`);
   const sw = w + 1;
   // Integral images of x, y, x^2, y^2, xy in Int32 with wrap-around, as ssim.js keeps them: the
   // totals overflow, but every window sum is below 2^31, so the wrapped differences are exact.

@@ -2,6 +2,7 @@
  * Choosing between conditions honestly: the best setting by success rate, its interval, and
  * whether its lead over the runner-up is beyond noise.
  */
+import { ConfigError } from "../errors.ts";
 import { twoProportionPValue, type Proportion } from "./wilson.ts";
 
 /** One candidate setting and its measured success rate. */
@@ -28,7 +29,7 @@ export interface Recommendation {
 
 /** Pick the best candidate (highest rate, then lowest cost, then input order). */
 export function recommend(candidates: readonly Candidate[], alpha = 0.05): Recommendation {
-  if (candidates.length === 0) throw new RangeError("recommend: no candidates");
+  if (candidates.length === 0) throw new ConfigError("recommend: no candidates");
   const order = candidates
     .map((c, i) => ({ c, i }))
     .sort((a, b) => b.c.rate.rate - a.c.rate.rate || (a.c.cost ?? 0) - (b.c.cost ?? 0) || a.i - b.i)

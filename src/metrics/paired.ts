@@ -6,6 +6,7 @@
  * paired` (common random numbers) also the shared part of the model's sampling noise.
  * Provider-neutral; no I/O.
  */
+import { ConfigError } from "../errors.ts";
 import { createRng } from "../rng.ts";
 
 /** Outcomes of two conditions on the same units (task x seed), tallied. */
@@ -61,7 +62,7 @@ export function binomialHalfCdf(k: number, n: number): number {
  * side equally likely" (binomial, p = 1/2). 1 when there are no discordant pairs.
  */
 export function mcnemarExact(onlyA: number, onlyB: number): number {
-  if (!Number.isInteger(onlyA) || !Number.isInteger(onlyB) || onlyA < 0 || onlyB < 0) throw new RangeError(`mcnemarExact: need counts >= 0, got ${onlyA}, ${onlyB}`);
+  if (!Number.isInteger(onlyA) || !Number.isInteger(onlyB) || onlyA < 0 || onlyB < 0) throw new ConfigError(`mcnemarExact: need counts >= 0, got ${onlyA}, ${onlyB}`);
   const d = onlyA + onlyB;
   if (d === 0) return 1;
   return Math.min(1, 2 * binomialHalfCdf(Math.min(onlyA, onlyB), d));
@@ -154,7 +155,7 @@ export interface MultipleComparisons {
  * adjusted p is compared with alpha.
  */
 export function holmAdjust(ps: readonly number[]): number[] {
-  for (const p of ps) if (!(p >= 0 && p <= 1)) throw new RangeError(`holmAdjust: p-values must lie in [0, 1], got ${p}`);
+  for (const p of ps) if (!(p >= 0 && p <= 1)) throw new ConfigError(`holmAdjust: p-values must lie in [0, 1], got ${p}`);
   const m = ps.length;
   const order = ps.map((p, i) => ({ p, i })).sort((a, b) => a.p - b.p || a.i - b.i);
   const out = new Array<number>(m);

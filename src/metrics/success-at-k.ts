@@ -3,6 +3,7 @@
  * from the same recovery state; an instance counts as solved at K when at least one of its first K
  * continuations succeeded.
  */
+import { ConfigError } from "../errors.ts";
 import { wilsonInterval, type Proportion } from "./wilson.ts";
 
 /**
@@ -26,7 +27,7 @@ export interface SuccessAtKOptions {
  * `score-available` it is scored on all it has (an instance with none is always left out).
  */
 export function successAtK(instances: readonly (readonly boolean[])[], k: number, options: SuccessAtKOptions = {}): Proportion {
-  if (!Number.isInteger(k) || k < 1) throw new RangeError(`successAtK: K must be a positive integer, got ${k}`);
+  if (!Number.isInteger(k) || k < 1) throw new ConfigError(`successAtK: K must be a positive integer, got ${k}`);
   const need = (options.incomplete ?? "exclude") === "exclude" ? k : 1;
   const usable = instances.filter((c) => c.length >= need);
   const solved = usable.filter((c) => c.slice(0, k).some(Boolean)).length;
@@ -47,7 +48,7 @@ export function successAtKCurve(instances: readonly (readonly boolean[])[], maxK
  * c succeeded (order-free; equals the expected Success@K under random ordering).
  */
 export function passAtK(n: number, c: number, k: number): number {
-  if (k > n) throw new RangeError(`passAtK: k=${k} exceeds n=${n}`);
+  if (k > n) throw new ConfigError(`passAtK: k=${k} exceeds n=${n}`);
   if (n - c < k) return 1;
   let miss = 1;
   for (let i = n - c + 1; i <= n; i++) miss *= 1 - k / i;

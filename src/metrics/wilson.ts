@@ -2,6 +2,7 @@
  * Binomial proportions with Wilson score intervals: the success-rate numbers every report shows.
  * Provider-neutral; no I/O.
  */
+import { ConfigError } from "../errors.ts";
 
 /** A success rate with its confidence interval. */
 export interface Proportion {
@@ -23,7 +24,7 @@ export const Z95 = 1.959963984540054;
  */
 export function wilsonInterval(successes: number, n: number, z: number = Z95): Proportion {
   if (!Number.isInteger(successes) || !Number.isInteger(n) || successes < 0 || n < 0 || successes > n)
-    throw new RangeError(`wilsonInterval: need integers 0 <= successes <= n, got ${successes}/${n}`);
+    throw new ConfigError(`wilsonInterval: need integers 0 <= successes <= n, got ${successes}/${n}`);
   if (n === 0) return { successes, n, rate: 0, lo: 0, hi: 1 };
   const p = successes / n;
   const z2 = z * z;

@@ -65,7 +65,7 @@ export function startRecovery(
   sink: AttemptSink,
   a: { attempt: number; mode: RestorationMode; errorStep: number; recoveryStep: number; target: Observation; detection: Detection; selection?: Record<string, unknown> },
 ): Record<string, unknown> {
-  sink.events.emit("recovery-start", { taskId: sink.taskId, attempt: a.attempt, mode: a.mode, errorStep: a.errorStep, recoveryStep: a.recoveryStep, target: a.target });
+  sink.events.emit("recovery-start", { taskId: sink.taskId, attempt: a.attempt, restoration: a.mode, mode: a.mode, errorStep: a.errorStep, recoveryStep: a.recoveryStep, target: a.target });
   return {
     attempt: a.attempt,
     mode: a.mode,
@@ -84,7 +84,7 @@ export function endRecovery(
   a: { attempt: number; mode: RestorationMode; confirmation: RestorationConfirmation; steps: number; reason: string; observation?: Observation },
 ): Record<string, unknown> {
   const restored = isRestored(a.confirmation);
-  sink.events.emit("recovery-end", { taskId: sink.taskId, attempt: a.attempt, mode: a.mode, restored, confirmation: a.confirmation, steps: a.steps, reason: a.reason });
+  sink.events.emit("recovery-end", { taskId: sink.taskId, attempt: a.attempt, restoration: a.mode, mode: a.mode, restored, confirmation: a.confirmation, steps: a.steps, reason: a.reason });
   return { attempt: a.attempt, mode: a.mode, restored, confirmation: a.confirmation, steps: a.steps, reason: a.reason, ...(a.observation ? { observation: a.observation.screenshot } : {}) };
 }
 

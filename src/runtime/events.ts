@@ -39,13 +39,21 @@ export interface FreezeEvent {
 export interface SelectionEvent {
   taskId: string;
   errorStep: number;
+  /** R, the step chosen. */
   recoveryStep: number;
+  /**
+   * How R was chosen: the value of the `recoveryStep` option ("error-minus-1", "llm", ...). Named
+   * `strategy` (as in experiment configs' `strategies`) because `recoveryStep` here is R itself.
+   */
   strategy: string;
   selection: Selection;
 }
 export interface RecoveryStartEvent {
   taskId: string;
   attempt: number;
+  /** How the environment is brought back to R: the `restoration` option's value. */
+  restoration: RestorationMode;
+  /** @deprecated The old name of `restoration` (same value); emitted until the next release. */
   mode: RestorationMode;
   errorStep: number;
   recoveryStep: number;
@@ -59,6 +67,9 @@ export interface RecoveryStepEvent {
 export interface RecoveryEndEvent {
   taskId: string;
   attempt: number;
+  /** How the environment was brought back to R: the `restoration` option's value. */
+  restoration: RestorationMode;
+  /** @deprecated The old name of `restoration` (same value); emitted until the next release. */
   mode: RestorationMode;
   /** Did the restoration report (or verify) the target as reached? (`confirmation !== "refused"`) */
   restored: boolean;

@@ -2,14 +2,14 @@
  * History truncation and recovery contexts, by the README's step indexing: restoring to R keeps
  * forward history entries 0..R-1, so o_R is again the current observation.
  */
-import { ConfigError } from "../errors.ts";
+import { ConfigError, InternalError } from "../errors.ts";
 import type { HistoryEntry } from "../policy.ts";
 import type { RecoveryContextKind } from "../recovery.ts";
 
 /** Forward history after restoring to step R (entries 0..R-1). */
 export function truncateHistory(history: readonly HistoryEntry[], recoveryStep: number): HistoryEntry[] {
   if (!Number.isInteger(recoveryStep) || recoveryStep < 0 || recoveryStep > history.length) {
-    throw new RangeError(`truncateHistory: recovery step ${recoveryStep} is outside 0..${history.length}`);
+    throw new InternalError(`truncateHistory: recovery step ${recoveryStep} is outside 0..${history.length}`);
   }
   return history.slice(0, recoveryStep);
 }
@@ -29,7 +29,7 @@ export function recoveryContextHistory(kind: RecoveryContextKind, history: reado
   switch (kind) {
     case "0-E":
       if (!Number.isInteger(errorStep) || errorStep < 0 || errorStep >= Math.max(1, history.length)) {
-        throw new RangeError(`recoveryContextHistory: error step ${errorStep} is outside the history 0..${history.length - 1}`);
+        throw new InternalError(`recoveryContextHistory: error step ${errorStep} is outside the history 0..${history.length - 1}`);
       }
       return history.slice();
     case "0-R":

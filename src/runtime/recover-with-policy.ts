@@ -9,7 +9,6 @@
  * Environment failures are data (the attempt ends refused); unusable policy output is a recorded,
  * counted failed step.
  */
-import { z } from "zod";
 import { isTerminal, type Action } from "../action.ts";
 import type { BlobReader } from "../blob-store.ts";
 import type { Environment } from "../environment.ts";
@@ -22,6 +21,7 @@ import type { ModelUsage } from "../usage.ts";
 import { untilAborted } from "../abortable.ts";
 import { confirmRestoration, isRestored } from "./confirm.ts";
 import { recoveryContextHistory } from "./history.ts";
+import { resolveRecoveryOptions } from "./options.ts";
 import { runRecoveryAgent, terminalOf, type ExecutedRecoveryStep } from "./recovery-agent.ts";
 import type { RestoreRequest, RestoreResult } from "./restore.ts";
 
@@ -52,21 +52,14 @@ export interface RecoverWithPolicyOptions extends RecoverySubAgentOptions {
   settleMs?: number;
 }
 
-const Schema = z.object({
-  recoveryBudget: z.number().int().min(1).default(10),
-  recoveryContext: z.enum(RECOVERY_CONTEXTS).default("0-E"),
-  onAbstain: z.enum(["reject", "ssim"]).default("reject"),
-});
 
 /** Build the restore routine. */
 export function recoverWithPolicy(given: RecoverWithPolicyOptions): (request: RestoreRequest) => Promise<RestoreResult> {
   const options = renameDeprecatedKeys("recoverWithPolicy", given, { budget: "recoveryBudget" });
-  const parsed = Schema.safeParse({ recoveryBudget: options.recoveryBudget, recoveryContext: options.recoveryContext, onAbstain: options.onAbstain });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ConfigError(`recoverWithPolicy: option "${issue.path.join(".")}" ${issue.message}`, { field: issue.path.join(".") });
-  }
-  const { recoveryBudget: budget, recoveryContext, onAbstain } = parsed.data;
+  const { recoveryBudget: budget, recoveryContext, onAbstain } = resolveRecoveryOptions(
+    { recoveryBudget: options.recoveryBudget, recoveryContext: options.recoveryContext, onAbstain: options.onAbstain },
+    { where: "recoverWithPolicy", knobs: ["recoveryBudget", "recoveryContext", "onAbstain"] },
+  );
   if (recoveryContext === "contextualized" && !options.summarizer) {
     throw new ConfigError('recoverWithPolicy: option "summarizer" is required for recoveryContext "contextualized"', { field: "summarizer" });
   }

@@ -42,7 +42,7 @@ describe("embedding and wrapping", () => {
   });
 
   it("withRecovery rejects bad options up front, naming the field", () => {
-    expect(() => withRecovery(createToyPolicy(), { maxRecoveryIterations: -1 })).toThrow(/^maxRecoveryIterations: must be >= 0$/);
+    expect(() => withRecovery(createToyPolicy(), { maxRecoveryIterations: -1 })).toThrow(/^withRecovery: option "maxRecoveryIterations" must be >= 0$/);
     expect(() => withRecovery(createToyPolicy(), { maxRecoveryIterations: -1 })).toThrow(ConfigError);
   });
 });

@@ -361,7 +361,7 @@ describe("recovery graph on ToyDesk", () => {
 
   it("rejects invalid options with a ConfigError naming the field", async () => {
     const s = setup();
-    await expect(run(s, { recoveryBudget: 0 })).rejects.toThrow(/^recoveryBudget: must be >= 1$/);
+    await expect(run(s, { recoveryBudget: 0 })).rejects.toThrow(/^runEpisode: option "recoveryBudget" must be >= 1$/);
     await expect(run(s, { recoveryBudget: 0 })).rejects.toBeInstanceOf(ConfigError);
     await expect(run(s, { restoration: "model", recoveryContext: "contextualized" })).rejects.toThrow(/summarizer/);
     await expect(runEpisode({ task: TOY_TASK, components: { ...s.components, recoverer: undefined }, options: {} })).rejects.toThrow(/components.recoverer/);

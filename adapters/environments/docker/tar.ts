@@ -2,6 +2,7 @@
  * Minimal ustar writer/reader for the Docker archive API (putArchive / getArchive): regular
  * files and directories only, which is all a desktop's home needs.
  */
+import { ConfigError } from "../../../src/errors.ts";
 
 /** One regular file to pack. */
 export interface TarEntry {
@@ -20,7 +21,7 @@ function header(name: string, size: number, type: "0" | "5", mode: number, uid: 
   let base = name;
   if (Buffer.byteLength(name) > 100) {
     const cut = name.lastIndexOf("/", 155);
-    if (cut <= 0 || Buffer.byteLength(name.slice(cut + 1)) > 100) throw new RangeError(`tar: path too long: ${name}`);
+    if (cut <= 0 || Buffer.byteLength(name.slice(cut + 1)) > 100) throw new ConfigError(`tar: path too long: ${name}`);
     prefix = name.slice(0, cut);
     base = name.slice(cut + 1);
   }

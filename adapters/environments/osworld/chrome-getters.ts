@@ -40,7 +40,7 @@ interface DevtoolsTarget {
 
 async function listTargets(url: string): Promise<DevtoolsTarget[]> {
   const res = await fetch(`${url}/json/list`, { signal: AbortSignal.timeout(10_000) });
-  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  if (!res.ok) throw new EnvironmentError(`HTTP ${res.status}`);
   return (await res.json()) as DevtoolsTarget[];
 }
 

@@ -3,6 +3,7 @@
  * handlers (control-routes.ts, control-exec.ts).
  */
 import type { IncomingMessage } from "node:http";
+import { RetraceError, type RetraceErrorCode } from "../../../src/errors.ts";
 import type { DesktopBackend } from "../x11/backend.ts";
 import type { DesktopEnvironment } from "../x11/desktop-environment.ts";
 import type { ScreenRecorder } from "./recording.ts";
@@ -16,8 +17,9 @@ export interface Reply {
   filename?: string;
 }
 
-/** An answer other than success, with OSWorld's status code. */
-export class HttpError extends Error {
+/** An answer other than success, with OSWorld's status code: the control server refuses a request (code HTTP_REFUSAL). */
+export class HttpError extends RetraceError {
+  readonly code: RetraceErrorCode = "HTTP_REFUSAL";
   constructor(
     readonly status: number,
     message: string,

@@ -6,6 +6,7 @@
  * Paths: `~` and OSWorld's `/home/user` are the desktop user's home; the host desktop serves
  * paths inside that home only, a container desktop any path inside the container.
  */
+import { EnvironmentError } from "../../../src/errors.ts";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
@@ -228,7 +229,7 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
 /** The body of an http(s) URL, read with a deadline and refused beyond {@link FILE_MAX_BYTES} while it arrives. */
 async function download(url: string): Promise<Buffer> {
   const res = await fetch(url, { signal: AbortSignal.timeout(300_000) });
-  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  if (!res.ok) throw new EnvironmentError(`HTTP ${res.status}`);
   const declared = Number(res.headers.get("content-length") ?? 0);
   const tooBig = (n: number) => new HttpError(413, `${url} is ${n} bytes or more; the largest download accepted is ${FILE_MAX_BYTES}`, true);
   if (declared > FILE_MAX_BYTES) {

@@ -4,6 +4,7 @@
  * `multipart/form-data` that keeps file parts as bytes.
  */
 
+import { DataError } from "../../../src/errors.ts";
 import { parseJson } from "./control-http.ts";
 
 /** A parsed form: text fields, and file fields as bytes. */
@@ -17,7 +18,7 @@ export function parseForm(contentType: string | undefined, body: Buffer): FormDa
   const type = (contentType ?? "").toLowerCase();
   if (type.startsWith("multipart/form-data")) {
     const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType ?? "");
-    if (!boundary) throw new Error("multipart body without a boundary");
+    if (!boundary) throw new DataError("multipart body without a boundary");
     return parseMultipart(body, boundary[1] ?? boundary[2]);
   }
   if (type.includes("json")) {

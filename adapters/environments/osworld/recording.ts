@@ -4,6 +4,7 @@
  * writes an H.264 MP4. ffmpeg gets a fixed argv and our own frames; nothing from a request reaches
  * it. The recorder is stopped with the server, so no ffmpeg outlives it.
  */
+import { EnvironmentError } from "../../../src/errors.ts";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -47,7 +48,7 @@ export class ScreenRecorder {
     if (failed) {
       this.child = undefined;
       await rm(this.dir, { recursive: true, force: true });
-      throw new Error(failed);
+      throw new EnvironmentError(failed, { retryable: false });
     }
     this.loop = this.pump();
   }

@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { OsworldPythonBridge } from "./python-bridge.ts";
 import { writeEpisodeOutput, type EpisodeOutputOptions, type EpisodeOutputSummary } from "../../../src/store/episode-output.ts";
-import { ConfigError } from "../../../src/errors.ts";
+import { ConfigError, EnvironmentError } from "../../../src/errors.ts";
 import type { Evaluation } from "../../../src/task.ts";
 import { CHROME_GETTERS, chromeGetter } from "./chrome-getters.ts";
 import type { OsworldClient } from "./client.ts";
@@ -37,18 +37,18 @@ export interface SetupOptions {
 }
 
 async function fetchWithRetries(url: string): Promise<Buffer> {
-  if (!/^https?:\/\//i.test(url)) throw new Error(`only http(s) URLs are downloaded, not ${url}`);
+  if (!/^https?:\/\//i.test(url)) throw new ConfigError(`only http(s) URLs are downloaded, not ${url}`, { field: "url" });
   let last: unknown;
   for (let i = 0; i < 3; i++) {
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(300_000) });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      if (!res.ok) throw new EnvironmentError(`HTTP ${res.status}`);
       return Buffer.from(await res.arrayBuffer());
     } catch (err) {
       last = err;
     }
   }
-  throw new Error(`download of ${url} failed: ${(last as Error).message}`);
+  throw new EnvironmentError(`download of ${url} failed: ${(last as Error).message}`, { cause: last });
 }
 
 /**
@@ -97,10 +97,10 @@ export async function runOsworldSetup(client: OsworldClient, steps: Step[], scre
         case "download":
         case "upload_file": {
           const files = (Array.isArray(p.files) ? p.files : []) as Array<Record<string, unknown>>;
-          if (!files.length) throw new Error(`a ${step.type} step without files`);
+          if (!files.length) throw new ConfigError(`a ${step.type} step without files`);
           for (const f of files) {
             const dest = String(f.path ?? "");
-            if (!dest) throw new Error(`a ${step.type} file without a path`);
+            if (!dest) throw new ConfigError(`a ${step.type} file without a path`);
             const data = step.type === "download" ? await download(String(f.url ?? "")) : await (options.readLocal ?? readFile)(String(f.local_path ?? ""));
             const up = await client.upload(dest, data);
             if (up.status !== "success") {

@@ -1,6 +1,7 @@
 /**
  * Options shared by the SDK wrappers (`runWithRecovery` for the OpenAI Agents SDK, `executeWithRecovery` for Stagehand,
- * `generateTextWithRecovery` for the Vercel AI SDK), validated with zod at the boundary. The knobs
+ * `generateTextWithRecovery` for the Vercel AI SDK), validated at the boundary by the runtime's one
+ * resolver (resolveRecoveryOptions, through adapters/recovery-knobs.ts), with their own fields layered on top. The knobs
  * and defaults are the runtime's and the LangChain middleware's (adapters/langchain/options.ts):
  * freezeWindow 5, maxRecoveryIterations 3, recoveryStep "error-minus-1", minConfidence 0,
  * transition "short", seed 0. Instead of a restore routine the caller may pass a `recoverer`
@@ -10,17 +11,16 @@ import { z } from "zod";
 import type { BlobReader } from "../../../src/blob-store.ts";
 import type { ErrorDetector } from "../../../src/detector.ts";
 import type { Environment } from "../../../src/environment.ts";
-import { RECOVERY_CONTEXTS, type RecoveryPolicy } from "../../../src/recovery.ts";
+import type { RecoveryPolicy } from "../../../src/recovery.ts";
 import type { TaskSpec } from "../../../src/task.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { renameDeprecatedKeys } from "../../../src/deprecation.ts";
-import { RecoveryOptionsSchema } from "../../../src/episode.ts";
 import { postRestoration } from "../../../prompts/index.ts";
 import type { PostRestorationFn } from "../../../src/runtime/attempt.ts";
 import { recoverWithPolicy, type RecoverySubAgentOptions } from "../../../src/runtime/recover-with-policy.ts";
 import type { RestoreRequest, RestoreResult } from "../../../src/runtime/restore.ts";
 import { resolveDetectorOption, type DetectionPresetOptions } from "../../llm/detection-preset.ts";
-import { detectorField, fn, parseKnobOptions, RECOVERY_KNOBS_SHAPE, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../../recovery-knobs.ts";
+import { detectorField, fn, parseKnobOptions, WRAPPER_KNOBS, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../../recovery-knobs.ts";
 import { envMeter, meteredEnvironment, type EnvMeter } from "./env-meter.ts";
 
 /** Options of the SDK wrappers; how `recoverer` runs is {@link RecoverySubAgentOptions}. */
@@ -52,25 +52,22 @@ export interface SdkRecoveryOptions extends RecoveryKnobs, RecoverySubAgentOptio
   detection?: "auto" | "sequential" | "overlapped";
 }
 
-const Schema = z
-  .object({
-    env: withMethod("step"),
-    blobs: withMethod("get"),
-    detector: detectorField(),
-    recoverer: withMethod("propose").optional(),
-    recoveryBudget: RecoveryOptionsSchema.shape.recoveryBudget.unwrap().optional(),
-    recoveryContext: z.enum(RECOVERY_CONTEXTS).optional(),
-    summarizer: withMethod("summarize").optional(),
-    verifier: withMethod("verify").optional(),
-    onAbstain: z.enum(["reject", "ssim"]).optional(),
-    restore: fn().optional(),
-    task: z.object({ id: z.string().min(1), instruction: z.string() }).passthrough().optional(),
-    ...RECOVERY_KNOBS_SHAPE,
-    evaluate: z.boolean().default(true),
-    detection: RecoveryOptionsSchema.shape.detection,
-    signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, { message: "must be an AbortSignal" }).optional(),
-  })
-  .strict();
+/** The runtime knobs the SDK wrappers take: the loop wrappers' and the recovery sub-agent's. */
+const SDK_KNOBS = [...WRAPPER_KNOBS, "recoveryBudget", "recoveryContext", "onAbstain", "detection"] as const;
+
+/** The SDK wrappers' own fields, layered on the runtime knobs by the one resolver. */
+const SDK_EXTRAS = {
+  env: withMethod("step"),
+  blobs: withMethod("get"),
+  detector: detectorField(),
+  recoverer: withMethod("propose").optional(),
+  summarizer: withMethod("summarize").optional(),
+  verifier: withMethod("verify").optional(),
+  restore: fn().optional(),
+  task: z.object({ id: z.string().min(1), instruction: z.string() }).passthrough().optional(),
+  evaluate: z.boolean().default(true),
+  signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, { message: "must be an AbortSignal" }).optional(),
+};
 
 /**
  * Options with defaults resolved and the restore routine built; `env` is the caller's environment
@@ -86,7 +83,7 @@ export const DEPRECATED_SDK_OPTIONS = { budget: "recoveryBudget" } as const;
 /** Validate; a ConfigError names the first bad field (prefixed with the wrapper's name). */
 export function resolveSdkOptions(where: string, given: SdkRecoveryOptions): ResolvedSdkRecoveryOptions {
   const options = renameDeprecatedKeys(where, given, DEPRECATED_SDK_OPTIONS);
-  const parsed = parseKnobOptions(where, Schema, options, () => {
+  const parsed = parseKnobOptions(where, SDK_KNOBS, SDK_EXTRAS, options, () => {
     if (!options.restore && !options.recoverer) throw new ConfigError(`${where}: give option "recoverer" (the recovery sub-agent) or "restore" (a restore routine)`, { field: "recoverer" });
   });
   const env = meteredEnvironment(options.env);
@@ -96,12 +93,12 @@ export function resolveSdkOptions(where: string, given: SdkRecoveryOptions): Res
       recoverer: options.recoverer!,
       env,
       blobs: options.blobs,
-      ...(options.recoveryBudget !== undefined && { recoveryBudget: options.recoveryBudget }),
-      ...(options.recoveryContext !== undefined && { recoveryContext: options.recoveryContext }),
+      recoveryBudget: parsed.recoveryBudget,
+      recoveryContext: parsed.recoveryContext,
       ...(options.summarizer && { summarizer: options.summarizer }),
       ...(options.verifier && { verifier: options.verifier }),
-      ...(options.onAbstain !== undefined && { onAbstain: options.onAbstain }),
-      settleMs: (parsed as { settleMs: number }).settleMs,
+      onAbstain: parsed.onAbstain,
+      settleMs: parsed.settleMs,
     });
   const routine = options.restore ? `${where} option "restore"` : "recoverWithPolicy";
   const detector = resolveDetectorOption(options.detector, `${where}: option detector`);

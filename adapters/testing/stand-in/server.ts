@@ -19,6 +19,7 @@
  * order, as with one worker. `temperature` (default 1) reshapes the answer distribution; 0 gives
  * the most likely answer every time.
  */
+import { ConfigError } from "../../../src/errors.ts";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { judgeDetector, judgeSelector, judgeSummarizer, judgeVerifier, type DetectorNoise } from "./judges.ts";
 import { playForward, playPerturber } from "./play.ts";
@@ -165,11 +166,11 @@ export const BLIND_NOTE = "stand-in: this request shows a screenshot and no acce
 /** Start the stand-in on 127.0.0.1. */
 export async function startStandInServer(options: StandInServerOptions = {}): Promise<StandInServer> {
   const errorRate = options.errorRate ?? 0.1;
-  if (!(errorRate >= 0 && errorRate <= 1)) throw new RangeError(`stand-in: errorRate must be between 0 and 1, got ${errorRate}`);
+  if (!(errorRate >= 0 && errorRate <= 1)) throw new ConfigError(`stand-in: errorRate must be between 0 and 1, got ${errorRate}`);
   const postCutErrorRate = options.postCutErrorRate ?? 0.3;
-  if (!(postCutErrorRate >= 0 && postCutErrorRate <= 1)) throw new RangeError(`stand-in: postCutErrorRate must be between 0 and 1, got ${postCutErrorRate}`);
+  if (!(postCutErrorRate >= 0 && postCutErrorRate <= 1)) throw new ConfigError(`stand-in: postCutErrorRate must be between 0 and 1, got ${postCutErrorRate}`);
   const recoveryErrorRate = options.recoveryErrorRate ?? errorRate / 2;
-  if (!(recoveryErrorRate >= 0 && recoveryErrorRate <= 1)) throw new RangeError(`stand-in: recoveryErrorRate must be between 0 and 1, got ${recoveryErrorRate}`);
+  if (!(recoveryErrorRate >= 0 && recoveryErrorRate <= 1)) throw new ConfigError(`stand-in: recoveryErrorRate must be between 0 and 1, got ${recoveryErrorRate}`);
   const settings: StandInSettings = {
     errorRate,
     recoveryErrorRate,

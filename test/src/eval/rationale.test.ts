@@ -1,3 +1,4 @@
+import { ConfigError } from "../../../src/errors.ts";
 import { describe, expect, it } from "vitest";
 import { cosine, recoveryReference, scoreRationales, tfidfVectors, tokens } from "../../../src/eval/rationale.ts";
 import { keywordIntent } from "../../../src/eval/intent.ts";
@@ -44,6 +45,6 @@ describe("rationale analysis (lexical fallback)", () => {
   it("checks dense vectors", () => {
     expect(cosine([1, 0], [0, 2])).toBe(0);
     expect(cosine([0, 0], [1, 1])).toBe(0);
-    expect(() => cosine([1], [1, 2])).toThrow(RangeError);
+    expect(() => cosine([1], [1, 2])).toThrow(ConfigError);
   });
 });

@@ -4,8 +4,9 @@
  * (`withRecovery`) and the vendor-neutral loop (`StepRecovery` + `recoverWithPolicy`), which is
  * exactly what the LangChain middleware and the three SDK wrappers drive (each only maps its
  * SDK's messages to completed steps and applies the returned cut). Both must take the same
- * decisions: E, R, attempts, confirmation and the cut history. Driving the SDKs themselves needs
- * their scripted model servers per SDK (test/adapters/sdk); that comparison is still to do.
+ * decisions: E, R, attempts, confirmation and the cut history. The same comparison through each
+ * SDK's own loop (createAgent, run(), generateText, Stagehand) against scripted model servers is
+ * test/adapters/sdk/cross-path-sdk.int.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { withRecovery } from "../../../graphs/with-recovery.ts";
@@ -31,6 +32,9 @@ describe("one loop, two drivers", () => {
     const blobs = newBlobs();
     const events = new EpisodeEvents();
     record(events, graphSide);
+    const restorations: Array<Record<string, string>> = [];
+    events.on("recovery-start", (e) => void restorations.push({ event: "recovery-start", restoration: e.restoration, mode: e.mode }));
+    events.on("recovery-end", (e) => void restorations.push({ event: "recovery-end", restoration: e.restoration, mode: e.mode }));
     const g = await agent.graph({ env: new ToyDesk(blobs), blobs, events });
     const state = await g.invoke({ task: TOY_TASK }, { recursionLimit: 200 });
     expect(state.result?.success).toBe(true);
@@ -81,6 +85,11 @@ describe("one loop, two drivers", () => {
       { kind: "truncate", attempt: 1, from: 3, to: 1 },
     ]);
     expect(loopSide).toEqual(graphSide);
+    // The restoration kind goes by its option's name (\`restoration\`); \`mode\`, its old name, stays one release.
+    expect(restorations).toEqual([
+      { event: "recovery-start", restoration: "model", mode: "model" },
+      { event: "recovery-end", restoration: "model", mode: "model" },
+    ]);
     expect(loop.state.accounting.recoveryAttempts).toBe(state.result!.accounting.recoveryAttempts);
     expect(loop.state.accounting.recoverySteps).toBe(state.result!.accounting.recoverySteps);
   });

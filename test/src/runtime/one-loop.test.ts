@@ -94,6 +94,6 @@ describe("options are resolved once", () => {
     const once = resolveRecoveryOptions({ freezeWindow: 2 });
     expect(resolveRecoveryOptions(once)).toBe(once);
     expect(once.freezeWindow).toBe(2);
-    expect(() => resolveRecoveryOptions({ ...once, freezeWindow: -1 })).toThrow(/^freezeWindow: must be >= 0$/);
+    expect(() => resolveRecoveryOptions({ ...once, freezeWindow: -1 })).toThrow(/^recovery options: option "freezeWindow" must be >= 0$/);
   });
 });

@@ -1,4 +1,5 @@
 /** Tasks that span apps: files + editor + spreadsheet + settings. */
+import type { SimDeskTask } from "../ground-truth.ts";
 import { defineSimDeskTask, type TaskDef } from "./builder.ts";
 import { absent, BUDGET, csv, file, home, inTrash, NOTES, REPORT, setting, settings, UNCHANGED } from "./common.ts";
 
@@ -104,4 +105,5 @@ const defs: TaskDef[] = [
   },
 ];
 
-export const CROSS_TASKS = defs.map(defineSimDeskTask);
+/** The tasks, built (each plan recorded by running the engine) on first use, not at import. */
+export const crossTasks = (): SimDeskTask[] => defs.map(defineSimDeskTask);

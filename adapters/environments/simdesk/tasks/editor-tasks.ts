@@ -1,4 +1,5 @@
 /** Text editor tasks: append, replace, Save As, word edits, unsaved-changes prompt. */
+import type { SimDeskTask } from "../ground-truth.ts";
 import { defineSimDeskTask, type TaskDef } from "./builder.ts";
 import { file, home, NOTES, REPORT, TODO, UNCHANGED } from "./common.ts";
 
@@ -108,4 +109,5 @@ const defs: TaskDef[] = [
   },
 ];
 
-export const EDITOR_TASKS = defs.map(defineSimDeskTask);
+/** The tasks, built (each plan recorded by running the engine) on first use, not at import. */
+export const editorTasks = (): SimDeskTask[] => defs.map(defineSimDeskTask);

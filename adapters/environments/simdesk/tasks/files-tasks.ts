@@ -1,4 +1,5 @@
 /** File manager tasks: rename, Trash, restore, new folder, move, copy. */
+import type { SimDeskTask } from "../ground-truth.ts";
 import { defineSimDeskTask, type TaskDef } from "./builder.ts";
 import { absent, dir, file, home, inTrash, NOTES, TODO, TRASH_EMPTY, UNCHANGED } from "./common.ts";
 
@@ -148,4 +149,5 @@ const defs: TaskDef[] = [
   },
 ];
 
-export const FILES_TASKS = defs.map(defineSimDeskTask);
+/** The tasks, built (each plan recorded by running the engine) on first use, not at import. */
+export const filesTasks = (): SimDeskTask[] => defs.map(defineSimDeskTask);

@@ -1,21 +1,54 @@
 /** The SimDesk task suite. */
 import { ConfigError } from "../../../../src/errors.ts";
 import type { SimDeskTask } from "../ground-truth.ts";
-import { FILES_TASKS } from "./files-tasks.ts";
-import { EDITOR_TASKS } from "./editor-tasks.ts";
-import { SETTINGS_TASKS } from "./settings-tasks.ts";
-import { SHEET_TASKS } from "./sheet-tasks.ts";
-import { CROSS_TASKS } from "./cross-tasks.ts";
+import { filesTasks } from "./files-tasks.ts";
+import { editorTasks } from "./editor-tasks.ts";
+import { settingsTasks } from "./settings-tasks.ts";
+import { sheetTasks } from "./sheet-tasks.ts";
+import { crossTasks } from "./cross-tasks.ts";
 
-/** Every SimDesk task, in a stable order. */
-export const SIMDESK_TASKS: readonly SimDeskTask[] = [...FILES_TASKS, ...EDITOR_TASKS, ...SETTINGS_TASKS, ...SHEET_TASKS, ...CROSS_TASKS];
+let built: readonly SimDeskTask[] | undefined;
+
+/** Every SimDesk task, in a stable order, built on the first call (each plan is recorded by running the engine: ~100 ms). */
+export function simDeskTasks(): readonly SimDeskTask[] {
+  return (built ??= Object.freeze([...filesTasks(), ...editorTasks(), ...settingsTasks(), ...sheetTasks(), ...crossTasks()]));
+}
+
+/**
+ * A read-only array that is `build()`'s result, built on first access (any index, `length`,
+ * iteration, an array method), so that importing the module costs nothing.
+ */
+function lazyArray<T>(build: () => readonly T[]): readonly T[] {
+  const target: T[] = [];
+  const real = (): readonly T[] => build();
+  return new Proxy(target, {
+    get(_, key) {
+      const a = real();
+      const v = Reflect.get(a, key, a) as unknown;
+      return typeof v === "function" ? (v as (...args: unknown[]) => unknown).bind(a) : v;
+    },
+    has: (_, key) => Reflect.has(real(), key),
+    ownKeys: () => Reflect.ownKeys(real()),
+    getOwnPropertyDescriptor(_, key) {
+      const d = Reflect.getOwnPropertyDescriptor(real(), key);
+      // `length` is non-configurable on the (empty) target: report it as the target's kind of property.
+      return d && key === "length" ? { ...d, writable: true } : d && { ...d, configurable: true };
+    },
+    set: () => false,
+    deleteProperty: () => false,
+    defineProperty: () => false,
+  }) as readonly T[];
+}
+
+/** Every SimDesk task, in a stable order (built on first access: see {@link simDeskTasks}). */
+export const SIMDESK_TASKS: readonly SimDeskTask[] = lazyArray(simDeskTasks);
 
 /** A task by id; a ConfigError lists close ids when it is unknown. */
 export function getSimDeskTask(id: string): SimDeskTask {
-  const t = SIMDESK_TASKS.find((x) => x.id === id);
+  const t = simDeskTasks().find((x) => x.id === id);
   if (t) return t;
   const words = id.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
-  const scored = SIMDESK_TASKS.map((x) => ({ id: x.id, score: words.filter((w) => x.id.includes(w)).length - distance(x.id, id) / 100 }))
+  const scored = simDeskTasks().map((x) => ({ id: x.id, score: words.filter((w) => x.id.includes(w)).length - distance(x.id, id) / 100 }))
     .sort((a, b) => b.score - a.score)
     .slice(0, 5)
     .map((x) => x.id);

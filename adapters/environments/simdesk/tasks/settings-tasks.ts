@@ -1,4 +1,5 @@
 /** Settings tasks: switches and choices on several pages, values in a hidden config file. */
+import type { SimDeskTask } from "../ground-truth.ts";
 import { defineSimDeskTask, type PlanBuilder, type TaskDef } from "./builder.ts";
 import { home, settings, UNCHANGED } from "./common.ts";
 
@@ -79,4 +80,5 @@ const defs: TaskDef[] = [
   },
 ];
 
-export const SETTINGS_TASKS = defs.map(defineSimDeskTask);
+/** The tasks, built (each plan recorded by running the engine) on first use, not at import. */
+export const settingsTasks = (): SimDeskTask[] => defs.map(defineSimDeskTask);

@@ -1,4 +1,5 @@
 /** Spreadsheet tasks: formulas, data entry, Save As CSV, cell fixes. */
+import type { SimDeskTask } from "../ground-truth.ts";
 import { defineSimDeskTask, type TaskDef } from "./builder.ts";
 import { csv, home, UNCHANGED } from "./common.ts";
 
@@ -62,4 +63,5 @@ const defs: TaskDef[] = [
   },
 ];
 
-export const SHEET_TASKS = defs.map(defineSimDeskTask);
+/** The tasks, built (each plan recorded by running the engine) on first use, not at import. */
+export const sheetTasks = (): SimDeskTask[] => defs.map(defineSimDeskTask);
