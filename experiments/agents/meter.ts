@@ -24,6 +24,8 @@ export interface RoleCalls {
   errors: number;
   inputTokens: number;
   outputTokens: number;
+  /** Prompt tokens neither served from nor written to a prompt cache (inputTokens - cached - cache writes); in results lines, with cachedInputTokens. */
+  uncachedInputTokens?: number;
   /** Prompt tokens served from the provider's prompt cache (part of inputTokens), present once a call reported one. */
   cachedInputTokens?: number;
   /** Prompt tokens written to the provider's prompt cache (part of inputTokens). */

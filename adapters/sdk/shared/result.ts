@@ -7,6 +7,7 @@ import type { Evaluation } from "../../../src/task.ts";
 import { describeError } from "../../../src/errors.ts";
 import type { ResolvedSdkRecoveryOptions } from "./options.ts";
 import type { StepRecovery } from "../../../src/runtime/step-recovery.ts";
+import { tokenSplits, type TokensByRole } from "../../../src/runtime/accounting.ts";
 
 /** An EpisodeResult plus what the SDK returned. */
 export interface SdkEpisodeResult<T> extends EpisodeResult {
@@ -14,6 +15,13 @@ export interface SdkEpisodeResult<T> extends EpisodeResult {
   sdkResult: T;
   /** The agent's final text output, when it gave one. */
   finalOutput?: string;
+  /**
+   * Tokens per role of retrace's own model calls (detector, selector, summarizer, recoverer, ...),
+   * split the way providers bill them: uncached, cached (prompt-cache reads), cache-write and
+   * billed-equivalent tokens (src/usage.ts tokenSplit). Where the judge's server reports no prompt
+   * cache, cached is 0 and billed = input + output (`promptCache: false`).
+   */
+  tokens: TokensByRole;
 }
 
 /** Evaluate (when asked) and assemble the result. Wall time is measured by the caller. */
@@ -44,6 +52,7 @@ export async function buildSdkResult<T>(
     simulated,
     trajectory: { taskId: recovery.task.id, steps: s.steps, events: s.events, result: evaluation },
     accounting: { ...s.accounting, wallMs: sdk.wallMs, envMs: sdk.envMs },
+    tokens: tokenSplits(s.accounting),
     prompts: [...s.prompts],
     sdkResult: sdk.result,
     ...(sdk.finalOutput !== undefined && { finalOutput: sdk.finalOutput }),
