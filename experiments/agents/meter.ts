@@ -108,7 +108,7 @@ export class ModelMeter {
         ended = true;
         this.recordUsage(role, usage, prices);
         const cost = costUsd(prices, usage.model, usage);
-        this.log.push({ order, ...base(), reply, inputTokens: usage.inputTokens || 0, outputTokens: usage.outputTokens || 0, ...(usage.cachedInputTokens ? { cachedInputTokens: usage.cachedInputTokens } : {}), latencyMs: Math.round(usage.latencyMs ?? performance.now() - started), ...(cost !== undefined ? { costUsd: cost } : {}), ...(usage.cached ? { cached: true } : {}) });
+        this.log.push({ order, ...base(), reply, inputTokens: usage.inputTokens || 0, outputTokens: usage.outputTokens || 0, ...(usage.cachedInputTokens ? { cachedInputTokens: usage.cachedInputTokens } : {}), ...(usage.cacheWriteInputTokens ? { cacheWriteInputTokens: usage.cacheWriteInputTokens } : {}), latencyMs: Math.round(usage.latencyMs ?? performance.now() - started), ...(cost !== undefined ? { costUsd: cost } : {}), ...(usage.cached ? { cached: true } : {}) });
       },
       failed: (err) => {
         if (ended) return;

@@ -11,6 +11,7 @@ import { loadTokenizer, promptTokenIds, promptTokens } from "../../../../adapter
 import { createOpenAIChatModel } from "../../../../adapters/models/openai-chat.ts";
 import type { ChatMessage } from "../../../../src/model.ts";
 import { tempBlobs } from "../fixtures.ts";
+import { startFromFlags } from "../../../../experiments/commands/stand-in.ts";
 
 const servers: StandInServer[] = [];
 afterEach(async () => void (await Promise.all(servers.splice(0).map((s) => s.close()))));
@@ -96,10 +97,11 @@ describe("the stand-in's prefix cache", () => {
     expect(restarted.server.log.map((l) => [l.promptTokens, l.cachedTokens])).toEqual(server.log.map((l) => [l.promptTokens, l.cachedTokens]));
   });
 
-  it("reports 0 with prefixCache: false", async () => {
+  it("reports 0 with prefixCache: false (retrace stand-in --no-prefix-cache)", async () => {
     const { first } = conversationSharing(3000);
-    const server = await startStandInServer({ prefixCache: false });
+    const server = await startFromFlags({ prefixCache: false });
     servers.push(server);
+    expect(await (await fetch(`${server.url}/models`)).json()).toMatchObject({ stand_in: { prompt_cache: "none" } });
     const model = createOpenAIChatModel({ model: server.model, baseURL: server.url, apiKey: "none", maxRetries: 0, blobs: tempBlobs() });
     await model.complete({ role: "detector", messages: first });
     const b = await model.complete({ role: "detector", messages: first });
