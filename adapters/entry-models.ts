@@ -13,7 +13,7 @@ export type { OpenAIEmbeddingsOptions } from "./models/openai-embeddings.ts";
 export type { OpenAIChatModelOptions, ParameterizedChatModel } from "./models/openai-chat.ts";
 export { withCache, parseCacheMode, CACHE_MODES } from "./models/cache.ts";
 export type { CacheOptions, CacheMode, CacheStats, CachedChatModel } from "./models/cache.ts";
-export { costUsd, priceFor } from "./models/pricing.ts";
+export { cachePricingFor, costUsd, priceFor } from "./models/pricing.ts";
 export type { PriceTable, ModelPrice } from "./models/pricing.ts";
 export { redactSecrets } from "./models/redact.ts";
 export { parsePyautogui, pyautoguiResponseToActions, extractCodeBlocks } from "./actions/pyautogui/convert.ts";

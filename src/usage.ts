@@ -86,3 +86,27 @@ export function billedOf(u: Pick<ModelUsage, "inputTokens" | "outputTokens" | "b
 function finite(v: unknown): number {
   return typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0;
 }
+
+/**
+ * A token count split the way providers bill it: of the input tokens, those served from a prompt
+ * cache (cached), those written to it (cacheWrite) and the rest (uncached = input - cached -
+ * cacheWrite); plus output and billed-equivalent tokens (uncached + cached x read factor +
+ * cacheWrite x write factor + output, at the uncached input price). Where no provider reported a
+ * cache, cached and cacheWrite are 0 and billed = input + output: nothing is assumed cached.
+ */
+export interface TokenSplit {
+  inputTokens: number;
+  uncachedInputTokens: number;
+  cachedInputTokens: number;
+  cacheWriteInputTokens: number;
+  outputTokens: number;
+  billedTokens: number;
+}
+
+/** The {@link TokenSplit} of counts that carry (or not) the prompt-cache fields of {@link ModelUsage}. */
+export function tokenSplit(u: Pick<ModelUsage, "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteInputTokens" | "billedTokens">): TokenSplit {
+  const inputTokens = finite(u.inputTokens);
+  const cachedInputTokens = Math.min(inputTokens, finite(u.cachedInputTokens));
+  const cacheWriteInputTokens = Math.min(inputTokens - cachedInputTokens, finite(u.cacheWriteInputTokens));
+  return { inputTokens, uncachedInputTokens: inputTokens - cachedInputTokens - cacheWriteInputTokens, cachedInputTokens, cacheWriteInputTokens, outputTokens: finite(u.outputTokens), billedTokens: billedOf(u) };
+}

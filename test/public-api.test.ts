@@ -25,19 +25,19 @@ import * as aiSdk from "retrace-cua/ai-sdk";
 import * as stagehand from "retrace-cua/stagehand";
 
 const RETRACE = [
-  "ALL_PROMPTS", "ActionSchema", "AdapterError", "BlobStore", "CascadeGateSpecSchema", "ConfigError",
+  "ALL_PROMPTS", "ActionSchema", "AdapterError", "BlobStore", "CACHE_PRICING", "CascadeGateSpecSchema", "ConfigError",
   "DEFAULT_CASCADE_GATES", "DataError", "DetectorUnavailableError", "EPISODE_EVENT_NAMES", "EnvironmentError", "EpisodeEvents",
   "InternalError", "MODEL_ROLES", "MOUSE_BUTTONS", "ModelBehaviorError", "RECOVERY_CONTEXTS",
   "RECOVERY_STEP_STRATEGIES", "RESTORATION_MODES", "RecoveryOptionsSchema", "ReplayDesyncError",
   "RetraceError", "RunFailedError", "STEP_ROLES", "ServiceUnavailableError", "StepTimeoutError",
-  "TRANSITION_PROMPT", "addUsage", "consumeFrozenStep", "createCascadeDetector",
+  "TRANSITION_PROMPT", "addUsage", "billedTokens", "consumeFrozenStep", "createCascadeDetector",
   "createErrorMinusOneSelector", "createErrorRandomSelector", "createLoopDetector",
   "createMemoryCheckpointer", "createRecoveryGraph", "createRecoverySubgraph", "createRng",
   "createSqliteCheckpointer", "createStagnationDetector", "createStepSelector", "createZeroSelector",
   "definePrompt", "describeError", "detectorGate", "emptyAccounting", "errorRandomStep", "formatAction",
   "guardedDetect", "guardedSelect", "hashValue", "initialFreezeState", "isTerminal", "noDetection",
   "parseCascadeGates", "promptRef", "recoveryContextHistory", "recursionLimitFor", "renderPrompt",
-  "resolveRecoveryOptions", "runEpisode", "sha256Hex", "stableStringify", "startFreeze", "trajLine",
+  "resolveRecoveryOptions", "runEpisode", "sha256Hex", "stableStringify", "startFreeze", "tokenSplit", "tokenSplits", "trajLine",
   "transitionNotice", "truncateHistory", "withRecovery", "withoutTiming", "writeEpisodeOutput"
 ];
 
@@ -59,7 +59,7 @@ const EVALUATION = [
 const MODELS = [
   "ACTION_FORMATS", "ActionFormatError", "CACHE_MODES", "DETECTION_PRESETS", "DetectorReplySchema",
   "PRODUCTION_DETECTION", "PRODUCTION_GATES", "RESTORED_TOKEN",
-  "SelectorReplySchema", "anthropicComputerInputToActions", "costUsd", "createAgenticLlmVerifier",
+  "SelectorReplySchema", "anthropicComputerInputToActions", "cachePricingFor", "costUsd", "createAgenticLlmVerifier",
   "createDetectionPreset",
   "createAnthropicPolicy", "createChatPolicy", "createFormatPolicy", "createLlmErrorDetector",
   "createLlmPerturbationPolicy", "createLlmRecoveryJudge", "createLlmRecoveryPolicy",

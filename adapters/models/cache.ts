@@ -20,7 +20,7 @@ import { randomBytes } from "node:crypto";
 import { ConfigError } from "../../src/errors.ts";
 import { hashValue } from "../../src/hash.ts";
 import type { ChatModel, ChatRequest, ChatResponse, DrawIdentity } from "../../src/model.ts";
-import type { ModelUsage } from "../../src/usage.ts";
+import { CACHE_PRICING, type CacheProvider, type ModelUsage } from "../../src/usage.ts";
 import { redactText } from "../../src/secrets.ts";
 
 /** Cache modes: `read` serves hits only, `write` always calls and records, `readwrite` both. */
@@ -72,6 +72,22 @@ export interface RecordedCall {
 /** The {@link RecordedCall} of a live call's usage record. */
 export function recordedCall(usage: Pick<ModelUsage, "role" | "prompt" | "latencyMs" | "costUsd" | "simulated">): RecordedCall {
   return { role: usage.role, ...(usage.prompt && { prompt: usage.prompt }), latencyMs: usage.latencyMs, ...(typeof usage.costUsd === "number" && { costUsd: usage.costUsd }), ...(usage.simulated === true && { simulated: true }) };
+}
+
+/**
+ * The prompt-cache counts of a usage (recorded with an entry, read back on a replay, so a re-run
+ * served from the cache reports the cached tokens the live run did). Untrusted on the way back:
+ * anything but a non-negative number is dropped.
+ */
+export function promptCacheCounts(u: unknown): Pick<ModelUsage, "cachedInputTokens" | "cacheWriteInputTokens" | "billedTokens" | "cacheProvider"> {
+  const o = (u && typeof u === "object" ? u : {}) as Record<string, unknown>;
+  const n = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= 0;
+  return {
+    ...(n(o.cachedInputTokens) && (o.cachedInputTokens as number) > 0 && { cachedInputTokens: o.cachedInputTokens as number }),
+    ...(n(o.cacheWriteInputTokens) && (o.cacheWriteInputTokens as number) > 0 && { cacheWriteInputTokens: o.cacheWriteInputTokens as number }),
+    ...(n(o.billedTokens) && { billedTokens: o.billedTokens as number }),
+    ...(typeof o.cacheProvider === "string" && Object.hasOwn(CACHE_PRICING, o.cacheProvider) && { cacheProvider: o.cacheProvider as CacheProvider }),
+  };
 }
 
 /** Validate a `--cache` value. */
@@ -191,7 +207,7 @@ export function withCache(model: ChatModel, options: CacheOptions): CachedChatMo
     let live: ChatResponse | undefined;
     const { value, cached } = await store.run(canonical(request), async () => {
       live = await model.complete(request);
-      return { text: live.text, inputTokens: live.usage.inputTokens, outputTokens: live.usage.outputTokens, ...recordedCall({ ...live.usage, role: request.role, prompt: request.prompt }) };
+      return { text: live.text, inputTokens: live.usage.inputTokens, outputTokens: live.usage.outputTokens, ...promptCacheCounts(live.usage), ...recordedCall({ ...live.usage, role: request.role, prompt: request.prompt }) };
     });
     if (!cached && live) return live;
     return {
@@ -202,6 +218,7 @@ export function withCache(model: ChatModel, options: CacheOptions): CachedChatMo
         ...(request.prompt && { prompt: request.prompt }),
         inputTokens: value.inputTokens,
         outputTokens: value.outputTokens,
+        ...promptCacheCounts(value),
         latencyMs: Math.round(performance.now() - started),
         costUsd: 0,
         cached: true,

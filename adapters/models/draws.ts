@@ -14,7 +14,6 @@
  * detection); counting per request content keeps them stable across a checkpoint resume
  * (a resumed episode's later requests differ from its earlier ones).
  */
-import { randomUUID } from "node:crypto";
 import { hashValue } from "../../src/hash.ts";
 import type { ChatModel, ChatRequest, ChatResponse, DrawIdentity } from "../../src/model.ts";
 
@@ -49,9 +48,15 @@ export class DrawScope {
   private readonly counts = new Map<string, number>();
   /** The episode fields every identity of this scope carries. */
   readonly episode: DrawEpisode;
-  /** This episode's conversation name for prompt-cache routing (unique per scope; never part of a cache key or a seed). */
-  readonly conversation = randomUUID();
-  constructor(episode: DrawEpisode) {
+  /**
+   * This episode's conversation name for prompt-cache routing (sent as `prompt_cache_key`, one per
+   * role): derived from the episode's identity (seed, task, k, condition, whatever the draws
+   * mode), so the same config and seed send the same keys. Never part of a record/replay cache
+   * key or a request seed.
+   */
+  readonly conversation: string;
+  constructor(episode: DrawEpisode, conversationOf: DrawEpisode = episode) {
+    this.conversation = `retrace-${hashValue({ conversation: { seed: conversationOf.seed, task: conversationOf.task, k: conversationOf.k ?? null, condition: conversationOf.condition ?? null } }).slice(0, 16)}`;
     this.episode = {
       seed: episode.seed,
       task: episode.task,
@@ -73,7 +78,8 @@ export class DrawScope {
 /** A scope for an episode under a draws mode: the condition is part of identities only when `independent`. */
 export function drawScopeFor(mode: DrawsMode | undefined, episode: DrawEpisode): DrawScope {
   const { condition, ...rest } = episode;
-  return new DrawScope((mode ?? "paired") === "independent" && condition !== undefined ? { ...rest, condition } : rest);
+  // The conversation (prompt-cache routing) always keeps the condition: paired conditions share draws, not conversations.
+  return new DrawScope((mode ?? "paired") === "independent" && condition !== undefined ? { ...rest, condition } : rest, episode);
 }
 
 /** Stamp every request of `model` with the next identity of `scope` (a request that has one keeps it). */

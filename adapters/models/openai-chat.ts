@@ -47,9 +47,9 @@ export interface OpenAIChatModelOptions {
    * Send a request's draw identity (`request.draw.requestSeed`) as `seed`. Off for servers that
    * reject the field; the identity still keys the cache, so draws stay apart there. @default true
    */
+  sendSeed?: boolean;
   /** Send `prompt_cache_key` (one per conversation) so a provider's prefix cache routes a conversation's calls together; off for servers that refuse unknown fields. @default true */
   promptCacheKey?: boolean;
-  sendSeed?: boolean;
   /** Extra request fields (top_p, vendor options), sent verbatim and part of the cache key. @default {} */
   extraBody?: Record<string, unknown>;
   /** Extra HTTP headers (e.g. OpenRouter's HTTP-Referer). Never logged. @default {} */

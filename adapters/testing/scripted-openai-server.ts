@@ -18,10 +18,30 @@ import { AdapterError } from "../../src/errors.ts";
 /** Which API a request or step belongs to. */
 export type ScriptedEndpoint = "chat" | "responses" | "messages" | "embeddings";
 
-/** Token counts a scripted answer reports in its `usage` field. */
+/**
+ * Token counts a scripted answer reports in its `usage` field, each sent as the endpoint's own
+ * field says (verbatim, in that API's convention):
+ * - chat completions: `prompt_tokens` = inputTokens, `prompt_tokens_details.cached_tokens` =
+ *   cachedInputTokens (OpenAI and vLLM count the cached tokens inside prompt_tokens);
+ * - Responses: `input_tokens`, `input_tokens_details.cached_tokens` (the same way);
+ * - Anthropic messages: `input_tokens` = inputTokens (Anthropic counts only the tokens after the
+ *   last cache breakpoint there), `cache_read_input_tokens` = cachedInputTokens,
+ *   `cache_creation_input_tokens` = cacheWriteInputTokens, on top of it.
+ */
 export interface ScriptedUsage {
   inputTokens: number;
   outputTokens: number;
+  /** Prompt tokens served from a prompt cache, as the endpoint reports them. @default 0 */
+  cachedInputTokens?: number;
+  /** Anthropic only: prompt tokens written to the cache (`cache_creation_input_tokens`). @default 0 */
+  cacheWriteInputTokens?: number;
+  /**
+   * Chat completions only: whose usage shape to send. `openai`: `prompt_tokens_details` always
+   * (with `audio_tokens`) and `completion_tokens_details`; `vllm`: vLLM's OpenAI server with
+   * `--enable-prompt-tokens-details`: `prompt_tokens_details: { cached_tokens }` when a cached
+   * count is given, else `null`. @default "openai"
+   */
+  style?: "openai" | "vllm";
 }
 
 /** One scripted answer. Exactly one request consumes it, in order. */
@@ -298,7 +318,7 @@ function answerBody(endpoint: ScriptedEndpoint | "unknown", step: ScriptStep, re
           input_tokens: usage.inputTokens,
           output_tokens: usage.outputTokens,
           total_tokens: usage.inputTokens + usage.outputTokens,
-          input_tokens_details: { cached_tokens: 0 },
+          input_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0 },
           output_tokens_details: { reasoning_tokens: 0 },
         },
       }),
@@ -323,7 +343,9 @@ function answerBody(endpoint: ScriptedEndpoint | "unknown", step: ScriptStep, re
       content,
       stop_reason: toolUse ? "tool_use" : "end_turn",
       stop_sequence: null,
-      usage: usage ? { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens } : { input_tokens: 0, output_tokens: 0 },
+      usage: usage
+        ? { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, cache_read_input_tokens: usage.cachedInputTokens ?? 0, cache_creation_input_tokens: usage.cacheWriteInputTokens ?? 0 }
+        : { input_tokens: 0, output_tokens: 0 },
     };
   }
   return {
@@ -332,14 +354,21 @@ function answerBody(endpoint: ScriptedEndpoint | "unknown", step: ScriptStep, re
     created: 0,
     model,
     choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, finish_reason: "stop", logprobs: null }],
-    ...(usage && { usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens } }),
+    ...(usage && { usage: chatUsage(usage) }),
   };
+}
+
+/** A chat-completions `usage` object in OpenAI's or vLLM's shape. */
+function chatUsage(usage: ScriptedUsage): Record<string, unknown> {
+  const base = { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens };
+  if (usage.style === "vllm") return { ...base, prompt_tokens_details: usage.cachedInputTokens !== undefined ? { cached_tokens: usage.cachedInputTokens } : null };
+  return { ...base, prompt_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 } };
 }
 
 interface AnthropicMessage {
   content: { type: string; text?: string; id?: string; name?: string; input?: unknown }[];
   stop_reason: string;
-  usage: { input_tokens: number; output_tokens: number };
+  usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
 }
 
 /** An Anthropic message as the event stream the Messages API sends for `stream: true`. */
@@ -347,7 +376,7 @@ function sendAnthropicStream(res: ServerResponse, message: AnthropicMessage): vo
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   const { content, stop_reason, usage, ...head } = message;
-  event("message_start", { message: { ...head, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 0 } } });
+  event("message_start", { message: { ...head, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 0 } } });
   content.forEach((block, index) => {
     if (block.type === "text") {
       event("content_block_start", { index, content_block: { type: "text", text: "" } });

@@ -43,6 +43,8 @@ export interface CallRecord {
   outputTokens: number;
   /** Prompt tokens the provider served from its prompt cache (part of inputTokens). */
   cachedInputTokens?: number;
+  /** Prompt tokens the provider wrote to its prompt cache (part of inputTokens; Anthropic). */
+  cacheWriteInputTokens?: number;
   latencyMs: number;
   /** List price in USD (absent when the spec has no price). */
   costUsd?: number;

@@ -24,6 +24,8 @@ export interface RoleCalls {
   errors: number;
   inputTokens: number;
   outputTokens: number;
+  /** Prompt tokens neither served from nor written to a prompt cache (inputTokens - cached - cache writes); in results lines, with cachedInputTokens. */
+  uncachedInputTokens?: number;
   /** Prompt tokens served from the provider's prompt cache (part of inputTokens), present once a call reported one. */
   cachedInputTokens?: number;
   /** Prompt tokens written to the provider's prompt cache (part of inputTokens). */
@@ -106,7 +108,7 @@ export class ModelMeter {
         ended = true;
         this.recordUsage(role, usage, prices);
         const cost = costUsd(prices, usage.model, usage);
-        this.log.push({ order, ...base(), reply, inputTokens: usage.inputTokens || 0, outputTokens: usage.outputTokens || 0, ...(usage.cachedInputTokens ? { cachedInputTokens: usage.cachedInputTokens } : {}), latencyMs: Math.round(usage.latencyMs ?? performance.now() - started), ...(cost !== undefined ? { costUsd: cost } : {}), ...(usage.cached ? { cached: true } : {}) });
+        this.log.push({ order, ...base(), reply, inputTokens: usage.inputTokens || 0, outputTokens: usage.outputTokens || 0, ...(usage.cachedInputTokens ? { cachedInputTokens: usage.cachedInputTokens } : {}), ...(usage.cacheWriteInputTokens ? { cacheWriteInputTokens: usage.cacheWriteInputTokens } : {}), latencyMs: Math.round(usage.latencyMs ?? performance.now() - started), ...(cost !== undefined ? { costUsd: cost } : {}), ...(usage.cached ? { cached: true } : {}) });
       },
       failed: (err) => {
         if (ended) return;

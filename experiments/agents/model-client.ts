@@ -73,6 +73,7 @@ export function chatModelFor(spec: ModelAgentSpec, role: ModelRole, ctx: { blobs
     prices: spec.prices,
     settings: settingsFor(ctx.calls),
     sendSeed: spec.sendSeed !== false,
+    promptCacheKey: spec.promptCacheKey !== false,
   });
   const cache = cacheOptionsOf(ctx.calls);
   return outer(cache ? withCache(backend, cache) : backend);

@@ -26,7 +26,18 @@ const httpUrl = z.string().refine((s) => {
   }
 }, "expected an http:// or https:// URL, e.g. http://127.0.0.1:8000/v1");
 
-const price = z.object({ inputPerMillion: z.number().min(0), outputPerMillion: z.number().min(0) }).strict();
+/**
+ * USD per million tokens: input (uncached prompt), output, and optionally the prompt-cache prices:
+ * cached input (a cache read; at most the input price) and cache writes (Anthropic's premium).
+ * Left out, they are the provider's ratio to the input price (src/usage.ts CACHE_PRICING).
+ */
+const price = z
+  .object({ inputPerMillion: z.number().min(0), outputPerMillion: z.number().min(0), cachedInputPerMillion: z.number().min(0).optional(), cacheWritePerMillion: z.number().min(0).optional() })
+  .strict()
+  .refine((p) => p.cachedInputPerMillion === undefined || p.cachedInputPerMillion <= p.inputPerMillion, {
+    message: "cachedInputPerMillion is above inputPerMillion: a cached prompt token bills at most the uncached input price; give the provider's cached-input price",
+    path: ["cachedInputPerMillion"],
+  });
 
 /** A model-backed agent. `model`, `baseUrl` and `apiKeyEnv` may come from the CLI. */
 export const ModelAgentSpecSchema = z
@@ -68,6 +79,12 @@ export const ModelAgentSpecSchema = z
      * keys the cache. @default true
      */
     sendSeed: z.boolean().default(true),
+    /**
+     * backend openai: send each episode's conversation name (one per role) as `prompt_cache_key`, so
+     * a provider's prefix cache routes a conversation's calls together. Turn off for servers that
+     * reject unknown fields. @default true
+     */
+    promptCacheKey: z.boolean().optional(),
     /** Per-call timeout in ms. @default 60000 */
     timeoutMs: z.number().int().min(1).max(3_600_000).default(DEFAULT_MODEL_TIMEOUT_MS),
     /** Retries of 429/5xx/timeouts. @default 2 */

@@ -26,6 +26,7 @@ import { addRunFlags, conditionTableText, defaultOutFor, processWorkers, progres
 import { onInterrupt } from "./progress.ts";
 import { optionalNumberFlag, parseIntFlag } from "./numeric-flags.ts";
 import { annotationFailuresText } from "../ideal/facts.ts";
+import { tokenSplit } from "../../src/usage.ts";
 
 /** Flags of `retrace run CONFIG` beyond the shared ones. */
 export interface ConfigRunFlags extends RunFlags {
@@ -141,10 +142,18 @@ export function addModelConfigFlags(cmd: Command): Command {
     .addOption(new Option("--no-preflight", "skip the endpoint check before the first episode"));
 }
 
-/** Model calls, errors, tokens and cost per role (terminal table). */
+/**
+ * Model calls, errors, tokens and cost per role (terminal table): input tokens split into uncached,
+ * cached (prompt-cache reads) and, when a server reported any, cache writes; and billed-equivalent
+ * tokens (src/usage.ts tokenSplit). Says so when no server reported a prompt cache.
+ */
 export function modelTableText(models: NonNullable<ExperimentSummary["models"]>): string {
-  const rows = Object.entries(models).map(([role, m]) => [role, String(m.calls), String(m.errors), String(m.inputTokens), String(m.outputTokens), `$${m.costUsd.toFixed(4)}`]);
-  return textTable(["model role", "calls", "errors", "in tokens", "out tokens", "cost"], rows);
+  const splits = Object.entries(models).map(([role, m]) => [role, m, tokenSplit(m)] as const);
+  const writes = splits.some(([, , t]) => t.cacheWriteInputTokens > 0);
+  const rows = splits.map(([role, m, t]) => [role, String(m.calls), String(m.errors), String(m.inputTokens), String(t.uncachedInputTokens), String(t.cachedInputTokens), ...(writes ? [String(t.cacheWriteInputTokens)] : []), String(m.outputTokens), String(t.billedTokens), `$${m.costUsd.toFixed(4)}`]);
+  const reported = Object.values(models).some((m) => m?.billedTokens !== undefined);
+  const note = reported ? "" : "\nno server reported prompt-cache tokens: cached 0, billed = in + out tokens";
+  return textTable(["model role", "calls", "errors", "in tokens", "uncached in", "cached in", ...(writes ? ["cache writes"] : []), "out tokens", "billed tokens", "cost"], rows) + note;
 }
 
 export function register(program: Command): void {

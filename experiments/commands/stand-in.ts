@@ -16,6 +16,8 @@ export interface StandInFlags {
   postCutErrorRate?: string;
   ignoreContext?: boolean;
   seed?: string;
+  /** commander's negation of --no-prefix-cache (false: report 0 cached tokens). */
+  prefixCache?: boolean;
 }
 
 
@@ -32,6 +34,7 @@ export async function startFromFlags(flags: StandInFlags): Promise<StandInServer
     ...(postCutErrorRate !== undefined && { postCutErrorRate }),
     ...(flags.ignoreContext && { ignoreContext: true }),
     ...(seed !== undefined && { seed }),
+    ...(flags.prefixCache === false && { prefixCache: false as const }),
   });
 }
 
@@ -44,6 +47,7 @@ export function register(program: Command): void {
     .option("--post-cut-error-rate <x>", "chance that the first forward answer after a cut loses track of the state (short transition string; the detailed one quarters it)", "0.3")
     .option("--ignore-context", "the recovery sub-agent ignores its context (0-E, 0-R, none and contextualized then answer alike)")
     .option("--seed <n>", "seed of the stream that requests without a seed draw from", "0")
+    .option("--no-prefix-cache", "report 0 cached prompt tokens (default: a simulated automatic prefix cache, per prompt_cache_key, from 1024 tokens in steps of 128)")
     .action(async (flags: StandInFlags) => {
       const server = await startFromFlags(flags);
       process.stdout.write(

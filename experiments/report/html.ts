@@ -3,7 +3,7 @@
  * viewer's skeleton, and the inlined chart.js plus the page script. The viewer's episodes, calls and
  * screens load from the `<report>-files/` folder beside it: keep the two together.
  */
-import type { ConditionSummary, ExperimentSummary } from "../runner/summary.ts";
+import type { ConditionSummary, ExperimentSummary, RoleTokens } from "../runner/summary.ts";
 import { annotationFailuresText } from "../ideal/facts.ts";
 import type { ChartSpec } from "./charts.ts";
 import type { ExtraFile, RunData } from "./data.ts";
@@ -125,24 +125,37 @@ function modelTable(s: ExperimentSummary): string {
 }
 
 /**
- * Tokens per condition and role as the servers reported them, per scored episode, and the overhead
- * of each recovery condition: its tokens per episode over its pair's no-recovery baseline.
+ * Tokens per condition and role as the servers reported them, per scored episode, split the way
+ * providers bill them (uncached, cached and cache-write input; billed-equivalent tokens: src/usage.ts
+ * tokenSplit), and the overhead of each recovery condition: its tokens and its billed tokens per
+ * episode over its pair's no-recovery baseline. A summary written before the split existed reads
+ * as "no cache reported" (cached 0, billed = tokens).
  */
 function tokensTable(s: ExperimentSummary): string {
   const rows: Array<Array<string | number>> = [];
   // The baseline a condition is paired with, as in the fixed/broke table (paired.ts baselineOf).
   const baselines = s.conditions.map((c) => c.condition).filter(isBaseline);
   const baseOf = (condition: string) => (isBaseline(condition) ? undefined : s.conditions.find((c) => c.condition === baselineOf(condition, baselines)));
+  const cached = (r: RoleTokens) => r.cachedInputTokens ?? 0;
+  const writes = (r: RoleTokens) => r.cacheWriteInputTokens ?? 0;
+  const uncached = (r: RoleTokens) => r.uncachedInputTokens ?? r.inputTokens - cached(r) - writes(r);
+  const billedPer = (r: RoleTokens) => r.billedPerEpisode ?? r.perEpisode;
+  const anyWrites = s.conditions.some((c) => Object.values(c.tokens?.roles ?? {}).some((r) => r && writes(r) > 0));
+  const anyCache = s.conditions.some((c) => c.tokens?.promptCache);
+  const ratio = (a: number, b: number | undefined) => (b !== undefined && b > 0 ? `x${(a / b).toFixed(2)}` : "-");
+  const cells = (label: string, role: string, r: RoleTokens, overhead: string[]) => [label, role, r.calls, r.inputTokens, uncached(r), cached(r), ...(anyWrites ? [writes(r)] : []), r.outputTokens, r.billedTokens ?? r.totalTokens, num(r.perEpisode, 0), num(billedPer(r), 0), ...overhead];
   for (const c of s.conditions) {
     const t = c.tokens;
     if (!t) continue;
     const base = baseOf(c.condition)?.tokens;
-    const overhead = base && base.total.perEpisode > 0 ? `x${(t.total.perEpisode / base.total.perEpisode).toFixed(2)}` : "-";
-    for (const [role, r] of Object.entries(t.roles)) if (r) rows.push([conditionLabel(c.condition), role, r.calls, r.inputTokens, r.outputTokens, num(r.perEpisode, 0), ""]);
-    rows.push([conditionLabel(c.condition), "all roles", t.total.calls, t.total.inputTokens, t.total.outputTokens, num(t.total.perEpisode, 0), overhead]);
+    for (const [role, r] of Object.entries(t.roles)) if (r) rows.push(cells(conditionLabel(c.condition), role, r, ["", ""]));
+    rows.push(cells(conditionLabel(c.condition), "all roles", t.total, [ratio(t.total.perEpisode, base?.total.perEpisode), ratio(billedPer(t.total), base && billedPer(base.total))]));
   }
   if (!rows.length) return "";
-  return `<h3>Tokens per condition and role</h3><p class="meta">As the model servers reported them (input and output tokens), over scored episodes. Overhead: tokens per episode of a recovery condition over its pair's no-recovery baseline.</p>${table(["condition", "role", "calls", "input tokens", "output tokens", "tokens/episode", "overhead vs no recovery"], rows)}`;
+  const note = anyCache
+    ? "Cached: prompt tokens the server served from its prompt cache; billed: uncached + cached and cache writes at their price ratio to uncached input (the price table's, else the provider's) + output."
+    : "No server reported prompt-cache tokens in this run: cached is 0 and billed = tokens (nothing is assumed cached).";
+  return `<h3>Tokens per condition and role</h3><p class="meta">As the model servers reported them (input and output tokens), over scored episodes. ${escapeHtml(note)} Overhead: tokens (and billed tokens) per episode of a recovery condition over its pair's no-recovery baseline.</p>${table(["condition", "role", "calls", "input tokens", "uncached input", "cached input", ...(anyWrites ? ["cache writes"] : []), "output tokens", "billed tokens", "tokens/episode", "billed/episode", "overhead vs no recovery", "billed overhead"], rows)}`;
 }
 
 function skippedList(s: ExperimentSummary): string {

@@ -20,7 +20,7 @@ import type { ComponentContext, ExperimentRuntime, OffTrackMark } from "./runtim
 import { ModelMeter, round, type RoleCalls } from "../agents/meter.ts";
 import type { ModelCallSettings } from "../agents/model-client.ts";
 import { resolvePair } from "../config/agents.ts";
-import type { ModelRole } from "../../src/usage.ts";
+import { billedOf, tokenSplit, type ModelRole } from "../../src/usage.ts";
 import { emptyAccounting } from "../../src/runtime/accounting.ts";
 import { isSimulated } from "../../graphs/context.ts";
 import { redactText } from "../../src/secrets.ts";
@@ -158,6 +158,8 @@ export function outcomeOf(result: EpisodeResult, stability: StabilityMetrics | n
     ...(a.detectorGates ? { detectorGates: a.detectorGates } : {}),
     policyFailures: a.policyFailures,
     tokens: roles.reduce((s, m) => s + m.inputTokens + m.outputTokens, 0),
+    // billed-equivalent tokens of the episode, once a provider reported a prompt cache (else = tokens)
+    ...(roles.some((m) => m.billedTokens !== undefined) && { billedTokens: roles.reduce((s, m) => s + billedOf(m), 0) }),
     costUsd: round(roles.reduce((s, m) => s + m.costUsd, 0)),
     ...(roles.length ? { models: perRole } : {}),
     stability,
@@ -179,10 +181,21 @@ export function modelCallsOf(result: EpisodeResult, meter?: ModelMeter): Partial
   for (const [role, u] of Object.entries(result.accounting.models) as Array<[ModelRole, NonNullable<EpisodeResult["accounting"]["models"][ModelRole]>]>) {
     if (out[role] || !u) continue;
     const errors = role === "policy" ? result.trajectory.steps.filter((s) => s.failure?.kind === "model-error").length : 0;
-    const cache = u.billedTokens !== undefined ? { cachedInputTokens: u.cachedInputTokens ?? 0, cacheWriteInputTokens: u.cacheWriteInputTokens ?? 0, billedTokens: u.billedTokens } : {};
-    out[role] = { calls: u.calls + errors, errors, inputTokens: u.inputTokens, outputTokens: u.outputTokens, ...cache, costUsd: round(u.costUsd) };
+    out[role] = { calls: u.calls + errors, errors, inputTokens: u.inputTokens, outputTokens: u.outputTokens, ...cacheSplit(u), costUsd: round(u.costUsd) };
   }
-  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)).map(([role, m]) => [role, { ...m, ...cacheSplit(m) }]));
+}
+
+/**
+ * The prompt-cache fields of a role's line entry: uncached, cached, cache-write and billed-equivalent
+ * tokens (src/usage.ts tokenSplit), present only once some call of the role reported a prompt
+ * cache, so lines of runs whose providers report none keep their shape (there, cached is 0 and
+ * billed = input + output).
+ */
+function cacheSplit(u: Pick<RoleCalls, "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteInputTokens" | "billedTokens">): Partial<RoleCalls> {
+  if (u.billedTokens === undefined) return {};
+  const t = tokenSplit(u);
+  return { uncachedInputTokens: t.uncachedInputTokens, cachedInputTokens: t.cachedInputTokens, cacheWriteInputTokens: t.cacheWriteInputTokens, billedTokens: t.billedTokens };
 }
 
 /** The result of an episode cut off at its wall-clock deadline (no trajectory survives the abort). */

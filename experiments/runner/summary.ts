@@ -9,7 +9,7 @@ import { summarizeStability, type StabilityMetrics, type StabilitySummary } from
 import { successAtKCurve, type IncompleteInstances } from "../../src/metrics/success-at-k.ts";
 import { continuationOutcomes, scoredInstances } from "./scored-instances.ts";
 import { wilsonInterval, type Proportion } from "../../src/metrics/wilson.ts";
-import type { ModelRole } from "../../src/usage.ts";
+import { tokenSplit, type ModelRole, type TokenSplit } from "../../src/usage.ts";
 import { cacheFields } from "../../src/runtime/accounting.ts";
 import { round, type RoleCalls } from "../agents/meter.ts";
 import type { ParamValue } from "./conditions.ts";
@@ -36,6 +36,8 @@ export interface ConditionSummary {
   costPerEpisode: number;
   costPerSuccess: number | null;
   tokensPerEpisode: number;
+  /** Billed-equivalent tokens per episode (src/usage.ts tokenSplit; = tokensPerEpisode where no server reported a prompt cache). */
+  billedTokensPerEpisode?: number;
   stability: StabilitySummary;
   simulated: boolean;
   /** Model calls per role over the condition's episodes (absent when no model was called). */
@@ -77,28 +79,37 @@ export function selectorFallbacksOf(lines: readonly ResultLine[]): SelectorFallb
   return { fallbacks: lines.reduce((n, l) => n + (l.selectorFallbacks ?? 0), 0), attempts };
 }
 
-/** Tokens of one role in one condition: totals over its scored episodes and the mean per episode. */
+/**
+ * Tokens of one role in one condition: totals over its scored episodes and the mean per episode,
+ * split the way providers bill them (src/usage.ts tokenSplit). Where no server reported a prompt
+ * cache, cached and cache-write tokens are 0 and billed = total (see {@link TokenTable.promptCache}).
+ */
 export interface RoleTokens {
   calls: number;
+  /** Prompt tokens, all of them (cached ones included). */
   inputTokens: number;
   outputTokens: number;
   totalTokens: number;
   /** totalTokens / scored episodes of the condition. */
   perEpisode: number;
-  /** Prompt tokens served from the provider's prompt cache (part of inputTokens); present when some call reported a cache. */
-  cachedInputTokens?: number;
-  /** Prompt tokens not served from a cache (inputTokens - cachedInputTokens); with cachedInputTokens. */
-  uncachedInputTokens?: number;
-  /** Billed-equivalent tokens (src/usage.ts billedTokens); with cachedInputTokens. */
-  billedTokens?: number;
-  /** billedTokens / scored episodes; with cachedInputTokens. */
-  billedPerEpisode?: number;
+  /** Prompt tokens billed at the full input price: inputTokens - cachedInputTokens - cacheWriteInputTokens. */
+  uncachedInputTokens: number;
+  /** Prompt tokens served from the provider's prompt cache (part of inputTokens). */
+  cachedInputTokens: number;
+  /** Prompt tokens written to the provider's prompt cache (part of inputTokens; Anthropic). */
+  cacheWriteInputTokens: number;
+  /** Billed-equivalent tokens: uncached + cached x read factor + cache writes x write factor + output (src/usage.ts). */
+  billedTokens: number;
+  /** billedTokens / scored episodes. */
+  billedPerEpisode: number;
 }
 
 /** A condition's token table: per role, and all roles together. */
 export interface TokenTable {
   /** Scored episodes the means are over. */
   episodes: number;
+  /** Some call of the condition reported a prompt cache; false: cached 0 and billed = tokens, as reported (nothing assumed). */
+  promptCache: boolean;
   roles: Partial<Record<ModelRole, RoleTokens>>;
   total: RoleTokens;
 }
@@ -109,27 +120,29 @@ export function tokenTable(lines: readonly ResultLine[]): TokenTable | undefined
   const models = sumModels(ok);
   if (!models) return undefined;
   const per = (n: number) => (ok.length === 0 ? 0 : Math.round((100 * n) / ok.length) / 100);
-  const anyCache = Object.values(models).some((m) => m?.billedTokens !== undefined);
-  const row = (calls: number, input: number, output: number, cached: number, billed: number): RoleTokens => ({
+  const row = (calls: number, t: TokenSplit): RoleTokens => ({
     calls,
-    inputTokens: input,
-    outputTokens: output,
-    totalTokens: input + output,
-    perEpisode: per(input + output),
-    ...(anyCache && { cachedInputTokens: cached, uncachedInputTokens: input - cached, billedTokens: billed, billedPerEpisode: per(billed) }),
+    inputTokens: t.inputTokens,
+    outputTokens: t.outputTokens,
+    totalTokens: t.inputTokens + t.outputTokens,
+    perEpisode: per(t.inputTokens + t.outputTokens),
+    uncachedInputTokens: t.uncachedInputTokens,
+    cachedInputTokens: t.cachedInputTokens,
+    cacheWriteInputTokens: t.cacheWriteInputTokens,
+    billedTokens: t.billedTokens,
+    billedPerEpisode: per(t.billedTokens),
   });
   const roles: Partial<Record<ModelRole, RoleTokens>> = {};
-  let calls = 0, input = 0, output = 0, cached = 0, billed = 0;
+  let calls = 0;
+  const total: TokenSplit = { inputTokens: 0, uncachedInputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 0, billedTokens: 0 };
   for (const [role, m] of Object.entries(models) as Array<[ModelRole, RoleCalls]>) {
-    const b = m.billedTokens ?? m.inputTokens + m.outputTokens;
-    roles[role] = row(m.calls, m.inputTokens, m.outputTokens, m.cachedInputTokens ?? 0, b);
+    const t = tokenSplit(m);
+    roles[role] = row(m.calls, t);
     calls += m.calls;
-    input += m.inputTokens;
-    output += m.outputTokens;
-    cached += m.cachedInputTokens ?? 0;
-    billed += b;
+    for (const k of Object.keys(total) as Array<keyof TokenSplit>) total[k] += t[k];
   }
-  return { episodes: ok.length, roles, total: row(calls, input, output, cached, billed) };
+  const promptCache = Object.values(models).some((m) => m?.billedTokens !== undefined);
+  return { episodes: ok.length, promptCache, roles, total: row(calls, total) };
 }
 
 /**
@@ -270,6 +283,7 @@ function conditionSummary(condition: string, lines: ResultLine[], params: Record
     costPerEpisode: mean((l) => l.costUsd),
     costPerSuccess: success.successes === 0 ? null : totalCost / success.successes,
     tokensPerEpisode: mean((l) => l.tokens),
+    billedTokensPerEpisode: mean((l) => l.billedTokens ?? l.tokens),
     stability: summarizeStability(ok.map((l) => l.stability).filter((s): s is StabilityMetrics => s !== null)),
     simulated: lines.some((l) => l.simulated),
     ...(sumModels(lines) ? { models: sumModels(lines) } : {}),

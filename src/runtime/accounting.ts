@@ -3,7 +3,7 @@
  * the accounting lives in checkpointed state and survives a resume.
  */
 import type { EpisodeAccounting, RoleUsage } from "../episode.ts";
-import { billedOf, type ModelRole, type ModelUsage } from "../usage.ts";
+import { billedOf, tokenSplit, type ModelRole, type ModelUsage, type TokenSplit } from "../usage.ts";
 
 /** Zeroed accounting for a new episode. */
 export function emptyAccounting(): EpisodeAccounting {
@@ -94,4 +94,28 @@ export function bumpGates(acc: EpisodeAccounting, counts: Readonly<Record<string
   const gates = { ...(acc.detectorGates ?? {}) };
   for (const [k, v] of Object.entries(counts)) gates[k] = (gates[k] ?? 0) + v;
   return { ...acc, detectorGates: gates };
+}
+
+/** Tokens per role split the way providers bill them, and all roles together (see {@link tokenSplits}). */
+export interface TokensByRole {
+  /** Some call reported a prompt cache; false: cached 0 and billed = input + output everywhere, as reported (nothing assumed). */
+  promptCache: boolean;
+  roles: Partial<Record<ModelRole, TokenSplit>>;
+  total: TokenSplit;
+}
+
+/** Uncached, cached, cache-write and billed-equivalent tokens per role of an episode's accounting (src/usage.ts tokenSplit). */
+export function tokenSplits(acc: Pick<EpisodeAccounting, "models">): TokensByRole {
+  const roles: Partial<Record<ModelRole, TokenSplit>> = {};
+  const total: TokenSplit = { inputTokens: 0, uncachedInputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 0, billedTokens: 0 };
+  let promptCache = false;
+  for (const role of Object.keys(acc.models).sort() as ModelRole[]) {
+    const u = acc.models[role];
+    if (!u) continue;
+    if (u.billedTokens !== undefined) promptCache = true;
+    const t = tokenSplit(u);
+    roles[role] = t;
+    for (const k of Object.keys(total) as Array<keyof TokenSplit>) total[k] += t[k];
+  }
+  return { promptCache, roles, total };
 }

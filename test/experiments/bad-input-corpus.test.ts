@@ -79,6 +79,8 @@ const CONFIGS: Record<string, unknown> = {
   "ansi-task.json": { ...TINY, env: { kind: "simdesk", tasks: ["\u001b]0;pwned\u0007\u001b[2Jx"] } },
   "sweep-grid-huge.json": { ...SWEEP, params: { freezeWindow: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], recoveryBudget: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], replayRetries: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] } },
   "nocost.json": withPair({ forward: { kind: "model", model: "m", baseUrl: "http://127.0.0.1:9/v1" } }),
+  "cached-price-high.json": withPair({ forward: { kind: "model", model: "m", baseUrl: "http://127.0.0.1:9/v1", prices: { m: { inputPerMillion: 2.5, outputPerMillion: 10, cachedInputPerMillion: 5 } } } }),
+  "cache-write-negative.json": withPair({ forward: { kind: "model", model: "m", baseUrl: "http://127.0.0.1:9/v1", prices: { m: { inputPerMillion: 3, outputPerMillion: 15, cacheWritePerMillion: -1 } } } }),
 };
 
 interface CliRow {
@@ -140,6 +142,9 @@ const CLI_ROWS: CliRow[] = [
   { name: "a 100,000-character task id is shortened in the error", args: (d) => ["run", cfg(d, "long-name.json"), ...out(d)], error: /^.{0,400}unknown task "t{99}\.\.\.\(99802 characters left out\)\.\.\.t{99}" for simdesk.{0,600}$/ },
   { name: "ANSI escapes in a task id are printed escaped", args: (d) => ["run", cfg(d, "ansi-task.json"), ...out(d)], error: /unknown task "\\x1b\]0;pwned\\x07\\x1b\[2Jx"/ },
   { name: "--max-cost-usd without prices", args: (d) => ["run", cfg(d, "nocost.json"), "--max-cost-usd", "5", ...out(d)], error: /--max-cost-usd: config\.pairs\.0\.forward \(model "m"\) has no price.*add prices: \{ "m": / },
+  // issue 40: prompt-cache prices
+  { name: "a cached-input price above the input price", args: (d) => ["run", cfg(d, "cached-price-high.json"), ...out(d)], error: /pairs\.0\.forward\.prices\.m\.cachedInputPerMillion: cachedInputPerMillion is above inputPerMillion/ },
+  { name: "a negative cache-write price", args: (d) => ["run", cfg(d, "cache-write-negative.json"), ...out(d)], error: /pairs\.0\.forward\.prices\.m\.cacheWritePerMillion: .*(>=0|too small)/i },
   { name: "--max-cost-usd on a simulated run", args: (d) => ["run", cfg(d, "ok.json"), "--max-cost-usd", "5", ...out(d)], error: /--max-cost-usd: no agent of this run calls a model/ },
   // issue 20: config paths that are not regular files, --cache-dir and --checkpoint paths
   { name: "config path /dev/zero (used to hang)", args: (d) => ["run", "/dev/zero", ...out(d)], error: /cannot read config \/dev\/zero: it is a character device, not a regular file/ },

@@ -36,6 +36,8 @@ import { StepRecovery, type CompletedStep, type Truncation } from "../../../src/
 import { bump } from "../../../src/runtime/accounting.ts";
 import { MessageView, describeCalls, type ViewMessage } from "../shared/message-view.ts";
 import { buildSdkResult, type SdkEpisodeResult } from "../shared/result.ts";
+import { addUsage, emptyAccounting } from "../../../src/runtime/accounting.ts";
+import { aiSdkUsage, withBilled } from "../../models/provider-usage.ts";
 import type { RecoveryReport } from "../../../src/runtime/recovery-report.ts";
 import { degradedSpanReporter, spanReporter, type RecoveryTelemetry } from "./telemetry.ts";
 
@@ -65,6 +67,8 @@ export interface PrepareStepArgs<M extends ViewMessage = ViewMessage> {
 export interface FinishInput {
   finishReason: string | PromiseLike<string>;
   text: string | PromiseLike<string>;
+  /** The call's usage over all its steps (`LanguageModelUsage`), when the SDK gives it: finish() results' tokens.roles.policy. */
+  totalUsage?: unknown;
 }
 
 function defaultToActions(input: unknown): Action[] {
@@ -92,6 +96,8 @@ export class AiSdkRecovery {
   private readonly toActions: (input: unknown, toolName: string) => Action[];
   private view: MessageView<ViewMessage>;
   private loop: StepRecovery | undefined;
+  /** The SDK's own model calls (policy) of the finished calls, summed (finish() results' tokens.roles.policy). */
+  private policyUsage = emptyAccounting();
   private readonly emitter: EpisodeEvents;
   private started = 0;
   private envMs0 = 0;
@@ -217,13 +223,18 @@ export class AiSdkRecovery {
   async finish<T extends FinishInput>(result: T): Promise<SdkEpisodeResult<T>> {
     if (this.o.meter.onAction === this.guard) this.o.meter.onAction = undefined;
     if (!this.loop) throw new ConfigError("createRecovery: finish() before any step ran: pass recovery.prepareStep (or compose()) as prepareStep of the AI SDK call", { field: "prepareStep" });
-    const [finishReason, text] = await Promise.all([result.finishReason, result.text]);
+    const [finishReason, text, totalUsage, metadata] = await Promise.all([result.finishReason, result.text, result.totalUsage, (result as { providerMetadata?: unknown }).providerMetadata]);
     // A verdict still pending (the model answered with text after the last step): take it in;
     // when it fired, recovery has run and that answer is discarded from `messages()`.
     const late = await this.settle();
     if (late) this.discard(late.truncation, late.viewLength);
+    // cache prices: Anthropic's when the provider says it is Anthropic (its metadata key), else OpenAI's
+    const provider = metadata && typeof metadata === "object" && "anthropic" in metadata ? "anthropic" : "openai";
     const stopReason: StopReason = finishReason === "tool-calls" ? "max-steps" : "done";
-    return buildSdkResult(this.o, this.loop, { result, finalOutput: text, stopReason, wallMs: Date.now() - this.started, envMs: this.o.meter.ms - this.envMs0 });
+    // the SDK's own model calls of this call (cached prompt tokens included), summed over the episode's calls
+    if (totalUsage && typeof totalUsage === "object") this.policyUsage = addUsage(this.policyUsage, [{ role: "policy", model: "sdk", ...withBilled(aiSdkUsage(totalUsage), provider), latencyMs: 0 }], "policy");
+    const policy = this.policyUsage.models.policy;
+    return buildSdkResult(this.o, this.loop, { result, finalOutput: text, ...(policy && { policy }), stopReason, wallMs: Date.now() - this.started, envMs: this.o.meter.ms - this.envMs0 });
   }
 
   private async report(r: RecoveryReport): Promise<void> {

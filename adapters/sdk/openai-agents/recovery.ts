@@ -38,6 +38,8 @@ import { resolveSdkOptions, type ResolvedSdkRecoveryOptions, type SdkRecoveryOpt
 import { StepRecovery, type CompletedStep, type StepRecoveryState, type Truncation } from "../../../src/runtime/step-recovery.ts";
 import { bump } from "../../../src/runtime/accounting.ts";
 import { buildSdkResult, type SdkEpisodeResult } from "../shared/result.ts";
+import { addUsage, emptyAccounting } from "../../../src/runtime/accounting.ts";
+import { agentsUsage, withBilled } from "../../models/provider-usage.ts";
 import { RecoverySpans } from "./tracing.ts";
 
 /** Options of {@link createAgentsRecovery}: the shared SDK options plus a filter of your own. */
@@ -100,6 +102,8 @@ export class AgentsRecovery {
   private runOver = false;
   /** The call id of each step in the core's history (cut with it). */
   private stepCalls: string[] = [];
+  /** The SDK's own model calls (policy) of the finished runs, summed (finish() results' tokens.roles.policy). */
+  private policyUsage = emptyAccounting();
   private readonly recorded = new Set<string>();
   private readonly cutKeys = new Set<string>();
   /** The verdict (and recovery) on the last steps, computed while the model answers (overlapped detection). */
@@ -308,7 +312,11 @@ export class AgentsRecovery {
       const out = result.finalOutput as unknown;
       if (typeof out === "string") finalOutput = out;
     }
-    return buildSdkResult(this.o, core, { result, ...(finalOutput !== undefined && { finalOutput }), stopReason, wallMs: Date.now() - this.started, envMs: this.o.meter.ms - this.envMs0 });
+    // the SDK's own model calls of this run (its usage, cached prompt tokens included), summed over the episode's runs
+    for (const r of (result?.rawResponses ?? []) as Array<{ usage?: unknown }>)
+      this.policyUsage = addUsage(this.policyUsage, [{ role: "policy", model: "sdk", ...withBilled(agentsUsage(r?.usage)), latencyMs: 0 }], "policy");
+    const policy = this.policyUsage.models.policy;
+    return buildSdkResult(this.o, core, { result, ...(finalOutput !== undefined && { finalOutput }), ...(policy && { policy }), stopReason, wallMs: Date.now() - this.started, envMs: this.o.meter.ms - this.envMs0 });
   }
 }
 

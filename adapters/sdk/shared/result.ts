@@ -2,11 +2,12 @@
  * The result of an SDK run with recovery: the graph's EpisodeResult (task, success, evaluation,
  * stop reason, trajectory with recovery events, accounting, prompts) plus the SDK's own output.
  */
-import type { EpisodeResult, StopReason } from "../../../src/episode.ts";
+import type { EpisodeResult, RoleUsage, StopReason } from "../../../src/episode.ts";
 import type { Evaluation } from "../../../src/task.ts";
 import { describeError } from "../../../src/errors.ts";
 import type { ResolvedSdkRecoveryOptions } from "./options.ts";
 import type { StepRecovery } from "../../../src/runtime/step-recovery.ts";
+import { tokenSplits, type TokensByRole } from "../../../src/runtime/accounting.ts";
 
 /** An EpisodeResult plus what the SDK returned. */
 export interface SdkEpisodeResult<T> extends EpisodeResult {
@@ -14,13 +15,22 @@ export interface SdkEpisodeResult<T> extends EpisodeResult {
   sdkResult: T;
   /** The agent's final text output, when it gave one. */
   finalOutput?: string;
+  /**
+   * Tokens per role, split the way providers bill them: uncached, cached (prompt-cache reads),
+   * cache-write and billed-equivalent tokens (src/usage.ts tokenSplit). Retrace's own model calls
+   * (detector, selector, summarizer, recoverer, ...) as `accounting.models` counts them, and
+   * `policy`: the SDK's own model calls of the runs finished so far, as the SDK's results report
+   * them (Agents SDK: `rawResponses[].usage`; AI SDK: `totalUsage`), when they do. Where a server
+   * reports no prompt cache, cached is 0 and billed = input + output (`promptCache: false` when none did).
+   */
+  tokens: TokensByRole;
 }
 
 /** Evaluate (when asked) and assemble the result. Wall time is measured by the caller. */
 export async function buildSdkResult<T>(
   o: ResolvedSdkRecoveryOptions,
   recovery: StepRecovery,
-  sdk: { result: T; finalOutput?: string; stopReason: StopReason; wallMs: number; envMs: number },
+  sdk: { result: T; finalOutput?: string; stopReason: StopReason; wallMs: number; envMs: number; /** The SDK's own policy calls so far (see SdkEpisodeResult.tokens). */ policy?: RoleUsage },
 ): Promise<SdkEpisodeResult<T>> {
   let evaluation: Evaluation = { score: 0, detail: "not evaluated (evaluate: false)" };
   let envError: string | undefined;
@@ -44,6 +54,7 @@ export async function buildSdkResult<T>(
     simulated,
     trajectory: { taskId: recovery.task.id, steps: s.steps, events: s.events, result: evaluation },
     accounting: { ...s.accounting, wallMs: sdk.wallMs, envMs: sdk.envMs },
+    tokens: tokenSplits({ models: { ...s.accounting.models, ...(sdk.policy && { policy: sdk.policy }) } }),
     prompts: [...s.prompts],
     sdkResult: sdk.result,
     ...(sdk.finalOutput !== undefined && { finalOutput: sdk.finalOutput }),

@@ -28,7 +28,8 @@ import { readRequest, treeTexts, type StandInRole } from "./request.ts";
 import { logger } from "../../../src/logger.ts";
 import { drawFor } from "./sampling.ts";
 import { defaultSkillBook, type SkillBook } from "./skills.ts";
-import { loadTokenizer, promptTokens as countPromptTokens, textTokens } from "./tokens.ts";
+import { loadTokenizer, promptTokenIds, textTokens } from "./tokens.ts";
+import { PrefixCache, type PrefixCacheOptions } from "./prefix-cache.ts";
 import { closeServer, listenLoopback, modelList, readBody, sendJson } from "../http.ts";
 
 /** The name the stand-in answers under. */
@@ -69,7 +70,17 @@ export interface StandInServerOptions {
   detector?: Partial<DetectorNoise>;
   /** What it knows of the tasks. @default the skill book shipped with it (skills.json) */
   skills?: SkillBook;
+  /**
+   * The simulated automatic prefix cache (./prefix-cache.ts): every answer reports
+   * `usage.prompt_tokens_details.cached_tokens`, the longest prefix (from 1,024 tokens, in steps of
+   * 128) shared with the recent prompts of its `prompt_cache_key` (or of all requests without
+   * one). `false`: no cache, `cached_tokens` is always 0. @default { groups: 256, perGroup: 4 }
+   */
+  prefixCache?: PrefixCacheOptions | false;
 }
+
+/** What the stand-in declares about its prompt cache (in `GET /v1/models` and every answer's `stand_in`). */
+export const PREFIX_CACHE_NOTE = "simulated automatic prefix cache: cached_tokens = the longest prefix shared with recent prompts of the same prompt_cache_key, from 1024 tokens, in steps of 128";
 
 /** Settings of {@link answerRequest}. */
 export interface StandInSettings {
@@ -106,6 +117,10 @@ export interface StandInLogEntry {
   /** Usage as reported: prompt tokens (text by o200k_base, images by OpenAI's tile rule) and completion tokens. */
   promptTokens: number;
   completionTokens: number;
+  /** Of promptTokens, those the simulated prefix cache reported cached (`prompt_tokens_details.cached_tokens`). */
+  cachedTokens: number;
+  /** The request's `prompt_cache_key`, when it sent one. */
+  cacheKey?: string;
 }
 
 /** A running stand-in. */
@@ -123,7 +138,7 @@ export interface StandInServer {
 }
 
 /** The answer to one chat-completions body (exported for the CLI's dry runs and tests of the roles). */
-export function answerRequest(body: unknown, seed: string, options: StandInSettings): Omit<StandInLogEntry, "index" | "seed" | "promptTokens" | "completionTokens"> {
+export function answerRequest(body: unknown, seed: string, options: StandInSettings): Omit<StandInLogEntry, "index" | "seed" | "promptTokens" | "completionTokens" | "cachedTokens" | "cacheKey"> {
   const req = readRequest(body);
   // Ignoring its context, the recoverer's answer is drawn from what it reads: the prompt without the context.
   const drawText = req.role === "recovery" && options.ignoreContext ? textWithoutContext(req) : req.text;
@@ -181,6 +196,7 @@ export async function startStandInServer(options: StandInServerOptions = {}): Pr
     detector: { recall: 0.85, silentRecall: 0.7, falseAlarm: 0.03, stepNoise: 0.2, ...options.detector },
   };
   await loadTokenizer();
+  const prefixCache = options.prefixCache === false ? undefined : new PrefixCache(options.prefixCache);
   const streamSeed = options.seed ?? 0;
   const log: StandInLogEntry[] = [];
   let stream = 0;
@@ -189,7 +205,7 @@ export async function startStandInServer(options: StandInServerOptions = {}): Pr
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const raw = await readBody(req);
     const path = (req.url ?? "").split("?")[0];
-    if (req.method === "GET" && path.endsWith("/models")) return sendJson(res, 200, modelList(STAND_IN_MODEL, "retrace (simulated stand-in)"));
+    if (req.method === "GET" && path.endsWith("/models")) return sendJson(res, 200, { ...(modelList(STAND_IN_MODEL, "retrace (simulated stand-in)") as object), stand_in: { simulated: true, prompt_cache: prefixCache ? PREFIX_CACHE_NOTE : "none" } });
     if (req.method !== "POST" || !path.endsWith("/chat/completions")) return sendJson(res, 404, { error: { message: `stand-in: ${req.method} ${path} is not served (POST /v1/chat/completions, GET /v1/models)`, type: "invalid_request_error" } });
     let body: any;
     try {
@@ -200,22 +216,25 @@ export async function startStandInServer(options: StandInServerOptions = {}): Pr
     const seed = Number.isInteger(body?.seed) ? `request:${body.seed}` : `stream:${streamSeed}:${stream++}`;
     const a = answerRequest(body, seed, settings);
     const index = log.length;
-    const promptTokens = countPromptTokens(body);
+    const tokens = promptTokenIds(body);
+    const promptTokens = tokens.length;
+    const cacheKey = typeof body?.prompt_cache_key === "string" && body.prompt_cache_key ? (body.prompt_cache_key as string) : undefined;
+    const cachedTokens = prefixCache ? prefixCache.lookup(tokens, cacheKey) : 0;
     const completionTokens = Math.max(1, textTokens(a.text));
-    log.push({ index, seed, ...a, promptTokens, completionTokens });
+    log.push({ index, seed, ...a, promptTokens, completionTokens, cachedTokens, ...(cacheKey && { cacheKey }) });
     if (a.blind && !warnedBlind) {
       warnedBlind = true;
       logger.warn({ request: index, role: a.role }, BLIND_NOTE);
     }
     sendJson(res, 200, {
-      ...(a.blind && { stand_in: { simulated: true, blind: true, note: BLIND_NOTE } }),
+      stand_in: { simulated: true, ...(a.blind && { blind: true, note: BLIND_NOTE }), ...(prefixCache && { prompt_cache: PREFIX_CACHE_NOTE }) },
       id: `chatcmpl-stand-in-${index}`,
       object: "chat.completion",
       created: 0,
       model: STAND_IN_MODEL,
       system_fingerprint: STAND_IN_FINGERPRINT,
       choices: [{ index: 0, message: { role: "assistant", content: a.text, refusal: null }, finish_reason: "stop", logprobs: null }],
-      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_tokens_details: { cached_tokens: cachedTokens } },
     });
   };
 

@@ -11,6 +11,7 @@
  *   tokens). The size is read from the PNG or JPEG header of the data URL; an image whose size
  *   cannot be read is counted as 1024x1024 (765 tokens).
  */
+import { createHash } from "node:crypto";
 import { InternalError } from "../../../src/errors.ts";
 
 type Encoder = { encode(text: string): number[] };
@@ -67,20 +68,60 @@ function dataUrlBytes(url: string): Buffer | undefined {
 
 /** Prompt tokens of a chat-completions body: text, images and chat framing. */
 export function promptTokens(body: any): number {
-  let n = 3;
+  return promptTokenIds(body).length;
+}
+
+// Framing and image tokens have no o200k id: they get negative ones, so they never equal a text token.
+const MESSAGE_START = -1;
+const MESSAGE_SEP = -2;
+const MESSAGE_END = -3;
+const NAME = -4;
+const REPLY_PRIMER = -5;
+
+/**
+ * The prompt of a chat-completions body as a token sequence, counted as {@link promptTokens}
+ * counts it (its length is the prompt's token count): per message a start, the role, a separator,
+ * the content, an end (3 framing tokens per message, 1 more before a name), and 3 to prime the
+ * reply. Text tokens are their o200k ids; an image is as many copies of an id derived from its
+ * URL as it costs tokens, so two prompts share a prefix exactly as far as their messages agree.
+ * What the stand-in's prefix cache compares (./prefix-cache.ts).
+ */
+export function promptTokenIds(body: any): number[] {
+  if (!encoder) throw new InternalError("stand-in: the tokenizer is not loaded (call loadTokenizer first)");
+  const enc = encoder;
+  const out: number[] = [];
+  const text = (t: string) => {
+    if (t) for (const id of enc.encode(t)) out.push(id);
+  };
   for (const m of Array.isArray(body?.messages) ? body.messages : []) {
-    n += 3 + (typeof m?.name === "string" ? 1 + textTokens(m.name) : 0) + textTokens(String(m?.role ?? ""));
+    out.push(MESSAGE_START);
+    text(String(m?.role ?? ""));
+    if (typeof m?.name === "string") {
+      out.push(NAME);
+      text(m.name);
+    }
+    out.push(MESSAGE_SEP);
     const content = m?.content;
-    if (typeof content === "string") n += textTokens(content);
+    if (typeof content === "string") text(content);
     else if (Array.isArray(content))
       for (const p of content) {
-        if (p?.type === "text" && typeof p.text === "string") n += textTokens(p.text);
+        if (p?.type === "text" && typeof p.text === "string") text(p.text);
         else if (p?.type === "image_url") {
           const url = typeof p.image_url === "string" ? p.image_url : String(p.image_url?.url ?? "");
           const bytes = dataUrlBytes(url);
-          n += imageTokens(bytes ? imageSize(bytes) : undefined, p.image_url?.detail);
+          const n = imageTokens(bytes ? imageSize(bytes) : undefined, p.image_url?.detail);
+          const id = imageId(url, p.image_url?.detail);
+          for (let i = 0; i < n; i++) out.push(id);
         }
       }
+    out.push(MESSAGE_END);
   }
-  return n;
+  out.push(REPLY_PRIMER, REPLY_PRIMER, REPLY_PRIMER);
+  return out;
+}
+
+/** A negative id naming an image (its URL and detail), below the framing ids. */
+function imageId(url: string, detail: unknown): number {
+  const h = createHash("sha256").update(url).update("\u0000").update(String(detail ?? "")).digest();
+  return -16 - (h.readUInt32BE(0) & 0x3fffffff);
 }

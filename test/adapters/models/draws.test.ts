@@ -5,8 +5,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createRecordReplay } from "../../../adapters/models/cache.ts";
-import { DrawScope, drawScopeFor, requestSeedOf } from "../../../adapters/models/draws.ts";
+import { canonicalRequest, createRecordReplay } from "../../../adapters/models/cache.ts";
+import { DrawScope, drawScopeFor, requestSeedOf, withDraws } from "../../../adapters/models/draws.ts";
+import type { ChatRequest } from "../../../src/model.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-draws-unit-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,6 +34,28 @@ describe("draw identities", () => {
     expect(drawScopeFor(undefined, ep).next("policy", "x")).toEqual(drawScopeFor("paired", { ...ep, condition: "m.no-recovery" }).next("policy", "x"));
     expect(drawScopeFor("independent", ep).next("policy", "x")).toMatchObject({ condition: "m.max-rec-1" });
     expect(drawScopeFor("independent", ep).next("policy", "x").requestSeed).not.toBe(drawScopeFor("independent", { ...ep, condition: "m.no-recovery" }).next("policy", "x").requestSeed);
+  });
+});
+
+describe("the conversation key (prompt_cache_key)", () => {
+  it("is derived from the episode identity: the same in another scope of the same episode, another for another seed, task, k or condition", async () => {
+    const ep = { seed: 4, task: "t", condition: "m.paper" };
+    const key = drawScopeFor("paired", ep).conversation;
+    expect(key).toMatch(/^retrace-[0-9a-f]{16}$/);
+    expect(drawScopeFor("paired", ep).conversation).toBe(key);
+    expect(new DrawScope({ seed: 4, task: "t", condition: "m.paper" }).conversation).toBe(key);
+    // paired conditions share draws, not conversations
+    expect(drawScopeFor("paired", { ...ep, condition: "m.production" }).conversation).not.toBe(key);
+    for (const other of [{ ...ep, seed: 5 }, { ...ep, task: "u" }, { ...ep, k: 1 }]) expect(drawScopeFor("paired", other).conversation).not.toBe(key);
+    // withDraws sends one key per role, and the record/replay key does not depend on it
+    const seen: ChatRequest[] = [];
+    const model = withDraws({ model: "m", complete: async (r: ChatRequest) => (seen.push(r), { text: "", usage: { role: r.role, model: "m", inputTokens: 0, outputTokens: 0, latencyMs: 0 } }) }, drawScopeFor("paired", ep));
+    await model.complete({ role: "policy", messages: [{ role: "user", content: "hi" }] });
+    await model.complete({ role: "detector", messages: [{ role: "user", content: "hi" }] });
+    expect(seen.map((r) => r.cacheKey)).toEqual([`${key}/policy`, `${key}/detector`]);
+    const base = { model: "m", complete: async () => ({ text: "", usage: { role: "policy" as const, model: "m", inputTokens: 0, outputTokens: 0, latencyMs: 0 } }) };
+    expect(canonicalRequest(base, seen[0])).toEqual(canonicalRequest(base, { ...seen[0], cacheKey: "another" }));
+    expect(JSON.stringify(canonicalRequest(base, seen[0]))).not.toContain(key);
   });
 });
 

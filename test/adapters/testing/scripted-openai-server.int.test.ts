@@ -21,7 +21,7 @@ describe("scripted OpenAI-compatible server", () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
     const chat = await (await post(`${server.url}/chat/completions`, { model: "x", messages: [] })).json();
     expect(chat.choices[0].message.content).toBe("hello");
-    expect(chat.usage).toEqual({ prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 });
+    expect(chat.usage).toEqual({ prompt_tokens: 5, completion_tokens: 1, total_tokens: 6, prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 } });
     const resp = await (await post(`${server.url}/responses`, { model: "computer-use-preview", input: [] })).json();
     expect(resp.output[0].type).toBe("computer_call");
     const msg = await (await post(`${server.url}/messages`, { model: "claude", messages: [] })).json();

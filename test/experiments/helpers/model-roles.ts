@@ -7,7 +7,7 @@
  * summarizer briefs, the recoverer takes the restorative action and declares RESTORED.
  */
 import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
-import { startScriptedOpenAIServer, type RecordedRequest, type ScriptStep, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import { startScriptedOpenAIServer, type RecordedRequest, type ScriptStep, type ScriptedOpenAIServer, type ScriptedUsage } from "../../../adapters/testing/scripted-openai-server.ts";
 import type { Action } from "../../../src/action.ts";
 import { BlobStore } from "../../../src/blob-store.ts";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -103,7 +103,10 @@ export async function ablationQueues(taskId = "files-rename-draft"): Promise<Rec
 }
 
 /** A server answering each role from its queue; the detector says "on track" once its queue is empty. */
-export async function startRoleServer(queues: Record<ScriptRole, ScriptStep[]>, options: { model?: string; modelsStatus?: number[]; modelsRetryAfterMs?: number } = {}): Promise<ScriptedOpenAIServer & { byRole: Record<ScriptRole, number> }> {
+export async function startRoleServer(
+  queues: Record<ScriptRole, ScriptStep[]>,
+  options: { model?: string; modelsStatus?: number[]; modelsRetryAfterMs?: number; /** Usage every answer of a role reports (e.g. cached tokens). */ usage?: Partial<Record<ScriptRole, ScriptedUsage>> } = {},
+): Promise<ScriptedOpenAIServer & { byRole: Record<ScriptRole, number> }> {
   const q = Object.fromEntries(Object.entries(queues).map(([k, v]) => [k, [...v]])) as Record<ScriptRole, ScriptStep[]>;
   const byRole: Record<ScriptRole, number> = { forward: 0, detector: 0, selector: 0, summarizer: 0, recoverer: 0 };
   const server = await startScriptedOpenAIServer({
@@ -113,10 +116,9 @@ export async function startRoleServer(queues: Record<ScriptRole, ScriptStep[]>, 
     responder(r) {
       const role = roleOf(r);
       byRole[role]++;
-      const next = q[role].shift();
-      if (next) return next;
-      if (role === "detector") return { text: '{"off_track": false, "error_step": null, "reason": "on track", "confidence": 0.9}' };
-      return undefined;
+      const usage = options.usage?.[role];
+      const next = q[role].shift() ?? (role === "detector" ? { text: '{"off_track": false, "error_step": null, "reason": "on track", "confidence": 0.9}' } : undefined);
+      return next && usage ? { ...next, usage } : next;
     },
   });
   return Object.assign(server, { byRole });
