@@ -38,7 +38,7 @@ describe("finish() results (OpenAI Agents SDK)", () => {
       tools: [computerTool({ computer: retraceComputer({ env: s.env, blobs: s.blobs }) })],
       modelSettings: { truncation: "auto" },
     });
-    const result = await runWithRecovery(agent, s.task.instruction, { env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, task: s.task, instanceKey: `${s.task.id}/0`, runOptions: { maxTurns: 30 } });
+    const result = await runWithRecovery(agent, s.task.instruction, { env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, task: s.task, instanceKey: `${s.task.id}/0`, detection: "sequential", runOptions: { maxTurns: 30 } });
     expect(result.success).toBe(true);
     const n = result.accounting.models.detector!.calls;
     expect(n).toBe(s.det.server.calls);
@@ -68,7 +68,7 @@ describe("finish() results (Vercel AI SDK, Anthropic provider)", () => {
     const anthropic = createAnthropic({ baseURL: server.url, apiKey: "test-key" });
     const result = await generateTextWithRecovery(
       { model: anthropic("claude-sonnet-4-5"), tools: { computer: retraceComputerTool({ env: s.env, blobs: s.blobs }) }, prompt: s.task.instruction, stopWhen: stepCountIs(30), maxRetries: 0 },
-      { env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, task: s.task, instanceKey: `${s.task.id}/0` },
+      { env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, task: s.task, instanceKey: `${s.task.id}/0`, detection: "sequential" },
     );
     expect(result.success).toBe(true);
     const m = server.calls;

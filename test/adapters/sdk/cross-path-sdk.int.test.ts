@@ -90,8 +90,10 @@ async function viaGraph(a: { env: Environment; blobs: BlobStore; task: Task; ste
   const policy = replayPolicy(a.steps);
   const events = new EpisodeEvents();
   const seen = recordEvents(events);
-  // Sequential detection: the SDKs' own loops call the model only after the step's verdict, so the
-  // graph's overlapped proposal (thrown away when the detector fires) would shift the replayed script.
+  // Sequential detection on every path: an overlapped proposal (the graph's, and the Agents/AI SDK
+  // integrations' default) is thrown away when the detector fires, which would shift a replayed
+  // script by one call. That overlapped and sequential runs decide alike is pinned per SDK in
+  // sdk-overlap.int.test.ts and for the graph in the overlap tests of test/graphs.
   const agent = withRecovery(policy, { detector: a.detector, recoverer: a.recoverer, recoveryBudget: a.recoveryBudget, detection: "sequential" });
   const g = await agent.graph({ env: a.env, blobs: a.blobs, events });
   const state = await g.invoke({ task: a.task }, { recursionLimit: 400 });
@@ -179,7 +181,7 @@ describe("one scripted episode through the graph and each integration's own loop
       });
       const events = new EpisodeEvents();
       const seen = recordEvents(events);
-      const result = await runWithRecovery(agent, s.task.instruction, { env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: budget, task: s.task, events, runOptions: { maxTurns: 30 } });
+      const result = await runWithRecovery(agent, s.task.instruction, { env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: budget, task: s.task, events, detection: "sequential", runOptions: { maxTurns: 30 } });
       const after = server.requests[s.E + 1].body;
       byPath["openai-agents"] = { events: seen, afterCut: { kept: callIds(after).length, notice: userTexts(after).at(-1)! }, accounting: pickAccounting(result.accounting), score: result.evaluation.score };
       server.verify();
@@ -198,7 +200,7 @@ describe("one scripted episode through the graph and each integration's own loop
       const seen = recordEvents(events);
       const result = await generateTextWithRecovery(
         { model: anthropic("claude-sonnet-4-5"), tools: { computer: retraceComputerTool({ env: s.env, blobs: s.blobs }) }, prompt: s.task.instruction, stopWhen: stepCountIs(30), maxRetries: 0 },
-        { env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: budget, task: s.task, events },
+        { env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: budget, task: s.task, events, detection: "sequential" },
       );
       const after = server.requests[s.E + 1].body;
       byPath["ai-sdk"] = { events: seen, afterCut: { kept: toolUseIds(after).length, notice: lastUserText(after) }, accounting: pickAccounting(result.accounting), score: result.evaluation.score };
