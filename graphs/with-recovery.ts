@@ -13,6 +13,7 @@ import type { ForwardPolicy } from "../src/policy.ts";
 import type { RecoveryPolicy, StateVerifier, Summarizer } from "../src/recovery.ts";
 import type { EpisodeEvents } from "../src/runtime/events.ts";
 import { resolveRecoveryOptions } from "../src/runtime/options.ts";
+import { checkedEnvironment } from "../src/runtime/user-results.ts";
 import type { RecoveryStepSelector } from "../src/selector.ts";
 import type { Task } from "../src/task.ts";
 import { createRecoveryGraph } from "./load-graph.ts";
@@ -65,7 +66,7 @@ export function withRecovery(policy: ForwardPolicy, options: WithRecoveryOptions
   const resolved = resolveRecoveryOptions(rest as RecoveryOptionsInput);
   const components = (env: Environment, blobs: BlobStore): EpisodeComponents => ({
     policy,
-    env,
+    env: checkedEnvironment(env),
     blobs,
     detector: options.detector,
     selector: options.selector,

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { noDetection, type Detection, type DetectorInput, type ErrorDetector } from "../detector.ts";
 import { describeError } from "../errors.ts";
 import { logger } from "../logger.ts";
+import { checkUserResult } from "./user-results.ts";
 
 const DetectionSchema = z.object({
   isError: z.boolean(),
@@ -17,6 +18,8 @@ const DetectionSchema = z.object({
   prompt: z.string().optional(),
   cascade: z.object({ gates: z.array(z.string()), asked: z.boolean(), firedBy: z.string().optional() }).optional(),
 });
+
+const DETECTION_SHAPE = "{ isError: boolean, errorStep: number | null, reason: string, confidence: number in [0, 1] }";
 
 /** The outcome of one guarded detector call. */
 export interface GuardedDetection {
@@ -36,12 +39,9 @@ export async function guardedDetect(detector: ErrorDetector, input: DetectorInpu
   } catch (err) {
     return fail(detector, input, describeError(err));
   }
-  const parsed = DetectionSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return fail(detector, input, `unusable detection: ${issue.path.join(".") || "(value)"}: ${issue.message}`, usageOf(raw));
-  }
-  const d = parsed.data as Detection;
+  const checked = checkUserResult(`detector.detect() (${detector.name})`, raw, DetectionSchema, DETECTION_SHAPE);
+  if (!checked.ok) return fail(detector, input, checked.reason, usageOf(raw));
+  const d = checked.value as Detection;
   if (d.failure) return { detection: { ...noDetection(d.reason, d.failure), usage: d.usage, prompt: d.prompt }, failed: true };
   if (d.isError && (d.errorStep === null || d.errorStep < 0 || d.errorStep >= input.step)) {
     return fail(detector, input, `error step ${String(d.errorStep)} is outside the history 0..${input.step - 1}`, d.usage, d.prompt);
