@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { DEFAULT_UNCONFIRMED_RESTORATION, RecoveryOptionsSchema, TRANSITION_STRINGS, UNCONFIRMED_RESTORATION, type TransitionString, type UnconfirmedRestoration } from "../src/episode.ts";
 import { ConfigError } from "../src/errors.ts";
+import type { UserLogger } from "../src/logger.ts";
 import type { EpisodeEvents } from "../src/runtime/events.ts";
 import { RECOVERY_STEP_STRATEGIES, type RecoveryStepSelector } from "../src/selector.ts";
 
@@ -67,6 +68,10 @@ export const fn = (what?: string) => z.custom<(...args: never[]) => unknown>((v)
 const MAX_KNOB_SEED = 1_000_000_000_000_000;
 
 /** zod shape of {@link RecoveryKnobs} with the runtime's defaults and bounds (src/episode.ts). */
+/** The `logger` option of every integration: a pino-compatible logger (src/logger.ts `UserLogger`). */
+export const userLoggerSchema = () =>
+  z.custom<UserLogger>((v) => ["debug", "info", "warn", "error"].every((m) => typeof (v as Record<string, unknown> | null)?.[m] === "function"), { message: "must be a pino-compatible logger { debug, info, warn, error } taking (obj, msg)" });
+
 export const RECOVERY_KNOBS_SHAPE = {
   selector: withMethod("select").optional(),
   settleMs: z.number().int().min(0).max(60_000, "at most 60000 ms (one minute) after each step (OSWorld waits 10000)").default(0),

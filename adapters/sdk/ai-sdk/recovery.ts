@@ -34,6 +34,7 @@ import { MessageView, describeCalls, type ViewMessage } from "../shared/message-
 import { buildSdkResult, type SdkEpisodeResult } from "../shared/result.ts";
 import type { RecoveryReport } from "../../../src/runtime/recovery-report.ts";
 import { spanReporter, type RecoveryTelemetry } from "./telemetry.ts";
+import { checkTelemetry } from "../shared/sdk-values.ts";
 
 /** Options of {@link createRecovery}. */
 export interface AiSdkRecoveryOptions extends SdkRecoveryOptions {
@@ -95,7 +96,7 @@ export class AiSdkRecovery {
     if (!Array.isArray(computerTools) || computerTools.some((n) => typeof n !== "string")) throw new ConfigError('createRecovery: option "computerTools" must be a list of tool names', { field: "computerTools" });
     this.o = resolveSdkOptions("createRecovery", rest);
     this.emitter = this.o.events ?? new EpisodeEvents();
-    const spans = spanReporter(telemetry);
+    const spans = spanReporter(checkTelemetry("createRecovery", telemetry));
     this.reporters = [spans, onRecovery].filter((r): r is (r: RecoveryReport) => void | Promise<void> => typeof r === "function");
     this.isStep = (name) => computerTools.includes(name);
     this.toActions = toActions;

@@ -13,13 +13,14 @@ import type { Environment } from "../../../src/environment.ts";
 import { RECOVERY_CONTEXTS, type RecoveryPolicy } from "../../../src/recovery.ts";
 import type { TaskSpec } from "../../../src/task.ts";
 import { ConfigError } from "../../../src/errors.ts";
+import type { UserLogger } from "../../../src/logger.ts";
 import { renameDeprecatedKeys } from "../../../src/deprecation.ts";
 import { RecoveryOptionsSchema } from "../../../src/episode.ts";
 import { postRestoration } from "../../../prompts/index.ts";
 import type { PostRestorationFn } from "../../../src/runtime/attempt.ts";
 import { recoverWithPolicy, type RecoverySubAgentOptions } from "../../../src/runtime/recover-with-policy.ts";
 import type { RestoreRequest, RestoreResult } from "../../../src/runtime/restore.ts";
-import { fn, parseKnobOptions, RECOVERY_KNOBS_SHAPE, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../../recovery-knobs.ts";
+import { fn, userLoggerSchema, parseKnobOptions, RECOVERY_KNOBS_SHAPE, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../../recovery-knobs.ts";
 import { envMeter, meteredEnvironment, type EnvMeter } from "./env-meter.ts";
 
 /** Options of the SDK wrappers; how `recoverer` runs is {@link RecoverySubAgentOptions}. */
@@ -40,6 +41,8 @@ export interface SdkRecoveryOptions extends RecoveryKnobs, RecoverySubAgentOptio
   evaluate?: boolean;
   /** Aborts the run (SDK call, detector, recoverer). */
   signal?: AbortSignal;
+  /** Your pino-compatible logger ({ debug, info, warn, error } taking (obj, msg)): retrace's records go there instead of stderr. */
+  logger?: UserLogger;
 }
 
 const Schema = z
@@ -58,6 +61,7 @@ const Schema = z
     ...RECOVERY_KNOBS_SHAPE,
     evaluate: z.boolean().default(true),
     signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, { message: "must be an AbortSignal" }).optional(),
+    logger: userLoggerSchema().optional(),
   })
   .strict();
 
