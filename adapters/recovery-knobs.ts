@@ -9,6 +9,7 @@ import type { TransitionString, UnconfirmedRestoration } from "../src/episode.ts
 import { ConfigError } from "../src/errors.ts";
 import { DEFAULT_DETECTOR_TIMEOUT_MS } from "../src/runtime/detection.ts";
 import { resolveRecoveryOptions, type RecoveryKnobName, type ResolvedRecoveryOptions } from "../src/runtime/options.ts";
+import type { UserLogger } from "../src/logger.ts";
 import type { EpisodeEvents } from "../src/runtime/events.ts";
 import { RECOVERY_STEP_STRATEGIES, type RecoveryStepSelector } from "../src/selector.ts";
 import type { ErrorDetector } from "../src/detector.ts";
@@ -81,6 +82,10 @@ export const detectorField = () =>
   z.custom<ErrorDetector | DetectionPresetOptions>((v) => isDetectionPresetSpec(v) || (typeof v === "object" && v !== null && typeof (v as { detect?: unknown }).detect === "function"), {
     message: 'must be an ErrorDetector (an object with detect()) or a detection preset { preset: "paper" | "production", model: ChatModel }',
   });
+
+/** The `logger` option of every integration: a pino-compatible logger (src/logger.ts `UserLogger`). */
+export const userLoggerSchema = () =>
+  z.custom<UserLogger>((v) => ["debug", "info", "warn", "error"].every((m) => typeof (v as Record<string, unknown> | null)?.[m] === "function"), { message: "must be a pino-compatible logger { debug, info, warn, error } taking (obj, msg)" });
 
 /** The runtime knobs (src/episode.ts) every loop wrapper takes; their bounds, defaults and messages are the runtime's. */
 export const WRAPPER_KNOBS = ["settleMs", "freezeWindow", "maxRecoveryIterations", "recoveryStep", "minConfidence", "transition", "unconfirmedRestoration", "seed", "restoration", "degradedAfter", "onDetectorFailure"] as const satisfies readonly RecoveryKnobName[];

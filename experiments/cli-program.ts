@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { ConfigError, describeError } from "../src/errors.ts";
+import { diskFullOf } from "../src/store/write-file.ts";
 import { setDeprecationSink } from "../src/deprecation.ts";
 import { RunFailedError } from "./runner/errors.ts";
 import { terminalText } from "./commands/terminal.ts";
@@ -37,7 +38,9 @@ export async function runProgram(program: Command, argv: string[]): Promise<void
       process.exitCode = err.exitCode === 0 ? 0 : 2;
       return;
     }
-    const message = err instanceof ConfigError || err instanceof RunFailedError ? err.message : describeError(err);
+    // A full disk is one sentence whatever raised it (a bare "ENOSPC: no space left on device, write" names no file).
+    const full = err instanceof ConfigError || /the disk is full \(/.test(String((err as Error)?.message)) ? undefined : diskFullOf(err);
+    const message = full ? full.message : err instanceof ConfigError || err instanceof RunFailedError ? err.message : describeError(err);
     // One line, whatever it quotes: control characters escaped, huge names shortened.
     // Redacted like every file retrace writes: a URL's password, a registered key, anything key-like.
     process.stderr.write(`retrace: ${terminalText(redactText(message)).replace(/\s*\n\s*/g, " ").trim()}\n`);

@@ -9,10 +9,12 @@ import type { ErrorDetector } from "../src/detector.ts";
 import type { Environment } from "../src/environment.ts";
 import type { EpisodeComponents, EpisodeResult, RecoveryOptions, RecoveryOptionsInput } from "../src/episode.ts";
 import { ConfigError } from "../src/errors.ts";
+import { checkUserLogger, withLogger, type UserLogger } from "../src/logger.ts";
 import type { ForwardPolicy } from "../src/policy.ts";
 import type { RecoveryPolicy, StateVerifier, Summarizer } from "../src/recovery.ts";
 import type { EpisodeEvents } from "../src/runtime/events.ts";
 import { resolveRecoveryOptions } from "../src/runtime/options.ts";
+import { checkedEnvironment } from "../src/runtime/user-results.ts";
 import type { RecoveryStepSelector } from "../src/selector.ts";
 import type { Task } from "../src/task.ts";
 import { createRecoveryGraph } from "./load-graph.ts";
@@ -38,6 +40,8 @@ export interface WithRecoveryOptions extends RecoveryOptionsInput {
   verifier?: StateVerifier;
   /** Checkpointer for every run. @default a MemorySaver per run */
   checkpointer?: BaseCheckpointSaver;
+  /** Your pino-compatible logger ({ debug, info, warn, error } taking (obj, msg)): each run's records go there instead of stderr. */
+  logger?: UserLogger;
 }
 
 /** Per-run inputs of a {@link RecoveryAgent}. */
@@ -60,7 +64,7 @@ export interface RecoveryAgent {
   graph(args: Omit<RecoveryAgentRunArgs, "task" | "threadId"> & { checkpointer?: BaseCheckpointSaver | boolean }): Promise<RecoveryGraph>;
 }
 
-const COMPONENT_KEYS = ["detector", "selector", "recoverer", "summarizer", "verifier", "checkpointer"] as const;
+const COMPONENT_KEYS = ["detector", "selector", "recoverer", "summarizer", "verifier", "checkpointer", "logger"] as const;
 
 /** Wrap `policy` with recovery. Options are validated now; a bad field throws a ConfigError. */
 export function withRecovery(policy: ForwardPolicy, options: WithRecoveryOptions = {}): RecoveryAgent {
@@ -69,9 +73,10 @@ export function withRecovery(policy: ForwardPolicy, options: WithRecoveryOptions
   for (const k of COMPONENT_KEYS) delete rest[k];
   const resolved = resolveRecoveryOptions(rest as RecoveryOptionsInput, "withRecovery");
   const detector = resolveDetectorOption(options.detector, "withRecovery: option detector");
+  const userLogger = checkUserLogger("withRecovery", options.logger);
   const components = (env: Environment, blobs: BlobStore): EpisodeComponents => ({
     policy,
-    env,
+    env: checkedEnvironment(env),
     blobs,
     detector,
     selector: options.selector,
@@ -83,7 +88,7 @@ export function withRecovery(policy: ForwardPolicy, options: WithRecoveryOptions
     name: `${policy.name}+recovery`,
     options: resolved,
     run: (args) =>
-      runEpisode({
+      withLogger(userLogger, () => runEpisode({
         task: args.task,
         components: components(args.env, args.blobs),
         options: resolved,
@@ -91,7 +96,7 @@ export function withRecovery(policy: ForwardPolicy, options: WithRecoveryOptions
         checkpointer: options.checkpointer,
         events: args.events,
         signal: args.signal,
-      }),
+      })),
     graph: (args) =>
       createRecoveryGraph({ components: components(args.env, args.blobs), options: resolved, events: args.events, signal: args.signal, checkpointer: args.checkpointer }),
   };

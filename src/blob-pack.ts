@@ -42,6 +42,39 @@ export function readPack(dir: string, name = PACK_FILE, confined = false): Map<s
 }
 
 /**
+ * Check every entry of the packs in `dir` before a run is resumed from it (issue 41: a tampered
+ * states pack was used on `--resume`, exit 0, with other continuations). Each line must be
+ * `<sha256>\t<base64>` and, in a {@link PACK_FILE}, the bytes must hash to the name the run's
+ * records refer to them by; a {@link SVGZ_PACK_FILE} entry is named by its render's hash, so
+ * only its form is checked here (its render is checked when read). A ConfigError names the pack,
+ * the line and what to do. Returns the number of entries checked.
+ */
+export function verifyPacks(dir: string): number {
+  let n = 0;
+  for (const name of [PACK_FILE, SVGZ_PACK_FILE]) {
+    const file = join(dir, name);
+    if (!existsSync(file)) continue;
+    let text: string;
+    try {
+      text = gunzipSync(readFileSync(file)).toString("latin1");
+    } catch (cause) {
+      const cut = (cause as NodeJS.ErrnoException).code === "Z_BUF_ERROR" || /unexpected end/i.test((cause as Error).message);
+      throw new ConfigError(`--resume: blob pack ${file} is damaged (${cut ? "cut off" : "not gzip data"}); restore it from a copy or start a new run (--out)`, { field: "resume", cause });
+    }
+    const lines = text.split("\n");
+    if (lines.at(-1) === "") lines.pop();
+    lines.forEach((line, i) => {
+      const ref = line.slice(0, 64);
+      const ok = line.charAt(64) === "\t" && REF_RE.test(ref) && /^[A-Za-z0-9+/]*={0,2}$/.test(line.slice(65));
+      if (!ok || (name === PACK_FILE && sha256Hex(Buffer.from(line.slice(65), "base64")) !== ref))
+        throw new ConfigError(`--resume: blob pack ${file} line ${i + 1} ${ok ? `(entry ${ref}) does not match its sha256` : "is not <sha256>\\t<base64>"}: the pack was changed or damaged since the run wrote it; restore it from a copy or start a new run (--out)`, { field: "resume" });
+      n++;
+    });
+  }
+  return n;
+}
+
+/**
  * Move every `<dir>/<ab>/<ref><extension>` file into the folder's pack (merged with the pack already
  * there), then delete the files and their emptied sub-folders. Each blob is checked against its
  * reference first (not `.svgz` screens: their reference is their PNG's), and a file that does not

@@ -42,7 +42,7 @@ export interface BlobReader {
 
 /** Options for {@link BlobStore}. */
 export interface BlobStoreOptions {
-  /** Directory holding the blobs (created if missing). */
+  /** Directory holding the blobs (created if missing, unless `confined`). */
   dir: string;
   /** File extension for stored blobs. @default ".png" */
   extension?: string;
@@ -73,7 +73,8 @@ export class BlobStore implements BlobReader {
     this.dir = options.dir;
     this.ext = options.extension ?? ".png";
     this.confined = options.confined === true;
-    mkdirSync(this.dir, { recursive: true });
+    // A confined store reads a folder someone else wrote (report, export): it creates nothing.
+    if (!this.confined) mkdirSync(this.dir, { recursive: true });
   }
 
   /** The file path of a blob (it may not exist yet). */

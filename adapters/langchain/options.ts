@@ -14,11 +14,12 @@ import type { Observation } from "../../src/observation.ts";
 import type { HistoryEntry } from "../../src/policy.ts";
 import type { Selection } from "../../src/selector.ts";
 import type { TaskSpec } from "../../src/task.ts";
+import type { UserLogger } from "../../src/logger.ts";
 import type { RestoreRequest, RestoreResult } from "../../src/runtime/restore.ts";
 import type { RestorationConfirmation } from "../../src/runtime/confirm.ts";
 import type { RecoveryReport } from "../../src/runtime/recovery-report.ts";
 import { resolveDetectorOption, type DetectionPresetOptions } from "../llm/detection-preset.ts";
-import { detectorField, fn, parseKnobOptions, WRAPPER_KNOBS, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../recovery-knobs.ts";
+import { detectorField, fn, userLoggerSchema, parseKnobOptions, WRAPPER_KNOBS, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../recovery-knobs.ts";
 
 export type { RestoreRequest, RestoreResult } from "../../src/runtime/restore.ts";
 
@@ -43,6 +44,8 @@ export interface RecoveryMiddlewareOptions extends RecoveryKnobs {
   /** Called once per recovery with what the `retrace.recovery` callback event carries. */
   onRecovery?: (report: RecoveryReport) => void | Promise<void>;
   /** Builds the message placed after the truncated history. @default a HumanMessage with the post-restoration transition prompt */
+  /** Your pino-compatible logger ({ debug, info, warn, error } taking (obj, msg)): retrace's records go there instead of stderr. */
+  logger?: UserLogger;
   transitionMessage?: (info: { text: string; step: number; observation: Observation; restored: boolean; confirmation: RestorationConfirmation }) => BaseMessage | Promise<BaseMessage>;
 }
 
@@ -56,6 +59,7 @@ export const RecoveryMiddlewareOptionsShape = {
     toActions: fn("(toolCall) => Action[]").optional(),
     transitionMessage: fn("(info) => BaseMessage").optional(),
     onRecovery: fn("(report) => void").optional(),
+    logger: userLoggerSchema().optional(),
 };
 
 /** Options with defaults resolved. */

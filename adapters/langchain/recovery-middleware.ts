@@ -29,6 +29,7 @@ import { EpisodeEvents } from "../../src/runtime/events.ts";
 import { postRestoration, TRANSITION_PROMPTS } from "../../prompts/index.ts";
 import { initialTrack, StepRecovery, type CompletedStep, type RecoveryTrack } from "../../src/runtime/step-recovery.ts";
 import type { RecoveryReport } from "../../src/runtime/recovery-report.ts";
+import { checkObservation } from "../../src/runtime/user-results.ts";
 import { resolveOptions, type RecoveryMiddlewareOptions } from "./options.ts";
 import { defaultToActions, describeToolCalls, messagesBeforeStep, messageText, stepStarts } from "./steps.ts";
 
@@ -60,7 +61,7 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
     await dispatchCustomEvent(RECOVERY_EVENT, report).catch(() => undefined);
     await o.onRecovery?.(report);
   };
-  const loop = { ...o, events, env: { observe: o.observe }, onRecovery, routine: 'recoveryMiddleware option "restore"', postRestoration };
+  const loop = { ...o, events, env: { observe: async () => checkObservation(await o.observe(), 'recoveryMiddleware option "observe"') }, onRecovery, routine: 'recoveryMiddleware option "restore"', postRestoration };
 
   // langchain is an optional peer, loaded here (its CommonJS build: this function is synchronous).
   // Its middleware is a plain object with a Symbol.for brand, so createAgent from its ESM build takes it.

@@ -5,6 +5,18 @@
 import { loadSharp } from "../../src/image/sharp.ts";
 import type { BlobReader } from "../../src/blob-store.ts";
 import type { ChatMessage } from "../../src/model.ts";
+import { AdapterError } from "../../src/errors.ts";
+
+/**
+ * A screenshot's bytes for sending; a 0-byte one is refused (issue 41: it was sent to models as an
+ * image and the run reported ok). The environment's screenshot/observe produced it.
+ */
+export async function screenshotBytes(blobs: BlobReader, ref: string): Promise<Uint8Array> {
+  const bytes = await blobs.get(ref);
+  if (!bytes || bytes.length === 0)
+    throw new AdapterError(`screenshot ${ref.slice(0, 12)} is 0 bytes: the environment's screenshot/observe returned an empty image, not sent to the model`, { retryable: false });
+  return bytes;
+}
 
 /** MIME type of image bytes from their magic number (PNG is what our blob stores hold). */
 export function imageMediaType(bytes: Uint8Array): string {
@@ -36,7 +48,7 @@ export async function toOpenAIMessages(messages: readonly ChatMessage[], blobs: 
   const url = async (ref: string, maxSide?: number) => {
     const key = maxSide ? `${ref}@${maxSide}` : ref;
     let u = cache.get(key);
-    if (!u) cache.set(key, (u = imageDataUrl(maxSide ? await downscale(await blobs.get(ref), maxSide) : await blobs.get(ref))));
+    if (!u) cache.set(key, (u = imageDataUrl(maxSide ? await downscale(await screenshotBytes(blobs, ref), maxSide) : await screenshotBytes(blobs, ref))));
     return u;
   };
   const out: OpenAIWireMessage[] = [];
@@ -80,7 +92,7 @@ export async function materializeBlobUrls<T>(value: T, blobs: BlobReader, as: "d
       let out = cache.get(key);
       if (out === undefined) {
         const [ref, size] = key.split("@");
-        let bytes: Uint8Array = await blobs.get(ref);
+        let bytes: Uint8Array = await screenshotBytes(blobs, ref);
         if (size) {
           const [width, height] = size.split("x").map(Number);
           bytes = await (await loadSharp())(bytes).resize(width, height, { fit: "fill" }).png().toBuffer();

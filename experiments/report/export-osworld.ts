@@ -44,15 +44,19 @@ export async function exportOsworld(options: ExportOsworldOptions): Promise<Expo
   if (out === root || out.startsWith(root + sep)) throw new ConfigError(`--out: ${options.out} is inside the run folder ${options.dir}; export somewhere else`, { field: "out" });
   const runs = findRuns(root).map((d) => loadRun(root, d));
   if (existsSync(out) && readdirSync(out).length > 0) throw new ConfigError(`--out: ${options.out} is not empty; choose a new folder`, { field: "out" });
+  // Every run's blob folder is checked before anything is written (a manifest naming `../../x`
+  // is refused, and no folder is created for it: the store below is confined and creates nothing).
+  const blobDirs = new Map(runs.map((run) => [run, runBlobsDir(run.dir)]));
+  for (const [run, blobsDir] of blobDirs) {
+    if (!realInside(dirname(resolve(run.dir)), blobsDir)) throw new ConfigError(`export: ${join(run.dir, "manifest.json")} names the blob folder ${showId(blobsDir)}, outside ${dirname(resolve(run.dir))}; export reads only inside the run folder and the folder that holds it`, { field: "osworld" });
+  }
   prepareOutDir(out);
   const total = runs.reduce((n, r) => n + r.lines.filter((l) => l.status === "ok").length, 0);
   const summary: ExportOsworldSummary = { out, runs: runs.length, episodes: 0, screenshots: 0, missing: 0 };
   for (const run of runs) {
     // Read only inside the folder given (links followed), like the report: the run's blob folder
     // (or the shared one beside it, the demo's layout), its blobs, and every episode file.
-    const blobsDir = runBlobsDir(run.dir);
-    if (existsSync(blobsDir) && !realInside(dirname(resolve(run.dir)), blobsDir)) throw new ConfigError(`export: ${join(run.dir, "manifest.json")} names the blob folder ${showId(blobsDir)}, outside ${dirname(resolve(run.dir))}; export reads only inside the run folder and the folder that holds it`, { field: "osworld" });
-    const blobs = new BlobStore({ dir: blobsDir, confined: true });
+    const blobs = new BlobStore({ dir: blobDirs.get(run)!, confined: true });
     for (const line of run.lines) {
       if (line.status !== "ok") continue;
       const folder = episodeFolder(run.dir, line);

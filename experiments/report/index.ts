@@ -24,7 +24,8 @@ import { appBreakdown, appChart, pairedChart, pairedRows } from "./paired.ts";
 import { recoveryEvalView } from "./recovery-view.ts";
 import { viewerChunks } from "./viewer-data.ts";
 import { chunkEpisode, shortenScreenIds, writeScreenPacks } from "./screen-packs.ts";
-import { writeFileAtomic } from "../../src/store/write-file.ts";
+import { diskFullOf, writeFileAtomic } from "../../src/store/write-file.ts";
+import { EnvironmentError } from "../../src/errors.ts";
 
 /** Options of {@link buildReport}. */
 export interface ReportOptions {
@@ -80,12 +81,16 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   // The chunk folder is rewritten whole: a stale chunk from an earlier report never mixes in.
   const filesName = `${basename(file).replace(/\.html?$/i, "")}-files`;
   const filesDir = join(reportDir, filesName);
-  rmSync(filesDir, { recursive: true, force: true });
-  if (chunks.length) mkdirSync(filesDir, { recursive: true });
-  const packed = shortenScreenIds(chunks, screens);
-  writeCallFiles(filesDir, splitCalls(chunks), scriptJson);
-  chunks.forEach((c, i) => writeFileSync(join(filesDir, `chunk-${i}.js`), `window.__retraceChunk(${i}, ${scriptJson(c.map(chunkEpisode))});\n`));
-  await writeScreenPacks(join(filesDir, "screens"), packed);
+  try {
+    rmSync(filesDir, { recursive: true, force: true });
+    if (chunks.length) mkdirSync(filesDir, { recursive: true });
+    const packed = shortenScreenIds(chunks, screens);
+    writeCallFiles(filesDir, splitCalls(chunks), scriptJson);
+    chunks.forEach((c, i) => writeFileSync(join(filesDir, `chunk-${i}.js`), `window.__retraceChunk(${i}, ${scriptJson(c.map(chunkEpisode))});\n`));
+    await writeScreenPacks(join(filesDir, "screens"), packed);
+  } catch (err) {
+    throw reportWriteFailure(err, file, filesDir);
+  }
   // findings.json (the demo writes one) wins; otherwise the findings are checked against this
   // folder's own ideal-recovery / end-to-end runs and recovery evaluation, simulated or model-backed.
   const findingsFile = join(root, "findings.json");
@@ -103,9 +108,24 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
     runs, charts: [...charts, ...recovery.charts], extras, recoveryHtml: recovery.html, findings, viewer: { index, chunkDir: encodeURIComponent(filesName) }, chartJs, clientJs: PANELS_JS + CLIENT_JS,
     generatedFrom: runs.length ? `${runs.length} run(s) in ${root}` : `recovery-evaluation output in ${root}`,
   });
-  writeFileAtomic(file, html);
+  try {
+    writeFileAtomic(file, html);
+  } catch (err) {
+    throw reportWriteFailure(err, file, filesDir);
+  }
   const bytes = Buffer.byteLength(html);
   return { file, bytes, totalBytes: bytes + folderBytes(filesDir), runs: runs.length, episodes: index.length, chunks: chunks.length, missing };
+}
+
+/**
+ * A full disk while writing the report: the half-written chunk folder is removed (it is rewritten
+ * whole next time) and the error is one line naming the report; the run folder is only read.
+ */
+function reportWriteFailure(err: unknown, file: string, filesDir: string): unknown {
+  if (!diskFullOf(err)) return err;
+  rmSync(filesDir, { recursive: true, force: true });
+  const code = /EDQUOT/.test(String((err as Error)?.message)) || (err as NodeJS.ErrnoException)?.code === "EDQUOT" ? "EDQUOT" : "ENOSPC";
+  return new EnvironmentError(`report: cannot write ${file}: the disk is full (${code}); free some space (or pass --out on another disk) and run \`retrace report\` again; the run folder is unchanged`, { cause: err, retryable: false });
 }
 
 /** Bytes of the files under `dir` (0 when it does not exist). */

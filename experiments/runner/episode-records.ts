@@ -8,7 +8,8 @@
  */
 import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { gunzipSync, gzipSync } from "node:zlib";
+import { gzipSync } from "node:zlib";
+import { gunzipFile } from "../../src/store/gunzip-file.ts";
 import { writeFileAtomic } from "../../src/store/write-file.ts";
 
 /** The log the workers append to while a run goes on. */
@@ -32,7 +33,7 @@ export function appendRecord(runDir: string, json: string): void {
 function linesOf(runDir: string): string[] {
   const out: string[] = [];
   const pack = join(runDir, RECORDS_PACK);
-  if (existsSync(pack)) out.push(...gunzipSync(readFileSync(pack)).toString("utf8").split("\n"));
+  if (existsSync(pack)) out.push(...gunzipFile(pack, "restore it from a copy, or re-run the config into a new folder (--out)").toString("utf8").split("\n"));
   const log = join(runDir, RECORDS_LOG);
   if (existsSync(log)) out.push(...readFileSync(log, "utf8").split("\n"));
   return out;

@@ -5,7 +5,8 @@
 import { readJsonFile } from "../../src/store/read-file.ts";
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { join, dirname, relative } from "node:path";
+import { join, dirname, relative, resolve } from "node:path";
+import { verifyPacks } from "../../src/blob-pack.ts";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "../../src/errors.ts";
 import { hashValue, stableStringify } from "../../src/hash.ts";
@@ -88,7 +89,12 @@ export async function runExperiment(config: ExperimentConfig, runtime: Experimen
     throw new ConfigError(`${settings.out} already holds a run: pass --resume to continue it, or choose another --out`);
   const seeds = resolveSeeds(config.seeds, seedBase);
   // Process workers and distributed workers resume inside the parent's (or a scratch) folder.
-  if (settings.resume && !settings.shard && settings.remote?.role !== "worker") checkResumable(settings.out, { configHash, seeds, tasks: tasks.map((t) => t.id), ownsKey: ownsKeyOf(config, tasks.map((t) => t.id), seeds, settings.out) });
+  if (settings.resume && !settings.shard && settings.remote?.role !== "worker") {
+    checkResumable(settings.out, { configHash, seeds, tasks: tasks.map((t) => t.id), ownsKey: ownsKeyOf(config, tasks.map((t) => t.id), seeds, settings.out) });
+    // The packs a resumed run reads (screens, accessibility trees, SimDesk states) are checked whole first.
+    const blobsDir = settings.blobsDir ?? join(settings.out, "blobs");
+    for (const d of [blobsDir, join(blobsDir, "ax"), join(dirname(resolve(blobsDir)), "simdesk-states")]) verifyPacks(d);
+  }
   // Conditions are checked (duplicate caps, grid size) before anything is written.
   const conditions = config.kind === "ideal-recovery" ? [] : conditionsOf(config);
   await checkLangChainModules(config, settings.calls);

@@ -5,6 +5,7 @@
  */
 import type { Environment } from "../../src/environment.ts";
 import { EnvironmentError, ReplayDesyncError, StepTimeoutError, describeError } from "../../src/errors.ts";
+import { diskFullOf } from "../../src/store/write-file.ts";
 import { logger } from "../../src/logger.ts";
 import type { EpisodeJob } from "./conditions.ts";
 import { appendTiming, finalizeResults, readResults, ResultsLog, type ResultLine } from "./results-log.ts";
@@ -154,6 +155,9 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
             if (outcome.stopReason === "env-error") throw envErrorOf(outcome);
             line = okLine(options.experiment, job, tries, outcome, failed);
           } catch (err) {
+            // A full disk ends the run at once with its one line (no retries, no log lines); what is written stays.
+            const full = diskFullOf(err);
+            if (full) throw full;
             if (!(err instanceof EnvironmentError || err instanceof StepTimeoutError)) throw err;
             // The try is thrown away, not what it did: its model calls and detector failures stay on the line.
             failed.push(failedTryOf(err));

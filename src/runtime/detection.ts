@@ -8,6 +8,7 @@ import type { EpisodeAccounting } from "../episode.ts";
 import { describeError, DetectorUnavailableError } from "../errors.ts";
 import { logger, plainWarning } from "../logger.ts";
 import type { EpisodeEvents } from "./events.ts";
+import { checkUserResult } from "./user-results.ts";
 
 const DetectionSchema = z.object({
   isError: z.boolean(),
@@ -27,6 +28,8 @@ const DetectionSchema = z.object({
  * client's per-attempt timeout (120 s) stays the outer bound of any single request.
  */
 export const DEFAULT_DETECTOR_TIMEOUT_MS = 30_000;
+
+const DETECTION_SHAPE = "{ isError: boolean, errorStep: number | null, reason: string, confidence: number in [0, 1] }";
 
 /** The outcome of one guarded detector call. */
 export interface GuardedDetection {
@@ -56,12 +59,9 @@ export async function guardedDetect(detector: ErrorDetector, input: DetectorInpu
   } catch (err) {
     return fail(detector, input, describeError(err), opts.quiet);
   }
-  const parsed = DetectionSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return fail(detector, input, `unusable detection: ${issue.path.join(".") || "(value)"}: ${issue.message}`, opts.quiet, usageOf(raw));
-  }
-  const d = parsed.data as Detection;
+  const checked = checkUserResult(`detector.detect() (${detector.name})`, raw, DetectionSchema, DETECTION_SHAPE);
+  if (!checked.ok) return fail(detector, input, checked.reason, opts.quiet, usageOf(raw));
+  const d = checked.value as Detection;
   if (d.failure) {
     log(opts.quiet)({ detector: detector.name, task: input.task.id, step: input.step, failure: d.failure }, "detector failed; continuing without recovery");
     return { detection: { ...noDetection(d.reason, d.failure), usage: d.usage, prompt: d.prompt }, failed: true };

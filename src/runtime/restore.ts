@@ -14,6 +14,7 @@ import type { Selection } from "../selector.ts";
 import type { TaskSpec } from "../task.ts";
 import type { ModelUsage } from "../usage.ts";
 import { RESTORATION_CONFIRMATIONS, type RestorationConfirmation } from "./confirm.ts";
+import { checkUserResult } from "./user-results.ts";
 
 /** What the restore routine is asked to do: bring the environment back to the state before step R. */
 export interface RestoreRequest {
@@ -76,13 +77,9 @@ export type CheckedRestoreResult = RestoreResult & { confirmation: RestorationCo
  * resolved, or a one-line reason (naming `routine`) why it is malformed.
  */
 export function checkRestoreResult(raw: unknown, routine: string): { ok: true; result: CheckedRestoreResult } | { ok: false; reason: string } {
-  const where = `the restore routine (${routine}) returned`;
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return { ok: false, reason: `${where} ${raw === null ? "null" : Array.isArray(raw) ? "an array" : typeof raw}; it must resolve to { restored: boolean, ... }` };
-  const parsed = ResultSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { ok: false, reason: `${where} a malformed result: "${issue.path.join(".") || "result"}" ${issue.message.replace(/^Invalid input: /, "")}` };
-  }
+  const checked = checkUserResult(`restore() (${routine})`, raw, ResultSchema, "{ restored: boolean, confirmation?, steps?, observation?, detail? }");
+  if (!checked.ok) return checked;
+  const where = `restore() (${routine}) returned`;
   const r = raw as RestoreResult;
   const confirmation = r.confirmation ?? (r.restored ? "claimed" : "refused");
   if ((confirmation !== "refused") !== r.restored) return { ok: false, reason: `${where} restored: ${r.restored} with confirmation "${confirmation}"; restored must be (confirmation !== "refused")` };

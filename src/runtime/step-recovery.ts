@@ -24,7 +24,7 @@ import type { TaskSpec } from "../task.ts";
 import type { StepRecord, TrajectoryEvent } from "../trajectory.ts";
 import type { EpisodeAccounting } from "../episode.ts";
 import { describeError } from "../errors.ts";
-import { logger } from "../logger.ts";
+import { logger, withLogger, type UserLogger } from "../logger.ts";
 import { EpisodeEvents } from "./events.ts";
 import { consumeFrozenStep, detectorGate, initialFreezeState, startFreeze, type FreezeState } from "./freeze.ts";
 import { degradedNow, guardedDetect, trackDetectorHealth } from "./detection.ts";
@@ -108,6 +108,8 @@ export interface StepRecoveryOptions extends LoopOptions {
   env: Pick<Environment, "observe">;
   /** The transition notice builder (prompts/index.ts `postRestoration`; src imports no prompts). */
   postRestoration: PostRestorationFn;
+  /** Receives the loop's log records instead of stderr (src/logger.ts `UserLogger`). */
+  logger?: UserLogger;
   /** Called once per recovery (after the restore routine, before the context is changed); a throwing reporter is logged, never fatal. */
   onRecovery?: (report: RecoveryReport) => void | Promise<void>;
 }
@@ -140,7 +142,11 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
    * detector when the gate allows, and recover when it fires. Returns the truncation to apply, or
    * null to leave the context as it is.
    */
-  async afterSteps(completed: readonly CompletedStep[], current: Observation, signal?: AbortSignal): Promise<Truncation | null> {
+  afterSteps(completed: readonly CompletedStep[], current: Observation, signal?: AbortSignal): Promise<Truncation | null> {
+    return withLogger(this.o.logger, () => this.afterStepsLogged(completed, current, signal));
+  }
+
+  private async afterStepsLogged(completed: readonly CompletedStep[], current: Observation, signal?: AbortSignal): Promise<Truncation | null> {
     const s = this.state;
     const taskId = this.task.id;
     if (completed.length === 0) return null;

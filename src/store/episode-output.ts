@@ -4,7 +4,7 @@
  * copied from the blob store; `step_0.png` is the starting screen), `DIR/result.txt` (the score, a
  * bare number as OSWorld writes it) and `DIR/result.json` (score, detail, and the `simulated` label).
  */
-import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { formatAction } from "../action.ts";
 import type { BlobReader, BlobRef } from "../blob-store.ts";
@@ -63,14 +63,9 @@ export function trajLine(s: StepRecord, stepNum: number, simulated: boolean, scr
 }
 
 async function copyBlob(blobs: EpisodeOutputOptions["blobs"], ref: BlobRef, to: string): Promise<void> {
-  if (blobs.path) {
-    try {
-      await copyFile(blobs.path(ref), to);
-      return;
-    } catch {
-      // fall through to get(), which names the missing blob clearly
-    }
-  }
+  // Through get(), never a file copy: get() checks the bytes against their sha256 reference (a
+  // blob file replaced by another screenshot's bytes is refused, issue 41) and a confined store
+  // reads no link out of its folder.
   await writeFile(to, await blobs.get(ref));
 }
 

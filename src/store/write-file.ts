@@ -23,6 +23,30 @@ export function writeFailure(file: string, cause: unknown): Error {
   return cause instanceof Error ? cause : new Error(String(cause));
 }
 
+const DISK_FULL_RE = /cannot write (.+?): the disk is full \((ENOSPC|EDQUOT)\)/;
+
+/**
+ * The one-line disk-full error behind `err`, if a full disk caused it (an errno ENOSPC/EDQUOT
+ * anywhere in its cause chain, or the line of {@link writeFailure} carried on as text, e.g. inside
+ * an episode's environment error); undefined otherwise. A full disk ends a run at once (issue 41):
+ * retrying episodes on it only adds log lines.
+ */
+export function diskFullOf(err: unknown): EnvironmentError | undefined {
+  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const message = String((e as Error).message ?? "");
+    const line = DISK_FULL_RE.exec(message);
+    if (line) return new EnvironmentError(`cannot write ${line[1]}: the disk is full (${line[2]}); free some space, then run the same command with --resume (nothing already written is lost)`, { cause: err, retryable: false });
+    if (code === "ENOSPC" || code === "EDQUOT") {
+      const path = (e as NodeJS.ErrnoException).path;
+      return new EnvironmentError(`${path ? `cannot write ${path}: ` : ""}the disk is full (${code}); free some space, then run the same command with --resume (nothing already written is lost)`, { cause: err, retryable: false });
+    }
+  }
+  const text = typeof err === "string" ? err : undefined;
+  const line = text ? DISK_FULL_RE.exec(text) : null;
+  return line ? new EnvironmentError(`cannot write ${line[1]}: the disk is full (${line[2]}); free some space, then run the same command with --resume (nothing already written is lost)`, { retryable: false }) : undefined;
+}
+
 /** Write `data` to `file` atomically (unique temp file + rename); the temp file never outlives a failure. */
 export function writeFileAtomic(file: string, data: Uint8Array | string, options: { fsync?: boolean } = {}): void {
   const tmp = tempNameFor(file);

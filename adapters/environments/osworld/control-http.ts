@@ -72,6 +72,12 @@ export function jsonBody(req: IncomingMessage, body: Buffer): Record<string, unk
   throw new HttpError(400, `body must be a JSON object (content-type ${req.headers["content-type"] ?? "none"})`);
 }
 
+/** What `/setup/download_file` may fetch (./download-guard.ts). */
+export interface DownloadPolicy {
+  /** Allow 127.0.0.0/8 and ::1 (tests serve their files there). @default false */
+  allowLoopback?: boolean;
+}
+
 /** What the route handlers share. */
 export interface RouteContext {
   env: DesktopEnvironment;
@@ -79,6 +85,8 @@ export interface RouteContext {
   recorder: ScreenRecorder;
   /** Per-server state: the wallpaper set through `/setup/change_wallpaper`. */
   state: { wallpaper?: string };
+  /** What `/setup/download_file` may fetch (./download-guard.ts). @default public addresses only */
+  downloads?: DownloadPolicy;
 }
 
 /** A handler of one endpoint; `signal` aborts when the request passes its deadline. */

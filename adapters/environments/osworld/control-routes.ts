@@ -16,6 +16,7 @@ import { frameToPng } from "../x11/frame.ts";
 import { dumpOsworldAx, osworldAxXml, type RawAxNode } from "./ax-xml.ts";
 import { execRoutes } from "./control-exec.ts";
 import { HttpError, json, jsonBody, text, type Route, type RouteContext } from "./control-http.ts";
+import { guardedDownload } from "./download-guard.ts";
 import { FILE_MAX_BYTES, homeRelative, listDesktopDirectory, readDesktopFile, resolvePath, statPath, writeDesktopFile } from "./control-files.ts";
 import { parseForm } from "./multipart.ts";
 import { activateWindow, closeWindow, cursorPosition, findSetupWindow, findWindows, waitForWindow, windowSize } from "./windows.ts";
@@ -127,7 +128,7 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
       let error = "";
       for (let i = 0; i < 3; i++) {
         try {
-          const data = await download(url);
+          const data = await guardedDownload(url, { policy: ctx.downloads, maxBytes: FILE_MAX_BYTES });
           await writeDesktopFile(desktop, abs, data);
           return text(`File downloaded successfully: ${data.length} bytes`);
         } catch (err) {
@@ -224,30 +225,4 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
       return { status: 200, type: "video/mp4", body: mp4, filename: "recording.mp4" };
     },
   };
-}
-
-/** The body of an http(s) URL, read with a deadline and refused beyond {@link FILE_MAX_BYTES} while it arrives. */
-async function download(url: string): Promise<Buffer> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(300_000) });
-  if (!res.ok) throw new EnvironmentError(`HTTP ${res.status}`);
-  const declared = Number(res.headers.get("content-length") ?? 0);
-  const tooBig = (n: number) => new HttpError(413, `${url} is ${n} bytes or more; the largest download accepted is ${FILE_MAX_BYTES}`, true);
-  if (declared > FILE_MAX_BYTES) {
-    await res.body?.cancel();
-    throw tooBig(declared);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const reader = res.body?.getReader();
-  for (;;) {
-    const { done, value: chunk } = reader ? await reader.read() : { done: true, value: undefined };
-    if (done || !chunk) break;
-    size += chunk.length;
-    if (size > FILE_MAX_BYTES) {
-      await reader?.cancel().catch(() => undefined);
-      throw tooBig(size);
-    }
-    chunks.push(Buffer.from(chunk));
-  }
-  return Buffer.concat(chunks);
 }

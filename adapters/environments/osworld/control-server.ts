@@ -18,7 +18,7 @@ import { describeError } from "../../../src/errors.ts";
 import { logger } from "../../../src/logger.ts";
 import type { DesktopEnvironment } from "../x11/desktop-environment.ts";
 import { FILE_MAX_BYTES } from "./control-files.ts";
-import { HttpError, type Reply, type RouteContext } from "./control-http.ts";
+import { HttpError, type DownloadPolicy, type Reply, type RouteContext } from "./control-http.ts";
 import { osworldRoutes } from "./control-routes.ts";
 import { OSWORLD_PORTS } from "./provider.ts";
 import { ScreenRecorder } from "./recording.ts";
@@ -36,6 +36,8 @@ export interface OsworldControlServerOptions {
    * request is served). @default 180000 (above `/execute`'s 120 s command deadline)
    */
   requestDeadlineMs?: number;
+  /** What `/setup/download_file` may fetch: public addresses only, plus loopback with `allowLoopback` (./download-guard.ts). */
+  downloads?: DownloadPolicy;
 }
 
 /** Largest request body by endpoint (default {@link BODY_LIMIT_BYTES}); refused with 413 while it arrives, never buffered whole. */
@@ -68,7 +70,7 @@ export interface OsworldControlServer {
 export async function startOsworldControlServer(options: OsworldControlServerOptions): Promise<OsworldControlServer> {
   const { env } = options;
   const recorder = new ScreenRecorder(env.desktop);
-  const ctx: RouteContext = { env, desktop: env.desktop, recorder, state: {} };
+  const ctx: RouteContext = { env, desktop: env.desktop, recorder, state: {}, ...(options.downloads && { downloads: options.downloads }) };
   const routes = osworldRoutes(ctx);
   const deadlineMs = options.requestDeadlineMs ?? DEFAULT_DEADLINE_MS;
   // One request at a time acts on the desktop, as in OSWorld's single-threaded Flask server; a

@@ -13,6 +13,7 @@ import type { Action } from "../../../src/action.ts";
 import { anthropicComputerInputToActions, type AnthropicComputerInput } from "../../actions/anthropic/convert.ts";
 import { envMeter } from "../shared/env-meter.ts";
 import { toolResultImage } from "./tool-result-image.ts";
+import { checkPixels } from "../shared/sdk-values.ts";
 
 /** Options of {@link retraceComputerTool}. */
 export interface RetraceComputerToolOptions {
@@ -39,8 +40,8 @@ export interface ComputerToolOutput {
 export function retraceComputerTool(options: RetraceComputerToolOptions) {
   const log: ComputerToolLogEntry[] = [];
   const tool = anthropic.tools.computer_20250124({
-    displayWidthPx: options.displayWidthPx ?? 1280,
-    displayHeightPx: options.displayHeightPx ?? 720,
+    displayWidthPx: checkPixels("retraceComputerTool", "displayWidthPx", options.displayWidthPx) ?? 1280,
+    displayHeightPx: checkPixels("retraceComputerTool", "displayHeightPx", options.displayHeightPx) ?? 720,
     execute: async (input): Promise<ComputerToolOutput> => {
       // Unusable model input throws: the SDK reports it to the model as a tool error (a recorded agent mistake).
       const actions = input.action === "screenshot" ? [] : anthropicComputerInputToActions(input as AnthropicComputerInput);

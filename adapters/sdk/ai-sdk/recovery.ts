@@ -40,6 +40,7 @@ import { addUsage, emptyAccounting } from "../../../src/runtime/accounting.ts";
 import { aiSdkUsage, withBilled } from "../../models/provider-usage.ts";
 import type { RecoveryReport } from "../../../src/runtime/recovery-report.ts";
 import { degradedSpanReporter, spanReporter, type RecoveryTelemetry } from "./telemetry.ts";
+import { checkTelemetry } from "../shared/sdk-values.ts";
 
 /** Options of {@link createRecovery}. */
 export interface AiSdkRecoveryOptions extends SdkRecoveryOptions {
@@ -109,7 +110,7 @@ export class AiSdkRecovery {
     if (!Array.isArray(computerTools) || computerTools.some((n) => typeof n !== "string")) throw new ConfigError('createRecovery: option "computerTools" must be a list of tool names', { field: "computerTools" });
     this.o = resolveSdkOptions("createRecovery", rest);
     this.emitter = this.o.events ?? new EpisodeEvents();
-    const spans = spanReporter(telemetry);
+    const spans = spanReporter(checkTelemetry("createRecovery", telemetry));
     const degraded = degradedSpanReporter(telemetry);
     if (degraded) this.emitter.on("degraded", (e) => void degraded(e).catch(() => undefined));
     this.reporters = [spans, onRecovery].filter((r): r is (r: RecoveryReport) => void | Promise<void> => typeof r === "function");

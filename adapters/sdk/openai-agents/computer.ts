@@ -15,6 +15,7 @@ import type { Environment } from "../../../src/environment.ts";
 import type { Observation } from "../../../src/observation.ts";
 import { openAIComputerActionToActions, type OpenAIComputerAction } from "../../actions/openai-cua/convert.ts";
 import { envMeter } from "../shared/env-meter.ts";
+import { checkDimensions } from "../shared/sdk-values.ts";
 
 type Button = Parameters<Computer["click"]>[2];
 
@@ -46,7 +47,7 @@ export class RetraceComputer implements Computer {
 
   constructor(private readonly options: RetraceComputerOptions) {
     this.environment = options.environment ?? (options.env.kind === "browser" ? "browser" : "ubuntu");
-    this.size = options.dimensions ?? [1280, 720];
+    this.size = checkDimensions("RetraceComputer", "dimensions", options.dimensions) ?? [1280, 720];
   }
 
   /** The display size declared to the model: `options.dimensions`, else the latest observation's. */

@@ -117,6 +117,9 @@ export class AgentsRecovery {
     const { callModelInputFilter, ...rest } = options ?? ({} as AgentsRecoveryOptions);
     if (callModelInputFilter !== undefined && typeof callModelInputFilter !== "function")
       throw new ConfigError("createAgentsRecovery: option \"callModelInputFilter\" must be a function", { field: "callModelInputFilter" });
+    // Sessions store the cut items without the transition notice, so a resumed session would resend cut steps (docs/openai-agents.md).
+    if ((rest as Record<string, unknown>).session !== undefined)
+      throw new ConfigError('createAgentsRecovery: option "session" is not supported: a session keeps the steps recovery cuts and would resend them when resumed; pass the whole history as input each run instead', { field: "session" });
     const resolved = resolveSdkOptions("createAgentsRecovery", rest);
     this.o = { ...resolved, events: resolved.events ?? new EpisodeEvents() };
     this.userFilter = callModelInputFilter;

@@ -10,6 +10,7 @@
 import type { Action } from "../../../src/action.ts";
 import type { Environment, StepOutcome } from "../../../src/environment.ts";
 import type { Observation } from "../../../src/observation.ts";
+import { checkedEnvironment } from "../../../src/runtime/user-results.ts";
 
 /** Time and latest observation of one environment. */
 export class EnvMeter {
@@ -23,7 +24,11 @@ export class EnvMeter {
   /** Called before each admitted action; throws to refuse it (a recovery whose hook the SDK never called). */
   onAction: (() => void) | undefined;
 
-  constructor(private readonly env: Environment) {}
+  private readonly env: Environment;
+
+  constructor(env: Environment) {
+    this.env = checkedEnvironment(env); // the user's environment: its results are checked (src/runtime/user-results.ts)
+  }
 
   /** Time `call` as environment time. */
   async time<T>(call: () => Promise<T>): Promise<T> {
@@ -102,7 +107,7 @@ const TIMED = new Set<PropertyKey>(["step", "observe", "restore", "snapshot", "r
  */
 export function meteredEnvironment(env: Environment): Environment {
   const meter = envMeter(env);
-  return new Proxy(env, {
+  return new Proxy(checkedEnvironment(env), {
     get(target, key) {
       const value = Reflect.get(target, key, target) as unknown;
       if (typeof value !== "function") return value;

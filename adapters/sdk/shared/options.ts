@@ -14,13 +14,14 @@ import type { Environment } from "../../../src/environment.ts";
 import type { RecoveryPolicy } from "../../../src/recovery.ts";
 import type { TaskSpec } from "../../../src/task.ts";
 import { ConfigError } from "../../../src/errors.ts";
+import type { UserLogger } from "../../../src/logger.ts";
 import { renameDeprecatedKeys } from "../../../src/deprecation.ts";
 import { postRestoration } from "../../../prompts/index.ts";
 import type { PostRestorationFn } from "../../../src/runtime/attempt.ts";
 import { recoverWithPolicy, type RecoverySubAgentOptions } from "../../../src/runtime/recover-with-policy.ts";
 import type { RestoreRequest, RestoreResult } from "../../../src/runtime/restore.ts";
 import { resolveDetectorOption, type DetectionPresetOptions } from "../../llm/detection-preset.ts";
-import { detectorField, fn, parseKnobOptions, WRAPPER_KNOBS, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../../recovery-knobs.ts";
+import { detectorField, fn, userLoggerSchema, parseKnobOptions, WRAPPER_KNOBS, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../../recovery-knobs.ts";
 import { envMeter, meteredEnvironment, type EnvMeter } from "./env-meter.ts";
 
 /** Options of the SDK wrappers; how `recoverer` runs is {@link RecoverySubAgentOptions}. */
@@ -50,6 +51,8 @@ export interface SdkRecoveryOptions extends RecoveryKnobs, RecoverySubAgentOptio
    * (docs/cost.md, "Latency on the SDK path"). @default "auto"
    */
   detection?: "auto" | "sequential" | "overlapped";
+  /** Your pino-compatible logger ({ debug, info, warn, error } taking (obj, msg)): retrace's records go there instead of stderr. */
+  logger?: UserLogger;
 }
 
 /** The runtime knobs the SDK wrappers take: the loop wrappers' and the recovery sub-agent's. */
@@ -67,6 +70,7 @@ const SDK_EXTRAS = {
   task: z.object({ id: z.string().min(1), instruction: z.string() }).passthrough().optional(),
   evaluate: z.boolean().default(true),
   signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, { message: "must be an AbortSignal" }).optional(),
+  logger: userLoggerSchema().optional(),
 };
 
 /**

@@ -33,10 +33,10 @@ describe("the one confirmation rule", () => {
 
 describe("a user's restore result is checked at the attempt function", () => {
   it("refuses null, a string 'false', negative steps and an inconsistent confirmation, naming the routine", () => {
-    expect(checkRestoreResult(null, "option restore")).toEqual({ ok: false, reason: "the restore routine (option restore) returned null; it must resolve to { restored: boolean, ... }" });
+    expect(checkRestoreResult(null, "option restore")).toEqual({ ok: false, reason: "restore() (option restore) returned null: return { restored: boolean, confirmation?, steps?, observation?, detail? }" });
     const s = checkRestoreResult({ restored: "false" }, "option restore");
     expect(s.ok).toBe(false);
-    expect((s as { reason: string }).reason).toMatch(/^the restore routine \(option restore\) returned a malformed result: "restored" must be a boolean/);
+    expect((s as { reason: string }).reason).toMatch(/^restore\(\) \(option restore\) returned a malformed result, "restored" is "false" \(must be a boolean/);
     expect(checkRestoreResult({ restored: true, steps: -1 }, "r").ok).toBe(false);
     expect(checkRestoreResult({ restored: true, confirmation: "refused" }, "r").ok).toBe(false);
     expect(checkRestoreResult({ restored: true }, "r")).toEqual({ ok: true, result: { restored: true, confirmation: "claimed", steps: 0 } });
@@ -78,7 +78,7 @@ describe("a user's restore result is checked at the attempt function", () => {
       expect(loop.state.history).toHaveLength(2);
       expect(ends).toHaveLength(1);
       expect(ends[0].confirmation).toBe("refused");
-      expect(ends[0].reason).toMatch(/^the restore routine \(test option restore\) returned /);
+      expect(ends[0].reason).toMatch(/^restore\(\) \(test option restore\) returned /);
       expect(reports[0]).toMatchObject({ restored: false, confirmation: "refused", contextCut: false, notice: null, errorStep: 1, recoveryStep: 0 });
       // The run continues: the next step is recorded and the detector consulted again.
       await loop.afterSteps([{ actions: [{ type: "WAIT" } as never] }], obs("s3"));

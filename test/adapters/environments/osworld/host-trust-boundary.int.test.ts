@@ -72,7 +72,8 @@ describe.runIf(tools.run && asRoot)("the host control server as a trust boundary
     chmodSync(outside, 0o755);
     env = createX11Desktop({ blobs: new BlobStore({ dir: join(outside, "blobs") }) });
     await env.reset(desktopTask("mousepad-append-line")!);
-    server = await startOsworldControlServer({ env });
+    // The test's file server is on 127.0.0.1: loopback downloads are opted into (refused by default, download-guard.int.test.ts).
+    server = await startOsworldControlServer({ env, downloads: { allowLoopback: true } });
     home = env.desktop.homeDir;
     files = createServer((req, res) => res.end("downloaded bytes\n"));
     await new Promise<void>((r) => files.listen(0, "127.0.0.1", () => r()));
