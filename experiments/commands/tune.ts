@@ -97,7 +97,8 @@ async function tune(file: string, flags: TuneFlags): Promise<void> {
   const runGroup: RunGroup = async (cfg, dir, resume) => {
     const filled = fillConfigModels(cfg, { baseUrl: flags.baseUrl, model: flags.model, apiKeyEnv: flags.apiKeyEnv });
     if (queued) return (await runQueued(filled, filled, runtime, { ...flags, resume }, dir, 0, true)).lines;
-    const run = await runExperiment(filled, runtime, { out: dir, resume, workers: settings.workers, processes, calls, preflight, ...(maxCostUsd !== undefined && { maxCostUsd }), ...(settings.checkpoint && { checkpoint: settings.checkpoint }) });
+    // Rounds share the race's blob store and pack their episode records (as the demo's runs do).
+    const run = await runExperiment(filled, runtime, { out: dir, resume, workers: settings.workers, processes, calls, preflight, blobsDir: join(settings.out, "blobs"), osworldFiles: false, episodeRecords: "pack", ...(maxCostUsd !== undefined && { maxCostUsd }), ...(settings.checkpoint && { checkpoint: settings.checkpoint }) });
     preflight = false;
     return run.lines;
   };
