@@ -21,6 +21,7 @@ const BENCHES: Array<[string, () => Promise<BenchModule>]> = [
   ["package", () => import("./package.ts")],
   ["import-agents-snippet", () => import("./import-sdk.ts")],
   ["report-long-text", () => import("./report-long-text.ts")],
+  ["tune-efficiency", () => import("./tune-efficiency.ts")],
 ];
 
 const args = process.argv.slice(2);
