@@ -43,6 +43,8 @@ export interface TuneRun {
   rounds: string[];
   /** Episodes recorded as environment errors (scored as failures, counted here). */
   envErrors: number;
+  /** Whether any episode had a simulated part (sim agents, or a server that declared a stand-in). */
+  simulated: boolean;
   costUnit: "tokens" | "usd";
   out: string;
 }
@@ -82,6 +84,7 @@ export async function runTune(config: TuneConfig, options: TuneRunOptions): Prom
   });
   const rounds: string[] = [];
   let envErrors = 0;
+  let simulated = false;
   for (let req = race.next(); req; req = race.next()) {
     const seeds = Array.from({ length: (req.to - req.from) / tasks.length }, (_, i) => r.seedStart + req!.from / tasks.length + i);
     const groups = new Map<string, TuneCandidate[]>();
@@ -101,6 +104,7 @@ export async function runTune(config: TuneConfig, options: TuneRunOptions): Prom
         if (existsSync(dir) && !existsSync(join(dir, "manifest.json"))) rmSync(dir, { recursive: true, force: true });
         lines = await options.runGroup(cfg, dir, existsSync(dir));
       }
+      simulated ||= lines.some((l) => l.simulated);
       const byKey = new Map(lines.map((l) => [`${l.condition}|${l.task}|${l.seed}`, l]));
       const cap = cfg.maxRecoveryIterations[0];
       for (const c of members) {
@@ -122,13 +126,13 @@ export async function runTune(config: TuneConfig, options: TuneRunOptions): Prom
     options.onRound?.(runningEstimate(race.result(), req.batch, req.round));
   }
   const result = race.result();
-  writeTextAtomic(join(out, RACE_FILE), JSON.stringify({ ...result, costUnit, envErrors, tasks, seedStart: r.seedStart, knobs: config.knobs }, null, 2) + "\n");
+  writeTextAtomic(join(out, RACE_FILE), JSON.stringify({ ...result, costUnit, envErrors, simulated, tasks, seedStart: r.seedStart, knobs: config.knobs }, null, 2) + "\n");
   const winner = result.candidates.find((c) => c.id === result.winner);
   if (winner) {
     writeTextAtomic(join(out, "winner.yaml"), winnerYaml(config, winner.setting));
     writeTextAtomic(join(out, "winner.ts"), winnerSnippet(config, winner.setting));
   }
-  return { result, rounds, envErrors, costUnit, out };
+  return { result, rounds, envErrors, simulated, costUnit, out };
 }
 
 /** One line per round: survivors, the leader with its interval, episodes so far. */
