@@ -14,10 +14,10 @@ import { escapeHtml } from "./html.ts";
 
 type RaceFile = RaceResult & { costUnit?: string; simulated?: boolean };
 
-/** The race of `root`, when it holds a race.json. */
+/** The race of `root`, when it holds a race.json (a race folder) or race/race.json (the demo's). */
 export function readRace(root: string): RaceFile | undefined {
-  const file = join(root, "race.json");
-  return existsSync(file) ? readJsonFile<RaceFile>(file, { what: "race file", prefix: "report: " }) : undefined;
+  const file = [join(root, "race.json"), join(root, "race", "race.json")].find((f) => existsSync(f));
+  return file ? readJsonFile<RaceFile>(file, { what: "race file", prefix: "report: " }) : undefined;
 }
 
 /** Candidates on the Pareto front: no other has at least their success at at most their cost, better in one. */
