@@ -19,17 +19,17 @@ export interface Pilot {
   secondsPerEpisode?: number;
 }
 
-/** Result lines of a run folder, or of every run folder under a race folder. */
-function linesUnder(dir: string): ResultLine[] {
-  const file = join(dir, "results.jsonl");
-  if (existsSync(file)) return [...readResults(file).values()];
+/** Run folders (holding results.jsonl) at or under `dir`. */
+function runsUnder(dir: string): string[] {
+  if (existsSync(join(dir, "results.jsonl"))) return [dir];
   if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
-  return readdirSync(dir).flatMap((d) => (statSync(join(dir, d)).isDirectory() ? linesUnder(join(dir, d)) : []));
+  return readdirSync(dir).sort().flatMap((d) => (statSync(join(dir, d)).isDirectory() ? runsUnder(join(dir, d)) : []));
 }
 
 /** Read a pilot folder; a ConfigError when it holds no results. */
 export function readPilot(dir: string): Pilot {
-  const lines = linesUnder(dir).filter((l) => l.status === "ok");
+  const runs = runsUnder(dir);
+  const lines = runs.flatMap((r) => [...readResults(join(r, "results.jsonl")).values()]).filter((l: ResultLine) => l.status === "ok");
   if (lines.length === 0) throw new ConfigError(`--pilot: ${dir} holds no results.jsonl with finished episodes; give a run folder (retrace run --out) or a race folder`, { field: "pilot" });
   const conditions = [...new Set(lines.map((l) => l.condition))].sort();
   const by = (c: string) => new Map(lines.filter((l) => l.condition === c).map((l) => [`${l.task}/${l.seed}`, l.success]));
@@ -44,12 +44,9 @@ export function readPilot(dir: string): Pilot {
       if (b !== s) disc++;
     }
   }
-  const timings = join(dir, "timings.jsonl");
   let seconds: number | undefined;
-  if (existsSync(timings)) {
-    const ms = readFileSync(timings, "utf8").split("\n").filter(Boolean).map((l) => (JSON.parse(l) as { wallMs?: number }).wallMs ?? 0);
-    if (ms.length) seconds = ms.reduce((a, b) => a + b, 0) / ms.length / 1000;
-  }
+  const ms = runs.flatMap((r) => (existsSync(join(r, "timings.jsonl")) ? readFileSync(join(r, "timings.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => (JSON.parse(l) as { wallMs?: number }).wallMs ?? 0) : []));
+  if (ms.length) seconds = ms.reduce((a, b) => a + b, 0) / ms.length / 1000;
   return {
     baseline, units: first.size, ...(pairs > 0 && { discordance: disc / pairs }),
     tokensPerEpisode: lines.reduce((a, l) => a + l.tokens, 0) / lines.length,
