@@ -23,6 +23,7 @@ const BENCHES: Array<[string, () => Promise<BenchModule>]> = [
   ["import-agents-snippet", () => import("./import-sdk.ts")],
   ["report-long-text", () => import("./report-long-text.ts")],
   ["demo-cpu", () => import("./demo-cpu.ts")],
+  ["tune-efficiency", () => import("./tune-efficiency.ts")],
 ];
 
 const args = process.argv.slice(2);

@@ -29,6 +29,9 @@ import { findingVerdict, VERDICT_RULE, type Finding } from "../report/html.ts";
 import { computeFindings } from "../report/findings.ts";
 import { addRunFlags, defaultOutFor, processWorkers, progressReporter, runSettings, textTable, type RunFlags } from "./run-options.ts";
 import { onInterrupt } from "./progress.ts";
+import { parseTuneConfig } from "../tune/config.ts";
+import { runTune, type TuneRun } from "../tune/run.ts";
+import { selectTasks } from "../runner/context.ts";
 
 /** Demo sizes: "small" is what `npm run demo` runs; "tiny" is for tests. */
 export const DEMO_SIZES = {
@@ -66,6 +69,27 @@ export function demoConfigs(size: DemoSize): ExperimentConfig[] {
       preset: "freeze-window", maxRecoveryIterations: [3], baseline: false, options: { maxForwardSteps: 30 },
     }, "demo.sweep"),
   ];
+}
+
+/**
+ * The demo's small race (retrace tune): a weak vs a skilled recoverer crossed with freeze window 0
+ * and 10, on 4 tasks, 1 new seed a round, at most 6 seeds: a few seconds, in `<demo>/race`.
+ */
+export const DEMO_RACE = {
+  kind: "tune", name: "demo-race", env: { kind: "simdesk", sample: 4 }, options: { maxForwardSteps: 25 },
+  pair: { name: "demo", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "decent" } },
+  space: { "pair.recovery.profile": ["weak", "skilled"], "options.freezeWindow": [0, 10] },
+  race: { seedsPerRound: 1, maxSeedsPerBatch: 6, maxEpisodes: 96 },
+};
+
+/** Run the demo's race into `<out>/race` (its rounds share the demo's blobs). */
+async function demoRace(out: string, runtime: ReturnType<typeof createSimDeskRuntime>, resume: boolean): Promise<TuneRun> {
+  const config = parseTuneConfig(DEMO_RACE, "demo.race");
+  const tasks = selectTasks(runtime, config.parsed.env).map((t) => t.id);
+  return runTune(config, {
+    out: join(out, "race"), resume, tasks,
+    runGroup: async (cfg, dir, again) => (await runExperiment(cfg, runtime, { out: dir, resume: again, workers: 1, blobsDir: join(out, "blobs"), osworldFiles: false, episodeRecords: "pack" })).lines,
+  });
 }
 
 const pct = (p: Proportion) => `${(100 * p.rate).toFixed(1)}%`;
@@ -113,7 +137,7 @@ function dropRenderMemos(dir: string, depth = 3): void {
 }
 
 /** Run the demo into `out`; returns the summaries and findings. */
-export async function runDemo(opts: { out: string; size: DemoSize; workers: number; seedBase: number; resume: boolean; quiet: boolean; /** Run workers as async tasks in this process instead of child processes. */ inProcess?: boolean }): Promise<{ summaries: ExperimentSummary[]; findings: Finding[]; report: string }> {
+export async function runDemo(opts: { out: string; size: DemoSize; workers: number; seedBase: number; resume: boolean; quiet: boolean; /** Run workers as async tasks in this process instead of child processes. */ inProcess?: boolean }): Promise<{ summaries: ExperimentSummary[]; findings: Finding[]; report: string; race?: string }> {
   prepareOutDir(opts.out);
   // One demo per folder: a second `demo --resume` of it is refused (its runs, recovery evaluation and packs would interleave).
   const unlock = acquireRunLock(opts.out);
@@ -124,7 +148,7 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
   }
 }
 
-async function runDemoLocked(opts: Parameters<typeof runDemo>[0]): Promise<{ summaries: ExperimentSummary[]; findings: Finding[]; report: string }> {
+async function runDemoLocked(opts: Parameters<typeof runDemo>[0]): Promise<{ summaries: ExperimentSummary[]; findings: Finding[]; report: string; race?: string }> {
   const runtime = createSimDeskRuntime();
   const summaries: ExperimentSummary[] = [];
   const runs: ExperimentRun[] = [];
@@ -133,6 +157,7 @@ async function runDemoLocked(opts: Parameters<typeof runDemo>[0]): Promise<{ sum
   const processes = opts.inProcess ? undefined : processWorkers(opts.workers);
   let recovery: RecoveryEvalReport | undefined;
   let recoveryRuns: RecoveryRun[] | undefined;
+  let race: TuneRun | undefined;
   try {
     for (let i = 0; i < configs.length; i++) {
       const progress = progressReporter(opts.quiet, `${names[i].padEnd(5)} `);
@@ -147,6 +172,8 @@ async function runDemoLocked(opts: Parameters<typeof runDemo>[0]): Promise<{ sum
         progress.stop();
       }
     }
+    if (!opts.quiet) process.stderr.write("race: a small retrace tune race (recoverer x freeze window)\n");
+    race = await demoRace(opts.out, runtime, opts.resume);
     if (!opts.quiet) process.stderr.write("recovery-eval: building a small dataset and evaluating recovery on it\n");
     ({ report: recovery, runs: recoveryRuns } = await runRecoveryEvalSuite({ out: join(opts.out, "recovery-eval"), limit: DEMO_SIZES[opts.size].evalTasks, seed: opts.seedBase, recoveryBudget: [1, 3, 10] }));
     // ~1,700 screens (gzipped SVG, ~1 KB), ~3,000 state snapshots and ~800 accessibility trees:
@@ -164,7 +191,7 @@ async function runDemoLocked(opts: Parameters<typeof runDemo>[0]): Promise<{ sum
   const report = await buildReport(opts.out, { title: "retrace demo (SIMULATED policies on SimDesk)" });
   // After the report: its screen check reads the memos instead of rendering every screen again (BlobStore.checkedSvgz).
   dropRenderMemos(opts.out);
-  return { summaries, findings, report: report.file };
+  return { summaries, findings, report: report.file, ...(race && { race: race.result.decision }) };
 }
 
 export function register(program: Command): void {
@@ -179,13 +206,14 @@ export function register(program: Command): void {
     const settings = runSettings(flags, defaultOutFor("demo"));
     if (!(flags.size in DEMO_SIZES)) throw new ConfigError(`--size: one of ${Object.keys(DEMO_SIZES).join(", ")}`, { field: "size" });
     const offInterrupt = onInterrupt(settings.out);
-    const { summaries, findings, report } = await runDemo({ out: settings.out, size: flags.size as DemoSize, workers: settings.workers ?? 2, seedBase: settings.seedBase ?? 0, resume: settings.resume ?? false, quiet: settings.quiet });
+    const { summaries, findings, report, race } = await runDemo({ out: settings.out, size: flags.size as DemoSize, workers: settings.workers ?? 2, seedBase: settings.seedBase ?? 0, resume: settings.resume ?? false, quiet: settings.quiet });
     offInterrupt();
     const w = process.stdout;
     w.write("\nretrace demo - SIMULATED: seeded simulated policies on SimDesk, not models.\n\n");
     w.write(demoTable(summaries) + "\n");
     const sweep = summaries[2];
     if (sweep.recommendation) w.write(`\nfreeze window: ${labelConditionsIn(sweep.recommendation.text, sweep.conditions.map((c) => c.condition))}\n`);
+    if (race) w.write(`\nrace (recoverer x freeze window, retrace tune): ${race}\n`);
     w.write("\nDo the paper's findings hold in this simulation?\n");
     w.write(`  ${VERDICT_RULE}\n`);
     for (const f of findings) w.write(`  [${findingVerdict(f)}] ${f.claim}\n      ${f.evidence}\n`);

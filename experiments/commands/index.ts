@@ -14,7 +14,8 @@ import { register as registerChaos } from "./chaos.ts";
 import { register as registerStandIn } from "./stand-in.ts";
 import { register as registerExport } from "./export.ts";
 import { register as registerOsworldCheck } from "./osworld-check.ts";
+import { register as registerTune } from "./tune.ts";
 
 export type RegisterCommand = (program: Command) => void;
 
-export const COMMANDS: RegisterCommand[] = [registerRun, registerSweep, registerReport, registerDemo, registerRunModel, registerTasks, registerSimDesk, registerDataset, registerEvalRecovery, registerEnv, registerChaos, registerQueue, registerStandIn, registerExport, registerOsworldCheck];
+export const COMMANDS: RegisterCommand[] = [registerRun, registerSweep, registerReport, registerDemo, registerRunModel, registerTasks, registerSimDesk, registerDataset, registerEvalRecovery, registerEnv, registerChaos, registerQueue, registerStandIn, registerExport, registerOsworldCheck, registerTune];

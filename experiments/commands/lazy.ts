@@ -28,4 +28,5 @@ export const COMMAND_MODULES: CommandModule[] = [
   { file: "stand-in", load: async () => [(await import("./stand-in.ts")).register] },
   { file: "export", load: async () => [(await import("./export.ts")).register] },
   { file: "osworld-check", load: async () => [(await import("./osworld-check.ts")).register] },
+  { file: "tune", load: async () => [(await import("./tune.ts")).register] },
 ];

@@ -248,7 +248,7 @@ pre.call-text{white-space:pre-wrap;overflow-wrap:anywhere;max-height:300px;overf
 `;
 
 /** The whole page. */
-export function renderPage(input: { title: string; runs: RunData[]; charts: ChartSpec[]; extras: ExtraFile[]; recoveryHtml: string; findings?: Finding[]; viewer: { index: unknown[]; chunkDir: string }; chartJs: string; clientJs: string; generatedFrom: string }): string {
+export function renderPage(input: { title: string; runs: RunData[]; charts: ChartSpec[]; extras: ExtraFile[]; recoveryHtml: string; raceHtml?: string; findings?: Finding[]; viewer: { index: unknown[]; chunkDir: string }; chartJs: string; clientJs: string; generatedFrom: string }): string {
   const simulated = input.runs.some((r) => r.summary.simulated) || input.extras.some((e) => (e.data as { simulated?: unknown } | null)?.simulated === true);
   const chartsFor = (r: RunData) => input.charts.filter((c) => c.id.startsWith(`c-${slug(r.rel || r.summary.experiment)}-`));
   const chartHtml = (c: ChartSpec) => `<h3>${escapeHtml(c.title)}</h3><div class="chart"><canvas id="${escapeHtml(c.id)}"></canvas></div>${c.note ? `<p class="note">${escapeHtml(c.note)}</p>` : ""}`;
@@ -290,8 +290,9 @@ ${stabilityTable(s)}
 <header><h1>${escapeHtml(input.title)}</h1><div>${escapeHtml(input.generatedFrom)}${simulated ? " &middot; <b>SIMULATED</b>" : ""}</div></header>
 <main>
 ${simulated ? `<div class="banner">All results in this report come from simulated components (labelled "simulated": seeded simulated policies, or a model server that declared itself a stand-in), not from models.</div>` : ""}
-${tableOfContents({ findings: !!findings, runs: input.runs.map((r) => ({ id: `run-${slug(r.rel || r.summary.experiment)}`, title: r.summary.experiment, kind: r.summary.kind })), recoveryEval: !!extras, viewer: true })}
+${tableOfContents({ findings: !!findings, runs: input.runs.map((r) => ({ id: `run-${slug(r.rel || r.summary.experiment)}`, title: r.summary.experiment, kind: r.summary.kind })), recoveryEval: !!extras, viewer: true, race: !!input.raceHtml })}
 ${findings}
+${input.raceHtml ?? ""}
 ${runSections}
 ${extras}
 ${viewer}

@@ -13,6 +13,7 @@ import { missingPackageError } from "../../src/optional-import.ts";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join, resolve } from "node:path";
+import { raceChart, raceHtml, readRace } from "./race.ts";
 import { successAtKChart, successChart, sweepChart, stabilityChart, type ChartSpec } from "./charts.ts";
 import { CLIENT_JS } from "./client.ts";
 import { PANELS_JS } from "./client-panels.ts";
@@ -59,7 +60,8 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   const runs = findRuns(root, { allowNone: true }).map((d) => loadRun(root, d));
   const extras = findExtraFiles(root, runs.map((r) => r.dir));
   // A folder with only recovery-evaluation output (recovery-eval.json, oracle-agreement.json) is reportable too.
-  if (runs.length === 0 && extras.length === 0) findRuns(root);
+  // A race folder (retrace tune: race.json) is reportable too: its rounds are runs of their own (`retrace report <out>/rounds/b0-r0`).
+  if (runs.length === 0 && extras.length === 0 && !existsSync(join(root, "race.json"))) findRuns(root);
   const charts: ChartSpec[] = [];
   for (const r of runs) {
     const p = `c-${slug(r.rel || r.summary.experiment)}-`;
@@ -75,6 +77,9 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
     charts.push(stabilityChart(`${p}stability`, r.summary));
   }
   const recovery = recoveryEvalView(extras);
+  const race = readRace(root);
+  const raceSpec = race && raceChart(race);
+  if (raceSpec) charts.push(raceSpec);
   const file = resolve(options.file ?? join(root, "report.html"));
   const reportDir = dirname(file);
   const { index, chunks, screens, missing } = await viewerChunks(runs, reportDir, options.episodesPerRun);
@@ -105,8 +110,8 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   const chartJs = readFileSync(join(chartJsDir, "chart.umd.min.js"), "utf8");
   const html = renderPage({
     title: options.title ?? `retrace report: ${basename(root)}`,
-    runs, charts: [...charts, ...recovery.charts], extras, recoveryHtml: recovery.html, findings, viewer: { index, chunkDir: encodeURIComponent(filesName) }, chartJs, clientJs: PANELS_JS + CLIENT_JS,
-    generatedFrom: runs.length ? `${runs.length} run(s) in ${root}` : `recovery-evaluation output in ${root}`,
+    runs, charts: [...charts, ...recovery.charts], extras, recoveryHtml: recovery.html, ...(race && raceSpec && { raceHtml: raceHtml(race, raceSpec) }), findings, viewer: { index, chunkDir: encodeURIComponent(filesName) }, chartJs, clientJs: PANELS_JS + CLIENT_JS,
+    generatedFrom: runs.length ? `${runs.length} run(s) in ${root}` : race ? `the race (retrace tune) in ${root}` : `recovery-evaluation output in ${root}`,
   });
   try {
     writeFileAtomic(file, html);

@@ -11,6 +11,8 @@ export interface TocInput {
   runs: Array<{ id: string; title: string; kind: string }>;
   recoveryEval: boolean;
   viewer: boolean;
+  /** A `retrace tune` folder's race section. */
+  race?: boolean;
 }
 
 /** The `<nav>` listing the report's sections. */
@@ -20,6 +22,7 @@ export function tableOfContents(t: TocInput): string {
   return `<nav id="toc" aria-label="contents"><b>Contents</b><ul>${[
     t.viewer ? item("trajectory-viewer", "Trajectory viewer") : "",
     t.findings ? item("findings", "Do the paper's findings hold here?") : "",
+    t.race ? item("race", "Race (retrace tune)") : "",
     ...runs,
     t.recoveryEval ? item("recovery-eval", "Recovery evaluation") : "",
   ].join("")}</ul></nav>`;

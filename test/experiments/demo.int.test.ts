@@ -71,7 +71,8 @@ describe("retrace demo (tiny)", () => {
     // sizes do not depend on the episode count) stays under 17 KB per episode here, where screens
     // are least shared (~13 KB measured); the small demo's 2,432 episodes at 17 KB are 40 MB, plus
     // its recovery evaluation (6 MB) and report.html (0.8 MB): under 50 MB (it measures 29 MB).
-    const episodes = ["ideal", "e2e", "sweep"].reduce((n, r) => n + readFileSync(join(out, r, "results.jsonl"), "utf8").trim().split("\n").length, 0);
+    // the small race (retrace tune) in <demo>/race counts its episodes from race.json
+    const episodes = ["ideal", "e2e", "sweep"].reduce((n, r) => n + readFileSync(join(out, r, "results.jsonl"), "utf8").trim().split("\n").length, 0) + (JSON.parse(readFileSync(join(out, "race", "race.json"), "utf8")) as { episodes: number }).episodes;
     const scaled = diskBytes(out) - diskBytes(join(out, "recovery-eval")) - diskBytes(report);
     expect(scaled / episodes, `${(scaled / 1024).toFixed(0)} KB for ${episodes} episodes`).toBeLessThan(17 * 1024);
     expect(diskBytes(join(out, "recovery-eval"))).toBeLessThan(4 * 1024 * 1024);

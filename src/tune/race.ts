@@ -1,0 +1,396 @@
+/**
+ * The racing tuner (F-Race / irace style, for paired binary outcomes): candidates run in rounds on
+ * (task, seed) units every surviving candidate shares; after each round, candidates significantly
+ * worse than the round's best are eliminated (McNemar's exact test against the best, Holm-adjusted
+ * over the family of survivors); a batch stops when one candidate remains, when its units or the
+ * episode budget are spent, or when the survivors are statistically tied (every survivor's paired
+ * gap to the best lies within `tieMargin` at 95%). Large spaces are raced in batches: the best
+ * survivors of a batch (elites) meet freshly sampled candidates on fresh units.
+ *
+ * A pull-driven state machine, no I/O: `next()` says which candidates to run on which units,
+ * `record()` takes their outcomes. Deterministic under `seed`, so a resumed driver that is fed the
+ * same outcomes makes the same decisions.
+ */
+import { ConfigError } from "../errors.ts";
+import { holmAdjust, mcnemarExact } from "../metrics/paired.ts";
+import { wilsonInterval, Z95, type Proportion } from "../metrics/wilson.ts";
+import { createRng, type Rng } from "../rng.ts";
+import { candidateIndex, enumerateSpace, sampleCandidates, spaceSize, type Knob, type TuneCandidate } from "./space.ts";
+
+/** Options of {@link createRace}. */
+export interface RaceOptions {
+  /** Family-wise significance level of each round's eliminations (Holm). @default 0.05 */
+  alpha?: number;
+  /** Units (task x seed) each round adds for every survivor. */
+  unitsPerRound: number;
+  /** Units every candidate of a batch runs before the first elimination test. @default unitsPerRound */
+  firstTestAfter?: number;
+  /** Most units one batch runs; then its survivors are reported as tied at this budget. */
+  maxUnitsPerBatch: number;
+  /** Most episodes the whole race may run (a round that would exceed it is not started). */
+  maxEpisodes: number;
+  /** Survivors whose paired success gap to the best is, at 95%, below this (a share, 0.05 = 5 points) are tied. @default 0.05 */
+  tieMargin?: number;
+  /** Candidates per batch (a space this small or smaller is raced whole, as one batch). @default 32 */
+  batchSize?: number;
+  /** Most batches. @default 1 when the space fits one batch, else 3 */
+  batches?: number;
+  /** Survivors of a batch carried into the next one. @default 2 */
+  elites?: number;
+  /** Most mean cost per episode (tokens or USD, as the outcomes give it); a candidate above it is eliminated. @default none */
+  costLimit?: number;
+  /** Seed of the sampler. */
+  seed: number | string;
+}
+
+/** One candidate's outcome on one unit. */
+export interface UnitOutcome {
+  success: boolean;
+  /** Cost of the episode (tokens or USD; 0 for simulated agents). */
+  cost: number;
+}
+
+/** What to run next: these candidates on units `from` .. `to - 1` (unit indices are global). */
+export interface RaceRequest {
+  batch: number;
+  round: number;
+  candidates: TuneCandidate[];
+  from: number;
+  to: number;
+}
+
+/** Why a candidate left the race. */
+export interface Elimination {
+  batch: number;
+  round: number;
+  /** Units it had run when it left. */
+  units: number;
+  reason: "worse" | "over-cost" | "not-carried";
+  /** The candidate it lost to (reason "worse"). */
+  against?: string;
+  /** McNemar's exact p against `against`, raw and Holm-adjusted over the round's family. */
+  p?: number;
+  pAdjusted?: number;
+  /** Family size of the Holm adjustment. */
+  family?: number;
+}
+
+/** How a batch (and the race) ended. */
+export type StopReason = "one-left" | "tied" | "max-units" | "budget" | "none-within-cost";
+
+/** A candidate's standing. */
+export interface CandidateStanding {
+  id: string;
+  setting: TuneCandidate["setting"];
+  /** Success over the units it ran in its last batch, with a Wilson 95% interval. */
+  success: Proportion;
+  /** Mean cost per episode, with a normal 95% interval. */
+  cost: { mean: number; low: number; high: number };
+  /** Episodes it ran in the whole race. */
+  episodes: number;
+  batches: number[];
+  eliminated?: Elimination;
+}
+
+export interface BatchRecord {
+  batch: number;
+  candidates: string[];
+  from: number;
+  /** Units run so far. */
+  units: number;
+  rounds: number;
+  end?: { reason: StopReason; survivors: string[] };
+}
+
+/** The race's answer. */
+export interface RaceResult {
+  /** The one winner, or undefined when the race ends with a tied set. */
+  winner?: string;
+  /** Survivors of the last batch, best first (the tied set when there is no single winner). */
+  survivors: string[];
+  reason: StopReason;
+  episodes: number;
+  /** Episodes a full grid of the same candidates would run on as many units as the longest batch. */
+  gridEpisodes: number;
+  spaceSize: number;
+  alpha: number;
+  tieMargin: number;
+  batches: BatchRecord[];
+  candidates: CandidateStanding[];
+  /** One plain sentence: what was decided, with what confidence. */
+  decision: string;
+}
+
+interface Entry {
+  candidate: TuneCandidate;
+  /** Outcomes in the last batch it ran, by unit offset from that batch's `from`. */
+  outcomes: UnitOutcome[];
+  episodes: number;
+  batches: number[];
+  eliminated?: Elimination;
+}
+
+/** A racing tuner over `knobs`. */
+export class Race {
+  readonly alpha: number;
+  readonly tieMargin: number;
+  private readonly opts: Required<Omit<RaceOptions, "costLimit" | "seed">> & Pick<RaceOptions, "costLimit">;
+  private readonly rng: Rng;
+  private readonly entries = new Map<string, Entry>();
+  private readonly taken = new Set<number>();
+  private readonly batches: BatchRecord[] = [];
+  private alive: string[] = [];
+  private nextUnit = 0;
+  private episodes = 0;
+  private pending?: RaceRequest;
+  private finished?: { reason: StopReason; survivors: string[] };
+  private readonly size: number;
+
+  constructor(private readonly knobs: readonly Knob[], options: RaceOptions) {
+    this.size = spaceSize(knobs);
+    const batchSize = options.batchSize ?? 32;
+    this.opts = {
+      alpha: options.alpha ?? 0.05,
+      unitsPerRound: options.unitsPerRound,
+      firstTestAfter: options.firstTestAfter ?? options.unitsPerRound,
+      maxUnitsPerBatch: options.maxUnitsPerBatch,
+      maxEpisodes: options.maxEpisodes,
+      tieMargin: options.tieMargin ?? 0.05,
+      batchSize,
+      batches: options.batches ?? (this.size <= batchSize ? 1 : 3),
+      elites: options.elites ?? 2,
+      costLimit: options.costLimit,
+    };
+    checkRaceOptions(this.opts);
+    this.alpha = this.opts.alpha;
+    this.tieMargin = this.opts.tieMargin;
+    this.rng = createRng(options.seed, "tune-sampler");
+    this.startBatch([]);
+  }
+
+  /** The next round to run, or undefined when the race is over. */
+  next(): RaceRequest | undefined {
+    if (this.finished) return undefined;
+    if (this.pending) return this.pending;
+    const batch = this.batches[this.batches.length - 1];
+    const from = batch.from + batch.units;
+    const to = from + this.opts.unitsPerRound;
+    this.pending = { batch: batch.batch, round: batch.rounds, candidates: this.alive.map((id) => this.entries.get(id)!.candidate), from, to };
+    return this.pending;
+  }
+
+  /** Record the outcomes of the pending round: per candidate id, one outcome per unit in order. */
+  record(outcomes: ReadonlyMap<string, readonly UnitOutcome[]>): void {
+    const req = this.pending;
+    if (!req) throw new Error("Race.record: no round is pending (call next() first)");
+    const n = req.to - req.from;
+    for (const c of req.candidates) {
+      const got = outcomes.get(c.id);
+      if (!got || got.length !== n) throw new Error(`Race.record: candidate ${c.id} needs ${n} outcomes for units ${req.from}..${req.to - 1}, got ${got?.length ?? 0}`);
+      const e = this.entries.get(c.id)!;
+      e.outcomes.push(...got);
+      e.episodes += n;
+      this.episodes += n;
+    }
+    this.pending = undefined;
+    const batch = this.batches[this.batches.length - 1];
+    batch.units += n;
+    batch.rounds++;
+    this.eliminate(batch);
+    const stop = this.stopReason(batch);
+    if (stop) this.endBatch(batch, stop);
+  }
+
+  /** Whether the race is over. */
+  get done(): boolean {
+    return this.finished !== undefined;
+  }
+
+  /** Episodes run so far. */
+  get episodesRun(): number {
+    return this.episodes;
+  }
+
+  /** The current standing (a running estimate while the race runs; the answer once it is done). */
+  result(): RaceResult {
+    const survivors = this.finished?.survivors ?? this.ranked(this.alive);
+    const reason = this.finished?.reason ?? "budget";
+    const winner = this.finished && survivors.length === 1 ? survivors[0] : undefined;
+    const last = this.batches[this.batches.length - 1];
+    const candidates = [...this.entries.values()].map(standing);
+    return {
+      winner, survivors, reason, episodes: this.episodes, gridEpisodes: this.gridEpisodes(), spaceSize: this.size, alpha: this.alpha, tieMargin: this.tieMargin,
+      batches: this.batches.map((b) => ({ ...b, candidates: [...b.candidates], end: b.end && { ...b.end, survivors: [...b.end.survivors] } })),
+      candidates, decision: decisionText(winner, survivors, reason, candidates, this.alpha, this.tieMargin, last?.units ?? 0),
+    };
+  }
+
+  /** A candidate's outcomes in the last batch it ran (for reports). */
+  outcomesOf(id: string): readonly UnitOutcome[] {
+    return this.entries.get(id)?.outcomes ?? [];
+  }
+
+  /**
+   * Episodes a grid would run for the same decisions at the same confidence: every candidate the
+   * race sampled, each on as many units as the race's longest batch needed.
+   */
+  private gridEpisodes(): number {
+    return this.entries.size * Math.max(0, ...this.batches.map((b) => b.units));
+  }
+
+  private startBatch(elites: string[]): void {
+    const index = this.batches.length;
+    let fresh: TuneCandidate[];
+    if (index === 0 && this.size <= this.opts.batchSize) fresh = enumerateSpace(this.knobs);
+    else fresh = sampleCandidates(this.knobs, this.opts.batchSize - elites.length, this.rng, this.taken);
+    for (const c of fresh) {
+      this.taken.add(candidateIndex(c.id));
+      this.entries.set(c.id, { candidate: c, outcomes: [], episodes: 0, batches: [] });
+    }
+    const ids = [...elites, ...fresh.map((c) => c.id)];
+    for (const id of ids) {
+      const e = this.entries.get(id)!;
+      e.outcomes = [];
+      e.batches.push(index);
+      e.eliminated = undefined;
+    }
+    this.alive = ids;
+    this.batches.push({ batch: index, candidates: ids, from: this.nextUnit, units: 0, rounds: 0 });
+  }
+
+  private endBatch(batch: BatchRecord, reason: StopReason): void {
+    this.nextUnit = batch.from + batch.units;
+    const survivors = this.ranked(this.alive);
+    batch.end = { reason, survivors };
+    const budgetLeft = this.opts.maxEpisodes - this.episodes;
+    const more = this.batches.length < this.opts.batches && this.taken.size < this.size && reason !== "budget" && reason !== "none-within-cost";
+    const elites = survivors.slice(0, this.opts.elites);
+    if (more && budgetLeft >= (elites.length + 1) * this.opts.unitsPerRound) {
+      for (const id of survivors.slice(this.opts.elites)) this.entries.get(id)!.eliminated = { batch: batch.batch, round: batch.rounds - 1, units: batch.units, reason: "not-carried" };
+      this.startBatch(elites);
+      return;
+    }
+    this.finished = { reason, survivors };
+  }
+
+  /** Ids by success in the current batch (most first), then lower mean cost, then grid order. */
+  private ranked(ids: readonly string[]): string[] {
+    const key = (id: string) => {
+      const o = this.entries.get(id)!.outcomes;
+      return { s: o.filter((x) => x.success).length / Math.max(1, o.length), c: mean(o.map((x) => x.cost)) };
+    };
+    return [...ids].sort((a, b) => key(b).s - key(a).s || key(a).c - key(b).c || candidateIndex(a) - candidateIndex(b));
+  }
+
+  private eliminate(batch: BatchRecord): void {
+    if (batch.units < this.opts.firstTestAfter) return;
+    const round = batch.rounds - 1;
+    if (this.opts.costLimit !== undefined) {
+      for (const id of this.alive) {
+        const e = this.entries.get(id)!;
+        if (mean(e.outcomes.map((o) => o.cost)) > this.opts.costLimit) e.eliminated = { batch: batch.batch, round, units: batch.units, reason: "over-cost" };
+      }
+      this.alive = this.alive.filter((id) => !this.entries.get(id)!.eliminated);
+    }
+    if (this.alive.length < 2) return;
+    const [best, ...others] = this.ranked(this.alive);
+    const b = this.entries.get(best)!.outcomes;
+    const tests = others.map((id) => {
+      const o = this.entries.get(id)!.outcomes;
+      let onlyBest = 0;
+      let onlyOther = 0;
+      for (let i = 0; i < o.length; i++) {
+        if (b[i].success && !o[i].success) onlyBest++;
+        else if (!b[i].success && o[i].success) onlyOther++;
+      }
+      return { id, onlyBest, onlyOther, p: mcnemarExact(onlyBest, onlyOther) };
+    });
+    const adjusted = holmAdjust(tests.map((t) => t.p));
+    tests.forEach((t, i) => {
+      if (adjusted[i] < this.alpha && t.onlyBest > t.onlyOther)
+        this.entries.get(t.id)!.eliminated = { batch: batch.batch, round, units: batch.units, reason: "worse", against: best, p: t.p, pAdjusted: adjusted[i], family: tests.length };
+    });
+    this.alive = this.alive.filter((id) => !this.entries.get(id)!.eliminated);
+  }
+
+  private stopReason(batch: BatchRecord): StopReason | undefined {
+    if (this.alive.length === 0) return "none-within-cost";
+    if (this.alive.length === 1 && batch.units >= this.opts.firstTestAfter) return "one-left";
+    if (batch.units >= this.opts.firstTestAfter && this.tied()) return "tied";
+    if (batch.units + this.opts.unitsPerRound > this.opts.maxUnitsPerBatch) return "max-units";
+    if (this.episodes + this.alive.length * this.opts.unitsPerRound > this.opts.maxEpisodes) return "budget";
+    return undefined;
+  }
+
+  /** Every survivor's paired gap to the best is below `tieMargin` at 95% (one-sided upper bound). */
+  private tied(): boolean {
+    const [best, ...others] = this.ranked(this.alive);
+    const b = this.entries.get(best)!.outcomes;
+    return others.every((id) => {
+      const o = this.entries.get(id)!.outcomes;
+      const d = o.map((x, i) => Number(b[i].success) - Number(x.success));
+      const m = mean(d);
+      const v = mean(d.map((x) => x * x)) - m * m;
+      return m + Z95 * Math.sqrt(Math.max(v, 1e-12) / d.length) < this.tieMargin;
+    });
+  }
+}
+
+/** A racing tuner over `knobs` (see {@link Race}). */
+export function createRace(knobs: readonly Knob[], options: RaceOptions): Race {
+  return new Race(knobs, options);
+}
+
+function checkRaceOptions(o: Required<Omit<RaceOptions, "costLimit" | "seed">> & Pick<RaceOptions, "costLimit">): void {
+  const int = (name: string, v: number, min: number) => {
+    if (!Number.isInteger(v) || v < min) throw new ConfigError(`tune.race.${name}: expected an integer >= ${min}, got ${v}`, { field: `tune.race.${name}` });
+  };
+  int("unitsPerRound", o.unitsPerRound, 1);
+  int("firstTestAfter", o.firstTestAfter, 1);
+  int("maxUnitsPerBatch", o.maxUnitsPerBatch, o.unitsPerRound);
+  int("maxEpisodes", o.maxEpisodes, 1);
+  int("batchSize", o.batchSize, 2);
+  int("batches", o.batches, 1);
+  int("elites", o.elites, 0);
+  if (o.elites >= o.batchSize) throw new ConfigError(`tune.race.elites: ${o.elites} elites leave no room for new candidates in batches of ${o.batchSize}; use fewer elites`, { field: "tune.race.elites" });
+  if (!(o.alpha > 0 && o.alpha < 1)) throw new ConfigError(`tune.race.alpha: expected a level between 0 and 1 (e.g. 0.05), got ${o.alpha}`, { field: "tune.race.alpha" });
+  if (!(o.tieMargin > 0 && o.tieMargin < 1)) throw new ConfigError(`tune.race.tieMargin: expected a share between 0 and 1 (0.05 = 5 points), got ${o.tieMargin}`, { field: "tune.race.tieMargin" });
+  if (o.costLimit !== undefined && !(o.costLimit > 0)) throw new ConfigError(`tune.race.costLimit: expected a positive cost per episode, got ${o.costLimit}`, { field: "tune.race.costLimit" });
+}
+
+function mean(xs: readonly number[]): number {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
+}
+
+function standing(e: Entry): CandidateStanding {
+  const o = e.outcomes;
+  const costs = o.map((x) => x.cost);
+  const m = mean(costs);
+  const sd = Math.sqrt(Math.max(0, mean(costs.map((c) => c * c)) - m * m));
+  const half = costs.length ? (Z95 * sd) / Math.sqrt(costs.length) : 0;
+  return {
+    id: e.candidate.id, setting: e.candidate.setting,
+    success: wilsonInterval(o.filter((x) => x.success).length, o.length),
+    cost: { mean: m, low: Math.max(0, m - half), high: m + half },
+    episodes: e.episodes, batches: [...e.batches],
+    ...(e.eliminated && { eliminated: { ...e.eliminated } }),
+  };
+}
+
+function pct(x: number): string {
+  return `${(100 * x).toFixed(0)}%`;
+}
+
+function decisionText(winner: string | undefined, survivors: string[], reason: StopReason, candidates: CandidateStanding[], alpha: number, tieMargin: number, units: number): string {
+  const by = new Map(candidates.map((c) => [c.id, c]));
+  const worse = candidates.filter((c) => c.eliminated?.reason === "worse");
+  const maxP = worse.length ? Math.max(...worse.map((c) => c.eliminated!.pAdjusted!)) : undefined;
+  const lost = `${worse.length} candidate(s) eliminated as worse (McNemar exact, Holm-adjusted${maxP !== undefined ? `, largest adjusted p = ${maxP.toPrecision(2)}` : ""} < ${alpha})`;
+  if (reason === "none-within-cost") return `no candidate stayed within the cost limit; ${lost}`;
+  if (winner) {
+    const w = by.get(winner)!;
+    return `winner ${winner} (${pct(w.success.rate)} success on ${w.success.n} paired units, 95% CI ${pct(w.success.lo)}-${pct(w.success.hi)}): every other candidate left the race (${lost}); family-wise error of each round's eliminations at most ${alpha}`;
+  }
+  const why = reason === "tied" ? `statistically tied: each is within ${pct(tieMargin)} of the best at 95%` : reason === "budget" ? "the episode budget is spent before they could be separated" : `the batch's ${units} units are spent before they could be separated`;
+  return `${survivors.length} candidates remain (${survivors.join(", ")}): ${why}; ${lost}; run more units (see --plan) to separate them`;
+}
