@@ -11,7 +11,7 @@
  * `record()` takes their outcomes. Deterministic under `seed`, so a resumed driver that is fed the
  * same outcomes makes the same decisions.
  */
-import { ConfigError } from "../errors.ts";
+import { ConfigError, InternalError } from "../errors.ts";
 import { holmAdjust, mcnemarExact } from "../metrics/paired.ts";
 import { wilsonInterval, Z95, type Proportion } from "../metrics/wilson.ts";
 import { createRng, type Rng } from "../rng.ts";
@@ -182,11 +182,11 @@ export class Race {
   /** Record the outcomes of the pending round: per candidate id, one outcome per unit in order. */
   record(outcomes: ReadonlyMap<string, readonly UnitOutcome[]>): void {
     const req = this.pending;
-    if (!req) throw new Error("Race.record: no round is pending (call next() first)");
+    if (!req) throw new InternalError("Race.record: no round is pending (call next() first)");
     const n = req.to - req.from;
     for (const c of req.candidates) {
       const got = outcomes.get(c.id);
-      if (!got || got.length !== n) throw new Error(`Race.record: candidate ${c.id} needs ${n} outcomes for units ${req.from}..${req.to - 1}, got ${got?.length ?? 0}`);
+      if (!got || got.length !== n) throw new InternalError(`Race.record: candidate ${c.id} needs ${n} outcomes for units ${req.from}..${req.to - 1}, got ${got?.length ?? 0}`);
       const e = this.entries.get(c.id)!;
       e.outcomes.push(...got);
       e.episodes += n;

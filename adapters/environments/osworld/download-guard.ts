@@ -19,6 +19,7 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 import { HttpError, type DownloadPolicy } from "./control-http.ts";
+import { EnvironmentError } from "../../../src/errors.ts";
 
 export type { DownloadPolicy };
 
@@ -99,7 +100,7 @@ export async function guardedDownload(url: string, options: { policy?: DownloadP
     }
     if (status < 200 || status >= 300) {
       res.resume();
-      throw new Error(`HTTP ${status}`);
+      throw new EnvironmentError(`HTTP ${status}`);
     }
     const tooBig = (n: number) => new HttpError(413, `${url} is ${n} bytes or more; the largest download accepted is ${options.maxBytes}`, true);
     const declared = Number(res.headers["content-length"] ?? 0);

@@ -15,6 +15,7 @@
  * Deterministic: the same sequence of requests gives the same numbers (no clock, no eviction by
  * time). Requests of one group that arrive concurrently are compared in arrival order.
  */
+import { ConfigError } from "../../../src/errors.ts";
 
 /** Prompts shorter than this share nothing (OpenAI caches prompts from 1,024 tokens). */
 export const MIN_CACHED_TOKENS = 1024;
@@ -77,6 +78,6 @@ function commonPrefix(a: Int32Array, b: Int32Array): number {
 }
 
 function positiveInt(v: number, name: string): number {
-  if (!Number.isInteger(v) || v < 1) throw new RangeError(`stand-in: prefixCache.${name} must be a positive integer, got ${v}`);
+  if (!Number.isInteger(v) || v < 1) throw new ConfigError(`stand-in: prefixCache.${name} must be a positive integer, got ${v}`);
   return v;
 }

@@ -32,8 +32,9 @@ import { chaosQueue } from "./chaos-queue.ts";
 
 const services = servicesAvailable("the distributed failed-tries test");
 const dir = mkdtempSync(join(tmpdir(), "retrace-failed-tries-"));
-// Seed 4 kills one episode's desktop mid-run after detector calls that failed (checked below).
-const SEED = 4;
+// Seed 0 kills one episode's desktop mid-run after detector calls that failed (checked below; seed 4
+// did until the cost and degraded-detection changes of issue 40 altered the seeded request sequence).
+const SEED = 0;
 const KEY = "failed-tries-test-key-0123456789";
 const ENV_FAULTS: EnvFault[] = ["killed"];
 const MODEL_FAULTS: ModelFault[] = ["500", "malformed-json", "refusal"];
