@@ -37,20 +37,28 @@ export function parseExperimentConfig(raw: unknown, source = "config"): Experime
   return config;
 }
 
-/** Load a config file (.json, .yaml, .yml). */
-export function loadExperimentConfig(file: string): ExperimentConfig {
-  // Only a regular file (a FIFO blocks until a writer comes, /dev/zero never ends); BOM dropped.
-  const text = readTextFile(file, { what: "config", maxBytes: 10 * 1024 * 1024 });
+/**
+ * Read and parse a config file (.json, .yaml, .yml) within the size and nesting bounds: only a
+ * regular file (a FIFO blocks until a writer comes, /dev/zero never ends), BOM dropped; a
+ * ConfigError names the file (after `prefix`) and, when given, the `field` it came from.
+ */
+export function readConfigFile(file: string, opts: { prefix?: string; field?: string } = {}): unknown {
+  const text = readTextFile(file, { what: "config", ...(opts.prefix && { prefix: opts.prefix }), maxBytes: 10 * 1024 * 1024 });
   let raw: unknown;
   try {
     if (extname(file) !== ".json") checkYamlNesting(text, file);
     raw = extname(file) === ".json" ? JSON.parse(text) : parseYaml(text);
   } catch (cause) {
     if (cause instanceof ConfigError) throw cause;
-    throw new ConfigError(`${file}: not valid ${extname(file) === ".json" ? "JSON" : "YAML"}: ${(cause as Error).message.split("\n")[0]}`, { cause });
+    throw new ConfigError(`${file}: not valid ${extname(file) === ".json" ? "JSON" : "YAML"}: ${(cause as Error).message.split("\n")[0]}`, { cause, ...(opts.field && { field: opts.field }) });
   }
-  checkNesting(raw, file);
-  return parseExperimentConfig(raw, file);
+  checkNesting(raw, file, opts.field);
+  return raw;
+}
+
+/** Load a config file (.json, .yaml, .yml). */
+export function loadExperimentConfig(file: string): ExperimentConfig {
+  return parseExperimentConfig(readConfigFile(file), file);
 }
 
 /** For a union, the most specific branch issue (deepest path), e.g. `seeds.count: expected number` rather than "Invalid input". */

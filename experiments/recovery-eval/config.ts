@@ -7,16 +7,12 @@
  * its path (`recovery-eval.yaml.eval.recoverers.0.agent.temperature: ...`).
  */
 import { SAMPLE_SELECTIONS } from "../../src/eval/summary.ts";
-import { readFileSync } from "node:fs";
-import { extname } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { readTextFile } from "../../src/store/read-file.ts";
+import { readConfigFile } from "../config/load.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { renameDeprecatedKeys } from "../../src/deprecation.ts";
 import { RECOVERY_CONTEXTS } from "../../src/recovery.ts";
 import { AgentSpecSchema, fillModelDefaults, validateAgentSpec, type AgentRole, type ModelAgentSpec, type ModelDefaults } from "../agents/index.ts";
-import { checkNesting, checkYamlNesting } from "../../src/bounds.ts";
 
 /** An agent of the recovery evaluation: a model agent, or (SimDesk only) a simulated one. */
 export type EvalAgentSpec = ModelAgentSpec | { kind: "sim"; profile?: string };
@@ -208,15 +204,6 @@ export function parseRecoveryEvalConfig(raw: unknown, source = "config", overrid
 
 /** Load a recovery-eval config file (.yaml, .yml, .json). */
 export function loadRecoveryEvalConfig(file: string, overrides: RecoveryEvalOverrides = {}): RecoveryEvalConfig {
-  const text = readTextFile(file, { what: "config", prefix: "--config: ", maxBytes: 10 * 1024 * 1024 });
-  let raw: unknown;
-  try {
-    if (extname(file) !== ".json") checkYamlNesting(text, file);
-    raw = extname(file) === ".json" ? JSON.parse(text) : parseYaml(text);
-  } catch (cause) {
-    if (cause instanceof ConfigError) throw cause;
-    throw new ConfigError(`${file}: not valid ${extname(file) === ".json" ? "JSON" : "YAML"}: ${(cause as Error).message.split("\n")[0]}`, { cause, field: "config" });
-  }
-  checkNesting(raw, file, "config");
+  const raw = readConfigFile(file, { prefix: "--config: ", field: "config" });
   return parseRecoveryEvalConfig(raw, file, overrides);
 }

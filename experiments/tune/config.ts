@@ -7,15 +7,11 @@
  * config's one value, and any other path (e.g. a future `detector.preset`) into the config as
  * written; the runner's own validation then checks every candidate, naming the field.
  */
-import { extname } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { checkNesting, checkYamlNesting } from "../../src/bounds.ts";
 import { ConfigError } from "../../src/errors.ts";
-import { readTextFile } from "../../src/store/read-file.ts";
 import { RecoveryOptionsSchema } from "../../src/episode.ts";
 import { checkKnobs, type Knob, type KnobValue, type TuneCandidate } from "../../src/tune/space.ts";
-import { parseExperimentConfig } from "../config/load.ts";
+import { parseExperimentConfig, readConfigFile } from "../config/load.ts";
 import type { EndToEndConfig } from "../config/schema.ts";
 
 const value = z.union([z.number(), z.string(), z.boolean()]);
@@ -114,17 +110,7 @@ export function parseTuneConfig(raw: unknown, source = "config", extraKnobs: Kno
 
 /** Load a tune config file (.yaml, .yml, .json). */
 export function loadTuneConfig(file: string, extraKnobs: Knob[] = []): TuneConfig {
-  const text = readTextFile(file, { what: "config", maxBytes: 10 * 1024 * 1024 });
-  let raw: unknown;
-  try {
-    if (extname(file) !== ".json") checkYamlNesting(text, file);
-    raw = extname(file) === ".json" ? JSON.parse(text) : parseYaml(text);
-  } catch (cause) {
-    if (cause instanceof ConfigError) throw cause;
-    throw new ConfigError(`${file}: not valid ${extname(file) === ".json" ? "JSON" : "YAML"}: ${(cause as Error).message.split("\n")[0]}`, { cause });
-  }
-  checkNesting(raw, file);
-  return parseTuneConfig(raw, file, extraKnobs);
+  return parseTuneConfig(readConfigFile(file), file, extraKnobs);
 }
 
 /** `freezeWindow` (a bare recovery option) -> `options.freezeWindow`; `retryCap`-free paths as given. */
