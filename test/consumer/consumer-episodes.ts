@@ -64,7 +64,7 @@ async function openAIAgents(): Promise<void> {
   const s = await scenario();
   const server = await startScriptedOpenAIServer({
     script: [
-      ...s.forward.map((a, i): ScriptStep => ({ endpoint: "responses", output: [{ type: "computer_call", id: `cu_${i}`, call_id: `call_${i}`, action: toOpenAIAction(a), pending_safety_checks: [], status: "completed" }] })),
+      ...s.sdkForward.map((a, i): ScriptStep => ({ endpoint: "responses", output: [{ type: "computer_call", id: `cu_${i}`, call_id: `call_${i}`, action: toOpenAIAction(a), pending_safety_checks: [], status: "completed" }] })),
       { endpoint: "responses", text: "Renamed draft.txt to final.txt." },
     ],
   });
@@ -86,7 +86,7 @@ async function aiSdk(): Promise<void> {
   const s = await scenario();
   const server = await startScriptedOpenAIServer({
     script: [
-      ...s.forward.map((a, i): ScriptStep => ({ endpoint: "messages", content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }] })),
+      ...s.sdkForward.map((a, i): ScriptStep => ({ endpoint: "messages", content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }] })),
       { endpoint: "messages", text: "Renamed draft.txt to final.txt." },
     ],
   });

@@ -56,7 +56,12 @@ export async function scenario() {
     ]),
   });
   const forward: Action[] = [task.plan[0], task.plan[1], ...mistake.actions, ...task.plan.slice(R)].filter((a) => a.type !== "DONE");
-  return { blobs, task, env, E, R, forward, detector, recoverer };
+  // The SDK integrations judge step E while the model writes step E+1 (detection "auto" with a
+  // model detector): that answer is thrown away, never executed, when E is flagged. A scripted
+  // model answers in order, so their script carries one extra entry there (the mistake again;
+  // that it never executes is pinned in test/adapters/sdk/sdk-overlap.int.test.ts).
+  const sdkForward: Action[] = [...forward.slice(0, E + 1), ...mistake.actions, ...forward.slice(E + 1)];
+  return { blobs, task, env, E, R, forward, sdkForward, detector, recoverer };
 }
 
 /** The Anthropic computer-tool input of an action (the actions of this scenario). */

@@ -35,7 +35,7 @@ try {
   const s = await scenario();
   const server = await startScriptedOpenAIServer({
     script: [
-      ...s.forward.map((a, i): ScriptStep => ({ endpoint: "messages", content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }] })),
+      ...s.sdkForward.map((a, i): ScriptStep => ({ endpoint: "messages", content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }] })),
       { endpoint: "messages", text: "Renamed draft.txt to final.txt." },
     ],
   });
