@@ -30,6 +30,8 @@ export interface ModelUsage {
   /** Whose prompt-cache prices apply to the cached and cache-write tokens (set with them). @default "openai" */
   cacheProvider?: CacheProvider;
   latencyMs: number;
+  /** The client's retries of this call (0 on a first-try answer; bounded by maxRetries, stopped by an abort). Absent: not counted by that client. */
+  retries?: number;
   /** US dollars, when a price table is configured. */
   costUsd?: number;
   /** Served from the record/replay cache (no network call, no cost). */

@@ -131,7 +131,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
       const usage = callUsage({ role: request.role, model: options.model, prompt: request.prompt, ...chatCompletionsUsage(completion.usage), startedMs: started, prices: options.prices });
       // A server that declares itself a stand-in (retrace's: "retrace-stand-in-simulated") makes every result that used it simulated.
       // `retries`: the client's retries of this call (0 on a first-try answer), kept in the usage record.
-      const recorded: ChatResponse["usage"] & { retries: number } = { ...usage, latencyMs, retries, ...(isStandInFingerprint(completion.system_fingerprint) && { simulated: true }) };
+      const recorded: ChatResponse["usage"] = { ...usage, latencyMs, retries, ...(isStandInFingerprint(completion.system_fingerprint) && { simulated: true }) };
       return { text, usage: recorded };
     },
   };
