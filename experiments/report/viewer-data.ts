@@ -208,7 +208,7 @@ export function eventSentences(rec: EpisodeRecord, url: (ref: unknown) => string
       };
       const en = fwdN(d.errorStep);
       const rn = fwdN(d.recoveryStep);
-      text = `${where}: the detector flagged ${en !== undefined ? bothNumbers(en, Number(d.errorStep)) : `the models' step ${plainText(d.errorStep)}, before this record`} as the first error${d.confidence !== undefined ? ` (confidence ${plainText(d.confidence)})` : ""}: ${plainText(d.reason)}; the selector${sel?.strategy ? ` (${plainText(sel.strategy)})` : ""} chose to go back to ${rn !== undefined ? `the screen before ${bothNumbers(rn, Number(d.recoveryStep))}` : "the first screen"}${sel?.reason ? `: ${plainText(sel.reason)}` : ""}${sel?.failure ? ` (selector failed: ${plainText(sel.failure)})` : ""}; recovery attempt ${plainText(d.attempt)} starts (${plainText(d.mode) || "model"} restoration)`;
+      text = `${where}: the detector flagged ${en !== undefined ? bothNumbers(en, Number(d.errorStep)) : `the models' step ${plainText(d.errorStep)}, before this record`} as the first error${d.confidence !== undefined ? ` (confidence ${plainText(d.confidence)})` : ""}: ${plainText(d.reason)}; the selector${sel?.strategy ? ` (${plainText(sel.strategy)})` : ""} chose to go back to ${rn !== undefined ? `the screen before ${bothNumbers(rn, Number(d.recoveryStep))}` : "the first screen"}${sel?.reason ? `: ${plainText(sel.reason)}` : ""}${sel?.failure ? ` (selector failed: ${plainText(sel.failure)})` : ""}; recovery attempt ${plainText(d.attempt)} starts (${plainText(d.restoration ?? d.mode) || "model"} restoration)`;
     } else if (e.kind === "recovery-end") {
       const v = d.verification as { verdict?: unknown; ssim?: unknown } | undefined;
       ends.set(Number(d.attempt), d);

@@ -28,7 +28,7 @@ export async function recover(state: GraphState, ctx: RuntimeContext): Promise<G
   const startEvent: TrajectoryEvent = {
     afterSeq: startSeq,
     kind: "recovery-start",
-    detail: startRecovery(sink, { attempt, mode, errorStep, recoveryStep, target, detection: pending.detection, ...(pending.selection ? { selection: pending.selection } : {}) }),
+    detail: startRecovery(sink, { attempt, restoration: mode, errorStep, recoveryStep, target, detection: pending.detection, ...(pending.selection ? { selection: pending.selection } : {}) }),
   };
 
   let out: RestorationOutcome;
@@ -59,7 +59,7 @@ export async function recover(state: GraphState, ctx: RuntimeContext): Promise<G
   const endEvent: TrajectoryEvent = {
     afterSeq: state.steps.length + out.records.length - 1,
     kind: "recovery-end",
-    detail: endRecovery(sink, { attempt, mode, confirmation: out.confirmation, steps: out.records.length, reason: out.reason, observation: out.observation }),
+    detail: endRecovery(sink, { attempt, restoration: mode, confirmation: out.confirmation, steps: out.records.length, reason: out.reason, observation: out.observation }),
   };
   const envLog = envLogOp(state.envLog, out.envLog);
   const update: GraphUpdate = {

@@ -63,12 +63,12 @@ export async function chooseRecoveryStep(
 /** Phase 2: emit `recovery-start`; returns the trajectory event's detail. */
 export function startRecovery(
   sink: AttemptSink,
-  a: { attempt: number; mode: RestorationMode; errorStep: number; recoveryStep: number; target: Observation; detection: Detection; selection?: Record<string, unknown> },
+  a: { attempt: number; restoration: RestorationMode; errorStep: number; recoveryStep: number; target: Observation; detection: Detection; selection?: Record<string, unknown> },
 ): Record<string, unknown> {
-  sink.events.emit("recovery-start", { taskId: sink.taskId, attempt: a.attempt, restoration: a.mode, mode: a.mode, errorStep: a.errorStep, recoveryStep: a.recoveryStep, target: a.target });
+  sink.events.emit("recovery-start", { taskId: sink.taskId, attempt: a.attempt, restoration: a.restoration, mode: a.restoration, errorStep: a.errorStep, recoveryStep: a.recoveryStep, target: a.target });
   return {
     attempt: a.attempt,
-    mode: a.mode,
+    restoration: a.restoration,
     errorStep: a.errorStep,
     recoveryStep: a.recoveryStep,
     reason: a.detection.reason,
@@ -81,11 +81,11 @@ export function startRecovery(
 /** Phase 4: emit `recovery-end` (with `confirmation`); returns the trajectory event's detail. */
 export function endRecovery(
   sink: AttemptSink,
-  a: { attempt: number; mode: RestorationMode; confirmation: RestorationConfirmation; steps: number; reason: string; observation?: Observation },
+  a: { attempt: number; restoration: RestorationMode; confirmation: RestorationConfirmation; steps: number; reason: string; observation?: Observation },
 ): Record<string, unknown> {
   const restored = isRestored(a.confirmation);
-  sink.events.emit("recovery-end", { taskId: sink.taskId, attempt: a.attempt, restoration: a.mode, mode: a.mode, restored, confirmation: a.confirmation, steps: a.steps, reason: a.reason });
-  return { attempt: a.attempt, mode: a.mode, restored, confirmation: a.confirmation, steps: a.steps, reason: a.reason, ...(a.observation ? { observation: a.observation.screenshot } : {}) };
+  sink.events.emit("recovery-end", { taskId: sink.taskId, attempt: a.attempt, restoration: a.restoration, mode: a.restoration, restored, confirmation: a.confirmation, steps: a.steps, reason: a.reason });
+  return { attempt: a.attempt, restoration: a.restoration, restored, confirmation: a.confirmation, steps: a.steps, reason: a.reason, ...(a.observation ? { observation: a.observation.screenshot } : {}) };
 }
 
 /** What {@link cutContext} decided. */
@@ -135,7 +135,7 @@ export interface AttemptInput {
   instanceKey: string;
   seed: number;
   blobs: BlobReader;
-  mode: RestorationMode;
+  restoration: RestorationMode;
   restore: RestoreRoutine;
   /** Names the restore routine in the one-line error about a malformed result. */
   routine: string;
@@ -177,7 +177,7 @@ export async function runRecoveryAttempt(sink: AttemptSink, a: AttemptInput): Pr
   const target = { step: R, observation: a.history[R]?.observation ?? a.current };
   const details: AttemptOutcome["details"] = [];
   const sel = { strategy: a.strategy, reason: selection.reason, ...(selection.failure ? { failure: selection.failure } : {}) };
-  details.push({ kind: "recovery-start", detail: startRecovery(sink, { attempt: a.attempt, mode: a.mode, errorStep: E, recoveryStep: R, target: target.observation, detection: a.detection, selection: sel }) });
+  details.push({ kind: "recovery-start", detail: startRecovery(sink, { attempt: a.attempt, restoration: a.restoration, errorStep: E, recoveryStep: R, target: target.observation, detection: a.detection, selection: sel }) });
   const base = { errorStep: E, recoveryStep: R, selection, details };
   let raw: unknown;
   let failure: string | null = null;
@@ -191,13 +191,13 @@ export async function runRecoveryAttempt(sink: AttemptSink, a: AttemptInput): Pr
   if (failure !== null || !checked!.ok) {
     const reason = failure ?? (checked as { reason: string }).reason;
     logger.error({ attempt: a.attempt, step: R, error: reason }, "restore routine failed; the attempt is refused and the context left untouched");
-    details.push({ kind: "recovery-end", detail: endRecovery(sink, { attempt: a.attempt, mode: a.mode, confirmation: "refused", steps: 0, reason }) });
+    details.push({ kind: "recovery-end", detail: endRecovery(sink, { attempt: a.attempt, restoration: a.restoration, confirmation: "refused", steps: 0, reason }) });
     return { ...base, confirmation: "refused", steps: 0, reason, observation: await a.observe(), cut: null, usage: [], prompts: [] };
   }
   const r = checked!.result;
   const observation = r.observation ?? (await a.observe());
   const reason = r.detail ?? "";
-  details.push({ kind: "recovery-end", detail: endRecovery(sink, { attempt: a.attempt, mode: a.mode, confirmation: r.confirmation, steps: r.steps, reason, observation }) });
+  details.push({ kind: "recovery-end", detail: endRecovery(sink, { attempt: a.attempt, restoration: a.restoration, confirmation: r.confirmation, steps: r.steps, reason, observation }) });
   const cut = cutContext(sink, { attempt: a.attempt, recoveryStep: R, errorStep: E, from: t, confirmation: r.confirmation, transition: a.transition, unconfirmed: a.unconfirmed, postRestoration: a.postRestoration });
   details.push({ kind: "truncate", detail: cut.detail });
   return { ...base, confirmation: r.confirmation, steps: r.steps, reason, observation, cut, usage: r.usage ?? [], prompts: [...(r.prompts ?? []), cut.prompt] };

@@ -13,7 +13,9 @@ export interface RecoveryReport {
   taskId: string;
   /** 1-based recovery attempt of the run. */
   attempt: number;
-  /** What the restore routine does ("model", "replay", "snapshot"). */
+  /** How the environment was brought back to R: the `restoration` option's value ("model", "replay", "snapshot"). */
+  restoration: string;
+  /** @deprecated The old name of `restoration` (same value); reported until the next release. */
   mode: string;
   /** E: the step the detector judged off track. */
   errorStep: number;

@@ -203,7 +203,6 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
     Object.assign(s, startFreeze(s, this.o.freezeWindow));
     s.accounting = bump(s.accounting, { recoveryAttempts: 1 });
     const attempt = s.recoveryAttempts;
-    const mode = this.o.restoration;
     const out = await runRecoveryAttempt(
       { events: this.events, taskId },
       {
@@ -217,7 +216,7 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
         instanceKey: this.o.instanceKey ?? taskId,
         seed: this.o.seed,
         blobs: this.o.blobs,
-        mode,
+        restoration: this.o.restoration,
         restore: this.o.restore,
         routine: this.o.routine ?? "restore",
         observe: () => this.o.env.observe(),
@@ -240,7 +239,8 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
     await this.report({
       taskId,
       attempt,
-      mode,
+      restoration: this.o.restoration,
+      mode: this.o.restoration,
       errorStep: out.errorStep,
       recoveryStep: out.recoveryStep,
       detectedAtStep: t,

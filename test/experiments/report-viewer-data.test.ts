@@ -30,7 +30,7 @@ const record = {
       step(5, "forward", 1, [click(125, 194)], 1),
     ],
     events: [
-      { afterSeq: 3, kind: "recovery-start", detail: { attempt: 1, mode: "model", errorStep: 2, recoveryStep: 1, reason: "wrong menu", confidence: 0.9, target: h("1"), selection: { reason: "R = E-1" } } },
+      { afterSeq: 3, kind: "recovery-start", detail: { attempt: 1, restoration: "snapshot", errorStep: 2, recoveryStep: 1, reason: "wrong menu", confidence: 0.9, target: h("1"), selection: { reason: "R = E-1" } } },
       { afterSeq: 4, kind: "recovery-end", detail: { attempt: 1, mode: "model", restored: true, steps: 1, reason: "declared restored", observation: h("5") } },
       { afterSeq: 4, kind: "truncate", detail: { attempt: 1, from: 4, to: 1, restored: true, notice: TRANSITION_PROMPT } },
     ],
@@ -45,7 +45,7 @@ describe("viewer episode data", () => {
     expect(ep.steps[2].flags).toEqual(["E1"]);
     expect(ep.steps[1].flags).toEqual(["R1"]);
     expect(ep.steps[4]).toMatchObject({ role: "recovery", attempt: 1 });
-    expect(ep.events[0].text).toBe("after step 3: the detector flagged step 2 (the models' step 2 too) as the first error (confidence 0.9): wrong menu; the selector chose to go back to the screen before step 1 (the models' step 1 too): R = E-1; recovery attempt 1 starts (model restoration)");
+    expect(ep.events[0].text).toBe("after step 3: the detector flagged step 2 (the models' step 2 too) as the first error (confidence 0.9): wrong menu; the selector chose to go back to the screen before step 1 (the models' step 1 too): R = E-1; recovery attempt 1 starts (snapshot restoration)");
     // a record without `confirmation` (older runs) never says the restored state was confirmed
     expect(ep.events[1].text).toBe("after step 4: recovery attempt 1 took 1 step: restored (confirmation not recorded) (declared restored)");
     expect(ep.events[1]).toMatchObject({ target: `blobs/11/${h("1")}.png`, restored: `blobs/55/${h("5")}.png` });

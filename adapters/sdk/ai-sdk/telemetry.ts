@@ -43,7 +43,9 @@ export function recoverySpanAttributes(r: RecoveryReport, functionId?: string): 
     ...(functionId !== undefined && { "ai.telemetry.functionId": functionId }),
     "retrace.task.id": r.taskId,
     "retrace.recovery.attempt": r.attempt,
-    "retrace.recovery.mode": r.mode,
+    "retrace.recovery.restoration": r.restoration,
+    /** @deprecated The old key of `retrace.recovery.restoration` (same value); set until the next release. */
+    "retrace.recovery.mode": r.restoration,
     "retrace.recovery.error_step": r.errorStep,
     "retrace.recovery.recovery_step": r.recoveryStep,
     "retrace.recovery.detected_at_step": r.detectedAtStep,

@@ -92,6 +92,8 @@ describe("createRecovery (retrace/ai-sdk) in the AI SDK's own loops", () => {
       "ai.telemetry.functionId": "desk-agent",
       "retrace.task.id": e.task.id,
       "retrace.recovery.attempt": 1,
+      "retrace.recovery.restoration": "model",
+      "retrace.recovery.mode": "model",
       "retrace.recovery.error_step": e.E,
       "retrace.recovery.recovery_step": e.R,
       "retrace.recovery.detected_at_step": e.E + 1,

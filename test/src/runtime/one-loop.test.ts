@@ -97,3 +97,21 @@ describe("options are resolved once", () => {
     expect(() => resolveRecoveryOptions({ ...once, freezeWindow: -1 })).toThrow(/^recovery options: option "freezeWindow" must be >= 0$/);
   });
 });
+
+describe("the restoration kind goes by its option's name in records", () => {
+  it("writes `restoration` into the trajectory details; the events keep `mode` beside it for one release", async () => {
+    const { startRecovery, endRecovery } = await import("../../../src/runtime/attempt.ts");
+    const { EpisodeEvents } = await import("../../../src/runtime/events.ts");
+    const events = new EpisodeEvents();
+    const seen: unknown[] = [];
+    events.on("recovery-start", (e) => void seen.push({ restoration: e.restoration, mode: e.mode }));
+    events.on("recovery-end", (e) => void seen.push({ restoration: e.restoration, mode: e.mode }));
+    const sink = { events, taskId: "t" };
+    const start = startRecovery(sink, { attempt: 1, restoration: "snapshot", errorStep: 2, recoveryStep: 1, target: obs("a"), detection: { error: true, step: 2, confidence: 0.9, reason: "r" } as never });
+    const end = endRecovery(sink, { attempt: 1, restoration: "snapshot", confirmation: "claimed", steps: 0, reason: "done" });
+    expect(start).toMatchObject({ restoration: "snapshot" });
+    expect(end).toMatchObject({ restoration: "snapshot", restored: true });
+    expect("mode" in start || "mode" in end).toBe(false);
+    expect(seen).toEqual([{ restoration: "snapshot", mode: "snapshot" }, { restoration: "snapshot", mode: "snapshot" }]);
+  });
+});
