@@ -112,3 +112,11 @@ export function tokenSplit(u: Pick<ModelUsage, "inputTokens" | "outputTokens" | 
   const cacheWriteInputTokens = Math.min(inputTokens - cachedInputTokens, finite(u.cacheWriteInputTokens));
   return { inputTokens, uncachedInputTokens: inputTokens - cachedInputTokens - cacheWriteInputTokens, cachedInputTokens, cacheWriteInputTokens, outputTokens: finite(u.outputTokens), billedTokens: billedOf(u) };
 }
+
+/**
+ * A cost in dollars for people to read; "n/a" when nothing was priced: the meter adds no cost for a
+ * call whose model spec has no price, so a total of exactly 0 means "no prices set", never "free".
+ */
+export function usdText(x: number | null | undefined): string {
+  return x === null || x === undefined || !(x > 0) ? "n/a" : `$${x.toFixed(4)}`;
+}

@@ -4,6 +4,7 @@
  * `--base-url`/`--model`/`--api-key-env` (filled into every model agent that leaves them out)
  * and the record/replay cache. Also the summary lines about model usage.
  */
+import { usdText } from "../../src/usage.ts";
 import { checkOutDir } from "../../src/store/out-dir.ts";
 import { Option, type Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";
@@ -66,7 +67,7 @@ export function cacheFromFlags(flags: ModelEvalFlags): { cache: CacheMode; cache
 export function usageLines(usage: ModelUsageFile): string[] {
   const lines: string[] = [];
   for (const [role, u] of Object.entries(usage.roles)) {
-    if (u) lines.push(`  ${role}: ${u.calls} call(s), ${u.inputTokens}+${u.outputTokens} tokens, $${u.costUsd.toFixed(4)}, ${u.errors} error(s)${u.simulated ? " - SIMULATED (the server declared itself a stand-in)" : ""}`);
+    if (u) lines.push(`  ${role}: ${u.calls} call(s), ${u.inputTokens}+${u.outputTokens} tokens, ${usdText(u.costUsd)}, ${u.errors} error(s)${u.simulated ? " - SIMULATED (the server declared itself a stand-in)" : ""}`);
   }
   const dead = Object.entries(usage.roles).filter(([, u]) => u && u.errors > 0 && u.errors === u.calls).map(([r]) => r);
   if (dead.length) {

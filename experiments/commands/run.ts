@@ -26,7 +26,7 @@ import { addRunFlags, conditionTableText, defaultOutFor, processWorkers, progres
 import { onInterrupt } from "./progress.ts";
 import { optionalNumberFlag, parseIntFlag } from "./numeric-flags.ts";
 import { annotationFailuresText } from "../ideal/facts.ts";
-import { tokenSplit } from "../../src/usage.ts";
+import { tokenSplit, usdText } from "../../src/usage.ts";
 
 /** Flags of `retrace run CONFIG` beyond the shared ones. */
 export interface ConfigRunFlags extends RunFlags {
@@ -150,7 +150,7 @@ export function addModelConfigFlags(cmd: Command): Command {
 export function modelTableText(models: NonNullable<ExperimentSummary["models"]>): string {
   const splits = Object.entries(models).map(([role, m]) => [role, m, tokenSplit(m)] as const);
   const writes = splits.some(([, , t]) => t.cacheWriteInputTokens > 0);
-  const rows = splits.map(([role, m, t]) => [role, String(m.calls), String(m.errors), String(m.inputTokens), String(t.uncachedInputTokens), String(t.cachedInputTokens), ...(writes ? [String(t.cacheWriteInputTokens)] : []), String(m.outputTokens), String(t.billedTokens), `$${m.costUsd.toFixed(4)}`]);
+  const rows = splits.map(([role, m, t]) => [role, String(m.calls), String(m.errors), String(m.inputTokens), String(t.uncachedInputTokens), String(t.cachedInputTokens), ...(writes ? [String(t.cacheWriteInputTokens)] : []), String(m.outputTokens), String(t.billedTokens), usdText(m.costUsd)]);
   const reported = Object.values(models).some((m) => m?.billedTokens !== undefined);
   const note = reported ? "" : "\nno server reported prompt-cache tokens: cached 0, billed = in + out tokens";
   return textTable(["model role", "calls", "errors", "in tokens", "uncached in", "cached in", ...(writes ? ["cache writes"] : []), "out tokens", "billed tokens", "cost"], rows) + note;

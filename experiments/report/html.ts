@@ -3,6 +3,7 @@
  * viewer's skeleton, and the inlined chart.js plus the page script. The viewer's episodes, calls and
  * screens load from the `<report>-files/` folder beside it: keep the two together.
  */
+import { usdText } from "../../src/usage.ts";
 import type { ConditionSummary, ExperimentSummary, RoleTokens } from "../runner/summary.ts";
 import { annotationFailuresText } from "../ideal/facts.ts";
 import type { ChartSpec } from "./charts.ts";
@@ -39,11 +40,7 @@ export const VERDICT_RULE =
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? "n/a" : `${(100 * x).toFixed(1)}%`);
 const num = (x: number | null | undefined, d = 2) => (x === null || x === undefined ? "n/a" : x.toFixed(d));
-/**
- * A cost in dollars; "n/a" when nothing was priced: the meter adds no cost for a call whose model
- * spec has no price, so a total of exactly 0 means "no prices set", never "free".
- */
-const usd = (x: number | null | undefined) => (x === null || x === undefined || !(x > 0) ? "n/a" : `$${x.toFixed(4)}`);
+const usd = usdText;
 /** Cost and tokens mean nothing for a condition that called no model (simulated policies): "n/a". */
 const calledModels = (c: ConditionSummary) => !c.simulated || Object.keys(c.models ?? {}).length > 0 || c.tokensPerEpisode > 0;
 
