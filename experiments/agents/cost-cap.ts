@@ -13,6 +13,11 @@ export interface CappedAgent {
 }
 
 /** Throw a ConfigError unless every model agent has a price for its model (and there is one). */
+/** Whether any model-backed agent of the run has a price for its model (else every cost is n/a). */
+export function anyPriced(agents: readonly CappedAgent[]): boolean {
+  return agents.some((a) => a.spec?.kind === "model" && priceFor(a.spec.prices, a.spec.model ?? "") !== undefined);
+}
+
 export function assertPricedForCap(agents: readonly CappedAgent[], flag = "--max-cost-usd"): void {
   const models = agents.filter((a) => a.spec?.kind === "model");
   if (models.length === 0) throw new ConfigError(`${flag}: no agent of this run calls a model (they are simulated), so nothing costs money; drop ${flag}`, { field: "maxCostUsd" });

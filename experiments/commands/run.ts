@@ -17,7 +17,7 @@ import { createSimDeskRuntime } from "../runtime/simdesk.ts";
 import { createOsworldRuntime } from "../runtime/osworld.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
 import { configAgents, fillConfigModels, usesModels } from "../config/agents.ts";
-import { assertPricedForCap, type CappedAgent } from "../agents/cost-cap.ts";
+import { anyPriced, assertPricedForCap, type CappedAgent } from "../agents/cost-cap.ts";
 import { CostLedger } from "../agents/meter.ts";
 import { parseCacheMode } from "../../adapters/models/cache.ts";
 import type { ExperimentSummary } from "../runner/summary.ts";
@@ -82,7 +82,9 @@ export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags
   const ledger = new CostLedger();
   const calls = { cache, cacheDir: resolve(flags.cacheDir ?? join(settings.out, "model-cache")), ledger };
   const models = usesModels(config);
-  const progress = progressReporter(settings.quiet, "", models ? { spent: () => ledger.spentUsd } : {});
+  // Spending shows only where a price is set: an unpriced model's calls count $0, which is "n/a", not "free".
+  const priced = models && anyPriced(configAgents(config).map((a) => ({ path: a.path, spec: a.spec as CappedAgent["spec"] })));
+  const progress = progressReporter(settings.quiet, "", priced ? { spent: () => ledger.spentUsd } : {});
   const started = Date.now();
   const offInterrupt = onInterrupt(settings.out);
   // Process workers rebuild a SimDesk runtime from the config alone: only for simulated SimDesk runs.

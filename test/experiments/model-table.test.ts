@@ -20,3 +20,13 @@ describe("the model table's cost column", () => {
     expect([usdText(0), usdText(undefined), usdText(null), usdText(0.5)]).toEqual(["n/a", "n/a", "n/a", "$0.5000"]);
   });
 });
+
+describe("the progress line's spending", () => {
+  it("shows only when some model-backed agent has a price", async () => {
+    const { anyPriced } = await import("../../experiments/agents/cost-cap.ts");
+    const m = (prices?: Record<string, { inputPerMillion: number; outputPerMillion: number }>) => ({ path: "config.forward", spec: { kind: "model", model: "gpt-x", ...(prices && { prices }) } }) as never;
+    expect(anyPriced([m()])).toBe(false);
+    expect(anyPriced([{ path: "config.forward", spec: { kind: "sim" } } as never])).toBe(false);
+    expect(anyPriced([m(), m({ "gpt-*": { inputPerMillion: 1, outputPerMillion: 2 } })])).toBe(true);
+  });
+});
