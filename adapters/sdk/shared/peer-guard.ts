@@ -3,7 +3,7 @@
  * a package it needs is not installed. Static imports are resolved before any code runs, so each
  * entry's published JavaScript is a small guard (`entry.ts` beside its `index.ts`) that loads the
  * real entry with `await import(...)` and turns Node's 20-line ERR_MODULE_NOT_FOUND into one
- * ConfigError line naming the package and the install command. The entry's types stay those of
+ * ConfigError line naming the package and the install command (the wording of src/optional-import.ts). The entry's types stay those of
  * its `index.ts` (package.json `exports`: `types` names the index, `import` the guard).
  */
 import { ConfigError } from "../../../src/errors.ts";
@@ -32,7 +32,7 @@ export function missingPackageError(entry: string, pkg: string): ConfigError {
   const range = SDK_PEERS[pkg];
   const spec = range === undefined ? pkg : `"${pkg}@${range}"`;
   const err = new ConfigError(
-    `${entry} needs the package ${pkg}, which is not installed here; install it with: npm install ${spec}`,
+    `${entry} needs the optional package ${pkg}, which is not installed: npm install ${spec}`,
     { field: pkg },
   );
   // Node prints an uncaught error's stack and cause; both would be Node's loader frames, which say

@@ -72,7 +72,7 @@ describe("a missing SDK package", () => {
     expect(code).toBe(1);
     const range = SDK_PEERS[hidden];
     const install = range === undefined ? hidden : `"${hidden}@${range}"`;
-    const line = `ConfigError: ${name} needs the package ${hidden}, which is not installed here; install it with: npm install ${install}`;
+    const line = `ConfigError: ${name} needs the optional package ${hidden}, which is not installed: npm install ${install}`;
     expect(stderr).toContain(line);
     expect(stderr).not.toContain("ERR_MODULE_NOT_FOUND");
     expect(stderr).not.toMatch(/^\s+at /m);
