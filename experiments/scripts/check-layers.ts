@@ -48,6 +48,12 @@ for (const [name, file] of Object.entries(exportsMap)) {
   }
 }
 for (const name of Object.keys(ENTRY_LAYER)) if (!(name in exportsMap)) problems.push(`package.json exports: missing the "${name}" entry`);
+// An SDK entry's published JavaScript may be a guard (adapters/sdk/shared/peer-guard.ts) that loads
+// the entry with await import(): the guard is an entry too, and may import the entry it guards.
+for (const target of Object.values((JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).exports ?? {}) as Record<string, string | Record<string, string>>)) {
+  const built = typeof target === "string" ? undefined : target.import;
+  if (built && /^\.\/dist\//.test(built)) ENTRIES.add(built.replace(/^\.\/dist\//, "").replace(/\.js$/, ".ts"));
+}
 for (const top of ["src", "graphs", "adapters", "prompts", "experiments"]) {
   let files: string[] = [];
   try {

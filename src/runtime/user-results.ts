@@ -97,3 +97,27 @@ export function checkedEnvironment(env: Environment): Environment {
   CHECKED.add(wrapped);
   return wrapped;
 }
+
+/** The image kinds a screenshot's blob may hold, by their magic numbers. */
+const IMAGE_MAGIC: readonly (readonly number[])[] = [
+  [0x89, 0x50, 0x4e, 0x47], // PNG
+  [0xff, 0xd8, 0xff], // JPEG
+  [0x47, 0x49, 0x46, 0x38], // GIF
+  [0x52, 0x49, 0x46, 0x46], // RIFF (WebP)
+];
+
+/**
+ * Check the bytes of a screenshot the environment function `fn` produced (blob `ref`) before they
+ * are sent to a model as an image: 0 bytes, or bytes that are no PNG, JPEG, GIF or WebP image,
+ * throw a ConfigError naming the function (issue 41: they were sent on and the run reported ok).
+ */
+export function checkScreenshotBytes(bytes: Uint8Array | undefined, ref: string, fn: string): Uint8Array {
+  const shape = `return { screenshot: <blob ref from blobs.put(png)>, ... } whose blob holds a PNG, JPEG, GIF or WebP image`;
+  const blob = `blob ${ref.slice(0, 12)}`;
+  if (!bytes || bytes.length === 0) throw new ConfigError(`${fn} returned a screenshot of 0 bytes (${blob}): ${shape}`, { field: fn });
+  if (!IMAGE_MAGIC.some((m) => m.every((b, i) => bytes[i] === b))) {
+    const head = Buffer.from(bytes.subarray(0, 8)).toString("hex").replace(/(..)(?=.)/g, "$1 ");
+    throw new ConfigError(`${fn} returned a screenshot that is not an image (${blob}: ${bytes.length} bytes starting ${head}): ${shape}`, { field: fn });
+  }
+  return bytes;
+}

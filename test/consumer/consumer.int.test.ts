@@ -133,7 +133,7 @@ describe("the packed tarball", () => {
   it("holds the built entries (JS, .d.ts, source maps), the CLI, LICENSE and README, and no tests, CI scripts or repo configs", async () => {
     const { stdout } = await run("tar", ["tzf", tarball], { cwd: CACHE });
     const files = stdout.split("\n").filter(Boolean).map((f) => f.replace(/^package\//, ""));
-    for (const e of ["graphs/index", "adapters/index", "adapters/testing/index", "experiments/index", "adapters/sdk/openai-agents/index", "adapters/sdk/ai-sdk/index", "adapters/sdk/stagehand/index"])
+    for (const e of ["graphs/index", "adapters/index", "adapters/testing/index", "experiments/index", "adapters/sdk/openai-agents/index", "adapters/sdk/ai-sdk/index", "adapters/sdk/stagehand/index", "adapters/sdk/openai-agents/entry", "adapters/sdk/ai-sdk/entry", "adapters/sdk/stagehand/entry", "adapters/entry-langchain-guard"])
       for (const ext of [".js", ".d.ts", ".js.map"]) expect(files).toContain(`dist/${e}${ext}`);
     expect(files).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json", "experiments/bin/retrace.mjs", "dist/experiments/cli-lazy.js", "experiments/configs/end-to-end.yaml"]));
     expect(files.filter((f) => /^(test|\.ci)\/|\.test\.|vitest\.config|tsconfig|\.gitignore|package-lock/.test(f))).toEqual([]);

@@ -7,6 +7,7 @@
  *   site live there: an uploaded one would run code in the desktop user's session);
  * - a container desktop is a sandbox: any path inside it.
  */
+import type { Readable } from "node:stream";
 import { HomeFileError, type HomeFiles, type HomeTree } from "../x11/home-files.ts";
 import type { DesktopBackend } from "../x11/backend.ts";
 import { EnvironmentError } from "../../../src/errors.ts";
@@ -78,6 +79,21 @@ export async function readDesktopFile(desktop: DesktopBackend, abs: string): Pro
   if (rel) return desktop.readHomeFile(rel);
   const r = await desktop.exec(["cat", "--", abs], { timeoutMs: 30_000 });
   return r.code === 0 ? r.stdout : undefined;
+}
+
+/**
+ * A file of the desktop for `/file`: on the host, streamed from the desktop user's home whatever its
+ * size (same resolution and refusals as {@link readDesktopFile}; `signal` is the request's); in a
+ * sandbox, read whole as before. Undefined when it does not exist.
+ */
+export async function streamDesktopFile(desktop: DesktopBackend, abs: string, signal: AbortSignal): Promise<{ size: number; body: Readable } | Buffer | undefined> {
+  if (desktop.sandboxed) return readDesktopFile(desktop, abs);
+  try {
+    return await hostFiles(desktop).stream(hostRel(desktop, abs), signal);
+  } catch (err) {
+    if (err instanceof HomeFileError && (err.reason === "missing" || err.reason === "is-dir" || err.reason === "not-dir")) return undefined;
+    return homeRefusal(err);
+  }
 }
 
 /** Write a file of the desktop: the host's home (no dot-files), a container's home. */

@@ -3,6 +3,7 @@
  * handlers (control-routes.ts, control-exec.ts).
  */
 import type { IncomingMessage } from "node:http";
+import type { Readable } from "node:stream";
 import { RetraceError, type RetraceErrorCode } from "../../../src/errors.ts";
 import type { DesktopBackend } from "../x11/backend.ts";
 import type { DesktopEnvironment } from "../x11/desktop-environment.ts";
@@ -15,6 +16,11 @@ export interface Reply {
   body: Buffer | string;
   /** Sent as an attachment with this name (OSWorld's `send_file(..., as_attachment=True)`). */
   filename?: string;
+  /**
+   * Sent instead of `body`: `size` bytes from `body` as they come (a large `/file`), after the
+   * request's turn in the queue; the request's deadline still ends it (the connection is cut).
+   */
+  stream?: { size: number; body: Readable };
 }
 
 /** An answer other than success, with OSWorld's status code: the control server refuses a request (code HTTP_REFUSAL). */

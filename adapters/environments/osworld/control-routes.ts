@@ -17,7 +17,7 @@ import { dumpOsworldAx, osworldAxXml, type RawAxNode } from "./ax-xml.ts";
 import { execRoutes } from "./control-exec.ts";
 import { HttpError, json, jsonBody, text, type Route, type RouteContext } from "./control-http.ts";
 import { guardedDownload } from "./download-guard.ts";
-import { FILE_MAX_BYTES, homeRelative, listDesktopDirectory, readDesktopFile, resolvePath, statPath, writeDesktopFile } from "./control-files.ts";
+import { FILE_MAX_BYTES, homeRelative, listDesktopDirectory, readDesktopFile, resolvePath, statPath, streamDesktopFile, writeDesktopFile } from "./control-files.ts";
 import { parseForm } from "./multipart.ts";
 import { activateWindow, closeWindow, cursorPosition, findSetupWindow, findWindows, waitForWindow, windowSize } from "./windows.ts";
 
@@ -102,13 +102,15 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
       if (!tree) return json({ error: "The provided path is not a directory" }, 400);
       return json({ directory_tree: tree });
     },
-    "POST /file": async (req, body) => {
+    "POST /file": async (req, body, signal) => {
       const raw = str(form(req, body).fields.file_path, "file_path");
       if (!raw) return json({ error: "file_path is required" }, 400);
       const abs = resolvePath(desktop, raw);
-      const bytes = desktop.sandboxed && (await statPath(desktop, abs)) !== "file" ? undefined : await readDesktopFile(desktop, abs);
-      if (!bytes) return json({ error: "File not found" }, 404);
-      return { status: 200, type: "application/octet-stream", body: bytes, filename: abs.split("/").pop() };
+      // on the host, any size streams (the bytes are sent after this request's turn in the queue)
+      const file = desktop.sandboxed && (await statPath(desktop, abs)) !== "file" ? undefined : await streamDesktopFile(desktop, abs, signal);
+      if (!file) return json({ error: "File not found" }, 404);
+      if (Buffer.isBuffer(file)) return { status: 200, type: "application/octet-stream", body: file, filename: abs.split("/").pop() };
+      return { status: 200, type: "application/octet-stream", body: "", stream: file, filename: abs.split("/").pop() };
     },
     "POST /setup/upload": async (req, body) => {
       const f = form(req, body);

@@ -162,7 +162,7 @@ export async function startOsworldControlServer(options: OsworldControlServerOpt
       const handle: Promise<Reply> = route
         ? serial(async (signal) => route(req, Buffer.concat(chunks), signal), deadline)
         : Promise.reject(new HttpError(routes[`POST ${path}`] || routes[`GET ${path}`] ? 405 : 404, `no such endpoint: ${key}`));
-      handle.then((reply) => send(res, reply), fail);
+      handle.then((reply) => send(res, reply, deadline), fail);
     });
   });
   // the body itself has a deadline too: a client that trickles it is cut off
@@ -193,8 +193,31 @@ function oneLine(message: string): string {
   return line.length > 500 ? `${line.slice(0, 500)}...` : line;
 }
 
-function send(res: ServerResponse, reply: Reply): void {
-  if (res.headersSent) return;
-  res.writeHead(reply.status, { "content-type": reply.type, ...(reply.filename ? { "content-disposition": `attachment; filename=${reply.filename}` } : {}) });
-  res.end(reply.body);
+function send(res: ServerResponse, reply: Reply, deadline = Infinity): void {
+  if (res.headersSent) {
+    reply.stream?.body.destroy();
+    return;
+  }
+  const headers = { "content-type": reply.type, ...(reply.filename ? { "content-disposition": `attachment; filename=${reply.filename}` } : {}) };
+  if (!reply.stream) {
+    res.writeHead(reply.status, headers);
+    res.end(reply.body);
+    return;
+  }
+  // A streamed file: Content-Length up front; the request's deadline cuts the connection, and a
+  // read that ends short (the file shrank, the reader died) cuts it too, so a client never takes a
+  // short body for the whole file. Closing the response kills the reading process.
+  const { size, body } = reply.stream;
+  res.writeHead(reply.status, { ...headers, "content-length": String(size) });
+  const cut = () => {
+    body.destroy();
+    res.destroy();
+  };
+  const timer = setTimeout(cut, Math.max(0, Math.min(deadline - Date.now(), 2 ** 31 - 1)));
+  res.once("close", () => {
+    clearTimeout(timer);
+    body.destroy();
+  });
+  body.once("error", cut);
+  body.pipe(res);
 }

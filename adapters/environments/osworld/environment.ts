@@ -20,6 +20,7 @@ import { evaluateOsworldBridged, evaluateOsworldNative, runOsworldSetup, setupPr
 import type { OsworldTask } from "./tasks.ts";
 import { probeOsworld, watchedPaths } from "./probe.ts";
 import type { ProbeReport } from "../../../src/probes/report.ts";
+import type { DownloadPolicy } from "./control-http.ts";
 
 /** Options of {@link OsworldEnvironment}. */
 export interface OsworldEnvironmentOptions {
@@ -48,6 +49,12 @@ export interface OsworldEnvironmentOptions {
   evalDir?: string;
   /** VM paths `probe()` reads through /file, besides the task's `vm_file` result paths. @default [] */
   probeFiles?: string[];
+  /**
+   * What the task config's `download` set-up steps may fetch: public addresses only (the rule of the
+   * control server's `/setup/download_file`, ./download-guard.ts); `allowLoopback` opts in to 127.0.0.1.
+   * @default public addresses only
+   */
+  downloads?: DownloadPolicy;
 }
 
 const q = (s: string): string => JSON.stringify(s);
@@ -131,7 +138,7 @@ export class OsworldEnvironment implements Environment {
       });
       return this.settled();
     }
-    this.lastSetup = await runOsworldSetup(this.requireClient(), this.task.setup, size);
+    this.lastSetup = await runOsworldSetup(this.requireClient(), this.task.setup, { screen: size, ...(this.options.downloads && { downloads: this.options.downloads }) });
     const problem = setupProblem(this.task.id, this.lastSetup);
     if (problem) throw new EnvironmentError(problem, { retryable: false });
     return this.settled();

@@ -15,6 +15,8 @@ import { CHROME_GETTERS, chromeGetter } from "./chrome-getters.ts";
 import type { OsworldClient } from "./client.ts";
 import { SUPPORTED_METRICS, SUPPORTED_SETUP, type OsworldTask } from "./tasks.ts";
 import { pathInside } from "../../../src/store/safe-path.ts";
+import { HttpError, type DownloadPolicy } from "./control-http.ts";
+import { guardedDownload } from "./download-guard.ts";
 
 /** What {@link runOsworldSetup} did. */
 export interface SetupOutcome {
@@ -30,21 +32,33 @@ type Step = OsworldTask["setup"][number];
 export interface SetupOptions {
   /** Screen size for OSWorld's `{SCREEN_WIDTH}` placeholders. */
   screen?: { width: number; height: number };
-  /** Fetch a URL of a `download` step (default: `fetch`, 3 tries, as OSWorld's SetupController). */
+  /**
+   * Fetch a URL of a `download` step (default: {@link guardedDownload} under `downloads`, 3 tries
+   * as OSWorld's SetupController; a refused address is not retried).
+   */
   download?: (url: string) => Promise<Buffer>;
+  /**
+   * What a `download` step may fetch: the same rule as the control server's `/setup/download_file`
+   * (./download-guard.ts): public addresses only; `allowLoopback` opts in to 127.0.0.1/::1.
+   * @default public addresses only
+   */
+  downloads?: DownloadPolicy;
   /** Read a local file of an `upload_file` step. */
   readLocal?: (path: string) => Promise<Buffer>;
 }
 
-async function fetchWithRetries(url: string): Promise<Buffer> {
+/** The largest file a `download` step fetches (the control server's `/file` and upload limit). */
+const SETUP_DOWNLOAD_MAX_BYTES = 100 * 1024 * 1024;
+
+/** A `download` step's fetch: only what `policy` allows (every hop checked), 3 tries; a refusal is final. */
+async function fetchWithRetries(url: string, policy: DownloadPolicy): Promise<Buffer> {
   if (!/^https?:\/\//i.test(url)) throw new ConfigError(`only http(s) URLs are downloaded, not ${url}`, { field: "url" });
   let last: unknown;
   for (let i = 0; i < 3; i++) {
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(300_000) });
-      if (!res.ok) throw new EnvironmentError(`HTTP ${res.status}`);
-      return Buffer.from(await res.arrayBuffer());
+      return await guardedDownload(url, { policy, maxBytes: SETUP_DOWNLOAD_MAX_BYTES, deadlineMs: 300_000 });
     } catch (err) {
+      if (err instanceof HttpError) throw new ConfigError(`${url}: ${err.message}`, { field: "url" });
       last = err;
     }
   }
@@ -58,7 +72,7 @@ async function fetchWithRetries(url: string): Promise<Buffer> {
  */
 export async function runOsworldSetup(client: OsworldClient, steps: Step[], screenOrOptions?: { width: number; height: number } | SetupOptions): Promise<SetupOutcome> {
   const options: SetupOptions = screenOrOptions && "width" in screenOrOptions ? { screen: screenOrOptions as { width: number; height: number } } : ((screenOrOptions as SetupOptions | undefined) ?? {});
-  const download = options.download ?? fetchWithRetries;
+  const download = options.download ?? ((url: string) => fetchWithRetries(url, options.downloads ?? {}));
   const out: SetupOutcome = { ran: [], unsupported: [], failed: [] };
   for (const step of steps) {
     if (!(SUPPORTED_SETUP as readonly string[]).includes(step.type)) {

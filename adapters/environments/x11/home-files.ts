@@ -10,6 +10,8 @@
  * current folder, user site or `PYTHON*` variables), so nothing in the home is imported.
  */
 import { EnvironmentError } from "../../../src/errors.ts";
+import { spawn } from "node:child_process";
+import { PassThrough, type Readable } from "node:stream";
 import { runCommand, type RunAs } from "./processes.ts";
 
 /** Why a home file operation was refused. */
@@ -41,10 +43,22 @@ export interface HomeFiles {
   stat(rel: string): Promise<HomeEntryKind | undefined>;
   /** A regular file's bytes; throws {@link HomeFileError} ("too-large" above `maxBytes`). */
   read(rel: string, maxBytes: number): Promise<Buffer>;
+  /**
+   * A regular file of any size as a stream: its size, and its bytes as they are read (the same
+   * resolution and refusals as {@link read}, checked before this resolves). `signal` ends the read
+   * (the reading process is killed); so does destroying `body`.
+   */
+  stream(rel: string, signal: AbortSignal): Promise<HomeFileStream>;
   /** Write a regular file (parent folders created), owned by the desktop user, with the pristine mtime. */
   write(rel: string, data: Buffer): Promise<void>;
   /** The tree under a folder (links listed as files, never entered), at most `maxDepth` deep. */
   list(rel: string, maxDepth: number): Promise<HomeTree>;
+}
+
+/** A home file being read: its size and its bytes. */
+export interface HomeFileStream {
+  size: number;
+  body: Readable;
 }
 
 /** Most entries one listing returns (a refusal beyond). */
@@ -109,7 +123,7 @@ if op == "stat":
         print("link" if e.errno in (errno.ELOOP, errno.ENOTDIR) else "other"); sys.exit(0)
     m = st.st_mode
     print("file" if stat.S_ISREG(m) else "dir" if stat.S_ISDIR(m) else "link" if stat.S_ISLNK(m) else "other")
-elif op == "read":
+elif op == "read" or op == "stream":
     if not parts: fail("is-dir", "~/ is a folder")
     walk(parts[:-1], False)
     try:
@@ -124,6 +138,19 @@ elif op == "read":
     st = os.fstat(f)
     if stat.S_ISDIR(st.st_mode): fail("is-dir", shown + " is a folder")
     if not stat.S_ISREG(st.st_mode): fail("special", shown + " is not a regular file (a FIFO, device or socket): refused")
+    if op == "stream":
+        # the size first (one line), then exactly that many bytes: the server sends them as they come
+        out = sys.stdout.buffer
+        out.write(str(st.st_size).encode() + b"\n")
+        out.flush()
+        left = st.st_size
+        while left > 0:
+            b = os.read(f, min(1 << 20, left))
+            if not b: break
+            left -= len(b)
+            out.write(b)
+        out.flush()
+        sys.exit(0)
     if st.st_size > arg: fail("too-large", shown + " is " + str(st.st_size) + " bytes; the host desktop serves files up to " + str(arg) + " bytes")
     out = sys.stdout.buffer
     left = arg + 1
@@ -209,7 +236,66 @@ export function homeFiles(home: () => string, runAs: () => RunAs | undefined, mt
     if (reason) throw new HomeFileError(reason, line);
     throw new EnvironmentError(`home file ${op} of ~/${rel} failed (${r.code}): ${line || "no message"}`, { retryable: false });
   };
+  const helper = (op: string, rel: string, arg: number): string[] => ["/usr/bin/python3", "-I", "-S", "-c", HELPER_PY, op, home(), rel, String(arg), mtimeS];
+  const stream = (rel: string, signal: AbortSignal): Promise<HomeFileStream> =>
+    new Promise((resolve, reject) => {
+      if (!home()) return reject(new EnvironmentError("the desktop has no home yet (no session started)", { retryable: false }));
+      const who = runAs();
+      const argv = helper("stream", rel, 0);
+      const child = spawn(argv[0], argv.slice(1), { env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" }, cwd: "/", uid: who?.uid, gid: who?.gid, stdio: ["ignore", "pipe", "pipe"] });
+      const body = new PassThrough();
+      let stderr = "";
+      let head: Buffer | undefined = Buffer.alloc(0);
+      let size = -1;
+      let sent = 0;
+      const kill = () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      };
+      const onAbort = () => {
+        kill();
+        body.destroy(new EnvironmentError(`reading ~/${rel} passed its deadline`, { retryable: false }));
+        reject(new EnvironmentError(`reading ~/${rel} passed its deadline`, { retryable: false }));
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      body.once("close", kill); // the client went away or the reply was cut: stop reading
+      child.stderr.on("data", (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-4096)));
+      child.stdout.on("data", (d: Buffer) => {
+        if (head) {
+          head = Buffer.concat([head, d]);
+          const nl = head.indexOf(10);
+          if (nl < 0) return;
+          size = Number(head.subarray(0, nl).toString());
+          d = head.subarray(nl + 1);
+          head = undefined;
+          resolve({ size, body });
+        }
+        sent += d.length;
+        if (d.length && !body.write(d)) {
+          child.stdout.pause();
+          body.once("drain", () => child.stdout.resume());
+        }
+      });
+      child.once("error", (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(new EnvironmentError(`could not read ~/${rel}: ${e.message}`, { cause: e, retryable: false }));
+        body.destroy(e);
+      });
+      child.once("close", (code) => {
+        signal.removeEventListener("abort", onAbort);
+        if (head === undefined) {
+          // started: the bytes must be all of them (a file that shrank while read ends the reply early)
+          if (code === 0 && sent === size) body.end();
+          else body.destroy(new EnvironmentError(`~/${rel}: ${sent} of ${size} bytes read (${stderr.trim().split("\n").pop() || `exit ${code}`})`, { retryable: false }));
+          return;
+        }
+        const reason = code === null ? undefined : REASONS[code];
+        const line = stderr.trim().split("\n").pop() ?? "";
+        reject(reason ? new HomeFileError(reason, line) : new EnvironmentError(`home file stream of ~/${rel} failed (${code}): ${line || "no message"}`, { retryable: false }));
+      });
+    });
   return {
+    stream,
     stat: async (rel) => {
       const kind = (await run("stat", rel, 0)).toString().trim();
       return kind === "missing" ? undefined : (kind as HomeEntryKind);

@@ -48,12 +48,14 @@ export function retraceComputerTool(options: RetraceComputerToolOptions) {
       const meter = envMeter(options.env); // times the call and keeps its observation for generateTextWithRecovery
       // Overlapped detection: wait for the verdict on the previous step; an action after an
       // off-track step is not executed (recovery restored an earlier state; the step is discarded).
-      if (!(await meter.admit())) return { screenshot: (await options.blobs.get((await meter.observe()).screenshot)).toString("base64") };
+      if (!(await meter.admit())) return { screenshot: await meter.screenshotBase64(options.blobs, await meter.observe(), "environment.observe()") };
       let observation: Observation | undefined;
       for (const a of actions) observation = (await meter.step(a)).observation;
+      const from = observation ? "environment.step()" : "environment.observe()";
       observation ??= await meter.observe();
       log.push({ input: input as AnthropicComputerInput, actions, observation });
-      return { screenshot: (await options.blobs.get(observation.screenshot)).toString("base64") };
+      // 0 bytes or no image: one line naming the function, never sent to the model as an image
+      return { screenshot: await meter.screenshotBase64(options.blobs, observation, from) };
     },
     // ai 7's file part there (its "image-data" part is deprecated), ai 6's image-data part on ai 6.
     toModelOutput: ({ output }) => ({ type: "content", value: [toolResultImage((output as ComputerToolOutput).screenshot)] }),

@@ -137,6 +137,7 @@ export class AiSdkRecovery {
    * Returns the messages this step sends (retrace's view).
    */
   readonly prepareStep = async <A extends PrepareStepArgs>(args: A): Promise<{ messages: A["messages"] }> => {
+    this.o.meter.throwRefused(); // a screenshot retrace's computer tool refused: the call stops with its line
     if (!this.loop) {
       this.loop = new StepRecovery({ ...this.o, events: this.emitter, onRecovery: (r) => this.report(r) }, this.o.task ?? ({ id: "sdk-task", instruction: instructionOf(args.messages) } satisfies TaskSpec));
       this.started = Date.now();
@@ -223,6 +224,7 @@ export class AiSdkRecovery {
   /** Evaluate (unless `evaluate: false`) and return the episode's result, with the SDK's own result as `sdkResult`. */
   async finish<T extends FinishInput>(result: T): Promise<SdkEpisodeResult<T>> {
     if (this.o.meter.onAction === this.guard) this.o.meter.onAction = undefined;
+    this.o.meter.throwRefused();
     if (!this.loop) throw new ConfigError("createRecovery: finish() before any step ran: pass recovery.prepareStep (or compose()) as prepareStep of the AI SDK call", { field: "prepareStep" });
     const [finishReason, text, totalUsage, metadata] = await Promise.all([result.finishReason, result.text, result.totalUsage, (result as { providerMetadata?: unknown }).providerMetadata]);
     // A verdict still pending (the model answered with text after the last step): take it in;

@@ -77,7 +77,7 @@ export class RetraceComputer implements Computer {
   async screenshot(): Promise<string> {
     const obs = this.fresh ?? (await envMeter(this.options.env).observe());
     this.fresh = undefined;
-    return (await this.options.blobs.get(obs.screenshot)).toString("base64");
+    return envMeter(this.options.env).screenshotBase64(this.options.blobs, obs, "environment.observe()"); // 0 bytes or no image: one line, not sent
   }
 
   click(x: number, y: number, button: Button): Promise<void> {

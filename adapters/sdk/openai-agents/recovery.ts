@@ -161,6 +161,7 @@ export class AgentsRecovery {
 
   private async filter(args: CallModelInputFilterArgs<any>): Promise<ModelInputData> {
     this.filterRan = true;
+    this.o.meter.throwRefused(); // a screenshot retrace's computer refused: the run stops with its line
     const all = args.modelData.input as Item[];
     const first = all.length > 0 ? JSON.stringify(all[0]) : "";
     if (this.runOver || all.length < this.consumed || (this.consumed > 0 && first !== this.firstItem)) {
@@ -304,6 +305,7 @@ export class AgentsRecovery {
     if (this.o.meter.onAction === this.guard) this.o.meter.onAction = undefined;
     this.runOver = true;
     if (this.overridden) throw this.overridden;
+    this.o.meter.throwRefused();
     if (!ran && result && ((result as { rawResponses?: unknown[] }).rawResponses?.length ?? 0) > 0) throw new ConfigError(OVERRIDDEN, { field: "callModelInputFilter" });
     if (result && this.consumed > 0) {
       const seen = [...this.view, ...(result.history as Item[]).slice(this.consumed)];

@@ -10,7 +10,9 @@
 import type { Action } from "../../../src/action.ts";
 import type { Environment, StepOutcome } from "../../../src/environment.ts";
 import type { Observation } from "../../../src/observation.ts";
+import type { BlobReader } from "../../../src/blob-store.ts";
 import { checkedEnvironment } from "../../../src/runtime/user-results.ts";
+import { screenshotBase64 } from "./screenshot.ts";
 
 /** Time and latest observation of one environment. */
 export class EnvMeter {
@@ -21,6 +23,12 @@ export class EnvMeter {
   private hold: Promise<boolean> | undefined;
   /** True once a computer that honours holds ({@link admit}) acted through this meter: only then may detection overlap. */
   holding = false;
+  /**
+   * A screenshot of the user's environment that retrace's computer refused (0 bytes, not an image):
+   * the SDKs catch a computer's error and carry on (the Agents SDK sends an empty screenshot, the AI
+   * SDK a tool error), so the recovery wrappers rethrow it at the next model call and at finish().
+   */
+  refused: Error | undefined;
   /** Called before each admitted action; throws to refuse it (a recovery whose hook the SDK never called). */
   onAction: (() => void) | undefined;
 
@@ -76,6 +84,23 @@ export class EnvMeter {
   /** Hold every action until `verdict` resolves (it must not reject): true lets them run, false drops them. */
   holdUntil(verdict: Promise<boolean>): void {
     this.hold = verdict;
+  }
+
+  /** The observation's screenshot as base64 for the SDK's model; a refused one is kept in {@link refused} and thrown. */
+  async screenshotBase64(blobs: BlobReader, observation: Observation, fn: string): Promise<string> {
+    try {
+      return await screenshotBase64(blobs, observation, fn);
+    } catch (err) {
+      this.refused ??= err as Error;
+      throw err;
+    }
+  }
+
+  /** Throw the refused screenshot's error, once (the wrappers call this before each model call and in finish()). */
+  throwRefused(): void {
+    const err = this.refused;
+    this.refused = undefined;
+    if (err) throw err;
   }
 
   /** Stop holding actions (the wrapper has taken in the verdict). */

@@ -46,6 +46,7 @@ import type { ModelUsage } from "../../../src/usage.ts";
 import { stagehandConfigProblem, stagehandModelName } from "./config.ts";
 import { stagehandToolCallToActions } from "./convert.ts";
 import { STAGEHAND_ACTING_TOOLS, STAGEHAND_ANSWERED_TOOLS, observedUrl, toolOutput, type ToolWithOutput } from "./tool-results.ts";
+import { screenshotBase64 } from "../shared/screenshot.ts";
 
 /** Read-only calls answered inside one step before the step counts as a failure. */
 export const MAX_ANSWERED = 4;
@@ -170,7 +171,7 @@ function normalizeGoogle(input: JsonValue, size: { width: number; height: number
  */
 async function buildMessages(input: PolicyInput, tools: Record<string, ToolWithOutput>, current: readonly Turn[]): Promise<Message[]> {
   const out: Message[] = [{ role: "user", content: input.task.instruction }];
-  const png = async (obs: Observation) => (await input.blobs.get(obs.screenshot)).toString("base64");
+  const png = (obs: Observation) => screenshotBase64(input.blobs, obs, "environment.step()/observe()"); // 0 bytes or no image: one line, not sent
   const pushTurn = async (turn: Turn, before: Observation, after: Observation) => {
     out.push({ role: "assistant", content: [...(turn.text ? [{ type: "text", text: turn.text }] : []), ...turn.calls.map((c) => ({ type: "tool-call", toolCallId: c.id, toolName: c.name, input: c.input }))] });
     const results = [];

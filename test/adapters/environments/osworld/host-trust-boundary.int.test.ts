@@ -6,7 +6,7 @@
  * as .ci/podman-setup.sh does) plants links, FIFOs and libraries in its own home.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -170,13 +170,84 @@ describe.runIf(tools.run && asRoot)("the host control server as a trust boundary
       expect(Date.now() - t0).toBeLessThan(5000);
     });
 
-    it("a 3 GB file is refused with 413 and its size, not 'File not found'", async () => {
-      execFileSync("truncate", ["-s", "3G", join(home, "big.bin")]);
-      lchownSync(join(home, "big.bin"), cua.uid, cua.gid);
-      const r = await form("/file", { file_path: "~/big.bin" });
-      expect(r.status).toBe(413);
-      expect(await r.text()).toMatch(/3221225472 bytes/);
-      rmSync(join(home, "big.bin"));
+    it("a file over the old 100 MB limit streams whole, and the server answers another request meanwhile", async () => {
+      // sparse: 150 MB of zeros and a marker at the end, so the last bytes prove the tail arrived
+      const big = join(home, "big.bin");
+      const size = 150 * 1024 * 1024;
+      const marker = Buffer.from("END-OF-BIG-FILE");
+      execFileSync("truncate", ["-s", String(size - marker.length), big]);
+      appendFileSync(big, marker);
+      lchownSync(big, cua.uid, cua.gid);
+      try {
+        const r = await form("/file", { file_path: "~/big.bin" });
+        expect(r.status).toBe(200);
+        expect(r.headers.get("content-length")).toBe(String(size));
+        const reader = r.body!.getReader();
+        let got = (await reader.read()).value!.length;
+        // the stream is under way: another request is served before it ends
+        const t0 = Date.now();
+        const other = await fetch(`${server.url}/platform`);
+        expect(other.status).toBe(200);
+        expect(Date.now() - t0).toBeLessThan(3000);
+        let tail = Buffer.alloc(0);
+        let nonZero = 0;
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          got += value.length;
+          tail = Buffer.concat([tail, Buffer.from(value)]).subarray(-marker.length);
+          if (got <= size - marker.length && value.some((b) => b !== 0)) nonZero++;
+        }
+        expect(got).toBe(size);
+        expect(tail.toString()).toBe(marker.toString());
+        expect(nonZero).toBe(0);
+      } finally {
+        rmSync(big, { force: true });
+      }
+    });
+
+    it("a streamed file is cut at the request's deadline (a client that stops reading holds nothing)", async () => {
+      const big = join(home, "big2.bin");
+      execFileSync("truncate", ["-s", "1G", big]);
+      lchownSync(big, cua.uid, cua.gid);
+      const short = await startOsworldControlServer({ env, requestDeadlineMs: 1500 });
+      try {
+        const t0 = Date.now();
+        const r = await fetch(`${short.url}/file`, { method: "POST", body: new URLSearchParams({ file_path: "~/big2.bin" }) });
+        expect(r.status).toBe(200);
+        expect(r.headers.get("content-length")).toBe(String(1024 ** 3));
+        const reader = r.body!.getReader();
+        await reader.read(); // then stop reading: the server's send buffer fills and the stream stalls
+        await new Promise((res) => setTimeout(res, 2500));
+        const rest = await (async () => {
+          try {
+            for (;;) if ((await reader.read()).done) return "ended";
+          } catch {
+            return "cut";
+          }
+        })();
+        expect(rest).toBe("cut");
+        expect(Date.now() - t0).toBeLessThan(30_000);
+        expect((await fetch(`${short.url}/platform`)).status).toBe(200);
+      } finally {
+        await short.close();
+        rmSync(big, { force: true });
+      }
+    });
+
+    it("special files are still refused when streaming, at once", async () => {
+      const fifo = join(home, "pipe2");
+      execFileSync("mkfifo", [fifo]);
+      lchownSync(fifo, cua.uid, cua.gid);
+      try {
+        const t0 = Date.now();
+        const r = await form("/file", { file_path: "~/pipe2" });
+        expect(r.status).toBe(403);
+        expect(await r.text()).toMatch(/not a regular file/);
+        expect(Date.now() - t0).toBeLessThan(5000);
+      } finally {
+        rmSync(fifo, { force: true });
+      }
     });
   });
 
