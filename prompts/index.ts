@@ -12,6 +12,7 @@ import errorDetectorQuestion from "./error-detector-question.ts";
 import recoveryStepSelector from "./recovery-step-selector.ts";
 import recoverySystemPrefix from "./recovery-system-prefix.ts";
 import recoveryInstructionPrefix from "./recovery-instruction-prefix.ts";
+import recoveryInstructionPrefixStable from "./recovery-instruction-prefix-stable.ts";
 import recoverySystemPrefixTool from "./recovery-system-prefix-tool.ts";
 import recoveryInstructionPrefixTool from "./recovery-instruction-prefix-tool.ts";
 import recoveryTargetContextualizer from "./recovery-target-contextualizer.ts";
@@ -36,6 +37,7 @@ export const PROMPTS = {
   recoveryStepSelector,
   recoverySystemPrefix,
   recoveryInstructionPrefix,
+  recoveryInstructionPrefixStable,
   recoverySystemPrefixTool,
   recoveryInstructionPrefixTool,
   recoveryTargetContextualizer,

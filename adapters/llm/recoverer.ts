@@ -18,6 +18,7 @@ import type { RecoveryDecision, RecoveryInput, RecoveryPolicy } from "../../src/
 import { logger } from "../../src/logger.ts";
 import recoverySystemPrefix from "../../prompts/recovery-system-prefix.ts";
 import recoveryInstructionPrefix from "../../prompts/recovery-instruction-prefix.ts";
+import recoveryInstructionPrefixStable from "../../prompts/recovery-instruction-prefix-stable.ts";
 import recoverySystemPrefixTool from "../../prompts/recovery-system-prefix-tool.ts";
 import recoveryInstructionPrefixTool from "../../prompts/recovery-instruction-prefix-tool.ts";
 import type { AgentFormatSpec } from "../policies/format.ts";
@@ -53,6 +54,14 @@ export interface LlmRecoveryPolicyOptions extends LlmCallSettings {
   responseChars?: number;
   /** Sampling temperature. @default the agent's, else 0.7 (paper: the forward model's own) */
   temperature?: number;
+  /**
+   * Request layout. "paper": the paper's instruction prefix, with the steps left in it, on every
+   * turn. "cached": the same instruction without anything that changes within an attempt
+   * (`recovery.instruction-prefix-stable`), the steps left told on the current turn only, so the
+   * calls of one attempt share their prefix (system, TARGET, context, earlier turns) in a
+   * provider's prefix cache. Chat formats (pyautogui, uitars) only. @default "paper"
+   */
+  layout?: "paper" | "cached";
 }
 
 const OptionsSchema = z
@@ -61,6 +70,7 @@ const OptionsSchema = z
     historyImages: imagesField(3),
     recoveryImages: imagesField(1),
     responseChars: z.number().int().min(0).default(0),
+    layout: z.enum(["paper", "cached"]).default("paper"),
     ...agentCallFields("llm-recoverer"),
   })
   .strict();
@@ -72,6 +82,8 @@ const CONTEXT_NOTES: Record<RecoveryInput["context"]["kind"], (n: number) => str
   contextualized: () => "Below is a briefing describing the TARGET state and how it came about, including changes a screenshot cannot show.",
 };
 
+const stepsLeft = (input: RecoveryInput) => Math.max(0, input.budget.max - input.budget.used);
+
 /** The explicit recovery policy, in the agent's action format. */
 export function createLlmRecoveryPolicy(options: LlmRecoveryPolicyOptions): RecoveryPolicy {
   const { agent, model, ...rest } = options ?? ({} as LlmRecoveryPolicyOptions);
@@ -79,7 +91,9 @@ export function createLlmRecoveryPolicy(options: LlmRecoveryPolicyOptions): Reco
   if (!agent && !model) throw new ConfigError('createLlmRecoveryPolicy: option "agent" (the forward agent spec) or "model" (a ChatModel) is required', { field: "agent" });
   const spec: AgentFormatSpec = agent ?? ({ format: o.actionFormat, model: model!, temperature: 0.7, maxTokens: 3000 } as AgentFormatSpec);
   const tool = spec.format === "openai-cua" || spec.format === "anthropic";
-  const [systemPrefix, instructionPrefix] = tool ? [recoverySystemPrefixTool, recoveryInstructionPrefixTool] : [recoverySystemPrefix, recoveryInstructionPrefix];
+  if (tool && o.layout === "cached") throw new ConfigError(`createLlmRecoveryPolicy: layout "cached" is for the chat formats (pyautogui, uitars); format ${spec.format} keeps its own layout (remove layout)`, { field: "layout" });
+  const cached = o.layout === "cached";
+  const [systemPrefix, instructionPrefix] = tool ? [recoverySystemPrefixTool, recoveryInstructionPrefixTool] : [recoverySystemPrefix, cached ? recoveryInstructionPrefixStable : recoveryInstructionPrefix];
   const policy = framedAgent(spec, { historyImages: o.recoveryImages, detail: o.detail, temperature: o.temperature, maxTokens: o.maxTokens }, "createLlmRecoveryPolicy");
   const prompt = `${promptRef(systemPrefix)}+${promptRef(instructionPrefix)}`;
   // The agent's observation type (chat formats) applies to the TARGET and the context's screens too.
@@ -98,18 +112,20 @@ export function createLlmRecoveryPolicy(options: LlmRecoveryPolicyOptions): Reco
       preamble.push({ type: "text", text: `Briefing on the TARGET state:\n${context.summary?.trim() || "(no briefing available)"}` });
     }
     const contextCount = context.kind === "0-E" || context.kind === "0-R" ? context.history.length : 0;
+    const vars = { target_step: target.step, error_step: input.errorStep, context_note: CONTEXT_NOTES[context.kind](contextCount), restored_token: RESTORED_TOKEN };
+    if (tool) {
+      return { prompt, role: "recoverer", systemPrefix: renderPrompt(systemPrefix, { restored_token: RESTORED_TOKEN }), instructionPrefix: renderPrompt(recoveryInstructionPrefixTool, { ...vars, steps_left: stepsLeft(input) }), preamble };
+    }
     return {
       prompt,
       role: "recoverer",
       systemPrefix: renderPrompt(systemPrefix, { restored_token: RESTORED_TOKEN }),
-      instructionPrefix: renderPrompt(instructionPrefix, {
-        target_step: target.step,
-        error_step: input.errorStep,
-        context_note: CONTEXT_NOTES[context.kind](contextCount),
-        steps_left: Math.max(0, input.budget.max - input.budget.used),
-        restored_token: RESTORED_TOKEN,
-      }),
+      instructionPrefix: cached
+        ? renderPrompt(recoveryInstructionPrefixStable, { ...vars, budget: input.budget.max })
+        : renderPrompt(recoveryInstructionPrefix, { ...vars, steps_left: stepsLeft(input) }),
       preamble,
+      // layout "cached": the one part of the instruction that changes per call, at the end of the current turn only.
+      ...(cached && { currentSuffix: `Recovery action steps left: ${stepsLeft(input)} of ${input.budget.max}.` }),
     };
   }
 

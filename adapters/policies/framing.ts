@@ -26,6 +26,12 @@ export interface PromptFraming {
   preamble?: ChatContentPart[];
   /** Role stamped on the call's usage record. @default "policy" */
   role?: ModelRole;
+  /**
+   * Text appended to the current turn only, after its screen (chat formats): what changes from
+   * call to call, kept out of the earlier turns so consecutive calls share a byte-identical
+   * prefix in a provider's prefix cache. @default none
+   */
+  currentSuffix?: string;
 }
 
 /** Per-policy counters (failures are also on each PolicyDecision). */

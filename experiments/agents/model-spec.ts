@@ -91,6 +91,12 @@ export const ModelAgentSpecSchema = z
     maxRetries: z.number().int().min(0).max(10).default(DEFAULT_MODEL_RETRIES),
     /** detector only: "neutral" (the paper's) or "cautious" (retrace's "when unsure, say on track"). @default "neutral" */
     stance: z.enum(["neutral", "cautious"]).optional(),
+    /**
+     * recovery only, chat formats: the recovery agent's request layout, "paper" (the steps left in
+     * the instruction on every turn) or "cached" (a stable instruction, the steps left on the current
+     * turn only, so one attempt's calls share their prefix in a provider's prefix cache). @default "paper"
+     */
+    layout: z.enum(["paper", "cached"]).optional(),
     /** USD per million tokens by model name (`"gpt-4o*"` = prefix). @default none (cost 0) */
     prices: z.record(z.string(), price).optional(),
   })
@@ -131,6 +137,8 @@ export function modelRoleProblem(role: AgentRole, spec: ModelAgentSpec): { field
   if (backend === "langchain" && !spec.module) return { field: "module", message: "backend langchain needs module: the path of a file exporting a LangChain chat model or a factory (resolved against the current directory)" };
   if (backend !== "langchain" && (spec.module !== undefined || spec.export !== undefined)) return { field: spec.module !== undefined ? "module" : "export", message: "module/export are only read with backend: langchain" };
   if (spec.stance !== undefined && role !== "detector") return { field: "stance", message: "stance is a detector option (neutral | cautious); remove it from this role" };
+  if (spec.layout !== undefined && role !== "recovery") return { field: "layout", message: "layout is a recovery-agent option (paper | cached); remove it from this role" };
+  if (spec.layout === "cached" && (spec.format === "openai-cua" || spec.format === "anthropic")) return { field: "layout", message: `layout cached is for the chat formats (pyautogui, uitars); format ${spec.format} keeps its own layout` };
   const chat = backend === "openai" || backend === "langchain";
   if (role === "forward" || role === "recovery" || role === "perturber") {
     if ((spec.format === "pyautogui" || spec.format === "uitars") && !chat)

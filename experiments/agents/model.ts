@@ -41,7 +41,7 @@ export function createModelAgent<R extends AgentRole>(role: R, spec: ModelAgentS
     // The action-producing roles share one format spec (paper B.2: same backbone and format).
     const agent = formatSpecOf(spec, modelRole, ctx);
     if (role === "forward") return createFormatPolicy(agent) as unknown as AgentOf[R];
-    if (role === "recovery") return createLlmRecoveryPolicy({ agent, ...images, ...call }) as unknown as AgentOf[R];
+    if (role === "recovery") return createLlmRecoveryPolicy({ agent, ...images, ...call, ...opt("layout", spec.layout) }) as unknown as AgentOf[R];
     return createLlmPerturbationPolicy({ agent, ...images, ...call }) as unknown as AgentOf[R];
   }
   const model = chatModelFor(spec, modelRole, ctx);

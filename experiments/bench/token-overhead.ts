@@ -6,8 +6,10 @@
  * One run, three arms on the same 144 (task, seed) units (48 SimDesk tasks x seeds 0-2):
  * - bare: no recovery;
  * - paper: `detector: { preset: paper }`, the paper's every-step detector (max recovery iterations 3);
- * - production: `detector: { preset: production }` (cascade gates, last-k window, tree diffs,
- *   cache-friendly layout; adapters/llm/detection-preset.ts), same cap.
+ * - production: the production recipe: `detector: { preset: production }` (cascade gates, last-k
+ *   window, tree diffs, cache-friendly layout; adapters/llm/detection-preset.ts), the recovery
+ *   agent's `layout: cached`, and one screenshot for the selector and summarizer
+ *   (`historyImages: 1`); same cap (docs/cost.md, "Recovery levers").
  *
  * Reported (each arm's per-episode figures over the bare arm's, on the same units):
  * - tokens per episode, and billed-equivalent tokens per episode (`billedOf` of each role's usage

@@ -29,6 +29,7 @@ const REALISTIC: Record<string, Array<Record<string, string | number>>> = {
   "post-restoration.unconfirmed-cut": [{ step: 3 }, { step: 0 }],
   "recovery.instruction-prefix.tool": [{ target_step: 9, error_step: 10, context_note: "Below is the earlier run's history up to the TARGET state (9 step(s)).", steps_left: 10, restored_token: "RESTORED" }],
   "recovery.instruction-prefix": [{ target_step: 9, error_step: 10, context_note: "No history of the earlier run is given; rely on the TARGET screenshot.", steps_left: 10, restored_token: "RESTORED" }],
+  "recovery.instruction-prefix-stable": [{ target_step: 9, error_step: 10, context_note: "Below is a briefing describing the TARGET state and how it came about, including changes a screenshot cannot show.", budget: 10, restored_token: "RESTORED" }],
   "recovery-judge": [{ instruction: INSTRUCTION, history: "0. click(100, 200)\n1. type('summary')", recovery: "(no actions)" }],
   "recovery-step-selector": [{ instruction: INSTRUCTION, error_step: 10, error_reason: "step 10 typed into the wrong field" }],
   "recovery.system-prefix.tool": [{ restored_token: "RESTORED" }],

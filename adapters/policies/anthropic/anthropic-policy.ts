@@ -34,7 +34,7 @@ import { prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming
 import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
 import { registerSecret } from "../../../src/secrets.ts";
 import { withCallSignal } from "../../../src/call-signal.ts";
-import { deadlineFetch } from "../../models/deadline-fetch.ts";
+import { countingAttempts, deadlineFetch } from "../../models/deadline-fetch.ts";
 import { exceedsNesting, MAX_NESTING } from "../../../src/bounds.ts";
 
 /** Options for {@link createAnthropicPolicy}. */
@@ -166,13 +166,21 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
       const observed = options.observe?.({ model, ...(framing?.prompt && { prompt: framing.prompt }), ...(draw && { draw }), messages: anthropicRequestMessages(request) });
       let res: { content: any[]; usage: { input_tokens: number; output_tokens: number; cached_input_tokens?: number; cache_write_input_tokens?: number }; meta?: RecordedCall };
       let cached: boolean;
+      /** HTTP retries of the live call (absent on a cache replay: no request was sent). */
+      let retries: number | undefined;
+      let attempts = 0;
       const sdk = await client();
       try {
         ({ value: res, cached } = await cache.run(request, async () => {
           const body = await materializeBlobUrls(request, input.blobs, "base64");
           await awaitEndpointSlot(options.baseURL ?? "https://api.anthropic.com");
           const t0 = performance.now();
-          const r = await withCallSignal(input.signal, (signal) => sdk.beta.messages.create(body as never, { signal }));
+          // The SDK's retries (bounded by maxRetries, stopped by an abort) are counted per call (usage.retries).
+          const out = await countingAttempts(() => withCallSignal(input.signal, (signal) => sdk.beta.messages.create(body as never, { signal })));
+          attempts = out.attempts;
+          if ("error" in out) throw out.error;
+          retries = Math.max(0, out.attempts - 1);
+          const r = out.value;
           const msg = r as unknown as { content: any[]; usage?: unknown };
           // Model output is untrusted: one nested too deep would overflow the stack in every later walk (cache, hash, redaction).
           if (exceedsNesting(msg.content)) throw unparseable(`the answer's content is nested more than ${MAX_NESTING} levels deep`);
@@ -188,10 +196,11 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
         if (input.signal?.aborted) throw abortError(input.signal);
         if (err instanceof ConfigError) throw err;
         if (err instanceof ModelBehaviorError) return fail(toPolicyFailure(err));
-        return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `Anthropic computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey] })).message });
+        return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `Anthropic computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey], ...(attempts > 0 && { attempts }) })).message });
       }
       const { input_tokens: inputTokens, output_tokens: outputTokens, cached_input_tokens: cachedInputTokens, cache_write_input_tokens: cacheWriteInputTokens } = res.usage;
-      const usage = callUsage({ role: framing?.role ?? "policy", model, inputTokens, outputTokens, cachedInputTokens, cacheWriteInputTokens, provider: "anthropic", startedMs: started, cached, prices: options.prices, ...(framing?.prompt && { prompt: framing.prompt }) });
+      // `retries`: the client's retries of the live call (0 on a first-try answer), in the usage record.
+      const usage = { ...callUsage({ role: framing?.role ?? "policy", model, inputTokens, outputTokens, cachedInputTokens, cacheWriteInputTokens, provider: "anthropic", startedMs: started, cached, prices: options.prices, ...(framing?.prompt && { prompt: framing.prompt }) }), ...(retries !== undefined && { retries }) };
       const content = Array.isArray(res.content) ? res.content : [];
       const text = content.map((b) => (b?.type === "text" ? b.text : b?.type === "tool_use" ? `tool_use ${JSON.stringify(b.input)}` : "")).filter(Boolean).join("\n");
       observed?.done(text, usage);

@@ -36,7 +36,7 @@ import { prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming
 import { awaitEndpointSlot } from "../../../src/runtime/endpoint-limit.ts";
 import { registerSecret } from "../../../src/secrets.ts";
 import { withCallSignal } from "../../../src/call-signal.ts";
-import { deadlineFetch } from "../../models/deadline-fetch.ts";
+import { countingAttempts, deadlineFetch } from "../../models/deadline-fetch.ts";
 import { exceedsNesting, MAX_NESTING } from "../../../src/bounds.ts";
 
 /** Options for {@link createOpenAICuaPolicy}. */
@@ -167,13 +167,21 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
       const observed = options.observe?.({ model, ...(framing?.prompt && { prompt: framing.prompt }), ...(draw && { draw }), messages: responsesRequestMessages(request) });
       let res: CuaResponse;
       let cached: boolean;
+      /** HTTP retries of the live call (absent on a cache replay: no request was sent). */
+      let retries: number | undefined;
+      let attempts = 0;
       const sdk = await client();
       try {
         ({ value: res, cached } = await cache.run(request, async (): Promise<CuaResponse> => {
           const body = await materializeBlobUrls(request, input.blobs);
           await awaitEndpointSlot(baseURL ?? "https://api.openai.com/v1");
           const t0 = performance.now();
-          const r = (await withCallSignal(input.signal, (signal) => sdk.responses.create(body as never, { signal }))) as unknown as CuaResponse;
+          // The SDK's retries (bounded by maxRetries, stopped by an abort) are counted per call (usage.retries).
+          const out = await countingAttempts(() => withCallSignal(input.signal, (signal) => sdk.responses.create(body as never, { signal })));
+          attempts = out.attempts;
+          if ("error" in out) throw out.error;
+          retries = Math.max(0, out.attempts - 1);
+          const r = out.value as unknown as CuaResponse;
           // Model output is untrusted: one nested too deep would overflow the stack in every later walk (cache, hash, redaction).
           if (exceedsNesting(r.output)) throw unparseable(`the answer's output is nested more than ${MAX_NESTING} levels deep`);
           const n = responsesUsage(r.usage);
@@ -186,9 +194,10 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
         if (input.signal?.aborted) throw abortError(input.signal);
         if (err instanceof ConfigError) throw err;
         if (err instanceof ModelBehaviorError) return fail(toPolicyFailure(err));
-        return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `OpenAI computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey] })).message });
+        return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `OpenAI computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey], ...(attempts > 0 && { attempts }) })).message });
       }
-      const usage = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0, cachedInputTokens: res.usage?.cached_input_tokens, startedMs: started, cached, prices: options.prices });
+      // `retries`: the client's retries of the live call (0 on a first-try answer), in the usage record.
+      const usage = { ...callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0, cachedInputTokens: res.usage?.cached_input_tokens, startedMs: started, cached, prices: options.prices }), ...(retries !== undefined && { retries }) };
       const calls = (res.output ?? []).filter((o) => o?.type === "computer_call");
       const text = describeOutput(res.output ?? []);
       observed?.done(text, usage);

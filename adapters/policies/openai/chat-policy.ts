@@ -84,6 +84,7 @@ export function buildChatMessages(
   const current: ChatContentPart[] = [];
   if (input.notice) current.push({ type: "text", text: input.notice });
   current.push({ type: "text", text: step }, ...observationParts(input.observation, o.observation, o.detail));
+  if (framing?.currentSuffix) current.push({ type: "text", text: framing.currentSuffix });
   messages.push({ role: "user", content: current });
   return messages;
 }

@@ -101,4 +101,37 @@ describe("createLlmRecoveryPolicy over HTTP", () => {
     expect(body.messages[5].content).toBe("CLICK(11,20)");
     expect(requestText(body)).toContain("at most 8 more action step(s)");
   });
+  it('layout "cached": the calls of one attempt repeat a byte-identical instruction; the steps left are on the current turn only (paper: in every turn)', async () => {
+    const blobs = tempBlobs();
+    const s = await scriptedModel(blobs, [{ text: "```python\npyautogui.click(1, 1)\n```" }, { text: "```python\npyautogui.click(2, 2)\n```" }, { text: "```python\npyautogui.click(1, 1)\n```" }, { text: "```python\npyautogui.click(2, 2)\n```" }]);
+    server = s.server;
+    const history = await makeHistory(blobs, 4);
+    const current = await screenshot(blobs, 250);
+    const base: RecoveryInput = { task, target: { step: 2, observation: history[2].observation }, errorStep: 3, context: { kind: "contextualized", history: [], summary: "TARGET STATE: Writer open." }, recoveryHistory: [], observation: current, budget: { used: 0, max: 10 }, tick: 5, blobs };
+    const second = (): RecoveryInput => ({ ...base, recoveryHistory: [{ step: 0, observation: current, actions: [{ type: "CLICK", x: 1, y: 1, button: "left", numClicks: 1 }] }], budget: { used: 1, max: 10 } });
+    const userTexts = (i: number) => (s.server.requests[i].body.messages as Array<{ role: string; content: unknown }>).filter((m) => m.role === "user").map((m) => (typeof m.content === "string" ? m.content : (m.content as Array<{ text?: string }>).map((p) => p.text ?? "").join("|")));
+
+    const cached = createLlmRecoveryPolicy({ model: s.model, historyImages: 1, recoveryImages: 2, layout: "cached" });
+    const d = await cached.propose(base);
+    expect(d.usage?.[0].prompt).toContain("recovery.instruction-prefix-stable@1");
+    await cached.propose(second());
+    const [c1, c2] = [userTexts(0), userTexts(1)];
+    // Call 2 starts with call 1's messages up to its current turn, byte for byte.
+    expect(c2.slice(0, c1.length - 1)).toEqual(c1.slice(0, -1));
+    // ...and its current turn is call 2's first turn plus the steps-left line, which comes last.
+    expect(c1.at(-1)).toBe(`${c2[c1.length - 1]}|Recovery action steps left: 10 of 10.`);
+    expect(c2.at(-1)!.endsWith("|Recovery action steps left: 9 of 10.")).toBe(true);
+    expect(c2.slice(0, -1).join("\n")).not.toContain("steps left");
+
+    const paper = createLlmRecoveryPolicy({ model: s.model, historyImages: 1, recoveryImages: 2 });
+    await paper.propose(base);
+    await paper.propose(second());
+    const [p1, p2] = [userTexts(2), userTexts(3)];
+    expect(p1.at(-1)).toContain("at most 10 more action step(s)");
+    // The paper layout re-renders every turn with the new count: the earlier turn changed.
+    expect(p2[p1.length - 1]).toContain("at most 9 more action step(s)");
+    expect(p2.join("\n")).not.toContain("at most 10 more");
+    expect(() => createLlmRecoveryPolicy({ model: s.model, layout: "stable" as never })).toThrow(/layout/);
+    s.server.verify();
+  });
 });

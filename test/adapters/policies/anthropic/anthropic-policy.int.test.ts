@@ -123,6 +123,25 @@ describe("Anthropic computer-use policy", () => {
     server.verify();
   });
 
+  it("records the SDK's retries in the call's usage: a server that fails twice then answers gives retries 2; giving up names the attempts made", async () => {
+    const blobs = tempBlobs();
+    server = await startScriptedOpenAIServer({
+      script: [{ status: 500, retryAfterMs: 5 }, { status: 529, retryAfterMs: 5 }, { content: [toolUse("t1", { action: "type", text: "hi" })] }, { content: [toolUse("t2", { action: "type", text: "again" })] }, { status: 500, retryAfterMs: 5 }, { status: 500, retryAfterMs: 5 }],
+    });
+    const policy = createAnthropicPolicy({ baseURL: server.origin, apiKey: "k", settings: noEnv, maxRetries: 2 });
+    const first = await policy.propose(await policyInput(blobs));
+    expect(first.actions).toEqual([{ type: "TYPING", text: "hi" }]);
+    expect(first.usage?.[0].retries).toBe(2);
+    expect(server.calls).toBe(3);
+    expect((await policy.propose(await policyInput(blobs))).usage?.[0].retries).toBe(0);
+    const strict = createAnthropicPolicy({ baseURL: server.origin, apiKey: "k", settings: noEnv, maxRetries: 1 });
+    const failed = await strict.propose(await policyInput(blobs));
+    expect(failed.failure?.kind).toBe("model-error");
+    expect(failed.failure?.message).toMatch(/HTTP 500 after 2 attempt/);
+    expect(server.calls).toBe(6);
+    server.verify();
+  });
+
   it("shrinks a 1920x1080 screen to the API's image limits and scales the model's coordinates back", async () => {
     const blobs = tempBlobs();
     server = await startScriptedOpenAIServer({ script: [{ content: [toolUse("t1", { action: "left_click", coordinate: [714, 402] })] }] });

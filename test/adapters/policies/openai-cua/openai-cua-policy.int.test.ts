@@ -151,4 +151,22 @@ describe("OpenAI computer-use policy (Responses API)", () => {
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
     server.verify();
   });
+  it("records the SDK's retries in the call's usage: a server that fails twice then answers gives retries 2; giving up names the attempts made", async () => {
+    const blobs = tempBlobs();
+    server = await startScriptedOpenAIServer({
+      script: [{ status: 429, retryAfterMs: 5 }, { status: 500, retryAfterMs: 5 }, { output: [call("1", { type: "move", x: 3, y: 4 })] }, { output: [call("2", { type: "move", x: 5, y: 6 })] }, { status: 500, retryAfterMs: 5 }, { status: 500, retryAfterMs: 5 }],
+    });
+    const policy = createOpenAICuaPolicy({ baseURL: server.url, apiKey: "k", settings: noEnv, maxRetries: 2 });
+    const first = await policy.propose(await policyInput(blobs));
+    expect(first.actions).toEqual([{ type: "MOVE_TO", x: 3, y: 4 }]);
+    expect(first.usage?.[0].retries).toBe(2);
+    expect(server.calls).toBe(3);
+    expect((await policy.propose(await policyInput(blobs))).usage?.[0].retries).toBe(0);
+    const strict = createOpenAICuaPolicy({ baseURL: server.url, apiKey: "k", settings: noEnv, maxRetries: 1 });
+    const failed = await strict.propose(await policyInput(blobs));
+    expect(failed.failure?.kind).toBe("model-error");
+    expect(failed.failure?.message).toMatch(/HTTP 500 after 2 attempt/);
+    expect(server.calls).toBe(6);
+    server.verify();
+  });
 });
