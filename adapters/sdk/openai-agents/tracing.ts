@@ -43,7 +43,7 @@ export class RecoverySpans {
       this.span = createCustomSpan({
         data: {
           name: RECOVERY_SPAN_NAME,
-          data: { errorStep: e.errorStep, recoveryStep: e.recoveryStep, attempt: e.attempt, restoration: e.restoration, confidence: this.detection?.confidence ?? null, reason: this.detection?.reason ?? "", degraded: this.degraded },
+          data: { errorStep: e.errorStep, recoveryStep: e.recoveryStep, attempt: e.attempt, restoration: e.restoration, mode: e.restoration, confidence: this.detection?.confidence ?? null, reason: this.detection?.reason ?? "", degraded: this.degraded },
         },
       });
       this.span.start();

@@ -140,7 +140,7 @@ describe("createAgentsRecovery in the OpenAI Agents SDK's own loop", () => {
     const mine = processor.spans.filter((sp) => sp.spanData.type === "custom" && sp.spanData.name === RECOVERY_SPAN_NAME);
     expect(mine).toHaveLength(1);
     const data = mine[0].spanData.data;
-    expect(data).toMatchObject({ errorStep: s.E, recoveryStep: s.R, attempt: 1, mode: "model", confidence: 0.92, restored: true, recoverySteps: 1, cut: { from: s.E + 1, to: s.R } });
+    expect(data).toMatchObject({ errorStep: s.E, recoveryStep: s.R, attempt: 1, restoration: "model", mode: "model", confidence: 0.92, restored: true, recoverySteps: 1, cut: { from: s.E + 1, to: s.R } });
     const recTokens = episode.accounting.models.recoverer!.inputTokens;
     expect(data.inputTokens).toBeGreaterThan(recTokens); // the recoverer's plus the triggering detection's
     expect(data.inputTokens).toBeLessThan(recTokens + episode.accounting.models.detector!.inputTokens);

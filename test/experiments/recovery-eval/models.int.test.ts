@@ -94,7 +94,7 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     expect(server.modelListCalls).toBe(1); // one endpoint preflight for forward + perturber (same URL and key)
     expect(buildOut).toMatch(/dataset [0-9a-f]{16} on simdesk \(model agents, simulated: false\)/);
     expect(buildOut).toContain("1 rollouts -> 1 successful -> 1 well-formed -> 1 transition-consistent (retention 100.0%)");
-    expect(buildOut).toMatch(/policy: 6 call\(s\), 5400\+180 tokens, \$0\.0000, 0 error\(s\)/);
+    expect(buildOut).toMatch(/policy: 6 call\(s\), 5400\+180 tokens, n\/a, 0 error\(s\)/);
     expect(buildOut).toMatch(/perturber: 1 call\(s\)/);
     expect(buildOut).toMatch(/d=1: 1 seed steps .* -> 1 final/);
     const manifest = JSON.parse(readFileSync(join(ds, "dataset.json"), "utf8"));
