@@ -505,3 +505,21 @@ function decisionText(winner: string | undefined, survivors: string[], reason: S
   const why = reason === "tied" ? `statistically tied: each is within ${pct(tieMargin)} of the best${objective === "success-per-cost" ? "'s success per cost (relative gap)" : ""} at 95%` : reason === "budget" ? "the episode budget is spent before they could be separated" : `the batch's ${units} units are spent before they could be separated`;
   return `${survivors.length} candidates remain (${survivors.join(", ")}): ${why}; ${lost}; run more units (see --plan) to separate them`;
 }
+
+/** The objective in words, e.g. "success rate, mean cost at most 4000 tokens per episode". `kind` names the cost unit of a success-per-cost race. */
+export function objectiveText(r: Pick<RaceResult, "objective" | "costLimit">, costUnit: string, kind?: string): string {
+  const unit = costUnit === "usd" ? "USD" : "tokens";
+  const what = r.objective === "success-per-cost" ? (kind === "success-per-1k-tokens" ? "success per 1k tokens" : kind === "success-per-usd" ? "success per USD" : `success per ${unit}`) + " (paired bootstrap, Holm)" : "success rate (McNemar, Holm)";
+  return `${what}${r.costLimit !== undefined ? `, mean cost at most ${r.costLimit} ${unit} per episode (one-sided z-test, Holm)` : ""}`;
+}
+
+/** Why a candidate left, in words (with its p-values). */
+export function eliminationText(e: Elimination): string {
+  const where = `batch ${e.batch}, round ${e.round} (${e.units} units)`;
+  if (e.reason === "worse") return `eliminated in ${where} against ${e.against}: p = ${e.pAdjusted!.toPrecision(2)} (Holm over ${e.family}; raw ${e.p!.toPrecision(2)})`;
+  if (e.reason === "over-cost") {
+    if (e.atEnd) return `left at the end of ${where}: mean cost above the limit (not significantly${e.p !== undefined ? `, p = ${e.p.toPrecision(2)}` : ""})`;
+    return `eliminated in ${where}: over the cost limit${e.pAdjusted !== undefined ? `, p = ${e.pAdjusted.toPrecision(2)} (one-sided, Holm over ${e.family}; raw ${e.p!.toPrecision(2)})` : ""}`;
+  }
+  return `not carried past batch ${e.batch}`;
+}
