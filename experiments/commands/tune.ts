@@ -112,7 +112,7 @@ async function tune(file: string, flags: TuneFlags): Promise<void> {
     processes?.close();
   }
   const r = run.result;
-  process.stdout.write(`\n${safeName(config.name)} (race over ${config.knobs.map((k) => k.path).join(" x ")}, ${tasks.length} task(s) per seed)${run.simulated ? "  [SIMULATED components]" : ""}\n${summaryText(r, run.costUnit)}\n`);
+  process.stdout.write(`\n${safeName(config.name)} (race over ${config.knobs.map((k) => k.path).join(" x ")}, ${tasks.length} task(s) per seed)${run.simulated ? "  [SIMULATED components]" : ""}\n${summaryText(r, run.costUnit, config.objective)}\n`);
   if (run.envErrors) process.stdout.write(`environment errors: ${run.envErrors} episode(s) scored as failures (the environment, not the agent, failed)\n`);
   if (r.winner) process.stdout.write(`winner as config: ${safeName(join(run.out, "winner.yaml"), 400)}; as withRecovery options: ${safeName(join(run.out, "winner.ts"), 400)}\n`);
   process.stdout.write(`race in ${safeName(run.out, 400)} (${((Date.now() - started) / 1000).toFixed(1)} s); report: npx retrace report ${safeName(run.out, 400)}\n`);

@@ -52,6 +52,18 @@ export const TuneConfigSchema = z
     race: TuneRaceSchema.default(TuneRaceSchema.parse({})),
     /** Objective: success rate, with at most this mean cost per episode (tokens or USD). @default no limit */
     costLimit: z.union([z.object({ tokens: z.number().positive() }).strict(), z.object({ usd: z.number().positive() }).strict()]).optional(),
+    /**
+     * What the race maximises: success rate (default), optionally under a cap on the mean tokens or
+     * USD per episode, or success per USD / per 1k tokens. @default { kind: success }
+     */
+    objective: z
+      .object({
+        kind: z.enum(["success", "success-per-usd", "success-per-1k-tokens"]).default("success"),
+        maxTokensPerEpisode: z.number().positive().optional(),
+        maxUsdPerEpisode: z.number().positive().optional(),
+      })
+      .strict()
+      .optional(),
     /** The forward/recovery pair every candidate runs (as in a sweep config). */
     pair: z.record(z.string(), z.unknown()),
     /** Max recovery iterations of every candidate (make it a knob to race it). @default 3 */
@@ -61,12 +73,17 @@ export const TuneConfigSchema = z
 
 export type TuneRace = z.output<typeof TuneRaceSchema>;
 
+/** What a race maximises. */
+export type TuneObjectiveKind = "success" | "success-per-usd" | "success-per-1k-tokens";
+
 /** A loaded tune config. */
 export interface TuneConfig {
   name: string;
   knobs: Knob[];
   race: TuneRace;
   costLimit?: { tokens: number } | { usd: number };
+  /** What the race maximises (`objective.kind`). */
+  objective: TuneObjectiveKind;
   /** The base experiment as written (kind end-to-end, one pair, no seeds): candidates patch it. */
   base: Record<string, unknown>;
   /** The base config, validated (tasks, env, options resolved). */
@@ -75,7 +92,7 @@ export interface TuneConfig {
 }
 
 /** Rest of a tune config: the fields an end-to-end config has. */
-const TUNE_ONLY = ["kind", "space", "race", "costLimit", "pair", "maxRecoveryIterations"];
+const TUNE_ONLY = ["kind", "space", "race", "costLimit", "objective", "pair", "maxRecoveryIterations"];
 
 /** Validate a parsed tune config object (space entries from `--knob` flags override the file's). */
 export function parseTuneConfig(raw: unknown, source = "config", extraKnobs: Knob[] = []): TuneConfig {
@@ -94,7 +111,8 @@ export function parseTuneConfig(raw: unknown, source = "config", extraKnobs: Kno
   const knobs = [...fromFile.filter((k) => !extraKnobs.some((e) => e.path === k.path)), ...extraKnobs.map((k) => ({ ...k, path: normalizePath(k.path) }))];
   checkKnobs(knobs, `${source}.space`);
   const parsed = parseExperimentConfig({ ...base, seeds: [t.race.seedStart] }, source) as EndToEndConfig;
-  const config: TuneConfig = { name: String(rest.name ?? "tune"), knobs, race: t.race, ...(t.costLimit && { costLimit: t.costLimit }), base, parsed, source };
+  const costLimit = objectiveCostLimit(t.objective, t.costLimit, source);
+  const config: TuneConfig = { name: String(rest.name ?? "tune"), knobs, race: t.race, ...(costLimit && { costLimit }), objective: t.objective?.kind ?? "success", base, parsed, source };
   // Every value of every knob is checked up front, one at a time over the base, naming the knob.
   for (const k of knobs)
     k.values.forEach((v, i) => {
@@ -106,6 +124,16 @@ export function parseTuneConfig(raw: unknown, source = "config", extraKnobs: Kno
       }
     });
   return config;
+}
+
+/** The cost cap an objective (or the older `costLimit` field) sets; one cap, in the objective's cost unit. */
+function objectiveCostLimit(o: z.output<typeof TuneConfigSchema>["objective"], legacy: TuneConfig["costLimit"], source: string): TuneConfig["costLimit"] {
+  const caps = [o?.maxTokensPerEpisode !== undefined && "maxTokensPerEpisode", o?.maxUsdPerEpisode !== undefined && "maxUsdPerEpisode", legacy && "costLimit"].filter(Boolean);
+  if (caps.length > 1) throw new ConfigError(`${source}.objective: give one cost cap, not ${caps.join(" and ")}`, { field: "objective" });
+  const cap: TuneConfig["costLimit"] = legacy ?? (o?.maxTokensPerEpisode !== undefined ? { tokens: o.maxTokensPerEpisode } : o?.maxUsdPerEpisode !== undefined ? { usd: o.maxUsdPerEpisode } : undefined);
+  if (cap && o?.kind === "success-per-usd" && "tokens" in cap) throw new ConfigError(`${source}.objective: success-per-usd measures cost in USD; cap it with maxUsdPerEpisode, not a token cap`, { field: "objective.maxTokensPerEpisode" });
+  if (cap && o?.kind === "success-per-1k-tokens" && "usd" in cap) throw new ConfigError(`${source}.objective: success-per-1k-tokens measures cost in tokens; cap it with maxTokensPerEpisode, not a USD cap`, { field: "objective.maxUsdPerEpisode" });
+  return cap;
 }
 
 /** Load a tune config file (.yaml, .yml, .json). */

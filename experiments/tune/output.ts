@@ -3,7 +3,7 @@
  * console summary that says what was decided and with what confidence.
  */
 import { stringify as toYaml } from "yaml";
-import type { RaceResult } from "../../src/tune/race.ts";
+import { eliminationText, objectiveText, type RaceResult } from "../../src/tune/race.ts";
 import { settingText, type KnobValue } from "../../src/tune/space.ts";
 import type { TuneConfig } from "./config.ts";
 
@@ -36,15 +36,16 @@ export function winnerSnippet(config: TuneConfig, setting: Record<string, KnobVa
 }
 
 /** The console summary: the decision in words, then one line per candidate. */
-export function summaryText(r: RaceResult, costUnit: string): string {
+export function summaryText(r: RaceResult, costUnit: string, kind?: string): string {
   const priced = r.candidates.some((c) => c.cost.mean > 0);
   const rows = [...r.candidates].sort((a, b) => (a.eliminated ? 1 : 0) - (b.eliminated ? 1 : 0) || b.success.rate - a.success.rate);
   const lines = [
+    `objective: ${objectiveText(r, costUnit, kind)}`,
     `decision: ${r.decision}`,
     `episodes: ${r.episodes} (a grid of the ${r.candidates.length} candidates at the same confidence: ${r.gridEpisodes}; ${(r.episodes / Math.max(1, r.gridEpisodes)).toFixed(2)} of it); space: ${r.spaceSize} candidate(s)`,
     ...rows.map((c) => {
       const e = c.eliminated;
-      const fate = !e ? (r.survivors.includes(c.id) ? (c.id === r.winner ? "WINNER" : "survivor") : "") : e.reason === "worse" ? `out at batch ${e.batch} round ${e.round} (${e.units} units) vs ${e.against}, p=${e.pAdjusted!.toPrecision(2)} (Holm, raw ${e.p!.toPrecision(2)})` : e.reason === "over-cost" ? `out at batch ${e.batch} round ${e.round}: over the cost limit` : `not carried past batch ${e.batch}`;
+      const fate = !e ? (r.survivors.includes(c.id) ? (c.id === r.winner ? "WINNER" : "survivor") : "") : eliminationText(e);
       return `  ${c.id.padEnd(5)} ${settingText(c.setting).padEnd(60)} ${(100 * c.success.rate).toFixed(0).padStart(3)}% [${(100 * c.success.lo).toFixed(0)}-${(100 * c.success.hi).toFixed(0)}] n=${c.success.n}  ${priced ? `${costUnit === "usd" ? "$" : "tokens "}${c.cost.mean.toFixed(costUnit === "usd" ? 4 : 0)}/episode` : "cost n/a"}  ${fate}`;
     }),
   ];

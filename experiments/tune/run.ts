@@ -58,7 +58,8 @@ export const RACE_FILE = "race.json";
 export async function runTune(config: TuneConfig, options: TuneRunOptions): Promise<TuneRun> {
   const { out, tasks } = options;
   if (tasks.length === 0) throw new ConfigError(`${config.source}.env: no task to race on`, { field: "env.tasks" });
-  const identity = { knobs: config.knobs, race: config.race, costLimit: config.costLimit ?? null, base: config.base, tasks };
+  // The objective joins the identity only when it is not the default, so older races keep their hash.
+  const identity = { knobs: config.knobs, race: config.race, costLimit: config.costLimit ?? null, ...(config.objective !== "success" && { objective: config.objective }), base: config.base, tasks };
   const hash = hashValue(identity);
   const tuneFile = join(out, TUNE_FILE);
   if (existsSync(tuneFile)) {
@@ -71,7 +72,7 @@ export async function runTune(config: TuneConfig, options: TuneRunOptions): Prom
   mkdirSync(out, { recursive: true });
   writeTextAtomic(tuneFile, JSON.stringify({ hash, ...identity }, null, 2) + "\n");
 
-  const costUnit: TuneRun["costUnit"] = config.costLimit && "usd" in config.costLimit ? "usd" : "tokens";
+  const costUnit: TuneRun["costUnit"] = config.objective === "success-per-usd" || (config.costLimit && "usd" in config.costLimit) ? "usd" : "tokens";
   const r = config.race;
   const perRound = tasks.length * r.seedsPerRound;
   const race = createRace(config.knobs, {
@@ -80,6 +81,7 @@ export async function runTune(config: TuneConfig, options: TuneRunOptions): Prom
     firstTestAfter: tasks.length * (r.firstTestAfterSeeds ?? 2 * r.seedsPerRound),
     maxUnitsPerBatch: tasks.length * Math.max(r.seedsPerRound, r.maxSeedsPerBatch),
     ...(r.batches !== undefined && { batches: r.batches }),
+    objective: config.objective === "success" ? "success" : "success-per-cost",
     ...(config.costLimit && { costLimit: "usd" in config.costLimit ? config.costLimit.usd : config.costLimit.tokens }),
   });
   const rounds: string[] = [];
@@ -116,6 +118,7 @@ export async function runTune(config: TuneConfig, options: TuneRunOptions): Prom
           const line = byKey.get(`${condition}|${task}|${seed}`);
           if (!line) throw new ConfigError(`tune: round ${dir} has no result for ${condition} on ${task} seed ${seed} (the run stopped early: a cost cap?); --resume continues it`, { field: "resume" });
           if (line.status === "env-error") envErrors++;
+          // Success per 1k tokens races on tokens: its decisions (ranks, relative gaps) do not depend on the scale.
           list.push({ success: line.status === "ok" && line.success, cost: costUnit === "usd" ? line.costUsd : line.tokens });
         }
         outcomes.set(c.id, list);
@@ -126,7 +129,7 @@ export async function runTune(config: TuneConfig, options: TuneRunOptions): Prom
     options.onRound?.(runningEstimate(race.result(), req.batch, req.round));
   }
   const result = race.result();
-  writeTextAtomic(join(out, RACE_FILE), JSON.stringify({ ...result, costUnit, envErrors, simulated, tasks, seedStart: r.seedStart, knobs: config.knobs }, null, 2) + "\n");
+  writeTextAtomic(join(out, RACE_FILE), JSON.stringify({ ...result, objectiveKind: config.objective, costUnit, envErrors, simulated, tasks, seedStart: r.seedStart, knobs: config.knobs }, null, 2) + "\n");
   const winner = result.candidates.find((c) => c.id === result.winner);
   if (winner) {
     writeTextAtomic(join(out, "winner.yaml"), winnerYaml(config, winner.setting));

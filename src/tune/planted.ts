@@ -33,6 +33,11 @@ export interface PlantedOptions {
   sharing?: number;
   /** Tokens per episode: a setting's cost grows with its budget (for cost charts). @default 1000 per budget step */
   tokensPerBudget?: number;
+  /**
+   * Spread of a planted cost: each episode costs its setting's mean cost times a uniform draw in
+   * [1 - costNoise, 1 + costNoise] (its own stream, so success draws do not change). @default 0
+   */
+  costNoise?: number;
 }
 
 export const PLANTED_FREEZE_WINDOWS = [0, 1, 3, 5, 10] as const;
@@ -56,7 +61,8 @@ export function plantedLandscape(options: PlantedOptions): PlantedLandscape {
       const shared = u.next();
       const own = createRng(options.seed, "unit", unit, String(s[fw]), String(s[rb]));
       const draw = own.next() < sharing ? shared : own.next();
-      return { success: draw < probability(s), cost: perBudget * Number(s[rb]) };
+      const noise = options.costNoise ? 1 + options.costNoise * (2 * createRng(options.seed, "cost", unit, String(s[fw]), String(s[rb])).next() - 1) : 1;
+      return { success: draw < probability(s), cost: perBudget * Number(s[rb]) * noise };
     },
   };
 }

@@ -81,11 +81,17 @@ describe("retrace tune on SimDesk (simulated agents)", () => {
     expect(existsSync(join(dir, "bad"))).toBe(false);
   }, 60_000);
 
-  it("continues a race killed with SIGKILL mid-round with --resume and makes the same decisions as an uninterrupted race", async () => {
-    const file = config({ race: { seedsPerRound: 1, maxSeedsPerBatch: 12, maxEpisodes: 400 } });
-    const whole = await cli("tune", file, "--out", join(dir, "whole"), "--workers", "1", "--quiet");
+  // SimDesk's simulated agents cost 0 tokens, so the cost cap admits every candidate here; what this
+  // checks is that a cost objective's race (its identity, its tests) resumes to the same decisions.
+  it.each([
+    { objective: "success", extra: {} },
+    { objective: "success under a token cap", extra: { objective: { kind: "success", maxTokensPerEpisode: 5000 } } },
+  ])("continues a race ($objective) killed with SIGKILL mid-round with --resume and makes the same decisions as an uninterrupted race", async ({ objective, extra }) => {
+    const file = config({ race: { seedsPerRound: 1, maxSeedsPerBatch: 12, maxEpisodes: 400 }, ...extra });
+    const tag = objective.replace(/\W+/g, "-");
+    const whole = await cli("tune", file, "--out", join(dir, `whole-${tag}`), "--workers", "1", "--quiet");
     expect(whole.code).toBe(0);
-    const out = join(dir, "killed");
+    const out = join(dir, `killed-${tag}`);
     const bin = fileURLToPath(new URL("../../../experiments/bin/retrace.mjs", import.meta.url));
     const child = spawn(process.execPath, [bin, "tune", file, "--out", out, "--workers", "1", "--quiet"], { stdio: "ignore" });
     children.push(child);
@@ -100,8 +106,9 @@ describe("retrace tune on SimDesk (simulated agents)", () => {
     const resumed = await cli("tune", file, "--out", out, "--workers", "1", "--quiet", "--resume");
     expect(resumed.stderr).toBe("");
     expect(resumed.code).toBe(0);
-    const { decision: _a, ...w } = raceOf(join(dir, "whole"));
+    const { decision: _a, ...w } = raceOf(join(dir, `whole-${tag}`));
     const { decision: _b, ...r } = raceOf(out);
     expect(r).toEqual(w);
+    if ("objective" in extra) expect(r.costLimit).toBe(5000);
   }, 300_000);
 });

@@ -134,3 +134,56 @@ describe("the candidate space", () => {
     expect(() => checkKnobs([])).toThrow(/at least one knob/);
   });
 });
+
+describe("cost objectives on a planted cost landscape", () => {
+  // Success peaks at freeze window 3 x budget 5 (75%), but an episode costs 1000 tokens per budget
+  // step (+-50% per episode): under a cap of 4000 tokens the best is window 3 x budget 3 (63%), and
+  // per token it is window 3 x budget 1 (51% at 1000 tokens; the next best per token, 39%, is 24% worse).
+  const planted = (s: number) => plantedLandscape({ seed: `cost-landscape-${s}`, costNoise: 0.5 });
+  const at = (r: RaceResult, fw: number, rb: number) => {
+    const w = r.candidates.find((c) => c.id === r.winner);
+    return !!w && w.setting["options.freezeWindow"] === fw && w.setting["options.recoveryBudget"] === rb;
+  };
+
+  it("under a cost cap picks the planted best-under-cap in at least 18 of 20 seeds, eliminating the over-cap best with a p-value", () => {
+    let found = 0;
+    for (let s = 0; s < 20; s++) {
+      const land = planted(s);
+      const { result } = drive(land.knobs, { ...RACE, seed: s, costLimit: 4000 }, land.outcome);
+      if (at(result, 3, 3)) found++;
+      expect(result.objective).toBe("success");
+      expect(result.costLimit).toBe(4000);
+      for (const id of result.survivors) expect(result.candidates.find((c) => c.id === id)!.cost.mean).toBeLessThanOrEqual(4000);
+      const top = result.candidates.find((c) => c.setting["options.freezeWindow"] === 3 && c.setting["options.recoveryBudget"] === 5)!;
+      expect(top.eliminated?.reason).toBe("over-cost");
+      if (!top.eliminated?.atEnd) expect(top.eliminated!.pAdjusted!).toBeLessThan(0.05);
+    }
+    expect(found).toBeGreaterThanOrEqual(18);
+  });
+
+  it("by success per cost picks the planted best per token in at least 18 of 20 seeds, with bootstrap p-values", () => {
+    let found = 0;
+    for (let s = 0; s < 20; s++) {
+      const land = planted(s);
+      const { result } = drive(land.knobs, { ...RACE, seed: s, objective: "success-per-cost" }, land.outcome);
+      if (at(result, 3, 1)) found++;
+      const worse = result.candidates.filter((c) => c.eliminated?.reason === "worse");
+      expect(worse.length).toBeGreaterThan(0);
+      for (const c of worse) expect(c.eliminated!.pAdjusted!).toBeLessThan(0.05);
+    }
+    expect(found).toBeGreaterThanOrEqual(18);
+  });
+
+  it("is deterministic under the seed with a cost objective", () => {
+    const land = planted(7);
+    const a = drive(land.knobs, { ...RACE, seed: 7, objective: "success-per-cost", costLimit: 4000 }, land.outcome);
+    const b = drive(land.knobs, { ...RACE, seed: 7, objective: "success-per-cost", costLimit: 4000 }, land.outcome);
+    expect(b.rounds).toEqual(a.rounds);
+    expect(b.result).toEqual(a.result);
+  });
+
+  it("refuses success per cost on unpriced (zero-cost) episodes instead of dividing by zero", () => {
+    const land = plantedLandscape({ seed: "free", tokensPerBudget: 0 });
+    expect(() => drive(land.knobs, { ...RACE, seed: 1, objective: "success-per-cost" }, land.outcome)).toThrow(/unpriced model or a simulated agent/);
+  });
+});
