@@ -57,4 +57,42 @@ describe("retrace tune against a sampling model server", () => {
     const { decision: _y, ...rb } = JSON.parse(readFileSync(join(dir, "b", "race.json"), "utf8")) as typeof race;
     expect(rb).toEqual(ra);
   }, 300_000);
+
+  it("races success per dollar with priced model specs: each candidate's cost in USD from the server's usage, a bootstrap decision, the same race again from the cache", async () => {
+    server ??= await startStandInServer({ errorRate: 0.3, seed: 1 });
+    const prices = { "retrace-stand-in": { inputPerMillion: 2, outputPerMillion: 8 } };
+    const priced = { ...model, prices };
+    const file = join(dir, "tune-usd.yaml");
+    writeFileSync(file, toYaml({
+      kind: "tune", name: "tune-stand-in-usd",
+      env: { kind: "simdesk", tasks: ["files-rename-draft", "files-trash-menu"] },
+      options: { maxForwardSteps: 12, recoveryBudget: 4 },
+      pair: { name: "m", forward: priced, recovery: priced, detector: { kind: "model", model: "retrace-stand-in", observation: "a11y_tree", temperature: 0.7, prices } },
+      space: { maxRecoveryIterations: [1, 3] },
+      objective: { kind: "success-per-usd" },
+      race: { seedsPerRound: 1, maxSeedsPerBatch: 3, maxEpisodes: 100 },
+    }));
+    const cache = join(dir, "cache-usd");
+    const args = (out: string, mode: string) => ["tune", file, "--base-url", server!.url, "--out", join(dir, out), "--workers", "1", "--quiet", "--cache", mode, "--cache-dir", cache];
+    const a = await cli(...args("usd-a", "readwrite"));
+    expect(a.stderr).toBe("");
+    expect(a.code).toBe(0);
+    const race = JSON.parse(readFileSync(join(dir, "usd-a", "race.json"), "utf8")) as RaceResult & { costUnit: string; objectiveKind: string };
+    expect(race.costUnit).toBe("usd");
+    expect(race.objectiveKind).toBe("success-per-usd");
+    // the dollars are the server's reported tokens at the specs' prices: positive, and well under a cent per episode here
+    for (const c of race.candidates) {
+      expect(c.cost.mean).toBeGreaterThan(0);
+      expect(c.cost.mean).toBeLessThan(0.05);
+    }
+    expect(a.stdout).toContain("objective: success per USD (paired bootstrap, Holm)");
+    expect(a.stdout).toMatch(/\$\d+\.\d{4}\/episode/);
+    const calls = server.calls;
+    const b = await cli(...args("usd-b", "read"));
+    expect(b.code).toBe(0);
+    expect(server.calls).toBe(calls);
+    const { decision: _x, ...ra } = race;
+    const { decision: _y, ...rb } = JSON.parse(readFileSync(join(dir, "usd-b", "race.json"), "utf8")) as typeof race;
+    expect(rb).toEqual(ra);
+  }, 300_000);
 });
