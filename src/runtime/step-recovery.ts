@@ -75,6 +75,8 @@ export interface RecoveryTrack extends FreezeState {
   accounting: EpisodeAccounting;
   /** `id@version` of every prompt the loop or its detector/selector/restore routine used. */
   prompts: string[];
+  /** Step t when a cascade judged it without asking its model (no gate opened): {@link StepRecovery.beforeDone} asks again with `ending` if the run ends there. */
+  letPass?: number;
 }
 
 /** A track that also records the trajectory (step records and recovery events), as the SDK wrappers return it. */
@@ -166,10 +168,34 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
       this.events.emit("step", { taskId, record, tick: ++s.tick });
     }
     s.pending = current;
+    s.letPass = undefined;
+    return this.judge(s.history.length, current, signal, false);
+  }
+
+  /**
+   * The agent ended the episode (a final answer, no tool call, or `done`) after the steps reported
+   * so far. A cascade that let the last step pass without asking its model (no gate opened) is
+   * asked again about it with `ending: true`, so its `before-done` gate opens: the same second
+   * look the graph's judge node takes when the proposal for step t+1 is DONE (graphs/nodes/judge.ts).
+   * A detection is handled like any other (recovery, events, report); the returned truncation is
+   * what the wrapper must do to its context (the final answer is dropped with what follows R).
+   * Null when nothing is to be asked (no cascade, it already asked, it fired, or the step was frozen).
+   */
+  beforeDone(signal?: AbortSignal): Promise<Truncation | null> {
+    const s = this.state;
     const t = s.history.length;
+    if (s.letPass !== t || s.pending === undefined) return Promise.resolve(null);
+    s.letPass = undefined;
+    const current = s.pending;
+    return withLogger(this.o.logger, () => this.judge(t, current, signal, true));
+  }
+
+  private async judge(t: number, current: Observation, signal: AbortSignal | undefined, ending: boolean): Promise<Truncation | null> {
+    const s = this.state;
+    const taskId = this.task.id;
 
     const gate = detectorGate(s, { maxRecoveryIterations: this.o.maxRecoveryIterations, hasDetector: true });
-    if (gate !== "consult") {
+    if (!ending && gate !== "consult") {
       if (gate === "frozen") {
         Object.assign(s, consumeFrozenStep(s));
         s.accounting = bump(s.accounting, { frozenSkipped: 1 });
@@ -180,7 +206,7 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
     const detectStarted = Date.now();
     const { detection, failed } = await guardedDetect(
       this.o.detector,
-      { task: this.task, history: s.history, observation: current, step: t, tick: s.tick, blobs: this.o.blobs, signal },
+      { task: this.task, history: s.history, observation: current, step: t, tick: s.tick, ...(ending ? { ending: true } : {}), blobs: this.o.blobs, signal },
       this.o.detectorTimeoutMs,
       { quiet: degradedNow(s.accounting, this.o.degradedAfter ?? 3) },
     );
@@ -198,7 +224,10 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
     this.addPrompt(detection.prompt);
     const triggered = detection.isError && detection.errorStep !== null && detection.confidence >= this.o.minConfidence;
     this.events.emit("detection", { taskId, step: t, detection, triggered });
-    if (!triggered) return null;
+    if (!triggered) {
+      if (!ending && detection.cascade && !detection.cascade.asked && !detection.isError) s.letPass = t;
+      return null;
+    }
 
     Object.assign(s, startFreeze(s, this.o.freezeWindow));
     s.accounting = bump(s.accounting, { recoveryAttempts: 1 });

@@ -234,6 +234,13 @@ export class AiSdkRecovery {
     // cache prices: Anthropic's when the provider says it is Anthropic (its metadata key), else OpenAI's
     const provider = metadata && typeof metadata === "object" && "anthropic" in metadata ? "anthropic" : "openai";
     const stopReason: StopReason = finishReason === "tool-calls" ? "max-steps" : "done";
+    // The call ended on the model's final answer: a cascade that let the last step pass unasked is
+    // asked again with `ending` (its before-done gate), as the graph does before DONE. When it
+    // fires, recovery runs now and the answer is discarded from `messages()`.
+    if (!late && stopReason === "done") {
+      const ending = await this.loop.beforeDone(this.o.signal);
+      if (ending) this.discard(ending, this.view.length);
+    }
     // the SDK's own model calls of this call (cached prompt tokens included), summed over the episode's calls
     if (totalUsage && typeof totalUsage === "object") this.policyUsage = addUsage(this.policyUsage, [{ role: "policy", model: "sdk", ...withBilled(aiSdkUsage(totalUsage), provider), latencyMs: 0 }], "policy");
     const policy = this.policyUsage.models.policy;

@@ -294,7 +294,18 @@ export class AgentsRecovery {
     }
     // A verdict still pending (the run ended on the model's answer after the last step): take it
     // in. When it fired, recovery has run; the answer is discarded like any output after an off-track step.
-    const late = await this.settle();
+    let late = await this.settle();
+    // The run ended on the model's final answer: a cascade that let the last step pass unasked is
+    // asked again with `ending` (its before-done gate), as the graph does before DONE. When it
+    // fires, recovery runs now and the answer is discarded, as with a late verdict above.
+    if (!late && stopReason === "done" && this.core && !this.overridden) {
+      this.spans!.begin(this.core.state.accounting);
+      try {
+        late = await this.core.beforeDone(this.o.signal);
+      } finally {
+        this.spans!.end(this.core.state.accounting);
+      }
+    }
     if (late) {
       this.ensureCore([]).state.accounting = bump(this.core!.state.accounting, { discardedProposals: 1 });
       this.apply(late);

@@ -115,5 +115,13 @@ export async function executeWithRecovery(agent: StagehandAgent, executeOptions:
   }
   if (modelCalls === 0 && result.actions.length > 0) throw new ConfigError(`${WHERE}: the agent acted without calling prepareStep; a mode "cua" agent has no per-step hook, use mode "hybrid" or "dom"`, { field: "mode" });
   const stopReason: StopReason = result.completed ? "done" : modelCalls >= (exec.maxSteps ?? 20) ? "max-steps" : "fail";
+  // The agent ended the run (its final answer or `done`): a cascade that let the last step pass
+  // unasked is asked again with `ending` (its before-done gate), as the graph does before DONE. A
+  // detection is recovered and reported like any other; Stagehand's run is over, so the episode
+  // ends on the restored screen (docs/cost.md).
+  if (stopReason === "done") {
+    const ending = await recovery.beforeDone(o.signal);
+    if (ending) view.apply(ending);
+  }
   return buildSdkResult(o, recovery, { result, finalOutput: result.message, stopReason, wallMs: Date.now() - started, envMs: o.meter.ms - envMs0 });
 }

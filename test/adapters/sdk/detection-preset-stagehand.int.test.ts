@@ -17,6 +17,8 @@ import { startStandInServer, type StandInServer } from "../../../adapters/testin
 import { startRecordingProxy, type RecordingProxy } from "../../helpers/recording-proxy.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../helpers/system-tools.ts";
 import { tempBlobs } from "../llm/fixtures.ts";
+import { EpisodeEvents } from "../../../src/runtime/events.ts";
+import type { Detection } from "../../../src/detector.ts";
 
 const chromium = systemTools("the Stagehand production-preset test", CHROMIUM_TOOLS);
 const servers: ScriptedOpenAIServer[] = [];
@@ -87,5 +89,35 @@ describe.runIf(chromium.run)("the production preset in Stagehand's hybrid agent 
       for (const p of images) expect(Math.max(pngSize(p.image_url.url).width, pngSize(p.image_url.url).height)).toBeLessThanOrEqual(768);
     }
     expect(result.evaluation.score).toBe(1);
+  }, 120_000);
+
+  it("judges a premature final answer: the last step is asked again with before-done and the judge is called", async () => {
+    const task = BROWSER_TASKS.find((t) => t.id === "mail-reply-bob")!;
+    const xy = (r: Parameters<typeof centre>[0]) => [centre(r).x, centre(r).y];
+    const server = await startScriptedOpenAIServer({
+      script: [
+        // One click into the message body: the page does not change much, so no gate opens on it.
+        { endpoint: "messages", content: [{ type: "tool_use", id: "toolu_0", name: "click", input: { describe: "message body", coordinates: xy(MAIL.body) } }] },
+        { endpoint: "messages", text: "Replied to Bob." },
+        { endpoint: "messages", content: [{ type: "tool_use", id: "toolu_done", name: "done", input: { reasoning: "Replied to Bob.", taskComplete: true } }] },
+      ],
+    });
+    servers.push(server);
+    const judge = createOpenAIChatModel({ model: "retrace-stand-in", blobs, baseURL: proxy.url, apiKey: "test-key", maxRetries: 0, timeoutMs: 10_000 });
+    const recoverer = createLlmRecoveryPolicy({ model: createOpenAIChatModel({ model: "retrace-stand-in", blobs, baseURL: proxy.url, apiKey: "test-key", maxRetries: 0, timeoutMs: 10_000 }), historyImages: 1 });
+    await env.reset(task);
+    const events = new EpisodeEvents();
+    const detections: Detection[] = [];
+    events.on("detection", (e) => void detections.push(e.detection));
+    const from = proxy.bodies.length;
+    const agent = stagehand.agent({ mode: "hybrid", model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "test-key", baseURL: server.url } });
+    const result = await executeWithRecovery(agent, { instruction: task.instruction, maxSteps: 12 }, { env, blobs, task, recoveryBudget: 4, detector: { preset: "production", model: judge }, recoverer, events });
+
+    const asked = proxy.bodies.slice(from).filter((b) => JSON.stringify(b.messages[0]).includes("off_track"));
+    expect(result.accounting.forwardSteps).toBe(1);
+    expect(detections.map((d) => d.cascade?.asked)).toEqual([false, true]);
+    expect(detections[1].cascade?.gates).toContain("before-done");
+    expect(asked.length).toBe(1);
+    expect(result.accounting.models.detector?.calls).toBe(1);
   }, 120_000);
 });
