@@ -10,9 +10,9 @@ import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { SDK_PEERS, loadSdkEntry, missingPackageOf } from "../../../adapters/sdk/shared/peer-guard.ts";
+import { SDK_PEERS, installedVersion, loadSdkEntry, missingPackageOf, stagehandWithoutAgent } from "../../../adapters/sdk/shared/peer-guard.ts";
 import { ConfigError } from "../../../src/errors.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -111,5 +111,31 @@ describe("the guards", () => {
     // a missing relative module is a broken install of retrace, not a missing package: rethrown
     const relative = Object.assign(new Error("Cannot find module '/a/b.js' imported from /a/c.js"), { code: "ERR_MODULE_NOT_FOUND" });
     await expect(loadSdkEntry("retrace-cua/x", () => Promise.reject(relative))).rejects.toBe(relative);
+  });
+});
+
+describe("a Stagehand without agent() (Stagehand 4)", () => {
+  it("is refused in one line naming the supported range, the version found and why; Stagehand 3 passes", async () => {
+    class Stagehand4 {
+      act(): void {}
+    }
+    const err = stagehandWithoutAgent({ Stagehand: Stagehand4 }, "4.4.0");
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(`${err!.name}: ${err!.message}`).toBe(
+      `ConfigError: retrace-cua/stagehand needs @browserbasehq/stagehand ^3.7.3, found 4.4.0: Stagehand 4 has no agent(), the computer-use agent this entry wraps: npm install "@browserbasehq/stagehand@^3.7.3"`,
+    );
+    expect(err!.stack).not.toContain("\n");
+    expect(err!.message).toContain(SDK_PEERS["@browserbasehq/stagehand"]);
+    expect(stagehandWithoutAgent({}, undefined)!.message).toMatch(/^retrace-cua\/stagehand needs @browserbasehq\/stagehand \^3\.7\.3: Stagehand 4 has no agent\(\)/);
+    // the installed Stagehand 3 (the repo's pin) has agent()
+    expect(stagehandWithoutAgent((await import("@browserbasehq/stagehand")) as { Stagehand?: unknown }, "3.7.3")).toBeUndefined();
+  });
+
+  it("names the installed version from the package.json above the resolved file, or none when it cannot be read", () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, "node_modules/@browserbasehq/stagehand/package.json"), "utf8")) as { version: string };
+    const main = pathToFileURL(join(ROOT, "node_modules/@browserbasehq/stagehand/dist/esm/index.js")).href;
+    expect(installedVersion("@browserbasehq/stagehand", main)).toBe(pkg.version);
+    expect(installedVersion("@browserbasehq/stagehand", undefined)).toBeUndefined();
+    expect(installedVersion("no-such-package", main)).toBeUndefined();
   });
 });
