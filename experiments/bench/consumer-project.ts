@@ -103,6 +103,12 @@ export interface InstallOptions {
    * @default false (always npm)
    */
   swapSameManifest?: boolean;
+  /**
+   * Install the tarball with `--legacy-peer-deps` (npm leaves its peer ranges unchecked): for a
+   * project that holds a version outside a peer range on purpose, to see what the package does then.
+   * @default false
+   */
+  legacyPeerDeps?: boolean;
 }
 
 /**
@@ -135,7 +141,7 @@ export async function installProject(project: ConsumerProject, tarball: string, 
   }
   rmSync(stamp, { force: true });
   rmSync(installed, { recursive: true, force: true });
-  await run("npm", ["install", "--no-save", ...NPM_INSTALL, tarball], { cwd: dir, timeoutMs: 900_000 });
+  await run("npm", ["install", "--no-save", ...NPM_INSTALL, ...(options.legacyPeerDeps ? ["--legacy-peer-deps"] : []), tarball], { cwd: dir, timeoutMs: 900_000 });
   writeFileSync(stamp, packed);
   return dir;
 }

@@ -126,7 +126,7 @@ function preparedSet(set: SdkSet): Promise<Prepared> {
 let tarball: string;
 beforeAll(async () => {
   tarball = await packTree(join(CACHE, "pack"));
-  for (const s of SETS) void preparedSet(s).catch(() => undefined); // installs and tsc go on while the slim project is checked; each set's describe awaits its own
+  if (!process.env.T39_SKIP_SETS) for (const s of SETS) void preparedSet(s).catch(() => undefined); // installs and tsc go on while the slim project is checked; each set's describe awaits its own
 }, 900_000);
 
 describe("the packed tarball", () => {
@@ -153,6 +153,71 @@ describe("the packed tarball", () => {
     expect(missing.trim()).toMatch(/^ConfigError: .* needs the optional package sharp, which is not installed: npm install sharp$/);
     const version = await run(join(dir, "node_modules/.bin/retrace"), ["--version"], { cwd: dir });
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
+  }, 900_000);
+});
+
+/**
+ * Each entry as a consumer takes it alone: the tarball, the project's own tools (typescript,
+ * @types/node) and only what the README's table lists for that entry (docs/architecture.md#what-each-entry-needs).
+ * The oldest supported versions, on Node 20. The Stagehand entry also needs ai 6 and
+ * @ai-sdk/anthropic 3 at the top of the tree (Stagehand 3 depends on ai 5 and @ai-sdk/anthropic 2,
+ * which npm otherwise hoists there, against retrace-cua's optional peers for `/ai-sdk`: ERESOLVE),
+ * and, for its own .d.ts only (skipLibCheck off), the three browser drivers they import.
+ */
+const TOOLS = { typescript: "5.9.3", "@types/node": "20.19.43" };
+const ALONE: Array<{ name: string; entry: string; dependencies: Record<string, string> }> = [
+  { name: "main", entry: PACKAGE_NAME, dependencies: {} },
+  { name: "openai-agents", entry: `${PACKAGE_NAME}/openai-agents`, dependencies: { "@openai/agents": "0.14.3" } },
+  { name: "ai-sdk", entry: `${PACKAGE_NAME}/ai-sdk`, dependencies: { ai: "6.0.325", "@ai-sdk/anthropic": "3.0.140" } },
+  {
+    name: "stagehand",
+    entry: `${PACKAGE_NAME}/stagehand`,
+    dependencies: { "@browserbasehq/stagehand": "3.7.3", ai: "6.0.325", "@ai-sdk/anthropic": "3.0.140", "playwright-core": "1.65.1", "puppeteer-core": "24.43.1", "patchright-core": "1.63.0" },
+  },
+  { name: "langchain", entry: `${PACKAGE_NAME}/langchain`, dependencies: { langchain: "1.5.14" } },
+];
+
+describe("each entry alone, with only what its README row lists", () => {
+  const dirs = new Map<string, Promise<string>>();
+  const dirOf = (name: string, dependencies: Record<string, string>): Promise<string> => {
+    if (!dirs.has(name)) dirs.set(name, installProject({ name: `alone-${name}`, dependencies: { ...TOOLS, ...dependencies } }, tarball, { swapSameManifest: true }));
+    return dirs.get(name)!;
+  };
+  beforeAll(() => {
+    for (const a of ALONE) void dirOf(a.name, a.dependencies).catch(() => undefined); // installs go on while the first case type-checks
+  });
+
+  it.each(ALONE)("$entry: its own tsc (strict, NodeNext, skipLibCheck off) exits 0 and plain node imports it", async ({ name, entry, dependencies }) => {
+    const dir = await dirOf(name, dependencies);
+    rmSync(join(dir, "src"), { recursive: true, force: true });
+    rmSync(join(dir, "out"), { recursive: true, force: true });
+    mkdirSync(join(dir, "src"));
+    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(TSCONFIG, null, 2));
+    writeFileSync(join(dir, "src/entry.ts"), `import * as entry from "${entry}";\nprocess.stdout.write(String(Object.keys(entry).length));\n`);
+    const tsc = await run(process.execPath, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: dir, timeoutMs: 600_000 }).then(
+      () => ({ code: 0, errors: [] as string[] }),
+      (err: Error) => ({ code: 1, errors: err.message.split("\n").filter((l) => /error TS\d+/.test(l)) }),
+    );
+    expect(tsc.errors).toEqual([]);
+    expect(tsc.code).toBe(0);
+    const { stdout } = await run(process.execPath, ["out/entry.js"], { cwd: dir, env: { RETRACE_LOG_LEVEL: "error" } });
+    expect(Number(stdout)).toBeGreaterThan(0);
+  }, 900_000);
+
+  it("retrace-cua/stagehand with Stagehand 4 (installed past the peer range) is refused at load in one line saying why", async () => {
+    // Stagehand 4 needs Node 22.18 or later; npm refuses it against the peer range (ERESOLVE) unless told not to check.
+    const [dir, node] = await Promise.all([
+      installProject({ name: "alone-stagehand4", dependencies: { "@browserbasehq/stagehand": "4.4.0" } }, tarball, { swapSameManifest: true, legacyPeerDeps: true }),
+      nodeBinary(22),
+    ]);
+    const err = await run(node, ["--input-type=module", "-e", `await import("${PACKAGE_NAME}/stagehand")`], { cwd: dir }).then(
+      () => undefined,
+      (e: Error) => e.message,
+    );
+    expect(err).toContain(
+      `ConfigError: ${PACKAGE_NAME}/stagehand needs @browserbasehq/stagehand ^3.7.3, found 4.4.0: Stagehand 4 has no agent(), the computer-use agent this entry wraps: npm install "@browserbasehq/stagehand@^3.7.3"`,
+    );
+    expect(err).not.toMatch(/ERR_PACKAGE_PATH_NOT_EXPORTED|^\s+at /m);
   }, 900_000);
 });
 
