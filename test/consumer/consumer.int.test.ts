@@ -159,7 +159,7 @@ describe("the packed tarball", () => {
 /**
  * Each entry as a consumer takes it alone: the tarball, the project's own tools (typescript,
  * @types/node) and only what the README's table lists for that entry (docs/architecture.md#what-each-entry-needs).
- * The oldest supported versions, on Node 20. The Stagehand entry also needs ai 6 and
+ * The oldest supported versions, compiled once (by Node 20) and imported on Node 20, 22 and 24. The Stagehand entry also needs ai 6 and
  * @ai-sdk/anthropic 3 at the top of the tree (Stagehand 3 depends on ai 5 and @ai-sdk/anthropic 2,
  * which npm otherwise hoists there, against retrace-cua's optional peers for `/ai-sdk`: ERESOLVE),
  * and, for its own .d.ts only (skipLibCheck off), the three browser drivers they import.
@@ -190,7 +190,7 @@ describe("each entry alone, with only what its README row lists", () => {
     for (const a of ALONE) void dirOf(a.name, a.dependencies).catch(() => undefined); // installs go on while the first case type-checks
   });
 
-  it.each(ALONE)("the $name project: its own tsc (strict, NodeNext, skipLibCheck off) exits 0 and plain node imports each", async ({ name, entries, dependencies }) => {
+  it.each(ALONE)("the $name project: its own tsc (strict, NodeNext, skipLibCheck off) exits 0, and plain node 20, 22 and 24 import each entry", async ({ name, entries, dependencies }) => {
     const dir = await dirOf(name, dependencies);
     rmSync(join(dir, "src"), { recursive: true, force: true });
     rmSync(join(dir, "out"), { recursive: true, force: true });
@@ -204,9 +204,13 @@ describe("each entry alone, with only what its README row lists", () => {
     );
     expect(tsc.errors).toEqual([]);
     expect(tsc.code).toBe(0);
-    for (const [i, e] of entries.entries()) {
-      const { stdout } = await run(process.execPath, [`out/entry${i}.js`], { cwd: dir, env: { RETRACE_LOG_LEVEL: "error" } });
-      expect(Number(stdout), e).toBeGreaterThan(0);
+    // the compiled files, by plain node of each line (the oldest SDK versions run on all three)
+    for (const major of [20, 22, 24]) {
+      const node = await nodeBinary(major);
+      for (const [i, e] of entries.entries()) {
+        const { stdout } = await run(node, [`out/entry${i}.js`], { cwd: dir, env: { RETRACE_LOG_LEVEL: "error" } });
+        expect(Number(stdout), `${e} on Node ${major}`).toBeGreaterThan(0);
+      }
     }
   }, 900_000);
 
