@@ -30,6 +30,7 @@ import { postRestoration, TRANSITION_PROMPTS } from "../../prompts/index.ts";
 import { initialTrack, StepRecovery, type CompletedStep, type RecoveryTrack, type Truncation } from "../../src/runtime/step-recovery.ts";
 import type { RecoveryReport } from "../../src/runtime/recovery-report.ts";
 import { bump } from "../../src/runtime/accounting.ts";
+import { isCascadeDetector } from "../../src/detectors/cascade.ts";
 import { checkObservation } from "../../src/runtime/user-results.ts";
 import { resolveOptions, type RecoveryMiddlewareOptions } from "./options.ts";
 import { defaultToActions, describeToolCalls, messagesBeforeStep, messageText, stepStarts } from "./steps.ts";
@@ -105,7 +106,10 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
     // and the SDK paths do (StepRecovery.beforeDone). On a detection the answer is discarded
     // (accounting.discardedProposals), recovery has restored step R, the history is cut to R with
     // the notice, and the agent goes back to its model instead of ending.
-    afterModel: {
+    // Installed only for a cascade (the production preset): this hook is one more graph node per
+    // model call, which counts against LangGraph's recursionLimit; an every-step detector has
+    // judged the last step already, so there is nothing to ask again.
+    afterModel: !isCascadeDetector(o.detector) ? undefined : {
       canJumpTo: ["model"],
       hook: async (state, runtime) => {
         const messages = state.messages as BaseMessage[];
