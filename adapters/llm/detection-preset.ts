@@ -39,6 +39,18 @@ export interface DetectionPresetOptions extends Omit<LlmErrorDetectorOptions, "l
   preset: DetectionPreset;
   /** production only: the cascade gates in front of the judge. @default PRODUCTION_GATES */
   gates?: CascadeGateSpec[];
+  /**
+   * The recovery recipe that comes with the preset (src/runtime/preset-recovery.ts): recovery
+   * attempts per episode, under a `maxRecoveryIterations` option of the caller's own.
+   * @default 1 (production), the runtime's 3 (paper)
+   */
+  maxRecoveryIterations?: number;
+  /**
+   * Recovery steps per attempt, under a `recoveryBudget` option of the caller's own (a path whose
+   * restore routine is yours, the LangChain middleware, takes it from you: `recoverWithPolicy({ recoveryBudget })`).
+   * @default 5 (production), the runtime's 10 (paper)
+   */
+  recoveryBudget?: number;
 }
 
 /** Options only the production preset takes. */
@@ -47,7 +59,7 @@ const PRODUCTION_ONLY = ["gates", "historySteps", "treeDiff"] as const;
 /** Build the detector of a preset; a bad field throws one ConfigError line naming it. */
 export function createDetectionPreset(options: DetectionPresetOptions, where = "detector"): ErrorDetector {
   if (!options || typeof options !== "object") throw new ConfigError(`${where}: expected { preset: "paper" | "production", model: ChatModel }`, { field: where });
-  const { preset, gates, ...rest } = options;
+  const { preset, gates, maxRecoveryIterations: _cap, recoveryBudget: _budget, ...rest } = options;
   const p = z.enum(DETECTION_PRESETS).safeParse(preset);
   if (!p.success) throw new ConfigError(`${where}.preset: expected "paper" or "production", got ${JSON.stringify(preset)}`, { field: `${where}.preset` });
   requireModel(rest.model, `${where} (preset ${preset})`);

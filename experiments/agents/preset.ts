@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { CascadeGateSpecSchema } from "../../src/detectors/index.ts";
 import { ConfigError } from "../../src/errors.ts";
+import { MAX_RECOVERY_ITERATIONS } from "../../src/episode.ts";
 import { createDetectionPreset, DETECTION_PRESETS } from "../../adapters/llm/detection-preset.ts";
 import type { AgentKind, ValidAgentSpec } from "./kind.ts";
 import { chatModelFor } from "./model-client.ts";
@@ -31,6 +32,10 @@ const PresetSpecSchema = z
     imageMaxSide: z.number().int().min(64).max(8192).optional(),
     /** production: accessibility trees as diffs. @default true */
     treeDiff: z.boolean().optional(),
+    /** The pair's recovery attempts per episode when the pair lists none (src/runtime/preset-recovery.ts). @default 1 (production), the config's list (paper) */
+    maxRecoveryIterations: z.number().int().min(1).max(MAX_RECOVERY_ITERATIONS).optional(),
+    /** The pair's recovery steps per attempt, over the config's `options`, under the pair's. @default 5 (production), the config's (paper) */
+    recoveryBudget: z.number().int().min(1).max(1_000).optional(),
   })
   .strict();
 type PresetSpec = z.output<typeof PresetSpecSchema>;

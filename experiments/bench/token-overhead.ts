@@ -153,7 +153,9 @@ export function measure(out: string, rows: Row[]): BenchResult {
   const arm = (condition: string) => new Map(rows.filter((r) => r.condition === condition).map((r) => [unitOf(r), r]));
   const bare = arm("paper.no-recovery");
   const paper = arm("paper.max-rec-3");
-  const prod = arm("production.max-rec-3");
+  // the production pair's one recovery condition: its own cap (`maxRecoveryIterations` on the pair) or the config's
+  const prodCondition = [...new Set(rows.map((r) => r.condition))].find((c) => c.startsWith("production.max-rec-")) ?? "production.max-rec-3";
+  const prod = arm(prodCondition);
   const units = [...bare.keys()].filter((u) => paper.has(u) && prod.has(u));
   const perEpisode = (m: Map<string, Row>, us: string[], f: (r: Row) => number) => (us.length ? sum(us.map((u) => f(m.get(u)!))) / us.length : 0);
   const ratio = (m: Map<string, Row>, us: string[], f: (r: Row) => number) => perEpisode(m, us, f) / Math.max(1, perEpisode(bare, us, f));
@@ -214,6 +216,9 @@ export function measure(out: string, rows: Row[]): BenchResult {
     details: {
       units: units.length,
       maxForwardSteps: MAX_STEPS,
+      productionCondition: prodCondition,
+      productionAttemptsPerRecovering: round(perEpisode(prod, recovering(prod), (r) => r.recoveryAttempts), 2),
+      paperAttemptsPerRecovering: round(perEpisode(paper, recovering(paper), (r) => r.recoveryAttempts), 2),
       billedFrom: cachedSeen ? "usage records (cached prompt tokens reported)" : "usage records (no cached tokens reported: billed = tokens)",
       bareTokensPerEpisode: Math.round(perEpisode(bare, units, tokens)),
       paperTokensX: round(ratio(paper, units, tokens)),

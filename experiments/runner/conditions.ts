@@ -6,6 +6,7 @@ import { PAPER_UNCONFIRMED_RESTORATION, type RecoveryOptionsInput } from "../../
 import { ConfigError } from "../../src/errors.ts";
 import { SWEEP_PRESETS, type EndToEndConfig, type ExperimentConfig, type PairSpec, type SweepConfig } from "../config/schema.ts";
 import { resolveSettleMs } from "./settle.ts";
+import { presetRecoveryDefaults } from "../../src/runtime/preset-recovery.ts";
 
 /** The config's common options with `settleMs` resolved for its environment (see settle.ts). */
 function commonOptions(config: EndToEndConfig | SweepConfig): RecoveryOptionsInput {
@@ -53,21 +54,29 @@ export function resolveSeeds(seeds: ExperimentConfig["seeds"], base = 0): number
   return out;
 }
 
-/** Conditions of an end-to-end config: per pair, the baseline then each value of max recovery iterations. */
+/** Conditions of an end-to-end config: per pair, the baseline then each value of max recovery iterations (the pair's own list, else its detection preset's cap, else the config's). */
 export function endToEndConditions(config: EndToEndConfig): Condition[] {
   assertDistinct(config.maxRecoveryIterations, "maxRecoveryIterations", "value");
+  config.pairs.forEach((p, i) => p.maxRecoveryIterations && assertDistinct(p.maxRecoveryIterations, `pairs.${i}.maxRecoveryIterations`, "value"));
   assertDistinct(config.pairs.map((p) => p.name), "pairs", "pair name", (i) => `pairs.${i}.name`);
   const out: Condition[] = [];
   const options = commonOptions(config);
   for (const pair of config.pairs) {
-    const own = { ...options, ...pair.options };
+    // a detection preset's recovery recipe: over the config's options, under the pair's own
+    const { maxRecoveryIterations: presetCap, ...recipe } = presetRecoveryDefaults(pair.detector, `config.pairs.${config.pairs.indexOf(pair)}`);
+    const own = { ...options, ...recipe, ...pair.options };
     if (config.baseline && pair.baseline)
       out.push({ id: `${pair.name}.no-recovery`, pair, recovery: false, options: { ...own, maxRecoveryIterations: 0 }, params: { pair: pair.name, maxRecoveryIterations: 0 } });
-    for (const cap of config.maxRecoveryIterations)
+    for (const cap of pairCaps(config, pair, presetCap))
       out.push({ id: `${pair.name}.max-rec-${cap}`, pair, recovery: true, options: { ...own, maxRecoveryIterations: cap }, params: { pair: pair.name, maxRecoveryIterations: cap } });
   }
   assertUnique(out);
   return out;
+}
+
+/** A pair's max recovery iterations: its own list, else its detection preset's cap, else the config's list. */
+function pairCaps(config: EndToEndConfig, pair: EndToEndConfig["pairs"][number], presetCap = presetRecoveryDefaults(pair.detector).maxRecoveryIterations): number[] {
+  return pair.maxRecoveryIterations ?? (presetCap !== undefined ? [presetCap] : config.maxRecoveryIterations);
 }
 
 /** The parameter lists of a sweep: the preset's, then `params` (which override). */
@@ -93,7 +102,9 @@ export function sweepConditions(config: SweepConfig): Condition[] {
     settings = names.flatMap((name) => params[name].map((v) => ({ [name]: v })));
   }
   const out: Condition[] = [];
-  const options = { ...commonOptions(config), ...config.pair.options };
+  // a detection preset's recovery budget over the config's options (the caps are the sweep's own axis)
+  const { maxRecoveryIterations: _cap, ...recipe } = presetRecoveryDefaults(config.pair.detector, "config.pair");
+  const options = { ...commonOptions(config), ...recipe, ...config.pair.options };
   if (config.baseline) out.push({ id: "no-recovery", pair: config.pair, recovery: false, options: { ...options, maxRecoveryIterations: 0 }, params: { maxRecoveryIterations: 0 } });
   for (const setting of settings)
     for (const cap of config.maxRecoveryIterations) {
@@ -141,7 +152,7 @@ export function planEpisodeCount(config: ExperimentConfig, taskCount: number): {
   const seeds = Array.isArray(config.seeds) ? config.seeds.length : config.seeds.count;
   let conditions: number;
   if (config.kind === "end-to-end") {
-    conditions = config.pairs.reduce((n, p) => n + (config.baseline && p.baseline ? 1 : 0) + config.maxRecoveryIterations.length, 0);
+    conditions = config.pairs.reduce((n, p) => n + (config.baseline && p.baseline ? 1 : 0) + pairCaps(config, p).length, 0);
   } else if (config.kind === "sweep") {
     const lengths = Object.values(sweepParams(config)).map((v) => v.length);
     conditions = (config.mode === "grid" ? lengths.reduce((p, n) => p * n, 1) : lengths.reduce((p, n) => p + n, 0)) * config.maxRecoveryIterations.length + (config.baseline ? 1 : 0);
