@@ -18,6 +18,8 @@ import { AgentSpecSchema } from "../../../experiments/agents/spec.ts";
 import { checkConfigAgents, configAgents, fillConfigModels } from "../../../experiments/config/agents.ts";
 import { parseExperimentConfig } from "../../../experiments/config/load.ts";
 import { runExperiment } from "../../../experiments/runner/experiment.ts";
+import { endToEndConditions } from "../../../experiments/runner/conditions.ts";
+import type { EndToEndConfig } from "../../../experiments/config/schema.ts";
 import { createSimDeskRuntime } from "../../../experiments/runtime/simdesk.ts";
 import { benchConfig } from "../../../experiments/bench/token-overhead.ts";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -201,15 +203,15 @@ describe("every path takes the preset", () => {
     try {
       const from = proxy.bodies.length;
       const run = await runExperiment(c, createSimDeskRuntime(), { out: join(dir, "run"), workers: 1 });
-      expect(run.lines.map((l) => l.condition).sort()).toEqual(["paper.max-rec-2", "paper.max-rec-2", "paper.no-recovery", "paper.no-recovery", "production.max-rec-2", "production.max-rec-2"]);
+      expect(run.lines.map((l) => l.condition).sort()).toEqual(["paper.max-rec-2", "paper.max-rec-2", "paper.no-recovery", "paper.no-recovery", "production.max-rec-1", "production.max-rec-1"]);
       const lines = (cond: string) => run.lines.filter((l) => l.condition === cond);
       const calls = (cond: string) => lines(cond).reduce((s, l) => s + (l.models?.detector?.calls ?? 0), 0);
       const steps = (cond: string) => lines(cond).reduce((s, l) => s + l.forwardSteps, 0);
-      expect(calls("production.max-rec-2")).toBeGreaterThan(0);
-      expect(calls("production.max-rec-2")).toBeLessThan(steps("production.max-rec-2"));
+      expect(calls("production.max-rec-1")).toBeGreaterThan(0);
+      expect(calls("production.max-rec-1")).toBeLessThan(steps("production.max-rec-1"));
       const bodies = judgeBodies(from);
       const prod = bodies.filter((b) => userParts(b)[0].text.includes("Below is each step's action, oldest first"));
-      expect(prod).toHaveLength(calls("production.max-rec-2"));
+      expect(prod).toHaveLength(calls("production.max-rec-1"));
       expect(bodies.length - prod.length).toBe(calls("paper.max-rec-2"));
       const text = prod.map((b) => userParts(b).map((p) => p.text ?? "").join("\n")).join("\n");
       expect(text).toContain("(changed lines of the accessibility tree):");
@@ -230,6 +232,43 @@ describe("every path takes the preset", () => {
       ["config.pairs.1.detector.model", "model"],
     ]);
     expect(detectors.map((a) => (a.spec as { preset?: string }).preset)).toEqual(["paper", undefined, "production", undefined]);
+  });
+
+  it("the production preset brings its recovery recipe on every path, under the caller's own knobs; the paper preset keeps the runtime's", () => {
+    const blobs = tempBlobs();
+    const model = judge(blobs);
+    const prod = { preset: "production" as const, model };
+    const restore = async () => ({ restored: true }) as never;
+    const observe = async () => screen(blobs, 1);
+    // withRecovery (and the graph it runs): 1 attempt of at most 5 steps
+    expect(withRecovery(createToyPolicy(), { detector: prod }).options).toMatchObject({ maxRecoveryIterations: 1, recoveryBudget: 5 });
+    expect(withRecovery(createToyPolicy(), { detector: { ...prod, recoveryBudget: 7 }, maxRecoveryIterations: 2 }).options).toMatchObject({ maxRecoveryIterations: 2, recoveryBudget: 7 });
+    expect(withRecovery(createToyPolicy(), { detector: { preset: "paper", model } }).options).toMatchObject({ maxRecoveryIterations: 3, recoveryBudget: 10 });
+    // the SDK integrations
+    const sdk = (detector: object, extra: object = {}) => resolveSdkOptions("createAgentsRecovery", { env: new ToyDesk(blobs), blobs, detector: detector as never, restore, ...extra });
+    expect(sdk(prod)).toMatchObject({ maxRecoveryIterations: 1, recoveryBudget: 5 });
+    expect(sdk({ ...prod, maxRecoveryIterations: 3 }, { recoveryBudget: 4 })).toMatchObject({ maxRecoveryIterations: 3, recoveryBudget: 4 });
+    expect(sdk({ preset: "paper", model })).toMatchObject({ maxRecoveryIterations: 3, recoveryBudget: 10 });
+    // the LangChain middleware (its restore routine is the user's, so only the cap applies)
+    expect(resolveMiddlewareOptions({ detector: prod, observe, restore, blobs }).maxRecoveryIterations).toBe(1);
+    expect(resolveMiddlewareOptions({ detector: prod, observe, restore, blobs, maxRecoveryIterations: 2 }).maxRecoveryIterations).toBe(2);
+    // bad values: one line naming the preset's field
+    expect(() => withRecovery(createToyPolicy(), { detector: { ...prod, maxRecoveryIterations: -1 } })).toThrow(/^withRecovery: option "detector\.maxRecoveryIterations" must be >= 0$/);
+    expect(() => sdk({ ...prod, recoveryBudget: 0 })).toThrow(/^createAgentsRecovery: option "detector\.recoveryBudget" must be >= 1$/);
+    expect(() => sdk({ ...prod, recoveryBudget: "5" })).toThrow(/^createAgentsRecovery: option "detector\.recoveryBudget" /);
+  });
+
+  it("experiment configs: a pair's own maxRecoveryIterations list, the production preset's cap and budget, and bad values", () => {
+    const judgeSpec = { model: "retrace-stand-in", observation: "a11y_tree" };
+    const base = { kind: "end-to-end", name: "caps", env: { kind: "simdesk", tasks: ["files-rename-folder"] }, seeds: [0], maxRecoveryIterations: [3], options: { recoveryBudget: 10 } };
+    const pair = (name: string, extra: object) => ({ name, forward: { kind: "sim" }, recovery: { kind: "sim" }, baseline: false, ...extra });
+    const ids = (pairs: object[]) => endToEndConditions(parseExperimentConfig({ ...base, pairs }) as EndToEndConfig).map((c) => [c.id, c.options.maxRecoveryIterations, c.options.recoveryBudget]);
+    expect(ids([pair("a", { detector: { preset: "paper", model: judgeSpec } }), pair("b", { detector: { preset: "production", model: judgeSpec } })])).toEqual([["a.max-rec-3", 3, 10], ["b.max-rec-1", 1, 5]]);
+    expect(ids([pair("b", { detector: { preset: "production", model: judgeSpec, maxRecoveryIterations: 2, recoveryBudget: 6 } })])).toEqual([["b.max-rec-2", 2, 6]]);
+    expect(ids([pair("b", { detector: { preset: "production", model: judgeSpec }, maxRecoveryIterations: [1, 5], options: { recoveryBudget: 8 } })])).toEqual([["b.max-rec-1", 1, 8], ["b.max-rec-5", 5, 8]]);
+    expect(ids([pair("c", { maxRecoveryIterations: [1] })])).toEqual([["c.max-rec-1", 1, 10]]);
+    expect(() => parseExperimentConfig({ ...base, pairs: [pair("c", { maxRecoveryIterations: [0] })] })).toThrow(/pairs\.0\.maxRecoveryIterations\.0/);
+    expect(() => parseExperimentConfig({ ...base, pairs: [pair("c", { maxRecoveryIterations: [1, 1] })] })).toThrow(/pairs\.0\.maxRecoveryIterations/);
   });
 
   it("bad preset specs fail with one line naming the field", () => {
