@@ -7,9 +7,10 @@
  * - bare: no recovery;
  * - paper: `detector: { preset: paper }`, the paper's every-step detector (max recovery iterations 3);
  * - production: the production recipe: `detector: { preset: production }` (cascade gates, last-k
- *   window, tree diffs, cache-friendly layout; adapters/llm/detection-preset.ts), the recovery
- *   agent's `layout: cached`, and one screenshot for the selector and summarizer
- *   (`historyImages: 1`); same cap (docs/cost.md, "Recovery levers").
+ *   window, tree diffs, cache-friendly layout; adapters/llm/detection-preset.ts) with the preset's
+ *   recovery recipe (1 recovery attempt of at most 5 steps: condition `production.max-rec-1`;
+ *   src/runtime/preset-recovery.ts), the recovery agent's `layout: cached`, and one screenshot for
+ *   the selector and summarizer (`historyImages: 1`) (docs/cost.md, "Recovery levers").
  *
  * Reported (each arm's per-episode figures over the bare arm's, on the same units):
  * - tokens per episode, and billed-equivalent tokens per episode (`billedOf` of each role's usage
