@@ -53,6 +53,9 @@ export interface DetectionPresetOptions extends Omit<LlmErrorDetectorOptions, "l
   recoveryBudget?: number;
 }
 
+/** The production preset's recovery recipe (1 attempt of at most 5 steps), defined with its resolver in src/runtime/preset-recovery.ts. */
+export { PRODUCTION_RECOVERY } from "../../src/runtime/preset-recovery.ts";
+
 /** Options only the production preset takes. */
 const PRODUCTION_ONLY = ["gates", "historySteps", "treeDiff"] as const;
 
