@@ -139,10 +139,16 @@ export type PairSpec = z.output<typeof PairSpecSchema>;
 // (experiments/runner/settle.ts: osworld 10 s as in the paper, others 0).
 // unconfirmedRestoration defaults to the paper's "claim-recovered" here: an experiment reproduces
 // the paper unless its config says otherwise (the library's default is "disclose-and-keep").
-const OptionsPatch = RecoveryOptionsSchema.partial().extend({
-  settleMs: z.number().int().min(0).max(MAX_SETTLE_MS, `at most ${MAX_SETTLE_MS} ms (one minute) after each action (OSWorld waits 10000)`).optional(),
-  unconfirmedRestoration: z.enum(UNCONFIRMED_RESTORATION).default(PAPER_UNCONFIRMED_RESTORATION),
-});
+// Only the fields written, like a pair's `options` (zod's partial() would fill in every default,
+// and a default here would override a detection preset's recovery recipe: experiments/runner/conditions.ts).
+const optionsShape = Object.fromEntries(Object.entries(RecoveryOptionsSchema.shape).map(([k, v]) => [k, (v as unknown as z.ZodDefault<z.ZodType>).removeDefault?.().optional() ?? (v as z.ZodType).optional()]));
+const OptionsPatch = z
+  .object({
+    ...optionsShape,
+    settleMs: z.number().int().min(0).max(MAX_SETTLE_MS, `at most ${MAX_SETTLE_MS} ms (one minute) after each action (OSWorld waits 10000)`).optional(),
+    unconfirmedRestoration: z.enum(UNCONFIRMED_RESTORATION).default(PAPER_UNCONFIRMED_RESTORATION),
+  })
+  .strict() as unknown as z.ZodType<Partial<RecoveryOptions> & { unconfirmedRestoration: RecoveryOptions["unconfirmedRestoration"] }, Partial<z.input<typeof RecoveryOptionsSchema>>>;
 const common = {
   /** Experiment name, used in reports. */
   name: z.string().min(1),
@@ -213,12 +219,20 @@ export const EndToEndConfigSchema = z
     kind: z.literal("end-to-end"),
     ...common,
     pairs: z.array(PairSpecSchema).min(1).max(100, "at most 100 pairs per run"),
-    /** Max recovery iterations compared against no recovery, one condition per value. @default [1, 3, 5] */
-    maxRecoveryIterations: caps(1).default([1, 3, 5]),
+    /**
+     * Max recovery iterations compared against no recovery, one condition per value. Left out, a
+     * pair with a detection preset runs its recipe's cap (production: 1) and any other pair
+     * [1, 3, 5]; written, it applies to every pair without a list of its own
+     * (experiments/runner/conditions.ts `pairCaps`). @default [1, 3, 5] ({@link DEFAULT_MAX_RECOVERY_ITERATIONS})
+     */
+    maxRecoveryIterations: caps(1).optional(),
     /** Include the no-recovery baseline per pair. @default true */
     baseline: z.boolean().default(true),
   })
   .strict();
+
+/** An end-to-end config's max recovery iterations when neither the config, the pair nor its detection preset sets them. */
+export const DEFAULT_MAX_RECOVERY_ITERATIONS: readonly number[] = [1, 3, 5];
 
 /** Named sweep presets (the issue's first-class sweeps). */
 export const SWEEP_PRESETS = {

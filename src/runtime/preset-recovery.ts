@@ -6,7 +6,9 @@
  * recovery is the runtime's defaults (the paper's: 3 attempts, 10 recovery steps each).
  *
  * Precedence, on every path: the caller's own option > the preset spec's field > the preset's
- * default > the runtime's default. Values are checked with the runtime's bounds and messages
+ * recipe > the runtime's default. In experiment configs: a pair's own value (its
+ * `maxRecoveryIterations` list, its `options`, its detector spec's fields) > the config's explicit
+ * global value (`maxRecoveryIterations`, `options`) > the recipe > the runtime's default. Values are checked with the runtime's bounds and messages
  * (`detector.maxRecoveryIterations`).
  */
 import { z } from "zod";
@@ -27,14 +29,22 @@ export const PRODUCTION_RECOVERY: Readonly<Required<PresetRecovery>> = { maxReco
 
 const FieldsSchema = z.object({ maxRecoveryIterations: RecoveryOptionsSchema.shape.maxRecoveryIterations.removeDefault().optional(), recoveryBudget: RecoveryOptionsSchema.shape.recoveryBudget.removeDefault().optional() });
 
+/** A detection preset's recovery knobs in two parts: the spec's own fields, and the preset's recipe under them. */
+export interface PresetRecoveryParts {
+  /** What the spec itself sets (`detector.maxRecoveryIterations` / `detector.recoveryBudget`): the caller's own choice. */
+  fields: PresetRecovery;
+  /** The preset's recipe ({@link PRODUCTION_RECOVERY} for production, {} for paper): a default under every explicit value. */
+  recipe: PresetRecovery;
+}
+
 /**
- * The recovery knobs a `detector` option implies: {} for an ErrorDetector or the paper preset
- * without fields of its own; the production preset's {@link PRODUCTION_RECOVERY} under the spec's
- * own `maxRecoveryIterations` / `recoveryBudget`. A bad value throws one ConfigError line naming
- * `detector.<field>`.
+ * A `detector` option's recovery knobs, split into the spec's own fields and the preset's recipe
+ * (both {} for an ErrorDetector or a spec without `preset`). Experiment configs need the split: a
+ * config's explicit global `options` / `maxRecoveryIterations` sit between the two. A bad value
+ * throws one ConfigError line naming `detector.<field>`.
  */
-export function presetRecoveryDefaults(detector: unknown, where = "recovery options"): PresetRecovery {
-  if (!detector || typeof detector !== "object" || !("preset" in detector) || typeof (detector as { detect?: unknown }).detect === "function") return {};
+export function presetRecoveryParts(detector: unknown, where = "recovery options"): PresetRecoveryParts {
+  if (!detector || typeof detector !== "object" || !("preset" in detector) || typeof (detector as { detect?: unknown }).detect === "function") return { fields: {}, recipe: {} };
   const d = detector as Record<string, unknown>;
   const own = FieldsSchema.safeParse({ maxRecoveryIterations: d.maxRecoveryIterations, recoveryBudget: d.recoveryBudget });
   if (!own.success) {
@@ -42,5 +52,16 @@ export function presetRecoveryDefaults(detector: unknown, where = "recovery opti
     throw optionError(where, { ...issue, path: ["detector", ...issue.path] });
   }
   const fields = Object.fromEntries(Object.entries(own.data).filter(([, v]) => v !== undefined)) as PresetRecovery;
-  return { ...(d.preset === "production" ? PRODUCTION_RECOVERY : {}), ...fields };
+  return { fields, recipe: d.preset === "production" ? { ...PRODUCTION_RECOVERY } : {} };
+}
+
+/**
+ * The recovery knobs a `detector` option implies: {} for an ErrorDetector or the paper preset
+ * without fields of its own; the production preset's {@link PRODUCTION_RECOVERY} under the spec's
+ * own `maxRecoveryIterations` / `recoveryBudget`. A bad value throws one ConfigError line naming
+ * `detector.<field>`.
+ */
+export function presetRecoveryDefaults(detector: unknown, where = "recovery options"): PresetRecovery {
+  const { fields, recipe } = presetRecoveryParts(detector, where);
+  return { ...recipe, ...fields };
 }

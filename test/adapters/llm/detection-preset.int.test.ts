@@ -18,8 +18,9 @@ import { AgentSpecSchema } from "../../../experiments/agents/spec.ts";
 import { checkConfigAgents, configAgents, fillConfigModels } from "../../../experiments/config/agents.ts";
 import { parseExperimentConfig } from "../../../experiments/config/load.ts";
 import { runExperiment } from "../../../experiments/runner/experiment.ts";
-import { endToEndConditions } from "../../../experiments/runner/conditions.ts";
-import type { EndToEndConfig } from "../../../experiments/config/schema.ts";
+import { endToEndConditions, sweepConditions } from "../../../experiments/runner/conditions.ts";
+import type { EndToEndConfig, SweepConfig } from "../../../experiments/config/schema.ts";
+import { RecoveryOptionsSchema } from "../../../src/episode.ts";
 import { createSimDeskRuntime } from "../../../experiments/runtime/simdesk.ts";
 import { benchConfig } from "../../../experiments/bench/token-overhead.ts";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -192,9 +193,9 @@ describe("every path takes the preset", () => {
 
   it("experiment configs: a paper pair and a production pair compare in one run through the runner", async () => {
     const judgeSpec = { model: "retrace-stand-in", observation: "a11y_tree", temperature: 0.7 };
-    const pair = (name: string, preset: string) => ({ name, forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { preset, model: judgeSpec }, ...(name === "production" ? { baseline: false } : {}) });
+    const pair = (name: string, preset: string) => ({ name, forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { preset, model: judgeSpec }, ...(name === "production" ? { baseline: false } : { maxRecoveryIterations: [2] }) });
     const c = fillConfigModels(
-      parseExperimentConfig({ kind: "end-to-end", name: "preset-test", env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes"] }, seeds: { count: 1 }, maxRecoveryIterations: [2], options: { maxForwardSteps: 15 }, pairs: [pair("paper", "paper"), pair("production", "production")] }),
+      parseExperimentConfig({ kind: "end-to-end", name: "preset-test", env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes"] }, seeds: { count: 1 }, options: { maxForwardSteps: 15 }, pairs: [pair("paper", "paper"), pair("production", "production")] }),
       { baseUrl: proxy.url },
     );
     expect(configAgents(c).find((a) => a.path === "config.pairs.1.detector.model")?.spec).toMatchObject({ kind: "model", baseUrl: proxy.url });
@@ -258,15 +259,32 @@ describe("every path takes the preset", () => {
     expect(() => sdk({ ...prod, recoveryBudget: "5" })).toThrow(/^createAgentsRecovery: option "detector\.recoveryBudget" /);
   });
 
-  it("experiment configs: a pair's own maxRecoveryIterations list, the production preset's cap and budget, and bad values", () => {
+  it("experiment configs: the production preset's cap and budget fill only what neither the pair nor the config sets; bad values", () => {
     const judgeSpec = { model: "retrace-stand-in", observation: "a11y_tree" };
-    const base = { kind: "end-to-end", name: "caps", env: { kind: "simdesk", tasks: ["files-rename-folder"] }, seeds: [0], maxRecoveryIterations: [3], options: { recoveryBudget: 10 } };
+    const bare = { kind: "end-to-end", name: "caps", env: { kind: "simdesk", tasks: ["files-rename-folder"] }, seeds: [0] };
+    const base = { ...bare, maxRecoveryIterations: [3], options: { recoveryBudget: 10 } };
     const pair = (name: string, extra: object) => ({ name, forward: { kind: "sim" }, recovery: { kind: "sim" }, baseline: false, ...extra });
-    const ids = (pairs: object[]) => endToEndConditions(parseExperimentConfig({ ...base, pairs }) as EndToEndConfig).map((c) => [c.id, c.options.maxRecoveryIterations, c.options.recoveryBudget]);
-    expect(ids([pair("a", { detector: { preset: "paper", model: judgeSpec } }), pair("b", { detector: { preset: "production", model: judgeSpec } })])).toEqual([["a.max-rec-3", 3, 10], ["b.max-rec-1", 1, 5]]);
-    expect(ids([pair("b", { detector: { preset: "production", model: judgeSpec, maxRecoveryIterations: 2, recoveryBudget: 6 } })])).toEqual([["b.max-rec-2", 2, 6]]);
-    expect(ids([pair("b", { detector: { preset: "production", model: judgeSpec }, maxRecoveryIterations: [1, 5], options: { recoveryBudget: 8 } })])).toEqual([["b.max-rec-1", 1, 8], ["b.max-rec-5", 5, 8]]);
+    // each condition's options as the runtime resolves them (what the user did not set is the runtime's default)
+    const resolved = (o: object) => RecoveryOptionsSchema.parse(o);
+    const idsOf = (config: object, pairs: object[]) => endToEndConditions(parseExperimentConfig({ ...config, pairs }) as EndToEndConfig).map((c) => [c.id, resolved(c.options).maxRecoveryIterations, resolved(c.options).recoveryBudget]);
+    const ids = (pairs: object[]) => idsOf(base, pairs);
+    const paper = { preset: "paper", model: judgeSpec };
+    const prod = { preset: "production", model: judgeSpec };
+    // nothing set by the user: the recipe for production, the runtime's default (the paper's) otherwise
+    expect(idsOf(bare, [pair("a", { detector: paper }), pair("b", { detector: prod })])).toEqual([["a.max-rec-1", 1, 10], ["a.max-rec-3", 3, 10], ["a.max-rec-5", 5, 10], ["b.max-rec-1", 1, 5]]);
+    // the config's explicit global caps and budget win over the recipe, for every pair
+    expect(ids([pair("a", { detector: paper }), pair("b", { detector: prod })])).toEqual([["a.max-rec-3", 3, 10], ["b.max-rec-3", 3, 10]]);
+    expect(idsOf({ ...bare, maxRecoveryIterations: [1, 3, 5] }, [pair("b", { detector: prod })])).toEqual([["b.max-rec-1", 1, 5], ["b.max-rec-3", 3, 5], ["b.max-rec-5", 5, 5]]);
+    expect(idsOf({ ...bare, options: { recoveryBudget: 7 } }, [pair("b", { detector: prod })])).toEqual([["b.max-rec-1", 1, 7]]);
+    // the pair's own (its list, its options, its detector spec's fields) win over the config's
+    expect(ids([pair("b", { detector: { ...prod, maxRecoveryIterations: 2, recoveryBudget: 6 } })])).toEqual([["b.max-rec-2", 2, 6]]);
+    expect(ids([pair("b", { detector: prod, maxRecoveryIterations: [1, 5], options: { recoveryBudget: 8 } })])).toEqual([["b.max-rec-1", 1, 8], ["b.max-rec-5", 5, 8]]);
     expect(ids([pair("c", { maxRecoveryIterations: [1] })])).toEqual([["c.max-rec-1", 1, 10]]);
+    // a sweep: the caps are its axis; the budget as above
+    const sweep = (options: object) => sweepConditions(parseExperimentConfig({ ...bare, kind: "sweep", pair: pair("s", { detector: prod }), params: { freezeWindow: [5] }, maxRecoveryIterations: [1], baseline: false, options }) as SweepConfig).map((c) => resolved(c.options).recoveryBudget);
+    expect(sweep({})).toEqual([5]);
+    expect(sweepConditions(parseExperimentConfig({ ...bare, kind: "sweep", pair: pair("s", { detector: paper }), params: { freezeWindow: [5] }, maxRecoveryIterations: [1], baseline: false }) as SweepConfig).map((c) => resolved(c.options).recoveryBudget)).toEqual([10]);
+    expect(sweep({ recoveryBudget: 9 })).toEqual([9]);
     expect(() => parseExperimentConfig({ ...base, pairs: [pair("c", { maxRecoveryIterations: [0] })] })).toThrow(/pairs\.0\.maxRecoveryIterations\.0/);
     expect(() => parseExperimentConfig({ ...base, pairs: [pair("c", { maxRecoveryIterations: [1, 1] })] })).toThrow(/pairs\.0\.maxRecoveryIterations/);
   });
