@@ -32,7 +32,7 @@
  * Episodes are capped at 25 forward steps to keep the bench near three minutes.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -118,8 +118,11 @@ function sharedSteps(a: string[], b: string[]): number {
   return i;
 }
 
+/** RETRACE_BENCH_KEEP=<dir> keeps the run there (its trajectories, for analysing gates offline); the line is measured the same. */
+const KEEP = process.env.RETRACE_BENCH_KEEP;
+
 export async function run(): Promise<BenchResult[]> {
-  const dir = mkdtempSync(join(tmpdir(), "retrace-bench-tokens-"));
+  const dir = KEEP ? (mkdirSync(KEEP, { recursive: true }), KEEP) : mkdtempSync(join(tmpdir(), "retrace-bench-tokens-"));
   const server = await startStandInServer({ errorRate: 0.2, postCutErrorRate: 0.3, seed: 0 });
   try {
     const cfg = join(dir, "config.json");
@@ -145,7 +148,7 @@ export async function run(): Promise<BenchResult[]> {
     return [measure(out, rows)];
   } finally {
     await server.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (!KEEP) rmSync(dir, { recursive: true, force: true });
   }
 }
 
