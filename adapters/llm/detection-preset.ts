@@ -57,7 +57,7 @@ export interface DetectionPresetOptions extends Omit<LlmErrorDetectorOptions, "l
 export { PRODUCTION_RECOVERY } from "../../src/runtime/preset-recovery.ts";
 
 /** Options only the production preset takes. */
-const PRODUCTION_ONLY = ["gates", "historySteps", "treeDiff"] as const;
+const PRODUCTION_ONLY = ["gates", "historySteps", "treeDiff", "treeDiffMaxLines"] as const;
 
 /** Build the detector of a preset; a bad field throws one ConfigError line naming it. */
 export function createDetectionPreset(options: DetectionPresetOptions, where = "detector"): ErrorDetector {

@@ -32,6 +32,8 @@ const PresetSpecSchema = z
     imageMaxSide: z.number().int().min(64).max(8192).optional(),
     /** production: accessibility trees as diffs. @default true */
     treeDiff: z.boolean().optional(),
+    /** production: at most this many changed tree lines per screen (adapters/llm/detector.ts). @default all lines */
+    treeDiffMaxLines: z.number().int().min(2).max(10_000).optional(),
     /** The pair's recovery attempts per episode when the pair lists none (src/runtime/preset-recovery.ts). @default 1 (production), the config's list (paper) */
     maxRecoveryIterations: z.number().int().min(1).max(MAX_RECOVERY_ITERATIONS).optional(),
     /** The pair's recovery steps per attempt, over the config's `options`, under the pair's. @default 5 (production), the config's (paper) */
@@ -58,7 +60,7 @@ export function createPresetKind(nested: NestedModel): AgentKind<PresetSpec> {
     check(_role, spec) {
       if ("kind" in spec.model && spec.model.kind !== "model") return { field: "model.kind", message: `the judge of a preset is a model agent (kind: model), got ${JSON.stringify(spec.model.kind)}` };
       if (spec.preset === "paper") {
-        const extra = (["gates", "historySteps", "treeDiff"] as const).find((k) => spec[k] !== undefined);
+        const extra = (["gates", "historySteps", "treeDiff", "treeDiffMaxLines"] as const).find((k) => spec[k] !== undefined);
         if (extra) return { field: extra, message: `only the production preset takes "${extra}" (the paper preset is the paper's every-step detector)` };
       }
       try {
@@ -86,6 +88,7 @@ export function createPresetKind(nested: NestedModel): AgentKind<PresetSpec> {
         ...opt("historySteps", spec.historySteps),
         ...opt("imageMaxSide", spec.imageMaxSide),
         ...opt("treeDiff", spec.treeDiff),
+        ...opt("treeDiffMaxLines", spec.treeDiffMaxLines),
       }) as AgentOf[R];
     },
   };

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import sharp from "sharp";
 import { createDetectionPreset } from "../../../adapters/llm/detection-preset.ts";
-import { windowStart } from "../../../adapters/llm/detector.ts";
+import { treeDiffText, windowStart } from "../../../adapters/llm/detector.ts";
 import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
 import { startStandInServer, type StandInServer } from "../../../adapters/testing/stand-in/server.ts";
 import { resolveOptions as resolveMiddlewareOptions } from "../../../adapters/langchain/options.ts";
@@ -139,6 +139,44 @@ describe("the production detection preset against the stand-in", () => {
     const text = userParts(b).map((p) => p.text).join("\n");
     expect(text).toMatch(/Screen after step 0 \(changed lines of the accessibility tree\):\n\+ button\tSave dialog/);
     expect(text).not.toContain("button\tFiles");
+  });
+
+  it("treeDiffMaxLines caps a big screen change at that many changed lines and says how many were left out", async () => {
+    const blobs = tempBlobs();
+    const obs = (names: string[]): Observation => ({ screenshot: "0".repeat(64), width: 1280, height: 800, axTree: { role: "desktop frame", name: "Desktop", children: names.map((n) => ({ role: "button", name: n })) } as never });
+    const before = obs(["Files", ...Array.from({ length: 10 }, (_, i) => `Old ${i}`)]);
+    const after = obs(["Files", ...Array.from({ length: 12 }, (_, i) => `New ${i}`)]);
+    const history = [{ step: 0, observation: before, actions: [{ type: "CLICK" as const, x: 10, y: 10, button: "left" as const, numClicks: 1 }] }];
+    const ask = async (extra: object) => {
+      const from = proxy.bodies.length;
+      await createDetectionPreset({ preset: "production", model: judge(blobs), observation: "a11y_tree", gates: [{ kind: "every-k", k: 1 }], ...extra }).detect({ task, history, observation: after, step: 1, tick: 1, blobs });
+      const [b] = judgeBodies(from);
+      return userParts(b).map((p) => p.text ?? "").join("\n");
+    };
+    const full = await ask({});
+    const capped = await ask({ treeDiffMaxLines: 6 });
+    const changed = (t: string) => t.split("\n").filter((l) => /^[-+] button\t/.test(l)).map((l) => l.trimEnd());
+    expect(changed(full)).toHaveLength(22);
+    expect(changed(capped)).toEqual(["- button\tOld 0", "- button\tOld 1", "- button\tOld 2", "+ button\tNew 0", "+ button\tNew 1", "+ button\tNew 2"]);
+    expect(capped).toContain("(16 more changed lines not shown)");
+    expect(capped.length).toBeLessThan(full.length);
+    // the stand-in still answers (a judge call that parses), and a paper preset refuses the field
+    expect(() => createDetectionPreset({ preset: "paper", model: judge(blobs), treeDiffMaxLines: 6 })).toThrow(/^detector\.treeDiffMaxLines: only the production preset takes "treeDiffMaxLines"/);
+  });
+});
+
+describe("treeDiffText", () => {
+  const tree = (lines: string[]) => ["header", ...lines].join("\n");
+  it("keeps every changed line without a cap, and says so when nothing changed", () => {
+    expect(treeDiffText(tree(["a", "b"]), tree(["a", "c"]))).toBe("- b\n+ c");
+    expect(treeDiffText(tree(["a"]), tree(["a"]), 4)).toBe("(no change)");
+    expect(treeDiffText(tree(["a", "b"]), tree(["a", "c"]), 2)).toBe("- b\n+ c");
+  });
+  it("with a cap, shares it between removed and added lines, giving a short side's share to the other", () => {
+    const many = (p: string, n: number) => Array.from({ length: n }, (_, i) => `${p}${i}`);
+    expect(treeDiffText(tree(many("x", 5)), tree(many("y", 5)), 4).split("\n")).toEqual(["- x0", "- x1", "+ y0", "+ y1", "(6 more changed lines not shown)"]);
+    expect(treeDiffText(tree(["k"]), tree(["k", ...many("y", 6)]), 4).split("\n")).toEqual(["+ y0", "+ y1", "+ y2", "+ y3", "(2 more changed lines not shown)"]);
+    expect(treeDiffText(tree(["x0", "k"]), tree(["k", ...many("y", 6)]), 4).split("\n")).toEqual(["- x0", "+ y0", "+ y1", "+ y2", "(3 more changed lines not shown)"]);
   });
 });
 
