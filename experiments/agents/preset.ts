@@ -32,7 +32,7 @@ const PresetSpecSchema = z
     imageMaxSide: z.number().int().min(64).max(8192).optional(),
     /** production: accessibility trees as diffs. @default true */
     treeDiff: z.boolean().optional(),
-    /** production: at most this many changed tree lines per screen (adapters/llm/detector.ts). @default all lines */
+    /** production: at most this many changed tree lines per screen (adapters/llm/detector.ts); a large number shows all. @default 8 */
     treeDiffMaxLines: z.number().int().min(2).max(10_000).optional(),
     /** The pair's recovery attempts per episode when the pair lists none (src/runtime/preset-recovery.ts). @default 1 (production), the config's list (paper) */
     maxRecoveryIterations: z.number().int().min(1).max(MAX_RECOVERY_ITERATIONS).optional(),

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import sharp from "sharp";
-import { createDetectionPreset } from "../../../adapters/llm/detection-preset.ts";
+import { createDetectionPreset, PRODUCTION_DETECTION } from "../../../adapters/llm/detection-preset.ts";
 import { treeDiffText, windowStart } from "../../../adapters/llm/detector.ts";
 import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
 import { startStandInServer, type StandInServer } from "../../../adapters/testing/stand-in/server.ts";
@@ -153,12 +153,17 @@ describe("the production detection preset against the stand-in", () => {
       const [b] = judgeBodies(from);
       return userParts(b).map((p) => p.text ?? "").join("\n");
     };
-    const full = await ask({});
+    const full = await ask({ treeDiffMaxLines: 10_000 });
     const capped = await ask({ treeDiffMaxLines: 6 });
+    const preset = await ask({});
     const changed = (t: string) => t.split("\n").filter((l) => /^[-+] button\t/.test(l)).map((l) => l.trimEnd());
     expect(changed(full)).toHaveLength(22);
     expect(changed(capped)).toEqual(["- button\tOld 0", "- button\tOld 1", "- button\tOld 2", "+ button\tNew 0", "+ button\tNew 1", "+ button\tNew 2"]);
     expect(capped).toContain("(16 more changed lines not shown)");
+    // the production preset's default: 8 lines (PRODUCTION_DETECTION.treeDiffMaxLines)
+    expect(PRODUCTION_DETECTION.treeDiffMaxLines).toBe(8);
+    expect(changed(preset)).toHaveLength(8);
+    expect(preset).toContain("(14 more changed lines not shown)");
     expect(capped.length).toBeLessThan(full.length);
     // the stand-in still answers (a judge call that parses), and a paper preset refuses the field
     expect(() => createDetectionPreset({ preset: "paper", model: judge(blobs), treeDiffMaxLines: 6 })).toThrow(/^detector\.treeDiffMaxLines: only the production preset takes "treeDiffMaxLines"/);
