@@ -26,14 +26,14 @@ export type DetectionPreset = (typeof DETECTION_PRESETS)[number];
 
 /**
  * The gates of the production preset: a step that did nothing, a loop (fires on its own), a big
- * screen change, every 3rd step as a safety net, and the step before the episode ends. (Every 6th
- * step until the judge's tree diffs were capped at 8 lines: the cheaper calls pay for the denser
- * net at the same watching cost; docs/cost.md, "Detector levers".)
+ * screen change, every 2nd step as a safety net, and the step before the episode ends. (Every 6th
+ * step until each judge call was made cheaper, a shorter window and tree diffs capped at 4 lines:
+ * the cheaper calls pay for the denser net at the same watching cost; docs/cost.md, "Detector levers".)
  */
-export const PRODUCTION_GATES: CascadeGateSpec[] = [{ kind: "no-effect" }, { kind: "loop" }, { kind: "visual-change" }, { kind: "every-k", k: 3 }, { kind: "before-done" }];
+export const PRODUCTION_GATES: CascadeGateSpec[] = [{ kind: "no-effect" }, { kind: "loop" }, { kind: "visual-change" }, { kind: "every-k", k: 2 }, { kind: "before-done" }];
 
-/** The production preset's context defaults (each one overridable). */
-export const PRODUCTION_DETECTION = { historySteps: 3, imageMaxSide: 768, treeDiff: true, treeDiffMaxLines: 8, gates: PRODUCTION_GATES } as const;
+/** The production preset's context defaults (each one overridable): the screens of the last 2 steps (2 to 3 shown), tree diffs of at most 4 lines. */
+export const PRODUCTION_DETECTION = { historySteps: 2, imageMaxSide: 768, treeDiff: true, treeDiffMaxLines: 4, gates: PRODUCTION_GATES } as const;
 
 /** A detector given by preset: `{ preset: "production", model: judgeChatModel }`. */
 export interface DetectionPresetOptions extends Omit<LlmErrorDetectorOptions, "layout"> {

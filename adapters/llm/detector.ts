@@ -75,7 +75,7 @@ export interface LlmErrorDetectorOptions extends JsonRoleOptions {
    * With `treeDiff`: show at most this many changed lines per screen, half of them removed lines
    * and half added (a window switch changes dozens of lines; its first lines name the windows),
    * then one line saying how many were left out. Cuts the judge's tokens on big screen changes.
-   * @default all lines (the production preset: 8, `PRODUCTION_DETECTION`)
+   * @default all lines (the production preset: 4, `PRODUCTION_DETECTION`)
    */
   treeDiffMaxLines?: number;
 }

@@ -26,13 +26,13 @@ const PresetSpecSchema = z
     model: z.record(z.string(), z.unknown(), { error: "expected the judge's model spec, e.g. model: { model: NAME, baseUrl: URL }" }),
     /** production: the cascade gates in front of the judge. @default PRODUCTION_GATES */
     gates: z.array(CascadeGateSpecSchema).min(1).optional(),
-    /** production: steps shown (k). @default 3 */
+    /** production: steps shown (k). @default 2 */
     historySteps: z.number().int().min(1).max(50).optional(),
     /** Downscale screenshots sent to the judge to this many pixels on the longer side. @default 768 (production), none (paper) */
     imageMaxSide: z.number().int().min(64).max(8192).optional(),
     /** production: accessibility trees as diffs. @default true */
     treeDiff: z.boolean().optional(),
-    /** production: at most this many changed tree lines per screen (adapters/llm/detector.ts); a large number shows all. @default 8 */
+    /** production: at most this many changed tree lines per screen (adapters/llm/detector.ts); a large number shows all. @default 4 */
     treeDiffMaxLines: z.number().int().min(2).max(10_000).optional(),
     /** The pair's recovery attempts per episode when the pair lists none (src/runtime/preset-recovery.ts). @default 1 (production), the config's list (paper) */
     maxRecoveryIterations: z.number().int().min(1).max(MAX_RECOVERY_ITERATIONS).optional(),

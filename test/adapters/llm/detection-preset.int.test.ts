@@ -93,8 +93,8 @@ describe("the production detection preset against the stand-in", () => {
     expect(prod.length).toBeLessThan(history.length);
     for (const b of prod) {
       const { first, last } = shownRange(b);
-      expect(first).toBe(windowStart(last + 1, 3));
-      expect(last - first + 1).toBeLessThanOrEqual(5); // k..2k-1 steps of screens, k = 3
+      expect(first).toBe(windowStart(last + 1, PRODUCTION_DETECTION.historySteps));
+      expect(last - first + 1).toBeLessThanOrEqual(3); // k..2k-1 steps of screens, k = 2
       expect(images(b)).toHaveLength(last - first + 1);
       for (const p of images(b)) expect(pngSize(p.image_url.url)).toEqual({ width: 768, height: 480 });
       // Every step's action line is there (cheap text); no screen before the window.
@@ -111,18 +111,20 @@ describe("the production detection preset against the stand-in", () => {
 
   it("two consecutive judge requests share a byte-identical prefix: system, task and the earlier history", async () => {
     const blobs = tempBlobs();
-    const { history, screens } = await episode(blobs, 8);
+    const { history, screens } = await episode(blobs, 9);
     const d = createDetectionPreset({ preset: "production", model: judge(blobs), gates: [{ kind: "every-k", k: 1 }] });
     const from = proxy.bodies.length;
-    for (const t of [7, 8]) await d.detect({ task, history: history.slice(0, t), observation: screens[t], step: t, tick: t, blobs });
+    // two calls inside one window (k = 2: the window's start stays at 6 for 8 and 9 steps)
+    expect([8, 9].map((t) => windowStart(t, PRODUCTION_DETECTION.historySteps))).toEqual([6, 6]);
+    for (const t of [8, 9]) await d.detect({ task, history: history.slice(0, t), observation: screens[t], step: t, tick: t, blobs });
     const [a, b] = judgeBodies(from);
     expect(JSON.stringify(b.messages[0])).toBe(JSON.stringify(a.messages[0]));
     const pa = userParts(a);
     const pb = userParts(b);
     const prefix = JSON.stringify(pa.slice(0, -1)); // all but the question
     expect(JSON.stringify(pb.slice(0, pa.length - 1))).toBe(prefix);
-    expect(pa.length - 1).toBeGreaterThan(8); // task + 7 action lines + screens of the window
-    expect(pb.length).toBeGreaterThan(pa.length); // b appends step 7 (its action and screen), then its question
+    expect(pa.length - 1).toBeGreaterThan(9); // task + 8 action lines + screens of the window
+    expect(pb.length).toBeGreaterThan(pa.length); // b appends step 8 (its action and screen), then its question
     expect(JSON.stringify(b).startsWith(JSON.stringify(a).slice(0, JSON.stringify(a).indexOf(JSON.stringify(pa.at(-1)))))).toBe(true);
   });
 
@@ -160,10 +162,10 @@ describe("the production detection preset against the stand-in", () => {
     expect(changed(full)).toHaveLength(22);
     expect(changed(capped)).toEqual(["- button\tOld 0", "- button\tOld 1", "- button\tOld 2", "+ button\tNew 0", "+ button\tNew 1", "+ button\tNew 2"]);
     expect(capped).toContain("(16 more changed lines not shown)");
-    // the production preset's default: 8 lines (PRODUCTION_DETECTION.treeDiffMaxLines)
-    expect(PRODUCTION_DETECTION.treeDiffMaxLines).toBe(8);
-    expect(changed(preset)).toHaveLength(8);
-    expect(preset).toContain("(14 more changed lines not shown)");
+    // the production preset's default: 4 lines (PRODUCTION_DETECTION.treeDiffMaxLines)
+    expect(PRODUCTION_DETECTION.treeDiffMaxLines).toBe(4);
+    expect(changed(preset)).toHaveLength(4);
+    expect(preset).toContain("(18 more changed lines not shown)");
     expect(capped.length).toBeLessThan(full.length);
     // the stand-in still answers (a judge call that parses), and a paper preset refuses the field
     expect(() => createDetectionPreset({ preset: "paper", model: judge(blobs), treeDiffMaxLines: 6 })).toThrow(/^detector\.treeDiffMaxLines: only the production preset takes "treeDiffMaxLines"/);
