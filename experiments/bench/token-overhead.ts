@@ -6,8 +6,9 @@
  * One run, three arms on the same 144 (task, seed) units (48 SimDesk tasks x seeds 0-2):
  * - bare: no recovery;
  * - paper: `detector: { preset: paper }`, the paper's every-step detector (max recovery iterations 3);
- * - production: the production recipe: `detector: { preset: production }` (cascade gates, last-k
- *   window, tree diffs, cache-friendly layout; adapters/llm/detection-preset.ts) with the preset's
+ * - production: the production recipe: `detector: { preset: production }` (cascade gates with
+ *   every-k 2, a last-2-steps window, tree diffs of at most 4 lines, cache-friendly layout;
+ *   adapters/llm/detection-preset.ts, docs/cost.md "Detector levers") with the preset's
  *   recovery recipe (1 recovery attempt of at most 5 steps: condition `production.max-rec-1`;
  *   src/runtime/preset-recovery.ts), the recovery agent's `layout: cached`, and one screenshot for
  *   the selector and summarizer (`historyImages: 1`) (docs/cost.md, "Recovery levers").
