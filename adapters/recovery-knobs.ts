@@ -9,6 +9,7 @@ import type { TransitionString, UnconfirmedRestoration } from "../src/episode.ts
 import { ConfigError } from "../src/errors.ts";
 import { DEFAULT_DETECTOR_TIMEOUT_MS } from "../src/runtime/detection.ts";
 import { resolveRecoveryOptions, type RecoveryKnobName, type ResolvedRecoveryOptions } from "../src/runtime/options.ts";
+import { presetRecoveryDefaults } from "../src/runtime/preset-recovery.ts";
 import type { UserLogger } from "../src/logger.ts";
 import type { EpisodeEvents } from "../src/runtime/events.ts";
 import { RECOVERY_STEP_STRATEGIES, type RecoveryStepSelector } from "../src/selector.ts";
@@ -107,7 +108,9 @@ export const WRAPPER_EXTRAS_SHAPE = {
  * and object identities (zod validated the shapes).
  */
 export function parseKnobOptions<T extends RecoveryKnobs, K extends RecoveryKnobName, X extends z.ZodRawShape>(where: string, knobs: readonly K[], extras: X, options: T, check?: () => void): T & Pick<ResolvedRecoveryOptions, K> & z.output<z.ZodObject<X>> {
-  const r = resolveRecoveryOptions(options ?? {}, { where, knobs, extras: { ...WRAPPER_EXTRAS_SHAPE, ...extras } });
+  // a detection preset's recovery recipe (src/runtime/preset-recovery.ts) under the caller's own knobs
+  const defaults = presetRecoveryDefaults((options as { detector?: unknown } | undefined)?.detector, where);
+  const r = resolveRecoveryOptions(options ?? {}, { where, knobs, extras: { ...WRAPPER_EXTRAS_SHAPE, ...extras }, defaults });
   check?.();
   if ((r as RecoveryKnobs).recoveryStep === "llm" && !options.selector) throw new ConfigError(`${where}: option "selector" is required when recoveryStep is "llm"`, { field: "selector" });
   return { ...options, ...(r as object) } as T & Pick<ResolvedRecoveryOptions, K> & z.output<z.ZodObject<X>>;

@@ -14,6 +14,7 @@ import type { ForwardPolicy } from "../src/policy.ts";
 import type { RecoveryPolicy, StateVerifier, Summarizer } from "../src/recovery.ts";
 import type { EpisodeEvents } from "../src/runtime/events.ts";
 import { resolveRecoveryOptions } from "../src/runtime/options.ts";
+import { presetRecoveryDefaults } from "../src/runtime/preset-recovery.ts";
 import { checkedEnvironment } from "../src/runtime/user-results.ts";
 import type { RecoveryStepSelector } from "../src/selector.ts";
 import type { Task } from "../src/task.ts";
@@ -71,7 +72,8 @@ export function withRecovery(policy: ForwardPolicy, options: WithRecoveryOptions
   if (!policy || typeof policy.propose !== "function") throw new ConfigError("withRecovery: policy must be a ForwardPolicy with propose()", { field: "policy" });
   const rest: Record<string, unknown> = { ...options };
   for (const k of COMPONENT_KEYS) delete rest[k];
-  const resolved = resolveRecoveryOptions(rest as RecoveryOptionsInput, "withRecovery");
+  // a detection preset's recovery recipe (production: 1 attempt of at most 5 steps) under the caller's own knobs
+  const resolved = resolveRecoveryOptions(rest as RecoveryOptionsInput, { where: "withRecovery", defaults: presetRecoveryDefaults(options.detector, "withRecovery") });
   const detector = resolveDetectorOption(options.detector, "withRecovery: option detector");
   const userLogger = checkUserLogger("withRecovery", options.logger);
   const components = (env: Environment, blobs: BlobStore): EpisodeComponents => ({

@@ -58,7 +58,7 @@ const EVALUATION = [
 
 const MODELS = [
   "ACTION_FORMATS", "ActionFormatError", "CACHE_MODES", "DETECTION_PRESETS", "DetectorReplySchema",
-  "PRODUCTION_DETECTION", "PRODUCTION_GATES", "RESTORED_TOKEN",
+  "PRODUCTION_DETECTION", "PRODUCTION_GATES", "PRODUCTION_RECOVERY", "RESTORED_TOKEN",
   "SelectorReplySchema", "anthropicComputerInputToActions", "cachePricingFor", "costUsd", "createAgenticLlmVerifier",
   "createDetectionPreset",
   "createAnthropicPolicy", "createChatPolicy", "createFormatPolicy", "createLlmErrorDetector",

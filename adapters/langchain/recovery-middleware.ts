@@ -19,7 +19,7 @@
  */
 import { z } from "zod";
 import type { createMiddleware as CreateMiddleware } from "langchain";
-import { HumanMessage, RemoveMessage, type AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import { promptRef } from "../../src/prompt.ts";
@@ -27,8 +27,10 @@ import { requireOptional } from "../../src/optional-import.ts";
 import type { TaskSpec } from "../../src/task.ts";
 import { EpisodeEvents } from "../../src/runtime/events.ts";
 import { postRestoration, TRANSITION_PROMPTS } from "../../prompts/index.ts";
-import { initialTrack, StepRecovery, type CompletedStep, type RecoveryTrack } from "../../src/runtime/step-recovery.ts";
+import { initialTrack, StepRecovery, type CompletedStep, type RecoveryTrack, type Truncation } from "../../src/runtime/step-recovery.ts";
 import type { RecoveryReport } from "../../src/runtime/recovery-report.ts";
+import { bump } from "../../src/runtime/accounting.ts";
+import { isCascadeDetector } from "../../src/detectors/cascade.ts";
 import { checkObservation } from "../../src/runtime/user-results.ts";
 import { resolveOptions, type RecoveryMiddlewareOptions } from "./options.ts";
 import { defaultToActions, describeToolCalls, messagesBeforeStep, messageText, stepStarts } from "./steps.ts";
@@ -61,6 +63,10 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
     await dispatchCustomEvent(RECOVERY_EVENT, report).catch(() => undefined);
     await o.onRecovery?.(report);
   };
+  const notice = (cut: Truncation): BaseMessage | Promise<BaseMessage> =>
+    o.transitionMessage
+      ? o.transitionMessage({ text: cut.notice, step: cut.step, observation: cut.observation, restored: cut.restored, confirmation: cut.confirmation })
+      : new HumanMessage({ content: cut.notice });
   const loop = { ...o, events, env: { observe: async () => checkObservation(await o.observe(), 'recoveryMiddleware option "observe"') }, onRecovery, routine: 'recoveryMiddleware option "restore"', postRestoration };
 
   // langchain is an optional peer, loaded here (its CommonJS build: this function is synchronous).
@@ -89,13 +95,36 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
       const cut = await new StepRecovery(loop, o.task ?? taskFrom(messages), track).afterSteps(completed, current, signal);
       if (!cut) return { retrace: track };
 
-      const noticeMessage = o.transitionMessage
-        ? await o.transitionMessage({ text: cut.notice, step: cut.step, observation: cut.observation, restored: cut.restored, confirmation: cut.confirmation })
-        : new HumanMessage({ content: cut.notice });
+      const noticeMessage = await notice(cut);
       // History kept (unconfirmed restoration, "disclose-and-keep"): only the notice is added.
       if (!cut.cut) return { messages: [noticeMessage], retrace: track };
       const kept = messagesBeforeStep(messages, cut.step);
       return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...kept, noticeMessage], retrace: track };
+    },
+    // The model gave its final answer (no tool call): a cascade that let the last step pass
+    // unasked is asked again with `ending` (its before-done gate), as the graph does before DONE
+    // and the SDK paths do (StepRecovery.beforeDone). On a detection the answer is discarded
+    // (accounting.discardedProposals), recovery has restored step R, the history is cut to R with
+    // the notice, and the agent goes back to its model instead of ending.
+    // Installed only for a cascade (the production preset): this hook is one more graph node per
+    // model call, which counts against LangGraph's recursionLimit; an every-step detector has
+    // judged the last step already, so there is nothing to ask again.
+    afterModel: !isCascadeDetector(o.detector) ? undefined : {
+      canJumpTo: ["model"],
+      hook: async (state, runtime) => {
+        const messages = state.messages as BaseMessage[];
+        const last = messages.at(-1);
+        const track0 = state.retrace as RecoveryTrack | undefined;
+        if (!last || !AIMessage.isInstance(last) || (last.tool_calls?.length ?? 0) > 0 || track0?.letPass === undefined) return;
+        const track: RecoveryTrack = structuredClone(track0);
+        const signal = (runtime as { signal?: AbortSignal }).signal;
+        const cut = await new StepRecovery(loop, o.task ?? taskFrom(messages), track).beforeDone(signal);
+        if (!cut) return { retrace: track };
+        track.accounting = bump(track.accounting, { discardedProposals: 1 });
+        const noticeMessage = await notice(cut);
+        const kept = cut.cut ? messagesBeforeStep(messages, cut.step) : messages.slice(0, -1);
+        return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...kept, noticeMessage], retrace: track, jumpTo: "model" as const };
+      },
     },
   });
   return Object.assign(middleware, { events });

@@ -26,12 +26,14 @@ export type DetectionPreset = (typeof DETECTION_PRESETS)[number];
 
 /**
  * The gates of the production preset: a step that did nothing, a loop (fires on its own), a big
- * screen change, every 6th step as a safety net, and the step before the episode ends.
+ * screen change, every 2nd step as a safety net, and the step before the episode ends. (Every 6th
+ * step until each judge call was made cheaper, a shorter window and tree diffs capped at 4 lines:
+ * the cheaper calls pay for the denser net at the same watching cost; docs/cost.md, "Detector levers".)
  */
-export const PRODUCTION_GATES: CascadeGateSpec[] = [{ kind: "no-effect" }, { kind: "loop" }, { kind: "visual-change" }, { kind: "every-k", k: 6 }, { kind: "before-done" }];
+export const PRODUCTION_GATES: CascadeGateSpec[] = [{ kind: "no-effect" }, { kind: "loop" }, { kind: "visual-change" }, { kind: "every-k", k: 2 }, { kind: "before-done" }];
 
-/** The production preset's context defaults (each one overridable). */
-export const PRODUCTION_DETECTION = { historySteps: 3, imageMaxSide: 768, treeDiff: true, gates: PRODUCTION_GATES } as const;
+/** The production preset's context defaults (each one overridable): the screens of the last 2 steps (2 to 3 shown), tree diffs of at most 4 lines. */
+export const PRODUCTION_DETECTION = { historySteps: 2, imageMaxSide: 768, treeDiff: true, treeDiffMaxLines: 4, gates: PRODUCTION_GATES } as const;
 
 /** A detector given by preset: `{ preset: "production", model: judgeChatModel }`. */
 export interface DetectionPresetOptions extends Omit<LlmErrorDetectorOptions, "layout"> {
@@ -39,15 +41,30 @@ export interface DetectionPresetOptions extends Omit<LlmErrorDetectorOptions, "l
   preset: DetectionPreset;
   /** production only: the cascade gates in front of the judge. @default PRODUCTION_GATES */
   gates?: CascadeGateSpec[];
+  /**
+   * The recovery recipe that comes with the preset (src/runtime/preset-recovery.ts): recovery
+   * attempts per episode, under a `maxRecoveryIterations` option of the caller's own.
+   * @default 1 (production), the runtime's 3 (paper)
+   */
+  maxRecoveryIterations?: number;
+  /**
+   * Recovery steps per attempt, under a `recoveryBudget` option of the caller's own (a path whose
+   * restore routine is yours, the LangChain middleware, takes it from you: `recoverWithPolicy({ recoveryBudget })`).
+   * @default 5 (production), the runtime's 10 (paper)
+   */
+  recoveryBudget?: number;
 }
 
+/** The production preset's recovery recipe (1 attempt of at most 5 steps), defined with its resolver in src/runtime/preset-recovery.ts. */
+export { PRODUCTION_RECOVERY } from "../../src/runtime/preset-recovery.ts";
+
 /** Options only the production preset takes. */
-const PRODUCTION_ONLY = ["gates", "historySteps", "treeDiff"] as const;
+const PRODUCTION_ONLY = ["gates", "historySteps", "treeDiff", "treeDiffMaxLines"] as const;
 
 /** Build the detector of a preset; a bad field throws one ConfigError line naming it. */
 export function createDetectionPreset(options: DetectionPresetOptions, where = "detector"): ErrorDetector {
   if (!options || typeof options !== "object") throw new ConfigError(`${where}: expected { preset: "paper" | "production", model: ChatModel }`, { field: where });
-  const { preset, gates, ...rest } = options;
+  const { preset, gates, maxRecoveryIterations: _cap, recoveryBudget: _budget, ...rest } = options;
   const p = z.enum(DETECTION_PRESETS).safeParse(preset);
   if (!p.success) throw new ConfigError(`${where}.preset: expected "paper" or "production", got ${JSON.stringify(preset)}`, { field: `${where}.preset` });
   requireModel(rest.model, `${where} (preset ${preset})`);

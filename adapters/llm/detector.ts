@@ -71,6 +71,13 @@ export interface LlmErrorDetectorOptions extends JsonRoleOptions {
    * current screen stay full. @default false
    */
   treeDiff?: boolean;
+  /**
+   * With `treeDiff`: show at most this many changed lines per screen, half of them removed lines
+   * and half added (a window switch changes dozens of lines; its first lines name the windows),
+   * then one line saying how many were left out. Cuts the judge's tokens on big screen changes.
+   * @default all lines (the production preset: 4, `PRODUCTION_DETECTION`)
+   */
+  treeDiffMaxLines?: number;
 }
 
 /** Detector request layouts: see {@link LlmErrorDetectorOptions.layout}. */
@@ -91,6 +98,7 @@ const OptionsSchema = z.object({
   historySteps: z.number().int().min(1).max(50).default(3),
   imageMaxSide: z.number().int().min(64).max(8192).optional(),
   treeDiff: z.boolean().default(false),
+  treeDiffMaxLines: z.number().int().min(2).max(10_000).optional(),
   ...callFields({ name: "llm-detector", temperature: 0.7 }),
 }).strict();
 
@@ -160,17 +168,27 @@ export function windowStart(t: number, k: number): number {
   return t < 2 * k ? 0 : k * Math.floor((t - k) / k);
 }
 
-/** The changed lines between two linearized trees (header line left out), or "(no change)". */
-export function treeDiffText(before: string, after: string): string {
+/**
+ * The changed lines between two linearized trees (header line left out), or "(no change)". With
+ * `maxLines`, at most that many: the first removed and the first added lines (half each; a side
+ * with fewer leaves its share to the other), then `(N more changed lines not shown)`.
+ */
+export function treeDiffText(before: string, after: string, maxLines?: number): string {
   const a = before.split("\n").slice(1);
   const b = after.split("\n").slice(1);
   const inA = new Set(a);
   const inB = new Set(b);
-  const lines = [...a.filter((l) => !inB.has(l)).map((l) => `- ${l}`), ...b.filter((l) => !inA.has(l)).map((l) => `+ ${l}`)];
-  return lines.length ? lines.join("\n") : "(no change)";
+  const removed = a.filter((l) => !inB.has(l)).map((l) => `- ${l}`);
+  const added = b.filter((l) => !inA.has(l)).map((l) => `+ ${l}`);
+  const total = removed.length + added.length;
+  if (total === 0) return "(no change)";
+  if (maxLines === undefined || total <= maxLines) return [...removed, ...added].join("\n");
+  const keepRemoved = Math.min(removed.length, Math.max(Math.ceil(maxLines / 2), maxLines - added.length));
+  const keepAdded = Math.min(added.length, maxLines - keepRemoved);
+  return [...removed.slice(0, keepRemoved), ...added.slice(0, keepAdded), `(${total - keepRemoved - keepAdded} more changed lines not shown)`].join("\n");
 }
 
-type CachedOptions = { historySteps: number; observation: ObservationType; detail: "low" | "high" | "auto"; treeDiff: boolean };
+type CachedOptions = { historySteps: number; observation: ObservationType; detail: "low" | "high" | "auto"; treeDiff: boolean; treeDiffMaxLines?: number };
 
 /**
  * The user message of the cached layout: the task (stable), every step's action line, and for the
@@ -196,7 +214,7 @@ function cachedLayout(input: DetectorInput, o: CachedOptions, sized: (parts: Cha
     const [tb, ta] = [tree(before), tree(after)];
     if (o.treeDiff && tb !== undefined && ta !== undefined) {
       const image = o.observation === "screenshot_a11y_tree" ? screen(after).filter((p) => p.type === "image") : [];
-      parts.push({ type: "text", text: `Screen after step ${i} (changed lines of the accessibility tree):` }, ...image, { type: "text", text: treeDiffText(tb, ta) });
+      parts.push({ type: "text", text: `Screen after step ${i} (changed lines of the accessibility tree):` }, ...image, { type: "text", text: treeDiffText(tb, ta, o.treeDiffMaxLines) });
     } else {
       parts.push({ type: "text", text: `Screen after step ${i}:` }, ...screen(after));
     }

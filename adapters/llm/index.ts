@@ -1,7 +1,7 @@
 /** LLM-backed components of retrace: detector, selector, recoverer, summarizer, verifier, perturber, recovery judge. */
 export { createLlmErrorDetector, DetectorReplySchema } from "./detector.ts";
 export type { LlmErrorDetectorOptions, DetectorReply } from "./detector.ts";
-export { createDetectionPreset, resolveDetectorOption, DETECTION_PRESETS, PRODUCTION_DETECTION, PRODUCTION_GATES } from "./detection-preset.ts";
+export { createDetectionPreset, resolveDetectorOption, DETECTION_PRESETS, PRODUCTION_DETECTION, PRODUCTION_GATES, PRODUCTION_RECOVERY } from "./detection-preset.ts";
 export type { DetectionPreset, DetectionPresetOptions } from "./detection-preset.ts";
 export { createLlmStepSelector, SelectorReplySchema } from "./selector.ts";
 export type { LlmStepSelectorOptions } from "./selector.ts";

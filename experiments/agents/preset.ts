@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { CascadeGateSpecSchema } from "../../src/detectors/index.ts";
 import { ConfigError } from "../../src/errors.ts";
+import { MAX_RECOVERY_ITERATIONS } from "../../src/episode.ts";
 import { createDetectionPreset, DETECTION_PRESETS } from "../../adapters/llm/detection-preset.ts";
 import type { AgentKind, ValidAgentSpec } from "./kind.ts";
 import { chatModelFor } from "./model-client.ts";
@@ -25,12 +26,18 @@ const PresetSpecSchema = z
     model: z.record(z.string(), z.unknown(), { error: "expected the judge's model spec, e.g. model: { model: NAME, baseUrl: URL }" }),
     /** production: the cascade gates in front of the judge. @default PRODUCTION_GATES */
     gates: z.array(CascadeGateSpecSchema).min(1).optional(),
-    /** production: steps shown (k). @default 3 */
+    /** production: steps shown (k). @default 2 */
     historySteps: z.number().int().min(1).max(50).optional(),
     /** Downscale screenshots sent to the judge to this many pixels on the longer side. @default 768 (production), none (paper) */
     imageMaxSide: z.number().int().min(64).max(8192).optional(),
     /** production: accessibility trees as diffs. @default true */
     treeDiff: z.boolean().optional(),
+    /** production: at most this many changed tree lines per screen (adapters/llm/detector.ts); a large number shows all. @default 4 */
+    treeDiffMaxLines: z.number().int().min(2).max(10_000).optional(),
+    /** The pair's recovery attempts per episode when the pair lists none (src/runtime/preset-recovery.ts). @default 1 (production), the config's list (paper) */
+    maxRecoveryIterations: z.number().int().min(1).max(MAX_RECOVERY_ITERATIONS).optional(),
+    /** The pair's recovery steps per attempt, over the config's `options`, under the pair's. @default 5 (production), the config's (paper) */
+    recoveryBudget: z.number().int().min(1).max(1_000).optional(),
   })
   .strict();
 type PresetSpec = z.output<typeof PresetSpecSchema>;
@@ -53,7 +60,7 @@ export function createPresetKind(nested: NestedModel): AgentKind<PresetSpec> {
     check(_role, spec) {
       if ("kind" in spec.model && spec.model.kind !== "model") return { field: "model.kind", message: `the judge of a preset is a model agent (kind: model), got ${JSON.stringify(spec.model.kind)}` };
       if (spec.preset === "paper") {
-        const extra = (["gates", "historySteps", "treeDiff"] as const).find((k) => spec[k] !== undefined);
+        const extra = (["gates", "historySteps", "treeDiff", "treeDiffMaxLines"] as const).find((k) => spec[k] !== undefined);
         if (extra) return { field: extra, message: `only the production preset takes "${extra}" (the paper preset is the paper's every-step detector)` };
       }
       try {
@@ -81,6 +88,7 @@ export function createPresetKind(nested: NestedModel): AgentKind<PresetSpec> {
         ...opt("historySteps", spec.historySteps),
         ...opt("imageMaxSide", spec.imageMaxSide),
         ...opt("treeDiff", spec.treeDiff),
+        ...opt("treeDiffMaxLines", spec.treeDiffMaxLines),
       }) as AgentOf[R];
     },
   };

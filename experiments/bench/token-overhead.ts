@@ -6,10 +6,12 @@
  * One run, three arms on the same 144 (task, seed) units (48 SimDesk tasks x seeds 0-2):
  * - bare: no recovery;
  * - paper: `detector: { preset: paper }`, the paper's every-step detector (max recovery iterations 3);
- * - production: the production recipe: `detector: { preset: production }` (cascade gates, last-k
- *   window, tree diffs, cache-friendly layout; adapters/llm/detection-preset.ts), the recovery
- *   agent's `layout: cached`, and one screenshot for the selector and summarizer
- *   (`historyImages: 1`); same cap (docs/cost.md, "Recovery levers").
+ * - production: the production recipe: `detector: { preset: production }` (cascade gates with
+ *   every-k 2, a last-2-steps window, tree diffs of at most 4 lines, cache-friendly layout;
+ *   adapters/llm/detection-preset.ts, docs/cost.md "Detector levers") with the preset's
+ *   recovery recipe (1 recovery attempt of at most 5 steps: condition `production.max-rec-1`;
+ *   src/runtime/preset-recovery.ts), the recovery agent's `layout: cached`, and one screenshot for
+ *   the selector and summarizer (`historyImages: 1`) (docs/cost.md, "Recovery levers").
  *
  * Reported (each arm's per-episode figures over the bare arm's, on the same units):
  * - tokens per episode, and billed-equivalent tokens per episode (`billedOf` of each role's usage
@@ -31,7 +33,7 @@
  * Episodes are capped at 25 forward steps to keep the bench near three minutes.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -117,8 +119,11 @@ function sharedSteps(a: string[], b: string[]): number {
   return i;
 }
 
+/** RETRACE_BENCH_KEEP=<dir> keeps the run there (its trajectories, for analysing gates offline); the line is measured the same. */
+const KEEP = process.env.RETRACE_BENCH_KEEP;
+
 export async function run(): Promise<BenchResult[]> {
-  const dir = mkdtempSync(join(tmpdir(), "retrace-bench-tokens-"));
+  const dir = KEEP ? (mkdirSync(KEEP, { recursive: true }), KEEP) : mkdtempSync(join(tmpdir(), "retrace-bench-tokens-"));
   const server = await startStandInServer({ errorRate: 0.2, postCutErrorRate: 0.3, seed: 0 });
   try {
     const cfg = join(dir, "config.json");
@@ -144,7 +149,7 @@ export async function run(): Promise<BenchResult[]> {
     return [measure(out, rows)];
   } finally {
     await server.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (!KEEP) rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -153,7 +158,9 @@ export function measure(out: string, rows: Row[]): BenchResult {
   const arm = (condition: string) => new Map(rows.filter((r) => r.condition === condition).map((r) => [unitOf(r), r]));
   const bare = arm("paper.no-recovery");
   const paper = arm("paper.max-rec-3");
-  const prod = arm("production.max-rec-3");
+  // the production pair's one recovery condition: its own cap (`maxRecoveryIterations` on the pair) or the config's
+  const prodCondition = [...new Set(rows.map((r) => r.condition))].find((c) => c.startsWith("production.max-rec-")) ?? "production.max-rec-3";
+  const prod = arm(prodCondition);
   const units = [...bare.keys()].filter((u) => paper.has(u) && prod.has(u));
   const perEpisode = (m: Map<string, Row>, us: string[], f: (r: Row) => number) => (us.length ? sum(us.map((u) => f(m.get(u)!))) / us.length : 0);
   const ratio = (m: Map<string, Row>, us: string[], f: (r: Row) => number) => perEpisode(m, us, f) / Math.max(1, perEpisode(bare, us, f));
@@ -214,6 +221,9 @@ export function measure(out: string, rows: Row[]): BenchResult {
     details: {
       units: units.length,
       maxForwardSteps: MAX_STEPS,
+      productionCondition: prodCondition,
+      productionAttemptsPerRecovering: round(perEpisode(prod, recovering(prod), (r) => r.recoveryAttempts), 2),
+      paperAttemptsPerRecovering: round(perEpisode(paper, recovering(paper), (r) => r.recoveryAttempts), 2),
       billedFrom: cachedSeen ? "usage records (cached prompt tokens reported)" : "usage records (no cached tokens reported: billed = tokens)",
       bareTokensPerEpisode: Math.round(perEpisode(bare, units, tokens)),
       paperTokensX: round(ratio(paper, units, tokens)),

@@ -85,9 +85,17 @@ export const SeedsSchema = z.union([
   z.object({ count: z.number().int().min(1).max(MAX_SEEDS, `at most ${MAX_SEEDS} seeds per run; split a bigger study into several runs`), start: seedValue.default(0) }).strict(),
 ]);
 
+/** A list of `maxRecoveryIterations` values (each a cap on recovery attempts per episode), each listed once. */
+const caps = (min: number) =>
+  z
+    .array(z.number().int().min(min).max(MAX_RECOVERY_ITERATIONS, `at most ${MAX_RECOVERY_ITERATIONS} recovery attempts (the paper uses 1, 3, 5)`))
+    .min(1)
+    .max(20, "at most 20 values of max recovery iterations per run")
+    .superRefine(listedOnce("max recovery iterations", "list each value once"));
+
 /**
  * Per-pair recovery options: only the fields written (no defaults filled in, or they would
- * override the config's `options`); `settleMs` and `maxRecoveryIterations` are not per pair.
+ * override the config's `options`); `settleMs` is not per pair, and a pair's own `maxRecoveryIterations` is a list of its own.
  */
 const pairOptionsShape = RecoveryOptionsSchema.omit({ settleMs: true, maxRecoveryIterations: true }).shape;
 const PairOptionsPatch = z
@@ -114,9 +122,15 @@ export const PairSpecSchema = z
      * Recovery options of this pair's conditions, over the config's `options`:
      * how retrace's variants (e.g. `minConfidence: 0.5`, `transition: detailed`) run beside the
      * paper's defaults in one run. `settleMs` stays per config (it is recorded per run) and
-     * `maxRecoveryIterations` per condition. @default none
+     * `maxRecoveryIterations` per condition (the pair's own list below). @default none
      */
     options: PairOptionsPatch.optional(),
+    /**
+     * This pair's own max recovery iterations, one condition per value, instead of the config's
+     * `maxRecoveryIterations` (e.g. a production recipe with a cap of 1 beside the paper's 3 in one
+     * run). @default the config's list
+     */
+    maxRecoveryIterations: caps(1).optional(),
   })
   .strict();
 export type PairSpec = z.output<typeof PairSpecSchema>;
@@ -125,18 +139,16 @@ export type PairSpec = z.output<typeof PairSpecSchema>;
 // (experiments/runner/settle.ts: osworld 10 s as in the paper, others 0).
 // unconfirmedRestoration defaults to the paper's "claim-recovered" here: an experiment reproduces
 // the paper unless its config says otherwise (the library's default is "disclose-and-keep").
-const OptionsPatch = RecoveryOptionsSchema.partial().extend({
-  settleMs: z.number().int().min(0).max(MAX_SETTLE_MS, `at most ${MAX_SETTLE_MS} ms (one minute) after each action (OSWorld waits 10000)`).optional(),
-  unconfirmedRestoration: z.enum(UNCONFIRMED_RESTORATION).default(PAPER_UNCONFIRMED_RESTORATION),
-});
-/** A list of `maxRecoveryIterations` values (each a cap on recovery attempts per episode), each listed once. */
-const caps = (min: number) =>
-  z
-    .array(z.number().int().min(min).max(MAX_RECOVERY_ITERATIONS, `at most ${MAX_RECOVERY_ITERATIONS} recovery attempts (the paper uses 1, 3, 5)`))
-    .min(1)
-    .max(20, "at most 20 values of max recovery iterations per run")
-    .superRefine(listedOnce("max recovery iterations", "list each value once"));
-
+// Only the fields written, like a pair's `options` (zod's partial() would fill in every default,
+// and a default here would override a detection preset's recovery recipe: experiments/runner/conditions.ts).
+const optionsShape = Object.fromEntries(Object.entries(RecoveryOptionsSchema.shape).map(([k, v]) => [k, (v as unknown as z.ZodDefault<z.ZodType>).removeDefault?.().optional() ?? (v as z.ZodType).optional()]));
+const OptionsPatch = z
+  .object({
+    ...optionsShape,
+    settleMs: z.number().int().min(0).max(MAX_SETTLE_MS, `at most ${MAX_SETTLE_MS} ms (one minute) after each action (OSWorld waits 10000)`).optional(),
+    unconfirmedRestoration: z.enum(UNCONFIRMED_RESTORATION).default(PAPER_UNCONFIRMED_RESTORATION),
+  })
+  .strict() as unknown as z.ZodType<Partial<RecoveryOptions> & { unconfirmedRestoration: RecoveryOptions["unconfirmedRestoration"] }, Partial<z.input<typeof RecoveryOptionsSchema>>>;
 const common = {
   /** Experiment name, used in reports. */
   name: z.string().min(1),
@@ -207,12 +219,20 @@ export const EndToEndConfigSchema = z
     kind: z.literal("end-to-end"),
     ...common,
     pairs: z.array(PairSpecSchema).min(1).max(100, "at most 100 pairs per run"),
-    /** Max recovery iterations compared against no recovery, one condition per value. @default [1, 3, 5] */
-    maxRecoveryIterations: caps(1).default([1, 3, 5]),
+    /**
+     * Max recovery iterations compared against no recovery, one condition per value. Left out, a
+     * pair with a detection preset runs its recipe's cap (production: 1) and any other pair
+     * [1, 3, 5]; written, it applies to every pair without a list of its own
+     * (experiments/runner/conditions.ts `pairCaps`). @default [1, 3, 5] ({@link DEFAULT_MAX_RECOVERY_ITERATIONS})
+     */
+    maxRecoveryIterations: caps(1).optional(),
     /** Include the no-recovery baseline per pair. @default true */
     baseline: z.boolean().default(true),
   })
   .strict();
+
+/** An end-to-end config's max recovery iterations when neither the config, the pair nor its detection preset sets them. */
+export const DEFAULT_MAX_RECOVERY_ITERATIONS: readonly number[] = [1, 3, 5];
 
 /** Named sweep presets (the issue's first-class sweeps). */
 export const SWEEP_PRESETS = {

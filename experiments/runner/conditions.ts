@@ -4,8 +4,9 @@
  */
 import { PAPER_UNCONFIRMED_RESTORATION, type RecoveryOptionsInput } from "../../src/episode.ts";
 import { ConfigError } from "../../src/errors.ts";
-import { SWEEP_PRESETS, type EndToEndConfig, type ExperimentConfig, type PairSpec, type SweepConfig } from "../config/schema.ts";
+import { DEFAULT_MAX_RECOVERY_ITERATIONS, SWEEP_PRESETS, type EndToEndConfig, type ExperimentConfig, type PairSpec, type SweepConfig } from "../config/schema.ts";
 import { resolveSettleMs } from "./settle.ts";
+import { presetRecoveryParts } from "../../src/runtime/preset-recovery.ts";
 
 /** The config's common options with `settleMs` resolved for its environment (see settle.ts). */
 function commonOptions(config: EndToEndConfig | SweepConfig): RecoveryOptionsInput {
@@ -53,21 +54,42 @@ export function resolveSeeds(seeds: ExperimentConfig["seeds"], base = 0): number
   return out;
 }
 
-/** Conditions of an end-to-end config: per pair, the baseline then each value of max recovery iterations. */
+/**
+ * Conditions of an end-to-end config: per pair, the baseline then each value of max recovery
+ * iterations. A detection preset's recovery recipe is a default that fills only what the user did
+ * not set: the pair's own value (its `maxRecoveryIterations` list, its `options`, its detector
+ * spec's fields) > the config's explicit global value (`maxRecoveryIterations`, `options`) > the
+ * preset's recipe > the runtime's default (the paper's; caps [1, 3, 5]).
+ */
 export function endToEndConditions(config: EndToEndConfig): Condition[] {
-  assertDistinct(config.maxRecoveryIterations, "maxRecoveryIterations", "value");
+  if (config.maxRecoveryIterations) assertDistinct(config.maxRecoveryIterations, "maxRecoveryIterations", "value");
+  config.pairs.forEach((p, i) => p.maxRecoveryIterations && assertDistinct(p.maxRecoveryIterations, `pairs.${i}.maxRecoveryIterations`, "value"));
   assertDistinct(config.pairs.map((p) => p.name), "pairs", "pair name", (i) => `pairs.${i}.name`);
   const out: Condition[] = [];
   const options = commonOptions(config);
   for (const pair of config.pairs) {
-    const own = { ...options, ...pair.options };
+    // a detection preset's recovery recipe: under the config's explicit options and the pair's own
+    const { fields, recipe } = presetRecoveryParts(pair.detector, `config.pairs.${config.pairs.indexOf(pair)}`);
+    const { maxRecoveryIterations: _recipeCap, ...recipeRest } = recipe;
+    const { maxRecoveryIterations: _fieldCap, ...fieldsRest } = fields;
+    const own = { ...recipeRest, ...options, ...fieldsRest, ...pair.options };
     if (config.baseline && pair.baseline)
       out.push({ id: `${pair.name}.no-recovery`, pair, recovery: false, options: { ...own, maxRecoveryIterations: 0 }, params: { pair: pair.name, maxRecoveryIterations: 0 } });
-    for (const cap of config.maxRecoveryIterations)
+    for (const cap of pairCaps(config, pair))
       out.push({ id: `${pair.name}.max-rec-${cap}`, pair, recovery: true, options: { ...own, maxRecoveryIterations: cap }, params: { pair: pair.name, maxRecoveryIterations: cap } });
   }
   assertUnique(out);
   return out;
+}
+
+/**
+ * A pair's max recovery iterations: its own list, else its detector spec's own cap, else the
+ * config's explicit list, else its detection preset's recipe cap, else the default [1, 3, 5].
+ */
+export function pairCaps(config: EndToEndConfig, pair: EndToEndConfig["pairs"][number]): number[] {
+  const { fields, recipe } = presetRecoveryParts(pair.detector);
+  const one = (cap: number | undefined) => (cap !== undefined ? [cap] : undefined);
+  return pair.maxRecoveryIterations ?? one(fields.maxRecoveryIterations) ?? config.maxRecoveryIterations ?? one(recipe.maxRecoveryIterations) ?? [...DEFAULT_MAX_RECOVERY_ITERATIONS];
 }
 
 /** The parameter lists of a sweep: the preset's, then `params` (which override). */
@@ -93,7 +115,12 @@ export function sweepConditions(config: SweepConfig): Condition[] {
     settings = names.flatMap((name) => params[name].map((v) => ({ [name]: v })));
   }
   const out: Condition[] = [];
-  const options = { ...commonOptions(config), ...config.pair.options };
+  // a detection preset's recovery budget under the config's explicit options and the pair's own
+  // (the caps are the sweep's own axis)
+  const { fields, recipe } = presetRecoveryParts(config.pair.detector, "config.pair");
+  const { maxRecoveryIterations: _recipeCap, ...recipeRest } = recipe;
+  const { maxRecoveryIterations: _fieldCap, ...fieldsRest } = fields;
+  const options = { ...recipeRest, ...commonOptions(config), ...fieldsRest, ...config.pair.options };
   if (config.baseline) out.push({ id: "no-recovery", pair: config.pair, recovery: false, options: { ...options, maxRecoveryIterations: 0 }, params: { maxRecoveryIterations: 0 } });
   for (const setting of settings)
     for (const cap of config.maxRecoveryIterations) {
@@ -141,7 +168,7 @@ export function planEpisodeCount(config: ExperimentConfig, taskCount: number): {
   const seeds = Array.isArray(config.seeds) ? config.seeds.length : config.seeds.count;
   let conditions: number;
   if (config.kind === "end-to-end") {
-    conditions = config.pairs.reduce((n, p) => n + (config.baseline && p.baseline ? 1 : 0) + config.maxRecoveryIterations.length, 0);
+    conditions = config.pairs.reduce((n, p) => n + (config.baseline && p.baseline ? 1 : 0) + pairCaps(config, p).length, 0);
   } else if (config.kind === "sweep") {
     const lengths = Object.values(sweepParams(config)).map((v) => v.length);
     conditions = (config.mode === "grid" ? lengths.reduce((p, n) => p * n, 1) : lengths.reduce((p, n) => p + n, 0)) * config.maxRecoveryIterations.length + (config.baseline ? 1 : 0);

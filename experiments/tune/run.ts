@@ -108,7 +108,8 @@ export async function runTune(config: TuneConfig, options: TuneRunOptions): Prom
       }
       simulated ||= lines.some((l) => l.simulated);
       const byKey = new Map(lines.map((l) => [`${l.condition}|${l.task}|${l.seed}`, l]));
-      const cap = cfg.maxRecoveryIterations[0];
+      // a tune config always writes its one cap (tune/config.ts)
+      const cap = cfg.maxRecoveryIterations![0];
       for (const c of members) {
         const condition = `${pairNameOf(config, c)}.max-rec-${cap}`;
         const list: UnitOutcome[] = [];

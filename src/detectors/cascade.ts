@@ -124,6 +124,16 @@ export function parseCascadeGates(specs: unknown): Array<z.output<typeof Cascade
 }
 
 /**
+ * True for a detector built by {@link createCascadeDetector} (its name is `cascade(...)`): one that
+ * can let a step pass without asking its model, so a wrapper's before-done look
+ * (StepRecovery.beforeDone) can matter. Wrappers that pay for that look (the LangChain middleware's
+ * extra graph node) install it only then.
+ */
+export function isCascadeDetector(detector: { readonly name: string }): boolean {
+  return detector.name.startsWith("cascade(");
+}
+
+/**
  * A detector that asks `detector` only when a cheap gate opens. Its `latency` is the inner
  * detector's, so `detection: "auto"` still overlaps a model-backed cascade.
  */

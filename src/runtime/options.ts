@@ -25,22 +25,35 @@ export interface ResolveOptionsSpec<K extends RecoveryKnobName, X extends z.ZodR
   knobs?: readonly K[];
   /** The path's own fields (functions, objects, narrower enums), validated in the same pass. */
   extras?: X;
+  /**
+   * Defaults above the runtime's, below the caller's own fields: a detection preset's recovery
+   * recipe (src/runtime/preset-recovery.ts). Only the knobs this path takes are used. @default none
+   */
+  defaults?: Partial<RecoveryOptions>;
 }
 
 /** Objects this resolver returned: handing one back is a no-op (options are resolved once, then passed down). */
 const resolved = new WeakSet<object>();
 
 /** Validate user options and resolve every default; throws a ConfigError naming the bad field. Already-resolved options are returned as they are. */
-export function resolveRecoveryOptions(input?: RecoveryOptionsInput | ResolvedRecoveryOptions, where?: string): ResolvedRecoveryOptions;
+export function resolveRecoveryOptions(input?: RecoveryOptionsInput | ResolvedRecoveryOptions, where?: string | { where?: string; defaults?: Partial<RecoveryOptions> }): ResolvedRecoveryOptions;
 /** A path's subset of the knobs plus its own fields, in one pass with the runtime's bounds, defaults and messages. */
 export function resolveRecoveryOptions<K extends RecoveryKnobName, X extends z.ZodRawShape>(input: unknown, spec: ResolveOptionsSpec<K, X>): Pick<ResolvedRecoveryOptions, K> & z.output<z.ZodObject<X>>;
 export function resolveRecoveryOptions(input: unknown = {}, spec: string | ResolveOptionsSpec<RecoveryKnobName, z.ZodRawShape> = {}): unknown {
   const s = typeof spec === "string" ? { where: spec } : spec;
   const full = !s.knobs && !s.extras;
   if (full && input && typeof input === "object" && resolved.has(input)) return input;
-  const out = parse(s.where ?? "recovery options", input, s.knobs, s.extras);
+  const out = parse(s.where ?? "recovery options", withDefaults(input, s.defaults, s.knobs), s.knobs, s.extras);
   if (full) resolved.add(out as object);
   return out;
+}
+
+/** `input` over `defaults` (only the knobs the path takes; a field given as undefined is not given). */
+function withDefaults(input: unknown, defaults: Partial<RecoveryOptions> | undefined, knobs: readonly RecoveryKnobName[] | undefined): unknown {
+  if (!defaults || (input !== undefined && (input === null || typeof input !== "object" || Array.isArray(input)))) return input;
+  const own = Object.fromEntries(Object.entries((input ?? {}) as Record<string, unknown>).filter(([, v]) => v !== undefined));
+  const taken = Object.fromEntries(Object.entries(defaults).filter(([k, v]) => v !== undefined && (!knobs || knobs.includes(k as RecoveryKnobName))));
+  return { ...taken, ...own };
 }
 
 function parse(where: string, input: unknown, knobs: readonly RecoveryKnobName[] | undefined, extras: z.ZodRawShape | undefined): unknown {

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import sharp from "sharp";
-import { createDetectionPreset } from "../../../adapters/llm/detection-preset.ts";
-import { windowStart } from "../../../adapters/llm/detector.ts";
+import { createDetectionPreset, PRODUCTION_DETECTION } from "../../../adapters/llm/detection-preset.ts";
+import { treeDiffText, windowStart } from "../../../adapters/llm/detector.ts";
 import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
 import { startStandInServer, type StandInServer } from "../../../adapters/testing/stand-in/server.ts";
 import { resolveOptions as resolveMiddlewareOptions } from "../../../adapters/langchain/options.ts";
@@ -18,6 +18,9 @@ import { AgentSpecSchema } from "../../../experiments/agents/spec.ts";
 import { checkConfigAgents, configAgents, fillConfigModels } from "../../../experiments/config/agents.ts";
 import { parseExperimentConfig } from "../../../experiments/config/load.ts";
 import { runExperiment } from "../../../experiments/runner/experiment.ts";
+import { endToEndConditions, sweepConditions } from "../../../experiments/runner/conditions.ts";
+import type { EndToEndConfig, SweepConfig } from "../../../experiments/config/schema.ts";
+import { RecoveryOptionsSchema } from "../../../src/episode.ts";
 import { createSimDeskRuntime } from "../../../experiments/runtime/simdesk.ts";
 import { benchConfig } from "../../../experiments/bench/token-overhead.ts";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -90,8 +93,8 @@ describe("the production detection preset against the stand-in", () => {
     expect(prod.length).toBeLessThan(history.length);
     for (const b of prod) {
       const { first, last } = shownRange(b);
-      expect(first).toBe(windowStart(last + 1, 3));
-      expect(last - first + 1).toBeLessThanOrEqual(5); // k..2k-1 steps of screens, k = 3
+      expect(first).toBe(windowStart(last + 1, PRODUCTION_DETECTION.historySteps));
+      expect(last - first + 1).toBeLessThanOrEqual(3); // k..2k-1 steps of screens, k = 2
       expect(images(b)).toHaveLength(last - first + 1);
       for (const p of images(b)) expect(pngSize(p.image_url.url)).toEqual({ width: 768, height: 480 });
       // Every step's action line is there (cheap text); no screen before the window.
@@ -108,18 +111,20 @@ describe("the production detection preset against the stand-in", () => {
 
   it("two consecutive judge requests share a byte-identical prefix: system, task and the earlier history", async () => {
     const blobs = tempBlobs();
-    const { history, screens } = await episode(blobs, 8);
+    const { history, screens } = await episode(blobs, 9);
     const d = createDetectionPreset({ preset: "production", model: judge(blobs), gates: [{ kind: "every-k", k: 1 }] });
     const from = proxy.bodies.length;
-    for (const t of [7, 8]) await d.detect({ task, history: history.slice(0, t), observation: screens[t], step: t, tick: t, blobs });
+    // two calls inside one window (k = 2: the window's start stays at 6 for 8 and 9 steps)
+    expect([8, 9].map((t) => windowStart(t, PRODUCTION_DETECTION.historySteps))).toEqual([6, 6]);
+    for (const t of [8, 9]) await d.detect({ task, history: history.slice(0, t), observation: screens[t], step: t, tick: t, blobs });
     const [a, b] = judgeBodies(from);
     expect(JSON.stringify(b.messages[0])).toBe(JSON.stringify(a.messages[0]));
     const pa = userParts(a);
     const pb = userParts(b);
     const prefix = JSON.stringify(pa.slice(0, -1)); // all but the question
     expect(JSON.stringify(pb.slice(0, pa.length - 1))).toBe(prefix);
-    expect(pa.length - 1).toBeGreaterThan(8); // task + 7 action lines + screens of the window
-    expect(pb.length).toBeGreaterThan(pa.length); // b appends step 7 (its action and screen), then its question
+    expect(pa.length - 1).toBeGreaterThan(9); // task + 8 action lines + screens of the window
+    expect(pb.length).toBeGreaterThan(pa.length); // b appends step 8 (its action and screen), then its question
     expect(JSON.stringify(b).startsWith(JSON.stringify(a).slice(0, JSON.stringify(a).indexOf(JSON.stringify(pa.at(-1)))))).toBe(true);
   });
 
@@ -136,6 +141,49 @@ describe("the production detection preset against the stand-in", () => {
     const text = userParts(b).map((p) => p.text).join("\n");
     expect(text).toMatch(/Screen after step 0 \(changed lines of the accessibility tree\):\n\+ button\tSave dialog/);
     expect(text).not.toContain("button\tFiles");
+  });
+
+  it("treeDiffMaxLines caps a big screen change at that many changed lines and says how many were left out", async () => {
+    const blobs = tempBlobs();
+    const obs = (names: string[]): Observation => ({ screenshot: "0".repeat(64), width: 1280, height: 800, axTree: { role: "desktop frame", name: "Desktop", children: names.map((n) => ({ role: "button", name: n })) } as never });
+    const before = obs(["Files", ...Array.from({ length: 10 }, (_, i) => `Old ${i}`)]);
+    const after = obs(["Files", ...Array.from({ length: 12 }, (_, i) => `New ${i}`)]);
+    const history = [{ step: 0, observation: before, actions: [{ type: "CLICK" as const, x: 10, y: 10, button: "left" as const, numClicks: 1 }] }];
+    const ask = async (extra: object) => {
+      const from = proxy.bodies.length;
+      await createDetectionPreset({ preset: "production", model: judge(blobs), observation: "a11y_tree", gates: [{ kind: "every-k", k: 1 }], ...extra }).detect({ task, history, observation: after, step: 1, tick: 1, blobs });
+      const [b] = judgeBodies(from);
+      return userParts(b).map((p) => p.text ?? "").join("\n");
+    };
+    const full = await ask({ treeDiffMaxLines: 10_000 });
+    const capped = await ask({ treeDiffMaxLines: 6 });
+    const preset = await ask({});
+    const changed = (t: string) => t.split("\n").filter((l) => /^[-+] button\t/.test(l)).map((l) => l.trimEnd());
+    expect(changed(full)).toHaveLength(22);
+    expect(changed(capped)).toEqual(["- button\tOld 0", "- button\tOld 1", "- button\tOld 2", "+ button\tNew 0", "+ button\tNew 1", "+ button\tNew 2"]);
+    expect(capped).toContain("(16 more changed lines not shown)");
+    // the production preset's default: 4 lines (PRODUCTION_DETECTION.treeDiffMaxLines)
+    expect(PRODUCTION_DETECTION.treeDiffMaxLines).toBe(4);
+    expect(changed(preset)).toHaveLength(4);
+    expect(preset).toContain("(18 more changed lines not shown)");
+    expect(capped.length).toBeLessThan(full.length);
+    // the stand-in still answers (a judge call that parses), and a paper preset refuses the field
+    expect(() => createDetectionPreset({ preset: "paper", model: judge(blobs), treeDiffMaxLines: 6 })).toThrow(/^detector\.treeDiffMaxLines: only the production preset takes "treeDiffMaxLines"/);
+  });
+});
+
+describe("treeDiffText", () => {
+  const tree = (lines: string[]) => ["header", ...lines].join("\n");
+  it("keeps every changed line without a cap, and says so when nothing changed", () => {
+    expect(treeDiffText(tree(["a", "b"]), tree(["a", "c"]))).toBe("- b\n+ c");
+    expect(treeDiffText(tree(["a"]), tree(["a"]), 4)).toBe("(no change)");
+    expect(treeDiffText(tree(["a", "b"]), tree(["a", "c"]), 2)).toBe("- b\n+ c");
+  });
+  it("with a cap, shares it between removed and added lines, giving a short side's share to the other", () => {
+    const many = (p: string, n: number) => Array.from({ length: n }, (_, i) => `${p}${i}`);
+    expect(treeDiffText(tree(many("x", 5)), tree(many("y", 5)), 4).split("\n")).toEqual(["- x0", "- x1", "+ y0", "+ y1", "(6 more changed lines not shown)"]);
+    expect(treeDiffText(tree(["k"]), tree(["k", ...many("y", 6)]), 4).split("\n")).toEqual(["+ y0", "+ y1", "+ y2", "+ y3", "(2 more changed lines not shown)"]);
+    expect(treeDiffText(tree(["x0", "k"]), tree(["k", ...many("y", 6)]), 4).split("\n")).toEqual(["- x0", "+ y0", "+ y1", "+ y2", "(3 more changed lines not shown)"]);
   });
 });
 
@@ -190,9 +238,9 @@ describe("every path takes the preset", () => {
 
   it("experiment configs: a paper pair and a production pair compare in one run through the runner", async () => {
     const judgeSpec = { model: "retrace-stand-in", observation: "a11y_tree", temperature: 0.7 };
-    const pair = (name: string, preset: string) => ({ name, forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { preset, model: judgeSpec }, ...(name === "production" ? { baseline: false } : {}) });
+    const pair = (name: string, preset: string) => ({ name, forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { preset, model: judgeSpec }, ...(name === "production" ? { baseline: false } : { maxRecoveryIterations: [2] }) });
     const c = fillConfigModels(
-      parseExperimentConfig({ kind: "end-to-end", name: "preset-test", env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes"] }, seeds: { count: 1 }, maxRecoveryIterations: [2], options: { maxForwardSteps: 15 }, pairs: [pair("paper", "paper"), pair("production", "production")] }),
+      parseExperimentConfig({ kind: "end-to-end", name: "preset-test", env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes"] }, seeds: { count: 1 }, options: { maxForwardSteps: 15 }, pairs: [pair("paper", "paper"), pair("production", "production")] }),
       { baseUrl: proxy.url },
     );
     expect(configAgents(c).find((a) => a.path === "config.pairs.1.detector.model")?.spec).toMatchObject({ kind: "model", baseUrl: proxy.url });
@@ -201,15 +249,15 @@ describe("every path takes the preset", () => {
     try {
       const from = proxy.bodies.length;
       const run = await runExperiment(c, createSimDeskRuntime(), { out: join(dir, "run"), workers: 1 });
-      expect(run.lines.map((l) => l.condition).sort()).toEqual(["paper.max-rec-2", "paper.max-rec-2", "paper.no-recovery", "paper.no-recovery", "production.max-rec-2", "production.max-rec-2"]);
+      expect(run.lines.map((l) => l.condition).sort()).toEqual(["paper.max-rec-2", "paper.max-rec-2", "paper.no-recovery", "paper.no-recovery", "production.max-rec-1", "production.max-rec-1"]);
       const lines = (cond: string) => run.lines.filter((l) => l.condition === cond);
       const calls = (cond: string) => lines(cond).reduce((s, l) => s + (l.models?.detector?.calls ?? 0), 0);
       const steps = (cond: string) => lines(cond).reduce((s, l) => s + l.forwardSteps, 0);
-      expect(calls("production.max-rec-2")).toBeGreaterThan(0);
-      expect(calls("production.max-rec-2")).toBeLessThan(steps("production.max-rec-2"));
+      expect(calls("production.max-rec-1")).toBeGreaterThan(0);
+      expect(calls("production.max-rec-1")).toBeLessThan(steps("production.max-rec-1"));
       const bodies = judgeBodies(from);
       const prod = bodies.filter((b) => userParts(b)[0].text.includes("Below is each step's action, oldest first"));
-      expect(prod).toHaveLength(calls("production.max-rec-2"));
+      expect(prod).toHaveLength(calls("production.max-rec-1"));
       expect(bodies.length - prod.length).toBe(calls("paper.max-rec-2"));
       const text = prod.map((b) => userParts(b).map((p) => p.text ?? "").join("\n")).join("\n");
       expect(text).toContain("(changed lines of the accessibility tree):");
@@ -230,6 +278,60 @@ describe("every path takes the preset", () => {
       ["config.pairs.1.detector.model", "model"],
     ]);
     expect(detectors.map((a) => (a.spec as { preset?: string }).preset)).toEqual(["paper", undefined, "production", undefined]);
+  });
+
+  it("the production preset brings its recovery recipe on every path, under the caller's own knobs; the paper preset keeps the runtime's", () => {
+    const blobs = tempBlobs();
+    const model = judge(blobs);
+    const prod = { preset: "production" as const, model };
+    const restore = async () => ({ restored: true }) as never;
+    const observe = async () => screen(blobs, 1);
+    // withRecovery (and the graph it runs): 1 attempt of at most 5 steps
+    expect(withRecovery(createToyPolicy(), { detector: prod }).options).toMatchObject({ maxRecoveryIterations: 1, recoveryBudget: 5 });
+    expect(withRecovery(createToyPolicy(), { detector: { ...prod, recoveryBudget: 7 }, maxRecoveryIterations: 2 }).options).toMatchObject({ maxRecoveryIterations: 2, recoveryBudget: 7 });
+    expect(withRecovery(createToyPolicy(), { detector: { preset: "paper", model } }).options).toMatchObject({ maxRecoveryIterations: 3, recoveryBudget: 10 });
+    // the SDK integrations
+    const sdk = (detector: object, extra: object = {}) => resolveSdkOptions("createAgentsRecovery", { env: new ToyDesk(blobs), blobs, detector: detector as never, restore, ...extra });
+    expect(sdk(prod)).toMatchObject({ maxRecoveryIterations: 1, recoveryBudget: 5 });
+    expect(sdk({ ...prod, maxRecoveryIterations: 3 }, { recoveryBudget: 4 })).toMatchObject({ maxRecoveryIterations: 3, recoveryBudget: 4 });
+    expect(sdk({ preset: "paper", model })).toMatchObject({ maxRecoveryIterations: 3, recoveryBudget: 10 });
+    // the LangChain middleware (its restore routine is the user's, so only the cap applies)
+    expect(resolveMiddlewareOptions({ detector: prod, observe, restore, blobs }).maxRecoveryIterations).toBe(1);
+    expect(resolveMiddlewareOptions({ detector: prod, observe, restore, blobs, maxRecoveryIterations: 2 }).maxRecoveryIterations).toBe(2);
+    // bad values: one line naming the preset's field
+    expect(() => withRecovery(createToyPolicy(), { detector: { ...prod, maxRecoveryIterations: -1 } })).toThrow(/^withRecovery: option "detector\.maxRecoveryIterations" must be >= 0$/);
+    expect(() => sdk({ ...prod, recoveryBudget: 0 })).toThrow(/^createAgentsRecovery: option "detector\.recoveryBudget" must be >= 1$/);
+    expect(() => sdk({ ...prod, recoveryBudget: "5" })).toThrow(/^createAgentsRecovery: option "detector\.recoveryBudget" /);
+  });
+
+  it("experiment configs: the production preset's cap and budget fill only what neither the pair nor the config sets; bad values", () => {
+    const judgeSpec = { model: "retrace-stand-in", observation: "a11y_tree" };
+    const bare = { kind: "end-to-end", name: "caps", env: { kind: "simdesk", tasks: ["files-rename-folder"] }, seeds: [0] };
+    const base = { ...bare, maxRecoveryIterations: [3], options: { recoveryBudget: 10 } };
+    const pair = (name: string, extra: object) => ({ name, forward: { kind: "sim" }, recovery: { kind: "sim" }, baseline: false, ...extra });
+    // each condition's options as the runtime resolves them (what the user did not set is the runtime's default)
+    const resolved = (o: object) => RecoveryOptionsSchema.parse(o);
+    const idsOf = (config: object, pairs: object[]) => endToEndConditions(parseExperimentConfig({ ...config, pairs }) as EndToEndConfig).map((c) => [c.id, resolved(c.options).maxRecoveryIterations, resolved(c.options).recoveryBudget]);
+    const ids = (pairs: object[]) => idsOf(base, pairs);
+    const paper = { preset: "paper", model: judgeSpec };
+    const prod = { preset: "production", model: judgeSpec };
+    // nothing set by the user: the recipe for production, the runtime's default (the paper's) otherwise
+    expect(idsOf(bare, [pair("a", { detector: paper }), pair("b", { detector: prod })])).toEqual([["a.max-rec-1", 1, 10], ["a.max-rec-3", 3, 10], ["a.max-rec-5", 5, 10], ["b.max-rec-1", 1, 5]]);
+    // the config's explicit global caps and budget win over the recipe, for every pair
+    expect(ids([pair("a", { detector: paper }), pair("b", { detector: prod })])).toEqual([["a.max-rec-3", 3, 10], ["b.max-rec-3", 3, 10]]);
+    expect(idsOf({ ...bare, maxRecoveryIterations: [1, 3, 5] }, [pair("b", { detector: prod })])).toEqual([["b.max-rec-1", 1, 5], ["b.max-rec-3", 3, 5], ["b.max-rec-5", 5, 5]]);
+    expect(idsOf({ ...bare, options: { recoveryBudget: 7 } }, [pair("b", { detector: prod })])).toEqual([["b.max-rec-1", 1, 7]]);
+    // the pair's own (its list, its options, its detector spec's fields) win over the config's
+    expect(ids([pair("b", { detector: { ...prod, maxRecoveryIterations: 2, recoveryBudget: 6 } })])).toEqual([["b.max-rec-2", 2, 6]]);
+    expect(ids([pair("b", { detector: prod, maxRecoveryIterations: [1, 5], options: { recoveryBudget: 8 } })])).toEqual([["b.max-rec-1", 1, 8], ["b.max-rec-5", 5, 8]]);
+    expect(ids([pair("c", { maxRecoveryIterations: [1] })])).toEqual([["c.max-rec-1", 1, 10]]);
+    // a sweep: the caps are its axis; the budget as above
+    const sweep = (options: object) => sweepConditions(parseExperimentConfig({ ...bare, kind: "sweep", pair: pair("s", { detector: prod }), params: { freezeWindow: [5] }, maxRecoveryIterations: [1], baseline: false, options }) as SweepConfig).map((c) => resolved(c.options).recoveryBudget);
+    expect(sweep({})).toEqual([5]);
+    expect(sweepConditions(parseExperimentConfig({ ...bare, kind: "sweep", pair: pair("s", { detector: paper }), params: { freezeWindow: [5] }, maxRecoveryIterations: [1], baseline: false }) as SweepConfig).map((c) => resolved(c.options).recoveryBudget)).toEqual([10]);
+    expect(sweep({ recoveryBudget: 9 })).toEqual([9]);
+    expect(() => parseExperimentConfig({ ...base, pairs: [pair("c", { maxRecoveryIterations: [0] })] })).toThrow(/pairs\.0\.maxRecoveryIterations\.0/);
+    expect(() => parseExperimentConfig({ ...base, pairs: [pair("c", { maxRecoveryIterations: [1, 1] })] })).toThrow(/pairs\.0\.maxRecoveryIterations/);
   });
 
   it("bad preset specs fail with one line naming the field", () => {

@@ -39,4 +39,21 @@ describe("LLM components on a LangChain chat model", () => {
     expect(s).toMatchObject({ step: 0, prompt: "recovery-step-selector@1" });
     server.verify();
   });
+
+  it("counts the LangChain model's own retries: a 500, then a 429, then an answer records retries 2; a first-try answer 0", async () => {
+    server = await startScriptedOpenAIServer({
+      script: [{ status: 500 }, { status: 429, retryAfterMs: 5 }, { text: "ok", usage: { inputTokens: 3, outputTokens: 1 } }, { text: "again", usage: { inputTokens: 3, outputTokens: 1 } }],
+    });
+    const chatModel = new ChatOpenAICompletions({ model: "scripted-lc", apiKey: "lc-test-key", maxRetries: 2, configuration: { baseURL: server.url } });
+    const model = createLangChainChatModel({ chatModel, blobs: tempBlobs() });
+    const first = await model.complete({ role: "detector", messages: [{ role: "user", content: "hi" }] });
+    expect(first.text).toBe("ok");
+    expect(server.calls).toBe(3); // LangChain's AsyncCaller retried twice (the openai client under it does not retry)
+    expect((first.usage as { retries?: number }).retries).toBe(2);
+    // a second wrapper of the same model counts once, not twice
+    const again = await createLangChainChatModel({ chatModel, blobs: tempBlobs() }).complete({ role: "detector", messages: [{ role: "user", content: "hi" }] });
+    expect(again.text).toBe("again");
+    expect((again.usage as { retries?: number }).retries).toBe(0);
+    server.verify();
+  }, 30_000);
 });

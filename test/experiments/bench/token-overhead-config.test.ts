@@ -9,6 +9,9 @@ import { describe, expect, it } from "vitest";
 import { benchConfig } from "../../../experiments/bench/token-overhead.ts";
 import { parseExperimentConfig } from "../../../experiments/config/load.ts";
 import { ModelAgentSpecSchema, modelRoleProblem } from "../../../experiments/agents/model-spec.ts";
+import { endToEndConditions } from "../../../experiments/runner/conditions.ts";
+import type { EndToEndConfig } from "../../../experiments/config/schema.ts";
+import { PRODUCTION_RECOVERY } from "../../../src/runtime/preset-recovery.ts";
 
 describe("recovery-token-overhead config", () => {
   const raw = benchConfig(48);
@@ -39,7 +42,27 @@ describe("recovery-token-overhead config", () => {
     expect(paper.recovery.layout).toBeUndefined();
     expect(prod.recovery.layout).toBe("cached");
     // Everything else is the same in both arms.
-    const strip = (p: Record<string, any>) => ({ ...p, name: undefined, baseline: undefined, detector: { ...p.detector, preset: undefined }, selector: { ...p.selector, historyImages: undefined }, recovery: { ...p.recovery, layout: undefined }, summarizer: { ...p.summarizer, historyImages: undefined } });
+    // the paper arm pins the paper's cap and budget on its own pair (a global value would override the production recipe)
+    expect(paper.maxRecoveryIterations).toEqual([3]);
+    expect(paper.options).toEqual({ recoveryBudget: 10 });
+    expect(raw.maxRecoveryIterations).toBeUndefined();
+    expect(raw.options.recoveryBudget).toBeUndefined();
+    const strip = (p: Record<string, any>) => ({ ...p, name: undefined, baseline: undefined, maxRecoveryIterations: undefined, options: undefined, detector: { ...p.detector, preset: undefined }, selector: { ...p.selector, historyImages: undefined }, recovery: { ...p.recovery, layout: undefined }, summarizer: { ...p.summarizer, historyImages: undefined } });
     expect(strip(prod)).toEqual(strip(paper));
+  });
+
+  it("runs the paper arm with exactly the paper's recovery (cap 3, budget 10) and the production arm with its preset's recipe (cap 1, budget 5)", () => {
+    const c = parseExperimentConfig(raw, "detection-presets.yaml") as EndToEndConfig;
+    const conditions = endToEndConditions(c);
+    expect(conditions.map((x) => x.id)).toEqual(["paper.no-recovery", "paper.max-rec-3", "production.max-rec-1"]);
+    const [bare, paper, prod] = conditions.map((x) => x.options);
+    // the paper arm: the config's options plus its own pinned budget 10 and cap 3 (App. B.2, the paper's end-to-end runs)
+    expect(paper).toMatchObject(c.options);
+    expect(paper).toEqual({ ...bare, maxRecoveryIterations: 3 });
+    expect(paper).toMatchObject({ recoveryBudget: 10, maxRecoveryIterations: 3, recoveryStep: "llm", recoveryContext: "contextualized", freezeWindow: 5 });
+    expect(bare.maxRecoveryIterations).toBe(0);
+    // the production arm: the same options but the preset's recovery recipe
+    expect(PRODUCTION_RECOVERY).toEqual({ maxRecoveryIterations: 1, recoveryBudget: 5 });
+    expect(prod).toEqual({ ...bare, ...PRODUCTION_RECOVERY });
   });
 });
