@@ -5,7 +5,10 @@ import { defineConfig } from "vitest/config";
 // The repository's tests import the package by its name and get the TypeScript sources (each
 // entry's "retrace-dev" condition in package.json exports); users get dist/. An alias per entry,
 // so that no other package's resolution changes.
-const pkg = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8")) as { name: string; exports: Record<string, string | Record<string, string>> };
+const pkg = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8")) as {
+  name: string;
+  exports: Record<string, string | Record<string, string>>;
+};
 const alias = Object.entries(pkg.exports)
   .filter(([, target]) => typeof target === "object" && target["retrace-dev"])
   .map(([key, target]) => ({

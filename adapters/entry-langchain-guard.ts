@@ -8,4 +8,10 @@ import { loadSdkEntry } from "./sdk/shared/peer-guard.ts";
 
 const entry = await loadSdkEntry("retrace-cua/langchain", () => import("./entry-langchain.ts"));
 
-export const { RECOVERY_EVENT, createLangChainChatModel, createLangChainPolicy, recoverWithPolicy, recoveryMiddleware } = entry;
+export const {
+  RECOVERY_EVENT,
+  createLangChainChatModel,
+  createLangChainPolicy,
+  recoverWithPolicy,
+  recoveryMiddleware,
+} = entry;

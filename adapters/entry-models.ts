@@ -28,7 +28,12 @@ export type { AnthropicComputerInput, AnthropicConvertOptions } from "./actions/
 export { createRecordReplay } from "./models/cache.ts";
 export type { RecordReplay } from "./models/cache.ts";
 export { createChatPolicy } from "./policies/openai/chat-policy.ts";
-export type { ChatPolicy, ChatPolicyFormat, ChatPolicyOptions, ChatPolicyStats } from "./policies/openai/chat-policy.ts";
+export type {
+  ChatPolicy,
+  ChatPolicyFormat,
+  ChatPolicyOptions,
+  ChatPolicyStats,
+} from "./policies/openai/chat-policy.ts";
 export { createPyautoguiPolicy } from "./policies/openai/pyautogui-policy.ts";
 export type { PyautoguiPolicyOptions } from "./policies/openai/pyautogui-policy.ts";
 export { createUiTarsPolicy } from "./policies/uitars/uitars-policy.ts";
@@ -40,6 +45,44 @@ export type { AnthropicPolicyOptions } from "./policies/anthropic/anthropic-poli
 export { ACTION_FORMATS, createFormatPolicy } from "./policies/format.ts";
 export type { ActionFormat, AgentFormatSpec } from "./policies/format.ts";
 export type { FramablePolicy, PromptFraming } from "./policies/framing.ts";
-export { createLlmErrorDetector, DetectorReplySchema, createDetectionPreset, DETECTION_PRESETS, PRODUCTION_DETECTION, PRODUCTION_GATES, PRODUCTION_RECOVERY, createLlmStepSelector, SelectorReplySchema, createLlmRecoveryPolicy, RESTORED_TOKEN, createLlmSummarizer, createLlmStateVerifier, createAgenticLlmVerifier, createLlmRecoveryJudge, createLlmPerturbationPolicy } from "./llm/index.ts";
-export type { LlmErrorDetectorOptions, DetectorReply, DetectionPreset, DetectionPresetOptions, LlmStepSelectorOptions, LlmRecoveryPolicyOptions, LlmSummarizerOptions, LlmStateVerifier, LlmStateVerifierOptions, LlmVerification, AgenticLlmVerifier, AgenticLlmVerifierOptions, AgenticVerification, ProbeStepRecord, LlmRecoveryJudge, LlmRecoveryJudgeOptions, RecoveryJudgeInput, RecoveryJudgement, LlmPerturbationPolicyOptions, ActionParser } from "./llm/index.ts";
+export {
+  createLlmErrorDetector,
+  DetectorReplySchema,
+  createDetectionPreset,
+  DETECTION_PRESETS,
+  PRODUCTION_DETECTION,
+  PRODUCTION_GATES,
+  PRODUCTION_RECOVERY,
+  createLlmStepSelector,
+  SelectorReplySchema,
+  createLlmRecoveryPolicy,
+  RESTORED_TOKEN,
+  createLlmSummarizer,
+  createLlmStateVerifier,
+  createAgenticLlmVerifier,
+  createLlmRecoveryJudge,
+  createLlmPerturbationPolicy,
+} from "./llm/index.ts";
+export type {
+  LlmErrorDetectorOptions,
+  DetectorReply,
+  DetectionPreset,
+  DetectionPresetOptions,
+  LlmStepSelectorOptions,
+  LlmRecoveryPolicyOptions,
+  LlmSummarizerOptions,
+  LlmStateVerifier,
+  LlmStateVerifierOptions,
+  LlmVerification,
+  AgenticLlmVerifier,
+  AgenticLlmVerifierOptions,
+  AgenticVerification,
+  ProbeStepRecord,
+  LlmRecoveryJudge,
+  LlmRecoveryJudgeOptions,
+  RecoveryJudgeInput,
+  RecoveryJudgement,
+  LlmPerturbationPolicyOptions,
+  ActionParser,
+} from "./llm/index.ts";
 export type { RecoveryReport } from "../src/runtime/recovery-report.ts";

@@ -5,7 +5,13 @@
  * Pinned by test/public-api.test.ts.
  */
 export { createSimDesk, SimDesk, SIMDESK_TASKS, getSimDeskTask } from "./environments/simdesk/index.ts";
-export type { SimDeskOptions, SimDeskTask, SimGroundTruth, SimDeskSetup, SimDeskEvaluator } from "./environments/simdesk/index.ts";
+export type {
+  SimDeskOptions,
+  SimDeskTask,
+  SimGroundTruth,
+  SimDeskSetup,
+  SimDeskEvaluator,
+} from "./environments/simdesk/index.ts";
 export {
   createSimForwardPolicy,
   createSimRecoveryPolicy,

@@ -5,7 +5,12 @@
  * `retrace-cua/simdesk`, LangChain in `retrace-cua/langchain`. Loads no vendor SDK and no
  * LangGraph at import. Explicit named exports only. Pinned by test/public-api.test.ts.
  */
-export { createEnvironmentFactory, tasksForEnvironment, isEnvironmentKind, ENVIRONMENT_KINDS } from "./environments/registry.ts";
+export {
+  createEnvironmentFactory,
+  tasksForEnvironment,
+  isEnvironmentKind,
+  ENVIRONMENT_KINDS,
+} from "./environments/registry.ts";
 export type { EnvironmentFactoryOptions, EnvironmentKind } from "./environments/registry.ts";
 export { createX11Desktop } from "./environments/x11/create.ts";
 export type { X11DesktopOptions } from "./environments/x11/create.ts";
@@ -23,11 +28,34 @@ export { startOsworldControlServer } from "./environments/osworld/control-server
 export type { OsworldControlServer, OsworldControlServerOptions } from "./environments/osworld/control-server.ts";
 export { OsworldEnvironment, actionToPyautogui } from "./environments/osworld/environment.ts";
 export type { OsworldEnvironmentOptions } from "./environments/osworld/environment.ts";
-export { startOsworldVm, osworldContainerSpec, allocateOsworldPorts, releaseOsworldPorts, detectKvm } from "./environments/osworld/provider.ts";
+export {
+  startOsworldVm,
+  osworldContainerSpec,
+  allocateOsworldPorts,
+  releaseOsworldPorts,
+  detectKvm,
+} from "./environments/osworld/provider.ts";
 export type { OsworldVm, OsworldPorts, StartOsworldVmOptions } from "./environments/osworld/provider.ts";
 export { loadOsworldTasks, parseOsworldTask } from "./environments/osworld/tasks.ts";
 export type { OsworldTask, OsworldSupport, OsworldLoadReport, OsworldRejection } from "./environments/osworld/tasks.ts";
-export { runOsworldSetup, evaluateOsworldNative, osworldResultDir, writeOsworldResult } from "./environments/osworld/runner.ts";
+export {
+  runOsworldSetup,
+  evaluateOsworldNative,
+  osworldResultDir,
+  writeOsworldResult,
+} from "./environments/osworld/runner.ts";
 export { OsworldPythonBridge } from "./environments/osworld/python-bridge.ts";
-export { createBrowserEnvironment, BrowserEnvironment, BROWSER_TASKS, loadBrowserTaskFile, startAppServer } from "./environments/browser/index.ts";
-export type { CreateBrowserOptions, BrowserEnvironmentOptions, BrowserTask, BrowserChecker, AppServer } from "./environments/browser/index.ts";
+export {
+  createBrowserEnvironment,
+  BrowserEnvironment,
+  BROWSER_TASKS,
+  loadBrowserTaskFile,
+  startAppServer,
+} from "./environments/browser/index.ts";
+export type {
+  CreateBrowserOptions,
+  BrowserEnvironmentOptions,
+  BrowserTask,
+  BrowserChecker,
+  AppServer,
+} from "./environments/browser/index.ts";

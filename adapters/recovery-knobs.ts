@@ -62,17 +62,35 @@ export interface RecoveryKnobs {
 }
 
 /** The knobs that always have a value once resolved. */
-export type DefaultedKnob = "settleMs" | "freezeWindow" | "maxRecoveryIterations" | "recoveryStep" | "minConfidence" | "transition" | "unconfirmedRestoration" | "seed" | "restoration" | "detectorTimeoutMs" | "degradedAfter" | "onDetectorFailure";
+export type DefaultedKnob =
+  | "settleMs"
+  | "freezeWindow"
+  | "maxRecoveryIterations"
+  | "recoveryStep"
+  | "minConfidence"
+  | "transition"
+  | "unconfirmedRestoration"
+  | "seed"
+  | "restoration"
+  | "detectorTimeoutMs"
+  | "degradedAfter"
+  | "onDetectorFailure";
 
 /** The knobs with their defaults filled in. */
 export type ResolvedKnobs = Omit<RecoveryKnobs, DefaultedKnob> & Required<Pick<RecoveryKnobs, DefaultedKnob>>;
 
 /** zod: an object with a `method()` (a detector's `detect`, a blob reader's `get`...). */
 export const withMethod = (method: string) =>
-  z.custom<object>((v) => typeof v === "object" && v !== null && typeof (v as Record<string, unknown>)[method] === "function", { message: `must be an object with ${method}()` });
+  z.custom<object>(
+    (v) => typeof v === "object" && v !== null && typeof (v as Record<string, unknown>)[method] === "function",
+    { message: `must be an object with ${method}()` },
+  );
 
 /** zod: a function; `what` names its signature in the error message. */
-export const fn = (what?: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: what ? `must be a function (${what})` : "must be a function" });
+export const fn = (what?: string) =>
+  z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", {
+    message: what ? `must be a function (${what})` : "must be a function",
+  });
 
 /**
  * zod: the `detector` option of every wrapper: an ErrorDetector, or a detection preset spec
@@ -80,22 +98,49 @@ export const fn = (what?: string) => z.custom<(...args: never[]) => unknown>((v)
  * built by {@link resolveDetectorOption} after validation.
  */
 export const detectorField = () =>
-  z.custom<ErrorDetector | DetectionPresetOptions>((v) => isDetectionPresetSpec(v) || (typeof v === "object" && v !== null && typeof (v as { detect?: unknown }).detect === "function"), {
-    message: 'must be an ErrorDetector (an object with detect()) or a detection preset { preset: "paper" | "production", model: ChatModel }',
-  });
+  z.custom<ErrorDetector | DetectionPresetOptions>(
+    (v) =>
+      isDetectionPresetSpec(v) ||
+      (typeof v === "object" && v !== null && typeof (v as { detect?: unknown }).detect === "function"),
+    {
+      message:
+        'must be an ErrorDetector (an object with detect()) or a detection preset { preset: "paper" | "production", model: ChatModel }',
+    },
+  );
 
 /** The `logger` option of every integration: a pino-compatible logger (src/logger.ts `UserLogger`). */
 export const userLoggerSchema = () =>
-  z.custom<UserLogger>((v) => ["debug", "info", "warn", "error"].every((m) => typeof (v as Record<string, unknown> | null)?.[m] === "function"), { message: "must be a pino-compatible logger { debug, info, warn, error } taking (obj, msg)" });
+  z.custom<UserLogger>(
+    (v) =>
+      ["debug", "info", "warn", "error"].every((m) => typeof (v as Record<string, unknown> | null)?.[m] === "function"),
+    { message: "must be a pino-compatible logger { debug, info, warn, error } taking (obj, msg)" },
+  );
 
 /** The runtime knobs (src/episode.ts) every loop wrapper takes; their bounds, defaults and messages are the runtime's. */
-export const WRAPPER_KNOBS = ["settleMs", "freezeWindow", "maxRecoveryIterations", "recoveryStep", "minConfidence", "transition", "unconfirmedRestoration", "seed", "restoration", "degradedAfter", "onDetectorFailure"] as const satisfies readonly RecoveryKnobName[];
+export const WRAPPER_KNOBS = [
+  "settleMs",
+  "freezeWindow",
+  "maxRecoveryIterations",
+  "recoveryStep",
+  "minConfidence",
+  "transition",
+  "unconfirmedRestoration",
+  "seed",
+  "restoration",
+  "degradedAfter",
+  "onDetectorFailure",
+] as const satisfies readonly RecoveryKnobName[];
 
 /** The wrappers' own fields on top of the runtime knobs (a wrapper restores by model, replay or snapshot only). */
 export const WRAPPER_EXTRAS_SHAPE = {
   selector: withMethod("select").optional(),
   restoration: z.enum(["model", "replay", "snapshot"]).default("model"),
-  detectorTimeoutMs: z.number().int().min(0).max(3_600_000, "at most 3600000 ms (one hour)").default(DEFAULT_DETECTOR_TIMEOUT_MS),
+  detectorTimeoutMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(3_600_000, "at most 3600000 ms (one hour)")
+    .default(DEFAULT_DETECTOR_TIMEOUT_MS),
   events: withMethod("emit").optional(),
   instanceKey: z.string().min(1).optional(),
 };
@@ -107,11 +152,23 @@ export const WRAPPER_EXTRAS_SHAPE = {
  * `selector`. Returns the caller's options with the defaults filled in, keeping the caller's function
  * and object identities (zod validated the shapes).
  */
-export function parseKnobOptions<T extends RecoveryKnobs, K extends RecoveryKnobName, X extends z.ZodRawShape>(where: string, knobs: readonly K[], extras: X, options: T, check?: () => void): T & Pick<ResolvedRecoveryOptions, K> & z.output<z.ZodObject<X>> {
+export function parseKnobOptions<T extends RecoveryKnobs, K extends RecoveryKnobName, X extends z.ZodRawShape>(
+  where: string,
+  knobs: readonly K[],
+  extras: X,
+  options: T,
+  check?: () => void,
+): T & Pick<ResolvedRecoveryOptions, K> & z.output<z.ZodObject<X>> {
   // a detection preset's recovery recipe (src/runtime/preset-recovery.ts) under the caller's own knobs
   const defaults = presetRecoveryDefaults((options as { detector?: unknown } | undefined)?.detector, where);
-  const r = resolveRecoveryOptions(options ?? {}, { where, knobs, extras: { ...WRAPPER_EXTRAS_SHAPE, ...extras }, defaults });
+  const r = resolveRecoveryOptions(options ?? {}, {
+    where,
+    knobs,
+    extras: { ...WRAPPER_EXTRAS_SHAPE, ...extras },
+    defaults,
+  });
   check?.();
-  if ((r as RecoveryKnobs).recoveryStep === "llm" && !options.selector) throw new ConfigError(`${where}: option "selector" is required when recoveryStep is "llm"`, { field: "selector" });
+  if ((r as RecoveryKnobs).recoveryStep === "llm" && !options.selector)
+    throw new ConfigError(`${where}: option "selector" is required when recoveryStep is "llm"`, { field: "selector" });
   return { ...options, ...(r as object) } as T & Pick<ResolvedRecoveryOptions, K> & z.output<z.ZodObject<X>>;
 }

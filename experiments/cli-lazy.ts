@@ -18,12 +18,16 @@ export async function buildLazyProgram(argv: string[]): Promise<Command> {
   const summary = COMMAND_SUMMARIES.find((c) => c.name === name);
   if (summary) {
     const module = COMMAND_MODULES.find((m) => m.file === summary.module);
-    if (!module) throw new InternalError(`commands/summaries.ts names module ${summary.module}, which commands/lazy.ts does not list; run npm run cli:summaries`);
+    if (!module)
+      throw new InternalError(
+        `commands/summaries.ts names module ${summary.module}, which commands/lazy.ts does not list; run npm run cli:summaries`,
+      );
     for (const register of await module.load()) register(program);
     return program;
   }
   const terms = new Map<Command, string>();
-  for (const s of COMMAND_SUMMARIES) terms.set(program.command(s.name).description(s.description).allowUnknownOption().allowExcessArguments(), s.term);
+  for (const s of COMMAND_SUMMARIES)
+    terms.set(program.command(s.name).description(s.description).allowUnknownOption().allowExcessArguments(), s.term);
   program.configureHelp({
     subcommandTerm(this: Help, cmd: Command): string {
       return terms.get(cmd) ?? Help.prototype.subcommandTerm.call(this, cmd);

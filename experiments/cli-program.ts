@@ -15,14 +15,24 @@ import { runtimeSettings } from "../src/settings.ts";
 
 /** The program without its commands. */
 export function baseProgram(): Command {
-  return new Command("retrace")
-    .description("Online recovery for computer-use agents, and the experiments that show whether it pays off.")
-    // Commander's own errors (unknown flag, bad choice, missing argument) as one line, like ours.
-    .configureOutput({ outputError: (text, write) => write(`retrace: ${text.replace(/^error: /, "").trim().replace(/\s*\n\s*/g, " ")} (run with --help for usage)\n`) })
-    .version(packageVersion(), "-V, --version", "print the retrace version")
-    // The environment's settings (e.g. RETRACE_SHARP_CONCURRENCY) are bad input like a flag: one line, exit 2, before any command runs.
-    .hook("preAction", () => void runtimeSettings())
-    .exitOverride();
+  return (
+    new Command("retrace")
+      .description("Online recovery for computer-use agents, and the experiments that show whether it pays off.")
+      // Commander's own errors (unknown flag, bad choice, missing argument) as one line, like ours.
+      .configureOutput({
+        outputError: (text, write) =>
+          write(
+            `retrace: ${text
+              .replace(/^error: /, "")
+              .trim()
+              .replace(/\s*\n\s*/g, " ")} (run with --help for usage)\n`,
+          ),
+      })
+      .version(packageVersion(), "-V, --version", "print the retrace version")
+      // The environment's settings (e.g. RETRACE_SHARP_CONCURRENCY) are bad input like a flag: one line, exit 2, before any command runs.
+      .hook("preAction", () => void runtimeSettings())
+      .exitOverride()
+  );
 }
 
 /** Parse argv and run; turn errors into one clear line and an exit code. */
@@ -39,11 +49,22 @@ export async function runProgram(program: Command, argv: string[]): Promise<void
       return;
     }
     // A full disk is one sentence whatever raised it (a bare "ENOSPC: no space left on device, write" names no file).
-    const full = err instanceof ConfigError || /the disk is full \(/.test(String((err as Error)?.message)) ? undefined : diskFullOf(err);
-    const message = full ? full.message : err instanceof ConfigError || err instanceof RunFailedError ? err.message : describeError(err);
+    const full =
+      err instanceof ConfigError || /the disk is full \(/.test(String((err as Error)?.message))
+        ? undefined
+        : diskFullOf(err);
+    const message = full
+      ? full.message
+      : err instanceof ConfigError || err instanceof RunFailedError
+        ? err.message
+        : describeError(err);
     // One line, whatever it quotes: control characters escaped, huge names shortened.
     // Redacted like every file retrace writes: a URL's password, a registered key, anything key-like.
-    process.stderr.write(`retrace: ${terminalText(redactText(message)).replace(/\s*\n\s*/g, " ").trim()}\n`);
+    process.stderr.write(
+      `retrace: ${terminalText(redactText(message))
+        .replace(/\s*\n\s*/g, " ")
+        .trim()}\n`,
+    );
     if (process.env.RETRACE_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
     process.exitCode = err instanceof ConfigError ? 2 : 1;
   }

@@ -26,5 +26,15 @@ export type { AgentRole, AgentOf, AgentContext, ModelCallSettings } from "./agen
 export type { AgentKind, ValidAgentSpec } from "./agents/kind.ts";
 export { validateAgentSpec, createAgent, registerAgentKind, agentKinds } from "./agents/registry.ts";
 // Recovery evaluation on SimDesk (dataset, implicit/explicit recovery runs, oracle agreement).
-export { buildSimDeskDataset, runSimDeskRecoveryEval, runOracleAgreement, runRecoveryEvalSuite } from "./recovery-eval/run.ts";
-export type { SimDeskDatasetOptions, SimDeskEvalOptions, OracleAgreementOptions, RecoveryEvalSuiteOptions } from "./recovery-eval/run.ts";
+export {
+  buildSimDeskDataset,
+  runSimDeskRecoveryEval,
+  runOracleAgreement,
+  runRecoveryEvalSuite,
+} from "./recovery-eval/run.ts";
+export type {
+  SimDeskDatasetOptions,
+  SimDeskEvalOptions,
+  OracleAgreementOptions,
+  RecoveryEvalSuiteOptions,
+} from "./recovery-eval/run.ts";

@@ -93,36 +93,50 @@ export interface ModelRunResult {
 /** Run one task with a model-backed policy and write its episode folder. */
 export async function runModelTask(options: ModelRunOptions): Promise<ModelRunResult> {
   const kind = options.policy ?? "openai";
-  if (!(MODEL_POLICIES as readonly string[]).includes(kind)) throw new ConfigError(`--policy: "${kind}" is not a model policy; use one of ${MODEL_POLICIES.join(", ")}`, { field: "policy" });
+  if (!(MODEL_POLICIES as readonly string[]).includes(kind))
+    throw new ConfigError(`--policy: "${kind}" is not a model policy; use one of ${MODEL_POLICIES.join(", ")}`, {
+      field: "policy",
+    });
   if (!options.model) throw new ConfigError("--model: give the model name the server expects", { field: "model" });
   const task = getSimDeskTask(options.taskId);
   const cacheMode = parseCacheMode(options.cache ?? "off");
   const maxSteps = options.maxSteps ?? 15;
   const maxRetries = options.maxRetries ?? 2;
   const timeoutMs = options.timeoutMs ?? 60_000;
-  if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new ConfigError(`--max-steps: expected a positive integer, got ${maxSteps}`, { field: "maxSteps" });
+  if (!Number.isInteger(maxSteps) || maxSteps < 1)
+    throw new ConfigError(`--max-steps: expected a positive integer, got ${maxSteps}`, { field: "maxSteps" });
 
   const settings = runtimeSettings(options.env ?? process.env);
   let apiKey = options.apiKey;
   if (!apiKey && options.apiKeyEnv) {
     apiKey = envVar(options.apiKeyEnv, options.env ?? process.env);
-    if (!apiKey) throw new ConfigError(`--api-key-env: the variable ${options.apiKeyEnv} is not set`, { field: "apiKeyEnv" });
+    if (!apiKey)
+      throw new ConfigError(`--api-key-env: the variable ${options.apiKeyEnv} is not set`, { field: "apiKeyEnv" });
   }
   apiKey ??= kind === "anthropic" ? settings.anthropicApiKey : settings.apiKey;
   const baseURL = options.baseURL ?? settings.baseUrl;
-  if (baseURL !== undefined && !/^https?:\/\/[^/]/.test(baseURL)) throw new ConfigError(`--base-url: expected an http:// or https:// URL such as http://127.0.0.1:8000/v1, got "${baseURL}"`, { field: "baseUrl" });
+  if (baseURL !== undefined && !/^https?:\/\/[^/]/.test(baseURL))
+    throw new ConfigError(
+      `--base-url: expected an http:// or https:// URL such as http://127.0.0.1:8000/v1, got "${baseURL}"`,
+      { field: "baseUrl" },
+    );
   if (cacheMode !== "read" && baseURL !== undefined && options.preflight !== false) {
     const backend = kind === "anthropic" ? "anthropic" : kind === "openai-cua" ? "openai-responses" : "openai";
     await preflightEndpoints([{ baseUrl: baseURL, backend, apiKey, users: ["--policy " + kind] }]);
   }
 
-  const out = resolve(options.out ?? join("runs", `model-${task.id}-${new Date().toISOString().replace(/[:.]/g, "-")}`));
+  const out = resolve(
+    options.out ?? join("runs", `model-${task.id}-${new Date().toISOString().replace(/[:.]/g, "-")}`),
+  );
   if (options.cacheDir !== undefined) checkOutDir(options.cacheDir, { flag: "--cache-dir" });
   prepareOutDir(out);
   const blobs = new BlobStore({ dir: join(out, "blobs") });
   const cacheDir = options.cacheDir ?? join(out, "model-cache");
   const cacheOpts = cacheMode === "off" ? undefined : { dir: cacheDir, mode: cacheMode };
-  const common = { ...(options.historyImages !== undefined && { historyImages: options.historyImages }), ...(options.temperature !== undefined && { temperature: options.temperature }) };
+  const common = {
+    ...(options.historyImages !== undefined && { historyImages: options.historyImages }),
+    ...(options.temperature !== undefined && { temperature: options.temperature }),
+  };
 
   // One episode, one draw scope: the same --seed asks the same questions under the same identities.
   const draws = new DrawScope({ seed: options.seed ?? 0, task: task.id });
@@ -130,16 +144,48 @@ export async function runModelTask(options: ModelRunOptions): Promise<ModelRunRe
   const meter = new ModelMeter();
   let policy: ForwardPolicy & { stats?: unknown };
   if (kind === "openai" || kind === "uitars") {
-    const backend = createOpenAIChatModel({ model: options.model, baseURL, apiKey, blobs, maxRetries, timeoutMs, prices: options.prices, settings });
+    const backend = createOpenAIChatModel({
+      model: options.model,
+      baseURL,
+      apiKey,
+      blobs,
+      maxRetries,
+      timeoutMs,
+      prices: options.prices,
+      settings,
+    });
     const cached: ChatModel & { stats?: CacheStats } = cacheOpts ? withCache(backend, cacheOpts) : backend;
     cachedModel = cacheOpts ? cached : undefined;
     // Draws are stamped before the meter, so its call log (run.json, the viewer) sees each call's identity.
     const model = withDraws(meter.wrap(cached, "policy", options.prices), draws);
     policy = kind === "openai" ? createPyautoguiPolicy({ model, ...common }) : createUiTarsPolicy({ model, ...common });
   } else if (kind === "openai-cua") {
-    policy = createOpenAICuaPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings, draws, observe: meter.observer("policy", options.prices) });
+    policy = createOpenAICuaPolicy({
+      model: options.model,
+      baseURL,
+      apiKey,
+      maxRetries,
+      timeoutMs,
+      prices: options.prices,
+      cache: cacheOpts,
+      settings,
+      draws,
+      observe: meter.observer("policy", options.prices),
+    });
   } else {
-    policy = createAnthropicPolicy({ model: options.model, baseURL, apiKey, maxRetries, timeoutMs, prices: options.prices, cache: cacheOpts, settings, draws, observe: meter.observer("policy", options.prices), ...common });
+    policy = createAnthropicPolicy({
+      model: options.model,
+      baseURL,
+      apiKey,
+      maxRetries,
+      timeoutMs,
+      prices: options.prices,
+      cache: cacheOpts,
+      settings,
+      draws,
+      observe: meter.observer("policy", options.prices),
+      ...common,
+    });
   }
 
   const env = createSimDesk({ blobs, width: options.width, height: options.height });

@@ -24,7 +24,10 @@ import { importOptional, isMissingPackage, missingPackageError } from "../src/op
  */
 export function checkSqlitePath(path: string, flag = "--checkpoint"): void {
   if (path === ":memory:") return;
-  if (!path.trim()) throw new ConfigError(`${flag}: give a file path after sqlite: (or plain sqlite for <out>/checkpoints.sqlite)`, { field: "checkpoint" });
+  if (!path.trim())
+    throw new ConfigError(`${flag}: give a file path after sqlite: (or plain sqlite for <out>/checkpoints.sqlite)`, {
+      field: "checkpoint",
+    });
   checkOutDir(dirname(path), { flag });
   let st;
   try {
@@ -32,7 +35,11 @@ export function checkSqlitePath(path: string, flag = "--checkpoint"): void {
   } catch {
     return; // does not exist yet: SQLite creates it
   }
-  if (!st.isFile()) throw new ConfigError(`${flag}: ${path} is ${fileKind(st)}, not a SQLite file; give a file path such as runs/x/checkpoints.sqlite`, { field: "checkpoint" });
+  if (!st.isFile())
+    throw new ConfigError(
+      `${flag}: ${path} is ${fileKind(st)}, not a SQLite file; give a file path such as runs/x/checkpoints.sqlite`,
+      { field: "checkpoint" },
+    );
 }
 
 /**
@@ -46,11 +53,16 @@ export function createSqliteCheckpointer(path: string, flag = "--checkpoint"): L
     prepareOutDir(dirname(path), { flag });
   }
   return new LazyCheckpointSaver(async () => {
-    const { SqliteSaver } = await importOptional("@langchain/langgraph-checkpoint-sqlite", "the SQLite checkpointer", () => import("@langchain/langgraph-checkpoint-sqlite"));
+    const { SqliteSaver } = await importOptional(
+      "@langchain/langgraph-checkpoint-sqlite",
+      "the SQLite checkpointer",
+      () => import("@langchain/langgraph-checkpoint-sqlite"),
+    );
     try {
       return redactCheckpointer(SqliteSaver.fromConnString(path));
     } catch (err) {
-      if (isMissingPackage(err, "better-sqlite3")) throw missingPackageError("better-sqlite3", "the SQLite checkpointer", err);
+      if (isMissingPackage(err, "better-sqlite3"))
+        throw missingPackageError("better-sqlite3", "the SQLite checkpointer", err);
       throw err;
     }
   });
@@ -58,7 +70,9 @@ export function createSqliteCheckpointer(path: string, flag = "--checkpoint"): L
 
 /** An in-memory checkpointer (lost with the process): LangGraph's MemorySaver, loaded on first use. */
 export function createMemoryCheckpointer(): LazyCheckpointSaver {
-  return new LazyCheckpointSaver(async () => redactCheckpointer(new (await import("@langchain/langgraph")).MemorySaver()));
+  return new LazyCheckpointSaver(async () =>
+    redactCheckpointer(new (await import("@langchain/langgraph")).MemorySaver()),
+  );
 }
 
 /** Builds a checkpointer for `scheme:rest` specs; `rest` is everything after the first colon. */
@@ -81,7 +95,16 @@ export function parseCheckpointSpec(spec: string): { scheme: string; rest: strin
   const scheme = i < 0 ? spec : spec.slice(0, i);
   // postgres://user@host/db: the scheme is the URL's
   const key = schemes.has(scheme) ? scheme : /^postgres(ql)?$/.test(scheme) ? "postgres" : scheme;
-  if (!schemes.has(key)) throw new ConfigError(`--checkpoint: unknown checkpointer "${redactText(spec)}" (use none, memory, sqlite or sqlite:<path>${[...schemes.keys()].filter((k) => !["memory", "sqlite"].includes(k)).map((k) => `, ${k}:...`).join("")})`, { field: "checkpoint" });
+  if (!schemes.has(key))
+    throw new ConfigError(
+      `--checkpoint: unknown checkpointer "${redactText(spec)}" (use none, memory, sqlite or sqlite:<path>${[
+        ...schemes.keys(),
+      ]
+        .filter((k) => !["memory", "sqlite"].includes(k))
+        .map((k) => `, ${k}:...`)
+        .join("")})`,
+      { field: "checkpoint" },
+    );
   return { scheme: key, rest: key === "postgres" ? spec : i < 0 ? "" : spec.slice(i + 1) };
 }
 

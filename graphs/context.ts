@@ -63,13 +63,24 @@ export function createRuntimeContext(args: {
   }
   const recovering = c.detector !== undefined && o.maxRecoveryIterations > 0;
   if (recovering) {
-    if (o.restoration === "model" && !c.recoverer) throw new ConfigError('restoration: "model" needs components.recoverer (a RecoveryPolicy)', { field: "restoration" });
+    if (o.restoration === "model" && !c.recoverer)
+      throw new ConfigError('restoration: "model" needs components.recoverer (a RecoveryPolicy)', {
+        field: "restoration",
+      });
     if (o.restoration === "model" && o.recoveryContext === "contextualized" && !c.summarizer) {
-      throw new ConfigError('recoveryContext: "contextualized" needs components.summarizer', { field: "recoveryContext" });
+      throw new ConfigError('recoveryContext: "contextualized" needs components.summarizer', {
+        field: "recoveryContext",
+      });
     }
-    if (o.restoration === "replay" && !c.env.capabilities.reset) throw new ConfigError(`restoration: "replay" needs an environment that can reset (${c.env.kind} cannot)`, { field: "restoration" });
+    if (o.restoration === "replay" && !c.env.capabilities.reset)
+      throw new ConfigError(`restoration: "replay" needs an environment that can reset (${c.env.kind} cannot)`, {
+        field: "restoration",
+      });
     if (o.restoration === "snapshot" && !(c.env.capabilities.snapshot && c.env.snapshot && c.env.restore)) {
-      throw new ConfigError(`restoration: "snapshot" needs an environment with snapshot/restore (${c.env.kind} has none)`, { field: "restoration" });
+      throw new ConfigError(
+        `restoration: "snapshot" needs an environment with snapshot/restore (${c.env.kind} has none)`,
+        { field: "restoration" },
+      );
     }
   }
   return {
@@ -88,7 +99,8 @@ export function createRuntimeContext(args: {
 
 function positiveSteps(n: number | undefined, knob: string): number {
   if (n === undefined) return 1;
-  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`knobs.${knob} must be a whole number >= 1, got ${n}`, { field: `knobs.${knob}` });
+  if (!Number.isInteger(n) || n < 1)
+    throw new ConfigError(`knobs.${knob} must be a whole number >= 1, got ${n}`, { field: `knobs.${knob}` });
   return n;
 }
 

@@ -26,7 +26,11 @@ export interface ExecutedStep {
 }
 
 /** Execute a step's actions in order, stopping at the first terminal action. */
-export async function executeActions(ctx: RuntimeContext, actions: readonly Action[], current: Observation): Promise<ExecutedStep> {
+export async function executeActions(
+  ctx: RuntimeContext,
+  actions: readonly Action[],
+  current: Observation,
+): Promise<ExecutedStep> {
   const { env } = ctx.components;
   const started = performance.now();
   const executed: Action[] = [];
@@ -105,7 +109,12 @@ export interface TakenStep {
  * Execute a policy's proposed step from `before` and build what every execute node records: the
  * step record (screens, states, probe, info, timing) and the history entry the policy sees next.
  */
-export async function takeStep(ctx: RuntimeContext, decision: PolicyDecision, before: Observation, place: StepPlace): Promise<TakenStep> {
+export async function takeStep(
+  ctx: RuntimeContext,
+  decision: PolicyDecision,
+  before: Observation,
+  place: StepPlace,
+): Promise<TakenStep> {
   const run = await executeActions(ctx, decision.actions, before);
   const info = { ...run.info, ...place.info };
   const record: StepRecord = {

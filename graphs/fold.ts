@@ -8,7 +8,14 @@
  */
 import type { HistoryEntry } from "../src/policy.ts";
 import type { RuntimeContext } from "./context.ts";
-import { applyEnvLogOps, applyListOps, type EnvLogOp, type GraphState, type GraphUpdate, type ListOp } from "./state.ts";
+import {
+  applyEnvLogOps,
+  applyListOps,
+  type EnvLogOp,
+  type GraphState,
+  type GraphUpdate,
+  type ListOp,
+} from "./state.ts";
 import { codecFor, type StoredHistoryEntry, type StoredObservation } from "./stored-observation.ts";
 
 const LISTS = new Set(["history", "stateHashes", "snapshots", "steps", "events"]);
@@ -19,8 +26,12 @@ export function applied(state: GraphState, u: GraphUpdate, ctx: RuntimeContext):
   const next: Record<string, unknown> = { ...state };
   for (const [k, v] of Object.entries(u)) {
     if (v === undefined) continue;
-    if (k === "history") next.history = applyListOps<HistoryEntry>(state.history, [mapListOp(v as ListOp<StoredHistoryEntry>, (e) => codec.expandEntry(e))]);
-    else if (LISTS.has(k)) next[k] = applyListOps((state as unknown as Record<string, unknown[]>)[k], [v as ListOp<unknown>]);
+    if (k === "history")
+      next.history = applyListOps<HistoryEntry>(state.history, [
+        mapListOp(v as ListOp<StoredHistoryEntry>, (e) => codec.expandEntry(e)),
+      ]);
+    else if (LISTS.has(k))
+      next[k] = applyListOps((state as unknown as Record<string, unknown[]>)[k], [v as ListOp<unknown>]);
     else if (k === "envLog") next.envLog = applyEnvLogOps(state.envLog, [v as EnvLogOp]);
     else if (k === "observation") next.observation = codec.expand(v as StoredObservation | null);
     else next[k] = v;

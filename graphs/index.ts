@@ -7,7 +7,21 @@
  * real environments in `retrace-cua/adapters`; LangChain in `retrace-cua/langchain`. Explicit named
  * exports only; library modules never import an entry. Pinned by test/public-api.test.ts.
  */
-export { RetraceError, ConfigError, AdapterError, ModelBehaviorError, EnvironmentError, ReplayDesyncError, ServiceUnavailableError, DetectorUnavailableError, StepTimeoutError, DataError, RunFailedError, InternalError, describeError } from "../src/errors.ts";
+export {
+  RetraceError,
+  ConfigError,
+  AdapterError,
+  ModelBehaviorError,
+  EnvironmentError,
+  ReplayDesyncError,
+  ServiceUnavailableError,
+  DetectorUnavailableError,
+  StepTimeoutError,
+  DataError,
+  RunFailedError,
+  InternalError,
+  describeError,
+} from "../src/errors.ts";
 export type { RetraceErrorCode } from "../src/errors.ts";
 export { ActionSchema, MOUSE_BUTTONS, isTerminal, formatAction } from "../src/action.ts";
 export type { Action, ActionType, MouseButton } from "../src/action.ts";
@@ -15,14 +29,38 @@ export { BlobStore } from "../src/blob-store.ts";
 export type { BlobRef, BlobReader, BlobStoreOptions } from "../src/blob-store.ts";
 export type { Observation, AxNode } from "../src/observation.ts";
 export type { Task, TaskSpec, Evaluation } from "../src/task.ts";
-export type { Environment, EnvironmentCapabilities, EnvironmentFactory, EnvironmentSnapshot, StepOutcome } from "../src/environment.ts";
-export type { ForwardPolicy, PolicyInput, PolicyDecision, PolicyFailure, HistoryEntry, JsonValue } from "../src/policy.ts";
+export type {
+  Environment,
+  EnvironmentCapabilities,
+  EnvironmentFactory,
+  EnvironmentSnapshot,
+  StepOutcome,
+} from "../src/environment.ts";
+export type {
+  ForwardPolicy,
+  PolicyInput,
+  PolicyDecision,
+  PolicyFailure,
+  HistoryEntry,
+  JsonValue,
+} from "../src/policy.ts";
 export { noDetection } from "../src/detector.ts";
 export type { ErrorDetector, Detection, DetectorInput } from "../src/detector.ts";
 export { RECOVERY_STEP_STRATEGIES } from "../src/selector.ts";
 export type { RecoveryStepSelector, RecoveryStepStrategy, Selection, SelectorInput } from "../src/selector.ts";
 export { RECOVERY_CONTEXTS, RESTORATION_MODES } from "../src/recovery.ts";
-export type { RecoveryPolicy, RecoveryInput, RecoveryDecision, RecoveryContext, RecoveryContextKind, RestorationMode, Summarizer, StateVerifier, VerifierVerdict, VerifyInput } from "../src/recovery.ts";
+export type {
+  RecoveryPolicy,
+  RecoveryInput,
+  RecoveryDecision,
+  RecoveryContext,
+  RecoveryContextKind,
+  RestorationMode,
+  Summarizer,
+  StateVerifier,
+  VerifierVerdict,
+  VerifyInput,
+} from "../src/recovery.ts";
 export { STEP_ROLES } from "../src/trajectory.ts";
 export type { Trajectory, StepRecord, StepRole, TrajectoryEvent } from "../src/trajectory.ts";
 export { MODEL_ROLES, CACHE_PRICING, billedTokens, tokenSplit } from "../src/usage.ts";
@@ -46,10 +84,30 @@ export { createSqliteCheckpointer, createMemoryCheckpointer } from "./checkpoint
 export type { LazyCheckpointSaver } from "../src/store/lazy-checkpointer.ts";
 export { transitionNotice, TRANSITION_PROMPT } from "./transition-notice.ts";
 export { RecoveryOptionsSchema } from "../src/episode.ts";
-export type { RecoveryOptions, RecoveryOptionsInput, EpisodeComponents, EpisodeResult, EpisodeAccounting, RoleUsage, StopReason } from "../src/episode.ts";
+export type {
+  RecoveryOptions,
+  RecoveryOptionsInput,
+  EpisodeComponents,
+  EpisodeResult,
+  EpisodeAccounting,
+  RoleUsage,
+  StopReason,
+} from "../src/episode.ts";
 export { resolveRecoveryOptions } from "../src/runtime/options.ts";
 export { EpisodeEvents, EPISODE_EVENT_NAMES } from "../src/runtime/events.ts";
-export type { EpisodeEventMap, EpisodeEventName, StepEvent, DetectionEvent, FreezeEvent, SelectionEvent, RecoveryStartEvent, RecoveryStepEvent, RecoveryEndEvent, TruncateEvent, EpisodeEndEvent } from "../src/runtime/events.ts";
+export type {
+  EpisodeEventMap,
+  EpisodeEventName,
+  StepEvent,
+  DetectionEvent,
+  FreezeEvent,
+  SelectionEvent,
+  RecoveryStartEvent,
+  RecoveryStepEvent,
+  RecoveryEndEvent,
+  TruncateEvent,
+  EpisodeEndEvent,
+} from "../src/runtime/events.ts";
 export { detectorGate, consumeFrozenStep, startFreeze, initialFreezeState } from "../src/runtime/freeze.ts";
 export type { FreezeState, DetectorGate } from "../src/runtime/freeze.ts";
 export { truncateHistory, recoveryContextHistory } from "../src/runtime/history.ts";
@@ -60,8 +118,20 @@ export { createStepSelector, guardedSelect } from "../src/selectors/index.ts";
 export { createZeroSelector } from "../src/selectors/zero.ts";
 export { createErrorMinusOneSelector } from "../src/selectors/error-minus-1.ts";
 export { createErrorRandomSelector, errorRandomStep } from "../src/selectors/error-random.ts";
-export { createStagnationDetector, createLoopDetector, createCascadeDetector, parseCascadeGates, CascadeGateSpecSchema, DEFAULT_CASCADE_GATES } from "../src/detectors/index.ts";
-export type { StagnationDetectorOptions, LoopDetectorOptions, CascadeDetectorOptions, CascadeGateSpec } from "../src/detectors/index.ts";
+export {
+  createStagnationDetector,
+  createLoopDetector,
+  createCascadeDetector,
+  parseCascadeGates,
+  CascadeGateSpecSchema,
+  DEFAULT_CASCADE_GATES,
+} from "../src/detectors/index.ts";
+export type {
+  StagnationDetectorOptions,
+  LoopDetectorOptions,
+  CascadeDetectorOptions,
+  CascadeGateSpec,
+} from "../src/detectors/index.ts";
 // Prompts (one file per prompt; the LLM-backed components that render them are in retrace/adapters).
 export { ALL_PROMPTS } from "../prompts/index.ts";
 export { writeEpisodeOutput, trajLine } from "../src/store/episode-output.ts";

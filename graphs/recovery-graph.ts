@@ -18,7 +18,15 @@
  * Batch episodes (no checkpointer) run the same nodes and edges on {@link batchRecoveryGraph}:
  * compiled once per process, phases chained within a superstep, the components in the config.
  */
-import { Annotation, Command, END, START, StateGraph, type BaseCheckpointSaver, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import {
+  Annotation,
+  Command,
+  END,
+  START,
+  StateGraph,
+  type BaseCheckpointSaver,
+  type LangGraphRunnableConfig,
+} from "@langchain/langgraph";
 import type { EpisodeComponents, RecoveryOptions, RecoveryOptionsInput } from "../src/episode.ts";
 import type { EpisodeEvents } from "../src/runtime/events.ts";
 import { resolveRecoveryOptions } from "../src/runtime/options.ts";
@@ -82,7 +90,13 @@ const NEXT: Record<Phase, (s: Pick<StoredGraphState, "stopReason" | "pending">) 
 export function compileRecoveryGraph(args: CreateRecoveryGraphArgs) {
   installLeanRunContext(); // no disabled RunTree per runnable call unless something traces (graphs/run-context.ts)
   const options = resolveRecoveryOptions(args.options, "createRecoveryGraph");
-  const ctx = createRuntimeContext({ components: args.components, options, events: args.events, signal: args.signal, knobs: args.knobs });
+  const ctx = createRuntimeContext({
+    components: args.components,
+    options,
+    events: args.events,
+    signal: args.signal,
+    knobs: args.knobs,
+  });
   return buildGraph(ctx, ctx.phasesPerSuperstep > 1, args.checkpointer);
 }
 
@@ -124,9 +138,18 @@ export function batchRecoveryGraph(): BatchRecoveryGraph {
 }
 
 /** The invocation config of {@link batchRecoveryGraph} for one episode. */
-export function batchConfig(args: CreateRecoveryGraphArgs, extra: { thread_id: string; recursionLimit: number }): { configurable: Record<string, unknown>; recursionLimit: number } {
+export function batchConfig(
+  args: CreateRecoveryGraphArgs,
+  extra: { thread_id: string; recursionLimit: number },
+): { configurable: Record<string, unknown>; recursionLimit: number } {
   const options = resolveRecoveryOptions(args.options, "createRecoveryGraph");
-  const ctx = createRuntimeContext({ components: args.components, options, events: args.events, signal: args.signal, knobs: args.knobs });
+  const ctx = createRuntimeContext({
+    components: args.components,
+    options,
+    events: args.events,
+    signal: args.signal,
+    knobs: args.knobs,
+  });
   return { configurable: { thread_id: extra.thread_id, [CTX_KEY]: ctx }, recursionLimit: extra.recursionLimit };
 }
 
@@ -136,7 +159,10 @@ function buildBatchGraph() {
   // edges: no branch runnable reading the state after every superstep.
   const node = (phase: Phase) => async (s: S, config?: LangGraphRunnableConfig) => {
     const ctx = (config?.configurable as Record<string, unknown> | undefined)?.[CTX_KEY] as RuntimeContext | undefined;
-    if (!ctx) throw new ConfigError("batchRecoveryGraph: invoke it with batchConfig(...) (the episode's runtime context is missing)");
+    if (!ctx)
+      throw new ConfigError(
+        "batchRecoveryGraph: invoke it with batchConfig(...) (the episode's runtime context is missing)",
+      );
     if (!s.episode) throw new ConfigError("batchRecoveryGraph: invoke it with { episode: initialGraphState(task) }");
     let state = applied(s.episode, await NODES[phase](s.episode, ctx), ctx);
     let last = phase;
@@ -169,24 +195,30 @@ function buildGraph(ctx: RuntimeContext, chained: boolean, checkpointer: BaseChe
   // resume. So each node waits for the store before LangGraph checkpoints its writes (a no-op on
   // the filesystem store).
   const codec = codecFor(ctx);
-  const node = (phase: Phase) => async (s: StoredGraphState): Promise<GraphUpdate> => {
-    // Nodes see observations with their accessibility trees (kept out of checkpoints by reference).
-    let state: GraphState = { ...s, observation: codec.expand(s.observation), history: s.history.map((e) => codec.expandEntry(e)) };
-    let update = await NODES[phase](state, ctx);
-    let total = update;
-    let last = phase;
-    for (let n = 1; n < ctx.phasesPerSuperstep; n++) {
-      state = applied(state, update, ctx);
-      const next = NEXT[last](state);
-      if (next === END) break;
-      update = await NODES[next](state, ctx);
-      total = merged(total, update);
-      last = next;
-    }
-    await ctx.components.blobs.flush();
-    // Only chained supersteps route by `phase`; one node per superstep keeps it out of checkpoints.
-    return chained ? { ...total, phase: last } : total;
-  };
+  const node =
+    (phase: Phase) =>
+    async (s: StoredGraphState): Promise<GraphUpdate> => {
+      // Nodes see observations with their accessibility trees (kept out of checkpoints by reference).
+      let state: GraphState = {
+        ...s,
+        observation: codec.expand(s.observation),
+        history: s.history.map((e) => codec.expandEntry(e)),
+      };
+      let update = await NODES[phase](state, ctx);
+      let total = update;
+      let last = phase;
+      for (let n = 1; n < ctx.phasesPerSuperstep; n++) {
+        state = applied(state, update, ctx);
+        const next = NEXT[last](state);
+        if (next === END) break;
+        update = await NODES[next](state, ctx);
+        total = merged(total, update);
+        last = next;
+      }
+      await ctx.components.blobs.flush();
+      // Only chained supersteps route by `phase`; one node per superstep keeps it out of checkpoints.
+      return chained ? { ...total, phase: last } : total;
+    };
   const graph = new StateGraph(RecoveryGraphState)
     .addNode("start", node("start"))
     .addNode("propose", node("propose"))
@@ -199,10 +231,17 @@ function buildGraph(ctx: RuntimeContext, chained: boolean, checkpointer: BaseChe
   for (const phase of PHASES) {
     // One node per superstep: each node's own edges. Chained: the edges of the phase that ran last.
     const targets: Array<Phase | typeof END> = chained ? [...PHASES, END] : EDGE_TARGETS[phase];
-    graph.addConditionalEdges(phase, chained ? (s: StoredGraphState) => NEXT[(s.phase ?? phase) as Phase](s) : (s: StoredGraphState) => NEXT[phase](s), targets);
+    graph.addConditionalEdges(
+      phase,
+      chained ? (s: StoredGraphState) => NEXT[(s.phase ?? phase) as Phase](s) : (s: StoredGraphState) => NEXT[phase](s),
+      targets,
+    );
   }
   // Whatever saver the caller hands in stores its state redacted (src/store/redacting-serde.ts).
-  return graph.compile({ checkpointer: typeof checkpointer === "object" ? redactCheckpointer(checkpointer) : checkpointer, name: "retrace" });
+  return graph.compile({
+    checkpointer: typeof checkpointer === "object" ? redactCheckpointer(checkpointer) : checkpointer,
+    name: "retrace",
+  });
 }
 
 /** Where each node's edges can lead (drawn graphs show these). */

@@ -18,7 +18,10 @@ const last = <T>(init: () => T) => Annotation<T>({ reducer: (_a: T, b: T) => b, 
 export function initialSubgraphState() {
   return {
     task: { id: "", instruction: "", env: "", setup: null, evaluator: null } as Task,
-    target: { step: 0, observation: { screenshot: "", width: 0, height: 0 } } as { step: number; observation: Observation },
+    target: { step: 0, observation: { screenshot: "", width: 0, height: 0 } } as {
+      step: number;
+      observation: Observation;
+    },
     errorStep: 0,
     context: { kind: "none", history: [] } as RecoveryContext,
     attempt: 1,

@@ -12,7 +12,12 @@ import { END, GraphRecursionError, START, StateGraph } from "@langchain/langgrap
 import type { RuntimeContext } from "./context.ts";
 import { executeRestoration } from "./nodes/execute-restoration.ts";
 import { proposeRestoration } from "./nodes/propose-restoration.ts";
-import { initialSubgraphState, RecoverySubgraphState, type SubgraphState, type SubgraphUpdate } from "./recovery-subgraph-state.ts";
+import {
+  initialSubgraphState,
+  RecoverySubgraphState,
+  type SubgraphState,
+  type SubgraphUpdate,
+} from "./recovery-subgraph-state.ts";
 
 /** Build and compile the recovery sub-agent graph over a runtime context. */
 export function compileRecoverySubgraph(ctx: RuntimeContext) {
@@ -20,8 +25,14 @@ export function compileRecoverySubgraph(ctx: RuntimeContext) {
     .addNode("proposeRestoration", (s: SubgraphState) => proposeRestoration(s, ctx))
     .addNode("executeRestoration", (s: SubgraphState) => executeRestoration(s, ctx))
     .addEdge(START, "proposeRestoration")
-    .addConditionalEdges("proposeRestoration", (s: SubgraphState) => (s.done ? END : "executeRestoration"), ["executeRestoration", END])
-    .addConditionalEdges("executeRestoration", (s: SubgraphState) => (s.done ? END : "proposeRestoration"), ["proposeRestoration", END])
+    .addConditionalEdges("proposeRestoration", (s: SubgraphState) => (s.done ? END : "executeRestoration"), [
+      "executeRestoration",
+      END,
+    ])
+    .addConditionalEdges("executeRestoration", (s: SubgraphState) => (s.done ? END : "proposeRestoration"), [
+      "proposeRestoration",
+      END,
+    ])
     .compile({ checkpointer: false, name: "recover" });
 }
 
@@ -34,12 +45,23 @@ export type RecoverySubgraph = ReturnType<typeof compileRecoverySubgraph>;
  * the same order on the same state in a plain loop, since the subgraph keeps no checkpoints and
  * LangGraph's per-superstep bookkeeping would be all it added. The recursion limit holds in both.
  */
-export async function runRecoverySubgraph(ctx: RuntimeContext, input: SubgraphUpdate, recursionLimit: number): Promise<SubgraphState> {
-  if (ctx.stepsPerSuperstep <= 1) return (await compileRecoverySubgraph(ctx).invoke(input, { recursionLimit })) as SubgraphState;
+export async function runRecoverySubgraph(
+  ctx: RuntimeContext,
+  input: SubgraphUpdate,
+  recursionLimit: number,
+): Promise<SubgraphState> {
+  if (ctx.stepsPerSuperstep <= 1)
+    return (await compileRecoverySubgraph(ctx).invoke(input, { recursionLimit })) as SubgraphState;
   let state = withUpdate(initialSubgraphState() as SubgraphState, input);
   for (let n = 0; ; n++) {
-    if (n >= recursionLimit) throw new GraphRecursionError(`Recursion limit of ${recursionLimit} reached in the recovery sub-agent without hitting a stop condition.`);
-    state = withUpdate(state, n % 2 === 0 ? await proposeRestoration(state, ctx) : await executeRestoration(state, ctx));
+    if (n >= recursionLimit)
+      throw new GraphRecursionError(
+        `Recursion limit of ${recursionLimit} reached in the recovery sub-agent without hitting a stop condition.`,
+      );
+    state = withUpdate(
+      state,
+      n % 2 === 0 ? await proposeRestoration(state, ctx) : await executeRestoration(state, ctx),
+    );
     if (state.done) return state;
   }
 }

@@ -26,13 +26,26 @@ export async function ensureEnvironment(state: GraphState, ctx: RuntimeContext):
     if (log.base !== "reset") observation = await env.restore!(await loadSnapshot(blobs, log.base.snapshot));
     // The log keeps actions, not step boundaries: settle after each replayed action, so the
     // replay never waits less than the run it reproduces did (src/settle.ts).
-    for (const action of log.actions) observation = await settleAfterStep(env, 1, ctx.options.settleMs, (await env.step(action)).observation, ctx.signal);
+    for (const action of log.actions)
+      observation = await settleAfterStep(
+        env,
+        1,
+        ctx.options.settleMs,
+        (await env.step(action)).observation,
+        ctx.signal,
+      );
   } catch (err) {
-    throw new EnvironmentError(`could not bring the environment back to the checkpointed state of ${state.task.id}: ${describeError(err)}`, { cause: err });
+    throw new EnvironmentError(
+      `could not bring the environment back to the checkpointed state of ${state.task.id}: ${describeError(err)}`,
+      { cause: err },
+    );
   }
   ctx.envSynced = true;
   const expected = state.observation.screenshot;
   if (observation.screenshot !== expected) {
-    logger.warn({ task: state.task.id, expected, got: observation.screenshot }, "resumed environment does not show the checkpointed screen");
+    logger.warn(
+      { task: state.task.id, expected, got: observation.screenshot },
+      "resumed environment does not show the checkpointed screen",
+    );
   }
 }

@@ -18,7 +18,13 @@
 import { AsyncLocalStorageProviderSingleton, _CONTEXT_VARIABLES_KEY } from "@langchain/core/singletons";
 
 const LC_CHILD_KEY = Symbol.for("lc:child_config");
-const TRACING_VARS = ["LANGSMITH_TRACING_V2", "LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING", "LANGCHAIN_TRACING", "LANGCHAIN_VERBOSE"];
+const TRACING_VARS = [
+  "LANGSMITH_TRACING_V2",
+  "LANGCHAIN_TRACING_V2",
+  "LANGSMITH_TRACING",
+  "LANGCHAIN_TRACING",
+  "LANGCHAIN_VERBOSE",
+];
 
 type RunWithConfig = typeof AsyncLocalStorageProviderSingleton.runWithConfig;
 type Store = Record<PropertyKey, unknown> | undefined;
@@ -41,12 +47,23 @@ export function installLeanRunContext(env: NodeJS.ProcessEnv = process.env): boo
   if (!template || !isRunTree(template) || template.tracingEnabled !== false) return false; // storage not initialised, or tracing on
   const proto = Object.getPrototypeOf(template) as object;
   original = base;
-  provider.runWithConfig = function lean<T>(config: Parameters<RunWithConfig>[0], callback: () => T, avoidCreatingRootRunTree?: boolean): T {
+  provider.runWithConfig = function lean<T>(
+    config: Parameters<RunWithConfig>[0],
+    callback: () => T,
+    avoidCreatingRootRunTree?: boolean,
+  ): T {
     const storage = provider.getInstance();
     const previous = storage.getStore() as Store;
-    if (hasCallbacks(config) || (isRunTree(previous) && previous?.tracingEnabled !== false)) return base(config, callback, avoidCreatingRootRunTree);
+    if (hasCallbacks(config) || (isRunTree(previous) && previous?.tracingEnabled !== false))
+      return base(config, callback, avoidCreatingRootRunTree);
     let store: Store;
-    if (!avoidCreatingRootRunTree) store = Object.assign(Object.create(proto) as object, template, { child_runs: [], inputs: {}, serialized: {}, extra: { metadata: {}, [LC_CHILD_KEY]: config } });
+    if (!avoidCreatingRootRunTree)
+      store = Object.assign(Object.create(proto) as object, template, {
+        child_runs: [],
+        inputs: {},
+        serialized: {},
+        extra: { metadata: {}, [LC_CHILD_KEY]: config },
+      });
     const vars = previous?.[_CONTEXT_VARIABLES_KEY];
     if (vars !== undefined) (store ??= {})[_CONTEXT_VARIABLES_KEY] = vars;
     return storage.run(store, callback);

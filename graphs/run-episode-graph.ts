@@ -59,16 +59,27 @@ export async function runEpisodeGraph(args: RunEpisodeArgs): Promise<EpisodeResu
   if (args.checkpointer === false) {
     // No checkpointer: the process's one compiled batch graph, forward steps and phases chained
     // within supersteps (graphs/nodes/act.ts, graphs/recovery-graph.ts).
-    const knobs = { stepsPerSuperstep: BATCH_STEPS_PER_SUPERSTEP, phasesPerSuperstep: BATCH_PHASES_PER_SUPERSTEP, ...args.knobs };
+    const knobs = {
+      stepsPerSuperstep: BATCH_STEPS_PER_SUPERSTEP,
+      phasesPerSuperstep: BATCH_PHASES_PER_SUPERSTEP,
+      ...args.knobs,
+    };
     // The initial state goes in as a Command (update + goto), which LangGraph applies without an
     // input task and its superstep.
     const start = new Command({ update: { episode: initialGraphState(args.task) }, goto: "start" });
-    const out = await batchRecoveryGraph().invoke(start as never, batchConfig({ ...base, knobs }, { thread_id: threadId, recursionLimit }));
+    const out = await batchRecoveryGraph().invoke(
+      start as never,
+      batchConfig({ ...base, knobs }, { thread_id: threadId, recursionLimit }),
+    );
     const result = out.episode!.result!;
     return { ...result, accounting: { ...result.accounting, wallMs: performance.now() - started } };
   }
   // The default saver is LangGraph's MemorySaver itself (already loaded here), redacting like createMemoryCheckpointer's.
-  const graph = compileRecoveryGraph({ ...base, checkpointer: args.checkpointer ?? redactCheckpointer(new MemorySaver()), knobs: args.knobs });
+  const graph = compileRecoveryGraph({
+    ...base,
+    checkpointer: args.checkpointer ?? redactCheckpointer(new MemorySaver()),
+    knobs: args.knobs,
+  });
   const config = { configurable: { thread_id: threadId }, recursionLimit };
   const snapshot = await graph.getState(config);
   const saved = snapshot.values as Partial<GraphState> | undefined;
@@ -80,7 +91,11 @@ export async function runEpisodeGraph(args: RunEpisodeArgs): Promise<EpisodeResu
   } else if (saved?.task?.id && (snapshot.next.length > 0 || snapshot.tasks.length > 0)) {
     // Resume. `next` is empty when the interrupted step's task already saved its writes (a kill
     // between a node's writes and its checkpoint); `tasks` still lists it and LangGraph applies them.
-    if (saved.task.id !== args.task.id) throw new ConfigError(`threadId ${config.configurable.thread_id} belongs to task ${saved.task.id}, not ${args.task.id}`, { field: "threadId" });
+    if (saved.task.id !== args.task.id)
+      throw new ConfigError(
+        `threadId ${config.configurable.thread_id} belongs to task ${saved.task.id}, not ${args.task.id}`,
+        { field: "threadId" },
+      );
     const checkpointed = { values: snapshot.values, tasks: snapshot.tasks };
     await prefetchAxTrees(args.components.blobs, checkpointed);
     await args.components.env.prepareResume?.(checkpointed);

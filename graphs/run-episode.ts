@@ -14,6 +14,7 @@ export type { RunEpisodeArgs } from "./run-episode-graph.ts";
 
 /** Run one episode to its end (or resume it) and return the result. The first call loads LangGraph. */
 export async function runEpisode(args: RunEpisodeArgs): Promise<EpisodeResult> {
-  if (!args || !args.task || typeof args.task.id !== "string") throw new ConfigError("runEpisode: task is required (a Task with an id)", { field: "task" });
+  if (!args || !args.task || typeof args.task.id !== "string")
+    throw new ConfigError("runEpisode: task is required (a Task with an id)", { field: "task" });
   return (await import("./run-episode-graph.ts")).runEpisodeGraph(args);
 }

@@ -56,7 +56,10 @@ export interface PendingRecovery {
  * restoration is this marker, not a copy), then append `push`; or replace the item at index `at`.
  * Applied in order; folding writes in any batching gives the same list.
  */
-export type ListOp<T> = { cut?: number; push?: T[] } | { at: number; item: T } | Array<{ cut?: number; push?: T[] } | { at: number; item: T }>;
+export type ListOp<T> =
+  | { cut?: number; push?: T[] }
+  | { at: number; item: T }
+  | Array<{ cut?: number; push?: T[] } | { at: number; item: T }>;
 
 /** Never snapshot on update count; LangGraph still snapshots every 5,000 supersteps. */
 const NO_SNAPSHOT = 1_000_000_000;
@@ -78,12 +81,17 @@ export function applyListOps<T>(state: readonly T[], writes: ReadonlyArray<ListO
 
 /** An append-only list channel: checkpoints hold no copy; writes hold only the change. */
 export function listChannel<T>() {
-  return () => new DeltaChannel<T[], ListOp<T>>(applyListOps, { snapshotFrequency: NO_SNAPSHOT, initialValueFactory: () => [] });
+  return () =>
+    new DeltaChannel<T[], ListOp<T>>(applyListOps, { snapshotFrequency: NO_SNAPSHOT, initialValueFactory: () => [] });
 }
 
 /** A last-value channel stored once per write instead of once per checkpoint. */
 export function lastDelta<T>(init: () => T) {
-  return () => new DeltaChannel<T, T>((_s: T, writes: T[]) => writes[writes.length - 1], { snapshotFrequency: NO_SNAPSHOT, initialValueFactory: init });
+  return () =>
+    new DeltaChannel<T, T>((_s: T, writes: T[]) => writes[writes.length - 1], {
+      snapshotFrequency: NO_SNAPSHOT,
+      initialValueFactory: init,
+    });
 }
 
 /** Apply env-log writes in order. */
@@ -125,7 +133,11 @@ export const RecoveryGraphState = Annotation.Root({
   /** Recovery attempt whose aftermath the forward steps belong to (0 = none yet). */
   attempt: last<number>(() => 0),
   pending: lastDelta<PendingRecovery | null>(() => null),
-  envLog: () => new DeltaChannel<EnvLog, EnvLogOp>(applyEnvLogOps, { snapshotFrequency: NO_SNAPSHOT, initialValueFactory: () => ({ base: "reset", actions: [] }) }),
+  envLog: () =>
+    new DeltaChannel<EnvLog, EnvLogOp>(applyEnvLogOps, {
+      snapshotFrequency: NO_SNAPSHOT,
+      initialValueFactory: () => ({ base: "reset", actions: [] }),
+    }),
   steps: listChannel<StepRecord>(),
   events: listChannel<TrajectoryEvent>(),
   accounting: lastDelta<EpisodeAccounting>(emptyAccounting),
@@ -141,7 +153,10 @@ export const RecoveryGraphState = Annotation.Root({
 /** The state as checkpointed: observations keep their accessibility trees only by reference. */
 export type StoredGraphState = typeof RecoveryGraphState.State;
 /** The state a node sees: observations expanded (see graphs/stored-observation.ts). */
-export type GraphState = Omit<StoredGraphState, "observation" | "history"> & { observation: Observation | null; history: HistoryEntry[] };
+export type GraphState = Omit<StoredGraphState, "observation" | "history"> & {
+  observation: Observation | null;
+  history: HistoryEntry[];
+};
 /** What a node returns: writes to the checkpointed channels. */
 export type GraphUpdate = typeof RecoveryGraphState.Update;
 
@@ -155,7 +170,9 @@ export function withPrompts(current: readonly string[], ...refs: Array<string | 
 /** The env-log write that turns `from` into `to` (an append when `to` extends `from`). */
 export function envLogOp(from: EnvLog, to: EnvLog): EnvLogOp | undefined {
   if (to === from) return undefined;
-  const sameBase = to.base === from.base || (typeof to.base === "object" && typeof from.base === "object" && to.base.snapshot === from.base.snapshot);
+  const sameBase =
+    to.base === from.base ||
+    (typeof to.base === "object" && typeof from.base === "object" && to.base.snapshot === from.base.snapshot);
   if (sameBase && to.actions.length >= from.actions.length && from.actions.every((a, i) => to.actions[i] === a)) {
     return to.actions.length > from.actions.length ? { push: to.actions.slice(from.actions.length) } : undefined;
   }
@@ -171,8 +188,14 @@ let initial: StoredGraphState | undefined;
  */
 export function initialGraphState(task: Task): GraphState {
   if (!initial) {
-    const channels = (new StateGraph(RecoveryGraphState) as unknown as { channels: Record<string, { fromCheckpoint(c: undefined): { get(): unknown } }> }).channels;
-    initial = Object.fromEntries(Object.keys(RecoveryGraphState.spec).map((k) => [k, channels[k].fromCheckpoint(undefined).get()])) as StoredGraphState;
+    const channels = (
+      new StateGraph(RecoveryGraphState) as unknown as {
+        channels: Record<string, { fromCheckpoint(c: undefined): { get(): unknown } }>;
+      }
+    ).channels;
+    initial = Object.fromEntries(
+      Object.keys(RecoveryGraphState.spec).map((k) => [k, channels[k].fromCheckpoint(undefined).get()]),
+    ) as StoredGraphState;
   }
   return { ...structuredClone(initial), task } as GraphState;
 }

@@ -109,7 +109,10 @@ export class ObservationCodec {
   expandEntry(entry: StoredHistoryEntry): HistoryEntry {
     let out = this.entries.get(entry);
     if (!out) {
-      out = entry.observation.axTreeRef === undefined ? (entry as HistoryEntry) : { ...entry, observation: this.expand(entry.observation) };
+      out =
+        entry.observation.axTreeRef === undefined
+          ? (entry as HistoryEntry)
+          : { ...entry, observation: this.expand(entry.observation) };
       this.entries.set(entry, out);
     }
     return out;

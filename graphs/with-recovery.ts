@@ -62,18 +62,32 @@ export interface RecoveryAgent {
   /** Run (or, with a known threadId and a durable checkpointer, resume) one episode. */
   run(args: RecoveryAgentRunArgs): Promise<EpisodeResult>;
   /** The compiled recovery graph for this environment, to embed in a larger LangGraph (async: the first call loads LangGraph). */
-  graph(args: Omit<RecoveryAgentRunArgs, "task" | "threadId"> & { checkpointer?: BaseCheckpointSaver | boolean }): Promise<RecoveryGraph>;
+  graph(
+    args: Omit<RecoveryAgentRunArgs, "task" | "threadId"> & { checkpointer?: BaseCheckpointSaver | boolean },
+  ): Promise<RecoveryGraph>;
 }
 
-const COMPONENT_KEYS = ["detector", "selector", "recoverer", "summarizer", "verifier", "checkpointer", "logger"] as const;
+const COMPONENT_KEYS = [
+  "detector",
+  "selector",
+  "recoverer",
+  "summarizer",
+  "verifier",
+  "checkpointer",
+  "logger",
+] as const;
 
 /** Wrap `policy` with recovery. Options are validated now; a bad field throws a ConfigError. */
 export function withRecovery(policy: ForwardPolicy, options: WithRecoveryOptions = {}): RecoveryAgent {
-  if (!policy || typeof policy.propose !== "function") throw new ConfigError("withRecovery: policy must be a ForwardPolicy with propose()", { field: "policy" });
+  if (!policy || typeof policy.propose !== "function")
+    throw new ConfigError("withRecovery: policy must be a ForwardPolicy with propose()", { field: "policy" });
   const rest: Record<string, unknown> = { ...options };
   for (const k of COMPONENT_KEYS) delete rest[k];
   // a detection preset's recovery recipe (production: 1 attempt of at most 5 steps) under the caller's own knobs
-  const resolved = resolveRecoveryOptions(rest as RecoveryOptionsInput, { where: "withRecovery", defaults: presetRecoveryDefaults(options.detector, "withRecovery") });
+  const resolved = resolveRecoveryOptions(rest as RecoveryOptionsInput, {
+    where: "withRecovery",
+    defaults: presetRecoveryDefaults(options.detector, "withRecovery"),
+  });
   const detector = resolveDetectorOption(options.detector, "withRecovery: option detector");
   const userLogger = checkUserLogger("withRecovery", options.logger);
   const components = (env: Environment, blobs: BlobStore): EpisodeComponents => ({
@@ -90,16 +104,24 @@ export function withRecovery(policy: ForwardPolicy, options: WithRecoveryOptions
     name: `${policy.name}+recovery`,
     options: resolved,
     run: (args) =>
-      withLogger(userLogger, () => runEpisode({
-        task: args.task,
+      withLogger(userLogger, () =>
+        runEpisode({
+          task: args.task,
+          components: components(args.env, args.blobs),
+          options: resolved,
+          threadId: args.threadId,
+          checkpointer: options.checkpointer,
+          events: args.events,
+          signal: args.signal,
+        }),
+      ),
+    graph: (args) =>
+      createRecoveryGraph({
         components: components(args.env, args.blobs),
         options: resolved,
-        threadId: args.threadId,
-        checkpointer: options.checkpointer,
         events: args.events,
         signal: args.signal,
-      })),
-    graph: (args) =>
-      createRecoveryGraph({ components: components(args.env, args.blobs), options: resolved, events: args.events, signal: args.signal, checkpointer: args.checkpointer }),
+        checkpointer: args.checkpointer,
+      }),
   };
 }

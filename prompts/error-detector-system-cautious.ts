@@ -16,9 +16,11 @@ import neutral from "./error-detector-system.ts";
 import { InternalError } from "../src/errors.ts";
 
 /** The one line this variant adds, after the judging rules. */
-const WHEN_UNSURE = "- When you are unsure, say the agent is on track and give a low confidence. A false alarm interrupts a working agent, which is costly.";
+const WHEN_UNSURE =
+  "- When you are unsure, say the agent is on track and give a low confidence. A false alarm interrupts a working agent, which is costly.";
 const ANCHOR = "\n\nAnswer with one JSON object";
-if (!neutral.template.includes(ANCHOR)) throw new InternalError("error-detector.system-cautious: the neutral template lost its answer section");
+if (!neutral.template.includes(ANCHOR))
+  throw new InternalError("error-detector.system-cautious: the neutral template lost its answer section");
 
 export default definePrompt({
   id: "error-detector.system-cautious",

@@ -57,7 +57,10 @@ export const PROMPTS = {
 export const ALL_PROMPTS: readonly PromptTemplate[] = Object.values(PROMPTS);
 
 /** The transition strings after a restoration, by the `transition` option (src/episode.ts). */
-export const TRANSITION_PROMPTS = { short: postRestorationTransition, detailed: postRestorationTransitionDetailed } as const satisfies Record<string, PromptTemplate>;
+export const TRANSITION_PROMPTS = {
+  short: postRestorationTransition,
+  detailed: postRestorationTransitionDetailed,
+} as const satisfies Record<string, PromptTemplate>;
 
 /**
  * Which notice follows a restoration, and whether the agent's history is cut: one decision for
@@ -78,7 +81,13 @@ export interface PostRestoration {
 }
 
 /** The notice and the cut after restoring (or trying to restore) step `step` after error step `errorStep`. */
-export function postRestoration(args: { step: number; errorStep: number; restored: boolean; transition: TransitionString; unconfirmed: UnconfirmedRestoration }): PostRestoration {
+export function postRestoration(args: {
+  step: number;
+  errorStep: number;
+  restored: boolean;
+  transition: TransitionString;
+  unconfirmed: UnconfirmedRestoration;
+}): PostRestoration {
   if (args.restored || args.unconfirmed === "claim-recovered") {
     const t = TRANSITION_PROMPTS[args.transition];
     return { cut: true, notice: renderPrompt(t, { step: args.step }), prompt: promptRef(t) };

@@ -19,7 +19,8 @@ import { InternalError } from "../src/errors.ts";
 // The opening and the first three rules are the text-action prefix's, word for word; the last two
 // rules (how to act, how to say "restored") are this variant's own.
 const OWN_RULES = "\n- Take one small";
-if (!textPrefix.template.includes(OWN_RULES)) throw new InternalError("recovery.system-prefix.tool: the text-action prefix lost its step rule");
+if (!textPrefix.template.includes(OWN_RULES))
+  throw new InternalError("recovery.system-prefix.tool: the text-action prefix lost its step rule");
 const SHARED = textPrefix.template.slice(0, textPrefix.template.indexOf(OWN_RULES));
 
 export default definePrompt({

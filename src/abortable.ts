@@ -9,7 +9,10 @@
 function abortReason(signal: AbortSignal, what: string): Error {
   const r = signal.reason as unknown;
   const why = r instanceof Error ? r.message : r === undefined ? "aborted" : String(r);
-  return Object.assign(new Error(`${what} did not finish before the episode was stopped (${why})`), { name: "AbortError", cause: r });
+  return Object.assign(new Error(`${what} did not finish before the episode was stopped (${why})`), {
+    name: "AbortError",
+    cause: r,
+  });
 }
 
 /** `work`, or a rejection as soon as `signal` aborts (already aborted: at once). */

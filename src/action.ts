@@ -64,7 +64,8 @@ export function terminalOf(steps: ReadonlyArray<readonly Action[]>): "DONE" | "F
 
 /** Compact human-readable form, e.g. `CLICK(120,40)` or `TYPING("hello")`, for logs, prompts and reports. */
 export function formatAction(a: Action): string {
-  const xy = (x?: number, y?: number) => (x === undefined || y === undefined ? "" : `${Math.round(x)},${Math.round(y)}`);
+  const xy = (x?: number, y?: number) =>
+    x === undefined || y === undefined ? "" : `${Math.round(x)},${Math.round(y)}`;
   switch (a.type) {
     case "MOVE_TO":
     case "DRAG_TO":

@@ -25,14 +25,19 @@ const SUB_RE = /^[0-9a-f]{2}$/;
 export function readPack(dir: string, name = PACK_FILE, confined = false): Map<string, Buffer> | undefined {
   const file = join(dir, name);
   if (!existsSync(file)) return undefined;
-  if (confined && !realInside(dir, file)) throw new ConfigError(`${file} leads outside ${dir} (a link); only blobs inside the run's blob folder are read`);
+  if (confined && !realInside(dir, file))
+    throw new ConfigError(`${file} leads outside ${dir} (a link); only blobs inside the run's blob folder are read`);
   const out = new Map<string, Buffer>();
   let text: string;
   try {
     text = gunzipSync(readFileSync(file)).toString("latin1");
   } catch (cause) {
-    const cut = (cause as NodeJS.ErrnoException).code === "Z_BUF_ERROR" || /unexpected end/i.test((cause as Error).message);
-    throw new ConfigError(`blob pack ${file} is damaged (${cut ? "cut off: unexpected end of the data" : "not gzip data"}); restore it from a copy or re-run the run`, { cause });
+    const cut =
+      (cause as NodeJS.ErrnoException).code === "Z_BUF_ERROR" || /unexpected end/i.test((cause as Error).message);
+    throw new ConfigError(
+      `blob pack ${file} is damaged (${cut ? "cut off: unexpected end of the data" : "not gzip data"}); restore it from a copy or re-run the run`,
+      { cause },
+    );
   }
   for (const line of text.split("\n")) {
     const tab = line.indexOf("\t");
@@ -58,8 +63,12 @@ export function verifyPacks(dir: string): number {
     try {
       text = gunzipSync(readFileSync(file)).toString("latin1");
     } catch (cause) {
-      const cut = (cause as NodeJS.ErrnoException).code === "Z_BUF_ERROR" || /unexpected end/i.test((cause as Error).message);
-      throw new ConfigError(`--resume: blob pack ${file} is damaged (${cut ? "cut off" : "not gzip data"}); restore it from a copy or start a new run (--out)`, { field: "resume", cause });
+      const cut =
+        (cause as NodeJS.ErrnoException).code === "Z_BUF_ERROR" || /unexpected end/i.test((cause as Error).message);
+      throw new ConfigError(
+        `--resume: blob pack ${file} is damaged (${cut ? "cut off" : "not gzip data"}); restore it from a copy or start a new run (--out)`,
+        { field: "resume", cause },
+      );
     }
     const lines = text.split("\n");
     if (lines.at(-1) === "") lines.pop();
@@ -67,7 +76,10 @@ export function verifyPacks(dir: string): number {
       const ref = line.slice(0, 64);
       const ok = line.charAt(64) === "\t" && REF_RE.test(ref) && /^[A-Za-z0-9+/]*={0,2}$/.test(line.slice(65));
       if (!ok || (name === PACK_FILE && sha256Hex(Buffer.from(line.slice(65), "base64")) !== ref))
-        throw new ConfigError(`--resume: blob pack ${file} line ${i + 1} ${ok ? `(entry ${ref}) does not match its sha256` : "is not <sha256>\\t<base64>"}: the pack was changed or damaged since the run wrote it; restore it from a copy or start a new run (--out)`, { field: "resume" });
+        throw new ConfigError(
+          `--resume: blob pack ${file} line ${i + 1} ${ok ? `(entry ${ref}) does not match its sha256` : "is not <sha256>\\t<base64>"}: the pack was changed or damaged since the run wrote it; restore it from a copy or start a new run (--out)`,
+          { field: "resume" },
+        );
       n++;
     });
   }
@@ -93,7 +105,9 @@ export function packBlobFolder(dir: string, extension: string): number {
 function packLocked(dir: string, extension: string, svgz: boolean, pack: string): number {
   const blobs = readPack(dir, pack) ?? new Map<string, Buffer>();
   const moved: string[] = [];
-  for (const sub of readdirSync(dir).filter((n) => SUB_RE.test(n)).sort()) {
+  for (const sub of readdirSync(dir)
+    .filter((n) => SUB_RE.test(n))
+    .sort()) {
     for (const name of readdirSync(join(dir, sub)).sort()) {
       const ref = name.slice(0, -extension.length);
       if (!name.endsWith(extension) || !REF_RE.test(ref)) continue;
@@ -104,7 +118,10 @@ function packLocked(dir: string, extension: string, svgz: boolean, pack: string)
     }
   }
   if (!moved.length) return 0;
-  const text = [...blobs.keys()].sort().map((ref) => `${ref}\t${blobs.get(ref)!.toString("base64")}\n`).join("");
+  const text = [...blobs.keys()]
+    .sort()
+    .map((ref) => `${ref}\t${blobs.get(ref)!.toString("base64")}\n`)
+    .join("");
   writeFileAtomic(join(dir, pack), gzipSync(text, { level: 9 }));
   for (const f of moved) unlinkSync(f);
   for (const sub of readdirSync(dir).filter((n) => SUB_RE.test(n))) {

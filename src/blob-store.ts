@@ -31,7 +31,8 @@ const FN_RE = /^[A-Za-z0-9._-]{1,100}$/;
 /** Checks the arguments of {@link BlobStore.derived} / {@link BlobStore.remember}. */
 export function checkDerivedKey(fn: string, key: string): void {
   if (!FN_RE.test(fn)) throw new ConfigError(`derived-blob function name "${fn}" must be 1-100 of [A-Za-z0-9._-]`);
-  if (!REF_RE.test(key)) throw new ConfigError(`derived-blob key "${key}" must be 64 hex chars (a sha256 of the input)`);
+  if (!REF_RE.test(key))
+    throw new ConfigError(`derived-blob key "${key}" must be 64 hex chars (a sha256 of the input)`);
 }
 
 /** Read access to blobs, the part policies and detectors need. */
@@ -102,7 +103,8 @@ export class BlobStore implements BlobReader {
     const ref = sha256Hex(bytes);
     if (this.known.has(ref)) return ref;
     const file = this.path(ref);
-    if (!this.packed(ref) && !this.packedSvgz(ref) && !(await exists(file)) && !(await exists(this.svgzPath(ref)))) await writeAtomic(file, bytes);
+    if (!this.packed(ref) && !this.packedSvgz(ref) && !(await exists(file)) && !(await exists(this.svgzPath(ref))))
+      await writeAtomic(file, bytes);
     this.known.add(ref);
     return ref;
   }
@@ -116,7 +118,8 @@ export class BlobStore implements BlobReader {
     const ref = sha256Hex(png);
     this.memo(ref, Buffer.from(png));
     if (this.known.has(ref)) return ref;
-    if (!this.packedSvgz(ref) && !(await exists(this.path(ref))) && !(await exists(this.svgzPath(ref)))) await writeAtomic(this.svgzPath(ref), gzipSync(svg));
+    if (!this.packedSvgz(ref) && !(await exists(this.path(ref))) && !(await exists(this.svgzPath(ref))))
+      await writeAtomic(this.svgzPath(ref), gzipSync(svg));
     this.known.add(ref);
     return ref;
   }
@@ -131,7 +134,8 @@ export class BlobStore implements BlobReader {
     }
     const packedSvgz = from ? undefined : this.packedSvgz(ref);
     if (packedSvgz) {
-      if (!existsSync(target.svgzPath(ref)) && !existsSync(target.path(ref))) writeFileAtomicSync(target.svgzPath(ref), packedSvgz);
+      if (!existsSync(target.svgzPath(ref)) && !existsSync(target.path(ref)))
+        writeFileAtomicSync(target.svgzPath(ref), packedSvgz);
       return;
     }
     if (!from) throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`);
@@ -171,14 +175,19 @@ export class BlobStore implements BlobReader {
         const packed = this.packed(ref);
         if (packed) return packed;
         const inPack = this.packedSvgz(ref);
-        if (!inPack) throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`, { cause });
+        if (!inPack)
+          throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`, {
+            cause,
+          });
         svgz = inPack;
         from = `${join(this.dir, SVGZ_PACK_FILE)} (entry ${ref})`;
       }
     }
     const png = await svgToPng(gunzipNamed(svgz, from));
     if (sha256Hex(png) !== ref)
-      throw new ConfigError(`blob ${from} does not render to the screen it names (sha256 ${ref.slice(0, 16)}...): the file was replaced or damaged, or this machine's rasteriser (${await svgPngRenderer()}) differs from the one that wrote it (package-lock.json); restore the file or re-run the episode`);
+      throw new ConfigError(
+        `blob ${from} does not render to the screen it names (sha256 ${ref.slice(0, 16)}...): the file was replaced or damaged, or this machine's rasteriser (${await svgPngRenderer()}) differs from the one that wrote it (package-lock.json); restore the file or re-run the episode`,
+      );
     this.memo(ref, png);
     return png;
   }
@@ -207,7 +216,10 @@ export class BlobStore implements BlobReader {
 
   /** `file` when reading it stays inside the store's folder (links followed) or the store is not confined; a ConfigError otherwise. */
   private guard(file: string): string {
-    if (this.confined && existsSync(file) && !realInside(this.dir, file)) throw new ConfigError(`${file} leads outside ${this.dir} (a link); only blobs inside the run's blob folder are read`);
+    if (this.confined && existsSync(file) && !realInside(this.dir, file))
+      throw new ConfigError(
+        `${file} leads outside ${this.dir} (a link); only blobs inside the run's blob folder are read`,
+      );
     return file;
   }
 
@@ -219,23 +231,33 @@ export class BlobStore implements BlobReader {
       if (cause instanceof ConfigError) throw cause;
       const packed = this.packed(ref);
       if (packed) return packed;
-      throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`, { cause });
+      throw new ConfigError(`blob ${ref} is not in ${this.dir}: was the run's blob folder moved or deleted?`, {
+        cause,
+      });
     }
   }
 
   async has(ref: BlobRef): Promise<boolean> {
-    return this.known.has(ref) || (await exists(this.path(ref))) || (await exists(this.svgzPath(ref))) || this.packed(ref) !== undefined || this.packedSvgz(ref) !== undefined;
+    return (
+      this.known.has(ref) ||
+      (await exists(this.path(ref))) ||
+      (await exists(this.svgzPath(ref))) ||
+      this.packed(ref) !== undefined ||
+      this.packedSvgz(ref) !== undefined
+    );
   }
 
   /** A blob from the folder's pack (src/blob-pack.ts), read once per store when first asked, checked against its reference. */
   private packed(ref: BlobRef): Buffer | undefined {
-    if (!this.pack && (this.pack === undefined || existsSync(join(this.dir, PACK_FILE)))) this.pack = readPack(this.guard(this.dir), PACK_FILE, this.confined) ?? null;
+    if (!this.pack && (this.pack === undefined || existsSync(join(this.dir, PACK_FILE))))
+      this.pack = readPack(this.guard(this.dir), PACK_FILE, this.confined) ?? null;
     const bytes = this.pack?.get(ref);
     return bytes && checkedBlob(bytes, ref, `${join(this.dir, PACK_FILE)} (entry ${ref})`);
   }
 
   private packedSvgz(ref: BlobRef): Buffer | undefined {
-    if (!this.svgzPack && (this.svgzPack === undefined || existsSync(join(this.dir, SVGZ_PACK_FILE)))) this.svgzPack = readPack(this.guard(this.dir), SVGZ_PACK_FILE, this.confined) ?? null;
+    if (!this.svgzPack && (this.svgzPack === undefined || existsSync(join(this.dir, SVGZ_PACK_FILE))))
+      this.svgzPack = readPack(this.guard(this.dir), SVGZ_PACK_FILE, this.confined) ?? null;
     return this.svgzPack?.get(ref);
   }
 
@@ -309,7 +331,10 @@ export class BlobStore implements BlobReader {
 
 /** `bytes` when their sha256 is `ref`; a ConfigError naming `file` otherwise (a replaced, truncated or damaged blob). */
 function checkedBlob(bytes: Buffer, ref: BlobRef, file: string): Buffer {
-  if (sha256Hex(bytes) !== ref) throw new ConfigError(`blob ${file} does not match its sha256 (${bytes.length} bytes): the file was replaced or damaged; restore it or re-run the episode`);
+  if (sha256Hex(bytes) !== ref)
+    throw new ConfigError(
+      `blob ${file} does not match its sha256 (${bytes.length} bytes): the file was replaced or damaged; restore it or re-run the episode`,
+    );
   return bytes;
 }
 
@@ -318,14 +343,18 @@ function gunzipNamed(svgz: Buffer, file: string): string {
   try {
     return gunzipSync(svgz).toString("utf8");
   } catch (cause) {
-    throw new ConfigError(`blob ${file} is not a gzipped SVG (${describeZlib(cause)}): the file was replaced or damaged; restore it or re-run the episode`, { cause });
+    throw new ConfigError(
+      `blob ${file} is not a gzipped SVG (${describeZlib(cause)}): the file was replaced or damaged; restore it or re-run the episode`,
+      { cause },
+    );
   }
 }
 
 /** "cut off" / "not gzip" for zlib's errors. */
 export function describeZlib(err: unknown): string {
   const code = (err as NodeJS.ErrnoException)?.code;
-  if (code === "Z_BUF_ERROR" || /unexpected end/i.test(String((err as Error)?.message))) return "cut off: unexpected end of the data";
+  if (code === "Z_BUF_ERROR" || /unexpected end/i.test(String((err as Error)?.message)))
+    return "cut off: unexpected end of the data";
   if (code === "Z_DATA_ERROR") return "not gzip data";
   return String((err as Error)?.message ?? err);
 }

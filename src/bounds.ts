@@ -36,7 +36,11 @@ export function exceedsNesting(value: unknown, limit = MAX_NESTING): boolean {
 
 /** Throw a ConfigError (`<what>: nested more than 64 levels deep; ...`) when a parsed file is too deep. */
 export function checkNesting(value: unknown, what: string, field?: string): void {
-  if (exceedsNesting(value)) throw new ConfigError(`${what}: nested more than ${MAX_NESTING} levels deep; flatten it (no config or task file needs more than a few levels)`, field ? { field } : {});
+  if (exceedsNesting(value))
+    throw new ConfigError(
+      `${what}: nested more than ${MAX_NESTING} levels deep; flatten it (no config or task file needs more than a few levels)`,
+      field ? { field } : {},
+    );
 }
 
 /**
@@ -85,7 +89,9 @@ export function checkYamlNesting(text: string, what: string): void {
       if (flow + indents.length > MAX_NESTING) break;
     }
     if (flow + indents.length > MAX_NESTING)
-      throw new ConfigError(`${what}: nested more than ${MAX_NESTING} levels deep at line ${line}; flatten it (no config or task file needs more than a few levels)`);
+      throw new ConfigError(
+        `${what}: nested more than ${MAX_NESTING} levels deep at line ${line}; flatten it (no config or task file needs more than a few levels)`,
+      );
     pos = end + 1;
   }
 }

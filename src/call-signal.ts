@@ -11,7 +11,10 @@
  * Run `fn` with a per-call child of `signal` (undefined when there is no signal). The parent
  * carries at most one listener per call in flight, never one per call made.
  */
-export async function withCallSignal<T>(signal: AbortSignal | undefined, fn: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+export async function withCallSignal<T>(
+  signal: AbortSignal | undefined,
+  fn: (signal: AbortSignal | undefined) => Promise<T>,
+): Promise<T> {
   if (!signal) return fn(undefined);
   const child = new AbortController();
   const forward = () => child.abort(signal.reason);

@@ -27,7 +27,11 @@ export function warnDeprecated(where: string, oldName: string, newName: string):
   const key = `${oldName}\u0000${newName}`;
   if (warned.has(key)) return;
   warned.add(key);
-  sink(`${where}: "${oldName}" is deprecated, use "${newName}" (the old name is accepted until the next release)`, { deprecated: oldName, use: newName, where });
+  sink(`${where}: "${oldName}" is deprecated, use "${newName}" (the old name is accepted until the next release)`, {
+    deprecated: oldName,
+    use: newName,
+    where,
+  });
 }
 
 /** Forget which names have warned (tests only: each test sees its own first use). */
@@ -48,7 +52,9 @@ export function renameDeprecatedKeys<T>(where: string, value: T, renames: Readon
     if (!Object.hasOwn(value, oldName)) continue;
     const v = value as Record<string, unknown>;
     if (Object.hasOwn(value, newName))
-      throw new ConfigError(`${where}: give "${newName}" only ("${oldName}" is its deprecated name; both were given)`, { field: oldName });
+      throw new ConfigError(`${where}: give "${newName}" only ("${oldName}" is its deprecated name; both were given)`, {
+        field: oldName,
+      });
     warnDeprecated(where, oldName, newName);
     out ??= { ...v };
     out[newName] = out[oldName];

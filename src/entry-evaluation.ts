@@ -23,16 +23,43 @@ export type { StateCheck, StateCheckOptions, StateCheckResult, ExpectedState } f
 export { replayFromReset, executeStep, executeSteps } from "./replay/replay.ts";
 export type { ReplayOptions, ReplayResult, ReplayStep, CheckpointResult } from "./replay/replay.ts";
 export { checkTransitionConsistency, retention } from "./replay/transition-consistency.ts";
-export type { TransitionConsistencyOptions, TransitionConsistencyResult, ReplayOutcome } from "./replay/transition-consistency.ts";
-export { judgeRecovery, observationOracle, maskedObservationOracle, transitionOracle, DEFAULT_LOCAL_FLOOR, DEFAULT_LOCAL_BLOCK } from "./oracle/recovery-oracle.ts";
-export type { RecoveryVerdict, ObservationVerdict, MaskedObservationVerdict, TransitionVerdict, RecoveryOracleOptions, LocalFloorOptions } from "./oracle/recovery-oracle.ts";
+export type {
+  TransitionConsistencyOptions,
+  TransitionConsistencyResult,
+  ReplayOutcome,
+} from "./replay/transition-consistency.ts";
+export {
+  judgeRecovery,
+  observationOracle,
+  maskedObservationOracle,
+  transitionOracle,
+  DEFAULT_LOCAL_FLOOR,
+  DEFAULT_LOCAL_BLOCK,
+} from "./oracle/recovery-oracle.ts";
+export type {
+  RecoveryVerdict,
+  ObservationVerdict,
+  MaskedObservationVerdict,
+  TransitionVerdict,
+  RecoveryOracleOptions,
+  LocalFloorOptions,
+} from "./oracle/recovery-oracle.ts";
 export { buildRecoveryDataset, resolveBuildSettings } from "./dataset/build.ts";
 export type { DatasetBuildOptions, DatasetBuildResult, DatasetBuildSettings } from "./dataset/build.ts";
 export { saveRecoveryDataset, loadRecoveryDataset } from "./dataset/store.ts";
 export type { SaveDatasetOptions } from "./dataset/store.ts";
 export { rolloutPolicy, perturb } from "./dataset/rollout.ts";
 export { RECOVERY_DATASET_SCHEMA } from "./dataset/types.ts";
-export type { RecoverySample, RecoveryDataset, RecoveryDatasetManifest, GroundTruthTrajectory, RecordedStep, RecordedState, SampleStageCounts, TrajectoryStageCounts } from "./dataset/types.ts";
+export type {
+  RecoverySample,
+  RecoveryDataset,
+  RecoveryDatasetManifest,
+  GroundTruthTrajectory,
+  RecordedStep,
+  RecordedState,
+  SampleStageCounts,
+  TrajectoryStageCounts,
+} from "./dataset/types.ts";
 export { evaluateRecovery } from "./eval/run.ts";
 export type { RecoveryVariant, RecoveryEvalOptions, RecoveryRun } from "./eval/run.ts";
 export { keywordIntent, episodeIntent } from "./eval/intent.ts";

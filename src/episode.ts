@@ -49,7 +49,12 @@ export const MAX_RECOVERY_ITERATIONS = 100;
 export const RecoveryOptionsSchema = z
   .object({
     /** Forward step budget. @default 50 */
-    maxForwardSteps: z.number().int().min(1).max(1_000, "at most 1000 forward steps per episode (the paper uses 15-50)").default(50),
+    maxForwardSteps: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000, "at most 1000 forward steps per episode (the paper uses 15-50)")
+      .default(50),
     /** Detector is not consulted for this many forward steps after a recovery. @default 5 */
     freezeWindow: z.number().int().min(0).max(1_000, "at most 1000 steps").default(5),
     /** How the recovery step R is chosen. @default "error-minus-1" */
@@ -57,13 +62,31 @@ export const RecoveryOptionsSchema = z
     /** How the environment is brought back to R. @default "model" */
     restoration: z.enum(RESTORATION_MODES).default("model"),
     /** Recovery sub-agent step budget per attempt (separate from the forward budget). @default 10 */
-    recoveryBudget: z.number().int().min(1).max(1_000, "at most 1000 recovery steps per attempt (the paper uses 1-20)").default(10),
+    recoveryBudget: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000, "at most 1000 recovery steps per attempt (the paper uses 1-20)")
+      .default(10),
     /** At most this many recovery episodes per run (paper: 1, 3, 5). @default 3 */
-    maxRecoveryIterations: z.number().int().min(0).max(MAX_RECOVERY_ITERATIONS, `at most ${MAX_RECOVERY_ITERATIONS} recovery attempts per episode (the paper uses 1, 3, 5)`).default(3),
+    maxRecoveryIterations: z
+      .number()
+      .int()
+      .min(0)
+      .max(
+        MAX_RECOVERY_ITERATIONS,
+        `at most ${MAX_RECOVERY_ITERATIONS} recovery attempts per episode (the paper uses 1, 3, 5)`,
+      )
+      .default(3),
     /** What the recovery sub-agent is shown besides the target observation. @default "0-E" */
     recoveryContext: z.enum(RECOVERY_CONTEXTS).default("0-E"),
     /** Wait after each executed step (its actions) before observing, in ms, on forward, recovery and replay steps alike (src/settle.ts). @default 0 */
-    settleMs: z.number().int().min(0).max(MAX_SETTLE_MS, `at most ${MAX_SETTLE_MS} ms (one minute) after each action (OSWorld waits 10000)`).default(0),
+    settleMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_SETTLE_MS, `at most ${MAX_SETTLE_MS} ms (one minute) after each action (OSWorld waits 10000)`)
+      .default(0),
     /** Replay attempts per restoration by action replay. @default 3 */
     replayRetries: z.number().int().min(1).max(100, "at most 100 replay attempts").default(3),
     /**

@@ -89,7 +89,6 @@ export class ReplayDesyncError extends EnvironmentError {
   }
 }
 
-
 /**
  * A service the run stores into (PostgreSQL) stayed unreachable past its retry budget. Lost
  * connections are retried until then; the message names the service, the budget and how to raise it.

@@ -34,13 +34,27 @@ function createLogger(name: string, level: string): Logger {
     if (LEVELS[lvl] < threshold) return;
     let line: string;
     try {
-      line = JSON.stringify({ level: LEVELS[lvl], time: Date.now(), name, ...fields, ...(msg !== undefined && { msg }) });
+      line = JSON.stringify({
+        level: LEVELS[lvl],
+        time: Date.now(),
+        name,
+        ...fields,
+        ...(msg !== undefined && { msg }),
+      });
     } catch {
       line = JSON.stringify({ level: LEVELS[lvl], time: Date.now(), name, msg, unserializable: true });
     }
     process.stderr.write(`${line}\n`);
   };
-  return { level, trace: write("trace"), debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error"), fatal: write("fatal") };
+  return {
+    level,
+    trace: write("trace"),
+    debug: write("debug"),
+    info: write("info"),
+    warn: write("warn"),
+    error: write("error"),
+    fatal: write("fatal"),
+  };
 }
 
 /**
@@ -70,9 +84,14 @@ function deliver(user: UserLogger, lvl: LevelName, fields: object, msg: string |
 /** Check a `logger` option: undefined, or an object with debug/info/warn/error functions. */
 export function checkUserLogger(where: string, value: unknown): UserLogger | undefined {
   if (value === undefined) return undefined;
-  const missing = ["debug", "info", "warn", "error"].filter((m) => typeof (value as Record<string, unknown> | null)?.[m] !== "function");
+  const missing = ["debug", "info", "warn", "error"].filter(
+    (m) => typeof (value as Record<string, unknown> | null)?.[m] !== "function",
+  );
   if (value === null || typeof value !== "object" || missing.length)
-    throw new ConfigError(`${where}: option "logger" must be a pino-compatible logger { debug, info, warn, error } taking (obj, msg)${value && typeof value === "object" ? ` (missing ${missing.join(", ")})` : ""}`, { field: "logger" });
+    throw new ConfigError(
+      `${where}: option "logger" must be a pino-compatible logger { debug, info, warn, error } taking (obj, msg)${value && typeof value === "object" ? ` (missing ${missing.join(", ")})` : ""}`,
+      { field: "logger" },
+    );
   return value as UserLogger;
 }
 

@@ -10,7 +10,8 @@
 import { ConfigError } from "./errors.ts";
 
 /** Quoted text shortened for a one-line message. */
-const clip = (s: string, max = 120): string => (s.length <= max ? s : `${s.slice(0, max)}... (${s.length - max} more characters)`);
+const clip = (s: string, max = 120): string =>
+  s.length <= max ? s : `${s.slice(0, max)}... (${s.length - max} more characters)`;
 
 /** Bounds and wording of one numeric flag. */
 export interface NumericFlagOptions {
@@ -33,18 +34,23 @@ const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 const flagName = (flag: string) => (flag.startsWith("-") || /^[A-Z][A-Z0-9_]*$/.test(flag) ? flag : `--${flag}`);
 
 function refuse(flag: string, text: string, expect: string, field: string | undefined, why?: string): never {
-  throw new ConfigError(`${flagName(flag)}: ${expect}, got "${clip(String(text))}"${why ? ` (${why})` : ""}`, { field: field ?? flagName(flag).replace(/^-+/, "") });
+  throw new ConfigError(`${flagName(flag)}: ${expect}, got "${clip(String(text))}"${why ? ` (${why})` : ""}`, {
+    field: field ?? flagName(flag).replace(/^-+/, ""),
+  });
 }
 
 /** Parse an integer flag (`--workers`, `--seed`, ...) or throw a one-line ConfigError naming it. */
 export function parseIntFlag(flag: string, text: string, options: NumericFlagOptions = {}): number {
   const min = options.min ?? Number.MIN_SAFE_INTEGER;
   const max = options.max ?? Number.MAX_SAFE_INTEGER;
-  const expect = options.expect ?? (max === Number.MAX_SAFE_INTEGER ? `expected an integer >= ${min}` : `expected an integer from ${min} to ${max}`);
+  const expect =
+    options.expect ??
+    (max === Number.MAX_SAFE_INTEGER ? `expected an integer >= ${min}` : `expected an integer from ${min} to ${max}`);
   const t = String(text).trim();
   if (!INTEGER.test(t)) refuse(flag, text, expect, options.field, t === "" ? "empty" : undefined);
   const n = Number(t);
-  if (!Number.isSafeInteger(n)) refuse(flag, text, expect, options.field, `not a safe integer: it would be read as ${n}`);
+  if (!Number.isSafeInteger(n))
+    refuse(flag, text, expect, options.field, `not a safe integer: it would be read as ${n}`);
   if (n < min || n > max || (options.exclusiveMin && n === min)) refuse(flag, text, expect, options.field);
   return n;
 }
@@ -57,17 +63,26 @@ export function parseNumberFlag(flag: string, text: string, options: NumericFlag
   const t = String(text).trim();
   if (!DECIMAL.test(t)) refuse(flag, text, expect, options.field, t === "" ? "empty" : undefined);
   const n = Number(t);
-  if (!Number.isFinite(n) || n < min || n > max || (options.exclusiveMin && n === min)) refuse(flag, text, expect, options.field);
+  if (!Number.isFinite(n) || n < min || n > max || (options.exclusiveMin && n === min))
+    refuse(flag, text, expect, options.field);
   return n;
 }
 
 /** An optional integer flag: undefined stays undefined. */
-export function optionalIntFlag(flag: string, text: string | undefined, options: NumericFlagOptions = {}): number | undefined {
+export function optionalIntFlag(
+  flag: string,
+  text: string | undefined,
+  options: NumericFlagOptions = {},
+): number | undefined {
   return text === undefined ? undefined : parseIntFlag(flag, text, options);
 }
 
 /** An optional decimal flag: undefined stays undefined. */
-export function optionalNumberFlag(flag: string, text: string | undefined, options: NumericFlagOptions = {}): number | undefined {
+export function optionalNumberFlag(
+  flag: string,
+  text: string | undefined,
+  options: NumericFlagOptions = {},
+): number | undefined {
   return text === undefined ? undefined : parseNumberFlag(flag, text, options);
 }
 
@@ -76,11 +91,13 @@ export function parseIntListFlag(flag: string, text: string, options: NumericFla
   const expect = options.expect ?? `expected comma-separated integers like "1,5"`;
   const parts = text.split(",").map((s) => s.trim());
   if (parts.length === 0 || parts.every((p) => p === "")) refuse(flag, text, expect, options.field, "empty");
-  return parts.filter((p) => p !== "").map((p) => {
-    try {
-      return parseIntFlag(flag, p, options);
-    } catch {
-      return refuse(flag, text, expect, options.field);
-    }
-  });
+  return parts
+    .filter((p) => p !== "")
+    .map((p) => {
+      try {
+        return parseIntFlag(flag, p, options);
+      } catch {
+        return refuse(flag, text, expect, options.field);
+      }
+    });
 }

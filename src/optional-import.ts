@@ -12,12 +12,19 @@ export function isMissingPackage(err: unknown, pkg: string): boolean {
   const e = err as { code?: unknown; message?: unknown } | null;
   if (!e || (e.code !== "ERR_MODULE_NOT_FOUND" && e.code !== "MODULE_NOT_FOUND")) return false;
   const message = String(e.message);
-  return message.includes(`'${pkg}'`) || message.includes(`"${pkg}"`) || message.includes(`'${pkg}/`) || message.includes(`/node_modules/${pkg}/`);
+  return (
+    message.includes(`'${pkg}'`) ||
+    message.includes(`"${pkg}"`) ||
+    message.includes(`'${pkg}/`) ||
+    message.includes(`/node_modules/${pkg}/`)
+  );
 }
 
 /** The one line a missing optional package fails with. */
 export function missingPackageError(pkg: string, purpose: string, cause?: unknown): ConfigError {
-  return new ConfigError(`${purpose} needs the optional package ${pkg}, which is not installed: npm install ${pkg}`, { cause });
+  return new ConfigError(`${purpose} needs the optional package ${pkg}, which is not installed: npm install ${pkg}`, {
+    cause,
+  });
 }
 
 /**

@@ -99,5 +99,7 @@ export interface VerifyInput {
  */
 export interface StateVerifier {
   readonly name: string;
-  verify(input: VerifyInput): Promise<{ verdict: VerifierVerdict; reason: string; evidence?: string[]; usage?: ModelUsage[] }>;
+  verify(
+    input: VerifyInput,
+  ): Promise<{ verdict: VerifierVerdict; reason: string; evidence?: string[]; usage?: ModelUsage[] }>;
 }

@@ -23,14 +23,28 @@ export interface Rng {
 
 /** Create a generator from a seed and optional labels: `createRng(7, "task-3", "policy")`. */
 export function createRng(seed: number | string, ...labels: Array<string | number>): Rng {
-  const material = createHash("sha256").update([String(seed), ...labels.map(String)].join("\u0000")).digest();
-  return fromWords(material.readUInt32LE(0), material.readUInt32LE(4), material.readUInt32LE(8), material.readUInt32LE(12), material.toString("hex").slice(0, 32));
+  const material = createHash("sha256")
+    .update([String(seed), ...labels.map(String)].join("\u0000"))
+    .digest();
+  return fromWords(
+    material.readUInt32LE(0),
+    material.readUInt32LE(4),
+    material.readUInt32LE(8),
+    material.readUInt32LE(12),
+    material.toString("hex").slice(0, 32),
+  );
 }
 
 function fromWords(a0: number, b0: number, c0: number, d0: number, seedHex: string): Rng {
-  let a = a0 >>> 0, b = b0 >>> 0, c = c0 >>> 0, d = d0 >>> 0;
+  let a = a0 >>> 0,
+    b = b0 >>> 0,
+    c = c0 >>> 0,
+    d = d0 >>> 0;
   const next = (): number => {
-    a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    d >>>= 0;
     const t = (((a + b) | 0) + d) | 0;
     d = (d + 1) | 0;
     a = b ^ (b >>> 9);

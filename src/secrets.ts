@@ -13,7 +13,11 @@
  */
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^:/@\s"'`[\]]*:)[^\s"'`]*@/gi;
 
-const KEY_PATTERNS = [/\bsk-[A-Za-z0-9_-]{6,}/g, /\bBearer\s+[A-Za-z0-9._~+/=-]{6,}/gi, /\b(x-api-key|api[_-]?key)(["':=\s\\]+)[A-Za-z0-9._-]{6,}/gi];
+const KEY_PATTERNS = [
+  /\bsk-[A-Za-z0-9_-]{6,}/g,
+  /\bBearer\s+[A-Za-z0-9._~+/=-]{6,}/gi,
+  /\b(x-api-key|api[_-]?key)(["':=\s\\]+)[A-Za-z0-9._-]{6,}/gi,
+];
 
 /** Placeholders clients use when a local server needs no key; never treated as secrets. */
 const PLACEHOLDERS = new Set(["no-key", "none", "EMPTY", "dummy", "test"]);
@@ -65,7 +69,8 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
   for (const s of secrets) {
     if (!s || s.length < 4) continue;
     out = out.split(s).join("[redacted]");
-    for (const form of s.length >= MIN_SECRET_LENGTH ? base64Forms(s) : []) if (out.includes(form)) out = out.split(form).join("[redacted]");
+    for (const form of s.length >= MIN_SECRET_LENGTH ? base64Forms(s) : [])
+      if (out.includes(form)) out = out.split(form).join("[redacted]");
   }
   for (const s of registered) if (out.includes(s)) out = out.split(s).join("[redacted]");
   for (const s of derived) if (out.includes(s)) out = out.split(s).join("[redacted]");

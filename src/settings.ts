@@ -58,7 +58,15 @@ export function runtimeSettings(env: NodeJS.ProcessEnv = process.env): RuntimeSe
     dockerHost: env.DOCKER_HOST,
     queueUrl: env.RETRACE_QUEUE_URL,
     storeUrl: env.RETRACE_STORE_URL,
-    ...(env.RETRACE_SHARP_CONCURRENCY ? { sharpConcurrency: parseIntFlag("RETRACE_SHARP_CONCURRENCY", env.RETRACE_SHARP_CONCURRENCY, { min: 1, max: 1024, expect: "expected a whole number of threads from 1 to 1024" }) } : {}),
+    ...(env.RETRACE_SHARP_CONCURRENCY
+      ? {
+          sharpConcurrency: parseIntFlag("RETRACE_SHARP_CONCURRENCY", env.RETRACE_SHARP_CONCURRENCY, {
+            min: 1,
+            max: 1024,
+            expect: "expected a whole number of threads from 1 to 1024",
+          }),
+        }
+      : {}),
     ci: env.CI === "true" || env.CI === "1",
   };
 }
@@ -73,5 +81,9 @@ export function runtimeSettings(env: NodeJS.ProcessEnv = process.env): RuntimeSe
 export function pgRetryMs(env: NodeJS.ProcessEnv = process.env): number {
   const value = env.RETRACE_PG_RETRY_MS;
   if (value === undefined) return 60_000;
-  return parseIntFlag("RETRACE_PG_RETRY_MS", value, { min: 0, max: 86_400_000, expect: "expected a whole number of milliseconds from 0 to 86400000 (one day)" });
+  return parseIntFlag("RETRACE_PG_RETRY_MS", value, {
+    min: 0,
+    max: 86_400_000,
+    expect: "expected a whole number of milliseconds from 0 to 86400000 (one day)",
+  });
 }

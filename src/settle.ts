@@ -17,7 +17,13 @@ import type { Observation } from "./observation.ts";
  * Wait `settleMs` after a step that executed `executed` actions, then observe again; returns
  * `current` unchanged when `settleMs` is 0 or nothing was executed. Aborts with `signal`.
  */
-export async function settleAfterStep(env: Pick<Environment, "observe">, executed: number, settleMs: number | undefined, current: Observation, signal?: AbortSignal): Promise<Observation> {
+export async function settleAfterStep(
+  env: Pick<Environment, "observe">,
+  executed: number,
+  settleMs: number | undefined,
+  current: Observation,
+  signal?: AbortSignal,
+): Promise<Observation> {
   if (!settleMs || settleMs <= 0 || executed === 0) return current;
   await sleep(settleMs, undefined, signal ? { signal } : undefined);
   return env.observe();

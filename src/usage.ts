@@ -1,7 +1,16 @@
 /** Model-call accounting, recorded per role so reports can show tokens, latency and cost. */
 
 /** Who made a model call. */
-export const MODEL_ROLES = ["policy", "detector", "selector", "recoverer", "summarizer", "verifier", "perturber", "judge"] as const;
+export const MODEL_ROLES = [
+  "policy",
+  "detector",
+  "selector",
+  "recoverer",
+  "summarizer",
+  "verifier",
+  "perturber",
+  "judge",
+] as const;
 export type ModelRole = (typeof MODEL_ROLES)[number];
 
 /** One model call's cost. */
@@ -73,7 +82,10 @@ export const CACHE_PRICING = {
 export type CacheProvider = keyof typeof CACHE_PRICING;
 
 /** Billed-equivalent tokens of one call (see {@link ModelUsage.billedTokens}), rounded to whole tokens. */
-export function billedTokens(u: Pick<ModelUsage, "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteInputTokens">, pricing: CachePricing): number {
+export function billedTokens(
+  u: Pick<ModelUsage, "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteInputTokens">,
+  pricing: CachePricing,
+): number {
   const input = finite(u.inputTokens);
   const read = Math.min(input, finite(u.cachedInputTokens));
   const write = Math.min(input - read, finite(u.cacheWriteInputTokens));
@@ -82,7 +94,9 @@ export function billedTokens(u: Pick<ModelUsage, "inputTokens" | "outputTokens" 
 
 /** Billed-equivalent tokens of a usage record: its own figure, else input + output. */
 export function billedOf(u: Pick<ModelUsage, "inputTokens" | "outputTokens" | "billedTokens">): number {
-  return typeof u.billedTokens === "number" && Number.isFinite(u.billedTokens) ? u.billedTokens : finite(u.inputTokens) + finite(u.outputTokens);
+  return typeof u.billedTokens === "number" && Number.isFinite(u.billedTokens)
+    ? u.billedTokens
+    : finite(u.inputTokens) + finite(u.outputTokens);
 }
 
 function finite(v: unknown): number {
@@ -106,11 +120,20 @@ export interface TokenSplit {
 }
 
 /** The {@link TokenSplit} of counts that carry (or not) the prompt-cache fields of {@link ModelUsage}. */
-export function tokenSplit(u: Pick<ModelUsage, "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteInputTokens" | "billedTokens">): TokenSplit {
+export function tokenSplit(
+  u: Pick<ModelUsage, "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteInputTokens" | "billedTokens">,
+): TokenSplit {
   const inputTokens = finite(u.inputTokens);
   const cachedInputTokens = Math.min(inputTokens, finite(u.cachedInputTokens));
   const cacheWriteInputTokens = Math.min(inputTokens - cachedInputTokens, finite(u.cacheWriteInputTokens));
-  return { inputTokens, uncachedInputTokens: inputTokens - cachedInputTokens - cacheWriteInputTokens, cachedInputTokens, cacheWriteInputTokens, outputTokens: finite(u.outputTokens), billedTokens: billedOf(u) };
+  return {
+    inputTokens,
+    uncachedInputTokens: inputTokens - cachedInputTokens - cacheWriteInputTokens,
+    cachedInputTokens,
+    cacheWriteInputTokens,
+    outputTokens: finite(u.outputTokens),
+    billedTokens: billedOf(u),
+  };
 }
 
 /**

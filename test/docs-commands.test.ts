@@ -27,7 +27,8 @@ describe("the commands written in README.md and docs/", () => {
     expect(ALL.filter((c) => c.inline).length).toBeGreaterThanOrEqual(15);
     expect(new Set(ALL.map((c) => c.file))).toContain("README.md");
     // line numbers point at the command itself
-    for (const c of ALL) expect(readFileSync(join(ROOT, c.file), "utf8").split("\n")[c.line - 1], where(c)).toContain("npx retrace");
+    for (const c of ALL)
+      expect(readFileSync(join(ROOT, c.file), "utf8").split("\n")[c.line - 1], where(c)).toContain("npx retrace");
   });
 
   it("name real commands and only flags those commands have", () => {
@@ -39,7 +40,9 @@ describe("the commands written in README.md and docs/", () => {
         problems.push(`${where(c)}: no such command`);
         continue;
       }
-      const flags = new Set([...cmd.options.flatMap((o) => [o.long, o.short]), "--help", "-h"].filter(Boolean) as string[]);
+      const flags = new Set(
+        [...cmd.options.flatMap((o) => [o.long, o.short]), "--help", "-h"].filter(Boolean) as string[],
+      );
       for (const t of rest) {
         if (!t.startsWith("-")) continue;
         const flag = t.split("=")[0];
@@ -51,7 +54,9 @@ describe("the commands written in README.md and docs/", () => {
 
   it("name repository files that exist (configs, scripts)", () => {
     const missing = ALL.flatMap((c) =>
-      tokensOf(c).filter((t) => /^(experiments|adapters|test|docs)\/\S+\.(ya?ml|json|ts)$/.test(t) && !existsSync(join(ROOT, t))).map((t) => `${where(c)}: ${t}`),
+      tokensOf(c)
+        .filter((t) => /^(experiments|adapters|test|docs)\/\S+\.(ya?ml|json|ts)$/.test(t) && !existsSync(join(ROOT, t)))
+        .map((t) => `${where(c)}: ${t}`),
     );
     expect(missing).toEqual([]);
   });
@@ -59,17 +64,29 @@ describe("the commands written in README.md and docs/", () => {
   it("list a reason for every command that only gets --help, and each reason still applies to some command", () => {
     const program = buildProgram();
     const plans = ALL.map((c) => planFor(program, c, scratch, { chromium: true }));
-    for (const n of NEEDS) expect(ALL.some((c) => n.match.test(c.text)), `no documented command matches ${n.match}; drop the rule`).toBe(true);
+    for (const n of NEEDS)
+      expect(
+        ALL.some((c) => n.match.test(c.text)),
+        `no documented command matches ${n.match}; drop the rule`,
+      ).toBe(true);
     // Most commands run as written; --help is the exception.
     expect(plans.filter((p) => p.kind === "run").length).toBeGreaterThanOrEqual(10);
-    for (const [i, p] of plans.entries()) if (p.kind === "help") expect(p.reason.length, where(ALL[i])).toBeGreaterThan(10);
-    for (const c of ALL.filter((x) => tokensOf(x).some(isPlaceholder))) expect(planFor(program, c, scratch, { chromium: true }).kind, where(c)).toBe("help");
+    for (const [i, p] of plans.entries())
+      if (p.kind === "help") expect(p.reason.length, where(ALL[i])).toBeGreaterThan(10);
+    for (const c of ALL.filter((x) => tokensOf(x).some(isPlaceholder)))
+      expect(planFor(program, c, scratch, { chromium: true }).kind, where(c)).toBe("help");
     // nothing is written into the repository: every output goes under the scratch folder
-    for (const p of plans) if (p.kind === "run") for (const [i, t] of p.args.entries()) if (["--out", "-o"].includes(p.args[i - 1] ?? "")) expect(t.startsWith(scratch), t).toBe(true);
+    for (const p of plans)
+      if (p.kind === "run")
+        for (const [i, t] of p.args.entries())
+          if (["--out", "-o"].includes(p.args[i - 1] ?? "")) expect(t.startsWith(scratch), t).toBe(true);
   });
 
   it("run through the launcher npx runs (experiments/bin/retrace.mjs), which stops quietly when the reader closes the pipe (retrace tasks | head)", async () => {
-    const proc = spawn(process.execPath, [join(ROOT, "experiments/bin/retrace.mjs"), "tasks"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const proc = spawn(process.execPath, [join(ROOT, "experiments/bin/retrace.mjs"), "tasks"], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     proc.stderr.on("data", (c) => (stderr += String(c)));
     proc.stdout.destroy(); // the reader is gone before the first line, like `head` after its lines
@@ -92,10 +109,15 @@ describe("the commands written in README.md and docs/", () => {
       const r = await cli(plan.args);
       done.set(key, r.stdout);
       // RETRACE_DOCS_TIMINGS=FILE logs each command's wall time (what the file's budget is spent on)
-      if (process.env.RETRACE_DOCS_TIMINGS) appendFileSync(process.env.RETRACE_DOCS_TIMINGS, `${((Date.now() - started) / 1000).toFixed(1)} s  exit ${r.code}  ${plan.args.join(" ")}\n`);
+      if (process.env.RETRACE_DOCS_TIMINGS)
+        appendFileSync(
+          process.env.RETRACE_DOCS_TIMINGS,
+          `${((Date.now() - started) / 1000).toFixed(1)} s  exit ${r.code}  ${plan.args.join(" ")}\n`,
+        );
       const said = `${r.stderr}${r.stdout}`.trim().split("\n").slice(-3).join(" | ");
       if (r.code !== 0) failures.push(`${where(c)} -> retrace ${plan.args.join(" ")}: exit ${r.code}: ${said}`);
-      else if (plan.kind === "help" && !r.stdout.includes("Usage: retrace")) failures.push(`${where(c)} -> --help printed no usage: ${said}`);
+      else if (plan.kind === "help" && !r.stdout.includes("Usage: retrace"))
+        failures.push(`${where(c)} -> --help printed no usage: ${said}`);
     }
     expect(failures).toEqual([]);
     // What they print and write is what the docs say they do.

@@ -19,7 +19,10 @@ function markdownFiles(dir: string): string[] {
 /** The link targets of a markdown file (inline links and images, reference definitions), code spans and blocks left out. */
 function relativeLinks(text: string): string[] {
   const prose = text.replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
-  const targets = [...prose.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g), ...prose.matchAll(/^\s*\[[^\]]+\]:\s+(\S+)/gm)].map((m) => m[1]);
+  const targets = [
+    ...prose.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g),
+    ...prose.matchAll(/^\s*\[[^\]]+\]:\s+(\S+)/gm),
+  ].map((m) => m[1]);
   return targets.filter((t) => !/^([a-z][a-z0-9+.-]*:|#|\/\/)/i.test(t));
 }
 
@@ -27,7 +30,10 @@ describe("relative links in README and docs", () => {
   const files = [join(root, "README.md"), ...markdownFiles(join(root, "docs"))];
 
   it("finds the links it checks (the extractor is not blind)", () => {
-    expect(relativeLinks("see [a](docs/x.md#y), ![i](img.png) and `[no](z.md)`, [web](https://e.org)")).toEqual(["docs/x.md#y", "img.png"]);
+    expect(relativeLinks("see [a](docs/x.md#y), ![i](img.png) and `[no](z.md)`, [web](https://e.org)")).toEqual([
+      "docs/x.md#y",
+      "img.png",
+    ]);
     expect(files.length).toBeGreaterThan(3);
     expect(files.flatMap((f) => relativeLinks(readFileSync(f, "utf8"))).length).toBeGreaterThan(20);
   });

@@ -25,89 +25,304 @@ import * as aiSdk from "retrace-cua/ai-sdk";
 import * as stagehand from "retrace-cua/stagehand";
 
 const RETRACE = [
-  "ALL_PROMPTS", "ActionSchema", "AdapterError", "BlobStore", "CACHE_PRICING", "CascadeGateSpecSchema", "ConfigError",
-  "DEFAULT_CASCADE_GATES", "DataError", "DetectorUnavailableError", "EPISODE_EVENT_NAMES", "EnvironmentError", "EpisodeEvents",
-  "InternalError", "MODEL_ROLES", "MOUSE_BUTTONS", "ModelBehaviorError", "RECOVERY_CONTEXTS",
-  "RECOVERY_STEP_STRATEGIES", "RESTORATION_MODES", "RecoveryOptionsSchema", "ReplayDesyncError",
-  "RetraceError", "RunFailedError", "STEP_ROLES", "ServiceUnavailableError", "StepTimeoutError",
-  "TRANSITION_PROMPT", "addUsage", "billedTokens", "consumeFrozenStep", "createCascadeDetector",
-  "createErrorMinusOneSelector", "createErrorRandomSelector", "createLoopDetector",
-  "createMemoryCheckpointer", "createRecoveryGraph", "createRecoverySubgraph", "createRng",
-  "createSqliteCheckpointer", "createStagnationDetector", "createStepSelector", "createZeroSelector",
-  "definePrompt", "describeError", "detectorGate", "emptyAccounting", "errorRandomStep", "formatAction",
-  "guardedDetect", "guardedSelect", "hashValue", "initialFreezeState", "isTerminal", "noDetection",
-  "parseCascadeGates", "promptRef", "recoveryContextHistory", "recursionLimitFor", "renderPrompt",
-  "resolveRecoveryOptions", "runEpisode", "sha256Hex", "stableStringify", "startFreeze", "tokenSplit", "tokenSplits", "trajLine",
-  "transitionNotice", "truncateHistory", "withRecovery", "withoutTiming", "writeEpisodeOutput"
+  "ALL_PROMPTS",
+  "ActionSchema",
+  "AdapterError",
+  "BlobStore",
+  "CACHE_PRICING",
+  "CascadeGateSpecSchema",
+  "ConfigError",
+  "DEFAULT_CASCADE_GATES",
+  "DataError",
+  "DetectorUnavailableError",
+  "EPISODE_EVENT_NAMES",
+  "EnvironmentError",
+  "EpisodeEvents",
+  "InternalError",
+  "MODEL_ROLES",
+  "MOUSE_BUTTONS",
+  "ModelBehaviorError",
+  "RECOVERY_CONTEXTS",
+  "RECOVERY_STEP_STRATEGIES",
+  "RESTORATION_MODES",
+  "RecoveryOptionsSchema",
+  "ReplayDesyncError",
+  "RetraceError",
+  "RunFailedError",
+  "STEP_ROLES",
+  "ServiceUnavailableError",
+  "StepTimeoutError",
+  "TRANSITION_PROMPT",
+  "addUsage",
+  "billedTokens",
+  "consumeFrozenStep",
+  "createCascadeDetector",
+  "createErrorMinusOneSelector",
+  "createErrorRandomSelector",
+  "createLoopDetector",
+  "createMemoryCheckpointer",
+  "createRecoveryGraph",
+  "createRecoverySubgraph",
+  "createRng",
+  "createSqliteCheckpointer",
+  "createStagnationDetector",
+  "createStepSelector",
+  "createZeroSelector",
+  "definePrompt",
+  "describeError",
+  "detectorGate",
+  "emptyAccounting",
+  "errorRandomStep",
+  "formatAction",
+  "guardedDetect",
+  "guardedSelect",
+  "hashValue",
+  "initialFreezeState",
+  "isTerminal",
+  "noDetection",
+  "parseCascadeGates",
+  "promptRef",
+  "recoveryContextHistory",
+  "recursionLimitFor",
+  "renderPrompt",
+  "resolveRecoveryOptions",
+  "runEpisode",
+  "sha256Hex",
+  "stableStringify",
+  "startFreeze",
+  "tokenSplit",
+  "tokenSplits",
+  "trajLine",
+  "transitionNotice",
+  "truncateHistory",
+  "withRecovery",
+  "withoutTiming",
+  "writeEpisodeOutput",
 ];
 
 const EVALUATION = [
-  "DEFAULT_LOCAL_BLOCK", "DEFAULT_LOCAL_FLOOR", "DEFAULT_PROBE_IGNORE", "DEFAULT_SSIM_THRESHOLD",
-  "ProbeVerifierSpecSchema", "RECOVERY_DATASET_SCHEMA", "Z95", "buildRecoveryDataset",
-  "checkTransitionConsistency", "compareProbeReports", "createProbeVerifier", "createStateCheck",
-  "detectorLabels", "detectorStability", "dilateMask", "episodeIntent", "evaluateRecovery", "executeStep",
-  "executeSteps", "groundTruthStability", "judgeRecovery", "keywordIntent", "learnDynamicMask", "loadMask",
-  "loadProbeReport", "loadRecoveryDataset", "makeProbeReport", "maskFraction", "maskedObservationOracle",
-  "maskedScreenshotSsim", "observationOracle", "observationSsim", "oracleAgreement", "passAtK", "perturb",
-  "probeVerifierFromSpec", "proportionOf", "recommend", "recoveryReference", "recoveryTable",
-  "replayFromReset", "resolveBuildSettings", "retention", "rolloutPolicy", "saveMask", "saveRecoveryDataset",
-  "scoreRationales", "screenshotSsim", "screenshotsMatch", "stabilityOf", "storeProbeReport", "successAtK",
-  "successAtKCurve", "summarizeStability", "transitionOracle", "twoProportionPValue", "unionMasks",
-  "wilsonInterval", "withProbes"
+  "DEFAULT_LOCAL_BLOCK",
+  "DEFAULT_LOCAL_FLOOR",
+  "DEFAULT_PROBE_IGNORE",
+  "DEFAULT_SSIM_THRESHOLD",
+  "ProbeVerifierSpecSchema",
+  "RECOVERY_DATASET_SCHEMA",
+  "Z95",
+  "buildRecoveryDataset",
+  "checkTransitionConsistency",
+  "compareProbeReports",
+  "createProbeVerifier",
+  "createStateCheck",
+  "detectorLabels",
+  "detectorStability",
+  "dilateMask",
+  "episodeIntent",
+  "evaluateRecovery",
+  "executeStep",
+  "executeSteps",
+  "groundTruthStability",
+  "judgeRecovery",
+  "keywordIntent",
+  "learnDynamicMask",
+  "loadMask",
+  "loadProbeReport",
+  "loadRecoveryDataset",
+  "makeProbeReport",
+  "maskFraction",
+  "maskedObservationOracle",
+  "maskedScreenshotSsim",
+  "observationOracle",
+  "observationSsim",
+  "oracleAgreement",
+  "passAtK",
+  "perturb",
+  "probeVerifierFromSpec",
+  "proportionOf",
+  "recommend",
+  "recoveryReference",
+  "recoveryTable",
+  "replayFromReset",
+  "resolveBuildSettings",
+  "retention",
+  "rolloutPolicy",
+  "saveMask",
+  "saveRecoveryDataset",
+  "scoreRationales",
+  "screenshotSsim",
+  "screenshotsMatch",
+  "stabilityOf",
+  "storeProbeReport",
+  "successAtK",
+  "successAtKCurve",
+  "summarizeStability",
+  "transitionOracle",
+  "twoProportionPValue",
+  "unionMasks",
+  "wilsonInterval",
+  "withProbes",
 ];
 
 const MODELS = [
-  "ACTION_FORMATS", "ActionFormatError", "CACHE_MODES", "DETECTION_PRESETS", "DetectorReplySchema",
-  "PRODUCTION_DETECTION", "PRODUCTION_GATES", "PRODUCTION_RECOVERY", "RESTORED_TOKEN",
-  "SelectorReplySchema", "anthropicComputerInputToActions", "cachePricingFor", "costUsd", "createAgenticLlmVerifier",
+  "ACTION_FORMATS",
+  "ActionFormatError",
+  "CACHE_MODES",
+  "DETECTION_PRESETS",
+  "DetectorReplySchema",
+  "PRODUCTION_DETECTION",
+  "PRODUCTION_GATES",
+  "PRODUCTION_RECOVERY",
+  "RESTORED_TOKEN",
+  "SelectorReplySchema",
+  "anthropicComputerInputToActions",
+  "cachePricingFor",
+  "costUsd",
+  "createAgenticLlmVerifier",
   "createDetectionPreset",
-  "createAnthropicPolicy", "createChatPolicy", "createFormatPolicy", "createLlmErrorDetector",
-  "createLlmPerturbationPolicy", "createLlmRecoveryJudge", "createLlmRecoveryPolicy",
-  "createLlmStateVerifier", "createLlmStepSelector", "createLlmSummarizer", "createOpenAIChatModel",
-  "createOpenAICuaPolicy", "createOpenAIEmbeddings", "createPyautoguiPolicy", "createRecordReplay",
-  "createUiTarsPolicy", "extractCodeBlocks", "openAIComputerActionToActions", "parseCacheMode",
-  "parsePyautogui", "priceFor", "pyautoguiResponseToActions", "redactSecrets", "uiTarsToActions",
-  "withCache", "xdotoolKeysToActions"
+  "createAnthropicPolicy",
+  "createChatPolicy",
+  "createFormatPolicy",
+  "createLlmErrorDetector",
+  "createLlmPerturbationPolicy",
+  "createLlmRecoveryJudge",
+  "createLlmRecoveryPolicy",
+  "createLlmStateVerifier",
+  "createLlmStepSelector",
+  "createLlmSummarizer",
+  "createOpenAIChatModel",
+  "createOpenAICuaPolicy",
+  "createOpenAIEmbeddings",
+  "createPyautoguiPolicy",
+  "createRecordReplay",
+  "createUiTarsPolicy",
+  "extractCodeBlocks",
+  "openAIComputerActionToActions",
+  "parseCacheMode",
+  "parsePyautogui",
+  "priceFor",
+  "pyautoguiResponseToActions",
+  "redactSecrets",
+  "uiTarsToActions",
+  "withCache",
+  "xdotoolKeysToActions",
 ];
 
 const SIMDESK = [
-  "DEFAULT_SLIP_MIX", "SIMDESK_TASKS", "SIM_PROFILES", "SIM_RECOVERER_FLAILING", "SIM_RECOVERER_SKILLED",
-  "SIM_RECOVERER_WEAK", "SimDesk", "correctRecoveryStep", "createSimAgents", "createSimDesk",
-  "createSimDetector", "createSimForwardPolicy", "createSimPerturbationPolicy", "createSimRecoveryPolicy",
-  "createSimStepSelector", "describeSimulated", "getSimDeskTask", "trajectoryTruth"
+  "DEFAULT_SLIP_MIX",
+  "SIMDESK_TASKS",
+  "SIM_PROFILES",
+  "SIM_RECOVERER_FLAILING",
+  "SIM_RECOVERER_SKILLED",
+  "SIM_RECOVERER_WEAK",
+  "SimDesk",
+  "correctRecoveryStep",
+  "createSimAgents",
+  "createSimDesk",
+  "createSimDetector",
+  "createSimForwardPolicy",
+  "createSimPerturbationPolicy",
+  "createSimRecoveryPolicy",
+  "createSimStepSelector",
+  "describeSimulated",
+  "getSimDeskTask",
+  "trajectoryTruth",
 ];
 
 const LANGCHAIN = [
-  "RECOVERY_EVENT", "createLangChainChatModel", "createLangChainPolicy", "recoverWithPolicy",
-  "recoveryMiddleware"
+  "RECOVERY_EVENT",
+  "createLangChainChatModel",
+  "createLangChainPolicy",
+  "recoverWithPolicy",
+  "recoveryMiddleware",
 ];
 
 const ADAPTERS = [
-  "BROWSER_TASKS", "BrowserEnvironment", "DESKTOP_TASKS", "DesktopEnvironment", "ENVIRONMENT_KINDS",
-  "MANAGED_LABEL", "OsworldClient", "OsworldEnvironment", "OsworldPythonBridge", "RUN_LABEL",
-  "actionToPyautogui", "allocateOsworldPorts", "createBrowserEnvironment", "createDockerClient",
-  "createDockerDesktop", "createEnvironmentFactory", "createPlanDivergenceDetector", "createX11Desktop",
-  "desktopTask", "detectKvm", "evaluateOsworldNative", "isEnvironmentKind", "loadBrowserTaskFile",
-  "loadOsworldTasks", "osworldContainerSpec", "osworldResultDir", "parseOsworldTask", "releaseOsworldPorts",
-  "removeManagedContainers", "runOsworldSetup", "startAppServer", "startOsworldControlServer",
-  "startOsworldVm", "tasksForEnvironment", "writeOsworldResult"
+  "BROWSER_TASKS",
+  "BrowserEnvironment",
+  "DESKTOP_TASKS",
+  "DesktopEnvironment",
+  "ENVIRONMENT_KINDS",
+  "MANAGED_LABEL",
+  "OsworldClient",
+  "OsworldEnvironment",
+  "OsworldPythonBridge",
+  "RUN_LABEL",
+  "actionToPyautogui",
+  "allocateOsworldPorts",
+  "createBrowserEnvironment",
+  "createDockerClient",
+  "createDockerDesktop",
+  "createEnvironmentFactory",
+  "createPlanDivergenceDetector",
+  "createX11Desktop",
+  "desktopTask",
+  "detectKvm",
+  "evaluateOsworldNative",
+  "isEnvironmentKind",
+  "loadBrowserTaskFile",
+  "loadOsworldTasks",
+  "osworldContainerSpec",
+  "osworldResultDir",
+  "parseOsworldTask",
+  "releaseOsworldPorts",
+  "removeManagedContainers",
+  "runOsworldSetup",
+  "startAppServer",
+  "startOsworldControlServer",
+  "startOsworldVm",
+  "tasksForEnvironment",
+  "writeOsworldResult",
 ];
 
-const TESTING = [
-  "STAND_IN_MODEL", "startScriptedOpenAIServer", "startStandInServer"
-];
+const TESTING = ["STAND_IN_MODEL", "startScriptedOpenAIServer", "startStandInServer"];
 
 const EXPERIMENTS = [
-  "AGENT_ROLES", "ExperimentConfigSchema", "SIMULATED_NOTE", "agentKinds", "buildSimDeskDataset", "createAgent",
-  "createOsworldRuntime", "createSimDeskRuntime", "loadExperimentConfig", "parseExperimentConfig",
-  "registerAgentKind", "runExperiment", "runOracleAgreement", "runRecoveryEvalSuite", "runSimDeskRecoveryEval",
-  "summarize", "summaryCsv", "validateAgentSpec", "withBrowserEnv", "withDesktopEnv"
+  "AGENT_ROLES",
+  "ExperimentConfigSchema",
+  "SIMULATED_NOTE",
+  "agentKinds",
+  "buildSimDeskDataset",
+  "createAgent",
+  "createOsworldRuntime",
+  "createSimDeskRuntime",
+  "loadExperimentConfig",
+  "parseExperimentConfig",
+  "registerAgentKind",
+  "runExperiment",
+  "runOracleAgreement",
+  "runRecoveryEvalSuite",
+  "runSimDeskRecoveryEval",
+  "summarize",
+  "summaryCsv",
+  "validateAgentSpec",
+  "withBrowserEnv",
+  "withDesktopEnv",
 ];
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const VENDOR_SDKS = ["openai", "@anthropic-ai/sdk", "dockerode", "bullmq", "ioredis", "pg", "playwright-core", "@openai/agents", "ai", "@ai-sdk/anthropic", "@browserbasehq/stagehand"];
+const VENDOR_SDKS = [
+  "openai",
+  "@anthropic-ai/sdk",
+  "dockerode",
+  "bullmq",
+  "ioredis",
+  "pg",
+  "playwright-core",
+  "@openai/agents",
+  "ai",
+  "@ai-sdk/anthropic",
+  "@browserbasehq/stagehand",
+];
 /** Optional peers that are not vendor SDKs but must not load with an entry either (package.json peerDependenciesMeta). */
-const OPTIONAL_PEERS = ["sharp", "langchain", "better-sqlite3", "@langchain/langgraph-checkpoint-sqlite", "@langchain/langgraph-checkpoint-postgres", "chart.js", "cli-progress", "pino"]; // (tsx: the probe itself runs under it)
+const OPTIONAL_PEERS = [
+  "sharp",
+  "langchain",
+  "better-sqlite3",
+  "@langchain/langgraph-checkpoint-sqlite",
+  "@langchain/langgraph-checkpoint-postgres",
+  "chart.js",
+  "cli-progress",
+  "pino",
+]; // (tsx: the probe itself runs under it)
 
 /**
  * The npm packages a fresh Node process loads when it imports `entry` by the package name: every
@@ -129,14 +344,39 @@ async function packagesLoadedBy(entry: string): Promise<string[]> {
     const names = new Set(urls.map((u) => (u.match(/node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//) ?? [])[1]).filter(Boolean));
     process.stdout.write(JSON.stringify([...names].sort()));
   `;
-  const { stdout } = await promisify(execFile)(process.execPath, ["--conditions=retrace-dev", "--import", "tsx", "--input-type=module", "-e", script, entry], { cwd: ROOT, timeout: 120_000 });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ["--conditions=retrace-dev", "--import", "tsx", "--input-type=module", "-e", script, entry],
+    { cwd: ROOT, timeout: 120_000 },
+  );
   return JSON.parse(stdout) as string[];
 }
 
 /** The SDK entries: each its own, so that a user of one SDK never loads the other. */
-const OPENAI_AGENTS = ["AgentsRecovery", "RECOVERY_SPAN_NAME", "RetraceComputer", "agentForwardPolicy", "createAgentsRecovery", "retraceComputer", "runWithRecovery"];
-const AI_SDK = ["AiSdkRecovery", "RECOVERY_SPAN", "aiSdkForwardPolicy", "createRecovery", "generateTextWithRecovery", "recoverySpanAttributes", "retraceComputerTool"];
-const STAGEHAND = ["STAGEHAND_READ_ONLY_TOOLS", "executeWithRecovery", "stagehandForwardPolicy", "stagehandToolCallToActions"];
+const OPENAI_AGENTS = [
+  "AgentsRecovery",
+  "RECOVERY_SPAN_NAME",
+  "RetraceComputer",
+  "agentForwardPolicy",
+  "createAgentsRecovery",
+  "retraceComputer",
+  "runWithRecovery",
+];
+const AI_SDK = [
+  "AiSdkRecovery",
+  "RECOVERY_SPAN",
+  "aiSdkForwardPolicy",
+  "createRecovery",
+  "generateTextWithRecovery",
+  "recoverySpanAttributes",
+  "retraceComputerTool",
+];
+const STAGEHAND = [
+  "STAGEHAND_READ_ONLY_TOOLS",
+  "executeWithRecovery",
+  "stagehandForwardPolicy",
+  "stagehandToolCallToActions",
+];
 
 describe("the public surface", () => {
   it("exports exactly the pinned names from retrace (the runtime)", () => {
@@ -173,34 +413,77 @@ describe("the public surface", () => {
     expect(typeof retrace.withRecovery).toBe("function");
     expect(typeof retrace.runEpisode).toBe("function");
     expect(typeof retrace.createRecoveryGraph).toBe("function");
-    expect(retrace.RecoveryOptionsSchema.parse({})).toMatchObject({ freezeWindow: 5, recoveryBudget: 10, maxForwardSteps: 50 });
+    expect(retrace.RecoveryOptionsSchema.parse({})).toMatchObject({
+      freezeWindow: 5,
+      recoveryBudget: 10,
+      maxForwardSteps: 50,
+    });
   });
 
   it("gives each exported name one home: no entry repeats another's", () => {
-    const seen = [RETRACE, EVALUATION, MODELS, SIMDESK, LANGCHAIN, ADAPTERS, TESTING, EXPERIMENTS, OPENAI_AGENTS, AI_SDK, STAGEHAND].flat();
+    const seen = [
+      RETRACE,
+      EVALUATION,
+      MODELS,
+      SIMDESK,
+      LANGCHAIN,
+      ADAPTERS,
+      TESTING,
+      EXPERIMENTS,
+      OPENAI_AGENTS,
+      AI_SDK,
+      STAGEHAND,
+    ].flat();
     expect(new Set(seen).size).toBe(seen.length);
   });
 
   it("loads no vendor SDK and no optional peer when a script imports retrace, /evaluation, /models, /simdesk, /adapters, /testing or /experiments, no LangGraph with the light entries, and each SDK entry its own SDK only", async () => {
     const name = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string }).name;
     const light = [name, ...["evaluation", "models", "simdesk", "adapters"].map((e) => `${name}/${e}`)];
-    const entries = [...light, ...["testing", "experiments", "langchain", "openai-agents", "ai-sdk"].map((e) => `${name}/${e}`)];
+    const entries = [
+      ...light,
+      ...["testing", "experiments", "langchain", "openai-agents", "ai-sdk"].map((e) => `${name}/${e}`),
+    ];
     const loaded = new Map<string, string[]>();
     for (const e of entries) loaded.set(e, await packagesLoadedBy(e));
-    for (const e of [...light, `${name}/testing`, `${name}/experiments`]) expect(loaded.get(e)!.filter((p) => VENDOR_SDKS.includes(p) || OPTIONAL_PEERS.includes(p)), e).toEqual([]);
+    for (const e of [...light, `${name}/testing`, `${name}/experiments`])
+      expect(
+        loaded.get(e)!.filter((p) => VENDOR_SDKS.includes(p) || OPTIONAL_PEERS.includes(p)),
+        e,
+      ).toEqual([]);
     // The main entry loads LangGraph and LangChain's core on first use (runEpisode, withRecovery(...).run,
     // createRecoveryGraph, a checkpointer's first call), not at import; the probe sees zod, which it does load.
     expect(loaded.get(name)).toContain("zod");
     // The light entries (what the README's snippets import) load no LangChain, LangGraph or langsmith at all.
-    for (const e of light) expect(loaded.get(e)!.filter((p) => p.startsWith("@langchain/") || p === "langsmith"), e).toEqual([]);
+    for (const e of light)
+      expect(
+        loaded.get(e)!.filter((p) => p.startsWith("@langchain/") || p === "langsmith"),
+        e,
+      ).toEqual([]);
     // The same probe on retrace-cua/langchain (the middleware) finds LangGraph, so the empty lists above are not a blind probe.
     expect(loaded.get(`${name}/langchain`)).toContain("@langchain/langgraph");
     // The same probe on an SDK entry finds that SDK (so the empty lists above are not a blind probe), and no other.
     expect(loaded.get(`${name}/openai-agents`)).toEqual(expect.arrayContaining(["@openai/agents", "openai"]));
-    expect(loaded.get(`${name}/openai-agents`)!.filter((p) => ["ai", "@ai-sdk/anthropic", "@browserbasehq/stagehand", "sharp", "playwright-core", "dockerode"].includes(p))).toEqual([]);
+    expect(
+      loaded
+        .get(`${name}/openai-agents`)!
+        .filter((p) =>
+          ["ai", "@ai-sdk/anthropic", "@browserbasehq/stagehand", "sharp", "playwright-core", "dockerode"].includes(p),
+        ),
+    ).toEqual([]);
     expect(loaded.get(`${name}/ai-sdk`)).toEqual(expect.arrayContaining(["ai", "@ai-sdk/anthropic"]));
-    expect(loaded.get(`${name}/ai-sdk`)!.filter((p) => ["openai", "@openai/agents", "@browserbasehq/stagehand", "sharp", "playwright-core", "dockerode"].includes(p))).toEqual([]);
+    expect(
+      loaded
+        .get(`${name}/ai-sdk`)!
+        .filter((p) =>
+          ["openai", "@openai/agents", "@browserbasehq/stagehand", "sharp", "playwright-core", "dockerode"].includes(p),
+        ),
+    ).toEqual([]);
     // Neither SDK entry loads LangGraph: their wrappers plug into the SDK's own loop.
-    for (const e of ["openai-agents", "ai-sdk"]) expect(loaded.get(`${name}/${e}`)!.filter((p) => p.startsWith("@langchain/")), e).toEqual([]);
+    for (const e of ["openai-agents", "ai-sdk"])
+      expect(
+        loaded.get(`${name}/${e}`)!.filter((p) => p.startsWith("@langchain/")),
+        e,
+      ).toEqual([]);
   }, 600_000);
 });

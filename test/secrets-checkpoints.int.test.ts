@@ -18,7 +18,12 @@ import { pgBin } from "../adapters/testing/local-services.ts";
 import { startChaosModelServer, type ChaosModelServer } from "../experiments/chaos/model-server.ts";
 import { chaosAnswer } from "../experiments/chaos/runtime.ts";
 import { retrace, stop, type CliProc } from "./helpers/cli-procs.ts";
-import { servicesAvailable, startPrivatePostgres, startPrivateRedis, type PrivatePostgres } from "./helpers/services.ts";
+import {
+  servicesAvailable,
+  startPrivatePostgres,
+  startPrivateRedis,
+  type PrivatePostgres,
+} from "./helpers/services.ts";
 
 const KEY = "echo-secret-4f9a2b7c1d0e";
 const KEY_HEX = Buffer.from(KEY).toString("hex");
@@ -44,7 +49,11 @@ async function dumpTables(url: string): Promise<Record<string, string>> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    const tables = (await c.query("SELECT schemaname, tablename FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')")).rows as Array<{ schemaname: string; tablename: string }>;
+    const tables = (
+      await c.query(
+        "SELECT schemaname, tablename FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')",
+      )
+    ).rows as Array<{ schemaname: string; tablename: string }>;
     const out: Record<string, string> = {};
     for (const t of tables) {
       const rows = await c.query(`SELECT row_to_json(x)::text AS j FROM "${t.schemaname}"."${t.tablename}" x`);
@@ -62,11 +71,27 @@ beforeAll(async () => {
   server = await startChaosModelServer({ seed: 1, rate: 1, faults: ["echo-key"], answer: chaosAnswer });
   const model = { kind: "model", baseUrl: server.url, model: "echo-model", apiKeyEnv: "RETRACE_ECHO_TEST_KEY" };
   configFile = join(dir, "config.json");
-  writeFileSync(configFile, JSON.stringify({
-    kind: "end-to-end", name: "echo-checkpoints", env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes"] },
-    seeds: [0], maxRecoveryIterations: [2], baseline: false, options: { maxForwardSteps: 12, recoveryStep: "llm" },
-    pairs: [{ name: `p${Date.now().toString(36)}`, forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: model, selector: model }],
-  }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      kind: "end-to-end",
+      name: "echo-checkpoints",
+      env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes"] },
+      seeds: [0],
+      maxRecoveryIterations: [2],
+      baseline: false,
+      options: { maxForwardSteps: 12, recoveryStep: "llm" },
+      pairs: [
+        {
+          name: `p${Date.now().toString(36)}`,
+          forward: { kind: "sim", profile: "sloppy" },
+          recovery: { kind: "sim", profile: "skilled" },
+          detector: model,
+          selector: model,
+        },
+      ],
+    }),
+  );
 });
 afterAll(async () => {
   for (const p of procs) await stop(p, 5_000);
@@ -110,9 +135,17 @@ describe("an echoed key in checkpoints", () => {
       await run(["run", configFile, "--checkpoint", url, "--out", out, "-q", "-w", "2"]);
       expect(filesWithKey(out)).toEqual([]);
       const tables = await dumpTables(url);
-      expect(Object.keys(tables)).toEqual(expect.arrayContaining(["public.checkpoints", "public.checkpoint_blobs", "public.checkpoint_writes"]));
-      expect(Object.entries(tables).filter(([, text]) => holdsKey(text)).map(([t]) => t)).toEqual([]);
-      expect(tables["public.checkpoint_writes"].toLowerCase() + tables["public.checkpoint_blobs"].toLowerCase()).toContain(MARK_HEX);
+      expect(Object.keys(tables)).toEqual(
+        expect.arrayContaining(["public.checkpoints", "public.checkpoint_blobs", "public.checkpoint_writes"]),
+      );
+      expect(
+        Object.entries(tables)
+          .filter(([, text]) => holdsKey(text))
+          .map(([t]) => t),
+      ).toEqual([]);
+      expect(
+        tables["public.checkpoint_writes"].toLowerCase() + tables["public.checkpoint_blobs"].toLowerCase(),
+      ).toContain(MARK_HEX);
     }, 180_000);
   });
 
@@ -125,7 +158,22 @@ describe("an echoed key in checkpoints", () => {
       try {
         const out = join(dir, "dist");
         const q = `echo${Date.now().toString(36)}`;
-        const worker = retrace(["worker", "--queue", redis.url, "--store", pgs.url, "--queue-name", q, "--keep-checkpoints", "--work-dir", join(dir, "worker-cache"), "--quiet"], ENV);
+        const worker = retrace(
+          [
+            "worker",
+            "--queue",
+            redis.url,
+            "--store",
+            pgs.url,
+            "--queue-name",
+            q,
+            "--keep-checkpoints",
+            "--work-dir",
+            join(dir, "worker-cache"),
+            "--quiet",
+          ],
+          ENV,
+        );
         procs.push(worker);
         await run(["run", configFile, "--queue", redis.url, "--store", pgs.url, "--queue-name", q, "--out", out, "-q"]);
         await stop(worker, 10_000);
@@ -133,8 +181,14 @@ describe("an echoed key in checkpoints", () => {
         expect(filesWithKey(join(dir, "worker-cache"))).toEqual([]);
         const tables = await dumpTables(pgs.url);
         expect(tables["public.checkpoint_writes"].length).toBeGreaterThan(0); // kept, not deleted
-        expect(Object.entries(tables).filter(([, text]) => holdsKey(text)).map(([t]) => t)).toEqual([]);
-        expect(tables["public.checkpoint_writes"].toLowerCase() + tables["public.checkpoint_blobs"].toLowerCase()).toContain(MARK_HEX);
+        expect(
+          Object.entries(tables)
+            .filter(([, text]) => holdsKey(text))
+            .map(([t]) => t),
+        ).toEqual([]);
+        expect(
+          tables["public.checkpoint_writes"].toLowerCase() + tables["public.checkpoint_blobs"].toLowerCase(),
+        ).toContain(MARK_HEX);
         const r = new Redis(redis.url, { maxRetriesPerRequest: 1 });
         try {
           const keys = await r.keys("*");

@@ -23,7 +23,9 @@ afterEach(async () => {
 });
 
 function allFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? allFiles(join(dir, n)) : [join(dir, n)]));
+  return readdirSync(dir).flatMap((n) =>
+    statSync(join(dir, n)).isDirectory() ? allFiles(join(dir, n)) : [join(dir, n)],
+  );
 }
 
 describe("key redaction at every write point", () => {
@@ -32,8 +34,23 @@ describe("key redaction at every write point", () => {
     const root = mkdtempSync(join(tmpdir(), "retrace-echo-"));
     const answers = planAnswers(plan);
     // the first answer echoes the key in prose (unparseable: a failed step whose text is recorded)
-    server = await startScriptedOpenAIServer({ script: [{ endpoint: "chat", text: `I was called with api key ${KEY} and will not act.` }, ...answers.map((text) => ({ endpoint: "chat" as const, text }))] });
-    const run = await runModelTask({ policy: "openai", model: "qwen-test", taskId: TASK, baseURL: server.url, apiKey: KEY, out: join(root, "run"), cache: "readwrite", maxRetries: 0, maxSteps: 14 });
+    server = await startScriptedOpenAIServer({
+      script: [
+        { endpoint: "chat", text: `I was called with api key ${KEY} and will not act.` },
+        ...answers.map((text) => ({ endpoint: "chat" as const, text })),
+      ],
+    });
+    const run = await runModelTask({
+      policy: "openai",
+      model: "qwen-test",
+      taskId: TASK,
+      baseURL: server.url,
+      apiKey: KEY,
+      out: join(root, "run"),
+      cache: "readwrite",
+      maxRetries: 0,
+      maxSteps: 14,
+    });
     expect(server.requests[0].headers.authorization).toBe(`Bearer ${KEY}`);
     expect(run.result.accounting.policyFailures).toBeGreaterThanOrEqual(1);
     const files = allFiles(root);
@@ -41,12 +58,17 @@ describe("key redaction at every write point", () => {
     expect(files.some((f) => f.endsWith("traj.jsonl"))).toBe(true);
     for (const f of files) expect(readFileSync(f).includes(KEY), f).toBe(false);
     // the echoed text itself was kept, redacted
-    const texts = files.filter((f) => f.endsWith("traj.jsonl") || f.includes("model-cache")).map((f) => readFileSync(f, "utf8")).join("\n");
+    const texts = files
+      .filter((f) => f.endsWith("traj.jsonl") || f.includes("model-cache"))
+      .map((f) => readFileSync(f, "utf8"))
+      .join("\n");
     expect(texts).toContain("called with api key [redacted]");
   });
 
   it("redactText removes registered keys and key-shaped strings but keeps JSON valid", () => {
-    const line = JSON.stringify({ text: `key ${KEY}; header Bearer abcdefgh123; sk-abcdef123456; api_key: "zzzzzzzz9"` });
+    const line = JSON.stringify({
+      text: `key ${KEY}; header Bearer abcdefgh123; sk-abcdef123456; api_key: "zzzzzzzz9"`,
+    });
     const out = redactText(line);
     expect(() => JSON.parse(out)).not.toThrow();
     expect(out).not.toContain("sk-abcdef123456");

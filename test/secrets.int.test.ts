@@ -25,12 +25,21 @@ afterEach(async () => {
 });
 
 function allFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? allFiles(join(dir, n)) : [join(dir, n)]));
+  return readdirSync(dir).flatMap((n) =>
+    statSync(join(dir, n)).isDirectory() ? allFiles(join(dir, n)) : [join(dir, n)],
+  );
 }
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [join(ROOT, "experiments/bin/retrace.mjs"), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(ROOT, "experiments/bin/retrace.mjs"), ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -44,12 +53,35 @@ describe("secrets", () => {
   it("a fake API key used by the CLI and the computer-use policies appears in no written file and no output", async () => {
     const plan = getSimDeskTask(TASK).plan!;
     const root = mkdtempSync(join(tmpdir(), "retrace-secrets-"));
-    const echo = { status: 401, body: { error: { message: `Incorrect API key provided: ${KEY}`, type: "invalid_request_error" } } };
+    const echo = {
+      status: 401,
+      body: { error: { message: `Incorrect API key provided: ${KEY}`, type: "invalid_request_error" } },
+    };
 
     // 1. the CLI, key from --api-key-env, cache on; the server echoes the key in a 401 first
-    server = await startScriptedOpenAIServer({ script: [echo, ...planAnswers(plan).map((text) => ({ endpoint: "chat" as const, text }))] });
+    server = await startScriptedOpenAIServer({
+      script: [echo, ...planAnswers(plan).map((text) => ({ endpoint: "chat" as const, text }))],
+    });
     const cli = await runCli(
-      ["run-model", "--base-url", server.url, "--model", "qwen-test", "--task", TASK, "--out", join(root, "cli"), "--api-key-env", "RETRACE_TEST_KEY", "--cache", "readwrite", "--max-retries", "0", "--max-steps", "12"],
+      [
+        "run-model",
+        "--base-url",
+        server.url,
+        "--model",
+        "qwen-test",
+        "--task",
+        TASK,
+        "--out",
+        join(root, "cli"),
+        "--api-key-env",
+        "RETRACE_TEST_KEY",
+        "--cache",
+        "readwrite",
+        "--max-retries",
+        "0",
+        "--max-steps",
+        "12",
+      ],
       { RETRACE_TEST_KEY: KEY, RETRACE_LOG_LEVEL: "debug" },
     );
     expect(cli.stderr).not.toContain(KEY);
@@ -61,16 +93,40 @@ describe("secrets", () => {
     await server.close();
 
     // 2. Anthropic computer use through runModelTask, cache on
-    server = await startScriptedOpenAIServer({ script: [echo, ...planAnthropicSteps(plan).map((s) => ({ endpoint: "messages" as const, ...s }))] });
-    const anth = await runModelTask({ policy: "anthropic", model: "claude-sonnet-4-6", taskId: TASK, baseURL: server.origin, apiKey: KEY, out: join(root, "anthropic"), cache: "readwrite", maxRetries: 0, maxSteps: 12 });
+    server = await startScriptedOpenAIServer({
+      script: [echo, ...planAnthropicSteps(plan).map((s) => ({ endpoint: "messages" as const, ...s }))],
+    });
+    const anth = await runModelTask({
+      policy: "anthropic",
+      model: "claude-sonnet-4-6",
+      taskId: TASK,
+      baseURL: server.origin,
+      apiKey: KEY,
+      out: join(root, "anthropic"),
+      cache: "readwrite",
+      maxRetries: 0,
+      maxSteps: 12,
+    });
     expect(anth.result.success).toBe(true);
     expect(anth.result.accounting.policyFailures).toBe(1);
     server.verify();
     await server.close();
 
     // 3. OpenAI computer use through runModelTask, cache on
-    server = await startScriptedOpenAIServer({ script: [echo, ...planOpenAICuaSteps(plan).map((s) => ({ endpoint: "responses" as const, ...s }))] });
-    const cua = await runModelTask({ policy: "openai-cua", model: "computer-use-preview", taskId: TASK, baseURL: server.url, apiKey: KEY, out: join(root, "cua"), cache: "readwrite", maxRetries: 0, maxSteps: 12 });
+    server = await startScriptedOpenAIServer({
+      script: [echo, ...planOpenAICuaSteps(plan).map((s) => ({ endpoint: "responses" as const, ...s }))],
+    });
+    const cua = await runModelTask({
+      policy: "openai-cua",
+      model: "computer-use-preview",
+      taskId: TASK,
+      baseURL: server.url,
+      apiKey: KEY,
+      out: join(root, "cua"),
+      cache: "readwrite",
+      maxRetries: 0,
+      maxSteps: 12,
+    });
     expect(cua.result.success).toBe(true);
     server.verify();
 

@@ -20,7 +20,8 @@ export class ActionFormatError extends ModelBehaviorError {
 }
 
 /** Shorthands used by the converters. */
-export const unparseable = (message: string, output?: string) => new ActionFormatError(message, { kind: "unparseable", output });
+export const unparseable = (message: string, output?: string) =>
+  new ActionFormatError(message, { kind: "unparseable", output });
 export const unsafe = (message: string, output?: string) => new ActionFormatError(message, { kind: "unsafe", output });
 export const empty = (message: string, output?: string) => new ActionFormatError(message, { kind: "empty", output });
 

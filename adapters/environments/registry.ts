@@ -66,14 +66,30 @@ function baseFactory(kind: string, options: EnvironmentFactoryOptions): Environm
     case "simdesk":
       return async () => createSimDesk({ blobs: options.blobs, ...size, accessibility: options.accessibility });
     case "x11":
-      return async () => createX11Desktop({ blobs: options.blobs, ...size, accessibility: options.accessibility, user: options.user });
+      return async () =>
+        createX11Desktop({ blobs: options.blobs, ...size, accessibility: options.accessibility, user: options.user });
     case "docker":
-      return async () => createDockerDesktop({ blobs: options.blobs, ...size, dockerHost: options.dockerHost, image: options.image, runId: options.runId });
+      return async () =>
+        createDockerDesktop({
+          blobs: options.blobs,
+          ...size,
+          dockerHost: options.dockerHost,
+          image: options.image,
+          runId: options.runId,
+        });
     case "browser":
       // Loaded on first use: playwright-core is heavy, and most commands never open a browser.
-      return async () => (await import("./browser/index.ts")).createBrowserEnvironment({ blobs: options.blobs, ...size, accessibility: options.accessibility, chromium: options.chromium });
+      return async () =>
+        (await import("./browser/index.ts")).createBrowserEnvironment({
+          blobs: options.blobs,
+          ...size,
+          accessibility: options.accessibility,
+          chromium: options.chromium,
+        });
     default:
-      throw new ConfigError(`env kind "${kind}" is unknown (one of: ${ENVIRONMENT_KINDS.join(", ")})`, { field: "env.kind" });
+      throw new ConfigError(`env kind "${kind}" is unknown (one of: ${ENVIRONMENT_KINDS.join(", ")})`, {
+        field: "env.kind",
+      });
   }
 }
 
@@ -82,5 +98,7 @@ export function tasksForEnvironment(kind: string): readonly Task[] {
   if (kind === "simdesk") return SIMDESK_TASKS;
   if (kind === "browser") return BROWSER_TASKS;
   if (kind === "x11" || kind === "docker") return DESKTOP_TASKS;
-  throw new ConfigError(`env kind "${kind}" is unknown (one of: ${ENVIRONMENT_KINDS.join(", ")})`, { field: "env.kind" });
+  throw new ConfigError(`env kind "${kind}" is unknown (one of: ${ENVIRONMENT_KINDS.join(", ")})`, {
+    field: "env.kind",
+  });
 }

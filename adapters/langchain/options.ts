@@ -19,7 +19,17 @@ import type { RestoreRequest, RestoreResult } from "../../src/runtime/restore.ts
 import type { RestorationConfirmation } from "../../src/runtime/confirm.ts";
 import type { RecoveryReport } from "../../src/runtime/recovery-report.ts";
 import { resolveDetectorOption, type DetectionPresetOptions } from "../llm/detection-preset.ts";
-import { detectorField, fn, userLoggerSchema, parseKnobOptions, WRAPPER_KNOBS, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../recovery-knobs.ts";
+import {
+  detectorField,
+  fn,
+  userLoggerSchema,
+  parseKnobOptions,
+  WRAPPER_KNOBS,
+  withMethod,
+  type DefaultedKnob,
+  type RecoveryKnobs,
+  type ResolvedKnobs,
+} from "../recovery-knobs.ts";
 
 export type { RestoreRequest, RestoreResult } from "../../src/runtime/restore.ts";
 
@@ -46,27 +56,37 @@ export interface RecoveryMiddlewareOptions extends RecoveryKnobs {
   /** Builds the message placed after the truncated history. @default a HumanMessage with the post-restoration transition prompt */
   /** Your pino-compatible logger ({ debug, info, warn, error } taking (obj, msg)): retrace's records go there instead of stderr. */
   logger?: UserLogger;
-  transitionMessage?: (info: { text: string; step: number; observation: Observation; restored: boolean; confirmation: RestorationConfirmation }) => BaseMessage | Promise<BaseMessage>;
+  transitionMessage?: (info: {
+    text: string;
+    step: number;
+    observation: Observation;
+    restored: boolean;
+    confirmation: RestorationConfirmation;
+  }) => BaseMessage | Promise<BaseMessage>;
 }
 
 /** zod shape of the middleware's own options, layered on the runtime knobs (WRAPPER_KNOBS) by the one resolver. */
 export const RecoveryMiddlewareOptionsShape = {
-    detector: detectorField(),
-    observe: fn("() => Promise<Observation>"),
-    restore: fn("(request) => Promise<RestoreResult>"),
-    blobs: withMethod("get"),
-    task: z.object({ id: z.string(), instruction: z.string() }).optional(),
-    toActions: fn("(toolCall) => Action[]").optional(),
-    transitionMessage: fn("(info) => BaseMessage").optional(),
-    onRecovery: fn("(report) => void").optional(),
-    logger: userLoggerSchema().optional(),
+  detector: detectorField(),
+  observe: fn("() => Promise<Observation>"),
+  restore: fn("(request) => Promise<RestoreResult>"),
+  blobs: withMethod("get"),
+  task: z.object({ id: z.string(), instruction: z.string() }).optional(),
+  toActions: fn("(toolCall) => Action[]").optional(),
+  transitionMessage: fn("(info) => BaseMessage").optional(),
+  onRecovery: fn("(report) => void").optional(),
+  logger: userLoggerSchema().optional(),
 };
 
 /** Options with defaults resolved. */
-export type ResolvedRecoveryMiddlewareOptions = Omit<RecoveryMiddlewareOptions, DefaultedKnob | "detector"> & ResolvedKnobs & { detector: ErrorDetector };
+export type ResolvedRecoveryMiddlewareOptions = Omit<RecoveryMiddlewareOptions, DefaultedKnob | "detector"> &
+  ResolvedKnobs & { detector: ErrorDetector };
 
 /** Validate; a ConfigError names the first bad field. */
 export function resolveOptions(options: RecoveryMiddlewareOptions): ResolvedRecoveryMiddlewareOptions {
   const parsed = parseKnobOptions("recoveryMiddleware", WRAPPER_KNOBS, RecoveryMiddlewareOptionsShape, options);
-  return { ...parsed, detector: resolveDetectorOption(options.detector, "recoveryMiddleware: option detector") } as ResolvedRecoveryMiddlewareOptions;
+  return {
+    ...parsed,
+    detector: resolveDetectorOption(options.detector, "recoveryMiddleware: option detector"),
+  } as ResolvedRecoveryMiddlewareOptions;
 }

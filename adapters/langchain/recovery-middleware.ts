@@ -27,7 +27,13 @@ import { requireOptional } from "../../src/optional-import.ts";
 import type { TaskSpec } from "../../src/task.ts";
 import { EpisodeEvents } from "../../src/runtime/events.ts";
 import { postRestoration, TRANSITION_PROMPTS } from "../../prompts/index.ts";
-import { initialTrack, StepRecovery, type CompletedStep, type RecoveryTrack, type Truncation } from "../../src/runtime/step-recovery.ts";
+import {
+  initialTrack,
+  StepRecovery,
+  type CompletedStep,
+  type RecoveryTrack,
+  type Truncation,
+} from "../../src/runtime/step-recovery.ts";
 import type { RecoveryReport } from "../../src/runtime/recovery-report.ts";
 import { bump } from "../../src/runtime/accounting.ts";
 import { isCascadeDetector } from "../../src/detectors/cascade.ts";
@@ -65,13 +71,29 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
   };
   const notice = (cut: Truncation): BaseMessage | Promise<BaseMessage> =>
     o.transitionMessage
-      ? o.transitionMessage({ text: cut.notice, step: cut.step, observation: cut.observation, restored: cut.restored, confirmation: cut.confirmation })
+      ? o.transitionMessage({
+          text: cut.notice,
+          step: cut.step,
+          observation: cut.observation,
+          restored: cut.restored,
+          confirmation: cut.confirmation,
+        })
       : new HumanMessage({ content: cut.notice });
-  const loop = { ...o, events, env: { observe: async () => checkObservation(await o.observe(), 'recoveryMiddleware option "observe"') }, onRecovery, routine: 'recoveryMiddleware option "restore"', postRestoration };
+  const loop = {
+    ...o,
+    events,
+    env: { observe: async () => checkObservation(await o.observe(), 'recoveryMiddleware option "observe"') },
+    onRecovery,
+    routine: 'recoveryMiddleware option "restore"',
+    postRestoration,
+  };
 
   // langchain is an optional peer, loaded here (its CommonJS build: this function is synchronous).
   // Its middleware is a plain object with a Symbol.for brand, so createAgent from its ESM build takes it.
-  const { createMiddleware } = requireOptional<{ createMiddleware: typeof CreateMiddleware }>("langchain", "recoveryMiddleware (LangChain createAgent)");
+  const { createMiddleware } = requireOptional<{ createMiddleware: typeof CreateMiddleware }>(
+    "langchain",
+    "recoveryMiddleware (LangChain createAgent)",
+  );
   const middleware = createMiddleware({
     name: "RetraceRecoveryMiddleware",
     stateSchema: z.object({ retrace: TrackSchema.optional() }),
@@ -92,7 +114,11 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
         const ai = messages[i] as AIMessage;
         return { actions: (ai.tool_calls ?? []).flatMap((c) => toActions(c)), response: describeToolCalls(ai) };
       });
-      const cut = await new StepRecovery(loop, o.task ?? taskFrom(messages), track).afterSteps(completed, current, signal);
+      const cut = await new StepRecovery(loop, o.task ?? taskFrom(messages), track).afterSteps(
+        completed,
+        current,
+        signal,
+      );
       if (!cut) return { retrace: track };
 
       const noticeMessage = await notice(cut);
@@ -109,23 +135,35 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
     // Installed only for a cascade (the production preset): this hook is one more graph node per
     // model call, which counts against LangGraph's recursionLimit; an every-step detector has
     // judged the last step already, so there is nothing to ask again.
-    afterModel: !isCascadeDetector(o.detector) ? undefined : {
-      canJumpTo: ["model"],
-      hook: async (state, runtime) => {
-        const messages = state.messages as BaseMessage[];
-        const last = messages.at(-1);
-        const track0 = state.retrace as RecoveryTrack | undefined;
-        if (!last || !AIMessage.isInstance(last) || (last.tool_calls?.length ?? 0) > 0 || track0?.letPass === undefined) return;
-        const track: RecoveryTrack = structuredClone(track0);
-        const signal = (runtime as { signal?: AbortSignal }).signal;
-        const cut = await new StepRecovery(loop, o.task ?? taskFrom(messages), track).beforeDone(signal);
-        if (!cut) return { retrace: track };
-        track.accounting = bump(track.accounting, { discardedProposals: 1 });
-        const noticeMessage = await notice(cut);
-        const kept = cut.cut ? messagesBeforeStep(messages, cut.step) : messages.slice(0, -1);
-        return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...kept, noticeMessage], retrace: track, jumpTo: "model" as const };
-      },
-    },
+    afterModel: !isCascadeDetector(o.detector)
+      ? undefined
+      : {
+          canJumpTo: ["model"],
+          hook: async (state, runtime) => {
+            const messages = state.messages as BaseMessage[];
+            const last = messages.at(-1);
+            const track0 = state.retrace as RecoveryTrack | undefined;
+            if (
+              !last ||
+              !AIMessage.isInstance(last) ||
+              (last.tool_calls?.length ?? 0) > 0 ||
+              track0?.letPass === undefined
+            )
+              return;
+            const track: RecoveryTrack = structuredClone(track0);
+            const signal = (runtime as { signal?: AbortSignal }).signal;
+            const cut = await new StepRecovery(loop, o.task ?? taskFrom(messages), track).beforeDone(signal);
+            if (!cut) return { retrace: track };
+            track.accounting = bump(track.accounting, { discardedProposals: 1 });
+            const noticeMessage = await notice(cut);
+            const kept = cut.cut ? messagesBeforeStep(messages, cut.step) : messages.slice(0, -1);
+            return {
+              messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...kept, noticeMessage],
+              retrace: track,
+              jumpTo: "model" as const,
+            };
+          },
+        },
   });
   return Object.assign(middleware, { events });
 }

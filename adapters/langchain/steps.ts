@@ -52,6 +52,12 @@ export function describeToolCalls(m: AIMessage): string {
 export function messageText(m: BaseMessage): string {
   if (typeof m.content === "string") return m.content;
   return m.content
-    .map((p) => (typeof p === "string" ? p : p.type === "text" && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : ""))
+    .map((p) =>
+      typeof p === "string"
+        ? p
+        : p.type === "text" && typeof (p as { text?: unknown }).text === "string"
+          ? (p as { text: string }).text
+          : "",
+    )
     .join("");
 }

@@ -100,7 +100,11 @@ export function createAgenticLlmVerifier(options: AgenticLlmVerifierOptions): Ag
       const sources = new Set(["target", "current"]);
       const report = await reportLines(input, o.maxReportLines);
       if (report.length) sources.add("report");
-      const system = renderPrompt(agenticStateVerifier, { maxProbes: String(budget), width: String(input.current.width), height: String(input.current.height) });
+      const system = renderPrompt(agenticStateVerifier, {
+        maxProbes: String(budget),
+        width: String(input.current.width),
+        height: String(input.current.height),
+      });
       const first: ChatContentPart[] = [
         { type: "text", text: "TARGET:" },
         screenshotPart(input.target, o.detail),
@@ -108,7 +112,13 @@ export function createAgenticLlmVerifier(options: AgenticLlmVerifierOptions): Ag
         screenshotPart(input.current, o.detail),
       ];
       if (report.length) first.push({ type: "text", text: `PROBE REPORT (target vs current):\n${report.join("\n")}` });
-      first.push({ type: "text", text: budget > 0 ? `You may take up to ${budget} probing action(s).` : "No probing actions are available here; answer with a verdict." });
+      first.push({
+        type: "text",
+        text:
+          budget > 0
+            ? `You may take up to ${budget} probing action(s).`
+            : "No probing actions are available here; answer with a verdict.",
+      });
       const messages: ChatMessage[] = [
         { role: "system", content: system },
         { role: "user", content: first },
@@ -120,11 +130,24 @@ export function createAgenticLlmVerifier(options: AgenticLlmVerifierOptions): Ag
       let out: Omit<AgenticVerification, "usage" | "prompt" | "probes"> | undefined;
       try {
         for (let turn = 0; !out; turn++) {
-          const reply = await askForJson({ model, role: "verifier", prompt, schema: AgenticVerifierReplySchema, messages, ...roleCall(o), signal: input.signal });
+          const reply = await askForJson({
+            model,
+            role: "verifier",
+            prompt,
+            schema: AgenticVerifierReplySchema,
+            messages,
+            ...roleCall(o),
+            signal: input.signal,
+          });
           usage.push(...reply.usage);
           if (!reply.value) {
             logger.warn({ verifier: o.name, failure: reply.failure }, "agentic verifier failed; abstaining");
-            out = { verdict: "abstain", reason: "the verifier could not give a usable answer", evidence: [], failure: reply.failure };
+            out = {
+              verdict: "abstain",
+              reason: "the verifier could not give a usable answer",
+              evidence: [],
+              failure: reply.failure,
+            };
             break;
           }
           const v = reply.value;
@@ -132,12 +155,20 @@ export function createAgenticLlmVerifier(options: AgenticLlmVerifierOptions): Ag
             const cited = v.evidence.filter((e) => sources.has(e.source)).map((e) => `${e.source}: ${e.fact.trim()}`);
             const dropped = v.evidence.length - cited.length;
             if (v.verdict !== "abstain" && cited.length === 0) {
-              out = { verdict: "abstain", reason: `the model said "${v.verdict}" without attested evidence${dropped ? ` (${dropped} finding(s) cited unknown sources)` : ""}: ${v.reason}`, evidence: [] };
+              out = {
+                verdict: "abstain",
+                reason: `the model said "${v.verdict}" without attested evidence${dropped ? ` (${dropped} finding(s) cited unknown sources)` : ""}: ${v.reason}`,
+                evidence: [],
+              };
             } else out = { verdict: v.verdict, reason: v.reason, evidence: cited };
             break;
           }
           if (probes.length >= budget) {
-            out = { verdict: "abstain", reason: `the model asked for another probe after its ${budget} probing action(s)`, evidence: [] };
+            out = {
+              verdict: "abstain",
+              reason: `the model asked for another probe after its ${budget} probing action(s)`,
+              evidence: [],
+            };
             break;
           }
           const accepted = acceptProbe(v.probe, last);
@@ -154,7 +185,14 @@ export function createAgenticLlmVerifier(options: AgenticLlmVerifierOptions): Ag
           probes.push({ action: formatAction(accepted.action), why: v.why });
           const name = `probe-${probes.filter((p) => !p.refused).length}`;
           sources.add(name);
-          messages.push({ role: "user", content: [{ type: "text", text: `${name}, after ${formatAction(accepted.action)}:` }, screenshotPart(last, o.detail), { type: "text", text: left() }] });
+          messages.push({
+            role: "user",
+            content: [
+              { type: "text", text: `${name}, after ${formatAction(accepted.action)}:` },
+              screenshotPart(last, o.detail),
+              { type: "text", text: left() },
+            ],
+          });
         }
       } finally {
         if (taken.length && input.env) await undoProbes(input.env, taken);
@@ -165,7 +203,11 @@ export function createAgenticLlmVerifier(options: AgenticLlmVerifierOptions): Ag
         const ssim = await observationSsim(after, input.current, input.blobs);
         viewRestored = { ssim, restored: ssim >= o.ssimThreshold };
         if (!viewRestored.restored) {
-          out = { ...out!, verdict: "mismatch", reason: `its probing actions could not be undone (SSIM ${ssim.toFixed(4)} < ${o.ssimThreshold} against the screen before verification), so the desktop is no longer in the judged state; the model had said ${out!.verdict}: ${out!.reason}` };
+          out = {
+            ...out!,
+            verdict: "mismatch",
+            reason: `its probing actions could not be undone (SSIM ${ssim.toFixed(4)} < ${o.ssimThreshold} against the screen before verification), so the desktop is no longer in the judged state; the model had said ${out!.verdict}: ${out!.reason}`,
+          };
         }
       }
       return { ...out!, usage, prompt, probes, ...(viewRestored ? { viewRestored } : {}) };
@@ -180,8 +222,14 @@ async function undoProbes(env: NonNullable<VerifyInput["env"]>, taken: readonly 
 /** Probe-report comparison lines (differences first) when both observations carry a report. */
 async function reportLines(input: VerifyInput, max: number): Promise<string[]> {
   if (max === 0 || !input.target.probe || !input.current.probe) return [];
-  const [t, c] = await Promise.all([loadProbeReport(input.blobs, input.target.probe), loadProbeReport(input.blobs, input.current.probe)]);
+  const [t, c] = await Promise.all([
+    loadProbeReport(input.blobs, input.target.probe),
+    loadProbeReport(input.blobs, input.current.probe),
+  ]);
   const cmp = compareProbeReports(t, c);
-  const lines = [...cmp.differed.map((d) => `differs ${describeProbeDifference(d)}`), ...cmp.matched.map((k) => `matches ${k}: ${t.items[k]}`)];
+  const lines = [
+    ...cmp.differed.map((d) => `differs ${describeProbeDifference(d)}`),
+    ...cmp.matched.map((k) => `matches ${k}: ${t.items[k]}`),
+  ];
   return lines.length > max ? [...lines.slice(0, max), `(${lines.length - max} more line(s) not shown)`] : lines;
 }

@@ -18,9 +18,11 @@ export interface CallOptions {
 
 /** Call the model; never throws. A timeout or transport error comes back as `{ ok: false }`. */
 export async function callModel(model: ChatModel, request: ChatRequest, opts: CallOptions = {}): Promise<CallResult> {
-  const signals = [opts.signal, request.signal, opts.timeoutMs ? AbortSignal.timeout(opts.timeoutMs) : undefined].filter(
-    (s): s is AbortSignal => s !== undefined,
-  );
+  const signals = [
+    opts.signal,
+    request.signal,
+    opts.timeoutMs ? AbortSignal.timeout(opts.timeoutMs) : undefined,
+  ].filter((s): s is AbortSignal => s !== undefined);
   // Always a fresh per-call signal: vendor SDKs (openai, @anthropic-ai/sdk) add an "abort"
   // listener to the signal they get and never remove it, so handing them the episode's long-lived
   // signal piles up listeners call after call (MaxListenersExceededWarning after 10 calls).
@@ -31,7 +33,9 @@ export async function callModel(model: ChatModel, request: ChatRequest, opts: Ca
     return { ok: true, response: { ...response, usage } };
   } catch (err) {
     const timedOut = signal?.aborted && signal.reason instanceof DOMException && signal.reason.name === "TimeoutError";
-    const error = timedOut ? `model call timed out after ${opts.timeoutMs} ms` : `model call failed: ${describeError(err)}`;
+    const error = timedOut
+      ? `model call timed out after ${opts.timeoutMs} ms`
+      : `model call failed: ${describeError(err)}`;
     return { ok: false, error, aborted: Boolean(signal?.aborted) };
   }
 }

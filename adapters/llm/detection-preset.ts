@@ -30,10 +30,22 @@ export type DetectionPreset = (typeof DETECTION_PRESETS)[number];
  * step until each judge call was made cheaper, a shorter window and tree diffs capped at 4 lines:
  * the cheaper calls pay for the denser net at the same watching cost; docs/cost.md, "Detector levers".)
  */
-export const PRODUCTION_GATES: CascadeGateSpec[] = [{ kind: "no-effect" }, { kind: "loop" }, { kind: "visual-change" }, { kind: "every-k", k: 2 }, { kind: "before-done" }];
+export const PRODUCTION_GATES: CascadeGateSpec[] = [
+  { kind: "no-effect" },
+  { kind: "loop" },
+  { kind: "visual-change" },
+  { kind: "every-k", k: 2 },
+  { kind: "before-done" },
+];
 
 /** The production preset's context defaults (each one overridable): the screens of the last 2 steps (2 to 3 shown), tree diffs of at most 4 lines. */
-export const PRODUCTION_DETECTION = { historySteps: 2, imageMaxSide: 768, treeDiff: true, treeDiffMaxLines: 4, gates: PRODUCTION_GATES } as const;
+export const PRODUCTION_DETECTION = {
+  historySteps: 2,
+  imageMaxSide: 768,
+  treeDiff: true,
+  treeDiffMaxLines: 4,
+  gates: PRODUCTION_GATES,
+} as const;
 
 /** A detector given by preset: `{ preset: "production", model: judgeChatModel }`. */
 export interface DetectionPresetOptions extends Omit<LlmErrorDetectorOptions, "layout"> {
@@ -63,14 +75,22 @@ const PRODUCTION_ONLY = ["gates", "historySteps", "treeDiff", "treeDiffMaxLines"
 
 /** Build the detector of a preset; a bad field throws one ConfigError line naming it. */
 export function createDetectionPreset(options: DetectionPresetOptions, where = "detector"): ErrorDetector {
-  if (!options || typeof options !== "object") throw new ConfigError(`${where}: expected { preset: "paper" | "production", model: ChatModel }`, { field: where });
+  if (!options || typeof options !== "object")
+    throw new ConfigError(`${where}: expected { preset: "paper" | "production", model: ChatModel }`, { field: where });
   const { preset, gates, maxRecoveryIterations: _cap, recoveryBudget: _budget, ...rest } = options;
   const p = z.enum(DETECTION_PRESETS).safeParse(preset);
-  if (!p.success) throw new ConfigError(`${where}.preset: expected "paper" or "production", got ${JSON.stringify(preset)}`, { field: `${where}.preset` });
+  if (!p.success)
+    throw new ConfigError(`${where}.preset: expected "paper" or "production", got ${JSON.stringify(preset)}`, {
+      field: `${where}.preset`,
+    });
   requireModel(rest.model, `${where} (preset ${preset})`);
   if (preset === "paper") {
     const extra = PRODUCTION_ONLY.find((k) => (options as unknown as Record<string, unknown>)[k] !== undefined);
-    if (extra) throw new ConfigError(`${where}.${extra}: only the production preset takes "${extra}" (the paper preset is the paper's every-step detector)`, { field: `${where}.${extra}` });
+    if (extra)
+      throw new ConfigError(
+        `${where}.${extra}: only the production preset takes "${extra}" (the paper preset is the paper's every-step detector)`,
+        { field: `${where}.${extra}` },
+      );
     return createLlmErrorDetector(rest);
   }
   const { gates: _defaultGates, ...context } = PRODUCTION_DETECTION;
@@ -85,7 +105,13 @@ export function isDetectionPresetSpec(v: unknown): v is DetectionPresetOptions {
 
 /** A `detector` option as every path takes it: an ErrorDetector, or a preset spec built here. */
 export function resolveDetectorOption(value: ErrorDetector | DetectionPresetOptions, where: string): ErrorDetector;
-export function resolveDetectorOption(value: ErrorDetector | DetectionPresetOptions | undefined, where: string): ErrorDetector | undefined;
-export function resolveDetectorOption(value: ErrorDetector | DetectionPresetOptions | undefined, where: string): ErrorDetector | undefined {
+export function resolveDetectorOption(
+  value: ErrorDetector | DetectionPresetOptions | undefined,
+  where: string,
+): ErrorDetector | undefined;
+export function resolveDetectorOption(
+  value: ErrorDetector | DetectionPresetOptions | undefined,
+  where: string,
+): ErrorDetector | undefined {
   return isDetectionPresetSpec(value) ? createDetectionPreset(value, where) : value;
 }

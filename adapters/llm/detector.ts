@@ -11,7 +11,15 @@ import { noDetection, type Detection, type DetectorInput, type ErrorDetector } f
 import { renderPrompt } from "../../src/prompt.ts";
 import { joinPromptRefs } from "./prompt-refs.ts";
 import { logger } from "../../src/logger.ts";
-import { callFields, imagesField, maxReasksField, parseOptions, requireModel, roleCall, type JsonRoleOptions } from "./options.ts";
+import {
+  callFields,
+  imagesField,
+  maxReasksField,
+  parseOptions,
+  requireModel,
+  roleCall,
+  type JsonRoleOptions,
+} from "./options.ts";
 import errorDetectorSystem from "../../prompts/error-detector-system.ts";
 import errorDetectorSystemCautious from "../../prompts/error-detector-system-cautious.ts";
 import errorDetectorUser from "../../prompts/error-detector-user.ts";
@@ -31,7 +39,10 @@ export const DetectorReplySchema = z
     reason: z.string(),
     confidence: z.number().min(0).max(1),
   })
-  .refine((r) => !r.off_track || r.error_step !== null, { message: "error_step must be an integer when off_track is true", path: ["error_step"] });
+  .refine((r) => !r.off_track || r.error_step !== null, {
+    message: "error_step must be an integer when off_track is true",
+    path: ["error_step"],
+  });
 
 export type DetectorReply = z.infer<typeof DetectorReplySchema>;
 
@@ -88,19 +99,21 @@ export type DetectorLayout = (typeof DETECTOR_LAYOUTS)[number];
 export const DETECTOR_STANCES = ["neutral", "cautious"] as const;
 export type DetectorStance = (typeof DETECTOR_STANCES)[number];
 
-const OptionsSchema = z.object({
-  stance: z.enum(DETECTOR_STANCES).default("neutral"),
-  maxReasks: maxReasksField(),
-  historyImages: imagesField(3),
-  responseChars: z.number().int().min(0).default(0),
-  observation: z.enum(OBSERVATION_TYPES).default("screenshot"),
-  layout: z.enum(DETECTOR_LAYOUTS).default("paper"),
-  historySteps: z.number().int().min(1).max(50).default(3),
-  imageMaxSide: z.number().int().min(64).max(8192).optional(),
-  treeDiff: z.boolean().default(false),
-  treeDiffMaxLines: z.number().int().min(2).max(10_000).optional(),
-  ...callFields({ name: "llm-detector", temperature: 0.7 }),
-}).strict();
+const OptionsSchema = z
+  .object({
+    stance: z.enum(DETECTOR_STANCES).default("neutral"),
+    maxReasks: maxReasksField(),
+    historyImages: imagesField(3),
+    responseChars: z.number().int().min(0).default(0),
+    observation: z.enum(OBSERVATION_TYPES).default("screenshot"),
+    layout: z.enum(DETECTOR_LAYOUTS).default("paper"),
+    historySteps: z.number().int().min(1).max(50).default(3),
+    imageMaxSide: z.number().int().min(64).max(8192).optional(),
+    treeDiff: z.boolean().default(false),
+    treeDiffMaxLines: z.number().int().min(2).max(10_000).optional(),
+    ...callFields({ name: "llm-detector", temperature: 0.7 }),
+  })
+  .strict();
 
 /** An LLM error-step detector. */
 export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorDetector {
@@ -109,8 +122,11 @@ export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorD
   const o = parseOptions(OptionsSchema, rest, "createLlmErrorDetector");
   const system = o.stance === "cautious" ? errorDetectorSystemCautious : errorDetectorSystem;
   const cached = o.layout === "cached";
-  const prompt = cached ? joinPromptRefs(system, errorDetectorTask, errorDetectorQuestion) : joinPromptRefs(system, errorDetectorUser);
-  const sized = (parts: ChatContentPart[]) => (o.imageMaxSide ? parts.map((p) => (p.type === "image" ? { ...p, maxSide: o.imageMaxSide } : p)) : parts);
+  const prompt = cached
+    ? joinPromptRefs(system, errorDetectorTask, errorDetectorQuestion)
+    : joinPromptRefs(system, errorDetectorUser);
+  const sized = (parts: ChatContentPart[]) =>
+    o.imageMaxSide ? parts.map((p) => (p.type === "image" ? { ...p, maxSide: o.imageMaxSide } : p)) : parts;
   return {
     name: o.name,
     latency: "model",
@@ -119,10 +135,13 @@ export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorD
       const t = input.history.length;
       if (t === 0) return { ...noDetection("no steps taken yet"), prompt };
       const lastStep = t - 1;
-      const schema = DetectorReplySchema.refine((r) => !r.off_track || (r.error_step! >= 0 && r.error_step! <= lastStep), {
-        message: `error_step must be between 0 and ${lastStep}`,
-        path: ["error_step"],
-      });
+      const schema = DetectorReplySchema.refine(
+        (r) => !r.off_track || (r.error_step! >= 0 && r.error_step! <= lastStep),
+        {
+          message: `error_step must be between 0 and ${lastStep}`,
+          path: ["error_step"],
+        },
+      );
       const reply = await askForJson({
         model,
         role: "detector",
@@ -137,8 +156,22 @@ export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorD
             content: cached
               ? cachedLayout(input, o, sized)
               : [
-                  { type: "text", text: renderPrompt(errorDetectorUser, { instruction: input.task.instruction, step_count: t, last_step: lastStep }) },
-                  ...sized(historyParts(input.history, { images: o.historyImages, detail: o.detail, responseChars: o.responseChars, observation: o.observation })),
+                  {
+                    type: "text",
+                    text: renderPrompt(errorDetectorUser, {
+                      instruction: input.task.instruction,
+                      step_count: t,
+                      last_step: lastStep,
+                    }),
+                  },
+                  ...sized(
+                    historyParts(input.history, {
+                      images: o.historyImages,
+                      detail: o.detail,
+                      responseChars: o.responseChars,
+                      observation: o.observation,
+                    }),
+                  ),
                   { type: "text", text: `Current screen (after step ${lastStep}):` },
                   ...sized(observationParts(input.observation, o.observation, o.detail)),
                 ],
@@ -147,7 +180,10 @@ export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorD
       });
       if (!reply.value) {
         // The runtime logs it (src/runtime/detection.ts: per step until recovery is degraded, then once).
-        logger.debug({ detector: o.name, step: input.step, failure: reply.failure }, "detector failed; treating as no detection");
+        logger.debug(
+          { detector: o.name, step: input.step, failure: reply.failure },
+          "detector failed; treating as no detection",
+        );
         return { ...noDetection("detector failed; no recovery triggered", reply.failure), usage: reply.usage, prompt };
       }
       const v = reply.value;
@@ -185,10 +221,20 @@ export function treeDiffText(before: string, after: string, maxLines?: number): 
   if (maxLines === undefined || total <= maxLines) return [...removed, ...added].join("\n");
   const keepRemoved = Math.min(removed.length, Math.max(Math.ceil(maxLines / 2), maxLines - added.length));
   const keepAdded = Math.min(added.length, maxLines - keepRemoved);
-  return [...removed.slice(0, keepRemoved), ...added.slice(0, keepAdded), `(${total - keepRemoved - keepAdded} more changed lines not shown)`].join("\n");
+  return [
+    ...removed.slice(0, keepRemoved),
+    ...added.slice(0, keepAdded),
+    `(${total - keepRemoved - keepAdded} more changed lines not shown)`,
+  ].join("\n");
 }
 
-type CachedOptions = { historySteps: number; observation: ObservationType; detail: "low" | "high" | "auto"; treeDiff: boolean; treeDiffMaxLines?: number };
+type CachedOptions = {
+  historySteps: number;
+  observation: ObservationType;
+  detail: "low" | "high" | "auto";
+  treeDiff: boolean;
+  treeDiffMaxLines?: number;
+};
 
 /**
  * The user message of the cached layout: the task (stable), every step's action line, and for the
@@ -198,14 +244,20 @@ type CachedOptions = { historySteps: number; observation: ObservationType; detai
  * shown as the lines the step changed, the current screen included (the cheapest view of what each
  * action did; the judge never gets a full tree then).
  */
-function cachedLayout(input: DetectorInput, o: CachedOptions, sized: (parts: ChatContentPart[]) => ChatContentPart[]): ChatContentPart[] {
+function cachedLayout(
+  input: DetectorInput,
+  o: CachedOptions,
+  sized: (parts: ChatContentPart[]) => ChatContentPart[],
+): ChatContentPart[] {
   const { history } = input;
   const t = history.length;
   const start = windowStart(t, o.historySteps);
   const screen = (obs: Observation) => sized(observationParts(obs, o.observation, o.detail));
   const trees = o.observation !== "screenshot";
   const tree = (obs: Observation) => (trees && obs.axTree ? linearizeAxTree(obs.axTree) : undefined);
-  const parts: ChatContentPart[] = [{ type: "text", text: renderPrompt(errorDetectorTask, { instruction: input.task.instruction }) }];
+  const parts: ChatContentPart[] = [
+    { type: "text", text: renderPrompt(errorDetectorTask, { instruction: input.task.instruction }) },
+  ];
   for (let i = 0; i < t; i++) {
     parts.push({ type: "text", text: `Step ${i} action: ${describeActions(history[i])}` });
     if (i < start) continue;
@@ -214,11 +266,18 @@ function cachedLayout(input: DetectorInput, o: CachedOptions, sized: (parts: Cha
     const [tb, ta] = [tree(before), tree(after)];
     if (o.treeDiff && tb !== undefined && ta !== undefined) {
       const image = o.observation === "screenshot_a11y_tree" ? screen(after).filter((p) => p.type === "image") : [];
-      parts.push({ type: "text", text: `Screen after step ${i} (changed lines of the accessibility tree):` }, ...image, { type: "text", text: treeDiffText(tb, ta, o.treeDiffMaxLines) });
+      parts.push(
+        { type: "text", text: `Screen after step ${i} (changed lines of the accessibility tree):` },
+        ...image,
+        { type: "text", text: treeDiffText(tb, ta, o.treeDiffMaxLines) },
+      );
     } else {
       parts.push({ type: "text", text: `Screen after step ${i}:` }, ...screen(after));
     }
   }
-  parts.push({ type: "text", text: renderPrompt(errorDetectorQuestion, { step_count: t, first_shown: start, last_step: t - 1 }) });
+  parts.push({
+    type: "text",
+    text: renderPrompt(errorDetectorQuestion, { step_count: t, first_shown: start, last_step: t - 1 }),
+  });
   return parts;
 }

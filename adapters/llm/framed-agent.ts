@@ -20,8 +20,10 @@ export interface AgentOverrides {
 
 /** Build `spec`'s policy with the overrides that its format supports. */
 export function framedAgent(spec: AgentFormatSpec, overrides: AgentOverrides, what: string): FramablePolicy {
-  if (!spec || typeof spec !== "object") throw new ConfigError(`${what}: option "agent" must be an agent spec ({ format, ... })`, { field: "agent" });
-  const set = <K extends keyof AgentOverrides>(keys: K[]) => Object.fromEntries(keys.filter((k) => overrides[k] !== undefined).map((k) => [k, overrides[k]]));
+  if (!spec || typeof spec !== "object")
+    throw new ConfigError(`${what}: option "agent" must be an agent spec ({ format, ... })`, { field: "agent" });
+  const set = <K extends keyof AgentOverrides>(keys: K[]) =>
+    Object.fromEntries(keys.filter((k) => overrides[k] !== undefined).map((k) => [k, overrides[k]]));
   switch (spec.format) {
     case "pyautogui":
     case "uitars":
@@ -50,7 +52,9 @@ export async function proposeGuarded(
     return await raceAbort(policy.propose({ ...input, ...(signal ? { signal } : {}) }, framing), signal);
   } catch (err) {
     if (opts.signal?.aborted || err instanceof ConfigError) throw err;
-    const message = timeout?.aborted ? `model call timed out after ${opts.timeoutMs} ms` : `model call failed: ${describeError(err)}`;
+    const message = timeout?.aborted
+      ? `model call timed out after ${opts.timeoutMs} ms`
+      : `model call failed: ${describeError(err)}`;
     return { actions: [], failure: { kind: "model-error", message } };
   }
 }

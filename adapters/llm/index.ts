@@ -1,7 +1,14 @@
 /** LLM-backed components of retrace: detector, selector, recoverer, summarizer, verifier, perturber, recovery judge. */
 export { createLlmErrorDetector, DetectorReplySchema } from "./detector.ts";
 export type { LlmErrorDetectorOptions, DetectorReply } from "./detector.ts";
-export { createDetectionPreset, resolveDetectorOption, DETECTION_PRESETS, PRODUCTION_DETECTION, PRODUCTION_GATES, PRODUCTION_RECOVERY } from "./detection-preset.ts";
+export {
+  createDetectionPreset,
+  resolveDetectorOption,
+  DETECTION_PRESETS,
+  PRODUCTION_DETECTION,
+  PRODUCTION_GATES,
+  PRODUCTION_RECOVERY,
+} from "./detection-preset.ts";
 export type { DetectionPreset, DetectionPresetOptions } from "./detection-preset.ts";
 export { createLlmStepSelector, SelectorReplySchema } from "./selector.ts";
 export type { LlmStepSelectorOptions } from "./selector.ts";
@@ -12,7 +19,12 @@ export type { LlmSummarizerOptions } from "./summarizer.ts";
 export { createLlmStateVerifier, VerifierReplySchema } from "./verifier.ts";
 export type { LlmStateVerifier, LlmStateVerifierOptions, LlmVerification } from "./verifier.ts";
 export { createAgenticLlmVerifier, AgenticVerifierReplySchema } from "./agentic-verifier.ts";
-export type { AgenticLlmVerifier, AgenticLlmVerifierOptions, AgenticVerification, ProbeStepRecord } from "./agentic-verifier.ts";
+export type {
+  AgenticLlmVerifier,
+  AgenticLlmVerifierOptions,
+  AgenticVerification,
+  ProbeStepRecord,
+} from "./agentic-verifier.ts";
 export { createLlmRecoveryJudge, JudgeReplySchema } from "./judge.ts";
 export type { LlmRecoveryJudge, LlmRecoveryJudgeOptions, RecoveryJudgeInput, RecoveryJudgement } from "./judge.ts";
 export { createLlmPerturbationPolicy } from "./perturber.ts";

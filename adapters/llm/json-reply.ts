@@ -66,7 +66,8 @@ export function extractJsonObject(text: string): unknown {
     if (ch === "{" || ch === "[") nest++;
     else if (ch === "}" || ch === "]") nest--;
     if (ch === '"') inString = true;
-    else if (nest > MAX_NESTING) throw new ModelBehaviorError(`the JSON object in the reply is nested more than ${MAX_NESTING} levels deep`);
+    else if (nest > MAX_NESTING)
+      throw new ModelBehaviorError(`the JSON object in the reply is nested more than ${MAX_NESTING} levels deep`);
     else if (ch === "{") depth++;
     else if (ch === "}" && --depth === 0) return JSON.parse(text.slice(start, i + 1));
   }
@@ -80,7 +81,9 @@ export function askForJson<T>(opts: AskForJsonOptions<T>): Promise<JsonReply<T>>
 
 /** Ask for plain text (a briefing, a summary): an empty reply is re-asked, then a failure. */
 export function askForText(opts: AskOptions): Promise<JsonReply<string>> {
-  return askLoop(opts, false, (text) => (text.trim() ? { ok: true, value: text.trim() } : { ok: false, error: "the reply is empty" }));
+  return askLoop(opts, false, (text) =>
+    text.trim() ? { ok: true, value: text.trim() } : { ok: false, error: "the reply is empty" },
+  );
 }
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };

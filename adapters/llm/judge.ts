@@ -98,7 +98,14 @@ export function createLlmRecoveryJudge(options: LlmRecoveryJudgeOptions): LlmRec
           },
         ],
       });
-      if (!reply.value) return { restored: null, reason: "the judge gave no usable answer", prompt, usage: reply.usage, failure: reply.failure };
+      if (!reply.value)
+        return {
+          restored: null,
+          reason: "the judge gave no usable answer",
+          prompt,
+          usage: reply.usage,
+          failure: reply.failure,
+        };
       return { restored: reply.value.restored, reason: reply.value.reason.trim(), prompt, usage: reply.usage };
     },
   };

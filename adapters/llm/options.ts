@@ -15,7 +15,9 @@ export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, wha
 /** Throw a ConfigError unless `model` looks like a ChatModel. */
 export function requireModel(model: unknown, what: string): asserts model is ChatModel {
   if (!model || typeof (model as ChatModel).complete !== "function") {
-    throw new ConfigError(`${what}: option "model" must be a ChatModel (an object with complete(request))`, { field: "model" });
+    throw new ConfigError(`${what}: option "model" must be a ChatModel (an object with complete(request))`, {
+      field: "model",
+    });
   }
 }
 
@@ -59,11 +61,20 @@ export const imagesField = (byDefault: number) => z.number().int().min(0).defaul
  * The call fields every LLM component takes, with that component's defaults: image detail,
  * temperature, max output tokens, per-call timeout and the name used in records.
  */
-export function callFields(defaults: { name: string; temperature: number; maxTokens?: number; detail?: "low" | "high" | "auto" }) {
+export function callFields(defaults: {
+  name: string;
+  temperature: number;
+  maxTokens?: number;
+  detail?: "low" | "high" | "auto";
+}) {
   return {
     detail: z.enum(["low", "high", "auto"]).default(defaults.detail ?? "auto"),
     temperature: z.number().min(0).max(2).default(defaults.temperature),
-    maxTokens: z.number().int().min(1).default(defaults.maxTokens ?? 1024),
+    maxTokens: z
+      .number()
+      .int()
+      .min(1)
+      .default(defaults.maxTokens ?? 1024),
     timeoutMs: z.number().int().min(1).optional(),
     name: z.string().min(1).default(defaults.name),
   };

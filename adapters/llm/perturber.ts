@@ -59,30 +59,59 @@ function tagged(memo: JsonValue | undefined): JsonValue {
 export function createLlmPerturbationPolicy(options: LlmPerturbationPolicyOptions): ForwardPolicy {
   const { agent, model, ...rest } = options ?? ({} as LlmPerturbationPolicyOptions);
   const o = parseOptions(OptionsSchema, rest, "createLlmPerturbationPolicy");
-  if (!agent && !model) throw new ConfigError('createLlmPerturbationPolicy: option "agent" (the forward agent spec) or "model" (a ChatModel) is required', { field: "agent" });
+  if (!agent && !model)
+    throw new ConfigError(
+      'createLlmPerturbationPolicy: option "agent" (the forward agent spec) or "model" (a ChatModel) is required',
+      { field: "agent" },
+    );
   const spec: AgentFormatSpec = agent ?? { format: "pyautogui", model: model!, temperature: 0.7, maxTokens: 3000 };
-  const policy = framedAgent(spec, { historyImages: o.historyImages, detail: o.detail, temperature: o.temperature, maxTokens: o.maxTokens }, "createLlmPerturbationPolicy");
+  const policy = framedAgent(
+    spec,
+    { historyImages: o.historyImages, detail: o.detail, temperature: o.temperature, maxTokens: o.maxTokens },
+    "createLlmPerturbationPolicy",
+  );
   const prompt = promptRef(perturbationInstruction);
   return {
     name: o.name,
     async propose(input: PolicyInput): Promise<PolicyDecision> {
       const stepsLeft = o.budget - input.history.filter(isPerturbation).length;
-      if (stepsLeft <= 0) return { actions: [], memo: { perturbation: true }, failure: { kind: "refused", message: `perturbation budget of ${o.budget} step(s) is spent` } };
+      if (stepsLeft <= 0)
+        return {
+          actions: [],
+          memo: { perturbation: true },
+          failure: { kind: "refused", message: `perturbation budget of ${o.budget} step(s) is spent` },
+        };
       const { signal, ...forwardInput } = input;
       const decision = await proposeGuarded(
         policy,
         forwardInput,
-        { prompt, role: "perturber", instructionPrefix: renderPrompt(perturbationInstruction, { instruction: input.task.instruction, steps_left: stepsLeft }) },
+        {
+          prompt,
+          role: "perturber",
+          instructionPrefix: renderPrompt(perturbationInstruction, {
+            instruction: input.task.instruction,
+            steps_left: stepsLeft,
+          }),
+        },
         { timeoutMs: o.timeoutMs, signal },
       );
       const memo = tagged(decision.memo);
       if (decision.failure) {
-        if (decision.failure.kind === "model-error") logger.warn({ perturber: o.name, error: decision.failure.message }, "perturbation model call failed");
+        if (decision.failure.kind === "model-error")
+          logger.warn({ perturber: o.name, error: decision.failure.message }, "perturbation model call failed");
         return { ...decision, actions: [], memo };
       }
       const meaningful = decision.actions.filter((a) => !NOT_A_PERTURBATION.has(a.type));
       if (meaningful.length === 0) {
-        return { ...decision, actions: [], memo, failure: { kind: "refused", message: "the perturbation produced no state-changing action (only WAIT/DONE/FAIL)" } };
+        return {
+          ...decision,
+          actions: [],
+          memo,
+          failure: {
+            kind: "refused",
+            message: "the perturbation produced no state-changing action (only WAIT/DONE/FAIL)",
+          },
+        };
       }
       return { ...decision, actions: meaningful, memo };
     },

@@ -76,10 +76,13 @@ const OptionsSchema = z
   .strict();
 
 const CONTEXT_NOTES: Record<RecoveryInput["context"]["kind"], (n: number) => string> = {
-  "0-E": (n) => `Below is the earlier run's history up to the current screen (${n} step(s): the wrong step and every step after it included), so you can see what changed after the TARGET state.`,
-  "0-R": (n) => `Below is the earlier run's history up to the TARGET state (${n} step(s)), so you can see how the TARGET state came about.`,
+  "0-E": (n) =>
+    `Below is the earlier run's history up to the current screen (${n} step(s): the wrong step and every step after it included), so you can see what changed after the TARGET state.`,
+  "0-R": (n) =>
+    `Below is the earlier run's history up to the TARGET state (${n} step(s)), so you can see how the TARGET state came about.`,
   none: () => "No history of the earlier run is given; rely on the TARGET screenshot.",
-  contextualized: () => "Below is a briefing describing the TARGET state and how it came about, including changes a screenshot cannot show.",
+  contextualized: () =>
+    "Below is a briefing describing the TARGET state and how it came about, including changes a screenshot cannot show.",
 };
 
 const stepsLeft = (input: RecoveryInput) => Math.max(0, input.budget.max - input.budget.used);
@@ -88,13 +91,28 @@ const stepsLeft = (input: RecoveryInput) => Math.max(0, input.budget.max - input
 export function createLlmRecoveryPolicy(options: LlmRecoveryPolicyOptions): RecoveryPolicy {
   const { agent, model, ...rest } = options ?? ({} as LlmRecoveryPolicyOptions);
   const o = parseOptions(OptionsSchema, rest, "createLlmRecoveryPolicy");
-  if (!agent && !model) throw new ConfigError('createLlmRecoveryPolicy: option "agent" (the forward agent spec) or "model" (a ChatModel) is required', { field: "agent" });
-  const spec: AgentFormatSpec = agent ?? ({ format: o.actionFormat, model: model!, temperature: 0.7, maxTokens: 3000 } as AgentFormatSpec);
+  if (!agent && !model)
+    throw new ConfigError(
+      'createLlmRecoveryPolicy: option "agent" (the forward agent spec) or "model" (a ChatModel) is required',
+      { field: "agent" },
+    );
+  const spec: AgentFormatSpec =
+    agent ?? ({ format: o.actionFormat, model: model!, temperature: 0.7, maxTokens: 3000 } as AgentFormatSpec);
   const tool = spec.format === "openai-cua" || spec.format === "anthropic";
-  if (tool && o.layout === "cached") throw new ConfigError(`createLlmRecoveryPolicy: layout "cached" is for the chat formats (pyautogui, uitars); format ${spec.format} keeps its own layout (remove layout)`, { field: "layout" });
+  if (tool && o.layout === "cached")
+    throw new ConfigError(
+      `createLlmRecoveryPolicy: layout "cached" is for the chat formats (pyautogui, uitars); format ${spec.format} keeps its own layout (remove layout)`,
+      { field: "layout" },
+    );
   const cached = o.layout === "cached";
-  const [systemPrefix, instructionPrefix] = tool ? [recoverySystemPrefixTool, recoveryInstructionPrefixTool] : [recoverySystemPrefix, cached ? recoveryInstructionPrefixStable : recoveryInstructionPrefix];
-  const policy = framedAgent(spec, { historyImages: o.recoveryImages, detail: o.detail, temperature: o.temperature, maxTokens: o.maxTokens }, "createLlmRecoveryPolicy");
+  const [systemPrefix, instructionPrefix] = tool
+    ? [recoverySystemPrefixTool, recoveryInstructionPrefixTool]
+    : [recoverySystemPrefix, cached ? recoveryInstructionPrefixStable : recoveryInstructionPrefix];
+  const policy = framedAgent(
+    spec,
+    { historyImages: o.recoveryImages, detail: o.detail, temperature: o.temperature, maxTokens: o.maxTokens },
+    "createLlmRecoveryPolicy",
+  );
   const prompt = `${promptRef(systemPrefix)}+${promptRef(instructionPrefix)}`;
   // The agent's observation type (chat formats) applies to the TARGET and the context's screens too.
   const observation = spec.format === "pyautogui" || spec.format === "uitars" ? spec.observation : undefined;
@@ -107,14 +125,35 @@ export function createLlmRecoveryPolicy(options: LlmRecoveryPolicyOptions): Reco
     ];
     if ((context.kind === "0-E" || context.kind === "0-R") && context.history.length > 0) {
       preamble.push({ type: "text", text: `Earlier run, steps 0 to ${context.history.length - 1}:` });
-      preamble.push(...historyParts(context.history, { images: o.historyImages, detail: o.detail, responseChars: o.responseChars, observation }));
+      preamble.push(
+        ...historyParts(context.history, {
+          images: o.historyImages,
+          detail: o.detail,
+          responseChars: o.responseChars,
+          observation,
+        }),
+      );
     } else if (context.kind === "contextualized") {
-      preamble.push({ type: "text", text: `Briefing on the TARGET state:\n${context.summary?.trim() || "(no briefing available)"}` });
+      preamble.push({
+        type: "text",
+        text: `Briefing on the TARGET state:\n${context.summary?.trim() || "(no briefing available)"}`,
+      });
     }
     const contextCount = context.kind === "0-E" || context.kind === "0-R" ? context.history.length : 0;
-    const vars = { target_step: target.step, error_step: input.errorStep, context_note: CONTEXT_NOTES[context.kind](contextCount), restored_token: RESTORED_TOKEN };
+    const vars = {
+      target_step: target.step,
+      error_step: input.errorStep,
+      context_note: CONTEXT_NOTES[context.kind](contextCount),
+      restored_token: RESTORED_TOKEN,
+    };
     if (tool) {
-      return { prompt, role: "recoverer", systemPrefix: renderPrompt(systemPrefix, { restored_token: RESTORED_TOKEN }), instructionPrefix: renderPrompt(recoveryInstructionPrefixTool, { ...vars, steps_left: stepsLeft(input) }), preamble };
+      return {
+        prompt,
+        role: "recoverer",
+        systemPrefix: renderPrompt(systemPrefix, { restored_token: RESTORED_TOKEN }),
+        instructionPrefix: renderPrompt(recoveryInstructionPrefixTool, { ...vars, steps_left: stepsLeft(input) }),
+        preamble,
+      };
     }
     return {
       prompt,
@@ -140,8 +179,12 @@ export function createLlmRecoveryPolicy(options: LlmRecoveryPolicyOptions): Reco
         tick: input.tick,
         blobs: input.blobs,
       };
-      const decision: PolicyDecision = await proposeGuarded(policy, forwardInput, framing(input), { timeoutMs: o.timeoutMs, signal: input.signal });
-      if (decision.failure?.kind === "model-error") logger.warn({ recoverer: o.name, error: decision.failure.message }, "recovery model call failed");
+      const decision: PolicyDecision = await proposeGuarded(policy, forwardInput, framing(input), {
+        timeoutMs: o.timeoutMs,
+        signal: input.signal,
+      });
+      if (decision.failure?.kind === "model-error")
+        logger.warn({ recoverer: o.name, error: decision.failure.message }, "recovery model call failed");
       return readRecoveryReply(decision, RESTORED_TOKEN);
     },
   };

@@ -49,13 +49,18 @@ export function decideFromReply(reply: string, how: ReplyReading): ReplyDecision
  */
 export function readRecoveryReply(decision: PolicyDecision, restoredToken: string): RecoveryDecision {
   const { actions, failure: _failure, ...kept } = decision;
-  if (actions.length === 0 && decision.response && declaresToken(decision.response, restoredToken)) return { ...kept, actions: [], restored: true };
+  if (actions.length === 0 && decision.response && declaresToken(decision.response, restoredToken))
+    return { ...kept, actions: [], restored: true };
   if (decision.failure) return decision;
   const done = actions.findIndex((a) => a.type === "DONE");
   if (done === 0) return { ...kept, actions: [], restored: true };
   if (done > 0) return { ...kept, actions: actions.slice(0, done) };
   if (actions.some((a) => a.type === "FAIL")) {
-    return { ...kept, actions: [], failure: { kind: "refused", message: "the recovery agent answered FAIL (gave up on restoring the target)" } };
+    return {
+      ...kept,
+      actions: [],
+      failure: { kind: "refused", message: "the recovery agent answered FAIL (gave up on restoring the target)" },
+    };
   }
   return decision;
 }

@@ -10,7 +10,15 @@ import { logger } from "../../src/logger.ts";
 import recoveryStepSelector from "../../prompts/recovery-step-selector.ts";
 import { askForJson } from "./json-reply.ts";
 import { historyParts } from "./history.ts";
-import { callFields, imagesField, maxReasksField, parseOptions, requireModel, roleCall, type JsonRoleOptions } from "./options.ts";
+import {
+  callFields,
+  imagesField,
+  maxReasksField,
+  parseOptions,
+  requireModel,
+  roleCall,
+  type JsonRoleOptions,
+} from "./options.ts";
 
 /** The reply contract of the selector prompt (the range 0..E is checked per call). */
 export const SelectorReplySchema = z.object({
@@ -24,11 +32,13 @@ export interface LlmStepSelectorOptions extends JsonRoleOptions {
   historyImages?: number;
 }
 
-const OptionsSchema = z.object({
-  maxReasks: maxReasksField(),
-  historyImages: imagesField(3),
-  ...callFields({ name: "llm-selector", temperature: 0.7 }),
-}).strict();
+const OptionsSchema = z
+  .object({
+    maxReasks: maxReasksField(),
+    historyImages: imagesField(3),
+    ...callFields({ name: "llm-selector", temperature: 0.7 }),
+  })
+  .strict();
 
 /** An LLM recovery-step selector. */
 export function createLlmStepSelector(options: LlmStepSelectorOptions): RecoveryStepSelector {
@@ -66,7 +76,10 @@ export function createLlmStepSelector(options: LlmStepSelectorOptions): Recovery
           },
           {
             role: "user",
-            content: [{ type: "text", text: `The run, steps 0 to ${E}:` }, ...historyParts(shown, { images: o.historyImages, detail: o.detail })],
+            content: [
+              { type: "text", text: `The run, steps 0 to ${E}:` },
+              ...historyParts(shown, { images: o.historyImages, detail: o.detail }),
+            ],
           },
         ],
       });

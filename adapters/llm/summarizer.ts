@@ -43,7 +43,8 @@ export function stepsShownText(targetStep: number): string {
 
 /** The briefing used when the model is unavailable: the actions up to the target, one per line. */
 export function fallbackSummary(history: readonly HistoryEntry[], targetStep: number): string {
-  if (history.length === 0) return `TARGET STATE: the initial state of the task (step ${targetStep}); no actions had been taken.`;
+  if (history.length === 0)
+    return `TARGET STATE: the initial state of the task (step ${targetStep}); no actions had been taken.`;
   const lines = history.map((e) => `- step ${e.step}: ${describeActions(e)}`);
   return `TARGET STATE: the state just before step ${targetStep} (see the TARGET screenshot).\nHOW IT GOT THERE:\n${lines.join("\n")}`;
 }
@@ -73,7 +74,14 @@ export function createLlmSummarizer(options: LlmSummarizerOptions): Summarizer {
           {
             role: "user",
             content: [
-              { type: "text", text: renderPrompt(contextualizer, { instruction: input.task.instruction, target_step: input.target.step, steps_shown: stepsShownText(input.target.step) }) },
+              {
+                type: "text",
+                text: renderPrompt(contextualizer, {
+                  instruction: input.task.instruction,
+                  target_step: input.target.step,
+                  steps_shown: stepsShownText(input.target.step),
+                }),
+              },
               ...historyParts(input.history, { images: o.historyImages, detail: o.detail }),
               { type: "text", text: `TARGET screenshot (the state just before step ${input.target.step}):` },
               screenshotPart(input.target.observation, o.detail),
@@ -82,7 +90,10 @@ export function createLlmSummarizer(options: LlmSummarizerOptions): Summarizer {
         ],
       });
       if (reply.value === undefined) {
-        logger.warn({ summarizer: o.name, error: reply.failure }, "summarizer failed; using the action list as the briefing");
+        logger.warn(
+          { summarizer: o.name, error: reply.failure },
+          "summarizer failed; using the action list as the briefing",
+        );
         return { summary: fallbackSummary(input.history, input.target.step), usage: reply.usage, prompt };
       }
       return { summary: reply.value, usage: reply.usage, prompt };

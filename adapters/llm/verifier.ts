@@ -49,7 +49,12 @@ export interface LlmVerification {
 
 /** A StateVerifier whose result also carries the prompt reference and any failure. */
 export interface LlmStateVerifier extends StateVerifier {
-  verify(input: { target: Observation; current: Observation; blobs: BlobReader; signal?: AbortSignal }): Promise<LlmVerification>;
+  verify(input: {
+    target: Observation;
+    current: Observation;
+    blobs: BlobReader;
+    signal?: AbortSignal;
+  }): Promise<LlmVerification>;
 }
 
 /** An LLM state verifier. */
@@ -83,12 +88,25 @@ export function createLlmStateVerifier(options: LlmStateVerifierOptions): LlmSta
       });
       if (!reply.value) {
         logger.warn({ verifier: o.name, failure: reply.failure }, "verifier failed; abstaining");
-        return { verdict: "abstain", reason: "the verifier could not give a usable answer", evidence: [], usage: reply.usage, prompt, failure: reply.failure };
+        return {
+          verdict: "abstain",
+          reason: "the verifier could not give a usable answer",
+          evidence: [],
+          usage: reply.usage,
+          prompt,
+          failure: reply.failure,
+        };
       }
       const { verdict, evidence, reason } = reply.value;
       const attested = evidence.map((e) => e.trim()).filter(Boolean);
       if (verdict !== "abstain" && attested.length === 0) {
-        return { verdict: "abstain", reason: `the model said "${verdict}" without citing visible evidence: ${reason}`, evidence: [], usage: reply.usage, prompt };
+        return {
+          verdict: "abstain",
+          reason: `the model said "${verdict}" without citing visible evidence: ${reason}`,
+          evidence: [],
+          usage: reply.usage,
+          prompt,
+        };
       }
       return { verdict, reason, evidence: attested, usage: reply.usage, prompt };
     },

@@ -70,8 +70,16 @@ export interface RecordedCall {
 }
 
 /** The {@link RecordedCall} of a live call's usage record. */
-export function recordedCall(usage: Pick<ModelUsage, "role" | "prompt" | "latencyMs" | "costUsd" | "simulated">): RecordedCall {
-  return { role: usage.role, ...(usage.prompt && { prompt: usage.prompt }), latencyMs: usage.latencyMs, ...(typeof usage.costUsd === "number" && { costUsd: usage.costUsd }), ...(usage.simulated === true && { simulated: true }) };
+export function recordedCall(
+  usage: Pick<ModelUsage, "role" | "prompt" | "latencyMs" | "costUsd" | "simulated">,
+): RecordedCall {
+  return {
+    role: usage.role,
+    ...(usage.prompt && { prompt: usage.prompt }),
+    latencyMs: usage.latencyMs,
+    ...(typeof usage.costUsd === "number" && { costUsd: usage.costUsd }),
+    ...(usage.simulated === true && { simulated: true }),
+  };
 }
 
 /**
@@ -79,21 +87,28 @@ export function recordedCall(usage: Pick<ModelUsage, "role" | "prompt" | "latenc
  * served from the cache reports the cached tokens the live run did). Untrusted on the way back:
  * anything but a non-negative number is dropped.
  */
-export function promptCacheCounts(u: unknown): Pick<ModelUsage, "cachedInputTokens" | "cacheWriteInputTokens" | "billedTokens" | "cacheProvider"> {
+export function promptCacheCounts(
+  u: unknown,
+): Pick<ModelUsage, "cachedInputTokens" | "cacheWriteInputTokens" | "billedTokens" | "cacheProvider"> {
   const o = (u && typeof u === "object" ? u : {}) as Record<string, unknown>;
   const n = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= 0;
   return {
-    ...(n(o.cachedInputTokens) && (o.cachedInputTokens as number) > 0 && { cachedInputTokens: o.cachedInputTokens as number }),
-    ...(n(o.cacheWriteInputTokens) && (o.cacheWriteInputTokens as number) > 0 && { cacheWriteInputTokens: o.cacheWriteInputTokens as number }),
+    ...(n(o.cachedInputTokens) &&
+      (o.cachedInputTokens as number) > 0 && { cachedInputTokens: o.cachedInputTokens as number }),
+    ...(n(o.cacheWriteInputTokens) &&
+      (o.cacheWriteInputTokens as number) > 0 && { cacheWriteInputTokens: o.cacheWriteInputTokens as number }),
     ...(n(o.billedTokens) && { billedTokens: o.billedTokens as number }),
-    ...(typeof o.cacheProvider === "string" && Object.hasOwn(CACHE_PRICING, o.cacheProvider) && { cacheProvider: o.cacheProvider as CacheProvider }),
+    ...(typeof o.cacheProvider === "string" &&
+      Object.hasOwn(CACHE_PRICING, o.cacheProvider) && { cacheProvider: o.cacheProvider as CacheProvider }),
   };
 }
 
 /** Validate a `--cache` value. */
 export function parseCacheMode(value: string): CacheMode {
   if ((CACHE_MODES as readonly string[]).includes(value)) return value as CacheMode;
-  throw new ConfigError(`cache: "${value}" is not a cache mode; use one of ${CACHE_MODES.join(", ")}`, { field: "cache" });
+  throw new ConfigError(`cache: "${value}" is not a cache mode; use one of ${CACHE_MODES.join(", ")}`, {
+    field: "cache",
+  });
 }
 
 /** The canonical request a key is computed from (exported for tests and debugging). */
@@ -127,9 +142,11 @@ export interface RecordReplay {
 export function createRecordReplay(options: CacheOptions): RecordReplay {
   const mode = options.mode ?? "readwrite";
   if (!(CACHE_MODES as readonly string[]).includes(mode)) parseCacheMode(String(mode));
-  if (mode !== "off" && !options.dir) throw new ConfigError("cache.dir: give a directory for the model-call cache", { field: "cache.dir" });
+  if (mode !== "off" && !options.dir)
+    throw new ConfigError("cache.dir: give a directory for the model-call cache", { field: "cache.dir" });
   const stats: CacheStats = { hits: 0, misses: 0, writes: 0 };
-  const keyOf = (request: unknown, draw?: DrawIdentity) => hashValue({ v: KEY_VERSION, namespace: options.namespace ?? "", request, ...(draw && { draw }) });
+  const keyOf = (request: unknown, draw?: DrawIdentity) =>
+    hashValue({ v: KEY_VERSION, namespace: options.namespace ?? "", request, ...(draw && { draw }) });
   const fileOf = (key: string) => join(options.dir, key.slice(0, 2), `${key}.json`);
   const reads = mode === "read" || mode === "readwrite";
   const writes = mode === "write" || mode === "readwrite";
@@ -160,13 +177,19 @@ export function createRecordReplay(options: CacheOptions): RecordReplay {
       }
       stats.misses++;
       if (mode === "read" && options.onMiss === "throw")
-        throw new ConfigError(`cache: no recorded answer for request ${key.slice(0, 12)} in ${options.dir} (mode "read"); re-run with --cache readwrite to record it`, { field: "cache" });
+        throw new ConfigError(
+          `cache: no recorded answer for request ${key.slice(0, 12)} in ${options.dir} (mode "read"); re-run with --cache readwrite to record it`,
+          { field: "cache" },
+        );
       const value = await call();
       if (writes) {
         const file = fileOf(key);
         await mkdir(join(options.dir, key.slice(0, 2)), { recursive: true });
         const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-        await writeFile(tmp, redactText(JSON.stringify({ key, request, ...(draw && { draw }), response: value })) + "\n");
+        await writeFile(
+          tmp,
+          redactText(JSON.stringify({ key, request, ...(draw && { draw }), response: value })) + "\n",
+        );
         if (!reads) await rename(tmp, file);
         else if (!(await linkNew(tmp, file))) {
           // Another caller recorded this key first: use its answer, so the run agrees with its cache.
@@ -207,7 +230,13 @@ export function withCache(model: ChatModel, options: CacheOptions): CachedChatMo
     let live: ChatResponse | undefined;
     const { value, cached } = await store.run(canonical(request), async () => {
       live = await model.complete(request);
-      return { text: live.text, inputTokens: live.usage.inputTokens, outputTokens: live.usage.outputTokens, ...promptCacheCounts(live.usage), ...recordedCall({ ...live.usage, role: request.role, prompt: request.prompt }) };
+      return {
+        text: live.text,
+        inputTokens: live.usage.inputTokens,
+        outputTokens: live.usage.outputTokens,
+        ...promptCacheCounts(live.usage),
+        ...recordedCall({ ...live.usage, role: request.role, prompt: request.prompt }),
+      };
     });
     if (!cached && live) return live;
     return {

@@ -47,16 +47,39 @@ function imagePart(url: unknown): ChatContentPart {
 export function responsesRequestMessages(request: Record<string, any>): ChatMessage[] {
   const out: ChatMessage[] = [];
   if (typeof request.instructions === "string") out.push({ role: "system", content: request.instructions });
-  if (typeof request.previous_response_id === "string") out.push({ role: "system", content: `(continues the server-side conversation of response ${request.previous_response_id})` });
+  if (typeof request.previous_response_id === "string")
+    out.push({
+      role: "system",
+      content: `(continues the server-side conversation of response ${request.previous_response_id})`,
+    });
   for (const item of Array.isArray(request.input) ? request.input : []) {
     if (item?.type === "computer_call_output") {
-      out.push({ role: "user", content: [{ type: "text", text: `computer_call_output ${String(item.call_id)}${item.acknowledged_safety_checks?.length ? " (safety checks acknowledged)" : ""}` }, imagePart(item.output?.image_url)] });
+      out.push({
+        role: "user",
+        content: [
+          {
+            type: "text",
+            text: `computer_call_output ${String(item.call_id)}${item.acknowledged_safety_checks?.length ? " (safety checks acknowledged)" : ""}`,
+          },
+          imagePart(item.output?.image_url),
+        ],
+      });
       continue;
     }
-    const parts: ChatContentPart[] = (Array.isArray(item?.content) ? item.content : [{ type: "input_text", text: String(item?.content ?? "") }]).map((p: any): ChatContentPart =>
+    const parts: ChatContentPart[] = (
+      Array.isArray(item?.content) ? item.content : [{ type: "input_text", text: String(item?.content ?? "") }]
+    ).map((p: any): ChatContentPart =>
       p?.type === "input_image" ? imagePart(p.image_url) : { type: "text", text: String(p?.text ?? "") },
     );
-    out.push({ role: item?.role === "assistant" ? "assistant" : item?.role === "system" || item?.role === "developer" ? "system" : "user", content: parts });
+    out.push({
+      role:
+        item?.role === "assistant"
+          ? "assistant"
+          : item?.role === "system" || item?.role === "developer"
+            ? "system"
+            : "user",
+      content: parts,
+    });
   }
   return out;
 }
@@ -69,11 +92,15 @@ export function anthropicRequestMessages(request: Record<string, any>): ChatMess
     if (b?.type === "image") return [imagePart(b.source?.data)];
     if (b?.type === "text") return [{ type: "text", text: String(b.text ?? "") }];
     if (b?.type === "tool_use") return [{ type: "text", text: `tool_use ${JSON.stringify(b.input)}` }];
-    if (b?.type === "tool_result") return [{ type: "text", text: "tool_result" }, ...(Array.isArray(b.content) ? b.content.flatMap(block) : [])];
+    if (b?.type === "tool_result")
+      return [{ type: "text", text: "tool_result" }, ...(Array.isArray(b.content) ? b.content.flatMap(block) : [])];
     return [{ type: "text", text: `(${String(b?.type ?? "block")})` }];
   };
   for (const m of Array.isArray(request.messages) ? request.messages : []) {
-    out.push({ role: m?.role === "assistant" ? "assistant" : "user", content: typeof m?.content === "string" ? m.content : (Array.isArray(m?.content) ? m.content : []).flatMap(block) });
+    out.push({
+      role: m?.role === "assistant" ? "assistant" : "user",
+      content: typeof m?.content === "string" ? m.content : (Array.isArray(m?.content) ? m.content : []).flatMap(block),
+    });
   }
   return out;
 }

@@ -14,7 +14,10 @@ import { AdapterError } from "../../src/errors.ts";
 export async function screenshotBytes(blobs: BlobReader, ref: string): Promise<Uint8Array> {
   const bytes = await blobs.get(ref);
   if (!bytes || bytes.length === 0)
-    throw new AdapterError(`screenshot ${ref.slice(0, 12)} is 0 bytes: the environment's screenshot/observe returned an empty image, not sent to the model`, { retryable: false });
+    throw new AdapterError(
+      `screenshot ${ref.slice(0, 12)} is 0 bytes: the environment's screenshot/observe returned an empty image, not sent to the model`,
+      { retryable: false },
+    );
   return bytes;
 }
 
@@ -34,21 +37,41 @@ export function imageDataUrl(bytes: Uint8Array): string {
 
 /** PNG bytes scaled down (never up, aspect kept) so that neither side exceeds `maxSide` pixels. */
 export async function downscale(bytes: Uint8Array, maxSide: number): Promise<Uint8Array> {
-  return (await loadSharp())(bytes).resize(maxSide, maxSide, { fit: "inside", withoutEnlargement: true }).png().toBuffer();
+  return (await loadSharp())(bytes)
+    .resize(maxSide, maxSide, { fit: "inside", withoutEnlargement: true })
+    .png()
+    .toBuffer();
 }
 
 /** An OpenAI chat-completions message (the subset we send). */
 export type OpenAIWireMessage =
   | { role: "system" | "assistant"; content: string }
-  | { role: "user"; content: string | ({ type: "text"; text: string } | { type: "image_url"; image_url: { url: string; detail?: "low" | "high" | "auto" } })[] };
+  | {
+      role: "user";
+      content:
+        | string
+        | (
+            | { type: "text"; text: string }
+            | { type: "image_url"; image_url: { url: string; detail?: "low" | "high" | "auto" } }
+          )[];
+    };
 
 /** Resolve image references and build chat-completions messages. Images in system/assistant turns are sent in a user turn (APIs reject them elsewhere). */
-export async function toOpenAIMessages(messages: readonly ChatMessage[], blobs: BlobReader): Promise<OpenAIWireMessage[]> {
+export async function toOpenAIMessages(
+  messages: readonly ChatMessage[],
+  blobs: BlobReader,
+): Promise<OpenAIWireMessage[]> {
   const cache = new Map<string, string>();
   const url = async (ref: string, maxSide?: number) => {
     const key = maxSide ? `${ref}@${maxSide}` : ref;
     let u = cache.get(key);
-    if (!u) cache.set(key, (u = imageDataUrl(maxSide ? await downscale(await screenshotBytes(blobs, ref), maxSide) : await screenshotBytes(blobs, ref))));
+    if (!u)
+      cache.set(
+        key,
+        (u = imageDataUrl(
+          maxSide ? await downscale(await screenshotBytes(blobs, ref), maxSide) : await screenshotBytes(blobs, ref),
+        )),
+      );
     return u;
   };
   const out: OpenAIWireMessage[] = [];
@@ -65,7 +88,11 @@ export async function toOpenAIMessages(messages: readonly ChatMessage[], blobs: 
     const parts = [];
     for (const p of m.content) {
       if (p.type === "text") parts.push({ type: "text" as const, text: p.text });
-      else parts.push({ type: "image_url" as const, image_url: { url: await url(p.blob, p.maxSide), ...(p.detail && { detail: p.detail }) } });
+      else
+        parts.push({
+          type: "image_url" as const,
+          image_url: { url: await url(p.blob, p.maxSide), ...(p.detail && { detail: p.detail }) },
+        });
     }
     out.push({ role: "user", content: parts });
   }
@@ -84,7 +111,11 @@ export function blobUrl(ref: string, size?: { width: number; height: number }): 
  * A deep copy of a request body with every `retrace-blob:<ref>` string replaced: by a data URL
  * (`as: "data-url"`) or by bare base64 (`as: "base64"`, Anthropic's image source).
  */
-export async function materializeBlobUrls<T>(value: T, blobs: BlobReader, as: "data-url" | "base64" = "data-url"): Promise<T> {
+export async function materializeBlobUrls<T>(
+  value: T,
+  blobs: BlobReader,
+  as: "data-url" | "base64" = "data-url",
+): Promise<T> {
   const cache = new Map<string, string>();
   const walk = async (v: unknown): Promise<unknown> => {
     if (typeof v === "string" && v.startsWith(BLOB_URL_PREFIX)) {

@@ -19,7 +19,9 @@ const ATTEMPTS = new AsyncLocalStorage<AttemptCount>();
  * Run `call` counting the HTTP requests {@link deadlineFetch} sends for it (first try + the
  * client's retries); an aborted call sends none after its abort (the SDKs do not retry an abort).
  */
-export async function countingAttempts<T>(call: () => Promise<T>): Promise<{ value: T; attempts: number } | { error: unknown; attempts: number }> {
+export async function countingAttempts<T>(
+  call: () => Promise<T>,
+): Promise<{ value: T; attempts: number } | { error: unknown; attempts: number }> {
   const count: AttemptCount = { attempts: 0 };
   try {
     return { value: await ATTEMPTS.run(count, call), attempts: count.attempts };
@@ -33,7 +35,10 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 /** The error a body read fails with when the deadline passes. */
 export function bodyDeadlineError(timeoutMs: number): DOMException {
-  return new DOMException(`the answer did not finish within ${timeoutMs} ms (headers arrived, the body kept coming)`, "TimeoutError");
+  return new DOMException(
+    `the answer did not finish within ${timeoutMs} ms (headers arrived, the body kept coming)`,
+    "TimeoutError",
+  );
 }
 
 /**

@@ -40,7 +40,12 @@ export function requestSeedOf(identity: Omit<DrawIdentity, "requestSeed">, conte
 
 /** The content hash of a chat request (what the server sees besides its draw): messages and sampling settings. */
 export function chatContentKey(request: ChatRequest): string {
-  return hashValue({ messages: request.messages, temperature: request.temperature ?? null, maxTokens: request.maxTokens ?? null, json: request.json ?? false });
+  return hashValue({
+    messages: request.messages,
+    temperature: request.temperature ?? null,
+    maxTokens: request.maxTokens ?? null,
+    json: request.json ?? false,
+  });
 }
 
 /** The draws of one episode: hands out identities with per-(role, request) ordinals. Create one per episode. */
@@ -79,7 +84,10 @@ export class DrawScope {
 export function drawScopeFor(mode: DrawsMode | undefined, episode: DrawEpisode): DrawScope {
   const { condition, ...rest } = episode;
   // The conversation (prompt-cache routing) always keeps the condition: paired conditions share draws, not conversations.
-  return new DrawScope((mode ?? "paired") === "independent" && condition !== undefined ? { ...rest, condition } : rest, episode);
+  return new DrawScope(
+    (mode ?? "paired") === "independent" && condition !== undefined ? { ...rest, condition } : rest,
+    episode,
+  );
 }
 
 /** Stamp every request of `model` with the next identity of `scope` (a request that has one keeps it). */
@@ -90,7 +98,11 @@ export function withDraws(model: ChatModel, scope: DrawScope): ChatModel {
     ...(params && { requestParams: params }),
     complete(request: ChatRequest): Promise<ChatResponse> {
       const cacheKey = request.cacheKey ?? `${scope.conversation}/${request.role}`;
-      return model.complete(request.draw ? { ...request, cacheKey } : { ...request, cacheKey, draw: scope.next(request.role, chatContentKey(request)) });
+      return model.complete(
+        request.draw
+          ? { ...request, cacheKey }
+          : { ...request, cacheKey, draw: scope.next(request.role, chatContentKey(request)) },
+      );
     },
   } as ChatModel;
 }

@@ -31,14 +31,25 @@ export function toAdapterError(err: unknown, ctx: ErrorContext): AdapterError {
   const attempts = ctx.attempts ?? ctx.maxRetries + 1;
   const detail = redactSecrets(String(e?.message ?? err).split("\n")[0], ctx.secrets);
   if (/Timeout/i.test(kind) || /timed? ?out/i.test(detail)) {
-    return new AdapterError(`${ctx.what} timed out after ${ctx.timeoutMs} ms (${attempts} attempt(s))`, { retryable: true });
+    return new AdapterError(`${ctx.what} timed out after ${ctx.timeoutMs} ms (${attempts} attempt(s))`, {
+      retryable: true,
+    });
   }
   if (typeof e?.status === "number") {
     const status = e.status;
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
-    const hint = status === 401 || status === 403 ? " (check the API key and base URL)" : status === 404 ? " (check the model name and base URL)" : "";
-    return new AdapterError(`${ctx.what} failed with HTTP ${status}${retryable ? ` after ${attempts} attempt(s)` : ""}${hint}: ${detail}`, { retryable });
+    const hint =
+      status === 401 || status === 403
+        ? " (check the API key and base URL)"
+        : status === 404
+          ? " (check the model name and base URL)"
+          : "";
+    return new AdapterError(
+      `${ctx.what} failed with HTTP ${status}${retryable ? ` after ${attempts} attempt(s)` : ""}${hint}: ${detail}`,
+      { retryable },
+    );
   }
-  if (/Connection/i.test(kind)) return new AdapterError(`${ctx.what} could not connect (${attempts} attempt(s)): ${detail}`, { retryable: true });
+  if (/Connection/i.test(kind))
+    return new AdapterError(`${ctx.what} could not connect (${attempts} attempt(s)): ${detail}`, { retryable: true });
   return new AdapterError(`${ctx.what} failed: ${detail}`, { retryable: false });
 }

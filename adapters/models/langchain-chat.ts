@@ -73,9 +73,16 @@ export function countLangChainRetries(lc: BaseChatModel): boolean {
 /** Create a ChatModel backed by a LangChain chat model. */
 export function createLangChainChatModel(options: LangChainChatModelOptions): ParameterizedChatModel {
   const lc = options.chatModel;
-  if (!lc || typeof (lc as { invoke?: unknown }).invoke !== "function") throw new ConfigError("chatModel: pass a LangChain chat model (BaseChatModel)", { field: "chatModel" });
+  if (!lc || typeof (lc as { invoke?: unknown }).invoke !== "function")
+    throw new ConfigError("chatModel: pass a LangChain chat model (BaseChatModel)", { field: "chatModel" });
   const named = lc as unknown as { model?: unknown; modelName?: unknown };
-  const model = options.modelName ?? (typeof named.model === "string" ? named.model : typeof named.modelName === "string" ? named.modelName : lc._llmType());
+  const model =
+    options.modelName ??
+    (typeof named.model === "string"
+      ? named.model
+      : typeof named.modelName === "string"
+        ? named.modelName
+        : lc._llmType());
   const timeoutMs = options.timeoutMs ?? 120_000;
   const sendSeed = options.sendSeed ?? true;
   const counted = countLangChainRetries(lc);
@@ -91,13 +98,29 @@ export function createLangChainChatModel(options: LangChainChatModelOptions): Pa
       const call = { failed: 0 };
       try {
         const seed = request.draw && sendSeed ? { seed: request.draw.requestSeed } : {};
-        reply = await attempts.run(call, () => withCallSignal(request.signal, (signal) => lc.invoke(messages, { signal, timeout: timeoutMs, ...seed } as Parameters<BaseChatModel["invoke"]>[1])));
+        reply = await attempts.run(call, () =>
+          withCallSignal(request.signal, (signal) =>
+            lc.invoke(messages, { signal, timeout: timeoutMs, ...seed } as Parameters<BaseChatModel["invoke"]>[1]),
+          ),
+        );
       } catch (err) {
         if (request.signal?.aborted) throw abortError(request.signal);
-        throw toAdapterError(err, { what: `LangChain ${lc._llmType()} call to ${model}`, timeoutMs, maxRetries: options.maxRetries ?? 0, secrets: options.secrets ?? [] });
+        throw toAdapterError(err, {
+          what: `LangChain ${lc._llmType()} call to ${model}`,
+          timeoutMs,
+          maxRetries: options.maxRetries ?? 0,
+          secrets: options.secrets ?? [],
+        });
       }
       const usageMeta = (reply as AIMessage).usage_metadata;
-      const usage = callUsage({ role: request.role, model, prompt: request.prompt, ...langchainUsage(usageMeta), startedMs: started, prices: options.prices });
+      const usage = callUsage({
+        role: request.role,
+        model,
+        prompt: request.prompt,
+        ...langchainUsage(usageMeta),
+        startedMs: started,
+        prices: options.prices,
+      });
       // the attempts the model's AsyncCaller retried before this answer (0 on a first-try answer)
       return { text: messageText(reply), usage: counted ? { ...usage, retries: call.failed } : usage };
     },
@@ -116,6 +139,15 @@ function toLangChainMessages(wire: Awaited<ReturnType<typeof toOpenAIMessages>>)
 export function messageText(message: BaseMessage): string {
   const c = message.content as unknown;
   if (typeof c === "string") return c;
-  if (Array.isArray(c)) return c.map((p) => (typeof p === "string" ? p : p && typeof p === "object" && (p as { type?: string }).type === "text" ? String((p as { text?: unknown }).text ?? "") : "")).join("");
+  if (Array.isArray(c))
+    return c
+      .map((p) =>
+        typeof p === "string"
+          ? p
+          : p && typeof p === "object" && (p as { type?: string }).type === "text"
+            ? String((p as { text?: unknown }).text ?? "")
+            : "",
+      )
+      .join("");
   return "";
 }

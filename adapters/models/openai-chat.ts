@@ -69,28 +69,52 @@ export interface ParameterizedChatModel extends ChatModel {
 const OPENAI_URL = "https://api.openai.com/v1";
 
 /** Create a chat model over an OpenAI-compatible endpoint. */
-export function createOpenAIChatModel(options: OpenAIChatModelOptions): ParameterizedChatModel & { readonly endpoint: string } {
-  if (!options.model) throw new ConfigError("model: give the model name the server expects (e.g. --model gpt-4o)", { field: "model" });
-  if (!options.blobs) throw new ConfigError("blobs: pass the BlobReader that holds the screenshots", { field: "blobs" });
+export function createOpenAIChatModel(
+  options: OpenAIChatModelOptions,
+): ParameterizedChatModel & { readonly endpoint: string } {
+  if (!options.model)
+    throw new ConfigError("model: give the model name the server expects (e.g. --model gpt-4o)", { field: "model" });
+  if (!options.blobs)
+    throw new ConfigError("blobs: pass the BlobReader that holds the screenshots", { field: "blobs" });
   const settings = options.settings ?? runtimeSettings();
   const baseURL = options.baseURL ?? settings.baseUrl ?? OPENAI_URL;
   let apiKey = options.apiKey ?? settings.apiKey;
   if (!apiKey) {
-    if (baseURL.startsWith(OPENAI_URL)) throw new ConfigError("apiKey: set OPENAI_API_KEY (or RETRACE_API_KEY) or pass apiKey to reach api.openai.com", { field: "apiKey" });
+    if (baseURL.startsWith(OPENAI_URL))
+      throw new ConfigError("apiKey: set OPENAI_API_KEY (or RETRACE_API_KEY) or pass apiKey to reach api.openai.com", {
+        field: "apiKey",
+      });
     apiKey = "no-key"; // local servers (vLLM) accept any key
   }
   const secrets = [apiKey, ...Object.values(options.headers ?? {})];
   for (const s of secrets) registerSecret(s);
   const timeoutMs = options.timeoutMs ?? 120_000;
   const maxRetries = options.maxRetries ?? 3;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new ConfigError("maxRetries: must be a whole number >= 0", { field: "maxRetries" });
-  if (!(timeoutMs > 0)) throw new ConfigError("timeoutMs: must be a positive number of milliseconds", { field: "timeoutMs" });
-  const client = lazy(async () => new (await importOptional("openai", "createOpenAIChatModel", () => import("openai"))).default({ apiKey, baseURL, maxRetries, timeout: timeoutMs, defaultHeaders: options.headers, fetch: deadlineFetch(timeoutMs), logLevel: "off" }));
+  if (!Number.isInteger(maxRetries) || maxRetries < 0)
+    throw new ConfigError("maxRetries: must be a whole number >= 0", { field: "maxRetries" });
+  if (!(timeoutMs > 0))
+    throw new ConfigError("timeoutMs: must be a positive number of milliseconds", { field: "timeoutMs" });
+  const client = lazy(
+    async () =>
+      new (await importOptional("openai", "createOpenAIChatModel", () => import("openai"))).default({
+        apiKey,
+        baseURL,
+        maxRetries,
+        timeout: timeoutMs,
+        defaultHeaders: options.headers,
+        fetch: deadlineFetch(timeoutMs),
+        logLevel: "off",
+      }),
+  );
   const maxTokensField = options.maxTokensField ?? "max_tokens";
   const sendSeed = options.sendSeed ?? true;
   const sendCacheKey = options.promptCacheKey ?? true;
   // sendSeed: false changes what the server sees, so it is part of the cache key (only when off: old keys stay valid).
-  const requestParams: Record<string, unknown> = { ...(options.seed !== undefined && { seed: options.seed }), ...options.extraBody, ...(!sendSeed && { sendSeed: false }) };
+  const requestParams: Record<string, unknown> = {
+    ...(options.seed !== undefined && { seed: options.seed }),
+    ...options.extraBody,
+    ...(!sendSeed && { sendSeed: false }),
+  };
   const { sendSeed: _omit, ...wireParams } = requestParams;
 
   return {
@@ -116,11 +140,22 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
       // A per-call signal: the SDK never removes the abort listener it adds (src/call-signal.ts).
       // The SDK's retries (bounded by maxRetries, stopped by an abort) are counted per call.
       const out = await countingAttempts(() =>
-        withCallSignal(request.signal, (signal) => sdk.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, { signal })),
+        withCallSignal(request.signal, (signal) =>
+          sdk.chat.completions.create(
+            body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
+            { signal },
+          ),
+        ),
       );
       if ("error" in out) {
         if (request.signal?.aborted) throw abortError(request.signal);
-        throw toAdapterError(out.error, { what: `chat completion from ${options.model}`, timeoutMs, maxRetries, secrets, ...(out.attempts > 0 && { attempts: out.attempts }) });
+        throw toAdapterError(out.error, {
+          what: `chat completion from ${options.model}`,
+          timeoutMs,
+          maxRetries,
+          secrets,
+          ...(out.attempts > 0 && { attempts: out.attempts }),
+        });
       }
       const completion = out.value as OpenAI.Chat.Completions.ChatCompletion;
       const retries = Math.max(0, out.attempts - 1);
@@ -128,10 +163,22 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Paramete
       const choice = completion.choices?.[0];
       if (!choice) throw new AdapterError(notACompletion(completion, options.model, baseURL), { retryable: false });
       const text = typeof choice.message?.content === "string" ? choice.message.content : "";
-      const usage = callUsage({ role: request.role, model: options.model, prompt: request.prompt, ...chatCompletionsUsage(completion.usage), startedMs: started, prices: options.prices });
+      const usage = callUsage({
+        role: request.role,
+        model: options.model,
+        prompt: request.prompt,
+        ...chatCompletionsUsage(completion.usage),
+        startedMs: started,
+        prices: options.prices,
+      });
       // A server that declares itself a stand-in (retrace's: "retrace-stand-in-simulated") makes every result that used it simulated.
       // `retries`: the client's retries of this call (0 on a first-try answer), kept in the usage record.
-      const recorded: ChatResponse["usage"] = { ...usage, latencyMs, retries, ...(isStandInFingerprint(completion.system_fingerprint) && { simulated: true }) };
+      const recorded: ChatResponse["usage"] = {
+        ...usage,
+        latencyMs,
+        retries,
+        ...(isStandInFingerprint(completion.system_fingerprint) && { simulated: true }),
+      };
       return { text, usage: recorded };
     },
   };
@@ -148,6 +195,7 @@ export function notACompletion(answer: unknown, model: string, baseURL: string):
     const html = head.startsWith("<!doctype html") || head.startsWith("<html") || /<(head|body|title)[\s>]/.test(head);
     return `chat completion from ${model}: ${baseURL} answered ${html ? "an HTML page" : "text that is not JSON"}, not a chat completion; check the base URL (an OpenAI-compatible server's ends in /v1, e.g. http://127.0.0.1:8000/v1)`;
   }
-  if (answer === null || typeof answer !== "object") return `chat completion from ${model}: ${baseURL} answered ${JSON.stringify(answer)?.slice(0, 40)}, not a chat completion; check the base URL`;
+  if (answer === null || typeof answer !== "object")
+    return `chat completion from ${model}: ${baseURL} answered ${JSON.stringify(answer)?.slice(0, 40)}, not a chat completion; check the base URL`;
   return `chat completion from ${model} has no choices (the answer's fields: ${Object.keys(answer).slice(0, 8).join(", ") || "none"}); check that ${baseURL} is an OpenAI-compatible chat completions endpoint`;
 }

@@ -38,19 +38,37 @@ const OPENAI_URL = "https://api.openai.com/v1";
 
 /** Create an embedder over an OpenAI-compatible `/v1/embeddings` endpoint. */
 export function createOpenAIEmbeddings(options: OpenAIEmbeddingsOptions): TextEmbedder {
-  if (!options?.model) throw new ConfigError("embeddings model: give the embedding model name the server expects (e.g. --embeddings-model text-embedding-3-small)", { field: "model" });
+  if (!options?.model)
+    throw new ConfigError(
+      "embeddings model: give the embedding model name the server expects (e.g. --embeddings-model text-embedding-3-small)",
+      { field: "model" },
+    );
   const settings = options.settings ?? runtimeSettings();
   const baseURL = options.baseURL ?? settings.baseUrl ?? OPENAI_URL;
   let apiKey = options.apiKey ?? settings.apiKey;
   if (!apiKey) {
-    if (baseURL.startsWith(OPENAI_URL)) throw new ConfigError("apiKey: set OPENAI_API_KEY (or RETRACE_API_KEY) or pass apiKey to reach api.openai.com", { field: "apiKey" });
+    if (baseURL.startsWith(OPENAI_URL))
+      throw new ConfigError("apiKey: set OPENAI_API_KEY (or RETRACE_API_KEY) or pass apiKey to reach api.openai.com", {
+        field: "apiKey",
+      });
     apiKey = "no-key";
   }
   const batchSize = options.batchSize ?? 64;
-  if (!Number.isInteger(batchSize) || batchSize < 1) throw new ConfigError("batchSize: must be a whole number >= 1", { field: "batchSize" });
+  if (!Number.isInteger(batchSize) || batchSize < 1)
+    throw new ConfigError("batchSize: must be a whole number >= 1", { field: "batchSize" });
   const timeoutMs = options.timeoutMs ?? 60_000;
   const maxRetries = options.maxRetries ?? 3;
-  const client = lazy(async () => new (await importOptional("openai", "createOpenAIEmbeddings", () => import("openai"))).default({ apiKey, baseURL, maxRetries, timeout: timeoutMs, fetch: deadlineFetch(timeoutMs), logLevel: "off" }));
+  const client = lazy(
+    async () =>
+      new (await importOptional("openai", "createOpenAIEmbeddings", () => import("openai"))).default({
+        apiKey,
+        baseURL,
+        maxRetries,
+        timeout: timeoutMs,
+        fetch: deadlineFetch(timeoutMs),
+        logLevel: "off",
+      }),
+  );
   const what = `embeddings from ${options.model}`;
   return {
     name: `openai-embeddings(${options.model})`,
@@ -62,18 +80,36 @@ export function createOpenAIEmbeddings(options: OpenAIEmbeddingsOptions): TextEm
         let res: OpenAI.Embeddings.CreateEmbeddingResponse;
         const sdk = await client();
         try {
-          res = await withCallSignal(signal, (s) => sdk.embeddings.create({ model: options.model, input: [...input], encoding_format: "float", ...(options.dimensions && { dimensions: options.dimensions }) }, { signal: s }));
+          res = await withCallSignal(signal, (s) =>
+            sdk.embeddings.create(
+              {
+                model: options.model,
+                input: [...input],
+                encoding_format: "float",
+                ...(options.dimensions && { dimensions: options.dimensions }),
+              },
+              { signal: s },
+            ),
+          );
         } catch (err) {
           if (signal?.aborted) throw abortError(signal);
           throw toAdapterError(err, { what, timeoutMs, maxRetries, secrets: [apiKey!] });
         }
         // The server's answer is untrusted: one finite vector per input, in index order, all the same length.
         const data = Array.isArray(res?.data) ? [...res.data].sort((a, b) => a.index - b.index) : [];
-        if (data.length !== input.length) throw new AdapterError(`${what}: ${data.length} vectors for ${input.length} texts`, { retryable: false });
+        if (data.length !== input.length)
+          throw new AdapterError(`${what}: ${data.length} vectors for ${input.length} texts`, { retryable: false });
         for (const d of data) {
-          if (!Array.isArray(d.embedding) || d.embedding.length === 0 || !d.embedding.every((x) => typeof x === "number" && Number.isFinite(x)))
+          if (
+            !Array.isArray(d.embedding) ||
+            d.embedding.length === 0 ||
+            !d.embedding.every((x) => typeof x === "number" && Number.isFinite(x))
+          )
             throw new AdapterError(`${what}: vector ${d.index} is not a list of finite numbers`, { retryable: false });
-          if (out.length > 0 && d.embedding.length !== out[0].length) throw new AdapterError(`${what}: vectors differ in length (${d.embedding.length} vs ${out[0].length})`, { retryable: false });
+          if (out.length > 0 && d.embedding.length !== out[0].length)
+            throw new AdapterError(`${what}: vectors differ in length (${d.embedding.length} vs ${out[0].length})`, {
+              retryable: false,
+            });
           out.push(d.embedding);
         }
       }

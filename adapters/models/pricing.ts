@@ -1,5 +1,11 @@
 /** Prices of model calls, so reports can show cost per episode and cost per success. */
-import { billedTokens, CACHE_PRICING, type CachePricing, type CacheProvider, type ModelUsage } from "../../src/usage.ts";
+import {
+  billedTokens,
+  CACHE_PRICING,
+  type CachePricing,
+  type CacheProvider,
+  type ModelUsage,
+} from "../../src/usage.ts";
 
 /** US dollars per million tokens for one model. */
 export interface ModelPrice {
@@ -33,7 +39,11 @@ export function priceFor(table: PriceTable | undefined, model: string): ModelPri
 }
 
 /** The cache prices of one model as multiples of its input price: the price table's, else the provider's. */
-export function cachePricingFor(table: PriceTable | undefined, model: string, provider: CacheProvider = "openai"): CachePricing {
+export function cachePricingFor(
+  table: PriceTable | undefined,
+  model: string,
+  provider: CacheProvider = "openai",
+): CachePricing {
   const fallback = CACHE_PRICING[provider] ?? CACHE_PRICING.openai;
   const p = priceFor(table, model);
   if (!p || !(p.inputPerMillion > 0)) return fallback;
@@ -47,7 +57,10 @@ export function cachePricingFor(table: PriceTable | undefined, model: string, pr
 export function costUsd(
   table: PriceTable | undefined,
   model: string,
-  usage: Pick<ModelUsage, "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteInputTokens" | "cacheProvider">,
+  usage: Pick<
+    ModelUsage,
+    "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteInputTokens" | "cacheProvider"
+  >,
   provider: CacheProvider = usage.cacheProvider ?? "openai",
 ): number | undefined {
   const p = priceFor(table, model);
@@ -89,7 +102,12 @@ export function callUsage(args: {
     inputTokens: args.inputTokens,
     outputTokens: args.outputTokens,
     ...cache,
-    ...(args.cachedInputTokens || args.cacheWriteInputTokens ? { ...(provider !== "openai" && { cacheProvider: provider }), billedTokens: billedTokens({ ...args, ...cache }, cachePricingFor(args.prices, args.model, provider)) } : {}),
+    ...(args.cachedInputTokens || args.cacheWriteInputTokens
+      ? {
+          ...(provider !== "openai" && { cacheProvider: provider }),
+          billedTokens: billedTokens({ ...args, ...cache }, cachePricingFor(args.prices, args.model, provider)),
+        }
+      : {}),
     latencyMs: Math.round(performance.now() - args.startedMs),
     ...(args.cached ? { costUsd: 0, cached: true } : cost !== undefined ? { costUsd: cost } : {}),
   };

@@ -35,9 +35,13 @@ export function createFormatPolicy(spec: AgentFormatSpec): FramablePolicy {
     case "uitars": {
       const { format, ...options } = spec;
       if (!options.model || typeof options.model.complete !== "function") {
-        throw new ConfigError(`agent.model: format "${format}" needs a ChatModel (an object with complete(request))`, { field: "agent.model" });
+        throw new ConfigError(`agent.model: format "${format}" needs a ChatModel (an object with complete(request))`, {
+          field: "agent.model",
+        });
       }
-      return format === "pyautogui" ? createPyautoguiPolicy(options as PyautoguiPolicyOptions) : createUiTarsPolicy(options as UiTarsPolicyOptions);
+      return format === "pyautogui"
+        ? createPyautoguiPolicy(options as PyautoguiPolicyOptions)
+        : createUiTarsPolicy(options as UiTarsPolicyOptions);
     }
     case "openai-cua": {
       const { format: _f, ...options } = spec;
@@ -48,6 +52,9 @@ export function createFormatPolicy(spec: AgentFormatSpec): FramablePolicy {
       return createAnthropicPolicy(options);
     }
     default:
-      throw new ConfigError(`agent.format: must be one of ${ACTION_FORMATS.map((f) => `"${f}"`).join(", ")}, got ${JSON.stringify((spec as { format?: unknown }).format)}`, { field: "agent.format" });
+      throw new ConfigError(
+        `agent.format: must be one of ${ACTION_FORMATS.map((f) => `"${f}"`).join(", ")}, got ${JSON.stringify((spec as { format?: unknown }).format)}`,
+        { field: "agent.format" },
+      );
   }
 }

@@ -44,7 +44,9 @@ export function linearizeAxTree(tree: AxNode, maxChars = DEFAULT_A11Y_MAX_CHARS)
     if (visible && (n.name || n.value !== undefined || n.states?.length)) {
       const pos = b ? `(${Math.round(b[0])}, ${Math.round(b[1])})` : "";
       const dim = b ? `(${Math.round(b[2])}, ${Math.round(b[3])})` : "";
-      const line = [n.role, n.name, n.value ?? "", (n.states ?? []).join(","), pos, dim].map((c, i) => (i < 3 ? escapeCell(c) : c)).join("\t");
+      const line = [n.role, n.name, n.value ?? "", (n.states ?? []).join(","), pos, dim]
+        .map((c, i) => (i < 3 ? escapeCell(c) : c))
+        .join("\t");
       if (size + line.length + 1 > maxChars) cut++;
       else {
         lines.push(line);
@@ -60,17 +62,27 @@ export function linearizeAxTree(tree: AxNode, maxChars = DEFAULT_A11Y_MAX_CHARS)
 
 /** What the text before an observation's parts calls it, e.g. "screenshot". */
 export function observationNoun(type: ObservationType): string {
-  return type === "screenshot" ? "screenshot" : type === "a11y_tree" ? "accessibility tree" : "screenshot and accessibility tree";
+  return type === "screenshot"
+    ? "screenshot"
+    : type === "a11y_tree"
+      ? "accessibility tree"
+      : "screenshot and accessibility tree";
 }
 
 /**
  * The content parts showing one observation: the screenshot, the linearized tree, or both. With
  * `a11y_tree` and no tree on the observation, the screenshot is sent instead (and says so).
  */
-export function observationParts(obs: Observation, type: ObservationType = "screenshot", detail: "low" | "high" | "auto" = "auto", maxChars = DEFAULT_A11Y_MAX_CHARS): ChatContentPart[] {
+export function observationParts(
+  obs: Observation,
+  type: ObservationType = "screenshot",
+  detail: "low" | "high" | "auto" = "auto",
+  maxChars = DEFAULT_A11Y_MAX_CHARS,
+): ChatContentPart[] {
   const image: ChatContentPart = { type: "image", blob: obs.screenshot, detail };
   if (type === "screenshot") return [image];
-  if (!obs.axTree) return [{ type: "text", text: "(no accessibility tree is available for this screen; screenshot shown)" }, image];
+  if (!obs.axTree)
+    return [{ type: "text", text: "(no accessibility tree is available for this screen; screenshot shown)" }, image];
   const tree: ChatContentPart = { type: "text", text: `Accessibility tree:\n${linearizeAxTree(obs.axTree, maxChars)}` };
   return type === "a11y_tree" ? [tree] : [image, tree];
 }

@@ -19,7 +19,10 @@ export function parseMaxRps(values: readonly string[]): RpsLimits {
     const eq = v.lastIndexOf("=");
     const [url, n] = eq > 0 ? [v.slice(0, eq), v.slice(eq + 1)] : ["*", v];
     const rps = Number(n);
-    if (!(rps > 0) || !Number.isFinite(rps)) throw new ConfigError(`--max-rps: expected N or BASE_URL=N with N > 0 requests per second, got "${v}"`, { field: "max-rps" });
+    if (!(rps > 0) || !Number.isFinite(rps))
+      throw new ConfigError(`--max-rps: expected N or BASE_URL=N with N > 0 requests per second, got "${v}"`, {
+        field: "max-rps",
+      });
     out[normalize(url)] = rps;
   }
   return out;

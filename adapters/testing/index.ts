@@ -4,6 +4,14 @@
  * Explicit named exports only. Pinned by test/public-api.test.ts.
  */
 export { startScriptedOpenAIServer } from "./scripted-openai-server.ts";
-export type { ScriptedOpenAIServer, ScriptedOpenAIServerOptions, ScriptStep, ScriptedUsage, ScriptedEndpoint, RecordedRequest, ReceivedImage } from "./scripted-openai-server.ts";
+export type {
+  ScriptedOpenAIServer,
+  ScriptedOpenAIServerOptions,
+  ScriptStep,
+  ScriptedUsage,
+  ScriptedEndpoint,
+  RecordedRequest,
+  ReceivedImage,
+} from "./scripted-openai-server.ts";
 export { startStandInServer, STAND_IN_MODEL } from "./stand-in/server.ts";
 export type { StandInServer, StandInServerOptions, StandInLogEntry } from "./stand-in/server.ts";

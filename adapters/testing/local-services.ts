@@ -16,7 +16,9 @@ const PG_ROOT = "/usr/lib/postgresql";
 /** The newest PostgreSQL bin folder under /usr/lib/postgresql, if any. */
 export function pgBin(): string | undefined {
   if (!existsSync(PG_ROOT)) return undefined;
-  const versions = readdirSync(PG_ROOT).filter((v) => existsSync(join(PG_ROOT, v, "bin", "initdb"))).sort((a, b) => Number(a) - Number(b));
+  const versions = readdirSync(PG_ROOT)
+    .filter((v) => existsSync(join(PG_ROOT, v, "bin", "initdb")))
+    .sort((a, b) => Number(a) - Number(b));
   return versions.length ? join(PG_ROOT, versions[versions.length - 1], "bin") : undefined;
 }
 
@@ -104,8 +106,16 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   if (!bin) throw new ConfigError("PostgreSQL binaries not found under /usr/lib/postgresql: source .ci/services.sh");
   const dir = mkdtempSync(join(tmpdir(), "retrace-pg-"));
   const root = process.getuid?.() === 0;
-  if (root) chownSync(dir, Number(execFileSync("id", ["-u", "postgres"]).toString().trim()), Number(execFileSync("id", ["-g", "postgres"]).toString().trim()));
-  const as = (cmd: string, args: string[]) => (root ? execFileSync("runuser", ["-u", "postgres", "--", cmd, ...args], { stdio: "pipe" }) : execFileSync(cmd, args, { stdio: "pipe" }));
+  if (root)
+    chownSync(
+      dir,
+      Number(execFileSync("id", ["-u", "postgres"]).toString().trim()),
+      Number(execFileSync("id", ["-g", "postgres"]).toString().trim()),
+    );
+  const as = (cmd: string, args: string[]) =>
+    root
+      ? execFileSync("runuser", ["-u", "postgres", "--", cmd, ...args], { stdio: "pipe" })
+      : execFileSync(cmd, args, { stdio: "pipe" });
   const port = await freePort();
   const data = join(dir, "data");
   as(join(bin, "initdb"), ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync"]);
@@ -136,7 +146,11 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
 export async function startPrivateRedis(): Promise<{ url: string; port: number; stop(): void }> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "retrace-redis-"));
-  const proc: ChildProcess = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], { stdio: "ignore" });
+  const proc: ChildProcess = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+    { stdio: "ignore" },
+  );
   for (let i = 0; i < 100; i++) {
     try {
       execFileSync("redis-cli", ["-p", String(port), "ping"], { stdio: "pipe" });

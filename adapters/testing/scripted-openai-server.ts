@@ -161,7 +161,9 @@ const ENDPOINTS: [string, ScriptedEndpoint][] = [
 ];
 
 /** Start a scripted server on 127.0.0.1 with a free port. */
-export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOptions = {}): Promise<ScriptedOpenAIServer> {
+export async function startScriptedOpenAIServer(
+  options: ScriptedOpenAIServerOptions = {},
+): Promise<ScriptedOpenAIServer> {
   const script = [...(options.script ?? [])];
   const requests: RecordedRequest[] = [];
   const problems: string[] = [];
@@ -174,13 +176,27 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
     const path = (req.url ?? "").split("?")[0];
     if (req.method === "GET" && path.endsWith("/models")) {
       const statuses = options.modelsStatus ?? 200;
-      const status = Array.isArray(statuses) ? (statuses[Math.min(modelListCalls, statuses.length - 1)] ?? 200) : statuses;
+      const status = Array.isArray(statuses)
+        ? (statuses[Math.min(modelListCalls, statuses.length - 1)] ?? 200)
+        : statuses;
       modelListCalls++;
       if (status === 200) return sendJson(res, 200, modelList(defaultModel, "scripted"));
       const wait = options.modelsRetryAfterMs;
-      const headers: Record<string, string> = wait !== undefined ? { "retry-after-ms": String(wait), "retry-after": String(Math.ceil(wait / 1000)) } : {};
+      const headers: Record<string, string> =
+        wait !== undefined ? { "retry-after-ms": String(wait), "retry-after": String(Math.ceil(wait / 1000)) } : {};
       const type = status === 429 ? "rate_limit_error" : "server_error";
-      return sendJson(res, status, { error: { message: `scripted error ${status}`, type, ...(options.modelsErrorCode ? { code: options.modelsErrorCode } : {}) } }, headers);
+      return sendJson(
+        res,
+        status,
+        {
+          error: {
+            message: `scripted error ${status}`,
+            type,
+            ...(options.modelsErrorCode ? { code: options.modelsErrorCode } : {}),
+          },
+        },
+        headers,
+      );
     }
     const endpoint = ENDPOINTS.find(([suffix]) => path.endsWith(suffix))?.[1] ?? "unknown";
     let body: any = undefined;
@@ -189,14 +205,24 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
     } catch {
       body = raw.toString("utf8");
     }
-    const record: RecordedRequest = { index: requests.length, endpoint, path, headers: { ...req.headers }, body, images: collectImages(body) };
+    const record: RecordedRequest = {
+      index: requests.length,
+      endpoint,
+      path,
+      headers: { ...req.headers },
+      body,
+      images: collectImages(body),
+    };
     requests.push(record);
 
     const fail = (message: string) => {
       problems.push(message);
-      sendJson(res, 400, { error: { message: `scripted server: ${message}`, type: "invalid_request_error", code: "scripted_unexpected" } });
+      sendJson(res, 400, {
+        error: { message: `scripted server: ${message}`, type: "invalid_request_error", code: "scripted_unexpected" },
+      });
     };
-    if (req.method !== "POST" || endpoint === "unknown") return fail(`request #${record.index} ${req.method} ${path} is not a supported endpoint`);
+    if (req.method !== "POST" || endpoint === "unknown")
+      return fail(`request #${record.index} ${req.method} ${path} is not a supported endpoint`);
     let step: ScriptStep | undefined;
     if (options.responder) {
       try {
@@ -208,7 +234,8 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
     } else step = script.shift();
     if (!step) return fail(`request #${record.index} to ${path} arrived but the script has no steps left`);
     record.step = step;
-    if (step.endpoint && step.endpoint !== endpoint) return fail(`request #${record.index} went to ${endpoint} but the next step expects ${step.endpoint}`);
+    if (step.endpoint && step.endpoint !== endpoint)
+      return fail(`request #${record.index} went to ${endpoint} but the next step expects ${step.endpoint}`);
     if (step.expect) {
       try {
         step.expect(record);
@@ -225,11 +252,18 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
           headers["retry-after"] = String(step.retryAfterMs / 1000); // LangChain reads only this one
         }
         const message = step.errorMessage ? step.errorMessage(record) : `scripted error ${step.status}`;
-        return sendJson(res, step.status, { error: { message, type: step.status === 429 ? "rate_limit_error" : "server_error" } }, headers);
+        return sendJson(
+          res,
+          step.status,
+          { error: { message, type: step.status === 429 ? "rate_limit_error" : "server_error" } },
+          headers,
+        );
       }
       const answer_ = step.body ?? answerBody(endpoint, step, body, record.index, defaultModel, raw.length);
-      if (endpoint === "responses" && body?.stream === true && !step.body) return sendResponsesStream(res, answer_ as Record<string, unknown>);
-      if (endpoint === "messages" && body?.stream === true) return sendAnthropicStream(res, answer_ as AnthropicMessage);
+      if (endpoint === "responses" && body?.stream === true && !step.body)
+        return sendResponsesStream(res, answer_ as Record<string, unknown>);
+      if (endpoint === "messages" && body?.stream === true)
+        return sendAnthropicStream(res, answer_ as AnthropicMessage);
       sendJson(res, step.status ?? 200, answer_);
     };
     const delay = step.delayMs ?? 0;
@@ -292,14 +326,36 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
   };
 }
 
-function answerBody(endpoint: ScriptedEndpoint | "unknown", step: ScriptStep, request: any, index: number, defaultModel: string, requestBytes: number): unknown {
+function answerBody(
+  endpoint: ScriptedEndpoint | "unknown",
+  step: ScriptStep,
+  request: any,
+  index: number,
+  defaultModel: string,
+  requestBytes: number,
+): unknown {
   const model = typeof request?.model === "string" ? request.model : defaultModel;
   const text = step.text ?? "";
-  const usage = step.usage === null ? undefined : (step.usage ?? { inputTokens: Math.ceil(requestBytes / 4), outputTokens: Math.max(1, Math.ceil((text.length + JSON.stringify(step.output ?? step.content ?? "").length) / 4)) });
+  const usage =
+    step.usage === null
+      ? undefined
+      : (step.usage ?? {
+          inputTokens: Math.ceil(requestBytes / 4),
+          outputTokens: Math.max(
+            1,
+            Math.ceil((text.length + JSON.stringify(step.output ?? step.content ?? "").length) / 4),
+          ),
+        });
   if (endpoint === "responses") {
     const output: unknown[] = [];
     if (step.text !== undefined)
-      output.push({ type: "message", id: `msg_${index}`, role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] });
+      output.push({
+        type: "message",
+        id: `msg_${index}`,
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text, annotations: [] }],
+      });
     output.push(...(step.output ?? []));
     return {
       id: `resp_scripted_${index}`,
@@ -326,9 +382,17 @@ function answerBody(endpoint: ScriptedEndpoint | "unknown", step: ScriptStep, re
   }
   if (endpoint === "embeddings") {
     const base64 = request?.encoding_format === "base64";
-    const inputs: string[] = Array.isArray(request?.input) ? request.input.map(String) : typeof request?.input === "string" ? [request.input] : [];
+    const inputs: string[] = Array.isArray(request?.input)
+      ? request.input.map(String)
+      : typeof request?.input === "string"
+        ? [request.input]
+        : [];
     const vectors = typeof step.embeddings === "function" ? step.embeddings(inputs) : (step.embeddings ?? []);
-    const data = vectors.map((v, i) => ({ object: "embedding", index: i, embedding: base64 ? Buffer.from(new Float32Array(v).buffer).toString("base64") : v }));
+    const data = vectors.map((v, i) => ({
+      object: "embedding",
+      index: i,
+      embedding: base64 ? Buffer.from(new Float32Array(v).buffer).toString("base64") : v,
+    }));
     const tokens = usage?.inputTokens ?? 0;
     return { object: "list", data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
   }
@@ -344,7 +408,12 @@ function answerBody(endpoint: ScriptedEndpoint | "unknown", step: ScriptStep, re
       stop_reason: toolUse ? "tool_use" : "end_turn",
       stop_sequence: null,
       usage: usage
-        ? { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, cache_read_input_tokens: usage.cachedInputTokens ?? 0, cache_creation_input_tokens: usage.cacheWriteInputTokens ?? 0 }
+        ? {
+            input_tokens: usage.inputTokens,
+            output_tokens: usage.outputTokens,
+            cache_read_input_tokens: usage.cachedInputTokens ?? 0,
+            cache_creation_input_tokens: usage.cacheWriteInputTokens ?? 0,
+          }
         : { input_tokens: 0, output_tokens: 0 },
     };
   }
@@ -353,43 +422,79 @@ function answerBody(endpoint: ScriptedEndpoint | "unknown", step: ScriptStep, re
     object: "chat.completion",
     created: 0,
     model,
-    choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, finish_reason: "stop", logprobs: null }],
+    choices: [
+      { index: 0, message: { role: "assistant", content: text, refusal: null }, finish_reason: "stop", logprobs: null },
+    ],
     ...(usage && { usage: chatUsage(usage) }),
   };
 }
 
 /** A chat-completions `usage` object in OpenAI's or vLLM's shape. */
 function chatUsage(usage: ScriptedUsage): Record<string, unknown> {
-  const base = { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens };
-  if (usage.style === "vllm") return { ...base, prompt_tokens_details: usage.cachedInputTokens !== undefined ? { cached_tokens: usage.cachedInputTokens } : null };
-  return { ...base, prompt_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 } };
+  const base = {
+    prompt_tokens: usage.inputTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+  };
+  if (usage.style === "vllm")
+    return {
+      ...base,
+      prompt_tokens_details: usage.cachedInputTokens !== undefined ? { cached_tokens: usage.cachedInputTokens } : null,
+    };
+  return {
+    ...base,
+    prompt_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0, audio_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
+  };
 }
 
 interface AnthropicMessage {
   content: { type: string; text?: string; id?: string; name?: string; input?: unknown }[];
   stop_reason: string;
-  usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_input_tokens?: number;
+    cache_creation_input_tokens?: number;
+  };
 }
 
 /** An Anthropic message as the event stream the Messages API sends for `stream: true`. */
 function sendAnthropicStream(res: ServerResponse, message: AnthropicMessage): void {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  const event = (type: string, data: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   const { content, stop_reason, usage, ...head } = message;
-  event("message_start", { message: { ...head, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 0 } } });
+  event("message_start", {
+    message: { ...head, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 0 } },
+  });
   content.forEach((block, index) => {
     if (block.type === "text") {
       event("content_block_start", { index, content_block: { type: "text", text: "" } });
       event("content_block_delta", { index, delta: { type: "text_delta", text: block.text ?? "" } });
     } else if (block.type === "tool_use") {
-      event("content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
-      event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input ?? {}) } });
+      event("content_block_start", {
+        index,
+        content_block: { type: "tool_use", id: block.id, name: block.name, input: {} },
+      });
+      event("content_block_delta", {
+        index,
+        delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input ?? {}) },
+      });
     } else {
       event("content_block_start", { index, content_block: block });
     }
     event("content_block_stop", { index });
   });
-  event("message_delta", { delta: { stop_reason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+  event("message_delta", {
+    delta: { stop_reason, stop_sequence: null },
+    usage: { output_tokens: usage.output_tokens },
+  });
   event("message_stop", {});
   res.end();
 }
@@ -402,18 +507,25 @@ function collectImages(body: unknown): ReceivedImage[] {
     const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
     if (!m) return;
     const bytes = Buffer.from(m[2], "base64");
-    out.push({ mediaType: m[1], bytes, sha256: createHash("sha256").update(bytes).digest("hex"), ...(detail && { detail }) });
+    out.push({
+      mediaType: m[1],
+      bytes,
+      sha256: createHash("sha256").update(bytes).digest("hex"),
+      ...(detail && { detail }),
+    });
   };
   const walk = (v: unknown) => {
     if (Array.isArray(v)) return v.forEach(walk);
     if (!v || typeof v !== "object") return;
     const o = v as Record<string, any>;
-    if (o.type === "image_url" && o.image_url) fromDataUrl(typeof o.image_url === "string" ? o.image_url : o.image_url.url, o.image_url.detail);
+    if (o.type === "image_url" && o.image_url)
+      fromDataUrl(typeof o.image_url === "string" ? o.image_url : o.image_url.url, o.image_url.detail);
     else if (o.type === "input_image") fromDataUrl(o.image_url, o.detail);
     else if (o.type === "image" && o.source?.type === "base64") {
       const bytes = Buffer.from(String(o.source.data), "base64");
       out.push({ mediaType: o.source.media_type, bytes, sha256: createHash("sha256").update(bytes).digest("hex") });
-    } else if (o.type === "computer_call_output" && o.output?.type === "computer_screenshot") fromDataUrl(o.output.image_url);
+    } else if (o.type === "computer_call_output" && o.output?.type === "computer_screenshot")
+      fromDataUrl(o.output.image_url);
     for (const key of Object.keys(o)) if (key !== "image_url" && key !== "source") walk(o[key]);
   };
   walk(body);

@@ -56,17 +56,28 @@ export interface CallRecord {
 
 /** Messages as logged: long text parts cut at {@link CALL_TEXT_LIMIT}, screenshots kept as references. */
 export function loggedMessages(messages: readonly ChatMessage[]): ChatMessage[] {
-  const cut = (t: string) => (t.length > CALL_TEXT_LIMIT ? `${t.slice(0, CALL_TEXT_LIMIT)} [... ${t.length - CALL_TEXT_LIMIT} more characters]` : t);
+  const cut = (t: string) =>
+    t.length > CALL_TEXT_LIMIT
+      ? `${t.slice(0, CALL_TEXT_LIMIT)} [... ${t.length - CALL_TEXT_LIMIT} more characters]`
+      : t;
   return messages.map((m) => ({
     role: m.role,
-    content: typeof m.content === "string" ? cut(m.content) : m.content.map((p) => (p.type === "text" ? { type: "text" as const, text: cut(p.text) } : p)),
+    content:
+      typeof m.content === "string"
+        ? cut(m.content)
+        : m.content.map((p) => (p.type === "text" ? { type: "text" as const, text: cut(p.text) } : p)),
   }));
 }
 
 /** The call-site fields of a record (read when the log is written: the runtime may mark a site discarded after the call). */
 export function siteFields(site: CallSite | undefined): Pick<CallRecord, "seq" | "phase" | "attempt" | "discarded"> {
   if (!site) return { seq: null };
-  return { seq: site.seq, phase: site.phase, ...(site.attempt !== undefined ? { attempt: site.attempt } : {}), ...(site.discarded ? { discarded: true } : {}) };
+  return {
+    seq: site.seq,
+    phase: site.phase,
+    ...(site.attempt !== undefined ? { attempt: site.attempt } : {}),
+    ...(site.discarded ? { discarded: true } : {}),
+  };
 }
 
 /**
@@ -74,7 +85,9 @@ export function siteFields(site: CallSite | undefined): Pick<CallRecord, "seq" |
  * numbered here from the call sites' entry order), so concurrent calls do not reorder the file and
  * a step's calls read in time order (a recoverer's claim before the verifier call that judged it).
  */
-export function orderedCalls(calls: ReadonlyArray<Omit<CallRecord, "order"> & { order: [number, number]; site?: CallSite }>): CallRecord[] {
+export function orderedCalls(
+  calls: ReadonlyArray<Omit<CallRecord, "order"> & { order: [number, number]; site?: CallSite }>,
+): CallRecord[] {
   return [...calls]
     .sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1])
     .map(({ site, order: _o, ...c }, i): CallRecord => ({ ...c, ...(site ? siteFields(site) : {}), order: i }))

@@ -19,7 +19,9 @@ const CascadeSpecSchema = z
     /** Gates, checked in order (no-effect, stagnation, loop, visual-change, action-pattern, every-k, before-done). @default DEFAULT_CASCADE_GATES */
     gates: z.array(CascadeGateSpecSchema).min(1).optional(),
     /** The expensive detector: any detector spec, validated recursively. */
-    detector: z.record(z.string(), z.unknown(), { error: "expected the inner detector spec, e.g. detector: { kind: sim } or { kind: model, model: NAME }" }),
+    detector: z.record(z.string(), z.unknown(), {
+      error: "expected the inner detector spec, e.g. detector: { kind: sim } or { kind: model, model: NAME }",
+    }),
   })
   .strict();
 type CascadeSpec = z.output<typeof CascadeSpecSchema>;

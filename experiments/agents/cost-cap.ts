@@ -20,7 +20,11 @@ export function anyPriced(agents: readonly CappedAgent[]): boolean {
 
 export function assertPricedForCap(agents: readonly CappedAgent[], flag = "--max-cost-usd"): void {
   const models = agents.filter((a) => a.spec?.kind === "model");
-  if (models.length === 0) throw new ConfigError(`${flag}: no agent of this run calls a model (they are simulated), so nothing costs money; drop ${flag}`, { field: "maxCostUsd" });
+  if (models.length === 0)
+    throw new ConfigError(
+      `${flag}: no agent of this run calls a model (they are simulated), so nothing costs money; drop ${flag}`,
+      { field: "maxCostUsd" },
+    );
   for (const { path, spec } of models) {
     const model = spec?.model ?? "";
     if (!priceFor(spec?.prices, model))

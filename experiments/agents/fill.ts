@@ -15,14 +15,19 @@ export interface ModelDefaults {
 export function fillModelDefaults<S extends AgentSpec | undefined>(spec: S, defaults: ModelDefaults): S {
   if (spec?.kind === "cascade") {
     const inner = (spec as { detector?: unknown }).detector;
-    return inner && typeof inner === "object" && !Array.isArray(inner) ? ({ ...spec, detector: fillModelDefaults(inner as AgentSpec, defaults) } as S) : spec;
+    return inner && typeof inner === "object" && !Array.isArray(inner)
+      ? ({ ...spec, detector: fillModelDefaults(inner as AgentSpec, defaults) } as S)
+      : spec;
   }
   if (spec?.kind === "preset" || (spec && spec.kind === undefined && "preset" in spec)) {
     const judge = (spec as { model?: unknown }).model;
-    return judge && typeof judge === "object" && !Array.isArray(judge) ? ({ ...spec, model: fillModelDefaults({ kind: "model", ...(judge as object) } as AgentSpec, defaults) } as S) : spec;
+    return judge && typeof judge === "object" && !Array.isArray(judge)
+      ? ({ ...spec, model: fillModelDefaults({ kind: "model", ...(judge as object) } as AgentSpec, defaults) } as S)
+      : spec;
   }
   if (!spec || spec.kind !== "model") return spec;
   const out: Record<string, unknown> = { ...spec };
-  for (const key of ["baseUrl", "model", "apiKeyEnv"] as const) if (out[key] === undefined && defaults[key] !== undefined) out[key] = defaults[key];
+  for (const key of ["baseUrl", "model", "apiKeyEnv"] as const)
+    if (out[key] === undefined && defaults[key] !== undefined) out[key] = defaults[key];
   return out as S;
 }

@@ -6,9 +6,24 @@
 export { AGENT_ROLES, MODEL_ROLE_OF } from "./roles.ts";
 export type { AgentRole, AgentOf, AgentContext } from "./roles.ts";
 export { AgentSpecSchema, type AgentSpec } from "./spec.ts";
-export { validateAgentSpec, createAgent, registerAgentKind, agentKinds, agentKindOf, isSimulatedSpec } from "./registry.ts";
+export {
+  validateAgentSpec,
+  createAgent,
+  registerAgentKind,
+  agentKinds,
+  agentKindOf,
+  isSimulatedSpec,
+} from "./registry.ts";
 export type { AgentKind, ValidAgentSpec } from "./kind.ts";
-export { ModelAgentSpecSchema, MODEL_FORMATS, MODEL_BACKENDS, DEFAULT_MODEL_TIMEOUT_MS, DEFAULT_MODEL_RETRIES, backendOf, modelRoleProblem } from "./model-spec.ts";
+export {
+  ModelAgentSpecSchema,
+  MODEL_FORMATS,
+  MODEL_BACKENDS,
+  DEFAULT_MODEL_TIMEOUT_MS,
+  DEFAULT_MODEL_RETRIES,
+  backendOf,
+  modelRoleProblem,
+} from "./model-spec.ts";
 export type { ModelAgentSpec } from "./model-spec.ts";
 export { ModelMeter, CostLedger, type RoleCalls } from "./meter.ts";
 export { chatModelFor, apiKeyOf, type ModelCallSettings } from "./model-client.ts";

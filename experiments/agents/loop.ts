@@ -17,7 +17,10 @@ const LoopSpecSchema = z
     ssimThreshold: z.number().min(0).max(1).optional(),
   })
   .strict()
-  .refine((o) => (o.maxCycle ?? 4) >= (o.minCycle ?? 1), { message: "maxCycle must be >= minCycle", path: ["maxCycle"] });
+  .refine((o) => (o.maxCycle ?? 4) >= (o.minCycle ?? 1), {
+    message: "maxCycle must be >= minCycle",
+    path: ["maxCycle"],
+  });
 type LoopSpec = z.output<typeof LoopSpecSchema>;
 
 /** The registry entry of `kind: loop` (detector only). */

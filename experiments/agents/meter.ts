@@ -63,7 +63,22 @@ export class ModelMeter {
   }
 
   /** Count one answered call (usage from the backend or the cache). */
-  recordUsage(role: ModelRole, usage: Pick<ModelUsage, "inputTokens" | "outputTokens" | "cached" | "model" | "simulated" | "cachedInputTokens" | "cacheWriteInputTokens" | "billedTokens" | "cacheProvider">, prices?: PriceTable): void {
+  recordUsage(
+    role: ModelRole,
+    usage: Pick<
+      ModelUsage,
+      | "inputTokens"
+      | "outputTokens"
+      | "cached"
+      | "model"
+      | "simulated"
+      | "cachedInputTokens"
+      | "cacheWriteInputTokens"
+      | "billedTokens"
+      | "cacheProvider"
+    >,
+    prices?: PriceTable,
+  ): void {
     const e = this.entry(role);
     e.calls++;
     if (usage.simulated === true) e.simulated = true;
@@ -95,11 +110,21 @@ export class ModelMeter {
     const at = currentCallSite();
     const site = { ...siteFields(at), ...(at ? { site: at } : {}) };
     // The call's place in time: its call site's entry order, then the order calls under that site started (see CallRecord.order).
-    const order: [number, number] = [at ? (callSiteOrdinal(at) ?? Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER, this.started++];
+    const order: [number, number] = [
+      at ? (callSiteOrdinal(at) ?? Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER,
+      this.started++,
+    ];
     const started = performance.now();
     const base = () => {
       const { requestSeed: _s, ...draw } = start.draw ?? ({} as Partial<NonNullable<ChatRequest["draw"]>>);
-      return { ...site, role, model: start.model, ...(start.prompt ? { prompt: start.prompt } : {}), ...(start.draw ? { draw: draw as CallRecord["draw"] } : {}), messages: loggedMessages(start.messages) };
+      return {
+        ...site,
+        role,
+        model: start.model,
+        ...(start.prompt ? { prompt: start.prompt } : {}),
+        ...(start.draw ? { draw: draw as CallRecord["draw"] } : {}),
+        messages: loggedMessages(start.messages),
+      };
     };
     let ended = false;
     return {
@@ -108,13 +133,32 @@ export class ModelMeter {
         ended = true;
         this.recordUsage(role, usage, prices);
         const cost = costUsd(prices, usage.model, usage);
-        this.log.push({ order, ...base(), reply, inputTokens: usage.inputTokens || 0, outputTokens: usage.outputTokens || 0, ...(usage.cachedInputTokens ? { cachedInputTokens: usage.cachedInputTokens } : {}), ...(usage.cacheWriteInputTokens ? { cacheWriteInputTokens: usage.cacheWriteInputTokens } : {}), latencyMs: Math.round(usage.latencyMs ?? performance.now() - started), ...(cost !== undefined ? { costUsd: cost } : {}), ...(usage.cached ? { cached: true } : {}) });
+        this.log.push({
+          order,
+          ...base(),
+          reply,
+          inputTokens: usage.inputTokens || 0,
+          outputTokens: usage.outputTokens || 0,
+          ...(usage.cachedInputTokens ? { cachedInputTokens: usage.cachedInputTokens } : {}),
+          ...(usage.cacheWriteInputTokens ? { cacheWriteInputTokens: usage.cacheWriteInputTokens } : {}),
+          latencyMs: Math.round(usage.latencyMs ?? performance.now() - started),
+          ...(cost !== undefined ? { costUsd: cost } : {}),
+          ...(usage.cached ? { cached: true } : {}),
+        });
       },
       failed: (err) => {
         if (ended) return;
         ended = true;
         this.recordError(role, err);
-        this.log.push({ order, ...base(), reply: "", inputTokens: 0, outputTokens: 0, latencyMs: Math.round(performance.now() - started), error: describeError(err).split("\n")[0].slice(0, 300) });
+        this.log.push({
+          order,
+          ...base(),
+          reply: "",
+          inputTokens: 0,
+          outputTokens: 0,
+          latencyMs: Math.round(performance.now() - started),
+          error: describeError(err).split("\n")[0].slice(0, 300),
+        });
       },
     };
   }
@@ -134,7 +178,12 @@ export class ModelMeter {
       model: model.model,
       async complete(request: ChatRequest): Promise<ChatResponse> {
         // The step is read when the call starts: the runtime set it around the component's call.
-        const call = meter.begin(role, prices, { model: model.model, ...(request.prompt ? { prompt: request.prompt } : {}), ...(request.draw ? { draw: request.draw } : {}), messages: request.messages });
+        const call = meter.begin(role, prices, {
+          model: model.model,
+          ...(request.prompt ? { prompt: request.prompt } : {}),
+          ...(request.draw ? { draw: request.draw } : {}),
+          messages: request.messages,
+        });
         try {
           const res = await model.complete(request);
           call.done(res.text, res.usage);

@@ -26,11 +26,19 @@ export function settingsFor(calls: ModelCallSettings | undefined): RuntimeSettin
 }
 
 /** The API key a spec uses: its `apiKeyEnv` variable, else the backend's usual variable. */
-export function apiKeyOf(spec: ModelAgentSpec, calls: ModelCallSettings | undefined, field = "apiKeyEnv"): string | undefined {
+export function apiKeyOf(
+  spec: ModelAgentSpec,
+  calls: ModelCallSettings | undefined,
+  field = "apiKeyEnv",
+): string | undefined {
   const settings = settingsFor(calls);
   if (spec.apiKeyEnv) {
     const key = envVar(spec.apiKeyEnv, calls?.env ?? process.env);
-    if (!key) throw new ConfigError(`${field}: the environment variable ${spec.apiKeyEnv} is not set (export it, or pass --api-key-env with a variable that is)`, { field });
+    if (!key)
+      throw new ConfigError(
+        `${field}: the environment variable ${spec.apiKeyEnv} is not set (export it, or pass --api-key-env with a variable that is)`,
+        { field },
+      );
     return key;
   }
   return spec.backend === "anthropic" ? settings.anthropicApiKey : settings.apiKey;
@@ -47,20 +55,32 @@ export function cacheOptionsOf(calls: ModelCallSettings | undefined): CacheOptio
  * episode's draws (each request stamped with its draw identity, which keys the cache and is sent
  * as `seed` unless `sendSeed: false`), then the meter.
  */
-export function chatModelFor(spec: ModelAgentSpec, role: ModelRole, ctx: { blobs: BlobStore; meter?: ModelMeter; calls?: ModelCallSettings; draws?: DrawScope }): ChatModel {
+export function chatModelFor(
+  spec: ModelAgentSpec,
+  role: ModelRole,
+  ctx: { blobs: BlobStore; meter?: ModelMeter; calls?: ModelCallSettings; draws?: DrawScope },
+): ChatModel {
   const outer = (cached: ChatModel): ChatModel => {
     // Draws stamped outside the meter, so the meter's call log records each call's draw identity.
     const metered = ctx.meter ? ctx.meter.wrap(cached, role, spec.prices) : cached;
     return ctx.draws ? withDraws(metered, ctx.draws) : metered;
   };
   if (backendOf(spec) === "langchain") {
-    if (!ctx.blobs) throw new ConfigError("model agents read screenshots from the run's blob store: pass blobs in the agent context", { field: "blobs" });
+    if (!ctx.blobs)
+      throw new ConfigError(
+        "model agents read screenshots from the run's blob store: pass blobs in the agent context",
+        { field: "blobs" },
+      );
     const lc = langChainChatModelFor(spec, ctx.blobs, spec.apiKeyEnv ? apiKeyOf(spec, ctx.calls) : undefined);
     const lcCache = cacheOptionsOf(ctx.calls);
     return outer(lcCache ? withCache(lc, lcCache) : lc);
   }
-  if (!spec.model) throw new ConfigError("model: give the model name (in the spec or with --model)", { field: "model" });
-  if (!ctx.blobs) throw new ConfigError("model agents read screenshots from the run's blob store: pass blobs in the agent context", { field: "blobs" });
+  if (!spec.model)
+    throw new ConfigError("model: give the model name (in the spec or with --model)", { field: "model" });
+  if (!ctx.blobs)
+    throw new ConfigError("model agents read screenshots from the run's blob store: pass blobs in the agent context", {
+      field: "blobs",
+    });
   const backend = createOpenAIChatModel({
     model: spec.model,
     blobs: ctx.blobs,

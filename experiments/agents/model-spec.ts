@@ -32,10 +32,16 @@ const httpUrl = z.string().refine((s) => {
  * Left out, they are the provider's ratio to the input price (src/usage.ts CACHE_PRICING).
  */
 const price = z
-  .object({ inputPerMillion: z.number().min(0), outputPerMillion: z.number().min(0), cachedInputPerMillion: z.number().min(0).optional(), cacheWritePerMillion: z.number().min(0).optional() })
+  .object({
+    inputPerMillion: z.number().min(0),
+    outputPerMillion: z.number().min(0),
+    cachedInputPerMillion: z.number().min(0).optional(),
+    cacheWritePerMillion: z.number().min(0).optional(),
+  })
   .strict()
   .refine((p) => p.cachedInputPerMillion === undefined || p.cachedInputPerMillion <= p.inputPerMillion, {
-    message: "cachedInputPerMillion is above inputPerMillion: a cached prompt token bills at most the uncached input price; give the provider's cached-input price",
+    message:
+      "cachedInputPerMillion is above inputPerMillion: a cached prompt token bills at most the uncached input price; give the provider's cached-input price",
     path: ["cachedInputPerMillion"],
   });
 
@@ -56,7 +62,10 @@ export const ModelAgentSpecSchema = z
     /** Model name as the server knows it. @default --model */
     model: z.string().min(1).optional(),
     /** Environment variable holding the API key. @default --api-key-env, else OPENAI_API_KEY / ANTHROPIC_API_KEY */
-    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name such as OPENAI_API_KEY").optional(),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name such as OPENAI_API_KEY")
+      .optional(),
     /** Sampling temperature. @default the agent's own */
     temperature: z.number().min(0).max(2).optional(),
     /**
@@ -132,23 +141,53 @@ export function backendOf(spec: Pick<ModelAgentSpec, "format" | "backend">): (ty
  * Why a role cannot use this spec (format/backend combination), or undefined when it can.
  * Messages name the field (relative to the spec) and what would be accepted.
  */
-export function modelRoleProblem(role: AgentRole, spec: ModelAgentSpec): { field: string; message: string } | undefined {
+export function modelRoleProblem(
+  role: AgentRole,
+  spec: ModelAgentSpec,
+): { field: string; message: string } | undefined {
   const backend = backendOf(spec);
-  if (backend === "langchain" && !spec.module) return { field: "module", message: "backend langchain needs module: the path of a file exporting a LangChain chat model or a factory (resolved against the current directory)" };
-  if (backend !== "langchain" && (spec.module !== undefined || spec.export !== undefined)) return { field: spec.module !== undefined ? "module" : "export", message: "module/export are only read with backend: langchain" };
-  if (spec.stance !== undefined && role !== "detector") return { field: "stance", message: "stance is a detector option (neutral | cautious); remove it from this role" };
-  if (spec.layout !== undefined && role !== "recovery") return { field: "layout", message: "layout is a recovery-agent option (paper | cached); remove it from this role" };
-  if (spec.layout === "cached" && (spec.format === "openai-cua" || spec.format === "anthropic")) return { field: "layout", message: `layout cached is for the chat formats (pyautogui, uitars); format ${spec.format} keeps its own layout` };
+  if (backend === "langchain" && !spec.module)
+    return {
+      field: "module",
+      message:
+        "backend langchain needs module: the path of a file exporting a LangChain chat model or a factory (resolved against the current directory)",
+    };
+  if (backend !== "langchain" && (spec.module !== undefined || spec.export !== undefined))
+    return {
+      field: spec.module !== undefined ? "module" : "export",
+      message: "module/export are only read with backend: langchain",
+    };
+  if (spec.stance !== undefined && role !== "detector")
+    return { field: "stance", message: "stance is a detector option (neutral | cautious); remove it from this role" };
+  if (spec.layout !== undefined && role !== "recovery")
+    return { field: "layout", message: "layout is a recovery-agent option (paper | cached); remove it from this role" };
+  if (spec.layout === "cached" && (spec.format === "openai-cua" || spec.format === "anthropic"))
+    return {
+      field: "layout",
+      message: `layout cached is for the chat formats (pyautogui, uitars); format ${spec.format} keeps its own layout`,
+    };
   const chat = backend === "openai" || backend === "langchain";
   if (role === "forward" || role === "recovery" || role === "perturber") {
     if ((spec.format === "pyautogui" || spec.format === "uitars") && !chat)
-      return { field: "backend", message: `format ${spec.format} talks to a chat model; use backend: openai (or leave it out) or backend: langchain` };
-    if (spec.format === "openai-cua" && backend !== "openai-responses") return { field: "backend", message: "format openai-cua needs backend: openai-responses (or leave it out)" };
-    if (spec.format === "anthropic" && backend !== "anthropic") return { field: "backend", message: "format anthropic needs backend: anthropic (or leave it out)" };
+      return {
+        field: "backend",
+        message: `format ${spec.format} talks to a chat model; use backend: openai (or leave it out) or backend: langchain`,
+      };
+    if (spec.format === "openai-cua" && backend !== "openai-responses")
+      return { field: "backend", message: "format openai-cua needs backend: openai-responses (or leave it out)" };
+    if (spec.format === "anthropic" && backend !== "anthropic")
+      return { field: "backend", message: "format anthropic needs backend: anthropic (or leave it out)" };
     if ((spec.format === "openai-cua" || spec.format === "anthropic") && spec.observation !== "screenshot")
-      return { field: "observation", message: `format ${spec.format} sees screenshots only; use observation: screenshot, or format pyautogui/uitars for ${spec.observation}` };
+      return {
+        field: "observation",
+        message: `format ${spec.format} sees screenshots only; use observation: screenshot, or format pyautogui/uitars for ${spec.observation}`,
+      };
     return undefined;
   }
-  if (!chat) return { field: "backend", message: `the LLM ${role} talks to a chat model; use backend: openai (an OpenAI-compatible endpoint) or backend: langchain` };
+  if (!chat)
+    return {
+      field: "backend",
+      message: `the LLM ${role} talks to a chat model; use backend: openai (an OpenAI-compatible endpoint) or backend: langchain`,
+    };
   return undefined;
 }

@@ -5,7 +5,14 @@
  * detector, selector, summarizer and verifier are the LLM components of adapters/llm.
  */
 import { ConfigError } from "../../src/errors.ts";
-import { createLlmErrorDetector, createLlmPerturbationPolicy, createLlmRecoveryPolicy, createLlmStateVerifier, createLlmStepSelector, createLlmSummarizer } from "../../adapters/llm/index.ts";
+import {
+  createLlmErrorDetector,
+  createLlmPerturbationPolicy,
+  createLlmRecoveryPolicy,
+  createLlmStateVerifier,
+  createLlmStepSelector,
+  createLlmSummarizer,
+} from "../../adapters/llm/index.ts";
 import { createFormatPolicy, type AgentFormatSpec } from "../../adapters/policies/format.ts";
 import type { ModelRole } from "../../src/usage.ts";
 import { apiKeyOf, cacheOptionsOf, chatModelFor, settingsFor } from "./model-client.ts";
@@ -24,8 +31,26 @@ function opt<K extends string, V>(key: K, value: V | undefined): Partial<Record<
  */
 export function formatSpecOf(spec: ModelAgentSpec, role: ModelRole, ctx: AgentContext): AgentFormatSpec {
   const sampling = { ...opt("temperature", spec.temperature), ...opt("maxTokens", maxTokensOf(spec)) };
-  if (spec.format === "pyautogui" || spec.format === "uitars") return { format: spec.format, model: chatModelFor(spec, role, ctx), observation: spec.observation, ...opt("historyImages", spec.historyImages), ...sampling };
-  const common = { model: spec.model, baseURL: spec.baseUrl, apiKey: apiKeyOf(spec, ctx.calls), maxRetries: spec.maxRetries, timeoutMs: spec.timeoutMs, prices: spec.prices, cache: cacheOptionsOf(ctx.calls), settings: settingsFor(ctx.calls), ...opt("draws", ctx.draws), ...(ctx.meter && { observe: ctx.meter.observer(role, spec.prices) }) };
+  if (spec.format === "pyautogui" || spec.format === "uitars")
+    return {
+      format: spec.format,
+      model: chatModelFor(spec, role, ctx),
+      observation: spec.observation,
+      ...opt("historyImages", spec.historyImages),
+      ...sampling,
+    };
+  const common = {
+    model: spec.model,
+    baseURL: spec.baseUrl,
+    apiKey: apiKeyOf(spec, ctx.calls),
+    maxRetries: spec.maxRetries,
+    timeoutMs: spec.timeoutMs,
+    prices: spec.prices,
+    cache: cacheOptionsOf(ctx.calls),
+    settings: settingsFor(ctx.calls),
+    ...opt("draws", ctx.draws),
+    ...(ctx.meter && { observe: ctx.meter.observer(role, spec.prices) }),
+  };
   if (spec.format === "openai-cua") return { format: "openai-cua", ...common };
   return { format: "anthropic", ...common, ...opt("historyImages", spec.historyImages), ...sampling };
 }
@@ -33,22 +58,39 @@ export function formatSpecOf(spec: ModelAgentSpec, role: ModelRole, ctx: AgentCo
 /** Build a model agent for `role` (the spec is already validated). */
 export function createModelAgent<R extends AgentRole>(role: R, spec: ModelAgentSpec, ctx: AgentContext): AgentOf[R] {
   const problem = modelRoleProblem(role, spec);
-  if (problem) throw new ConfigError(`${role}.${problem.field}: ${problem.message}`, { field: `${role}.${problem.field}` });
+  if (problem)
+    throw new ConfigError(`${role}.${problem.field}: ${problem.message}`, { field: `${role}.${problem.field}` });
   const modelRole = MODEL_ROLE_OF[role];
   const images = opt("historyImages", spec.historyImages);
-  const call = { ...opt("temperature", spec.temperature), ...opt("maxTokens", maxTokensOf(spec)), timeoutMs: spec.timeoutMs };
+  const call = {
+    ...opt("temperature", spec.temperature),
+    ...opt("maxTokens", maxTokensOf(spec)),
+    timeoutMs: spec.timeoutMs,
+  };
   if (role === "forward" || role === "recovery" || role === "perturber") {
     // The action-producing roles share one format spec (paper B.2: same backbone and format).
     const agent = formatSpecOf(spec, modelRole, ctx);
     if (role === "forward") return createFormatPolicy(agent) as unknown as AgentOf[R];
-    if (role === "recovery") return createLlmRecoveryPolicy({ agent, ...images, ...call, ...opt("layout", spec.layout) }) as unknown as AgentOf[R];
+    if (role === "recovery")
+      return createLlmRecoveryPolicy({
+        agent,
+        ...images,
+        ...call,
+        ...opt("layout", spec.layout),
+      }) as unknown as AgentOf[R];
     return createLlmPerturbationPolicy({ agent, ...images, ...call }) as unknown as AgentOf[R];
   }
   const model = chatModelFor(spec, modelRole, ctx);
   let agent: AgentOf[AgentRole];
   switch (role) {
     case "detector":
-      agent = createLlmErrorDetector({ model, observation: spec.observation, ...images, ...call, ...opt("stance", spec.stance) });
+      agent = createLlmErrorDetector({
+        model,
+        observation: spec.observation,
+        ...images,
+        ...call,
+        ...opt("stance", spec.stance),
+      });
       break;
     case "selector":
       agent = createLlmStepSelector({ model, ...images, ...call });

@@ -59,10 +59,20 @@ export function retryDelayMs(headers: Headers | undefined, retry: number): numbe
 type Attempt = { status: number; headers: Headers; code?: string; notApi?: string } | { error: unknown };
 
 /** Check every endpoint (in parallel, each with retries); throws a ConfigError for the first that fails. */
-export async function preflightEndpoints(endpoints: readonly Endpoint[], options: PreflightOptions = {}): Promise<void> {
+export async function preflightEndpoints(
+  endpoints: readonly Endpoint[],
+  options: PreflightOptions = {},
+): Promise<void> {
   const problems = await Promise.all(endpoints.map((e) => checkEndpoint(e, options)));
   const first = problems.find((p) => p !== undefined);
-  if (first) throw new ConfigError(redactSecrets(`endpoint preflight: ${first}`, endpoints.map((e) => e.apiKey)), { field: "baseUrl" });
+  if (first)
+    throw new ConfigError(
+      redactSecrets(
+        `endpoint preflight: ${first}`,
+        endpoints.map((e) => e.apiKey),
+      ),
+      { field: "baseUrl" },
+    );
 }
 
 async function checkEndpoint(e: Endpoint, options: PreflightOptions): Promise<string | undefined> {
@@ -73,7 +83,11 @@ async function checkEndpoint(e: Endpoint, options: PreflightOptions): Promise<st
   const anthropic = e.backend === "anthropic";
   const base = e.baseUrl.replace(/\/+$/, "");
   const url = anthropic ? `${base.replace(/\/v1$/, "")}/v1/models` : `${base}/models`;
-  const headers: Record<string, string> = anthropic ? { "x-api-key": e.apiKey ?? "", "anthropic-version": "2023-06-01" } : e.apiKey ? { authorization: `Bearer ${e.apiKey}` } : {};
+  const headers: Record<string, string> = anthropic
+    ? { "x-api-key": e.apiKey ?? "", "anthropic-version": "2023-06-01" }
+    : e.apiKey
+      ? { authorization: `Bearer ${e.apiKey}` }
+      : {};
   const who = e.users.join(", ");
 
   let last: Attempt = { error: new Error("not attempted") };
@@ -83,7 +97,8 @@ async function checkEndpoint(e: Endpoint, options: PreflightOptions): Promise<st
     attempts++;
     last = await attempt(doFetch, url, headers, timeoutMs);
     if ("error" in last) continue; // a dropped connection or a timeout: the SDK retries those too
-    if (last.notApi) return `${who}: ${e.baseUrl} answered ${last.notApi} to GET ${url}, not an API; check --base-url (an OpenAI-compatible server's ends in /v1, e.g. http://127.0.0.1:8000/v1)`;
+    if (last.notApi)
+      return `${who}: ${e.baseUrl} answered ${last.notApi} to GET ${url}, not an API; check --base-url (an OpenAI-compatible server's ends in /v1, e.g. http://127.0.0.1:8000/v1)`;
     if (last.status < 400 || last.status === 404 || last.status === 405) return undefined;
     if (last.code === "insufficient_quota") break;
     if (!RETRYABLE(last.status)) break;
@@ -91,17 +106,28 @@ async function checkEndpoint(e: Endpoint, options: PreflightOptions): Promise<st
   const tries = `${attempts} attempt(s)`;
   if ("error" in last) {
     const err = last.error as Error & { cause?: { code?: string; message?: string } };
-    const why = err.name === "TimeoutError" ? `no answer within ${timeoutMs / 1000} s` : (err.cause?.code ?? err.cause?.message ?? err.message);
+    const why =
+      err.name === "TimeoutError"
+        ? `no answer within ${timeoutMs / 1000} s`
+        : (err.cause?.code ?? err.cause?.message ?? err.message);
     return `${who}: cannot reach ${e.baseUrl} (${why}) after ${tries}; check --base-url and that the server is running`;
   }
   const { status, code } = last;
-  if (code === "insufficient_quota") return `${who}: ${e.baseUrl} says the quota is exhausted (HTTP 429 insufficient_quota); add credit to the account or use another key (apiKeyEnv / --api-key-env)`;
-  if (status === 401 || status === 403) return `${who}: ${e.baseUrl} rejected the API key (HTTP ${status}); check the variable named by apiKeyEnv / --api-key-env`;
-  if (status === 429) return `${who}: ${e.baseUrl} rate limited the run (HTTP 429 on every one of ${tries} of GET ${url}); wait and run again, or use fewer --workers or a less busy endpoint`;
+  if (code === "insufficient_quota")
+    return `${who}: ${e.baseUrl} says the quota is exhausted (HTTP 429 insufficient_quota); add credit to the account or use another key (apiKeyEnv / --api-key-env)`;
+  if (status === 401 || status === 403)
+    return `${who}: ${e.baseUrl} rejected the API key (HTTP ${status}); check the variable named by apiKeyEnv / --api-key-env`;
+  if (status === 429)
+    return `${who}: ${e.baseUrl} rate limited the run (HTTP 429 on every one of ${tries} of GET ${url}); wait and run again, or use fewer --workers or a less busy endpoint`;
   return `${who}: ${e.baseUrl} answered HTTP ${status} to GET ${url}${RETRYABLE(status) ? ` (${tries})` : ""}; check --base-url and that the server is healthy`;
 }
 
-async function attempt(doFetch: typeof fetch, url: string, headers: Record<string, string>, timeoutMs: number): Promise<Attempt> {
+async function attempt(
+  doFetch: typeof fetch,
+  url: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<Attempt> {
   try {
     const res = await doFetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
     if (res.ok) {

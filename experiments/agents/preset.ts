@@ -23,7 +23,9 @@ const PresetSpecSchema = z
     /** paper (every step, whole history) or production (gated, windowed, cache-friendly). */
     preset: z.enum(DETECTION_PRESETS),
     /** The judge's model: a model agent spec (`kind: model` implied). */
-    model: z.record(z.string(), z.unknown(), { error: "expected the judge's model spec, e.g. model: { model: NAME, baseUrl: URL }" }),
+    model: z.record(z.string(), z.unknown(), {
+      error: "expected the judge's model spec, e.g. model: { model: NAME, baseUrl: URL }",
+    }),
     /** production: the cascade gates in front of the judge. @default PRODUCTION_GATES */
     gates: z.array(CascadeGateSpecSchema).min(1).optional(),
     /** production: steps shown (k). @default 2 */
@@ -58,10 +60,20 @@ export function createPresetKind(nested: NestedModel): AgentKind<PresetSpec> {
     simulated: false,
     schema: () => PresetSpecSchema,
     check(_role, spec) {
-      if ("kind" in spec.model && spec.model.kind !== "model") return { field: "model.kind", message: `the judge of a preset is a model agent (kind: model), got ${JSON.stringify(spec.model.kind)}` };
+      if ("kind" in spec.model && spec.model.kind !== "model")
+        return {
+          field: "model.kind",
+          message: `the judge of a preset is a model agent (kind: model), got ${JSON.stringify(spec.model.kind)}`,
+        };
       if (spec.preset === "paper") {
-        const extra = (["gates", "historySteps", "treeDiff", "treeDiffMaxLines"] as const).find((k) => spec[k] !== undefined);
-        if (extra) return { field: extra, message: `only the production preset takes "${extra}" (the paper preset is the paper's every-step detector)` };
+        const extra = (["gates", "historySteps", "treeDiff", "treeDiffMaxLines"] as const).find(
+          (k) => spec[k] !== undefined,
+        );
+        if (extra)
+          return {
+            field: extra,
+            message: `only the production preset takes "${extra}" (the paper preset is the paper's every-step detector)`,
+          };
       }
       try {
         nested.validate("detector", judgeSpec(spec), "model");
@@ -74,7 +86,8 @@ export function createPresetKind(nested: NestedModel): AgentKind<PresetSpec> {
     },
     create<R extends AgentRole>(_role: R, spec: PresetSpec, ctx: AgentContext): AgentOf[R] {
       const m = nested.validate("detector", judgeSpec(spec), "model") as unknown as ModelAgentSpec;
-      const opt = <K extends string, V>(key: K, value: V | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, V>));
+      const opt = <K extends string, V>(key: K, value: V | undefined) =>
+        value === undefined ? {} : ({ [key]: value } as Record<K, V>);
       return createDetectionPreset({
         preset: spec.preset,
         model: chatModelFor(m, "detector", ctx),

@@ -21,8 +21,21 @@ import { STAGNATION_KIND } from "./stagnation.ts";
 export type { AgentKind, ValidAgentSpec } from "./kind.ts";
 
 const KINDS = new Map<string, AgentKind<any>>();
-for (const k of [SIM_KIND, MODEL_KIND, STAGNATION_KIND, LOOP_KIND, PROBE_KIND, OPENAI_AGENTS_KIND, AI_SDK_KIND, STAGEHAND_KIND]) KINDS.set(k.kind, k);
-KINDS.set("cascade", createCascadeKind({ validate: validateAgentSpec, create: createAgent, isSimulated: isSimulatedSpec }));
+for (const k of [
+  SIM_KIND,
+  MODEL_KIND,
+  STAGNATION_KIND,
+  LOOP_KIND,
+  PROBE_KIND,
+  OPENAI_AGENTS_KIND,
+  AI_SDK_KIND,
+  STAGEHAND_KIND,
+])
+  KINDS.set(k.kind, k);
+KINDS.set(
+  "cascade",
+  createCascadeKind({ validate: validateAgentSpec, create: createAgent, isSimulated: isSimulatedSpec }),
+);
 KINDS.set("preset", createPresetKind({ validate: validateAgentSpec }));
 
 /** Add (or replace) an agent kind. */
@@ -37,13 +50,27 @@ export function agentKinds(): string[] {
 
 /** The kind entry of a spec, or a ConfigError naming `path.kind`. */
 export function agentKindOf(role: AgentRole, spec: unknown, path: string): AgentKind<any> {
-  if (!AGENT_ROLES.includes(role)) throw new ConfigError(`${path}: "${role}" is not an agent role (one of: ${AGENT_ROLES.join(", ")})`, { field: path });
-  if (!spec || typeof spec !== "object" || Array.isArray(spec)) throw new ConfigError(`${path}: expected an agent spec object such as { kind: sim, profile: default } or { kind: model, model: NAME }`, { field: path });
+  if (!AGENT_ROLES.includes(role))
+    throw new ConfigError(`${path}: "${role}" is not an agent role (one of: ${AGENT_ROLES.join(", ")})`, {
+      field: path,
+    });
+  if (!spec || typeof spec !== "object" || Array.isArray(spec))
+    throw new ConfigError(
+      `${path}: expected an agent spec object such as { kind: sim, profile: default } or { kind: model, model: NAME }`,
+      { field: path },
+    );
   const name = (spec as { kind?: unknown }).kind ?? ("preset" in spec ? "preset" : "sim");
   const kind = typeof name === "string" ? KINDS.get(name) : undefined;
   const fits = [...KINDS.values()].filter((k) => k.roles.includes(role)).map((k) => k.kind);
-  if (!kind) throw new ConfigError(`${path}.kind: unknown agent kind ${JSON.stringify(name)} (for ${role}: ${fits.join(", ")})`, { field: `${path}.kind` });
-  if (!kind.roles.includes(role)) throw new ConfigError(`${path}.kind: ${kind.kind} cannot be a ${role} (for ${role}: ${fits.join(", ")})`, { field: `${path}.kind` });
+  if (!kind)
+    throw new ConfigError(
+      `${path}.kind: unknown agent kind ${JSON.stringify(name)} (for ${role}: ${fits.join(", ")})`,
+      { field: `${path}.kind` },
+    );
+  if (!kind.roles.includes(role))
+    throw new ConfigError(`${path}.kind: ${kind.kind} cannot be a ${role} (for ${role}: ${fits.join(", ")})`, {
+      field: `${path}.kind`,
+    });
   return kind;
 }
 
@@ -54,12 +81,16 @@ export function validateAgentSpec(role: AgentRole, spec: unknown, path: string):
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = [path, ...issue.path.map(String)].join(".");
-    const message = issue.code === "unrecognized_keys" ? `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")} for a ${kind.kind} ${role}` : issue.message;
+    const message =
+      issue.code === "unrecognized_keys"
+        ? `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")} for a ${kind.kind} ${role}`
+        : issue.message;
     throw new ConfigError(`${field}: ${message}`, { field });
   }
   const valid = parsed.data as ValidAgentSpec;
   const problem = kind.check?.(role, valid);
-  if (problem) throw new ConfigError(`${path}.${problem.field}: ${problem.message}`, { field: `${path}.${problem.field}` });
+  if (problem)
+    throw new ConfigError(`${path}.${problem.field}: ${problem.message}`, { field: `${path}.${problem.field}` });
   return valid;
 }
 
@@ -71,7 +102,12 @@ export function isSimulatedSpec(spec: { kind?: string }): boolean {
 }
 
 /** Build the agent of a role from a spec (validated again, so callers may pass raw specs). */
-export function createAgent<R extends AgentRole>(role: R, spec: unknown, ctx: AgentContext, path: string = role): AgentOf[R] {
+export function createAgent<R extends AgentRole>(
+  role: R,
+  spec: unknown,
+  ctx: AgentContext,
+  path: string = role,
+): AgentOf[R] {
   const valid = validateAgentSpec(role, spec, path);
   return agentKindOf(role, valid, path).create(role, valid, ctx);
 }

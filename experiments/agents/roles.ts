@@ -15,7 +15,15 @@ import type { CacheMode } from "../../adapters/models/cache.ts";
 import type { DrawScope } from "../../adapters/models/draws.ts";
 
 /** Roles an agent spec can fill. `recovery` is the recovery sub-agent. */
-export const AGENT_ROLES = ["forward", "detector", "selector", "recovery", "summarizer", "verifier", "perturber"] as const;
+export const AGENT_ROLES = [
+  "forward",
+  "detector",
+  "selector",
+  "recovery",
+  "summarizer",
+  "verifier",
+  "perturber",
+] as const;
 export type AgentRole = (typeof AGENT_ROLES)[number];
 
 /** The accounting role (src/usage.ts) of each agent role. */

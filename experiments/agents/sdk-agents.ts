@@ -18,16 +18,25 @@ import type { AgentOf, AgentRole } from "./roles.ts";
 import { checkSdkModule, loadSdkExport, sdkAgentSpecSchema, type SdkAgentSpec } from "./sdk-module.ts";
 
 function openAIAgentProblem(x: unknown): string | undefined {
-  if (!x || typeof x !== "object" || !Array.isArray((x as Agent).tools) || typeof (x as Agent).getSystemPrompt !== "function") return "not an OpenAI Agents SDK Agent (nor a function returning one)";
-  if (!(x as Agent).tools.some((t) => t.type === "computer")) return "the agent has no computer tool (computerTool({ computer }))";
+  if (
+    !x ||
+    typeof x !== "object" ||
+    !Array.isArray((x as Agent).tools) ||
+    typeof (x as Agent).getSystemPrompt !== "function"
+  )
+    return "not an OpenAI Agents SDK Agent (nor a function returning one)";
+  if (!(x as Agent).tools.some((t) => t.type === "computer"))
+    return "the agent has no computer tool (computerTool({ computer }))";
   return undefined;
 }
 
 function aiSdkProblem(x: unknown): string | undefined {
   const s = x as Partial<AiSdkAgentSettings> | undefined;
-  if (!s || typeof s !== "object" || !s.model || !s.tools || typeof s.tools !== "object") return "not AI SDK agent settings { model, tools, system } (nor a function returning them)";
+  if (!s || typeof s !== "object" || !s.model || !s.tools || typeof s.tools !== "object")
+    return "not AI SDK agent settings { model, tools, system } (nor a function returning them)";
   const name = s.computerTool ?? "computer";
-  if (!(name in s.tools)) return `its tools have no ${JSON.stringify(name)} (the computer tool; name another with computerTool)`;
+  if (!(name in s.tools))
+    return `its tools have no ${JSON.stringify(name)} (the computer tool; name another with computerTool)`;
   return undefined;
 }
 
@@ -46,7 +55,12 @@ function lazyPolicy(name: string, load: () => Promise<ForwardPolicy>): ForwardPo
  * A forward-only, non-simulated registry entry for an SDK agent exported by a module: the export
  * is loaded (and checked with `problem`) on the first step, then `policyOf` turns it into the policy.
  */
-function sdkForwardKind<T>(kind: string, what: string, problem: (value: unknown) => string | undefined, policyOf: (value: T) => Promise<ForwardPolicy>): AgentKind<SdkAgentSpec> {
+function sdkForwardKind<T>(
+  kind: string,
+  what: string,
+  problem: (value: unknown) => string | undefined,
+  policyOf: (value: T) => Promise<ForwardPolicy>,
+): AgentKind<SdkAgentSpec> {
   const schema = sdkAgentSpecSchema(kind, "agent");
   return {
     kind,
@@ -55,16 +69,33 @@ function sdkForwardKind<T>(kind: string, what: string, problem: (value: unknown)
     schema: () => schema,
     check: (_role, spec) => checkSdkModule(spec),
     create<R extends AgentRole>(_role: R, spec: SdkAgentSpec): AgentOf[R] {
-      return lazyPolicy(`${kind}:${spec.module}#${spec.export}`, () => loadSdkExport<T>(spec, what, problem).then(policyOf)) as AgentOf[R];
+      return lazyPolicy(`${kind}:${spec.module}#${spec.export}`, () =>
+        loadSdkExport<T>(spec, what, problem).then(policyOf),
+      ) as AgentOf[R];
     },
   };
 }
 
 /** The registry entry of `kind: openai-agents` (forward only; not simulated: a real model answers). */
-export const OPENAI_AGENTS_KIND = sdkForwardKind<Agent>("openai-agents", "an OpenAI Agents SDK Agent", openAIAgentProblem, async (agent) => (await import("../../adapters/sdk/openai-agents/forward-policy.ts")).agentForwardPolicy(agent));
+export const OPENAI_AGENTS_KIND = sdkForwardKind<Agent>(
+  "openai-agents",
+  "an OpenAI Agents SDK Agent",
+  openAIAgentProblem,
+  async (agent) => (await import("../../adapters/sdk/openai-agents/forward-policy.ts")).agentForwardPolicy(agent),
+);
 
 /** The registry entry of `kind: ai-sdk` (forward only; not simulated). */
-export const AI_SDK_KIND = sdkForwardKind<AiSdkAgentSettings>("ai-sdk", "AI SDK agent settings", aiSdkProblem, async (settings) => (await import("../../adapters/sdk/ai-sdk/forward-policy.ts")).aiSdkForwardPolicy(settings));
+export const AI_SDK_KIND = sdkForwardKind<AiSdkAgentSettings>(
+  "ai-sdk",
+  "AI SDK agent settings",
+  aiSdkProblem,
+  async (settings) => (await import("../../adapters/sdk/ai-sdk/forward-policy.ts")).aiSdkForwardPolicy(settings),
+);
 
 /** The registry entry of `kind: stagehand` (forward only; not simulated; hybrid-mode agents). */
-export const STAGEHAND_KIND = sdkForwardKind<StagehandAgentConfig>("stagehand", "a Stagehand AgentConfig", stagehandConfigProblem, async (config) => (await import("../../adapters/sdk/stagehand/forward-policy.ts")).stagehandForwardPolicy(config));
+export const STAGEHAND_KIND = sdkForwardKind<StagehandAgentConfig>(
+  "stagehand",
+  "a Stagehand AgentConfig",
+  stagehandConfigProblem,
+  async (config) => (await import("../../adapters/sdk/stagehand/forward-policy.ts")).stagehandForwardPolicy(config),
+);

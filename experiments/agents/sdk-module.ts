@@ -34,7 +34,9 @@ export interface SdkAgentSpec {
 /** The `check` of an SDK agent kind: the module file exists. */
 export function checkSdkModule(spec: SdkAgentSpec): { field: string; message: string } | undefined {
   const file = resolve(process.cwd(), spec.module);
-  return existsSync(file) ? undefined : { field: "module", message: `${file} does not exist (module paths are resolved against ${process.cwd()})` };
+  return existsSync(file)
+    ? undefined
+    : { field: "module", message: `${file} does not exist (module paths are resolved against ${process.cwd()})` };
 }
 
 const loaded = new Map<string, Promise<unknown>>();
@@ -43,24 +45,47 @@ const loaded = new Map<string, Promise<unknown>>();
  * Load the export a spec names; `accept` returns what is wrong with the value (a function value
  * that is not accepted is called and its result checked). Errors name `field.module` / `field.export`.
  */
-export function loadSdkExport<T>(spec: SdkAgentSpec, what: string, accept: (value: unknown) => string | undefined, field = "forward"): Promise<T> {
+export function loadSdkExport<T>(
+  spec: SdkAgentSpec,
+  what: string,
+  accept: (value: unknown) => string | undefined,
+  field = "forward",
+): Promise<T> {
   const file = resolve(process.cwd(), spec.module);
   const key = `${spec.kind}:${file}#${spec.export}`;
   let p = loaded.get(key);
   if (!p) {
     p = (async () => {
-      if (!existsSync(file)) throw new ConfigError(`${field}.module: ${file} does not exist (module paths are resolved against ${process.cwd()})`, { field: `${field}.module` });
+      if (!existsSync(file))
+        throw new ConfigError(
+          `${field}.module: ${file} does not exist (module paths are resolved against ${process.cwd()})`,
+          { field: `${field}.module` },
+        );
       let mod: Record<string, unknown>;
       try {
         mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
       } catch (err) {
-        throw new ConfigError(`${field}.module: cannot load ${file}: ${String((err as Error).message ?? err).split("\n")[0]}`, { field: `${field}.module` });
+        throw new ConfigError(
+          `${field}.module: cannot load ${file}: ${String((err as Error).message ?? err).split("\n")[0]}`,
+          { field: `${field}.module` },
+        );
       }
-      if (!(spec.export in mod)) throw new ConfigError(`${field}.export: ${file} has no export named ${JSON.stringify(spec.export)} (it exports ${Object.keys(mod).map((k) => JSON.stringify(k)).join(", ") || "nothing"})`, { field: `${field}.export` });
+      if (!(spec.export in mod))
+        throw new ConfigError(
+          `${field}.export: ${file} has no export named ${JSON.stringify(spec.export)} (it exports ${
+            Object.keys(mod)
+              .map((k) => JSON.stringify(k))
+              .join(", ") || "nothing"
+          })`,
+          { field: `${field}.export` },
+        );
       let value = mod[spec.export];
       if (typeof value === "function" && accept(value) !== undefined) value = await (value as () => unknown)();
       const problem = accept(value);
-      if (problem) throw new ConfigError(`${field}.export: ${JSON.stringify(spec.export)} of ${file} is not ${what}: ${problem}`, { field: `${field}.export` });
+      if (problem)
+        throw new ConfigError(`${field}.export: ${JSON.stringify(spec.export)} of ${file} is not ${what}: ${problem}`, {
+          field: `${field}.export`,
+        });
       return value;
     })();
     p.catch(() => loaded.delete(key));

@@ -11,16 +11,37 @@ import { ConfigError } from "../../src/errors.ts";
 import type { RecoveryStepSelector } from "../../src/selector.ts";
 import type { SimDesk, SimDeskTask } from "../../adapters/environments/simdesk/index.ts";
 import { createPlanDivergenceDetector } from "../../adapters/environments/desktop-tasks/plan-detector.ts";
-import { createSimDetector, createSimForwardPolicy, createSimRecoveryPolicy, createSimStepSelector, SIM_PROFILES } from "../../adapters/policies/simulated/index.ts";
-import { SimDetectorOptionsSchema, SimForwardOptionsSchema, SimRecoveryOptionsSchema, SimSelectorOptionsSchema } from "../../adapters/policies/simulated/options.ts";
+import {
+  createSimDetector,
+  createSimForwardPolicy,
+  createSimRecoveryPolicy,
+  createSimStepSelector,
+  SIM_PROFILES,
+} from "../../adapters/policies/simulated/index.ts";
+import {
+  SimDetectorOptionsSchema,
+  SimForwardOptionsSchema,
+  SimRecoveryOptionsSchema,
+  SimSelectorOptionsSchema,
+} from "../../adapters/policies/simulated/options.ts";
 import type { AgentKind } from "./kind.ts";
 import type { AgentContext, AgentOf, AgentRole } from "./roles.ts";
 
 /** Profile tables by agent role. */
-const TABLES = { forward: SIM_PROFILES.forward, recovery: SIM_PROFILES.recoverer, detector: SIM_PROFILES.detector, selector: SIM_PROFILES.selector } as const;
+const TABLES = {
+  forward: SIM_PROFILES.forward,
+  recovery: SIM_PROFILES.recoverer,
+  detector: SIM_PROFILES.detector,
+  selector: SIM_PROFILES.selector,
+} as const;
 type SimRole = keyof typeof TABLES;
 /** Profile used for "default" (or no profile). */
-export const SIM_DEFAULT_PROFILE: Record<SimRole, string> = { forward: "default", recovery: "skilled", detector: "decent", selector: "accurate" };
+export const SIM_DEFAULT_PROFILE: Record<SimRole, string> = {
+  forward: "default",
+  recovery: "skilled",
+  detector: "decent",
+  selector: "accurate",
+};
 
 /** A component's option fields, all optional and without their defaults (the profile supplies those). */
 function overrides(schema: z.ZodObject): Record<string, z.ZodType> {
@@ -59,8 +80,13 @@ function buildSimSchema(role: SimRole) {
       profile: z
         .string()
         .superRefine((p, c) => {
-          if (p !== "default" && !names.includes(p)) c.addIssue({ code: "custom", message: `unknown simulated ${role} profile "${p}" (one of: ${[...new Set(["default", ...names])].join(", ")})` });
-        }).default("default"),
+          if (p !== "default" && !names.includes(p))
+            c.addIssue({
+              code: "custom",
+              message: `unknown simulated ${role} profile "${p}" (one of: ${[...new Set(["default", ...names])].join(", ")})`,
+            });
+        })
+        .default("default"),
       ...OVERRIDES[role],
     })
     .strict();
@@ -101,13 +127,31 @@ export function createSimAgent<R extends AgentRole>(role: R, spec: SimAgentSpec,
       return createSimForwardPolicy({ task, seed, ...simOptionsOf("forward", spec) }) as unknown as AgentOf[R];
     case "detector":
       if (!onSimDesk(ctx)) return createPlanDivergenceDetector({ task: ctx.task }) as unknown as AgentOf[R];
-      return createSimDetector({ groundTruth: asDesk(ctx), task, seed, ...simOptionsOf("detector", spec) }) as unknown as AgentOf[R];
+      return createSimDetector({
+        groundTruth: asDesk(ctx),
+        task,
+        seed,
+        ...simOptionsOf("detector", spec),
+      }) as unknown as AgentOf[R];
     case "selector":
       if (!onSimDesk(ctx)) return errorMinusOneSelector(ctx.envKind ?? "desktop") as unknown as AgentOf[R];
-      return createSimStepSelector({ groundTruth: asDesk(ctx), task, seed, ...simOptionsOf("selector", spec) }) as unknown as AgentOf[R];
+      return createSimStepSelector({
+        groundTruth: asDesk(ctx),
+        task,
+        seed,
+        ...simOptionsOf("selector", spec),
+      }) as unknown as AgentOf[R];
     case "recovery":
-      if (!onSimDesk(ctx)) throw new ConfigError(`recovery: a simulated recovery sub-agent needs SimDesk's ground truth; on env ${ctx.envKind} use recovery: { kind: model, ... } or options.restoration: replay`, { field: "recovery.kind" });
-      return createSimRecoveryPolicy({ groundTruth: asDesk(ctx), seed, ...(simOptionsOf("recovery", spec) as { skill: number }) }) as unknown as AgentOf[R];
+      if (!onSimDesk(ctx))
+        throw new ConfigError(
+          `recovery: a simulated recovery sub-agent needs SimDesk's ground truth; on env ${ctx.envKind} use recovery: { kind: model, ... } or options.restoration: replay`,
+          { field: "recovery.kind" },
+        );
+      return createSimRecoveryPolicy({
+        groundTruth: asDesk(ctx),
+        seed,
+        ...(simOptionsOf("recovery", spec) as { skill: number }),
+      }) as unknown as AgentOf[R];
     default:
       throw new ConfigError(`${role}.kind: sim has no ${role}; use kind: model`, { field: `${role}.kind` });
   }

@@ -42,7 +42,9 @@ export async function run(): Promise<BenchResult[]> {
       // Move away from R first, as an episode would before restoring.
       await env.step(task.plan[prefix.length]);
       let t = performance.now();
-      const restored = await env.restore(JSON.parse((await snapshotStore(blobs).get(ref)).toString("utf8")) as EnvironmentSnapshot);
+      const restored = await env.restore(
+        JSON.parse((await snapshotStore(blobs).get(ref)).toString("utf8")) as EnvironmentSnapshot,
+      );
       snapMs.push(performance.now() - t);
       if (env.stateHash() !== target) mismatches++;
       if (restored.screenshot !== shot) screenMismatches++;
@@ -56,10 +58,36 @@ export async function run(): Promise<BenchResult[]> {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const snap = median(snapMs);
     const replay = median(replayMs);
-    const details = { task: TASK, R: prefix.length, rounds: ROUNDS, snapshotMs: snap, replayMs: replay, captureMs, snapshotBytes: bytes, stateMismatches: mismatches, screenMismatches };
+    const details = {
+      task: TASK,
+      R: prefix.length,
+      rounds: ROUNDS,
+      snapshotMs: snap,
+      replayMs: replay,
+      captureMs,
+      snapshotBytes: bytes,
+      stateMismatches: mismatches,
+      screenMismatches,
+    };
     return [
-      { name: "browser-snapshot-restore", ratioOf: "ms per restoration by snapshot, beside replay", ratio: snap / replay, value: snap, unit: "ms", target: `< ${replay.toFixed(0)} (replay)`, pass: snap < replay && mismatches === 0 && screenMismatches === 0, details },
-      { name: "browser-replay-restore", ratioOf: "ms per restoration (replay of R steps in a fresh context); ratio = replay / snapshot", ratio: replay / snap, value: replay, unit: "ms", details },
+      {
+        name: "browser-snapshot-restore",
+        ratioOf: "ms per restoration by snapshot, beside replay",
+        ratio: snap / replay,
+        value: snap,
+        unit: "ms",
+        target: `< ${replay.toFixed(0)} (replay)`,
+        pass: snap < replay && mismatches === 0 && screenMismatches === 0,
+        details,
+      },
+      {
+        name: "browser-replay-restore",
+        ratioOf: "ms per restoration (replay of R steps in a fresh context); ratio = replay / snapshot",
+        ratio: replay / snap,
+        value: replay,
+        unit: "ms",
+        details,
+      },
     ];
   } finally {
     await env.close();

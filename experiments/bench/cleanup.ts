@@ -25,7 +25,11 @@ function install(): void {
   if (installed) return;
   installed = true;
   process.on("exit", runAll);
-  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const) {
     process.on(signal, () => {
       process.stderr.write(`bench: ${signal}, stopping the workers and services it started\n`);
       runAll();

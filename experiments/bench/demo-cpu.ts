@@ -30,12 +30,17 @@ const median = (xs: number[]): number => {
 
 /** The baseline's sources in the temp folder (unpacked once per commit), with this tree's node_modules. */
 export function baselineTree(commit: string): string {
-  const sha = execFileSync("git", ["rev-parse", "--verify", `${commit}^{commit}`], { cwd: ROOT }).toString().trim();
+  const sha = execFileSync("git", ["rev-parse", "--verify", `${commit}^{commit}`], { cwd: ROOT })
+    .toString()
+    .trim();
   const dir = join(tmpdir(), `retrace-demo-${sha.slice(0, 12)}`);
   if (!existsSync(join(dir, ".complete"))) {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    execSync(`git archive ${sha} | tar -x -C ${JSON.stringify(dir)}`, { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+    execSync(`git archive ${sha} | tar -x -C ${JSON.stringify(dir)}`, {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
     symlinkSync(realpathSync(join(ROOT, "node_modules")), join(dir, "node_modules"));
     writeFileSync(join(dir, ".complete"), sha);
   }

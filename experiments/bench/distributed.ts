@@ -30,8 +30,20 @@ import { cpuSecondsMatching, cpuSecondsOf, machineScaling, POSTGRES_PROCESSES, R
 const BIN = fileURLToPath(new URL("../bin/retrace.mjs", import.meta.url));
 const benchConfig = (name: string, tasks: number, seeds: number) =>
   parseExperimentConfig({
-    kind: "end-to-end", name, env: { kind: "simdesk", limit: tasks }, seeds: { count: seeds }, maxRecoveryIterations: [3], options: { maxForwardSteps: 20 },
-    pairs: [{ name: "p", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "decent" } }],
+    kind: "end-to-end",
+    name,
+    env: { kind: "simdesk", limit: tasks },
+    seeds: { count: seeds },
+    maxRecoveryIterations: [3],
+    options: { maxForwardSteps: 20 },
+    pairs: [
+      {
+        name: "p",
+        forward: { kind: "sim", profile: "sloppy" },
+        recovery: { kind: "sim", profile: "skilled" },
+        detector: { kind: "sim", profile: "decent" },
+      },
+    ],
   });
 /** 24 tasks x 4 seeds x 2 conditions = 192 episodes: 48 per worker at 4 workers, so start-up and the last episodes' tail are a few % of the run, not most of it. */
 const CONFIG = benchConfig("bench-dist", 24, 4);
@@ -43,37 +55,90 @@ const median = (xs: number[]) => {
   return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
 };
 
-function startWorkers(n: number, redis: string, postgres: string, queueName: string, cache: string): Promise<ChildProcess[]> {
+function startWorkers(
+  n: number,
+  redis: string,
+  postgres: string,
+  queueName: string,
+  cache: string,
+): Promise<ChildProcess[]> {
   return Promise.all(
-    Array.from({ length: n }, () => new Promise<ChildProcess>((resolve, reject) => {
-      const p = spawn(process.execPath, [BIN, "worker", "--queue", redis, "--store", postgres, "--queue-name", queueName, "--work-dir", cache, "-q"], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RETRACE_LOG_LEVEL: "error", RETRACE_SHARP_CONCURRENCY: "1" } });
-      killOnBenchExit(p);
-      p.stderr!.on("data", (b: Buffer) => b.toString().includes("slot(s)") && resolve(p));
-      p.on("exit", (code) => reject(new Error(`bench worker exited (${code}) before it was ready`)));
-    })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<ChildProcess>((resolve, reject) => {
+          const p = spawn(
+            process.execPath,
+            [
+              BIN,
+              "worker",
+              "--queue",
+              redis,
+              "--store",
+              postgres,
+              "--queue-name",
+              queueName,
+              "--work-dir",
+              cache,
+              "-q",
+            ],
+            {
+              stdio: ["ignore", "ignore", "pipe"],
+              env: { ...process.env, RETRACE_LOG_LEVEL: "error", RETRACE_SHARP_CONCURRENCY: "1" },
+            },
+          );
+          killOnBenchExit(p);
+          p.stderr!.on("data", (b: Buffer) => b.toString().includes("slot(s)") && resolve(p));
+          p.on("exit", (code) => reject(new Error(`bench worker exited (${code}) before it was ready`)));
+        }),
+    ),
   );
 }
 
 async function stopWorkers(ps: ChildProcess[]): Promise<void> {
-  await Promise.all(ps.map((p) => new Promise<void>((r) => (p.exitCode !== null ? r() : (p.on("exit", () => r()), p.kill("SIGTERM"))))));
+  await Promise.all(
+    ps.map((p) => new Promise<void>((r) => (p.exitCode !== null ? r() : (p.on("exit", () => r()), p.kill("SIGTERM"))))),
+  );
 }
 
 /** Episodes per minute of the whole config with `n` worker processes, and the cores all processes kept busy meanwhile. */
-async function throughput(n: number, redis: string, pg: PgHandle, postgres: string, dir: string): Promise<{ perMin: number; episodes: number; cores: number }> {
+async function throughput(
+  n: number,
+  redis: string,
+  pg: PgHandle,
+  postgres: string,
+  dir: string,
+): Promise<{ perMin: number; episodes: number; cores: number }> {
   const queue = new EpisodeQueue(redis, `bench-${process.pid}-${n}`);
   const workers = await startWorkers(n, redis, postgres, queue.name, join(dir, "cache"));
   try {
     const coordinated = (config: typeof CONFIG, out: string) => {
-      const remote = queueCoordinator({ runId: distributedRunId(config, 0, out), queue, store: new PgRunStore(pg), blobs: new PgBlobStore({ dir: join(out, "blobs"), pg }), config, seedBase: 0 });
+      const remote = queueCoordinator({
+        runId: distributedRunId(config, 0, out),
+        queue,
+        store: new PgRunStore(pg),
+        blobs: new PgBlobStore({ dir: join(out, "blobs"), pg }),
+        config,
+        seedBase: 0,
+      });
       return runExperiment(config, createSimDeskRuntime(), { out, remote });
     };
     await coordinated(WARM, join(dir, `warm-${n}`));
-    const cpu = () => workers.reduce((a, p) => a + cpuSecondsOf(p.pid!), 0) + cpuSecondsMatching(POSTGRES_PROCESSES) + cpuSecondsMatching(REDIS_PROCESSES) + process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6;
+    const cpu = () =>
+      workers.reduce((a, p) => a + cpuSecondsOf(p.pid!), 0) +
+      cpuSecondsMatching(POSTGRES_PROCESSES) +
+      cpuSecondsMatching(REDIS_PROCESSES) +
+      process.cpuUsage().user / 1e6 +
+      process.cpuUsage().system / 1e6;
     const cpu0 = cpu();
     const t0 = performance.now();
     const run = await coordinated(CONFIG, join(dir, `run-${n}`));
     const ms = performance.now() - t0;
-    return { perMin: run.lines.length / (ms / 60_000), episodes: run.lines.length, cores: (cpu() - cpu0) / (ms / 1000) };
+    return {
+      perMin: run.lines.length / (ms / 60_000),
+      episodes: run.lines.length,
+      cores: (cpu() - cpu0) / (ms / 1000),
+    };
   } finally {
     await stopWorkers(workers);
     await queue.close();
@@ -81,24 +146,51 @@ async function throughput(n: number, redis: string, pg: PgHandle, postgres: stri
 }
 
 /** Queue overhead with one idle worker: episodes enqueued one at a time. */
-async function overhead(redis: string, pg: PgHandle, postgres: string, dir: string, count: number): Promise<{ pickup: number; store: number }> {
+async function overhead(
+  redis: string,
+  pg: PgHandle,
+  postgres: string,
+  dir: string,
+  count: number,
+): Promise<{ pickup: number; store: number }> {
   const queue = new EpisodeQueue(redis, `bench-oh-${process.pid}`);
   const store = new PgRunStore(pg);
   const workers = await startWorkers(1, redis, postgres, queue.name, join(dir, "cache"));
   try {
     const runId = `bench-overhead-${process.pid}`;
     const conditions = conditionsOf(CONFIG as never);
-    const tasks = createSimDeskRuntime().tasks(CONFIG.env).slice(0, 6).map((t) => t.id);
-    const jobs = expandJobs(conditions.map((c) => c.id), tasks, resolveSeeds(CONFIG.seeds, 0)).slice(0, count);
-    await store.registerRun({ runId, experiment: CONFIG.name, config: JSON.stringify(CONFIG), seedBase: 0, total: jobs.length });
+    const tasks = createSimDeskRuntime()
+      .tasks(CONFIG.env)
+      .slice(0, 6)
+      .map((t) => t.id);
+    const jobs = expandJobs(
+      conditions.map((c) => c.id),
+      tasks,
+      resolveSeeds(CONFIG.seeds, 0),
+    ).slice(0, count);
+    await store.registerRun({
+      runId,
+      experiment: CONFIG.name,
+      config: JSON.stringify(CONFIG),
+      seedBase: 0,
+      total: jobs.length,
+    });
     for (const j of jobs) {
-      await queue.enqueue([{ runId, key: j.key, index: j.index, phase: "episodes", condition: j.condition, enqueuedAt: Date.now() }]);
+      await queue.enqueue([
+        { runId, key: j.key, index: j.index, phase: "episodes", condition: j.condition, enqueuedAt: Date.now() },
+      ]);
       while (!(await store.storedKeys(runId)).has(j.key)) await new Promise((r) => setTimeout(r, 5));
     }
     const rows = await store.results(runId);
     const storedAt = await store.storedAt(runId);
-    const t = rows.map((r) => ({ ...(JSON.parse(r.timing) as { enqueuedAt: number; pickedAt: number; finishedAt: number }), at: storedAt.get(r.key)! }));
-    return { pickup: median(t.map((x) => x.pickedAt - x.enqueuedAt)), store: median(t.map((x) => x.at - x.finishedAt)) };
+    const t = rows.map((r) => ({
+      ...(JSON.parse(r.timing) as { enqueuedAt: number; pickedAt: number; finishedAt: number }),
+      at: storedAt.get(r.key)!,
+    }));
+    return {
+      pickup: median(t.map((x) => x.pickedAt - x.enqueuedAt)),
+      store: median(t.map((x) => x.at - x.finishedAt)),
+    };
   } finally {
     await stopWorkers(workers);
     await queue.close();
@@ -117,12 +209,45 @@ function cpuPerEpisode(rates: Record<1 | 2 | 4, number>, cores?: Record<1 | 2 | 
  * `queue-overhead` (the larger of the two per-episode medians, enqueue -> pickup and finished ->
  * result row committed, in ms; target < 20).
  */
-export function distributedLines(rates: Record<1 | 2 | 4, number>, episodes: number, oh: { pickup: number; store: number }, cores: number, load: { w1Cores: number; machine: number; cores?: Record<1 | 2 | 4, number> } = { w1Cores: NaN, machine: NaN }): BenchResult[] {
+export function distributedLines(
+  rates: Record<1 | 2 | 4, number>,
+  episodes: number,
+  oh: { pickup: number; store: number },
+  cores: number,
+  load: { w1Cores: number; machine: number; cores?: Record<1 | 2 | 4, number> } = { w1Cores: NaN, machine: NaN },
+): BenchResult[] {
   const scale = rates[4] / rates[1];
   const overheadMs = Math.max(oh.pickup, oh.store);
   return [
-    { name: "distributed-scaling", ratioOf: "episodes/min with 4 worker processes / with 1 (1 libvips thread per worker)", ratio: scale, value: scale, unit: "x", target: ">= 1.7", pass: scale >= 1.7, details: { w1PerMin: rates[1], w2PerMin: rates[2], w4PerMin: rates[4], episodes, cores, coresBusyAt1Worker: load.w1Cores, ...cpuPerEpisode(rates, load.cores), machineScaling2: load.machine } },
-    { name: "queue-overhead", ratioOf: "median ms per episode, max of enqueue->pickup and finished->result row", ratio: overheadMs / 20, value: overheadMs, unit: "ms", target: "< 20", pass: overheadMs < 20, details: { enqueueToPickupMs: oh.pickup, finishToRowMs: oh.store, episodes: 12 } },
+    {
+      name: "distributed-scaling",
+      ratioOf: "episodes/min with 4 worker processes / with 1 (1 libvips thread per worker)",
+      ratio: scale,
+      value: scale,
+      unit: "x",
+      target: ">= 1.7",
+      pass: scale >= 1.7,
+      details: {
+        w1PerMin: rates[1],
+        w2PerMin: rates[2],
+        w4PerMin: rates[4],
+        episodes,
+        cores,
+        coresBusyAt1Worker: load.w1Cores,
+        ...cpuPerEpisode(rates, load.cores),
+        machineScaling2: load.machine,
+      },
+    },
+    {
+      name: "queue-overhead",
+      ratioOf: "median ms per episode, max of enqueue->pickup and finished->result row",
+      ratio: overheadMs / 20,
+      value: overheadMs,
+      unit: "ms",
+      target: "< 20",
+      pass: overheadMs < 20,
+      details: { enqueueToPickupMs: oh.pickup, finishToRowMs: oh.store, episodes: 12 },
+    },
   ];
 }
 

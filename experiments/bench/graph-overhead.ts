@@ -31,8 +31,14 @@ function instant(blobs: BlobStore) {
     evaluate: async () => ({ score: 0 }),
     close: async () => {},
   };
-  const policy: ForwardPolicy = { name: "instant", propose: async () => ({ actions: [{ type: "CLICK", x: 1, y: 1, button: "left", numClicks: 1 }] }) };
-  const detector: ErrorDetector = { name: "instant", detect: async () => ({ isError: false, errorStep: null, reason: "", confidence: 1 }) };
+  const policy: ForwardPolicy = {
+    name: "instant",
+    propose: async () => ({ actions: [{ type: "CLICK", x: 1, y: 1, button: "left", numClicks: 1 }] }),
+  };
+  const detector: ErrorDetector = {
+    name: "instant",
+    detect: async () => ({ isError: false, errorStep: null, reason: "", confidence: 1 }),
+  };
   return { env, policy, detector, obs };
 }
 
@@ -51,11 +57,20 @@ async function bareLoop(blobs: BlobStore): Promise<number> {
   return (performance.now() - started) / STEPS;
 }
 
-async function graphEpisode(blobs: BlobStore, checkpointer?: ReturnType<typeof createSqliteCheckpointer> | false): Promise<number> {
+async function graphEpisode(
+  blobs: BlobStore,
+  checkpointer?: ReturnType<typeof createSqliteCheckpointer> | false,
+): Promise<number> {
   const { env, policy, detector } = instant(blobs);
   const started = performance.now();
-  const r = await runEpisode({ task: TASK, components: { env, policy, detector, blobs }, options: { maxForwardSteps: STEPS, restoration: "none" }, checkpointer });
-  if (r.accounting.forwardSteps !== STEPS) throw new InternalError(`bench episode ran ${r.accounting.forwardSteps} steps`);
+  const r = await runEpisode({
+    task: TASK,
+    components: { env, policy, detector, blobs },
+    options: { maxForwardSteps: STEPS, restoration: "none" },
+    checkpointer,
+  });
+  if (r.accounting.forwardSteps !== STEPS)
+    throw new InternalError(`bench episode ran ${r.accounting.forwardSteps} steps`);
   return (performance.now() - started) / STEPS;
 }
 
@@ -84,9 +99,24 @@ export async function run(): Promise<BenchResult[]> {
     const s = median(sql);
     const n = median(none);
     return [
-      { name: "graph overhead (no checkpointer)", ratioOf: "graph step / bare loop step", ratio: n / b, details: { graphMsPerStep: n, bareMsPerStep: b, steps: STEPS } },
-      { name: "graph overhead (MemorySaver)", ratioOf: "graph step / bare loop step", ratio: m / b, details: { graphMsPerStep: m, bareMsPerStep: b, steps: STEPS } },
-      { name: "graph overhead (SqliteSaver)", ratioOf: "graph step / bare loop step", ratio: s / b, details: { graphMsPerStep: s, bareMsPerStep: b, steps: STEPS } },
+      {
+        name: "graph overhead (no checkpointer)",
+        ratioOf: "graph step / bare loop step",
+        ratio: n / b,
+        details: { graphMsPerStep: n, bareMsPerStep: b, steps: STEPS },
+      },
+      {
+        name: "graph overhead (MemorySaver)",
+        ratioOf: "graph step / bare loop step",
+        ratio: m / b,
+        details: { graphMsPerStep: m, bareMsPerStep: b, steps: STEPS },
+      },
+      {
+        name: "graph overhead (SqliteSaver)",
+        ratioOf: "graph step / bare loop step",
+        ratio: s / b,
+        details: { graphMsPerStep: s, bareMsPerStep: b, steps: STEPS },
+      },
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

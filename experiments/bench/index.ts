@@ -30,12 +30,16 @@ const args = process.argv.slice(2);
 const json = args.includes("--json");
 const only = args.find((a) => !a.startsWith("--"));
 if (args.includes("--help")) {
-  process.stdout.write(`npm run bench [-- [NAME] [--json]]: run every benchmark, or those whose name contains NAME\nbenchmarks: ${BENCHES.map(([n]) => n).join(", ")}\n--json: one { id, value, unit, target, pass, details } object per line (a failed benchmark: { id, pass: false, error })\n`);
+  process.stdout.write(
+    `npm run bench [-- [NAME] [--json]]: run every benchmark, or those whose name contains NAME\nbenchmarks: ${BENCHES.map(([n]) => n).join(", ")}\n--json: one { id, value, unit, target, pass, details } object per line (a failed benchmark: { id, pass: false, error })\n`,
+  );
   process.exit(0);
 }
 
 const summary = await runBenches(BENCHES, { only, json });
 if (summary.failed.length) {
-  process.stderr.write(`bench: ${summary.failed.length} benchmark(s) failed: ${summary.failed.map((f) => f.name).join(", ")}\n`);
+  process.stderr.write(
+    `bench: ${summary.failed.length} benchmark(s) failed: ${summary.failed.map((f) => f.name).join(", ")}\n`,
+  );
   process.exitCode = 1;
 }

@@ -36,7 +36,15 @@ export function benchDesk(prefix: string): { dir: string; blobs: BlobStore; env:
   const dir = mkdtempSync(join(tmpdir(), `retrace-bench-${prefix}-`));
   const blobs = new BlobStore({ dir: join(dir, "blobs") });
   const env = createSimDesk({ blobs });
-  return { dir, blobs, env, close: async () => { await env.close(); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    dir,
+    blobs,
+    env,
+    close: async () => {
+      await env.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Arguments of {@link runLongEpisode}. */
@@ -54,7 +62,10 @@ export interface LongEpisodeArgs {
 }
 
 /** Run one long episode; returns the result and the time at which each forward step finished. */
-export async function runLongEpisode(desk: { blobs: BlobStore; env: SimDesk }, args: LongEpisodeArgs): Promise<{ result: EpisodeResult; stepEndMs: number[] }> {
+export async function runLongEpisode(
+  desk: { blobs: BlobStore; env: SimDesk },
+  args: LongEpisodeArgs,
+): Promise<{ result: EpisodeResult; stepEndMs: number[] }> {
   const task = SIMDESK_TASKS[args.taskIndex ?? 0];
   const seed = args.seed ?? 1;
   const agents = createSimAgents({ task, groundTruth: desk.env, seed });

@@ -43,7 +43,10 @@ export async function run(): Promise<BenchResult[]> {
     `const c = process.cpuUsage(); const t = performance.now(); await import(${JSON.stringify(spec)}); const u = process.cpuUsage(c); const all = process.cpuUsage();` +
     ` process.stdout.write(JSON.stringify({ cpu: (u.user + u.system) / 1000, wall: performance.now() - t, proc: (all.user + all.system) / 1000, rss: process.memoryUsage().rss / 1e6 }));`;
   type Sample = { cpu: number; wall: number; proc: number; rss: number };
-  const sample = (spec: string): Sample => JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", probe(spec)], { cwd: dir }).toString()) as Sample;
+  const sample = (spec: string): Sample =>
+    JSON.parse(
+      execFileSync(process.execPath, ["--input-type=module", "-e", probe(spec)], { cwd: dir }).toString(),
+    ) as Sample;
   const samples: Sample[] = [];
   const bares: Sample[] = [];
   for (let i = 0; i < 7; i++) {
@@ -68,7 +71,11 @@ export async function run(): Promise<BenchResult[]> {
       unit: "packages",
       target: "<= 30 packages, <= 90 MB, 0 install scripts",
       pass: size.packages <= 30 && mb <= 90 && size.installScripts.length === 0,
-      details: { mb: Number(mb.toFixed(1)), installScripts: size.installScripts.length, withScripts: size.installScripts.join(",") || "none" },
+      details: {
+        mb: Number(mb.toFixed(1)),
+        installScripts: size.installScripts.length,
+        withScripts: size.installScripts.join(",") || "none",
+      },
     },
     {
       name: "import-main",
@@ -86,7 +93,25 @@ export async function run(): Promise<BenchResult[]> {
         bareNodeProcessCpuMs: Number(median(bares.map((s) => s.proc)).toFixed(0)),
       },
     },
-    { name: "cli-version", ratioOf: "retrace --version, whole process, median of 5", ratio: versionMs, value: versionMs, unit: "ms", target: "<= 500", pass: versionMs <= 500, details: { bareNodeMs: Number(nodeMs.toFixed(0)) } },
-    { name: "cli-help", ratioOf: "retrace --help, whole process, median of 5", ratio: helpMs, value: helpMs, unit: "ms", target: "<= 1000", pass: helpMs <= 1000, details: { bareNodeMs: Number(nodeMs.toFixed(0)) } },
+    {
+      name: "cli-version",
+      ratioOf: "retrace --version, whole process, median of 5",
+      ratio: versionMs,
+      value: versionMs,
+      unit: "ms",
+      target: "<= 500",
+      pass: versionMs <= 500,
+      details: { bareNodeMs: Number(nodeMs.toFixed(0)) },
+    },
+    {
+      name: "cli-help",
+      ratioOf: "retrace --help, whole process, median of 5",
+      ratio: helpMs,
+      value: helpMs,
+      unit: "ms",
+      target: "<= 1000",
+      pass: helpMs <= 1000,
+      details: { bareNodeMs: Number(nodeMs.toFixed(0)) },
+    },
   ];
 }

@@ -23,11 +23,16 @@ export interface ProfileShare {
 }
 
 function post<T>(session: Session, method: string, params?: object): Promise<T> {
-  return new Promise((resolve, reject) => session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res as T))));
+  return new Promise((resolve, reject) =>
+    session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res as T))),
+  );
 }
 
 /** Run `work` under the CPU profiler and return its result with the profile. */
-export async function profiled<T>(work: () => Promise<T>, intervalUs = 500): Promise<{ result: T; profile: Profiler.Profile }> {
+export async function profiled<T>(
+  work: () => Promise<T>,
+  intervalUs = 500,
+): Promise<{ result: T; profile: Profiler.Profile }> {
   const session = new Session();
   session.connect();
   try {

@@ -22,10 +22,25 @@ type Page = Awaited<ReturnType<Awaited<ReturnType<typeof launchChromium>>["newPa
 export const LONG_TEXT_END = "<<END-OF-THE-TYPED-TEXT>>";
 
 /** A report of a one-episode SimDesk run whose step 0 typed `chars` characters (also its response). */
-export async function longTextReport(dir: string, chars: number): Promise<{ file: string; link: string; record: string; text: string }> {
+export async function longTextReport(
+  dir: string,
+  chars: number,
+): Promise<{ file: string; link: string; record: string; text: string }> {
   const config = parseExperimentConfig({
-    kind: "end-to-end", name: "long-text", env: { kind: "simdesk", tasks: ["editor-append-notes"] }, seeds: { count: 1 }, maxRecoveryIterations: [3], options: { maxForwardSteps: 20 },
-    pairs: [{ name: "p", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "decent" } }],
+    kind: "end-to-end",
+    name: "long-text",
+    env: { kind: "simdesk", tasks: ["editor-append-notes"] },
+    seeds: { count: 1 },
+    maxRecoveryIterations: [3],
+    options: { maxForwardSteps: 20 },
+    pairs: [
+      {
+        name: "p",
+        forward: { kind: "sim", profile: "sloppy" },
+        recovery: { kind: "sim", profile: "skilled" },
+        detector: { kind: "sim", profile: "decent" },
+      },
+    ],
   });
   const out = join(dir, "run");
   const run = await runExperiment(config, createSimDeskRuntime(), { out, workers: 1 });
@@ -33,19 +48,36 @@ export async function longTextReport(dir: string, chars: number): Promise<{ file
   const record = join(episodeFolder(out, line), "trajectory.json");
   const rec = JSON.parse(readFileSync(record, "utf8"));
   // Words and spaces, as a pasted document would be, ending in a marker.
-  const text = "lorem ipsum dolor sit amet ".repeat(Math.ceil(chars / 27)).slice(0, Math.max(0, chars - LONG_TEXT_END.length)) + LONG_TEXT_END;
+  const text =
+    "lorem ipsum dolor sit amet ".repeat(Math.ceil(chars / 27)).slice(0, Math.max(0, chars - LONG_TEXT_END.length)) +
+    LONG_TEXT_END;
   rec.trajectory.steps[0].actions = [{ type: "TYPING", text }];
   rec.trajectory.steps[0].response = `I will type the document: ${text}`;
   writeFileSync(record, JSON.stringify(rec));
   const report = await buildReport(out);
-  return { file: report.file, link: `#${["long-text", ...line.key.split("/")].map(encodeURIComponent).join("/")}/0`, record, text };
+  return {
+    file: report.file,
+    link: `#${["long-text", ...line.key.split("/")].map(encodeURIComponent).join("/")}/0`,
+    record,
+    text,
+  };
 }
 
 /** Open step 0 of the report by its deep link; ms from navigation to the step shown. */
-export async function openLongTextStep(page: Page, report: { file: string; link: string }, timeout = 60_000): Promise<number> {
+export async function openLongTextStep(
+  page: Page,
+  report: { file: string; link: string },
+  timeout = 60_000,
+): Promise<number> {
   const t = performance.now();
   await page.goto(`file://${report.file}${report.link}`, { timeout });
-  await page.waitForFunction(() => document.body.getAttribute("data-step") === "0" && (document.getElementById("viewer-info")?.textContent ?? "").includes("TYPING"), null, { timeout });
+  await page.waitForFunction(
+    () =>
+      document.body.getAttribute("data-step") === "0" &&
+      (document.getElementById("viewer-info")?.textContent ?? "").includes("TYPING"),
+    null,
+    { timeout },
+  );
   return performance.now() - t;
 }
 
@@ -65,7 +97,16 @@ export async function run(): Promise<BenchResult[]> {
     }
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const ratio = med(times.long) / med(times.short);
-    return [{ name: "report-long-typed-action", ratioOf: "open step with a 1 MB typed action / with a 100-character one", ratio, target: "<= 2", pass: ratio <= 2, details: { longMs: Math.round(med(times.long)), shortMs: Math.round(med(times.short)) } }];
+    return [
+      {
+        name: "report-long-typed-action",
+        ratioOf: "open step with a 1 MB typed action / with a 100-character one",
+        ratio,
+        target: "<= 2",
+        pass: ratio <= 2,
+        details: { longMs: Math.round(med(times.long)), shortMs: Math.round(med(times.short)) },
+      },
+    ];
   } finally {
     await browser.close();
     rmSync(dir, { recursive: true, force: true });

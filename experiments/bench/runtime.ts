@@ -52,7 +52,8 @@ async function checkpointLines(): Promise<BenchResult[]> {
       const { path, saver } = benchSqlite(desk.dir, `s${steps}`);
       const { result, stepEndMs } = await runLongEpisode(desk, { steps, checkpointer: saver });
       await (saver as unknown as { close(): Promise<void> }).close();
-      if (result.accounting.forwardSteps !== steps) throw new InternalError(`bench episode ran ${result.accounting.forwardSteps} of ${steps} steps`);
+      if (result.accounting.forwardSteps !== steps)
+        throw new InternalError(`bench episode ran ${result.accounting.forwardSteps} of ${steps} steps`);
       perStep[steps] = sqliteBytes(path) / steps / 1024;
       if (steps === 200) {
         const d = stepEndMs.slice(1).map((t, i) => t - stepEndMs[i]); // d[i] = duration of step i+1
@@ -60,8 +61,26 @@ async function checkpointLines(): Promise<BenchResult[]> {
       }
     }
     return [
-      { name: "checkpoint-bytes-per-step", ratioOf: "KB per forward step, 200-step SimDesk episode, SqliteSaver", ratio: perStep[200], value: perStep[200], unit: "KB/step", target: "<= 10", pass: perStep[200] <= 10, details: { kbPerStepAt50: perStep[50] } },
-      { name: "step-cost-growth", ratioOf: "median step time, steps 190-199 / steps 1-10", ratio: growth, value: growth, unit: "x", target: "<= 1.5", pass: growth <= 1.5, details: {} },
+      {
+        name: "checkpoint-bytes-per-step",
+        ratioOf: "KB per forward step, 200-step SimDesk episode, SqliteSaver",
+        ratio: perStep[200],
+        value: perStep[200],
+        unit: "KB/step",
+        target: "<= 10",
+        pass: perStep[200] <= 10,
+        details: { kbPerStepAt50: perStep[50] },
+      },
+      {
+        name: "step-cost-growth",
+        ratioOf: "median step time, steps 190-199 / steps 1-10",
+        ratio: growth,
+        value: growth,
+        unit: "x",
+        target: "<= 1.5",
+        pass: growth <= 1.5,
+        details: {},
+      },
     ];
   } finally {
     await desk.close();
@@ -75,9 +94,18 @@ async function overlapLine(): Promise<BenchResult[]> {
   const LAT = 100;
   try {
     const task = SIMDESK_TASKS[0];
-    const slow = (p: ForwardPolicy): ForwardPolicy => ({ name: p.name, simulated: true, propose: async (i) => (await delay(LAT), p.propose(i)) });
+    const slow = (p: ForwardPolicy): ForwardPolicy => ({
+      name: p.name,
+      simulated: true,
+      propose: async (i) => (await delay(LAT), p.propose(i)),
+    });
     // A detector that takes a model's time and finds nothing: the figure is the runtime's cost, not recoveries'.
-    const quiet: ErrorDetector = { name: "quiet-100ms", simulated: true, latency: "model", detect: async () => (await delay(LAT), { isError: false, errorStep: null, reason: "fine", confidence: 0.9 }) };
+    const quiet: ErrorDetector = {
+      name: "quiet-100ms",
+      simulated: true,
+      latency: "model",
+      detect: async () => (await delay(LAT), { isError: false, errorStep: null, reason: "fine", confidence: 0.9 }),
+    };
     const bare = async () => {
       const a = createSimAgents({ task, groundTruth: desk.env, seed: 1 });
       const policy = slow(neverDone(a.policy));
@@ -95,19 +123,42 @@ async function overlapLine(): Promise<BenchResult[]> {
     const wrapped = async (detection: "auto" | "sequential") => {
       const a = createSimAgents({ task, groundTruth: desk.env, seed: 1 });
       const t0 = performance.now();
-      const r = await runEpisode({ task, components: { policy: slow(neverDone(a.policy)), env: desk.env, blobs: desk.blobs, detector: quiet, recoverer: a.recoverer }, options: { seed: 1, maxForwardSteps: STEPS, detection } });
+      const r = await runEpisode({
+        task,
+        components: {
+          policy: slow(neverDone(a.policy)),
+          env: desk.env,
+          blobs: desk.blobs,
+          detector: quiet,
+          recoverer: a.recoverer,
+        },
+        options: { seed: 1, maxForwardSteps: STEPS, detection },
+      });
       if (r.accounting.forwardSteps !== STEPS) throw new InternalError("overlap bench episode ended early");
       return performance.now() - t0;
     };
     await bare();
-    const b: number[] = [], o: number[] = [], s: number[] = [];
+    const b: number[] = [],
+      o: number[] = [],
+      s: number[] = [];
     for (let i = 0; i < 3; i++) {
       b.push(await bare());
       o.push(await wrapped("auto"));
       s.push(await wrapped("sequential"));
     }
     const ratio = median(o) / median(b);
-    return [{ name: "overlap", ratioOf: "wrapped / bare wall time, policy and detector 100 ms", ratio, value: ratio, unit: "x", target: "<= 1.10", pass: ratio <= 1.1, details: { sequentialRatio: median(s) / median(b), bareMsPerStep: median(b) / STEPS, loadAvg1m: loadavg()[0] } }];
+    return [
+      {
+        name: "overlap",
+        ratioOf: "wrapped / bare wall time, policy and detector 100 ms",
+        ratio,
+        value: ratio,
+        unit: "x",
+        target: "<= 1.10",
+        pass: ratio <= 1.1,
+        details: { sequentialRatio: median(s) / median(b), bareMsPerStep: median(b) / STEPS, loadAvg1m: loadavg()[0] },
+      },
+    ];
   } finally {
     await desk.close();
   }
@@ -117,18 +168,31 @@ async function overlapLine(): Promise<BenchResult[]> {
 async function cascadeLine(): Promise<BenchResult[]> {
   const desk = benchDesk("cascade");
   try {
-    let flagged = 0, retained = 0, delaySum = 0, asked = 0, consulted = 0, everyCalls = 0;
+    let flagged = 0,
+      retained = 0,
+      delaySum = 0,
+      asked = 0,
+      consulted = 0,
+      everyCalls = 0;
     for (const task of SIMDESK_TASKS) {
       for (const seed of [1, 2, 3]) {
         const run = async (wrap: (d: ErrorDetector) => ErrorDetector): Promise<EpisodeResult> => {
           const a = createSimAgents({ task, groundTruth: desk.env, seed, forward: "sloppy" });
           // restoration "none": detections are recorded and change nothing, so both runs see the same episode
-          return runEpisode({ task, components: { policy: a.policy, env: desk.env, blobs: desk.blobs, detector: wrap(a.detector) }, options: { seed, restoration: "none", maxForwardSteps: 30 }, checkpointer: false });
+          return runEpisode({
+            task,
+            components: { policy: a.policy, env: desk.env, blobs: desk.blobs, detector: wrap(a.detector) },
+            options: { seed, restoration: "none", maxForwardSteps: 30 },
+            checkpointer: false,
+          });
         };
         const every = await run((d) => d);
         const casc = await run((d) => createCascadeDetector({ gates: DEFAULT_CASCADE_GATES, detector: d }));
         // true detections only: the simulated detector labels its false alarms
-        const firstError = (r: EpisodeResult) => r.trajectory.steps.find((st) => st.detection?.isError && !st.detection.reason.startsWith("simulated: false alarm"))?.step;
+        const firstError = (r: EpisodeResult) =>
+          r.trajectory.steps.find(
+            (st) => st.detection?.isError && !st.detection.reason.startsWith("simulated: false alarm"),
+          )?.step;
         everyCalls += every.accounting.detectorCalls;
         consulted += every.accounting.detectorCalls;
         asked += casc.accounting.detectorGates?.asked ?? 0;
@@ -145,8 +209,31 @@ async function cascadeLine(): Promise<BenchResult[]> {
     const callsPerStep = asked / consulted;
     const recall = retained / flagged;
     return [
-      { name: "cascade", ratioOf: "expensive detector calls per step", ratio: callsPerStep, value: callsPerStep, unit: "calls/step", target: "<= 0.3", pass: callsPerStep <= 0.3, details: { everyStepCalls: everyCalls, cascadeCalls: asked, episodes: SIMDESK_TASKS.length * 3, simulated: "yes" } },
-      { name: "cascade-recall", ratioOf: "every-step detector's error episodes the cascade also flags", ratio: recall, value: recall, unit: "share", target: ">= 0.95", pass: recall >= 0.95, details: { flaggedEpisodes: flagged, retained, meanExtraDelaySteps: retained ? delaySum / retained : 0 } },
+      {
+        name: "cascade",
+        ratioOf: "expensive detector calls per step",
+        ratio: callsPerStep,
+        value: callsPerStep,
+        unit: "calls/step",
+        target: "<= 0.3",
+        pass: callsPerStep <= 0.3,
+        details: {
+          everyStepCalls: everyCalls,
+          cascadeCalls: asked,
+          episodes: SIMDESK_TASKS.length * 3,
+          simulated: "yes",
+        },
+      },
+      {
+        name: "cascade-recall",
+        ratioOf: "every-step detector's error episodes the cascade also flags",
+        ratio: recall,
+        value: recall,
+        unit: "share",
+        target: ">= 0.95",
+        pass: recall >= 0.95,
+        details: { flaggedEpisodes: flagged, retained, meanExtraDelaySteps: retained ? delaySum / retained : 0 },
+      },
     ];
   } finally {
     await desk.close();
@@ -159,16 +246,46 @@ async function cascadeLine(): Promise<BenchResult[]> {
  * seconds of module loading, is paid once per `retrace run`, not per episode).
  */
 function throughputConfigs() {
-  const warm = parseExperimentConfig({
-    kind: "end-to-end", name: "bench-warm-up", env: { kind: "simdesk", limit: 2 }, seeds: { count: 1 },
-    pairs: [{ name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "decent" }, selector: { kind: "sim", profile: "accurate" } }],
-    maxRecoveryIterations: [3], options: { maxForwardSteps: 30 },
-  }, "bench.warm");
-  const config = parseExperimentConfig({
-    kind: "end-to-end", name: "bench-throughput", env: { kind: "simdesk", limit: 24 }, seeds: { count: 5 },
-    pairs: [{ name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "decent" }, selector: { kind: "sim", profile: "accurate" } }],
-    maxRecoveryIterations: [3], options: { maxForwardSteps: 30 },
-  }, "bench.e2e");
+  const warm = parseExperimentConfig(
+    {
+      kind: "end-to-end",
+      name: "bench-warm-up",
+      env: { kind: "simdesk", limit: 2 },
+      seeds: { count: 1 },
+      pairs: [
+        {
+          name: "skilled",
+          forward: { kind: "sim", profile: "sloppy" },
+          recovery: { kind: "sim", profile: "skilled" },
+          detector: { kind: "sim", profile: "decent" },
+          selector: { kind: "sim", profile: "accurate" },
+        },
+      ],
+      maxRecoveryIterations: [3],
+      options: { maxForwardSteps: 30 },
+    },
+    "bench.warm",
+  );
+  const config = parseExperimentConfig(
+    {
+      kind: "end-to-end",
+      name: "bench-throughput",
+      env: { kind: "simdesk", limit: 24 },
+      seeds: { count: 5 },
+      pairs: [
+        {
+          name: "skilled",
+          forward: { kind: "sim", profile: "sloppy" },
+          recovery: { kind: "sim", profile: "skilled" },
+          detector: { kind: "sim", profile: "decent" },
+          selector: { kind: "sim", profile: "accurate" },
+        },
+      ],
+      maxRecoveryIterations: [3],
+      options: { maxForwardSteps: 30 },
+    },
+    "bench.e2e",
+  );
   return { warm, config };
 }
 
@@ -192,7 +309,11 @@ async function throughputLine(): Promise<BenchResult[]> {
         const t0 = performance.now();
         const c0 = process.cpuUsage();
         const dir = join(out, `run-${workers}-${round}`);
-        const result = await runExperiment(config, createSimDeskRuntime(), { out: dir, workers, ...(workers === 2 ? { processes: pool } : {}) });
+        const result = await runExperiment(config, createSimDeskRuntime(), {
+          out: dir,
+          workers,
+          ...(workers === 2 ? { processes: pool } : {}),
+        });
         const ms = performance.now() - t0;
         if (workers === 1) {
           const c = process.cpuUsage(c0);
@@ -212,7 +333,29 @@ async function throughputLine(): Promise<BenchResult[]> {
   const ratio = perMin2 / perMin1;
   // What this machine gives two busy processes, measured now (other load included).
   const machine = await machineScaling(2);
-  return [{ name: "e2e-throughput", ratioOf: `median episodes/min at 2 workers / 1 worker (${ROUNDS} alternating rounds)`, ratio, value: ratio, unit: "x", target: ">= 1.5", pass: ratio >= 1.5, details: { perMin1, perMin2, min1: Math.min(...rates[1]), max1: Math.max(...rates[1]), min2: Math.min(...rates[2]), max2: Math.max(...rates[2]), episodes, coresBusyAt1Worker: median(cores1), machineScaling2: machine, loadAvg1m: loadavg()[0] } }];
+  return [
+    {
+      name: "e2e-throughput",
+      ratioOf: `median episodes/min at 2 workers / 1 worker (${ROUNDS} alternating rounds)`,
+      ratio,
+      value: ratio,
+      unit: "x",
+      target: ">= 1.5",
+      pass: ratio >= 1.5,
+      details: {
+        perMin1,
+        perMin2,
+        min1: Math.min(...rates[1]),
+        max1: Math.max(...rates[1]),
+        min2: Math.min(...rates[2]),
+        max2: Math.max(...rates[2]),
+        episodes,
+        coresBusyAt1Worker: median(cores1),
+        machineScaling2: machine,
+        loadAvg1m: loadavg()[0],
+      },
+    },
+  ];
 }
 
 /**
@@ -228,18 +371,44 @@ async function overheadLine(): Promise<BenchResult[]> {
   const out = mkdtempSync(join(tmpdir(), "retrace-bench-overhead-"));
   try {
     await runExperiment(config, createSimDeskRuntime(), { out: join(out, "warm"), workers: 1 });
-    const { profile } = await profiled(() => runExperiment(config, createSimDeskRuntime(), { out: join(out, "run"), workers: 1 }));
+    const { profile } = await profiled(() =>
+      runExperiment(config, createSimDeskRuntime(), { out: join(out, "run"), workers: 1 }),
+    );
     const share = machineryShare(profile);
     const pkgs = Object.fromEntries(Object.entries(share.byPackage).map(([k, v]) => [`${k}Ms`, Math.round(v)]));
-    return [{ name: "runtime-overhead", ratioOf: "share of busy main-thread CPU in LangGraph/LangChain/langsmith/checkpoint/uuid code, batch run", ratio: share.machinery, value: share.machinery, unit: "share", target: "< 0.10", pass: share.machinery < 0.1, details: { busyMs: Math.round(share.busyMs), idleMs: Math.round(share.idleMs), ...pkgs } }];
+    return [
+      {
+        name: "runtime-overhead",
+        ratioOf: "share of busy main-thread CPU in LangGraph/LangChain/langsmith/checkpoint/uuid code, batch run",
+        ratio: share.machinery,
+        value: share.machinery,
+        unit: "share",
+        target: "< 0.10",
+        pass: share.machinery < 0.1,
+        details: { busyMs: Math.round(share.busyMs), idleMs: Math.round(share.idleMs), ...pkgs },
+      },
+    ];
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
 }
 
 export async function run(): Promise<BenchResult[]> {
-  return [...(await checkpointLines()), ...(await overlapLine()), ...(await cascadeLine()), ...(await throughputLine()), ...(await overheadLine())];
+  return [
+    ...(await checkpointLines()),
+    ...(await overlapLine()),
+    ...(await cascadeLine()),
+    ...(await throughputLine()),
+    ...(await overheadLine()),
+  ];
 }
 
 /** The individual lines, so `npm run bench <id>` can run one. */
-export const LINES = { "checkpoint-bytes-per-step": checkpointLines, "step-cost-growth": checkpointLines, overlap: overlapLine, cascade: cascadeLine, "e2e-throughput": throughputLine, "runtime-overhead": overheadLine };
+export const LINES = {
+  "checkpoint-bytes-per-step": checkpointLines,
+  "step-cost-growth": checkpointLines,
+  overlap: overlapLine,
+  cascade: cascadeLine,
+  "e2e-throughput": throughputLine,
+  "runtime-overhead": overheadLine,
+};

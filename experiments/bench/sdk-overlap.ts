@@ -24,7 +24,11 @@ const REPS = 5;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function run(): Promise<BenchResult[]> {
-  const [{ Agent, OpenAIProvider, computerTool, run: runAgent, setTracingDisabled }, { createAgentsRecovery }, { retraceComputer }] = await Promise.all([
+  const [
+    { Agent, OpenAIProvider, computerTool, run: runAgent, setTracingDisabled },
+    { createAgentsRecovery },
+    { retraceComputer },
+  ] = await Promise.all([
     import("@openai/agents"),
     import("../../adapters/sdk/openai-agents/recovery.ts"),
     import("../../adapters/sdk/openai-agents/computer.ts"),
@@ -38,17 +42,51 @@ export async function run(): Promise<BenchResult[]> {
       const n = (req.body.input as Array<{ type?: string }>).filter((i) => i.type === "computer_call").length;
       if (n >= STEPS) return { endpoint: "responses", text: "Done.", delayMs: LATENCY_MS };
       const id = k++;
-      return { endpoint: "responses", delayMs: LATENCY_MS, output: [{ type: "computer_call", id: `cu_${id}`, call_id: `call_${id}`, action: { type: "keypress", keys: ["shift"] }, pending_safety_checks: [], status: "completed" }] };
+      return {
+        endpoint: "responses",
+        delayMs: LATENCY_MS,
+        output: [
+          {
+            type: "computer_call",
+            id: `cu_${id}`,
+            call_id: `call_${id}`,
+            action: { type: "keypress", keys: ["shift"] },
+            pending_safety_checks: [],
+            status: "completed",
+          },
+        ],
+      };
     },
   });
   const judgeServer = await startScriptedOpenAIServer({
-    responder: () => ({ endpoint: "chat", delayMs: LATENCY_MS, text: '{"off_track": false, "error_step": null, "reason": "on track", "confidence": 0.9}' }),
+    responder: () => ({
+      endpoint: "chat",
+      delayMs: LATENCY_MS,
+      text: '{"off_track": false, "error_step": null, "reason": "on track", "confidence": 0.9}',
+    }),
   });
   try {
     const task = SIMDESK_TASKS[0];
-    const detector = createLlmErrorDetector({ model: createOpenAIChatModel({ model: "judge", blobs: desk.blobs, baseURL: judgeServer.url, apiKey: "bench", maxRetries: 0 }), historyImages: 1 });
-    const agentModel = await new OpenAIProvider({ baseURL: model.url, apiKey: "bench", useResponses: true }).getModel("computer-use-preview");
-    const agentFor = (computer: ReturnType<typeof retraceComputer>) => new Agent({ name: "bench agent", instructions: "Operate the computer.", model: agentModel, tools: [computerTool({ computer })] });
+    const detector = createLlmErrorDetector({
+      model: createOpenAIChatModel({
+        model: "judge",
+        blobs: desk.blobs,
+        baseURL: judgeServer.url,
+        apiKey: "bench",
+        maxRetries: 0,
+      }),
+      historyImages: 1,
+    });
+    const agentModel = await new OpenAIProvider({ baseURL: model.url, apiKey: "bench", useResponses: true }).getModel(
+      "computer-use-preview",
+    );
+    const agentFor = (computer: ReturnType<typeof retraceComputer>) =>
+      new Agent({
+        name: "bench agent",
+        instructions: "Operate the computer.",
+        model: agentModel,
+        tools: [computerTool({ computer })],
+      });
     const once = async (mode: "bare" | "auto" | "sequential"): Promise<number> => {
       await desk.env.reset(task);
       const computer = retraceComputer({ env: desk.env, blobs: desk.blobs });
@@ -57,17 +95,33 @@ export async function run(): Promise<BenchResult[]> {
       if (mode === "bare") {
         await runAgent(agent, task.instruction, { maxTurns: STEPS + 2 });
       } else {
-        const recovery = createAgentsRecovery({ env: desk.env, blobs: desk.blobs, detector, task, evaluate: false, detection: mode, restore: async () => ({ restored: true, steps: 0, detail: "unused" }) });
-        const r = await recovery.finish(await runAgent(agent, task.instruction, { ...recovery.runConfig, maxTurns: STEPS + 2 }));
-        if (r.accounting.detectorCalls !== STEPS || r.accounting.detectorFailures !== 0) throw new InternalError(`sdk-overlap: the judge answered ${r.accounting.detectorCalls - r.accounting.detectorFailures} of ${STEPS} steps`);
+        const recovery = createAgentsRecovery({
+          env: desk.env,
+          blobs: desk.blobs,
+          detector,
+          task,
+          evaluate: false,
+          detection: mode,
+          restore: async () => ({ restored: true, steps: 0, detail: "unused" }),
+        });
+        const r = await recovery.finish(
+          await runAgent(agent, task.instruction, { ...recovery.runConfig, maxTurns: STEPS + 2 }),
+        );
+        if (r.accounting.detectorCalls !== STEPS || r.accounting.detectorFailures !== 0)
+          throw new InternalError(
+            `sdk-overlap: the judge answered ${r.accounting.detectorCalls - r.accounting.detectorFailures} of ${STEPS} steps`,
+          );
       }
       const ms = performance.now() - t0;
-      if (computer.log.length !== STEPS) throw new InternalError(`sdk-overlap: the run executed ${computer.log.length} of ${STEPS} steps`);
+      if (computer.log.length !== STEPS)
+        throw new InternalError(`sdk-overlap: the run executed ${computer.log.length} of ${STEPS} steps`);
       return ms;
     };
     await once("bare"); // warm-up (module loading, first connections)
     await once("auto");
-    const bare: number[] = [], wrapped: number[] = [], sequential: number[] = [];
+    const bare: number[] = [],
+      wrapped: number[] = [],
+      sequential: number[] = [];
     for (let i = 0; i < REPS; i++) {
       bare.push(await once("bare"));
       wrapped.push(await once("auto"));
@@ -83,7 +137,14 @@ export async function run(): Promise<BenchResult[]> {
         unit: "x",
         target: "<= 1.10",
         pass: ratio <= 1.1,
-        details: { bareMs: Math.round(median(bare)), wrappedMs: Math.round(median(wrapped)), sequentialMs: Math.round(median(sequential)), sequentialRatio: median(sequential) / median(bare), steps: STEPS, loadAvg1m: loadavg()[0] },
+        details: {
+          bareMs: Math.round(median(bare)),
+          wrappedMs: Math.round(median(wrapped)),
+          sequentialMs: Math.round(median(sequential)),
+          sequentialRatio: median(sequential) / median(bare),
+          steps: STEPS,
+          loadAvg1m: loadavg()[0],
+        },
       },
     ];
   } finally {

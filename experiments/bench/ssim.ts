@@ -15,7 +15,9 @@ function median(xs: number[]): number {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const pairs = (await syntheticPairs(1920, 1080, { full: true })).filter((p) => !p.name.endsWith("identical-reencoded")).slice(0, 6);
+  const pairs = (await syntheticPairs(1920, 1080, { full: true }))
+    .filter((p) => !p.name.endsWith("identical-reencoded"))
+    .slice(0, 6);
   const ref: number[] = [];
   const fast: number[] = [];
   const warm: number[] = [];
@@ -49,9 +51,13 @@ export async function run(): Promise<BenchResult[]> {
   }
   // R_Om: the same warm comparisons outside a dynamic mask (a clock and a pop-up corner, ~3% of
   // the screen), mask-to-window conversion included in every call.
-  const w = 1920, h = 1080;
+  const w = 1920,
+    h = 1080;
   const mask = { width: w, height: h, data: new Uint8Array(w * h) };
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) if ((y > h - 40 && x > w - 110) || (y > h - 140 && y < h - 50 && x > w - 360 && x < w - 20)) mask.data[y * w + x] = 1;
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++)
+      if ((y > h - 40 && x > w - 110) || (y > h - 140 && y < h - 50 && x > w - 360 && x < w - 20))
+        mask.data[y * w + x] = 1;
   const masked: number[] = [];
   let maskedMismatch = 0;
   for (const p of pairs) {
@@ -60,15 +66,34 @@ export async function run(): Promise<BenchResult[]> {
     const t = performance.now();
     await maskedScreenshotSsim(p.a, p.b, mask);
     masked.push(performance.now() - t);
-    if ((await maskedScreenshotSsim(p.a, p.b, { ...mask, data: new Uint8Array(w * h) })).ssim !== (await screenshotSsim(p.a, p.b))) maskedMismatch++;
+    if (
+      (await maskedScreenshotSsim(p.a, p.b, { ...mask, data: new Uint8Array(w * h) })).ssim !==
+      (await screenshotSsim(p.a, p.b))
+    )
+      maskedMismatch++;
   }
   const maskedMs = median(masked);
   const refMs = median(ref);
   const fastMs = median(fast);
   const warmMs = median(warm);
   return [
-    { name: "ssim 1920x1080 cold", ratioOf: "ssim.js defaults / screenshotSsim", ratio: refMs / fastMs, details: { refMs, fastMs, pairs: pairs.length, mismatches } },
-    { name: "ssim 1920x1080 target cached", ratioOf: "ssim.js defaults / screenshotSsim", ratio: refMs / warmMs, details: { refMs, warmMs } },
-    { name: "masked ssim (R_Om) 1920x1080 target cached", ratioOf: "screenshotSsim / maskedScreenshotSsim", ratio: warmMs / maskedMs, details: { warmMs, maskedMs, emptyMaskMismatches: maskedMismatch } },
+    {
+      name: "ssim 1920x1080 cold",
+      ratioOf: "ssim.js defaults / screenshotSsim",
+      ratio: refMs / fastMs,
+      details: { refMs, fastMs, pairs: pairs.length, mismatches },
+    },
+    {
+      name: "ssim 1920x1080 target cached",
+      ratioOf: "ssim.js defaults / screenshotSsim",
+      ratio: refMs / warmMs,
+      details: { refMs, warmMs },
+    },
+    {
+      name: "masked ssim (R_Om) 1920x1080 target cached",
+      ratioOf: "screenshotSsim / maskedScreenshotSsim",
+      ratio: warmMs / maskedMs,
+      details: { warmMs, maskedMs, emptyMaskMismatches: maskedMismatch },
+    },
   ];
 }

@@ -24,7 +24,11 @@ export interface BenchSummary {
   failed: Array<{ name: string; error: string }>;
 }
 
-async function results(name: string, load: () => Promise<BenchModule>, only: string | undefined): Promise<BenchResult[]> {
+async function results(
+  name: string,
+  load: () => Promise<BenchModule>,
+  only: string | undefined,
+): Promise<BenchResult[]> {
   if (only && !name.includes(only) && name !== "runtime") return [];
   const mod = await load();
   if (only && !name.includes(only) && name === "runtime") {
@@ -42,12 +46,16 @@ function format(r: BenchResult): string {
   const details = Object.entries(r.details)
     .map(([k, v]) => `${k}=${typeof v === "number" ? Number(v.toFixed(3)) : v}`)
     .join(" ");
-  if (r.target !== undefined) return `${r.name.padEnd(34)} ${value.toFixed(2)} ${r.unit ?? "x"} (target ${r.target}) ${r.pass ? "PASS" : "MISS"}   ${r.ratioOf}; ${details}`;
+  if (r.target !== undefined)
+    return `${r.name.padEnd(34)} ${value.toFixed(2)} ${r.unit ?? "x"} (target ${r.target}) ${r.pass ? "PASS" : "MISS"}   ${r.ratioOf}; ${details}`;
   return `${r.name.padEnd(34)} ${r.ratioOf}: ${r.ratio.toFixed(2)}x   ${details}`;
 }
 
 /** Run the benchmarks in order; a failing one is reported as a FAILED line and the rest still run. */
-export async function runBenches(benches: ReadonlyArray<readonly [string, () => Promise<BenchModule>]>, options: RunBenchesOptions = {}): Promise<BenchSummary> {
+export async function runBenches(
+  benches: ReadonlyArray<readonly [string, () => Promise<BenchModule>]>,
+  options: RunBenchesOptions = {},
+): Promise<BenchSummary> {
   const write = options.write ?? ((line: string) => void process.stdout.write(line));
   const summary: BenchSummary = { lines: 0, failed: [] };
   for (const [name, load] of benches) {
@@ -57,12 +65,26 @@ export async function runBenches(benches: ReadonlyArray<readonly [string, () => 
     } catch (err) {
       const error = err instanceof Error ? err.message.split("\n")[0] : String(err);
       summary.failed.push({ name, error });
-      write(options.json ? JSON.stringify({ id: name, value: null, unit: null, target: null, pass: false, error }) + "\n" : `${name.padEnd(34)} FAILED: ${error}\n`);
+      write(
+        options.json
+          ? JSON.stringify({ id: name, value: null, unit: null, target: null, pass: false, error }) + "\n"
+          : `${name.padEnd(34)} FAILED: ${error}\n`,
+      );
       continue;
     }
     for (const r of lines) {
       summary.lines++;
-      if (options.json) write(JSON.stringify({ id: r.name, value: Number((r.value ?? r.ratio).toFixed(4)), unit: r.unit ?? "x", target: r.target ?? null, pass: r.pass ?? null, details: r.details }) + "\n");
+      if (options.json)
+        write(
+          JSON.stringify({
+            id: r.name,
+            value: Number((r.value ?? r.ratio).toFixed(4)),
+            unit: r.unit ?? "x",
+            target: r.target ?? null,
+            pass: r.pass ?? null,
+            details: r.details,
+          }) + "\n",
+        );
       else write(format(r) + "\n");
     }
   }

@@ -79,15 +79,32 @@ interface StepRecord {
 }
 
 const unitOf = (r: { task: string; seed: number }) => `${r.task}/${r.seed}`;
-const tokensOf = (r: Row, role?: string) => Object.entries(r.models ?? {}).reduce((s, [k, u]) => (role && k !== role ? s : s + u.inputTokens + u.outputTokens), 0);
-const billedRowOf = (r: Row, role?: string) => Object.entries(r.models ?? {}).reduce((s, [k, u]) => (role && k !== role ? s : s + billedOf(u)), 0);
+const tokensOf = (r: Row, role?: string) =>
+  Object.entries(r.models ?? {}).reduce(
+    (s, [k, u]) => (role && k !== role ? s : s + u.inputTokens + u.outputTokens),
+    0,
+  );
+const billedRowOf = (r: Row, role?: string) =>
+  Object.entries(r.models ?? {}).reduce((s, [k, u]) => (role && k !== role ? s : s + billedOf(u)), 0);
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 const round = (x: number, d = 3) => Number(x.toFixed(d));
 
 /** The forward steps of an episode with the step of each detector alarm and whether it was true (reads the run's trajectory.json). */
-function trajectory(out: string, r: Row, desk: SimDesk): { actions: string[]; alarms: number[]; trueAlarms: number[]; asked: number; judged: number } {
+function trajectory(
+  out: string,
+  r: Row,
+  desk: SimDesk,
+): { actions: string[]; alarms: number[]; trueAlarms: number[]; asked: number; judged: number } {
   const t = JSON.parse(readFileSync(join(out, r.condition, r.task, String(r.seed), "trajectory.json"), "utf8")) as {
-    trajectory: { steps: Array<StepRecord["info"] & { actions?: Array<{ type?: string }>; afterState?: string; detection?: { isError?: boolean; cascade?: { asked?: boolean } } }> };
+    trajectory: {
+      steps: Array<
+        StepRecord["info"] & {
+          actions?: Array<{ type?: string }>;
+          afterState?: string;
+          detection?: { isError?: boolean; cascade?: { asked?: boolean } };
+        }
+      >;
+    };
   };
   const task = getSimDeskTask(r.task);
   const actions: string[] = [];
@@ -123,14 +140,20 @@ function sharedSteps(a: string[], b: string[]): number {
 const KEEP = process.env.RETRACE_BENCH_KEEP;
 
 export async function run(): Promise<BenchResult[]> {
-  const dir = KEEP ? (mkdirSync(KEEP, { recursive: true }), KEEP) : mkdtempSync(join(tmpdir(), "retrace-bench-tokens-"));
+  const dir = KEEP
+    ? (mkdirSync(KEEP, { recursive: true }), KEEP)
+    : mkdtempSync(join(tmpdir(), "retrace-bench-tokens-"));
   const server = await startStandInServer({ errorRate: 0.2, postCutErrorRate: 0.3, seed: 0 });
   try {
     const cfg = join(dir, "config.json");
     writeFileSync(cfg, JSON.stringify(benchConfig()));
     const out = join(dir, "run");
     const code = await new Promise<number>((done, fail) => {
-      const child = spawn(process.execPath, [CLI, "run", cfg, "--base-url", server.url, "--out", out, "--quiet", "--workers", "3"], { stdio: ["ignore", "ignore", "inherit"] });
+      const child = spawn(
+        process.execPath,
+        [CLI, "run", cfg, "--base-url", server.url, "--out", out, "--quiet", "--workers", "3"],
+        { stdio: ["ignore", "ignore", "inherit"] },
+      );
       const stop = () => child.kill("SIGTERM");
       process.once("SIGTERM", stop);
       process.once("SIGINT", stop);
@@ -159,17 +182,23 @@ export function measure(out: string, rows: Row[]): BenchResult {
   const bare = arm("paper.no-recovery");
   const paper = arm("paper.max-rec-3");
   // the production pair's one recovery condition: its own cap (`maxRecoveryIterations` on the pair) or the config's
-  const prodCondition = [...new Set(rows.map((r) => r.condition))].find((c) => c.startsWith("production.max-rec-")) ?? "production.max-rec-3";
+  const prodCondition =
+    [...new Set(rows.map((r) => r.condition))].find((c) => c.startsWith("production.max-rec-")) ??
+    "production.max-rec-3";
   const prod = arm(prodCondition);
   const units = [...bare.keys()].filter((u) => paper.has(u) && prod.has(u));
-  const perEpisode = (m: Map<string, Row>, us: string[], f: (r: Row) => number) => (us.length ? sum(us.map((u) => f(m.get(u)!))) / us.length : 0);
-  const ratio = (m: Map<string, Row>, us: string[], f: (r: Row) => number) => perEpisode(m, us, f) / Math.max(1, perEpisode(bare, us, f));
+  const perEpisode = (m: Map<string, Row>, us: string[], f: (r: Row) => number) =>
+    us.length ? sum(us.map((u) => f(m.get(u)!))) / us.length : 0;
+  const ratio = (m: Map<string, Row>, us: string[], f: (r: Row) => number) =>
+    perEpisode(m, us, f) / Math.max(1, perEpisode(bare, us, f));
   const billed = (r: Row) => billedRowOf(r);
   const tokens = (r: Row) => tokensOf(r);
   const watching = (m: Map<string, Row>) => units.filter((u) => m.get(u)!.recoveryAttempts === 0);
   const recovering = (m: Map<string, Row>) => units.filter((u) => m.get(u)!.recoveryAttempts > 0);
   const roleSplit = (m: Map<string, Row>, us: string[]) =>
-    ["policy", "detector", "recoverer", "selector", "summarizer"].map((role) => `${role} ${Math.round(perEpisode(m, us, (r) => billedRowOf(r, role)))}`).join(", ");
+    ["policy", "detector", "recoverer", "selector", "summarizer"]
+      .map((role) => `${role} ${Math.round(perEpisode(m, us, (r) => billedRowOf(r, role)))}`)
+      .join(", ");
 
   // Recall against the every-step detector, on the steps both arms played alike.
   const desk = createSimDesk({ blobs: new BlobStore({ dir: join(out, "blobs") }) });
@@ -212,7 +241,8 @@ export function measure(out: string, rows: Row[]): BenchResult {
   const cachedSeen = rows.some((r) => Object.values(r.models ?? {}).some((u) => typeof u.billedTokens === "number"));
   return {
     name: "recovery-token-overhead",
-    ratioOf: "billed tokens/episode, production preset / bare agent, in units where no recovery fired (watching), stand-in (SIMULATED)",
+    ratioOf:
+      "billed tokens/episode, production preset / bare agent, in units where no recovery fired (watching), stand-in (SIMULATED)",
     ratio: watchProd,
     value: watchProd,
     unit: "x",
@@ -222,9 +252,17 @@ export function measure(out: string, rows: Row[]): BenchResult {
       units: units.length,
       maxForwardSteps: MAX_STEPS,
       productionCondition: prodCondition,
-      productionAttemptsPerRecovering: round(perEpisode(prod, recovering(prod), (r) => r.recoveryAttempts), 2),
-      paperAttemptsPerRecovering: round(perEpisode(paper, recovering(paper), (r) => r.recoveryAttempts), 2),
-      billedFrom: cachedSeen ? "usage records (cached prompt tokens reported)" : "usage records (no cached tokens reported: billed = tokens)",
+      productionAttemptsPerRecovering: round(
+        perEpisode(prod, recovering(prod), (r) => r.recoveryAttempts),
+        2,
+      ),
+      paperAttemptsPerRecovering: round(
+        perEpisode(paper, recovering(paper), (r) => r.recoveryAttempts),
+        2,
+      ),
+      billedFrom: cachedSeen
+        ? "usage records (cached prompt tokens reported)"
+        : "usage records (no cached tokens reported: billed = tokens)",
       bareTokensPerEpisode: Math.round(perEpisode(bare, units, tokens)),
       paperTokensX: round(ratio(paper, units, tokens)),
       productionTokensX: round(ratio(prod, units, tokens)),

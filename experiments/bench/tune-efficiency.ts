@@ -10,14 +10,29 @@ import { plantedLandscape } from "../../src/tune/planted.ts";
 import type { BenchResult } from "./result.ts";
 
 export async function run(): Promise<BenchResult[]> {
-  let race = 0, grid = 0, found = 0;
+  let race = 0,
+    grid = 0,
+    found = 0;
   const seeds = 20;
   for (let s = 0; s < seeds; s++) {
     const land = plantedLandscape({ seed: `landscape-${s}` });
-    const r = createRace(land.knobs, { seed: s, unitsPerRound: 10, firstTestAfter: 20, maxUnitsPerBatch: 400, maxEpisodes: 20_000 });
+    const r = createRace(land.knobs, {
+      seed: s,
+      unitsPerRound: 10,
+      firstTestAfter: 20,
+      maxUnitsPerBatch: 400,
+      maxEpisodes: 20_000,
+    });
     for (let req = r.next(); req; req = r.next()) {
       const q = req;
-      r.record(new Map(q.candidates.map((c) => [c.id, Array.from({ length: q.to - q.from }, (_, i) => land.outcome(c.setting, q.from + i))])));
+      r.record(
+        new Map(
+          q.candidates.map((c) => [
+            c.id,
+            Array.from({ length: q.to - q.from }, (_, i) => land.outcome(c.setting, q.from + i)),
+          ]),
+        ),
+      );
     }
     const res = r.result();
     const w = res.candidates.find((c) => c.id === res.winner);
@@ -26,9 +41,14 @@ export async function run(): Promise<BenchResult[]> {
     grid += res.gridEpisodes;
   }
   const ratio = race / grid;
-  return [{
-    name: "tune-efficiency", ratioOf: "race episodes / grid episodes for the same decision", ratio,
-    target: "<= 0.5 (and the planted best found in >= 90% of seeds)", pass: ratio <= 0.5 && found / seeds >= 0.9,
-    details: { raceEpisodes: race, gridEpisodes: grid, seeds, plantedBestFound: found, candidates: 25 },
-  }];
+  return [
+    {
+      name: "tune-efficiency",
+      ratioOf: "race episodes / grid episodes for the same decision",
+      ratio,
+      target: "<= 0.5 (and the planted best found in >= 90% of seeds)",
+      pass: ratio <= 0.5 && found / seeds >= 0.9,
+      details: { raceEpisodes: race, gridEpisodes: grid, seeds, plantedBestFound: found, candidates: 25 },
+    },
+  ];
 }

@@ -55,7 +55,6 @@ export interface EnvFaultControl {
   beginEpisode(key: string): void;
 }
 
-
 /** Wrap `env` with seeded faults. */
 export function withEnvFaults(env: Environment, options: EnvFaultOptions): Environment {
   const faults = options.faults ?? ENV_FAULTS;
@@ -70,7 +69,10 @@ export function withEnvFaults(env: Environment, options: EnvFaultOptions): Envir
   };
   const corrupt = async (o: Observation, kind: "corrupt-png" | "truncated-png"): Promise<Observation> => {
     const real = await options.blobs.get(o.screenshot);
-    const bytes = kind === "truncated-png" ? real.subarray(0, Math.max(PNG_MAGIC.length + 4, Math.floor(real.length / 3))) : Buffer.concat([PNG_MAGIC, Buffer.from(`not a png ${episode}/${calls}`)]);
+    const bytes =
+      kind === "truncated-png"
+        ? real.subarray(0, Math.max(PNG_MAGIC.length + 4, Math.floor(real.length / 3)))
+        : Buffer.concat([PNG_MAGIC, Buffer.from(`not a png ${episode}/${calls}`)]);
     return { ...o, screenshot: await options.blobs.put(bytes) };
   };
   return new Proxy(env, {
@@ -99,8 +101,10 @@ export function withEnvFaults(env: Environment, options: EnvFaultOptions): Envir
             return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
           default: {
             const out = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-            if (prop === "step") return { ...(out as StepOutcome), observation: await corrupt((out as StepOutcome).observation, fault) };
-            if (out && typeof out === "object" && "screenshot" in (out as object)) return corrupt(out as Observation, fault);
+            if (prop === "step")
+              return { ...(out as StepOutcome), observation: await corrupt((out as StepOutcome).observation, fault) };
+            if (out && typeof out === "object" && "screenshot" in (out as object))
+              return corrupt(out as Observation, fault);
             return out;
           }
         }

@@ -50,20 +50,35 @@ export interface ChaosFigures {
 
 function walk(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).sort().flatMap((n) => {
-    const p = join(dir, n);
-    return statSync(p).isDirectory() ? walk(p) : [p];
-  });
+  return readdirSync(dir)
+    .sort()
+    .flatMap((n) => {
+      const p = join(dir, n);
+      return statSync(p).isDirectory() ? walk(p) : [p];
+    });
 }
 
 const readJsonl = <T>(file: string): T[] =>
-  existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((l) => l.trim()).flatMap((l) => { try { return [JSON.parse(l) as T]; } catch { return []; } }) : [];
+  existsSync(file)
+    ? readFileSync(file, "utf8")
+        .split("\n")
+        .filter((l) => l.trim())
+        .flatMap((l) => {
+          try {
+            return [JSON.parse(l) as T];
+          } catch {
+            return [];
+          }
+        })
+    : [];
 
 /** Read the figures of the run in `out`; `key` is searched in every file under `out` and `extraDirs`. */
 export function measureChaosRun(out: string, key: string, extraDirs: readonly string[] = []): ChaosFigures {
   const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")) as Manifest;
   const lines = new Map(readJsonl<ResultLine>(join(out, "results.jsonl")).map((l) => [l.key, l]));
-  const summary = existsSync(join(out, "summary.json")) ? (JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as ExperimentSummary) : undefined;
+  const summary = existsSync(join(out, "summary.json"))
+    ? (JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as ExperimentSummary)
+    : undefined;
   const episodesExpected = manifest.conditions.length * manifest.tasks.length * manifest.seeds.length;
   const all = [...lines.values()];
   const ok = all.filter((l) => l.status === "ok");

@@ -14,7 +14,15 @@ import { sha256Hex } from "../../src/hash.ts";
 import { seededUnit } from "./env-faults.ts";
 
 /** The model fault kinds. */
-export const MODEL_FAULTS = ["429", "500", "timeout", "malformed-json", "truncated-stream", "refusal", "echo-key"] as const;
+export const MODEL_FAULTS = [
+  "429",
+  "500",
+  "timeout",
+  "malformed-json",
+  "truncated-stream",
+  "refusal",
+  "echo-key",
+] as const;
 export type ModelFault = (typeof MODEL_FAULTS)[number];
 
 /** Options of {@link startChaosModelServer}. */
@@ -53,7 +61,13 @@ export interface ChaosModelServer {
 /** The text of every message part, joined (what the answer functions read). */
 export function bodyText(body: ChatBody): string {
   return (body.messages ?? [])
-    .map((m) => (typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.map((p: { text?: string }) => p.text ?? "").join("\n") : ""))
+    .map((m) =>
+      typeof m.content === "string"
+        ? m.content
+        : Array.isArray(m.content)
+          ? m.content.map((p: { text?: string }) => p.text ?? "").join("\n")
+          : "",
+    )
     .join("\n");
 }
 
@@ -67,19 +81,34 @@ export async function startChaosModelServer(options: ChaosModelServerOptions): P
   const state = { billed: 0, requests: 0 };
 
   const completion = (model: string, text: string) =>
-    JSON.stringify({ id: `chaos-${state.requests}`, object: "chat.completion", created: 0, model, choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }], usage: { prompt_tokens: 100, completion_tokens: Math.ceil(text.length / 4), total_tokens: 100 + Math.ceil(text.length / 4) } });
+    JSON.stringify({
+      id: `chaos-${state.requests}`,
+      object: "chat.completion",
+      created: 0,
+      model,
+      choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }],
+      usage: {
+        prompt_tokens: 100,
+        completion_tokens: Math.ceil(text.length / 4),
+        total_tokens: 100 + Math.ceil(text.length / 4),
+      },
+    });
 
   const handle = (req: IncomingMessage, res: ServerResponse, raw: string) => {
     state.requests++;
     if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+      res
+        .writeHead(404, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
       return;
     }
     let body: ChatBody;
     try {
       body = JSON.parse(raw) as ChatBody;
     } catch {
-      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "request body is not JSON" } }));
+      res
+        .writeHead(400, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: "request body is not JSON" } }));
       return;
     }
     const hash = sha256Hex(Buffer.from(raw));
@@ -98,15 +127,21 @@ export async function startChaosModelServer(options: ChaosModelServerOptions): P
     counts[fault]++;
     switch (fault) {
       case "429":
-        res.writeHead(429, { "content-type": "application/json", "retry-after-ms": "20" }).end(JSON.stringify({ error: { message: "Rate limit reached", type: "rate_limit_error" } }));
+        res
+          .writeHead(429, { "content-type": "application/json", "retry-after-ms": "20" })
+          .end(JSON.stringify({ error: { message: "Rate limit reached", type: "rate_limit_error" } }));
         return;
       case "500":
-        res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "internal error", type: "server_error" } }));
+        res
+          .writeHead(500, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: { message: "internal error", type: "server_error" } }));
         return;
       case "timeout":
         return; // never answered; the client's timeout ends it, close() drops the socket
       case "malformed-json":
-        res.writeHead(200, { "content-type": "application/json" }).end(`{"id": "x", "choices": [{"message": {"content": "`);
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(`{"id": "x", "choices": [{"message": {"content": "`);
         return;
       case "truncated-stream": {
         const full = completion(model, healthy());

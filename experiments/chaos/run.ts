@@ -68,14 +68,19 @@ export interface ChaosResult {
 
 const rate = (v: number | undefined, d: number, flag: string) => {
   const r = v ?? d;
-  if (!(r >= 0 && r <= 1)) throw new ConfigError(`${flag}: expected a probability from 0 to 1, got ${v}`, { field: flag });
+  if (!(r >= 0 && r <= 1))
+    throw new ConfigError(`${flag}: expected a probability from 0 to 1, got ${v}`, { field: flag });
   return r;
 };
 
 /** Run a chaos experiment and measure it. */
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const { config } = options;
-  if (config.kind === "ideal-recovery") throw new ConfigError("config.kind: chaos runs an end-to-end or sweep config (ideal-recovery has no online detector to fault)", { field: "kind" });
+  if (config.kind === "ideal-recovery")
+    throw new ConfigError(
+      "config.kind: chaos runs an end-to-end or sweep config (ideal-recovery has no online detector to fault)",
+      { field: "kind" },
+    );
   const envFaultRate = rate(options.envFaultRate, 0.1, "--env-faults");
   const modelFaultRate = rate(options.modelFaultRate, 0.2, "--model-faults");
   const seed = options.seed ?? 0;
@@ -85,21 +90,73 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   let server: ChaosModelServer | undefined;
   const started = Date.now();
   try {
-    if (!options.baseURL) server = await startChaosModelServer({ seed, rate: modelFaultRate, faults: options.modelFaults, answer: chaosAnswer });
+    if (!options.baseURL)
+      server = await startChaosModelServer({
+        seed,
+        rate: modelFaultRate,
+        faults: options.modelFaults,
+        answer: chaosAnswer,
+      });
     prepareOutDir(options.out);
     const blobs = new BlobStore({ dir: join(options.out, "blobs") });
-    const backend = createOpenAIChatModel({ model: "chaos-model", baseURL: options.baseURL ?? server!.url, apiKey, blobs, maxRetries: options.maxRetries ?? 2, timeoutMs: options.modelTimeoutMs ?? 2000 });
+    const backend = createOpenAIChatModel({
+      model: "chaos-model",
+      baseURL: options.baseURL ?? server!.url,
+      apiKey,
+      blobs,
+      maxRetries: options.maxRetries ?? 2,
+      timeoutMs: options.modelTimeoutMs ?? 2000,
+    });
     const cacheMode = options.cache ?? "readwrite";
     const cacheDir = options.cacheDir ?? join(options.out, "model-cache");
     const model: ChatModel = cacheMode === "off" ? backend : withCache(backend, { dir: cacheDir, mode: cacheMode });
     const envFaults = emptyEnvFaultCounts();
-    const runtime = createChaosRuntime({ base: createSimDeskRuntime(), model, seed, envFaultRate, envFaultCounts: envFaults, envFaults: options.envFaults });
+    const runtime = createChaosRuntime({
+      base: createSimDeskRuntime(),
+      model,
+      seed,
+      envFaultRate,
+      envFaultCounts: envFaults,
+      envFaults: options.envFaults,
+    });
     // The LLM selector is only consulted with recoveryStep "llm".
     const chaosConfig = { ...config, options: { ...config.options, recoveryStep: "llm" as const } } as ExperimentConfig;
-    const run = await runExperiment(chaosConfig, runtime, { out: options.out, workers: options.workers ?? 2, seedBase: seed, resume: options.resume, envTimeoutMs: options.envTimeoutMs ?? 3000, onProgress: options.onProgress, ...(options.episodeRecords && { episodeRecords: options.episodeRecords }) });
+    const run = await runExperiment(chaosConfig, runtime, {
+      out: options.out,
+      workers: options.workers ?? 2,
+      seedBase: seed,
+      resume: options.resume,
+      envTimeoutMs: options.envTimeoutMs ?? 3000,
+      onProgress: options.onProgress,
+      ...(options.episodeRecords && { episodeRecords: options.episodeRecords }),
+    });
     const figures = measureChaosRun(options.out, apiKey, cacheDir.startsWith(options.out) ? [] : [cacheDir]);
-    const result: ChaosResult = { run, figures, envFaults, ...(server && { modelFaults: { ...server.faults }, modelRequests: server.requests, modelBilled: server.billed }), wallMs: Date.now() - started };
-    writeFileSync(join(options.out, "chaos.json"), JSON.stringify({ simulated: true, note: "forward and recovery agents are SimDesk's simulated ones; the LLM detector and selector are real clients, answered by a seeded local server (SIMULATED answers)", envFaultRate, modelFaultRate, seed, envFaults, modelFaults: result.modelFaults ?? null, modelRequests: result.modelRequests ?? null, modelBilled: result.modelBilled ?? null, figures }, null, 2) + "\n");
+    const result: ChaosResult = {
+      run,
+      figures,
+      envFaults,
+      ...(server && { modelFaults: { ...server.faults }, modelRequests: server.requests, modelBilled: server.billed }),
+      wallMs: Date.now() - started,
+    };
+    writeFileSync(
+      join(options.out, "chaos.json"),
+      JSON.stringify(
+        {
+          simulated: true,
+          note: "forward and recovery agents are SimDesk's simulated ones; the LLM detector and selector are real clients, answered by a seeded local server (SIMULATED answers)",
+          envFaultRate,
+          modelFaultRate,
+          seed,
+          envFaults,
+          modelFaults: result.modelFaults ?? null,
+          modelRequests: result.modelRequests ?? null,
+          modelBilled: result.modelBilled ?? null,
+          figures,
+        },
+        null,
+        2,
+      ) + "\n",
+    );
     return result;
   } finally {
     await server?.close();

@@ -43,7 +43,10 @@ export function createChaosRuntime(options: ChaosRuntimeOptions): ExperimentRunt
   const made = new WeakMap<BlobStore, ChatModel>();
   const modelFor = (blobs: BlobStore | undefined): ChatModel => {
     if (typeof options.model !== "function") return options.model;
-    if (!blobs) throw new ConfigError("the chaos runtime's model reads screenshots from the episode's blob store, and this episode has none");
+    if (!blobs)
+      throw new ConfigError(
+        "the chaos runtime's model reads screenshots from the episode's blob store, and this episode has none",
+      );
     let m = made.get(blobs);
     if (!m) made.set(blobs, (m = options.model(blobs)));
     return m;
@@ -51,25 +54,45 @@ export function createChaosRuntime(options: ChaosRuntimeOptions): ExperimentRunt
   return {
     ...base,
     async createEnv(env, blobs: BlobStore) {
-      return withEnvFaults(await base.createEnv(env, blobs), { seed: options.seed, rate: options.envFaultRate, faults: options.envFaults, blobs, counts: options.envFaultCounts, slowMs: options.slowMs });
+      return withEnvFaults(await base.createEnv(env, blobs), {
+        seed: options.seed,
+        rate: options.envFaultRate,
+        faults: options.envFaults,
+        blobs,
+        counts: options.envFaultCounts,
+        slowMs: options.slowMs,
+      });
     },
     // Metered like a model-backed run's components: every call counts, failed ones included.
     detector: (_spec, ctx) => {
       const model = modelFor(ctx.blobs);
-      return createLlmErrorDetector({ model: ctx.meter ? ctx.meter.wrap(model, "detector") : model, name: "llm-detector(chaos)" });
+      return createLlmErrorDetector({
+        model: ctx.meter ? ctx.meter.wrap(model, "detector") : model,
+        name: "llm-detector(chaos)",
+      });
     },
     selector: (_spec, ctx) => {
       const model = modelFor(ctx.blobs);
-      return createLlmStepSelector({ model: ctx.meter ? ctx.meter.wrap(model, "selector") : model, name: "llm-selector(chaos)" });
+      return createLlmStepSelector({
+        model: ctx.meter ? ctx.meter.wrap(model, "selector") : model,
+        name: "llm-selector(chaos)",
+      });
     },
     async runEpisode(input) {
       // The faults of an episode depend on the episode and its try, not on the worker that runs it.
       const key = hashValue({ task: input.task.id, options: stableStringify(input.options) }).slice(0, 16);
       const attempt = attempts.get(key) ?? 0;
       attempts.set(key, attempt + 1);
-      (input.components.env as unknown as Record<symbol, EnvFaultControl | undefined>)[ENV_FAULT_CONTROL]?.beginEpisode(`${key}#${attempt}`);
+      (input.components.env as unknown as Record<symbol, EnvFaultControl | undefined>)[ENV_FAULT_CONTROL]?.beginEpisode(
+        `${key}#${attempt}`,
+      );
       // The LLM selector is used with recoveryStep "llm"; no-recovery baselines get one too so the option is valid there.
-      const components = input.components.selector ? input.components : { ...input.components, selector: createLlmStepSelector({ model: modelFor(input.components.blobs), name: "llm-selector(chaos)" }) };
+      const components = input.components.selector
+        ? input.components
+        : {
+            ...input.components,
+            selector: createLlmStepSelector({ model: modelFor(input.components.blobs), name: "llm-selector(chaos)" }),
+          };
       return base.runEpisode({ ...input, components });
     },
   };
@@ -85,9 +108,23 @@ export function chaosAnswer(body: ChatBody, draw: number, note?: string): string
   const reason = (s: string) => (note ? `${s} (${note})` : s);
   if (text.includes('"recovery_step"')) {
     const e = Number(/at step (\d+)/.exec(text)?.[1] ?? 0);
-    return JSON.stringify({ recovery_step: Math.max(0, e - 1), reason: reason("the step before the error is still clean") });
+    return JSON.stringify({
+      recovery_step: Math.max(0, e - 1),
+      reason: reason("the step before the error is still clean"),
+    });
   }
   const last = Number(/numbered 0 to (\d+)/.exec(text)?.[1] ?? 0);
-  if (draw < 0.2) return JSON.stringify({ off_track: true, error_step: last, reason: reason("the last action did not move the task forward"), confidence: 0.7 });
-  return JSON.stringify({ off_track: false, error_step: null, reason: reason("the agent is on track"), confidence: 0.8 });
+  if (draw < 0.2)
+    return JSON.stringify({
+      off_track: true,
+      error_step: last,
+      reason: reason("the last action did not move the task forward"),
+      confidence: 0.7,
+    });
+  return JSON.stringify({
+    off_track: false,
+    error_step: null,
+    reason: reason("the agent is on track"),
+    confidence: 0.8,
+  });
 }

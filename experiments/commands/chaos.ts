@@ -30,12 +30,19 @@ interface ChaosFlags {
 }
 
 const int = (v: string, flag: string, min: number, max: number) => parseIntFlag(flag, v, { min, max });
-const prob = (v: string, flag: string) => parseNumberFlag(flag, v, { min: 0, max: 1, expect: "expected a probability from 0 to 1 (e.g. 0.1)" });
+const prob = (v: string, flag: string) =>
+  parseNumberFlag(flag, v, { min: 0, max: 1, expect: "expected a probability from 0 to 1 (e.g. 0.1)" });
 function kinds<T extends string>(v: string | undefined, all: readonly T[], flag: string): T[] | undefined {
   if (v === undefined) return undefined;
-  const list = v.split(",").map((s) => s.trim()).filter(Boolean);
+  const list = v
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = list.find((k) => !(all as readonly string[]).includes(k));
-  if (bad !== undefined || list.length === 0) throw new ConfigError(`${flag}: "${bad ?? v}" is not a fault; use a comma-separated list of ${all.join(", ")}`, { field: flag });
+  if (bad !== undefined || list.length === 0)
+    throw new ConfigError(`${flag}: "${bad ?? v}" is not a fault; use a comma-separated list of ${all.join(", ")}`, {
+      field: flag,
+    });
   return list as T[];
 }
 
@@ -77,31 +84,64 @@ export function register(program: Command): void {
         maxRetries: int(flags.maxRetries, "--max-retries", 0, 20),
         cache: parseCacheMode(flags.cache),
       };
-      if (flags.baseUrl !== undefined && !/^https?:\/\/[^/\s]+/.test(flags.baseUrl)) throw new ConfigError(`--base-url: expected an http(s) URL such as http://127.0.0.1:8000/v1, got "${flags.baseUrl}"`, { field: "base-url" });
+      if (flags.baseUrl !== undefined && !/^https?:\/\/[^/\s]+/.test(flags.baseUrl))
+        throw new ConfigError(
+          `--base-url: expected an http(s) URL such as http://127.0.0.1:8000/v1, got "${flags.baseUrl}"`,
+          { field: "base-url" },
+        );
       const config = loadExperimentConfig(file);
       const progress = progressReporter(flags.quiet === true, "chaos ");
       let r;
       try {
-        r = await runChaos({ ...options, config, out: flags.out ?? defaultOutFor(`chaos-${config.name}`), baseURL: flags.baseUrl, cacheDir: flags.cacheDir, resume: flags.resume === true, onProgress: progress.onProgress });
+        r = await runChaos({
+          ...options,
+          config,
+          out: flags.out ?? defaultOutFor(`chaos-${config.name}`),
+          baseURL: flags.baseUrl,
+          cacheDir: flags.cacheDir,
+          resume: flags.resume === true,
+          onProgress: progress.onProgress,
+        });
       } finally {
         progress.stop();
       }
       const f = r.figures;
       const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)}%` : "-");
       const rows = [
-        ["episodes with a recorded outcome", `${f.episodesRecorded}/${f.episodesExpected} (${pct(f.episodesRecorded, f.episodesExpected)})`],
+        [
+          "episodes with a recorded outcome",
+          `${f.episodesRecorded}/${f.episodesExpected} (${pct(f.episodesRecorded, f.episodesExpected)})`,
+        ],
         ["episodes hung", String(f.episodesHung)],
-        ["env-error episodes (kept out of success rates)", `${f.envErrorEpisodes}${f.envErrorsExcluded ? " (excluded: yes)" : " (excluded: NO)"}`],
+        [
+          "env-error episodes (kept out of success rates)",
+          `${f.envErrorEpisodes}${f.envErrorsExcluded ? " (excluded: yes)" : " (excluded: NO)"}`,
+        ],
         ["episodes that succeeded after an env retry", String(f.episodesRetried)],
         ["success (ok episodes only)", `${f.successes}/${f.okEpisodes}`],
         ["detector failures / calls", `${f.detectorFailures}/${f.detectorCalls}`],
         ["detector failures that started a recovery", String(f.detectorFailuresThatTriggeredRecovery)],
         ["files holding the API key", `${f.filesWithKey.length} of ${f.filesScanned}`],
-        ["env faults injected", Object.entries(r.envFaults).map(([k, v]) => `${k} ${v}`).join(", ")],
-        ["model faults injected", r.modelFaults ? `${Object.entries(r.modelFaults).map(([k, v]) => `${k} ${v}`).join(", ")} (of ${r.modelRequests} requests)` : "external endpoint"],
+        [
+          "env faults injected",
+          Object.entries(r.envFaults)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(", "),
+        ],
+        [
+          "model faults injected",
+          r.modelFaults
+            ? `${Object.entries(r.modelFaults)
+                .map(([k, v]) => `${k} ${v}`)
+                .join(", ")} (of ${r.modelRequests} requests)`
+            : "external endpoint",
+        ],
         ["longest episode", `${(f.maxEpisodeMs / 1000).toFixed(1)} s`],
       ];
-      process.stdout.write(`\n${textTable(["chaos figure", "value"], rows)}\nresults in ${safeName(r.run.out, 400)} (${(r.wallMs / 1000).toFixed(1)} s); figures in chaos.json; agents SIMULATED\n`);
-      if (f.episodesHung || f.detectorFailuresThatTriggeredRecovery || f.filesWithKey.length || !f.envErrorsExcluded) process.exitCode = 1;
+      process.stdout.write(
+        `\n${textTable(["chaos figure", "value"], rows)}\nresults in ${safeName(r.run.out, 400)} (${(r.wallMs / 1000).toFixed(1)} s); figures in chaos.json; agents SIMULATED\n`,
+      );
+      if (f.episodesHung || f.detectorFailuresThatTriggeredRecovery || f.filesWithKey.length || !f.envErrorsExcluded)
+        process.exitCode = 1;
     });
 }

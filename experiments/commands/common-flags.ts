@@ -11,14 +11,17 @@ import { ConfigError } from "../../src/errors.ts";
  */
 export function nonEmpty(flag: string, example: string): (value: string) => string {
   return (value: string) => {
-    if (value.trim() === "") throw new ConfigError(`${flag}: give ${example} (got an empty string)`, { field: flag.replace(/^-+/, "") });
+    if (value.trim() === "")
+      throw new ConfigError(`${flag}: give ${example} (got an empty string)`, { field: flag.replace(/^-+/, "") });
     return value;
   };
 }
 
 /** `-o, --out <dir>` (or `<file>`): where the command writes; `fallback` is the default shown in help. */
 export function outFlag(what: string, fallback?: string, arg: "dir" | "file" = "dir"): Option {
-  const flag = new Option(`-o, --out <${arg}>`, what).argParser(nonEmpty("--out", arg === "dir" ? "a folder path" : "a file path"));
+  const flag = new Option(`-o, --out <${arg}>`, what).argParser(
+    nonEmpty("--out", arg === "dir" ? "a folder path" : "a file path"),
+  );
   return fallback === undefined ? flag : flag.default(fallback);
 }
 

@@ -27,7 +27,15 @@ import type { RecoveryEvalReport } from "../recovery-eval/report-data.ts";
 import type { RecoveryRun } from "../../src/eval/run.ts";
 import { findingVerdict, VERDICT_RULE, type Finding } from "../report/html.ts";
 import { computeFindings } from "../report/findings.ts";
-import { addRunFlags, defaultOutFor, processWorkers, progressReporter, runSettings, textTable, type RunFlags } from "./run-options.ts";
+import {
+  addRunFlags,
+  defaultOutFor,
+  processWorkers,
+  progressReporter,
+  runSettings,
+  textTable,
+  type RunFlags,
+} from "./run-options.ts";
 import { onInterrupt } from "./progress.ts";
 import { parseTuneConfig } from "../tune/config.ts";
 import { runTune, type TuneRun } from "../tune/run.ts";
@@ -47,27 +55,71 @@ export function demoConfigs(size: DemoSize): ExperimentConfig[] {
   const z = DEMO_SIZES[size];
   const env = z.tasks > 0 ? { kind: "simdesk", limit: z.tasks } : { kind: "simdesk" };
   return [
-    parseExperimentConfig({
-      kind: "ideal-recovery", name: "demo-ideal-recovery", env, seeds: { count: z.idealSeeds },
-      forward: { kind: "sim", profile: "default" }, detector: { kind: "sim", profile: "decent" }, selector: { kind: "sim", profile: "accurate" },
-      k: z.k, maxInstances: z.maxInstances, options: { maxForwardSteps: 30 },
-    }, "demo.ideal"),
-    parseExperimentConfig({
-      kind: "end-to-end", name: "demo-end-to-end", env, seeds: { count: z.e2eSeeds },
-      // The two pairs differ only in the recoverer. The detector is the "noisy" profile (recall 0.6,
-      // 10% false alarms per step), closer to an LLM judge than "decent": behind a precise detector a
-      // weak recoverer is rarely asked to act on a run that was fine, and it gains too (README).
-      pairs: [
-        { name: "skilled", forward: { kind: "sim", profile: "default" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "noisy" }, selector: { kind: "sim", profile: "accurate" } },
-        { name: "weak", baseline: false, forward: { kind: "sim", profile: "default" }, recovery: { kind: "sim", profile: "weak" }, detector: { kind: "sim", profile: "noisy" }, selector: { kind: "sim", profile: "accurate" } },
-      ],
-      maxRecoveryIterations: [1, 3, 5], options: { maxForwardSteps: 30 },
-    }, "demo.e2e"),
-    parseExperimentConfig({
-      kind: "sweep", name: "demo-freeze-window-sweep", env: z.tasks > 0 ? env : { kind: "simdesk", sample: z.sweepTasks }, seeds: { count: z.sweepSeeds },
-      pair: { name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "noisy" } },
-      preset: "freeze-window", maxRecoveryIterations: [3], baseline: false, options: { maxForwardSteps: 30 },
-    }, "demo.sweep"),
+    parseExperimentConfig(
+      {
+        kind: "ideal-recovery",
+        name: "demo-ideal-recovery",
+        env,
+        seeds: { count: z.idealSeeds },
+        forward: { kind: "sim", profile: "default" },
+        detector: { kind: "sim", profile: "decent" },
+        selector: { kind: "sim", profile: "accurate" },
+        k: z.k,
+        maxInstances: z.maxInstances,
+        options: { maxForwardSteps: 30 },
+      },
+      "demo.ideal",
+    ),
+    parseExperimentConfig(
+      {
+        kind: "end-to-end",
+        name: "demo-end-to-end",
+        env,
+        seeds: { count: z.e2eSeeds },
+        // The two pairs differ only in the recoverer. The detector is the "noisy" profile (recall 0.6,
+        // 10% false alarms per step), closer to an LLM judge than "decent": behind a precise detector a
+        // weak recoverer is rarely asked to act on a run that was fine, and it gains too (README).
+        pairs: [
+          {
+            name: "skilled",
+            forward: { kind: "sim", profile: "default" },
+            recovery: { kind: "sim", profile: "skilled" },
+            detector: { kind: "sim", profile: "noisy" },
+            selector: { kind: "sim", profile: "accurate" },
+          },
+          {
+            name: "weak",
+            baseline: false,
+            forward: { kind: "sim", profile: "default" },
+            recovery: { kind: "sim", profile: "weak" },
+            detector: { kind: "sim", profile: "noisy" },
+            selector: { kind: "sim", profile: "accurate" },
+          },
+        ],
+        maxRecoveryIterations: [1, 3, 5],
+        options: { maxForwardSteps: 30 },
+      },
+      "demo.e2e",
+    ),
+    parseExperimentConfig(
+      {
+        kind: "sweep",
+        name: "demo-freeze-window-sweep",
+        env: z.tasks > 0 ? env : { kind: "simdesk", sample: z.sweepTasks },
+        seeds: { count: z.sweepSeeds },
+        pair: {
+          name: "skilled",
+          forward: { kind: "sim", profile: "sloppy" },
+          recovery: { kind: "sim", profile: "skilled" },
+          detector: { kind: "sim", profile: "noisy" },
+        },
+        preset: "freeze-window",
+        maxRecoveryIterations: [3],
+        baseline: false,
+        options: { maxForwardSteps: 30 },
+      },
+      "demo.sweep",
+    ),
   ];
 }
 
@@ -76,27 +128,67 @@ export function demoConfigs(size: DemoSize): ExperimentConfig[] {
  * and 10, on 4 tasks, 1 new seed a round, at most 6 seeds: a few seconds, in `<demo>/race`.
  */
 export const DEMO_RACE = {
-  kind: "tune", name: "demo-race", env: { kind: "simdesk", sample: 4 }, options: { maxForwardSteps: 25 },
-  pair: { name: "demo", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "decent" } },
+  kind: "tune",
+  name: "demo-race",
+  env: { kind: "simdesk", sample: 4 },
+  options: { maxForwardSteps: 25 },
+  pair: {
+    name: "demo",
+    forward: { kind: "sim", profile: "sloppy" },
+    recovery: { kind: "sim", profile: "skilled" },
+    detector: { kind: "sim", profile: "decent" },
+  },
   space: { "pair.recovery.profile": ["weak", "skilled"], "options.freezeWindow": [0, 10] },
   race: { seedsPerRound: 1, maxSeedsPerBatch: 6, maxEpisodes: 96 },
 };
 
 /** Run the demo's race into `<out>/race` (its rounds share the demo's blobs). */
-async function demoRace(out: string, runtime: ReturnType<typeof createSimDeskRuntime>, resume: boolean): Promise<TuneRun> {
+async function demoRace(
+  out: string,
+  runtime: ReturnType<typeof createSimDeskRuntime>,
+  resume: boolean,
+): Promise<TuneRun> {
   const config = parseTuneConfig(DEMO_RACE, "demo.race");
   const tasks = selectTasks(runtime, config.parsed.env).map((t) => t.id);
   return runTune(config, {
-    out: join(out, "race"), resume, tasks,
-    runGroup: async (cfg, dir, again) => (await runExperiment(cfg, runtime, { out: dir, resume: again, workers: 1, blobsDir: join(out, "blobs"), osworldFiles: false, episodeRecords: "pack" })).lines,
+    out: join(out, "race"),
+    resume,
+    tasks,
+    runGroup: async (cfg, dir, again) =>
+      (
+        await runExperiment(cfg, runtime, {
+          out: dir,
+          resume: again,
+          workers: 1,
+          blobsDir: join(out, "blobs"),
+          osworldFiles: false,
+          episodeRecords: "pack",
+        })
+      ).lines,
   });
 }
 
 const pct = (p: Proportion) => `${(100 * p.rate).toFixed(1)}%`;
 
 /** Check the paper's findings against the demo's numbers (experiments/report/findings.ts): paired by task and seed, from the runs' own episodes. */
-export function demoFindings(ideal: ExperimentRun, e2e: ExperimentRun, plan?: { instances: Array<{ fallback: boolean }> }, recovery?: RecoveryEvalReport, e2eConfig?: EndToEndConfig, recoveryRuns?: readonly RecoveryRun[]): Finding[] {
-  return computeFindings({ ideal: ideal.summary, idealLines: ideal.lines, e2e: e2e.summary, e2eLines: e2e.lines, e2eConfig, plan, recovery, recoveryRuns });
+export function demoFindings(
+  ideal: ExperimentRun,
+  e2e: ExperimentRun,
+  plan?: { instances: Array<{ fallback: boolean }> },
+  recovery?: RecoveryEvalReport,
+  e2eConfig?: EndToEndConfig,
+  recoveryRuns?: readonly RecoveryRun[],
+): Finding[] {
+  return computeFindings({
+    ideal: ideal.summary,
+    idealLines: ideal.lines,
+    e2e: e2e.summary,
+    e2eLines: e2e.lines,
+    e2eConfig,
+    plan,
+    recovery,
+    recoveryRuns,
+  });
 }
 
 /** The line under the demo's ideal-recovery table. */
@@ -111,15 +203,38 @@ export function demoTable(summaries: ExperimentSummary[]): string {
   const rows: string[][] = [];
   for (const s of summaries) {
     if (s.successAtK?.length) {
-      for (const c of s.successAtK) rows.push(["ideal recovery", c.condition, String(c.instances), ...[0, 2, 4].map((i) => (c.curve[i] ? pct(c.curve[i]) : "-")), "", ""]);
+      for (const c of s.successAtK)
+        rows.push([
+          "ideal recovery",
+          c.condition,
+          String(c.instances),
+          ...[0, 2, 4].map((i) => (c.curve[i] ? pct(c.curve[i]) : "-")),
+          "",
+          "",
+        ]);
     }
   }
-  const table1 = textTable(["experiment", "restore to", "failed runs", "Success@1", "Success@3", "Success@5", "", ""].slice(0, 6), rows.map((r) => r.slice(0, 6)));
+  const table1 = textTable(
+    ["experiment", "restore to", "failed runs", "Success@1", "Success@3", "Success@5", "", ""].slice(0, 6),
+    rows.map((r) => r.slice(0, 6)),
+  );
   const rows2: string[][] = [];
   for (const s of summaries.filter((x) => x.kind !== "ideal-recovery"))
     for (const c of s.conditions)
-      rows2.push([s.kind === "sweep" ? "freeze sweep" : "end-to-end", conditionLabel(c.condition), `${c.success.successes}/${c.success.n}`, pct(c.success), `${(100 * c.success.lo).toFixed(0)}-${(100 * c.success.hi).toFixed(0)}%`, c.meanRecoveryAttempts.toFixed(2), c.meanRecoverySteps.toFixed(1), c.stability.recoveryAbility === null ? "-" : `${(100 * c.stability.recoveryAbility).toFixed(0)}%`]);
-  const table2 = textTable(["experiment", "condition", "succ/n", "success", "95% CI", "rec att/ep", "rec steps/ep", "recov. ability"], rows2);
+      rows2.push([
+        s.kind === "sweep" ? "freeze sweep" : "end-to-end",
+        conditionLabel(c.condition),
+        `${c.success.successes}/${c.success.n}`,
+        pct(c.success),
+        `${(100 * c.success.lo).toFixed(0)}-${(100 * c.success.hi).toFixed(0)}%`,
+        c.meanRecoveryAttempts.toFixed(2),
+        c.meanRecoverySteps.toFixed(1),
+        c.stability.recoveryAbility === null ? "-" : `${(100 * c.stability.recoveryAbility).toFixed(0)}%`,
+      ]);
+  const table2 = textTable(
+    ["experiment", "condition", "succ/n", "success", "95% CI", "rec att/ep", "rec steps/ep", "recov. ability"],
+    rows2,
+  );
   return `${table1}\n${TABLE1_GLOSSARY}\n\n${table2}\n${TABLE2_GLOSSARY}`;
 }
 
@@ -137,7 +252,15 @@ function dropRenderMemos(dir: string, depth = 3): void {
 }
 
 /** Run the demo into `out`; returns the summaries and findings. */
-export async function runDemo(opts: { out: string; size: DemoSize; workers: number; seedBase: number; resume: boolean; quiet: boolean; /** Run workers as async tasks in this process instead of child processes. */ inProcess?: boolean }): Promise<{ summaries: ExperimentSummary[]; findings: Finding[]; report: string; race?: string }> {
+export async function runDemo(opts: {
+  out: string;
+  size: DemoSize;
+  workers: number;
+  seedBase: number;
+  resume: boolean;
+  quiet: boolean;
+  /** Run workers as async tasks in this process instead of child processes. */ inProcess?: boolean;
+}): Promise<{ summaries: ExperimentSummary[]; findings: Finding[]; report: string; race?: string }> {
   prepareOutDir(opts.out);
   // One demo per folder: a second `demo --resume` of it is refused (its runs, recovery evaluation and packs would interleave).
   const unlock = acquireRunLock(opts.out);
@@ -148,7 +271,9 @@ export async function runDemo(opts: { out: string; size: DemoSize; workers: numb
   }
 }
 
-async function runDemoLocked(opts: Parameters<typeof runDemo>[0]): Promise<{ summaries: ExperimentSummary[]; findings: Finding[]; report: string; race?: string }> {
+async function runDemoLocked(
+  opts: Parameters<typeof runDemo>[0],
+): Promise<{ summaries: ExperimentSummary[]; findings: Finding[]; report: string; race?: string }> {
   const runtime = createSimDeskRuntime();
   const summaries: ExperimentSummary[] = [];
   const runs: ExperimentRun[] = [];
@@ -165,7 +290,17 @@ async function runDemoLocked(opts: Parameters<typeof runDemo>[0]): Promise<{ sum
         // One blob store for the three runs (a screen seen in several is stored once), no
         // per-episode OSWorld files (`retrace export --osworld <out>` writes them on demand), and the
         // episode records packed into one file per run instead of ~2,400 episode folders.
-        const run = await runExperiment(configs[i], runtime, { out: join(opts.out, names[i]), blobsDir: join(opts.out, "blobs"), osworldFiles: false, episodeRecords: "pack", workers: opts.workers, seedBase: opts.seedBase, resume: opts.resume, processes, onProgress: progress.onProgress });
+        const run = await runExperiment(configs[i], runtime, {
+          out: join(opts.out, names[i]),
+          blobsDir: join(opts.out, "blobs"),
+          osworldFiles: false,
+          episodeRecords: "pack",
+          workers: opts.workers,
+          seedBase: opts.seedBase,
+          resume: opts.resume,
+          processes,
+          onProgress: progress.onProgress,
+        });
         summaries.push(run.summary);
         runs.push(run);
       } finally {
@@ -175,7 +310,12 @@ async function runDemoLocked(opts: Parameters<typeof runDemo>[0]): Promise<{ sum
     if (!opts.quiet) process.stderr.write("race: a small retrace tune race (recoverer x freeze window)\n");
     race = await demoRace(opts.out, runtime, opts.resume);
     if (!opts.quiet) process.stderr.write("recovery-eval: building a small dataset and evaluating recovery on it\n");
-    ({ report: recovery, runs: recoveryRuns } = await runRecoveryEvalSuite({ out: join(opts.out, "recovery-eval"), limit: DEMO_SIZES[opts.size].evalTasks, seed: opts.seedBase, recoveryBudget: [1, 3, 10] }));
+    ({ report: recovery, runs: recoveryRuns } = await runRecoveryEvalSuite({
+      out: join(opts.out, "recovery-eval"),
+      limit: DEMO_SIZES[opts.size].evalTasks,
+      seed: opts.seedBase,
+      recoveryBudget: [1, 3, 10],
+    }));
     // ~1,700 screens (gzipped SVG, ~1 KB), ~3,000 state snapshots and ~800 accessibility trees:
     // one pack per folder instead of a 4 KB disk block or two per file (src/blob-pack.ts); the
     // stores read the packs, so no reference changes. The recovery evaluation's folders stay as
@@ -186,7 +326,14 @@ async function runDemoLocked(opts: Parameters<typeof runDemo>[0]): Promise<{ sum
   } finally {
     processes?.close();
   }
-  const findings = demoFindings(runs[0], runs[1], readPlan(join(opts.out, "ideal", "plan.json")), recovery, configs[1] as EndToEndConfig, recoveryRuns);
+  const findings = demoFindings(
+    runs[0],
+    runs[1],
+    readPlan(join(opts.out, "ideal", "plan.json")),
+    recovery,
+    configs[1] as EndToEndConfig,
+    recoveryRuns,
+  );
   writeFileSync(join(opts.out, "findings.json"), JSON.stringify({ simulated: true, findings }, null, 2) + "\n");
   const report = await buildReport(opts.out, { title: "retrace demo (SIMULATED policies on SimDesk)" });
   // After the report: its screen check reads the memos instead of rendering every screen again (BlobStore.checkedSvgz).
@@ -198,21 +345,37 @@ export function register(program: Command): void {
   addRunFlags(
     program
       .command("demo")
-      .description("On SimDesk with seeded simulated policies: a small ideal-recovery experiment (Success@K per recovery step), an end-to-end ablation (skilled vs weak recoverer, max recovery iterations 1/3/5), a freeze-window sweep and a small recovery evaluation (implicit vs explicit, oracle agreement); checks the paper's findings against its own numbers and writes report.html. Results are SIMULATED.")
+      .description(
+        "On SimDesk with seeded simulated policies: a small ideal-recovery experiment (Success@K per recovery step), an end-to-end ablation (skilled vs weak recoverer, max recovery iterations 1/3/5), a freeze-window sweep and a small recovery evaluation (implicit vs explicit, oracle agreement); checks the paper's findings against its own numbers and writes report.html. Results are SIMULATED.",
+      )
       .option("--size <size>", `demo size: ${Object.keys(DEMO_SIZES).join(", ")}`, "small"),
     "runs/demo-<timestamp>",
   ).action(async (flags: RunFlags & { size: string }) => {
     const started = Date.now();
     const settings = runSettings(flags, defaultOutFor("demo"));
-    if (!(flags.size in DEMO_SIZES)) throw new ConfigError(`--size: one of ${Object.keys(DEMO_SIZES).join(", ")}`, { field: "size" });
+    if (!(flags.size in DEMO_SIZES))
+      throw new ConfigError(`--size: one of ${Object.keys(DEMO_SIZES).join(", ")}`, { field: "size" });
     const offInterrupt = onInterrupt(settings.out);
-    const { summaries, findings, report, race } = await runDemo({ out: settings.out, size: flags.size as DemoSize, workers: settings.workers ?? 2, seedBase: settings.seedBase ?? 0, resume: settings.resume ?? false, quiet: settings.quiet });
+    const { summaries, findings, report, race } = await runDemo({
+      out: settings.out,
+      size: flags.size as DemoSize,
+      workers: settings.workers ?? 2,
+      seedBase: settings.seedBase ?? 0,
+      resume: settings.resume ?? false,
+      quiet: settings.quiet,
+    });
     offInterrupt();
     const w = process.stdout;
     w.write("\nretrace demo - SIMULATED: seeded simulated policies on SimDesk, not models.\n\n");
     w.write(demoTable(summaries) + "\n");
     const sweep = summaries[2];
-    if (sweep.recommendation) w.write(`\nfreeze window: ${labelConditionsIn(sweep.recommendation.text, sweep.conditions.map((c) => c.condition))}\n`);
+    if (sweep.recommendation)
+      w.write(
+        `\nfreeze window: ${labelConditionsIn(
+          sweep.recommendation.text,
+          sweep.conditions.map((c) => c.condition),
+        )}\n`,
+      );
     if (race) w.write(`\nrace (recoverer x freeze window, retrace tune): ${race}\n`);
     w.write("\nDo the paper's findings hold in this simulation?\n");
     w.write(`  ${VERDICT_RULE}\n`);

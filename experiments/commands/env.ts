@@ -25,28 +25,69 @@ function check(): string[][] {
       return "missing";
     }
   };
-  const rows = ["Xvfb", "xdotool", "matchbox-window-manager", "dbus-daemon", "mousepad", "galculator", "gnumeric", "ssconvert", "xprop", "xclip"].map((c) => [c, have(c)]);
+  const rows = [
+    "Xvfb",
+    "xdotool",
+    "matchbox-window-manager",
+    "dbus-daemon",
+    "mousepad",
+    "galculator",
+    "gnumeric",
+    "ssconvert",
+    "xprop",
+    "xclip",
+  ].map((c) => [c, have(c)]);
   rows.push(["/usr/bin/import (imagemagick)", existsSync("/usr/bin/import") ? "ok" : "missing"]);
-  rows.push(["pyatspi (python3-pyatspi)", (() => { try { execFileSync("/usr/bin/python3", ["-c", "import pyatspi"], { stdio: "ignore" }); return "ok"; } catch { return "missing"; } })()]);
-  if (process.getuid?.() === 0) rows.push(["user cua", (() => { try { execFileSync("id", ["cua"], { stdio: "ignore" }); return "ok"; } catch { return "missing: useradd -m cua"; } })()]);
+  rows.push([
+    "pyatspi (python3-pyatspi)",
+    (() => {
+      try {
+        execFileSync("/usr/bin/python3", ["-c", "import pyatspi"], { stdio: "ignore" });
+        return "ok";
+      } catch {
+        return "missing";
+      }
+    })(),
+  ]);
+  if (process.getuid?.() === 0)
+    rows.push([
+      "user cua",
+      (() => {
+        try {
+          execFileSync("id", ["cua"], { stdio: "ignore" });
+          return "ok";
+        } catch {
+          return "missing: useradd -m cua";
+        }
+      })(),
+    ]);
   rows.push(["podman", have("podman")]);
   return rows;
 }
 
 export function register(program: Command): void {
-  const env = program.command("env").description("real desktops: clean up containers, list real-app tasks, check the one-time setup");
+  const env = program
+    .command("env")
+    .description("real desktops: clean up containers, list real-app tasks, check the one-time setup");
   env
     .command("gc")
-    .description("remove containers labelled retrace.managed=true (leftovers of crashed runs); DOCKER_HOST picks the engine")
+    .description(
+      "remove containers labelled retrace.managed=true (leftovers of crashed runs); DOCKER_HOST picks the engine",
+    )
     .option("--run <id>", "only containers of this run id")
     .action(async (flags: { run?: string }) => {
       const host = runtimeSettings().dockerHost;
       const docker = createDockerClient(host);
       await docker.ping().catch((err: Error) => {
-        throw new ConfigError(`no Docker engine at ${host ?? "/var/run/docker.sock"} (${err.message.split("\n")[0]}); set DOCKER_HOST, e.g. after \`. .ci/podman-setup.sh\``, { field: "DOCKER_HOST" });
+        throw new ConfigError(
+          `no Docker engine at ${host ?? "/var/run/docker.sock"} (${err.message.split("\n")[0]}); set DOCKER_HOST, e.g. after \`. .ci/podman-setup.sh\``,
+          { field: "DOCKER_HOST" },
+        );
       });
       const removed = await removeManagedContainers(docker, flags.run);
-      process.stdout.write(`removed ${removed.length} container(s)${removed.length ? `: ${removed.map((id) => id.slice(0, 12)).join(" ")}` : ""}\n`);
+      process.stdout.write(
+        `removed ${removed.length} container(s)${removed.length ? `: ${removed.map((id) => id.slice(0, 12)).join(" ")}` : ""}\n`,
+      );
     });
   env
     .command("tasks")
@@ -61,9 +102,22 @@ export function register(program: Command): void {
     .action(async () => {
       const rows = check();
       const docker = createDockerClient(runtimeSettings().dockerHost);
-      const engine = await docker.ping().then(() => "ok", (e: Error) => `unreachable (${e.message.split("\n")[0]})`);
+      const engine = await docker.ping().then(
+        () => "ok",
+        (e: Error) => `unreachable (${e.message.split("\n")[0]})`,
+      );
       rows.push([`engine at DOCKER_HOST=${runtimeSettings().dockerHost ?? "(default socket)"}`, engine]);
-      if (engine === "ok") rows.push([`image ${DEFAULT_DESKTOP_IMAGE}`, await docker.getImage(DEFAULT_DESKTOP_IMAGE).inspect().then(() => "ok", () => "missing: experiments/docker/build-image.sh")]);
+      if (engine === "ok")
+        rows.push([
+          `image ${DEFAULT_DESKTOP_IMAGE}`,
+          await docker
+            .getImage(DEFAULT_DESKTOP_IMAGE)
+            .inspect()
+            .then(
+              () => "ok",
+              () => "missing: experiments/docker/build-image.sh",
+            ),
+        ]);
       process.stdout.write(textTable(["component", "status"], rows) + "\n");
     });
 }

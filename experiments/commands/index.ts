@@ -18,4 +18,21 @@ import { register as registerTune } from "./tune.ts";
 
 export type RegisterCommand = (program: Command) => void;
 
-export const COMMANDS: RegisterCommand[] = [registerRun, registerSweep, registerReport, registerDemo, registerRunModel, registerTasks, registerSimDesk, registerDataset, registerEvalRecovery, registerEnv, registerChaos, registerQueue, registerStandIn, registerExport, registerOsworldCheck, registerTune];
+export const COMMANDS: RegisterCommand[] = [
+  registerRun,
+  registerSweep,
+  registerReport,
+  registerDemo,
+  registerRunModel,
+  registerTasks,
+  registerSimDesk,
+  registerDataset,
+  registerEvalRecovery,
+  registerEnv,
+  registerChaos,
+  registerQueue,
+  registerStandIn,
+  registerExport,
+  registerOsworldCheck,
+  registerTune,
+];

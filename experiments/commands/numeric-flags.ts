@@ -1,2 +1,9 @@
 /** The commands' numeric flags: the one parser, in src/numeric-flags.ts (environment variables use it too). */
-export { optionalIntFlag, optionalNumberFlag, parseIntFlag, parseIntListFlag, parseNumberFlag, type NumericFlagOptions } from "../../src/numeric-flags.ts";
+export {
+  optionalIntFlag,
+  optionalNumberFlag,
+  parseIntFlag,
+  parseIntListFlag,
+  parseNumberFlag,
+  type NumericFlagOptions,
+} from "../../src/numeric-flags.ts";

@@ -40,7 +40,11 @@ export function etaMs(finished: number, elapsedMs: number, remaining: number): n
 }
 
 /** A progress reporter: per phase, a redrawn line or periodic lines on stderr; nothing when quiet. */
-export function progressReporter(quiet: boolean, prefix = "", options: ProgressOptions = {}): { onProgress: (phase: string, s: PoolProgress) => void; stop: () => void } {
+export function progressReporter(
+  quiet: boolean,
+  prefix = "",
+  options: ProgressOptions = {},
+): { onProgress: (phase: string, s: PoolProgress) => void; stop: () => void } {
   if (quiet) return { onProgress: () => {}, stop: () => {} };
   const tty = options.tty ?? Boolean(process.stderr.isTTY);
   const write = options.write ?? ((t: string) => void process.stderr.write(t));
@@ -54,7 +58,13 @@ export function progressReporter(quiet: boolean, prefix = "", options: ProgressO
   let open = false;
   const line = (s: PoolProgress) => {
     const finished = s.done - base;
-    const eta = s.done >= s.total ? "done" : (() => { const e = etaMs(finished, now() - started, s.total - s.done); return e === undefined ? "estimating" : formatDuration(e); })();
+    const eta =
+      s.done >= s.total
+        ? "done"
+        : (() => {
+            const e = etaMs(finished, now() - started, s.total - s.done);
+            return e === undefined ? "estimating" : formatDuration(e);
+          })();
     const succ = s.valid ? `${((100 * s.successes) / s.valid).toFixed(1)}% (${s.successes}/${s.valid})` : "n/a";
     const spent = options.spent ? ` | spent $${options.spent().toFixed(4)}` : "";
     return `${prefix}${phase}: ${s.done}/${s.total} episodes | success ${succ} | env errors ${s.envErrors}${spent} | ETA ${eta}`;
@@ -102,7 +112,9 @@ export function resumeCommand(argv: readonly string[], out: string): string {
  */
 export function onInterrupt(out: string, argv: readonly string[] = process.argv.slice(2)): () => void {
   const handler = () => {
-    process.stderr.write(`\n\ninterrupted: finished episodes are saved in ${out} (the ones in flight will re-run).\ncontinue with:\n  ${resumeCommand(argv, out)}\n`);
+    process.stderr.write(
+      `\n\ninterrupted: finished episodes are saved in ${out} (the ones in flight will re-run).\ncontinue with:\n  ${resumeCommand(argv, out)}\n`,
+    );
     process.exit(130);
   };
   process.once("SIGINT", handler);

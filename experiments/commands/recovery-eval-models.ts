@@ -30,14 +30,22 @@ export interface ModelEvalFlags {
 /** Add the model flags to a command. */
 export function addModelEvalFlags(cmd: Command): Command {
   return cmd
-    .option("-c, --config <file>", "recovery-eval config with model agents (e.g. experiments/configs/models/recovery-eval.yaml); without it: SimDesk + simulated agents")
+    .option(
+      "-c, --config <file>",
+      "recovery-eval config with model agents (e.g. experiments/configs/models/recovery-eval.yaml); without it: SimDesk + simulated agents",
+    )
     .addOption(new Option("--env <kind>", "environment (overrides the config's env.kind)").choices([...EVAL_ENV_KINDS]))
     .option("--base-url <url>", "API base URL for every model agent that names none, e.g. http://127.0.0.1:8000/v1")
     .option("--model <name>", "model name for every model agent that names none")
     .option("--api-key-env <VAR>", "environment variable holding the API key, for every model agent that names none")
-    .addOption(new Option("--cache <mode>", "record/replay cache of model calls").choices([...CACHE_MODES]).default("off"))
+    .addOption(
+      new Option("--cache <mode>", "record/replay cache of model calls").choices([...CACHE_MODES]).default("off"),
+    )
     .option("--cache-dir <dir>", "cache folder; share it between runs to replay them (default: <out>/model-cache)")
-    .option("--max-cost-usd <usd>", "stop starting new rollouts / samples once the money spent reaches this (in-flight work finishes; what was done is kept)")
+    .option(
+      "--max-cost-usd <usd>",
+      "stop starting new rollouts / samples once the money spent reaches this (in-flight work finishes; what was done is kept)",
+    )
     .option("--no-preflight", "skip asking each model endpoint once (GET /models) before the first episode");
 }
 
@@ -45,31 +53,66 @@ export function addModelEvalFlags(cmd: Command): Command {
 export function configFromFlags(flags: ModelEvalFlags): RecoveryEvalConfig | undefined {
   if (!flags.config) {
     if (flags.env && flags.env !== "simdesk")
-      throw new ConfigError(`--env ${flags.env}: the simulated recovery evaluation runs on SimDesk only (its simulated perturber and recoverer read SimDesk's state graph); for ${flags.env}, use model agents: add --config experiments/configs/models/recovery-eval.yaml`, { field: "env" });
-    const stray = [flags.baseUrl && "--base-url", flags.model && "--model", flags.apiKeyEnv && "--api-key-env"].filter(Boolean);
-    if (stray.length) throw new ConfigError(`${stray.join(", ")}: model agents come from a config; add --config experiments/configs/models/recovery-eval.yaml`, { field: "config" });
+      throw new ConfigError(
+        `--env ${flags.env}: the simulated recovery evaluation runs on SimDesk only (its simulated perturber and recoverer read SimDesk's state graph); for ${flags.env}, use model agents: add --config experiments/configs/models/recovery-eval.yaml`,
+        { field: "env" },
+      );
+    const stray = [flags.baseUrl && "--base-url", flags.model && "--model", flags.apiKeyEnv && "--api-key-env"].filter(
+      Boolean,
+    );
+    if (stray.length)
+      throw new ConfigError(
+        `${stray.join(", ")}: model agents come from a config; add --config experiments/configs/models/recovery-eval.yaml`,
+        { field: "config" },
+      );
     return undefined;
   }
-  return loadRecoveryEvalConfig(flags.config, { env: flags.env, baseUrl: flags.baseUrl, model: flags.model, apiKeyEnv: flags.apiKeyEnv });
+  return loadRecoveryEvalConfig(flags.config, {
+    env: flags.env,
+    baseUrl: flags.baseUrl,
+    model: flags.model,
+    apiKeyEnv: flags.apiKeyEnv,
+  });
 }
 
 /** Cache, preflight and cost-cap options from the flags. */
-export function cacheFromFlags(flags: ModelEvalFlags): { cache: CacheMode; cacheDir?: string; preflight: boolean; maxCostUsd?: number } {
+export function cacheFromFlags(flags: ModelEvalFlags): {
+  cache: CacheMode;
+  cacheDir?: string;
+  preflight: boolean;
+  maxCostUsd?: number;
+} {
   let maxCostUsd: number | undefined;
   if (flags.maxCostUsd !== undefined) {
-    maxCostUsd = parseNumberFlag("--max-cost-usd", flags.maxCostUsd, { min: 0, exclusiveMin: true, max: 1e9, expect: "expected a positive amount of US dollars", field: "maxCostUsd" });
+    maxCostUsd = parseNumberFlag("--max-cost-usd", flags.maxCostUsd, {
+      min: 0,
+      exclusiveMin: true,
+      max: 1e9,
+      expect: "expected a positive amount of US dollars",
+      field: "maxCostUsd",
+    });
   }
   if (flags.cacheDir !== undefined) checkOutDir(flags.cacheDir, { flag: "--cache-dir" });
-  return { cache: flags.cache as CacheMode, ...(flags.cacheDir && { cacheDir: flags.cacheDir }), preflight: flags.preflight !== false, ...(maxCostUsd !== undefined && { maxCostUsd }) };
+  return {
+    cache: flags.cache as CacheMode,
+    ...(flags.cacheDir && { cacheDir: flags.cacheDir }),
+    preflight: flags.preflight !== false,
+    ...(maxCostUsd !== undefined && { maxCostUsd }),
+  };
 }
 
 /** Lines about model usage; sets a non-zero exit code when every call of a role failed. */
 export function usageLines(usage: ModelUsageFile): string[] {
   const lines: string[] = [];
   for (const [role, u] of Object.entries(usage.roles)) {
-    if (u) lines.push(`  ${role}: ${u.calls} call(s), ${u.inputTokens}+${u.outputTokens} tokens, ${usdText(u.costUsd)}, ${u.errors} error(s)${u.simulated ? " - SIMULATED (the server declared itself a stand-in)" : ""}`);
+    if (u)
+      lines.push(
+        `  ${role}: ${u.calls} call(s), ${u.inputTokens}+${u.outputTokens} tokens, ${usdText(u.costUsd)}, ${u.errors} error(s)${u.simulated ? " - SIMULATED (the server declared itself a stand-in)" : ""}`,
+      );
   }
-  const dead = Object.entries(usage.roles).filter(([, u]) => u && u.errors > 0 && u.errors === u.calls).map(([r]) => r);
+  const dead = Object.entries(usage.roles)
+    .filter(([, u]) => u && u.errors > 0 && u.errors === u.calls)
+    .map(([r]) => r);
   if (dead.length) {
     lines.push(`every model call failed for: ${dead.join(", ")} (check the server, --base-url and the API key)`);
     process.exitCode = 1;

@@ -32,26 +32,50 @@ export interface RunFlags {
 /** Add --out, --workers, --seed, --resume, --quiet. */
 export function addRunFlags(cmd: Command, defaultOut: string): Command {
   return cmd
-    .addOption(outFlag(`output folder (results.jsonl, summary.json/csv, manifest.json, one folder per episode) (default: ${defaultOut})`))
+    .addOption(
+      outFlag(
+        `output folder (results.jsonl, summary.json/csv, manifest.json, one folder per episode) (default: ${defaultOut})`,
+      ),
+    )
     .option("-w, --workers <n>", "parallel workers, each with its own environment instance", "2")
     .addOption(seedFlag("base seed added to every seed of the config (same config + seed = same results.jsonl)"))
     .option("--resume", "continue the run in --out: skip finished episodes, re-run missing and environment-error ones")
-    .option("--checkpoint <spec>", "per-episode checkpoints: none (fastest; a killed episode re-runs), memory, sqlite or sqlite:<path>, postgres://USER@HOST:PORT/DB (durable: a killed episode resumes mid-way)", "none")
+    .option(
+      "--checkpoint <spec>",
+      "per-episode checkpoints: none (fastest; a killed episode re-runs), memory, sqlite or sqlite:<path>, postgres://USER@HOST:PORT/DB (durable: a killed episode resumes mid-way)",
+      "none",
+    )
     .addOption(quietFlag("no progress bars (CI)"))
-    .addOption(new Option("--env <kind>", "environment: simdesk (built in), x11 (apps under Xvfb on this host), docker (a desktop container per episode), browser (headless Chromium on the built-in web apps, or env.tasksFile) or osworld (OSWorld tasks against a control server: env.url); default: the config's env.kind").choices(["simdesk", "x11", "docker", "browser", "osworld"]));
+    .addOption(
+      new Option(
+        "--env <kind>",
+        "environment: simdesk (built in), x11 (apps under Xvfb on this host), docker (a desktop container per episode), browser (headless Chromium on the built-in web apps, or env.tasksFile) or osworld (OSWorld tasks against a control server: env.url); default: the config's env.kind",
+      ).choices(["simdesk", "x11", "docker", "browser", "osworld"]),
+    );
 }
 
 /** Validate the shared flags into runner settings. */
 export function runSettings(flags: RunFlags, defaultOut: string): RunSettings & { quiet: boolean } {
   const workers = parseIntFlag("--workers", flags.workers, { min: 1, max: 64 });
   // Bounded like the config's seeds, so that their sums stay safe integers.
-  const seed = parseIntFlag("--seed", flags.seed, { min: -MAX_SEED, max: MAX_SEED, expect: `expected an integer between -${MAX_SEED} and ${MAX_SEED}` });
+  const seed = parseIntFlag("--seed", flags.seed, {
+    min: -MAX_SEED,
+    max: MAX_SEED,
+    expect: `expected an integer between -${MAX_SEED} and ${MAX_SEED}`,
+  });
   const checkpoint = flags.checkpoint ?? "none";
   registerCheckpointSchemes();
   const cp = parseCheckpointSpec(checkpoint);
   // A sqlite:PATH is checked like --out, before anything is written (/proc/x, a file's subpath).
   if (cp?.scheme === "sqlite" && cp.rest) checkSqlitePath(cp.rest);
-  return { out: flags.out ?? defaultOut, workers, seedBase: seed, resume: flags.resume === true, quiet: flags.quiet === true, ...(checkpoint !== "none" ? { checkpoint } : {}) };
+  return {
+    out: flags.out ?? defaultOut,
+    workers,
+    seedBase: seed,
+    resume: flags.resume === true,
+    quiet: flags.quiet === true,
+    ...(checkpoint !== "none" ? { checkpoint } : {}),
+  };
 }
 
 /** Process workers for `--workers n` > 1 (undefined for 1: run in this process). Close it when done. */
@@ -65,8 +89,20 @@ export { progressReporter } from "./progress.ts";
 export function conditionTableText(s: ExperimentSummary): string {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   // The condition's display name, as the report shows it.
-  const rows = s.conditions.map((c) => [conditionLabel(c.condition), `${c.success.successes}/${c.success.n}`, pct(c.success.rate), `${pct(c.success.lo)}-${pct(c.success.hi)}`, String(c.envErrors), c.meanRecoveryAttempts.toFixed(2), c.meanRecoverySteps.toFixed(2), c.stepsPerEpisode.toFixed(1)]);
-  return textTable(["condition", "succ/n", "success", "95% CI", "env err", "rec att/ep", "rec steps/ep", "steps/ep"], rows);
+  const rows = s.conditions.map((c) => [
+    conditionLabel(c.condition),
+    `${c.success.successes}/${c.success.n}`,
+    pct(c.success.rate),
+    `${pct(c.success.lo)}-${pct(c.success.hi)}`,
+    String(c.envErrors),
+    c.meanRecoveryAttempts.toFixed(2),
+    c.meanRecoverySteps.toFixed(2),
+    c.stepsPerEpisode.toFixed(1),
+  ]);
+  return textTable(
+    ["condition", "succ/n", "success", "95% CI", "env err", "rec att/ep", "rec steps/ep", "steps/ep"],
+    rows,
+  );
 }
 
 /** Left-aligned text table. */

@@ -54,7 +54,9 @@ function planPolicy(plan: readonly Action[]): ForwardPolicy {
     name: "reference-plan",
     simulated: false,
     async propose({ step }) {
-      return step < plan.length ? { actions: [plan[step]], response: `reference plan step ${step}` } : { actions: [{ type: "DONE" }], response: "reference plan complete" };
+      return step < plan.length
+        ? { actions: [plan[step]], response: `reference plan step ${step}` }
+        : { actions: [{ type: "DONE" }], response: "reference plan complete" };
     },
   };
 }
@@ -78,7 +80,14 @@ export async function runSimDeskTask(options: SimDeskRunOptions): Promise<SimDes
   let observation = await env.reset(task);
   try {
     for (let t = 0; t < maxSteps; t++) {
-      const d = await policy.propose({ task: { id: task.id, instruction: task.instruction }, history, observation, step: t, tick: t, blobs });
+      const d = await policy.propose({
+        task: { id: task.id, instruction: task.instruction },
+        history,
+        observation,
+        step: t,
+        tick: t,
+        blobs,
+      });
       const acted = observation;
       const before = observation.screenshot;
       const started = performance.now();
@@ -123,14 +132,26 @@ export function register(program: Command): void {
     .addOption(seedFlag("seed for the simulated policy and the noise"))
     .option("--size <WxH>", "screen size", "1280x800")
     .option("--noise", "seeded notification pop-ups and a ticking taskbar clock")
-    .action(async (flags: { task: string; out: string; policy: string; seed: string; size: string; noise?: boolean }) => {
-      if (flags.policy !== "plan" && flags.policy !== "sim") throw new ConfigError(`--policy: expected "plan" or "sim", got "${flags.policy}"`, { field: "policy" });
-      const seed = parseIntFlag("--seed", flags.seed, { expect: "expected an integer" });
-      const size = parseSize(flags.size);
-      const r = await runSimDeskTask({ taskId: flags.task, out: flags.out, policy: flags.policy, seed, ...size, noise: flags.noise === true });
-      const label = r.simulated ? " (simulated)" : " (reference plan)";
-      process.stdout.write(`${r.taskId}: score ${r.evaluation.score} after ${r.steps} steps${label} - ${r.evaluation.detail ?? ""}\n`);
-      if (r.simulated) process.stdout.write("simulated: results come from a seeded simulated policy, not a model\n");
-      process.stdout.write(`wrote ${r.out}/traj.jsonl, step_N.png, result.txt\n`);
-    });
+    .action(
+      async (flags: { task: string; out: string; policy: string; seed: string; size: string; noise?: boolean }) => {
+        if (flags.policy !== "plan" && flags.policy !== "sim")
+          throw new ConfigError(`--policy: expected "plan" or "sim", got "${flags.policy}"`, { field: "policy" });
+        const seed = parseIntFlag("--seed", flags.seed, { expect: "expected an integer" });
+        const size = parseSize(flags.size);
+        const r = await runSimDeskTask({
+          taskId: flags.task,
+          out: flags.out,
+          policy: flags.policy,
+          seed,
+          ...size,
+          noise: flags.noise === true,
+        });
+        const label = r.simulated ? " (simulated)" : " (reference plan)";
+        process.stdout.write(
+          `${r.taskId}: score ${r.evaluation.score} after ${r.steps} steps${label} - ${r.evaluation.detail ?? ""}\n`,
+        );
+        if (r.simulated) process.stdout.write("simulated: results come from a seeded simulated policy, not a model\n");
+        process.stdout.write(`wrote ${r.out}/traj.jsonl, step_N.png, result.txt\n`);
+      },
+    );
 }

@@ -43,5 +43,8 @@ export function safeName(s: string, max = 120): string {
  */
 export function terminalText(message: string, maxRun = 200): string {
   const escaped = String(message).replace(UNSAFE, escapeChar);
-  return escaped.replace(new RegExp(`\\S{${maxRun + 1},}`, "g"), (run) => `${run.slice(0, maxRun / 2)}...(${run.length - maxRun} characters left out)...${run.slice(-maxRun / 2)}`);
+  return escaped.replace(
+    new RegExp(`\\S{${maxRun + 1},}`, "g"),
+    (run) => `${run.slice(0, maxRun / 2)}...(${run.length - maxRun} characters left out)...${run.slice(-maxRun / 2)}`,
+  );
 }

@@ -50,7 +50,9 @@ export function defaultSpec(role: Exclude<AgentRole, "forward">, forward: AgentS
 }
 
 /** A pair's agents with defaults. */
-export function resolvePair(pair: Pick<PairSpec, "forward" | "recovery" | "detector" | "selector" | "summarizer" | "verifier">): ResolvedPair {
+export function resolvePair(
+  pair: Pick<PairSpec, "forward" | "recovery" | "detector" | "selector" | "summarizer" | "verifier">,
+): ResolvedPair {
   const f = pair.forward;
   const pick = (role: Exclude<AgentRole, "forward">, given: AgentSpec | undefined) => given ?? defaultSpec(role, f);
   const recovery = pick("recovery", pair.recovery);
@@ -69,8 +71,23 @@ export function resolvePair(pair: Pick<PairSpec, "forward" | "recovery" | "detec
 export function fillConfigModels(config: ExperimentConfig, defaults: ModelDefaults): ExperimentConfig {
   if (!defaults.baseUrl && !defaults.model && !defaults.apiKeyEnv) return config;
   const fill = <S extends AgentSpec | undefined>(s: S) => fillModelDefaults(s, defaults);
-  const fillPair = (p: PairSpec): PairSpec => ({ ...p, forward: fill(p.forward), recovery: fill(p.recovery), detector: fill(p.detector), selector: fill(p.selector), summarizer: fill(p.summarizer), verifier: fill(p.verifier) });
-  if (config.kind === "ideal-recovery") return { ...config, forward: fill(config.forward), detector: fill(config.detector), selector: fill(config.selector), summarizer: fill(config.summarizer) };
+  const fillPair = (p: PairSpec): PairSpec => ({
+    ...p,
+    forward: fill(p.forward),
+    recovery: fill(p.recovery),
+    detector: fill(p.detector),
+    selector: fill(p.selector),
+    summarizer: fill(p.summarizer),
+    verifier: fill(p.verifier),
+  });
+  if (config.kind === "ideal-recovery")
+    return {
+      ...config,
+      forward: fill(config.forward),
+      detector: fill(config.detector),
+      selector: fill(config.selector),
+      summarizer: fill(config.summarizer),
+    };
   if (config.kind === "end-to-end") return { ...config, pairs: config.pairs.map(fillPair) };
   return { ...config, pair: fillPair(config.pair) };
 }
@@ -83,25 +100,33 @@ export function configAgents(config: ExperimentConfig): ConfigAgent[] {
     out.push({ role, spec, path: given ? path : `${path} (default from forward)` });
     // A cascade's inner detector is an agent of the config too (model checks, endpoints, simulated label).
     const inner = spec.kind === "cascade" ? (spec as { detector?: unknown }).detector : undefined;
-    if (inner && typeof inner === "object" && !Array.isArray(inner)) add(role, inner as AgentSpec, `${path}.detector`, given);
+    if (inner && typeof inner === "object" && !Array.isArray(inner))
+      add(role, inner as AgentSpec, `${path}.detector`, given);
     // So is a preset's judge (a model agent).
     const judge = spec.kind === "preset" ? (spec as { model?: unknown }).model : undefined;
-    if (judge && typeof judge === "object" && !Array.isArray(judge)) add(role, { kind: "model", ...(judge as object) } as AgentSpec, `${path}.model`, given);
+    if (judge && typeof judge === "object" && !Array.isArray(judge))
+      add(role, { kind: "model", ...(judge as object) } as AgentSpec, `${path}.model`, given);
   };
   if (config.kind === "ideal-recovery") {
     add("forward", config.forward, "config.forward", true);
     add("detector", config.detector, "config.detector", true);
-    if (config.strategies.includes("llm")) add("selector", config.selector ?? defaultSpec("selector", config.forward), "config.selector", !!config.selector);
+    if (config.strategies.includes("llm"))
+      add("selector", config.selector ?? defaultSpec("selector", config.forward), "config.selector", !!config.selector);
     return out;
   }
-  const pairs = config.kind === "end-to-end" ? config.pairs.map((p, i) => [p, `config.pairs.${i}`] as const) : [[config.pair, "config.pair"] as const];
+  const pairs =
+    config.kind === "end-to-end"
+      ? config.pairs.map((p, i) => [p, `config.pairs.${i}`] as const)
+      : [[config.pair, "config.pair"] as const];
   const o = config.options as RecoveryOptionsInput;
   for (const [p, at] of pairs) {
     const r = resolvePair(p);
     add("forward", r.forward, `${at}.forward`, true);
     add("detector", r.detector, `${at}.detector`, !!p.detector);
-    if ((o.recoveryStep ?? "error-minus-1") === "llm" || p.selector) add("selector", r.selector, `${at}.selector`, !!p.selector);
-    if ((o.restoration ?? "model") === "model" || p.recovery) add("recovery", r.recovery, `${at}.recovery`, !!p.recovery);
+    if ((o.recoveryStep ?? "error-minus-1") === "llm" || p.selector)
+      add("selector", r.selector, `${at}.selector`, !!p.selector);
+    if ((o.restoration ?? "model") === "model" || p.recovery)
+      add("recovery", r.recovery, `${at}.recovery`, !!p.recovery);
     if (r.summarizer) add("summarizer", r.summarizer, `${at}.summarizer`, !!p.summarizer);
     if (r.verifier) add("verifier", r.verifier, `${at}.verifier`, true);
   }
@@ -128,19 +153,31 @@ export function checkConfigAgents(config: ExperimentConfig, envKind: string): Va
   for (const a of configAgents(config)) {
     const path = a.path.replace(/ \(default from forward\)$/, "");
     const v = validateAgentSpec(a.role, a.spec, path);
-    if (v.kind === "model" && !v.model) throw new ConfigError(`${path}.model: missing; give the model name in the config or pass --model NAME`, { field: `${path}.model` });
+    if (v.kind === "model" && !v.model)
+      throw new ConfigError(`${path}.model: missing; give the model name in the config or pass --model NAME`, {
+        field: `${path}.model`,
+      });
     valid.push(v);
   }
   if (config.kind !== "ideal-recovery") {
     const o = config.options as RecoveryOptionsInput;
-    const pairs = config.kind === "end-to-end" ? config.pairs.map((p, i) => [p, `config.pairs.${i}`] as const) : [[config.pair, "config.pair"] as const];
+    const pairs =
+      config.kind === "end-to-end"
+        ? config.pairs.map((p, i) => [p, `config.pairs.${i}`] as const)
+        : [[config.pair, "config.pair"] as const];
     const restoration = o.restoration ?? "model";
     for (const [p, at] of pairs) {
       const r = resolvePair(p);
       if (restoration === "model" && r.recovery.kind === "sim" && envKind !== "simdesk")
-        throw new ConfigError(`${at}.recovery: restoration "model" on env ${envKind} needs a model recovery sub-agent (a simulated one needs SimDesk's ground truth); give recovery: { kind: model, ... } or set options.restoration: replay`, { field: `${at}.recovery` });
+        throw new ConfigError(
+          `${at}.recovery: restoration "model" on env ${envKind} needs a model recovery sub-agent (a simulated one needs SimDesk's ground truth); give recovery: { kind: model, ... } or set options.restoration: replay`,
+          { field: `${at}.recovery` },
+        );
       if (o.recoveryContext === "contextualized" && restoration === "model" && !r.summarizer)
-        throw new ConfigError(`${at}.summarizer: recoveryContext "contextualized" needs a summarizer; give summarizer: { kind: model, ... } (or use a model recovery sub-agent, whose backbone it defaults to)`, { field: `${at}.summarizer` });
+        throw new ConfigError(
+          `${at}.summarizer: recoveryContext "contextualized" needs a summarizer; give summarizer: { kind: model, ... } (or use a model recovery sub-agent, whose backbone it defaults to)`,
+          { field: `${at}.summarizer` },
+        );
       if ((o.recoveryStep ?? "error-minus-1") === "llm" && r.selector.kind !== "model" && r.selector.kind !== "sim")
         throw new ConfigError(`${at}.selector: recoveryStep "llm" needs a selector`, { field: `${at}.selector` });
     }

@@ -5,7 +5,14 @@
  * - `sweep`: any recovery option over a list of values, alone or as a grid, crossed with max recovery iterations.
  */
 import { z } from "zod";
-import { MAX_RECOVERY_ITERATIONS, MAX_SETTLE_MS, PAPER_UNCONFIRMED_RESTORATION, RecoveryOptionsSchema, UNCONFIRMED_RESTORATION, type RecoveryOptions } from "../../src/episode.ts";
+import {
+  MAX_RECOVERY_ITERATIONS,
+  MAX_SETTLE_MS,
+  PAPER_UNCONFIRMED_RESTORATION,
+  RecoveryOptionsSchema,
+  UNCONFIRMED_RESTORATION,
+  type RecoveryOptions,
+} from "../../src/episode.ts";
 import { RECOVERY_STEP_STRATEGIES } from "../../src/selector.ts";
 import { DRAWS_MODES } from "../../adapters/models/draws.ts";
 
@@ -24,7 +31,11 @@ function listedOnce(what: string, hint: string) {
       const key = JSON.stringify(list[i]);
       const j = first.get(key);
       if (j === undefined) first.set(key, i);
-      else return ctx.addIssue({ code: "custom", message: `${what} ${key} is listed twice (positions ${j} and ${i}); ${hint}` });
+      else
+        return ctx.addIssue({
+          code: "custom",
+          message: `${what} ${key} is listed twice (positions ${j} and ${i}); ${hint}`,
+        });
     }
   };
 }
@@ -55,7 +66,12 @@ export const EnvSpecSchema = z
     /** browser: a task file (YAML/JSON) of the user's own web apps (adapters/environments/browser/tasks/file.ts), relative to the working directory; omitted = the built-in web-app suite. */
     tasksFile: z.string().min(1).optional(),
     /** Task ids, in order; omitted = every task of the environment. */
-    tasks: z.array(z.string().min(1)).min(1).max(MAX_TASKS, `at most ${MAX_TASKS} tasks per run`).superRefine(listedOnce("task", "list each task once")).optional(),
+    tasks: z
+      .array(z.string().min(1))
+      .min(1)
+      .max(MAX_TASKS, `at most ${MAX_TASKS} tasks per run`)
+      .superRefine(listedOnce("task", "list each task once"))
+      .optional(),
     /** Keep at most this many tasks (after `tasks`), for quick runs. */
     limit: z.number().int().min(1).max(MAX_TASKS, `at most ${MAX_TASKS} tasks per run`).optional(),
     /** Keep this many tasks spread evenly over the list (after `tasks`), for quick but representative runs. */
@@ -70,7 +86,11 @@ export type EnvSpec = z.output<typeof EnvSpecSchema>;
  * the first result was written.
  */
 export const MAX_SEED = 1_000_000_000_000_000;
-const seedValue = z.number().int().min(-MAX_SEED, `seeds are integers from -${MAX_SEED} to ${MAX_SEED}`).max(MAX_SEED, `seeds are integers from -${MAX_SEED} to ${MAX_SEED}`);
+const seedValue = z
+  .number()
+  .int()
+  .min(-MAX_SEED, `seeds are integers from -${MAX_SEED} to ${MAX_SEED}`)
+  .max(MAX_SEED, `seeds are integers from -${MAX_SEED} to ${MAX_SEED}`);
 
 /** Most seeds one run takes (a bigger study is several runs; 10^8 seeds used to end in a RangeError). */
 export const MAX_SEEDS = 10_000;
@@ -81,14 +101,31 @@ export const SeedsSchema = z.union([
     .array(seedValue)
     .min(1)
     .max(MAX_SEEDS, `at most ${MAX_SEEDS} seeds per run; split a bigger study into several runs`)
-    .superRefine(listedOnce("each seed may appear once (a repeated seed would silently run once): seed", "list distinct seeds")),
-  z.object({ count: z.number().int().min(1).max(MAX_SEEDS, `at most ${MAX_SEEDS} seeds per run; split a bigger study into several runs`), start: seedValue.default(0) }).strict(),
+    .superRefine(
+      listedOnce("each seed may appear once (a repeated seed would silently run once): seed", "list distinct seeds"),
+    ),
+  z
+    .object({
+      count: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_SEEDS, `at most ${MAX_SEEDS} seeds per run; split a bigger study into several runs`),
+      start: seedValue.default(0),
+    })
+    .strict(),
 ]);
 
 /** A list of `maxRecoveryIterations` values (each a cap on recovery attempts per episode), each listed once. */
 const caps = (min: number) =>
   z
-    .array(z.number().int().min(min).max(MAX_RECOVERY_ITERATIONS, `at most ${MAX_RECOVERY_ITERATIONS} recovery attempts (the paper uses 1, 3, 5)`))
+    .array(
+      z
+        .number()
+        .int()
+        .min(min)
+        .max(MAX_RECOVERY_ITERATIONS, `at most ${MAX_RECOVERY_ITERATIONS} recovery attempts (the paper uses 1, 3, 5)`),
+    )
     .min(1)
     .max(20, "at most 20 values of max recovery iterations per run")
     .superRefine(listedOnce("max recovery iterations", "list each value once"));
@@ -99,7 +136,14 @@ const caps = (min: number) =>
  */
 const pairOptionsShape = RecoveryOptionsSchema.omit({ settleMs: true, maxRecoveryIterations: true }).shape;
 const PairOptionsPatch = z
-  .object(Object.fromEntries(Object.entries(pairOptionsShape).map(([k, v]) => [k, (v as unknown as z.ZodDefault<z.ZodType>).removeDefault().optional()])))
+  .object(
+    Object.fromEntries(
+      Object.entries(pairOptionsShape).map(([k, v]) => [
+        k,
+        (v as unknown as z.ZodDefault<z.ZodType>).removeDefault().optional(),
+      ]),
+    ),
+  )
   .strict() as unknown as z.ZodType<Partial<Omit<RecoveryOptions, "settleMs" | "maxRecoveryIterations">>>;
 
 /** A forward policy plus the components that recover it. */
@@ -141,14 +185,27 @@ export type PairSpec = z.output<typeof PairSpecSchema>;
 // the paper unless its config says otherwise (the library's default is "disclose-and-keep").
 // Only the fields written, like a pair's `options` (zod's partial() would fill in every default,
 // and a default here would override a detection preset's recovery recipe: experiments/runner/conditions.ts).
-const optionsShape = Object.fromEntries(Object.entries(RecoveryOptionsSchema.shape).map(([k, v]) => [k, (v as unknown as z.ZodDefault<z.ZodType>).removeDefault?.().optional() ?? (v as z.ZodType).optional()]));
+const optionsShape = Object.fromEntries(
+  Object.entries(RecoveryOptionsSchema.shape).map(([k, v]) => [
+    k,
+    (v as unknown as z.ZodDefault<z.ZodType>).removeDefault?.().optional() ?? (v as z.ZodType).optional(),
+  ]),
+);
 const OptionsPatch = z
   .object({
     ...optionsShape,
-    settleMs: z.number().int().min(0).max(MAX_SETTLE_MS, `at most ${MAX_SETTLE_MS} ms (one minute) after each action (OSWorld waits 10000)`).optional(),
+    settleMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_SETTLE_MS, `at most ${MAX_SETTLE_MS} ms (one minute) after each action (OSWorld waits 10000)`)
+      .optional(),
     unconfirmedRestoration: z.enum(UNCONFIRMED_RESTORATION).default(PAPER_UNCONFIRMED_RESTORATION),
   })
-  .strict() as unknown as z.ZodType<Partial<RecoveryOptions> & { unconfirmedRestoration: RecoveryOptions["unconfirmedRestoration"] }, Partial<z.input<typeof RecoveryOptionsSchema>>>;
+  .strict() as unknown as z.ZodType<
+  Partial<RecoveryOptions> & { unconfirmedRestoration: RecoveryOptions["unconfirmedRestoration"] },
+  Partial<z.input<typeof RecoveryOptionsSchema>>
+>;
 const common = {
   /** Experiment name, used in reports. */
   name: z.string().min(1),
@@ -184,7 +241,11 @@ export const IdealRecoveryConfigSchema = z
     /** Writes the contextualized recovery context (model runs). */
     summarizer: AgentSpecSchema.optional(),
     /** Recovery steps R to compare. @default all four */
-    strategies: z.array(z.enum(RECOVERY_STEP_STRATEGIES)).min(1).superRefine(listedOnce("strategy", "list each strategy once")).default([...RECOVERY_STEP_STRATEGIES]),
+    strategies: z
+      .array(z.enum(RECOVERY_STEP_STRATEGIES))
+      .min(1)
+      .superRefine(listedOnce("strategy", "list each strategy once"))
+      .default([...RECOVERY_STEP_STRATEGIES]),
     /** Continuations per failed run and strategy (Success@1..K). @default 5 */
     k: z.number().int().min(1).max(20).default(5),
     /** Keep at most this many failed runs. */
@@ -248,7 +309,16 @@ export const SweepConfigSchema = z
     /** A preset to start from; `params` entries override or extend it. */
     preset: z.enum(Object.keys(SWEEP_PRESETS) as [keyof typeof SWEEP_PRESETS]).optional(),
     /** Recovery option name -> values to try. */
-    params: z.record(z.string(), z.array(z.union([z.number(), z.string(), z.boolean()])).min(1).max(100, "at most 100 values per parameter").superRefine(listedOnce("value", "list each value once"))).default({}),
+    params: z
+      .record(
+        z.string(),
+        z
+          .array(z.union([z.number(), z.string(), z.boolean()]))
+          .min(1)
+          .max(100, "at most 100 values per parameter")
+          .superRefine(listedOnce("value", "list each value once")),
+      )
+      .default({}),
     /** "grid" = every combination; "each" = vary one parameter at a time around `options`. @default "grid" */
     mode: z.enum(["grid", "each"]).default("grid"),
     /** Max recovery iterations crossed with every setting (formerly `retryCap`). @default [1, 3, 5] */
@@ -258,7 +328,11 @@ export const SweepConfigSchema = z
   })
   .strict();
 
-export const ExperimentConfigSchema = z.discriminatedUnion("kind", [IdealRecoveryConfigSchema, EndToEndConfigSchema, SweepConfigSchema]);
+export const ExperimentConfigSchema = z.discriminatedUnion("kind", [
+  IdealRecoveryConfigSchema,
+  EndToEndConfigSchema,
+  SweepConfigSchema,
+]);
 
 export type IdealRecoveryConfig = z.output<typeof IdealRecoveryConfigSchema>;
 export type EndToEndConfig = z.output<typeof EndToEndConfigSchema>;

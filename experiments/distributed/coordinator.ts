@@ -69,7 +69,13 @@ export function queueCoordinator(options: CoordinatorOptions): RemotePhases {
     role: "coordinator",
     async runPhase<J extends EpisodeJob>(req: RemotePhaseRequest<J>): Promise<ResultLine[]> {
       const { runId, queue, store } = options;
-      await store.registerRun({ runId, experiment: options.config.name, config: JSON.stringify(options.config), seedBase: options.seedBase, total: req.jobs.length });
+      await store.registerRun({
+        runId,
+        experiment: options.config.name,
+        config: JSON.stringify(options.config),
+        seedBase: options.seedBase,
+        total: req.jobs.length,
+      });
       // Run-level files made here between phases (ideal recovery's plan.json) go to the workers.
       for (const name of RUN_FILES) {
         const file = join(req.ctx.settings.out, name);
@@ -79,19 +85,38 @@ export function queueCoordinator(options: CoordinatorOptions): RemotePhases {
       const todo = req.jobs.filter((j) => !stored.has(j.key));
       const now = Date.now();
       await queue.enqueue(
-        todo.map((j) => ({ runId, key: j.key, index: j.index, phase: req.phase, condition: j.condition, enqueuedAt: now })),
+        todo.map((j) => ({
+          runId,
+          key: j.key,
+          index: j.index,
+          phase: req.phase,
+          condition: j.condition,
+          enqueuedAt: now,
+        })),
         { attempts: options.attempts, backoffMs: options.backoffMs },
       );
       // The run folder fills while the workers run (the coordinator mostly waits), so the end of
       // the run copies only the last episodes' files instead of all of them.
-      const folder = createMaterializer({ runId, store, blobs: options.blobs, out: req.ctx.settings.out, keys: req.jobs.map((j) => j.key) });
+      const folder = createMaterializer({
+        runId,
+        store,
+        blobs: options.blobs,
+        out: req.ctx.settings.out,
+        keys: req.jobs.map((j) => j.key),
+      });
       await waitForRun(options, req.phase, req.jobs, req.jobs.length - todo.length, folder);
       return folder.finish();
     },
   };
 }
 
-async function waitForRun(options: CoordinatorOptions, phase: string, jobs: readonly EpisodeJob[], skipped: number, folder: ReturnType<typeof createMaterializer>): Promise<void> {
+async function waitForRun(
+  options: CoordinatorOptions,
+  phase: string,
+  jobs: readonly EpisodeJob[],
+  skipped: number,
+  folder: ReturnType<typeof createMaterializer>,
+): Promise<void> {
   const { runId, queue, store } = options;
   const totals = new Map<string, number>();
   for (const j of jobs) totals.set(j.condition, (totals.get(j.condition) ?? 0) + 1);
@@ -102,7 +127,11 @@ async function waitForRun(options: CoordinatorOptions, phase: string, jobs: read
     // Each poll reads the active and failed jobs only (their number is bounded by the workers'
     // slots and the failures); the waiting ones are read only when nothing runs, at most every
     // 5 s: reading every job's data at every poll cost the coordinator ~25 ms of CPU per episode.
-    const [counts, busy, run] = await Promise.all([store.countsByCondition(runId), queue.jobsOf(runId, ["active", "failed"]), store.getRun(runId)]);
+    const [counts, busy, run] = await Promise.all([
+      store.countsByCondition(runId),
+      queue.jobsOf(runId, ["active", "failed"]),
+      store.getRun(runId),
+    ]);
     const idle = !busy.some((j) => j.state === "active");
     const fullScan = idle && Date.now() - lastFullScan >= 5_000;
     if (fullScan) lastFullScan = Date.now();
@@ -111,22 +140,46 @@ async function waitForRun(options: CoordinatorOptions, phase: string, jobs: read
     const conditions: ConditionProgress[] = [...totals].map(([condition, total]) => {
       const c = storedKeys.get(condition) ?? { done: 0, envErrors: 0 };
       const mine = open.filter((j) => j.condition === condition);
-      return { condition, total, done: c.done, envErrors: c.envErrors, running: mine.filter((j) => j.state === "active").length, failed: mine.filter((j) => j.state === "failed").length };
+      return {
+        condition,
+        total,
+        done: c.done,
+        envErrors: c.envErrors,
+        running: mine.filter((j) => j.state === "active").length,
+        failed: mine.filter((j) => j.state === "failed").length,
+      };
     });
     options.onProgress?.({ runId, phase, conditions, skipped, startedAt });
     const done = conditions.reduce((s, c) => s + c.done, 0);
     if (done >= jobs.length) return;
     if (done > copied) copied += await folder.episodes(await store.storedKeys(runId));
-    if (run?.cancelled) throw new ConfigError(`run ${runId} was cancelled (retrace cancel); ${done}/${jobs.length} episodes are stored: re-run the same command to continue it`);
+    if (run?.cancelled)
+      throw new ConfigError(
+        `run ${runId} was cancelled (retrace cancel); ${done}/${jobs.length} episodes are stored: re-run the same command to continue it`,
+      );
     const failed = open.filter((j) => j.state === "failed");
     const pending = open.filter((j) => j.state !== "failed").length;
     if (failed.length > 0 && pending === 0 && done + failed.length >= jobs.length)
-      throw new RunFailedError(`${failed.length} episode(s) of run ${runId} failed on every attempt (first: ${failed[0].key}: ${failed[0].failedReason ?? "unknown"}); fix the cause and re-run the same command to retry them`);
-    if (fullScan && pending === 0 && failed.length === 0 && done < jobs.length && Date.now() - startedAt > 5_000 && !(await store.getRun(runId))?.cancelled) {
+      throw new RunFailedError(
+        `${failed.length} episode(s) of run ${runId} failed on every attempt (first: ${failed[0].key}: ${failed[0].failedReason ?? "unknown"}); fix the cause and re-run the same command to retry them`,
+      );
+    if (
+      fullScan &&
+      pending === 0 &&
+      failed.length === 0 &&
+      done < jobs.length &&
+      Date.now() - startedAt > 5_000 &&
+      !(await store.getRun(runId))?.cancelled
+    ) {
       // Jobs vanished (queue flushed or removed by cancel): enqueue the missing ones again.
       const have = await store.storedKeys(runId);
       const now = Date.now();
-      await queue.enqueue(jobs.filter((j) => !have.has(j.key)).map((j) => ({ runId, key: j.key, index: j.index, phase, condition: j.condition, enqueuedAt: now })), { attempts: options.attempts, backoffMs: options.backoffMs });
+      await queue.enqueue(
+        jobs
+          .filter((j) => !have.has(j.key))
+          .map((j) => ({ runId, key: j.key, index: j.index, phase, condition: j.condition, enqueuedAt: now })),
+        { attempts: options.attempts, backoffMs: options.backoffMs },
+      );
     }
     await new Promise((r) => setTimeout(r, options.pollMs ?? 300));
   }

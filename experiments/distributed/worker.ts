@@ -11,10 +11,23 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { hostname } from "node:os";
 import { join, relative, sep } from "node:path";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import { ControlSignal, EnvironmentError, ReplayDesyncError, StepTimeoutError, describeError, DataError, InternalError } from "../../src/errors.ts";
+import {
+  ControlSignal,
+  EnvironmentError,
+  ReplayDesyncError,
+  StepTimeoutError,
+  describeError,
+  DataError,
+  InternalError,
+} from "../../src/errors.ts";
 import { logger } from "../../src/logger.ts";
 import { sha256Hex, stableStringify } from "../../src/hash.ts";
-import { checkRedisReachable, startEpisodeWorker, type EpisodeJobData, type EpisodeWorkerHandle } from "../../adapters/queue/bullmq/episode-queue.ts";
+import {
+  checkRedisReachable,
+  startEpisodeWorker,
+  type EpisodeJobData,
+  type EpisodeWorkerHandle,
+} from "../../adapters/queue/bullmq/episode-queue.ts";
 import { PgBlobStore } from "../../adapters/stores/postgres/blob-store.ts";
 import { connectPostgres } from "../../adapters/stores/postgres/connect.ts";
 import { createPostgresCheckpointer } from "../../adapters/stores/postgres/checkpointer.ts";
@@ -68,7 +81,11 @@ export interface RunningWorker {
 
 /** Thrown inside runExperiment once the job's episode has its line. */
 class EpisodeDone extends ControlSignal {
-  constructor(readonly line: ResultLine, readonly envMs: number, readonly callMs?: Array<number | null>) {
+  constructor(
+    readonly line: ResultLine,
+    readonly envMs: number,
+    readonly callMs?: Array<number | null>,
+  ) {
     super("episode done");
   }
 }
@@ -98,7 +115,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const dropThreads = async (runId: string, key: string, envFailures: number) => {
     if (options.keepCheckpoints) return;
     for (let a = 0; a <= envFailures; a++) {
-      await checkpointer.saver.deleteThread(`${runId}/${key}/a${a}`).catch((err) => logger.warn({ key, err: describeError(err) }, "deleting a finished episode's checkpoints failed"));
+      await checkpointer.saver
+        .deleteThread(`${runId}/${key}/a${a}`)
+        .catch((err) =>
+          logger.warn({ key, err: describeError(err) }, "deleting a finished episode's checkpoints failed"),
+        );
     }
   };
 
@@ -111,67 +132,109 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   let handle: EpisodeWorkerHandle;
   try {
     handle = await startEpisodeWorker({
-    url: options.queueUrl,
-    queue: options.queueName,
-    concurrency: slots.length,
-    lockMs: options.lockMs,
-    process: async (job) => {
-      const t0 = Date.now();
-      const { data } = job;
-      // The run's row (config, cancel flag), re-read at most every 2 s.
-      let run = configs.get(data.runId);
-      if (!run || t0 - run.readAt > 2_000) {
-        const row = await store.getRun(data.runId);
-        if (!row) throw new DataError(`run ${data.runId} is not registered in PostgreSQL at ${pg.where} (does the worker use the same --store as retrace run?)`);
-        run = { config: run?.config ?? (JSON.parse(row.config) as ExperimentConfig), seedBase: row.seedBase, cancelled: row.cancelled, readAt: t0 };
-        configs.set(data.runId, run);
-      }
-      if (run.cancelled) return void options.onEpisode?.({ key: data.key, status: "cancelled", stored: false, ms: 0 });
-      if (await store.hasResult(data.runId, data.key)) {
-        // Stored already (its worker may have died between storing and cleaning up): clean up here.
-        await dropThreads(data.runId, data.key, data.envFailures ?? 0);
-        return void options.onEpisode?.({ key: data.key, status: "duplicate", stored: false, ms: 0 });
-      }
-      const scratch = mkdtempSync(join(options.cacheDir, "episode-"));
-      try {
-        // Run-level files of earlier phases (ideal recovery's frozen plan.json), as the coordinator
-        // has them; frozen, so read once per run (a run without any is asked again: a later phase may add them).
-        let runFiles = runFilesOf.get(data.runId);
-        if (!runFiles) {
-          runFiles = await store.runFiles(data.runId);
-          if (runFiles.length) runFilesOf.set(data.runId, runFiles);
+      url: options.queueUrl,
+      queue: options.queueName,
+      concurrency: slots.length,
+      lockMs: options.lockMs,
+      process: async (job) => {
+        const t0 = Date.now();
+        const { data } = job;
+        // The run's row (config, cancel flag), re-read at most every 2 s.
+        let run = configs.get(data.runId);
+        if (!run || t0 - run.readAt > 2_000) {
+          const row = await store.getRun(data.runId);
+          if (!row)
+            throw new DataError(
+              `run ${data.runId} is not registered in PostgreSQL at ${pg.where} (does the worker use the same --store as retrace run?)`,
+            );
+          run = {
+            config: run?.config ?? (JSON.parse(row.config) as ExperimentConfig),
+            seedBase: row.seedBase,
+            cancelled: row.cancelled,
+            readAt: t0,
+          };
+          configs.set(data.runId, run);
         }
-        for (const f of runFiles) writeFileSync(join(scratch, f.path), f.bytes);
-        const envFailures = data.envFailures ?? 0;
-        const failedTries = (data.failedTries ?? []) as FailedTry[];
-        const remote = jobRunner(data, slots[job.slot], store, {
-          envFailures, failedTries, lastAttempt: job.attemptsMade + 1 >= job.attempts,
-          markEnvFailure: (failed) => job.updateData({ ...data, envFailures: envFailures + 1, failedTries: [...failedTries, failed] }),
-        });
-        const threadId = `${data.runId}/${data.key}/a${envFailures}`;
-        const resumed = !!(await checkpointer.saver.getTuple({ configurable: { thread_id: threadId } }));
-        options.onStart?.({ key: data.key, resumed, attempt: job.attemptsMade + 1 });
-        const runtime = withCheckpoints(options.runtimeOf(run.config), checkpointer.saver, threadId);
-        const startedAt = Date.now();
-        let done: EpisodeDone | undefined;
+        if (run.cancelled)
+          return void options.onEpisode?.({ key: data.key, status: "cancelled", stored: false, ms: 0 });
+        if (await store.hasResult(data.runId, data.key)) {
+          // Stored already (its worker may have died between storing and cleaning up): clean up here.
+          await dropThreads(data.runId, data.key, data.envFailures ?? 0);
+          return void options.onEpisode?.({ key: data.key, status: "duplicate", stored: false, ms: 0 });
+        }
+        const scratch = mkdtempSync(join(options.cacheDir, "episode-"));
         try {
-          await runExperiment(run.config, runtime, { out: scratch, seedBase: run.seedBase, resume: true, blobs, remote, workers: 1 });
-        } catch (err) {
-          if (!(err instanceof EpisodeDone)) throw err;
-          done = err;
+          // Run-level files of earlier phases (ideal recovery's frozen plan.json), as the coordinator
+          // has them; frozen, so read once per run (a run without any is asked again: a later phase may add them).
+          let runFiles = runFilesOf.get(data.runId);
+          if (!runFiles) {
+            runFiles = await store.runFiles(data.runId);
+            if (runFiles.length) runFilesOf.set(data.runId, runFiles);
+          }
+          for (const f of runFiles) writeFileSync(join(scratch, f.path), f.bytes);
+          const envFailures = data.envFailures ?? 0;
+          const failedTries = (data.failedTries ?? []) as FailedTry[];
+          const remote = jobRunner(data, slots[job.slot], store, {
+            envFailures,
+            failedTries,
+            lastAttempt: job.attemptsMade + 1 >= job.attempts,
+            markEnvFailure: (failed) =>
+              job.updateData({ ...data, envFailures: envFailures + 1, failedTries: [...failedTries, failed] }),
+          });
+          const threadId = `${data.runId}/${data.key}/a${envFailures}`;
+          const resumed = !!(await checkpointer.saver.getTuple({ configurable: { thread_id: threadId } }));
+          options.onStart?.({ key: data.key, resumed, attempt: job.attemptsMade + 1 });
+          const runtime = withCheckpoints(options.runtimeOf(run.config), checkpointer.saver, threadId);
+          const startedAt = Date.now();
+          let done: EpisodeDone | undefined;
+          try {
+            await runExperiment(run.config, runtime, {
+              out: scratch,
+              seedBase: run.seedBase,
+              resume: true,
+              blobs,
+              remote,
+              workers: 1,
+            });
+          } catch (err) {
+            if (!(err instanceof EpisodeDone)) throw err;
+            done = err;
+          }
+          if (!done) throw new InternalError(`phase "${data.phase}" of run ${data.runId} was not reached`);
+          await blobs.flush();
+          const finishedAt = Date.now();
+          const timing = JSON.stringify({
+            key: data.key,
+            wallMs: finishedAt - startedAt,
+            envMs: done.envMs,
+            tries: done.line.envTries,
+            ...(done.line.status === "ok" && done.callMs?.length ? { callMs: done.callMs } : {}),
+            worker: name,
+            enqueuedAt: data.enqueuedAt,
+            pickedAt: t0,
+            startedAt,
+            finishedAt,
+          });
+          const stored = await store.storeResult(
+            data.runId,
+            {
+              key: data.key,
+              index: data.index,
+              condition: data.condition,
+              status: done.line.status,
+              line: JSON.stringify(done.line),
+              timing,
+              worker: name,
+            },
+            await collectFiles(scratch, blobs, new Set(runFiles.map((f) => f.path))),
+          );
+          // The result is durable: the threads that could resume this episode are no longer needed.
+          await dropThreads(data.runId, data.key, envFailures);
+          options.onEpisode?.({ key: data.key, status: done.line.status, stored, ms: Date.now() - t0, resumed });
+        } finally {
+          rmSync(scratch, { recursive: true, force: true });
         }
-        if (!done) throw new InternalError(`phase "${data.phase}" of run ${data.runId} was not reached`);
-        await blobs.flush();
-        const finishedAt = Date.now();
-        const timing = JSON.stringify({ key: data.key, wallMs: finishedAt - startedAt, envMs: done.envMs, tries: done.line.envTries, ...(done.line.status === "ok" && done.callMs?.length ? { callMs: done.callMs } : {}), worker: name, enqueuedAt: data.enqueuedAt, pickedAt: t0, startedAt, finishedAt });
-        const stored = await store.storeResult(data.runId, { key: data.key, index: data.index, condition: data.condition, status: done.line.status, line: JSON.stringify(done.line), timing, worker: name }, await collectFiles(scratch, blobs, new Set(runFiles.map((f) => f.path))));
-        // The result is durable: the threads that could resume this episode are no longer needed.
-        await dropThreads(data.runId, data.key, envFailures);
-        options.onEpisode?.({ key: data.key, status: done.line.status, stored, ms: Date.now() - t0, resumed });
-      } finally {
-        rmSync(scratch, { recursive: true, force: true });
-      }
-    },
+      },
     });
   } catch (err) {
     await closeStores();
@@ -181,7 +244,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   return {
     async close(force = false) {
       await handle.close(force);
-      for (const s of slots) await s.rec?.env.close().catch((err) => logger.warn({ err: describeError(err) }, "closing an environment failed"));
+      for (const s of slots)
+        await s.rec?.env
+          .close()
+          .catch((err) => logger.warn({ err: describeError(err) }, "closing an environment failed"));
       await closeStores();
     },
   };
@@ -209,10 +275,15 @@ function jobRunner(data: EpisodeJobData, slot: Slot, store: PgRunStore, attempt:
       if (req.phase !== data.phase) {
         // An earlier phase: its results are final in PostgreSQL.
         const keys = new Set(req.jobs.map((j) => j.key));
-        return (await store.results(data.runId)).filter((r) => keys.has(r.key)).map((r) => JSON.parse(r.line) as ResultLine);
+        return (await store.results(data.runId))
+          .filter((r) => keys.has(r.key))
+          .map((r) => JSON.parse(r.line) as ResultLine);
       }
       const job = req.jobs.find((j) => j.key === data.key);
-      if (!job) throw new DataError(`episode ${data.key} is not in the expansion of run ${data.runId} (was the config changed?)`);
+      if (!job)
+        throw new DataError(
+          `episode ${data.key} is not in the expansion of run ${data.runId} (was the config changed?)`,
+        );
       const { ctx } = req;
       const tries = attempt.envFailures + 1;
       let failed: FailedTry;
@@ -229,14 +300,20 @@ function jobRunner(data: EpisodeJobData, slot: Slot, store: PgRunStore, attempt:
         slot.rec ??= recordObservations(await ctx.runtime.createEnv(ctx.envSpec, ctx.blobs));
         slot.rec.clear();
         const outcome = await req.execute(job, slot.rec);
-        if (outcome.stopReason !== "env-error") throw new EpisodeDone(okLine(ctx.experiment, job, tries, outcome, attempt.failedTries), outcome.envMs, outcome.callMs);
+        if (outcome.stopReason !== "env-error")
+          throw new EpisodeDone(
+            okLine(ctx.experiment, job, tries, outcome, attempt.failedTries),
+            outcome.envMs,
+            outcome.callMs,
+          );
         throw envErrorOf(outcome);
       } catch (err) {
         if (!(err instanceof EnvironmentError || err instanceof StepTimeoutError)) throw err;
         // The try is thrown away, not what it did: its record goes on the line, as in a local run.
         failed = failedTryOf(err);
         // Not retryable (e.g. a replay that spent its desync retries): record it now.
-        if (err instanceof EnvironmentError && !err.retryable) spent = { ...(err instanceof ReplayDesyncError && { desyncs: err.desyncs }) };
+        if (err instanceof EnvironmentError && !err.retryable)
+          spent = { ...(err instanceof ReplayDesyncError && { desyncs: err.desyncs }) };
       }
       // An environment error: drop the environment; BullMQ retries with backoff while attempts remain.
       const env = slot.rec?.env;
@@ -246,7 +323,13 @@ function jobRunner(data: EpisodeJobData, slot: Slot, store: PgRunStore, attempt:
         await attempt.markEnvFailure(failed);
         throw new EnvironmentError(`${data.key}: ${failed.envError}`);
       }
-      throw new EpisodeDone({ ...envErrorLine(ctx.experiment, job, tries, failed.envError, [...attempt.failedTries, failed]), ...(spent?.desyncs && { replayDesyncs: spent.desyncs }) }, 0);
+      throw new EpisodeDone(
+        {
+          ...envErrorLine(ctx.experiment, job, tries, failed.envError, [...attempt.failedTries, failed]),
+          ...(spent?.desyncs && { replayDesyncs: spent.desyncs }),
+        },
+        0,
+      );
     },
   };
 }
@@ -255,7 +338,11 @@ function jobRunner(data: EpisodeJobData, slot: Slot, store: PgRunStore, attempt:
  * The scratch episode folder's files, relative to the run folder. A file identical to a stored
  * blob (the step_N.png copies of screenshots) is stored as its reference, not a second time.
  */
-async function collectFiles(dir: string, blobs: PgBlobStore, skip: ReadonlySet<string> = new Set()): Promise<EpisodeFile[]> {
+async function collectFiles(
+  dir: string,
+  blobs: PgBlobStore,
+  skip: ReadonlySet<string> = new Set(),
+): Promise<EpisodeFile[]> {
   const out: EpisodeFile[] = [];
   const walk = async (d: string) => {
     for (const name of readdirSync(d).sort()) {

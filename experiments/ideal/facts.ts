@@ -44,18 +44,33 @@ export interface IdealRunFacts {
 }
 
 /** One line on the annotation failures ("" when there were none), for the console, the report and Finding 1. */
-export function annotationFailuresText(facts: Pick<IdealRunFacts, "annotationFailures" | "failedRuns"> | undefined, llmLabel = "R=LLM"): string {
+export function annotationFailuresText(
+  facts: Pick<IdealRunFacts, "annotationFailures" | "failedRuns"> | undefined,
+  llmLabel = "R=LLM",
+): string {
   const a = facts?.annotationFailures;
   if (!a || (a.detector === 0 && a.selector === 0)) return "";
   const parts = [
-    ...(a.detector > 0 ? [`the detector failed on ${a.detector} of ${facts!.failedRuns} failed runs (E = their last step, counted among those without a detected error)`] : []),
-    ...(a.selector > 0 ? [`the selector failed on ${a.selector} of ${a.selectorAsked} (${llmLabel} used its fail-safe E-1 there, not a choice)`] : []),
+    ...(a.detector > 0
+      ? [
+          `the detector failed on ${a.detector} of ${facts!.failedRuns} failed runs (E = their last step, counted among those without a detected error)`,
+        ]
+      : []),
+    ...(a.selector > 0
+      ? [
+          `the selector failed on ${a.selector} of ${a.selectorAsked} (${llmLabel} used its fail-safe E-1 there, not a choice)`,
+        ]
+      : []),
   ];
   return `Annotation failures: ${parts.join("; ")}.`;
 }
 
 /** The exclusion counts of a finished ideal-recovery run. */
-export function idealRunFacts(config: IdealRecoveryConfig, plan: Pick<RunPlan, "instances"> | undefined, lines: readonly ResultLine[]): IdealRunFacts {
+export function idealRunFacts(
+  config: IdealRecoveryConfig,
+  plan: Pick<RunPlan, "instances"> | undefined,
+  lines: readonly ResultLine[],
+): IdealRunFacts {
   const instances = plan?.instances ?? [];
   const noError = instances.filter((i) => i.fallback).length;
   const cont = lines.filter((l) => l.condition !== FORWARD_CONDITION);
@@ -64,8 +79,12 @@ export function idealRunFacts(config: IdealRecoveryConfig, plan: Pick<RunPlan, "
   const runsOf = (ls: readonly ResultLine[]) => new Set(ls.map((l) => `${l.task}/${l.seed}`)).size;
   const continued = new Set(cont.map((l) => `${l.task}/${l.seed}`));
   return {
-    noErrorFound: config.noErrorFound, continuationBudget: config.continuationBudget, incompleteInstances: config.incompleteInstances, maxForwardSteps: config.options.maxForwardSteps ?? 50,
-    failedRuns: instances.length, continued: continued.size,
+    noErrorFound: config.noErrorFound,
+    continuationBudget: config.continuationBudget,
+    incompleteInstances: config.incompleteInstances,
+    maxForwardSteps: config.options.maxForwardSteps ?? 50,
+    failedRuns: instances.length,
+    continued: continued.size,
     annotationFailures: {
       detector: instances.filter((i) => i.detectorFailure).length,
       selector: instances.filter((i) => i.selectorFailure).length,
@@ -75,7 +94,12 @@ export function idealRunFacts(config: IdealRecoveryConfig, plan: Pick<RunPlan, "
       noErrorFound: { runs: noError, excluded: config.noErrorFound === "exclude" ? noError : 0 },
       replayFailed: { continuations: failed.length, runs: runsOf(failed) },
       envErrors: { continuations: other.length, runs: runsOf(other) },
-      incomplete: { runs: config.incompleteInstances === "exclude" ? continued.size - (scoredInstances(lines, config.k, "exclude")?.size ?? continued.size) : 0 },
+      incomplete: {
+        runs:
+          config.incompleteInstances === "exclude"
+            ? continued.size - (scoredInstances(lines, config.k, "exclude")?.size ?? continued.size)
+            : 0,
+      },
     },
   };
 }

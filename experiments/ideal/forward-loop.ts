@@ -66,7 +66,12 @@ export interface RollForwardOptions {
  * SSIM >= 0.99 between the screenshots and, when both observations carry probe reports, no probe
  * item differing (an abstaining probe comparison leaves the decision to SSIM).
  */
-export async function replayMatches(current: Observation, expected: Observation, blobs: BlobStore, env?: Environment): Promise<{ match: boolean; reason: string }> {
+export async function replayMatches(
+  current: Observation,
+  expected: Observation,
+  blobs: BlobStore,
+  env?: Environment,
+): Promise<{ match: boolean; reason: string }> {
   const screen = await screensMatch(current, expected, blobs);
   if (!screen.match) return { match: false, reason: `SSIM ${screen.ssim.toFixed(4)} < 0.99` };
   if (current.probe && expected.probe) {
@@ -83,7 +88,19 @@ export async function rollForward(o: RollForwardOptions): Promise<ForwardRun> {
   const prefix = o.prefix ?? [];
   const steps: StepRecord[] = [];
   const events: TrajectoryEvent[] = [];
-  const acc: EpisodeAccounting = { forwardSteps: 0, recoverySteps: 0, replaySteps: 0, recoveryAttempts: 0, detectorCalls: 0, detectorFailures: 0, frozenSkipped: 0, policyFailures: 0, models: {}, envMs: 0, wallMs: 0 };
+  const acc: EpisodeAccounting = {
+    forwardSteps: 0,
+    recoverySteps: 0,
+    replaySteps: 0,
+    recoveryAttempts: 0,
+    detectorCalls: 0,
+    detectorFailures: 0,
+    frozenSkipped: 0,
+    policyFailures: 0,
+    models: {},
+    envMs: 0,
+    wallMs: 0,
+  };
   const timed = async <T>(f: () => Promise<T>): Promise<T> => {
     const s = Date.now();
     try {
@@ -113,7 +130,9 @@ export async function rollForward(o: RollForwardOptions): Promise<ForwardRun> {
     return { observation: obs, info };
   };
   const same = async (a: Observation, b: Observation) =>
-    o.sameState ? { match: await o.sameState(a, b), reason: "ground-truth state differs" } : replayMatches(a, b, o.blobs, o.env);
+    o.sameState
+      ? { match: await o.sameState(a, b), reason: "ground-truth state differs" }
+      : replayMatches(a, b, o.blobs, o.env);
 
   let observation!: Observation;
   let history: HistoryEntry[] = [];
@@ -127,15 +146,31 @@ export async function rollForward(o: RollForwardOptions): Promise<ForwardRun> {
       history.push({ ...entry, observation });
       const before = observation;
       observation = (await execute(entry.actions, observation)).observation;
-      steps.push({ seq: steps.length, role: "replay", step: entry.step, actions: entry.actions, before: before.screenshot, after: observation.screenshot, ...(tries > 1 ? { info: { try: attempt } } : {}) });
+      steps.push({
+        seq: steps.length,
+        role: "replay",
+        step: entry.step,
+        actions: entry.actions,
+        before: before.screenshot,
+        after: observation.screenshot,
+        ...(tries > 1 ? { info: { try: attempt } } : {}),
+      });
       acc.replaySteps++;
     }
     if (!o.expected || prefix.length === 0) break;
     const check = await same(observation, o.expected);
     if (check.match) break;
     desyncs++;
-    events.push({ afterSeq: steps.length - 1, kind: "reset", detail: { reason: "replay desync", try: attempt, check: check.reason } });
-    if (attempt >= tries) throw new ReplayDesyncError(`action replay of ${prefix.length} steps did not reproduce the saved state after ${tries} attempts (${check.reason})`, { desyncs });
+    events.push({
+      afterSeq: steps.length - 1,
+      kind: "reset",
+      detail: { reason: "replay desync", try: attempt, check: check.reason },
+    });
+    if (attempt >= tries)
+      throw new ReplayDesyncError(
+        `action replay of ${prefix.length} steps did not reproduce the saved state after ${tries} attempts (${check.reason})`,
+        { desyncs },
+      );
   }
   if (prefix.length > 0 && o.expected) acc.replayDesyncs = desyncs;
   let stopReason: StopReason = "max-steps";
@@ -143,7 +178,16 @@ export async function rollForward(o: RollForwardOptions): Promise<ForwardRun> {
   const limit = (o.budget ?? "from-restore") === "total" ? maxSteps : prefix.length + maxSteps;
   while (history.length < limit) {
     const t = history.length;
-    const decision = await atCallSite({ seq: steps.length, phase: "policy" }, () => o.policy.propose({ task: { id: o.task.id, instruction: o.task.instruction }, history, observation, step: t, tick: prefix.length + acc.forwardSteps, blobs: o.blobs }));
+    const decision = await atCallSite({ seq: steps.length, phase: "policy" }, () =>
+      o.policy.propose({
+        task: { id: o.task.id, instruction: o.task.instruction },
+        history,
+        observation,
+        step: t,
+        tick: prefix.length + acc.forwardSteps,
+        blobs: o.blobs,
+      }),
+    );
     for (const u of decision.usage ?? []) {
       usage.calls++;
       usage.inputTokens += u.inputTokens;
@@ -157,13 +201,23 @@ export async function rollForward(o: RollForwardOptions): Promise<ForwardRun> {
     observation = ran.observation;
     const info = ran.info;
     steps.push({
-      seq: steps.length, role: "forward", step: t, actions: decision.actions,
+      seq: steps.length,
+      role: "forward",
+      step: t,
+      actions: decision.actions,
       ...(decision.response !== undefined ? { response: decision.response } : {}),
       ...(decision.failure ? { failure: decision.failure } : {}),
-      before: before.screenshot, after: observation.screenshot,
+      before: before.screenshot,
+      after: observation.screenshot,
       ...(Object.keys(info).length ? { info } : {}),
     });
-    history.push({ step: t, observation: before, actions: decision.actions, ...(decision.response !== undefined ? { response: decision.response } : {}), ...(decision.memo !== undefined ? { memo: decision.memo } : {}) });
+    history.push({
+      step: t,
+      observation: before,
+      actions: decision.actions,
+      ...(decision.response !== undefined ? { response: decision.response } : {}),
+      ...(decision.memo !== undefined ? { memo: decision.memo } : {}),
+    });
     acc.forwardSteps++;
     if (decision.failure) acc.policyFailures++;
     const terminal = decision.actions.find(isTerminal);
@@ -178,7 +232,17 @@ export async function rollForward(o: RollForwardOptions): Promise<ForwardRun> {
   const trajectory: Trajectory = { taskId: o.task.id, steps, events, result: evaluation };
   const simulated = o.policy.simulated === true || servedBySimulation(acc);
   return {
-    result: { taskId: o.task.id, seed: o.seed, success: evaluation.score >= 1, evaluation, stopReason, simulated, trajectory, accounting: acc, prompts: [] },
+    result: {
+      taskId: o.task.id,
+      seed: o.seed,
+      success: evaluation.score >= 1,
+      evaluation,
+      stopReason,
+      simulated,
+      trajectory,
+      accounting: acc,
+      prompts: [],
+    },
     history,
     final: observation,
   };

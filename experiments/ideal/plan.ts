@@ -88,7 +88,9 @@ export async function annotate(input: {
   const T = history.length;
   // The annotation judges the run's last step (seq T-1 of the forward rollout): its calls are shown there.
   const judged = Math.max(0, T - 1);
-  const detection = await atCallSite({ seq: judged, phase: "detector" }, () => input.detector.detect({ task: spec, history, observation: input.final, step: T, tick: T, blobs: input.blobs }));
+  const detection = await atCallSite({ seq: judged, phase: "detector" }, () =>
+    input.detector.detect({ task: spec, history, observation: input.final, step: T, tick: T, blobs: input.blobs }),
+  );
   const found = detection.isError && detection.errorStep !== null;
   const E = Math.max(0, Math.min(T - 1, found ? (detection.errorStep as number) : T - 1));
   const recoveryStep: PlanInstance["recoveryStep"] = {};
@@ -97,26 +99,53 @@ export async function annotate(input: {
   for (const s of input.strategies) {
     if (s === "zero") recoveryStep.zero = 0;
     else if (s === "error-minus-1") recoveryStep["error-minus-1"] = Math.max(0, E - 1);
-    else if (s === "error-random") recoveryStep["error-random"] = E <= 0 ? 0 : createRng(input.seed, task.id, "e-random").int(0, E - 1);
+    else if (s === "error-random")
+      recoveryStep["error-random"] = E <= 0 ? 0 : createRng(input.seed, task.id, "e-random").int(0, E - 1);
     else if (s === "llm") {
       if (!input.selector) throw new ConfigError("annotate: the llm strategy needs a selector");
-      const sel = await atCallSite({ seq: judged, phase: "selector" }, () => input.selector!.select({ task: spec, history, errorStep: E, detection, instanceKey: `${task.id}/${input.seed}`, seed: input.seed, blobs: input.blobs }));
+      const sel = await atCallSite({ seq: judged, phase: "selector" }, () =>
+        input.selector!.select({
+          task: spec,
+          history,
+          errorStep: E,
+          detection,
+          instanceKey: `${task.id}/${input.seed}`,
+          seed: input.seed,
+          blobs: input.blobs,
+        }),
+      );
       recoveryStep.llm = Math.max(0, Math.min(E, sel.step));
       selectorReason = sel.reason;
       if (sel.failure) selectorFailure = sel.failure;
     }
   }
   return {
-    task: task.id, seed: input.seed, forwardKey: input.forwardKey, errorStep: E,
-    detectorReason: found ? detection.reason : detection.failure ? `detector failed (${detection.failure}); E = last step` : `detector saw no error (${detection.reason}); E = last step`,
-    fallback: !found, ...(detection.failure ? { detectorFailure: detection.failure } : {}),
-    recoveryStep, ...(selectorReason !== undefined ? { selectorReason } : {}), ...(selectorFailure ? { selectorFailure } : {}),
-    history, final: input.final,
+    task: task.id,
+    seed: input.seed,
+    forwardKey: input.forwardKey,
+    errorStep: E,
+    detectorReason: found
+      ? detection.reason
+      : detection.failure
+        ? `detector failed (${detection.failure}); E = last step`
+        : `detector saw no error (${detection.reason}); E = last step`,
+    fallback: !found,
+    ...(detection.failure ? { detectorFailure: detection.failure } : {}),
+    recoveryStep,
+    ...(selectorReason !== undefined ? { selectorReason } : {}),
+    ...(selectorFailure ? { selectorFailure } : {}),
+    history,
+    final: input.final,
   };
 }
 
 export function readPlan(file: string): RunPlan | undefined {
-  return existsSync(file) ? readJsonFile<RunPlan>(file, { what: "plan.json", hint: "it should be the plan.json written by `retrace run`; delete it to annotate the failed runs again" }) : undefined;
+  return existsSync(file)
+    ? readJsonFile<RunPlan>(file, {
+        what: "plan.json",
+        hint: "it should be the plan.json written by `retrace run`; delete it to annotate the failed runs again",
+      })
+    : undefined;
 }
 
 /** Write plan.json: one line per instance (their histories carry whole observations; indenting them tripled the file). */

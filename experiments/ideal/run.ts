@@ -22,7 +22,16 @@ import { finishEpisode } from "../runner/episode.ts";
 import { resolveSettleMs } from "../runner/settle.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import { rollForward } from "./forward-loop.ts";
-import { annotate, readPlan, selectorConditionLabel, STRATEGY_LABELS, strategyLabels, writePlan, type PlanInstance, type RunPlan } from "./plan.ts";
+import {
+  annotate,
+  readPlan,
+  selectorConditionLabel,
+  STRATEGY_LABELS,
+  strategyLabels,
+  writePlan,
+  type PlanInstance,
+  type RunPlan,
+} from "./plan.ts";
 import { redactText } from "../../src/secrets.ts";
 import { pathInside } from "../../src/store/safe-path.ts";
 import { drawScopeFor } from "../../adapters/models/draws.ts";
@@ -45,19 +54,46 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const seeds = resolveSeeds(config.seeds, settings.seedBase);
   const maxSteps = config.options.maxForwardSteps ?? 50;
-  const deps = { runtime, blobs: ctx.blobs, out: settings.out, calls: settings.calls, osworldFiles: settings.osworldFiles, episodeRecords: settings.episodeRecords };
+  const deps = {
+    runtime,
+    blobs: ctx.blobs,
+    out: settings.out,
+    calls: settings.calls,
+    osworldFiles: settings.osworldFiles,
+    episodeRecords: settings.episodeRecords,
+  };
   const sameState = runtime.sameState;
   // The paper's post-action settle window on every step of every phase (forward, prefix replay, continuation).
   const settleMs = resolveSettleMs(config).settleMs;
 
   // Phase 1: forward rollouts.
-  const forwardJobs = expandJobs([FORWARD_CONDITION], tasks.map((t) => t.id), seeds);
+  const forwardJobs = expandJobs(
+    [FORWARD_CONDITION],
+    tasks.map((t) => t.id),
+    seeds,
+  );
   const forward = await ctx.pool("forward runs", forwardJobs, async (job, rec) => {
     const task = byId.get(job.task) as Task;
     const meter = new ModelMeter(settings.calls?.ledger);
     const draws = drawScopeFor(config.draws, { seed: job.seed, task: job.task, condition: job.condition });
-    const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env, blobs: ctx.blobs, meter, calls: settings.calls, draws });
-    const run = await rollForward({ env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps, settleMs });
+    const policy = runtime.forwardPolicy(config.forward, {
+      task,
+      seed: job.seed,
+      env: rec.env,
+      blobs: ctx.blobs,
+      meter,
+      calls: settings.calls,
+      draws,
+    });
+    const run = await rollForward({
+      env: rec.env,
+      policy,
+      task,
+      blobs: ctx.blobs,
+      seed: job.seed,
+      maxForwardSteps: maxSteps,
+      settleMs,
+    });
     const dir = pathInside(settings.out, [job.condition, job.task, String(job.seed)], `episode ${job.key}`);
     mkdirSync(dir, { recursive: true });
     const text = redactText(JSON.stringify({ history: run.history, final: run.final })) + "\n";
@@ -85,32 +121,64 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
       let llmLabel: string | undefined;
       for (const line of failed) {
         const task = byId.get(line.task) as Task;
-        const historyFile = join(pathInside(settings.out, [line.condition, line.task, String(line.seed)], `episode ${line.key}`), "history.json");
+        const historyFile = join(
+          pathInside(settings.out, [line.condition, line.task, String(line.seed)], `episode ${line.key}`),
+          "history.json",
+        );
         const saved = existsSync(`${historyFile}.gz`)
-          ? (JSON.parse(gunzipSync(readFileSync(`${historyFile}.gz`)).toString("utf8")) as { history: HistoryEntry[]; final: Observation })
-          : readJsonFile<{ history: HistoryEntry[]; final: Observation }>(historyFile, { what: "history.json", hint: "delete its line from results.jsonl and --resume to re-run that forward run" });
+          ? (JSON.parse(gunzipSync(readFileSync(`${historyFile}.gz`)).toString("utf8")) as {
+              history: HistoryEntry[];
+              final: Observation;
+            })
+          : readJsonFile<{ history: HistoryEntry[]; final: Observation }>(historyFile, {
+              what: "history.json",
+              hint: "delete its line from results.jsonl and --resume to re-run that forward run",
+            });
         const draws = drawScopeFor(config.draws, { seed: line.seed, task: line.task, condition: "annotation" });
         const meter = new ModelMeter(settings.calls?.ledger);
         const cctx = { task, seed: line.seed, env, blobs: ctx.blobs, calls: settings.calls, meter, draws };
-        const selector = config.strategies.includes("llm") ? runtime.selector(config.selector ?? defaultSpec("selector", config.forward) ?? { kind: "sim", profile: "default" }, cctx) : undefined;
+        const selector = config.strategies.includes("llm")
+          ? runtime.selector(
+              config.selector ?? defaultSpec("selector", config.forward) ?? { kind: "sim", profile: "default" },
+              cctx,
+            )
+          : undefined;
         if (selector) llmLabel ??= selectorConditionLabel(selector);
         instances.push(
           await annotate({
-            task, seed: line.seed, forwardKey: line.key, history: saved.history, final: saved.final,
-            detector: runtime.detector(config.detector, cctx), selector, strategies: config.strategies, blobs: ctx.blobs,
+            task,
+            seed: line.seed,
+            forwardKey: line.key,
+            history: saved.history,
+            final: saved.final,
+            detector: runtime.detector(config.detector, cctx),
+            selector,
+            strategies: config.strategies,
+            blobs: ctx.blobs,
           }),
         );
         annotationCalls.set(line.key, meter.callLog());
       }
       writeAnnotationCalls(settings.out, annotationCalls);
-      plan = { experiment: config.name, simulated: forward.some((l) => l.simulated), ...(llmLabel ? { labels: { llm: llmLabel } } : {}), instances } satisfies RunPlan;
+      plan = {
+        experiment: config.name,
+        simulated: forward.some((l) => l.simulated),
+        ...(llmLabel ? { labels: { llm: llmLabel } } : {}),
+        instances,
+      } satisfies RunPlan;
       writePlan(planFile, plan);
     } finally {
       await env.close();
     }
-    settings.onNote?.(`annotated ${plan.instances.length} failed forward runs of ${forward.length} (frozen in plan.json)`);
-    const detectorFailed = plan.instances.filter((i) => i.detectorFailure).length, selectorFailed = plan.instances.filter((i) => i.selectorFailure).length;
-    if (detectorFailed + selectorFailed > 0) settings.onNote?.(`annotation failures: detector ${detectorFailed}, selector ${selectorFailed} of ${plan.instances.length} failed runs (counted in summary.json ideal.annotationFailures)`);
+    settings.onNote?.(
+      `annotated ${plan.instances.length} failed forward runs of ${forward.length} (frozen in plan.json)`,
+    );
+    const detectorFailed = plan.instances.filter((i) => i.detectorFailure).length,
+      selectorFailed = plan.instances.filter((i) => i.selectorFailure).length;
+    if (detectorFailed + selectorFailed > 0)
+      settings.onNote?.(
+        `annotation failures: detector ${detectorFailed}, selector ${selectorFailed} of ${plan.instances.length} failed runs (counted in summary.json ideal.annotationFailures)`,
+      );
   } else settings.onNote?.(`reusing the frozen plan.json (${plan.instances.length} instances)`);
 
   // Phase 3: K continuations per instance and strategy. A failed run in which the detector found
@@ -120,16 +188,27 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
   const annotated = plan.instances.filter((i) => config.noErrorFound === "last-step" || !i.fallback);
   const undetected = plan.instances.filter((i) => i.fallback).length;
   if (undetected > 0)
-    settings.onNote?.(config.noErrorFound === "last-step"
-      ? `${undetected} failed runs without a detected error step continue from E = their last step (noErrorFound: last-step)`
-      : `${undetected} failed runs without a detected error step are left out of the continuations (noErrorFound: exclude)`);
+    settings.onNote?.(
+      config.noErrorFound === "last-step"
+        ? `${undetected} failed runs without a detected error step continue from E = their last step (noErrorFound: last-step)`
+        : `${undetected} failed runs without a detected error step are left out of the continuations (noErrorFound: exclude)`,
+    );
   const jobs: ContinuationJob[] = [];
   const labels = strategyLabels(plan);
   for (const strategy of config.strategies)
     for (const instance of annotated)
       for (let k = 1; k <= config.k; k++) {
         const condition = labels[strategy];
-        jobs.push({ index: forwardJobs.length + jobs.length, key: `${condition}/${instance.task}/${instance.seed}/k${k}`, condition, task: instance.task, seed: instance.seed, instance, strategy, k });
+        jobs.push({
+          index: forwardJobs.length + jobs.length,
+          key: `${condition}/${instance.task}/${instance.seed}/k${k}`,
+          condition,
+          task: instance.task,
+          seed: instance.seed,
+          instance,
+          strategy,
+          k,
+        });
       }
   const continuations = await ctx.pool("continuations", jobs, async (job, rec) => {
     const task = byId.get(job.task) as Task;
@@ -140,14 +219,42 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
     // draws (never a replay of the rollout's answers); under `draws: independent` so is the strategy.
     const meter = new ModelMeter(settings.calls?.ledger);
     const draws = drawScopeFor(config.draws, { seed: job.seed, task: job.task, k: job.k, condition: job.condition });
-    const policy = runtime.forwardPolicy(config.forward, { task, seed: job.seed, env: rec.env, stream: `k${job.k}`, blobs: ctx.blobs, meter, calls: settings.calls, draws });
+    const policy = runtime.forwardPolicy(config.forward, {
+      task,
+      seed: job.seed,
+      env: rec.env,
+      stream: `k${job.k}`,
+      blobs: ctx.blobs,
+      meter,
+      calls: settings.calls,
+      draws,
+    });
     const prefix = job.instance.history.slice(0, R);
     const expected = R < job.instance.history.length ? job.instance.history[R].observation : job.instance.final;
     const run = await rollForward({
-      env: rec.env, policy, task, blobs: ctx.blobs, seed: job.seed, maxForwardSteps: maxSteps, budget: config.continuationBudget, prefix, expected, settleMs,
-      replayRetries: config.options.replayRetries ?? 3, ...(sameState ? { sameState: (a, b) => sameState(rec.env, a, b) } : {}),
+      env: rec.env,
+      policy,
+      task,
+      blobs: ctx.blobs,
+      seed: job.seed,
+      maxForwardSteps: maxSteps,
+      budget: config.continuationBudget,
+      prefix,
+      expected,
+      settleMs,
+      replayRetries: config.options.replayRetries ?? 3,
+      ...(sameState ? { sameState: (a, b) => sameState(rec.env, a, b) } : {}),
     });
-    return finishEpisode(job, task, run.result, rec, deps, { phase: "continuation", strategy: job.strategy, errorStep: job.instance.errorStep, recoveryStep: R, k: job.k }, [job.condition, job.task, `${job.seed}-k${job.k}`], meter);
+    return finishEpisode(
+      job,
+      task,
+      run.result,
+      rec,
+      deps,
+      { phase: "continuation", strategy: job.strategy, errorStep: job.instance.errorStep, recoveryStep: R, k: job.k },
+      [job.condition, job.task, `${job.seed}-k${job.k}`],
+      meter,
+    );
   });
   return [...forward, ...continuations];
 }
@@ -156,4 +263,3 @@ export async function runIdealRecovery(config: IdealRecoveryConfig, ctx: RunCont
 export function hasPlan(out: string): boolean {
   return existsSync(join(out, "plan.json"));
 }
-

@@ -20,8 +20,24 @@ import type { ModelRole } from "../../src/usage.ts";
 import type { CacheMode } from "../../adapters/models/cache.ts";
 import type { PriceTable } from "../../adapters/models/pricing.ts";
 import { createFormatPolicy, type AgentFormatSpec } from "../../adapters/policies/format.ts";
-import { createLlmPerturbationPolicy, createLlmRecoveryJudge, createLlmRecoveryPolicy, createLlmStateVerifier, createLlmSummarizer, type LlmRecoveryJudge } from "../../adapters/llm/index.ts";
-import { CostLedger, ModelMeter, apiKeyOf, backendOf, chatModelFor, type ModelAgentSpec, type ModelCallSettings, type RoleCalls } from "../agents/index.ts";
+import {
+  createLlmPerturbationPolicy,
+  createLlmRecoveryJudge,
+  createLlmRecoveryPolicy,
+  createLlmStateVerifier,
+  createLlmSummarizer,
+  type LlmRecoveryJudge,
+} from "../../adapters/llm/index.ts";
+import {
+  CostLedger,
+  ModelMeter,
+  apiKeyOf,
+  backendOf,
+  chatModelFor,
+  type ModelAgentSpec,
+  type ModelCallSettings,
+  type RoleCalls,
+} from "../agents/index.ts";
 import { cacheOptionsOf, settingsFor } from "../agents/model-client.ts";
 import { maxTokensOf } from "../agents/model-spec.ts";
 import type { DrawScope } from "../../adapters/models/draws.ts";
@@ -62,14 +78,19 @@ export interface EvalAgents {
 /** Build the agent factories. */
 export function createEvalAgents(options: EvalAgentsOptions): EvalAgents {
   const cacheMode = options.cache ?? "off";
-  if (cacheMode !== "off" && !options.cacheDir) throw new ConfigError("--cache-dir: a cache folder is needed when --cache is on", { field: "cacheDir" });
+  if (cacheMode !== "off" && !options.cacheDir)
+    throw new ConfigError("--cache-dir: a cache folder is needed when --cache is on", { field: "cacheDir" });
   const calls: ModelCallSettings = { cache: cacheMode, cacheDir: options.cacheDir ?? "", env: options.env };
   const ledger = new CostLedger();
   const meter = new ModelMeter(ledger);
   const ctx = { blobs: options.blobs, meter, calls };
 
   /** Meter the usage that SDK-backed formats (openai-cua, anthropic) report on their decisions. */
-  function metered<P extends { propose(input: never): Promise<Pick<PolicyDecision, "usage" | "failure">> }>(policy: P, role: ModelRole, spec: ModelAgentSpec): P {
+  function metered<P extends { propose(input: never): Promise<Pick<PolicyDecision, "usage" | "failure">> }>(
+    policy: P,
+    role: ModelRole,
+    spec: ModelAgentSpec,
+  ): P {
     if (backendOf(spec) === "openai") return policy; // chat models are metered by chatModelFor
     const propose = policy.propose.bind(policy) as (input: never) => Promise<Pick<PolicyDecision, "usage" | "failure">>;
     return Object.assign(Object.create(policy) as P, {
@@ -86,10 +107,28 @@ export function createEvalAgents(options: EvalAgentsOptions): EvalAgents {
   function formatSpec(spec: ModelAgentSpec, role: ModelRole, draws?: DrawScope): AgentFormatSpec {
     const backend = backendOf(spec);
     if (spec.format === "pyautogui" || spec.format === "uitars") {
-      if (backend !== "openai") throw new ConfigError(`${role}.backend: format ${spec.format} talks to chat completions; use backend: openai`, { field: `${role}.backend` });
-      return { format: spec.format, model: chatModelFor(spec, role, { ...ctx, ...(draws && { draws }) }), observation: spec.observation, ...(spec.historyImages !== undefined && { historyImages: spec.historyImages }) };
+      if (backend !== "openai")
+        throw new ConfigError(`${role}.backend: format ${spec.format} talks to chat completions; use backend: openai`, {
+          field: `${role}.backend`,
+        });
+      return {
+        format: spec.format,
+        model: chatModelFor(spec, role, { ...ctx, ...(draws && { draws }) }),
+        observation: spec.observation,
+        ...(spec.historyImages !== undefined && { historyImages: spec.historyImages }),
+      };
     }
-    const sdk = { model: spec.model, baseURL: spec.baseUrl, apiKey: apiKeyOf(spec, calls), maxRetries: spec.maxRetries, timeoutMs: spec.timeoutMs, prices: spec.prices as PriceTable | undefined, cache: cacheOptionsOf(calls), settings: settingsFor(calls), ...(draws && { draws }) };
+    const sdk = {
+      model: spec.model,
+      baseURL: spec.baseUrl,
+      apiKey: apiKeyOf(spec, calls),
+      maxRetries: spec.maxRetries,
+      timeoutMs: spec.timeoutMs,
+      prices: spec.prices as PriceTable | undefined,
+      cache: cacheOptionsOf(calls),
+      settings: settingsFor(calls),
+      ...(draws && { draws }),
+    };
     return spec.format === "openai-cua" ? { format: "openai-cua", ...sdk } : { format: "anthropic", ...sdk };
   }
 
@@ -102,24 +141,53 @@ export function createEvalAgents(options: EvalAgentsOptions): EvalAgents {
   return {
     forward(spec, draws) {
       const f = formatSpec(spec, "policy", draws);
-      const sampling = { ...(spec.temperature !== undefined && { temperature: spec.temperature }), ...(maxTokensOf(spec) !== undefined && { maxTokens: maxTokensOf(spec) }) };
-      return metered(createFormatPolicy(f.format === "openai-cua" ? f : ({ ...f, ...sampling } as AgentFormatSpec)), "policy", spec);
+      const sampling = {
+        ...(spec.temperature !== undefined && { temperature: spec.temperature }),
+        ...(maxTokensOf(spec) !== undefined && { maxTokens: maxTokensOf(spec) }),
+      };
+      return metered(
+        createFormatPolicy(f.format === "openai-cua" ? f : ({ ...f, ...sampling } as AgentFormatSpec)),
+        "policy",
+        spec,
+      );
     },
     perturber(spec, budget, draws) {
-      return metered(createLlmPerturbationPolicy({ agent: formatSpec(spec, "perturber", draws), budget, ...call(spec) }), "perturber", spec);
+      return metered(
+        createLlmPerturbationPolicy({ agent: formatSpec(spec, "perturber", draws), budget, ...call(spec) }),
+        "perturber",
+        spec,
+      );
     },
     recoverer(spec, draws) {
       // historyImages = screenshots of the recovery context's history (formatSpec's copy is the recoverer's own steps, which it overrides)
-      return metered(createLlmRecoveryPolicy({ agent: formatSpec(spec, "recoverer", draws), ...(spec.historyImages !== undefined && { historyImages: spec.historyImages }), ...call(spec) }), "recoverer", spec);
+      return metered(
+        createLlmRecoveryPolicy({
+          agent: formatSpec(spec, "recoverer", draws),
+          ...(spec.historyImages !== undefined && { historyImages: spec.historyImages }),
+          ...call(spec),
+        }),
+        "recoverer",
+        spec,
+      );
     },
     summarizer(spec, draws) {
-      return createLlmSummarizer({ model: chatModelFor(spec, "summarizer", { ...ctx, ...(draws && { draws }) }), ...(spec.historyImages !== undefined && { historyImages: spec.historyImages }), ...call(spec) });
+      return createLlmSummarizer({
+        model: chatModelFor(spec, "summarizer", { ...ctx, ...(draws && { draws }) }),
+        ...(spec.historyImages !== undefined && { historyImages: spec.historyImages }),
+        ...call(spec),
+      });
     },
     verifier(spec, draws) {
-      return createLlmStateVerifier({ model: chatModelFor(spec, "verifier", { ...ctx, ...(draws && { draws }) }), ...call(spec) });
+      return createLlmStateVerifier({
+        model: chatModelFor(spec, "verifier", { ...ctx, ...(draws && { draws }) }),
+        ...call(spec),
+      });
     },
     judge(spec, draws) {
-      return createLlmRecoveryJudge({ model: chatModelFor(spec, "judge", { ...ctx, ...(draws && { draws }) }), ...call(spec) });
+      return createLlmRecoveryJudge({
+        model: chatModelFor(spec, "judge", { ...ctx, ...(draws && { draws }) }),
+        ...call(spec),
+      });
     },
     usage: () => meter.snapshot(),
     spentUsd: () => ledger.spentUsd,

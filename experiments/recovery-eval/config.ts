@@ -12,7 +12,14 @@ import { readConfigFile } from "../config/load.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { renameDeprecatedKeys } from "../../src/deprecation.ts";
 import { RECOVERY_CONTEXTS } from "../../src/recovery.ts";
-import { AgentSpecSchema, fillModelDefaults, validateAgentSpec, type AgentRole, type ModelAgentSpec, type ModelDefaults } from "../agents/index.ts";
+import {
+  AgentSpecSchema,
+  fillModelDefaults,
+  validateAgentSpec,
+  type AgentRole,
+  type ModelAgentSpec,
+  type ModelDefaults,
+} from "../agents/index.ts";
 
 /** An agent of the recovery evaluation: a model agent, or (SimDesk only) a simulated one. */
 export type EvalAgentSpec = ModelAgentSpec | { kind: "sim"; profile?: string };
@@ -36,7 +43,9 @@ const EnvSchema = z
      * osworld: what gives a fresh desktop per reset. `local` = a fresh X11 desktop + retrace's
      * local control server per reset; `{ vm }` = OSWorld's docker provider with that VM image.
      */
-    provider: z.union([z.literal("local"), z.object({ vm: z.string().min(1), image: z.string().min(1).optional() }).strict()]).optional(),
+    provider: z
+      .union([z.literal("local"), z.object({ vm: z.string().min(1), image: z.string().min(1).optional() }).strict()])
+      .optional(),
     /**
      * osworld: an OSWorld checkout; tasks whose metrics only OSWorld's Python evaluators implement
      * then run and are scored through them (the Python bridge), as in experiment runs.
@@ -47,7 +56,10 @@ const EnvSchema = z
   })
   .strict()
   .superRefine((e, ctx) => {
-    if (e.kind !== "osworld") for (const k of ["tasksDir", "provider", "osworldPath", "python"] as const) if (e[k] !== undefined) ctx.addIssue({ code: "custom", path: [k], message: `only env kind osworld takes ${k}` });
+    if (e.kind !== "osworld")
+      for (const k of ["tasksDir", "provider", "osworldPath", "python"] as const)
+        if (e[k] !== undefined)
+          ctx.addIssue({ code: "custom", path: [k], message: `only env kind osworld takes ${k}` });
   });
 
 const RecovererSchema = z
@@ -56,7 +68,10 @@ const RecovererSchema = z
     name: z.string().regex(/^[A-Za-z0-9_-]+$/, "use letters, digits, - and _ only"),
     agent: EvalAgentSpecSchema,
     /** Recovery contexts to evaluate this recoverer with. @default all four */
-    contexts: z.array(z.enum(RECOVERY_CONTEXTS)).min(1).default([...RECOVERY_CONTEXTS]),
+    contexts: z
+      .array(z.enum(RECOVERY_CONTEXTS))
+      .min(1)
+      .default([...RECOVERY_CONTEXTS]),
   })
   .strict();
 
@@ -121,21 +136,44 @@ export const RecoveryEvalConfigSchema = z
   .strict()
   .superRefine((c, ctx) => {
     const wantsSummary = c.eval.recoverers.some((r) => r.contexts.includes("contextualized"));
-    if (wantsSummary && !c.eval.summarizer) ctx.addIssue({ code: "custom", path: ["eval", "summarizer"], message: "a recoverer uses the contextualized context: give a summarizer agent" });
-    if (c.dataset.verify === "verifier" && !c.dataset.verifier) ctx.addIssue({ code: "custom", path: ["dataset", "verifier"], message: "verify: verifier needs a verifier agent" });
+    if (wantsSummary && !c.eval.summarizer)
+      ctx.addIssue({
+        code: "custom",
+        path: ["eval", "summarizer"],
+        message: "a recoverer uses the contextualized context: give a summarizer agent",
+      });
+    if (c.dataset.verify === "verifier" && !c.dataset.verifier)
+      ctx.addIssue({
+        code: "custom",
+        path: ["dataset", "verifier"],
+        message: "verify: verifier needs a verifier agent",
+      });
     if (c.env.kind !== "simdesk") {
       const sims: string[] = [];
       if (c.dataset.forward.kind === "sim") sims.push("dataset.forward");
       if (c.dataset.perturber.kind === "sim") sims.push("dataset.perturber");
       c.eval.recoverers.forEach((r, i) => r.agent.kind === "sim" && sims.push(`eval.recoverers.${i}.agent`));
-      for (const p of sims) ctx.addIssue({ code: "custom", path: p.split("."), message: `simulated agents read SimDesk's ground truth and cannot run on env "${c.env.kind}": use kind: model` });
+      for (const p of sims)
+        ctx.addIssue({
+          code: "custom",
+          path: p.split("."),
+          message: `simulated agents read SimDesk's ground truth and cannot run on env "${c.env.kind}": use kind: model`,
+        });
     }
   });
 type ParsedConfig = z.output<typeof RecoveryEvalConfigSchema>;
 /** A validated recovery-eval config: every agent spec checked by its kind's schema, model endpoints filled in. */
 export type RecoveryEvalConfig = Omit<ParsedConfig, "dataset" | "eval"> & {
-  dataset: Omit<ParsedConfig["dataset"], "forward" | "perturber" | "verifier"> & { forward: EvalAgentSpec; perturber: EvalAgentSpec; verifier?: EvalAgentSpec };
-  eval: Omit<ParsedConfig["eval"], "recoverers" | "summarizer" | "judge"> & { recoverers: Array<Omit<ParsedConfig["eval"]["recoverers"][number], "agent"> & { agent: EvalAgentSpec }>; summarizer?: EvalAgentSpec; judge?: ModelAgentSpec };
+  dataset: Omit<ParsedConfig["dataset"], "forward" | "perturber" | "verifier"> & {
+    forward: EvalAgentSpec;
+    perturber: EvalAgentSpec;
+    verifier?: EvalAgentSpec;
+  };
+  eval: Omit<ParsedConfig["eval"], "recoverers" | "summarizer" | "judge"> & {
+    recoverers: Array<Omit<ParsedConfig["eval"]["recoverers"][number], "agent"> & { agent: EvalAgentSpec }>;
+    summarizer?: EvalAgentSpec;
+    judge?: ModelAgentSpec;
+  };
 };
 
 /**
@@ -145,17 +183,37 @@ export type RecoveryEvalConfig = Omit<ParsedConfig, "dataset" | "eval"> & {
  * that have a SimDesk-only simulated stand-in here (perturber, summarizer) and where the registry
  * has one (forward, recovery).
  */
-function validEvalSpec(spec: unknown, role: AgentRole, path: string, fill: ModelDefaults, localSim: AgentRole[]): EvalAgentSpec {
+function validEvalSpec(
+  spec: unknown,
+  role: AgentRole,
+  path: string,
+  fill: ModelDefaults,
+  localSim: AgentRole[],
+): EvalAgentSpec {
   const raw = fillModelDefaults(spec as z.output<typeof AgentSpecSchema>, fill);
   if (raw.kind === "sim" && localSim.includes(role)) {
     const extra = Object.keys(raw).filter((k) => k !== "kind" && k !== "profile");
-    if (extra.length) throw new ConfigError(`${path}: unknown field(s) ${extra.map((k) => `"${k}"`).join(", ")} for a sim ${role}`, { field: path });
+    if (extra.length)
+      throw new ConfigError(`${path}: unknown field(s) ${extra.map((k) => `"${k}"`).join(", ")} for a sim ${role}`, {
+        field: path,
+      });
     return { kind: "sim", ...(raw.profile !== undefined && { profile: raw.profile }) };
   }
   if (role === "verifier" && raw.kind !== "model")
-    throw new ConfigError(`${path}.kind: ${String(raw.kind)} verifiers are not wired into the recovery evaluation yet (its environments record no state probes); use kind: model, or verify: ssim`, { field: `${path}.kind` });
-  const valid = validateAgentSpec(role === "recovery" || role === "perturber" ? (raw.kind === "model" ? "forward" : role) : role, raw, path) as unknown as EvalAgentSpec;
-  if (valid.kind === "model" && !valid.model) throw new ConfigError(`${path}.model: a model agent needs a model name (set it in the config or pass --model NAME)`, { field: `${path}.model` });
+    throw new ConfigError(
+      `${path}.kind: ${String(raw.kind)} verifiers are not wired into the recovery evaluation yet (its environments record no state probes); use kind: model, or verify: ssim`,
+      { field: `${path}.kind` },
+    );
+  const valid = validateAgentSpec(
+    role === "recovery" || role === "perturber" ? (raw.kind === "model" ? "forward" : role) : role,
+    raw,
+    path,
+  ) as unknown as EvalAgentSpec;
+  if (valid.kind === "model" && !valid.model)
+    throw new ConfigError(
+      `${path}.model: a model agent needs a model name (set it in the config or pass --model NAME)`,
+      { field: `${path}.model` },
+    );
   return valid;
 }
 
@@ -169,13 +227,18 @@ export interface RecoveryEvalOverrides extends ModelDefaults {
 export const DEPRECATED_EVAL_FIELDS = { budgets: "recoveryBudget" } as const;
 
 /** Validate a parsed config and apply overrides; throws a ConfigError naming the first bad field. */
-export function parseRecoveryEvalConfig(raw: unknown, source = "config", overrides: RecoveryEvalOverrides = {}): RecoveryEvalConfig {
+export function parseRecoveryEvalConfig(
+  raw: unknown,
+  source = "config",
+  overrides: RecoveryEvalOverrides = {},
+): RecoveryEvalConfig {
   let input = raw;
   const ev = (raw as { eval?: unknown } | null)?.eval;
   const renamed = renameDeprecatedKeys(`${source}.eval`, ev, DEPRECATED_EVAL_FIELDS);
   if (renamed !== ev) input = { ...(raw as object), eval: renamed };
   if (overrides.env !== undefined) {
-    if (!(EVAL_ENV_KINDS as readonly string[]).includes(overrides.env)) throw new ConfigError(`--env: "${overrides.env}" is not one of ${EVAL_ENV_KINDS.join(", ")}`, { field: "env" });
+    if (!(EVAL_ENV_KINDS as readonly string[]).includes(overrides.env))
+      throw new ConfigError(`--env: "${overrides.env}" is not one of ${EVAL_ENV_KINDS.join(", ")}`, { field: "env" });
     const obj = (input ?? {}) as Record<string, unknown>;
     const env = (typeof obj.env === "object" && obj.env !== null ? obj.env : {}) as Record<string, unknown>;
     // tasks (and OSWorld's task folder and provider) of another environment do not carry over
@@ -189,14 +252,21 @@ export function parseRecoveryEvalConfig(raw: unknown, source = "config", overrid
     throw new ConfigError(`${source}${field ? `.${field}` : ""}: ${issue.message}`, { field });
   }
   const c = r.data as unknown as RecoveryEvalConfig;
-  const check = (spec: unknown, role: AgentRole, path: string, simRoles: AgentRole[] = []) => validEvalSpec(spec, role, `${source}.${path}`, overrides, simRoles);
+  const check = (spec: unknown, role: AgentRole, path: string, simRoles: AgentRole[] = []) =>
+    validEvalSpec(spec, role, `${source}.${path}`, overrides, simRoles);
   c.dataset.forward = check(c.dataset.forward, "forward", "dataset.forward");
   c.dataset.perturber = check(c.dataset.perturber, "perturber", "dataset.perturber", ["perturber"]);
   if (c.dataset.verifier) c.dataset.verifier = check(c.dataset.verifier, "verifier", "dataset.verifier");
-  c.eval.recoverers = c.eval.recoverers.map((rc, i) => ({ ...rc, agent: check(rc.agent, "recovery", `eval.recoverers.${i}.agent`) }));
+  c.eval.recoverers = c.eval.recoverers.map((rc, i) => ({
+    ...rc,
+    agent: check(rc.agent, "recovery", `eval.recoverers.${i}.agent`),
+  }));
   if (c.eval.summarizer) c.eval.summarizer = check(c.eval.summarizer, "summarizer", "eval.summarizer", ["summarizer"]);
   if (c.eval.judge) {
-    if ((c.eval.judge as { kind?: unknown }).kind !== "model") throw new ConfigError(`${source}.eval.judge.kind: the judge is a chat model; use kind: model`, { field: "eval.judge.kind" });
+    if ((c.eval.judge as { kind?: unknown }).kind !== "model")
+      throw new ConfigError(`${source}.eval.judge.kind: the judge is a chat model; use kind: model`, {
+        field: "eval.judge.kind",
+      });
     c.eval.judge = check(c.eval.judge, "verifier", "eval.judge") as ModelAgentSpec;
   }
   return c;

@@ -21,7 +21,10 @@ export interface FlakyOptions {
 }
 
 /** Wrap `inner` so that actions are sometimes lost. Every other call is passed through. */
-export function createFlakyEnvironment<E extends Environment>(inner: E, options: FlakyOptions): Environment & { dropped: number } {
+export function createFlakyEnvironment<E extends Environment>(
+  inner: E,
+  options: FlakyOptions,
+): Environment & { dropped: number } {
   let resets = 0;
   let steps = 0;
   const env: Environment & { dropped: number } = {

@@ -97,24 +97,52 @@ function loadEvaluation(evalDir: string): { runs: RecoveryRun[]; report: Recover
   const runsFile = join(evalDir, "runs.jsonl");
   const reportFile = join(evalDir, "recovery-eval.json");
   if (!existsSync(runsFile) || !existsSync(reportFile))
-    throw new ConfigError(`--agreement --labels: ${evalDir} holds no recovery evaluation (runs.jsonl and recovery-eval.json); run \`retrace eval-recovery --dataset DIR --out ${evalDir}\` first, or pass --dataset`, { field: "out" });
-  const runs = readFileSync(runsFile, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as RecoveryRun);
+    throw new ConfigError(
+      `--agreement --labels: ${evalDir} holds no recovery evaluation (runs.jsonl and recovery-eval.json); run \`retrace eval-recovery --dataset DIR --out ${evalDir}\` first, or pass --dataset`,
+      { field: "out" },
+    );
+  const runs = readFileSync(runsFile, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as RecoveryRun);
   return { runs, report: JSON.parse(readFileSync(reportFile, "utf8")) as RecoveryEvalReport };
 }
 
 /** What the judge sees about a run: the history to the error (erroneous steps marked) and the recovery steps. */
-export function judgeInput(run: RecoveryRun, sample: RecoverySample, instruction: string): Omit<RecoveryJudgeInput, "signal"> {
+export function judgeInput(
+  run: RecoveryRun,
+  sample: RecoverySample,
+  instruction: string,
+): Omit<RecoveryJudgeInput, "signal"> {
   const history = [
-    ...sample.trajectory.steps.slice(0, sample.targetStep).map((s, i) => `${i}. ${s.actions.map(formatAction).join("; ") || "(no action)"}`),
-    ...sample.perturbation.map((s, i) => `${sample.targetStep + i}. ${s.actions.map(formatAction).join("; ") || "(no action)"}  <- after the TARGET state (erroneous)`),
+    ...sample.trajectory.steps
+      .slice(0, sample.targetStep)
+      .map((s, i) => `${i}. ${s.actions.map(formatAction).join("; ") || "(no action)"}`),
+    ...sample.perturbation.map(
+      (s, i) =>
+        `${sample.targetStep + i}. ${s.actions.map(formatAction).join("; ") || "(no action)"}  <- after the TARGET state (erroneous)`,
+    ),
   ];
-  const recovery = run.actions.map((a, i) => `${i + 1}. ${a || "(no action)"}${run.rationales[i] ? `  (rationale: ${run.rationales[i]!.replace(/\s+/g, " ").slice(0, 300)})` : ""}`);
+  const recovery = run.actions.map(
+    (a, i) =>
+      `${i + 1}. ${a || "(no action)"}${run.rationales[i] ? `  (rationale: ${run.rationales[i]!.replace(/\s+/g, " ").slice(0, 300)})` : ""}`,
+  );
   const target = sample.target.observation;
-  return { instruction, history, recovery, target, error: sample.error.observation, recovered: { screenshot: run.recovered!, width: target.width, height: target.height } };
+  return {
+    instruction,
+    history,
+    recovery,
+    target,
+    error: sample.error.observation,
+    recovered: { screenshot: run.recovered!, width: target.width, height: target.height },
+  };
 }
 
 /** Win rates of R_O AND R_TC against each baseline on the labelled runs where they disagree (a null verdict = no answer, left out). */
-export function oracleWinRates(labelled: readonly RecoveryRun[], baselines: ReadonlyArray<readonly [string, (r: RecoveryRun) => boolean | null]>): WinRateJsonRow[] {
+export function oracleWinRates(
+  labelled: readonly RecoveryRun[],
+  baselines: ReadonlyArray<readonly [string, (r: RecoveryRun) => boolean | null]>,
+): WinRateJsonRow[] {
   return baselines.map(([baseline, says]) => {
     const split = labelled.filter((r) => {
       const b = says(r);
@@ -122,21 +150,38 @@ export function oracleWinRates(labelled: readonly RecoveryRun[], baselines: Read
     });
     const wins = split.filter((r) => r.verdict!.success === r.truth).length;
     const p = wilsonInterval(wins, split.length);
-    return { baseline, disagreements: split.length, oracleWins: wins, winRate: split.length ? p.rate : null, winRateCi: split.length ? ci(p) : "n/a (no disagreements)" };
+    return {
+      baseline,
+      disagreements: split.length,
+      oracleWins: wins,
+      winRate: split.length ? p.rate : null,
+      winRateCi: split.length ? ci(p) : "n/a (no disagreements)",
+    };
   });
 }
 
 function row(a: OracleAgreement): LabelAgreementJsonRow {
   const r3 = (x: number) => Math.round(x * 1000) / 1000;
   return {
-    oracle: a.oracle, n: a.n, agreement: a.agreement.rate, agreementCi: ci(a.agreement), kappa: a.kappa === null ? null : r3(a.kappa),
+    oracle: a.oracle,
+    n: a.n,
+    agreement: a.agreement.rate,
+    agreementCi: ci(a.agreement),
+    kappa: a.kappa === null ? null : r3(a.kappa),
     kappaCi: kappaCi(a),
-    tp: a.truePositive, fp: a.falsePositive, tn: a.trueNegative, fn: a.falseNegative, falsePositiveRate: a.falsePositiveRate.rate, falseNegativeRate: a.falseNegativeRate.rate,
+    tp: a.truePositive,
+    fp: a.falsePositive,
+    tn: a.trueNegative,
+    fn: a.falseNegative,
+    falsePositiveRate: a.falsePositiveRate.rate,
+    falseNegativeRate: a.falseNegativeRate.rate,
   };
 }
 
 /** Compare every oracle (and the judge) with the labels; writes oracle-agreement.json and judgements.jsonl. */
-export async function runLabelAgreement(options: LabelAgreementOptions): Promise<{ report: LabelAgreementReport; judgeUsage?: ModelUsageFile }> {
+export async function runLabelAgreement(
+  options: LabelAgreementOptions,
+): Promise<{ report: LabelAgreementReport; judgeUsage?: ModelUsageFile }> {
   const evalDir = resolve(options.evalDir);
   const labels = loadLabels(options.labels);
   const { runs, report: evalReport } = loadEvaluation(evalDir);
@@ -155,17 +200,33 @@ export async function runLabelAgreement(options: LabelAgreementOptions): Promise
   let judgeUsage: ModelUsageFile | undefined;
   const spec = options.config?.eval.judge;
   if (spec) {
-    if (options.preflight !== false && options.cache !== "read") await preflightEndpoints(evalEndpoints([["eval.judge", spec]], options.processEnv), {});
+    if (options.preflight !== false && options.cache !== "read")
+      await preflightEndpoints(evalEndpoints([["eval.judge", spec]], options.processEnv), {});
     const ds = loadRecoveryDataset(evalReport.dataset);
     const samples = new Map(ds.samples.map((s) => [s.id, s]));
     const blobs = new LayeredBlobStore(join(evalDir, "blobs"), new BlobStore({ dir: join(ds.dir, "blobs") }));
-    const agents = createEvalAgents({ blobs, cache: options.cache, cacheDir: options.cacheDir ?? join(evalDir, "model-cache"), env: options.processEnv });
+    const agents = createEvalAgents({
+      blobs,
+      cache: options.cache,
+      cacheDir: options.cacheDir ?? join(evalDir, "model-cache"),
+      env: options.processEnv,
+    });
     for (const run of matched.labelled) {
       // Each judged run is its own draw: (the config's seed, sample, the run's id) is its identity.
-      const judge = agents.judge(spec, new DrawScope({ seed: options.config?.seed ?? 0, task: run.sampleId, condition: `judge/${runIdOf(run)}` }));
+      const judge = agents.judge(
+        spec,
+        new DrawScope({ seed: options.config?.seed ?? 0, task: run.sampleId, condition: `judge/${runIdOf(run)}` }),
+      );
       const sample = samples.get(run.sampleId);
-      if (!sample) throw new ConfigError(`${evalDir}/runs.jsonl: run ${runIdOf(run)} names sample ${run.sampleId}, which dataset ${ds.dir} does not hold`, { field: "dataset" });
-      judgements.set(runIdOf(run), await judge.judge(judgeInput(run, sample, ds.tasks.get(run.taskId)?.instruction ?? "")));
+      if (!sample)
+        throw new ConfigError(
+          `${evalDir}/runs.jsonl: run ${runIdOf(run)} names sample ${run.sampleId}, which dataset ${ds.dir} does not hold`,
+          { field: "dataset" },
+        );
+      judgements.set(
+        runIdOf(run),
+        await judge.judge(judgeInput(run, sample, ds.tasks.get(run.taskId)?.instruction ?? "")),
+      );
       options.onProgress?.(`judged ${runIdOf(run)}`);
     }
     judgeUsage = usageFile(agents.usage(), false);
@@ -174,24 +235,44 @@ export async function runLabelAgreement(options: LabelAgreementOptions): Promise
   }
   const winRates = oracleWinRates(matched.labelled, [
     ...oracles.filter(([name]) => name !== "R_O AND R_TC"),
-    ...(spec ? [[JUDGE_ORACLE, (r: RecoveryRun) => judgements.get(runIdOf(r))?.restored ?? null] as [string, (r: RecoveryRun) => boolean | null]] : []),
+    ...(spec
+      ? [
+          [JUDGE_ORACLE, (r: RecoveryRun) => judgements.get(runIdOf(r))?.restored ?? null] as [
+            string,
+            (r: RecoveryRun) => boolean | null,
+          ],
+        ]
+      : []),
   ]);
   const abstained = [...judgements.values()].filter((j) => j.restored === null).length;
   const simulated = matched.labelled.some((r) => r.simulated) || evalReport.simulated;
   const report: LabelAgreementReport = {
-    kind: "oracle-agreement", simulated, note: simulated ? SIMULATED_RECOVERY_NOTE : "",
+    kind: "oracle-agreement",
+    simulated,
+    note: simulated ? SIMULATED_RECOVERY_NOTE : "",
     truth: "human labels: restored = the recovered state is the target state, as a person judged it",
-    labels: resolve(options.labels), labelled: labels.length, matched: matched.labelled.length, restored: matched.labelled.filter((r) => r.truth).length,
-    unknownRuns: matched.unknown, notJudgedRuns: matched.notJudged,
-    judge: spec ? `${spec.model} (${[...judgements.values()][0]?.prompt ?? "recovery-judge"})` : "none (give eval.judge in the config)",
-    judgeAbstained: abstained, ...(judgeUsage && { judgeUsage }), agreement: rows.map(row), winRates,
+    labels: resolve(options.labels),
+    labelled: labels.length,
+    matched: matched.labelled.length,
+    restored: matched.labelled.filter((r) => r.truth).length,
+    unknownRuns: matched.unknown,
+    notJudgedRuns: matched.notJudged,
+    judge: spec
+      ? `${spec.model} (${[...judgements.values()][0]?.prompt ?? "recovery-judge"})`
+      : "none (give eval.judge in the config)",
+    judgeAbstained: abstained,
+    ...(judgeUsage && { judgeUsage }),
+    agreement: rows.map(row),
+    winRates,
   };
   writeTextAtomic(join(evalDir, "oracle-agreement.json"), JSON.stringify(report, null, 2) + "\n");
   const lines = matched.labelled.map((r) => {
     const id = runIdOf(r);
     const j = judgements.get(id);
     return JSON.stringify({
-      run: id, restored: r.truth, oracles: Object.fromEntries(oracles.map(([name, says]) => [name, says(r)])),
+      run: id,
+      restored: r.truth,
+      oracles: Object.fromEntries(oracles.map(([name, says]) => [name, says(r)])),
       ...(j && { judge: { restored: j.restored, reason: j.reason, ...(j.failure && { failure: j.failure }) } }),
     });
   });

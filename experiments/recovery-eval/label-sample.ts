@@ -57,9 +57,14 @@ export function writeLabelSample(options: LabelSampleOptions): LabelSampleLine[]
   const evalDir = resolve(options.evalDir);
   const runsFile = join(evalDir, "runs.jsonl");
   const reportFile = join(evalDir, "recovery-eval.json");
-  if (!existsSync(runsFile) || !existsSync(reportFile)) throw new ConfigError(`label-sample: ${evalDir} holds no recovery evaluation (runs.jsonl and recovery-eval.json); run \`retrace eval-recovery\` first`, { field: "eval" });
+  if (!existsSync(runsFile) || !existsSync(reportFile))
+    throw new ConfigError(
+      `label-sample: ${evalDir} holds no recovery evaluation (runs.jsonl and recovery-eval.json); run \`retrace eval-recovery\` first`,
+      { field: "eval" },
+    );
   const n = options.n ?? 50;
-  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`label-sample --n: expected a positive integer, got ${n}`, { field: "n" });
+  if (!Number.isInteger(n) || n < 1)
+    throw new ConfigError(`label-sample --n: expected a positive integer, got ${n}`, { field: "n" });
   const report = JSON.parse(readFileSync(reportFile, "utf8")) as RecoveryEvalReport;
   const ds = loadRecoveryDataset(report.dataset);
   const samples = new Map(ds.samples.map((s) => [s.id, s]));
@@ -67,7 +72,10 @@ export function writeLabelSample(options: LabelSampleOptions): LabelSampleLine[]
   const theirs = new BlobStore({ dir: join(ds.dir, "blobs") });
   // The file as stored: a PNG, or a SimDesk screen's gzipped SVG (`.svgz`, any SVG viewer opens it).
   const file = (ref: string) => own.storedPath(ref) ?? theirs.storedPath(ref) ?? theirs.path(ref);
-  const runs = readFileSync(runsFile, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as RecoveryRun);
+  const runs = readFileSync(runsFile, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as RecoveryRun);
   let pool = runs.filter((r) => r.status === "judged" && r.verdict && r.recovered && samples.has(r.sampleId));
   if (options.disagreements) pool = pool.filter((r) => r.verdict!.ro.pass !== r.verdict!.rtc.pass);
   // a seeded Fisher-Yates draw of n runs, then back in evaluation order
@@ -77,14 +85,27 @@ export function writeLabelSample(options: LabelSampleOptions): LabelSampleLine[]
     const j = rng.int(0, i);
     [idx[i], idx[j]] = [idx[j], idx[i]];
   }
-  const chosen = idx.slice(0, n).sort((a, b) => a - b).map((i) => pool[i]);
+  const chosen = idx
+    .slice(0, n)
+    .sort((a, b) => a - b)
+    .map((i) => pool[i]);
   const lines = chosen.map((run): LabelSampleLine => {
     const sample = samples.get(run.sampleId)!;
     const instruction = ds.tasks.get(run.taskId)?.instruction ?? "";
     const input = judgeInput(run, sample, instruction);
     return {
-      run: runIdOf(run), restored: null, task: run.taskId, instruction, variant: run.variant, budget: run.budget, distance: run.distance,
-      history: [...input.history], recovery: [...input.recovery], target: file(input.target.screenshot), error: file(input.error.screenshot), recovered: file(input.recovered.screenshot),
+      run: runIdOf(run),
+      restored: null,
+      task: run.taskId,
+      instruction,
+      variant: run.variant,
+      budget: run.budget,
+      distance: run.distance,
+      history: [...input.history],
+      recovery: [...input.recovery],
+      target: file(input.target.screenshot),
+      error: file(input.error.screenshot),
+      recovered: file(input.recovered.screenshot),
     };
   });
   writeTextAtomic(resolve(options.out), lines.map((l) => JSON.stringify(l)).join("\n") + (lines.length ? "\n" : ""));

@@ -23,7 +23,12 @@ export const LabelLineSchema = z.looseObject({
   /** A run id ({@link runIdOf}). */
   run: z.string().min(1, "give the run id"),
   /** Did the recovery restore the target state (as a person judges it)? */
-  restored: z.boolean({ error: (i) => (i.input === null || i.input === undefined ? "fill in restored: true or false (or delete the line)" : `restored must be true or false, not ${JSON.stringify(i.input)}`) }),
+  restored: z.boolean({
+    error: (i) =>
+      i.input === null || i.input === undefined
+        ? "fill in restored: true or false (or delete the line)"
+        : `restored must be true or false, not ${JSON.stringify(i.input)}`,
+  }),
 });
 
 /** One human label. */
@@ -45,20 +50,33 @@ export function parseLabels(text: string, file: string): RunLabel[] {
     try {
       json = JSON.parse(raw);
     } catch (cause) {
-      throw new ConfigError(`${file}:${line}: not valid JSON (${(cause as Error).message}); each line is {"run": "<run id>", "restored": true|false}`, { cause, field: "labels" });
+      throw new ConfigError(
+        `${file}:${line}: not valid JSON (${(cause as Error).message}); each line is {"run": "<run id>", "restored": true|false}`,
+        { cause, field: "labels" },
+      );
     }
     const r = LabelLineSchema.safeParse(json);
     if (!r.success) {
       const issue = r.error.issues[0];
       const where = issue.path.length ? `${issue.path.join(".")}: ` : "";
-      throw new ConfigError(`${file}:${line}: ${where}${issue.path.length ? issue.message : 'expected an object {"run": "<run id>", "restored": true|false}'}`, { field: "labels" });
+      throw new ConfigError(
+        `${file}:${line}: ${where}${issue.path.length ? issue.message : 'expected an object {"run": "<run id>", "restored": true|false}'}`,
+        { field: "labels" },
+      );
     }
     const first = seen.get(r.data.run);
-    if (first !== undefined) throw new ConfigError(`${file}:${line}: run "${r.data.run}" is already labelled on line ${first}; keep one label per run`, { field: "labels" });
+    if (first !== undefined)
+      throw new ConfigError(
+        `${file}:${line}: run "${r.data.run}" is already labelled on line ${first}; keep one label per run`,
+        { field: "labels" },
+      );
     seen.set(r.data.run, line);
     labels.push({ run: r.data.run, restored: r.data.restored, line });
   });
-  if (labels.length === 0) throw new ConfigError(`${file}: no labels (expected JSONL lines {"run": "<run id>", "restored": true|false})`, { field: "labels" });
+  if (labels.length === 0)
+    throw new ConfigError(`${file}: no labels (expected JSONL lines {"run": "<run id>", "restored": true|false})`, {
+      field: "labels",
+    });
   return labels;
 }
 
@@ -68,7 +86,10 @@ export function loadLabels(file: string): RunLabel[] {
   try {
     text = readFileSync(file, "utf8");
   } catch (cause) {
-    throw new ConfigError(`--labels: cannot read ${file}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { cause, field: "labels" });
+    throw new ConfigError(
+      `--labels: cannot read ${file}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`,
+      { cause, field: "labels" },
+    );
   }
   return parseLabels(text, file);
 }

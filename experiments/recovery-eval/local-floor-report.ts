@@ -11,7 +11,17 @@ import type { RecoveryRun } from "../../src/eval/run.ts";
 import type { RecoverySample } from "../../src/dataset/types.ts";
 import { maskedObservationOracle } from "../../src/oracle/recovery-oracle.ts";
 import { ci } from "./report-data.ts";
-import { chooseFloor, crossValidate, FLOOR_GRID, floorRow, jointWithFloor, paperJoint, splitTasks, type FloorRecord, type FloorRow } from "./local-floor.ts";
+import {
+  chooseFloor,
+  crossValidate,
+  FLOOR_GRID,
+  floorRow,
+  jointWithFloor,
+  paperJoint,
+  splitTasks,
+  type FloorRecord,
+  type FloorRow,
+} from "./local-floor.ts";
 import { DataError } from "../../src/errors.ts";
 
 /** Local regions tried: one SSIM window (33 px at 1280x800), tiles of 4 and 11 window positions. */
@@ -19,8 +29,17 @@ export const FLOOR_BLOCKS: readonly number[] = [1, 4, 11];
 
 /** The samples and the judged runs (with a verdict and ground truth) of one agreement setting folder. */
 export function judgedRuns(setting: string): { samples: Map<string, RecoverySample>; runs: RecoveryRun[] } {
-  const samples = new Map<string, RecoverySample>(readFileSync(join(setting, "dataset", "samples.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as RecoverySample).map((s) => [s.id, s]));
-  const runs = readFileSync(join(setting, "runs.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as RecoveryRun)
+  const samples = new Map<string, RecoverySample>(
+    readFileSync(join(setting, "dataset", "samples.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as RecoverySample)
+      .map((s) => [s.id, s]),
+  );
+  const runs = readFileSync(join(setting, "runs.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as RecoveryRun)
     .filter((r) => r.status === "judged" && r.verdict && r.truth !== undefined);
   return { samples, runs };
 }
@@ -35,32 +54,62 @@ export async function floorRecords(dir: string, readerFor: (setting: string) => 
     const { samples, runs } = judgedRuns(setting);
     for (const r of runs) {
       const s = samples.get(r.sampleId);
-      if (!s || !r.recovered) throw new DataError(`run ${r.sampleId} ${r.variant} r=${r.budget}: no sample or no recovered screenshot (re-run the agreement with this code)`);
+      if (!s || !r.recovered)
+        throw new DataError(
+          `run ${r.sampleId} ${r.variant} r=${r.budget}: no sample or no recovered screenshot (re-run the agreement with this code)`,
+        );
       const local: Record<number, number> = {};
       let meanPass = false;
       for (const block of FLOOR_BLOCKS) {
         // A floor of -1 never rejects (SSIM >= -1) but makes the oracle report the local minimum.
-        const v = await maskedObservationOracle({ screenshot: r.recovered } as never, s.target.observation, blobs, s.masks?.task ?? null, r.verdict!.ro.threshold, undefined, undefined, { floor: -1, block });
+        const v = await maskedObservationOracle(
+          { screenshot: r.recovered } as never,
+          s.target.observation,
+          blobs,
+          s.masks?.task ?? null,
+          r.verdict!.ro.threshold,
+          undefined,
+          undefined,
+          { floor: -1, block },
+        );
         local[block] = v.localSsim!;
         meanPass = v.meanPass;
       }
-      records.push({ run: `${noise} ${r.sampleId} ${r.variant} r=${r.budget}`, taskId: r.taskId, noise, truth: r.truth!, rtc: r.verdict!.rtc.pass, ro: r.verdict!.ro.pass, meanPass, local });
+      records.push({
+        run: `${noise} ${r.sampleId} ${r.variant} r=${r.budget}`,
+        taskId: r.taskId,
+        noise,
+        truth: r.truth!,
+        rtc: r.verdict!.rtc.pass,
+        ro: r.verdict!.ro.pass,
+        meanPass,
+        local,
+      });
     }
   }
   return records;
 }
 
-const fmt = (x: FloorRow) => `${ci(x.agreement)} | ${x.fp}/${x.fp + x.tn} = ${ci(x.fpr)} | ${x.fn}/${x.fn + x.tp} = ${ci(x.fnr)}`;
+const fmt = (x: FloorRow) =>
+  `${ci(x.agreement)} | ${x.fp}/${x.fp + x.tn} = ${ci(x.fpr)} | ${x.fn}/${x.fn + x.tp} = ${ci(x.fnr)}`;
 const tauText = (t: number) => (t === -Infinity ? "none" : String(t));
 
 /** The markdown report and its JSON. */
-export async function floorReport(dir: string, readerFor: (setting: string) => BlobReader): Promise<{ text: string; json: unknown }> {
+export async function floorReport(
+  dir: string,
+  readerFor: (setting: string) => BlobReader,
+): Promise<{ text: string; json: unknown }> {
   const records = await floorRecords(dir, readerFor);
   const { tune, heldOut } = splitTasks(records.map((r) => r.taskId));
   const tuneRecs = records.filter((r) => tune.has(r.taskId));
   let text = `${records.length} judged runs; tuning tasks (even positions): ${[...tune].join(", ")}\nheld-out tasks: ${[...heldOut].join(", ")}\n\n`;
-  const json: { blocks: unknown[]; records: FloorRecord[]; cv: unknown[]; chosenBlock?: number } = { blocks: [], records, cv: [] };
-  text += "two-fold cross-validation of the local region (tau chosen on one half, judged on the other; R_Om AND R_TC, both noise settings):\n\n| region | tau (even -> odd) | tau (odd -> even) | held-out agreements | FP | FN |\n|---|---|---|---|---|---|\n";
+  const json: { blocks: unknown[]; records: FloorRecord[]; cv: unknown[]; chosenBlock?: number } = {
+    blocks: [],
+    records,
+    cv: [],
+  };
+  text +=
+    "two-fold cross-validation of the local region (tau chosen on one half, judged on the other; R_Om AND R_TC, both noise settings):\n\n| region | tau (even -> odd) | tau (odd -> even) | held-out agreements | FP | FN |\n|---|---|---|---|---|---|\n";
   let bestCv = { block: FLOOR_BLOCKS[0], agree: -1 };
   for (const block of FLOOR_BLOCKS) {
     const cv = crossValidate(records, block);
@@ -75,13 +124,22 @@ export async function floorReport(dir: string, readerFor: (setting: string) => B
   for (const block of FLOOR_BLOCKS) {
     const chosen = chooseFloor(tuneRecs, block);
     text += `### local region: ${block === 1 ? "one SSIM window" : `tiles of ${block} x ${block} window positions`}; tau chosen on the tuning half = ${tauText(chosen.tau)} (tuning agreement ${chosen.agreement.toFixed(4)})\n\n`;
-    text += "| noise | runs | oracle | agreement | FP / truly not recovered = FPR | FN / truly recovered = FNR |\n|---|---|---|---|---|---|\n";
+    text +=
+      "| noise | runs | oracle | agreement | FP / truly not recovered = FPR | FN / truly recovered = FNR |\n|---|---|---|---|---|---|\n";
     const rows: unknown[] = [];
     for (const noise of ["off", "on"]) {
-      for (const [part, recs] of [["tuning", tuneRecs], ["held-out", records.filter((r) => heldOut.has(r.taskId))], ["all", records]] as const) {
+      for (const [part, recs] of [
+        ["tuning", tuneRecs],
+        ["held-out", records.filter((r) => heldOut.has(r.taskId))],
+        ["all", records],
+      ] as const) {
         const sub = recs.filter((r) => r.noise === noise);
         if (sub.length === 0) continue;
-        for (const [name, says] of [["R_O AND R_TC (paper)", paperJoint], ["R_Om (mean only) AND R_TC", jointWithFloor(-Infinity, block)], [`R_Om (floor ${tauText(chosen.tau)}) AND R_TC`, jointWithFloor(chosen.tau, block)]] as const) {
+        for (const [name, says] of [
+          ["R_O AND R_TC (paper)", paperJoint],
+          ["R_Om (mean only) AND R_TC", jointWithFloor(-Infinity, block)],
+          [`R_Om (floor ${tauText(chosen.tau)}) AND R_TC`, jointWithFloor(chosen.tau, block)],
+        ] as const) {
           const row = floorRow(sub, says);
           text += `| ${noise} | ${part} | ${name} | ${fmt(row)} |\n`;
           rows.push({ noise, part, oracle: name, ...row });
@@ -91,7 +149,12 @@ export async function floorReport(dir: string, readerFor: (setting: string) => B
     text += `\nsweep of tau (all runs, R_Om AND R_TC):\n\n| tau | noise off: agreement, FP, FN | noise on: agreement, FP, FN |\n|---|---|---|\n`;
     const sweep: unknown[] = [];
     for (const tau of FLOOR_GRID) {
-      const cells = ["off", "on"].map((noise) => floorRow(records.filter((r) => r.noise === noise), jointWithFloor(tau, block)));
+      const cells = ["off", "on"].map((noise) =>
+        floorRow(
+          records.filter((r) => r.noise === noise),
+          jointWithFloor(tau, block),
+        ),
+      );
       text += `| ${tauText(tau)} | ${cells.map((c) => `${c.agreement.rate.toFixed(4)}, ${c.fp}, ${c.fn}`).join(" | ")} |\n`;
       sweep.push({ tau: tauText(tau), off: cells[0], on: cells[1] });
     }

@@ -45,12 +45,31 @@ export interface FloorRow {
 }
 
 /** The thresholds tried (-Infinity = no floor, the mean-only R_Om). */
-export const FLOOR_GRID: readonly number[] = [-Infinity, 0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.98, 0.99];
+export const FLOOR_GRID: readonly number[] = [
+  -Infinity,
+  0,
+  0.2,
+  0.3,
+  0.4,
+  0.5,
+  0.6,
+  0.7,
+  0.8,
+  0.85,
+  0.9,
+  0.95,
+  0.97,
+  0.98,
+  0.99,
+];
 
 /** Tasks sorted by id: even positions tune, odd positions are held out. */
 export function splitTasks(taskIds: Iterable<string>): { tune: Set<string>; heldOut: Set<string> } {
   const sorted = [...new Set(taskIds)].sort();
-  return { tune: new Set(sorted.filter((_, i) => i % 2 === 0)), heldOut: new Set(sorted.filter((_, i) => i % 2 === 1)) };
+  return {
+    tune: new Set(sorted.filter((_, i) => i % 2 === 0)),
+    heldOut: new Set(sorted.filter((_, i) => i % 2 === 1)),
+  };
 }
 
 /** The agreement row of `says` against the truth over `records`. */
@@ -67,7 +86,11 @@ export function jointWithFloor(tau: number, block: number): (r: FloorRecord) => 
 export const paperJoint = (r: FloorRecord): boolean => r.rtc && r.ro;
 
 /** Pick tau on the tuning records by the rule in this module's header. */
-export function chooseFloor(tune: readonly FloorRecord[], block: number, grid: readonly number[] = FLOOR_GRID): { tau: number; agreement: number } {
+export function chooseFloor(
+  tune: readonly FloorRecord[],
+  block: number,
+  grid: readonly number[] = FLOOR_GRID,
+): { tau: number; agreement: number } {
   let best = { tau: grid[0], agreement: -1 };
   for (const tau of grid) {
     const a = floorRow(tune, jointWithFloor(tau, block)).agreement.rate;
@@ -77,11 +100,30 @@ export function chooseFloor(tune: readonly FloorRecord[], block: number, grid: r
 }
 
 /** Two-fold cross-validation of the rule for one region size: held-out agreements over both folds. */
-export function crossValidate(records: readonly FloorRecord[], block: number): { folds: Array<{ tau: number; heldOut: FloorRow }>; agree: number; n: number } {
+export function crossValidate(
+  records: readonly FloorRecord[],
+  block: number,
+): { folds: Array<{ tau: number; heldOut: FloorRow }>; agree: number; n: number } {
   const { tune, heldOut } = splitTasks(records.map((r) => r.taskId));
-  const folds = [[tune, heldOut], [heldOut, tune]].map(([a, b]) => {
-    const { tau } = chooseFloor(records.filter((r) => a.has(r.taskId)), block);
-    return { tau, heldOut: floorRow(records.filter((r) => b.has(r.taskId)), jointWithFloor(tau, block)) };
+  const folds = [
+    [tune, heldOut],
+    [heldOut, tune],
+  ].map(([a, b]) => {
+    const { tau } = chooseFloor(
+      records.filter((r) => a.has(r.taskId)),
+      block,
+    );
+    return {
+      tau,
+      heldOut: floorRow(
+        records.filter((r) => b.has(r.taskId)),
+        jointWithFloor(tau, block),
+      ),
+    };
   });
-  return { folds, agree: folds.reduce((s, f) => s + f.heldOut.tp + f.heldOut.tn, 0), n: folds.reduce((s, f) => s + f.heldOut.n, 0) };
+  return {
+    folds,
+    agree: folds.reduce((s, f) => s + f.heldOut.tp + f.heldOut.tn, 0),
+    n: folds.reduce((s, f) => s + f.heldOut.n, 0),
+  };
 }

@@ -32,7 +32,13 @@ import type { CacheMode } from "../../adapters/models/cache.ts";
 import { createEnvironmentFactory, tasksForEnvironment } from "../../adapters/environments/registry.ts";
 import type { SimDesk } from "../../adapters/environments/simdesk/index.ts";
 import type { SimDeskTask } from "../../adapters/environments/simdesk/ground-truth.ts";
-import { createSimForwardPolicy, createSimPerturbationPolicy, createSimRecoveryPolicy, describeSimulated, SIM_PROFILES } from "../../adapters/policies/simulated/index.ts";
+import {
+  createSimForwardPolicy,
+  createSimPerturbationPolicy,
+  createSimRecoveryPolicy,
+  describeSimulated,
+  SIM_PROFILES,
+} from "../../adapters/policies/simulated/index.ts";
 import { runtimeSettings } from "../../src/settings.ts";
 import { apiKeyOf, backendOf, preflightEndpoints, type Endpoint } from "../agents/index.ts";
 import { createEvalAgents, type EvalAgents, type RoleUsage } from "./agents.ts";
@@ -67,10 +73,17 @@ export interface ConfiguredRunOptions {
   onProgress?: (message: string) => void;
 }
 
-const VENDOR_URL = { openai: "https://api.openai.com/v1", "openai-responses": "https://api.openai.com/v1", anthropic: "https://api.anthropic.com" } as const;
+const VENDOR_URL = {
+  openai: "https://api.openai.com/v1",
+  "openai-responses": "https://api.openai.com/v1",
+  anthropic: "https://api.anthropic.com",
+} as const;
 
 /** The distinct model endpoints of the agents a command uses, with the config fields that use each. */
-export function evalEndpoints(agents: ReadonlyArray<[string, EvalAgentSpec | undefined]>, processEnv: NodeJS.ProcessEnv = process.env): Endpoint[] {
+export function evalEndpoints(
+  agents: ReadonlyArray<[string, EvalAgentSpec | undefined]>,
+  processEnv: NodeJS.ProcessEnv = process.env,
+): Endpoint[] {
   const settings = runtimeSettings(processEnv);
   const byKey = new Map<string, Endpoint>();
   for (const [path, spec] of agents) {
@@ -87,8 +100,12 @@ export function evalEndpoints(agents: ReadonlyArray<[string, EvalAgentSpec | und
   return [...byKey.values()];
 }
 
-async function preflight(options: ConfiguredRunOptions, agents: ReadonlyArray<[string, EvalAgentSpec | undefined]>): Promise<void> {
-  if (options.maxCostUsd !== undefined) assertPricedForCap(agents.map(([path, spec]) => ({ path, spec: spec as CappedAgent["spec"] })));
+async function preflight(
+  options: ConfiguredRunOptions,
+  agents: ReadonlyArray<[string, EvalAgentSpec | undefined]>,
+): Promise<void> {
+  if (options.maxCostUsd !== undefined)
+    assertPricedForCap(agents.map(([path, spec]) => ({ path, spec: spec as CappedAgent["spec"] })));
   if (options.preflight === false || options.cache === "read") return;
   await preflightEndpoints(evalEndpoints(agents, options.processEnv), {});
 }
@@ -106,19 +123,41 @@ export interface ModelUsageFile {
 }
 
 /** `model-usage.json` from usage per role. */
-export function usageFile(roles: Partial<Record<string, RoleUsage>>, simulated: boolean, stopped?: string): ModelUsageFile {
-  const sum = (k: "calls" | "errors" | "costUsd") => Math.round(Object.values(roles).reduce((s, r) => s + (r?.[k] ?? 0), 0) * 1e9) / 1e9;
-  return { simulated, ...(stopped && { stopped }), roles, calls: sum("calls"), errors: sum("errors"), costUsd: sum("costUsd") };
+export function usageFile(
+  roles: Partial<Record<string, RoleUsage>>,
+  simulated: boolean,
+  stopped?: string,
+): ModelUsageFile {
+  const sum = (k: "calls" | "errors" | "costUsd") =>
+    Math.round(Object.values(roles).reduce((s, r) => s + (r?.[k] ?? 0), 0) * 1e9) / 1e9;
+  return {
+    simulated,
+    ...(stopped && { stopped }),
+    roles,
+    calls: sum("calls"),
+    errors: sum("errors"),
+    costUsd: sum("costUsd"),
+  };
 }
 
 /** The `stop` hook of --max-cost-usd, remembering whether it fired. */
-function costStop(options: ConfiguredRunOptions, agents: EvalAgents): { stop?: () => string | undefined; reason(): string | undefined } {
+function costStop(
+  options: ConfiguredRunOptions,
+  agents: EvalAgents,
+): { stop?: () => string | undefined; reason(): string | undefined } {
   const max = options.maxCostUsd;
   if (max === undefined) return { reason: () => undefined };
-  if (!(max > 0)) throw new ConfigError(`--max-cost-usd: expected a positive amount of US dollars, got ${max}`, { field: "maxCostUsd" });
+  if (!(max > 0))
+    throw new ConfigError(`--max-cost-usd: expected a positive amount of US dollars, got ${max}`, {
+      field: "maxCostUsd",
+    });
   let reason: string | undefined;
   return {
-    stop: () => (reason ??= agents.spentUsd() >= max ? `recorded cost $${agents.spentUsd().toFixed(2)} reached --max-cost-usd ${max}` : undefined),
+    stop: () =>
+      (reason ??=
+        agents.spentUsd() >= max
+          ? `recorded cost $${agents.spentUsd().toFixed(2)} reached --max-cost-usd ${max}`
+          : undefined),
     reason: () => reason,
   };
 }
@@ -141,12 +180,17 @@ function selectTasks(config: RecoveryEvalConfig, onSkipped?: (task: string, reas
   } else all = tasksForEnvironment(config.env.kind);
   const byId = new Map(all.map((t) => [t.id, t]));
   const tasks = config.env.tasks
-    ? config.env.tasks.map((id, i) => {
-        const t = byId.get(id);
-        if (!t && skippedIds.has(id)) return undefined; // reported through onSkipped
-        if (!t) throw new ConfigError(`env.tasks.${i}: "${id}" is not a ${config.env.kind} task (\`retrace tasks\` lists them)`, { field: `env.tasks.${i}` });
-        return t;
-      })
+    ? config.env.tasks
+        .map((id, i) => {
+          const t = byId.get(id);
+          if (!t && skippedIds.has(id)) return undefined; // reported through onSkipped
+          if (!t)
+            throw new ConfigError(
+              `env.tasks.${i}: "${id}" is not a ${config.env.kind} task (\`retrace tasks\` lists them)`,
+              { field: `env.tasks.${i}` },
+            );
+          return t;
+        })
         .filter((t): t is Task => t !== undefined)
     : [...all];
   return config.env.limit ? tasks.slice(0, config.env.limit) : tasks;
@@ -156,37 +200,71 @@ function selectTasks(config: RecoveryEvalConfig, onSkipped?: (task: string, reas
 async function openEnv(config: RecoveryEvalConfig, blobs: BlobStore, stateDir: string): Promise<Environment> {
   const size = { width: config.env.width, height: config.env.height };
   if (config.env.kind === "simdesk") return createEvalSimDesk(blobs, stateDir, size);
-  if (config.env.kind === "osworld") return openOsworldEvalEnv(config.env, blobs, config.name, osworldEvalBridge(config.env).bridge);
+  if (config.env.kind === "osworld")
+    return openOsworldEvalEnv(config.env, blobs, config.name, osworldEvalBridge(config.env).bridge);
   return createEnvironmentFactory(config.env.kind, { blobs, ...size })();
 }
 
-function simProfile<T extends object>(profiles: Record<string, T>, name: string | undefined, fallback: string, path: string): T {
+function simProfile<T extends object>(
+  profiles: Record<string, T>,
+  name: string | undefined,
+  fallback: string,
+  path: string,
+): T {
   const key = name ?? fallback;
   const p = profiles[key];
-  if (!p) throw new ConfigError(`${path}.profile: unknown simulated profile "${key}" (one of ${Object.keys(profiles).join(", ")})`, { field: `${path}.profile` });
+  if (!p)
+    throw new ConfigError(
+      `${path}.profile: unknown simulated profile "${key}" (one of ${Object.keys(profiles).join(", ")})`,
+      { field: `${path}.profile` },
+    );
   return p;
 }
 
 /** Forward-policy factory for rollouts and implicit recovery. */
-function forwardFactory(spec: EvalAgentSpec, agents: EvalAgents, seed: number, phase: string): (task: Task, key: string) => ForwardPolicy {
+function forwardFactory(
+  spec: EvalAgentSpec,
+  agents: EvalAgents,
+  seed: number,
+  phase: string,
+): (task: Task, key: string) => ForwardPolicy {
   // Each rollout (or implicit-recovery run) draws on its own: seed, task and the rollout/sample key are its draw identity.
-  if (spec.kind === "model") return (task, key) => agents.forward(spec, new DrawScope({ seed, task: task.id, condition: `${phase}/${key}` }));
+  if (spec.kind === "model")
+    return (task, key) => agents.forward(spec, new DrawScope({ seed, task: task.id, condition: `${phase}/${key}` }));
   const profile = simProfile(SIM_PROFILES.forward, spec.profile, "default", "dataset.forward");
   return (task, key) => createSimForwardPolicy({ task: task as SimDeskTask, seed: `${seed}/${key}`, ...profile });
 }
 
 /** Build and save a recovery dataset as the config says. */
-export async function buildConfiguredDataset(options: ConfiguredRunOptions): Promise<{ manifest: RecoveryDatasetManifest; usage: ModelUsageFile }> {
+export async function buildConfiguredDataset(
+  options: ConfiguredRunOptions,
+): Promise<{ manifest: RecoveryDatasetManifest; usage: ModelUsageFile }> {
   const { config } = options;
   const d = config.dataset;
   const skipped: Array<{ task: string; reason: string }> = [];
-  const tasks = selectTasks(config, (task, reason) => (skipped.push({ task, reason }), options.onSkipped?.(task, reason)));
-  if (tasks.length === 0) throw new ConfigError(`env.tasks: no tasks selected${skipped.length ? ` (skipped: ${skipped.map((s) => `${s.task}: ${s.reason}`).join("; ")})` : ""}`, { field: "env.tasks" });
-  await preflight(options, [["dataset.forward", d.forward], ["dataset.perturber", d.perturber], ["dataset.verifier", d.verifier]]);
+  const tasks = selectTasks(
+    config,
+    (task, reason) => (skipped.push({ task, reason }), options.onSkipped?.(task, reason)),
+  );
+  if (tasks.length === 0)
+    throw new ConfigError(
+      `env.tasks: no tasks selected${skipped.length ? ` (skipped: ${skipped.map((s) => `${s.task}: ${s.reason}`).join("; ")})` : ""}`,
+      { field: "env.tasks" },
+    );
+  await preflight(options, [
+    ["dataset.forward", d.forward],
+    ["dataset.perturber", d.perturber],
+    ["dataset.verifier", d.verifier],
+  ]);
   const out = resolve(options.out);
   mkdirSync(out, { recursive: true });
   const blobs = new BlobStore({ dir: join(out, "blobs") });
-  const agents = createEvalAgents({ blobs, cache: options.cache, cacheDir: options.cacheDir ?? join(out, "model-cache"), env: options.processEnv });
+  const agents = createEvalAgents({
+    blobs,
+    cache: options.cache,
+    cacheDir: options.cacheDir ?? join(out, "model-cache"),
+    env: options.processEnv,
+  });
   const env = await openEnv(config, blobs, join(out, "simdesk-states"));
   const budget = costStop(options, agents);
   const seen = new Map<string, ForwardPolicy>();
@@ -195,21 +273,62 @@ export async function buildConfiguredDataset(options: ConfiguredRunOptions): Pro
     const forward = forwardFactory(d.forward, agents, config.seed, "rollout");
     const perturbSpec = d.perturber;
     const build = await buildRecoveryDataset({
-      env, blobs, tasks, seed: config.seed, check: configuredCheck(config, agents), settleMs: recoveryEvalSettle(config).settleMs,
+      env,
+      blobs,
+      tasks,
+      seed: config.seed,
+      check: configuredCheck(config, agents),
+      settleMs: recoveryEvalSettle(config).settleMs,
       forwardPolicy: ({ task, rollout }) => note(forward(task, String(rollout))),
       perturbationPolicy: ({ task, rollout, targetStep, distance }) =>
-        note(perturbSpec.kind === "model" ? agents.perturber(perturbSpec, distance, new DrawScope({ seed: config.seed, task: task.id, condition: `perturb/${rollout}/${targetStep}/${distance}` })) : createSimPerturbationPolicy({ groundTruth: env as SimDesk, seed: `${config.seed}/${rollout}/${targetStep}/${distance}` })),
-      rolloutsPerTask: d.rolloutsPerTask, replays: d.replays, seedStepsPerTrajectory: d.seedSteps, distances: d.distances, maxSteps: d.maxSteps,
-      maxSamplesPerDistance: d.maxSamplesPerDistance, onProgress: options.onProgress, stop: budget.stop,
+        note(
+          perturbSpec.kind === "model"
+            ? agents.perturber(
+                perturbSpec,
+                distance,
+                new DrawScope({
+                  seed: config.seed,
+                  task: task.id,
+                  condition: `perturb/${rollout}/${targetStep}/${distance}`,
+                }),
+              )
+            : createSimPerturbationPolicy({
+                groundTruth: env as SimDesk,
+                seed: `${config.seed}/${rollout}/${targetStep}/${distance}`,
+              }),
+        ),
+      rolloutsPerTask: d.rolloutsPerTask,
+      replays: d.replays,
+      seedStepsPerTrajectory: d.seedSteps,
+      distances: d.distances,
+      maxSteps: d.maxSteps,
+      maxSamplesPerDistance: d.maxSamplesPerDistance,
+      onProgress: options.onProgress,
+      stop: budget.stop,
       declaredSimulated: () => servedBySimulatedModel(agents.usage()),
     });
     const served = servedBySimulatedModel(agents.usage());
     const usage = usageFile(agents.usage(), build.simulated || served, build.stopped);
     const manifest = saveRecoveryDataset({
-      dir: out, build: { ...build, simulated: build.simulated || served }, tasks, blobs, simulatedLabel: [describeSimulated(...seen.values()), served ? STAND_IN_LABEL : ""].filter(Boolean).join(" + "),
+      dir: out,
+      build: { ...build, simulated: build.simulated || served },
+      tasks,
+      blobs,
+      simulatedLabel: [describeSimulated(...seen.values()), served ? STAND_IN_LABEL : ""].filter(Boolean).join(" + "),
       config: {
-        env: config.env.kind, width: config.env.width, height: config.env.height, noise: false, noiseSeed: 0, verify: d.verify, name: config.name, settleSource: recoveryEvalSettle(config).source,
-        agents: { forward: redactSpec(d.forward), perturber: redactSpec(d.perturber), ...(d.verifier && { verifier: redactSpec(d.verifier) }) },
+        env: config.env.kind,
+        width: config.env.width,
+        height: config.env.height,
+        noise: false,
+        noiseSeed: 0,
+        verify: d.verify,
+        name: config.name,
+        settleSource: recoveryEvalSettle(config).source,
+        agents: {
+          forward: redactSpec(d.forward),
+          perturber: redactSpec(d.perturber),
+          ...(d.verifier && { verifier: redactSpec(d.verifier) }),
+        },
         tasks: tasks.map((t) => t.id),
         ...(skipped.length > 0 && { skipped }),
         ...(build.stopped && { stopped: build.stopped }),
@@ -230,10 +349,18 @@ export async function buildConfiguredDataset(options: ConfiguredRunOptions): Pro
 function configuredCheck(config: RecoveryEvalConfig, agents: EvalAgents): StateCheck {
   const v = config.dataset.verifier;
   if (v && v.kind !== "model")
-    throw new ConfigError(`dataset.verifier.kind: ${v.kind} verifiers are not wired into the recovery evaluation yet (its environments record no state probes); use kind: model, or verify: ssim`, { field: "dataset.verifier.kind" });
+    throw new ConfigError(
+      `dataset.verifier.kind: ${v.kind} verifiers are not wired into the recovery evaluation yet (its environments record no state probes); use kind: model, or verify: ssim`,
+      { field: "dataset.verifier.kind" },
+    );
   // One draw scope for the run's verifier calls (they are sequential): each gets its own identity,
   // and a repeated identical check is a fresh draw (ordinal), reproducible under the config's seed.
-  return createStateCheck({ method: config.dataset.verify, verifier: v ? agents.verifier(v, new DrawScope({ seed: config.seed, task: "state-check", condition: "verifier" })) : undefined });
+  return createStateCheck({
+    method: config.dataset.verify,
+    verifier: v
+      ? agents.verifier(v, new DrawScope({ seed: config.seed, task: "state-check", condition: "verifier" }))
+      : undefined,
+  });
 }
 
 /** A recovery-eval config's settle wait (every path of the build and the evaluation): `settleMs` when given, else the environment's default (osworld 10 s). */
@@ -255,11 +382,17 @@ function servedBySimulatedModel(roles: Partial<Record<string, RoleUsage>>): bool
 }
 
 /** Evaluate the config's recovery variants on a dataset; writes recovery-eval.json, runs.jsonl, model-usage.json. */
-export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & { dataset: string }): Promise<{ report: RecoveryEvalReport; runs: RecoveryRun[]; usage: ModelUsageFile }> {
+export async function runConfiguredRecoveryEval(
+  options: ConfiguredRunOptions & { dataset: string },
+): Promise<{ report: RecoveryEvalReport; runs: RecoveryRun[]; usage: ModelUsageFile }> {
   const { config } = options;
   const ds = loadRecoveryDataset(options.dataset);
   const dsEnv = String(ds.manifest.config.env);
-  if (dsEnv !== config.env.kind) throw new ConfigError(`--dataset: ${ds.dir} was built on "${dsEnv}" but the config runs on "${config.env.kind}"; pass --env ${dsEnv} or rebuild the dataset`, { field: "env" });
+  if (dsEnv !== config.env.kind)
+    throw new ConfigError(
+      `--dataset: ${ds.dir} was built on "${dsEnv}" but the config runs on "${config.env.kind}"; pass --env ${dsEnv} or rebuild the dataset`,
+      { field: "env" },
+    );
   await preflight(options, [
     ...(config.eval.implicit ? [["dataset.forward", config.dataset.forward] as [string, EvalAgentSpec]] : []),
     ["dataset.verifier", config.dataset.verifier],
@@ -269,21 +402,64 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
   const out = resolve(options.out);
   mkdirSync(out, { recursive: true });
   const blobs = new LayeredBlobStore(join(out, "blobs"), new BlobStore({ dir: join(ds.dir, "blobs") }));
-  const agents = createEvalAgents({ blobs, cache: options.cache, cacheDir: options.cacheDir ?? join(out, "model-cache"), env: options.processEnv });
-  if (config.env.kind === "simdesk") copySampleStates(ds.samples, join(ds.dir, "simdesk-states"), join(out, "simdesk-states"));
-  const sizeOf = (k: string, d: number) => (typeof ds.manifest.config[k] === "number" ? (ds.manifest.config[k] as number) : d);
-  const env = await openEnv({ ...config, env: { ...config.env, width: sizeOf("width", config.env.width), height: sizeOf("height", config.env.height) } }, blobs, join(out, "simdesk-states"));
+  const agents = createEvalAgents({
+    blobs,
+    cache: options.cache,
+    cacheDir: options.cacheDir ?? join(out, "model-cache"),
+    env: options.processEnv,
+  });
+  if (config.env.kind === "simdesk")
+    copySampleStates(ds.samples, join(ds.dir, "simdesk-states"), join(out, "simdesk-states"));
+  const sizeOf = (k: string, d: number) =>
+    typeof ds.manifest.config[k] === "number" ? (ds.manifest.config[k] as number) : d;
+  const env = await openEnv(
+    {
+      ...config,
+      env: { ...config.env, width: sizeOf("width", config.env.width), height: sizeOf("height", config.env.height) },
+    },
+    blobs,
+    join(out, "simdesk-states"),
+  );
   try {
     const variants = configuredVariants(config, agents, env);
     const recoveryBudget = config.eval.recoveryBudget;
     const budget = costStop(options, agents);
     const settle = recoveryEvalSettle(config);
-    const runs = await evaluateRecovery({ env, blobs, tasks: ds.tasks, samples: ds.samples, variants, recoveryBudget, check: configuredCheck(config, agents), settleMs: settle.settleMs, rationale: options.rationale, onProgress: options.onProgress, stop: budget.stop, declaredSimulated: () => servedBySimulatedModel(agents.usage()) });
+    const runs = await evaluateRecovery({
+      env,
+      blobs,
+      tasks: ds.tasks,
+      samples: ds.samples,
+      variants,
+      recoveryBudget,
+      check: configuredCheck(config, agents),
+      settleMs: settle.settleMs,
+      rationale: options.rationale,
+      onProgress: options.onProgress,
+      stop: budget.stop,
+      declaredSimulated: () => servedBySimulatedModel(agents.usage()),
+    });
     const served = servedBySimulatedModel(agents.usage());
     const simulated = runs.some((r) => r.simulated) || ds.manifest.simulated || served;
-    const label = simulated ? [ds.manifest.simulatedLabel || (served ? "" : "simulated: SimDesk agents"), served && !ds.manifest.simulatedLabel?.includes(STAND_IN_LABEL) ? STAND_IN_LABEL : ""].filter(Boolean).join(" + ") : "";
+    const label = simulated
+      ? [
+          ds.manifest.simulatedLabel || (served ? "" : "simulated: SimDesk agents"),
+          served && !ds.manifest.simulatedLabel?.includes(STAND_IN_LABEL) ? STAND_IN_LABEL : "",
+        ]
+          .filter(Boolean)
+          .join(" + ")
+      : "";
     const report: RecoveryEvalReport = {
-      ...recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label, recoveryBudget, samples: config.eval.samples, settle, simulated }),
+      ...recoveryEvalReport({
+        runs,
+        manifest: ds.manifest,
+        dataset: ds.dir,
+        label,
+        recoveryBudget,
+        samples: config.eval.samples,
+        settle,
+        simulated,
+      }),
       ...(config.eval.implicit && { implicitHistoryImages: implicitHistoryImagesOf(config) }),
     };
     const usage = usageFile(agents.usage(), simulated, budget.reason());
@@ -303,7 +479,13 @@ export async function runConfiguredRecoveryEval(options: ConfiguredRunOptions & 
  */
 function drawnSummarizer(spec: ModelAgentSpec, agents: EvalAgents, seed: number): Summarizer {
   const { name } = agents.summarizer(spec);
-  return { name, summarize: (input) => agents.summarizer(spec, new DrawScope({ seed, task: input.task.id, condition: `summarize/R${input.target.step}` })).summarize(input) };
+  return {
+    name,
+    summarize: (input) =>
+      agents
+        .summarizer(spec, new DrawScope({ seed, task: input.task.id, condition: `summarize/R${input.target.step}` }))
+        .summarize(input),
+  };
 }
 
 /** Screenshots of the history implicit recovery sees: the config's `eval.implicitHistoryImages`, else the forward agent's own (3 when it leaves it out; simulated agents read no screenshots: null). */
@@ -314,30 +496,55 @@ export function implicitHistoryImagesOf(config: RecoveryEvalConfig): number | nu
 }
 
 /** The variants of a config: implicit (the dataset's forward agent) and each recoverer x context. */
-export function configuredVariants(config: RecoveryEvalConfig, agents: EvalAgents, env: Environment): RecoveryVariant[] {
+export function configuredVariants(
+  config: RecoveryEvalConfig,
+  agents: EvalAgents,
+  env: Environment,
+): RecoveryVariant[] {
   const variants: RecoveryVariant[] = [];
   if (config.eval.implicit) {
     // Implicit recovery sees as much of its history as the config says (the paper: the full history).
     const n = config.eval.implicitHistoryImages;
-    const spec = n !== undefined && config.dataset.forward.kind === "model" ? { ...config.dataset.forward, historyImages: n } : config.dataset.forward;
+    const spec =
+      n !== undefined && config.dataset.forward.kind === "model"
+        ? { ...config.dataset.forward, historyImages: n }
+        : config.dataset.forward;
     const forward = forwardFactory(spec, agents, config.seed, "implicit");
     variants.push({ id: "implicit/0-E", kind: "implicit", policy: ({ task, sample }) => forward(task, sample.id) });
   }
   const s = config.eval.summarizer;
-  if (s && s.kind === "sim" && config.env.kind !== "simdesk") throw new ConfigError("eval.summarizer: the simulated summarizer runs on SimDesk only; use kind: model", { field: "eval.summarizer" });
+  if (s && s.kind === "sim" && config.env.kind !== "simdesk")
+    throw new ConfigError("eval.summarizer: the simulated summarizer runs on SimDesk only; use kind: model", {
+      field: "eval.summarizer",
+    });
   const summarizer = s ? (s.kind === "model" ? drawnSummarizer(s, agents, config.seed) : simSummarizer) : undefined;
   config.eval.recoverers.forEach((rc, i) => {
     const make = recovererFactory(rc.agent, agents, env, config.seed, `eval.recoverers.${i}.agent`, rc.name);
     for (const context of rc.contexts) {
-      variants.push({ id: `explicit-${rc.name}/${context}`, kind: "explicit", context, recoverer: ({ sample }) => make(sample), ...(context === "contextualized" && { summarizer }) });
+      variants.push({
+        id: `explicit-${rc.name}/${context}`,
+        kind: "explicit",
+        context,
+        recoverer: ({ sample }) => make(sample),
+        ...(context === "contextualized" && { summarizer }),
+      });
     }
   });
-  if (variants.length === 0) throw new ConfigError("eval: nothing to evaluate (implicit: false and no recoverers)", { field: "eval" });
+  if (variants.length === 0)
+    throw new ConfigError("eval: nothing to evaluate (implicit: false and no recoverers)", { field: "eval" });
   return variants;
 }
 
-function recovererFactory(spec: EvalAgentSpec, agents: EvalAgents, env: Environment, seed: number, path: string, name: string): (sample: RecoverySample) => RecoveryPolicy {
-  if (spec.kind === "model") return (sample) => agents.recoverer(spec, new DrawScope({ seed, task: sample.id, condition: `recover/${name}` }));
+function recovererFactory(
+  spec: EvalAgentSpec,
+  agents: EvalAgents,
+  env: Environment,
+  seed: number,
+  path: string,
+  name: string,
+): (sample: RecoverySample) => RecoveryPolicy {
+  if (spec.kind === "model")
+    return (sample) => agents.recoverer(spec, new DrawScope({ seed, task: sample.id, condition: `recover/${name}` }));
   const profile = simProfile(SIM_PROFILES.recoverer, spec.profile, "skilled", path);
   return (sample) => createSimRecoveryPolicy({ groundTruth: env as SimDesk, seed: `${seed}/${sample.id}`, ...profile });
 }

@@ -28,15 +28,24 @@ import { DEFAULT_OSWORLD_TASKS, osworldTaskSplit } from "../runtime/osworld.ts";
 import type { RecoveryEvalConfig } from "./config.ts";
 
 /** The Python bridge of `env.osworldPath`, when its evaluators import (else why not); none without osworldPath. */
-export function osworldEvalBridge(env: RecoveryEvalConfig["env"]): { bridge?: OsworldPythonBridge; python: { ok: boolean; reason?: string } } {
+export function osworldEvalBridge(env: RecoveryEvalConfig["env"]): {
+  bridge?: OsworldPythonBridge;
+  python: { ok: boolean; reason?: string };
+} {
   if (!env.osworldPath) return { python: { ok: false } };
-  const bridge = new OsworldPythonBridge({ osworldDir: resolve(env.osworldPath), ...(env.python && { python: env.python }) });
+  const bridge = new OsworldPythonBridge({
+    osworldDir: resolve(env.osworldPath),
+    ...(env.python && { python: env.python }),
+  });
   const python = bridge.availableSync();
   return python.ok ? { bridge, python } : { python };
 }
 
 /** The runnable OSWorld tasks of the config's folder and the skipped ones, with the reason. */
-export function osworldEvalTasks(env: RecoveryEvalConfig["env"], python = osworldEvalBridge(env).python): { tasks: Task[]; skipped: SkippedTask[] } {
+export function osworldEvalTasks(
+  env: RecoveryEvalConfig["env"],
+  python = osworldEvalBridge(env).python,
+): { tasks: Task[]; skipped: SkippedTask[] } {
   return osworldTaskSplit(resolve(env.tasksDir ?? DEFAULT_OSWORLD_TASKS), python);
 }
 
@@ -44,11 +53,26 @@ export function osworldEvalTasks(env: RecoveryEvalConfig["env"], python = osworl
  * An OSWorld environment that starts a fresh desktop (local) or VM per reset, scoring through
  * OSWorld's Python evaluators when `bridge` is given ({@link osworldEvalBridge}).
  */
-export function openOsworldEvalEnv(env: RecoveryEvalConfig["env"], blobs: BlobStore, runId: string, bridge?: OsworldPythonBridge): Environment {
+export function openOsworldEvalEnv(
+  env: RecoveryEvalConfig["env"],
+  blobs: BlobStore,
+  runId: string,
+  bridge?: OsworldPythonBridge,
+): Environment {
   const p = env.provider ?? "local";
   const python = bridge ? { bridge } : {};
-  if (p === "local") return new OsworldEnvironment({ blobs, provider: localOsworldProvider({ blobs, width: env.width, height: env.height }), ...python });
-  if (!p.vm) throw new ConfigError("env.provider.vm: give the path of OSWorld's Ubuntu.qcow2", { field: "env.provider.vm" });
+  if (p === "local")
+    return new OsworldEnvironment({
+      blobs,
+      provider: localOsworldProvider({ blobs, width: env.width, height: env.height }),
+      ...python,
+    });
+  if (!p.vm)
+    throw new ConfigError("env.provider.vm: give the path of OSWorld's Ubuntu.qcow2", { field: "env.provider.vm" });
   const docker = createDockerClient(runtimeSettings().dockerHost);
-  return new OsworldEnvironment({ blobs, provider: () => startOsworldVm({ docker, vmPath: resolve(p.vm), runId, ...(p.image && { image: p.image }) }), ...python });
+  return new OsworldEnvironment({
+    blobs,
+    provider: () => startOsworldVm({ docker, vmPath: resolve(p.vm), runId, ...(p.image && { image: p.image }) }),
+    ...python,
+  });
 }

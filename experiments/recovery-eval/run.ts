@@ -22,10 +22,22 @@ import { createFlakyEnvironment } from "./flaky-env.ts";
 import { SIMDESK_TASKS, getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
 import type { SimForwardProfileName } from "../../adapters/policies/simulated/index.ts";
 import {
-  copySampleStates, createEvalSimDesk, LayeredBlobStore, layeredBlobs, simDeskTruth, simulatedDatasetPolicies, simulatedEvalLabel, simulatedVariants,
+  copySampleStates,
+  createEvalSimDesk,
+  LayeredBlobStore,
+  layeredBlobs,
+  simDeskTruth,
+  simulatedDatasetPolicies,
+  simulatedEvalLabel,
+  simulatedVariants,
   type SimDeskEvalEnv,
 } from "./simdesk.ts";
-import { agreementReport, recoveryEvalReport, type OracleAgreementReport, type RecoveryEvalReport } from "./report-data.ts";
+import {
+  agreementReport,
+  recoveryEvalReport,
+  type OracleAgreementReport,
+  type RecoveryEvalReport,
+} from "./report-data.ts";
 import { redactText } from "../../src/secrets.ts";
 
 /** Options of {@link buildSimDeskDataset}. */
@@ -72,13 +84,39 @@ export async function buildSimDeskDataset(options: SimDeskDatasetOptions): Promi
   const env = options.flakyRate ? createFlakyEnvironment(desk, { dropRate: options.flakyRate, seed }) : desk;
   try {
     const build = await buildRecoveryDataset({
-      env, blobs, tasks, check: createStateCheck({ method: options.verify ?? "auto" }), forwardPolicy: policies.forwardPolicy, perturbationPolicy: policies.perturbationPolicy, seed,
-      rolloutsPerTask: options.rolloutsPerTask, replays: options.replays, seedStepsPerTrajectory: options.seedStepsPerTrajectory,
-      distances: options.distances, maxSamplesPerDistance: options.maxSamplesPerDistance, maxSteps: options.maxSteps, dynamicMasks: options.dynamicMasks, onProgress: options.onProgress,
+      env,
+      blobs,
+      tasks,
+      check: createStateCheck({ method: options.verify ?? "auto" }),
+      forwardPolicy: policies.forwardPolicy,
+      perturbationPolicy: policies.perturbationPolicy,
+      seed,
+      rolloutsPerTask: options.rolloutsPerTask,
+      replays: options.replays,
+      seedStepsPerTrajectory: options.seedStepsPerTrajectory,
+      distances: options.distances,
+      maxSamplesPerDistance: options.maxSamplesPerDistance,
+      maxSteps: options.maxSteps,
+      dynamicMasks: options.dynamicMasks,
+      onProgress: options.onProgress,
     });
     return saveRecoveryDataset({
-      dir: out, build, tasks, blobs, simulatedLabel: policies.label,
-      config: { env: "simdesk", width: desk.width, height: desk.height, noise: options.noise ?? false, noiseSeed: options.noiseSeed ?? 0, forward: options.forward ?? "default", verify: options.verify ?? "auto", flakyRate: options.flakyRate ?? 0, tasks: tasks.map((t) => t.id) },
+      dir: out,
+      build,
+      tasks,
+      blobs,
+      simulatedLabel: policies.label,
+      config: {
+        env: "simdesk",
+        width: desk.width,
+        height: desk.height,
+        noise: options.noise ?? false,
+        noiseSeed: options.noiseSeed ?? 0,
+        forward: options.forward ?? "default",
+        verify: options.verify ?? "auto",
+        flakyRate: options.flakyRate ?? 0,
+        tasks: tasks.map((t) => t.id),
+      },
     });
   } finally {
     await desk.close();
@@ -109,24 +147,47 @@ export interface SimDeskEvalOptions {
 }
 
 /** Evaluate the simulated recovery variants on a dataset; writes recovery-eval.json and runs.jsonl. */
-export async function runSimDeskRecoveryEval(given: SimDeskEvalOptions): Promise<{ report: RecoveryEvalReport; runs: RecoveryRun[] }> {
+export async function runSimDeskRecoveryEval(
+  given: SimDeskEvalOptions,
+): Promise<{ report: RecoveryEvalReport; runs: RecoveryRun[] }> {
   const options = renameDeprecatedKeys("runSimDeskRecoveryEval", given, { budgets: "recoveryBudget" });
   const ds = loadRecoveryDataset(options.dataset);
-  if (ds.manifest.config.env !== "simdesk") throw new ConfigError(`eval-recovery: dataset ${ds.dir} was built on "${String(ds.manifest.config.env)}"; only SimDesk datasets can be evaluated with simulated policies`, { field: "dataset" });
+  if (ds.manifest.config.env !== "simdesk")
+    throw new ConfigError(
+      `eval-recovery: dataset ${ds.dir} was built on "${String(ds.manifest.config.env)}"; only SimDesk datasets can be evaluated with simulated policies`,
+      { field: "dataset" },
+    );
   const out = prepareOutDir(options.out);
   const seed = options.seed ?? 0;
   // Screens the dataset already holds are read from it, not stored a second time.
   const blobs = new LayeredBlobStore(join(out, "blobs"), new BlobStore({ dir: join(ds.dir, "blobs") }));
   copySampleStates(ds.samples, join(ds.dir, "simdesk-states"), join(out, "simdesk-states"));
   const cfg = ds.manifest.config;
-  const desk = createEvalSimDesk(blobs, join(out, "simdesk-states"), { width: Number(cfg.width), height: Number(cfg.height), noise: cfg.noise === true, noiseSeed: Number(cfg.noiseSeed ?? 0) });
+  const desk = createEvalSimDesk(blobs, join(out, "simdesk-states"), {
+    width: Number(cfg.width),
+    height: Number(cfg.height),
+    noise: cfg.noise === true,
+    noiseSeed: Number(cfg.noiseSeed ?? 0),
+  });
   try {
     const runs = await evaluateRecovery({
-      env: desk, blobs: layeredBlobs(blobs, new BlobStore({ dir: join(ds.dir, "blobs") })), tasks: ds.tasks, samples: ds.samples,
-      variants: simulatedVariants(desk, seed, { contexts: options.contexts, weak: options.weak }), recoveryBudget: options.recoveryBudget ?? [1, 3, 10],
-      truth: options.truth === false ? undefined : simDeskTruth(desk), rationale: options.rationale, onProgress: options.onProgress,
+      env: desk,
+      blobs: layeredBlobs(blobs, new BlobStore({ dir: join(ds.dir, "blobs") })),
+      tasks: ds.tasks,
+      samples: ds.samples,
+      variants: simulatedVariants(desk, seed, { contexts: options.contexts, weak: options.weak }),
+      recoveryBudget: options.recoveryBudget ?? [1, 3, 10],
+      truth: options.truth === false ? undefined : simDeskTruth(desk),
+      rationale: options.rationale,
+      onProgress: options.onProgress,
     });
-    const report = recoveryEvalReport({ runs, manifest: ds.manifest, dataset: ds.dir, label: simulatedEvalLabel(desk, seed), recoveryBudget: options.recoveryBudget ?? [1, 3, 10] });
+    const report = recoveryEvalReport({
+      runs,
+      manifest: ds.manifest,
+      dataset: ds.dir,
+      label: simulatedEvalLabel(desk, seed),
+      recoveryBudget: options.recoveryBudget ?? [1, 3, 10],
+    });
     writeTextAtomic(join(out, "runs.jsonl"), runs.map((r) => JSON.stringify(r)).join("\n") + (runs.length ? "\n" : ""));
     writeTextAtomic(join(out, "recovery-eval.json"), JSON.stringify(report, null, 2) + "\n");
     return { report, runs };
@@ -162,15 +223,23 @@ export async function runOracleAgreement(given: OracleAgreementOptions): Promise
     const log = (m: string) => options.onProgress?.(`[noise ${noise ? "on" : "off"}] ${m}`);
     const reuse = !noise && options.noiseOffDataset;
     const dataset = reuse || join(dir, "dataset");
-    if (!reuse) await buildSimDeskDataset({ ...options, out: dataset, noise, noiseSeed: options.seed ?? 0, onProgress: log });
-    const { runs, report } = await runSimDeskRecoveryEval({ dataset, out: dir, recoveryBudget: options.recoveryBudget, seed: options.seed, contexts: false, weak: true, onProgress: log });
+    if (!reuse)
+      await buildSimDeskDataset({ ...options, out: dataset, noise, noiseSeed: options.seed ?? 0, onProgress: log });
+    const { runs, report } = await runSimDeskRecoveryEval({
+      dataset,
+      out: dir,
+      recoveryBudget: options.recoveryBudget,
+      seed: options.seed,
+      contexts: false,
+      weak: true,
+      onProgress: log,
+    });
     settings.push({ noise, runs, label: report.label });
   }
   const report = agreementReport(settings);
   writeTextAtomic(join(out, "oracle-agreement.json"), JSON.stringify(report, null, 2) + "\n");
   return report;
 }
-
 
 /** Options of {@link runRecoveryEvalSuite}. */
 export interface RecoveryEvalSuiteOptions {
@@ -195,13 +264,37 @@ export interface RecoveryEvalSuiteOptions {
  * Everything at once, for the demo and the report: build a dataset, evaluate recovery on it, and
  * measure the oracle's agreement; recovery-eval.json and oracle-agreement.json land in `out`.
  */
-export async function runRecoveryEvalSuite(given: RecoveryEvalSuiteOptions): Promise<{ manifest: RecoveryDatasetManifest; report: RecoveryEvalReport; runs: RecoveryRun[]; agreement: OracleAgreementReport }> {
+export async function runRecoveryEvalSuite(
+  given: RecoveryEvalSuiteOptions,
+): Promise<{
+  manifest: RecoveryDatasetManifest;
+  report: RecoveryEvalReport;
+  runs: RecoveryRun[];
+  agreement: OracleAgreementReport;
+}> {
   const options = renameDeprecatedKeys("runRecoveryEvalSuite", given, { budgets: "recoveryBudget" });
   const out = resolve(options.out);
-  const common = { limit: options.limit, seed: options.seed, rolloutsPerTask: options.rolloutsPerTask, seedStepsPerTrajectory: options.seedStepsPerTrajectory ?? 2, onProgress: options.onProgress };
+  const common = {
+    limit: options.limit,
+    seed: options.seed,
+    rolloutsPerTask: options.rolloutsPerTask,
+    seedStepsPerTrajectory: options.seedStepsPerTrajectory ?? 2,
+    onProgress: options.onProgress,
+  };
   const manifest = await buildSimDeskDataset({ ...common, out: join(out, "dataset") });
-  const { report, runs } = await runSimDeskRecoveryEval({ dataset: join(out, "dataset"), out, recoveryBudget: options.recoveryBudget, seed: options.seed, onProgress: options.onProgress });
+  const { report, runs } = await runSimDeskRecoveryEval({
+    dataset: join(out, "dataset"),
+    out,
+    recoveryBudget: options.recoveryBudget,
+    seed: options.seed,
+    onProgress: options.onProgress,
+  });
   // The noise-off setting of the agreement study is this same dataset (same options, noise off).
-  const agreement = await runOracleAgreement({ ...common, out, recoveryBudget: options.recoveryBudget, noiseOffDataset: join(out, "dataset") });
+  const agreement = await runOracleAgreement({
+    ...common,
+    out,
+    recoveryBudget: options.recoveryBudget,
+    noiseOffDataset: join(out, "dataset"),
+  });
   return { manifest, report, runs, agreement };
 }

@@ -17,7 +17,11 @@ import type { RecoveryEvalOptions, RecoveryVariant } from "../../src/eval/run.ts
 import { createSimDesk, type SimDesk } from "../../adapters/environments/simdesk/index.ts";
 import type { SimDeskTask } from "../../adapters/environments/simdesk/ground-truth.ts";
 import {
-  createSimForwardPolicy, createSimPerturbationPolicy, createSimRecoveryPolicy, describeSimulated, SIM_PROFILES,
+  createSimForwardPolicy,
+  createSimPerturbationPolicy,
+  createSimRecoveryPolicy,
+  describeSimulated,
+  SIM_PROFILES,
   type SimForwardProfileName,
 } from "../../adapters/policies/simulated/index.ts";
 
@@ -35,13 +39,20 @@ export interface SimDeskEvalEnv {
 /** A SimDesk writing screenshots into `blobs` and state snapshots into `stateDir`. */
 export function createEvalSimDesk(blobs: BlobStore, stateDir: string, env: SimDeskEvalEnv = {}): SimDesk {
   return createSimDesk({
-    blobs, stateStore: new BlobStore({ dir: stateDir, extension: ".json" }), width: env.width, height: env.height,
+    blobs,
+    stateStore: new BlobStore({ dir: stateDir, extension: ".json" }),
+    width: env.width,
+    height: env.height,
     noise: env.noise ? { seed: env.noiseSeed ?? 0, popups: true, clock: true } : undefined,
   });
 }
 
 /** Policy factories for `buildRecoveryDataset`: the simulated forward policy and perturber. */
-export function simulatedDatasetPolicies(desk: SimDesk, seed: number, forward: SimForwardProfileName = "default"): Pick<DatasetBuildOptions, "forwardPolicy" | "perturbationPolicy"> & { label: string } {
+export function simulatedDatasetPolicies(
+  desk: SimDesk,
+  seed: number,
+  forward: SimForwardProfileName = "default",
+): Pick<DatasetBuildOptions, "forwardPolicy" | "perturbationPolicy"> & { label: string } {
   const profile = SIM_PROFILES.forward[forward];
   const label = describeSimulated(
     createSimForwardPolicy({ task: placeholderTask(), seed, ...profile }),
@@ -49,13 +60,24 @@ export function simulatedDatasetPolicies(desk: SimDesk, seed: number, forward: S
   );
   return {
     label,
-    forwardPolicy: ({ task, rollout }) => createSimForwardPolicy({ task: task as SimDeskTask, seed: `${seed}/${rollout}`, ...profile }),
-    perturbationPolicy: ({ rollout, targetStep, distance }) => createSimPerturbationPolicy({ groundTruth: desk, seed: `${seed}/${rollout}/${targetStep}/${distance}` }),
+    forwardPolicy: ({ task, rollout }) =>
+      createSimForwardPolicy({ task: task as SimDeskTask, seed: `${seed}/${rollout}`, ...profile }),
+    perturbationPolicy: ({ rollout, targetStep, distance }) =>
+      createSimPerturbationPolicy({ groundTruth: desk, seed: `${seed}/${rollout}/${targetStep}/${distance}` }),
   };
 }
 
 function placeholderTask(): SimDeskTask {
-  return { id: "label", instruction: "", env: "simdesk", setup: {}, evaluator: { checks: [] }, plan: [], mistakes: [], horizon: "short" };
+  return {
+    id: "label",
+    instruction: "",
+    env: "simdesk",
+    setup: {},
+    evaluator: { checks: [] },
+    plan: [],
+    mistakes: [],
+    horizon: "short",
+  };
 }
 
 /**
@@ -67,27 +89,51 @@ export const simSummarizer: Summarizer & { simulated: true } = {
   simulated: true,
   async summarize({ task, history, target }) {
     const steps = history.map((h) => `${h.step}: ${h.actions.map(formatAction).join(" ")}`).join("; ");
-    return { summary: `Task: ${task.instruction}. The target is the state after step ${target.step - 1}, reached by: ${steps || "(no actions)"}.` };
+    return {
+      summary: `Task: ${task.instruction}. The target is the state after step ${target.step - 1}, reached by: ${steps || "(no actions)"}.`,
+    };
   },
 };
 
 /** The recovery variants of the simulated study: implicit (forward policy, 0-E) and explicit recoverers. */
-export function simulatedVariants(desk: SimDesk, seed: number, options: { contexts?: boolean; weak?: boolean } = {}): RecoveryVariant[] {
+export function simulatedVariants(
+  desk: SimDesk,
+  seed: number,
+  options: { contexts?: boolean; weak?: boolean } = {},
+): RecoveryVariant[] {
   const forward = SIM_PROFILES.forward.default;
-  const skilled = (sample: RecoverySample) => createSimRecoveryPolicy({ groundTruth: desk, seed: `${seed}/${sample.id}`, ...SIM_PROFILES.recoverer.skilled });
+  const skilled = (sample: RecoverySample) =>
+    createSimRecoveryPolicy({ groundTruth: desk, seed: `${seed}/${sample.id}`, ...SIM_PROFILES.recoverer.skilled });
   const variants: RecoveryVariant[] = [
-    { id: "implicit/0-E", kind: "implicit", policy: ({ task, sample }) => createSimForwardPolicy({ task: task as SimDeskTask, seed: `${seed}/${sample.id}`, ...forward }) },
+    {
+      id: "implicit/0-E",
+      kind: "implicit",
+      policy: ({ task, sample }) =>
+        createSimForwardPolicy({ task: task as SimDeskTask, seed: `${seed}/${sample.id}`, ...forward }),
+    },
     { id: "explicit-skilled/0-E", kind: "explicit", context: "0-E", recoverer: ({ sample }) => skilled(sample) },
   ];
   if (options.contexts ?? true) {
     variants.push(
       { id: "explicit-skilled/0-R", kind: "explicit", context: "0-R", recoverer: ({ sample }) => skilled(sample) },
       { id: "explicit-skilled/none", kind: "explicit", context: "none", recoverer: ({ sample }) => skilled(sample) },
-      { id: "explicit-skilled/contextualized", kind: "explicit", context: "contextualized", recoverer: ({ sample }) => skilled(sample), summarizer: simSummarizer },
+      {
+        id: "explicit-skilled/contextualized",
+        kind: "explicit",
+        context: "contextualized",
+        recoverer: ({ sample }) => skilled(sample),
+        summarizer: simSummarizer,
+      },
     );
   }
   if (options.weak ?? true) {
-    variants.push({ id: "explicit-weak/0-E", kind: "explicit", context: "0-E", recoverer: ({ sample }) => createSimRecoveryPolicy({ groundTruth: desk, seed: `${seed}/${sample.id}`, ...SIM_PROFILES.recoverer.weak }) });
+    variants.push({
+      id: "explicit-weak/0-E",
+      kind: "explicit",
+      context: "0-E",
+      recoverer: ({ sample }) =>
+        createSimRecoveryPolicy({ groundTruth: desk, seed: `${seed}/${sample.id}`, ...SIM_PROFILES.recoverer.weak }),
+    });
   }
   return variants;
 }

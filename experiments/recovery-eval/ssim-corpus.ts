@@ -28,7 +28,10 @@ interface DesktopVariant {
   app?: "editor" | "files";
 }
 
-const BASE_LINES = Array.from({ length: 36 }, (_, i) => `Line ${i + 1}: the quarterly report draft, section ${Math.floor(i / 6) + 1}`);
+const BASE_LINES = Array.from(
+  { length: 36 },
+  (_, i) => `Line ${i + 1}: the quarterly report draft, section ${Math.floor(i / 6) + 1}`,
+);
 
 function esc(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
@@ -41,41 +44,71 @@ function desktopSvg(width: number, height: number, v: DesktopVariant): string {
   const lines = (v.lines ?? BASE_LINES).slice(v.scroll ?? 0);
   const parts: string[] = [];
   parts.push(`<rect width="${width}" height="${height}" fill="#2e3440"/>`);
-  const wx = Math.round(60 * s), wy = Math.round(40 * s), ww = width - 2 * wx, wh = height - Math.round(120 * s);
+  const wx = Math.round(60 * s),
+    wy = Math.round(40 * s),
+    ww = width - 2 * wx,
+    wh = height - Math.round(120 * s);
   parts.push(`<rect x="${wx}" y="${wy}" width="${ww}" height="${wh}" fill="#ffffff" stroke="#888"/>`);
   parts.push(`<rect x="${wx}" y="${wy}" width="${ww}" height="${Math.round(36 * s)}" fill="#3465a4"/>`);
-  parts.push(`<text x="${wx + 16}" y="${wy + Math.round(25 * s)}" ${font} fill="#fff">${esc(v.title ?? "notes.txt - Editor")}</text>`);
+  parts.push(
+    `<text x="${wx + 16}" y="${wy + Math.round(25 * s)}" ${font} fill="#fff">${esc(v.title ?? "notes.txt - Editor")}</text>`,
+  );
   const menu = ["File", "Edit", "View", "Search", "Help"];
-  menu.forEach((m, i) => parts.push(`<text x="${wx + 16 + i * Math.round(80 * s)}" y="${wy + Math.round(62 * s)}" ${font}>${m}</text>`));
-  const bx = wx + ww - Math.round(140 * s), by = wy + Math.round(44 * s);
-  parts.push(`<rect x="${bx}" y="${by}" width="${Math.round(120 * s)}" height="${Math.round(28 * s)}" fill="${v.hover ? "#d6e4f5" : "#e6e6e6"}" stroke="#999"/>`);
+  menu.forEach((m, i) =>
+    parts.push(`<text x="${wx + 16 + i * Math.round(80 * s)}" y="${wy + Math.round(62 * s)}" ${font}>${m}</text>`),
+  );
+  const bx = wx + ww - Math.round(140 * s),
+    by = wy + Math.round(44 * s);
+  parts.push(
+    `<rect x="${bx}" y="${by}" width="${Math.round(120 * s)}" height="${Math.round(28 * s)}" fill="${v.hover ? "#d6e4f5" : "#e6e6e6"}" stroke="#999"/>`,
+  );
   parts.push(`<text x="${bx + 20}" y="${by + Math.round(20 * s)}" ${font}>Save</text>`);
   if ((v.app ?? "editor") === "editor") {
-    lines.slice(0, 28).forEach((l, i) => parts.push(`<text x="${wx + 24}" y="${wy + Math.round((110 + i * 30) * s)}" ${font}>${esc(l)}</text>`));
+    lines
+      .slice(0, 28)
+      .forEach((l, i) =>
+        parts.push(`<text x="${wx + 24}" y="${wy + Math.round((110 + i * 30) * s)}" ${font}>${esc(l)}</text>`),
+      );
   } else {
     for (let i = 0; i < 24; i++) {
-      const x = wx + 40 + (i % 8) * Math.round(200 * s), y = wy + Math.round(110 * s) + Math.floor(i / 8) * Math.round(180 * s);
-      parts.push(`<rect x="${x}" y="${y}" width="${Math.round(96 * s)}" height="${Math.round(80 * s)}" fill="#f0c674"/>`);
+      const x = wx + 40 + (i % 8) * Math.round(200 * s),
+        y = wy + Math.round(110 * s) + Math.floor(i / 8) * Math.round(180 * s);
+      parts.push(
+        `<rect x="${x}" y="${y}" width="${Math.round(96 * s)}" height="${Math.round(80 * s)}" fill="#f0c674"/>`,
+      );
       parts.push(`<text x="${x}" y="${y + Math.round(110 * s)}" ${font}>file-${i}.txt</text>`);
     }
   }
-  if (v.caretX !== undefined) parts.push(`<rect x="${wx + 24 + v.caretX}" y="${wy + Math.round(92 * s)}" width="1" height="${Math.round(20 * s)}" fill="#000"/>`);
-  if (v.rowLine) parts.push(`<rect x="${wx}" y="${wy + Math.round(500 * s)}" width="${ww}" height="1" fill="#c0c0c0"/>`);
+  if (v.caretX !== undefined)
+    parts.push(
+      `<rect x="${wx + 24 + v.caretX}" y="${wy + Math.round(92 * s)}" width="1" height="${Math.round(20 * s)}" fill="#000"/>`,
+    );
+  if (v.rowLine)
+    parts.push(`<rect x="${wx}" y="${wy + Math.round(500 * s)}" width="${ww}" height="1" fill="#c0c0c0"/>`);
   if (v.dialog) {
-    const dw = Math.round(420 * s), dh = Math.round(160 * s), dx = Math.round((width - dw) / 2), dy = Math.round((height - dh) / 2);
+    const dw = Math.round(420 * s),
+      dh = Math.round(160 * s),
+      dx = Math.round((width - dw) / 2),
+      dy = Math.round((height - dh) / 2);
     parts.push(`<rect x="${dx}" y="${dy}" width="${dw}" height="${dh}" fill="#f5f5f5" stroke="#333"/>`);
     parts.push(`<text x="${dx + 20}" y="${dy + Math.round(50 * s)}" ${font}>Save changes before closing?</text>`);
-    parts.push(`<rect x="${dx + dw - Math.round(200 * s)}" y="${dy + dh - Math.round(50 * s)}" width="${Math.round(80 * s)}" height="${Math.round(30 * s)}" fill="#ddd" stroke="#666"/>`);
+    parts.push(
+      `<rect x="${dx + dw - Math.round(200 * s)}" y="${dy + dh - Math.round(50 * s)}" width="${Math.round(80 * s)}" height="${Math.round(30 * s)}" fill="#ddd" stroke="#666"/>`,
+    );
   }
   const ty = height - Math.round(40 * s);
   parts.push(`<rect x="0" y="${ty}" width="${width}" height="${Math.round(40 * s)}" fill="#1d2129"/>`);
-  parts.push(`<text x="${width - Math.round(90 * s)}" y="${ty + Math.round(26 * s)}" ${font} fill="#eee">${v.clock ?? "09:41"}</text>`);
+  parts.push(
+    `<text x="${width - Math.round(90 * s)}" y="${ty + Math.round(26 * s)}" ${font} fill="#eee">${v.clock ?? "09:41"}</text>`,
+  );
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${parts.join("")}</svg>`;
 }
 
 /** Render a synthetic desktop screenshot as PNG. */
 export async function renderDesktop(width: number, height: number, variant: DesktopVariant = {}): Promise<Buffer> {
-  return sharp(Buffer.from(desktopSvg(width, height, variant))).png().toBuffer();
+  return sharp(Buffer.from(desktopSvg(width, height, variant)))
+    .png()
+    .toBuffer();
 }
 
 /** Add seeded uniform noise of +-amplitude to every channel (sensor-like jitter). */
@@ -86,11 +119,17 @@ async function addNoise(png: Buffer, amplitude: number, seed: number): Promise<B
     if (info.channels === 4 && i % 4 === 3) continue;
     data[i] = Math.max(0, Math.min(255, data[i] + rng.int(-amplitude, amplitude)));
   }
-  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).png().toBuffer();
+  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
+    .png()
+    .toBuffer();
 }
 
 /** The synthetic pairs at one resolution. `full` adds the slower, rarer cases. */
-export async function syntheticPairs(width: number, height: number, options: { full?: boolean; seed?: number; only?: RegExp } = {}): Promise<ScreenshotPair[]> {
+export async function syntheticPairs(
+  width: number,
+  height: number,
+  options: { full?: boolean; seed?: number; only?: RegExp } = {},
+): Promise<ScreenshotPair[]> {
   const tag = `${width}x${height}`;
   const base = await renderDesktop(width, height);
   const changedLines = [...BASE_LINES];
@@ -123,7 +162,12 @@ export async function syntheticPairs(width: number, height: number, options: { f
  * (hover moves, a typed name, a dialog opens), a dialog left open, the pointer parked elsewhere,
  * and the same state with noise (clock ticks, a pop-up).
  */
-export async function simDeskPairs(options: { width?: number; height?: number; dir: string; tasks?: string[] }): Promise<ScreenshotPair[]> {
+export async function simDeskPairs(options: {
+  width?: number;
+  height?: number;
+  dir: string;
+  tasks?: string[];
+}): Promise<ScreenshotPair[]> {
   const { BlobStore } = await import("../../src/blob-store.ts");
   const { createSimDesk, getSimDeskTask } = await import("../../adapters/environments/simdesk/index.ts");
   const blobs = new BlobStore({ dir: options.dir });
@@ -138,24 +182,37 @@ export async function simDeskPairs(options: { width?: number; height?: number; d
     for (const a of task.plan) shots.push((await desk.step(a)).observation.screenshot);
     const mid = Math.min(3, task.plan.length - 1);
     pairs.push({ name: `${tag}/${id}/next-step`, a: await png(shots[mid]), b: await png(shots[mid + 1]) });
-    pairs.push({ name: `${tag}/${id}/two-steps`, a: await png(shots[mid]), b: await png(shots[mid + 2] ?? shots[shots.length - 1]) });
+    pairs.push({
+      name: `${tag}/${id}/two-steps`,
+      a: await png(shots[mid]),
+      b: await png(shots[mid + 2] ?? shots[shots.length - 1]),
+    });
     pairs.push({ name: `${tag}/${id}/start-vs-end`, a: await png(shots[0]), b: await png(shots[shots.length - 1]) });
     const s = desk.getState();
     s.windows[s.windows.length - 1].dialog = { kind: "message", text: "Operation finished." };
     desk.setState(s);
-    pairs.push({ name: `${tag}/${id}/dialog-left-open`, a: await png(shots[shots.length - 1]), b: await png((await desk.observe()).screenshot) });
+    pairs.push({
+      name: `${tag}/${id}/dialog-left-open`,
+      a: await png(shots[shots.length - 1]),
+      b: await png((await desk.observe()).screenshot),
+    });
     const moved = desk.getState();
     moved.windows[moved.windows.length - 1].dialog = undefined;
     moved.pointer = { x: 3, y: 3 };
     desk.setState(moved);
-    pairs.push({ name: `${tag}/${id}/pointer-parked`, a: await png(shots[shots.length - 1]), b: await png((await desk.observe()).screenshot) });
+    pairs.push({
+      name: `${tag}/${id}/pointer-parked`,
+      a: await png(shots[shots.length - 1]),
+      b: await png((await desk.observe()).screenshot),
+    });
     // Noise: the same plan with a ticking clock and pop-ups.
     const noisy = createSimDesk({ blobs, ...size, noise: { seed: 7, popups: true, clock: true } });
     let o = await noisy.reset(task);
     const noisyShots = [o.screenshot];
     for (const a of task.plan) noisyShots.push((o = (await noisy.step(a)).observation).screenshot);
     for (let k = 1; k < noisyShots.length; k++) {
-      if (noisyShots[k] !== shots[k]) pairs.push({ name: `${tag}/${id}/noise-step-${k}`, a: await png(shots[k]), b: await png(noisyShots[k]) });
+      if (noisyShots[k] !== shots[k])
+        pairs.push({ name: `${tag}/${id}/noise-step-${k}`, a: await png(shots[k]), b: await png(noisyShots[k]) });
     }
   }
   return pairs;

@@ -18,14 +18,20 @@ import type { Action } from "../../src/action.ts";
 import type { BlobStore } from "../../src/blob-store.ts";
 import { MaskCollector } from "../../src/dataset/masks.ts";
 import type { Observation } from "../../src/observation.ts";
-import { maskedObservationOracle, observationOracle, type MaskedObservationVerdict, type ObservationVerdict } from "../../src/oracle/recovery-oracle.ts";
+import {
+  maskedObservationOracle,
+  observationOracle,
+  type MaskedObservationVerdict,
+  type ObservationVerdict,
+} from "../../src/oracle/recovery-oracle.ts";
 import { desktopTask } from "../../adapters/environments/desktop-tasks/tasks.ts";
 import type { DesktopTask } from "../../adapters/environments/desktop-tasks/types.ts";
 import type { DesktopEnvironment } from "../../adapters/environments/x11/desktop-environment.ts";
 import { startDesktopNoise, type DesktopNoise } from "../../adapters/environments/x11/noise.ts";
 
 /** GTK settings with the caret blinking (the desktops default to no blink), never stopping. */
-export const BLINKING_GTK_SETTINGS = "[Settings]\ngtk-cursor-blink=true\ngtk-cursor-blink-time=1000\ngtk-cursor-blink-timeout=3600\ngtk-enable-animations=false\n";
+export const BLINKING_GTK_SETTINGS =
+  "[Settings]\ngtk-cursor-blink=true\ngtk-cursor-blink-time=1000\ngtk-cursor-blink-timeout=3600\ngtk-enable-animations=false\n";
 
 /** One judged case. */
 export interface MaskedX11Case {
@@ -60,14 +66,22 @@ const hot = (...keys: string[]): Action => ({ type: "HOTKEY", keys });
 const type = (text: string): Action => ({ type: "TYPING", text });
 
 /** Run the measurement on a probing or plain X11 desktop environment. */
-export async function measureMaskedOracleX11(env: DesktopEnvironment, blobs: BlobStore, options: MaskedX11Options = {}): Promise<MaskedX11Measurement> {
+export async function measureMaskedOracleX11(
+  env: DesktopEnvironment,
+  blobs: BlobStore,
+  options: MaskedX11Options = {},
+): Promise<MaskedX11Measurement> {
   const base = desktopTask("mousepad-append-line")!;
-  const task: DesktopTask = { ...base, id: "mousepad-append-line-blinking", setup: { ...base.setup, files: { ...base.setup.files, ".config/gtk-3.0/settings.ini": BLINKING_GTK_SETTINGS } } };
+  const task: DesktopTask = {
+    ...base,
+    id: "mousepad-append-line-blinking",
+    setup: { ...base.setup, files: { ...base.setup.files, ".config/gtk-3.0/settings.ini": BLINKING_GTK_SETTINGS } },
+  };
   const trials = options.trials ?? 4;
   const gap = options.gapSeconds ?? 0.7;
   // The session (home, bus) exists only after a reset: start the noise once it does.
   await env.reset(task);
-  const noise: DesktopNoise | undefined = options.noise ?? true ? await startDesktopNoise(env.desktop) : undefined;
+  const noise: DesktopNoise | undefined = (options.noise ?? true) ? await startDesktopNoise(env.desktop) : undefined;
   try {
     const target = (await env.step(hot("ctrl", "end"))).observation;
     const collector = new MaskCollector({ store: blobs, recaptures: options.recaptures ?? 5, waitSeconds: 1 }, blobs);
@@ -77,7 +91,10 @@ export async function measureMaskedOracleX11(env: DesktopEnvironment, blobs: Blo
       const out: MaskedX11Case["trials"] = [];
       for (let i = 0; i < trials; i++) {
         const obs: Observation = (await env.step({ type: "WAIT", seconds: gap })).observation;
-        out.push({ ro: await observationOracle(obs, target, blobs), rom: await maskedObservationOracle(obs, target, blobs, mask.ref) });
+        out.push({
+          ro: await observationOracle(obs, target, blobs),
+          rom: await maskedObservationOracle(obs, target, blobs, mask.ref),
+        });
       }
       return out;
     };

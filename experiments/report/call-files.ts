@@ -38,7 +38,12 @@ export function splitCalls(chunks: ViewEpisode[][]): Map<string, EpisodeCalls> {
 }
 
 /** Write the call files; returns how many. */
-export function writeCallFiles(dir: string, files: ReadonlyMap<string, EpisodeCalls>, json: (v: unknown) => string): number {
-  for (const [key, payload] of files) writeFileSync(join(dir, `calls-${key}.js`), `window.__retraceCalls(${JSON.stringify(key)}, ${json(payload)});\n`);
+export function writeCallFiles(
+  dir: string,
+  files: ReadonlyMap<string, EpisodeCalls>,
+  json: (v: unknown) => string,
+): number {
+  for (const [key, payload] of files)
+    writeFileSync(join(dir, `calls-${key}.js`), `window.__retraceCalls(${JSON.stringify(key)}, ${json(payload)});\n`);
   return files.size;
 }

@@ -44,7 +44,14 @@ export function wrapLabel(text: string, width = 18): string[] {
 }
 
 /** Bars of proportions with their 95% intervals as whiskers on each bar. */
-export function proportionBars(input: { id: string; title: string; note?: string; labels: string[]; series: Array<{ label: string; values: Array<Proportion | null>; color?: string }>; yTitle?: string }): ChartSpec {
+export function proportionBars(input: {
+  id: string;
+  title: string;
+  note?: string;
+  labels: string[];
+  series: Array<{ label: string; values: Array<Proportion | null>; color?: string }>;
+  yTitle?: string;
+}): ChartSpec {
   return {
     id: input.id,
     title: input.title,
@@ -57,12 +64,16 @@ export function proportionBars(input: { id: string; title: string; note?: string
           label: s.label,
           data: s.values.map((p) => (p && p.n > 0 ? pct(p.rate) : null)),
           whiskers: s.values.map((p) => (p && p.n > 0 ? [pct(p.lo), pct(p.hi)] : null)),
-          tips: s.values.map((p) => (p && p.n > 0 ? `${s.label}: ${proportionText(p)}` : `${s.label}: n/a (no episodes)`)),
+          tips: s.values.map((p) =>
+            p && p.n > 0 ? `${s.label}: ${proportionText(p)}` : `${s.label}: n/a (no episodes)`,
+          ),
           backgroundColor: s.color ?? COLORS[i % COLORS.length],
         })),
       },
       options: {
-        animation: false, responsive: true, maintainAspectRatio: false,
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
         plugins: { legend: { display: input.series.length > 1 } },
         scales: { x: FLAT_X, y: { min: 0, max: 100, title: { display: true, text: input.yTitle ?? "success (%)" } } },
       },
@@ -74,7 +85,8 @@ export function proportionBars(input: { id: string; title: string; note?: string
 export function successChart(id: string, s: ExperimentSummary): ChartSpec {
   const conds = s.conditions.filter((c) => c.success.n > 0);
   return proportionBars({
-    id, title: `${s.experiment}: success rate per condition`,
+    id,
+    title: `${s.experiment}: success rate per condition`,
     note: "Bar = share of episodes the task checker scored as solved; whisker = 95% Wilson interval; n = scored episodes (environment errors excluded). Hover for counts.",
     labels: conds.map((c) => `${conditionLabel(c.condition)} (n=${c.success.n})`),
     series: [{ label: "success", values: conds.map((c) => c.success) }],
@@ -89,9 +101,32 @@ export function successAtKChart(id: string, s: ExperimentSummary): ChartSpec | u
   s.successAtK.forEach((c, i) => {
     const color = COLORS[i % COLORS.length];
     const line = datasets.length;
-    datasets.push({ label: `${c.condition} (n=${c.instances} failed runs)`, data: c.curve.map((p) => pct(p.rate)), tips: c.curve.map((p, j) => `${c.condition}, Success@${j + 1}: ${proportionText(p)}`), borderColor: color, backgroundColor: color, tension: 0.1 });
-    datasets.push({ label: "", band: true, data: c.curve.map((p) => pct(p.lo)), borderWidth: 0, pointRadius: 0, backgroundColor: "transparent", fill: false });
-    datasets.push({ label: "", band: true, data: c.curve.map((p) => pct(p.hi)), borderWidth: 0, pointRadius: 0, backgroundColor: `${color}33`, fill: { target: line + 1 } });
+    datasets.push({
+      label: `${c.condition} (n=${c.instances} failed runs)`,
+      data: c.curve.map((p) => pct(p.rate)),
+      tips: c.curve.map((p, j) => `${c.condition}, Success@${j + 1}: ${proportionText(p)}`),
+      borderColor: color,
+      backgroundColor: color,
+      tension: 0.1,
+    });
+    datasets.push({
+      label: "",
+      band: true,
+      data: c.curve.map((p) => pct(p.lo)),
+      borderWidth: 0,
+      pointRadius: 0,
+      backgroundColor: "transparent",
+      fill: false,
+    });
+    datasets.push({
+      label: "",
+      band: true,
+      data: c.curve.map((p) => pct(p.hi)),
+      borderWidth: 0,
+      pointRadius: 0,
+      backgroundColor: `${color}33`,
+      fill: { target: line + 1 },
+    });
   });
   return {
     id,
@@ -100,7 +135,12 @@ export function successAtKChart(id: string, s: ExperimentSummary): ChartSpec | u
     config: {
       type: "line",
       data: { labels: Array.from({ length: k }, (_, i) => `K = ${i + 1}`), datasets },
-      options: { animation: false, responsive: true, maintainAspectRatio: false, scales: { x: FLAT_X, y: { min: 0, max: 100, title: { display: true, text: "Success@K (%)" } } } },
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        scales: { x: FLAT_X, y: { min: 0, max: 100, title: { display: true, text: "Success@K (%)" } } },
+      },
     },
   };
 }
@@ -109,12 +149,18 @@ export function successAtKChart(id: string, s: ExperimentSummary): ChartSpec | u
 export function sweepChart(id: string, s: ExperimentSummary): ChartSpec | undefined {
   if (s.kind !== "sweep") return undefined;
   const rows = s.conditions.filter((c) => c.condition !== "no-recovery");
-  const settingOf = (p: Record<string, unknown>) => Object.entries(p).filter(([k]) => k !== "maxRecoveryIterations").map(([k, v]) => `${k}=${v}`).join(",");
+  const settingOf = (p: Record<string, unknown>) =>
+    Object.entries(p)
+      .filter(([k]) => k !== "maxRecoveryIterations")
+      .map(([k, v]) => `${k}=${v}`)
+      .join(",");
   const settings = [...new Set(rows.map((c) => settingOf(c.params)))];
   const caps = [...new Set(rows.map((c) => String(c.params.maxRecoveryIterations)))];
   const base = s.conditions.find((c) => c.condition === "no-recovery");
   const datasets: Record<string, unknown>[] = caps.map((cap, i) => {
-    const cs = settings.map((st) => rows.find((r) => settingOf(r.params) === st && String(r.params.maxRecoveryIterations) === cap));
+    const cs = settings.map((st) =>
+      rows.find((r) => settingOf(r.params) === st && String(r.params.maxRecoveryIterations) === cap),
+    );
     return {
       label: `max recovery iterations ${cap}`,
       data: cs.map((c) => (c ? pct(c.success.rate) : null)),
@@ -124,7 +170,14 @@ export function sweepChart(id: string, s: ExperimentSummary): ChartSpec | undefi
       backgroundColor: COLORS[i % COLORS.length],
     };
   });
-  if (base) datasets.push({ label: `no recovery (${proportionText(base.success)})`, data: settings.map(() => pct(base.success.rate)), borderColor: "#888", borderDash: [6, 4], pointRadius: 0 });
+  if (base)
+    datasets.push({
+      label: `no recovery (${proportionText(base.success)})`,
+      data: settings.map(() => pct(base.success.rate)),
+      borderColor: "#888",
+      borderDash: [6, 4],
+      pointRadius: 0,
+    });
   return {
     id,
     title: `${s.experiment}: success rate across the sweep`,
@@ -132,7 +185,12 @@ export function sweepChart(id: string, s: ExperimentSummary): ChartSpec | undefi
     config: {
       type: "line",
       data: { labels: settings.map((st) => wrapLabel(conditionLabel(st))), datasets },
-      options: { animation: false, responsive: true, maintainAspectRatio: false, scales: { x: FLAT_X, y: { min: 0, max: 100, title: { display: true, text: "success (%)" } } } },
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        scales: { x: FLAT_X, y: { min: 0, max: 100, title: { display: true, text: "success (%)" } } },
+      },
     },
   };
 }
@@ -140,7 +198,14 @@ export function sweepChart(id: string, s: ExperimentSummary): ChartSpec | undefi
 /** Stability metrics per condition as grouped bars (rates in %). */
 export function stabilityChart(id: string, s: ExperimentSummary): ChartSpec {
   const conds = s.conditions.filter((c) => c.stability.trajectories > 0);
-  const ds = (label: string, f: (c: (typeof conds)[number]) => number | null, color: string) => ({ label, data: conds.map((c) => { const v = f(c); return v === null ? null : pct(v); }), backgroundColor: color });
+  const ds = (label: string, f: (c: (typeof conds)[number]) => number | null, color: string) => ({
+    label,
+    data: conds.map((c) => {
+      const v = f(c);
+      return v === null ? null : pct(v);
+    }),
+    backgroundColor: color,
+  });
   return {
     id,
     title: `${s.experiment}: process stability (labels from ${[...new Set(conds.flatMap((c) => c.stability.sources))].join(" + ") || "n/a"})`,
@@ -155,7 +220,12 @@ export function stabilityChart(id: string, s: ExperimentSummary): ChartSpec {
           ds("recovery ability (% of deviations)", (c) => c.stability.recoveryAbility, "#2e9d5b"),
         ],
       },
-      options: { animation: false, responsive: true, maintainAspectRatio: false, scales: { x: FLAT_X, y: { min: 0, max: 100, title: { display: true, text: "%" } } } },
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        scales: { x: FLAT_X, y: { min: 0, max: 100, title: { display: true, text: "%" } } },
+      },
     },
   };
 }

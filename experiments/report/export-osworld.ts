@@ -41,14 +41,22 @@ export interface ExportOsworldSummary {
 export async function exportOsworld(options: ExportOsworldOptions): Promise<ExportOsworldSummary> {
   const root = resolve(options.dir);
   const out = resolve(options.out);
-  if (out === root || out.startsWith(root + sep)) throw new ConfigError(`--out: ${options.out} is inside the run folder ${options.dir}; export somewhere else`, { field: "out" });
+  if (out === root || out.startsWith(root + sep))
+    throw new ConfigError(`--out: ${options.out} is inside the run folder ${options.dir}; export somewhere else`, {
+      field: "out",
+    });
   const runs = findRuns(root).map((d) => loadRun(root, d));
-  if (existsSync(out) && readdirSync(out).length > 0) throw new ConfigError(`--out: ${options.out} is not empty; choose a new folder`, { field: "out" });
+  if (existsSync(out) && readdirSync(out).length > 0)
+    throw new ConfigError(`--out: ${options.out} is not empty; choose a new folder`, { field: "out" });
   // Every run's blob folder is checked before anything is written (a manifest naming `../../x`
   // is refused, and no folder is created for it: the store below is confined and creates nothing).
   const blobDirs = new Map(runs.map((run) => [run, runBlobsDir(run.dir)]));
   for (const [run, blobsDir] of blobDirs) {
-    if (!realInside(dirname(resolve(run.dir)), blobsDir)) throw new ConfigError(`export: ${join(run.dir, "manifest.json")} names the blob folder ${showId(blobsDir)}, outside ${dirname(resolve(run.dir))}; export reads only inside the run folder and the folder that holds it`, { field: "osworld" });
+    if (!realInside(dirname(resolve(run.dir)), blobsDir))
+      throw new ConfigError(
+        `export: ${join(run.dir, "manifest.json")} names the blob folder ${showId(blobsDir)}, outside ${dirname(resolve(run.dir))}; export reads only inside the run folder and the folder that holds it`,
+        { field: "osworld" },
+      );
   }
   prepareOutDir(out);
   const total = runs.reduce((n, r) => n + r.lines.filter((l) => l.status === "ok").length, 0);
@@ -66,9 +74,16 @@ export async function exportOsworld(options: ExportOsworldOptions): Promise<Expo
         summary.missing++;
         continue;
       }
-      const rec = held ?? readJsonFile<EpisodeRecord>(confinedFile(root, file), { what: "trajectory.json", prefix: "export: " });
+      const rec =
+        held ?? readJsonFile<EpisodeRecord>(confinedFile(root, file), { what: "trajectory.json", prefix: "export: " });
       const dir = join(out, relative(root, run.dir), relative(run.dir, folder));
-      const w = await writeEpisodeOutput({ dir, trajectory: rec.trajectory, blobs, score: { score: rec.score, ...(rec.detail ? { detail: rec.detail } : {}) }, simulated: rec.simulated });
+      const w = await writeEpisodeOutput({
+        dir,
+        trajectory: rec.trajectory,
+        blobs,
+        score: { score: rec.score, ...(rec.detail ? { detail: rec.detail } : {}) },
+        simulated: rec.simulated,
+      });
       summary.episodes++;
       summary.screenshots += w.screenshots;
       options.onEpisode?.(summary.episodes, total);
@@ -79,6 +94,10 @@ export async function exportOsworld(options: ExportOsworldOptions): Promise<Expo
 
 /** `file` when, links followed, it is inside `root`; a ConfigError naming it otherwise. */
 function confinedFile(root: string, file: string): string {
-  if (!realInside(root, file)) throw new ConfigError(`export: ${file} leads outside ${root} (a link or a path from a result file); export reads only inside the run folder`, { field: "osworld" });
+  if (!realInside(root, file))
+    throw new ConfigError(
+      `export: ${file} leads outside ${root} (a link or a path from a result file); export reads only inside the run folder`,
+      { field: "osworld" },
+    );
   return file;
 }

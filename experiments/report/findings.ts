@@ -54,42 +54,89 @@ export interface FindingsInput {
 const pct = (p: Proportion) => `${(100 * p.rate).toFixed(1)}%`;
 export { noiseText };
 
-const F1 = "Restoring to a past state beats a full reset at small K (Finding 1: every past-state strategy beats R=0 at K=1).";
+const F1 =
+  "Restoring to a past state beats a full reset at small K (Finding 1: every past-state strategy beats R=0 at K=1).";
 
 /** Check the paper's findings against the given runs. */
 export function computeFindings(input: FindingsInput): Finding[] {
-  return [finding1(input.ideal, input.idealLines, input.plan), ...recoveryFindings(input.recovery, input.recoveryRuns), ...endToEndFindings(input.e2e, input.e2eLines, input.e2eConfig)];
+  return [
+    finding1(input.ideal, input.idealLines, input.plan),
+    ...recoveryFindings(input.recovery, input.recoveryRuns),
+    ...endToEndFindings(input.e2e, input.e2eLines, input.e2eConfig),
+  ];
 }
 
 /** Per failed run (`task/seed`, only those in `scored` when given): did any of continuations 1..K of `condition` succeed? */
-function successAtK(lines: readonly ResultLine[], condition: string, K: number, scored?: ReadonlySet<string>): Map<string, boolean> {
+function successAtK(
+  lines: readonly ResultLine[],
+  condition: string,
+  K: number,
+  scored?: ReadonlySet<string>,
+): Map<string, boolean> {
   const out = new Map<string, boolean>();
   for (const l of lines) {
     const k = Number(l.extra?.k);
-    if (l.condition !== condition || l.status !== "ok" || !(k <= K) || (scored && !scored.has(`${l.task}/${l.seed}`))) continue;
+    if (l.condition !== condition || l.status !== "ok" || !(k <= K) || (scored && !scored.has(`${l.task}/${l.seed}`)))
+      continue;
     const unit = `${l.task}/${l.seed}`;
     out.set(unit, (out.get(unit) ?? false) || l.success);
   }
   return out;
 }
 
-function finding1(ideal: ExperimentSummary | undefined, lines: readonly ResultLine[] | undefined, plan: FindingsInput["plan"]): Finding {
-  if (!ideal) return { claim: F1, holds: null, evidence: "cannot be judged: no ideal-recovery run in this folder (it needs Success@K per recovery step)." };
+function finding1(
+  ideal: ExperimentSummary | undefined,
+  lines: readonly ResultLine[] | undefined,
+  plan: FindingsInput["plan"],
+): Finding {
+  if (!ideal)
+    return {
+      claim: F1,
+      holds: null,
+      evidence: "cannot be judged: no ideal-recovery run in this folder (it needs Success@K per recovery step).",
+    };
   const curves = ideal.successAtK ?? [];
   const zero = curves.find((c) => c.strategy === "zero");
   const others = curves.filter((c) => c.strategy !== "zero");
-  if (!zero || others.length === 0) return { claim: F1, holds: null, evidence: "cannot be judged: the ideal-recovery run needs R=0 and at least one past-state strategy." };
-  if (zero.instances === 0) return { claim: F1, holds: null, evidence: "cannot be judged: no failed forward runs with a detected error to restore." };
-  if (!lines) return { claim: F1, holds: null, evidence: "cannot be judged: no results.jsonl to pair the continuations by failed run." };
+  if (!zero || others.length === 0)
+    return {
+      claim: F1,
+      holds: null,
+      evidence: "cannot be judged: the ideal-recovery run needs R=0 and at least one past-state strategy.",
+    };
+  if (zero.instances === 0)
+    return {
+      claim: F1,
+      holds: null,
+      evidence: "cannot be judged: no failed forward runs with a detected error to restore.",
+    };
+  if (!lines)
+    return {
+      claim: F1,
+      holds: null,
+      evidence: "cannot be judged: no results.jsonl to pair the continuations by failed run.",
+    };
   const em1 = others.find((c) => c.strategy === "error-minus-1") ?? others[0];
-  const a = em1.curve[0], b = zero.curve[0];
+  const a = em1.curve[0],
+    b = zero.curve[0];
   const last = Math.min(em1.curve.length, zero.curve.length) - 1;
-  const gap1 = a.rate - b.rate, gapK = em1.curve[last].rate - zero.curve[last].rate;
-  const trend = gap1 <= 0 ? "no lead to narrow" : gapK < 0 ? "full resets catch up and overtake it" : gapK < gap1 ? "the gap narrows" : "the gap does not narrow";
+  const gap1 = a.rate - b.rate,
+    gapK = em1.curve[last].rate - zero.curve[last].rate;
+  const trend =
+    gap1 <= 0
+      ? "no lead to narrow"
+      : gapK < 0
+        ? "full resets catch up and overtake it"
+        : gapK < gap1
+          ? "the gap narrows"
+          : "the gap does not narrow";
   // The failed runs the curves score (the paper's rule leaves out a run with fewer than K usable continuations in any strategy).
   const scored = scoredInstances(lines, zero.curve.length, ideal.ideal?.incompleteInstances ?? "exclude");
   const zero1 = successAtK(lines, zero.condition, 1, scored);
-  const verdicts = others.map((c) => ({ c, v: clusteredPairedVerdict(successAtK(lines, c.condition, 1, scored), zero1) }));
+  const verdicts = others.map((c) => ({
+    c,
+    v: clusteredPairedVerdict(successAtK(lines, c.condition, 1, scored), zero1),
+  }));
   const w = weakest(verdicts.map((x) => x.v));
   const deciding = verdicts.find((x) => x.v === w)!;
   const fallback = plan ? plan.instances.filter((i) => i.fallback).length : 0;
@@ -112,29 +159,55 @@ export interface RunSummaryRef {
  * end-to-end run and the first recovery evaluation (`recovery-eval.json` among `extras`, with the
  * runs.jsonl beside it when `root` locates it). Undefined when the folder has none of them.
  */
-export function findingsForRuns(runs: readonly RunSummaryRef[], extras: ReadonlyArray<{ name: string; data: unknown; rel?: string }> = [], root?: string): { simulated: boolean; findings: Finding[] } | undefined {
+export function findingsForRuns(
+  runs: readonly RunSummaryRef[],
+  extras: ReadonlyArray<{ name: string; data: unknown; rel?: string }> = [],
+  root?: string,
+): { simulated: boolean; findings: Finding[] } | undefined {
   const ideal = runs.find((r) => r.summary.kind === "ideal-recovery");
   const e2e = runs.find((r) => r.summary.kind === "end-to-end");
   const linesOf = (dir: string) => [...readResults(join(dir, "results.jsonl")).values()];
-  const manifest = e2e && existsSync(join(e2e.dir, "manifest.json")) ? readJsonFile<{ config?: EndToEndConfig }>(join(e2e.dir, "manifest.json"), { what: "manifest.json", prefix: "report: " }) : undefined;
-  const recoveryExtra = extras.find((e) => (e.data as Partial<RecoveryEvalReport>)?.kind === "recovery-eval" && Array.isArray((e.data as Partial<RecoveryEvalReport>).table));
+  const manifest =
+    e2e && existsSync(join(e2e.dir, "manifest.json"))
+      ? readJsonFile<{ config?: EndToEndConfig }>(join(e2e.dir, "manifest.json"), {
+          what: "manifest.json",
+          prefix: "report: ",
+        })
+      : undefined;
+  const recoveryExtra = extras.find(
+    (e) =>
+      (e.data as Partial<RecoveryEvalReport>)?.kind === "recovery-eval" &&
+      Array.isArray((e.data as Partial<RecoveryEvalReport>).table),
+  );
   const recovery = recoveryExtra?.data as RecoveryEvalReport | undefined;
-  const runsFile = recoveryExtra?.rel !== undefined && root ? join(root, dirname(recoveryExtra.rel), "runs.jsonl") : undefined;
+  const runsFile =
+    recoveryExtra?.rel !== undefined && root ? join(root, dirname(recoveryExtra.rel), "runs.jsonl") : undefined;
   const recoveryRuns = runsFile && existsSync(runsFile) ? readRecoveryRuns(runsFile) : undefined;
   if (!ideal && !e2e && !recovery) return undefined;
   const planFile = ideal ? join(ideal.dir, "plan.json") : undefined;
-  const plan = planFile && existsSync(planFile) ? readJsonFile<FindingsInput["plan"]>(planFile, { what: "plan.json", prefix: "report: " }) : undefined;
+  const plan =
+    planFile && existsSync(planFile)
+      ? readJsonFile<FindingsInput["plan"]>(planFile, { what: "plan.json", prefix: "report: " })
+      : undefined;
   return {
     simulated: [ideal, e2e].some((r) => r?.summary.simulated) || recovery?.simulated === true,
     findings: computeFindings({
-      ideal: ideal?.summary, idealLines: ideal ? linesOf(ideal.dir) : undefined, plan,
-      e2e: e2e?.summary, e2eLines: e2e ? linesOf(e2e.dir) : undefined, e2eConfig: manifest?.config?.kind === "end-to-end" ? manifest.config : undefined,
-      recovery, recoveryRuns,
+      ideal: ideal?.summary,
+      idealLines: ideal ? linesOf(ideal.dir) : undefined,
+      plan,
+      e2e: e2e?.summary,
+      e2eLines: e2e ? linesOf(e2e.dir) : undefined,
+      e2eConfig: manifest?.config?.kind === "end-to-end" ? manifest.config : undefined,
+      recovery,
+      recoveryRuns,
     }),
   };
 }
 
 /** Read a recovery evaluation's runs.jsonl (one RecoveryRun per line). */
 export function readRecoveryRuns(file: string): RecoveryRun[] {
-  return readFileSync(file, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as RecoveryRun);
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as RecoveryRun);
 }

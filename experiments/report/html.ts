@@ -17,12 +17,19 @@ import { TOC_CSS, sectionLink, tableOfContents } from "./toc.ts";
 
 /** Escape text for HTML element and attribute content. */
 export function escapeHtml(value: unknown): string {
-  return String(value ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
+  return String(value ?? "").replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string,
+  );
 }
 
 /** JSON safe to place inside a <script type="application/json"> element. */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  return JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/>/g, "\\u003e")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 }
 
 /**
@@ -36,13 +43,15 @@ export function findingVerdict(f: Finding): string {
 
 /** The verdict rule in one sentence (report, demo). */
 export const VERDICT_RULE =
-  "Conditions share tasks and seeds, so each claim is tested on paired outcomes and decided at the cluster level (a sign test over tasks, or trajectories for recovery-evaluation samples, of the units' summed differences; McNemar's exact test on the (task, seed) units is shown beside it, labelled unit level): HOLDS only at p < 0.05 in the paper's direction, DOES NOT HOLD only when the opposite direction is significant, \"direction only\" or \"not in the paper's direction\" otherwise, and \"cannot tell\" with fewer than 6 discordant pairs (no outcome could reach p < 0.05). Recovery-evaluation findings are paired over distinct target states from runs.jsonl (a target state sampled at several distances counts once). Where a finding searches several comparisons (the weak recoverer's caps) or gives one verdict per pair, p-values are Holm-adjusted and the verdict says so.";
+  'Conditions share tasks and seeds, so each claim is tested on paired outcomes and decided at the cluster level (a sign test over tasks, or trajectories for recovery-evaluation samples, of the units\' summed differences; McNemar\'s exact test on the (task, seed) units is shown beside it, labelled unit level): HOLDS only at p < 0.05 in the paper\'s direction, DOES NOT HOLD only when the opposite direction is significant, "direction only" or "not in the paper\'s direction" otherwise, and "cannot tell" with fewer than 6 discordant pairs (no outcome could reach p < 0.05). Recovery-evaluation findings are paired over distinct target states from runs.jsonl (a target state sampled at several distances counts once). Where a finding searches several comparisons (the weak recoverer\'s caps) or gives one verdict per pair, p-values are Holm-adjusted and the verdict says so.';
 
-const pct = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? "n/a" : `${(100 * x).toFixed(1)}%`);
+const pct = (x: number | null | undefined) =>
+  x === null || x === undefined || Number.isNaN(x) ? "n/a" : `${(100 * x).toFixed(1)}%`;
 const num = (x: number | null | undefined, d = 2) => (x === null || x === undefined ? "n/a" : x.toFixed(d));
 const usd = usdText;
 /** Cost and tokens mean nothing for a condition that called no model (simulated policies): "n/a". */
-const calledModels = (c: ConditionSummary) => !c.simulated || Object.keys(c.models ?? {}).length > 0 || c.tokensPerEpisode > 0;
+const calledModels = (c: ConditionSummary) =>
+  !c.simulated || Object.keys(c.models ?? {}).length > 0 || c.tokensPerEpisode > 0;
 
 function table(head: string[], rows: Array<Array<string | number>>, cls = ""): string {
   return `<table class="${cls}"><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead><tbody>${rows
@@ -51,29 +60,67 @@ function table(head: string[], rows: Array<Array<string | number>>, cls = ""): s
 }
 
 function conditionTable(s: ExperimentSummary): string {
-  return table(
-    ["condition", "settings", "episodes", "environment errors (excluded)", "success (solved/n)", "success 95% CI", "recovery attempts per episode", "recovery steps per episode", "forward steps per episode", "steps per episode", "steps per success", "cost per episode (USD)", "cost per success (USD)", "tokens per episode"],
-    s.conditions.map((c) => {
-      const m = calledModels(c);
-      return [
-        conditionLabel(c.condition), Object.entries(c.params).map(([k, v]) => paramLabel(k, v)).join(", ") || "-", c.episodes, c.envErrors,
-        `${pct(c.success.rate)} (${c.success.successes}/${c.success.n})`, `${pct(c.success.lo)} - ${pct(c.success.hi)}`,
-        num(c.meanRecoveryAttempts), num(c.meanRecoverySteps), num(c.meanForwardSteps), num(c.stepsPerEpisode, 1), num(c.stepsPerSuccess, 1),
-        m ? usd(c.costPerEpisode) : "n/a", m ? usd(c.costPerSuccess) : "n/a", m ? num(c.tokensPerEpisode, 0) : "n/a",
-      ];
-    }),
-  ) + `<p class="note">Success = share of scored episodes the task checker marked solved (95% Wilson interval). Steps per success = all executed steps (forward, recovery, replay) divided by solved episodes: the cost proxy when no model is called. Cost and tokens are n/a for simulated policies, which call no model.</p>` + countsNote(s);
+  return (
+    table(
+      [
+        "condition",
+        "settings",
+        "episodes",
+        "environment errors (excluded)",
+        "success (solved/n)",
+        "success 95% CI",
+        "recovery attempts per episode",
+        "recovery steps per episode",
+        "forward steps per episode",
+        "steps per episode",
+        "steps per success",
+        "cost per episode (USD)",
+        "cost per success (USD)",
+        "tokens per episode",
+      ],
+      s.conditions.map((c) => {
+        const m = calledModels(c);
+        return [
+          conditionLabel(c.condition),
+          Object.entries(c.params)
+            .map(([k, v]) => paramLabel(k, v))
+            .join(", ") || "-",
+          c.episodes,
+          c.envErrors,
+          `${pct(c.success.rate)} (${c.success.successes}/${c.success.n})`,
+          `${pct(c.success.lo)} - ${pct(c.success.hi)}`,
+          num(c.meanRecoveryAttempts),
+          num(c.meanRecoverySteps),
+          num(c.meanForwardSteps),
+          num(c.stepsPerEpisode, 1),
+          num(c.stepsPerSuccess, 1),
+          m ? usd(c.costPerEpisode) : "n/a",
+          m ? usd(c.costPerSuccess) : "n/a",
+          m ? num(c.tokensPerEpisode, 0) : "n/a",
+        ];
+      }),
+    ) +
+    `<p class="note">Success = share of scored episodes the task checker marked solved (95% Wilson interval). Steps per success = all executed steps (forward, recovery, replay) divided by solved episodes: the cost proxy when no model is called. Cost and tokens are n/a for simulated policies, which call no model.</p>` +
+    countsNote(s)
+  );
 }
 
 const prefixed = (text: string) => (text ? ` ${text}` : "");
 const incompleteText = (i: NonNullable<ExperimentSummary["ideal"]>) =>
-  i.incompleteInstances === "score-available" ? "; a run with fewer than K usable continuations is scored on those it has (incompleteInstances: score-available, not the paper's rule)" : i.exclusions.incomplete ? `; ${i.exclusions.incomplete.runs} failed runs with fewer than K usable continuations in some strategy left out of every strategy's curve (the paper's rule)` : "";
+  i.incompleteInstances === "score-available"
+    ? "; a run with fewer than K usable continuations is scored on those it has (incompleteInstances: score-available, not the paper's rule)"
+    : i.exclusions.incomplete
+      ? `; ${i.exclusions.incomplete.runs} failed runs with fewer than K usable continuations in some strategy left out of every strategy's curve (the paper's rule)`
+      : "";
 
 /** Counted departures from the plain path: selector fallbacks per condition, and ideal recovery's exclusions by reason. */
 function countsNote(s: ExperimentSummary): string {
   const parts: string[] = [];
   const fb = s.conditions.filter((c) => c.selectorFallbacks);
-  if (fb.length) parts.push(`Selector fallbacks (the selector failed and R fell back to E-1): ${fb.map((c) => `${conditionLabel(c.condition)} ${c.selectorFallbacks!.fallbacks} of ${c.selectorFallbacks!.attempts} recovery attempts`).join("; ")}.`);
+  if (fb.length)
+    parts.push(
+      `Selector fallbacks (the selector failed and R fell back to E-1): ${fb.map((c) => `${conditionLabel(c.condition)} ${c.selectorFallbacks!.fallbacks} of ${c.selectorFallbacks!.attempts} recovery attempts`).join("; ")}.`,
+    );
   const i = s.ideal;
   if (i)
     parts.push(
@@ -88,14 +135,24 @@ function countsNote(s: ExperimentSummary): string {
 /** Which tasks recovery fixed or broke, per condition against no recovery (same task and seed). */
 function pairedTable(rows: readonly PairedRow[]): string {
   if (rows.length === 0) return "";
-  const tasks = [...new Set(rows.flatMap((r) => [...r.byTask.entries()].filter(([, t]) => t[0] + t[1] > 0).map(([k]) => k)))].sort();
+  const tasks = [
+    ...new Set(rows.flatMap((r) => [...r.byTask.entries()].filter(([, t]) => t[0] + t[1] > 0).map(([k]) => k))),
+  ].sort();
   const head = ["task", ...rows.map((r) => `${conditionLabel(r.condition)} vs ${conditionLabel(r.baseline)}`)];
-  const body = tasks.map((t) => `<tr><td>${escapeHtml(t)}</td>${rows.map((r) => {
-    const c = r.byTask.get(t);
-    if (!c) return "<td>n/a</td>";
-    const txt = [c[0] ? `+${c[0]} fixed` : "", c[1] ? `-${c[1]} broken` : ""].filter(Boolean).join(", ") || "same";
-    return `<td class="${c[0] > c[1] ? "ok" : c[1] > c[0] ? "err" : ""}" title="${escapeHtml(`${c[2]} paired episodes`)}">${escapeHtml(txt)}</td>`;
-  }).join("")}</tr>`).join("");
+  const body = tasks
+    .map(
+      (t) =>
+        `<tr><td>${escapeHtml(t)}</td>${rows
+          .map((r) => {
+            const c = r.byTask.get(t);
+            if (!c) return "<td>n/a</td>";
+            const txt =
+              [c[0] ? `+${c[0]} fixed` : "", c[1] ? `-${c[1]} broken` : ""].filter(Boolean).join(", ") || "same";
+            return `<td class="${c[0] > c[1] ? "ok" : c[1] > c[0] ? "err" : ""}" title="${escapeHtml(`${c[2]} paired episodes`)}">${escapeHtml(txt)}</td>`;
+          })
+          .join("")}</tr>`,
+    )
+    .join("");
   const total = `<tr><th>all tasks</th>${rows.map((r) => `<th>${escapeHtml(`+${r.fixed} / -${r.broken} (n=${r.pairs})`)}</th>`).join("")}</tr>`;
   return `<h3>Tasks recovery fixed or broke</h3><p class="note">Each cell pairs a condition's episodes with its no-recovery baseline's episodes of the same task and seed (a pair's own baseline, or the one the pairs share): +fixed = failed without recovery, solved with it; -broken = the reverse. Only tasks where something changed are listed.</p>${tasks.length ? `<table class="matrix"><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead><tbody>${body}${total}</tbody></table>` : "<p>No task changed outcome.</p>"}`;
 }
@@ -104,7 +161,10 @@ function pairedTable(rows: readonly PairedRow[]): string {
 function appTable(s: RunData): string {
   const b = appBreakdown(s.lines);
   if (b.apps.length < 2) return "";
-  return `<h3>Success per app</h3>${table(["app", ...b.conditions.map(conditionLabel)], b.apps.map((a, i) => [a, ...b.cells[i].map((p) => (p ? `${pct(p.rate)} (${p.successes}/${p.n})` : "n/a"))]))}`;
+  return `<h3>Success per app</h3>${table(
+    ["app", ...b.conditions.map(conditionLabel)],
+    b.apps.map((a, i) => [a, ...b.cells[i].map((p) => (p ? `${pct(p.rate)} (${p.successes}/${p.n})` : "n/a"))]),
+  )}`;
 }
 
 /** Model calls per condition and role: calls, errors, tokens, list-price cost, and the condition's cost per success. */
@@ -112,7 +172,17 @@ function modelTable(s: ExperimentSummary): string {
   const rows: Array<Array<string | number>> = [];
   for (const c of s.conditions)
     for (const [role, m] of Object.entries(c.models ?? {}))
-      if (m) rows.push([conditionLabel(c.condition), role, m.calls, m.errors, m.inputTokens, m.outputTokens, usd(m.costUsd), usd(c.success.successes ? m.costUsd / c.success.successes : null)]);
+      if (m)
+        rows.push([
+          conditionLabel(c.condition),
+          role,
+          m.calls,
+          m.errors,
+          m.inputTokens,
+          m.outputTokens,
+          usd(m.costUsd),
+          usd(c.success.successes ? m.costUsd / c.success.successes : null),
+        ]);
   if (!rows.length) return "";
   const notes = [
     s.allModelCallsFailed ? "Every model call of this run failed: its success rates say nothing about the agents." : "",
@@ -132,7 +202,8 @@ function tokensTable(s: ExperimentSummary): string {
   const rows: Array<Array<string | number>> = [];
   // The baseline a condition is paired with, as in the fixed/broke table (paired.ts baselineOf).
   const baselines = s.conditions.map((c) => c.condition).filter(isBaseline);
-  const baseOf = (condition: string) => (isBaseline(condition) ? undefined : s.conditions.find((c) => c.condition === baselineOf(condition, baselines)));
+  const baseOf = (condition: string) =>
+    isBaseline(condition) ? undefined : s.conditions.find((c) => c.condition === baselineOf(condition, baselines));
   const cached = (r: RoleTokens) => r.cachedInputTokens ?? 0;
   const writes = (r: RoleTokens) => r.cacheWriteInputTokens ?? 0;
   const uncached = (r: RoleTokens) => r.uncachedInputTokens ?? r.inputTokens - cached(r) - writes(r);
@@ -140,13 +211,32 @@ function tokensTable(s: ExperimentSummary): string {
   const anyWrites = s.conditions.some((c) => Object.values(c.tokens?.roles ?? {}).some((r) => r && writes(r) > 0));
   const anyCache = s.conditions.some((c) => c.tokens?.promptCache);
   const ratio = (a: number, b: number | undefined) => (b !== undefined && b > 0 ? `x${(a / b).toFixed(2)}` : "-");
-  const cells = (label: string, role: string, r: RoleTokens, overhead: string[]) => [label, role, r.calls, r.inputTokens, uncached(r), cached(r), ...(anyWrites ? [writes(r)] : []), r.outputTokens, r.billedTokens ?? r.totalTokens, num(r.perEpisode, 0), num(billedPer(r), 0), ...overhead];
+  const cells = (label: string, role: string, r: RoleTokens, overhead: string[]) => [
+    label,
+    role,
+    r.calls,
+    r.inputTokens,
+    uncached(r),
+    cached(r),
+    ...(anyWrites ? [writes(r)] : []),
+    r.outputTokens,
+    r.billedTokens ?? r.totalTokens,
+    num(r.perEpisode, 0),
+    num(billedPer(r), 0),
+    ...overhead,
+  ];
   for (const c of s.conditions) {
     const t = c.tokens;
     if (!t) continue;
     const base = baseOf(c.condition)?.tokens;
-    for (const [role, r] of Object.entries(t.roles)) if (r) rows.push(cells(conditionLabel(c.condition), role, r, ["", ""]));
-    rows.push(cells(conditionLabel(c.condition), "all roles", t.total, [ratio(t.total.perEpisode, base?.total.perEpisode), ratio(billedPer(t.total), base && billedPer(base.total))]));
+    for (const [role, r] of Object.entries(t.roles))
+      if (r) rows.push(cells(conditionLabel(c.condition), role, r, ["", ""]));
+    rows.push(
+      cells(conditionLabel(c.condition), "all roles", t.total, [
+        ratio(t.total.perEpisode, base?.total.perEpisode),
+        ratio(billedPer(t.total), base && billedPer(base.total)),
+      ]),
+    );
   }
   if (!rows.length) return "";
   const note = anyCache
@@ -157,15 +247,33 @@ function tokensTable(s: ExperimentSummary): string {
 
 function skippedList(s: ExperimentSummary): string {
   if (!s.skipped?.length) return "";
-  return `<h3>Skipped tasks (${s.skipped.length}, not scored)</h3>${table(["task", "reason"], s.skipped.map((k) => [k.task, k.reason]))}`;
+  return `<h3>Skipped tasks (${s.skipped.length}, not scored)</h3>${table(
+    ["task", "reason"],
+    s.skipped.map((k) => [k.task, k.reason]),
+  )}`;
 }
 
 function stabilityTable(s: ExperimentSummary): string {
   return table(
-    ["condition", "label source", "trajectories", "deviation rate (% of steps)", "loop incidence (% of runs)", "loop burden (% of steps, looping runs)", "recovery ability (runs that deviated)", "average recovery length (steps)"],
+    [
+      "condition",
+      "label source",
+      "trajectories",
+      "deviation rate (% of steps)",
+      "loop incidence (% of runs)",
+      "loop burden (% of steps, looping runs)",
+      "recovery ability (runs that deviated)",
+      "average recovery length (steps)",
+    ],
     s.conditions.map((c) => [
-      conditionLabel(c.condition), c.stability.sources.join(" + ") || "-", c.stability.trajectories, pct(c.stability.deviationRate), pct(c.stability.loopIncidence),
-      pct(c.stability.loopBurden), `${pct(c.stability.recoveryAbility)} (n=${c.stability.eligibleForRecovery})`, num(c.stability.avgRecoveryLength),
+      conditionLabel(c.condition),
+      c.stability.sources.join(" + ") || "-",
+      c.stability.trajectories,
+      pct(c.stability.deviationRate),
+      pct(c.stability.loopIncidence),
+      pct(c.stability.loopBurden),
+      `${pct(c.stability.recoveryAbility)} (n=${c.stability.eligibleForRecovery})`,
+      num(c.stability.avgRecoveryLength),
     ]),
   );
 }
@@ -174,8 +282,18 @@ function successAtKTable(s: ExperimentSummary): string {
   if (!s.successAtK?.length) return "";
   const k = Math.max(...s.successAtK.map((c) => c.curve.length));
   return table(
-    ["recovery step", "failed runs (n)", "mean recovery step R", ...Array.from({ length: k }, (_, i) => `Success@${i + 1} [95% CI]`)],
-    s.successAtK.map((c) => [conditionLabel(c.condition), c.instances, num(c.meanRecoveryStep, 1), ...c.curve.map((p) => `${pct(p.rate)} [${pct(p.lo)}-${pct(p.hi)}]`)]),
+    [
+      "recovery step",
+      "failed runs (n)",
+      "mean recovery step R",
+      ...Array.from({ length: k }, (_, i) => `Success@${i + 1} [95% CI]`),
+    ],
+    s.successAtK.map((c) => [
+      conditionLabel(c.condition),
+      c.instances,
+      num(c.meanRecoveryStep, 1),
+      ...c.curve.map((p) => `${pct(p.rate)} [${pct(p.lo)}-${pct(p.hi)}]`),
+    ]),
   );
 }
 
@@ -184,7 +302,10 @@ export function jsonTables(value: unknown, depth = 0): string {
   if (Array.isArray(value)) {
     if (value.length > 0 && value.every((v) => v && typeof v === "object" && !Array.isArray(v))) {
       const cols = [...new Set(value.flatMap((v) => Object.keys(v as object)))];
-      return table(cols.map(headerLabel), value.map((v) => cols.map((c) => cell((v as Record<string, unknown>)[c]))));
+      return table(
+        cols.map(headerLabel),
+        value.map((v) => cols.map((c) => cell((v as Record<string, unknown>)[c]))),
+      );
     }
     return `<p>${escapeHtml(value.map(cell).join(", "))}</p>`;
   }
@@ -194,8 +315,13 @@ export function jsonTables(value: unknown, depth = 0): string {
     const scalars = entries.filter(([, v]) => v === null || typeof v !== "object");
     const nested = entries.filter(([, v]) => v !== null && typeof v === "object");
     return (
-      (scalars.length ? table(["field", "value"], scalars.map(([k, v]) => [headerLabel(k), cell(v)]), "kv") : "") +
-      nested.map(([k, v]) => `<h5>${escapeHtml(headerLabel(k))}</h5>${jsonTables(v, depth + 1)}`).join("")
+      (scalars.length
+        ? table(
+            ["field", "value"],
+            scalars.map(([k, v]) => [headerLabel(k), cell(v)]),
+            "kv",
+          )
+        : "") + nested.map(([k, v]) => `<h5>${escapeHtml(headerLabel(k))}</h5>${jsonTables(v, depth + 1)}`).join("")
     );
   }
   return `<p>${escapeHtml(cell(value))}</p>`;
@@ -245,10 +371,26 @@ pre.call-text{white-space:pre-wrap;overflow-wrap:anywhere;max-height:300px;overf
 `;
 
 /** The whole page. */
-export function renderPage(input: { title: string; runs: RunData[]; charts: ChartSpec[]; extras: ExtraFile[]; recoveryHtml: string; raceHtml?: string; findings?: Finding[]; viewer: { index: unknown[]; chunkDir: string }; chartJs: string; clientJs: string; generatedFrom: string }): string {
-  const simulated = input.runs.some((r) => r.summary.simulated) || input.extras.some((e) => (e.data as { simulated?: unknown } | null)?.simulated === true);
-  const chartsFor = (r: RunData) => input.charts.filter((c) => c.id.startsWith(`c-${slug(r.rel || r.summary.experiment)}-`));
-  const chartHtml = (c: ChartSpec) => `<h3>${escapeHtml(c.title)}</h3><div class="chart"><canvas id="${escapeHtml(c.id)}"></canvas></div>${c.note ? `<p class="note">${escapeHtml(c.note)}</p>` : ""}`;
+export function renderPage(input: {
+  title: string;
+  runs: RunData[];
+  charts: ChartSpec[];
+  extras: ExtraFile[];
+  recoveryHtml: string;
+  raceHtml?: string;
+  findings?: Finding[];
+  viewer: { index: unknown[]; chunkDir: string };
+  chartJs: string;
+  clientJs: string;
+  generatedFrom: string;
+}): string {
+  const simulated =
+    input.runs.some((r) => r.summary.simulated) ||
+    input.extras.some((e) => (e.data as { simulated?: unknown } | null)?.simulated === true);
+  const chartsFor = (r: RunData) =>
+    input.charts.filter((c) => c.id.startsWith(`c-${slug(r.rel || r.summary.experiment)}-`));
+  const chartHtml = (c: ChartSpec) =>
+    `<h3>${escapeHtml(c.title)}</h3><div class="chart"><canvas id="${escapeHtml(c.id)}"></canvas></div>${c.note ? `<p class="note">${escapeHtml(c.note)}</p>` : ""}`;
   const runSections = input.runs
     .map((r) => {
       const s = r.summary;
@@ -258,7 +400,16 @@ export function renderPage(input: { title: string; runs: RunData[]; charts: Char
 <h2>${escapeHtml(s.experiment)} <span class="meta">(${escapeHtml(s.kind)}${r.rel ? `, ${escapeHtml(r.rel)}/` : ""})</span>${sectionLink(id)}</h2>
 ${s.simulated ? `<div class="banner">${escapeHtml(s.note)}</div>` : ""}
 <p class="meta">${m ? `commit ${escapeHtml(m.gitCommit.slice(0, 12))}, retrace ${escapeHtml(m.packageVersion)}, config ${escapeHtml(m.configHash.slice(0, 12))}, ${m.tasks.length} tasks, seeds ${escapeHtml(m.seeds.join(","))}. ` : ""}${s.episodes} episodes, ${s.envErrors} environment errors (excluded from success rates).</p>
-${s.recommendation ? `<h3>Recommendation</h3><p>${escapeHtml(labelConditionsIn(s.recommendation.text, s.conditions.map((c) => c.condition)))}</p>` : ""}
+${
+  s.recommendation
+    ? `<h3>Recommendation</h3><p>${escapeHtml(
+        labelConditionsIn(
+          s.recommendation.text,
+          s.conditions.map((c) => c.condition),
+        ),
+      )}</p>`
+    : ""
+}
 <h3 id="${escapeHtml(id)}-conditions">Conditions${sectionLink(`${id}-conditions`)}</h3>${conditionTable(s)}
 ${modelTable(s)}${tokensTable(s)}${skippedList(s)}
 ${s.successAtK?.length ? `<h3>Success@K</h3>${successAtKTable(s)}` : ""}
@@ -271,10 +422,15 @@ ${stabilityTable(s)}
 </section>`;
     })
     .join("\n");
-  const extras = input.extras.length ? `<section id="recovery-eval"><h2>Recovery evaluation${sectionLink("recovery-eval")}</h2>${input.recoveryHtml}</section>` : "";
+  const extras = input.extras.length
+    ? `<section id="recovery-eval"><h2>Recovery evaluation${sectionLink("recovery-eval")}</h2>${input.recoveryHtml}</section>`
+    : "";
   const findings = input.findings?.length
     ? `<section id="findings"><h2>Do the paper's findings hold here?${sectionLink("findings")}</h2><p class="meta">${escapeHtml(VERDICT_RULE)}</p>${simulated ? `<div class="banner">Checked on simulated components (simulated policies or a stand-in model server): evidence about the simulation, not about any model.</div>` : ""}<ul>${input.findings
-        .map((f) => `<li class="finding ${f.holds === null ? "na" : f.holds ? "yes" : "no"}"><b>${escapeHtml(findingVerdict(f))}</b>: ${escapeHtml(f.claim)} <span class="meta">${escapeHtml(f.evidence)}</span></li>`)
+        .map(
+          (f) =>
+            `<li class="finding ${f.holds === null ? "na" : f.holds ? "yes" : "no"}"><b>${escapeHtml(findingVerdict(f))}</b>: ${escapeHtml(f.claim)} <span class="meta">${escapeHtml(f.evidence)}</span></li>`,
+        )
         .join("")}</ul></section>`
     : "";
   const n = input.viewer.index.length;

@@ -58,7 +58,10 @@ export interface ReportOutput {
 export async function buildReport(dir: string, options: ReportOptions = {}): Promise<ReportOutput> {
   const root = resolve(dir);
   const runs = findRuns(root, { allowNone: true }).map((d) => loadRun(root, d));
-  const extras = findExtraFiles(root, runs.map((r) => r.dir));
+  const extras = findExtraFiles(
+    root,
+    runs.map((r) => r.dir),
+  );
   // A folder with only recovery-evaluation output (recovery-eval.json, oracle-agreement.json) is reportable too.
   // A race folder (retrace tune: race.json) is reportable too: its rounds are runs of their own (`retrace report <out>/rounds/b0-r0`).
   if (runs.length === 0 && extras.length === 0 && !existsSync(join(root, "race.json"))) findRuns(root);
@@ -91,7 +94,12 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
     if (chunks.length) mkdirSync(filesDir, { recursive: true });
     const packed = shortenScreenIds(chunks, screens);
     writeCallFiles(filesDir, splitCalls(chunks), scriptJson);
-    chunks.forEach((c, i) => writeFileSync(join(filesDir, `chunk-${i}.js`), `window.__retraceChunk(${i}, ${scriptJson(c.map(chunkEpisode))});\n`));
+    chunks.forEach((c, i) =>
+      writeFileSync(
+        join(filesDir, `chunk-${i}.js`),
+        `window.__retraceChunk(${i}, ${scriptJson(c.map(chunkEpisode))});\n`,
+      ),
+    );
     await writeScreenPacks(join(filesDir, "screens"), packed);
   } catch (err) {
     throw reportWriteFailure(err, file, filesDir);
@@ -99,7 +107,10 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   // findings.json (the demo writes one) wins; otherwise the findings are checked against this
   // folder's own ideal-recovery / end-to-end runs and recovery evaluation, simulated or model-backed.
   const findingsFile = join(root, "findings.json");
-  const findings = existsSync(findingsFile) ? readJsonFile<{ findings: Finding[] }>(inside(root, findingsFile), { what: "findings file", prefix: "report: " }).findings : findingsForRuns(runs, extras, root)?.findings;
+  const findings = existsSync(findingsFile)
+    ? readJsonFile<{ findings: Finding[] }>(inside(root, findingsFile), { what: "findings file", prefix: "report: " })
+        .findings
+    : findingsForRuns(runs, extras, root)?.findings;
   const require = createRequire(import.meta.url);
   let chartJsDir: string;
   try {
@@ -110,8 +121,20 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
   const chartJs = readFileSync(join(chartJsDir, "chart.umd.min.js"), "utf8");
   const html = renderPage({
     title: options.title ?? `retrace report: ${basename(root)}`,
-    runs, charts: [...charts, ...recovery.charts], extras, recoveryHtml: recovery.html, ...(race && raceSpec && { raceHtml: raceHtml(race, raceSpec) }), findings, viewer: { index, chunkDir: encodeURIComponent(filesName) }, chartJs, clientJs: PANELS_JS + CLIENT_JS,
-    generatedFrom: runs.length ? `${runs.length} run(s) in ${root}` : race ? `the race (retrace tune) in ${root}` : `recovery-evaluation output in ${root}`,
+    runs,
+    charts: [...charts, ...recovery.charts],
+    extras,
+    recoveryHtml: recovery.html,
+    ...(race && raceSpec && { raceHtml: raceHtml(race, raceSpec) }),
+    findings,
+    viewer: { index, chunkDir: encodeURIComponent(filesName) },
+    chartJs,
+    clientJs: PANELS_JS + CLIENT_JS,
+    generatedFrom: runs.length
+      ? `${runs.length} run(s) in ${root}`
+      : race
+        ? `the race (retrace tune) in ${root}`
+        : `recovery-evaluation output in ${root}`,
   });
   try {
     writeFileAtomic(file, html);
@@ -119,7 +142,15 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
     throw reportWriteFailure(err, file, filesDir);
   }
   const bytes = Buffer.byteLength(html);
-  return { file, bytes, totalBytes: bytes + folderBytes(filesDir), runs: runs.length, episodes: index.length, chunks: chunks.length, missing };
+  return {
+    file,
+    bytes,
+    totalBytes: bytes + folderBytes(filesDir),
+    runs: runs.length,
+    episodes: index.length,
+    chunks: chunks.length,
+    missing,
+  };
 }
 
 /**
@@ -129,12 +160,21 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
 function reportWriteFailure(err: unknown, file: string, filesDir: string): unknown {
   if (!diskFullOf(err)) return err;
   rmSync(filesDir, { recursive: true, force: true });
-  const code = /EDQUOT/.test(String((err as Error)?.message)) || (err as NodeJS.ErrnoException)?.code === "EDQUOT" ? "EDQUOT" : "ENOSPC";
-  return new EnvironmentError(`report: cannot write ${file}: the disk is full (${code}); free some space (or pass --out on another disk) and run \`retrace report\` again; the run folder is unchanged`, { cause: err, retryable: false });
+  const code =
+    /EDQUOT/.test(String((err as Error)?.message)) || (err as NodeJS.ErrnoException)?.code === "EDQUOT"
+      ? "EDQUOT"
+      : "ENOSPC";
+  return new EnvironmentError(
+    `report: cannot write ${file}: the disk is full (${code}); free some space (or pass --out on another disk) and run \`retrace report\` again; the run folder is unchanged`,
+    { cause: err, retryable: false },
+  );
 }
 
 /** Bytes of the files under `dir` (0 when it does not exist). */
 function folderBytes(dir: string): number {
   if (!existsSync(dir)) return 0;
-  return readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? folderBytes(join(dir, e.name)) : statSync(join(dir, e.name)).size), 0);
+  return readdirSync(dir, { withFileTypes: true }).reduce(
+    (n, e) => n + (e.isDirectory() ? folderBytes(join(dir, e.name)) : statSync(join(dir, e.name)).size),
+    0,
+  );
 }

@@ -12,12 +12,20 @@ import type { Trajectory } from "../../src/trajectory.ts";
 import type { EpisodeRecord } from "../runner/episode.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 
-const REQUIRED: ReadonlyArray<[keyof ResultLine, string]> = [["key", "string"], ["index", "number"], ["condition", "string"], ["task", "string"], ["status", "string"], ["success", "boolean"]];
+const REQUIRED: ReadonlyArray<[keyof ResultLine, string]> = [
+  ["key", "string"],
+  ["index", "number"],
+  ["condition", "string"],
+  ["task", "string"],
+  ["status", "string"],
+  ["success", "boolean"],
+];
 
 /** Why `value` is not a result line, or undefined when it is one. */
 function notALine(value: unknown): string | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return "not a JSON object";
-  for (const [k, t] of REQUIRED) if (typeof (value as Record<string, unknown>)[k] !== t) return `field "${k}" is missing or not a ${t}`;
+  for (const [k, t] of REQUIRED)
+    if (typeof (value as Record<string, unknown>)[k] !== t) return `field "${k}" is missing or not a ${t}`;
   const status = (value as ResultLine).status;
   if (status !== "ok" && status !== "env-error") return `status "${String(status)}" is neither "ok" nor "env-error"`;
   return undefined;
@@ -59,13 +67,25 @@ export function readResultsForReport(file: string): ResultLine[] {
     }
     if (why === undefined) {
       const unsafe = unsafeNames(value as ResultLine);
-      if (unsafe) throw new ConfigError(`report: ${file} line ${i + 1}: ${unsafe}; the report reads only inside the run folder (was the file edited?)`, { field: "dir" });
+      if (unsafe)
+        throw new ConfigError(
+          `report: ${file} line ${i + 1}: ${unsafe}; the report reads only inside the run folder (was the file edited?)`,
+          { field: "dir" },
+        );
       byKey.set((value as ResultLine).key, value as ResultLine);
-    }
-    else if (i === texts.length - 1 && byKey.size > 0) break; // a killed run's torn last line
-    else throw new ConfigError(`report: ${file} line ${i + 1} is not a result line (${why}); expected one JSON object per episode as written by \`retrace run\` (key, index, condition, task, status, success)`, { field: "dir" });
+    } else if (i === texts.length - 1 && byKey.size > 0)
+      break; // a killed run's torn last line
+    else
+      throw new ConfigError(
+        `report: ${file} line ${i + 1} is not a result line (${why}); expected one JSON object per episode as written by \`retrace run\` (key, index, condition, task, status, success)`,
+        { field: "dir" },
+      );
   }
-  if (byKey.size === 0) throw new ConfigError(`report: ${file} holds no episodes; point at a run that has finished at least one episode (or continue it with \`retrace run <config> --out <dir> --resume\`)`, { field: "dir" });
+  if (byKey.size === 0)
+    throw new ConfigError(
+      `report: ${file} holds no episodes; point at a run that has finished at least one episode (or continue it with \`retrace run <config> --out <dir> --resume\`)`,
+      { field: "dir" },
+    );
   return [...byKey.values()].sort((a, b) => a.index - b.index);
 }
 
@@ -79,7 +99,15 @@ interface ModelRunRecord {
   success: boolean;
   score: number;
   stopReason: string;
-  accounting?: { forwardSteps?: number; recoverySteps?: number; replaySteps?: number; recoveryAttempts?: number; detectorCalls?: number; policyFailures?: number; models?: Record<string, { inputTokens?: number; outputTokens?: number; costUsd?: number }> };
+  accounting?: {
+    forwardSteps?: number;
+    recoverySteps?: number;
+    replaySteps?: number;
+    recoveryAttempts?: number;
+    detectorCalls?: number;
+    policyFailures?: number;
+    models?: Record<string, { inputTokens?: number; outputTokens?: number; costUsd?: number }>;
+  };
   prompts?: string[];
   trajectory: Trajectory;
   /** The run's model calls, each with its step (experiments/agents/call-log.ts). */
@@ -98,25 +126,63 @@ export function loadModelRun(dir: string): { line: ResultLine; record: EpisodeRe
   try {
     rec = JSON.parse(readFileSync(file, "utf8")) as ModelRunRecord;
   } catch (cause) {
-    throw new ConfigError(`report: ${file} is not valid JSON; it should be the run.json written by \`retrace run --policy\``, { cause, field: "dir" });
+    throw new ConfigError(
+      `report: ${file} is not valid JSON; it should be the run.json written by \`retrace run --policy\``,
+      { cause, field: "dir" },
+    );
   }
-  if (typeof rec !== "object" || rec === null || typeof rec.task !== "string" || typeof rec.trajectory !== "object" || rec.trajectory === null || !Array.isArray(rec.trajectory.steps))
-    throw new ConfigError(`report: ${file} is not a \`retrace run --policy\` record (expected task, success, score and trajectory.steps)`, { field: "dir" });
+  if (
+    typeof rec !== "object" ||
+    rec === null ||
+    typeof rec.task !== "string" ||
+    typeof rec.trajectory !== "object" ||
+    rec.trajectory === null ||
+    !Array.isArray(rec.trajectory.steps)
+  )
+    throw new ConfigError(
+      `report: ${file} is not a \`retrace run --policy\` record (expected task, success, score and trajectory.steps)`,
+      { field: "dir" },
+    );
   const a = rec.accounting ?? {};
   const models = Object.values(a.models ?? {});
   const condition = `${rec.policyKind ?? rec.policy}${rec.model ? `:${rec.model}` : ""}`;
   const key = `${condition}/${rec.task}/0`;
   const line: ResultLine = {
-    key, index: 0, experiment: `model run ${basename(dir)}`, condition, task: rec.task, seed: 0, status: "ok",
-    success: rec.success === true, score: Number(rec.score) || 0, stopReason: rec.stopReason as ResultLine["stopReason"], envTries: 1, simulated: rec.simulated === true,
-    forwardSteps: a.forwardSteps ?? 0, recoverySteps: a.recoverySteps ?? 0, replaySteps: a.replaySteps ?? 0, recoveryAttempts: a.recoveryAttempts ?? 0,
-    detectorCalls: a.detectorCalls ?? 0, policyFailures: a.policyFailures ?? 0,
-    tokens: models.reduce((s, m) => s + (m?.inputTokens ?? 0) + (m?.outputTokens ?? 0), 0), costUsd: models.reduce((s, m) => s + (m?.costUsd ?? 0), 0),
-    stability: null, prompts: [...(rec.prompts ?? [])].sort(),
+    key,
+    index: 0,
+    experiment: `model run ${basename(dir)}`,
+    condition,
+    task: rec.task,
+    seed: 0,
+    status: "ok",
+    success: rec.success === true,
+    score: Number(rec.score) || 0,
+    stopReason: rec.stopReason as ResultLine["stopReason"],
+    envTries: 1,
+    simulated: rec.simulated === true,
+    forwardSteps: a.forwardSteps ?? 0,
+    recoverySteps: a.recoverySteps ?? 0,
+    replaySteps: a.replaySteps ?? 0,
+    recoveryAttempts: a.recoveryAttempts ?? 0,
+    detectorCalls: a.detectorCalls ?? 0,
+    policyFailures: a.policyFailures ?? 0,
+    tokens: models.reduce((s, m) => s + (m?.inputTokens ?? 0) + (m?.outputTokens ?? 0), 0),
+    costUsd: models.reduce((s, m) => s + (m?.costUsd ?? 0), 0),
+    stability: null,
+    prompts: [...(rec.prompts ?? [])].sort(),
   };
   const record: EpisodeRecord = {
-    key, condition, task: rec.task, instruction: `task ${rec.task} (retrace run --policy)`, seed: 0, success: line.success, score: line.score,
-    detail: "", stopReason: rec.stopReason, simulated: line.simulated, trajectory: rec.trajectory,
+    key,
+    condition,
+    task: rec.task,
+    instruction: `task ${rec.task} (retrace run --policy)`,
+    seed: 0,
+    success: line.success,
+    score: line.score,
+    detail: "",
+    stopReason: rec.stopReason,
+    simulated: line.simulated,
+    trajectory: rec.trajectory,
     ...(Array.isArray(rec.calls) ? { calls: rec.calls } : {}),
   };
   return { line, record };

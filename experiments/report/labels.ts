@@ -15,25 +15,78 @@ const PARAM_WORDS: Record<string, string> = {
 };
 
 const HEADER_WORDS: Record<string, string> = {
-  successCi: "success (95% CI)", successLo: "success CI low", successHi: "success CI high",
-  ro: "R_O passes", rtc: "R_TC passes", rom: "R_Om passes", roPass: "R_O passes", rtcPass: "R_TC passes", romPass: "R_Om passes",
-  agreementCi: "agreement (95% CI)", fprCi: "false-positive rate (95% CI)", fnrCi: "false-negative rate (95% CI)",
-  falsePositiveRate: "false-positive rate", falseNegativeRate: "false-negative rate", kappaCi: "kappa (95% CI)", kappa: "Cohen's kappa",
-  tp: "true positives", fp: "false positives", tn: "true negatives", fn: "false negatives",
-  truePositive: "true positives", falsePositive: "false positives", trueNegative: "true negatives", falseNegative: "false negatives",
-  n: "n", r: "recovery budget r (steps)", d: "distance d (steps)", policy: "recoverer", variant: "variant", context: "context",
-  restorativeIntent: "restorative intent", intentCi: "restorative intent (95% CI)", intentN: "episodes with a rationale",
-  rationaleSimilarity: "rationale similarity", similarityIntent: "similarity intent", similarityIntentCi: "similarity intent (95% CI)",
-  meanSteps: "mean recovery steps", excluded: "excluded (not judged)", gain: "explicit - implicit", implicit: "implicit success", explicit: "explicit success",
-  trulyRecovered: "truly recovered", runs: "runs", noise: "screen noise", oracle: "oracle", agreement: "agreement",
-  seedSteps: "seed steps", targetReproduced: "target reproduced", perturbed: "perturbed", perturbationWellFormed: "perturbation well-formed",
-  genuineError: "genuine error", notNearIdentical: "not near-identical", deduplicated: "deduplicated", final: "final samples",
-  distance: "distance d (steps)", stage: "stage", count: "count", budget: "recovery budget r (steps)", task: "task", winRate: "win rate", winRateCi: "win rate (95% CI)",
+  successCi: "success (95% CI)",
+  successLo: "success CI low",
+  successHi: "success CI high",
+  ro: "R_O passes",
+  rtc: "R_TC passes",
+  rom: "R_Om passes",
+  roPass: "R_O passes",
+  rtcPass: "R_TC passes",
+  romPass: "R_Om passes",
+  agreementCi: "agreement (95% CI)",
+  fprCi: "false-positive rate (95% CI)",
+  fnrCi: "false-negative rate (95% CI)",
+  falsePositiveRate: "false-positive rate",
+  falseNegativeRate: "false-negative rate",
+  kappaCi: "kappa (95% CI)",
+  kappa: "Cohen's kappa",
+  tp: "true positives",
+  fp: "false positives",
+  tn: "true negatives",
+  fn: "false negatives",
+  truePositive: "true positives",
+  falsePositive: "false positives",
+  trueNegative: "true negatives",
+  falseNegative: "false negatives",
+  n: "n",
+  r: "recovery budget r (steps)",
+  d: "distance d (steps)",
+  policy: "recoverer",
+  variant: "variant",
+  context: "context",
+  restorativeIntent: "restorative intent",
+  intentCi: "restorative intent (95% CI)",
+  intentN: "episodes with a rationale",
+  rationaleSimilarity: "rationale similarity",
+  similarityIntent: "similarity intent",
+  similarityIntentCi: "similarity intent (95% CI)",
+  meanSteps: "mean recovery steps",
+  excluded: "excluded (not judged)",
+  gain: "explicit - implicit",
+  implicit: "implicit success",
+  explicit: "explicit success",
+  trulyRecovered: "truly recovered",
+  runs: "runs",
+  noise: "screen noise",
+  oracle: "oracle",
+  agreement: "agreement",
+  seedSteps: "seed steps",
+  targetReproduced: "target reproduced",
+  perturbed: "perturbed",
+  perturbationWellFormed: "perturbation well-formed",
+  genuineError: "genuine error",
+  notNearIdentical: "not near-identical",
+  deduplicated: "deduplicated",
+  final: "final samples",
+  distance: "distance d (steps)",
+  stage: "stage",
+  count: "count",
+  budget: "recovery budget r (steps)",
+  task: "task",
+  winRate: "win rate",
+  winRateCi: "win rate (95% CI)",
 };
 
 /** Words for a camelCase / snake_case key: "falsePositiveRate" -> "false positive rate". */
 export function words(key: string): string {
-  return key.replace(/_/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2").toLowerCase().replace(/\bci\b/g, "(95% CI)").trim();
+  return key
+    .replace(/_/g, " ")
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .toLowerCase()
+    .replace(/\bci\b/g, "(95% CI)")
+    .trim();
 }
 
 /** A table header for a JSON field. */
@@ -52,7 +105,14 @@ export function paramLabel(key: string, value: unknown): string {
  * ideal-recovery strategies (`R=E-1`) stay as they are.
  */
 export function conditionLabel(id: string): string {
-  if (/^[a-z][A-Za-z]+=[^,]*(,[a-z][A-Za-z]+=[^,]*)*$/.test(id)) return id.split(",").map((kv) => { const i = kv.indexOf("="); return paramLabel(kv.slice(0, i), kv.slice(i + 1)); }).join(", ");
+  if (/^[a-z][A-Za-z]+=[^,]*(,[a-z][A-Za-z]+=[^,]*)*$/.test(id))
+    return id
+      .split(",")
+      .map((kv) => {
+        const i = kv.indexOf("=");
+        return paramLabel(kv.slice(0, i), kv.slice(i + 1));
+      })
+      .join(", ");
   const m = /^(.*)\.max-rec-(\d+)$/.exec(id);
   if (m) return `${m[1]}, max recovery iterations ${m[2]}`;
   if (id === "no-recovery") return "no recovery";
@@ -64,7 +124,8 @@ export function conditionLabel(id: string): string {
 /** `text` with every condition id of `ids` written as its display name (a recommendation names conditions by id). */
 export function labelConditionsIn(text: string, ids: readonly string[]): string {
   let out = text;
-  for (const id of [...ids].sort((a, b) => b.length - a.length)) if (conditionLabel(id) !== id) out = out.split(id).join(conditionLabel(id));
+  for (const id of [...ids].sort((a, b) => b.length - a.length))
+    if (conditionLabel(id) !== id) out = out.split(id).join(conditionLabel(id));
   return out;
 }
 

@@ -50,7 +50,9 @@ export function pairedRows(lines: readonly ResultLine[]): PairedRow[] {
   const ok = lines.filter((l) => l.status === "ok");
   const baselines = [...new Set(ok.filter((l) => isBaseline(l.condition)).map((l) => l.condition))];
   if (baselines.length === 0) return [];
-  const outcome = new Map(ok.filter((l) => isBaseline(l.condition)).map((l) => [`${l.condition}\u0000${l.task}\u0000${l.seed}`, l.success]));
+  const outcome = new Map(
+    ok.filter((l) => isBaseline(l.condition)).map((l) => [`${l.condition}\u0000${l.task}\u0000${l.seed}`, l.success]),
+  );
   const rows = new Map<string, PairedRow>();
   for (const l of ok) {
     if (isBaseline(l.condition)) continue;
@@ -58,7 +60,14 @@ export function pairedRows(lines: readonly ResultLine[]): PairedRow[] {
     if (baseline === undefined) continue;
     const b = outcome.get(`${baseline}\u0000${l.task}\u0000${l.seed}`);
     if (b === undefined) continue;
-    const r = rows.get(l.condition) ?? { condition: l.condition, baseline, pairs: 0, fixed: 0, broken: 0, byTask: new Map() };
+    const r = rows.get(l.condition) ?? {
+      condition: l.condition,
+      baseline,
+      pairs: 0,
+      fixed: 0,
+      broken: 0,
+      byTask: new Map(),
+    };
     rows.set(l.condition, r);
     const t = r.byTask.get(l.task) ?? [0, 0, 0];
     r.byTask.set(l.task, t);
@@ -82,11 +91,29 @@ export function pairedChart(id: string, experiment: string, rows: readonly Paire
       data: {
         labels: rows.map((r) => wrapLabel(`${conditionLabel(r.condition)} (n=${r.pairs})`)),
         datasets: [
-          { label: "fixed by recovery (episodes)", data: rows.map((r) => r.fixed), backgroundColor: "#2e9d5b", tips: rows.map((r) => `fixed ${r.fixed} of ${r.pairs} pairs`) },
-          { label: "broken by recovery (episodes)", data: rows.map((r) => -r.broken), backgroundColor: "#b3261e", tips: rows.map((r) => `broken ${r.broken} of ${r.pairs} pairs`) },
+          {
+            label: "fixed by recovery (episodes)",
+            data: rows.map((r) => r.fixed),
+            backgroundColor: "#2e9d5b",
+            tips: rows.map((r) => `fixed ${r.fixed} of ${r.pairs} pairs`),
+          },
+          {
+            label: "broken by recovery (episodes)",
+            data: rows.map((r) => -r.broken),
+            backgroundColor: "#b3261e",
+            tips: rows.map((r) => `broken ${r.broken} of ${r.pairs} pairs`),
+          },
         ],
       },
-      options: { animation: false, responsive: true, maintainAspectRatio: false, scales: { x: { ...FLAT_X, stacked: true }, y: { stacked: true, title: { display: true, text: "episodes (broken below 0)" } } } },
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        scales: {
+          x: { ...FLAT_X, stacked: true },
+          y: { stacked: true, title: { display: true, text: "episodes (broken below 0)" } },
+        },
+      },
     },
   };
 }
@@ -104,10 +131,14 @@ export function appBreakdown(lines: readonly ResultLine[]): AppBreakdown {
   const ok = lines.filter((l) => l.status === "ok");
   const apps = [...new Set(ok.map((l) => appOf(l.task, l.extra as Record<string, unknown> | undefined)))].sort();
   const conditions = [...new Set(ok.map((l) => l.condition))];
-  const cells = apps.map((a) => conditions.map((c) => {
-    const g = ok.filter((l) => l.condition === c && appOf(l.task, l.extra as Record<string, unknown> | undefined) === a);
-    return g.length ? wilsonInterval(g.filter((l) => l.success).length, g.length) : null;
-  }));
+  const cells = apps.map((a) =>
+    conditions.map((c) => {
+      const g = ok.filter(
+        (l) => l.condition === c && appOf(l.task, l.extra as Record<string, unknown> | undefined) === a,
+      );
+      return g.length ? wilsonInterval(g.filter((l) => l.success).length, g.length) : null;
+    }),
+  );
   return { apps, conditions, cells };
 }
 
@@ -116,7 +147,8 @@ export function appChart(id: string, experiment: string, b: AppBreakdown): Chart
   if (b.apps.length < 2) return undefined;
   const conds = b.conditions.slice(0, COLORS.length);
   return proportionBars({
-    id, title: `${experiment}: success per app`,
+    id,
+    title: `${experiment}: success per app`,
     note: "App = the task's application (first word of its id; OSWorld: its domain). Whisker = 95% Wilson interval; hover for n.",
     labels: b.apps,
     series: conds.map((c, j) => ({ label: conditionLabel(c), values: b.cells.map((row) => row[j]) })),

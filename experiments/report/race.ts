@@ -23,7 +23,16 @@ export function readRace(root: string): RaceFile | undefined {
 /** Candidates on the Pareto front: no other has at least their success at at most their cost, better in one. */
 export function paretoFront(r: RaceResult): string[] {
   return r.candidates
-    .filter((a) => !r.candidates.some((b) => b !== a && b.success.rate >= a.success.rate && b.cost.mean <= a.cost.mean && (b.success.rate > a.success.rate || b.cost.mean < a.cost.mean)))
+    .filter(
+      (a) =>
+        !r.candidates.some(
+          (b) =>
+            b !== a &&
+            b.success.rate >= a.success.rate &&
+            b.cost.mean <= a.cost.mean &&
+            (b.success.rate > a.success.rate || b.cost.mean < a.cost.mean),
+        ),
+    )
     .map((c) => c.id);
 }
 
@@ -33,8 +42,14 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 export function raceChart(r: RaceFile): ChartSpec {
   const unit = r.costUnit === "usd" ? "USD" : "tokens";
   const front = new Set(paretoFront(r));
-  const point = (c: RaceResult["candidates"][number]) => ({ x: c.cost.mean, y: Math.round(1000 * c.success.rate) / 10 });
-  const frontPoints = r.candidates.filter((c) => front.has(c.id)).sort((a, b) => a.cost.mean - b.cost.mean).map(point);
+  const point = (c: RaceResult["candidates"][number]) => ({
+    x: c.cost.mean,
+    y: Math.round(1000 * c.success.rate) / 10,
+  });
+  const frontPoints = r.candidates
+    .filter((c) => front.has(c.id))
+    .sort((a, b) => a.cost.mean - b.cost.mean)
+    .map(point);
   return {
     id: "c-race-pareto",
     title: `${r.candidates.length} candidates: success against cost per episode`,
@@ -43,12 +58,58 @@ export function raceChart(r: RaceFile): ChartSpec {
       type: "scatter",
       data: {
         datasets: [
-          { label: "candidates", data: r.candidates.map(point), whiskers: r.candidates.map((c) => [Math.round(1000 * c.success.lo) / 10, Math.round(1000 * c.success.hi) / 10]), tips: r.candidates.map((c) => `${c.id} ${settingText(c.setting)}: ${pct(c.success.rate)} (95% CI ${pct(c.success.lo)}-${pct(c.success.hi)}, n=${c.success.n}), ${c.cost.mean.toFixed(unit === "USD" ? 4 : 0)} ${unit}/episode`), backgroundColor: COLORS[0], borderColor: COLORS[0] },
-          { label: "Pareto front", type: "line", data: frontPoints, borderColor: COLORS[1], backgroundColor: COLORS[1], showLine: true, fill: false },
-          ...(r.costLimit !== undefined ? [{ label: `cost cap (${r.costLimit} ${unit}/episode)`, type: "line", data: [{ x: r.costLimit, y: 0 }, { x: r.costLimit, y: 100 }], borderColor: COLORS[3], backgroundColor: COLORS[3], borderDash: [6, 4], pointRadius: 0, showLine: true, fill: false }] : []),
+          {
+            label: "candidates",
+            data: r.candidates.map(point),
+            whiskers: r.candidates.map((c) => [
+              Math.round(1000 * c.success.lo) / 10,
+              Math.round(1000 * c.success.hi) / 10,
+            ]),
+            tips: r.candidates.map(
+              (c) =>
+                `${c.id} ${settingText(c.setting)}: ${pct(c.success.rate)} (95% CI ${pct(c.success.lo)}-${pct(c.success.hi)}, n=${c.success.n}), ${c.cost.mean.toFixed(unit === "USD" ? 4 : 0)} ${unit}/episode`,
+            ),
+            backgroundColor: COLORS[0],
+            borderColor: COLORS[0],
+          },
+          {
+            label: "Pareto front",
+            type: "line",
+            data: frontPoints,
+            borderColor: COLORS[1],
+            backgroundColor: COLORS[1],
+            showLine: true,
+            fill: false,
+          },
+          ...(r.costLimit !== undefined
+            ? [
+                {
+                  label: `cost cap (${r.costLimit} ${unit}/episode)`,
+                  type: "line",
+                  data: [
+                    { x: r.costLimit, y: 0 },
+                    { x: r.costLimit, y: 100 },
+                  ],
+                  borderColor: COLORS[3],
+                  backgroundColor: COLORS[3],
+                  borderDash: [6, 4],
+                  pointRadius: 0,
+                  showLine: true,
+                  fill: false,
+                },
+              ]
+            : []),
         ],
       },
-      options: { animation: false, responsive: true, maintainAspectRatio: false, scales: { x: { title: { display: true, text: `cost per episode (${unit})` } }, y: { min: 0, max: 100, title: { display: true, text: "success (%)" } } } },
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        scales: {
+          x: { title: { display: true, text: `cost per episode (${unit})` } },
+          y: { min: 0, max: 100, title: { display: true, text: "success (%)" } },
+        },
+      },
     },
   };
 }
@@ -57,11 +118,19 @@ export function raceChart(r: RaceFile): ChartSpec {
 export function raceHtml(r: RaceFile, chart: ChartSpec): string {
   const unit = r.costUnit === "usd" ? "USD" : "tokens";
   const priced = r.candidates.some((c) => c.cost.mean > 0);
-  const rows = [...r.candidates].sort((a, b) => (a.eliminated ? 1 : 0) - (b.eliminated ? 1 : 0) || b.success.rate - a.success.rate).map((c) => {
-    const e = c.eliminated;
-    const fate = !e ? (c.id === r.winner ? "winner" : r.survivors.includes(c.id) ? "survivor (tied)" : "") : eliminationText(e);
-    return `<tr><td>${escapeHtml(c.id)}</td><td>${escapeHtml(settingText(c.setting))}</td><td>${pct(c.success.rate)} (${c.success.successes}/${c.success.n})</td><td>${pct(c.success.lo)}-${pct(c.success.hi)}</td><td>${priced ? `${c.cost.mean.toFixed(unit === "USD" ? 4 : 0)} (${c.cost.low.toFixed(unit === "USD" ? 4 : 0)}-${c.cost.high.toFixed(unit === "USD" ? 4 : 0)})` : "n/a"}</td><td>${c.episodes}</td><td>${escapeHtml(fate)}</td></tr>`;
-  });
+  const rows = [...r.candidates]
+    .sort((a, b) => (a.eliminated ? 1 : 0) - (b.eliminated ? 1 : 0) || b.success.rate - a.success.rate)
+    .map((c) => {
+      const e = c.eliminated;
+      const fate = !e
+        ? c.id === r.winner
+          ? "winner"
+          : r.survivors.includes(c.id)
+            ? "survivor (tied)"
+            : ""
+        : eliminationText(e);
+      return `<tr><td>${escapeHtml(c.id)}</td><td>${escapeHtml(settingText(c.setting))}</td><td>${pct(c.success.rate)} (${c.success.successes}/${c.success.n})</td><td>${pct(c.success.lo)}-${pct(c.success.hi)}</td><td>${priced ? `${c.cost.mean.toFixed(unit === "USD" ? 4 : 0)} (${c.cost.low.toFixed(unit === "USD" ? 4 : 0)}-${c.cost.high.toFixed(unit === "USD" ? 4 : 0)})` : "n/a"}</td><td>${c.episodes}</td><td>${escapeHtml(fate)}</td></tr>`;
+    });
   return `<section id="race"><h2>Race <span class="meta">(retrace tune)</span> <a class="sec-link" href="#race" title="link to this section">#</a></h2>
 ${r.simulated ? `<div class="banner">Simulated components: evidence about the simulation, not about any model.</div>` : ""}
 <p><b>Objective:</b> ${escapeHtml(objectiveText({ objective: r.objective ?? "success", costLimit: r.costLimit }, r.costUnit ?? "tokens", r.objectiveKind))}</p>

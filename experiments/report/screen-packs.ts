@@ -18,13 +18,15 @@ export function shortenScreenIds<T>(chunks: ViewEpisode[][], screens: ReadonlyMa
   const byPrefix = new Map<string, number>();
   for (const ref of screens.keys()) byPrefix.set(ref.slice(0, SHORT), (byPrefix.get(ref.slice(0, SHORT)) ?? 0) + 1);
   const idOf = (ref: string) => (byPrefix.get(ref.slice(0, SHORT)) === 1 ? ref.slice(0, SHORT) : ref);
-  const short = (url: string | undefined) => (url?.startsWith(SCREEN_URL_PREFIX) ? SCREEN_URL_PREFIX + idOf(url.slice(SCREEN_URL_PREFIX.length)) : url);
+  const short = (url: string | undefined) =>
+    url?.startsWith(SCREEN_URL_PREFIX) ? SCREEN_URL_PREFIX + idOf(url.slice(SCREEN_URL_PREFIX.length)) : url;
   for (const chunk of chunks)
     for (const ep of chunk) {
       for (const s of ep.steps) {
         s.before = short(s.before)!;
         s.after = short(s.after)!;
-        for (const c of s.calls ?? []) for (const m of c.messages) for (const part of m.parts) if ("img" in part) part.img = short(part.img)!;
+        for (const c of s.calls ?? [])
+          for (const m of c.messages) for (const part of m.parts) if ("img" in part) part.img = short(part.img)!;
       }
       for (const e of ep.events) {
         if (e.target) e.target = short(e.target);
@@ -35,7 +37,10 @@ export function shortenScreenIds<T>(chunks: ViewEpisode[][], screens: ReadonlyMa
 }
 
 /** Write one pack per id prefix for `screens` (id -> reader of its gzipped SVG); returns the number of packs. */
-export async function writeScreenPacks(dir: string, screens: ReadonlyMap<string, () => Promise<Buffer>>): Promise<number> {
+export async function writeScreenPacks(
+  dir: string,
+  screens: ReadonlyMap<string, () => Promise<Buffer>>,
+): Promise<number> {
   const packs = new Map<string, string[]>();
   for (const id of [...screens.keys()].sort()) {
     const list = packs.get(id.slice(0, 2)) ?? [];
@@ -43,11 +48,18 @@ export async function writeScreenPacks(dir: string, screens: ReadonlyMap<string,
     packs.set(id.slice(0, 2), list);
   }
   if (packs.size) mkdirSync(dir, { recursive: true });
-  for (const [prefix, entries] of packs) writeFileSync(join(dir, `${prefix}.js`), `window.__retraceScreens(${JSON.stringify(prefix)}, {${entries.join(",")}});\n`);
+  for (const [prefix, entries] of packs)
+    writeFileSync(
+      join(dir, `${prefix}.js`),
+      `window.__retraceScreens(${JSON.stringify(prefix)}, {${entries.join(",")}});\n`,
+    );
   return packs.size;
 }
 
 /** An episode as its chunk file holds it: a step's `before` is left out when it is the previous step's `after` (the page fills it back in). */
 export function chunkEpisode(ep: ViewEpisode): unknown {
-  return { ...ep, steps: ep.steps.map((s, i) => (i > 0 && s.before === ep.steps[i - 1].after ? { ...s, before: undefined } : s)) };
+  return {
+    ...ep,
+    steps: ep.steps.map((s, i) => (i > 0 && s.before === ep.steps[i - 1].after ? { ...s, before: undefined } : s)),
+  };
 }

@@ -19,15 +19,27 @@ export function blockSsim(a: Uint8Array, b: Uint8Array, width = MAP_W, height = 
   const out: number[] = [];
   for (let by = 0; by + block <= height; by += block)
     for (let bx = 0; bx + block <= width; bx += block) {
-      let sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+      let sa = 0,
+        sb = 0,
+        saa = 0,
+        sbb = 0,
+        sab = 0;
       for (let y = by; y < by + block; y++)
         for (let x = bx; x < bx + block; x++) {
-          const p = a[y * width + x], q = b[y * width + x];
-          sa += p; sb += q; saa += p * p; sbb += q * q; sab += p * q;
+          const p = a[y * width + x],
+            q = b[y * width + x];
+          sa += p;
+          sb += q;
+          saa += p * p;
+          sbb += q * q;
+          sab += p * q;
         }
       const n = block * block;
-      const ma = sa / n, mb = sb / n;
-      const va = saa / n - ma * ma, vb = sbb / n - mb * mb, cov = sab / n - ma * mb;
+      const ma = sa / n,
+        mb = sb / n;
+      const va = saa / n - ma * ma,
+        vb = sbb / n - mb * mb,
+        cov = sab / n - ma * mb;
       const ssim = ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2));
       out.push(Math.round(Math.max(0, Math.min(1, ssim)) * 1000) / 1000);
     }
@@ -36,14 +48,25 @@ export function blockSsim(a: Uint8Array, b: Uint8Array, width = MAP_W, height = 
 
 async function thumbnail(blobs: BlobStore, ref: string): Promise<Uint8Array | undefined> {
   try {
-    return new Uint8Array(await sharp(await blobs.get(ref)).resize(MAP_W, MAP_H, { fit: "fill" }).greyscale().raw().toBuffer());
+    return new Uint8Array(
+      await sharp(await blobs.get(ref))
+        .resize(MAP_W, MAP_H, { fit: "fill" })
+        .greyscale()
+        .raw()
+        .toBuffer(),
+    );
   } catch {
     return undefined;
   }
 }
 
 /** Fill in the SSIM heat maps of the recovery-end events (target vs restored), memoised by pair. */
-export async function addSsimMaps(ep: { events: Array<{ afterSeq: number; kind: string; ssimMap?: number[] }> }, blobs: BlobStore | undefined, refs: Map<string, [string, string]>, memo: Map<string, number[] | undefined>): Promise<void> {
+export async function addSsimMaps(
+  ep: { events: Array<{ afterSeq: number; kind: string; ssimMap?: number[] }> },
+  blobs: BlobStore | undefined,
+  refs: Map<string, [string, string]>,
+  memo: Map<string, number[] | undefined>,
+): Promise<void> {
   for (const e of ep.events) {
     const pair = refs.get(`${e.afterSeq}:${e.kind}`);
     if (!pair || !blobs || e.kind !== "recovery-end") continue;
@@ -63,7 +86,8 @@ export function restorePairs(rec: EpisodeRecord): Map<string, [string, string]> 
   const targets = new Map<number, string>();
   for (const e of rec.trajectory.events) {
     const d = e.detail ?? {};
-    if (e.kind === "recovery-start" && typeof d.target === "string" && REF.test(d.target)) targets.set(Number(d.attempt), d.target);
+    if (e.kind === "recovery-start" && typeof d.target === "string" && REF.test(d.target))
+      targets.set(Number(d.attempt), d.target);
     if (e.kind === "recovery-end" && typeof d.observation === "string" && REF.test(d.observation)) {
       const t = targets.get(Number(d.attempt));
       if (t) out.set(`${e.afterSeq}:${e.kind}`, [t, d.observation]);

@@ -12,11 +12,16 @@
  */
 export function confirmationWords(d: { confirmation?: unknown; restored?: unknown } | undefined): string {
   switch (d?.confirmation) {
-    case "verifier": return "restored state confirmed by the verifier";
-    case "ssim": return "restored state confirmed by SSIM >= 0.99 to the target";
-    case "claimed": return "restoration claimed by the recovery agent, unverified";
-    case "refused": return "restoration not confirmed";
-    default: return d?.restored === true ? "restored (confirmation not recorded)" : "restoration not confirmed";
+    case "verifier":
+      return "restored state confirmed by the verifier";
+    case "ssim":
+      return "restored state confirmed by SSIM >= 0.99 to the target";
+    case "claimed":
+      return "restoration claimed by the recovery agent, unverified";
+    case "refused":
+      return "restoration not confirmed";
+    default:
+      return d?.restored === true ? "restored (confirmation not recorded)" : "restoration not confirmed";
   }
 }
 

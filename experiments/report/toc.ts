@@ -3,7 +3,8 @@
  * its conditions table and stability metrics), the recovery evaluation and the trajectory viewer.
  * Every section heading also carries its own "#" link (html.ts), so any part can be linked to.
  */
-const escapeHtml = (v: string) => v.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
+const escapeHtml = (v: string) =>
+  v.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
 
 /** The sections a report has. */
 export interface TocInput {
@@ -17,8 +18,15 @@ export interface TocInput {
 
 /** The `<nav>` listing the report's sections. */
 export function tableOfContents(t: TocInput): string {
-  const item = (href: string, text: string, sub = "") => `<li><a href="#${escapeHtml(href)}">${escapeHtml(text)}</a>${sub}</li>`;
-  const runs = t.runs.map((r) => item(r.id, `${r.title} (${r.kind})`, `<span class="toc-sub"> <a href="#${escapeHtml(r.id)}-conditions">conditions</a> &middot; <a href="#${escapeHtml(r.id)}-stability">stability</a></span>`));
+  const item = (href: string, text: string, sub = "") =>
+    `<li><a href="#${escapeHtml(href)}">${escapeHtml(text)}</a>${sub}</li>`;
+  const runs = t.runs.map((r) =>
+    item(
+      r.id,
+      `${r.title} (${r.kind})`,
+      `<span class="toc-sub"> <a href="#${escapeHtml(r.id)}-conditions">conditions</a> &middot; <a href="#${escapeHtml(r.id)}-stability">stability</a></span>`,
+    ),
+  );
   return `<nav id="toc" aria-label="contents"><b>Contents</b><ul>${[
     t.viewer ? item("trajectory-viewer", "Trajectory viewer") : "",
     t.findings ? item("findings", "Do the paper's findings hold here?") : "",

@@ -84,7 +84,10 @@ export interface ContextView {
  * are recorded on the step they followed), or, when no step has that seq (an episode that
  * ended before the step was made), the last step before it. -1 when the call names no step.
  */
-export function callStepIndex(steps: readonly Pick<StepRecord, "seq" | "role">[], call: Pick<CallRecord, "seq" | "phase" | "discarded">): number {
+export function callStepIndex(
+  steps: readonly Pick<StepRecord, "seq" | "role">[],
+  call: Pick<CallRecord, "seq" | "phase" | "discarded">,
+): number {
   if (call.seq === null || call.seq === undefined) return -1;
   const at = steps.findIndex((s) => s.seq === call.seq);
   if (at >= 0) return at;
@@ -94,25 +97,58 @@ export function callStepIndex(steps: readonly Pick<StepRecord, "seq" | "role">[]
 }
 
 /** A call's messages with screenshots as URLs. */
-export function viewerMessages(messages: readonly ChatMessage[], url: (ref: unknown) => string): ViewerCall["messages"] {
+export function viewerMessages(
+  messages: readonly ChatMessage[],
+  url: (ref: unknown) => string,
+): ViewerCall["messages"] {
   // A record is data read from disk: anything that is not a message list shows as nothing, never throws.
   if (!Array.isArray(messages)) return [];
-  return messages.filter((m) => m && typeof m === "object").map((m) => ({
-    role: String(m.role),
-    parts: typeof m.content === "string" ? [{ text: m.content }] : (Array.isArray(m.content) ? (m.content as ChatContentPart[]) : []).filter((p) => p && typeof p === "object").map((p): ViewerPart => (p.type === "image" ? { img: url(p.blob) } : { text: String((p as { text?: unknown }).text ?? "") })),
-  }));
+  return messages
+    .filter((m) => m && typeof m === "object")
+    .map((m) => ({
+      role: String(m.role),
+      parts:
+        typeof m.content === "string"
+          ? [{ text: m.content }]
+          : (Array.isArray(m.content) ? (m.content as ChatContentPart[]) : [])
+              .filter((p) => p && typeof p === "object")
+              .map((p): ViewerPart =>
+                p.type === "image" ? { img: url(p.blob) } : { text: String((p as { text?: unknown }).text ?? "") },
+              ),
+    }));
 }
 
 /** A call record as the viewer shows it. */
 export function viewerCall(c: CallRecord, url: (ref: unknown) => string): ViewerCall {
-  const latency = typeof c.latencyMs === "number" && Number.isFinite(c.latencyMs) && c.latencyMs >= 0 ? c.latencyMs : undefined;
+  const latency =
+    typeof c.latencyMs === "number" && Number.isFinite(c.latencyMs) && c.latencyMs >= 0 ? c.latencyMs : undefined;
   return {
-    seq: c.seq ?? -1, ...(typeof c.order === "number" ? { order: c.order } : {}), phase: c.phase ?? c.role, role: c.role, model: c.model, ...(c.prompt ? { prompt: c.prompt } : {}), ...(c.attempt !== undefined ? { attempt: c.attempt } : {}),
-    ...(c.discarded ? { discarded: true } : {}), ...(c.cached ? { cached: true } : {}), ...(c.error ? { error: c.error } : {}),
-    ...(c.draw ? { draw: { seed: c.draw.seed, task: c.draw.task, ...(c.draw.k !== undefined ? { k: c.draw.k } : {}), ordinal: c.draw.ordinal } } : {}),
-    messages: viewerMessages(c.messages, url), reply: String(c.reply ?? ""),
-    inputTokens: Number(c.inputTokens) || 0, outputTokens: Number(c.outputTokens) || 0,
-    ...(latency !== undefined ? { latencyMs: latency } : {}), ...(typeof c.costUsd === "number" && Number.isFinite(c.costUsd) ? { costUsd: c.costUsd } : {}),
+    seq: c.seq ?? -1,
+    ...(typeof c.order === "number" ? { order: c.order } : {}),
+    phase: c.phase ?? c.role,
+    role: c.role,
+    model: c.model,
+    ...(c.prompt ? { prompt: c.prompt } : {}),
+    ...(c.attempt !== undefined ? { attempt: c.attempt } : {}),
+    ...(c.discarded ? { discarded: true } : {}),
+    ...(c.cached ? { cached: true } : {}),
+    ...(c.error ? { error: c.error } : {}),
+    ...(c.draw
+      ? {
+          draw: {
+            seed: c.draw.seed,
+            task: c.draw.task,
+            ...(c.draw.k !== undefined ? { k: c.draw.k } : {}),
+            ordinal: c.draw.ordinal,
+          },
+        }
+      : {}),
+    messages: viewerMessages(c.messages, url),
+    reply: String(c.reply ?? ""),
+    inputTokens: Number(c.inputTokens) || 0,
+    outputTokens: Number(c.outputTokens) || 0,
+    ...(latency !== undefined ? { latencyMs: latency } : {}),
+    ...(typeof c.costUsd === "number" && Number.isFinite(c.costUsd) ? { costUsd: c.costUsd } : {}),
   };
 }
 
@@ -121,17 +157,28 @@ export function viewerCall(c: CallRecord, url: (ref: unknown) => string): Viewer
  * left out), each step's in the order they were asked for (the record's `order`; calls without
  * one, from older records or ideal recovery's annotation, after them in the log's order).
  */
-export function callsByStep(steps: readonly Pick<StepRecord, "seq" | "role">[], calls: readonly CallRecord[] | undefined, url: (ref: unknown) => string): Map<number, ViewerCall[]> {
+export function callsByStep(
+  steps: readonly Pick<StepRecord, "seq" | "role">[],
+  calls: readonly CallRecord[] | undefined,
+  url: (ref: unknown) => string,
+): Map<number, ViewerCall[]> {
   const placed = new Map<number, Array<{ key: [number, number]; call: ViewerCall }>>();
   (Array.isArray(calls) ? calls : []).forEach((c, n) => {
     if (!c || typeof c !== "object") return;
     const i = callStepIndex(steps, c);
     if (i < 0) return;
     const order = typeof c.order === "number" && Number.isFinite(c.order) ? c.order : undefined;
-    placed.set(i, [...(placed.get(i) ?? []), { key: order === undefined ? [1, n] : [0, order], call: viewerCall(c, url) }]);
+    placed.set(i, [
+      ...(placed.get(i) ?? []),
+      { key: order === undefined ? [1, n] : [0, order], call: viewerCall(c, url) },
+    ]);
   });
   const out = new Map<number, ViewerCall[]>();
-  for (const [i, list] of placed) out.set(i, list.sort((a, b) => a.key[0] - b.key[0] || a.key[1] - b.key[1]).map((x) => x.call));
+  for (const [i, list] of placed)
+    out.set(
+      i,
+      list.sort((a, b) => a.key[0] - b.key[0] || a.key[1] - b.key[1]).map((x) => x.call),
+    );
   return out;
 }
 
@@ -141,14 +188,28 @@ export function transitionText(ref: unknown, to: number): string {
   return "";
 }
 
-const actionsText = (s: StepRecord) => s.actions.map((a) => { try { return formatAction(a); } catch { return a.type; } }).join("; ") || "(no action)";
+const actionsText = (s: StepRecord) =>
+  s.actions
+    .map((a) => {
+      try {
+        return formatAction(a);
+      } catch {
+        return a.type;
+      }
+    })
+    .join("; ") || "(no action)";
 
 /** The text of a call's messages, one line per text line, screenshots as "[screenshot <ref>]". */
 function messageLines(messages: readonly ChatMessage[]): string[] {
   const lines: string[] = [];
   for (const m of Array.isArray(messages) ? messages : []) {
     if (!m || typeof m !== "object") continue;
-    const parts = typeof m.content === "string" ? [m.content] : (Array.isArray(m.content) ? (m.content as ChatContentPart[]) : []).map((p) => (p.type === "image" ? `[screenshot ${String(p.blob).slice(0, 8)}]` : String(p.text ?? "")));
+    const parts =
+      typeof m.content === "string"
+        ? [m.content]
+        : (Array.isArray(m.content) ? (m.content as ChatContentPart[]) : []).map((p) =>
+            p.type === "image" ? `[screenshot ${String(p.blob).slice(0, 8)}]` : String(p.text ?? ""),
+          );
     for (const p of parts) for (const l of p.split("\n")) lines.push(`${m.role}: ${l}`);
   }
   return lines;
@@ -160,12 +221,16 @@ export function lineDiff(a: readonly string[], b: readonly string[]): DiffLine[]
   while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
   let suf = 0;
   while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) suf++;
-  const x = a.slice(pre, a.length - suf), y = b.slice(pre, b.length - suf);
+  const x = a.slice(pre, a.length - suf),
+    y = b.slice(pre, b.length - suf);
   const mid: DiffLine[] = [];
   if (x.length * y.length <= 250_000) {
     const L = Array.from({ length: x.length + 1 }, () => new Uint32Array(y.length + 1));
-    for (let i = x.length - 1; i >= 0; i--) for (let j = y.length - 1; j >= 0; j--) L[i][j] = x[i] === y[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
-    let i = 0, j = 0;
+    for (let i = x.length - 1; i >= 0; i--)
+      for (let j = y.length - 1; j >= 0; j--)
+        L[i][j] = x[i] === y[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
+    let i = 0,
+      j = 0;
     while (i < x.length && j < y.length) {
       if (x[i] === y[j]) (mid.push({ op: " ", text: x[i] }), i++, j++);
       else if (L[i + 1][j] >= L[i][j + 1]) mid.push({ op: "-", text: x[i++] });
@@ -174,7 +239,11 @@ export function lineDiff(a: readonly string[], b: readonly string[]): DiffLine[]
     while (i < x.length) mid.push({ op: "-", text: x[i++] });
     while (j < y.length) mid.push({ op: "+", text: y[j++] });
   } else mid.push(...x.map((t) => ({ op: "-" as const, text: t })), ...y.map((t) => ({ op: "+" as const, text: t })));
-  return [...a.slice(0, pre).map((t) => ({ op: " " as const, text: t })), ...mid, ...a.slice(a.length - suf).map((t) => ({ op: " " as const, text: t }))];
+  return [
+    ...a.slice(0, pre).map((t) => ({ op: " " as const, text: t })),
+    ...mid,
+    ...a.slice(a.length - suf).map((t) => ({ op: " " as const, text: t })),
+  ];
 }
 
 /**
@@ -183,10 +252,15 @@ export function lineDiff(a: readonly string[], b: readonly string[]): DiffLine[]
  * task index t follows the first t entries), the transition string, and the diff of the policy's
  * messages against the previous forward step's when the call log has both.
  */
-export function contextViews(steps: readonly StepRecord[], events: readonly TrajectoryEvent[], calls: readonly CallRecord[] | undefined): Map<number, ContextView> {
+export function contextViews(
+  steps: readonly StepRecord[],
+  events: readonly TrajectoryEvent[],
+  calls: readonly CallRecord[] | undefined,
+): Map<number, ContextView> {
   const out = new Map<number, ContextView>();
   const policyCall = new Map<number, CallRecord>();
-  for (const c of Array.isArray(calls) ? calls : []) if (c && c.phase === "policy" && !c.discarded && c.seq !== null && !policyCall.has(c.seq)) policyCall.set(c.seq, c);
+  for (const c of Array.isArray(calls) ? calls : [])
+    if (c && c.phase === "policy" && !c.discarded && c.seq !== null && !policyCall.has(c.seq)) policyCall.set(c.seq, c);
   const cuts = new Map<number, TrajectoryEvent[]>();
   const ends = new Map<number, Record<string, unknown>>();
   for (const e of events) if (e.kind === "truncate") cuts.set(e.afterSeq, [...(cuts.get(e.afterSeq) ?? []), e]);
@@ -202,12 +276,19 @@ export function contextViews(steps: readonly StepRecord[], events: readonly Traj
         const prev = lastForward ? policyCall.get(lastForward.seq) : undefined;
         const now = policyCall.get(s.seq);
         // The models' number first (what the policy saw in its history), the viewer's beside it.
-        const line = (h: { index: number; step: StepRecord }) => `the models' step ${h.step.step} (viewer step ${h.index}): ${actionsText(h.step)}`;
+        const line = (h: { index: number; step: StepRecord }) =>
+          `the models' step ${h.step.step} (viewer step ${h.index}): ${actionsText(h.step)}`;
         const target = pending.before.find((h) => h.step.step === to);
         out.set(i, {
-          attempt: Number(d.attempt) || 0, cutAfter: steps.findIndex((x) => x.seq === pending!.e.afterSeq), from: Number(d.from), to,
-          kept: pending.after.map(line), dropped: pending.before.slice(pending.after.length).map(line),
-          transition: transitionText(d.notice, to), restored: d.restored === true, confirmation: confirmationWords(ends.get(Number(d.attempt)) ?? d),
+          attempt: Number(d.attempt) || 0,
+          cutAfter: steps.findIndex((x) => x.seq === pending!.e.afterSeq),
+          from: Number(d.from),
+          to,
+          kept: pending.after.map(line),
+          dropped: pending.before.slice(pending.after.length).map(line),
+          transition: transitionText(d.notice, to),
+          restored: d.restored === true,
+          confirmation: confirmationWords(ends.get(Number(d.attempt)) ?? d),
           ...(target ? { transitionStep: target.index } : {}),
           ...(prev && now ? { diff: lineDiff(messageLines(prev.messages), messageLines(now.messages)) } : {}),
         });

@@ -28,7 +28,10 @@ import { addSsimMaps, restorePairs } from "./ssim-maps.ts";
 export type { ViewerCall, ContextView } from "./viewer-calls.ts";
 
 /** A mark the viewer draws on a screenshot, in screen pixels. */
-export type ViewerMark = { t: "click"; x: number; y: number; label: string } | { t: "drag"; x: number; y: number; x2: number; y2: number } | { t: "text"; text: string; x?: number; y?: number };
+export type ViewerMark =
+  | { t: "click"; x: number; y: number; label: string }
+  | { t: "drag"; x: number; y: number; x2: number; y2: number }
+  | { t: "text"; text: string; x?: number; y?: number };
 
 /** A step as the viewer shows it (screenshots as URLs relative to the report file). */
 export interface ViewStep {
@@ -147,7 +150,10 @@ export function blobUrl(blobsDir: string, reportDir: string, ref: unknown, scree
     }
     if (svgz) return SCREEN_URL_PREFIX + ref;
   }
-  return relative(reportDir, join(blobsDir, ref.slice(0, 2), `${ref}.png`)).split(sep).map(encodeURIComponent).join("/");
+  return relative(reportDir, join(blobsDir, ref.slice(0, 2), `${ref}.png`))
+    .split(sep)
+    .map(encodeURIComponent)
+    .join("/");
 }
 
 function marksOf(actions: readonly Action[]): ViewerMark[] {
@@ -157,7 +163,8 @@ function marksOf(actions: readonly Action[]): ViewerMark[] {
     const p = "x" in a && typeof a.x === "number" && typeof a.y === "number" ? { x: a.x, y: a.y } : undefined;
     if (a.type === "DRAG_TO" && at) out.push({ t: "drag", x: at.x, y: at.y, x2: a.x, y2: a.y });
     else if (a.type === "TYPING") out.push({ t: "text", text: a.text, ...(at ?? {}) });
-    else if (a.type === "PRESS" || a.type === "HOTKEY") out.push({ t: "text", text: a.type === "PRESS" ? `key ${a.key}` : `keys ${a.keys.join("+")}`, ...(at ?? {}) });
+    else if (a.type === "PRESS" || a.type === "HOTKEY")
+      out.push({ t: "text", text: a.type === "PRESS" ? `key ${a.key}` : `keys ${a.keys.join("+")}`, ...(at ?? {}) });
     else if (p && a.type !== "MOVE_TO") out.push({ t: "click", ...p, label: a.type.toLowerCase().replace("_", " ") });
     if (p) at = p;
   }
@@ -169,8 +176,14 @@ const str = (v: unknown) => (v === undefined || v === null ? "" : String(v));
 /** A value as words for a sentence: no JSON, no "undefined", no literal "\\n". */
 export function plainText(v: unknown): string {
   if (v === undefined || v === null) return "";
-  if (typeof v === "object") return Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined && x !== null && x !== "").map(([k, x]) => `${words(k)} ${plainText(x)}`).join(", ");
-  return String(v).replace(/\\n/g, "\n").replace(/\b[0-9a-f]{64}\b/g, (h) => h.slice(0, 8));
+  if (typeof v === "object")
+    return Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined && x !== null && x !== "")
+      .map(([k, x]) => `${words(k)} ${plainText(x)}`)
+      .join(", ");
+  return String(v)
+    .replace(/\\n/g, "\n")
+    .replace(/\b[0-9a-f]{64}\b/g, (h) => h.slice(0, 8));
 }
 
 /** "1 recovery", "2 recoveries", "1 step", "3 steps". */
@@ -179,7 +192,6 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 }
 
 const words = (k: string) => k.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
-
 
 /**
  * The episode's events as sentences, every step named by its number in the episode (from 0, as
@@ -197,7 +209,8 @@ export function eventSentences(rec: EpisodeRecord, url: (ref: unknown) => string
     const out: ViewerEvent = { afterSeq: e.afterSeq, kind: e.kind, text: "" };
     const at = nOf(e.afterSeq);
     const where = at >= 0 ? `after step ${at}` : "before the first step";
-    if (e.kind === "reset") text = `${where}: environment reset (${plainText(d.reason) || "episode start"}${d.try !== undefined ? `, try ${plainText(d.try)}` : ""})`;
+    if (e.kind === "reset")
+      text = `${where}: environment reset (${plainText(d.reason) || "episode start"}${d.try !== undefined ? `, try ${plainText(d.try)}` : ""})`;
     else if (e.kind === "recovery-start") {
       starts.set(Number(d.attempt), d);
       const sel = d.selection as { reason?: unknown; strategy?: unknown; failure?: unknown } | undefined;
@@ -232,17 +245,25 @@ export function eventSentences(rec: EpisodeRecord, url: (ref: unknown) => string
  * What an episode of an ideal-recovery run is, in words (its record's `extra`): the forward run,
  * or continuation k of a recovery-step strategy, with E and R as step numbers of this record.
  */
-export function aboutEpisode(extra: Record<string, unknown> | undefined, steps: EpisodeRecord["trajectory"]["steps"], condition = ""): string {
+export function aboutEpisode(
+  extra: Record<string, unknown> | undefined,
+  steps: EpisodeRecord["trajectory"]["steps"],
+  condition = "",
+): string {
   if (!extra || typeof extra !== "object") return "";
   const phase = extra.phase;
-  if (phase === "forward") return "Ideal recovery, forward run: the first attempt at the task; its failed runs are restarted from a recovery step R below.";
+  if (phase === "forward")
+    return "Ideal recovery, forward run: the first attempt at the task; its failed runs are restarted from a recovery step R below.";
   if (phase === "continuation") {
     const R = Number(extra.recoveryStep);
     const E = Number(extra.errorStep);
     const replayed = steps.filter((s) => s.role === "replay").length;
     // The condition's display name ("R=E-1"), as the tables and filters show it; the strategy id beside it.
-    const strategy = [conditionLabel(condition), String(extra.strategy ?? "")].filter((x, i, a) => x && a.indexOf(x) === i).join(" ");
-    const named = condition && extra.strategy ? `${conditionLabel(condition)} (${plainText(extra.strategy)})` : strategy;
+    const strategy = [conditionLabel(condition), String(extra.strategy ?? "")]
+      .filter((x, i, a) => x && a.indexOf(x) === i)
+      .join(" ");
+    const named =
+      condition && extra.strategy ? `${conditionLabel(condition)} (${plainText(extra.strategy)})` : strategy;
     return `Ideal recovery, continuation k = ${plainText(extra.k)} of strategy ${named}: the forward run's first error was its step ${Number.isFinite(E) ? E : "?"}; this run replays the forward run's first ${plural(Number.isFinite(R) ? R : 0, "step")} (R = ${Number.isFinite(R) ? R : "?"}${replayed > R ? `, ${replayed} replayed steps with retries` : ""}) and continues from the screen before step ${Number.isFinite(R) ? R : "?"}, with a fresh draw of the policy.`;
   }
   const osworld = extra.osworld as { id?: unknown; related_apps?: unknown; evaluator?: { func?: unknown } } | undefined;
@@ -259,10 +280,14 @@ const A11Y_PREFIX = "Accessibility tree:\n";
 
 /** The accessibility tree the step's policy (else any) call received, as its own pane. */
 function a11yOf(calls: ViewerCall[] | undefined): { a11y?: string } {
-  const ordered = [...(calls ?? [])].sort((a, b) => Number(b.phase === "policy" || b.phase === "recoverer") - Number(a.phase === "policy" || a.phase === "recoverer"));
+  const ordered = [...(calls ?? [])].sort(
+    (a, b) =>
+      Number(b.phase === "policy" || b.phase === "recoverer") - Number(a.phase === "policy" || a.phase === "recoverer"),
+  );
   for (const c of ordered)
     for (const m of [...c.messages].reverse())
-      for (const p of m.parts) if ("text" in p && p.text.startsWith(A11Y_PREFIX)) return { a11y: p.text.slice(A11Y_PREFIX.length) };
+      for (const p of m.parts)
+        if ("text" in p && p.text.startsWith(A11Y_PREFIX)) return { a11y: p.text.slice(A11Y_PREFIX.length) };
   return {};
 }
 
@@ -303,7 +328,14 @@ function capStrings<T>(v: T, source: string): T {
  * One episode's record as the viewer shows it. Every text longer than {@link VIEWER_TEXT_LIMIT}
  * is cut with a notice naming `source` (the file that keeps the record whole).
  */
-export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: string, screens?: ScreenFiles, source = "trajectory.json", cap?: number): ViewEpisode {
+export function viewerEpisode(
+  rec: EpisodeRecord,
+  blobsDir: string,
+  reportDir: string,
+  screens?: ScreenFiles,
+  source = "trajectory.json",
+  cap?: number,
+): ViewEpisode {
   return capStrings(viewerEpisodeWhole(rec, blobsDir, reportDir, screens, cap), source);
 }
 
@@ -311,7 +343,11 @@ export function viewerEpisode(rec: EpisodeRecord, blobsDir: string, reportDir: s
  * The step indices of forward steps the detector did not judge because the retry cap `cap` was
  * spent (as many recovery attempts had started before them): the detector is off there.
  */
-export function detectorOffSteps(steps: EpisodeRecord["trajectory"]["steps"], events: EpisodeRecord["trajectory"]["events"], cap: number | undefined): Set<number> {
+export function detectorOffSteps(
+  steps: EpisodeRecord["trajectory"]["steps"],
+  events: EpisodeRecord["trajectory"]["events"],
+  cap: number | undefined,
+): Set<number> {
   const out = new Set<number>();
   if (cap === undefined || !(cap > 0)) return out;
   const starts = events.filter((e) => e.kind === "recovery-start").map((e) => e.afterSeq);
@@ -330,7 +366,10 @@ export const SEARCH_SPLIT = /[^\p{L}\p{N}]+/u;
  * splits a query), without single characters, pure numbers (coordinates, counts) and hashes.
  */
 export function searchTokens(text: string): string[] {
-  return text.toLowerCase().split(SEARCH_SPLIT).filter((w) => w.length > 1 && !/^\d+$/.test(w) && !/^[0-9a-f]{16,}$/.test(w));
+  return text
+    .toLowerCase()
+    .split(SEARCH_SPLIT)
+    .filter((w) => w.length > 1 && !/^\d+$/.test(w) && !/^[0-9a-f]{16,}$/.test(w));
 }
 
 /**
@@ -357,7 +396,13 @@ export function searchWords(ep: ViewEpisode, limit = 20_000, known = ""): string
   return out.join(" ");
 }
 
-function viewerEpisodeWhole(rec: EpisodeRecord, blobsDir: string, reportDir: string, screens?: ScreenFiles, cap?: number): ViewEpisode {
+function viewerEpisodeWhole(
+  rec: EpisodeRecord,
+  blobsDir: string,
+  reportDir: string,
+  screens?: ScreenFiles,
+  cap?: number,
+): ViewEpisode {
   const url = (ref: unknown) => blobUrl(blobsDir, reportDir, ref, screens);
   const steps = rec.trajectory.steps;
   const calls = callsByStep(steps, rec.calls, url);
@@ -368,28 +413,62 @@ function viewerEpisodeWhole(rec: EpisodeRecord, blobsDir: string, reportDir: str
     if (e.kind !== "recovery-start") continue;
     const d = e.detail ?? {};
     const fwd = steps.filter((s) => s.role === "forward" && s.seq <= e.afterSeq);
-    for (const [tag, step] of [["E", d.errorStep], ["R", d.recoveryStep]] as const) {
+    for (const [tag, step] of [
+      ["E", d.errorStep],
+      ["R", d.recoveryStep],
+    ] as const) {
       const hit = [...fwd].reverse().find((s) => s.step === step);
       if (hit) flags.set(hit.seq, [...(flags.get(hit.seq) ?? []), `${tag}${str(d.attempt)}`]);
     }
   }
   return {
-    key: rec.key, instruction: rec.instruction, score: rec.score, detail: plainText(rec.detail), stopReason: rec.stopReason, simulated: rec.simulated,
+    key: rec.key,
+    instruction: rec.instruction,
+    score: rec.score,
+    detail: plainText(rec.detail),
+    stopReason: rec.stopReason,
+    simulated: rec.simulated,
     steps: steps.map((s, i) => ({
-      n: i, seq: s.seq, role: s.role, step: s.step, ...(s.attempt !== undefined ? { attempt: s.attempt } : {}),
-      actions: s.actions.map((a) => { try { return formatAction(a); } catch { return JSON.stringify(a); } }),
+      n: i,
+      seq: s.seq,
+      role: s.role,
+      step: s.step,
+      ...(s.attempt !== undefined ? { attempt: s.attempt } : {}),
+      actions: s.actions.map((a) => {
+        try {
+          return formatAction(a);
+        } catch {
+          return JSON.stringify(a);
+        }
+      }),
       marks: marksOf(s.actions),
       ...(s.response !== undefined ? { response: s.response } : {}),
       ...(s.failure ? { failure: `${s.failure.kind}: ${s.failure.message}` } : {}),
-      ...(s.detection ? { detection: { isError: s.detection.isError, errorStep: s.detection.errorStep, reason: s.detection.reason, confidence: s.detection.confidence, ...(s.detection.failure ? { failure: s.detection.failure } : {}) } } : {}),
+      ...(s.detection
+        ? {
+            detection: {
+              isError: s.detection.isError,
+              errorStep: s.detection.errorStep,
+              reason: s.detection.reason,
+              confidence: s.detection.confidence,
+              ...(s.detection.failure ? { failure: s.detection.failure } : {}),
+            },
+          }
+        : {}),
       ...(s.frozen ? { frozen: true } : {}),
       ...(off.has(i) ? { detectorOff: cap } : {}),
-      ...(rec.offTrack && typeof rec.offTrack === "object" && rec.offTrack.seq === s.seq && typeof rec.offTrack.reason === "string" ? { offTrack: rec.offTrack.reason } : {}),
+      ...(rec.offTrack &&
+      typeof rec.offTrack === "object" &&
+      rec.offTrack.seq === s.seq &&
+      typeof rec.offTrack.reason === "string"
+        ? { offTrack: rec.offTrack.reason }
+        : {}),
       ...(flags.has(s.seq) ? { flags: flags.get(s.seq) } : {}),
       ...(calls.has(i) ? { calls: calls.get(i) } : {}),
       ...(contexts.has(i) ? { context: contexts.get(i) } : {}),
       ...a11yOf(calls.get(i)),
-      before: url(s.before), after: url(s.after),
+      before: url(s.before),
+      after: url(s.after),
     })),
     events: eventSentences(rec, url),
     about: aboutEpisode(rec.extra as Record<string, unknown> | undefined, steps, rec.condition),
@@ -404,9 +483,15 @@ function viewerEpisodeWhole(rec: EpisodeRecord, blobsDir: string, reportDir: str
 export function annotationCalls(runDir: string): Map<string, CallRecord[]> {
   const file = join(runDir, ANNOTATION_CALLS_FILE);
   if (!existsSync(file)) return new Map();
-  const data = readJsonFile<unknown>(inside(runDir, file), { what: ANNOTATION_CALLS_FILE, prefix: "report: ", hint: "it is written by ideal recovery's annotation phase; delete it to show no annotation calls" });
+  const data = readJsonFile<unknown>(inside(runDir, file), {
+    what: ANNOTATION_CALLS_FILE,
+    prefix: "report: ",
+    hint: "it is written by ideal recovery's annotation phase; delete it to show no annotation calls",
+  });
   if (!data || typeof data !== "object" || Array.isArray(data)) return new Map();
-  return new Map(Object.entries(data as Record<string, unknown>).filter((e): e is [string, CallRecord[]] => Array.isArray(e[1])));
+  return new Map(
+    Object.entries(data as Record<string, unknown>).filter((e): e is [string, CallRecord[]] => Array.isArray(e[1])),
+  );
 }
 
 /**
@@ -422,7 +507,11 @@ export function callLatencies(runDir: string): Map<string, Array<number | null>>
     if (!line.trim()) continue;
     try {
       const t = JSON.parse(line) as { key?: unknown; callMs?: unknown };
-      if (typeof t.key === "string" && Array.isArray(t.callMs)) out.set(t.key, t.callMs.map((v) => (typeof v === "number" && Number.isFinite(v) ? v : null)));
+      if (typeof t.key === "string" && Array.isArray(t.callMs))
+        out.set(
+          t.key,
+          t.callMs.map((v) => (typeof v === "number" && Number.isFinite(v) ? v : null)),
+        );
     } catch {
       // a torn last line of a killed run
     }
@@ -431,7 +520,16 @@ export function callLatencies(runDir: string): Map<string, Array<number | null>>
 }
 
 /** The viewer's index and its chunk files (one per run and condition): every episode, loaded on demand. */
-export async function viewerChunks(runs: readonly RunData[], reportDir: string, perRun?: number): Promise<{ index: ViewerIndexRow[]; chunks: ViewEpisode[][]; screens: Map<string, () => Promise<Buffer>>; missing: string[] }> {
+export async function viewerChunks(
+  runs: readonly RunData[],
+  reportDir: string,
+  perRun?: number,
+): Promise<{
+  index: ViewerIndexRow[];
+  chunks: ViewEpisode[][];
+  screens: Map<string, () => Promise<Buffer>>;
+  missing: string[];
+}> {
   const missing: string[] = [];
   const memo = new Map<string, number[] | undefined>();
   const seen = new Map<string, (() => Promise<Buffer>) | null>();
@@ -442,7 +540,11 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
     // The report reads only inside the folder it was pointed at: a manifest naming a blob folder
     // elsewhere is refused, not followed.
     // (The demo's runs share one store beside them, so the run's parent folder is the bound.)
-    if (existsSync(blobsDir) && !realInside(dirname(resolve(run.dir)), blobsDir)) throw new ConfigError(`report: ${join(run.dir, "manifest.json")} names the blob folder ${showId(blobsDir)}, outside ${dirname(resolve(run.dir))}; the report reads only inside the run folder and the folder that holds it`, { field: "dir" });
+    if (existsSync(blobsDir) && !realInside(dirname(resolve(run.dir)), blobsDir))
+      throw new ConfigError(
+        `report: ${join(run.dir, "manifest.json")} names the blob folder ${showId(blobsDir)}, outside ${dirname(resolve(run.dir))}; the report reads only inside the run folder and the folder that holds it`,
+        { field: "dir" },
+      );
     // Read-only use: a store is made (it creates its folder) only when the folder exists.
     const blobs = existsSync(blobsDir) ? new BlobStore({ dir: blobsDir, confined: true }) : undefined;
     const byCondition = new Map<string, number>();
@@ -454,23 +556,44 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
       const file = join(episodeFolder(run.dir, line), "trajectory.json");
       if (!held && !existsSync(file)) {
         // Said, never dropped silently: the run's trajectories.jsonl.gz or this trajectory.json is gone.
-        missing.push(`${run.rel || "."}: ${line.key} (${run.recordsFile ?? (existsSync(join(run.dir, RECORDS_PACK_NAME)) ? "" : "no trajectories.jsonl.gz, ")}no ${relative(run.dir, file)})`);
+        missing.push(
+          `${run.rel || "."}: ${line.key} (${run.recordsFile ?? (existsSync(join(run.dir, RECORDS_PACK_NAME)) ? "" : "no trajectories.jsonl.gz, ")}no ${relative(run.dir, file)})`,
+        );
         continue;
       }
-      const read = held ?? readJsonFile<EpisodeRecord>(inside(run.dir, file), { what: "trajectory.json", prefix: "report: ", hint: "it should be the episode record written by `retrace run`; re-run that episode (delete its line from results.jsonl, then --resume) or restore the file" });
+      const read =
+        held ??
+        readJsonFile<EpisodeRecord>(inside(run.dir, file), {
+          what: "trajectory.json",
+          prefix: "report: ",
+          hint: "it should be the episode record written by `retrace run`; re-run that episode (delete its line from results.jsonl, then --resume) or restore the file",
+        });
       if (!read?.trajectory || !Array.isArray(read.trajectory.steps)) continue;
       // Ideal recovery: the annotation's detector and selector calls judged this forward run's last step.
       const judged = annotation.get(read.key);
       // Each call's latency from timings.jsonl (left out of the record), by its place in the call log.
       const ms = latencies.get(read.key);
-      const own = Array.isArray(read.calls) ? read.calls.map((c, i) => (c && typeof c === "object" && c.latencyMs === undefined && typeof ms?.[i] === "number" ? { ...c, latencyMs: ms[i] as number } : c)) : read.calls;
+      const own = Array.isArray(read.calls)
+        ? read.calls.map((c, i) =>
+            c && typeof c === "object" && c.latencyMs === undefined && typeof ms?.[i] === "number"
+              ? { ...c, latencyMs: ms[i] as number }
+              : c,
+          )
+        : read.calls;
       // (The annotation's calls come from another log: their `order` does not compare with the episode's, so they follow its calls.)
-      const rec = judged?.length ? { ...read, calls: [...(own ?? []), ...judged.map(({ order: _o, ...c }) => c)] } : own === read.calls ? read : { ...read, calls: own };
+      const rec = judged?.length
+        ? { ...read, calls: [...(own ?? []), ...judged.map(({ order: _o, ...c }) => c)] }
+        : own === read.calls
+          ? read
+          : { ...read, calls: own };
       // Only blob references (sha256 hex) name screenshot files, so no step can point the viewer elsewhere.
       for (const s of rec.trajectory.steps)
         for (const ref of [s.before, s.after])
           if (typeof ref !== "string" || !REF.test(ref))
-            throw new ConfigError(`report: ${held ? (run.recordsFile ?? join(run.dir, "run.json")) : file} step ${s.seq}: image reference ${showId(ref)} is not a blob reference (64 hex characters of a sha256); the report reads only inside the run folder (was the file edited?)`, { field: "dir" });
+            throw new ConfigError(
+              `report: ${held ? (run.recordsFile ?? join(run.dir, "run.json")) : file} step ${s.seq}: image reference ${showId(ref)} is not a blob reference (64 hex characters of a sha256); the report reads only inside the run folder (was the file edited?)`,
+              { field: "dir" },
+            );
       let chunk = byCondition.get(line.condition);
       if (chunk === undefined) {
         chunk = chunks.length;
@@ -479,14 +602,43 @@ export async function viewerChunks(runs: readonly RunData[], reportDir: string, 
       }
       // Where the record's texts are whole, for the notice on a text the viewer cuts.
       const folder = episodeFolder(run.dir, line);
-      const source = held ? relative(run.dir, run.recordsFile ?? join(run.dir, RECORDS_PACK_NAME)) : [...(existsSync(join(folder, "traj.jsonl")) ? ["traj.jsonl"] : []), "trajectory.json"].map((f) => relative(run.dir, join(folder, f))).join(" and ");
+      const source = held
+        ? relative(run.dir, run.recordsFile ?? join(run.dir, RECORDS_PACK_NAME))
+        : [...(existsSync(join(folder, "traj.jsonl")) ? ["traj.jsonl"] : []), "trajectory.json"]
+            .map((f) => relative(run.dir, join(folder, f)))
+            .join(" and ");
       // The condition's retry cap (its manifest params), for the "detector off" note once it is spent.
       const capParam = run.manifest?.conditions?.find((c) => c.id === line.condition)?.params?.maxRecoveryIterations;
-      const ep = viewerEpisode(rec, blobsDir, reportDir, { blobs, seen }, source, typeof capParam === "number" ? capParam : undefined);
-      const words = searchWords(ep, undefined, `${line.task} ${conditionLabel(line.condition)} ${line.condition} ${rec.instruction ?? ""}`);
+      const ep = viewerEpisode(
+        rec,
+        blobsDir,
+        reportDir,
+        { blobs, seen },
+        source,
+        typeof capParam === "number" ? capParam : undefined,
+      );
+      const words = searchWords(
+        ep,
+        undefined,
+        `${line.task} ${conditionLabel(line.condition)} ${line.condition} ${rec.instruction ?? ""}`,
+      );
       await addSsimMaps(ep, blobs, restorePairs(rec), memo);
       chunks[chunk].push(ep);
-      index.push({ run: run.summary.experiment, key: line.key, condition: line.condition, task: line.task, seed: line.seed, success: line.success, recoveryAttempts: line.recoveryAttempts, steps: rec.trajectory.steps.length, chunk, label: conditionLabel(line.condition), instruction: capText(rec.instruction ?? "", source), ...(words ? { words } : {}), ...(typeof rec.extra?.k === "number" ? { k: rec.extra.k } : {}) });
+      index.push({
+        run: run.summary.experiment,
+        key: line.key,
+        condition: line.condition,
+        task: line.task,
+        seed: line.seed,
+        success: line.success,
+        recoveryAttempts: line.recoveryAttempts,
+        steps: rec.trajectory.steps.length,
+        chunk,
+        label: conditionLabel(line.condition),
+        instruction: capText(rec.instruction ?? "", source),
+        ...(words ? { words } : {}),
+        ...(typeof rec.extra?.k === "number" ? { k: rec.extra.k } : {}),
+      });
     }
   }
   const svgz = new Map<string, () => Promise<Buffer>>();

@@ -27,7 +27,10 @@ export function viewerSection(n: number): string {
   return `<section id="trajectory-viewer"><h2>Trajectory viewer <span class="meta">(${n} episodes)</span> <a class="sec-link" href="#trajectory-viewer" title="link to this section">#</a></h2>
 <p class="note">Filter or search, then pick an episode; step with the buttons or the arrow keys; click the screenshot to zoom. The address bar links to the episode and step shown (#run/condition/task/seed/step).</p>
 ${VIEWER_LEGEND}
-${n === 0 ? "<p>No episodes with a trajectory record in this folder.</p>" : `<div class="filters">
+${
+  n === 0
+    ? "<p>No episodes with a trajectory record in this folder.</p>"
+    : `<div class="filters">
 <label>search <input id="f-search" type="search" placeholder="words of a task, instruction, action, reason or reply"></label>
 <label>run <select id="f-run"></select></label><label>condition <select id="f-condition"></select></label><label>task <select id="f-task"></select></label><label>seed <select id="f-seed"></select></label>
 <label>outcome <select id="f-outcome"><option value="">any</option><option value="success">solved</option><option value="failure">failed</option></select></label>
@@ -37,7 +40,8 @@ ${n === 0 ? "<p>No episodes with a trajectory record in this folder.</p>" : `<di
 <div id="viewer"><div id="viewer-lanes"></div>
 <div><div><button class="nav" id="viewer-prev">&larr; prev</button><button class="nav" id="viewer-next">next &rarr;</button><button class="nav" id="viewer-toggle">show before</button> <span id="viewer-which" class="meta"></span></div><div class="shotbox" id="viewer-box"><img id="viewer-shot" alt=""><svg id="viewer-marks"></svg></div><div id="viewer-a11y"></div></div>
 <div><div id="viewer-result"></div><h3>Step</h3><div id="viewer-info"></div><div id="viewer-context"></div><div id="viewer-calls"></div><h3>Events</h3><div id="viewer-events"></div><div id="viewer-restore"></div></div></div>
-<div id="compare"></div>`}
+<div id="compare"></div>`
+}
 </section>`;
 }
 

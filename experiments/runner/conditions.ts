@@ -4,7 +4,14 @@
  */
 import { PAPER_UNCONFIRMED_RESTORATION, type RecoveryOptionsInput } from "../../src/episode.ts";
 import { ConfigError } from "../../src/errors.ts";
-import { DEFAULT_MAX_RECOVERY_ITERATIONS, SWEEP_PRESETS, type EndToEndConfig, type ExperimentConfig, type PairSpec, type SweepConfig } from "../config/schema.ts";
+import {
+  DEFAULT_MAX_RECOVERY_ITERATIONS,
+  SWEEP_PRESETS,
+  type EndToEndConfig,
+  type ExperimentConfig,
+  type PairSpec,
+  type SweepConfig,
+} from "../config/schema.ts";
 import { resolveSettleMs } from "./settle.ts";
 import { presetRecoveryParts } from "../../src/runtime/preset-recovery.ts";
 
@@ -50,7 +57,11 @@ export function resolveSeeds(seeds: ExperimentConfig["seeds"], base = 0): number
   const list = Array.isArray(seeds) ? seeds : Array.from({ length: seeds.count }, (_, i) => seeds.start + i);
   const out = list.map((s) => s + base);
   const bad = out.find((s) => !Number.isSafeInteger(s));
-  if (bad !== undefined) throw new ConfigError(`--seed: ${base} added to the config's seeds gives ${bad}, beyond the integers a seed can be; use a smaller --seed or smaller seeds`, { field: "seed" });
+  if (bad !== undefined)
+    throw new ConfigError(
+      `--seed: ${base} added to the config's seeds gives ${bad}, beyond the integers a seed can be; use a smaller --seed or smaller seeds`,
+      { field: "seed" },
+    );
   return out;
 }
 
@@ -63,8 +74,16 @@ export function resolveSeeds(seeds: ExperimentConfig["seeds"], base = 0): number
  */
 export function endToEndConditions(config: EndToEndConfig): Condition[] {
   if (config.maxRecoveryIterations) assertDistinct(config.maxRecoveryIterations, "maxRecoveryIterations", "value");
-  config.pairs.forEach((p, i) => p.maxRecoveryIterations && assertDistinct(p.maxRecoveryIterations, `pairs.${i}.maxRecoveryIterations`, "value"));
-  assertDistinct(config.pairs.map((p) => p.name), "pairs", "pair name", (i) => `pairs.${i}.name`);
+  config.pairs.forEach(
+    (p, i) =>
+      p.maxRecoveryIterations && assertDistinct(p.maxRecoveryIterations, `pairs.${i}.maxRecoveryIterations`, "value"),
+  );
+  assertDistinct(
+    config.pairs.map((p) => p.name),
+    "pairs",
+    "pair name",
+    (i) => `pairs.${i}.name`,
+  );
   const out: Condition[] = [];
   const options = commonOptions(config);
   for (const pair of config.pairs) {
@@ -74,9 +93,21 @@ export function endToEndConditions(config: EndToEndConfig): Condition[] {
     const { maxRecoveryIterations: _fieldCap, ...fieldsRest } = fields;
     const own = { ...recipeRest, ...options, ...fieldsRest, ...pair.options };
     if (config.baseline && pair.baseline)
-      out.push({ id: `${pair.name}.no-recovery`, pair, recovery: false, options: { ...own, maxRecoveryIterations: 0 }, params: { pair: pair.name, maxRecoveryIterations: 0 } });
+      out.push({
+        id: `${pair.name}.no-recovery`,
+        pair,
+        recovery: false,
+        options: { ...own, maxRecoveryIterations: 0 },
+        params: { pair: pair.name, maxRecoveryIterations: 0 },
+      });
     for (const cap of pairCaps(config, pair))
-      out.push({ id: `${pair.name}.max-rec-${cap}`, pair, recovery: true, options: { ...own, maxRecoveryIterations: cap }, params: { pair: pair.name, maxRecoveryIterations: cap } });
+      out.push({
+        id: `${pair.name}.max-rec-${cap}`,
+        pair,
+        recovery: true,
+        options: { ...own, maxRecoveryIterations: cap },
+        params: { pair: pair.name, maxRecoveryIterations: cap },
+      });
   }
   assertUnique(out);
   return out;
@@ -89,12 +120,19 @@ export function endToEndConditions(config: EndToEndConfig): Condition[] {
 export function pairCaps(config: EndToEndConfig, pair: EndToEndConfig["pairs"][number]): number[] {
   const { fields, recipe } = presetRecoveryParts(pair.detector);
   const one = (cap: number | undefined) => (cap !== undefined ? [cap] : undefined);
-  return pair.maxRecoveryIterations ?? one(fields.maxRecoveryIterations) ?? config.maxRecoveryIterations ?? one(recipe.maxRecoveryIterations) ?? [...DEFAULT_MAX_RECOVERY_ITERATIONS];
+  return (
+    pair.maxRecoveryIterations ??
+    one(fields.maxRecoveryIterations) ??
+    config.maxRecoveryIterations ??
+    one(recipe.maxRecoveryIterations) ?? [...DEFAULT_MAX_RECOVERY_ITERATIONS]
+  );
 }
 
 /** The parameter lists of a sweep: the preset's, then `params` (which override). */
 export function sweepParams(config: Pick<SweepConfig, "preset" | "params">): Record<string, ParamValue[]> {
-  const base: Record<string, ParamValue[]> = config.preset ? Object.fromEntries(Object.entries(SWEEP_PRESETS[config.preset]).map(([k, v]) => [k, [...v]])) : {};
+  const base: Record<string, ParamValue[]> = config.preset
+    ? Object.fromEntries(Object.entries(SWEEP_PRESETS[config.preset]).map(([k, v]) => [k, [...v]]))
+    : {};
   return { ...base, ...config.params };
 }
 
@@ -105,8 +143,14 @@ export function sweepConditions(config: SweepConfig): Condition[] {
   for (const [name, values] of Object.entries(params)) assertDistinct(values, `params.${name}`, "value");
   const names = Object.keys(params);
   const lengths = names.map((n) => params[n].length);
-  const count = (config.mode === "grid" ? lengths.reduce((p, n) => p * n, 1) : lengths.reduce((p, n) => p + n, 0)) * config.maxRecoveryIterations.length;
-  if (count > MAX_CONDITIONS) throw new ConfigError(`config.params: the sweep makes ${count} conditions, more than ${MAX_CONDITIONS}; use mode "each" or fewer values`, { field: "params" });
+  const count =
+    (config.mode === "grid" ? lengths.reduce((p, n) => p * n, 1) : lengths.reduce((p, n) => p + n, 0)) *
+    config.maxRecoveryIterations.length;
+  if (count > MAX_CONDITIONS)
+    throw new ConfigError(
+      `config.params: the sweep makes ${count} conditions, more than ${MAX_CONDITIONS}; use mode "each" or fewer values`,
+      { field: "params" },
+    );
   let settings: Array<Record<string, ParamValue>>;
   if (config.mode === "grid") {
     settings = [{}];
@@ -121,11 +165,24 @@ export function sweepConditions(config: SweepConfig): Condition[] {
   const { maxRecoveryIterations: _recipeCap, ...recipeRest } = recipe;
   const { maxRecoveryIterations: _fieldCap, ...fieldsRest } = fields;
   const options = { ...recipeRest, ...commonOptions(config), ...fieldsRest, ...config.pair.options };
-  if (config.baseline) out.push({ id: "no-recovery", pair: config.pair, recovery: false, options: { ...options, maxRecoveryIterations: 0 }, params: { maxRecoveryIterations: 0 } });
+  if (config.baseline)
+    out.push({
+      id: "no-recovery",
+      pair: config.pair,
+      recovery: false,
+      options: { ...options, maxRecoveryIterations: 0 },
+      params: { maxRecoveryIterations: 0 },
+    });
   for (const setting of settings)
     for (const cap of config.maxRecoveryIterations) {
       const p: Record<string, ParamValue> = { ...setting, maxRecoveryIterations: cap };
-      out.push({ id: settingId(p), pair: config.pair, recovery: true, options: { ...options, ...(p as RecoveryOptionsInput) }, params: p });
+      out.push({
+        id: settingId(p),
+        pair: config.pair,
+        recovery: true,
+        options: { ...options, ...(p as RecoveryOptionsInput) },
+        params: p,
+      });
     }
   assertUnique(out);
   return out;
@@ -138,14 +195,22 @@ export const MAX_CONDITIONS = 1_000;
  * A list meant to hold distinct values: the first repeat is a ConfigError naming the field and the
  * value (a repeated cap or value would make two conditions with the same id).
  */
-function assertDistinct(values: readonly unknown[], field: string, what: string, fieldOf?: (i: number) => string): void {
+function assertDistinct(
+  values: readonly unknown[],
+  field: string,
+  what: string,
+  fieldOf?: (i: number) => string,
+): void {
   const seen = new Map<string, number>();
   values.forEach((v, i) => {
     const k = JSON.stringify(v);
     const first = seen.get(k);
     if (first !== undefined) {
       const at = fieldOf ? fieldOf(i) : `${field}.${i}`;
-      throw new ConfigError(`config.${at}: ${field} has a duplicate ${what} ${k} (items ${first} and ${i}); list each ${what} once`, { field: at });
+      throw new ConfigError(
+        `config.${at}: ${field} has a duplicate ${what} ${k} (items ${first} and ${i}); list each ${what} once`,
+        { field: at },
+      );
     }
     seen.set(k, i);
   });
@@ -168,33 +233,53 @@ export function planEpisodeCount(config: ExperimentConfig, taskCount: number): {
   const seeds = Array.isArray(config.seeds) ? config.seeds.length : config.seeds.count;
   let conditions: number;
   if (config.kind === "end-to-end") {
-    conditions = config.pairs.reduce((n, p) => n + (config.baseline && p.baseline ? 1 : 0) + pairCaps(config, p).length, 0);
+    conditions = config.pairs.reduce(
+      (n, p) => n + (config.baseline && p.baseline ? 1 : 0) + pairCaps(config, p).length,
+      0,
+    );
   } else if (config.kind === "sweep") {
     const lengths = Object.values(sweepParams(config)).map((v) => v.length);
-    conditions = (config.mode === "grid" ? lengths.reduce((p, n) => p * n, 1) : lengths.reduce((p, n) => p + n, 0)) * config.maxRecoveryIterations.length + (config.baseline ? 1 : 0);
+    conditions =
+      (config.mode === "grid" ? lengths.reduce((p, n) => p * n, 1) : lengths.reduce((p, n) => p + n, 0)) *
+        config.maxRecoveryIterations.length +
+      (config.baseline ? 1 : 0);
   } else {
     // forward runs, then at most one continuation per failed run, strategy and k
     const forward = taskCount * seeds;
     const failed = Math.min(forward, config.maxInstances ?? forward);
     const episodes = forward + failed * config.strategies.length * config.k;
-    return { episodes, parts: `${taskCount} task(s) x ${seeds} seed(s) forward runs + up to ${failed} failed run(s) x ${config.strategies.length} strategies x k ${config.k}` };
+    return {
+      episodes,
+      parts: `${taskCount} task(s) x ${seeds} seed(s) forward runs + up to ${failed} failed run(s) x ${config.strategies.length} strategies x k ${config.k}`,
+    };
   }
-  return { episodes: conditions * taskCount * seeds, parts: `${conditions} condition(s) x ${taskCount} task(s) x ${seeds} seed(s)` };
+  return {
+    episodes: conditions * taskCount * seeds,
+    parts: `${conditions} condition(s) x ${taskCount} task(s) x ${seeds} seed(s)`,
+  };
 }
 
 /** Refuse a plan above {@link MAX_PLAN_EPISODES} with one line giving its size. */
 export function checkPlanSize(config: ExperimentConfig, taskCount: number): void {
   const { episodes, parts } = planEpisodeCount(config, taskCount);
   if (episodes > MAX_PLAN_EPISODES)
-    throw new ConfigError(`config: the run plans ${episodes.toLocaleString("en-US")} episodes (${parts}), more than ${MAX_PLAN_EPISODES.toLocaleString("en-US")} per run; split it into several runs (fewer seeds, tasks, pairs or retry caps)`, { field: "seeds" });
+    throw new ConfigError(
+      `config: the run plans ${episodes.toLocaleString("en-US")} episodes (${parts}), more than ${MAX_PLAN_EPISODES.toLocaleString("en-US")} per run; split it into several runs (fewer seeds, tasks, pairs or retry caps)`,
+      { field: "seeds" },
+    );
 }
 
 /** Conditions x tasks x seeds, condition-major, in input order. */
-export function expandJobs(conditions: readonly string[], tasks: readonly string[], seeds: readonly number[]): EpisodeJob[] {
+export function expandJobs(
+  conditions: readonly string[],
+  tasks: readonly string[],
+  seeds: readonly number[],
+): EpisodeJob[] {
   const jobs: EpisodeJob[] = [];
   for (const condition of conditions)
     for (const task of tasks)
-      for (const seed of seeds) jobs.push({ index: jobs.length, key: `${condition}/${task}/${seed}`, condition, task, seed });
+      for (const seed of seeds)
+        jobs.push({ index: jobs.length, key: `${condition}/${task}/${seed}`, condition, task, seed });
   return jobs;
 }
 
@@ -208,7 +293,10 @@ export function settingId(params: Record<string, ParamValue>): string {
 function assertUnique(conditions: Condition[]): void {
   const seen = new Set<string>();
   for (const c of conditions) {
-    if (seen.has(c.id)) throw new ConfigError(`config.pairs: duplicate condition id ${c.id}; give every pair its own name`, { field: "pairs" });
+    if (seen.has(c.id))
+      throw new ConfigError(`config.pairs: duplicate condition id ${c.id}; give every pair its own name`, {
+        field: "pairs",
+      });
     seen.add(c.id);
   }
 }

@@ -81,7 +81,11 @@ export class RunContext {
   readonly timingsFile: string;
   /** Set when scheduling stopped early (cost cap): why, and how many episodes were not run. */
   stopped?: { reason: string; notRun: number };
-  constructor(readonly runtime: ExperimentRuntime, readonly settings: RunSettings, readonly config: ExperimentConfig) {
+  constructor(
+    readonly runtime: ExperimentRuntime,
+    readonly settings: RunSettings,
+    readonly config: ExperimentConfig,
+  ) {
     prepareOutDir(settings.out);
     this.blobs = settings.blobs ?? new BlobStore({ dir: settings.blobsDir ?? join(settings.out, "blobs") });
     this.resultsFile = join(settings.out, "results.jsonl");
@@ -106,26 +110,47 @@ export class RunContext {
     const ledger = this.settings.calls?.ledger;
     if (cap === undefined || !ledger) return {};
     return {
-      stopWhen: () => (ledger.spentUsd >= cap ? `--max-cost-usd ${cap}: $${ledger.spentUsd.toFixed(4)} spent` : undefined),
+      stopWhen: () =>
+        ledger.spentUsd >= cap ? `--max-cost-usd ${cap}: $${ledger.spentUsd.toFixed(4)} spent` : undefined,
       onStop: (reason, notRun) => {
         this.stopped = { reason, notRun: (this.stopped?.notRun ?? 0) + notRun };
-        this.settings.onNote?.(`stopped scheduling: ${reason}; ${notRun} episode(s) not run (in-flight ones finished; --resume continues)`);
+        this.settings.onNote?.(
+          `stopped scheduling: ${reason}; ${notRun} episode(s) not run (in-flight ones finished; --resume continues)`,
+        );
       },
     };
   }
 
   /** Run jobs on the pool (in this process, or on the process workers), appending to this run's results file. */
-  async pool<J extends EpisodeJob>(phase: string, jobs: readonly J[], execute: (job: J, env: RecordingEnvironment) => Promise<JobOutcome>): Promise<ResultLine[]> {
+  async pool<J extends EpisodeJob>(
+    phase: string,
+    jobs: readonly J[],
+    execute: (job: J, env: RecordingEnvironment) => Promise<JobOutcome>,
+  ): Promise<ResultLine[]> {
     const { shard, processes, remote } = this.settings;
     if (remote) return remote.runPhase({ phase, jobs, execute, ctx: this });
     const keys = new Set(jobs.map((j) => j.key));
     if (shard) {
       // Inside a process worker: earlier phases are finished (by the parent); run the jobs of ours the parent hands us.
-      if (shard.phase !== phase) return [...readResults(this.resultsFile).values()].filter((l) => keys.has(l.key)).sort((a, b) => a.index - b.index);
+      if (shard.phase !== phase)
+        return [...readResults(this.resultsFile).values()]
+          .filter((l) => keys.has(l.key))
+          .sort((a, b) => a.index - b.index);
       await runPool({
-        experiment: this.experiment, jobs, claim: (j) => shard.claim(j.key), startAt: { part: shard.shard, parts: shard.shards }, workers: 1,
-        createEnv: () => this.runtime.createEnv(this.envSpec, this.blobs), execute, resultsFile: this.resultsFile, timingsFile: this.timingsFile,
-        envRetries: this.config.envRetries, resume: true, finalize: false, envTimeoutMs: this.settings.envTimeoutMs, onLine: (l) => shard.onEpisode(l.status, l.success),
+        experiment: this.experiment,
+        jobs,
+        claim: (j) => shard.claim(j.key),
+        startAt: { part: shard.shard, parts: shard.shards },
+        workers: 1,
+        createEnv: () => this.runtime.createEnv(this.envSpec, this.blobs),
+        execute,
+        resultsFile: this.resultsFile,
+        timingsFile: this.timingsFile,
+        envRetries: this.config.envRetries,
+        resume: true,
+        finalize: false,
+        envTimeoutMs: this.settings.envTimeoutMs,
+        onLine: (l) => shard.onEpisode(l.status, l.success),
       });
       throw new ShardDone(phase);
     }
@@ -143,14 +168,26 @@ export class RunContext {
         if (l.success) progress.successes++;
       }
       this.settings.onProgress?.(phase, { ...progress });
-      await processes.run({ config: this.config, out: this.settings.out, seedBase: this.settings.seedBase ?? 0, ...(this.settings.checkpoint ? { checkpoint: this.settings.checkpoint } : {}), ...(this.settings.blobsDir ? { blobsDir: this.settings.blobsDir } : {}), ...(this.settings.osworldFiles === false ? { osworldFiles: false } : {}), ...(this.settings.episodeRecords ? { episodeRecords: this.settings.episodeRecords } : {}), phase }, (status, success) => {
-        progress.done++;
-        if (status === "ok") {
-          progress.valid++;
-          if (success) progress.successes++;
-        } else progress.envErrors++;
-        this.settings.onProgress?.(phase, { ...progress });
-      });
+      await processes.run(
+        {
+          config: this.config,
+          out: this.settings.out,
+          seedBase: this.settings.seedBase ?? 0,
+          ...(this.settings.checkpoint ? { checkpoint: this.settings.checkpoint } : {}),
+          ...(this.settings.blobsDir ? { blobsDir: this.settings.blobsDir } : {}),
+          ...(this.settings.osworldFiles === false ? { osworldFiles: false } : {}),
+          ...(this.settings.episodeRecords ? { episodeRecords: this.settings.episodeRecords } : {}),
+          phase,
+        },
+        (status, success) => {
+          progress.done++;
+          if (status === "ok") {
+            progress.valid++;
+            if (success) progress.successes++;
+          } else progress.envErrors++;
+          this.settings.onProgress?.(phase, { ...progress });
+        },
+      );
       return finalizeResults(this.resultsFile).filter((l) => keys.has(l.key));
     }
     return runPool({
@@ -177,12 +214,21 @@ export function selectTasks(runtime: ExperimentRuntime, envSpec: EnvSpec): Task[
   if (envSpec.tasks) {
     const byId = new Map(all.map((t) => [t.id, t]));
     const skipped = new Set((runtime.skipped?.(envSpec) ?? []).map((s) => s.task));
-    tasks = envSpec.tasks.filter((id) => !skipped.has(id)).map((id) => {
-      const i = envSpec.tasks!.indexOf(id);
-      const t = byId.get(id);
-      if (!t) throw new ConfigError(`config.env.tasks.${i}: unknown task "${id}" for ${envSpec.kind} (known: ${all.slice(0, 12).map((x) => x.id).join(", ")}${all.length > 12 ? ", ..." : ""})`, { field: `env.tasks.${i}` });
-      return t;
-    });
+    tasks = envSpec.tasks
+      .filter((id) => !skipped.has(id))
+      .map((id) => {
+        const i = envSpec.tasks!.indexOf(id);
+        const t = byId.get(id);
+        if (!t)
+          throw new ConfigError(
+            `config.env.tasks.${i}: unknown task "${id}" for ${envSpec.kind} (known: ${all
+              .slice(0, 12)
+              .map((x) => x.id)
+              .join(", ")}${all.length > 12 ? ", ..." : ""})`,
+            { field: `env.tasks.${i}` },
+          );
+        return t;
+      });
   }
   if (envSpec.sample && tasks.length > envSpec.sample) {
     const list = tasks;

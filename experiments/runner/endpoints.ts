@@ -7,7 +7,11 @@ import { loadLangChainChatModel } from "../agents/langchain-module.ts";
 import { configAgents } from "../config/agents.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
 
-const VENDOR_URL = { openai: "https://api.openai.com/v1", "openai-responses": "https://api.openai.com/v1", anthropic: "https://api.anthropic.com" } as const;
+const VENDOR_URL = {
+  openai: "https://api.openai.com/v1",
+  "openai-responses": "https://api.openai.com/v1",
+  anthropic: "https://api.anthropic.com",
+} as const;
 
 /** One entry per distinct (URL, API, key) of the config's model agents. */
 export function configEndpoints(config: ExperimentConfig, calls?: ModelCallSettings): Endpoint[] {

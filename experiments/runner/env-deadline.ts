@@ -25,7 +25,8 @@ export function withEnvDeadline(env: Environment, timeoutMs: number, stats?: Dea
   return new Proxy(env, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== "function" || PASS_THROUGH.has(prop)) return typeof value === "function" ? value.bind(target) : value;
+      if (typeof value !== "function" || PASS_THROUGH.has(prop))
+        return typeof value === "function" ? value.bind(target) : value;
       return (...args: unknown[]) => {
         const out = (value as (...a: unknown[]) => unknown).apply(target, args);
         if (!out || typeof (out as Promise<unknown>).then !== "function") return out;
@@ -33,7 +34,11 @@ export function withEnvDeadline(env: Environment, timeoutMs: number, stats?: Dea
         const deadline = new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
             if (stats) stats.timeouts++;
-            reject(new StepTimeoutError(`environment ${target.kind}.${String(prop)} did not answer within ${timeoutMs} ms`, { timeoutMs }));
+            reject(
+              new StepTimeoutError(`environment ${target.kind}.${String(prop)} did not answer within ${timeoutMs} ms`, {
+                timeoutMs,
+              }),
+            );
           }, timeoutMs);
           timer.unref?.();
         });

@@ -33,7 +33,12 @@ export function appendRecord(runDir: string, json: string): void {
 function linesOf(runDir: string): string[] {
   const out: string[] = [];
   const pack = join(runDir, RECORDS_PACK);
-  if (existsSync(pack)) out.push(...gunzipFile(pack, "restore it from a copy, or re-run the config into a new folder (--out)").toString("utf8").split("\n"));
+  if (existsSync(pack))
+    out.push(
+      ...gunzipFile(pack, "restore it from a copy, or re-run the config into a new folder (--out)")
+        .toString("utf8")
+        .split("\n"),
+    );
   const log = join(runDir, RECORDS_LOG);
   if (existsSync(log)) out.push(...readFileSync(log, "utf8").split("\n"));
   return out;
@@ -67,7 +72,9 @@ export function compactRecords(runDir: string, order: readonly string[]): void {
   const texts = readRecordTexts(runDir);
   if (!texts) return;
   const rank = new Map(order.map((k, i) => [k, i]));
-  const keys = [...texts.keys()].sort((a, b) => (rank.get(a) ?? Infinity) - (rank.get(b) ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0));
+  const keys = [...texts.keys()].sort(
+    (a, b) => (rank.get(a) ?? Infinity) - (rank.get(b) ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0),
+  );
   writeFileAtomic(join(runDir, RECORDS_PACK), gzipSync(keys.map((k) => texts.get(k) + "\n").join(""), { level: 9 }));
   rmSync(join(runDir, RECORDS_LOG), { force: true });
 }

@@ -71,13 +71,31 @@ export interface EpisodeRecord {
 }
 
 /** Run one job of an end-to-end or sweep condition. */
-export async function runConditionEpisode(job: EpisodeJob, condition: Condition, task: Task, rec: RecordingEnvironment, deps: EpisodeDeps): Promise<JobOutcome> {
+export async function runConditionEpisode(
+  job: EpisodeJob,
+  condition: Condition,
+  task: Task,
+  rec: RecordingEnvironment,
+  deps: EpisodeDeps,
+): Promise<JobOutcome> {
   const { runtime } = deps;
   const meter = new ModelMeter(deps.calls?.ledger);
   const draws = drawScopeFor(deps.draws, { seed: job.seed, task: job.task, condition: job.condition });
-  const ctx: ComponentContext = { task, seed: job.seed, env: rec.env, blobs: deps.blobs, meter, calls: deps.calls, draws };
+  const ctx: ComponentContext = {
+    task,
+    seed: job.seed,
+    env: rec.env,
+    blobs: deps.blobs,
+    meter,
+    calls: deps.calls,
+    draws,
+  };
   const agents = resolvePair(condition.pair);
-  const components: EpisodeComponents = { policy: runtime.forwardPolicy(agents.forward, ctx), env: rec.env, blobs: deps.blobs };
+  const components: EpisodeComponents = {
+    policy: runtime.forwardPolicy(agents.forward, ctx),
+    env: rec.env,
+    blobs: deps.blobs,
+  };
   if (condition.recovery) {
     components.detector = runtime.detector(agents.detector, ctx);
     components.selector = runtime.selector(agents.selector, ctx);
@@ -93,7 +111,14 @@ export async function runConditionEpisode(job: EpisodeJob, condition: Condition,
   const checkpointer = createCheckpointer(deps.checkpoint, { out: deps.out });
   let result: EpisodeResult;
   try {
-    result = await runtime.runEpisode({ task, options: { ...condition.options, seed: job.seed }, components, signal, checkpointer, ...(checkpointer ? { threadId: checkpointThread(deps.out, job.key) } : {}) });
+    result = await runtime.runEpisode({
+      task,
+      options: { ...condition.options, seed: job.seed },
+      components,
+      signal,
+      checkpointer,
+      ...(checkpointer ? { threadId: checkpointThread(deps.out, job.key) } : {}),
+    });
   } catch (err) {
     if (!signal?.aborted) {
       // The pool may throw this try away (an environment error): its model calls still count.
@@ -108,13 +133,37 @@ export async function runConditionEpisode(job: EpisodeJob, condition: Condition,
 }
 
 /** Stability, episode folder and the result line of a finished episode. */
-export async function finishEpisode(job: EpisodeJob, task: Task, result: EpisodeResult, rec: RecordingEnvironment, deps: EpisodeDeps, extra?: Record<string, JsonValue>, folder?: readonly string[], meter?: ModelMeter): Promise<JobOutcome> {
+export async function finishEpisode(
+  job: EpisodeJob,
+  task: Task,
+  result: EpisodeResult,
+  rec: RecordingEnvironment,
+  deps: EpisodeDeps,
+  extra?: Record<string, JsonValue>,
+  folder?: readonly string[],
+  meter?: ModelMeter,
+): Promise<JobOutcome> {
   if (result.stopReason === "env-error") return outcomeOf(result, null, extra, meter);
-  const stability = deps.runtime.groundTruthStability?.({ env: rec.env, task, result, observed: rec.observed }) ?? detectorStability(result.trajectory);
+  const stability =
+    deps.runtime.groundTruthStability?.({ env: rec.env, task, result, observed: rec.observed }) ??
+    detectorStability(result.trajectory);
   // Ids, never paths: a condition or task id that is not a plain name never writes outside its folder.
   const dir = pathInside(deps.out, folder ?? [job.condition, job.task, String(job.seed)], `episode ${job.key}`);
   // The viewer's record: the whole trajectory (screenshots by reference into the run's blob store).
-  const record: EpisodeRecord = { key: job.key, condition: job.condition, task: job.task, instruction: task.instruction, seed: job.seed, success: result.success, score: result.evaluation.score, detail: result.evaluation.detail ?? "", stopReason: result.stopReason, simulated: result.simulated, trajectory: result.trajectory, ...(extra ? { extra } : {}) };
+  const record: EpisodeRecord = {
+    key: job.key,
+    condition: job.condition,
+    task: job.task,
+    instruction: task.instruction,
+    seed: job.seed,
+    success: result.success,
+    score: result.evaluation.score,
+    detail: result.evaluation.detail ?? "",
+    stopReason: result.stopReason,
+    simulated: result.simulated,
+    trajectory: result.trajectory,
+    ...(extra ? { extra } : {}),
+  };
   const calls = meter?.callLog() ?? [];
   if (calls.length) record.calls = calls;
   const offTrack = result.success ? undefined : deps.runtime.groundTruthOffTrack?.({ env: rec.env, task, result });
@@ -128,7 +177,9 @@ export async function finishEpisode(job: EpisodeJob, task: Task, result: Episode
   if (deps.episodeRecords !== "pack") writeFileSync(join(dir, "trajectory.json"), text + "\n");
   if (osworld) await deps.runtime.writeEpisode!({ dir, result, blobs: deps.blobs, simulated: result.simulated });
   const outcome = outcomeOf(result, stability, extra, meter);
-  return calls.length ? { ...outcome, callMs: calls.map((c) => (typeof c.latencyMs === "number" ? c.latencyMs : null)) } : outcome;
+  return calls.length
+    ? { ...outcome, callMs: calls.map((c) => (typeof c.latencyMs === "number" ? c.latencyMs : null)) }
+    : outcome;
 }
 
 /** JSON.stringify replacer that leaves out measured times (they differ from run to run). */
@@ -137,7 +188,12 @@ function withoutTimes(key: string, value: unknown): unknown {
 }
 
 /** The deterministic line fields of an episode result. */
-export function outcomeOf(result: EpisodeResult, stability: StabilityMetrics | null, extra?: Record<string, JsonValue>, meter?: ModelMeter): JobOutcome {
+export function outcomeOf(
+  result: EpisodeResult,
+  stability: StabilityMetrics | null,
+  extra?: Record<string, JsonValue>,
+  meter?: ModelMeter,
+): JobOutcome {
   const a = result.accounting;
   const perRole = modelCallsOf(result, meter);
   const roles = Object.values(perRole);
@@ -159,7 +215,9 @@ export function outcomeOf(result: EpisodeResult, stability: StabilityMetrics | n
     policyFailures: a.policyFailures,
     tokens: roles.reduce((s, m) => s + m.inputTokens + m.outputTokens, 0),
     // billed-equivalent tokens of the episode, once a provider reported a prompt cache (else = tokens)
-    ...(roles.some((m) => m.billedTokens !== undefined) && { billedTokens: roles.reduce((s, m) => s + billedOf(m), 0) }),
+    ...(roles.some((m) => m.billedTokens !== undefined) && {
+      billedTokens: roles.reduce((s, m) => s + billedOf(m), 0),
+    }),
     costUsd: round(roles.reduce((s, m) => s + m.costUsd, 0)),
     ...(roles.length ? { models: perRole } : {}),
     stability,
@@ -178,12 +236,26 @@ export function outcomeOf(result: EpisodeResult, stability: StabilityMetrics | n
  */
 export function modelCallsOf(result: EpisodeResult, meter?: ModelMeter): Partial<Record<ModelRole, RoleCalls>> {
   const out: Partial<Record<ModelRole, RoleCalls>> = meter ? meter.snapshot() : {};
-  for (const [role, u] of Object.entries(result.accounting.models) as Array<[ModelRole, NonNullable<EpisodeResult["accounting"]["models"][ModelRole]>]>) {
+  for (const [role, u] of Object.entries(result.accounting.models) as Array<
+    [ModelRole, NonNullable<EpisodeResult["accounting"]["models"][ModelRole]>]
+  >) {
     if (out[role] || !u) continue;
-    const errors = role === "policy" ? result.trajectory.steps.filter((s) => s.failure?.kind === "model-error").length : 0;
-    out[role] = { calls: u.calls + errors, errors, inputTokens: u.inputTokens, outputTokens: u.outputTokens, ...cacheSplit(u), costUsd: round(u.costUsd) };
+    const errors =
+      role === "policy" ? result.trajectory.steps.filter((s) => s.failure?.kind === "model-error").length : 0;
+    out[role] = {
+      calls: u.calls + errors,
+      errors,
+      inputTokens: u.inputTokens,
+      outputTokens: u.outputTokens,
+      ...cacheSplit(u),
+      costUsd: round(u.costUsd),
+    };
   }
-  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)).map(([role, m]) => [role, { ...m, ...cacheSplit(m) }]));
+  return Object.fromEntries(
+    Object.entries(out)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([role, m]) => [role, { ...m, ...cacheSplit(m) }]),
+  );
 }
 
 /**
@@ -192,17 +264,31 @@ export function modelCallsOf(result: EpisodeResult, meter?: ModelMeter): Partial
  * cache, so lines of runs whose providers report none keep their shape (there, cached is 0 and
  * billed = input + output).
  */
-function cacheSplit(u: Pick<RoleCalls, "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteInputTokens" | "billedTokens">): Partial<RoleCalls> {
+function cacheSplit(
+  u: Pick<RoleCalls, "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteInputTokens" | "billedTokens">,
+): Partial<RoleCalls> {
   if (u.billedTokens === undefined) return {};
   const t = tokenSplit(u);
-  return { uncachedInputTokens: t.uncachedInputTokens, cachedInputTokens: t.cachedInputTokens, cacheWriteInputTokens: t.cacheWriteInputTokens, billedTokens: t.billedTokens };
+  return {
+    uncachedInputTokens: t.uncachedInputTokens,
+    cachedInputTokens: t.cachedInputTokens,
+    cacheWriteInputTokens: t.cacheWriteInputTokens,
+    billedTokens: t.billedTokens,
+  };
 }
 
 /** The result of an episode cut off at its wall-clock deadline (no trajectory survives the abort). */
 export function deadlineResult(task: Task, seed: number, timeoutMs: number, simulated: boolean): EpisodeResult {
   const detail = `episode deadline: still running after ${timeoutMs} ms (episodeTimeoutMs), aborted`;
   return {
-    taskId: task.id, seed, success: false, evaluation: { score: 0, detail }, stopReason: "aborted", simulated,
-    trajectory: { taskId: task.id, steps: [], events: [], result: { score: 0, detail } }, accounting: emptyAccounting(), prompts: [],
+    taskId: task.id,
+    seed,
+    success: false,
+    evaluation: { score: 0, detail },
+    stopReason: "aborted",
+    simulated,
+    trajectory: { taskId: task.id, steps: [], events: [], result: { score: 0, detail } },
+    accounting: emptyAccounting(),
+    prompts: [],
   };
 }

@@ -40,6 +40,8 @@ export function factsOfThrown(err: unknown): Omit<FailedTry, "envError"> {
 export function detectorFailureCounts(trajectory: Trajectory): { failures: number; triggered: number } {
   const bySeq = new Map(trajectory.steps.map((s) => [s.seq, s]));
   const failures = trajectory.steps.filter((s) => s.detection?.failure).length;
-  const triggered = trajectory.events.filter((e) => e.kind === "recovery-start" && bySeq.get(e.afterSeq)?.detection?.failure).length;
+  const triggered = trajectory.events.filter(
+    (e) => e.kind === "recovery-start" && bySeq.get(e.afterSeq)?.detection?.failure,
+  ).length;
   return { failures, triggered };
 }

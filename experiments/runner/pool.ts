@@ -14,7 +14,10 @@ import { DEFAULT_ENV_TIMEOUT_MS, withEnvDeadline } from "./env-deadline.ts";
 import { factsOfThrown, type FailedTry } from "./failed-try.ts";
 
 /** What executing one job produced (the runner adds the bookkeeping fields). */
-export type JobOutcome = Omit<ResultLine, "key" | "index" | "experiment" | "condition" | "task" | "seed" | "envTries" | "status" | "failedTries"> & {
+export type JobOutcome = Omit<
+  ResultLine,
+  "key" | "index" | "experiment" | "condition" | "task" | "seed" | "envTries" | "status" | "failedTries"
+> & {
   envMs: number;
   /** Measured latency of each call of the episode's call log, in its order (to timings.jsonl, not the record). */
   callMs?: Array<number | null>;
@@ -104,8 +107,18 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
   const retries = options.envRetries ?? 2;
   const previous = options.resume ? readResults(resultsFile) : new Map<string, ResultLine>();
   const done = new Set([...previous.values()].filter((l) => l.status === "ok").map((l) => l.key));
-  const todo = walkOrder(jobs.filter((j) => !done.has(j.key)), options.startAt);
-  const progress: PoolProgress = { total: jobs.length, done: jobs.length - todo.length, skipped: jobs.length - todo.length, successes: 0, valid: 0, envErrors: 0 };
+  const todo = walkOrder(
+    jobs.filter((j) => !done.has(j.key)),
+    options.startAt,
+  );
+  const progress: PoolProgress = {
+    total: jobs.length,
+    done: jobs.length - todo.length,
+    skipped: jobs.length - todo.length,
+    successes: 0,
+    valid: 0,
+    envErrors: 0,
+  };
   for (const j of jobs) {
     const l = previous.get(j.key);
     if (l?.status === "ok") {
@@ -124,7 +137,8 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
     const dropEnv = async () => {
       const env = rec?.env;
       rec = undefined;
-      if (env) await env.close().catch((e) => logger.warn({ err: describeError(e) }, "closing a failed environment failed"));
+      if (env)
+        await env.close().catch((e) => logger.warn({ err: describeError(e) }, "closing a failed environment failed"));
     };
     try {
       while (fatal === undefined && next < todo.length) {
@@ -147,7 +161,9 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
         while (!line) {
           tries++;
           try {
-            rec ??= recordObservations(withEnvDeadline(await options.createEnv(), options.envTimeoutMs ?? DEFAULT_ENV_TIMEOUT_MS));
+            rec ??= recordObservations(
+              withEnvDeadline(await options.createEnv(), options.envTimeoutMs ?? DEFAULT_ENV_TIMEOUT_MS),
+            );
             rec.clear();
             const outcome = await options.execute(job, rec);
             envMs = outcome.envMs;
@@ -165,12 +181,22 @@ export async function runPool<J extends EpisodeJob>(options: PoolOptions<J>): Pr
             await dropEnv();
             // A non-retryable failure (e.g. a replay that spent its desync retries) is not run again.
             const final = tries > retries || (err instanceof EnvironmentError && !err.retryable);
-            if (final) line = { ...envErrorLine(options.experiment, job, tries, describeError(err), failed), ...(err instanceof ReplayDesyncError && { replayDesyncs: err.desyncs }) };
+            if (final)
+              line = {
+                ...envErrorLine(options.experiment, job, tries, describeError(err), failed),
+                ...(err instanceof ReplayDesyncError && { replayDesyncs: err.desyncs }),
+              };
           }
         }
         log.append(line);
         options.onLine?.(line);
-        appendTiming(options.timingsFile, { key: job.key, wallMs: Date.now() - t0, envMs, tries, ...(line.status === "ok" && callMs?.length ? { callMs } : {}) });
+        appendTiming(options.timingsFile, {
+          key: job.key,
+          wallMs: Date.now() - t0,
+          envMs,
+          tries,
+          ...(line.status === "ok" && callMs?.length ? { callMs } : {}),
+        });
         progress.done++;
         if (line.status === "ok") {
           progress.valid++;
@@ -211,7 +237,10 @@ export function envErrorOf(outcome: JobOutcome): EnvironmentError {
 
 /** The record of a try thrown away after `err` (an environment error or a step timeout). */
 export function failedTryOf(err: unknown): FailedTry {
-  return { envError: describeError(err), ...((err !== null && typeof err === "object" && failedTryFacts.get(err)) || factsOfThrown(err)) };
+  return {
+    envError: describeError(err),
+    ...((err !== null && typeof err === "object" && failedTryFacts.get(err)) || factsOfThrown(err)),
+  };
 }
 
 /** What a try that ended in an env-error outcome did (detector calls and failures, model calls). */
@@ -226,17 +255,60 @@ function triedFacts(outcome: JobOutcome): Omit<FailedTry, "envError"> {
 }
 
 /** The result line of a finished episode (same fields, same order, wherever it ran). */
-export function okLine(experiment: string, job: EpisodeJob, tries: number, outcome: JobOutcome, failedTries: readonly FailedTry[] = []): ResultLine {
+export function okLine(
+  experiment: string,
+  job: EpisodeJob,
+  tries: number,
+  outcome: JobOutcome,
+  failedTries: readonly FailedTry[] = [],
+): ResultLine {
   const { envMs: _drop, callMs: _calls, detectorFailureCounts: _counts, ...rest } = outcome;
-  return { key: job.key, index: job.index, experiment, condition: job.condition, task: job.task, seed: job.seed, status: "ok", envTries: tries, ...(failedTries.length ? { failedTries: [...failedTries] } : {}), ...rest };
+  return {
+    key: job.key,
+    index: job.index,
+    experiment,
+    condition: job.condition,
+    task: job.task,
+    seed: job.seed,
+    status: "ok",
+    envTries: tries,
+    ...(failedTries.length ? { failedTries: [...failedTries] } : {}),
+    ...rest,
+  };
 }
 
 /** The result line of an episode whose environment failed on every try. */
-export function envErrorLine(experiment: string, job: EpisodeJob, tries: number, message: string, failedTries: readonly FailedTry[] = []): ResultLine {
+export function envErrorLine(
+  experiment: string,
+  job: EpisodeJob,
+  tries: number,
+  message: string,
+  failedTries: readonly FailedTry[] = [],
+): ResultLine {
   return {
-    key: job.key, index: job.index, experiment, condition: job.condition, task: job.task, seed: job.seed,
-    status: "env-error", success: false, score: 0, stopReason: "env-error", envError: message, envTries: tries, ...(failedTries.length ? { failedTries: [...failedTries] } : {}), simulated: false,
-    forwardSteps: 0, recoverySteps: 0, replaySteps: 0, recoveryAttempts: 0, detectorCalls: 0, policyFailures: 0, tokens: 0, costUsd: 0,
-    stability: null, prompts: [],
+    key: job.key,
+    index: job.index,
+    experiment,
+    condition: job.condition,
+    task: job.task,
+    seed: job.seed,
+    status: "env-error",
+    success: false,
+    score: 0,
+    stopReason: "env-error",
+    envError: message,
+    envTries: tries,
+    ...(failedTries.length ? { failedTries: [...failedTries] } : {}),
+    simulated: false,
+    forwardSteps: 0,
+    recoverySteps: 0,
+    replaySteps: 0,
+    recoveryAttempts: 0,
+    detectorCalls: 0,
+    policyFailures: 0,
+    tokens: 0,
+    costUsd: 0,
+    stability: null,
+    prompts: [],
   };
 }

@@ -25,7 +25,8 @@ export function recordObservations(inner: Environment): RecordingEnvironment {
       const value = Reflect.get(target, prop, receiver);
       if (typeof value !== "function") return value;
       if (prop === "reset" || prop === "observe" || prop === "restore")
-        return async (...args: unknown[]) => note(await (value as (...a: unknown[]) => Promise<Observation>).apply(target, args));
+        return async (...args: unknown[]) =>
+          note(await (value as (...a: unknown[]) => Promise<Observation>).apply(target, args));
       if (prop === "step")
         return async (...args: unknown[]) => {
           const out = await (value as (...a: unknown[]) => Promise<{ observation: Observation }>).apply(target, args);
@@ -43,7 +44,10 @@ export function recordObservations(inner: Environment): RecordingEnvironment {
  * observation with that screenshot, in order (steps execute in the order the env saw them).
  * Returns undefined when some step cannot be matched or carries no state id.
  */
-export function statesAlong(afterRefs: readonly string[], observed: readonly ObservedState[]): { initial: string; states: string[] } | undefined {
+export function statesAlong(
+  afterRefs: readonly string[],
+  observed: readonly ObservedState[],
+): { initial: string; states: string[] } | undefined {
   if (observed.length === 0 || !observed[0].stateId) return undefined;
   const states: string[] = [];
   let cursor = 0;

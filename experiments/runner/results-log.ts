@@ -5,7 +5,17 @@
  * file is rewritten in expansion order (via a temp file and rename), so the same config and seed
  * give the same bytes.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, truncateSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import type { StopReason } from "../../src/episode.ts";
 import type { StabilityMetrics } from "../../src/metrics/stability.ts";
 import type { JsonValue } from "../../src/policy.ts";
@@ -105,7 +115,10 @@ export function finalizeResults(file: string, keep?: (line: ResultLine) => boole
 }
 
 /** Append-only timing log (non-deterministic numbers live here, not in results.jsonl). */
-export function appendTiming(file: string, entry: { key: string; wallMs: number; envMs: number; tries: number; callMs?: Array<number | null> }): void {
+export function appendTiming(
+  file: string,
+  entry: { key: string; wallMs: number; envMs: number; tries: number; callMs?: Array<number | null> },
+): void {
   const fd = openSync(file, "a");
   try {
     writeSync(fd, JSON.stringify(entry) + "\n");

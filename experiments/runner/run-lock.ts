@@ -39,9 +39,15 @@ export function acquireRunLock(out: string): () => void {
         // removed meanwhile: try again
       }
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid))
-        throw new ConfigError(`--out: another retrace process (pid ${pid}) is writing into ${out}; wait for it to end, or choose another --out`, { field: "out" });
+        throw new ConfigError(
+          `--out: another retrace process (pid ${pid}) is writing into ${out}; wait for it to end, or choose another --out`,
+          { field: "out" },
+        );
       rmSync(file, { force: true }); // a killed run's lock
     }
   }
-  throw new ConfigError(`--out: cannot lock ${out} (${RUN_LOCK} keeps reappearing); is another retrace run starting there?`, { field: "out" });
+  throw new ConfigError(
+    `--out: cannot lock ${out} (${RUN_LOCK} keeps reappearing); is another retrace run starting there?`,
+    { field: "out" },
+  );
 }

@@ -78,7 +78,12 @@ export interface ExperimentRuntime {
    * Stability metrics from the environment's ground truth, when it has some (SimDesk); undefined
    * means "use the detector's labels". `states` are the observation state ids seen, in order.
    */
-  groundTruthStability?(input: { env: Environment; task: Task; result: EpisodeResult; observed: ObservedState[] }): StabilityMetrics | undefined;
+  groundTruthStability?(input: {
+    env: Environment;
+    task: Task;
+    result: EpisodeResult;
+    observed: ObservedState[];
+  }): StabilityMetrics | undefined;
   /**
    * Where a failed episode went off track for good, from the environment's ground truth (SimDesk):
    * the step after which the state never again advanced the task's reference plan. Undefined when

@@ -25,7 +25,12 @@ export function continuationOutcomes(lines: readonly ResultLine[]): Map<string, 
  * undefined (each strategy scores whatever it has). `byCondition`: the lines already grouped by
  * {@link continuationOutcomes}, when the caller has them.
  */
-export function scoredInstances(lines: readonly ResultLine[], K: number, rule: IncompleteInstances = "exclude", byCondition = continuationOutcomes(lines)): Set<string> | undefined {
+export function scoredInstances(
+  lines: readonly ResultLine[],
+  K: number,
+  rule: IncompleteInstances = "exclude",
+  byCondition = continuationOutcomes(lines),
+): Set<string> | undefined {
   if (rule !== "exclude") return undefined;
   const all = new Set<string>();
   const incomplete = new Set<string>();

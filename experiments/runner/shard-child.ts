@@ -9,12 +9,16 @@ import { ShardDone, type ClaimReply, type ShardMessage, type ShardRequest } from
 
 // The parent gone (killed, crashed) is a normal end for a child: exit quietly, no EPIPE stack trace.
 const quietExit = () => process.exit(0);
-const isGone = (err: unknown) => /EPIPE|ERR_IPC_CHANNEL_CLOSED|ERR_IPC_DISCONNECTED|ECONNRESET/.test(`${(err as NodeJS.ErrnoException)?.code ?? ""} ${(err as Error)?.message ?? ""}`);
+const isGone = (err: unknown) =>
+  /EPIPE|ERR_IPC_CHANNEL_CLOSED|ERR_IPC_DISCONNECTED|ECONNRESET/.test(
+    `${(err as NodeJS.ErrnoException)?.code ?? ""} ${(err as Error)?.message ?? ""}`,
+  );
 const send = (m: ShardMessage) => {
   if (!process.connected) return quietExit();
   process.send?.(m, undefined, {}, (err) => err && quietExit());
 };
-for (const stream of [process.stdout, process.stderr]) stream.on("error", (err) => (isGone(err) ? quietExit() : undefined));
+for (const stream of [process.stdout, process.stderr])
+  stream.on("error", (err) => (isGone(err) ? quietExit() : undefined));
 process.on("uncaughtException", (err) => {
   if (isGone(err)) quietExit();
   process.stderr.write(`retrace worker process: ${describeError(err)}\n`);
@@ -46,12 +50,29 @@ process.on("message", async (req: ShardRequest | ClaimReply) => {
       runtimes.set(key, runtime);
     }
     await runExperiment(req.config, runtime, {
-      out: req.out, seedBase: req.seedBase, resume: true, ...(req.checkpoint ? { checkpoint: req.checkpoint } : {}), ...(req.blobsDir ? { blobsDir: req.blobsDir } : {}), ...(req.osworldFiles === false ? { osworldFiles: false } : {}), ...(req.episodeRecords ? { episodeRecords: req.episodeRecords } : {}),
-      shard: { phase: req.phase, shard: req.shard, shards: req.shards, onEpisode: (status, success) => send({ type: "episode", status, success }), claim },
+      out: req.out,
+      seedBase: req.seedBase,
+      resume: true,
+      ...(req.checkpoint ? { checkpoint: req.checkpoint } : {}),
+      ...(req.blobsDir ? { blobsDir: req.blobsDir } : {}),
+      ...(req.osworldFiles === false ? { osworldFiles: false } : {}),
+      ...(req.episodeRecords ? { episodeRecords: req.episodeRecords } : {}),
+      shard: {
+        phase: req.phase,
+        shard: req.shard,
+        shards: req.shards,
+        onEpisode: (status, success) => send({ type: "episode", status, success }),
+        claim,
+      },
     });
     send({ type: "error", message: `phase "${req.phase}" was not reached`, config: false });
   } catch (err) {
     if (err instanceof ShardDone) send({ type: "done" });
-    else send({ type: "error", message: err instanceof ConfigError ? err.message : describeError(err), config: err instanceof ConfigError });
+    else
+      send({
+        type: "error",
+        message: err instanceof ConfigError ? err.message : describeError(err),
+        config: err instanceof ConfigError,
+      });
   }
 });

@@ -81,20 +81,35 @@ const childExecArgv = (): string[] => (FROM_SOURCES ? ["--import", import.meta.r
 /** A set of long-lived child processes. */
 export class ShardPool {
   private children: ChildProcess[] = [];
-  constructor(readonly size: number, readonly runtime: ChildRuntimeSpec) {}
+  constructor(
+    readonly size: number,
+    readonly runtime: ChildRuntimeSpec,
+  ) {}
 
   private child(i: number): ChildProcess {
     let c = this.children[i];
     if (!c || c.exitCode !== null || c.killed) {
-      const env = { ...process.env, RETRACE_SHARP_CONCURRENCY: process.env.RETRACE_SHARP_CONCURRENCY || String(Math.max(1, Math.floor(availableParallelism() / this.size))) };
-      c = fork(CHILD, [], { execArgv: childExecArgv(), env, stdio: ["ignore", "ignore", "inherit", "ipc"], serialization: "advanced" });
+      const env = {
+        ...process.env,
+        RETRACE_SHARP_CONCURRENCY:
+          process.env.RETRACE_SHARP_CONCURRENCY || String(Math.max(1, Math.floor(availableParallelism() / this.size))),
+      };
+      c = fork(CHILD, [], {
+        execArgv: childExecArgv(),
+        env,
+        stdio: ["ignore", "ignore", "inherit", "ipc"],
+        serialization: "advanced",
+      });
       this.children[i] = c;
     }
     return c;
   }
 
   /** Run one phase on every child; `onEpisode` sees each finished episode. */
-  async run(req: Omit<ShardRequest, "shard" | "shards" | "runtime">, onEpisode: (status: "ok" | "env-error", success: boolean) => void): Promise<void> {
+  async run(
+    req: Omit<ShardRequest, "shard" | "shards" | "runtime">,
+    onEpisode: (status: "ok" | "env-error", success: boolean) => void,
+  ): Promise<void> {
     const claimed = new Set<string>();
     const runs = Array.from({ length: this.size }, (_, shard) => {
       const c = this.child(shard);

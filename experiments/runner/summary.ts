@@ -134,7 +134,14 @@ export function tokenTable(lines: readonly ResultLine[]): TokenTable | undefined
   });
   const roles: Partial<Record<ModelRole, RoleTokens>> = {};
   let calls = 0;
-  const total: TokenSplit = { inputTokens: 0, uncachedInputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 0, billedTokens: 0 };
+  const total: TokenSplit = {
+    inputTokens: 0,
+    uncachedInputTokens: 0,
+    cachedInputTokens: 0,
+    cacheWriteInputTokens: 0,
+    outputTokens: 0,
+    billedTokens: 0,
+  };
   for (const [role, m] of Object.entries(models) as Array<[ModelRole, RoleCalls]>) {
     const t = tokenSplit(m);
     roles[role] = row(m.calls, t);
@@ -218,17 +225,29 @@ export interface ExperimentSummary {
   settle?: { settleMs: number; source: "config" | "environment default"; env: string };
 }
 
-export const SIMULATED_NOTE = "SIMULATED: these results come from simulated components (seeded simulated policies, or a model server that declared itself a stand-in), not from models.";
+export const SIMULATED_NOTE =
+  "SIMULATED: these results come from simulated components (seeded simulated policies, or a model server that declared itself a stand-in), not from models.";
 
 /** Summarise lines; `params` gives each condition's distinguishing values. */
-export function summarize(input: { experiment: string; kind: string; lines: readonly ResultLine[]; params?: Record<string, Record<string, ParamValue>>; maxK?: number; incompleteInstances?: IncompleteInstances; stopped?: { reason: string; notRun: number }; skipped?: Array<{ task: string; reason: string }> }): ExperimentSummary {
+export function summarize(input: {
+  experiment: string;
+  kind: string;
+  lines: readonly ResultLine[];
+  params?: Record<string, Record<string, ParamValue>>;
+  maxK?: number;
+  incompleteInstances?: IncompleteInstances;
+  stopped?: { reason: string; notRun: number };
+  skipped?: Array<{ task: string; reason: string }>;
+}): ExperimentSummary {
   const groups = new Map<string, ResultLine[]>();
   for (const l of [...input.lines].sort((a, b) => a.index - b.index)) {
     const g = groups.get(l.condition) ?? [];
     g.push(l);
     groups.set(l.condition, g);
   }
-  const conditions = [...groups.entries()].map(([condition, lines]) => conditionSummary(condition, lines, input.params?.[condition] ?? {}));
+  const conditions = [...groups.entries()].map(([condition, lines]) =>
+    conditionSummary(condition, lines, input.params?.[condition] ?? {}),
+  );
   const simulated = input.lines.some((l) => l.simulated);
   const summary: ExperimentSummary = {
     experiment: input.experiment,
@@ -253,15 +272,22 @@ export function summarize(input: { experiment: string; kind: string; lines: read
   if (degraded) summary.degraded = degraded;
   if (input.stopped) summary.stopped = input.stopped;
   if (input.skipped?.length) summary.skipped = input.skipped;
-  if (input.kind === "ideal-recovery") summary.successAtK = successAtKSummaries(input.lines, input.maxK ?? 5, input.incompleteInstances ?? "exclude");
+  if (input.kind === "ideal-recovery")
+    summary.successAtK = successAtKSummaries(input.lines, input.maxK ?? 5, input.incompleteInstances ?? "exclude");
   if (input.kind === "sweep") {
-    const candidates = conditions.filter((c) => c.condition !== "no-recovery" && c.success.n > 0).map((c) => ({ label: c.condition, rate: c.success, cost: c.stepsPerEpisode }));
+    const candidates = conditions
+      .filter((c) => c.condition !== "no-recovery" && c.success.n > 0)
+      .map((c) => ({ label: c.condition, rate: c.success, cost: c.stepsPerEpisode }));
     if (candidates.length > 0) summary.recommendation = recommend(candidates);
   }
   return summary;
 }
 
-function conditionSummary(condition: string, lines: ResultLine[], params: Record<string, ParamValue>): ConditionSummary {
+function conditionSummary(
+  condition: string,
+  lines: ResultLine[],
+  params: Record<string, ParamValue>,
+): ConditionSummary {
   const ok = lines.filter((l) => l.status === "ok");
   const success = wilsonInterval(ok.filter((l) => l.success).length, ok.length);
   const mean = (f: (l: ResultLine) => number) => (ok.length === 0 ? 0 : ok.reduce((s, l) => s + f(l), 0) / ok.length);
@@ -308,18 +334,29 @@ export function sumModels(lines: readonly ResultLine[]): Partial<Record<ModelRol
       t.costUsd = round(t.costUsd + m.costUsd);
       if (m.simulated) t.simulated = true;
     }
-  return Object.keys(out).length ? Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b))) : undefined;
+  return Object.keys(out).length
+    ? Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)))
+    : undefined;
 }
 
-function successAtKSummaries(lines: readonly ResultLine[], maxK: number, rule: IncompleteInstances): SuccessAtKSummary[] {
+function successAtKSummaries(
+  lines: readonly ResultLine[],
+  maxK: number,
+  rule: IncompleteInstances,
+): SuccessAtKSummary[] {
   const byCondition = continuationOutcomes(lines);
   const scored = scoredInstances(lines, maxK, rule, byCondition);
   return [...byCondition.entries()].map(([condition, inst]) => {
     const entries = [...inst.entries()];
-    const groups = entries.filter(([key]) => !scored || scored.has(key)).map(([, g]) => g.filter((l) => l.status === "ok").sort((a, b) => Number(a.extra?.k) - Number(b.extra?.k)));
+    const groups = entries
+      .filter(([key]) => !scored || scored.has(key))
+      .map(([, g]) => g.filter((l) => l.status === "ok").sort((a, b) => Number(a.extra?.k) - Number(b.extra?.k)));
     const outcomes = groups.map((g) => g.map((l) => l.success));
     const rs = entries.map(([, g]) => Number(g[0].extra?.recoveryStep ?? 0));
-    const instances = rule === "exclude" ? outcomes.filter((o) => o.length >= maxK).length : outcomes.filter((o) => o.length > 0).length;
+    const instances =
+      rule === "exclude"
+        ? outcomes.filter((o) => o.length >= maxK).length
+        : outcomes.filter((o) => o.length > 0).length;
     return {
       condition,
       strategy: String(entries[0][1][0].extra?.strategy ?? condition),
@@ -333,13 +370,63 @@ function successAtKSummaries(lines: readonly ResultLine[], maxK: number, rule: I
 
 /** summary.csv: one row per condition. */
 export function summaryCsv(summary: ExperimentSummary): string {
-  const head = ["experiment", "condition", "params", "episodes", "env_errors", "valid", "successes", "success_rate", "ci_lo", "ci_hi", "mean_recovery_attempts", "mean_recovery_steps", "mean_forward_steps", "steps_per_episode", "cost_per_episode_usd", "cost_per_success_usd", "deviation_rate", "loop_incidence", "recovery_ability", "avg_recovery_length", "stability_source", "simulated"];
+  const head = [
+    "experiment",
+    "condition",
+    "params",
+    "episodes",
+    "env_errors",
+    "valid",
+    "successes",
+    "success_rate",
+    "ci_lo",
+    "ci_hi",
+    "mean_recovery_attempts",
+    "mean_recovery_steps",
+    "mean_forward_steps",
+    "steps_per_episode",
+    "cost_per_episode_usd",
+    "cost_per_success_usd",
+    "deviation_rate",
+    "loop_incidence",
+    "recovery_ability",
+    "avg_recovery_length",
+    "stability_source",
+    "simulated",
+  ];
   const q = (v: unknown) => {
     const s = v === null || v === undefined ? "" : typeof v === "number" ? String(Number(v.toFixed(6))) : String(v);
     return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
   const rows = summary.conditions.map((c) =>
-    [summary.experiment, c.condition, Object.entries(c.params).map(([k, v]) => `${k}=${v}`).join(" "), c.episodes, c.envErrors, c.success.n, c.success.successes, c.success.rate, c.success.lo, c.success.hi, c.meanRecoveryAttempts, c.meanRecoverySteps, c.meanForwardSteps, c.stepsPerEpisode, c.costPerEpisode, c.costPerSuccess, c.stability.deviationRate, c.stability.loopIncidence, c.stability.recoveryAbility, c.stability.avgRecoveryLength, c.stability.sources.join("+"), c.simulated].map(q).join(","),
+    [
+      summary.experiment,
+      c.condition,
+      Object.entries(c.params)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(" "),
+      c.episodes,
+      c.envErrors,
+      c.success.n,
+      c.success.successes,
+      c.success.rate,
+      c.success.lo,
+      c.success.hi,
+      c.meanRecoveryAttempts,
+      c.meanRecoverySteps,
+      c.meanForwardSteps,
+      c.stepsPerEpisode,
+      c.costPerEpisode,
+      c.costPerSuccess,
+      c.stability.deviationRate,
+      c.stability.loopIncidence,
+      c.stability.recoveryAbility,
+      c.stability.avgRecoveryLength,
+      c.stability.sources.join("+"),
+      c.simulated,
+    ]
+      .map(q)
+      .join(","),
   );
   return [head.join(","), ...rows].join("\n") + "\n";
 }

@@ -33,7 +33,8 @@ export function withBrowserEnv(base: ExperimentRuntime): ExperimentRuntime {
     groundTruthStability: undefined,
     sameState: undefined,
     tasks(env) {
-      if (env.kind !== "browser" && env.kind !== "simdesk") throw new ConfigError(`config.env.kind: "${env.kind}" but the run uses --env browser`, { field: "env.kind" });
+      if (env.kind !== "browser" && env.kind !== "simdesk")
+        throw new ConfigError(`config.env.kind: "${env.kind}" but the run uses --env browser`, { field: "env.kind" });
       return browserTasks(env);
     },
     checkTasks: checkTaskCheckers,

@@ -23,7 +23,11 @@ export interface DesktopRuntimeOptions {
 }
 
 /** The runtime `base` (SimDesk's) on real desktops of `kind`. */
-export function withDesktopEnv(base: ExperimentRuntime, kind: "x11" | "docker", options: DesktopRuntimeOptions = {}): ExperimentRuntime {
+export function withDesktopEnv(
+  base: ExperimentRuntime,
+  kind: "x11" | "docker",
+  options: DesktopRuntimeOptions = {},
+): ExperimentRuntime {
   return {
     ...base,
     ...registryAgents(kind),
@@ -33,9 +37,15 @@ export function withDesktopEnv(base: ExperimentRuntime, kind: "x11" | "docker", 
     // recorded (experiments/ideal/forward-loop.ts replayMatches), never byte equality.
     sameState: undefined,
     tasks(env) {
-      if (env.kind !== kind && env.kind !== "simdesk") throw new ConfigError(`config.env.kind: "${env.kind}" but the run uses --env ${kind}`, { field: "env.kind" });
+      if (env.kind !== kind && env.kind !== "simdesk")
+        throw new ConfigError(`config.env.kind: "${env.kind}" but the run uses --env ${kind}`, { field: "env.kind" });
       return [...tasksForEnvironment(kind)];
     },
-    createEnv: (_env, blobs) => createEnvironmentFactory(kind, { blobs, dockerHost: options.dockerHost ?? runtimeSettings().dockerHost, runId: options.runId })(),
+    createEnv: (_env, blobs) =>
+      createEnvironmentFactory(kind, {
+        blobs,
+        dockerHost: options.dockerHost ?? runtimeSettings().dockerHost,
+        runId: options.runId,
+      })(),
   };
 }

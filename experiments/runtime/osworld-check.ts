@@ -13,10 +13,20 @@ import { describeError } from "../../src/errors.ts";
 import { OsworldClient } from "../../adapters/environments/osworld/client.ts";
 import { startOsworldControlServer } from "../../adapters/environments/osworld/control-server.ts";
 import { OsworldPythonBridge } from "../../adapters/environments/osworld/python-bridge.ts";
-import { evaluateOsworldBridged, evaluateOsworldNative, runOsworldSetup, setupProblem } from "../../adapters/environments/osworld/runner.ts";
+import {
+  evaluateOsworldBridged,
+  evaluateOsworldNative,
+  runOsworldSetup,
+  setupProblem,
+} from "../../adapters/environments/osworld/runner.ts";
 import { loadOsworldTasks, offlineBlockers, type OsworldTask } from "../../adapters/environments/osworld/tasks.ts";
 import { ConfigError } from "../../src/errors.ts";
-import { APPS_IMAGE_PROGRAMS, DESKTOP_IMAGE_PROGRAMS, knownImagePrograms, probeImagePrograms } from "../../adapters/environments/docker/image-programs.ts";
+import {
+  APPS_IMAGE_PROGRAMS,
+  DESKTOP_IMAGE_PROGRAMS,
+  knownImagePrograms,
+  probeImagePrograms,
+} from "../../adapters/environments/docker/image-programs.ts";
 import type { DesktopEnvironment } from "../../adapters/environments/x11/desktop-environment.ts";
 import { createRng } from "../../src/rng.ts";
 
@@ -33,7 +43,11 @@ export interface OfflineRow {
  * Every task of `dir` with whether it runs offline on a container desktop whose image has
  * `programs` (default: the default image's), and why not.
  */
-export async function offlineListing(dir: string, python = false, programs: ReadonlySet<string> = DESKTOP_IMAGE_PROGRAMS): Promise<OfflineRow[]> {
+export async function offlineListing(
+  dir: string,
+  python = false,
+  programs: ReadonlySet<string> = DESKTOP_IMAGE_PROGRAMS,
+): Promise<OfflineRow[]> {
   const report = await loadOsworldTasks(dir);
   return report.tasks.map((t) => {
     const blockers = offlineBlockers(t, { programs, python });
@@ -45,15 +59,24 @@ export async function offlineListing(dir: string, python = false, programs: Read
  * The programs of a desktop image: known for retrace's own images, otherwise asked of a container
  * of that image (then `docker` is needed).
  */
-export async function desktopImagePrograms(image: string, docker?: () => Promise<Parameters<typeof probeImagePrograms>[0] | undefined>): Promise<ReadonlySet<string>> {
+export async function desktopImagePrograms(
+  image: string,
+  docker?: () => Promise<Parameters<typeof probeImagePrograms>[0] | undefined>,
+): Promise<ReadonlySet<string>> {
   const known = knownImagePrograms(image);
   if (known) return known;
   const d = await docker?.();
-  if (!d) throw new ConfigError(`image "${image}" is not one of retrace's (retrace-desktop:3, retrace-desktop-apps:1): its programs are probed in a container, which needs a Docker engine (set DOCKER_HOST)`, { field: "--image" });
+  if (!d)
+    throw new ConfigError(
+      `image "${image}" is not one of retrace's (retrace-desktop:3, retrace-desktop-apps:1): its programs are probed in a container, which needs a Docker engine (set DOCKER_HOST)`,
+      { field: "--image" },
+    );
   try {
     return await probeImagePrograms(d, image, [...APPS_IMAGE_PROGRAMS, "code"]);
   } catch (err) {
-    throw new ConfigError(`image "${image}" did not start to list its programs: ${(err as Error).message}`, { field: "--image" });
+    throw new ConfigError(`image "${image}" did not start to list its programs: ${(err as Error).message}`, {
+      field: "--image",
+    });
   }
 }
 
@@ -118,7 +141,10 @@ export async function checkOsworldTasks(o: OsworldCheckOptions): Promise<Osworld
     const rng = createRng(o.seed ?? 0, "osworld-check");
     const order = chosen.map((t) => ({ t, k: rng.next() })).sort((a, b) => a.k - b.k);
     const pool = chosen;
-    chosen = order.slice(0, o.sample).map((x) => x.t).sort((a, b) => pool.indexOf(a) - pool.indexOf(b));
+    chosen = order
+      .slice(0, o.sample)
+      .map((x) => x.t)
+      .sort((a, b) => pool.indexOf(a) - pool.indexOf(b));
   }
   const checked: CheckedTask[] = [];
   for (const t of chosen) {
@@ -129,22 +155,42 @@ export async function checkOsworldTasks(o: OsworldCheckOptions): Promise<Osworld
   return { image: o.image, tasks: report.tasks.length, offline: runnable.length, checked, blocked };
 }
 
-async function checkOne(t: OsworldTask, env: DesktopEnvironment, bridge?: OsworldPythonBridge, ownCode = false): Promise<CheckedTask> {
+async function checkOne(
+  t: OsworldTask,
+  env: DesktopEnvironment,
+  bridge?: OsworldPythonBridge,
+  ownCode = false,
+): Promise<CheckedTask> {
   const t0 = Date.now();
   const work = mkdtempSync(join(tmpdir(), "retrace-oswcheck-"));
-  const row = (outcome: CheckedTask["outcome"], detail: string, score?: number): CheckedTask => ({ id: t.id, domain: t.domain, outcome, score, detail, ms: Date.now() - t0 });
+  const row = (outcome: CheckedTask["outcome"], detail: string, score?: number): CheckedTask => ({
+    id: t.id,
+    domain: t.domain,
+    outcome,
+    score,
+    detail,
+    ms: Date.now() - t0,
+  });
   let server: Awaited<ReturnType<typeof startOsworldControlServer>> | undefined;
   try {
     await env.resetBlank(t.id);
     server = await startOsworldControlServer({ env });
     // 120 s a request, as OSWorld's server allows a command (a pyautogui script settles after each action).
-    const client = new OsworldClient({ baseUrl: server.url, chromiumUrl: server.chromiumUrl, retryIntervalMs: 200, timeoutMs: 120_000 });
+    const client = new OsworldClient({
+      baseUrl: server.url,
+      chromiumUrl: server.chromiumUrl,
+      retryIntervalMs: 200,
+      timeoutMs: 120_000,
+    });
     const screen = await client.screenSize();
     if (bridge && ownCode && (t.support.unsupportedSetup.length > 0 || t.support.unsupportedGetters.length > 0)) {
       // OSWorld's own SetupController and DesktopEnv.evaluate, pointed at this desktop's control server.
       const where = { url: server.url, chromiumPort: server.chromiumPort, screen, cacheDir: work };
       if (t.support.unsupportedSetup.length > 0) {
-        const failed = await bridge.setup(t.setup, where, t.id).then(() => undefined, (err: Error) => err.message);
+        const failed = await bridge.setup(t.setup, where, t.id).then(
+          () => undefined,
+          (err: Error) => err.message,
+        );
         if (failed) return row("setup-failed", failed);
       } else {
         const problem = setupProblem(t.id, await runOsworldSetup(client, t.setup, screen));
@@ -160,8 +206,12 @@ async function checkOne(t: OsworldTask, env: DesktopEnvironment, bridge?: Osworl
     const postProblem = setupProblem(t.id, post);
     if (postProblem) return row("setup-failed", `post-config: ${postProblem}`);
     const none: string[] = [];
-    const ev = t.support.unsupportedMetrics.length && bridge ? await evaluateOsworldBridged(client, t, bridge, work) : await evaluateOsworldNative(client, t, false, (type, v) => v == null && none.push(type));
-    if (none.length) return row("getter-none", `getter ${[...new Set(none)].join(", ")} gave None (${ev.detail ?? ""})`);
+    const ev =
+      t.support.unsupportedMetrics.length && bridge
+        ? await evaluateOsworldBridged(client, t, bridge, work)
+        : await evaluateOsworldNative(client, t, false, (type, v) => v == null && none.push(type));
+    if (none.length)
+      return row("getter-none", `getter ${[...new Set(none)].join(", ")} gave None (${ev.detail ?? ""})`);
     return row("scored", ev.detail ?? "", ev.score > 0 ? 1 : 0);
   } catch (err) {
     return row("crashed", describeError(err));

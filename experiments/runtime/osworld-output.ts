@@ -14,14 +14,32 @@ import { trajLine } from "../../src/store/episode-output.ts";
 import { redactText } from "../../src/secrets.ts";
 
 /** Write `<dir>/traj.jsonl`, `result.txt` and `result.json` for one episode (screenshots by blob reference). */
-export async function writeOsworldFolder(input: { dir: string; result: EpisodeResult; blobs: BlobStore; simulated: boolean }): Promise<void> {
+export async function writeOsworldFolder(input: {
+  dir: string;
+  result: EpisodeResult;
+  blobs: BlobStore;
+  simulated: boolean;
+}): Promise<void> {
   const { dir, result, simulated } = input;
   mkdirSync(dir, { recursive: true });
   const steps = result.trajectory.steps;
   // The file as stored: `<ab>/<ref>.png`, or `.svgz` for a SimDesk screen kept as gzipped SVG.
-  const blobName = (ref: string) => relative(input.blobs.dir, input.blobs.storedPath(ref) ?? input.blobs.path(ref)).split(sep).join("/");
-  writeFileSync(join(dir, "traj.jsonl"), redactText(steps.map((s, i) => JSON.stringify(trajLine(s, i + 1, simulated, "blob", blobName)) + "\n").join("")));
+  const blobName = (ref: string) =>
+    relative(input.blobs.dir, input.blobs.storedPath(ref) ?? input.blobs.path(ref))
+      .split(sep)
+      .join("/");
+  writeFileSync(
+    join(dir, "traj.jsonl"),
+    redactText(steps.map((s, i) => JSON.stringify(trajLine(s, i + 1, simulated, "blob", blobName)) + "\n").join("")),
+  );
   const ev = result.evaluation;
   writeFileSync(join(dir, "result.txt"), `${ev.score}\n`);
-  writeFileSync(join(dir, "result.json"), JSON.stringify({ taskId: result.taskId, score: ev.score, detail: ev.detail ?? null, steps: steps.length, simulated }, null, 2) + "\n");
+  writeFileSync(
+    join(dir, "result.json"),
+    JSON.stringify(
+      { taskId: result.taskId, score: ev.score, detail: ev.detail ?? null, steps: steps.length, simulated },
+      null,
+      2,
+    ) + "\n",
+  );
 }

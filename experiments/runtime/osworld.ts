@@ -31,17 +31,24 @@ export const DEFAULT_OSWORLD_TASKS = resolve(fileURLToPath(new URL("../../../sha
  * whether OSWorld's Python evaluators are importable (then tasks whose setup and getters are native
  * but whose metrics are not become runnable, scored through the bridge), or why not.
  */
-export function osworldTaskSplit(dir: string, python: { ok: boolean; reason?: string; full?: boolean } = { ok: false }): { tasks: OsworldTask[]; skipped: SkippedTask[] } {
+export function osworldTaskSplit(
+  dir: string,
+  python: { ok: boolean; reason?: string; full?: boolean } = { ok: false },
+): { tasks: OsworldTask[]; skipped: SkippedTask[] } {
   let entries: string[];
   try {
     entries = readdirSync(dir).sort();
   } catch (err) {
-    throw new ConfigError(`config.env.tasksDir: cannot read ${dir} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); give an OSWorld evaluation_examples folder`, { field: "env.tasksDir" });
+    throw new ConfigError(
+      `config.env.tasksDir: cannot read ${dir} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); give an OSWorld evaluation_examples folder`,
+      { field: "env.tasksDir" },
+    );
   }
   const files: Array<{ file: string; domain: string }> = [];
   for (const name of entries) {
     const p = join(dir, name);
-    if (statSync(p).isDirectory()) for (const f of readdirSync(p).sort()) f.endsWith(".json") && files.push({ file: join(p, f), domain: name });
+    if (statSync(p).isDirectory())
+      for (const f of readdirSync(p).sort()) f.endsWith(".json") && files.push({ file: join(p, f), domain: name });
     else if (name.endsWith(".json")) files.push({ file: p, domain: basename(dir) });
   }
   const tasks: OsworldTask[] = [];
@@ -56,7 +63,11 @@ export function osworldTaskSplit(dir: string, python: { ok: boolean; reason?: st
     const onlyMetrics = !s.unsupportedSetup.length && !s.unsupportedGetters.length;
     if (s.fullyNative || (onlyMetrics && python.ok) || (python.ok && python.full)) tasks.push(t);
     else {
-      const needs = [...s.unsupportedSetup.map((x) => `setup ${x}`), ...s.unsupportedGetters.map((x) => `getter ${x}`), ...s.unsupportedMetrics.map((x) => `metric ${x}`)];
+      const needs = [
+        ...s.unsupportedSetup.map((x) => `setup ${x}`),
+        ...s.unsupportedGetters.map((x) => `getter ${x}`),
+        ...s.unsupportedMetrics.map((x) => `metric ${x}`),
+      ];
       const why = python.reason
         ? ` (${python.reason})`
         : onlyMetrics
@@ -71,9 +82,13 @@ export function osworldTaskSplit(dir: string, python: { ok: boolean; reason?: st
 }
 
 /** The OSWorld runtime for an env spec. */
-export function createOsworldRuntime(env: Pick<EnvSpec, "tasksDir" | "url" | "osworldPath" | "python" | "osworldEvaluator" | "chromiumPort">): ExperimentRuntime {
+export function createOsworldRuntime(
+  env: Pick<EnvSpec, "tasksDir" | "url" | "osworldPath" | "python" | "osworldEvaluator" | "chromiumPort">,
+): ExperimentRuntime {
   const dir = resolve(env.tasksDir ?? DEFAULT_OSWORLD_TASKS);
-  const bridge = env.osworldPath ? new OsworldPythonBridge({ osworldDir: resolve(env.osworldPath), python: env.python }) : undefined;
+  const bridge = env.osworldPath
+    ? new OsworldPythonBridge({ osworldDir: resolve(env.osworldPath), python: env.python })
+    : undefined;
   let python: { ok: boolean; reason?: string; full?: boolean } | undefined;
   // Metrics first (the common case); then whether OSWorld's environment code imports too.
   const pythonOk = (): { ok: boolean; reason?: string; full?: boolean } => {
@@ -87,21 +102,37 @@ export function createOsworldRuntime(env: Pick<EnvSpec, "tasksDir" | "url" | "os
   return {
     ...registryAgents("osworld"),
     checkConfig(config) {
-      if (!config.env.url) throw new ConfigError("config.env.url: give the OSWorld control server's URL (e.g. http://127.0.0.1:5000)", { field: "env.url" });
-      if (config.env.osworldEvaluator === "osworld" && !config.env.osworldPath) throw new ConfigError("config.env.osworldEvaluator: \"osworld\" needs env.osworldPath (an OSWorld checkout with its requirements)", { field: "env.osworldEvaluator" });
+      if (!config.env.url)
+        throw new ConfigError("config.env.url: give the OSWorld control server's URL (e.g. http://127.0.0.1:5000)", {
+          field: "env.url",
+        });
+      if (config.env.osworldEvaluator === "osworld" && !config.env.osworldPath)
+        throw new ConfigError(
+          'config.env.osworldEvaluator: "osworld" needs env.osworldPath (an OSWorld checkout with its requirements)',
+          { field: "env.osworldEvaluator" },
+        );
       checkConfigAgents(config, "osworld");
     },
     tasks: (): Task[] => load().tasks,
     skipped: () => load().skipped,
     async createEnv(spec, blobs) {
-      if (!spec.url) throw new ConfigError("config.env.url: give the OSWorld control server's URL", { field: "env.url" });
+      if (!spec.url)
+        throw new ConfigError("config.env.url: give the OSWorld control server's URL", { field: "env.url" });
       const p = pythonOk();
-      if (env.osworldEvaluator === "osworld" && !p.full) throw new ConfigError(`config.env.osworldEvaluator: OSWorld's own evaluation needs its code importable: ${bridge?.availableSync("full").reason ?? "set env.osworldPath"}`, { field: "env.osworldEvaluator" });
+      if (env.osworldEvaluator === "osworld" && !p.full)
+        throw new ConfigError(
+          `config.env.osworldEvaluator: OSWorld's own evaluation needs its code importable: ${bridge?.availableSync("full").reason ?? "set env.osworldPath"}`,
+          { field: "env.osworldEvaluator" },
+        );
       return new OsworldEnvironment({
         blobs,
         client: new OsworldClient({ baseUrl: spec.url }),
         ...(bridge && p.ok && { bridge }),
-        ...(bridge && p.full && { osworldCode: env.osworldEvaluator === "osworld" ? "always" : "where-needed", bridgeDesktop: { chromiumPort: env.chromiumPort } }),
+        ...(bridge &&
+          p.full && {
+            osworldCode: env.osworldEvaluator === "osworld" ? "always" : "where-needed",
+            bridgeDesktop: { chromiumPort: env.chromiumPort },
+          }),
       });
     },
     // Batch episodes: no per-superstep checkpoint copies unless `--checkpoint` asked for durability.

@@ -33,7 +33,12 @@ export function checkSimConfig(config: ExperimentConfig): void {
 }
 
 /** Agent factories from the registry (experiments/agents) for a runtime on `envKind`. */
-export function registryAgents(envKind: string): Pick<ExperimentRuntime, "forwardPolicy" | "recoveryPolicy" | "detector" | "selector" | "summarizer" | "verifier" | "envKind"> {
+export function registryAgents(
+  envKind: string,
+): Pick<
+  ExperimentRuntime,
+  "forwardPolicy" | "recoveryPolicy" | "detector" | "selector" | "summarizer" | "verifier" | "envKind"
+> {
   const at = (ctx: ComponentContext) => agentContext(ctx, envKind);
   return {
     envKind,
@@ -54,7 +59,11 @@ export function createSimDeskRuntime(): ExperimentRuntime {
   return {
     checkConfig: checkSimConfig,
     tasks(env: EnvSpec): Task[] {
-      if (env.kind !== "simdesk") throw new ConfigError(`config.env.kind: "${env.kind}" is not built in; the experiment runner drives "simdesk" (real desktops: \`retrace run-model\`)`, { field: "env.kind" });
+      if (env.kind !== "simdesk")
+        throw new ConfigError(
+          `config.env.kind: "${env.kind}" is not built in; the experiment runner drives "simdesk" (real desktops: \`retrace run-model\`)`,
+          { field: "env.kind" },
+        );
       return [...SIMDESK_TASKS];
     },
     async createEnv(_env, blobs) {
@@ -69,9 +78,19 @@ export function createSimDeskRuntime(): ExperimentRuntime {
       // process, which did not observe the steps before the resume); else match screenshots to what this process observed.
       const steps = result.trajectory.steps;
       const own = steps.length > 0 && steps.every((s) => s.beforeState && s.afterState);
-      const along = own ? { initial: steps[0].beforeState as string, states: steps.map((s) => s.afterState as string) } : statesAlong(steps.map((s) => s.after), observed);
+      const along = own
+        ? { initial: steps[0].beforeState as string, states: steps.map((s) => s.afterState as string) }
+        : statesAlong(
+            steps.map((s) => s.after),
+            observed,
+          );
       if (!along) return undefined;
-      return groundTruthStability(along.initial, along.states, (id) => desk.planIndexOf(task as SimDeskTask, id) >= 0, (id) => desk.semanticHash(id));
+      return groundTruthStability(
+        along.initial,
+        along.states,
+        (id) => desk.planIndexOf(task as SimDeskTask, id) >= 0,
+        (id) => desk.semanticHash(id),
+      );
     },
     groundTruthOffTrack({ env, task, result }) {
       return offTrackMark(asDesk(env), task as SimDeskTask, result.trajectory.steps);

@@ -23,7 +23,9 @@ interface Point {
 
 const files = process.argv.slice(2);
 if (files.length === 0) {
-  process.stderr.write("usage: calibrate-rationale.ts RUNS.jsonl [...] (runs of `retrace eval-recovery` with rationale scores)\n");
+  process.stderr.write(
+    "usage: calibrate-rationale.ts RUNS.jsonl [...] (runs of `retrace eval-recovery` with rationale scores)\n",
+  );
   process.exit(2);
 }
 const points: Point[] = [];
@@ -48,7 +50,8 @@ const calib = points.filter((p) => half.has(p.taskId));
 const held = points.filter((p) => !half.has(p.taskId));
 
 function rates(ps: readonly Point[], t: number) {
-  const pos = ps.filter((p) => p.positive), neg = ps.filter((p) => !p.positive);
+  const pos = ps.filter((p) => p.positive),
+    neg = ps.filter((p) => !p.positive);
   const tpr = pos.filter((p) => p.score >= t).length / Math.max(1, pos.length);
   const fpr = neg.filter((p) => p.score >= t).length / Math.max(1, neg.length);
   return { tpr, fpr, balanced: (tpr + 1 - fpr) / 2, pos: pos.length, neg: neg.length };
@@ -56,7 +59,8 @@ function rates(ps: readonly Point[], t: number) {
 
 /** Probability that a random positive scores above a random negative (ties count half). */
 function auc(ps: readonly Point[]): number {
-  const pos = ps.filter((p) => p.positive).map((p) => p.score), neg = ps.filter((p) => !p.positive).map((p) => p.score);
+  const pos = ps.filter((p) => p.positive).map((p) => p.score),
+    neg = ps.filter((p) => !p.positive).map((p) => p.score);
   let s = 0;
   for (const a of pos) for (const b of neg) s += a > b ? 1 : a === b ? 0.5 : 0;
   return s / Math.max(1, pos.length * neg.length);
@@ -69,10 +73,20 @@ for (const t of candidates) {
   if (r.tpr - r.fpr > best.j) best = { t, j: r.tpr - r.fpr };
 }
 const current = method === "tfidf" ? DEFAULT_TFIDF_THRESHOLD : DEFAULT_EMBEDDING_THRESHOLD;
-const fmt = (r: ReturnType<typeof rates>) => `TPR ${r.tpr.toFixed(3)}  FPR ${r.fpr.toFixed(3)}  balanced accuracy ${r.balanced.toFixed(3)}`;
-process.stdout.write(`${method}: ${points.length} scored episodes (${unscored} without a rationale), ${tasks.length} tasks split ${half.size} / ${tasks.length - half.size}\n`);
-process.stdout.write(`calibration half: ${rates(calib, 0).pos} explicit / ${rates(calib, 0).neg} implicit, AUC ${auc(calib).toFixed(3)}; held-out half: ${rates(held, 0).pos} / ${rates(held, 0).neg}, AUC ${auc(held).toFixed(3)}\n`);
+const fmt = (r: ReturnType<typeof rates>) =>
+  `TPR ${r.tpr.toFixed(3)}  FPR ${r.fpr.toFixed(3)}  balanced accuracy ${r.balanced.toFixed(3)}`;
+process.stdout.write(
+  `${method}: ${points.length} scored episodes (${unscored} without a rationale), ${tasks.length} tasks split ${half.size} / ${tasks.length - half.size}\n`,
+);
+process.stdout.write(
+  `calibration half: ${rates(calib, 0).pos} explicit / ${rates(calib, 0).neg} implicit, AUC ${auc(calib).toFixed(3)}; held-out half: ${rates(held, 0).pos} / ${rates(held, 0).neg}, AUC ${auc(held).toFixed(3)}\n`,
+);
 process.stdout.write(`best threshold on the calibration half (max TPR - FPR): ${best.t.toFixed(3)}\n`);
-for (const [name, t] of [["calibrated", best.t], ["current default", current]] as const) {
-  process.stdout.write(`  ${name.padEnd(16)} ${t.toFixed(3)}  calibration: ${fmt(rates(calib, t))} | held-out: ${fmt(rates(held, t))}\n`);
+for (const [name, t] of [
+  ["calibrated", best.t],
+  ["current default", current],
+] as const) {
+  process.stdout.write(
+    `  ${name.padEnd(16)} ${t.toFixed(3)}  calibration: ${fmt(rates(calib, t))} | held-out: ${fmt(rates(held, t))}\n`,
+  );
 }

@@ -45,7 +45,10 @@ const jsonOut = process.argv.indexOf("--json") > 0 ? process.argv[process.argv.i
 
 /** Blob reader over the eval's and the dataset's stores plus masks re-learned in memory. */
 function readerFor(setting: string): BlobReader & { put(bytes: Uint8Array): Promise<BlobRef> } {
-  const stores = [new BlobStore({ dir: join(setting, "blobs") }), new BlobStore({ dir: join(setting, "dataset", "blobs") })];
+  const stores = [
+    new BlobStore({ dir: join(setting, "blobs") }),
+    new BlobStore({ dir: join(setting, "dataset", "blobs") }),
+  ];
   const memory = new Map<string, Uint8Array>();
   return {
     async get(ref: BlobRef): Promise<Uint8Array> {
@@ -82,7 +85,8 @@ for (const noise of ["off", "on"] as const) {
     if (!p) {
       p = (async () => {
         const caps = s.masks?.captures ?? [];
-        const mask = caps.length < 2 ? null : await learnDynamicMask(await Promise.all(caps.map((c) => blobs.get(c))), dilate);
+        const mask =
+          caps.length < 2 ? null : await learnDynamicMask(await Promise.all(caps.map((c) => blobs.get(c))), dilate);
         return mask ? saveMask(mask, blobs) : null;
       })();
       relearned.set(key, p);
@@ -99,24 +103,43 @@ for (const noise of ["off", "on"] as const) {
     { id: "state, 8 px + capture check", mask: async (s) => s.masks?.state, captures: true },
   ];
   const paper = oracleAgreement(runs).find((a) => a.oracle === "R_O AND R_TC")!;
-  process.stdout.write(`noise ${noise}: ${runs.length} judged runs; paper R_O AND R_TC agreement ${wilsonText(paper.agreement)} FP ${paper.falsePositive}/${paper.falsePositive + paper.trueNegative} FN ${paper.falseNegative}/${paper.falseNegative + paper.truePositive}\n`);
+  process.stdout.write(
+    `noise ${noise}: ${runs.length} judged runs; paper R_O AND R_TC agreement ${wilsonText(paper.agreement)} FP ${paper.falsePositive}/${paper.falsePositive + paper.trueNegative} FN ${paper.falseNegative}/${paper.falseNegative + paper.truePositive}\n`,
+  );
   rows.push({ noise, candidate: "paper: R_O AND R_TC", ...counts(paper) });
   for (const c of candidates) {
     const rejudged: RecoveryRun[] = [];
     const fps: string[] = [];
     for (const r of runs) {
       const s = samples.get(r.sampleId);
-      if (!s || !r.recovered) throw new DataError(`run ${r.sampleId} ${r.variant} r=${r.budget}: no sample or no recovered screenshot (re-run the agreement with this code)`);
+      if (!s || !r.recovered)
+        throw new DataError(
+          `run ${r.sampleId} ${r.variant} r=${r.budget}: no sample or no recovered screenshot (re-run the agreement with this code)`,
+        );
       const mask = await c.mask(s);
-      const rom = await maskedObservationOracle({ screenshot: r.recovered } as never, s.target.observation, blobs, mask ?? null, r.verdict!.ro.threshold, undefined, c.captures ? s.masks?.captures : undefined, {});
+      const rom = await maskedObservationOracle(
+        { screenshot: r.recovered } as never,
+        s.target.observation,
+        blobs,
+        mask ?? null,
+        r.verdict!.ro.threshold,
+        undefined,
+        c.captures ? s.masks?.captures : undefined,
+        {},
+      );
       const maskedSuccess = rom.pass && r.verdict!.rtc.pass;
-      if (maskedSuccess && !r.truth) fps.push(`${r.sampleId} ${r.variant} r=${r.budget} (R_O ${r.verdict!.ro.ssim.toFixed(3)}, R_Om ${rom.ssim.toFixed(3)}, ${(100 * rom.maskedWindows).toFixed(1)}% masked${rom.captureSsim === undefined ? "" : `, capture ${rom.captureSsim.toFixed(3)}`})`);
+      if (maskedSuccess && !r.truth)
+        fps.push(
+          `${r.sampleId} ${r.variant} r=${r.budget} (R_O ${r.verdict!.ro.ssim.toFixed(3)}, R_Om ${rom.ssim.toFixed(3)}, ${(100 * rom.maskedWindows).toFixed(1)}% masked${rom.captureSsim === undefined ? "" : `, capture ${rom.captureSsim.toFixed(3)}`})`,
+        );
       rejudged.push({ ...r, verdict: { ...r.verdict!, rom, maskedSuccess } });
     }
     const agreement = oracleAgreement(rejudged);
     for (const oracle of ["R_Om", "R_Om AND R_TC"] as const) {
       const a = agreement.find((x) => x.oracle === oracle)!;
-      process.stdout.write(`  ${c.id.padEnd(30)} ${oracle.padEnd(14)} agreement ${wilsonText(a.agreement)}  FPR ${wilsonText(a.falsePositiveRate)} (${a.falsePositive}/${a.falsePositive + a.trueNegative})  FNR ${wilsonText(a.falseNegativeRate)} (${a.falseNegative}/${a.falseNegative + a.truePositive})\n`);
+      process.stdout.write(
+        `  ${c.id.padEnd(30)} ${oracle.padEnd(14)} agreement ${wilsonText(a.agreement)}  FPR ${wilsonText(a.falsePositiveRate)} (${a.falsePositive}/${a.falsePositive + a.trueNegative})  FNR ${wilsonText(a.falseNegativeRate)} (${a.falseNegative}/${a.falseNegative + a.truePositive})\n`,
+      );
       rows.push({ noise, candidate: c.id, oracle, ...counts(a) });
     }
     for (const f of fps) process.stdout.write(`      false positive: ${f}\n`);
@@ -125,5 +148,14 @@ for (const noise of ["off", "on"] as const) {
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify(rows, null, 2) + "\n");
 
 function counts(a: ReturnType<typeof oracleAgreement>[number]) {
-  return { n: a.n, agreement: wilsonText(a.agreement), fpr: wilsonText(a.falsePositiveRate), fnr: wilsonText(a.falseNegativeRate), tp: a.truePositive, fp: a.falsePositive, tn: a.trueNegative, fn: a.falseNegative };
+  return {
+    n: a.n,
+    agreement: wilsonText(a.agreement),
+    fpr: wilsonText(a.falsePositiveRate),
+    fnr: wilsonText(a.falseNegativeRate),
+    tp: a.truePositive,
+    fp: a.falsePositive,
+    tn: a.trueNegative,
+    fn: a.falseNegative,
+  };
 }

@@ -21,14 +21,18 @@ const blobs = new BlobStore({ dir: join(dir, "blobs") });
 const env = createX11Desktop({ blobs });
 const range = (xs: number[]) => `${Math.min(...xs).toFixed(4)}-${Math.max(...xs).toFixed(4)}`;
 try {
-  process.stdout.write("| desktop | mask (captures, pixels) | case | truly restored | R_O says restored | R_Om says restored | R_Om (mean only) says restored | SSIM | masked SSIM | local masked SSIM (min) |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  process.stdout.write(
+    "| desktop | mask (captures, pixels) | case | truly restored | R_O says restored | R_Om says restored | R_Om (mean only) says restored | SSIM | masked SSIM | local masked SSIM (min) |\n|---|---|---|---|---|---|---|---|---|---|\n",
+  );
   for (const noise of [false, true]) {
     const m = await measureMaskedOracleX11(env, blobs, { noise, trials });
     for (const c of m.cases) {
       const ro = c.trials.filter((t) => t.ro.pass).length;
       const rom = c.trials.filter((t) => t.rom.pass).length;
       const mean = c.trials.filter((t) => t.rom.meanPass).length;
-      process.stdout.write(`| ${noise ? "caret blink + clock + pop-up" : "caret blink"} | ${m.captures}, ${(100 * m.maskFraction).toFixed(2)}% | ${c.id} | ${c.restored ? "yes" : "no"} | ${ro}/${c.trials.length} | ${rom}/${c.trials.length} | ${mean}/${c.trials.length} | ${range(c.trials.map((t) => t.ro.ssim))} | ${range(c.trials.map((t) => t.rom.ssim))} | ${range(c.trials.map((t) => t.rom.localSsim ?? NaN))} |\n`);
+      process.stdout.write(
+        `| ${noise ? "caret blink + clock + pop-up" : "caret blink"} | ${m.captures}, ${(100 * m.maskFraction).toFixed(2)}% | ${c.id} | ${c.restored ? "yes" : "no"} | ${ro}/${c.trials.length} | ${rom}/${c.trials.length} | ${mean}/${c.trials.length} | ${range(c.trials.map((t) => t.ro.ssim))} | ${range(c.trials.map((t) => t.rom.ssim))} | ${range(c.trials.map((t) => t.rom.localSsim ?? NaN))} |\n`,
+      );
     }
   }
 } finally {

@@ -31,18 +31,44 @@ try {
     const r = await runProbeScenario(env, blobs, s);
     results.push(r);
     const diffs = r.probe.comparison?.differed.map((d) => d.key).join(", ") || "-";
-    process.stdout.write(`| ${r.app} | ${r.id} | ${r.restored ? "yes" : "no"}: ${r.note} | ${r.ssim.toFixed(4)} ${r.ssimRestored ? "restored" : "not"} | ${r.probe.verdict} | ${diffs} |\n`);
+    process.stdout.write(
+      `| ${r.app} | ${r.id} | ${r.restored ? "yes" : "no"}: ${r.note} | ${r.ssim.toFixed(4)} ${r.ssimRestored ? "restored" : "not"} | ${r.probe.verdict} | ${diffs} |\n`,
+    );
   }
 } finally {
   await env.close();
   rmSync(dir, { recursive: true, force: true });
 }
-const count = (rs: ProbeScenarioResult[], ssim: boolean, verdict: string) => rs.filter((r) => r.ssimRestored === ssim && r.probe.verdict === verdict).length;
-process.stdout.write("\n| app | runs | SSIM right | probes right | SSIM restored, probes differ | probes match, SSIM not restored | both say restored | both say not |\n|---|---|---|---|---|---|---|---|\n");
+const count = (rs: ProbeScenarioResult[], ssim: boolean, verdict: string) =>
+  rs.filter((r) => r.ssimRestored === ssim && r.probe.verdict === verdict).length;
+process.stdout.write(
+  "\n| app | runs | SSIM right | probes right | SSIM restored, probes differ | probes match, SSIM not restored | both say restored | both say not |\n|---|---|---|---|---|---|---|---|\n",
+);
 for (const app of [...new Set(results.map((r) => r.app)), "all"]) {
   const rs = app === "all" ? results : results.filter((r) => r.app === app);
   const ssimRight = rs.filter((r) => r.ssimRestored === r.restored).length;
-  const probesRight = rs.filter((r) => (r.probe.verdict === "match") === r.restored && r.probe.verdict !== "abstain").length;
-  process.stdout.write(`| ${app} | ${rs.length} | ${ssimRight} | ${probesRight} | ${count(rs, true, "mismatch")} | ${count(rs, false, "match")} | ${count(rs, true, "match")} | ${count(rs, false, "mismatch")} |\n`);
+  const probesRight = rs.filter(
+    (r) => (r.probe.verdict === "match") === r.restored && r.probe.verdict !== "abstain",
+  ).length;
+  process.stdout.write(
+    `| ${app} | ${rs.length} | ${ssimRight} | ${probesRight} | ${count(rs, true, "mismatch")} | ${count(rs, false, "match")} | ${count(rs, true, "match")} | ${count(rs, false, "mismatch")} |\n`,
+  );
 }
-if (outFile) writeFileSync(outFile, JSON.stringify(results.map((r) => ({ id: r.id, app: r.app, restored: r.restored, note: r.note, ssim: r.ssim, ssimRestored: r.ssimRestored, probe: r.probe.verdict, differed: r.probe.comparison?.differed ?? [] })), null, 2) + "\n");
+if (outFile)
+  writeFileSync(
+    outFile,
+    JSON.stringify(
+      results.map((r) => ({
+        id: r.id,
+        app: r.app,
+        restored: r.restored,
+        note: r.note,
+        ssim: r.ssim,
+        ssimRestored: r.ssimRestored,
+        probe: r.probe.verdict,
+        differed: r.probe.comparison?.differed ?? [],
+      })),
+      null,
+      2,
+    ) + "\n",
+  );

@@ -15,7 +15,10 @@ const dir = mkdtempSync(join(tmpdir(), "retrace-probe-cost-"));
 try {
   for (const task of ["mousepad-append-line", "galculator-add", "gnumeric-edit-csv"]) {
     for (const accessibility of [true, false]) {
-      const env = createX11Desktop({ blobs: new BlobStore({ dir: join(dir, `${task}-${accessibility}`) }), probeAccessibility: accessibility });
+      const env = createX11Desktop({
+        blobs: new BlobStore({ dir: join(dir, `${task}-${accessibility}`) }),
+        probeAccessibility: accessibility,
+      });
       try {
         await env.reset(desktopTask(task)!);
         await env.probe();
@@ -26,7 +29,9 @@ try {
           ms.push(performance.now() - t);
         }
         ms.sort((a, b) => a - b);
-        process.stdout.write(`${task.padEnd(22)} ${accessibility ? "with AT-SPI   " : "without AT-SPI"} median ${ms[2].toFixed(0)} ms (${ms.map((x) => x.toFixed(0)).join(" ")})\n`);
+        process.stdout.write(
+          `${task.padEnd(22)} ${accessibility ? "with AT-SPI   " : "without AT-SPI"} median ${ms[2].toFixed(0)} ms (${ms.map((x) => x.toFixed(0)).join(" ")})\n`,
+        );
       } finally {
         await env.close();
       }

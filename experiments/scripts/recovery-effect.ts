@@ -16,7 +16,12 @@ import type { EpisodeResult, RecoveryOptionsInput } from "../../src/episode.ts";
 import { proportionOf, twoProportionPValue, type Proportion } from "../../src/metrics/wilson.ts";
 import { runEpisode } from "../../graphs/run-episode.ts";
 import { SIMDESK_TASKS, createSimDesk, type SimDeskTask } from "../../adapters/environments/simdesk/index.ts";
-import { createSimAgents, type SimForwardProfileName, type SimRecovererProfileName, type SimDetectorProfileName } from "../../adapters/policies/simulated/index.ts";
+import {
+  createSimAgents,
+  type SimForwardProfileName,
+  type SimRecovererProfileName,
+  type SimDetectorProfileName,
+} from "../../adapters/policies/simulated/index.ts";
 
 /** One experimental condition. `recoverer: null` = no recovery at all (no detector). */
 export interface EffectCondition {
@@ -40,9 +45,27 @@ export const DEFAULT_CONDITIONS: EffectCondition[] = [
   { name: "skilled x5 noisy", recoverer: "skilled", detector: "noisy", options: { maxRecoveryIterations: 5 } },
   // A careful forward policy fails rarely, so most detections are false alarms: what recovery costs.
   { name: "careful: no recovery", recoverer: null, forward: "careful" },
-  { name: "careful: weak x1 noisy", recoverer: "weak", detector: "noisy", forward: "careful", options: { maxRecoveryIterations: 1 } },
-  { name: "careful: weak x5 noisy", recoverer: "weak", detector: "noisy", forward: "careful", options: { maxRecoveryIterations: 5 } },
-  { name: "careful: skilled x5 noisy", recoverer: "skilled", detector: "noisy", forward: "careful", options: { maxRecoveryIterations: 5 } },
+  {
+    name: "careful: weak x1 noisy",
+    recoverer: "weak",
+    detector: "noisy",
+    forward: "careful",
+    options: { maxRecoveryIterations: 1 },
+  },
+  {
+    name: "careful: weak x5 noisy",
+    recoverer: "weak",
+    detector: "noisy",
+    forward: "careful",
+    options: { maxRecoveryIterations: 5 },
+  },
+  {
+    name: "careful: skilled x5 noisy",
+    recoverer: "skilled",
+    detector: "noisy",
+    forward: "careful",
+    options: { maxRecoveryIterations: 5 },
+  },
 ];
 
 export interface EffectRow {
@@ -60,7 +83,12 @@ export interface EffectRow {
 }
 
 /** Run every task x seed under each condition; returns one row per condition (simulated). */
-export async function measureRecoveryEffect(args: { seeds: number[]; tasks?: readonly SimDeskTask[]; conditions?: EffectCondition[]; onEpisode?: (c: string, r: EpisodeResult) => void }): Promise<EffectRow[]> {
+export async function measureRecoveryEffect(args: {
+  seeds: number[];
+  tasks?: readonly SimDeskTask[];
+  conditions?: EffectCondition[];
+  onEpisode?: (c: string, r: EpisodeResult) => void;
+}): Promise<EffectRow[]> {
   const tasks = args.tasks ?? SIMDESK_TASKS;
   const conditions = args.conditions ?? DEFAULT_CONDITIONS;
   const dir = mkdtempSync(join(tmpdir(), "retrace-effect-"));
@@ -72,10 +100,22 @@ export async function measureRecoveryEffect(args: { seeds: number[]; tasks?: rea
       const results: EpisodeResult[] = [];
       for (const task of tasks) {
         for (const seed of args.seeds) {
-          const agents = createSimAgents({ task, groundTruth: env, seed, forward: cond.forward ?? "default", recoverer: cond.recoverer ?? "skilled", detector: cond.detector ?? "decent" });
+          const agents = createSimAgents({
+            task,
+            groundTruth: env,
+            seed,
+            forward: cond.forward ?? "default",
+            recoverer: cond.recoverer ?? "skilled",
+            detector: cond.detector ?? "decent",
+          });
           const r = await runEpisode({
             task,
-            components: { policy: agents.policy, env, blobs, ...(cond.recoverer ? { detector: agents.detector, recoverer: agents.recoverer } : {}) },
+            components: {
+              policy: agents.policy,
+              env,
+              blobs,
+              ...(cond.recoverer ? { detector: agents.detector, recoverer: agents.recoverer } : {}),
+            },
             options: { seed, ...cond.options },
             checkpointer: false, // batch run: no per-step checkpoints needed, ~3x faster
           });
@@ -114,10 +154,14 @@ export async function measureRecoveryEffect(args: { seeds: number[]; tasks?: rea
 /** The table as text. */
 export function formatEffect(rows: EffectRow[]): string {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-  const lines = [`condition                   success (95% CI)              p vs baseline   episodes  recoveries  rec.steps  fwd.steps   [simulated]`];
+  const lines = [
+    `condition                   success (95% CI)              p vs baseline   episodes  recoveries  rec.steps  fwd.steps   [simulated]`,
+  ];
   for (const r of rows) {
     lines.push(
-      `${r.condition.padEnd(26)}  ${pct(r.success.rate).padStart(6)} [${pct(r.success.lo)}, ${pct(r.success.hi)}] (${r.success.successes}/${r.success.n})`.padEnd(42) +
+      `${r.condition.padEnd(26)}  ${pct(r.success.rate).padStart(6)} [${pct(r.success.lo)}, ${pct(r.success.hi)}] (${r.success.successes}/${r.success.n})`.padEnd(
+        42,
+      ) +
         `${r.pVsBaseline.toFixed(4).padStart(8)}   ${String(r.episodes).padStart(8)}  ${String(r.recoveryAttempts).padStart(10)}  ${String(r.recoverySteps).padStart(9)}  ${String(r.forwardSteps).padStart(9)}`,
     );
   }
@@ -141,8 +185,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     tasks,
     conditions,
     onEpisode: () => {
-      if (++done % 50 === 0) process.stderr.write(`${done} episodes, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+      if (++done % 50 === 0)
+        process.stderr.write(`${done} episodes, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
     },
   });
-  process.stdout.write(`SimDesk recovery effect, ${tasks.length} tasks x ${seeds.length} seeds per condition (simulated agents)\n${formatEffect(rows)}\n`);
+  process.stdout.write(
+    `SimDesk recovery effect, ${tasks.length} tasks x ${seeds.length} seeds per condition (simulated agents)\n${formatEffect(rows)}\n`,
+  );
 }

@@ -42,12 +42,22 @@ function intentOf(s: DeskState, a: Action): SkillIntent | null {
   const node = hitNode(buildUi(s, WIDTH, HEIGHT), a.x, a.y);
   if (!node) return null;
   const lines = parseTree(treeOf(s));
-  const idx = lines.findIndex((l) => l.role === node.role && l.name === node.name && l.x === node.rect[0] && l.y === node.rect[1]);
+  const idx = lines.findIndex(
+    (l) => l.role === node.role && l.name === node.name && l.x === node.rect[0] && l.y === node.rect[1],
+  );
   const [x, y, w, h] = node.rect;
   const dx = a.x - x;
   const dy = a.y - y;
   const centred = Math.abs(dx - w / 2) <= 1 && Math.abs(dy - h / 2) <= 1;
-  return { role: node.role, name: node.name, container: idx >= 0 ? containerOf(lines, idx) : "desktop", dx, dy, centred, box: [x, y, w, h] };
+  return {
+    role: node.role,
+    name: node.name,
+    container: idx >= 0 ? containerOf(lines, idx) : "desktop",
+    dx,
+    dy,
+    centred,
+    box: [x, y, w, h],
+  };
 }
 
 /** The skill book of a catalogue (deterministic: same catalogue, same bytes). */
@@ -73,7 +83,14 @@ export function buildSkillBook(tasks: readonly SimDeskTask[] = SIMDESK_TASKS): S
       s = applyAction(s, a, WIDTH, HEIGHT).state;
       screens.push(ref(treeOf(s)));
     }
-    return { id: task.id, instruction: task.instruction, plan: task.plan, intents, screens, mistakes: task.mistakes.map((m) => ({ atStep: m.atStep, kind: m.kind, actions: m.actions })) };
+    return {
+      id: task.id,
+      instruction: task.instruction,
+      plan: task.plan,
+      intents,
+      screens,
+      mistakes: task.mistakes.map((m) => ({ atStep: m.atStep, kind: m.kind, actions: m.actions })),
+    };
   });
   return { version: 1, width: WIDTH, height: HEIGHT, lines, tasks: out };
 }

@@ -51,7 +51,9 @@ export const TuneConfigSchema = z
     space: z.record(z.string(), z.array(value).min(1).max(1000)),
     race: TuneRaceSchema.default(TuneRaceSchema.parse({})),
     /** Objective: success rate, with at most this mean cost per episode (tokens or USD). @default no limit */
-    costLimit: z.union([z.object({ tokens: z.number().positive() }).strict(), z.object({ usd: z.number().positive() }).strict()]).optional(),
+    costLimit: z
+      .union([z.object({ tokens: z.number().positive() }).strict(), z.object({ usd: z.number().positive() }).strict()])
+      .optional(),
     /**
      * What the race maximises: success rate (default), optionally under a cap on the mean tokens or
      * USD per episode, or success per USD / per 1k tokens. @default { kind: success }
@@ -100,19 +102,49 @@ export function parseTuneConfig(raw: unknown, source = "config", extraKnobs: Kno
   if (!r.success) {
     const issue = r.error.issues[0];
     const field = issue.path.map(String).join(".");
-    const message = issue.code === "unrecognized_keys" ? `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}` : issue.message;
-    throw new ConfigError(`${source}${field ? "." + field : ""}: ${message}${field === "kind" ? ' (a tune config has kind: tune; see experiments/configs/tune-freeze-budget.yaml)' : ""}`, { field });
+    const message =
+      issue.code === "unrecognized_keys"
+        ? `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}`
+        : issue.message;
+    throw new ConfigError(
+      `${source}${field ? "." + field : ""}: ${message}${field === "kind" ? " (a tune config has kind: tune; see experiments/configs/tune-freeze-budget.yaml)" : ""}`,
+      { field },
+    );
   }
   const t = r.data;
-  const rest = Object.fromEntries(Object.entries(raw as Record<string, unknown>).filter(([k]) => !TUNE_ONLY.includes(k)));
-  if ("seeds" in rest) throw new ConfigError(`${source}.seeds: a tune config chooses its seeds round by round; set race.seedStart instead`, { field: "seeds" });
-  const base = { ...rest, kind: "end-to-end", pairs: [t.pair], maxRecoveryIterations: [t.maxRecoveryIterations], baseline: false };
+  const rest = Object.fromEntries(
+    Object.entries(raw as Record<string, unknown>).filter(([k]) => !TUNE_ONLY.includes(k)),
+  );
+  if ("seeds" in rest)
+    throw new ConfigError(
+      `${source}.seeds: a tune config chooses its seeds round by round; set race.seedStart instead`,
+      { field: "seeds" },
+    );
+  const base = {
+    ...rest,
+    kind: "end-to-end",
+    pairs: [t.pair],
+    maxRecoveryIterations: [t.maxRecoveryIterations],
+    baseline: false,
+  };
   const fromFile: Knob[] = Object.entries(t.space).map(([path, values]) => ({ path: normalizePath(path), values }));
-  const knobs = [...fromFile.filter((k) => !extraKnobs.some((e) => e.path === k.path)), ...extraKnobs.map((k) => ({ ...k, path: normalizePath(k.path) }))];
+  const knobs = [
+    ...fromFile.filter((k) => !extraKnobs.some((e) => e.path === k.path)),
+    ...extraKnobs.map((k) => ({ ...k, path: normalizePath(k.path) })),
+  ];
   checkKnobs(knobs, `${source}.space`);
   const parsed = parseExperimentConfig({ ...base, seeds: [t.race.seedStart] }, source) as EndToEndConfig;
   const costLimit = objectiveCostLimit(t.objective, t.costLimit, source);
-  const config: TuneConfig = { name: String(rest.name ?? "tune"), knobs, race: t.race, ...(costLimit && { costLimit }), objective: t.objective?.kind ?? "success", base, parsed, source };
+  const config: TuneConfig = {
+    name: String(rest.name ?? "tune"),
+    knobs,
+    race: t.race,
+    ...(costLimit && { costLimit }),
+    objective: t.objective?.kind ?? "success",
+    base,
+    parsed,
+    source,
+  };
   // Every value of every knob is checked up front, one at a time over the base, naming the knob.
   for (const k of knobs)
     k.values.forEach((v, i) => {
@@ -120,19 +152,45 @@ export function parseTuneConfig(raw: unknown, source = "config", extraKnobs: Kno
         candidateConfig(config, [{ id: "check", setting: { [k.path]: v } }], [t.race.seedStart]);
       } catch (e) {
         const msg = e instanceof Error ? e.message : String(e);
-        throw new ConfigError(`${source}.space.${k.path}.${i}: value ${JSON.stringify(v)} does not make a valid config (${msg.replace(/^[^:]*:\s*/, "")})`, { field: `space.${k.path}` });
+        throw new ConfigError(
+          `${source}.space.${k.path}.${i}: value ${JSON.stringify(v)} does not make a valid config (${msg.replace(/^[^:]*:\s*/, "")})`,
+          { field: `space.${k.path}` },
+        );
       }
     });
   return config;
 }
 
 /** The cost cap an objective (or the older `costLimit` field) sets; one cap, in the objective's cost unit. */
-function objectiveCostLimit(o: z.output<typeof TuneConfigSchema>["objective"], legacy: TuneConfig["costLimit"], source: string): TuneConfig["costLimit"] {
-  const caps = [o?.maxTokensPerEpisode !== undefined && "maxTokensPerEpisode", o?.maxUsdPerEpisode !== undefined && "maxUsdPerEpisode", legacy && "costLimit"].filter(Boolean);
-  if (caps.length > 1) throw new ConfigError(`${source}.objective: give one cost cap, not ${caps.join(" and ")}`, { field: "objective" });
-  const cap: TuneConfig["costLimit"] = legacy ?? (o?.maxTokensPerEpisode !== undefined ? { tokens: o.maxTokensPerEpisode } : o?.maxUsdPerEpisode !== undefined ? { usd: o.maxUsdPerEpisode } : undefined);
-  if (cap && o?.kind === "success-per-usd" && "tokens" in cap) throw new ConfigError(`${source}.objective: success-per-usd measures cost in USD; cap it with maxUsdPerEpisode, not a token cap`, { field: "objective.maxTokensPerEpisode" });
-  if (cap && o?.kind === "success-per-1k-tokens" && "usd" in cap) throw new ConfigError(`${source}.objective: success-per-1k-tokens measures cost in tokens; cap it with maxTokensPerEpisode, not a USD cap`, { field: "objective.maxUsdPerEpisode" });
+function objectiveCostLimit(
+  o: z.output<typeof TuneConfigSchema>["objective"],
+  legacy: TuneConfig["costLimit"],
+  source: string,
+): TuneConfig["costLimit"] {
+  const caps = [
+    o?.maxTokensPerEpisode !== undefined && "maxTokensPerEpisode",
+    o?.maxUsdPerEpisode !== undefined && "maxUsdPerEpisode",
+    legacy && "costLimit",
+  ].filter(Boolean);
+  if (caps.length > 1)
+    throw new ConfigError(`${source}.objective: give one cost cap, not ${caps.join(" and ")}`, { field: "objective" });
+  const cap: TuneConfig["costLimit"] =
+    legacy ??
+    (o?.maxTokensPerEpisode !== undefined
+      ? { tokens: o.maxTokensPerEpisode }
+      : o?.maxUsdPerEpisode !== undefined
+        ? { usd: o.maxUsdPerEpisode }
+        : undefined);
+  if (cap && o?.kind === "success-per-usd" && "tokens" in cap)
+    throw new ConfigError(
+      `${source}.objective: success-per-usd measures cost in USD; cap it with maxUsdPerEpisode, not a token cap`,
+      { field: "objective.maxTokensPerEpisode" },
+    );
+  if (cap && o?.kind === "success-per-1k-tokens" && "usd" in cap)
+    throw new ConfigError(
+      `${source}.objective: success-per-1k-tokens measures cost in tokens; cap it with maxTokensPerEpisode, not a USD cap`,
+      { field: "objective.maxUsdPerEpisode" },
+    );
   return cap;
 }
 
@@ -143,7 +201,8 @@ export function loadTuneConfig(file: string, extraKnobs: Knob[] = []): TuneConfi
 
 /** `freezeWindow` (a bare recovery option) -> `options.freezeWindow`; `retryCap`-free paths as given. */
 export function normalizePath(path: string): string {
-  if (!path.includes(".") && path in RecoveryOptionsSchema.shape && path !== "maxRecoveryIterations") return `options.${path}`;
+  if (!path.includes(".") && path in RecoveryOptionsSchema.shape && path !== "maxRecoveryIterations")
+    return `options.${path}`;
   if (path === "options.maxRecoveryIterations") return "maxRecoveryIterations";
   return path;
 }
@@ -169,7 +228,11 @@ export function pairNameOf(config: TuneConfig, c: TuneCandidate): string {
  * The end-to-end config that runs `candidates` (all of one group: same config-level knobs) on
  * `seeds`: one pair per candidate, no baseline. Validated; a ConfigError names the field.
  */
-export function candidateConfig(config: TuneConfig, candidates: readonly TuneCandidate[], seeds: number[]): EndToEndConfig {
+export function candidateConfig(
+  config: TuneConfig,
+  candidates: readonly TuneCandidate[],
+  seeds: number[],
+): EndToEndConfig {
   const raw = structuredClone(config.base) as Record<string, unknown>;
   const pair0 = (raw.pairs as Array<Record<string, unknown>>)[0];
   const pairs: Array<Record<string, unknown>> = [];
@@ -197,7 +260,11 @@ function setPath(target: Record<string, unknown>, parts: string[], v: KnobValue)
   for (const p of parts.slice(0, -1)) {
     const next = at[p];
     if (next === undefined) at[p] = {};
-    else if (typeof next !== "object" || next === null || Array.isArray(next)) throw new ConfigError(`${parts.join(".")}: ${p} is not an object, so it has no field ${parts[parts.length - 1]}`, { field: parts.join(".") });
+    else if (typeof next !== "object" || next === null || Array.isArray(next))
+      throw new ConfigError(
+        `${parts.join(".")}: ${p} is not an object, so it has no field ${parts[parts.length - 1]}`,
+        { field: parts.join(".") },
+      );
     at = at[p] as Record<string, unknown>;
   }
   at[parts[parts.length - 1]] = v;

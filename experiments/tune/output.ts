@@ -13,7 +13,12 @@ export function winnerYaml(config: TuneConfig, setting: Record<string, KnobValue
   const pair = (raw.pairs as Array<Record<string, unknown>>)[0];
   for (const [path, v] of Object.entries(setting)) {
     if (path === "maxRecoveryIterations") raw.maxRecoveryIterations = [v];
-    else setIn(path.startsWith("pair.") ? pair : raw, path.startsWith("pair.") ? path.slice(5).split(".") : path.split("."), v);
+    else
+      setIn(
+        path.startsWith("pair.") ? pair : raw,
+        path.startsWith("pair.") ? path.slice(5).split(".") : path.split("."),
+        v,
+      );
   }
   raw.baseline = true;
   return `# winner of the race ${config.name}: ${settingText(setting)}\n# run it against its baseline: retrace run winner.yaml\n${toYaml(raw)}`;
@@ -30,22 +35,33 @@ export function winnerSnippet(config: TuneConfig, setting: Record<string, KnobVa
     else if (path.startsWith("options.")) options[path.slice(8)] = v;
     else other.push(`// ${path}: ${JSON.stringify(v)} (set it on the component it names)`);
   }
-  if (!("maxRecoveryIterations" in options)) options.maxRecoveryIterations = (config.base.maxRecoveryIterations as number[])[0];
-  const body = Object.entries(options).map(([k, v]) => `  ${k}: ${JSON.stringify(v)},`).join("\n");
+  if (!("maxRecoveryIterations" in options))
+    options.maxRecoveryIterations = (config.base.maxRecoveryIterations as number[])[0];
+  const body = Object.entries(options)
+    .map(([k, v]) => `  ${k}: ${JSON.stringify(v)},`)
+    .join("\n");
   return `// winner of the race ${config.name}: ${settingText(setting)}\nimport { withRecovery } from "retrace";\n\nexport const agent = withRecovery(myPolicy, {\n  detector, recoverer,\n${body}\n});\n${other.length ? other.join("\n") + "\n" : ""}`;
 }
 
 /** The console summary: the decision in words, then one line per candidate. */
 export function summaryText(r: RaceResult, costUnit: string, kind?: string): string {
   const priced = r.candidates.some((c) => c.cost.mean > 0);
-  const rows = [...r.candidates].sort((a, b) => (a.eliminated ? 1 : 0) - (b.eliminated ? 1 : 0) || b.success.rate - a.success.rate);
+  const rows = [...r.candidates].sort(
+    (a, b) => (a.eliminated ? 1 : 0) - (b.eliminated ? 1 : 0) || b.success.rate - a.success.rate,
+  );
   const lines = [
     `objective: ${objectiveText(r, costUnit, kind)}`,
     `decision: ${r.decision}`,
     `episodes: ${r.episodes} (a grid of the ${r.candidates.length} candidates at the same confidence: ${r.gridEpisodes}; ${(r.episodes / Math.max(1, r.gridEpisodes)).toFixed(2)} of it); space: ${r.spaceSize} candidate(s)`,
     ...rows.map((c) => {
       const e = c.eliminated;
-      const fate = !e ? (r.survivors.includes(c.id) ? (c.id === r.winner ? "WINNER" : "survivor") : "") : eliminationText(e);
+      const fate = !e
+        ? r.survivors.includes(c.id)
+          ? c.id === r.winner
+            ? "WINNER"
+            : "survivor"
+          : ""
+        : eliminationText(e);
       return `  ${c.id.padEnd(5)} ${settingText(c.setting).padEnd(60)} ${(100 * c.success.rate).toFixed(0).padStart(3)}% [${(100 * c.success.lo).toFixed(0)}-${(100 * c.success.hi).toFixed(0)}] n=${c.success.n}  ${priced ? `${costUnit === "usd" ? "$" : "tokens "}${c.cost.mean.toFixed(costUnit === "usd" ? 4 : 0)}/episode` : "cost n/a"}  ${fate}`;
     }),
   ];

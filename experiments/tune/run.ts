@@ -59,24 +59,44 @@ export async function runTune(config: TuneConfig, options: TuneRunOptions): Prom
   const { out, tasks } = options;
   if (tasks.length === 0) throw new ConfigError(`${config.source}.env: no task to race on`, { field: "env.tasks" });
   // The objective joins the identity only when it is not the default, so older races keep their hash.
-  const identity = { knobs: config.knobs, race: config.race, costLimit: config.costLimit ?? null, ...(config.objective !== "success" && { objective: config.objective }), base: config.base, tasks };
+  const identity = {
+    knobs: config.knobs,
+    race: config.race,
+    costLimit: config.costLimit ?? null,
+    ...(config.objective !== "success" && { objective: config.objective }),
+    base: config.base,
+    tasks,
+  };
   const hash = hashValue(identity);
   const tuneFile = join(out, TUNE_FILE);
   if (existsSync(tuneFile)) {
-    if (!options.resume) throw new ConfigError(`${out} already holds a race: pass --resume to continue it, or choose another --out`, { field: "out" });
+    if (!options.resume)
+      throw new ConfigError(`${out} already holds a race: pass --resume to continue it, or choose another --out`, {
+        field: "out",
+      });
     const had = readJsonFile<{ hash?: string }>(tuneFile);
-    if (had.hash !== hash) throw new ConfigError(`--resume: ${out} holds a race of another config, space or task list; resume it with the config that started it, or choose another --out`, { field: "resume" });
+    if (had.hash !== hash)
+      throw new ConfigError(
+        `--resume: ${out} holds a race of another config, space or task list; resume it with the config that started it, or choose another --out`,
+        { field: "resume" },
+      );
   } else if (existsSync(out) && readdirSync(out).length > 0 && !options.resume) {
     throw new ConfigError(`--out: ${out} is not empty; choose a new folder for the race`, { field: "out" });
   }
   mkdirSync(out, { recursive: true });
   writeTextAtomic(tuneFile, JSON.stringify({ hash, ...identity }, null, 2) + "\n");
 
-  const costUnit: TuneRun["costUnit"] = config.objective === "success-per-usd" || (config.costLimit && "usd" in config.costLimit) ? "usd" : "tokens";
+  const costUnit: TuneRun["costUnit"] =
+    config.objective === "success-per-usd" || (config.costLimit && "usd" in config.costLimit) ? "usd" : "tokens";
   const r = config.race;
   const perRound = tasks.length * r.seedsPerRound;
   const race = createRace(config.knobs, {
-    seed: r.seed, alpha: r.alpha, tieMargin: r.tieMargin, batchSize: r.batchSize, elites: r.elites, maxEpisodes: r.maxEpisodes,
+    seed: r.seed,
+    alpha: r.alpha,
+    tieMargin: r.tieMargin,
+    batchSize: r.batchSize,
+    elites: r.elites,
+    maxEpisodes: r.maxEpisodes,
     unitsPerRound: perRound,
     firstTestAfter: tasks.length * (r.firstTestAfterSeeds ?? 2 * r.seedsPerRound),
     maxUnitsPerBatch: tasks.length * Math.max(r.seedsPerRound, r.maxSeedsPerBatch),
@@ -88,7 +108,10 @@ export async function runTune(config: TuneConfig, options: TuneRunOptions): Prom
   let envErrors = 0;
   let simulated = false;
   for (let req = race.next(); req; req = race.next()) {
-    const seeds = Array.from({ length: (req.to - req.from) / tasks.length }, (_, i) => r.seedStart + req!.from / tasks.length + i);
+    const seeds = Array.from(
+      { length: (req.to - req.from) / tasks.length },
+      (_, i) => r.seedStart + req!.from / tasks.length + i,
+    );
     const groups = new Map<string, TuneCandidate[]>();
     for (const c of req.candidates) groups.set(groupKey(c.setting), [...(groups.get(groupKey(c.setting)) ?? []), c]);
     const roundDir = join(out, "rounds", `b${req.batch}-r${req.round}`);
@@ -117,10 +140,17 @@ export async function runTune(config: TuneConfig, options: TuneRunOptions): Prom
           const task = tasks[u % tasks.length];
           const seed = r.seedStart + Math.floor(u / tasks.length);
           const line = byKey.get(`${condition}|${task}|${seed}`);
-          if (!line) throw new ConfigError(`tune: round ${dir} has no result for ${condition} on ${task} seed ${seed} (the run stopped early: a cost cap?); --resume continues it`, { field: "resume" });
+          if (!line)
+            throw new ConfigError(
+              `tune: round ${dir} has no result for ${condition} on ${task} seed ${seed} (the run stopped early: a cost cap?); --resume continues it`,
+              { field: "resume" },
+            );
           if (line.status === "env-error") envErrors++;
           // Success per 1k tokens races on tokens: its decisions (ranks, relative gaps) do not depend on the scale.
-          list.push({ success: line.status === "ok" && line.success, cost: costUnit === "usd" ? line.costUsd : line.tokens });
+          list.push({
+            success: line.status === "ok" && line.success,
+            cost: costUnit === "usd" ? line.costUsd : line.tokens,
+          });
         }
         outcomes.set(c.id, list);
       }
@@ -130,7 +160,23 @@ export async function runTune(config: TuneConfig, options: TuneRunOptions): Prom
     options.onRound?.(runningEstimate(race.result(), req.batch, req.round));
   }
   const result = race.result();
-  writeTextAtomic(join(out, RACE_FILE), JSON.stringify({ ...result, objectiveKind: config.objective, costUnit, envErrors, simulated, tasks, seedStart: r.seedStart, knobs: config.knobs }, null, 2) + "\n");
+  writeTextAtomic(
+    join(out, RACE_FILE),
+    JSON.stringify(
+      {
+        ...result,
+        objectiveKind: config.objective,
+        costUnit,
+        envErrors,
+        simulated,
+        tasks,
+        seedStart: r.seedStart,
+        knobs: config.knobs,
+      },
+      null,
+      2,
+    ) + "\n",
+  );
   const winner = result.candidates.find((c) => c.id === result.winner);
   if (winner) {
     writeTextAtomic(join(out, "winner.yaml"), winnerYaml(config, winner.setting));
@@ -141,8 +187,12 @@ export async function runTune(config: TuneConfig, options: TuneRunOptions): Prom
 
 /** One line per round: survivors, the leader with its interval, episodes so far. */
 export function runningEstimate(r: RaceResult, batch: number, round: number): string {
-  const alive = r.candidates.filter((c) => r.survivors.includes(c.id) || (!c.eliminated && r.batches[r.batches.length - 1].candidates.includes(c.id)));
+  const alive = r.candidates.filter(
+    (c) => r.survivors.includes(c.id) || (!c.eliminated && r.batches[r.batches.length - 1].candidates.includes(c.id)),
+  );
   const lead = r.candidates.find((c) => c.id === r.survivors[0]);
-  const out = r.candidates.filter((c) => c.eliminated?.reason === "worse" && c.eliminated.batch === batch && c.eliminated.round === round);
+  const out = r.candidates.filter(
+    (c) => c.eliminated?.reason === "worse" && c.eliminated.batch === batch && c.eliminated.round === round,
+  );
   return `batch ${batch} round ${round}: ${alive.length} left, ${r.episodes} episodes; leader ${lead?.id ?? "-"} ${lead ? `${(100 * lead.success.rate).toFixed(0)}% [${(100 * lead.success.lo).toFixed(0)}-${(100 * lead.success.hi).toFixed(0)}] on ${lead.success.n} units` : ""}${out.length ? `; eliminated ${out.map((c) => `${c.id} (p=${c.eliminated!.pAdjusted!.toPrecision(2)})`).join(", ")}` : ""}`;
 }

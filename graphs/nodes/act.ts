@@ -44,4 +44,3 @@ async function actOnce(state: GraphState, ctx: RuntimeContext): Promise<GraphUpd
   const second = await judge(applied(state, first, ctx), ctx);
   return merged(first, second);
 }
-

@@ -15,11 +15,18 @@ import { atCallSite } from "../../src/runtime/call-site.ts";
 /** Whether the detector will be consulted for the step just executed. */
 export function detectGate(state: GraphState, ctx: RuntimeContext): DetectorGate {
   const gateState = { freezeRemaining: state.freezeRemaining, recoveryAttempts: state.accounting.recoveryAttempts };
-  return detectorGate(gateState, { maxRecoveryIterations: ctx.options.maxRecoveryIterations, hasDetector: !!ctx.components.detector });
+  return detectorGate(gateState, {
+    maxRecoveryIterations: ctx.options.maxRecoveryIterations,
+    hasDetector: !!ctx.components.detector,
+  });
 }
 
 /** The detection update for the step just executed (`pending` set when a recovery starts). */
-export async function detect(state: GraphState, ctx: RuntimeContext, opts: { ending?: boolean } = {}): Promise<GraphUpdate> {
+export async function detect(
+  state: GraphState,
+  ctx: RuntimeContext,
+  opts: { ending?: boolean } = {},
+): Promise<GraphUpdate> {
   await ensureEnvironment(state, ctx);
   const { detector } = ctx.components;
   const step = state.history.length;
@@ -34,12 +41,23 @@ export async function detect(state: GraphState, ctx: RuntimeContext, opts: { end
     return { freezeRemaining: next.freezeRemaining, steps, accounting: bump(state.accounting, { frozenSkipped: 1 }) };
   }
 
-  const { detection, failed } = await atCallSite({ seq: state.steps[lastIdx]?.seq ?? lastIdx, phase: "detector" }, () => guardedDetect(
-    detector!,
-    { task: taskSpec(state.task), history: state.history, observation: state.observation!, step, tick: state.tick, ...(opts.ending ? { ending: true } : {}), blobs: ctx.components.blobs, signal: ctx.signal },
-    ctx.detectorTimeoutMs,
-    { quiet: degradedNow(state.accounting, ctx.options.degradedAfter ?? 3) },
-  ));
+  const { detection, failed } = await atCallSite({ seq: state.steps[lastIdx]?.seq ?? lastIdx, phase: "detector" }, () =>
+    guardedDetect(
+      detector!,
+      {
+        task: taskSpec(state.task),
+        history: state.history,
+        observation: state.observation!,
+        step,
+        tick: state.tick,
+        ...(opts.ending ? { ending: true } : {}),
+        blobs: ctx.components.blobs,
+        signal: ctx.signal,
+      },
+      ctx.detectorTimeoutMs,
+      { quiet: degradedNow(state.accounting, ctx.options.degradedAfter ?? 3) },
+    ),
+  );
   let accounting = bump(state.accounting, { detectorCalls: 1, detectorFailures: failed ? 1 : 0 });
   accounting = addUsage(accounting, detection.usage, "detector");
   accounting = trackDetectorHealth(accounting, {
@@ -54,7 +72,11 @@ export async function detect(state: GraphState, ctx: RuntimeContext, opts: { end
   });
   if (detection.cascade) accounting = bumpGates(accounting, gateCounts(detection.cascade));
   const triggered =
-    !failed && detection.isError && detection.errorStep !== null && detection.confidence >= ctx.options.minConfidence && ctx.options.restoration !== "none";
+    !failed &&
+    detection.isError &&
+    detection.errorStep !== null &&
+    detection.confidence >= ctx.options.minConfidence &&
+    ctx.options.restoration !== "none";
   ctx.events.emit("detection", { taskId: state.task.id, step: step - 1, detection, triggered });
   const steps = { at: lastIdx, item: { ...state.steps[lastIdx], detection } };
   const prompts = withPrompts(state.prompts, detection.prompt);

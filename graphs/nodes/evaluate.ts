@@ -21,7 +21,13 @@ export async function evaluate(state: GraphState, ctx: RuntimeContext): Promise<
     try {
       await ensureEnvironment(state, ctx);
       // The evaluator may run a user's checker: it ends with the episode's signal (its deadline).
-      evaluation = await untilAborted(ctx.components.env.evaluate({ terminal: stopReason === "fail" ? "FAIL" : stopReason === "done" ? "DONE" : null }), ctx.signal, "the task's evaluator");
+      evaluation = await untilAborted(
+        ctx.components.env.evaluate({
+          terminal: stopReason === "fail" ? "FAIL" : stopReason === "done" ? "DONE" : null,
+        }),
+        ctx.signal,
+        "the task's evaluator",
+      );
     } catch (err) {
       if (ctx.signal?.aborted) throw err;
       stopReason = "env-error";

@@ -48,11 +48,32 @@ export async function executeRestoration(state: SubgraphState, ctx: RuntimeConte
   const records = (update.records as SubgraphState["records"] | undefined) ?? state.records;
   const progress = { budget: state.recoveryBudget, steps: k + (run ? 1 : 0), rejectedClaims: state.rejectedClaims };
   // The verifier's calls belong to the step whose result it checks.
-  const site = { seq: records.length ? records[records.length - 1].seq : Math.max(0, state.seqStart - 1), phase: "verifier" as const, attempt: state.attempt };
-  const v = await settleRecoveryStep(progress, decision, run, current, (c) => confirmState(ctx, state.target.observation, c, { unchecked: "claim", site }), ctx.components.verifier?.name);
+  const site = {
+    seq: records.length ? records[records.length - 1].seq : Math.max(0, state.seqStart - 1),
+    phase: "verifier" as const,
+    attempt: state.attempt,
+  };
+  const v = await settleRecoveryStep(
+    progress,
+    decision,
+    run,
+    current,
+    (c) => confirmState(ctx, state.target.observation, c, { unchecked: "claim", site }),
+    ctx.components.verifier?.name,
+  );
   const usage = v.usage.length ? { usage: [...state.usage, ...v.usage] } : {};
   const rejected = v.rejectedClaim ? { rejectedClaims: state.rejectedClaims + 1 } : {};
   const envError = run?.envError ? { envError: run.envError } : {};
-  if (v.done) return { ...update, ...usage, ...rejected, ...envError, done: true, restored: isRestored(v.confirmation), confirmation: v.confirmation, reason: v.reason };
+  if (v.done)
+    return {
+      ...update,
+      ...usage,
+      ...rejected,
+      ...envError,
+      done: true,
+      restored: isRestored(v.confirmation),
+      confirmation: v.confirmation,
+      reason: v.reason,
+    };
   return { ...update, ...usage, ...rejected, ...(v.reason ? { reason: v.reason } : {}) };
 }

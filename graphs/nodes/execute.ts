@@ -24,7 +24,11 @@ export async function execute(state: GraphState, ctx: RuntimeContext): Promise<G
   const tick = state.tick + 1;
   const codec = codecFor(ctx);
   ctx.events.emit("step", { taskId: state.task.id, record, tick });
-  const accounting = bump(state.accounting, { forwardSteps: 1, policyFailures: decision.failure ? 1 : 0, envMs: run.envMs });
+  const accounting = bump(state.accounting, {
+    forwardSteps: 1,
+    policyFailures: decision.failure ? 1 : 0,
+    envMs: run.envMs,
+  });
   const update: GraphUpdate = {
     tick,
     observation: codec.store(run.observation),

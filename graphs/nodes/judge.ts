@@ -63,7 +63,13 @@ export async function judge(state: GraphState, ctx: RuntimeContext): Promise<Gra
  * proposal for t+1 ends the episode, so a late error is judged before DONE. If it fires now, the
  * proposal is discarded and recovery starts as usual. Same in both detection modes.
  */
-async function beforeDone(state: GraphState, d: GraphUpdate, p: GraphUpdate, ctx: RuntimeContext, site: CallSite): Promise<GraphUpdate> {
+async function beforeDone(
+  state: GraphState,
+  d: GraphUpdate,
+  p: GraphUpdate,
+  ctx: RuntimeContext,
+  site: CallSite,
+): Promise<GraphUpdate> {
   const detection = (d.steps as { item?: { detection?: Detection } } | undefined)?.item?.detection;
   const decision = p.decision as PolicyDecision | undefined;
   const ending = decision?.actions.some((a) => a.type === "DONE" || a.type === "FAIL");
@@ -75,7 +81,10 @@ async function beforeDone(state: GraphState, d: GraphUpdate, p: GraphUpdate, ctx
     site.discarded = true;
     return { ...d, ...again, accounting: bump(acc, { discardedProposals: 1 }) };
   }
-  const prompts = withPrompts((again.prompts as string[] | undefined) ?? mid.prompts, ...((p.prompts as string[] | undefined) ?? []));
+  const prompts = withPrompts(
+    (again.prompts as string[] | undefined) ?? mid.prompts,
+    ...((p.prompts as string[] | undefined) ?? []),
+  );
   return { ...d, ...again, ...p, accounting: addUsage(acc, decision!.usage, "policy"), prompts };
 }
 

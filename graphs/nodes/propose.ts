@@ -20,7 +20,12 @@ export async function propose(state: GraphState, ctx: RuntimeContext, site?: Cal
 }
 
 /** Ask the forward policy for step t (raw, unvalidated output); its model calls belong to `site` (default: the next step of the record). */
-export function askPolicy(state: GraphState, ctx: RuntimeContext, signal: AbortSignal | undefined, site: CallSite = { seq: state.steps.length, phase: "policy" }): Promise<unknown> {
+export function askPolicy(
+  state: GraphState,
+  ctx: RuntimeContext,
+  signal: AbortSignal | undefined,
+  site: CallSite = { seq: state.steps.length, phase: "policy" },
+): Promise<unknown> {
   site.seq = state.steps.length;
   return atCallSite(site, () =>
     ctx.components.policy.propose({
@@ -37,7 +42,10 @@ export function askPolicy(state: GraphState, ctx: RuntimeContext, signal: AbortS
 }
 
 /** The state update for a policy's raw answer: only the fields that change are written. */
-export function proposalUpdate(state: Pick<GraphState, "accounting" | "prompts" | "notice">, raw: unknown): GraphUpdate {
+export function proposalUpdate(
+  state: Pick<GraphState, "accounting" | "prompts" | "notice">,
+  raw: unknown,
+): GraphUpdate {
   const decision = sanitizeDecision(raw);
   const update: GraphUpdate = { decision };
   if (state.notice !== null) update.notice = null;

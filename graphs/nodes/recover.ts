@@ -28,7 +28,15 @@ export async function recover(state: GraphState, ctx: RuntimeContext): Promise<G
   const startEvent: TrajectoryEvent = {
     afterSeq: startSeq,
     kind: "recovery-start",
-    detail: startRecovery(sink, { attempt, restoration: mode, errorStep, recoveryStep, target, detection: pending.detection, ...(pending.selection ? { selection: pending.selection } : {}) }),
+    detail: startRecovery(sink, {
+      attempt,
+      restoration: mode,
+      errorStep,
+      recoveryStep,
+      target,
+      detection: pending.detection,
+      ...(pending.selection ? { selection: pending.selection } : {}),
+    }),
   };
 
   let out: RestorationOutcome;
@@ -47,7 +55,10 @@ export async function recover(state: GraphState, ctx: RuntimeContext): Promise<G
         observation: state.observation!,
         restored: false,
         confirmation: "refused",
-        reason: mode === "guided" ? "guided recovery: no restoration, the forward policy is told which step went wrong" : "implicit recovery: no restoration, the forward policy continues unprompted",
+        reason:
+          mode === "guided"
+            ? "guided recovery: no restoration, the forward policy is told which step went wrong"
+            : "implicit recovery: no restoration, the forward policy continues unprompted",
         records: [],
         events: [],
         tick: state.tick,
@@ -59,7 +70,14 @@ export async function recover(state: GraphState, ctx: RuntimeContext): Promise<G
   const endEvent: TrajectoryEvent = {
     afterSeq: state.steps.length + out.records.length - 1,
     kind: "recovery-end",
-    detail: endRecovery(sink, { attempt, restoration: mode, confirmation: out.confirmation, steps: out.records.length, reason: out.reason, observation: out.observation }),
+    detail: endRecovery(sink, {
+      attempt,
+      restoration: mode,
+      confirmation: out.confirmation,
+      steps: out.records.length,
+      reason: out.reason,
+      observation: out.observation,
+    }),
   };
   const envLog = envLogOp(state.envLog, out.envLog);
   const update: GraphUpdate = {

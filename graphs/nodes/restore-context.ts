@@ -30,13 +30,29 @@ export async function restoreContext(state: GraphState, ctx: RuntimeContext): Pr
   const confirmation = pending.confirmation ?? (pending.restored ? "claimed" : "refused");
   const post = cutContext(
     { events: ctx.events, taskId: state.task.id },
-    { attempt: pending.attempt, recoveryStep, errorStep: pending.errorStep, from, confirmation, transition: ctx.options.transition, unconfirmed: ctx.options.unconfirmedRestoration, postRestoration },
+    {
+      attempt: pending.attempt,
+      recoveryStep,
+      errorStep: pending.errorStep,
+      from,
+      confirmation,
+      transition: ctx.options.transition,
+      unconfirmed: ctx.options.unconfirmedRestoration,
+      postRestoration,
+    },
   );
   const ref = post.prompt;
   const event = { afterSeq: state.steps.length - 1, kind: "truncate" as const, detail: post.detail };
   const hash = currentStateHash(ctx);
   // History kept: o_t is now the screen after the recovery attempt.
-  if (!post.cut) return { pending: null, notice: post.notice, ...(hash && { stateHashes: { at: from, item: hash } }), events: { push: [event] }, prompts: withPrompts(state.prompts, ref) };
+  if (!post.cut)
+    return {
+      pending: null,
+      notice: post.notice,
+      ...(hash && { stateHashes: { at: from, item: hash } }),
+      events: { push: [event] },
+      prompts: withPrompts(state.prompts, ref),
+    };
   return {
     pending: null,
     notice: post.notice,

@@ -15,19 +15,47 @@ export async function select(state: GraphState, ctx: RuntimeContext): Promise<Gr
   await ensureEnvironment(state, ctx);
   const pending = state.pending!;
   const errorStep = pending.errorStep;
-  if (ctx.options.restoration === "implicit" || ctx.options.restoration === "guided") return { pending: { ...pending, recoveryStep: errorStep } };
+  if (ctx.options.restoration === "implicit" || ctx.options.restoration === "guided")
+    return { pending: { ...pending, recoveryStep: errorStep } };
   const instanceKey = `${state.task.id}/${ctx.options.seed}`;
   // The selector's call belongs to the step whose detection started this attempt.
-  const site = { seq: state.steps[state.steps.length - 1]?.seq ?? 0, phase: "selector" as const, attempt: pending.attempt };
+  const site = {
+    seq: state.steps[state.steps.length - 1]?.seq ?? 0,
+    phase: "selector" as const,
+    attempt: pending.attempt,
+  };
   const selection = await chooseRecoveryStep(
     { events: ctx.events, taskId: state.task.id },
-    { selector: ctx.selector, strategy: ctx.options.recoveryStep, task: taskSpec(state.task), history: state.history, errorStep, detection: pending.detection, instanceKey, seed: ctx.options.seed, blobs: ctx.components.blobs, signal: ctx.signal },
+    {
+      selector: ctx.selector,
+      strategy: ctx.options.recoveryStep,
+      task: taskSpec(state.task),
+      history: state.history,
+      errorStep,
+      detection: pending.detection,
+      instanceKey,
+      seed: ctx.options.seed,
+      blobs: ctx.components.blobs,
+      signal: ctx.signal,
+    },
     (fn) => atCallSite(site, fn),
   );
   const { fallback: _f, ...sel } = selection;
   return {
-    pending: { ...pending, recoveryStep: sel.step, selection: { strategy: ctx.options.recoveryStep, reason: sel.reason, ...(sel.failure ? { failure: sel.failure } : {}) } },
-    accounting: addUsage(selection.fallback ? bump(state.accounting, { selectorFallbacks: 1 }) : state.accounting, sel.usage, "selector"),
+    pending: {
+      ...pending,
+      recoveryStep: sel.step,
+      selection: {
+        strategy: ctx.options.recoveryStep,
+        reason: sel.reason,
+        ...(sel.failure ? { failure: sel.failure } : {}),
+      },
+    },
+    accounting: addUsage(
+      selection.fallback ? bump(state.accounting, { selectorFallbacks: 1 }) : state.accounting,
+      sel.usage,
+      "selector",
+    ),
     prompts: withPrompts(state.prompts, sel.prompt),
   };
 }

@@ -18,7 +18,12 @@ export async function start(state: GraphState, ctx: RuntimeContext): Promise<Gra
       stateHashes: { cut: 0, push: hash ? [hash] : [] },
       snapshots: { cut: 0, push: snap ? [snap] : [] },
       envLog: { rebase: { base: "reset", actions: [] } },
-      events: { cut: 0, push: [{ afterSeq: -1, kind: "reset", detail: { reason: "episode start", screenshot: observation.screenshot } }] },
+      events: {
+        cut: 0,
+        push: [
+          { afterSeq: -1, kind: "reset", detail: { reason: "episode start", screenshot: observation.screenshot } },
+        ],
+      },
     };
   } catch (err) {
     return { stopReason: "env-error", envError: `reset failed: ${describeError(err)}` };

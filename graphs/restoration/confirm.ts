@@ -11,7 +11,12 @@ import type { RuntimeContext } from "../context.ts";
 export { CONFIRM_SSIM_THRESHOLD } from "../../src/runtime/confirm.ts";
 
 /** Is `current` the `target` state, by the one rule with this context's verifier and options? */
-export function confirmState(ctx: RuntimeContext, target: Observation, current: Observation, how: { unchecked: ConfirmInput["unchecked"]; site?: CallSite; oracle?: ConfirmInput["oracle"] }): Promise<ConfirmOutcome> {
+export function confirmState(
+  ctx: RuntimeContext,
+  target: Observation,
+  current: Observation,
+  how: { unchecked: ConfirmInput["unchecked"]; site?: CallSite; oracle?: ConfirmInput["oracle"] },
+): Promise<ConfirmOutcome> {
   const { verifier, blobs, env } = ctx.components;
   return confirmRestoration({
     target,

@@ -12,12 +12,21 @@ import { withPrompts, type GraphState } from "../state.ts";
 import type { RestorationOutcome } from "./outcome.ts";
 import { atCallSite } from "../../src/runtime/call-site.ts";
 
-export async function restoreByModel(state: GraphState, ctx: RuntimeContext, errorStep: number, recoveryStep: number, attempt: number): Promise<RestorationOutcome> {
+export async function restoreByModel(
+  state: GraphState,
+  ctx: RuntimeContext,
+  errorStep: number,
+  recoveryStep: number,
+  attempt: number,
+): Promise<RestorationOutcome> {
   const target = { step: recoveryStep, observation: state.history[recoveryStep].observation };
   const kind = ctx.options.recoveryContext;
   let accounting = state.accounting;
   let prompts = state.prompts;
-  const context: RecoveryContext = { kind, history: recoveryContextHistory(kind, state.history, errorStep, recoveryStep) };
+  const context: RecoveryContext = {
+    kind,
+    history: recoveryContextHistory(kind, state.history, errorStep, recoveryStep),
+  };
   if (kind === "contextualized") {
     // Like the selector's, the summarizer's call belongs to the step whose detection started the attempt.
     const site = { seq: state.steps[state.steps.length - 1]?.seq ?? 0, phase: "summarizer" as const, attempt };
@@ -50,7 +59,11 @@ export async function restoreByModel(state: GraphState, ctx: RuntimeContext, err
     ctx.options.recoveryBudget * 4 + 10,
   );
   accounting = addUsage(accounting, out.usage, "recoverer");
-  accounting = bump(accounting, { recoverySteps: out.records.length, policyFailures: out.policyFailures, envMs: out.envMs });
+  accounting = bump(accounting, {
+    recoverySteps: out.records.length,
+    policyFailures: out.policyFailures,
+    envMs: out.envMs,
+  });
   return {
     observation: out.observation!,
     restored: out.restored,

@@ -21,7 +21,12 @@ import type { RestorationOutcome } from "./outcome.ts";
 /** SSIM at or above which a replayed screen counts as the target screen (the one threshold of src/replay/state-check.ts). */
 export const REPLAY_SSIM_THRESHOLD = DEFAULT_SSIM_THRESHOLD;
 
-export async function restoreByReplay(state: GraphState, ctx: RuntimeContext, recoveryStep: number, attempt: number): Promise<RestorationOutcome> {
+export async function restoreByReplay(
+  state: GraphState,
+  ctx: RuntimeContext,
+  recoveryStep: number,
+  attempt: number,
+): Promise<RestorationOutcome> {
   const { env, blobs } = ctx.components;
   const target = state.history[recoveryStep].observation;
   const targetHash = state.stateHashes[recoveryStep] ?? null;
@@ -38,7 +43,11 @@ export async function restoreByReplay(state: GraphState, ctx: RuntimeContext, re
     } catch (err) {
       return fail(`reset failed: ${describeError(err)}`);
     }
-    events.push({ afterSeq: state.steps.length + records.length - 1, kind: "reset", detail: { reason: "replay", attempt, try: tryNo, recoveryStep } });
+    events.push({
+      afterSeq: state.steps.length + records.length - 1,
+      kind: "reset",
+      detail: { reason: "replay", attempt, try: tryNo, recoveryStep },
+    });
     const executed = [];
     for (let j = 0; j < recoveryStep; j++) {
       const before = observation;
@@ -67,21 +76,41 @@ export async function restoreByReplay(state: GraphState, ctx: RuntimeContext, re
     }
     const hash = currentStateHash(ctx);
     const site = { seq: state.steps.length + records.length - 1, phase: "verifier" as const, attempt };
-    const c = await confirmState(ctx, target, observation, { unchecked: "ssim", site, oracle: () => (targetHash && hash ? hash === targetHash : null) });
+    const c = await confirmState(ctx, target, observation, {
+      unchecked: "ssim",
+      site,
+      oracle: () => (targetHash && hash ? hash === targetHash : null),
+    });
     accounting = addUsage(accounting, c.usage, "verifier");
     confirmation = c.confirmation;
     const ok = isRestored(c.confirmation);
-    if (targetHash && hash) reason = ok ? `replayed ${recoveryStep} step(s); state hash matches o_${recoveryStep}` : `try ${tryNo}: state hash differs from o_${recoveryStep}`;
-    else if (c.verdict === "match" || c.verdict === "mismatch") reason = `try ${tryNo}: ${ctx.components.verifier!.name} says ${c.verdict}: ${c.verifierReason}`;
+    if (targetHash && hash)
+      reason = ok
+        ? `replayed ${recoveryStep} step(s); state hash matches o_${recoveryStep}`
+        : `try ${tryNo}: state hash differs from o_${recoveryStep}`;
+    else if (c.verdict === "match" || c.verdict === "mismatch")
+      reason = `try ${tryNo}: ${ctx.components.verifier!.name} says ${c.verdict}: ${c.verifierReason}`;
     else if (c.verdict === "abstain") reason = `try ${tryNo}: ${c.reason}`;
     else reason = `try ${tryNo}: SSIM to o_${recoveryStep} = ${c.ssim!.toFixed(4)}`;
     if (!ok) accounting = bump(accounting, { replayDesyncs: 1 });
-    if (ok || tryNo === ctx.options.replayRetries) return { ...done(ok, reason), envLog: { base: "reset", actions: executed } };
+    if (ok || tryNo === ctx.options.replayRetries)
+      return { ...done(ok, reason), envLog: { base: "reset", actions: executed } };
   }
   return fail("no replay attempt was made");
 
   function done(restored: boolean, why: string): RestorationOutcome {
-    return { observation, restored, confirmation: restored ? confirmation : "refused", reason: why, records, events, tick, envLog: { base: "reset", actions: [] }, accounting, prompts: state.prompts };
+    return {
+      observation,
+      restored,
+      confirmation: restored ? confirmation : "refused",
+      reason: why,
+      records,
+      events,
+      tick,
+      envLog: { base: "reset", actions: [] },
+      accounting,
+      prompts: state.prompts,
+    };
   }
   function fail(why: string, executed: RestorationOutcome["envLog"]["actions"] = []): RestorationOutcome {
     return { ...done(false, why), envLog: { base: "reset", actions: executed }, envError: why };

@@ -11,11 +11,24 @@ import type { GraphState } from "../state.ts";
 import type { RestorationOutcome } from "./outcome.ts";
 import { confirmState } from "./confirm.ts";
 
-export async function restoreBySnapshot(state: GraphState, ctx: RuntimeContext, recoveryStep: number, attempt: number): Promise<RestorationOutcome> {
+export async function restoreBySnapshot(
+  state: GraphState,
+  ctx: RuntimeContext,
+  recoveryStep: number,
+  attempt: number,
+): Promise<RestorationOutcome> {
   const { env, blobs } = ctx.components;
   const ref = state.snapshots[recoveryStep];
   const base = { records: [], events: [], tick: state.tick, accounting: state.accounting, prompts: state.prompts };
-  if (!ref) return { ...base, observation: state.observation!, restored: false, confirmation: "refused", reason: `no snapshot was taken at step ${recoveryStep}`, envLog: state.envLog };
+  if (!ref)
+    return {
+      ...base,
+      observation: state.observation!,
+      restored: false,
+      confirmation: "refused",
+      reason: `no snapshot was taken at step ${recoveryStep}`,
+      envLog: state.envLog,
+    };
   try {
     const snap = await loadSnapshot(blobs, ref);
     const started = performance.now();
@@ -26,14 +39,36 @@ export async function restoreBySnapshot(state: GraphState, ctx: RuntimeContext, 
     // The one rule (src/runtime/confirm.ts): the state hash decides when both exist, else the verifier, else the restore is "claimed".
     const target = state.history[recoveryStep]?.observation ?? observation;
     const site = { seq: state.steps.length - 1, phase: "verifier" as const, attempt };
-    const c = await confirmState(ctx, target, observation, { unchecked: "claim", site, oracle: () => (hash && expected ? hash === expected : null) });
+    const c = await confirmState(ctx, target, observation, {
+      unchecked: "claim",
+      site,
+      oracle: () => (hash && expected ? hash === expected : null),
+    });
     accounting = addUsage(accounting, c.usage, "verifier");
     const { confirmation } = c;
     const restored = isRestored(confirmation);
-    const reason = restored ? `restored the snapshot of o_${recoveryStep} (${c.reason})` : `restored snapshot of o_${recoveryStep}, not confirmed: ${c.reason}`;
-    return { ...base, accounting, observation, restored, confirmation, reason, envLog: { base: { snapshot: ref }, actions: [] } };
+    const reason = restored
+      ? `restored the snapshot of o_${recoveryStep} (${c.reason})`
+      : `restored snapshot of o_${recoveryStep}, not confirmed: ${c.reason}`;
+    return {
+      ...base,
+      accounting,
+      observation,
+      restored,
+      confirmation,
+      reason,
+      envLog: { base: { snapshot: ref }, actions: [] },
+    };
   } catch (err) {
     const why = `snapshot restore failed: ${describeError(err)}`;
-    return { ...base, observation: state.observation!, restored: false, confirmation: "refused", reason: why, envLog: state.envLog, envError: why };
+    return {
+      ...base,
+      observation: state.observation!,
+      restored: false,
+      confirmation: "refused",
+      reason: why,
+      envLog: state.envLog,
+      envError: why,
+    };
   }
 }

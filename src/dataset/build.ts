@@ -29,7 +29,14 @@ import { transitionOracle } from "../oracle/recovery-oracle.ts";
 import { perturb, rolloutPolicy } from "./rollout.ts";
 import { MaskCollector, type DynamicMaskBuildOptions } from "./masks.ts";
 import type { BlobWriter } from "../oracle/dynamic-mask.ts";
-import type { GroundTruthTrajectory, RecordedState, RecordedStep, RecoverySample, SampleStageCounts, TrajectoryStageCounts } from "./types.ts";
+import type {
+  GroundTruthTrajectory,
+  RecordedState,
+  RecordedStep,
+  RecoverySample,
+  SampleStageCounts,
+  TrajectoryStageCounts,
+} from "./types.ts";
 
 const SettingsSchema = z
   .object({
@@ -90,7 +97,7 @@ export interface DatasetBuildOptions {
    * `blobs` when it can write (a BlobStore).
    * @default { recaptures: 5, waitSeconds: 1, dilate: 8 } when `blobs` can write, else off
    */
-  dynamicMasks?: (Partial<DynamicMaskBuildOptions>) | false;
+  dynamicMasks?: Partial<DynamicMaskBuildOptions> | false;
   /** Progress callback (one line per stage event). */
   onProgress?: (message: string) => void;
   /**
@@ -133,15 +140,28 @@ const NOT_MEANINGFUL = new Set(["WAIT", "DONE", "FAIL"]);
 /** Build the recovery evaluation set. Sequential on one environment; deterministic under the seed. */
 export async function buildRecoveryDataset(options: DatasetBuildOptions): Promise<DatasetBuildResult> {
   const settings = resolveBuildSettings({
-    rolloutsPerTask: options.rolloutsPerTask, maxSteps: options.maxSteps, replays: options.replays, settleMs: options.settleMs, seedStepsPerTrajectory: options.seedStepsPerTrajectory,
-    distances: options.distances, nearIdenticalSsim: options.nearIdenticalSsim, duplicateSsim: options.duplicateSsim,
-    maxSamplesPerDistance: options.maxSamplesPerDistance, seed: options.seed,
+    rolloutsPerTask: options.rolloutsPerTask,
+    maxSteps: options.maxSteps,
+    replays: options.replays,
+    settleMs: options.settleMs,
+    seedStepsPerTrajectory: options.seedStepsPerTrajectory,
+    distances: options.distances,
+    nearIdenticalSsim: options.nearIdenticalSsim,
+    duplicateSsim: options.duplicateSsim,
+    maxSamplesPerDistance: options.maxSamplesPerDistance,
+    seed: options.seed,
   });
   const { env, blobs, signal } = options;
   const settleMs = settings.settleMs;
   const check = options.check ?? createStateCheck();
   const log = options.onProgress ?? (() => {});
-  const counts: TrajectoryStageCounts = { rollouts: 0, successful: 0, wellFormed: 0, transitionConsistent: 0, envErrors: 0 };
+  const counts: TrajectoryStageCounts = {
+    rollouts: 0,
+    successful: 0,
+    wellFormed: 0,
+    transitionConsistent: 0,
+    envErrors: 0,
+  };
   let simulated = false;
   const masks = maskCollector(options);
   let stopped: string | undefined;
@@ -165,7 +185,15 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
       counts.successful++;
       if (!r.steps.every((s) => s.actions.length === 1)) continue;
       counts.wellFormed++;
-      const tc = await checkTransitionConsistency({ env, task, steps: r.steps.map((s) => s.actions), blobs, replays: settings.replays, settleMs, signal });
+      const tc = await checkTransitionConsistency({
+        env,
+        task,
+        steps: r.steps.map((s) => s.actions),
+        blobs,
+        replays: settings.replays,
+        settleMs,
+        signal,
+      });
       if (!tc.consistent) {
         log(`${task.id} rollout ${rollout}: not transition-consistent: ${tc.replays[tc.replays.length - 1].reason}`);
         continue;
@@ -173,25 +201,59 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
       counts.transitionConsistent++;
       if (masks) {
         const recorded = [...r.steps.map((s) => s.observation.screenshot), r.final!.observation.screenshot];
-        await masks.addReplays(task.id, `${task.id}/r${rollout}`, recorded.map((shot, i) => [shot, ...tc.replays.map((p) => p.observations?.[i]?.screenshot).filter((x): x is string => !!x)]));
+        await masks.addReplays(
+          task.id,
+          `${task.id}/r${rollout}`,
+          recorded.map((shot, i) => [
+            shot,
+            ...tc.replays.map((p) => p.observations?.[i]?.screenshot).filter((x): x is string => !!x),
+          ]),
+        );
       }
       kept.push({ task, trajectory: { taskId: task.id, rollout, steps: r.steps, final: r.final!, score: r.score! } });
     }
   }
-  log(`trajectories: ${counts.rollouts} rollouts, ${counts.successful} successful, ${counts.wellFormed} well-formed, ${counts.transitionConsistent} transition-consistent`);
+  log(
+    `trajectories: ${counts.rollouts} rollouts, ${counts.successful} successful, ${counts.wellFormed} well-formed, ${counts.transitionConsistent} transition-consistent`,
+  );
 
   // Stage 3: seed steps, target reproduction, perturbation, genuine-error check.
   const stages: SampleStageCounts[] = [];
   const samples: RecoverySample[] = [];
   for (const distance of settings.distances) {
-    const c: SampleStageCounts = { distance, seedSteps: 0, targetReproduced: 0, perturbed: 0, perturbationWellFormed: 0, genuineError: 0, notNearIdentical: 0, deduplicated: 0, final: 0 };
+    const c: SampleStageCounts = {
+      distance,
+      seedSteps: 0,
+      targetReproduced: 0,
+      perturbed: 0,
+      perturbationWellFormed: 0,
+      genuineError: 0,
+      notNearIdentical: 0,
+      deduplicated: 0,
+      final: 0,
+    };
     const candidates: RecoverySample[] = [];
     for (const { task, trajectory } of kept) {
-      for (const t of drawSeedSteps(trajectory, settings.seedStepsPerTrajectory, createRng(settings.seed, "seed-steps", task.id, trajectory.rollout, distance))) {
+      for (const t of drawSeedSteps(
+        trajectory,
+        settings.seedStepsPerTrajectory,
+        createRng(settings.seed, "seed-steps", task.id, trajectory.rollout, distance),
+      )) {
         if (shouldStop()) break;
         c.seedSteps++;
         const target = stateAt(trajectory, t);
-        const replay = await replayFromReset({ env, task, blobs, check, steps: trajectory.steps.slice(0, t).map((s, i) => ({ actions: s.actions, expect: i === t - 1 ? target : undefined })), expectInitial: t === 0 ? target : undefined, settleMs, signal });
+        const replay = await replayFromReset({
+          env,
+          task,
+          blobs,
+          check,
+          steps: trajectory.steps
+            .slice(0, t)
+            .map((s, i) => ({ actions: s.actions, expect: i === t - 1 ? target : undefined })),
+          expectInitial: t === 0 ? target : undefined,
+          settleMs,
+          signal,
+        });
         if (!replay.ok) {
           log(`${task.id} t=${t} d=${distance}: target not reproduced: ${replay.envError ?? replay.failedAt?.reason}`);
           continue;
@@ -200,10 +262,18 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
         let start = replay.observations[replay.observations.length - 1];
         if (masks) {
           try {
-            start = await masks.recapture(env, task.id, `${task.id}/r${trajectory.rollout}/t${t}`, start, target.observation.screenshot);
+            start = await masks.recapture(
+              env,
+              task.id,
+              `${task.id}/r${trajectory.rollout}/t${t}`,
+              start,
+              target.observation.screenshot,
+            );
           } catch (err) {
             signal?.throwIfAborted();
-            log(`${task.id} t=${t} d=${distance}: environment failed while re-capturing the target: ${describeError(err)}`);
+            log(
+              `${task.id} t=${t} d=${distance}: environment failed while re-capturing the target: ${describeError(err)}`,
+            );
             continue;
           }
         }
@@ -211,22 +281,51 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
         simulated ||= policy.simulated === true;
         let perturbation: { steps: RecordedStep[]; final: RecordedState };
         try {
-          perturbation = await perturb({ env, task, policy, blobs, history: trajectory.steps.slice(0, t), observation: start, startStep: t, steps: distance, settleMs, signal });
+          perturbation = await perturb({
+            env,
+            task,
+            policy,
+            blobs,
+            history: trajectory.steps.slice(0, t),
+            observation: start,
+            startStep: t,
+            steps: distance,
+            settleMs,
+            signal,
+          });
         } catch (err) {
           signal?.throwIfAborted();
           log(`${task.id} t=${t} d=${distance}: environment failed while perturbing: ${describeError(err)}`);
           continue;
         }
         c.perturbed++;
-        if (!perturbation.steps.every((s) => s.actions.length === 1) || (distance === 1 && NOT_MEANINGFUL.has(perturbation.steps[0].actions[0].type))) continue;
+        if (
+          !perturbation.steps.every((s) => s.actions.length === 1) ||
+          (distance === 1 && NOT_MEANINGFUL.has(perturbation.steps[0].actions[0].type))
+        )
+          continue;
         c.perturbationWellFormed++;
-        const rtc = await transitionOracle(env, perturbation.final.observation, trajectory.steps.slice(t).map((s) => s.actions), 1, settleMs);
+        const rtc = await transitionOracle(
+          env,
+          perturbation.final.observation,
+          trajectory.steps.slice(t).map((s) => s.actions),
+          1,
+          settleMs,
+        );
         if (rtc.envError || rtc.pass) continue;
         c.genuineError++;
         const errorTargetSsim = await observationSsim(perturbation.final.observation, target.observation, blobs);
         candidates.push({
-          id: `${task.id}/r${trajectory.rollout}/t${t}/d${distance}`, taskId: task.id, distance, trajectory, targetStep: t, target,
-          perturbation: perturbation.steps, error: perturbation.final, errorTargetSsim, simulated,
+          id: `${task.id}/r${trajectory.rollout}/t${t}/d${distance}`,
+          taskId: task.id,
+          distance,
+          trajectory,
+          targetStep: t,
+          target,
+          perturbation: perturbation.steps,
+          error: perturbation.final,
+          errorTargetSsim,
+          simulated,
         });
       }
     }
@@ -235,9 +334,10 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
     c.notNearIdentical = distinct.length;
     const unique = await dropDuplicates(distinct, settings.duplicateSsim, blobs);
     c.deduplicated = unique.length;
-    const final = settings.maxSamplesPerDistance && unique.length > settings.maxSamplesPerDistance
-      ? seededSubset(unique, settings.maxSamplesPerDistance, settings.seed, distance)
-      : unique;
+    const final =
+      settings.maxSamplesPerDistance && unique.length > settings.maxSamplesPerDistance
+        ? seededSubset(unique, settings.maxSamplesPerDistance, settings.seed, distance)
+        : unique;
     c.final = final.length;
     samples.push(...final);
     stages.push(c);
@@ -245,13 +345,26 @@ export async function buildRecoveryDataset(options: DatasetBuildOptions): Promis
   }
   if (stopped) log(`stopped early: ${stopped}`);
   simulated ||= options.declaredSimulated?.() === true;
-  const withMasks = masks ? await masks.assign(samples, (s) => `${s.taskId}/r${s.trajectory.rollout}/t${s.targetStep}`) : samples;
-  return { settings, trajectories: counts, stages, samples: withMasks.map((s) => ({ ...s, simulated })), simulated, ...(stopped && { stopped }) };
+  const withMasks = masks
+    ? await masks.assign(samples, (s) => `${s.taskId}/r${s.trajectory.rollout}/t${s.targetStep}`)
+    : samples;
+  return {
+    settings,
+    trajectories: counts,
+    stages,
+    samples: withMasks.map((s) => ({ ...s, simulated })),
+    simulated,
+    ...(stopped && { stopped }),
+  };
 }
 
 function maskCollector(options: DatasetBuildOptions): MaskCollector | undefined {
   if (options.dynamicMasks === false) return undefined;
-  const store = options.dynamicMasks?.store ?? (typeof (options.blobs as Partial<BlobWriter>).put === "function" ? (options.blobs as unknown as BlobWriter) : undefined);
+  const store =
+    options.dynamicMasks?.store ??
+    (typeof (options.blobs as Partial<BlobWriter>).put === "function"
+      ? (options.blobs as unknown as BlobWriter)
+      : undefined);
   if (!store) return undefined;
   return new MaskCollector({ ...options.dynamicMasks, store }, options.blobs);
 }
@@ -273,7 +386,11 @@ function drawSeedSteps(trajectory: GroundTruthTrajectory, k: number, rng: Return
   return out.sort((a, b) => a - b);
 }
 
-async function dropDuplicates(samples: RecoverySample[], threshold: number, blobs: BlobReader): Promise<RecoverySample[]> {
+async function dropDuplicates(
+  samples: RecoverySample[],
+  threshold: number,
+  blobs: BlobReader,
+): Promise<RecoverySample[]> {
   const out: RecoverySample[] = [];
   for (const s of samples) {
     let dup = false;
@@ -297,5 +414,8 @@ function seededSubset<T>(items: readonly T[], k: number, seed: number, distance:
     const j = rng.int(0, i);
     [idx[i], idx[j]] = [idx[j], idx[i]];
   }
-  return idx.slice(0, k).sort((a, b) => a - b).map((i) => items[i]);
+  return idx
+    .slice(0, k)
+    .sort((a, b) => a - b)
+    .map((i) => items[i]);
 }

@@ -15,7 +15,15 @@
 import type { BlobReader, BlobRef } from "../blob-store.ts";
 import type { Environment } from "../environment.ts";
 import type { Observation } from "../observation.ts";
-import { DEFAULT_MASK_DILATION, learnDynamicMask, maskFraction, saveMask, unionMasks, type BlobWriter, type DynamicMask } from "../oracle/dynamic-mask.ts";
+import {
+  DEFAULT_MASK_DILATION,
+  learnDynamicMask,
+  maskFraction,
+  saveMask,
+  unionMasks,
+  type BlobWriter,
+  type DynamicMask,
+} from "../oracle/dynamic-mask.ts";
 import type { RecoverySample, SampleMasks } from "./types.ts";
 
 /** Options of mask learning during a dataset build. */
@@ -39,7 +47,10 @@ export class MaskCollector {
   readonly waitSeconds: number;
   private readonly dilate: number;
 
-  constructor(private readonly options: DynamicMaskBuildOptions, private readonly blobs: BlobReader) {
+  constructor(
+    private readonly options: DynamicMaskBuildOptions,
+    private readonly blobs: BlobReader,
+  ) {
     this.recaptures = Math.max(0, options.recaptures ?? 5);
     this.waitSeconds = options.waitSeconds ?? 1;
     this.dilate = options.dilate ?? DEFAULT_MASK_DILATION;
@@ -49,8 +60,17 @@ export class MaskCollector {
   async addState(taskId: string, key: string | null, screenshots: readonly BlobRef[]): Promise<void> {
     if (key && this.states.has(key)) return;
     const distinct = [...new Set(screenshots)];
-    const mask = distinct.length < 2 ? null : await learnDynamicMask(await Promise.all(distinct.map((r) => this.blobs.get(r))), this.dilate);
-    if (key) this.states.set(key, mask ? { ref: await saveMask(mask, this.options.store), fraction: maskFraction(mask), captures: distinct } : { ref: null, fraction: 0, captures: distinct });
+    const mask =
+      distinct.length < 2
+        ? null
+        : await learnDynamicMask(await Promise.all(distinct.map((r) => this.blobs.get(r))), this.dilate);
+    if (key)
+      this.states.set(
+        key,
+        mask
+          ? { ref: await saveMask(mask, this.options.store), fraction: maskFraction(mask), captures: distinct }
+          : { ref: null, fraction: 0, captures: distinct },
+      );
     if (mask) this.tasks.set(taskId, unionMasks([this.tasks.get(taskId), mask]));
     else if (!this.tasks.has(taskId)) this.tasks.set(taskId, null);
   }
@@ -82,7 +102,13 @@ export class MaskCollector {
    * Re-capture the current (just reproduced) state `recaptures` times after a WAIT each and learn
    * from them plus the replays' and the rollout's (`recorded`) captures of the same state. Returns the observation to continue from.
    */
-  async recapture(env: Environment, taskId: string, key: string, current: Observation, recorded: BlobRef): Promise<Observation> {
+  async recapture(
+    env: Environment,
+    taskId: string,
+    key: string,
+    current: Observation,
+    recorded: BlobRef,
+  ): Promise<Observation> {
     if (this.has(key)) return current;
     const shots = [...(this.known.get(key) ?? []), recorded, current.screenshot];
     if (this.recaptures === 0) {
@@ -103,12 +129,23 @@ export class MaskCollector {
   async assign(samples: readonly RecoverySample[], keyOf: (s: RecoverySample) => string): Promise<RecoverySample[]> {
     const taskRefs = new Map<string, { ref: BlobRef | null; fraction: number }>();
     for (const [taskId, mask] of [...this.tasks.entries()].sort(([a], [b]) => a.localeCompare(b))) {
-      taskRefs.set(taskId, mask ? { ref: await saveMask(mask, this.options.store), fraction: maskFraction(mask) } : { ref: null, fraction: 0 });
+      taskRefs.set(
+        taskId,
+        mask
+          ? { ref: await saveMask(mask, this.options.store), fraction: maskFraction(mask) }
+          : { ref: null, fraction: 0 },
+      );
     }
     return samples.map((s) => {
       const st = this.states.get(keyOf(s)) ?? { ref: null, fraction: 0, captures: [] };
       const tk = taskRefs.get(s.taskId) ?? { ref: null, fraction: 0 };
-      const masks: SampleMasks = { state: st.ref, task: tk.ref, stateFraction: round(st.fraction), taskFraction: round(tk.fraction), captures: st.captures };
+      const masks: SampleMasks = {
+        state: st.ref,
+        task: tk.ref,
+        stateFraction: round(st.fraction),
+        taskFraction: round(tk.fraction),
+        captures: st.captures,
+      };
       return { ...s, masks };
     });
   }

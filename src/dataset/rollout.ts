@@ -42,7 +42,13 @@ export function stateHashOf(env: Environment): string | undefined {
 
 /** History entries for a policy from recorded steps (indices from `offset`). */
 export function toHistory(steps: readonly RecordedStep[], offset = 0): HistoryEntry[] {
-  return steps.map((s, i) => ({ step: offset + i, observation: s.observation, actions: s.actions, response: s.response, memo: s.memo }));
+  return steps.map((s, i) => ({
+    step: offset + i,
+    observation: s.observation,
+    actions: s.actions,
+    response: s.response,
+    memo: s.memo,
+  }));
 }
 
 /** Run the policy from a reset until DONE/FAIL or the step budget; then evaluate. */
@@ -55,11 +61,22 @@ export async function rolloutPolicy(options: RolloutOptions): Promise<RolloutRes
     let hash = stateHashOf(env);
     for (let t = 0; t < maxSteps; t++) {
       signal?.throwIfAborted();
-      const d = await policy.propose({ task: { id: task.id, instruction: task.instruction }, history: toHistory(steps), observation: obs, step: t, tick: t, blobs, signal });
+      const d = await policy.propose({
+        task: { id: task.id, instruction: task.instruction },
+        history: toHistory(steps),
+        observation: obs,
+        step: t,
+        tick: t,
+        blobs,
+        signal,
+      });
       steps.push({ observation: obs, stateHash: hash, actions: d.actions, response: d.response, memo: d.memo });
       const end = d.actions.findIndex((a) => a.type === "DONE" || a.type === "FAIL");
       const terminal = end >= 0;
-      obs = await executeStep(env, terminal ? d.actions.slice(0, end) : d.actions, obs, { settleMs: options.settleMs, signal });
+      obs = await executeStep(env, terminal ? d.actions.slice(0, end) : d.actions, obs, {
+        settleMs: options.settleMs,
+        signal,
+      });
       hash = stateHashOf(env);
       if (terminal) break;
     }
@@ -99,7 +116,15 @@ export async function perturb(options: PerturbOptions): Promise<{ steps: Recorde
   for (let i = 0; i < options.steps; i++) {
     signal?.throwIfAborted();
     const step = options.startStep + i;
-    const d = await policy.propose({ task: { id: task.id, instruction: task.instruction }, history: [...toHistory(options.history), ...toHistory(out, options.history.length)], observation: obs, step, tick: step, blobs, signal });
+    const d = await policy.propose({
+      task: { id: task.id, instruction: task.instruction },
+      history: [...toHistory(options.history), ...toHistory(out, options.history.length)],
+      observation: obs,
+      step,
+      tick: step,
+      blobs,
+      signal,
+    });
     out.push({ observation: obs, stateHash: hash, actions: d.actions, response: d.response, memo: d.memo });
     obs = await executeStep(env, d.actions, obs, { settleMs: options.settleMs, signal });
     hash = stateHashOf(env);

@@ -18,7 +18,12 @@ import { sha256Hex } from "../hash.ts";
 import type { JsonValue } from "../policy.ts";
 import type { Task } from "../task.ts";
 import type { DatasetBuildResult } from "./build.ts";
-import { RECOVERY_DATASET_SCHEMA, type RecoveryDataset, type RecoveryDatasetManifest, type RecoverySample } from "./types.ts";
+import {
+  RECOVERY_DATASET_SCHEMA,
+  type RecoveryDataset,
+  type RecoveryDatasetManifest,
+  type RecoverySample,
+} from "./types.ts";
 import { redactText } from "../secrets.ts";
 import { writeTextAtomic } from "../store/write-file.ts";
 
@@ -37,7 +42,11 @@ export interface SaveDatasetOptions {
 
 /** Every blob reference in a sample. */
 export function sampleBlobRefs(s: RecoverySample): string[] {
-  const refs = [s.target.observation.screenshot, s.error.observation.screenshot, s.trajectory.final.observation.screenshot];
+  const refs = [
+    s.target.observation.screenshot,
+    s.error.observation.screenshot,
+    s.trajectory.final.observation.screenshot,
+  ];
   for (const st of [...s.trajectory.steps, ...s.perturbation]) refs.push(st.observation.screenshot);
   if (s.masks?.state) refs.push(s.masks.state);
   if (s.masks?.task) refs.push(s.masks.task);
@@ -55,7 +64,8 @@ export function saveRecoveryDataset(options: SaveDatasetOptions): RecoveryDatase
   }
   const usedTasks = new Set(options.build.samples.map((s) => s.taskId));
   const tasks = options.tasks.filter((t) => usedTasks.has(t.id));
-  const samplesText = options.build.samples.map((s) => JSON.stringify(s)).join("\n") + (options.build.samples.length ? "\n" : "");
+  const samplesText =
+    options.build.samples.map((s) => JSON.stringify(s)).join("\n") + (options.build.samples.length ? "\n" : "");
   const { trajectories } = options.build;
   const manifest: RecoveryDatasetManifest = {
     schema: RECOVERY_DATASET_SCHEMA,
@@ -81,10 +91,20 @@ export function saveRecoveryDataset(options: SaveDatasetOptions): RecoveryDatase
 export function loadRecoveryDataset(dirInput: string): RecoveryDataset {
   const dir = resolve(dirInput);
   const manifestPath = join(dir, "dataset.json");
-  if (!existsSync(manifestPath)) throw new ConfigError(`no recovery dataset in ${dir} (dataset.json missing): build one with \`retrace dataset build --out ${dirInput}\``, { field: "dataset" });
+  if (!existsSync(manifestPath))
+    throw new ConfigError(
+      `no recovery dataset in ${dir} (dataset.json missing): build one with \`retrace dataset build --out ${dirInput}\``,
+      { field: "dataset" },
+    );
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as RecoveryDatasetManifest;
-  if (manifest.schema !== RECOVERY_DATASET_SCHEMA) throw new ConfigError(`${manifestPath} has schema "${manifest.schema}", expected "${RECOVERY_DATASET_SCHEMA}": rebuild the dataset`, { field: "dataset" });
-  const tasks = new Map((JSON.parse(readFileSync(join(dir, manifest.files.tasks), "utf8")) as Task[]).map((t) => [t.id, t]));
+  if (manifest.schema !== RECOVERY_DATASET_SCHEMA)
+    throw new ConfigError(
+      `${manifestPath} has schema "${manifest.schema}", expected "${RECOVERY_DATASET_SCHEMA}": rebuild the dataset`,
+      { field: "dataset" },
+    );
+  const tasks = new Map(
+    (JSON.parse(readFileSync(join(dir, manifest.files.tasks), "utf8")) as Task[]).map((t) => [t.id, t]),
+  );
   const samples = readFileSync(join(dir, manifest.files.samples), "utf8")
     .split("\n")
     .filter((l) => l.trim() !== "")
@@ -92,10 +112,18 @@ export function loadRecoveryDataset(dirInput: string): RecoveryDataset {
       try {
         return JSON.parse(l) as RecoverySample;
       } catch (cause) {
-        throw new ConfigError(`${join(dir, manifest.files.samples)} line ${i + 1} is not JSON: the file is damaged, rebuild the dataset`, { cause, field: "dataset" });
+        throw new ConfigError(
+          `${join(dir, manifest.files.samples)} line ${i + 1} is not JSON: the file is damaged, rebuild the dataset`,
+          { cause, field: "dataset" },
+        );
       }
     });
-  for (const s of samples) if (!tasks.has(s.taskId)) throw new ConfigError(`sample ${s.id} refers to task "${s.taskId}", which is not in tasks.json: rebuild the dataset`, { field: "dataset" });
+  for (const s of samples)
+    if (!tasks.has(s.taskId))
+      throw new ConfigError(
+        `sample ${s.id} refers to task "${s.taskId}", which is not in tasks.json: rebuild the dataset`,
+        { field: "dataset" },
+      );
   return { dir, manifest, tasks, samples };
 }
 

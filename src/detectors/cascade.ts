@@ -30,9 +30,17 @@ import { createStagnationDetector } from "./stagnation.ts";
 /** One gate of a cascade, as written in configs (`detector: { kind: cascade, gates: [...] }`). */
 export const CascadeGateSpecSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("no-effect") }).strict(),
-  z.object({ kind: z.literal("stagnation"), k: z.number().int().min(1).default(3), fire: z.boolean().default(false) }).strict(),
   z
-    .object({ kind: z.literal("loop"), minCycle: z.number().int().min(1).default(1), maxCycle: z.number().int().min(1).default(4), repeats: z.number().int().min(2).default(3), fire: z.boolean().default(true) })
+    .object({ kind: z.literal("stagnation"), k: z.number().int().min(1).default(3), fire: z.boolean().default(false) })
+    .strict(),
+  z
+    .object({
+      kind: z.literal("loop"),
+      minCycle: z.number().int().min(1).default(1),
+      maxCycle: z.number().int().min(1).default(4),
+      repeats: z.number().int().min(2).default(3),
+      fire: z.boolean().default(true),
+    })
     .strict(),
   z.object({ kind: z.literal("visual-change"), below: z.number().min(0).max(1).default(0.6) }).strict(),
   z.object({ kind: z.literal("action-pattern"), types: z.array(z.string().min(1)).min(1) }).strict(),
@@ -47,7 +55,13 @@ export type CascadeGateSpec = z.input<typeof CascadeGateSpecSchema>;
  * policy, simulated detector as the expensive one) they ask it 0.29 times per step and keep 96.7%
  * of the every-step detector's true detections (`npm run bench cascade`).
  */
-export const DEFAULT_CASCADE_GATES: CascadeGateSpec[] = [{ kind: "no-effect" }, { kind: "loop" }, { kind: "visual-change" }, { kind: "every-k", k: 10 }, { kind: "before-done" }];
+export const DEFAULT_CASCADE_GATES: CascadeGateSpec[] = [
+  { kind: "no-effect" },
+  { kind: "loop" },
+  { kind: "visual-change" },
+  { kind: "every-k", k: 10 },
+  { kind: "before-done" },
+];
 
 /** Options of {@link createCascadeDetector}. */
 export interface CascadeDetectorOptions {
@@ -77,7 +91,10 @@ function buildGate(spec: z.output<typeof CascadeGateSpecSchema>): Gate {
       };
     case "stagnation":
     case "loop": {
-      const inner = spec.kind === "loop" ? createLoopDetector({ minCycle: spec.minCycle, maxCycle: spec.maxCycle, repeats: spec.repeats }) : createStagnationDetector({ k: spec.k });
+      const inner =
+        spec.kind === "loop"
+          ? createLoopDetector({ minCycle: spec.minCycle, maxCycle: spec.maxCycle, repeats: spec.repeats })
+          : createStagnationDetector({ k: spec.k });
       return {
         name: spec.kind,
         async check(input) {
@@ -93,7 +110,10 @@ function buildGate(spec: z.output<typeof CascadeGateSpecSchema>): Gate {
         async check({ history, observation, blobs }) {
           const last = history[history.length - 1];
           if (!last || last.observation.screenshot === observation.screenshot) return SHUT;
-          const sim = await screenshotSsim(await blobs.get(last.observation.screenshot), await blobs.get(observation.screenshot));
+          const sim = await screenshotSsim(
+            await blobs.get(last.observation.screenshot),
+            await blobs.get(observation.screenshot),
+          );
           return { open: sim < spec.below };
         },
       };
@@ -120,7 +140,10 @@ export function parseCascadeGates(specs: unknown): Array<z.output<typeof Cascade
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const field = `gates${issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("")}`;
-  throw new ConfigError(`cascade detector: ${field}: ${issue.message} (gate kinds: no-effect, stagnation, loop, visual-change, action-pattern, every-k, before-done)`, { field });
+  throw new ConfigError(
+    `cascade detector: ${field}: ${issue.message} (gate kinds: no-effect, stagnation, loop, visual-change, action-pattern, every-k, before-done)`,
+    { field },
+  );
 }
 
 /**
@@ -139,7 +162,9 @@ export function isCascadeDetector(detector: { readonly name: string }): boolean 
  */
 export function createCascadeDetector(options: CascadeDetectorOptions): ErrorDetector {
   if (!options || !options.detector || typeof options.detector.detect !== "function") {
-    throw new ConfigError("createCascadeDetector: detector (the expensive ErrorDetector) is required", { field: "detector" });
+    throw new ConfigError("createCascadeDetector: detector (the expensive ErrorDetector) is required", {
+      field: "detector",
+    });
   }
   const gates = parseCascadeGates(options.gates ?? DEFAULT_CASCADE_GATES).map(buildGate);
   const inner = options.detector;
@@ -155,7 +180,12 @@ export function createCascadeDetector(options: CascadeDetectorOptions): ErrorDet
         opened.push(gate.name);
         if (out.fire) return { ...out.fire, cascade: { gates: opened, asked: false, firedBy: gate.name } };
       }
-      if (opened.length === 0) return { ...noDetection("cascade: no gate opened; the expensive detector was not asked"), confidence: 0, cascade: { gates: [], asked: false } };
+      if (opened.length === 0)
+        return {
+          ...noDetection("cascade: no gate opened; the expensive detector was not asked"),
+          confidence: 0,
+          cascade: { gates: [], asked: false },
+        };
       const d = await inner.detect(input);
       return { ...d, cascade: { gates: opened, asked: true } };
     },

@@ -37,7 +37,9 @@ export function createLoopDetector(options: LoopDetectorOptions = {}): ErrorDete
   const parsed = OptionsSchema.safeParse(options);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ConfigError(`loop detector: ${issue.path.join(".") || "options"}: ${issue.message}`, { field: issue.path.join(".") });
+    throw new ConfigError(`loop detector: ${issue.path.join(".") || "options"}: ${issue.message}`, {
+      field: issue.path.join("."),
+    });
   }
   const { minCycle, maxCycle, repeats, ssimThreshold } = parsed.data;
   const screens = new ScreenComparator(ssimThreshold);

@@ -18,14 +18,18 @@ export interface StagnationDetectorOptions {
   ssimThreshold?: number;
 }
 
-const OptionsSchema = z.object({ k: z.number().int().min(1).default(3), ssimThreshold: z.number().min(0).max(1).default(0.99) }).strict();
+const OptionsSchema = z
+  .object({ k: z.number().int().min(1).default(3), ssimThreshold: z.number().min(0).max(1).default(0.99) })
+  .strict();
 
 /** A detector that fires when the last `k` actions changed nothing on screen. */
 export function createStagnationDetector(options: StagnationDetectorOptions = {}): ErrorDetector {
   const parsed = OptionsSchema.safeParse(options);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ConfigError(`stagnation detector: ${issue.path.join(".") || "options"}: ${issue.message}`, { field: issue.path.join(".") });
+    throw new ConfigError(`stagnation detector: ${issue.path.join(".") || "options"}: ${issue.message}`, {
+      field: issue.path.join("."),
+    });
   }
   const { k, ssimThreshold } = parsed.data;
   const screens = new ScreenComparator(ssimThreshold);
@@ -50,7 +54,12 @@ export function createStagnationDetector(options: StagnationDetectorOptions = {}
           };
         }
       }
-      return { isError: false, errorStep: null, reason: streak ? `screen unchanged for ${streak} step(s)` : "screen changed", confidence: 0.7 };
+      return {
+        isError: false,
+        errorStep: null,
+        reason: streak ? `screen unchanged for ${streak} step(s)` : "screen changed",
+        confidence: 0.7,
+      };
     },
   };
 }

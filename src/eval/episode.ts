@@ -44,7 +44,11 @@ interface EpisodeInput {
  * perturbation agent's text and memo would tell the recoverer what went wrong).
  */
 export function historyToError(sample: RecoverySample): HistoryEntry[] {
-  const perturbation = sample.perturbation.map((s) => ({ observation: s.observation, stateHash: s.stateHash, actions: s.actions }));
+  const perturbation = sample.perturbation.map((s) => ({
+    observation: s.observation,
+    stateHash: s.stateHash,
+    actions: s.actions,
+  }));
   return toHistory([...sample.trajectory.steps.slice(0, sample.targetStep), ...perturbation]);
 }
 
@@ -63,10 +67,19 @@ export async function runImplicit(input: EpisodeInput & { policy: ForwardPolicy 
   const rationales: (string | undefined)[] = [];
   for (let i = 0; i < input.budget; i++) {
     signal?.throwIfAborted();
-    const d = await policy.propose({ task: { id: task.id, instruction: task.instruction }, history, observation: obs, step: start + i, tick: start + i, blobs, signal });
+    const d = await policy.propose({
+      task: { id: task.id, instruction: task.instruction },
+      history,
+      observation: obs,
+      step: start + i,
+      tick: start + i,
+      blobs,
+      signal,
+    });
     actions.push(d.actions);
     rationales.push(d.response);
-    if (d.actions.some((a) => a.type === "DONE" || a.type === "FAIL")) return { recovered: obs, steps: i + 1, actions, rationales, declaredDone: true };
+    if (d.actions.some((a) => a.type === "DONE" || a.type === "FAIL"))
+      return { recovered: obs, steps: i + 1, actions, rationales, declaredDone: true };
     const before = obs;
     obs = await executeStep(env, d.actions, obs, { settleMs: input.settleMs, signal });
     history.push({ step: start + i, observation: before, actions: d.actions, response: d.response, memo: d.memo });
@@ -75,7 +88,14 @@ export async function runImplicit(input: EpisodeInput & { policy: ForwardPolicy 
 }
 
 /** Build the explicit recovery context of a sample. */
-export async function recoveryContextFor(sample: RecoverySample, task: Task, kind: RecoveryContextKind, blobs: BlobReader, summarizer?: Summarizer, signal?: AbortSignal): Promise<RecoveryContext> {
+export async function recoveryContextFor(
+  sample: RecoverySample,
+  task: Task,
+  kind: RecoveryContextKind,
+  blobs: BlobReader,
+  summarizer?: Summarizer,
+  signal?: AbortSignal,
+): Promise<RecoveryContext> {
   switch (kind) {
     case "0-E":
       return { kind, history: historyToError(sample) };
@@ -84,14 +104,22 @@ export async function recoveryContextFor(sample: RecoverySample, task: Task, kin
     case "none":
       return { kind, history: [] };
     case "contextualized": {
-      const s = await summarizer!.summarize({ task: { id: task.id, instruction: task.instruction }, history: historyToTarget(sample), target: { step: sample.targetStep, observation: sample.target.observation }, blobs, signal });
+      const s = await summarizer!.summarize({
+        task: { id: task.id, instruction: task.instruction },
+        history: historyToTarget(sample),
+        target: { step: sample.targetStep, observation: sample.target.observation },
+        blobs,
+        signal,
+      });
       return { kind, history: [], summary: s.summary };
     }
   }
 }
 
 /** Explicit recovery: a recovery policy acts toward the target for at most `budget` steps. */
-export async function runExplicit(input: EpisodeInput & { recoverer: RecoveryPolicy; context: RecoveryContextKind; summarizer?: Summarizer }): Promise<RecoveryEpisode> {
+export async function runExplicit(
+  input: EpisodeInput & { recoverer: RecoveryPolicy; context: RecoveryContextKind; summarizer?: Summarizer },
+): Promise<RecoveryEpisode> {
   const { env, task, sample, recoverer, blobs, signal } = input;
   const context = await recoveryContextFor(sample, task, input.context, blobs, input.summarizer, signal);
   const tick0 = sample.targetStep + sample.perturbation.length;
@@ -102,8 +130,16 @@ export async function runExplicit(input: EpisodeInput & { recoverer: RecoveryPol
   for (let i = 0; i < input.budget; i++) {
     signal?.throwIfAborted();
     const d = await recoverer.propose({
-      task: { id: task.id, instruction: task.instruction }, target: { step: sample.targetStep, observation: sample.target.observation }, errorStep: sample.targetStep,
-      context, recoveryHistory, observation: obs, budget: { used: i, max: input.budget }, tick: tick0 + i, blobs, signal,
+      task: { id: task.id, instruction: task.instruction },
+      target: { step: sample.targetStep, observation: sample.target.observation },
+      errorStep: sample.targetStep,
+      context,
+      recoveryHistory,
+      observation: obs,
+      budget: { used: i, max: input.budget },
+      tick: tick0 + i,
+      blobs,
+      signal,
     });
     actions.push(d.actions);
     rationales.push(d.response);

@@ -7,7 +7,8 @@
 /** Classifies one rationale: true = restorative, false = not, null = cannot tell. */
 export type IntentClassifier = (rationale: string) => boolean | null;
 
-const RESTORATIVE = /\b(undo(ing|ne)?|restor\w*|revert\w*|roll(ing|ed)?[ -]?back|go(ing)? back|get(ting)? back|return(ing)? to (the )?(previous|earlier|original|target)|recover\w*|dismiss\w*|close (the |this |that )?(dialog|menu|pop-?up|window)|notic\w*)\b/i;
+const RESTORATIVE =
+  /\b(undo(ing|ne)?|restor\w*|revert\w*|roll(ing|ed)?[ -]?back|go(ing)? back|get(ting)? back|return(ing)? to (the )?(previous|earlier|original|target)|recover\w*|dismiss\w*|close (the |this |that )?(dialog|menu|pop-?up|window)|notic\w*)\b/i;
 
 /** The default keyword classifier (English rationales). */
 export const keywordIntent: IntentClassifier = (rationale) => {
@@ -17,7 +18,10 @@ export const keywordIntent: IntentClassifier = (rationale) => {
 };
 
 /** Per-episode intent: how many rationales were judged, how many restorative, and the episode verdict. */
-export function episodeIntent(rationales: readonly (string | undefined)[], classify: IntentClassifier = keywordIntent): { judged: number; restorative: number; intent: boolean | null } {
+export function episodeIntent(
+  rationales: readonly (string | undefined)[],
+  classify: IntentClassifier = keywordIntent,
+): { judged: number; restorative: number; intent: boolean | null } {
   let judged = 0;
   let restorative = 0;
   for (const r of rationales) {

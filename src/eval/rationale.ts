@@ -30,7 +30,8 @@ export interface TextEmbedder {
 }
 
 /** How rationales are compared with the reference. */
-export type RationaleScorer = { kind: "tfidf"; threshold?: number } | { kind: "embedding"; embedder: TextEmbedder; threshold?: number };
+export type RationaleScorer =
+  { kind: "tfidf"; threshold?: number } | { kind: "embedding"; embedder: TextEmbedder; threshold?: number };
 
 /** Restorative when the best TF-IDF cosine reaches this (calibrated on SimDesk, see above). */
 export const DEFAULT_TFIDF_THRESHOLD = 0.09;
@@ -58,7 +59,26 @@ export function recoveryReference(sample: Pick<RecoverySample, "targetStep" | "d
   return `Undo the mistake and restore the previous state: revert the last ${sample.distance} action(s) (${undo.join(", ") || "none"}), go back to the target state after step ${sample.targetStep}, then declare it restored.`;
 }
 
-const STOP = new Set(["the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "is", "it", "this", "that", "then", "for", "with", "s"]);
+const STOP = new Set([
+  "the",
+  "a",
+  "an",
+  "and",
+  "or",
+  "of",
+  "to",
+  "in",
+  "on",
+  "at",
+  "is",
+  "it",
+  "this",
+  "that",
+  "then",
+  "for",
+  "with",
+  "s",
+]);
 
 /** Lower-cased word tokens, numbers and stop words dropped, light suffix stemming ("restored" = "restore" = "restoring"). */
 export function tokens(text: string): string[] {
@@ -66,7 +86,8 @@ export function tokens(text: string): string[] {
 }
 
 function stem(w: string): string {
-  for (const suffix of ["ing", "ed", "es", "e", "s"]) if (w.length > suffix.length + 3 && w.endsWith(suffix)) return w.slice(0, -suffix.length);
+  for (const suffix of ["ing", "ed", "es", "e", "s"])
+    if (w.length > suffix.length + 3 && w.endsWith(suffix)) return w.slice(0, -suffix.length);
   return w;
 }
 
@@ -102,7 +123,9 @@ function sparseCosine(a: Map<string, number>, b: Map<string, number>): number {
 /** Cosine similarity of two dense vectors (0 when either is zero). */
 export function cosine(a: readonly number[], b: readonly number[]): number {
   if (a.length !== b.length) throw new ConfigError(`cosine: vectors differ in length (${a.length} vs ${b.length})`);
-  let dot = 0, na = 0, nb = 0;
+  let dot = 0,
+    na = 0,
+    nb = 0;
   for (let i = 0; i < a.length; i++) {
     dot += a[i] * b[i];
     na += a[i] * a[i];
@@ -113,13 +136,19 @@ export function cosine(a: readonly number[], b: readonly number[]): number {
 
 /** Score every episode's rationales against its reference; the TF-IDF corpus is all of them. */
 export async function scoreRationales(
-  episodes: ReadonlyArray<{ rationales: readonly (string | undefined)[]; reference: string }>, scorer: RationaleScorer = { kind: "tfidf" }, signal?: AbortSignal,
+  episodes: ReadonlyArray<{ rationales: readonly (string | undefined)[]; reference: string }>,
+  scorer: RationaleScorer = { kind: "tfidf" },
+  signal?: AbortSignal,
 ): Promise<RationaleScore[]> {
   const texts: string[] = [];
   const index = new Map<string, number>();
   const id = (t: string) => index.get(t) ?? (index.set(t, texts.push(t) - 1), texts.length - 1);
-  const items = episodes.map((e) => ({ ref: id(e.reference), rats: e.rationales.filter((r): r is string => !!r && r.trim() !== "").map(id) }));
-  const threshold = scorer.threshold ?? (scorer.kind === "tfidf" ? DEFAULT_TFIDF_THRESHOLD : DEFAULT_EMBEDDING_THRESHOLD);
+  const items = episodes.map((e) => ({
+    ref: id(e.reference),
+    rats: e.rationales.filter((r): r is string => !!r && r.trim() !== "").map(id),
+  }));
+  const threshold =
+    scorer.threshold ?? (scorer.kind === "tfidf" ? DEFAULT_TFIDF_THRESHOLD : DEFAULT_EMBEDDING_THRESHOLD);
   let sim: (a: number, b: number) => number;
   let method: string;
   if (scorer.kind === "tfidf") {
@@ -128,7 +157,10 @@ export async function scoreRationales(
     method = "tfidf";
   } else {
     const v = texts.length ? await scorer.embedder.embed(texts, signal) : [];
-    if (v.length !== texts.length) throw new AdapterError(`scoreRationales: ${scorer.embedder.name} returned ${v.length} vectors for ${texts.length} texts`);
+    if (v.length !== texts.length)
+      throw new AdapterError(
+        `scoreRationales: ${scorer.embedder.name} returned ${v.length} vectors for ${texts.length} texts`,
+      );
     sim = (a, b) => cosine(v[a], v[b]);
     method = scorer.embedder.name;
   }

@@ -32,7 +32,13 @@ import { runExplicit, runImplicit, type RecoveryEpisode } from "./episode.ts";
 /** A recovery policy configuration under test. */
 export type RecoveryVariant =
   | { id: string; kind: "implicit"; policy: (ctx: { task: Task; sample: RecoverySample }) => ForwardPolicy }
-  | { id: string; kind: "explicit"; context: RecoveryContextKind; recoverer: (ctx: { task: Task; sample: RecoverySample }) => RecoveryPolicy; summarizer?: Summarizer };
+  | {
+      id: string;
+      kind: "explicit";
+      context: RecoveryContextKind;
+      recoverer: (ctx: { task: Task; sample: RecoverySample }) => RecoveryPolicy;
+      summarizer?: Summarizer;
+    };
 
 /** Options of {@link evaluateRecovery}. */
 export interface RecoveryEvalOptions {
@@ -125,10 +131,16 @@ export interface RecoveryRun {
 export async function evaluateRecovery(given: RecoveryEvalOptions): Promise<RecoveryRun[]> {
   const options = renameDeprecatedKeys("evaluateRecovery", given, { budgets: "recoveryBudget" });
   const budgets = options.recoveryBudget ?? [1, 3, 10];
-  for (const b of budgets) if (!Number.isInteger(b) || b < 1) throw new ConfigError(`eval-recovery: recovery budget ${b} must be a positive integer`, { field: "recoveryBudget" });
+  for (const b of budgets)
+    if (!Number.isInteger(b) || b < 1)
+      throw new ConfigError(`eval-recovery: recovery budget ${b} must be a positive integer`, {
+        field: "recoveryBudget",
+      });
   for (const v of options.variants) {
     if (v.kind === "explicit" && v.context === "contextualized" && !v.summarizer)
-      throw new ConfigError(`eval-recovery: variant "${v.id}" uses the contextualized context but has no summarizer`, { field: "variants" });
+      throw new ConfigError(`eval-recovery: variant "${v.id}" uses the contextualized context but has no summarizer`, {
+        field: "variants",
+      });
   }
   const { env, blobs, signal } = options;
   const check = options.check ?? createStateCheck();
@@ -142,14 +154,22 @@ export async function evaluateRecovery(given: RecoveryEvalOptions): Promise<Reco
       break;
     }
     const task = options.tasks.get(sample.taskId);
-    if (!task) throw new ConfigError(`eval-recovery: sample ${sample.id} refers to unknown task "${sample.taskId}"`, { field: "tasks" });
+    if (!task)
+      throw new ConfigError(`eval-recovery: sample ${sample.id} refers to unknown task "${sample.taskId}"`, {
+        field: "tasks",
+      });
     let snapshot: EnvironmentSnapshot | undefined;
     for (const variant of options.variants) {
       for (const budget of budgets) {
         signal?.throwIfAborted();
         const base = {
-          sampleId: sample.id, taskId: sample.taskId, distance: sample.distance, variant: variant.id, policyKind: variant.kind,
-          context: variant.kind === "implicit" ? ("0-E" as const) : variant.context, budget,
+          sampleId: sample.id,
+          taskId: sample.taskId,
+          distance: sample.distance,
+          variant: variant.id,
+          policyKind: variant.kind,
+          context: variant.kind === "implicit" ? ("0-E" as const) : variant.context,
+          budget,
         };
         // Reconstruct the error state: replay (verified) the first time, then the snapshot.
         let errorObs: Observation;
@@ -157,14 +177,33 @@ export async function evaluateRecovery(given: RecoveryEvalOptions): Promise<Reco
           if (snapshot) errorObs = await env.restore!(snapshot);
           else {
             const steps = [
-              ...sample.trajectory.steps.slice(0, sample.targetStep).map((s, i) => ({ actions: s.actions, expect: i === sample.targetStep - 1 ? sample.target : undefined })),
-              ...sample.perturbation.map((s, i) => ({ actions: s.actions, expect: i === sample.perturbation.length - 1 ? sample.error : undefined })),
+              ...sample.trajectory.steps
+                .slice(0, sample.targetStep)
+                .map((s, i) => ({
+                  actions: s.actions,
+                  expect: i === sample.targetStep - 1 ? sample.target : undefined,
+                })),
+              ...sample.perturbation.map((s, i) => ({
+                actions: s.actions,
+                expect: i === sample.perturbation.length - 1 ? sample.error : undefined,
+              })),
             ];
             const r = await replayFromReset({ env, task, blobs, check, steps, settleMs: options.settleMs, signal });
             if (!r.ok) {
-              const reason = r.envError ?? `state after ${r.failedAt?.afterSteps} steps not reproduced: ${r.failedAt?.reason}`;
+              const reason =
+                r.envError ?? `state after ${r.failedAt?.afterSteps} steps not reproduced: ${r.failedAt?.reason}`;
               log(`${sample.id}: reconstruction failed: ${reason}`);
-              runs.push({ ...base, status: "reconstruction-failed", reason, stepsUsed: 0, declaredDone: false, actions: [], rationales: [], intent: { judged: 0, restorative: 0, intent: null }, simulated: sample.simulated });
+              runs.push({
+                ...base,
+                status: "reconstruction-failed",
+                reason,
+                stepsUsed: 0,
+                declaredDone: false,
+                actions: [],
+                rationales: [],
+                intent: { judged: 0, restorative: 0, intent: null },
+                simulated: sample.simulated,
+              });
               continue;
             }
             errorObs = r.observations[r.observations.length - 1];
@@ -172,7 +211,17 @@ export async function evaluateRecovery(given: RecoveryEvalOptions): Promise<Reco
           }
         } catch (err) {
           signal?.throwIfAborted();
-          runs.push({ ...base, status: "env-error", reason: describeError(err), stepsUsed: 0, declaredDone: false, actions: [], rationales: [], intent: { judged: 0, restorative: 0, intent: null }, simulated: sample.simulated });
+          runs.push({
+            ...base,
+            status: "env-error",
+            reason: describeError(err),
+            stepsUsed: 0,
+            declaredDone: false,
+            actions: [],
+            rationales: [],
+            intent: { judged: 0, restorative: 0, intent: null },
+            simulated: sample.simulated,
+          });
           continue;
         }
         runs.push(await runOne(options, task, sample, variant, budget, errorObs, base));
@@ -185,12 +234,21 @@ export async function evaluateRecovery(given: RecoveryEvalOptions): Promise<Reco
   if (options.declaredSimulated?.() === true) for (const r of runs) r.simulated = true;
   if (options.rationale === false) return runs;
   const bySample = new Map(options.samples.map((s) => [s.id, s]));
-  const scores = await scoreRationales(runs.map((r) => ({ rationales: r.rationales, reference: recoveryReference(bySample.get(r.sampleId)!) })), options.rationale ?? { kind: "tfidf" }, signal);
+  const scores = await scoreRationales(
+    runs.map((r) => ({ rationales: r.rationales, reference: recoveryReference(bySample.get(r.sampleId)!) })),
+    options.rationale ?? { kind: "tfidf" },
+    signal,
+  );
   return runs.map((r, i) => ({ ...r, rationale: scores[i] }));
 }
 
 async function runOne(
-  options: RecoveryEvalOptions, task: Task, sample: RecoverySample, variant: RecoveryVariant, budget: number, errorObs: Observation,
+  options: RecoveryEvalOptions,
+  task: Task,
+  sample: RecoverySample,
+  variant: RecoveryVariant,
+  budget: number,
+  errorObs: Observation,
   base: Pick<RecoveryRun, "sampleId" | "taskId" | "distance" | "variant" | "policyKind" | "context" | "budget">,
 ): Promise<RecoveryRun> {
   const { env, blobs, signal } = options;
@@ -200,28 +258,74 @@ async function runOne(
     if (variant.kind === "implicit") {
       const policy = variant.policy({ task, sample });
       simulated ||= policy.simulated === true;
-      episode = await runImplicit({ env, task, sample, policy, budget, errorObs, blobs, settleMs: options.settleMs, signal });
+      episode = await runImplicit({
+        env,
+        task,
+        sample,
+        policy,
+        budget,
+        errorObs,
+        blobs,
+        settleMs: options.settleMs,
+        signal,
+      });
     } else {
       const recoverer = variant.recoverer({ task, sample });
       simulated ||= recoverer.simulated === true;
-      episode = await runExplicit({ env, task, sample, recoverer, context: variant.context, summarizer: variant.summarizer, budget, errorObs, blobs, settleMs: options.settleMs, signal });
+      episode = await runExplicit({
+        env,
+        task,
+        sample,
+        recoverer,
+        context: variant.context,
+        summarizer: variant.summarizer,
+        budget,
+        errorObs,
+        blobs,
+        settleMs: options.settleMs,
+        signal,
+      });
     }
   } catch (err) {
     signal?.throwIfAborted();
     if (err instanceof ConfigError) throw err;
     const status = err instanceof AdapterError || err instanceof ModelBehaviorError ? "policy-error" : "env-error";
-    return { ...base, status, reason: describeError(err), stepsUsed: 0, declaredDone: false, actions: [], rationales: [], intent: { judged: 0, restorative: 0, intent: null }, simulated };
+    return {
+      ...base,
+      status,
+      reason: describeError(err),
+      stepsUsed: 0,
+      declaredDone: false,
+      actions: [],
+      rationales: [],
+      intent: { judged: 0, restorative: 0, intent: null },
+      simulated,
+    };
   }
   const truth = options.truth ? await options.truth({ env, sample, recovered: episode.recovered }) : undefined;
   const scope = options.maskScope ?? "task";
   const verdict = await judgeRecovery({
-    env, recovered: episode.recovered, target: sample.target.observation, blobs, threshold: options.threshold ?? DEFAULT_SSIM_THRESHOLD,
+    env,
+    recovered: episode.recovered,
+    target: sample.target.observation,
+    blobs,
+    threshold: options.threshold ?? DEFAULT_SSIM_THRESHOLD,
     mask: scope === "off" || !sample.masks ? undefined : scope === "state" ? sample.masks.state : sample.masks.task,
-    remaining: sample.trajectory.steps.slice(sample.targetStep).map((s) => s.actions), settleMs: options.settleMs,
+    remaining: sample.trajectory.steps.slice(sample.targetStep).map((s) => s.actions),
+    settleMs: options.settleMs,
   });
   return {
-    ...base, status: verdict.rtc.envError ? "env-error" : "judged", reason: verdict.rtc.envError, stepsUsed: episode.steps, declaredDone: episode.declaredDone,
-    actions: episode.actions.map((a) => a.map(formatAction).join(" ")), rationales: episode.rationales,
-    intent: episodeIntent(episode.rationales, options.intent ?? keywordIntent), verdict, recovered: episode.recovered.screenshot, truth, simulated,
+    ...base,
+    status: verdict.rtc.envError ? "env-error" : "judged",
+    reason: verdict.rtc.envError,
+    stepsUsed: episode.steps,
+    declaredDone: episode.declaredDone,
+    actions: episode.actions.map((a) => a.map(formatAction).join(" ")),
+    rationales: episode.rationales,
+    intent: episodeIntent(episode.rationales, options.intent ?? keywordIntent),
+    verdict,
+    recovered: episode.recovered.screenshot,
+    truth,
+    simulated,
   };
 }

@@ -73,9 +73,13 @@ export function commonSamples(runs: readonly RecoveryRun[]): Set<string> {
  * Group runs by (variant, r, d) in first-seen order and compute the table. `samples` chooses the
  * runs counted (see {@link SAMPLE_SELECTIONS}); `excluded` counts a row's runs left out.
  */
-export function recoveryTable(runs: readonly RecoveryRun[], options: { samples?: SampleSelection } = {}): RecoveryTableRow[] {
+export function recoveryTable(
+  runs: readonly RecoveryRun[],
+  options: { samples?: SampleSelection } = {},
+): RecoveryTableRow[] {
   const common = (options.samples ?? "common") === "common" ? commonSamples(runs) : undefined;
-  const counted = (r: RecoveryRun) => r.status === "judged" && !!r.verdict && (!common || common.has(`${r.distance}\u0000${r.sampleId}`));
+  const counted = (r: RecoveryRun) =>
+    r.status === "judged" && !!r.verdict && (!common || common.has(`${r.distance}\u0000${r.sampleId}`));
   const groups = new Map<string, RecoveryRun[]>();
   for (const r of runs) {
     const key = `${r.variant}\u0000${r.budget}\u0000${r.distance}`;
@@ -87,8 +91,13 @@ export function recoveryTable(runs: readonly RecoveryRun[], options: { samples?:
     const judged = g.filter(counted);
     const withIntent = judged.filter((r) => r.intent.intent !== null);
     return {
-      variant: g[0].variant, policyKind: g[0].policyKind, context: g[0].context, budget: g[0].budget, distance: g[0].distance,
-      n: judged.length, excluded: g.length - judged.length,
+      variant: g[0].variant,
+      policyKind: g[0].policyKind,
+      context: g[0].context,
+      budget: g[0].budget,
+      distance: g[0].distance,
+      n: judged.length,
+      excluded: g.length - judged.length,
       success: count(judged, (r) => r.verdict!.success),
       ro: count(judged, (r) => r.verdict!.ro.pass),
       rtc: count(judged, (r) => r.verdict!.rtc.pass),
@@ -102,7 +111,8 @@ export function recoveryTable(runs: readonly RecoveryRun[], options: { samples?:
 function similarityOf(judged: readonly RecoveryRun[]): { similarity: number | null; similarityIntent: Proportion } {
   const scored = judged.filter((r) => r.rationale && r.rationale.maxSimilarity !== null);
   return {
-    similarity: scored.length === 0 ? null : scored.reduce((s, r) => s + r.rationale!.maxSimilarity!, 0) / scored.length,
+    similarity:
+      scored.length === 0 ? null : scored.reduce((s, r) => s + r.rationale!.maxSimilarity!, 0) / scored.length,
     similarityIntent: count(scored, (r) => r.rationale!.restorative === true),
   };
 }
@@ -112,7 +122,8 @@ function count<T>(items: readonly T[], pred: (x: T) => boolean): Proportion {
 }
 
 /** The oracles and joins retrace measures: the paper's R_O, R_TC and R_O AND R_TC, then the masked R_Om (beyond the paper). */
-export type OracleName = "R_O" | "R_TC" | "R_O AND R_TC" | "R_Om" | "R_Om AND R_TC" | "R_Om (mean only)" | "R_Om (mean only) AND R_TC";
+export type OracleName =
+  "R_O" | "R_TC" | "R_O AND R_TC" | "R_Om" | "R_Om AND R_TC" | "R_Om (mean only)" | "R_Om (mean only) AND R_TC";
 
 /** Agreement of one oracle with ground truth (or human labels). "Positive" = judged a successful recovery. */
 export interface OracleAgreement {
@@ -148,8 +159,13 @@ export function oraclesFor(judged: readonly RecoveryRun[]): Array<[OracleName, (
   ];
   if (judged.length > 0 && judged.every((r) => r.verdict!.rom)) {
     oracles.push(["R_Om", (r) => r.verdict!.rom!.pass], ["R_Om AND R_TC", (r) => r.verdict!.maskedSuccess === true]);
-    if (judged.every((r) => typeof r.verdict!.rom!.meanPass === "boolean" && r.verdict!.rom!.localFloor !== undefined)) {
-      oracles.push(["R_Om (mean only)", (r) => r.verdict!.rom!.meanPass], ["R_Om (mean only) AND R_TC", (r) => r.verdict!.rom!.meanPass && r.verdict!.rtc.pass]);
+    if (
+      judged.every((r) => typeof r.verdict!.rom!.meanPass === "boolean" && r.verdict!.rom!.localFloor !== undefined)
+    ) {
+      oracles.push(
+        ["R_Om (mean only)", (r) => r.verdict!.rom!.meanPass],
+        ["R_Om (mean only) AND R_TC", (r) => r.verdict!.rom!.meanPass && r.verdict!.rtc.pass],
+      );
     }
   }
   return oracles;
@@ -165,18 +181,34 @@ export function oracleAgreement(runs: readonly RecoveryRun[]): OracleAgreement[]
 }
 
 /** One oracle's agreement with the truth over `records`: confusion counts, Wilson intervals, Cohen's kappa with its interval. */
-export function agreementOf<R extends { truth?: boolean | null }>(oracle: OracleAgreement["oracle"], records: readonly R[], says: (r: R) => boolean): OracleAgreement {
+export function agreementOf<R extends { truth?: boolean | null }>(
+  oracle: OracleAgreement["oracle"],
+  records: readonly R[],
+  says: (r: R) => boolean,
+): OracleAgreement {
   const { n, tp, fp, tn, fn, agreement, fpr, fnr } = confusion(records, says);
   const k = cohenKappa(tp, fp, tn, fn);
   return {
-    oracle, n, truePositive: tp, falsePositive: fp, trueNegative: tn, falseNegative: fn,
-    agreement, falsePositiveRate: fpr, falseNegativeRate: fnr, kappa: k?.kappa ?? null, kappaCi: k ? { lo: k.lo, hi: k.hi } : null,
+    oracle,
+    n,
+    truePositive: tp,
+    falsePositive: fp,
+    trueNegative: tn,
+    falseNegative: fn,
+    agreement,
+    falsePositiveRate: fpr,
+    falseNegativeRate: fnr,
+    kappa: k?.kappa ?? null,
+    kappaCi: k ? { lo: k.lo, hi: k.hi } : null,
   };
 }
 
 /** A verdict's confusion counts against the truth over `records`, with Wilson intervals of agreement, FPR and FNR. */
 export function confusion<R extends { truth?: boolean | null }>(records: readonly R[], says: (r: R) => boolean) {
-  let tp = 0, fp = 0, tn = 0, fn = 0;
+  let tp = 0,
+    fp = 0,
+    tn = 0,
+    fn = 0;
   for (const r of records) {
     const s = says(r);
     if (s && r.truth) tp++;
@@ -184,7 +216,16 @@ export function confusion<R extends { truth?: boolean | null }>(records: readonl
     else if (r.truth) fn++;
     else tn++;
   }
-  return { n: records.length, tp, fp, tn, fn, agreement: wilsonInterval(tp + tn, records.length), fpr: wilsonInterval(fp, fp + tn), fnr: wilsonInterval(fn, fn + tp) };
+  return {
+    n: records.length,
+    tp,
+    fp,
+    tn,
+    fn,
+    agreement: wilsonInterval(tp + tn, records.length),
+    fpr: wilsonInterval(fp, fp + tn),
+    fnr: wilsonInterval(fn, fn + tp),
+  };
 }
 
 /**
@@ -193,7 +234,12 @@ export function confusion<R extends { truth?: boolean | null }>(records: readonl
  * Cohen's (1960) large-sample standard error sqrt(p_o (1 - p_o) / (n (1 - p_e)^2)), clipped to
  * [-1, 1]. Null when n = 0 or p_e = 1 (both raters said the same one thing every time).
  */
-export function cohenKappa(tp: number, fp: number, tn: number, fn: number): { kappa: number; lo: number; hi: number; se: number } | null {
+export function cohenKappa(
+  tp: number,
+  fp: number,
+  tn: number,
+  fn: number,
+): { kappa: number; lo: number; hi: number; se: number } | null {
   const n = tp + fp + tn + fn;
   if (n === 0) return null;
   const po = (tp + tn) / n;

@@ -9,6 +9,12 @@ let loaded: Sharp | undefined;
 
 /** sharp's default export; one ConfigError line naming `npm install sharp` when it is missing. */
 export async function loadSharp(): Promise<Sharp> {
-  loaded ??= (await importOptional("sharp", "decoding and encoding screenshots (SSIM, image resizing, SimDesk, X11)", () => import("sharp"))).default;
+  loaded ??= (
+    await importOptional(
+      "sharp",
+      "decoding and encoding screenshots (SSIM, image resizing, SimDesk, X11)",
+      () => import("sharp"),
+    )
+  ).default;
   return loaded;
 }

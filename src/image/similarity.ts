@@ -12,7 +12,14 @@
 import { ConfigError } from "../errors.ts";
 import { loadSharp } from "./sharp.ts";
 import { sha256Hex } from "../hash.ts";
-import { prepareForSsim, weberMssim, weberMssimMasked, windowSkipFromMask, type GrayImage, type RawPixels } from "./ssim-exact.ts";
+import {
+  prepareForSsim,
+  weberMssim,
+  weberMssimMasked,
+  windowSkipFromMask,
+  type GrayImage,
+  type RawPixels,
+} from "./ssim-exact.ts";
 
 /** The R_O threshold of the paper (Appendix A.2): recovered and target match when SSIM >= 0.99. */
 export const DEFAULT_SSIM_THRESHOLD = 0.99;
@@ -63,7 +70,12 @@ export interface MaskedSsimOptions {
  * Without a mask, or with a mask that marks nothing, this is {@link screenshotSsim} bit for bit.
  * When every window is masked `ssim` is NaN (nothing left to compare).
  */
-export async function maskedScreenshotSsim(a: Uint8Array, b: Uint8Array, mask: { width: number; height: number; data: Uint8Array } | null, options: MaskedSsimOptions = {}): Promise<MaskedSsim> {
+export async function maskedScreenshotSsim(
+  a: Uint8Array,
+  b: Uint8Array,
+  mask: { width: number; height: number; data: Uint8Array } | null,
+  options: MaskedSsimOptions = {},
+): Promise<MaskedSsim> {
   const ka = sha256Hex(a);
   const kb = sha256Hex(b);
   const [ia, ib] = await Promise.all([prepared(ka, a), prepared(kb, b)]);
@@ -77,7 +89,8 @@ export async function maskedScreenshotSsim(a: Uint8Array, b: Uint8Array, mask: {
     return { ssim: r.mssim, windows: r.windows, total: r.total, localMin: r.localMin };
   };
   if (!mask) return options.inside ? none : all();
-  if (mask.width * mask.height !== mask.data.length) throw new ConfigError("maskedScreenshotSsim: mask data does not match its size");
+  if (mask.width * mask.height !== mask.data.length)
+    throw new ConfigError("maskedScreenshotSsim: mask data does not match its size");
   let cached = skipCache.get(mask.data);
   if (!cached) {
     cached = windowSkipFromMask(mask);
@@ -101,14 +114,23 @@ export async function maskedScreenshotSsim(a: Uint8Array, b: Uint8Array, mask: {
 }
 
 /** True when the two screenshots match at `threshold` (default {@link DEFAULT_SSIM_THRESHOLD}). */
-export async function screenshotsMatch(a: Uint8Array, b: Uint8Array, threshold = DEFAULT_SSIM_THRESHOLD): Promise<boolean> {
+export async function screenshotsMatch(
+  a: Uint8Array,
+  b: Uint8Array,
+  threshold = DEFAULT_SSIM_THRESHOLD,
+): Promise<boolean> {
   return (await screenshotSsim(a, b)) >= threshold;
 }
 
 /** Decode a PNG (or any format sharp reads) to raw interleaved pixels. */
 export async function decodePixels(png: Uint8Array): Promise<RawPixels> {
   const { data, info } = await (await loadSharp())(png).raw().toBuffer({ resolveWithObject: true });
-  return { width: info.width, height: info.height, channels: info.channels, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+  return {
+    width: info.width,
+    height: info.height,
+    channels: info.channels,
+    data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+  };
 }
 
 /** Forget every cached prepared image (tests and benchmarks use it to measure cold paths). */

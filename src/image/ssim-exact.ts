@@ -78,12 +78,16 @@ export function prepareForSsim(pixels: RawPixels): GrayImage {
       const y = reflect(i * f - pad + k, height);
       // UI screenshots repeat rows (backgrounds, blank lines): reuse the window sums of the
       // last computed row when this row's bytes are the same (a native memcmp).
-      const same = lastRow >= 0 && (y === lastRow || bytes.compare(bytes, y * rowBytes, (y + 1) * rowBytes, lastRow * rowBytes, (lastRow + 1) * rowBytes) === 0);
+      const same =
+        lastRow >= 0 &&
+        (y === lastRow ||
+          bytes.compare(bytes, y * rowBytes, (y + 1) * rowBytes, lastRow * rowBytes, (lastRow + 1) * rowBytes) === 0);
       if (!same) {
         grayRow(pixels, y, rowGray);
         for (let j = 0; j < firstInterior; j++) rowSums[j] = windowSum(rowGray, colIdx, j * f, f);
         if (f === 4) {
-          for (let j = firstInterior, x = firstInterior * 4 - pad; j <= lastInterior; j++, x += 4) rowSums[j] = rowGray[x] + rowGray[x + 1] + rowGray[x + 2] + rowGray[x + 3];
+          for (let j = firstInterior, x = firstInterior * 4 - pad; j <= lastInterior; j++, x += 4)
+            rowSums[j] = rowGray[x] + rowGray[x + 1] + rowGray[x + 2] + rowGray[x + 3];
         } else {
           for (let j = firstInterior, x = firstInterior * f - pad; j <= lastInterior; j++) {
             let s = 0;
@@ -91,7 +95,8 @@ export function prepareForSsim(pixels: RawPixels): GrayImage {
             rowSums[j] = s;
           }
         }
-        for (let j = Math.max(lastInterior + 1, firstInterior); j < outW; j++) rowSums[j] = windowSum(rowGray, colIdx, j * f, f);
+        for (let j = Math.max(lastInterior + 1, firstInterior); j < outW; j++)
+          rowSums[j] = windowSum(rowGray, colIdx, j * f, f);
       }
       lastRow = y;
       for (let j = 0; j < outW; j++) acc[j] += rowSums[j];
@@ -132,7 +137,8 @@ function grayRow(pixels: RawPixels, y: number, out: Int32Array): void {
   if (channels < 3) {
     for (let x = 0; x < width; x++, p += channels) out[x] = data[p];
   } else {
-    for (let x = 0; x < width; x++, p += channels) out[x] = (77 * data[p] + 150 * data[p + 1] + 29 * data[p + 2] + 128) >> 8;
+    for (let x = 0; x < width; x++, p += channels)
+      out[x] = (77 * data[p] + 150 * data[p + 1] + 29 * data[p + 2] + 128) >> 8;
   }
 }
 
@@ -184,7 +190,8 @@ export interface MaskedWeber {
  * `windows` counts the windows averaged; when it is 0 the mean is NaN.
  */
 export function weberMssimMasked(a: GrayImage, b: GrayImage, skip: Uint8Array | null, block = 1): MaskedWeber {
-  if (!Number.isInteger(block) || block < 1) throw new ConfigError(`weberMssimMasked: block must be a positive integer, got ${block}`);
+  if (!Number.isInteger(block) || block < 1)
+    throw new ConfigError(`weberMssimMasked: block must be a positive integer, got ${block}`);
   return weberCore(a, b, skip, block);
 }
 
@@ -198,7 +205,10 @@ export function windowGrid(width: number, height: number): { cols: number; rows:
  * pixel is dynamic when any source pixel its box filter reads is (same reflection as
  * {@link prepareForSsim}); a window is skipped when any of its 121 prepared pixels is dynamic.
  */
-export function windowSkipFromMask(mask: { width: number; height: number; data: Uint8Array }): { skip: Uint8Array; skipped: number } {
+export function windowSkipFromMask(mask: { width: number; height: number; data: Uint8Array }): {
+  skip: Uint8Array;
+  skipped: number;
+} {
   const { width, height } = mask;
   const f = downsampleFactor(width, height);
   const step = f <= 1 ? 1 : f;
@@ -235,7 +245,11 @@ export function windowSkipFromMask(mask: { width: number; height: number; data: 
   let skipped = 0;
   for (let y = 0; y < rows; y++) {
     for (let x = 0; x < cols; x++) {
-      const s = integral[y * sw + x] - integral[y * sw + x + WINDOW] - integral[(y + WINDOW) * sw + x] + integral[(y + WINDOW) * sw + x + WINDOW];
+      const s =
+        integral[y * sw + x] -
+        integral[y * sw + x + WINDOW] -
+        integral[(y + WINDOW) * sw + x] +
+        integral[(y + WINDOW) * sw + x + WINDOW];
       if (s > 0) {
         skip[y * cols + x] = 1;
         skipped++;
@@ -255,7 +269,8 @@ function weberCore(a: GrayImage, b: GrayImage, skip: Uint8Array | null, block: n
     const v = equalBytes(a.data, b.data) ? 1 : 0;
     return { mssim: v, windows: 0, total: 0, localMin: v };
   }
-  if (skip && skip.length !== ww * wh) throw new ConfigError(`weberMssimMasked: skip has ${skip.length} entries, expected ${ww * wh}`);
+  if (skip && skip.length !== ww * wh)
+    throw new ConfigError(`weberMssimMasked: skip has ${skip.length} entries, expected ${ww * wh}`);
   const sw = w + 1;
   // Integral images of x, y, x^2, y^2, xy in Int32 with wrap-around, as ssim.js keeps them: the
   // totals overflow, but every window sum is below 2^31, so the wrapped differences are exact.
@@ -268,17 +283,29 @@ function weberCore(a: GrayImage, b: GrayImage, skip: Uint8Array | null, block: n
   const da = a.data;
   const db = b.data;
   for (let y = 0; y < h; y++) {
-    let rx = 0, ry = 0, rxx = 0, ryy = 0, rxy = 0;
+    let rx = 0,
+      ry = 0,
+      rxx = 0,
+      ryy = 0,
+      rxy = 0;
     const src = y * w;
     const up = y * sw;
     const cur = up + sw;
     for (let x = 0; x < w; x++) {
       const vx = da[src + x];
       const vy = db[src + x];
-      rx += vx; ry += vy; rxx += vx * vx; ryy += vy * vy; rxy += vx * vy;
+      rx += vx;
+      ry += vy;
+      rxx += vx * vx;
+      ryy += vy * vy;
+      rxy += vx * vy;
       const o = cur + x + 1;
       const u = up + x + 1;
-      sx[o] = sx[u] + rx; sy[o] = sy[u] + ry; sxx[o] = (sxx[u] + rxx) | 0; syy[o] = (syy[u] + ryy) | 0; sxy[o] = (sxy[u] + rxy) | 0;
+      sx[o] = sx[u] + rx;
+      sy[o] = sy[u] + ry;
+      sxx[o] = (sxx[u] + rxx) | 0;
+      syy[o] = (syy[u] + ryy) | 0;
+      sxy[o] = (sxy[u] + rxy) | 0;
     }
   }
   const n2 = WINDOW * WINDOW;
@@ -294,21 +321,33 @@ function weberCore(a: GrayImage, b: GrayImage, skip: Uint8Array | null, block: n
   const tileN = block > 1 ? new Int32Array(tileSum!.length) : null;
   const colTile = block > 1 ? Int32Array.from({ length: ww }, (_, x) => (x / block) | 0) : null;
   // s depends only on the five window sums; flat regions repeat them, so keep the last ones.
-  let pX = -1, pY = -1, pXX = -1, pYY = -1, pXY = -1, s = 0;
+  let pX = -1,
+    pY = -1,
+    pXX = -1,
+    pYY = -1,
+    pXY = -1,
+    s = 0;
   for (let y = 0; y < wh; y++) {
     const rowTile = block > 1 ? ((y / block) | 0) * tileCols : 0;
     const top = y * sw;
     const bot = (y + WINDOW) * sw;
     for (let x = 0; x < ww; x++) {
       if (skip !== null && skip[y * ww + x] === 1) continue;
-      const tl = top + x, tr = tl + WINDOW, bl = bot + x, br = bl + WINDOW;
+      const tl = top + x,
+        tr = tl + WINDOW,
+        bl = bot + x,
+        br = bl + WINDOW;
       const sumX = sx[tl] - sx[tr] - sx[bl] + sx[br];
       const sumY = sy[tl] - sy[tr] - sy[bl] + sy[br];
       const sumXX = (sxx[tl] - sxx[tr] - sxx[bl] + sxx[br]) | 0;
       const sumYY = (syy[tl] - syy[tr] - syy[bl] + syy[br]) | 0;
       const sumXY = (sxy[tl] - sxy[tr] - sxy[bl] + sxy[br]) | 0;
       if (sumX !== pX || sumY !== pY || sumXX !== pXX || sumYY !== pYY || sumXY !== pXY) {
-        pX = sumX; pY = sumY; pXX = sumXX; pYY = sumYY; pXY = sumXY;
+        pX = sumX;
+        pY = sumY;
+        pXX = sumXX;
+        pYY = sumYY;
+        pXY = sumXY;
         // ssim.js stores these scaled by 1024 in Int32Arrays (truncation toward zero).
         const meanx = sumX / n2;
         const meany = sumY / n2;
@@ -334,9 +373,15 @@ function weberCore(a: GrayImage, b: GrayImage, skip: Uint8Array | null, block: n
     }
   }
   if (tileSum !== null) {
-    for (let t = 0; t < tileSum.length; t++) if (tileN![t] > 0 && tileSum[t] / tileN![t] < localMin) localMin = tileSum[t] / tileN![t];
+    for (let t = 0; t < tileSum.length; t++)
+      if (tileN![t] > 0 && tileSum[t] / tileN![t] < localMin) localMin = tileSum[t] / tileN![t];
   }
-  return { mssim: i === 0 ? NaN : mssim, windows: i, total: ww * wh, localMin: i === 0 || block === 0 ? NaN : localMin };
+  return {
+    mssim: i === 0 ? NaN : mssim,
+    windows: i,
+    total: ww * wh,
+    localMin: i === 0 || block === 0 ? NaN : localMin,
+  };
 }
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {

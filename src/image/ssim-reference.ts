@@ -15,5 +15,9 @@ export async function referenceSsim(a: Uint8Array, b: Uint8Array): Promise<numbe
 
 async function decodeRgba(png: Uint8Array): Promise<{ data: Uint8ClampedArray; width: number; height: number }> {
   const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  return { data: new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+  return {
+    data: new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength),
+    width: info.width,
+    height: info.height,
+  };
 }

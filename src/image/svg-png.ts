@@ -33,5 +33,7 @@ export async function svgPngRenderer(): Promise<string> {
  */
 export async function svgToPng(svg: string): Promise<Buffer> {
   await applySharpConcurrency();
-  return (await loadSharp())(Buffer.from(svg), { density: 72 }).png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer();
+  return (await loadSharp())(Buffer.from(svg), { density: 72 })
+    .png({ compressionLevel: 6, adaptiveFiltering: false })
+    .toBuffer();
 }

@@ -39,13 +39,16 @@ export function recommend(candidates: readonly Candidate[], alpha = 0.05): Recom
   const pValue = runnerUp ? twoProportionPValue(best.rate, runnerUp.rate) : 1;
   const overlap = runnerUp ? runnerUp.rate.hi >= best.rate.lo : true;
   const withinNoise = runnerUp ? pValue >= alpha || overlap : true;
-  const tiedWithBest = order.filter((c) => c === best || twoProportionPValue(best.rate, c.rate) >= alpha).map((c) => c.label);
+  const tiedWithBest = order
+    .filter((c) => c === best || twoProportionPValue(best.rate, c.rate) >= alpha)
+    .map((c) => c.label);
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const head = `${best.label}: ${pct(best.rate.rate)} [95% CI ${pct(best.rate.lo)}-${pct(best.rate.hi)}, n=${best.rate.n}]`;
   let text: string;
   if (!runnerUp) text = `${head}; only one setting was measured.`;
   else if (withinNoise)
     text = `${head}. Within noise: the runner-up ${runnerUp.label} (${pct(runnerUp.rate.rate)}) is not distinguishable (p=${pValue.toFixed(2)}); ${tiedWithBest.length} of ${candidates.length} settings are statistically tied with the best - run more seeds to separate them.`;
-  else text = `${head}. It beats the runner-up ${runnerUp.label} (${pct(runnerUp.rate.rate)}) beyond noise (p=${pValue.toFixed(3)}).`;
+  else
+    text = `${head}. It beats the runner-up ${runnerUp.label} (${pct(runnerUp.rate.rate)}) beyond noise (p=${pValue.toFixed(3)}).`;
   return { best, runnerUp, pValue, withinNoise, tiedWithBest, text };
 }

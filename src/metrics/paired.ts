@@ -62,7 +62,8 @@ export function binomialHalfCdf(k: number, n: number): number {
  * side equally likely" (binomial, p = 1/2). 1 when there are no discordant pairs.
  */
 export function mcnemarExact(onlyA: number, onlyB: number): number {
-  if (!Number.isInteger(onlyA) || !Number.isInteger(onlyB) || onlyA < 0 || onlyB < 0) throw new ConfigError(`mcnemarExact: need counts >= 0, got ${onlyA}, ${onlyB}`);
+  if (!Number.isInteger(onlyA) || !Number.isInteger(onlyB) || onlyA < 0 || onlyB < 0)
+    throw new ConfigError(`mcnemarExact: need counts >= 0, got ${onlyA}, ${onlyB}`);
   const d = onlyA + onlyB;
   if (d === 0) return 1;
   return Math.min(1, 2 * binomialHalfCdf(Math.min(onlyA, onlyB), d));
@@ -91,7 +92,10 @@ export interface PairedBootstrap {
  * Resample units with replacement (seeded: the same input and seed give the same numbers) and
  * report the mean difference, its percentile 95% interval and a two-sided p-value.
  */
-export function pairedBootstrap(diffs: readonly number[], options: { iterations?: number; seed?: number | string } = {}): PairedBootstrap {
+export function pairedBootstrap(
+  diffs: readonly number[],
+  options: { iterations?: number; seed?: number | string } = {},
+): PairedBootstrap {
   const n = diffs.length;
   if (n === 0) return { n, mean: 0, lo: 0, hi: 0, p: 1 };
   const iterations = options.iterations ?? 10_000;
@@ -155,7 +159,8 @@ export interface MultipleComparisons {
  * adjusted p is compared with alpha.
  */
 export function holmAdjust(ps: readonly number[]): number[] {
-  for (const p of ps) if (!(p >= 0 && p <= 1)) throw new ConfigError(`holmAdjust: p-values must lie in [0, 1], got ${p}`);
+  for (const p of ps)
+    if (!(p >= 0 && p <= 1)) throw new ConfigError(`holmAdjust: p-values must lie in [0, 1], got ${p}`);
   const m = ps.length;
   const order = ps.map((p, i) => ({ p, i })).sort((a, b) => a.p - b.p || a.i - b.i);
   const out = new Array<number>(m);
@@ -177,10 +182,21 @@ export function holmVerdicts(verdicts: readonly PairedVerdict[], family: string,
   const adjusted = holmAdjust(verdicts.map((v) => v.p ?? 1));
   return verdicts.map((v, i) => {
     if (v.p === undefined || v.kind === "cannot-tell") return v;
-    const lead = v.onlyA !== undefined ? v.onlyA - (v.onlyB ?? 0) : v.kind === "holds" || v.kind === "direction-only" ? 1 : -1;
+    const lead =
+      v.onlyA !== undefined ? v.onlyA - (v.onlyB ?? 0) : v.kind === "holds" || v.kind === "direction-only" ? 1 : -1;
     const rawP = v.correction?.rawP ?? v.p;
     const text = `${verdicts.length} ${family}`;
-    return { ...v, p: adjusted[i], kind: directionKind(lead, adjusted[i], alpha), correction: { method: "Holm", m: verdicts.length, family: v.correction ? `${v.correction.family}, then ${text}` : text, rawP } };
+    return {
+      ...v,
+      p: adjusted[i],
+      kind: directionKind(lead, adjusted[i], alpha),
+      correction: {
+        method: "Holm",
+        m: verdicts.length,
+        family: v.correction ? `${v.correction.family}, then ${text}` : text,
+        rawP,
+      },
+    };
   });
 }
 
@@ -198,7 +214,10 @@ export function mcnemarVerdict(counts: PairedCounts, alpha = 0.05): PairedVerdic
 }
 
 /** Per-unit differences `a - b` (1, 0 or -1) of two success maps, on the units both hold. */
-export function pairedDifferences(a: ReadonlyMap<string, boolean>, b: ReadonlyMap<string, boolean>): Map<string, number> {
+export function pairedDifferences(
+  a: ReadonlyMap<string, boolean>,
+  b: ReadonlyMap<string, boolean>,
+): Map<string, number> {
   const out = new Map<string, number>();
   for (const [unit, x] of a) {
     const y = b.get(unit);
@@ -208,7 +227,10 @@ export function pairedDifferences(a: ReadonlyMap<string, boolean>, b: ReadonlyMa
 }
 
 /** Each cluster's summed unit differences (the quantity {@link clusterSignVerdict} tests), by cluster id. */
-export function clusterSums(diffs: ReadonlyMap<string, number>, clusterOf: (unit: string) => string): Map<string, number> {
+export function clusterSums(
+  diffs: ReadonlyMap<string, number>,
+  clusterOf: (unit: string) => string,
+): Map<string, number> {
   const sum = new Map<string, number>();
   for (const [unit, d] of diffs) sum.set(clusterOf(unit), (sum.get(clusterOf(unit)) ?? 0) + d);
   return sum;
@@ -221,9 +243,20 @@ export function clusterSums(diffs: ReadonlyMap<string, number>, clusterOf: (unit
  * {@link MIN_DISCORDANT} deciding clusters). Units of one cluster (a task's seeds, a trajectory's
  * samples) share what makes them succeed, so only clusters are independent.
  */
-export function clusterSignVerdict(diffs: ReadonlyMap<string, number>, clusterOf: (unit: string) => string, clusters: string, alpha = 0.05): PairedVerdict {
+export function clusterSignVerdict(
+  diffs: ReadonlyMap<string, number>,
+  clusterOf: (unit: string) => string,
+  clusters: string,
+  alpha = 0.05,
+): PairedVerdict {
   const d = [...clusterSums(diffs, clusterOf).values()];
-  const counts = { n: d.length, both: 0, onlyA: d.filter((x) => x > 0).length, onlyB: d.filter((x) => x < 0).length, neither: d.filter((x) => x === 0).length };
+  const counts = {
+    n: d.length,
+    both: 0,
+    onlyA: d.filter((x) => x > 0).length,
+    onlyB: d.filter((x) => x < 0).length,
+    neither: d.filter((x) => x === 0).length,
+  };
   return { ...mcnemarVerdict(counts, alpha), test: `sign test over ${clusters} (cluster level)`, clusters };
 }
 

@@ -49,7 +49,11 @@ export interface StabilityMetrics {
 export function stabilityOf(initial: string, labels: readonly StepLabel[], source: LabelSource): StabilityMetrics {
   let prev: StepLabel = { onTrack: true, state: initial };
   const seen = new Set<string>();
-  let offTrackSteps = 0, deviations = 0, loopSteps = 0, stagnantSteps = 0, offRun = 0;
+  let offTrackSteps = 0,
+    deviations = 0,
+    loopSteps = 0,
+    stagnantSteps = 0,
+    offRun = 0;
   const recoveryLengths: number[] = [];
   for (const cur of labels) {
     if (!cur.onTrack) offTrackSteps++;

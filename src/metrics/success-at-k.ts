@@ -26,7 +26,11 @@ export interface SuccessAtKOptions {
  * default `incomplete: "exclude"` an instance with fewer than K of them is left out; under
  * `score-available` it is scored on all it has (an instance with none is always left out).
  */
-export function successAtK(instances: readonly (readonly boolean[])[], k: number, options: SuccessAtKOptions = {}): Proportion {
+export function successAtK(
+  instances: readonly (readonly boolean[])[],
+  k: number,
+  options: SuccessAtKOptions = {},
+): Proportion {
   if (!Number.isInteger(k) || k < 1) throw new ConfigError(`successAtK: K must be a positive integer, got ${k}`);
   const need = (options.incomplete ?? "exclude") === "exclude" ? k : 1;
   const usable = instances.filter((c) => c.length >= need);
@@ -38,7 +42,11 @@ export function successAtK(instances: readonly (readonly boolean[])[], k: number
  * Success@K for K = 1..maxK, as one curve. Under `exclude` (default) only instances with maxK
  * usable continuations count, at every K: one denominator for the whole curve.
  */
-export function successAtKCurve(instances: readonly (readonly boolean[])[], maxK: number, options: SuccessAtKOptions = {}): Proportion[] {
+export function successAtKCurve(
+  instances: readonly (readonly boolean[])[],
+  maxK: number,
+  options: SuccessAtKOptions = {},
+): Proportion[] {
   const kept = (options.incomplete ?? "exclude") === "exclude" ? instances.filter((c) => c.length >= maxK) : instances;
   return Array.from({ length: maxK }, (_, i) => successAtK(kept, i + 1, options));
 }

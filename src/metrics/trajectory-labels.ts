@@ -14,7 +14,9 @@ import { stabilityOf, type StabilityMetrics, type StepLabel } from "./stability.
 export function detectorLabels(trajectory: Trajectory): { initial: string; labels: StepLabel[] } {
   const steps = trajectory.steps;
   const offFlags = steps.map(() => false);
-  const truncations = trajectory.events.filter((e) => e.kind === "truncate" || e.kind === "recovery-start").map((e) => e.afterSeq);
+  const truncations = trajectory.events
+    .filter((e) => e.kind === "truncate" || e.kind === "recovery-start")
+    .map((e) => e.afterSeq);
   let branchStart = 0;
   let inRecovery = false;
   for (let i = 0; i < steps.length; i++) {
@@ -31,7 +33,8 @@ export function detectorLabels(trajectory: Trajectory): { initial: string; label
     }
     const d = s.detection;
     if (s.role === "forward" && d?.isError && d.errorStep !== null) {
-      for (let j = branchStart; j <= i; j++) if (steps[j].role === "forward" && steps[j].step >= d.errorStep) offFlags[j] = true;
+      for (let j = branchStart; j <= i; j++)
+        if (steps[j].role === "forward" && steps[j].step >= d.errorStep) offFlags[j] = true;
     }
   }
   return {

@@ -43,7 +43,10 @@ export function proportionOf(outcomes: readonly boolean[], z: number = Z95): Pro
  * Two-proportion z-test (pooled), two-sided p-value. Used to say whether two conditions differ
  * beyond noise. Returns 1 when either side is empty or the pooled rate is 0 or 1.
  */
-export function twoProportionPValue(a: Pick<Proportion, "successes" | "n">, b: Pick<Proportion, "successes" | "n">): number {
+export function twoProportionPValue(
+  a: Pick<Proportion, "successes" | "n">,
+  b: Pick<Proportion, "successes" | "n">,
+): number {
   if (a.n === 0 || b.n === 0) return 1;
   const pooled = (a.successes + b.successes) / (a.n + b.n);
   const se = Math.sqrt(pooled * (1 - pooled) * (1 / a.n + 1 / b.n));

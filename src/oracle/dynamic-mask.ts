@@ -44,7 +44,10 @@ export function maskFraction(mask: DynamicMask): number {
  * Returns null when every capture is byte-identical to the first (nothing dynamic) or when the
  * captures differ in size (not the same screen; nothing can be learned).
  */
-export async function learnDynamicMask(captures: readonly Uint8Array[], dilate = DEFAULT_MASK_DILATION): Promise<DynamicMask | null> {
+export async function learnDynamicMask(
+  captures: readonly Uint8Array[],
+  dilate = DEFAULT_MASK_DILATION,
+): Promise<DynamicMask | null> {
   if (captures.length < 2) return null;
   const first = captures[0];
   const distinct = captures.slice(1).filter((c) => !Buffer.from(c).equals(Buffer.from(first)));
@@ -134,7 +137,11 @@ export function unionMasks(masks: ReadonlyArray<DynamicMask | null | undefined>)
 export async function saveMask(mask: DynamicMask, store: BlobWriter): Promise<BlobRef> {
   const bytes = new Uint8Array(mask.data.length);
   for (let i = 0; i < bytes.length; i++) bytes[i] = mask.data[i] ? 255 : 0;
-  const png = await (await loadSharp())(bytes, { raw: { width: mask.width, height: mask.height, channels: 1 } }).png({ compressionLevel: 9 }).toBuffer();
+  const png = await (
+    await loadSharp()
+  )(bytes, { raw: { width: mask.width, height: mask.height, channels: 1 } })
+    .png({ compressionLevel: 9 })
+    .toBuffer();
   return store.put(png);
 }
 

@@ -134,7 +134,12 @@ export interface RecoveryOracleOptions {
 }
 
 /** R_O alone: does the recovered screenshot match the target at the threshold? */
-export async function observationOracle(recovered: Observation, target: Observation, blobs: BlobReader, threshold = DEFAULT_SSIM_THRESHOLD): Promise<ObservationVerdict> {
+export async function observationOracle(
+  recovered: Observation,
+  target: Observation,
+  blobs: BlobReader,
+  threshold = DEFAULT_SSIM_THRESHOLD,
+): Promise<ObservationVerdict> {
   const ssim = await observationSsim(recovered, target, blobs);
   return { pass: ssim >= threshold, ssim, threshold };
 }
@@ -151,12 +156,22 @@ export async function observationOracle(recovered: Observation, target: Observat
  * something the target state showed.
  */
 export async function maskedObservationOracle(
-  recovered: Observation, target: Observation, blobs: BlobReader, mask: BlobRef | null | undefined,
-  threshold = DEFAULT_SSIM_THRESHOLD, maxMaskedWindows = DEFAULT_MAX_MASKED_WINDOWS, captures?: readonly BlobRef[], local: LocalFloorOptions = { floor: DEFAULT_LOCAL_FLOOR, block: DEFAULT_LOCAL_BLOCK },
+  recovered: Observation,
+  target: Observation,
+  blobs: BlobReader,
+  mask: BlobRef | null | undefined,
+  threshold = DEFAULT_SSIM_THRESHOLD,
+  maxMaskedWindows = DEFAULT_MAX_MASKED_WINDOWS,
+  captures?: readonly BlobRef[],
+  local: LocalFloorOptions = { floor: DEFAULT_LOCAL_FLOOR, block: DEFAULT_LOCAL_BLOCK },
 ): Promise<MaskedObservationVerdict> {
   const floor = local.floor ?? -Infinity;
   const hasFloor = floor > -Infinity;
-  const withFloor = (v: Omit<MaskedObservationVerdict, "pass" | "meanPass">, meanPass: boolean, localMin: number): MaskedObservationVerdict => {
+  const withFloor = (
+    v: Omit<MaskedObservationVerdict, "pass" | "meanPass">,
+    meanPass: boolean,
+    localMin: number,
+  ): MaskedObservationVerdict => {
     if (!hasFloor) return { ...v, pass: meanPass, meanPass };
     const localSsim = Number.isNaN(localMin) ? 0 : localMin;
     return { ...v, pass: meanPass && localSsim >= floor, meanPass, localSsim, localFloor: floor };
@@ -173,7 +188,17 @@ export async function maskedObservationOracle(
   const masked = r.total === 0 ? 0 : 1 - r.windows / r.total;
   if (masked > maxMaskedWindows || !Number.isFinite(r.ssim)) {
     const all = await maskedScreenshotSsim(a, b, null, opts);
-    return withFloor({ ssim: all.ssim, threshold, mask, maskedWindows: masked, fallback: `mask covers ${(100 * masked).toFixed(1)}% of SSIM windows (> ${(100 * maxMaskedWindows).toFixed(0)}%): unmasked R_O used` }, all.ssim >= threshold, all.localMin);
+    return withFloor(
+      {
+        ssim: all.ssim,
+        threshold,
+        mask,
+        maskedWindows: masked,
+        fallback: `mask covers ${(100 * masked).toFixed(1)}% of SSIM windows (> ${(100 * maxMaskedWindows).toFixed(0)}%): unmasked R_O used`,
+      },
+      all.ssim >= threshold,
+      all.localMin,
+    );
   }
   if (captures && captures.length > 0 && masked > 0) {
     let best = -Infinity;
@@ -183,7 +208,11 @@ export async function maskedObservationOracle(
       if (best >= 1) break;
     }
     const captureSsim = Number.isFinite(best) ? best : 0;
-    return withFloor({ ssim: r.ssim, threshold, mask, maskedWindows: masked, captureSsim }, r.ssim >= threshold && captureSsim >= threshold, r.localMin);
+    return withFloor(
+      { ssim: r.ssim, threshold, mask, maskedWindows: masked, captureSsim },
+      r.ssim >= threshold && captureSsim >= threshold,
+      r.localMin,
+    );
   }
   return withFloor({ ssim: r.ssim, threshold, mask, maskedWindows: masked }, r.ssim >= threshold, r.localMin);
 }
@@ -203,13 +232,24 @@ function cachedMask(ref: BlobRef, blobs: BlobReader): Promise<DynamicMask> {
 }
 
 /** R_TC alone: replay the remaining ground-truth steps from the current state and run the evaluator. */
-export async function transitionOracle(env: Environment, recovered: Observation, remaining: readonly (readonly Action[])[], successScore = 1, settleMs = 0): Promise<TransitionVerdict> {
+export async function transitionOracle(
+  env: Environment,
+  recovered: Observation,
+  remaining: readonly (readonly Action[])[],
+  successScore = 1,
+  settleMs = 0,
+): Promise<TransitionVerdict> {
   try {
     await executeSteps(env, remaining, recovered, { settleMs });
     const ev = await env.evaluate({ terminal: terminalOf(remaining) });
     return { pass: ev.score >= successScore, score: ev.score, detail: ev.detail, replayedSteps: remaining.length };
   } catch (err) {
-    return { pass: false, replayedSteps: remaining.length, envError: describeError(err), detail: `environment failed during goal-oriented replay: ${describeError(err)}` };
+    return {
+      pass: false,
+      replayedSteps: remaining.length,
+      envError: describeError(err),
+      detail: `environment failed during goal-oriented replay: ${describeError(err)}`,
+    };
   }
 }
 
@@ -217,7 +257,27 @@ export async function transitionOracle(env: Environment, recovered: Observation,
 export async function judgeRecovery(options: RecoveryOracleOptions): Promise<RecoveryVerdict> {
   const threshold = options.threshold ?? DEFAULT_SSIM_THRESHOLD;
   const ro = await observationOracle(options.recovered, options.target, options.blobs, threshold);
-  const rom = options.mask === undefined ? undefined : await maskedObservationOracle(options.recovered, options.target, options.blobs, options.mask, threshold, options.maxMaskedWindows, options.captures, options.local);
-  const rtc = await transitionOracle(options.env, options.recovered, options.remaining, options.successScore ?? 1, options.settleMs ?? 0);
-  return rom ? { success: ro.pass && rtc.pass, ro, rtc, rom, maskedSuccess: rom.pass && rtc.pass } : { success: ro.pass && rtc.pass, ro, rtc };
+  const rom =
+    options.mask === undefined
+      ? undefined
+      : await maskedObservationOracle(
+          options.recovered,
+          options.target,
+          options.blobs,
+          options.mask,
+          threshold,
+          options.maxMaskedWindows,
+          options.captures,
+          options.local,
+        );
+  const rtc = await transitionOracle(
+    options.env,
+    options.recovered,
+    options.remaining,
+    options.successScore ?? 1,
+    options.settleMs ?? 0,
+  );
+  return rom
+    ? { success: ro.pass && rtc.pass, ro, rtc, rom, maskedSuccess: rom.pass && rtc.pass }
+    : { success: ro.pass && rtc.pass, ro, rtc };
 }

@@ -46,7 +46,10 @@ export function axProbeItems(root: AxNode, options: AxProbeOptions = {}): Record
       const flags = (node.states ?? []).filter((f) => f !== "disabled").sort();
       if (flags.length) states.push(`${path} ${flags.join(",")}`);
       if (node.states?.includes("disabled")) disabled.push(`${path} ${node.role} ${node.name}`);
-      if (node.caret !== undefined || node.selections?.length) carets.push(`${path} caret=${node.caret ?? "-"} selected=${(node.selections ?? []).map(([a, b]) => `${a}-${b}`).join(",") || "-"}`);
+      if (node.caret !== undefined || node.selections?.length)
+        carets.push(
+          `${path} caret=${node.caret ?? "-"} selected=${(node.selections ?? []).map(([a, b]) => `${a}-${b}`).join(",") || "-"}`,
+        );
       return true;
     });
     items[`ax:${name}:tree`] = `${tree.length} nodes ${shortDigest(tree.join("\n"))}`;
@@ -55,7 +58,8 @@ export function axProbeItems(root: AxNode, options: AxProbeOptions = {}): Record
     items[`ax:${name}:enabled`] = `${disabled.length} disabled ${shortDigest(disabled.join("\n"))}`;
     if (carets.length) {
       const selected = carets.filter((c) => !c.endsWith("selected=-")).length;
-      items[`ax:${name}:caret`] = `${carets.length} carets ${selected} with selection ${shortDigest(carets.join("\n"))}`;
+      items[`ax:${name}:caret`] =
+        `${carets.length} carets ${selected} with selection ${shortDigest(carets.join("\n"))}`;
     }
   }
   return items;

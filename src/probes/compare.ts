@@ -48,7 +48,10 @@ export interface ProbeComparison {
 
 /** Translate one ignore pattern (`*` = any run without "/", `**` = anything, `?` = one char) to a RegExp. */
 export function probePatternToRegExp(pattern: string): RegExp {
-  if (typeof pattern !== "string" || pattern.length === 0) throw new ConfigError("probe ignore pattern must be a non-empty string (e.g. \"file:.cache/**\")", { field: "ignore" });
+  if (typeof pattern !== "string" || pattern.length === 0)
+    throw new ConfigError('probe ignore pattern must be a non-empty string (e.g. "file:.cache/**")', {
+      field: "ignore",
+    });
   let re = "";
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i];
@@ -75,10 +78,17 @@ export function probeNamespace(key: string): string {
 }
 
 /** Compare the report recorded at the target with the current one. */
-export function compareProbeReports(target: ProbeReport, current: ProbeReport, options: { ignore?: readonly string[] } = {}): ProbeComparison {
+export function compareProbeReports(
+  target: ProbeReport,
+  current: ProbeReport,
+  options: { ignore?: readonly string[] } = {},
+): ProbeComparison {
   const ignore = probeIgnoreMatcher(options.ignore ?? DEFAULT_PROBE_IGNORE);
   const unavailable: Record<string, string> = {};
-  for (const [side, r] of [["target", target], ["current", current]] as const) {
+  for (const [side, r] of [
+    ["target", target],
+    ["current", current],
+  ] as const) {
     for (const [ns, err] of Object.entries(r.errors ?? {})) unavailable[ns] ??= `${side}: ${err}`;
   }
   const keys = [...new Set([...Object.keys(target.items), ...Object.keys(current.items)])].sort();

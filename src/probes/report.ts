@@ -41,7 +41,11 @@ export interface BlobWriter {
 }
 
 /** Build a report with its items in key order (so the stored bytes are deterministic). */
-export function makeProbeReport(env: string, items: Record<string, string>, errors?: Record<string, string>): ProbeReport {
+export function makeProbeReport(
+  env: string,
+  items: Record<string, string>,
+  errors?: Record<string, string>,
+): ProbeReport {
   const sorted = Object.fromEntries(Object.entries(items).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const report: ProbeReport = { v: PROBE_REPORT_VERSION, env, items: sorted };
   if (errors && Object.keys(errors).length > 0) report.errors = errors;
@@ -63,7 +67,13 @@ export async function loadProbeReport(blobs: BlobReader, ref: BlobRef): Promise<
     throw new ConfigError(`blob ${ref} is not a probe report (not JSON)`);
   }
   const r = parsed as Partial<ProbeReport> | null;
-  if (!r || r.v !== PROBE_REPORT_VERSION || typeof r.env !== "string" || typeof r.items !== "object" || r.items === null) {
+  if (
+    !r ||
+    r.v !== PROBE_REPORT_VERSION ||
+    typeof r.env !== "string" ||
+    typeof r.items !== "object" ||
+    r.items === null
+  ) {
     throw new ConfigError(`blob ${ref} is not a probe report (expected { v: ${PROBE_REPORT_VERSION}, env, items })`);
   }
   return r as ProbeReport;

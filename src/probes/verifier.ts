@@ -12,7 +12,13 @@ import { z } from "zod";
 import type { BlobReader } from "../blob-store.ts";
 import { ConfigError } from "../errors.ts";
 import type { StateVerifier, VerifierVerdict, VerifyInput } from "../recovery.ts";
-import { compareProbeReports, DEFAULT_PROBE_IGNORE, describeProbeDifference, probePatternToRegExp, type ProbeComparison } from "./compare.ts";
+import {
+  compareProbeReports,
+  DEFAULT_PROBE_IGNORE,
+  describeProbeDifference,
+  probePatternToRegExp,
+  type ProbeComparison,
+} from "./compare.ts";
 import { loadProbeReport, type ProbeReport } from "./report.ts";
 import { canProbe } from "./with-probes.ts";
 
@@ -60,7 +66,9 @@ export function createProbeVerifier(options: ProbeVerifierOptions = {}): ProbeVe
   const r = ProbeVerifierSpecSchema.omit({ kind: true }).safeParse(options);
   if (!r.success) {
     const issue = r.error.issues[0];
-    throw new ConfigError(`probe verifier: option "${issue.path.join(".")}" ${issue.message}`, { field: `verifier.${issue.path.join(".")}` });
+    throw new ConfigError(`probe verifier: option "${issue.path.join(".")}" ${issue.message}`, {
+      field: `verifier.${issue.path.join(".")}`,
+    });
   }
   const o = r.data;
   for (const p of o.ignore) probePatternToRegExp(p);
@@ -69,7 +77,10 @@ export function createProbeVerifier(options: ProbeVerifierOptions = {}): ProbeVe
     name: o.name,
     ignore,
     async verify(input) {
-      if (!input.target.probe) return abstain("no probe report was recorded with the target observation (record probes: env option probes: true)");
+      if (!input.target.probe)
+        return abstain(
+          "no probe report was recorded with the target observation (record probes: env option probes: true)",
+        );
       const target = await loadProbeReport(input.blobs, input.target.probe);
       const current = await currentReport(input);
       if (!current) return abstain("the current observation has no probe report and the environment cannot probe");
@@ -82,7 +93,10 @@ export function createProbeVerifier(options: ProbeVerifierOptions = {}): ProbeVe
         const diffs = cmp.differed.map((d) => `differs ${describeProbeDifference(d)}`);
         return {
           verdict: "mismatch",
-          reason: `${cmp.differed.length} probe item(s) differ from step R (${cmp.differed.slice(0, 3).map((d) => d.key).join(", ")}${cmp.differed.length > 3 ? ", ..." : ""}); ${cmp.matched.length} match`,
+          reason: `${cmp.differed.length} probe item(s) differ from step R (${cmp.differed
+            .slice(0, 3)
+            .map((d) => d.key)
+            .join(", ")}${cmp.differed.length > 3 ? ", ..." : ""}); ${cmp.matched.length} match`,
           evidence: [...diffs, ...listMatched(cmp, target, o.maxListed), ...unavailable],
           comparison: cmp,
         };
@@ -107,7 +121,10 @@ export function probeVerifierFromSpec(spec: unknown): ProbeVerifier {
   if (!r.success) {
     const issue = r.error.issues[0];
     const field = ["verifier", ...issue.path].join(".");
-    throw new ConfigError(`${field}: ${issue.message} (expected { kind: probe, ignore: [patterns], defaultIgnore: true })`, { field });
+    throw new ConfigError(
+      `${field}: ${issue.message} (expected { kind: probe, ignore: [patterns], defaultIgnore: true })`,
+      { field },
+    );
   }
   const { kind: _kind, ...options } = r.data;
   return createProbeVerifier(options);

@@ -32,7 +32,11 @@ export async function attachProbe(env: Environment, blobs: BlobWriter, obs: Obse
 
 /** The environment, recording a probe report with each observation it returns. */
 export function withProbes<E extends Environment>(env: E, options: WithProbesOptions): E {
-  if (!canProbe(env)) throw new ConfigError(`env "${env.kind}" has no state probes (capabilities.probes is not set); turn probes off for it`, { field: "env.probes" });
+  if (!canProbe(env))
+    throw new ConfigError(
+      `env "${env.kind}" has no state probes (capabilities.probes is not set); turn probes off for it`,
+      { field: "env.probes" },
+    );
   const { blobs } = options;
   const overrides: Partial<Environment> = {
     reset: async (task) => attachProbe(env, blobs, await env.reset(task)),

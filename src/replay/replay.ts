@@ -75,7 +75,11 @@ async function replayOnce(options: ReplayOptions, check: StateCheck): Promise<Om
   const { env, task, steps, blobs, signal, settleMs } = options;
   const observations: Observation[] = [];
   const checkpoints: CheckpointResult[] = [];
-  const verify = async (current: Observation, expected: ExpectedState, afterSteps: number): Promise<CheckpointResult> => {
+  const verify = async (
+    current: Observation,
+    expected: ExpectedState,
+    afterSteps: number,
+  ): Promise<CheckpointResult> => {
     const r = { ...(await check({ env, current, expected, blobs, signal })), afterSteps };
     checkpoints.push(r);
     return r;
@@ -115,7 +119,12 @@ export interface ExecuteStepOptions {
  * the last one (`current` when there are none), after the settle wait. Terminal actions
  * (DONE/FAIL) are skipped: in a replay they only mark the end of the recorded episode.
  */
-export async function executeStep(env: Environment, actions: readonly Action[], current: Observation, options: ExecuteStepOptions = {}): Promise<Observation> {
+export async function executeStep(
+  env: Environment,
+  actions: readonly Action[],
+  current: Observation,
+  options: ExecuteStepOptions = {},
+): Promise<Observation> {
   let obs = current;
   let executed = 0;
   for (const action of actions) {
@@ -127,7 +136,12 @@ export async function executeStep(env: Environment, actions: readonly Action[], 
 }
 
 /** Execute several steps from the current state; returns the observations after each step. */
-export async function executeSteps(env: Environment, steps: readonly (readonly Action[])[], current: Observation, options: ExecuteStepOptions = {}): Promise<Observation[]> {
+export async function executeSteps(
+  env: Environment,
+  steps: readonly (readonly Action[])[],
+  current: Observation,
+  options: ExecuteStepOptions = {},
+): Promise<Observation[]> {
   const out: Observation[] = [];
   let obs = current;
   for (const actions of steps) {

@@ -32,7 +32,13 @@ export interface StateCheckResult {
 }
 
 /** Compares the environment's current state with an expected one. */
-export type StateCheck = (input: { env: Environment; current: Observation; expected: ExpectedState; blobs: BlobReader; signal?: AbortSignal }) => Promise<StateCheckResult>;
+export type StateCheck = (input: {
+  env: Environment;
+  current: Observation;
+  expected: ExpectedState;
+  blobs: BlobReader;
+  signal?: AbortSignal;
+}) => Promise<StateCheckResult>;
 
 /** Options of {@link createStateCheck}. */
 export interface StateCheckOptions {
@@ -52,14 +58,19 @@ export function createStateCheck(options: StateCheckOptions = {}): StateCheck {
   const method = options.method ?? "auto";
   const threshold = options.ssimThreshold ?? DEFAULT_SSIM_THRESHOLD;
   return async ({ env, current, expected, blobs, signal }) => {
-    const canHash = env.capabilities.groundTruth && typeof env.stateHash === "function" && expected.stateHash !== undefined;
+    const canHash =
+      env.capabilities.groundTruth && typeof env.stateHash === "function" && expected.stateHash !== undefined;
     const use = method === "auto" ? (canHash ? "state-hash" : options.verifier ? "verifier" : "ssim") : method;
     if (use === "state-hash") {
       if (!canHash) return { verdict: "abstain", method: "state-hash", reason: "no ground-truth state hash available" };
       const now = env.stateHash!();
       return now === expected.stateHash
         ? { verdict: "match", method: "state-hash", reason: "full-state hash equal" }
-        : { verdict: "mismatch", method: "state-hash", reason: `full-state hash ${now.slice(0, 12)} != expected ${expected.stateHash!.slice(0, 12)}` };
+        : {
+            verdict: "mismatch",
+            method: "state-hash",
+            reason: `full-state hash ${now.slice(0, 12)} != expected ${expected.stateHash!.slice(0, 12)}`,
+          };
     }
     if (use === "verifier") {
       if (!options.verifier) return { verdict: "abstain", method: "verifier", reason: "no state verifier configured" };
@@ -67,14 +78,21 @@ export function createStateCheck(options: StateCheckOptions = {}): StateCheck {
       try {
         const v = await options.verifier.verify({ target: expected.observation, current, blobs, env, signal });
         const ok = v && (v.verdict === "match" || v.verdict === "mismatch" || v.verdict === "abstain");
-        return ok ? { verdict: v.verdict, method: "verifier", reason: v.reason } : { verdict: "abstain", method: "verifier", reason: "the verifier returned no usable verdict" };
+        return ok
+          ? { verdict: v.verdict, method: "verifier", reason: v.reason }
+          : { verdict: "abstain", method: "verifier", reason: "the verifier returned no usable verdict" };
       } catch (err) {
         if (signal?.aborted) throw err;
         return { verdict: "abstain", method: "verifier", reason: `the verifier failed: ${describeError(err)}` };
       }
     }
     const { match, ssim } = await screensMatch(current, expected.observation, blobs, threshold);
-    return { verdict: match ? "match" : "mismatch", method: "ssim", ssim, reason: `SSIM ${ssim.toFixed(4)} ${match ? ">=" : "<"} ${threshold}` };
+    return {
+      verdict: match ? "match" : "mismatch",
+      method: "ssim",
+      ssim,
+      reason: `SSIM ${ssim.toFixed(4)} ${match ? ">=" : "<"} ${threshold}`,
+    };
   };
 }
 
@@ -83,7 +101,12 @@ export function createStateCheck(options: StateCheckOptions = {}): StateCheck {
  * evaluation replays, ideal recovery's prefix check): SSIM >= `threshold` (default 0.99), never
  * byte equality, so a clock or a blinking caret does not turn a faithful replay into a desync.
  */
-export async function screensMatch(a: Observation, b: Observation, blobs: BlobReader, threshold = DEFAULT_SSIM_THRESHOLD): Promise<{ match: boolean; ssim: number }> {
+export async function screensMatch(
+  a: Observation,
+  b: Observation,
+  blobs: BlobReader,
+  threshold = DEFAULT_SSIM_THRESHOLD,
+): Promise<{ match: boolean; ssim: number }> {
   const ssim = await observationSsim(a, b, blobs);
   return { match: ssim >= threshold, ssim };
 }

@@ -56,22 +56,43 @@ export interface TransitionConsistencyResult {
 }
 
 /** Replay `steps` N times; consistent only when every replay succeeds (stops at the first failure). */
-export async function checkTransitionConsistency(options: TransitionConsistencyOptions): Promise<TransitionConsistencyResult> {
+export async function checkTransitionConsistency(
+  options: TransitionConsistencyOptions,
+): Promise<TransitionConsistencyResult> {
   const n = Math.max(1, options.replays ?? 3);
   const successScore = options.successScore ?? 1;
   const replays: ReplayOutcome[] = [];
   const steps = options.steps.map((actions, i) => ({ actions, expect: options.expected?.[i] }));
   for (let k = 0; k < n; k++) {
-    const r = await replayFromReset({ env: options.env, task: options.task, steps, blobs: options.blobs, check: options.check, attempts: 1, settleMs: options.settleMs, signal: options.signal });
+    const r = await replayFromReset({
+      env: options.env,
+      task: options.task,
+      steps,
+      blobs: options.blobs,
+      check: options.check,
+      attempts: 1,
+      settleMs: options.settleMs,
+      signal: options.signal,
+    });
     let outcome: ReplayOutcome;
     if (r.envError) outcome = { success: false, envError: r.envError, reason: `environment failed: ${r.envError}` };
-    else if (!r.ok) outcome = { success: false, mismatchAfter: r.failedAt?.afterSteps, reason: `state after step ${r.failedAt?.afterSteps} not reproduced: ${r.failedAt?.reason}` };
+    else if (!r.ok)
+      outcome = {
+        success: false,
+        mismatchAfter: r.failedAt?.afterSteps,
+        reason: `state after step ${r.failedAt?.afterSteps} not reproduced: ${r.failedAt?.reason}`,
+      };
     else {
       try {
         const ev = await options.env.evaluate({ terminal: terminalOf(options.steps) });
-        outcome = ev.score >= successScore
-          ? { success: true, score: ev.score, reason: "task evaluator passed" }
-          : { success: false, score: ev.score, reason: `task evaluator failed (${ev.score}${ev.detail ? `: ${ev.detail}` : ""})` };
+        outcome =
+          ev.score >= successScore
+            ? { success: true, score: ev.score, reason: "task evaluator passed" }
+            : {
+                success: false,
+                score: ev.score,
+                reason: `task evaluator failed (${ev.score}${ev.detail ? `: ${ev.detail}` : ""})`,
+              };
       } catch (err) {
         outcome = { success: false, envError: describeError(err), reason: `evaluator failed: ${describeError(err)}` };
       }

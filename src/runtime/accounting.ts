@@ -37,7 +37,11 @@ export function bump(acc: EpisodeAccounting, deltas: Partial<Record<AccountingCo
  * A copy with model calls added per role. `fallbackRole` is used for usage records that lack a
  * valid role (untrusted adapters). Cached calls count as calls but cost nothing.
  */
-export function addUsage(acc: EpisodeAccounting, usage: readonly ModelUsage[] | undefined, fallbackRole: ModelRole): EpisodeAccounting {
+export function addUsage(
+  acc: EpisodeAccounting,
+  usage: readonly ModelUsage[] | undefined,
+  fallbackRole: ModelRole,
+): EpisodeAccounting {
   if (!usage || !Array.isArray(usage) || usage.length === 0) return acc;
   const models: Partial<Record<ModelRole, RoleUsage>> = { ...acc.models };
   for (const u of usage) {
@@ -66,13 +70,20 @@ export function servedBySimulation(acc: Pick<EpisodeAccounting, "models">): bool
 export function withoutTiming(acc: EpisodeAccounting): Omit<EpisodeAccounting, "envMs" | "wallMs"> {
   const { envMs: _e, wallMs: _w, ...rest } = acc;
   const models: Partial<Record<ModelRole, RoleUsage>> = {};
-  for (const [role, u] of Object.entries(rest.models) as Array<[ModelRole, RoleUsage]>) models[role] = { ...u, latencyMs: 0 };
+  for (const [role, u] of Object.entries(rest.models) as Array<[ModelRole, RoleUsage]>)
+    models[role] = { ...u, latencyMs: 0 };
   return { ...rest, models };
 }
 
 /** The prompt-cache fields of a role after one more call: present once any call reported a cache (so results of uncached runs keep their shape). */
 export function cacheFields(
-  prev: { inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteInputTokens?: number; billedTokens?: number },
+  prev: {
+    inputTokens: number;
+    outputTokens: number;
+    cachedInputTokens?: number;
+    cacheWriteInputTokens?: number;
+    billedTokens?: number;
+  },
   u: Pick<ModelUsage, "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteInputTokens" | "billedTokens">,
 ): { cachedInputTokens?: number; cacheWriteInputTokens?: number; billedTokens?: number } {
   const reported = num(u.cachedInputTokens) > 0 || num(u.cacheWriteInputTokens) > 0 || prev.billedTokens !== undefined;
@@ -89,7 +100,10 @@ function num(v: unknown): number {
 }
 
 /** A copy with detector-cascade gate counters increased (see EpisodeAccounting.detectorGates). */
-export function bumpGates(acc: EpisodeAccounting, counts: Readonly<Record<string, number>> | undefined): EpisodeAccounting {
+export function bumpGates(
+  acc: EpisodeAccounting,
+  counts: Readonly<Record<string, number>> | undefined,
+): EpisodeAccounting {
   if (!counts || Object.keys(counts).length === 0) return acc;
   const gates = { ...(acc.detectorGates ?? {}) };
   for (const [k, v] of Object.entries(counts)) gates[k] = (gates[k] ?? 0) + v;
@@ -107,7 +121,14 @@ export interface TokensByRole {
 /** Uncached, cached, cache-write and billed-equivalent tokens per role of an episode's accounting (src/usage.ts tokenSplit). */
 export function tokenSplits(acc: Pick<EpisodeAccounting, "models">): TokensByRole {
   const roles: Partial<Record<ModelRole, TokenSplit>> = {};
-  const total: TokenSplit = { inputTokens: 0, uncachedInputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 0, billedTokens: 0 };
+  const total: TokenSplit = {
+    inputTokens: 0,
+    uncachedInputTokens: 0,
+    cachedInputTokens: 0,
+    cacheWriteInputTokens: 0,
+    outputTokens: 0,
+    billedTokens: 0,
+  };
   let promptCache = false;
   for (const role of Object.keys(acc.models).sort() as ModelRole[]) {
     const u = acc.models[role];

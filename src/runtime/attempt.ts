@@ -34,7 +34,13 @@ import type { EpisodeEvents } from "./events.ts";
 import { checkRestoreResult, type RestoreRoutine } from "./restore.ts";
 
 /** The notice and the cut after restoring (or trying to restore) step `step`: prompts/index.ts `postRestoration`. */
-export type PostRestorationFn = (args: { step: number; errorStep: number; restored: boolean; transition: TransitionString; unconfirmed: UnconfirmedRestoration }) => {
+export type PostRestorationFn = (args: {
+  step: number;
+  errorStep: number;
+  restored: boolean;
+  transition: TransitionString;
+  unconfirmed: UnconfirmedRestoration;
+}) => {
   cut: boolean;
   notice: string;
   prompt: string;
@@ -49,23 +55,65 @@ export interface AttemptSink {
 /** Phase 1: choose R for E (a failing selector falls back to E-1; see guardedSelect) and emit `selection`. */
 export async function chooseRecoveryStep(
   sink: AttemptSink,
-  a: { selector: RecoveryStepSelector; strategy: string; task: TaskSpec; history: readonly HistoryEntry[]; errorStep: number; detection: Detection; instanceKey: string; seed: number; blobs: BlobReader; signal?: AbortSignal },
+  a: {
+    selector: RecoveryStepSelector;
+    strategy: string;
+    task: TaskSpec;
+    history: readonly HistoryEntry[];
+    errorStep: number;
+    detection: Detection;
+    instanceKey: string;
+    seed: number;
+    blobs: BlobReader;
+    signal?: AbortSignal;
+  },
   call: <T>(fn: () => T) => T = (fn) => fn(),
 ): Promise<Selection & { fallback: boolean }> {
   const selection = await call(() =>
-    guardedSelect(a.selector, { task: a.task, history: a.history as HistoryEntry[], errorStep: a.errorStep, detection: a.detection, instanceKey: a.instanceKey, seed: a.seed, blobs: a.blobs, signal: a.signal }),
+    guardedSelect(a.selector, {
+      task: a.task,
+      history: a.history as HistoryEntry[],
+      errorStep: a.errorStep,
+      detection: a.detection,
+      instanceKey: a.instanceKey,
+      seed: a.seed,
+      blobs: a.blobs,
+      signal: a.signal,
+    }),
   );
   const { fallback: _f, ...sel } = selection;
-  sink.events.emit("selection", { taskId: sink.taskId, errorStep: a.errorStep, recoveryStep: sel.step, strategy: a.strategy, selection: sel });
+  sink.events.emit("selection", {
+    taskId: sink.taskId,
+    errorStep: a.errorStep,
+    recoveryStep: sel.step,
+    strategy: a.strategy,
+    selection: sel,
+  });
   return selection;
 }
 
 /** Phase 2: emit `recovery-start`; returns the trajectory event's detail. */
 export function startRecovery(
   sink: AttemptSink,
-  a: { attempt: number; restoration: RestorationMode; errorStep: number; recoveryStep: number; target: Observation; detection: Detection; selection?: Record<string, unknown> },
+  a: {
+    attempt: number;
+    restoration: RestorationMode;
+    errorStep: number;
+    recoveryStep: number;
+    target: Observation;
+    detection: Detection;
+    selection?: Record<string, unknown>;
+  },
 ): Record<string, unknown> {
-  sink.events.emit("recovery-start", { taskId: sink.taskId, attempt: a.attempt, restoration: a.restoration, mode: a.restoration, errorStep: a.errorStep, recoveryStep: a.recoveryStep, target: a.target });
+  sink.events.emit("recovery-start", {
+    taskId: sink.taskId,
+    attempt: a.attempt,
+    restoration: a.restoration,
+    mode: a.restoration,
+    errorStep: a.errorStep,
+    recoveryStep: a.recoveryStep,
+    target: a.target,
+  });
   return {
     attempt: a.attempt,
     restoration: a.restoration,
@@ -81,11 +129,35 @@ export function startRecovery(
 /** Phase 4: emit `recovery-end` (with `confirmation`); returns the trajectory event's detail. */
 export function endRecovery(
   sink: AttemptSink,
-  a: { attempt: number; restoration: RestorationMode; confirmation: RestorationConfirmation; steps: number; reason: string; observation?: Observation },
+  a: {
+    attempt: number;
+    restoration: RestorationMode;
+    confirmation: RestorationConfirmation;
+    steps: number;
+    reason: string;
+    observation?: Observation;
+  },
 ): Record<string, unknown> {
   const restored = isRestored(a.confirmation);
-  sink.events.emit("recovery-end", { taskId: sink.taskId, attempt: a.attempt, restoration: a.restoration, mode: a.restoration, restored, confirmation: a.confirmation, steps: a.steps, reason: a.reason });
-  return { attempt: a.attempt, restoration: a.restoration, restored, confirmation: a.confirmation, steps: a.steps, reason: a.reason, ...(a.observation ? { observation: a.observation.screenshot } : {}) };
+  sink.events.emit("recovery-end", {
+    taskId: sink.taskId,
+    attempt: a.attempt,
+    restoration: a.restoration,
+    mode: a.restoration,
+    restored,
+    confirmation: a.confirmation,
+    steps: a.steps,
+    reason: a.reason,
+  });
+  return {
+    attempt: a.attempt,
+    restoration: a.restoration,
+    restored,
+    confirmation: a.confirmation,
+    steps: a.steps,
+    reason: a.reason,
+    ...(a.observation ? { observation: a.observation.screenshot } : {}),
+  };
 }
 
 /** What {@link cutContext} decided. */
@@ -107,10 +179,25 @@ export interface ContextCut {
  */
 export function cutContext(
   sink: AttemptSink,
-  a: { attempt: number; recoveryStep: number; errorStep: number; from: number; confirmation: RestorationConfirmation; transition: TransitionString; unconfirmed: UnconfirmedRestoration; postRestoration: PostRestorationFn },
+  a: {
+    attempt: number;
+    recoveryStep: number;
+    errorStep: number;
+    from: number;
+    confirmation: RestorationConfirmation;
+    transition: TransitionString;
+    unconfirmed: UnconfirmedRestoration;
+    postRestoration: PostRestorationFn;
+  },
 ): ContextCut {
   const restored = isRestored(a.confirmation);
-  const post = a.postRestoration({ step: a.recoveryStep, errorStep: a.errorStep, restored, transition: a.transition, unconfirmed: a.unconfirmed });
+  const post = a.postRestoration({
+    step: a.recoveryStep,
+    errorStep: a.errorStep,
+    restored,
+    transition: a.transition,
+    unconfirmed: a.unconfirmed,
+  });
   const to = post.cut ? a.recoveryStep : a.from;
   sink.events.emit("truncate", { taskId: sink.taskId, attempt: a.attempt, from: a.from, to, notice: post.notice });
   return {
@@ -118,7 +205,15 @@ export function cutContext(
     to,
     notice: post.notice,
     prompt: post.prompt,
-    detail: { attempt: a.attempt, from: a.from, to, restored, confirmation: a.confirmation, ...(!post.cut && { kept: true }), notice: post.prompt },
+    detail: {
+      attempt: a.attempt,
+      from: a.from,
+      to,
+      restored,
+      confirmation: a.confirmation,
+      ...(!post.cut && { kept: true }),
+      notice: post.prompt,
+    },
   };
 }
 
@@ -171,18 +266,58 @@ export interface AttemptOutcome {
  */
 export async function runRecoveryAttempt(sink: AttemptSink, a: AttemptInput): Promise<AttemptOutcome> {
   const E = a.detection.errorStep!;
-  const selection = await chooseRecoveryStep(sink, { selector: a.selector, strategy: a.strategy, task: a.task, history: a.history, errorStep: E, detection: a.detection, instanceKey: a.instanceKey, seed: a.seed, blobs: a.blobs, signal: a.signal });
+  const selection = await chooseRecoveryStep(sink, {
+    selector: a.selector,
+    strategy: a.strategy,
+    task: a.task,
+    history: a.history,
+    errorStep: E,
+    detection: a.detection,
+    instanceKey: a.instanceKey,
+    seed: a.seed,
+    blobs: a.blobs,
+    signal: a.signal,
+  });
   const R = selection.step;
   const t = a.history.length;
   const target = { step: R, observation: a.history[R]?.observation ?? a.current };
   const details: AttemptOutcome["details"] = [];
-  const sel = { strategy: a.strategy, reason: selection.reason, ...(selection.failure ? { failure: selection.failure } : {}) };
-  details.push({ kind: "recovery-start", detail: startRecovery(sink, { attempt: a.attempt, restoration: a.restoration, errorStep: E, recoveryStep: R, target: target.observation, detection: a.detection, selection: sel }) });
+  const sel = {
+    strategy: a.strategy,
+    reason: selection.reason,
+    ...(selection.failure ? { failure: selection.failure } : {}),
+  };
+  details.push({
+    kind: "recovery-start",
+    detail: startRecovery(sink, {
+      attempt: a.attempt,
+      restoration: a.restoration,
+      errorStep: E,
+      recoveryStep: R,
+      target: target.observation,
+      detection: a.detection,
+      selection: sel,
+    }),
+  });
   const base = { errorStep: E, recoveryStep: R, selection, details };
   let raw: unknown;
   let failure: string | null = null;
   try {
-    raw = await untilAborted(a.restore({ step: R, errorStep: E, target, history: a.history, detection: a.detection, selection, attempt: a.attempt, task: a.task, signal: a.signal }), a.signal, "the restore routine");
+    raw = await untilAborted(
+      a.restore({
+        step: R,
+        errorStep: E,
+        target,
+        history: a.history,
+        detection: a.detection,
+        selection,
+        attempt: a.attempt,
+        task: a.task,
+        signal: a.signal,
+      }),
+      a.signal,
+      "the restore routine",
+    );
   } catch (err) {
     if (a.signal?.aborted) throw err;
     failure = `the restore routine (${a.routine}) threw: ${describeError(err)}`;
@@ -190,15 +325,64 @@ export async function runRecoveryAttempt(sink: AttemptSink, a: AttemptInput): Pr
   const checked = failure === null ? checkRestoreResult(raw, a.routine) : null;
   if (failure !== null || !checked!.ok) {
     const reason = failure ?? (checked as { reason: string }).reason;
-    logger.error({ attempt: a.attempt, step: R, error: reason }, "restore routine failed; the attempt is refused and the context left untouched");
-    details.push({ kind: "recovery-end", detail: endRecovery(sink, { attempt: a.attempt, restoration: a.restoration, confirmation: "refused", steps: 0, reason }) });
-    return { ...base, confirmation: "refused", steps: 0, reason, observation: await a.observe(), cut: null, usage: [], prompts: [] };
+    logger.error(
+      { attempt: a.attempt, step: R, error: reason },
+      "restore routine failed; the attempt is refused and the context left untouched",
+    );
+    details.push({
+      kind: "recovery-end",
+      detail: endRecovery(sink, {
+        attempt: a.attempt,
+        restoration: a.restoration,
+        confirmation: "refused",
+        steps: 0,
+        reason,
+      }),
+    });
+    return {
+      ...base,
+      confirmation: "refused",
+      steps: 0,
+      reason,
+      observation: await a.observe(),
+      cut: null,
+      usage: [],
+      prompts: [],
+    };
   }
   const r = checked!.result;
   const observation = r.observation ?? (await a.observe());
   const reason = r.detail ?? "";
-  details.push({ kind: "recovery-end", detail: endRecovery(sink, { attempt: a.attempt, restoration: a.restoration, confirmation: r.confirmation, steps: r.steps, reason, observation }) });
-  const cut = cutContext(sink, { attempt: a.attempt, recoveryStep: R, errorStep: E, from: t, confirmation: r.confirmation, transition: a.transition, unconfirmed: a.unconfirmed, postRestoration: a.postRestoration });
+  details.push({
+    kind: "recovery-end",
+    detail: endRecovery(sink, {
+      attempt: a.attempt,
+      restoration: a.restoration,
+      confirmation: r.confirmation,
+      steps: r.steps,
+      reason,
+      observation,
+    }),
+  });
+  const cut = cutContext(sink, {
+    attempt: a.attempt,
+    recoveryStep: R,
+    errorStep: E,
+    from: t,
+    confirmation: r.confirmation,
+    transition: a.transition,
+    unconfirmed: a.unconfirmed,
+    postRestoration: a.postRestoration,
+  });
   details.push({ kind: "truncate", detail: cut.detail });
-  return { ...base, confirmation: r.confirmation, steps: r.steps, reason, observation, cut, usage: r.usage ?? [], prompts: [...(r.prompts ?? []), cut.prompt] };
+  return {
+    ...base,
+    confirmation: r.confirmation,
+    steps: r.steps,
+    reason,
+    observation,
+    cut,
+    usage: r.usage ?? [],
+    prompts: [...(r.prompts ?? []), cut.prompt],
+  };
 }

@@ -28,7 +28,12 @@ import { atCallSite, type CallSite } from "./call-site.ts";
 export type RestorationConfirmation = "verifier" | "ssim" | "claimed" | "refused";
 
 /** The four values, in order of strength. */
-export const RESTORATION_CONFIRMATIONS = ["verifier", "ssim", "claimed", "refused"] as const satisfies readonly RestorationConfirmation[];
+export const RESTORATION_CONFIRMATIONS = [
+  "verifier",
+  "ssim",
+  "claimed",
+  "refused",
+] as const satisfies readonly RestorationConfirmation[];
 
 /** SSIM at or above which a screen counts as the target screen (paper: R_O threshold 0.99). */
 export const CONFIRM_SSIM_THRESHOLD = DEFAULT_SSIM_THRESHOLD;
@@ -75,20 +80,35 @@ export interface ConfirmOutcome {
 export async function confirmRestoration(input: ConfirmInput): Promise<ConfirmOutcome> {
   const { target, current, blobs, verifier } = input;
   const oracle = input.oracle?.() ?? null;
-  if (oracle !== null) return { confirmation: oracle ? "ssim" : "refused", reason: oracle ? "the state hash matches the target's" : "the state hash differs from the target's", usage: [] };
+  if (oracle !== null)
+    return {
+      confirmation: oracle ? "ssim" : "refused",
+      reason: oracle ? "the state hash matches the target's" : "the state hash differs from the target's",
+      usage: [],
+    };
   const bySsim = async (prefix: string): Promise<ConfirmOutcome & { ssim: number }> => {
     const ssim = await observationSsim(current, target, blobs);
     const ok = ssim >= CONFIRM_SSIM_THRESHOLD;
-    return { confirmation: ok ? "ssim" : "refused", ssim, usage: [], reason: `${prefix}SSIM ${ssim.toFixed(4)} ${ok ? ">=" : "<"} ${CONFIRM_SSIM_THRESHOLD}` };
+    return {
+      confirmation: ok ? "ssim" : "refused",
+      ssim,
+      usage: [],
+      reason: `${prefix}SSIM ${ssim.toFixed(4)} ${ok ? ">=" : "<"} ${CONFIRM_SSIM_THRESHOLD}`,
+    };
   };
-  if (!verifier) return input.unchecked === "ssim" ? bySsim("") : { confirmation: "claimed", reason: "claimed by the recovery agent, unverified", usage: [] };
+  if (!verifier)
+    return input.unchecked === "ssim"
+      ? bySsim("")
+      : { confirmation: "claimed", reason: "claimed by the recovery agent, unverified", usage: [] };
   let verdict: VerifierVerdict;
   let reason: string;
   let usage: ModelUsage[] = [];
   let prompt: string | undefined;
   try {
-    const ask = () => verifier.verify({ target, current, blobs, ...(input.env ? { env: input.env } : {}), signal: input.signal });
-    const v = (await (input.site ? atCallSite(input.site, ask) : ask())) as { verdict?: unknown; reason?: unknown; usage?: unknown } | null | undefined;
+    const ask = () =>
+      verifier.verify({ target, current, blobs, ...(input.env ? { env: input.env } : {}), signal: input.signal });
+    const v = (await (input.site ? atCallSite(input.site, ask) : ask())) as
+      { verdict?: unknown; reason?: unknown; usage?: unknown } | null | undefined;
     const ok = !!v && (v.verdict === "match" || v.verdict === "mismatch" || v.verdict === "abstain");
     verdict = ok ? (v!.verdict as VerifierVerdict) : "abstain";
     reason = ok ? String(v!.reason ?? "") : "the verifier returned no usable verdict";
@@ -101,9 +121,12 @@ export async function confirmRestoration(input: ConfirmInput): Promise<ConfirmOu
     reason = `the verifier failed: ${describeError(err)}`;
   }
   const asked = { verdict, verifierReason: reason, usage, ...(prompt ? { prompt } : {}) };
-  if (verdict === "match") return { ...asked, confirmation: "verifier", reason: `${verifier.name} says match: ${reason}` };
-  if (verdict === "mismatch") return { ...asked, confirmation: "refused", reason: `${verifier.name} says mismatch: ${reason}` };
-  if (input.onAbstain !== "ssim") return { ...asked, confirmation: "refused", reason: `${verifier.name} abstained (not confirmed): ${reason}` };
+  if (verdict === "match")
+    return { ...asked, confirmation: "verifier", reason: `${verifier.name} says match: ${reason}` };
+  if (verdict === "mismatch")
+    return { ...asked, confirmation: "refused", reason: `${verifier.name} says mismatch: ${reason}` };
+  if (input.onAbstain !== "ssim")
+    return { ...asked, confirmation: "refused", reason: `${verifier.name} abstained (not confirmed): ${reason}` };
   const sim = await bySsim(`${verifier.name} abstained (${reason}); onAbstain ssim: `);
   return { ...sim, ...asked };
 }

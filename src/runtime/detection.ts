@@ -47,7 +47,12 @@ export function degradedNow(acc: EpisodeAccounting, degradedAfter: number): bool
  * Call the detector with a time limit and validate its answer. An error step outside the history
  * (0..step-1) counts as garbage. The returned detection is always safe to act on.
  */
-export async function guardedDetect(detector: ErrorDetector, input: DetectorInput, timeoutMs: number, opts: { quiet?: boolean } = {}): Promise<GuardedDetection> {
+export async function guardedDetect(
+  detector: ErrorDetector,
+  input: DetectorInput,
+  timeoutMs: number,
+  opts: { quiet?: boolean } = {},
+): Promise<GuardedDetection> {
   let raw: unknown;
   // The call's own signal aborts it at the deadline: a timed-out request is cancelled (and never
   // retried behind the runtime's back by an SDK that keeps going), not merely raced.
@@ -55,7 +60,9 @@ export async function guardedDetect(detector: ErrorDetector, input: DetectorInpu
   const signal = input.signal ? AbortSignal.any([input.signal, deadline.signal]) : deadline.signal;
   const message = `detector ${detector.name} timed out after ${timeoutMs} ms`;
   try {
-    raw = await withTimeout(detector.detect({ ...input, signal }), timeoutMs, message, () => deadline.abort(new DOMException(message, "AbortError")));
+    raw = await withTimeout(detector.detect({ ...input, signal }), timeoutMs, message, () =>
+      deadline.abort(new DOMException(message, "AbortError")),
+    );
   } catch (err) {
     return fail(detector, input, describeError(err), opts.quiet);
   }
@@ -63,11 +70,21 @@ export async function guardedDetect(detector: ErrorDetector, input: DetectorInpu
   if (!checked.ok) return fail(detector, input, checked.reason, opts.quiet, usageOf(raw));
   const d = checked.value as Detection;
   if (d.failure) {
-    log(opts.quiet)({ detector: detector.name, task: input.task.id, step: input.step, failure: d.failure }, "detector failed; continuing without recovery");
+    log(opts.quiet)(
+      { detector: detector.name, task: input.task.id, step: input.step, failure: d.failure },
+      "detector failed; continuing without recovery",
+    );
     return { detection: { ...noDetection(d.reason, d.failure), usage: d.usage, prompt: d.prompt }, failed: true };
   }
   if (d.isError && (d.errorStep === null || d.errorStep < 0 || d.errorStep >= input.step)) {
-    return fail(detector, input, `error step ${String(d.errorStep)} is outside the history 0..${input.step - 1}`, opts.quiet, d.usage, d.prompt);
+    return fail(
+      detector,
+      input,
+      `error step ${String(d.errorStep)} is outside the history 0..${input.step - 1}`,
+      opts.quiet,
+      d.usage,
+      d.prompt,
+    );
   }
   return { detection: d, failed: false };
 }
@@ -77,8 +94,18 @@ function log(quiet: boolean | undefined): (fields: object, msg: string) => void 
   return quiet ? logger.debug : logger.warn;
 }
 
-function fail(detector: ErrorDetector, input: DetectorInput, failure: string, quiet?: boolean, usage?: Detection["usage"], prompt?: string): GuardedDetection {
-  log(quiet)({ detector: detector.name, task: input.task.id, step: input.step, failure }, "detector failed; continuing without recovery");
+function fail(
+  detector: ErrorDetector,
+  input: DetectorInput,
+  failure: string,
+  quiet?: boolean,
+  usage?: Detection["usage"],
+  prompt?: string,
+): GuardedDetection {
+  log(quiet)(
+    { detector: detector.name, task: input.task.id, step: input.step, failure },
+    "detector failed; continuing without recovery",
+  );
   const detection = noDetection("detector failed", failure);
   if (usage) detection.usage = usage;
   if (prompt) detection.prompt = prompt;
@@ -86,7 +113,8 @@ function fail(detector: ErrorDetector, input: DetectorInput, failure: string, qu
 }
 
 function usageOf(raw: unknown): Detection["usage"] | undefined {
-  if (raw && typeof raw === "object" && Array.isArray((raw as { usage?: unknown }).usage)) return (raw as { usage: Detection["usage"] }).usage;
+  if (raw && typeof raw === "object" && Array.isArray((raw as { usage?: unknown }).usage))
+    return (raw as { usage: Detection["usage"] }).usage;
   return undefined;
 }
 
@@ -138,13 +166,26 @@ export function trackDetectorHealth(acc: EpisodeAccounting, h: DetectorHealthCon
   const lastFailure = h.detection.failure ?? h.detection.reason;
   if (failures === h.degradedAfter) {
     next.degraded = (acc.degraded ?? 0) + 1;
-    h.events.emit("degraded", { taskId: h.taskId, step: h.step, failures, detector: h.detector.name, endpoint, lastFailure, action: h.onDetectorFailure });
+    h.events.emit("degraded", {
+      taskId: h.taskId,
+      step: h.step,
+      failures,
+      detector: h.detector.name,
+      endpoint,
+      lastFailure,
+      action: h.onDetectorFailure,
+    });
     plainWarning(
       `recovery is DEGRADED for task ${h.taskId}: the error detector ${endpoint} failed ${failures} times in a row (last: ${lastFailure.slice(0, 300)}); ` +
-        (h.onDetectorFailure === "fail" ? "stopping the run (onDetectorFailure: \"fail\")" : "the agent continues unjudged (onDetectorFailure: \"continue\")"),
+        (h.onDetectorFailure === "fail"
+          ? 'stopping the run (onDetectorFailure: "fail")'
+          : 'the agent continues unjudged (onDetectorFailure: "continue")'),
     );
   }
   if (h.onDetectorFailure === "fail")
-    throw new DetectorUnavailableError(`the error detector ${endpoint} failed ${failures} times in a row (last: ${lastFailure.slice(0, 300)}); fix or replace the judge endpoint, or set onDetectorFailure: "continue"`, { endpoint, failures });
+    throw new DetectorUnavailableError(
+      `the error detector ${endpoint} failed ${failures} times in a row (last: ${lastFailure.slice(0, 300)}); fix or replace the judge endpoint, or set onDetectorFailure: "continue"`,
+      { endpoint, failures },
+    );
   return next;
 }

@@ -19,7 +19,10 @@ export interface FreezeState {
 export type DetectorGate = "consult" | "frozen" | "exhausted" | "no-detector";
 
 /** Decide whether to consult the detector after a forward step. */
-export function detectorGate(state: FreezeState, opts: { maxRecoveryIterations: number; hasDetector: boolean }): DetectorGate {
+export function detectorGate(
+  state: FreezeState,
+  opts: { maxRecoveryIterations: number; hasDetector: boolean },
+): DetectorGate {
   if (!opts.hasDetector) return "no-detector";
   if (state.recoveryAttempts >= opts.maxRecoveryIterations) return "exhausted";
   if (state.freezeRemaining > 0) return "frozen";

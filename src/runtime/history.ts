@@ -25,11 +25,18 @@ export function truncateHistory(history: readonly HistoryEntry[], recoveryStep: 
  * - "0-R": entries 0..R-1 (ending at the target observation o_R, which is shown anyway).
  * - "none" and "contextualized" (which gets a summary instead): no entries.
  */
-export function recoveryContextHistory(kind: RecoveryContextKind, history: readonly HistoryEntry[], errorStep: number, recoveryStep: number): HistoryEntry[] {
+export function recoveryContextHistory(
+  kind: RecoveryContextKind,
+  history: readonly HistoryEntry[],
+  errorStep: number,
+  recoveryStep: number,
+): HistoryEntry[] {
   switch (kind) {
     case "0-E":
       if (!Number.isInteger(errorStep) || errorStep < 0 || errorStep >= Math.max(1, history.length)) {
-        throw new InternalError(`recoveryContextHistory: error step ${errorStep} is outside the history 0..${history.length - 1}`);
+        throw new InternalError(
+          `recoveryContextHistory: error step ${errorStep} is outside the history 0..${history.length - 1}`,
+        );
       }
       return history.slice();
     case "0-R":

@@ -36,10 +36,19 @@ export interface ResolveOptionsSpec<K extends RecoveryKnobName, X extends z.ZodR
 const resolved = new WeakSet<object>();
 
 /** Validate user options and resolve every default; throws a ConfigError naming the bad field. Already-resolved options are returned as they are. */
-export function resolveRecoveryOptions(input?: RecoveryOptionsInput | ResolvedRecoveryOptions, where?: string | { where?: string; defaults?: Partial<RecoveryOptions> }): ResolvedRecoveryOptions;
+export function resolveRecoveryOptions(
+  input?: RecoveryOptionsInput | ResolvedRecoveryOptions,
+  where?: string | { where?: string; defaults?: Partial<RecoveryOptions> },
+): ResolvedRecoveryOptions;
 /** A path's subset of the knobs plus its own fields, in one pass with the runtime's bounds, defaults and messages. */
-export function resolveRecoveryOptions<K extends RecoveryKnobName, X extends z.ZodRawShape>(input: unknown, spec: ResolveOptionsSpec<K, X>): Pick<ResolvedRecoveryOptions, K> & z.output<z.ZodObject<X>>;
-export function resolveRecoveryOptions(input: unknown = {}, spec: string | ResolveOptionsSpec<RecoveryKnobName, z.ZodRawShape> = {}): unknown {
+export function resolveRecoveryOptions<K extends RecoveryKnobName, X extends z.ZodRawShape>(
+  input: unknown,
+  spec: ResolveOptionsSpec<K, X>,
+): Pick<ResolvedRecoveryOptions, K> & z.output<z.ZodObject<X>>;
+export function resolveRecoveryOptions(
+  input: unknown = {},
+  spec: string | ResolveOptionsSpec<RecoveryKnobName, z.ZodRawShape> = {},
+): unknown {
   const s = typeof spec === "string" ? { where: spec } : spec;
   const full = !s.knobs && !s.extras;
   if (full && input && typeof input === "object" && resolved.has(input)) return input;
@@ -49,18 +58,34 @@ export function resolveRecoveryOptions(input: unknown = {}, spec: string | Resol
 }
 
 /** `input` over `defaults` (only the knobs the path takes; a field given as undefined is not given). */
-function withDefaults(input: unknown, defaults: Partial<RecoveryOptions> | undefined, knobs: readonly RecoveryKnobName[] | undefined): unknown {
-  if (!defaults || (input !== undefined && (input === null || typeof input !== "object" || Array.isArray(input)))) return input;
-  const own = Object.fromEntries(Object.entries((input ?? {}) as Record<string, unknown>).filter(([, v]) => v !== undefined));
-  const taken = Object.fromEntries(Object.entries(defaults).filter(([k, v]) => v !== undefined && (!knobs || knobs.includes(k as RecoveryKnobName))));
+function withDefaults(
+  input: unknown,
+  defaults: Partial<RecoveryOptions> | undefined,
+  knobs: readonly RecoveryKnobName[] | undefined,
+): unknown {
+  if (!defaults || (input !== undefined && (input === null || typeof input !== "object" || Array.isArray(input))))
+    return input;
+  const own = Object.fromEntries(
+    Object.entries((input ?? {}) as Record<string, unknown>).filter(([, v]) => v !== undefined),
+  );
+  const taken = Object.fromEntries(
+    Object.entries(defaults).filter(([k, v]) => v !== undefined && (!knobs || knobs.includes(k as RecoveryKnobName))),
+  );
   return { ...taken, ...own };
 }
 
-function parse(where: string, input: unknown, knobs: readonly RecoveryKnobName[] | undefined, extras: z.ZodRawShape | undefined): unknown {
+function parse(
+  where: string,
+  input: unknown,
+  knobs: readonly RecoveryKnobName[] | undefined,
+  extras: z.ZodRawShape | undefined,
+): unknown {
   if (input !== undefined && (input === null || typeof input !== "object" || Array.isArray(input))) {
     throw new ConfigError(`${where}: expected an options object such as { freezeWindow: 5 }`);
   }
-  const picked = knobs ? Object.fromEntries(knobs.map((k) => [k, RecoveryOptionsSchema.shape[k]])) : RecoveryOptionsSchema.shape;
+  const picked = knobs
+    ? Object.fromEntries(knobs.map((k) => [k, RecoveryOptionsSchema.shape[k]]))
+    : RecoveryOptionsSchema.shape;
   const schema = z.object({ ...picked, ...(extras ?? {}) }).strict();
   const parsed = schema.safeParse(input ?? {});
   if (parsed.success) return parsed.data;
@@ -72,17 +97,32 @@ export function optionError(where: string, issue: z.core.$ZodIssue, known?: read
   const field = issue.path.map(String).join(".");
   if (issue.code === "unrecognized_keys") {
     const name = (issue as { keys?: string[] }).keys?.[0] ?? field;
-    return new ConfigError(`${where}: unknown option "${name}"${known ? ` (known: ${known.join(", ")})` : ""}`, { field: name });
+    return new ConfigError(`${where}: unknown option "${name}"${known ? ` (known: ${known.join(", ")})` : ""}`, {
+      field: name,
+    });
   }
-  return new ConfigError(`${where}: option "${field || "options"}" ${describeIssue(issue as never)}`, { field: field || undefined });
+  return new ConfigError(`${where}: option "${field || "options"}" ${describeIssue(issue as never)}`, {
+    field: field || undefined,
+  });
 }
 
-function describeIssue(issue: { code: string; message: string; minimum?: unknown; maximum?: unknown; inclusive?: boolean; values?: unknown[]; origin?: string }): string {
+function describeIssue(issue: {
+  code: string;
+  message: string;
+  minimum?: unknown;
+  maximum?: unknown;
+  inclusive?: boolean;
+  values?: unknown[];
+  origin?: string;
+}): string {
   const custom = !/^(Invalid|Too (small|big))/.test(issue.message);
   if (custom && issue.code !== "invalid_type") return issue.message;
-  if (issue.code === "too_small" && issue.minimum !== undefined) return `must be ${issue.inclusive === false ? ">" : ">="} ${String(issue.minimum)}`;
-  if (issue.code === "too_big" && issue.maximum !== undefined) return `must be ${issue.inclusive === false ? "<" : "<="} ${String(issue.maximum)}`;
-  if (issue.code === "invalid_value" && Array.isArray(issue.values)) return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+  if (issue.code === "too_small" && issue.minimum !== undefined)
+    return `must be ${issue.inclusive === false ? ">" : ">="} ${String(issue.minimum)}`;
+  if (issue.code === "too_big" && issue.maximum !== undefined)
+    return `must be ${issue.inclusive === false ? "<" : "<="} ${String(issue.maximum)}`;
+  if (issue.code === "invalid_value" && Array.isArray(issue.values))
+    return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
   if (issue.code === "invalid_type" && /expected int/.test(issue.message)) return "must be an integer";
   return issue.message.replace(/^Invalid input: /, "");
 }

@@ -27,7 +27,10 @@ export type PresetRecovery = Partial<Pick<RecoveryOptions, PresetRecoveryKnob>>;
  */
 export const PRODUCTION_RECOVERY: Readonly<Required<PresetRecovery>> = { maxRecoveryIterations: 1, recoveryBudget: 5 };
 
-const FieldsSchema = z.object({ maxRecoveryIterations: RecoveryOptionsSchema.shape.maxRecoveryIterations.removeDefault().optional(), recoveryBudget: RecoveryOptionsSchema.shape.recoveryBudget.removeDefault().optional() });
+const FieldsSchema = z.object({
+  maxRecoveryIterations: RecoveryOptionsSchema.shape.maxRecoveryIterations.removeDefault().optional(),
+  recoveryBudget: RecoveryOptionsSchema.shape.recoveryBudget.removeDefault().optional(),
+});
 
 /** A detection preset's recovery knobs in two parts: the spec's own fields, and the preset's recipe under them. */
 export interface PresetRecoveryParts {
@@ -44,9 +47,18 @@ export interface PresetRecoveryParts {
  * throws one ConfigError line naming `detector.<field>`.
  */
 export function presetRecoveryParts(detector: unknown, where = "recovery options"): PresetRecoveryParts {
-  if (!detector || typeof detector !== "object" || !("preset" in detector) || typeof (detector as { detect?: unknown }).detect === "function") return { fields: {}, recipe: {} };
+  if (
+    !detector ||
+    typeof detector !== "object" ||
+    !("preset" in detector) ||
+    typeof (detector as { detect?: unknown }).detect === "function"
+  )
+    return { fields: {}, recipe: {} };
   const d = detector as Record<string, unknown>;
-  const own = FieldsSchema.safeParse({ maxRecoveryIterations: d.maxRecoveryIterations, recoveryBudget: d.recoveryBudget });
+  const own = FieldsSchema.safeParse({
+    maxRecoveryIterations: d.maxRecoveryIterations,
+    recoveryBudget: d.recoveryBudget,
+  });
   if (!own.success) {
     const issue = own.error.issues[0];
     throw optionError(where, { ...issue, path: ["detector", ...issue.path] });

@@ -15,7 +15,13 @@ import type { Environment } from "../environment.ts";
 import { ConfigError, describeError } from "../errors.ts";
 import { renameDeprecatedKeys } from "../deprecation.ts";
 import type { Observation } from "../observation.ts";
-import { RECOVERY_CONTEXTS, type RecoveryContext, type RecoveryPolicy, type StateVerifier, type Summarizer } from "../recovery.ts";
+import {
+  RECOVERY_CONTEXTS,
+  type RecoveryContext,
+  type RecoveryPolicy,
+  type StateVerifier,
+  type Summarizer,
+} from "../recovery.ts";
 import { settleAfterStep } from "../settle.ts";
 import type { ModelUsage } from "../usage.ts";
 import { untilAborted } from "../abortable.ts";
@@ -52,25 +58,41 @@ export interface RecoverWithPolicyOptions extends RecoverySubAgentOptions {
   settleMs?: number;
 }
 
-
 /** Build the restore routine. */
-export function recoverWithPolicy(given: RecoverWithPolicyOptions): (request: RestoreRequest) => Promise<RestoreResult> {
+export function recoverWithPolicy(
+  given: RecoverWithPolicyOptions,
+): (request: RestoreRequest) => Promise<RestoreResult> {
   const options = renameDeprecatedKeys("recoverWithPolicy", given, { budget: "recoveryBudget" });
-  const { recoveryBudget: budget, recoveryContext, onAbstain } = resolveRecoveryOptions(
+  const {
+    recoveryBudget: budget,
+    recoveryContext,
+    onAbstain,
+  } = resolveRecoveryOptions(
     { recoveryBudget: options.recoveryBudget, recoveryContext: options.recoveryContext, onAbstain: options.onAbstain },
     { where: "recoverWithPolicy", knobs: ["recoveryBudget", "recoveryContext", "onAbstain"] },
   );
   if (recoveryContext === "contextualized" && !options.summarizer) {
-    throw new ConfigError('recoverWithPolicy: option "summarizer" is required for recoveryContext "contextualized"', { field: "summarizer" });
+    throw new ConfigError('recoverWithPolicy: option "summarizer" is required for recoveryContext "contextualized"', {
+      field: "summarizer",
+    });
   }
   const { recoverer, env, blobs, summarizer, verifier } = options;
 
   return async (req: RestoreRequest): Promise<RestoreResult> => {
     const usage: ModelUsage[] = [];
     const prompts = new Set<string>();
-    const context: RecoveryContext = { kind: recoveryContext, history: recoveryContextHistory(recoveryContext, req.history, req.errorStep, req.step) };
+    const context: RecoveryContext = {
+      kind: recoveryContext,
+      history: recoveryContextHistory(recoveryContext, req.history, req.errorStep, req.step),
+    };
     if (recoveryContext === "contextualized") {
-      const s = await summarizer!.summarize({ task: req.task, history: req.history.slice(0, req.step), target: req.target, blobs, signal: req.signal });
+      const s = await summarizer!.summarize({
+        task: req.task,
+        history: req.history.slice(0, req.step),
+        target: req.target,
+        blobs,
+        signal: req.signal,
+      });
       context.summary = s.summary;
       usage.push(...(s.usage ?? []));
       if (s.prompt) prompts.add(s.prompt);
@@ -80,13 +102,32 @@ export function recoverWithPolicy(given: RecoverWithPolicyOptions): (request: Re
       {
         propose: ({ used, recoveryHistory, observation }) =>
           untilAborted(
-            recoverer.propose({ task: req.task, target: req.target, errorStep: req.errorStep, context, recoveryHistory, observation, budget: { used, max: budget }, tick: tick++, blobs, signal: req.signal }),
+            recoverer.propose({
+              task: req.task,
+              target: req.target,
+              errorStep: req.errorStep,
+              context,
+              recoveryHistory,
+              observation,
+              budget: { used, max: budget },
+              tick: tick++,
+              blobs,
+              signal: req.signal,
+            }),
             req.signal,
             "the recovery sub-agent",
           ),
         execute: (actions, before) => execute(actions, before, req.signal),
         confirm: async (current) => {
-          const c = await confirmRestoration({ target: req.target.observation, current, blobs, ...(verifier ? { verifier } : {}), onAbstain, unchecked: "claim", ...(req.signal ? { signal: req.signal } : {}) });
+          const c = await confirmRestoration({
+            target: req.target.observation,
+            current,
+            blobs,
+            ...(verifier ? { verifier } : {}),
+            onAbstain,
+            unchecked: "claim",
+            ...(req.signal ? { signal: req.signal } : {}),
+          });
           if (c.prompt) prompts.add(c.prompt);
           return c;
         },
@@ -100,11 +141,23 @@ export function recoverWithPolicy(given: RecoverWithPolicyOptions): (request: Re
     usage.push(...out.usage);
     for (const u of out.usage) if (u.prompt) prompts.add(u.prompt);
     const failures = out.policyFailures ? ` (${out.policyFailures} unusable)` : "";
-    return { restored: isRestored(out.confirmation), confirmation: out.confirmation, steps: out.steps, observation: out.observation, detail: `${out.reason}${failures}`, usage, prompts: [...prompts] };
+    return {
+      restored: isRestored(out.confirmation),
+      confirmation: out.confirmation,
+      steps: out.steps,
+      observation: out.observation,
+      detail: `${out.reason}${failures}`,
+      usage,
+      prompts: [...prompts],
+    };
   };
 
   /** Send a step's non-terminal actions, settle; an environment failure is data. */
-  async function execute(actions: readonly Action[], before: Observation, signal?: AbortSignal): Promise<ExecutedRecoveryStep> {
+  async function execute(
+    actions: readonly Action[],
+    before: Observation,
+    signal?: AbortSignal,
+  ): Promise<ExecutedRecoveryStep> {
     // Like the graph's step (graphs/env-step.ts): actions in order up to the first terminal one.
     const end = actions.findIndex((a) => isTerminal(a));
     const sent = end < 0 ? actions : actions.slice(0, end);
@@ -113,7 +166,11 @@ export function recoverWithPolicy(given: RecoverWithPolicyOptions): (request: Re
       for (const action of sent) observation = (await env.step(action)).observation;
     } catch (err) {
       if (signal?.aborted) throw err;
-      return { observation: await env.observe().catch(() => observation), terminal: terminalOf(actions), envError: describeError(err) };
+      return {
+        observation: await env.observe().catch(() => observation),
+        terminal: terminalOf(actions),
+        envError: describeError(err),
+      };
     }
     observation = await settleAfterStep(env, sent.length, options.settleMs, observation, signal);
     return { observation, terminal: terminalOf(actions) };

@@ -87,18 +87,33 @@ export async function settleRecoveryStep(
   confirm: (current: Observation) => Promise<ConfirmOutcome>,
   verifierName?: string,
 ): Promise<RecoveryStepVerdict> {
-  if (run?.envError) return { done: true, confirmation: "refused", reason: `environment failed: ${run.envError}`, usage: [] };
-  if (run?.terminal === "FAIL") return { done: true, confirmation: "refused", reason: "the recovery agent gave up (FAIL)", usage: [] };
+  if (run?.envError)
+    return { done: true, confirmation: "refused", reason: `environment failed: ${run.envError}`, usage: [] };
+  if (run?.terminal === "FAIL")
+    return { done: true, confirmation: "refused", reason: "the recovery agent gave up (FAIL)", usage: [] };
   if (!run || decision.restored || run.terminal === "DONE") {
     const c = await confirm(current);
     if (isRestored(c.confirmation)) {
-      const reason = c.confirmation === "claimed" ? "the recovery agent declared the target restored" : `restored claim confirmed by ${verifierName ?? "the check"} (${c.verdict ?? c.confirmation}): ${c.verdict === "match" ? (c.verifierReason ?? c.reason) : c.reason}`;
+      const reason =
+        c.confirmation === "claimed"
+          ? "the recovery agent declared the target restored"
+          : `restored claim confirmed by ${verifierName ?? "the check"} (${c.verdict ?? c.confirmation}): ${c.verdict === "match" ? (c.verifierReason ?? c.reason) : c.reason}`;
       return { done: true, confirmation: c.confirmation, reason, usage: c.usage };
     }
-    const why = c.verdict === "mismatch" ? `verifier ${verifierName} rejected the restored claim: ${c.verifierReason ?? ""}` : c.reason;
+    const why =
+      c.verdict === "mismatch"
+        ? `verifier ${verifierName} rejected the restored claim: ${c.verifierReason ?? ""}`
+        : c.reason;
     const used = budgetUsed(p) + (run ? 0 : 1);
     const rejectedClaim = !run;
-    if (used >= p.budget) return { done: true, confirmation: "refused", reason: `${why}; the budget is spent`, usage: c.usage, rejectedClaim };
+    if (used >= p.budget)
+      return {
+        done: true,
+        confirmation: "refused",
+        reason: `${why}; the budget is spent`,
+        usage: c.usage,
+        rejectedClaim,
+      };
     return { done: false, reason: why, usage: c.usage, rejectedClaim };
   }
   if (budgetUsed(p) >= p.budget) return { done: true, confirmation: "refused", reason: spent(p.budget), usage: [] };
@@ -108,7 +123,11 @@ export async function settleRecoveryStep(
 /** What {@link runRecoveryAgent} needs from its caller. */
 export interface RecoveryAgentIO {
   /** Ask the recoverer (raw answer) given the budget used, its own steps so far and the screen. */
-  propose(input: { used: number; recoveryHistory: readonly HistoryEntry[]; observation: Observation }): Promise<unknown>;
+  propose(input: {
+    used: number;
+    recoveryHistory: readonly HistoryEntry[];
+    observation: Observation;
+  }): Promise<unknown>;
   /** Execute a step's actions (terminal ones are not sent) and settle; environment failures are data. */
   execute(actions: readonly Action[], before: Observation): Promise<ExecutedRecoveryStep>;
   /** The one confirmation rule, bound to the target. */
@@ -133,13 +152,21 @@ export interface RecoveryAgentResult {
 }
 
 /** Run the sub-agent until the attempt ends, from the screen `observation`, with `budget` steps. */
-export async function runRecoveryAgent(io: RecoveryAgentIO, budget: number, observation: Observation): Promise<RecoveryAgentResult> {
+export async function runRecoveryAgent(
+  io: RecoveryAgentIO,
+  budget: number,
+  observation: Observation,
+): Promise<RecoveryAgentResult> {
   const recoveryHistory: HistoryEntry[] = [];
   const usage: ModelUsage[] = [];
   const p: RecoveryAgentProgress = { budget, steps: 0, rejectedClaims: 0 };
   let policyFailures = 0;
   for (;;) {
-    const proposed = await proposeRecoveryStep(p, (used) => io.propose({ used, recoveryHistory, observation }), io.stop?.() ?? null);
+    const proposed = await proposeRecoveryStep(
+      p,
+      (used) => io.propose({ used, recoveryHistory, observation }),
+      io.stop?.() ?? null,
+    );
     if (proposed.done) return end(proposed.confirmation, proposed.reason);
     const d = proposed.decision;
     usage.push(...(d.usage ?? []));
@@ -148,7 +175,13 @@ export async function runRecoveryAgent(io: RecoveryAgentIO, budget: number, obse
       const before = observation;
       run = await io.execute(d.actions, before);
       observation = run.observation;
-      recoveryHistory.push({ step: p.steps, observation: before, actions: d.actions, ...(d.response !== undefined ? { response: d.response } : {}), ...(d.memo !== undefined ? { memo: d.memo } : {}) });
+      recoveryHistory.push({
+        step: p.steps,
+        observation: before,
+        actions: d.actions,
+        ...(d.response !== undefined ? { response: d.response } : {}),
+        ...(d.memo !== undefined ? { memo: d.memo } : {}),
+      });
       p.steps += 1;
       if (d.failure) policyFailures += 1;
     }

@@ -62,7 +62,10 @@ const ResultSchema = z
     restored: z.boolean({ message: "must be a boolean (true or false, not a string)" }),
     confirmation: z.enum(RESTORATION_CONFIRMATIONS).optional(),
     steps: z.number().int().min(0).optional(),
-    observation: z.object({ screenshot: z.string().min(1) }).passthrough().optional(),
+    observation: z
+      .object({ screenshot: z.string().min(1) })
+      .passthrough()
+      .optional(),
     detail: z.string().optional(),
     usage: z.array(z.object({}).passthrough()).optional(),
     prompts: z.array(z.string()).optional(),
@@ -76,12 +79,24 @@ export type CheckedRestoreResult = RestoreResult & { confirmation: RestorationCo
  * Check what a restore routine returned. Returns the result with `confirmation` and `steps`
  * resolved, or a one-line reason (naming `routine`) why it is malformed.
  */
-export function checkRestoreResult(raw: unknown, routine: string): { ok: true; result: CheckedRestoreResult } | { ok: false; reason: string } {
-  const checked = checkUserResult(`restore() (${routine})`, raw, ResultSchema, "{ restored: boolean, confirmation?, steps?, observation?, detail? }");
+export function checkRestoreResult(
+  raw: unknown,
+  routine: string,
+): { ok: true; result: CheckedRestoreResult } | { ok: false; reason: string } {
+  const checked = checkUserResult(
+    `restore() (${routine})`,
+    raw,
+    ResultSchema,
+    "{ restored: boolean, confirmation?, steps?, observation?, detail? }",
+  );
   if (!checked.ok) return checked;
   const where = `restore() (${routine}) returned`;
   const r = raw as RestoreResult;
   const confirmation = r.confirmation ?? (r.restored ? "claimed" : "refused");
-  if ((confirmation !== "refused") !== r.restored) return { ok: false, reason: `${where} restored: ${r.restored} with confirmation "${confirmation}"; restored must be (confirmation !== "refused")` };
+  if ((confirmation !== "refused") !== r.restored)
+    return {
+      ok: false,
+      reason: `${where} restored: ${r.restored} with confirmation "${confirmation}"; restored must be (confirmation !== "refused")`,
+    };
   return { ok: true, result: { ...r, confirmation, steps: r.steps ?? 0 } };
 }

@@ -91,14 +91,24 @@ export function initialTrack(): RecoveryTrack {
 }
 
 /** The resolved options the loop reads (the runtime's names and defaults, src/episode.ts; validated by the wrappers). */
-export type LoopOptions = Pick<RecoveryOptions, "freezeWindow" | "maxRecoveryIterations" | "recoveryStep" | "minConfidence" | "transition" | "unconfirmedRestoration" | "seed" | "settleMs"> &
+export type LoopOptions = Pick<
+  RecoveryOptions,
+  | "freezeWindow"
+  | "maxRecoveryIterations"
+  | "recoveryStep"
+  | "minConfidence"
+  | "transition"
+  | "unconfirmedRestoration"
+  | "seed"
+  | "settleMs"
+> &
   Partial<Pick<RecoveryOptions, "degradedAfter" | "onDetectorFailure">> & {
-  restoration: "model" | "replay" | "snapshot";
-  detectorTimeoutMs: number;
-  selector?: RecoveryStepSelector;
-  events?: EpisodeEvents;
-  instanceKey?: string;
-};
+    restoration: "model" | "replay" | "snapshot";
+    detectorTimeoutMs: number;
+    selector?: RecoveryStepSelector;
+    events?: EpisodeEvents;
+    instanceKey?: string;
+  };
 
 /** What the loop needs: the resolved knobs, the detector, where screenshots are, the restore routine and the current screen. */
 export interface StepRecoveryOptions extends LoopOptions {
@@ -117,7 +127,12 @@ export interface StepRecoveryOptions extends LoopOptions {
 }
 
 const tokens = (usage: readonly (readonly ModelUsage[] | undefined)[]) =>
-  usage.flatMap((u) => u ?? []).reduce((t, u) => ({ input: t.input + (u.inputTokens ?? 0), output: t.output + (u.outputTokens ?? 0) }), { input: 0, output: 0 });
+  usage
+    .flatMap((u) => u ?? [])
+    .reduce((t, u) => ({ input: t.input + (u.inputTokens ?? 0), output: t.output + (u.outputTokens ?? 0) }), {
+      input: 0,
+      output: 0,
+    });
 
 /** The recovery loop one SDK run (or one LangChain middleware call) drives. */
 export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
@@ -144,11 +159,19 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
    * detector when the gate allows, and recover when it fires. Returns the truncation to apply, or
    * null to leave the context as it is.
    */
-  afterSteps(completed: readonly CompletedStep[], current: Observation, signal?: AbortSignal): Promise<Truncation | null> {
+  afterSteps(
+    completed: readonly CompletedStep[],
+    current: Observation,
+    signal?: AbortSignal,
+  ): Promise<Truncation | null> {
     return withLogger(this.o.logger, () => this.afterStepsLogged(completed, current, signal));
   }
 
-  private async afterStepsLogged(completed: readonly CompletedStep[], current: Observation, signal?: AbortSignal): Promise<Truncation | null> {
+  private async afterStepsLogged(
+    completed: readonly CompletedStep[],
+    current: Observation,
+    signal?: AbortSignal,
+  ): Promise<Truncation | null> {
     const s = this.state;
     const taskId = this.task.id;
     if (completed.length === 0) return null;
@@ -159,10 +182,23 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
     for (const c of completed) {
       const t = s.history.length;
       const before = s.pending ?? current;
-      const entry: HistoryEntry = { step: t, observation: before, actions: c.actions, ...(c.response !== undefined ? { response: c.response } : {}) };
+      const entry: HistoryEntry = {
+        step: t,
+        observation: before,
+        actions: c.actions,
+        ...(c.response !== undefined ? { response: c.response } : {}),
+      };
       s.history.push(entry);
       s.pending = undefined;
-      const record: StepRecord = { seq: s.seq++, role: "forward", step: t, actions: c.actions, ...(c.response !== undefined ? { response: c.response } : {}), before: before.screenshot, after: current.screenshot };
+      const record: StepRecord = {
+        seq: s.seq++,
+        role: "forward",
+        step: t,
+        actions: c.actions,
+        ...(c.response !== undefined ? { response: c.response } : {}),
+        before: before.screenshot,
+        after: current.screenshot,
+      };
       this.trail?.steps.push(record);
       s.accounting = bump(s.accounting, { forwardSteps: 1 });
       this.events.emit("step", { taskId, record, tick: ++s.tick });
@@ -190,7 +226,12 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
     return withLogger(this.o.logger, () => this.judge(t, current, signal, true));
   }
 
-  private async judge(t: number, current: Observation, signal: AbortSignal | undefined, ending: boolean): Promise<Truncation | null> {
+  private async judge(
+    t: number,
+    current: Observation,
+    signal: AbortSignal | undefined,
+    ending: boolean,
+  ): Promise<Truncation | null> {
     const s = this.state;
     const taskId = this.task.id;
 
@@ -206,11 +247,24 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
     const detectStarted = Date.now();
     const { detection, failed } = await guardedDetect(
       this.o.detector,
-      { task: this.task, history: s.history, observation: current, step: t, tick: s.tick, ...(ending ? { ending: true } : {}), blobs: this.o.blobs, signal },
+      {
+        task: this.task,
+        history: s.history,
+        observation: current,
+        step: t,
+        tick: s.tick,
+        ...(ending ? { ending: true } : {}),
+        blobs: this.o.blobs,
+        signal,
+      },
       this.o.detectorTimeoutMs,
       { quiet: degradedNow(s.accounting, this.o.degradedAfter ?? 3) },
     );
-    s.accounting = addUsage(bump(s.accounting, { detectorCalls: 1, detectorFailures: failed ? 1 : 0 }), detection.usage, "detector");
+    s.accounting = addUsage(
+      bump(s.accounting, { detectorCalls: 1, detectorFailures: failed ? 1 : 0 }),
+      detection.usage,
+      "detector",
+    );
     s.accounting = trackDetectorHealth(s.accounting, {
       detector: this.o.detector,
       detection,
@@ -257,7 +311,11 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
     );
     const { selection } = out;
     this.addPrompt(selection.prompt);
-    s.accounting = addUsage(selection.fallback ? bump(s.accounting, { selectorFallbacks: 1 }) : s.accounting, selection.usage, "selector");
+    s.accounting = addUsage(
+      selection.fallback ? bump(s.accounting, { selectorFallbacks: 1 }) : s.accounting,
+      selection.usage,
+      "selector",
+    );
     for (const d of out.details) this.trail?.events.push({ afterSeq: s.seq - 1, kind: d.kind, detail: d.detail });
     s.accounting = addUsage(bump(s.accounting, { recoverySteps: out.steps }), out.usage, "recoverer");
     for (const ref of out.prompts) this.addPrompt(ref);
@@ -288,7 +346,14 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
       notice: out.cut?.prompt ?? null,
     });
     if (!out.cut) return null;
-    return { step: out.recoveryStep, cut: out.cut.cut, notice: out.cut.notice, observation: out.observation, restored: isRestored(out.confirmation), confirmation: out.confirmation };
+    return {
+      step: out.recoveryStep,
+      cut: out.cut.cut,
+      notice: out.cut.notice,
+      observation: out.observation,
+      restored: isRestored(out.confirmation),
+      confirmation: out.confirmation,
+    };
   }
 
   private async report(r: RecoveryReport): Promise<void> {

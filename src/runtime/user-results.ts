@@ -25,7 +25,8 @@ export function describeReturned(value: unknown): string {
   if (value === null) return "null";
   if (value === undefined) return "undefined";
   if (typeof value === "number") return Number.isNaN(value) ? "NaN" : String(value);
-  if (typeof value === "string") return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value);
+  if (typeof value === "string")
+    return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value);
   if (typeof value === "boolean") return String(value);
   if (Array.isArray(value)) return `an array of ${value.length}`;
   if (typeof value === "object") return "an object";
@@ -37,19 +38,25 @@ export function describeReturned(value: unknown): string {
  * `shape` is what the function must return, as written in the error line.
  */
 export function checkUserResult<T>(fn: string, raw: unknown, schema: z.ZodType<T>, shape: string): UserResultCheck<T> {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return { ok: false, reason: `${fn} returned ${describeReturned(raw)}: return ${shape}` };
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+    return { ok: false, reason: `${fn} returned ${describeReturned(raw)}: return ${shape}` };
   const parsed = schema.safeParse(raw);
   if (parsed.success) return { ok: true, value: parsed.data };
   const issue = parsed.error.issues[0];
   const path = issue.path.map(String);
   let got: unknown = raw;
   for (const k of path) got = got && typeof got === "object" ? (got as Record<string, unknown>)[k] : undefined;
-  return { ok: false, reason: `${fn} returned a malformed result, "${path.join(".") || "result"}" is ${describeReturned(got)} (${issue.message.replace(/^Invalid input: /, "")}): return ${shape}` };
+  return {
+    ok: false,
+    reason: `${fn} returned a malformed result, "${path.join(".") || "result"}" is ${describeReturned(got)} (${issue.message.replace(/^Invalid input: /, "")}): return ${shape}`,
+  };
 }
 
 const ObservationSchema = z
   .object({
-    screenshot: z.string({ message: "must be a blob reference (string)" }).min(1, { message: "must be a blob reference, not empty" }),
+    screenshot: z
+      .string({ message: "must be a blob reference (string)" })
+      .min(1, { message: "must be a blob reference, not empty" }),
     width: z.number({ message: "must be a positive number" }).positive({ message: "must be a positive number" }),
     height: z.number({ message: "must be a positive number" }).positive({ message: "must be a positive number" }),
     text: z.string().optional(),
@@ -69,7 +76,17 @@ export function checkObservation(raw: unknown, fn: string): Observation {
 /** Check an Environment's `step()` outcome; a bad one throws a ConfigError. */
 export function checkStepOutcome(raw: unknown, fn = "environment.step()"): StepOutcome {
   const shape = `{ observation: ${OBSERVATION_SHAPE}, info: {} }`;
-  const c = checkUserResult(fn, raw, z.object({ observation: z.object({}, { message: "must be an observation object" }).passthrough(), info: z.object({}).passthrough().optional() }).passthrough(), shape);
+  const c = checkUserResult(
+    fn,
+    raw,
+    z
+      .object({
+        observation: z.object({}, { message: "must be an observation object" }).passthrough(),
+        info: z.object({}).passthrough().optional(),
+      })
+      .passthrough(),
+    shape,
+  );
   if (!c.ok) throw new ConfigError(c.reason, { field: fn });
   const r = raw as StepOutcome;
   checkObservation(r.observation, `${fn}.observation`);
@@ -90,7 +107,8 @@ export function checkedEnvironment(env: Environment): Environment {
       if (typeof value !== "function") return value;
       const call = (...args: unknown[]) => (value as (...a: unknown[]) => unknown).apply(target, args);
       if (key === "step") return async (...args: unknown[]) => checkStepOutcome(await call(...args));
-      if (key === "observe" || key === "reset" || key === "restore") return async (...args: unknown[]) => checkObservation(await call(...args), `environment.${key}()`);
+      if (key === "observe" || key === "reset" || key === "restore")
+        return async (...args: unknown[]) => checkObservation(await call(...args), `environment.${key}()`);
       return call;
     },
   });
@@ -114,10 +132,16 @@ const IMAGE_MAGIC: readonly (readonly number[])[] = [
 export function checkScreenshotBytes(bytes: Uint8Array | undefined, ref: string, fn: string): Uint8Array {
   const shape = `return { screenshot: <blob ref from blobs.put(png)>, ... } whose blob holds a PNG, JPEG, GIF or WebP image`;
   const blob = `blob ${ref.slice(0, 12)}`;
-  if (!bytes || bytes.length === 0) throw new ConfigError(`${fn} returned a screenshot of 0 bytes (${blob}): ${shape}`, { field: fn });
+  if (!bytes || bytes.length === 0)
+    throw new ConfigError(`${fn} returned a screenshot of 0 bytes (${blob}): ${shape}`, { field: fn });
   if (!IMAGE_MAGIC.some((m) => m.every((b, i) => bytes[i] === b))) {
-    const head = Buffer.from(bytes.subarray(0, 8)).toString("hex").replace(/(..)(?=.)/g, "$1 ");
-    throw new ConfigError(`${fn} returned a screenshot that is not an image (${blob}: ${bytes.length} bytes starting ${head}): ${shape}`, { field: fn });
+    const head = Buffer.from(bytes.subarray(0, 8))
+      .toString("hex")
+      .replace(/(..)(?=.)/g, "$1 ");
+    throw new ConfigError(
+      `${fn} returned a screenshot that is not an image (${blob}: ${bytes.length} bytes starting ${head}): ${shape}`,
+      { field: fn },
+    );
   }
   return bytes;
 }

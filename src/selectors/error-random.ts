@@ -19,7 +19,10 @@ export function createErrorRandomSelector(): RecoveryStepSelector {
     name: "error-random",
     async select(input: SelectorInput): Promise<Selection> {
       const step = errorRandomStep(input.seed, input.instanceKey, input.errorStep);
-      return { step, reason: `R = E-random = ${step} (uniform in 0..${Math.max(0, input.errorStep - 1)}, seed ${input.seed}, instance ${input.instanceKey})` };
+      return {
+        step,
+        reason: `R = E-random = ${step} (uniform in 0..${Math.max(0, input.errorStep - 1)}, seed ${input.seed}, instance ${input.instanceKey})`,
+      };
     },
   };
 }

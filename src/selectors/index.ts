@@ -20,7 +20,10 @@ export function createStepSelector(strategy: RecoveryStepStrategy, llm?: Recover
     case "error-random":
       return createErrorRandomSelector();
     case "llm":
-      if (!llm) throw new ConfigError('recoveryStep: "llm" needs components.selector (a model-backed RecoveryStepSelector)', { field: "recoveryStep" });
+      if (!llm)
+        throw new ConfigError('recoveryStep: "llm" needs components.selector (a model-backed RecoveryStepSelector)', {
+          field: "recoveryStep",
+        });
       return llm;
     default:
       throw new ConfigError(`recoveryStep: unknown strategy "${String(strategy)}"`, { field: "recoveryStep" });
@@ -28,9 +31,15 @@ export function createStepSelector(strategy: RecoveryStepStrategy, llm?: Recover
 }
 
 /** Call a selector and return a valid R in 0..E; on a throw or an invalid step fall back to E-1. */
-export async function guardedSelect(selector: RecoveryStepSelector, input: SelectorInput): Promise<Selection & { fallback: boolean }> {
+export async function guardedSelect(
+  selector: RecoveryStepSelector,
+  input: SelectorInput,
+): Promise<Selection & { fallback: boolean }> {
   const fallback = (failure: string, extra?: Partial<Selection>): Selection & { fallback: boolean } => {
-    logger.warn({ selector: selector.name, task: input.task.id, errorStep: input.errorStep, failure }, "selector failed; using R = E-1");
+    logger.warn(
+      { selector: selector.name, task: input.task.id, errorStep: input.errorStep, failure },
+      "selector failed; using R = E-1",
+    );
     const step = Math.max(0, input.errorStep - 1);
     return { ...extra, step, reason: `fallback R = E-1 = ${step}`, failure, fallback: true };
   };
@@ -41,7 +50,10 @@ export async function guardedSelect(selector: RecoveryStepSelector, input: Selec
     return fallback(describeError(err));
   }
   if (!sel || typeof sel !== "object") return fallback("selector returned no selection");
-  const extra = { usage: Array.isArray(sel.usage) ? sel.usage : undefined, prompt: typeof sel.prompt === "string" ? sel.prompt : undefined };
+  const extra = {
+    usage: Array.isArray(sel.usage) ? sel.usage : undefined,
+    prompt: typeof sel.prompt === "string" ? sel.prompt : undefined,
+  };
   if (sel.failure) return fallback(String(sel.failure), extra);
   if (typeof sel.step !== "number" || !Number.isInteger(sel.step) || sel.step < 0 || sel.step > input.errorStep) {
     return fallback(`selected step ${String(sel.step)} is outside 0..${input.errorStep}`, extra);

@@ -40,13 +40,21 @@ export interface EpisodeOutputSummary {
  * (`screenshot_blob`: `<ref[0:2]>/<ref>.png` relative to the blob folder, or the name `blobName`
  * gives, e.g. `.svgz` for a SimDesk screen kept as SVG), as run folders keep it.
  */
-export function trajLine(s: StepRecord, stepNum: number, simulated: boolean, screenshots: "file" | "blob" = "file", blobName?: (ref: BlobRef) => string): Record<string, unknown> {
+export function trajLine(
+  s: StepRecord,
+  stepNum: number,
+  simulated: boolean,
+  screenshots: "file" | "blob" = "file",
+  blobName?: (ref: BlobRef) => string,
+): Record<string, unknown> {
   return {
     step_num: stepNum,
     action: s.actions.map(formatAction).join("; "),
     actions: s.actions,
     response: s.response ?? "",
-    ...(screenshots === "file" ? { screenshot_file: `step_${stepNum}.png` } : { screenshot_blob: blobName ? blobName(s.after) : `${s.after.slice(0, 2)}/${s.after}.png` }),
+    ...(screenshots === "file"
+      ? { screenshot_file: `step_${stepNum}.png` }
+      : { screenshot_blob: blobName ? blobName(s.after) : `${s.after.slice(0, 2)}/${s.after}.png` }),
     info: {
       ...(s.info ?? {}),
       role: s.role,
@@ -86,9 +94,19 @@ export async function writeEpisodeOutput(options: EpisodeOutputOptions): Promise
     await copyBlob(blobs, steps[i].after, join(dir, `step_${i + 1}.png`));
     screenshots++;
   }
-  const ev: Evaluation | undefined = typeof options.score === "number" ? { score: options.score } : (options.score ?? trajectory.result);
+  const ev: Evaluation | undefined =
+    typeof options.score === "number" ? { score: options.score } : (options.score ?? trajectory.result);
   const score = ev ? ev.score : null;
   await writeFile(join(dir, "result.txt"), score === null ? "" : `${score}\n`);
-  await writeFile(join(dir, "result.json"), redactText(JSON.stringify({ taskId: trajectory.taskId, score, detail: ev?.detail ?? null, steps: steps.length, simulated }, null, 2) + "\n"));
+  await writeFile(
+    join(dir, "result.json"),
+    redactText(
+      JSON.stringify(
+        { taskId: trajectory.taskId, score, detail: ev?.detail ?? null, steps: steps.length, simulated },
+        null,
+        2,
+      ) + "\n",
+    ),
+  );
   return { dir, steps: steps.length, screenshots, score };
 }

@@ -50,7 +50,11 @@ export function withFileLock<T>(file: string, fn: () => T, waitMs = 120_000): T 
       rmSync(file, { force: true });
       continue;
     }
-    if (Date.now() > deadline) throw new EnvironmentError(`${file} is held by another process (pid ${Number.isInteger(pid) && pid > 0 ? pid : "unknown"}) for over ${Math.round(waitMs / 1000)} s; if no retrace process is running, delete it`, { retryable: false });
+    if (Date.now() > deadline)
+      throw new EnvironmentError(
+        `${file} is held by another process (pid ${Number.isInteger(pid) && pid > 0 ? pid : "unknown"}) for over ${Math.round(waitMs / 1000)} s; if no retrace process is running, delete it`,
+        { retryable: false },
+      );
     Atomics.wait(sleeper, 0, 0, 50);
   }
 }

@@ -22,7 +22,8 @@ type Serde = BaseCheckpointSaver["serde"];
 type DeltaHistory = Awaited<ReturnType<BaseCheckpointSaver["getDeltaChannelHistory"]>>;
 
 /** What an opener may resolve to: the saver, or the saver with what releases it (a pool's end). */
-export type OpenedSaver<V extends string | number = number> = BaseCheckpointSaver<V> | { saver: BaseCheckpointSaver<V>; close: () => Promise<void> };
+export type OpenedSaver<V extends string | number = number> =
+  BaseCheckpointSaver<V> | { saver: BaseCheckpointSaver<V>; close: () => Promise<void> };
 
 /** Delegates every call to the saver `open()` resolves to (called once, on first use or {@link LazyCheckpointSaver.ready}). */
 export class LazyCheckpointSaver<V extends string | number = number> implements BaseCheckpointSaver<V> {
@@ -66,7 +67,12 @@ export class LazyCheckpointSaver<V extends string | number = number> implements 
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
     yield* (await this.inner()).list(config, options);
   }
-  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+  async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
     return (await this.inner()).put(config, checkpoint, metadata, newVersions);
   }
   async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
@@ -81,7 +87,8 @@ export class LazyCheckpointSaver<V extends string | number = number> implements 
   getNextVersion(current: V | undefined): V {
     if (this.saver) return this.saver.getNextVersion(current);
     // LangGraph's BaseCheckpointSaver.getNextVersion (no saver is open yet to ask).
-    if (typeof current === "string") throw new ConfigError("LazyCheckpointSaver: string channel versions need the opened saver; call ready() first");
+    if (typeof current === "string")
+      throw new ConfigError("LazyCheckpointSaver: string channel versions need the opened saver; call ready() first");
     return ((typeof current === "number" ? current : 0) + 1) as V;
   }
   /**
@@ -92,7 +99,8 @@ export class LazyCheckpointSaver<V extends string | number = number> implements 
   async close(): Promise<void> {
     const opened = this.opened;
     if (!opened) return;
-    const inner = (await opened.catch(() => undefined)) as unknown as { db?: { close?: () => void; open?: boolean } } | undefined;
+    const inner = (await opened.catch(() => undefined)) as unknown as
+      { db?: { close?: () => void; open?: boolean } } | undefined;
     if (this.release) {
       const release = this.release;
       this.opened = this.saver = this.release = undefined;

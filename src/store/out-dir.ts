@@ -33,10 +33,15 @@ function isDir(path: string): boolean | undefined {
 export function checkOutDir(dir: string, options: OutDirOptions = {}): string[] {
   const flag = options.flag ?? "--out";
   if (!dir || !dir.trim()) throw new ConfigError(`${flag}: give a folder path (got an empty string)`, { field: flag });
-  if (dir.includes("\0")) throw new ConfigError(`${flag}: the path contains a NUL byte; give a plain folder path`, { field: flag });
+  if (dir.includes("\0"))
+    throw new ConfigError(`${flag}: the path contains a NUL byte; give a plain folder path`, { field: flag });
   const abs = resolve(dir);
   const virtual = VIRTUAL_ROOTS.find((r) => abs === r || abs.startsWith(r + sep));
-  if (virtual) throw new ConfigError(`${flag}: ${dir} is inside ${virtual}, a kernel file system; choose a folder on disk, e.g. runs/my-run`, { field: flag });
+  if (virtual)
+    throw new ConfigError(
+      `${flag}: ${dir} is inside ${virtual}, a kernel file system; choose a folder on disk, e.g. runs/my-run`,
+      { field: flag },
+    );
   const missing: string[] = [];
   let cur = abs;
   for (;;) {
@@ -44,11 +49,16 @@ export function checkOutDir(dir: string, options: OutDirOptions = {}): string[] 
     try {
       state = isDir(cur);
     } catch (err) {
-      throw new ConfigError(`${flag}: cannot inspect ${cur} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); choose another folder`, { field: flag });
+      throw new ConfigError(
+        `${flag}: cannot inspect ${cur} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); choose another folder`,
+        { field: flag },
+      );
     }
     if (state === false) {
       throw new ConfigError(
-        cur === abs ? `${flag}: ${dir} is a file, not a folder; choose a folder path` : `${flag}: cannot create ${dir}: ${cur} is a file, not a folder; choose another path`,
+        cur === abs
+          ? `${flag}: ${dir} is a file, not a folder; choose a folder path`
+          : `${flag}: cannot create ${dir}: ${cur} is a file, not a folder; choose another path`,
         { field: flag },
       );
     }
@@ -61,7 +71,9 @@ export function checkOutDir(dir: string, options: OutDirOptions = {}): string[] 
   try {
     accessSync(cur, constants.W_OK | constants.X_OK);
   } catch {
-    throw new ConfigError(`${flag}: cannot write in ${cur} (permission denied); choose a folder you can write to`, { field: flag });
+    throw new ConfigError(`${flag}: cannot write in ${cur} (permission denied); choose a folder you can write to`, {
+      field: flag,
+    });
   }
   return missing;
 }
@@ -75,7 +87,14 @@ export function prepareOutDir(dir: string, options: OutDirOptions = {}): string 
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "EEXIST" && isDir(part)) continue;
-      const why = code === "EROFS" ? "the file system is read-only" : code === "EACCES" || code === "EPERM" ? "permission denied" : code === "ENOSPC" ? "the disk is full" : (code ?? (err as Error).message);
+      const why =
+        code === "EROFS"
+          ? "the file system is read-only"
+          : code === "EACCES" || code === "EPERM"
+            ? "permission denied"
+            : code === "ENOSPC"
+              ? "the disk is full"
+              : (code ?? (err as Error).message);
       throw new ConfigError(`${flag}: cannot create ${part} (${why}); choose another folder`, { field: flag });
     }
   }

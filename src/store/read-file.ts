@@ -39,13 +39,26 @@ export function readTextFile(file: string, options: ReadFileOptions = {}): strin
   let text: string;
   try {
     const st = statSync(file);
-    if (!st.isFile()) throw new ConfigError(`${prefix}cannot read ${what} ${file}: it is ${fileKind(st)}, not a regular file`);
-    if (st.size > max) throw new ConfigError(`${prefix}cannot read ${what} ${file}: it is ${st.size} bytes, more than the ${max} a ${what} may have`);
+    if (!st.isFile())
+      throw new ConfigError(`${prefix}cannot read ${what} ${file}: it is ${fileKind(st)}, not a regular file`);
+    if (st.size > max)
+      throw new ConfigError(
+        `${prefix}cannot read ${what} ${file}: it is ${st.size} bytes, more than the ${max} a ${what} may have`,
+      );
     text = readFileSync(file, "utf8");
   } catch (cause) {
     if (cause instanceof ConfigError) throw cause;
     const code = (cause as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EACCES" || code === "EPERM" ? "permission denied" : code === "ENOTDIR" ? "a part of the path is a file, not a folder" : code === "EISDIR" ? "it is a folder" : (code ?? (cause as Error).message);
+    const why =
+      code === "ENOENT"
+        ? "no such file"
+        : code === "EACCES" || code === "EPERM"
+          ? "permission denied"
+          : code === "ENOTDIR"
+            ? "a part of the path is a file, not a folder"
+            : code === "EISDIR"
+              ? "it is a folder"
+              : (code ?? (cause as Error).message);
     throw new ConfigError(`${prefix}cannot read ${what} ${file}: ${why}`, { cause });
   }
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -58,7 +71,10 @@ export function readJsonFile<T = unknown>(file: string, options: ReadFileOptions
     return JSON.parse(text) as T;
   } catch (cause) {
     const detail = text.trim() === "" ? "it is empty" : shortJsonError(cause);
-    throw new ConfigError(`${options.prefix ?? ""}${file} is not valid JSON (${detail})${options.hint ? `; ${options.hint}` : ""}`, { cause });
+    throw new ConfigError(
+      `${options.prefix ?? ""}${file} is not valid JSON (${detail})${options.hint ? `; ${options.hint}` : ""}`,
+      { cause },
+    );
   }
 }
 

@@ -37,7 +37,11 @@ export function showId(value: unknown): string {
  */
 export function checkId(value: unknown, what: string, field?: string): string {
   const why = idProblem(value);
-  if (why) throw new ConfigError(`${what}: ${showId(value)} is not an id usable as a folder name (${why}); give a plain name without / \\ .. or control characters`, { field: field ?? what });
+  if (why)
+    throw new ConfigError(
+      `${what}: ${showId(value)} is not an id usable as a folder name (${why}); give a plain name without / \\ .. or control characters`,
+      { field: field ?? what },
+    );
   return value as string;
 }
 

@@ -17,9 +17,15 @@ export function tempNameFor(file: string): string {
 /** A write failure as one line naming the file; ENOSPC and EROFS say what to do. */
 export function writeFailure(file: string, cause: unknown): Error {
   const code = (cause as NodeJS.ErrnoException)?.code;
-  if (code === "ENOSPC" || code === "EDQUOT") return new EnvironmentError(`cannot write ${file}: the disk is full (${code}); free some space, then run the same command with --resume (nothing already written is lost)`, { cause, retryable: false });
-  if (code === "EROFS") return new EnvironmentError(`cannot write ${file}: the file system is read-only`, { cause, retryable: false });
-  if (code === "EACCES" || code === "EPERM") return new EnvironmentError(`cannot write ${file}: permission denied`, { cause, retryable: false });
+  if (code === "ENOSPC" || code === "EDQUOT")
+    return new EnvironmentError(
+      `cannot write ${file}: the disk is full (${code}); free some space, then run the same command with --resume (nothing already written is lost)`,
+      { cause, retryable: false },
+    );
+  if (code === "EROFS")
+    return new EnvironmentError(`cannot write ${file}: the file system is read-only`, { cause, retryable: false });
+  if (code === "EACCES" || code === "EPERM")
+    return new EnvironmentError(`cannot write ${file}: permission denied`, { cause, retryable: false });
   return cause instanceof Error ? cause : new Error(String(cause));
 }
 
@@ -32,19 +38,35 @@ const DISK_FULL_RE = /cannot write (.+?): the disk is full \((ENOSPC|EDQUOT)\)/;
  * retrying episodes on it only adds log lines.
  */
 export function diskFullOf(err: unknown): EnvironmentError | undefined {
-  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = err, depth = 0;
+    e && typeof e === "object" && depth < 8;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const code = (e as NodeJS.ErrnoException).code;
     const message = String((e as Error).message ?? "");
     const line = DISK_FULL_RE.exec(message);
-    if (line) return new EnvironmentError(`cannot write ${line[1]}: the disk is full (${line[2]}); free some space, then run the same command with --resume (nothing already written is lost)`, { cause: err, retryable: false });
+    if (line)
+      return new EnvironmentError(
+        `cannot write ${line[1]}: the disk is full (${line[2]}); free some space, then run the same command with --resume (nothing already written is lost)`,
+        { cause: err, retryable: false },
+      );
     if (code === "ENOSPC" || code === "EDQUOT") {
       const path = (e as NodeJS.ErrnoException).path;
-      return new EnvironmentError(`${path ? `cannot write ${path}: ` : ""}the disk is full (${code}); free some space, then run the same command with --resume (nothing already written is lost)`, { cause: err, retryable: false });
+      return new EnvironmentError(
+        `${path ? `cannot write ${path}: ` : ""}the disk is full (${code}); free some space, then run the same command with --resume (nothing already written is lost)`,
+        { cause: err, retryable: false },
+      );
     }
   }
   const text = typeof err === "string" ? err : undefined;
   const line = text ? DISK_FULL_RE.exec(text) : null;
-  return line ? new EnvironmentError(`cannot write ${line[1]}: the disk is full (${line[2]}); free some space, then run the same command with --resume (nothing already written is lost)`, { retryable: false }) : undefined;
+  return line
+    ? new EnvironmentError(
+        `cannot write ${line[1]}: the disk is full (${line[2]}); free some space, then run the same command with --resume (nothing already written is lost)`,
+        { retryable: false },
+      )
+    : undefined;
 }
 
 /** Write `data` to `file` atomically (unique temp file + rename); the temp file never outlives a failure. */

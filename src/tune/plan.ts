@@ -82,7 +82,10 @@ function logBinomPmf(k: number, n: number, p: number): number {
 
 /** log Gamma (Lanczos, g = 7). */
 function lgamma(x: number): number {
-  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  const c = [
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
+    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+  ];
   if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - lgamma(1 - x);
   x -= 1;
   let a = c[0];
@@ -99,7 +102,8 @@ function connorUnits(pd: number, delta: number, alpha: number, power: number): n
 }
 
 function inverseNormal(p: number): number {
-  let lo = -10, hi = 10;
+  let lo = -10,
+    hi = 10;
   for (let i = 0; i < 100; i++) {
     const mid = (lo + hi) / 2;
     if (normalCdf(mid) < p) lo = mid;
@@ -114,17 +118,29 @@ export function planRace(input: PlanInput): RacePlan {
   const target = input.power ?? 0.8;
   const candidates = input.candidates ?? 2;
   const { baseline: p0, gain } = input;
-  if (!(p0 >= 0 && p0 < 1)) throw new ConfigError(`--baseline: expected a success rate in [0, 1), got ${p0}`, { field: "baseline" });
-  if (!(gain > 0 && p0 + gain <= 1)) throw new ConfigError(`--gain: expected a gain in points above 0 that keeps the rate at most 100% (baseline ${(100 * p0).toFixed(0)}%), got ${(100 * gain).toFixed(1)} points`, { field: "gain" });
-  if (!(alpha > 0 && alpha < 1)) throw new ConfigError(`--alpha: expected a level between 0 and 1, got ${alpha}`, { field: "alpha" });
-  if (!(target > 0 && target < 1)) throw new ConfigError(`--power: expected a power between 0 and 1 (e.g. 0.8), got ${target}`, { field: "power" });
-  if (!Number.isInteger(candidates) || candidates < 2) throw new ConfigError(`--candidates: expected an integer >= 2, got ${candidates}`, { field: "candidates" });
+  if (!(p0 >= 0 && p0 < 1))
+    throw new ConfigError(`--baseline: expected a success rate in [0, 1), got ${p0}`, { field: "baseline" });
+  if (!(gain > 0 && p0 + gain <= 1))
+    throw new ConfigError(
+      `--gain: expected a gain in points above 0 that keeps the rate at most 100% (baseline ${(100 * p0).toFixed(0)}%), got ${(100 * gain).toFixed(1)} points`,
+      { field: "gain" },
+    );
+  if (!(alpha > 0 && alpha < 1))
+    throw new ConfigError(`--alpha: expected a level between 0 and 1, got ${alpha}`, { field: "alpha" });
+  if (!(target > 0 && target < 1))
+    throw new ConfigError(`--power: expected a power between 0 and 1 (e.g. 0.8), got ${target}`, { field: "power" });
+  if (!Number.isInteger(candidates) || candidates < 2)
+    throw new ConfigError(`--candidates: expected an integer >= 2, got ${candidates}`, { field: "candidates" });
   const p1 = p0 + gain;
   let pBetter: number, pBaseline: number;
   let source: RacePlan["discordanceSource"];
   if (input.pilot) {
     ({ onlyBetter: pBetter, onlyBaseline: pBaseline } = input.pilot);
-    if (!(pBetter >= 0 && pBaseline >= 0 && pBetter + pBaseline <= 1 && pBetter > pBaseline)) throw new ConfigError(`--pilot: expected shares only-better > only-baseline >= 0 summing to at most 1, got ${pBetter}, ${pBaseline}`, { field: "pilot" });
+    if (!(pBetter >= 0 && pBaseline >= 0 && pBetter + pBaseline <= 1 && pBetter > pBaseline))
+      throw new ConfigError(
+        `--pilot: expected shares only-better > only-baseline >= 0 summing to at most 1, got ${pBetter}, ${pBaseline}`,
+        { field: "pilot" },
+      );
     source = "pilot";
   } else {
     pBetter = p1 * (1 - p0);
@@ -133,7 +149,11 @@ export function planRace(input: PlanInput): RacePlan {
   }
   const testAlpha = alpha / (candidates - 1);
   let n = Math.max(1, connorUnits(pBetter + pBaseline, pBetter - pBaseline, testAlpha, target));
-  if (n > MAX_PLAN_UNITS) throw new ConfigError(`--gain: detecting ${(100 * gain).toFixed(1)} points needs more than ${MAX_PLAN_UNITS} paired units; plan for a larger gain`, { field: "gain" });
+  if (n > MAX_PLAN_UNITS)
+    throw new ConfigError(
+      `--gain: detecting ${(100 * gain).toFixed(1)} points needs more than ${MAX_PLAN_UNITS} paired units; plan for a larger gain`,
+      { field: "gain" },
+    );
   // The exact test is a little less powerful than the approximation: walk up to the exact answer.
   let power = mcnemarPower(n, pBetter, pBaseline, testAlpha);
   const step = Math.max(1, Math.ceil(n / 50));
@@ -144,7 +164,14 @@ export function planRace(input: PlanInput): RacePlan {
   const gridEpisodes = n * candidates;
   const workers = Math.max(1, input.workers ?? 1);
   return {
-    units: n, power, discordance: pBetter + pBaseline, discordanceSource: source, testAlpha, gridEpisodes,
-    tokens: gridEpisodes * (input.tokensPerEpisode ?? 0), usd: gridEpisodes * (input.usdPerEpisode ?? 0), seconds: (gridEpisodes * (input.secondsPerEpisode ?? 0)) / workers,
+    units: n,
+    power,
+    discordance: pBetter + pBaseline,
+    discordanceSource: source,
+    testAlpha,
+    gridEpisodes,
+    tokens: gridEpisodes * (input.tokensPerEpisode ?? 0),
+    usd: gridEpisodes * (input.usdPerEpisode ?? 0),
+    seconds: (gridEpisodes * (input.secondsPerEpisode ?? 0)) / workers,
   };
 }

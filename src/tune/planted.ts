@@ -45,23 +45,35 @@ export const PLANTED_BUDGETS = [1, 3, 5, 10, 20] as const;
 
 /** The planted landscape: freeze window 3 x recovery budget 5 is best. */
 export function plantedLandscape(options: PlantedOptions): PlantedLandscape {
-  const top = options.top ?? 0.75, margin = options.margin ?? 0.12, floor = options.floor ?? 0.1, sharing = options.sharing ?? 0.6;
+  const top = options.top ?? 0.75,
+    margin = options.margin ?? 0.12,
+    floor = options.floor ?? 0.1,
+    sharing = options.sharing ?? 0.6;
   const perBudget = options.tokensPerBudget ?? 1000;
-  const fw = "options.freezeWindow", rb = "options.recoveryBudget";
-  const knobs: Knob[] = [{ path: fw, values: [...PLANTED_FREEZE_WINDOWS] }, { path: rb, values: [...PLANTED_BUDGETS] }];
+  const fw = "options.freezeWindow",
+    rb = "options.recoveryBudget";
+  const knobs: Knob[] = [
+    { path: fw, values: [...PLANTED_FREEZE_WINDOWS] },
+    { path: rb, values: [...PLANTED_BUDGETS] },
+  ];
   const best = { [fw]: 3, [rb]: 5 };
   const probability = (s: Record<string, KnobValue>) => {
-    const d = Math.abs(PLANTED_FREEZE_WINDOWS.indexOf(s[fw] as 3) - 2) + Math.abs(PLANTED_BUDGETS.indexOf(s[rb] as 5) - 2);
+    const d =
+      Math.abs(PLANTED_FREEZE_WINDOWS.indexOf(s[fw] as 3) - 2) + Math.abs(PLANTED_BUDGETS.indexOf(s[rb] as 5) - 2);
     return Math.max(floor, top - margin * d);
   };
   return {
-    knobs, best, probability,
+    knobs,
+    best,
+    probability,
     outcome(s, unit) {
       const u = createRng(options.seed, "unit", unit);
       const shared = u.next();
       const own = createRng(options.seed, "unit", unit, String(s[fw]), String(s[rb]));
       const draw = own.next() < sharing ? shared : own.next();
-      const noise = options.costNoise ? 1 + options.costNoise * (2 * createRng(options.seed, "cost", unit, String(s[fw]), String(s[rb])).next() - 1) : 1;
+      const noise = options.costNoise
+        ? 1 + options.costNoise * (2 * createRng(options.seed, "cost", unit, String(s[fw]), String(s[rb])).next() - 1)
+        : 1;
       return { success: draw < probability(s), cost: perBudget * Number(s[rb]) * noise };
     },
   };

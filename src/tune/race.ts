@@ -171,7 +171,10 @@ export class Race {
   private finished?: { reason: StopReason; survivors: string[] };
   private readonly size: number;
 
-  constructor(private readonly knobs: readonly Knob[], options: RaceOptions) {
+  constructor(
+    private readonly knobs: readonly Knob[],
+    options: RaceOptions,
+  ) {
     this.size = spaceSize(knobs);
     const batchSize = options.batchSize ?? 32;
     this.opts = {
@@ -202,7 +205,13 @@ export class Race {
     const batch = this.batches[this.batches.length - 1];
     const from = batch.from + batch.units;
     const to = from + this.opts.unitsPerRound;
-    this.pending = { batch: batch.batch, round: batch.rounds, candidates: this.alive.map((id) => this.entries.get(id)!.candidate), from, to };
+    this.pending = {
+      batch: batch.batch,
+      round: batch.rounds,
+      candidates: this.alive.map((id) => this.entries.get(id)!.candidate),
+      from,
+      to,
+    };
     return this.pending;
   }
 
@@ -213,10 +222,17 @@ export class Race {
     const n = req.to - req.from;
     for (const c of req.candidates) {
       const got = outcomes.get(c.id);
-      if (!got || got.length !== n) throw new InternalError(`Race.record: candidate ${c.id} needs ${n} outcomes for units ${req.from}..${req.to - 1}, got ${got?.length ?? 0}`);
+      if (!got || got.length !== n)
+        throw new InternalError(
+          `Race.record: candidate ${c.id} needs ${n} outcomes for units ${req.from}..${req.to - 1}, got ${got?.length ?? 0}`,
+        );
       if (this.opts.objective === "success-per-cost") {
         const free = got.findIndex((o) => !(o.cost > 0));
-        if (free >= 0) throw new ConfigError(`objective success per cost: candidate ${c.id}'s episode on unit ${req.from + free} cost ${got[free].cost} (an unpriced model or a simulated agent), so success per cost is undefined; price the model (per USD), use success per 1k tokens, or use objective success`, { field: "objective.kind" });
+        if (free >= 0)
+          throw new ConfigError(
+            `objective success per cost: candidate ${c.id}'s episode on unit ${req.from + free} cost ${got[free].cost} (an unpriced model or a simulated agent), so success per cost is undefined; price the model (per USD), use success per 1k tokens, or use objective success`,
+            { field: "objective.kind" },
+          );
       }
       const e = this.entries.get(c.id)!;
       e.outcomes.push(...got);
@@ -250,10 +266,33 @@ export class Race {
     const last = this.batches[this.batches.length - 1];
     const candidates = [...this.entries.values()].map(standing);
     return {
-      winner, survivors, reason, episodes: this.episodes, gridEpisodes: this.gridEpisodes(), spaceSize: this.size, alpha: this.alpha, tieMargin: this.tieMargin,
-      objective: this.opts.objective, ...(this.opts.costLimit !== undefined && { costLimit: this.opts.costLimit }),
-      batches: this.batches.map((b) => ({ ...b, candidates: [...b.candidates], end: b.end && { ...b.end, survivors: [...b.end.survivors] } })),
-      candidates, decision: decisionText(winner, survivors, reason, candidates, this.alpha, this.tieMargin, last?.units ?? 0, this.opts.objective, this.opts.costLimit),
+      winner,
+      survivors,
+      reason,
+      episodes: this.episodes,
+      gridEpisodes: this.gridEpisodes(),
+      spaceSize: this.size,
+      alpha: this.alpha,
+      tieMargin: this.tieMargin,
+      objective: this.opts.objective,
+      ...(this.opts.costLimit !== undefined && { costLimit: this.opts.costLimit }),
+      batches: this.batches.map((b) => ({
+        ...b,
+        candidates: [...b.candidates],
+        end: b.end && { ...b.end, survivors: [...b.end.survivors] },
+      })),
+      candidates,
+      decision: decisionText(
+        winner,
+        survivors,
+        reason,
+        candidates,
+        this.alpha,
+        this.tieMargin,
+        last?.units ?? 0,
+        this.opts.objective,
+        this.opts.costLimit,
+      ),
     };
   }
 
@@ -295,10 +334,20 @@ export class Race {
     const survivors = this.ranked(this.alive);
     batch.end = { reason, survivors };
     const budgetLeft = this.opts.maxEpisodes - this.episodes;
-    const more = this.batches.length < this.opts.batches && this.taken.size < this.size && reason !== "budget" && reason !== "none-within-cost";
+    const more =
+      this.batches.length < this.opts.batches &&
+      this.taken.size < this.size &&
+      reason !== "budget" &&
+      reason !== "none-within-cost";
     const elites = survivors.slice(0, this.opts.elites);
     if (more && budgetLeft >= (elites.length + 1) * this.opts.unitsPerRound) {
-      for (const id of survivors.slice(this.opts.elites)) this.entries.get(id)!.eliminated = { batch: batch.batch, round: batch.rounds - 1, units: batch.units, reason: "not-carried" };
+      for (const id of survivors.slice(this.opts.elites))
+        this.entries.get(id)!.eliminated = {
+          batch: batch.batch,
+          round: batch.rounds - 1,
+          units: batch.units,
+          reason: "not-carried",
+        };
       this.startBatch(elites);
       return;
     }
@@ -306,15 +355,30 @@ export class Race {
   }
 
   /** The race's last survivors: those whose mean cost is above the limit (not significantly) leave, so the answer respects the cap. */
-  private withinCap(batch: BatchRecord, reason: StopReason, survivors: string[]): { reason: StopReason; survivors: string[] } {
+  private withinCap(
+    batch: BatchRecord,
+    reason: StopReason,
+    survivors: string[],
+  ): { reason: StopReason; survivors: string[] } {
     const cap = this.opts.costLimit;
     if (cap === undefined) return { reason, survivors };
     const over = survivors.filter((id) => this.meanCost(id) > cap);
     if (over.length === 0) return { reason, survivors };
-    for (const id of over) this.entries.get(id)!.eliminated = { batch: batch.batch, round: batch.rounds - 1, units: batch.units, reason: "over-cost", p: this.costTest(id, cap), atEnd: true };
+    for (const id of over)
+      this.entries.get(id)!.eliminated = {
+        batch: batch.batch,
+        round: batch.rounds - 1,
+        units: batch.units,
+        reason: "over-cost",
+        p: this.costTest(id, cap),
+        atEnd: true,
+      };
     const kept = survivors.filter((id) => !over.includes(id));
     this.alive = kept;
-    batch.end = { reason: kept.length ? (kept.length === 1 ? "one-left" : reason) : "none-within-cost", survivors: kept };
+    batch.end = {
+      reason: kept.length ? (kept.length === 1 ? "one-left" : reason) : "none-within-cost",
+      survivors: kept,
+    };
     return batch.end;
   }
 
@@ -326,29 +390,42 @@ export class Race {
   private costTest(id: string, cap: number): number {
     const costs = this.entries.get(id)!.outcomes.map((o) => o.cost);
     const m = mean(costs);
-    const sd = Math.sqrt(Math.max(0, mean(costs.map((c) => c * c)) - m * m) * (costs.length / Math.max(1, costs.length - 1)));
+    const sd = Math.sqrt(
+      Math.max(0, mean(costs.map((c) => c * c)) - m * m) * (costs.length / Math.max(1, costs.length - 1)),
+    );
     if (sd === 0) return m > cap ? 0 : 1;
     return 1 - normalCdf((m - cap) / (sd / Math.sqrt(costs.length)));
   }
 
   /** Successes per unit of cost of a candidate on the given unit indices (all, when none given). */
   private ratio(o: readonly UnitOutcome[], idx?: readonly number[]): number {
-    let s = 0, c = 0;
-    if (idx) for (const i of idx) { s += Number(o[i].success); c += o[i].cost; }
-    else for (const x of o) { s += Number(x.success); c += x.cost; }
+    let s = 0,
+      c = 0;
+    if (idx)
+      for (const i of idx) {
+        s += Number(o[i].success);
+        c += o[i].cost;
+      }
+    else
+      for (const x of o) {
+        s += Number(x.success);
+        c += x.cost;
+      }
     return c > 0 ? s / c : 0;
   }
 
   /** Paired bootstrap draws of the relative gap (best - other) / best in success per cost, over the shared units. */
   private ratioGaps(best: string, other: string, salt: string): number[] {
-    const b = this.entries.get(best)!.outcomes, o = this.entries.get(other)!.outcomes;
+    const b = this.entries.get(best)!.outcomes,
+      o = this.entries.get(other)!.outcomes;
     const rng = createRng(this.seed, "tune-bootstrap", salt, best, other);
     const n = b.length;
     const idx = new Array<number>(n);
     const gaps: number[] = [];
     for (let k = 0; k < RATIO_BOOTSTRAP; k++) {
       for (let i = 0; i < n; i++) idx[i] = Math.floor(rng.next() * n);
-      const rb = this.ratio(b, idx), ro = this.ratio(o, idx);
+      const rb = this.ratio(b, idx),
+        ro = this.ratio(o, idx);
       gaps.push(rb > 0 ? (rb - ro) / rb : ro > 0 ? -1 : 0);
     }
     return gaps;
@@ -363,10 +440,19 @@ export class Race {
     const key = (id: string) => {
       const o = this.entries.get(id)!.outcomes;
       const c = mean(o.map((x) => x.cost));
-      const s = this.opts.objective === "success-per-cost" ? this.ratio(o) : o.filter((x) => x.success).length / Math.max(1, o.length);
+      const s =
+        this.opts.objective === "success-per-cost"
+          ? this.ratio(o)
+          : o.filter((x) => x.success).length / Math.max(1, o.length);
       return { over: cap !== undefined && c > cap ? 1 : 0, s, c };
     };
-    return [...ids].sort((a, b) => key(a).over - key(b).over || key(b).s - key(a).s || key(a).c - key(b).c || candidateIndex(a) - candidateIndex(b));
+    return [...ids].sort(
+      (a, b) =>
+        key(a).over - key(b).over ||
+        key(b).s - key(a).s ||
+        key(a).c - key(b).c ||
+        candidateIndex(a) - candidateIndex(b),
+    );
   }
 
   private eliminate(batch: BatchRecord): void {
@@ -377,7 +463,16 @@ export class Race {
       const ps = this.alive.map((id) => this.costTest(id, cap));
       const adjusted = holmAdjust(ps);
       this.alive.forEach((id, i) => {
-        if (adjusted[i] < this.alpha) this.entries.get(id)!.eliminated = { batch: batch.batch, round, units: batch.units, reason: "over-cost", p: ps[i], pAdjusted: adjusted[i], family: ps.length };
+        if (adjusted[i] < this.alpha)
+          this.entries.get(id)!.eliminated = {
+            batch: batch.batch,
+            round,
+            units: batch.units,
+            reason: "over-cost",
+            p: ps[i],
+            pAdjusted: adjusted[i],
+            family: ps.length,
+          };
       });
       this.alive = this.alive.filter((id) => !this.entries.get(id)!.eliminated);
     }
@@ -390,7 +485,17 @@ export class Race {
       });
       const adjusted = holmAdjust(tests.map((t) => t.p));
       tests.forEach((t, i) => {
-        if (adjusted[i] < this.alpha) this.entries.get(t.id)!.eliminated = { batch: batch.batch, round, units: batch.units, reason: "worse", against: best, p: t.p, pAdjusted: adjusted[i], family: tests.length };
+        if (adjusted[i] < this.alpha)
+          this.entries.get(t.id)!.eliminated = {
+            batch: batch.batch,
+            round,
+            units: batch.units,
+            reason: "worse",
+            against: best,
+            p: t.p,
+            pAdjusted: adjusted[i],
+            family: tests.length,
+          };
       });
       this.alive = this.alive.filter((id) => !this.entries.get(id)!.eliminated);
       return;
@@ -409,7 +514,16 @@ export class Race {
     const adjusted = holmAdjust(tests.map((t) => t.p));
     tests.forEach((t, i) => {
       if (adjusted[i] < this.alpha && t.onlyBest > t.onlyOther)
-        this.entries.get(t.id)!.eliminated = { batch: batch.batch, round, units: batch.units, reason: "worse", against: best, p: t.p, pAdjusted: adjusted[i], family: tests.length };
+        this.entries.get(t.id)!.eliminated = {
+          batch: batch.batch,
+          round,
+          units: batch.units,
+          reason: "worse",
+          against: best,
+          p: t.p,
+          pAdjusted: adjusted[i],
+          family: tests.length,
+        };
     });
     this.alive = this.alive.filter((id) => !this.entries.get(id)!.eliminated);
   }
@@ -451,7 +565,10 @@ export function createRace(knobs: readonly Knob[], options: RaceOptions): Race {
 
 function checkRaceOptions(o: Required<Omit<RaceOptions, "costLimit" | "seed">> & Pick<RaceOptions, "costLimit">): void {
   const int = (name: string, v: number, min: number) => {
-    if (!Number.isInteger(v) || v < min) throw new ConfigError(`tune.race.${name}: expected an integer >= ${min}, got ${v}`, { field: `tune.race.${name}` });
+    if (!Number.isInteger(v) || v < min)
+      throw new ConfigError(`tune.race.${name}: expected an integer >= ${min}, got ${v}`, {
+        field: `tune.race.${name}`,
+      });
   };
   int("unitsPerRound", o.unitsPerRound, 1);
   int("firstTestAfter", o.firstTestAfter, 1);
@@ -460,11 +577,29 @@ function checkRaceOptions(o: Required<Omit<RaceOptions, "costLimit" | "seed">> &
   int("batchSize", o.batchSize, 2);
   int("batches", o.batches, 1);
   int("elites", o.elites, 0);
-  if (o.elites >= o.batchSize) throw new ConfigError(`tune.race.elites: ${o.elites} elites leave no room for new candidates in batches of ${o.batchSize}; use fewer elites`, { field: "tune.race.elites" });
-  if (!(o.alpha > 0 && o.alpha < 1)) throw new ConfigError(`tune.race.alpha: expected a level between 0 and 1 (e.g. 0.05), got ${o.alpha}`, { field: "tune.race.alpha" });
-  if (!(o.tieMargin > 0 && o.tieMargin < 1)) throw new ConfigError(`tune.race.tieMargin: expected a share between 0 and 1 (0.05 = 5 points), got ${o.tieMargin}`, { field: "tune.race.tieMargin" });
-  if (o.objective !== "success" && o.objective !== "success-per-cost") throw new ConfigError(`tune.race.objective: expected "success" or "success-per-cost", got ${JSON.stringify(o.objective)}`, { field: "tune.race.objective" });
-  if (o.costLimit !== undefined && !(o.costLimit > 0)) throw new ConfigError(`tune.race.costLimit: expected a positive cost per episode, got ${o.costLimit}`, { field: "tune.race.costLimit" });
+  if (o.elites >= o.batchSize)
+    throw new ConfigError(
+      `tune.race.elites: ${o.elites} elites leave no room for new candidates in batches of ${o.batchSize}; use fewer elites`,
+      { field: "tune.race.elites" },
+    );
+  if (!(o.alpha > 0 && o.alpha < 1))
+    throw new ConfigError(`tune.race.alpha: expected a level between 0 and 1 (e.g. 0.05), got ${o.alpha}`, {
+      field: "tune.race.alpha",
+    });
+  if (!(o.tieMargin > 0 && o.tieMargin < 1))
+    throw new ConfigError(
+      `tune.race.tieMargin: expected a share between 0 and 1 (0.05 = 5 points), got ${o.tieMargin}`,
+      { field: "tune.race.tieMargin" },
+    );
+  if (o.objective !== "success" && o.objective !== "success-per-cost")
+    throw new ConfigError(
+      `tune.race.objective: expected "success" or "success-per-cost", got ${JSON.stringify(o.objective)}`,
+      { field: "tune.race.objective" },
+    );
+  if (o.costLimit !== undefined && !(o.costLimit > 0))
+    throw new ConfigError(`tune.race.costLimit: expected a positive cost per episode, got ${o.costLimit}`, {
+      field: "tune.race.costLimit",
+    });
 }
 
 function mean(xs: readonly number[]): number {
@@ -478,10 +613,12 @@ function standing(e: Entry): CandidateStanding {
   const sd = Math.sqrt(Math.max(0, mean(costs.map((c) => c * c)) - m * m));
   const half = costs.length ? (Z95 * sd) / Math.sqrt(costs.length) : 0;
   return {
-    id: e.candidate.id, setting: e.candidate.setting,
+    id: e.candidate.id,
+    setting: e.candidate.setting,
     success: wilsonInterval(o.filter((x) => x.success).length, o.length),
     cost: { mean: m, low: Math.max(0, m - half), high: m + half },
-    episodes: e.episodes, batches: [...e.batches],
+    episodes: e.episodes,
+    batches: [...e.batches],
     ...(e.eliminated && { eliminated: { ...e.eliminated } }),
   };
 }
@@ -490,7 +627,17 @@ function pct(x: number): string {
   return `${(100 * x).toFixed(0)}%`;
 }
 
-function decisionText(winner: string | undefined, survivors: string[], reason: StopReason, candidates: CandidateStanding[], alpha: number, tieMargin: number, units: number, objective: RaceObjective, costLimit: number | undefined): string {
+function decisionText(
+  winner: string | undefined,
+  survivors: string[],
+  reason: StopReason,
+  candidates: CandidateStanding[],
+  alpha: number,
+  tieMargin: number,
+  units: number,
+  objective: RaceObjective,
+  costLimit: number | undefined,
+): string {
   const by = new Map(candidates.map((c) => [c.id, c]));
   const worse = candidates.filter((c) => c.eliminated?.reason === "worse");
   const maxP = worse.length ? Math.max(...worse.map((c) => c.eliminated!.pAdjusted!)) : undefined;
@@ -502,23 +649,37 @@ function decisionText(winner: string | undefined, survivors: string[], reason: S
     const w = by.get(winner)!;
     return `winner ${winner} (${pct(w.success.rate)} success on ${w.success.n} paired units, 95% CI ${pct(w.success.lo)}-${pct(w.success.hi)}): every other candidate left the race (${lost}); family-wise error of each round's eliminations at most ${alpha}`;
   }
-  const why = reason === "tied" ? `statistically tied: each is within ${pct(tieMargin)} of the best${objective === "success-per-cost" ? "'s success per cost (relative gap)" : ""} at 95%` : reason === "budget" ? "the episode budget is spent before they could be separated" : `the batch's ${units} units are spent before they could be separated`;
+  const why =
+    reason === "tied"
+      ? `statistically tied: each is within ${pct(tieMargin)} of the best${objective === "success-per-cost" ? "'s success per cost (relative gap)" : ""} at 95%`
+      : reason === "budget"
+        ? "the episode budget is spent before they could be separated"
+        : `the batch's ${units} units are spent before they could be separated`;
   return `${survivors.length} candidates remain (${survivors.join(", ")}): ${why}; ${lost}; run more units (see --plan) to separate them`;
 }
 
 /** The objective in words, e.g. "success rate, mean cost at most 4000 tokens per episode". `kind` names the cost unit of a success-per-cost race. */
 export function objectiveText(r: Pick<RaceResult, "objective" | "costLimit">, costUnit: string, kind?: string): string {
   const unit = costUnit === "usd" ? "USD" : "tokens";
-  const what = r.objective === "success-per-cost" ? (kind === "success-per-1k-tokens" ? "success per 1k tokens" : kind === "success-per-usd" ? "success per USD" : `success per ${unit}`) + " (paired bootstrap, Holm)" : "success rate (McNemar, Holm)";
+  const what =
+    r.objective === "success-per-cost"
+      ? (kind === "success-per-1k-tokens"
+          ? "success per 1k tokens"
+          : kind === "success-per-usd"
+            ? "success per USD"
+            : `success per ${unit}`) + " (paired bootstrap, Holm)"
+      : "success rate (McNemar, Holm)";
   return `${what}${r.costLimit !== undefined ? `, mean cost at most ${r.costLimit} ${unit} per episode (one-sided z-test, Holm)` : ""}`;
 }
 
 /** Why a candidate left, in words (with its p-values). */
 export function eliminationText(e: Elimination): string {
   const where = `batch ${e.batch}, round ${e.round} (${e.units} units)`;
-  if (e.reason === "worse") return `eliminated in ${where} against ${e.against}: p = ${e.pAdjusted!.toPrecision(2)} (Holm over ${e.family}; raw ${e.p!.toPrecision(2)})`;
+  if (e.reason === "worse")
+    return `eliminated in ${where} against ${e.against}: p = ${e.pAdjusted!.toPrecision(2)} (Holm over ${e.family}; raw ${e.p!.toPrecision(2)})`;
   if (e.reason === "over-cost") {
-    if (e.atEnd) return `left at the end of ${where}: mean cost above the limit (not significantly${e.p !== undefined ? `, p = ${e.p.toPrecision(2)}` : ""})`;
+    if (e.atEnd)
+      return `left at the end of ${where}: mean cost above the limit (not significantly${e.p !== undefined ? `, p = ${e.p.toPrecision(2)}` : ""})`;
     return `eliminated in ${where}: over the cost limit${e.pAdjusted !== undefined ? `, p = ${e.pAdjusted.toPrecision(2)} (one-sided, Holm over ${e.family}; raw ${e.p!.toPrecision(2)})` : ""}`;
   }
   return `not carried past batch ${e.batch}`;

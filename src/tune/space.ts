@@ -28,22 +28,35 @@ export const MAX_SPACE_SIZE = 1_000_000;
 
 /** Check a knob list: a path is dotted names, each knob listed once, each value once. */
 export function checkKnobs(knobs: readonly Knob[], field = "tune.space"): void {
-  if (knobs.length === 0) throw new ConfigError(`${field}: name at least one knob (e.g. options.freezeWindow: [0, 1, 3, 5, 10])`, { field });
+  if (knobs.length === 0)
+    throw new ConfigError(`${field}: name at least one knob (e.g. options.freezeWindow: [0, 1, 3, 5, 10])`, { field });
   const seen = new Set<string>();
   for (const k of knobs) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/.test(k.path)) throw new ConfigError(`${field}.${k.path}: a knob is a dotted config field path, e.g. options.freezeWindow or pair.detector.minConfidence`, { field });
+    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/.test(k.path))
+      throw new ConfigError(
+        `${field}.${k.path}: a knob is a dotted config field path, e.g. options.freezeWindow or pair.detector.minConfidence`,
+        { field },
+      );
     if (seen.has(k.path)) throw new ConfigError(`${field}.${k.path}: listed twice; list each knob once`, { field });
     seen.add(k.path);
-    if (k.values.length === 0) throw new ConfigError(`${field}.${k.path}: give at least one value`, { field: `${field}.${k.path}` });
+    if (k.values.length === 0)
+      throw new ConfigError(`${field}.${k.path}: give at least one value`, { field: `${field}.${k.path}` });
     const values = new Set<string>();
     for (const v of k.values) {
       const key = JSON.stringify(v);
-      if (values.has(key)) throw new ConfigError(`${field}.${k.path}: value ${key} is listed twice; list each value once`, { field: `${field}.${k.path}` });
+      if (values.has(key))
+        throw new ConfigError(`${field}.${k.path}: value ${key} is listed twice; list each value once`, {
+          field: `${field}.${k.path}`,
+        });
       values.add(key);
     }
   }
   const size = spaceSize(knobs);
-  if (size > MAX_SPACE_SIZE) throw new ConfigError(`${field}: the space holds ${size} candidates, more than ${MAX_SPACE_SIZE}; give fewer values`, { field });
+  if (size > MAX_SPACE_SIZE)
+    throw new ConfigError(
+      `${field}: the space holds ${size} candidates, more than ${MAX_SPACE_SIZE}; give fewer values`,
+      { field },
+    );
 }
 
 /** How many candidates the knobs make (the full grid). */
@@ -73,7 +86,12 @@ export function enumerateSpace(knobs: readonly Knob[]): TuneCandidate[] {
  * Random sampler: `count` candidates not in `taken` (grid indices), drawn uniformly without
  * replacement from `rng`. Fewer when the space has fewer left. The result is in draw order.
  */
-export function sampleCandidates(knobs: readonly Knob[], count: number, rng: Rng, taken: ReadonlySet<number>): TuneCandidate[] {
+export function sampleCandidates(
+  knobs: readonly Knob[],
+  count: number,
+  rng: Rng,
+  taken: ReadonlySet<number>,
+): TuneCandidate[] {
   const size = spaceSize(knobs);
   const left = size - taken.size;
   const want = Math.min(count, left);
@@ -106,5 +124,7 @@ export function candidateIndex(id: string): number {
 
 /** `freezeWindow=3, recoveryBudget=5` (the last path segment names each knob). */
 export function settingText(setting: Record<string, KnobValue>): string {
-  return Object.entries(setting).map(([p, v]) => `${p}=${String(v)}`).join(", ");
+  return Object.entries(setting)
+    .map(([p, v]) => `${p}=${String(v)}`)
+    .join(", ");
 }

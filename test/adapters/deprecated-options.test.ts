@@ -10,7 +10,11 @@ import type { Observation } from "../../src/observation.ts";
 import type { RecoveryPolicy } from "../../src/recovery.ts";
 
 const observation: Observation = { screenshot: "blob:none", width: 10, height: 10 };
-const env = { step: async () => ({ observation, info: {} }), observe: async () => observation, reset: async () => observation };
+const env = {
+  step: async () => ({ observation, info: {} }),
+  observe: async () => observation,
+  reset: async () => observation,
+};
 const blobs = { get: async () => Buffer.alloc(0) };
 const task = { id: "t", instruction: "do it" };
 /** A recoverer that never restores: an attempt ends when its budget is spent. */
@@ -18,7 +22,16 @@ function flailing(): RecoveryPolicy & { calls: number } {
   const r = { name: "flailing", calls: 0, propose: async () => (r.calls++, { actions: [] }) };
   return r;
 }
-const request = { step: 0, errorStep: 1, target: { step: 0, observation }, history: [0, 1].map((step) => ({ step, observation, actions: [] })), detection: { isError: true, errorStep: 1, reason: "r", confidence: 1 }, selection: { step: 0, reason: "" }, attempt: 1, task };
+const request = {
+  step: 0,
+  errorStep: 1,
+  target: { step: 0, observation },
+  history: [0, 1].map((step) => ({ step, observation, actions: [] })),
+  detection: { isError: true, errorStep: 1, reason: "r", confidence: 1 },
+  selection: { step: 0, reason: "" },
+  attempt: 1,
+  task,
+};
 
 const lines: string[] = [];
 afterEach(() => {
@@ -42,7 +55,9 @@ describe("the old option name budget", () => {
   it("recoverWithPolicy: recoveryBudget bounds the attempt without a warning", async () => {
     setDeprecationSink((m) => lines.push(m));
     const r = flailing();
-    const out = await recoverWithPolicy({ recoverer: r, env, blobs: blobs as never, recoveryBudget: 3 })(request as never);
+    const out = await recoverWithPolicy({ recoverer: r, env, blobs: blobs as never, recoveryBudget: 3 })(
+      request as never,
+    );
     expect(out.steps).toBe(3);
     expect(r.calls).toBe(3);
     expect(lines).toEqual([]);
@@ -51,7 +66,14 @@ describe("the old option name budget", () => {
   it("the SDK wrappers' options: budget reaches the built-in restore routine and warns once", async () => {
     setDeprecationSink((m) => lines.push(m));
     const r = flailing();
-    const o = resolveSdkOptions("runWithRecovery", { env: env as never, blobs: blobs as never, detector: { name: "d", detect: async () => ({ isError: false }) } as never, recoverer: r, budget: 4, task: task as never });
+    const o = resolveSdkOptions("runWithRecovery", {
+      env: env as never,
+      blobs: blobs as never,
+      detector: { name: "d", detect: async () => ({ isError: false }) } as never,
+      recoverer: r,
+      budget: 4,
+      task: task as never,
+    });
     expect(o.recoveryBudget).toBe(4);
     expect("budget" in o).toBe(false);
     expect((await o.restore(request as never)).steps).toBe(4);
@@ -61,6 +83,14 @@ describe("the old option name budget", () => {
 
   it("the SDK wrappers' options: a bad old value is named by its new name", () => {
     setDeprecationSink(() => undefined);
-    expect(() => resolveSdkOptions("runWithRecovery", { env: env as never, blobs: blobs as never, detector: { detect: async () => ({ isError: false }) } as never, recoverer: flailing(), budget: 0 })).toThrow(/^runWithRecovery: option "recoveryBudget" /);
+    expect(() =>
+      resolveSdkOptions("runWithRecovery", {
+        env: env as never,
+        blobs: blobs as never,
+        detector: { detect: async () => ({ isError: false }) } as never,
+        recoverer: flailing(),
+        budget: 0,
+      }),
+    ).toThrow(/^runWithRecovery: option "recoveryBudget" /);
   });
 });

@@ -13,7 +13,14 @@ import { createRecovery } from "../../adapters/sdk/ai-sdk/recovery.ts";
 import { executeWithRecovery } from "../../adapters/sdk/stagehand/execute-with-recovery.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { recoverWithPolicy } from "../../src/runtime/recover-with-policy.ts";
-import { TOY_TASK, ToyDesk, createToyDetector, createToyPolicy, createToyRecoverer, newBlobs } from "../graphs/fixtures/toy.ts";
+import {
+  TOY_TASK,
+  ToyDesk,
+  createToyDetector,
+  createToyPolicy,
+  createToyRecoverer,
+  newBlobs,
+} from "../graphs/fixtures/toy.ts";
 
 /** Every path, called with the given extra options; resolves to the error it threw (or undefined). */
 function paths(bad: Record<string, unknown>, { sdkOnly = false } = {}) {
@@ -30,8 +37,20 @@ function paths(bad: Record<string, unknown>, { sdkOnly = false } = {}) {
   if (!sdkOnly) {
     Object.assign(all, {
       withRecovery: () => withRecovery(createToyPolicy(), { detector, recoverer, ...bad }),
-      runEpisode: () => runEpisode({ task: TOY_TASK, components: { policy: createToyPolicy(), env, blobs, detector, recoverer }, options: bad as never }),
-      recoveryMiddleware: () => recoveryMiddleware({ detector, blobs, observe: () => env.observe(), restore: async () => ({ restored: true, steps: 0 }), ...bad } as never),
+      runEpisode: () =>
+        runEpisode({
+          task: TOY_TASK,
+          components: { policy: createToyPolicy(), env, blobs, detector, recoverer },
+          options: bad as never,
+        }),
+      recoveryMiddleware: () =>
+        recoveryMiddleware({
+          detector,
+          blobs,
+          observe: () => env.observe(),
+          restore: async () => ({ restored: true, steps: 0 }),
+          ...bad,
+        } as never),
     });
   }
   return Object.fromEntries(
@@ -63,7 +82,10 @@ describe("one option resolver for every path", () => {
   it.each([
     [{ freezeWindow: -1 }, 'option "freezeWindow" must be >= 0'],
     [{ freezeWindow: 1.5 }, 'option "freezeWindow" must be an integer'],
-    [{ maxRecoveryIterations: 101 }, 'option "maxRecoveryIterations" at most 100 recovery attempts per episode (the paper uses 1, 3, 5)'],
+    [
+      { maxRecoveryIterations: 101 },
+      'option "maxRecoveryIterations" at most 100 recovery attempts per episode (the paper uses 1, 3, 5)',
+    ],
     [{ minConfidence: 2 }, 'option "minConfidence" must be <= 1'],
     [{ recoveryStep: "middle" }, 'option "recoveryStep" must be one of "zero", "error-minus-1", "error-random", "llm"'],
     [{ transition: "long" }, 'option "transition" must be one of "short", "detailed"'],
@@ -71,7 +93,14 @@ describe("one option resolver for every path", () => {
     [{ seed: 2e15 }, 'option "seed" at most 1000000000000000'],
   ])("%j: the same one-line message on the graph, recoveryMiddleware and the SDK wrappers", async (bad, message) => {
     const got = await messages(bad);
-    expect(Object.keys(got).sort()).toEqual(["createAgentsRecovery", "createRecovery", "executeWithRecovery", "recoveryMiddleware", "runEpisode", "withRecovery"]);
+    expect(Object.keys(got).sort()).toEqual([
+      "createAgentsRecovery",
+      "createRecovery",
+      "executeWithRecovery",
+      "recoveryMiddleware",
+      "runEpisode",
+      "withRecovery",
+    ]);
     for (const [name, m] of Object.entries(got)) {
       expect(m).toBe(`${name}: ${message}`);
       expect(m).not.toContain("\n");
@@ -89,13 +118,16 @@ describe("one option resolver for every path", () => {
       }
     })();
     expect(direct).toBe('recoverWithPolicy: option "recoveryBudget" must be >= 1');
-    expect(() => withRecovery(createToyPolicy(), { recoveryBudget: 0 })).toThrow(/^withRecovery: option "recoveryBudget" must be >= 1$/);
+    expect(() => withRecovery(createToyPolicy(), { recoveryBudget: 0 })).toThrow(
+      /^withRecovery: option "recoveryBudget" must be >= 1$/,
+    );
     for (const [name, m] of Object.entries(got)) expect(m).toBe(`${name}: option "recoveryBudget" must be >= 1`);
   });
 
   it("a knob of the runtime that a wrapper does not take is an unknown option there", async () => {
     const got = await messages({ maxForwardSteps: 3 }, { sdkOnly: true });
-    for (const [name, m] of Object.entries(got)) expect(m).toMatch(new RegExp(`^${name}: unknown option "maxForwardSteps" \\(known: `));
+    for (const [name, m] of Object.entries(got))
+      expect(m).toMatch(new RegExp(`^${name}: unknown option "maxForwardSteps" \\(known: `));
     expect(() => withRecovery(createToyPolicy(), { maxForwardSteps: 3 })).not.toThrow();
   });
 });

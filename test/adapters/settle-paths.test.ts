@@ -36,9 +36,24 @@ describe("settleMs on the library's own paths", () => {
       obs = (await desk.step(a)).observation;
     }
     const ops: EnvOp[] = [];
-    const restore = recoverWithPolicy({ recoverer: agents.recoverer, env: recordEnvOps(desk, ops), blobs, recoveryBudget: 3, settleMs: SETTLE });
+    const restore = recoverWithPolicy({
+      recoverer: agents.recoverer,
+      env: recordEnvOps(desk, ops),
+      blobs,
+      recoveryBudget: 3,
+      settleMs: SETTLE,
+    });
     const detection = { isError: true, errorStep: 2, reason: "r", confidence: 1 };
-    const r = await restore({ step: 1, errorStep: 2, target: { step: 1, observation: history[1].observation }, history, detection, selection: { step: 1, reason: "" }, attempt: 1, task });
+    const r = await restore({
+      step: 1,
+      errorStep: 2,
+      target: { step: 1, observation: history[1].observation },
+      history,
+      detection,
+      selection: { step: 1, reason: "" },
+      attempt: 1,
+      task,
+    });
     const t = settleTrace(ops);
     expect(r.steps ?? 0).toBeGreaterThan(0);
     expect(t.stepRuns).toBeGreaterThan(0);
@@ -51,7 +66,14 @@ describe("settleMs on the library's own paths", () => {
     const agents = createSimAgents({ task, groundTruth: desk, seed: 1 });
     const ops: EnvOp[] = [];
     const env = recordEnvOps(desk, ops);
-    const o = resolveSdkOptions("test", { env, blobs, detector: agents.detector, recoverer: agents.recoverer, settleMs: SETTLE, task });
+    const o = resolveSdkOptions("test", {
+      env,
+      blobs,
+      detector: agents.detector,
+      recoverer: agents.recoverer,
+      settleMs: SETTLE,
+      task,
+    });
     const loop = new StepRecovery(o, task);
     loop.start(await env.reset(task));
     const actions = [task.plan[0]];
@@ -71,8 +93,14 @@ describe("settleMs on the library's own paths", () => {
     let obs = await desk.reset(task);
     for (const a of actions) obs = (await desk.step(a)).observation;
     const ops: EnvOp[] = [];
-    const ctx = createRuntimeContext({ components: { policy: agents.policy, env: recordEnvOps(desk, ops), blobs }, options: resolveRecoveryOptions({ settleMs: SETTLE }) });
-    await ensureEnvironment({ task, observation: obs, envLog: { base: "reset", actions } } as unknown as GraphState, ctx);
+    const ctx = createRuntimeContext({
+      components: { policy: agents.policy, env: recordEnvOps(desk, ops), blobs },
+      options: resolveRecoveryOptions({ settleMs: SETTLE }),
+    });
+    await ensureEnvironment(
+      { task, observation: obs, envLog: { base: "reset", actions } } as unknown as GraphState,
+      ctx,
+    );
     const t = settleTrace(ops);
     expect(ops.filter((x) => x.op === "step")).toHaveLength(actions.length);
     expect(t.stepRuns).toBe(actions.length);

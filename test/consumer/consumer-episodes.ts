@@ -53,9 +53,20 @@ async function plainRuntime(): Promise<void> {
   const s = await scenario();
   // The graph asks the detector on step E and the policy for step E+1 at once ("overlapped", docs/runtime.md); the recovery discards that proposal.
   const proposals = [...s.forward.slice(0, s.E + 1), s.forward[s.E + 1], ...s.forward.slice(s.E + 1)];
-  const steps: ScriptStep[] = proposals.map((a) => ({ endpoint: "chat", text: `\`\`\`python\n${actionToPyautogui(a)}\n\`\`\`` }));
-  const policy = createPyautoguiPolicy({ model: await chatModel(s.blobs, [...steps, { endpoint: "chat", text: "DONE" }]), historyImages: 1 });
-  const agent = withRecovery(policy, { detector: s.detector, recoverer: s.recoverer, freezeWindow: 5, maxRecoveryIterations: 4 });
+  const steps: ScriptStep[] = proposals.map((a) => ({
+    endpoint: "chat",
+    text: `\`\`\`python\n${actionToPyautogui(a)}\n\`\`\``,
+  }));
+  const policy = createPyautoguiPolicy({
+    model: await chatModel(s.blobs, [...steps, { endpoint: "chat", text: "DONE" }]),
+    historyImages: 1,
+  });
+  const agent = withRecovery(policy, {
+    detector: s.detector,
+    recoverer: s.recoverer,
+    freezeWindow: 5,
+    maxRecoveryIterations: 4,
+  });
   check("withRecovery", await agent.run({ task: s.task, env: s.env, blobs: s.blobs }), s.E, s.R);
 }
 
@@ -64,7 +75,19 @@ async function openAIAgents(): Promise<void> {
   const s = await scenario();
   const server = await startScriptedOpenAIServer({
     script: [
-      ...s.sdkForward.map((a, i): ScriptStep => ({ endpoint: "responses", output: [{ type: "computer_call", id: `cu_${i}`, call_id: `call_${i}`, action: toOpenAIAction(a), pending_safety_checks: [], status: "completed" }] })),
+      ...s.sdkForward.map((a, i): ScriptStep => ({
+        endpoint: "responses",
+        output: [
+          {
+            type: "computer_call",
+            id: `cu_${i}`,
+            call_id: `call_${i}`,
+            action: toOpenAIAction(a),
+            pending_safety_checks: [],
+            status: "completed",
+          },
+        ],
+      })),
       { endpoint: "responses", text: "Renamed draft.txt to final.txt." },
     ],
   });
@@ -73,11 +96,22 @@ async function openAIAgents(): Promise<void> {
   const agent = new Agent({
     name: "desk agent",
     instructions: "Operate the computer to complete the task.",
-    model: new OpenAIResponsesModel(new OpenAI({ baseURL: server.url, apiKey: "test-key", maxRetries: 0 }), "computer-use-preview"),
+    model: new OpenAIResponsesModel(
+      new OpenAI({ baseURL: server.url, apiKey: "test-key", maxRetries: 0 }),
+      "computer-use-preview",
+    ),
     tools: [computerTool({ computer })],
     modelSettings: { truncation: "auto" },
   });
-  const result = await runWithRecovery(agent, s.task.instruction, { env: s.env, blobs: s.blobs, task: s.task, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, runOptions: { maxTurns: 30 } });
+  const result = await runWithRecovery(agent, s.task.instruction, {
+    env: s.env,
+    blobs: s.blobs,
+    task: s.task,
+    detector: s.detector,
+    recoverer: s.recoverer,
+    recoveryBudget: 4,
+    runOptions: { maxTurns: 30 },
+  });
   check("openai-agents", result, s.E, s.R);
 }
 
@@ -86,7 +120,10 @@ async function aiSdk(): Promise<void> {
   const s = await scenario();
   const server = await startScriptedOpenAIServer({
     script: [
-      ...s.sdkForward.map((a, i): ScriptStep => ({ endpoint: "messages", content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }] })),
+      ...s.sdkForward.map((a, i): ScriptStep => ({
+        endpoint: "messages",
+        content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }],
+      })),
       { endpoint: "messages", text: "Renamed draft.txt to final.txt." },
     ],
   });
@@ -94,12 +131,19 @@ async function aiSdk(): Promise<void> {
   const anthropic = createAnthropic({ baseURL: server.url, apiKey: "test-key" });
   const computer = retraceComputerTool({ env: s.env, blobs: s.blobs });
   const result = await generateTextWithRecovery(
-    { model: anthropic("claude-sonnet-4-5"), tools: { computer }, prompt: s.task.instruction, stopWhen: stepCountIs(30), maxRetries: 0 },
+    {
+      model: anthropic("claude-sonnet-4-5"),
+      tools: { computer },
+      prompt: s.task.instruction,
+      stopWhen: stepCountIs(30),
+      maxRetries: 0,
+    },
     { env: s.env, blobs: s.blobs, task: s.task, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4 },
   );
   check("ai-sdk", result, s.E, s.R);
   // The tool result carried the screenshot, in whichever shape this ai major reads.
-  if (!server.requests[1]?.images.length) throw new Error("ai-sdk: the computer tool's result reached the model without its screenshot");
+  if (!server.requests[1]?.images.length)
+    throw new Error("ai-sdk: the computer tool's result reached the model without its screenshot");
 }
 
 try {

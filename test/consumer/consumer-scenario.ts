@@ -20,7 +20,14 @@ export const servers: ScriptedOpenAIServer[] = [];
 export async function chatModel(blobs: BlobStore, script: ScriptStep[]) {
   const server = await startScriptedOpenAIServer({ script });
   servers.push(server);
-  return createOpenAIChatModel({ model: "scripted-vlm", blobs, baseURL: server.url, apiKey: "test-key", maxRetries: 0, timeoutMs: 20_000 });
+  return createOpenAIChatModel({
+    model: "scripted-vlm",
+    blobs,
+    baseURL: server.url,
+    apiKey: "test-key",
+    maxRetries: 0,
+    timeoutMs: 20_000,
+  });
 }
 
 /** The wrong-item scenario: desk, forward actions, LLM detector and recoverer over scripted servers. */
@@ -39,13 +46,16 @@ export async function scenario() {
   for (let i = 0; i < E; i++) ids.push((await twin.step(task.plan[i])).observation.stateId!);
   for (const a of mistake.actions) await twin.step(a);
   const fix = twin.nextRestorativeAction(ids[R]);
-  if (!fix || fix === "unreachable" || fix.action.type !== "CLICK") throw new Error(`unexpected restorative step ${JSON.stringify(fix)}`);
+  if (!fix || fix === "unreachable" || fix.action.type !== "CLICK")
+    throw new Error(`unexpected restorative step ${JSON.stringify(fix)}`);
   const detector = createLlmErrorDetector({
     historyImages: 1,
     model: await chatModel(blobs, [
       { text: '{"off_track": false, "error_step": null, "reason": "opened the file manager", "confidence": 0.9}' },
       { text: '{"off_track": false, "error_step": null, "reason": "in Documents", "confidence": 0.8}' },
-      { text: `{"off_track": true, "error_step": ${E}, "reason": "selected notes.txt, the task is about draft.txt", "confidence": 0.92}` },
+      {
+        text: `{"off_track": true, "error_step": ${E}, "reason": "selected notes.txt, the task is about draft.txt", "confidence": 0.92}`,
+      },
     ]),
   });
   const recoverer = createLlmRecoveryPolicy({
@@ -55,7 +65,9 @@ export async function scenario() {
       { text: "The screen now matches the target.\nRESTORED" },
     ]),
   });
-  const forward: Action[] = [task.plan[0], task.plan[1], ...mistake.actions, ...task.plan.slice(R)].filter((a) => a.type !== "DONE");
+  const forward: Action[] = [task.plan[0], task.plan[1], ...mistake.actions, ...task.plan.slice(R)].filter(
+    (a) => a.type !== "DONE",
+  );
   // The SDK integrations judge step E while the model writes step E+1 (detection "auto" with a
   // model detector): that answer is thrown away, never executed, when E is flagged. A scripted
   // model answers in order, so their script carries one extra entry there (the mistake again;
@@ -79,10 +91,28 @@ export function toAnthropicInput(a: Action): Record<string, unknown> {
 }
 
 /** The checks every episode passes: success, one recovery, the history cut from E+1 back to R. */
-export function check(name: string, result: Pick<EpisodeResult, "success" | "accounting" | "trajectory">, E: number, R: number): void {
+export function check(
+  name: string,
+  result: Pick<EpisodeResult, "success" | "accounting" | "trajectory">,
+  E: number,
+  R: number,
+): void {
   const cuts = result.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to]);
-  const line = { episode: name, success: result.success, stopReason: (result as { stopReason?: unknown }).stopReason, recoveryAttempts: result.accounting.recoveryAttempts, cuts, node: process.version };
-  if (!result.success || result.accounting.recoveryAttempts !== 1 || JSON.stringify(cuts) !== JSON.stringify([[E + 1, R]]))
-    throw new Error(`${name}: expected a successful episode with one recovery and the cut [[${E + 1}, ${R}]], got ${JSON.stringify(line)}`);
+  const line = {
+    episode: name,
+    success: result.success,
+    stopReason: (result as { stopReason?: unknown }).stopReason,
+    recoveryAttempts: result.accounting.recoveryAttempts,
+    cuts,
+    node: process.version,
+  };
+  if (
+    !result.success ||
+    result.accounting.recoveryAttempts !== 1 ||
+    JSON.stringify(cuts) !== JSON.stringify([[E + 1, R]])
+  )
+    throw new Error(
+      `${name}: expected a successful episode with one recovery and the cut [[${E + 1}, ${R}]], got ${JSON.stringify(line)}`,
+    );
   process.stdout.write(`${JSON.stringify(line)}\n`);
 }

@@ -29,13 +29,17 @@ async function plan() {
   for (let i = 0; i < E; i++) ids.push((await twin.step(task.plan[i])).observation.stateId!);
   for (const a of mistake.actions) await twin.step(a);
   const fix = twin.nextRestorativeAction(ids[R]);
-  if (!fix || fix === "unreachable" || fix.action.type !== "CLICK") throw new Error(`unexpected restorative step ${JSON.stringify(fix)}`);
-  const forward: Action[] = [task.plan[0], task.plan[1], ...mistake.actions, ...task.plan.slice(R)].filter((a) => a.type !== "DONE");
+  if (!fix || fix === "unreachable" || fix.action.type !== "CLICK")
+    throw new Error(`unexpected restorative step ${JSON.stringify(fix)}`);
+  const forward: Action[] = [task.plan[0], task.plan[1], ...mistake.actions, ...task.plan.slice(R)].filter(
+    (a) => a.type !== "DONE",
+  );
   return { E, R, forward, fix: fix.action };
 }
 
 const pyautogui = (a: Action): string => `\`\`\`python\n${actionToPyautogui(a)}\n\`\`\``;
-const verdict = (offTrack: boolean, step: number | null) => `{"off_track": ${offTrack}, "error_step": ${step}, "reason": "scripted", "confidence": 0.9}`;
+const verdict = (offTrack: boolean, step: number | null) =>
+  `{"off_track": ${offTrack}, "error_step": ${step}, "reason": "scripted", "confidence": 0.9}`;
 
 function openAIAction(a: Action): Record<string, unknown> {
   if (a.type === "CLICK") return { type: "click", x: a.x, y: a.y, button: a.button ?? "left" };
@@ -62,13 +66,17 @@ function stagehandScripts(): Record<string, ScriptStep[]> {
   const task = BROWSER_TASKS.find((t) => t.id === "mail-reply-bob")!;
   const at = (i: number): [number, number] => {
     const a = task.plan[i];
-    if (a.type !== "CLICK" || a.x === undefined || a.y === undefined) throw new Error(`mail-reply-bob: step ${i} is not a click`);
+    if (a.type !== "CLICK" || a.x === undefined || a.y === undefined)
+      throw new Error(`mail-reply-bob: step ${i} is not a click`);
     return [a.x, a.y];
   };
   const [bob, reply, body, send] = [at(0), at(1), at(2), at(4)];
   const inbox: [number, number] = [105, 77]; // the mail app's Inbox folder (MAIL.folder.inbox's centre)
   const click = ([x, y]: [number, number]) => `\`\`\`python\npyautogui.click(${x}, ${y})\n\`\`\``;
-  const call = (id: number, tool: string, input: object): ScriptStep => ({ endpoint: "messages", content: [{ type: "tool_use", id: `toolu_${id}`, name: tool, input }] });
+  const call = (id: number, tool: string, input: object): ScriptStep => ({
+    endpoint: "messages",
+    content: [{ type: "tool_use", id: `toolu_${id}`, name: tool, input }],
+  });
   return {
     RETRACE_BASE_URL: [
       { endpoint: "chat", text: verdict(false, null) },
@@ -95,21 +103,43 @@ function stagehandScripts(): Record<string, ScriptStep[]> {
 async function scripts(name: string): Promise<Record<string, ScriptStep[]>> {
   if (name === "readme-stagehand") return stagehandScripts();
   const { E, forward, fix } = await plan();
-  const recoverer: ScriptStep[] = [{ endpoint: "chat", text: `Back.\n${pyautogui(fix)}` }, { endpoint: "chat", text: "RESTORED" }];
-  const detector: ScriptStep[] = [...Array.from({ length: E }, () => ({ endpoint: "chat" as const, text: verdict(false, null) })), { endpoint: "chat", text: verdict(true, E) }];
+  const recoverer: ScriptStep[] = [
+    { endpoint: "chat", text: `Back.\n${pyautogui(fix)}` },
+    { endpoint: "chat", text: "RESTORED" },
+  ];
+  const detector: ScriptStep[] = [
+    ...Array.from({ length: E }, () => ({ endpoint: "chat" as const, text: verdict(false, null) })),
+    { endpoint: "chat", text: verdict(true, E) },
+  ];
   switch (name) {
     case "readme-wrap": {
       // One endpoint for the policy, the detector and the recoverer; detection "sequential": policy, then detector, step by step.
       const steps: ScriptStep[] = [];
       for (let t = 0; t <= E; t++) steps.push({ endpoint: "chat", text: pyautogui(forward[t]) }, detector[t]);
-      steps.push(...recoverer, ...forward.slice(E + 1).map((a): ScriptStep => ({ endpoint: "chat", text: pyautogui(a) })), { endpoint: "chat", text: "DONE" });
+      steps.push(
+        ...recoverer,
+        ...forward.slice(E + 1).map((a): ScriptStep => ({ endpoint: "chat", text: pyautogui(a) })),
+        { endpoint: "chat", text: "DONE" },
+      );
       return { RETRACE_BASE_URL: steps };
     }
     case "readme-openai-agents":
       return {
         RETRACE_BASE_URL: [...detector, ...recoverer],
         OPENAI_BASE_URL: [
-          ...forward.map((a, i): ScriptStep => ({ endpoint: "responses", output: [{ type: "computer_call", id: `cu_${i}`, call_id: `call_${i}`, action: openAIAction(a), pending_safety_checks: [], status: "completed" }] })),
+          ...forward.map((a, i): ScriptStep => ({
+            endpoint: "responses",
+            output: [
+              {
+                type: "computer_call",
+                id: `cu_${i}`,
+                call_id: `call_${i}`,
+                action: openAIAction(a),
+                pending_safety_checks: [],
+                status: "completed",
+              },
+            ],
+          })),
           { endpoint: "responses", text: "Renamed draft.txt to final.txt." },
           // The snippet's next turn ("Anything else?"): a text answer, no computer call, no detector call.
           { endpoint: "responses", text: "Nothing else." },
@@ -120,7 +150,10 @@ async function scripts(name: string): Promise<Record<string, ScriptStep[]>> {
       return {
         JUDGE_BASE_URL: [...detector, ...recoverer],
         ANTHROPIC_BASE_URL: [
-          ...forward.map((a, i): ScriptStep => ({ endpoint: "messages", content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: anthropicInput(a) }] })),
+          ...forward.map((a, i): ScriptStep => ({
+            endpoint: "messages",
+            content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: anthropicInput(a) }],
+          })),
           { endpoint: "messages", text: "Renamed draft.txt to final.txt." },
         ],
       };
@@ -143,7 +176,11 @@ export async function checkSnippet(name: string): Promise<void> {
       servers.push(server);
       process.env[variable] = server.url;
     }
-    Object.assign(process.env, { OPENAI_API_KEY: "test-key", ANTHROPIC_API_KEY: "test-key", OPENAI_AGENTS_DISABLE_TRACING: "1" });
+    Object.assign(process.env, {
+      OPENAI_API_KEY: "test-key",
+      ANTHROPIC_API_KEY: "test-key",
+      OPENAI_AGENTS_DISABLE_TRACING: "1",
+    });
     await import(pathToFileURL(join(import.meta.dirname ?? ".", `${name}.js`)).href);
     for (const s of servers) s.verify();
     process.stdout.write(`${name}: ok\n`);

@@ -5,7 +5,15 @@ import { readmeSnippets } from "./readme-snippets.ts";
 describe("the consumer snippets", () => {
   it("come from the README and the SDK docs pages, each name once", () => {
     const names = readmeSnippets().map((s) => s.name);
-    expect(names).toEqual(expect.arrayContaining(["readme-wrap", "readme-openai-agents", "readme-ai-sdk", "readme-ai-sdk-agent", "readme-stagehand"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "readme-wrap",
+        "readme-openai-agents",
+        "readme-ai-sdk",
+        "readme-ai-sdk-agent",
+        "readme-stagehand",
+      ]),
+    );
     expect(new Set(names).size).toBe(names.length);
   });
 

@@ -24,7 +24,8 @@ export function readmeSnippets(readme?: string): ReadmeSnippet[] {
   if (readme === undefined) {
     const all = SNIPPET_PAGES.flatMap((page) => snippetsOf(readFileSync(join(ROOT, page), "utf8")));
     const names = all.map((s) => s.name);
-    if (new Set(names).size !== names.length) throw new Error(`consumer snippets: a name is used twice across ${SNIPPET_PAGES.join(", ")}`);
+    if (new Set(names).size !== names.length)
+      throw new Error(`consumer snippets: a name is used twice across ${SNIPPET_PAGES.join(", ")}`);
     return all;
   }
   return snippetsOf(readme);
@@ -33,7 +34,12 @@ export function readmeSnippets(readme?: string): ReadmeSnippet[] {
 function snippetsOf(readme: string): ReadmeSnippet[] {
   const out: ReadmeSnippet[] = [];
   for (const m of readme.matchAll(/<!-- consumer-snippet ([a-z0-9-]+)( compile-only)? -->\n```ts\n([\s\S]*?)\n```/g)) {
-    out.push({ name: m[1], source: `${m[3]}\n`, line: readme.slice(0, m.index).split("\n").length, compileOnly: Boolean(m[2]) });
+    out.push({
+      name: m[1],
+      source: `${m[3]}\n`,
+      line: readme.slice(0, m.index).split("\n").length,
+      compileOnly: Boolean(m[2]),
+    });
   }
   return out;
 }

@@ -18,21 +18,60 @@ import { parseExperimentConfig } from "../../experiments/config/load.ts";
 
 const CWD = process.cwd();
 let dir = "";
-const pair = (i: number) => ({ name: `p${i}`, forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } });
-const TINY = { kind: "end-to-end", name: "tiny", env: { kind: "simdesk", limit: 1 }, seeds: [0], maxRecoveryIterations: [1], baseline: false, options: { maxForwardSteps: 8 }, pairs: [pair(0)] };
+const pair = (i: number) => ({
+  name: `p${i}`,
+  forward: { kind: "sim", profile: "sloppy" },
+  recovery: { kind: "sim", profile: "skilled" },
+});
+const TINY = {
+  kind: "end-to-end",
+  name: "tiny",
+  env: { kind: "simdesk", limit: 1 },
+  seeds: [0],
+  maxRecoveryIterations: [1],
+  baseline: false,
+  options: { maxForwardSteps: 8 },
+  pairs: [pair(0)],
+};
 /** 10 000 seeds x every SimDesk task x 100 pairs x 21 conditions each: every field within its own limit. */
-const HUGE = { ...TINY, env: { kind: "simdesk" }, seeds: { count: 10_000 }, baseline: true, maxRecoveryIterations: Array.from({ length: 20 }, (_, i) => i + 1), pairs: Array.from({ length: 100 }, (_, i) => pair(i)) };
+const HUGE = {
+  ...TINY,
+  env: { kind: "simdesk" },
+  seeds: { count: 10_000 },
+  baseline: true,
+  maxRecoveryIterations: Array.from({ length: 20 }, (_, i) => i + 1),
+  pairs: Array.from({ length: 100 }, (_, i) => pair(i)),
+};
 const DEPTH = 5_000;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "retrace-corpus-r4-"));
-  writeFileSync(join(dir, "deep-flow.yaml"), `kind: end-to-end\nname: x\nextra: ${"[".repeat(DEPTH)}${"]".repeat(DEPTH)}\n`);
-  writeFileSync(join(dir, "deep-block.yaml"), "kind: end-to-end\nname: x\nextra:\n" + Array.from({ length: 1_500 }, (_, i) => `${" ".repeat(i + 1)}-\n`).join(""));
+  writeFileSync(
+    join(dir, "deep-flow.yaml"),
+    `kind: end-to-end\nname: x\nextra: ${"[".repeat(DEPTH)}${"]".repeat(DEPTH)}\n`,
+  );
+  writeFileSync(
+    join(dir, "deep-block.yaml"),
+    "kind: end-to-end\nname: x\nextra:\n" + Array.from({ length: 1_500 }, (_, i) => `${" ".repeat(i + 1)}-\n`).join(""),
+  );
   writeFileSync(join(dir, "deep-dashes.yaml"), `kind: end-to-end\nextra: \n  ${"- ".repeat(2_000)}x\n`);
-  writeFileSync(join(dir, "deep.json"), `{"kind": "end-to-end", "extra": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`);
+  writeFileSync(
+    join(dir, "deep.json"),
+    `{"kind": "end-to-end", "extra": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`,
+  );
   writeFileSync(join(dir, "huge-plan.json"), JSON.stringify(HUGE));
-  writeFileSync(join(dir, "deep-tasks.yaml"), `tasks:\n  - id: a\n    instruction: x\n    url: http://127.0.0.1:9/\n    checker: ${"{a: ".repeat(DEPTH)}1${"}".repeat(DEPTH)}\n`);
-  writeFileSync(join(dir, "browser-deep.json"), JSON.stringify({ ...TINY, env: { kind: "browser", tasksFile: join(dir, "deep-tasks.yaml") }, options: { restoration: "replay" } }));
+  writeFileSync(
+    join(dir, "deep-tasks.yaml"),
+    `tasks:\n  - id: a\n    instruction: x\n    url: http://127.0.0.1:9/\n    checker: ${"{a: ".repeat(DEPTH)}1${"}".repeat(DEPTH)}\n`,
+  );
+  writeFileSync(
+    join(dir, "browser-deep.json"),
+    JSON.stringify({
+      ...TINY,
+      env: { kind: "browser", tasksFile: join(dir, "deep-tasks.yaml") },
+      options: { restoration: "replay" },
+    }),
+  );
   mkdirSync(join(dir, "fresh"));
   process.chdir(dir);
 });
@@ -43,12 +82,32 @@ afterAll(() => {
 });
 
 const ROWS: Array<[string, string, RegExp]> = [
-  ["a YAML config nested 5000 levels in flow style (hung the CLI)", "deep-flow.yaml", /deep-flow\.yaml: nested more than 64 levels deep at line 3/],
-  ["a YAML config nested 1500 levels by indentation (aborted the CLI out of memory)", "deep-block.yaml", /deep-block\.yaml: nested more than 64 levels deep at line/],
-  ["a YAML config nested 2000 levels by dashes on one line", "deep-dashes.yaml", /deep-dashes\.yaml: nested more than 64 levels deep at line 3/],
+  [
+    "a YAML config nested 5000 levels in flow style (hung the CLI)",
+    "deep-flow.yaml",
+    /deep-flow\.yaml: nested more than 64 levels deep at line 3/,
+  ],
+  [
+    "a YAML config nested 1500 levels by indentation (aborted the CLI out of memory)",
+    "deep-block.yaml",
+    /deep-block\.yaml: nested more than 64 levels deep at line/,
+  ],
+  [
+    "a YAML config nested 2000 levels by dashes on one line",
+    "deep-dashes.yaml",
+    /deep-dashes\.yaml: nested more than 64 levels deep at line 3/,
+  ],
   ["a JSON config nested 100000 levels", "deep.json", /deep\.json: nested more than 64 levels deep/],
-  ["a plan of 10000 seeds x all tasks x 100 pairs x 21 conditions (ran out of memory, rc 134)", "huge-plan.json", /config: the run plans [\d,]+ episodes \(2100 condition\(s\) x \d+ task\(s\) x 10000 seed\(s\)\), more than 1,000,000 per run/],
-  ["a browser task file nested 5000 levels", "browser-deep.json", /browser task file .*deep-tasks\.yaml: nested more than 64 levels deep at line 5/],
+  [
+    "a plan of 10000 seeds x all tasks x 100 pairs x 21 conditions (ran out of memory, rc 134)",
+    "huge-plan.json",
+    /config: the run plans [\d,]+ episodes \(2100 condition\(s\) x \d+ task\(s\) x 10000 seed\(s\)\), more than 1,000,000 per run/,
+  ],
+  [
+    "a browser task file nested 5000 levels",
+    "browser-deep.json",
+    /browser task file .*deep-tasks\.yaml: nested more than 64 levels deep at line 5/,
+  ],
 ];
 
 describe("the bad-input corpus, fourth battery (issue 41): bounds on parsed input and on the plan", () => {
@@ -80,14 +139,23 @@ describe("the bounds themselves", () => {
   });
 
   it("the YAML pre-scan passes every shipped-style config shape and ignores brackets in quotes and comments", () => {
-    expect(() => checkYamlNesting("a:\n  b:\n    - c: [1, {d: 2}]\n    - 'text with [[[[ brackets'\n# [[[[[[[[\nprompt: |\n  code:\n      nested\n", "c.yaml")).not.toThrow();
+    expect(() =>
+      checkYamlNesting(
+        "a:\n  b:\n    - c: [1, {d: 2}]\n    - 'text with [[[[ brackets'\n# [[[[[[[[\nprompt: |\n  code:\n      nested\n",
+        "c.yaml",
+      ),
+    ).not.toThrow();
     expect(() => checkYamlNesting(`x: "${"[".repeat(500)}"\n`, "c.yaml")).not.toThrow();
-    expect(() => checkYamlNesting(`x: ${"[".repeat(65)}${"]".repeat(65)}\n`, "c.yaml")).toThrow(/^c\.yaml: nested more than 64 levels deep at line 1/);
+    expect(() => checkYamlNesting(`x: ${"[".repeat(65)}${"]".repeat(65)}\n`, "c.yaml")).toThrow(
+      /^c\.yaml: nested more than 64 levels deep at line 1/,
+    );
   });
 
   it("an unbalanced [ in a block scalar does not switch the indentation count off", () => {
     const deepBlock = Array.from({ length: 100 }, (_, i) => `${" ".repeat(2 * i)}k${i}:`).join("\n");
-    expect(() => checkYamlNesting(`note: |\n  see [this\n${deepBlock}\n`, "c.yaml")).toThrow(/nested more than 64 levels deep/);
+    expect(() => checkYamlNesting(`note: |\n  see [this\n${deepBlock}\n`, "c.yaml")).toThrow(
+      /nested more than 64 levels deep/,
+    );
   });
 
   it("exceedsNesting follows a value shared by aliases to its deepest use", () => {
@@ -102,11 +170,16 @@ describe("the bounds themselves", () => {
 
   it("an OSWorld task file nested too deep is a rejection with a reason, not a RangeError", () => {
     const text = `{"id": "t", "instruction": "x", "config": [], "evaluator": {"func": "f", "result": ${"[".repeat(50_000)}${"]".repeat(50_000)}}}`;
-    expect(parseOsworldTask(text, "t.json", "d")).toEqual({ file: "t.json", reason: "nested more than 64 levels deep; an OSWorld task needs a few" });
+    expect(parseOsworldTask(text, "t.json", "d")).toEqual({
+      file: "t.json",
+      reason: "nested more than 64 levels deep; an OSWorld task needs a few",
+    });
   });
 
   it("a model's JSON reply nested too deep is an unusable reply (re-asked), not a crash", () => {
-    expect(() => extractJsonObject(`{"a": ${"[".repeat(10_000)}${"]".repeat(10_000)}}`)).toThrow(/nested more than 64 levels deep/);
+    expect(() => extractJsonObject(`{"a": ${"[".repeat(10_000)}${"]".repeat(10_000)}}`)).toThrow(
+      /nested more than 64 levels deep/,
+    );
     expect(extractJsonObject('{"a": [[1]], "b": "[[["}')).toEqual({ a: [[1]], b: "[[[" });
   });
 

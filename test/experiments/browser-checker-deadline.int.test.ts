@@ -24,17 +24,39 @@ describe.runIf(tools.run)("a browser task whose checker never answers", () => {
 
   beforeAll(async () => {
     tools.assert();
-    server = createServer((_req, res) => void res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>App</title><body><p>Nothing to do.</p></body>"));
+    server = createServer(
+      (_req, res) =>
+        void res
+          .writeHead(200, { "content-type": "text/html" })
+          .end("<!doctype html><title>App</title><body><p>Nothing to do.</p></body>"),
+    );
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     // Called once (it writes when), then never answers, and ignores everything it is given.
-    writeFileSync(join(dir, "check.mjs"), `import { writeFileSync } from "node:fs";\nexport function check() { writeFileSync(${JSON.stringify(join(dir, "called"))}, String(Date.now())); return new Promise(() => {}); }\n`);
-    writeFileSync(join(dir, "tasks.yaml"), `tasks:\n  - id: never-judged\n    instruction: Say you are done.\n    url: ${url}\n    checker: ./check.mjs\n    export: check\n    plan: [{ type: DONE }]\n`);
-    writeFileSync(join(dir, "cfg.json"), JSON.stringify({
-      kind: "end-to-end", name: "checker-deadline", env: { kind: "browser", tasksFile: join(dir, "tasks.yaml") }, seeds: [0], maxRecoveryIterations: [1], baseline: false,
-      episodeTimeoutMs: DEADLINE_MS, options: { restoration: "replay", maxForwardSteps: 3 },
-      pairs: [{ name: "a", forward: { kind: "sim", profile: "careful" }, recovery: { kind: "sim", profile: "skilled" } }],
-    }));
+    writeFileSync(
+      join(dir, "check.mjs"),
+      `import { writeFileSync } from "node:fs";\nexport function check() { writeFileSync(${JSON.stringify(join(dir, "called"))}, String(Date.now())); return new Promise(() => {}); }\n`,
+    );
+    writeFileSync(
+      join(dir, "tasks.yaml"),
+      `tasks:\n  - id: never-judged\n    instruction: Say you are done.\n    url: ${url}\n    checker: ./check.mjs\n    export: check\n    plan: [{ type: DONE }]\n`,
+    );
+    writeFileSync(
+      join(dir, "cfg.json"),
+      JSON.stringify({
+        kind: "end-to-end",
+        name: "checker-deadline",
+        env: { kind: "browser", tasksFile: join(dir, "tasks.yaml") },
+        seeds: [0],
+        maxRecoveryIterations: [1],
+        baseline: false,
+        episodeTimeoutMs: DEADLINE_MS,
+        options: { restoration: "replay", maxForwardSteps: 3 },
+        pairs: [
+          { name: "a", forward: { kind: "sim", profile: "careful" }, recovery: { kind: "sim", profile: "skilled" } },
+        ],
+      }),
+    );
   });
   afterAll(async () => {
     await new Promise((r) => server?.close(r));
@@ -47,16 +69,27 @@ describe.runIf(tools.run)("a browser task whose checker never answers", () => {
     const ended = Date.now();
     expect(r.code, r.stderr).toBe(0);
     // the checker was reached, and the run ended within the episode's deadline of that, not 180 s later
-    expect(existsSync(join(dir, "called")), `${readFileSync(join(out, "results.jsonl"), "utf8")}\n${readFileSync(join(out, "timings.jsonl"), "utf8")}`).toBe(true);
+    expect(
+      existsSync(join(dir, "called")),
+      `${readFileSync(join(out, "results.jsonl"), "utf8")}\n${readFileSync(join(out, "timings.jsonl"), "utf8")}`,
+    ).toBe(true);
     const calledAt = Number(readFileSync(join(dir, "called"), "utf8"));
     expect(ended - calledAt).toBeLessThan(DEADLINE_MS + 15_000);
-    const lines = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const lines = readFileSync(join(out, "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ status: "ok", success: false, score: 0, stopReason: "aborted", envTries: 1 });
     expect(lines[0].envError).toBeUndefined();
-    const timings = readFileSync(join(out, "timings.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const timings = readFileSync(join(out, "timings.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(timings[0].wallMs).toBeLessThan(DEADLINE_MS + 10_000);
     const rec = JSON.parse(readFileSync(join(out, "a.max-rec-1", "never-judged", "0", "trajectory.json"), "utf8"));
-    expect(rec.detail).toMatch(new RegExp(`episode deadline: still running after ${DEADLINE_MS} ms \\(episodeTimeoutMs\\), aborted`));
+    expect(rec.detail).toMatch(
+      new RegExp(`episode deadline: still running after ${DEADLINE_MS} ms \\(episodeTimeoutMs\\), aborted`),
+    );
   }, 120_000);
 });

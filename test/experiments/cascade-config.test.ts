@@ -5,7 +5,13 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.ts";
 import { validateAgentSpec, isSimulatedSpec } from "../../experiments/agents/index.ts";
-import { allSimulated, checkConfigAgents, configAgents, fillConfigModels, usesModels } from "../../experiments/config/agents.ts";
+import {
+  allSimulated,
+  checkConfigAgents,
+  configAgents,
+  fillConfigModels,
+  usesModels,
+} from "../../experiments/config/agents.ts";
 import { parseExperimentConfig } from "../../experiments/config/load.ts";
 import { runExperiment } from "../../experiments/runner/experiment.ts";
 import { createSimDeskRuntime } from "../../experiments/runtime/simdesk.ts";
@@ -15,9 +21,20 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 const config = (detector: unknown) =>
   parseExperimentConfig({
-    kind: "end-to-end", name: "cascade-test", env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes"] },
-    seeds: { count: 2 }, maxRecoveryIterations: [2], options: { maxForwardSteps: 20 },
-    pairs: [{ name: "p", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector }],
+    kind: "end-to-end",
+    name: "cascade-test",
+    env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes"] },
+    seeds: { count: 2 },
+    maxRecoveryIterations: [2],
+    options: { maxForwardSteps: 20 },
+    pairs: [
+      {
+        name: "p",
+        forward: { kind: "sim", profile: "sloppy" },
+        recovery: { kind: "sim", profile: "skilled" },
+        detector,
+      },
+    ],
   });
 const errorOf = (fn: () => unknown): ConfigError => {
   try {
@@ -31,19 +48,36 @@ const errorOf = (fn: () => unknown): ConfigError => {
 
 describe("cascade detector kind", () => {
   it("fails up front on a bad gate with the config field path", () => {
-    const e = errorOf(() => checkConfigAgents(config({ kind: "cascade", gates: [{ kind: "loop" }, { kind: "every-other" }], detector: { kind: "sim" } }), "simdesk"));
+    const e = errorOf(() =>
+      checkConfigAgents(
+        config({ kind: "cascade", gates: [{ kind: "loop" }, { kind: "every-other" }], detector: { kind: "sim" } }),
+        "simdesk",
+      ),
+    );
     expect(e.field).toBe("config.pairs.0.detector.gates.1.kind");
     expect(e.message).toMatch(/^config\.pairs\.0\.detector\.gates\.1\.kind: /);
     expect(e.message).not.toContain("\n");
   });
 
   it("validates the inner detector recursively, naming its field", () => {
-    const e = errorOf(() => checkConfigAgents(config({ kind: "cascade", detector: { kind: "sim", recall: 7 } }), "simdesk"));
+    const e = errorOf(() =>
+      checkConfigAgents(config({ kind: "cascade", detector: { kind: "sim", recall: 7 } }), "simdesk"),
+    );
     expect(e.field).toBe("config.pairs.0.detector.detector.recall");
     expect(e.message).toMatch(/^config\.pairs\.0\.detector\.detector\.recall: /);
     expect(errorOf(() => validateAgentSpec("detector", { kind: "cascade" }, "d")).field).toBe("d.detector");
-    expect(errorOf(() => validateAgentSpec("detector", { kind: "cascade", detector: { kind: "cascade", detector: { kind: "nope" } } }, "d")).field).toBe("d.detector.detector.kind");
-    expect(errorOf(() => validateAgentSpec("forward", { kind: "cascade", detector: { kind: "sim" } }, "f")).message).toMatch(/cascade cannot be a forward/);
+    expect(
+      errorOf(() =>
+        validateAgentSpec(
+          "detector",
+          { kind: "cascade", detector: { kind: "cascade", detector: { kind: "nope" } } },
+          "d",
+        ),
+      ).field,
+    ).toBe("d.detector.detector.kind");
+    expect(
+      errorOf(() => validateAgentSpec("forward", { kind: "cascade", detector: { kind: "sim" } }, "f")).message,
+    ).toMatch(/cascade cannot be a forward/);
   });
 
   it("is simulated exactly when its inner detector is, and fills --model into a model inner detector", () => {
@@ -53,13 +87,20 @@ describe("cascade detector kind", () => {
     expect(usesModels(c)).toBe(true);
     expect(errorOf(() => checkConfigAgents(c, "simdesk")).field).toBe("config.pairs.0.detector.detector.model");
     const filled = fillConfigModels(c, { model: "m1", baseUrl: "http://127.0.0.1:9/v1" });
-    expect(configAgents(filled).find((a) => a.path === "config.pairs.0.detector.detector")?.spec).toMatchObject({ kind: "model", model: "m1" });
+    expect(configAgents(filled).find((a) => a.path === "config.pairs.0.detector.detector")?.spec).toMatchObject({
+      kind: "model",
+      model: "m1",
+    });
     expect(() => checkConfigAgents(filled, "simdesk")).not.toThrow();
     expect(allSimulated(config({ kind: "cascade", detector: { kind: "sim" } }))).toBe(true);
   });
 
   it("runs on SimDesk through the runner and reports gate counters in the results", async () => {
-    const c = config({ kind: "cascade", gates: [{ kind: "no-effect" }, { kind: "loop" }, { kind: "every-k", k: 2 }, { kind: "before-done" }], detector: { kind: "sim", profile: "decent" } });
+    const c = config({
+      kind: "cascade",
+      gates: [{ kind: "no-effect" }, { kind: "loop" }, { kind: "every-k", k: 2 }, { kind: "before-done" }],
+      detector: { kind: "sim", profile: "decent" },
+    });
     checkConfigAgents(c, "simdesk");
     const run = await runExperiment(c, createSimDeskRuntime(), { out: join(out, "run"), workers: 1 });
     const recovering = run.lines.filter((l) => l.condition === "p.max-rec-2");

@@ -20,15 +20,29 @@ import { freePort, startPrivatePostgres, type PrivatePostgres } from "../helpers
 
 const given = process.env.RETRACE_TEST_POSTGRES_URL;
 const available = !!given || !!pgBin();
-if (!available && !runtimeSettings().ci) process.stderr.write("skipping the --checkpoint postgres:// tests: missing postgresql (apt-get install postgresql, or source .ci/services.sh)\n");
+if (!available && !runtimeSettings().ci)
+  process.stderr.write(
+    "skipping the --checkpoint postgres:// tests: missing postgresql (apt-get install postgresql, or source .ci/services.sh)\n",
+  );
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-ckpt-pg-"));
 // Checkpoint threads are named by run folder and episode key (CI shares one database).
 const PAIR = "ckpt";
 const CONFIG = {
-  kind: "end-to-end", name: "checkpoint-postgres", env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes"] },
-  seeds: { count: 1 }, maxRecoveryIterations: [2], options: { maxForwardSteps: 20 },
-  pairs: [{ name: PAIR, forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "decent" } }],
+  kind: "end-to-end",
+  name: "checkpoint-postgres",
+  env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes"] },
+  seeds: { count: 1 },
+  maxRecoveryIterations: [2],
+  options: { maxForwardSteps: 20 },
+  pairs: [
+    {
+      name: PAIR,
+      forward: { kind: "sim", profile: "sloppy" },
+      recovery: { kind: "sim", profile: "skilled" },
+      detector: { kind: "sim", profile: "decent" },
+    },
+  ],
 };
 const configFile = join(dir, "config.json");
 let url = "";
@@ -54,7 +68,10 @@ describe.runIf(available || runtimeSettings().ci)("retrace run --checkpoint post
     const out = join(dir, "pg");
     const run = retrace(["run", configFile, "--checkpoint", url, "--out", out, "-q", "--workers", "2"]);
     expect(await run.exited, run.lines.join("\n")).toBe(0);
-    const lines = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { key: string; status: string });
+    const lines = readFileSync(join(out, "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { key: string; status: string });
     expect(lines).toHaveLength(4);
     expect(lines.every((l) => l.status === "ok")).toBe(true);
 
@@ -63,7 +80,12 @@ describe.runIf(available || runtimeSettings().ci)("retrace run --checkpoint post
     try {
       const prefix = checkpointThread(out, "");
       expect(prefix).toMatch(/^run-[0-9a-f]{12}\/$/);
-      const rows = (await c.query("SELECT thread_id, count(*)::int AS n FROM checkpoints WHERE thread_id LIKE $1 GROUP BY thread_id ORDER BY thread_id", [`${prefix}%`])).rows as Array<{ thread_id: string; n: number }>;
+      const rows = (
+        await c.query(
+          "SELECT thread_id, count(*)::int AS n FROM checkpoints WHERE thread_id LIKE $1 GROUP BY thread_id ORDER BY thread_id",
+          [`${prefix}%`],
+        )
+      ).rows as Array<{ thread_id: string; n: number }>;
       expect(rows.map((r) => r.thread_id)).toEqual(lines.map((l) => checkpointThread(out, l.key)).sort());
       for (const r of rows) expect(r.n).toBeGreaterThan(1);
     } finally {
@@ -82,15 +104,32 @@ describe.runIf(available || runtimeSettings().ci)("retrace run --checkpoint post
       const run = retrace(["run", configFile, "--checkpoint", url, "--out", out, "-q", "--workers", "2"]);
       expect(await run.exited, run.lines.join("\n")).toBe(0);
     }
-    expect(readFileSync(join(outs[0], "results.jsonl")).equals(readFileSync(join(outs[1], "results.jsonl")))).toBe(true);
+    expect(readFileSync(join(outs[0], "results.jsonl")).equals(readFileSync(join(outs[1], "results.jsonl")))).toBe(
+      true,
+    );
     expect(checkpointThread(outs[0], "k")).not.toBe(checkpointThread(outs[1], "k"));
   });
 
   it("refuses an unreachable server with one line naming --checkpoint, before writing anything", async () => {
     const out = join(dir, "unreachable");
-    const run = retrace(["run", configFile, "--checkpoint", `postgres://postgres@127.0.0.1:${await freePort()}/nothing`, "--out", out, "-q"]);
+    const run = retrace([
+      "run",
+      configFile,
+      "--checkpoint",
+      `postgres://postgres@127.0.0.1:${await freePort()}/nothing`,
+      "--out",
+      out,
+      "-q",
+    ]);
     expect(await run.exited).not.toBe(0);
-    expect(run.lines.some((l) => /--checkpoint: cannot set up the PostgreSQL checkpointer at postgres:\/\/postgres@127\.0\.0\.1:\d+\/nothing/.test(l)), run.lines.join("\n")).toBe(true);
+    expect(
+      run.lines.some((l) =>
+        /--checkpoint: cannot set up the PostgreSQL checkpointer at postgres:\/\/postgres@127\.0\.0\.1:\d+\/nothing/.test(
+          l,
+        ),
+      ),
+      run.lines.join("\n"),
+    ).toBe(true);
     expect(existsSync(join(out, "manifest.json"))).toBe(false);
     expect(existsSync(join(out, "results.jsonl"))).toBe(false);
   });

@@ -23,7 +23,19 @@ describe("docs/cli.md", () => {
   const paths = commandPaths(buildProgram());
 
   it("finds the commands to check (the program has its groups and subcommands)", () => {
-    expect(paths).toEqual(expect.arrayContaining(["run", "sweep", "run-model", "label-sample", "osworld-check", "dataset build", "env check", "env gc", "worker"]));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "run",
+        "sweep",
+        "run-model",
+        "label-sample",
+        "osworld-check",
+        "dataset build",
+        "env check",
+        "env gc",
+        "worker",
+      ]),
+    );
     expect(paths.length).toBeGreaterThanOrEqual(20);
   });
 

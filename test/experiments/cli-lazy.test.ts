@@ -13,7 +13,12 @@ import { buildLazyProgram } from "../../experiments/cli-lazy.ts";
 import { summariesSource } from "../../experiments/scripts/cli-summaries.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
-const shape = (c: Command): unknown => ({ name: c.name(), help: c.helpInformation(), options: c.options.map((o) => o.flags), commands: c.commands.map(shape) });
+const shape = (c: Command): unknown => ({
+  name: c.name(),
+  help: c.helpInformation(),
+  options: c.options.map((o) => o.flags),
+  commands: c.commands.map(shape),
+});
 
 describe("the lazy CLI", () => {
   it("has commands/summaries.ts up to date with the command modules (npm run cli:summaries)", async () => {

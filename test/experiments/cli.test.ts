@@ -35,7 +35,16 @@ describe("the retrace CLI", () => {
   });
   it("rejects an unknown simulated profile and a bad --workers before anything is written", async () => {
     const file = join(dir, "typo.json");
-    writeFileSync(file, JSON.stringify({ kind: "end-to-end", name: "x", env: { kind: "simdesk", limit: 1 }, seeds: [0], pairs: [{ name: "a", forward: { kind: "sim", profile: "carefull" } }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        kind: "end-to-end",
+        name: "x",
+        env: { kind: "simdesk", limit: 1 },
+        seeds: [0],
+        pairs: [{ name: "a", forward: { kind: "sim", profile: "carefull" } }],
+      }),
+    );
     const r = await cli("run", file, "--quiet", "--out", join(dir, "o1"));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/config\.pairs\.0\.forward\.profile: unknown simulated forward profile "carefull"/);
@@ -47,8 +56,11 @@ describe("the retrace CLI", () => {
     const program = buildProgram();
     for (const name of ["run", "sweep", "demo"]) {
       const h = program.commands.find((c) => c.name() === name)!.helpInformation();
-      for (const flag of ["--out", "--workers", "--seed", "--resume", "--quiet"]) expect(h, `${name} ${flag}`).toContain(flag);
+      for (const flag of ["--out", "--workers", "--seed", "--resume", "--quiet"])
+        expect(h, `${name} ${flag}`).toContain(flag);
     }
-    expect(program.commands.find((c) => c.name() === "report")!.helpInformation()).toContain("Write report.html and its report-files/ folder");
+    expect(program.commands.find((c) => c.name() === "report")!.helpInformation()).toContain(
+      "Write report.html and its report-files/ folder",
+    );
   });
 });

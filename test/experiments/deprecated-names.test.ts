@@ -19,7 +19,16 @@ import { parseRecoveryEvalConfig } from "../../experiments/recovery-eval/config.
 import { cli } from "./helpers/corpus.ts";
 
 const pair = { name: "a", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } };
-const SWEEP = { kind: "sweep", name: "s", env: { kind: "simdesk", limit: 1 }, seeds: [0], pair, params: { freezeWindow: [0] }, baseline: false, options: { maxForwardSteps: 6 } };
+const SWEEP = {
+  kind: "sweep",
+  name: "s",
+  env: { kind: "simdesk", limit: 1 },
+  seeds: [0],
+  pair,
+  params: { freezeWindow: [0] },
+  baseline: false,
+  options: { maxForwardSteps: 6 },
+};
 const lines: string[] = [];
 afterEach(() => {
   lines.length = 0;
@@ -35,24 +44,36 @@ describe("the sweep config's old field retryCap", () => {
     expect(a.maxRecoveryIterations).toEqual([2, 4]);
     expect(b.maxRecoveryIterations).toEqual([1]);
     expect("retryCap" in a).toBe(false);
-    expect(lines).toEqual(['sweep.yaml: "retryCap" is deprecated, use "maxRecoveryIterations" (the old name is accepted until the next release)']);
+    expect(lines).toEqual([
+      'sweep.yaml: "retryCap" is deprecated, use "maxRecoveryIterations" (the old name is accepted until the next release)',
+    ]);
   });
 
   it("works in a YAML file, and its values are checked under the new name", () => {
     setDeprecationSink((m) => lines.push(m));
     const dir = mkdtempSync(join(tmpdir(), "retrace-deprecated-"));
     const file = join(dir, "old.yaml");
-    writeFileSync(file, `kind: sweep\nname: old\npair: { name: a, forward: { kind: sim } }\nparams: { freezeWindow: [0, 3] }\nretryCap: [1, 3]\n`);
+    writeFileSync(
+      file,
+      `kind: sweep\nname: old\npair: { name: a, forward: { kind: sim } }\nparams: { freezeWindow: [0, 3] }\nretryCap: [1, 3]\n`,
+    );
     expect((loadExperimentConfig(file) as SweepConfig).maxRecoveryIterations).toEqual([1, 3]);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('old.yaml: "retryCap" is deprecated, use "maxRecoveryIterations"');
-    writeFileSync(file, `kind: sweep\nname: old\npair: { name: a, forward: { kind: sim } }\nparams: { freezeWindow: [0] }\nretryCap: [3, 3]\n`);
-    expect(() => loadExperimentConfig(file)).toThrow(/old\.yaml\.maxRecoveryIterations: max recovery iterations 3 is listed twice/);
+    writeFileSync(
+      file,
+      `kind: sweep\nname: old\npair: { name: a, forward: { kind: sim } }\nparams: { freezeWindow: [0] }\nretryCap: [3, 3]\n`,
+    );
+    expect(() => loadExperimentConfig(file)).toThrow(
+      /old\.yaml\.maxRecoveryIterations: max recovery iterations 3 is listed twice/,
+    );
   });
 
   it("with the new name beside it is refused in one line", () => {
     setDeprecationSink((m) => lines.push(m));
-    expect(() => parseExperimentConfig({ ...SWEEP, retryCap: [1], maxRecoveryIterations: [3] }, "both.yaml")).toThrow(/^both\.yaml: give "maxRecoveryIterations" only \("retryCap" is its deprecated name; both were given\)$/);
+    expect(() => parseExperimentConfig({ ...SWEEP, retryCap: [1], maxRecoveryIterations: [3] }, "both.yaml")).toThrow(
+      /^both\.yaml: give "maxRecoveryIterations" only \("retryCap" is its deprecated name; both were given\)$/,
+    );
   });
 
   it("is not renamed in an end-to-end config (which never had it)", () => {
@@ -70,30 +91,61 @@ describe("the sweep flag --retry-cap", () => {
     expect(old.maxRecoveryIterations).toEqual([1, 5]);
     expect(now).toEqual(old);
     sweepConfigFrom(base, { param: [], retryCap: "2" });
-    expect(lines).toEqual(['retrace sweep: "--retry-cap" is deprecated, use "--max-recovery-iterations" (the old name is accepted until the next release)']);
-    expect(() => sweepConfigFrom(base, { param: [], retryCap: "1", maxRecoveryIterations: "3" })).toThrow(/^sweep: give --max-recovery-iterations only/);
+    expect(lines).toEqual([
+      'retrace sweep: "--retry-cap" is deprecated, use "--max-recovery-iterations" (the old name is accepted until the next release)',
+    ]);
+    expect(() => sweepConfigFrom(base, { param: [], retryCap: "1", maxRecoveryIterations: "3" })).toThrow(
+      /^sweep: give --max-recovery-iterations only/,
+    );
   });
 
   it("in the CLI: the run uses the old names' values and stderr has one plain warning line per old name, once per process", async () => {
     const dir = mkdtempSync(join(tmpdir(), "retrace-deprecated-cli-"));
     writeFileSync(join(dir, "old.json"), JSON.stringify({ ...SWEEP, retryCap: [1] }));
-    const first = await cli(["sweep", join(dir, "old.json"), "--retry-cap", "2", "-w", "1", "-q", "-o", join(dir, "a")]);
+    const first = await cli([
+      "sweep",
+      join(dir, "old.json"),
+      "--retry-cap",
+      "2",
+      "-w",
+      "1",
+      "-q",
+      "-o",
+      join(dir, "a"),
+    ]);
     expect(first.code).toBe(0);
     const warnings = first.stderr.split("\n").filter((l) => l.includes("deprecated"));
     expect(warnings).toEqual([
       `retrace: warning: ${join(dir, "old.json")}: "retryCap" is deprecated, use "maxRecoveryIterations" (the old name is accepted until the next release)`,
       'retrace: warning: retrace sweep: "--retry-cap" is deprecated, use "--max-recovery-iterations" (the old name is accepted until the next release)',
     ]);
-    const conditions = readFileSync(join(dir, "a", "results.jsonl"), "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { condition: string }).condition);
+    const conditions = readFileSync(join(dir, "a", "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as { condition: string }).condition);
     expect([...new Set(conditions)]).toEqual(["freezeWindow=0,maxRecoveryIterations=2"]);
-    const again = await cli(["sweep", join(dir, "old.json"), "--retry-cap", "2", "-w", "1", "-q", "-o", join(dir, "b")]);
+    const again = await cli([
+      "sweep",
+      join(dir, "old.json"),
+      "--retry-cap",
+      "2",
+      "-w",
+      "1",
+      "-q",
+      "-o",
+      join(dir, "b"),
+    ]);
     expect(again.code).toBe(0);
     expect(again.stderr).not.toContain("deprecated");
   }, 120_000);
 });
 
 describe("the recovery evaluation's old names eval.budgets and --budgets", () => {
-  const base = { kind: "recovery-eval", name: "t", dataset: { forward: { kind: "model" }, perturber: { kind: "model" } } };
+  const base = {
+    kind: "recovery-eval",
+    name: "t",
+    dataset: { forward: { kind: "model" }, perturber: { kind: "model" } },
+  };
 
   it("eval.budgets still sets the recovery budgets and warns once", () => {
     setDeprecationSink((m) => lines.push(m));
@@ -101,9 +153,15 @@ describe("the recovery evaluation's old names eval.budgets and --budgets", () =>
     expect(c.eval.recoveryBudget).toEqual([2, 4]);
     expect("budgets" in c.eval).toBe(false);
     parseRecoveryEvalConfig({ ...base, eval: { budgets: [1] } }, "d.yaml", { model: "m" });
-    expect(lines).toEqual(['c.yaml.eval: "budgets" is deprecated, use "recoveryBudget" (the old name is accepted until the next release)']);
-    expect(() => parseRecoveryEvalConfig({ ...base, eval: { budgets: [1], recoveryBudget: [3] } }, "e.yaml", { model: "m" })).toThrow(/^e\.yaml\.eval: give "recoveryBudget" only/);
-    expect(() => parseRecoveryEvalConfig({ ...base, eval: { budgets: [0] } }, "f.yaml", { model: "m" })).toThrow(/^f\.yaml\.eval\.recoveryBudget\.0: /);
+    expect(lines).toEqual([
+      'c.yaml.eval: "budgets" is deprecated, use "recoveryBudget" (the old name is accepted until the next release)',
+    ]);
+    expect(() =>
+      parseRecoveryEvalConfig({ ...base, eval: { budgets: [1], recoveryBudget: [3] } }, "e.yaml", { model: "m" }),
+    ).toThrow(/^e\.yaml\.eval: give "recoveryBudget" only/);
+    expect(() => parseRecoveryEvalConfig({ ...base, eval: { budgets: [0] } }, "f.yaml", { model: "m" })).toThrow(
+      /^f\.yaml\.eval\.recoveryBudget\.0: /,
+    );
   });
 
   it("--budgets still sets the recovery budgets and warns once; the default is 1,3,10", () => {
@@ -112,8 +170,12 @@ describe("the recovery evaluation's old names eval.budgets and --budgets", () =>
     expect(recoveryBudgetFlag({ budgets: "2" })).toBe("2");
     expect(recoveryBudgetFlag({ recoveryBudget: "5" })).toBe("5");
     expect(recoveryBudgetFlag({})).toBe("1,3,10");
-    expect(lines).toEqual(['retrace eval-recovery: "--budgets" is deprecated, use "--recovery-budget" (the old name is accepted until the next release)']);
-    expect(() => recoveryBudgetFlag({ budgets: "1", recoveryBudget: "3" })).toThrow(/^eval-recovery: give --recovery-budget only/);
+    expect(lines).toEqual([
+      'retrace eval-recovery: "--budgets" is deprecated, use "--recovery-budget" (the old name is accepted until the next release)',
+    ]);
+    expect(() => recoveryBudgetFlag({ budgets: "1", recoveryBudget: "3" })).toThrow(
+      /^eval-recovery: give --recovery-budget only/,
+    );
   });
 
   it("in the CLI: --budgets warns on stderr as one plain line, and its value is checked as --recovery-budget", async () => {
@@ -131,8 +193,12 @@ describe("evaluateRecovery's old option budgets", () => {
   it("reaches the recovery budget's check under its new name and warns once", async () => {
     setDeprecationSink((m) => lines.push(m));
     const none = { env: {} as never, blobs: {} as never, tasks: new Map(), samples: [], variants: [] };
-    await expect(evaluateRecovery({ ...none, budgets: [0] })).rejects.toThrow(/^eval-recovery: recovery budget 0 must be a positive integer$/);
+    await expect(evaluateRecovery({ ...none, budgets: [0] })).rejects.toThrow(
+      /^eval-recovery: recovery budget 0 must be a positive integer$/,
+    );
     await expect(evaluateRecovery({ ...none, recoveryBudget: [0] })).rejects.toThrow(/recovery budget 0/);
-    expect(lines).toEqual(['evaluateRecovery: "budgets" is deprecated, use "recoveryBudget" (the old name is accepted until the next release)']);
+    expect(lines).toEqual([
+      'evaluateRecovery: "budgets" is deprecated, use "recoveryBudget" (the old name is accepted until the next release)',
+    ]);
   });
 });

@@ -42,8 +42,14 @@ describe("replay desyncs in ideal recovery", () => {
   it("retries a desynced prefix replay up to 3 attempts, counts every desync, and excludes a replay that never reproduces o_R", async () => {
     const out = join(dir, "run");
     const config = parseExperimentConfig({
-      kind: "ideal-recovery", name: "desync", env: { kind: "simdesk", limit: 4 }, seeds: [0, 1, 2], k: 3,
-      strategies: ["error-minus-1", "error-random"], forward: { kind: "sim", profile: "sloppy" }, detector: { kind: "sim" },
+      kind: "ideal-recovery",
+      name: "desync",
+      env: { kind: "simdesk", limit: 4 },
+      seeds: [0, 1, 2],
+      k: 3,
+      strategies: ["error-minus-1", "error-random"],
+      forward: { kind: "sim", profile: "sloppy" },
+      detector: { kind: "sim" },
       options: { maxForwardSteps: 14 },
     });
     const run = await runExperiment(config, flakySimDesk(0.12), { out, workers: 1 });
@@ -58,8 +64,12 @@ describe("replay desyncs in ideal recovery", () => {
       const R = Number(l.extra?.recoveryStep);
       expect(l.replaySteps).toBe(R * (l.replayDesyncs! + 1));
       const k = l.key.split("/").pop();
-      const { trajectory } = JSON.parse(readFileSync(join(out, l.condition, l.task, `${l.seed}-${k}`, "trajectory.json"), "utf8")) as { trajectory: Trajectory };
-      expect(trajectory.events.filter((e) => e.kind === "reset" && e.detail.reason === "replay desync")).toHaveLength(l.replayDesyncs!);
+      const { trajectory } = JSON.parse(
+        readFileSync(join(out, l.condition, l.task, `${l.seed}-${k}`, "trajectory.json"), "utf8"),
+      ) as { trajectory: Trajectory };
+      expect(trajectory.events.filter((e) => e.kind === "reset" && e.detail.reason === "replay desync")).toHaveLength(
+        l.replayDesyncs!,
+      );
     }
 
     // three desyncs: given up at once (no second try of the episode), excluded, still counted
@@ -71,25 +81,39 @@ describe("replay desyncs in ideal recovery", () => {
     }
 
     const desyncs = continuations.reduce((n, l) => n + (l.replayDesyncs ?? 0), 0);
-    expect(run.summary.replay).toEqual({ episodes: continuations.filter((l) => l.replaySteps > 0 || l.replayDesyncs).length, desyncs, failed: failed.length });
+    expect(run.summary.replay).toEqual({
+      episodes: continuations.filter((l) => l.replaySteps > 0 || l.replayDesyncs).length,
+      desyncs,
+      failed: failed.length,
+    });
     const byCondition = run.summary.conditions.filter((c) => c.replay);
     expect(byCondition.reduce((n, c) => n + c.replay!.desyncs, 0)).toBe(desyncs);
     expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8")).replay).toEqual(run.summary.replay);
     // the exclusions by reason: a continuation whose replay never reproduced o_R (App. B.1's only exclusion)
-    expect(run.summary.ideal?.exclusions.replayFailed).toEqual({ continuations: failed.length, runs: new Set(failed.map((l) => `${l.task}/${l.seed}`)).size });
+    expect(run.summary.ideal?.exclusions.replayFailed).toEqual({
+      continuations: failed.length,
+      runs: new Set(failed.map((l) => `${l.task}/${l.seed}`)).size,
+    });
   }, 180_000);
 
   it("the runtime's replay restoration counts its desyncs the same way (end-to-end, restoration: replay)", async () => {
     const out = join(dir, "e2e");
     const config = parseExperimentConfig({
-      kind: "end-to-end", name: "desync-e2e", env: { kind: "simdesk", limit: 4 }, seeds: [0, 1, 2], maxRecoveryIterations: [3],
-      pairs: [{ name: "s", forward: { kind: "sim", profile: "sloppy" } }], options: { maxForwardSteps: 14, restoration: "replay", freezeWindow: 0 },
+      kind: "end-to-end",
+      name: "desync-e2e",
+      env: { kind: "simdesk", limit: 4 },
+      seeds: [0, 1, 2],
+      maxRecoveryIterations: [3],
+      pairs: [{ name: "s", forward: { kind: "sim", profile: "sloppy" } }],
+      options: { maxForwardSteps: 14, restoration: "replay", freezeWindow: 0 },
     });
     const run = await runExperiment(config, flakySimDesk(0.12), { out, workers: 1 });
     const withDesync = run.lines.filter((l) => (l.replayDesyncs ?? 0) > 0);
     expect(withDesync.length).toBeGreaterThan(0);
     for (const l of withDesync) {
-      const { trajectory } = JSON.parse(readFileSync(join(out, l.condition, l.task, String(l.seed), "trajectory.json"), "utf8")) as { trajectory: Trajectory };
+      const { trajectory } = JSON.parse(
+        readFileSync(join(out, l.condition, l.task, String(l.seed), "trajectory.json"), "utf8"),
+      ) as { trajectory: Trajectory };
       // each replay try is a reset event; every try but the one a restoration ends restored on is a desync
       const tries = trajectory.events.filter((e) => e.kind === "reset" && e.detail.reason === "replay").length;
       const restored = trajectory.events.filter((e) => e.kind === "recovery-end" && e.detail.restored === true).length;

@@ -52,22 +52,31 @@ function withClock(env: DesktopEnvironment): Environment {
 
 function clockRuntime(): ExperimentRuntime {
   const base = withDesktopEnv(createSimDeskRuntime(), "x11");
-  return { ...base, createEnv: async (spec, blobs) => withClock((await base.createEnv(spec, blobs)) as DesktopEnvironment) };
+  return {
+    ...base,
+    createEnv: async (spec, blobs) => withClock((await base.createEnv(spec, blobs)) as DesktopEnvironment),
+  };
 }
 
 describe.runIf(tools.run)("ideal recovery on X11 with a clock on screen", () => {
   const out = join(dir, "run");
   it("completes its continuations: the prefix check is SSIM >= 0.99, not byte equality", async () => {
     const config = ExperimentConfigSchema.parse({
-      kind: "ideal-recovery", name: "ideal-x11-clock",
+      kind: "ideal-recovery",
+      name: "ideal-x11-clock",
       env: { kind: "x11", tasks: ["mousepad-append-line"] },
-      seeds: [1], k: 2, strategies: ["error-minus-1"],
+      seeds: [1],
+      k: 2,
+      strategies: ["error-minus-1"],
       options: { maxForwardSteps: 10 },
       forward: { kind: "sim", profile: "sloppy" },
       detector: { kind: "sim" },
     });
     const run = await runExperiment(config, clockRuntime(), { out, workers: 1 });
-    const lines = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultLine);
+    const lines = readFileSync(join(out, "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as ResultLine);
     const plan = JSON.parse(readFileSync(join(out, "plan.json"), "utf8")) as RunPlan;
     expect(plan.instances.filter((i) => !i.fallback)).toHaveLength(1);
     const R = plan.instances[0].recoveryStep["error-minus-1"]!;
@@ -89,11 +98,23 @@ describe.runIf(tools.run)("ideal recovery on X11 with a clock on screen", () => 
     const env = await runtime.createEnv(config.env, blobs);
     try {
       const task = DESKTOP_TASKS.find((t) => t.id === inst.task)!;
-      const policy = createAgent("forward", { kind: "sim", profile: "sloppy" }, { task, seed: inst.seed, env, blobs, envKind: "x11" });
+      const policy = createAgent(
+        "forward",
+        { kind: "sim", profile: "sloppy" },
+        { task, seed: inst.seed, env, blobs, envKind: "x11" },
+      );
       const expected = inst.history[R].observation;
       const bytes = rollForward({
-        env, policy, task, blobs, seed: inst.seed, maxForwardSteps: R + 1, prefix: inst.history.slice(0, R), expected,
-        replayRetries: 3, sameState: (a: Observation, b: Observation) => a.screenshot === b.screenshot,
+        env,
+        policy,
+        task,
+        blobs,
+        seed: inst.seed,
+        maxForwardSteps: R + 1,
+        prefix: inst.history.slice(0, R),
+        expected,
+        replayRetries: 3,
+        sameState: (a: Observation, b: Observation) => a.screenshot === b.screenshot,
       });
       await expect(bytes).rejects.toBeInstanceOf(ReplayDesyncError);
       await expect(bytes).rejects.toMatchObject({ desyncs: 3 });

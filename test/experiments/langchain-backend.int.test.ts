@@ -22,7 +22,16 @@ const MODULE = fileURLToPath(new URL("../fixtures/langchain/chat-openai-model.mj
 function langchainPreset(file: string, spec: Record<string, unknown>): string {
   return narrowedPreset(file, (c) => {
     const lc = { kind: "model", backend: "langchain", ...spec };
-    c.pairs = [{ name: "lc", forward: { ...lc, format: "pyautogui" }, recovery: { ...lc, format: "pyautogui" }, detector: lc, selector: lc, summarizer: lc }];
+    c.pairs = [
+      {
+        name: "lc",
+        forward: { ...lc, format: "pyautogui" },
+        recovery: { ...lc, format: "pyautogui" },
+        detector: lc,
+        selector: lc,
+        summarizer: lc,
+      },
+    ];
   });
 }
 
@@ -32,14 +41,29 @@ describe("backend: langchain (a LangChain chat model from a module)", () => {
     servers.push(server);
     const cfg = langchainPreset(join(dir, "lc.json"), { module: MODULE });
     const out = join(dir, "run1");
-    const r = await cli("run", cfg, "--base-url", server.url, "--model", "lc-vlm", "--out", out, "--workers", "1", "--quiet");
+    const r = await cli(
+      "run",
+      cfg,
+      "--base-url",
+      server.url,
+      "--model",
+      "lc-vlm",
+      "--out",
+      out,
+      "--workers",
+      "1",
+      "--quiet",
+    );
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     server.verify();
     expect(server.modelListCalls).toBe(0); // no endpoint preflight: the module owns its client
     expect(server.byRole).toMatchObject({ selector: 1, summarizer: 1, recoverer: 2 });
     expect(server.requests.every((q) => q.body.model === "lc-vlm")).toBe(true);
-    const [baseline, recovery] = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultLine);
+    const [baseline, recovery] = readFileSync(join(out, "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as ResultLine);
     expect(baseline).toMatchObject({ condition: "lc.no-recovery", simulated: false, success: false });
     expect(recovery).toMatchObject({ condition: "lc.max-rec-1", simulated: false, success: true, recoveryAttempts: 1 });
     expect(Object.keys(recovery.models!).sort()).toEqual(["detector", "policy", "recoverer", "selector", "summarizer"]);
@@ -50,12 +74,25 @@ describe("backend: langchain (a LangChain chat model from a module)", () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ module: join(dir, "nope.mjs") }, /config\.pairs\.0\.forward\.module: .*nope\.mjs does not exist/],
       [{ module: MODULE, export: "missing" }, /config\.pairs\.0\.forward\.export: .* has no export named "missing"/],
-      [{ module: MODULE, export: "notAModel" }, /config\.pairs\.0\.forward\.export: "notAModel" .* is neither a LangChain chat model nor a factory/],
+      [
+        { module: MODULE, export: "notAModel" },
+        /config\.pairs\.0\.forward\.export: "notAModel" .* is neither a LangChain chat model nor a factory/,
+      ],
       [{}, /backend langchain needs module/],
     ];
     for (const [i, [spec, message]] of cases.entries()) {
       const out = join(dir, `bad${i}`);
-      const r = await cli("run", langchainPreset(join(dir, `bad${i}.json`), spec), "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--out", out, "--quiet");
+      const r = await cli(
+        "run",
+        langchainPreset(join(dir, `bad${i}.json`), spec),
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "m",
+        "--out",
+        out,
+        "--quiet",
+      );
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(message);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);

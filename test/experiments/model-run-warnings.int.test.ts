@@ -22,14 +22,22 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const resultLines = (out: string) => (existsSync(join(out, "results.jsonl")) ? readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").filter(Boolean).length : 0);
+const resultLines = (out: string) =>
+  existsSync(join(out, "results.jsonl"))
+    ? readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").filter(Boolean).length
+    : 0;
 
 /** Run the CLI; `stopAfter` sends SIGTERM once that many episodes are in results.jsonl. */
 function retrace(args: string[], out: string, stopAfter?: number): Promise<{ code: number | null; stderr: string }> {
-  const p = spawn(process.execPath, [join(ROOT, "experiments/bin/retrace.mjs"), ...args], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } });
+  const p = spawn(process.execPath, [join(ROOT, "experiments/bin/retrace.mjs"), ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, NODE_OPTIONS: "" },
+  });
   let stderr = "";
   p.stderr!.on("data", (b: Buffer) => (stderr += b.toString()));
-  const poll = stopAfter === undefined ? undefined : setInterval(() => resultLines(out) >= stopAfter && p.kill("SIGTERM"), 100);
+  const poll =
+    stopAfter === undefined ? undefined : setInterval(() => resultLines(out) >= stopAfter && p.kill("SIGTERM"), 100);
   const killer = setTimeout(() => p.kill("SIGKILL"), 240_000);
   return new Promise((ok) =>
     p.on("exit", (code) => {
@@ -45,7 +53,10 @@ const warningsIn = (stderr: string) => stderr.split("\n").filter((l) => /Warning
 describe("model-backed runs", () => {
   it("print no process warning with --workers 2, nor on --resume", async () => {
     server = await startStandInServer({ errorRate: 0.3, seed: 2 });
-    const c = parseYaml(readFileSync(join(ROOT, "experiments/configs/stand-in/end-to-end.yaml"), "utf8")) as Record<string, any>;
+    const c = parseYaml(readFileSync(join(ROOT, "experiments/configs/stand-in/end-to-end.yaml"), "utf8")) as Record<
+      string,
+      any
+    >;
     c.env = { kind: "simdesk", sample: 4 };
     c.seeds = [0];
     c.maxRecoveryIterations = [1, 3];

@@ -13,7 +13,12 @@ describe("the model table's cost column", () => {
       policy: { calls: 3, errors: 0, inputTokens: 300, outputTokens: 30, costUsd: 0 },
       detector: { calls: 2, errors: 0, inputTokens: 200, outputTokens: 20, costUsd: 0.0123 },
     } as never);
-    const row = (role: string) => text.split("\n").find((l) => l.startsWith(role))!.trim().split(/\s+/);
+    const row = (role: string) =>
+      text
+        .split("\n")
+        .find((l) => l.startsWith(role))!
+        .trim()
+        .split(/\s+/);
     expect(row("policy").at(-1)).toBe("n/a");
     expect(row("detector").at(-1)).toBe("$0.0123");
     expect(text).not.toContain("$0.0000");
@@ -24,7 +29,8 @@ describe("the model table's cost column", () => {
 describe("the progress line's spending", () => {
   it("shows only when some model-backed agent has a price", async () => {
     const { anyPriced } = await import("../../experiments/agents/cost-cap.ts");
-    const m = (prices?: Record<string, { inputPerMillion: number; outputPerMillion: number }>) => ({ path: "config.forward", spec: { kind: "model", model: "gpt-x", ...(prices && { prices }) } }) as never;
+    const m = (prices?: Record<string, { inputPerMillion: number; outputPerMillion: number }>) =>
+      ({ path: "config.forward", spec: { kind: "model", model: "gpt-x", ...(prices && { prices }) } }) as never;
     expect(anyPriced([m()])).toBe(false);
     expect(anyPriced([{ path: "config.forward", spec: { kind: "sim" } } as never])).toBe(false);
     expect(anyPriced([m(), m({ "gpt-*": { inputPerMillion: 1, outputPerMillion: 2 } })])).toBe(true);

@@ -21,16 +21,41 @@ const servers: SamplingOpenAIServer[] = [];
 afterEach(async () => void (await Promise.all(servers.splice(0).map((s) => s.close()))));
 
 const TASK = "files-rename-draft";
-const lines = (out: string): ResultLine[] => readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultLine);
+const lines = (out: string): ResultLine[] =>
+  readFileSync(join(out, "results.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as ResultLine);
 /** The actions an episode executed, one string per step. */
-const actionsOf = (out: string, folder: string): string[] => (JSON.parse(readFileSync(join(out, folder, "trajectory.json"), "utf8")) as EpisodeRecord).trajectory.steps.map((s) => s.actions.map(formatAction).join("; "));
+const actionsOf = (out: string, folder: string): string[] =>
+  (JSON.parse(readFileSync(join(out, folder, "trajectory.json"), "utf8")) as EpisodeRecord).trajectory.steps.map((s) =>
+    s.actions.map(formatAction).join("; "),
+  );
 
 function e2eConfig(name: string, patch: Record<string, unknown> = {}, spec: Record<string, unknown> = {}): string {
   const model = { kind: "model", format: "pyautogui", temperature: 0.7, ...spec };
   const config = {
-    kind: "end-to-end", name, env: { kind: "simdesk", tasks: [TASK] }, seeds: [0, 1, 2], maxRecoveryIterations: [1],
-    options: { maxForwardSteps: 4, recoveryBudget: 2, detection: "sequential", recoveryStep: "llm", recoveryContext: "0-E" },
-    pairs: [{ name: "m", forward: model, recovery: model, detector: { kind: "model", ...spec }, selector: { kind: "model", ...spec } }],
+    kind: "end-to-end",
+    name,
+    env: { kind: "simdesk", tasks: [TASK] },
+    seeds: [0, 1, 2],
+    maxRecoveryIterations: [1],
+    options: {
+      maxForwardSteps: 4,
+      recoveryBudget: 2,
+      detection: "sequential",
+      recoveryStep: "llm",
+      recoveryContext: "0-E",
+    },
+    pairs: [
+      {
+        name: "m",
+        forward: model,
+        recovery: model,
+        detector: { kind: "model", ...spec },
+        selector: { kind: "model", ...spec },
+      },
+    ],
     ...patch,
   };
   const file = join(dir, `${name}.json`);
@@ -39,7 +64,20 @@ function e2eConfig(name: string, patch: Record<string, unknown> = {}, spec: Reco
 }
 
 async function run(cfg: string, server: SamplingOpenAIServer, out: string, ...extra: string[]) {
-  const r = await cli("run", cfg, "--base-url", server.url, "--model", "sampling-vlm", "--out", out, "--workers", "1", "--quiet", ...extra);
+  const r = await cli(
+    "run",
+    cfg,
+    "--base-url",
+    server.url,
+    "--model",
+    "sampling-vlm",
+    "--out",
+    out,
+    "--workers",
+    "1",
+    "--quiet",
+    ...extra,
+  );
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
   return r;
@@ -96,8 +134,15 @@ describe("draws of model calls against a sampling server", () => {
     const server = await startSamplingOpenAIServer({ doneRate: 0.05 });
     servers.push(server);
     const config = {
-      kind: "ideal-recovery", name: "draws-ideal", env: { kind: "simdesk", tasks: [TASK] }, seeds: [0], k: 5, strategies: ["zero"],
-      forward: { kind: "model", format: "pyautogui", temperature: 0.7 }, detector: { kind: "model" }, options: { maxForwardSteps: 3 },
+      kind: "ideal-recovery",
+      name: "draws-ideal",
+      env: { kind: "simdesk", tasks: [TASK] },
+      seeds: [0],
+      k: 5,
+      strategies: ["zero"],
+      forward: { kind: "model", format: "pyautogui", temperature: 0.7 },
+      detector: { kind: "model" },
+      options: { maxForwardSteps: 3 },
     };
     const cfg = join(dir, "ideal.json");
     writeFileSync(cfg, JSON.stringify(config));

@@ -25,7 +25,9 @@ describe("the model-backed ideal-recovery preset", () => {
     const task = getSimDeskTask("files-rename-draft");
     const mistake = task.mistakes.find((m) => m.kind === "wrong-item")!;
     const E = mistake.atStep;
-    const config = parseYaml(readFileSync(new URL("../../experiments/configs/models/ideal-recovery.yaml", import.meta.url), "utf8")) as Record<string, any>;
+    const config = parseYaml(
+      readFileSync(new URL("../../experiments/configs/models/ideal-recovery.yaml", import.meta.url), "utf8"),
+    ) as Record<string, any>;
     config.env = { kind: "simdesk", tasks: [task.id] };
     config.seeds = [0];
     config.k = 1;
@@ -34,20 +36,44 @@ describe("the model-backed ideal-recovery preset", () => {
     writeFileSync(cfg, JSON.stringify(config));
     const server = await startRoleServer({
       // rollout: the plan up to E, the mistake, FAIL; then one continuation per strategy, each gives up at once
-      forward: [...task.plan.slice(0, E).map(answer), ...mistake.actions.map(answer), { text: "FAIL" }, { text: "FAIL" }, { text: "FAIL" }],
+      forward: [
+        ...task.plan.slice(0, E).map(answer),
+        ...mistake.actions.map(answer),
+        { text: "FAIL" },
+        { text: "FAIL" },
+        { text: "FAIL" },
+      ],
       detector: [{ text: `{"off_track": true, "error_step": ${E}, "reason": "wrong file", "confidence": 0.9}` }],
       selector: [{ text: '{"recovery_step": 1, "reason": "before the file list"}' }],
-      summarizer: [], recoverer: [],
+      summarizer: [],
+      recoverer: [],
     });
     servers.push(server);
     const out = join(dir, "run");
-    const r = await cli("run", cfg, "--base-url", server.url, "--model", "scripted-vlm", "--out", out, "--workers", "1", "--quiet");
+    const r = await cli(
+      "run",
+      cfg,
+      "--base-url",
+      server.url,
+      "--model",
+      "scripted-vlm",
+      "--out",
+      out,
+      "--workers",
+      "1",
+      "--quiet",
+    );
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     server.verify();
     expect(server.byRole).toMatchObject({ forward: E + mistake.actions.length + 3, detector: 1, selector: 1 });
-    const lines = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultLine);
-    expect(lines.map((l) => [l.extra?.phase, l.extra?.strategy ?? null, l.extra?.recoveryStep ?? null, l.simulated])).toEqual([
+    const lines = readFileSync(join(out, "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as ResultLine);
+    expect(
+      lines.map((l) => [l.extra?.phase, l.extra?.strategy ?? null, l.extra?.recoveryStep ?? null, l.simulated]),
+    ).toEqual([
       ["forward", null, null, false],
       ["continuation", "error-minus-1", E - 1, false],
       ["continuation", "llm", 1, false],
@@ -61,7 +87,9 @@ describe("the model-backed ideal-recovery preset", () => {
     const task = getSimDeskTask("files-rename-draft");
     const mistake = task.mistakes.find((m) => m.kind === "wrong-item")!;
     const E = mistake.atStep;
-    const config = parseYaml(readFileSync(new URL("../../experiments/configs/models/ideal-recovery.yaml", import.meta.url), "utf8")) as Record<string, any>;
+    const config = parseYaml(
+      readFileSync(new URL("../../experiments/configs/models/ideal-recovery.yaml", import.meta.url), "utf8"),
+    ) as Record<string, any>;
     config.env = { kind: "simdesk", tasks: [task.id] };
     config.seeds = [0];
     config.k = 1;
@@ -70,23 +98,49 @@ describe("the model-backed ideal-recovery preset", () => {
     writeFileSync(cfg, JSON.stringify(config));
     const junk = { text: "I think it went wrong somewhere around there." };
     const server = await startRoleServer({
-      forward: [...task.plan.slice(0, E).map(answer), ...mistake.actions.map(answer), { text: "FAIL" }, { text: "FAIL" }, { text: "FAIL" }, { text: "FAIL" }],
+      forward: [
+        ...task.plan.slice(0, E).map(answer),
+        ...mistake.actions.map(answer),
+        { text: "FAIL" },
+        { text: "FAIL" },
+        { text: "FAIL" },
+        { text: "FAIL" },
+      ],
       // each asked once and re-asked once (maxReasks 1), junk both times
       detector: [junk, junk],
       selector: [junk, junk],
-      summarizer: [], recoverer: [],
+      summarizer: [],
+      recoverer: [],
     });
     servers.push(server);
     const out = join(dir, "run-junk");
-    const r = await cli("run", cfg, "--base-url", server.url, "--model", "scripted-vlm", "--out", out, "--workers", "1", "--quiet");
+    const r = await cli(
+      "run",
+      cfg,
+      "--base-url",
+      server.url,
+      "--model",
+      "scripted-vlm",
+      "--out",
+      out,
+      "--workers",
+      "1",
+      "--quiet",
+    );
     expect(r.code).toBe(0);
     server.verify();
     expect(server.byRole).toMatchObject({ detector: 2, selector: 2 });
     const plan = JSON.parse(readFileSync(join(out, "plan.json"), "utf8"));
-    expect(plan.instances[0]).toMatchObject({ fallback: true, detectorFailure: expect.stringMatching(/invalid reply/), selectorFailure: expect.stringMatching(/fell back to E-1/) });
+    expect(plan.instances[0]).toMatchObject({
+      fallback: true,
+      detectorFailure: expect.stringMatching(/invalid reply/),
+      selectorFailure: expect.stringMatching(/fell back to E-1/),
+    });
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
     expect(summary.ideal.annotationFailures).toEqual({ detector: 1, selector: 1, selectorAsked: 1 });
-    expect(r.stdout).toContain("Annotation failures: the detector failed on 1 of 1 failed runs (E = their last step, counted among those without a detected error); the selector failed on 1 of 1 (R=LLM used its fail-safe E-1 there, not a choice).");
+    expect(r.stdout).toContain(
+      "Annotation failures: the detector failed on 1 of 1 failed runs (E = their last step, counted among those without a detected error); the selector failed on 1 of 1 (R=LLM used its fail-safe E-1 there, not a choice).",
+    );
     const page = readFileSync((await buildReport(out)).file, "utf8");
     expect(page).toContain("the selector failed on 1 of 1 (R=LLM used its fail-safe E-1 there, not a choice)");
     expect(page).toMatch(/Finding 1[^<]*\)\. <span class="meta">[^<]*the selector failed on 1 of 1/);

@@ -10,7 +10,10 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { BlobStore } from "../../src/blob-store.ts";
 import { desktopTask } from "../../adapters/environments/desktop-tasks/tasks.ts";
-import { startOsworldControlServer, type OsworldControlServer } from "../../adapters/environments/osworld/control-server.ts";
+import {
+  startOsworldControlServer,
+  type OsworldControlServer,
+} from "../../adapters/environments/osworld/control-server.ts";
 import { createX11Desktop } from "../../adapters/environments/x11/create.ts";
 import type { DesktopEnvironment } from "../../adapters/environments/x11/desktop-environment.ts";
 import type { ScriptedOpenAIServer } from "../../adapters/testing/scripted-openai-server.ts";
@@ -44,9 +47,15 @@ describe.runIf(tools.run)("an OSWorld experiment against the local control serve
     const ok = { text: '{"off_track": false, "error_step": null, "reason": "on track", "confidence": 0.9}' };
     const server = await startRoleServer({
       // no-recovery: says it cannot be done at once; recovery condition: looks around once, then FAIL
-      forward: [{ text: "Bluetooth cannot be switched on in this VM.\nFAIL" }, { text: "Let me check.\n```python\npyautogui.press('shift')\n```" }, { text: "FAIL" }],
+      forward: [
+        { text: "Bluetooth cannot be switched on in this VM.\nFAIL" },
+        { text: "Let me check.\n```python\npyautogui.press('shift')\n```" },
+        { text: "FAIL" },
+      ],
       detector: [ok, ok],
-      selector: [], summarizer: [], recoverer: [],
+      selector: [],
+      summarizer: [],
+      recoverer: [],
     });
     servers.push(server);
     const cfg = narrowedPreset(join(dir, "osworld.json"), (c) => {
@@ -55,11 +64,26 @@ describe.runIf(tools.run)("an OSWorld experiment against the local control serve
       c.options.settleMs = 0; // the local control server settles by itself; OSWorld's default is the paper's 10 s
     });
     const out = join(dir, "run");
-    const r = await cli("run", cfg, "--base-url", server.url, "--model", "scripted-vlm", "--out", out, "--workers", "1", "--quiet");
+    const r = await cli(
+      "run",
+      cfg,
+      "--base-url",
+      server.url,
+      "--model",
+      "scripted-vlm",
+      "--out",
+      out,
+      "--workers",
+      "1",
+      "--quiet",
+    );
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     server.verify();
-    const lines = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultLine);
+    const lines = readFileSync(join(out, "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as ResultLine);
     expect(lines.map((l) => [l.condition, l.task, l.success, l.simulated])).toEqual([
       ["model.no-recovery", NATIVE, true, false],
       ["model.max-rec-1", NATIVE, true, false],
@@ -67,7 +91,12 @@ describe.runIf(tools.run)("an OSWorld experiment against the local control serve
     expect(lines[1].forwardSteps).toBe(2);
     expect(lines[1].models!.detector!.calls).toBeGreaterThanOrEqual(1);
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
-    expect(summary.skipped).toEqual([{ task: PYTHON_ONLY, reason: expect.stringMatching(/^needs OSWorld's Python code for getter enable_safe_browsing/) }]);
+    expect(summary.skipped).toEqual([
+      {
+        task: PYTHON_ONLY,
+        reason: expect.stringMatching(/^needs OSWorld's Python code for getter enable_safe_browsing/),
+      },
+    ]);
     expect(r.stdout).toContain(`skipped 1 task(s) that cannot run here: ${PYTHON_ONLY}`);
     expect(readFileSync(join(out, "model.max-rec-1", NATIVE, "0", "result.txt"), "utf8").trim()).toMatch(/^1(\.0)?$/);
   }, 240_000);

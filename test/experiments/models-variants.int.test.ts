@@ -11,7 +11,11 @@ import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ResultLine } from "../../experiments/runner/results-log.ts";
-import { startScriptedOpenAIServer, type ScriptStep, type ScriptedOpenAIServer } from "../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptStep,
+  type ScriptedOpenAIServer,
+} from "../../adapters/testing/scripted-openai-server.ts";
 import { getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
 import { answer, cli, restorativeAction, roleOf, type ScriptRole } from "./helpers/model-roles.ts";
 
@@ -34,29 +38,58 @@ describe("the paper's defaults and retrace's variants side by side", () => {
     const queues: Record<Exclude<ScriptRole, "detector">, ScriptStep[]> = {
       forward: [...before, ...mistake.actions.map(answer), { text: "FAIL" }, ...recovered, ...recovered],
       selector: [0, 1].map(() => ({ text: '{"recovery_step": 1, "reason": "before the file list was used"}' })),
-      summarizer: [0, 1].map(() => ({ text: "TARGET STATE: the file manager is open at Home.\nHOW IT GOT THERE:\n- opened the file manager" })),
+      summarizer: [0, 1].map(() => ({
+        text: "TARGET STATE: the file manager is open at Home.\nHOW IT GOT THERE:\n- opened the file manager",
+      })),
       recoverer: [0, 1].flatMap(() => [answer(fix), { text: "RESTORED" }]),
     };
     const server = await startScriptedOpenAIServer({
       responder(r) {
         const role = roleOf(r);
         // the detector blames step E once the wrong step is in the history, else says on track
-        if (role === "detector") return { text: text(r.body).includes(`numbered 0 to ${E}`) ? `{"off_track": true, "error_step": ${E}, "reason": "selected the wrong file", "confidence": 0.95}` : '{"off_track": false, "error_step": null, "reason": "on track", "confidence": 0.9}' };
+        if (role === "detector")
+          return {
+            text: text(r.body).includes(`numbered 0 to ${E}`)
+              ? `{"off_track": true, "error_step": ${E}, "reason": "selected the wrong file", "confidence": 0.95}`
+              : '{"off_track": false, "error_step": null, "reason": "on track", "confidence": 0.9}',
+          };
         return queues[role].shift();
       },
     });
     servers.push(server);
-    const config = parseYaml(readFileSync(new URL("../../experiments/configs/models/end-to-end-variants.yaml", import.meta.url), "utf8")) as Record<string, any>;
+    const config = parseYaml(
+      readFileSync(new URL("../../experiments/configs/models/end-to-end-variants.yaml", import.meta.url), "utf8"),
+    ) as Record<string, any>;
     Object.assign(config, { env: { kind: "simdesk", tasks: [task.id] }, seeds: [0], maxRecoveryIterations: [1] });
     const cfg = join(dir, "variants.json");
     writeFileSync(cfg, JSON.stringify(config));
     const out = join(dir, "run");
-    const r = await cli("run", cfg, "--base-url", server.url, "--model", "scripted-vlm", "--out", out, "--workers", "1", "--quiet");
+    const r = await cli(
+      "run",
+      cfg,
+      "--base-url",
+      server.url,
+      "--model",
+      "scripted-vlm",
+      "--out",
+      out,
+      "--workers",
+      "1",
+      "--quiet",
+    );
     expect(r.stderr).toBe("");
     server.verify();
-    expect(Object.fromEntries(Object.entries(queues).map(([k, q]) => [k, q.length]))).toEqual({ forward: 0, selector: 0, summarizer: 0, recoverer: 0 });
+    expect(Object.fromEntries(Object.entries(queues).map(([k, q]) => [k, q.length]))).toEqual({
+      forward: 0,
+      selector: 0,
+      summarizer: 0,
+      recoverer: 0,
+    });
 
-    const lines = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultLine);
+    const lines = readFileSync(join(out, "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as ResultLine);
     const byCondition = new Map(lines.map((l) => [l.condition, l]));
     expect([...byCondition.keys()].sort()).toEqual(["paper.max-rec-1", "paper.no-recovery", "retrace.max-rec-1"]);
     expect(byCondition.get("paper.max-rec-1")).toMatchObject({ success: true, recoveryAttempts: 1 });
@@ -72,9 +105,15 @@ describe("the paper's defaults and retrace's variants side by side", () => {
     const cautious = detectorTexts.filter((t) => t.includes("When you are unsure, say the agent is on track"));
     expect(cautious.length).toBeGreaterThan(0);
     expect(cautious.length).toBeLessThan(detectorTexts.length);
-    const notices = server.requests.filter((q) => roleOf(q) === "forward" && text(q.body).includes("the environment has been recovered")).map((q) => text(q.body));
+    const notices = server.requests
+      .filter((q) => roleOf(q) === "forward" && text(q.body).includes("the environment has been recovered"))
+      .map((q) => text(q.body));
     expect(notices).toHaveLength(2);
-    expect(notices.filter((t) => t.includes("do not assume anything you did after step 1 still holds"))).toHaveLength(1);
-    expect(notices.filter((t) => t.includes("Note: the environment has been recovered to the state it had at step 1."))).toHaveLength(1);
+    expect(notices.filter((t) => t.includes("do not assume anything you did after step 1 still holds"))).toHaveLength(
+      1,
+    );
+    expect(
+      notices.filter((t) => t.includes("Note: the environment has been recovered to the state it had at step 1.")),
+    ).toHaveLength(1);
   });
 });

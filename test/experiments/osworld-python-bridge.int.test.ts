@@ -13,7 +13,10 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { BlobStore } from "../../src/blob-store.ts";
 import { desktopTask } from "../../adapters/environments/desktop-tasks/tasks.ts";
 import { OsworldClient } from "../../adapters/environments/osworld/client.ts";
-import { startOsworldControlServer, type OsworldControlServer } from "../../adapters/environments/osworld/control-server.ts";
+import {
+  startOsworldControlServer,
+  type OsworldControlServer,
+} from "../../adapters/environments/osworld/control-server.ts";
 import { createX11Desktop } from "../../adapters/environments/x11/create.ts";
 import type { DesktopEnvironment } from "../../adapters/environments/x11/desktop-environment.ts";
 import type { ScriptedOpenAIServer } from "../../adapters/testing/scripted-openai-server.ts";
@@ -33,7 +36,10 @@ const dir = mkdtempSync(join(tmpdir(), "retrace-osworld-bridge-"));
 function tasksDir(): string {
   const d = join(dir, "tasks", "vs_code");
   mkdirSync(d, { recursive: true });
-  const task = JSON.parse(readFileSync(join(DEFAULT_OSWORLD_TASKS, "vs_code", `${TASK}.json`), "utf8")) as Record<string, unknown>;
+  const task = JSON.parse(readFileSync(join(DEFAULT_OSWORLD_TASKS, "vs_code", `${TASK}.json`), "utf8")) as Record<
+    string,
+    unknown
+  >;
   writeFileSync(join(d, `${TASK}.json`), JSON.stringify({ ...task, config: [] }));
   return join(dir, "tasks");
 }
@@ -50,19 +56,22 @@ function fakeOsworld(): string {
   mkdirSync(pkg, { recursive: true });
   writeFileSync(join(root, "desktop_env", "__init__.py"), "");
   writeFileSync(join(root, "desktop_env", "evaluators", "__init__.py"), "");
-  writeFileSync(join(pkg, "__init__.py"), [
-    "import json, os",
-    "def check_json_settings(actual, expected, **options):",
-    "    if not actual or not os.path.exists(actual):",
-    "        return 0.",
-    "    with open(actual) as f:",
-    "        data = json.load(f)",
-    "    score = 1. if all(data.get(k) == v for k, v in expected['expected'].items()) else 0.",
-    "    with open(os.path.join(os.path.dirname(__file__), '..', '..', '..', 'calls.log'), 'a') as log:",
-    "        log.write(f'{actual} {score}\\n')",
-    "    return score",
-    "",
-  ].join("\n"));
+  writeFileSync(
+    join(pkg, "__init__.py"),
+    [
+      "import json, os",
+      "def check_json_settings(actual, expected, **options):",
+      "    if not actual or not os.path.exists(actual):",
+      "        return 0.",
+      "    with open(actual) as f:",
+      "        data = json.load(f)",
+      "    score = 1. if all(data.get(k) == v for k, v in expected['expected'].items()) else 0.",
+      "    with open(os.path.join(os.path.dirname(__file__), '..', '..', '..', 'calls.log'), 'a') as log:",
+      "        log.write(f'{actual} {score}\\n')",
+      "    return score",
+      "",
+    ].join("\n"),
+  );
   return root;
 }
 
@@ -72,10 +81,14 @@ describe("OSWorld tasks with Python-only metrics", () => {
   it("are skipped with the reason without OSWorld and runnable when its evaluators import", () => {
     const without = osworldTaskSplit(DEFAULT_OSWORLD_TASKS);
     expect(without.tasks.map((t) => t.id)).not.toContain(TASK);
-    expect(without.skipped.find((s) => s.task === TASK)?.reason).toMatch(/^needs OSWorld's Python code for metric check_json_settings \(set env\.osworldPath/);
+    expect(without.skipped.find((s) => s.task === TASK)?.reason).toMatch(
+      /^needs OSWorld's Python code for metric check_json_settings \(set env\.osworldPath/,
+    );
     const missing = new OsworldPythonBridge({ osworldDir: join(dir, "nowhere") }).availableSync();
     expect(missing.ok).toBe(false);
-    expect(osworldTaskSplit(DEFAULT_OSWORLD_TASKS, missing).skipped.find((s) => s.task === TASK)?.reason).toMatch(/not importable with python3 \(ModuleNotFoundError: No module named 'desktop_env'\)/);
+    expect(osworldTaskSplit(DEFAULT_OSWORLD_TASKS, missing).skipped.find((s) => s.task === TASK)?.reason).toMatch(
+      /not importable with python3 \(ModuleNotFoundError: No module named 'desktop_env'\)/,
+    );
     const ok = new OsworldPythonBridge({ osworldDir: fakeOsworld() }).availableSync();
     expect(ok).toEqual({ ok: true });
     const withBridge = osworldTaskSplit(DEFAULT_OSWORLD_TASKS, ok);
@@ -106,31 +119,75 @@ describe.runIf(tools.run)("an OSWorld experiment scored by OSWorld's Python metr
     const [session] = readdirSync(baseDir).filter((d) => d.startsWith("d"));
     const userDir = join(baseDir, session, "home", ".config", "Code", "User");
     mkdirSync(userDir, { recursive: true });
-    writeFileSync(join(userDir, "settings.json"), JSON.stringify({ "debug.focusEditorOnBreak": false, "editor.fontSize": 14 }));
-    expect((await new OsworldClient({ baseUrl: control.url }).file("/home/user/.config/Code/User/settings.json"))?.toString()).toContain("focusEditorOnBreak");
-    const preset = (name: string, env: Record<string, unknown>) => narrowedPreset(join(dir, `${name}.json`), (c) => {
-      c.env = { kind: "osworld", url: control.url, tasks: [TASK], tasksDir: tasksDir(), ...env };
-      c.options.maxForwardSteps = 2;
-      c.options.settleMs = 0;
-      c.maxRecoveryIterations = [1];
-      c.baseline = false;
-    });
+    writeFileSync(
+      join(userDir, "settings.json"),
+      JSON.stringify({ "debug.focusEditorOnBreak": false, "editor.fontSize": 14 }),
+    );
+    expect(
+      (
+        await new OsworldClient({ baseUrl: control.url }).file("/home/user/.config/Code/User/settings.json")
+      )?.toString(),
+    ).toContain("focusEditorOnBreak");
+    const preset = (name: string, env: Record<string, unknown>) =>
+      narrowedPreset(join(dir, `${name}.json`), (c) => {
+        c.env = { kind: "osworld", url: control.url, tasks: [TASK], tasksDir: tasksDir(), ...env };
+        c.options.maxForwardSteps = 2;
+        c.options.settleMs = 0;
+        c.maxRecoveryIterations = [1];
+        c.baseline = false;
+      });
 
-    const skipped = await cli("run", preset("without", {}), "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--out", join(dir, "without"), "--quiet", "--no-preflight");
+    const skipped = await cli(
+      "run",
+      preset("without", {}),
+      "--base-url",
+      "http://127.0.0.1:9/v1",
+      "--model",
+      "m",
+      "--out",
+      join(dir, "without"),
+      "--quiet",
+      "--no-preflight",
+    );
     expect(skipped.code).not.toBe(0);
-    expect(skipped.stderr).toMatch(/no task of osworld can run here \(1 skipped, e\.g\. 9439a27b.*: needs OSWorld's Python code for metric check_json_settings/);
+    expect(skipped.stderr).toMatch(
+      /no task of osworld can run here \(1 skipped, e\.g\. 9439a27b.*: needs OSWorld's Python code for metric check_json_settings/,
+    );
 
-    const server = await startRoleServer({ forward: [{ text: "The setting is already as asked.\nDONE" }], detector: [], selector: [], summarizer: [], recoverer: [] });
+    const server = await startRoleServer({
+      forward: [{ text: "The setting is already as asked.\nDONE" }],
+      detector: [],
+      selector: [],
+      summarizer: [],
+      recoverer: [],
+    });
     servers.push(server);
     const out = join(dir, "with");
-    const r = await cli("run", preset("with", { osworldPath: fakeOsworld() }), "--base-url", server.url, "--model", "scripted-vlm", "--out", out, "--workers", "1", "--quiet");
+    const r = await cli(
+      "run",
+      preset("with", { osworldPath: fakeOsworld() }),
+      "--base-url",
+      server.url,
+      "--model",
+      "scripted-vlm",
+      "--out",
+      out,
+      "--workers",
+      "1",
+      "--quiet",
+    );
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    const lines = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultLine);
+    const lines = readFileSync(join(out, "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as ResultLine);
     expect(lines.map((l) => [l.task, l.success, l.simulated])).toEqual([[TASK, true, false]]);
     expect(lines[0].score).toBe(1);
     // the Python metric ran, on a local copy of the VM file (as OSWorld's vm_file getter gives it)
-    const calls = readFileSync(join(dir, "OSWorld", "calls.log"), "utf8").trim().split("\n");
+    const calls = readFileSync(join(dir, "OSWorld", "calls.log"), "utf8")
+      .trim()
+      .split("\n");
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatch(/settings\.json 1\.0$/);
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));

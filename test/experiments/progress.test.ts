@@ -23,7 +23,13 @@ describe("progress lines without a terminal", () => {
   it("prints a line per interval with success, spend and an ETA from observed episodes", () => {
     let t = 0;
     const lines: string[] = [];
-    const p = progressReporter(false, "", { tty: false, intervalSeconds: 30, now: () => t, write: (s) => lines.push(s), spent: () => 0.125 });
+    const p = progressReporter(false, "", {
+      tty: false,
+      intervalSeconds: 30,
+      now: () => t,
+      write: (s) => lines.push(s),
+      spent: () => 0.125,
+    });
     p.onProgress("episodes", at(0));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toBe("episodes: 0/10 episodes | success n/a | env errors 0 | spent $0.1250 | ETA estimating\n");
@@ -32,7 +38,9 @@ describe("progress lines without a terminal", () => {
     expect(lines).toHaveLength(1);
     t = 40_000;
     p.onProgress("episodes", at(4, 2)); // 4 episodes in 40 s -> 6 left take 60 s
-    expect(lines[1]).toBe("episodes: 4/10 episodes | success 50.0% (2/4) | env errors 0 | spent $0.1250 | ETA 1m 00s\n");
+    expect(lines[1]).toBe(
+      "episodes: 4/10 episodes | success 50.0% (2/4) | env errors 0 | spent $0.1250 | ETA 1m 00s\n",
+    );
     t = 41_000;
     p.onProgress("episodes", at(10, 5)); // the end of a phase always prints
     expect(lines[2]).toMatch(/10\/10 episodes .* ETA done\n$/);
@@ -55,8 +63,12 @@ describe("progress lines without a terminal", () => {
   });
 
   it("names the command that continues an interrupted run", () => {
-    expect(resumeCommand(["run", "cfg.yaml", "--workers", "2"], "runs/x")).toBe("npx retrace run cfg.yaml --workers 2 --out runs/x --resume");
-    expect(resumeCommand(["demo", "--out", "runs/my demo", "--resume"], "runs/my demo")).toBe("npx retrace demo --out 'runs/my demo' --resume");
+    expect(resumeCommand(["run", "cfg.yaml", "--workers", "2"], "runs/x")).toBe(
+      "npx retrace run cfg.yaml --workers 2 --out runs/x --resume",
+    );
+    expect(resumeCommand(["demo", "--out", "runs/my demo", "--resume"], "runs/my demo")).toBe(
+      "npx retrace demo --out 'runs/my demo' --resume",
+    );
   });
 });
 
@@ -64,8 +76,12 @@ describe("progress lines without a terminal", () => {
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stderr = "";
   let stdout = "";
-  const e = vi.spyOn(process.stderr, "write").mockImplementation((c: string | Uint8Array) => ((stderr += String(c)), true));
-  const o = vi.spyOn(process.stdout, "write").mockImplementation((c: string | Uint8Array) => ((stdout += String(c)), true));
+  const e = vi
+    .spyOn(process.stderr, "write")
+    .mockImplementation((c: string | Uint8Array) => ((stderr += String(c)), true));
+  const o = vi
+    .spyOn(process.stdout, "write")
+    .mockImplementation((c: string | Uint8Array) => ((stdout += String(c)), true));
   const before = process.exitCode;
   try {
     await main(["node", "retrace", ...args]);
@@ -85,13 +101,30 @@ describe("CLI flags", () => {
   });
 
   it("run --tasks / --limit replace the config's tasks; bad values are one clear line", async () => {
-    const config = parseExperimentConfig({ kind: "end-to-end", name: "t", env: { kind: "simdesk", sample: 5 }, seeds: { count: 1 }, pairs: [{ name: "p", forward: { kind: "sim" } }] });
-    expect(withTaskFlags(config, { tasks: "files-rename-folder, editor-append-notes" }).env).toMatchObject({ kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes"] });
+    const config = parseExperimentConfig({
+      kind: "end-to-end",
+      name: "t",
+      env: { kind: "simdesk", sample: 5 },
+      seeds: { count: 1 },
+      pairs: [{ name: "p", forward: { kind: "sim" } }],
+    });
+    expect(withTaskFlags(config, { tasks: "files-rename-folder, editor-append-notes" }).env).toMatchObject({
+      kind: "simdesk",
+      tasks: ["files-rename-folder", "editor-append-notes"],
+    });
     expect(withTaskFlags(config, { tasks: "files-rename-folder" }).env).not.toHaveProperty("sample");
     expect(withTaskFlags(config, { limit: "3" }).env).toMatchObject({ limit: 3 });
     expect(() => withTaskFlags(config, { limit: "0" })).toThrow(/--limit: expected a positive integer/);
     expect(() => withTaskFlags(config, { tasks: " , " })).toThrow(/--tasks: expected comma-separated task ids/);
-    const r = await cli("run", join(__dirname, "../../experiments/configs/end-to-end.yaml"), "--limit", "x", "--quiet", "--out", join(dir, "o"));
+    const r = await cli(
+      "run",
+      join(__dirname, "../../experiments/configs/end-to-end.yaml"),
+      "--limit",
+      "x",
+      "--quiet",
+      "--out",
+      join(dir, "o"),
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--limit: expected a positive integer/);
   });

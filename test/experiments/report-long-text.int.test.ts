@@ -23,7 +23,17 @@ beforeAll(async () => {
   report = await longTextReport(dir, 1_000_000);
   if (!tools.run) return;
   tools.assert();
-  browser = await chromium.launch({ executablePath: CHROMIUM_TOOLS[0], args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM_TOOLS[0],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -38,7 +48,9 @@ describe("capText", () => {
     const cut = capText(at + "y", "a/traj.jsonl");
     expect(cut.startsWith(at)).toBe(true);
     expect(cut).not.toContain("y");
-    expect(cut).toContain(`… (truncated: ${VIEWER_TEXT_LIMIT.toLocaleString("en-US")} of ${(VIEWER_TEXT_LIMIT + 1).toLocaleString("en-US")} characters shown, full text in a/traj.jsonl)`);
+    expect(cut).toContain(
+      `… (truncated: ${VIEWER_TEXT_LIMIT.toLocaleString("en-US")} of ${(VIEWER_TEXT_LIMIT + 1).toLocaleString("en-US")} characters shown, full text in a/traj.jsonl)`,
+    );
     // a surrogate pair at the cut is not split
     const emoji = "x".repeat(VIEWER_TEXT_LIMIT - 1) + "😀" + "z";
     expect(capText(emoji, "f").slice(0, VIEWER_TEXT_LIMIT)).toBe("x".repeat(VIEWER_TEXT_LIMIT - 1) + "…");
@@ -48,7 +60,9 @@ describe("capText", () => {
 describe("a report whose episode typed 1 MB", () => {
   it("ships only the cut text in its viewer files; the episode record keeps the whole text", () => {
     const files = join(dir, "run", "report-files");
-    const shipped = readdirSync(files).filter((f) => f.endsWith(".js")).map((f) => readFileSync(join(files, f), "utf8"));
+    const shipped = readdirSync(files)
+      .filter((f) => f.endsWith(".js"))
+      .map((f) => readFileSync(join(files, f), "utf8"));
     expect(shipped.join("").length).toBeGreaterThan(0);
     for (const text of shipped) expect(text).not.toContain(LONG_TEXT_END);
     expect(shipped.some((t) => t.includes("truncated: 8,192 of 1,000,000 characters shown, full text in"))).toBe(true);
@@ -56,18 +70,24 @@ describe("a report whose episode typed 1 MB", () => {
     expect(readFileSync(report.record, "utf8")).toContain(report.text);
   });
 
-  it.runIf(tools.run)("opens the step in Chromium, shows the truncation notice and does not hold the full text", async () => {
-    const page = await browser!.newPage();
-    const errors: string[] = [];
-    page.on("pageerror", (e) => errors.push(e.message));
-    await openLongTextStep(page, report, 90_000);
-    const info = await page.evaluate(() => (document.getElementById("viewer-info") as HTMLElement).innerText);
-    // the typed action and the response, each cut with the notice naming where the whole text is
-    expect(info.match(/… \(truncated: 8,192 of [\d,]+ characters shown, full text in [^)]*trajectory\.json\)/g)?.length).toBeGreaterThanOrEqual(2);
-    const html = await page.content();
-    expect(html).not.toContain(LONG_TEXT_END);
-    expect(html.length).toBeLessThan(report.text.length);
-    expect(errors).toEqual([]);
-    await page.close();
-  }, 150_000);
+  it.runIf(tools.run)(
+    "opens the step in Chromium, shows the truncation notice and does not hold the full text",
+    async () => {
+      const page = await browser!.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(e.message));
+      await openLongTextStep(page, report, 90_000);
+      const info = await page.evaluate(() => (document.getElementById("viewer-info") as HTMLElement).innerText);
+      // the typed action and the response, each cut with the notice naming where the whole text is
+      expect(
+        info.match(/… \(truncated: 8,192 of [\d,]+ characters shown, full text in [^)]*trajectory\.json\)/g)?.length,
+      ).toBeGreaterThanOrEqual(2);
+      const html = await page.content();
+      expect(html).not.toContain(LONG_TEXT_END);
+      expect(html.length).toBeLessThan(report.text.length);
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+    150_000,
+  );
 });

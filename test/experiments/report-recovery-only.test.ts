@@ -17,8 +17,14 @@ describe("report on a recovery-eval-only folder", () => {
   it("writes report.html with the recovery-evaluation and oracle-agreement tables", async () => {
     const dir = join(root, "eval");
     mkdirSync(join(dir, "recovery-eval"), { recursive: true });
-    writeFileSync(join(dir, "recovery-eval", "recovery-eval.json"), JSON.stringify({ simulated: true, rows: [{ strategy: "implicit/0-E", recovered: 3, total: 4 }] }));
-    writeFileSync(join(dir, "recovery-eval", "oracle-agreement.json"), JSON.stringify({ simulated: true, rows: [{ budget: 3, agreement: 0.97 }] }));
+    writeFileSync(
+      join(dir, "recovery-eval", "recovery-eval.json"),
+      JSON.stringify({ simulated: true, rows: [{ strategy: "implicit/0-E", recovered: 3, total: 4 }] }),
+    );
+    writeFileSync(
+      join(dir, "recovery-eval", "oracle-agreement.json"),
+      JSON.stringify({ simulated: true, rows: [{ budget: 3, agreement: 0.97 }] }),
+    );
     const out = await buildReport(dir);
     expect(out.runs).toBe(0);
     const html = readFileSync(out.file, "utf8");

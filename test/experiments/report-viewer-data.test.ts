@@ -15,24 +15,72 @@ import type { Action } from "../../src/action.ts";
 
 const h = (c: string) => c.repeat(64);
 const click = (x: number, y: number): Action => ({ type: "CLICK", x, y, button: "left", numClicks: 1 });
-const step = (seq: number, role: "forward" | "recovery", s: number, actions: Action[], attempt?: number) => ({ seq, role, step: s, actions, before: h(String(seq % 10)), after: h(String((seq + 1) % 10)), ...(attempt ? { attempt } : {}) });
+const step = (seq: number, role: "forward" | "recovery", s: number, actions: Action[], attempt?: number) => ({
+  seq,
+  role,
+  step: s,
+  actions,
+  before: h(String(seq % 10)),
+  after: h(String((seq + 1) % 10)),
+  ...(attempt ? { attempt } : {}),
+});
 
 const record = {
-  key: "c/t/0", condition: "c", task: "t", instruction: "do it", seed: 0, success: true, score: 1, detail: "", stopReason: "done", simulated: true,
+  key: "c/t/0",
+  condition: "c",
+  task: "t",
+  instruction: "do it",
+  seed: 0,
+  success: true,
+  score: 1,
+  detail: "",
+  stopReason: "done",
+  simulated: true,
   trajectory: {
     taskId: "t",
     steps: [
       step(0, "forward", 0, [click(56, 18)]),
       step(1, "forward", 1, [click(125, 194)]),
-      step(2, "forward", 2, [{ type: "MOVE_TO", x: 10, y: 20 }, { type: "DRAG_TO", x: 300, y: 40 }]),
+      step(2, "forward", 2, [
+        { type: "MOVE_TO", x: 10, y: 20 },
+        { type: "DRAG_TO", x: 300, y: 40 },
+      ]),
       step(3, "forward", 3, [{ type: "TYPING", text: "tasks.txt" }]),
       step(4, "recovery", 0, [{ type: "PRESS", key: "escape" }], 1),
       step(5, "forward", 1, [click(125, 194)], 1),
     ],
     events: [
-      { afterSeq: 3, kind: "recovery-start", detail: { attempt: 1, restoration: "snapshot", errorStep: 2, recoveryStep: 1, reason: "wrong menu", confidence: 0.9, target: h("1"), selection: { reason: "R = E-1" } } },
-      { afterSeq: 4, kind: "recovery-end", detail: { attempt: 1, mode: "model", restored: true, steps: 1, reason: "declared restored", observation: h("5") } },
-      { afterSeq: 4, kind: "truncate", detail: { attempt: 1, from: 4, to: 1, restored: true, notice: TRANSITION_PROMPT } },
+      {
+        afterSeq: 3,
+        kind: "recovery-start",
+        detail: {
+          attempt: 1,
+          restoration: "snapshot",
+          errorStep: 2,
+          recoveryStep: 1,
+          reason: "wrong menu",
+          confidence: 0.9,
+          target: h("1"),
+          selection: { reason: "R = E-1" },
+        },
+      },
+      {
+        afterSeq: 4,
+        kind: "recovery-end",
+        detail: {
+          attempt: 1,
+          mode: "model",
+          restored: true,
+          steps: 1,
+          reason: "declared restored",
+          observation: h("5"),
+        },
+      },
+      {
+        afterSeq: 4,
+        kind: "truncate",
+        detail: { attempt: 1, from: 4, to: 1, restored: true, notice: TRANSITION_PROMPT },
+      },
     ],
   },
 } as unknown as EpisodeRecord;
@@ -45,11 +93,17 @@ describe("viewer episode data", () => {
     expect(ep.steps[2].flags).toEqual(["E1"]);
     expect(ep.steps[1].flags).toEqual(["R1"]);
     expect(ep.steps[4]).toMatchObject({ role: "recovery", attempt: 1 });
-    expect(ep.events[0].text).toBe("after step 3: the detector flagged step 2 (the models' step 2 too) as the first error (confidence 0.9): wrong menu; the selector chose to go back to the screen before step 1 (the models' step 1 too): R = E-1; recovery attempt 1 starts (snapshot restoration)");
+    expect(ep.events[0].text).toBe(
+      "after step 3: the detector flagged step 2 (the models' step 2 too) as the first error (confidence 0.9): wrong menu; the selector chose to go back to the screen before step 1 (the models' step 1 too): R = E-1; recovery attempt 1 starts (snapshot restoration)",
+    );
     // a record without `confirmation` (older runs) never says the restored state was confirmed
-    expect(ep.events[1].text).toBe("after step 4: recovery attempt 1 took 1 step: restored (confirmation not recorded) (declared restored)");
+    expect(ep.events[1].text).toBe(
+      "after step 4: recovery attempt 1 took 1 step: restored (confirmation not recorded) (declared restored)",
+    );
     expect(ep.events[1]).toMatchObject({ target: `blobs/11/${h("1")}.png`, restored: `blobs/55/${h("5")}.png` });
-    expect(ep.events[2].text).toMatch(/^after step 4: the policy's history was cut from 4 forward steps to 1 \(restored \(confirmation not recorded\)\); the next step is told: ".*step 1.*" \(the models' numbering\)$/);
+    expect(ep.events[2].text).toMatch(
+      /^after step 4: the policy's history was cut from 4 forward steps to 1 \(restored \(confirmation not recorded\)\); the next step is told: ".*step 1.*" \(the models' numbering\)$/,
+    );
     expect(ep.steps[0].before).toBe(`blobs/00/${h("0")}.png`);
   });
 
@@ -93,7 +147,11 @@ describe("the context after a cut and each call's step", () => {
     expect(c.kept).toHaveLength(1);
     // both numbers: the models' (forward history, restarting after a cut) and the viewer's
     expect(c.kept[0]).toMatch(/^the models' step 0 \(viewer step 0\): /);
-    expect(c.dropped.map((t) => t.split(":")[0])).toEqual(["the models' step 1 (viewer step 1)", "the models' step 2 (viewer step 2)", "the models' step 3 (viewer step 3)"]);
+    expect(c.dropped.map((t) => t.split(":")[0])).toEqual([
+      "the models' step 1 (viewer step 1)",
+      "the models' step 2 (viewer step 2)",
+      "the models' step 3 (viewer step 3)",
+    ]);
     expect(c.confirmation).toBe("restored (confirmation not recorded)");
     // the transition string's "step 1" is the models' step 1: the screen before viewer step 1
     expect(c.transitionStep).toBe(1);
@@ -103,7 +161,8 @@ describe("the context after a cut and each call's step", () => {
 
   it("places every call on the step trajectory.json names (its seq), or the step before when the episode has no step there", () => {
     const steps = record.trajectory.steps;
-    const call = (seq: number, phase: CallRecord["phase"], extra: Partial<CallRecord> = {}) => ({ seq, phase, ...extra }) as CallRecord;
+    const call = (seq: number, phase: CallRecord["phase"], extra: Partial<CallRecord> = {}) =>
+      ({ seq, phase, ...extra }) as CallRecord;
     expect(callStepIndex(steps, call(1, "policy"))).toBe(1);
     expect(callStepIndex(steps, call(3, "detector"))).toBe(3);
     expect(callStepIndex(steps, call(4, "recoverer", { attempt: 1 }))).toBe(4);
@@ -117,9 +176,49 @@ describe("the context after a cut and each call's step", () => {
 
   it("shows a call log's calls on their steps with screenshots as blob URLs, and reads a malformed log as no calls", () => {
     const calls = [
-      { seq: 1, phase: "policy", role: "policy", model: "m", messages: [{ role: "user", content: [{ type: "text", text: "go" }, { type: "image", blob: h("7") }] }], reply: "click", inputTokens: 3, outputTokens: 1, latencyMs: 5, draw: { seed: 0, task: "t", role: "policy", ordinal: 0 } },
-      { seq: 3, phase: "detector", role: "detector", model: "m", messages: "not a list", reply: "{}", inputTokens: 1, outputTokens: 1, latencyMs: 1 },
-      { seq: 1, phase: "policy", role: "policy", model: "m", messages: [{ role: "user", content: [{ type: "image", blob: "../../etc/passwd" }] }], reply: "", inputTokens: 0, outputTokens: 0, latencyMs: 0, discarded: true },
+      {
+        seq: 1,
+        phase: "policy",
+        role: "policy",
+        model: "m",
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "go" },
+              { type: "image", blob: h("7") },
+            ],
+          },
+        ],
+        reply: "click",
+        inputTokens: 3,
+        outputTokens: 1,
+        latencyMs: 5,
+        draw: { seed: 0, task: "t", role: "policy", ordinal: 0 },
+      },
+      {
+        seq: 3,
+        phase: "detector",
+        role: "detector",
+        model: "m",
+        messages: "not a list",
+        reply: "{}",
+        inputTokens: 1,
+        outputTokens: 1,
+        latencyMs: 1,
+      },
+      {
+        seq: 1,
+        phase: "policy",
+        role: "policy",
+        model: "m",
+        messages: [{ role: "user", content: [{ type: "image", blob: "../../etc/passwd" }] }],
+        reply: "",
+        inputTokens: 0,
+        outputTokens: 0,
+        latencyMs: 0,
+        discarded: true,
+      },
     ];
     const ep = viewerEpisode({ ...record, calls } as unknown as EpisodeRecord, "/run/blobs", "/run");
     expect(ep.steps[1].calls?.map((c) => c.phase)).toEqual(["policy", "policy"]);
@@ -127,17 +226,38 @@ describe("the context after a cut and each call's step", () => {
     expect(ep.steps[3].calls?.map((c) => c.phase)).toEqual(["detector"]);
     expect(ep.steps[3].calls?.[0].messages).toEqual([]);
     // the discarded proposal sits on the step its record names, and a path is never a screenshot URL
-    expect(ep.steps[1].calls?.[1]).toMatchObject({ discarded: true, messages: [{ role: "user", parts: [{ img: "" }] }] });
-    for (const junk of ["junk", 5, [null, 3, { seq: "x" }]]) expect(() => viewerEpisode({ ...record, calls: junk } as unknown as EpisodeRecord, "/run/blobs", "/run")).not.toThrow();
+    expect(ep.steps[1].calls?.[1]).toMatchObject({
+      discarded: true,
+      messages: [{ role: "user", parts: [{ img: "" }] }],
+    });
+    for (const junk of ["junk", 5, [null, 3, { seq: "x" }]])
+      expect(() =>
+        viewerEpisode({ ...record, calls: junk } as unknown as EpisodeRecord, "/run/blobs", "/run"),
+      ).not.toThrow();
   });
 
   it("diffs two inputs line by line", () => {
-    expect(lineDiff(["a", "b", "c", "d"], ["a", "d", "e"])).toEqual([{ op: " ", text: "a" }, { op: "-", text: "b" }, { op: "-", text: "c" }, { op: " ", text: "d" }, { op: "+", text: "e" }]);
+    expect(lineDiff(["a", "b", "c", "d"], ["a", "d", "e"])).toEqual([
+      { op: " ", text: "a" },
+      { op: "-", text: "b" },
+      { op: "-", text: "c" },
+      { op: " ", text: "d" },
+      { op: "+", text: "e" },
+    ]);
   });
 
   it("says what an ideal-recovery episode is in words, and never prints JSON, undefined or a literal \\n", () => {
-    const steps = [0, 1, 2].map((i) => ({ ...step(i, "forward", i, []), role: i < 2 ? "replay" : "forward" })) as unknown as EpisodeRecord["trajectory"]["steps"];
-    expect(aboutEpisode({ phase: "continuation", strategy: "error-minus-1", errorStep: 3, recoveryStep: 2, k: 4 }, steps, "R=E-1")).toBe(
+    const steps = [0, 1, 2].map((i) => ({
+      ...step(i, "forward", i, []),
+      role: i < 2 ? "replay" : "forward",
+    })) as unknown as EpisodeRecord["trajectory"]["steps"];
+    expect(
+      aboutEpisode(
+        { phase: "continuation", strategy: "error-minus-1", errorStep: 3, recoveryStep: 2, k: 4 },
+        steps,
+        "R=E-1",
+      ),
+    ).toBe(
       "Ideal recovery, continuation k = 4 of strategy R=E-1 (error-minus-1): the forward run's first error was its step 3; this run replays the forward run's first 2 steps (R = 2) and continues from the screen before step 2, with a fresh draw of the policy.",
     );
     expect(aboutEpisode({ phase: "forward" }, steps)).toMatch(/^Ideal recovery, forward run/);
@@ -158,7 +278,9 @@ describe("condition labels", () => {
 
   it("words every knob by its one name (the report's columns match docs/cli.md's table)", async () => {
     const { conditionLabel, headerLabel } = await import("../../experiments/report/labels.ts");
-    expect(conditionLabel("recoveryBudget=3,maxRecoveryIterations=1")).toBe("recovery budget 3, max recovery iterations 1");
+    expect(conditionLabel("recoveryBudget=3,maxRecoveryIterations=1")).toBe(
+      "recovery budget 3, max recovery iterations 1",
+    );
     expect(conditionLabel("minConfidence=0.5,recoveryContext=0-R")).toBe("min confidence 0.5, recovery context 0-R");
     expect(headerLabel("recoveryAttempts")).toBe("recovery attempts");
     expect(headerLabel("r")).toBe("recovery budget r (steps)");
@@ -167,26 +289,82 @@ describe("condition labels", () => {
 
 describe("one step's calls in the order they were asked for (issue 37)", () => {
   it("lists a 20-call step's alternating recoverer claims and verifier verdicts in time order, with the step the record names", () => {
-    const steps = [step(0, "forward", 0, [click(1, 1)]), step(1, "recovery", 0, [click(2, 2)], 1), step(2, "forward", 0, [click(3, 3)], 1)] as unknown as EpisodeRecord["trajectory"]["steps"];
+    const steps = [
+      step(0, "forward", 0, [click(1, 1)]),
+      step(1, "recovery", 0, [click(2, 2)], 1),
+      step(2, "forward", 0, [click(3, 3)], 1),
+    ] as unknown as EpisodeRecord["trajectory"]["steps"];
     // ten claims and ten verdicts at seq 1, alternating in time; the file lists them grouped by phase (as older logs did)
     const calls: CallRecord[] = [];
-    for (let i = 0; i < 10; i++) calls.push({ seq: 1, order: 2 * i + 1, phase: "recoverer", attempt: 1, role: "recoverer", model: "m", messages: [], reply: `RESTORED claim ${i}`, inputTokens: 1, outputTokens: 1, latencyMs: 1 });
-    for (let i = 0; i < 10; i++) calls.push({ seq: 1, order: 2 * i + 2, phase: "verifier", attempt: 1, role: "verifier", model: "m", messages: [], reply: `mismatch ${i}`, inputTokens: 1, outputTokens: 1, latencyMs: 1 });
-    calls.push({ seq: 0, order: 0, phase: "policy", role: "policy", model: "m", messages: [], reply: "click", inputTokens: 1, outputTokens: 1, latencyMs: 1 });
-    const ep = viewerEpisode({ ...record, trajectory: { ...record.trajectory, steps, events: [] }, calls } as unknown as EpisodeRecord, "/run/blobs", "/run");
+    for (let i = 0; i < 10; i++)
+      calls.push({
+        seq: 1,
+        order: 2 * i + 1,
+        phase: "recoverer",
+        attempt: 1,
+        role: "recoverer",
+        model: "m",
+        messages: [],
+        reply: `RESTORED claim ${i}`,
+        inputTokens: 1,
+        outputTokens: 1,
+        latencyMs: 1,
+      });
+    for (let i = 0; i < 10; i++)
+      calls.push({
+        seq: 1,
+        order: 2 * i + 2,
+        phase: "verifier",
+        attempt: 1,
+        role: "verifier",
+        model: "m",
+        messages: [],
+        reply: `mismatch ${i}`,
+        inputTokens: 1,
+        outputTokens: 1,
+        latencyMs: 1,
+      });
+    calls.push({
+      seq: 0,
+      order: 0,
+      phase: "policy",
+      role: "policy",
+      model: "m",
+      messages: [],
+      reply: "click",
+      inputTokens: 1,
+      outputTokens: 1,
+      latencyMs: 1,
+    });
+    const ep = viewerEpisode(
+      { ...record, trajectory: { ...record.trajectory, steps, events: [] }, calls } as unknown as EpisodeRecord,
+      "/run/blobs",
+      "/run",
+    );
     const shown = ep.steps[1].calls!;
     expect(shown).toHaveLength(20);
     expect(shown.map((c) => c.order)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-    expect(shown.map((c) => c.reply).slice(0, 4)).toEqual(["RESTORED claim 0", "mismatch 0", "RESTORED claim 1", "mismatch 1"]);
+    expect(shown.map((c) => c.reply).slice(0, 4)).toEqual([
+      "RESTORED claim 0",
+      "mismatch 0",
+      "RESTORED claim 1",
+      "mismatch 1",
+    ]);
     expect(shown.every((c) => c.seq === 1)).toBe(true);
     expect(ep.steps[0].calls?.map((c) => c.phase)).toEqual(["policy"]);
   });
 
   it("words every confirmation by the one rule, and says so when the record has none", async () => {
     const { confirmationWords } = await import("../../experiments/report/step-words.ts");
-    expect(confirmationWords({ confirmation: "verifier", restored: true })).toBe("restored state confirmed by the verifier");
-    expect(confirmationWords({ confirmation: "ssim", restored: true })).toBe("restored state confirmed by SSIM >= 0.99 to the target");
-    expect(confirmationWords({ confirmation: "claimed", restored: true })).toBe("restoration claimed by the recovery agent, unverified");
+    expect(confirmationWords({ confirmation: "verifier", restored: true })).toBe(
+      "restored state confirmed by the verifier",
+    );
+    expect(confirmationWords({ confirmation: "ssim", restored: true })).toBe(
+      "restored state confirmed by SSIM >= 0.99 to the target",
+    );
+    expect(confirmationWords({ confirmation: "claimed", restored: true })).toBe(
+      "restoration claimed by the recovery agent, unverified",
+    );
     expect(confirmationWords({ confirmation: "refused", restored: false })).toBe("restoration not confirmed");
     expect(confirmationWords({ restored: true })).toBe("restored (confirmation not recorded)");
     expect(confirmationWords({ restored: false })).toBe("restoration not confirmed");

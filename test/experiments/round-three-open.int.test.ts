@@ -8,7 +8,17 @@
  * logger included); the others through the CLI in-process.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
@@ -20,7 +30,16 @@ import { parseExperimentConfig } from "../../experiments/config/load.ts";
 import { runExperiment } from "../../experiments/runner/experiment.ts";
 import { createSimDeskRuntime } from "../../experiments/runtime/simdesk.ts";
 
-const TINY = { kind: "end-to-end", name: "tiny", env: { kind: "simdesk", limit: 2 }, seeds: [0, 1], maxRecoveryIterations: [1], baseline: false, options: { maxForwardSteps: 8 }, pairs: [{ name: "a", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } }] };
+const TINY = {
+  kind: "end-to-end",
+  name: "tiny",
+  env: { kind: "simdesk", limit: 2 },
+  seeds: [0, 1],
+  maxRecoveryIterations: [1],
+  baseline: false,
+  options: { maxForwardSteps: 8 },
+  pairs: [{ name: "a", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } }],
+};
 const BIN = resolve("experiments/bin/retrace.mjs");
 let base = "";
 
@@ -52,14 +71,20 @@ function child(args: string[]): Promise<{ code: number; stderr: string }> {
 describe("round three's open items (issue 41)", () => {
   it("(a) a truncated trajectories.jsonl.gz is one line naming the file and what to do", async () => {
     const run = join(base, "packed");
-    await runExperiment(parseExperimentConfig(TINY), createSimDeskRuntime(), { out: run, workers: 1, episodeRecords: "pack" });
+    await runExperiment(parseExperimentConfig(TINY), createSimDeskRuntime(), {
+      out: run,
+      workers: 1,
+      episodeRecords: "pack",
+    });
     const gz = join(run, "trajectories.jsonl.gz");
     expect(existsSync(gz)).toBe(true);
     truncateSync(gz, Math.floor(readFileSync(gz).length / 2));
     const r = await cli(["report", run, "-q", "--out", join(base, "a.html")]);
     expect(r.code).not.toBe(0);
     const line = oneLine(r.stderr);
-    expect(line).toContain(`${gz} is damaged (cut off: unexpected end of the gzip data); restore it from a copy, or re-run the config into a new folder (--out)`);
+    expect(line).toContain(
+      `${gz} is damaged (cut off: unexpected end of the gzip data); restore it from a copy, or re-run the config into a new folder (--out)`,
+    );
     expect(line).not.toMatch(/^retrace: (Error: )?unexpected end of file$/);
   }, 60_000);
 
@@ -70,13 +95,17 @@ describe("round three's open items (issue 41)", () => {
     const pack = join(states, PACK_FILE);
     const lines = gunzipSync(readFileSync(pack)).toString("latin1").split("\n").filter(Boolean);
     // Entry 2 keeps its name but holds other (valid JSON) state bytes: used as is, it changes the continuation.
-    const other = Buffer.from(lines[0].slice(65), "base64").toString("utf8").replace(/"pointer":\[\d+,\d+\]/, '"pointer":[1,1]');
+    const other = Buffer.from(lines[0].slice(65), "base64")
+      .toString("utf8")
+      .replace(/"pointer":\[\d+,\d+\]/, '"pointer":[1,1]');
     lines[1] = `${lines[1].slice(0, 64)}\t${Buffer.from(other).toString("base64")}`;
     writeFileSync(pack, gzipSync(Buffer.from(lines.join("\n") + "\n", "latin1")));
     const before = snapshot(run);
     const r = await cli(["run", join(base, "tiny.json"), "-w", "1", "-q", "--resume", "--out", run]);
     expect(r.code).toBe(2);
-    expect(oneLine(r.stderr)).toBe(`retrace: --resume: blob pack ${pack} line 2 (entry ${lines[1].slice(0, 64)}) does not match its sha256: the pack was changed or damaged since the run wrote it; restore it from a copy or start a new run (--out)`);
+    expect(oneLine(r.stderr)).toBe(
+      `retrace: --resume: blob pack ${pack} line 2 (entry ${lines[1].slice(0, 64)}) does not match its sha256: the pack was changed or damaged since the run wrote it; restore it from a copy or start a new run (--out)`,
+    );
     expect(snapshot(run)).toEqual(before);
     // The untampered pack resumes (nothing left to run): the check itself refuses nothing sound.
     const ok = variant("packed-ok");
@@ -103,7 +132,9 @@ describe("round three's open items (issue 41)", () => {
       const r = await child(["run", join(base, "tiny.json"), "-w", "1", "-q", "--out", out]);
       expect(r.code).toBe(1);
       const line = oneLine(r.stderr);
-      expect(line).toMatch(/^retrace: EnvironmentError: cannot write \/\S+: the disk is full \(ENOSPC\); free some space, then run the same command with --resume \(nothing already written is lost\)$/);
+      expect(line).toMatch(
+        /^retrace: EnvironmentError: cannot write \/\S+: the disk is full \(ENOSPC\); free some space, then run the same command with --resume \(nothing already written is lost\)$/,
+      );
       expect(r.stderr).not.toContain('"level"');
       const written = readFileSync(join(out, "results.jsonl"), "utf8").split("\n").filter(Boolean);
       execFileSync("mount", ["-o", "remount,size=4m", mnt]);
@@ -128,7 +159,9 @@ describe("round three's open items (issue 41)", () => {
       const file = join(mnt, "r.html");
       const r = await child(["report", run, "-q", "--out", file]);
       expect(r.code).toBe(1);
-      expect(oneLine(r.stderr)).toBe(`retrace: EnvironmentError: report: cannot write ${file}: the disk is full (ENOSPC); free some space (or pass --out on another disk) and run \`retrace report\` again; the run folder is unchanged`);
+      expect(oneLine(r.stderr)).toBe(
+        `retrace: EnvironmentError: report: cannot write ${file}: the disk is full (ENOSPC); free some space (or pass --out on another disk) and run \`retrace report\` again; the run folder is unchanged`,
+      );
       expect(snapshot(run)).toEqual(before);
       expect(readdirSync(mnt).filter((n) => n.startsWith("r"))).toEqual(["run"]);
     }, 120_000);
@@ -142,7 +175,9 @@ describe("round three's open items (issue 41)", () => {
     const out = join(base, "export-d");
     const r = await cli(["export", "--osworld", run, "--out", out]);
     expect(r.code).toBe(2);
-    expect(oneLine(r.stderr)).toMatch(/^retrace: export: \S+manifest\.json names the blob folder "\S*x-blobs-escape", outside \S+; export reads only inside/);
+    expect(oneLine(r.stderr)).toMatch(
+      /^retrace: export: \S+manifest\.json names the blob folder "\S*x-blobs-escape", outside \S+; export reads only inside/,
+    );
     expect(existsSync(target)).toBe(false);
     expect(existsSync(out)).toBe(false);
   }, 60_000);
@@ -150,8 +185,14 @@ describe("round three's open items (issue 41)", () => {
   it("(e) export refuses a blob whose bytes do not match its hash (it copied another screenshot's bytes)", async () => {
     const run = variant("swapped-png");
     const blobs = new BlobStore({ dir: join(run, "blobs") });
-    const traj = readdirSync(run, { recursive: true }).map(String).find((f) => f.endsWith("trajectory.json"))!;
-    const steps = (JSON.parse(readFileSync(join(run, traj), "utf8")) as { trajectory: { steps: Array<{ before: string; after: string }> } }).trajectory.steps;
+    const traj = readdirSync(run, { recursive: true })
+      .map(String)
+      .find((f) => f.endsWith("trajectory.json"))!;
+    const steps = (
+      JSON.parse(readFileSync(join(run, traj), "utf8")) as {
+        trajectory: { steps: Array<{ before: string; after: string }> };
+      }
+    ).trajectory.steps;
     const a = steps[0].before;
     const b = steps.map((s) => s.after).find((r) => r !== a)!;
     // A .png file named for screen a holding screen b's bytes (what a copy-by-path exported).

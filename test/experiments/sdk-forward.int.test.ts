@@ -28,7 +28,16 @@ const fixture = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 function agentPreset(file: string, kind: string, forward: Record<string, unknown>): string {
   return narrowedPreset(file, (c) => {
     const m = { kind: "model" };
-    c.pairs = [{ name: "oa", forward: { kind, ...forward }, recovery: { ...m, format: "pyautogui" }, detector: m, selector: m, summarizer: m }];
+    c.pairs = [
+      {
+        name: "oa",
+        forward: { kind, ...forward },
+        recovery: { ...m, format: "pyautogui" },
+        detector: m,
+        selector: m,
+        summarizer: m,
+      },
+    ];
   });
 }
 
@@ -39,9 +48,22 @@ const SDKS = [
     module: fixture("../fixtures/openai-agents/desk-agent.ts"),
     urlVar: "RETRACE_TEST_RESPONSES_URL",
     endpoint: "responses" as const,
-    call: (a: Action, n: number): ScriptStep => ({ endpoint: "responses", output: [{ type: "computer_call", id: `cu_${n}`, call_id: `call_${n}`, action: toOpenAIAction(a), pending_safety_checks: [], status: "completed" }] }),
+    call: (a: Action, n: number): ScriptStep => ({
+      endpoint: "responses",
+      output: [
+        {
+          type: "computer_call",
+          id: `cu_${n}`,
+          call_id: `call_${n}`,
+          action: toOpenAIAction(a),
+          pending_safety_checks: [],
+          status: "completed",
+        },
+      ],
+    }),
     final: (text: string): ScriptStep => ({ endpoint: "responses", text }),
-    callIds: (body: any): string[] => (body.input as any[]).filter((i) => i.type === "computer_call").map((i) => i.call_id),
+    callIds: (body: any): string[] =>
+      (body.input as any[]).filter((i) => i.type === "computer_call").map((i) => i.call_id),
     lastItem: (body: any) => body.input.at(-1),
     system: (body: any) => body.instructions,
   },
@@ -50,11 +72,18 @@ const SDKS = [
     module: fixture("../fixtures/ai-sdk/desk-agent.ts"),
     urlVar: "RETRACE_TEST_MESSAGES_URL",
     endpoint: "messages" as const,
-    call: (a: Action, n: number): ScriptStep => ({ endpoint: "messages", content: [{ type: "tool_use", id: `call_${n}`, name: "computer", input: toAnthropicInput(a) }] }),
+    call: (a: Action, n: number): ScriptStep => ({
+      endpoint: "messages",
+      content: [{ type: "tool_use", id: `call_${n}`, name: "computer", input: toAnthropicInput(a) }],
+    }),
     final: (text: string): ScriptStep => ({ endpoint: "messages", text }),
-    callIds: (body: any): string[] => (body.messages as any[]).flatMap((m) => (typeof m.content === "string" ? [] : m.content.filter((b: any) => b.type === "tool_use").map((b: any) => b.id))),
+    callIds: (body: any): string[] =>
+      (body.messages as any[]).flatMap((m) =>
+        typeof m.content === "string" ? [] : m.content.filter((b: any) => b.type === "tool_use").map((b: any) => b.id),
+      ),
     lastItem: (body: any) => body.messages.at(-1),
-    system: (body: any) => (typeof body.system === "string" ? body.system : body.system?.map((b: any) => b.text).join("")),
+    system: (body: any) =>
+      typeof body.system === "string" ? body.system : body.system?.map((b: any) => b.text).join(""),
   },
 ];
 
@@ -68,18 +97,38 @@ describe.each(SDKS)("forward: { kind: $kind } in retrace run", (sdk) => {
     const queues = await ablationQueues();
     const before = task.plan.slice(0, E);
     queues.forward = [
-      ...before.map(call), ...mistake.actions.map(call), sdk.final("I could not find the file."),
-      ...before.map(call), ...mistake.actions.map(call), ...task.plan.slice(1).map(call), sdk.final("Renamed draft.txt to final.txt."),
+      ...before.map(call),
+      ...mistake.actions.map(call),
+      sdk.final("I could not find the file."),
+      ...before.map(call),
+      ...mistake.actions.map(call),
+      ...task.plan.slice(1).map(call),
+      sdk.final("Renamed draft.txt to final.txt."),
     ];
     const server = await startRoleServer(queues);
     servers.push(server);
     process.env[sdk.urlVar] = server.url;
     const out = join(dir, `run-${sdk.kind}`);
-    const r = await cli("run", agentPreset(join(dir, `${sdk.kind}.json`), sdk.kind, { module: sdk.module, export: "agent" }), "--base-url", server.url, "--model", "vlm", "--out", out, "--workers", "1", "--quiet");
+    const r = await cli(
+      "run",
+      agentPreset(join(dir, `${sdk.kind}.json`), sdk.kind, { module: sdk.module, export: "agent" }),
+      "--base-url",
+      server.url,
+      "--model",
+      "vlm",
+      "--out",
+      out,
+      "--workers",
+      "1",
+      "--quiet",
+    );
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     server.verify();
-    const [baseline, recovery] = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultLine);
+    const [baseline, recovery] = readFileSync(join(out, "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as ResultLine);
     expect(baseline).toMatchObject({ condition: "oa.no-recovery", simulated: false, success: false });
     expect(recovery).toMatchObject({ condition: "oa.max-rec-1", simulated: false, success: true, recoveryAttempts: 1 });
     expect(recovery.models!.policy!.calls).toBe(E + mistake.actions.length + task.plan.length - 1 + 1);
@@ -109,7 +158,17 @@ describe.each(SDKS)("forward: { kind: $kind } in retrace run", (sdk) => {
     ];
     for (const [i, [spec, message]] of cases.entries()) {
       const out = join(dir, `bad-${sdk.kind}-${i}`);
-      const r = await cli("run", agentPreset(join(dir, `bad-${sdk.kind}-${i}.json`), sdk.kind, spec), "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--out", out, "--quiet");
+      const r = await cli(
+        "run",
+        agentPreset(join(dir, `bad-${sdk.kind}-${i}.json`), sdk.kind, spec),
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "m",
+        "--out",
+        out,
+        "--quiet",
+      );
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(message);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);

@@ -36,26 +36,50 @@ const agentModule = fileURLToPath(new URL("../fixtures/stagehand/web-agent.ts", 
 function stagehandCall(a: Action, id: string): ScriptStep {
   const KEY: Record<string, string> = { ctrl: "Control", a: "a" };
   const [name, input] =
-    a.type === "CLICK" ? ["click", { describe: "the field", coordinates: [a.x, a.y] }]
-    : a.type === "HOTKEY" ? ["keys", { method: "press", value: a.keys.map((k) => KEY[k] ?? k).join("+") }]
-    : a.type === "TYPING" ? ["keys", { method: "type", value: a.text }]
-    : [];
+    a.type === "CLICK"
+      ? ["click", { describe: "the field", coordinates: [a.x, a.y] }]
+      : a.type === "HOTKEY"
+        ? ["keys", { method: "press", value: a.keys.map((k) => KEY[k] ?? k).join("+") }]
+        : a.type === "TYPING"
+          ? ["keys", { method: "type", value: a.text }]
+          : [];
   if (!name) throw new Error(`no Stagehand call for ${a.type}`);
   return { endpoint: "messages", content: [{ type: "tool_use", id, name, input }] };
 }
-const screenshot = (id: string): ScriptStep => ({ endpoint: "messages", content: [{ type: "tool_use", id, name: "screenshot", input: {} }] });
+const screenshot = (id: string): ScriptStep => ({
+  endpoint: "messages",
+  content: [{ type: "tool_use", id, name: "screenshot", input: {} }],
+});
 const final = (text: string): ScriptStep => ({ endpoint: "messages", text });
 
-const blocks = (body: any): any[] => (body.messages as any[]).flatMap((m) => (typeof m.content === "string" ? [{ type: "text", text: m.content, role: m.role }] : m.content.map((b: any) => ({ ...b, role: m.role }))));
-const toolUseIds = (body: any): string[] => blocks(body).filter((b) => b.type === "tool_use").map((b) => b.id);
-const systemText = (body: any): string => (typeof body.system === "string" ? body.system : body.system?.map((b: any) => b.text).join(""));
+const blocks = (body: any): any[] =>
+  (body.messages as any[]).flatMap((m) =>
+    typeof m.content === "string"
+      ? [{ type: "text", text: m.content, role: m.role }]
+      : m.content.map((b: any) => ({ ...b, role: m.role })),
+  );
+const toolUseIds = (body: any): string[] =>
+  blocks(body)
+    .filter((b) => b.type === "tool_use")
+    .map((b) => b.id);
+const systemText = (body: any): string =>
+  typeof body.system === "string" ? body.system : body.system?.map((b: any) => b.text).join("");
 
 function stagehandPreset(file: string, forward: Record<string, unknown>): string {
   return narrowedPreset(file, (c) => {
     const m = { kind: "model" };
     c.env = { kind: "browser", tasks: ["admin-rename-site"] };
     c.options.maxForwardSteps = 8;
-    c.pairs = [{ name: "sh", forward: { kind: "stagehand", ...forward }, recovery: { ...m, format: "pyautogui" }, detector: m, selector: m, summarizer: m }];
+    c.pairs = [
+      {
+        name: "sh",
+        forward: { kind: "stagehand", ...forward },
+        recovery: { ...m, format: "pyautogui" },
+        detector: m,
+        selector: m,
+        summarizer: m,
+      },
+    ];
   });
 }
 
@@ -69,24 +93,59 @@ describe.runIf(tools.run)("forward: { kind: stagehand } in retrace run --env bro
     const server = await startRoleServer({
       forward: [
         // no-recovery episode: a screenshot (answered inside step 0), the typo, then the agent stops
-        screenshot("a_shot"), stagehandCall(click, "a_0"), stagehandCall(selectAll, "a_1"), stagehandCall(typo.actions[0], "a_2"), final("I renamed the site."),
+        screenshot("a_shot"),
+        stagehandCall(click, "a_0"),
+        stagehandCall(selectAll, "a_1"),
+        stagehandCall(typo.actions[0], "a_2"),
+        final("I renamed the site."),
         // recovery episode: the same start; after the recovery to R = 2 the right name, save, done
-        screenshot("b_shot"), stagehandCall(click, "b_0"), stagehandCall(selectAll, "b_1"), stagehandCall(typo.actions[0], "b_2"),
-        stagehandCall(typeName, "b_3"), stagehandCall(save, "b_4"), final("Renamed the site to Acme Support Portal and saved."),
+        screenshot("b_shot"),
+        stagehandCall(click, "b_0"),
+        stagehandCall(selectAll, "b_1"),
+        stagehandCall(typo.actions[0], "b_2"),
+        stagehandCall(typeName, "b_3"),
+        stagehandCall(save, "b_4"),
+        final("Renamed the site to Acme Support Portal and saved."),
       ],
-      detector: [ok, ok, { text: '{"off_track": true, "error_step": 2, "reason": "misspelled Support", "confidence": 0.95}' }],
+      detector: [
+        ok,
+        ok,
+        { text: '{"off_track": true, "error_step": 2, "reason": "misspelled Support", "confidence": 0.95}' },
+      ],
       selector: [{ text: '{"recovery_step": 2, "reason": "just before the typing, with the old name selected"}' }],
-      summarizer: [{ text: "TARGET STATE: the settings form with the whole site name field selected, nothing typed yet." }],
-      recoverer: [{ text: "Select the mistyped name again.\n```python\npyautogui.hotkey('ctrl', 'a')\n```" }, { text: "RESTORED" }],
+      summarizer: [
+        { text: "TARGET STATE: the settings form with the whole site name field selected, nothing typed yet." },
+      ],
+      recoverer: [
+        { text: "Select the mistyped name again.\n```python\npyautogui.hotkey('ctrl', 'a')\n```" },
+        { text: "RESTORED" },
+      ],
     });
     servers.push(server);
     process.env.RETRACE_TEST_MESSAGES_URL = server.url;
     const out = join(dir, "run");
-    const r = await cli("run", stagehandPreset(join(dir, "stagehand.json"), { module: agentModule, export: "agent" }), "--env", "browser", "--base-url", server.url, "--model", "scripted-vlm", "--out", out, "--workers", "1", "--quiet");
+    const r = await cli(
+      "run",
+      stagehandPreset(join(dir, "stagehand.json"), { module: agentModule, export: "agent" }),
+      "--env",
+      "browser",
+      "--base-url",
+      server.url,
+      "--model",
+      "scripted-vlm",
+      "--out",
+      out,
+      "--workers",
+      "1",
+      "--quiet",
+    );
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     server.verify();
-    const [baseline, recovery] = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultLine);
+    const [baseline, recovery] = readFileSync(join(out, "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as ResultLine);
     expect(baseline).toMatchObject({ condition: "sh.no-recovery", simulated: false, success: false });
     expect(recovery).toMatchObject({ condition: "sh.max-rec-1", simulated: false, success: true, recoveryAttempts: 1 });
     // Steps 0 and the screenshot answered inside it: two model calls; then one per step.
@@ -121,7 +180,10 @@ describe.runIf(tools.run)("forward: { kind: stagehand } in retrace run --env bro
     }
     expect(toolUseIds(rec[6])).toEqual(["b_shot", "b_0", "b_1", "b_3", "b_4"]);
     // Stagehand's own compression: only the two latest screenshot-bearing results keep their image.
-    const hasImage = (body: any, id: string) => blocks(body).find((b) => b.type === "tool_result" && b.tool_use_id === id).content.some((c: any) => c.type === "image");
+    const hasImage = (body: any, id: string) =>
+      blocks(body)
+        .find((b) => b.type === "tool_result" && b.tool_use_id === id)
+        .content.some((c: any) => c.type === "image");
     expect([hasImage(afterRestore, "b_shot"), hasImage(afterRestore, "b_0")]).toEqual([true, true]);
     expect([hasImage(rec[6], "b_shot"), hasImage(rec[6], "b_0"), hasImage(rec[6], "b_4")]).toEqual([false, true, true]);
   }, 300_000);
@@ -130,9 +192,23 @@ describe.runIf(tools.run)("forward: { kind: stagehand } in retrace run --env bro
     const server = await startRoleServer({ forward: [], detector: [], selector: [], summarizer: [], recoverer: [] });
     servers.push(server);
     const out = join(dir, "bad");
-    const r = await cli("run", stagehandPreset(join(dir, "bad.json"), { module: agentModule, export: "domAgent" }), "--env", "browser", "--base-url", server.url, "--model", "m", "--out", out, "--quiet");
+    const r = await cli(
+      "run",
+      stagehandPreset(join(dir, "bad.json"), { module: agentModule, export: "domAgent" }),
+      "--env",
+      "browser",
+      "--base-url",
+      server.url,
+      "--model",
+      "m",
+      "--out",
+      out,
+      "--quiet",
+    );
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/forward\.export: "domAgent" of .*web-agent\.ts is not a Stagehand AgentConfig: mode "dom" .*set mode: "hybrid"/);
+    expect(r.stderr).toMatch(
+      /forward\.export: "domAgent" of .*web-agent\.ts is not a Stagehand AgentConfig: mode "dom" .*set mode: "hybrid"/,
+    );
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     // The run stops at the first step: no result line, no model call of the agent.
     const results = join(out, "results.jsonl");
@@ -147,16 +223,24 @@ describe("stagehandForwardPolicy on SimDesk (the same agent, no browser)", () =>
     const desk = createSimDesk({ blobs });
     const task = getSimDeskTask("files-rename-draft");
     const observation = await desk.reset(task);
-    const use = (id: string, name: string, input: object): ScriptStep => ({ endpoint: "messages", content: [{ type: "tool_use", id, name, input }] });
+    const use = (id: string, name: string, input: object): ScriptStep => ({
+      endpoint: "messages",
+      content: [{ type: "tool_use", id, name, input }],
+    });
     const server = await startScriptedOpenAIServer({
       script: [
-        use("t_0", "think", { reasoning: "Open the file manager first." }), use("t_1", "ariaTree", {}), use("t_2", "wait", { timeMs: 500 }),
+        use("t_0", "think", { reasoning: "Open the file manager first." }),
+        use("t_1", "ariaTree", {}),
+        use("t_2", "wait", { timeMs: 500 }),
         use("t_3", "goto", { url: "https://example.com" }),
         ...Array.from({ length: 5 }, (_, k) => use(`s_${k}`, "screenshot", {})),
       ],
     });
     servers.push(server);
-    const policy = stagehandForwardPolicy({ mode: "hybrid", model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "k", baseURL: server.url } });
+    const policy = stagehandForwardPolicy({
+      mode: "hybrid",
+      model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "k", baseURL: server.url },
+    });
     const input = { task, history: [], observation, step: 0, tick: 0, blobs };
     const first = await policy.propose(input);
     expect(first.actions).toEqual([{ type: "WAIT", seconds: 0.5 }]);
@@ -164,7 +248,10 @@ describe("stagehandForwardPolicy on SimDesk (the same agent, no browser)", () =>
     const [, afterThink, afterTree] = server.requests.map((q) => blocks(q.body));
     expect(JSON.stringify(afterThink.find((b) => b.type === "tool_result"))).toContain("Open the file manager first.");
     expect(JSON.stringify(afterTree.filter((b) => b.type === "tool_result").at(-1))).toMatch(/Accessibility Tree:/);
-    expect(await policy.propose(input)).toMatchObject({ actions: [], failure: { kind: "unparseable", message: expect.stringMatching(/called goto/) } });
+    expect(await policy.propose(input)).toMatchObject({
+      actions: [],
+      failure: { kind: "unparseable", message: expect.stringMatching(/called goto/) },
+    });
     const stuck = await policy.propose(input);
     expect(stuck).toMatchObject({ actions: [], failure: { kind: "empty" } });
     expect(stuck.usage).toHaveLength(5);

@@ -20,7 +20,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { startStandInServer, type StandInServer, type StandInServerOptions } from "../../adapters/testing/stand-in/server.ts";
+import {
+  startStandInServer,
+  type StandInServer,
+  type StandInServerOptions,
+} from "../../adapters/testing/stand-in/server.ts";
 import type { ResultLine } from "../../experiments/runner/results-log.ts";
 import { mcnemarExact, pairOutcomes } from "../../src/metrics/paired.ts";
 import { cli } from "./helpers/model-roles.ts";
@@ -38,16 +42,29 @@ async function standIn(o: StandInServerOptions): Promise<StandInServer> {
 
 /** Short SimDesk tasks (5-6 plan steps) whose checkers fail a toggled Do-not-disturb or Location setting. */
 const TASKS = [
-  "settings-accent-green", "settings-defaults-back", "settings-dnd-previews", "settings-revert-location", "files-restore-context", "files-trash-menu",
-  "editor-append-notes", "editor-delete-first-line", "editor-replace-todo", "files-rename-draft", "sheet-fix-price", "files-copy-readme",
+  "settings-accent-green",
+  "settings-defaults-back",
+  "settings-dnd-previews",
+  "settings-revert-location",
+  "files-restore-context",
+  "files-trash-menu",
+  "editor-append-notes",
+  "editor-delete-first-line",
+  "editor-replace-todo",
+  "files-rename-draft",
+  "sheet-fix-price",
+  "files-copy-readme",
 ];
 const SEEDS = [0, 1, 2, 3];
 
 /** The models end-to-end preset, narrowed, with one pair per (name, options patch). */
 function preset(pairs: Array<[string, Record<string, unknown>]>): string {
-  const c = parseYaml(readFileSync(new URL("../../experiments/configs/models/end-to-end.yaml", import.meta.url), "utf8")) as Record<string, any>;
+  const c = parseYaml(
+    readFileSync(new URL("../../experiments/configs/models/end-to-end.yaml", import.meta.url), "utf8"),
+  ) as Record<string, any>;
   const base = c.pairs[0];
-  for (const role of ["forward", "recovery", "detector"]) Object.assign(base[role], { observation: "a11y_tree", temperature: role === "forward" ? 1 : 0.7 });
+  for (const role of ["forward", "recovery", "detector"])
+    Object.assign(base[role], { observation: "a11y_tree", temperature: role === "forward" ? 1 : 0.7 });
   c.env = { kind: "simdesk", tasks: TASKS };
   c.seeds = SEEDS;
   c.baseline = false;
@@ -60,14 +77,36 @@ function preset(pairs: Array<[string, Record<string, unknown>]>): string {
 }
 
 async function run(cfg: string, server: StandInServer, out: string): Promise<{ lines: ResultLine[]; stdout: string }> {
-  const r = await cli("run", cfg, "--base-url", server.url, "--model", "retrace-stand-in", "--out", out, "--quiet", "--workers", "2");
-  expect(r.stderr.split("\n").filter((l) => l.trim() && !/MaxListenersExceededWarning|--trace-warnings/.test(l))).toEqual([]);
+  const r = await cli(
+    "run",
+    cfg,
+    "--base-url",
+    server.url,
+    "--model",
+    "retrace-stand-in",
+    "--out",
+    out,
+    "--quiet",
+    "--workers",
+    "2",
+  );
+  expect(
+    r.stderr.split("\n").filter((l) => l.trim() && !/MaxListenersExceededWarning|--trace-warnings/.test(l)),
+  ).toEqual([]);
   expect(r.code).toBe(0);
-  return { lines: readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultLine), stdout: r.stdout };
+  return {
+    lines: readFileSync(join(out, "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as ResultLine),
+    stdout: r.stdout,
+  };
 }
 
 function outcomes(lines: ResultLine[], pair: string): Map<string, boolean> {
-  return new Map(lines.filter((l) => l.condition === `${pair}.max-rec-3`).map((l) => [`${l.task}/${l.seed}`, l.success] as const));
+  return new Map(
+    lines.filter((l) => l.condition === `${pair}.max-rec-3`).map((l) => [`${l.task}/${l.seed}`, l.success] as const),
+  );
 }
 const rate = (m: Map<string, boolean>) => [...m.values()].filter(Boolean).length / m.size;
 const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
@@ -82,7 +121,13 @@ describe("the stand-in's recovery contexts and post-cut state, through the model
     // A forward agent whose typical slip is a stray shortcut (a silent toggle the screen does not show);
     // no post-cut loss here (test/adapters/testing/stand-in/post-cut.int.test.ts measures it).
     // Everything but the context held fixed: a recoverer that does not slip, a detector without false alarms or misplaced steps.
-    const agent = { errorRate: 0.15, postCutErrorRate: 0, slipMix: { latent: 6, "premature-done": 0 }, recoveryErrorRate: 0, detector: { falseAlarm: 0, stepNoise: 0 } };
+    const agent = {
+      errorRate: 0.15,
+      postCutErrorRate: 0,
+      slipMix: { latent: 6, "premature-done": 0 },
+      recoveryErrorRate: 0,
+      detector: { falseAlarm: 0, stepNoise: 0 },
+    };
     const reads = await standIn(agent);
     const outA = join(dir, "reads");
     const { lines, stdout } = await run(preset(pairs), reads, outA);
@@ -90,7 +135,9 @@ describe("the stand-in's recovery contexts and post-cut state, through the model
     const none = outcomes(lines, "ctx-none");
     const c = pairOutcomes(e, none);
     const p = mcnemarExact(c.onlyA, c.onlyB);
-    log(`reads its context: 0-E ${pct(rate(e))} vs none ${pct(rate(none))} over ${c.n} (task, seed): ${c.onlyA} only with 0-E, ${c.onlyB} only with none, McNemar exact p=${p.toFixed(4)}`);
+    log(
+      `reads its context: 0-E ${pct(rate(e))} vs none ${pct(rate(none))} over ${c.n} (task, seed): ${c.onlyA} only with 0-E, ${c.onlyB} only with none, McNemar exact p=${p.toFixed(4)}`,
+    );
     const silent = reads.log.filter((l) => l.role === "recovery" && l.kind === "undo-silent").length;
     log(`recovery answers that undid a silent change read from the context: ${silent}`);
     expect(c.n).toBe(TASKS.length * SEEDS.length);
@@ -103,7 +150,11 @@ describe("the stand-in's recovery contexts and post-cut state, through the model
 
     // Every output of the run says simulated: results.jsonl, summary.json, the CLI's closing lines, the report.
     expect(lines.every((l) => l.simulated === true)).toBe(true);
-    const summary = JSON.parse(readFileSync(join(outA, "summary.json"), "utf8")) as { simulated: boolean; note: string; conditions: Array<{ simulated: boolean; tokens?: { total: { perEpisode: number } } }> };
+    const summary = JSON.parse(readFileSync(join(outA, "summary.json"), "utf8")) as {
+      simulated: boolean;
+      note: string;
+      conditions: Array<{ simulated: boolean; tokens?: { total: { perEpisode: number } } }>;
+    };
     expect(summary.simulated).toBe(true);
     expect(summary.note).toMatch(/^SIMULATED/);
     expect(summary.conditions.every((x) => x.simulated && (x.tokens?.total.perEpisode ?? 0) > 0)).toBe(true);
@@ -120,7 +171,9 @@ describe("the stand-in's recovery contexts and post-cut state, through the model
     const e2 = outcomes(blind, "ctx-0E");
     const none2 = outcomes(blind, "ctx-none");
     const c2 = pairOutcomes(e2, none2);
-    log(`ignores its context: 0-E ${pct(rate(e2))} vs none ${pct(rate(none2))}: ${c2.onlyA} only with 0-E, ${c2.onlyB} only with none, McNemar exact p=${mcnemarExact(c2.onlyA, c2.onlyB).toFixed(4)}`);
+    log(
+      `ignores its context: 0-E ${pct(rate(e2))} vs none ${pct(rate(none2))}: ${c2.onlyA} only with 0-E, ${c2.onlyB} only with none, McNemar exact p=${mcnemarExact(c2.onlyA, c2.onlyB).toFixed(4)}`,
+    );
     // Its answers are drawn from what it reads, so both contexts get the same answers and outcomes.
     expect(c2.n).toBe(c.n);
     expect(c2.onlyA + c2.onlyB).toBe(0);

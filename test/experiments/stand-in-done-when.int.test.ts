@@ -44,7 +44,9 @@ async function standIn(errorRate: number): Promise<StandInServer> {
 
 /** A models preset as shipped, pointed at the stand-in: a11y_tree on the roles that read screens, T = 0.7, then `patch`. */
 function modelsPreset(name: "end-to-end" | "ideal-recovery", patch: (c: Record<string, any>) => void): string {
-  const c = parseYaml(readFileSync(new URL(`../../experiments/configs/models/${name}.yaml`, import.meta.url), "utf8")) as Record<string, any>;
+  const c = parseYaml(
+    readFileSync(new URL(`../../experiments/configs/models/${name}.yaml`, import.meta.url), "utf8"),
+  ) as Record<string, any>;
   const screens = [c.forward, c.detector, ...(c.pairs ?? []).flatMap((p: any) => [p.forward, p.recovery, p.detector])];
   for (const s of screens) if (s?.kind === "model") Object.assign(s, { observation: "a11y_tree", temperature: 0.7 });
   patch(c);
@@ -54,16 +56,35 @@ function modelsPreset(name: "end-to-end" | "ideal-recovery", patch: (c: Record<s
 }
 
 async function run(cfg: string, server: StandInServer, out: string, ...extra: string[]) {
-  const r = await cli("run", cfg, "--base-url", server.url, "--model", "retrace-stand-in", "--out", out, "--quiet", ...extra);
+  const r = await cli(
+    "run",
+    cfg,
+    "--base-url",
+    server.url,
+    "--model",
+    "retrace-stand-in",
+    "--out",
+    out,
+    "--quiet",
+    ...extra,
+  );
   expect(r.stderr.split("\n").filter((l) => l.trim())).toEqual([]);
   expect(r.code).toBe(0);
   return r;
 }
 
-const linesOf = (out: string): ResultLine[] => readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultLine);
-const summaryOf = (out: string): ExperimentSummary => JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as ExperimentSummary;
+const linesOf = (out: string): ResultLine[] =>
+  readFileSync(join(out, "results.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as ResultLine);
+const summaryOf = (out: string): ExperimentSummary =>
+  JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as ExperimentSummary;
 /** The actions an episode executed, one string per step. */
-const actionsOf = (out: string, folder: string): string[] => (JSON.parse(readFileSync(join(out, folder, "trajectory.json"), "utf8")) as EpisodeRecord).trajectory.steps.map((s) => s.actions.map(formatAction).join("; "));
+const actionsOf = (out: string, folder: string): string[] =>
+  (JSON.parse(readFileSync(join(out, folder, "trajectory.json"), "utf8")) as EpisodeRecord).trajectory.steps.map((s) =>
+    s.actions.map(formatAction).join("; "),
+  );
 const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
 
 describe("issue 19 done-when, against the stand-in over HTTP", () => {
@@ -79,13 +100,17 @@ describe("issue 19 done-when, against the stand-in over HTTP", () => {
     const cache = join(dir, "cache-e2e");
     const out1 = join(dir, "draws-1");
     await run(cfg, server, out1, "--workers", "1", "--cache", "readwrite", "--cache-dir", cache);
-    const trajectories = [0, 1, 2].map((s) => JSON.stringify(actionsOf(out1, join("model.no-recovery", task, String(s)))));
+    const trajectories = [0, 1, 2].map((s) =>
+      JSON.stringify(actionsOf(out1, join("model.no-recovery", task, String(s)))),
+    );
     expect(new Set(trajectories).size).toBe(3);
     // Every request carried a draw identity as its seed (none drew from the server's own stream),
     // and the forward calls used many seeds: the three first requests (one prompt) got three draws.
     expect(server.log.length).toBeGreaterThan(0);
     expect(server.log.every((l) => l.seed.startsWith("request:"))).toBe(true);
-    expect(server.log.every((l) => l.temperature === 0.7 || l.role === "summarizer" || l.role === "selector")).toBe(true);
+    expect(server.log.every((l) => l.temperature === 0.7 || l.role === "summarizer" || l.role === "selector")).toBe(
+      true,
+    );
     const forwardSeeds = server.log.filter((l) => l.role === "forward").map((l) => l.seed);
     expect(new Set(forwardSeeds).size).toBe(forwardSeeds.length);
 
@@ -112,7 +137,10 @@ describe("issue 19 done-when, against the stand-in over HTTP", () => {
     const groups = new Map<string, string[]>();
     for (const c of conts) {
       const g = `${c.condition}/${c.task}/${c.seed}`;
-      groups.set(g, [...(groups.get(g) ?? []), JSON.stringify(actionsOf(out, join(c.condition, c.task, `${c.seed}-k${c.extra!.k}`)))]);
+      groups.set(g, [
+        ...(groups.get(g) ?? []),
+        JSON.stringify(actionsOf(out, join(c.condition, c.task, `${c.seed}-k${c.extra!.k}`))),
+      ]);
     }
     expect([...groups.values()].every((g) => g.length === 5)).toBe(true);
     const distinct = [...groups.values()].map((g) => new Set(g).size);
@@ -129,16 +157,23 @@ describe("issue 19 done-when, against the stand-in over HTTP", () => {
       expect(c.curve[4].rate).toBeGreaterThan(c.curve[0].rate);
     }
     // Its paired test: per (strategy, failed run), did any of k = 1..5 succeed vs did k = 1?
-    const atK = (K: number) => new Map<string, boolean>(conts.filter((c) => Number(c.extra!.k) <= K).map((c) => [`${c.condition}/${c.task}/${c.seed}`, false] as const));
-    const at5 = atK(5), at1 = atK(1);
-    for (const c of conts) if (c.success) {
-      const u = `${c.condition}/${c.task}/${c.seed}`;
-      at5.set(u, true);
-      if (Number(c.extra!.k) === 1) at1.set(u, true);
-    }
+    const atK = (K: number) =>
+      new Map<string, boolean>(
+        conts.filter((c) => Number(c.extra!.k) <= K).map((c) => [`${c.condition}/${c.task}/${c.seed}`, false] as const),
+      );
+    const at5 = atK(5),
+      at1 = atK(1);
+    for (const c of conts)
+      if (c.success) {
+        const u = `${c.condition}/${c.task}/${c.seed}`;
+        at5.set(u, true);
+        if (Number(c.extra!.k) === 1) at1.set(u, true);
+      }
     const counts = pairOutcomes(at5, at1);
     const v = mcnemarVerdict(counts);
-    log(`Success@5 vs Success@1, McNemar exact over ${counts.n} (strategy, failed run) units: ${counts.onlyA} vs ${counts.onlyB}, p=${mcnemarExact(counts.onlyA, counts.onlyB).toFixed(4)} -> ${v.kind}`);
+    log(
+      `Success@5 vs Success@1, McNemar exact over ${counts.n} (strategy, failed run) units: ${counts.onlyA} vs ${counts.onlyB}, p=${mcnemarExact(counts.onlyA, counts.onlyB).toFixed(4)} -> ${v.kind}`,
+    );
     expect(counts.onlyB).toBe(0);
     expect(counts.onlyA).toBeGreaterThan(0);
     expect(mcnemarExact(counts.onlyA, counts.onlyB)).toBeLessThan(1);
@@ -173,7 +208,9 @@ describe("issue 19 done-when, against the stand-in over HTTP", () => {
       const counts = pairOutcomes(outcomesOf(lines, cond), base);
       const p = mcnemarExact(counts.onlyA, counts.onlyB);
       const gain = rate(cond).rate - rate("model.no-recovery").rate;
-      log(`${cond}: ${pct(rate(cond).rate)} vs no recovery ${pct(rate("model.no-recovery").rate)} over ${counts.n} (task, seed): ${counts.onlyA} won only with recovery, ${counts.onlyB} only without, McNemar p=${p.toFixed(4)} -> ${mcnemarVerdict(counts).kind}`);
+      log(
+        `${cond}: ${pct(rate(cond).rate)} vs no recovery ${pct(rate("model.no-recovery").rate)} over ${counts.n} (task, seed): ${counts.onlyA} won only with recovery, ${counts.onlyB} only without, McNemar p=${p.toFixed(4)} -> ${mcnemarVerdict(counts).kind}`,
+      );
       if (gain > best.gain) best = { cap, p, gain };
     }
     // Since issue 28 the stand-in knows only its skill book and the request: recovery no longer wins
@@ -194,7 +231,9 @@ describe("issue 19 done-when, against the stand-in over HTTP", () => {
     const f6 = found.find((f) => /Finding 6/.test(f.claim))!;
     // Finding 6's claim follows the stand-in recoverer's measured recovery ability; a recoverer
     // measured weak gets no Finding 5 claim (the weak regime is Finding 6's), and that is said.
-    expect(f6.evidence).toMatch(/measured recovery ability \d\.\d\d over \d+ trajectories|recovery ability not measured/);
+    expect(f6.evidence).toMatch(
+      /measured recovery ability \d\.\d\d over \d+ trajectories|recovery ability not measured/,
+    );
     if (!f5.verdict) expect(f5.evidence).toMatch(/capable recoverer/);
     for (const f of [f5, f6].filter((x) => x.verdict)) {
       log(`${f.claim} ${verdictLabel(f)} | ${f.evidence}`);
@@ -206,7 +245,14 @@ describe("issue 19 done-when, against the stand-in over HTTP", () => {
   }, 400_000);
 });
 
-const IDEAL_TASKS = ["files-rename-draft", "editor-append-notes", "settings-dnd-previews", "sheet-sum-budget", "files-trash-two", "editor-replace-todo"];
+const IDEAL_TASKS = [
+  "files-rename-draft",
+  "editor-append-notes",
+  "settings-dnd-previews",
+  "sheet-sum-budget",
+  "files-trash-two",
+  "editor-replace-todo",
+];
 /**
  * The end-to-end sample (x 3 seeds x 3 conditions): 15 of the 24 tasks this test used to run -
  * the first 12 plus the 3 others that had a (task, seed) unit where recovery changed the outcome
@@ -215,10 +261,23 @@ const IDEAL_TASKS = ["files-rename-draft", "editor-append-notes", "settings-dnd-
  * max-rec-1 and max-rec-3 73% (1 vs 2 discordant units). Deterministic under the seeds.
  */
 const E2E_TASKS = [
-  "files-rename-draft", "editor-append-notes", "settings-dnd-previews", "sheet-sum-budget", "files-trash-two", "editor-replace-todo",
-  "files-new-folder-drag", "cross-budget-total-report", "settings-accent-green", "files-copy-readme", "editor-word-bank", "sheet-fix-price",
-  "files-restore-report", "files-rename-folder", "cross-quote-to-sheet",
+  "files-rename-draft",
+  "editor-append-notes",
+  "settings-dnd-previews",
+  "sheet-sum-budget",
+  "files-trash-two",
+  "editor-replace-todo",
+  "files-new-folder-drag",
+  "cross-budget-total-report",
+  "settings-accent-green",
+  "files-copy-readme",
+  "editor-word-bank",
+  "sheet-fix-price",
+  "files-restore-report",
+  "files-rename-folder",
+  "cross-quote-to-sheet",
 ];
-const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+const escapeHtml = (s: string) =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 /** The measured numbers, in the test's output (vitest shows console output). */
 const log = (line: string) => console.log(`[stand-in done-when] ${line}`);

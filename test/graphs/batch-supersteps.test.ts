@@ -27,8 +27,19 @@ function comparable(r: EpisodeResult): unknown {
   return JSON.parse(JSON.stringify(r, (k, v) => (k === "wallMs" || k === "envMs" ? undefined : v)));
 }
 
-async function episode(task: (typeof TASKS)[number], seed: number, mode: { checkpointer?: MemorySaver | false; stepsPerSuperstep?: number; phasesPerSuperstep?: number }) {
-  const agents = createSimAgents({ task, groundTruth: desk, seed, recoverer: "skilled", detector: "decent", forward: "sloppy" });
+async function episode(
+  task: (typeof TASKS)[number],
+  seed: number,
+  mode: { checkpointer?: MemorySaver | false; stepsPerSuperstep?: number; phasesPerSuperstep?: number },
+) {
+  const agents = createSimAgents({
+    task,
+    groundTruth: desk,
+    seed,
+    recoverer: "skilled",
+    detector: "decent",
+    forward: "sloppy",
+  });
   const events = new EpisodeEvents();
   const result = await runEpisode({
     task,
@@ -36,7 +47,9 @@ async function episode(task: (typeof TASKS)[number], seed: number, mode: { check
     options: { seed, maxRecoveryIterations: 3, restoration: "model" },
     checkpointer: mode.checkpointer ?? false,
     events,
-    ...(mode.stepsPerSuperstep !== undefined ? { knobs: { stepsPerSuperstep: mode.stepsPerSuperstep, phasesPerSuperstep: mode.phasesPerSuperstep } } : {}),
+    ...(mode.stepsPerSuperstep !== undefined
+      ? { knobs: { stepsPerSuperstep: mode.stepsPerSuperstep, phasesPerSuperstep: mode.phasesPerSuperstep } }
+      : {}),
   });
   return result;
 }
@@ -49,10 +62,18 @@ describe("batch supersteps", () => {
       for (const seed of [1, 2]) {
         const batch = await episode(task, seed, { checkpointer: false });
         const single = await episode(task, seed, { checkpointer: false, stepsPerSuperstep: 1, phasesPerSuperstep: 1 });
-        const fewPhases = await episode(task, seed, { checkpointer: false, stepsPerSuperstep: 2, phasesPerSuperstep: 3 });
+        const fewPhases = await episode(task, seed, {
+          checkpointer: false,
+          stepsPerSuperstep: 2,
+          phasesPerSuperstep: 3,
+        });
         const durable = await episode(task, seed, { checkpointer: new MemorySaver() });
         // an embedded graph may chain too: flat channels, a checkpoint per chain
-        const durableChained = await episode(task, seed, { checkpointer: new MemorySaver(), stepsPerSuperstep: 4, phasesPerSuperstep: 5 });
+        const durableChained = await episode(task, seed, {
+          checkpointer: new MemorySaver(),
+          stepsPerSuperstep: 4,
+          phasesPerSuperstep: 5,
+        });
         expect(comparable(batch)).toEqual(comparable(single));
         expect(comparable(batch)).toEqual(comparable(fewPhases));
         expect(comparable(batch)).toEqual(comparable(durable));
@@ -71,12 +92,28 @@ describe("batch supersteps", () => {
     let supersteps = 0;
     let recoveries = 0;
     for (const seed of [1, 2, 3]) {
-      const agents = createSimAgents({ task, groundTruth: desk, seed, recoverer: "skilled", detector: "decent", forward: "sloppy" });
-      const args = { components: { policy: agents.policy, env: desk, blobs, detector: agents.detector, recoverer: agents.recoverer }, options: { seed, maxRecoveryIterations: 3, restoration: "model" as const }, knobs: { stepsPerSuperstep: 32, phasesPerSuperstep: 64 } };
+      const agents = createSimAgents({
+        task,
+        groundTruth: desk,
+        seed,
+        recoverer: "skilled",
+        detector: "decent",
+        forward: "sloppy",
+      });
+      const args = {
+        components: { policy: agents.policy, env: desk, blobs, detector: agents.detector, recoverer: agents.recoverer },
+        options: { seed, maxRecoveryIterations: 3, restoration: "model" as const },
+        knobs: { stepsPerSuperstep: 32, phasesPerSuperstep: 64 },
+      };
       const phases: string[] = [];
       let result: EpisodeResult | null = null;
-      for await (const u of await batchRecoveryGraph().stream({ episode: initialGraphState(task) }, { ...batchConfig(args, { thread_id: `t${seed}`, recursionLimit: 100 }), streamMode: "updates" })) {
-        for (const [, v] of Object.entries(u as Record<string, { episode: { phase: string | null; result: EpisodeResult | null } }>)) {
+      for await (const u of await batchRecoveryGraph().stream(
+        { episode: initialGraphState(task) },
+        { ...batchConfig(args, { thread_id: `t${seed}`, recursionLimit: 100 }), streamMode: "updates" },
+      )) {
+        for (const [, v] of Object.entries(
+          u as Record<string, { episode: { phase: string | null; result: EpisodeResult | null } }>,
+        )) {
           phases.push(v.episode.phase ?? "?");
           result = v.episode.result ?? result;
         }
@@ -95,6 +132,8 @@ describe("batch supersteps", () => {
 
   it("refuses a stepsPerSuperstep that is not a whole number >= 1", async () => {
     const task = TASKS[0];
-    await expect(episode(task, 1, { stepsPerSuperstep: 0 })).rejects.toThrow(/^knobs\.stepsPerSuperstep must be a whole number >= 1, got 0$/);
+    await expect(episode(task, 1, { stepsPerSuperstep: 0 })).rejects.toThrow(
+      /^knobs\.stepsPerSuperstep must be a whole number >= 1, got 0$/,
+    );
   });
 });

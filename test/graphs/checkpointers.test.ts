@@ -3,7 +3,12 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemorySaver } from "@langchain/langgraph";
-import { createCheckpointer, createMemoryCheckpointer, parseCheckpointSpec, registerCheckpointerScheme } from "../../graphs/checkpointers.ts";
+import {
+  createCheckpointer,
+  createMemoryCheckpointer,
+  parseCheckpointSpec,
+  registerCheckpointerScheme,
+} from "../../graphs/checkpointers.ts";
 import { LazyCheckpointSaver } from "../../src/store/lazy-checkpointer.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { EpisodeEvents } from "../../src/runtime/events.ts";
@@ -20,17 +25,33 @@ describe("checkpointer specs", () => {
     expect(createCheckpointer("sqlite", { out })).toBe(sqlite);
     // a durable episode through the sqlite saver lands in <out>/checkpoints.sqlite
     const blobs = newBlobs();
-    const r = await runEpisode({ task: TOY_TASK, components: { policy: createToyPolicy({}), env: new ToyDesk(blobs), blobs, detector: createToyDetector(), recoverer: createToyRecoverer({}) }, threadId: "x", checkpointer: sqlite || undefined });
+    const r = await runEpisode({
+      task: TOY_TASK,
+      components: {
+        policy: createToyPolicy({}),
+        env: new ToyDesk(blobs),
+        blobs,
+        detector: createToyDetector(),
+        recoverer: createToyRecoverer({}),
+      },
+      threadId: "x",
+      checkpointer: sqlite || undefined,
+    });
     expect(r.success).toBe(true);
     expect(existsSync(join(out, "checkpoints.sqlite"))).toBe(true);
   });
 
   it("an unknown spec is a ConfigError naming --checkpoint and the choices; registered schemes are accepted", () => {
     expect(() => parseCheckpointSpec("redis")).toThrow(ConfigError);
-    expect(() => parseCheckpointSpec("redis")).toThrow(/--checkpoint: unknown checkpointer "redis" \(use none, memory, sqlite/);
+    expect(() => parseCheckpointSpec("redis")).toThrow(
+      /--checkpoint: unknown checkpointer "redis" \(use none, memory, sqlite/,
+    );
     expect(parseCheckpointSpec("sqlite:/tmp/x.sqlite")).toEqual({ scheme: "sqlite", rest: "/tmp/x.sqlite" });
     registerCheckpointerScheme("postgres", () => new MemorySaver());
-    expect(parseCheckpointSpec("postgres://u@localhost/db")).toEqual({ scheme: "postgres", rest: "postgres://u@localhost/db" });
+    expect(parseCheckpointSpec("postgres://u@localhost/db")).toEqual({
+      scheme: "postgres",
+      rest: "postgres://u@localhost/db",
+    });
   });
 
   it("the memory checkpointer opens LangGraph's MemorySaver on first use and delegates every call to it: a finished thread reads back, resumes to its result, and stores no key", async () => {
@@ -38,7 +59,13 @@ describe("checkpointer specs", () => {
     expect(saver).toBeInstanceOf(LazyCheckpointSaver);
     expect(saver.getNextVersion(undefined)).toBe(1); // not opened yet: LangGraph's integer versions
     const blobs = newBlobs();
-    const components = { policy: createToyPolicy({ slipTicks: [2] }), env: new ToyDesk(blobs), blobs, detector: createToyDetector(), recoverer: createToyRecoverer({}) };
+    const components = {
+      policy: createToyPolicy({ slipTicks: [2] }),
+      env: new ToyDesk(blobs),
+      blobs,
+      detector: createToyDetector(),
+      recoverer: createToyRecoverer({}),
+    };
     const task = { ...TOY_TASK, instruction: `${TOY_TASK.instruction} (key sk-live4f9a2b7c1d0e)` };
     const r = await runEpisode({ task, components, options: { freezeWindow: 1 }, threadId: "m", checkpointer: saver });
     expect(r.success).toBe(true);
@@ -63,7 +90,14 @@ describe("checkpointer specs", () => {
     const events = new EpisodeEvents();
     let steps = 0;
     events.on("step", () => steps++);
-    const again = await runEpisode({ task, components, options: { freezeWindow: 1 }, threadId: "m", checkpointer: saver, events });
+    const again = await runEpisode({
+      task,
+      components,
+      options: { freezeWindow: 1 },
+      threadId: "m",
+      checkpointer: saver,
+      events,
+    });
     expect(steps).toBe(0);
     expect(again.success).toBe(true);
     expect(again.accounting.recoveryAttempts).toBe(1);

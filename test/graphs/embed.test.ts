@@ -11,13 +11,27 @@ describe("embedding and wrapping", () => {
   it("the compiled recovery graph runs as a node of a user's own LangGraph", async () => {
     const blobs = newBlobs();
     const inner = await createRecoveryGraph({
-      components: { policy: createToyPolicy({ slipTicks: [2] }), env: new ToyDesk(blobs), blobs, detector: createToyDetector(), recoverer: createToyRecoverer() },
+      components: {
+        policy: createToyPolicy({ slipTicks: [2] }),
+        env: new ToyDesk(blobs),
+        blobs,
+        detector: createToyDetector(),
+        recoverer: createToyRecoverer(),
+      },
       options: { freezeWindow: 1 },
     });
-    const Parent = Annotation.Root({ task: Annotation<Task>(), result: Annotation<EpisodeResult>(), summary: Annotation<string>() });
+    const Parent = Annotation.Root({
+      task: Annotation<Task>(),
+      result: Annotation<EpisodeResult>(),
+      summary: Annotation<string>(),
+    });
     const parent = new StateGraph(Parent)
-      .addNode("retrace", async (s: typeof Parent.State) => ({ result: (await inner.invoke({ task: s.task })).result! }))
-      .addNode("report", (s: typeof Parent.State) => ({ summary: `${s.result.taskId}: ${s.result.success} after ${s.result.accounting.recoveryAttempts} recovery` }))
+      .addNode("retrace", async (s: typeof Parent.State) => ({
+        result: (await inner.invoke({ task: s.task })).result!,
+      }))
+      .addNode("report", (s: typeof Parent.State) => ({
+        summary: `${s.result.taskId}: ${s.result.success} after ${s.result.accounting.recoveryAttempts} recovery`,
+      }))
       .addEdge(START, "retrace")
       .addEdge("retrace", "report")
       .addEdge("report", END)
@@ -27,7 +41,11 @@ describe("embedding and wrapping", () => {
   });
 
   it("withRecovery wraps a policy once and runs episodes on any environment", async () => {
-    const agent = withRecovery(createToyPolicy({ slipTicks: [3] }), { detector: createToyDetector(), recoverer: createToyRecoverer(), freezeWindow: 2 });
+    const agent = withRecovery(createToyPolicy({ slipTicks: [3] }), {
+      detector: createToyDetector(),
+      recoverer: createToyRecoverer(),
+      freezeWindow: 2,
+    });
     expect(agent.options.freezeWindow).toBe(2);
     expect(agent.name).toBe("toy-policy+recovery");
     const blobs = newBlobs();
@@ -42,7 +60,9 @@ describe("embedding and wrapping", () => {
   });
 
   it("withRecovery rejects bad options up front, naming the field", () => {
-    expect(() => withRecovery(createToyPolicy(), { maxRecoveryIterations: -1 })).toThrow(/^withRecovery: option "maxRecoveryIterations" must be >= 0$/);
+    expect(() => withRecovery(createToyPolicy(), { maxRecoveryIterations: -1 })).toThrow(
+      /^withRecovery: option "maxRecoveryIterations" must be >= 0$/,
+    );
     expect(() => withRecovery(createToyPolicy(), { maxRecoveryIterations: -1 })).toThrow(ConfigError);
   });
 });

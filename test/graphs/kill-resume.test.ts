@@ -10,14 +10,30 @@ import { withoutTiming } from "../../src/runtime/accounting.ts";
 import type { EpisodeResult } from "../../src/episode.ts";
 import { EpisodeEvents } from "../../src/runtime/events.ts";
 import { TOY_TASK } from "./fixtures/toy.ts";
-import { RESUME_OPTIONS, SIMDESK_RESUME_TASK, resumeComponents, simdeskResumeComponents } from "./fixtures/resume-components.ts";
+import {
+  RESUME_OPTIONS,
+  SIMDESK_RESUME_TASK,
+  resumeComponents,
+  simdeskResumeComponents,
+} from "./fixtures/resume-components.ts";
 
 const CHILD = resolve(import.meta.dirname, "fixtures/resume-child.ts");
 
 /** Start the child episode and SIGKILL it once `killWhen` matches a line it printed. */
-function runAndKill(dbPath: string, threadId: string, blobDir: string, restoration: string, killWhen: (line: string) => boolean, envKind = "toy"): Promise<string[]> {
+function runAndKill(
+  dbPath: string,
+  threadId: string,
+  blobDir: string,
+  restoration: string,
+  killWhen: (line: string) => boolean,
+  envKind = "toy",
+): Promise<string[]> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, dbPath, threadId, blobDir, "40", restoration, envKind], { cwd: resolve(import.meta.dirname, "../.."), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", CHILD, dbPath, threadId, blobDir, "40", restoration, envKind],
+      { cwd: resolve(import.meta.dirname, "../.."), stdio: ["ignore", "pipe", "pipe"] },
+    );
     const lines: string[] = [];
     let buf = "";
     let stderr = "";
@@ -32,7 +48,11 @@ function runAndKill(dbPath: string, threadId: string, blobDir: string, restorati
       }
     });
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("exit", (code, signal) => (signal === "SIGKILL" ? res(lines) : rej(new Error(`child was not killed (exit ${code}): ${stderr || lines.join("|")}`))));
+    child.on("exit", (code, signal) =>
+      signal === "SIGKILL"
+        ? res(lines)
+        : rej(new Error(`child was not killed (exit ${code}): ${stderr || lines.join("|")}`)),
+    );
   });
 }
 
@@ -50,45 +70,63 @@ describe("kill and resume", () => {
     ["mid recovery", "model", (l: string) => l === "step recovery 4"],
     ["after a snapshot restoration", "snapshot", (l: string) => l === "step forward 6"],
     ["after a replay restoration", "replay", (l: string) => l === "step forward 8"],
-  ] as const)("an episode SIGKILLed %s (%s restoration) resumes from its SQLite checkpoint with the uninterrupted result", async (_when, restoration, killWhen) => {
-    const options = { ...RESUME_OPTIONS, restoration };
-    const dir = mkdtempSync(join(tmpdir(), "retrace-resume-"));
-    const baseline = await runEpisode({ task: TOY_TASK, components: resumeComponents(join(dir, "blobs-a"), 0), options });
-    expect(baseline.accounting.recoveryAttempts).toBeGreaterThan(0);
+  ] as const)(
+    "an episode SIGKILLed %s (%s restoration) resumes from its SQLite checkpoint with the uninterrupted result",
+    async (_when, restoration, killWhen) => {
+      const options = { ...RESUME_OPTIONS, restoration };
+      const dir = mkdtempSync(join(tmpdir(), "retrace-resume-"));
+      const baseline = await runEpisode({
+        task: TOY_TASK,
+        components: resumeComponents(join(dir, "blobs-a"), 0),
+        options,
+      });
+      expect(baseline.accounting.recoveryAttempts).toBeGreaterThan(0);
 
-    const db = join(dir, "ckpt.sqlite");
-    const lines = await runAndKill(db, "thread-1", join(dir, "blobs-b"), restoration, killWhen);
-    expect(lines.some((l) => l.startsWith("finished"))).toBe(false);
+      const db = join(dir, "ckpt.sqlite");
+      const lines = await runAndKill(db, "thread-1", join(dir, "blobs-b"), restoration, killWhen);
+      expect(lines.some((l) => l.startsWith("finished"))).toBe(false);
 
-    const events = new EpisodeEvents();
-    const resumedTicks: number[] = [];
-    events.on("step", (e) => resumedTicks.push(e.tick));
-    const resumed = await runEpisode({
-      events,
-      task: TOY_TASK,
-      components: resumeComponents(join(dir, "blobs-b"), 0),
-      options,
-      threadId: "thread-1",
-      checkpointer: createSqliteCheckpointer(db),
-    });
-    expect(comparable(resumed)).toEqual(comparable(baseline));
-    // it really resumed: the resumed process did not start from tick 1
-    const total = baseline.trajectory.steps.length;
-    expect(resumedTicks.length).toBeGreaterThan(0);
-    expect(resumedTicks.length).toBeLessThan(total);
-    expect(resumedTicks[0]).toBeGreaterThan(1);
-  });
+      const events = new EpisodeEvents();
+      const resumedTicks: number[] = [];
+      events.on("step", (e) => resumedTicks.push(e.tick));
+      const resumed = await runEpisode({
+        events,
+        task: TOY_TASK,
+        components: resumeComponents(join(dir, "blobs-b"), 0),
+        options,
+        threadId: "thread-1",
+        checkpointer: createSqliteCheckpointer(db),
+      });
+      expect(comparable(resumed)).toEqual(comparable(baseline));
+      // it really resumed: the resumed process did not start from tick 1
+      const total = baseline.trajectory.steps.length;
+      expect(resumedTicks.length).toBeGreaterThan(0);
+      expect(resumedTicks.length).toBeLessThan(total);
+      expect(resumedTicks[0]).toBeGreaterThan(1);
+    },
+  );
 
   it("a SimDesk episode with simulated agents SIGKILLed mid-way resumes in this process with the uninterrupted result", async () => {
     const dir = mkdtempSync(join(tmpdir(), "retrace-resume-sd-"));
     const options = { ...RESUME_OPTIONS, restoration: "model" as const };
-    const baseline = await runEpisode({ task: SIMDESK_RESUME_TASK, components: simdeskResumeComponents(join(dir, "a", "blobs"), 0), options });
+    const baseline = await runEpisode({
+      task: SIMDESK_RESUME_TASK,
+      components: simdeskResumeComponents(join(dir, "a", "blobs"), 0),
+      options,
+    });
     expect(baseline.accounting.recoveryAttempts).toBeGreaterThan(0);
     const recoveryTicks = baseline.trajectory.steps.filter((s) => s.role === "recovery").length;
     expect(recoveryTicks).toBeGreaterThan(0);
     const db = join(dir, "ckpt.sqlite");
     // kill during the first recovery attempt
-    const lines = await runAndKill(db, "sd-1", join(dir, "b", "blobs"), "model", (l) => l.startsWith("step recovery"), "simdesk");
+    const lines = await runAndKill(
+      db,
+      "sd-1",
+      join(dir, "b", "blobs"),
+      "model",
+      (l) => l.startsWith("step recovery"),
+      "simdesk",
+    );
     expect(lines.some((l) => l.startsWith("finished"))).toBe(false);
     const resumedTicks: number[] = [];
     const events = new EpisodeEvents();
@@ -112,23 +150,41 @@ class CrashingSaver extends MemorySaver {
   puts = 0;
   crashAt = -1;
   override async put(...args: Parameters<MemorySaver["put"]>) {
-    if (++this.puts === this.crashAt) throw new Error("simulated crash between saving a node's writes and its checkpoint");
+    if (++this.puts === this.crashAt)
+      throw new Error("simulated crash between saving a node's writes and its checkpoint");
     return super.put(...args);
   }
 }
 
 describe("resume between a node's saved writes and its checkpoint", () => {
   // The episode writes one checkpoint per forward step (act) plus the recovery nodes: about 24 in all.
-  it.each(Array.from({ length: 11 }, (_, k) => 2 + 2 * k))("a crash at checkpoint write %i resumes with the uninterrupted result", async (crashAt) => {
-    const dir = mkdtempSync(join(tmpdir(), "retrace-crash-"));
-    const options = { ...RESUME_OPTIONS, restoration: "model" as const };
-    const baseline = await runEpisode({ task: TOY_TASK, components: resumeComponents(join(dir, "a"), 0), options });
-    const saver = new CrashingSaver();
-    saver.crashAt = crashAt;
-    await expect(runEpisode({ task: TOY_TASK, components: resumeComponents(join(dir, "b"), 0), options, threadId: "t", checkpointer: saver })).rejects.toThrow(/simulated crash/);
-    saver.crashAt = -1;
-    const resumed = await runEpisode({ task: TOY_TASK, components: resumeComponents(join(dir, "b"), 0), options, threadId: "t", checkpointer: saver });
-    expect(comparable(resumed)).toEqual(comparable(baseline));
-    expect(saver.puts).toBeGreaterThan(crashAt);
-  });
+  it.each(Array.from({ length: 11 }, (_, k) => 2 + 2 * k))(
+    "a crash at checkpoint write %i resumes with the uninterrupted result",
+    async (crashAt) => {
+      const dir = mkdtempSync(join(tmpdir(), "retrace-crash-"));
+      const options = { ...RESUME_OPTIONS, restoration: "model" as const };
+      const baseline = await runEpisode({ task: TOY_TASK, components: resumeComponents(join(dir, "a"), 0), options });
+      const saver = new CrashingSaver();
+      saver.crashAt = crashAt;
+      await expect(
+        runEpisode({
+          task: TOY_TASK,
+          components: resumeComponents(join(dir, "b"), 0),
+          options,
+          threadId: "t",
+          checkpointer: saver,
+        }),
+      ).rejects.toThrow(/simulated crash/);
+      saver.crashAt = -1;
+      const resumed = await runEpisode({
+        task: TOY_TASK,
+        components: resumeComponents(join(dir, "b"), 0),
+        options,
+        threadId: "t",
+        checkpointer: saver,
+      });
+      expect(comparable(resumed)).toEqual(comparable(baseline));
+      expect(saver.puts).toBeGreaterThan(crashAt);
+    },
+  );
 });

@@ -19,17 +19,33 @@ const blobs = new BlobStore({ dir: join(mkdtempSync(join(tmpdir(), "retrace-over
 const desk = createSimDesk({ blobs });
 const TASKS = SIMDESK_TASKS.filter((t) => t.plan.length >= 6).slice(0, 5);
 
-async function episode(taskIndex: number, seed: number, detection: "sequential" | "overlapped", latency?: "model"): Promise<EpisodeResult> {
+async function episode(
+  taskIndex: number,
+  seed: number,
+  detection: "sequential" | "overlapped",
+  latency?: "model",
+): Promise<EpisodeResult> {
   const task = TASKS[taskIndex];
   const a = createSimAgents({ task, groundTruth: desk, seed, forward: "sloppy" });
-  const detector: ErrorDetector = latency ? { ...a.detector, name: a.detector.name, simulated: true, latency, detect: (i) => a.detector.detect(i) } : a.detector;
-  return runEpisode({ task, components: { policy: a.policy, env: desk, blobs, detector, recoverer: a.recoverer }, options: { seed, detection }, checkpointer: false });
+  const detector: ErrorDetector = latency
+    ? { ...a.detector, name: a.detector.name, simulated: true, latency, detect: (i) => a.detector.detect(i) }
+    : a.detector;
+  return runEpisode({
+    task,
+    components: { policy: a.policy, env: desk, blobs, detector, recoverer: a.recoverer },
+    options: { seed, detection },
+    checkpointer: false,
+  });
 }
 
 /** Everything but wall time and the discarded-proposal counter. */
 function comparable(r: EpisodeResult) {
   const { discardedProposals: _d, ...acc } = withoutTiming(r.accounting);
-  return { ...r, accounting: acc, trajectory: { ...r.trajectory, steps: r.trajectory.steps.map(({ envMs: _e, ...st }) => st) } };
+  return {
+    ...r,
+    accounting: acc,
+    trajectory: { ...r.trajectory, steps: r.trajectory.steps.map(({ envMs: _e, ...st }) => st) },
+  };
 }
 
 describe("overlapped detection", () => {
@@ -63,7 +79,11 @@ describe("overlapped detection", () => {
     const run = async (detection: "sequential" | "overlapped") => {
       const proposed: number[] = [];
       let alreadyAsked = 0;
-      const policy = { ...a.policy, name: a.policy.name, propose: (i: Parameters<typeof a.policy.propose>[0]) => (proposed.push(i.step), a.policy.propose(i)) };
+      const policy = {
+        ...a.policy,
+        name: a.policy.name,
+        propose: (i: Parameters<typeof a.policy.propose>[0]) => (proposed.push(i.step), a.policy.propose(i)),
+      };
       const detector: ErrorDetector = {
         name: "watching",
         simulated: true,
@@ -72,7 +92,12 @@ describe("overlapped detection", () => {
           return a.detector.detect(i);
         },
       };
-      const r = await runEpisode({ task, components: { policy, env: desk, blobs, detector, recoverer: a.recoverer }, options: { seed: 1, detection }, checkpointer: false });
+      const r = await runEpisode({
+        task,
+        components: { policy, env: desk, blobs, detector, recoverer: a.recoverer },
+        options: { seed: 1, detection },
+        checkpointer: false,
+      });
       return { alreadyAsked, calls: r.accounting.detectorCalls };
     };
     const seq = await run("sequential");
@@ -87,6 +112,16 @@ describe("overlapped detection", () => {
 async function runEpisodeAuto(taskIndex: number, seed: number, latency: "model" | undefined): Promise<EpisodeResult> {
   const task = TASKS[taskIndex];
   const a = createSimAgents({ task, groundTruth: desk, seed, forward: "sloppy" });
-  const detector: ErrorDetector = { name: a.detector.name, simulated: true, ...(latency ? { latency } : {}), detect: (i) => a.detector.detect(i) };
-  return runEpisode({ task, components: { policy: a.policy, env: desk, blobs, detector, recoverer: a.recoverer }, options: { seed }, checkpointer: false });
+  const detector: ErrorDetector = {
+    name: a.detector.name,
+    simulated: true,
+    ...(latency ? { latency } : {}),
+    detect: (i) => a.detector.detect(i),
+  };
+  return runEpisode({
+    task,
+    components: { policy: a.policy, env: desk, blobs, detector, recoverer: a.recoverer },
+    options: { seed },
+    checkpointer: false,
+  });
 }

@@ -23,22 +23,46 @@ describe("probe verifier in recovery episodes on SimDesk (simulated agents)", ()
     const env = withProbes(desk, { blobs });
     const probe = createProbeVerifier();
     const verdicts: string[] = [];
-    const verifier: StateVerifier = { name: probe.name, verify: async (i) => {
-      const v = await probe.verify(i);
-      verdicts.push(v.verdict);
-      return v;
-    } };
+    const verifier: StateVerifier = {
+      name: probe.name,
+      verify: async (i) => {
+        const v = await probe.verify(i);
+        verdicts.push(v.verdict);
+        return v;
+      },
+    };
     let judged = 0;
     let steps = 0;
     for (const task of SIMDESK_TASKS.filter((t) => t.plan.length >= 8).slice(0, 6)) {
-      const agents = createSimAgents({ task, groundTruth: desk, seed: 3, recoverer: "skilled", detector: "decent", forward: "sloppy" });
-      const res = await runEpisode({ task, components: { policy: agents.policy, env, blobs, recoverer: agents.recoverer, detector: agents.detector, verifier }, options: { seed: 3, maxRecoveryIterations: 2 } });
+      const agents = createSimAgents({
+        task,
+        groundTruth: desk,
+        seed: 3,
+        recoverer: "skilled",
+        detector: "decent",
+        forward: "sloppy",
+      });
+      const res = await runEpisode({
+        task,
+        components: {
+          policy: agents.policy,
+          env,
+          blobs,
+          recoverer: agents.recoverer,
+          detector: agents.detector,
+          verifier,
+        },
+        options: { seed: 3, maxRecoveryIterations: 2 },
+      });
       const executed = res.trajectory.steps.filter((s) => s.actions.length > 0);
       steps += executed.length;
       for (const s of executed) expect(s.probe, `step ${s.seq} of ${task.id}`).toMatch(/^[0-9a-f]{64}$/);
       for (const e of res.trajectory.events.filter((e) => e.kind === "recovery-end")) {
         if (/probe-verifier/.test(String(e.detail.reason))) judged++;
-        if (e.detail.restored) expect(String(e.detail.reason)).toMatch(/^restored claim confirmed by probe-verifier \(match\): all \d+ compared probe item\(s\) equal those recorded at step R/);
+        if (e.detail.restored)
+          expect(String(e.detail.reason)).toMatch(
+            /^restored claim confirmed by probe-verifier \(match\): all \d+ compared probe item\(s\) equal those recorded at step R/,
+          );
       }
     }
     expect(steps).toBeGreaterThan(20);

@@ -20,7 +20,13 @@ describe("recovery effect on SimDesk (simulated)", () => {
         { name: "no recovery", recoverer: null },
         { name: "skilled x3", recoverer: "skilled", options: { maxRecoveryIterations: 3 } },
         { name: "careful: no recovery", recoverer: null, forward: "careful" },
-        { name: "careful: weak x5 noisy", recoverer: "weak", detector: "noisy", forward: "careful", options: { maxRecoveryIterations: 5 } },
+        {
+          name: "careful: weak x5 noisy",
+          recoverer: "weak",
+          detector: "noisy",
+          forward: "careful",
+          options: { maxRecoveryIterations: 5 },
+        },
       ],
     });
     const [none, skilled, carefulNone, carefulWeak] = rows;

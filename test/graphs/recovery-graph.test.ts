@@ -9,7 +9,9 @@ import type { Detection, ErrorDetector } from "../../src/detector.ts";
 import type { StateVerifier } from "../../src/recovery.ts";
 import { TOY_TASK, ToyDesk, createToyDetector, createToyPolicy, createToyRecoverer, newBlobs } from "./fixtures/toy.ts";
 
-function setup(opts: { slipTicks?: number[]; skill?: number; detector?: ErrorDetector | null; pointerMoves?: boolean } = {}) {
+function setup(
+  opts: { slipTicks?: number[]; skill?: number; detector?: ErrorDetector | null; pointerMoves?: boolean } = {},
+) {
   const blobs = newBlobs();
   const env = new ToyDesk(blobs);
   const policy = createToyPolicy({ slipTicks: opts.slipTicks, pointerMoves: opts.pointerMoves });
@@ -46,22 +48,25 @@ describe("recovery graph on ToyDesk", () => {
     [0, 8, 0, "overlapped"],
     [1, 7, 1, "overlapped"],
     [5, 3, 5, "overlapped"],
-  ] as const)("with freeze window F=%i the detector is called exactly %i times (%i frozen), %s detection", async (F, calls, frozen, detection) => {
-    // Slip at tick 2 (step 2 types "x"): detection #3 fires, R = 1, two recovery steps (ticks 3, 4),
-    // then forward steps 1..5 (5 detect phases, the first F frozen) and DONE.
-    const s = setup({ slipTicks: [2] });
-    const r = await run(s, { freezeWindow: F, detection });
-    // overlapped: the proposal made alongside the firing detection is thrown away, nothing else
-    expect(r.accounting.discardedProposals).toBe(detection === "overlapped" ? 1 : 0);
-    expect(s.detector!.calls.length).toBe(calls);
-    expect(r.accounting.detectorCalls).toBe(calls);
-    expect(r.accounting.frozenSkipped).toBe(frozen);
-    expect(r.trajectory.steps.filter((x) => x.frozen).length).toBe(frozen);
-    expect(r.success).toBe(true);
-    // no detector call during the window: the calls after the recovery start at tick 5 + F
-    const afterRecovery = s.detector!.calls.filter((c) => c.tick > 4).map((c) => c.tick);
-    expect(afterRecovery.every((tick) => tick >= 6 + F)).toBe(true);
-  });
+  ] as const)(
+    "with freeze window F=%i the detector is called exactly %i times (%i frozen), %s detection",
+    async (F, calls, frozen, detection) => {
+      // Slip at tick 2 (step 2 types "x"): detection #3 fires, R = 1, two recovery steps (ticks 3, 4),
+      // then forward steps 1..5 (5 detect phases, the first F frozen) and DONE.
+      const s = setup({ slipTicks: [2] });
+      const r = await run(s, { freezeWindow: F, detection });
+      // overlapped: the proposal made alongside the firing detection is thrown away, nothing else
+      expect(r.accounting.discardedProposals).toBe(detection === "overlapped" ? 1 : 0);
+      expect(s.detector!.calls.length).toBe(calls);
+      expect(r.accounting.detectorCalls).toBe(calls);
+      expect(r.accounting.frozenSkipped).toBe(frozen);
+      expect(r.trajectory.steps.filter((x) => x.frozen).length).toBe(frozen);
+      expect(r.success).toBe(true);
+      // no detector call during the window: the calls after the recovery start at tick 5 + F
+      const afterRecovery = s.detector!.calls.filter((c) => c.tick > 4).map((c) => c.tick);
+      expect(afterRecovery.every((tick) => tick >= 6 + F)).toBe(true);
+    },
+  );
 
   it("judges the DONE step too with detectDone (the paper's: once per forward step), so a premature DONE starts a recovery", async () => {
     // Slip at tick 2 (recovery, then F=5 frozen steps 1..5) and at tick 9 (step 5 types "x" while
@@ -74,7 +79,9 @@ describe("recovery graph on ToyDesk", () => {
     const r = await run(judged, { freezeWindow: 5, detectDone: true });
     expect(r.accounting.recoveryAttempts).toBe(2);
     // the detection sits on the DONE step and the episode went on instead of ending there
-    const doneStep = r.trajectory.steps.find((x) => x.role === "forward" && x.actions.some((a) => a.type === "DONE") && x.detection?.isError);
+    const doneStep = r.trajectory.steps.find(
+      (x) => x.role === "forward" && x.actions.some((a) => a.type === "DONE") && x.detection?.isError,
+    );
     expect(doneStep?.detection).toMatchObject({ isError: true, errorStep: 5 });
     expect(r.trajectory.steps.indexOf(doneStep!)).toBeLessThan(r.trajectory.steps.length - 1);
     expect(r).toMatchObject({ success: true, stopReason: "done" });
@@ -86,7 +93,9 @@ describe("recovery graph on ToyDesk", () => {
   it("shows the paper's short transition string by default and retrace's detailed one when asked", async () => {
     const short = setup({ slipTicks: [3] });
     await run(short, { freezeWindow: 0 });
-    expect(short.policy.inputs.find((i) => i.notice)!.notice).toBe("Note: the environment has been recovered to the state it had at step 2.");
+    expect(short.policy.inputs.find((i) => i.notice)!.notice).toBe(
+      "Note: the environment has been recovered to the state it had at step 2.",
+    );
     const detailed = setup({ slipTicks: [3] });
     const r = await run(detailed, { freezeWindow: 0, transition: "detailed" });
     const notice = detailed.policy.inputs.find((i) => i.notice)!.notice!;
@@ -97,7 +106,10 @@ describe("recovery graph on ToyDesk", () => {
   });
 
   it("has no confidence gate by default (the paper's); minConfidence 0.5 is retrace's gated variant", async () => {
-    const unsure = (inner: ErrorDetector): ErrorDetector => ({ name: "unsure", detect: async (i) => ({ ...(await inner.detect(i)), confidence: 0.3 }) });
+    const unsure = (inner: ErrorDetector): ErrorDetector => ({
+      name: "unsure",
+      detect: async (i) => ({ ...(await inner.detect(i)), confidence: 0.3 }),
+    });
     const paper = setup({ slipTicks: [3] });
     paper.components.detector = unsure(createToyDetector());
     expect((await run(paper, { freezeWindow: 0 })).accounting.recoveryAttempts).toBe(1);
@@ -158,7 +170,8 @@ describe("recovery graph on ToyDesk", () => {
     let hashAtEnd: string | null = null;
     events.on("step", (e) => {
       // hash of o_{t+1}, first pass only
-      if (e.record.role === "forward" && !hashes.has(e.record.step + 1)) hashes.set(e.record.step + 1, s.env.stateHash());
+      if (e.record.role === "forward" && !hashes.has(e.record.step + 1))
+        hashes.set(e.record.step + 1, s.env.stateHash());
     });
     events.on("recovery-start", (e) => {
       expect(e.recoveryStep).toBe(3);
@@ -219,8 +232,22 @@ describe("recovery graph on ToyDesk", () => {
     const s2 = setup({ slipTicks: [3] });
     Object.assign(s2.env, { capabilities: { ...s2.env.capabilities, groundTruth: false } });
     let verifies = 0;
-    const verifier = { name: "strict", verify: async () => (verifies++, { verdict: "mismatch" as const, reason: "looks different", usage: [{ role: "verifier" as const, model: "m", inputTokens: 2, outputTokens: 1, latencyMs: 1 }] }) };
-    const r2 = await runEpisode({ task: TOY_TASK, components: { ...s2.components, verifier }, options: { restoration: "replay", freezeWindow: 0, replayRetries: 2, maxRecoveryIterations: 1 } });
+    const verifier = {
+      name: "strict",
+      verify: async () => (
+        verifies++,
+        {
+          verdict: "mismatch" as const,
+          reason: "looks different",
+          usage: [{ role: "verifier" as const, model: "m", inputTokens: 2, outputTokens: 1, latencyMs: 1 }],
+        }
+      ),
+    };
+    const r2 = await runEpisode({
+      task: TOY_TASK,
+      components: { ...s2.components, verifier },
+      options: { restoration: "replay", freezeWindow: 0, replayRetries: 2, maxRecoveryIterations: 1 },
+    });
     const end2 = r2.trajectory.events.find((e) => e.kind === "recovery-end")!;
     expect(verifies).toBe(2);
     expect(end2.detail.restored).toBe(false);
@@ -240,11 +267,22 @@ describe("recovery graph on ToyDesk", () => {
 
   it("snapshot restoration without a state hash follows the one confirmation rule: the verifier decides, else the restore is only claimed", async () => {
     const verdicts: Array<"match" | "mismatch"> = [];
-    for (const [verdict, expected] of [["match", "verifier"], ["mismatch", "refused"], [undefined, "claimed"]] as const) {
+    for (const [verdict, expected] of [
+      ["match", "verifier"],
+      ["mismatch", "refused"],
+      [undefined, "claimed"],
+    ] as const) {
       const s = setup({ slipTicks: [3], pointerMoves: true });
       Object.assign(s.env, { capabilities: { ...s.env.capabilities, groundTruth: false } }); // an environment with no ground-truth state hash
-      const verifier = verdict && { name: "v", verify: async () => (verdicts.push(verdict), { verdict, reason: "looked", usage: [] }) };
-      const r = await runEpisode({ task: TOY_TASK, components: { ...s.components, ...(verifier ? { verifier } : {}) }, options: { restoration: "snapshot", freezeWindow: 0, maxRecoveryIterations: 1 } });
+      const verifier = verdict && {
+        name: "v",
+        verify: async () => (verdicts.push(verdict), { verdict, reason: "looked", usage: [] }),
+      };
+      const r = await runEpisode({
+        task: TOY_TASK,
+        components: { ...s.components, ...(verifier ? { verifier } : {}) },
+        options: { restoration: "snapshot", freezeWindow: 0, maxRecoveryIterations: 1 },
+      });
       const end = r.trajectory.events.find((e) => e.kind === "recovery-end")!;
       expect(end.detail.confirmation, String(verdict)).toBe(expected);
       expect(end.detail.restored, String(verdict)).toBe(expected !== "refused");
@@ -284,15 +322,28 @@ describe("recovery graph on ToyDesk", () => {
   });
 
   it.each<[string, ErrorDetector["detect"]]>([
-    ["throws", async () => { throw new Error("model server down"); }],
+    [
+      "throws",
+      async () => {
+        throw new Error("model server down");
+      },
+    ],
     ["returns garbage", async () => ({ isError: "yes", errorStep: "two" }) as unknown as Detection],
-    ["returns an error step outside the history", async () => ({ isError: true, errorStep: 99, reason: "?", confidence: 1 })],
+    [
+      "returns an error step outside the history",
+      async () => ({ isError: true, errorStep: 99, reason: "?", confidence: 1 }),
+    ],
     ["returns nothing", async () => undefined as unknown as Detection],
     ["hangs past the timeout", () => new Promise<Detection>(() => {})],
   ])("a detector that %s neither stops nor derails the episode", async (_name, detect) => {
     const bad: ErrorDetector = { name: "bad", detect };
     const s = setup({ detector: bad });
-    const r = await runEpisode({ task: TOY_TASK, components: s.components, options: {}, knobs: { detectorTimeoutMs: 30 } });
+    const r = await runEpisode({
+      task: TOY_TASK,
+      components: s.components,
+      options: {},
+      knobs: { detectorTimeoutMs: 30 },
+    });
     const base = await run(setup({ detector: null }));
     expect(r.success).toBe(true);
     expect(r.accounting.detectorCalls).toBe(6);
@@ -321,7 +372,12 @@ describe("recovery graph on ToyDesk", () => {
       const events = new EpisodeEvents();
       const detections: number[] = [];
       events.on("detection", (e) => e.triggered && detections.push(e.detection.errorStep!));
-      await runEpisode({ task: TOY_TASK, components: { ...s.components, policy: stuck("stuck") }, options: { restoration: "replay", freezeWindow: 0, maxRecoveryIterations: 1 }, events });
+      await runEpisode({
+        task: TOY_TASK,
+        components: { ...s.components, policy: stuck("stuck") },
+        options: { restoration: "replay", freezeWindow: 0, maxRecoveryIterations: 1 },
+        events,
+      });
       expect(detections).toEqual([E]);
     }
   });
@@ -341,12 +397,28 @@ describe("recovery graph on ToyDesk", () => {
     const s = setup({ slipTicks: [2] });
     const events = new EpisodeEvents();
     const seen: string[] = [];
-    for (const name of ["detection", "selection", "recovery-start", "recovery-step", "recovery-end", "truncate", "episode-end"] as const) {
+    for (const name of [
+      "detection",
+      "selection",
+      "recovery-start",
+      "recovery-step",
+      "recovery-end",
+      "truncate",
+      "episode-end",
+    ] as const) {
       events.on(name, () => seen.push(name));
     }
     await run(s, { freezeWindow: 5 }, events);
     const firstRecovery = seen.slice(seen.indexOf("selection") - 1, seen.indexOf("truncate") + 1);
-    expect(firstRecovery).toEqual(["detection", "selection", "recovery-start", "recovery-step", "recovery-step", "recovery-end", "truncate"]);
+    expect(firstRecovery).toEqual([
+      "detection",
+      "selection",
+      "recovery-start",
+      "recovery-step",
+      "recovery-step",
+      "recovery-end",
+      "truncate",
+    ]);
     expect(seen.at(-1)).toBe("episode-end");
   });
 
@@ -364,7 +436,9 @@ describe("recovery graph on ToyDesk", () => {
     await expect(run(s, { recoveryBudget: 0 })).rejects.toThrow(/^runEpisode: option "recoveryBudget" must be >= 1$/);
     await expect(run(s, { recoveryBudget: 0 })).rejects.toBeInstanceOf(ConfigError);
     await expect(run(s, { restoration: "model", recoveryContext: "contextualized" })).rejects.toThrow(/summarizer/);
-    await expect(runEpisode({ task: TOY_TASK, components: { ...s.components, recoverer: undefined }, options: {} })).rejects.toThrow(/components.recoverer/);
+    await expect(
+      runEpisode({ task: TOY_TASK, components: { ...s.components, recoverer: undefined }, options: {} }),
+    ).rejects.toThrow(/components.recoverer/);
   });
 
   it("gives the recovery sub-agent the target observation and the chosen context", async () => {
@@ -384,8 +458,19 @@ describe("recovery graph on ToyDesk", () => {
     expect(s0.recoverer.inputs[0].context.history.map((h) => h.step)).toEqual([0, 1, 2, 3]);
     expect(s0.recoverer.inputs[0].context.history[3].actions).toEqual([{ type: "TYPING", text: "x" }]); // the wrong action a_E
     const s2 = setup({ slipTicks: [3] });
-    const summarizer = { name: "sum", summarize: async () => ({ summary: "typed a and b", prompt: "sum@1", usage: [{ role: "summarizer" as const, model: "m", inputTokens: 1, outputTokens: 1, latencyMs: 1 }] }) };
-    const r2 = await runEpisode({ task: TOY_TASK, components: { ...s2.components, summarizer }, options: { freezeWindow: 0, recoveryContext: "contextualized" } });
+    const summarizer = {
+      name: "sum",
+      summarize: async () => ({
+        summary: "typed a and b",
+        prompt: "sum@1",
+        usage: [{ role: "summarizer" as const, model: "m", inputTokens: 1, outputTokens: 1, latencyMs: 1 }],
+      }),
+    };
+    const r2 = await runEpisode({
+      task: TOY_TASK,
+      components: { ...s2.components, summarizer },
+      options: { freezeWindow: 0, recoveryContext: "contextualized" },
+    });
     expect(s2.recoverer.inputs[0].context).toEqual({ kind: "contextualized", history: [], summary: "typed a and b" });
     expect(r2.accounting.models.summarizer?.calls).toBe(1);
     expect(r2.prompts).toContain("sum@1");
@@ -394,21 +479,37 @@ describe("recovery graph on ToyDesk", () => {
   it("a verifier that rejects a restored claim keeps the sub-agent going within its budget", async () => {
     const s = setup({ slipTicks: [3] });
     let verifies = 0;
-    const verifier = { name: "v", verify: async () => ({ verdict: (++verifies === 1 ? "mismatch" : "match") as "mismatch" | "match", reason: "r" }) };
-    const r = await runEpisode({ task: TOY_TASK, components: { ...s.components, verifier }, options: { freezeWindow: 0 } });
+    const verifier = {
+      name: "v",
+      verify: async () => ({ verdict: (++verifies === 1 ? "mismatch" : "match") as "mismatch" | "match", reason: "r" }),
+    };
+    const r = await runEpisode({
+      task: TOY_TASK,
+      components: { ...s.components, verifier },
+      options: { freezeWindow: 0 },
+    });
     expect(verifies).toBe(2);
     expect(r.success).toBe(true);
   });
 
   it.each<[string, StateVerifier["verify"]]>([
     ["abstains", async () => ({ verdict: "abstain", reason: "cannot tell" })],
-    ["throws", async () => { throw new Error("verifier server down"); }],
+    [
+      "throws",
+      async () => {
+        throw new Error("verifier server down");
+      },
+    ],
     ["returns garbage", async () => ({ verdict: "yes" }) as unknown as Awaited<ReturnType<StateVerifier["verify"]>>],
   ])("a verifier that %s never confirms a restored claim (onAbstain: reject, the default)", async (_name, verify) => {
     const s = setup({ slipTicks: [3] });
     let calls = 0;
     const verifier: StateVerifier = { name: "v", verify: (i) => (calls++, verify(i)) };
-    const r = await runEpisode({ task: TOY_TASK, components: { ...s.components, verifier }, options: { freezeWindow: 0, maxRecoveryIterations: 1, recoveryBudget: 4 } });
+    const r = await runEpisode({
+      task: TOY_TASK,
+      components: { ...s.components, verifier },
+      options: { freezeWindow: 0, maxRecoveryIterations: 1, recoveryBudget: 4 },
+    });
     const end = r.trajectory.events.find((e) => e.kind === "recovery-end")!;
     expect(calls).toBeGreaterThan(0);
     expect(end.detail.restored).toBe(false);
@@ -418,7 +519,11 @@ describe("recovery graph on ToyDesk", () => {
   it("with onAbstain: ssim an abstention is decided by SSIM >= 0.99 against the target", async () => {
     const s = setup({ slipTicks: [3] });
     const verifier: StateVerifier = { name: "v", verify: async () => ({ verdict: "abstain", reason: "cannot tell" }) };
-    const r = await runEpisode({ task: TOY_TASK, components: { ...s.components, verifier }, options: { freezeWindow: 0, maxRecoveryIterations: 1, onAbstain: "ssim" } });
+    const r = await runEpisode({
+      task: TOY_TASK,
+      components: { ...s.components, verifier },
+      options: { freezeWindow: 0, maxRecoveryIterations: 1, onAbstain: "ssim" },
+    });
     const end = r.trajectory.events.find((e) => e.kind === "recovery-end")!;
     expect(end.detail.restored).toBe(true);
     expect(String(end.detail.reason)).toMatch(/onAbstain ssim: SSIM 1\.0000 >= 0\.99/);
@@ -432,7 +537,12 @@ describe("recovery graph on ToyDesk", () => {
     expect(strip(a)).toEqual(strip(b));
     expect(a.success).toBe(b.success);
     const s = setup({ slipTicks: [2, 7] });
-    const c = await runEpisode({ task: TOY_TASK, components: s.components, options: { freezeWindow: 1 }, checkpointer: false });
+    const c = await runEpisode({
+      task: TOY_TASK,
+      components: s.components,
+      options: { freezeWindow: 1 },
+      checkpointer: false,
+    });
     expect(strip(c)).toEqual(strip(a));
   });
 });

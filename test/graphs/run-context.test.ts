@@ -10,7 +10,8 @@ import { installLeanRunContext, leanRunContextInstalled, uninstallLeanRunContext
 
 /** The stored run tree's id, or "none" when the storage holds no run tree. */
 function runId(): string {
-  const store = AsyncLocalStorageProviderSingleton.getInstance().getStore() as { createChild?: unknown; id?: string } | undefined;
+  const store = AsyncLocalStorageProviderSingleton.getInstance().getStore() as
+    { createChild?: unknown; id?: string } | undefined;
   return typeof store?.createChild === "function" ? String(store.id) : "none";
 }
 
@@ -20,7 +21,9 @@ const S = Annotation.Root({ seen: Annotation<string[]>({ reducer: (a, b) => [...
 function graphs() {
   const inner = new StateGraph(S)
     .addNode("inner", () => {
-      return { seen: [`inner thread=${getConfig().configurable?.thread_id} var=${getContextVariable("probe")} run=${runId()}`] };
+      return {
+        seen: [`inner thread=${getConfig().configurable?.thread_id} var=${getContextVariable("probe")} run=${runId()}`],
+      };
     })
     .addEdge(START, "inner")
     .addEdge("inner", END)

@@ -26,13 +26,41 @@ afterAll(() => server.close());
 
 describe("selector fallbacks are counted", () => {
   it("counts every E-1 fallback of a failing LLM selector in accounting, the results line and summary.json", async () => {
-    const model = createOpenAIChatModel({ model: "scripted-vlm", blobs, baseURL: server.url, apiKey: "test-key", maxRetries: 0, timeoutMs: 10_000 });
+    const model = createOpenAIChatModel({
+      model: "scripted-vlm",
+      blobs,
+      baseURL: server.url,
+      apiKey: "test-key",
+      maxRetries: 0,
+      timeoutMs: 10_000,
+    });
     const selector = createLlmStepSelector({ model, historyImages: 1 });
     const lines: ResultLine[] = [];
-    let attempts = 0, fellBack = 0;
-    for (const [i, task] of SIMDESK_TASKS.filter((t) => t.plan.length >= 8).slice(0, 6).entries()) {
-      const agents = createSimAgents({ task, groundTruth: desk, seed: 1, recoverer: "skilled", detector: "decent", forward: "sloppy" });
-      const res = await runEpisode({ task, components: { policy: agents.policy, env: desk, blobs, recoverer: agents.recoverer, detector: agents.detector, selector }, options: { seed: 0, recoveryStep: "llm", maxRecoveryIterations: 2 } });
+    let attempts = 0,
+      fellBack = 0;
+    for (const [i, task] of SIMDESK_TASKS.filter((t) => t.plan.length >= 8)
+      .slice(0, 6)
+      .entries()) {
+      const agents = createSimAgents({
+        task,
+        groundTruth: desk,
+        seed: 1,
+        recoverer: "skilled",
+        detector: "decent",
+        forward: "sloppy",
+      });
+      const res = await runEpisode({
+        task,
+        components: {
+          policy: agents.policy,
+          env: desk,
+          blobs,
+          recoverer: agents.recoverer,
+          detector: agents.detector,
+          selector,
+        },
+        options: { seed: 0, recoveryStep: "llm", maxRecoveryIterations: 2 },
+      });
       attempts += res.accounting.recoveryAttempts;
       // E = 0 needs no model call (R = 0); every other selection asked the server and fell back
       const starts = res.trajectory.events.filter((e) => e.kind === "recovery-start");
@@ -40,7 +68,17 @@ describe("selector fallbacks are counted", () => {
       for (const e of asked) expect((e.detail.selection as { failure?: string }).failure).toMatch(/fell back to E-1/);
       expect(res.accounting.selectorFallbacks ?? 0).toBe(asked.length);
       fellBack += asked.length;
-      const line = { key: `c/${task.id}/0`, index: i, experiment: "x", condition: "c", task: task.id, seed: 0, status: "ok", envTries: 1, ...outcomeOf(res, null) } as ResultLine;
+      const line = {
+        key: `c/${task.id}/0`,
+        index: i,
+        experiment: "x",
+        condition: "c",
+        task: task.id,
+        seed: 0,
+        status: "ok",
+        envTries: 1,
+        ...outcomeOf(res, null),
+      } as ResultLine;
       expect(line.selectorFallbacks ?? 0).toBe(asked.length);
       lines.push(line);
     }

@@ -13,8 +13,18 @@ import type { EpisodeComponents, EpisodeResult, RecoveryOptionsInput } from "../
 import type { PolicyInput } from "../../src/policy.ts";
 import { EpisodeEvents, type SelectionEvent } from "../../src/runtime/events.ts";
 import { errorRandomStep } from "../../src/selectors/error-random.ts";
-import { SIMDESK_TASKS, createSimDesk, fullStateHash, type SimDesk, type SimDeskTask } from "../../adapters/environments/simdesk/index.ts";
-import { createSimAgents, type SimDetectorProfileName, type SimRecovererProfileName } from "../../adapters/policies/simulated/index.ts";
+import {
+  SIMDESK_TASKS,
+  createSimDesk,
+  fullStateHash,
+  type SimDesk,
+  type SimDeskTask,
+} from "../../adapters/environments/simdesk/index.ts";
+import {
+  createSimAgents,
+  type SimDetectorProfileName,
+  type SimRecovererProfileName,
+} from "../../adapters/policies/simulated/index.ts";
 
 const blobs = new BlobStore({ dir: join(mkdtempSync(join(tmpdir(), "retrace-simdesk-rt-")), "blobs") });
 const desk = createSimDesk({ blobs });
@@ -27,67 +37,112 @@ interface Rig {
   policyInputs: PolicyInput[];
 }
 
-function rig(task: SimDeskTask, seed: number, o: { recoverer?: SimRecovererProfileName; detector?: SimDetectorProfileName | ErrorDetector | null; forward?: "default" | "sloppy" } = {}): Rig {
-  const agents = createSimAgents({ task, groundTruth: desk, seed, recoverer: o.recoverer ?? "skilled", detector: typeof o.detector === "string" ? o.detector : "decent", forward: o.forward ?? "sloppy" });
+function rig(
+  task: SimDeskTask,
+  seed: number,
+  o: {
+    recoverer?: SimRecovererProfileName;
+    detector?: SimDetectorProfileName | ErrorDetector | null;
+    forward?: "default" | "sloppy";
+  } = {},
+): Rig {
+  const agents = createSimAgents({
+    task,
+    groundTruth: desk,
+    seed,
+    recoverer: o.recoverer ?? "skilled",
+    detector: typeof o.detector === "string" ? o.detector : "decent",
+    forward: o.forward ?? "sloppy",
+  });
   const detectorCalls: DetectorInput[] = [];
   const policyInputs: PolicyInput[] = [];
   const inner = o.detector && typeof o.detector === "object" ? o.detector : agents.detector;
-  const detector: ErrorDetector = { name: inner.name, simulated: true, detect: (i) => (detectorCalls.push(i), inner.detect(i)) };
-  const policy = { name: agents.policy.name, simulated: true, propose: (i: PolicyInput) => (policyInputs.push(i), agents.policy.propose(i)) };
-  return { env: desk, detectorCalls, policyInputs, components: { policy, env: desk, blobs, recoverer: agents.recoverer, ...(o.detector === null ? {} : { detector }) } };
+  const detector: ErrorDetector = {
+    name: inner.name,
+    simulated: true,
+    detect: (i) => (detectorCalls.push(i), inner.detect(i)),
+  };
+  const policy = {
+    name: agents.policy.name,
+    simulated: true,
+    propose: (i: PolicyInput) => (policyInputs.push(i), agents.policy.propose(i)),
+  };
+  return {
+    env: desk,
+    detectorCalls,
+    policyInputs,
+    components: { policy, env: desk, blobs, recoverer: agents.recoverer, ...(o.detector === null ? {} : { detector }) },
+  };
 }
 
-async function run(task: SimDeskTask, r: Rig, options: RecoveryOptionsInput, events?: EpisodeEvents): Promise<EpisodeResult> {
+async function run(
+  task: SimDeskTask,
+  r: Rig,
+  options: RecoveryOptionsInput,
+  events?: EpisodeEvents,
+): Promise<EpisodeResult> {
   return runEpisode({ task, components: r.components, options: { seed: 0, ...options }, events });
 }
 
 describe("recovery runtime on SimDesk (simulated agents)", () => {
-  it.each([0, 1, 5])("with F=%i the detector is silent for exactly F forward steps after each recovery and consulted otherwise", async (F) => {
-    let recoveries = 0;
-    for (const task of MEDIUM.slice(0, 4)) {
-      const r = rig(task, 1);
-      const res = await run(task, r, { freezeWindow: F, maxRecoveryIterations: 3 });
-      recoveries += res.accounting.recoveryAttempts;
-      const { steps, events } = res.trajectory;
-      expect(r.detectorCalls.length).toBe(res.accounting.detectorCalls);
-      expect(steps.filter((s) => s.detection).length).toBe(r.detectorCalls.length);
-      const forward = steps.filter((s) => s.role === "forward");
-      // walk the forward steps: after each recovery-end the next F forward steps are frozen
-      let frozenLeft = 0;
-      let attempts = 0;
-      const last = forward.at(-1)!;
-      for (const s of forward) {
-        const endsBefore = events.filter((e) => e.kind === "recovery-end" && e.afterSeq < s.seq).length;
-        if (endsBefore > attempts) {
-          attempts = endsBefore;
-          frozenLeft = F;
+  it.each([0, 1, 5])(
+    "with F=%i the detector is silent for exactly F forward steps after each recovery and consulted otherwise",
+    async (F) => {
+      let recoveries = 0;
+      for (const task of MEDIUM.slice(0, 4)) {
+        const r = rig(task, 1);
+        const res = await run(task, r, { freezeWindow: F, maxRecoveryIterations: 3 });
+        recoveries += res.accounting.recoveryAttempts;
+        const { steps, events } = res.trajectory;
+        expect(r.detectorCalls.length).toBe(res.accounting.detectorCalls);
+        expect(steps.filter((s) => s.detection).length).toBe(r.detectorCalls.length);
+        const forward = steps.filter((s) => s.role === "forward");
+        // walk the forward steps: after each recovery-end the next F forward steps are frozen
+        let frozenLeft = 0;
+        let attempts = 0;
+        const last = forward.at(-1)!;
+        for (const s of forward) {
+          const endsBefore = events.filter((e) => e.kind === "recovery-end" && e.afterSeq < s.seq).length;
+          if (endsBefore > attempts) {
+            attempts = endsBefore;
+            frozenLeft = F;
+          }
+          if (s === last && (res.stopReason === "done" || res.stopReason === "fail" || res.stopReason === "max-steps"))
+            break;
+          if (attempts >= 3) {
+            // retry cap spent: the detector is never consulted again
+            expect(s.detection).toBeUndefined();
+          } else if (frozenLeft > 0) {
+            expect(s.frozen).toBe(true);
+            expect(s.detection).toBeUndefined();
+            frozenLeft--;
+          } else {
+            expect(s.frozen).toBeUndefined();
+            expect(s.detection).toBeDefined();
+          }
         }
-        if (s === last && (res.stopReason === "done" || res.stopReason === "fail" || res.stopReason === "max-steps")) break;
-        if (attempts >= 3) {
-          // retry cap spent: the detector is never consulted again
-          expect(s.detection).toBeUndefined();
-        } else if (frozenLeft > 0) {
-          expect(s.frozen).toBe(true);
-          expect(s.detection).toBeUndefined();
-          frozenLeft--;
-        } else {
-          expect(s.frozen).toBeUndefined();
-          expect(s.detection).toBeDefined();
-        }
+        expect(res.accounting.frozenSkipped).toBe(forward.filter((s) => s.frozen).length);
       }
-      expect(res.accounting.frozenSkipped).toBe(forward.filter((s) => s.frozen).length);
-    }
-    expect(recoveries).toBeGreaterThan(0);
-  });
+      expect(recoveries).toBeGreaterThan(0);
+    },
+  );
 
   it("never exceeds the recovery budget, the retry cap or the forward budget", async () => {
     let attempts = 0;
     for (const task of SIMDESK_TASKS.slice(0, 10)) {
-      const res = await run(task, rig(task, 2, { recoverer: "weak", detector: "noisy" }), { freezeWindow: 1, maxRecoveryIterations: 2, recoveryBudget: 3, maxForwardSteps: 25 });
+      const res = await run(task, rig(task, 2, { recoverer: "weak", detector: "noisy" }), {
+        freezeWindow: 1,
+        maxRecoveryIterations: 2,
+        recoveryBudget: 3,
+        maxForwardSteps: 25,
+      });
       attempts += res.accounting.recoveryAttempts;
       expect(res.accounting.recoveryAttempts).toBeLessThanOrEqual(2);
       expect(res.accounting.forwardSteps).toBeLessThanOrEqual(25);
-      for (const a of [1, 2]) expect(res.trajectory.steps.filter((s) => s.role === "recovery" && s.attempt === a).length).toBeLessThanOrEqual(3);
+      for (const a of [1, 2])
+        expect(res.trajectory.steps.filter((s) => s.role === "recovery" && s.attempt === a).length).toBeLessThanOrEqual(
+          3,
+        );
       expect(res.accounting.recoverySteps).toBe(res.trajectory.steps.filter((s) => s.role === "recovery").length);
     }
     expect(attempts).toBeGreaterThan(5);
@@ -117,24 +172,27 @@ describe("recovery runtime on SimDesk (simulated agents)", () => {
     expect(checked).toBeGreaterThan(0);
   });
 
-  it.each(["zero", "error-minus-1", "error-random"] as const)("the %s selector picks the right recovery step", async (strategy) => {
-    const seen: SelectionEvent[] = [];
-    for (const task of MEDIUM.slice(0, 5)) {
-      const events = new EpisodeEvents();
-      events.on("selection", (e) => seen.push(e));
-      await run(task, rig(task, 4), { recoveryStep: strategy, seed: 4 }, events);
-    }
-    expect(seen.length).toBeGreaterThan(0);
-    for (const s of seen) {
-      const E = s.errorStep;
-      if (strategy === "zero") expect(s.recoveryStep).toBe(0);
-      if (strategy === "error-minus-1") expect(s.recoveryStep).toBe(Math.max(0, E - 1));
-      if (strategy === "error-random") {
-        expect(s.recoveryStep).toBe(errorRandomStep(4, `${s.taskId}/4`, E));
-        expect(s.recoveryStep).toBeLessThanOrEqual(Math.max(0, E - 1));
+  it.each(["zero", "error-minus-1", "error-random"] as const)(
+    "the %s selector picks the right recovery step",
+    async (strategy) => {
+      const seen: SelectionEvent[] = [];
+      for (const task of MEDIUM.slice(0, 5)) {
+        const events = new EpisodeEvents();
+        events.on("selection", (e) => seen.push(e));
+        await run(task, rig(task, 4), { recoveryStep: strategy, seed: 4 }, events);
       }
-    }
-  });
+      expect(seen.length).toBeGreaterThan(0);
+      for (const s of seen) {
+        const E = s.errorStep;
+        if (strategy === "zero") expect(s.recoveryStep).toBe(0);
+        if (strategy === "error-minus-1") expect(s.recoveryStep).toBe(Math.max(0, E - 1));
+        if (strategy === "error-random") {
+          expect(s.recoveryStep).toBe(errorRandomStep(4, `${s.taskId}/4`, E));
+          expect(s.recoveryStep).toBeLessThanOrEqual(Math.max(0, E - 1));
+        }
+      }
+    },
+  );
 
   it("the llm strategy asks the injected selector (the simulated stand-in) and keeps R within 0..E", async () => {
     const seen: SelectionEvent[] = [];
@@ -142,10 +200,19 @@ describe("recovery runtime on SimDesk (simulated agents)", () => {
     for (const task of MEDIUM.slice(0, 4)) {
       const r = rig(task, 4);
       const agents = createSimAgents({ task, groundTruth: desk, seed: 4 });
-      const selector = { name: agents.selector.name, simulated: true, select: (i: Parameters<typeof agents.selector.select>[0]) => (asked++, agents.selector.select(i)) };
+      const selector = {
+        name: agents.selector.name,
+        simulated: true,
+        select: (i: Parameters<typeof agents.selector.select>[0]) => (asked++, agents.selector.select(i)),
+      };
       const events = new EpisodeEvents();
       events.on("selection", (e) => seen.push(e));
-      await runEpisode({ task, components: { ...r.components, selector }, options: { recoveryStep: "llm", seed: 4 }, events });
+      await runEpisode({
+        task,
+        components: { ...r.components, selector },
+        options: { recoveryStep: "llm", seed: 4 },
+        events,
+      });
     }
     expect(seen.length).toBeGreaterThan(0);
     expect(asked).toBe(seen.length);
@@ -175,7 +242,12 @@ describe("recovery runtime on SimDesk (simulated agents)", () => {
   });
 
   it.each<[string, ErrorDetector["detect"]]>([
-    ["throws", async () => { throw new Error("detector endpoint down"); }],
+    [
+      "throws",
+      async () => {
+        throw new Error("detector endpoint down");
+      },
+    ],
     ["returns garbage", async () => ({ verdict: "off track" }) as unknown as Detection],
   ])("a detector that %s does not stop or derail the episode", async (_n, detect) => {
     for (const task of MEDIUM.slice(0, 3)) {

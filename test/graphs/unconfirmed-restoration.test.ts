@@ -14,8 +14,18 @@ async function run(skill: number, options: RecoveryOptionsInput, recoveryBudget 
   const blobs = newBlobs();
   const env = new ToyDesk(blobs);
   const policy = createToyPolicy({ slipTicks: [3] });
-  const components: EpisodeComponents = { policy, env, blobs, recoverer: createToyRecoverer({ skill }), detector: createToyDetector() };
-  const result = await runEpisode({ task: TOY_TASK, components, options: { freezeWindow: 0, maxRecoveryIterations: 1, recoveryBudget, ...options } });
+  const components: EpisodeComponents = {
+    policy,
+    env,
+    blobs,
+    recoverer: createToyRecoverer({ skill }),
+    detector: createToyDetector(),
+  };
+  const result = await runEpisode({
+    task: TOY_TASK,
+    components,
+    options: { freezeWindow: 0, maxRecoveryIterations: 1, recoveryBudget, ...options },
+  });
   const truncate = result.trajectory.events.find((e) => e.kind === "truncate")!;
   const end = result.trajectory.events.find((e) => e.kind === "recovery-end")!;
   // The first proposal after the recovery is the one with a notice.
@@ -42,10 +52,16 @@ describe("unconfirmedRestoration in the graph runtime", () => {
   it("disclose-and-keep keeps the whole history and says the return to R could not be confirmed", async () => {
     const { truncate, end, after, result } = await run(0, {});
     expect(end.detail.restored).toBe(false);
-    expect(truncate.detail).toMatchObject({ restored: false, kept: true, notice: "post-restoration.unconfirmed-kept@1" });
+    expect(truncate.detail).toMatchObject({
+      restored: false,
+      kept: true,
+      notice: "post-restoration.unconfirmed-kept@1",
+    });
     expect(truncate.detail.to).toBe(truncate.detail.from);
     expect(after.history).toHaveLength(truncate.detail.from as number);
-    expect(after.notice).toMatch(/step 3 went off track\. An attempt to return the environment to the state it had at step 2 could not be confirmed, so your history was kept/);
+    expect(after.notice).toMatch(
+      /step 3 went off track\. An attempt to return the environment to the state it had at step 2 could not be confirmed, so your history was kept/,
+    );
     expect(after.notice).not.toMatch(/has been recovered/);
     expect(result.prompts).toContain("post-restoration.unconfirmed-kept@1");
   });

@@ -36,8 +36,21 @@ async function recoveryRequest(recoveryContext: RecoveryContextKind) {
   const blobs = tempBlobs();
   const env = createSimDesk({ blobs });
   const later: Action[] = [3, 4, 5].map((i) => ({ type: "MOVE_TO", x: 30 + i, y: 40 + i }) as Action);
-  const fwd = await scriptedModel(blobs, [answer(task.plan[0]), answer(task.plan[1]), answer(mistake.actions[0]), ...later.map(answer), { text: "DONE" }]);
-  const det = await scriptedModel(blobs, [onTrack, onTrack, onTrack, onTrack, onTrack, { text: '{"off_track": true, "error_step": 2, "reason": "selected notes.txt", "confidence": 0.9}' }]);
+  const fwd = await scriptedModel(blobs, [
+    answer(task.plan[0]),
+    answer(task.plan[1]),
+    answer(mistake.actions[0]),
+    ...later.map(answer),
+    { text: "DONE" },
+  ]);
+  const det = await scriptedModel(blobs, [
+    onTrack,
+    onTrack,
+    onTrack,
+    onTrack,
+    onTrack,
+    { text: '{"off_track": true, "error_step": 2, "reason": "selected notes.txt", "confidence": 0.9}' },
+  ]);
   const rec = await scriptedModel(blobs, [{ text: "RESTORED" }]);
   servers.push(fwd.server, det.server, rec.server);
   const result = await runEpisode({
@@ -49,7 +62,14 @@ async function recoveryRequest(recoveryContext: RecoveryContextKind) {
       detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }),
       recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 10 }),
     },
-    options: { recoveryStep: "error-minus-1", restoration: "model", recoveryContext, maxRecoveryIterations: 1, recoveryBudget: 2, detection: "sequential" },
+    options: {
+      recoveryStep: "error-minus-1",
+      restoration: "model",
+      recoveryContext,
+      maxRecoveryIterations: 1,
+      recoveryBudget: 2,
+      detection: "sequential",
+    },
   });
   fwd.server.verify();
   det.server.verify();
@@ -66,7 +86,8 @@ describe("the recovery sub-agent's 0-E context in the runtime (E < t-1)", () => 
     expect(text).toContain("Earlier run, steps 0 to 5:");
     expect(text).toContain("history up to the current screen (6 step(s)");
     expect(text).toMatch(/Step 2 action: CLICK\(/); // the wrong action a_E
-    for (const [i, a] of later.entries()) expect(text).toContain(`Step ${i + 3} action: MOVE_TO(${a.type === "MOVE_TO" ? `${a.x},${a.y}` : ""})`);
+    for (const [i, a] of later.entries())
+      expect(text).toContain(`Step ${i + 3} action: MOVE_TO(${a.type === "MOVE_TO" ? `${a.x},${a.y}` : ""})`);
     // target o_1, the six history screenshots (historyImages 10 covers them all), the current screen
     expect(request.images).toHaveLength(8);
   });

@@ -20,22 +20,28 @@ export interface CliProc {
 
 /** Start `retrace ...args`. */
 export function retrace(args: string[], env: NodeJS.ProcessEnv = {}): CliProc {
-  const proc = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, RETRACE_LOG_LEVEL: "error", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, RETRACE_LOG_LEVEL: "error", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const lines: string[] = [];
   const waiters: Array<{ re: RegExp; resolve: (l: string) => void }> = [];
   const onData = (buf: Buffer) => {
     for (const l of buf.toString().split("\n")) {
       if (!l) continue;
       lines.push(l);
-      for (const w of [...waiters]) if (w.re.test(l)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(l);
-      }
+      for (const w of [...waiters])
+        if (w.re.test(l)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(l);
+        }
     }
   };
   proc.stdout!.on("data", onData);
   proc.stderr!.on("data", onData);
-  const exited = new Promise<number | string>((resolve) => proc.on("exit", (code, signal) => resolve(code ?? signal ?? "?")));
+  const exited = new Promise<number | string>((resolve) =>
+    proc.on("exit", (code, signal) => resolve(code ?? signal ?? "?")),
+  );
   return {
     proc,
     lines,
@@ -44,7 +50,11 @@ export function retrace(args: string[], env: NodeJS.ProcessEnv = {}): CliProc {
       const seen = lines.find((l) => re.test(l));
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`no line matching ${re} within ${timeoutMs} ms; got:\n${lines.slice(-15).join("\n")}`)), timeoutMs);
+        const t = setTimeout(
+          () =>
+            reject(new Error(`no line matching ${re} within ${timeoutMs} ms; got:\n${lines.slice(-15).join("\n")}`)),
+          timeoutMs,
+        );
         waiters.push({ re, resolve: (l) => (clearTimeout(t), resolve(l)) });
       });
     },

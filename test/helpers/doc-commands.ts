@@ -24,7 +24,13 @@ export interface DocCommand {
 }
 
 /** The markdown files the test reads: README.md and docs/*.md. */
-export const DOC_FILES = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => join("docs", f))];
+export const DOC_FILES = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .map((f) => join("docs", f)),
+];
 
 const lineAt = (text: string, index: number) => text.slice(0, index).split("\n").length;
 
@@ -38,9 +44,18 @@ export function commandsIn(file: string): DocCommand[] {
     let offset = m.index!;
     // Continuation lines (`\` at the end) belong to the line they continue.
     for (const raw of m[0].split(/(?<!\\)\n/)) {
-      const line = raw.replace(/\\\n\s*/g, " ").replace(/\s+#.*$/, "").trim();
+      const line = raw
+        .replace(/\\\n\s*/g, " ")
+        .replace(/\s+#.*$/, "")
+        .trim();
       const at = line.indexOf("npx retrace");
-      if (at >= 0) out.push({ file, line: lineAt(text, offset), text: line.slice(at).split(/\s+(&&|\|\||;)\s+/)[0], inline: false });
+      if (at >= 0)
+        out.push({
+          file,
+          line: lineAt(text, offset),
+          text: line.slice(at).split(/\s+(&&|\|\||;)\s+/)[0],
+          inline: false,
+        });
       offset += raw.length + 1;
     }
   }
@@ -83,14 +98,40 @@ export const isPlaceholder = (t: string) => /^[A-Z][A-Z_]+$/.test(t) || t === ".
  * one command (the test checks), so the list cannot go stale silently.
  */
 export const NEEDS: Array<{ match: RegExp; reason: string }> = [
-  { match: /^npx retrace stand-in\b/, reason: "is a server that serves until Ctrl-C (test/adapters/testing/stand-in/cli.int.test.ts starts and stops it)" },
-  { match: /^npx retrace worker\b|--queue\b/, reason: "needs Redis and PostgreSQL (test/experiments/distributed/ runs them on private servers)" },
-  { match: /^npx retrace (status|cancel)\b/, reason: "reads a distributed run's queue.json and needs Redis and PostgreSQL" },
-  { match: /--env x11\b/, reason: "needs a model endpoint and an X11 desktop (test/experiments/models-x11.int.test.ts)" },
-  { match: /--base-url\b|--policy\b|experiments\/configs\/models\//, reason: "needs a model endpoint (--base-url); the model path runs against scripted servers in test/experiments/models-*.int.test.ts and the stand-in in stand-in-done-when.int.test.ts" },
-  { match: /^npx retrace (report|label-sample) runs\/(qwen-e2e|reval)\b/, reason: "reads the output of a model-backed command above it" },
-  { match: /^npx retrace osworld-check\b/, reason: "needs a Docker engine and the desktop image (test/adapters/environments/osworld/osworld-api-docker.int.test.ts checks a seeded sample of 10 tasks)" },
-  { match: /^npx retrace demo\b/, reason: "the tiny demo takes ~40 s; test/experiments/demo.int.test.ts runs it (runDemo, the command's body)" },
+  {
+    match: /^npx retrace stand-in\b/,
+    reason: "is a server that serves until Ctrl-C (test/adapters/testing/stand-in/cli.int.test.ts starts and stops it)",
+  },
+  {
+    match: /^npx retrace worker\b|--queue\b/,
+    reason: "needs Redis and PostgreSQL (test/experiments/distributed/ runs them on private servers)",
+  },
+  {
+    match: /^npx retrace (status|cancel)\b/,
+    reason: "reads a distributed run's queue.json and needs Redis and PostgreSQL",
+  },
+  {
+    match: /--env x11\b/,
+    reason: "needs a model endpoint and an X11 desktop (test/experiments/models-x11.int.test.ts)",
+  },
+  {
+    match: /--base-url\b|--policy\b|experiments\/configs\/models\//,
+    reason:
+      "needs a model endpoint (--base-url); the model path runs against scripted servers in test/experiments/models-*.int.test.ts and the stand-in in stand-in-done-when.int.test.ts",
+  },
+  {
+    match: /^npx retrace (report|label-sample) runs\/(qwen-e2e|reval)\b/,
+    reason: "reads the output of a model-backed command above it",
+  },
+  {
+    match: /^npx retrace osworld-check\b/,
+    reason:
+      "needs a Docker engine and the desktop image (test/adapters/environments/osworld/osworld-api-docker.int.test.ts checks a seeded sample of 10 tasks)",
+  },
+  {
+    match: /^npx retrace demo\b/,
+    reason: "the tiny demo takes ~40 s; test/experiments/demo.int.test.ts runs it (runDemo, the command's body)",
+  },
 ];
 
 /** How the test runs one command: the argv, or `--help` with the reason. */
@@ -106,7 +147,11 @@ export type Plan = { kind: "run"; args: string[] } | { kind: "help"; args: strin
 export function planFor(program: Command, cmd: DocCommand, scratch: string, opts: { chromium: boolean }): Plan {
   const tokens = tokensOf(cmd);
   const { cmd: command, path } = resolveCommand(program, tokens);
-  const need = NEEDS.find((n) => n.match.test(cmd.text)) ?? (!opts.chromium && /^npx retrace run .*browser/.test(cmd.text) ? { reason: "needs Chromium (/usr/bin/chromium), not installed here" } : undefined);
+  const need =
+    NEEDS.find((n) => n.match.test(cmd.text)) ??
+    (!opts.chromium && /^npx retrace run .*browser/.test(cmd.text)
+      ? { reason: "needs Chromium (/usr/bin/chromium), not installed here" }
+      : undefined);
   const help = (reason: string): Plan => ({ kind: "help", args: [...path, "--help"], reason });
   if (need) return help(need.reason);
   if (tokens.some(isPlaceholder)) return help("holds placeholders for the reader to fill in");
@@ -117,14 +162,34 @@ export function planFor(program: Command, cmd: DocCommand, scratch: string, opts
     return t;
   });
   const configRun = path.length === 1 && ["run", "sweep"].includes(path[0]) && args.length > 1;
-  if (has("--limit") && (configRun || !["run", "sweep"].includes(path[0])) && !args.includes("--limit") && !args.includes("--tasks")) args.push("--limit", "1");
+  if (
+    has("--limit") &&
+    (configRun || !["run", "sweep"].includes(path[0])) &&
+    !args.includes("--limit") &&
+    !args.includes("--tasks")
+  )
+    args.push("--limit", "1");
   if (has("--size") && !args.includes("--size")) args.push("--size", "tiny");
   if (has("--quiet") && !args.includes("--quiet")) args.push("--quiet");
   // A default --out in the working directory (a timestamped runs/ folder, runs/recovery-dataset,
   // label-sample.jsonl) would land in the repository: one in scratch instead, named after the
   // arguments (the same for commands that differ only in order, e.g. `demo` and `demo --size tiny`).
   const out = command.options.find((o) => o.long === "--out");
-  const defaultsHere = out && ((typeof out.defaultValue === "string" && !isAbsolute(out.defaultValue)) || /\(default: runs\//.test(out.description));
-  if (defaultsHere && !args.includes("--out") && !args.includes("-o")) args.push("--out", join(scratch, `default-out-${[...args].sort().join("_").replace(/[^A-Za-z0-9]+/g, "-").slice(0, 80)}`));
+  const defaultsHere =
+    out &&
+    ((typeof out.defaultValue === "string" && !isAbsolute(out.defaultValue)) ||
+      /\(default: runs\//.test(out.description));
+  if (defaultsHere && !args.includes("--out") && !args.includes("-o"))
+    args.push(
+      "--out",
+      join(
+        scratch,
+        `default-out-${[...args]
+          .sort()
+          .join("_")
+          .replace(/[^A-Za-z0-9]+/g, "-")
+          .slice(0, 80)}`,
+      ),
+    );
   return { kind: "run", args };
 }

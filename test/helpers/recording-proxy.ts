@@ -23,8 +23,13 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     if (req.method === "POST" && body.length) bodies.push(JSON.parse(body.toString("utf8")));
     try {
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string" && !["host", "content-length", "connection"].includes(k)) headers[k] = v;
-      const r = await fetch(target + req.url, { method: req.method, headers, ...(req.method === "POST" ? { body } : {}) });
+      for (const [k, v] of Object.entries(req.headers))
+        if (typeof v === "string" && !["host", "content-length", "connection"].includes(k)) headers[k] = v;
+      const r = await fetch(target + req.url, {
+        method: req.method,
+        headers,
+        ...(req.method === "POST" ? { body } : {}),
+      });
       res.writeHead(r.status, { "content-type": r.headers.get("content-type") ?? "application/json" });
       res.end(Buffer.from(await r.arrayBuffer()));
     } catch (e) {

@@ -11,7 +11,12 @@
  */
 import { hashValue } from "../../src/hash.ts";
 import { createRng, type Rng } from "../../src/rng.ts";
-import { startScriptedOpenAIServer, type RecordedRequest, type ScriptStep, type ScriptedOpenAIServer } from "../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type RecordedRequest,
+  type ScriptStep,
+  type ScriptedOpenAIServer,
+} from "../../adapters/testing/scripted-openai-server.ts";
 import { roleOf, type ScriptRole } from "../experiments/helpers/model-roles.ts";
 
 /** A running sampling server: the scripted server plus per-role counts and the seeds it received. */
@@ -45,11 +50,20 @@ function click(rng: Rng): string {
 export function sampleAnswer(role: ScriptRole, rng: Rng, doneRate: number): ScriptStep {
   switch (role) {
     case "forward":
-      return rng.chance(doneRate) ? { text: "DONE" } : { text: `I will try this.\n\`\`\`python\n${click(rng)}\n\`\`\`` };
+      return rng.chance(doneRate)
+        ? { text: "DONE" }
+        : { text: `I will try this.\n\`\`\`python\n${click(rng)}\n\`\`\`` };
     case "recoverer":
       return rng.chance(0.5) ? { text: "RESTORED" } : { text: `Undo.\n\`\`\`python\n${click(rng)}\n\`\`\`` };
     case "detector":
-      return { text: JSON.stringify({ off_track: true, error_step: 0, reason: `looks wrong (${rng.int(0, 99)})`, confidence: 0.9 }) };
+      return {
+        text: JSON.stringify({
+          off_track: true,
+          error_step: 0,
+          reason: `looks wrong (${rng.int(0, 99)})`,
+          confidence: 0.9,
+        }),
+      };
     case "selector":
       return { text: JSON.stringify({ recovery_step: 0, reason: `start over (${rng.int(0, 99)})` }) };
     case "summarizer":
@@ -70,7 +84,11 @@ export async function startSamplingOpenAIServer(options: SamplingServerOptions =
       const role = roleOf(r);
       received.push({ role, seed: typeof body.seed === "number" ? body.seed : undefined });
       byRole[role]++;
-      return sampleAnswer(role, rngOf(body, () => `fresh-${unseeded++}`), options.doneRate ?? 0.15);
+      return sampleAnswer(
+        role,
+        rngOf(body, () => `fresh-${unseeded++}`),
+        options.doneRate ?? 0.15,
+      );
     },
   });
   return Object.assign(server, { byRole, received });

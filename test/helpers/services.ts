@@ -7,18 +7,27 @@
 import { runtimeSettings } from "../../src/settings.ts";
 import { hasRedis, pgBin, startPrivatePostgres, startPrivateRedis } from "../../adapters/testing/local-services.ts";
 
-export { startPrivatePostgres, startPrivateRedis, freePort, type PrivatePostgres } from "../../adapters/testing/local-services.ts";
+export {
+  startPrivatePostgres,
+  startPrivateRedis,
+  freePort,
+  type PrivatePostgres,
+} from "../../adapters/testing/local-services.ts";
 
 /** Whether the service tests run here (and why not). */
 export function servicesAvailable(what: string): { run: boolean; assert(): void } {
   const env = !!(process.env.RETRACE_TEST_REDIS_URL && process.env.RETRACE_TEST_POSTGRES_URL);
   const missing = env ? [] : [...(hasRedis() ? [] : ["redis-server"]), ...(pgBin() ? [] : ["postgresql"])];
   const ci = runtimeSettings().ci;
-  if (missing.length && !ci) process.stderr.write(`skipping ${what}: missing ${missing.join(", ")} (install: apt-get install redis-server postgresql, or source .ci/services.sh)\n`);
+  if (missing.length && !ci)
+    process.stderr.write(
+      `skipping ${what}: missing ${missing.join(", ")} (install: apt-get install redis-server postgresql, or source .ci/services.sh)\n`,
+    );
   return {
     run: missing.length === 0 || ci,
     assert() {
-      if (missing.length) throw new Error(`${what} needs ${missing.join(", ")}: source .ci/services.sh (it installs and starts them)`);
+      if (missing.length)
+        throw new Error(`${what} needs ${missing.join(", ")}: source .ci/services.sh (it installs and starts them)`);
     },
   };
 }

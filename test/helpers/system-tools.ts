@@ -9,7 +9,18 @@ import { existsSync } from "node:fs";
 import { runtimeSettings } from "../../src/settings.ts";
 
 /** What the X11 desktop environment needs (see README "Real desktops"). */
-export const X11_TOOLS = ["Xvfb", "xdotool", "xdpyinfo", "import", "dbus-daemon", "matchbox-window-manager", "mousepad", "galculator", "gnumeric", "user:cua"] as const;
+export const X11_TOOLS = [
+  "Xvfb",
+  "xdotool",
+  "xdpyinfo",
+  "import",
+  "dbus-daemon",
+  "matchbox-window-manager",
+  "mousepad",
+  "galculator",
+  "gnumeric",
+  "user:cua",
+] as const;
 /** What the report test needs. */
 export const CHROMIUM_TOOLS = ["/usr/bin/chromium"] as const;
 
@@ -38,12 +49,16 @@ export interface SystemTools {
 export function systemTools(what: string, tools: readonly string[]): SystemTools {
   const missing = tools.filter((t) => !present(t));
   const ci = runtimeSettings().ci;
-  if (missing.length && !ci) process.stderr.write(`skipping ${what}: missing ${missing.join(", ")} (install: bash .ci/system-deps.sh; useradd -m cua)\n`);
+  if (missing.length && !ci)
+    process.stderr.write(
+      `skipping ${what}: missing ${missing.join(", ")} (install: bash .ci/system-deps.sh; useradd -m cua)\n`,
+    );
   return {
     run: missing.length === 0 || ci,
     missing,
     assert() {
-      if (missing.length) throw new Error(`${what} needs ${missing.join(", ")}: run bash .ci/system-deps.sh (and useradd -m cua)`);
+      if (missing.length)
+        throw new Error(`${what} needs ${missing.join(", ")}: run bash .ci/system-deps.sh (and useradd -m cua)`);
     },
   };
 }

@@ -36,7 +36,9 @@ describe("prompts", () => {
 
   it("refuse to render with a missing or an extra variable", () => {
     expect(() => renderPrompt(postRestorationTransition, {} as never)).toThrow(ConfigError);
-    expect(() => renderPrompt(recoverySystemPrefix, { restored_token: "RESTORED", extra: 1 } as never)).toThrow(/unused variable "extra"/);
+    expect(() => renderPrompt(recoverySystemPrefix, { restored_token: "RESTORED", extra: 1 } as never)).toThrow(
+      /unused variable "extra"/,
+    );
   });
 
   it("tell the forward agent which step was restored", () => {

@@ -25,16 +25,52 @@ const REALISTIC: Record<string, Array<Record<string, string | number>>> = {
   "perturbation.instruction": [{ instruction: INSTRUCTION, steps_left: 1 }],
   "post-restoration.transition": [{ step: 9 }, { step: 0 }],
   "post-restoration.transition-detailed": [{ step: 9 }, { step: 0 }],
-  "post-restoration.unconfirmed-kept": [{ step: 3, errorStep: 5 }, { step: 0, errorStep: 0 }],
+  "post-restoration.unconfirmed-kept": [
+    { step: 3, errorStep: 5 },
+    { step: 0, errorStep: 0 },
+  ],
   "post-restoration.unconfirmed-cut": [{ step: 3 }, { step: 0 }],
-  "recovery.instruction-prefix.tool": [{ target_step: 9, error_step: 10, context_note: "Below is the earlier run's history up to the TARGET state (9 step(s)).", steps_left: 10, restored_token: "RESTORED" }],
-  "recovery.instruction-prefix": [{ target_step: 9, error_step: 10, context_note: "No history of the earlier run is given; rely on the TARGET screenshot.", steps_left: 10, restored_token: "RESTORED" }],
-  "recovery.instruction-prefix-stable": [{ target_step: 9, error_step: 10, context_note: "Below is a briefing describing the TARGET state and how it came about, including changes a screenshot cannot show.", budget: 10, restored_token: "RESTORED" }],
-  "recovery-judge": [{ instruction: INSTRUCTION, history: "0. click(100, 200)\n1. type('summary')", recovery: "(no actions)" }],
-  "recovery-step-selector": [{ instruction: INSTRUCTION, error_step: 10, error_reason: "step 10 typed into the wrong field" }],
+  "recovery.instruction-prefix.tool": [
+    {
+      target_step: 9,
+      error_step: 10,
+      context_note: "Below is the earlier run's history up to the TARGET state (9 step(s)).",
+      steps_left: 10,
+      restored_token: "RESTORED",
+    },
+  ],
+  "recovery.instruction-prefix": [
+    {
+      target_step: 9,
+      error_step: 10,
+      context_note: "No history of the earlier run is given; rely on the TARGET screenshot.",
+      steps_left: 10,
+      restored_token: "RESTORED",
+    },
+  ],
+  "recovery.instruction-prefix-stable": [
+    {
+      target_step: 9,
+      error_step: 10,
+      context_note:
+        "Below is a briefing describing the TARGET state and how it came about, including changes a screenshot cannot show.",
+      budget: 10,
+      restored_token: "RESTORED",
+    },
+  ],
+  "recovery-judge": [
+    { instruction: INSTRUCTION, history: "0. click(100, 200)\n1. type('summary')", recovery: "(no actions)" },
+  ],
+  "recovery-step-selector": [
+    { instruction: INSTRUCTION, error_step: 10, error_reason: "step 10 typed into the wrong field" },
+  ],
   "recovery.system-prefix.tool": [{ restored_token: "RESTORED" }],
   "recovery.system-prefix": [{ restored_token: "RESTORED" }],
-  "recovery-target-contextualizer": [9, 1, 0].map((R) => ({ instruction: INSTRUCTION, target_step: R, steps_shown: stepsShownText(R) })),
+  "recovery-target-contextualizer": [9, 1, 0].map((R) => ({
+    instruction: INSTRUCTION,
+    target_step: R,
+    steps_shown: stepsShownText(R),
+  })),
   "state-verifier": [{}],
 };
 
@@ -61,15 +97,18 @@ describe("every prompt rendered with realistic values", () => {
         const text = renderPrompt(p, values as never);
         for (const [what, re] of LEFTOVERS) {
           const m = re.exec(text);
-          if (m) found.push(`${p.id}: ${what} ("${text.slice(Math.max(0, m.index - 30), m.index + m[0].length + 10)}")`);
+          if (m)
+            found.push(`${p.id}: ${what} ("${text.slice(Math.max(0, m.index - 30), m.index + m[0].length + 10)}")`);
         }
       }
     expect(found).toEqual([]);
   });
 
-  it("the summarizer says which steps it shows with the last one computed (version 1 sent \"steps 0 to 9 - 1\")", () => {
+  it('the summarizer says which steps it shows with the last one computed (version 1 sent "steps 0 to 9 - 1")', () => {
     const p = ALL_PROMPTS.find((x) => x.id === "recovery-target-contextualizer")!;
-    expect(renderPrompt(p, { instruction: INSTRUCTION, target_step: 9, steps_shown: stepsShownText(9) } as never)).toContain("its actions for steps 0 to 8, screenshots");
+    expect(
+      renderPrompt(p, { instruction: INSTRUCTION, target_step: 9, steps_shown: stepsShownText(9) } as never),
+    ).toContain("its actions for steps 0 to 8, screenshots");
     expect(stepsShownText(1)).toBe("step 0");
     expect(stepsShownText(0)).toMatch(/no steps/);
   });

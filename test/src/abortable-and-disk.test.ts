@@ -17,14 +17,18 @@ describe("user functions under the episode's signal", () => {
   it("a function that never resolves ends when the signal aborts, naming what was waited for", async () => {
     const never = new Promise<number>(() => undefined);
     const t0 = Date.now();
-    await expect(untilAborted(never, AbortSignal.timeout(150), "the restore routine")).rejects.toThrow(/^the restore routine did not finish before the episode was stopped/);
+    await expect(untilAborted(never, AbortSignal.timeout(150), "the restore routine")).rejects.toThrow(
+      /^the restore routine did not finish before the episode was stopped/,
+    );
     expect(Date.now() - t0).toBeLessThan(2_000);
   });
 
   it("an already aborted signal rejects at once; an answer before the abort is returned; no listener is left", async () => {
     const c = new AbortController();
     c.abort("stop");
-    await expect(untilAborted(Promise.resolve(1), c.signal, "the checker")).rejects.toThrow(/the checker did not finish .*\(stop\)/);
+    await expect(untilAborted(Promise.resolve(1), c.signal, "the checker")).rejects.toThrow(
+      /the checker did not finish .*\(stop\)/,
+    );
     const live = new AbortController();
     expect(await untilAborted(Promise.resolve(7), live.signal, "x")).toBe(7);
     await expect(untilAborted(Promise.reject(new Error("boom")), live.signal, "x")).rejects.toThrow("boom");
@@ -39,10 +43,16 @@ describe.runIf(isRoot)("a full disk (a 64 KiB tmpfs)", () => {
     const mnt = mkdtempSync(join(tmpdir(), "retrace-enospc-"));
     execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt]);
     try {
-      expect(() => writeTextAtomic(join(mnt, "results.jsonl"), "x".repeat(1_000_000))).toThrow(/^cannot write .*results\.jsonl: the disk is full \(ENOSPC\); free some space, then run the same command with --resume/);
-      expect(() => writeFileAtomic(join(mnt, "pack.tsv.gz"), Buffer.alloc(500_000, 1))).toThrow(/pack\.tsv\.gz: the disk is full/);
+      expect(() => writeTextAtomic(join(mnt, "results.jsonl"), "x".repeat(1_000_000))).toThrow(
+        /^cannot write .*results\.jsonl: the disk is full \(ENOSPC\); free some space, then run the same command with --resume/,
+      );
+      expect(() => writeFileAtomic(join(mnt, "pack.tsv.gz"), Buffer.alloc(500_000, 1))).toThrow(
+        /pack\.tsv\.gz: the disk is full/,
+      );
       const blobs = new BlobStore({ dir: join(mnt, "blobs") });
-      await expect(blobs.put(Buffer.alloc(500_000, 2))).rejects.toThrow(/^cannot write .*\.png: the disk is full \(ENOSPC\)/);
+      await expect(blobs.put(Buffer.alloc(500_000, 2))).rejects.toThrow(
+        /^cannot write .*\.png: the disk is full \(ENOSPC\)/,
+      );
       const left = readdirSync(mnt, { recursive: true }).map(String);
       expect(left.filter((f) => f.endsWith(".tmp"))).toEqual([]);
     } finally {

@@ -45,7 +45,13 @@ describe("createRng", () => {
 });
 
 describe("prompts", () => {
-  const p = definePrompt({ id: "t", version: "1", usedBy: "test", variables: ["a", "b"], template: "{{a}} and {{ b }}" });
+  const p = definePrompt({
+    id: "t",
+    version: "1",
+    usedBy: "test",
+    variables: ["a", "b"],
+    template: "{{a}} and {{ b }}",
+  });
   it("renders every variable and records id@version", () => {
     expect(renderPrompt(p, { a: "x", b: 2 })).toBe("x and 2");
     expect(promptRef(p)).toBe("t@1");
@@ -53,7 +59,9 @@ describe("prompts", () => {
   it("throws on a missing or an unused variable", () => {
     expect(() => renderPrompt(p, { a: "x" } as never)).toThrow(/missing variable "b"/);
     expect(() => renderPrompt(p, { a: "x", b: "y", c: "z" } as never)).toThrow(/unused variable "c"/);
-    expect(() => definePrompt({ id: "u", version: "1", usedBy: "t", variables: ["a"], template: "{{b}}" })).toThrow(ConfigError);
+    expect(() => definePrompt({ id: "u", version: "1", usedBy: "t", variables: ["a"], template: "{{b}}" })).toThrow(
+      ConfigError,
+    );
   });
 });
 

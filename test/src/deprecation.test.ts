@@ -4,7 +4,12 @@
  * names is a ConfigError.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { renameDeprecatedKeys, resetDeprecationWarnings, setDeprecationSink, warnDeprecated } from "../../src/deprecation.ts";
+import {
+  renameDeprecatedKeys,
+  resetDeprecationWarnings,
+  setDeprecationSink,
+  warnDeprecated,
+} from "../../src/deprecation.ts";
 import { ConfigError } from "../../src/errors.ts";
 
 afterEach(() => {
@@ -28,12 +33,20 @@ describe("deprecated names", () => {
 
   it("go to the logger (one JSON warn record on stderr) when no sink is set", () => {
     const written: string[] = [];
-    vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+    vi.spyOn(process.stderr, "write").mockImplementation(
+      (chunk: string | Uint8Array) => (written.push(String(chunk)), true),
+    );
     warnDeprecated("recoverWithPolicy", "budget", "recoveryBudget");
     warnDeprecated("recoverWithPolicy", "budget", "recoveryBudget");
     expect(written).toHaveLength(1);
     const record = JSON.parse(written[0]) as Record<string, unknown>;
-    expect(record).toMatchObject({ level: 40, name: "retrace", deprecated: "budget", use: "recoveryBudget", where: "recoverWithPolicy" });
+    expect(record).toMatchObject({
+      level: 40,
+      name: "retrace",
+      deprecated: "budget",
+      use: "recoveryBudget",
+      where: "recoverWithPolicy",
+    });
     expect(String(record.msg)).toContain('"budget" is deprecated, use "recoveryBudget"');
   });
 
@@ -49,7 +62,11 @@ describe("deprecated names", () => {
   });
 
   it("refuses the old and the new name together", () => {
-    expect(() => renameDeprecatedKeys("runWithRecovery", { budget: 4, recoveryBudget: 5 }, { budget: "recoveryBudget" })).toThrow(ConfigError);
-    expect(() => renameDeprecatedKeys("runWithRecovery", { budget: 4, recoveryBudget: 5 }, { budget: "recoveryBudget" })).toThrow(/^runWithRecovery: give "recoveryBudget" only \("budget" is its deprecated name; both were given\)$/);
+    expect(() =>
+      renameDeprecatedKeys("runWithRecovery", { budget: 4, recoveryBudget: 5 }, { budget: "recoveryBudget" }),
+    ).toThrow(ConfigError);
+    expect(() =>
+      renameDeprecatedKeys("runWithRecovery", { budget: 4, recoveryBudget: 5 }, { budget: "recoveryBudget" }),
+    ).toThrow(/^runWithRecovery: give "recoveryBudget" only \("budget" is its deprecated name; both were given\)$/);
   });
 });

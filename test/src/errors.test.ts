@@ -16,7 +16,8 @@ const LIBRARY = ["src", "graphs", "adapters", "prompts", "experiments"];
 
 /** Files allowed a bare `Error`, each with its reason. */
 const EXEMPT: Record<string, string> = {
-  "experiments/report/client.ts": "the report page's own script, run in the browser (a string), where retrace's classes do not exist",
+  "experiments/report/client.ts":
+    "the report page's own script, run in the browser (a string), where retrace's classes do not exist",
   "experiments/chaos/env-faults.ts": "the chaos 'crash' fault simulates a foreign (non-retrace) error on purpose",
 };
 
@@ -43,7 +44,11 @@ describe("the error hierarchy", () => {
       const text = readFileSync(join(ROOT, f), "utf8");
       text.split("\n").forEach((line, i) => {
         // Bare built-in errors (Error, RangeError, TypeError...) and classes extending them directly.
-        if (/throw new (Range|Type|Syntax|Reference|Eval|URI)?Error\(/.test(line) || (/\bclass \w+ extends (Range|Type)?Error\b/.test(line) && f !== "src/errors.ts")) offenders.push(`${f}:${i + 1}: ${line.trim()}`);
+        if (
+          /throw new (Range|Type|Syntax|Reference|Eval|URI)?Error\(/.test(line) ||
+          (/\bclass \w+ extends (Range|Type)?Error\b/.test(line) && f !== "src/errors.ts")
+        )
+          offenders.push(`${f}:${i + 1}: ${line.trim()}`);
       });
     }
     expect(offenders).toEqual([]);
@@ -51,7 +56,9 @@ describe("the error hierarchy", () => {
 
   it("gives each error class a stable code of its own, and a name from the class", () => {
     type Ctor = new (m: string, o?: object) => errors.RetraceError;
-    const classes = (Object.values(errors) as unknown[]).filter((v): v is Ctor => typeof v === "function" && v.prototype instanceof errors.RetraceError);
+    const classes = (Object.values(errors) as unknown[]).filter(
+      (v): v is Ctor => typeof v === "function" && v.prototype instanceof errors.RetraceError,
+    );
     expect(classes.length).toBeGreaterThanOrEqual(10);
     const codes = new Map<string, string>();
     for (const C of classes) {

@@ -12,12 +12,14 @@ const KEY = "zq7-Secret-Key-For-Derived-Forms-9921"; // no sk- prefix: only regi
 describe("derived forms of a registered secret", () => {
   it("redacts the key's base64 and base64url at offsets 0, 1 and 2 inside longer text", () => {
     registerSecret(KEY);
-    for (const prefix of ["", "a", "ab", "abc", "{\"error\":\"echo: "]) {
+    for (const prefix of ["", "a", "ab", "abc", '{"error":"echo: ']) {
       const body = Buffer.from(`${prefix}${KEY} and more text after it`, "utf8");
       for (const text of [body.toString("base64"), body.toString("base64url")]) {
         const out = redactText(`data:application/json;base64,${text}`);
         expect(out).toContain("[redacted]");
-        expect(Buffer.from(out.split(",")[1].replace(/\[redacted\]/g, ""), "base64").toString("utf8")).not.toContain(KEY.slice(4, 30));
+        expect(Buffer.from(out.split(",")[1].replace(/\[redacted\]/g, ""), "base64").toString("utf8")).not.toContain(
+          KEY.slice(4, 30),
+        );
       }
     }
     expect(redactText(`plain ${KEY} echo`)).toBe("plain [redacted] echo");

@@ -16,7 +16,12 @@ import { executeStep } from "../../src/replay/replay.ts";
 import { settleAfterStep } from "../../src/settle.ts";
 import { getSimDeskTask, type SimDeskTask } from "../../adapters/environments/simdesk/index.ts";
 import { createSimForwardPolicy } from "../../adapters/policies/simulated/index.ts";
-import { createEvalSimDesk, simulatedDatasetPolicies, simulatedVariants, taskMap } from "../../experiments/recovery-eval/simdesk.ts";
+import {
+  createEvalSimDesk,
+  simulatedDatasetPolicies,
+  simulatedVariants,
+  taskMap,
+} from "../../experiments/recovery-eval/simdesk.ts";
 import { recordEnvOps, settleTrace, type EnvOp } from "../helpers/env-ops.ts";
 
 const SETTLE = 25;
@@ -25,20 +30,39 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const TASKS = ["files-rename-draft", "files-trash-two"].map((id) => getSimDeskTask(id));
 
 /** Build a small dataset and evaluate it, recording the environment's calls of each phase. */
-async function buildAndEvaluate(settleMs: number | undefined, name: string): Promise<{ build: DatasetBuildResult; runs: RecoveryRun[]; buildOps: EnvOp[]; evalOps: EnvOp[] }> {
+async function buildAndEvaluate(
+  settleMs: number | undefined,
+  name: string,
+): Promise<{ build: DatasetBuildResult; runs: RecoveryRun[]; buildOps: EnvOp[]; evalOps: EnvOp[] }> {
   const blobs = new BlobStore({ dir: join(dir, name, "blobs") });
   const desk = createEvalSimDesk(blobs, join(dir, name, "states"));
   const buildOps: EnvOp[] = [];
   const p = simulatedDatasetPolicies(desk, 2);
   const build = await buildRecoveryDataset({
-    env: recordEnvOps(desk, buildOps), blobs, tasks: TASKS, settleMs, dynamicMasks: false,
-    forwardPolicy: ({ task }) => createSimForwardPolicy({ task: task as SimDeskTask, seed: 0, slipRate: 0, noticeRate: 0 }),
-    perturbationPolicy: p.perturbationPolicy, distances: [1, 2], seedStepsPerTrajectory: 1, replays: 2, seed: 2,
+    env: recordEnvOps(desk, buildOps),
+    blobs,
+    tasks: TASKS,
+    settleMs,
+    dynamicMasks: false,
+    forwardPolicy: ({ task }) =>
+      createSimForwardPolicy({ task: task as SimDeskTask, seed: 0, slipRate: 0, noticeRate: 0 }),
+    perturbationPolicy: p.perturbationPolicy,
+    distances: [1, 2],
+    seedStepsPerTrajectory: 1,
+    replays: 2,
+    seed: 2,
   });
   const evalOps: EnvOp[] = [];
   const runs = await evaluateRecovery({
-    env: recordEnvOps(desk, evalOps), blobs, tasks: taskMap(TASKS), samples: build.samples, variants: simulatedVariants(desk, 2, { contexts: false, weak: false }),
-    recoveryBudget: [2], settleMs, reuseSnapshots: false, rationale: false,
+    env: recordEnvOps(desk, evalOps),
+    blobs,
+    tasks: taskMap(TASKS),
+    samples: build.samples,
+    variants: simulatedVariants(desk, 2, { contexts: false, weak: false }),
+    recoveryBudget: [2],
+    settleMs,
+    reuseSnapshots: false,
+    rationale: false,
   });
   await desk.close();
   return { build, runs, buildOps, evalOps };
@@ -51,7 +75,10 @@ describe("settleMs on the dataset and evaluation paths", () => {
     expect(settled.build.samples.length).toBeGreaterThan(0);
     expect(settled.build.settings.settleMs).toBe(SETTLE); // recorded in the dataset manifest's settings
     expect(plain.build.settings.settleMs).toBe(0);
-    for (const [phase, a, b] of [["build", plain.buildOps, settled.buildOps], ["evaluation", plain.evalOps, settled.evalOps]] as const) {
+    for (const [phase, a, b] of [
+      ["build", plain.buildOps, settled.buildOps],
+      ["evaluation", plain.evalOps, settled.evalOps],
+    ] as const) {
       const t0 = settleTrace(a);
       const t1 = settleTrace(b);
       const calls = (ops: readonly EnvOp[]) => ops.filter((o) => o.op === "step").length;
@@ -63,9 +90,12 @@ describe("settleMs on the dataset and evaluation paths", () => {
       expect(t1.observes - t0.observes, phase).toBe(t1.stepRuns); // exactly one wait per step: none doubled
       expect(t0.gaps, phase).toEqual([]); // without settleMs nothing waits
     }
-    const verdicts = (runs: RecoveryRun[]) => runs.map((r) => [r.sampleId, r.variant, r.status, r.verdict?.success, r.actions.join("|")]);
+    const verdicts = (runs: RecoveryRun[]) =>
+      runs.map((r) => [r.sampleId, r.variant, r.status, r.verdict?.success, r.actions.join("|")]);
     expect(verdicts(settled.runs)).toEqual(verdicts(plain.runs));
-    expect(settled.runs.some((r) => r.policyKind === "implicit") && settled.runs.some((r) => r.policyKind === "explicit")).toBe(true);
+    expect(
+      settled.runs.some((r) => r.policyKind === "implicit") && settled.runs.some((r) => r.policyKind === "explicit"),
+    ).toBe(true);
   }, 120_000);
 
   it("a step of only terminal actions executes nothing and does not wait; an aborted wait throws", async () => {

@@ -24,11 +24,15 @@ export interface AnthropicConvertOptions {
 }
 
 /** Convert one computer tool call. Throws {@link ActionFormatError} when it is unusable. */
-export function anthropicComputerInputToActions(input: AnthropicComputerInput, options: AnthropicConvertOptions = {}): Action[] {
+export function anthropicComputerInputToActions(
+  input: AnthropicComputerInput,
+  options: AnthropicConvertOptions = {},
+): Action[] {
   try {
     return convert(input, options);
   } catch (err) {
-    if (err instanceof ActionFormatError) throw new ActionFormatError(err.message, { kind: err.kind, output: JSON.stringify(input) });
+    if (err instanceof ActionFormatError)
+      throw new ActionFormatError(err.message, { kind: err.kind, output: JSON.stringify(input) });
     throw err;
   }
 }
@@ -36,7 +40,7 @@ export function anthropicComputerInputToActions(input: AnthropicComputerInput, o
 /** xdotool key syntax: combos joined by "+", several presses separated by spaces. */
 export function xdotoolKeysToActions(text: string): Action[] {
   const presses = text.trim().split(/\s+/).filter(Boolean);
-  if (!presses.length) throw unparseable("key needs text such as \"ctrl+s\"");
+  if (!presses.length) throw unparseable('key needs text such as "ctrl+s"');
   return presses.map((p): Action => {
     const keys = p.split("+").filter(Boolean).map(keyName);
     return keys.length === 1 ? { type: "PRESS", key: keys[0] } : { type: "HOTKEY", keys };
@@ -44,13 +48,18 @@ export function xdotoolKeysToActions(text: string): Action[] {
 }
 
 function convert(i: AnthropicComputerInput, o: AnthropicConvertOptions): Action[] {
-  if (!i || typeof i !== "object" || typeof i.action !== "string") throw unparseable("computer tool input has no action");
+  if (!i || typeof i !== "object" || typeof i.action !== "string")
+    throw unparseable("computer tool input has no action");
   const at = () => point(i.coordinate, i.action, o);
   const maybeAt = () => (i.coordinate === undefined || i.coordinate === null ? {} : at());
   const withModifiers = (actions: Action[]): Action[] => {
     if (typeof i.text !== "string" || !i.text.trim()) return actions;
     const mods = i.text.trim().split("+").map(keyName);
-    return [...mods.map((key): Action => ({ type: "KEY_DOWN", key })), ...actions, ...[...mods].reverse().map((key): Action => ({ type: "KEY_UP", key }))];
+    return [
+      ...mods.map((key): Action => ({ type: "KEY_DOWN", key })),
+      ...actions,
+      ...[...mods].reverse().map((key): Action => ({ type: "KEY_UP", key })),
+    ];
   };
   switch (i.action) {
     case "key":
@@ -73,7 +82,11 @@ function convert(i: AnthropicComputerInput, o: AnthropicConvertOptions): Action[
       return withModifiers([{ type: "CLICK", ...maybeAt(), button: "left", numClicks: 3 }]);
     case "left_click_drag": {
       const to = at();
-      if (i.start_coordinate !== undefined) return [{ type: "MOVE_TO", ...point(i.start_coordinate, "left_click_drag start", o) }, { type: "DRAG_TO", ...to }];
+      if (i.start_coordinate !== undefined)
+        return [
+          { type: "MOVE_TO", ...point(i.start_coordinate, "left_click_drag start", o) },
+          { type: "DRAG_TO", ...to },
+        ];
       return [{ type: "DRAG_TO", ...to }];
     }
     case "left_mouse_down":
@@ -84,15 +97,23 @@ function convert(i: AnthropicComputerInput, o: AnthropicConvertOptions): Action[
       const n = Math.round(Number(i.scroll_amount ?? 3));
       if (!Number.isFinite(n) || n < 0) throw unparseable("scroll_amount must be a non-negative number");
       const d = { up: [0, n], down: [0, -n], left: [-n, 0], right: [n, 0] }[String(i.scroll_direction)];
-      if (!d) throw unparseable(`scroll_direction must be up, down, left or right, got ${JSON.stringify(i.scroll_direction)}`);
+      if (!d)
+        throw unparseable(
+          `scroll_direction must be up, down, left or right, got ${JSON.stringify(i.scroll_direction)}`,
+        );
       return withModifiers([{ type: "SCROLL", dx: d[0], dy: d[1], ...maybeAt() }]);
     }
     case "hold_key": {
       if (typeof i.text !== "string") throw unparseable("hold_key needs text");
       const keys = i.text.split("+").map(keyName);
       const seconds = Number(i.duration ?? 1);
-      if (!Number.isFinite(seconds) || seconds < 0) throw unparseable("hold_key duration must be a non-negative number");
-      return [...keys.map((key): Action => ({ type: "KEY_DOWN", key })), { type: "WAIT", seconds }, ...[...keys].reverse().map((key): Action => ({ type: "KEY_UP", key }))];
+      if (!Number.isFinite(seconds) || seconds < 0)
+        throw unparseable("hold_key duration must be a non-negative number");
+      return [
+        ...keys.map((key): Action => ({ type: "KEY_DOWN", key })),
+        { type: "WAIT", seconds },
+        ...[...keys].reverse().map((key): Action => ({ type: "KEY_UP", key })),
+      ];
     }
     case "wait": {
       const seconds = Number(i.duration ?? 1);
@@ -108,7 +129,8 @@ function convert(i: AnthropicComputerInput, o: AnthropicConvertOptions): Action[
 }
 
 function point(c: unknown, what: string, o: AnthropicConvertOptions): { x: number; y: number } {
-  if (!Array.isArray(c) || c.length !== 2 || !c.every((v) => typeof v === "number" && Number.isFinite(v))) throw unparseable(`${what} needs coordinate [x, y]`);
+  if (!Array.isArray(c) || c.length !== 2 || !c.every((v) => typeof v === "number" && Number.isFinite(v)))
+    throw unparseable(`${what} needs coordinate [x, y]`);
   return { x: Math.round(c[0] * (o.scaleX ?? 1)), y: Math.round(c[1] * (o.scaleY ?? 1)) };
 }
 

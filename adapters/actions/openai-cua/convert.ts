@@ -20,11 +20,15 @@ export interface OpenAIComputerConvertOptions {
 }
 
 /** Convert one computer_call action. Throws {@link ActionFormatError} when it is unusable. */
-export function openAIComputerActionToActions(action: OpenAIComputerAction, options: OpenAIComputerConvertOptions = {}): Action[] {
+export function openAIComputerActionToActions(
+  action: OpenAIComputerAction,
+  options: OpenAIComputerConvertOptions = {},
+): Action[] {
   try {
     return convert(action, options);
   } catch (err) {
-    if (err instanceof ActionFormatError) throw new ActionFormatError(err.message, { kind: err.kind, output: JSON.stringify(action) });
+    if (err instanceof ActionFormatError)
+      throw new ActionFormatError(err.message, { kind: err.kind, output: JSON.stringify(action) });
     throw err;
   }
 }
@@ -35,7 +39,8 @@ function convert(a: OpenAIComputerAction, o: OpenAIComputerConvertOptions): Acti
     case "click": {
       const at = xy(a, "click");
       const b = String(a.button ?? "left");
-      const button: MouseButton | undefined = b === "left" ? "left" : b === "right" ? "right" : b === "wheel" || b === "middle" ? "middle" : undefined;
+      const button: MouseButton | undefined =
+        b === "left" ? "left" : b === "right" ? "right" : b === "wheel" || b === "middle" ? "middle" : undefined;
       if (!button) throw unparseable(`click button "${b}" is not supported (left, right, wheel)`);
       return [{ type: "CLICK", ...at, button, numClicks: 1 }];
     }
@@ -46,8 +51,17 @@ function convert(a: OpenAIComputerAction, o: OpenAIComputerConvertOptions): Acti
     case "drag": {
       const path = Array.isArray(a.path) ? a.path.map((p) => xy(p as Record<string, unknown>, "drag path")) : [];
       if (path.length < 2) throw unparseable("drag needs a path of at least two points");
-      if (path.length === 2) return [{ type: "MOVE_TO", ...path[0] }, { type: "DRAG_TO", ...path[1] }];
-      return [{ type: "MOVE_TO", ...path[0] }, { type: "MOUSE_DOWN", button: "left" }, ...path.slice(1).map((p): Action => ({ type: "MOVE_TO", ...p })), { type: "MOUSE_UP", button: "left" }];
+      if (path.length === 2)
+        return [
+          { type: "MOVE_TO", ...path[0] },
+          { type: "DRAG_TO", ...path[1] },
+        ];
+      return [
+        { type: "MOVE_TO", ...path[0] },
+        { type: "MOUSE_DOWN", button: "left" },
+        ...path.slice(1).map((p): Action => ({ type: "MOVE_TO", ...p })),
+        { type: "MOUSE_UP", button: "left" },
+      ];
     }
     case "keypress": {
       const raw = Array.isArray(a.keys) ? a.keys : [];
@@ -86,6 +100,7 @@ function convert(a: OpenAIComputerAction, o: OpenAIComputerConvertOptions): Acti
 function xy(a: Record<string, unknown>, what: string): { x: number; y: number } {
   const x = Number(a.x);
   const y = Number(a.y);
-  if (a.x === undefined || a.y === undefined || !Number.isFinite(x) || !Number.isFinite(y)) throw unparseable(`${what} needs numeric x and y`);
+  if (a.x === undefined || a.y === undefined || !Number.isFinite(x) || !Number.isFinite(y))
+    throw unparseable(`${what} needs numeric x and y`);
   return { x: Math.round(x), y: Math.round(y) };
 }

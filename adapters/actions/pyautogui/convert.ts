@@ -17,12 +17,47 @@ export type { PyautoguiParseOptions };
 
 /** Names that can only mean host access; seeing one anywhere makes the code unsafe. */
 const DANGEROUS = new Set([
-  "os", "sys", "subprocess", "shutil", "socket", "pathlib", "open", "exec", "eval", "compile", "__import__", "importlib",
-  "getattr", "setattr", "delattr", "globals", "locals", "vars", "builtins", "__builtins__", "input", "breakpoint",
-  "requests", "urllib", "http", "ctypes", "pickle", "marshal", "signal", "threading", "multiprocessing", "pty",
-  "webbrowser", "pyperclip", "platform", "tempfile", "glob", "io", "codecs", "base64",
+  "os",
+  "sys",
+  "subprocess",
+  "shutil",
+  "socket",
+  "pathlib",
+  "open",
+  "exec",
+  "eval",
+  "compile",
+  "__import__",
+  "importlib",
+  "getattr",
+  "setattr",
+  "delattr",
+  "globals",
+  "locals",
+  "vars",
+  "builtins",
+  "__builtins__",
+  "input",
+  "breakpoint",
+  "requests",
+  "urllib",
+  "http",
+  "ctypes",
+  "pickle",
+  "marshal",
+  "signal",
+  "threading",
+  "multiprocessing",
+  "pty",
+  "webbrowser",
+  "pyperclip",
+  "platform",
+  "tempfile",
+  "glob",
+  "io",
+  "codecs",
+  "base64",
 ]);
-
 
 /** Parse one pyautogui code string into actions. Throws {@link ActionFormatError} on unusable code. */
 export function parsePyautogui(code: string, options: PyautoguiParseOptions = {}): Action[] {
@@ -35,7 +70,8 @@ export function parsePyautogui(code: string, options: PyautoguiParseOptions = {}
     checkSafety(program);
     return new Interpreter(options).run(program);
   } catch (err) {
-    if (err instanceof ActionFormatError && err.output === undefined) throw new ActionFormatError(err.message, { kind: err.kind, output: code });
+    if (err instanceof ActionFormatError && err.output === undefined)
+      throw new ActionFormatError(err.message, { kind: err.kind, output: code });
     throw err;
   }
 }
@@ -51,14 +87,22 @@ export function pyautoguiResponseToActions(response: string, options: PyautoguiP
   if (blocks.length === 0) {
     const text = response.trim();
     if (!text) throw empty("the model's response is empty", response);
-    const last = text.split("\n").pop()!.trim().replace(/[.`*]+$/g, "").replace(/^[`*]+/, "");
+    const last = text
+      .split("\n")
+      .pop()!
+      .trim()
+      .replace(/[.`*]+$/g, "")
+      .replace(/^[`*]+/, "");
     if (SPECIAL.has(last)) return [special(last)];
     try {
       return parsePyautogui(text, options);
     } catch (err) {
       if (err instanceof ActionFormatError && err.kind === "unparseable" && !/pyautogui|time\.sleep/.test(text))
         throw empty("the response contains no code block and no DONE/FAIL/WAIT", response);
-      throw new ActionFormatError((err as Error).message, { kind: (err as ActionFormatError).kind ?? "unparseable", output: response });
+      throw new ActionFormatError((err as Error).message, {
+        kind: (err as ActionFormatError).kind ?? "unparseable",
+        output: response,
+      });
     }
   }
   const actions: Action[] = [];
@@ -66,10 +110,12 @@ export function pyautoguiResponseToActions(response: string, options: PyautoguiP
     try {
       actions.push(...parsePyautogui(block, options));
     } catch (err) {
-      if (err instanceof ActionFormatError) throw new ActionFormatError(err.message, { kind: err.kind, output: response });
+      if (err instanceof ActionFormatError)
+        throw new ActionFormatError(err.message, { kind: err.kind, output: response });
       throw err;
     }
-    if (actions.length && (actions[actions.length - 1].type === "DONE" || actions[actions.length - 1].type === "FAIL")) break;
+    if (actions.length && (actions[actions.length - 1].type === "DONE" || actions[actions.length - 1].type === "FAIL"))
+      break;
   }
   if (actions.length === 0) throw empty("the code blocks contain no actions", response);
   return actions;
@@ -89,7 +135,6 @@ export function extractCodeBlocks(text: string): string[] {
   return out;
 }
 
-
 /** Lexical screen: a dangerous identifier anywhere outside strings makes the code unsafe, even when it would not parse. */
 function screenForDanger(code: string): void {
   let toks;
@@ -100,7 +145,10 @@ function screenForDanger(code: string): void {
   }
   for (const t of toks) {
     if (t.kind !== "name") continue;
-    if (DANGEROUS.has(t.value) || t.value.startsWith("__")) throw unsafe(`the code uses "${t.value}", which could act on the host; only pyautogui and time.sleep are allowed`);
+    if (DANGEROUS.has(t.value) || t.value.startsWith("__"))
+      throw unsafe(
+        `the code uses "${t.value}", which could act on the host; only pyautogui and time.sleep are allowed`,
+      );
   }
 }
 
@@ -110,11 +158,15 @@ function checkSafety(program: Stmt[]): void {
   const visitStmt = (s: Stmt): void => {
     switch (s.kind) {
       case "import":
-        if (!ALLOWED_MODULES.has(s.module)) throw unsafe(`line ${s.line}: "import ${s.module}" is not allowed; only pyautogui and time may be imported`);
+        if (!ALLOWED_MODULES.has(s.module))
+          throw unsafe(`line ${s.line}: "import ${s.module}" is not allowed; only pyautogui and time may be imported`);
         aliases.add(s.alias);
         return;
       case "from":
-        if (!ALLOWED_MODULES.has(s.module)) throw unsafe(`line ${s.line}: "from ${s.module} import ..." is not allowed; only pyautogui and time may be imported`);
+        if (!ALLOWED_MODULES.has(s.module))
+          throw unsafe(
+            `line ${s.line}: "from ${s.module} import ..." is not allowed; only pyautogui and time may be imported`,
+          );
         return;
       case "expr":
         return visitExpr(s.expr);

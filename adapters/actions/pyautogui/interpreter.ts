@@ -76,7 +76,8 @@ export class Interpreter {
   }
 
   private emit(a: Action): void {
-    if (this.actions.length >= this.maxActions) throw unparseable(`the code produces more than ${this.maxActions} actions`);
+    if (this.actions.length >= this.maxActions)
+      throw unparseable(`the code produces more than ${this.maxActions} actions`);
     this.actions.push(a);
   }
 
@@ -84,11 +85,16 @@ export class Interpreter {
     switch (s.kind) {
       case "import":
         // `import os.path` binds `os`, as Python does.
-        this.vars.set(s.alias, { module: s.module.includes(".") && s.alias === s.module.split(".")[0] ? s.alias : s.module });
+        this.vars.set(s.alias, {
+          module: s.module.includes(".") && s.alias === s.module.split(".")[0] ? s.alias : s.module,
+        });
         return;
       case "from":
         for (const n of s.names) {
-          if (n.name === "*") throw unparseable(`line ${s.line}: "from ${s.module} import *" is not supported; call ${s.module}.<name>(...)`);
+          if (n.name === "*")
+            throw unparseable(
+              `line ${s.line}: "from ${s.module} import *" is not supported; call ${s.module}.<name>(...)`,
+            );
           this.vars.set(n.alias, { fn: `${s.module}.${n.name}` });
         }
         return;
@@ -106,7 +112,8 @@ export class Interpreter {
       case "for": {
         const it = this.eval(s.iterable);
         if (!Array.isArray(it)) throw unparseable(`line ${s.line}: a for loop must run over range(n) or a list`);
-        if (it.length > MAX_LOOP) throw unparseable(`line ${s.line}: loop of ${it.length} iterations; at most ${MAX_LOOP}`);
+        if (it.length > MAX_LOOP)
+          throw unparseable(`line ${s.line}: loop of ${it.length} iterations; at most ${MAX_LOOP}`);
         for (const v of it) {
           this.vars.set(s.variable, v);
           for (const b of s.body) this.exec(b);
@@ -121,9 +128,14 @@ export class Interpreter {
       if (ALLOWED_MODULES.has(target.name)) throw unparseable(`line ${line}: cannot assign to ${target.name}`);
       this.vars.set(target.name, value);
     } else if (target.kind === "seq") {
-      if (!Array.isArray(value) || value.length !== target.items.length) throw unparseable(`line ${line}: cannot unpack into ${target.items.length} names`);
+      if (!Array.isArray(value) || value.length !== target.items.length)
+        throw unparseable(`line ${line}: cannot unpack into ${target.items.length} names`);
       target.items.forEach((t, i) => this.assign(t, value[i], line));
-    } else if (target.kind === "attr" && target.object.kind === "name" && ["FAILSAFE", "PAUSE", "MINIMUM_DURATION"].includes(target.attr)) {
+    } else if (
+      target.kind === "attr" &&
+      target.object.kind === "name" &&
+      ["FAILSAFE", "PAUSE", "MINIMUM_DURATION"].includes(target.attr)
+    ) {
       return; // pyautogui settings: no effect on what the actions are
     } else {
       throw unparseable(`line ${line}: only names can be assigned`);
@@ -146,7 +158,8 @@ export class Interpreter {
       }
       case "attr": {
         const obj = this.eval(e.object);
-        if (!obj || typeof obj !== "object" || !("module" in obj)) throw unsafe(`attribute access ".${e.attr}" on something other than pyautogui or time is not allowed`);
+        if (!obj || typeof obj !== "object" || !("module" in obj))
+          throw unsafe(`attribute access ".${e.attr}" on something other than pyautogui or time is not allowed`);
         if (this.options.queries?.modules.has(`${obj.module}.${e.attr}`)) return { module: `${obj.module}.${e.attr}` };
         return { fn: `${obj.module}.${e.attr}` };
       }
@@ -155,7 +168,8 @@ export class Interpreter {
       case "index": {
         const obj = this.eval(e.object);
         const idx = this.eval(e.index);
-        if (!Array.isArray(obj) || typeof idx !== "number" || !Number.isInteger(idx)) throw unparseable("only integer indexing of tuples and lists is supported");
+        if (!Array.isArray(obj) || typeof idx !== "number" || !Number.isInteger(idx))
+          throw unparseable("only integer indexing of tuples and lists is supported");
         const v = obj[idx < 0 ? obj.length + idx : idx];
         if (v === undefined) throw unparseable(`index ${idx} is out of range`);
         return v;
@@ -220,7 +234,8 @@ export class Interpreter {
     }
     const answered = this.options.queries?.call(fn, args, kwargs, line);
     if (answered !== undefined) return answered;
-    if (!fn.startsWith("pyautogui.")) throw unparseable(`line ${line}: ${fn}() is not supported; use pyautogui functions and time.sleep`);
+    if (!fn.startsWith("pyautogui."))
+      throw unparseable(`line ${line}: ${fn}() is not supported; use pyautogui functions and time.sleep`);
     switch (name) {
       case "click":
       case "leftClick":
@@ -238,17 +253,28 @@ export class Interpreter {
         if (name === "middleClick") button = "middle";
         if (clicks < 1) throw unparseable(`line ${line}: clicks must be at least 1`);
         if (at) this.cursor = at;
-        if (name === "doubleClick" && button === "left") return this.emit({ type: "DOUBLE_CLICK", ...at }), null;
-        if (name === "rightClick") return this.emit({ type: "RIGHT_CLICK", ...at }), null;
-        for (let left = clicks; left > 0; left -= 3) this.emit({ type: "CLICK", ...at, button, numClicks: Math.min(3, left) });
+        if (name === "doubleClick" && button === "left") return (this.emit({ type: "DOUBLE_CLICK", ...at }), null);
+        if (name === "rightClick") return (this.emit({ type: "RIGHT_CLICK", ...at }), null);
+        for (let left = clicks; left > 0; left -= 3)
+          this.emit({ type: "CLICK", ...at, button, numClicks: Math.min(3, left) });
         return null;
       }
       case "moveTo":
       case "dragTo": {
-        const p = bind(["x", "y", "duration", name === "dragTo" ? "button" : "tween", "tween", "logScreenshot", "_pause", "mouseDownUp"]);
+        const p = bind([
+          "x",
+          "y",
+          "duration",
+          name === "dragTo" ? "button" : "tween",
+          "tween",
+          "logScreenshot",
+          "_pause",
+          "mouseDownUp",
+        ]);
         const at = this.point(p.x, p.y, line);
         if (!at) throw unparseable(`line ${line}: ${fn}() needs x and y`);
-        if (name === "dragTo" && p.button !== undefined && toButton(p.button, line) !== "left") throw unparseable(`line ${line}: only left-button drags are supported`);
+        if (name === "dragTo" && p.button !== undefined && toButton(p.button, line) !== "left")
+          throw unparseable(`line ${line}: only left-button drags are supported`);
         this.cursor = at;
         this.emit(name === "moveTo" ? { type: "MOVE_TO", ...at } : { type: "DRAG_TO", ...at });
         return null;
@@ -258,7 +284,10 @@ export class Interpreter {
       case "dragRel":
       case "drag": {
         const p = bind(["xOffset", "yOffset", "duration", "button", "tween"]);
-        if (!this.cursor) throw unparseable(`line ${line}: ${fn}() moves relative to a pointer position that is not known; use moveTo/dragTo with absolute coordinates`);
+        if (!this.cursor)
+          throw unparseable(
+            `line ${line}: ${fn}() moves relative to a pointer position that is not known; use moveTo/dragTo with absolute coordinates`,
+          );
         const dx = num(p.xOffset ?? 0, "xOffset") * this.sx;
         const dy = num(p.yOffset ?? 0, "yOffset") * this.sy;
         const at = { x: Math.round(this.cursor.x + dx), y: Math.round(this.cursor.y + dy) };
@@ -274,7 +303,10 @@ export class Interpreter {
           this.cursor = at;
           this.emit({ type: "MOVE_TO", ...at });
         }
-        this.emit({ type: name === "mouseDown" ? "MOUSE_DOWN" : "MOUSE_UP", button: toButton(p.button ?? "left", line) });
+        this.emit({
+          type: name === "mouseDown" ? "MOUSE_DOWN" : "MOUSE_UP",
+          button: toButton(p.button ?? "left", line),
+        });
         return null;
       }
       case "scroll":
@@ -303,12 +335,15 @@ export class Interpreter {
         const p = bind(["keys", "presses", "interval", "logScreenshot", "_pause"]);
         const keys = Array.isArray(p.keys) ? p.keys : [p.keys];
         const presses = p.presses === undefined ? 1 : Math.round(num(p.presses, "presses"));
-        if (presses < 0 || presses > MAX_LOOP) throw unparseable(`line ${line}: presses must be between 0 and ${MAX_LOOP}`);
+        if (presses < 0 || presses > MAX_LOOP)
+          throw unparseable(`line ${line}: presses must be between 0 and ${MAX_LOOP}`);
         for (let n = 0; n < presses; n++) for (const k of keys) this.emit({ type: "PRESS", key: key(k, line) });
         return null;
       }
       case "hotkey": {
-        for (const k of kwargs.keys()) if (k !== "interval" && k !== "logScreenshot" && k !== "_pause") throw unparseable(`line ${line}: hotkey() got an unexpected keyword "${k}"`);
+        for (const k of kwargs.keys())
+          if (k !== "interval" && k !== "logScreenshot" && k !== "_pause")
+            throw unparseable(`line ${line}: hotkey() got an unexpected keyword "${k}"`);
         const keys = (args.length === 1 && Array.isArray(args[0]) ? args[0] : args).map((k) => key(k, line));
         if (!keys.length) throw unparseable(`line ${line}: hotkey() needs at least one key`);
         this.emit({ type: "HOTKEY", keys });
@@ -321,10 +356,12 @@ export class Interpreter {
         return null;
       }
       case "position":
-        if (!this.cursor) throw unparseable(`line ${line}: pyautogui.position() is not known here; use absolute coordinates`);
+        if (!this.cursor)
+          throw unparseable(`line ${line}: pyautogui.position() is not known here; use absolute coordinates`);
         return [this.cursor.x, this.cursor.y];
       case "size":
-        if (!this.options.screen) throw unparseable(`line ${line}: pyautogui.size() is not known here; use absolute coordinates`);
+        if (!this.options.screen)
+          throw unparseable(`line ${line}: pyautogui.size() is not known here; use absolute coordinates`);
         return [this.options.screen.width, this.options.screen.height];
       default:
         throw unparseable(`line ${line}: ${fn}() is not a supported action`);
@@ -340,7 +377,13 @@ export class Interpreter {
   }
 }
 
-function bindArgs(fn: string, params: string[], args: Value[], kwargs: Map<string, Value>, line: number): Record<string, Value | undefined> {
+function bindArgs(
+  fn: string,
+  params: string[],
+  args: Value[],
+  kwargs: Map<string, Value>,
+  line: number,
+): Record<string, Value | undefined> {
   if (args.length > params.length) throw unparseable(`line ${line}: ${fn}() takes at most ${params.length} arguments`);
   const out: Record<string, Value | undefined> = {};
   args.forEach((a, i) => (out[params[i]] = a));
@@ -360,7 +403,8 @@ function num(v: Value | undefined, what: string): number {
 
 function binary(op: string, l: Value, r: Value): Value {
   if (op === "+" && typeof l === "string" && typeof r === "string") return l + r;
-  if (op === "*" && typeof l === "string" && typeof r === "number") return l.repeat(Math.max(0, Math.min(10_000, Math.floor(r))));
+  if (op === "*" && typeof l === "string" && typeof r === "number")
+    return l.repeat(Math.max(0, Math.min(10_000, Math.floor(r))));
   const a = num(l, `left side of ${op}`);
   const b = num(r, `right side of ${op}`);
   switch (op) {

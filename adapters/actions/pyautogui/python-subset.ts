@@ -39,13 +39,74 @@ export type Stmt =
   | { kind: "for"; variable: string; iterable: Expr; body: Stmt[]; line: number }
   | { kind: "pass"; line: number };
 
-const OPS = ["**", "//", "==", "!=", "<=", ">=", "->", "+=", "-=", "(", ")", "[", "]", "{", "}", ",", ":", ";", ".", "=", "+", "-", "*", "/", "%", "<", ">", "@", "&", "|", "^", "~"];
-const KEYWORDS = new Set(["if", "elif", "else", "while", "def", "class", "with", "lambda", "return", "try", "except", "finally", "raise", "del", "global", "nonlocal", "yield", "assert", "async", "await", "and", "or", "not", "is", "break", "continue"]);
+const OPS = [
+  "**",
+  "//",
+  "==",
+  "!=",
+  "<=",
+  ">=",
+  "->",
+  "+=",
+  "-=",
+  "(",
+  ")",
+  "[",
+  "]",
+  "{",
+  "}",
+  ",",
+  ":",
+  ";",
+  ".",
+  "=",
+  "+",
+  "-",
+  "*",
+  "/",
+  "%",
+  "<",
+  ">",
+  "@",
+  "&",
+  "|",
+  "^",
+  "~",
+];
+const KEYWORDS = new Set([
+  "if",
+  "elif",
+  "else",
+  "while",
+  "def",
+  "class",
+  "with",
+  "lambda",
+  "return",
+  "try",
+  "except",
+  "finally",
+  "raise",
+  "del",
+  "global",
+  "nonlocal",
+  "yield",
+  "assert",
+  "async",
+  "await",
+  "and",
+  "or",
+  "not",
+  "is",
+  "break",
+  "continue",
+]);
 const MAX_SOURCE = 100_000;
 
 /** Split source into tokens, tracking indentation like Python does. */
 export function tokenize(src: string): Token[] {
-  if (src.length > MAX_SOURCE) throw unparseable(`code is ${src.length} characters long; at most ${MAX_SOURCE} are accepted`);
+  if (src.length > MAX_SOURCE)
+    throw unparseable(`code is ${src.length} characters long; at most ${MAX_SOURCE} are accepted`);
   const toks: Token[] = [];
   const indents = [0];
   let i = 0;
@@ -73,7 +134,8 @@ export function tokenize(src: string): Token[] {
         indents.pop();
         push("dedent", "");
       }
-      if (col !== indents[indents.length - 1]) throw unparseable(`line ${line}: indentation does not match any outer level`);
+      if (col !== indents[indents.length - 1])
+        throw unparseable(`line ${line}: indentation does not match any outer level`);
       i = j;
       lineStart = false;
     }
@@ -93,7 +155,9 @@ export function tokenize(src: string): Token[] {
       i += src[i + 1] === "\n" ? 2 : 3;
       line++;
     } else if (/[0-9]/.test(c) || (c === "." && /[0-9]/.test(src[i + 1] ?? ""))) {
-      const m = /^(0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?)/.exec(src.slice(i));
+      const m = /^(0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?)/.exec(
+        src.slice(i),
+      );
       const text = m![0];
       const clean = text.replace(/_/g, "");
       const num = /^0[xXbBoO]/.test(clean) ? Number(clean) : Number.parseFloat(clean);
@@ -106,7 +170,8 @@ export function tokenize(src: string): Token[] {
       const word = m[0];
       const quote = src[i + word.length];
       if ((quote === "'" || quote === '"') && /^(r|u|b|f|rb|br|fr|rf)$/i.test(word)) {
-        if (/f/i.test(word)) throw unparseable(`line ${line}: f-strings are not supported; write the text as a plain string`);
+        if (/f/i.test(word))
+          throw unparseable(`line ${line}: f-strings are not supported; write the text as a plain string`);
         i = readString(src, i + word.length, /r/i.test(word), line, (s, consumedLines) => {
           push("string", s, { str: s });
           line += consumedLines;
@@ -139,10 +204,28 @@ export function tokenize(src: string): Token[] {
   return toks;
 }
 
-const SIMPLE_ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', a: "\x07", b: "\b", f: "\f", v: "\v", "0": "\0" };
+const SIMPLE_ESCAPES: Record<string, string> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  a: "\x07",
+  b: "\b",
+  f: "\f",
+  v: "\v",
+  "0": "\0",
+};
 
 /** Read a string literal starting at the quote; returns the index after it. */
-function readString(src: string, start: number, raw: boolean, line: number, emit: (s: string, lines: number) => void): number {
+function readString(
+  src: string,
+  start: number,
+  raw: boolean,
+  line: number,
+  emit: (s: string, lines: number) => void,
+): number {
   const q = src[start];
   const triple = src.startsWith(q.repeat(3), start);
   const close = triple ? q.repeat(3) : q;
@@ -177,7 +260,8 @@ function readString(src: string, start: number, raw: boolean, line: number, emit
       const hex = n === "x" ? 2 : n === "u" ? 4 : n === "U" ? 8 : 0;
       if (hex) {
         const digits = src.slice(i + 2, i + 2 + hex);
-        if (!new RegExp(`^[0-9a-fA-F]{${hex}}$`).test(digits)) throw unparseable(`line ${line}: bad \\${n} escape in string`);
+        if (!new RegExp(`^[0-9a-fA-F]{${hex}}$`).test(digits))
+          throw unparseable(`line ${line}: bad \\${n} escape in string`);
         out += String.fromCodePoint(Number.parseInt(digits, 16));
         i += 2 + hex;
         continue;
@@ -295,7 +379,12 @@ class Parser {
       }
       if (this.isOp(",")) {
         // `import pyautogui, time` becomes two statements via a synthetic ';'
-        this.toks.splice(this.pos, 1, { kind: "op", value: ";", line: t.line }, { kind: "name", value: "import", line: t.line });
+        this.toks.splice(
+          this.pos,
+          1,
+          { kind: "op", value: ";", line: t.line },
+          { kind: "name", value: "import", line: t.line },
+        );
       }
       return { kind: "import", module, alias, line: t.line };
     }
@@ -329,7 +418,8 @@ class Parser {
       this.pos++;
       return { kind: "pass", line: t.line };
     }
-    if (t.kind === "name" && (KEYWORDS.has(t.value) || t.value === "for")) this.fail(`Python "${t.value}" statements are not supported in actions`);
+    if (t.kind === "name" && (KEYWORDS.has(t.value) || t.value === "for"))
+      this.fail(`Python "${t.value}" statements are not supported in actions`);
     const first = this.exprList();
     if (this.isOp("=")) {
       const targets = [first];

@@ -43,7 +43,8 @@ export function uiTarsToActions(response: string, options: UiTarsParseOptions): 
   try {
     return parse(response, options);
   } catch (err) {
-    if (err instanceof ActionFormatError) throw new ActionFormatError(err.message, { kind: err.kind, output: response });
+    if (err instanceof ActionFormatError)
+      throw new ActionFormatError(err.message, { kind: err.kind, output: response });
     throw err;
   }
 }
@@ -55,8 +56,14 @@ function parse(response: string, options: UiTarsParseOptions): UiTarsParsed {
   if (!marks.length) throw empty('the response has no "Action:" line');
   const last = marks[marks.length - 1];
   const at = last.index! + last[0].indexOf("Action");
-  const thought = response.slice(0, at).replace(/^\s*(Thought|Reflection|Action_Summary)\s*:\s*/i, "").trim();
-  let code = response.slice(at).replace(/^Action\s*:\s*/, "").trim();
+  const thought = response
+    .slice(0, at)
+    .replace(/^\s*(Thought|Reflection|Action_Summary)\s*:\s*/i, "")
+    .trim();
+  let code = response
+    .slice(at)
+    .replace(/^Action\s*:\s*/, "")
+    .trim();
   code = code.replace(/^```[a-z]*\n?|```\s*$/g, "").trim();
   if (!code) throw empty('the "Action:" line is empty');
   let program;
@@ -67,7 +74,8 @@ function parse(response: string, options: UiTarsParseOptions): UiTarsParsed {
   }
   const actions: Action[] = [];
   for (const stmt of program) {
-    if (stmt.kind !== "expr" || stmt.expr.kind !== "call" || stmt.expr.func.kind !== "name") throw unparseable(`line ${stmt.line}: expected a call such as click(start_box='(x,y)')`);
+    if (stmt.kind !== "expr" || stmt.expr.kind !== "call" || stmt.expr.func.kind !== "name")
+      throw unparseable(`line ${stmt.line}: expected a call such as click(start_box='(x,y)')`);
     actions.push(...callToActions(stmt.expr.func.name, stmt.expr, options));
   }
   if (!actions.length) throw empty("the response has no action");
@@ -107,12 +115,18 @@ function callToActions(name: string, call: Extract<Expr, { kind: "call" }>, o: U
       const from = point("start_box", "start_point");
       const toText = arg("end_box", "end_point", "#1");
       if (toText === undefined) throw unparseable(`${name}() needs an end_box`);
-      return [{ type: "MOVE_TO", ...from }, { type: "DRAG_TO", ...toPixels(toText, o) }];
+      return [
+        { type: "MOVE_TO", ...from },
+        { type: "DRAG_TO", ...toPixels(toText, o) },
+      ];
     }
     case "hotkey": {
       const combo = arg("key", "hotkey", "#0");
       if (!combo?.trim()) throw unparseable("hotkey() needs key='...'");
-      const keys = combo.trim().split(/[\s+]+/).map(keyName);
+      const keys = combo
+        .trim()
+        .split(/[\s+]+/)
+        .map(keyName);
       return keys.length === 1 ? [{ type: "PRESS", key: keys[0] }] : [{ type: "HOTKEY", keys }];
     }
     case "press":
@@ -160,7 +174,9 @@ function keyName(raw: string): string {
 
 /** Numbers in a coordinate string -> a pixel point (a box gives its centre). */
 function toPixels(text: string, o: UiTarsParseOptions): { x: number; y: number } {
-  const nums = (text.replace(/<\|?\/?(box_start|box_end|point|bbox)\|?>/g, " ").match(/-?\d+(?:\.\d+)?/g) ?? []).map(Number);
+  const nums = (text.replace(/<\|?\/?(box_start|box_end|point|bbox)\|?>/g, " ").match(/-?\d+(?:\.\d+)?/g) ?? []).map(
+    Number,
+  );
   let x: number;
   let y: number;
   if (nums.length === 2) [x, y] = nums;

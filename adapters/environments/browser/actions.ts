@@ -7,11 +7,42 @@ import type { Page } from "playwright-core";
 import type { Action } from "../../../src/action.ts";
 
 const KEYS: Record<string, string> = {
-  enter: "Enter", return: "Enter", tab: "Tab", space: " ", backspace: "Backspace", delete: "Delete", del: "Delete",
-  esc: "Escape", escape: "Escape", up: "ArrowUp", down: "ArrowDown", left: "ArrowLeft", right: "ArrowRight",
-  home: "Home", end: "End", pageup: "PageUp", pagedown: "PageDown", pgup: "PageUp", pgdn: "PageDown", insert: "Insert",
-  ctrl: "Control", ctrlleft: "Control", ctrlright: "Control", control: "Control", shift: "Shift", shiftleft: "Shift", shiftright: "Shift",
-  alt: "Alt", altleft: "Alt", altright: "Alt", win: "Meta", winleft: "Meta", command: "Meta", cmd: "Meta", super: "Meta", meta: "Meta",
+  enter: "Enter",
+  return: "Enter",
+  tab: "Tab",
+  space: " ",
+  backspace: "Backspace",
+  delete: "Delete",
+  del: "Delete",
+  esc: "Escape",
+  escape: "Escape",
+  up: "ArrowUp",
+  down: "ArrowDown",
+  left: "ArrowLeft",
+  right: "ArrowRight",
+  home: "Home",
+  end: "End",
+  pageup: "PageUp",
+  pagedown: "PageDown",
+  pgup: "PageUp",
+  pgdn: "PageDown",
+  insert: "Insert",
+  ctrl: "Control",
+  ctrlleft: "Control",
+  ctrlright: "Control",
+  control: "Control",
+  shift: "Shift",
+  shiftleft: "Shift",
+  shiftright: "Shift",
+  alt: "Alt",
+  altleft: "Alt",
+  altright: "Alt",
+  win: "Meta",
+  winleft: "Meta",
+  command: "Meta",
+  cmd: "Meta",
+  super: "Meta",
+  meta: "Meta",
 };
 
 /** A pyautogui key name as a Playwright key ("ctrl" -> "Control", "f5" -> "F5", "a" -> "a"). */
@@ -95,7 +126,12 @@ export class NavigationTracker {
 }
 
 /** Execute one action on the page. Terminal actions (DONE/FAIL) never reach an environment. */
-export async function performAction(page: Page, action: Action, pointer: Pointer, nav: NavigationTracker): Promise<ActionInfo> {
+export async function performAction(
+  page: Page,
+  action: Action,
+  pointer: Pointer,
+  nav: NavigationTracker,
+): Promise<ActionInfo> {
   const mark = nav.mark();
   const info: ActionInfo = {};
   const move = async (x?: number, y?: number) => {

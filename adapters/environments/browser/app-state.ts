@@ -30,11 +30,22 @@ export function endpointState(endpoint: { url: string; headers: Record<string, s
   const call = async (method: "GET" | "PUT", body?: unknown): Promise<Response> => {
     let res: Response;
     try {
-      res = await fetch(endpoint.url, { method, headers: { ...endpoint.headers, ...(body === undefined ? {} : { "content-type": "application/json" }) }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+      res = await fetch(endpoint.url, {
+        method,
+        headers: { ...endpoint.headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
     } catch (err) {
-      throw new EnvironmentError(`state endpoint ${endpoint.url}: ${method} failed: ${err instanceof Error ? err.message : String(err)}`, { retryable: true, cause: err });
+      throw new EnvironmentError(
+        `state endpoint ${endpoint.url}: ${method} failed: ${err instanceof Error ? err.message : String(err)}`,
+        { retryable: true, cause: err },
+      );
     }
-    if (!res.ok) throw new EnvironmentError(`state endpoint ${endpoint.url}: ${method} answered ${res.status}`, { retryable: res.status >= 500 });
+    if (!res.ok)
+      throw new EnvironmentError(`state endpoint ${endpoint.url}: ${method} answered ${res.status}`, {
+        retryable: res.status >= 500,
+      });
     return res;
   };
   return {

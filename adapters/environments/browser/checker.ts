@@ -21,17 +21,26 @@ export interface CheckerContext {
   /** The app's server state from its state endpoint (undefined when the task names none). */
   state: unknown;
   /** Cookies and localStorage of the episode's browser context. */
-  storage: { cookies: Array<{ name: string; value: string; domain: string; path: string }>; origins: Array<{ origin: string; localStorage: Array<{ name: string; value: string }> }> };
+  storage: {
+    cookies: Array<{ name: string; value: string; domain: string; path: string }>;
+    origins: Array<{ origin: string; localStorage: Array<{ name: string; value: string }> }>;
+  };
 }
 
 /** A user's checker function. */
-export type BrowserChecker = (ctx: CheckerContext) => boolean | number | Evaluation | Promise<boolean | number | Evaluation>;
+export type BrowserChecker = (
+  ctx: CheckerContext,
+) => boolean | number | Evaluation | Promise<boolean | number | Evaluation>;
 
 const modules = new Map<string, Promise<Record<string, unknown>>>();
 
 /** Load a checker function from a module (absolute path or file: URL); a ConfigError says what is wrong. */
 export async function loadChecker(module: string, exportName: string): Promise<BrowserChecker> {
-  if (!isAbsolute(module) && !module.startsWith("file:")) throw new ConfigError(`checker module "${module}" must be an absolute path (task files resolve it against their folder)`, { field: "evaluator.module" });
+  if (!isAbsolute(module) && !module.startsWith("file:"))
+    throw new ConfigError(
+      `checker module "${module}" must be an absolute path (task files resolve it against their folder)`,
+      { field: "evaluator.module" },
+    );
   const href = module.startsWith("file:") ? module : pathToFileURL(module).href;
   let loading = modules.get(href);
   if (!loading) modules.set(href, (loading = import(href) as Promise<Record<string, unknown>>));
@@ -40,10 +49,17 @@ export async function loadChecker(module: string, exportName: string): Promise<B
     mod = await loading;
   } catch (err) {
     modules.delete(href);
-    throw new ConfigError(`checker module ${module} does not load: ${err instanceof Error ? err.message : String(err)}`, { field: "evaluator.module" });
+    throw new ConfigError(
+      `checker module ${module} does not load: ${err instanceof Error ? err.message : String(err)}`,
+      { field: "evaluator.module" },
+    );
   }
   const fn = mod[exportName];
-  if (typeof fn !== "function") throw new ConfigError(`checker module ${module} has no function export "${exportName}" (exports: ${Object.keys(mod).join(", ") || "none"})`, { field: "evaluator.export" });
+  if (typeof fn !== "function")
+    throw new ConfigError(
+      `checker module ${module} has no function export "${exportName}" (exports: ${Object.keys(mod).join(", ") || "none"})`,
+      { field: "evaluator.export" },
+    );
   return fn as BrowserChecker;
 }
 
@@ -55,11 +71,13 @@ export async function loadChecker(module: string, exportName: string): Promise<B
 export async function checkTaskCheckers(tasks: readonly Task[]): Promise<void> {
   for (const task of tasks) {
     const evaluator = task.evaluator as Partial<BrowserEvaluator> | undefined;
-    if (!evaluator || typeof evaluator !== "object" || !("module" in evaluator) || typeof evaluator.module !== "string") continue;
+    if (!evaluator || typeof evaluator !== "object" || !("module" in evaluator) || typeof evaluator.module !== "string")
+      continue;
     try {
       await loadChecker(evaluator.module, evaluator.export ?? "default");
     } catch (err) {
-      if (err instanceof ConfigError) throw new ConfigError(`task ${task.id}: ${err.message}`, { field: err.field, cause: err });
+      if (err instanceof ConfigError)
+        throw new ConfigError(`task ${task.id}: ${err.message}`, { field: err.field, cause: err });
       throw err;
     }
   }
@@ -80,17 +98,25 @@ function describeValue(value: unknown): string {
 /** Normalise what a checker returned. */
 export function toEvaluation(result: unknown, who: string): Evaluation {
   if (typeof result === "boolean") return { score: result ? 1 : 0, detail: `${who} returned ${result}` };
-  if (typeof result === "number" && result >= 0 && result <= 1) return { score: result, detail: `${who} returned ${result}` };
+  if (typeof result === "number" && result >= 0 && result <= 1)
+    return { score: result, detail: `${who} returned ${result}` };
   const r = result as Partial<Evaluation> | null;
-  if (r && typeof r === "object" && typeof r.score === "number" && r.score >= 0 && r.score <= 1) return { score: r.score, ...(typeof r.detail === "string" ? { detail: r.detail } : {}) };
-  throw new EnvironmentError(`${who} returned ${describeValue(result)}; a checker returns a boolean, a score in [0, 1] or { score, detail }`, { retryable: false });
+  if (r && typeof r === "object" && typeof r.score === "number" && r.score >= 0 && r.score <= 1)
+    return { score: r.score, ...(typeof r.detail === "string" ? { detail: r.detail } : {}) };
+  throw new EnvironmentError(
+    `${who} returned ${describeValue(result)}; a checker returns a boolean, a score in [0, 1] or { score, detail }`,
+    { retryable: false },
+  );
 }
 
 /** Run a task's checker. */
 export async function runChecker(evaluator: BrowserEvaluator, ctx: CheckerContext): Promise<Evaluation> {
   if ("check" in evaluator) {
     const check = BROWSER_CHECKS.get(evaluator.check);
-    if (!check) throw new ConfigError(`task ${ctx.task.id}: no built-in checker "${evaluator.check}"`, { field: "evaluator.check" });
+    if (!check)
+      throw new ConfigError(`task ${ctx.task.id}: no built-in checker "${evaluator.check}"`, {
+        field: "evaluator.check",
+      });
     return check(ctx.state as AppsState);
   }
   const fn = await loadChecker(evaluator.module, evaluator.export);

@@ -7,7 +7,8 @@
 import type { Browser } from "playwright-core";
 import { importOptional } from "../../../src/optional-import.ts";
 
-const loadChromium = async () => (await importOptional("playwright-core", "the browser environment", () => import("playwright-core"))).chromium;
+const loadChromium = async () =>
+  (await importOptional("playwright-core", "the browser environment", () => import("playwright-core"))).chromium;
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { ConfigError, EnvironmentError } from "../../../src/errors.ts";
@@ -16,7 +17,17 @@ import { ConfigError, EnvironmentError } from "../../../src/errors.ts";
 export const DEFAULT_CHROMIUM = "/usr/bin/chromium";
 
 /** Flags for a quiet, deterministic headless Chromium (no sandbox: runs as root in CI). */
-export const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage", "--font-render-hinting=none", "--hide-scrollbars"];
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-dev-shm-usage",
+  "--font-render-hinting=none",
+  "--hide-scrollbars",
+];
 
 /** Options of {@link launchChromium}. */
 export interface LaunchChromiumOptions {
@@ -36,19 +47,35 @@ async function freePort(): Promise<number> {
 }
 
 /** Launch Chromium; a missing executable is a ConfigError saying how to install it. */
-export async function launchChromium(executablePath = DEFAULT_CHROMIUM, options: LaunchChromiumOptions = {}): Promise<Browser> {
-  if (!existsSync(executablePath)) throw new ConfigError(`browser: no Chromium at ${executablePath}; install it (apt-get install -y --no-install-recommends chromium) or set env.chromium to its path`, { field: "env.chromium" });
+export async function launchChromium(
+  executablePath = DEFAULT_CHROMIUM,
+  options: LaunchChromiumOptions = {},
+): Promise<Browser> {
+  if (!existsSync(executablePath))
+    throw new ConfigError(
+      `browser: no Chromium at ${executablePath}; install it (apt-get install -y --no-install-recommends chromium) or set env.chromium to its path`,
+      { field: "env.chromium" },
+    );
   const chromium = await loadChromium();
   if (!options.cdp) return chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
   const port = await freePort();
-  const browser = await chromium.launch({ executablePath, headless: true, args: [...CHROMIUM_ARGS, `--remote-debugging-port=${port}`, "--remote-debugging-address=127.0.0.1"] });
+  const browser = await chromium.launch({
+    executablePath,
+    headless: true,
+    args: [...CHROMIUM_ARGS, `--remote-debugging-port=${port}`, "--remote-debugging-address=127.0.0.1"],
+  });
   try {
-    const version = (await (await fetch(`http://127.0.0.1:${port}/json/version`)).json()) as { webSocketDebuggerUrl?: string };
+    const version = (await (await fetch(`http://127.0.0.1:${port}/json/version`)).json()) as {
+      webSocketDebuggerUrl?: string;
+    };
     if (!version.webSocketDebuggerUrl) throw new EnvironmentError("no webSocketDebuggerUrl in /json/version");
     CDP_URLS.set(browser, version.webSocketDebuggerUrl);
   } catch (err) {
     await browser.close().catch(() => undefined);
-    throw new EnvironmentError(`browser: Chromium did not serve CDP on 127.0.0.1:${port}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new EnvironmentError(
+      `browser: Chromium did not serve CDP on 127.0.0.1:${port}: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
+    );
   }
   return browser;
 }

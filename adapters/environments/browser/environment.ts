@@ -9,7 +9,12 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { formatAction, type Action } from "../../../src/action.ts";
 import type { BlobStore } from "../../../src/blob-store.ts";
-import type { Environment, EnvironmentCapabilities, EnvironmentSnapshot, StepOutcome } from "../../../src/environment.ts";
+import type {
+  Environment,
+  EnvironmentCapabilities,
+  EnvironmentSnapshot,
+  StepOutcome,
+} from "../../../src/environment.ts";
 import { ConfigError, EnvironmentError } from "../../../src/errors.ts";
 import { sha256Hex, stableStringify } from "../../../src/hash.ts";
 import type { Observation } from "../../../src/observation.ts";
@@ -82,9 +87,15 @@ const CAPTURE_RETRY_MS = [50, 150, 400, 1000];
 export async function captureScreen(page: Page): Promise<Buffer> {
   for (let i = 0; ; i++) {
     try {
-      return await page.screenshot({ type: "png", caret: "hide", animations: "disabled", timeout: SCREENSHOT_TIMEOUT_MS });
+      return await page.screenshot({
+        type: "png",
+        caret: "hide",
+        animations: "disabled",
+        timeout: SCREENSHOT_TIMEOUT_MS,
+      });
     } catch (err) {
-      if (i >= CAPTURE_RETRY_MS.length || !(err instanceof Error) || !/Unable to capture screenshot/.test(err.message)) throw err;
+      if (i >= CAPTURE_RETRY_MS.length || !(err instanceof Error) || !/Unable to capture screenshot/.test(err.message))
+        throw err;
       await new Promise((r) => setTimeout(r, CAPTURE_RETRY_MS[i]));
     }
   }
@@ -96,7 +107,8 @@ function setLocalStorage(storage: BrowserSnapshotData["storage"], origin: string
   return `((items) => { localStorage.clear(); for (const [k, v] of items) localStorage.setItem(k, v); })(${JSON.stringify(entries)})`;
 }
 
-const sameHistory = (a: HistoryState, b: HistoryState) => a.index === b.index && a.entries.length === b.entries.length && a.entries.every((u, i) => u === b.entries[i]);
+const sameHistory = (a: HistoryState, b: HistoryState) =>
+  a.index === b.index && a.entries.length === b.entries.length && a.entries.every((u, i) => u === b.entries[i]);
 
 /** Headless Chromium as a retrace Environment. */
 export class BrowserEnvironment implements Environment {
@@ -124,7 +136,13 @@ export class BrowserEnvironment implements Environment {
 
   constructor(options: BrowserEnvironmentOptions) {
     this.opts = { ...options, width: options.width ?? 1280, height: options.height ?? 800 };
-    this.capabilities = { reset: true, snapshot: true, groundTruth: false, accessibility: options.accessibility ?? true, probes: true };
+    this.capabilities = {
+      reset: true,
+      snapshot: true,
+      groundTruth: false,
+      accessibility: options.accessibility ?? true,
+      probes: true,
+    };
   }
 
   /**
@@ -172,7 +190,10 @@ export class BrowserEnvironment implements Environment {
       info = await performAction(page, action, this.pointer, this.link!.nav);
     } catch (err) {
       if (this.closed) throw err;
-      throw new EnvironmentError(`browser: ${formatAction(action)} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new EnvironmentError(
+        `browser: ${formatAction(action)} failed: ${err instanceof Error ? err.message : String(err)}`,
+        { cause: err },
+      );
     }
     return { observation: await this.observation(), info: { ...info } };
   }
@@ -184,7 +205,12 @@ export class BrowserEnvironment implements Environment {
 
   async evaluate(): Promise<Evaluation> {
     const page = this.requirePage();
-    return runChecker(this.evaluator!, { task: this.task!, url: page.url(), state: this.appState ? await this.appState.read() : undefined, storage: await this.context!.storageState() });
+    return runChecker(this.evaluator!, {
+      task: this.task!,
+      url: page.url(),
+      state: this.appState ? await this.appState.read() : undefined,
+      storage: await this.context!.storageState(),
+    });
   }
 
   async snapshot(): Promise<EnvironmentSnapshot> {
@@ -209,14 +235,23 @@ export class BrowserEnvironment implements Environment {
     this.requirePage();
     if (snapshot.kind !== "browser") throw new ConfigError(`browser: cannot restore a "${snapshot.kind}" snapshot`);
     const data = snapshot.data as BrowserSnapshotData;
-    if (data.task !== this.task!.id) throw new EnvironmentError(`browser: snapshot of task ${data.task} cannot be restored on task ${this.task!.id}`, { retryable: false });
+    if (data.task !== this.task!.id)
+      throw new EnvironmentError(`browser: snapshot of task ${data.task} cannot be restored on task ${this.task!.id}`, {
+        retryable: false,
+      });
     if (this.appState && data.server !== null) await this.appState.write(data.server);
-    const storage = { cookies: data.storage.cookies, origins: data.storage.origins.map((o) => ({ ...o, origin: o.origin || this.origin })) };
+    const storage = {
+      cookies: data.storage.cookies,
+      origins: data.storage.origins.map((o) => ({ ...o, origin: o.origin || this.origin })),
+    };
     // An origin the snapshot lists is cleared and refilled; listing the app's own clears storage it gained since.
-    if (this.origin && !storage.origins.some((o) => o.origin === this.origin)) storage.origins.push({ origin: this.origin, localStorage: [] });
+    if (this.origin && !storage.origins.some((o) => o.origin === this.origin))
+      storage.origins.push({ origin: this.origin, localStorage: [] });
     const abs = (u: string) => (u.startsWith("/") ? this.origin + u : u);
     const url = abs(data.url);
-    const history = data.history ? { entries: data.history.entries.map(abs), index: data.history.index } : { entries: [url], index: 0 };
+    const history = data.history
+      ? { entries: data.history.entries.map(abs), index: data.history.index }
+      : { entries: [url], index: 0 };
     const session = data.session ?? [];
     // Playwright's setStorageState puts IndexedDB back but opens a page per restore: only when a database is involved.
     const link = this.link!;
@@ -229,7 +264,9 @@ export class BrowserEnvironment implements Environment {
     const hover = data.page.hover !== false;
     const pointerFirst = () => link.page.mouse.move(data.pointer.x, data.pointer.y);
     if (!hover) await pointerFirst();
-    const idb = storage.origins.some((o) => (o as { indexedDB?: unknown[] }).indexedDB?.length) || (await link.page.evaluate("indexedDB.databases().then((d) => d.length > 0)").catch(() => false));
+    const idb =
+      storage.origins.some((o) => (o as { indexedDB?: unknown[] }).indexedDB?.length) ||
+      (await link.page.evaluate("indexedDB.databases().then((d) => d.length > 0)").catch(() => false));
     const storageScript = (origin: string) => `${setLocalStorage(storage, origin)};${sessionScript(session)}`;
     const tabStorage = async () => {
       const page = link.page;
@@ -248,10 +285,19 @@ export class BrowserEnvironment implements Environment {
           // The tab's entries are the ones the last restore built, never visited since: only the
           // current one is loaded again (a reload keeps no form values; scroll is set below).
           await cookies();
-          await loadWithTabStorage(link.page, storageScript, link.page.url(), () => link.page.reload({ waitUntil: "load", timeout: 20_000 }));
+          await loadWithTabStorage(link.page, storageScript, link.page.url(), () =>
+            link.page.reload({ waitUntil: "load", timeout: 20_000 }),
+          );
           this.restoreReloads++;
         } else {
-          await rebuildHistory({ page: link.page, send: this.send, history, goto: (u) => this.goto(u), tabStorage: storageScript, beforeStack: idb ? () => context.setStorageState(storage) : cookies });
+          await rebuildHistory({
+            page: link.page,
+            send: this.send,
+            history,
+            goto: (u) => this.goto(u),
+            tabStorage: storageScript,
+            beforeStack: idb ? () => context.setStorageState(storage) : cookies,
+          });
         }
         // The page's scripts ran again on load (e.g. a visit counter): put storage back as saved.
         await tabStorage();
@@ -259,15 +305,25 @@ export class BrowserEnvironment implements Environment {
       } catch (err) {
         // The rebuild navigates a dozen times: a renderer swap, a crash or a slow load on a loaded
         // machine is retried here, from the start, before the episode sees an environment error.
-        if (this.closed || attempt >= RESTORE_ATTEMPTS || (err instanceof EnvironmentError && err.retryable === false)) {
+        if (
+          this.closed ||
+          attempt >= RESTORE_ATTEMPTS ||
+          (err instanceof EnvironmentError && err.retryable === false)
+        ) {
           if (this.closed || err instanceof EnvironmentError) throw err;
-          throw new EnvironmentError(`browser: restoring the tab's history failed ${attempt} times: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`, { cause: err });
+          throw new EnvironmentError(
+            `browser: restoring the tab's history failed ${attempt} times: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`,
+            { cause: err },
+          );
         }
         this.restoreRetries++;
       }
     }
     const missing = await writePageState(link.page, data.page);
-    if (missing.length) throw new EnvironmentError(`browser: restored page lacks form controls ${missing.join(", ")}`, { retryable: false });
+    if (missing.length)
+      throw new EnvironmentError(`browser: restored page lacks form controls ${missing.join(", ")}`, {
+        retryable: false,
+      });
     this.pointer = { ...data.pointer };
     if (hover) await link.page.mouse.move(this.pointer.x, this.pointer.y);
     this.settled = { page: link.page, navigations: link.navigations, history };
@@ -292,7 +348,13 @@ export class BrowserEnvironment implements Environment {
 
   async probe(): Promise<ProbeReport> {
     const page = this.requirePage();
-    return probeBrowser({ page, context: this.context!, appState: this.appState, relative: (u) => this.relative(u), history: await readHistory(this.send) });
+    return probeBrowser({
+      page,
+      context: this.context!,
+      appState: this.appState,
+      relative: (u) => this.relative(u),
+      history: await readHistory(this.send),
+    });
   }
 
   async close(): Promise<void> {
@@ -323,13 +385,19 @@ export class BrowserEnvironment implements Environment {
     try {
       await this.link!.page.goto(url, { waitUntil: "load", timeout: 20_000 });
     } catch (err) {
-      throw new EnvironmentError(`browser: could not open ${url}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new EnvironmentError(
+        `browser: could not open ${url}: ${err instanceof Error ? err.message : String(err)}`,
+        { cause: err },
+      );
     }
   }
 
   /** Storage with the app's own origin written "" (the built-in server's port differs per instance). */
   private portableStorage(storage: BrowserSnapshotData["storage"]): BrowserSnapshotData["storage"] {
-    return { cookies: storage.cookies, origins: storage.origins.map((o) => (o.origin === this.origin ? { ...o, origin: "" } : o)) };
+    return {
+      cookies: storage.cookies,
+      origins: storage.origins.map((o) => (o.origin === this.origin ? { ...o, origin: "" } : o)),
+    };
   }
 
   private relative(url: string): string {
@@ -338,7 +406,8 @@ export class BrowserEnvironment implements Environment {
 
   private requirePage(): Page {
     if (this.closed) throw new EnvironmentError("browser: the environment is closed", { retryable: false });
-    if (!this.link || !this.task) throw new EnvironmentError("browser: call reset(task) before acting", { retryable: false });
+    if (!this.link || !this.task)
+      throw new EnvironmentError("browser: call reset(task) before acting", { retryable: false });
     return this.link.page;
   }
 
@@ -348,7 +417,10 @@ export class BrowserEnvironment implements Environment {
     } catch (err) {
       if (this.closed || err instanceof EnvironmentError) throw err;
       // A hung or crashed renderer: the runner's environment retries re-run the episode.
-      throw new EnvironmentError(`browser: observing the page failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`, { cause: err });
+      throw new EnvironmentError(
+        `browser: observing the page failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`,
+        { cause: err },
+      );
     }
   }
 
@@ -362,9 +434,27 @@ export class BrowserEnvironment implements Environment {
     const cookies = (await this.context!.cookies()).map((c) => [c.name, c.value, c.domain, c.path]);
     const server = this.appState ? await this.appState.read() : null;
     const history = await readHistory(this.send);
-    this.hash = sha256Hex(stableStringify({ server, cookies, local: ps.local, session: ps.session, idb: ps.idb, history: { entries: history.entries.map((u) => this.relative(u)), index: history.index }, url, forms: ps.forms, focus: ps.focus, scroll: ps.scroll }));
+    this.hash = sha256Hex(
+      stableStringify({
+        server,
+        cookies,
+        local: ps.local,
+        session: ps.session,
+        idb: ps.idb,
+        history: { entries: history.entries.map((u) => this.relative(u)), index: history.index },
+        url,
+        forms: ps.forms,
+        focus: ps.focus,
+        scroll: ps.scroll,
+      }),
+    );
     this.screen = screenshot;
-    const obs: Observation = { screenshot, width: this.opts.width, height: this.opts.height, text: `URL: ${url}\nTitle: ${ps.title}` };
+    const obs: Observation = {
+      screenshot,
+      width: this.opts.width,
+      height: this.opts.height,
+      text: `URL: ${url}\nTitle: ${ps.title}`,
+    };
     if (this.capabilities.accessibility) obs.axTree = ps.ax;
     return obs;
   }

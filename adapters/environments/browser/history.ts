@@ -66,7 +66,16 @@ export async function rebuildHistory(input: RebuildHistoryInput): Promise<void> 
   // Requests carry no fragment: match entries without theirs.
   const documents = new Set(entries.map((e) => e.split("#")[0]));
   const matcher = (url: URL) => placeholders && documents.has(url.href);
-  await page.route(matcher, (route) => (placeholders && route.request().isNavigationRequest() ? route.fulfill({ status: 200, contentType: "text/html", headers: { "cache-control": "no-store" }, body: PLACEHOLDER }) : route.fallback()));
+  await page.route(matcher, (route) =>
+    placeholders && route.request().isNavigationRequest()
+      ? route.fulfill({
+          status: 200,
+          contentType: "text/html",
+          headers: { "cache-control": "no-store" },
+          body: PLACEHOLDER,
+        })
+      : route.fallback(),
+  );
   let routed = true;
   // The real page's requests are not intercepted at all.
   const realPages = async () => {
@@ -82,7 +91,8 @@ export async function rebuildHistory(input: RebuildHistoryInput): Promise<void> 
     await send("Page.resetNavigationHistory");
     for (let i = 1; i < (direct ? index : entries.length); i++) {
       // Chromium folds a navigation to the current URL into its entry: push a same-URL entry instead.
-      if (entries[i] === entries[i - 1] && isHttp(entries[i])) await page.evaluate("history.pushState(null, '', location.href)");
+      if (entries[i] === entries[i - 1] && isHttp(entries[i]))
+        await page.evaluate("history.pushState(null, '', location.href)");
       // Each placeholder is a new document, most often in a new renderer frame: wait for its
       // load (not only the commit), so the next step talks to the new document.
       else await goto(entries[i]);
@@ -95,13 +105,20 @@ export async function rebuildHistory(input: RebuildHistoryInput): Promise<void> 
     const built = await send<NavigationHistory>("Page.getNavigationHistory");
     if (built.currentIndex !== index) {
       // Fires on the commit of the entry's placeholder, and on a same-document entry too.
-      const navigated = page.waitForEvent("framenavigated", { predicate: (f) => f === page.mainFrame(), timeout: 20_000 });
-      await send("Page.navigateToHistoryEntry", { entryId: built.entries[Math.min(index, built.entries.length - 1)].id });
+      const navigated = page.waitForEvent("framenavigated", {
+        predicate: (f) => f === page.mainFrame(),
+        timeout: 20_000,
+      });
+      await send("Page.navigateToHistoryEntry", {
+        entryId: built.entries[Math.min(index, built.entries.length - 1)].id,
+      });
       await navigated;
       await page.waitForLoadState("load");
     }
     await realPages();
-    await loadWithTabStorage(page, input.tabStorage, current, () => page.reload({ waitUntil: "load", timeout: 20_000 }));
+    await loadWithTabStorage(page, input.tabStorage, current, () =>
+      page.reload({ waitUntil: "load", timeout: 20_000 }),
+    );
   } finally {
     placeholders = false;
     if (routed) await page.unroute(matcher);
@@ -113,13 +130,20 @@ export async function rebuildHistory(input: RebuildHistoryInput): Promise<void> 
  * put back in the new document before the page's own scripts run: an init script of the page,
  * for the top frame on that origin only, removed once `load` is over.
  */
-export async function loadWithTabStorage(page: Page, script: ((origin: string) => string) | undefined, url: string, load: () => Promise<unknown>): Promise<void> {
+export async function loadWithTabStorage(
+  page: Page,
+  script: ((origin: string) => string) | undefined,
+  url: string,
+  load: () => Promise<unknown>,
+): Promise<void> {
   if (!script || !isHttp(url)) {
     await load();
     return;
   }
   const origin = new URL(url).origin;
-  const init = await page.addInitScript({ content: `if (window === window.top && location.origin === ${JSON.stringify(origin)}) { try { ${script(origin)}; } catch (e) {} }` });
+  const init = await page.addInitScript({
+    content: `if (window === window.top && location.origin === ${JSON.stringify(origin)}) { try { ${script(origin)}; } catch (e) {} }`,
+  });
   try {
     await load();
   } finally {

@@ -44,5 +44,12 @@ export async function createBrowserEnvironment(options: CreateBrowserOptions): P
     await server.close();
     throw err;
   }
-  return new BrowserEnvironment({ browser, server, blobs: options.blobs, width: options.width, height: options.height, accessibility: options.accessibility });
+  return new BrowserEnvironment({
+    browser,
+    server,
+    blobs: options.blobs,
+    width: options.width,
+    height: options.height,
+    accessibility: options.accessibility,
+  });
 }

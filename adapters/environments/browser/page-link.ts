@@ -12,9 +12,11 @@ import type { BrowserContext, CDPSession, Page } from "playwright-core";
 import { NavigationTracker } from "./actions.ts";
 
 /** A renderer swap in progress: the same session answers once the new document is attached. */
-const TRANSIENT = /Not attached to an active page|Cannot find context with specified id|Execution context was destroyed/i;
+const TRANSIENT =
+  /Not attached to an active page|Cannot find context with specified id|Execution context was destroyed/i;
 /** The session itself is gone: open a new one on the tab. */
-const DETACHED = /Session closed|Target closed|Target page, context or browser has been closed|No session with given id|has been closed/i;
+const DETACHED =
+  /Session closed|Target closed|Target page, context or browser has been closed|No session with given id|has been closed/i;
 
 /** Longest time one CDP call keeps retrying a renderer swap, in ms. */
 export const CDP_RETRY_MS = 10_000;
@@ -24,7 +26,6 @@ export function isRendererSwapError(err: unknown): boolean {
   const message = err instanceof Error ? err.message : String(err);
   return TRANSIENT.test(message) || DETACHED.test(message);
 }
-
 
 /** The episode's page, its CDP session and its navigation tracker, re-acquired when they break. */
 export class PageLink {
@@ -97,7 +98,9 @@ export class PageLink {
           await this.session?.detach().catch(() => undefined);
           this.session = undefined;
         }
-        await this.page.waitForLoadState("domcontentloaded", { timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
+        await this.page
+          .waitForLoadState("domcontentloaded", { timeout: Math.max(1, deadline - Date.now()) })
+          .catch(() => undefined);
         await new Promise((r) => setTimeout(r, Math.min(200, 5 * 2 ** attempt)));
       }
     }

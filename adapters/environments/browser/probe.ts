@@ -37,14 +37,19 @@ export async function probeBrowser(input: BrowserProbeInput): Promise<ProbeRepor
   items.url = input.relative(ps.url);
   items["dom:title"] = ps.title;
   Object.assign(items, axProbeItems({ role: "browser", name: "", children: [{ ...ps.ax, name: "page" }] }));
-  for (const f of ps.forms) items[`form:${f.key}`] = f.checked !== undefined ? (f.checked ? "checked" : "unchecked") : short(f.value ?? "");
+  for (const f of ps.forms)
+    items[`form:${f.key}`] = f.checked !== undefined ? (f.checked ? "checked" : "unchecked") : short(f.value ?? "");
   items.focus = ps.focus ? `${ps.focus.key} sel=${ps.focus.start ?? "-"}-${ps.focus.end ?? "-"}` : "none";
   const storage = await input.context.storageState();
   for (const c of storage.cookies) items[`cookie:${c.name}`] = short(c.value);
   for (const o of storage.origins) for (const e of o.localStorage) items[`storage:${e.name}`] = short(e.value);
   for (const [k, v] of ps.session) items[`session:${k}`] = short(v);
-  for (const db of ps.idb) for (const st of db.stores) items[`idb:${db.name}/${st.name}`] = `v${db.version} records=${st.records.length} sha256=${shortDigest(stableStringify(st.records))}`;
-  if (input.history) items.history = `${input.history.index + 1}/${input.history.entries.length} ${shortDigest(input.history.entries.map(input.relative).join("\n"))}`;
+  for (const db of ps.idb)
+    for (const st of db.stores)
+      items[`idb:${db.name}/${st.name}`] =
+        `v${db.version} records=${st.records.length} sha256=${shortDigest(stableStringify(st.records))}`;
+  if (input.history)
+    items.history = `${input.history.index + 1}/${input.history.entries.length} ${shortDigest(input.history.entries.map(input.relative).join("\n"))}`;
   if (input.appState) {
     try {
       const state = await input.appState.read();
@@ -62,7 +67,8 @@ function appSections(state: unknown): Record<string, unknown> {
   if (!state || typeof state !== "object" || Array.isArray(state)) return { state };
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(state as Record<string, unknown>)) {
-    if (v && typeof v === "object" && !Array.isArray(v)) for (const [k2, v2] of Object.entries(v as Record<string, unknown>)) out[`${k}.${k2}`] = v2;
+    if (v && typeof v === "object" && !Array.isArray(v))
+      for (const [k2, v2] of Object.entries(v as Record<string, unknown>)) out[`${k}.${k2}`] = v2;
     else out[k] = v;
   }
   return out;

@@ -32,7 +32,12 @@ export function createPlanDivergenceDetector(options: PlanDivergenceDetectorOpti
           k += got.length;
           continue;
         }
-        return { isError: true, errorStep: entry.step, reason: `step ${entry.step} did ${entry.actions.map(formatAction).join(", ")}; the plan expected ${plan[k] ? formatAction(ActionSchema.parse(JSON.parse(plan[k]))) : "nothing more"}`, confidence: 1 };
+        return {
+          isError: true,
+          errorStep: entry.step,
+          reason: `step ${entry.step} did ${entry.actions.map(formatAction).join(", ")}; the plan expected ${plan[k] ? formatAction(ActionSchema.parse(JSON.parse(plan[k]))) : "nothing more"}`,
+          confidence: 1,
+        };
       }
       return { isError: false, errorStep: null, reason: "on plan", confidence: 1 };
     },

@@ -20,7 +20,8 @@ const WAIT_DIALOG: Action = { type: "WAIT", seconds: 1 };
  */
 const CLICK_SAVE: Action = { type: "CLICK", x: 1138, y: 772, button: "left", numClicks: 1 };
 
-const horizon = (plan: Action[]): DesktopTask["horizon"] => (plan.length <= 4 ? "short" : plan.length <= 8 ? "medium" : "long");
+const horizon = (plan: Action[]): DesktopTask["horizon"] =>
+  plan.length <= 4 ? "short" : plan.length <= 8 ? "medium" : "long";
 
 function task(t: Omit<DesktopTask, "env" | "horizon" | "tags"> & { tags?: string[] }): DesktopTask {
   return { env: "x11", horizon: horizon(t.plan), tags: t.tags ?? [], ...t };
@@ -35,7 +36,18 @@ export const DESKTOP_TASKS: readonly DesktopTask[] = [
     instruction: "In the open notes.txt, add a line '- bread' at the end of the list and save the file.",
     apps: ["mousepad"],
     setup: { files: { "notes.txt": NOTES }, launch: [{ app: "mousepad", args: ["notes.txt"] }] },
-    evaluator: { checks: [{ type: "file-text", path: "notes.txt", equals: "Shopping list\n- milk\n- eggs\n- bread", includes: [], excludes: [], trimEnd: true }] },
+    evaluator: {
+      checks: [
+        {
+          type: "file-text",
+          path: "notes.txt",
+          equals: "Shopping list\n- milk\n- eggs\n- bread",
+          includes: [],
+          excludes: [],
+          trimEnd: true,
+        },
+      ],
+    },
     plan: [hot("ctrl", "end"), type("- bread\n"), hot("ctrl", "s"), DONE],
     mistakes: [
       { atStep: 0, kind: "wrong-item", actions: [hot("ctrl", "home")], note: "jumps to the top instead of the end" },
@@ -48,7 +60,18 @@ export const DESKTOP_TASKS: readonly DesktopTask[] = [
     instruction: "Insert the line '# Groceries' at the very top of notes.txt and save it.",
     apps: ["mousepad"],
     setup: { files: { "notes.txt": NOTES }, launch: [{ app: "mousepad", args: ["notes.txt"] }] },
-    evaluator: { checks: [{ type: "file-text", path: "notes.txt", equals: `# Groceries\n${NOTES}`, includes: [], excludes: [], trimEnd: true }] },
+    evaluator: {
+      checks: [
+        {
+          type: "file-text",
+          path: "notes.txt",
+          equals: `# Groceries\n${NOTES}`,
+          includes: [],
+          excludes: [],
+          trimEnd: true,
+        },
+      ],
+    },
     plan: [hot("ctrl", "home"), type("# Groceries\n"), hot("ctrl", "s"), DONE],
     mistakes: [
       { atStep: 0, kind: "wrong-item", actions: [hot("ctrl", "end")], note: "goes to the end instead" },
@@ -59,11 +82,30 @@ export const DESKTOP_TASKS: readonly DesktopTask[] = [
     id: "mousepad-delete-first-line",
     instruction: "Delete the first line of todo.txt (the 'DRAFT' marker) and save.",
     apps: ["mousepad"],
-    setup: { files: { "todo.txt": "DRAFT\nwrite report\ncall Anna\n" }, launch: [{ app: "mousepad", args: ["todo.txt"] }] },
-    evaluator: { checks: [{ type: "file-text", path: "todo.txt", equals: "write report\ncall Anna", includes: [], excludes: [], trimEnd: true }] },
+    setup: {
+      files: { "todo.txt": "DRAFT\nwrite report\ncall Anna\n" },
+      launch: [{ app: "mousepad", args: ["todo.txt"] }],
+    },
+    evaluator: {
+      checks: [
+        {
+          type: "file-text",
+          path: "todo.txt",
+          equals: "write report\ncall Anna",
+          includes: [],
+          excludes: [],
+          trimEnd: true,
+        },
+      ],
+    },
     plan: [hot("ctrl", "home"), hot("shift", "down"), press("delete"), hot("ctrl", "s"), DONE],
     mistakes: [
-      { atStep: 1, kind: "wrong-item", actions: [hot("shift", "end")], note: "selects the line without its newline, leaving a blank line" },
+      {
+        atStep: 1,
+        kind: "wrong-item",
+        actions: [hot("shift", "end")],
+        note: "selects the line without its newline, leaving a blank line",
+      },
       { atStep: 2, kind: "latent", actions: [type("x")], note: "replaces the selection with a stray character" },
     ],
   }),
@@ -71,8 +113,15 @@ export const DESKTOP_TASKS: readonly DesktopTask[] = [
     id: "mousepad-replace-all-text",
     instruction: "Replace the whole content of draft.txt with the single line 'final version' and save.",
     apps: ["mousepad"],
-    setup: { files: { "draft.txt": "first draft\nsecond thought\n" }, launch: [{ app: "mousepad", args: ["draft.txt"] }] },
-    evaluator: { checks: [{ type: "file-text", path: "draft.txt", equals: "final version", includes: [], excludes: [], trimEnd: true }] },
+    setup: {
+      files: { "draft.txt": "first draft\nsecond thought\n" },
+      launch: [{ app: "mousepad", args: ["draft.txt"] }],
+    },
+    evaluator: {
+      checks: [
+        { type: "file-text", path: "draft.txt", equals: "final version", includes: [], excludes: [], trimEnd: true },
+      ],
+    },
     plan: [hot("ctrl", "a"), type("final version"), hot("ctrl", "s"), DONE],
     mistakes: [
       { atStep: 0, kind: "skip", actions: [hot("ctrl", "end")], note: "does not select the old text first" },
@@ -84,16 +133,29 @@ export const DESKTOP_TASKS: readonly DesktopTask[] = [
     instruction: "Empty the file scratch.txt completely and save it.",
     apps: ["mousepad"],
     setup: { files: { "scratch.txt": "tmp 1\ntmp 2\ntmp 3\n" }, launch: [{ app: "mousepad", args: ["scratch.txt"] }] },
-    evaluator: { checks: [{ type: "file-text", path: "scratch.txt", equals: "", includes: [], excludes: [], trimEnd: true }] },
+    evaluator: {
+      checks: [{ type: "file-text", path: "scratch.txt", equals: "", includes: [], excludes: [], trimEnd: true }],
+    },
     plan: [hot("ctrl", "a"), press("delete"), hot("ctrl", "s"), DONE],
-    mistakes: [{ atStep: 1, kind: "wrong-item", actions: [press("backspace"), hot("ctrl", "z")], note: "deletes then undoes it" }],
+    mistakes: [
+      {
+        atStep: 1,
+        kind: "wrong-item",
+        actions: [press("backspace"), hot("ctrl", "z")],
+        note: "deletes then undoes it",
+      },
+    ],
   }),
   task({
     id: "mousepad-new-file-save-as",
     instruction: "Write 'meeting at 10' in the empty editor and save it in your home folder as agenda.txt.",
     apps: ["mousepad"],
     setup: { files: {}, launch: [{ app: "mousepad", args: [] }] },
-    evaluator: { checks: [{ type: "file-text", path: "agenda.txt", equals: "meeting at 10", includes: [], excludes: [], trimEnd: true }] },
+    evaluator: {
+      checks: [
+        { type: "file-text", path: "agenda.txt", equals: "meeting at 10", includes: [], excludes: [], trimEnd: true },
+      ],
+    },
     plan: [type("meeting at 10"), hot("ctrl", "s"), type("agenda.txt"), WAIT_DIALOG, CLICK_SAVE, DONE],
     mistakes: [
       { atStep: 2, kind: "typo", actions: [type("agneda.txt")], note: "saves under a misspelled name" },
@@ -130,7 +192,8 @@ export const DESKTOP_TASKS: readonly DesktopTask[] = [
   }),
   task({
     id: "gnumeric-sum-column",
-    instruction: "In the spreadsheet, put 5 in A1, 7 in A2 and the formula =SUM(A1:A2) in A3, then save the workbook as book.gnumeric in your home folder.",
+    instruction:
+      "In the spreadsheet, put 5 in A1, 7 in A2 and the formula =SUM(A1:A2) in A3, then save the workbook as book.gnumeric in your home folder.",
     apps: ["gnumeric"],
     setup: { files: {}, launch: [{ app: "gnumeric", args: [] }] },
     evaluator: { checks: [{ type: "sheet-cells", path: "book.gnumeric", cells: { A1: "5", A2: "7", A3: "12" } }] },
@@ -143,11 +206,27 @@ export const DESKTOP_TASKS: readonly DesktopTask[] = [
   }),
   task({
     id: "gnumeric-edit-csv",
-    instruction: "prices.csv is open. Change the price of pears (B3) to 4 and save the workbook as prices.gnumeric in your home folder.",
+    instruction:
+      "prices.csv is open. Change the price of pears (B3) to 4 and save the workbook as prices.gnumeric in your home folder.",
     apps: ["gnumeric"],
-    setup: { files: { "prices.csv": "item,price\napples,3\npears,2\n" }, launch: [{ app: "gnumeric", args: ["prices.csv"] }] },
+    setup: {
+      files: { "prices.csv": "item,price\napples,3\npears,2\n" },
+      launch: [{ app: "gnumeric", args: ["prices.csv"] }],
+    },
     evaluator: { checks: [{ type: "sheet-cells", path: "prices.gnumeric", cells: { A3: "pears", B3: "4", B2: "3" } }] },
-    plan: [hot("ctrl", "home"), press("right"), press("down"), press("down"), type("4\n"), hot("ctrl", "s"), hot("ctrl", "a"), type("prices.gnumeric"), WAIT_DIALOG, CLICK_SAVE, DONE],
+    plan: [
+      hot("ctrl", "home"),
+      press("right"),
+      press("down"),
+      press("down"),
+      type("4\n"),
+      hot("ctrl", "s"),
+      hot("ctrl", "a"),
+      type("prices.gnumeric"),
+      WAIT_DIALOG,
+      CLICK_SAVE,
+      DONE,
+    ],
     mistakes: [
       { atStep: 3, kind: "skip", actions: [press("right")], note: "stays on row 2 and edits the apples price" },
       { atStep: 4, kind: "typo", actions: [type("40\n")], note: "types 40" },

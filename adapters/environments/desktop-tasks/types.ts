@@ -17,7 +17,10 @@ export type DesktopApp = (typeof DESKTOP_APPS)[number];
 const relPath = z
   .string()
   .min(1)
-  .refine((p) => !p.startsWith("/") && !p.split("/").includes(".."), "must be a path inside the user's home (relative, no ..)");
+  .refine(
+    (p) => !p.startsWith("/") && !p.split("/").includes(".."),
+    "must be a path inside the user's home (relative, no ..)",
+  );
 
 /** Initial state: files in the user's home and apps launched in order (cwd = home). */
 export const DesktopSetupSchema = z

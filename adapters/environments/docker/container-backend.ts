@@ -7,7 +7,16 @@ import type Docker from "dockerode";
 import { randomBytes } from "node:crypto";
 import { EnvironmentError } from "../../../src/errors.ts";
 import { logger } from "../../../src/logger.ts";
-import { APP_ENV, APP_WINDOW_CLASS, GTK_SETTINGS_INI, PRISTINE_MTIME, type AppLaunch, type DesktopBackend, type ExecOptions, type ExecResult } from "../x11/backend.ts";
+import {
+  APP_ENV,
+  APP_WINDOW_CLASS,
+  GTK_SETTINGS_INI,
+  PRISTINE_MTIME,
+  type AppLaunch,
+  type DesktopBackend,
+  type ExecOptions,
+  type ExecResult,
+} from "../x11/backend.ts";
 import { pngToFrame, type Frame } from "../x11/frame.ts";
 import { waitFor } from "../x11/host-backend.ts";
 import { onShutdown } from "../x11/processes.ts";
@@ -40,7 +49,12 @@ const USER_UID = 1000;
  * The create spec of a desktop container: no network at all (not the host's), not privileged, no
  * added capabilities, no host mounts. Model-driven input reaches the desktop only as X events.
  */
-export function desktopContainerSpec(o: { image: string; width: number; height: number; runId: string }): Docker.ContainerCreateOptions {
+export function desktopContainerSpec(o: {
+  image: string;
+  width: number;
+  height: number;
+  runId: string;
+}): Docker.ContainerCreateOptions {
   return {
     Image: o.image,
     Env: [`RETRACE_SCREEN=${o.width}x${o.height}`],
@@ -93,7 +107,10 @@ export class ContainerBackend implements DesktopBackend {
   }
 
   async freshSession(files: Record<string, string>): Promise<void> {
-    if (this.closed || this.ending) throw new EnvironmentError(`container desktop is ${this.closed ? "closed" : "ending with the process"}`, { retryable: false });
+    if (this.closed || this.ending)
+      throw new EnvironmentError(`container desktop is ${this.closed ? "closed" : "ending with the process"}`, {
+        retryable: false,
+      });
     await this.removeContainer();
     const t0 = Date.now();
     // Ctrl-C or SIGTERM removes the container too; `retrace env gc` catches what a SIGKILL leaves.
@@ -103,7 +120,9 @@ export class ContainerBackend implements DesktopBackend {
       return this.removeContainer();
     });
     try {
-      this.container = await this.docker.createContainer(desktopContainerSpec({ image: this.image, width: this.width, height: this.height, runId: this.runId }));
+      this.container = await this.docker.createContainer(
+        desktopContainerSpec({ image: this.image, width: this.width, height: this.height, runId: this.runId }),
+      );
       if (this.ending) {
         await this.removeContainer();
         throw new EnvironmentError("container desktop: the process is ending", { retryable: false });
@@ -112,22 +131,44 @@ export class ContainerBackend implements DesktopBackend {
     } catch (cause) {
       if (cause instanceof EnvironmentError) throw cause;
       const msg = (cause as Error).message ?? String(cause);
-      const hint = /no such image|image not known|not found/i.test(msg) ? `; build it with experiments/docker/build-image.sh (podman) or \`docker build -t ${this.image} experiments/docker\`` : "";
-      throw new EnvironmentError(`could not start a ${this.image} container: ${msg}${hint}`, { cause, retryable: !hint });
+      const hint = /no such image|image not known|not found/i.test(msg)
+        ? `; build it with experiments/docker/build-image.sh (podman) or \`docker build -t ${this.image} experiments/docker\``
+        : "";
+      throw new EnvironmentError(`could not start a ${this.image} container: ${msg}${hint}`, {
+        cause,
+        retryable: !hint,
+      });
     }
-    await waitFor(async () => (await this.exec(["test", "-f", "/tmp/retrace/ready"], { asUser: false })).code === 0, this.timeoutMs, "the container's X server");
+    await waitFor(
+      async () => (await this.exec(["test", "-f", "/tmp/retrace/ready"], { asUser: false })).code === 0,
+      this.timeoutMs,
+      "the container's X server",
+    );
     this.lastStartMs = Date.now() - t0;
-    const entries = Object.entries({ ".config/gtk-3.0/settings.ini": GTK_SETTINGS_INI, ...files }).map(([path, text]) => ({ path, data: Buffer.from(text) }));
-    await this.container.putArchive(packTar(entries, { uid: USER_UID, gid: USER_UID, mtime: PRISTINE_MTIME }), { path: HOME });
+    const entries = Object.entries({ ".config/gtk-3.0/settings.ini": GTK_SETTINGS_INI, ...files }).map(
+      ([path, text]) => ({ path, data: Buffer.from(text) }),
+    );
+    await this.container.putArchive(packTar(entries, { uid: USER_UID, gid: USER_UID, mtime: PRISTINE_MTIME }), {
+      path: HOME,
+    });
   }
 
   async launch(app: AppLaunch): Promise<void> {
     const c = this.requireContainer();
-    const exec = await c.exec({ Cmd: [app.app, ...app.args], User: "cua", Env: this.userEnv(), WorkingDir: HOME, AttachStdout: false, AttachStderr: false });
+    const exec = await c.exec({
+      Cmd: [app.app, ...app.args],
+      User: "cua",
+      Env: this.userEnv(),
+      WorkingDir: HOME,
+      AttachStdout: false,
+      AttachStderr: false,
+    });
     await exec.start({ Detach: true });
     await waitFor(
       async () => {
-        const r = await this.exec(["xdotool", "search", "--onlyvisible", "--class", APP_WINDOW_CLASS[app.app]], { asUser: false });
+        const r = await this.exec(["xdotool", "search", "--onlyvisible", "--class", APP_WINDOW_CLASS[app.app]], {
+          asUser: false,
+        });
         return r.code === 0 && r.stdout.length > 0;
       },
       this.timeoutMs,
@@ -136,7 +177,13 @@ export class ContainerBackend implements DesktopBackend {
   }
 
   private userEnv(): string[] {
-    const env = { DISPLAY: ":99", HOME, USER: "cua", DBUS_SESSION_BUS_ADDRESS: "unix:path=/tmp/retrace/bus", ...APP_ENV };
+    const env = {
+      DISPLAY: ":99",
+      HOME,
+      USER: "cua",
+      DBUS_SESSION_BUS_ADDRESS: "unix:path=/tmp/retrace/bus",
+      ...APP_ENV,
+    };
     return Object.entries(env).map(([k, v]) => `${k}=${v}`);
   }
 
@@ -158,7 +205,8 @@ export class ContainerBackend implements DesktopBackend {
   async captureFrame(): Promise<Frame> {
     // PNG, not raw RGB: exec output crosses the API socket, and 3 MB per frame cost ~200 ms more.
     const r = await this.exec(["/usr/bin/import", "-display", ":99", "-window", "root", "png:-"], { asUser: false });
-    if (r.code !== 0) throw new EnvironmentError(`screen capture in the container failed (${r.code}): ${r.stderr.trim()}`);
+    if (r.code !== 0)
+      throw new EnvironmentError(`screen capture in the container failed (${r.code}): ${r.stderr.trim()}`);
     return pngToFrame(r.stdout);
   }
 
@@ -176,16 +224,26 @@ export class ContainerBackend implements DesktopBackend {
   }
 
   async writeHomeFile(relPath: string, data: Buffer): Promise<void> {
-    if (relPath.split("/").includes("..")) throw new EnvironmentError(`not a path inside the desktop's home: ${relPath}`, { retryable: false });
+    if (relPath.split("/").includes(".."))
+      throw new EnvironmentError(`not a path inside the desktop's home: ${relPath}`, { retryable: false });
     const c = this.requireContainer();
     const parent = relPath.includes("/") ? relPath.slice(0, relPath.lastIndexOf("/")) : "";
     if (parent) await this.exec(["mkdir", "-p", `${HOME}/${parent}`]);
-    await c.putArchive(packTar([{ path: relPath, data }], { uid: USER_UID, gid: USER_UID, mtime: PRISTINE_MTIME }), { path: HOME });
+    await c.putArchive(packTar([{ path: relPath, data }], { uid: USER_UID, gid: USER_UID, mtime: PRISTINE_MTIME }), {
+      path: HOME,
+    });
   }
 
   async spawnDetached(argv: string[]): Promise<void> {
     const c = this.requireContainer();
-    const exec = await c.exec({ Cmd: argv, User: "cua", Env: this.userEnv(), WorkingDir: HOME, AttachStdout: false, AttachStderr: false });
+    const exec = await c.exec({
+      Cmd: argv,
+      User: "cua",
+      Env: this.userEnv(),
+      WorkingDir: HOME,
+      AttachStdout: false,
+      AttachStderr: false,
+    });
     await exec.start({ Detach: true });
   }
 
@@ -202,7 +260,8 @@ export class ContainerBackend implements DesktopBackend {
   }
 
   private requireContainer(): Docker.Container {
-    if (!this.container) throw new EnvironmentError("container desktop: no container (call reset first)", { retryable: false });
+    if (!this.container)
+      throw new EnvironmentError("container desktop: no container (call reset first)", { retryable: false });
     return this.container;
   }
 
@@ -213,9 +272,18 @@ export class ContainerBackend implements DesktopBackend {
     // SIGTERM first (the init script's trap stops Xvfb, the bus and the window manager in turn),
     // SIGKILL only after the grace period; then the container and its volumes go.
     await c.stop({ t: CONTAINER_STOP_GRACE_S }).catch(() => undefined);
-    const state = await c.inspect().then((i) => i.State, () => undefined);
+    const state = await c.inspect().then(
+      (i) => i.State,
+      () => undefined,
+    );
     this.lastStopExitCode = state?.ExitCode;
-    if (state?.ExitCode === 137) logger.warn({ id: c.id, graceS: CONTAINER_STOP_GRACE_S }, "desktop container ignored SIGTERM and was killed after the grace period");
-    await c.remove({ force: true, v: true }).catch((err: Error) => logger.warn({ err: err.message, id: c.id }, "could not remove desktop container"));
+    if (state?.ExitCode === 137)
+      logger.warn(
+        { id: c.id, graceS: CONTAINER_STOP_GRACE_S },
+        "desktop container ignored SIGTERM and was killed after the grace period",
+      );
+    await c
+      .remove({ force: true, v: true })
+      .catch((err: Error) => logger.warn({ err: err.message, id: c.id }, "could not remove desktop container"));
   }
 }

@@ -6,7 +6,8 @@ import type Docker from "dockerode";
 import { requireOptional } from "../../../src/optional-import.ts";
 import { ConfigError } from "../../../src/errors.ts";
 
-const loadDocker = (): typeof Docker => requireOptional<typeof Docker>("dockerode", "container desktops (the Docker/podman API)");
+const loadDocker = (): typeof Docker =>
+  requireOptional<typeof Docker>("dockerode", "container desktops (the Docker/podman API)");
 
 /** Label on every container retrace creates; `retrace env gc` removes containers carrying it. */
 export const MANAGED_LABEL = "retrace.managed";
@@ -21,8 +22,15 @@ export function createDockerClient(dockerHost?: string): Docker {
   if (!dockerHost) return new Docker({ socketPath: "/var/run/docker.sock" });
   if (dockerHost.startsWith("unix://")) return new Docker({ socketPath: dockerHost.slice("unix://".length) });
   const m = /^(tcp|http|https):\/\/([^:/]+)(?::(\d+))?\/?$/.exec(dockerHost);
-  if (!m) throw new ConfigError(`DOCKER_HOST "${dockerHost}" is not unix:///path or tcp://host:port`, { field: "DOCKER_HOST" });
-  return new Docker({ protocol: m[1] === "https" ? "https" : "http", host: m[2], port: Number(m[3] ?? (m[1] === "https" ? 2376 : 2375)) });
+  if (!m)
+    throw new ConfigError(`DOCKER_HOST "${dockerHost}" is not unix:///path or tcp://host:port`, {
+      field: "DOCKER_HOST",
+    });
+  return new Docker({
+    protocol: m[1] === "https" ? "https" : "http",
+    host: m[2],
+    port: Number(m[3] ?? (m[1] === "https" ? 2376 : 2375)),
+  });
 }
 
 /** Result of a command run with {@link execIn}. */
@@ -39,7 +47,14 @@ export async function execIn(
   argv: string[],
   options: { user?: string; env?: string[]; workingDir?: string; timeoutMs?: number } = {},
 ): Promise<ContainerExecResult> {
-  const exec = await container.exec({ Cmd: argv, AttachStdout: true, AttachStderr: true, User: options.user, Env: options.env, WorkingDir: options.workingDir });
+  const exec = await container.exec({
+    Cmd: argv,
+    AttachStdout: true,
+    AttachStderr: true,
+    User: options.user,
+    Env: options.env,
+    WorkingDir: options.workingDir,
+  });
   const stream = await exec.start({ hijack: true, stdin: false });
   const out: Buffer[] = [];
   let err = "";
@@ -70,6 +85,13 @@ export async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
 export async function removeManagedContainers(docker: Docker, runId?: string): Promise<string[]> {
   const label = runId ? [`${MANAGED_LABEL}=true`, `${RUN_LABEL}=${runId}`] : [`${MANAGED_LABEL}=true`];
   const list = await docker.listContainers({ all: true, filters: { label } });
-  await Promise.all(list.map((c) => docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => undefined)));
+  await Promise.all(
+    list.map((c) =>
+      docker
+        .getContainer(c.Id)
+        .remove({ force: true, v: true })
+        .catch(() => undefined),
+    ),
+  );
   return list.map((c) => c.Id);
 }

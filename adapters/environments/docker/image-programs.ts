@@ -12,8 +12,34 @@ export const APPS_DESKTOP_IMAGE = "retrace-desktop-apps:1";
 
 /** Programs of the default image (`retrace-desktop:3`). */
 export const DESKTOP_IMAGE_PROGRAMS: ReadonlySet<string> = new Set([
-  "mousepad", "galculator", "gnumeric", "ssconvert", "python", "python3", "bash", "sh", "xdotool", "xdg-open", "gsettings",
-  "dconf", "sudo", "bc", "pkill", "ps", "kill", "sleep", "echo", "mkdir", "rm", "touch", "cp", "mv", "cat", "ls", "import", "display",
+  "mousepad",
+  "galculator",
+  "gnumeric",
+  "ssconvert",
+  "python",
+  "python3",
+  "bash",
+  "sh",
+  "xdotool",
+  "xdg-open",
+  "gsettings",
+  "dconf",
+  "sudo",
+  "bc",
+  "pkill",
+  "ps",
+  "kill",
+  "sleep",
+  "echo",
+  "mkdir",
+  "rm",
+  "touch",
+  "cp",
+  "mv",
+  "cat",
+  "ls",
+  "import",
+  "display",
 ]);
 
 /**
@@ -22,8 +48,23 @@ export const DESKTOP_IMAGE_PROGRAMS: ReadonlySet<string> = new Set([
  * gnome-terminal and Nautilus. Not VS Code (`code`): Debian does not package it.
  */
 export const APPS_IMAGE_PROGRAMS: ReadonlySet<string> = new Set([
-  ...DESKTOP_IMAGE_PROGRAMS, "google-chrome", "google-chrome-stable", "chromium", "socat", "libreoffice", "soffice", "localc", "lowriter",
-  "loimpress", "gimp", "vlc", "cvlc", "thunderbird", "gnome-terminal", "nautilus", "wmctrl",
+  ...DESKTOP_IMAGE_PROGRAMS,
+  "google-chrome",
+  "google-chrome-stable",
+  "chromium",
+  "socat",
+  "libreoffice",
+  "soffice",
+  "localc",
+  "lowriter",
+  "loimpress",
+  "gimp",
+  "vlc",
+  "cvlc",
+  "thunderbird",
+  "gnome-terminal",
+  "nautilus",
+  "wmctrl",
 ]);
 
 const KNOWN: Record<string, ReadonlySet<string>> = {
@@ -40,11 +81,20 @@ export function knownImagePrograms(image: string): ReadonlySet<string> | undefin
  * Which of `candidates` an image has on its PATH, asked of a short-lived container of that image
  * (no network); for images retrace does not know. Throws when the image does not start.
  */
-export async function probeImagePrograms(docker: Docker, image: string, candidates: Iterable<string>): Promise<Set<string>> {
+export async function probeImagePrograms(
+  docker: Docker,
+  image: string,
+  candidates: Iterable<string>,
+): Promise<Set<string>> {
   const names = [...new Set(candidates)].filter((p) => /^[A-Za-z0-9._+-]+$/.test(p));
   const c = await docker.createContainer({
     Image: image,
-    Entrypoint: ["/bin/sh", "-c", 'for p in "$@"; do command -v "$p" >/dev/null 2>&1 && echo "$p"; done; exit 0', "probe"],
+    Entrypoint: [
+      "/bin/sh",
+      "-c",
+      'for p in "$@"; do command -v "$p" >/dev/null 2>&1 && echo "$p"; done; exit 0',
+      "probe",
+    ],
     Cmd: names,
     Labels: { [MANAGED_LABEL]: "true", [ROLE_LABEL]: "probe" },
     HostConfig: { NetworkMode: "none" },
@@ -55,7 +105,7 @@ export async function probeImagePrograms(docker: Docker, image: string, candidat
     const logs = (await c.logs({ stdout: true, stderr: false })) as unknown as Buffer;
     // Without a TTY the log is multiplexed: 8-byte frame headers before each chunk.
     const out: Buffer[] = [];
-    for (let i = 0; i + 8 <= logs.length; ) {
+    for (let i = 0; i + 8 <= logs.length;) {
       const len = logs.readUInt32BE(i + 4);
       if (logs[i] === 1) out.push(logs.subarray(i + 8, i + 8 + len));
       i += 8 + len;

@@ -34,9 +34,9 @@ export async function forwardContainerPort(o: {
     Promise.resolve()
       .then(() => pipeThroughExec(o.docker, o.container(), o.port, socket))
       .catch((err: Error) => {
-      logger.debug({ err: err.message, port: o.port }, "container port forward: connection failed");
-      socket.destroy();
-    });
+        logger.debug({ err: err.message, port: o.port }, "container port forward: connection failed");
+        socket.destroy();
+      });
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -71,10 +71,24 @@ const PY_RELAY = [
 /** socat where the image has it (the apps image), else python3 (every retrace image). */
 const RELAY = `if command -v socat >/dev/null 2>&1; then exec socat STDIO "TCP:127.0.0.1:$1"; else exec python3 -c '${PY_RELAY}' "$1"; fi`;
 
-async function pipeThroughExec(docker: Docker, container: Docker.Container, port: number, socket: Socket): Promise<void> {
+async function pipeThroughExec(
+  docker: Docker,
+  container: Docker.Container,
+  port: number,
+  socket: Socket,
+): Promise<void> {
   socket.pause();
-  const exec = await container.exec({ Cmd: ["/bin/sh", "-c", RELAY, "relay", String(port)], AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false });
-  const stream = (await exec.start({ hijack: true, stdin: true })) as unknown as NodeJS.ReadWriteStream & { destroy(): void; end(): void };
+  const exec = await container.exec({
+    Cmd: ["/bin/sh", "-c", RELAY, "relay", String(port)],
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    Tty: false,
+  });
+  const stream = (await exec.start({ hijack: true, stdin: true })) as unknown as NodeJS.ReadWriteStream & {
+    destroy(): void;
+    end(): void;
+  };
   // stdout is multiplexed with stderr (no TTY): only stdout is the connection's data.
   const out = new PassThrough();
   const err = new PassThrough();

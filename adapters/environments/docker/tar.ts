@@ -15,7 +15,15 @@ export interface TarEntry {
   mtime?: Date;
 }
 
-function header(name: string, size: number, type: "0" | "5", mode: number, uid: number, gid: number, mtime: Date): Buffer {
+function header(
+  name: string,
+  size: number,
+  type: "0" | "5",
+  mode: number,
+  uid: number,
+  gid: number,
+  mtime: Date,
+): Buffer {
   const h = Buffer.alloc(512);
   let prefix = "";
   let base = name;
@@ -55,7 +63,17 @@ export function packTar(entries: TarEntry[], defaults: { uid?: number; gid?: num
       dirs.add(dir);
       parts.push(header(dir, 0, "5", 0o755, e.uid ?? defaults.uid ?? 0, e.gid ?? defaults.gid ?? 0, e.mtime ?? mtime));
     }
-    parts.push(header(e.path, e.data.length, "0", e.mode ?? 0o644, e.uid ?? defaults.uid ?? 0, e.gid ?? defaults.gid ?? 0, e.mtime ?? mtime));
+    parts.push(
+      header(
+        e.path,
+        e.data.length,
+        "0",
+        e.mode ?? 0o644,
+        e.uid ?? defaults.uid ?? 0,
+        e.gid ?? defaults.gid ?? 0,
+        e.mtime ?? mtime,
+      ),
+    );
     parts.push(e.data);
     const pad = (512 - (e.data.length % 512)) % 512;
     if (pad) parts.push(Buffer.alloc(pad));
@@ -71,7 +89,11 @@ export function unpackTar(buf: Buffer): Map<string, Buffer> {
   while (off + 512 <= buf.length) {
     const h = buf.subarray(off, off + 512);
     if (h.every((b) => b === 0)) break;
-    const str = (a: number, n: number) => h.subarray(a, a + n).toString("utf8").replace(/\0.*$/s, "");
+    const str = (a: number, n: number) =>
+      h
+        .subarray(a, a + n)
+        .toString("utf8")
+        .replace(/\0.*$/s, "");
     const size = parseInt(str(124, 12).trim() || "0", 8);
     const type = str(156, 1) || "0";
     const prefix = str(345, 155);

@@ -43,7 +43,15 @@ export function roleTag(role: string): string {
   return /^[A-Za-z_]/.test(t) ? t : `tag${t}`;
 }
 
-const escAttr = (s: string): string => xmlChars(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/\n/g, "&#10;").replace(/\r/g, "&#13;").replace(/\t/g, "&#9;");
+const escAttr = (s: string): string =>
+  xmlChars(s)
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/\n/g, "&#10;")
+    .replace(/\r/g, "&#13;")
+    .replace(/\t/g, "&#9;");
 const escText = (s: string): string => xmlChars(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 /** Characters XML 1.0 cannot hold at all (control characters) are dropped. */
 const xmlChars = (s: string): string => s.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, "");
@@ -52,7 +60,8 @@ function element(n: RawAxNode): string {
   const attrs: string[] = [`name="${escAttr(n.name)}"`];
   for (const s of n.states) if (XML_NAME.test(s)) attrs.push(`st:${s}="true"`);
   for (const [k, v] of Object.entries(n.attrs ?? {})) if (XML_NAME.test(k)) attrs.push(`attr:${k}="${escAttr(v)}"`);
-  if (n.extents) attrs.push(`cp:screencoord="(${n.extents[0]}, ${n.extents[1]})"`, `cp:size="(${n.extents[2]}, ${n.extents[3]})"`);
+  if (n.extents)
+    attrs.push(`cp:screencoord="(${n.extents[0]}, ${n.extents[1]})"`, `cp:size="(${n.extents[2]}, ${n.extents[3]})"`);
   for (const [k, v] of Object.entries(n.value ?? {})) if (typeof v === "number") attrs.push(`val:${k}="${v}"`);
   const tag = roleTag(n.role);
   const inner = (n.text ? escText(n.text) : "") + (n.children ?? []).map(element).join("");
@@ -61,6 +70,8 @@ function element(n: RawAxNode): string {
 
 /** The whole desktop as OSWorld's `/accessibility` `AT` string. */
 export function osworldAxXml(apps: RawAxNode[]): string {
-  const ns = Object.entries(OSWORLD_AX_NS).map(([p, uri]) => `xmlns:${p}="${uri}"`).join(" ");
+  const ns = Object.entries(OSWORLD_AX_NS)
+    .map(([p, uri]) => `xmlns:${p}="${uri}"`)
+    .join(" ");
   return `<desktop-frame ${ns}>${apps.map(element).join("")}</desktop-frame>`;
 }

@@ -9,12 +9,18 @@ import { EnvironmentError } from "../../../src/errors.ts";
 import type { OsworldClient } from "./client.ts";
 
 /** Chrome getters computed natively. */
-export const CHROME_GETTERS = ["enable_do_not_track", "default_search_engine", "profile_name", "open_tabs_info"] as const;
+export const CHROME_GETTERS = [
+  "enable_do_not_track",
+  "default_search_engine",
+  "profile_name",
+  "open_tabs_info",
+] as const;
 
 /** Chrome's Preferences file on OSWorld's Linux VM (the apps image's google-chrome uses this profile). */
 export const CHROME_PREFERENCES = "/home/user/.config/google-chrome/Default/Preferences";
 
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 async function preferences(client: OsworldClient): Promise<Record<string, unknown> | undefined> {
   const bytes = await client.file(CHROME_PREFERENCES);
@@ -51,7 +57,11 @@ async function listTargets(url: string): Promise<DevtoolsTarget[]> {
  */
 export async function openTabs(client: OsworldClient, relaunchWaitMs = 5000): Promise<ChromeTab[]> {
   const url = client.chromiumUrl;
-  if (!url) throw new EnvironmentError("this OSWorld client has no Chromium debugging endpoint (chromiumUrl): the Chrome getters need one", { retryable: false });
+  if (!url)
+    throw new EnvironmentError(
+      "this OSWorld client has no Chromium debugging endpoint (chromiumUrl): the Chrome getters need one",
+      { retryable: false },
+    );
   let targets: DevtoolsTarget[];
   try {
     targets = await listTargets(url);
@@ -61,7 +71,10 @@ export async function openTabs(client: OsworldClient, relaunchWaitMs = 5000): Pr
     try {
       targets = await listTargets(url);
     } catch (cause) {
-      throw new EnvironmentError(`Chrome's debugging endpoint ${url} does not answer (is Chrome running with --remote-debugging-port=1337 and socat forwarding 9222?): ${(cause as Error).message}`, { cause, retryable: false });
+      throw new EnvironmentError(
+        `Chrome's debugging endpoint ${url} does not answer (is Chrome running with --remote-debugging-port=1337 and socat forwarding 9222?): ${(cause as Error).message}`,
+        { cause, retryable: false },
+      );
     }
   }
   return targets.filter((t) => t.type === "page").map((t) => ({ title: t.title ?? "", url: t.url ?? "" }));

@@ -63,17 +63,26 @@ export class OsworldClient {
     try {
       return await fetch(this.baseUrl + path, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
     } catch (cause) {
-      throw new AdapterError(`OSWorld server ${this.baseUrl}${path} unreachable: ${(cause as Error).message}`, { cause, retryable: true });
+      throw new AdapterError(`OSWorld server ${this.baseUrl}${path} unreachable: ${(cause as Error).message}`, {
+        cause,
+        retryable: true,
+      });
     }
   }
 
   private async postJson<T>(path: string, body: unknown): Promise<T> {
-    const res = await this.request(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await this.request(path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     const text = await res.text();
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new AdapterError(`OSWorld ${path} answered ${res.status} with non-JSON: ${text.slice(0, 200)}`, { retryable: res.status >= 500 });
+      throw new AdapterError(`OSWorld ${path} answered ${res.status} with non-JSON: ${text.slice(0, 200)}`, {
+        retryable: res.status >= 500,
+      });
     }
   }
 
@@ -154,7 +163,11 @@ export class OsworldClient {
    * result whose status says whether the HTTP status was 2xx.
    */
   async setup(kind: string, body: Record<string, unknown>): Promise<OsworldExecResult> {
-    const res = await this.request(`/setup/${kind}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await this.request(`/setup/${kind}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     return replyResult(res);
   }
 

@@ -56,11 +56,13 @@ export function parseJson(source: string): unknown {
   for (let i = 0; i < source.length; i++) {
     const c = source.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 91 || c === 123) {
-      if (++depth > JSON_MAX_DEPTH) throw new HttpError(400, `the JSON body is nested deeper than ${JSON_MAX_DEPTH} levels`);
+      if (++depth > JSON_MAX_DEPTH)
+        throw new HttpError(400, `the JSON body is nested deeper than ${JSON_MAX_DEPTH} levels`);
     } else if (c === 93 || c === 125) depth--;
   }
   return JSON.parse(source) as unknown;

@@ -17,9 +17,26 @@ import { dumpOsworldAx, osworldAxXml, type RawAxNode } from "./ax-xml.ts";
 import { execRoutes } from "./control-exec.ts";
 import { HttpError, json, jsonBody, text, type Route, type RouteContext } from "./control-http.ts";
 import { guardedDownload } from "./download-guard.ts";
-import { FILE_MAX_BYTES, homeRelative, listDesktopDirectory, readDesktopFile, resolvePath, statPath, streamDesktopFile, writeDesktopFile } from "./control-files.ts";
+import {
+  FILE_MAX_BYTES,
+  homeRelative,
+  listDesktopDirectory,
+  readDesktopFile,
+  resolvePath,
+  statPath,
+  streamDesktopFile,
+  writeDesktopFile,
+} from "./control-files.ts";
 import { parseForm } from "./multipart.ts";
-import { activateWindow, closeWindow, cursorPosition, findSetupWindow, findWindows, waitForWindow, windowSize } from "./windows.ts";
+import {
+  activateWindow,
+  closeWindow,
+  cursorPosition,
+  findSetupWindow,
+  findWindows,
+  waitForWindow,
+  windowSize,
+} from "./windows.ts";
 
 /** How long `activate_window` waits for its window to show (a program the step before started may still be starting). */
 const SETUP_WINDOW_WAIT_MS = 5000;
@@ -63,18 +80,28 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
       throw new HttpError(400, `unreadable form body: ${(err as Error).message}`);
     }
   };
-  const windowArgs = (b: Record<string, unknown>) => ({ name: str(b.window_name, "window_name"), strict: b.strict === true, byClass: b.by_class === true });
+  const windowArgs = (b: Record<string, unknown>) => ({
+    name: str(b.window_name, "window_name"),
+    strict: b.strict === true,
+    byClass: b.by_class === true,
+  });
 
   return {
     ...execRoutes(ctx),
-    "GET /screenshot": async () => ({ status: 200, type: "image/png", body: await frameToPng(await desktop.captureFrame()) }),
+    "GET /screenshot": async () => ({
+      status: 200,
+      type: "image/png",
+      body: await frameToPng(await desktop.captureFrame()),
+    }),
     "GET /platform": async () => text("Linux"),
     "POST /screen_size": async () => json({ width: desktop.width, height: desktop.height }),
     "GET /accessibility": async () => {
-      if (!desktop.accessibility) throw new HttpError(500, "this desktop has no accessibility support (install python3-pyatspi in it)");
+      if (!desktop.accessibility)
+        throw new HttpError(500, "this desktop has no accessibility support (install python3-pyatspi in it)");
       return json({ AT: osworldAxXml(await dumpOsworldAx(desktop)) });
     },
-    "GET /terminal": async () => json({ output: desktop.accessibility ? terminalText(await dumpOsworldAx(desktop)) : null, status: "success" }),
+    "GET /terminal": async () =>
+      json({ output: desktop.accessibility ? terminalText(await dumpOsworldAx(desktop)) : null, status: "success" }),
     "GET /cursor_position": async () => {
       const p = await cursorPosition(desktop);
       return json([p.x, p.y]);
@@ -88,7 +115,9 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
     },
     "POST /desktop_path": async () => {
       const path = `${desktop.homeDir}/Desktop`;
-      return (await statPath(desktop, path)) === "dir" ? json({ desktop_path: path }) : json({ error: "Unsupported operating system or desktop path not found" }, 404);
+      return (await statPath(desktop, path)) === "dir"
+        ? json({ desktop_path: path })
+        : json({ error: "Unsupported operating system or desktop path not found" }, 404);
     },
     "POST /wallpaper": async () => {
       const file = ctx.state.wallpaper ? await readDesktopFile(desktop, ctx.state.wallpaper) : undefined;
@@ -107,9 +136,13 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
       if (!raw) return json({ error: "file_path is required" }, 400);
       const abs = resolvePath(desktop, raw);
       // on the host, any size streams (the bytes are sent after this request's turn in the queue)
-      const file = desktop.sandboxed && (await statPath(desktop, abs)) !== "file" ? undefined : await streamDesktopFile(desktop, abs, signal);
+      const file =
+        desktop.sandboxed && (await statPath(desktop, abs)) !== "file"
+          ? undefined
+          : await streamDesktopFile(desktop, abs, signal);
       if (!file) return json({ error: "File not found" }, 404);
-      if (Buffer.isBuffer(file)) return { status: 200, type: "application/octet-stream", body: file, filename: abs.split("/").pop() };
+      if (Buffer.isBuffer(file))
+        return { status: 200, type: "application/octet-stream", body: file, filename: abs.split("/").pop() };
       return { status: 200, type: "application/octet-stream", body: "", stream: file, filename: abs.split("/").pop() };
     },
     "POST /setup/upload": async (req, body) => {
@@ -145,7 +178,12 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
       const raw = str(b.path, "path");
       if (!raw) return text("Path not supplied!", 400);
       const timeoutS = b.timeout_seconds === undefined ? 30 : b.timeout_seconds;
-      if (typeof timeoutS !== "number" || !Number.isFinite(timeoutS) || timeoutS < 0 || timeoutS > OPEN_FILE_MAX_WAIT_S) {
+      if (
+        typeof timeoutS !== "number" ||
+        !Number.isFinite(timeoutS) ||
+        timeoutS < 0 ||
+        timeoutS > OPEN_FILE_MAX_WAIT_S
+      ) {
         return text(`timeout_seconds must be a number of seconds from 0 to ${OPEN_FILE_MAX_WAIT_S}`, 400);
       }
       const abs = resolvePath(desktop, raw);
@@ -160,9 +198,14 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
       } else if (desktop.spawnDetached) {
         await desktop.spawnDetached(["xdg-open", abs]);
       } else {
-        throw new HttpError(501, `the host desktop opens files with its own apps only (text files with mousepad, spreadsheets with gnumeric), not ${name}`);
+        throw new HttpError(
+          501,
+          `the host desktop opens files with its own apps only (text files with mousepad, spreadsheets with gnumeric), not ${name}`,
+        );
       }
-      const candidates = [str(b.window_name, "window_name") || undefined, name, name.replace(/\.[^.]*$/, "")].filter((c): c is string => !!c);
+      const candidates = [str(b.window_name, "window_name") || undefined, name, name.replace(/\.[^.]*$/, "")].filter(
+        (c): c is string => !!c,
+      );
       const id = await waitForWindow(desktop, candidates, timeoutS * 1000);
       if (!id) return text(`Failed to find window for ${JSON.stringify(candidates)} within ${timeoutS} seconds.`, 500);
       await activateWindow(desktop, id);
@@ -204,14 +247,21 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
       // ImageMagick's display paints the root window (the desktop's background) and exits; it
       // exits 1 after painting on Xvfb, so only what it prints on stderr counts as a failure.
       const r = await desktop
-        .exec(["display", "-window", "root", "-resize", `${desktop.width}x${desktop.height}!`, copy?.file ?? abs], { timeoutMs: 15_000 })
+        .exec(["display", "-window", "root", "-resize", `${desktop.width}x${desktop.height}!`, copy?.file ?? abs], {
+          timeoutMs: 15_000,
+        })
         .finally(() => (copy ? rm(copy.dir, { recursive: true, force: true }) : undefined));
-      if (r.code !== 0 && r.stderr.trim()) return text(`Failed to change wallpaper. Error: ${r.stderr.trim().split("\n").pop() ?? r.code}`, 500);
+      if (r.code !== 0 && r.stderr.trim())
+        return text(`Failed to change wallpaper. Error: ${r.stderr.trim().split("\n").pop() ?? r.code}`, 500);
       ctx.state.wallpaper = abs;
       return text("Wallpaper changed successfully");
     },
     "POST /start_recording": async () => {
-      if (ctx.recorder.running) return json({ status: "error", message: "Recording is already in progress.", error: "Recording is already in progress." }, 400);
+      if (ctx.recorder.running)
+        return json(
+          { status: "error", message: "Recording is already in progress.", error: "Recording is already in progress." },
+          400,
+        );
       try {
         await ctx.recorder.start();
       } catch (err) {
@@ -221,7 +271,11 @@ export function osworldRoutes(ctx: RouteContext): Record<string, Route> {
       return json({ status: "success", message: "Started recording successfully." });
     },
     "POST /end_recording": async () => {
-      if (!ctx.recorder.running) return json({ status: "error", message: "No recording in progress to stop.", error: "No recording in progress to stop." }, 400);
+      if (!ctx.recorder.running)
+        return json(
+          { status: "error", message: "No recording in progress to stop.", error: "No recording in progress to stop." },
+          400,
+        );
       const { mp4, error } = await ctx.recorder.stop();
       if (!mp4) return json({ status: "error", message: error, error }, 500);
       return { status: 200, type: "video/mp4", body: mp4, filename: "recording.mp4" };

@@ -70,7 +70,13 @@ export interface OsworldControlServer {
 export async function startOsworldControlServer(options: OsworldControlServerOptions): Promise<OsworldControlServer> {
   const { env } = options;
   const recorder = new ScreenRecorder(env.desktop);
-  const ctx: RouteContext = { env, desktop: env.desktop, recorder, state: {}, ...(options.downloads && { downloads: options.downloads }) };
+  const ctx: RouteContext = {
+    env,
+    desktop: env.desktop,
+    recorder,
+    state: {},
+    ...(options.downloads && { downloads: options.downloads }),
+  };
   const routes = osworldRoutes(ctx);
   const deadlineMs = options.requestDeadlineMs ?? DEFAULT_DEADLINE_MS;
   // One request at a time acts on the desktop, as in OSWorld's single-threaded Flask server; a
@@ -86,7 +92,9 @@ export async function startOsworldControlServer(options: OsworldControlServerOpt
       const left = deadline - Date.now();
       if (left <= 0) {
         release();
-        return Promise.reject(new HttpError(504, `the request waited past its deadline of ${deadlineMs} ms behind others`));
+        return Promise.reject(
+          new HttpError(504, `the request waited past its deadline of ${deadlineMs} ms behind others`),
+        );
       }
       const abort = new AbortController();
       const work = fn(abort.signal);
@@ -118,7 +126,15 @@ export async function startOsworldControlServer(options: OsworldControlServerOpt
       path = new URL(req.url ?? "/", "http://x").pathname;
     } catch {
       res.setHeader("connection", "close");
-      send(res, { status: 400, type: "application/json", body: JSON.stringify({ status: "error", message: "the request line names no valid path", error: "the request line names no valid path" }) });
+      send(res, {
+        status: 400,
+        type: "application/json",
+        body: JSON.stringify({
+          status: "error",
+          message: "the request line names no valid path",
+          error: "the request line names no valid path",
+        }),
+      });
       return;
     }
     const key = `${req.method} ${path}`;
@@ -128,7 +144,12 @@ export async function startOsworldControlServer(options: OsworldControlServerOpt
       const message = oneLine(err instanceof Error ? err.message : String(err));
       if (!(err instanceof HttpError)) logger.error({ err: describeError(err), key }, "control server error");
       if (err instanceof HttpError && err.text) send(res, { status, type: "text/html; charset=utf-8", body: message });
-      else send(res, { status, type: "application/json", body: JSON.stringify({ status: "error", message, error: message }) });
+      else
+        send(res, {
+          status,
+          type: "application/json",
+          body: JSON.stringify({ status: "error", message, error: message }),
+        });
     };
     const limit = BODY_LIMITS[path] ?? BODY_LIMIT_BYTES;
     const tooLarge = (size: number) => {
@@ -161,7 +182,9 @@ export async function startOsworldControlServer(options: OsworldControlServerOpt
       if (refused) return;
       const handle: Promise<Reply> = route
         ? serial(async (signal) => route(req, Buffer.concat(chunks), signal), deadline)
-        : Promise.reject(new HttpError(routes[`POST ${path}`] || routes[`GET ${path}`] ? 405 : 404, `no such endpoint: ${key}`));
+        : Promise.reject(
+            new HttpError(routes[`POST ${path}`] || routes[`GET ${path}`] ? 405 : 404, `no such endpoint: ${key}`),
+          );
       handle.then((reply) => send(res, reply, deadline), fail);
     });
   });
@@ -198,7 +221,10 @@ function send(res: ServerResponse, reply: Reply, deadline = Infinity): void {
     reply.stream?.body.destroy();
     return;
   }
-  const headers = { "content-type": reply.type, ...(reply.filename ? { "content-disposition": `attachment; filename=${reply.filename}` } : {}) };
+  const headers = {
+    "content-type": reply.type,
+    ...(reply.filename ? { "content-disposition": `attachment; filename=${reply.filename}` } : {}),
+  };
   if (!reply.stream) {
     res.writeHead(reply.status, headers);
     res.end(reply.body);

@@ -27,10 +27,26 @@ export const MAX_REDIRECTS = 5;
 
 const PRIVATE = new BlockList();
 for (const [net, prefix] of [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["169.254.0.0", 16], ["172.16.0.0", 12], ["192.0.0.0", 24],
-  ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4],
-] as const) PRIVATE.addSubnet(net, prefix, "ipv4");
-for (const [net, prefix] of [["::", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["64:ff9b::", 96]] as const) PRIVATE.addSubnet(net, prefix, "ipv6");
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+] as const)
+  PRIVATE.addSubnet(net, prefix, "ipv4");
+for (const [net, prefix] of [
+  ["::", 128],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["ff00::", 8],
+  ["64:ff9b::", 96],
+] as const)
+  PRIVATE.addSubnet(net, prefix, "ipv6");
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet("127.0.0.0", 8, "ipv4");
 LOOPBACK.addAddress("::1", "ipv6");
@@ -41,14 +57,19 @@ export function refusedAddress(address: string, policy: DownloadPolicy = {}): st
   const ip = mapped ? mapped[1] : address;
   const family = isIP(ip) === 6 ? "ipv6" : "ipv4";
   if (isIP(ip) === 0) return "not an IP address";
-  if (LOOPBACK.check(ip, family)) return policy.allowLoopback ? undefined : "a loopback address (the server's own machine)";
+  if (LOOPBACK.check(ip, family))
+    return policy.allowLoopback ? undefined : "a loopback address (the server's own machine)";
   if (ip === "169.254.169.254" || ip.toLowerCase() === "fd00:ec2::254") return "the cloud metadata address";
   if (PRIVATE.check(ip, family)) return "a private, link-local or reserved address";
   return undefined;
 }
 
 function refusal(host: string, address: string, why: string): HttpError {
-  return new HttpError(403, `download refused: ${host} resolves to ${address}, ${why}; only public addresses are downloaded`, true);
+  return new HttpError(
+    403,
+    `download refused: ${host} resolves to ${address}, ${why}; only public addresses are downloaded`,
+    true,
+  );
 }
 
 /** A `lookup` that resolves every address of a name and refuses the name when any is refused. */
@@ -60,7 +81,8 @@ function checkedLookup(policy: DownloadPolicy): LookupFunction {
         const why = refusedAddress(a.address, policy);
         if (why) return callback(refusal(hostname, a.address, why) as unknown as NodeJS.ErrnoException, "", 0);
       }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof addresses) => void)(null, addresses);
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: typeof addresses) => void)(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
     });
   };
@@ -70,7 +92,10 @@ function checkedLookup(policy: DownloadPolicy): LookupFunction {
  * The body of an http(s) URL under `policy`, within `deadlineMs` for the whole chain (headers,
  * redirects, body), refused beyond `maxBytes` while it arrives.
  */
-export async function guardedDownload(url: string, options: { policy?: DownloadPolicy; maxBytes: number; deadlineMs?: number }): Promise<Buffer> {
+export async function guardedDownload(
+  url: string,
+  options: { policy?: DownloadPolicy; maxBytes: number; deadlineMs?: number },
+): Promise<Buffer> {
   const policy = options.policy ?? {};
   const signal = AbortSignal.timeout(options.deadlineMs ?? 300_000);
   let current = url;
@@ -81,15 +106,28 @@ export async function guardedDownload(url: string, options: { policy?: DownloadP
     } catch {
       throw new HttpError(400, `not a URL: ${current}`, true);
     }
-    if (u.protocol !== "http:" && u.protocol !== "https:") throw new HttpError(400, `only http(s) URLs are downloaded, not ${current}`, true);
+    if (u.protocol !== "http:" && u.protocol !== "https:")
+      throw new HttpError(400, `only http(s) URLs are downloaded, not ${current}`, true);
     const host = u.hostname.replace(/^\[|\]$/g, "");
     if (isIP(host)) {
       const why = refusedAddress(host, policy);
       if (why) throw refusal(host, host, why);
     }
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = (u.protocol === "https:" ? httpsRequest : httpRequest)(u, { method: "GET", lookup: checkedLookup(policy), signal }, resolve);
-      req.on("error", (err) => reject(err instanceof HttpError ? err : (err as { cause?: unknown }).cause instanceof HttpError ? (err as { cause: HttpError }).cause : err));
+      const req = (u.protocol === "https:" ? httpsRequest : httpRequest)(
+        u,
+        { method: "GET", lookup: checkedLookup(policy), signal },
+        resolve,
+      );
+      req.on("error", (err) =>
+        reject(
+          err instanceof HttpError
+            ? err
+            : (err as { cause?: unknown }).cause instanceof HttpError
+              ? (err as { cause: HttpError }).cause
+              : err,
+        ),
+      );
       req.end();
     });
     const status = res.statusCode ?? 0;
@@ -102,7 +140,8 @@ export async function guardedDownload(url: string, options: { policy?: DownloadP
       res.resume();
       throw new EnvironmentError(`HTTP ${status}`);
     }
-    const tooBig = (n: number) => new HttpError(413, `${url} is ${n} bytes or more; the largest download accepted is ${options.maxBytes}`, true);
+    const tooBig = (n: number) =>
+      new HttpError(413, `${url} is ${n} bytes or more; the largest download accepted is ${options.maxBytes}`, true);
     const declared = Number(res.headers["content-length"] ?? 0);
     if (declared > options.maxBytes) {
       res.destroy();

@@ -16,7 +16,13 @@ import type { OsworldClient } from "./client.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { OsworldBridgeDesktop, OsworldPythonBridge } from "./python-bridge.ts";
-import { evaluateOsworldBridged, evaluateOsworldNative, runOsworldSetup, setupProblem, type SetupOutcome } from "./runner.ts";
+import {
+  evaluateOsworldBridged,
+  evaluateOsworldNative,
+  runOsworldSetup,
+  setupProblem,
+  type SetupOutcome,
+} from "./runner.ts";
 import type { OsworldTask } from "./tasks.ts";
 import { probeOsworld, watchedPaths } from "./probe.ts";
 import type { ProbeReport } from "../../../src/probes/report.ts";
@@ -61,7 +67,8 @@ const q = (s: string): string => JSON.stringify(s);
 
 /** pyautogui code for one action (our own generator; strings are quoted as JSON, valid Python). */
 export function actionToPyautogui(a: Action): string | undefined {
-  const at = (x?: number, y?: number) => (x === undefined || y === undefined ? "" : `${Math.round(x)}, ${Math.round(y)}`);
+  const at = (x?: number, y?: number) =>
+    x === undefined || y === undefined ? "" : `${Math.round(x)}, ${Math.round(y)}`;
   switch (a.type) {
     case "MOVE_TO":
       return `pyautogui.moveTo(${at(a.x, a.y)})`;
@@ -114,14 +121,28 @@ export class OsworldEnvironment implements Environment {
   private screen?: { width: number; height: number };
 
   constructor(private readonly options: OsworldEnvironmentOptions) {
-    if (!options.client && !options.provider) throw new ConfigError("OsworldEnvironment needs a client or a provider", { field: "client" });
-    if (options.osworldCode && !options.bridge) throw new ConfigError("OsworldEnvironment: osworldCode needs a bridge (an OsworldPythonBridge of an OSWorld checkout)", { field: "osworldCode" });
+    if (!options.client && !options.provider)
+      throw new ConfigError("OsworldEnvironment needs a client or a provider", { field: "client" });
+    if (options.osworldCode && !options.bridge)
+      throw new ConfigError(
+        "OsworldEnvironment: osworldCode needs a bridge (an OsworldPythonBridge of an OSWorld checkout)",
+        { field: "osworldCode" },
+      );
     this.client = options.client;
-    this.capabilities = { reset: !!options.provider, snapshot: false, groundTruth: false, accessibility: false, probes: true };
+    this.capabilities = {
+      reset: !!options.provider,
+      snapshot: false,
+      groundTruth: false,
+      accessibility: false,
+      probes: true,
+    };
   }
 
   async reset(task: Task): Promise<Observation> {
-    if (task.env !== "osworld" || !("support" in task)) throw new ConfigError(`task ${task.id} is not an OSWorld task (load it with loadOsworldTasks)`, { field: "task" });
+    if (task.env !== "osworld" || !("support" in task))
+      throw new ConfigError(`task ${task.id} is not an OSWorld task (load it with loadOsworldTasks)`, {
+        field: "task",
+      });
     this.task = task as OsworldTask;
     this.lastAction = undefined;
     if (this.options.provider) {
@@ -138,7 +159,10 @@ export class OsworldEnvironment implements Environment {
       });
       return this.settled();
     }
-    this.lastSetup = await runOsworldSetup(this.requireClient(), this.task.setup, { screen: size, ...(this.options.downloads && { downloads: this.options.downloads }) });
+    this.lastSetup = await runOsworldSetup(this.requireClient(), this.task.setup, {
+      screen: size,
+      ...(this.options.downloads && { downloads: this.options.downloads }),
+    });
     const problem = setupProblem(this.task.id, this.lastSetup);
     if (problem) throw new EnvironmentError(problem, { retryable: false });
     return this.settled();
@@ -155,7 +179,8 @@ export class OsworldEnvironment implements Environment {
         info.noop = true;
         info.reason = r.error ?? r.message ?? r.status;
       }
-    } else if (action.type === "WAIT") await new Promise((r) => setTimeout(r, Math.min((action.seconds ?? 1) * 1000, 10_000)));
+    } else if (action.type === "WAIT")
+      await new Promise((r) => setTimeout(r, Math.min((action.seconds ?? 1) * 1000, 10_000)));
     return { observation: await this.settled(), info };
   }
 
@@ -167,19 +192,34 @@ export class OsworldEnvironment implements Environment {
     if (!this.task) throw new EnvironmentError("osworld: call reset(task) first", { retryable: false });
     const failed = end?.terminal === "FAIL" || this.lastAction?.type === "FAIL";
     const s = this.task.support;
-    if (this.ownCode() && (this.options.osworldCode === "always" || s.unsupportedGetters.length > 0 || s.unsupportedSetup.length > 0)) {
+    if (
+      this.ownCode() &&
+      (this.options.osworldCode === "always" || s.unsupportedGetters.length > 0 || s.unsupportedSetup.length > 0)
+    ) {
       const last = failed ? "FAIL" : end?.terminal === "DONE" || this.lastAction?.type === "DONE" ? "DONE" : undefined;
-      const score = await this.options.bridge!.evaluate({ id: this.task.id, evaluator: this.task.evaluator }, this.bridgeDesktop(), last);
+      const score = await this.options.bridge!.evaluate(
+        { id: this.task.id, evaluator: this.task.evaluator },
+        this.bridgeDesktop(),
+        last,
+      );
       return { score, detail: "OSWorld's own evaluation (DesktopEnv.evaluate through the Python bridge)" };
     }
     if (this.options.bridge && this.task.support.unsupportedMetrics.length > 0)
-      return evaluateOsworldBridged(this.requireClient(), this.task, this.options.bridge, this.options.evalDir ?? join(tmpdir(), "retrace-osworld-eval", this.task.id), failed);
+      return evaluateOsworldBridged(
+        this.requireClient(),
+        this.task,
+        this.options.bridge,
+        this.options.evalDir ?? join(tmpdir(), "retrace-osworld-eval", this.task.id),
+        failed,
+      );
     return evaluateOsworldNative(this.requireClient(), this.task, failed);
   }
 
   /** Read-only probes through the control server: /platform, /accessibility and /file of watched paths. */
   async probe(): Promise<ProbeReport> {
-    return probeOsworld(this.requireClient(), [...new Set([...watchedPaths(this.task), ...(this.options.probeFiles ?? [])])]);
+    return probeOsworld(this.requireClient(), [
+      ...new Set([...watchedPaths(this.task), ...(this.options.probeFiles ?? [])]),
+    ]);
   }
 
   async close(): Promise<void> {

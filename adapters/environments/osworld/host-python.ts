@@ -47,14 +47,22 @@ export const HOST_STAT_MAX_PATHS = 64;
 
 /** Evaluate `code` against the host desktop without running anything. */
 export async function evaluateHostPython(code: string, ctx: HostPythonContext): Promise<HostPythonResult> {
-  if (code.length > HOST_CODE_MAX_CHARS) return { kind: "refused", message: `the code is ${code.length} characters long; at most ${HOST_CODE_MAX_CHARS} are accepted` };
+  if (code.length > HOST_CODE_MAX_CHARS)
+    return {
+      kind: "refused",
+      message: `the code is ${code.length} characters long; at most ${HOST_CODE_MAX_CHARS} are accepted`,
+    };
   // Paths the code may ask about are gathered first (os.path.exists needs I/O; the interpreter is
   // synchronous), from the tokens in one linear pass (a regular expression here once took 42 s).
   const stats = new Map<string, "file" | "dir" | undefined>();
   for (const raw of statArguments(code)) {
     const p = expandUser(raw, ctx.home);
     if (!withinHome(p, ctx.home) || stats.has(p)) continue;
-    if (stats.size >= HOST_STAT_MAX_PATHS) return { kind: "refused", message: `the code asks about more than ${HOST_STAT_MAX_PATHS} paths; at most ${HOST_STAT_MAX_PATHS} are looked up` };
+    if (stats.size >= HOST_STAT_MAX_PATHS)
+      return {
+        kind: "refused",
+        message: `the code asks about more than ${HOST_STAT_MAX_PATHS} paths; at most ${HOST_STAT_MAX_PATHS} are looked up`,
+      };
     stats.set(p, await ctx.stat(p));
   }
   const out: string[] = [];
@@ -72,8 +80,15 @@ export async function evaluateHostPython(code: string, ctx: HostPythonContext): 
   } catch (err) {
     if (!(err instanceof ActionFormatError)) throw err;
     const py = PY_ERRORS.find(([re]) => re.test(err.message));
-    if (py && err.kind !== "unsafe") return { kind: "python-error", traceback: `Traceback (most recent call last):\n  File "<string>", line ${lineOf(err.message)}, in <module>\n${py[1]}: ${err.message.replace(/^line \d+: /, "")}\n` };
-    return { kind: "refused", message: `${err.message} (the host desktop never runs code: only pyautogui actions and read-only print/platform/os.path lookups are accepted)` };
+    if (py && err.kind !== "unsafe")
+      return {
+        kind: "python-error",
+        traceback: `Traceback (most recent call last):\n  File "<string>", line ${lineOf(err.message)}, in <module>\n${py[1]}: ${err.message.replace(/^line \d+: /, "")}\n`,
+      };
+    return {
+      kind: "refused",
+      message: `${err.message} (the host desktop never runs code: only pyautogui actions and read-only print/platform/os.path lookups are accepted)`,
+    };
   }
 }
 
@@ -81,9 +96,41 @@ export async function evaluateHostPython(code: string, ctx: HostPythonContext): 
 const HOST_MODULES = new Set(["pyautogui", "time", "platform", "os", "os.path"]);
 /** Names that could only mean acting on the host; their presence refuses the code before anything runs. */
 const DANGEROUS = new Set([
-  "sys", "subprocess", "shutil", "socket", "pathlib", "open", "exec", "eval", "compile", "importlib", "getattr", "setattr",
-  "delattr", "globals", "locals", "vars", "builtins", "input", "breakpoint", "requests", "urllib", "http", "ctypes", "pickle",
-  "marshal", "signal", "threading", "multiprocessing", "pty", "webbrowser", "pyperclip", "tempfile", "glob", "io", "codecs",
+  "sys",
+  "subprocess",
+  "shutil",
+  "socket",
+  "pathlib",
+  "open",
+  "exec",
+  "eval",
+  "compile",
+  "importlib",
+  "getattr",
+  "setattr",
+  "delattr",
+  "globals",
+  "locals",
+  "vars",
+  "builtins",
+  "input",
+  "breakpoint",
+  "requests",
+  "urllib",
+  "http",
+  "ctypes",
+  "pickle",
+  "marshal",
+  "signal",
+  "threading",
+  "multiprocessing",
+  "pty",
+  "webbrowser",
+  "pyperclip",
+  "tempfile",
+  "glob",
+  "io",
+  "codecs",
 ]);
 
 /** The string literal arguments of `os.path.exists/isfile/isdir("...")` calls, from the tokens (linear). */
@@ -95,9 +142,19 @@ function statArguments(code: string): string[] {
     return [];
   }
   const out: string[] = [];
-  const is = (i: number, kind: string, value?: string) => toks[i]?.kind === kind && (value === undefined || toks[i].value === value);
+  const is = (i: number, kind: string, value?: string) =>
+    toks[i]?.kind === kind && (value === undefined || toks[i].value === value);
   for (let i = 0; i + 7 < toks.length; i++) {
-    if (is(i, "name", "os") && is(i + 1, "op", ".") && is(i + 2, "name", "path") && is(i + 3, "op", ".") && ["exists", "isfile", "isdir"].includes(toks[i + 4].value) && is(i + 5, "op", "(") && is(i + 6, "string") && is(i + 7, "op", ")")) {
+    if (
+      is(i, "name", "os") &&
+      is(i + 1, "op", ".") &&
+      is(i + 2, "name", "path") &&
+      is(i + 3, "op", ".") &&
+      ["exists", "isfile", "isdir"].includes(toks[i + 4].value) &&
+      is(i + 5, "op", "(") &&
+      is(i + 6, "string") &&
+      is(i + 7, "op", ")")
+    ) {
       out.push(toks[i + 6].str ?? "");
     }
   }
@@ -112,13 +169,15 @@ function screen(code: string): void {
     return; // a syntax error, reported by the parser
   }
   for (const t of toks) {
-    if (t.kind === "name" && (DANGEROUS.has(t.value) || t.value.startsWith("__"))) throw new ActionFormatError(`the code uses "${t.value}", which could act on the host`, { kind: "unsafe" });
+    if (t.kind === "name" && (DANGEROUS.has(t.value) || t.value.startsWith("__")))
+      throw new ActionFormatError(`the code uses "${t.value}", which could act on the host`, { kind: "unsafe" });
   }
 }
 
 function checkImports(program: Stmt[]): void {
   const visit = (s: Stmt): void => {
-    if ((s.kind === "import" || s.kind === "from") && !HOST_MODULES.has(s.module)) throw new ActionFormatError(`line ${s.line}: "${s.module}" may not be imported`, { kind: "unsafe" });
+    if ((s.kind === "import" || s.kind === "from") && !HOST_MODULES.has(s.module))
+      throw new ActionFormatError(`line ${s.line}: "${s.module}" may not be imported`, { kind: "unsafe" });
     if (s.kind === "for") s.body.forEach(visit);
   };
   program.forEach(visit);
@@ -128,7 +187,13 @@ function lineOf(message: string): number {
   return Number(/^line (\d+)/.exec(message)?.[1] ?? 1);
 }
 
-function answer(fn: string, args: Value[], ctx: HostPythonContext, stats: Map<string, "file" | "dir" | undefined>, out: string[]): Value | undefined {
+function answer(
+  fn: string,
+  args: Value[],
+  ctx: HostPythonContext,
+  stats: Map<string, "file" | "dir" | undefined>,
+  out: string[],
+): Value | undefined {
   const str = (i: number): string => {
     const v = args[i];
     if (typeof v !== "string") throw new ActionFormatError(`${fn}() needs a string`, { kind: "unparseable" });
@@ -156,12 +221,15 @@ function answer(fn: string, args: Value[], ctx: HostPythonContext, stats: Map<st
     case "os.path.isfile":
     case "os.path.isdir": {
       const p = expandUser(str(0), ctx.home);
-      if (!withinHome(p, ctx.home)) throw new ActionFormatError(`${fn}() answers for the desktop user's home only, not ${p}`, { kind: "unsafe" });
+      if (!withinHome(p, ctx.home))
+        throw new ActionFormatError(`${fn}() answers for the desktop user's home only, not ${p}`, { kind: "unsafe" });
       const kind = stats.get(p);
       return fn === "os.path.exists" ? kind !== undefined : fn === "os.path.isfile" ? kind === "file" : kind === "dir";
     }
     case "os.path.join":
-      return args.map((_, i) => str(i)).reduce((a, b) => (b.startsWith("/") ? b : a.endsWith("/") || !a ? a + b : `${a}/${b}`), "");
+      return args
+        .map((_, i) => str(i))
+        .reduce((a, b) => (b.startsWith("/") ? b : a.endsWith("/") || !a ? a + b : `${a}/${b}`), "");
     case "os.path.basename":
       return str(0).split("/").pop() ?? "";
     case "os.path.dirname": {
@@ -199,7 +267,10 @@ function pyStr(v: Value): string {
   if (Array.isArray(v)) return `(${v.map(pyRepr).join(", ")}${v.length === 1 ? "," : ""})`;
   // a module or function object: the host answers values only, never a stand-in for one
   const name = "module" in v ? v.module : v.fn;
-  throw new ActionFormatError(`${name} is not available on the host desktop (only pyautogui actions and read-only print/platform/os.path lookups are)`, { kind: "unparseable" });
+  throw new ActionFormatError(
+    `${name} is not available on the host desktop (only pyautogui actions and read-only print/platform/os.path lookups are)`,
+    { kind: "unparseable" },
+  );
 }
 
 function pyRepr(v: Value): string {

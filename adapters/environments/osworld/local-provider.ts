@@ -24,11 +24,20 @@ export interface LocalOsworldProviderOptions {
 }
 
 /** A provider that starts a fresh local desktop + control server per reset. */
-export function localOsworldProvider(options: LocalOsworldProviderOptions): () => Promise<{ client: OsworldClient; stop(): Promise<void> }> {
+export function localOsworldProvider(
+  options: LocalOsworldProviderOptions,
+): () => Promise<{ client: OsworldClient; stop(): Promise<void> }> {
   const base = desktopTask(options.baseTask ?? "mousepad-append-line");
-  if (!base) throw new ConfigError(`env.provider.baseTask: "${options.baseTask}" is not a desktop task (\`retrace tasks\` lists them)`, { field: "env.provider.baseTask" });
+  if (!base)
+    throw new ConfigError(
+      `env.provider.baseTask: "${options.baseTask}" is not a desktop task (\`retrace tasks\` lists them)`,
+      { field: "env.provider.baseTask" },
+    );
   return async () => {
-    const desktop = createX11Desktop({ blobs: options.blobs, ...(options.width && options.height && { width: options.width, height: options.height }) });
+    const desktop = createX11Desktop({
+      blobs: options.blobs,
+      ...(options.width && options.height && { width: options.width, height: options.height }),
+    });
     try {
       await desktop.reset(base);
       const control = await startOsworldControlServer({ env: desktop });

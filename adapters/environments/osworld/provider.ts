@@ -97,7 +97,11 @@ export function allocateOsworldPorts(options: PortAllocationOptions = {}): Promi
       const out = {} as OsworldPorts;
       for (const key of Object.keys(OSWORLD_PORTS) as Array<keyof OsworldPorts>) {
         let port = OSWORLD_PORTS[key];
-        while (port <= (options.maxPort ?? 65354) && (used.has(port) || reserved.has(port) || !(await portIsFree(port)))) port++;
+        while (
+          port <= (options.maxPort ?? 65354) &&
+          (used.has(port) || reserved.has(port) || !(await portIsFree(port)))
+        )
+          port++;
         if (port > (options.maxPort ?? 65354)) throw new EnvironmentError(`no free port for OSWorld's ${key} port`);
         reserved.add(port);
         used.add(port);
@@ -140,7 +144,9 @@ async function lockFile(path: string, timeoutMs = 30_000): Promise<() => Promise
 /** Host ports published by running containers (so two engines' workers do not collide). */
 export async function containerPorts(docker: Docker): Promise<number[]> {
   const list = await docker.listContainers();
-  return list.flatMap((c) => (c.Ports ?? []).map((p) => p.PublicPort).filter((p): p is number => typeof p === "number"));
+  return list.flatMap((c) =>
+    (c.Ports ?? []).map((p) => p.PublicPort).filter((p): p is number => typeof p === "number"),
+  );
 }
 
 /** Options of {@link startOsworldVm}. */
@@ -163,9 +169,14 @@ export interface OsworldVm {
 
 /** Start an OSWorld VM container and wait until its control server serves screenshots. */
 export async function startOsworldVm(o: StartOsworldVmOptions): Promise<OsworldVm> {
-  if (!existsSync(o.vmPath)) throw new ConfigError(`OSWorld VM image not found: ${o.vmPath} (download Ubuntu.qcow2 as OSWorld's README says)`, { field: "vmPath" });
+  if (!existsSync(o.vmPath))
+    throw new ConfigError(`OSWorld VM image not found: ${o.vmPath} (download Ubuntu.qcow2 as OSWorld's README says)`, {
+      field: "vmPath",
+    });
   const ports = await allocateOsworldPorts({ used: await containerPorts(o.docker) });
-  const container = await o.docker.createContainer(osworldContainerSpec({ vmPath: o.vmPath, ports, kvm: detectKvm(), image: o.image, runId: o.runId }));
+  const container = await o.docker.createContainer(
+    osworldContainerSpec({ vmPath: o.vmPath, ports, kvm: detectKvm(), image: o.image, runId: o.runId }),
+  );
   const stop = async () => {
     await container.remove({ force: true, v: true }).catch(() => undefined);
     releaseOsworldPorts(ports);
@@ -175,10 +186,16 @@ export async function startOsworldVm(o: StartOsworldVmOptions): Promise<OsworldV
     const client = new OsworldClient({ baseUrl: `http://127.0.0.1:${ports.server}`, retryTimes: 1, timeoutMs: 10_000 });
     const deadline = Date.now() + (o.readyTimeoutMs ?? 300_000);
     while (!(await client.screenshot().catch(() => undefined))) {
-      if (Date.now() > deadline) throw new EnvironmentError(`OSWorld VM not ready after ${o.readyTimeoutMs ?? 300_000} ms`);
+      if (Date.now() > deadline)
+        throw new EnvironmentError(`OSWorld VM not ready after ${o.readyTimeoutMs ?? 300_000} ms`);
       await new Promise((r) => setTimeout(r, 1000));
     }
-    return { client: new OsworldClient({ baseUrl: client.baseUrl, chromiumUrl: `http://127.0.0.1:${ports.chromium}` }), ports, containerId: container.id, stop };
+    return {
+      client: new OsworldClient({ baseUrl: client.baseUrl, chromiumUrl: `http://127.0.0.1:${ports.chromium}` }),
+      ports,
+      containerId: container.id,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

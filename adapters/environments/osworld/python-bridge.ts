@@ -14,7 +14,8 @@ import { ConfigError } from "../../../src/errors.ts";
 
 const PROBE = "import desktop_env.evaluators.metrics as m; print('ok')";
 /** What `setup` and `evaluate` need: OSWorld's environment class, its controllers and getters. */
-const PROBE_FULL = "import desktop_env.evaluators.metrics, desktop_env.evaluators.getters, desktop_env.controllers.python, desktop_env.controllers.setup, desktop_env.desktop_env; print('ok')";
+const PROBE_FULL =
+  "import desktop_env.evaluators.metrics, desktop_env.evaluators.getters, desktop_env.controllers.python, desktop_env.controllers.setup, desktop_env.desktop_env; print('ok')";
 const MARK = "RETRACE-BRIDGE-RESULT ";
 /**
  * The stand-in for OSWorld's `DesktopEnv` instance: the attributes its `_set_evaluator_info` and
@@ -69,12 +70,16 @@ def _setup(desktop, steps):
 def _answer(obj):
     sys.stdout.write("\n${MARK}" + json.dumps(obj) + "\n")
 `;
-const SETUP = DESKTOP + String.raw`
+const SETUP =
+  DESKTOP +
+  String.raw`
 req = json.loads(sys.stdin.read())
 ok = _setup(RetraceDesktop(req), req["steps"])
 _answer({"ok": ok is not False})
 `;
-const EVALUATE = DESKTOP + String.raw`
+const EVALUATE =
+  DESKTOP +
+  String.raw`
 from desktop_env.desktop_env import DesktopEnv
 req = json.loads(sys.stdin.read())
 desktop = RetraceDesktop(req)
@@ -118,7 +123,13 @@ export interface OsworldPythonBridgeOptions {
   timeoutMs?: number;
 }
 
-function run(python: string, args: string[], input: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number; out: string; err: string; timedOut?: boolean }> {
+function run(
+  python: string,
+  args: string[],
+  input: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ code: number; out: string; err: string; timedOut?: boolean }> {
   return new Promise((resolve) => {
     const child = spawn(python, args, { env, stdio: ["pipe", "pipe", "pipe"] });
     let out = "";
@@ -158,13 +169,27 @@ export class OsworldPythonBridge {
 
   /** {@link available}, synchronously (for task selection before any episode). */
   availableSync(level: "metrics" | "full" = "metrics"): { ok: boolean; reason?: string } {
-    const r = spawnSync(this.python, ["-c", level === "full" ? PROBE_FULL : PROBE], { env: this.env, timeout: 60_000, encoding: "utf8" });
+    const r = spawnSync(this.python, ["-c", level === "full" ? PROBE_FULL : PROBE], {
+      env: this.env,
+      timeout: 60_000,
+      encoding: "utf8",
+    });
     if (r.status === 0 && String(r.stdout).includes("ok")) return { ok: true };
-    return { ok: false, reason: this.notImportable(level, String(r.stderr ?? r.error?.message ?? "").trim().split("\n").pop() || `exit ${r.status}`) };
+    return {
+      ok: false,
+      reason: this.notImportable(
+        level,
+        String(r.stderr ?? r.error?.message ?? "")
+          .trim()
+          .split("\n")
+          .pop() || `exit ${r.status}`,
+      ),
+    };
   }
 
   private notImportable(level: "metrics" | "full", last: string): string {
-    const what = level === "full" ? "OSWorld's environment, controllers and evaluators are" : "OSWorld's evaluators are";
+    const what =
+      level === "full" ? "OSWorld's environment, controllers and evaluators are" : "OSWorld's evaluators are";
     return `${what} not importable with ${this.python} (${last}); install OSWorld and its requirements and pass its folder`;
   }
 
@@ -175,7 +200,8 @@ export class OsworldPythonBridge {
    */
   async setup(steps: unknown[], desktop: OsworldBridgeDesktop, taskId?: string): Promise<void> {
     const r = await this.call(SETUP, { steps, ...this.where(desktop, taskId) }, "set-up");
-    if (r.ok !== true) throw new ConfigError(`OSWorld's SetupController reported a failed set-up${taskId ? ` of task ${taskId}` : ""}`);
+    if (r.ok !== true)
+      throw new ConfigError(`OSWorld's SetupController reported a failed set-up${taskId ? ` of task ${taskId}` : ""}`);
   }
 
   /**
@@ -184,9 +210,18 @@ export class OsworldPythonBridge {
    * on a stand-in that points OSWorld's controllers at the control server. `lastAction` is the
    * agent's closing `DONE`/`FAIL`, which OSWorld's evaluation reads.
    */
-  async evaluate(task: { id: string; evaluator: unknown }, desktop: OsworldBridgeDesktop, lastAction?: "DONE" | "FAIL"): Promise<number> {
-    const r = await this.call(EVALUATE, { task, lastAction, ...this.where(desktop, task.id) }, `evaluation of task ${task.id}`);
-    if (typeof r.score !== "number" || !Number.isFinite(r.score)) throw new ConfigError(`OSWorld's evaluation of task ${task.id} gave no score`);
+  async evaluate(
+    task: { id: string; evaluator: unknown },
+    desktop: OsworldBridgeDesktop,
+    lastAction?: "DONE" | "FAIL",
+  ): Promise<number> {
+    const r = await this.call(
+      EVALUATE,
+      { task, lastAction, ...this.where(desktop, task.id) },
+      `evaluation of task ${task.id}`,
+    );
+    if (typeof r.score !== "number" || !Number.isFinite(r.score))
+      throw new ConfigError(`OSWorld's evaluation of task ${task.id} gave no score`);
     return r.score;
   }
 
@@ -210,18 +245,33 @@ export class OsworldPythonBridge {
     };
   }
 
-  private async call(script: string, req: Record<string, unknown>, what: string): Promise<{ ok?: boolean; score?: number }> {
+  private async call(
+    script: string,
+    req: Record<string, unknown>,
+    what: string,
+  ): Promise<{ ok?: boolean; score?: number }> {
     const r = await run(this.python, ["-c", script], JSON.stringify(req), this.env, this.timeoutMs);
-    const line = r.out.split("\n").reverse().find((l) => l.startsWith(MARK));
+    const line = r.out
+      .split("\n")
+      .reverse()
+      .find((l) => l.startsWith(MARK));
     if (line) return JSON.parse(line.slice(MARK.length)) as { ok?: boolean; score?: number };
-    const last = r.timedOut ? `no answer within ${this.timeoutMs} ms` : r.err.trim().split("\n").pop() || `exit ${r.code}`;
+    const last = r.timedOut
+      ? `no answer within ${this.timeoutMs} ms`
+      : r.err.trim().split("\n").pop() || `exit ${r.code}`;
     throw new ConfigError(`OSWorld's ${what} failed in Python: ${last}`);
   }
 
   /** Score `func(result, expected, **options)`; result/expected are values or local file paths as OSWorld's getters return. */
   async metric(func: string, result: unknown, expected?: unknown, options?: Record<string, unknown>): Promise<number> {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(func)) throw new ConfigError(`not a metric name: ${func}`);
-    const r = await run(this.python, ["-c", CALL], JSON.stringify({ func, result, expected, options }), this.env, this.timeoutMs);
+    const r = await run(
+      this.python,
+      ["-c", CALL],
+      JSON.stringify({ func, result, expected, options }),
+      this.env,
+      this.timeoutMs,
+    );
     const line = r.out.trim().split("\n").pop() ?? "";
     try {
       const parsed = JSON.parse(line) as { score?: number; error?: string };

@@ -36,7 +36,29 @@ export class ScreenRecorder {
     this.stopped = false;
     this.stderr = "";
     this.frames = 0;
-    const args = ["-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", `${width}x${height}`, "-r", String(this.fps), "-i", "-", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-preset", "ultrafast", join(this.dir, "recording.mp4")];
+    const args = [
+      "-hide_banner",
+      "-loglevel",
+      "error",
+      "-y",
+      "-f",
+      "rawvideo",
+      "-pix_fmt",
+      "rgb24",
+      "-s",
+      `${width}x${height}`,
+      "-r",
+      String(this.fps),
+      "-i",
+      "-",
+      "-c:v",
+      "libx264",
+      "-pix_fmt",
+      "yuv420p",
+      "-preset",
+      "ultrafast",
+      join(this.dir, "recording.mp4"),
+    ];
     const child = spawn("ffmpeg", args, { stdio: ["pipe", "ignore", "pipe"] });
     this.child = child;
     child.stderr!.on("data", (d: Buffer) => (this.stderr = (this.stderr + d.toString()).slice(-4000)));
@@ -85,7 +107,9 @@ export class ScreenRecorder {
       const frame = await this.backend.captureFrame().catch(() => undefined);
       if (frame) child.stdin.write(frame.rgb);
     }
-    const exited = new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve())));
+    const exited = new Promise<void>((resolve) =>
+      child.exitCode !== null ? resolve() : child.once("exit", () => resolve()),
+    );
     child.stdin!.end();
     const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
     await exited;
@@ -94,7 +118,8 @@ export class ScreenRecorder {
     const file = join(this.dir!, "recording.mp4");
     const mp4 = await readFile(file).catch(() => undefined);
     await rm(this.dir!, { recursive: true, force: true });
-    if (!mp4?.length) return { error: `Recording failed. The output file is missing or empty. ffmpeg stderr: ${this.stderr.trim()}` };
+    if (!mp4?.length)
+      return { error: `Recording failed. The output file is missing or empty. ffmpeg stderr: ${this.stderr.trim()}` };
     return { mp4 };
   }
 

@@ -8,7 +8,11 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { OsworldPythonBridge } from "./python-bridge.ts";
-import { writeEpisodeOutput, type EpisodeOutputOptions, type EpisodeOutputSummary } from "../../../src/store/episode-output.ts";
+import {
+  writeEpisodeOutput,
+  type EpisodeOutputOptions,
+  type EpisodeOutputSummary,
+} from "../../../src/store/episode-output.ts";
 import { ConfigError, EnvironmentError } from "../../../src/errors.ts";
 import type { Evaluation } from "../../../src/task.ts";
 import { CHROME_GETTERS, chromeGetter } from "./chrome-getters.ts";
@@ -52,7 +56,8 @@ const SETUP_DOWNLOAD_MAX_BYTES = 100 * 1024 * 1024;
 
 /** A `download` step's fetch: only what `policy` allows (every hop checked), 3 tries; a refusal is final. */
 async function fetchWithRetries(url: string, policy: DownloadPolicy): Promise<Buffer> {
-  if (!/^https?:\/\//i.test(url)) throw new ConfigError(`only http(s) URLs are downloaded, not ${url}`, { field: "url" });
+  if (!/^https?:\/\//i.test(url))
+    throw new ConfigError(`only http(s) URLs are downloaded, not ${url}`, { field: "url" });
   let last: unknown;
   for (let i = 0; i < 3; i++) {
     try {
@@ -70,8 +75,15 @@ async function fetchWithRetries(url: string, policy: DownloadPolicy): Promise<Bu
  * runtime cannot do and those that failed. The caller fails the task's set-up when either list is
  * not empty ({@link setupProblem}): a task never starts from a half-done set-up.
  */
-export async function runOsworldSetup(client: OsworldClient, steps: Step[], screenOrOptions?: { width: number; height: number } | SetupOptions): Promise<SetupOutcome> {
-  const options: SetupOptions = screenOrOptions && "width" in screenOrOptions ? { screen: screenOrOptions as { width: number; height: number } } : ((screenOrOptions as SetupOptions | undefined) ?? {});
+export async function runOsworldSetup(
+  client: OsworldClient,
+  steps: Step[],
+  screenOrOptions?: { width: number; height: number } | SetupOptions,
+): Promise<SetupOutcome> {
+  const options: SetupOptions =
+    screenOrOptions && "width" in screenOrOptions
+      ? { screen: screenOrOptions as { width: number; height: number } }
+      : ((screenOrOptions as SetupOptions | undefined) ?? {});
   const download = options.download ?? ((url: string) => fetchWithRetries(url, options.downloads ?? {}));
   const out: SetupOutcome = { ran: [], unsupported: [], failed: [] };
   for (const step of steps) {
@@ -99,11 +111,18 @@ export async function runOsworldSetup(client: OsworldClient, steps: Step[], scre
           r = await client.setup("launch", { command: p.command, shell: p.shell === true });
           break;
         case "open":
-          r = await client.setup("open_file", { path: p.path, ...(p.window_name ? { window_name: p.window_name } : {}) });
+          r = await client.setup("open_file", {
+            path: p.path,
+            ...(p.window_name ? { window_name: p.window_name } : {}),
+          });
           break;
         case "activate_window":
         case "close_window":
-          r = await client.setup(step.type, { window_name: p.window_name, strict: p.strict ?? false, by_class: p.by_class ?? false });
+          r = await client.setup(step.type, {
+            window_name: p.window_name,
+            strict: p.strict ?? false,
+            by_class: p.by_class ?? false,
+          });
           break;
         case "change_wallpaper":
           r = await client.setup("change_wallpaper", { path: p.path });
@@ -115,7 +134,10 @@ export async function runOsworldSetup(client: OsworldClient, steps: Step[], scre
           for (const f of files) {
             const dest = String(f.path ?? "");
             if (!dest) throw new ConfigError(`a ${step.type} file without a path`);
-            const data = step.type === "download" ? await download(String(f.url ?? "")) : await (options.readLocal ?? readFile)(String(f.local_path ?? ""));
+            const data =
+              step.type === "download"
+                ? await download(String(f.url ?? ""))
+                : await (options.readLocal ?? readFile)(String(f.local_path ?? ""));
             const up = await client.upload(dest, data);
             if (up.status !== "success") {
               r = up;
@@ -158,7 +180,11 @@ function fillScreen(command: unknown, screen?: { width: number; height: number }
           .replaceAll("{SCREEN_HEIGHT}", String(screen.height))
       : s
     ).replaceAll("{CLIENT_PASSWORD}", CLIENT_PASSWORD);
-  return Array.isArray(command) ? command.map((c) => (typeof c === "string" ? fill(c) : c)) : typeof command === "string" ? fill(command) : command;
+  return Array.isArray(command)
+    ? command.map((c) => (typeof c === "string" ? fill(c) : c))
+    : typeof command === "string"
+      ? fill(command)
+      : command;
 }
 
 type Getter = { type: string; [k: string]: unknown };
@@ -181,7 +207,8 @@ async function getValue(client: OsworldClient, g: Getter): Promise<unknown> {
     case "cloud_file_text":
       return g.text;
     default:
-      if ((CHROME_GETTERS as readonly string[]).includes(g.type)) return chromeGetter(client, g.type as (typeof CHROME_GETTERS)[number]);
+      if ((CHROME_GETTERS as readonly string[]).includes(g.type))
+        return chromeGetter(client, g.type as (typeof CHROME_GETTERS)[number]);
       throw new ConfigError(`getter "${g.type}" is not supported natively; use the OSWorld Python bridge`);
   }
 }
@@ -225,8 +252,12 @@ export async function evaluateOsworldNative(
   const ev = task.evaluator;
   const funcs = Array.isArray(ev.func) ? ev.func : [ev.func];
   const missing = funcs.filter((f) => !(SUPPORTED_METRICS as readonly string[]).includes(f));
-  if (missing.length) throw new ConfigError(`task ${task.id}: metrics ${missing.join(", ")} need OSWorld's Python evaluators (the bridge)`);
-  if (funcs[0] === "infeasible") return { score: lastActionWasFail ? 1 : 0, detail: "infeasible task: success means the agent answered FAIL" };
+  if (missing.length)
+    throw new ConfigError(
+      `task ${task.id}: metrics ${missing.join(", ")} need OSWorld's Python evaluators (the bridge)`,
+    );
+  if (funcs[0] === "infeasible")
+    return { score: lastActionWasFail ? 1 : 0, detail: "infeasible task: success means the agent answered FAIL" };
   const results = (Array.isArray(ev.result) ? ev.result : [ev.result]) as Getter[];
   const expecteds = (Array.isArray(ev.expected) ? ev.expected : [ev.expected]) as Array<Getter | undefined>;
   const scores: number[] = [];
@@ -249,10 +280,17 @@ export async function evaluateOsworldNative(
  * here, the others through OSWorld's own Python code ({@link OsworldPythonBridge}). As in OSWorld,
  * a `vm_file` result reaches a Python metric as a local file path (fetched into `workDir`).
  */
-export async function evaluateOsworldBridged(client: OsworldClient, task: OsworldTask, bridge: OsworldPythonBridge, workDir: string, lastActionWasFail = false): Promise<Evaluation> {
+export async function evaluateOsworldBridged(
+  client: OsworldClient,
+  task: OsworldTask,
+  bridge: OsworldPythonBridge,
+  workDir: string,
+  lastActionWasFail = false,
+): Promise<Evaluation> {
   const ev = task.evaluator;
   const funcs = Array.isArray(ev.func) ? ev.func : [ev.func];
-  if (funcs[0] === "infeasible") return { score: lastActionWasFail ? 1 : 0, detail: "infeasible task: success means the agent answered FAIL" };
+  if (funcs[0] === "infeasible")
+    return { score: lastActionWasFail ? 1 : 0, detail: "infeasible task: success means the agent answered FAIL" };
   const results = (Array.isArray(ev.result) ? ev.result : [ev.result]) as Getter[];
   const expecteds = (Array.isArray(ev.expected) ? ev.expected : [ev.expected]) as Array<Getter | undefined>;
   const options = (Array.isArray(ev.options) ? ev.options : [ev.options]) as Array<Record<string, unknown> | undefined>;
@@ -260,7 +298,9 @@ export async function evaluateOsworldBridged(client: OsworldClient, task: Osworl
   for (const [i, func] of funcs.entries()) {
     const exp = expecteds[i] ?? expecteds[0];
     if ((SUPPORTED_METRICS as readonly string[]).includes(func)) {
-      scores.push(metric(func, await getValue(client, results[i] ?? results[0]), exp ? await getValue(client, exp) : undefined));
+      scores.push(
+        metric(func, await getValue(client, results[i] ?? results[0]), exp ? await getValue(client, exp) : undefined),
+      );
       continue;
     }
     const python = async (g: Getter | undefined) => {
@@ -273,18 +313,30 @@ export async function evaluateOsworldBridged(client: OsworldClient, task: Osworl
       writeFileSync(local, bytes);
       return local;
     };
-    scores.push(await bridge.metric(func, await python(results[i] ?? results[0]), await python(exp), options[i] ?? options[0]));
+    scores.push(
+      await bridge.metric(func, await python(results[i] ?? results[0]), await python(exp), options[i] ?? options[0]),
+    );
   }
   const score = ev.conj === "or" ? Math.max(...scores) : scores.every((s) => s > 0) ? Math.min(...scores) : 0;
-  return { score, detail: `${funcs.join(ev.conj === "or" ? " or " : " and ")}: ${scores.join(", ")} (OSWorld's Python evaluators)` };
+  return {
+    score,
+    detail: `${funcs.join(ev.conj === "or" ? " or " : " and ")}: ${scores.join(", ")} (OSWorld's Python evaluators)`,
+  };
 }
 
 /**
  * OSWorld's results folder for one task: `<root>/<action_space>/<observation_type>/<model>/<domain>/<id>`.
  * Every part is an id (a ConfigError otherwise); a model name's `/` (e.g. `Qwen/Qwen2.5-VL`) becomes `_`.
  */
-export function osworldResultDir(root: string, o: { actionSpace: string; observationType: string; model: string; domain: string; taskId: string }): string {
-  return pathInside(root, [o.actionSpace, o.observationType, o.model.replace(/[/\\]/g, "_"), o.domain, o.taskId], `OSWorld result folder of task ${o.taskId}`);
+export function osworldResultDir(
+  root: string,
+  o: { actionSpace: string; observationType: string; model: string; domain: string; taskId: string },
+): string {
+  return pathInside(
+    root,
+    [o.actionSpace, o.observationType, o.model.replace(/[/\\]/g, "_"), o.domain, o.taskId],
+    `OSWorld result folder of task ${o.taskId}`,
+  );
 }
 
 /** Write one episode where OSWorld's result viewers look (traj.jsonl, step_N.png, result.txt). */

@@ -13,13 +13,41 @@ import { idProblem, showId } from "../../../src/store/safe-path.ts";
 import { exceedsNesting, MAX_NESTING } from "../../../src/bounds.ts";
 
 /** Setup step types retrace runs itself (through an OSWorld client: VM or local control server). */
-export const SUPPORTED_SETUP = ["execute", "command", "execute_with_verification", "sleep", "launch", "open", "activate_window", "close_window", "change_wallpaper", "download", "upload_file"] as const;
+export const SUPPORTED_SETUP = [
+  "execute",
+  "command",
+  "execute_with_verification",
+  "sleep",
+  "launch",
+  "open",
+  "activate_window",
+  "close_window",
+  "change_wallpaper",
+  "download",
+  "upload_file",
+] as const;
 /** Evaluator functions retrace computes itself. */
-export const SUPPORTED_METRICS = ["exact_match", "check_include_exclude", "infeasible", "match_in_list", "compare_text_file", "literal_match"] as const;
+export const SUPPORTED_METRICS = [
+  "exact_match",
+  "check_include_exclude",
+  "infeasible",
+  "match_in_list",
+  "compare_text_file",
+  "literal_match",
+] as const;
 /** Result getters retrace can fetch. */
-export const SUPPORTED_GETTERS = ["vm_file", "rule", "cloud_file_text", "vm_command_line", "vm_terminal_output", ...CHROME_GETTERS] as const;
+export const SUPPORTED_GETTERS = [
+  "vm_file",
+  "rule",
+  "cloud_file_text",
+  "vm_command_line",
+  "vm_terminal_output",
+  ...CHROME_GETTERS,
+] as const;
 
-const StepSchema = z.object({ type: z.string().min(1), parameters: z.record(z.string(), z.unknown()).default({}) }).passthrough();
+const StepSchema = z
+  .object({ type: z.string().min(1), parameters: z.record(z.string(), z.unknown()).default({}) })
+  .passthrough();
 const OneOrMany = <T extends z.ZodTypeAny>(s: T) => z.union([s, z.array(s)]);
 const GetterSchema = z.object({ type: z.string().min(1) }).passthrough();
 
@@ -70,12 +98,24 @@ export interface OsworldTask extends Task<OsworldTaskFile["config"], OsworldTask
 
 const LOOPBACK = /^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?\//i;
 /** Getters that read from the internet or a cloud account. */
-const INTERNET_GETTERS = new Set(["cloud_file", "cache_file", "googledrive_file", "url_dashPattern", "info_from_website", "page_info", "url_path_parse"]);
+const INTERNET_GETTERS = new Set([
+  "cloud_file",
+  "cache_file",
+  "googledrive_file",
+  "url_dashPattern",
+  "info_from_website",
+  "page_info",
+  "url_path_parse",
+]);
 const ACCOUNT_STEPS = new Set(["googledrive", "login"]);
 
 /** The program a launch/execute command starts (`VLC_VERBOSE=-1 vlc` -> vlc, `/usr/bin/thunderbird` -> thunderbird). */
 function programOf(command: unknown): string | undefined {
-  const words = Array.isArray(command) ? command.map(String) : typeof command === "string" ? command.trim().split(/\s+/) : [];
+  const words = Array.isArray(command)
+    ? command.map(String)
+    : typeof command === "string"
+      ? command.trim().split(/\s+/)
+      : [];
   const first = words.find((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
   return first?.split("/").pop();
 }
@@ -85,19 +125,34 @@ function programOf(command: unknown): string | undefined {
  * it can): internet downloads, Google accounts, OSWorld's proxy, Chrome tabs, programs the image
  * lacks, and getters or metrics only OSWorld's Python code computes (unless `python` is available).
  */
-export function offlineBlockers(t: OsworldTask, o: { programs: ReadonlySet<string>; python?: boolean | { metrics: boolean; full: boolean } }): string[] {
+export function offlineBlockers(
+  t: OsworldTask,
+  o: { programs: ReadonlySet<string>; python?: boolean | { metrics: boolean; full: boolean } },
+): string[] {
   const out: string[] = [];
-  const steps = [...(t.setup as Array<{ type: string; parameters: Record<string, unknown> }>), ...((t.evaluator.postconfig ?? []) as Array<{ type: string; parameters: Record<string, unknown> }>)];
+  const steps = [
+    ...(t.setup as Array<{ type: string; parameters: Record<string, unknown> }>),
+    ...((t.evaluator.postconfig ?? []) as Array<{ type: string; parameters: Record<string, unknown> }>),
+  ];
   const hosts = new Set<string>();
   for (const s of steps) {
-    if (s.type === "download") for (const f of (Array.isArray(s.parameters.files) ? s.parameters.files : []) as Array<{ url?: string }>) if (!LOOPBACK.test(String(f.url ?? ""))) hosts.add(String(f.url ?? "").replace(/^https?:\/\/([^/]+).*$/, "$1"));
+    if (s.type === "download")
+      for (const f of (Array.isArray(s.parameters.files) ? s.parameters.files : []) as Array<{ url?: string }>)
+        if (!LOOPBACK.test(String(f.url ?? ""))) hosts.add(String(f.url ?? "").replace(/^https?:\/\/([^/]+).*$/, "$1"));
     if (ACCOUNT_STEPS.has(s.type)) out.push(`a Google account (${s.type} step)`);
-    if (s.type === "chrome_open_tabs" || s.type === "chrome_close_tabs" || s.type === "update_browse_history") out.push(`Chrome over its debugging port (${s.type} step)`);
+    if (s.type === "chrome_open_tabs" || s.type === "chrome_close_tabs" || s.type === "update_browse_history")
+      out.push(`Chrome over its debugging port (${s.type} step)`);
     const text = JSON.stringify(s.parameters);
     // The desktop has no network: package installs in a set-up command need the internet.
     const install = /\b(apt(?:-get)?\s+(?:-\S+\s+)*(?:update|install)|pip3?\s+install|snap\s+install)\b/.exec(text);
-    if ((s.type === "execute" || s.type === "command" || s.type === "execute_with_verification") && install) hosts.add(`a package install: ${install[1].split(/\s+/)[0]}`);
-    if (!o.programs.has("gnome-terminal") && (/'ctrl', ?'alt', ?'t'/.test(text) || (s.type === "activate_window" && /terminal/i.test(String(s.parameters.window_name ?? ""))))) out.push("a program the desktop image lacks: gnome-terminal (opened with ctrl+alt+t)");
+    if ((s.type === "execute" || s.type === "command" || s.type === "execute_with_verification") && install)
+      hosts.add(`a package install: ${install[1].split(/\s+/)[0]}`);
+    if (
+      !o.programs.has("gnome-terminal") &&
+      (/'ctrl', ?'alt', ?'t'/.test(text) ||
+        (s.type === "activate_window" && /terminal/i.test(String(s.parameters.window_name ?? ""))))
+    )
+      out.push("a program the desktop image lacks: gnome-terminal (opened with ctrl+alt+t)");
     if (s.type === "launch") {
       const p = programOf(s.parameters.command);
       if (p && !o.programs.has(p)) out.push(`a program the desktop image lacks: ${p}`);
@@ -105,16 +160,28 @@ export function offlineBlockers(t: OsworldTask, o: { programs: ReadonlySet<strin
   }
   if (hosts.size) out.push(`internet downloads (${[...hosts].sort().join(", ")})`);
   if (t.proxy) out.push("OSWorld's proxy");
-  const getters = [t.evaluator.result, t.evaluator.expected].flatMap((g) => (g === undefined ? [] : Array.isArray(g) ? g : [g])) as Array<{ type: string }>;
-  for (const g of new Set(getters.map((x) => x.type))) if (INTERNET_GETTERS.has(g)) out.push(`the internet (getter ${g})`);
-  for (const g of new Set(getters.map((x) => x.type))) if ((CHROME_GETTERS as readonly string[]).includes(g) && !o.programs.has("google-chrome")) out.push(`a program the desktop image lacks: google-chrome (getter ${g})`);
-  if (getters.some((g) => g.type === "vm_terminal_output") && !o.programs.has("gnome-terminal")) out.push("a program the desktop image lacks: gnome-terminal (getter vm_terminal_output)");
+  const getters = [t.evaluator.result, t.evaluator.expected].flatMap((g) =>
+    g === undefined ? [] : Array.isArray(g) ? g : [g],
+  ) as Array<{ type: string }>;
+  for (const g of new Set(getters.map((x) => x.type)))
+    if (INTERNET_GETTERS.has(g)) out.push(`the internet (getter ${g})`);
+  for (const g of new Set(getters.map((x) => x.type)))
+    if ((CHROME_GETTERS as readonly string[]).includes(g) && !o.programs.has("google-chrome"))
+      out.push(`a program the desktop image lacks: google-chrome (getter ${g})`);
+  if (getters.some((g) => g.type === "vm_terminal_output") && !o.programs.has("gnome-terminal"))
+    out.push("a program the desktop image lacks: gnome-terminal (getter vm_terminal_output)");
   const s = t.support;
   // OSWorld's metrics alone lift Python-only metrics; its environment code (`full`) lifts getters and set-up steps too.
   const py = typeof o.python === "object" ? o.python : { metrics: !!o.python, full: !!o.python };
-  const python = [...(py.full ? [] : s.unsupportedGetters.filter((g) => !INTERNET_GETTERS.has(g)).map((g) => `getter ${g}`)), ...(py.metrics || py.full ? [] : s.unsupportedMetrics.map((m) => `metric ${m}`))];
+  const python = [
+    ...(py.full ? [] : s.unsupportedGetters.filter((g) => !INTERNET_GETTERS.has(g)).map((g) => `getter ${g}`)),
+    ...(py.metrics || py.full ? [] : s.unsupportedMetrics.map((m) => `metric ${m}`)),
+  ];
   if (python.length) out.push(`OSWorld's Python evaluators (${[...new Set(python)].join(", ")})`);
-  if (!py.full) for (const u of new Set(s.unsupportedSetup)) if (!ACCOUNT_STEPS.has(u) && !u.startsWith("chrome_") && u !== "update_browse_history") out.push(`set-up step ${u}`);
+  if (!py.full)
+    for (const u of new Set(s.unsupportedSetup))
+      if (!ACCOUNT_STEPS.has(u) && !u.startsWith("chrome_") && u !== "update_browse_history")
+        out.push(`set-up step ${u}`);
   return [...new Set(out)];
 }
 
@@ -129,7 +196,13 @@ export interface OsworldLoadReport {
   tasks: OsworldTask[];
   rejected: OsworldRejection[];
   /** Counts over all loaded tasks. */
-  summary: { loaded: number; rejected: number; fullyNative: number; unsupportedSetup: Record<string, number>; unsupportedMetrics: Record<string, number> };
+  summary: {
+    loaded: number;
+    rejected: number;
+    fullyNative: number;
+    unsupportedSetup: Record<string, number>;
+    unsupportedMetrics: Record<string, number>;
+  };
 }
 
 const has = (list: readonly string[], v: string) => list.includes(v);
@@ -138,7 +211,9 @@ const has = (list: readonly string[], v: string) => list.includes(v);
 export function osworldSupport(t: OsworldTaskFile): OsworldSupport {
   const steps = [...t.config, ...t.evaluator.postconfig].map((s) => s.type);
   const funcs = Array.isArray(t.evaluator.func) ? t.evaluator.func : [t.evaluator.func];
-  const getters = [t.evaluator.result, t.evaluator.expected].flatMap((g) => (g === undefined ? [] : Array.isArray(g) ? g : [g])).map((g) => g.type);
+  const getters = [t.evaluator.result, t.evaluator.expected]
+    .flatMap((g) => (g === undefined ? [] : Array.isArray(g) ? g : [g]))
+    .map((g) => g.type);
   const support: OsworldSupport = {
     supportedSetup: steps.filter((s) => has(SUPPORTED_SETUP, s)),
     unsupportedSetup: steps.filter((s) => !has(SUPPORTED_SETUP, s)),
@@ -147,7 +222,8 @@ export function osworldSupport(t: OsworldTaskFile): OsworldSupport {
     unsupportedGetters: [...new Set(getters.filter((g) => !has(SUPPORTED_GETTERS, g)))],
     fullyNative: false,
   };
-  support.fullyNative = !support.unsupportedSetup.length && !support.unsupportedMetrics.length && !support.unsupportedGetters.length;
+  support.fullyNative =
+    !support.unsupportedSetup.length && !support.unsupportedMetrics.length && !support.unsupportedGetters.length;
   return support;
 }
 
@@ -159,7 +235,8 @@ export function parseOsworldTask(text: string, file: string, domain: string): Os
   } catch (err) {
     return { file, reason: `not valid JSON: ${(err as Error).message}` };
   }
-  if (exceedsNesting(raw)) return { file, reason: `nested more than ${MAX_NESTING} levels deep; an OSWorld task needs a few` };
+  if (exceedsNesting(raw))
+    return { file, reason: `nested more than ${MAX_NESTING} levels deep; an OSWorld task needs a few` };
   const parsed = OsworldTaskFileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -169,7 +246,8 @@ export function parseOsworldTask(text: string, file: string, domain: string): Os
   if (basename(file, ".json") !== t.id) return { file, reason: `id "${t.id}" does not match the file name` };
   // The id names the task's result folders: "..", separators and control characters would leave them.
   const bad = idProblem(t.id);
-  if (bad) return { file, reason: `id ${showId(t.id)} is not usable as a folder name (${bad}); rename the file and its id` };
+  if (bad)
+    return { file, reason: `id ${showId(t.id)} is not usable as a folder name (${bad}); rename the file and its id` };
   return {
     id: t.id,
     instruction: t.instruction,
@@ -193,7 +271,8 @@ export async function loadOsworldTasks(dir: string): Promise<OsworldLoadReport> 
   const files: Array<{ file: string; domain: string }> = [];
   for (const e of entries) {
     if (e.isDirectory()) {
-      for (const f of (await readdir(join(dir, e.name))).sort()) if (f.endsWith(".json")) files.push({ file: join(dir, e.name, f), domain: e.name });
+      for (const f of (await readdir(join(dir, e.name))).sort())
+        if (f.endsWith(".json")) files.push({ file: join(dir, e.name, f), domain: e.name });
     } else if (e.name.endsWith(".json")) files.push({ file: join(dir, e.name), domain: basename(dir) });
   }
   for (const { file, domain } of files) {

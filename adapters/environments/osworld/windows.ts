@@ -20,8 +20,15 @@ export async function findWindows(backend: DesktopBackend, q: WindowQuery): Prom
   // xdotool matches a POSIX regex, case-insensitively; strict matching is checked on the title below.
   // a leading "-" as "[-]": a window name of the request is never one of xdotool's options
   const pattern = q.strict ? `^${escapeRegex(q.name)}$` : escapeRegex(q.name).replace(/^-/, "[-]");
-  const r = await backend.exec(["xdotool", "search", "--onlyvisible", q.byClass ? "--class" : "--name", pattern], { asUser: false, timeoutMs: 5000 });
-  const ids = r.stdout.toString().split("\n").map((s) => s.trim()).filter(Boolean);
+  const r = await backend.exec(["xdotool", "search", "--onlyvisible", q.byClass ? "--class" : "--name", pattern], {
+    asUser: false,
+    timeoutMs: 5000,
+  });
+  const ids = r.stdout
+    .toString()
+    .split("\n")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (!q.strict || q.byClass) return ids;
   const exact: string[] = [];
   for (const id of ids) if ((await windowTitle(backend, id)) === q.name) exact.push(id);
@@ -39,7 +46,10 @@ export async function activateWindow(backend: DesktopBackend, id: string): Promi
   const r = await backend.exec(["xdotool", "windowactivate", "--sync", id], { asUser: false, timeoutMs: 5000 });
   if (r.code === 0) return true;
   // Window managers without _NET_ACTIVE_WINDOW support: map, raise and focus directly.
-  const f = await backend.exec(["xdotool", "windowmap", id, "windowraise", id, "windowfocus", id], { asUser: false, timeoutMs: 5000 });
+  const f = await backend.exec(["xdotool", "windowmap", id, "windowraise", id, "windowfocus", id], {
+    asUser: false,
+    timeoutMs: 5000,
+  });
   return f.code === 0;
 }
 
@@ -52,7 +62,10 @@ export async function closeWindow(backend: DesktopBackend, id: string): Promise<
 }
 
 /** A window's size. */
-export async function windowSize(backend: DesktopBackend, id: string): Promise<{ width: number; height: number } | undefined> {
+export async function windowSize(
+  backend: DesktopBackend,
+  id: string,
+): Promise<{ width: number; height: number } | undefined> {
   const r = await backend.exec(["xdotool", "getwindowgeometry", "--shell", id], { asUser: false, timeoutMs: 5000 });
   const w = /WIDTH=(\d+)/.exec(r.stdout.toString());
   const h = /HEIGHT=(\d+)/.exec(r.stdout.toString());
@@ -72,7 +85,11 @@ export async function cursorPosition(backend: DesktopBackend): Promise<{ x: numb
  * window class: gnome-terminal's title is the shell's (`user@host: ~`), its class `Gnome-terminal`,
  * and OSWorld's Linux server answers success for `Terminal` whatever wmctrl found.
  */
-export async function findSetupWindow(backend: DesktopBackend, q: WindowQuery, timeoutMs: number): Promise<string | undefined> {
+export async function findSetupWindow(
+  backend: DesktopBackend,
+  q: WindowQuery,
+  timeoutMs: number,
+): Promise<string | undefined> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const [id] = await findWindows(backend, q);
@@ -87,7 +104,11 @@ export async function findSetupWindow(backend: DesktopBackend, q: WindowQuery, t
 }
 
 /** Poll until a window matching one of `names` shows; its id, or undefined at the deadline. */
-export async function waitForWindow(backend: DesktopBackend, names: string[], timeoutMs: number): Promise<string | undefined> {
+export async function waitForWindow(
+  backend: DesktopBackend,
+  names: string[],
+  timeoutMs: number,
+): Promise<string | undefined> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     for (const name of names) {

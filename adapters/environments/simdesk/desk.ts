@@ -1,7 +1,12 @@
 /** SimDesk: the in-process simulated desktop (Environment + SimGroundTruth). */
 import type { Action } from "../../../src/action.ts";
 import { BlobStore } from "../../../src/blob-store.ts";
-import type { Environment, EnvironmentCapabilities, EnvironmentSnapshot, StepOutcome } from "../../../src/environment.ts";
+import type {
+  Environment,
+  EnvironmentCapabilities,
+  EnvironmentSnapshot,
+  StepOutcome,
+} from "../../../src/environment.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { sha256Hex, stableStringify } from "../../../src/hash.ts";
 import type { Observation } from "../../../src/observation.ts";
@@ -59,12 +64,30 @@ export class SimDesk implements Environment, SimGroundTruth {
   constructor(options: SimDeskOptions) {
     this.width = options.width ?? 1280;
     this.height = options.height ?? 800;
-    if (!Number.isInteger(this.width) || !Number.isInteger(this.height) || this.width < 1024 || this.height < 700 || this.width > 7680 || this.height > 4320)
-      throw new ConfigError(`simdesk: size ${this.width}x${this.height} is not supported; use integers from 1024x700 up to 7680x4320 (e.g. 1280x800)`, { field: "width" });
+    if (
+      !Number.isInteger(this.width) ||
+      !Number.isInteger(this.height) ||
+      this.width < 1024 ||
+      this.height < 700 ||
+      this.width > 7680 ||
+      this.height > 4320
+    )
+      throw new ConfigError(
+        `simdesk: size ${this.width}x${this.height} is not supported; use integers from 1024x700 up to 7680x4320 (e.g. 1280x800)`,
+        { field: "width" },
+      );
     this.blobs = options.blobs;
     this.stateStore = options.stateStore ?? options.blobs.sibling("simdesk-states", ".json");
-    this.noise = options.noise ? { seed: options.noise.seed, popups: options.noise.popups ?? true, clock: options.noise.clock ?? true } : null;
-    this.capabilities = { reset: true, snapshot: true, groundTruth: true, accessibility: options.accessibility ?? true, probes: true };
+    this.noise = options.noise
+      ? { seed: options.noise.seed, popups: options.noise.popups ?? true, clock: options.noise.clock ?? true }
+      : null;
+    this.capabilities = {
+      reset: true,
+      snapshot: true,
+      groundTruth: true,
+      accessibility: options.accessibility ?? true,
+      probes: true,
+    };
     this.state = initialState({}, this.noise);
   }
 
@@ -79,7 +102,8 @@ export class SimDesk implements Environment, SimGroundTruth {
   }
 
   async reset(task: Task): Promise<Observation> {
-    if (task.env !== "simdesk") throw new ConfigError(`task ${task.id} is for env "${task.env}", not "simdesk"`, { field: "env" });
+    if (task.env !== "simdesk")
+      throw new ConfigError(`task ${task.id} is for env "${task.env}", not "simdesk"`, { field: "env" });
     this.task = task;
     this.state = initialState(task.setup, this.noise);
     this.initial = initialState(task.setup, null);
@@ -114,7 +138,12 @@ export class SimDesk implements Environment, SimGroundTruth {
       if (this.pngBySvg.size >= SVG_CACHE_MAX) this.pngBySvg.delete(this.pngBySvg.keys().next().value!);
       this.pngBySvg.set(key, ref);
     }
-    const obs: Observation = { screenshot: ref, width: this.width, height: this.height, stateId: this.saveState(this.state) };
+    const obs: Observation = {
+      screenshot: ref,
+      width: this.width,
+      height: this.height,
+      stateId: this.saveState(this.state),
+    };
     if (this.capabilities.accessibility) obs.axTree = toAxTree(ui);
     return obs;
   }
@@ -137,7 +166,8 @@ export class SimDesk implements Environment, SimGroundTruth {
   async restore(snapshot: EnvironmentSnapshot): Promise<Observation> {
     if (snapshot.kind !== "simdesk") throw new ConfigError(`simdesk: cannot restore a "${snapshot.kind}" snapshot`);
     const data = snapshot.data as Partial<DeskState> | null;
-    if (!data || data.v !== 1 || typeof data.fs !== "object" || !Array.isArray(data.windows)) throw new ConfigError("simdesk: snapshot data is not a SimDesk state (expected { v: 1, fs, windows, ... })");
+    if (!data || data.v !== 1 || typeof data.fs !== "object" || !Array.isArray(data.windows))
+      throw new ConfigError("simdesk: snapshot data is not a SimDesk state (expected { v: 1, fs, windows, ... })");
     this.state = structuredClone(snapshot.data as DeskState);
     return this.observe();
   }

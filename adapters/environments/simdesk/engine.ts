@@ -27,8 +27,24 @@ export interface ActionInfo {
 
 const MODIFIERS = new Set(["ctrl", "alt", "shift", "win", "cmd", "super"]);
 const ALIASES: Record<string, string> = {
-  return: "enter", esc: "escape", del: "delete", control: "ctrl", ctrlleft: "ctrl", ctrlright: "ctrl", shiftleft: "shift", shiftright: "shift",
-  altleft: "alt", altright: "alt", command: "cmd", pgup: "pageup", pgdn: "pagedown", " ": "space", arrowleft: "left", arrowright: "right", arrowup: "up", arrowdown: "down",
+  return: "enter",
+  esc: "escape",
+  del: "delete",
+  control: "ctrl",
+  ctrlleft: "ctrl",
+  ctrlright: "ctrl",
+  shiftleft: "shift",
+  shiftright: "shift",
+  altleft: "alt",
+  altright: "alt",
+  command: "cmd",
+  pgup: "pageup",
+  pgdn: "pagedown",
+  " ": "space",
+  arrowleft: "left",
+  arrowright: "right",
+  arrowup: "up",
+  arrowdown: "down",
 };
 
 /** Normalise a key name to SimDesk's lower-case form. */
@@ -129,7 +145,8 @@ function clickAt(s: DeskState, ui: UiNode, x: number, y: number, button: string,
   else {
     if (node.click) handled = runCmd(s, node.click, { ...e, clicks: 1 });
     if (clicks >= 2 && node.dbl) handled = runCmd(s, node.dbl, e) || handled;
-    else if (clicks >= 2 && node.click && node.click.op.endsWith(".click")) handled = runCmd(s, node.click, e) || handled;
+    else if (clicks >= 2 && node.click && node.click.op.endsWith(".click"))
+      handled = runCmd(s, node.click, e) || handled;
   }
   if (inMenu && node.click && node.click.op !== "menu.none") s.menu = undefined;
   return { noop: !handled, hit: node.id };
@@ -227,13 +244,25 @@ function advanceNoise(s: DeskState): void {
   if (!n.popups || n.popup || readSettings(s.fs)["notifications.dnd"] === true) return;
   const rng = createRng(n.seed, "simdesk-popup", n.tick);
   if (rng.chance(0.18)) {
-    const texts = ["Update available: restart to install", "Battery at 20%", "New message from Sam", "Backup finished", "Wi-Fi: connected", "Calendar: stand-up in 5 min"];
+    const texts = [
+      "Update available: restart to install",
+      "Battery at 20%",
+      "New message from Sam",
+      "Backup finished",
+      "Wi-Fi: connected",
+      "Calendar: stand-up in 5 min",
+    ];
     n.popup = { text: rng.pick(texts), until: n.tick + rng.int(2, 4) };
   }
 }
 
 /** Apply one action. The input state is not modified. */
-export function applyAction(state: DeskState, action: Action, width: number, height: number): { state: DeskState; info: ActionInfo } {
+export function applyAction(
+  state: DeskState,
+  action: Action,
+  width: number,
+  height: number,
+): { state: DeskState; info: ActionInfo } {
   const s = structuredClone(state);
   let info: ActionInfo = { noop: false };
   const ui = () => buildUi(s, width, height);
@@ -284,7 +313,8 @@ export function applyAction(state: DeskState, action: Action, width: number, hei
       const owner = windowOfPath(path);
       const win = owner ? s.windows.find((w) => w.id === owner) : undefined;
       const mod = owner ? APP_MODULES[owner] : undefined;
-      const handled = target && win && !win.dialog && mod?.scroll ? mod.scroll(s, win, target.scroll!, action.dy) : false;
+      const handled =
+        target && win && !win.dialog && mod?.scroll ? mod.scroll(s, win, target.scroll!, action.dy) : false;
       info = { noop: !handled, hit: target?.id };
       break;
     }

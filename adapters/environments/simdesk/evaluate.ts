@@ -34,9 +34,11 @@ function checkOne(c: Check, s: DeskState, initial: DeskState, all: Check[]): str
     case "file": {
       const n = fs[p(c.path)];
       if (!n || n.type !== "file") return `${c.path} missing`;
-      if (c.text !== undefined && n.text !== c.text) return `${c.path} has ${JSON.stringify(n.text.slice(0, 60))}, expected ${JSON.stringify(c.text.slice(0, 60))}`;
+      if (c.text !== undefined && n.text !== c.text)
+        return `${c.path} has ${JSON.stringify(n.text.slice(0, 60))}, expected ${JSON.stringify(c.text.slice(0, 60))}`;
       for (const t of c.contains ?? []) if (!n.text.includes(t)) return `${c.path} lacks ${JSON.stringify(t)}`;
-      for (const t of c.notContains ?? []) if (n.text.includes(t)) return `${c.path} still contains ${JSON.stringify(t)}`;
+      for (const t of c.notContains ?? [])
+        if (n.text.includes(t)) return `${c.path} still contains ${JSON.stringify(t)}`;
       return null;
     }
     case "dir":
@@ -55,7 +57,9 @@ function checkOne(c: Check, s: DeskState, initial: DeskState, all: Check[]): str
       const n = fs[p(c.path)];
       if (!n || n.type !== "file") return `${c.path} missing`;
       const cells = parseCsv(n.text);
-      for (const [ref, want] of Object.entries(c.cells)) if ((cells[ref] ?? "") !== want) return `${c.path} ${ref} is ${JSON.stringify(cells[ref] ?? "")}, expected ${JSON.stringify(want)}`;
+      for (const [ref, want] of Object.entries(c.cells))
+        if ((cells[ref] ?? "") !== want)
+          return `${c.path} ${ref} is ${JSON.stringify(cells[ref] ?? "")}, expected ${JSON.stringify(want)}`;
       return null;
     }
     case "clipboard":
@@ -81,8 +85,14 @@ function unchanged(s: DeskState, initial: DeskState, all: Check[]): string | nul
   }
   const now = readSettings(s.fs);
   const was = readSettings(initial.fs);
-  for (const k of Object.keys(was)) if (!keys.has(k) && now[k] !== was[k]) return `setting ${k} changed to ${String(now[k])}`;
-  const trashOf = (st: DeskState) => st.trash.map((t) => t.from).filter(free).sort().join("\n");
+  for (const k of Object.keys(was))
+    if (!keys.has(k) && now[k] !== was[k]) return `setting ${k} changed to ${String(now[k])}`;
+  const trashOf = (st: DeskState) =>
+    st.trash
+      .map((t) => t.from)
+      .filter(free)
+      .sort()
+      .join("\n");
   if (trashOf(s) !== trashOf(initial)) return "Trash contents changed";
   return null;
 }
@@ -94,7 +104,9 @@ export function evaluateState(spec: SimDeskEvaluator, s: DeskState, initial: Des
     const f = checkOne(c, s, initial, spec.checks);
     if (f) failures.push(f);
   }
-  return failures.length ? { score: 0, detail: failures.join("; ") } : { score: 1, detail: `all ${spec.checks.length} checks passed` };
+  return failures.length
+    ? { score: 0, detail: failures.join("; ") }
+    : { score: 1, detail: `all ${spec.checks.length} checks passed` };
 }
 
 export type { Fs };

@@ -47,7 +47,15 @@ export function semanticHash(s: DeskState): string {
 
 function visibleNode(n: UiNode): unknown {
   if (n.id === "popup" || n.id === "taskbar.clock") return null;
-  return { id: n.id, r: n.rect, st: n.style, t: n.text, s: n.states, d: n.data && n.style !== "list" ? n.data : undefined, c: n.children?.map(visibleNode).filter((x) => x !== null) };
+  return {
+    id: n.id,
+    r: n.rect,
+    st: n.style,
+    t: n.text,
+    s: n.states,
+    d: n.data && n.style !== "list" ? n.data : undefined,
+    c: n.children?.map(visibleNode).filter((x) => x !== null),
+  };
 }
 
 /** Hash of what is on screen, given the UI tree and the pointer (hover highlight is visible). */

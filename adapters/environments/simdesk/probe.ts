@@ -24,15 +24,28 @@ export function probeDeskState(s: DeskState, width: number, height: number): Pro
   }
   for (const [key, value] of Object.entries(readSettings(s.fs))) items[`setting:${key}`] = String(value);
   for (const t of s.trash) items[`trash:${t.key}`] = `from=${t.from} sha256=${shortDigest(JSON.stringify(t.tree))}`;
-  items.clipboard = s.clipboard.kind === "empty" ? "empty" : s.clipboard.kind === "text" ? `text sha256=${shortDigest(s.clipboard.text)}` : `files ${s.clipboard.op} ${s.clipboard.paths.join(",")}`;
-  for (const w of s.windows) items[`window:${w.id}`] = `${w.minimized ? "minimized" : "open"}${w.dialog ? ` dialog=${w.dialog.kind}` : ""}`;
+  items.clipboard =
+    s.clipboard.kind === "empty"
+      ? "empty"
+      : s.clipboard.kind === "text"
+        ? `text sha256=${shortDigest(s.clipboard.text)}`
+        : `files ${s.clipboard.op} ${s.clipboard.paths.join(",")}`;
+  for (const w of s.windows)
+    items[`window:${w.id}`] = `${w.minimized ? "minimized" : "open"}${w.dialog ? ` dialog=${w.dialog.kind}` : ""}`;
   items.menu = s.menu ? `${s.menu.win}:${s.menu.name}` : "none";
   const top = topWindow(s);
   items.focus = top ? `${top.id}${top.dialog ? ` (${top.dialog.kind} dialog)` : ""}` : "desktop";
   // Keyed by widget id ("editor", "settings", "taskbar"): a window's title changes with its
   // content (the settings page), and the key should not.
   const ui = withoutNoise(buildUi(s, width, height));
-  Object.assign(items, axProbeItems({ role: "desktop", name: "", children: (ui.children ?? []).map((c) => ({ ...toAxTree(c), name: c.id })) }));
+  Object.assign(
+    items,
+    axProbeItems({
+      role: "desktop",
+      name: "",
+      children: (ui.children ?? []).map((c) => ({ ...toAxTree(c), name: c.id })),
+    }),
+  );
   return makeProbeReport("simdesk", items);
 }
 

@@ -40,8 +40,10 @@ export class Planner {
     if (hit?.id === "popup") return this.clickNode("popup", `dismiss the notification covering ${id}`);
     if (hit?.id !== id) {
       // Covered by another window: bring the owner to the front first.
-      const owner = APPS.find((a) => id.startsWith(`${a}.`)) ?? (id.startsWith("dialog.") ? topWindow(this.cur)?.id : undefined);
-      if (owner && this.win(this.cur, owner) && !id.startsWith("taskbar.")) return this.clickNode(`taskbar.task.${owner}`, `bring ${owner} to the front to ${rationale}`);
+      const owner =
+        APPS.find((a) => id.startsWith(`${a}.`)) ?? (id.startsWith("dialog.") ? topWindow(this.cur)?.id : undefined);
+      if (owner && this.win(this.cur, owner) && !id.startsWith("taskbar."))
+        return this.clickNode(`taskbar.task.${owner}`, `bring ${owner} to the front to ${rationale}`);
     }
     return { action: dbl ? { type: "DOUBLE_CLICK", x: c.x, y: c.y } : click(c.x, c.y), rationale };
   }
@@ -67,7 +69,8 @@ export class Planner {
       const next = dir.slice(v.cwd.length + 1).split("/")[0];
       return this.itemAction(next, `open folder ${next} to ${why}`, true) ?? "unreachable";
     }
-    if (v.cwd !== "trash" && v.cwd !== "/" && isWithin(v.cwd, HOME) && v.cwd !== HOME) return this.clickNode("files.toolbar.up", `go up to ${why}`);
+    if (v.cwd !== "trash" && v.cwd !== "/" && isWithin(v.cwd, HOME) && v.cwd !== HOME)
+      return this.clickNode("files.toolbar.up", `go up to ${why}`);
     return this.clickNode("files.place.Home", `go Home to ${why}`);
   }
 
@@ -83,7 +86,10 @@ export class Planner {
     const idx = names.indexOf(name);
     if (idx < 0 || !v) return undefined;
     const c = center(list.rect);
-    return { action: { type: "SCROLL", dx: 0, dy: idx < v.scroll ? 3 : -3, x: c.x, y: c.y }, rationale: `scroll to ${name}` };
+    return {
+      action: { type: "SCROLL", dx: 0, dy: idx < v.scroll ? 3 : -3, x: c.x, y: c.y },
+      rationale: `scroll to ${name}`,
+    };
   }
 
   /** Select exactly `name` in the file manager's current folder. */
@@ -120,7 +126,8 @@ export function editorSteps(pl: Planner, v: EditorView, want: string, why: strin
     if (probe2.text === want) return { action: hotkey("ctrl", "y"), rationale: `redo in the editor to ${why}` };
   }
   const sel = selection(v);
-  if (v.text.length > 0 && !(sel && sel[0] === 0 && sel[1] === v.text.length)) return { action: hotkey("ctrl", "a"), rationale: `select all text to retype it (${why})` };
+  if (v.text.length > 0 && !(sel && sel[0] === 0 && sel[1] === v.text.length))
+    return { action: hotkey("ctrl", "a"), rationale: `select all text to retype it (${why})` };
   return { action: { type: "TYPING", text: want }, rationale: `retype the document (${why})` };
 }
 
@@ -140,4 +147,3 @@ export function sheetCellsStep(pl: Planner, want: Record<string, string>, why: s
   if ((want[diff] ?? "") === "") return { action: press("delete"), rationale: `clear ${diff} (${why})` };
   return { action: { type: "TYPING", text: `${want[diff]}\n` }, rationale: `retype ${diff} (${why})` };
 }
-

@@ -17,7 +17,17 @@ import { readSettings, SETTINGS } from "./settings-schema.ts";
 import { bodyRect } from "./apps/geometry.ts";
 import { pointOfOffset, selection } from "./apps/editor.ts";
 import { toCsv, sheetDirty } from "./apps/sheet.ts";
-import { click, editorSteps, fileEq, hotkey, minimal, Planner, press, sheetCellsStep, type Step } from "./restore-planner.ts";
+import {
+  click,
+  editorSteps,
+  fileEq,
+  hotkey,
+  minimal,
+  Planner,
+  press,
+  sheetCellsStep,
+  type Step,
+} from "./restore-planner.ts";
 function dialogStep(pl: Planner): Step | undefined {
   const { cur, tgt } = pl;
   for (const w of cur.windows) {
@@ -27,25 +37,53 @@ function dialogStep(pl: Planner): Step | undefined {
     if (topWindow(cur) !== w) return pl.clickNode(`taskbar.task.${w.id}`, `bring the ${w.id} dialog to the front`);
     const d = w.dialog;
     const td = tw?.dialog;
-    if (td && td.kind === d.kind && (d.kind === "save-as" || d.kind === "new-folder") && (td.kind === "save-as" || td.kind === "new-folder")) {
+    if (
+      td &&
+      td.kind === d.kind &&
+      (d.kind === "save-as" || d.kind === "new-folder") &&
+      (td.kind === "save-as" || td.kind === "new-folder")
+    ) {
       if (d.kind === "save-as" && td.kind === "save-as" && d.dir !== td.dir) {
-        const place = ["Home", "Desktop", "Documents", "Downloads"].find((p) => (p === "Home" ? HOME : join(HOME, p)) === td.dir);
+        const place = ["Home", "Desktop", "Documents", "Downloads"].find(
+          (p) => (p === "Home" ? HOME : join(HOME, p)) === td.dir,
+        );
         if (place) return pl.clickNode(`dialog.place.${place}`, `pick the ${place} folder again`);
         return { action: press("escape"), rationale: "cancel the dialog" };
       }
       if (d.name !== td.name) {
-        if (d.selected || d.name === "") return { action: { type: "TYPING", text: td.name }, rationale: `type the name ${td.name} again` };
+        if (d.selected || d.name === "")
+          return { action: { type: "TYPING", text: td.name }, rationale: `type the name ${td.name} again` };
         return { action: hotkey("ctrl", "a"), rationale: "select the name to retype it" };
       }
-      if (d.selected !== td.selected) return td.selected ? { action: hotkey("ctrl", "a"), rationale: "select the whole name again" } : pl.clickNode("dialog.name", "put the cursor in the name field");
+      if (d.selected !== td.selected)
+        return td.selected
+          ? { action: hotkey("ctrl", "a"), rationale: "select the whole name again" }
+          : pl.clickNode("dialog.name", "put the cursor in the name field");
       continue;
     }
-    if (d.kind === "confirm-delete" && d.keys.every((k) => { const it = cur.trash.find((t) => t.key === k); return it && !tgt.trash.some((t) => t.from === it.from && stableStringify(t.tree) === stableStringify(it.tree)); }))
-      return { action: press("enter"), rationale: `delete ${d.keys.join(", ")} for good (not in the Trash in the target)` };
+    if (
+      d.kind === "confirm-delete" &&
+      d.keys.every((k) => {
+        const it = cur.trash.find((t) => t.key === k);
+        return it && !tgt.trash.some((t) => t.from === it.from && stableStringify(t.tree) === stableStringify(it.tree));
+      })
+    )
+      return {
+        action: press("enter"),
+        rationale: `delete ${d.keys.join(", ")} for good (not in the Trash in the target)`,
+      };
     if (w.dialog.kind === "unsaved" && !tw) {
       const doc = w.view.app === "editor" ? w.view.editor : undefined;
-      const saveWanted = doc?.path && tgt.fs[doc.path]?.type === "file" && (tgt.fs[doc.path] as { text: string }).text === doc.text && cur.fs[doc.path] && (cur.fs[doc.path] as { text?: string }).text !== doc.text;
-      return pl.clickNode(saveWanted ? "dialog.btn.save" : "dialog.btn.discard", saveWanted ? "save before closing, as in the target" : "close without saving, as in the target");
+      const saveWanted =
+        doc?.path &&
+        tgt.fs[doc.path]?.type === "file" &&
+        (tgt.fs[doc.path] as { text: string }).text === doc.text &&
+        cur.fs[doc.path] &&
+        (cur.fs[doc.path] as { text?: string }).text !== doc.text;
+      return pl.clickNode(
+        saveWanted ? "dialog.btn.save" : "dialog.btn.discard",
+        saveWanted ? "save before closing, as in the target" : "close without saving, as in the target",
+      );
     }
     return { action: press("escape"), rationale: `cancel the ${w.dialog.kind} dialog` };
   }
@@ -76,9 +114,13 @@ function fsStep(pl: Planner): Step | undefined {
       const fv = fw?.view.app === "files" ? fw.view.files : undefined;
       if (dirname(Q) === dirname(P)) {
         if (fv?.rename && fv.cwd === dirname(Q) && fv.rename.name === basename(Q) && topWindow(cur) === fw) {
-          if (fv.rename.text === basename(P)) return { action: press("enter"), rationale: `confirm the name ${basename(P)}` };
+          if (fv.rename.text === basename(P))
+            return { action: press("enter"), rationale: `confirm the name ${basename(P)}` };
           if (!fv.rename.all) return { action: hotkey("ctrl", "a"), rationale: "select the name to retype it" };
-          return { action: { type: "TYPING", text: basename(P) }, rationale: `rename ${basename(Q)} back to ${basename(P)}` };
+          return {
+            action: { type: "TYPING", text: basename(P) },
+            rationale: `rename ${basename(Q)} back to ${basename(P)}`,
+          };
         }
         const go = pl.filesAt(dirname(Q), `rename ${basename(Q)} back`);
         if (go) return go;
@@ -126,17 +168,31 @@ function fsStep(pl: Planner): Step | undefined {
     if (ew?.view.app === "editor" && ew.view.editor.path === P) {
       const e = editorSteps(pl, ew.view.editor, b.text, `restore the contents of ${basename(P)}`);
       if (e) return e;
-      return pl.focus("editor", "save") ?? { action: hotkey("ctrl", "s"), rationale: `save ${basename(P)} with its earlier contents` };
+      return (
+        pl.focus("editor", "save") ?? {
+          action: hotkey("ctrl", "s"),
+          rationale: `save ${basename(P)} with its earlier contents`,
+        }
+      );
     }
     const sw = pl.win(cur, "sheet");
     if (sw?.view.app === "sheet" && sw.view.sheet.path === P) {
       const tsw = pl.win(tgt, "sheet");
-      const want = tsw?.view.app === "sheet" && tsw.view.sheet.path === P && toCsv(tsw.view.sheet.saved) === b.text ? tsw.view.sheet.saved : null;
+      const want =
+        tsw?.view.app === "sheet" && tsw.view.sheet.path === P && toCsv(tsw.view.sheet.saved) === b.text
+          ? tsw.view.sheet.saved
+          : null;
       if (want) {
         const st = sheetCellsStep(pl, want, `restore ${basename(P)}`);
         if (st) return st;
       }
-      if (toCsv(sw.view.sheet.cells) === b.text) return pl.focus("sheet", "save") ?? { action: hotkey("ctrl", "s"), rationale: `save ${basename(P)} with its earlier contents` };
+      if (toCsv(sw.view.sheet.cells) === b.text)
+        return (
+          pl.focus("sheet", "save") ?? {
+            action: hotkey("ctrl", "s"),
+            rationale: `save ${basename(P)} with its earlier contents`,
+          }
+        );
       return "unreachable";
     }
     // Open it first.
@@ -156,7 +212,8 @@ function trashStep(pl: Planner): Step | undefined {
   const extraItem = cur.trash.find((t) => !tgtKeys.includes(key(t)));
   if (!extraItem) return undefined;
   const w = pl.win(cur, "files");
-  if (w?.dialog?.kind === "confirm-delete") return { action: press("enter"), rationale: `delete ${extraItem.key} for good (it was not in the Trash)` };
+  if (w?.dialog?.kind === "confirm-delete")
+    return { action: press("enter"), rationale: `delete ${extraItem.key} for good (it was not in the Trash)` };
   const go = pl.filesAt("trash", `delete ${extraItem.key} for good`);
   if (go) return go;
   const sel = pl.selectOnly(extraItem.key, "delete it from the Trash");
@@ -172,7 +229,8 @@ function settingsStep(pl: Planner): Step | undefined {
   const f = pl.focus("settings", `revert ${def.label}`);
   if (f) return f;
   const w = pl.win(pl.cur, "settings")!;
-  if (w.view.app === "settings" && w.view.settings.page !== def.page) return pl.clickNode(`settings.page.${def.page}`, `go to the ${def.page} page to revert ${def.label}`);
+  if (w.view.app === "settings" && w.view.settings.page !== def.page)
+    return pl.clickNode(`settings.page.${def.page}`, `go to the ${def.page} page to revert ${def.label}`);
   return def.options
     ? pl.clickNode(`settings.option.${def.key}.${String(b[def.key])}`, `set ${def.label} back to ${String(b[def.key])}`)
     : pl.clickNode(`settings.switch.${def.key}`, `switch ${def.label} back ${b[def.key] ? "on" : "off"}`);
@@ -230,7 +288,8 @@ function windowStep(pl: Planner, width: number): Step | undefined {
       if (w.minimized) return pl.clickNode(`taskbar.task.${w.id}`, `show ${w.id} to move it`);
       const grab = { x: Math.min(w.x + 60, width - 5), y: w.y + 12 };
       const to = { x: grab.x + tw.x - w.x, y: grab.y + tw.y - w.y };
-      if (cur.pointer.x === grab.x && cur.pointer.y === grab.y) return { action: { type: "DRAG_TO", x: to.x, y: to.y }, rationale: `drag the ${w.id} window back` };
+      if (cur.pointer.x === grab.x && cur.pointer.y === grab.y)
+        return { action: { type: "DRAG_TO", x: to.x, y: to.y }, rationale: `drag the ${w.id} window back` };
       return { action: { type: "MOVE_TO", x: grab.x, y: grab.y }, rationale: `grab the ${w.id} title bar` };
     }
   }
@@ -256,13 +315,22 @@ function viewStep(pl: Planner): Step | undefined {
         const list = findNode(pl.ui, "files.list");
         if (!list) return "unreachable";
         const c = center(list.rect);
-        return { action: { type: "SCROLL", dx: 0, dy: a.files.scroll > b.files.scroll ? 1 : -1, x: c.x, y: c.y }, rationale: "scroll the file list back" };
+        return {
+          action: { type: "SCROLL", dx: 0, dy: a.files.scroll > b.files.scroll ? 1 : -1, x: c.x, y: c.y },
+          rationale: "scroll the file list back",
+        };
       }
     }
     if (a.app === "settings" && b.app === "settings" && a.settings.page !== b.settings.page)
-      return pl.focus("settings", "show the same page") ?? pl.clickNode(`settings.page.${b.settings.page}`, `go back to the ${b.settings.page} page`);
+      return (
+        pl.focus("settings", "show the same page") ??
+        pl.clickNode(`settings.page.${b.settings.page}`, `go back to the ${b.settings.page} page`)
+      );
     if (a.app === "sheet" && b.app === "sheet" && a.sheet.sel !== b.sheet.sel)
-      return pl.focus("sheet", "select the same cell") ?? pl.clickNode(`sheet.cell.${b.sheet.sel}`, `select ${b.sheet.sel} again`);
+      return (
+        pl.focus("sheet", "select the same cell") ??
+        pl.clickNode(`sheet.cell.${b.sheet.sel}`, `select ${b.sheet.sel} again`)
+      );
     if (a.app === "editor" && b.app === "editor") {
       const ev = a.editor;
       const tv = b.editor;
@@ -270,27 +338,37 @@ function viewStep(pl: Planner): Step | undefined {
         const f = pl.focus("editor", "scroll back");
         if (f) return f;
         const c = center(findNode(pl.ui, "editor.text")!.rect);
-        return { action: { type: "SCROLL", dx: 0, dy: ev.scroll > tv.scroll ? 1 : -1, x: c.x, y: c.y }, rationale: "scroll the document back" };
+        return {
+          action: { type: "SCROLL", dx: 0, dy: ev.scroll > tv.scroll ? 1 : -1, x: c.x, y: c.y },
+          rationale: "scroll the document back",
+        };
       }
       if (ev.cursor !== tv.cursor || (ev.anchor ?? ev.cursor) !== (tv.anchor ?? tv.cursor)) {
         const f = pl.focus("editor", "place the cursor");
         if (f) return f;
         const rect = bodyRect(w);
         const to = pointOfOffset(ev, rect, tv.cursor);
-        if (tv.anchor === null || tv.anchor === tv.cursor) return { action: click(to.x, to.y), rationale: "put the cursor back" };
+        if (tv.anchor === null || tv.anchor === tv.cursor)
+          return { action: click(to.x, to.y), rationale: "put the cursor back" };
         const from = pointOfOffset(ev, rect, tv.anchor);
-        if (cur.pointer.x === from.x && cur.pointer.y === from.y) return { action: { type: "DRAG_TO", x: to.x, y: to.y }, rationale: "select the same text again" };
-        return { action: { type: "MOVE_TO", x: from.x, y: from.y }, rationale: "move to the start of the earlier selection" };
+        if (cur.pointer.x === from.x && cur.pointer.y === from.y)
+          return { action: { type: "DRAG_TO", x: to.x, y: to.y }, rationale: "select the same text again" };
+        return {
+          action: { type: "MOVE_TO", x: from.x, y: from.y },
+          rationale: "move to the start of the earlier selection",
+        };
       }
     }
   }
   // Focus and minimised state.
   for (const tw of tgt.windows) {
     const w = pl.win(cur, tw.id)!;
-    if (w.minimized !== tw.minimized) return pl.clickNode(`taskbar.task.${w.id}`, `${tw.minimized ? "minimise" : "show"} ${w.id}`);
+    if (w.minimized !== tw.minimized)
+      return pl.clickNode(`taskbar.task.${w.id}`, `${tw.minimized ? "minimise" : "show"} ${w.id}`);
   }
   const tTop = topWindow(tgt);
-  if (tTop && topWindow(cur)?.id !== tTop.id) return pl.clickNode(`taskbar.task.${tTop.id}`, `bring ${tTop.id} back to the front`);
+  if (tTop && topWindow(cur)?.id !== tTop.id)
+    return pl.clickNode(`taskbar.task.${tTop.id}`, `bring ${tTop.id} back to the front`);
   const order = (s: DeskState) => s.windows.map((w) => w.id).join(",");
   if (order(cur) !== order(tgt)) {
     const next = tgt.windows.find((w, i) => cur.windows[i]?.id !== w.id);
@@ -303,7 +381,13 @@ function clipboardStep(pl: Planner): Step | undefined {
   const { cur, tgt } = pl;
   if (stableStringify(cur.clipboard) === stableStringify(tgt.clipboard)) return undefined;
   const want = tgt.clipboard;
-  if (want.kind === "empty" && cur.clipboard.kind === "files") return pl.focus("files", "cancel the pending cut/copy") ?? { action: press("escape"), rationale: "cancel the pending cut/copy (Escape)" };
+  if (want.kind === "empty" && cur.clipboard.kind === "files")
+    return (
+      pl.focus("files", "cancel the pending cut/copy") ?? {
+        action: press("escape"),
+        rationale: "cancel the pending cut/copy (Escape)",
+      }
+    );
   if (want.kind === "text") {
     const ew = pl.win(cur, "editor");
     if (ew?.view.app === "editor" && want.text && ew.view.editor.text.includes(want.text)) {
@@ -312,11 +396,13 @@ function clipboardStep(pl: Planner): Step | undefined {
       const v = ew.view.editor;
       const i = v.text.indexOf(want.text);
       const sel = selection(v);
-      if (sel && sel[0] === i && sel[1] === i + want.text.length) return { action: hotkey("ctrl", "c"), rationale: "copy the text the clipboard held" };
+      if (sel && sel[0] === i && sel[1] === i + want.text.length)
+        return { action: hotkey("ctrl", "c"), rationale: "copy the text the clipboard held" };
       const rect = bodyRect(ew);
       const from = pointOfOffset(v, rect, i);
       const to = pointOfOffset(v, rect, i + want.text.length);
-      if (cur.pointer.x === from.x && cur.pointer.y === from.y) return { action: { type: "DRAG_TO", x: to.x, y: to.y }, rationale: "select the text the clipboard held" };
+      if (cur.pointer.x === from.x && cur.pointer.y === from.y)
+        return { action: { type: "DRAG_TO", x: to.x, y: to.y }, rationale: "select the text the clipboard held" };
       return { action: { type: "MOVE_TO", x: from.x, y: from.y }, rationale: "move to the text the clipboard held" };
     }
     return "unreachable";
@@ -347,9 +433,14 @@ function modalStep(pl: Planner): Step | undefined {
         case "save-as":
           return { action: hotkey("ctrl", "shift", "s"), rationale: "open Save As again" };
         case "unsaved":
-          return tw.dialog.then === "close" ? pl.clickNode(`${tw.id}.close`, "ask to close again (unsaved prompt)") : "unreachable";
+          return tw.dialog.then === "close"
+            ? pl.clickNode(`${tw.id}.close`, "ask to close again (unsaved prompt)")
+            : "unreachable";
         case "confirm-empty-trash":
-          return pl.clickNode("files.toolbar.empty", "ask to empty the Trash again (then cancel or confirm as the target)");
+          return pl.clickNode(
+            "files.toolbar.empty",
+            "ask to empty the Trash again (then cancel or confirm as the target)",
+          );
         case "confirm-delete":
           return { action: press("delete"), rationale: "ask to delete permanently again" };
         case "message":
@@ -368,17 +459,28 @@ function modalStep(pl: Planner): Step | undefined {
       const a = w.view.files.rename;
       const b = tw.view.files.rename;
       if (a.name !== b.name) return { action: press("escape"), rationale: "cancel the rename of the wrong item" };
-      if (a.text !== b.text) return a.all ? { action: { type: "TYPING", text: b.text }, rationale: "retype the new name" } : { action: hotkey("ctrl", "a"), rationale: "select the name to retype it" };
-      if (a.all !== b.all) return b.all ? { action: hotkey("ctrl", "a"), rationale: "select the whole name" } : { action: press("end"), rationale: "unselect the name" };
+      if (a.text !== b.text)
+        return a.all
+          ? { action: { type: "TYPING", text: b.text }, rationale: "retype the new name" }
+          : { action: hotkey("ctrl", "a"), rationale: "select the name to retype it" };
+      if (a.all !== b.all)
+        return b.all
+          ? { action: hotkey("ctrl", "a"), rationale: "select the whole name" }
+          : { action: press("end"), rationale: "unselect the name" };
     }
     if (tw.view.app === "sheet" && w.view.app === "sheet" && tw.view.sheet.edit) {
       const want = tw.view.sheet.edit.text;
       const have = w.view.sheet.edit?.text;
       const f = pl.focus("sheet", "edit the cell again");
       if (f) return f;
-      if (have === undefined) return want === "" ? "unreachable" : { action: press("f2"), rationale: "edit the cell again" };
+      if (have === undefined)
+        return want === "" ? "unreachable" : { action: press("f2"), rationale: "edit the cell again" };
       if (have === want) continue;
-      if (want.startsWith(have)) return { action: { type: "TYPING", text: want.slice(have.length) }, rationale: "type the rest of the cell text" };
+      if (want.startsWith(have))
+        return {
+          action: { type: "TYPING", text: want.slice(have.length) },
+          rationale: "type the rest of the cell text",
+        };
       return { action: press("backspace"), rationale: "erase the cell text" };
     }
   }
@@ -386,17 +488,24 @@ function modalStep(pl: Planner): Step | undefined {
     const m = tgt.menu;
     const f = pl.focus(m.win, "reopen the menu");
     if (f) return f;
-    if (m.name === "context") return { action: { type: "RIGHT_CLICK", x: m.x ?? 0, y: m.y ?? 0 }, rationale: "reopen the context menu" };
+    if (m.name === "context")
+      return { action: { type: "RIGHT_CLICK", x: m.x ?? 0, y: m.y ?? 0 }, rationale: "reopen the context menu" };
     return pl.clickNode(`${m.win}.menu.${m.name}`, `reopen the ${m.name} menu`);
   }
   return undefined;
 }
 
 /** The next restorative step from `cur` toward `tgt`. */
-export function nextRestorativeStep(cur: DeskState, tgt: DeskState, width: number, height: number): RestorativeStep | null | "unreachable" {
+export function nextRestorativeStep(
+  cur: DeskState,
+  tgt: DeskState,
+  width: number,
+  height: number,
+): RestorativeStep | null | "unreachable" {
   if (semanticHash(cur) === semanticHash(tgt)) return null;
   const pl = new Planner(cur, tgt, width, height);
-  if (cur.menu && stableStringify(cur.menu) !== stableStringify(tgt.menu ?? null)) return { action: press("escape"), rationale: "close the open menu" };
+  if (cur.menu && stableStringify(cur.menu) !== stableStringify(tgt.menu ?? null))
+    return { action: press("escape"), rationale: "close the open menu" };
   const rules: Array<() => Step | undefined> = [
     () => dialogStep(pl),
     () => {
@@ -412,7 +521,9 @@ export function nextRestorativeStep(cur: DeskState, tgt: DeskState, width: numbe
       const sw = pl.win(cur, "sheet");
       const tsw = pl.win(tgt, "sheet");
       if (sw?.view.app === "sheet" && sw.view.sheet.edit && !(tsw?.view.app === "sheet" && tsw.view.sheet.edit))
-        return pl.focus("sheet", "cancel the cell edit") ?? { action: press("escape"), rationale: "cancel the cell edit" };
+        return (
+          pl.focus("sheet", "cancel the cell edit") ?? { action: press("escape"), rationale: "cancel the cell edit" }
+        );
       return undefined;
     },
     () => fsStep(pl),

@@ -18,7 +18,14 @@ export const SimDeskSetupSchema = z
     settings: z.record(z.string(), z.union([z.string(), z.boolean()])).default({}),
     /** Windows open at the start, bottom to top: an app, with a file to load, a folder or a page. */
     open: z
-      .array(z.object({ app: z.enum(APPS), path: z.string().optional(), cwd: z.string().optional(), page: z.enum(SETTINGS_PAGES).optional() }))
+      .array(
+        z.object({
+          app: z.enum(APPS),
+          path: z.string().optional(),
+          cwd: z.string().optional(),
+          page: z.enum(SETTINGS_PAGES).optional(),
+        }),
+      )
       .default([]),
     /** Text on the clipboard at the start. */
     clipboard: z.string().optional(),
@@ -43,15 +50,30 @@ export function initialState(setup: unknown, noise: Omit<NoiseState, "tick" | "p
   const parsed = SimDeskSetupSchema.safeParse(setup ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ConfigError(`task setup: ${issue.path.join(".") || "(root)"}: ${issue.message}`, { field: `setup.${issue.path.join(".")}` });
+    throw new ConfigError(`task setup: ${issue.path.join(".") || "(root)"}: ${issue.message}`, {
+      field: `setup.${issue.path.join(".")}`,
+    });
   }
   const su = parsed.data;
-  const s: DeskState = { v: 1, fs: {}, trash: [], clipboard: { kind: "empty" }, windows: [], pointer: { x: 640, y: 400 }, held: [], noise: noise ? { ...noise, tick: 0 } : null };
+  const s: DeskState = {
+    v: 1,
+    fs: {},
+    trash: [],
+    clipboard: { kind: "empty" },
+    windows: [],
+    pointer: { x: 640, y: 400 },
+    held: [],
+    noise: noise ? { ...noise, tick: 0 } : null,
+  };
   mkdirs(s.fs, HOME);
   for (const d of STANDARD_DIRS) s.fs[join(HOME, d)] = { type: "dir" };
   mkdirs(s.fs, dirname(CONFIG_PATH));
   for (const key of Object.keys(su.settings)) {
-    if (!(key in DEFAULT_SETTINGS)) throw new ConfigError(`task setup: settings.${key} is not a SimDesk setting (known: ${Object.keys(DEFAULT_SETTINGS).join(", ")})`, { field: `setup.settings.${key}` });
+    if (!(key in DEFAULT_SETTINGS))
+      throw new ConfigError(
+        `task setup: settings.${key} is not a SimDesk setting (known: ${Object.keys(DEFAULT_SETTINGS).join(", ")})`,
+        { field: `setup.settings.${key}` },
+      );
   }
   s.fs[CONFIG_PATH] = { type: "file", text: settingsText({ ...DEFAULT_SETTINGS, ...su.settings }) };
   for (const [raw, text] of Object.entries(su.files)) {
@@ -73,7 +95,8 @@ export function initialState(setup: unknown, noise: Omit<NoiseState, "tick" | "p
   for (const o of su.open) {
     if (o.path) {
       const p = resolvePath(o.path, HOME);
-      if (s.fs[p]?.type !== "file") throw new ConfigError(`task setup: open.path ${o.path} is not a file of the setup`, { field: "setup.open" });
+      if (s.fs[p]?.type !== "file")
+        throw new ConfigError(`task setup: open.path ${o.path} is not a file of the setup`, { field: "setup.open" });
       loadFile(s, p);
     } else {
       const win = openApp(s, o.app);

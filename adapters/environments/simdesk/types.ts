@@ -21,9 +21,7 @@ export interface TrashItem {
 
 /** Clipboard content. */
 export type Clipboard =
-  | { kind: "empty" }
-  | { kind: "text"; text: string }
-  | { kind: "files"; op: "cut" | "copy"; paths: string[] };
+  { kind: "empty" } | { kind: "text"; text: string } | { kind: "files"; op: "cut" | "copy"; paths: string[] };
 
 export const APPS = ["files", "editor", "settings", "sheet"] as const;
 /** The four SimDesk apps; each runs as a single window (single instance). */

@@ -67,7 +67,12 @@ export const WINDOW_GEOMETRY: Record<AppId, Rect> = {
   sheet: [80, 76, 960, 600],
 };
 
-export const APP_TITLES: Record<AppId, string> = { files: "Files", editor: "Text Editor", settings: "Settings", sheet: "Sheets" };
+export const APP_TITLES: Record<AppId, string> = {
+  files: "Files",
+  editor: "Text Editor",
+  settings: "Settings",
+  sheet: "Sheets",
+};
 
 /** A menubar menu entry. */
 export interface MenuItem {

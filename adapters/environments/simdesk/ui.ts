@@ -1,6 +1,17 @@
 /** Builds the UI tree (taskbar, windows, menus, dialogs, pop-ups) from the state. */
 import { APPS, type AppId, type DeskState, type Win } from "./types.ts";
-import { APP_TITLES, contains, MENU_ITEM_H, MENU_W, MENUBAR_H, TASKBAR_H, TITLE_H, type Rect, type UiContext, type UiNode } from "./ui-types.ts";
+import {
+  APP_TITLES,
+  contains,
+  MENU_ITEM_H,
+  MENU_W,
+  MENUBAR_H,
+  TASKBAR_H,
+  TITLE_H,
+  type Rect,
+  type UiContext,
+  type UiNode,
+} from "./ui-types.ts";
 import { APP_MODULES } from "./apps/registry.ts";
 import { bodyRect, HAS_MENUBAR, windowRect } from "./apps/geometry.ts";
 import { dialogUi } from "./apps/dialogs.ts";
@@ -13,7 +24,12 @@ const TASK_W = 170;
 /** Rendering context for a state at a screen size. */
 export function uiContext(s: DeskState, width: number, height: number): UiContext {
   const values = readSettings(s.fs);
-  return { width, height, accent: ACCENTS[String(values["appearance.accent"])] ?? ACCENTS.blue, largeTitles: values["appearance.largeText"] === true };
+  return {
+    width,
+    height,
+    accent: ACCENTS[String(values["appearance.accent"])] ?? ACCENTS.blue,
+    largeTitles: values["appearance.largeText"] === true,
+  };
 }
 
 /** The topmost visible window (it has the keyboard focus). */
@@ -28,7 +44,17 @@ function menubarLabelRect(win: Win, index: number): Rect {
 }
 
 function stripHandlers(n: UiNode): UiNode {
-  return { ...n, click: undefined, dbl: undefined, ctx: undefined, drag: undefined, drop: undefined, scroll: undefined, states: [...(n.states ?? []), "inert"], children: n.children?.map(stripHandlers) };
+  return {
+    ...n,
+    click: undefined,
+    dbl: undefined,
+    ctx: undefined,
+    drag: undefined,
+    drop: undefined,
+    scroll: undefined,
+    states: [...(n.states ?? []), "inert"],
+    children: n.children?.map(stripHandlers),
+  };
 }
 
 function windowUi(s: DeskState, win: Win, ctx: UiContext): UiNode {
@@ -49,8 +75,24 @@ function windowUi(s: DeskState, win: Win, ctx: UiContext): UiNode {
       click: { op: "win.focus", a: win.id },
       drag: `title:${win.id}`,
       children: [
-        { id: `${win.id}.minimize`, role: "button", name: "Minimize", text: "–", rect: [x + w - 66, y + 4, 28, 22], style: "winbtn", click: { op: "win.min", a: win.id } },
-        { id: `${win.id}.close`, role: "button", name: "Close", text: "×", rect: [x + w - 34, y + 4, 28, 22], style: "winbtn close", click: { op: "win.close", a: win.id } },
+        {
+          id: `${win.id}.minimize`,
+          role: "button",
+          name: "Minimize",
+          text: "–",
+          rect: [x + w - 66, y + 4, 28, 22],
+          style: "winbtn",
+          click: { op: "win.min", a: win.id },
+        },
+        {
+          id: `${win.id}.close`,
+          role: "button",
+          name: "Close",
+          text: "×",
+          rect: [x + w - 34, y + 4, 28, 22],
+          style: "winbtn close",
+          click: { op: "win.close", a: win.id },
+        },
       ],
     },
   ];
@@ -160,9 +202,23 @@ function taskbarUi(s: DeskState, ctx: UiContext): UiNode {
   if (s.noise?.clock) {
     const minutes = 9 * 60 + s.noise.tick;
     const text = `${String(Math.floor(minutes / 60) % 24).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
-    children.push({ id: "taskbar.clock", role: "label", name: "Clock", text, rect: [ctx.width - 80, 4, 72, TASKBAR_H - 8], style: "clock" });
+    children.push({
+      id: "taskbar.clock",
+      role: "label",
+      name: "Clock",
+      text,
+      rect: [ctx.width - 80, 4, 72, TASKBAR_H - 8],
+      style: "clock",
+    });
   }
-  return { id: "taskbar", role: "tool bar", name: "Taskbar", rect: [0, 0, ctx.width, TASKBAR_H], style: "taskbar", children };
+  return {
+    id: "taskbar",
+    role: "tool bar",
+    name: "Taskbar",
+    rect: [0, 0, ctx.width, TASKBAR_H],
+    style: "taskbar",
+    children,
+  };
 }
 
 /** Rect of the notification pop-up (bottom right). */
@@ -179,9 +235,25 @@ export function buildUi(s: DeskState, width: number, height: number): UiNode {
   if (menu) children.push(menu);
   children.push(taskbarUi(s, ctx));
   if (s.noise?.popup) {
-    children.push({ id: "popup", role: "alert", name: "Notification", text: s.noise.popup.text, rect: popupRect(ctx), style: "popup", click: { op: "popup.dismiss" } });
+    children.push({
+      id: "popup",
+      role: "alert",
+      name: "Notification",
+      text: s.noise.popup.text,
+      rect: popupRect(ctx),
+      style: "popup",
+      click: { op: "popup.dismiss" },
+    });
   }
-  return { id: "desktop", role: "desktop frame", name: "Desktop", rect: [0, 0, width, height], style: "desktop", children, data: { ctx } };
+  return {
+    id: "desktop",
+    role: "desktop frame",
+    name: "Desktop",
+    rect: [0, 0, width, height],
+    style: "desktop",
+    children,
+    data: { ctx },
+  };
 }
 
 /** Does a node react to input? */

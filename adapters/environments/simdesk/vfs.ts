@@ -105,7 +105,9 @@ export function trashPath(fs: Fs, trash: TrashItem[], path: string): { fs: Fs; t
   const used = new Set(trash.map((t) => t.key));
   for (let i = 2; used.has(key); i++) key = `${basename(path)} (${i})`;
   // Kept sorted by key so the Trash's order never depends on history.
-  const items = [...trash, { key, from: path, tree: subtree(fs, path) }].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const items = [...trash, { key, from: path, tree: subtree(fs, path) }].sort((a, b) =>
+    a.key < b.key ? -1 : a.key > b.key ? 1 : 0,
+  );
   return { fs: removeTree(fs, path), trash: items };
 }
 
@@ -130,7 +132,13 @@ export function restoreItem(fs: Fs, trash: TrashItem[], key: string): { fs: Fs; 
 export function fileKind(name: string, node: FsNode): string {
   if (node.type === "dir") return "Folder";
   const ext = name.includes(".") ? name.slice(name.lastIndexOf(".") + 1).toLowerCase() : "";
-  return ext === "csv" ? "Spreadsheet" : ext === "txt" || ext === "md" ? "Text" : ext ? ext.toUpperCase() + " file" : "File";
+  return ext === "csv"
+    ? "Spreadsheet"
+    : ext === "txt" || ext === "md"
+      ? "Text"
+      : ext
+        ? ext.toUpperCase() + " file"
+        : "File";
 }
 
 /** Which app opens a file. */

@@ -21,9 +21,17 @@ const SKIP = new Set(["window", "titlebar", "list", "textarea", "menu", "dialog"
  * Up to `count` wrong actions: clicks at the centre of visible interactive widgets that the next
  * plan action would not hit, plus stray keys and text. Deterministic for a given rng state.
  */
-export function plausibleWrong(s: DeskState, width: number, height: number, rng: Rng, next?: Action, count = 6): Action[] {
+export function plausibleWrong(
+  s: DeskState,
+  width: number,
+  height: number,
+  rng: Rng,
+  next?: Action,
+  count = 6,
+): Action[] {
   const ui = buildUi(s, width, height);
-  const nextHit = next && "x" in next && next.x !== undefined && next.y !== undefined ? hitNode(ui, next.x, next.y)?.id : undefined;
+  const nextHit =
+    next && "x" in next && next.x !== undefined && next.y !== undefined ? hitNode(ui, next.x, next.y)?.id : undefined;
   const widgets: UiNode[] = [];
   walk(ui, (n) => {
     if (!interactive(n) || SKIP.has(n.style) || n.id === nextHit || n.id === "popup") return;
@@ -37,7 +45,11 @@ export function plausibleWrong(s: DeskState, width: number, height: number, rng:
   while (out.length < count - 2 && pool.length) {
     const n = pool.splice(rng.int(0, pool.length - 1), 1)[0];
     const c = center(n.rect);
-    out.push(n.dbl && rng.chance(0.3) ? { type: "DOUBLE_CLICK", x: c.x, y: c.y } : { type: "CLICK", x: c.x, y: c.y, button: "left", numClicks: 1 });
+    out.push(
+      n.dbl && rng.chance(0.3)
+        ? { type: "DOUBLE_CLICK", x: c.x, y: c.y }
+        : { type: "CLICK", x: c.x, y: c.y, button: "left", numClicks: 1 },
+    );
   }
   const keys = STRAY_KEYS.filter((k) => JSON.stringify(k) !== JSON.stringify(next));
   out.push(rng.pick(keys));

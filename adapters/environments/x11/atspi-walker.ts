@@ -105,8 +105,13 @@ sys.stdout.write(json.dumps({"role": desk.getRoleName() or "desktop frame", "nam
 `;
 
 /** The desktop node (role, name) with every application's tree as its children. */
-export async function walkAtspi(backend: DesktopBackend): Promise<{ role: string; name: string; children: RawAxNode[] }> {
+export async function walkAtspi(
+  backend: DesktopBackend,
+): Promise<{ role: string; name: string; children: RawAxNode[] }> {
   const r = await backend.exec(["/usr/bin/python3", "-I", "-c", WALK_PY], { timeoutMs: AX_LIMITS.timeoutMs });
-  if (r.code !== 0) throw new EnvironmentError(`accessibility dump failed (${r.code}): ${r.stderr.trim().split("\n").pop() ?? ""}; install python3-pyatspi and at-spi2-core`);
+  if (r.code !== 0)
+    throw new EnvironmentError(
+      `accessibility dump failed (${r.code}): ${r.stderr.trim().split("\n").pop() ?? ""}; install python3-pyatspi and at-spi2-core`,
+    );
   return JSON.parse(r.stdout.toString("utf8")) as { role: string; name: string; children: RawAxNode[] };
 }

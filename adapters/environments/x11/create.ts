@@ -25,5 +25,12 @@ export interface X11DesktopOptions extends HostX11BackendOptions {
  */
 export function createX11Desktop(options: X11DesktopOptions): DesktopEnvironment {
   const { blobs, accessibility, settle, xdotool, probeAccessibility, ...backend } = options;
-  return new DesktopEnvironment({ backend: new HostX11Backend(backend), blobs, accessibility, settle, xdotool, probeAccessibility });
+  return new DesktopEnvironment({
+    backend: new HostX11Backend(backend),
+    blobs,
+    accessibility,
+    settle,
+    xdotool,
+    probeAccessibility,
+  });
 }

@@ -67,7 +67,13 @@ export class DesktopEnvironment implements Environment {
     this.blobs = options.blobs;
     this.options = options;
     this.kind = options.backend.kind;
-    this.capabilities = { reset: true, snapshot: false, groundTruth: false, accessibility: !!options.accessibility && options.backend.accessibility, probes: true };
+    this.capabilities = {
+      reset: true,
+      snapshot: false,
+      groundTruth: false,
+      accessibility: !!options.accessibility && options.backend.accessibility,
+      probes: true,
+    };
   }
 
   /** The backend (for tests and the OSWorld control server). */
@@ -81,7 +87,10 @@ export class DesktopEnvironment implements Environment {
     this.evaluator = evaluator;
     await this.backend.freshSession(setup.files);
     for (const app of setup.launch) await this.backend.launch(app);
-    const settled = await settle(() => this.backend.captureFrame(), { ...this.options.settle, quietMs: Math.max(400, this.options.settle?.quietMs ?? 0) });
+    const settled = await settle(() => this.backend.captureFrame(), {
+      ...this.options.settle,
+      quietMs: Math.max(400, this.options.settle?.quietMs ?? 0),
+    });
     this.lastFrame = settled.frame;
     return this.observation(settled.frame);
   }
@@ -94,7 +103,10 @@ export class DesktopEnvironment implements Environment {
     this.task = { id, instruction: "", env: this.kind, setup: undefined, evaluator: undefined };
     this.evaluator = undefined;
     await this.backend.freshSession({});
-    const settled = await settle(() => this.backend.captureFrame(), { ...this.options.settle, quietMs: Math.max(400, this.options.settle?.quietMs ?? 0) });
+    const settled = await settle(() => this.backend.captureFrame(), {
+      ...this.options.settle,
+      quietMs: Math.max(400, this.options.settle?.quietMs ?? 0),
+    });
     this.lastFrame = settled.frame;
     return this.observation(settled.frame);
   }
@@ -110,7 +122,8 @@ export class DesktopEnvironment implements Environment {
     } else if (plan.kind === "xdotool") {
       for (const argv of plan.argvs) {
         const r = await this.backend.exec(argv, { asUser: false });
-        if (r.code !== 0) throw new EnvironmentError(`xdotool failed for ${formatAction(action)} (${r.code}): ${r.stderr.trim()}`);
+        if (r.code !== 0)
+          throw new EnvironmentError(`xdotool failed for ${formatAction(action)} (${r.code}): ${r.stderr.trim()}`);
       }
     } else if (plan.kind === "wait") {
       await new Promise((r) => setTimeout(r, plan.ms));
@@ -129,7 +142,13 @@ export class DesktopEnvironment implements Environment {
     const t2 = Date.now();
     const observation = await this.observation(frame);
     const t3 = Date.now();
-    this.lastTimings = { actMs: t1 - t0, settleMs: settled.ms, polls: settled.polls, encodeMs: t3 - t2, totalMs: t3 - t0 };
+    this.lastTimings = {
+      actMs: t1 - t0,
+      settleMs: settled.ms,
+      polls: settled.polls,
+      encodeMs: t3 - t2,
+      totalMs: t3 - t0,
+    };
     return { observation, info: { ...info, settled: settled.stable, settleMs: settled.ms } };
   }
 
@@ -142,7 +161,11 @@ export class DesktopEnvironment implements Environment {
 
   async evaluate(): Promise<Evaluation> {
     this.requireTask();
-    if (!this.evaluator) throw new EnvironmentError("this desktop session was started blank (resetBlank) and has no evaluator: score it with the OSWorld task's own evaluator", { retryable: false });
+    if (!this.evaluator)
+      throw new EnvironmentError(
+        "this desktop session was started blank (resetBlank) and has no evaluator: score it with the OSWorld task's own evaluator",
+        { retryable: false },
+      );
     return evaluateDesktop(this.backend, this.evaluator);
   }
 
@@ -157,7 +180,8 @@ export class DesktopEnvironment implements Environment {
   }
 
   private requireTask(): void {
-    if (!this.task) throw new EnvironmentError(`${this.kind} desktop: call reset(task) before acting`, { retryable: false });
+    if (!this.task)
+      throw new EnvironmentError(`${this.kind} desktop: call reset(task) before acting`, { retryable: false });
   }
 
   private async observation(frame: Frame): Promise<Observation> {

@@ -21,14 +21,18 @@ export function rawScreenArgv(display: string): string[] {
 /** Wrap raw RGB bytes from {@link rawScreenArgv} as a frame, checking the size. */
 export function rgbFrame(rgb: Buffer, width: number, height: number): Frame {
   if (rgb.length !== width * height * 3) {
-    throw new EnvironmentError(`screen capture returned ${rgb.length} bytes, expected ${width}x${height}x3 = ${width * height * 3}`);
+    throw new EnvironmentError(
+      `screen capture returned ${rgb.length} bytes, expected ${width}x${height}x3 = ${width * height * 3}`,
+    );
   }
   return { width, height, rgb };
 }
 
 /** Encode a frame as PNG (deterministic: the same pixels give the same bytes). */
 export async function frameToPng(frame: Frame): Promise<Buffer> {
-  return (await loadSharp())(frame.rgb, { raw: { width: frame.width, height: frame.height, channels: 3 } }).png({ compressionLevel: 6 }).toBuffer();
+  return (await loadSharp())(frame.rgb, { raw: { width: frame.width, height: frame.height, channels: 3 } })
+    .png({ compressionLevel: 6 })
+    .toBuffer();
 }
 
 /** Decode a PNG (from `import png:-` or an OSWorld /screenshot) into an RGB frame. */

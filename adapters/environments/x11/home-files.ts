@@ -15,7 +15,8 @@ import { PassThrough, type Readable } from "node:stream";
 import { runCommand, type RunAs } from "./processes.ts";
 
 /** Why a home file operation was refused. */
-export type HomeFileRefusal = "missing" | "link" | "special" | "too-large" | "denied" | "not-dir" | "is-dir" | "invalid";
+export type HomeFileRefusal =
+  "missing" | "link" | "special" | "too-large" | "denied" | "not-dir" | "is-dir" | "invalid";
 
 /** A refused home file operation: `reason` says why, the message is one line naming the path. */
 export class HomeFileError extends EnvironmentError {
@@ -212,7 +213,16 @@ else:
     fail("invalid", "unknown operation " + op)
 `;
 
-const REASONS: Record<number, HomeFileRefusal> = { 10: "missing", 11: "link", 12: "special", 13: "too-large", 14: "denied", 15: "not-dir", 16: "is-dir", 17: "invalid" };
+const REASONS: Record<number, HomeFileRefusal> = {
+  10: "missing",
+  11: "link",
+  12: "special",
+  13: "too-large",
+  14: "denied",
+  15: "not-dir",
+  16: "is-dir",
+  17: "invalid",
+};
 
 /**
  * Home file access for the desktop user `runAs()` (undefined: the current user) whose home is
@@ -234,15 +244,35 @@ export function homeFiles(home: () => string, runAs: () => RunAs | undefined, mt
     const reason = REASONS[r.code];
     const line = r.stderr.trim().split("\n").pop() ?? "";
     if (reason) throw new HomeFileError(reason, line);
-    throw new EnvironmentError(`home file ${op} of ~/${rel} failed (${r.code}): ${line || "no message"}`, { retryable: false });
+    throw new EnvironmentError(`home file ${op} of ~/${rel} failed (${r.code}): ${line || "no message"}`, {
+      retryable: false,
+    });
   };
-  const helper = (op: string, rel: string, arg: number): string[] => ["/usr/bin/python3", "-I", "-S", "-c", HELPER_PY, op, home(), rel, String(arg), mtimeS];
+  const helper = (op: string, rel: string, arg: number): string[] => [
+    "/usr/bin/python3",
+    "-I",
+    "-S",
+    "-c",
+    HELPER_PY,
+    op,
+    home(),
+    rel,
+    String(arg),
+    mtimeS,
+  ];
   const stream = (rel: string, signal: AbortSignal): Promise<HomeFileStream> =>
     new Promise((resolve, reject) => {
-      if (!home()) return reject(new EnvironmentError("the desktop has no home yet (no session started)", { retryable: false }));
+      if (!home())
+        return reject(new EnvironmentError("the desktop has no home yet (no session started)", { retryable: false }));
       const who = runAs();
       const argv = helper("stream", rel, 0);
-      const child = spawn(argv[0], argv.slice(1), { env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" }, cwd: "/", uid: who?.uid, gid: who?.gid, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(argv[0], argv.slice(1), {
+        env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" },
+        cwd: "/",
+        uid: who?.uid,
+        gid: who?.gid,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       const body = new PassThrough();
       let stderr = "";
       let head: Buffer | undefined = Buffer.alloc(0);
@@ -286,12 +316,24 @@ export function homeFiles(home: () => string, runAs: () => RunAs | undefined, mt
         if (head === undefined) {
           // started: the bytes must be all of them (a file that shrank while read ends the reply early)
           if (code === 0 && sent === size) body.end();
-          else body.destroy(new EnvironmentError(`~/${rel}: ${sent} of ${size} bytes read (${stderr.trim().split("\n").pop() || `exit ${code}`})`, { retryable: false }));
+          else
+            body.destroy(
+              new EnvironmentError(
+                `~/${rel}: ${sent} of ${size} bytes read (${stderr.trim().split("\n").pop() || `exit ${code}`})`,
+                { retryable: false },
+              ),
+            );
           return;
         }
         const reason = code === null ? undefined : REASONS[code];
         const line = stderr.trim().split("\n").pop() ?? "";
-        reject(reason ? new HomeFileError(reason, line) : new EnvironmentError(`home file stream of ~/${rel} failed (${code}): ${line || "no message"}`, { retryable: false }));
+        reject(
+          reason
+            ? new HomeFileError(reason, line)
+            : new EnvironmentError(`home file stream of ~/${rel} failed (${code}): ${line || "no message"}`, {
+                retryable: false,
+              }),
+        );
       });
     });
   return {

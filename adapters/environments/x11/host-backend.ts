@@ -7,7 +7,16 @@ import { chmod, chown, lchown, lutimes, mkdir, rm, writeFile, readdir, lstat } f
 import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { ConfigError, EnvironmentError } from "../../../src/errors.ts";
-import { APP_ENV, APP_WINDOW_CLASS, GTK_SETTINGS_INI, PRISTINE_MTIME, type AppLaunch, type DesktopBackend, type ExecOptions, type ExecResult } from "./backend.ts";
+import {
+  APP_ENV,
+  APP_WINDOW_CLASS,
+  GTK_SETTINGS_INI,
+  PRISTINE_MTIME,
+  type AppLaunch,
+  type DesktopBackend,
+  type ExecOptions,
+  type ExecResult,
+} from "./backend.ts";
 import { rawScreenArgv, rgbFrame, type Frame } from "./frame.ts";
 import { HomeFileError, homeFiles, type HomeFiles } from "./home-files.ts";
 import { ProcessGroup, runCommand, type RunAs, type TrackedProcess } from "./processes.ts";
@@ -34,7 +43,10 @@ export function resolveRunAs(user: string): RunAs | undefined {
     const gid = Number(execFileSync("id", ["-g", user], { encoding: "utf8" }).trim());
     return { uid, gid };
   } catch {
-    throw new ConfigError(`desktop user "${user}" does not exist: create it once with \`useradd -m ${user}\` (apps must not run as root)`, { field: "user" });
+    throw new ConfigError(
+      `desktop user "${user}" does not exist: create it once with \`useradd -m ${user}\` (apps must not run as root)`,
+      { field: "user" },
+    );
   }
 }
 
@@ -88,7 +100,11 @@ export class HostX11Backend implements DesktopBackend {
   readonly sandboxed = false;
 
   /** The home's files, as the desktop user, never following a link (home-files.ts). */
-  readonly homeFiles: HomeFiles = homeFiles(() => this.homeDir, () => this.runAs, PRISTINE_MTIME);
+  readonly homeFiles: HomeFiles = homeFiles(
+    () => this.homeDir,
+    () => this.runAs,
+    PRISTINE_MTIME,
+  );
 
   get homeDir(): string {
     return this.dir ? this.home : "";
@@ -107,7 +123,17 @@ export class HostX11Backend implements DesktopBackend {
     this.runAs = resolveRunAs(this.options.user);
     const xvfb = this.procs.start({
       name: "Xvfb",
-      argv: ["Xvfb", "-displayfd", "3", "-screen", "0", `${this.width}x${this.height}x24`, "-nolisten", "tcp", "-noreset"],
+      argv: [
+        "Xvfb",
+        "-displayfd",
+        "3",
+        "-screen",
+        "0",
+        `${this.width}x${this.height}x24`,
+        "-nolisten",
+        "tcp",
+        "-noreset",
+      ],
       extraPipes: 1,
     });
     this.xvfb = xvfb;
@@ -172,7 +198,11 @@ export class HostX11Backend implements DesktopBackend {
       runAs: this.runAs,
       logFile: join(this.dir, "dbus.log"),
     });
-    await waitFor(async () => (await lstat(join(this.runDir, "bus")).catch(() => undefined)) !== undefined, 5000, "the session D-Bus socket");
+    await waitFor(
+      async () => (await lstat(join(this.runDir, "bus")).catch(() => undefined)) !== undefined,
+      5000,
+      "the session D-Bus socket",
+    );
   }
 
   async launch(app: AppLaunch): Promise<void> {
@@ -187,8 +217,12 @@ export class HostX11Backend implements DesktopBackend {
     this.apps.push(proc);
     await waitFor(
       async () => {
-        if (!this.procs.alive(proc)) throw new EnvironmentError(`${app.app} exited while starting; see ${join(this.dir, `${app.app}.log`)}`);
-        const r = await this.exec(["xdotool", "search", "--onlyvisible", "--class", APP_WINDOW_CLASS[app.app]], { asUser: false, timeoutMs: 5000 });
+        if (!this.procs.alive(proc))
+          throw new EnvironmentError(`${app.app} exited while starting; see ${join(this.dir, `${app.app}.log`)}`);
+        const r = await this.exec(["xdotool", "search", "--onlyvisible", "--class", APP_WINDOW_CLASS[app.app]], {
+          asUser: false,
+          timeoutMs: 5000,
+        });
         return r.code === 0 && r.stdout.length > 0;
       },
       this.options.launchTimeoutMs,
@@ -240,7 +274,10 @@ async function readDisplayNumber(xvfb: TrackedProcess, timeoutMs: number): Promi
   if (!pipe) throw new EnvironmentError("Xvfb: no -displayfd pipe");
   return new Promise((resolve, reject) => {
     let text = "";
-    const timer = setTimeout(() => reject(new EnvironmentError(`Xvfb did not report a display within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new EnvironmentError(`Xvfb did not report a display within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     pipe.on("data", (d: Buffer) => {
       text += d.toString();
       const m = /^(\d+)\n/.exec(text);
@@ -251,7 +288,11 @@ async function readDisplayNumber(xvfb: TrackedProcess, timeoutMs: number): Promi
     });
     void xvfb.exited.then((code) => {
       clearTimeout(timer);
-      reject(new EnvironmentError(`Xvfb exited (${code}) before it was ready: is the xvfb package installed?`, { retryable: false }));
+      reject(
+        new EnvironmentError(`Xvfb exited (${code}) before it was ready: is the xvfb package installed?`, {
+          retryable: false,
+        }),
+      );
     });
   });
 }
@@ -275,7 +316,8 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
   const start = Date.now();
   for (;;) {
     if (await check()) return;
-    if (Date.now() - start > timeoutMs) throw new EnvironmentError(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() - start > timeoutMs)
+      throw new EnvironmentError(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 40));
   }
 }

@@ -70,20 +70,49 @@ export interface DesktopNoise {
 }
 
 /** Start the clock and the notification pop-up on the backend's X display. */
-export async function startDesktopNoise(backend: DesktopBackend, options: DesktopNoiseOptions = {}): Promise<DesktopNoise> {
+export async function startDesktopNoise(
+  backend: DesktopBackend,
+  options: DesktopNoiseOptions = {},
+): Promise<DesktopNoise> {
   const period = options.periodSeconds ?? 4;
   const shown = options.shownSeconds ?? 2;
   const limit = options.maxSeconds ?? 600;
-  if (!(period > 0)) throw new ConfigError(`desktop noise: periodSeconds must be positive, got ${period}`, { field: "periodSeconds" });
-  if (!(shown >= 0 && shown <= period)) throw new ConfigError(`desktop noise: shownSeconds ${shown} must lie in [0, periodSeconds ${period}]`, { field: "shownSeconds" });
+  if (!(period > 0))
+    throw new ConfigError(`desktop noise: periodSeconds must be positive, got ${period}`, { field: "periodSeconds" });
+  if (!(shown >= 0 && shown <= period))
+    throw new ConfigError(`desktop noise: shownSeconds ${shown} must lie in [0, periodSeconds ${period}]`, {
+      field: "shownSeconds",
+    });
   const stopFile = join(tmpdir(), `retrace-noise-stop-${randomBytes(6).toString("hex")}`);
-  const running: Promise<ExecResult> = backend.exec(["/usr/bin/python3", "-I", "-c", NOISE_PY, stopFile, String(backend.width), String(backend.height), String(period), String(shown), String(limit)], { timeoutMs: (limit + 5) * 1000 });
+  const running: Promise<ExecResult> = backend.exec(
+    [
+      "/usr/bin/python3",
+      "-I",
+      "-c",
+      NOISE_PY,
+      stopFile,
+      String(backend.width),
+      String(backend.height),
+      String(period),
+      String(shown),
+      String(limit),
+    ],
+    { timeoutMs: (limit + 5) * 1000 },
+  );
   let failed: string | undefined;
-  running.then((r) => { if (r.code !== 0) failed = `exited ${r.code}: ${r.stderr.trim().split("\n").pop() ?? ""}`; }, (e: unknown) => { failed = describeError(e); });
+  running.then(
+    (r) => {
+      if (r.code !== 0) failed = `exited ${r.code}: ${r.stderr.trim().split("\n").pop() ?? ""}`;
+    },
+    (e: unknown) => {
+      failed = describeError(e);
+    },
+  );
   // Wait until the windows are drawn (the script writes `<stop file>.ready` after its first tick).
   const deadline = Date.now() + 15_000;
   for (;;) {
-    if (failed) throw new EnvironmentError(`desktop noise script failed: ${failed}; install python3-tk`, { retryable: false });
+    if (failed)
+      throw new EnvironmentError(`desktop noise script failed: ${failed}; install python3-tk`, { retryable: false });
     if (existsSync(`${stopFile}.ready`)) break;
     if (Date.now() > deadline) {
       writeFileSync(stopFile, "");

@@ -20,7 +20,11 @@ export async function evaluateDesktop(backend: DesktopBackend, evaluator: Deskto
 }
 
 /** A failure message, or undefined when the check passes. */
-async function runCheck(backend: DesktopBackend, check: DesktopCheck, ax: AxNode | undefined): Promise<string | undefined> {
+async function runCheck(
+  backend: DesktopBackend,
+  check: DesktopCheck,
+  ax: AxNode | undefined,
+): Promise<string | undefined> {
   switch (check.type) {
     case "file-text": {
       const bytes = await backend.readHomeFile(check.path);
@@ -29,7 +33,8 @@ async function runCheck(backend: DesktopBackend, check: DesktopCheck, ax: AxNode
       if (check.trimEnd) text = text.trimEnd();
       if (check.equals !== undefined) {
         const want = check.trimEnd ? check.equals.trimEnd() : check.equals;
-        if (text !== want) return `~/${check.path} is ${JSON.stringify(text.slice(0, 120))}, expected ${JSON.stringify(want.slice(0, 120))}`;
+        if (text !== want)
+          return `~/${check.path} is ${JSON.stringify(text.slice(0, 120))}, expected ${JSON.stringify(want.slice(0, 120))}`;
       }
       for (const s of check.includes) if (!text.includes(s)) return `~/${check.path} lacks ${JSON.stringify(s)}`;
       for (const s of check.excludes) if (text.includes(s)) return `~/${check.path} contains ${JSON.stringify(s)}`;
@@ -40,14 +45,18 @@ async function runCheck(backend: DesktopBackend, check: DesktopCheck, ax: AxNode
     case "sheet-cells": {
       if (!(await backend.readHomeFile(check.path))) return `~/${check.path} does not exist`;
       const out = `.retrace-oracle-${Date.now()}.csv`;
-      const r = await backend.exec(["ssconvert", "--export-type=Gnumeric_stf:stf_csv", check.path, out], { timeoutMs: 30_000 });
+      const r = await backend.exec(["ssconvert", "--export-type=Gnumeric_stf:stf_csv", check.path, out], {
+        timeoutMs: 30_000,
+      });
       const csv = await backend.readHomeFile(out);
       await backend.exec(["rm", "-f", out]);
-      if (r.code !== 0 || !csv) return `ssconvert could not read ~/${check.path}: ${r.stderr.trim().split("\n").pop() ?? ""}`;
+      if (r.code !== 0 || !csv)
+        return `ssconvert could not read ~/${check.path}: ${r.stderr.trim().split("\n").pop() ?? ""}`;
       const grid = parseCsv(csv.toString("utf8"));
       for (const [cell, want] of Object.entries(check.cells)) {
         const got = cellValue(grid, cell);
-        if (got !== want) return `cell ${cell} of ~/${check.path} is ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`;
+        if (got !== want)
+          return `cell ${cell} of ~/${check.path} is ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`;
       }
       return undefined;
     }
@@ -73,17 +82,17 @@ export function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
+      if (c === '"' && text[i + 1] === '"') ((field += '"'), i++);
       else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"') quoted = true;
-    else if (c === ",") row.push(field), (field = "");
+    else if (c === ",") (row.push(field), (field = ""));
     else if (c === "\n" || c === "\r") {
       if (c === "\r" && text[i + 1] === "\n") i++;
-      row.push(field), rows.push(row), (row = []), (field = "");
+      (row.push(field), rows.push(row), (row = []), (field = ""));
     } else field += c;
   }
-  if (field || row.length) row.push(field), rows.push(row);
+  if (field || row.length) (row.push(field), rows.push(row));
   return rows;
 }
 

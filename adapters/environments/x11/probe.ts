@@ -56,26 +56,36 @@ export async function probeDesktop(backend: DesktopBackend, options: DesktopProb
   const errors: Record<string, string> = {};
   try {
     const r = await backend.exec(["/usr/bin/python3", "-I", "-c", DIGEST_HOME_PY], { timeoutMs: 20_000 });
-    if (r.code !== 0) throw new EnvironmentError(`python3 exited ${r.code}: ${r.stderr.trim().split("\n").pop() ?? ""}`);
+    if (r.code !== 0)
+      throw new EnvironmentError(`python3 exited ${r.code}: ${r.stderr.trim().split("\n").pop() ?? ""}`);
     const files = JSON.parse(r.stdout.toString("utf8")) as Record<string, string>;
     if ("__truncated__" in files) throw new EnvironmentError(`home has ${files.__truncated__}; probes skip it`);
     for (const [rel, v] of Object.entries(files)) items[`file:${rel}`] = v;
   } catch (err) {
     errors.file = describeError(err);
   }
-  const focus = await backend.exec(["xdotool", "getwindowfocus", "getwindowname"], { asUser: false, timeoutMs: 5000 }).catch((e: unknown) => ({ code: -1, stdout: Buffer.alloc(0), stderr: describeError(e) }));
+  const focus = await backend
+    .exec(["xdotool", "getwindowfocus", "getwindowname"], { asUser: false, timeoutMs: 5000 })
+    .catch((e: unknown) => ({ code: -1, stdout: Buffer.alloc(0), stderr: describeError(e) }));
   if (focus.code === 0) items.focus = focus.stdout.toString("utf8").trim() || "(unnamed window)";
   else errors.focus = `xdotool getwindowfocus failed (${focus.code}): ${focus.stderr.trim()}`;
-  const clip = await backend.exec(["xclip", "-o", "-selection", "clipboard"], { asUser: false, timeoutMs: 3000 }).catch((e: unknown) => ({ code: 127, stdout: Buffer.alloc(0), stderr: describeError(e) }));
-  if (clip.code === 0) items.clipboard = `text size=${clip.stdout.length} sha256=${sha256Hex(clip.stdout).slice(0, 16)}`;
+  const clip = await backend
+    .exec(["xclip", "-o", "-selection", "clipboard"], { asUser: false, timeoutMs: 3000 })
+    .catch((e: unknown) => ({ code: 127, stdout: Buffer.alloc(0), stderr: describeError(e) }));
+  if (clip.code === 0)
+    items.clipboard = `text size=${clip.stdout.length} sha256=${sha256Hex(clip.stdout).slice(0, 16)}`;
   else if (/not available|no owner/i.test(clip.stderr)) items.clipboard = "empty";
   else errors.clipboard = `xclip failed (${clip.code}): ${clip.stderr.trim().split("\n").pop() ?? ""}; install xclip`;
   // The PRIMARY selection: X11 apps own it while text is selected and drop it when the selection
   // is cleared, so a selection left in place shows here even without AT-SPI.
-  const primary = await backend.exec(["xclip", "-o", "-selection", "primary"], { asUser: false, timeoutMs: 3000 }).catch((e: unknown) => ({ code: 127, stdout: Buffer.alloc(0), stderr: describeError(e) }));
-  if (primary.code === 0) items.selection = `text size=${primary.stdout.length} sha256=${sha256Hex(primary.stdout).slice(0, 16)}`;
+  const primary = await backend
+    .exec(["xclip", "-o", "-selection", "primary"], { asUser: false, timeoutMs: 3000 })
+    .catch((e: unknown) => ({ code: 127, stdout: Buffer.alloc(0), stderr: describeError(e) }));
+  if (primary.code === 0)
+    items.selection = `text size=${primary.stdout.length} sha256=${sha256Hex(primary.stdout).slice(0, 16)}`;
   else if (/not available|no owner/i.test(primary.stderr)) items.selection = "empty";
-  else errors.selection = `xclip failed (${primary.code}): ${primary.stderr.trim().split("\n").pop() ?? ""}; install xclip`;
+  else
+    errors.selection = `xclip failed (${primary.code}): ${primary.stderr.trim().split("\n").pop() ?? ""}; install xclip`;
   if ((options.accessibility ?? true) && backend.accessibility) {
     try {
       Object.assign(items, axProbeItems(await dumpAxTree(backend)));

@@ -94,7 +94,8 @@ function installHooks(): void {
       // Keep the default meaning of the signal once our children are gone, unless someone
       // else (the CLI) also listens and decides.
       void Promise.race([Promise.all(pending), cap]).then(() => {
-        if (process.listenerCount(signal) <= 1) process.exit(128 + (signal === "SIGINT" ? 2 : signal === "SIGTERM" ? 15 : 1));
+        if (process.listenerCount(signal) <= 1)
+          process.exit(128 + (signal === "SIGINT" ? 2 : signal === "SIGTERM" ? 15 : 1));
       });
     });
   }
@@ -127,7 +128,10 @@ export class ProcessGroup {
       if (typeof out === "number") closeSync(out);
     }
     if (child.pid === undefined) {
-      throw new EnvironmentError(`${this.label}: could not start ${options.name} (${options.argv[0]}): is it installed?`, { retryable: false });
+      throw new EnvironmentError(
+        `${this.label}: could not start ${options.name} (${options.argv[0]}): is it installed?`,
+        { retryable: false },
+      );
     }
     const pid = child.pid;
     const exited = new Promise<number | string>((resolve) => {
@@ -195,9 +199,18 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 /** Run a command to completion, collecting stdout (binary) and stderr. */
-export function runCommand(argv: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; runAs?: RunAs; timeoutMs: number; input?: Buffer }): Promise<{ code: number; stdout: Buffer; stderr: string }> {
+export function runCommand(
+  argv: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; runAs?: RunAs; timeoutMs: number; input?: Buffer },
+): Promise<{ code: number; stdout: Buffer; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0], argv.slice(1), { env: options.env, cwd: options.cwd, uid: options.runAs?.uid, gid: options.runAs?.gid, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(argv[0], argv.slice(1), {
+      env: options.env,
+      cwd: options.cwd,
+      uid: options.runAs?.uid,
+      gid: options.runAs?.gid,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     const out: Buffer[] = [];
     let err = "";
     child.stdout.on("data", (d: Buffer) => out.push(d));

@@ -15,23 +15,91 @@ export type XdoPlan =
 const BUTTONS: Record<MouseButton, string> = { left: "1", middle: "2", right: "3" };
 
 const KEYSYMS: Record<string, string> = {
-  enter: "Return", return: "Return", "\n": "Return", "\r": "Return",
-  tab: "Tab", "\t": "Tab", space: "space", " ": "space",
-  esc: "Escape", escape: "Escape", backspace: "BackSpace", delete: "Delete", del: "Delete",
-  insert: "Insert", home: "Home", end: "End", pageup: "Prior", pgup: "Prior", pagedown: "Next", pgdn: "Next",
-  up: "Up", down: "Down", left: "Left", right: "Right",
-  ctrl: "ctrl", ctrlleft: "Control_L", ctrlright: "Control_R", control: "ctrl",
-  alt: "alt", altleft: "Alt_L", altright: "Alt_R", option: "alt",
-  shift: "shift", shiftleft: "Shift_L", shiftright: "Shift_R",
-  win: "super", winleft: "Super_L", winright: "Super_R", super: "super", command: "super", cmd: "super", meta: "super",
-  capslock: "Caps_Lock", numlock: "Num_Lock", scrolllock: "Scroll_Lock", printscreen: "Print", prtsc: "Print",
-  pause: "Pause", menu: "Menu", apps: "Menu",
-  "+": "plus", "-": "minus", "*": "asterisk", "/": "slash", "\\": "backslash", "=": "equal", ".": "period",
-  ",": "comma", ";": "semicolon", ":": "colon", "'": "apostrophe", '"': "quotedbl", "`": "grave", "~": "asciitilde",
-  "!": "exclam", "@": "at", "#": "numbersign", $: "dollar", "%": "percent", "^": "asciicircum", "&": "ampersand",
-  "(": "parenleft", ")": "parenright", "[": "bracketleft", "]": "bracketright", "{": "braceleft", "}": "braceright",
-  "<": "less", ">": "greater", "?": "question", "|": "bar", _: "underscore",
-  volumeup: "XF86AudioRaiseVolume", volumedown: "XF86AudioLowerVolume", volumemute: "XF86AudioMute",
+  enter: "Return",
+  return: "Return",
+  "\n": "Return",
+  "\r": "Return",
+  tab: "Tab",
+  "\t": "Tab",
+  space: "space",
+  " ": "space",
+  esc: "Escape",
+  escape: "Escape",
+  backspace: "BackSpace",
+  delete: "Delete",
+  del: "Delete",
+  insert: "Insert",
+  home: "Home",
+  end: "End",
+  pageup: "Prior",
+  pgup: "Prior",
+  pagedown: "Next",
+  pgdn: "Next",
+  up: "Up",
+  down: "Down",
+  left: "Left",
+  right: "Right",
+  ctrl: "ctrl",
+  ctrlleft: "Control_L",
+  ctrlright: "Control_R",
+  control: "ctrl",
+  alt: "alt",
+  altleft: "Alt_L",
+  altright: "Alt_R",
+  option: "alt",
+  shift: "shift",
+  shiftleft: "Shift_L",
+  shiftright: "Shift_R",
+  win: "super",
+  winleft: "Super_L",
+  winright: "Super_R",
+  super: "super",
+  command: "super",
+  cmd: "super",
+  meta: "super",
+  capslock: "Caps_Lock",
+  numlock: "Num_Lock",
+  scrolllock: "Scroll_Lock",
+  printscreen: "Print",
+  prtsc: "Print",
+  pause: "Pause",
+  menu: "Menu",
+  apps: "Menu",
+  "+": "plus",
+  "-": "minus",
+  "*": "asterisk",
+  "/": "slash",
+  "\\": "backslash",
+  "=": "equal",
+  ".": "period",
+  ",": "comma",
+  ";": "semicolon",
+  ":": "colon",
+  "'": "apostrophe",
+  '"': "quotedbl",
+  "`": "grave",
+  "~": "asciitilde",
+  "!": "exclam",
+  "@": "at",
+  "#": "numbersign",
+  $: "dollar",
+  "%": "percent",
+  "^": "asciicircum",
+  "&": "ampersand",
+  "(": "parenleft",
+  ")": "parenright",
+  "[": "bracketleft",
+  "]": "bracketright",
+  "{": "braceleft",
+  "}": "braceright",
+  "<": "less",
+  ">": "greater",
+  "?": "question",
+  "|": "bar",
+  _: "underscore",
+  volumeup: "XF86AudioRaiseVolume",
+  volumedown: "XF86AudioLowerVolume",
+  volumemute: "XF86AudioMute",
 };
 
 /** The X keysym for a pyautogui key name, or undefined when it has none. */
@@ -62,7 +130,8 @@ const r = (v: number): string => String(Math.round(v));
 export function planXdotool(action: Action, options: XdoOptions = {}): XdoPlan {
   const typeDelay = String(options.typeDelayMs ?? 12);
   const clickDelay = String(options.clickDelayMs ?? 60);
-  const move = (x?: number, y?: number): string[] => (x === undefined || y === undefined ? [] : ["mousemove", r(x), r(y)]);
+  const move = (x?: number, y?: number): string[] =>
+    x === undefined || y === undefined ? [] : ["mousemove", r(x), r(y)];
   const click = (button: MouseButton, n: number): string[] =>
     n > 1 ? ["click", "--repeat", String(n), "--delay", clickDelay, BUTTONS[button]] : ["click", BUTTONS[button]];
   const keys = (names: string[]): string[] | string => {
@@ -94,8 +163,10 @@ export function planXdotool(action: Action, options: XdoOptions = {}): XdoPlan {
       return xdo("mousedown", "1", "mousemove", r(action.x), r(action.y), "mouseup", "1");
     case "SCROLL": {
       const argv = [...move(action.x, action.y)];
-      if (action.dy !== 0) argv.push("click", "--repeat", String(Math.abs(action.dy)), "--delay", "20", action.dy > 0 ? "4" : "5");
-      if (action.dx !== 0) argv.push("click", "--repeat", String(Math.abs(action.dx)), "--delay", "20", action.dx > 0 ? "7" : "6");
+      if (action.dy !== 0)
+        argv.push("click", "--repeat", String(Math.abs(action.dy)), "--delay", "20", action.dy > 0 ? "4" : "5");
+      if (action.dx !== 0)
+        argv.push("click", "--repeat", String(Math.abs(action.dx)), "--delay", "20", action.dx > 0 ? "7" : "6");
       return argv.length ? xdo(...argv) : { kind: "none" };
     }
     case "TYPING": {

@@ -91,13 +91,28 @@ const DEFAULT_SYSTEM =
 export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): FramablePolicy {
   const settings = options.settings ?? runtimeSettings();
   const apiKey = options.apiKey ?? settings.anthropicApiKey;
-  if (!apiKey && !options.baseURL) throw new ConfigError("apiKey: set ANTHROPIC_API_KEY or pass apiKey for Anthropic computer use", { field: "apiKey" });
+  if (!apiKey && !options.baseURL)
+    throw new ConfigError("apiKey: set ANTHROPIC_API_KEY or pass apiKey for Anthropic computer use", {
+      field: "apiKey",
+    });
   const model = options.model ?? "claude-sonnet-4-6";
   const maxRetries = options.maxRetries ?? 3;
   const timeoutMs = options.timeoutMs ?? 120_000;
   const version = options.toolVersion ?? { tool: "computer_20250124", beta: "computer-use-2025-01-24" };
   registerSecret(apiKey);
-  const client = lazy(async () => new (await importOptional("@anthropic-ai/sdk", "createAnthropicPolicy", () => import("@anthropic-ai/sdk"))).default({ apiKey: apiKey ?? "no-key", ...(options.baseURL && { baseURL: options.baseURL }), maxRetries, timeout: timeoutMs, fetch: deadlineFetch(timeoutMs), logLevel: "off" }));
+  const client = lazy(
+    async () =>
+      new (
+        await importOptional("@anthropic-ai/sdk", "createAnthropicPolicy", () => import("@anthropic-ai/sdk"))
+      ).default({
+        apiKey: apiKey ?? "no-key",
+        ...(options.baseURL && { baseURL: options.baseURL }),
+        maxRetries,
+        timeout: timeoutMs,
+        fetch: deadlineFetch(timeoutMs),
+        logLevel: "off",
+      }),
+  );
   const cache = createRecordReplay(options.cache ?? { dir: "", mode: "off" });
   const historyImages = options.historyImages ?? 3;
   const stats: ChatPolicyStats = { calls: 0, failures: {} };
@@ -122,23 +137,44 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
     const image = (i: number) => {
       const o = observations[i];
       const resized = o.width !== display.width || o.height !== display.height;
-      return { type: "image", source: { type: "base64", media_type: "image/png", data: blobUrl(o.screenshot, resized ? display : undefined) } };
+      return {
+        type: "image",
+        source: { type: "base64", media_type: "image/png", data: blobUrl(o.screenshot, resized ? display : undefined) },
+      };
     };
     const messages: { role: "user" | "assistant"; content: any[] }[] = [];
     const preamble = (framing?.preamble ?? []).map((p: ChatContentPart) =>
-      p.type === "text" ? { type: "text", text: p.text } : { type: "image", source: { type: "base64", media_type: "image/png", data: blobUrl(p.blob) } },
+      p.type === "text"
+        ? { type: "text", text: p.text }
+        : { type: "image", source: { type: "base64", media_type: "image/png", data: blobUrl(p.blob) } },
     );
     const task = prefixed(framing?.instructionPrefix, input.task.instruction);
-    messages.push({ role: "user", content: [...preamble, { type: "text", text: task }, ...(withImage(0) ? [image(0)] : [{ type: "text", text: "(screenshot omitted)" }])] });
+    messages.push({
+      role: "user",
+      content: [
+        ...preamble,
+        { type: "text", text: task },
+        ...(withImage(0) ? [image(0)] : [{ type: "text", text: "(screenshot omitted)" }]),
+      ],
+    });
     h.forEach((entry, i) => {
       const memo = asMemo(entry.memo);
       const next = i + 1;
       const shot = withImage(next) ? [image(next)] : [{ type: "text", text: "(screenshot omitted)" }];
       const toolUses = memo ? memo.content.filter((b) => b?.type === "tool_use") : [];
-      messages.push({ role: "assistant", content: memo && memo.content.length ? memo.content : [{ type: "text", text: describe(entry) }] });
+      messages.push({
+        role: "assistant",
+        content: memo && memo.content.length ? memo.content : [{ type: "text", text: describe(entry) }],
+      });
       messages.push({
         role: "user",
-        content: toolUses.length ? toolUses.map((t, k) => ({ type: "tool_result", tool_use_id: t.id, content: k === toolUses.length - 1 ? shot : [{ type: "text", text: "done" }] })) : shot,
+        content: toolUses.length
+          ? toolUses.map((t, k) => ({
+              type: "tool_result",
+              tool_use_id: t.id,
+              content: k === toolUses.length - 1 ? shot : [{ type: "text", text: "done" }],
+            }))
+          : shot,
       });
     });
     if (input.notice) messages[messages.length - 1].content.push({ type: "text", text: input.notice });
@@ -147,7 +183,15 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
       max_tokens: options.maxTokens ?? 1024,
       temperature: options.temperature ?? 0.7,
       system: prefixed(framing?.systemPrefix, options.system ?? DEFAULT_SYSTEM),
-      tools: [{ type: version.tool, name: "computer", display_width_px: display.width, display_height_px: display.height, display_number: 1 }],
+      tools: [
+        {
+          type: version.tool,
+          name: "computer",
+          display_width_px: display.width,
+          display_height_px: display.height,
+          display_number: 1,
+        },
+      ],
       betas: [version.beta],
       messages,
     };
@@ -163,57 +207,131 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
       const display = displayFor(input.observation.width, input.observation.height);
       stats.calls++;
       const started = performance.now();
-      const observed = options.observe?.({ model, ...(framing?.prompt && { prompt: framing.prompt }), ...(draw && { draw }), messages: anthropicRequestMessages(request) });
-      let res: { content: any[]; usage: { input_tokens: number; output_tokens: number; cached_input_tokens?: number; cache_write_input_tokens?: number }; meta?: RecordedCall };
+      const observed = options.observe?.({
+        model,
+        ...(framing?.prompt && { prompt: framing.prompt }),
+        ...(draw && { draw }),
+        messages: anthropicRequestMessages(request),
+      });
+      let res: {
+        content: any[];
+        usage: {
+          input_tokens: number;
+          output_tokens: number;
+          cached_input_tokens?: number;
+          cache_write_input_tokens?: number;
+        };
+        meta?: RecordedCall;
+      };
       let cached: boolean;
       /** HTTP retries of the live call (absent on a cache replay: no request was sent). */
       let retries: number | undefined;
       let attempts = 0;
       const sdk = await client();
       try {
-        ({ value: res, cached } = await cache.run(request, async () => {
-          const body = await materializeBlobUrls(request, input.blobs, "base64");
-          await awaitEndpointSlot(options.baseURL ?? "https://api.anthropic.com");
-          const t0 = performance.now();
-          // The SDK's retries (bounded by maxRetries, stopped by an abort) are counted per call (usage.retries).
-          const out = await countingAttempts(() => withCallSignal(input.signal, (signal) => sdk.beta.messages.create(body as never, { signal })));
-          attempts = out.attempts;
-          if ("error" in out) throw out.error;
-          retries = Math.max(0, out.attempts - 1);
-          const r = out.value;
-          const msg = r as unknown as { content: any[]; usage?: unknown };
-          // Model output is untrusted: one nested too deep would overflow the stack in every later walk (cache, hash, redaction).
-          if (exceedsNesting(msg.content)) throw unparseable(`the answer's content is nested more than ${MAX_NESTING} levels deep`);
-          // Normalised: input_tokens counts every prompt token, cache reads and writes included (adapters/models/provider-usage.ts).
-          const n = anthropicUsage(msg.usage);
-          const tokens = { input_tokens: n.inputTokens, output_tokens: n.outputTokens, ...(n.cachedInputTokens && { cached_input_tokens: n.cachedInputTokens }), ...(n.cacheWriteInputTokens && { cache_write_input_tokens: n.cacheWriteInputTokens }) };
-          const live = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, ...n, provider: "anthropic", startedMs: t0, prices: options.prices });
-          // meta: recorded with the cache entry for the report's viewer (absent in older entries)
-          return { content: msg.content, usage: tokens, meta: recordedCall(live) };
-        }, draw));
+        ({ value: res, cached } = await cache.run(
+          request,
+          async () => {
+            const body = await materializeBlobUrls(request, input.blobs, "base64");
+            await awaitEndpointSlot(options.baseURL ?? "https://api.anthropic.com");
+            const t0 = performance.now();
+            // The SDK's retries (bounded by maxRetries, stopped by an abort) are counted per call (usage.retries).
+            const out = await countingAttempts(() =>
+              withCallSignal(input.signal, (signal) => sdk.beta.messages.create(body as never, { signal })),
+            );
+            attempts = out.attempts;
+            if ("error" in out) throw out.error;
+            retries = Math.max(0, out.attempts - 1);
+            const r = out.value;
+            const msg = r as unknown as { content: any[]; usage?: unknown };
+            // Model output is untrusted: one nested too deep would overflow the stack in every later walk (cache, hash, redaction).
+            if (exceedsNesting(msg.content))
+              throw unparseable(`the answer's content is nested more than ${MAX_NESTING} levels deep`);
+            // Normalised: input_tokens counts every prompt token, cache reads and writes included (adapters/models/provider-usage.ts).
+            const n = anthropicUsage(msg.usage);
+            const tokens = {
+              input_tokens: n.inputTokens,
+              output_tokens: n.outputTokens,
+              ...(n.cachedInputTokens && { cached_input_tokens: n.cachedInputTokens }),
+              ...(n.cacheWriteInputTokens && { cache_write_input_tokens: n.cacheWriteInputTokens }),
+            };
+            const live = callUsage({
+              role: framing?.role ?? "policy",
+              ...(framing?.prompt && { prompt: framing.prompt }),
+              model,
+              ...n,
+              provider: "anthropic",
+              startedMs: t0,
+              prices: options.prices,
+            });
+            // meta: recorded with the cache entry for the report's viewer (absent in older entries)
+            return { content: msg.content, usage: tokens, meta: recordedCall(live) };
+          },
+          draw,
+        ));
       } catch (err) {
         observed?.failed(err);
         if (input.signal?.aborted) throw abortError(input.signal);
         if (err instanceof ConfigError) throw err;
         if (err instanceof ModelBehaviorError) return fail(toPolicyFailure(err));
-        return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `Anthropic computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey], ...(attempts > 0 && { attempts }) })).message });
+        return fail({
+          kind: "model-error",
+          message: (err instanceof AdapterError
+            ? err
+            : toAdapterError(err, {
+                what: `Anthropic computer use (${model})`,
+                timeoutMs,
+                maxRetries,
+                secrets: [apiKey],
+                ...(attempts > 0 && { attempts }),
+              })
+          ).message,
+        });
       }
-      const { input_tokens: inputTokens, output_tokens: outputTokens, cached_input_tokens: cachedInputTokens, cache_write_input_tokens: cacheWriteInputTokens } = res.usage;
+      const {
+        input_tokens: inputTokens,
+        output_tokens: outputTokens,
+        cached_input_tokens: cachedInputTokens,
+        cache_write_input_tokens: cacheWriteInputTokens,
+      } = res.usage;
       // `retries`: the client's retries of the live call (0 on a first-try answer), in the usage record.
-      const usage = { ...callUsage({ role: framing?.role ?? "policy", model, inputTokens, outputTokens, cachedInputTokens, cacheWriteInputTokens, provider: "anthropic", startedMs: started, cached, prices: options.prices, ...(framing?.prompt && { prompt: framing.prompt }) }), ...(retries !== undefined && { retries }) };
+      const usage = {
+        ...callUsage({
+          role: framing?.role ?? "policy",
+          model,
+          inputTokens,
+          outputTokens,
+          cachedInputTokens,
+          cacheWriteInputTokens,
+          provider: "anthropic",
+          startedMs: started,
+          cached,
+          prices: options.prices,
+          ...(framing?.prompt && { prompt: framing.prompt }),
+        }),
+        ...(retries !== undefined && { retries }),
+      };
       const content = Array.isArray(res.content) ? res.content : [];
-      const text = content.map((b) => (b?.type === "text" ? b.text : b?.type === "tool_use" ? `tool_use ${JSON.stringify(b.input)}` : "")).filter(Boolean).join("\n");
+      const text = content
+        .map((b) => (b?.type === "text" ? b.text : b?.type === "tool_use" ? `tool_use ${JSON.stringify(b.input)}` : ""))
+        .filter(Boolean)
+        .join("\n");
       observed?.done(text, usage);
       const memo = { content } as unknown as JsonValue;
       const uses = content.filter((b) => b?.type === "tool_use");
       if (!uses.length) {
-        if (!text.trim()) return fail({ kind: "empty", message: "the response has neither a tool call nor text" }, { usage: [usage] });
+        if (!text.trim())
+          return fail({ kind: "empty", message: "the response has neither a tool call nor text" }, { usage: [usage] });
         return { actions: [{ type: "DONE" }], response: text, usage: [usage], memo };
       }
       try {
         const actions: Action[] = uses.flatMap((u) => {
-          if (u.name !== "computer") throw unparseable(`the model called tool "${String(u.name)}", but only "computer" is offered`);
-          return anthropicComputerInputToActions(u.input as AnthropicComputerInput, { scaleX: input.observation.width / display.width, scaleY: input.observation.height / display.height });
+          if (u.name !== "computer")
+            throw unparseable(`the model called tool "${String(u.name)}", but only "computer" is offered`);
+          return anthropicComputerInputToActions(u.input as AnthropicComputerInput, {
+            scaleX: input.observation.width / display.width,
+            scaleY: input.observation.height / display.height,
+          });
         });
         return { actions, response: text, usage: [usage], memo };
       } catch (err) {

@@ -14,7 +14,8 @@ import { createPyautoguiPolicy } from "../openai/pyautogui-policy.ts";
 import { createUiTarsPolicy, type UiTarsPolicyOptions } from "../uitars/uitars-policy.ts";
 
 /** Options for {@link createLangChainPolicy}. */
-export interface LangChainPolicyOptions extends Omit<ChatPolicyOptions, "model">, Pick<UiTarsPolicyOptions, "coordinates" | "language"> {
+export interface LangChainPolicyOptions
+  extends Omit<ChatPolicyOptions, "model">, Pick<UiTarsPolicyOptions, "coordinates" | "language"> {
   /** The LangChain chat model (a vision model). */
   chatModel: BaseChatModel;
   /** Where screenshots are read from when building requests. */
@@ -36,7 +37,11 @@ export function createLangChainPolicy(options: LangChainPolicyOptions): ChatPoli
   const { chatModel, blobs, format = "pyautogui", modelName, timeoutMs, prices, cache, ...rest } = options;
   const backend = createLangChainChatModel({ chatModel, blobs, modelName, timeoutMs, prices });
   const model: ChatModel = cache ? withCache(backend, cache) : backend;
-  if (format === "pyautogui") return createPyautoguiPolicy({ ...rest, model, name: rest.name ?? `langchain-pyautogui:${model.model}` });
-  if (format === "uitars") return createUiTarsPolicy({ ...rest, model, name: rest.name ?? `langchain-uitars:${model.model}` });
-  throw new ConfigError(`format: "${format}" is not a LangChain policy format; use "pyautogui" or "uitars"`, { field: "format" });
+  if (format === "pyautogui")
+    return createPyautoguiPolicy({ ...rest, model, name: rest.name ?? `langchain-pyautogui:${model.model}` });
+  if (format === "uitars")
+    return createUiTarsPolicy({ ...rest, model, name: rest.name ?? `langchain-uitars:${model.model}` });
+  throw new ConfigError(`format: "${format}" is not a LangChain policy format; use "pyautogui" or "uitars"`, {
+    field: "format",
+  });
 }

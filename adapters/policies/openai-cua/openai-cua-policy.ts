@@ -98,11 +98,24 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
   const model = options.model ?? "computer-use-preview";
   const baseURL = options.baseURL ?? settings.baseUrl;
   const apiKey = options.apiKey ?? settings.apiKey;
-  if (!apiKey && !baseURL) throw new ConfigError("apiKey: set OPENAI_API_KEY (or RETRACE_API_KEY) or pass apiKey for OpenAI computer use", { field: "apiKey" });
+  if (!apiKey && !baseURL)
+    throw new ConfigError("apiKey: set OPENAI_API_KEY (or RETRACE_API_KEY) or pass apiKey for OpenAI computer use", {
+      field: "apiKey",
+    });
   const maxRetries = options.maxRetries ?? 3;
   const timeoutMs = options.timeoutMs ?? 120_000;
   registerSecret(apiKey);
-  const client = lazy(async () => new (await importOptional("openai", "createOpenAICuaPolicy", () => import("openai"))).default({ apiKey: apiKey ?? "no-key", ...(baseURL && { baseURL }), maxRetries, timeout: timeoutMs, fetch: deadlineFetch(timeoutMs), logLevel: "off" }));
+  const client = lazy(
+    async () =>
+      new (await importOptional("openai", "createOpenAICuaPolicy", () => import("openai"))).default({
+        apiKey: apiKey ?? "no-key",
+        ...(baseURL && { baseURL }),
+        maxRetries,
+        timeout: timeoutMs,
+        fetch: deadlineFetch(timeoutMs),
+        logLevel: "off",
+      }),
+  );
   const cache = createRecordReplay(options.cache ?? { dir: "", mode: "off" });
   const stats: ChatPolicyStats = { calls: 0, failures: {} };
   const fail = (failure: PolicyFailure, rest: Partial<PolicyDecision> = {}): PolicyDecision => {
@@ -111,7 +124,12 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
   };
 
   const requestFor = (input: PolicyInput, framing?: PromptFraming): Record<string, unknown> => {
-    const tool = { type: "computer_use_preview", display_width: input.observation.width, display_height: input.observation.height, environment: options.environment ?? "linux" };
+    const tool = {
+      type: "computer_use_preview",
+      display_width: input.observation.width,
+      display_height: input.observation.height,
+      environment: options.environment ?? "linux",
+    };
     const screenshot = blobUrl(input.observation.screenshot);
     const notice = input.notice ? [{ role: "user", content: [{ type: "input_text", text: input.notice }] }] : [];
     const summary = options.reasoningSummary ?? "concise";
@@ -131,9 +149,21 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
         output: { type: "computer_screenshot", image_url: screenshot },
         ...(memo.safety.length && { acknowledged_safety_checks: memo.safety }),
       }));
-      const look = memo.callIds.length ? [] : [{ role: "user", content: [{ type: "input_text", text: "Continue with the task. Here is the current screen." }, { type: "input_image", image_url: screenshot }] }];
+      const look = memo.callIds.length
+        ? []
+        : [
+            {
+              role: "user",
+              content: [
+                { type: "input_text", text: "Continue with the task. Here is the current screen." },
+                { type: "input_image", image_url: screenshot },
+              ],
+            },
+          ];
       // A framed call continuing a conversation (e.g. a perturbation step after forward steps) restates the instruction prefix.
-      const framed = framing?.instructionPrefix ? [{ role: "user", content: [{ type: "input_text", text: framing.instructionPrefix }] }] : [];
+      const framed = framing?.instructionPrefix
+        ? [{ role: "user", content: [{ type: "input_text", text: framing.instructionPrefix }] }]
+        : [];
       return { ...base, previous_response_id: memo.responseId, input: [...notice, ...outputs, ...framed, ...look] };
     }
     const past = input.history.length
@@ -146,7 +176,11 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
         {
           role: "user",
           content: [
-            ...(framing?.preamble ?? []).map((p: ChatContentPart) => (p.type === "text" ? { type: "input_text", text: p.text } : { type: "input_image", image_url: blobUrl(p.blob) })),
+            ...(framing?.preamble ?? []).map((p: ChatContentPart) =>
+              p.type === "text"
+                ? { type: "input_text", text: p.text }
+                : { type: "input_image", image_url: blobUrl(p.blob) },
+            ),
             { type: "input_text", text: `${prefixed(framing?.instructionPrefix, input.task.instruction)}${past}` },
             { type: "input_image", image_url: screenshot },
           ],
@@ -164,7 +198,12 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
       const draw = options.draws?.next(framing?.role ?? "policy", hashValue(request));
       stats.calls++;
       const started = performance.now();
-      const observed = options.observe?.({ model, ...(framing?.prompt && { prompt: framing.prompt }), ...(draw && { draw }), messages: responsesRequestMessages(request) });
+      const observed = options.observe?.({
+        model,
+        ...(framing?.prompt && { prompt: framing.prompt }),
+        ...(draw && { draw }),
+        messages: responsesRequestMessages(request),
+      });
       let res: CuaResponse;
       let cached: boolean;
       /** HTTP retries of the live call (absent on a cache replay: no request was sent). */
@@ -172,47 +211,104 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
       let attempts = 0;
       const sdk = await client();
       try {
-        ({ value: res, cached } = await cache.run(request, async (): Promise<CuaResponse> => {
-          const body = await materializeBlobUrls(request, input.blobs);
-          await awaitEndpointSlot(baseURL ?? "https://api.openai.com/v1");
-          const t0 = performance.now();
-          // The SDK's retries (bounded by maxRetries, stopped by an abort) are counted per call (usage.retries).
-          const out = await countingAttempts(() => withCallSignal(input.signal, (signal) => sdk.responses.create(body as never, { signal })));
-          attempts = out.attempts;
-          if ("error" in out) throw out.error;
-          retries = Math.max(0, out.attempts - 1);
-          const r = out.value as unknown as CuaResponse;
-          // Model output is untrusted: one nested too deep would overflow the stack in every later walk (cache, hash, redaction).
-          if (exceedsNesting(r.output)) throw unparseable(`the answer's output is nested more than ${MAX_NESTING} levels deep`);
-          const n = responsesUsage(r.usage);
-          const tokens = { input_tokens: n.inputTokens, output_tokens: n.outputTokens, ...(n.cachedInputTokens && { cached_input_tokens: n.cachedInputTokens }) };
-          const live = callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, ...n, startedMs: t0, prices: options.prices });
-          return { id: r.id, output: r.output, usage: tokens, meta: recordedCall(live) };
-        }, draw));
+        ({ value: res, cached } = await cache.run(
+          request,
+          async (): Promise<CuaResponse> => {
+            const body = await materializeBlobUrls(request, input.blobs);
+            await awaitEndpointSlot(baseURL ?? "https://api.openai.com/v1");
+            const t0 = performance.now();
+            // The SDK's retries (bounded by maxRetries, stopped by an abort) are counted per call (usage.retries).
+            const out = await countingAttempts(() =>
+              withCallSignal(input.signal, (signal) => sdk.responses.create(body as never, { signal })),
+            );
+            attempts = out.attempts;
+            if ("error" in out) throw out.error;
+            retries = Math.max(0, out.attempts - 1);
+            const r = out.value as unknown as CuaResponse;
+            // Model output is untrusted: one nested too deep would overflow the stack in every later walk (cache, hash, redaction).
+            if (exceedsNesting(r.output))
+              throw unparseable(`the answer's output is nested more than ${MAX_NESTING} levels deep`);
+            const n = responsesUsage(r.usage);
+            const tokens = {
+              input_tokens: n.inputTokens,
+              output_tokens: n.outputTokens,
+              ...(n.cachedInputTokens && { cached_input_tokens: n.cachedInputTokens }),
+            };
+            const live = callUsage({
+              role: framing?.role ?? "policy",
+              ...(framing?.prompt && { prompt: framing.prompt }),
+              model,
+              ...n,
+              startedMs: t0,
+              prices: options.prices,
+            });
+            return { id: r.id, output: r.output, usage: tokens, meta: recordedCall(live) };
+          },
+          draw,
+        ));
       } catch (err) {
         observed?.failed(err);
         if (input.signal?.aborted) throw abortError(input.signal);
         if (err instanceof ConfigError) throw err;
         if (err instanceof ModelBehaviorError) return fail(toPolicyFailure(err));
-        return fail({ kind: "model-error", message: (err instanceof AdapterError ? err : toAdapterError(err, { what: `OpenAI computer use (${model})`, timeoutMs, maxRetries, secrets: [apiKey], ...(attempts > 0 && { attempts }) })).message });
+        return fail({
+          kind: "model-error",
+          message: (err instanceof AdapterError
+            ? err
+            : toAdapterError(err, {
+                what: `OpenAI computer use (${model})`,
+                timeoutMs,
+                maxRetries,
+                secrets: [apiKey],
+                ...(attempts > 0 && { attempts }),
+              })
+          ).message,
+        });
       }
       // `retries`: the client's retries of the live call (0 on a first-try answer), in the usage record.
-      const usage = { ...callUsage({ role: framing?.role ?? "policy", ...(framing?.prompt && { prompt: framing.prompt }), model, inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0, cachedInputTokens: res.usage?.cached_input_tokens, startedMs: started, cached, prices: options.prices }), ...(retries !== undefined && { retries }) };
+      const usage = {
+        ...callUsage({
+          role: framing?.role ?? "policy",
+          ...(framing?.prompt && { prompt: framing.prompt }),
+          model,
+          inputTokens: res.usage?.input_tokens ?? 0,
+          outputTokens: res.usage?.output_tokens ?? 0,
+          cachedInputTokens: res.usage?.cached_input_tokens,
+          startedMs: started,
+          cached,
+          prices: options.prices,
+        }),
+        ...(retries !== undefined && { retries }),
+      };
       const calls = (res.output ?? []).filter((o) => o?.type === "computer_call");
       const text = describeOutput(res.output ?? []);
       observed?.done(text, usage);
       const safety = calls.flatMap((c) => (Array.isArray(c.pending_safety_checks) ? c.pending_safety_checks : []));
       const memo: CuaMemo = { responseId: res.id, callIds: calls.map((c) => String(c.call_id)), safety };
       if (safety.length && (options.onSafetyCheck ?? "fail") === "fail") {
-        return fail({ kind: "refused", message: `the model raised safety checks: ${safety.map((s: { code?: string }) => s.code ?? "unknown").join(", ")} (set onSafetyCheck: "acknowledge" to continue)` }, { response: text, usage: [usage] });
+        return fail(
+          {
+            kind: "refused",
+            message: `the model raised safety checks: ${safety.map((s: { code?: string }) => s.code ?? "unknown").join(", ")} (set onSafetyCheck: "acknowledge" to continue)`,
+          },
+          { response: text, usage: [usage] },
+        );
       }
       if (!calls.length) {
         // Like OpenAI's reference loop: an answer without a computer call ends the task.
-        if (!text.trim()) return fail({ kind: "empty", message: "the response has neither a computer call nor text" }, { usage: [usage], memo: memo as unknown as JsonValue });
+        if (!text.trim())
+          return fail(
+            { kind: "empty", message: "the response has neither a computer call nor text" },
+            { usage: [usage], memo: memo as unknown as JsonValue },
+          );
         return { actions: [{ type: "DONE" }], response: text, usage: [usage], memo: memo as unknown as JsonValue };
       }
       try {
-        const actions: Action[] = calls.flatMap((c) => openAIComputerActionToActions(c.action as OpenAIComputerAction, { scrollPixelsPerClick: options.scrollPixelsPerClick }));
+        const actions: Action[] = calls.flatMap((c) =>
+          openAIComputerActionToActions(c.action as OpenAIComputerAction, {
+            scrollPixelsPerClick: options.scrollPixelsPerClick,
+          }),
+        );
         return { actions, response: text, usage: [usage], memo: memo as unknown as JsonValue };
       } catch (err) {
         return fail(toPolicyFailure(err), { response: text, usage: [usage], memo: memo as unknown as JsonValue });
@@ -231,7 +327,8 @@ function asMemo(v: unknown): CuaMemo | undefined {
 function describeOutput(output: any[]): string {
   const lines: string[] = [];
   for (const o of output) {
-    if (o?.type === "reasoning") for (const s of o.summary ?? []) if (typeof s?.text === "string") lines.push(`Reasoning: ${s.text}`);
+    if (o?.type === "reasoning")
+      for (const s of o.summary ?? []) if (typeof s?.text === "string") lines.push(`Reasoning: ${s.text}`);
     if (o?.type === "message") for (const c of o.content ?? []) if (typeof c?.text === "string") lines.push(c.text);
     if (o?.type === "computer_call") lines.push(`computer_call ${JSON.stringify(o.action)}`);
   }

@@ -13,7 +13,13 @@ import { AdapterError } from "../../../src/errors.ts";
 import type { ChatContentPart, ChatMessage, ChatModel } from "../../../src/model.ts";
 import type { HistoryEntry, PolicyDecision, PolicyFailure, PolicyInput } from "../../../src/policy.ts";
 import { toPolicyFailure } from "../../actions/errors.ts";
-import { framedPromptRef, prefixed, type ChatPolicyStats, type FramablePolicy, type PromptFraming } from "../framing.ts";
+import {
+  framedPromptRef,
+  prefixed,
+  type ChatPolicyStats,
+  type FramablePolicy,
+  type PromptFraming,
+} from "../framing.ts";
 import { observationParts, type ObservationType } from "../observation.ts";
 
 export type { ChatPolicyStats } from "../framing.ts";
@@ -62,7 +68,8 @@ export interface ChatPolicy extends FramablePolicy {
 export function buildChatMessages(
   input: PolicyInput,
   format: ChatPolicyFormat,
-  o: Required<Pick<ChatPolicyOptions, "historyImages" | "historyTextSteps" | "detail">> & Pick<ChatPolicyOptions, "observation">,
+  o: Required<Pick<ChatPolicyOptions, "historyImages" | "historyTextSteps" | "detail">> &
+    Pick<ChatPolicyOptions, "observation">,
   framing?: PromptFraming,
 ): ChatMessage[] {
   const messages: ChatMessage[] = [{ role: "system", content: prefixed(framing?.systemPrefix, format.system(input)) }];
@@ -73,12 +80,18 @@ export function buildChatMessages(
   if (older.length) {
     const skipped = recentFrom - older.length;
     const lines = older.map((e) => `Step ${e.step}: ${describe(e)}`);
-    messages.push({ role: "user", content: `Earlier steps${skipped ? ` (the first ${skipped} not shown)` : ""}, screenshots omitted:\n${lines.join("\n")}` });
+    messages.push({
+      role: "user",
+      content: `Earlier steps${skipped ? ` (the first ${skipped} not shown)` : ""}, screenshots omitted:\n${lines.join("\n")}`,
+    });
     messages.push({ role: "assistant", content: "Understood." });
   }
   const step = prefixed(framing?.instructionPrefix, format.stepText(input));
   for (const e of history.slice(recentFrom)) {
-    messages.push({ role: "user", content: [{ type: "text", text: step }, ...observationParts(e.observation, o.observation, o.detail)] });
+    messages.push({
+      role: "user",
+      content: [{ type: "text", text: step }, ...observationParts(e.observation, o.observation, o.detail)],
+    });
     messages.push({ role: "assistant", content: e.response?.trim() ? e.response : describe(e) });
   }
   const current: ChatContentPart[] = [];
@@ -94,7 +107,11 @@ function describe(e: HistoryEntry): string {
 }
 
 /** Create a chat-model policy for a format. */
-export function createChatPolicy(options: ChatPolicyOptions, format: ChatPolicyFormat, defaultName: string): ChatPolicy {
+export function createChatPolicy(
+  options: ChatPolicyOptions,
+  format: ChatPolicyFormat,
+  defaultName: string,
+): ChatPolicy {
   const o = {
     historyImages: options.historyImages ?? 3,
     historyTextSteps: options.historyTextSteps ?? 50,

@@ -35,8 +35,14 @@ export function createPyautoguiPolicy(options: PyautoguiPolicyOptions): ChatPoli
     options,
     {
       prompt: `${promptRef(forwardSystem)}+${promptRef(forwardStep)}`,
-      system: (input) => renderPrompt(forwardSystem, { screen_width: input.observation.width, screen_height: input.observation.height, observation_note: OBSERVATION_NOTES[observation] }),
-      stepText: (input) => renderPrompt(forwardStep, { instruction: input.task.instruction, observation: observationNoun(observation) }),
+      system: (input) =>
+        renderPrompt(forwardSystem, {
+          screen_width: input.observation.width,
+          screen_height: input.observation.height,
+          observation_note: OBSERVATION_NOTES[observation],
+        }),
+      stepText: (input) =>
+        renderPrompt(forwardStep, { instruction: input.task.instruction, observation: observationNoun(observation) }),
       parse: (response, input) => {
         const { width, height } = input.observation;
         const m = options.modelScreen;

@@ -6,7 +6,16 @@
 import { noDetection, type Detection, type ErrorDetector } from "../../../src/detector.ts";
 import { createRng } from "../../../src/rng.ts";
 import type { SimDeskTask, SimGroundTruth } from "../../environments/simdesk/ground-truth.ts";
-import { SimDetectorOptionsSchema, formatParams, parseSimOptions, requireGroundTruth, requireTask, round3 as round, simulated, type Simulated } from "./options.ts";
+import {
+  SimDetectorOptionsSchema,
+  formatParams,
+  parseSimOptions,
+  requireGroundTruth,
+  requireTask,
+  round3 as round,
+  simulated,
+  type Simulated,
+} from "./options.ts";
 import { trajectoryTruth } from "./truth.ts";
 
 /** Options of {@link createSimDetector}. */
@@ -43,13 +52,22 @@ export function createSimDetector(options: SimDetectorOptions): SimDetector {
 
   const detect = async (input: Parameters<ErrorDetector["detect"]>[0]): Promise<Detection> => {
     if (input.observation.stateId === undefined) {
-      return noDetection("simulated detector: observation has no stateId", "sim-detector needs SimDesk observations (stateId missing)");
+      return noDetection(
+        "simulated detector: observation has no stateId",
+        "sim-detector needs SimDesk observations (stateId missing)",
+      );
     }
     const rng = createRng(seed, task.id, "sim-detector", input.tick);
     const truth = trajectoryTruth(gt, task, input.history, input.observation);
     const t = input.history.length;
     if (truth.offTrack) {
-      if (!rng.chance(recall)) return { isError: false, errorStep: null, reason: "simulated: looks on track (missed)", confidence: round(0.5 + 0.3 * rng.next()) };
+      if (!rng.chance(recall))
+        return {
+          isError: false,
+          errorStep: null,
+          reason: "simulated: looks on track (missed)",
+          confidence: round(0.5 + 0.3 * rng.next()),
+        };
       let errorStep = truth.errorStep!;
       let reason = `simulated: ${truth.reason}`;
       if (rng.chance(localisationNoise)) {
@@ -63,9 +81,19 @@ export function createSimDetector(options: SimDetectorOptions): SimDetector {
     }
     if (t > 0 && rng.chance(falsePositiveRate)) {
       const errorStep = rng.int(0, t - 1);
-      return { isError: true, errorStep, reason: `simulated: false alarm (${truth.reason})`, confidence: round(0.6 + 0.3 * rng.next()) };
+      return {
+        isError: true,
+        errorStep,
+        reason: `simulated: false alarm (${truth.reason})`,
+        confidence: round(0.6 + 0.3 * rng.next()),
+      };
     }
-    return { isError: false, errorStep: null, reason: `simulated: ${truth.reason}`, confidence: round(0.8 + 0.2 * rng.next()) };
+    return {
+      isError: false,
+      errorStep: null,
+      reason: `simulated: ${truth.reason}`,
+      confidence: round(0.8 + 0.2 * rng.next()),
+    };
   };
 
   return simulated("sim-detector", label, { detect });

@@ -16,7 +16,16 @@ import type { AxNode } from "../../../src/observation.ts";
 import type { ForwardPolicy, HistoryEntry, PolicyDecision, PolicyInput } from "../../../src/policy.ts";
 import { createRng } from "../../../src/rng.ts";
 import type { SimDeskTask, SlipKind } from "../../environments/simdesk/ground-truth.ts";
-import { DEFAULT_SLIP_MIX, SimForwardOptionsSchema, formatParams, parseSimOptions, requireTask, simulated, type Simulated, type SlipMix } from "./options.ts";
+import {
+  DEFAULT_SLIP_MIX,
+  SimForwardOptionsSchema,
+  formatParams,
+  parseSimOptions,
+  requireTask,
+  simulated,
+  type Simulated,
+  type SlipMix,
+} from "./options.ts";
 import { actionPoint, drawSlip } from "./slips.ts";
 
 /** Options of {@link createSimForwardPolicy}. */
@@ -114,13 +123,19 @@ export function hasOverlay(node: AxNode | undefined): boolean {
 export function createSimForwardPolicy(options: SimForwardPolicyOptions): SimForwardPolicy {
   const factory = "createSimForwardPolicy";
   const task = requireTask(factory, options?.task);
-  const { seed, slipRate, slipMix, noticeRate } = parseSimOptions(factory, SimForwardOptionsSchema, { ...options, task: undefined });
+  const { seed, slipRate, slipMix, noticeRate } = parseSimOptions(factory, SimForwardOptionsSchema, {
+    ...options,
+    task: undefined,
+  });
   const mix = slipMix ?? DEFAULT_SLIP_MIX;
   const label = `sim-forward(${formatParams({ seed, slipRate, noticeRate, slipMix: slipMix ?? undefined })})`;
 
   const decide = (input: PolicyInput): PolicyDecision => {
     if (input.task.id !== task.id) {
-      throw new ConfigError(`${factory}: policy was created for task "${task.id}" but asked about "${input.task.id}"; create one policy per task`, { field: "task" });
+      throw new ConfigError(
+        `${factory}: policy was created for task "${task.id}" but asked about "${input.task.id}"; create one policy per task`,
+        { field: "task" },
+      );
     }
     const rng = createRng(seed, task.id, "sim-forward", input.tick);
     const k = planPositionOf(input.history);
@@ -128,11 +143,20 @@ export function createSimForwardPolicy(options: SimForwardPolicyOptions): SimFor
     const lastMemo = readForwardMemo(last);
 
     // Implicit recovery: the step right after a visible slip may notice it.
-    if (lastMemo?.kind === "slip" && lastMemo.slip && NOTICEABLE.has(lastMemo.slip) && rng.fork("notice").chance(noticeRate)) {
+    if (
+      lastMemo?.kind === "slip" &&
+      lastMemo.slip &&
+      NOTICEABLE.has(lastMemo.slip) &&
+      rng.fork("notice").chance(noticeRate)
+    ) {
       return notice(lastMemo, last!, input);
     }
     if (k >= task.plan.length || task.plan[k].type === "DONE") {
-      return { actions: [{ type: "DONE" }], response: `plan complete (step ${k}): DONE`, memo: { plan: k, next: task.plan.length, kind: "done" } };
+      return {
+        actions: [{ type: "DONE" }],
+        response: `plan complete (step ${k}): DONE`,
+        memo: { plan: k, next: task.plan.length, kind: "done" },
+      };
     }
     if (rng.fork("slip").chance(slipRate)) {
       const slip = drawSlip(mix, task, k, input.observation, rng.fork("slip-kind"));
@@ -144,7 +168,11 @@ export function createSimForwardPolicy(options: SimForwardPolicyOptions): SimFor
         };
       }
     }
-    return { actions: [task.plan[k]], response: `plan step ${k}: ${describeActions([task.plan[k]], input.observation.axTree)}`, memo: { plan: k, next: k + 1, kind: "plan" } };
+    return {
+      actions: [task.plan[k]],
+      response: `plan step ${k}: ${describeActions([task.plan[k]], input.observation.axTree)}`,
+      memo: { plan: k, next: k + 1, kind: "plan" },
+    };
   };
 
   const notice = (memo: SimForwardMemo, last: HistoryEntry, input: PolicyInput): PolicyDecision => {

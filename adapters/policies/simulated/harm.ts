@@ -49,19 +49,40 @@ function clickCentre(n: AxNode): Action | null {
 export function pickHarmfulMove(observation: Observation, rng: Rng): HarmfulMove {
   const discard = find(observation.axTree, (n) => /button/i.test(n.role) && DISCARD_NAME.test(n.name.trim()));
   const discardClick = discard.length ? clickCentre(discard[0]) : null;
-  if (discardClick) return { kind: "close-unsaved", actions: [discardClick], what: `dismiss the prompt with "${discard[0].name}"` };
-  const toggles = find(observation.axTree, (n) => TOGGLE_ROLE.test(n.role) && !!n.bounds && !(n.states ?? []).includes("disabled"));
-  const kinds: HarmKind[] = ["over-undo", "over-undo", "close-unsaved", "select-all-delete", ...(toggles.length ? (["flip-setting", "flip-setting"] as const) : [])];
+  if (discardClick)
+    return { kind: "close-unsaved", actions: [discardClick], what: `dismiss the prompt with "${discard[0].name}"` };
+  const toggles = find(
+    observation.axTree,
+    (n) => TOGGLE_ROLE.test(n.role) && !!n.bounds && !(n.states ?? []).includes("disabled"),
+  );
+  const kinds: HarmKind[] = [
+    "over-undo",
+    "over-undo",
+    "close-unsaved",
+    "select-all-delete",
+    ...(toggles.length ? (["flip-setting", "flip-setting"] as const) : []),
+  ];
   const kind = rng.pick(kinds);
   switch (kind) {
     case "over-undo": {
       const n = rng.int(2, 4);
-      return { kind, actions: Array.from({ length: n }, () => ({ type: "HOTKEY", keys: ["ctrl", "z"] }) as Action), what: `undo ${n} times` };
+      return {
+        kind,
+        actions: Array.from({ length: n }, () => ({ type: "HOTKEY", keys: ["ctrl", "z"] }) as Action),
+        what: `undo ${n} times`,
+      };
     }
     case "close-unsaved":
       return { kind, actions: [{ type: "HOTKEY", keys: ["ctrl", "w"] }], what: "close the window to start over" };
     case "select-all-delete":
-      return { kind, actions: [{ type: "HOTKEY", keys: ["ctrl", "a"] }, { type: "PRESS", key: "delete" }], what: "select all and delete the stray content" };
+      return {
+        kind,
+        actions: [
+          { type: "HOTKEY", keys: ["ctrl", "a"] },
+          { type: "PRESS", key: "delete" },
+        ],
+        what: "select all and delete the stray content",
+      };
     case "flip-setting": {
       const t = rng.pick(toggles);
       return { kind, actions: [clickCentre(t)!], what: `toggle ${t.role} "${t.name}" back` };

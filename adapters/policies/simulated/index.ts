@@ -16,10 +16,32 @@ export { createSimDetector } from "./detector.ts";
 export type { SimDetector, SimDetectorOptions } from "./detector.ts";
 export { createSimStepSelector } from "./selector.ts";
 export type { SimStepSelector, SimStepSelectorOptions } from "./selector.ts";
-export { trajectoryTruth, correctRecoveryStep, isOnTrack, lastOnTrackStep, isProgress, planIndicesOf } from "./truth.ts";
+export {
+  trajectoryTruth,
+  correctRecoveryStep,
+  isOnTrack,
+  lastOnTrackStep,
+  isProgress,
+  planIndicesOf,
+} from "./truth.ts";
 export type { TrajectoryTruth } from "./truth.ts";
-export { SIM_PROFILES, SIM_RECOVERER_SKILLED, SIM_RECOVERER_WEAK, SIM_RECOVERER_FLAILING, describeSimulated, createSimAgents } from "./profiles.ts";
-export type { SimAgents, SimAgentsOptions, MaybeSimulated, SimForwardProfileName, SimRecovererProfileName, SimDetectorProfileName, SimSelectorProfileName } from "./profiles.ts";
+export {
+  SIM_PROFILES,
+  SIM_RECOVERER_SKILLED,
+  SIM_RECOVERER_WEAK,
+  SIM_RECOVERER_FLAILING,
+  describeSimulated,
+  createSimAgents,
+} from "./profiles.ts";
+export type {
+  SimAgents,
+  SimAgentsOptions,
+  MaybeSimulated,
+  SimForwardProfileName,
+  SimRecovererProfileName,
+  SimDetectorProfileName,
+  SimSelectorProfileName,
+} from "./profiles.ts";
 export { DEFAULT_SLIP_MIX } from "./options.ts";
 export type { SlipMix } from "./options.ts";
 export { drawSlip, makeSlip, misclick, typo, wrongItem, clickableNodes } from "./slips.ts";

@@ -4,7 +4,12 @@
  */
 import { z } from "zod";
 import { ConfigError } from "../../../src/errors.ts";
-import { SLIP_KINDS, type SimDeskTask, type SimGroundTruth, type SlipKind } from "../../environments/simdesk/ground-truth.ts";
+import {
+  SLIP_KINDS,
+  type SimDeskTask,
+  type SimGroundTruth,
+  type SlipKind,
+} from "../../environments/simdesk/ground-truth.ts";
 
 const probability = z.number().min(0).max(1);
 const seed = z.union([z.number().int(), z.string()]);
@@ -26,7 +31,12 @@ export const DEFAULT_SLIP_MIX: Readonly<Record<SlipKind, number>> = Object.freez
 });
 
 const slipMixSchema = z
-  .object(Object.fromEntries(SLIP_KINDS.map((k) => [k, z.number().min(0).optional()])) as Record<SlipKind, z.ZodOptional<z.ZodNumber>>)
+  .object(
+    Object.fromEntries(SLIP_KINDS.map((k) => [k, z.number().min(0).optional()])) as Record<
+      SlipKind,
+      z.ZodOptional<z.ZodNumber>
+    >,
+  )
   .strict()
   .refine((m) => Object.values(m).some((w) => (w ?? 0) > 0), { message: "needs at least one positive weight" });
 
@@ -79,20 +89,27 @@ export function parseSimOptions<S extends z.ZodType>(factory: string, schema: S,
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const field = issue.path.map(String).join(".");
-  throw new ConfigError(`${factory}: option "${field || "(options)"}" is invalid: ${issue.message}`, { field: field || undefined });
+  throw new ConfigError(`${factory}: option "${field || "(options)"}" is invalid: ${issue.message}`, {
+    field: field || undefined,
+  });
 }
 
 /** Check the non-numeric inputs a simulated component needs (a SimDesk task, a ground truth). */
 export function requireTask(factory: string, task: SimDeskTask | undefined): SimDeskTask {
   if (!task || typeof task.id !== "string" || !Array.isArray(task.plan)) {
-    throw new ConfigError(`${factory}: option "task" must be a SimDesk task with an id and a plan (one of SIMDESK_TASKS)`, { field: "task" });
+    throw new ConfigError(
+      `${factory}: option "task" must be a SimDesk task with an id and a plan (one of SIMDESK_TASKS)`,
+      { field: "task" },
+    );
   }
   return task;
 }
 
 export function requireGroundTruth(factory: string, gt: SimGroundTruth | undefined): SimGroundTruth {
   if (!gt || typeof gt.planIndexOf !== "function" || typeof gt.nextRestorativeAction !== "function") {
-    throw new ConfigError(`${factory}: option "groundTruth" must be a SimDesk ground truth (SimGroundTruth)`, { field: "groundTruth" });
+    throw new ConfigError(`${factory}: option "groundTruth" must be a SimDesk ground truth (SimGroundTruth)`, {
+      field: "groundTruth",
+    });
   }
   return gt;
 }
@@ -100,9 +117,12 @@ export function requireGroundTruth(factory: string, gt: SimGroundTruth | undefin
 /** The stateId of an observation, or a ConfigError: simulated components need SimDesk observations. */
 export function requireStateId(factory: string, stateId: string | undefined, what: string): string {
   if (!stateId) {
-    throw new ConfigError(`${factory}: ${what} has no stateId; simulated components only run on SimDesk (a ground-truth environment)`, {
-      field: "observation.stateId",
-    });
+    throw new ConfigError(
+      `${factory}: ${what} has no stateId; simulated components only run on SimDesk (a ground-truth environment)`,
+      {
+        field: "observation.stateId",
+      },
+    );
   }
   return stateId;
 }
@@ -119,7 +139,11 @@ export function formatParams(params: Record<string, unknown>): string {
 export type Simulated<T> = T & { readonly simulated: true; readonly label: string };
 
 /** A simulated component: `{ name, simulated: true, label, ...members }`. */
-export function simulated<M extends object>(name: string, label: string, members: M): Simulated<M & { readonly name: string }> {
+export function simulated<M extends object>(
+  name: string,
+  label: string,
+  members: M,
+): Simulated<M & { readonly name: string }> {
   return { name, simulated: true, label, ...members };
 }
 

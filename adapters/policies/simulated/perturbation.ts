@@ -7,7 +7,14 @@ import { formatAction, type Action } from "../../../src/action.ts";
 import type { ForwardPolicy, PolicyDecision, PolicyInput } from "../../../src/policy.ts";
 import { createRng, type Rng } from "../../../src/rng.ts";
 import type { SimGroundTruth } from "../../environments/simdesk/ground-truth.ts";
-import { SimPerturbationOptionsSchema, formatParams, parseSimOptions, requireGroundTruth, simulated, type Simulated } from "./options.ts";
+import {
+  SimPerturbationOptionsSchema,
+  formatParams,
+  parseSimOptions,
+  requireGroundTruth,
+  simulated,
+  type Simulated,
+} from "./options.ts";
 
 /** Options of {@link createSimPerturbationPolicy}. */
 export interface SimPerturbationPolicyOptions {
@@ -22,7 +29,15 @@ export interface SimPerturbationPolicyOptions {
 /** A seeded simulated perturbation policy. */
 export type SimPerturbationPolicy = Simulated<ForwardPolicy>;
 
-const PASSIVE: ReadonlySet<Action["type"]> = new Set<Action["type"]>(["MOVE_TO", "WAIT", "SCROLL", "MOUSE_UP", "KEY_UP", "DONE", "FAIL"]);
+const PASSIVE: ReadonlySet<Action["type"]> = new Set<Action["type"]>([
+  "MOVE_TO",
+  "WAIT",
+  "SCROLL",
+  "MOUSE_UP",
+  "KEY_UP",
+  "DONE",
+  "FAIL",
+]);
 
 /** Whether an action can change the desktop's state (not just the pointer or the view). */
 export function isStateChanging(a: Action): boolean {
@@ -41,12 +56,20 @@ export function pickWrongAction(gt: SimGroundTruth, rng: Rng, preferStateChangin
 export function createSimPerturbationPolicy(options: SimPerturbationPolicyOptions): SimPerturbationPolicy {
   const factory = "createSimPerturbationPolicy";
   const gt = requireGroundTruth(factory, options?.groundTruth);
-  const { seed, preferStateChanging } = parseSimOptions(factory, SimPerturbationOptionsSchema, { seed: options.seed, preferStateChanging: options.preferStateChanging });
+  const { seed, preferStateChanging } = parseSimOptions(factory, SimPerturbationOptionsSchema, {
+    seed: options.seed,
+    preferStateChanging: options.preferStateChanging,
+  });
   const label = `sim-perturber(${formatParams({ seed, preferStateChanging })})`;
   const propose = async (input: PolicyInput): Promise<PolicyDecision> => {
     const rng = createRng(seed, input.task.id, "sim-perturber", input.tick);
     const action = pickWrongAction(gt, rng, preferStateChanging);
-    if (!action) return { actions: [{ type: "WAIT", seconds: 1 }], response: "perturb: no wrong action available, waiting", memo: { kind: "perturb" } };
+    if (!action)
+      return {
+        actions: [{ type: "WAIT", seconds: 1 }],
+        response: "perturb: no wrong action available, waiting",
+        memo: { kind: "perturb" },
+      };
     return { actions: [action], response: `perturb: ${formatAction(action)}`, memo: { kind: "perturb" } };
   };
   return simulated("sim-perturber", label, { propose });

@@ -120,7 +120,11 @@ function profile<T>(kind: string, table: Record<string, T>, value: string | T | 
   if (value === undefined || typeof value === "string") {
     const name: string = typeof value === "string" ? value : fallback;
     const found = table[name];
-    if (!found) throw new ConfigError(`createSimAgents: unknown ${kind} profile "${name}" (one of ${Object.keys(table).join(", ")})`, { field: kind });
+    if (!found)
+      throw new ConfigError(
+        `createSimAgents: unknown ${kind} profile "${name}" (one of ${Object.keys(table).join(", ")})`,
+        { field: kind },
+      );
     return found;
   }
   return value;
@@ -129,9 +133,28 @@ function profile<T>(kind: string, table: Record<string, T>, value: string | T | 
 /** Build the simulated forward policy, recoverer, detector and selector for one task. */
 export function createSimAgents(options: SimAgentsOptions): SimAgents {
   const { task, groundTruth, seed = 0 } = options;
-  const policy = createSimForwardPolicy({ task, seed, ...profile("forward", SIM_PROFILES.forward as Record<string, ForwardProfile>, options.forward, "default") });
-  const recoverer = createSimRecoveryPolicy({ groundTruth, task, seed, ...profile("recoverer", SIM_PROFILES.recoverer as Record<string, RecovererProfile>, options.recoverer, "skilled") });
-  const detector = createSimDetector({ groundTruth, task, seed, ...profile("detector", SIM_PROFILES.detector as Record<string, DetectorProfile>, options.detector, "decent") });
-  const selector = createSimStepSelector({ groundTruth, task, seed, ...profile("selector", SIM_PROFILES.selector as Record<string, SelectorProfile>, options.selector, "accurate") });
+  const policy = createSimForwardPolicy({
+    task,
+    seed,
+    ...profile("forward", SIM_PROFILES.forward as Record<string, ForwardProfile>, options.forward, "default"),
+  });
+  const recoverer = createSimRecoveryPolicy({
+    groundTruth,
+    task,
+    seed,
+    ...profile("recoverer", SIM_PROFILES.recoverer as Record<string, RecovererProfile>, options.recoverer, "skilled"),
+  });
+  const detector = createSimDetector({
+    groundTruth,
+    task,
+    seed,
+    ...profile("detector", SIM_PROFILES.detector as Record<string, DetectorProfile>, options.detector, "decent"),
+  });
+  const selector = createSimStepSelector({
+    groundTruth,
+    task,
+    seed,
+    ...profile("selector", SIM_PROFILES.selector as Record<string, SelectorProfile>, options.selector, "accurate"),
+  });
   return { policy, recoverer, detector, selector, label: describeSimulated(policy, recoverer, detector, selector) };
 }

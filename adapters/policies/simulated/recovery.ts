@@ -23,7 +23,17 @@ import { createRng } from "../../../src/rng.ts";
 import type { SimDeskTask, SimGroundTruth } from "../../environments/simdesk/ground-truth.ts";
 import { planPositionOf } from "./forward.ts";
 import { planIndexOf } from "./truth.ts";
-import { SimRecoveryOptionsSchema, formatParams, parseSimOptions, requireGroundTruth, requireStateId, requireTask, round3 as round, simulated, type Simulated } from "./options.ts";
+import {
+  SimRecoveryOptionsSchema,
+  formatParams,
+  parseSimOptions,
+  requireGroundTruth,
+  requireStateId,
+  requireTask,
+  round3 as round,
+  simulated,
+  type Simulated,
+} from "./options.ts";
 import { pickWrongAction } from "./perturbation.ts";
 import { pickHarmfulMove, type HarmKind } from "./harm.ts";
 import { SIMDESK_TASKS } from "../../environments/simdesk/tasks/index.ts";
@@ -77,7 +87,12 @@ export interface SimRecoveryPolicyOptions {
 }
 
 /** Context effects that change nothing: the recoverer acts at its `skill` whatever it is shown. */
-export const SIM_CONTEXT_NEUTRAL: Readonly<SimContextEffects> = Object.freeze({ errorInference: 1, targetInference: 1, summaryFidelity: 1, blindFalseDone: 1 });
+export const SIM_CONTEXT_NEUTRAL: Readonly<SimContextEffects> = Object.freeze({
+  errorInference: 1,
+  targetInference: 1,
+  summaryFidelity: 1,
+  blindFalseDone: 1,
+});
 
 /** The context knobs of the simulated recoverer. */
 export interface SimContextEffects {
@@ -92,10 +107,16 @@ export interface SimContextEffects {
 }
 
 /** What a recovery context shows the simulated recoverer, and the skill and false-done rate that follow. */
-export function contextView(input: Pick<RecoveryInput, "context" | "target">, skill: number, falseDoneRate: number, effects: SimContextEffects): { wrongActions: boolean; path: "steps" | "summary" | "none"; skill: number; falseDoneRate: number } {
+export function contextView(
+  input: Pick<RecoveryInput, "context" | "target">,
+  skill: number,
+  falseDoneRate: number,
+  effects: SimContextEffects,
+): { wrongActions: boolean; path: "steps" | "summary" | "none"; skill: number; falseDoneRate: number } {
   const seen = input.context.history.length;
   const wrongActions = seen > input.target.step;
-  const path = input.target.step === 0 || seen >= input.target.step ? "steps" : input.context.summary?.trim() ? "summary" : "none";
+  const path =
+    input.target.step === 0 || seen >= input.target.step ? "steps" : input.context.summary?.trim() ? "summary" : "none";
   let k = skill * (wrongActions ? 1 : effects.errorInference);
   if (path === "summary") k *= effects.summaryFidelity;
   if (path === "none") k *= effects.targetInference;
@@ -137,7 +158,8 @@ export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimR
   const assumeRestoredRate = harmRate ? parsed.assumeRestoredRate : undefined;
   const overUndoRate = parsed.overUndoRate > 0 ? parsed.overUndoRate : undefined;
   /** The task for over-undo: the given one, else the SimDesk task with the input's id (the recoverer knows its task). */
-  const taskOf = (input: RecoveryInput): SimDeskTask | undefined => (task?.id === input.task.id ? task : SIMDESK_TASKS.find((t) => t.id === input.task.id));
+  const taskOf = (input: RecoveryInput): SimDeskTask | undefined =>
+    task?.id === input.task.id ? task : SIMDESK_TASKS.find((t) => t.id === input.task.id);
   const effects = parsed.contextEffects as SimContextEffects;
   const label = `sim-recoverer(${formatParams({ seed, skill, falseDoneRate, forwardBias, harmRate, assumeRestoredRate, overUndoRate })}; context: ${formatParams({ ...effects })})`;
 
@@ -150,21 +172,41 @@ export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimR
     const next = gt.nextRestorativeAction(targetId);
     if (next === null) {
       // Spurious perception: a weak recoverer "sees" a problem in a state that already matches the target and acts on it.
-      if (harmRate !== undefined && rng.fork("spurious").chance(harmRate * (1 - view.skill))) return harmful(input, rng);
-      return { actions: [], restored: true, response: `restored: the current state matches target step ${input.target.step}`, memo: { kind: "restored" } };
+      if (harmRate !== undefined && rng.fork("spurious").chance(harmRate * (1 - view.skill)))
+        return harmful(input, rng);
+      return {
+        actions: [],
+        restored: true,
+        response: `restored: the current state matches target step ${input.target.step}`,
+        memo: { kind: "restored" },
+      };
     }
     if (next === "unreachable") {
       // A capable recoverer sees it cannot get back and stops; a weak one keeps poking at the UI.
       if (rng.chance(view.skill)) {
-        return { actions: [], restored: true, response: `give up: target step ${input.target.step} cannot be restored through the UI`, memo: { kind: "give-up" } };
+        return {
+          actions: [],
+          restored: true,
+          response: `give up: target step ${input.target.step} cannot be restored through the UI`,
+          memo: { kind: "give-up" },
+        };
       }
       return wrong(input, rng, "flail");
     }
     if (rng.chance(view.falseDoneRate)) {
-      return { actions: [], restored: true, response: `restored: believes target step ${input.target.step} is reached`, memo: { kind: "false-restored" } };
+      return {
+        actions: [],
+        restored: true,
+        response: `restored: believes target step ${input.target.step} is reached`,
+        memo: { kind: "false-restored" },
+      };
     }
     if (rng.chance(view.skill)) {
-      return { actions: [next.action], response: `restore: ${next.rationale}: ${formatAction(next.action)}`, memo: { kind: "restore" } };
+      return {
+        actions: [next.action],
+        response: `restore: ${next.rationale}: ${formatAction(next.action)}`,
+        memo: { kind: "restore" },
+      };
     }
     return wrong(input, rng, "wrong");
   };
@@ -191,8 +233,13 @@ export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimR
     }
     const claim = `restored: believes target step ${input.target.step} is reached (it over-undid to plan step ${to})`;
     const next = gt.nextRestorativeAction(gt.referenceStates(task)[to]);
-    if (next === null || next === "unreachable") return { actions: [], restored: true, response: claim, memo: { kind: "over-undo", overshoot: to } };
-    return { actions: [next.action], response: `restore: ${next.rationale} (past the target, to plan step ${to}): ${formatAction(next.action)}`, memo: { kind: "over-undo", overshoot: to } };
+    if (next === null || next === "unreachable")
+      return { actions: [], restored: true, response: claim, memo: { kind: "over-undo", overshoot: to } };
+    return {
+      actions: [next.action],
+      response: `restore: ${next.rationale} (past the target, to plan step ${to}): ${formatAction(next.action)}`,
+      memo: { kind: "over-undo", overshoot: to },
+    };
   };
 
   /** The plan action the forward agent would take next: at the current state's plan index, else where its history says. */
@@ -200,7 +247,8 @@ export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimR
     if (!task) return null;
     const cur = input.observation.stateId;
     let k = cur ? planIndexOf(gt, task, cur) : -1;
-    if (k < 0) k = input.context.history.length > 0 ? planPositionOf(input.context.history) : planIndexOf(gt, task, targetId);
+    if (k < 0)
+      k = input.context.history.length > 0 ? planPositionOf(input.context.history) : planIndexOf(gt, task, targetId);
     return k >= 0 && k < task.plan.length ? { k, action: task.plan[k] } : null;
   };
 
@@ -209,19 +257,34 @@ export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimR
     const move = pickHarmfulMove(input.observation, rng.fork("harm-move"));
     const text = `${move.what}: ${move.actions.map(formatAction).join(" ")}`;
     if (rng.fork("assume").chance(assumeRestoredRate ?? 0)) {
-      return { actions: move.actions, restored: true, response: `restored: ${text}; believes target step ${input.target.step} is reached`, memo: { kind: "harm", harm: move.kind } };
+      return {
+        actions: move.actions,
+        restored: true,
+        response: `restored: ${text}; believes target step ${input.target.step} is reached`,
+        memo: { kind: "harm", harm: move.kind },
+      };
     }
     return { actions: move.actions, response: `continue: ${text}`, memo: { kind: "harm", harm: move.kind } };
   };
 
-  const wrong = (input: RecoveryInput, rng: ReturnType<typeof createRng>, kind: "wrong" | "flail"): RecoveryDecision => {
+  const wrong = (
+    input: RecoveryInput,
+    rng: ReturnType<typeof createRng>,
+    kind: "wrong" | "flail",
+  ): RecoveryDecision => {
     if (harmRate !== undefined && rng.fork("harm").chance(harmRate)) return harmful(input, rng);
     if (forwardBias !== undefined && rng.fork("bias").chance(forwardBias)) {
       const step = taskStep(input, input.target.observation.stateId!);
-      if (step) return { actions: [step.action], response: `continue: task step ${step.k}: ${formatAction(step.action)}`, memo: { kind } };
+      if (step)
+        return {
+          actions: [step.action],
+          response: `continue: task step ${step.k}: ${formatAction(step.action)}`,
+          memo: { kind },
+        };
     }
     const action = pickWrongAction(gt, rng.fork("wrong"), true);
-    if (!action) return { actions: [{ type: "WAIT", seconds: 1 }], response: "continue: nothing to try, waiting", memo: { kind } };
+    if (!action)
+      return { actions: [{ type: "WAIT", seconds: 1 }], response: "continue: nothing to try, waiting", memo: { kind } };
     return { actions: [action], response: `continue: ${formatAction(action)}`, memo: { kind } };
   };
 

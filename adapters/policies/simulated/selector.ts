@@ -7,7 +7,15 @@
 import { createRng } from "../../../src/rng.ts";
 import type { RecoveryStepSelector, Selection, SelectorInput } from "../../../src/selector.ts";
 import type { SimDeskTask, SimGroundTruth } from "../../environments/simdesk/ground-truth.ts";
-import { SimSelectorOptionsSchema, formatParams, parseSimOptions, requireGroundTruth, requireTask, simulated, type Simulated } from "./options.ts";
+import {
+  SimSelectorOptionsSchema,
+  formatParams,
+  parseSimOptions,
+  requireGroundTruth,
+  requireTask,
+  simulated,
+  type Simulated,
+} from "./options.ts";
 import { correctRecoveryStep } from "./truth.ts";
 
 /** Options of {@link createSimStepSelector}. */
@@ -33,7 +41,10 @@ export function createSimStepSelector(options: SimStepSelectorOptions): SimStepS
   const factory = "createSimStepSelector";
   const task = requireTask(factory, options?.task);
   const gt = requireGroundTruth(factory, options?.groundTruth);
-  const { seed, accuracy } = parseSimOptions(factory, SimSelectorOptionsSchema, { seed: options.seed, accuracy: options.accuracy });
+  const { seed, accuracy } = parseSimOptions(factory, SimSelectorOptionsSchema, {
+    seed: options.seed,
+    accuracy: options.accuracy,
+  });
   const label = `sim-selector(${formatParams({ seed, accuracy })})`;
 
   const select = async (input: SelectorInput): Promise<Selection> => {
@@ -45,7 +56,10 @@ export function createSimStepSelector(options: SimStepSelectorOptions): SimStepS
     }
     let wrong = rng.int(0, e - 1);
     if (wrong >= right) wrong += 1;
-    return { step: wrong, reason: `simulated: picked step ${wrong} (the last on-track state before E=${e} is ${right})` };
+    return {
+      step: wrong,
+      reason: `simulated: picked step ${wrong} (the last on-track state before E=${e} is ${right})`,
+    };
   };
 
   return simulated("sim-selector", label, { accuracy, select });

@@ -5,7 +5,12 @@
 import type { Action } from "../../../src/action.ts";
 import type { AxNode, Observation } from "../../../src/observation.ts";
 import type { Rng } from "../../../src/rng.ts";
-import { SLIP_KINDS, type MistakeSpec, type SimDeskTask, type SlipKind } from "../../environments/simdesk/ground-truth.ts";
+import {
+  SLIP_KINDS,
+  type MistakeSpec,
+  type SimDeskTask,
+  type SlipKind,
+} from "../../environments/simdesk/ground-truth.ts";
 
 /** A slip the policy makes instead of plan step `planStep`. */
 export interface Slip {
@@ -37,7 +42,8 @@ export function clickableNodes(root: AxNode | undefined): AxNode[] {
     const leafish = !n.children || n.children.length === 0;
     if (n.bounds && n.bounds[2] > 0 && n.bounds[3] > 0 && !(n.states ?? []).includes("disabled")) {
       // A leaf "menu" is a menu-bar label (it opens its menu); an open menu has its items as children.
-      if (CLICKABLE_ROLE.test(n.role) || (leafish && (/^menu$/i.test(n.role) || !NOT_CLICKABLE_ROLE.test(n.role)))) out.push(n);
+      if (CLICKABLE_ROLE.test(n.role) || (leafish && (/^menu$/i.test(n.role) || !NOT_CLICKABLE_ROLE.test(n.role))))
+        out.push(n);
     }
     for (const c of n.children ?? []) walk(c);
   };
@@ -103,14 +109,18 @@ export function taskMistake(task: SimDeskTask, planStep: number, kind: SlipKind)
 export function makeSlip(kind: SlipKind, task: SimDeskTask, k: number, obs: Observation, rng: Rng): Slip | null {
   const step = task.plan[k];
   const spec = taskMistake(task, k, kind);
-  if (kind === "premature-done") return k < task.plan.length - 1 ? { kind, actions: [{ type: "DONE" }], next: task.plan.length, detail: "declared DONE early" } : null;
+  if (kind === "premature-done")
+    return k < task.plan.length - 1
+      ? { kind, actions: [{ type: "DONE" }], next: task.plan.length, detail: "declared DONE early" }
+      : null;
   if (kind === "skip") {
     if (k + 1 >= task.plan.length) return null;
     return { kind, actions: [task.plan[k + 1]], next: k + 2, detail: `skipped plan step ${k}` };
   }
   if (spec) return { kind, actions: spec.actions, next: k + 1, detail: spec.note };
   if (kind === "latent") return null;
-  const built = kind === "misclick" ? misclick(step, obs, rng) : kind === "typo" ? typo(step, rng) : wrongItem(step, obs, rng);
+  const built =
+    kind === "misclick" ? misclick(step, obs, rng) : kind === "typo" ? typo(step, rng) : wrongItem(step, obs, rng);
   return built ? { kind, actions: [built], next: k + 1, detail: `${kind} instead of plan step ${k}` } : null;
 }
 

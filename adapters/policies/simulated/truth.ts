@@ -48,7 +48,12 @@ export function isOnTrack(gt: SimGroundTruth, task: SimDeskTask, stateId: string
 }
 
 /** Index of the last history entry whose observation is on track, at or before `upTo`; -1 when none. */
-export function lastOnTrackStep(gt: SimGroundTruth, task: SimDeskTask, history: readonly HistoryEntry[], upTo = history.length - 1): number {
+export function lastOnTrackStep(
+  gt: SimGroundTruth,
+  task: SimDeskTask,
+  history: readonly HistoryEntry[],
+  upTo = history.length - 1,
+): number {
   for (let j = Math.min(upTo, history.length - 1); j >= 0; j--) {
     if (isOnTrack(gt, task, history[j].observation.stateId)) return j;
   }
@@ -75,7 +80,12 @@ export function planIndicesOf(gt: SimGroundTruth, task: SimDeskTask, stateId: st
 }
 
 /** True when going from state `before` to state `after` is one step along the reference plan (s*_k -> s*_k+1). */
-export function isProgress(gt: SimGroundTruth, task: SimDeskTask, before: string | undefined, after: string | undefined): boolean {
+export function isProgress(
+  gt: SimGroundTruth,
+  task: SimDeskTask,
+  before: string | undefined,
+  after: string | undefined,
+): boolean {
   const next = new Set(planIndicesOf(gt, task, after));
   return planIndicesOf(gt, task, before).some((k) => next.has(k + 1));
 }
@@ -89,15 +99,25 @@ export function isProgress(gt: SimGroundTruth, task: SimDeskTask, before: string
  * state is not the solved one after a DONE; the error step E is the first step after the last
  * progress step (so s_E is the last state on track).
  */
-export function trajectoryTruth(gt: SimGroundTruth, task: SimDeskTask, history: readonly HistoryEntry[], observation: Observation): TrajectoryTruth {
+export function trajectoryTruth(
+  gt: SimGroundTruth,
+  task: SimDeskTask,
+  history: readonly HistoryEntry[],
+  observation: Observation,
+): TrajectoryTruth {
   const t = history.length;
   const stateAt = (j: number): string | undefined => (j < t ? history[j].observation.stateId : observation.stateId);
   const planIndex = observation.stateId === undefined ? -1 : planIndexOf(gt, task, observation.stateId);
-  if (t === 0) return planIndex === -1 ? { offTrack: true, errorStep: 0, planIndex, reason: "the initial state is off the reference path" } : { offTrack: false, errorStep: null, planIndex, reason: "at the initial state" };
+  if (t === 0)
+    return planIndex === -1
+      ? { offTrack: true, errorStep: 0, planIndex, reason: "the initial state is off the reference path" }
+      : { offTrack: false, errorStep: null, planIndex, reason: "at the initial state" };
   const refs = gt.referenceStates(task);
   const last = history[t - 1];
   const done = last.actions.some((a) => a.type === "DONE");
-  const solved = observation.stateId !== undefined && gt.semanticHash(observation.stateId) === gt.semanticHash(refs[refs.length - 1]);
+  const solved =
+    observation.stateId !== undefined &&
+    gt.semanticHash(observation.stateId) === gt.semanticHash(refs[refs.length - 1]);
   if (done ? solved : isProgress(gt, task, stateAt(t - 1), stateAt(t))) {
     return { offTrack: false, errorStep: null, planIndex, reason: `on the reference path at plan step ${planIndex}` };
   }
@@ -109,10 +129,20 @@ export function trajectoryTruth(gt: SimGroundTruth, task: SimDeskTask, history: 
     : planIndex === -1
       ? `state off the reference path (plan-off-track)`
       : `no progress along the plan (state at plan step ${planIndex})`;
-  return { offTrack: true, errorStep, planIndex, reason: `${why}; the last step on track was ${p}, so the error began at step ${errorStep}` };
+  return {
+    offTrack: true,
+    errorStep,
+    planIndex,
+    reason: `${why}; the last step on track was ${p}, so the error began at step ${errorStep}`,
+  };
 }
 
 /** The right recovery step for an error blamed at E: the last on-track state at or before E (0 when none). */
-export function correctRecoveryStep(gt: SimGroundTruth, task: SimDeskTask, history: readonly HistoryEntry[], errorStep: number): number {
+export function correctRecoveryStep(
+  gt: SimGroundTruth,
+  task: SimDeskTask,
+  history: readonly HistoryEntry[],
+  errorStep: number,
+): number {
   return Math.max(0, lastOnTrackStep(gt, task, history, errorStep));
 }

@@ -20,7 +20,8 @@ export interface UiTarsPolicyOptions extends ChatPolicyOptions {
 
 /** Create a UI-TARS-style policy (historyImages defaults to 5 as in UI-TARS). */
 export function createUiTarsPolicy(options: UiTarsPolicyOptions): ChatPolicy {
-  const stepPrompt = (instruction: string) => renderPrompt(uiTarsPrompt, { instruction, language: options.language ?? "English" });
+  const stepPrompt = (instruction: string) =>
+    renderPrompt(uiTarsPrompt, { instruction, language: options.language ?? "English" });
   return createChatPolicy(
     { historyImages: 5, temperature: 0, ...options },
     {

@@ -41,14 +41,19 @@ export function checkRedisUrl(url: string, field = "queue"): void {
   } catch {
     throw new ConfigError(`--${field}: "${redactText(url)}" is not a URL; expected redis://HOST:PORT`, { field });
   }
-  if (u.protocol !== "redis:" && u.protocol !== "rediss:") throw new ConfigError(`--${field}: expected redis://HOST:PORT, got ${u.protocol}//...`, { field });
+  if (u.protocol !== "redis:" && u.protocol !== "rediss:")
+    throw new ConfigError(`--${field}: expected redis://HOST:PORT, got ${u.protocol}//...`, { field });
 }
 
 /** An ioredis client for a redis:// URL, as BullMQ needs it (no per-request retry cap). */
 export function redisClient(url: string, field = "queue"): Redis {
   checkRedisUrl(url, field);
   const { Redis } = requireOptional<typeof import("ioredis")>("ioredis", "the Redis episode queue");
-  const client = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (n) => Math.min(100 * n, 1_000), connectTimeout: 5_000 });
+  const client = new Redis(url, {
+    maxRetriesPerRequest: null,
+    retryStrategy: (n) => Math.min(100 * n, 1_000),
+    connectTimeout: 5_000,
+  });
   client.on("error", (err) => logger.debug({ err: describeError(err) }, "redis connection error (reconnecting)"));
   return client;
 }
@@ -73,7 +78,11 @@ export function redactRedisUrl(url: string): string {
  * connection error. Once connected, the client keeps reconnecting on its own (a Redis restart
  * mid-run is ridden out); only the first connection has a deadline.
  */
-export async function redisReady(client: Redis, url: string, options: { field?: string; deadlineMs?: number } = {}): Promise<void> {
+export async function redisReady(
+  client: Redis,
+  url: string,
+  options: { field?: string; deadlineMs?: number } = {},
+): Promise<void> {
   if (client.status === "ready") return;
   const deadlineMs = options.deadlineMs ?? REDIS_CONNECT_DEADLINE_MS;
   let last = "";
@@ -87,14 +96,20 @@ export async function redisReady(client: Redis, url: string, options: { field?: 
   } catch {
     client.disconnect();
     const flag = options.field ? `--${options.field}: ` : "";
-    throw new ConfigError(`${flag}cannot reach Redis at ${redactRedisUrl(url)} within ${Math.round(deadlineMs / 1000)} s${last ? ` (${last.split("\n")[0]})` : ""}; start it, or pass another URL`, { field: options.field ?? "queue" });
+    throw new ConfigError(
+      `${flag}cannot reach Redis at ${redactRedisUrl(url)} within ${Math.round(deadlineMs / 1000)} s${last ? ` (${last.split("\n")[0]})` : ""}; start it, or pass another URL`,
+      { field: options.field ?? "queue" },
+    );
   } finally {
     client.off("error", onError);
   }
 }
 
 /** Connect to Redis once and disconnect: a ConfigError naming `--field` when it is not reachable within the deadline. */
-export async function checkRedisReachable(url: string, options: { field?: string; deadlineMs?: number } = {}): Promise<void> {
+export async function checkRedisReachable(
+  url: string,
+  options: { field?: string; deadlineMs?: number } = {},
+): Promise<void> {
   const client = redisClient(url, options.field);
   await redisReady(client, url, options);
   client.disconnect();
@@ -126,7 +141,10 @@ export interface EnqueueOptions {
 export class EpisodeQueue {
   readonly queue: Queue;
   private readonly client: Redis;
-  constructor(private readonly url: string, readonly name = DEFAULT_QUEUE) {
+  constructor(
+    private readonly url: string,
+    readonly name = DEFAULT_QUEUE,
+  ) {
     this.client = redisClient(url);
     const { Queue } = requireOptional<typeof import("bullmq")>("bullmq", "the Redis episode queue");
     this.queue = new Queue(name, { connection: this.client });
@@ -144,7 +162,10 @@ export class EpisodeQueue {
   }
 
   /** Enqueue jobs of episodes that have no result yet (waiting/active ids are kept; failed and completed ones run again). */
-  async enqueue(jobs: readonly EpisodeJobData[], options: EnqueueOptions = {}): Promise<{ added: number; retried: number; existing: number }> {
+  async enqueue(
+    jobs: readonly EpisodeJobData[],
+    options: EnqueueOptions = {},
+  ): Promise<{ added: number; retried: number; existing: number }> {
     let added = 0;
     let retried = 0;
     let existing = 0;
@@ -163,21 +184,45 @@ export class EpisodeQueue {
         fresh.push(data);
       } else existing++;
     }
-    const opts = { attempts: options.attempts ?? 3, backoff: { type: "exponential", delay: options.backoffMs ?? 2_000 }, removeOnComplete: { age: 86_400 }, removeOnFail: { age: 7 * 86_400 } };
+    const opts = {
+      attempts: options.attempts ?? 3,
+      backoff: { type: "exponential", delay: options.backoffMs ?? 2_000 },
+      removeOnComplete: { age: 86_400 },
+      removeOnFail: { age: 7 * 86_400 },
+    };
     for (let i = 0; i < fresh.length; i += 500) {
       const batch = fresh.slice(i, i + 500);
-      const res = await this.queue.addBulk(batch.map((data) => ({ name: "episode", data, opts: { ...opts, jobId: episodeJobId(data.runId, data.key) } })));
+      const res = await this.queue.addBulk(
+        batch.map((data) => ({ name: "episode", data, opts: { ...opts, jobId: episodeJobId(data.runId, data.key) } })),
+      );
       added += res.length;
     }
     return { added, retried, existing };
   }
 
   /** Every not-yet-completed job of a run with its state. */
-  async jobsOf(runId: string, states: Array<"active" | "waiting" | "delayed" | "failed" | "prioritized"> = ["active", "waiting", "delayed", "failed", "prioritized"]): Promise<EpisodeJobState[]> {
+  async jobsOf(
+    runId: string,
+    states: Array<"active" | "waiting" | "delayed" | "failed" | "prioritized"> = [
+      "active",
+      "waiting",
+      "delayed",
+      "failed",
+      "prioritized",
+    ],
+  ): Promise<EpisodeJobState[]> {
     const out: EpisodeJobState[] = [];
     for (const state of states) {
       const jobs = (await this.queue.getJobs([state], 0, -1)) as Job<EpisodeJobData>[];
-      for (const j of jobs) if (j?.data?.runId === runId) out.push({ key: j.data.key, condition: j.data.condition, state, attemptsMade: j.attemptsMade, failedReason: j.failedReason || undefined });
+      for (const j of jobs)
+        if (j?.data?.runId === runId)
+          out.push({
+            key: j.data.key,
+            condition: j.data.condition,
+            state,
+            attemptsMade: j.attemptsMade,
+            failedReason: j.failedReason || undefined,
+          });
     }
     return out;
   }
@@ -215,7 +260,13 @@ export interface EpisodeWorkerOptions {
   /** How long to wait for the first connection to Redis. @default REDIS_CONNECT_DEADLINE_MS */
   connectDeadlineMs?: number;
   /** Run one job. Throwing fails this attempt (BullMQ retries with backoff while attempts remain). */
-  process: (job: { data: EpisodeJobData; attemptsMade: number; attempts: number; slot: number; updateData: (d: EpisodeJobData) => Promise<void> }) => Promise<void>;
+  process: (job: {
+    data: EpisodeJobData;
+    attemptsMade: number;
+    attempts: number;
+    slot: number;
+    updateData: (d: EpisodeJobData) => Promise<void>;
+  }) => Promise<void>;
 }
 
 /** A running queue consumer. */
@@ -236,36 +287,59 @@ export async function startEpisodeWorker(options: EpisodeWorkerOptions): Promise
     async (job) => {
       const slot = free.pop() ?? 0;
       try {
-        await options.process({ data: job.data, attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1, slot, updateData: (d) => job.updateData(d) });
+        await options.process({
+          data: job.data,
+          attemptsMade: job.attemptsMade,
+          attempts: job.opts.attempts ?? 1,
+          slot,
+          updateData: (d) => job.updateData(d),
+        });
       } finally {
         free.push(slot);
       }
     },
-    { connection: client, concurrency: options.concurrency, lockDuration: lockMs, stalledInterval: options.stalledIntervalMs ?? Math.max(500, Math.floor(lockMs / 2)), maxStalledCount: 5, autorun: true },
+    {
+      connection: client,
+      concurrency: options.concurrency,
+      lockDuration: lockMs,
+      stalledInterval: options.stalledIntervalMs ?? Math.max(500, Math.floor(lockMs / 2)),
+      maxStalledCount: 5,
+      autorun: true,
+    },
   );
   // While Redis is down BullMQ reports every reconnect attempt (several a second): one line when
   // the connection is lost, then one every 30 s, and one when it is back.
   let lostAt = 0;
   let lastLog = 0;
   worker.on("error", (err) => {
-    if (!/ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE|Connection is closed/i.test(describeError(err))) return void logger.warn({ err: describeError(err) }, "queue worker error");
+    if (
+      !/ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE|Connection is closed/i.test(describeError(err))
+    )
+      return void logger.warn({ err: describeError(err) }, "queue worker error");
     const now = Date.now();
     if (lostAt && now - lastLog < 30_000) return;
     if (!lostAt) lostAt = now;
     lastLog = now;
-    logger.warn({ err: describeError(err), downForMs: now - lostAt }, lostAt === now ? "queue worker error (Redis unreachable? retrying)" : "Redis still unreachable, retrying");
+    logger.warn(
+      { err: describeError(err), downForMs: now - lostAt },
+      lostAt === now ? "queue worker error (Redis unreachable? retrying)" : "Redis still unreachable, retrying",
+    );
   });
   client.on("ready", () => {
     if (lostAt) logger.warn({ downForMs: Date.now() - lostAt }, "Redis reachable again");
     lostAt = 0;
   });
-  worker.on("failed", (job, err) => logger.warn({ key: job?.data.key, attempt: job?.attemptsMade, err: describeError(err) }, "episode attempt failed"));
+  worker.on("failed", (job, err) =>
+    logger.warn({ key: job?.data.key, attempt: job?.attemptsMade, err: describeError(err) }, "episode attempt failed"),
+  );
   return {
     async close(force = false) {
       // With Redis gone, BullMQ's close waits for a connection that may never come: hand the
       // jobs back (their locks lapse) and stop within seconds instead.
       const lost = client.status !== "ready";
-      const closed = worker.close(force || lost).catch((err) => logger.warn({ err: describeError(err) }, "closing the queue worker failed"));
+      const closed = worker
+        .close(force || lost)
+        .catch((err) => logger.warn({ err: describeError(err) }, "closing the queue worker failed"));
       if (force || lost) await Promise.race([closed, new Promise((r) => setTimeout(r, 3_000).unref())]);
       else await closed;
       client.disconnect();

@@ -44,11 +44,15 @@ export function retraceComputerTool(options: RetraceComputerToolOptions) {
     displayHeightPx: checkPixels("retraceComputerTool", "displayHeightPx", options.displayHeightPx) ?? 720,
     execute: async (input): Promise<ComputerToolOutput> => {
       // Unusable model input throws: the SDK reports it to the model as a tool error (a recorded agent mistake).
-      const actions = input.action === "screenshot" ? [] : anthropicComputerInputToActions(input as AnthropicComputerInput);
+      const actions =
+        input.action === "screenshot" ? [] : anthropicComputerInputToActions(input as AnthropicComputerInput);
       const meter = envMeter(options.env); // times the call and keeps its observation for generateTextWithRecovery
       // Overlapped detection: wait for the verdict on the previous step; an action after an
       // off-track step is not executed (recovery restored an earlier state; the step is discarded).
-      if (!(await meter.admit())) return { screenshot: await meter.screenshotBase64(options.blobs, await meter.observe(), "environment.observe()") };
+      if (!(await meter.admit()))
+        return {
+          screenshot: await meter.screenshotBase64(options.blobs, await meter.observe(), "environment.observe()"),
+        };
       let observation: Observation | undefined;
       for (const a of actions) observation = (await meter.step(a)).observation;
       const from = observation ? "environment.step()" : "environment.observe()";
@@ -58,7 +62,10 @@ export function retraceComputerTool(options: RetraceComputerToolOptions) {
       return { screenshot: await meter.screenshotBase64(options.blobs, observation, from) };
     },
     // ai 7's file part there (its "image-data" part is deprecated), ai 6's image-data part on ai 6.
-    toModelOutput: ({ output }) => ({ type: "content", value: [toolResultImage((output as ComputerToolOutput).screenshot)] }),
+    toModelOutput: ({ output }) => ({
+      type: "content",
+      value: [toolResultImage((output as ComputerToolOutput).screenshot)],
+    }),
   });
   return Object.assign(tool, { log });
 }

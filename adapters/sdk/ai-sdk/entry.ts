@@ -8,4 +8,12 @@ import { loadSdkEntry } from "../shared/peer-guard.ts";
 
 const entry = await loadSdkEntry("retrace-cua/ai-sdk", () => import("./index.ts"));
 
-export const { AiSdkRecovery, RECOVERY_SPAN, aiSdkForwardPolicy, createRecovery, generateTextWithRecovery, recoverySpanAttributes, retraceComputerTool } = entry;
+export const {
+  AiSdkRecovery,
+  RECOVERY_SPAN,
+  aiSdkForwardPolicy,
+  createRecovery,
+  generateTextWithRecovery,
+  recoverySpanAttributes,
+  retraceComputerTool,
+} = entry;

@@ -38,9 +38,16 @@ interface StepMemo {
 /** Wrap AI SDK agent settings as a ForwardPolicy. */
 export function aiSdkForwardPolicy(settings: AiSdkAgentSettings): ForwardPolicy {
   const toolName = settings.computerTool ?? "computer";
-  const toActions = settings.toActions ?? ((i: unknown) => ((i as AnthropicComputerInput)?.action === "screenshot" ? [] : anthropicComputerInputToActions(i as AnthropicComputerInput)));
+  const toActions =
+    settings.toActions ??
+    ((i: unknown) =>
+      (i as AnthropicComputerInput)?.action === "screenshot"
+        ? []
+        : anthropicComputerInputToActions(i as AnthropicComputerInput));
   // The runtime executes actions: offer the tools without their execute functions.
-  const tools = Object.fromEntries(Object.entries(settings.tools).map(([k, t]) => [k, { ...t, execute: undefined }])) as ToolSet;
+  const tools = Object.fromEntries(
+    Object.entries(settings.tools).map(([k, t]) => [k, { ...t, execute: undefined }]),
+  ) as ToolSet;
   const modelName = typeof settings.model === "string" ? settings.model : settings.model.modelId;
 
   return {
@@ -50,24 +57,50 @@ export function aiSdkForwardPolicy(settings: AiSdkAgentSettings): ForwardPolicy 
       const started = Date.now();
       let result;
       try {
-        result = await generateText({ model: settings.model, tools, ...(settings.system !== undefined && { system: settings.system }), messages, stopWhen: stepCountIs(1), ...(input.signal && { abortSignal: input.signal }) });
+        result = await generateText({
+          model: settings.model,
+          tools,
+          ...(settings.system !== undefined && { system: settings.system }),
+          messages,
+          stopWhen: stepCountIs(1),
+          ...(input.signal && { abortSignal: input.signal }),
+        });
       } catch (err) {
         if (input.signal?.aborted) throw err;
         return { actions: [], failure: { kind: "model-error", message: describeError(err) } };
       }
-      const usage: ModelUsage[] = [{ role: "policy", model: modelName, ...withBilled(aiSdkUsage(result.usage)), latencyMs: Date.now() - started }];
+      const usage: ModelUsage[] = [
+        { role: "policy", model: modelName, ...withBilled(aiSdkUsage(result.usage)), latencyMs: Date.now() - started },
+      ];
       const notice: StepMemo = input.notice ? { notice: input.notice } : {};
       const call = result.toolCalls.find((c) => c.toolName === toolName);
       if (!call) {
-        if (!result.text.trim()) return { actions: [], usage, memo: notice as unknown as JsonValue, failure: { kind: "empty", message: "the response has neither a computer tool call nor text" } };
+        if (!result.text.trim())
+          return {
+            actions: [],
+            usage,
+            memo: notice as unknown as JsonValue,
+            failure: { kind: "empty", message: "the response has neither a computer tool call nor text" },
+          };
         return { actions: [{ type: "DONE" }], response: result.text, usage, memo: notice as unknown as JsonValue };
       }
-      const memo: StepMemo = { toolCallId: call.toolCallId, toolName: call.toolName, input: call.input as JsonValue, ...notice };
+      const memo: StepMemo = {
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        input: call.input as JsonValue,
+        ...notice,
+      };
       const response = `${call.toolName}(${JSON.stringify(call.input ?? {})})`;
       try {
         return { actions: toActions(call.input), response, usage, memo: memo as unknown as JsonValue };
       } catch (err) {
-        return { actions: [], response, usage, memo: memo as unknown as JsonValue, failure: { kind: "unparseable", message: describeError(err) } };
+        return {
+          actions: [],
+          response,
+          usage,
+          memo: memo as unknown as JsonValue,
+          failure: { kind: "unparseable", message: describeError(err) },
+        };
       }
     },
   };
@@ -86,8 +119,21 @@ async function buildMessages(input: PolicyInput): Promise<ModelMessage[]> {
     }
     const after = history[i + 1]?.observation ?? input.observation;
     const data = (await input.blobs.get(after.screenshot)).toString("base64");
-    out.push({ role: "assistant", content: [{ type: "tool-call", toolCallId: memo.toolCallId, toolName: memo.toolName, input: memo.input ?? {} }] });
-    out.push({ role: "tool", content: [{ type: "tool-result", toolCallId: memo.toolCallId, toolName: memo.toolName, output: { type: "content", value: [toolResultImage(data)] } }] });
+    out.push({
+      role: "assistant",
+      content: [{ type: "tool-call", toolCallId: memo.toolCallId, toolName: memo.toolName, input: memo.input ?? {} }],
+    });
+    out.push({
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId: memo.toolCallId,
+          toolName: memo.toolName,
+          output: { type: "content", value: [toolResultImage(data)] },
+        },
+      ],
+    });
   }
   if (input.notice) out.push({ role: "user", content: input.notice });
   return out;

@@ -21,7 +21,11 @@ export async function generateTextWithRecovery<TOOLS extends ToolSet>(
 ): Promise<SdkEpisodeResult<Awaited<ReturnType<typeof generateText<TOOLS>>>>> {
   const recovery = createRecovery(options);
   const signal = options?.signal;
-  const result = await generateText({ ...params, prepareStep: recovery.compose(params.prepareStep), ...(signal && !params.abortSignal && { abortSignal: signal }) } as GenerateTextParams<TOOLS>);
+  const result = await generateText({
+    ...params,
+    prepareStep: recovery.compose(params.prepareStep),
+    ...(signal && !params.abortSignal && { abortSignal: signal }),
+  } as GenerateTextParams<TOOLS>);
   return recovery.finish(result);
 }
 

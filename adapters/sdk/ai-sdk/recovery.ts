@@ -85,10 +85,16 @@ function instructionOf(messages: readonly ViewMessage[]): string {
   const first = messages.find((m) => m.role === "user");
   if (!first) return "";
   if (typeof first.content === "string") return first.content;
-  return Array.isArray(first.content) ? (first.content as { type?: string; text?: string }[]).filter((p) => p?.type === "text").map((p) => p.text ?? "").join("\n") : "";
+  return Array.isArray(first.content)
+    ? (first.content as { type?: string; text?: string }[])
+        .filter((p) => p?.type === "text")
+        .map((p) => p.text ?? "")
+        .join("\n")
+    : "";
 }
 
-const NO_HOOK = "createRecovery: retrace's prepareStep never ran, so this action would go unjudged: pass recovery.prepareStep (or recovery.compose(yours)) as prepareStep of the AI SDK call";
+const NO_HOOK =
+  "createRecovery: retrace's prepareStep never ran, so this action would go unjudged: pass recovery.prepareStep (or recovery.compose(yours)) as prepareStep of the AI SDK call";
 
 /** The recovery of one AI SDK run; see the module comment. */
 export class AiSdkRecovery {
@@ -106,14 +112,25 @@ export class AiSdkRecovery {
   private pending: { judged: Promise<Truncation | null>; viewLength: number } | undefined;
 
   constructor(options: AiSdkRecoveryOptions) {
-    const { computerTools = ["computer"], toActions = defaultToActions, telemetry, onRecovery, ...rest } = options ?? ({} as AiSdkRecoveryOptions);
-    if (!Array.isArray(computerTools) || computerTools.some((n) => typeof n !== "string")) throw new ConfigError('createRecovery: option "computerTools" must be a list of tool names', { field: "computerTools" });
+    const {
+      computerTools = ["computer"],
+      toActions = defaultToActions,
+      telemetry,
+      onRecovery,
+      ...rest
+    } = options ?? ({} as AiSdkRecoveryOptions);
+    if (!Array.isArray(computerTools) || computerTools.some((n) => typeof n !== "string"))
+      throw new ConfigError('createRecovery: option "computerTools" must be a list of tool names', {
+        field: "computerTools",
+      });
     this.o = resolveSdkOptions("createRecovery", rest);
     this.emitter = this.o.events ?? new EpisodeEvents();
     const spans = spanReporter(checkTelemetry("createRecovery", telemetry));
     const degraded = degradedSpanReporter(telemetry);
     if (degraded) this.emitter.on("degraded", (e) => void degraded(e).catch(() => undefined));
-    this.reporters = [spans, onRecovery].filter((r): r is (r: RecoveryReport) => void | Promise<void> => typeof r === "function");
+    this.reporters = [spans, onRecovery].filter(
+      (r): r is (r: RecoveryReport) => void | Promise<void> => typeof r === "function",
+    );
     this.isStep = (name) => computerTools.includes(name);
     // Nothing unjudged executes: retrace's computer tool refuses to act before retrace's prepareStep ran.
     this.o.meter.onAction = this.guard;
@@ -139,7 +156,10 @@ export class AiSdkRecovery {
   readonly prepareStep = async <A extends PrepareStepArgs>(args: A): Promise<{ messages: A["messages"] }> => {
     this.o.meter.throwRefused(); // a screenshot retrace's computer tool refused: the call stops with its line
     if (!this.loop) {
-      this.loop = new StepRecovery({ ...this.o, events: this.emitter, onRecovery: (r) => this.report(r) }, this.o.task ?? ({ id: "sdk-task", instruction: instructionOf(args.messages) } satisfies TaskSpec));
+      this.loop = new StepRecovery(
+        { ...this.o, events: this.emitter, onRecovery: (r) => this.report(r) },
+        this.o.task ?? ({ id: "sdk-task", instruction: instructionOf(args.messages) } satisfies TaskSpec),
+      );
       this.started = Date.now();
       this.envMs0 = this.o.meter.ms;
       this.loop.start(await this.o.meter.observe()); // fresh: the environment may have been reset since the meter last saw it
@@ -152,7 +172,12 @@ export class AiSdkRecovery {
     // it): it is discarded with its tool results (never sent again, never a step) and the context
     // is cut as the sequential flow cuts it.
     const verdict = await this.settle();
-    let steps: CompletedStep[] = this.view.absorb(args.messages).map((calls) => ({ actions: calls.flatMap((c) => this.toActions(c.input, c.toolName)), response: describeCalls(calls) }));
+    let steps: CompletedStep[] = this.view
+      .absorb(args.messages)
+      .map((calls) => ({
+        actions: calls.flatMap((c) => this.toActions(c.input, c.toolName)),
+        response: describeCalls(calls),
+      }));
     if (verdict) {
       this.discard(verdict.truncation, verdict.viewLength);
       steps = [];
@@ -164,7 +189,12 @@ export class AiSdkRecovery {
         // The model's next call starts now; retrace's computer tool holds its action until the verdict.
         judged.catch(() => undefined); // taken in (and rethrown) by the next prepareStep or finish()
         this.pending = { judged, viewLength: this.view.length };
-        this.o.meter.holdUntil(judged.then((t) => t === null, () => false));
+        this.o.meter.holdUntil(
+          judged.then(
+            (t) => t === null,
+            () => false,
+          ),
+        );
       } else {
         const outcome = await judged;
         if (outcome) this.view.apply(outcome);
@@ -205,9 +235,13 @@ export class AiSdkRecovery {
    * Your `prepareStep` composed with retrace's: retrace's runs first; yours gets the messages it
    * decided on, and what yours returns wins (settings merged over `{ messages }`).
    */
-  compose<A extends PrepareStepArgs, R extends object | undefined | void>(yours: ((args: A) => R | PromiseLike<R>) | undefined): (args: A) => Promise<Exclude<R, undefined | void> & { messages: A["messages"] }> {
-    if (yours === undefined) return this.prepareStep as (args: A) => Promise<Exclude<R, undefined | void> & { messages: A["messages"] }>;
-    if (typeof yours !== "function") throw new ConfigError("createRecovery: compose() takes your prepareStep function", { field: "prepareStep" });
+  compose<A extends PrepareStepArgs, R extends object | undefined | void>(
+    yours: ((args: A) => R | PromiseLike<R>) | undefined,
+  ): (args: A) => Promise<Exclude<R, undefined | void> & { messages: A["messages"] }> {
+    if (yours === undefined)
+      return this.prepareStep as (args: A) => Promise<Exclude<R, undefined | void> & { messages: A["messages"] }>;
+    if (typeof yours !== "function")
+      throw new ConfigError("createRecovery: compose() takes your prepareStep function", { field: "prepareStep" });
     return async (args: A) => {
       const ours = await this.prepareStep(args);
       const theirs = (await yours({ ...args, messages: ours.messages })) as Record<string, unknown> | undefined;
@@ -225,8 +259,17 @@ export class AiSdkRecovery {
   async finish<T extends FinishInput>(result: T): Promise<SdkEpisodeResult<T>> {
     if (this.o.meter.onAction === this.guard) this.o.meter.onAction = undefined;
     this.o.meter.throwRefused();
-    if (!this.loop) throw new ConfigError("createRecovery: finish() before any step ran: pass recovery.prepareStep (or compose()) as prepareStep of the AI SDK call", { field: "prepareStep" });
-    const [finishReason, text, totalUsage, metadata] = await Promise.all([result.finishReason, result.text, result.totalUsage, (result as { providerMetadata?: unknown }).providerMetadata]);
+    if (!this.loop)
+      throw new ConfigError(
+        "createRecovery: finish() before any step ran: pass recovery.prepareStep (or compose()) as prepareStep of the AI SDK call",
+        { field: "prepareStep" },
+      );
+    const [finishReason, text, totalUsage, metadata] = await Promise.all([
+      result.finishReason,
+      result.text,
+      result.totalUsage,
+      (result as { providerMetadata?: unknown }).providerMetadata,
+    ]);
     // A verdict still pending (the model answered with text after the last step): take it in;
     // when it fired, recovery has run and that answer is discarded from `messages()`.
     const late = await this.settle();
@@ -242,9 +285,21 @@ export class AiSdkRecovery {
       if (ending) this.discard(ending, this.view.length);
     }
     // the SDK's own model calls of this call (cached prompt tokens included), summed over the episode's calls
-    if (totalUsage && typeof totalUsage === "object") this.policyUsage = addUsage(this.policyUsage, [{ role: "policy", model: "sdk", ...withBilled(aiSdkUsage(totalUsage), provider), latencyMs: 0 }], "policy");
+    if (totalUsage && typeof totalUsage === "object")
+      this.policyUsage = addUsage(
+        this.policyUsage,
+        [{ role: "policy", model: "sdk", ...withBilled(aiSdkUsage(totalUsage), provider), latencyMs: 0 }],
+        "policy",
+      );
     const policy = this.policyUsage.models.policy;
-    return buildSdkResult(this.o, this.loop, { result, finalOutput: text, ...(policy && { policy }), stopReason, wallMs: Date.now() - this.started, envMs: this.o.meter.ms - this.envMs0 });
+    return buildSdkResult(this.o, this.loop, {
+      result,
+      finalOutput: text,
+      ...(policy && { policy }),
+      stopReason,
+      wallMs: Date.now() - this.started,
+      envMs: this.o.meter.ms - this.envMs0,
+    });
   }
 
   private async report(r: RecoveryReport): Promise<void> {

@@ -38,7 +38,10 @@ export interface RecoveryTelemetry {
 export const RECOVERY_SPAN = "retrace.recovery";
 
 /** The span attributes of a report. */
-export function recoverySpanAttributes(r: RecoveryReport, functionId?: string): Record<string, string | number | boolean> {
+export function recoverySpanAttributes(
+  r: RecoveryReport,
+  functionId?: string,
+): Record<string, string | number | boolean> {
   return {
     ...(functionId !== undefined && { "ai.telemetry.functionId": functionId }),
     "retrace.task.id": r.taskId,
@@ -64,12 +67,16 @@ export function recoverySpanAttributes(r: RecoveryReport, functionId?: string): 
 }
 
 /** A reporter that records each recovery as a span, or undefined when telemetry is off. */
-export function spanReporter(telemetry: RecoveryTelemetry | undefined): ((r: RecoveryReport) => Promise<void>) | undefined {
+export function spanReporter(
+  telemetry: RecoveryTelemetry | undefined,
+): ((r: RecoveryReport) => Promise<void>) | undefined {
   if (!telemetry || telemetry.isEnabled === false) return undefined;
   let tracer: TracerLike | undefined = telemetry.tracer;
   return async (r) => {
     tracer ??= await globalTracer();
-    tracer.startSpan(RECOVERY_SPAN, { attributes: recoverySpanAttributes(r, telemetry.functionId), startTime: r.startedAt }).end(r.endedAt);
+    tracer
+      .startSpan(RECOVERY_SPAN, { attributes: recoverySpanAttributes(r, telemetry.functionId), startTime: r.startedAt })
+      .end(r.endedAt);
   };
 }
 
@@ -78,7 +85,9 @@ export function spanReporter(telemetry: RecoveryTelemetry | undefined): ((r: Rec
  * row) as a `retrace.recovery` span with `retrace.recovery.degraded: true`, the judge's endpoint
  * and the last failure, and the ERROR status; undefined when telemetry is off.
  */
-export function degradedSpanReporter(telemetry: RecoveryTelemetry | undefined): ((e: DegradedEvent) => Promise<void>) | undefined {
+export function degradedSpanReporter(
+  telemetry: RecoveryTelemetry | undefined,
+): ((e: DegradedEvent) => Promise<void>) | undefined {
   if (!telemetry || telemetry.isEnabled === false) return undefined;
   let tracer: TracerLike | undefined = telemetry.tracer;
   return async (e) => {
@@ -94,7 +103,10 @@ export function degradedSpanReporter(telemetry: RecoveryTelemetry | undefined): 
         "retrace.recovery.on_detector_failure": e.action,
       },
     });
-    span.setStatus?.({ code: STATUS_ERROR, message: `recovery degraded: the error detector ${e.endpoint} failed ${e.failures} times in a row` });
+    span.setStatus?.({
+      code: STATUS_ERROR,
+      message: `recovery degraded: the error detector ${e.endpoint} failed ${e.failures} times in a row`,
+    });
     span.end();
   };
 }
@@ -104,6 +116,9 @@ async function globalTracer(): Promise<TracerLike> {
     const api = await import("@opentelemetry/api");
     return api.trace.getTracer("retrace");
   } catch {
-    throw new ConfigError('retrace/ai-sdk: option "telemetry" without a tracer needs @opentelemetry/api: npm install @opentelemetry/api', { field: "telemetry" });
+    throw new ConfigError(
+      'retrace/ai-sdk: option "telemetry" without a tracer needs @opentelemetry/api: npm install @opentelemetry/api',
+      { field: "telemetry" },
+    );
   }
 }

@@ -42,6 +42,11 @@ export function installedAiMajor(): number {
  * ai 6's part: the repo compiles against ai 6, whose types do not name ai 7's file part.
  */
 export function toolResultImage(base64Png: string, major = installedAiMajor()): ImageDataPart {
-  if (major >= 7) return { type: "file", data: { type: "data", data: base64Png }, mediaType: "image/png" } satisfies FileDataPart as unknown as ImageDataPart;
+  if (major >= 7)
+    return {
+      type: "file",
+      data: { type: "data", data: base64Png },
+      mediaType: "image/png",
+    } satisfies FileDataPart as unknown as ImageDataPart;
   return { type: "image-data", data: base64Png, mediaType: "image/png" };
 }

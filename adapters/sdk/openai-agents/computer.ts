@@ -71,7 +71,8 @@ export class RetraceComputer implements Computer {
 
   /** Declare the display size from an observation (call after `env.reset`). */
   syncDimensions(observation: Observation): void {
-    if (!this.options.dimensions && observation.width > 0 && observation.height > 0) this.size = [observation.width, observation.height];
+    if (!this.options.dimensions && observation.width > 0 && observation.height > 0)
+      this.size = [observation.width, observation.height];
   }
 
   async screenshot(): Promise<string> {

@@ -8,4 +8,12 @@ import { loadSdkEntry } from "../shared/peer-guard.ts";
 
 const entry = await loadSdkEntry("retrace-cua/openai-agents", () => import("./index.ts"));
 
-export const { AgentsRecovery, RECOVERY_SPAN_NAME, RetraceComputer, agentForwardPolicy, createAgentsRecovery, retraceComputer, runWithRecovery } = entry;
+export const {
+  AgentsRecovery,
+  RECOVERY_SPAN_NAME,
+  RetraceComputer,
+  agentForwardPolicy,
+  createAgentsRecovery,
+  retraceComputer,
+  runWithRecovery,
+} = entry;

@@ -10,7 +10,15 @@
  * tool is offered (function tools, handoffs and guardrails do not run in this mode; use
  * `runWithRecovery` for those), and nothing is traced.
  */
-import { NoopTrace, OpenAIProvider, RunContext, withTrace, type Agent, type AgentInputItem, type Model } from "@openai/agents";
+import {
+  NoopTrace,
+  OpenAIProvider,
+  RunContext,
+  withTrace,
+  type Agent,
+  type AgentInputItem,
+  type Model,
+} from "@openai/agents";
 import { agentsUsage, withBilled } from "../../models/provider-usage.ts";
 import type { Action } from "../../../src/action.ts";
 import type { ForwardPolicy, JsonValue, PolicyDecision, PolicyInput } from "../../../src/policy.ts";
@@ -41,16 +49,27 @@ function isModel(m: unknown): m is Model {
 /** Wrap an Agents SDK agent (with a computer tool) as a ForwardPolicy. */
 export function agentForwardPolicy(agent: Agent<any, any>, options: AgentForwardPolicyOptions = {}): ForwardPolicy {
   let model: Promise<Model> | undefined;
-  const getModel = () => (model ??= isModel(agent.model) ? Promise.resolve(agent.model) : Promise.resolve((options.provider ?? new OpenAIProvider()).getModel(agent.model || undefined)));
+  const getModel = () =>
+    (model ??= isModel(agent.model)
+      ? Promise.resolve(agent.model)
+      : Promise.resolve((options.provider ?? new OpenAIProvider()).getModel(agent.model || undefined)));
   const modelName = typeof agent.model === "string" && agent.model ? agent.model : agent.name;
 
   return {
     name: `openai-agents:${agent.name}`,
     async propose(input: PolicyInput): Promise<PolicyDecision> {
       const items = await buildInput(input);
-      const computerTool = agent.tools.find((t) => t.type === "computer") as { name: string; computer: { environment?: string; dimensions?: [number, number] } } | undefined;
+      const computerTool = agent.tools.find((t) => t.type === "computer") as
+        { name: string; computer: { environment?: string; dimensions?: [number, number] } } | undefined;
       const tools = computerTool
-        ? [{ type: "computer", name: computerTool.name, environment: computerTool.computer?.environment ?? "ubuntu", dimensions: [input.observation.width, input.observation.height] }]
+        ? [
+            {
+              type: "computer",
+              name: computerTool.name,
+              environment: computerTool.computer?.environment ?? "ubuntu",
+              dimensions: [input.observation.width, input.observation.height],
+            },
+          ]
         : [];
       const started = Date.now();
       let response;
@@ -76,23 +95,60 @@ export function agentForwardPolicy(agent: Agent<any, any>, options: AgentForward
         if (input.signal?.aborted) throw err;
         return { actions: [], failure: { kind: "model-error", message: describeError(err) } };
       }
-      const usage: ModelUsage[] = [{ role: "policy", model: modelName, ...withBilled(agentsUsage(response.usage)), latencyMs: Date.now() - started }];
-      const output = response.output as Array<{ type?: string; callId?: string; action?: OpenAIComputerAction; actions?: OpenAIComputerAction[]; role?: string; content?: Array<{ type: string; text?: string }> }>;
-      const text = output.flatMap((i) => (i.role === "assistant" && Array.isArray(i.content) ? i.content.filter((c) => c.type === "output_text").map((c) => c.text ?? "") : [])).join("\n");
+      const usage: ModelUsage[] = [
+        {
+          role: "policy",
+          model: modelName,
+          ...withBilled(agentsUsage(response.usage)),
+          latencyMs: Date.now() - started,
+        },
+      ];
+      const output = response.output as Array<{
+        type?: string;
+        callId?: string;
+        action?: OpenAIComputerAction;
+        actions?: OpenAIComputerAction[];
+        role?: string;
+        content?: Array<{ type: string; text?: string }>;
+      }>;
+      const text = output
+        .flatMap((i) =>
+          i.role === "assistant" && Array.isArray(i.content)
+            ? i.content.filter((c) => c.type === "output_text").map((c) => c.text ?? "")
+            : [],
+        )
+        .join("\n");
       const call = output.find((i) => i.type === "computer_call");
       const notice: Record<string, JsonValue> = input.notice ? { notice: input.notice } : {};
       if (!call) {
-        if (!text.trim()) return { actions: [], usage, memo: notice, failure: { kind: "empty", message: "the response has neither a computer call nor text" } };
+        if (!text.trim())
+          return {
+            actions: [],
+            usage,
+            memo: notice,
+            failure: { kind: "empty", message: "the response has neither a computer call nor text" },
+          };
         return { actions: [{ type: "DONE" }], response: text, usage, memo: notice };
       }
-      const memo: StepMemo = { callId: call.callId ?? `call_${input.step}`, ...(call.action && { action: call.action }), ...(call.actions && { actions: call.actions }), ...notice };
+      const memo: StepMemo = {
+        callId: call.callId ?? `call_${input.step}`,
+        ...(call.action && { action: call.action }),
+        ...(call.actions && { actions: call.actions }),
+        ...notice,
+      };
       const raw = call.actions?.length ? call.actions : call.action ? [call.action] : [];
       const response_ = `computer_call(${JSON.stringify(call.actions ?? call.action ?? {})})`;
       try {
         const actions: Action[] = raw.flatMap((a) => openAIComputerActionToActions(a));
         return { actions, response: response_, usage, memo: memo as unknown as JsonValue };
       } catch (err) {
-        return { actions: [], response: response_, usage, memo: memo as unknown as JsonValue, failure: { kind: "unparseable", message: describeError(err) } };
+        return {
+          actions: [],
+          response: response_,
+          usage,
+          memo: memo as unknown as JsonValue,
+          failure: { kind: "unparseable", message: describeError(err) },
+        };
       }
     },
   };
@@ -106,13 +162,26 @@ async function buildInput(input: PolicyInput): Promise<AgentInputItem[]> {
     const memo = history[i].memo as unknown as Partial<StepMemo> | undefined;
     if (memo?.notice) items.push({ role: "user", content: memo.notice });
     if (!memo?.callId) {
-      items.push({ role: "assistant", status: "completed", content: [{ type: "output_text", text: history[i].response ?? "(no action)" }] } as AgentInputItem);
+      items.push({
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: history[i].response ?? "(no action)" }],
+      } as AgentInputItem);
       continue;
     }
     const after = history[i + 1]?.observation ?? input.observation;
     const png = (await input.blobs.get(after.screenshot)).toString("base64");
-    items.push({ type: "computer_call", callId: memo.callId, status: "completed", ...(memo.actions ? { actions: memo.actions } : { action: memo.action }) } as AgentInputItem);
-    items.push({ type: "computer_call_result", callId: memo.callId, output: { type: "computer_screenshot", data: `data:image/png;base64,${png}` } } as AgentInputItem);
+    items.push({
+      type: "computer_call",
+      callId: memo.callId,
+      status: "completed",
+      ...(memo.actions ? { actions: memo.actions } : { action: memo.action }),
+    } as AgentInputItem);
+    items.push({
+      type: "computer_call_result",
+      callId: memo.callId,
+      output: { type: "computer_screenshot", data: `data:image/png;base64,${png}` },
+    } as AgentInputItem);
   }
   if (input.notice) items.push({ role: "user", content: input.notice });
   return items;

@@ -3,7 +3,13 @@
  * plugged into the SDK's own `run()` / `Runner` (`createAgentsRecovery`), or in one call
  * (`runWithRecovery`). Its own entry so that users of the other SDKs never load this one.
  */
-export { createAgentsRecovery, AgentsRecovery, type AgentsRecoveryOptions, type AgentsRecoveryRunConfig, type AgentsRunResult } from "./recovery.ts";
+export {
+  createAgentsRecovery,
+  AgentsRecovery,
+  type AgentsRecoveryOptions,
+  type AgentsRecoveryRunConfig,
+  type AgentsRunResult,
+} from "./recovery.ts";
 export { runWithRecovery, type RunWithRecoveryOptions } from "./run-with-recovery.ts";
 export { RECOVERY_SPAN_NAME } from "./tracing.ts";
 export { retraceComputer, RetraceComputer, type RetraceComputerOptions, type ComputerLogEntry } from "./computer.ts";

@@ -27,7 +27,15 @@
  * no cut step. Server-kept conversations (`previousResponseId`, `conversationId`) send only the
  * new items each turn, so there is no history to cut: do not combine them with this config.
  */
-import { MaxTurnsExceededError, type AgentInputItem, type CallModelInputFilter, type CallModelInputFilterArgs, type ModelInputData, type RunResult, type StreamedRunResult } from "@openai/agents";
+import {
+  MaxTurnsExceededError,
+  type AgentInputItem,
+  type CallModelInputFilter,
+  type CallModelInputFilterArgs,
+  type ModelInputData,
+  type RunResult,
+  type StreamedRunResult,
+} from "@openai/agents";
 import type { Action } from "../../../src/action.ts";
 import type { StopReason } from "../../../src/episode.ts";
 import { EpisodeEvents } from "../../../src/runtime/events.ts";
@@ -35,7 +43,12 @@ import type { TaskSpec } from "../../../src/task.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { openAIComputerActionToActions, type OpenAIComputerAction } from "../../actions/openai-cua/convert.ts";
 import { resolveSdkOptions, type ResolvedSdkRecoveryOptions, type SdkRecoveryOptions } from "../shared/options.ts";
-import { StepRecovery, type CompletedStep, type StepRecoveryState, type Truncation } from "../../../src/runtime/step-recovery.ts";
+import {
+  StepRecovery,
+  type CompletedStep,
+  type StepRecoveryState,
+  type Truncation,
+} from "../../../src/runtime/step-recovery.ts";
 import { bump } from "../../../src/runtime/accounting.ts";
 import { buildSdkResult, type SdkEpisodeResult } from "../shared/result.ts";
 import { addUsage, emptyAccounting } from "../../../src/runtime/accounting.ts";
@@ -56,7 +69,14 @@ export interface AgentsRecoveryRunConfig {
   callModelInputFilter: CallModelInputFilter;
 }
 
-type Item = AgentInputItem & { type?: string; role?: string; id?: string; callId?: string; action?: OpenAIComputerAction; actions?: OpenAIComputerAction[] };
+type Item = AgentInputItem & {
+  type?: string;
+  role?: string;
+  id?: string;
+  callId?: string;
+  action?: OpenAIComputerAction;
+  actions?: OpenAIComputerAction[];
+};
 
 /** The actions of one `computer_call` item (unusable model output maps to none: a recorded, counted mistake). */
 function itemActions(item: Item): Action[] {
@@ -82,7 +102,7 @@ function taskText(items: readonly Item[]): string {
 }
 
 const OVERRIDDEN =
-  'createAgentsRecovery: retrace\'s callModelInputFilter never ran in this run: a callModelInputFilter in run()\'s options replaced it (`{ ...recovery.runConfig, callModelInputFilter: mine }`); pass yours as createAgentsRecovery({ callModelInputFilter: mine }) (it then runs on retrace\'s output), or spread recovery.runConfig last';
+  "createAgentsRecovery: retrace's callModelInputFilter never ran in this run: a callModelInputFilter in run()'s options replaced it (`{ ...recovery.runConfig, callModelInputFilter: mine }`); pass yours as createAgentsRecovery({ callModelInputFilter: mine }) (it then runs on retrace's output), or spread recovery.runConfig last";
 
 /** The recovery of one episode, plugged into the SDK's loop through {@link runConfig}. */
 export class AgentsRecovery {
@@ -116,10 +136,15 @@ export class AgentsRecovery {
   constructor(options: AgentsRecoveryOptions) {
     const { callModelInputFilter, ...rest } = options ?? ({} as AgentsRecoveryOptions);
     if (callModelInputFilter !== undefined && typeof callModelInputFilter !== "function")
-      throw new ConfigError("createAgentsRecovery: option \"callModelInputFilter\" must be a function", { field: "callModelInputFilter" });
+      throw new ConfigError('createAgentsRecovery: option "callModelInputFilter" must be a function', {
+        field: "callModelInputFilter",
+      });
     // Sessions store the cut items without the transition notice, so a resumed session would resend cut steps (docs/openai-agents.md).
     if ((rest as Record<string, unknown>).session !== undefined)
-      throw new ConfigError('createAgentsRecovery: option "session" is not supported: a session keeps the steps recovery cuts and would resend them when resumed; pass the whole history as input each run instead', { field: "session" });
+      throw new ConfigError(
+        'createAgentsRecovery: option "session" is not supported: a session keeps the steps recovery cuts and would resend them when resumed; pass the whole history as input each run instead',
+        { field: "session" },
+      );
     const resolved = resolveSdkOptions("createAgentsRecovery", rest);
     this.o = { ...resolved, events: resolved.events ?? new EpisodeEvents() };
     this.userFilter = callModelInputFilter;
@@ -198,7 +223,10 @@ export class AgentsRecovery {
     this.view = this.view.concat(added);
     const calls = added.filter((i) => isCall(i) && !this.recorded.has(itemKey(i) ?? ""));
     if (calls.length > 0) {
-      const steps: CompletedStep[] = calls.map((item) => ({ actions: itemActions(item), response: `computer_call(${JSON.stringify(item.actions ?? item.action ?? {})})` }));
+      const steps: CompletedStep[] = calls.map((item) => ({
+        actions: itemActions(item),
+        response: `computer_call(${JSON.stringify(item.actions ?? item.action ?? {})})`,
+      }));
       for (const c of calls) {
         const key = itemKey(c) ?? `step_${this.stepCalls.length}`;
         this.recorded.add(key);
@@ -212,7 +240,12 @@ export class AgentsRecovery {
         // The model's next call starts now; retrace's computer holds its action until the verdict.
         judged.catch(() => undefined); // taken in (and rethrown) by the next filter call or finish()
         this.pending = judged;
-        this.o.meter.holdUntil(judged.then((t) => t === null, () => false));
+        this.o.meter.holdUntil(
+          judged.then(
+            (t) => t === null,
+            () => false,
+          ),
+        );
       } else {
         try {
           const cut = await judged;
@@ -222,7 +255,10 @@ export class AgentsRecovery {
         }
       }
     }
-    const out: ModelInputData = { input: structuredClone(this.view) as AgentInputItem[], ...(args.modelData.instructions !== undefined && { instructions: args.modelData.instructions }) };
+    const out: ModelInputData = {
+      input: structuredClone(this.view) as AgentInputItem[],
+      ...(args.modelData.instructions !== undefined && { instructions: args.modelData.instructions }),
+    };
     return this.userFilter ? this.userFilter({ ...args, modelData: out }) : out;
   }
 
@@ -317,10 +353,15 @@ export class AgentsRecovery {
     this.runOver = true;
     if (this.overridden) throw this.overridden;
     this.o.meter.throwRefused();
-    if (!ran && result && ((result as { rawResponses?: unknown[] }).rawResponses?.length ?? 0) > 0) throw new ConfigError(OVERRIDDEN, { field: "callModelInputFilter" });
+    if (!ran && result && ((result as { rawResponses?: unknown[] }).rawResponses?.length ?? 0) > 0)
+      throw new ConfigError(OVERRIDDEN, { field: "callModelInputFilter" });
     if (result && this.consumed > 0) {
       const seen = [...this.view, ...(result.history as Item[]).slice(this.consumed)];
-      Object.defineProperty(result, "history", { configurable: true, enumerable: false, get: () => structuredClone(seen) as AgentInputItem[] });
+      Object.defineProperty(result, "history", {
+        configurable: true,
+        enumerable: false,
+        get: () => structuredClone(seen) as AgentInputItem[],
+      });
     }
     const core = this.ensureCore([]);
     let finalOutput: string | undefined;
@@ -330,9 +371,20 @@ export class AgentsRecovery {
     }
     // the SDK's own model calls of this run (its usage, cached prompt tokens included), summed over the episode's runs
     for (const r of (result?.rawResponses ?? []) as Array<{ usage?: unknown }>)
-      this.policyUsage = addUsage(this.policyUsage, [{ role: "policy", model: "sdk", ...withBilled(agentsUsage(r?.usage)), latencyMs: 0 }], "policy");
+      this.policyUsage = addUsage(
+        this.policyUsage,
+        [{ role: "policy", model: "sdk", ...withBilled(agentsUsage(r?.usage)), latencyMs: 0 }],
+        "policy",
+      );
     const policy = this.policyUsage.models.policy;
-    return buildSdkResult(this.o, core, { result, ...(finalOutput !== undefined && { finalOutput }), ...(policy && { policy }), stopReason, wallMs: Date.now() - this.started, envMs: this.o.meter.ms - this.envMs0 });
+    return buildSdkResult(this.o, core, {
+      result,
+      ...(finalOutput !== undefined && { finalOutput }),
+      ...(policy && { policy }),
+      stopReason,
+      wallMs: Date.now() - this.started,
+      envMs: this.o.meter.ms - this.envMs0,
+    });
   }
 }
 

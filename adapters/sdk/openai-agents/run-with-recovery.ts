@@ -6,7 +6,15 @@
  * `createAgentsRecovery`). Server-kept conversations are refused: only the delta would be sent
  * each turn, so there would be no history to cut at R.
  */
-import { run, type Agent, type AgentInputItem, type CallModelInputFilter, type RunConfig, type RunResult, type StreamedRunResult } from "@openai/agents";
+import {
+  run,
+  type Agent,
+  type AgentInputItem,
+  type CallModelInputFilter,
+  type RunConfig,
+  type RunResult,
+  type StreamedRunResult,
+} from "@openai/agents";
 import { ConfigError } from "../../../src/errors.ts";
 import type { SdkRecoveryOptions } from "../shared/options.ts";
 import type { SdkEpisodeResult } from "../shared/result.ts";
@@ -15,7 +23,12 @@ import { createAgentsRecovery } from "./recovery.ts";
 /** Options of {@link runWithRecovery}: the shared SDK options plus what is handed to `run()`. */
 export interface RunWithRecoveryOptions extends SdkRecoveryOptions {
   /** Passed to the SDK's `run()` (`maxTurns`, `context`, `stream`, ...); its `callModelInputFilter`, if any, runs on retrace's output. */
-  runOptions?: Partial<RunConfig> & { maxTurns?: number; context?: unknown; stream?: boolean; callModelInputFilter?: CallModelInputFilter };
+  runOptions?: Partial<RunConfig> & {
+    maxTurns?: number;
+    context?: unknown;
+    stream?: boolean;
+    callModelInputFilter?: CallModelInputFilter;
+  };
 }
 
 /**
@@ -30,17 +43,26 @@ export async function runWithRecovery<A extends Agent<any, any>>(
   const { runOptions, ...rest } = options ?? ({} as RunWithRecoveryOptions);
   for (const key of ["previousResponseId", "conversationId", "session"] as const) {
     if ((runOptions as Record<string, unknown> | undefined)?.[key] !== undefined)
-      throw new ConfigError(`runWithRecovery: option "runOptions.${key}" is not supported (the history must be sent each turn to be cut at R)`, { field: `runOptions.${key}` });
+      throw new ConfigError(
+        `runWithRecovery: option "runOptions.${key}" is not supported (the history must be sent each turn to be cut at R)`,
+        { field: `runOptions.${key}` },
+      );
   }
   const { callModelInputFilter, ...sdkOptions } = runOptions ?? {};
   const recovery = createAgentsRecovery({
     ...rest,
     ...(callModelInputFilter && { callModelInputFilter }),
-    ...(rest.task === undefined && { task: { id: "sdk-task", instruction: typeof input === "string" ? input : JSON.stringify(input) } }),
+    ...(rest.task === undefined && {
+      task: { id: "sdk-task", instruction: typeof input === "string" ? input : JSON.stringify(input) },
+    }),
   });
   let outcome: RunResult<any, A> | StreamedRunResult<any, A> | Error;
   try {
-    outcome = await run<A, any>(agent, input, { ...(sdkOptions as object), ...recovery.runConfig, ...(rest.signal && { signal: rest.signal }) } as never);
+    outcome = await run<A, any>(agent, input, {
+      ...(sdkOptions as object),
+      ...recovery.runConfig,
+      ...(rest.signal && { signal: rest.signal }),
+    } as never);
   } catch (err) {
     outcome = err instanceof Error ? err : new Error(String(err));
   }

@@ -43,13 +43,29 @@ export class RecoverySpans {
       this.span = createCustomSpan({
         data: {
           name: RECOVERY_SPAN_NAME,
-          data: { errorStep: e.errorStep, recoveryStep: e.recoveryStep, attempt: e.attempt, restoration: e.restoration, mode: e.restoration, confidence: this.detection?.confidence ?? null, reason: this.detection?.reason ?? "", degraded: this.degraded },
+          data: {
+            errorStep: e.errorStep,
+            recoveryStep: e.recoveryStep,
+            attempt: e.attempt,
+            restoration: e.restoration,
+            mode: e.restoration,
+            confidence: this.detection?.confidence ?? null,
+            reason: this.detection?.reason ?? "",
+            degraded: this.degraded,
+          },
         },
       });
       this.span.start();
     });
     events.on("recovery-end", (e) => {
-      if (this.span) Object.assign(this.span.spanData.data, { restored: e.restored, confirmation: e.confirmation, recoverySteps: e.steps, restoreDetail: e.reason, cut: null });
+      if (this.span)
+        Object.assign(this.span.spanData.data, {
+          restored: e.restored,
+          confirmation: e.confirmation,
+          recoverySteps: e.steps,
+          restoreDetail: e.reason,
+          cut: null,
+        });
     });
     events.on("truncate", (e) => {
       if (this.span) this.span.spanData.data.cut = { from: e.from, to: e.to };
@@ -58,10 +74,24 @@ export class RecoverySpans {
     events.on("degraded", (e) => {
       this.degraded = true;
       const span = createCustomSpan({
-        data: { name: RECOVERY_SPAN_NAME, data: { degraded: true, failures: e.failures, step: e.step, detector: e.detector, endpoint: e.endpoint, lastFailure: e.lastFailure, onDetectorFailure: e.action } },
+        data: {
+          name: RECOVERY_SPAN_NAME,
+          data: {
+            degraded: true,
+            failures: e.failures,
+            step: e.step,
+            detector: e.detector,
+            endpoint: e.endpoint,
+            lastFailure: e.lastFailure,
+            onDetectorFailure: e.action,
+          },
+        },
       });
       span.start();
-      span.setError({ message: `recovery degraded: the error detector ${e.endpoint} failed ${e.failures} times in a row`, data: { endpoint: e.endpoint, failures: e.failures } });
+      span.setError({
+        message: `recovery degraded: the error detector ${e.endpoint} failed ${e.failures} times in a row`,
+        data: { endpoint: e.endpoint, failures: e.failures },
+      });
       span.end();
     });
     events.on("detection", (e) => {

@@ -28,7 +28,9 @@ export interface ToolCallPart {
 /** The tool calls of `m` whose tool `isStepTool` counts as an agent step (none for non-assistant messages). */
 export function stepCalls(m: ViewMessage, isStepTool: (toolName: string) => boolean): ToolCallPart[] {
   if (m.role !== "assistant" || !Array.isArray(m.content)) return [];
-  return (m.content as { type?: string; toolName?: string }[]).filter((p): p is ToolCallPart => p?.type === "tool-call" && typeof p.toolName === "string" && isStepTool(p.toolName));
+  return (m.content as { type?: string; toolName?: string }[]).filter(
+    (p): p is ToolCallPart => p?.type === "tool-call" && typeof p.toolName === "string" && isStepTool(p.toolName),
+  );
 }
 
 /** One call as text for the step record, e.g. `click({"coordinates":[1,2]})`. */

@@ -21,7 +21,17 @@ import type { PostRestorationFn } from "../../../src/runtime/attempt.ts";
 import { recoverWithPolicy, type RecoverySubAgentOptions } from "../../../src/runtime/recover-with-policy.ts";
 import type { RestoreRequest, RestoreResult } from "../../../src/runtime/restore.ts";
 import { resolveDetectorOption, type DetectionPresetOptions } from "../../llm/detection-preset.ts";
-import { detectorField, fn, userLoggerSchema, parseKnobOptions, WRAPPER_KNOBS, withMethod, type DefaultedKnob, type RecoveryKnobs, type ResolvedKnobs } from "../../recovery-knobs.ts";
+import {
+  detectorField,
+  fn,
+  userLoggerSchema,
+  parseKnobOptions,
+  WRAPPER_KNOBS,
+  withMethod,
+  type DefaultedKnob,
+  type RecoveryKnobs,
+  type ResolvedKnobs,
+} from "../../recovery-knobs.ts";
 import { envMeter, meteredEnvironment, type EnvMeter } from "./env-meter.ts";
 
 /** Options of the SDK wrappers; how `recoverer` runs is {@link RecoverySubAgentOptions}. */
@@ -67,7 +77,10 @@ const SDK_EXTRAS = {
   summarizer: withMethod("summarize").optional(),
   verifier: withMethod("verify").optional(),
   restore: fn().optional(),
-  task: z.object({ id: z.string().min(1), instruction: z.string() }).passthrough().optional(),
+  task: z
+    .object({ id: z.string().min(1), instruction: z.string() })
+    .passthrough()
+    .optional(),
   evaluate: z.boolean().default(true),
   signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, { message: "must be an AbortSignal" }).optional(),
   logger: userLoggerSchema().optional(),
@@ -77,9 +90,15 @@ const SDK_EXTRAS = {
  * Options with defaults resolved and the restore routine built; `env` is the caller's environment
  * with its step/observe/restore time metered into `meter` (see ./env-meter.ts).
  */
-export type ResolvedSdkRecoveryOptions = Omit<SdkRecoveryOptions, DefaultedKnob | "evaluate" | "restore" | "detector" | "detection"> & { detector: ErrorDetector } &
-  ResolvedKnobs &
-  Required<Pick<SdkRecoveryOptions, "evaluate" | "restore" | "detection">> & { meter: EnvMeter; routine: string; postRestoration: PostRestorationFn };
+export type ResolvedSdkRecoveryOptions = Omit<
+  SdkRecoveryOptions,
+  DefaultedKnob | "evaluate" | "restore" | "detector" | "detection"
+> & { detector: ErrorDetector } & ResolvedKnobs &
+  Required<Pick<SdkRecoveryOptions, "evaluate" | "restore" | "detection">> & {
+    meter: EnvMeter;
+    routine: string;
+    postRestoration: PostRestorationFn;
+  };
 
 /** Deprecated option names (old -> new), accepted with a warning until the next release. */
 export const DEPRECATED_SDK_OPTIONS = { budget: "recoveryBudget" } as const;
@@ -88,7 +107,11 @@ export const DEPRECATED_SDK_OPTIONS = { budget: "recoveryBudget" } as const;
 export function resolveSdkOptions(where: string, given: SdkRecoveryOptions): ResolvedSdkRecoveryOptions {
   const options = renameDeprecatedKeys(where, given, DEPRECATED_SDK_OPTIONS);
   const parsed = parseKnobOptions(where, SDK_KNOBS, SDK_EXTRAS, options, () => {
-    if (!options.restore && !options.recoverer) throw new ConfigError(`${where}: give option "recoverer" (the recovery sub-agent) or "restore" (a restore routine)`, { field: "recoverer" });
+    if (!options.restore && !options.recoverer)
+      throw new ConfigError(
+        `${where}: give option "recoverer" (the recovery sub-agent) or "restore" (a restore routine)`,
+        { field: "recoverer" },
+      );
   });
   const env = meteredEnvironment(options.env);
   const restore =
@@ -106,5 +129,13 @@ export function resolveSdkOptions(where: string, given: SdkRecoveryOptions): Res
     });
   const routine = options.restore ? `${where} option "restore"` : "recoverWithPolicy";
   const detector = resolveDetectorOption(options.detector, `${where}: option detector`);
-  return { ...parsed, detector, env, meter: envMeter(options.env), restore, routine, postRestoration } as ResolvedSdkRecoveryOptions;
+  return {
+    ...parsed,
+    detector,
+    env,
+    meter: envMeter(options.env),
+    restore,
+    routine,
+    postRestoration,
+  } as ResolvedSdkRecoveryOptions;
 }

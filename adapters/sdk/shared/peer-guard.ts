@@ -36,13 +36,19 @@ export const STAGEHAND_REFUSED = "Stagehand 4 has no agent(), the computer-use a
  * e.g. with --legacy-peer-deps or a package manager that only warns), or undefined when
  * `sdk.Stagehand` has it. `version` is the installed version, when known.
  */
-export function stagehandWithoutAgent(sdk: { Stagehand?: unknown }, version: string | undefined): ConfigError | undefined {
+export function stagehandWithoutAgent(
+  sdk: { Stagehand?: unknown },
+  version: string | undefined,
+): ConfigError | undefined {
   const proto = (sdk.Stagehand as { prototype?: { agent?: unknown } } | undefined)?.prototype;
   if (typeof proto?.agent === "function") return undefined;
   const pkg = "@browserbasehq/stagehand";
   const range = SDK_PEERS[pkg];
   const found = version === undefined ? "" : `, found ${version}`;
-  const err = new ConfigError(`retrace-cua/stagehand needs ${pkg} ${range}${found}: ${STAGEHAND_REFUSED}: npm install "${pkg}@${range}"`, { field: pkg });
+  const err = new ConfigError(
+    `retrace-cua/stagehand needs ${pkg} ${range}${found}: ${STAGEHAND_REFUSED}: npm install "${pkg}@${range}"`,
+    { field: pkg },
+  );
   err.stack = `${err.name}: ${err.message}`;
   return err;
 }

@@ -30,20 +30,32 @@ export interface SdkEpisodeResult<T> extends EpisodeResult {
 export async function buildSdkResult<T>(
   o: ResolvedSdkRecoveryOptions,
   recovery: StepRecovery,
-  sdk: { result: T; finalOutput?: string; stopReason: StopReason; wallMs: number; envMs: number; /** The SDK's own policy calls so far (see SdkEpisodeResult.tokens). */ policy?: RoleUsage },
+  sdk: {
+    result: T;
+    finalOutput?: string;
+    stopReason: StopReason;
+    wallMs: number;
+    envMs: number;
+    /** The SDK's own policy calls so far (see SdkEpisodeResult.tokens). */ policy?: RoleUsage;
+  },
 ): Promise<SdkEpisodeResult<T>> {
   let evaluation: Evaluation = { score: 0, detail: "not evaluated (evaluate: false)" };
   let envError: string | undefined;
   if (o.evaluate) {
     try {
-      evaluation = await o.env.evaluate({ terminal: sdk.stopReason === "done" ? "DONE" : sdk.stopReason === "fail" ? "FAIL" : null });
+      evaluation = await o.env.evaluate({
+        terminal: sdk.stopReason === "done" ? "DONE" : sdk.stopReason === "fail" ? "FAIL" : null,
+      });
     } catch (err) {
       envError = describeError(err);
       evaluation = { score: 0, detail: `the environment failed to evaluate: ${envError}` };
     }
   }
   const s = recovery.state;
-  const simulated = Boolean((o.detector as { simulated?: boolean }).simulated || (o.recoverer as { simulated?: boolean } | undefined)?.simulated);
+  const simulated = Boolean(
+    (o.detector as { simulated?: boolean }).simulated ||
+    (o.recoverer as { simulated?: boolean } | undefined)?.simulated,
+  );
   return {
     taskId: recovery.task.id,
     seed: o.seed,

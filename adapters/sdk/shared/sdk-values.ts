@@ -24,10 +24,17 @@ const Telemetry = z
   .object(
     {
       isEnabled: z.boolean({ message: "isEnabled must be a boolean" }).optional(),
-      tracer: z.custom<object>((v) => !!v && typeof (v as { startSpan?: unknown }).startSpan === "function", { message: "tracer must be an OpenTelemetry Tracer (with startSpan)" }).optional(),
+      tracer: z
+        .custom<object>((v) => !!v && typeof (v as { startSpan?: unknown }).startSpan === "function", {
+          message: "tracer must be an OpenTelemetry Tracer (with startSpan)",
+        })
+        .optional(),
       functionId: z.string({ message: "functionId must be a string" }).optional(),
     },
-    { message: "must be an object like the AI SDK's experimental_telemetry ({ isEnabled: true, tracer }), not a boolean" },
+    {
+      message:
+        "must be an object like the AI SDK's experimental_telemetry ({ isEnabled: true, tracer }), not a boolean",
+    },
   )
   .passthrough()
   .optional();
@@ -38,7 +45,11 @@ export function checkTelemetry<T>(where: string, value: T): T {
   return value;
 }
 
-const Pixels = z.number({ message: "must be a number of pixels (an integer from 1 to 16384)" }).int({ message: "must be a number of pixels (an integer from 1 to 16384)" }).min(1, { message: "must be a number of pixels (an integer from 1 to 16384)" }).max(16384, { message: "must be a number of pixels (an integer from 1 to 16384)" });
+const Pixels = z
+  .number({ message: "must be a number of pixels (an integer from 1 to 16384)" })
+  .int({ message: "must be a number of pixels (an integer from 1 to 16384)" })
+  .min(1, { message: "must be a number of pixels (an integer from 1 to 16384)" })
+  .max(16384, { message: "must be a number of pixels (an integer from 1 to 16384)" });
 
 /** A display size option (`displayWidthPx`, `displayHeightPx`): undefined or an integer from 1 to 16384. */
 export function checkPixels(where: string, field: string, value: unknown): number | undefined {
@@ -47,17 +58,25 @@ export function checkPixels(where: string, field: string, value: unknown): numbe
 
 /** A `[width, height]` option (`dimensions`). */
 export function checkDimensions(where: string, field: string, value: unknown): [number, number] | undefined {
-  return check(where, field, z.tuple([Pixels, Pixels], { message: "must be [width, height] in pixels (integers from 1 to 16384)" }).optional(), value);
+  return check(
+    where,
+    field,
+    z.tuple([Pixels, Pixels], { message: "must be [width, height] in pixels (integers from 1 to 16384)" }).optional(),
+    value,
+  );
 }
 
-const HttpUrl = z.string({ message: "must be an http:// or https:// URL" }).refine((s) => {
-  try {
-    const u = new URL(s);
-    return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
-  } catch {
-    return false;
-  }
-}, { message: "must be an http:// or https:// URL with a host, e.g. https://api.openai.com/v1" });
+const HttpUrl = z.string({ message: "must be an http:// or https:// URL" }).refine(
+  (s) => {
+    try {
+      const u = new URL(s);
+      return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
+    } catch {
+      return false;
+    }
+  },
+  { message: "must be an http:// or https:// URL with a host, e.g. https://api.openai.com/v1" },
+);
 
 /** A `baseURL` option: undefined or an absolute http(s) URL. */
 export function checkBaseURL(where: string, field: string, value: unknown): string | undefined {

@@ -29,12 +29,17 @@ function isHttpUrl(v: unknown): boolean {
 /** What is wrong with `config` as a hybrid Stagehand agent for the forward policy, or undefined. */
 export function stagehandConfigProblem(config: unknown): string | undefined {
   const c = config as Partial<AgentConfig> | undefined;
-  if (!c || typeof c !== "object" || Array.isArray(c)) return "not a Stagehand AgentConfig { model, mode, systemPrompt } (nor a function returning one)";
+  if (!c || typeof c !== "object" || Array.isArray(c))
+    return "not a Stagehand AgentConfig { model, mode, systemPrompt } (nor a function returning one)";
   const name = stagehandModelName(c);
-  if (!name?.includes("/")) return 'model must name the agent\'s model as Stagehand does ("anthropic/claude-sonnet-4-5" or { modelName, apiKey, baseURL })';
+  if (!name?.includes("/"))
+    return 'model must name the agent\'s model as Stagehand does ("anthropic/claude-sonnet-4-5" or { modelName, apiKey, baseURL })';
   const baseURL = typeof c.model === "object" && c.model ? (c.model as { baseURL?: unknown }).baseURL : undefined;
-  if (baseURL !== undefined && !isHttpUrl(baseURL)) return `model.baseURL must be an http:// or https:// URL with a host, e.g. https://api.openai.com/v1 (got ${JSON.stringify(String(baseURL)).slice(0, 80)})`;
-  if (c.mode === "cua" || c.cua) return 'mode "cua" agents run their own loop; set mode: "hybrid", or use executeWithRecovery';
-  if (c.mode !== undefined && c.mode !== "hybrid") return `mode ${JSON.stringify(c.mode)} tools act through Stagehand's own page pipeline; set mode: "hybrid", or use executeWithRecovery`;
+  if (baseURL !== undefined && !isHttpUrl(baseURL))
+    return `model.baseURL must be an http:// or https:// URL with a host, e.g. https://api.openai.com/v1 (got ${JSON.stringify(String(baseURL)).slice(0, 80)})`;
+  if (c.mode === "cua" || c.cua)
+    return 'mode "cua" agents run their own loop; set mode: "hybrid", or use executeWithRecovery';
+  if (c.mode !== undefined && c.mode !== "hybrid")
+    return `mode ${JSON.stringify(c.mode)} tools act through Stagehand's own page pipeline; set mode: "hybrid", or use executeWithRecovery`;
   return undefined;
 }

@@ -10,9 +10,28 @@
 import type { Action } from "../../../src/action.ts";
 
 /** Stagehand tools that only read the page (or end the run): not agent steps. */
-export const STAGEHAND_READ_ONLY_TOOLS: readonly string[] = ["screenshot", "ariaTree", "extract", "think", "wait", "search", "done"];
+export const STAGEHAND_READ_ONLY_TOOLS: readonly string[] = [
+  "screenshot",
+  "ariaTree",
+  "extract",
+  "think",
+  "wait",
+  "search",
+  "done",
+];
 
-const KEY_NAMES: Record<string, string> = { control: "ctrl", meta: "command", cmd: "command", return: "enter", escape: "esc", arrowup: "up", arrowdown: "down", arrowleft: "left", arrowright: "right", " ": "space" };
+const KEY_NAMES: Record<string, string> = {
+  control: "ctrl",
+  meta: "command",
+  cmd: "command",
+  return: "enter",
+  escape: "esc",
+  arrowup: "up",
+  arrowdown: "down",
+  arrowleft: "left",
+  arrowright: "right",
+  " ": "space",
+};
 
 /** A key name as pyautogui's lower-case name ("Control" -> "ctrl", "ArrowDown" -> "down"). */
 function keyName(k: string): string {
@@ -22,7 +41,13 @@ function keyName(k: string): string {
 
 function point(v: unknown): { x: number; y: number } | undefined {
   if (Array.isArray(v) && typeof v[0] === "number" && typeof v[1] === "number") return { x: v[0], y: v[1] };
-  if (v && typeof v === "object" && typeof (v as { x?: unknown }).x === "number" && typeof (v as { y?: unknown }).y === "number") return { x: (v as { x: number }).x, y: (v as { y: number }).y };
+  if (
+    v &&
+    typeof v === "object" &&
+    typeof (v as { x?: unknown }).x === "number" &&
+    typeof (v as { y?: unknown }).y === "number"
+  )
+    return { x: (v as { x: number }).x, y: (v as { y: number }).y };
   return undefined;
 }
 
@@ -34,18 +59,37 @@ export function stagehandToolCallToActions(toolName: string, input: unknown): Ac
     case "click":
       return at ? [{ type: "CLICK", ...at, button: "left", numClicks: 1 }] : [];
     case "type":
-      return typeof i.text === "string" ? [...(at ? [{ type: "CLICK" as const, ...at, button: "left" as const, numClicks: 1 }] : []), { type: "TYPING", text: i.text }] : [];
+      return typeof i.text === "string"
+        ? [
+            ...(at ? [{ type: "CLICK" as const, ...at, button: "left" as const, numClicks: 1 }] : []),
+            { type: "TYPING", text: i.text },
+          ]
+        : [];
     case "clickAndHold":
-      return at ? [{ type: "MOVE_TO", ...at }, { type: "MOUSE_DOWN", button: "left" }, { type: "WAIT", seconds: typeof i.duration === "number" ? i.duration / 1000 : undefined }, { type: "MOUSE_UP", button: "left" }] : [];
+      return at
+        ? [
+            { type: "MOVE_TO", ...at },
+            { type: "MOUSE_DOWN", button: "left" },
+            { type: "WAIT", seconds: typeof i.duration === "number" ? i.duration / 1000 : undefined },
+            { type: "MOUSE_UP", button: "left" },
+          ]
+        : [];
     case "dragAndDrop": {
       const from = point(i.startCoordinates);
       const to = point(i.endCoordinates);
-      return from && to ? [{ type: "MOVE_TO", ...from }, { type: "DRAG_TO", ...to }] : [];
+      return from && to
+        ? [
+            { type: "MOVE_TO", ...from },
+            { type: "DRAG_TO", ...to },
+          ]
+        : [];
     }
     case "scroll": {
       const pct = typeof i.percentage === "number" ? i.percentage : 80;
       const clicks = Math.max(1, Math.round(pct / 10));
-      return i.direction === "up" || i.direction === "down" ? [{ type: "SCROLL", dx: 0, dy: i.direction === "up" ? clicks : -clicks, ...(at ?? {}) }] : [];
+      return i.direction === "up" || i.direction === "down"
+        ? [{ type: "SCROLL", dx: 0, dy: i.direction === "up" ? clicks : -clicks, ...(at ?? {}) }]
+        : [];
     }
     case "keys": {
       if (typeof i.value !== "string" || i.value.length === 0) return [];
@@ -59,7 +103,12 @@ export function stagehandToolCallToActions(toolName: string, input: unknown): Ac
       const fields = Array.isArray(i.fields) ? (i.fields as Record<string, unknown>[]) : [];
       return fields.flatMap((f): Action[] => {
         const p = point(f?.coordinates);
-        return p && typeof f.value === "string" ? [{ type: "CLICK", ...p, button: "left", numClicks: 1 }, { type: "TYPING", text: f.value }] : [];
+        return p && typeof f.value === "string"
+          ? [
+              { type: "CLICK", ...p, button: "left", numClicks: 1 },
+              { type: "TYPING", text: f.value },
+            ]
+          : [];
       });
     }
     default:

@@ -24,4 +24,5 @@ function resolveStagehand(): string | undefined {
   }
 }
 
-export const { STAGEHAND_READ_ONLY_TOOLS, executeWithRecovery, stagehandForwardPolicy, stagehandToolCallToActions } = entry;
+export const { STAGEHAND_READ_ONLY_TOOLS, executeWithRecovery, stagehandForwardPolicy, stagehandToolCallToActions } =
+  entry;

@@ -62,7 +62,8 @@ async function executeOnPage(agent: StagehandAgent, options: AgentExecuteOptions
     try {
       return await agent.execute(options);
     } catch (err) {
-      const unknownPage = (err as Error)?.name === "StagehandInitError" && /resolve V3 Page/.test((err as Error).message);
+      const unknownPage =
+        (err as Error)?.name === "StagehandInitError" && /resolve V3 Page/.test((err as Error).message);
       if (!unknownPage || !options.page || Date.now() > deadline || options.signal?.aborted) throw err;
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -75,14 +76,26 @@ async function executeOnPage(agent: StagehandAgent, options: AgentExecuteOptions
  * as `page` unless `executeOptions.page` is given. A `prepareStep` of the caller runs after
  * retrace's, on the cut messages.
  */
-export async function executeWithRecovery(agent: StagehandAgent, executeOptions: AgentExecuteOptions | string, options: ExecuteWithRecoveryOptions): Promise<SdkEpisodeResult<AgentResult>> {
+export async function executeWithRecovery(
+  agent: StagehandAgent,
+  executeOptions: AgentExecuteOptions | string,
+  options: ExecuteWithRecoveryOptions,
+): Promise<SdkEpisodeResult<AgentResult>> {
   const { stepTools, toActions = stagehandToolCallToActions, ...rest } = options ?? ({} as ExecuteWithRecoveryOptions);
   const o = resolveSdkOptions(WHERE, rest);
-  if (typeof agent?.execute !== "function") throw new ConfigError(`${WHERE}: the first argument must be a Stagehand agent (stagehand.agent({ mode: "hybrid" }))`, { field: "agent" });
-  const exec: AgentExecuteOptions = typeof executeOptions === "string" ? { instruction: executeOptions } : { ...executeOptions };
-  if (typeof exec.instruction !== "string") throw new ConfigError(`${WHERE}: executeOptions.instruction must be a string`, { field: "instruction" });
+  if (typeof agent?.execute !== "function")
+    throw new ConfigError(
+      `${WHERE}: the first argument must be a Stagehand agent (stagehand.agent({ mode: "hybrid" }))`,
+      { field: "agent" },
+    );
+  const exec: AgentExecuteOptions =
+    typeof executeOptions === "string" ? { instruction: executeOptions } : { ...executeOptions };
+  if (typeof exec.instruction !== "string")
+    throw new ConfigError(`${WHERE}: executeOptions.instruction must be a string`, { field: "instruction" });
   const task: TaskSpec = o.task ?? { id: "sdk-task", instruction: exec.instruction };
-  const isStep = stepTools ? (name: string) => stepTools.includes(name) : (name: string) => !STAGEHAND_READ_ONLY_TOOLS.includes(name);
+  const isStep = stepTools
+    ? (name: string) => stepTools.includes(name)
+    : (name: string) => !STAGEHAND_READ_ONLY_TOOLS.includes(name);
   const recovery = new StepRecovery(o, task);
   const started = Date.now();
   const envMs0 = o.meter.ms;
@@ -93,7 +106,12 @@ export async function executeWithRecovery(agent: StagehandAgent, executeOptions:
   const userPrepare = exec.callbacks?.prepareStep;
   const prepareStep: PrepareStep = async (args) => {
     modelCalls++;
-    const steps: CompletedStep[] = view.absorb(args.messages).map((calls) => ({ actions: calls.flatMap((c) => toActions(c.toolName, c.input)), response: describeCalls(calls) }));
+    const steps: CompletedStep[] = view
+      .absorb(args.messages)
+      .map((calls) => ({
+        actions: calls.flatMap((c) => toActions(c.toolName, c.input)),
+        response: describeCalls(calls),
+      }));
     if (steps.length > 0) {
       // Stagehand's tools act on the page themselves, so the screen after them is observed here (timed as env time).
       const cut = await recovery.afterSteps(steps, await o.meter.observe(), o.signal);
@@ -108,12 +126,25 @@ export async function executeWithRecovery(agent: StagehandAgent, executeOptions:
   const page = exec.page ?? (o.env as { currentPage?: AgentExecuteOptions["page"] }).currentPage;
   let result: AgentResult;
   try {
-    result = await executeOnPage(agent, { ...exec, ...(page && { page }), ...(o.signal && !exec.signal && { signal: o.signal }), callbacks: { ...exec.callbacks, prepareStep } });
+    result = await executeOnPage(agent, {
+      ...exec,
+      ...(page && { page }),
+      ...(o.signal && !exec.signal && { signal: o.signal }),
+      callbacks: { ...exec.callbacks, prepareStep },
+    });
   } catch (err) {
-    if ((err as Error)?.name === "ExperimentalNotConfiguredError") throw new ConfigError(`${WHERE}: construct Stagehand with experimental: true (Stagehand 3.x takes agent callbacks, where retrace hooks in, only then)`, { field: "experimental", cause: err });
+    if ((err as Error)?.name === "ExperimentalNotConfiguredError")
+      throw new ConfigError(
+        `${WHERE}: construct Stagehand with experimental: true (Stagehand 3.x takes agent callbacks, where retrace hooks in, only then)`,
+        { field: "experimental", cause: err },
+      );
     throw err;
   }
-  if (modelCalls === 0 && result.actions.length > 0) throw new ConfigError(`${WHERE}: the agent acted without calling prepareStep; a mode "cua" agent has no per-step hook, use mode "hybrid" or "dom"`, { field: "mode" });
+  if (modelCalls === 0 && result.actions.length > 0)
+    throw new ConfigError(
+      `${WHERE}: the agent acted without calling prepareStep; a mode "cua" agent has no per-step hook, use mode "hybrid" or "dom"`,
+      { field: "mode" },
+    );
   const stopReason: StopReason = result.completed ? "done" : modelCalls >= (exec.maxSteps ?? 20) ? "max-steps" : "fail";
   // The agent ended the run (its final answer or `done`): a cascade that let the last step pass
   // unasked is asked again with `ending` (its before-done gate), as the graph does before DONE. A
@@ -123,5 +154,11 @@ export async function executeWithRecovery(agent: StagehandAgent, executeOptions:
     const ending = await recovery.beforeDone(o.signal);
     if (ending) view.apply(ending);
   }
-  return buildSdkResult(o, recovery, { result, finalOutput: result.message, stopReason, wallMs: Date.now() - started, envMs: o.meter.ms - envMs0 });
+  return buildSdkResult(o, recovery, {
+    result,
+    finalOutput: result.message,
+    stopReason,
+    wallMs: Date.now() - started,
+    envMs: o.meter.ms - envMs0,
+  });
 }

@@ -34,7 +34,10 @@ import { Stagehand, type AgentConfig } from "@browserbasehq/stagehand";
 import { createAgentTools } from "@browserbasehq/stagehand/lib/v3/agent/tools/index.js";
 import { buildAgentSystemPrompt } from "@browserbasehq/stagehand/lib/v3/agent/prompts/agentSystemPrompt.js";
 import { processMessages } from "@browserbasehq/stagehand/lib/v3/agent/utils/messageProcessing.js";
-import { isGoogleProvider, normalizeGoogleCoordinates } from "@browserbasehq/stagehand/lib/v3/agent/utils/coordinateNormalization.js";
+import {
+  isGoogleProvider,
+  normalizeGoogleCoordinates,
+} from "@browserbasehq/stagehand/lib/v3/agent/utils/coordinateNormalization.js";
 import { HYBRID_CAPABLE_MODEL_PATTERNS } from "@browserbasehq/stagehand/lib/v3/types/private/agent.js";
 import { anthropicFallbacksOptions } from "@browserbasehq/stagehand/lib/v3/llm/anthropicOptions.js";
 import { openAIStoreProviderOptions } from "@browserbasehq/stagehand/lib/v3/llm/providerOptions.js";
@@ -45,7 +48,13 @@ import type { ForwardPolicy, JsonValue, PolicyDecision, PolicyInput } from "../.
 import type { ModelUsage } from "../../../src/usage.ts";
 import { stagehandConfigProblem, stagehandModelName } from "./config.ts";
 import { stagehandToolCallToActions } from "./convert.ts";
-import { STAGEHAND_ACTING_TOOLS, STAGEHAND_ANSWERED_TOOLS, observedUrl, toolOutput, type ToolWithOutput } from "./tool-results.ts";
+import {
+  STAGEHAND_ACTING_TOOLS,
+  STAGEHAND_ANSWERED_TOOLS,
+  observedUrl,
+  toolOutput,
+  type ToolWithOutput,
+} from "./tool-results.ts";
 import { screenshotBase64 } from "../shared/screenshot.ts";
 
 /** Read-only calls answered inside one step before the step counts as a failure. */
@@ -75,9 +84,19 @@ export function stagehandForwardPolicy(config: AgentConfig): ForwardPolicy {
   if (problem) throw new ConfigError(`stagehandForwardPolicy: ${problem}`, { field: "agent" });
   const modelName = stagehandModelName(config)!;
   // Without a mode, Stagehand picks one from the model name; only hybrid agents can be driven.
-  if (config.mode === undefined && !HYBRID_CAPABLE_MODEL_PATTERNS.some((p) => modelName.includes(p))) throw new ConfigError(`stagehandForwardPolicy: Stagehand runs ${modelName} agents in "dom" mode, whose tools act through its own page pipeline; set mode: "hybrid", or use executeWithRecovery`, { field: "mode" });
+  if (config.mode === undefined && !HYBRID_CAPABLE_MODEL_PATTERNS.some((p) => modelName.includes(p)))
+    throw new ConfigError(
+      `stagehandForwardPolicy: Stagehand runs ${modelName} agents in "dom" mode, whose tools act through its own page pipeline; set mode: "hybrid", or use executeWithRecovery`,
+      { field: "mode" },
+    );
   // Stagehand's own model resolution (provider/model name, apiKey/baseURL or the provider's env var).
-  const stagehand = new Stagehand({ env: "LOCAL", model: config.model, verbose: 0, disablePino: true, logger: () => undefined });
+  const stagehand = new Stagehand({
+    env: "LOCAL",
+    model: config.model,
+    verbose: 0,
+    disablePino: true,
+    logger: () => undefined,
+  });
   const llm = stagehand.llmClient;
   const model = llm.getLanguageModel!();
   const tools = createAgentTools(stagehand, { mode: "hybrid", provider: model.provider, excludeTools: NOT_OFFERED });
@@ -86,13 +105,23 @@ export function stagehandForwardPolicy(config: AgentConfig): ForwardPolicy {
   const google = isGoogleProvider(model.provider);
   // As Stagehand's agent loop sets them, but for Anthropic adaptive thinking (see the module comment).
   const fallbacks = anthropicFallbacksOptions(model.modelId);
-  const providerOptions = { google: { mediaResolution: "MEDIA_RESOLUTION_HIGH" }, ...openAIStoreProviderOptions(model.provider), ...(fallbacks && { anthropic: fallbacks }) };
+  const providerOptions = {
+    google: { mediaResolution: "MEDIA_RESOLUTION_HIGH" },
+    ...openAIStoreProviderOptions(model.provider),
+    ...(fallbacks && { anthropic: fallbacks }),
+  };
 
   return {
     name: `stagehand:${modelName}`,
     async propose(input: PolicyInput): Promise<PolicyDecision> {
       // Stagehand names the page the run started on; the episode's first observation (shared policy: no state here).
-      const system = buildAgentSystemPrompt({ url: observedUrl(input.history[0]?.observation ?? input.observation), executionInstruction: input.task.instruction, mode: "hybrid", systemInstructions: config.systemPrompt, excludeTools: NOT_OFFERED });
+      const system = buildAgentSystemPrompt({
+        url: observedUrl(input.history[0]?.observation ?? input.observation),
+        executionInstruction: input.task.instruction,
+        mode: "hybrid",
+        systemInstructions: config.systemPrompt,
+        excludeTools: NOT_OFFERED,
+      });
       const notice = input.notice ? { notice: input.notice } : {};
       const turns: Turn[] = [];
       const usage: ModelUsage[] = [];
@@ -105,7 +134,14 @@ export function stagehandForwardPolicy(config: AgentConfig): ForwardPolicy {
         try {
           result = await llm.generateText({
             model,
-            messages: [{ role: "system", content: system, providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } }, ...messages] as never,
+            messages: [
+              {
+                role: "system",
+                content: system,
+                providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } },
+              },
+              ...messages,
+            ] as never,
             allowSystemInMessages: true,
             tools: offered as never,
             toolChoice: "auto",
@@ -116,25 +152,77 @@ export function stagehandForwardPolicy(config: AgentConfig): ForwardPolicy {
           if (input.signal?.aborted) throw err;
           return { actions: [], usage, memo: memo(), failure: { kind: "model-error", message: describeError(err) } };
         }
-        usage.push({ role: "policy", model: modelName, inputTokens: result.usage?.inputTokens ?? 0, outputTokens: result.usage?.outputTokens ?? 0, latencyMs: Date.now() - started });
+        usage.push({
+          role: "policy",
+          model: modelName,
+          inputTokens: result.usage?.inputTokens ?? 0,
+          outputTokens: result.usage?.outputTokens ?? 0,
+          latencyMs: Date.now() - started,
+        });
         const text = result.text?.trim() ? result.text : undefined;
-        const calls = (result.toolCalls ?? []).map((c: { toolCallId: string; toolName: string; input: unknown }) => ({ id: c.toolCallId, name: c.toolName, input: (c.input ?? {}) as JsonValue }));
+        const calls = (result.toolCalls ?? []).map((c: { toolCallId: string; toolName: string; input: unknown }) => ({
+          id: c.toolCallId,
+          name: c.toolName,
+          input: (c.input ?? {}) as JsonValue,
+        }));
         if (calls.length === 0) {
-          if (!text) return { actions: [], usage, memo: memo(), failure: { kind: "empty", message: "the reply has neither a tool call nor text" } };
+          if (!text)
+            return {
+              actions: [],
+              usage,
+              memo: memo(),
+              failure: { kind: "empty", message: "the reply has neither a tool call nor text" },
+            };
           return { actions: [{ type: "DONE" }], response: text, usage, memo: memo() };
         }
         turns.push({ ...(text && { text }), calls });
-        const response = [text, calls.map((c) => `${c.name}(${JSON.stringify(c.input)})`).join("; ")].filter(Boolean).join("\n");
-        const unknown = calls.find((c) => !STAGEHAND_ACTING_TOOLS.includes(c.name) && !STAGEHAND_ANSWERED_TOOLS.includes(c.name));
-        if (unknown) return { actions: [], response, usage, memo: memo(), failure: { kind: "unparseable", message: `the agent called ${unknown.name}, which is not offered when retrace drives it` } };
+        const response = [text, calls.map((c) => `${c.name}(${JSON.stringify(c.input)})`).join("; ")]
+          .filter(Boolean)
+          .join("\n");
+        const unknown = calls.find(
+          (c) => !STAGEHAND_ACTING_TOOLS.includes(c.name) && !STAGEHAND_ANSWERED_TOOLS.includes(c.name),
+        );
+        if (unknown)
+          return {
+            actions: [],
+            response,
+            usage,
+            memo: memo(),
+            failure: {
+              kind: "unparseable",
+              message: `the agent called ${unknown.name}, which is not offered when retrace drives it`,
+            },
+          };
         const acting = calls.filter((c) => STAGEHAND_ACTING_TOOLS.includes(c.name));
         if (acting.length === 0) {
-          if (turns.length > MAX_ANSWERED) return { actions: [], response, usage, memo: memo(), failure: { kind: "empty", message: `${turns.length} read-only calls (screenshot, ariaTree, think) without an action` } };
+          if (turns.length > MAX_ANSWERED)
+            return {
+              actions: [],
+              response,
+              usage,
+              memo: memo(),
+              failure: {
+                kind: "empty",
+                message: `${turns.length} read-only calls (screenshot, ariaTree, think) without an action`,
+              },
+            };
           continue;
         }
         const size = { width: input.observation.width, height: input.observation.height };
-        const actions: Action[] = acting.flatMap((c) => toActions(c.name, google ? normalizeGoogle(c.input, size) : c.input));
-        if (actions.length === 0) return { actions: [], response, usage, memo: memo(), failure: { kind: "unparseable", message: `no action in ${acting.map((c) => c.name).join(", ")} (coordinates missing or malformed)` } };
+        const actions: Action[] = acting.flatMap((c) =>
+          toActions(c.name, google ? normalizeGoogle(c.input, size) : c.input),
+        );
+        if (actions.length === 0)
+          return {
+            actions: [],
+            response,
+            usage,
+            memo: memo(),
+            failure: {
+              kind: "unparseable",
+              message: `no action in ${acting.map((c) => c.name).join(", ")} (coordinates missing or malformed)`,
+            },
+          };
         return { actions, response, usage, memo: memo() };
       }
     },
@@ -155,12 +243,23 @@ function normalizeGoogle(input: JsonValue, size: { width: number; height: number
       const p = normalizeGoogleCoordinates(v[0], v[1], size);
       return [p.x, p.y];
     }
-    if (v && typeof v === "object" && typeof (v as { x?: unknown }).x === "number" && typeof (v as { y?: unknown }).y === "number") return normalizeGoogleCoordinates((v as { x: number }).x, (v as { y: number }).y, size);
+    if (
+      v &&
+      typeof v === "object" &&
+      typeof (v as { x?: unknown }).x === "number" &&
+      typeof (v as { y?: unknown }).y === "number"
+    )
+      return normalizeGoogleCoordinates((v as { x: number }).x, (v as { y: number }).y, size);
     return v;
   };
   const i = { ...(input as Record<string, unknown>) };
   for (const k of ["coordinates", "startCoordinates", "endCoordinates"]) if (k in i) i[k] = scale(i[k]);
-  if (Array.isArray(i.fields)) i.fields = i.fields.map((f) => (f && typeof f === "object" ? { ...(f as object), coordinates: scale((f as { coordinates?: unknown }).coordinates) } : f));
+  if (Array.isArray(i.fields))
+    i.fields = i.fields.map((f) =>
+      f && typeof f === "object"
+        ? { ...(f as object), coordinates: scale((f as { coordinates?: unknown }).coordinates) }
+        : f,
+    );
   return i;
 }
 
@@ -169,15 +268,30 @@ function normalizeGoogle(input: JsonValue, size: { width: number; height: number
  * their tool results (read-only calls answered with the step's own observation, acting calls with
  * the one after the step), then the current notice and this step's answered turns so far.
  */
-async function buildMessages(input: PolicyInput, tools: Record<string, ToolWithOutput>, current: readonly Turn[]): Promise<Message[]> {
+async function buildMessages(
+  input: PolicyInput,
+  tools: Record<string, ToolWithOutput>,
+  current: readonly Turn[],
+): Promise<Message[]> {
   const out: Message[] = [{ role: "user", content: input.task.instruction }];
   const png = (obs: Observation) => screenshotBase64(input.blobs, obs, "environment.step()/observe()"); // 0 bytes or no image: one line, not sent
   const pushTurn = async (turn: Turn, before: Observation, after: Observation) => {
-    out.push({ role: "assistant", content: [...(turn.text ? [{ type: "text", text: turn.text }] : []), ...turn.calls.map((c) => ({ type: "tool-call", toolCallId: c.id, toolName: c.name, input: c.input }))] });
+    out.push({
+      role: "assistant",
+      content: [
+        ...(turn.text ? [{ type: "text", text: turn.text }] : []),
+        ...turn.calls.map((c) => ({ type: "tool-call", toolCallId: c.id, toolName: c.name, input: c.input })),
+      ],
+    });
     const results = [];
     for (const c of turn.calls) {
       const obs = STAGEHAND_ACTING_TOOLS.includes(c.name) ? after : before;
-      results.push({ type: "tool-result", toolCallId: c.id, toolName: c.name, output: toolOutput(tools[c.name], c.name, c.input, await png(obs), obs) });
+      results.push({
+        type: "tool-result",
+        toolCallId: c.id,
+        toolName: c.name,
+        output: toolOutput(tools[c.name], c.name, c.input, await png(obs), obs),
+      });
     }
     out.push({ role: "tool", content: results });
   };

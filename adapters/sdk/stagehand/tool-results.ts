@@ -15,7 +15,16 @@ import { linearizeAxTree } from "../../policies/observation.ts";
 export const STAGEHAND_ANSWERED_TOOLS: readonly string[] = ["screenshot", "ariaTree", "think"];
 
 /** The tools whose calls are steps (the environment executes them). */
-export const STAGEHAND_ACTING_TOOLS: readonly string[] = ["click", "type", "keys", "scroll", "dragAndDrop", "clickAndHold", "fillFormVision", "wait"];
+export const STAGEHAND_ACTING_TOOLS: readonly string[] = [
+  "click",
+  "type",
+  "keys",
+  "scroll",
+  "dragAndDrop",
+  "clickAndHold",
+  "fillFormVision",
+  "wait",
+];
 
 /** An AI SDK tool as far as the results need it (`toModelOutput` of `ai` 5). */
 export interface ToolWithOutput {
@@ -41,7 +50,12 @@ function successResult(name: string, input: Input, png: string, obs: Observation
     case "clickAndHold":
       return { success: true, describe: input.describe };
     case "keys":
-      return { success: true, method: input.method, value: input.value, times: typeof input.repeat === "number" ? input.repeat : 1 };
+      return {
+        success: true,
+        method: input.method,
+        value: input.value,
+        times: typeof input.repeat === "number" ? input.repeat : 1,
+      };
     case "scroll": {
       const pct = typeof input.percentage === "number" ? input.percentage : 80;
       const at = Array.isArray(input.coordinates) ? ` at (${input.coordinates[0]}, ${input.coordinates[1]})` : "";
@@ -54,7 +68,14 @@ function successResult(name: string, input: Input, png: string, obs: Observation
     case "screenshot":
       return { success: true, base64: png, timestamp: 0, pageUrl: observedUrl(obs) };
     case "ariaTree":
-      return obs.axTree ? { success: true, content: linearizeAxTree(obs.axTree), pageUrl: observedUrl(obs) } : { content: "", error: "the environment gives no accessibility tree", success: false, pageUrl: observedUrl(obs) };
+      return obs.axTree
+        ? { success: true, content: linearizeAxTree(obs.axTree), pageUrl: observedUrl(obs) }
+        : {
+            content: "",
+            error: "the environment gives no accessibility tree",
+            success: false,
+            pageUrl: observedUrl(obs),
+          };
     case "think":
       return { acknowledged: true, message: input.reasoning };
     default:
@@ -66,7 +87,13 @@ function successResult(name: string, input: Input, png: string, obs: Observation
  * The AI SDK tool-result output of one call: the tool's `toModelOutput` of its success result
  * (after-step screenshot `png`, observation `obs`), or the result as JSON.
  */
-export function toolOutput(tool: ToolWithOutput | undefined, name: string, input: unknown, png: string, obs: Observation): unknown {
+export function toolOutput(
+  tool: ToolWithOutput | undefined,
+  name: string,
+  input: unknown,
+  png: string,
+  obs: Observation,
+): unknown {
   const result = successResult(name, (input && typeof input === "object" ? input : {}) as Input, png, obs);
   // JSON round trip: drops undefined fields, as the AI SDK's message schema requires.
   const clean = JSON.parse(JSON.stringify(result)) as Record<string, unknown>;

@@ -68,10 +68,13 @@ export class PgBlobStore extends BlobStore {
 
   override async get(ref: BlobRef): Promise<Buffer> {
     if (await super.has(ref)) return super.get(ref);
-    const res = await withPgRetry(this.pg.where, () => this.pg.pool.query<{ bytes: Buffer }>("SELECT bytes FROM retrace_blobs WHERE ref = $1", [ref]));
+    const res = await withPgRetry(this.pg.where, () =>
+      this.pg.pool.query<{ bytes: Buffer }>("SELECT bytes FROM retrace_blobs WHERE ref = $1", [ref]),
+    );
     const bytes = res.rows[0]?.bytes;
     if (!bytes) throw new ConfigError(`blob ${ref} is neither in ${this.dir} nor in PostgreSQL at ${this.pg.where}`);
-    if (sha256Hex(bytes) !== ref) throw new DataError(`blob ${ref} in PostgreSQL is corrupt (its bytes hash differently)`);
+    if (sha256Hex(bytes) !== ref)
+      throw new DataError(`blob ${ref} in PostgreSQL is corrupt (its bytes hash differently)`);
     super.putSync(bytes);
     this.uploaded.add(ref);
     return bytes;
@@ -79,7 +82,9 @@ export class PgBlobStore extends BlobStore {
 
   override async has(ref: BlobRef): Promise<boolean> {
     if (await super.has(ref)) return true;
-    const res = await withPgRetry(this.pg.where, () => this.pg.pool.query("SELECT 1 FROM retrace_blobs WHERE ref = $1", [ref]));
+    const res = await withPgRetry(this.pg.where, () =>
+      this.pg.pool.query("SELECT 1 FROM retrace_blobs WHERE ref = $1", [ref]),
+    );
     return (res.rowCount ?? 0) > 0;
   }
 
@@ -106,7 +111,9 @@ export class PgBlobStore extends BlobStore {
   override async derived(fn: string, key: string): Promise<BlobRef | undefined> {
     const local = await super.derived(fn, key);
     if (local) return local;
-    const res = await withPgRetry(this.pg.where, () => this.pg.pool.query<{ ref: string }>("SELECT ref FROM retrace_blob_derived WHERE fn = $1 AND key = $2", [fn, key]));
+    const res = await withPgRetry(this.pg.where, () =>
+      this.pg.pool.query<{ ref: string }>("SELECT ref FROM retrace_blob_derived WHERE fn = $1 AND key = $2", [fn, key]),
+    );
     const ref = res.rows[0]?.ref;
     if (!ref) return undefined;
     await super.remember(fn, key, ref).catch(() => {}); // only a local shortcut
@@ -119,9 +126,17 @@ export class PgBlobStore extends BlobStore {
     await this.pending.get(ref);
     if (!this.uploaded.has(ref)) {
       if (await super.has(ref)) await this.upload(ref, await super.get(ref));
-      else if (!(await this.has(ref))) throw new ConfigError(`remember: blob ${ref} is neither in ${this.dir} nor in PostgreSQL at ${this.pg.where}; store it first`);
+      else if (!(await this.has(ref)))
+        throw new ConfigError(
+          `remember: blob ${ref} is neither in ${this.dir} nor in PostgreSQL at ${this.pg.where}; store it first`,
+        );
     }
-    await withPgRetry(this.pg.where, () => this.pg.pool.query("INSERT INTO retrace_blob_derived (fn, key, ref) VALUES ($1, $2, $3) ON CONFLICT (fn, key) DO NOTHING", [fn, key, ref]));
+    await withPgRetry(this.pg.where, () =>
+      this.pg.pool.query(
+        "INSERT INTO retrace_blob_derived (fn, key, ref) VALUES ($1, $2, $3) ON CONFLICT (fn, key) DO NOTHING",
+        [fn, key, ref],
+      ),
+    );
   }
 
   /** Whether this process has stored `ref` in PostgreSQL (after {@link flush}, durably so). */
@@ -143,7 +158,12 @@ export class PgBlobStore extends BlobStore {
 
   private async upload(ref: string, bytes: Uint8Array): Promise<void> {
     if (this.uploaded.has(ref)) return;
-    await withPgRetry(this.pg.where, () => this.pg.pool.query("INSERT INTO retrace_blobs (ref, bytes, size) VALUES ($1, $2, $3) ON CONFLICT (ref) DO NOTHING", [ref, Buffer.from(bytes), bytes.length]));
+    await withPgRetry(this.pg.where, () =>
+      this.pg.pool.query(
+        "INSERT INTO retrace_blobs (ref, bytes, size) VALUES ($1, $2, $3) ON CONFLICT (ref) DO NOTHING",
+        [ref, Buffer.from(bytes), bytes.length],
+      ),
+    );
     this.uploaded.add(ref);
     this.uploadedBytes += bytes.length;
   }

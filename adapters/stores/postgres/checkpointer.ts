@@ -5,7 +5,12 @@
  * rides out a server restart: lost or refused connections are retried (see `withPgRetry`, budget
  * RETRACE_PG_RETRY_MS), which is safe because PostgresSaver's writes are upserts in a transaction.
  */
-import { BaseCheckpointSaver, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from "@langchain/langgraph";
+import {
+  BaseCheckpointSaver,
+  type Checkpoint,
+  type CheckpointMetadata,
+  type CheckpointTuple,
+} from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ConfigError, describeError } from "../../../src/errors.ts";
 import { redactCheckpointer } from "../../../src/store/redacting-serde.ts";
@@ -26,27 +31,41 @@ export interface PostgresCheckpointerOptions {
 }
 
 /** A durable checkpointer in PostgreSQL at `url` (tables created on first use), and its closer. */
-export async function createPostgresCheckpointer(url: string, options: PostgresCheckpointerOptions = {}): Promise<{ saver: BaseCheckpointSaver; close: () => Promise<void> }> {
+export async function createPostgresCheckpointer(
+  url: string,
+  options: PostgresCheckpointerOptions = {},
+): Promise<{ saver: BaseCheckpointSaver; close: () => Promise<void> }> {
   const connectBudgetMs = options.connectBudgetMs;
-  const { PostgresSaver } = await importOptional("@langchain/langgraph-checkpoint-postgres", "the PostgreSQL checkpointer", () => import("@langchain/langgraph-checkpoint-postgres"));
+  const { PostgresSaver } = await importOptional(
+    "@langchain/langgraph-checkpoint-postgres",
+    "the PostgreSQL checkpointer",
+    () => import("@langchain/langgraph-checkpoint-postgres"),
+  );
   const pg = await connectPostgres(url, { setup: false, max: 5, asyncCommit: true });
   // Every blob, write and metadata row passes the secret filter of file writes.
   const saver = redactCheckpointer(new PostgresSaver(pg.pool));
   try {
     // Workers start together: serialise the saver's migrations with an advisory lock.
-    await withPgRetry(pg.where, async () => {
-      const c = await pg.pool.connect();
-      try {
-        await c.query("SELECT pg_advisory_lock(7301014)");
-        await saver.setup();
-      } finally {
-        await c.query("SELECT pg_advisory_unlock(7301014)").catch(() => {});
-        c.release();
-      }
-    }, connectBudgetMs);
+    await withPgRetry(
+      pg.where,
+      async () => {
+        const c = await pg.pool.connect();
+        try {
+          await c.query("SELECT pg_advisory_lock(7301014)");
+          await saver.setup();
+        } finally {
+          await c.query("SELECT pg_advisory_unlock(7301014)").catch(() => {});
+          c.release();
+        }
+      },
+      connectBudgetMs,
+    );
   } catch (err) {
     await pg.close().catch(() => {});
-    throw new ConfigError(`--checkpoint: cannot set up the PostgreSQL checkpointer at ${pg.where}: ${describeError(pgCause(err))}`, { field: "checkpoint", cause: err });
+    throw new ConfigError(
+      `--checkpoint: cannot set up the PostgreSQL checkpointer at ${pg.where}: ${describeError(pgCause(err))}`,
+      { field: "checkpoint", cause: err },
+    );
   }
   return { saver: new RetryingSaver(saver, pg.where, options.retryBudgetMs), close: () => pg.close() };
 }
@@ -57,7 +76,11 @@ export async function createPostgresCheckpointer(url: string, options: PostgresC
  * (PostgresSaver reads every row in one query anyway).
  */
 class RetryingSaver extends BaseCheckpointSaver {
-  constructor(private readonly inner: BaseCheckpointSaver, private readonly where: string, private readonly budgetMs?: number) {
+  constructor(
+    private readonly inner: BaseCheckpointSaver,
+    private readonly where: string,
+    private readonly budgetMs?: number,
+  ) {
     super(inner.serde);
   }
   private retry<T>(fn: () => Promise<T>): Promise<T> {
@@ -73,7 +96,12 @@ class RetryingSaver extends BaseCheckpointSaver {
       return all;
     });
   }
-  put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+  put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
     return this.retry(() => this.inner.put(config, checkpoint, metadata, newVersions));
   }
   putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {

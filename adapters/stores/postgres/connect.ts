@@ -53,9 +53,15 @@ export function checkPostgresUrl(url: string, field: string): void {
   try {
     u = new URL(url);
   } catch {
-    throw new ConfigError(`${field}: "${redactText(url)}" is not a URL; expected postgres://USER[:PASSWORD]@HOST:PORT/DATABASE`, { field });
+    throw new ConfigError(
+      `${field}: "${redactText(url)}" is not a URL; expected postgres://USER[:PASSWORD]@HOST:PORT/DATABASE`,
+      { field },
+    );
   }
-  if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") throw new ConfigError(`${field}: expected a postgres://USER@HOST:PORT/DATABASE URL, got ${u.protocol}//...`, { field });
+  if (u.protocol !== "postgres:" && u.protocol !== "postgresql:")
+    throw new ConfigError(`${field}: expected a postgres://USER@HOST:PORT/DATABASE URL, got ${u.protocol}//...`, {
+      field,
+    });
 }
 
 const SCHEMA = `
@@ -81,27 +87,38 @@ export async function connectPostgres(url: string, options: PgConnectOptions = {
   defaultPgRetryMs(); // a bad RETRACE_PG_RETRY_MS is a ConfigError now, before anything is written
   const where = redactUrl(url);
   const { Pool } = requireOptional<typeof pg>("pg", "PostgreSQL stores");
-  const pool = new Pool({ connectionString: url, max: options.max ?? 4, connectionTimeoutMillis: 10_000, ...(options.asyncCommit && { options: "-c synchronous_commit=off" }) });
+  const pool = new Pool({
+    connectionString: url,
+    max: options.max ?? 4,
+    connectionTimeoutMillis: 10_000,
+    ...(options.asyncCommit && { options: "-c synchronous_commit=off" }),
+  });
   pool.on("error", (err) => logger.warn({ where, err: describeError(err) }, "idle PostgreSQL connection dropped"));
   // A checked-out client (e.g. LangGraph's PostgresSaver between the statements of a transaction)
   // has no pool listener: when the server restarts, its 'error' event would be unhandled and kill
   // the worker. With this listener the client's pending query fails instead and is retried.
-  pool.on("connect", (client) => client.on("error", (err) => logger.warn({ where, err: describeError(err) }, "PostgreSQL connection dropped")));
+  pool.on("connect", (client) =>
+    client.on("error", (err) => logger.warn({ where, err: describeError(err) }, "PostgreSQL connection dropped")),
+  );
   const handle: PgHandle = { pool, where, close: () => pool.end() };
   if (options.setup !== false) {
     let done = setups.get(url);
     if (!done) {
       // Concurrent CREATE TABLE IF NOT EXISTS can race on the catalog: serialise with an advisory lock.
-      done = withPgRetry(where, async () => {
-        const c = await pool.connect();
-        try {
-          await c.query("SELECT pg_advisory_lock(7301013)");
-          await c.query(SCHEMA);
-        } finally {
-          await c.query("SELECT pg_advisory_unlock(7301013)").catch(() => {});
-          c.release();
-        }
-      }, options.connectBudgetMs ?? 10_000);
+      done = withPgRetry(
+        where,
+        async () => {
+          const c = await pool.connect();
+          try {
+            await c.query("SELECT pg_advisory_lock(7301013)");
+            await c.query(SCHEMA);
+          } finally {
+            await c.query("SELECT pg_advisory_unlock(7301013)").catch(() => {});
+            c.release();
+          }
+        },
+        options.connectBudgetMs ?? 10_000,
+      );
       setups.set(url, done);
       done.catch(() => setups.delete(url));
     }
@@ -109,13 +126,30 @@ export async function connectPostgres(url: string, options: PgConnectOptions = {
       await done;
     } catch (err) {
       await pool.end().catch(() => {});
-      throw new ConfigError(`cannot reach PostgreSQL at ${where}: ${describeError(pgCause(err))} (start it, or pass another URL)`, { cause: err });
+      throw new ConfigError(
+        `cannot reach PostgreSQL at ${where}: ${describeError(pgCause(err))} (start it, or pass another URL)`,
+        { cause: err },
+      );
     }
   }
   return handle;
 }
 
-const TRANSIENT = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004", "53300"]);
+const TRANSIENT = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "57P01",
+  "57P02",
+  "57P03",
+  "08000",
+  "08003",
+  "08006",
+  "08001",
+  "08004",
+  "53300",
+]);
 
 /** Whether an error is a lost or refused connection (worth retrying) rather than a bad query. */
 export function isTransientPgError(err: unknown): boolean {
@@ -123,7 +157,9 @@ export function isTransientPgError(err: unknown): boolean {
   if (!e) return false;
   if (e.code && TRANSIENT.has(e.code)) return true;
   // "not queryable": a statement (e.g. a ROLLBACK after the lost one) on a client whose connection died.
-  return /Connection terminated|connection timeout|terminating connection|the database system is (starting up|shutting down|in recovery mode)|not queryable/i.test(e.message ?? "");
+  return /Connection terminated|connection timeout|terminating connection|the database system is (starting up|shutting down|in recovery mode)|not queryable/i.test(
+    e.message ?? "",
+  );
 }
 
 /** How long a PostgreSQL operation retries lost connections by default (RETRACE_PG_RETRY_MS, else 60 s). */
@@ -145,14 +181,21 @@ export async function withPgRetry<T>(where: string, fn: () => Promise<T>, budget
     try {
       const result = await fn();
       // An outage that was ridden out is worth one line; the retries themselves are info.
-      if (attempt > 0) logger.warn({ where, attempts: attempt + 1, ms: Date.now() - start }, "PostgreSQL connection lost, then re-established");
+      if (attempt > 0)
+        logger.warn(
+          { where, attempts: attempt + 1, ms: Date.now() - start },
+          "PostgreSQL connection lost, then re-established",
+        );
       return result;
     } catch (err) {
       if (!isTransientPgError(err)) throw err;
       const budget = budgetMs ?? defaultPgRetryMs();
       const waited = Date.now() - start;
       if (waited >= budget) {
-        throw new ServiceUnavailableError(`PostgreSQL at ${where} stayed unreachable for ${Math.round(waited / 1000)} s (${describeError(err)}); start it, or give it longer with RETRACE_PG_RETRY_MS (now ${budget} ms)`, { cause: err });
+        throw new ServiceUnavailableError(
+          `PostgreSQL at ${where} stayed unreachable for ${Math.round(waited / 1000)} s (${describeError(err)}); start it, or give it longer with RETRACE_PG_RETRY_MS (now ${budget} ms)`,
+          { cause: err },
+        );
       }
       const wait = Math.min(2_000, 100 * 2 ** attempt, Math.max(0, budget - waited));
       logger.info({ where, attempt, err: describeError(err) }, "PostgreSQL unreachable, retrying");

@@ -33,7 +33,8 @@ export interface StoredResult {
 }
 
 /** A file of an episode folder, relative to the run folder: its bytes, or the ref of an identical stored blob (screenshot copies). */
-export type EpisodeFile = { path: string; bytes: Buffer; ref?: undefined } | { path: string; ref: string; bytes?: undefined };
+export type EpisodeFile =
+  { path: string; bytes: Buffer; ref?: undefined } | { path: string; ref: string; bytes?: undefined };
 
 /** Results and runs in PostgreSQL. */
 export class PgRunStore {
@@ -53,9 +54,25 @@ export class PgRunStore {
   }
 
   async getRun(runId: string): Promise<RunRow | undefined> {
-    const r = await this.q<{ run_id: string; experiment: string; config: string; seed_base: number; total: number; cancelled: boolean }>("SELECT * FROM retrace_runs WHERE run_id = $1", [runId]);
+    const r = await this.q<{
+      run_id: string;
+      experiment: string;
+      config: string;
+      seed_base: number;
+      total: number;
+      cancelled: boolean;
+    }>("SELECT * FROM retrace_runs WHERE run_id = $1", [runId]);
     const row = r.rows[0];
-    return row && { runId: row.run_id, experiment: row.experiment, config: row.config, seedBase: row.seed_base, total: row.total, cancelled: row.cancelled };
+    return (
+      row && {
+        runId: row.run_id,
+        experiment: row.experiment,
+        config: row.config,
+        seedBase: row.seed_base,
+        total: row.total,
+        cancelled: row.cancelled,
+      }
+    );
   }
 
   async setCancelled(runId: string): Promise<boolean> {
@@ -80,7 +97,19 @@ export class PgRunStore {
          SELECT $1, $2, p, b, r FROM unnest($9::text[], $10::bytea[], $11::text[]) AS x(p, b, r) WHERE EXISTS (SELECT 1 FROM ins)
          ON CONFLICT DO NOTHING)
        SELECT count(*)::int AS n FROM ins`,
-      [runId, result.key, result.index, result.condition, result.status, result.line, result.timing, result.worker, files.map((f) => f.path), files.map((f) => f.bytes ?? null), files.map((f) => f.ref ?? null)],
+      [
+        runId,
+        result.key,
+        result.index,
+        result.condition,
+        result.status,
+        result.line,
+        result.timing,
+        result.worker,
+        files.map((f) => f.path),
+        files.map((f) => f.bytes ?? null),
+        files.map((f) => f.ref ?? null),
+      ],
     );
     return r.rows[0].n === 1;
   }
@@ -93,13 +122,19 @@ export class PgRunStore {
 
   /** Keys of `runId` that have a row (optionally only those with this status). */
   async storedKeys(runId: string, status?: string): Promise<Set<string>> {
-    const r = await this.q<{ key: string }>(`SELECT key FROM retrace_results WHERE run_id = $1${status ? " AND status = $2" : ""}`, status ? [runId, status] : [runId]);
+    const r = await this.q<{ key: string }>(
+      `SELECT key FROM retrace_results WHERE run_id = $1${status ? " AND status = $2" : ""}`,
+      status ? [runId, status] : [runId],
+    );
     return new Set(r.rows.map((x) => x.key));
   }
 
   /** Finished episodes per condition (and how many were environment errors). */
   async countsByCondition(runId: string): Promise<Map<string, { done: number; envErrors: number }>> {
-    const r = await this.q<{ condition: string; status: string; n: string }>("SELECT condition, status, count(*) AS n FROM retrace_results WHERE run_id = $1 GROUP BY condition, status", [runId]);
+    const r = await this.q<{ condition: string; status: string; n: string }>(
+      "SELECT condition, status, count(*) AS n FROM retrace_results WHERE run_id = $1 GROUP BY condition, status",
+      [runId],
+    );
     const out = new Map<string, { done: number; envErrors: number }>();
     for (const row of r.rows) {
       const c = out.get(row.condition) ?? { done: 0, envErrors: 0 };
@@ -112,9 +147,26 @@ export class PgRunStore {
 
   /** Every result of a run in expansion order (by index). */
   async results(runId: string): Promise<StoredResult[]> {
-    const r = await this.q<{ key: string; idx: number; condition: string; status: string; line: string; timing: string; worker: string }>(
-      "SELECT key, idx, condition, status, line, timing, worker FROM retrace_results WHERE run_id = $1 ORDER BY idx", [runId]);
-    return r.rows.map((x) => ({ key: x.key, index: x.idx, condition: x.condition, status: x.status, line: x.line, timing: x.timing, worker: x.worker }));
+    const r = await this.q<{
+      key: string;
+      idx: number;
+      condition: string;
+      status: string;
+      line: string;
+      timing: string;
+      worker: string;
+    }>("SELECT key, idx, condition, status, line, timing, worker FROM retrace_results WHERE run_id = $1 ORDER BY idx", [
+      runId,
+    ]);
+    return r.rows.map((x) => ({
+      key: x.key,
+      index: x.idx,
+      condition: x.condition,
+      status: x.status,
+      line: x.line,
+      timing: x.timing,
+      worker: x.worker,
+    }));
   }
 
   /**
@@ -127,24 +179,38 @@ export class PgRunStore {
        SELECT same FROM ins UNION ALL SELECT bytes = $3 AS same FROM retrace_run_files WHERE run_id = $1 AND path = $2 AND NOT EXISTS (SELECT 1 FROM ins)`,
       [runId, path, bytes],
     );
-    if (r.rows[0]?.same === false) throw new ConfigError(`run ${runId} already has a different ${path} in PostgreSQL: a frozen file cannot change (start a new run folder)`);
+    if (r.rows[0]?.same === false)
+      throw new ConfigError(
+        `run ${runId} already has a different ${path} in PostgreSQL: a frozen file cannot change (start a new run folder)`,
+      );
   }
 
   /** The run-level files of a run (see {@link putRunFile}). */
   async runFiles(runId: string): Promise<Array<{ path: string; bytes: Buffer }>> {
-    const r = await this.q<{ path: string; bytes: Buffer }>("SELECT path, bytes FROM retrace_run_files WHERE run_id = $1 ORDER BY path", [runId]);
+    const r = await this.q<{ path: string; bytes: Buffer }>(
+      "SELECT path, bytes FROM retrace_run_files WHERE run_id = $1 ORDER BY path",
+      [runId],
+    );
     return r.rows;
   }
 
   /** The stored files of one episode. */
   async files(runId: string, key: string): Promise<EpisodeFile[]> {
-    const r = await this.q<{ path: string; bytes: Buffer | null; ref: string | null }>("SELECT path, bytes, ref FROM retrace_episode_files WHERE run_id = $1 AND key = $2 ORDER BY path", [runId, key]);
-    return r.rows.map((x) => (x.ref ? { path: x.path, ref: x.ref } : { path: x.path, bytes: x.bytes ?? Buffer.alloc(0) }));
+    const r = await this.q<{ path: string; bytes: Buffer | null; ref: string | null }>(
+      "SELECT path, bytes, ref FROM retrace_episode_files WHERE run_id = $1 AND key = $2 ORDER BY path",
+      [runId, key],
+    );
+    return r.rows.map((x) =>
+      x.ref ? { path: x.path, ref: x.ref } : { path: x.path, bytes: x.bytes ?? Buffer.alloc(0) },
+    );
   }
 
   /** Milliseconds between an episode's finish (`finishedAt`, epoch ms) and its row's commit time. */
   async storedAt(runId: string): Promise<Map<string, number>> {
-    const r = await this.q<{ key: string; t: string }>("SELECT key, (extract(epoch from stored_at) * 1000)::float8 AS t FROM retrace_results WHERE run_id = $1", [runId]);
+    const r = await this.q<{ key: string; t: string }>(
+      "SELECT key, (extract(epoch from stored_at) * 1000)::float8 AS t FROM retrace_results WHERE run_id = $1",
+      [runId],
+    );
     return new Map(r.rows.map((x) => [x.key, Number(x.t)]));
   }
 }

@@ -6,7 +6,8 @@
 import type { Action } from "../../../src/action.ts";
 import { pyautoguiResponseToActions } from "../../actions/pyautogui/convert.ts";
 
-const py = (s: string) => `'${s.replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n").replace(/\t/g, "\\t")}'`;
+const py = (s: string) =>
+  `'${s.replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n").replace(/\t/g, "\\t")}'`;
 
 /** One action as a line of pyautogui code, or the special word (DONE, FAIL, WAIT). */
 export function actionToCode(a: Action): string {
@@ -42,7 +43,8 @@ export function actionToCode(a: Action): string {
 
 /** A reply: a short thought, then the actions in one python block (or a special word alone). */
 export function replyWith(thought: string, actions: readonly Action[]): string {
-  if (actions.length === 1 && (actions[0].type === "DONE" || actions[0].type === "FAIL" || actions[0].type === "WAIT")) return `${thought}\n${actions[0].type}`;
+  if (actions.length === 1 && (actions[0].type === "DONE" || actions[0].type === "FAIL" || actions[0].type === "WAIT"))
+    return `${thought}\n${actions[0].type}`;
   return `${thought}\n\`\`\`python\n${actions.map(actionToCode).join("\n")}\n\`\`\``;
 }
 
@@ -98,7 +100,13 @@ function actionOf(type: string, arg: string): Action | undefined {
       const parts = arg.split(",");
       const button = parts.find((p) => p === "right" || p === "middle") as "right" | "middle" | undefined;
       const times = parts.find((p) => /^x\d$/.test(p));
-      return { type: "CLICK", x: Number(parts[0]), y: Number(parts[1]), button: button ?? "left", numClicks: times ? Number(times.slice(1)) : 1 };
+      return {
+        type: "CLICK",
+        x: Number(parts[0]),
+        y: Number(parts[1]),
+        button: button ?? "left",
+        numClicks: times ? Number(times.slice(1)) : 1,
+      };
     }
     case "DOUBLE_CLICK":
     case "RIGHT_CLICK":
@@ -117,7 +125,12 @@ function actionOf(type: string, arg: string): Action | undefined {
     case "HOTKEY":
       return { type: "HOTKEY", keys: arg.split("+") };
     case "SCROLL":
-      return { type: "SCROLL", dx: nums[0] || 0, dy: nums[1] || 0, ...(nums.length >= 4 && { x: nums[2], y: nums[3] }) };
+      return {
+        type: "SCROLL",
+        dx: nums[0] || 0,
+        dy: nums[1] || 0,
+        ...(nums.length >= 4 && { x: nums[2], y: nums[3] }),
+      };
     case "WAIT":
       return { type: "WAIT" };
     case "DONE":

@@ -64,7 +64,16 @@ export function judgeDetector(req: ReadRequest, draw: Draw, book: SkillBook, noi
   const last = Number(/numbered 0 to (\d+)/.exec(req.text)?.[1] ?? -1);
   const r = readRequestHistory(req, book, treeAfter(req.text, /Current screen \(after step \d+\):/));
   const conf = (lo: number, hi: number) => Math.round(uniform(draw, lo, hi) * 100) / 100;
-  if (!r || last < 0 || r.steps.length === 0) return { text: json({ off_track: false, error_step: null, reason: "I cannot tell what this task needs from what I see.", confidence: conf(0.2, 0.4) }), kind: "unsure" };
+  if (!r || last < 0 || r.steps.length === 0)
+    return {
+      text: json({
+        off_track: false,
+        error_step: null,
+        reason: "I cannot tell what this task needs from what I see.",
+        confidence: conf(0.2, 0.4),
+      }),
+      kind: "unsure",
+    };
   const stepNo = (i: number) => r.steps[Math.max(0, Math.min(i, r.steps.length - 1))].step;
   const done = [...r.reading.prematureDone].sort((a, b) => a - b)[0];
   const left = leftAt(r.reading);
@@ -79,23 +88,66 @@ export function judgeDetector(req: ReadRequest, draw: Draw, book: SkillBook, noi
     if (!happens(draw, recall)) return undefined;
     let e = e0;
     if (happens(draw, noise.stepNoise)) e = Math.max(0, Math.min(last, e + (draw.rng.chance(0.5) ? -1 : 1)));
-    return { text: json({ off_track: true, error_step: e, reason: why, confidence: conf(0.6, 0.95) }), kind: e === e0 ? k : `${k}-off-by-one` };
+    return {
+      text: json({ off_track: true, error_step: e, reason: why, confidence: conf(0.6, 0.95) }),
+      kind: e === e0 ? k : `${k}-off-by-one`,
+    };
   };
-  const what = (step: number) => r.steps.find((s) => s.step === step)?.actions.map(formatAction).join("; ") ?? "?";
+  const what = (step: number) =>
+    r.steps
+      .find((s) => s.step === step)
+      ?.actions.map(formatAction)
+      .join("; ") ?? "?";
   if (truth >= 0) {
-    const hit = report(truth, noise.recall, kind === "hit-done" ? `Step ${truth} declared the task finished, but it is not done yet.` : `Step ${truth} (${what(truth)}) moved the desktop away from what the task needs.`, kind);
+    const hit = report(
+      truth,
+      noise.recall,
+      kind === "hit-done"
+        ? `Step ${truth} declared the task finished, but it is not done yet.`
+        : `Step ${truth} (${what(truth)}) moved the desktop away from what the task needs.`,
+      kind,
+    );
     if (hit) return hit;
-    return { text: json({ off_track: false, error_step: null, reason: "The agent seems to be making progress.", confidence: conf(0.3, 0.6) }), kind: "miss" };
+    return {
+      text: json({
+        off_track: false,
+        error_step: null,
+        reason: "The agent seems to be making progress.",
+        confidence: conf(0.3, 0.6),
+      }),
+      kind: "miss",
+    };
   }
   if (silent !== undefined) {
-    const hit = report(stepNo(silent), noise.silentRecall, `Step ${stepNo(silent)} (${what(stepNo(silent))}) did something the task does not need.`, "hit-silent");
+    const hit = report(
+      stepNo(silent),
+      noise.silentRecall,
+      `Step ${stepNo(silent)} (${what(stepNo(silent))}) did something the task does not need.`,
+      "hit-silent",
+    );
     if (hit) return hit;
   }
   if (happens(draw, noise.falseAlarm)) {
     const e = draw.greedy ? last : draw.rng.int(0, last);
-    return { text: json({ off_track: true, error_step: e, reason: `Step ${e} looks like a detour from the task.`, confidence: conf(0.5, 0.7) }), kind: "false-alarm" };
+    return {
+      text: json({
+        off_track: true,
+        error_step: e,
+        reason: `Step ${e} looks like a detour from the task.`,
+        confidence: conf(0.5, 0.7),
+      }),
+      kind: "false-alarm",
+    };
   }
-  return { text: json({ off_track: false, error_step: null, reason: "Every step so far moves the task forward.", confidence: conf(0.6, 0.9) }), kind: silent !== undefined ? "miss-silent" : "on-track" };
+  return {
+    text: json({
+      off_track: false,
+      error_step: null,
+      reason: "Every step so far moves the task forward.",
+      confidence: conf(0.6, 0.9),
+    }),
+    kind: silent !== undefined ? "miss-silent" : "on-track",
+  };
 }
 
 /** The selector's answer: the latest step at or before E whose screen is on the plan with no odd action before it (sometimes one earlier). */
@@ -118,7 +170,16 @@ export function judgeSelector(req: ReadRequest, draw: Draw, book: SkillBook): Ju
     R--;
     kind = "one-earlier";
   }
-  return { text: json({ recovery_step: R, reason: R === E ? `Undoing step ${E} alone returns to a clean state.` : `The state before step ${R} is the latest one that is still clean.` }), kind };
+  return {
+    text: json({
+      recovery_step: R,
+      reason:
+        R === E
+          ? `Undoing step ${E} alone returns to a clean state.`
+          : `The state before step ${R} is the latest one that is still clean.`,
+    }),
+    kind,
+  };
 }
 
 /** What an action did, in words: the element it hit on the screen shown for its step, else the plan step it matches. */
@@ -126,7 +187,8 @@ function describe(a: Action, screen: TreeLine[] | undefined, know: TaskKnowledge
   if ("x" in a && a.x !== undefined && a.y !== undefined) {
     const verb = a.type === "DOUBLE_CLICK" ? "double-clicked" : a.type === "RIGHT_CLICK" ? "right-clicked" : "clicked";
     const hit = screen ? elementAt(screen, a.x, a.y) : undefined;
-    if (hit) return `${verb} ${hit.line.role} "${hit.line.name}"${containerOf(screen!, hit.index) !== "desktop" ? ` in ${containerOf(screen!, hit.index).replace(/^[a-z ]+:/, "")}` : ""}`;
+    if (hit)
+      return `${verb} ${hit.line.role} "${hit.line.name}"${containerOf(screen!, hit.index) !== "desktop" ? ` in ${containerOf(screen!, hit.index).replace(/^[a-z ]+:/, "")}` : ""}`;
     const t = pos >= 0 ? know.intents[pos]?.target : undefined;
     if (t) return `${verb} ${t.role} "${t.name}" (as planned)`;
     return `${verb} at (${a.x}, ${a.y})`;
@@ -142,8 +204,16 @@ export function judgeSummarizer(req: ReadRequest, draw: Draw, book: SkillBook): 
   const R = Number(/just before step (\d+)/.exec(req.text)?.[1] ?? 0);
   const shown = treeTexts(req.text).pop();
   const r = readRequestHistory(req, book, undefined);
-  if (!r) return { text: `TARGET STATE: the state just before step ${R}, as in the TARGET screenshot.\nHOW IT GOT THERE: not shown.`, kind: "blind" };
-  const windows = shown ? parseTree(shown).filter((l) => l.role === "window" || l.role === "dialog").map((l) => l.name) : [];
+  if (!r)
+    return {
+      text: `TARGET STATE: the state just before step ${R}, as in the TARGET screenshot.\nHOW IT GOT THERE: not shown.`,
+      kind: "blind",
+    };
+  const windows = shown
+    ? parseTree(shown)
+        .filter((l) => l.role === "window" || l.role === "dialog")
+        .map((l) => l.name)
+    : [];
   const lines: string[] = [];
   let dropped = 0;
   r.steps.forEach((s, i) => {
@@ -154,7 +224,9 @@ export function judgeSummarizer(req: ReadRequest, draw: Draw, book: SkillBook): 
     }
     const screen = s.screen ? parseTree(s.screen) : undefined;
     const odd = r.reading.suspicious.has(i) ? " - not part of the task" : "";
-    lines.push(`- step ${s.step}: ${s.actions.map(formatAction).join("; ")} (${s.actions.map((a) => describe(a, screen, r.know, r.reading.before[i])).join(", ")})${odd}`);
+    lines.push(
+      `- step ${s.step}: ${s.actions.map(formatAction).join("; ")} (${s.actions.map((a) => describe(a, screen, r.know, r.reading.before[i])).join(", ")})${odd}`,
+    );
   });
   const text = [
     `TARGET STATE: ${windows.length ? `open: ${windows.join(", ")}.` : "as in the TARGET screenshot."}`,
@@ -168,11 +240,35 @@ export function judgeSummarizer(req: ReadRequest, draw: Draw, book: SkillBook): 
 export function judgeVerifier(req: ReadRequest, draw: Draw): Judged {
   const images = req.messages.flatMap((m) => m.images);
   const trees = treeTexts(req.text);
-  if (images.length < 2 && trees.length < 2) return { text: json({ verdict: "abstain", evidence: [], reason: "I was not shown two screens to compare." }), kind: "abstain" };
+  if (images.length < 2 && trees.length < 2)
+    return {
+      text: json({ verdict: "abstain", evidence: [], reason: "I was not shown two screens to compare." }),
+      kind: "abstain",
+    };
   const same = trees.length >= 2 ? trees[0] === trees[1] : images[0] === images[1];
-  if (!same && happens(draw, 0.05)) return { text: json({ verdict: "abstain", evidence: [], reason: "The difference may not matter." }), kind: "abstain" };
+  if (!same && happens(draw, 0.05))
+    return {
+      text: json({ verdict: "abstain", evidence: [], reason: "The difference may not matter." }),
+      kind: "abstain",
+    };
   const digest = (s: string) => createHash("sha256").update(s).digest("hex").slice(0, 8);
   return same
-    ? { text: json({ verdict: "match", evidence: ["TARGET and CURRENT show the same windows and content"], reason: "Nothing that matters differs." }), kind: "match" }
-    : { text: json({ verdict: "mismatch", evidence: [`the screens differ (TARGET ${digest(trees[0] ?? images[0])}, CURRENT ${digest(trees[1] ?? images[1])})`], reason: "CURRENT does not show the TARGET state." }), kind: "mismatch" };
+    ? {
+        text: json({
+          verdict: "match",
+          evidence: ["TARGET and CURRENT show the same windows and content"],
+          reason: "Nothing that matters differs.",
+        }),
+        kind: "match",
+      }
+    : {
+        text: json({
+          verdict: "mismatch",
+          evidence: [
+            `the screens differ (TARGET ${digest(trees[0] ?? images[0])}, CURRENT ${digest(trees[1] ?? images[1])})`,
+          ],
+          reason: "CURRENT does not show the TARGET state.",
+        }),
+        kind: "mismatch",
+      };
 }

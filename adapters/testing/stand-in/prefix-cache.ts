@@ -78,6 +78,7 @@ function commonPrefix(a: Int32Array, b: Int32Array): number {
 }
 
 function positiveInt(v: number, name: string): number {
-  if (!Number.isInteger(v) || v < 1) throw new ConfigError(`stand-in: prefixCache.${name} must be a positive integer, got ${v}`);
+  if (!Number.isInteger(v) || v < 1)
+    throw new ConfigError(`stand-in: prefixCache.${name} must be a positive integer, got ${v}`);
   return v;
 }

@@ -21,8 +21,15 @@ export interface ShownStep {
 /** The steps a text lists (`Step i action: ...`), with the screens shown before them. */
 export function shownSteps(text: string): ShownStep[] {
   const screens = new Map<number, string>();
-  for (const m of text.matchAll(/(?:Screen|Screenshot) before step (\d+):\nAccessibility tree:\n/g)) screens.set(Number(m[1]), treeAt(text, m.index! + m[0].length - "Accessibility tree:\n".length));
-  return [...stepLines(text, "action")].sort((a, b) => a[0] - b[0]).map(([step, line]) => ({ step, actions: parseActionText(line), ...(screens.has(step) && { screen: screens.get(step)! }) }));
+  for (const m of text.matchAll(/(?:Screen|Screenshot) before step (\d+):\nAccessibility tree:\n/g))
+    screens.set(Number(m[1]), treeAt(text, m.index! + m[0].length - "Accessibility tree:\n".length));
+  return [...stepLines(text, "action")]
+    .sort((a, b) => a[0] - b[0])
+    .map(([step, line]) => ({
+      step,
+      actions: parseActionText(line),
+      ...(screens.has(step) && { screen: screens.get(step)! }),
+    }));
 }
 
 /** The tree starting at `at` ("Accessibility tree:\n..."), its header line included. */
@@ -52,7 +59,12 @@ export interface HistoryReading {
  * between shown screens, an action that is the plan's next step advances the estimate, any other
  * leaves the plan (WAIT keeps it).
  */
-export function readHistory(k: TaskKnowledge, steps: readonly ShownStep[], current: string | undefined, size?: { width: number; height: number }): HistoryReading {
+export function readHistory(
+  k: TaskKnowledge,
+  steps: readonly ShownStep[],
+  current: string | undefined,
+  size?: { width: number; height: number },
+): HistoryReading {
   const n = k.task.plan.length;
   const before: number[] = [];
   const suspicious = new Set<number>();
@@ -83,7 +95,9 @@ export function readHistory(k: TaskKnowledge, steps: readonly ShownStep[], curre
   });
   before[steps.length] = fix(current, pos);
   // A later shown screen on the plan clears an action-only estimate of being off it.
-  for (let i = steps.length - 1; i >= 0; i--) if (before[i] < 0 && steps[i].screen === undefined && before[i + 1] >= 0) before[i] = Math.max(0, before[i + 1] - 1);
+  for (let i = steps.length - 1; i >= 0; i--)
+    if (before[i] < 0 && steps[i].screen === undefined && before[i + 1] >= 0)
+      before[i] = Math.max(0, before[i + 1] - 1);
   // A step whose extra action is followed by an off-plan screen is an error, not a silent change.
   for (const i of [...suspicious]) if (before[i + 1] < 0) suspicious.delete(i);
   return { before, suspicious, prematureDone };

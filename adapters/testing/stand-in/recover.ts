@@ -51,12 +51,28 @@ export function readRecovery(req: ReadRequest, ignoreContext = false): RecoveryV
   const errorStep = Number(/went wrong from step (\d+)/.exec(text)?.[1] ?? targetStep);
   const pre = req.messages.findIndex((m) => m.role === "user" && m.text.includes("TARGET screenshot"));
   const preamble = pre >= 0 ? req.messages[pre].text : "";
-  const context = ignoreContext ? "none" : /Earlier run, steps 0 to/.test(preamble) ? "history" : /Briefing on the TARGET state/.test(preamble) ? "briefing" : "none";
+  const context = ignoreContext
+    ? "none"
+    : /Earlier run, steps 0 to/.test(preamble)
+      ? "history"
+      : /Briefing on the TARGET state/.test(preamble)
+        ? "briefing"
+        : "none";
   const contextSteps = new Map<number, Action[]>();
-  if (context === "history") for (const s of shownSteps(preamble.slice(preamble.indexOf("Earlier run, steps 0 to")))) contextSteps.set(s.step, s.actions);
+  if (context === "history")
+    for (const s of shownSteps(preamble.slice(preamble.indexOf("Earlier run, steps 0 to"))))
+      contextSteps.set(s.step, s.actions);
   const targetTree = treeTexts(preamble)[0];
   const currentTree = treeTexts(req.messages[req.messages.length - 1]?.text ?? "").pop();
-  return { targetStep, errorStep, context, contextSteps, own: ownActions(req.messages, pre >= 0 ? pre + 1 : 1), ...(targetTree && { targetTree }), ...(currentTree && { currentTree }) };
+  return {
+    targetStep,
+    errorStep,
+    context,
+    contextSteps,
+    own: ownActions(req.messages, pre >= 0 ? pre + 1 : 1),
+    ...(targetTree && { targetTree }),
+    ...(currentTree && { currentTree }),
+  };
 }
 
 /** The notes about the context in the recovery instruction (adapters/llm/recoverer.ts CONTEXT_NOTES). */
@@ -95,8 +111,14 @@ function centre(l: TreeLine): Action {
 /** The next fix of a visible difference between the TARGET and the current tree, or undefined. */
 export function visibleFix(target: TreeLine[], current: TreeLine[]): { action: Action; why: string } | undefined {
   const has = (lines: TreeLine[], pred: (l: TreeLine) => boolean) => lines.some(pred);
-  if (has(current, (l) => l.role === "menu item") && !has(target, (l) => l.role === "menu item")) return { action: { type: "PRESS", key: "escape" }, why: "A menu is open that the TARGET does not show; close it." };
-  for (const d of current.filter((l) => l.role === "dialog")) if (!has(target, (t) => t.role === "dialog" && t.name === d.name)) return { action: { type: "PRESS", key: "escape" }, why: `The "${d.name}" dialog is not in the TARGET; dismiss it.` };
+  if (has(current, (l) => l.role === "menu item") && !has(target, (l) => l.role === "menu item"))
+    return { action: { type: "PRESS", key: "escape" }, why: "A menu is open that the TARGET does not show; close it." };
+  for (const d of current.filter((l) => l.role === "dialog"))
+    if (!has(target, (t) => t.role === "dialog" && t.name === d.name))
+      return {
+        action: { type: "PRESS", key: "escape" },
+        why: `The "${d.name}" dialog is not in the TARGET; dismiss it.`,
+      };
   const windows = (ls: TreeLine[]) => ls.filter((l) => l.role === "window");
   const app = (name: string) => name.slice(name.lastIndexOf(" - ") + 3);
   const bare = (name: string) => name.replace(/^\*/, "");
@@ -107,28 +129,44 @@ export function visibleFix(target: TreeLine[], current: TreeLine[]): { action: A
     if (same) {
       const folder = same.name.slice(0, same.name.lastIndexOf(" - "));
       const place = current.find((l) => l.role === "list item" && l.name === folder);
-      if (place) return { action: centre(place), why: `The file manager shows "${w.name}"; go back to ${folder} as in the TARGET.` };
+      if (place)
+        return {
+          action: centre(place),
+          why: `The file manager shows "${w.name}"; go back to ${folder} as in the TARGET.`,
+        };
     }
     const idx = current.indexOf(w);
-    const close = current.findIndex((l, i) => i > idx && l.role === "button" && l.name === "Close" && containerOf(current, i) === `window:${w.name}`);
-    if (close >= 0) return { action: centre(current[close]), why: `The window "${w.name}" is not in the TARGET; close it.` };
+    const close = current.findIndex(
+      (l, i) => i > idx && l.role === "button" && l.name === "Close" && containerOf(current, i) === `window:${w.name}`,
+    );
+    if (close >= 0)
+      return { action: centre(current[close]), why: `The window "${w.name}" is not in the TARGET; close it.` };
   }
   for (const t of windows(target)) {
     if (windows(current).some((w) => app(w.name) === app(t.name))) continue;
     // A window of the TARGET is missing: bring it back (taskbar entry of a minimized one, else launch the app).
     const entry = current.find((l) => l.role === "button" && bare(l.name) === bare(t.name));
     const launch = current.find((l) => l.role === "button" && l.name === `Launch ${app(t.name)}`);
-    if (entry ?? launch) return { action: centre((entry ?? launch)!), why: `The TARGET shows "${t.name}", which is not open; bring it back.` };
+    if (entry ?? launch)
+      return {
+        action: centre((entry ?? launch)!),
+        why: `The TARGET shows "${t.name}", which is not open; bring it back.`,
+      };
   }
   // A sheet's cells: a value that differs is an edit to undo; then select the TARGET's cell (the
   // formula bar only mirrors the selected cell, so undoing cannot fix it when the selection moved).
   for (const c of current.filter((l) => l.role === "cell")) {
     const t = target.find((l) => l.role === "cell" && l.name === c.name);
-    if (t && t.value !== c.value) return { action: { type: "HOTKEY", keys: ["ctrl", "z"] }, why: `Cell ${c.name} differs from the TARGET; undo the edit.` };
+    if (t && t.value !== c.value)
+      return {
+        action: { type: "HOTKEY", keys: ["ctrl", "z"] },
+        why: `Cell ${c.name} differs from the TARGET; undo the edit.`,
+      };
   }
   for (const t of target.filter((l) => l.role === "cell" && l.states.includes("selected"))) {
     const c = current.find((l) => l.role === "cell" && l.name === t.name);
-    if (c && !c.states.includes("selected")) return { action: centre(c), why: `Select cell ${t.name} again, as in the TARGET.` };
+    if (c && !c.states.includes("selected"))
+      return { action: centre(c), why: `Select cell ${t.name} again, as in the TARGET.` };
   }
   for (let i = 0; i < current.length; i++) {
     const c = current[i];
@@ -136,22 +174,38 @@ export function visibleFix(target: TreeLine[], current: TreeLine[]): { action: A
     // An edited document's window is titled "*name"; it is still the same window.
     const where = (lines: TreeLine[], k: number) => containerOf(lines, k).replace(/:\*/, ":");
     const t = target.find((l, j) => l.role === "text" && l.name === c.name && where(target, j) === where(current, i));
-    if (t && t.value !== c.value) return { action: { type: "HOTKEY", keys: ["ctrl", "z"] }, why: `The text of "${c.name}" differs from the TARGET; undo the edit.` };
+    if (t && t.value !== c.value)
+      return {
+        action: { type: "HOTKEY", keys: ["ctrl", "z"] },
+        why: `The text of "${c.name}" differs from the TARGET; undo the edit.`,
+      };
   }
   for (const c of current.filter((l) => l.role === "switch" || l.role === "radio button" || l.role === "check box")) {
     const t = target.find((l) => l.role === c.role && l.name === c.name);
-    if (t && t.states.includes("checked") !== c.states.includes("checked") && (c.role !== "radio button" || t.states.includes("checked")))
-      return { action: centre(c), why: `"${c.name}" is ${c.states.includes("checked") ? "on" : "off"} but ${t.states.includes("checked") ? "on" : "off"} in the TARGET; set it back.` };
+    if (
+      t &&
+      t.states.includes("checked") !== c.states.includes("checked") &&
+      (c.role !== "radio button" || t.states.includes("checked"))
+    )
+      return {
+        action: centre(c),
+        why: `"${c.name}" is ${c.states.includes("checked") ? "on" : "off"} but ${t.states.includes("checked") ? "on" : "off"} in the TARGET; set it back.`,
+      };
   }
   for (const t of target.filter((l) => l.states.includes("selected") && l.role === "list item")) {
     const c = current.find((l) => l.role === t.role && l.name === t.name);
-    if (c && !c.states.includes("selected")) return { action: centre(c), why: `Select "${t.name}" again, as in the TARGET.` };
+    if (c && !c.states.includes("selected"))
+      return { action: centre(c), why: `Select "${t.name}" again, as in the TARGET.` };
   }
   return undefined;
 }
 
 /** The recovery agent's answer. */
-export function playRecovery(req: ReadRequest, draw: Draw, o: { slipRate: number; ignoreContext?: boolean }): Recovered {
+export function playRecovery(
+  req: ReadRequest,
+  draw: Draw,
+  o: { slipRate: number; ignoreContext?: boolean },
+): Recovered {
   const v = readRecovery(req, o.ignoreContext);
   const current = v.currentTree ? parseTree(v.currentTree) : [];
   const target = v.targetTree ? parseTree(v.targetTree) : [];
@@ -166,20 +220,31 @@ export function playRecovery(req: ReadRequest, draw: Draw, o: { slipRate: number
     return n === 0;
   });
   let answer: { actions: Action[]; why: string; kind: string };
-  if (todo.length) answer = { actions: [todo[0]], why: `The history shows ${todo[0].type === "HOTKEY" ? todo[0].keys.join("+") : "an action"} after the TARGET; pressing it again undoes it.`, kind: "undo-silent" };
+  if (todo.length)
+    answer = {
+      actions: [todo[0]],
+      why: `The history shows ${todo[0].type === "HOTKEY" ? todo[0].keys.join("+") : "an action"} after the TARGET; pressing it again undoes it.`,
+      kind: "undo-silent",
+    };
   else {
     const fix = target.length && current.length ? visibleFix(target, current) : undefined;
-    answer = fix ? { actions: [fix.action], why: fix.why, kind: "visible" } : { actions: [], why: "I see no difference from the TARGET state.", kind: "restored" };
+    answer = fix
+      ? { actions: [fix.action], why: fix.why, kind: "visible" }
+      : { actions: [], why: "I see no difference from the TARGET state.", kind: "restored" };
   }
   const slips: Array<{ actions: Action[]; why: string; kind: string }> = [];
-  if (answer.kind !== "restored") slips.push({ actions: [], why: "This looks like the TARGET state.", kind: "premature-restored" });
+  if (answer.kind !== "restored")
+    slips.push({ actions: [], why: "This looks like the TARGET state.", kind: "premature-restored" });
   const wrong = clickable(current);
   if (wrong.length) {
     const l = wrong[draw.rng.int(0, wrong.length - 1)];
     slips.push({ actions: [centre(l)], why: `I will click the ${l.role} "${l.name}".`, kind: "slip" });
   }
   const rate = o.slipRate;
-  const pick = choose(draw, [{ weight: slips.length ? 1 - rate : 1, value: answer }, ...slips.map((s) => ({ weight: rate / slips.length, value: s }))]);
+  const pick = choose(draw, [
+    { weight: slips.length ? 1 - rate : 1, value: answer },
+    ...slips.map((s) => ({ weight: rate / slips.length, value: s })),
+  ]);
   const text = pick.actions.length ? replyWith(pick.why, pick.actions) : `${pick.why}\n${RESTORED}`;
   return { text, kind: pick.kind, undoing: after };
 }

@@ -7,7 +7,8 @@ import { createHash } from "node:crypto";
 import { unescapeCell } from "../../policies/observation.ts";
 
 /** The roles retrace's prompts ask a model to play. */
-export type StandInRole = "forward" | "recovery" | "perturber" | "detector" | "selector" | "summarizer" | "verifier" | "unknown";
+export type StandInRole =
+  "forward" | "recovery" | "perturber" | "detector" | "selector" | "summarizer" | "verifier" | "unknown";
 
 /** One message, flattened. */
 export interface ReadMessage {
@@ -124,7 +125,17 @@ export function parseTree(text: string): TreeLine[] {
     const pos = /\((-?\d+), (-?\d+)\)/.exec(cols[4]);
     const dim = /\((\d+), (\d+)\)/.exec(cols[5]);
     if (!pos || !dim) continue;
-    out.push({ role: unescapeCell(cols[0]), name: unescapeCell(cols[1]), value: unescapeCell(cols[2]), states: cols[3] ? cols[3].split(",") : [], x: Number(pos[1]), y: Number(pos[2]), w: Number(dim[1]), h: Number(dim[2]), raw });
+    out.push({
+      role: unescapeCell(cols[0]),
+      name: unescapeCell(cols[1]),
+      value: unescapeCell(cols[2]),
+      states: cols[3] ? cols[3].split(",") : [],
+      x: Number(pos[1]),
+      y: Number(pos[2]),
+      w: Number(dim[1]),
+      h: Number(dim[2]),
+      raw,
+    });
   }
   return out;
 }
@@ -136,7 +147,14 @@ export function containerOf(lines: readonly TreeLine[], index: number): string {
   const cy = l.y + l.h / 2;
   for (let i = index - 1; i >= 0; i--) {
     const c = lines[i];
-    if ((c.role === "window" || c.role === "dialog" || c.role === "menu" || c.role === "tool bar") && cx >= c.x && cx < c.x + c.w && cy >= c.y && cy < c.y + c.h) return `${c.role}:${c.name}`;
+    if (
+      (c.role === "window" || c.role === "dialog" || c.role === "menu" || c.role === "tool bar") &&
+      cx >= c.x &&
+      cx < c.x + c.w &&
+      cy >= c.y &&
+      cy < c.y + c.h
+    )
+      return `${c.role}:${c.name}`;
   }
   return "desktop";
 }

@@ -80,7 +80,8 @@ export interface StandInServerOptions {
 }
 
 /** What the stand-in declares about its prompt cache (in `GET /v1/models` and every answer's `stand_in`). */
-export const PREFIX_CACHE_NOTE = "simulated automatic prefix cache: cached_tokens = the longest prefix shared with recent prompts of the same prompt_cache_key, from 1024 tokens, in steps of 128";
+export const PREFIX_CACHE_NOTE =
+  "simulated automatic prefix cache: cached_tokens = the longest prefix shared with recent prompts of the same prompt_cache_key, from 1024 tokens, in steps of 128";
 
 /** Settings of {@link answerRequest}. */
 export interface StandInSettings {
@@ -138,14 +139,27 @@ export interface StandInServer {
 }
 
 /** The answer to one chat-completions body (exported for the CLI's dry runs and tests of the roles). */
-export function answerRequest(body: unknown, seed: string, options: StandInSettings): Omit<StandInLogEntry, "index" | "seed" | "promptTokens" | "completionTokens" | "cachedTokens" | "cacheKey"> {
+export function answerRequest(
+  body: unknown,
+  seed: string,
+  options: StandInSettings,
+): Omit<StandInLogEntry, "index" | "seed" | "promptTokens" | "completionTokens" | "cachedTokens" | "cacheKey"> {
   const req = readRequest(body);
   // Ignoring its context, the recoverer's answer is drawn from what it reads: the prompt without the context.
   const drawText = req.role === "recovery" && options.ignoreContext ? textWithoutContext(req) : req.text;
   const draw = drawFor(seed, drawText, req.temperature);
-  const play = { errorRate: options.errorRate, postCutErrorRate: options.postCutErrorRate, book: options.book, ...(options.slipMix && { slipMix: options.slipMix }) };
+  const play = {
+    errorRate: options.errorRate,
+    postCutErrorRate: options.postCutErrorRate,
+    book: options.book,
+    ...(options.slipMix && { slipMix: options.slipMix }),
+  };
   const last = req.messages[req.messages.length - 1];
-  const blind = (req.role === "forward" || req.role === "recovery" || req.role === "perturber") && !!last && last.images.length > 0 && treeTexts(last.text).length === 0;
+  const blind =
+    (req.role === "forward" || req.role === "recovery" || req.role === "perturber") &&
+    !!last &&
+    last.images.length > 0 &&
+    treeTexts(last.text).length === 0;
   const base = { role: req.role, temperature: req.temperature, ...(blind && { blind: true }) };
   switch (req.role) {
     case "forward": {
@@ -167,7 +181,11 @@ export function answerRequest(body: unknown, seed: string, options: StandInSetti
     case "verifier":
       return { ...base, ...judgeVerifier(req, draw) };
     default:
-      return { ...base, kind: "unknown", text: "I am a stand-in for a computer-use model and do not know how to answer this prompt." };
+      return {
+        ...base,
+        kind: "unknown",
+        text: "I am a stand-in for a computer-use model and do not know how to answer this prompt.",
+      };
   }
 }
 
@@ -176,16 +194,20 @@ function pick(p: { text: string; kind: string }): { text: string; kind: string }
 }
 
 /** What the stand-in says when a request shows only screenshots (it reads text, not images). */
-export const BLIND_NOTE = "stand-in: this request shows a screenshot and no accessibility tree; the stand-in cannot see images and follows its plan by step count (use observation: a11y_tree or screenshot_a11y_tree for answers grounded on the screen)";
+export const BLIND_NOTE =
+  "stand-in: this request shows a screenshot and no accessibility tree; the stand-in cannot see images and follows its plan by step count (use observation: a11y_tree or screenshot_a11y_tree for answers grounded on the screen)";
 
 /** Start the stand-in on 127.0.0.1. */
 export async function startStandInServer(options: StandInServerOptions = {}): Promise<StandInServer> {
   const errorRate = options.errorRate ?? 0.1;
-  if (!(errorRate >= 0 && errorRate <= 1)) throw new ConfigError(`stand-in: errorRate must be between 0 and 1, got ${errorRate}`);
+  if (!(errorRate >= 0 && errorRate <= 1))
+    throw new ConfigError(`stand-in: errorRate must be between 0 and 1, got ${errorRate}`);
   const postCutErrorRate = options.postCutErrorRate ?? 0.3;
-  if (!(postCutErrorRate >= 0 && postCutErrorRate <= 1)) throw new ConfigError(`stand-in: postCutErrorRate must be between 0 and 1, got ${postCutErrorRate}`);
+  if (!(postCutErrorRate >= 0 && postCutErrorRate <= 1))
+    throw new ConfigError(`stand-in: postCutErrorRate must be between 0 and 1, got ${postCutErrorRate}`);
   const recoveryErrorRate = options.recoveryErrorRate ?? errorRate / 2;
-  if (!(recoveryErrorRate >= 0 && recoveryErrorRate <= 1)) throw new ConfigError(`stand-in: recoveryErrorRate must be between 0 and 1, got ${recoveryErrorRate}`);
+  if (!(recoveryErrorRate >= 0 && recoveryErrorRate <= 1))
+    throw new ConfigError(`stand-in: recoveryErrorRate must be between 0 and 1, got ${recoveryErrorRate}`);
   const settings: StandInSettings = {
     errorRate,
     recoveryErrorRate,
@@ -205,20 +227,35 @@ export async function startStandInServer(options: StandInServerOptions = {}): Pr
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const raw = await readBody(req);
     const path = (req.url ?? "").split("?")[0];
-    if (req.method === "GET" && path.endsWith("/models")) return sendJson(res, 200, { ...(modelList(STAND_IN_MODEL, "retrace (simulated stand-in)") as object), stand_in: { simulated: true, prompt_cache: prefixCache ? PREFIX_CACHE_NOTE : "none" } });
-    if (req.method !== "POST" || !path.endsWith("/chat/completions")) return sendJson(res, 404, { error: { message: `stand-in: ${req.method} ${path} is not served (POST /v1/chat/completions, GET /v1/models)`, type: "invalid_request_error" } });
+    if (req.method === "GET" && path.endsWith("/models"))
+      return sendJson(res, 200, {
+        ...(modelList(STAND_IN_MODEL, "retrace (simulated stand-in)") as object),
+        stand_in: { simulated: true, prompt_cache: prefixCache ? PREFIX_CACHE_NOTE : "none" },
+      });
+    if (req.method !== "POST" || !path.endsWith("/chat/completions"))
+      return sendJson(res, 404, {
+        error: {
+          message: `stand-in: ${req.method} ${path} is not served (POST /v1/chat/completions, GET /v1/models)`,
+          type: "invalid_request_error",
+        },
+      });
     let body: any;
     try {
       body = JSON.parse(raw.toString("utf8"));
     } catch {
-      return sendJson(res, 400, { error: { message: "stand-in: the body is not JSON", type: "invalid_request_error" } });
+      return sendJson(res, 400, {
+        error: { message: "stand-in: the body is not JSON", type: "invalid_request_error" },
+      });
     }
     const seed = Number.isInteger(body?.seed) ? `request:${body.seed}` : `stream:${streamSeed}:${stream++}`;
     const a = answerRequest(body, seed, settings);
     const index = log.length;
     const tokens = promptTokenIds(body);
     const promptTokens = tokens.length;
-    const cacheKey = typeof body?.prompt_cache_key === "string" && body.prompt_cache_key ? (body.prompt_cache_key as string) : undefined;
+    const cacheKey =
+      typeof body?.prompt_cache_key === "string" && body.prompt_cache_key
+        ? (body.prompt_cache_key as string)
+        : undefined;
     const cachedTokens = prefixCache ? prefixCache.lookup(tokens, cacheKey) : 0;
     const completionTokens = Math.max(1, textTokens(a.text));
     log.push({ index, seed, ...a, promptTokens, completionTokens, cachedTokens, ...(cacheKey && { cacheKey }) });
@@ -227,20 +264,37 @@ export async function startStandInServer(options: StandInServerOptions = {}): Pr
       logger.warn({ request: index, role: a.role }, BLIND_NOTE);
     }
     sendJson(res, 200, {
-      stand_in: { simulated: true, ...(a.blind && { blind: true, note: BLIND_NOTE }), ...(prefixCache && { prompt_cache: PREFIX_CACHE_NOTE }) },
+      stand_in: {
+        simulated: true,
+        ...(a.blind && { blind: true, note: BLIND_NOTE }),
+        ...(prefixCache && { prompt_cache: PREFIX_CACHE_NOTE }),
+      },
       id: `chatcmpl-stand-in-${index}`,
       object: "chat.completion",
       created: 0,
       model: STAND_IN_MODEL,
       system_fingerprint: STAND_IN_FINGERPRINT,
-      choices: [{ index: 0, message: { role: "assistant", content: a.text, refusal: null }, finish_reason: "stop", logprobs: null }],
-      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_tokens_details: { cached_tokens: cachedTokens } },
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: a.text, refusal: null },
+          finish_reason: "stop",
+          logprobs: null,
+        },
+      ],
+      usage: {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+        prompt_tokens_details: { cached_tokens: cachedTokens },
+      },
     });
   };
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err) => {
-      if (!res.headersSent) sendJson(res, 500, { error: { message: `stand-in failed: ${(err as Error).message}`, type: "server_error" } });
+      if (!res.headersSent)
+        sendJson(res, 500, { error: { message: `stand-in failed: ${(err as Error).message}`, type: "server_error" } });
     });
   });
   const origin = await listenLoopback(server, options.port ?? 0);

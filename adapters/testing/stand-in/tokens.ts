@@ -32,14 +32,16 @@ export function textTokens(text: string): number {
 
 /** Width and height of a PNG or JPEG given as bytes, if its header says. */
 export function imageSize(bytes: Buffer): { width: number; height: number } | undefined {
-  if (bytes.length >= 24 && bytes.readUInt32BE(0) === 0x89504e47) return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+  if (bytes.length >= 24 && bytes.readUInt32BE(0) === 0x89504e47)
+    return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
   if (bytes.length >= 4 && bytes[0] === 0xff && bytes[1] === 0xd8) {
     let i = 2;
     while (i + 9 < bytes.length) {
       if (bytes[i] !== 0xff) return undefined;
       const marker = bytes[i + 1];
       const len = bytes.readUInt16BE(i + 2);
-      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) return { width: bytes.readUInt16BE(i + 7), height: bytes.readUInt16BE(i + 5) };
+      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
+        return { width: bytes.readUInt16BE(i + 7), height: bytes.readUInt16BE(i + 5) };
       i += 2 + len;
     }
   }
@@ -122,6 +124,10 @@ export function promptTokenIds(body: any): number[] {
 
 /** A negative id naming an image (its URL and detail), below the framing ids. */
 function imageId(url: string, detail: unknown): number {
-  const h = createHash("sha256").update(url).update("\u0000").update(String(detail ?? "")).digest();
+  const h = createHash("sha256")
+    .update(url)
+    .update("\u0000")
+    .update(String(detail ?? ""))
+    .digest();
   return -16 - (h.readUInt32BE(0) & 0x3fffffff);
 }

@@ -30,7 +30,8 @@ const cache = new WeakMap<SkillTask, TaskKnowledge>();
 /** The book's task whose instruction the text quotes (the longest such), if any. */
 export function findTask(text: string, book: SkillBook): SkillTask | undefined {
   let best: SkillTask | undefined;
-  for (const t of book.tasks) if (text.includes(t.instruction) && (!best || t.instruction.length > best.instruction.length)) best = t;
+  for (const t of book.tasks)
+    if (text.includes(t.instruction) && (!best || t.instruction.length > best.instruction.length)) best = t;
   return best;
 }
 
@@ -72,7 +73,12 @@ export function nearestStep(k: TaskKnowledge, lines: readonly TreeLine[]): { ste
   const mine = new Set(lines.map((l) => l.raw.split("\t").slice(0, 4).join("\t")));
   let best = { step: 0, similarity: -1 };
   k.trees.forEach((t, i) => {
-    const theirs = new Set(t.split("\n").slice(1).map((l) => l.split("\t").slice(0, 4).join("\t")));
+    const theirs = new Set(
+      t
+        .split("\n")
+        .slice(1)
+        .map((l) => l.split("\t").slice(0, 4).join("\t")),
+    );
     let shared = 0;
     for (const l of theirs) if (mine.has(l)) shared++;
     const sim = shared / Math.max(1, new Set([...mine, ...theirs]).size);
@@ -82,10 +88,21 @@ export function nearestStep(k: TaskKnowledge, lines: readonly TreeLine[]): { ste
 }
 
 /** The element a point lands on in a shown tree: the last (topmost) line whose box holds it, skipping containers. */
-export function elementAt(lines: readonly TreeLine[], x: number, y: number): { line: TreeLine; index: number } | undefined {
+export function elementAt(
+  lines: readonly TreeLine[],
+  x: number,
+  y: number,
+): { line: TreeLine; index: number } | undefined {
   for (let i = lines.length - 1; i >= 0; i--) {
     const l = lines[i];
-    if (l.role === "desktop frame" || l.role === "window" || l.role === "list" || l.role === "menu bar" || l.role === "tool bar") continue;
+    if (
+      l.role === "desktop frame" ||
+      l.role === "window" ||
+      l.role === "list" ||
+      l.role === "menu bar" ||
+      l.role === "tool bar"
+    )
+      continue;
     if (x >= l.x && x < l.x + l.w && y >= l.y && y < l.y + l.h) return { line: l, index: i };
   }
   return undefined;
@@ -97,12 +114,19 @@ export function elementAt(lines: readonly TreeLine[], x: number, y: number): { l
  * showed for that step when it showed one, else by where the element was in the demonstration
  * (scaled to the request's screen).
  */
-export function isPlanStep(k: TaskKnowledge, step: number, a: Action, screen?: readonly TreeLine[], size?: { width: number; height: number }): boolean {
+export function isPlanStep(
+  k: TaskKnowledge,
+  step: number,
+  a: Action,
+  screen?: readonly TreeLine[],
+  size?: { width: number; height: number },
+): boolean {
   const intent = k.intents[step];
   if (!intent) return false;
   const p = intent.action;
   if (p.type !== a.type) return false;
-  if (!intent.target || !("x" in a) || a.x === undefined || a.y === undefined) return JSON.stringify(stripPointer(p)) === JSON.stringify(stripPointer(a));
+  if (!intent.target || !("x" in a) || a.x === undefined || a.y === undefined)
+    return JSON.stringify(stripPointer(p)) === JSON.stringify(stripPointer(a));
   const t = intent.target;
   if (screen?.length) {
     const hit = elementAt(screen, a.x, a.y);
@@ -125,7 +149,11 @@ function stripPointer(a: Action): Action {
  * by up to that many pixels (a model does not hit the exact centre). Undefined when the element
  * is not on screen.
  */
-export function ground(intent: Intent, lines: readonly TreeLine[], jitter: (limit: number) => { dx: number; dy: number }): Action | undefined {
+export function ground(
+  intent: Intent,
+  lines: readonly TreeLine[],
+  jitter: (limit: number) => { dx: number; dy: number },
+): Action | undefined {
   const t = intent.target;
   if (!t) return intent.action;
   const same = lines.map((l, i) => ({ l, i })).filter(({ l }) => l.role === t.role && l.name === t.name);
@@ -144,7 +172,9 @@ export function ground(intent: Intent, lines: readonly TreeLine[], jitter: (limi
 
 /** Elements a pointer can act on (for wrong clicks): buttons, items, menus, cells, fields. */
 export function clickable(lines: readonly TreeLine[]): TreeLine[] {
-  return lines.filter((l) => /button|item|menu|cell|check|tab|text|link/.test(l.role) && l.role !== "menu bar" && l.w > 4 && l.h > 4);
+  return lines.filter(
+    (l) => /button|item|menu|cell|check|tab|text|link/.test(l.role) && l.role !== "menu bar" && l.w > 4 && l.h > 4,
+  );
 }
 
 /** Parse a demonstration screen. */

@@ -17,7 +17,10 @@ import { openAIComputerActionToActions } from "../../../adapters/actions/openai-
 import { anthropicComputerInputToActions } from "../../../adapters/actions/anthropic/convert.ts";
 import { createSimDesk } from "../../../adapters/environments/simdesk/index.ts";
 import { getSimDeskTask } from "../../../adapters/environments/simdesk/tasks/index.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { runModelTask } from "../../../experiments/model-run.ts";
 import { planAnswers } from "../testing/plan-answers.ts";
 
@@ -31,7 +34,12 @@ afterEach(async () => {
 });
 
 const SCREEN = { width: 1280, height: 800 };
-const SHELL = [`$(touch ${MARK})`, `\`touch ${MARK}\``, `; touch ${MARK}`, `'); import os; os.system('touch ${MARK}'); ('`];
+const SHELL = [
+  `$(touch ${MARK})`,
+  `\`touch ${MARK}\``,
+  `; touch ${MARK}`,
+  `'); import os; os.system('touch ${MARK}'); ('`,
+];
 
 /** Actions from model text, or the refusal message. */
 function convert(f: () => Action[]): Action[] | string {
@@ -53,15 +61,49 @@ const CASES: Array<[format: string, payload: string, run: () => Action[] | strin
     `pyautogui.click(100, 200); os.system('touch ${MARK}')`,
     `getattr(pyautogui, '__class__')`,
     ...SHELL.map((s) => `pyautogui.typewrite(${JSON.stringify(s)})`),
-  ].map((p) => ["pyautogui", p, () => convert(() => parsePyautogui(p, { screen: SCREEN }))] as [string, string, () => Action[] | string]),
-  ...[...SHELL.map((s) => `Action: type(content=${JSON.stringify(s)})`), `Action: os.system('touch ${MARK}')`, `Action: click(start_box='(1,1)'); __import__('os')`].map(
-    (p) => ["uitars", p, () => convert(() => uiTarsToActions(p, { screen: SCREEN }).actions)] as [string, string, () => Action[] | string],
+  ].map(
+    (p) =>
+      ["pyautogui", p, () => convert(() => parsePyautogui(p, { screen: SCREEN }))] as [
+        string,
+        string,
+        () => Action[] | string,
+      ],
   ),
-  ...[...SHELL.map((s) => ({ type: "type", text: s })), { type: "exec", command: `touch ${MARK}` }, { type: "keypress", keys: [`$(touch ${MARK})`] }].map(
-    (p) => ["openai-cua", JSON.stringify(p), () => convert(() => openAIComputerActionToActions(p as never))] as [string, string, () => Action[] | string],
+  ...[
+    ...SHELL.map((s) => `Action: type(content=${JSON.stringify(s)})`),
+    `Action: os.system('touch ${MARK}')`,
+    `Action: click(start_box='(1,1)'); __import__('os')`,
+  ].map(
+    (p) =>
+      ["uitars", p, () => convert(() => uiTarsToActions(p, { screen: SCREEN }).actions)] as [
+        string,
+        string,
+        () => Action[] | string,
+      ],
   ),
-  ...[...SHELL.map((s) => ({ action: "type", text: s })), { action: "bash", command: `touch ${MARK}` }, { action: "key", text: `ctrl+$(touch ${MARK})` }].map(
-    (p) => ["anthropic", JSON.stringify(p), () => convert(() => anthropicComputerInputToActions(p as never, { screen: SCREEN } as never))] as [string, string, () => Action[] | string],
+  ...[
+    ...SHELL.map((s) => ({ type: "type", text: s })),
+    { type: "exec", command: `touch ${MARK}` },
+    { type: "keypress", keys: [`$(touch ${MARK})`] },
+  ].map(
+    (p) =>
+      ["openai-cua", JSON.stringify(p), () => convert(() => openAIComputerActionToActions(p as never))] as [
+        string,
+        string,
+        () => Action[] | string,
+      ],
+  ),
+  ...[
+    ...SHELL.map((s) => ({ action: "type", text: s })),
+    { action: "bash", command: `touch ${MARK}` },
+    { action: "key", text: `ctrl+$(touch ${MARK})` },
+  ].map(
+    (p) =>
+      [
+        "anthropic",
+        JSON.stringify(p),
+        () => convert(() => anthropicComputerInputToActions(p as never, { screen: SCREEN } as never)),
+      ] as [string, string, () => Action[] | string],
   ),
 ];
 
@@ -83,18 +125,35 @@ describe("model output never runs as code on the host", () => {
     expect(existsSync(MARK)).toBe(false);
   });
 
-  it.each(["openai", "uitars"] as const)("a %s policy fed code-running answers over HTTP records failed steps and runs nothing", async (policy) => {
-    const task = "files-trash-menu";
-    const evil =
-      policy === "openai"
-        ? [`\`\`\`python\nimport os\nos.system('touch ${MARK}')\n\`\`\``, `\`\`\`python\n__import__('subprocess').run(['touch', '${MARK}'])\n\`\`\``]
-        : [`Thought: run it\nAction: os.system('touch ${MARK}')`, `Thought: x\nAction: exec(code='touch ${MARK}')`];
-    const plan = getSimDeskTask(task).plan!;
-    const good = policy === "openai" ? planAnswers(plan) : [];
-    server = await startScriptedOpenAIServer({ script: [...evil, ...good].map((text) => ({ endpoint: "chat" as const, text })) });
-    const r = await runModelTask({ policy, model: "m", taskId: task, baseURL: server.url, apiKey: "local", out: join(dir, `run-${policy}`), maxRetries: 0, maxSteps: evil.length + good.length });
-    expect(r.result.accounting.policyFailures).toBeGreaterThanOrEqual(evil.length);
-    expect(server.requests.length).toBeGreaterThanOrEqual(evil.length);
-    expect(existsSync(MARK)).toBe(false);
-  });
+  it.each(["openai", "uitars"] as const)(
+    "a %s policy fed code-running answers over HTTP records failed steps and runs nothing",
+    async (policy) => {
+      const task = "files-trash-menu";
+      const evil =
+        policy === "openai"
+          ? [
+              `\`\`\`python\nimport os\nos.system('touch ${MARK}')\n\`\`\``,
+              `\`\`\`python\n__import__('subprocess').run(['touch', '${MARK}'])\n\`\`\``,
+            ]
+          : [`Thought: run it\nAction: os.system('touch ${MARK}')`, `Thought: x\nAction: exec(code='touch ${MARK}')`];
+      const plan = getSimDeskTask(task).plan!;
+      const good = policy === "openai" ? planAnswers(plan) : [];
+      server = await startScriptedOpenAIServer({
+        script: [...evil, ...good].map((text) => ({ endpoint: "chat" as const, text })),
+      });
+      const r = await runModelTask({
+        policy,
+        model: "m",
+        taskId: task,
+        baseURL: server.url,
+        apiKey: "local",
+        out: join(dir, `run-${policy}`),
+        maxRetries: 0,
+        maxSteps: evil.length + good.length,
+      });
+      expect(r.result.accounting.policyFailures).toBeGreaterThanOrEqual(evil.length);
+      expect(server.requests.length).toBeGreaterThanOrEqual(evil.length);
+      expect(existsSync(MARK)).toBe(false);
+    },
+  );
 });

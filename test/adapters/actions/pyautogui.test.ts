@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { parsePyautogui, pyautoguiResponseToActions, extractCodeBlocks } from "../../../adapters/actions/pyautogui/convert.ts";
+import {
+  parsePyautogui,
+  pyautoguiResponseToActions,
+  extractCodeBlocks,
+} from "../../../adapters/actions/pyautogui/convert.ts";
 import { ActionFormatError } from "../../../adapters/actions/errors.ts";
 import { ModelBehaviorError } from "../../../src/errors.ts";
 import { ActionSchema } from "../../../src/action.ts";
@@ -84,12 +88,18 @@ pyautogui.press('enter')`;
   });
 
   it("decodes string literals with escapes, quotes, triple quotes and implicit concatenation", () => {
-    expect(parsePyautogui(`pyautogui.write("He said \\"hi\\" \\u00e9")`)).toEqual([{ type: "TYPING", text: 'He said "hi" é' }]);
+    expect(parsePyautogui(`pyautogui.write("He said \\"hi\\" \\u00e9")`)).toEqual([
+      { type: "TYPING", text: 'He said "hi" é' },
+    ]);
     expect(parsePyautogui(`pyautogui.write('it\\'s', interval=0.1)`)).toEqual([{ type: "TYPING", text: "it's" }]);
-    expect(parsePyautogui(`pyautogui.typewrite("""line one\nline two""")`)).toEqual([{ type: "TYPING", text: "line one\nline two" }]);
+    expect(parsePyautogui(`pyautogui.typewrite("""line one\nline two""")`)).toEqual([
+      { type: "TYPING", text: "line one\nline two" },
+    ]);
     expect(parsePyautogui(`pyautogui.write('=SUM(' 'A1:A3)')`)).toEqual([{ type: "TYPING", text: "=SUM(A1:A3)" }]);
     expect(parsePyautogui(`pyautogui.write(r'C:\\new')`)).toEqual([{ type: "TYPING", text: "C:\\new" }]);
-    expect(parsePyautogui(`pyautogui.write('# not a comment')  # a comment`)).toEqual([{ type: "TYPING", text: "# not a comment" }]);
+    expect(parsePyautogui(`pyautogui.write('# not a comment')  # a comment`)).toEqual([
+      { type: "TYPING", text: "# not a comment" },
+    ]);
   });
 
   it("computes variables, tuples, arithmetic, loops and aliases without executing anything", () => {
@@ -118,18 +128,24 @@ pg.moveTo((int(x * 1.5), 7))`;
       { type: "HOTKEY", keys: ["ctrl", "enter"] },
       { type: "PRESS", key: "esc" },
     ]);
-    expect(failureOf(() => parsePyautogui("pyautogui.press('flux-capacitor')")).message).toMatch(/unknown key "flux-capacitor"/);
+    expect(failureOf(() => parsePyautogui("pyautogui.press('flux-capacitor')")).message).toMatch(
+      /unknown key "flux-capacitor"/,
+    );
   });
 
   it("scales coordinates and tracks the pointer for relative moves", () => {
-    expect(parsePyautogui("pyautogui.click(500, 500)\npyautogui.moveRel(10, -10)", { scaleX: 2, scaleY: 0.5 })).toEqual([
-      { type: "CLICK", x: 1000, y: 250, button: "left", numClicks: 1 },
-      { type: "MOVE_TO", x: 1020, y: 245 },
-    ]);
+    expect(parsePyautogui("pyautogui.click(500, 500)\npyautogui.moveRel(10, -10)", { scaleX: 2, scaleY: 0.5 })).toEqual(
+      [
+        { type: "CLICK", x: 1000, y: 250, button: "left", numClicks: 1 },
+        { type: "MOVE_TO", x: 1020, y: 245 },
+      ],
+    );
     expect(failureOf(() => parsePyautogui("pyautogui.moveRel(10, 0)")).kind).toBe("unparseable");
-    expect(parsePyautogui("w, h = pyautogui.size()\npyautogui.click(w / 2, h / 2)", { screen: { width: 1280, height: 800 } })).toEqual([
-      { type: "CLICK", x: 640, y: 400, button: "left", numClicks: 1 },
-    ]);
+    expect(
+      parsePyautogui("w, h = pyautogui.size()\npyautogui.click(w / 2, h / 2)", {
+        screen: { width: 1280, height: 800 },
+      }),
+    ).toEqual([{ type: "CLICK", x: 640, y: 400, button: "left", numClicks: 1 }]);
   });
 
   it("rejects host access as unsafe, never running it", () => {
@@ -154,8 +170,12 @@ pg.moveTo((int(x * 1.5), 7))`;
   it("rejects code outside the subset as unparseable with a line number", () => {
     expect(failureOf(() => parsePyautogui("pyautogui.click(10, 20")).message).toMatch(/unclosed bracket/);
     expect(failureOf(() => parsePyautogui("while True:\n    pyautogui.press('a')")).message).toMatch(/"while"/);
-    expect(failureOf(() => parsePyautogui("pyautogui.locateOnScreen('ok.png')")).message).toMatch(/line 1: pyautogui.locateOnScreen\(\) is not a supported action/);
-    expect(failureOf(() => parsePyautogui("pyautogui.click(1, 2, button='sideways')")).message).toMatch(/unknown mouse button/);
+    expect(failureOf(() => parsePyautogui("pyautogui.locateOnScreen('ok.png')")).message).toMatch(
+      /line 1: pyautogui.locateOnScreen\(\) is not a supported action/,
+    );
+    expect(failureOf(() => parsePyautogui("pyautogui.click(1, 2, button='sideways')")).message).toMatch(
+      /unknown mouse button/,
+    );
     expect(failureOf(() => parsePyautogui("pyautogui.click(1, 2, foo=3)")).message).toMatch(/unexpected keyword "foo"/);
     expect(failureOf(() => parsePyautogui("pyautogui.write(f'{x}')")).message).toMatch(/f-strings/);
     expect(failureOf(() => parsePyautogui("for i in range(1000):\n  pyautogui.press('a')")).kind).toBe("unparseable");
@@ -181,10 +201,16 @@ pyautogui.press('enter')
     expect(pyautoguiResponseToActions("The task is complete.\n```\nDONE\n```")).toEqual([{ type: "DONE" }]);
     expect(pyautoguiResponseToActions("```FAIL```")).toEqual([{ type: "FAIL" }]);
     expect(pyautoguiResponseToActions("The page is still loading, so I wait.\nWAIT")).toEqual([{ type: "WAIT" }]);
-    expect(pyautoguiResponseToActions("pyautogui.click(3, 4)")).toEqual([{ type: "CLICK", x: 3, y: 4, button: "left", numClicks: 1 }]);
+    expect(pyautoguiResponseToActions("pyautogui.click(3, 4)")).toEqual([
+      { type: "CLICK", x: 3, y: 4, button: "left", numClicks: 1 },
+    ]);
     expect(extractCodeBlocks("a ```py\nx()\n``` b ```\ny()```")).toEqual(["x()\n", "y()"]);
-    expect(pyautoguiResponseToActions("Click it: ```pyautogui.click(7, 8)```")).toEqual([{ type: "CLICK", x: 7, y: 8, button: "left", numClicks: 1 }]);
-    expect(pyautoguiResponseToActions("```Python3\npyautogui.FAILSAFE = False\npyautogui.sleep(2)\n```")).toEqual([{ type: "WAIT", seconds: 2 }]);
+    expect(pyautoguiResponseToActions("Click it: ```pyautogui.click(7, 8)```")).toEqual([
+      { type: "CLICK", x: 7, y: 8, button: "left", numClicks: 1 },
+    ]);
+    expect(pyautoguiResponseToActions("```Python3\npyautogui.FAILSAFE = False\npyautogui.sleep(2)\n```")).toEqual([
+      { type: "WAIT", seconds: 2 },
+    ]);
   });
 
   it("reports prose without code as empty and bad code in a fence with the whole response", () => {
@@ -192,7 +218,7 @@ pyautogui.press('enter')
     const e1 = failureOf(() => pyautoguiResponseToActions(prose));
     expect(e1.kind).toBe("empty");
     expect(e1.output).toBe(prose);
-    const bad = "Cleaning up first.\n```python\nimport os; os.system(\"rm -rf /\")\n```";
+    const bad = 'Cleaning up first.\n```python\nimport os; os.system("rm -rf /")\n```';
     const e2 = failureOf(() => pyautoguiResponseToActions(bad));
     expect(e2.kind).toBe("unsafe");
     expect(e2.output).toBe(bad);

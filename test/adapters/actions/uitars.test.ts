@@ -6,7 +6,10 @@ const screen = { width: 1920, height: 1080 };
 
 describe("UI-TARS converter", () => {
   it("reads Thought and a click with 0-1000 coordinates as pixels", () => {
-    const r = uiTarsToActions("Thought: The Save button is at the top left, I'll click it.\nAction: click(start_box='(100,200)')", { screen });
+    const r = uiTarsToActions(
+      "Thought: The Save button is at the top left, I'll click it.\nAction: click(start_box='(100,200)')",
+      { screen },
+    );
     expect(r.thought).toBe("The Save button is at the top left, I'll click it.");
     expect(r.actions).toEqual([{ type: "CLICK", x: 192, y: 216, button: "left", numClicks: 1 }]);
   });
@@ -39,17 +42,23 @@ wait()`;
       { type: "PRESS", key: "enter" },
       { type: "WAIT", seconds: 5 },
     ]);
-    expect(uiTarsToActions("Thought: t\nAction: click(point='<point>640 400</point>')", { screen, coordinates: "absolute" }).actions).toEqual([
-      { type: "CLICK", x: 640, y: 400, button: "left", numClicks: 1 },
-    ]);
-    expect(uiTarsToActions("Action: click(start_box='(640,400)')", { screen, coordinates: { width: 1280, height: 720 } }).actions).toEqual([
-      { type: "CLICK", x: 960, y: 600, button: "left", numClicks: 1 },
-    ]);
+    expect(
+      uiTarsToActions("Thought: t\nAction: click(point='<point>640 400</point>')", { screen, coordinates: "absolute" })
+        .actions,
+    ).toEqual([{ type: "CLICK", x: 640, y: 400, button: "left", numClicks: 1 }]);
+    expect(
+      uiTarsToActions("Action: click(start_box='(640,400)')", { screen, coordinates: { width: 1280, height: 720 } })
+        .actions,
+    ).toEqual([{ type: "CLICK", x: 960, y: 600, button: "left", numClicks: 1 }]);
   });
 
   it("maps finished() to DONE and call_user() to FAIL, using the last Action line", () => {
-    expect(uiTarsToActions("Thought: My Action: so far was fine.\nAction: finished(content='saved')", { screen }).actions).toEqual([{ type: "DONE" }]);
-    expect(uiTarsToActions("Thought: I need a password.\nAction: call_user()", { screen }).actions).toEqual([{ type: "FAIL" }]);
+    expect(
+      uiTarsToActions("Thought: My Action: so far was fine.\nAction: finished(content='saved')", { screen }).actions,
+    ).toEqual([{ type: "DONE" }]);
+    expect(uiTarsToActions("Thought: I need a password.\nAction: call_user()", { screen }).actions).toEqual([
+      { type: "FAIL" },
+    ]);
   });
 
   it("reports unusable output as recorded failures with the raw response", () => {

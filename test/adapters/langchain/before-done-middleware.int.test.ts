@@ -72,16 +72,28 @@ async function premature() {
 describe("a premature final answer on the LangChain middleware, production preset", () => {
   it("the final answer after one step gets a judge call (before-done), the stand-in judging", async () => {
     const p = await premature();
-    const judge = createOpenAIChatModel({ model: "retrace-stand-in", blobs: p.blobs, baseURL: proxy.url, apiKey: "test-key", maxRetries: 0, timeoutMs: 10_000 });
+    const judge = createOpenAIChatModel({
+      model: "retrace-stand-in",
+      blobs: p.blobs,
+      baseURL: proxy.url,
+      apiKey: "test-key",
+      maxRetries: 0,
+      timeoutMs: 10_000,
+    });
     const mw = recoveryMiddleware({ ...p.base, detector: { preset: "production", model: judge } });
     mw.events.on("detection", (e) => void p.detections.push({ step: e.step, detection: e.detection }));
     const from = proxy.bodies.length;
     // a third answer in case the stand-in's verdict flags the step (the agent is then asked again)
-    const model = fakeModel().respondWithTools(p.call(p.task.plan[0], "call-0")).respond(new AIMessage("Renamed.")).respond(new AIMessage("Renamed."));
+    const model = fakeModel()
+      .respondWithTools(p.call(p.task.plan[0], "call-0"))
+      .respond(new AIMessage("Renamed."))
+      .respond(new AIMessage("Renamed."));
     const agent = createAgent({ model, tools: [p.computer], middleware: [mw] });
     const result = await agent.invoke({ messages: [new HumanMessage(p.task.instruction)] }, { recursionLimit: 20 });
 
-    const judgeCalls = proxy.bodies.slice(from).filter((b) => JSON.stringify(b.messages[0]).includes("off_track")).length;
+    const judgeCalls = proxy.bodies
+      .slice(from)
+      .filter((b) => JSON.stringify(b.messages[0]).includes("off_track")).length;
     expect(p.detections.map((d) => d.step)).toEqual([1, 1]);
     expect(p.detections[0].detection.cascade).toMatchObject({ asked: false, gates: [] });
     expect(p.detections[1].detection.cascade?.asked).toBe(true);
@@ -95,7 +107,11 @@ describe("a premature final answer on the LangChain middleware, production prese
 
   it("a detection at the final answer discards it, cuts the history to R and asks the model again", async () => {
     const p = await premature();
-    const det = await scriptedModel(p.blobs, [{ text: '{"off_track": true, "error_step": 0, "reason": "the task is not done: nothing was renamed", "confidence": 0.9}' }]);
+    const det = await scriptedModel(p.blobs, [
+      {
+        text: '{"off_track": true, "error_step": 0, "reason": "the task is not done: nothing was renamed", "confidence": 0.9}',
+      },
+    ]);
     servers.push(det.server);
     const mw = recoveryMiddleware({ ...p.base, detector: { preset: "production", model: det.model } });
     mw.events.on("detection", (e) => void p.detections.push({ step: e.step, detection: e.detection }));

@@ -46,14 +46,31 @@ async function errorState() {
 describe("recoverWithPolicy", () => {
   it("spends the whole budget when the target is never declared restored, recording unusable steps", async () => {
     const { env, blobs, request } = await errorState();
-    const rec = await scriptedModel(blobs, [{ text: "```python\npyautogui.press('f5')\n```" }, { text: "I am not sure what to do." }, { text: "```python\npyautogui.press('f5')\n```" }]);
+    const rec = await scriptedModel(blobs, [
+      { text: "```python\npyautogui.press('f5')\n```" },
+      { text: "I am not sure what to do." },
+      { text: "```python\npyautogui.press('f5')\n```" },
+    ]);
     servers.push(rec.server);
-    const restore = recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model }), env, blobs, recoveryBudget: 3, recoveryContext: "0-R" });
+    const restore = recoverWithPolicy({
+      recoverer: createLlmRecoveryPolicy({ model: rec.model }),
+      env,
+      blobs,
+      recoveryBudget: 3,
+      recoveryContext: "0-R",
+    });
     const out = await restore(request);
-    expect(out).toMatchObject({ restored: false, confirmation: "refused", steps: 3, detail: "recovery budget of 3 steps spent (1 unusable)" });
+    expect(out).toMatchObject({
+      restored: false,
+      confirmation: "refused",
+      steps: 3,
+      detail: "recovery budget of 3 steps spent (1 unusable)",
+    });
     expect(out.usage).toHaveLength(3);
     // 0-R context: the history 0..R-1 (one entry), and the recovery steps so far in later calls.
-    expect(rec.server.requests[0].body.messages[1].content.map((p: { text?: string }) => p.text ?? "").join("\n")).toContain("Earlier run, steps 0 to 0:");
+    expect(
+      rec.server.requests[0].body.messages[1].content.map((p: { text?: string }) => p.text ?? "").join("\n"),
+    ).toContain("Earlier run, steps 0 to 0:");
     // the attempt's own steps are the agent's conversation: user turn (screenshot), assistant answer
     const third = rec.server.requests[2].body.messages as { role: string; content: unknown }[];
     expect(third.map((m) => m.role)).toEqual(["system", "user", "user", "assistant", "user", "assistant", "user"]);
@@ -63,9 +80,19 @@ describe("recoverWithPolicy", () => {
   it("ends when the verifier confirms a restored claim (the one loop's rule: claims are checked), and restores the target state", async () => {
     const { env, blobs, request, fixCode } = await errorState();
     const rec = await scriptedModel(blobs, [{ text: fixCode }, { text: "RESTORED" }]);
-    const ver = await scriptedModel(blobs, [{ text: '{"verdict": "match", "evidence": ["both show the Home folder with the same files"], "reason": "same view"}' }]);
+    const ver = await scriptedModel(blobs, [
+      {
+        text: '{"verdict": "match", "evidence": ["both show the Home folder with the same files"], "reason": "same view"}',
+      },
+    ]);
     servers.push(rec.server, ver.server);
-    const restore = recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model }), verifier: createLlmStateVerifier({ model: ver.model }), env, blobs, recoveryBudget: 5 });
+    const restore = recoverWithPolicy({
+      recoverer: createLlmRecoveryPolicy({ model: rec.model }),
+      verifier: createLlmStateVerifier({ model: ver.model }),
+      env,
+      blobs,
+      recoveryBudget: 5,
+    });
     const out = await restore(request);
     expect(out.restored).toBe(true);
     expect(out.confirmation).toBe("verifier");
@@ -73,7 +100,10 @@ describe("recoverWithPolicy", () => {
     expect(out.detail).toMatch(/^restored claim confirmed by llm-verifier \(match\)/);
     expect(out.prompts).toEqual(expect.arrayContaining(["state-verifier@1"]));
     expect(env.semanticHash(out.observation!.stateId!)).toBe(env.semanticHash(request.target.observation.stateId!));
-    expect(ver.server.requests[0].images.map((i) => i.sha256)).toEqual([request.target.observation.screenshot, out.observation!.screenshot]);
+    expect(ver.server.requests[0].images.map((i) => i.sha256)).toEqual([
+      request.target.observation.screenshot,
+      out.observation!.screenshot,
+    ]);
     rec.server.verify();
     ver.server.verify();
   });
@@ -81,9 +111,18 @@ describe("recoverWithPolicy", () => {
   it("with a verifier, a RESTORED claim is checked: an abstention or a failing verifier does not confirm it", async () => {
     const { env, blobs, request } = await errorState();
     const rec = await scriptedModel(blobs, [{ text: "RESTORED" }, { text: "RESTORED" }]);
-    const ver = await scriptedModel(blobs, [{ text: '{"verdict": "abstain", "evidence": [], "reason": "cannot tell"}' }, { status: 400 }]);
+    const ver = await scriptedModel(blobs, [
+      { text: '{"verdict": "abstain", "evidence": [], "reason": "cannot tell"}' },
+      { status: 400 },
+    ]);
     servers.push(rec.server, ver.server);
-    const restore = recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model }), verifier: createLlmStateVerifier({ model: ver.model, maxReasks: 0 }), env, blobs, recoveryBudget: 2 });
+    const restore = recoverWithPolicy({
+      recoverer: createLlmRecoveryPolicy({ model: rec.model }),
+      verifier: createLlmStateVerifier({ model: ver.model, maxReasks: 0 }),
+      env,
+      blobs,
+      recoveryBudget: 2,
+    });
     const out = await restore(request);
     expect(out.restored).toBe(false);
     expect(out.confirmation).toBe("refused");
@@ -93,6 +132,13 @@ describe("recoverWithPolicy", () => {
   });
 
   it("requires a summarizer for the contextualized context", () => {
-    expect(() => recoverWithPolicy({ recoverer: { name: "r", propose: async () => ({ actions: [] }) }, env: { step: async () => ({ observation: null as never, info: {} }), observe: async () => null as never }, blobs: tempBlobs(), recoveryContext: "contextualized" })).toThrow(ConfigError);
+    expect(() =>
+      recoverWithPolicy({
+        recoverer: { name: "r", propose: async () => ({ actions: [] }) },
+        env: { step: async () => ({ observation: null as never, info: {} }), observe: async () => null as never },
+        blobs: tempBlobs(),
+        recoveryContext: "contextualized",
+      }),
+    ).toThrow(ConfigError);
   });
 });

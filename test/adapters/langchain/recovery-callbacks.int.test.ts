@@ -26,13 +26,27 @@ function textDesk(blobs: BlobStore) {
   const stateOf = new Map<string, string>();
   const observe = async (): Promise<Observation> => {
     const h = [...text].reduce((a, c) => (a * 31 + c.charCodeAt(0)) % 16_777_216, 7);
-    const png = await sharp({ create: { width: 16, height: 12, channels: 3, background: { r: h & 255, g: (h >> 8) & 255, b: (h >> 16) & 255 } } }).png().toBuffer();
+    const png = await sharp({
+      create: { width: 16, height: 12, channels: 3, background: { r: h & 255, g: (h >> 8) & 255, b: (h >> 16) & 255 } },
+    })
+      .png()
+      .toBuffer();
     const obs = { screenshot: await blobs.put(png), width: 16, height: 12, text };
     stateOf.set(obs.screenshot, text);
     return obs;
   };
-  const typeText = tool(async ({ text: t }: { text: string }) => ((text += t), `the field reads ${JSON.stringify(text)}`), { name: "type_text", description: "Type text", schema: z.object({ text: z.string() }) });
-  return { observe, typeText, restoreTo: (o: Observation) => void (text = stateOf.get(o.screenshot)!), get text() { return text; } };
+  const typeText = tool(
+    async ({ text: t }: { text: string }) => ((text += t), `the field reads ${JSON.stringify(text)}`),
+    { name: "type_text", description: "Type text", schema: z.object({ text: z.string() }) },
+  );
+  return {
+    observe,
+    typeText,
+    restoreTo: (o: Observation) => void (text = stateOf.get(o.screenshot)!),
+    get text() {
+      return text;
+    },
+  };
 }
 
 /** A real LangChain callback handler that collects custom events. */
@@ -44,8 +58,17 @@ class CustomEventCollector extends BaseCallbackHandler {
   }
 }
 
-const onTrack: ScriptStep = { text: JSON.stringify({ off_track: false, error_step: null, reason: "fine", confidence: 0.9 }) };
-const offTrack = (step: number): ScriptStep => ({ text: JSON.stringify({ off_track: true, error_step: step, reason: `step ${step} typed the wrong letter`, confidence: 0.95 }) });
+const onTrack: ScriptStep = {
+  text: JSON.stringify({ off_track: false, error_step: null, reason: "fine", confidence: 0.9 }),
+};
+const offTrack = (step: number): ScriptStep => ({
+  text: JSON.stringify({
+    off_track: true,
+    error_step: step,
+    reason: `step ${step} typed the wrong letter`,
+    confidence: 0.95,
+  }),
+});
 const typeCall = (text: string, id: string) => [{ name: "type_text", args: { text }, id }];
 const kinds = (messages: BaseMessage[]) => messages.map((m) => m.getType());
 
@@ -70,7 +93,12 @@ async function run(restored: boolean, extra: Partial<RecoveryMiddlewareOptions> 
     restoration: "snapshot",
     restore: async (req) => {
       if (restored) desk.restoreTo(req.target.observation);
-      return { restored, steps: 1, detail: restored ? "field reset" : "could not reset the field", usage: [{ role: "recoverer", model: "m", inputTokens: 40, outputTokens: 4, latencyMs: 1 }] };
+      return {
+        restored,
+        steps: 1,
+        detail: restored ? "field reset" : "could not reset the field",
+        usage: [{ role: "recoverer", model: "m", inputTokens: 40, outputTokens: 4, latencyMs: 1 }],
+      };
     },
     ...extra,
   });
@@ -93,7 +121,19 @@ describe("recoveryMiddleware and LangChain callbacks", () => {
     const events = collector.events.filter((e) => e.name === RECOVERY_EVENT);
     expect(events).toHaveLength(1);
     const r = events[0].data as RecoveryReport;
-    expect(r).toMatchObject({ attempt: 1, errorStep: 2, recoveryStep: 1, detectedAtStep: 3, restored: true, confidence: 0.95, steps: 1, contextCut: true, notice: "post-restoration.transition@2", unconfirmedRestoration: "disclose-and-keep", reason: "step 2 typed the wrong letter" });
+    expect(r).toMatchObject({
+      attempt: 1,
+      errorStep: 2,
+      recoveryStep: 1,
+      detectedAtStep: 3,
+      restored: true,
+      confidence: 0.95,
+      steps: 1,
+      contextCut: true,
+      notice: "post-restoration.transition@2",
+      unconfirmedRestoration: "disclose-and-keep",
+      reason: "step 2 typed the wrong letter",
+    });
     // The triggering detector call's tokens (reported by the scripted server) plus the restore routine's 40/4.
     expect(r.inputTokens).toBeGreaterThan(40);
     expect(r.outputTokens).toBeGreaterThan(4);
@@ -105,8 +145,14 @@ describe("recoveryMiddleware and LangChain callbacks", () => {
   it("after an unconfirmed restoration keeps the history and tells the truth by default", async () => {
     const { collector, after } = await run(false);
     expect(kinds(after)).toEqual(["human", "ai", "tool", "ai", "tool", "ai", "tool", "human"]);
-    expect(after.at(-1)!.content).toMatch(/^Note: a check found that step 2 went off track\. An attempt to return the environment to the state it had at step 1 could not be confirmed, so your history was kept as it is\./);
-    expect(collector.events.find((e) => e.name === RECOVERY_EVENT)!.data).toMatchObject({ restored: false, contextCut: false, notice: "post-restoration.unconfirmed-kept@1" });
+    expect(after.at(-1)!.content).toMatch(
+      /^Note: a check found that step 2 went off track\. An attempt to return the environment to the state it had at step 1 could not be confirmed, so your history was kept as it is\./,
+    );
+    expect(collector.events.find((e) => e.name === RECOVERY_EVENT)!.data).toMatchObject({
+      restored: false,
+      contextCut: false,
+      notice: "post-restoration.unconfirmed-kept@1",
+    });
   });
 
   it("after an unconfirmed restoration cuts and says 'recovered' with the paper's claim-recovered", async () => {

@@ -23,7 +23,9 @@ function textDesk(blobs: BlobStore) {
   const stateOf = new Map<string, string>();
   const observe = async (): Promise<Observation> => {
     const h = [...text].reduce((a, c) => (a * 31 + c.charCodeAt(0)) % 16_777_216, 7);
-    const png = await sharp({ create: { width: 32, height: 24, channels: 3, background: { r: h & 255, g: (h >> 8) & 255, b: (h >> 16) & 255 } } })
+    const png = await sharp({
+      create: { width: 32, height: 24, channels: 3, background: { r: h & 255, g: (h >> 8) & 255, b: (h >> 16) & 255 } },
+    })
       .png()
       .toBuffer();
     const obs = { screenshot: await blobs.put(png), width: 32, height: 24, text };
@@ -51,8 +53,17 @@ function textDesk(blobs: BlobStore) {
   };
 }
 
-const onTrack = (confidence = 0.9): ScriptStep => ({ text: JSON.stringify({ off_track: false, error_step: null, reason: "fine", confidence }) });
-const offTrack = (step: number): ScriptStep => ({ text: JSON.stringify({ off_track: true, error_step: step, reason: `step ${step} typed the wrong letter`, confidence: 0.95 }) });
+const onTrack = (confidence = 0.9): ScriptStep => ({
+  text: JSON.stringify({ off_track: false, error_step: null, reason: "fine", confidence }),
+});
+const offTrack = (step: number): ScriptStep => ({
+  text: JSON.stringify({
+    off_track: true,
+    error_step: step,
+    reason: `step ${step} typed the wrong letter`,
+    confidence: 0.95,
+  }),
+});
 const typeCall = (text: string, id: string) => [{ name: "type_text", args: { text }, id }];
 
 let server: ScriptedOpenAIServer | undefined;
@@ -141,7 +152,14 @@ describe("recoveryMiddleware with a real createAgent", () => {
     const track = (result as unknown as { retrace: RecoveryTrack }).retrace;
     expect(track.history.map((e) => (e.actions[0] as { text: string }).text)).toEqual(["a", "b", "c", "d"]);
     expect(track.recoveryAttempts).toBe(1);
-    expect(track.accounting).toMatchObject({ forwardSteps: 6, recoveryAttempts: 1, detectorCalls: 4, detectorFailures: 0, frozenSkipped: 2, recoverySteps: 1 });
+    expect(track.accounting).toMatchObject({
+      forwardSteps: 6,
+      recoveryAttempts: 1,
+      detectorCalls: 4,
+      detectorFailures: 0,
+      frozenSkipped: 2,
+      recoverySteps: 1,
+    });
     expect(track.accounting.models.detector).toMatchObject({ calls: 4 });
     expect(track.accounting.models.detector!.inputTokens).toBeGreaterThan(0);
     expect(track.prompts).toEqual(["error-detector.system@2+error-detector.user@1", "post-restoration.transition@2"]);
@@ -171,7 +189,9 @@ describe("recoveryMiddleware with a real createAgent", () => {
       .respondWithTools(typeCall("b", "c2"))
       .respondWithTools(typeCall("c", "c3"))
       .respond(new AIMessage("done"));
-    const result = await createAgent({ model, tools: [desk.typeText], middleware: [mw] }).invoke({ messages: [new HumanMessage("Type abc.")] });
+    const result = await createAgent({ model, tools: [desk.typeText], middleware: [mw] }).invoke({
+      messages: [new HumanMessage("Type abc.")],
+    });
     expect(desk.text).toBe("abc");
     expect(server.calls).toBe(1 + 3 - F);
     expect((result as unknown as { retrace: RecoveryTrack }).retrace.accounting.frozenSkipped).toBe(F);
@@ -215,7 +235,11 @@ describe("recoveryMiddleware with a real createAgent", () => {
   it("uses the LLM selector over HTTP for recoveryStep 'llm' and keeps the history when restore throws", async () => {
     const blobs = tempBlobs();
     const desk = textDesk(blobs);
-    const s = await scriptedModel(blobs, [onTrack(), offTrack(1), { text: '{"recovery_step": 0, "reason": "start over"}' }]);
+    const s = await scriptedModel(blobs, [
+      onTrack(),
+      offTrack(1),
+      { text: '{"recovery_step": 0, "reason": "start over"}' },
+    ]);
     server = s.server;
     const mw = recoveryMiddleware({
       detector: createLlmErrorDetector({ model: s.model }),
@@ -240,7 +264,12 @@ describe("recoveryMiddleware with a real createAgent", () => {
     await agent.invoke({ messages: [new HumanMessage("Type ab.")] });
     expect(selections).toEqual([0]);
     // The one attempt function names the routine that threw (src/runtime/attempt.ts).
-    expect(ends).toEqual([{ restored: false, reason: 'the restore routine (recoveryMiddleware option "restore") threw: Error: snapshot store unavailable' }]);
+    expect(ends).toEqual([
+      {
+        restored: false,
+        reason: 'the restore routine (recoveryMiddleware option "restore") threw: Error: snapshot store unavailable',
+      },
+    ]);
     // Nothing was truncated: the next call saw the whole history.
     expect(kinds(model.calls[2].messages as BaseMessage[])).toEqual(["human", "ai", "tool", "ai", "tool"]);
     expect(server.requests[2].body.messages[0].content).toContain("first wrong action was judged to be at step 1");
@@ -250,7 +279,12 @@ describe("recoveryMiddleware with a real createAgent", () => {
   it("rejects invalid options with a ConfigError naming the field", () => {
     const blobs = tempBlobs();
     const desk = textDesk(blobs);
-    const base = { detector: { name: "d", detect: async () => ({ isError: false, errorStep: null, reason: "", confidence: 0 }) }, observe: desk.observe, blobs, restore: async () => ({ restored: true }) };
+    const base = {
+      detector: { name: "d", detect: async () => ({ isError: false, errorStep: null, reason: "", confidence: 0 }) },
+      observe: desk.observe,
+      blobs,
+      restore: async () => ({ restored: true }),
+    };
     expect(() => recoveryMiddleware({ ...base, freezeWindow: -1 })).toThrow(ConfigError);
     expect(() => recoveryMiddleware({ ...base, freezeWindow: -1 })).toThrow(/"freezeWindow"/);
     expect(() => recoveryMiddleware({ ...base, recoveryStep: "llm" })).toThrow(/"selector"/);

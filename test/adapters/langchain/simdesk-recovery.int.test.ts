@@ -41,15 +41,21 @@ describe("recoveryMiddleware on SimDesk with LLM detector and recoverer over HTT
     for (let i = 0; i < E; i++) twinIds.push((await twin.step(task.plan[i])).observation.stateId!);
     for (const a of mistake.actions) await twin.step(a);
     const fix = twin.nextRestorativeAction(twinIds[R]);
-    if (!fix || fix === "unreachable" || fix.action.type !== "CLICK") throw new Error(`unexpected restorative step ${JSON.stringify(fix)}`);
+    if (!fix || fix === "unreachable" || fix.action.type !== "CLICK")
+      throw new Error(`unexpected restorative step ${JSON.stringify(fix)}`);
     const fixCode = `The file manager should show Home again.\n\`\`\`python\npyautogui.click(${fix.action.x}, ${fix.action.y})\n\`\`\``;
 
     const det = await scriptedModel(blobs, [
       { text: '{"off_track": false, "error_step": null, "reason": "opened the file manager", "confidence": 0.9}' },
       { text: '{"off_track": false, "error_step": null, "reason": "in Documents", "confidence": 0.8}' },
-      { text: `{"off_track": true, "error_step": ${E}, "reason": "selected notes.txt, the task is about draft.txt", "confidence": 0.92}` },
+      {
+        text: `{"off_track": true, "error_step": ${E}, "reason": "selected notes.txt, the task is about draft.txt", "confidence": 0.92}`,
+      },
     ]);
-    const rec = await scriptedModel(blobs, [{ text: fixCode }, { text: "The screen now matches the target.\nRESTORED" }]);
+    const rec = await scriptedModel(blobs, [
+      { text: fixCode },
+      { text: "The screen now matches the target.\nRESTORED" },
+    ]);
     servers.push(det.server, rec.server);
 
     const observations: Observation[] = [];
@@ -66,7 +72,13 @@ describe("recoveryMiddleware on SimDesk with LLM detector and recoverer over HTT
       observe: () => env.observe(),
       blobs,
       toActions: (c) => [ActionSchema.parse(c.args.action)],
-      restore: recoverWithPolicy({ recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }), env, blobs, recoveryBudget: 4, recoveryContext: "0-E" }),
+      restore: recoverWithPolicy({
+        recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }),
+        env,
+        blobs,
+        recoveryBudget: 4,
+        recoveryContext: "0-E",
+      }),
       recoveryStep: "error-minus-1",
       instanceKey: `${task.id}/0`,
     });
@@ -100,9 +112,17 @@ describe("recoveryMiddleware on SimDesk with LLM detector and recoverer over HTT
     expect(env.semanticHash(observations[E].stateId!)).not.toBe(env.semanticHash(observations[R].stateId!));
 
     const track = (result as unknown as { retrace: RecoveryTrack }).retrace;
-    expect(track.accounting).toMatchObject({ detectorCalls: 3, recoveryAttempts: 1, recoverySteps: 1, frozenSkipped: 5, forwardSteps: forward.length });
+    expect(track.accounting).toMatchObject({
+      detectorCalls: 3,
+      recoveryAttempts: 1,
+      recoverySteps: 1,
+      frozenSkipped: 5,
+      forwardSteps: forward.length,
+    });
     expect(track.accounting.models.recoverer?.calls).toBe(2);
-    expect(track.prompts).toContain("recovery.system-prefix@1+recovery.instruction-prefix@2+forward.pyautogui.system@2+forward.pyautogui.step@2");
+    expect(track.prompts).toContain(
+      "recovery.system-prefix@1+recovery.instruction-prefix@2+forward.pyautogui.system@2+forward.pyautogui.step@2",
+    );
     det.server.verify();
     rec.server.verify();
   });

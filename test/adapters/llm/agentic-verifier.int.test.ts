@@ -29,7 +29,10 @@ function find(root: AxNode | undefined, pred: (n: AxNode) => boolean): AxNode {
   }
   throw new Error("node not found");
 }
-const centre = (n: AxNode) => ({ x: Math.round(n.bounds![0] + n.bounds![2] / 2), y: Math.round(n.bounds![1] + n.bounds![3] / 2) });
+const centre = (n: AxNode) => ({
+  x: Math.round(n.bounds![0] + n.bounds![2] / 2),
+  y: Math.round(n.bounds![1] + n.bounds![3] / 2),
+});
 const page = (desk: SimDesk) => desk.getState().windows.find((w) => w.id === "settings")!.view;
 
 describe("createAgenticLlmVerifier on SimDesk over HTTP", () => {
@@ -39,9 +42,21 @@ describe("createAgenticLlmVerifier on SimDesk over HTTP", () => {
     const before = desk.stateHash();
     const privacy = centre(find(target.axTree, (n) => n.role === "tab" && n.name === "Privacy"));
     server!.push(
-      { text: JSON.stringify({ probe: { type: "CLICK", ...privacy }, why: "the Location switch is on the Privacy page" }) },
       {
-        text: JSON.stringify({ verdict: "match", evidence: [{ source: "probe-1", fact: "Privacy page: Location services on in both" }, { source: "current", fact: "Appearance page shown as in TARGET" }], reason: "same pages and values" }),
+        text: JSON.stringify({
+          probe: { type: "CLICK", ...privacy },
+          why: "the Location switch is on the Privacy page",
+        }),
+      },
+      {
+        text: JSON.stringify({
+          verdict: "match",
+          evidence: [
+            { source: "probe-1", fact: "Privacy page: Location services on in both" },
+            { source: "current", fact: "Appearance page shown as in TARGET" },
+          ],
+          reason: "same pages and values",
+        }),
         expect: (req) => {
           expect(req.images).toHaveLength(3);
           expect(requestText(req.body)).toContain(`probe-1, after CLICK(${privacy.x},${privacy.y}`);
@@ -51,8 +66,13 @@ describe("createAgenticLlmVerifier on SimDesk over HTTP", () => {
     const current = await desk.observe();
     const v = await createAgenticLlmVerifier({ model }).verify({ target, current, blobs, env: desk });
     expect(v.verdict).toBe("match");
-    expect(v.evidence).toEqual(["probe-1: Privacy page: Location services on in both", "current: Appearance page shown as in TARGET"]);
-    expect(v.probes).toEqual([{ action: expect.stringMatching(/^CLICK\(/), why: "the Location switch is on the Privacy page" }]);
+    expect(v.evidence).toEqual([
+      "probe-1: Privacy page: Location services on in both",
+      "current: Appearance page shown as in TARGET",
+    ]);
+    expect(v.probes).toEqual([
+      { action: expect.stringMatching(/^CLICK\(/), why: "the Location switch is on the Privacy page" },
+    ]);
     expect(v.viewRestored).toEqual({ ssim: 1, restored: true });
     expect(v.prompt).toBe("agentic-state-verifier@1");
     expect(v.usage).toHaveLength(2);
@@ -70,11 +90,23 @@ describe("createAgenticLlmVerifier on SimDesk over HTTP", () => {
     const toggle = centre(find(target.axTree, (n) => /animations/i.test(n.name) && !!n.bounds && !n.children));
     server!.push(
       { text: JSON.stringify({ probe: { type: "CLICK", ...toggle }, why: "flip it to see" }) },
-      { text: JSON.stringify({ probe: { type: "PRESS", key: "delete" }, why: "x" }), expect: (req) => expect(requestText(req.body)).toMatch(/Refused, not run: .* not a menu or a tab/) },
-      { text: JSON.stringify({ verdict: "mismatch", evidence: [{ source: "probe-1", fact: "Location is off" }], reason: "differs" }) },
+      {
+        text: JSON.stringify({ probe: { type: "PRESS", key: "delete" }, why: "x" }),
+        expect: (req) => expect(requestText(req.body)).toMatch(/Refused, not run: .* not a menu or a tab/),
+      },
+      {
+        text: JSON.stringify({
+          verdict: "mismatch",
+          evidence: [{ source: "probe-1", fact: "Location is off" }],
+          reason: "differs",
+        }),
+      },
     );
     const v = await createAgenticLlmVerifier({ model }).verify({ target, current: target, blobs, env: desk });
-    expect(v.probes.map((p) => p.refused)).toEqual([expect.stringMatching(/not a menu or a tab/), expect.stringMatching(/key "delete" may change the state/)]);
+    expect(v.probes.map((p) => p.refused)).toEqual([
+      expect.stringMatching(/not a menu or a tab/),
+      expect.stringMatching(/key "delete" may change the state/),
+    ]);
     expect(v.verdict).toBe("abstain");
     expect(v.reason).toMatch(/without attested evidence \(1 finding\(s\) cited unknown sources\)/);
     expect(v.viewRestored).toBeUndefined();
@@ -85,12 +117,32 @@ describe("createAgenticLlmVerifier on SimDesk over HTTP", () => {
   it("turns a verdict into a mismatch when a probe cannot be undone (Escape closed a menu that was open at the target)", async () => {
     const { blobs, model, desk } = await setup([]);
     let obs: Observation = await desk.reset(getSimDeskTask("settings-revert-location"));
-    obs = (await desk.step({ type: "CLICK", ...centre(find(obs.axTree, (n) => n.name === "Launch Text Editor")), button: "left", numClicks: 1 })).observation;
-    obs = (await desk.step({ type: "CLICK", ...centre(find(obs.axTree, (n) => n.role === "menu" && n.name === "File")), button: "left", numClicks: 1 })).observation;
+    obs = (
+      await desk.step({
+        type: "CLICK",
+        ...centre(find(obs.axTree, (n) => n.name === "Launch Text Editor")),
+        button: "left",
+        numClicks: 1,
+      })
+    ).observation;
+    obs = (
+      await desk.step({
+        type: "CLICK",
+        ...centre(find(obs.axTree, (n) => n.role === "menu" && n.name === "File")),
+        button: "left",
+        numClicks: 1,
+      })
+    ).observation;
     expect(desk.getState().menu).toMatchObject({ win: "editor", name: "File" });
     server!.push(
       { text: JSON.stringify({ probe: { type: "PRESS", key: "escape" }, why: "close the menu to see the document" }) },
-      { text: JSON.stringify({ verdict: "match", evidence: [{ source: "probe-1", fact: "document text equal" }], reason: "same" }) },
+      {
+        text: JSON.stringify({
+          verdict: "match",
+          evidence: [{ source: "probe-1", fact: "document text equal" }],
+          reason: "same",
+        }),
+      },
     );
     const v = await createAgenticLlmVerifier({ model }).verify({ target: obs, current: obs, blobs, env: desk });
     expect(desk.getState().menu).toBeUndefined();
@@ -108,8 +160,15 @@ describe("createAgenticLlmVerifier on SimDesk over HTTP", () => {
     desk.setState(s);
     const current = await env.observe();
     server!.push({
-      text: JSON.stringify({ verdict: "mismatch", evidence: [{ source: "report", fact: "notes.txt content hash differs" }], reason: "a document changed on disk" }),
-      expect: (req) => expect(requestText(req.body)).toMatch(/PROBE REPORT \(target vs current\):\ndiffers file:\/home\/user\/Documents\/notes.txt: target size=28/),
+      text: JSON.stringify({
+        verdict: "mismatch",
+        evidence: [{ source: "report", fact: "notes.txt content hash differs" }],
+        reason: "a document changed on disk",
+      }),
+      expect: (req) =>
+        expect(requestText(req.body)).toMatch(
+          /PROBE REPORT \(target vs current\):\ndiffers file:\/home\/user\/Documents\/notes.txt: target size=28/,
+        ),
     });
     const v = await createAgenticLlmVerifier({ model, maxProbes: 0 }).verify({ target, current, blobs, env });
     expect(v).toMatchObject({ verdict: "mismatch", evidence: ["report: notes.txt content hash differs"], probes: [] });
@@ -117,7 +176,12 @@ describe("createAgenticLlmVerifier on SimDesk over HTTP", () => {
   });
 
   it("without a live environment it cannot probe: a probe request is an abstention", async () => {
-    const { blobs, model, desk } = await setup([{ text: JSON.stringify({ probe: { type: "PRESS", key: "tab" }, why: "look" }), expect: (req) => expect(requestText(req.body)).toContain("No probing actions are available here") }]);
+    const { blobs, model, desk } = await setup([
+      {
+        text: JSON.stringify({ probe: { type: "PRESS", key: "tab" }, why: "look" }),
+        expect: (req) => expect(requestText(req.body)).toContain("No probing actions are available here"),
+      },
+    ]);
     const obs = await desk.reset(getSimDeskTask("settings-revert-location"));
     const v = await createAgenticLlmVerifier({ model }).verify({ target: obs, current: obs, blobs });
     expect(v.verdict).toBe("abstain");

@@ -21,7 +21,11 @@ async function modelWith(script: ScriptStep[]) {
   return s.model;
 }
 
-const base = { role: "judge" as const, prompt: "test-prompt@1", messages: [{ role: "user" as const, content: "Answer." }] };
+const base = {
+  role: "judge" as const,
+  prompt: "test-prompt@1",
+  messages: [{ role: "user" as const, content: "Answer." }],
+};
 
 describe("the LLM call loop", () => {
   it("re-asks a JSON role with the schema's complaint and accepts the corrected reply", async () => {

@@ -15,7 +15,10 @@ afterAll(async () => server?.close());
 
 describe("callModel and the episode's abort signal", () => {
   it("adds no lasting listener per call (15 calls through the openai SDK, no warning)", async () => {
-    const s = await scriptedModel(tempBlobs(), Array.from({ length: 15 }, (_, i) => ({ text: `answer ${i}` })));
+    const s = await scriptedModel(
+      tempBlobs(),
+      Array.from({ length: 15 }, (_, i) => ({ text: `answer ${i}` })),
+    );
     server = s.server;
     const episode = new AbortController();
     const warnings: string[] = [];
@@ -23,7 +26,11 @@ describe("callModel and the episode's abort signal", () => {
     process.on("warning", onWarning);
     try {
       for (let i = 0; i < 15; i++) {
-        const r = await callModel(s.model, { role: "policy", messages: [{ role: "user", content: `step ${i}` }] }, { signal: episode.signal });
+        const r = await callModel(
+          s.model,
+          { role: "policy", messages: [{ role: "user", content: `step ${i}` }] },
+          { signal: episode.signal },
+        );
         expect(r.ok).toBe(true);
       }
       await new Promise((r) => setTimeout(r, 50));

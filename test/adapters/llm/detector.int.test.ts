@@ -17,7 +17,13 @@ async function setup(script: Parameters<typeof scriptedModel>[1], opts: { timeou
   server = s.server;
   const history = await makeHistory(blobs, 4);
   const observation = await screenshot(blobs, 200);
-  return { blobs, model: s.model, history, observation, input: { task, history, observation, step: 4, tick: 4, blobs } };
+  return {
+    blobs,
+    model: s.model,
+    history,
+    observation,
+    input: { task, history, observation, step: 4, tick: 4, blobs },
+  };
 }
 
 describe("createLlmErrorDetector over HTTP", () => {
@@ -26,7 +32,9 @@ describe("createLlmErrorDetector over HTTP", () => {
     ["neutral", "error-detector.system@2", false],
     ["cautious", "error-detector.system-cautious@1", true],
   ] as const)("stance %s sends %s (the 'when unsure, say on track' line: %s)", async (stance, system, cautious) => {
-    const { model, input } = await setup([{ text: '{"off_track": false, "error_step": null, "reason": "fine", "confidence": 0.4}' }]);
+    const { model, input } = await setup([
+      { text: '{"off_track": false, "error_step": null, "reason": "fine", "confidence": 0.4}' },
+    ]);
     const d = await createLlmErrorDetector({ model, ...(stance ? { stance } : {}) }).detect(input);
     expect(d.prompt).toBe(`${system}+error-detector.user@1`);
     const text = requestText(server!.requests[0].body);
@@ -37,17 +45,32 @@ describe("createLlmErrorDetector over HTTP", () => {
 
   it("reports the erroneous step from a valid JSON reply and records usage with the prompt id@version", async () => {
     const { model, input, observation, history } = await setup([
-      { text: '```json\n{"off_track": true, "error_step": 2, "reason": "opened the wrong file", "confidence": 0.8}\n```', usage: { inputTokens: 900, outputTokens: 30 } },
+      {
+        text: '```json\n{"off_track": true, "error_step": 2, "reason": "opened the wrong file", "confidence": 0.8}\n```',
+        usage: { inputTokens: 900, outputTokens: 30 },
+      },
     ]);
     const detector = createLlmErrorDetector({ model, historyImages: 2 });
     const d = await detector.detect(input);
     expect(d).toMatchObject({ isError: true, errorStep: 2, reason: "opened the wrong file", confidence: 0.8 });
     expect(d.failure).toBeUndefined();
     expect(d.prompt).toBe("error-detector.system@2+error-detector.user@1");
-    expect(d.usage).toEqual([expect.objectContaining({ role: "detector", prompt: d.prompt, inputTokens: 900, outputTokens: 30, model: "scripted-vlm" })]);
+    expect(d.usage).toEqual([
+      expect.objectContaining({
+        role: "detector",
+        prompt: d.prompt,
+        inputTokens: 900,
+        outputTokens: 30,
+        model: "scripted-vlm",
+      }),
+    ]);
     // Server side: 2 history screenshots + the current one, current last; JSON mode asked for.
     const req = server!.requests[0];
-    expect(req.images.map((i) => i.sha256)).toEqual([history[2].observation.screenshot, history[3].observation.screenshot, observation.screenshot]);
+    expect(req.images.map((i) => i.sha256)).toEqual([
+      history[2].observation.screenshot,
+      history[3].observation.screenshot,
+      observation.screenshot,
+    ]);
     expect(req.body.response_format).toEqual({ type: "json_object" });
     expect(requestText(req.body)).toContain("numbered 0 to 3");
     expect(requestText(req.body)).toContain("Rename report.txt to final.txt");
@@ -61,8 +84,10 @@ describe("createLlmErrorDetector over HTTP", () => {
         text: '{"off_track": false, "error_step": null, "reason": "on track", "confidence": 0.9}',
         expect: (r) => {
           const text = requestText(r.body);
-          if (!text.includes("could not be used: the reply contains no JSON object")) throw new Error("re-ask does not carry the validation error");
-          if (!r.body.messages.some((m: any) => m.role === "assistant" && m.content.includes("seems fine"))) throw new Error("re-ask does not echo the invalid reply");
+          if (!text.includes("could not be used: the reply contains no JSON object"))
+            throw new Error("re-ask does not carry the validation error");
+          if (!r.body.messages.some((m: any) => m.role === "assistant" && m.content.includes("seems fine")))
+            throw new Error("re-ask does not echo the invalid reply");
         },
       },
     ]);
@@ -74,7 +99,10 @@ describe("createLlmErrorDetector over HTTP", () => {
   });
 
   it("fails safe after two invalid replies: no detection, failure recorded, exactly two calls", async () => {
-    const { model, input } = await setup([{ text: '{"off_track": "yes"}' }, { text: '{"off_track": true, "reason": "x", "confidence": 2}' }]);
+    const { model, input } = await setup([
+      { text: '{"off_track": "yes"}' },
+      { text: '{"off_track": true, "reason": "x", "confidence": 2}' },
+    ]);
     const d = await createLlmErrorDetector({ model, maxReasks: 1 }).detect(input);
     expect(d.isError).toBe(false);
     expect(d.errorStep).toBeNull();
@@ -116,7 +144,14 @@ describe("createLlmErrorDetector over HTTP", () => {
 
   it("does not call the model before any step was taken", async () => {
     const { model, observation, blobs } = await setup([]);
-    const d = await createLlmErrorDetector({ model }).detect({ task, history: [], observation, step: 0, tick: 0, blobs });
+    const d = await createLlmErrorDetector({ model }).detect({
+      task,
+      history: [],
+      observation,
+      step: 0,
+      tick: 0,
+      blobs,
+    });
     expect(d.isError).toBe(false);
     expect(server!.calls).toBe(0);
   });

@@ -7,7 +7,11 @@ import { BlobStore } from "../../../src/blob-store.ts";
 import type { Observation } from "../../../src/observation.ts";
 import type { HistoryEntry } from "../../../src/policy.ts";
 import type { Action } from "../../../src/action.ts";
-import { startScriptedOpenAIServer, type ScriptStep, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptStep,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
 import type { ChatModel } from "../../../src/model.ts";
 
@@ -18,7 +22,9 @@ export function tempBlobs(): BlobStore {
 
 /** A 64x40 PNG of one colour, stored; distinct `shade` values give distinct screenshots. */
 export async function screenshot(blobs: BlobStore, shade: number): Promise<Observation> {
-  const png = await sharp({ create: { width: 64, height: 40, channels: 3, background: { r: shade % 256, g: (shade * 7) % 256, b: 90 } } })
+  const png = await sharp({
+    create: { width: 64, height: 40, channels: 3, background: { r: shade % 256, g: (shade * 7) % 256, b: 90 } },
+  })
     .png()
     .toBuffer();
   return { screenshot: await blobs.put(png), width: 64, height: 40 };
@@ -35,7 +41,11 @@ export async function makeHistory(blobs: BlobStore, n: number): Promise<HistoryE
 }
 
 /** A scripted server plus a ChatModel (official openai SDK backend) pointed at it, no retries. */
-export async function scriptedModel(blobs: BlobStore, script: ScriptStep[] = [], extra: { timeoutMs?: number; maxRetries?: number } = {}): Promise<{ server: ScriptedOpenAIServer; model: ChatModel }> {
+export async function scriptedModel(
+  blobs: BlobStore,
+  script: ScriptStep[] = [],
+  extra: { timeoutMs?: number; maxRetries?: number } = {},
+): Promise<{ server: ScriptedOpenAIServer; model: ChatModel }> {
   const server = await startScriptedOpenAIServer({ script });
   const model = createOpenAIChatModel({
     model: "scripted-vlm",
@@ -51,6 +61,10 @@ export async function scriptedModel(blobs: BlobStore, script: ScriptStep[] = [],
 /** Text of every message of a recorded chat request, joined (images dropped). */
 export function requestText(body: any): string {
   return (body.messages as any[])
-    .map((m) => (typeof m.content === "string" ? m.content : m.content.map((p: any) => (p.type === "text" ? p.text : "")).join("\n")))
+    .map((m) =>
+      typeof m.content === "string"
+        ? m.content
+        : m.content.map((p: any) => (p.type === "text" ? p.text : "")).join("\n"),
+    )
     .join("\n---\n");
 }

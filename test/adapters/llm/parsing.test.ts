@@ -4,7 +4,9 @@ import { decideFromReply, defaultActionParser } from "../../../adapters/llm/repl
 
 describe("extractJsonObject", () => {
   it("finds the object inside fences and prose, with braces inside strings", () => {
-    expect(extractJsonObject('Sure.\n```json\n{"reason": "a } brace and \\" quote", "n": {"x": 1}}\n```\nDone.')).toEqual({ reason: 'a } brace and " quote', n: { x: 1 } });
+    expect(
+      extractJsonObject('Sure.\n```json\n{"reason": "a } brace and \\" quote", "n": {"x": 1}}\n```\nDone.'),
+    ).toEqual({ reason: 'a } brace and " quote', n: { x: 1 } });
   });
 
   it("says what is wrong when there is no object or it is not closed", () => {
@@ -15,7 +17,12 @@ describe("extractJsonObject", () => {
 });
 
 describe("decideFromReply", () => {
-  const how = { parse: defaultActionParser, screen: { width: 1280, height: 800 }, restoredToken: "RESTORED", doneMeansRestored: true };
+  const how = {
+    parse: defaultActionParser,
+    screen: { width: 1280, height: 800 },
+    restoredToken: "RESTORED",
+    doneMeansRestored: true,
+  };
 
   it("reads a RESTORED line without code as the restored declaration", () => {
     expect(decideFromReply("Everything matches.\nRESTORED.", how)).toEqual({ actions: [], restored: true });
@@ -34,7 +41,9 @@ describe("decideFromReply", () => {
   });
 
   it("passes DONE on unchanged when DONE does not mean restored", () => {
-    expect(decideFromReply("DONE", { parse: defaultActionParser, screen: how.screen })).toEqual({ actions: [{ type: "DONE" }] });
+    expect(decideFromReply("DONE", { parse: defaultActionParser, screen: how.screen })).toEqual({
+      actions: [{ type: "DONE" }],
+    });
   });
 
   it("turns prose without code into an 'empty' failure", () => {

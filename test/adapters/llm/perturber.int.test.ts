@@ -26,7 +26,12 @@ describe("createLlmPerturbationPolicy over HTTP", () => {
     const d = await propose([{ text: "I will open the wrong folder.\n```python\npyautogui.doubleClick(30, 12)\n```" }]);
     expect(d.actions).toEqual([expect.objectContaining({ type: "DOUBLE_CLICK", x: 30, y: 12 })]);
     expect(d.memo).toEqual({ perturbation: true });
-    expect(d.usage).toEqual([expect.objectContaining({ role: "perturber", prompt: "perturbation.instruction@1+forward.pyautogui.system@2+forward.pyautogui.step@2" })]);
+    expect(d.usage).toEqual([
+      expect.objectContaining({
+        role: "perturber",
+        prompt: "perturbation.instruction@1+forward.pyautogui.system@2+forward.pyautogui.step@2",
+      }),
+    ]);
     const text = requestText(server!.requests[0].body);
     expect(text).toContain("Task that must NOT be completed correctly:\nEmpty the trash");
     expect(text).toContain("You have 1 action step(s) left");

@@ -10,7 +10,11 @@ import { createLlmPerturbationPolicy } from "../../../adapters/llm/perturber.ts"
 import { createLlmRecoveryPolicy, RESTORED_TOKEN } from "../../../adapters/llm/recoverer.ts";
 import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
 import { createFormatPolicy, type AgentFormatSpec } from "../../../adapters/policies/format.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+  type ScriptStep,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import type { BlobStore } from "../../../src/blob-store.ts";
 import type { HistoryEntry } from "../../../src/policy.ts";
 import type { RecoveryDecision, RecoveryInput } from "../../../src/recovery.ts";
@@ -28,13 +32,20 @@ type Format = "uitars" | "openai-cua" | "anthropic";
 
 /** The forward agent spec of a format, pointed at the scripted server. */
 function agentSpec(format: Format, s: ScriptedOpenAIServer, blobs: BlobStore): AgentFormatSpec {
-  if (format === "uitars") return { format, model: createOpenAIChatModel({ model: "ui-tars-1.5-7b", blobs, baseURL: s.url, apiKey: "k", maxRetries: 0 }) };
+  if (format === "uitars")
+    return {
+      format,
+      model: createOpenAIChatModel({ model: "ui-tars-1.5-7b", blobs, baseURL: s.url, apiKey: "k", maxRetries: 0 }),
+    };
   if (format === "openai-cua") return { format, baseURL: s.url, apiKey: "k", maxRetries: 0, settings: noEnv };
   return { format, baseURL: s.origin, apiKey: "k", maxRetries: 0, settings: noEnv };
 }
 
 /** One scripted answer per format: an action (a click at 0.5/0.5 of the 64x40 screen), RESTORED, or junk. */
-const ANSWERS: Record<Format, { click: ScriptStep; restored: ScriptStep; unsafe: ScriptStep; expectClick: { x: number; y: number } }> = {
+const ANSWERS: Record<
+  Format,
+  { click: ScriptStep; restored: ScriptStep; unsafe: ScriptStep; expectClick: { x: number; y: number } }
+> = {
   uitars: {
     click: { endpoint: "chat", text: "Thought: close the dialog.\nAction: click(start_box='(500,500)')" },
     restored: { endpoint: "chat", text: `Thought: the screen matches the target.\n${RESTORED_TOKEN}` },
@@ -42,15 +53,47 @@ const ANSWERS: Record<Format, { click: ScriptStep; restored: ScriptStep; unsafe:
     expectClick: { x: 32, y: 20 },
   },
   "openai-cua": {
-    click: { endpoint: "responses", output: [{ type: "computer_call", id: "cu_1", call_id: "call_1", action: { type: "click", x: 32, y: 20, button: "left" }, pending_safety_checks: [], status: "completed" }] },
+    click: {
+      endpoint: "responses",
+      output: [
+        {
+          type: "computer_call",
+          id: "cu_1",
+          call_id: "call_1",
+          action: { type: "click", x: 32, y: 20, button: "left" },
+          pending_safety_checks: [],
+          status: "completed",
+        },
+      ],
+    },
     restored: { endpoint: "responses", text: RESTORED_TOKEN },
-    unsafe: { endpoint: "responses", output: [{ type: "computer_call", id: "cu_2", call_id: "call_2", action: { type: "run_shell", command: "rm -rf /" }, pending_safety_checks: [], status: "completed" }] },
+    unsafe: {
+      endpoint: "responses",
+      output: [
+        {
+          type: "computer_call",
+          id: "cu_2",
+          call_id: "call_2",
+          action: { type: "run_shell", command: "rm -rf /" },
+          pending_safety_checks: [],
+          status: "completed",
+        },
+      ],
+    },
     expectClick: { x: 32, y: 20 },
   },
   anthropic: {
-    click: { endpoint: "messages", content: [{ type: "tool_use", id: "toolu_1", name: "computer", input: { action: "left_click", coordinate: [32, 20] } }] },
+    click: {
+      endpoint: "messages",
+      content: [
+        { type: "tool_use", id: "toolu_1", name: "computer", input: { action: "left_click", coordinate: [32, 20] } },
+      ],
+    },
     restored: { endpoint: "messages", text: RESTORED_TOKEN },
-    unsafe: { endpoint: "messages", content: [{ type: "tool_use", id: "toolu_2", name: "bash", input: { command: "rm -rf /" } }] },
+    unsafe: {
+      endpoint: "messages",
+      content: [{ type: "tool_use", id: "toolu_2", name: "bash", input: { command: "rm -rf /" } }],
+    },
     expectClick: { x: 32, y: 20 },
   },
 };
@@ -63,7 +106,8 @@ function requestText(format: Format, body: any): { system: string; text: string 
     if (!v || typeof v !== "object") return;
     if (typeof v.text === "string") texts.push(v.text);
     if (typeof v.content === "string") texts.push(v.content);
-    for (const k of Object.keys(v)) if (k !== "text" && k !== "content" && k !== "source" && k !== "image_url") walk(v[k]);
+    for (const k of Object.keys(v))
+      if (k !== "text" && k !== "content" && k !== "source" && k !== "image_url") walk(v[k]);
     if (Array.isArray(v.content)) walk(v.content);
   };
   if (format === "uitars") {
@@ -117,7 +161,9 @@ describe.each<Format>(["uitars", "openai-cua", "anthropic"])("LLM recoverer in t
     expect(d0.failure).toBeUndefined();
     expect(d0.restored).toBeFalsy();
     expect(d0.actions).toEqual([expect.objectContaining({ type: "CLICK", ...a.expectClick })]);
-    const prompt = toolPrefix ? "recovery.system-prefix.tool@1+recovery.instruction-prefix.tool@2" : "recovery.system-prefix@1+recovery.instruction-prefix@2+forward.uitars.computer@1";
+    const prompt = toolPrefix
+      ? "recovery.system-prefix.tool@1+recovery.instruction-prefix.tool@2"
+      : "recovery.system-prefix@1+recovery.instruction-prefix@2+forward.uitars.computer@1";
     expect(d0.usage).toEqual([expect.objectContaining({ role: "recoverer", prompt })]);
 
     const r0 = server!.requests[0];
@@ -172,10 +218,19 @@ describe.each<Format>(["uitars", "openai-cua", "anthropic"])("LLM recoverer in t
     expect(d.actions).toEqual([expect.objectContaining({ type: "CLICK", ...a.expectClick })]);
     expect(d.memo).toMatchObject({ perturbation: true });
     expect(d.usage?.[0]).toMatchObject({ role: "perturber" });
-    expect(requestText(format, server!.requests[0].body).text).toContain(`Task that must NOT be completed correctly:\n${task.instruction}`);
+    expect(requestText(format, server!.requests[0].body).text).toContain(
+      `Task that must NOT be completed correctly:\n${task.instruction}`,
+    );
     expect(server!.requests[0].images.at(-1)!.sha256).toBe(obs.screenshot);
     // the budget of 1 is spent by that tagged step: no second call
-    const again = await perturber.propose({ task, history: [{ step: 0, observation: obs, actions: d.actions, memo: d.memo }], observation: obs, step: 1, tick: 1, blobs: s.blobs });
+    const again = await perturber.propose({
+      task,
+      history: [{ step: 0, observation: obs, actions: d.actions, memo: d.memo }],
+      observation: obs,
+      step: 1,
+      tick: 1,
+      blobs: s.blobs,
+    });
     expect(again.failure?.message).toMatch(/budget of 1/);
     expect(server!.calls).toBe(1);
     server!.verify();
@@ -188,8 +243,23 @@ describe.each<Format>(["uitars", "openai-cua", "anthropic"])("LLM recoverer in t
     const f0 = await forward.propose({ task, history: [], observation: o0, step: 0, tick: 0, blobs: s.blobs });
     expect(f0.failure).toBeUndefined();
     const o1 = await screenshot(s.blobs, 72);
-    const history: HistoryEntry[] = [{ step: 0, observation: o0, actions: f0.actions, ...(f0.memo !== undefined && { memo: f0.memo }), ...(f0.response !== undefined && { response: f0.response }) }];
-    const d = await createLlmPerturbationPolicy({ agent: s.agent }).propose({ task, history, observation: o1, step: 1, tick: 1, blobs: s.blobs });
+    const history: HistoryEntry[] = [
+      {
+        step: 0,
+        observation: o0,
+        actions: f0.actions,
+        ...(f0.memo !== undefined && { memo: f0.memo }),
+        ...(f0.response !== undefined && { response: f0.response }),
+      },
+    ];
+    const d = await createLlmPerturbationPolicy({ agent: s.agent }).propose({
+      task,
+      history,
+      observation: o1,
+      step: 1,
+      tick: 1,
+      blobs: s.blobs,
+    });
     expect(d.actions).toEqual([expect.objectContaining({ type: "CLICK" })]);
     const req = server!.requests[1];
     if (format === "openai-cua") expect(req.body.previous_response_id).toBeTruthy();
@@ -203,11 +273,22 @@ describe("recovery agent defaults (paper App. B.2)", () => {
   it("the recoverer built from the forward agent's spec uses the same backbone and format", async () => {
     const blobs = tempBlobs();
     server = await startScriptedOpenAIServer({ script: [ANSWERS.uitars.click] });
-    const forward: AgentFormatSpec = { format: "uitars", model: createOpenAIChatModel({ model: "ui-tars-1.5-7b", blobs, baseURL: server.url, apiKey: "k", maxRetries: 0 }), temperature: 1 };
+    const forward: AgentFormatSpec = {
+      format: "uitars",
+      model: createOpenAIChatModel({ model: "ui-tars-1.5-7b", blobs, baseURL: server.url, apiKey: "k", maxRetries: 0 }),
+      temperature: 1,
+    };
     const history = await makeHistory(blobs, 2);
     const d = await createLlmRecoveryPolicy({ agent: forward }).propose({
-      task, target: { step: 0, observation: history[0].observation }, errorStep: 1, context: { kind: "none", history: [] },
-      recoveryHistory: [], observation: history[1].observation, budget: { used: 0, max: 10 }, tick: 0, blobs,
+      task,
+      target: { step: 0, observation: history[0].observation },
+      errorStep: 1,
+      context: { kind: "none", history: [] },
+      recoveryHistory: [],
+      observation: history[1].observation,
+      budget: { used: 0, max: 10 },
+      tick: 0,
+      blobs,
     });
     expect(d.actions).toEqual([expect.objectContaining({ type: "CLICK" })]);
     expect(server.requests[0].body.model).toBe("ui-tars-1.5-7b");
@@ -217,6 +298,8 @@ describe("recovery agent defaults (paper App. B.2)", () => {
   it("rejects a spec without a model or with an unknown format with a ConfigError naming the field", () => {
     expect(() => createLlmRecoveryPolicy({} as never)).toThrow(/option "agent"/);
     expect(() => createLlmRecoveryPolicy({ agent: { format: "uitars" } as never })).toThrow(/agent\.model/);
-    expect(() => createLlmRecoveryPolicy({ agent: { format: "xdotool" } as never })).toThrow(/agent\.format: must be one of "pyautogui", "uitars", "openai-cua", "anthropic"/);
+    expect(() => createLlmRecoveryPolicy({ agent: { format: "xdotool" } as never })).toThrow(
+      /agent\.format: must be one of "pyautogui", "uitars", "openai-cua", "anthropic"/,
+    );
   });
 });

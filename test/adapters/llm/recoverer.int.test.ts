@@ -18,7 +18,13 @@ async function propose(script: ScriptStep[], kind: RecoveryContextKind = "0-E", 
   const history = await makeHistory(blobs, 4);
   const current = await screenshot(blobs, 250);
   const context =
-    kind === "0-E" ? { kind, history: history.slice(0, 3) } : kind === "0-R" ? { kind, history: history.slice(0, 2) } : kind === "none" ? { kind, history: [] } : { kind, history: [], summary: "TARGET STATE: Writer open, title selected." };
+    kind === "0-E"
+      ? { kind, history: history.slice(0, 3) }
+      : kind === "0-R"
+        ? { kind, history: history.slice(0, 2) }
+        : kind === "none"
+          ? { kind, history: [] }
+          : { kind, history: [], summary: "TARGET STATE: Writer open, title selected." };
   const input: RecoveryInput = {
     task,
     target: { step: 2, observation: history[2].observation },
@@ -31,23 +37,39 @@ async function propose(script: ScriptStep[], kind: RecoveryContextKind = "0-E", 
     blobs,
     ...extra,
   };
-  const decision = await createLlmRecoveryPolicy({ model: s.model, actionFormat: "pyautogui", historyImages: 1 }).propose(input);
+  const decision = await createLlmRecoveryPolicy({
+    model: s.model,
+    actionFormat: "pyautogui",
+    historyImages: 1,
+  }).propose(input);
   return { decision, history, current };
 }
 
 describe("createLlmRecoveryPolicy over HTTP", () => {
   it("sends the recovery prefixes, the target screenshot and the 0-E history, and parses pyautogui code", async () => {
-    const { decision, history, current } = await propose([{ text: "The dialog must close.\n```python\npyautogui.hotkey('ctrl', 'z')\npyautogui.click(12, 30)\n```" }]);
+    const { decision, history, current } = await propose([
+      { text: "The dialog must close.\n```python\npyautogui.hotkey('ctrl', 'z')\npyautogui.click(12, 30)\n```" },
+    ]);
     expect(decision.actions).toEqual([
       { type: "HOTKEY", keys: ["ctrl", "z"] },
       expect.objectContaining({ type: "CLICK", x: 12, y: 30 }),
     ]);
     expect(decision.restored).toBeFalsy();
     expect(decision.failure).toBeUndefined();
-    expect(decision.usage).toEqual([expect.objectContaining({ role: "recoverer", prompt: "recovery.system-prefix@1+recovery.instruction-prefix@2+forward.pyautogui.system@2+forward.pyautogui.step@2" })]);
+    expect(decision.usage).toEqual([
+      expect.objectContaining({
+        role: "recoverer",
+        prompt:
+          "recovery.system-prefix@1+recovery.instruction-prefix@2+forward.pyautogui.system@2+forward.pyautogui.step@2",
+      }),
+    ]);
     const req = server!.requests[0];
     // target first, then the last context screenshot (entry 2 = the target too), then current.
-    expect(req.images.map((i) => i.sha256)).toEqual([history[2].observation.screenshot, history[2].observation.screenshot, current.screenshot]);
+    expect(req.images.map((i) => i.sha256)).toEqual([
+      history[2].observation.screenshot,
+      history[2].observation.screenshot,
+      current.screenshot,
+    ]);
     const system = req.body.messages[0].content as string;
     expect(system.startsWith("RECOVERY MODE.")).toBe(true);
     expect(system).toContain("pyautogui");
@@ -91,11 +113,22 @@ describe("createLlmRecoveryPolicy over HTTP", () => {
   it("shows the steps already taken in this attempt and the budget left", async () => {
     const blobs = tempBlobs();
     const prior = await makeHistory(blobs, 2);
-    const { decision } = await propose([{ text: "```python\npyautogui.press('enter')\n```" }], "0-R", { recoveryHistory: prior, budget: { used: 2, max: 10 } });
+    const { decision } = await propose([{ text: "```python\npyautogui.press('enter')\n```" }], "0-R", {
+      recoveryHistory: prior,
+      budget: { used: 2, max: 10 },
+    });
     expect(decision.actions).toEqual([{ type: "PRESS", key: "enter" }]);
     const body = server!.requests[0].body;
     // system, preamble (target + context), then the attempt's two steps as the agent's own turns, then now
-    expect(body.messages.map((m: { role: string }) => m.role)).toEqual(["system", "user", "user", "assistant", "user", "assistant", "user"]);
+    expect(body.messages.map((m: { role: string }) => m.role)).toEqual([
+      "system",
+      "user",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+    ]);
     // recoveryImages 1: the older step as a text summary, the latest with its screenshot and answer
     expect(body.messages[2].content).toContain("Step 0: CLICK(10,20)");
     expect(body.messages[5].content).toBe("CLICK(11,20)");
@@ -103,13 +136,41 @@ describe("createLlmRecoveryPolicy over HTTP", () => {
   });
   it('layout "cached": the calls of one attempt repeat a byte-identical instruction; the steps left are on the current turn only (paper: in every turn)', async () => {
     const blobs = tempBlobs();
-    const s = await scriptedModel(blobs, [{ text: "```python\npyautogui.click(1, 1)\n```" }, { text: "```python\npyautogui.click(2, 2)\n```" }, { text: "```python\npyautogui.click(1, 1)\n```" }, { text: "```python\npyautogui.click(2, 2)\n```" }]);
+    const s = await scriptedModel(blobs, [
+      { text: "```python\npyautogui.click(1, 1)\n```" },
+      { text: "```python\npyautogui.click(2, 2)\n```" },
+      { text: "```python\npyautogui.click(1, 1)\n```" },
+      { text: "```python\npyautogui.click(2, 2)\n```" },
+    ]);
     server = s.server;
     const history = await makeHistory(blobs, 4);
     const current = await screenshot(blobs, 250);
-    const base: RecoveryInput = { task, target: { step: 2, observation: history[2].observation }, errorStep: 3, context: { kind: "contextualized", history: [], summary: "TARGET STATE: Writer open." }, recoveryHistory: [], observation: current, budget: { used: 0, max: 10 }, tick: 5, blobs };
-    const second = (): RecoveryInput => ({ ...base, recoveryHistory: [{ step: 0, observation: current, actions: [{ type: "CLICK", x: 1, y: 1, button: "left", numClicks: 1 }] }], budget: { used: 1, max: 10 } });
-    const userTexts = (i: number) => (s.server.requests[i].body.messages as Array<{ role: string; content: unknown }>).filter((m) => m.role === "user").map((m) => (typeof m.content === "string" ? m.content : (m.content as Array<{ text?: string }>).map((p) => p.text ?? "").join("|")));
+    const base: RecoveryInput = {
+      task,
+      target: { step: 2, observation: history[2].observation },
+      errorStep: 3,
+      context: { kind: "contextualized", history: [], summary: "TARGET STATE: Writer open." },
+      recoveryHistory: [],
+      observation: current,
+      budget: { used: 0, max: 10 },
+      tick: 5,
+      blobs,
+    };
+    const second = (): RecoveryInput => ({
+      ...base,
+      recoveryHistory: [
+        { step: 0, observation: current, actions: [{ type: "CLICK", x: 1, y: 1, button: "left", numClicks: 1 }] },
+      ],
+      budget: { used: 1, max: 10 },
+    });
+    const userTexts = (i: number) =>
+      (s.server.requests[i].body.messages as Array<{ role: string; content: unknown }>)
+        .filter((m) => m.role === "user")
+        .map((m) =>
+          typeof m.content === "string"
+            ? m.content
+            : (m.content as Array<{ text?: string }>).map((p) => p.text ?? "").join("|"),
+        );
 
     const cached = createLlmRecoveryPolicy({ model: s.model, historyImages: 1, recoveryImages: 2, layout: "cached" });
     const d = await cached.propose(base);

@@ -20,13 +20,22 @@ async function setup(script: ScriptStep[], opts: { timeoutMs?: number } = {}) {
 
 describe("createLlmSummarizer over HTTP", () => {
   it("returns the model's briefing and records the contextualizer prompt; the target screenshot is sent last", async () => {
-    const { blobs, model } = await setup([{ text: "TARGET STATE: Writer open with notes.\nHOW IT GOT THERE:\n- opened Writer" }]);
+    const { blobs, model } = await setup([
+      { text: "TARGET STATE: Writer open with notes.\nHOW IT GOT THERE:\n- opened Writer" },
+    ]);
     const history = await makeHistory(blobs, 3);
     const target = await screenshot(blobs, 77);
-    const out = await createLlmSummarizer({ model }).summarize({ task, history, target: { step: 3, observation: target }, blobs });
+    const out = await createLlmSummarizer({ model }).summarize({
+      task,
+      history,
+      target: { step: 3, observation: target },
+      blobs,
+    });
     expect(out.summary).toBe("TARGET STATE: Writer open with notes.\nHOW IT GOT THERE:\n- opened Writer");
     expect(out.prompt).toBe("recovery-target-contextualizer@2");
-    expect(out.usage).toEqual([expect.objectContaining({ role: "summarizer", prompt: "recovery-target-contextualizer@2" })]);
+    expect(out.usage).toEqual([
+      expect.objectContaining({ role: "summarizer", prompt: "recovery-target-contextualizer@2" }),
+    ]);
     const req = server!.requests[0];
     expect(req.images.at(-1)!.sha256).toBe(target.screenshot);
     expect(req.body.temperature).toBe(0);
@@ -38,7 +47,12 @@ describe("createLlmSummarizer over HTTP", () => {
   it("falls back to the action list when the model fails", async () => {
     const { blobs, model } = await setup([{ status: 503 }]);
     const history = await makeHistory(blobs, 2);
-    const out = await createLlmSummarizer({ model }).summarize({ task, history, target: { step: 2, observation: history[1].observation }, blobs });
+    const out = await createLlmSummarizer({ model }).summarize({
+      task,
+      history,
+      target: { step: 2, observation: history[1].observation },
+      blobs,
+    });
     expect(out.summary).toContain("- step 0: CLICK(10,20)");
     expect(out.summary).toContain("- step 1: CLICK(11,20)");
   });
@@ -47,12 +61,18 @@ describe("createLlmSummarizer over HTTP", () => {
 describe("createLlmStateVerifier over HTTP", () => {
   it("abstains when the model says the evidence is insufficient, keeping its evidence", async () => {
     const { blobs, model } = await setup([
-      { text: '{"verdict": "abstain", "evidence": ["status bar text too small to read in both"], "reason": "cannot tell whether the file was saved"}' },
+      {
+        text: '{"verdict": "abstain", "evidence": ["status bar text too small to read in both"], "reason": "cannot tell whether the file was saved"}',
+      },
     ]);
     const target = await screenshot(blobs, 1);
     const current = await screenshot(blobs, 2);
     const v = await createLlmStateVerifier({ model }).verify({ target, current, blobs });
-    expect(v).toMatchObject({ verdict: "abstain", evidence: ["status bar text too small to read in both"], prompt: "state-verifier@1" });
+    expect(v).toMatchObject({
+      verdict: "abstain",
+      evidence: ["status bar text too small to read in both"],
+      prompt: "state-verifier@1",
+    });
     expect(v.usage).toEqual([expect.objectContaining({ role: "verifier", prompt: "state-verifier@1" })]);
     const req = server!.requests[0];
     expect(req.images.map((i) => [i.sha256, i.detail])).toEqual([
@@ -63,15 +83,29 @@ describe("createLlmStateVerifier over HTTP", () => {
   });
 
   it("reports a mismatch backed by visible evidence", async () => {
-    const { blobs, model } = await setup([{ text: '{"verdict": "mismatch", "evidence": ["title bar: TARGET notes.odt, CURRENT Untitled 1"], "reason": "different document"}' }]);
-    const v = await createLlmStateVerifier({ model }).verify({ target: await screenshot(blobs, 1), current: await screenshot(blobs, 2), blobs });
+    const { blobs, model } = await setup([
+      {
+        text: '{"verdict": "mismatch", "evidence": ["title bar: TARGET notes.odt, CURRENT Untitled 1"], "reason": "different document"}',
+      },
+    ]);
+    const v = await createLlmStateVerifier({ model }).verify({
+      target: await screenshot(blobs, 1),
+      current: await screenshot(blobs, 2),
+      blobs,
+    });
     expect(v.verdict).toBe("mismatch");
     expect(v.evidence).toHaveLength(1);
   });
 
   it("downgrades a verdict that cites no evidence to abstain", async () => {
-    const { blobs, model } = await setup([{ text: '{"verdict": "match", "evidence": [], "reason": "looks the same"}' }]);
-    const v = await createLlmStateVerifier({ model }).verify({ target: await screenshot(blobs, 1), current: await screenshot(blobs, 1), blobs });
+    const { blobs, model } = await setup([
+      { text: '{"verdict": "match", "evidence": [], "reason": "looks the same"}' },
+    ]);
+    const v = await createLlmStateVerifier({ model }).verify({
+      target: await screenshot(blobs, 1),
+      current: await screenshot(blobs, 1),
+      blobs,
+    });
     expect(v.verdict).toBe("abstain");
     expect(v.reason).toMatch(/without citing visible evidence/);
   });

@@ -13,7 +13,10 @@ import { createAnthropicPolicy } from "../../../adapters/policies/anthropic/anth
 import { createOpenAICuaPolicy } from "../../../adapters/policies/openai-cua/openai-cua-policy.ts";
 import { createUiTarsPolicy } from "../../../adapters/policies/uitars/uitars-policy.ts";
 import { callModel } from "../../../adapters/llm/call.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { AdapterError } from "../../../src/errors.ts";
 import { policyInput, tempBlobs } from "../testing/fixtures.ts";
 
@@ -39,7 +42,10 @@ describe("a trickling answer ends at the client's deadline", () => {
     const res = await deadlineFetch(TIMEOUT)(`${server.url}/chat/completions`, { method: "POST", body: "{}" });
     expect(res.status).toBe(200); // headers came in time
     const t0 = performance.now();
-    const err = await res.text().then(() => undefined, (e: unknown) => e as DOMException);
+    const err = await res.text().then(
+      () => undefined,
+      (e: unknown) => e as DOMException,
+    );
     expect(err?.name).toBe("TimeoutError");
     expect(performance.now() - t0).toBeLessThan(TIMEOUT + 5_000);
   });
@@ -47,8 +53,20 @@ describe("a trickling answer ends at the client's deadline", () => {
   it("the OpenAI-compatible chat model (and the chat policies over it, UI-TARS here)", async () => {
     server = await startScriptedOpenAIServer({ script: [trickle, trickle] });
     const blobs = tempBlobs();
-    const model = createOpenAIChatModel({ model: "m", baseURL: server.url, blobs, timeoutMs: TIMEOUT, maxRetries: 0, settings: noEnv });
-    const { value: err, ms } = await timed(() => model.complete({ role: "detector", messages: [{ role: "user", content: "hi" }] }).then(() => undefined, (e: unknown) => e));
+    const model = createOpenAIChatModel({
+      model: "m",
+      baseURL: server.url,
+      blobs,
+      timeoutMs: TIMEOUT,
+      maxRetries: 0,
+      settings: noEnv,
+    });
+    const { value: err, ms } = await timed(() =>
+      model.complete({ role: "detector", messages: [{ role: "user", content: "hi" }] }).then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+    );
     expect(err).toBeInstanceOf(AdapterError);
     expect((err as Error).message).toMatch(/timed out after 400 ms/);
     expect(ms).toBeLessThan(TIMEOUT + 5_000);
@@ -60,23 +78,50 @@ describe("a trickling answer ends at the client's deadline", () => {
 
   it("the LLM call helper returns a failure, not a hang, when the backend trickles", async () => {
     server = await startScriptedOpenAIServer({ script: [trickle] });
-    const model = createOpenAIChatModel({ model: "m", baseURL: server.url, blobs: tempBlobs(), timeoutMs: 60_000, maxRetries: 0, settings: noEnv });
-    const { value: r, ms } = await timed(() => callModel(model, { role: "detector", messages: [{ role: "user", content: "hi" }] }, { timeoutMs: TIMEOUT }));
+    const model = createOpenAIChatModel({
+      model: "m",
+      baseURL: server.url,
+      blobs: tempBlobs(),
+      timeoutMs: 60_000,
+      maxRetries: 0,
+      settings: noEnv,
+    });
+    const { value: r, ms } = await timed(() =>
+      callModel(model, { role: "detector", messages: [{ role: "user", content: "hi" }] }, { timeoutMs: TIMEOUT }),
+    );
     expect(r).toMatchObject({ ok: false, error: "model call timed out after 400 ms" });
     expect(ms).toBeLessThan(TIMEOUT + 5_000);
   });
 
   it("the embeddings client", async () => {
     server = await startScriptedOpenAIServer({ script: [trickle] });
-    const emb = createOpenAIEmbeddings({ model: "e", baseURL: server.url, apiKey: "sk-test-xyz", timeoutMs: TIMEOUT, maxRetries: 0, settings: noEnv });
-    const { value: err, ms } = await timed(() => emb.embed(["a"]).then(() => undefined, (e: unknown) => e));
+    const emb = createOpenAIEmbeddings({
+      model: "e",
+      baseURL: server.url,
+      apiKey: "sk-test-xyz",
+      timeoutMs: TIMEOUT,
+      maxRetries: 0,
+      settings: noEnv,
+    });
+    const { value: err, ms } = await timed(() =>
+      emb.embed(["a"]).then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+    );
     expect((err as Error).message).toMatch(/timed out after 400 ms/);
     expect(ms).toBeLessThan(TIMEOUT + 5_000);
   });
 
   it("the Anthropic computer-use policy", async () => {
     server = await startScriptedOpenAIServer({ script: [trickle] });
-    const policy = createAnthropicPolicy({ baseURL: server.origin, apiKey: "sk-ant-test-1234", settings: noEnv, timeoutMs: TIMEOUT, maxRetries: 0 });
+    const policy = createAnthropicPolicy({
+      baseURL: server.origin,
+      apiKey: "sk-ant-test-1234",
+      settings: noEnv,
+      timeoutMs: TIMEOUT,
+      maxRetries: 0,
+    });
     const input = await policyInput(tempBlobs());
     const { value: d, ms } = await timed(() => policy.propose(input));
     expect(d.failure).toMatchObject({ kind: "model-error" });
@@ -86,7 +131,13 @@ describe("a trickling answer ends at the client's deadline", () => {
 
   it("the OpenAI computer-use policy", async () => {
     server = await startScriptedOpenAIServer({ script: [trickle] });
-    const policy = createOpenAICuaPolicy({ baseURL: server.url, apiKey: "sk-test-cua-1234", settings: noEnv, timeoutMs: TIMEOUT, maxRetries: 0 });
+    const policy = createOpenAICuaPolicy({
+      baseURL: server.url,
+      apiKey: "sk-test-cua-1234",
+      settings: noEnv,
+      timeoutMs: TIMEOUT,
+      maxRetries: 0,
+    });
     const input = await policyInput(tempBlobs());
     const { value: d, ms } = await timed(() => policy.propose(input));
     expect(d.failure).toMatchObject({ kind: "model-error" });

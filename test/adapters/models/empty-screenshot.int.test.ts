@@ -6,7 +6,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
 import { createAnthropicPolicy } from "../../../adapters/policies/anthropic/anthropic-policy.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { AdapterError } from "../../../src/errors.ts";
 import { policyInput, tempBlobs } from "../testing/fixtures.ts";
 
@@ -23,9 +26,16 @@ describe("a 0-byte screenshot is refused, not sent", () => {
     const blobs = tempBlobs();
     const empty = await blobs.put(new Uint8Array(0));
     const model = createOpenAIChatModel({ model: "m", baseURL: server.url, blobs, maxRetries: 0, settings: noEnv });
-    const err = await model.complete({ role: "policy", messages: [{ role: "user", content: [{ type: "image", blob: empty }] }] }).then(() => undefined, (e: unknown) => e as Error);
+    const err = await model
+      .complete({ role: "policy", messages: [{ role: "user", content: [{ type: "image", blob: empty }] }] })
+      .then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
     expect(err).toBeInstanceOf(AdapterError);
-    expect(err?.message).toBe(`screenshot ${empty.slice(0, 12)} is 0 bytes: the environment's screenshot/observe returned an empty image, not sent to the model`);
+    expect(err?.message).toBe(
+      `screenshot ${empty.slice(0, 12)} is 0 bytes: the environment's screenshot/observe returned an empty image, not sent to the model`,
+    );
     expect(server.calls).toBe(0);
   });
 
@@ -34,7 +44,12 @@ describe("a 0-byte screenshot is refused, not sent", () => {
     const blobs = tempBlobs();
     const input = await policyInput(blobs);
     const empty = await blobs.put(new Uint8Array(0));
-    const policy = createAnthropicPolicy({ baseURL: server.origin, apiKey: "sk-ant-test-1234", settings: noEnv, maxRetries: 0 });
+    const policy = createAnthropicPolicy({
+      baseURL: server.origin,
+      apiKey: "sk-ant-test-1234",
+      settings: noEnv,
+      maxRetries: 0,
+    });
     const d = await policy.propose({ ...input, observation: { ...input.observation, screenshot: empty } });
     expect(d.failure?.kind).toBe("model-error");
     expect(d.failure?.message).toMatch(/is 0 bytes: the environment's screenshot\/observe returned an empty image/);

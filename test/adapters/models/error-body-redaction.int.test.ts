@@ -5,7 +5,10 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { tempBlobs } from "../testing/fixtures.ts";
 import { base64Forms } from "../../../src/secrets.ts";
 
@@ -25,8 +28,18 @@ describe("an error body that echoes the key", () => {
       return `bad key ${auth} (base64 ${[0, 1, 2].map((k) => Buffer.from("x".repeat(k) + key).toString("base64")).join(" ")})`;
     };
     server = await startScriptedOpenAIServer({ script: [{ status: 401, errorMessage: echo }] });
-    const model = createOpenAIChatModel({ model: "m", baseURL: server.url, apiKey: KEY, blobs: tempBlobs(), maxRetries: 0, settings: { logLevel: "warn", ci: false } });
-    const err = await model.complete({ role: "detector", messages: [{ role: "user", content: "hi" }] }).then(() => undefined, (e: unknown) => e as Error);
+    const model = createOpenAIChatModel({
+      model: "m",
+      baseURL: server.url,
+      apiKey: KEY,
+      blobs: tempBlobs(),
+      maxRetries: 0,
+      settings: { logLevel: "warn", ci: false },
+    });
+    const err = await model.complete({ role: "detector", messages: [{ role: "user", content: "hi" }] }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     expect(err?.message).toMatch(/HTTP 401/);
     expect(err?.message).toContain("[redacted]");
     expect(err?.message).not.toContain(KEY);

@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ChatOpenAICompletions } from "@langchain/openai";
 import { createLangChainChatModel } from "../../../adapters/models/langchain-chat.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { AdapterError } from "../../../src/errors.ts";
 import { storePng, tempBlobs, waitFor } from "../testing/fixtures.ts";
 
@@ -12,21 +15,45 @@ afterEach(async () => {
 });
 
 function lcModel(url: string, maxRetries = 0) {
-  return new ChatOpenAICompletions({ model: "gpt-4o-mini", apiKey: "sk-test-lc-key", configuration: { baseURL: url }, maxRetries, temperature: 0 });
+  return new ChatOpenAICompletions({
+    model: "gpt-4o-mini",
+    apiKey: "sk-test-lc-key",
+    configuration: { baseURL: url },
+    maxRetries,
+    temperature: 0,
+  });
 }
 
 describe("LangChain chat model backend", () => {
   it("sends the screenshot as an image part and reads usage_metadata", async () => {
     const blobs = tempBlobs();
     const shot = await storePng(blobs);
-    server = await startScriptedOpenAIServer({ script: [{ endpoint: "chat", text: "Thought: save.\nAction: hotkey(key='ctrl s')", usage: { inputTokens: 900, outputTokens: 12 } }] });
-    const model = createLangChainChatModel({ chatModel: lcModel(server.url), blobs, prices: { "gpt-4o-mini": { inputPerMillion: 0.15, outputPerMillion: 0.6 } } });
+    server = await startScriptedOpenAIServer({
+      script: [
+        {
+          endpoint: "chat",
+          text: "Thought: save.\nAction: hotkey(key='ctrl s')",
+          usage: { inputTokens: 900, outputTokens: 12 },
+        },
+      ],
+    });
+    const model = createLangChainChatModel({
+      chatModel: lcModel(server.url),
+      blobs,
+      prices: { "gpt-4o-mini": { inputPerMillion: 0.15, outputPerMillion: 0.6 } },
+    });
     expect(model.model).toBe("gpt-4o-mini");
     const res = await model.complete({
       role: "summarizer",
       messages: [
         { role: "system", content: "sys" },
-        { role: "user", content: [{ type: "text", text: "look" }, { type: "image", blob: shot.ref }] },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "look" },
+            { type: "image", blob: shot.ref },
+          ],
+        },
       ],
     });
     expect(res.text).toContain("hotkey");
@@ -47,13 +74,22 @@ describe("LangChain chat model backend", () => {
 
   it("times out and cancels", async () => {
     server = await startScriptedOpenAIServer({ script: [{ delayMs: Infinity }, { delayMs: Infinity }] });
-    const model = createLangChainChatModel({ chatModel: lcModel(server.url), blobs: tempBlobs(), timeoutMs: 150, secrets: ["sk-test-lc-key"] });
+    const model = createLangChainChatModel({
+      chatModel: lcModel(server.url),
+      blobs: tempBlobs(),
+      timeoutMs: 150,
+      secrets: ["sk-test-lc-key"],
+    });
     const err = await model.complete({ role: "policy", messages: [{ role: "user", content: "hi" }] }).catch((e) => e);
     expect(err).toBeInstanceOf(AdapterError);
     expect(err.message).not.toContain("sk-test-lc-key");
     const controller = new AbortController();
     const slow = createLangChainChatModel({ chatModel: lcModel(server.url), blobs: tempBlobs(), timeoutMs: 10_000 });
-    const pending = slow.complete({ role: "policy", signal: controller.signal, messages: [{ role: "user", content: "hi" }] });
+    const pending = slow.complete({
+      role: "policy",
+      signal: controller.signal,
+      messages: [{ role: "user", content: "hi" }],
+    });
     await waitFor(() => server!.calls >= 2);
     controller.abort();
     expect((await pending.catch((e) => e)).name).toBe("AbortError");

@@ -4,7 +4,10 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAIEmbeddings } from "../../../adapters/models/openai-embeddings.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { AdapterError, ConfigError } from "../../../src/errors.ts";
 import { scoreRationales } from "../../../src/eval/rationale.ts";
 
@@ -20,20 +23,49 @@ describe("OpenAI-compatible embeddings", () => {
   it("posts the texts in batches to /v1/embeddings and returns one vector per text, in order", async () => {
     server = await startScriptedOpenAIServer({
       script: [
-        { endpoint: "embeddings", embeddings: [[1, 0], [0, 1]], expect: (r) => expect(r.body).toMatchObject({ model: "emb-small", input: ["a", "b"], encoding_format: "float" }) },
+        {
+          endpoint: "embeddings",
+          embeddings: [
+            [1, 0],
+            [0, 1],
+          ],
+          expect: (r) =>
+            expect(r.body).toMatchObject({ model: "emb-small", input: ["a", "b"], encoding_format: "float" }),
+        },
         { endpoint: "embeddings", embeddings: [[0.5, 0.5]], expect: (r) => expect(r.body.input).toEqual(["c"]) },
       ],
     });
-    const emb = createOpenAIEmbeddings({ model: "emb-small", baseURL: server.url, apiKey: "sk-test-xyz", batchSize: 2, settings: noEnv });
+    const emb = createOpenAIEmbeddings({
+      model: "emb-small",
+      baseURL: server.url,
+      apiKey: "sk-test-xyz",
+      batchSize: 2,
+      settings: noEnv,
+    });
     expect(emb.name).toBe("openai-embeddings(emb-small)");
-    expect(await emb.embed(["a", "b", "c"])).toEqual([[1, 0], [0, 1], [0.5, 0.5]]);
+    expect(await emb.embed(["a", "b", "c"])).toEqual([
+      [1, 0],
+      [0, 1],
+      [0.5, 0.5],
+    ]);
     expect(server.requests.map((r) => r.path)).toEqual(["/v1/embeddings", "/v1/embeddings"]);
     server.verify();
   });
 
   it("rejects an answer with the wrong number of vectors or non-numbers, without leaking the key", async () => {
-    server = await startScriptedOpenAIServer({ script: [{ endpoint: "embeddings", embeddings: [[1, 0]] }, { endpoint: "embeddings", body: { object: "list", data: [{ index: 0, embedding: ["x"] }] } }] });
-    const emb = createOpenAIEmbeddings({ model: "m", baseURL: server.url, apiKey: "sk-secret-123", maxRetries: 0, settings: noEnv });
+    server = await startScriptedOpenAIServer({
+      script: [
+        { endpoint: "embeddings", embeddings: [[1, 0]] },
+        { endpoint: "embeddings", body: { object: "list", data: [{ index: 0, embedding: ["x"] }] } },
+      ],
+    });
+    const emb = createOpenAIEmbeddings({
+      model: "m",
+      baseURL: server.url,
+      apiKey: "sk-secret-123",
+      maxRetries: 0,
+      settings: noEnv,
+    });
     await expect(emb.embed(["a", "b"])).rejects.toThrow(/1 vectors for 2 texts/);
     const err = await emb.embed(["a"]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AdapterError);
@@ -43,7 +75,13 @@ describe("OpenAI-compatible embeddings", () => {
 
   it("turns HTTP errors into AdapterErrors and needs a model name", async () => {
     server = await startScriptedOpenAIServer({ script: [{ endpoint: "embeddings", status: 500 }] });
-    const emb = createOpenAIEmbeddings({ model: "m", baseURL: server.url, apiKey: "k", maxRetries: 0, settings: noEnv });
+    const emb = createOpenAIEmbeddings({
+      model: "m",
+      baseURL: server.url,
+      apiKey: "k",
+      maxRetries: 0,
+      settings: noEnv,
+    });
     await expect(emb.embed(["a"])).rejects.toBeInstanceOf(AdapterError);
     expect(() => createOpenAIEmbeddings({ model: "", baseURL: server!.url, settings: noEnv })).toThrow(ConfigError);
   });
@@ -51,7 +89,17 @@ describe("OpenAI-compatible embeddings", () => {
   it("drives the rationale analysis: the best cosine to the reference decides restorative intent", async () => {
     // Texts are embedded once each, in first-seen order: reference 1, its rationales, reference 2, ...
     server = await startScriptedOpenAIServer({
-      script: [{ endpoint: "embeddings", embeddings: [[1, 0, 0], [0.9, 0.1, 0], [0, 1, 0], [0, 0, 1]] }],
+      script: [
+        {
+          endpoint: "embeddings",
+          embeddings: [
+            [1, 0, 0],
+            [0.9, 0.1, 0],
+            [0, 1, 0],
+            [0, 0, 1],
+          ],
+        },
+      ],
     });
     const emb = createOpenAIEmbeddings({ model: "m", baseURL: server.url, apiKey: "k", settings: noEnv });
     const scores = await scoreRationales(
@@ -62,7 +110,12 @@ describe("OpenAI-compatible embeddings", () => {
       ],
       { kind: "embedding", embedder: emb },
     );
-    expect(server.requests[0].body.input).toEqual(["undo the typing", "restore: undo typing", "continue: click OK", "continue: open menu"]);
+    expect(server.requests[0].body.input).toEqual([
+      "undo the typing",
+      "restore: undo typing",
+      "continue: click OK",
+      "continue: open menu",
+    ]);
     expect(scores[0]).toMatchObject({ method: "openai-embeddings(m)", restorative: true, threshold: 0.5 });
     expect(scores[0].maxSimilarity).toBeCloseTo(0.9 / Math.sqrt(0.82), 5);
     expect(scores[1]).toMatchObject({ maxSimilarity: 0, restorative: false });

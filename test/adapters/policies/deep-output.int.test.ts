@@ -7,7 +7,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createAnthropicPolicy } from "../../../adapters/policies/anthropic/anthropic-policy.ts";
 import { createOpenAICuaPolicy } from "../../../adapters/policies/openai-cua/openai-cua-policy.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { policyInput, tempBlobs } from "../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;
@@ -25,20 +28,59 @@ function nested(n: number): Record<string, unknown> {
 
 describe("a model answer nested too deep is a counted unusable answer", () => {
   it("Anthropic: a tool_use input 2000 levels deep", async () => {
-    server = await startScriptedOpenAIServer({ script: [{ endpoint: "messages", content: [{ type: "tool_use", id: "toolu_1", name: "computer", input: nested(2_000) }] }] });
-    const policy = createAnthropicPolicy({ baseURL: server.origin, apiKey: "sk-ant-test-1234", settings: noEnv, maxRetries: 0 });
+    server = await startScriptedOpenAIServer({
+      script: [
+        {
+          endpoint: "messages",
+          content: [{ type: "tool_use", id: "toolu_1", name: "computer", input: nested(2_000) }],
+        },
+      ],
+    });
+    const policy = createAnthropicPolicy({
+      baseURL: server.origin,
+      apiKey: "sk-ant-test-1234",
+      settings: noEnv,
+      maxRetries: 0,
+    });
     const d = await policy.propose(await policyInput(tempBlobs()));
     expect(d.actions).toEqual([]);
-    expect(d.failure).toEqual({ kind: "unparseable", message: "the answer's content is nested more than 64 levels deep" });
+    expect(d.failure).toEqual({
+      kind: "unparseable",
+      message: "the answer's content is nested more than 64 levels deep",
+    });
     expect(policy.stats?.failures).toEqual({ unparseable: 1 });
     server.verify();
   });
 
   it("OpenAI computer use: a computer_call action 2000 levels deep", async () => {
-    server = await startScriptedOpenAIServer({ script: [{ endpoint: "responses", output: [{ type: "computer_call", id: "cu_1", call_id: "call_1", action: nested(2_000), pending_safety_checks: [], status: "completed" }] }] });
-    const policy = createOpenAICuaPolicy({ baseURL: server.url, apiKey: "sk-test-cua-1234", settings: noEnv, maxRetries: 0 });
+    server = await startScriptedOpenAIServer({
+      script: [
+        {
+          endpoint: "responses",
+          output: [
+            {
+              type: "computer_call",
+              id: "cu_1",
+              call_id: "call_1",
+              action: nested(2_000),
+              pending_safety_checks: [],
+              status: "completed",
+            },
+          ],
+        },
+      ],
+    });
+    const policy = createOpenAICuaPolicy({
+      baseURL: server.url,
+      apiKey: "sk-test-cua-1234",
+      settings: noEnv,
+      maxRetries: 0,
+    });
     const d = await policy.propose(await policyInput(tempBlobs()));
-    expect(d.failure).toEqual({ kind: "unparseable", message: "the answer's output is nested more than 64 levels deep" });
+    expect(d.failure).toEqual({
+      kind: "unparseable",
+      message: "the answer's output is nested more than 64 levels deep",
+    });
     expect(policy.stats?.failures).toEqual({ unparseable: 1 });
     server.verify();
   });

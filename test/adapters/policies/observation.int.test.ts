@@ -1,9 +1,17 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { linearizeAxTree, observationParts, unescapeCell, A11Y_HEADER } from "../../../adapters/policies/observation.ts";
+import {
+  linearizeAxTree,
+  observationParts,
+  unescapeCell,
+  A11Y_HEADER,
+} from "../../../adapters/policies/observation.ts";
 import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
 import { createPyautoguiPolicy } from "../../../adapters/policies/openai/pyautogui-policy.ts";
 import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
 import { ModelAgentSpecSchema, modelRoleProblem } from "../../../experiments/agents/model-spec.ts";
 import type { AxNode } from "../../../src/observation.ts";
@@ -33,7 +41,11 @@ describe("observation types (screenshot, a11y_tree, screenshot_a11y_tree)", () =
     const text = linearizeAxTree(tree);
     const lines = text.split("\n");
     expect(lines[0]).toBe(A11Y_HEADER);
-    expect(lines.slice(1)).toEqual(["desktop frame\tDesktop\t\t\t(0, 0)\t(1280, 800)", "button\tSave\\tnow\t\tfocused\t(10, 20)\t(80, 24)", "text\tDocument\tline 1\\nline 2\t\t(0, 50)\t(400, 300)"]);
+    expect(lines.slice(1)).toEqual([
+      "desktop frame\tDesktop\t\t\t(0, 0)\t(1280, 800)",
+      "button\tSave\\tnow\t\tfocused\t(10, 20)\t(80, 24)",
+      "text\tDocument\tline 1\\nline 2\t\t(0, 50)\t(400, 300)",
+    ]);
     expect(unescapeCell("line 1\\nline 2")).toBe("line 1\nline 2");
     const cut = linearizeAxTree(tree, A11Y_HEADER.length + 50);
     expect(cut).toMatch(/\(2 more element\(s\) cut to fit/);
@@ -54,7 +66,13 @@ describe("observation types (screenshot, a11y_tree, screenshot_a11y_tree)", () =
     const task = getSimDeskTask("editor-append-notes");
     const observation = await env.reset(task);
     await env.close();
-    server = await startScriptedOpenAIServer({ script: [{ text: "```python\npyautogui.click(56, 18)\n```" }, { text: "```python\npyautogui.click(56, 18)\n```" }, { text: '{"off_track": false, "error_step": null, "reason": "fine", "confidence": 0.9}' }] });
+    server = await startScriptedOpenAIServer({
+      script: [
+        { text: "```python\npyautogui.click(56, 18)\n```" },
+        { text: "```python\npyautogui.click(56, 18)\n```" },
+        { text: '{"off_track": false, "error_step": null, "reason": "fine", "confidence": 0.9}' },
+      ],
+    });
     const model = createOpenAIChatModel({ model: "m", baseURL: server.url, blobs, settings });
     const input = { task, history: [], observation, step: 0, tick: 0, blobs };
     await createPyautoguiPolicy({ model, observation: "a11y_tree" }).propose(input);
@@ -67,7 +85,11 @@ describe("observation types (screenshot, a11y_tree, screenshot_a11y_tree)", () =
     expect(treeText).toContain("In this setup you do not get screenshots");
     expect(shot.images).toHaveLength(1);
     expect(JSON.stringify(shot.body.messages)).not.toContain("Accessibility tree");
-    const d = await createLlmErrorDetector({ model, observation: "screenshot_a11y_tree" }).detect({ ...input, history: [{ step: 0, observation, actions: [{ type: "CLICK", x: 56, y: 18, button: "left", numClicks: 1 }] }], step: 1 });
+    const d = await createLlmErrorDetector({ model, observation: "screenshot_a11y_tree" }).detect({
+      ...input,
+      history: [{ step: 0, observation, actions: [{ type: "CLICK", x: 56, y: 18, button: "left", numClicks: 1 }] }],
+      step: 1,
+    });
     expect(d.isError).toBe(false);
     expect(server.requests[2].images.length).toBeGreaterThan(0);
     expect(JSON.stringify(server.requests[2].body.messages)).toContain("Accessibility tree:");
@@ -78,6 +100,8 @@ describe("observation types (screenshot, a11y_tree, screenshot_a11y_tree)", () =
     expect(ModelAgentSpecSchema.parse({ kind: "model" }).observation).toBe("screenshot");
     const cua = ModelAgentSpecSchema.parse({ kind: "model", format: "openai-cua", observation: "a11y_tree" });
     expect(modelRoleProblem("forward", cua)).toMatchObject({ field: "observation" });
-    expect(modelRoleProblem("forward", ModelAgentSpecSchema.parse({ kind: "model", observation: "a11y_tree" }))).toBeUndefined();
+    expect(
+      modelRoleProblem("forward", ModelAgentSpecSchema.parse({ kind: "model", observation: "a11y_tree" })),
+    ).toBeUndefined();
   });
 });

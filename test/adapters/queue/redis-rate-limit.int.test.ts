@@ -37,7 +37,9 @@ describe("parseMaxRps", () => {
 
 describe.skipIf(!services.run)("Redis endpoint limiter", () => {
   it("two workers' chat models together send at most 3 requests per second to one endpoint", async () => {
-    const server = await startScriptedOpenAIServer({ script: Array.from({ length: 9 }, (_, i) => ({ text: `answer ${i}` })) });
+    const server = await startScriptedOpenAIServer({
+      script: Array.from({ length: 9 }, (_, i) => ({ text: `answer ${i}` })),
+    });
     const prefix = `test:rps:${process.pid}`;
     // The window each request was granted in (Redis's clock): a stamp taken afterwards on a loaded
     // machine could land in the next second.
@@ -53,7 +55,11 @@ describe.skipIf(!services.run)("Redis endpoint limiter", () => {
       const blobs = new BlobStore({ dir: mkdtempSync(join(tmpdir(), "rps-")) });
       const model = createOpenAIChatModel({ model: "m", baseURL: server.url, apiKey: "k", blobs, maxRetries: 0 });
       const t0 = Date.now();
-      const answers = await Promise.all(Array.from({ length: 9 }, () => model.complete({ role: "policy", messages: [{ role: "user", content: "hi" }] })));
+      const answers = await Promise.all(
+        Array.from({ length: 9 }, () =>
+          model.complete({ role: "policy", messages: [{ role: "user", content: "hi" }] }),
+        ),
+      );
       const elapsed = Date.now() - t0;
       expect(answers.map((x) => x.text).sort()).toEqual(Array.from({ length: 9 }, (_, i) => `answer ${i}`).sort());
       expect(server.calls).toBe(9);
@@ -64,7 +70,12 @@ describe.skipIf(!services.run)("Redis endpoint limiter", () => {
       expect(perSecond.size).toBeGreaterThanOrEqual(3);
       expect(elapsed).toBeGreaterThan(1000);
       // Another endpoint is not capped.
-      expect(await Promise.race([a.limiter("http://other/v1").then(() => "free"), new Promise((r) => setTimeout(() => r("blocked"), 500))])).toBe("free");
+      expect(
+        await Promise.race([
+          a.limiter("http://other/v1").then(() => "free"),
+          new Promise((r) => setTimeout(() => r("blocked"), 500)),
+        ]),
+      ).toBe("free");
     } finally {
       setEndpointLimiter(undefined);
       a.close();

@@ -10,7 +10,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { generateText, stepCountIs } from "ai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createRecovery, retraceComputerTool } from "retrace-cua/ai-sdk";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import type { RecoveryPolicy } from "../../../src/recovery.ts";
 import { toAnthropicInput, wrongItemScenario } from "./fixtures.ts";
 
@@ -21,22 +24,50 @@ afterEach(async () => {
 
 async function episode() {
   const s = await wrongItemScenario(servers);
-  const forward = s.forward.map((a, i) => ({ endpoint: "messages" as const, content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }] }));
+  const forward = s.forward.map((a, i) => ({
+    endpoint: "messages" as const,
+    content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }],
+  }));
   const server = await startScriptedOpenAIServer({ script: [...forward, { endpoint: "messages", text: "done" }] });
   servers.push(server);
   const anthropic = createAnthropic({ baseURL: server.url, apiKey: "test-key" });
-  return { ...s, server, model: anthropic("claude-sonnet-4-5"), computer: retraceComputerTool({ env: s.env, blobs: s.blobs }) };
+  return {
+    ...s,
+    server,
+    model: anthropic("claude-sonnet-4-5"),
+    computer: retraceComputerTool({ env: s.env, blobs: s.blobs }),
+  };
 }
 
 const REASON = "the operator stopped the run";
 
 /** Run generateText with the recovery; abort `controller` 300 ms after `started` fires; how the call ended and when. */
-async function runUntilAborted(e: Awaited<ReturnType<typeof episode>>, recovery: ReturnType<typeof createRecovery>, controller: AbortController, started: Promise<void>) {
+async function runUntilAborted(
+  e: Awaited<ReturnType<typeof episode>>,
+  recovery: ReturnType<typeof createRecovery>,
+  controller: AbortController,
+  started: Promise<void>,
+) {
   let abortedAt = 0;
   void started.then(() => setTimeout(() => ((abortedAt = Date.now()), controller.abort(new Error(REASON))), 300));
-  const call = generateText({ model: e.model, tools: { computer: e.computer }, prompt: e.task.instruction, stopWhen: stepCountIs(30), maxRetries: 0, prepareStep: recovery.prepareStep });
+  const call = generateText({
+    model: e.model,
+    tools: { computer: e.computer },
+    prompt: e.task.instruction,
+    stopWhen: stepCountIs(30),
+    maxRetries: 0,
+    prepareStep: recovery.prepareStep,
+  });
   // A call still waiting 20 s after the abort fails the test here instead of hanging it.
-  const outcome = await Promise.race([call.then(() => ({ ok: true as const, error: undefined }), (error: unknown) => ({ ok: false as const, error })), new Promise<{ ok: "hung"; error: undefined }>((r) => setTimeout(() => r({ ok: "hung", error: undefined }), 25_000).unref())]);
+  const outcome = await Promise.race([
+    call.then(
+      () => ({ ok: true as const, error: undefined }),
+      (error: unknown) => ({ ok: false as const, error }),
+    ),
+    new Promise<{ ok: "hung"; error: undefined }>((r) =>
+      setTimeout(() => r({ ok: "hung", error: undefined }), 25_000).unref(),
+    ),
+  ]);
   return { outcome, afterAbortMs: Date.now() - abortedAt, abortedAt };
 }
 
@@ -47,8 +78,13 @@ describe("createRecovery (retrace-cua/ai-sdk) with user functions that never res
     let calledWith: AbortSignal | undefined;
     let began!: () => void;
     const started = new Promise<void>((r) => (began = r));
-    const recovery = createRecovery({ detection: "sequential",
-      env: e.env, blobs: e.blobs, detector: e.detector, task: e.task, signal: controller.signal,
+    const recovery = createRecovery({
+      detection: "sequential",
+      env: e.env,
+      blobs: e.blobs,
+      detector: e.detector,
+      task: e.task,
+      signal: controller.signal,
       // ignores its signal and never answers
       restore: (req) => {
         calledWith = req.signal;
@@ -60,7 +96,9 @@ describe("createRecovery (retrace-cua/ai-sdk) with user functions that never res
     expect(outcome.ok).toBe(false);
     expect(abortedAt).toBeGreaterThan(0);
     expect(afterAbortMs).toBeLessThan(3_000);
-    expect(String((outcome.error as Error)?.message)).toMatch(new RegExp(`the restore routine did not finish before the episode was stopped \\(${REASON}\\)`));
+    expect(String((outcome.error as Error)?.message)).toMatch(
+      new RegExp(`the restore routine did not finish before the episode was stopped \\(${REASON}\\)`),
+    );
     // the routine was handed the run's signal, and the forward agent made no call after the restore began
     expect(calledWith?.aborted).toBe(true);
     expect(e.server.requests).toHaveLength(e.E + 1);
@@ -81,12 +119,23 @@ describe("createRecovery (retrace-cua/ai-sdk) with user functions that never res
         return new Promise(() => undefined);
       },
     };
-    const recovery = createRecovery({ detection: "sequential", env: e.env, blobs: e.blobs, detector: e.detector, recoverer, recoveryBudget: 4, task: e.task, signal: controller.signal });
+    const recovery = createRecovery({
+      detection: "sequential",
+      env: e.env,
+      blobs: e.blobs,
+      detector: e.detector,
+      recoverer,
+      recoveryBudget: 4,
+      task: e.task,
+      signal: controller.signal,
+    });
     const { outcome, afterAbortMs, abortedAt } = await runUntilAborted(e, recovery, controller, started);
     expect(outcome.ok).toBe(false);
     expect(abortedAt).toBeGreaterThan(0);
     expect(afterAbortMs).toBeLessThan(3_000);
-    expect(String((outcome.error as Error)?.message)).toMatch(new RegExp(`did not finish before the episode was stopped \\(${REASON}\\)`));
+    expect(String((outcome.error as Error)?.message)).toMatch(
+      new RegExp(`did not finish before the episode was stopped \\(${REASON}\\)`),
+    );
     expect(proposals).toBe(1);
     expect(e.server.requests).toHaveLength(e.E + 1);
   }, 60_000);

@@ -13,7 +13,10 @@ import { context } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { createRecovery, retraceComputerTool, RECOVERY_SPAN, type RecoveryReport } from "retrace-cua/ai-sdk";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { toAnthropicInput, wrongItemScenario } from "./fixtures.ts";
 
@@ -34,18 +37,37 @@ afterAll(async () => {
   await provider.shutdown();
 });
 
-const blocks = (body: any): any[] => (body.messages as any[]).flatMap((m) => (typeof m.content === "string" ? [{ type: "text", text: m.content, role: m.role }] : m.content.map((b: any) => ({ ...b, role: m.role }))));
-const toolUseIds = (body: any): string[] => blocks(body).filter((b) => b.type === "tool_use").map((b) => b.id);
-const lastText = (body: any): any => blocks(body).filter((b) => b.type === "text").at(-1);
+const blocks = (body: any): any[] =>
+  (body.messages as any[]).flatMap((m) =>
+    typeof m.content === "string"
+      ? [{ type: "text", text: m.content, role: m.role }]
+      : m.content.map((b: any) => ({ ...b, role: m.role })),
+  );
+const toolUseIds = (body: any): string[] =>
+  blocks(body)
+    .filter((b) => b.type === "tool_use")
+    .map((b) => b.id);
+const lastText = (body: any): any =>
+  blocks(body)
+    .filter((b) => b.type === "text")
+    .at(-1);
 
 /** The wrong-item scenario with the forward agent scripted on its own server: every forward step, then a final text. */
 async function episode(final = "Renamed draft.txt to final.txt.") {
   const s = await wrongItemScenario(servers);
-  const forward = s.forward.map((a, i) => ({ endpoint: "messages" as const, content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }] }));
+  const forward = s.forward.map((a, i) => ({
+    endpoint: "messages" as const,
+    content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }],
+  }));
   const server = await startScriptedOpenAIServer({ script: [...forward, { endpoint: "messages", text: final }] });
   servers.push(server);
   const anthropic = createAnthropic({ baseURL: server.url, apiKey: "test-key" });
-  return { ...s, server, model: anthropic("claude-sonnet-4-5"), computer: retraceComputerTool({ env: s.env, blobs: s.blobs }) };
+  return {
+    ...s,
+    server,
+    model: anthropic("claude-sonnet-4-5"),
+    computer: retraceComputerTool({ env: s.env, blobs: s.blobs }),
+  };
 }
 
 /** The requests show the cut: the call after the recovery holds step 0 only, then the transition string. */
@@ -55,8 +77,11 @@ function expectCutAtR(e: Awaited<ReturnType<typeof episode>>) {
   expect(toolUseIds(reqs[e.E].body)).toEqual(["toolu_0", "toolu_1"]);
   expect(toolUseIds(reqs[e.E + 1].body)).toEqual(["toolu_0"]);
   expect(lastText(reqs[e.E + 1].body)).toMatchObject({ role: "user" });
-  expect(lastText(reqs[e.E + 1].body).text).toBe(`Note: the environment has been recovered to the state it had at step ${e.R}.`);
-  for (const r of reqs.slice(e.E + 1)) for (let k = e.R; k <= e.E; k++) expect(toolUseIds(r.body)).not.toContain(`toolu_${k}`);
+  expect(lastText(reqs[e.E + 1].body).text).toBe(
+    `Note: the environment has been recovered to the state it had at step ${e.R}.`,
+  );
+  for (const r of reqs.slice(e.E + 1))
+    for (let k = e.R; k <= e.E; k++) expect(toolUseIds(r.body)).not.toContain(`toolu_${k}`);
 }
 
 describe("createRecovery (retrace/ai-sdk) in the AI SDK's own loops", () => {
@@ -64,7 +89,17 @@ describe("createRecovery (retrace/ai-sdk) in the AI SDK's own loops", () => {
     exporter.reset();
     const e = await episode();
     const reports: RecoveryReport[] = [];
-    const recovery = createRecovery({ detection: "sequential", env: e.env, blobs: e.blobs, detector: e.detector, recoverer: e.recoverer, recoveryBudget: 4, task: e.task, telemetry: { tracer, functionId: "desk-agent" }, onRecovery: (r) => void reports.push(r) });
+    const recovery = createRecovery({
+      detection: "sequential",
+      env: e.env,
+      blobs: e.blobs,
+      detector: e.detector,
+      recoverer: e.recoverer,
+      recoveryBudget: 4,
+      task: e.task,
+      telemetry: { tracer, functionId: "desk-agent" },
+      onRecovery: (r) => void reports.push(r),
+    });
     const result = await generateText({
       model: e.model,
       tools: { computer: e.computer },
@@ -79,7 +114,12 @@ describe("createRecovery (retrace/ai-sdk) in the AI SDK's own loops", () => {
     expect(episodeResult.stopReason).toBe("done");
     expect(episodeResult.finalOutput).toBe("Renamed draft.txt to final.txt.");
     expect(episodeResult.sdkResult).toBe(result);
-    expect(episodeResult.accounting).toMatchObject({ detectorCalls: 3, recoveryAttempts: 1, recoverySteps: 1, forwardSteps: e.forward.length });
+    expect(episodeResult.accounting).toMatchObject({
+      detectorCalls: 3,
+      recoveryAttempts: 1,
+      recoverySteps: 1,
+      forwardSteps: e.forward.length,
+    });
     expectCutAtR(e);
 
     const spans = exporter.getFinishedSpans();
@@ -123,7 +163,15 @@ describe("createRecovery (retrace/ai-sdk) in the AI SDK's own loops", () => {
 
   it("streamText: the same recovery, composed with the caller's prepareStep, which runs after retrace's on the cut messages", async () => {
     const e = await episode();
-    const recovery = createRecovery({ detection: "sequential", env: e.env, blobs: e.blobs, detector: e.detector, recoverer: e.recoverer, recoveryBudget: 4, task: e.task });
+    const recovery = createRecovery({
+      detection: "sequential",
+      env: e.env,
+      blobs: e.blobs,
+      detector: e.detector,
+      recoverer: e.recoverer,
+      recoveryBudget: 4,
+      task: e.task,
+    });
     const seen: { step: number; toolUses: string[]; last: unknown }[] = [];
     const result = streamText({
       model: e.model,
@@ -132,7 +180,15 @@ describe("createRecovery (retrace/ai-sdk) in the AI SDK's own loops", () => {
       stopWhen: stepCountIs(30),
       maxRetries: 0,
       prepareStep: recovery.compose(async ({ stepNumber, messages }) => {
-        seen.push({ step: stepNumber, toolUses: messages.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((p) => p.type === "tool-call").map((p) => (p as { toolCallId: string }).toolCallId) : [])), last: messages.at(-1)?.content });
+        seen.push({
+          step: stepNumber,
+          toolUses: messages.flatMap((m) =>
+            Array.isArray(m.content)
+              ? m.content.filter((p) => p.type === "tool-call").map((p) => (p as { toolCallId: string }).toolCallId)
+              : [],
+          ),
+          last: messages.at(-1)?.content,
+        });
         return { system: `You operate a desktop. Step ${stepNumber}.` };
       }),
     });
@@ -153,13 +209,31 @@ describe("createRecovery (retrace/ai-sdk) in the AI SDK's own loops", () => {
 
   it("ToolLoopAgent: the agent class takes recovery.prepareStep", async () => {
     const e = await episode("Done: final.txt.");
-    const recovery = createRecovery({ detection: "sequential", env: e.env, blobs: e.blobs, detector: e.detector, recoverer: e.recoverer, recoveryBudget: 4, task: e.task });
-    const agent = new ToolLoopAgent({ model: e.model, tools: { computer: e.computer }, stopWhen: stepCountIs(30), maxRetries: 0, prepareStep: recovery.prepareStep });
+    const recovery = createRecovery({
+      detection: "sequential",
+      env: e.env,
+      blobs: e.blobs,
+      detector: e.detector,
+      recoverer: e.recoverer,
+      recoveryBudget: 4,
+      task: e.task,
+    });
+    const agent = new ToolLoopAgent({
+      model: e.model,
+      tools: { computer: e.computer },
+      stopWhen: stepCountIs(30),
+      maxRetries: 0,
+      prepareStep: recovery.prepareStep,
+    });
     const result = await agent.generate({ prompt: e.task.instruction });
     const episodeResult = await recovery.finish(result);
     expect(episodeResult.evaluation.score).toBe(1);
     expect(episodeResult.finalOutput).toBe("Done: final.txt.");
-    expect(episodeResult.trajectory.events.filter((ev) => ev.kind === "truncate").map((ev) => [ev.detail.from, ev.detail.to])).toEqual([[e.E + 1, e.R]]);
+    expect(
+      episodeResult.trajectory.events
+        .filter((ev) => ev.kind === "truncate")
+        .map((ev) => [ev.detail.from, ev.detail.to]),
+    ).toEqual([[e.E + 1, e.R]]);
     expectCutAtR(e);
     e.server.verify();
   });
@@ -168,16 +242,37 @@ describe("createRecovery (retrace/ai-sdk) in the AI SDK's own loops", () => {
     async function unconfirmed(unconfirmedRestoration?: "claim-recovered" | "disclose-and-keep") {
       const s = await wrongItemScenario(servers);
       // The agent takes steps 0..E, the detector fires after step E, the restoration fails, then the agent answers.
-      const forward = s.forward.slice(0, s.E + 1).map((a, i) => ({ endpoint: "messages" as const, content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }] }));
-      const server = await startScriptedOpenAIServer({ script: [...forward, { endpoint: "messages", text: "Stopping here." }] });
+      const forward = s.forward
+        .slice(0, s.E + 1)
+        .map((a, i) => ({
+          endpoint: "messages" as const,
+          content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }],
+        }));
+      const server = await startScriptedOpenAIServer({
+        script: [...forward, { endpoint: "messages", text: "Stopping here." }],
+      });
       servers.push(server);
       const model = createAnthropic({ baseURL: server.url, apiKey: "test-key" })("claude-sonnet-4-5");
-      const recovery = createRecovery({ detection: "sequential",
-        env: s.env, blobs: s.blobs, detector: s.detector, task: s.task, evaluate: false,
+      const recovery = createRecovery({
+        detection: "sequential",
+        env: s.env,
+        blobs: s.blobs,
+        detector: s.detector,
+        task: s.task,
+        evaluate: false,
         restore: async () => ({ restored: false, steps: 0, detail: "could not reach the target" }),
         ...(unconfirmedRestoration && { unconfirmedRestoration }),
       });
-      const result = await recovery.finish(await generateText({ model, tools: { computer: retraceComputerTool({ env: s.env, blobs: s.blobs }) }, prompt: s.task.instruction, stopWhen: stepCountIs(10), maxRetries: 0, prepareStep: recovery.prepareStep }));
+      const result = await recovery.finish(
+        await generateText({
+          model,
+          tools: { computer: retraceComputerTool({ env: s.env, blobs: s.blobs }) },
+          prompt: s.task.instruction,
+          stopWhen: stepCountIs(10),
+          maxRetries: 0,
+          prepareStep: recovery.prepareStep,
+        }),
+      );
       server.verify();
       return { s, after: server.requests[s.E + 1].body, result, messages: recovery.messages() };
     }
@@ -186,8 +281,15 @@ describe("createRecovery (retrace/ai-sdk) in the AI SDK's own loops", () => {
       const { s, after, result, messages } = await unconfirmed();
       expect(toolUseIds(after)).toEqual(["toolu_0", "toolu_1", "toolu_2"]);
       expect(lastText(after).role).toBe("user");
-      expect(lastText(after).text).toBe(`Note: a check found that step ${s.E} went off track. An attempt to return the environment to the state it had at step ${s.R} could not be confirmed, so your history was kept as it is. The environment may be anywhere between that state and where you left it: look at the current screen before acting, and continue the task from what it shows.`);
-      expect(result.trajectory.events.find((e) => e.kind === "truncate")!.detail).toMatchObject({ from: s.E + 1, to: s.E + 1, restored: false, kept: true });
+      expect(lastText(after).text).toBe(
+        `Note: a check found that step ${s.E} went off track. An attempt to return the environment to the state it had at step ${s.R} could not be confirmed, so your history was kept as it is. The environment may be anywhere between that state and where you left it: look at the current screen before acting, and continue the task from what it shows.`,
+      );
+      expect(result.trajectory.events.find((e) => e.kind === "truncate")!.detail).toMatchObject({
+        from: s.E + 1,
+        to: s.E + 1,
+        restored: false,
+        kept: true,
+      });
       expect(result.prompts).toContain("post-restoration.unconfirmed-kept@1");
       // recovery.messages(): the conversation as the model saw it, for the next turn.
       expect(messages.at(-1)).toEqual({ role: "user", content: lastText(after).text });
@@ -197,7 +299,11 @@ describe("createRecovery (retrace/ai-sdk) in the AI SDK's own loops", () => {
       const { s, after, result } = await unconfirmed("claim-recovered");
       expect(toolUseIds(after)).toEqual(["toolu_0"]);
       expect(lastText(after).text).toBe(`Note: the environment has been recovered to the state it had at step ${s.R}.`);
-      expect(result.trajectory.events.find((e) => e.kind === "truncate")!.detail).toMatchObject({ from: s.E + 1, to: s.R, restored: false });
+      expect(result.trajectory.events.find((e) => e.kind === "truncate")!.detail).toMatchObject({
+        from: s.E + 1,
+        to: s.R,
+        restored: false,
+      });
     });
   });
 

@@ -14,7 +14,10 @@ import { retraceComputer, runWithRecovery } from "../../../adapters/sdk/openai-a
 import { generateTextWithRecovery, retraceComputerTool } from "../../../adapters/sdk/ai-sdk/index.ts";
 import { stagehandForwardPolicy } from "../../../adapters/sdk/stagehand/index.ts";
 import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import type { Environment } from "../../../src/environment.ts";
 import type { Observation } from "../../../src/observation.ts";
@@ -27,12 +30,22 @@ afterEach(async () => void (await Promise.all(servers.splice(0).map((s) => s.clo
 
 const TASK = getSimDeskTask("files-rename-draft");
 /** The wrappers' other options: a detector that never fires, a restore routine never called. */
-const quiet = { detector: { name: "quiet", detect: async () => ({ isError: false, errorStep: null, reason: "", confidence: 1 }) }, restore: async () => ({ restored: false }), evaluate: false };
+const quiet = {
+  detector: { name: "quiet", detect: async () => ({ isError: false, errorStep: null, reason: "", confidence: 1 }) },
+  restore: async () => ({ restored: false }),
+  evaluate: false,
+};
 const BAD = { empty: new Uint8Array(0), html: new TextEncoder().encode("<html>not a screenshot</html>") } as const;
 type Bad = keyof typeof BAD;
 const LINE = {
-  empty: (fn: string) => new RegExp(`^${fn.replace(/[().]/g, "\\$&")} returned a screenshot of 0 bytes \\(blob [0-9a-f]{12}\\): return \\{ screenshot: <blob ref from blobs\\.put\\(png\\)>, \\.\\.\\. \\} whose blob holds a PNG, JPEG, GIF or WebP image$`),
-  html: (fn: string) => new RegExp(`^${fn.replace(/[().]/g, "\\$&")} returned a screenshot that is not an image \\(blob [0-9a-f]{12}: 29 bytes starting 3c 68 74 6d 6c 3e 6e 6f\\): return .* whose blob holds a PNG, JPEG, GIF or WebP image$`),
+  empty: (fn: string) =>
+    new RegExp(
+      `^${fn.replace(/[().]/g, "\\$&")} returned a screenshot of 0 bytes \\(blob [0-9a-f]{12}\\): return \\{ screenshot: <blob ref from blobs\\.put\\(png\\)>, \\.\\.\\. \\} whose blob holds a PNG, JPEG, GIF or WebP image$`,
+    ),
+  html: (fn: string) =>
+    new RegExp(
+      `^${fn.replace(/[().]/g, "\\$&")} returned a screenshot that is not an image \\(blob [0-9a-f]{12}: 29 bytes starting 3c 68 74 6d 6c 3e 6e 6f\\): return .* whose blob holds a PNG, JPEG, GIF or WebP image$`,
+    ),
 };
 
 /** A SimDesk whose step and observe answer with `bad` bytes as the screenshot (a user's broken environment). */
@@ -45,10 +58,11 @@ async function brokenDesk(bad: Bad) {
   const env = new Proxy(desk, {
     get(target, key) {
       if (key === "observe") return async () => spoil(await target.observe());
-      if (key === "step") return async (a: Parameters<Environment["step"]>[0]) => {
-        const out = await target.step(a);
-        return { ...out, observation: spoil(out.observation) };
-      };
+      if (key === "step")
+        return async (a: Parameters<Environment["step"]>[0]) => {
+          const out = await target.step(a);
+          return { ...out, observation: spoil(out.observation) };
+        };
       const v = Reflect.get(target, key, target) as unknown;
       return typeof v === "function" ? v.bind(target) : v;
     },
@@ -60,16 +74,41 @@ describe.each(["empty", "html"] as const)("a %s screenshot from the user's envir
   it("OpenAI Agents SDK: runWithRecovery() rejects with the one line naming environment.observe(); no request carries it", async () => {
     const { env, blobs } = await brokenDesk(bad);
     const server = await startScriptedOpenAIServer({
-      script: [{ endpoint: "responses", output: [{ type: "computer_call", id: "cu_0", call_id: "call_0", action: { type: "click", x: 10, y: 10, button: "left" }, pending_safety_checks: [], status: "completed" }] }],
+      script: [
+        {
+          endpoint: "responses",
+          output: [
+            {
+              type: "computer_call",
+              id: "cu_0",
+              call_id: "call_0",
+              action: { type: "click", x: 10, y: 10, button: "left" },
+              pending_safety_checks: [],
+              status: "completed",
+            },
+          ],
+        },
+      ],
     });
     servers.push(server);
     const agent = new Agent({
       name: "desk agent",
       instructions: "Operate the computer.",
-      model: new OpenAIResponsesModel(new OpenAI({ baseURL: server.url, apiKey: "test-key", maxRetries: 0 }), "computer-use-preview"),
+      model: new OpenAIResponsesModel(
+        new OpenAI({ baseURL: server.url, apiKey: "test-key", maxRetries: 0 }),
+        "computer-use-preview",
+      ),
       tools: [computerTool({ computer: retraceComputer({ env, blobs, dimensions: [1280, 800] }) })],
     });
-    const err = await runWithRecovery(agent, "Rename the draft.", { env, blobs, ...quiet, runOptions: { maxTurns: 3 } }).then(() => undefined, (e: unknown) => e);
+    const err = await runWithRecovery(agent, "Rename the draft.", {
+      env,
+      blobs,
+      ...quiet,
+      runOptions: { maxTurns: 3 },
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err, String(err)).toBeInstanceOf(ConfigError);
     expect((err as Error).message).toMatch(LINE[bad]("environment.observe()"));
     expect(server.requests).toHaveLength(1); // the run stopped before the next model call
@@ -80,7 +119,19 @@ describe.each(["empty", "html"] as const)("a %s screenshot from the user's envir
     const { env, blobs } = await brokenDesk(bad);
     const server = await startScriptedOpenAIServer({
       script: [
-        { endpoint: "responses", output: [{ type: "computer_call", id: "cu_0", call_id: "call_0", action: { type: "click", x: 10, y: 10, button: "left" }, pending_safety_checks: [], status: "completed" }] },
+        {
+          endpoint: "responses",
+          output: [
+            {
+              type: "computer_call",
+              id: "cu_0",
+              call_id: "call_0",
+              action: { type: "click", x: 10, y: 10, button: "left" },
+              pending_safety_checks: [],
+              status: "completed",
+            },
+          ],
+        },
         { endpoint: "responses", text: "Stopped." },
       ],
     });
@@ -88,7 +139,10 @@ describe.each(["empty", "html"] as const)("a %s screenshot from the user's envir
     const agent = new Agent({
       name: "desk agent",
       instructions: "Operate the computer.",
-      model: new OpenAIResponsesModel(new OpenAI({ baseURL: server.url, apiKey: "test-key", maxRetries: 0 }), "computer-use-preview"),
+      model: new OpenAIResponsesModel(
+        new OpenAI({ baseURL: server.url, apiKey: "test-key", maxRetries: 0 }),
+        "computer-use-preview",
+      ),
       tools: [computerTool({ computer: retraceComputer({ env, blobs, dimensions: [1280, 800] }) })],
     });
     await run(agent, "Rename the draft.", { maxTurns: 3 });
@@ -99,14 +153,35 @@ describe.each(["empty", "html"] as const)("a %s screenshot from the user's envir
   it("AI SDK: generateTextWithRecovery() rejects with the one line naming environment.step(); no request carries it", async () => {
     const { env, blobs } = await brokenDesk(bad);
     const server = await startScriptedOpenAIServer({
-      script: [{ endpoint: "messages", content: [{ type: "tool_use", id: "toolu_0", name: "computer", input: { action: "left_click", coordinate: [10, 10] } }] }],
+      script: [
+        {
+          endpoint: "messages",
+          content: [
+            {
+              type: "tool_use",
+              id: "toolu_0",
+              name: "computer",
+              input: { action: "left_click", coordinate: [10, 10] },
+            },
+          ],
+        },
+      ],
     });
     servers.push(server);
     const anthropic = createAnthropic({ baseURL: server.url, apiKey: "test-key" });
     const err = await generateTextWithRecovery(
-      { model: anthropic("claude-sonnet-4-5"), prompt: "Rename the draft.", tools: { computer: retraceComputerTool({ env, blobs }) }, stopWhen: stepCountIs(3), maxRetries: 0 },
+      {
+        model: anthropic("claude-sonnet-4-5"),
+        prompt: "Rename the draft.",
+        tools: { computer: retraceComputerTool({ env, blobs }) },
+        stopWhen: stepCountIs(3),
+        maxRetries: 0,
+      },
       { env, blobs, ...quiet },
-    ).then(() => undefined, (e: unknown) => e);
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err, String(err)).toBeInstanceOf(ConfigError);
     expect((err as Error).message).toMatch(LINE[bad]("environment.step()"));
     expect(server.requests).toHaveLength(1);
@@ -117,7 +192,17 @@ describe.each(["empty", "html"] as const)("a %s screenshot from the user's envir
     const { env, blobs } = await brokenDesk(bad);
     const server = await startScriptedOpenAIServer({
       script: [
-        { endpoint: "messages", content: [{ type: "tool_use", id: "toolu_0", name: "computer", input: { action: "left_click", coordinate: [10, 10] } }] },
+        {
+          endpoint: "messages",
+          content: [
+            {
+              type: "tool_use",
+              id: "toolu_0",
+              name: "computer",
+              input: { action: "left_click", coordinate: [10, 10] },
+            },
+          ],
+        },
         { endpoint: "messages", text: "Stopped." },
       ],
     });
@@ -140,10 +225,18 @@ describe.each(["empty", "html"] as const)("a %s screenshot from the user's envir
 
   it("Stagehand forward policy: propose() refuses with the one line; the screenshot is not sent", async () => {
     const { blobs, obs } = await brokenDesk(bad);
-    const server = await startScriptedOpenAIServer({ script: [{ endpoint: "messages", content: [{ type: "tool_use", id: "t_0", name: "screenshot", input: {} }] }] });
+    const server = await startScriptedOpenAIServer({
+      script: [{ endpoint: "messages", content: [{ type: "tool_use", id: "t_0", name: "screenshot", input: {} }] }],
+    });
     servers.push(server);
-    const policy = stagehandForwardPolicy({ mode: "hybrid", model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "k", baseURL: server.url } });
-    const err = await policy.propose({ task: TASK, history: [], observation: obs, step: 0, tick: 0, blobs }).then(() => undefined, (e: unknown) => e);
+    const policy = stagehandForwardPolicy({
+      mode: "hybrid",
+      model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "k", baseURL: server.url },
+    });
+    const err = await policy.propose({ task: TASK, history: [], observation: obs, step: 0, tick: 0, blobs }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as Error).message).toMatch(LINE[bad]("environment.step()/observe()"));
     expect(server.requests).toHaveLength(1);
@@ -153,7 +246,12 @@ describe.each(["empty", "html"] as const)("a %s screenshot from the user's envir
 
 describe("checkScreenshotBytes", () => {
   it("accepts PNG, JPEG, GIF and WebP bytes", () => {
-    for (const head of [[0x89, 0x50, 0x4e, 0x47], [0xff, 0xd8, 0xff, 0xe0], [0x47, 0x49, 0x46, 0x38], [0x52, 0x49, 0x46, 0x46]]) {
+    for (const head of [
+      [0x89, 0x50, 0x4e, 0x47],
+      [0xff, 0xd8, 0xff, 0xe0],
+      [0x47, 0x49, 0x46, 0x38],
+      [0x52, 0x49, 0x46, 0x46],
+    ]) {
       const bytes = new Uint8Array([...head, 0, 0, 0, 0]);
       expect(checkScreenshotBytes(bytes, "a".repeat(64), "environment.observe()")).toBe(bytes);
     }

@@ -11,9 +11,15 @@ import { stepCountIs } from "ai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import OpenAI from "openai";
 import { Agent, OpenAIResponsesModel, computerTool, setTracingDisabled } from "@openai/agents";
-import { generateTextWithRecovery, retraceComputerTool } from "../../../adapters/sdk/ai-sdk/generate-text-with-recovery.ts";
+import {
+  generateTextWithRecovery,
+  retraceComputerTool,
+} from "../../../adapters/sdk/ai-sdk/generate-text-with-recovery.ts";
 import { retraceComputer, runWithRecovery } from "../../../adapters/sdk/openai-agents/index.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { startStandInServer, type StandInServer } from "../../../adapters/testing/stand-in/server.ts";
 import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
 import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
@@ -46,17 +52,48 @@ async function premature() {
   const env = createSimDesk({ blobs });
   await env.reset(task);
   const { recoverer } = await wrongItemScenario(servers, blobs);
-  const judge = createOpenAIChatModel({ model: "retrace-stand-in", blobs, baseURL: proxy.url, apiKey: "test-key", maxRetries: 0, timeoutMs: 10_000 });
+  const judge = createOpenAIChatModel({
+    model: "retrace-stand-in",
+    blobs,
+    baseURL: proxy.url,
+    apiKey: "test-key",
+    maxRetries: 0,
+    timeoutMs: 10_000,
+  });
   const events = new EpisodeEvents();
   const detections: Array<{ step: number; detection: Detection }> = [];
   events.on("detection", (e) => void detections.push({ step: e.step, detection: e.detection }));
   const from = proxy.bodies.length;
-  const judgeCalls = () => proxy.bodies.slice(from).filter((b) => JSON.stringify(b.messages[0]).includes("off_track")).length;
-  return { blobs, task, env, recoverer, judge, events, detections, judgeCalls, options: { env, blobs, detector: { preset: "production" as const, model: judge }, recoverer, recoveryBudget: 4, task, instanceKey: `${task.id}/0`, events } };
+  const judgeCalls = () =>
+    proxy.bodies.slice(from).filter((b) => JSON.stringify(b.messages[0]).includes("off_track")).length;
+  return {
+    blobs,
+    task,
+    env,
+    recoverer,
+    judge,
+    events,
+    detections,
+    judgeCalls,
+    options: {
+      env,
+      blobs,
+      detector: { preset: "production" as const, model: judge },
+      recoverer,
+      recoveryBudget: 4,
+      task,
+      instanceKey: `${task.id}/0`,
+      events,
+    },
+  };
 }
 
 /** The step's first detection let it pass unasked (no gate opened); the second opened `before-done` and asked the judge. */
-function expectJudgedBeforeDone(detections: Array<{ step: number; detection: Detection }>, judgeCalls: number, detectorCalls: number | undefined) {
+function expectJudgedBeforeDone(
+  detections: Array<{ step: number; detection: Detection }>,
+  judgeCalls: number,
+  detectorCalls: number | undefined,
+) {
   expect(detections.map((d) => d.step)).toEqual([1, 1]);
   expect(detections[0].detection.cascade).toMatchObject({ asked: false, gates: [] });
   expect(detections[1].detection.cascade?.asked).toBe(true);
@@ -70,14 +107,26 @@ describe("a premature final answer on the SDK paths, production preset", () => {
     const p = await premature();
     const server = await startScriptedOpenAIServer({
       script: [
-        { endpoint: "messages", content: [{ type: "tool_use", id: "toolu_0", name: "computer", input: toAnthropicInput(p.task.plan[0]) }] },
+        {
+          endpoint: "messages",
+          content: [{ type: "tool_use", id: "toolu_0", name: "computer", input: toAnthropicInput(p.task.plan[0]) }],
+        },
         { endpoint: "messages", text: "Renamed." },
       ],
     });
     servers.push(server);
     const anthropic = createAnthropic({ baseURL: server.url, apiKey: "test-key" });
     const computer = retraceComputerTool({ env: p.env, blobs: p.blobs });
-    const result = await generateTextWithRecovery({ model: anthropic("claude-sonnet-4-5"), tools: { computer }, prompt: p.task.instruction, stopWhen: stepCountIs(10), maxRetries: 0 }, p.options);
+    const result = await generateTextWithRecovery(
+      {
+        model: anthropic("claude-sonnet-4-5"),
+        tools: { computer },
+        prompt: p.task.instruction,
+        stopWhen: stepCountIs(10),
+        maxRetries: 0,
+      },
+      p.options,
+    );
     expect(result.accounting.forwardSteps).toBe(1);
     expectJudgedBeforeDone(p.detections, p.judgeCalls(), result.accounting.models.detector?.calls);
     expect(result.accounting.detectorCalls).toBe(2); // both looks are counted, as on the graph
@@ -87,13 +136,34 @@ describe("a premature final answer on the SDK paths, production preset", () => {
     const p = await premature();
     const server = await startScriptedOpenAIServer({
       script: [
-        { endpoint: "responses", output: [{ type: "computer_call", id: "cu_0", call_id: "call_0", action: toOpenAIAction(p.task.plan[0]), pending_safety_checks: [], status: "completed" }] },
+        {
+          endpoint: "responses",
+          output: [
+            {
+              type: "computer_call",
+              id: "cu_0",
+              call_id: "call_0",
+              action: toOpenAIAction(p.task.plan[0]),
+              pending_safety_checks: [],
+              status: "completed",
+            },
+          ],
+        },
         { endpoint: "responses", text: "Renamed." },
       ],
     });
     servers.push(server);
     const computer = retraceComputer({ env: p.env, blobs: p.blobs });
-    const agent = new Agent({ name: "desk agent", instructions: "Operate the computer.", model: new OpenAIResponsesModel(new OpenAI({ baseURL: server.url, apiKey: "test-key", maxRetries: 0 }), "computer-use-preview"), tools: [computerTool({ computer })], modelSettings: { truncation: "auto" } });
+    const agent = new Agent({
+      name: "desk agent",
+      instructions: "Operate the computer.",
+      model: new OpenAIResponsesModel(
+        new OpenAI({ baseURL: server.url, apiKey: "test-key", maxRetries: 0 }),
+        "computer-use-preview",
+      ),
+      tools: [computerTool({ computer })],
+      modelSettings: { truncation: "auto" },
+    });
     const result = await runWithRecovery(agent, p.task.instruction, { ...p.options, runOptions: { maxTurns: 10 } });
     expect(result.accounting.forwardSteps).toBe(1);
     expectJudgedBeforeDone(p.detections, p.judgeCalls(), result.accounting.models.detector?.calls);

@@ -25,13 +25,24 @@ import { z } from "zod";
 import { withRecovery } from "../../../graphs/with-recovery.ts";
 import { recoveryMiddleware } from "../../../adapters/langchain/recovery-middleware.ts";
 import { retraceComputer, runWithRecovery } from "../../../adapters/sdk/openai-agents/index.ts";
-import { generateTextWithRecovery, retraceComputerTool } from "../../../adapters/sdk/ai-sdk/generate-text-with-recovery.ts";
+import {
+  generateTextWithRecovery,
+  retraceComputerTool,
+} from "../../../adapters/sdk/ai-sdk/generate-text-with-recovery.ts";
 import { executeWithRecovery } from "../../../adapters/sdk/stagehand/index.ts";
-import { createBrowserEnvironment, BROWSER_TASKS, type BrowserEnvironment } from "../../../adapters/environments/browser/index.ts";
+import {
+  createBrowserEnvironment,
+  BROWSER_TASKS,
+  type BrowserEnvironment,
+} from "../../../adapters/environments/browser/index.ts";
 import { MAIL, centre } from "../../../adapters/environments/browser/apps/layout.ts";
 import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
 import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+  type ScriptStep,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import type { Action } from "../../../src/action.ts";
 import type { BlobStore } from "../../../src/blob-store.ts";
 import type { Environment } from "../../../src/environment.ts";
@@ -64,12 +75,27 @@ interface Decisions {
 function recordEvents(events: EpisodeEvents): Decisions["events"] {
   const out: Decisions["events"] = [];
   events.on("selection", (e) => void out.push({ kind: "selection", E: e.errorStep, R: e.recoveryStep }));
-  events.on("recovery-end", (e) => void out.push({ kind: "recovery-end", attempt: e.attempt, restored: e.restored, steps: e.steps, confirmation: e.confirmation }));
+  events.on(
+    "recovery-end",
+    (e) =>
+      void out.push({
+        kind: "recovery-end",
+        attempt: e.attempt,
+        restored: e.restored,
+        steps: e.steps,
+        confirmation: e.confirmation,
+      }),
+  );
   events.on("truncate", (e) => void out.push({ kind: "truncate", attempt: e.attempt, from: e.from, to: e.to }));
   return out;
 }
 
-const pickAccounting = (a: Decisions["accounting"]): Decisions["accounting"] => ({ detectorCalls: a.detectorCalls, recoveryAttempts: a.recoveryAttempts, recoverySteps: a.recoverySteps, forwardSteps: a.forwardSteps });
+const pickAccounting = (a: Decisions["accounting"]): Decisions["accounting"] => ({
+  detectorCalls: a.detectorCalls,
+  recoveryAttempts: a.recoveryAttempts,
+  recoverySteps: a.recoverySteps,
+  forwardSteps: a.forwardSteps,
+});
 
 /** A ForwardPolicy replaying the agent's scripted steps in order (whatever the history), then DONE. */
 function replayPolicy(steps: Action[][]): ForwardPolicy & { inputs: PolicyInput[] } {
@@ -86,7 +112,15 @@ function replayPolicy(steps: Action[][]): ForwardPolicy & { inputs: PolicyInput[
 }
 
 /** The graph on `env` (reset by the graph's start node) with the same components. */
-async function viaGraph(a: { env: Environment; blobs: BlobStore; task: Task; steps: Action[][]; detector: ErrorDetector; recoverer: RecoveryPolicy; recoveryBudget: number }): Promise<Decisions> {
+async function viaGraph(a: {
+  env: Environment;
+  blobs: BlobStore;
+  task: Task;
+  steps: Action[][];
+  detector: ErrorDetector;
+  recoverer: RecoveryPolicy;
+  recoveryBudget: number;
+}): Promise<Decisions> {
   const policy = replayPolicy(a.steps);
   const events = new EpisodeEvents();
   const seen = recordEvents(events);
@@ -94,7 +128,12 @@ async function viaGraph(a: { env: Environment; blobs: BlobStore; task: Task; ste
   // integrations' default) is thrown away when the detector fires, which would shift a replayed
   // script by one call. That overlapped and sequential runs decide alike is pinned per SDK in
   // sdk-overlap.int.test.ts and for the graph in the overlap tests of test/graphs.
-  const agent = withRecovery(policy, { detector: a.detector, recoverer: a.recoverer, recoveryBudget: a.recoveryBudget, detection: "sequential" });
+  const agent = withRecovery(policy, {
+    detector: a.detector,
+    recoverer: a.recoverer,
+    recoveryBudget: a.recoveryBudget,
+    detection: "sequential",
+  });
   const g = await agent.graph({ env: a.env, blobs: a.blobs, events });
   const state = await g.invoke({ task: a.task }, { recursionLimit: 400 });
   const first = policy.inputs.find((i) => i.notice !== undefined)!;
@@ -102,16 +141,35 @@ async function viaGraph(a: { env: Environment; blobs: BlobStore; task: Task; ste
   // text, which is no step. Compared without it.
   const done = state.result!.trajectory.steps.at(-1)?.actions.some((x) => x.type === "DONE") ? 1 : 0;
   const accounting = pickAccounting(state.result!.accounting);
-  return { events: seen, afterCut: { kept: first.history.length, notice: first.notice! }, accounting: { ...accounting, forwardSteps: accounting.forwardSteps - done }, score: state.result!.evaluation?.score ?? -1 };
+  return {
+    events: seen,
+    afterCut: { kept: first.history.length, notice: first.notice! },
+    accounting: { ...accounting, forwardSteps: accounting.forwardSteps - done },
+    score: state.result!.evaluation?.score ?? -1,
+  };
 }
 
 // Message-shape readers of each SDK's requests.
-const callIds = (body: any): string[] => (body.input as any[]).filter((i) => i.type === "computer_call").map((i) => i.call_id);
+const callIds = (body: any): string[] =>
+  (body.input as any[]).filter((i) => i.type === "computer_call").map((i) => i.call_id);
 const userTexts = (body: any): string[] =>
-  (body.input as any[]).filter((i) => i.role === "user").map((i) => (typeof i.content === "string" ? i.content : i.content.map((p: any) => p.text ?? "").join("")));
-const blocks = (body: any): any[] => (body.messages as any[]).flatMap((m) => (typeof m.content === "string" ? [{ type: "text", text: m.content, role: m.role }] : m.content.map((b: any) => ({ ...b, role: m.role }))));
-const toolUseIds = (body: any): string[] => blocks(body).filter((b) => b.type === "tool_use").map((b) => b.id);
-const lastUserText = (body: any): string => blocks(body).filter((b) => b.type === "text" && b.role === "user").at(-1)?.text ?? "";
+  (body.input as any[])
+    .filter((i) => i.role === "user")
+    .map((i) => (typeof i.content === "string" ? i.content : i.content.map((p: any) => p.text ?? "").join("")));
+const blocks = (body: any): any[] =>
+  (body.messages as any[]).flatMap((m) =>
+    typeof m.content === "string"
+      ? [{ type: "text", text: m.content, role: m.role }]
+      : m.content.map((b: any) => ({ ...b, role: m.role })),
+  );
+const toolUseIds = (body: any): string[] =>
+  blocks(body)
+    .filter((b) => b.type === "tool_use")
+    .map((b) => b.id);
+const lastUserText = (body: any): string =>
+  blocks(body)
+    .filter((b) => b.type === "text" && b.role === "user")
+    .at(-1)?.text ?? "";
 
 describe("one scripted episode through the graph and each integration's own loop", () => {
   it("SimDesk: the graph, the LangChain middleware, the Agents SDK's run() and the AI SDK's generateText take the same decisions", async () => {
@@ -121,7 +179,15 @@ describe("one scripted episode through the graph and each integration's own loop
     // The graph.
     {
       const s = await wrongItemScenario(servers);
-      byPath.graph = await viaGraph({ env: s.env, blobs: s.blobs, task: s.task, steps: s.forward.map((a) => [a]), detector: s.detector, recoverer: s.recoverer, recoveryBudget: budget });
+      byPath.graph = await viaGraph({
+        env: s.env,
+        blobs: s.blobs,
+        task: s.task,
+        steps: s.forward.map((a) => [a]),
+        detector: s.detector,
+        recoverer: s.recoverer,
+        recoveryBudget: budget,
+      });
       s.det.server.verify();
       s.rec.server.verify();
     }
@@ -139,7 +205,10 @@ describe("one scripted episode through the graph and each integration's own loop
         { name: "computer", description: "Act on the desktop", schema: z.object({ action: z.any() }) },
       );
       let detectorCalls = 0;
-      const detector: ErrorDetector = { name: s.detector.name, detect: (input) => (detectorCalls++, s.detector.detect(input)) };
+      const detector: ErrorDetector = {
+        name: s.detector.name,
+        detect: (input) => (detectorCalls++, s.detector.detect(input)),
+      };
       let recoverySteps = 0;
       const mw = recoveryMiddleware({
         detector,
@@ -151,15 +220,25 @@ describe("one scripted episode through the graph and each integration's own loop
         onRecovery: (r) => void (recoverySteps += r.steps),
       });
       let model = fakeModel();
-      s.forward.forEach((a, i) => (model = model.respondWithTools([{ name: "computer", args: { action: a }, id: `c${i}` }])));
+      s.forward.forEach(
+        (a, i) => (model = model.respondWithTools([{ name: "computer", args: { action: a }, id: `c${i}` }])),
+      );
       model = model.respond(new AIMessage("Renamed draft.txt to final.txt."));
       const agent = createAgent({ model, tools: [computer], middleware: [mw], systemPrompt: "Operate the computer." });
       await agent.invoke({ messages: [new HumanMessage(s.task.instruction)] }, { recursionLimit: 200 });
       const after = model.calls[s.E + 1].messages as BaseMessage[];
       byPath.langchain = {
         events: seen,
-        afterCut: { kept: after.filter((m) => AIMessage.isInstance(m) && (m.tool_calls?.length ?? 0) > 0).length, notice: String(after.at(-1)!.content) },
-        accounting: { detectorCalls, recoveryAttempts: seen.filter((e) => e.kind === "recovery-end").length, recoverySteps, forwardSteps: s.forward.length },
+        afterCut: {
+          kept: after.filter((m) => AIMessage.isInstance(m) && (m.tool_calls?.length ?? 0) > 0).length,
+          notice: String(after.at(-1)!.content),
+        },
+        accounting: {
+          detectorCalls,
+          recoveryAttempts: seen.filter((e) => e.kind === "recovery-end").length,
+          recoverySteps,
+          forwardSteps: s.forward.length,
+        },
         score: (await s.env.evaluate()).score,
       };
       s.det.server.verify();
@@ -169,21 +248,53 @@ describe("one scripted episode through the graph and each integration's own loop
     // The OpenAI Agents SDK's run(): its Responses model over HTTP, its computer tool on SimDesk.
     {
       const s = await wrongItemScenario(servers);
-      const script = s.forward.map((a, i) => ({ endpoint: "responses" as const, output: [{ type: "computer_call", id: `cu_${i}`, call_id: `call_${i}`, action: toOpenAIAction(a), pending_safety_checks: [], status: "completed" }] }));
-      const server = await startScriptedOpenAIServer({ script: [...script, { endpoint: "responses", text: "Renamed draft.txt to final.txt." }] });
+      const script = s.forward.map((a, i) => ({
+        endpoint: "responses" as const,
+        output: [
+          {
+            type: "computer_call",
+            id: `cu_${i}`,
+            call_id: `call_${i}`,
+            action: toOpenAIAction(a),
+            pending_safety_checks: [],
+            status: "completed",
+          },
+        ],
+      }));
+      const server = await startScriptedOpenAIServer({
+        script: [...script, { endpoint: "responses", text: "Renamed draft.txt to final.txt." }],
+      });
       servers.push(server);
       const agent = new Agent({
         name: "desk agent",
         instructions: "Operate the computer.",
-        model: new OpenAIResponsesModel(new OpenAI({ baseURL: server.url, apiKey: "test-key", maxRetries: 0 }), "computer-use-preview"),
+        model: new OpenAIResponsesModel(
+          new OpenAI({ baseURL: server.url, apiKey: "test-key", maxRetries: 0 }),
+          "computer-use-preview",
+        ),
         tools: [computerTool({ computer: retraceComputer({ env: s.env, blobs: s.blobs }) })],
         modelSettings: { truncation: "auto" },
       });
       const events = new EpisodeEvents();
       const seen = recordEvents(events);
-      const result = await runWithRecovery(agent, s.task.instruction, { env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: budget, task: s.task, events, detection: "sequential", runOptions: { maxTurns: 30 } });
+      const result = await runWithRecovery(agent, s.task.instruction, {
+        env: s.env,
+        blobs: s.blobs,
+        detector: s.detector,
+        recoverer: s.recoverer,
+        recoveryBudget: budget,
+        task: s.task,
+        events,
+        detection: "sequential",
+        runOptions: { maxTurns: 30 },
+      });
       const after = server.requests[s.E + 1].body;
-      byPath["openai-agents"] = { events: seen, afterCut: { kept: callIds(after).length, notice: userTexts(after).at(-1)! }, accounting: pickAccounting(result.accounting), score: result.evaluation.score };
+      byPath["openai-agents"] = {
+        events: seen,
+        afterCut: { kept: callIds(after).length, notice: userTexts(after).at(-1)! },
+        accounting: pickAccounting(result.accounting),
+        score: result.evaluation.score,
+      };
       server.verify();
       s.det.server.verify();
       s.rec.server.verify();
@@ -192,18 +303,43 @@ describe("one scripted episode through the graph and each integration's own loop
     // The Vercel AI SDK's generateText: @ai-sdk/anthropic over HTTP, Anthropic's computer tool on SimDesk.
     {
       const s = await wrongItemScenario(servers);
-      const script = s.forward.map((a, i) => ({ endpoint: "messages" as const, content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }] }));
-      const server = await startScriptedOpenAIServer({ script: [...script, { endpoint: "messages", text: "Renamed draft.txt to final.txt." }] });
+      const script = s.forward.map((a, i) => ({
+        endpoint: "messages" as const,
+        content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }],
+      }));
+      const server = await startScriptedOpenAIServer({
+        script: [...script, { endpoint: "messages", text: "Renamed draft.txt to final.txt." }],
+      });
       servers.push(server);
       const anthropic = createAnthropic({ baseURL: server.url, apiKey: "test-key" });
       const events = new EpisodeEvents();
       const seen = recordEvents(events);
       const result = await generateTextWithRecovery(
-        { model: anthropic("claude-sonnet-4-5"), tools: { computer: retraceComputerTool({ env: s.env, blobs: s.blobs }) }, prompt: s.task.instruction, stopWhen: stepCountIs(30), maxRetries: 0 },
-        { env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: budget, task: s.task, events, detection: "sequential" },
+        {
+          model: anthropic("claude-sonnet-4-5"),
+          tools: { computer: retraceComputerTool({ env: s.env, blobs: s.blobs }) },
+          prompt: s.task.instruction,
+          stopWhen: stepCountIs(30),
+          maxRetries: 0,
+        },
+        {
+          env: s.env,
+          blobs: s.blobs,
+          detector: s.detector,
+          recoverer: s.recoverer,
+          recoveryBudget: budget,
+          task: s.task,
+          events,
+          detection: "sequential",
+        },
       );
       const after = server.requests[s.E + 1].body;
-      byPath["ai-sdk"] = { events: seen, afterCut: { kept: toolUseIds(after).length, notice: lastUserText(after) }, accounting: pickAccounting(result.accounting), score: result.evaluation.score };
+      byPath["ai-sdk"] = {
+        events: seen,
+        afterCut: { kept: toolUseIds(after).length, notice: lastUserText(after) },
+        accounting: pickAccounting(result.accounting),
+        score: result.evaluation.score,
+      };
       server.verify();
       s.det.server.verify();
       s.rec.server.verify();
@@ -213,7 +349,13 @@ describe("one scripted episode through the graph and each integration's own loop
     expect(byPath.graph).toEqual({
       events: [
         { kind: "selection", E: 2, R: 1 },
-        { kind: "recovery-end", attempt: 1, restored: true, steps: 1, confirmation: byPath.graph.events[1]?.confirmation },
+        {
+          kind: "recovery-end",
+          attempt: 1,
+          restored: true,
+          steps: 1,
+          confirmation: byPath.graph.events[1]?.confirmation,
+        },
         { kind: "truncate", attempt: 1, from: 3, to: 1 },
       ],
       afterCut: { kept: 1, notice: expect.stringMatching(/state it had at step 1\b/) },
@@ -221,7 +363,8 @@ describe("one scripted episode through the graph and each integration's own loop
       score: 1,
     });
     expect(["verifier", "ssim", "claimed"]).toContain(byPath.graph.events[1].confirmation);
-    for (const path of ["langchain", "openai-agents", "ai-sdk"]) expect({ path, ...byPath[path] }).toEqual({ path, ...byPath.graph });
+    for (const path of ["langchain", "openai-agents", "ai-sdk"])
+      expect({ path, ...byPath[path] }).toEqual({ path, ...byPath.graph });
   });
 
   describe.runIf(chromium.run)("the browser environment (Stagehand drives only a browser page)", () => {
@@ -231,7 +374,14 @@ describe("one scripted episode through the graph and each integration's own loop
     beforeAll(async () => {
       chromium.assert();
       env = await createBrowserEnvironment({ blobs, cdp: true });
-      stagehand = new Stagehand({ env: "LOCAL", experimental: true, verbose: 0, disablePino: true, logger: () => undefined, localBrowserLaunchOptions: { cdpUrl: env.cdpUrl! } });
+      stagehand = new Stagehand({
+        env: "LOCAL",
+        experimental: true,
+        verbose: 0,
+        disablePino: true,
+        logger: () => undefined,
+        localBrowserLaunchOptions: { cdpUrl: env.cdpUrl! },
+      });
       await stagehand.init();
     });
     afterAll(async () => {
@@ -242,20 +392,35 @@ describe("one scripted episode through the graph and each integration's own loop
     it("the graph and Stagehand's hybrid agent take the same decisions on the typo episode", async () => {
       const task = BROWSER_TASKS.find((t) => t.id === "mail-reply-bob")!;
       const xy = (r: Parameters<typeof centre>[0]) => [centre(r).x, centre(r).y];
-      const click = (r: Parameters<typeof centre>[0]): Action => ({ type: "CLICK", ...centre(r), button: "left", numClicks: 1 });
+      const click = (r: Parameters<typeof centre>[0]): Action => ({
+        type: "CLICK",
+        ...centre(r),
+        button: "left",
+        numClicks: 1,
+      });
       // Stagehand's tool calls, and the same steps as retrace Actions (a "type" with coordinates clicks, then types).
       const calls: Array<[string, object, Action[]]> = [
         ["click", { describe: "Bob's email", coordinates: xy(MAIL.row(1)) }, [click(MAIL.row(1))]],
         ["click", { describe: "Reply", coordinates: xy(MAIL.view.reply) }, [click(MAIL.view.reply)]],
-        ["type", { describe: "message body", text: "Friday works for me,", coordinates: xy(MAIL.body) }, [click(MAIL.body), { type: "TYPING", text: "Friday works for me," }]],
+        [
+          "type",
+          { describe: "message body", text: "Friday works for me,", coordinates: xy(MAIL.body) },
+          [click(MAIL.body), { type: "TYPING", text: "Friday works for me," }],
+        ],
         ["click", { describe: "Reply", coordinates: xy(MAIL.view.reply) }, [click(MAIL.view.reply)]],
-        ["type", { describe: "message body", text: "Friday works for me.", coordinates: xy(MAIL.body) }, [click(MAIL.body), { type: "TYPING", text: "Friday works for me." }]],
+        [
+          "type",
+          { describe: "message body", text: "Friday works for me.", coordinates: xy(MAIL.body) },
+          [click(MAIL.body), { type: "TYPING", text: "Friday works for me." }],
+        ],
         ["click", { describe: "Send", coordinates: xy(MAIL.send) }, [click(MAIL.send)]],
       ];
       const detectorScript: ScriptStep[] = [
         { text: '{"off_track": false, "error_step": null, "reason": "opened Bob\'s email", "confidence": 0.9}' },
         { text: '{"off_track": false, "error_step": null, "reason": "reply form open", "confidence": 0.9}' },
-        { text: '{"off_track": true, "error_step": 2, "reason": "typed a comma instead of a period", "confidence": 0.9}' },
+        {
+          text: '{"off_track": true, "error_step": 2, "reason": "typed a comma instead of a period", "confidence": 0.9}',
+        },
       ];
       const [inbox, bob] = [centre(MAIL.folder.inbox), centre(MAIL.row(1))];
       const recovererScript: ScriptStep[] = [
@@ -267,12 +432,25 @@ describe("one scripted episode through the graph and each integration's own loop
         const det = await scriptedModel(blobs, detectorScript);
         const rec = await scriptedModel(blobs, recovererScript);
         servers.push(det.server, rec.server);
-        return { det, rec, detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }), recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }) };
+        return {
+          det,
+          rec,
+          detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }),
+          recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }),
+        };
       };
 
       // The graph on the same browser environment.
       const g = await components();
-      const graph = await viaGraph({ env, blobs, task, steps: calls.map((c) => c[2]), detector: g.detector, recoverer: g.recoverer, recoveryBudget: 4 });
+      const graph = await viaGraph({
+        env,
+        blobs,
+        task,
+        steps: calls.map((c) => c[2]),
+        detector: g.detector,
+        recoverer: g.recoverer,
+        recoveryBudget: 4,
+      });
       g.det.server.verify();
       g.rec.server.verify();
 
@@ -281,18 +459,43 @@ describe("one scripted episode through the graph and each integration's own loop
       const c = await components();
       const server = await startScriptedOpenAIServer({
         script: [
-          ...calls.map(([name, input], i) => ({ endpoint: "messages" as const, content: [{ type: "tool_use", id: `toolu_${i}`, name, input }] })),
+          ...calls.map(([name, input], i) => ({
+            endpoint: "messages" as const,
+            content: [{ type: "tool_use", id: `toolu_${i}`, name, input }],
+          })),
           { endpoint: "messages", text: "Replied to Bob." },
-          { endpoint: "messages", content: [{ type: "tool_use", id: "toolu_done", name: "done", input: { reasoning: "Replied to Bob.", taskComplete: true } }] },
+          {
+            endpoint: "messages",
+            content: [
+              {
+                type: "tool_use",
+                id: "toolu_done",
+                name: "done",
+                input: { reasoning: "Replied to Bob.", taskComplete: true },
+              },
+            ],
+          },
         ],
       });
       servers.push(server);
       const events = new EpisodeEvents();
       const seen = recordEvents(events);
-      const agent = stagehand.agent({ mode: "hybrid", model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "test-key", baseURL: server.url } });
-      const result = await executeWithRecovery(agent, { instruction: task.instruction, maxSteps: 12 }, { env, blobs, task, recoveryBudget: 4, detector: c.detector, recoverer: c.recoverer, events });
+      const agent = stagehand.agent({
+        mode: "hybrid",
+        model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "test-key", baseURL: server.url },
+      });
+      const result = await executeWithRecovery(
+        agent,
+        { instruction: task.instruction, maxSteps: 12 },
+        { env, blobs, task, recoveryBudget: 4, detector: c.detector, recoverer: c.recoverer, events },
+      );
       const after = server.requests[3].body; // the first model call after the cut (E=2)
-      const stagehandSide: Decisions = { events: seen, afterCut: { kept: toolUseIds(after).length, notice: lastUserText(after) }, accounting: pickAccounting(result.accounting), score: result.evaluation.score };
+      const stagehandSide: Decisions = {
+        events: seen,
+        afterCut: { kept: toolUseIds(after).length, notice: lastUserText(after) },
+        accounting: pickAccounting(result.accounting),
+        score: result.evaluation.score,
+      };
       c.det.server.verify();
       c.rec.server.verify();
       server.verify();

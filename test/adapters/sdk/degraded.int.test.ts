@@ -16,7 +16,18 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
-import { Agent, OpenAIResponsesModel, computerTool, run, setTracingDisabled, setTraceProcessors, getGlobalTraceProvider, setTracingExportApiKey, type Span, type TracingProcessor } from "@openai/agents";
+import {
+  Agent,
+  OpenAIResponsesModel,
+  computerTool,
+  run,
+  setTracingDisabled,
+  setTraceProcessors,
+  getGlobalTraceProvider,
+  setTracingExportApiKey,
+  type Span,
+  type TracingProcessor,
+} from "@openai/agents";
 import { generateText, stepCountIs } from "ai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createAgentsRecovery, retraceComputer, RECOVERY_SPAN_NAME } from "retrace-cua/openai-agents";
@@ -29,7 +40,11 @@ import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
 import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
 import { SIMDESK_TASKS, createSimDesk } from "../../../adapters/environments/simdesk/index.ts";
 import { createSimAgents } from "../../../adapters/policies/simulated/index.ts";
-import { startScriptedOpenAIServer, type RecordedRequest, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type RecordedRequest,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import type { BlobReader } from "../../../src/blob-store.ts";
 import { toAnthropicInput, toOpenAIAction, wrongItemScenario } from "./fixtures.ts";
 
@@ -55,7 +70,9 @@ async function brokenJudge(kind: "500" | "html" | "wrong-url"): Promise<{ baseUR
     let n = 0;
     const s = createServer((_req, res) => {
       n++;
-      res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><html><head><title>Login</title></head><body>Please sign in</body></html>");
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end("<!doctype html><html><head><title>Login</title></head><body>Please sign in</body></html>");
     });
     await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
     raw.push(s);
@@ -70,7 +87,17 @@ async function brokenJudge(kind: "500" | "html" | "wrong-url"): Promise<{ baseUR
 }
 
 function judge(baseURL: string, blobs: BlobReader, extra: { timeoutMs?: number; maxRetries?: number } = {}) {
-  return createLlmErrorDetector({ model: createOpenAIChatModel({ model: "judge-vlm", blobs, baseURL, apiKey: "test-key", maxRetries: extra.maxRetries ?? 0, timeoutMs: extra.timeoutMs ?? 5_000 }), historyImages: 1 });
+  return createLlmErrorDetector({
+    model: createOpenAIChatModel({
+      model: "judge-vlm",
+      blobs,
+      baseURL,
+      apiKey: "test-key",
+      maxRetries: extra.maxRetries ?? 0,
+      timeoutMs: extra.timeoutMs ?? 5_000,
+    }),
+    historyImages: 1,
+  });
 }
 
 /** Plain warning lines written to stderr while `f` runs. */
@@ -90,8 +117,20 @@ const blobs = new BlobStore({ dir: join(mkdtempSync(join(tmpdir(), "retrace-degr
 const desk = createSimDesk({ blobs });
 const TASK = SIMDESK_TASKS.filter((t) => t.plan.length >= 8)[0];
 
-function graphRun(detector: ReturnType<typeof judge>, options: Record<string, unknown>, events: EpisodeEvents, detectorTimeoutMs?: number) {
-  const agents = createSimAgents({ task: TASK, groundTruth: desk, seed: 1, recoverer: "skilled", detector: "decent", forward: "default" });
+function graphRun(
+  detector: ReturnType<typeof judge>,
+  options: Record<string, unknown>,
+  events: EpisodeEvents,
+  detectorTimeoutMs?: number,
+) {
+  const agents = createSimAgents({
+    task: TASK,
+    groundTruth: desk,
+    seed: 1,
+    recoverer: "skilled",
+    detector: "decent",
+    forward: "default",
+  });
   return runEpisode({
     task: TASK,
     components: { policy: agents.policy, env: desk, blobs, recoverer: agents.recoverer, detector },
@@ -102,32 +141,39 @@ function graphRun(detector: ReturnType<typeof judge>, options: Record<string, un
 }
 
 describe("graph path (runEpisode): a judge outage is loud", () => {
-  it.each(["500", "html", "wrong-url"] as const)("judge %s: degraded once (event, accounting, ONE plain warning line), the episode continues unjudged", async (kind) => {
-    const j = await brokenJudge(kind);
-    const events = new EpisodeEvents();
-    const degraded: DegradedEvent[] = [];
-    events.on("degraded", (e) => void degraded.push(e));
-    const { value: r, lines } = await capturingStderr(() => graphRun(judge(j.baseURL, blobs), { degradedAfter: 3 }, events));
-    expect(r.accounting.detectorCalls).toBeGreaterThanOrEqual(3);
-    expect(r.accounting.detectorFailures).toBe(r.accounting.detectorCalls);
-    expect(r.accounting.recoveryAttempts).toBe(0);
-    expect(r.accounting.degraded).toBe(1);
-    expect(degraded).toHaveLength(1);
-    expect(degraded[0]).toMatchObject({ failures: 3, action: "continue", endpoint: `${j.baseURL} model judge-vlm` });
-    expect(degraded[0].step).toBe(2);
-    const warned = plainDegraded(lines);
-    expect(warned).toHaveLength(1);
-    expect(warned[0]).toContain(j.baseURL);
-    expect(warned[0]).not.toMatch(/^\{/);
-    // Per-step JSON lines stop once degraded: one per failed call up to the threshold, none after.
-    expect(lines.filter((l) => l.includes('"msg":"detector failed')).length).toBe(3);
-    if (kind !== "wrong-url") expect(j.requests()).toBe(r.accounting.detectorCalls); // maxRetries 0: one request per call
-  });
+  it.each(["500", "html", "wrong-url"] as const)(
+    "judge %s: degraded once (event, accounting, ONE plain warning line), the episode continues unjudged",
+    async (kind) => {
+      const j = await brokenJudge(kind);
+      const events = new EpisodeEvents();
+      const degraded: DegradedEvent[] = [];
+      events.on("degraded", (e) => void degraded.push(e));
+      const { value: r, lines } = await capturingStderr(() =>
+        graphRun(judge(j.baseURL, blobs), { degradedAfter: 3 }, events),
+      );
+      expect(r.accounting.detectorCalls).toBeGreaterThanOrEqual(3);
+      expect(r.accounting.detectorFailures).toBe(r.accounting.detectorCalls);
+      expect(r.accounting.recoveryAttempts).toBe(0);
+      expect(r.accounting.degraded).toBe(1);
+      expect(degraded).toHaveLength(1);
+      expect(degraded[0]).toMatchObject({ failures: 3, action: "continue", endpoint: `${j.baseURL} model judge-vlm` });
+      expect(degraded[0].step).toBe(2);
+      const warned = plainDegraded(lines);
+      expect(warned).toHaveLength(1);
+      expect(warned[0]).toContain(j.baseURL);
+      expect(warned[0]).not.toMatch(/^\{/);
+      // Per-step JSON lines stop once degraded: one per failed call up to the threshold, none after.
+      expect(lines.filter((l) => l.includes('"msg":"detector failed')).length).toBe(3);
+      if (kind !== "wrong-url") expect(j.requests()).toBe(r.accounting.detectorCalls); // maxRetries 0: one request per call
+    },
+  );
 
   it('onDetectorFailure: "fail" stops the run with a DetectorUnavailableError naming the judge endpoint', async () => {
     const j = await brokenJudge("500");
     const events = new EpisodeEvents();
-    const err = await graphRun(judge(j.baseURL, blobs), { degradedAfter: 2, onDetectorFailure: "fail" }, events).catch((e: unknown) => e);
+    const err = await graphRun(judge(j.baseURL, blobs), { degradedAfter: 2, onDetectorFailure: "fail" }, events).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(DetectorUnavailableError);
     expect((err as DetectorUnavailableError).message).toContain(j.baseURL);
     expect((err as DetectorUnavailableError).message.split("\n")).toHaveLength(1);
@@ -143,7 +189,9 @@ describe("graph path (runEpisode): a judge outage is loud", () => {
     const detector = judge(hung.url, blobs, { timeoutMs: 250, maxRetries: 3 });
     const events = new EpisodeEvents();
     const started = Date.now();
-    const { value: r } = await capturingStderr(() => graphRun(detector, { degradedAfter: 2, maxForwardSteps: 4 }, events, 400));
+    const { value: r } = await capturingStderr(() =>
+      graphRun(detector, { degradedAfter: 2, maxForwardSteps: 4 }, events, 400),
+    );
     const ended = Date.now();
     expect(r.accounting.detectorFailures).toBe(r.accounting.detectorCalls);
     expect(r.accounting.degraded).toBe(1);
@@ -166,12 +214,29 @@ async function agentsSetup(kind: "responses" | "messages") {
         const a = s.forward[n];
         if (!a) return { endpoint: "responses", text: "Done." };
         const id = k++;
-        return { endpoint: "responses", output: [{ type: "computer_call", id: `cu_${id}`, call_id: `call_${id}`, action: toOpenAIAction(a), pending_safety_checks: [], status: "completed" }] };
+        return {
+          endpoint: "responses",
+          output: [
+            {
+              type: "computer_call",
+              id: `cu_${id}`,
+              call_id: `call_${id}`,
+              action: toOpenAIAction(a),
+              pending_safety_checks: [],
+              status: "completed",
+            },
+          ],
+        };
       }
-      const n = (req.body.messages as any[]).filter((m) => m.role === "assistant" && Array.isArray(m.content) && m.content.some((p: any) => p.type === "tool_use")).length;
+      const n = (req.body.messages as any[]).filter(
+        (m) => m.role === "assistant" && Array.isArray(m.content) && m.content.some((p: any) => p.type === "tool_use"),
+      ).length;
       const a = s.forward[n];
       if (!a) return { endpoint: "messages", text: "Done." };
-      return { endpoint: "messages", content: [{ type: "tool_use", id: `toolu_${k++}`, name: "computer", input: toAnthropicInput(a) }] };
+      return {
+        endpoint: "messages",
+        content: [{ type: "tool_use", id: `toolu_${k++}`, name: "computer", input: toAnthropicInput(a) }],
+      };
     },
   });
   servers.push(server);
@@ -211,17 +276,35 @@ describe("OpenAI Agents SDK: degradation and the filter rule", () => {
     const degraded: DegradedEvent[] = [];
     events.on("degraded", (e) => void degraded.push(e));
     const computer = retraceComputer({ env: s.env, blobs: s.blobs });
-    const recovery = createAgentsRecovery({ env: s.env, blobs: s.blobs, detector: judge(j.baseURL, s.blobs), recoverer: s.recoverer, task: s.task, events, degradedAfter: 3 });
-    const { value: episode, lines } = await capturingStderr(async () => recovery.finish(await run(deskAgent(server.url, computer), s.task.instruction, { ...recovery.runConfig, maxTurns: 30 })));
+    const recovery = createAgentsRecovery({
+      env: s.env,
+      blobs: s.blobs,
+      detector: judge(j.baseURL, s.blobs),
+      recoverer: s.recoverer,
+      task: s.task,
+      events,
+      degradedAfter: 3,
+    });
+    const { value: episode, lines } = await capturingStderr(async () =>
+      recovery.finish(
+        await run(deskAgent(server.url, computer), s.task.instruction, { ...recovery.runConfig, maxTurns: 30 }),
+      ),
+    );
     expect(episode.accounting.degraded).toBe(1);
     expect(episode.accounting.detectorFailures).toBe(episode.accounting.detectorCalls);
     expect(episode.accounting.forwardSteps).toBe(s.forward.length);
     expect(degraded).toHaveLength(1);
     expect(plainDegraded(lines)).toHaveLength(1);
     await getGlobalTraceProvider().forceFlush();
-    const spans = processor.spans.filter((sp) => sp.spanData.type === "custom" && sp.spanData.name === RECOVERY_SPAN_NAME);
+    const spans = processor.spans.filter(
+      (sp) => sp.spanData.type === "custom" && sp.spanData.name === RECOVERY_SPAN_NAME,
+    );
     expect(spans).toHaveLength(1);
-    expect(spans[0].spanData.data).toMatchObject({ degraded: true, failures: 3, endpoint: `${j.baseURL} model judge-vlm` });
+    expect(spans[0].spanData.data).toMatchObject({
+      degraded: true,
+      failures: 3,
+      endpoint: `${j.baseURL} model judge-vlm`,
+    });
     expect(spans[0].error?.message).toMatch(/recovery degraded/);
   });
 
@@ -229,8 +312,19 @@ describe("OpenAI Agents SDK: degradation and the filter rule", () => {
     const { s, server } = await agentsSetup("responses");
     const j = await brokenJudge("wrong-url");
     const computer = retraceComputer({ env: s.env, blobs: s.blobs });
-    const recovery = createAgentsRecovery({ env: s.env, blobs: s.blobs, detector: judge(j.baseURL, s.blobs), recoverer: s.recoverer, task: s.task, degradedAfter: 2, onDetectorFailure: "fail" });
-    const outcome = await run(deskAgent(server.url, computer), s.task.instruction, { ...recovery.runConfig, maxTurns: 30 }).catch((e: Error) => e);
+    const recovery = createAgentsRecovery({
+      env: s.env,
+      blobs: s.blobs,
+      detector: judge(j.baseURL, s.blobs),
+      recoverer: s.recoverer,
+      task: s.task,
+      degradedAfter: 2,
+      onDetectorFailure: "fail",
+    });
+    const outcome = await run(deskAgent(server.url, computer), s.task.instruction, {
+      ...recovery.runConfig,
+      maxTurns: 30,
+    }).catch((e: Error) => e);
     const err = await recovery.finish(outcome).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DetectorUnavailableError);
     expect((err as Error).message).toContain(j.baseURL);
@@ -243,8 +337,19 @@ describe("OpenAI Agents SDK: degradation and the filter rule", () => {
     const hung = await startScriptedOpenAIServer({ responder: () => ({ delayMs: Infinity }) });
     servers.push(hung);
     const computer = retraceComputer({ env: s.env, blobs: s.blobs });
-    const recovery = createAgentsRecovery({ env: s.env, blobs: s.blobs, detector: judge(hung.url, s.blobs, { timeoutMs: 250, maxRetries: 3 }), recoverer: s.recoverer, task: s.task, detectorTimeoutMs: 400 });
-    const { value: episode } = await capturingStderr(async () => recovery.finish(await run(deskAgent(server.url, computer), s.task.instruction, { ...recovery.runConfig, maxTurns: 30 })));
+    const recovery = createAgentsRecovery({
+      env: s.env,
+      blobs: s.blobs,
+      detector: judge(hung.url, s.blobs, { timeoutMs: 250, maxRetries: 3 }),
+      recoverer: s.recoverer,
+      task: s.task,
+      detectorTimeoutMs: 400,
+    });
+    const { value: episode } = await capturingStderr(async () =>
+      recovery.finish(
+        await run(deskAgent(server.url, computer), s.task.instruction, { ...recovery.runConfig, maxTurns: 30 }),
+      ),
+    );
     expect(episode.accounting.detectorFailures).toBe(episode.accounting.detectorCalls);
     expect(episode.accounting.degraded).toBe(1);
     const atEnd = hung.requests.length;
@@ -256,7 +361,13 @@ describe("OpenAI Agents SDK: degradation and the filter rule", () => {
   it("a callModelInputFilter of the user's own in run()'s options: refused with a ConfigError, no action executed unjudged", async () => {
     const { s, server } = await agentsSetup("responses");
     const computer = retraceComputer({ env: s.env, blobs: s.blobs });
-    const recovery = createAgentsRecovery({ env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, task: s.task });
+    const recovery = createAgentsRecovery({
+      env: s.env,
+      blobs: s.blobs,
+      detector: s.detector,
+      recoverer: s.recoverer,
+      task: s.task,
+    });
     let mine = 0;
     const result = await run(deskAgent(server.url, computer), s.task.instruction, {
       ...recovery.runConfig,
@@ -266,7 +377,9 @@ describe("OpenAI Agents SDK: degradation and the filter rule", () => {
     expect(mine).toBeGreaterThan(0);
     const err = await recovery.finish(result).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
-    expect((err as ConfigError).message).toMatch(/callModelInputFilter never ran.*createAgentsRecovery\(\{ callModelInputFilter/);
+    expect((err as ConfigError).message).toMatch(
+      /callModelInputFilter never ran.*createAgentsRecovery\(\{ callModelInputFilter/,
+    );
     expect((err as ConfigError).message.split("\n")).toHaveLength(1);
     expect(computer.log).toHaveLength(0);
   });
@@ -276,10 +389,17 @@ describe("OpenAI Agents SDK: degradation and the filter rule", () => {
     const computer = retraceComputer({ env: s.env, blobs: s.blobs });
     const seen: number[] = [];
     const recovery = createAgentsRecovery({
-      env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, task: s.task, detection: "sequential",
+      env: s.env,
+      blobs: s.blobs,
+      detector: s.detector,
+      recoverer: s.recoverer,
+      task: s.task,
+      detection: "sequential",
       callModelInputFilter: ({ modelData }) => (seen.push(modelData.input.length), modelData),
     });
-    const episode = await recovery.finish(await run(deskAgent(server.url, computer), s.task.instruction, { ...recovery.runConfig, maxTurns: 30 }));
+    const episode = await recovery.finish(
+      await run(deskAgent(server.url, computer), s.task.instruction, { ...recovery.runConfig, maxTurns: 30 }),
+    );
     expect(seen.length).toBe(server.requests.length);
     expect(episode.accounting.recoveryAttempts).toBe(1);
   });
@@ -289,9 +409,22 @@ describe("AI SDK: degradation and the hook rule", () => {
   it("a generateText call without retrace's prepareStep: the computer tool refuses to act, finish() throws a ConfigError", async () => {
     const { s, server } = await agentsSetup("messages");
     const tool = retraceComputerTool({ env: s.env, blobs: s.blobs });
-    const recovery = createRecovery({ env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, task: s.task });
+    const recovery = createRecovery({
+      env: s.env,
+      blobs: s.blobs,
+      detector: s.detector,
+      recoverer: s.recoverer,
+      task: s.task,
+    });
     const anthropic = createAnthropic({ baseURL: server.url, apiKey: "test-key" });
-    const result = await generateText({ model: anthropic("claude-sonnet-4-5"), tools: { computer: tool }, prompt: s.task.instruction, stopWhen: stepCountIs(3), maxRetries: 0, prepareStep: ({ messages }) => ({ messages }) });
+    const result = await generateText({
+      model: anthropic("claude-sonnet-4-5"),
+      tools: { computer: tool },
+      prompt: s.task.instruction,
+      stopWhen: stepCountIs(3),
+      maxRetries: 0,
+      prepareStep: ({ messages }) => ({ messages }),
+    });
     expect(tool.log).toHaveLength(0);
     const refused = (result.steps[0].content as any[]).find((p) => p.type === "tool-error");
     expect(refused?.error).toBeInstanceOf(ConfigError);
@@ -302,21 +435,47 @@ describe("AI SDK: degradation and the hook rule", () => {
   it("an HTML judge: degraded in finish(), one event, one plain line, an OTel span with the ERROR status", async () => {
     const { s, server } = await agentsSetup("messages");
     const j = await brokenJudge("html");
-    const started: Array<{ name: string; attributes: Record<string, unknown>; status?: { code: number; message?: string } }> = [];
+    const started: Array<{
+      name: string;
+      attributes: Record<string, unknown>;
+      status?: { code: number; message?: string };
+    }> = [];
     const tracer = {
       startSpan(name: string, o?: { attributes?: Record<string, string | number | boolean> }) {
         const span: (typeof started)[number] = { name, attributes: o?.attributes ?? {} };
         started.push(span);
-        return { end() {}, setStatus(st: { code: number; message?: string }) { span.status = st; } };
+        return {
+          end() {},
+          setStatus(st: { code: number; message?: string }) {
+            span.status = st;
+          },
+        };
       },
     };
     const events = new EpisodeEvents();
     const degraded: DegradedEvent[] = [];
     events.on("degraded", (e) => void degraded.push(e));
-    const recovery = createRecovery({ env: s.env, blobs: s.blobs, detector: judge(j.baseURL, s.blobs), recoverer: s.recoverer, task: s.task, events, telemetry: { tracer } });
+    const recovery = createRecovery({
+      env: s.env,
+      blobs: s.blobs,
+      detector: judge(j.baseURL, s.blobs),
+      recoverer: s.recoverer,
+      task: s.task,
+      events,
+      telemetry: { tracer },
+    });
     const anthropic = createAnthropic({ baseURL: server.url, apiKey: "test-key" });
     const { value: episode, lines } = await capturingStderr(async () =>
-      recovery.finish(await generateText({ model: anthropic("claude-sonnet-4-5"), tools: { computer: retraceComputerTool({ env: s.env, blobs: s.blobs }) }, prompt: s.task.instruction, stopWhen: stepCountIs(30), maxRetries: 0, prepareStep: recovery.prepareStep })),
+      recovery.finish(
+        await generateText({
+          model: anthropic("claude-sonnet-4-5"),
+          tools: { computer: retraceComputerTool({ env: s.env, blobs: s.blobs }) },
+          prompt: s.task.instruction,
+          stopWhen: stepCountIs(30),
+          maxRetries: 0,
+          prepareStep: recovery.prepareStep,
+        }),
+      ),
     );
     expect(episode.accounting.degraded).toBe(1);
     expect(degraded).toHaveLength(1);
@@ -324,7 +483,10 @@ describe("AI SDK: degradation and the hook rule", () => {
     expect(plainDegraded(lines)).toHaveLength(1);
     const spans = started.filter((sp) => sp.name === RECOVERY_SPAN);
     expect(spans).toHaveLength(1);
-    expect(spans[0].attributes).toMatchObject({ "retrace.recovery.degraded": true, "retrace.detector.endpoint": `${j.baseURL} model judge-vlm` });
+    expect(spans[0].attributes).toMatchObject({
+      "retrace.recovery.degraded": true,
+      "retrace.detector.endpoint": `${j.baseURL} model judge-vlm`,
+    });
     expect(spans[0].status).toMatchObject({ code: 2 });
   });
 
@@ -333,10 +495,26 @@ describe("AI SDK: degradation and the hook rule", () => {
     const hung = await startScriptedOpenAIServer({ responder: () => ({ delayMs: Infinity }) });
     servers.push(hung);
     const tool = retraceComputerTool({ env: s.env, blobs: s.blobs });
-    const recovery = createRecovery({ env: s.env, blobs: s.blobs, detector: judge(hung.url, s.blobs, { timeoutMs: 250, maxRetries: 3 }), recoverer: s.recoverer, task: s.task, detectorTimeoutMs: 400, degradedAfter: 2, onDetectorFailure: "fail" });
+    const recovery = createRecovery({
+      env: s.env,
+      blobs: s.blobs,
+      detector: judge(hung.url, s.blobs, { timeoutMs: 250, maxRetries: 3 }),
+      recoverer: s.recoverer,
+      task: s.task,
+      detectorTimeoutMs: 400,
+      degradedAfter: 2,
+      onDetectorFailure: "fail",
+    });
     const anthropic = createAnthropic({ baseURL: server.url, apiKey: "test-key" });
     const { value: err } = await capturingStderr(() =>
-      generateText({ model: anthropic("claude-sonnet-4-5"), tools: { computer: tool }, prompt: s.task.instruction, stopWhen: stepCountIs(30), maxRetries: 0, prepareStep: recovery.prepareStep }).catch((e: unknown) => e),
+      generateText({
+        model: anthropic("claude-sonnet-4-5"),
+        tools: { computer: tool },
+        prompt: s.task.instruction,
+        stopWhen: stepCountIs(30),
+        maxRetries: 0,
+        prepareStep: recovery.prepareStep,
+      }).catch((e: unknown) => e),
     );
     expect(err).toBeInstanceOf(DetectorUnavailableError);
     expect((err as Error).message).toContain(hung.url);

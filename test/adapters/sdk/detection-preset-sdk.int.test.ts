@@ -8,8 +8,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stepCountIs } from "ai";
 import { createAnthropic } from "@ai-sdk/anthropic";
-import { generateTextWithRecovery, retraceComputerTool } from "../../../adapters/sdk/ai-sdk/generate-text-with-recovery.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  generateTextWithRecovery,
+  retraceComputerTool,
+} from "../../../adapters/sdk/ai-sdk/generate-text-with-recovery.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { startStandInServer, type StandInServer } from "../../../adapters/testing/stand-in/server.ts";
 import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
 import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
@@ -47,17 +53,43 @@ describe("the production preset in the AI SDK's generateText loop", () => {
     const env = createSimDesk({ blobs });
     await env.reset(task);
     const { recoverer } = await wrongItemScenario(servers, blobs);
-    const forward = task.plan.map((a, i) => ({ endpoint: "messages" as const, content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }] }));
-    const server = await startScriptedOpenAIServer({ script: [...forward, { endpoint: "messages", text: "Renamed." }] });
+    const forward = task.plan.map((a, i) => ({
+      endpoint: "messages" as const,
+      content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }],
+    }));
+    const server = await startScriptedOpenAIServer({
+      script: [...forward, { endpoint: "messages", text: "Renamed." }],
+    });
     servers.push(server);
     const anthropic = createAnthropic({ baseURL: server.url, apiKey: "test-key" });
     const computer = retraceComputerTool({ env, blobs });
-    const judge = createOpenAIChatModel({ model: "retrace-stand-in", blobs, baseURL: proxy.url, apiKey: "test-key", maxRetries: 0, timeoutMs: 10_000 });
+    const judge = createOpenAIChatModel({
+      model: "retrace-stand-in",
+      blobs,
+      baseURL: proxy.url,
+      apiKey: "test-key",
+      maxRetries: 0,
+      timeoutMs: 10_000,
+    });
     const from = proxy.bodies.length;
 
     const result = await generateTextWithRecovery(
-      { model: anthropic("claude-sonnet-4-5"), tools: { computer }, prompt: task.instruction, stopWhen: stepCountIs(40), maxRetries: 0 },
-      { env, blobs, detector: { preset: "production", model: judge }, recoverer, recoveryBudget: 4, task, instanceKey: `${task.id}/0` },
+      {
+        model: anthropic("claude-sonnet-4-5"),
+        tools: { computer },
+        prompt: task.instruction,
+        stopWhen: stepCountIs(40),
+        maxRetries: 0,
+      },
+      {
+        env,
+        blobs,
+        detector: { preset: "production", model: judge },
+        recoverer,
+        recoveryBudget: 4,
+        task,
+        instanceKey: `${task.id}/0`,
+      },
     );
     const asked = proxy.bodies.slice(from).filter((b) => JSON.stringify(b.messages[0]).includes("off_track"));
     expect(computer.log.length).toBeGreaterThanOrEqual(task.plan.length);
@@ -68,7 +100,8 @@ describe("the production preset in the AI SDK's generateText loop", () => {
       const images = (b.messages[1].content as any[]).filter((p) => p.type === "image_url");
       expect(images.length).toBeGreaterThan(0);
       expect(images.length).toBeLessThanOrEqual(5);
-      for (const p of images) expect(Math.max(pngSize(p.image_url.url).width, pngSize(p.image_url.url).height)).toBeLessThanOrEqual(768);
+      for (const p of images)
+        expect(Math.max(pngSize(p.image_url.url).width, pngSize(p.image_url.url).height)).toBeLessThanOrEqual(768);
     }
   });
 
@@ -78,14 +111,53 @@ describe("the production preset in the AI SDK's generateText loop", () => {
     const env = createSimDesk({ blobs });
     await env.reset(task);
     const { recoverer } = await wrongItemScenario(servers, blobs);
-    const forward = task.plan.map((a, i) => ({ endpoint: "responses" as const, output: [{ type: "computer_call", id: `cu_${i}`, call_id: `call_${i}`, action: toOpenAIAction(a), pending_safety_checks: [], status: "completed" }] }));
-    const server = await startScriptedOpenAIServer({ script: [...forward, { endpoint: "responses", text: "Renamed." }] });
+    const forward = task.plan.map((a, i) => ({
+      endpoint: "responses" as const,
+      output: [
+        {
+          type: "computer_call",
+          id: `cu_${i}`,
+          call_id: `call_${i}`,
+          action: toOpenAIAction(a),
+          pending_safety_checks: [],
+          status: "completed",
+        },
+      ],
+    }));
+    const server = await startScriptedOpenAIServer({
+      script: [...forward, { endpoint: "responses", text: "Renamed." }],
+    });
     servers.push(server);
     const computer = retraceComputer({ env, blobs });
-    const agent = new Agent({ name: "desk agent", instructions: "Operate the computer.", model: new OpenAIResponsesModel(new OpenAI({ baseURL: server.url, apiKey: "test-key", maxRetries: 0 }), "computer-use-preview"), tools: [computerTool({ computer })], modelSettings: { truncation: "auto" } });
-    const judge = createOpenAIChatModel({ model: "retrace-stand-in", blobs, baseURL: proxy.url, apiKey: "test-key", maxRetries: 0, timeoutMs: 10_000 });
+    const agent = new Agent({
+      name: "desk agent",
+      instructions: "Operate the computer.",
+      model: new OpenAIResponsesModel(
+        new OpenAI({ baseURL: server.url, apiKey: "test-key", maxRetries: 0 }),
+        "computer-use-preview",
+      ),
+      tools: [computerTool({ computer })],
+      modelSettings: { truncation: "auto" },
+    });
+    const judge = createOpenAIChatModel({
+      model: "retrace-stand-in",
+      blobs,
+      baseURL: proxy.url,
+      apiKey: "test-key",
+      maxRetries: 0,
+      timeoutMs: 10_000,
+    });
     const from = proxy.bodies.length;
-    const result = await runWithRecovery(agent, task.instruction, { env, blobs, detector: { preset: "production", model: judge, imageMaxSide: 512 }, recoverer, recoveryBudget: 4, task, instanceKey: `${task.id}/0`, runOptions: { maxTurns: 40 } });
+    const result = await runWithRecovery(agent, task.instruction, {
+      env,
+      blobs,
+      detector: { preset: "production", model: judge, imageMaxSide: 512 },
+      recoverer,
+      recoveryBudget: 4,
+      task,
+      instanceKey: `${task.id}/0`,
+      runOptions: { maxTurns: 40 },
+    });
     const asked = proxy.bodies.slice(from).filter((b) => JSON.stringify(b.messages[0]).includes("off_track"));
     expect(result.accounting.forwardSteps).toBeGreaterThanOrEqual(task.plan.length);
     expect(asked.length).toBeGreaterThan(0);

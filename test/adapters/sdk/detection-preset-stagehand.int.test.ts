@@ -8,11 +8,18 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Stagehand } from "@browserbasehq/stagehand";
 import { executeWithRecovery } from "../../../adapters/sdk/stagehand/index.ts";
-import { createBrowserEnvironment, BROWSER_TASKS, type BrowserEnvironment } from "../../../adapters/environments/browser/index.ts";
+import {
+  createBrowserEnvironment,
+  BROWSER_TASKS,
+  type BrowserEnvironment,
+} from "../../../adapters/environments/browser/index.ts";
 import { MAIL, centre } from "../../../adapters/environments/browser/apps/layout.ts";
 import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
 import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { startStandInServer, type StandInServer } from "../../../adapters/testing/stand-in/server.ts";
 import { startRecordingProxy, type RecordingProxy } from "../../helpers/recording-proxy.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../helpers/system-tools.ts";
@@ -42,7 +49,14 @@ describe.runIf(chromium.run)("the production preset in Stagehand's hybrid agent 
     standIn = await startStandInServer({ seed: 0 });
     proxy = await startRecordingProxy(standIn.origin);
     env = await createBrowserEnvironment({ blobs, cdp: true });
-    stagehand = new Stagehand({ env: "LOCAL", experimental: true, verbose: 0, disablePino: true, logger: () => undefined, localBrowserLaunchOptions: { cdpUrl: env.cdpUrl! } });
+    stagehand = new Stagehand({
+      env: "LOCAL",
+      experimental: true,
+      verbose: 0,
+      disablePino: true,
+      logger: () => undefined,
+      localBrowserLaunchOptions: { cdpUrl: env.cdpUrl! },
+    });
     await stagehand.init();
   });
   afterAll(async () => {
@@ -65,18 +79,55 @@ describe.runIf(chromium.run)("the production preset in Stagehand's hybrid agent 
     ];
     const server = await startScriptedOpenAIServer({
       script: [
-        ...calls.map(([name, input], i) => ({ endpoint: "messages" as const, content: [{ type: "tool_use", id: `toolu_${i}`, name, input }] })),
+        ...calls.map(([name, input], i) => ({
+          endpoint: "messages" as const,
+          content: [{ type: "tool_use", id: `toolu_${i}`, name, input }],
+        })),
         { endpoint: "messages", text: "Replied to Bob." },
-        { endpoint: "messages", content: [{ type: "tool_use", id: "toolu_done", name: "done", input: { reasoning: "Replied to Bob.", taskComplete: true } }] },
+        {
+          endpoint: "messages",
+          content: [
+            {
+              type: "tool_use",
+              id: "toolu_done",
+              name: "done",
+              input: { reasoning: "Replied to Bob.", taskComplete: true },
+            },
+          ],
+        },
       ],
     });
     servers.push(server);
-    const judge = createOpenAIChatModel({ model: "retrace-stand-in", blobs, baseURL: proxy.url, apiKey: "test-key", maxRetries: 0, timeoutMs: 10_000 });
-    const recoverer = createLlmRecoveryPolicy({ model: createOpenAIChatModel({ model: "retrace-stand-in", blobs, baseURL: proxy.url, apiKey: "test-key", maxRetries: 0, timeoutMs: 10_000 }), historyImages: 1 });
+    const judge = createOpenAIChatModel({
+      model: "retrace-stand-in",
+      blobs,
+      baseURL: proxy.url,
+      apiKey: "test-key",
+      maxRetries: 0,
+      timeoutMs: 10_000,
+    });
+    const recoverer = createLlmRecoveryPolicy({
+      model: createOpenAIChatModel({
+        model: "retrace-stand-in",
+        blobs,
+        baseURL: proxy.url,
+        apiKey: "test-key",
+        maxRetries: 0,
+        timeoutMs: 10_000,
+      }),
+      historyImages: 1,
+    });
     await env.reset(task);
     const from = proxy.bodies.length;
-    const agent = stagehand.agent({ mode: "hybrid", model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "test-key", baseURL: server.url } });
-    const result = await executeWithRecovery(agent, { instruction: task.instruction, maxSteps: 12 }, { env, blobs, task, recoveryBudget: 4, detector: { preset: "production", model: judge }, recoverer });
+    const agent = stagehand.agent({
+      mode: "hybrid",
+      model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "test-key", baseURL: server.url },
+    });
+    const result = await executeWithRecovery(
+      agent,
+      { instruction: task.instruction, maxSteps: 12 },
+      { env, blobs, task, recoveryBudget: 4, detector: { preset: "production", model: judge }, recoverer },
+    );
 
     const asked = proxy.bodies.slice(from).filter((b) => JSON.stringify(b.messages[0]).includes("off_track"));
     expect(result.accounting.forwardSteps).toBeGreaterThanOrEqual(calls.length);
@@ -84,9 +135,12 @@ describe.runIf(chromium.run)("the production preset in Stagehand's hybrid agent 
     expect(asked.length).toBeLessThan(result.accounting.forwardSteps);
     expect(result.accounting.models.detector?.calls).toBe(asked.length);
     for (const b of asked) {
-      const images = b.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).filter((p: any) => p.type === "image_url");
+      const images = b.messages
+        .flatMap((m: any) => (Array.isArray(m.content) ? m.content : []))
+        .filter((p: any) => p.type === "image_url");
       expect(images.length).toBeGreaterThan(0);
-      for (const p of images) expect(Math.max(pngSize(p.image_url.url).width, pngSize(p.image_url.url).height)).toBeLessThanOrEqual(768);
+      for (const p of images)
+        expect(Math.max(pngSize(p.image_url.url).width, pngSize(p.image_url.url).height)).toBeLessThanOrEqual(768);
     }
     expect(result.evaluation.score).toBe(1);
   }, 120_000);
@@ -97,21 +151,65 @@ describe.runIf(chromium.run)("the production preset in Stagehand's hybrid agent 
     const server = await startScriptedOpenAIServer({
       script: [
         // One click into the message body: the page does not change much, so no gate opens on it.
-        { endpoint: "messages", content: [{ type: "tool_use", id: "toolu_0", name: "click", input: { describe: "message body", coordinates: xy(MAIL.body) } }] },
+        {
+          endpoint: "messages",
+          content: [
+            {
+              type: "tool_use",
+              id: "toolu_0",
+              name: "click",
+              input: { describe: "message body", coordinates: xy(MAIL.body) },
+            },
+          ],
+        },
         { endpoint: "messages", text: "Replied to Bob." },
-        { endpoint: "messages", content: [{ type: "tool_use", id: "toolu_done", name: "done", input: { reasoning: "Replied to Bob.", taskComplete: true } }] },
+        {
+          endpoint: "messages",
+          content: [
+            {
+              type: "tool_use",
+              id: "toolu_done",
+              name: "done",
+              input: { reasoning: "Replied to Bob.", taskComplete: true },
+            },
+          ],
+        },
       ],
     });
     servers.push(server);
-    const judge = createOpenAIChatModel({ model: "retrace-stand-in", blobs, baseURL: proxy.url, apiKey: "test-key", maxRetries: 0, timeoutMs: 10_000 });
-    const recoverer = createLlmRecoveryPolicy({ model: createOpenAIChatModel({ model: "retrace-stand-in", blobs, baseURL: proxy.url, apiKey: "test-key", maxRetries: 0, timeoutMs: 10_000 }), historyImages: 1 });
+    const judge = createOpenAIChatModel({
+      model: "retrace-stand-in",
+      blobs,
+      baseURL: proxy.url,
+      apiKey: "test-key",
+      maxRetries: 0,
+      timeoutMs: 10_000,
+    });
+    const recoverer = createLlmRecoveryPolicy({
+      model: createOpenAIChatModel({
+        model: "retrace-stand-in",
+        blobs,
+        baseURL: proxy.url,
+        apiKey: "test-key",
+        maxRetries: 0,
+        timeoutMs: 10_000,
+      }),
+      historyImages: 1,
+    });
     await env.reset(task);
     const events = new EpisodeEvents();
     const detections: Detection[] = [];
     events.on("detection", (e) => void detections.push(e.detection));
     const from = proxy.bodies.length;
-    const agent = stagehand.agent({ mode: "hybrid", model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "test-key", baseURL: server.url } });
-    const result = await executeWithRecovery(agent, { instruction: task.instruction, maxSteps: 12 }, { env, blobs, task, recoveryBudget: 4, detector: { preset: "production", model: judge }, recoverer, events });
+    const agent = stagehand.agent({
+      mode: "hybrid",
+      model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "test-key", baseURL: server.url },
+    });
+    const result = await executeWithRecovery(
+      agent,
+      { instruction: task.instruction, maxSteps: 12 },
+      { env, blobs, task, recoveryBudget: 4, detector: { preset: "production", model: judge }, recoverer, events },
+    );
 
     const asked = proxy.bodies.slice(from).filter((b) => JSON.stringify(b.messages[0]).includes("off_track"));
     expect(result.accounting.forwardSteps).toBe(1);

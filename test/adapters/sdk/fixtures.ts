@@ -42,7 +42,11 @@ export function toAnthropicInput(a: Action): Record<string, unknown> {
  * forward actions the scripted agent takes, and the LLM detector (fires at the third step) and LLM
  * recoverer (clicks the restorative action, then says RESTORED), each over a scripted chat server.
  */
-export async function wrongItemScenario(servers: ScriptedOpenAIServer[], blobs: BlobStore = tempBlobs(), usage: { detector?: ScriptedUsage; recoverer?: ScriptedUsage } = {}) {
+export async function wrongItemScenario(
+  servers: ScriptedOpenAIServer[],
+  blobs: BlobStore = tempBlobs(),
+  usage: { detector?: ScriptedUsage; recoverer?: ScriptedUsage } = {},
+) {
   const task = getSimDeskTask("files-rename-draft");
   const mistake = task.mistakes.find((m) => m.kind === "wrong-item")!;
   const E = mistake.atStep;
@@ -55,16 +59,25 @@ export async function wrongItemScenario(servers: ScriptedOpenAIServer[], blobs: 
   for (let i = 0; i < E; i++) ids.push((await twin.step(task.plan[i])).observation.stateId!);
   for (const a of mistake.actions) await twin.step(a);
   const fix = twin.nextRestorativeAction(ids[R]);
-  if (!fix || fix === "unreachable" || fix.action.type !== "CLICK") throw new Error(`unexpected restorative step ${JSON.stringify(fix)}`);
-  const det = await scriptedModel(blobs, [
-    { text: '{"off_track": false, "error_step": null, "reason": "opened the file manager", "confidence": 0.9}' },
-    { text: '{"off_track": false, "error_step": null, "reason": "in Documents", "confidence": 0.8}' },
-    { text: `{"off_track": true, "error_step": ${E}, "reason": "selected notes.txt, the task is about draft.txt", "confidence": 0.92}` },
-  ].map((step) => (usage.detector ? { ...step, usage: usage.detector } : step)));
-  const rec = await scriptedModel(blobs, [
-    { text: `Back to Home.\n\`\`\`python\npyautogui.click(${fix.action.x}, ${fix.action.y})\n\`\`\`` },
-    { text: "The screen now matches the target.\nRESTORED" },
-  ].map((step) => (usage.recoverer ? { ...step, usage: usage.recoverer } : step)));
+  if (!fix || fix === "unreachable" || fix.action.type !== "CLICK")
+    throw new Error(`unexpected restorative step ${JSON.stringify(fix)}`);
+  const det = await scriptedModel(
+    blobs,
+    [
+      { text: '{"off_track": false, "error_step": null, "reason": "opened the file manager", "confidence": 0.9}' },
+      { text: '{"off_track": false, "error_step": null, "reason": "in Documents", "confidence": 0.8}' },
+      {
+        text: `{"off_track": true, "error_step": ${E}, "reason": "selected notes.txt, the task is about draft.txt", "confidence": 0.92}`,
+      },
+    ].map((step) => (usage.detector ? { ...step, usage: usage.detector } : step)),
+  );
+  const rec = await scriptedModel(
+    blobs,
+    [
+      { text: `Back to Home.\n\`\`\`python\npyautogui.click(${fix.action.x}, ${fix.action.y})\n\`\`\`` },
+      { text: "The screen now matches the target.\nRESTORED" },
+    ].map((step) => (usage.recoverer ? { ...step, usage: usage.recoverer } : step)),
+  );
   servers.push(det.server, rec.server);
   const forward: Action[] = [task.plan[0], task.plan[1], ...mistake.actions, ...task.plan.slice(R)];
   return {

@@ -28,7 +28,10 @@ import {
 } from "@openai/agents";
 import { createAgentsRecovery, retraceComputer, RECOVERY_SPAN_NAME } from "retrace-cua/openai-agents";
 import type { Action } from "../../../src/action.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { toOpenAIAction, wrongItemScenario } from "./fixtures.ts";
 
 setTracingDisabled(true);
@@ -51,11 +54,23 @@ function deskAgent(baseURL: string, computer: Computer) {
 }
 const responsesCall = (a: Action, i: number) => ({
   endpoint: "responses" as const,
-  output: [{ type: "computer_call", id: `cu_${i}`, call_id: `call_${i}`, action: toOpenAIAction(a), pending_safety_checks: [], status: "completed" }],
+  output: [
+    {
+      type: "computer_call",
+      id: `cu_${i}`,
+      call_id: `call_${i}`,
+      action: toOpenAIAction(a),
+      pending_safety_checks: [],
+      status: "completed",
+    },
+  ],
 });
-const callIds = (items: any[]): string[] => items.filter((i) => i.type === "computer_call").map((i) => i.call_id ?? i.callId);
+const callIds = (items: any[]): string[] =>
+  items.filter((i) => i.type === "computer_call").map((i) => i.call_id ?? i.callId);
 const userTexts = (items: any[]): string[] =>
-  items.filter((i) => i.role === "user").map((i) => (typeof i.content === "string" ? i.content : i.content.map((p: any) => p.text ?? "").join("")));
+  items
+    .filter((i) => i.role === "user")
+    .map((i) => (typeof i.content === "string" ? i.content : i.content.map((p: any) => p.text ?? "").join("")));
 
 /** The SDK's TracingProcessor interface, recording what the run reports. */
 class RecordingProcessor implements TracingProcessor {
@@ -77,7 +92,12 @@ describe("createAgentsRecovery in the OpenAI Agents SDK's own loop", () => {
   it("the user's run() recovers, reports a trace span, declares the real screen, and result.history is safe for the next run", async () => {
     const s = await wrongItemScenario(servers);
     const agentServer = await startScriptedOpenAIServer({
-      script: [...s.forward.map(responsesCall), { endpoint: "responses", text: "Renamed draft.txt to final.txt." }, { endpoint: "responses", text: "Nothing else to do." }, { endpoint: "responses", text: "Still nothing." }],
+      script: [
+        ...s.forward.map(responsesCall),
+        { endpoint: "responses", text: "Renamed draft.txt to final.txt." },
+        { endpoint: "responses", text: "Nothing else to do." },
+        { endpoint: "responses", text: "Still nothing." },
+      ],
     });
     servers.push(agentServer);
     // Tracing on, with the user's own processor instead of the OpenAI exporter (which would post to api.openai.com).
@@ -93,17 +113,36 @@ describe("createAgentsRecovery in the OpenAI Agents SDK's own loop", () => {
 
     const computer = retraceComputer({ env: s.env, blobs: s.blobs });
     const agent = deskAgent(agentServer.url, computer);
-    const recovery = createAgentsRecovery({ env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, task: s.task, instanceKey: `${s.task.id}/0`, detection: "sequential" }); // one model call per step: the script is in step order
+    const recovery = createAgentsRecovery({
+      env: s.env,
+      blobs: s.blobs,
+      detector: s.detector,
+      recoverer: s.recoverer,
+      recoveryBudget: 4,
+      task: s.task,
+      instanceKey: `${s.task.id}/0`,
+      detection: "sequential",
+    }); // one model call per step: the script is in step order
     const result = await run(agent, s.task.instruction, { ...recovery.runConfig, maxTurns: 30 });
     const episode = await recovery.finish(result);
 
-    expect(episode).toMatchObject({ success: true, stopReason: "done", finalOutput: "Renamed draft.txt to final.txt." });
+    expect(episode).toMatchObject({
+      success: true,
+      stopReason: "done",
+      finalOutput: "Renamed draft.txt to final.txt.",
+    });
     expect(episode.sdkResult).toBe(result);
-    expect(episode.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to])).toEqual([[s.E + 1, s.R]]);
+    expect(
+      episode.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to]),
+    ).toEqual([[s.E + 1, s.R]]);
     const reqs = agentServer.requests;
     expect(reqs).toHaveLength(s.forward.length + 1);
     // Every request, the first included, declares the desk's real size (SimDesk: 1280x800).
-    for (const r of reqs) expect(r.body.tools.find((t: any) => t.type === "computer_use_preview")).toMatchObject({ display_width: 1280, display_height: 800 });
+    for (const r of reqs)
+      expect(r.body.tools.find((t: any) => t.type === "computer_use_preview")).toMatchObject({
+        display_width: 1280,
+        display_height: 800,
+      });
     expect(computer.dimensions).toEqual([1280, 800]);
     const after = reqs[s.E + 1].body.input;
     expect(callIds(after)).toEqual(["call_0"]);
@@ -129,18 +168,37 @@ describe("createAgentsRecovery in the OpenAI Agents SDK's own loop", () => {
     // A later run with the recovery's config, fed the SDK's own history (cut steps included): they are dropped again.
     const sdkHistory = Reflect.get(Object.getPrototypeOf(result), "history", result) as any[];
     expect(callIds(sdkHistory)).toContain(`call_${s.E}`);
-    const third = await run(agent, [...sdkHistory, { role: "user", content: "And now?" }], { ...recovery.runConfig, maxTurns: 2 });
+    const third = await run(agent, [...sdkHistory, { role: "user", content: "And now?" }], {
+      ...recovery.runConfig,
+      maxTurns: 2,
+    });
     const again = await recovery.finish(third);
     const thirdInput = agentServer.requests.at(-1)!.body.input as any[];
     expect(callIds(thirdInput)).toEqual(callIds(lastInput));
-    expect(again.accounting).toMatchObject({ forwardSteps: s.forward.length, detectorCalls: episode.accounting.detectorCalls, recoveryAttempts: 1 });
+    expect(again.accounting).toMatchObject({
+      forwardSteps: s.forward.length,
+      detectorCalls: episode.accounting.detectorCalls,
+      recoveryAttempts: 1,
+    });
 
     // The recovery is a custom span of the run's trace, under one of the SDK's spans.
     await getGlobalTraceProvider().forceFlush();
-    const mine = processor.spans.filter((sp) => sp.spanData.type === "custom" && sp.spanData.name === RECOVERY_SPAN_NAME);
+    const mine = processor.spans.filter(
+      (sp) => sp.spanData.type === "custom" && sp.spanData.name === RECOVERY_SPAN_NAME,
+    );
     expect(mine).toHaveLength(1);
     const data = mine[0].spanData.data;
-    expect(data).toMatchObject({ errorStep: s.E, recoveryStep: s.R, attempt: 1, restoration: "model", mode: "model", confidence: 0.92, restored: true, recoverySteps: 1, cut: { from: s.E + 1, to: s.R } });
+    expect(data).toMatchObject({
+      errorStep: s.E,
+      recoveryStep: s.R,
+      attempt: 1,
+      restoration: "model",
+      mode: "model",
+      confidence: 0.92,
+      restored: true,
+      recoverySteps: 1,
+      cut: { from: s.E + 1, to: s.R },
+    });
     const recTokens = episode.accounting.models.recoverer!.inputTokens;
     expect(data.inputTokens).toBeGreaterThan(recTokens); // the recoverer's plus the triggering detection's
     expect(data.inputTokens).toBeLessThan(recTokens + episode.accounting.models.detector!.inputTokens);
@@ -157,10 +215,21 @@ describe("createAgentsRecovery in the OpenAI Agents SDK's own loop", () => {
 
   it("a Runner built with the recovery's config streams a recovered run", async () => {
     const s = await wrongItemScenario(servers);
-    const agentServer = await startScriptedOpenAIServer({ script: [...s.forward.map(responsesCall), { endpoint: "responses", text: "Renamed draft.txt to final.txt." }] });
+    const agentServer = await startScriptedOpenAIServer({
+      script: [...s.forward.map(responsesCall), { endpoint: "responses", text: "Renamed draft.txt to final.txt." }],
+    });
     servers.push(agentServer);
     const agent = deskAgent(agentServer.url, retraceComputer({ env: s.env, blobs: s.blobs }));
-    const recovery = createAgentsRecovery({ env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, task: s.task, instanceKey: `${s.task.id}/0`, detection: "sequential" });
+    const recovery = createAgentsRecovery({
+      env: s.env,
+      blobs: s.blobs,
+      detector: s.detector,
+      recoverer: s.recoverer,
+      recoveryBudget: 4,
+      task: s.task,
+      instanceKey: `${s.task.id}/0`,
+      detection: "sequential",
+    });
     const truncations: Array<[number, number]> = [];
     recovery.events.on("truncate", (e) => void truncations.push([e.from, e.to]));
 
@@ -169,7 +238,8 @@ describe("createAgentsRecovery in the OpenAI Agents SDK's own loop", () => {
     const deltas: string[] = [];
     let toolOutputs = 0;
     for await (const event of streamed) {
-      if (event.type === "raw_model_stream_event" && event.data.type === "output_text_delta") deltas.push(event.data.delta);
+      if (event.type === "raw_model_stream_event" && event.data.type === "output_text_delta")
+        deltas.push(event.data.delta);
       if (event.type === "run_item_stream_event" && event.name === "tool_output") toolOutputs++;
     }
     const episode = await recovery.finish(streamed);
@@ -177,19 +247,34 @@ describe("createAgentsRecovery in the OpenAI Agents SDK's own loop", () => {
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join("")).toBe("Renamed draft.txt to final.txt.");
     expect(toolOutputs).toBe(s.forward.length);
-    expect(episode).toMatchObject({ success: true, stopReason: "done", finalOutput: "Renamed draft.txt to final.txt." });
+    expect(episode).toMatchObject({
+      success: true,
+      stopReason: "done",
+      finalOutput: "Renamed draft.txt to final.txt.",
+    });
     expect(truncations).toEqual([[s.E + 1, s.R]]);
     const reqs = agentServer.requests;
     expect(reqs.every((r) => r.body.stream === true)).toBe(true);
     expect(callIds(reqs[s.E + 1].body.input)).toEqual(["call_0"]);
-    for (const r of reqs.slice(s.E + 1)) for (let k = s.R; k <= s.E; k++) expect(callIds(r.body.input)).not.toContain(`call_${k}`);
+    for (const r of reqs.slice(s.E + 1))
+      for (let k = s.R; k <= s.E; k++) expect(callIds(r.body.input)).not.toContain(`call_${k}`);
     expect(callIds(streamed.history)).toEqual(callIds(reqs.at(-1)!.body.input));
     agentServer.verify();
   });
 
   it("rejects a bad option with one ConfigError line naming it", async () => {
     const s = await wrongItemScenario(servers);
-    expect(() => createAgentsRecovery({ env: s.env, blobs: s.blobs, detector: s.detector })).toThrow(/createAgentsRecovery: give option "recoverer"/);
-    expect(() => createAgentsRecovery({ env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, callModelInputFilter: 3 as never })).toThrow(/option "callModelInputFilter" must be a function/);
+    expect(() => createAgentsRecovery({ env: s.env, blobs: s.blobs, detector: s.detector })).toThrow(
+      /createAgentsRecovery: give option "recoverer"/,
+    );
+    expect(() =>
+      createAgentsRecovery({
+        env: s.env,
+        blobs: s.blobs,
+        detector: s.detector,
+        recoverer: s.recoverer,
+        callModelInputFilter: 3 as never,
+      }),
+    ).toThrow(/option "callModelInputFilter" must be a function/);
   });
 });

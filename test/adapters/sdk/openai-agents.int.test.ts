@@ -16,7 +16,10 @@ import type { Action } from "../../../src/action.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../helpers/system-tools.ts";
 import { scriptedModel, tempBlobs } from "../llm/fixtures.ts";
 import { retraceComputer, runWithRecovery } from "retrace-cua/openai-agents";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { promptRef } from "../../../src/prompt.ts";
 import { EpisodeEvents } from "../../../src/runtime/events.ts";
@@ -39,21 +42,35 @@ function deskAgent(baseURL: string, computer: Computer) {
 }
 const responsesCall = (a: Action, i: number) => ({
   endpoint: "responses" as const,
-  output: [{ type: "computer_call", id: `cu_${i}`, call_id: `call_${i}`, action: toOpenAIAction(a), pending_safety_checks: [], status: "completed" }],
+  output: [
+    {
+      type: "computer_call",
+      id: `cu_${i}`,
+      call_id: `call_${i}`,
+      action: toOpenAIAction(a),
+      pending_safety_checks: [],
+      status: "completed",
+    },
+  ],
 });
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-const callIds = (body: any): string[] => (body.input as any[]).filter((i) => i.type === "computer_call").map((i) => i.call_id);
+const callIds = (body: any): string[] =>
+  (body.input as any[]).filter((i) => i.type === "computer_call").map((i) => i.call_id);
 const userTexts = (body: any): string[] =>
-  (body.input as any[]).filter((i) => i.role === "user").map((i) => (typeof i.content === "string" ? i.content : i.content.map((p: any) => p.text ?? "").join("")));
+  (body.input as any[])
+    .filter((i) => i.role === "user")
+    .map((i) => (typeof i.content === "string" ? i.content : i.content.map((p: any) => p.text ?? "").join("")));
 
 describe("runWithRecovery (OpenAI Agents SDK) on SimDesk", () => {
   it("detects the wrong item, recovers with the sub-agent and cuts the Responses input at R", async () => {
     const s = await wrongItemScenario(servers);
     const forward = s.forward.map(responsesCall);
-    const agentServer = await startScriptedOpenAIServer({ script: [...forward, { endpoint: "responses", text: "Renamed draft.txt to final.txt." }] });
+    const agentServer = await startScriptedOpenAIServer({
+      script: [...forward, { endpoint: "responses", text: "Renamed draft.txt to final.txt." }],
+    });
     servers.push(agentServer);
 
     const computer = retraceComputer({ env: s.env, blobs: s.blobs });
@@ -78,7 +95,9 @@ describe("runWithRecovery (OpenAI Agents SDK) on SimDesk", () => {
     expect(result.success).toBe(true);
     expect(result.stopReason).toBe("done");
     expect(result.finalOutput).toBe("Renamed draft.txt to final.txt.");
-    expect(result.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to])).toEqual([[s.E + 1, s.R]]);
+    expect(
+      result.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to]),
+    ).toEqual([[s.E + 1, s.R]]);
     expect(truncations).toEqual([[s.E + 1, s.R]]);
     expect(computer.log).toHaveLength(s.forward.length);
     // No observation per model turn: the detector gets the one the computer took after each action.
@@ -96,7 +115,12 @@ describe("runWithRecovery (OpenAI Agents SDK) on SimDesk", () => {
     // Right after it: the task, step 0 (kept, R=1) and the transition string; steps R..E are gone.
     const after = reqs[s.E + 1].body;
     expect(callIds(after)).toEqual(["call_0"]);
-    expect((after.input as any[]).map((i) => i.type ?? i.role)).toEqual([after.input[0].type ?? "user", "computer_call", "computer_call_output", after.input[3].type ?? "user"]);
+    expect((after.input as any[]).map((i) => i.type ?? i.role)).toEqual([
+      after.input[0].type ?? "user",
+      "computer_call",
+      "computer_call_output",
+      after.input[3].type ?? "user",
+    ]);
     expect([after.input[0].role, after.input[3].role]).toEqual(["user", "user"]);
     expect(userTexts(after).at(-1)).toMatch(/state it had at step 1\b/);
     // Nothing after R ever comes back: later requests carry only the new calls.
@@ -105,11 +129,20 @@ describe("runWithRecovery (OpenAI Agents SDK) on SimDesk", () => {
       for (let k = s.R; k <= s.E; k++) expect(ids).not.toContain(`call_${k}`);
       expect(userTexts(r.body).some((t) => /state it had at step 1\b/.test(t))).toBe(true);
     }
-    expect(callIds(reqs.at(-1)!.body)).toEqual(["call_0", ...s.forward.slice(s.E + 1).map((_, k) => `call_${s.E + 1 + k}`)]);
+    expect(callIds(reqs.at(-1)!.body)).toEqual([
+      "call_0",
+      ...s.forward.slice(s.E + 1).map((_, k) => `call_${s.E + 1 + k}`),
+    ]);
 
     // The recoverer was shown o_R and acted on the desk; accounting and prompts as the graph keeps them.
     expect(s.rec.server.requests[0].images[0].sha256).toBe(result.trajectory.steps[s.R].before);
-    expect(result.accounting).toMatchObject({ detectorCalls: 3, recoveryAttempts: 1, recoverySteps: 1, frozenSkipped: 5, forwardSteps: s.forward.length });
+    expect(result.accounting).toMatchObject({
+      detectorCalls: 3,
+      recoveryAttempts: 1,
+      recoverySteps: 1,
+      frozenSkipped: 5,
+      forwardSteps: s.forward.length,
+    });
     expect(result.accounting.models.recoverer?.calls).toBe(2);
     expect(result.accounting.models.detector?.calls).toBe(3);
     expect(result.prompts).toContain(promptRef(TRANSITION_PROMPTS.short));
@@ -121,10 +154,31 @@ describe("runWithRecovery (OpenAI Agents SDK) on SimDesk", () => {
 
   it("rejects bad options with one ConfigError line", async () => {
     const s = await wrongItemScenario(servers);
-    const agent = new Agent({ name: "a", tools: [computerTool({ computer: retraceComputer({ env: s.env, blobs: s.blobs }) })] });
-    await expect(runWithRecovery(agent, "x", { env: s.env, blobs: s.blobs, detector: s.detector })).rejects.toThrow(ConfigError);
-    await expect(runWithRecovery(agent, "x", { env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, freezeWindow: -1 })).rejects.toThrow(/option "freezeWindow"/);
-    await expect(runWithRecovery(agent, "x", { env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, runOptions: { previousResponseId: "resp_1" } as never })).rejects.toThrow(/option "runOptions\.previousResponseId" is not supported/);
+    const agent = new Agent({
+      name: "a",
+      tools: [computerTool({ computer: retraceComputer({ env: s.env, blobs: s.blobs }) })],
+    });
+    await expect(runWithRecovery(agent, "x", { env: s.env, blobs: s.blobs, detector: s.detector })).rejects.toThrow(
+      ConfigError,
+    );
+    await expect(
+      runWithRecovery(agent, "x", {
+        env: s.env,
+        blobs: s.blobs,
+        detector: s.detector,
+        recoverer: s.recoverer,
+        freezeWindow: -1,
+      }),
+    ).rejects.toThrow(/option "freezeWindow"/);
+    await expect(
+      runWithRecovery(agent, "x", {
+        env: s.env,
+        blobs: s.blobs,
+        detector: s.detector,
+        recoverer: s.recoverer,
+        runOptions: { previousResponseId: "resp_1" } as never,
+      }),
+    ).rejects.toThrow(/option "runOptions\.previousResponseId" is not supported/);
   });
 });
 
@@ -137,11 +191,20 @@ describe.runIf(chromium.run)("runWithRecovery (OpenAI Agents SDK) on the browser
       const task = BROWSER_TASKS.find((t) => t.id === "mail-reply-bob")!;
       const mistake = task.mistakes.find((m) => m.kind === "wrong-item")!; // step 0: opens Alice's email
       await env.reset(task);
-      const det = await scriptedModel(blobs, [{ text: '{"off_track": true, "error_step": 0, "reason": "opened Alice\'s email, the task is about Bob", "confidence": 0.9}' }]);
+      const det = await scriptedModel(blobs, [
+        {
+          text: '{"off_track": true, "error_step": 0, "reason": "opened Alice\'s email, the task is about Bob", "confidence": 0.9}',
+        },
+      ]);
       const inbox = centre(MAIL.folder.inbox);
-      const rec = await scriptedModel(blobs, [{ text: `Back to the inbox.\n\`\`\`python\npyautogui.click(${inbox.x}, ${inbox.y})\n\`\`\`` }, { text: "RESTORED" }]);
+      const rec = await scriptedModel(blobs, [
+        { text: `Back to the inbox.\n\`\`\`python\npyautogui.click(${inbox.x}, ${inbox.y})\n\`\`\`` },
+        { text: "RESTORED" },
+      ]);
       const forward = [...mistake.actions, ...task.plan.filter((a) => a.type !== "DONE")];
-      const agentServer = await startScriptedOpenAIServer({ script: [...forward.map(responsesCall), { endpoint: "responses", text: "Replied to Bob." }] });
+      const agentServer = await startScriptedOpenAIServer({
+        script: [...forward.map(responsesCall), { endpoint: "responses", text: "Replied to Bob." }],
+      });
       servers.push(det.server, rec.server, agentServer);
 
       const computer = retraceComputer({ env, blobs });
@@ -161,12 +224,19 @@ describe.runIf(chromium.run)("runWithRecovery (OpenAI Agents SDK) on the browser
       expect(observe).toHaveBeenCalledTimes(2);
       expect(result.accounting.envMs).toBeGreaterThan(0);
       expect(result.evaluation.score).toBe(1); // the app's server state: one reply to Bob
-      expect(result.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to])).toEqual([[1, 0]]);
+      expect(
+        result.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to]),
+      ).toEqual([[1, 0]]);
       const after = agentServer.requests[1].body;
       expect(callIds(after)).toEqual([]); // R = 0: the task and the transition string only
       expect(userTexts(after).at(-1)).toMatch(/state it had at step 0\b/);
       for (const r of agentServer.requests.slice(1)) expect(callIds(r.body)).not.toContain("call_0");
-      expect(result.accounting).toMatchObject({ detectorCalls: 1, recoveryAttempts: 1, recoverySteps: 1, forwardSteps: forward.length });
+      expect(result.accounting).toMatchObject({
+        detectorCalls: 1,
+        recoveryAttempts: 1,
+        recoverySteps: 1,
+        forwardSteps: forward.length,
+      });
       expect(rec.server.requests[0].images[0].sha256).toBe(result.trajectory.steps[0].before);
       det.server.verify();
       rec.server.verify();

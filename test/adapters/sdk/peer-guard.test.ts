@@ -12,7 +12,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { SDK_PEERS, installedVersion, loadSdkEntry, missingPackageOf, stagehandWithoutAgent } from "../../../adapters/sdk/shared/peer-guard.ts";
+import {
+  SDK_PEERS,
+  installedVersion,
+  loadSdkEntry,
+  missingPackageOf,
+  stagehandWithoutAgent,
+} from "../../../adapters/sdk/shared/peer-guard.ts";
 import { ConfigError } from "../../../src/errors.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -22,7 +28,8 @@ const PKG = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
 };
 
 /** The guard's source for an entry of the exports map (`./dist/x/entry.js` -> `x/entry.ts`). */
-const guardSource = (entry: string): string => PKG.exports[entry].import!.replace(/^\.\/dist\//, "").replace(/\.js$/, ".ts");
+const guardSource = (entry: string): string =>
+  PKG.exports[entry].import!.replace(/^\.\/dist\//, "").replace(/\.js$/, ".ts");
 
 const tmp: string[] = [];
 afterAll(() => {
@@ -42,7 +49,8 @@ function projectWithout(hidden: string): string {
     if (name === hidden) continue;
     if (name.startsWith("@")) {
       mkdirSync(join(nm, name));
-      for (const sub of readdirSync(join(repoNm, name))) if (`${name}/${sub}` !== hidden) symlinkSync(join(repoNm, name, sub), join(nm, name, sub));
+      for (const sub of readdirSync(join(repoNm, name)))
+        if (`${name}/${sub}` !== hidden) symlinkSync(join(repoNm, name, sub), join(nm, name, sub));
     } else symlinkSync(join(repoNm, name), join(nm, name));
   }
   return dir;
@@ -51,9 +59,14 @@ function projectWithout(hidden: string): string {
 function importIn(dir: string, file: string): Promise<{ code: number | null; stderr: string }> {
   writeFileSync(join(dir, "main.mjs"), `import ${JSON.stringify(`./${file}`)};\nconsole.log("loaded");\n`);
   return new Promise((resolve) => {
-    execFile(process.execPath, ["--preserve-symlinks", "--preserve-symlinks-main", "--import", "tsx", "main.mjs"], { cwd: dir, timeout: 60_000 }, (err, _stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stderr });
-    });
+    execFile(
+      process.execPath,
+      ["--preserve-symlinks", "--preserve-symlinks-main", "--import", "tsx", "main.mjs"],
+      { cwd: dir, timeout: 60_000 },
+      (err, _stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stderr });
+      },
+    );
   });
 }
 
@@ -66,19 +79,23 @@ const CASES: { entry: string; hidden: string }[] = [
 ];
 
 describe("a missing SDK package", () => {
-  it.each(CASES)("retrace-cua/$entry without $hidden: one line naming it and the install command", async ({ entry, hidden }) => {
-    const name = `retrace-cua/${entry.slice(2)}`;
-    const { code, stderr } = await importIn(projectWithout(hidden), guardSource(entry));
-    expect(code).toBe(1);
-    const range = SDK_PEERS[hidden];
-    const install = range === undefined ? hidden : `"${hidden}@${range}"`;
-    const line = `ConfigError: ${name} needs the optional package ${hidden}, which is not installed: npm install ${install}`;
-    expect(stderr).toContain(line);
-    expect(stderr).not.toContain("ERR_MODULE_NOT_FOUND");
-    expect(stderr).not.toMatch(/^\s+at /m);
-    // Node's own frame around an uncaught error (its header, `code`, `field`, version) and the line.
-    expect(stderr.trim().split("\n").length).toBeLessThanOrEqual(10);
-  }, 60_000);
+  it.each(CASES)(
+    "retrace-cua/$entry without $hidden: one line naming it and the install command",
+    async ({ entry, hidden }) => {
+      const name = `retrace-cua/${entry.slice(2)}`;
+      const { code, stderr } = await importIn(projectWithout(hidden), guardSource(entry));
+      expect(code).toBe(1);
+      const range = SDK_PEERS[hidden];
+      const install = range === undefined ? hidden : `"${hidden}@${range}"`;
+      const line = `ConfigError: ${name} needs the optional package ${hidden}, which is not installed: npm install ${install}`;
+      expect(stderr).toContain(line);
+      expect(stderr).not.toContain("ERR_MODULE_NOT_FOUND");
+      expect(stderr).not.toMatch(/^\s+at /m);
+      // Node's own frame around an uncaught error (its header, `code`, `field`, version) and the line.
+      expect(stderr.trim().split("\n").length).toBeLessThanOrEqual(10);
+    },
+    60_000,
+  );
 
   it("with every package present the guard loads the entry (the same child process set-up)", async () => {
     const { code, stderr } = await importIn(projectWithout("no-such-package"), guardSource("./ai-sdk"));
@@ -105,11 +122,15 @@ describe("the guards", () => {
   it("rethrow anything that is not a missing package unchanged", async () => {
     const boom = new TypeError("boom");
     await expect(loadSdkEntry("retrace-cua/x", () => Promise.reject(boom))).rejects.toBe(boom);
-    const missing = Object.assign(new Error("Cannot find package '@scope/pkg' imported from /a/b.js"), { code: "ERR_MODULE_NOT_FOUND" });
+    const missing = Object.assign(new Error("Cannot find package '@scope/pkg' imported from /a/b.js"), {
+      code: "ERR_MODULE_NOT_FOUND",
+    });
     expect(missingPackageOf(missing)).toBe("@scope/pkg");
     await expect(loadSdkEntry("retrace-cua/x", () => Promise.reject(missing))).rejects.toThrow(ConfigError);
     // a missing relative module is a broken install of retrace, not a missing package: rethrown
-    const relative = Object.assign(new Error("Cannot find module '/a/b.js' imported from /a/c.js"), { code: "ERR_MODULE_NOT_FOUND" });
+    const relative = Object.assign(new Error("Cannot find module '/a/b.js' imported from /a/c.js"), {
+      code: "ERR_MODULE_NOT_FOUND",
+    });
     await expect(loadSdkEntry("retrace-cua/x", () => Promise.reject(relative))).rejects.toBe(relative);
   });
 });
@@ -126,13 +147,19 @@ describe("a Stagehand without agent() (Stagehand 4)", () => {
     );
     expect(err!.stack).not.toContain("\n");
     expect(err!.message).toContain(SDK_PEERS["@browserbasehq/stagehand"]);
-    expect(stagehandWithoutAgent({}, undefined)!.message).toMatch(/^retrace-cua\/stagehand needs @browserbasehq\/stagehand \^3\.7\.3: Stagehand 4 has no agent\(\)/);
+    expect(stagehandWithoutAgent({}, undefined)!.message).toMatch(
+      /^retrace-cua\/stagehand needs @browserbasehq\/stagehand \^3\.7\.3: Stagehand 4 has no agent\(\)/,
+    );
     // the installed Stagehand 3 (the repo's pin) has agent()
-    expect(stagehandWithoutAgent((await import("@browserbasehq/stagehand")) as { Stagehand?: unknown }, "3.7.3")).toBeUndefined();
+    expect(
+      stagehandWithoutAgent((await import("@browserbasehq/stagehand")) as { Stagehand?: unknown }, "3.7.3"),
+    ).toBeUndefined();
   });
 
   it("names the installed version from the package.json above the resolved file, or none when it cannot be read", () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, "node_modules/@browserbasehq/stagehand/package.json"), "utf8")) as { version: string };
+    const pkg = JSON.parse(readFileSync(join(ROOT, "node_modules/@browserbasehq/stagehand/package.json"), "utf8")) as {
+      version: string;
+    };
     const main = pathToFileURL(join(ROOT, "node_modules/@browserbasehq/stagehand/dist/esm/index.js")).href;
     expect(installedVersion("@browserbasehq/stagehand", main)).toBe(pkg.version);
     expect(installedVersion("@browserbasehq/stagehand", undefined)).toBeUndefined();

@@ -18,7 +18,11 @@ import { createRecovery, retraceComputerTool } from "retrace-cua/ai-sdk";
 import type { Action } from "../../../src/action.ts";
 import type { EpisodeResult } from "../../../src/episode.ts";
 import { EpisodeEvents } from "../../../src/runtime/events.ts";
-import { startScriptedOpenAIServer, type RecordedRequest, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type RecordedRequest,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { toAnthropicInput, toOpenAIAction, wrongItemScenario } from "./fixtures.ts";
 
 setTracingDisabled(true);
@@ -50,7 +54,10 @@ function decisions(r: EpisodeResult, events: Array<[string, unknown]>) {
 
 function recordEvents(events: EpisodeEvents): Array<[string, unknown]> {
   const seen: Array<[string, unknown]> = [];
-  events.on("detection", (e) => void seen.push(["detection", [e.step, e.detection.isError, e.detection.errorStep, e.triggered]]));
+  events.on(
+    "detection",
+    (e) => void seen.push(["detection", [e.step, e.detection.isError, e.detection.errorStep, e.triggered]]),
+  );
   events.on("selection", (e) => void seen.push(["selection", [e.errorStep, e.recoveryStep]]));
   events.on("recovery-end", (e) => void seen.push(["recovery-end", [e.attempt, e.restored, e.steps]]));
   events.on("truncate", (e) => void seen.push(["truncate", [e.from, e.to]]));
@@ -68,7 +75,19 @@ async function agentsRun(detection: "sequential" | "overlapped", stream = false)
       const a = nextAction(s, n, recovered);
       if (!a) return { endpoint: "responses", text: "Renamed draft.txt to final.txt." };
       const id = k++;
-      return { endpoint: "responses", output: [{ type: "computer_call", id: `cu_${id}`, call_id: `call_${id}`, action: toOpenAIAction(a), pending_safety_checks: [], status: "completed" }] };
+      return {
+        endpoint: "responses",
+        output: [
+          {
+            type: "computer_call",
+            id: `cu_${id}`,
+            call_id: `call_${id}`,
+            action: toOpenAIAction(a),
+            pending_safety_checks: [],
+            status: "completed",
+          },
+        ],
+      };
     },
   });
   servers.push(agentServer);
@@ -76,13 +95,28 @@ async function agentsRun(detection: "sequential" | "overlapped", stream = false)
   const agent = new Agent({
     name: "desk agent",
     instructions: "Operate the computer to complete the task.",
-    model: new OpenAIResponsesModel(new OpenAI({ baseURL: agentServer.url, apiKey: "test-key", maxRetries: 0 }), "computer-use-preview"),
+    model: new OpenAIResponsesModel(
+      new OpenAI({ baseURL: agentServer.url, apiKey: "test-key", maxRetries: 0 }),
+      "computer-use-preview",
+    ),
     tools: [computerTool({ computer })],
   });
   const events = new EpisodeEvents();
   const seen = recordEvents(events);
-  const recovery = createAgentsRecovery({ env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, task: s.task, instanceKey: `${s.task.id}/0`, events, detection });
-  const result = stream ? await run(agent, s.task.instruction, { ...recovery.runConfig, maxTurns: 30, stream: true }) : await run(agent, s.task.instruction, { ...recovery.runConfig, maxTurns: 30 });
+  const recovery = createAgentsRecovery({
+    env: s.env,
+    blobs: s.blobs,
+    detector: s.detector,
+    recoverer: s.recoverer,
+    recoveryBudget: 4,
+    task: s.task,
+    instanceKey: `${s.task.id}/0`,
+    events,
+    detection,
+  });
+  const result = stream
+    ? await run(agent, s.task.instruction, { ...recovery.runConfig, maxTurns: 30, stream: true })
+    : await run(agent, s.task.instruction, { ...recovery.runConfig, maxTurns: 30 });
   const episode = await recovery.finish(result);
   return { s, episode, seen, computer, requests: agentServer.requests, history: recovery.history() };
 }
@@ -93,11 +127,16 @@ async function aiSdkRun(detection: "sequential" | "overlapped") {
   const server = await startScriptedOpenAIServer({
     responder: (req: RecordedRequest) => {
       const messages = req.body.messages as any[];
-      const n = messages.filter((m) => m.role === "assistant" && Array.isArray(m.content) && m.content.some((p: any) => p.type === "tool_use")).length;
+      const n = messages.filter(
+        (m) => m.role === "assistant" && Array.isArray(m.content) && m.content.some((p: any) => p.type === "tool_use"),
+      ).length;
       const recovered = messages.some((m) => m.role === "user" && NOTICE.test(JSON.stringify(m.content)));
       const a = nextAction(s, n, recovered);
       if (!a) return { endpoint: "messages", text: "Renamed draft.txt to final.txt." };
-      return { endpoint: "messages", content: [{ type: "tool_use", id: `toolu_${k++}`, name: "computer", input: toAnthropicInput(a) }] };
+      return {
+        endpoint: "messages",
+        content: [{ type: "tool_use", id: `toolu_${k++}`, name: "computer", input: toAnthropicInput(a) }],
+      };
     },
   });
   servers.push(server);
@@ -105,8 +144,25 @@ async function aiSdkRun(detection: "sequential" | "overlapped") {
   const tool = retraceComputerTool({ env: s.env, blobs: s.blobs, displayWidthPx: 1280, displayHeightPx: 800 });
   const events = new EpisodeEvents();
   const seen = recordEvents(events);
-  const recovery = createRecovery({ env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, task: s.task, instanceKey: `${s.task.id}/0`, events, detection });
-  const result = await generateText({ model: anthropic("claude-sonnet-4-5"), tools: { computer: tool }, prompt: s.task.instruction, stopWhen: stepCountIs(30), maxRetries: 0, prepareStep: recovery.prepareStep });
+  const recovery = createRecovery({
+    env: s.env,
+    blobs: s.blobs,
+    detector: s.detector,
+    recoverer: s.recoverer,
+    recoveryBudget: 4,
+    task: s.task,
+    instanceKey: `${s.task.id}/0`,
+    events,
+    detection,
+  });
+  const result = await generateText({
+    model: anthropic("claude-sonnet-4-5"),
+    tools: { computer: tool },
+    prompt: s.task.instruction,
+    stopWhen: stepCountIs(30),
+    maxRetries: 0,
+    prepareStep: recovery.prepareStep,
+  });
   const episode = await recovery.finish(result);
   return { s, episode, seen, log: tool.log, requests: server.requests, messages: recovery.messages() };
 }
@@ -125,10 +181,19 @@ describe("overlapped detection on the SDK path", () => {
     expect(ovl.episode.accounting.discardedProposals).toBe(1);
     expect(seq.episode.accounting.discardedProposals ?? 0).toBe(0);
     const discarded = `call_${ovl.s.E + 1}`;
-    expect(ovl.requests[ovl.s.E + 1].body.input.filter((i: any) => i.type === "computer_call")).toHaveLength(ovl.s.E + 1); // it was asked with E judged pending
+    expect(ovl.requests[ovl.s.E + 1].body.input.filter((i: any) => i.type === "computer_call")).toHaveLength(
+      ovl.s.E + 1,
+    ); // it was asked with E judged pending
     for (const r of ovl.requests.slice(ovl.s.E + 2)) expect(JSON.stringify(r.body.input)).not.toContain(discarded);
     // The cut history: the same steps and notice in both flows.
-    const shape = (items: any[]) => items.map((i) => (i.type === "computer_call" ? ["call", i.action] : i.type === "computer_call_result" ? ["result"] : [i.role ?? i.type, i.role === "user" ? JSON.stringify(i.content).slice(0, 60) : ""]));
+    const shape = (items: any[]) =>
+      items.map((i) =>
+        i.type === "computer_call"
+          ? ["call", i.action]
+          : i.type === "computer_call_result"
+            ? ["result"]
+            : [i.role ?? i.type, i.role === "user" ? JSON.stringify(i.content).slice(0, 60) : ""],
+      );
     expect(shape(ovl.history)).toEqual(shape(seq.history));
   });
 
@@ -150,18 +215,48 @@ describe("overlapped detection on the SDK path", () => {
         const a = s.forward[n];
         if (n > s.E || !a) return { endpoint: "responses", text: "All done." }; // claims success right after the mistake
         const id = k++;
-        return { endpoint: "responses", output: [{ type: "computer_call", id: `cu_${id}`, call_id: `call_${id}`, action: toOpenAIAction(a), pending_safety_checks: [], status: "completed" }] };
+        return {
+          endpoint: "responses",
+          output: [
+            {
+              type: "computer_call",
+              id: `cu_${id}`,
+              call_id: `call_${id}`,
+              action: toOpenAIAction(a),
+              pending_safety_checks: [],
+              status: "completed",
+            },
+          ],
+        };
       },
     });
     servers.push(agentServer);
     const computer = retraceComputer({ env: s.env, blobs: s.blobs });
-    const agent = new Agent({ name: "desk agent", instructions: "Operate the computer.", model: new OpenAIResponsesModel(new OpenAI({ baseURL: agentServer.url, apiKey: "test-key", maxRetries: 0 }), "computer-use-preview"), tools: [computerTool({ computer })] });
-    const recovery = createAgentsRecovery({ env: s.env, blobs: s.blobs, detector: s.detector, recoverer: s.recoverer, recoveryBudget: 4, task: s.task, detection: "overlapped" });
+    const agent = new Agent({
+      name: "desk agent",
+      instructions: "Operate the computer.",
+      model: new OpenAIResponsesModel(
+        new OpenAI({ baseURL: agentServer.url, apiKey: "test-key", maxRetries: 0 }),
+        "computer-use-preview",
+      ),
+      tools: [computerTool({ computer })],
+    });
+    const recovery = createAgentsRecovery({
+      env: s.env,
+      blobs: s.blobs,
+      detector: s.detector,
+      recoverer: s.recoverer,
+      recoveryBudget: 4,
+      task: s.task,
+      detection: "overlapped",
+    });
     const result = await run(agent, s.task.instruction, { ...recovery.runConfig, maxTurns: 30 });
     const episode = await recovery.finish(result);
     expect(result.finalOutput).toBe("All done.");
     expect(episode.accounting).toMatchObject({ recoveryAttempts: 1, discardedProposals: 1 });
-    expect(episode.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to])).toEqual([[s.E + 1, s.R]]);
+    expect(
+      episode.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to]),
+    ).toEqual([[s.E + 1, s.R]]);
     const history = result.history as any[];
     expect(history.at(-1)).toMatchObject({ role: "user" });
     expect(JSON.stringify(history.at(-1))).toMatch(NOTICE);
@@ -178,7 +273,13 @@ describe("overlapped detection on the SDK path", () => {
     expect(ovl.episode.accounting.discardedProposals).toBe(1);
     const discarded = `toolu_${ovl.s.E + 1}`;
     for (const r of ovl.requests.slice(ovl.s.E + 2)) expect(JSON.stringify(r.body.messages)).not.toContain(discarded);
-    const shape = (ms: any[]) => ms.map((m) => [m.role, Array.isArray(m.content) ? m.content.map((p: any) => p.type + (p.type === "tool-call" ? JSON.stringify(p.input) : "")) : String(m.content).slice(0, 60)]);
+    const shape = (ms: any[]) =>
+      ms.map((m) => [
+        m.role,
+        Array.isArray(m.content)
+          ? m.content.map((p: any) => p.type + (p.type === "tool-call" ? JSON.stringify(p.input) : ""))
+          : String(m.content).slice(0, 60),
+      ]);
     expect(shape(ovl.messages)).toEqual(shape(seq.messages));
   });
 });

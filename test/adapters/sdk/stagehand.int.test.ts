@@ -13,8 +13,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Stagehand } from "@browserbasehq/stagehand";
 import { executeWithRecovery } from "../../../adapters/sdk/stagehand/index.ts";
 import { stagehandToolCallToActions } from "../../../adapters/sdk/stagehand/convert.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
-import { createBrowserEnvironment, BROWSER_TASKS, type BrowserEnvironment } from "../../../adapters/environments/browser/index.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  createBrowserEnvironment,
+  BROWSER_TASKS,
+  type BrowserEnvironment,
+} from "../../../adapters/environments/browser/index.ts";
 import { MAIL, centre } from "../../../adapters/environments/browser/apps/layout.ts";
 import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
 import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
@@ -31,16 +38,34 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-const blocks = (body: any): any[] => (body.messages as any[]).flatMap((m) => (typeof m.content === "string" ? [{ type: "text", text: m.content, role: m.role }] : m.content.map((b: any) => ({ ...b, role: m.role }))));
-const toolUseIds = (body: any): string[] => blocks(body).filter((b) => b.type === "tool_use").map((b) => b.id);
+const blocks = (body: any): any[] =>
+  (body.messages as any[]).flatMap((m) =>
+    typeof m.content === "string"
+      ? [{ type: "text", text: m.content, role: m.role }]
+      : m.content.map((b: any) => ({ ...b, role: m.role })),
+  );
+const toolUseIds = (body: any): string[] =>
+  blocks(body)
+    .filter((b) => b.type === "tool_use")
+    .map((b) => b.id);
 const xy = (r: Parameters<typeof centre>[0]) => [centre(r).x, centre(r).y];
 
 describe("Stagehand tool calls as retrace Actions", () => {
   it("maps coordinate tools and keys, and gives DOM tools and bad input no action", () => {
-    expect(stagehandToolCallToActions("click", { describe: "x", coordinates: [3, 4] })).toEqual([{ type: "CLICK", x: 3, y: 4, button: "left", numClicks: 1 }]);
-    expect(stagehandToolCallToActions("type", { text: "hi", coordinates: [1, 2] })).toEqual([{ type: "CLICK", x: 1, y: 2, button: "left", numClicks: 1 }, { type: "TYPING", text: "hi" }]);
-    expect(stagehandToolCallToActions("keys", { method: "press", value: "Control+A" })).toEqual([{ type: "HOTKEY", keys: ["ctrl", "a"] }]);
-    expect(stagehandToolCallToActions("keys", { method: "press", value: "Enter", repeat: 2 })).toEqual([{ type: "PRESS", key: "enter" }, { type: "PRESS", key: "enter" }]);
+    expect(stagehandToolCallToActions("click", { describe: "x", coordinates: [3, 4] })).toEqual([
+      { type: "CLICK", x: 3, y: 4, button: "left", numClicks: 1 },
+    ]);
+    expect(stagehandToolCallToActions("type", { text: "hi", coordinates: [1, 2] })).toEqual([
+      { type: "CLICK", x: 1, y: 2, button: "left", numClicks: 1 },
+      { type: "TYPING", text: "hi" },
+    ]);
+    expect(stagehandToolCallToActions("keys", { method: "press", value: "Control+A" })).toEqual([
+      { type: "HOTKEY", keys: ["ctrl", "a"] },
+    ]);
+    expect(stagehandToolCallToActions("keys", { method: "press", value: "Enter", repeat: 2 })).toEqual([
+      { type: "PRESS", key: "enter" },
+      { type: "PRESS", key: "enter" },
+    ]);
     expect(stagehandToolCallToActions("act", { action: "click the send button" })).toEqual([]);
     expect(stagehandToolCallToActions("click", { coordinates: "nowhere" })).toEqual([]);
   });
@@ -54,7 +79,14 @@ describe.runIf(chromium.run)("executeWithRecovery (Stagehand hybrid agent) on th
   beforeAll(async () => {
     chromium.assert();
     env = await createBrowserEnvironment({ blobs, cdp: true });
-    stagehand = new Stagehand({ env: "LOCAL", experimental: true, verbose: 0, disablePino: true, logger: () => undefined, localBrowserLaunchOptions: { cdpUrl: env.cdpUrl! } });
+    stagehand = new Stagehand({
+      env: "LOCAL",
+      experimental: true,
+      verbose: 0,
+      disablePino: true,
+      logger: () => undefined,
+      localBrowserLaunchOptions: { cdpUrl: env.cdpUrl! },
+    });
     await stagehand.init();
   });
   afterAll(async () => {
@@ -65,7 +97,10 @@ describe.runIf(chromium.run)("executeWithRecovery (Stagehand hybrid agent) on th
   it("detects the typo, recovers on the same page with the sub-agent and cuts Stagehand's messages at R", async () => {
     const task = BROWSER_TASKS.find((t) => t.id === "mail-reply-bob")!;
     await env.reset(task);
-    const call = (id: number, name: string, input: object) => ({ endpoint: "messages" as const, content: [{ type: "tool_use", id: `toolu_${id}`, name, input }] });
+    const call = (id: number, name: string, input: object) => ({
+      endpoint: "messages" as const,
+      content: [{ type: "tool_use", id: `toolu_${id}`, name, input }],
+    });
     const server = await startScriptedOpenAIServer({
       script: [
         call(0, "click", { describe: "Bob's email", coordinates: xy(MAIL.row(1)) }),
@@ -81,7 +116,9 @@ describe.runIf(chromium.run)("executeWithRecovery (Stagehand hybrid agent) on th
     const det = await scriptedModel(blobs, [
       { text: '{"off_track": false, "error_step": null, "reason": "opened Bob\'s email", "confidence": 0.9}' },
       { text: '{"off_track": false, "error_step": null, "reason": "reply form open", "confidence": 0.9}' },
-      { text: '{"off_track": true, "error_step": 2, "reason": "typed a comma instead of a period", "confidence": 0.9}' },
+      {
+        text: '{"off_track": true, "error_step": 2, "reason": "typed a comma instead of a period", "confidence": 0.9}',
+      },
     ]);
     const [inbox, bob] = [centre(MAIL.folder.inbox), centre(MAIL.row(1))];
     const rec = await scriptedModel(blobs, [
@@ -90,18 +127,35 @@ describe.runIf(chromium.run)("executeWithRecovery (Stagehand hybrid agent) on th
       { text: "RESTORED" },
     ]);
     servers.push(server, det.server, rec.server);
-    const agent = stagehand.agent({ mode: "hybrid", model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "test-key", baseURL: server.url } });
+    const agent = stagehand.agent({
+      mode: "hybrid",
+      model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "test-key", baseURL: server.url },
+    });
     const result = await executeWithRecovery(
       agent,
       { instruction: task.instruction, maxSteps: 12 },
-      { env, blobs, task, recoveryBudget: 4, detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }), recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }) },
+      {
+        env,
+        blobs,
+        task,
+        recoveryBudget: 4,
+        detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }),
+        recoverer: createLlmRecoveryPolicy({ model: rec.model, historyImages: 1 }),
+      },
     );
     expect(result.evaluation).toMatchObject({ score: 1 });
     expect(result.success).toBe(true);
     expect(result.stopReason).toBe("done");
-    expect(result.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to])).toEqual([[3, 1]]);
-    expect(result.trajectory.events.find((e) => e.kind === "recovery-end")?.detail).toMatchObject({ restored: true, steps: 2 });
-    expect(result.trajectory.steps[2]).toMatchObject({ actions: [{ type: "CLICK" }, { type: "TYPING", text: "Friday works for me," }] });
+    expect(
+      result.trajectory.events.filter((e) => e.kind === "truncate").map((e) => [e.detail.from, e.detail.to]),
+    ).toEqual([[3, 1]]);
+    expect(result.trajectory.events.find((e) => e.kind === "recovery-end")?.detail).toMatchObject({
+      restored: true,
+      steps: 2,
+    });
+    expect(result.trajectory.steps[2]).toMatchObject({
+      actions: [{ type: "CLICK" }, { type: "TYPING", text: "Friday works for me," }],
+    });
 
     const reqs = server.requests;
     expect(reqs).toHaveLength(8);
@@ -109,18 +163,30 @@ describe.runIf(chromium.run)("executeWithRecovery (Stagehand hybrid agent) on th
     // The first request after the cut: step 0 (before R = 1), then the transition string.
     const after = reqs[3].body;
     expect(toolUseIds(after)).toEqual(["toolu_0"]);
-    const lastText = blocks(after).filter((b) => b.type === "text").at(-1);
+    const lastText = blocks(after)
+      .filter((b) => b.type === "text")
+      .at(-1);
     expect(lastText).toMatchObject({ role: "user" });
     expect(lastText.text).toMatch(/state it had at step 1\b/);
-    expect(blocks(after).filter((b) => b.type === "tool_result").map((b) => b.tool_use_id)).toEqual(["toolu_0"]);
+    expect(
+      blocks(after)
+        .filter((b) => b.type === "tool_result")
+        .map((b) => b.tool_use_id),
+    ).toEqual(["toolu_0"]);
     // Nothing from steps R..E in any later call of the agent loop.
-    for (const r of reqs.slice(3, 7)) for (const id of ["toolu_1", "toolu_2"]) expect(toolUseIds(r.body)).not.toContain(id);
+    for (const r of reqs.slice(3, 7))
+      for (const id of ["toolu_1", "toolu_2"]) expect(toolUseIds(r.body)).not.toContain(id);
     expect(toolUseIds(reqs[6].body)).toEqual(["toolu_0", "toolu_3", "toolu_4", "toolu_5"]);
     // Stagehand's closing "done" summary is built from its own full message list (cut steps included).
     expect(reqs[7].body.tool_choice).toMatchObject({ type: "tool", name: "done" });
     expect(toolUseIds(reqs[7].body)).toContain("toolu_2");
 
-    expect(result.accounting).toMatchObject({ detectorCalls: 3, recoveryAttempts: 1, recoverySteps: 2, forwardSteps: 6 });
+    expect(result.accounting).toMatchObject({
+      detectorCalls: 3,
+      recoveryAttempts: 1,
+      recoverySteps: 2,
+      forwardSteps: 6,
+    });
     expect(result.accounting.models.recoverer?.calls).toBe(3);
     // Environment time counts the observations after Stagehand's own actions and the recovery steps.
     expect(result.accounting.envMs).toBeGreaterThan(0);
@@ -133,16 +199,49 @@ describe.runIf(chromium.run)("executeWithRecovery (Stagehand hybrid agent) on th
 
   it("acts on each new episode's page with the same Stagehand (a fresh context per reset)", async () => {
     const task = BROWSER_TASKS.find((t) => t.id === "mail-reply-bob")!;
-    const open = (id: number) => ({ endpoint: "messages" as const, content: [{ type: "tool_use", id: `toolu_${id}`, name: "click", input: { describe: "Bob's email", coordinates: xy(MAIL.row(1)) } }] });
-    const server = await startScriptedOpenAIServer({ script: [0, 1].flatMap((k) => [open(k), { endpoint: "messages" as const, text: "Opened." }, { endpoint: "messages" as const, text: "Opened Bob's email." }]) });
-    const det = await scriptedModel(blobs, [{ text: '{"off_track": false, "error_step": null, "reason": "ok", "confidence": 0.9}' }, { text: '{"off_track": false, "error_step": null, "reason": "ok", "confidence": 0.9}' }]);
+    const open = (id: number) => ({
+      endpoint: "messages" as const,
+      content: [
+        {
+          type: "tool_use",
+          id: `toolu_${id}`,
+          name: "click",
+          input: { describe: "Bob's email", coordinates: xy(MAIL.row(1)) },
+        },
+      ],
+    });
+    const server = await startScriptedOpenAIServer({
+      script: [0, 1].flatMap((k) => [
+        open(k),
+        { endpoint: "messages" as const, text: "Opened." },
+        { endpoint: "messages" as const, text: "Opened Bob's email." },
+      ]),
+    });
+    const det = await scriptedModel(blobs, [
+      { text: '{"off_track": false, "error_step": null, "reason": "ok", "confidence": 0.9}' },
+      { text: '{"off_track": false, "error_step": null, "reason": "ok", "confidence": 0.9}' },
+    ]);
     servers.push(server, det.server);
-    const agent = stagehand.agent({ mode: "hybrid", model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "test-key", baseURL: server.url } });
+    const agent = stagehand.agent({
+      mode: "hybrid",
+      model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "test-key", baseURL: server.url },
+    });
     const pages = new Set<unknown>();
     for (let k = 0; k < 2; k++) {
       await env.reset(task);
       pages.add(env.currentPage);
-      const result = await executeWithRecovery(agent, { instruction: "Open Bob's email.", maxSteps: 3 }, { env, blobs, task, detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }), recoverer: createLlmRecoveryPolicy({ model: det.model }), evaluate: false });
+      const result = await executeWithRecovery(
+        agent,
+        { instruction: "Open Bob's email.", maxSteps: 3 },
+        {
+          env,
+          blobs,
+          task,
+          detector: createLlmErrorDetector({ model: det.model, historyImages: 1 }),
+          recoverer: createLlmRecoveryPolicy({ model: det.model }),
+          evaluate: false,
+        },
+      );
       expect(result.trajectory.steps).toHaveLength(1);
       expect(env.currentPage.url()).toMatch(/\/mail\/m\/2$/);
     }
@@ -154,15 +253,31 @@ describe.runIf(chromium.run)("executeWithRecovery (Stagehand hybrid agent) on th
   it("names the Stagehand option to set when the agent refuses callbacks", async () => {
     const task = BROWSER_TASKS.find((t) => t.id === "mail-reply-bob")!;
     await env.reset(task);
-    const plain = new Stagehand({ env: "LOCAL", verbose: 0, disablePino: true, logger: () => undefined, localBrowserLaunchOptions: { cdpUrl: env.cdpUrl! }, model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "k", baseURL: "http://127.0.0.1:9/v1" } });
+    const plain = new Stagehand({
+      env: "LOCAL",
+      verbose: 0,
+      disablePino: true,
+      logger: () => undefined,
+      localBrowserLaunchOptions: { cdpUrl: env.cdpUrl! },
+      model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "k", baseURL: "http://127.0.0.1:9/v1" },
+    });
     await plain.init();
     try {
       const [d, r] = [await scriptedModel(blobs), await scriptedModel(blobs)];
       servers.push(d.server, r.server);
       const det = createLlmErrorDetector({ model: d.model });
       const rec = createLlmRecoveryPolicy({ model: r.model });
-      await expect(executeWithRecovery(plain.agent({ mode: "hybrid" }), task.instruction, { env, blobs, detector: det, recoverer: rec })).rejects.toThrow(/experimental: true/);
-      await expect(executeWithRecovery(plain.agent({ mode: "hybrid" }), task.instruction, { env, blobs, detector: det } as never)).rejects.toThrow(ConfigError);
+      await expect(
+        executeWithRecovery(plain.agent({ mode: "hybrid" }), task.instruction, {
+          env,
+          blobs,
+          detector: det,
+          recoverer: rec,
+        }),
+      ).rejects.toThrow(/experimental: true/);
+      await expect(
+        executeWithRecovery(plain.agent({ mode: "hybrid" }), task.instruction, { env, blobs, detector: det } as never),
+      ).rejects.toThrow(ConfigError);
     } finally {
       await plain.close();
     }

@@ -10,13 +10,19 @@ import { installedAiMajor, toolResultImage } from "../../../adapters/sdk/ai-sdk/
 
 describe("toolResultImage", () => {
   it("gives ai 7 the file part with tagged data and ai 6 the image-data part", () => {
-    expect(toolResultImage("iVBORw0K", 7)).toEqual({ type: "file", data: { type: "data", data: "iVBORw0K" }, mediaType: "image/png" });
+    expect(toolResultImage("iVBORw0K", 7)).toEqual({
+      type: "file",
+      data: { type: "data", data: "iVBORw0K" },
+      mediaType: "image/png",
+    });
     expect(toolResultImage("iVBORw0K", 8)).toMatchObject({ type: "file" });
     expect(toolResultImage("iVBORw0K", 6)).toEqual({ type: "image-data", data: "iVBORw0K", mediaType: "image/png" });
   });
 
   it("reads the major of the ai package it resolves", () => {
-    const { version } = JSON.parse(readFileSync(createRequire(import.meta.url).resolve("ai/package.json"), "utf8")) as { version: string };
+    const { version } = JSON.parse(readFileSync(createRequire(import.meta.url).resolve("ai/package.json"), "utf8")) as {
+      version: string;
+    };
     expect(installedAiMajor()).toBe(Number(version.split(".")[0]));
     expect(toolResultImage("x")).toEqual(toolResultImage("x", Number(version.split(".")[0])));
   });

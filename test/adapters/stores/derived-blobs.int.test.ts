@@ -45,7 +45,9 @@ describe("derived blobs on the filesystem", () => {
     const second = createSimDesk({ blobs: shared });
     const o2 = await second.reset(task);
     expect(o2.screenshot).toBe(o1.screenshot); // reused: same PNG ref without a render of its own
-    const svgKeys = (await import("node:fs")).readdirSync(join(dir, "derived", await pngRenderFn()), { recursive: true }).filter((f) => String(f).length === 67);
+    const svgKeys = (await import("node:fs"))
+      .readdirSync(join(dir, "derived", await pngRenderFn()), { recursive: true })
+      .filter((f) => String(f).length === 67);
     expect(svgKeys.length).toBeGreaterThan(0);
     for (const f of svgKeys) await shared.remember(await pngRenderFn(), String(f).slice(3), marker);
     const third = createSimDesk({ blobs: new BlobStore({ dir }) });

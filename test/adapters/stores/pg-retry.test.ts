@@ -22,7 +22,8 @@ describe("isTransientPgError", () => {
       pgError("Connection terminated unexpectedly"),
       pgError("Client has encountered a connection error and is not queryable"),
       pgError("Client was closed and is not queryable"),
-    ]) expect(isTransientPgError(e), e.message).toBe(true);
+    ])
+      expect(isTransientPgError(e), e.message).toBe(true);
   });
   it("does not retry a bad query or a constraint violation", () => {
     expect(isTransientPgError(pgError('syntax error at or near "SELEC"', "42601"))).toBe(false);
@@ -35,7 +36,11 @@ describe("withPgRetry", () => {
   afterEach(() => vi.useRealTimers());
 
   it("retries a lost connection with growing waits and returns the first success", async () => {
-    const fn = vi.fn().mockRejectedValueOnce(pgError("Connection terminated unexpectedly")).mockRejectedValueOnce(pgError("x", "57P03")).mockResolvedValue("ok");
+    const fn = vi
+      .fn()
+      .mockRejectedValueOnce(pgError("Connection terminated unexpectedly"))
+      .mockRejectedValueOnce(pgError("x", "57P03"))
+      .mockResolvedValue("ok");
     const p = withPgRetry(WHERE, fn, 10_000);
     await vi.advanceTimersByTimeAsync(99);
     expect(fn).toHaveBeenCalledTimes(1);
@@ -61,7 +66,9 @@ describe("withPgRetry", () => {
     await vi.advanceTimersByTimeAsync(6_000);
     const err = await caught;
     expect(err).toBeInstanceOf(ServiceUnavailableError);
-    expect((err as Error).message).toBe(`PostgreSQL at ${WHERE} stayed unreachable for 5 s (Error: connect ECONNREFUSED 127.0.0.1:5432); start it, or give it longer with RETRACE_PG_RETRY_MS (now 5000 ms)`);
+    expect((err as Error).message).toBe(
+      `PostgreSQL at ${WHERE} stayed unreachable for 5 s (Error: connect ECONNREFUSED 127.0.0.1:5432); start it, or give it longer with RETRACE_PG_RETRY_MS (now 5000 ms)`,
+    );
     // 100, 200, 400, 800, 1600, then 1900 ms (what was left of the budget): 7 calls, no more
     expect(fn).toHaveBeenCalledTimes(7);
   });
@@ -74,7 +81,9 @@ describe("RETRACE_PG_RETRY_MS", () => {
     expect(pgRetryMs({ RETRACE_PG_RETRY_MS: "300000" })).toBe(300_000);
     for (const bad of ["", "abc", "1e3", "-1", "0x10", "1.5", "86400001"]) {
       expect(() => pgRetryMs({ RETRACE_PG_RETRY_MS: bad }), bad).toThrow(ConfigError);
-      expect(() => pgRetryMs({ RETRACE_PG_RETRY_MS: bad })).toThrow(/^RETRACE_PG_RETRY_MS: expected a whole number of milliseconds from 0 to 86400000 \(one day\), got ".*"( \(empty\))?$/);
+      expect(() => pgRetryMs({ RETRACE_PG_RETRY_MS: bad })).toThrow(
+        /^RETRACE_PG_RETRY_MS: expected a whole number of milliseconds from 0 to 86400000 \(one day\), got ".*"( \(empty\))?$/,
+      );
     }
   });
 });

@@ -12,15 +12,29 @@ export function tempBlobs(): BlobStore {
 }
 
 /** A small real PNG of one colour, stored; returns its bytes and reference. */
-export async function storePng(blobs: BlobStore, color = { r: 30, g: 120, b: 200 }, width = 64, height = 40): Promise<{ ref: string; bytes: Buffer }> {
-  const bytes = await sharp({ create: { width, height, channels: 3, background: color } }).png().toBuffer();
+export async function storePng(
+  blobs: BlobStore,
+  color = { r: 30, g: 120, b: 200 },
+  width = 64,
+  height = 40,
+): Promise<{ ref: string; bytes: Buffer }> {
+  const bytes = await sharp({ create: { width, height, channels: 3, background: color } })
+    .png()
+    .toBuffer();
   return { ref: await blobs.put(bytes), bytes };
 }
 
 /** A policy input over a stored screenshot (1280x800 logical screen by default). */
 export async function policyInput(
   blobs: BlobStore,
-  opts: { history?: HistoryEntry[]; notice?: string; color?: { r: number; g: number; b: number }; width?: number; height?: number; instruction?: string } = {},
+  opts: {
+    history?: HistoryEntry[];
+    notice?: string;
+    color?: { r: number; g: number; b: number };
+    width?: number;
+    height?: number;
+    instruction?: string;
+  } = {},
 ): Promise<PolicyInput> {
   const shot = await storePng(blobs, opts.color ?? { r: 200, g: 200, b: 200 });
   const history = opts.history ?? [];
@@ -36,11 +50,21 @@ export async function policyInput(
 }
 
 /** History entries with distinct screenshots, as a policy would have seen them. */
-export async function fakeHistory(blobs: BlobStore, n: number, make: (i: number) => Partial<HistoryEntry> = () => ({})): Promise<HistoryEntry[]> {
+export async function fakeHistory(
+  blobs: BlobStore,
+  n: number,
+  make: (i: number) => Partial<HistoryEntry> = () => ({}),
+): Promise<HistoryEntry[]> {
   const out: HistoryEntry[] = [];
   for (let i = 0; i < n; i++) {
     const shot = await storePng(blobs, { r: 10 * i, g: 50, b: 90 });
-    out.push({ step: i, observation: { screenshot: shot.ref, width: 1280, height: 800 }, actions: [{ type: "CLICK", x: 10 + i, y: 20, button: "left", numClicks: 1 }], response: `step ${i} answer`, ...make(i) });
+    out.push({
+      step: i,
+      observation: { screenshot: shot.ref, width: 1280, height: 800 },
+      actions: [{ type: "CLICK", x: 10 + i, y: 20, button: "left", numClicks: 1 }],
+      response: `step ${i} answer`,
+      ...make(i),
+    });
   }
   return out;
 }

@@ -5,7 +5,11 @@ import type { Action } from "../../../src/action.ts";
 export function actionToPyautogui(a: Action): string {
   switch (a.type) {
     case "CLICK":
-      return a.numClicks > 1 ? `pyautogui.click(${a.x}, ${a.y}, clicks=${a.numClicks}, button='${a.button}')` : a.button === "left" ? `pyautogui.click(${a.x}, ${a.y})` : `pyautogui.click(${a.x}, ${a.y}, button='${a.button}')`;
+      return a.numClicks > 1
+        ? `pyautogui.click(${a.x}, ${a.y}, clicks=${a.numClicks}, button='${a.button}')`
+        : a.button === "left"
+          ? `pyautogui.click(${a.x}, ${a.y})`
+          : `pyautogui.click(${a.x}, ${a.y}, button='${a.button}')`;
     case "DOUBLE_CLICK":
       return `pyautogui.doubleClick(${a.x}, ${a.y})`;
     case "RIGHT_CLICK":
@@ -28,7 +32,10 @@ export function actionToPyautogui(a: Action): string {
 /** One answer per plan action, in the style of Qwen/EvoCUA, then DONE. */
 export function planAnswers(plan: readonly Action[]): string[] {
   return [
-    ...plan.map((a, i) => `Step ${i + 1}: looking at the screen, the next thing to do is this.\n\`\`\`python\nimport pyautogui\n${actionToPyautogui(a)}\n\`\`\``),
+    ...plan.map(
+      (a, i) =>
+        `Step ${i + 1}: looking at the screen, the next thing to do is this.\n\`\`\`python\nimport pyautogui\n${actionToPyautogui(a)}\n\`\`\``,
+    ),
     "The task is complete.\n```\nDONE\n```",
   ];
 }
@@ -38,7 +45,17 @@ export function planAnthropicSteps(plan: readonly Action[]): { content?: unknown
   return [
     ...plan.map((a, i) => {
       if (a.type !== "CLICK") throw new Error(`helper handles CLICK only, got ${a.type}`);
-      return { content: [{ type: "text", text: `Clicking target ${i + 1}.` }, { type: "tool_use", id: `toolu_${i}`, name: "computer", input: { action: "left_click", coordinate: [a.x, a.y] } }] };
+      return {
+        content: [
+          { type: "text", text: `Clicking target ${i + 1}.` },
+          {
+            type: "tool_use",
+            id: `toolu_${i}`,
+            name: "computer",
+            input: { action: "left_click", coordinate: [a.x, a.y] },
+          },
+        ],
+      };
     }),
     { text: "I have completed the task." },
   ];
@@ -49,7 +66,18 @@ export function planOpenAICuaSteps(plan: readonly Action[]): { output?: unknown[
   return [
     ...plan.map((a, i) => {
       if (a.type !== "CLICK") throw new Error(`helper handles CLICK only, got ${a.type}`);
-      return { output: [{ type: "computer_call", id: `cu_${i}`, call_id: `call_${i}`, action: { type: "click", x: a.x, y: a.y, button: "left" }, pending_safety_checks: [], status: "completed" }] };
+      return {
+        output: [
+          {
+            type: "computer_call",
+            id: `cu_${i}`,
+            call_id: `call_${i}`,
+            action: { type: "click", x: a.x, y: a.y, button: "left" },
+            pending_safety_checks: [],
+            status: "completed",
+          },
+        ],
+      };
     }),
     { text: "Done: the file is in the Trash." },
   ];

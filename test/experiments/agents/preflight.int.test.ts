@@ -9,7 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { preflightEndpoints, retryDelayMs } from "../../../experiments/agents/preflight.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { ablationQueues, cli, narrowedPreset, startRoleServer } from "../helpers/model-roles.ts";
 
@@ -23,13 +26,21 @@ async function server(options: Parameters<typeof startScriptedOpenAIServer>[0]):
   servers.push(s);
   return s;
 }
-const endpoint = (url: string, maxRetries?: number) => ({ baseUrl: url, backend: "openai" as const, apiKey: "sk-test-secret", users: ["pairs.0.forward"], ...(maxRetries !== undefined ? { maxRetries } : {}) });
+const endpoint = (url: string, maxRetries?: number) => ({
+  baseUrl: url,
+  backend: "openai" as const,
+  apiKey: "sk-test-secret",
+  users: ["pairs.0.forward"],
+  ...(maxRetries !== undefined ? { maxRetries } : {}),
+});
 
 describe("endpoint preflight", () => {
   it("retries a 429 twice then 200 with the server's Retry-After and lets the run go on", async () => {
     const s = await server({ modelsStatus: [429, 429, 200], modelsRetryAfterMs: 40 });
     const waits: number[] = [];
-    await expect(preflightEndpoints([endpoint(s.url)], { sleep: async (ms) => void waits.push(ms) })).resolves.toBeUndefined();
+    await expect(
+      preflightEndpoints([endpoint(s.url)], { sleep: async (ms) => void waits.push(ms) }),
+    ).resolves.toBeUndefined();
     expect(s.modelListCalls).toBe(3);
     expect(waits).toEqual([40, 40]); // retry-after-ms honoured
   });
@@ -49,14 +60,18 @@ describe("endpoint preflight", () => {
     const s = await server({ modelsStatus: 429, modelsRetryAfterMs: 5 });
     const err = await preflightEndpoints([endpoint(s.url, 3)]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
-    expect((err as Error).message).toMatch(/^endpoint preflight: pairs\.0\.forward: http:\/\/127\.0\.0\.1:\d+\/v1 rate limited the run \(HTTP 429 on every one of 4 attempt\(s\)/);
+    expect((err as Error).message).toMatch(
+      /^endpoint preflight: pairs\.0\.forward: http:\/\/127\.0\.0\.1:\d+\/v1 rate limited the run \(HTTP 429 on every one of 4 attempt\(s\)/,
+    );
     expect((err as Error).message).not.toContain("sk-test-secret");
     expect(s.modelListCalls).toBe(4);
   });
 
   it("says quota exhausted at once for OpenAI's insufficient_quota (no retry helps)", async () => {
     const s = await server({ modelsStatus: 429, modelsErrorCode: "insufficient_quota", modelsRetryAfterMs: 5 });
-    await expect(preflightEndpoints([endpoint(s.url)])).rejects.toThrow(/quota is exhausted \(HTTP 429 insufficient_quota\)/);
+    await expect(preflightEndpoints([endpoint(s.url)])).rejects.toThrow(
+      /quota is exhausted \(HTTP 429 insufficient_quota\)/,
+    );
     expect(s.modelListCalls).toBe(1);
   });
 
@@ -80,7 +95,19 @@ describe("retrace run behind a rate-limited endpoint", () => {
     const s = await startRoleServer(await ablationQueues(), { modelsStatus: [429, 429, 200], modelsRetryAfterMs: 20 });
     servers.push(s);
     const out = join(dir, "limited");
-    const r = await cli("run", narrowedPreset(join(dir, "limited.json")), "--base-url", s.url, "--model", "scripted-vlm", "--out", out, "--workers", "1", "--quiet");
+    const r = await cli(
+      "run",
+      narrowedPreset(join(dir, "limited.json")),
+      "--base-url",
+      s.url,
+      "--model",
+      "scripted-vlm",
+      "--out",
+      out,
+      "--workers",
+      "1",
+      "--quiet",
+    );
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(s.modelListCalls).toBe(3);
@@ -90,7 +117,17 @@ describe("retrace run behind a rate-limited endpoint", () => {
   it("stops with one line saying rate limited when the endpoint always answers 429", async () => {
     const s = await server({ modelsStatus: 429, modelsRetryAfterMs: 10 });
     const out = join(dir, "always-429");
-    const r = await cli("run", narrowedPreset(join(dir, "always.json")), "--base-url", s.url, "--model", "m", "--out", out, "--quiet");
+    const r = await cli(
+      "run",
+      narrowedPreset(join(dir, "always.json")),
+      "--base-url",
+      s.url,
+      "--model",
+      "m",
+      "--out",
+      out,
+      "--quiet",
+    );
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(/endpoint preflight: .*rate limited the run \(HTTP 429/);

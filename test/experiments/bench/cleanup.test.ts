@@ -42,7 +42,10 @@ const alive = (pid: number) => {
 };
 
 async function runAndEnd(how: "SIGTERM" | "SIGINT" | "throw"): Promise<{ code: number | null; pids: number[] }> {
-  const p = spawn(process.execPath, ["--import", "tsx", script, how === "throw" ? "throw" : "wait"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const p = spawn(process.execPath, ["--import", "tsx", script, how === "throw" ? "throw" : "wait"], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const pids = await new Promise<{ worker: number; redis: number }>((res, rej) => {
     let buf = "";
     p.stdout!.on("data", (b: Buffer) => {
@@ -53,15 +56,25 @@ async function runAndEnd(how: "SIGTERM" | "SIGINT" | "throw"): Promise<{ code: n
   });
   expect(alive(pids.worker) && alive(pids.redis)).toBe(true);
   if (how !== "throw") p.kill(how);
-  const code = await new Promise<number | null>((r) => (p.exitCode !== null ? r(p.exitCode) : p.on("exit", (c) => r(c))));
+  const code = await new Promise<number | null>((r) =>
+    p.exitCode !== null ? r(p.exitCode) : p.on("exit", (c) => r(c)),
+  );
   await new Promise((r) => setTimeout(r, 300));
   return { code, pids: [pids.worker, pids.redis] };
 }
 
 describe.runIf(hasRedis())("the bench's cleanup", () => {
-  it.each([["SIGTERM", 143], ["SIGINT", 130], ["throw", 1]] as const)("after %s the worker process and the private Redis are gone", async (how, exitCode) => {
-    const r = await runAndEnd(how);
-    expect(r.code).toBe(exitCode);
-    for (const pid of r.pids) expect(alive(pid), `pid ${pid} still running`).toBe(false);
-  }, 60_000);
+  it.each([
+    ["SIGTERM", 143],
+    ["SIGINT", 130],
+    ["throw", 1],
+  ] as const)(
+    "after %s the worker process and the private Redis are gone",
+    async (how, exitCode) => {
+      const r = await runAndEnd(how);
+      expect(r.code).toBe(exitCode);
+      for (const pid of r.pids) expect(alive(pid), `pid ${pid} still running`).toBe(false);
+    },
+    60_000,
+  );
 });

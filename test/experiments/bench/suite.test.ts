@@ -6,11 +6,22 @@ import { describe, expect, it } from "vitest";
 import type { BenchResult } from "../../../experiments/bench/result.ts";
 import { runBenches, type BenchModule } from "../../../experiments/bench/suite.ts";
 
-const line = (name: string): BenchResult => ({ name, ratioOf: "a / b", ratio: 0.5, value: 12, unit: "ms", target: "< 20", pass: true, details: { n: 3 } });
+const line = (name: string): BenchResult => ({
+  name,
+  ratioOf: "a / b",
+  ratio: 0.5,
+  value: 12,
+  unit: "ms",
+  target: "< 20",
+  pass: true,
+  details: { n: 3 },
+});
 const ok = (name: string) => async (): Promise<BenchModule> => ({ run: async () => [line(name)] });
 const failing = async (): Promise<BenchModule> => ({
   run: async () => {
-    throw new Error("cdpSession.send: Protocol error (Page.getNavigationHistory): Not attached to an active page\n    at rebuildHistory");
+    throw new Error(
+      "cdpSession.send: Protocol error (Page.getNavigationHistory): Not attached to an active page\n    at rebuildHistory",
+    );
   },
 });
 const benches = [
@@ -26,14 +37,19 @@ describe("runBenches", () => {
     const summary = await runBenches(benches, { write: (l) => out.push(l) });
     expect(out).toHaveLength(4);
     expect(out[0]).toMatch(/^first-line +12\.00 ms \(target < 20\) PASS/);
-    expect(out[1]).toBe(`${"browser-restore".padEnd(34)} FAILED: cdpSession.send: Protocol error (Page.getNavigationHistory): Not attached to an active page\n`);
+    expect(out[1]).toBe(
+      `${"browser-restore".padEnd(34)} FAILED: cdpSession.send: Protocol error (Page.getNavigationHistory): Not attached to an active page\n`,
+    );
     expect(out[2]).toContain("broken-import");
     expect(out[2]).toContain("FAILED: Cannot find module ./gone.ts");
     expect(out[3]).toMatch(/^last-line +12\.00 ms/);
     expect(summary).toEqual({
       lines: 2,
       failed: [
-        { name: "browser-restore", error: "cdpSession.send: Protocol error (Page.getNavigationHistory): Not attached to an active page" },
+        {
+          name: "browser-restore",
+          error: "cdpSession.send: Protocol error (Page.getNavigationHistory): Not attached to an active page",
+        },
         { name: "broken-import", error: "Cannot find module ./gone.ts" },
       ],
     });
@@ -43,7 +59,12 @@ describe("runBenches", () => {
     const out: string[] = [];
     await runBenches(benches, { json: true, write: (l) => out.push(l) });
     const rows = out.map((l) => JSON.parse(l));
-    expect(rows.map((r) => [r.id, r.pass])).toEqual([["first-line", true], ["browser-restore", false], ["broken-import", false], ["last-line", true]]);
+    expect(rows.map((r) => [r.id, r.pass])).toEqual([
+      ["first-line", true],
+      ["browser-restore", false],
+      ["broken-import", false],
+      ["last-line", true],
+    ]);
     expect(rows[1].error).toMatch(/^cdpSession\.send: Protocol error/);
   });
 

@@ -18,16 +18,25 @@ describe("recovery-token-overhead config", () => {
   const pair = (name: string) => raw.pairs.find((p: { name: string }) => p.name === name);
 
   it("parses as an experiment config with both arms on the same 144 units", () => {
-    const c = parseExperimentConfig(raw, "detection-presets.yaml") as unknown as { pairs: Array<{ name: string }>; seeds: number[] };
+    const c = parseExperimentConfig(raw, "detection-presets.yaml") as unknown as {
+      pairs: Array<{ name: string }>;
+      seeds: number[];
+    };
     expect(c.pairs.map((p) => p.name)).toEqual(["paper", "production"]);
     expect(raw.env.sample * raw.seeds.length).toBe(144);
   });
 
   it("takes layout only on the recovery role and the chat formats, with a message naming the field", () => {
-    const spec = (extra: Record<string, unknown>) => ModelAgentSpecSchema.parse({ kind: "model", model: "m", ...extra });
+    const spec = (extra: Record<string, unknown>) =>
+      ModelAgentSpecSchema.parse({ kind: "model", model: "m", ...extra });
     expect(modelRoleProblem("recovery", spec({ format: "pyautogui", layout: "cached" }))).toBeUndefined();
-    expect(modelRoleProblem("selector", spec({ layout: "cached" }))).toEqual({ field: "layout", message: expect.stringMatching(/recovery-agent option/) });
-    expect(modelRoleProblem("recovery", spec({ format: "anthropic", observation: "screenshot", layout: "cached" }))?.field).toBe("layout");
+    expect(modelRoleProblem("selector", spec({ layout: "cached" }))).toEqual({
+      field: "layout",
+      message: expect.stringMatching(/recovery-agent option/),
+    });
+    expect(
+      modelRoleProblem("recovery", spec({ format: "anthropic", observation: "screenshot", layout: "cached" }))?.field,
+    ).toBe("layout");
   });
 
   it("keeps the paper arm the paper's and gives the production arm its recipe, nothing else", () => {
@@ -47,7 +56,17 @@ describe("recovery-token-overhead config", () => {
     expect(paper.options).toEqual({ recoveryBudget: 10 });
     expect(raw.maxRecoveryIterations).toBeUndefined();
     expect(raw.options.recoveryBudget).toBeUndefined();
-    const strip = (p: Record<string, any>) => ({ ...p, name: undefined, baseline: undefined, maxRecoveryIterations: undefined, options: undefined, detector: { ...p.detector, preset: undefined }, selector: { ...p.selector, historyImages: undefined }, recovery: { ...p.recovery, layout: undefined }, summarizer: { ...p.summarizer, historyImages: undefined } });
+    const strip = (p: Record<string, any>) => ({
+      ...p,
+      name: undefined,
+      baseline: undefined,
+      maxRecoveryIterations: undefined,
+      options: undefined,
+      detector: { ...p.detector, preset: undefined },
+      selector: { ...p.selector, historyImages: undefined },
+      recovery: { ...p.recovery, layout: undefined },
+      summarizer: { ...p.summarizer, historyImages: undefined },
+    });
     expect(strip(prod)).toEqual(strip(paper));
   });
 
@@ -59,7 +78,13 @@ describe("recovery-token-overhead config", () => {
     // the paper arm: the config's options plus its own pinned budget 10 and cap 3 (App. B.2, the paper's end-to-end runs)
     expect(paper).toMatchObject(c.options);
     expect(paper).toEqual({ ...bare, maxRecoveryIterations: 3 });
-    expect(paper).toMatchObject({ recoveryBudget: 10, maxRecoveryIterations: 3, recoveryStep: "llm", recoveryContext: "contextualized", freezeWindow: 5 });
+    expect(paper).toMatchObject({
+      recoveryBudget: 10,
+      maxRecoveryIterations: 3,
+      recoveryStep: "llm",
+      recoveryContext: "contextualized",
+      freezeWindow: 5,
+    });
     expect(bare.maxRecoveryIterations).toBe(0);
     // the production arm: the same options but the preset's recovery recipe
     expect(PRODUCTION_RECOVERY).toEqual({ maxRecoveryIterations: 1, recoveryBudget: 5 });

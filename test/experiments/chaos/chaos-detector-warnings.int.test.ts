@@ -21,9 +21,15 @@ afterAll(() => {
 });
 
 const CONFIG = {
-  kind: "end-to-end", name: "chaos-warnings", env: { kind: "simdesk", sample: 4 }, seeds: { count: 2 },
-  options: { maxForwardSteps: 16, freezeWindow: 3, recoveryBudget: 6 }, maxRecoveryIterations: [3],
-  pairs: [{ name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } }],
+  kind: "end-to-end",
+  name: "chaos-warnings",
+  env: { kind: "simdesk", sample: 4 },
+  seeds: { count: 2 },
+  options: { maxForwardSteps: 16, freezeWindow: 3, recoveryBudget: 6 },
+  maxRecoveryIterations: [3],
+  pairs: [
+    { name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } },
+  ],
 };
 
 describe("retrace chaos --seed 11", () => {
@@ -31,7 +37,29 @@ describe("retrace chaos --seed 11", () => {
     const cfg = join(dir, "cfg.json");
     writeFileSync(cfg, JSON.stringify(CONFIG));
     const out = join(dir, "out");
-    child = spawn(process.execPath, [join(ROOT, "experiments/bin/retrace.mjs"), "chaos", cfg, "--seed", "11", "--env-faults", "0.2", "--model-faults", "0.5", "--env-timeout-ms", "2500", "--model-timeout-ms", "3000", "-w", "1", "--out", out], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RETRACE_LOG_LEVEL: "warn" } });
+    child = spawn(
+      process.execPath,
+      [
+        join(ROOT, "experiments/bin/retrace.mjs"),
+        "chaos",
+        cfg,
+        "--seed",
+        "11",
+        "--env-faults",
+        "0.2",
+        "--model-faults",
+        "0.5",
+        "--env-timeout-ms",
+        "2500",
+        "--model-timeout-ms",
+        "3000",
+        "-w",
+        "1",
+        "--out",
+        out,
+      ],
+      { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, RETRACE_LOG_LEVEL: "warn" } },
+    );
     let stderr = "";
     child.stderr!.on("data", (b: Buffer) => (stderr += b.toString()));
     const code = await new Promise<number | null>((r) => child!.once("exit", r));
@@ -48,10 +76,27 @@ describe("retrace chaos --seed 11", () => {
     }).length;
 
     // What the outputs hold: failed detections on the kept tries' steps, and the discarded tries' counts.
-    const lines = readFileSync(join(out, "results.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { failedTries?: { detectorFailures?: number }[] });
-    const inFailedTries = lines.reduce((n, l) => n + (l.failedTries ?? []).reduce((m, t) => m + (t.detectorFailures ?? 0), 0), 0);
-    const onSteps = readdirSync(out, { recursive: true }).map(String).filter((f) => f.endsWith("trajectory.json"))
-      .reduce((n, f) => n + (JSON.parse(readFileSync(join(out, f), "utf8")) as { trajectory: { steps: { detection?: { failure?: string } }[] } }).trajectory.steps.filter((s) => s.detection?.failure).length, 0);
+    const lines = readFileSync(join(out, "results.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { failedTries?: { detectorFailures?: number }[] });
+    const inFailedTries = lines.reduce(
+      (n, l) => n + (l.failedTries ?? []).reduce((m, t) => m + (t.detectorFailures ?? 0), 0),
+      0,
+    );
+    const onSteps = readdirSync(out, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith("trajectory.json"))
+      .reduce(
+        (n, f) =>
+          n +
+          (
+            JSON.parse(readFileSync(join(out, f), "utf8")) as {
+              trajectory: { steps: { detection?: { failure?: string } }[] };
+            }
+          ).trajectory.steps.filter((s) => s.detection?.failure).length,
+        0,
+      );
     const figures = JSON.parse(readFileSync(join(out, "chaos.json"), "utf8")).figures;
 
     // the seed reproduces the case: discarded tries with failed detector calls

@@ -18,12 +18,30 @@ const dir = mkdtempSync(join(tmpdir(), "retrace-chaos-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const config = parseExperimentConfig({
-  kind: "end-to-end", name: "chaos-test", env: { kind: "simdesk", sample: 4 }, seeds: { count: 2 },
-  options: { maxForwardSteps: 16, freezeWindow: 3, recoveryBudget: 6 }, maxRecoveryIterations: [3],
-  pairs: [{ name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } }],
+  kind: "end-to-end",
+  name: "chaos-test",
+  env: { kind: "simdesk", sample: 4 },
+  seeds: { count: 2 },
+  options: { maxForwardSteps: 16, freezeWindow: 3, recoveryBudget: 6 },
+  maxRecoveryIterations: [3],
+  pairs: [
+    { name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } },
+  ],
 });
 const KEY = "chaos-test-key-0123456789abcdef";
-const run = (out: string) => runChaos({ config, out: join(dir, out), seed: 2, envFaultRate: 0.2, modelFaultRate: 0.5, envTimeoutMs: 2500, modelTimeoutMs: 3000, maxRetries: 2, workers: 1, apiKey: KEY });
+const run = (out: string) =>
+  runChaos({
+    config,
+    out: join(dir, out),
+    seed: 2,
+    envFaultRate: 0.2,
+    modelFaultRate: 0.5,
+    envTimeoutMs: 2500,
+    modelTimeoutMs: 3000,
+    maxRetries: 2,
+    workers: 1,
+    apiKey: KEY,
+  });
 
 describe("retrace chaos", () => {
   let first: ChaosResult;
@@ -53,6 +71,8 @@ describe("retrace chaos", () => {
 
   it("gives the same results.jsonl bytes for the same seed", async () => {
     await run("b");
-    expect(readFileSync(join(dir, "b", "results.jsonl"), "utf8")).toBe(readFileSync(join(dir, "a", "results.jsonl"), "utf8"));
+    expect(readFileSync(join(dir, "b", "results.jsonl"), "utf8")).toBe(
+      readFileSync(join(dir, "a", "results.jsonl"), "utf8"),
+    );
   }, 300_000);
 });

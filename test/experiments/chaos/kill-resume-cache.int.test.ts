@@ -22,10 +22,21 @@ afterAll(async () => {
 });
 
 const cacheEntries = (d: string): string[] =>
-  existsSync(d) ? readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? cacheEntries(join(d, n)) : n.endsWith(".json") ? [n] : [])) : [];
+  existsSync(d)
+    ? readdirSync(d).flatMap((n) =>
+        statSync(join(d, n)).isDirectory() ? cacheEntries(join(d, n)) : n.endsWith(".json") ? [n] : [],
+      )
+    : [];
 
-function chaos(args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; stderr: string }> } {
-  const child = spawn(process.execPath, [join(ROOT, "experiments/bin/retrace.mjs"), "chaos", ...args], { cwd: dir, env: { ...process.env, RETRACE_LOG_LEVEL: "error" }, stdio: ["ignore", "ignore", "pipe"] });
+function chaos(args: string[]): {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; signal: string | null; stderr: string }>;
+} {
+  const child = spawn(process.execPath, [join(ROOT, "experiments/bin/retrace.mjs"), "chaos", ...args], {
+    cwd: dir,
+    env: { ...process.env, RETRACE_LOG_LEVEL: "error" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   child.stderr!.on("data", (d) => (stderr += d));
   return { child, done: new Promise((r) => child.on("close", (code, signal) => r({ code, signal, stderr }))) };
@@ -35,11 +46,24 @@ describe("kill -9 and --resume with the model cache on", () => {
   it("bills no cached request twice", async () => {
     server = await startChaosModelServer({ seed: 0, rate: 0, answer: chaosAnswer });
     const config = join(dir, "e2e.json");
-    writeFileSync(config, JSON.stringify({
-      kind: "end-to-end", name: "kill-cache", env: { kind: "simdesk", sample: 6 }, seeds: { count: 2 }, maxRecoveryIterations: [3],
-      options: { maxForwardSteps: 20, freezeWindow: 3, recoveryBudget: 6 },
-      pairs: [{ name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } }],
-    }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        kind: "end-to-end",
+        name: "kill-cache",
+        env: { kind: "simdesk", sample: 6 },
+        seeds: { count: 2 },
+        maxRecoveryIterations: [3],
+        options: { maxForwardSteps: 20, freezeWindow: 3, recoveryBudget: 6 },
+        pairs: [
+          {
+            name: "skilled",
+            forward: { kind: "sim", profile: "sloppy" },
+            recovery: { kind: "sim", profile: "skilled" },
+          },
+        ],
+      }),
+    );
     const out = join(dir, "run");
     const args = [config, "--out", out, "--base-url", server.url, "--env-faults", "0", "-w", "1", "-q"];
 
@@ -53,7 +77,9 @@ describe("kill -9 and --resume with the model cache on", () => {
     await new Promise((r) => setTimeout(r, 200)); // answers in flight at the kill are counted by now
     const billedBefore = server.billed;
     const cachedAtKill = new Set(cacheEntries(join(out, "model-cache")));
-    const linesAtKill = existsSync(join(out, "results.jsonl")) ? readFileSync(join(out, "results.jsonl"), "utf8").split("\n").filter(Boolean).length : 0;
+    const linesAtKill = existsSync(join(out, "results.jsonl"))
+      ? readFileSync(join(out, "results.jsonl"), "utf8").split("\n").filter(Boolean).length
+      : 0;
     // every billed answer but the one in flight is on disk
     expect(billedBefore - cachedAtKill.size).toBeLessThanOrEqual(1);
 

@@ -16,16 +16,31 @@ import { resolveRecoveryOptions } from "../../../src/runtime/options.ts";
 import { maxTokensOf } from "../../../experiments/agents/model-spec.ts";
 
 const preset = (name: string) => new URL(`../../../experiments/configs/models/${name}.yaml`, import.meta.url).pathname;
-const filled = (name: string) => fillConfigModels(loadExperimentConfig(preset(name)), { baseUrl: "http://127.0.0.1:8000/v1", model: "qwen" });
+const filled = (name: string) =>
+  fillConfigModels(loadExperimentConfig(preset(name)), { baseUrl: "http://127.0.0.1:8000/v1", model: "qwen" });
 
 describe("the paper presets", () => {
   it("end-to-end.yaml resolves to the paper's protocol", () => {
     const config = filled("end-to-end") as EndToEndConfig;
     expect(() => checkConfigAgents(config, "simdesk")).not.toThrow();
     const conditions = endToEndConditions(config);
-    expect(conditions.map((c) => c.id)).toEqual(["model.no-recovery", "model.max-rec-1", "model.max-rec-3", "model.max-rec-5"]);
+    expect(conditions.map((c) => c.id)).toEqual([
+      "model.no-recovery",
+      "model.max-rec-1",
+      "model.max-rec-3",
+      "model.max-rec-5",
+    ]);
     for (const c of conditions) {
-      expect(resolveRecoveryOptions(c.options)).toMatchObject({ maxForwardSteps: 50, minConfidence: 0, transition: "short", unconfirmedRestoration: "claim-recovered", recoveryBudget: 10, freezeWindow: 5, recoveryStep: "llm", recoveryContext: "contextualized" });
+      expect(resolveRecoveryOptions(c.options)).toMatchObject({
+        maxForwardSteps: 50,
+        minConfidence: 0,
+        transition: "short",
+        unconfirmedRestoration: "claim-recovered",
+        recoveryBudget: 10,
+        freezeWindow: 5,
+        recoveryStep: "llm",
+        recoveryContext: "contextualized",
+      });
     }
     const pair = config.pairs[0];
     expect(pair.detector).toMatchObject({ kind: "model", stance: "neutral" });
@@ -52,7 +67,9 @@ describe("the paper presets", () => {
   });
 
   it("recovery-eval.yaml shows the recoverer and the summarizer every screenshot of their history", () => {
-    const raw = parseYaml(readFileSync(preset("recovery-eval"), "utf8")) as { eval: { recoverers: Array<{ agent: { historyImages?: number } }>; summarizer: { historyImages?: number } } };
+    const raw = parseYaml(readFileSync(preset("recovery-eval"), "utf8")) as {
+      eval: { recoverers: Array<{ agent: { historyImages?: number } }>; summarizer: { historyImages?: number } };
+    };
     expect(raw.eval.recoverers.every((r) => r.agent.historyImages === 50)).toBe(true);
     expect(raw.eval.summarizer.historyImages).toBe(50);
     // implicit recovery sees the full history (A.2), not the forward agent's 3-screenshot window
@@ -63,24 +80,60 @@ describe("the paper presets", () => {
     const config = filled("end-to-end-variants") as EndToEndConfig;
     expect(() => checkConfigAgents(config, "simdesk")).not.toThrow();
     const conditions = endToEndConditions(config);
-    expect(conditions.map((c) => c.id)).toEqual(["paper.no-recovery", "paper.max-rec-1", "paper.max-rec-3", "paper.max-rec-5", "retrace.max-rec-1", "retrace.max-rec-3", "retrace.max-rec-5"]);
+    expect(conditions.map((c) => c.id)).toEqual([
+      "paper.no-recovery",
+      "paper.max-rec-1",
+      "paper.max-rec-3",
+      "paper.max-rec-5",
+      "retrace.max-rec-1",
+      "retrace.max-rec-3",
+      "retrace.max-rec-5",
+    ]);
     const options = (id: string) => resolveRecoveryOptions(conditions.find((c) => c.id === id)!.options);
-    expect(options("paper.max-rec-3")).toMatchObject({ minConfidence: 0, transition: "short", unconfirmedRestoration: "claim-recovered", maxForwardSteps: 50, maxRecoveryIterations: 3 });
-    expect(options("retrace.max-rec-3")).toMatchObject({ minConfidence: 0.5, transition: "detailed", unconfirmedRestoration: "disclose-and-keep", maxForwardSteps: 50, maxRecoveryIterations: 3 });
+    expect(options("paper.max-rec-3")).toMatchObject({
+      minConfidence: 0,
+      transition: "short",
+      unconfirmedRestoration: "claim-recovered",
+      maxForwardSteps: 50,
+      maxRecoveryIterations: 3,
+    });
+    expect(options("retrace.max-rec-3")).toMatchObject({
+      minConfidence: 0.5,
+      transition: "detailed",
+      unconfirmedRestoration: "disclose-and-keep",
+      maxForwardSteps: 50,
+      maxRecoveryIterations: 3,
+    });
     // a pair's options override only what they name: the config's options hold for the rest
-    for (const c of conditions) expect(resolveRecoveryOptions(c.options)).toMatchObject({ recoveryStep: "llm", recoveryContext: "contextualized", detection: "sequential", recoveryBudget: 10 });
-    expect(config.pairs[1].options).toEqual({ minConfidence: 0.5, transition: "detailed", unconfirmedRestoration: "disclose-and-keep" });
+    for (const c of conditions)
+      expect(resolveRecoveryOptions(c.options)).toMatchObject({
+        recoveryStep: "llm",
+        recoveryContext: "contextualized",
+        detection: "sequential",
+        recoveryBudget: 10,
+      });
+    expect(config.pairs[1].options).toEqual({
+      minConfidence: 0.5,
+      transition: "detailed",
+      unconfirmedRestoration: "disclose-and-keep",
+    });
     expect(config.pairs.map((p) => (p.detector as { stance?: string }).stance)).toEqual(["neutral", "cautious"]);
   });
 
   it("an experiment config without unconfirmedRestoration runs the paper's claim-recovered (the library defaults to disclose-and-keep)", () => {
-    const config = loadExperimentConfig(new URL("../../../experiments/configs/end-to-end.yaml", import.meta.url).pathname) as EndToEndConfig;
+    const config = loadExperimentConfig(
+      new URL("../../../experiments/configs/end-to-end.yaml", import.meta.url).pathname,
+    ) as EndToEndConfig;
     const conditions = endToEndConditions(config);
     expect(conditions.length).toBeGreaterThan(0);
-    for (const c of conditions) expect(resolveRecoveryOptions(c.options).unconfirmedRestoration).toBe("claim-recovered");
+    for (const c of conditions)
+      expect(resolveRecoveryOptions(c.options).unconfirmedRestoration).toBe("claim-recovered");
     // A config with no options at all runs the paper's too.
-    const { options: _o, ...bare } = parseYaml(readFileSync(new URL("../../../experiments/configs/end-to-end.yaml", import.meta.url).pathname, "utf8")) as Record<string, unknown>;
-    for (const c of endToEndConditions(parseExperimentConfig(bare) as EndToEndConfig)) expect(resolveRecoveryOptions(c.options).unconfirmedRestoration).toBe("claim-recovered");
+    const { options: _o, ...bare } = parseYaml(
+      readFileSync(new URL("../../../experiments/configs/end-to-end.yaml", import.meta.url).pathname, "utf8"),
+    ) as Record<string, unknown>;
+    for (const c of endToEndConditions(parseExperimentConfig(bare) as EndToEndConfig))
+      expect(resolveRecoveryOptions(c.options).unconfirmedRestoration).toBe("claim-recovered");
     expect(resolveRecoveryOptions({}).unconfirmedRestoration).toBe("disclose-and-keep");
   });
 
@@ -94,9 +147,14 @@ describe("the paper presets", () => {
       writeFileSync(file, JSON.stringify(c));
       return file;
     };
-    const stanceOnForward = fillConfigModels(loadExperimentConfig(write((c) => (c.pairs[0].forward.stance = "cautious"))), { baseUrl: "http://127.0.0.1:8000/v1", model: "q" });
+    const stanceOnForward = fillConfigModels(
+      loadExperimentConfig(write((c) => (c.pairs[0].forward.stance = "cautious"))),
+      { baseUrl: "http://127.0.0.1:8000/v1", model: "q" },
+    );
     expect(() => checkConfigAgents(stanceOnForward, "simdesk")).toThrow(/forward\.stance: stance is a detector option/);
     expect(() => loadExperimentConfig(write((c) => (c.pairs[0].options = { settleMs: 5 })))).toThrow(/settleMs/);
-    expect(() => loadExperimentConfig(write((c) => (c.pairs[0].options = { transition: "long" })))).toThrow(/transition/);
+    expect(() => loadExperimentConfig(write((c) => (c.pairs[0].options = { transition: "long" })))).toThrow(
+      /transition/,
+    );
   });
 });

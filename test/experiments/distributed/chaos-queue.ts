@@ -11,7 +11,11 @@ import type { BlobStore } from "../../../src/blob-store.ts";
 import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
 import type { ExperimentConfig } from "../../../experiments/config/schema.ts";
 import { emptyEnvFaultCounts, type EnvFault } from "../../../experiments/chaos/env-faults.ts";
-import { startChaosModelServer, type ChaosModelServer, type ModelFault } from "../../../experiments/chaos/model-server.ts";
+import {
+  startChaosModelServer,
+  type ChaosModelServer,
+  type ModelFault,
+} from "../../../experiments/chaos/model-server.ts";
 import { chaosAnswer, createChaosRuntime } from "../../../experiments/chaos/runtime.ts";
 import { runQueued } from "../../../experiments/commands/queue.ts";
 import { startWorker, type RunningWorker } from "../../../experiments/distributed/worker.ts";
@@ -53,15 +57,50 @@ export function chaosQueue() {
       await stop(); // a second run (or a retried test) starts with its own services, server and worker
       const svc = await testServices();
       stopServices = svc.stop;
-      const srv = await startChaosModelServer({ seed: run.seed, rate: run.modelFaultRate, ...(run.modelFaults && { faults: run.modelFaults }), answer: chaosAnswer });
+      const srv = await startChaosModelServer({
+        seed: run.seed,
+        rate: run.modelFaultRate,
+        ...(run.modelFaults && { faults: run.modelFaults }),
+        answer: chaosAnswer,
+      });
       server = srv;
-      const model = (blobs: BlobStore) => createOpenAIChatModel({ model: "chaos-model", baseURL: srv.url, apiKey: run.apiKey, blobs, maxRetries: 0, timeoutMs: 60_000 });
-      const runtime = createChaosRuntime({ base: createSimDeskRuntime(), model, seed: run.seed, envFaultRate: run.envFaultRate, ...(run.envFaults && { envFaults: run.envFaults }), envFaultCounts: emptyEnvFaultCounts() });
+      const model = (blobs: BlobStore) =>
+        createOpenAIChatModel({
+          model: "chaos-model",
+          baseURL: srv.url,
+          apiKey: run.apiKey,
+          blobs,
+          maxRetries: 0,
+          timeoutMs: 60_000,
+        });
+      const runtime = createChaosRuntime({
+        base: createSimDeskRuntime(),
+        model,
+        seed: run.seed,
+        envFaultRate: run.envFaultRate,
+        ...(run.envFaults && { envFaults: run.envFaults }),
+        envFaultCounts: emptyEnvFaultCounts(),
+      });
       await run.before?.(svc);
       const queueName = `chaos-queue-${process.pid}-${run.config.name}`;
-      worker = await startWorker({ queueUrl: svc.redisUrl, queueName, storeUrl: svc.postgresUrl, runtimeOf: () => runtime, cacheDir: join(run.dir, "worker"), concurrency: 1 });
+      worker = await startWorker({
+        queueUrl: svc.redisUrl,
+        queueName,
+        storeUrl: svc.postgresUrl,
+        runtimeOf: () => runtime,
+        cacheDir: join(run.dir, "worker"),
+        concurrency: 1,
+      });
       const out = join(run.dir, "queued");
-      await runQueued(run.config, run.config, createSimDeskRuntime(), { queue: svc.redisUrl, store: svc.postgresUrl, queueName, attempts: "3", workers: "1", seed: String(run.seed) }, out, run.seed, true);
+      await runQueued(
+        run.config,
+        run.config,
+        createSimDeskRuntime(),
+        { queue: svc.redisUrl, store: svc.postgresUrl, queueName, attempts: "3", workers: "1", seed: String(run.seed) },
+        out,
+        run.seed,
+        true,
+      );
       await worker.close();
       worker = undefined;
       return { out, requests: srv.requests };

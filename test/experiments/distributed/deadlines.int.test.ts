@@ -10,12 +10,27 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { retrace, stop, type CliProc } from "../../helpers/cli-procs.ts";
-import { servicesAvailable, startPrivatePostgres, startPrivateRedis, type PrivatePostgres } from "../../helpers/services.ts";
+import {
+  servicesAvailable,
+  startPrivatePostgres,
+  startPrivateRedis,
+  type PrivatePostgres,
+} from "../../helpers/services.ts";
 
 const services = servicesAvailable("the connect-deadline tests");
 const dir = mkdtempSync(join(tmpdir(), "retrace-deadlines-"));
 const cfg = join(dir, "e2e.json");
-writeFileSync(cfg, JSON.stringify({ kind: "end-to-end", name: "dl", env: { kind: "simdesk", limit: 1 }, seeds: [0], maxRecoveryIterations: [1], pairs: [{ name: "a", forward: { kind: "sim", profile: "sloppy" } }] }));
+writeFileSync(
+  cfg,
+  JSON.stringify({
+    kind: "end-to-end",
+    name: "dl",
+    env: { kind: "simdesk", limit: 1 },
+    seeds: [0],
+    maxRecoveryIterations: [1],
+    pairs: [{ name: "a", forward: { kind: "sim", profile: "sloppy" } }],
+  }),
+);
 const procs: CliProc[] = [];
 let pg: PrivatePostgres | undefined;
 
@@ -46,12 +61,22 @@ describe.runIf(services.run)("connect deadlines and SIGTERM", () => {
     expect(await p.exited).toBe(2);
     expect(Date.now() - t0).toBeLessThan(60_000);
     expect(p.lines).toHaveLength(1);
-    expect(p.lines[0]).toMatch(/^retrace: cannot reach Redis at redis:\/\/127\.0\.0\.1:1 within 10 s \(.*ECONNREFUSED.*\); start it, or pass another URL$/);
+    expect(p.lines[0]).toMatch(
+      /^retrace: cannot reach Redis at redis:\/\/127\.0\.0\.1:1 within 10 s \(.*ECONNREFUSED.*\); start it, or pass another URL$/,
+    );
     expect(existsSync(out)).toBe(false);
   }, 90_000);
 
   it("a worker with nothing listening on the Redis port gives up with one line instead of retrying forever", async () => {
-    const p = retrace(["worker", "--queue", "redis://127.0.0.1:1", "--store", pg!.url, "--work-dir", join(dir, "cache1")]);
+    const p = retrace([
+      "worker",
+      "--queue",
+      "redis://127.0.0.1:1",
+      "--store",
+      pg!.url,
+      "--work-dir",
+      join(dir, "cache1"),
+    ]);
     procs.push(p);
     expect(await p.exited).toBe(2);
     expect(p.lines).toHaveLength(1);
@@ -61,7 +86,9 @@ describe.runIf(services.run)("connect deadlines and SIGTERM", () => {
 
   it("a worker whose Redis went away stops within seconds of SIGTERM", async () => {
     const redis = await startPrivateRedis();
-    const p = retrace(["worker", "--queue", redis.url, "--store", pg!.url, "--work-dir", join(dir, "cache2"), "-q"], { RETRACE_LOG_LEVEL: "warn" });
+    const p = retrace(["worker", "--queue", redis.url, "--store", pg!.url, "--work-dir", join(dir, "cache2"), "-q"], {
+      RETRACE_LOG_LEVEL: "warn",
+    });
     procs.push(p);
     await p.waitFor(/slot\(s\) on/, 90_000);
     redis.stop();
@@ -81,7 +108,11 @@ describe("an endpoint that answers HTML", () => {
   let server: Server;
   let url = "";
   beforeAll(async () => {
-    server = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!DOCTYPE html><html><head><title>Login</title></head><body>proxy</body></html>"));
+    server = createServer((_req, res) =>
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end("<!DOCTYPE html><html><head><title>Login</title></head><body>proxy</body></html>"),
+    );
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   });
@@ -89,11 +120,27 @@ describe("an endpoint that answers HTML", () => {
 
   it("is named as an HTML page with a hint about the base URL (it said 'has no choices')", async () => {
     const out = join(dir, "html");
-    const p = retrace(["run", "--policy", "openai", "--model", "m", "--task", "files-trash-menu", "--base-url", url, "--max-retries", "0", "--out", out]);
+    const p = retrace([
+      "run",
+      "--policy",
+      "openai",
+      "--model",
+      "m",
+      "--task",
+      "files-trash-menu",
+      "--base-url",
+      url,
+      "--max-retries",
+      "0",
+      "--out",
+      out,
+    ]);
     procs.push(p);
     expect(await p.exited).toBe(2);
     expect(p.lines).toHaveLength(1);
-    expect(p.lines[0]).toMatch(/answered an HTML page to GET .*\/models, not an API; check --base-url \(an OpenAI-compatible server's ends in \/v1/);
+    expect(p.lines[0]).toMatch(
+      /answered an HTML page to GET .*\/models, not an API; check --base-url \(an OpenAI-compatible server's ends in \/v1/,
+    );
     expect(existsSync(out)).toBe(false);
   }, 60_000);
 });

@@ -20,9 +20,20 @@ import { servicesAvailable, startPrivatePostgres, testServices, type PrivatePost
 const services = servicesAvailable("the distributed-run tests");
 const dir = mkdtempSync(join(tmpdir(), "retrace-dist-"));
 const CONFIG = {
-  kind: "end-to-end", name: "dist-test", env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes", "settings-accent-green"] },
-  seeds: { count: 2 }, maxRecoveryIterations: [3], options: { maxForwardSteps: 20 },
-  pairs: [{ name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "decent" } }],
+  kind: "end-to-end",
+  name: "dist-test",
+  env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes", "settings-accent-green"] },
+  seeds: { count: 2 },
+  maxRecoveryIterations: [3],
+  options: { maxForwardSteps: 20 },
+  pairs: [
+    {
+      name: "skilled",
+      forward: { kind: "sim", profile: "sloppy" },
+      recovery: { kind: "sim", profile: "skilled" },
+      detector: { kind: "sim", profile: "decent" },
+    },
+  ],
 };
 const configFile = join(dir, "config.json");
 let local: Buffer;
@@ -35,7 +46,21 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const start = (p: CliProc) => (procs.push(p), p);
 
 function worker(queueName: string, opts: { redis?: string; postgres?: string; lockMs?: number } = {}): CliProc {
-  return start(retrace(["worker", "--queue", opts.redis ?? redisUrl, "--store", opts.postgres ?? postgresUrl, "--queue-name", queueName, "--lock-ms", String(opts.lockMs ?? 2000), "--work-dir", join(dir, "cache")]));
+  return start(
+    retrace([
+      "worker",
+      "--queue",
+      opts.redis ?? redisUrl,
+      "--store",
+      opts.postgres ?? postgresUrl,
+      "--queue-name",
+      queueName,
+      "--lock-ms",
+      String(opts.lockMs ?? 2000),
+      "--work-dir",
+      join(dir, "cache"),
+    ]),
+  );
 }
 /** Files with this name anywhere under `dir`. */
 function filesNamed(dir: string, name: string): string[] {
@@ -44,7 +69,23 @@ function filesNamed(dir: string, name: string): string[] {
 }
 
 function coordinator(queueName: string, out: string, postgres = postgresUrl): CliProc {
-  return start(retrace(["run", configFile, "--queue", redisUrl, "--store", postgres, "--queue-name", queueName, "--out", out, "-q", "--attempts", "5"]));
+  return start(
+    retrace([
+      "run",
+      configFile,
+      "--queue",
+      redisUrl,
+      "--store",
+      postgres,
+      "--queue-name",
+      queueName,
+      "--out",
+      out,
+      "-q",
+      "--attempts",
+      "5",
+    ]),
+  );
 }
 
 async function rowsOf(postgres: string, out: string): Promise<Array<{ key: string; line: string }>> {
@@ -64,7 +105,9 @@ async function hasCheckpoints(postgres: string, out: string, key: string): Promi
   const c = new pg.Client({ connectionString: postgres });
   await c.connect();
   try {
-    return (await c.query("SELECT 1 FROM checkpoints WHERE thread_id LIKE $1 LIMIT 1", [`${runId}/${key}/%`])).rowCount! > 0;
+    return (
+      (await c.query("SELECT 1 FROM checkpoints WHERE thread_id LIKE $1 LIMIT 1", [`${runId}/${key}/%`])).rowCount! > 0
+    );
   } finally {
     await c.end();
   }
@@ -76,7 +119,11 @@ async function checkpointThreadsOf(postgres: string, out: string): Promise<numbe
   const c = new pg.Client({ connectionString: postgres });
   await c.connect();
   try {
-    return (await c.query("SELECT count(DISTINCT thread_id)::int AS n FROM checkpoints WHERE thread_id LIKE $1", [`${runId}/%`])).rows[0].n as number;
+    return (
+      await c.query("SELECT count(DISTINCT thread_id)::int AS n FROM checkpoints WHERE thread_id LIKE $1", [
+        `${runId}/%`,
+      ])
+    ).rows[0].n as number;
   } finally {
     await c.end();
   }
@@ -93,7 +140,10 @@ beforeAll(async () => {
   if (!services.run) return;
   services.assert();
   writeFileSync(configFile, JSON.stringify(CONFIG));
-  const run = await runExperiment(parseExperimentConfig(CONFIG), createSimDeskRuntime(), { out: join(dir, "local"), workers: 2 });
+  const run = await runExperiment(parseExperimentConfig(CONFIG), createSimDeskRuntime(), {
+    out: join(dir, "local"),
+    workers: 2,
+  });
   expect(run.lines).toHaveLength(12);
   local = readFileSync(join(dir, "local", "results.jsonl"));
   ({ redisUrl, postgresUrl, stop: stopServices } = await testServices());
@@ -131,7 +181,8 @@ describe.skipIf(!services.run)("distributed runs (BullMQ + PostgreSQL)", () => {
       await sleep(delay);
       if (lastEvent(victim) !== event) continue;
       // The first kill waits until the episode has a checkpoint, so some worker must resume one.
-      if (kills === 0 && !(await hasCheckpoints(postgresUrl, out, event!.slice("start ".length).split(" ")[0]))) continue;
+      if (kills === 0 && !(await hasCheckpoints(postgresUrl, out, event!.slice("start ".length).split(" ")[0])))
+        continue;
       victim.proc.kill("SIGKILL");
       await victim.exited;
       kills++;
@@ -160,7 +211,8 @@ describe.skipIf(!services.run)("distributed runs (BullMQ + PostgreSQL)", () => {
       return `${r.stderr}${r.stdout}`;
     };
     // Ask once the coordinator has written queue.json (it enqueues right after).
-    for (let i = 0; i < 1200 && !existsSync(join(out, "queue.json")) && run.proc.exitCode === null; i++) await sleep(100);
+    for (let i = 0; i < 1200 && !existsSync(join(out, "queue.json")) && run.proc.exitCode === null; i++)
+      await sleep(100);
     let text = "";
     for (let i = 0; i < 200 && !/0\/12 episodes stored/.test(text); i++) {
       if (i > 0) await sleep(250);
@@ -172,7 +224,9 @@ describe.skipIf(!services.run)("distributed runs (BullMQ + PostgreSQL)", () => {
     expect(cancel.code, cancel.stderr).toBe(0);
     expect(cancel.stdout).toMatch(/cancelled: 12 queued episode\(s\) removed/);
     expect(await run.exited).toBe(2);
-    expect(run.lines.join("\n")).toMatch(/was cancelled \(retrace cancel\); 0\/12 episodes are stored: re-run the same command to continue it/);
+    expect(run.lines.join("\n")).toMatch(
+      /was cancelled \(retrace cancel\); 0\/12 episodes are stored: re-run the same command to continue it/,
+    );
     expect(await status()).toMatch(/CANCELLED: 0\/12/);
   }, 300_000);
 
@@ -209,20 +263,37 @@ describe.skipIf(!services.run)("distributed runs (BullMQ + PostgreSQL)", () => {
   it("an ideal-recovery run: forward runs on the workers, plan.json made by the coordinator and shipped to the workers for the continuations; same files as a local run", async () => {
     const q = `ideal-${process.pid}`;
     const IDEAL = {
-      kind: "ideal-recovery", name: "dist-ideal", env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes", "settings-accent-green", "cross-tidy-downloads"] },
-      seeds: { count: 2 }, k: 2, forward: { kind: "sim", profile: "sloppy" }, detector: { kind: "sim", profile: "decent" }, selector: { kind: "sim", profile: "accurate" },
-      strategies: ["zero", "error-minus-1", "llm"], options: { maxForwardSteps: 30 },
+      kind: "ideal-recovery",
+      name: "dist-ideal",
+      env: {
+        kind: "simdesk",
+        tasks: ["files-rename-folder", "editor-append-notes", "settings-accent-green", "cross-tidy-downloads"],
+      },
+      seeds: { count: 2 },
+      k: 2,
+      forward: { kind: "sim", profile: "sloppy" },
+      detector: { kind: "sim", profile: "decent" },
+      selector: { kind: "sim", profile: "accurate" },
+      strategies: ["zero", "error-minus-1", "llm"],
+      options: { maxForwardSteps: 30 },
     };
     const file = join(dir, "ideal.json");
     writeFileSync(file, JSON.stringify(IDEAL));
-    const localRun = await runExperiment(parseExperimentConfig(IDEAL), createSimDeskRuntime(), { out: join(dir, "ideal-local"), workers: 2 });
+    const localRun = await runExperiment(parseExperimentConfig(IDEAL), createSimDeskRuntime(), {
+      out: join(dir, "ideal-local"),
+      workers: 2,
+    });
     const continuations = localRun.lines.filter((l) => l.condition !== localRun.lines[0].condition).length;
     expect(continuations).toBeGreaterThan(0); // the check below covers the plan's shipping
     const ws = [worker(q), worker(q)];
     const out = join(dir, "ideal-queued");
-    const run = start(retrace(["run", file, "--queue", redisUrl, "--store", postgresUrl, "--queue-name", q, "--out", out, "-q"]));
+    const run = start(
+      retrace(["run", file, "--queue", redisUrl, "--store", postgresUrl, "--queue-name", q, "--out", out, "-q"]),
+    );
     expect(await run.exited, `coordinator output:\n${run.lines.join("\n")}`).toBe(0);
-    expect(readFileSync(join(out, "results.jsonl")).equals(readFileSync(join(dir, "ideal-local", "results.jsonl")))).toBe(true);
+    expect(
+      readFileSync(join(out, "results.jsonl")).equals(readFileSync(join(dir, "ideal-local", "results.jsonl"))),
+    ).toBe(true);
     expect(readFileSync(join(out, "plan.json")).equals(readFileSync(join(dir, "ideal-local", "plan.json")))).toBe(true);
     // the workers ran continuations (they had the plan), and stored no copy of plan.json per episode
     expect(ws.some((w) => w.lines.some((l) => /^done R=/.test(l)))).toBe(true);
@@ -230,8 +301,21 @@ describe.skipIf(!services.run)("distributed runs (BullMQ + PostgreSQL)", () => {
     await c.connect();
     try {
       const { runId } = JSON.parse(readFileSync(join(out, "queue.json"), "utf8")) as { runId: string };
-      expect((await c.query("SELECT count(*)::int AS n FROM retrace_episode_files WHERE run_id = $1 AND path = 'plan.json'", [runId])).rows[0].n).toBe(0);
-      expect((await c.query("SELECT count(*)::int AS n FROM retrace_run_files WHERE run_id = $1 AND path = 'plan.json'", [runId])).rows[0].n).toBe(1);
+      expect(
+        (
+          await c.query(
+            "SELECT count(*)::int AS n FROM retrace_episode_files WHERE run_id = $1 AND path = 'plan.json'",
+            [runId],
+          )
+        ).rows[0].n,
+      ).toBe(0);
+      expect(
+        (
+          await c.query("SELECT count(*)::int AS n FROM retrace_run_files WHERE run_id = $1 AND path = 'plan.json'", [
+            runId,
+          ])
+        ).rows[0].n,
+      ).toBe(1);
     } finally {
       await c.end();
     }
@@ -263,7 +347,9 @@ describe.skipIf(!services.run)("distributed runs (BullMQ + PostgreSQL)", () => {
 });
 
 /** A TCP proxy to 127.0.0.1:port that can drop every connection and refuse new ones for a while. */
-async function tcpProxy(target: number): Promise<{ port: number; cut(): void; restore(): Promise<void>; close(): void }> {
+async function tcpProxy(
+  target: number,
+): Promise<{ port: number; cut(): void; restore(): Promise<void>; close(): void }> {
   const sockets = new Set<Socket>();
   let server: Server;
   let port = 0;
@@ -289,5 +375,12 @@ async function tcpProxy(target: number): Promise<{ port: number; cut(): void; re
     server.close();
     for (const s of sockets) s.destroy();
   };
-  return { get port() { return port; }, cut, restore: listen, close: cut };
+  return {
+    get port() {
+      return port;
+    },
+    cut,
+    restore: listen,
+    close: cut,
+  };
 }

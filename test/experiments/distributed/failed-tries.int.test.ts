@@ -41,10 +41,19 @@ const MODEL_FAULTS: ModelFault[] = ["500", "malformed-json", "refusal"];
 const ENV_RATE = 0.03;
 const MODEL_RATE = 0.5;
 const config = parseExperimentConfig({
-  kind: "end-to-end", name: "dist-failed-tries", env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes", "settings-accent-green", "cross-tidy-downloads"] },
-  seeds: { count: 1 }, baseline: false, maxRecoveryIterations: [3],
+  kind: "end-to-end",
+  name: "dist-failed-tries",
+  env: {
+    kind: "simdesk",
+    tasks: ["files-rename-folder", "editor-append-notes", "settings-accent-green", "cross-tidy-downloads"],
+  },
+  seeds: { count: 1 },
+  baseline: false,
+  maxRecoveryIterations: [3],
   options: { maxForwardSteps: 16, freezeWindow: 3, recoveryBudget: 6, recoveryStep: "llm" },
-  pairs: [{ name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } }],
+  pairs: [
+    { name: "skilled", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" } },
+  ],
 });
 
 const queue = chaosQueue();
@@ -53,45 +62,90 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
-const linesOf = (out: string): ResultLine[] => readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultLine);
+const linesOf = (out: string): ResultLine[] =>
+  readFileSync(join(out, "results.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as ResultLine);
 /** Model calls on the lines, the thrown-away tries' included. */
 const callsOf = (lines: ResultLine[]): number =>
-  lines.flatMap((l) => [l.models, ...(l.failedTries ?? []).map((t) => t.models)]).reduce((n, m) => n + Object.values(m ?? {}).reduce((s, r) => s + (r?.calls ?? 0), 0), 0);
+  lines
+    .flatMap((l) => [l.models, ...(l.failedTries ?? []).map((t) => t.models)])
+    .reduce((n, m) => n + Object.values(m ?? {}).reduce((s, r) => s + (r?.calls ?? 0), 0), 0);
 
 describe.runIf(services.run)("failed tries on a distributed run", () => {
-  it("a BullMQ worker records the thrown-away try's detector failures and failed model calls exactly as the local pool does", { timeout: 600_000 }, async () => {
-    services.assert();
-    const base = mkdtempSync(join(dir, "attempt-"));
-    const localOut = join(base, "local");
-    // Generous deadlines: no environment or model call times out on a loaded machine (faults come from the seed only).
-    const local = await runChaos({ config, out: localOut, seed: SEED, apiKey: KEY, envFaultRate: ENV_RATE, envFaults: ENV_FAULTS, modelFaultRate: MODEL_RATE, modelFaults: MODEL_FAULTS, maxRetries: 0, envTimeoutMs: 120_000, modelTimeoutMs: 60_000, cache: "off", workers: 1 });
-    const localLines = linesOf(localOut);
-    const discarded: FailedTry[] = localLines.flatMap((l) => l.failedTries ?? []);
-    // The seed does what this test needs: a thrown-away try with detector failures and failed model calls.
-    expect(discarded.some((t) => (t.detectorFailures ?? 0) > 0 && (t.models?.detector?.errors ?? 0) > 0), JSON.stringify(discarded)).toBe(true);
-    expect(callsOf(localLines)).toBe(local.modelRequests);
+  it(
+    "a BullMQ worker records the thrown-away try's detector failures and failed model calls exactly as the local pool does",
+    { timeout: 600_000 },
+    async () => {
+      services.assert();
+      const base = mkdtempSync(join(dir, "attempt-"));
+      const localOut = join(base, "local");
+      // Generous deadlines: no environment or model call times out on a loaded machine (faults come from the seed only).
+      const local = await runChaos({
+        config,
+        out: localOut,
+        seed: SEED,
+        apiKey: KEY,
+        envFaultRate: ENV_RATE,
+        envFaults: ENV_FAULTS,
+        modelFaultRate: MODEL_RATE,
+        modelFaults: MODEL_FAULTS,
+        maxRetries: 0,
+        envTimeoutMs: 120_000,
+        modelTimeoutMs: 60_000,
+        cache: "off",
+        workers: 1,
+      });
+      const localLines = linesOf(localOut);
+      const discarded: FailedTry[] = localLines.flatMap((l) => l.failedTries ?? []);
+      // The seed does what this test needs: a thrown-away try with detector failures and failed model calls.
+      expect(
+        discarded.some((t) => (t.detectorFailures ?? 0) > 0 && (t.models?.detector?.errors ?? 0) > 0),
+        JSON.stringify(discarded),
+      ).toBe(true);
+      expect(callsOf(localLines)).toBe(local.modelRequests);
 
-    // Another worker has rendered the tasks' first screens: this worker finds them as memos in
-    // PostgreSQL, not in its local cache (what a file beside this one, on the shared services, can
-    // do). A model reading beside the worker's store instead of through it misses them.
-    const before = async (svc: { postgresUrl: string }) => {
-      const pg = await connectPostgres(svc.postgresUrl);
-      try {
-        const shared = new PgBlobStore({ dir: join(base, "other-worker", "blobs"), pg });
-        const other = await createSimDeskRuntime().createEnv(config.env, shared);
-        const ids = new Set((config.env as { tasks: string[] }).tasks);
-        for (const task of createSimDeskRuntime().tasks(config.env).filter((t) => ids.has(t.id))) await other.reset(task);
-        await other.close();
-        await shared.flush();
-      } finally {
-        await pg.close();
-      }
-    };
-    const { out, requests } = await queue.run({ config, seed: SEED, apiKey: KEY, envFaultRate: ENV_RATE, envFaults: ENV_FAULTS, modelFaultRate: MODEL_RATE, modelFaults: MODEL_FAULTS, dir: base, before });
+      // Another worker has rendered the tasks' first screens: this worker finds them as memos in
+      // PostgreSQL, not in its local cache (what a file beside this one, on the shared services, can
+      // do). A model reading beside the worker's store instead of through it misses them.
+      const before = async (svc: { postgresUrl: string }) => {
+        const pg = await connectPostgres(svc.postgresUrl);
+        try {
+          const shared = new PgBlobStore({ dir: join(base, "other-worker", "blobs"), pg });
+          const other = await createSimDeskRuntime().createEnv(config.env, shared);
+          const ids = new Set((config.env as { tasks: string[] }).tasks);
+          for (const task of createSimDeskRuntime()
+            .tasks(config.env)
+            .filter((t) => ids.has(t.id)))
+            await other.reset(task);
+          await other.close();
+          await shared.flush();
+        } finally {
+          await pg.close();
+        }
+      };
+      const { out, requests } = await queue.run({
+        config,
+        seed: SEED,
+        apiKey: KEY,
+        envFaultRate: ENV_RATE,
+        envFaults: ENV_FAULTS,
+        modelFaultRate: MODEL_RATE,
+        modelFaults: MODEL_FAULTS,
+        dir: base,
+        before,
+      });
 
-    const queuedLines = linesOf(out);
-    expect(queuedLines.flatMap((l) => l.failedTries ?? []), JSON.stringify(queuedLines.map((l) => [l.key, l.envTries, l.status]))).toEqual(discarded);
-    expect(callsOf(queuedLines)).toBe(requests);
-    expect(readFileSync(join(out, "results.jsonl"), "utf8")).toBe(readFileSync(join(localOut, "results.jsonl"), "utf8"));
-  });
+      const queuedLines = linesOf(out);
+      expect(
+        queuedLines.flatMap((l) => l.failedTries ?? []),
+        JSON.stringify(queuedLines.map((l) => [l.key, l.envTries, l.status])),
+      ).toEqual(discarded);
+      expect(callsOf(queuedLines)).toBe(requests);
+      expect(readFileSync(join(out, "results.jsonl"), "utf8")).toBe(
+        readFileSync(join(localOut, "results.jsonl"), "utf8"),
+      );
+    },
+  );
 });

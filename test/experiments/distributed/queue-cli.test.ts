@@ -25,11 +25,30 @@ async function cli(...args: string[]): Promise<{ code: number; stderr: string }>
 }
 
 const e2e = join(dir, "e2e.json");
-writeFileSync(e2e, JSON.stringify({ kind: "end-to-end", name: "q", env: { kind: "simdesk", limit: 1 }, seeds: [0], pairs: [{ name: "a", forward: { kind: "sim", profile: "sloppy" } }] }));
+writeFileSync(
+  e2e,
+  JSON.stringify({
+    kind: "end-to-end",
+    name: "q",
+    env: { kind: "simdesk", limit: 1 },
+    seeds: [0],
+    pairs: [{ name: "a", forward: { kind: "sim", profile: "sloppy" } }],
+  }),
+);
 
 describe("distributed commands reject bad input in one line", () => {
   it("run --queue with a non-redis URL names --queue", async () => {
-    const r = await cli("run", e2e, "-q", "--queue", "http://127.0.0.1:6379", "--store", "postgres://u@127.0.0.1:5432/db", "--out", join(dir, "o1"));
+    const r = await cli(
+      "run",
+      e2e,
+      "-q",
+      "--queue",
+      "http://127.0.0.1:6379",
+      "--store",
+      "postgres://u@127.0.0.1:5432/db",
+      "--out",
+      join(dir, "o1"),
+    );
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(/--queue: expected redis:\/\/HOST:PORT/);
@@ -41,7 +60,17 @@ describe("distributed commands reject bad input in one line", () => {
     expect(r.stderr).toMatch(/--store: give the postgres:\/\/ URL .*RETRACE_STORE_URL/);
   });
   it("an unreachable PostgreSQL is one line and leaves no run folder", async () => {
-    const r = await cli("run", e2e, "-q", "--queue", "redis://127.0.0.1:1", "--store", "postgres://u@127.0.0.1:1/db", "--out", join(dir, "o4"));
+    const r = await cli(
+      "run",
+      e2e,
+      "-q",
+      "--queue",
+      "redis://127.0.0.1:1",
+      "--store",
+      "postgres://u@127.0.0.1:1/db",
+      "--out",
+      join(dir, "o4"),
+    );
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(/cannot reach PostgreSQL at postgres:\/\/u@127\.0\.0\.1:1\/db/);
@@ -56,7 +85,15 @@ describe("distributed commands reject bad input in one line", () => {
     const s = await cli("status", local, "--queue", "redis://127.0.0.1:1", "--store", "postgres://u@127.0.0.1:1/db");
     expect(s.code).toBe(2);
     expect(s.stderr).toMatch(/has no queue.json: it is not a distributed run folder/);
-    const c = await cli("worker", "--queue", "redis://127.0.0.1:1", "--store", "postgres://u@h/db", "--concurrency", "0");
+    const c = await cli(
+      "worker",
+      "--queue",
+      "redis://127.0.0.1:1",
+      "--store",
+      "postgres://u@h/db",
+      "--concurrency",
+      "0",
+    );
     expect(c.stderr).toMatch(/--concurrency: expected a whole number from 1 to 64/);
   });
 });

@@ -12,12 +12,16 @@ import { main } from "../../../experiments/cli.ts";
 /** Every file and folder under `root`, with each file's size and sha256 (links by their target). */
 export function snapshot(root: string): string[] {
   const walk = (d: string): string[] =>
-    readdirSync(d).sort().flatMap((n) => {
-      const p = join(d, n);
-      const s = lstatSync(p);
-      if (s.isSymbolicLink()) return [`${p} -> ${readlinkSync(p)}`];
-      return s.isDirectory() ? [`${p}/`, ...walk(p)] : [`${p} ${s.size} ${createHash("sha256").update(readFileSync(p)).digest("hex").slice(0, 16)}`];
-    });
+    readdirSync(d)
+      .sort()
+      .flatMap((n) => {
+        const p = join(d, n);
+        const s = lstatSync(p);
+        if (s.isSymbolicLink()) return [`${p} -> ${readlinkSync(p)}`];
+        return s.isDirectory()
+          ? [`${p}/`, ...walk(p)]
+          : [`${p} ${s.size} ${createHash("sha256").update(readFileSync(p)).digest("hex").slice(0, 16)}`];
+      });
   return walk(root);
 }
 
@@ -25,8 +29,12 @@ export function snapshot(root: string): string[] {
 export async function cli(args: string[]): Promise<{ code: number; stderr: string; stdout: string }> {
   let stderr = "";
   let stdout = "";
-  const err = vi.spyOn(process.stderr, "write").mockImplementation((c: string | Uint8Array) => ((stderr += String(c)), true));
-  const outSpy = vi.spyOn(process.stdout, "write").mockImplementation((c: string | Uint8Array) => ((stdout += String(c)), true));
+  const err = vi
+    .spyOn(process.stderr, "write")
+    .mockImplementation((c: string | Uint8Array) => ((stderr += String(c)), true));
+  const outSpy = vi
+    .spyOn(process.stdout, "write")
+    .mockImplementation((c: string | Uint8Array) => ((stdout += String(c)), true));
   const before = process.exitCode;
   try {
     await main(["node", "retrace", ...args]);

@@ -7,7 +7,13 @@
  * summarizer briefs, the recoverer takes the restorative action and declares RESTORED.
  */
 import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
-import { startScriptedOpenAIServer, type RecordedRequest, type ScriptStep, type ScriptedOpenAIServer, type ScriptedUsage } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type RecordedRequest,
+  type ScriptStep,
+  type ScriptedOpenAIServer,
+  type ScriptedUsage,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import type { Action } from "../../../src/action.ts";
 import { BlobStore } from "../../../src/blob-store.ts";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -44,18 +50,41 @@ export function pyautoguiOf(a: Action): string {
   }
 }
 /** A forward/recovery answer performing `a` (DONE/FAIL as the special answers). */
-export const answer = (a: Action): ScriptStep => a.type === "DONE" || a.type === "FAIL" ? { text: a.type } : ({ text: `Next step.\n\`\`\`python\n${pyautoguiOf(a)}\n\`\`\`` });
+export const answer = (a: Action): ScriptStep =>
+  a.type === "DONE" || a.type === "FAIL"
+    ? { text: a.type }
+    : { text: `Next step.\n\`\`\`python\n${pyautoguiOf(a)}\n\`\`\`` };
 
 /** The recovery sub-agent's answers in another action format: the restorative action, then RESTORED. */
 export function recovererAnswers(format: "uitars" | "anthropic", a: Action): ScriptStep[] {
   if (format === "uitars") {
-    const call = a.type === "CLICK" ? `click(start_box='(${a.x},${a.y})')` : a.type === "PRESS" ? `hotkey(key='${a.key}')` : a.type === "TYPING" ? `type(content=${JSON.stringify(a.text)})` : null;
+    const call =
+      a.type === "CLICK"
+        ? `click(start_box='(${a.x},${a.y})')`
+        : a.type === "PRESS"
+          ? `hotkey(key='${a.key}')`
+          : a.type === "TYPING"
+            ? `type(content=${JSON.stringify(a.text)})`
+            : null;
     if (!call) throw new Error(`no UI-TARS form for ${a.type}`);
-    return [{ endpoint: "chat", text: `Thought: undo the wrong step.\nAction: ${call}` }, { endpoint: "chat", text: "Thought: the screen matches the TARGET screenshot.\nRESTORED" }];
+    return [
+      { endpoint: "chat", text: `Thought: undo the wrong step.\nAction: ${call}` },
+      { endpoint: "chat", text: "Thought: the screen matches the TARGET screenshot.\nRESTORED" },
+    ];
   }
-  const input = a.type === "CLICK" ? { action: "left_click", coordinate: [a.x, a.y] } : a.type === "PRESS" ? { action: "key", text: a.key === "enter" ? "Return" : a.key === "escape" ? "Escape" : a.key } : a.type === "TYPING" ? { action: "type", text: a.text } : null;
+  const input =
+    a.type === "CLICK"
+      ? { action: "left_click", coordinate: [a.x, a.y] }
+      : a.type === "PRESS"
+        ? { action: "key", text: a.key === "enter" ? "Return" : a.key === "escape" ? "Escape" : a.key }
+        : a.type === "TYPING"
+          ? { action: "type", text: a.text }
+          : null;
   if (!input) throw new Error(`no Anthropic form for ${a.type}`);
-  return [{ endpoint: "messages", content: [{ type: "tool_use", id: "toolu_1", name: "computer", input }] }, { endpoint: "messages", text: "RESTORED" }];
+  return [
+    { endpoint: "messages", content: [{ type: "tool_use", id: "toolu_1", name: "computer", input }] },
+    { endpoint: "messages", text: "RESTORED" },
+  ];
 }
 
 /** The restorative action of the scripted mistake of `taskId` (back to R = 1). */
@@ -88,16 +117,25 @@ export async function ablationQueues(taskId = "files-rename-draft"): Promise<Rec
   return {
     forward: [
       // no-recovery episode: the mistake, then the agent gives up
-      ...before, ...mistake.actions.map(answer), { text: "FAIL" },
+      ...before,
+      ...mistake.actions.map(answer),
+      { text: "FAIL" },
       // recovery episode: the same start, then (after recovery to R = 1) the rest of the plan
-      ...before, ...mistake.actions.map(answer), ...task.plan.slice(1).map(answer), { text: "DONE" },
+      ...before,
+      ...mistake.actions.map(answer),
+      ...task.plan.slice(1).map(answer),
+      { text: "DONE" },
     ],
     detector: [
-      ...before.map(() => ({ text: '{"off_track": false, "error_step": null, "reason": "on track", "confidence": 0.9}' })),
+      ...before.map(() => ({
+        text: '{"off_track": false, "error_step": null, "reason": "on track", "confidence": 0.9}',
+      })),
       { text: `{"off_track": true, "error_step": ${E}, "reason": "selected the wrong file", "confidence": 0.95}` },
     ],
     selector: [{ text: '{"recovery_step": 1, "reason": "before the file list was used"}' }],
-    summarizer: [{ text: "TARGET STATE: the file manager is open at Home.\nHOW IT GOT THERE:\n- opened the file manager" }],
+    summarizer: [
+      { text: "TARGET STATE: the file manager is open at Home.\nHOW IT GOT THERE:\n- opened the file manager" },
+    ],
     recoverer: [answer(fix.action), { text: "RESTORED" }],
   };
 }
@@ -105,7 +143,14 @@ export async function ablationQueues(taskId = "files-rename-draft"): Promise<Rec
 /** A server answering each role from its queue; the detector says "on track" once its queue is empty. */
 export async function startRoleServer(
   queues: Record<ScriptRole, ScriptStep[]>,
-  options: { model?: string; modelsStatus?: number[]; modelsRetryAfterMs?: number; /** Usage every answer of a role reports (e.g. cached tokens). */ usage?: Partial<Record<ScriptRole, ScriptedUsage>> } = {},
+  options: {
+    model?: string;
+    modelsStatus?: number[];
+    modelsRetryAfterMs?: number;
+    /** Usage every answer of a role reports (e.g. cached tokens). */ usage?: Partial<
+      Record<ScriptRole, ScriptedUsage>
+    >;
+  } = {},
 ): Promise<ScriptedOpenAIServer & { byRole: Record<ScriptRole, number> }> {
   const q = Object.fromEntries(Object.entries(queues).map(([k, v]) => [k, [...v]])) as Record<ScriptRole, ScriptStep[]>;
   const byRole: Record<ScriptRole, number> = { forward: 0, detector: 0, selector: 0, summarizer: 0, recoverer: 0 };
@@ -117,7 +162,11 @@ export async function startRoleServer(
       const role = roleOf(r);
       byRole[role]++;
       const usage = options.usage?.[role];
-      const next = q[role].shift() ?? (role === "detector" ? { text: '{"off_track": false, "error_step": null, "reason": "on track", "confidence": 0.9}' } : undefined);
+      const next =
+        q[role].shift() ??
+        (role === "detector"
+          ? { text: '{"off_track": false, "error_step": null, "reason": "on track", "confidence": 0.9}' }
+          : undefined);
       return next && usage ? { ...next, usage } : next;
     },
   });
@@ -126,7 +175,9 @@ export async function startRoleServer(
 
 /** The shipped preset, narrowed to one task, one seed and cap 1 (everything else as shipped). */
 export function narrowedPreset(file: string, patch: (c: Record<string, any>) => void = () => {}): string {
-  const config = parseYaml(readFileSync(new URL("../../../experiments/configs/models/end-to-end.yaml", import.meta.url), "utf8")) as Record<string, any>;
+  const config = parseYaml(
+    readFileSync(new URL("../../../experiments/configs/models/end-to-end.yaml", import.meta.url), "utf8"),
+  ) as Record<string, any>;
   config.env = { ...config.env, tasks: ["files-rename-draft"] };
   config.seeds = [0];
   config.maxRecoveryIterations = [1];
@@ -154,4 +205,3 @@ export async function cli(...args: string[]): Promise<{ code: number; stdout: st
   process.exitCode = 0;
   return { code, stdout: out.join(""), stderr: err.join("") };
 }
-

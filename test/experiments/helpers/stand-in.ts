@@ -28,7 +28,11 @@ class CounterEnv implements Environment {
   readonly capabilities = { reset: true, snapshot: false, groundTruth: true, accessibility: false };
   state = 0;
   task?: Task;
-  constructor(private blobs: BlobStore, private delay: number, private fail: () => boolean) {}
+  constructor(
+    private blobs: BlobStore,
+    private delay: number,
+    private fail: () => boolean,
+  ) {}
   private obs(): Observation {
     const ref = this.blobs.putSync(Buffer.from(`counter:${this.state}`));
     return { screenshot: ref, width: 1, height: 1, stateId: `s${this.state}` };
@@ -70,8 +74,17 @@ function policyFor(task: Task, seed: number | string): ForwardPolicy {
 }
 
 /** The stand-in runtime. `tries` counts reset calls per (task, seed) to inject failures. */
-export function standInRuntime(blobsDir: string, o: StandInOptions = {}): ExperimentRuntime & { tries: Map<string, number> } {
-  const tasks: Task[] = Array.from({ length: o.tasks ?? 3 }, (_, i) => ({ id: `t${i + 1}`, instruction: `reach ${i + 2}`, env: "counter", setup: null, evaluator: { target: i + 2 } }));
+export function standInRuntime(
+  blobsDir: string,
+  o: StandInOptions = {},
+): ExperimentRuntime & { tries: Map<string, number> } {
+  const tasks: Task[] = Array.from({ length: o.tasks ?? 3 }, (_, i) => ({
+    id: `t${i + 1}`,
+    instruction: `reach ${i + 2}`,
+    env: "counter",
+    setup: null,
+    evaluator: { target: i + 2 },
+  }));
   const tries = new Map<string, number>();
   let current = "";
   const blobs = new BlobStore({ dir: blobsDir });
@@ -86,9 +99,24 @@ export function standInRuntime(blobsDir: string, o: StandInOptions = {}): Experi
         return f === "always" || (Array.isArray(f) && f.includes(n));
       }),
     forwardPolicy: (_spec, ctx) => policyFor(ctx.task, ctx.stream ? `${ctx.seed}/${ctx.stream}` : ctx.seed),
-    recoveryPolicy: () => ({ name: "stand-in-recoverer", simulated: true, propose: async () => ({ actions: [], restored: true }) }),
-    detector: () => ({ name: "stand-in-detector", simulated: true, detect: async (i) => (i.history.length >= 2 ? { isError: true, errorStep: Math.floor(i.history.length / 2), reason: "half-way", confidence: 1 } : { isError: false, errorStep: null, reason: "none", confidence: 0 }) }),
-    selector: () => ({ name: "stand-in-selector", simulated: true, select: async (i) => ({ step: Math.max(0, i.errorStep - 1), reason: "E-1" }) }),
+    recoveryPolicy: () => ({
+      name: "stand-in-recoverer",
+      simulated: true,
+      propose: async () => ({ actions: [], restored: true }),
+    }),
+    detector: () => ({
+      name: "stand-in-detector",
+      simulated: true,
+      detect: async (i) =>
+        i.history.length >= 2
+          ? { isError: true, errorStep: Math.floor(i.history.length / 2), reason: "half-way", confidence: 1 }
+          : { isError: false, errorStep: null, reason: "none", confidence: 0 },
+    }),
+    selector: () => ({
+      name: "stand-in-selector",
+      simulated: true,
+      select: async (i) => ({ step: Math.max(0, i.errorStep - 1), reason: "E-1" }),
+    }),
     async runEpisode({ task, options, components }): Promise<EpisodeResult> {
       current = `${task.id}/${options.seed}`;
       const env = components.env;
@@ -97,10 +125,24 @@ export function standInRuntime(blobsDir: string, o: StandInOptions = {}): Experi
       const history = [];
       let stop: EpisodeResult["stopReason"] = "max-steps";
       for (let t = 0; t < (options.maxForwardSteps ?? 12); t++) {
-        const d = await components.policy.propose({ task, history, observation: obs, step: t, tick: t, blobs: components.blobs });
+        const d = await components.policy.propose({
+          task,
+          history,
+          observation: obs,
+          step: t,
+          tick: t,
+          blobs: components.blobs,
+        });
         const before = obs;
         for (const a of d.actions) if (a.type !== "DONE") obs = (await env.step(a)).observation;
-        steps.push({ seq: t, role: "forward", step: t, actions: d.actions, before: before.screenshot, after: obs.screenshot });
+        steps.push({
+          seq: t,
+          role: "forward",
+          step: t,
+          actions: d.actions,
+          before: before.screenshot,
+          after: obs.screenshot,
+        });
         history.push({ step: t, observation: before, actions: d.actions });
         if (d.actions.some((a) => a.type === "DONE")) {
           stop = "done";
@@ -110,9 +152,26 @@ export function standInRuntime(blobsDir: string, o: StandInOptions = {}): Experi
       const evaluation = await env.evaluate();
       const recovery = components.detector ? (options.maxRecoveryIterations ?? 0) : 0;
       return {
-        taskId: task.id, seed: options.seed ?? 0, success: evaluation.score === 1, evaluation, stopReason: stop, simulated: true,
+        taskId: task.id,
+        seed: options.seed ?? 0,
+        success: evaluation.score === 1,
+        evaluation,
+        stopReason: stop,
+        simulated: true,
         trajectory: { taskId: task.id, steps, events: [], result: evaluation },
-        accounting: { forwardSteps: steps.length, recoverySteps: recovery, replaySteps: 0, recoveryAttempts: recovery > 0 ? 1 : 0, detectorCalls: 0, detectorFailures: 0, frozenSkipped: 0, policyFailures: 0, models: {}, envMs: 3, wallMs: 5 },
+        accounting: {
+          forwardSteps: steps.length,
+          recoverySteps: recovery,
+          replaySteps: 0,
+          recoveryAttempts: recovery > 0 ? 1 : 0,
+          detectorCalls: 0,
+          detectorFailures: 0,
+          frozenSkipped: 0,
+          policyFailures: 0,
+          models: {},
+          envMs: 3,
+          wallMs: 5,
+        },
         prompts: [],
       };
     },

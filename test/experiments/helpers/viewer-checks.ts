@@ -38,10 +38,18 @@ export interface ShownStep {
 /** Open `s` by its deep link (a fresh navigation, as when a link is followed) and read what is shown. */
 export async function openByLink(page: Page, file: string, s: SampledStep): Promise<ShownStep> {
   await page.goto(`file://${file}${deepLink(s)}`);
-  await page.waitForFunction((want) => document.body.getAttribute("data-episode") === want.key && document.body.getAttribute("data-step") === String(want.step), s, { timeout: 30_000 });
+  await page.waitForFunction(
+    (want) =>
+      document.body.getAttribute("data-episode") === want.key &&
+      document.body.getAttribute("data-step") === String(want.step),
+    s,
+    { timeout: 30_000 },
+  );
   return page.evaluate(() => {
     const chips = Array.from(document.querySelectorAll("#viewer-lanes .chip .n")).map((c) => c.textContent ?? "");
-    const events = Array.from(document.querySelectorAll("#viewer-events .evt")).flatMap((e) => Array.from((e.textContent ?? "").matchAll(/\bsteps? (\d+)\b/g)).map((m) => Number(m[1])));
+    const events = Array.from(document.querySelectorAll("#viewer-events .evt")).flatMap((e) =>
+      Array.from((e.textContent ?? "").matchAll(/\bsteps? (\d+)\b/g)).map((m) => Number(m[1])),
+    );
     const info = document.querySelector("#viewer-info dd")?.textContent ?? "";
     return {
       episode: document.body.getAttribute("data-episode") ?? "",
@@ -49,11 +57,27 @@ export async function openByLink(page: Page, file: string, s: SampledStep): Prom
       chips,
       panelStep: info,
       eventSteps: events,
-      callSeqs: Array.from(document.querySelectorAll("#viewer-calls details.call")).map((d) => d.getAttribute("data-seq") ?? ""),
-      callPhases: Array.from(document.querySelectorAll("#viewer-calls details.call")).map((d) => d.getAttribute("data-phase") ?? ""),
+      callSeqs: Array.from(document.querySelectorAll("#viewer-calls details.call")).map(
+        (d) => d.getAttribute("data-seq") ?? "",
+      ),
+      callPhases: Array.from(document.querySelectorAll("#viewer-calls details.call")).map(
+        (d) => d.getAttribute("data-phase") ?? "",
+      ),
       seq: Number(document.body.getAttribute("data-seq")),
       // the viewer's own words (model text, shown in <pre>, is data and may be anything)
-      text: ["#viewer-result", "#viewer-info dt", "#viewer-info dd:not(.pre)", "#viewer-events", "#compare", "#viewer-context ul", "#viewer-context summary", "#viewer-calls summary .own", "#viewer-calls .meta", "#viewer-lanes .seg-title", "#viewer-which"]
+      text: [
+        "#viewer-result",
+        "#viewer-info dt",
+        "#viewer-info dd:not(.pre)",
+        "#viewer-events",
+        "#compare",
+        "#viewer-context ul",
+        "#viewer-context summary",
+        "#viewer-calls summary .own",
+        "#viewer-calls .meta",
+        "#viewer-lanes .seg-title",
+        "#viewer-which",
+      ]
         .flatMap((q) => Array.from(document.querySelectorAll(q)).map((e) => (e as HTMLElement).innerText))
         .join("\n"),
       context: (document.getElementById("viewer-context") as HTMLElement).innerText,

@@ -14,7 +14,12 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { main } from "../../../experiments/cli.ts";
 import { buildReport } from "../../../experiments/report/index.ts";
 import { getSimDeskTask } from "../../../adapters/environments/simdesk/tasks/index.ts";
-import { startScriptedOpenAIServer, type RecordedRequest, type ScriptedOpenAIServer, type ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type RecordedRequest,
+  type ScriptedOpenAIServer,
+  type ScriptStep,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { planAnswers } from "../../adapters/testing/plan-answers.ts";
 import type { RecoveryRun } from "../../../src/eval/run.ts";
 import { oracleAgreement } from "../../../src/eval/summary.ts";
@@ -34,7 +39,11 @@ afterEach(async () => {
 
 function textOf(r: RecordedRequest): string {
   return (r.body.messages as Array<{ content: unknown }>)
-    .map((m) => (typeof m.content === "string" ? m.content : (m.content as Array<{ type: string; text?: string }>).map((p) => p.text ?? "").join("\n")))
+    .map((m) =>
+      typeof m.content === "string"
+        ? m.content
+        : (m.content as Array<{ type: string; text?: string }>).map((p) => p.text ?? "").join("\n"),
+    )
     .join("\n");
 }
 const expectText = (re: RegExp, what: string) => (r: RecordedRequest) => {
@@ -67,7 +76,15 @@ const CONFIG = {
   name: "agreement-labels",
   env: { kind: "simdesk", tasks: [TASK] },
   seed: 6, // seed step t = 3: readme.txt selected, the Edit menu not yet open
-  dataset: { forward: { kind: "model", temperature: 0 }, perturber: { kind: "model", temperature: 0 }, rolloutsPerTask: 1, replays: 3, seedSteps: 1, distances: [1], maxSteps: 10 },
+  dataset: {
+    forward: { kind: "model", temperature: 0 },
+    perturber: { kind: "model", temperature: 0 },
+    rolloutsPerTask: 1,
+    replays: 3,
+    seedSteps: 1,
+    distances: [1],
+    maxSteps: 10,
+  },
   eval: {
     recoveryBudget: [1],
     implicit: true,
@@ -87,11 +104,32 @@ describe("retrace eval-recovery --agreement --labels (model recoverer and model 
     writeFileSync(cfg, JSON.stringify(CONFIG));
     // Issue 31: a key the model echoes back was written in plain text to runs.jsonl and label-sample.jsonl.
     process.env.RETRACE_LABELS_TEST_KEY = ECHOED_KEY;
-    const common = (url: string) => ["--config", cfg, "--base-url", url, "--model", "qwen-test", "--api-key-env", "RETRACE_LABELS_TEST_KEY", "--quiet", "--no-preflight"];
+    const common = (url: string) => [
+      "--config",
+      cfg,
+      "--base-url",
+      url,
+      "--model",
+      "qwen-test",
+      "--api-key-env",
+      "RETRACE_LABELS_TEST_KEY",
+      "--quiet",
+      "--no-preflight",
+    ];
     server = await startScriptedOpenAIServer({
       script: [
-        ...planAnswers(plan).map((text) => ({ endpoint: "chat" as const, text, usage, expect: expectText(/Use Edit > Move to Trash/, "forward") })),
-        { endpoint: "chat", text: code("pyautogui.click(555, 183)", "A plausible slip."), usage, expect: expectText(/drift|perturb|mistake/i, "perturber") },
+        ...planAnswers(plan).map((text) => ({
+          endpoint: "chat" as const,
+          text,
+          usage,
+          expect: expectText(/Use Edit > Move to Trash/, "forward"),
+        })),
+        {
+          endpoint: "chat",
+          text: code("pyautogui.click(555, 183)", "A plausible slip."),
+          usage,
+          expect: expectText(/drift|perturb|mistake/i, "perturber"),
+        },
       ],
     });
     const ds = join(root, "dataset");
@@ -102,9 +140,27 @@ describe("retrace eval-recovery --agreement --labels (model recoverer and model 
     await server.close();
     server = await startScriptedOpenAIServer({
       script: [
-        { endpoint: "chat", text: planAnswers(plan)[3], usage, expect: expectText(/Use Edit > Move to Trash/, "forward (implicit)") },
-        { endpoint: "chat", text: code("pyautogui.click(555, 209)", `keep.txt was selected by mistake; selecting readme.txt again to restore the TARGET state. (Using key ${ECHOED_KEY}.)`), usage, expect: expectText(/TARGET/, "recoverer 0-E") },
-        { endpoint: "chat", text: code("pyautogui.press('esc')", "Nothing obvious differs; pressing Escape."), usage, expect: expectText(/No history of the earlier run/, "recoverer none") },
+        {
+          endpoint: "chat",
+          text: planAnswers(plan)[3],
+          usage,
+          expect: expectText(/Use Edit > Move to Trash/, "forward (implicit)"),
+        },
+        {
+          endpoint: "chat",
+          text: code(
+            "pyautogui.click(555, 209)",
+            `keep.txt was selected by mistake; selecting readme.txt again to restore the TARGET state. (Using key ${ECHOED_KEY}.)`,
+          ),
+          usage,
+          expect: expectText(/TARGET/, "recoverer 0-E"),
+        },
+        {
+          endpoint: "chat",
+          text: code("pyautogui.press('esc')", "Nothing obvious differs; pressing Escape."),
+          usage,
+          expect: expectText(/No history of the earlier run/, "recoverer none"),
+        },
       ],
     });
     const ev = join(root, "eval");
@@ -116,8 +172,15 @@ describe("retrace eval-recovery --agreement --labels (model recoverer and model 
     const sheet = join(root, "sheet.jsonl");
     const exported = await cli(["label-sample", ev, "--out", sheet, "--n", "10"]);
     expect(exported.out).toContain("3 run(s) to label");
-    const lines = readFileSync(sheet, "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.run)).toEqual(["files-trash-menu/r0/t3/d1|implicit/0-E|r1", "files-trash-menu/r0/t3/d1|explicit-model/0-E|r1", "files-trash-menu/r0/t3/d1|explicit-model/none|r1"]);
+    const lines = readFileSync(sheet, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.run)).toEqual([
+      "files-trash-menu/r0/t3/d1|implicit/0-E|r1",
+      "files-trash-menu/r0/t3/d1|explicit-model/0-E|r1",
+      "files-trash-menu/r0/t3/d1|explicit-model/none|r1",
+    ]);
     for (const l of lines) {
       expect(l.restored).toBeNull();
       for (const k of ["target", "error", "recovered"]) expect(existsSync(l[k]), `${k} screenshot`).toBe(true);
@@ -132,31 +195,68 @@ describe("retrace eval-recovery --agreement --labels (model recoverer and model 
     }
 
     // an unfilled sheet is refused on its first line
-    const unfilled = await cli(["eval-recovery", "--agreement", "--labels", sheet, "--out", ev, ...common("http://127.0.0.1:9/v1")]);
+    const unfilled = await cli([
+      "eval-recovery",
+      "--agreement",
+      "--labels",
+      sheet,
+      "--out",
+      ev,
+      ...common("http://127.0.0.1:9/v1"),
+    ]);
     expect(unfilled.code).not.toBe(0);
-    expect(unfilled.err.trim()).toMatch(/sheet\.jsonl:1: restored: fill in restored: true or false \(or delete the line\)$/);
+    expect(unfilled.err.trim()).toMatch(
+      /sheet\.jsonl:1: restored: fill in restored: true or false \(or delete the line\)$/,
+    );
 
     // the person's labels: only the 0-E undo restored the target; plus a stray id
     const labels = join(root, "labels.jsonl");
     const verdicts = [false, true, false];
-    writeFileSync(labels, [...lines.map((l, i) => JSON.stringify({ ...l, restored: verdicts[i] })), JSON.stringify({ run: "no-such-sample|implicit/0-E|r1", restored: true })].join("\n") + "\n");
+    writeFileSync(
+      labels,
+      [
+        ...lines.map((l, i) => JSON.stringify({ ...l, restored: verdicts[i] })),
+        JSON.stringify({ run: "no-such-sample|implicit/0-E|r1", restored: true }),
+      ].join("\n") + "\n",
+    );
 
     // the judge: right on implicit and 0-E, fooled by the Escape run (says restored)
     await server.close();
     const judgeSteps = (restored: boolean[]): ScriptStep[] =>
       restored.map((r, i) => ({
-        endpoint: "chat", usage: { inputTokens: 3000, outputTokens: 40 },
-        text: JSON.stringify({ restored: r, reason: r ? "The same file is selected as in TARGET." : "The wrong file is selected." }),
+        endpoint: "chat",
+        usage: { inputTokens: 3000, outputTokens: 40 },
+        text: JSON.stringify({
+          restored: r,
+          reason: r ? "The same file is selected as in TARGET." : "The wrong file is selected.",
+        }),
         expect: (req: RecordedRequest) => {
           expectText(JUDGE, "judge")(req);
-          if (req.images.length !== 3) throw new Error(`judge ${i}: expected TARGET, ERROR and RECOVERED screenshots, got ${req.images.length} image(s)`);
-          if (!/TARGET:[\s\S]*ERROR:[\s\S]*RECOVERED:/.test(textOf(req))) throw new Error("judge: screenshots not labelled in order");
-          if (!/3\. CLICK\(555, ?183\)? *<- after the TARGET state \(erroneous\)/.test(textOf(req))) throw new Error("judge: erroneous step not shown");
+          if (req.images.length !== 3)
+            throw new Error(
+              `judge ${i}: expected TARGET, ERROR and RECOVERED screenshots, got ${req.images.length} image(s)`,
+            );
+          if (!/TARGET:[\s\S]*ERROR:[\s\S]*RECOVERED:/.test(textOf(req)))
+            throw new Error("judge: screenshots not labelled in order");
+          if (!/3\. CLICK\(555, ?183\)? *<- after the TARGET state \(erroneous\)/.test(textOf(req)))
+            throw new Error("judge: erroneous step not shown");
         },
       }));
     server = await startScriptedOpenAIServer({ script: judgeSteps([false, true, true]) });
     const cacheDir = join(root, "judge-cache");
-    const agreed = await cli(["eval-recovery", "--agreement", "--labels", labels, "--out", ev, "--cache", "readwrite", "--cache-dir", cacheDir, ...common(server.url).filter((a) => a !== "--quiet")]);
+    const agreed = await cli([
+      "eval-recovery",
+      "--agreement",
+      "--labels",
+      labels,
+      "--out",
+      ev,
+      "--cache",
+      "readwrite",
+      "--cache-dir",
+      cacheDir,
+      ...common(server.url).filter((a) => a !== "--quiet"),
+    ]);
     expect(agreed.err).not.toMatch(/error/i);
     expect(agreed.code).toBe(0);
     server.verify();
@@ -170,17 +270,38 @@ describe("retrace eval-recovery --agreement --labels (model recoverer and model 
     expect(agreed.out).toMatch(/vs LLM judge\s+1\/1\s+win rate 1\.000 \[0\.207, 1\.000\]/);
 
     const report = JSON.parse(readFileSync(join(ev, "oracle-agreement.json"), "utf8"));
-    expect(report).toMatchObject({ kind: "oracle-agreement", simulated: false, labelled: 4, matched: 3, restored: 1, unknownRuns: ["no-such-sample|implicit/0-E|r1"], notJudgedRuns: [], judgeAbstained: 0, judge: "qwen-test (recovery-judge@1)" });
+    expect(report).toMatchObject({
+      kind: "oracle-agreement",
+      simulated: false,
+      labelled: 4,
+      matched: 3,
+      restored: 1,
+      unknownRuns: ["no-such-sample|implicit/0-E|r1"],
+      notJudgedRuns: [],
+      judgeAbstained: 0,
+      judge: "qwen-test (recovery-judge@1)",
+    });
     const rows = Object.fromEntries(report.agreement.map((r: { oracle: string }) => [r.oracle, r]));
-    expect(Object.keys(rows)).toEqual(expect.arrayContaining(["R_O", "R_TC", "R_O AND R_TC", "R_Om", "R_Om AND R_TC", "LLM judge"]));
-    for (const name of ["R_O", "R_TC", "R_O AND R_TC", "R_Om AND R_TC"]) expect(rows[name], name).toMatchObject({ n: 3, kappa: 1, tp: 1, fp: 0, tn: 2, fn: 0 });
+    expect(Object.keys(rows)).toEqual(
+      expect.arrayContaining(["R_O", "R_TC", "R_O AND R_TC", "R_Om", "R_Om AND R_TC", "LLM judge"]),
+    );
+    for (const name of ["R_O", "R_TC", "R_O AND R_TC", "R_Om AND R_TC"])
+      expect(rows[name], name).toMatchObject({ n: 3, kappa: 1, tp: 1, fp: 0, tn: 2, fn: 0 });
     expect(rows["LLM judge"]).toMatchObject({ n: 3, kappa: 0.4, tp: 1, fp: 1, tn: 1, fn: 0 });
     const wins = Object.fromEntries(report.winRates.map((w: { baseline: string }) => [w.baseline, w]));
     expect(wins["LLM judge"]).toMatchObject({ disagreements: 1, oracleWins: 1, winRate: 1 });
     expect(wins["R_O"]).toMatchObject({ disagreements: 0, oracleWins: 0, winRate: null });
     expect(wins["R_O AND R_TC"]).toBeUndefined();
-    const judged = readFileSync(join(ev, "judgements.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    expect(judged[2]).toMatchObject({ run: "files-trash-menu/r0/t3/d1|explicit-model/none|r1", restored: false, oracles: { "R_O AND R_TC": false }, judge: { restored: true, reason: "The same file is selected as in TARGET." } });
+    const judged = readFileSync(join(ev, "judgements.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(judged[2]).toMatchObject({
+      run: "files-trash-menu/r0/t3/d1|explicit-model/none|r1",
+      restored: false,
+      oracles: { "R_O AND R_TC": false },
+      judge: { restored: true, reason: "The same file is selected as in TARGET." },
+    });
 
     // the HTML report shows the table
     const page = readFileSync((await buildReport(ev)).file, "utf8");
@@ -192,7 +313,19 @@ describe("retrace eval-recovery --agreement --labels (model recoverer and model 
     await server.close();
     server = await startScriptedOpenAIServer({ script: [] });
     const first = readFileSync(join(ev, "oracle-agreement.json"), "utf8");
-    const again = await cli(["eval-recovery", "--agreement", "--labels", labels, "--out", ev, "--cache", "read", "--cache-dir", cacheDir, ...common(server.url)]);
+    const again = await cli([
+      "eval-recovery",
+      "--agreement",
+      "--labels",
+      labels,
+      "--out",
+      ev,
+      "--cache",
+      "read",
+      "--cache-dir",
+      cacheDir,
+      ...common(server.url),
+    ]);
     expect(again.code).toBe(0);
     expect(server.calls).toBe(0);
     expect(readFileSync(join(ev, "oracle-agreement.json"), "utf8")).toBe(first);
@@ -203,7 +336,10 @@ describe("retrace eval-recovery --agreement --labels (model recoverer and model 
     expect((await cli(["dataset", "build", "--out", ds, "--limit", "3", "--quiet"])).code).toBe(0);
     const ev = join(root, "sim-eval");
     expect((await cli(["eval-recovery", "--dataset", ds, "--out", ev, "--no-contexts", "--quiet"])).code).toBe(0);
-    const runs = readFileSync(join(ev, "runs.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as RecoveryRun);
+    const runs = readFileSync(join(ev, "runs.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as RecoveryRun);
     const judged = runs.filter((r) => r.status === "judged" && r.truth !== undefined);
     expect(judged.length).toBeGreaterThan(4);
     expect(new Set(judged.map((r) => r.truth)).size).toBe(2); // both outcomes occur
@@ -212,16 +348,33 @@ describe("retrace eval-recovery --agreement --labels (model recoverer and model 
     // no --dataset: the evaluation already in --out is used, nothing is re-run
     const r = await cli(["eval-recovery", "--agreement", "--labels", labels, "--out", ev, "--quiet"]);
     expect(r.code).toBe(0);
-    expect(r.out).toContain(`(${judged.length} labelled run(s), ${judged.filter((x) => x.truth).length} restored) [SIMULATED recoverers]`);
-    const report = JSON.parse(readFileSync(join(ev, "oracle-agreement.json"), "utf8"));
-    expect(report).toMatchObject({ simulated: true, matched: judged.length, judge: "none (give eval.judge in the config)" });
-    const truth = oracleAgreement(runs);
-    expect(report.agreement.map((a: { oracle: string; tp: number; fp: number; tn: number; fn: number }) => [a.oracle, a.tp, a.fp, a.tn, a.fn])).toEqual(
-      truth.map((a) => [a.oracle, a.truePositive, a.falsePositive, a.trueNegative, a.falseNegative]),
+    expect(r.out).toContain(
+      `(${judged.length} labelled run(s), ${judged.filter((x) => x.truth).length} restored) [SIMULATED recoverers]`,
     );
-    expect(report.agreement.map((a: { kappa: number | null }) => a.kappa)).toEqual(truth.map((a) => (a.kappa === null ? null : Math.round(a.kappa * 1000) / 1000)));
+    const report = JSON.parse(readFileSync(join(ev, "oracle-agreement.json"), "utf8"));
+    expect(report).toMatchObject({
+      simulated: true,
+      matched: judged.length,
+      judge: "none (give eval.judge in the config)",
+    });
+    const truth = oracleAgreement(runs);
+    expect(
+      report.agreement.map((a: { oracle: string; tp: number; fp: number; tn: number; fn: number }) => [
+        a.oracle,
+        a.tp,
+        a.fp,
+        a.tn,
+        a.fn,
+      ]),
+    ).toEqual(truth.map((a) => [a.oracle, a.truePositive, a.falsePositive, a.trueNegative, a.falseNegative]));
+    expect(report.agreement.map((a: { kappa: number | null }) => a.kappa)).toEqual(
+      truth.map((a) => (a.kappa === null ? null : Math.round(a.kappa * 1000) / 1000)),
+    );
     // win rate against R_TC alone, counted by hand from the runs
     const split = judged.filter((x) => x.verdict!.rtc.pass !== x.verdict!.success);
-    expect(report.winRates.find((w: { baseline: string }) => w.baseline === "R_TC")).toMatchObject({ disagreements: split.length, oracleWins: split.filter((x) => x.verdict!.success === x.truth).length });
+    expect(report.winRates.find((w: { baseline: string }) => w.baseline === "R_TC")).toMatchObject({
+      disagreements: split.length,
+      oracleWins: split.filter((x) => x.verdict!.success === x.truth).length,
+    });
   }, 180_000);
 });

@@ -3,10 +3,26 @@
  * lowest tau among ties) and the two-fold cross-validation.
  */
 import { describe, expect, it } from "vitest";
-import { chooseFloor, crossValidate, floorRow, jointWithFloor, splitTasks, type FloorRecord } from "../../../experiments/recovery-eval/local-floor.ts";
+import {
+  chooseFloor,
+  crossValidate,
+  floorRow,
+  jointWithFloor,
+  splitTasks,
+  type FloorRecord,
+} from "../../../experiments/recovery-eval/local-floor.ts";
 
-const rec = (taskId: string, truth: boolean, local: number, extra: Partial<FloorRecord> = {}): FloorRecord =>
-  ({ run: `${taskId} ${local}`, taskId, noise: "off", truth, rtc: true, ro: true, meanPass: true, local: { 1: local, 4: local }, ...extra });
+const rec = (taskId: string, truth: boolean, local: number, extra: Partial<FloorRecord> = {}): FloorRecord => ({
+  run: `${taskId} ${local}`,
+  taskId,
+  noise: "off",
+  truth,
+  rtc: true,
+  ro: true,
+  meanPass: true,
+  local: { 1: local, 4: local },
+  ...extra,
+});
 
 describe("local floor choice", () => {
   it("splits tasks sorted by id into even (tuning) and odd (held-out) positions", () => {

@@ -18,7 +18,8 @@ import { X11_TOOLS, systemTools } from "../../helpers/system-tools.ts";
 const tools = systemTools("the R_Om X11 test", [...X11_TOOLS, "pymod:tkinter"]);
 const dir = mkdtempSync(join(tmpdir(), "retrace-masked-x11-"));
 const blobs = new BlobStore({ dir: join(dir, "blobs") });
-const trialsOf = (m: MaskedX11Measurement, ...ids: string[]) => m.cases.filter((c) => ids.includes(c.id)).flatMap((c) => c.trials);
+const trialsOf = (m: MaskedX11Measurement, ...ids: string[]) =>
+  m.cases.filter((c) => ids.includes(c.id)).flatMap((c) => c.trials);
 
 describe.runIf(tools.run)("R_O vs R_Om on the X11 desktop (mousepad, blinking caret, clock, pop-up)", () => {
   let env: DesktopEnvironment;

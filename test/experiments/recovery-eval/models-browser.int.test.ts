@@ -13,7 +13,12 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { loadRecoveryEvalConfig } from "../../../experiments/recovery-eval/config.ts";
 import { buildConfiguredDataset, runConfiguredRecoveryEval } from "../../../experiments/recovery-eval/models.ts";
-import { startScriptedOpenAIServer, type RecordedRequest, type ScriptedOpenAIServer, type ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type RecordedRequest,
+  type ScriptedOpenAIServer,
+  type ScriptStep,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { BROWSER_TASKS } from "../../../adapters/environments/browser/tasks/index.ts";
 import { cli, oneLine } from "../helpers/corpus.ts";
 import { answer } from "../helpers/model-roles.ts";
@@ -31,7 +36,9 @@ function roleOf(r: RecordedRequest): Role {
   return "forward";
 }
 /** A server answering each role from its own queue (recording how often each was asked). */
-async function roleServer(queues: Record<Role, ScriptStep[]>): Promise<ScriptedOpenAIServer & { byRole: Record<Role, number> }> {
+async function roleServer(
+  queues: Record<Role, ScriptStep[]>,
+): Promise<ScriptedOpenAIServer & { byRole: Record<Role, number> }> {
   const byRole: Record<Role, number> = { forward: 0, perturber: 0, recoverer: 0 };
   const server = await startScriptedOpenAIServer({
     responder(r) {
@@ -57,15 +64,29 @@ describe.runIf(tools.run)("recovery evaluation with model agents on the browser 
   it("builds a state-hash-confirmed dataset in Chromium and judges model recovery with R_O and the checker's R_TC", async () => {
     tools.assert();
     const cfgFile = join(root, "browser.json");
-    writeFileSync(cfgFile, JSON.stringify({
-      kind: "recovery-eval", name: "models-browser", env: { kind: "browser", tasks: [TASK.id] },
-      seed: 2, // draws seed step t = 3 (the new name typed, not saved yet)
-      dataset: {
-        forward: { kind: "model", temperature: 0 }, perturber: { kind: "model", temperature: 0 },
-        rolloutsPerTask: 1, replays: 2, seedSteps: 1, distances: [1], maxSteps: 8,
-      },
-      eval: { recoveryBudget: [1], implicit: true, recoverers: [{ name: "model", agent: { kind: "model", temperature: 0 }, contexts: ["0-E", "none"] }] },
-    }));
+    writeFileSync(
+      cfgFile,
+      JSON.stringify({
+        kind: "recovery-eval",
+        name: "models-browser",
+        env: { kind: "browser", tasks: [TASK.id] },
+        seed: 2, // draws seed step t = 3 (the new name typed, not saved yet)
+        dataset: {
+          forward: { kind: "model", temperature: 0 },
+          perturber: { kind: "model", temperature: 0 },
+          rolloutsPerTask: 1,
+          replays: 2,
+          seedSteps: 1,
+          distances: [1],
+          maxSteps: 8,
+        },
+        eval: {
+          recoveryBudget: [1],
+          implicit: true,
+          recoverers: [{ name: "model", agent: { kind: "model", temperature: 0 }, contexts: ["0-E", "none"] }],
+        },
+      }),
+    );
     server = await roleServer({
       forward: TASK.plan.map(answer),
       // appends a stray note to the new name: saving now would store the wrong name
@@ -74,8 +95,18 @@ describe.runIf(tools.run)("recovery evaluation with model agents on the browser 
     });
     const fill = { env: "browser", baseUrl: server.url, model: "qwen-test" };
     const ds = join(root, "dataset");
-    const { manifest, usage: dsUsage } = await buildConfiguredDataset({ config: loadRecoveryEvalConfig(cfgFile, fill), out: ds, preflight: false });
-    expect(manifest.trajectories).toMatchObject({ rollouts: 1, successful: 1, wellFormed: 1, transitionConsistent: 1, envErrors: 0 });
+    const { manifest, usage: dsUsage } = await buildConfiguredDataset({
+      config: loadRecoveryEvalConfig(cfgFile, fill),
+      out: ds,
+      preflight: false,
+    });
+    expect(manifest.trajectories).toMatchObject({
+      rollouts: 1,
+      successful: 1,
+      wellFormed: 1,
+      transitionConsistent: 1,
+      envErrors: 0,
+    });
     expect(manifest.stages[0]).toMatchObject({ seedSteps: 1, targetReproduced: 1, genuineError: 1, final: 1 });
     expect(manifest).toMatchObject({ simulated: false, config: { env: "browser", verify: "auto" } });
     expect(dsUsage.roles).toMatchObject({ policy: { calls: TASK.plan.length, errors: 0 }, perturber: { calls: 1 } });
@@ -87,10 +118,25 @@ describe.runIf(tools.run)("recovery evaluation with model agents on the browser 
     await server.close();
     server = await roleServer({
       forward: [answer(TASK.plan[3])], // implicit: saves with the stray note in the name
-      recoverer: [code("pyautogui.hotkey('ctrl', 'a')\npyautogui.write('Acme Support Portal')", "A stray note was typed after the name; retyping the name to restore the TARGET state."), code("pyautogui.press('esc')", "Pressing Escape.")],
+      recoverer: [
+        code(
+          "pyautogui.hotkey('ctrl', 'a')\npyautogui.write('Acme Support Portal')",
+          "A stray note was typed after the name; retyping the name to restore the TARGET state.",
+        ),
+        code("pyautogui.press('esc')", "Pressing Escape."),
+      ],
       perturber: [],
     });
-    const { report, runs, usage: evUsage } = await runConfiguredRecoveryEval({ config: loadRecoveryEvalConfig(cfgFile, { ...fill, baseUrl: server.url }), dataset: ds, out: join(root, "eval"), preflight: false });
+    const {
+      report,
+      runs,
+      usage: evUsage,
+    } = await runConfiguredRecoveryEval({
+      config: loadRecoveryEvalConfig(cfgFile, { ...fill, baseUrl: server.url }),
+      dataset: ds,
+      out: join(root, "eval"),
+      preflight: false,
+    });
     expect(server.byRole).toEqual({ forward: 1, recoverer: 2, perturber: 0 });
     expect(report.simulated).toBe(false);
     expect(runs.map((r) => r.status)).toEqual(["judged", "judged", "judged"]);
@@ -103,10 +149,15 @@ describe.runIf(tools.run)("recovery evaluation with model agents on the browser 
   }, 300_000);
 
   it("refuses the simulated recovery evaluation on the browser in one line that names what to use", async () => {
-    for (const cmd of [["dataset", "build", "--env", "browser", "--out", join(root, "sim")], ["eval-recovery", "--env", "browser", "--dataset", join(root, "sim"), "--out", join(root, "sim-eval")]]) {
+    for (const cmd of [
+      ["dataset", "build", "--env", "browser", "--out", join(root, "sim")],
+      ["eval-recovery", "--env", "browser", "--dataset", join(root, "sim"), "--out", join(root, "sim-eval")],
+    ]) {
       const r = await cli(cmd);
       expect(r.code).toBe(2);
-      expect(oneLine(r.stderr)).toMatch(/simulated .* SimDesk only.*--config experiments\/configs\/models\/recovery-eval\.yaml/);
+      expect(oneLine(r.stderr)).toMatch(
+        /simulated .* SimDesk only.*--config experiments\/configs\/models\/recovery-eval\.yaml/,
+      );
     }
   });
 });

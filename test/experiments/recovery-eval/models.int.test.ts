@@ -12,7 +12,12 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { main } from "../../../experiments/cli.ts";
 import { buildReport } from "../../../experiments/report/index.ts";
 import { getSimDeskTask } from "../../../adapters/environments/simdesk/tasks/index.ts";
-import { startScriptedOpenAIServer, type RecordedRequest, type ScriptedOpenAIServer, type ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type RecordedRequest,
+  type ScriptedOpenAIServer,
+  type ScriptStep,
+} from "../../../adapters/testing/scripted-openai-server.ts";
 import { planAnswers } from "../../adapters/testing/plan-answers.ts";
 
 const TASK = "files-trash-menu";
@@ -27,7 +32,11 @@ afterEach(async () => {
 /** The text of every message of a chat request. */
 function textOf(r: RecordedRequest): string {
   return (r.body.messages as Array<{ content: unknown }>)
-    .map((m) => (typeof m.content === "string" ? m.content : (m.content as Array<{ type: string; text?: string }>).map((p) => p.text ?? "").join("\n")))
+    .map((m) =>
+      typeof m.content === "string"
+        ? m.content
+        : (m.content as Array<{ type: string; text?: string }>).map((p) => p.text ?? "").join("\n"),
+    )
     .join("\n");
 }
 const expectText = (re: RegExp, what: string) => (r: RecordedRequest) => {
@@ -61,12 +70,18 @@ const CONFIG = {
   dataset: {
     forward: { kind: "model", temperature: 0 },
     perturber: { kind: "model", temperature: 0 },
-    rolloutsPerTask: 1, replays: 3, seedSteps: 1, distances: [1], maxSteps: 10,
+    rolloutsPerTask: 1,
+    replays: 3,
+    seedSteps: 1,
+    distances: [1],
+    maxSteps: 10,
   },
   eval: {
     recoveryBudget: [1],
     implicit: true,
-    recoverers: [{ name: "model", agent: { kind: "model", temperature: 0 }, contexts: ["0-E", "0-R", "none", "contextualized"] }],
+    recoverers: [
+      { name: "model", agent: { kind: "model", temperature: 0 }, contexts: ["0-E", "0-R", "none", "contextualized"] },
+    ],
     summarizer: { kind: "model", temperature: 0 },
   },
 };
@@ -83,22 +98,51 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     const usage = { inputTokens: 900, outputTokens: 30 };
     // dataset: the rollout (plan + DONE), then one perturbation step: selecting keep.txt instead of readme.txt
     const datasetScript: ScriptStep[] = [
-      ...planAnswers(plan).map((text) => ({ endpoint: "chat" as const, text, usage, expect: expectText(/Use Edit > Move to Trash/, "forward") })),
-      { endpoint: "chat", text: code("pyautogui.click(555, 183)", "A plausible slip."), usage, expect: expectText(/drift|perturb|mistake/i, "perturber") },
+      ...planAnswers(plan).map((text) => ({
+        endpoint: "chat" as const,
+        text,
+        usage,
+        expect: expectText(/Use Edit > Move to Trash/, "forward"),
+      })),
+      {
+        endpoint: "chat",
+        text: code("pyautogui.click(555, 183)", "A plausible slip."),
+        usage,
+        expect: expectText(/drift|perturb|mistake/i, "perturber"),
+      },
     ];
     server = await startScriptedOpenAIServer({ script: datasetScript });
     const ds = join(root, "dataset");
-    const common = (url: string, cache = "readwrite") => ["--config", cfg, "--base-url", url, "--model", "qwen-test", "--cache", cache, "--cache-dir", cacheDir, "--quiet"];
+    const common = (url: string, cache = "readwrite") => [
+      "--config",
+      cfg,
+      "--base-url",
+      url,
+      "--model",
+      "qwen-test",
+      "--cache",
+      cache,
+      "--cache-dir",
+      cacheDir,
+      "--quiet",
+    ];
     const buildOut = await cli(["dataset", "build", "--out", ds, ...common(server.url)]);
     server.verify();
     expect(server.modelListCalls).toBe(1); // one endpoint preflight for forward + perturber (same URL and key)
     expect(buildOut).toMatch(/dataset [0-9a-f]{16} on simdesk \(model agents, simulated: false\)/);
-    expect(buildOut).toContain("1 rollouts -> 1 successful -> 1 well-formed -> 1 transition-consistent (retention 100.0%)");
+    expect(buildOut).toContain(
+      "1 rollouts -> 1 successful -> 1 well-formed -> 1 transition-consistent (retention 100.0%)",
+    );
     expect(buildOut).toMatch(/policy: 6 call\(s\), 5400\+180 tokens, n\/a, 0 error\(s\)/);
     expect(buildOut).toMatch(/perturber: 1 call\(s\)/);
     expect(buildOut).toMatch(/d=1: 1 seed steps .* -> 1 final/);
     const manifest = JSON.parse(readFileSync(join(ds, "dataset.json"), "utf8"));
-    expect(manifest).toMatchObject({ simulated: false, simulatedLabel: "", samples: 1, config: { env: "simdesk", agents: { forward: { kind: "model", model: "qwen-test" } } } });
+    expect(manifest).toMatchObject({
+      simulated: false,
+      simulatedLabel: "",
+      samples: 1,
+      config: { env: "simdesk", agents: { forward: { kind: "model", model: "qwen-test" } } },
+    });
     const sample = JSON.parse(readFileSync(join(ds, "samples.jsonl"), "utf8").trim());
     expect(sample.simulated).toBe(false);
     builtDataset = ds;
@@ -106,13 +150,31 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     expect(sample.perturbation[0].actions).toEqual([{ type: "CLICK", x: 555, y: 183, button: "left", numClicks: 1 }]);
 
     // evaluation, r = 1: implicit (forward agent), explicit with 0-E, 0-R, none, contextualized (summarizer first)
-    const undo = code("pyautogui.click(555, 209)", "I notice keep.txt was selected by mistake; selecting readme.txt again to restore the TARGET state.");
+    const undo = code(
+      "pyautogui.click(555, 209)",
+      "I notice keep.txt was selected by mistake; selecting readme.txt again to restore the TARGET state.",
+    );
     const evalScript: ScriptStep[] = [
-      { endpoint: "chat", text: planAnswers(plan)[3], usage, expect: expectText(/Use Edit > Move to Trash/, "forward (implicit)") },
+      {
+        endpoint: "chat",
+        text: planAnswers(plan)[3],
+        usage,
+        expect: expectText(/Use Edit > Move to Trash/, "forward (implicit)"),
+      },
       { endpoint: "chat", text: undo, usage, expect: expectText(/TARGET/, "recoverer 0-E") },
       { endpoint: "chat", text: undo, usage, expect: expectText(/TARGET/, "recoverer 0-R") },
-      { endpoint: "chat", text: code("pyautogui.press('esc')", "Nothing obvious differs; pressing Escape."), usage, expect: expectText(/No history of the earlier run/, "recoverer none") },
-      { endpoint: "chat", text: "TARGET STATE: the Desktop folder is open and readme.txt is selected; nothing has been moved.", usage, expect: expectText(/brief|summar/i, "summarizer") },
+      {
+        endpoint: "chat",
+        text: code("pyautogui.press('esc')", "Nothing obvious differs; pressing Escape."),
+        usage,
+        expect: expectText(/No history of the earlier run/, "recoverer none"),
+      },
+      {
+        endpoint: "chat",
+        text: "TARGET STATE: the Desktop folder is open and readme.txt is selected; nothing has been moved.",
+        usage,
+        expect: expectText(/brief|summar/i, "summarizer"),
+      },
       { endpoint: "chat", text: undo, usage, expect: expectText(/briefing/, "recoverer contextualized") },
     ];
     await server.close();
@@ -127,7 +189,13 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     const report = JSON.parse(readFileSync(join(ev, "recovery-eval.json"), "utf8"));
     expect(report).toMatchObject({ kind: "recovery-eval", simulated: false, note: "", label: "", samples: 1 });
     const rows = Object.fromEntries(report.table.map((r: { variant: string }) => [r.variant, r]));
-    expect(Object.keys(rows)).toEqual(["implicit/0-E", "explicit-model/0-E", "explicit-model/0-R", "explicit-model/none", "explicit-model/contextualized"]);
+    expect(Object.keys(rows)).toEqual([
+      "implicit/0-E",
+      "explicit-model/0-E",
+      "explicit-model/0-R",
+      "explicit-model/none",
+      "explicit-model/contextualized",
+    ]);
     // the undo restores the target (R_O and R_TC); Escape and a forward click do not
     expect(rows["explicit-model/0-E"]).toMatchObject({ n: 1, success: 1, ro: 1, rtc: 1 });
     expect(rows["explicit-model/0-R"]).toMatchObject({ n: 1, success: 1 });
@@ -135,7 +203,10 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     expect(rows["explicit-model/none"]).toMatchObject({ n: 1, success: 0 });
     expect(rows["implicit/0-E"]).toMatchObject({ n: 1, success: 0, rtc: 0 });
     expect(report.implicitVsExplicit).toEqual([expect.objectContaining({ d: 1, r: 1, gain: 1 })]);
-    const runs = readFileSync(join(ev, "runs.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const runs = readFileSync(join(ev, "runs.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(runs.every((r: { simulated: boolean }) => r.simulated === false)).toBe(true);
     expect(runs.find((r: { variant: string }) => r.variant === "explicit-model/0-E").intent.intent).toBe(true);
     const page = readFileSync((await buildReport(ev)).file, "utf8");
@@ -145,12 +216,21 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     expect(page).toMatch(/Do the paper('|&#39;)s findings hold here\?/);
     expect(page).not.toContain("Checked on simulated components");
     // paired over distinct target states from runs.jsonl: one sample is one discordant unit, never "runs"
-    expect(page).toMatch(/<b>cannot tell \(n too small: 1 discordant pair, fewer than 6\)<\/b>: Explicit recovery instructions beat implicit recovery \(Finding 3\)\. <span class="meta">sign test over target states over 1 paired target states: 1 won only by explicit explicit-model\/0-E, 0 only by implicit/);
-    expect(page).toMatch(/Finding 2\)\. <span class="meta">At r=1: &quot;rarely&quot; tested as &lt; 20% of implicit target states[^<]*Implicit recovery succeeded in 0\.0% of 1 samples; rationales similar to the ground-truth recovery instruction \(tfidf/);
+    expect(page).toMatch(
+      /<b>cannot tell \(n too small: 1 discordant pair, fewer than 6\)<\/b>: Explicit recovery instructions beat implicit recovery \(Finding 3\)\. <span class="meta">sign test over target states over 1 paired target states: 1 won only by explicit explicit-model\/0-E, 0 only by implicit/,
+    );
+    expect(page).toMatch(
+      /Finding 2\)\. <span class="meta">At r=1: &quot;rarely&quot; tested as &lt; 20% of implicit target states[^<]*Implicit recovery succeeded in 0\.0% of 1 samples; rationales similar to the ground-truth recovery instruction \(tfidf/,
+    );
     expect(page).toMatch(/Finding 4\)\. <span class="meta">cannot be judged from one evaluation/);
     expect(page).toMatch(/Finding 5\)\. <span class="meta">cannot be judged: no end-to-end run/);
     const evUsage = JSON.parse(readFileSync(join(ev, "model-usage.json"), "utf8"));
-    expect(evUsage).toMatchObject({ simulated: false, calls: 6, errors: 0, roles: { policy: { calls: 1 }, recoverer: { calls: 4 }, summarizer: { calls: 1 } } });
+    expect(evUsage).toMatchObject({
+      simulated: false,
+      calls: 6,
+      errors: 0,
+      roles: { policy: { calls: 1 }, recoverer: { calls: 4 }, summarizer: { calls: 1 } },
+    });
 
     // cached re-run: an empty script; any request would fail the run
     await server.close();
@@ -160,9 +240,16 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     await cli(["eval-recovery", "--dataset", join(root, "dataset2"), "--out", join(root, "eval2"), ...cached]);
     expect(server.calls).toBe(0);
     expect(server.modelListCalls).toBe(0); // --cache read never calls a server, not even the preflight
-    expect(readFileSync(join(root, "dataset2", "samples.jsonl"), "utf8")).toBe(readFileSync(join(ds, "samples.jsonl"), "utf8"));
-    expect(readFileSync(join(root, "eval2", "recovery-eval.json"), "utf8").replace(/dataset2/g, "dataset")).toBe(readFileSync(join(ev, "recovery-eval.json"), "utf8"));
-    expect(JSON.parse(readFileSync(join(root, "eval2", "model-usage.json"), "utf8"))).toMatchObject({ calls: 6, errors: 0 });
+    expect(readFileSync(join(root, "dataset2", "samples.jsonl"), "utf8")).toBe(
+      readFileSync(join(ds, "samples.jsonl"), "utf8"),
+    );
+    expect(readFileSync(join(root, "eval2", "recovery-eval.json"), "utf8").replace(/dataset2/g, "dataset")).toBe(
+      readFileSync(join(ev, "recovery-eval.json"), "utf8"),
+    );
+    expect(JSON.parse(readFileSync(join(root, "eval2", "model-usage.json"), "utf8"))).toMatchObject({
+      calls: 6,
+      errors: 0,
+    });
     expect(existsSync(join(root, "eval2", "runs.jsonl"))).toBe(true);
   }, 120_000);
 
@@ -171,37 +258,84 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     server = await startScriptedOpenAIServer({
       script: [
         // UI-TARS over chat completions: relative-1000 coordinates of readme.txt (555, 209) on 1280x800
-        { endpoint: "chat", text: "Thought: keep.txt is selected by mistake; select readme.txt again to restore the TARGET.\nAction: click(start_box='(434,261)')", usage: { inputTokens: 700, outputTokens: 25 }, expect: expectText(/TARGET/, "uitars recoverer") },
+        {
+          endpoint: "chat",
+          text: "Thought: keep.txt is selected by mistake; select readme.txt again to restore the TARGET.\nAction: click(start_box='(434,261)')",
+          usage: { inputTokens: 700, outputTokens: 25 },
+          expect: expectText(/TARGET/, "uitars recoverer"),
+        },
         // Anthropic computer use: a left click at readme.txt in the display size the request announced
         {
-          endpoint: "messages", usage: { inputTokens: 700, outputTokens: 25 },
+          endpoint: "messages",
+          usage: { inputTokens: 700, outputTokens: 25 },
           expect(r) {
             const tool = (r.body.tools as Array<{ display_width_px: number; display_height_px: number }>)[0];
-            this.content = [{ type: "text", text: "Selecting readme.txt to restore the target." }, { type: "tool_use", id: "toolu_1", name: "computer", input: { action: "left_click", coordinate: [Math.round((555 * tool.display_width_px) / 1280), Math.round((209 * tool.display_height_px) / 800)] } }];
+            this.content = [
+              { type: "text", text: "Selecting readme.txt to restore the target." },
+              {
+                type: "tool_use",
+                id: "toolu_1",
+                name: "computer",
+                input: {
+                  action: "left_click",
+                  coordinate: [
+                    Math.round((555 * tool.display_width_px) / 1280),
+                    Math.round((209 * tool.display_height_px) / 800),
+                  ],
+                },
+              },
+            ];
           },
         },
       ],
     });
     const cfg = join(root, "formats.json");
-    writeFileSync(cfg, JSON.stringify({
-      ...CONFIG,
-      eval: {
-        recoveryBudget: [1], implicit: false,
-        recoverers: [
-          { name: "uitars", agent: { kind: "model", format: "uitars", temperature: 0 }, contexts: ["0-E"] },
-          { name: "claude", agent: { kind: "model", format: "anthropic", baseUrl: server.origin, model: "claude-test" }, contexts: ["0-E"] },
-        ],
-      },
-    }));
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        ...CONFIG,
+        eval: {
+          recoveryBudget: [1],
+          implicit: false,
+          recoverers: [
+            { name: "uitars", agent: { kind: "model", format: "uitars", temperature: 0 }, contexts: ["0-E"] },
+            {
+              name: "claude",
+              agent: { kind: "model", format: "anthropic", baseUrl: server.origin, model: "claude-test" },
+              contexts: ["0-E"],
+            },
+          ],
+        },
+      }),
+    );
     const ev = join(root, "eval-formats");
     process.env.RETRACE_EVAL_TEST_KEY = "test-key";
-    await cli(["eval-recovery", "--config", cfg, "--dataset", builtDataset!, "--out", ev, "--base-url", server.url, "--model", "ui-tars-test", "--api-key-env", "RETRACE_EVAL_TEST_KEY", "--quiet", "--no-preflight"]);
+    await cli([
+      "eval-recovery",
+      "--config",
+      cfg,
+      "--dataset",
+      builtDataset!,
+      "--out",
+      ev,
+      "--base-url",
+      server.url,
+      "--model",
+      "ui-tars-test",
+      "--api-key-env",
+      "RETRACE_EVAL_TEST_KEY",
+      "--quiet",
+      "--no-preflight",
+    ]);
     delete process.env.RETRACE_EVAL_TEST_KEY;
     // the key came from the variable --api-key-env named, for both APIs
     for (const r of server.requests) expect(r.headers.authorization).toBe("Bearer test-key");
     server.verify();
     expect(server.requests.map((r) => r.endpoint)).toEqual(["chat", "messages"]);
-    const runs = readFileSync(join(ev, "runs.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const runs = readFileSync(join(ev, "runs.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(runs.map((r: { variant: string }) => r.variant)).toEqual(["explicit-uitars/0-E", "explicit-claude/0-E"]);
     for (const r of runs) {
       expect(r).toMatchObject({ status: "judged", simulated: false });
@@ -221,7 +355,17 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
       await main(["node", "retrace", "dataset", "build", "--out", join(root, "x"), "--model", "m"]);
       const cfg = join(root, "nomodel.json");
       writeFileSync(cfg, JSON.stringify(CONFIG));
-      await main(["node", "retrace", "eval-recovery", "--config", cfg, "--dataset", join(root, "x"), "--out", join(root, "y")]);
+      await main([
+        "node",
+        "retrace",
+        "eval-recovery",
+        "--config",
+        cfg,
+        "--dataset",
+        join(root, "x"),
+        "--out",
+        join(root, "y"),
+      ]);
       expect(process.exitCode).toBe(2);
     } finally {
       process.stderr.write = orig;
@@ -235,12 +379,43 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
   it("--max-cost-usd stops starting new rollouts once the recorded cost reaches the cap, keeps what was built and says so", async () => {
     const plan = getSimDeskTask(TASK).plan!;
     // 6 answers for the first rollout only; a second rollout or a perturbation would find no script left
-    server = await startScriptedOpenAIServer({ script: planAnswers(plan).map((text) => ({ endpoint: "chat" as const, text, usage: { inputTokens: 1000, outputTokens: 0 } })) });
+    server = await startScriptedOpenAIServer({
+      script: planAnswers(plan).map((text) => ({
+        endpoint: "chat" as const,
+        text,
+        usage: { inputTokens: 1000, outputTokens: 0 },
+      })),
+    });
     const cfg = join(root, "cost.json");
     const prices = { "qwen-test": { inputPerMillion: 100, outputPerMillion: 0 } }; // $0.10 per call
-    writeFileSync(cfg, JSON.stringify({ ...CONFIG, dataset: { ...CONFIG.dataset, rolloutsPerTask: 3, forward: { kind: "model", temperature: 0, prices }, perturber: { kind: "model", prices } } }));
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        ...CONFIG,
+        dataset: {
+          ...CONFIG.dataset,
+          rolloutsPerTask: 3,
+          forward: { kind: "model", temperature: 0, prices },
+          perturber: { kind: "model", prices },
+        },
+      }),
+    );
     const out = join(root, "capped");
-    const printed = await cli(["dataset", "build", "--config", cfg, "--base-url", server.url, "--model", "qwen-test", "--out", out, "--max-cost-usd", "0.5", "--quiet"]);
+    const printed = await cli([
+      "dataset",
+      "build",
+      "--config",
+      cfg,
+      "--base-url",
+      server.url,
+      "--model",
+      "qwen-test",
+      "--out",
+      out,
+      "--max-cost-usd",
+      "0.5",
+      "--quiet",
+    ]);
     server.verify();
     expect(server.calls).toBe(6);
     expect(printed).toContain("1 rollouts -> 1 successful");
@@ -250,7 +425,10 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     expect(manifest.trajectories.rollouts).toBe(1);
     expect(manifest.config.stopped).toBe("recorded cost $0.60 reached --max-cost-usd 0.5");
     expect(manifest.stages[0].seedSteps).toBe(0);
-    expect(JSON.parse(readFileSync(join(out, "model-usage.json"), "utf8"))).toMatchObject({ stopped: manifest.config.stopped, costUsd: 0.6 });
+    expect(JSON.parse(readFileSync(join(out, "model-usage.json"), "utf8"))).toMatchObject({
+      stopped: manifest.config.stopped,
+      costUsd: 0.6,
+    });
   });
 
   it("checks each endpoint once before the first rollout and stops with one line naming the roles and URL", async () => {
@@ -264,13 +442,30 @@ describe("retrace dataset build / eval-recovery --config (model agents on SimDes
     process.stderr.write = ((c: string) => (errs.push(String(c)), true)) as typeof process.stderr.write;
     const before = process.exitCode;
     try {
-      await main(["node", "retrace", "dataset", "build", "--config", cfg, "--base-url", url, "--model", "m", "--out", join(root, "pf")]);
+      await main([
+        "node",
+        "retrace",
+        "dataset",
+        "build",
+        "--config",
+        cfg,
+        "--base-url",
+        url,
+        "--model",
+        "m",
+        "--out",
+        join(root, "pf"),
+      ]);
       expect(process.exitCode).toBe(2);
     } finally {
       process.stderr.write = orig;
       process.exitCode = before;
     }
-    expect(errs.join("")).toMatch(new RegExp(`endpoint preflight: .*dataset\\.forward, .*dataset\\.perturber: cannot reach ${url.replace(/[./]/g, "\\$&")} \\(ECONNREFUSED\\)`));
+    expect(errs.join("")).toMatch(
+      new RegExp(
+        `endpoint preflight: .*dataset\\.forward, .*dataset\\.perturber: cannot reach ${url.replace(/[./]/g, "\\$&")} \\(ECONNREFUSED\\)`,
+      ),
+    );
     expect(errs.join("").trim().split("\n")).toHaveLength(1);
     expect(existsSync(join(root, "pf"))).toBe(false);
   });

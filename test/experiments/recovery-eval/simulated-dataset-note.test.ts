@@ -11,7 +11,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runRecoveryEvalSuite } from "../../../experiments/recovery-eval/run.ts";
-import { recoveryEvalReport, SIMULATED_DATASET_NOTE, SIMULATED_RECOVERY_NOTE } from "../../../experiments/recovery-eval/report-data.ts";
+import {
+  recoveryEvalReport,
+  SIMULATED_DATASET_NOTE,
+  SIMULATED_RECOVERY_NOTE,
+} from "../../../experiments/recovery-eval/report-data.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-sim-dataset-note-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -15,7 +15,12 @@ describe("runRecoveryEvalSuite", () => {
     expect(file.table.length).toBe(6 * 2 * file.datasetStages.filter((s: { final: number }) => s.final > 0).length);
     expect(JSON.parse(readFileSync(join(out, "oracle-agreement.json"), "utf8")).agreement).toHaveLength(14); // 2 noise settings x (R_O, R_TC, joint, R_Om, R_Om joint, mean-only R_Om, its joint)
     expect(r.manifest.simulatedLabel).toMatch(/^simulated: sim-forward/);
-    const again = await runRecoveryEvalSuite({ out: mkdtempSync(join(tmpdir(), "retrace-suite-")), limit: 2, seed: 9, recoveryBudget: [1, 3] });
+    const again = await runRecoveryEvalSuite({
+      out: mkdtempSync(join(tmpdir(), "retrace-suite-")),
+      limit: 2,
+      seed: 9,
+      recoveryBudget: [1, 3],
+    });
     expect(again.report.table).toEqual(r.report.table);
     expect(again.agreement.agreement).toEqual(r.agreement.agreement);
   }, 240_000);

@@ -9,9 +9,29 @@ import { degradedOf, summarize } from "../../../experiments/runner/summary.ts";
 
 function line(condition: string, task: string, degraded?: number): ResultLine {
   return {
-    key: `${condition}/${task}/0`, index: 0, experiment: "x", condition, task, seed: 0, status: "ok", success: false, score: 0,
-    stopReason: "done", envTries: 1, simulated: true, forwardSteps: 5, recoverySteps: 0, replaySteps: 0, recoveryAttempts: 0, detectorCalls: 5,
-    ...(degraded ? { degraded } : {}), policyFailures: 0, tokens: 0, costUsd: 0, stability: null, prompts: [],
+    key: `${condition}/${task}/0`,
+    index: 0,
+    experiment: "x",
+    condition,
+    task,
+    seed: 0,
+    status: "ok",
+    success: false,
+    score: 0,
+    stopReason: "done",
+    envTries: 1,
+    simulated: true,
+    forwardSteps: 5,
+    recoverySteps: 0,
+    replaySteps: 0,
+    recoveryAttempts: 0,
+    detectorCalls: 5,
+    ...(degraded ? { degraded } : {}),
+    policyFailures: 0,
+    tokens: 0,
+    costUsd: 0,
+    stability: null,
+    prompts: [],
   } as ResultLine;
 }
 

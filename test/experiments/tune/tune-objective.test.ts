@@ -3,9 +3,15 @@ import { ConfigError } from "../../../src/errors.ts";
 import { parseTuneConfig } from "../../../experiments/tune/config.ts";
 
 const base = (extra: Record<string, unknown> = {}) => ({
-  kind: "tune", name: "obj",
+  kind: "tune",
+  name: "obj",
   env: { kind: "simdesk", sample: 2 },
-  pair: { name: "p", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "decent" } },
+  pair: {
+    name: "p",
+    forward: { kind: "sim", profile: "sloppy" },
+    recovery: { kind: "sim", profile: "skilled" },
+    detector: { kind: "sim", profile: "decent" },
+  },
   space: { "options.freezeWindow": [0, 10] },
   ...extra,
 });
@@ -32,7 +38,11 @@ describe("tune objectives", () => {
     ] as const;
     for (const [extra, msg] of bad) {
       let err: unknown;
-      try { parseTuneConfig(base(extra)); } catch (e) { err = e; }
+      try {
+        parseTuneConfig(base(extra));
+      } catch (e) {
+        err = e;
+      }
       expect(err).toBeInstanceOf(ConfigError);
       expect((err as Error).message).toMatch(msg);
       expect((err as Error).message.split("\n")).toHaveLength(1);

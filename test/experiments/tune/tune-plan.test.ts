@@ -12,7 +12,21 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("retrace tune --plan", () => {
   it("prints the paired units, seeds and the grid bound's cost for a baseline and a gain, without running anything", async () => {
-    const r = await cli("tune", CONFIG, "--plan", "--baseline", "0.4", "--gain", "10", "--tokens-per-episode", "2000", "--seconds-per-episode", "30", "--workers", "1");
+    const r = await cli(
+      "tune",
+      CONFIG,
+      "--plan",
+      "--baseline",
+      "0.4",
+      "--gain",
+      "10",
+      "--tokens-per-episode",
+      "2000",
+      "--seconds-per-episode",
+      "30",
+      "--workers",
+      "1",
+    );
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const p = planRace({ baseline: 0.4, gain: 0.1, candidates: 25 });
@@ -23,11 +37,23 @@ describe("retrace tune --plan", () => {
 
   it("measures the baseline, the paired discordance and the seconds per episode from a pilot race folder", async () => {
     const file = join(dir, "pilot.yaml");
-    writeFileSync(file, toYaml({
-      kind: "tune", name: "pilot", env: { kind: "simdesk", sample: 3 }, options: { maxForwardSteps: 20 },
-      pair: { name: "p", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "decent" } },
-      space: { "pair.recovery.profile": ["weak", "skilled"] }, race: { seedsPerRound: 2, maxSeedsPerBatch: 2, maxEpisodes: 50 },
-    }));
+    writeFileSync(
+      file,
+      toYaml({
+        kind: "tune",
+        name: "pilot",
+        env: { kind: "simdesk", sample: 3 },
+        options: { maxForwardSteps: 20 },
+        pair: {
+          name: "p",
+          forward: { kind: "sim", profile: "sloppy" },
+          recovery: { kind: "sim", profile: "skilled" },
+          detector: { kind: "sim", profile: "decent" },
+        },
+        space: { "pair.recovery.profile": ["weak", "skilled"] },
+        race: { seedsPerRound: 2, maxSeedsPerBatch: 2, maxEpisodes: 50 },
+      }),
+    );
     const pilot = await cli("tune", file, "--out", join(dir, "pilot"), "--workers", "1", "--quiet");
     expect(pilot.code).toBe(0);
     const r = await cli("tune", CONFIG, "--plan", "--pilot", join(dir, "pilot"), "--gain", "20", "--workers", "1");

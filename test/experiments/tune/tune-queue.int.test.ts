@@ -28,16 +28,53 @@ describe.runIf(services.run)("retrace tune on BullMQ workers", () => {
     const s = await testServices();
     stopServices = s.stop;
     const file = join(dir, "tune.yaml");
-    writeFileSync(file, toYaml({
-      kind: "tune", name: "tune-queue", env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes", "settings-accent-green"] }, options: { maxForwardSteps: 20 },
-      pair: { name: "q", forward: { kind: "sim", profile: "sloppy" }, recovery: { kind: "sim", profile: "skilled" }, detector: { kind: "sim", profile: "decent" } },
-      space: { "pair.recovery.profile": ["weak", "skilled"] },
-      race: { seedsPerRound: 1, maxSeedsPerBatch: 3, maxEpisodes: 50 },
-    }));
+    writeFileSync(
+      file,
+      toYaml({
+        kind: "tune",
+        name: "tune-queue",
+        env: { kind: "simdesk", tasks: ["files-rename-folder", "editor-append-notes", "settings-accent-green"] },
+        options: { maxForwardSteps: 20 },
+        pair: {
+          name: "q",
+          forward: { kind: "sim", profile: "sloppy" },
+          recovery: { kind: "sim", profile: "skilled" },
+          detector: { kind: "sim", profile: "decent" },
+        },
+        space: { "pair.recovery.profile": ["weak", "skilled"] },
+        race: { seedsPerRound: 1, maxSeedsPerBatch: 3, maxEpisodes: 50 },
+      }),
+    );
     const local = await cli("tune", file, "--out", join(dir, "local"), "--workers", "1", "--quiet");
     expect(local.code).toBe(0);
-    procs.push(retrace(["worker", "--queue", s.redisUrl, "--store", s.postgresUrl, "--queue-name", "tune-q", "--lock-ms", "2000", "--work-dir", join(dir, "cache")]));
-    const queued = await cli("tune", file, "--out", join(dir, "queued"), "--quiet", "--queue", s.redisUrl, "--store", s.postgresUrl, "--queue-name", "tune-q");
+    procs.push(
+      retrace([
+        "worker",
+        "--queue",
+        s.redisUrl,
+        "--store",
+        s.postgresUrl,
+        "--queue-name",
+        "tune-q",
+        "--lock-ms",
+        "2000",
+        "--work-dir",
+        join(dir, "cache"),
+      ]),
+    );
+    const queued = await cli(
+      "tune",
+      file,
+      "--out",
+      join(dir, "queued"),
+      "--quiet",
+      "--queue",
+      s.redisUrl,
+      "--store",
+      s.postgresUrl,
+      "--queue-name",
+      "tune-q",
+    );
     expect(queued.stderr).toBe("");
     expect(queued.code).toBe(0);
     const read = (out: string) => {

@@ -20,22 +20,51 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const model = { kind: "model", model: "retrace-stand-in", format: "pyautogui", observation: "a11y_tree", temperature: 0.7 };
+const model = {
+  kind: "model",
+  model: "retrace-stand-in",
+  format: "pyautogui",
+  observation: "a11y_tree",
+  temperature: 0.7,
+};
 
 describe("retrace tune against a sampling model server", () => {
   it("races model-backed settings with token costs per candidate, and replays the same race from the cache with no server call", async () => {
     server = await startStandInServer({ errorRate: 0.3, seed: 1 });
     const file = join(dir, "tune.yaml");
-    writeFileSync(file, toYaml({
-      kind: "tune", name: "tune-stand-in",
-      env: { kind: "simdesk", tasks: ["files-rename-draft", "files-trash-menu"] },
-      options: { maxForwardSteps: 12, recoveryBudget: 4 },
-      pair: { name: "m", forward: model, recovery: model, detector: { kind: "model", model: "retrace-stand-in", observation: "a11y_tree", temperature: 0.7 } },
-      space: { maxRecoveryIterations: [1, 3] },
-      race: { seedsPerRound: 1, maxSeedsPerBatch: 3, maxEpisodes: 100 },
-    }));
+    writeFileSync(
+      file,
+      toYaml({
+        kind: "tune",
+        name: "tune-stand-in",
+        env: { kind: "simdesk", tasks: ["files-rename-draft", "files-trash-menu"] },
+        options: { maxForwardSteps: 12, recoveryBudget: 4 },
+        pair: {
+          name: "m",
+          forward: model,
+          recovery: model,
+          detector: { kind: "model", model: "retrace-stand-in", observation: "a11y_tree", temperature: 0.7 },
+        },
+        space: { maxRecoveryIterations: [1, 3] },
+        race: { seedsPerRound: 1, maxSeedsPerBatch: 3, maxEpisodes: 100 },
+      }),
+    );
     const cache = join(dir, "cache");
-    const args = (out: string, mode: string) => ["tune", file, "--base-url", server!.url, "--out", join(dir, out), "--workers", "1", "--quiet", "--cache", mode, "--cache-dir", cache];
+    const args = (out: string, mode: string) => [
+      "tune",
+      file,
+      "--base-url",
+      server!.url,
+      "--out",
+      join(dir, out),
+      "--workers",
+      "1",
+      "--quiet",
+      "--cache",
+      mode,
+      "--cache-dir",
+      cache,
+    ];
     const a = await cli(...args("a", "readwrite"));
     expect(a.stderr).toBe("");
     expect(a.code).toBe(0);
@@ -63,21 +92,47 @@ describe("retrace tune against a sampling model server", () => {
     const prices = { "retrace-stand-in": { inputPerMillion: 2, outputPerMillion: 8 } };
     const priced = { ...model, prices };
     const file = join(dir, "tune-usd.yaml");
-    writeFileSync(file, toYaml({
-      kind: "tune", name: "tune-stand-in-usd",
-      env: { kind: "simdesk", tasks: ["files-rename-draft", "files-trash-menu"] },
-      options: { maxForwardSteps: 12, recoveryBudget: 4 },
-      pair: { name: "m", forward: priced, recovery: priced, detector: { kind: "model", model: "retrace-stand-in", observation: "a11y_tree", temperature: 0.7, prices } },
-      space: { maxRecoveryIterations: [1, 3] },
-      objective: { kind: "success-per-usd" },
-      race: { seedsPerRound: 1, maxSeedsPerBatch: 3, maxEpisodes: 100 },
-    }));
+    writeFileSync(
+      file,
+      toYaml({
+        kind: "tune",
+        name: "tune-stand-in-usd",
+        env: { kind: "simdesk", tasks: ["files-rename-draft", "files-trash-menu"] },
+        options: { maxForwardSteps: 12, recoveryBudget: 4 },
+        pair: {
+          name: "m",
+          forward: priced,
+          recovery: priced,
+          detector: { kind: "model", model: "retrace-stand-in", observation: "a11y_tree", temperature: 0.7, prices },
+        },
+        space: { maxRecoveryIterations: [1, 3] },
+        objective: { kind: "success-per-usd" },
+        race: { seedsPerRound: 1, maxSeedsPerBatch: 3, maxEpisodes: 100 },
+      }),
+    );
     const cache = join(dir, "cache-usd");
-    const args = (out: string, mode: string) => ["tune", file, "--base-url", server!.url, "--out", join(dir, out), "--workers", "1", "--quiet", "--cache", mode, "--cache-dir", cache];
+    const args = (out: string, mode: string) => [
+      "tune",
+      file,
+      "--base-url",
+      server!.url,
+      "--out",
+      join(dir, out),
+      "--workers",
+      "1",
+      "--quiet",
+      "--cache",
+      mode,
+      "--cache-dir",
+      cache,
+    ];
     const a = await cli(...args("usd-a", "readwrite"));
     expect(a.stderr).toBe("");
     expect(a.code).toBe(0);
-    const race = JSON.parse(readFileSync(join(dir, "usd-a", "race.json"), "utf8")) as RaceResult & { costUnit: string; objectiveKind: string };
+    const race = JSON.parse(readFileSync(join(dir, "usd-a", "race.json"), "utf8")) as RaceResult & {
+      costUnit: string;
+      objectiveKind: string;
+    };
     expect(race.costUnit).toBe("usd");
     expect(race.objectiveKind).toBe("success-per-usd");
     // the dollars are the server's reported tokens at the specs' prices: positive, and well under a cent per episode here

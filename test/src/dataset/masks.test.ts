@@ -12,7 +12,9 @@ import type { RecoverySample } from "../../../src/dataset/types.ts";
 const png = (dot: number) => {
   const data = Buffer.alloc(30 * 20 * 3, 200);
   if (dot >= 0) data.fill(0, dot * 3, dot * 3 + 3);
-  return sharp(data, { raw: { width: 30, height: 20, channels: 3 } }).png().toBuffer();
+  return sharp(data, { raw: { width: 30, height: 20, channels: 3 } })
+    .png()
+    .toBuffer();
 };
 
 describe("MaskCollector", () => {
@@ -26,7 +28,10 @@ describe("MaskCollector", () => {
     expect(collector.stateMask("t1/r0/t2")).toMatchObject({ captures: [a, b] });
     expect(collector.stateMask("t1/r0/t3")).toEqual({ ref: null, fraction: 0, captures: [c] });
     expect(collector.stateMask("nope")).toBeUndefined();
-    const samples = [{ taskId: "t1", key: "t1/r0/t2" }, { taskId: "t1", key: "t1/r0/t3" }] as unknown as RecoverySample[];
+    const samples = [
+      { taskId: "t1", key: "t1/r0/t2" },
+      { taskId: "t1", key: "t1/r0/t3" },
+    ] as unknown as RecoverySample[];
     const [s2, s3] = await collector.assign(samples, (s) => (s as unknown as { key: string }).key);
     expect(s2.masks!.captures).toEqual([a, b]);
     expect(s3.masks!.captures).toEqual([c]);

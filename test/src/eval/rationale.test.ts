@@ -4,9 +4,13 @@ import { cosine, recoveryReference, scoreRationales, tfidfVectors, tokens } from
 import { keywordIntent } from "../../../src/eval/intent.ts";
 
 const sample = {
-  targetStep: 4, distance: 2,
+  targetStep: 4,
+  distance: 2,
   perturbation: [
-    { observation: { screenshot: "a", width: 1, height: 1 }, actions: [{ type: "CLICK" as const, x: 795, y: 537, button: "left" as const }] },
+    {
+      observation: { screenshot: "a", width: 1, height: 1 },
+      actions: [{ type: "CLICK" as const, x: 795, y: 537, button: "left" as const }],
+    },
     { observation: { screenshot: "b", width: 1, height: 1 }, actions: [{ type: "TYPING" as const, text: "oops" }] },
   ],
 };
@@ -24,7 +28,8 @@ describe("rationale analysis (lexical fallback)", () => {
 
   it("gives identical texts cosine 1 and disjoint ones 0, and ranks a restorative rationale above a forward one", async () => {
     const v = tfidfVectors(["undo the typing", "undo the typing", "open the menu"]);
-    const dot = (a: Map<string, number>, b: Map<string, number>) => [...a].reduce((s, [w, x]) => s + x * (b.get(w) ?? 0), 0);
+    const dot = (a: Map<string, number>, b: Map<string, number>) =>
+      [...a].reduce((s, [w, x]) => s + x * (b.get(w) ?? 0), 0);
     expect(dot(v[0], v[1])).toBeCloseTo(1, 12);
     expect(dot(v[0], v[2])).toBe(0);
     const ref = recoveryReference(sample as never);

@@ -11,9 +11,17 @@ import { episodeIntent, keywordIntent } from "../../../src/eval/intent.ts";
 import { oracleAgreement, recoveryTable } from "../../../src/eval/summary.ts";
 import { getSimDeskTask, type SimDesk, type SimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
 import { createSimForwardPolicy } from "../../../adapters/policies/simulated/index.ts";
-import { createEvalSimDesk, simDeskTruth, simulatedDatasetPolicies, simulatedVariants, taskMap } from "../../../experiments/recovery-eval/simdesk.ts";
+import {
+  createEvalSimDesk,
+  simDeskTruth,
+  simulatedDatasetPolicies,
+  simulatedVariants,
+  taskMap,
+} from "../../../experiments/recovery-eval/simdesk.ts";
 
-const TASKS = ["files-rename-draft", "files-trash-two", "files-restore-report", "files-new-folder-drag"].map((id) => getSimDeskTask(id));
+const TASKS = ["files-rename-draft", "files-trash-two", "files-restore-report", "files-new-folder-drag"].map((id) =>
+  getSimDeskTask(id),
+);
 let desk: SimDesk;
 let blobs: BlobStore;
 let samples: RecoverySample[];
@@ -25,11 +33,27 @@ beforeAll(async () => {
   desk = createEvalSimDesk(blobs, join(dir, "states"));
   const p = simulatedDatasetPolicies(desk, 2);
   const build = await buildRecoveryDataset({
-    env: desk, blobs, tasks: TASKS, forwardPolicy: ({ task }) => createSimForwardPolicy({ task: task as SimDeskTask, seed: 0, slipRate: 0, noticeRate: 0 }),
-    perturbationPolicy: p.perturbationPolicy, distances: [1, 3], seedStepsPerTrajectory: 2, replays: 1, seed: 2,
+    env: desk,
+    blobs,
+    tasks: TASKS,
+    forwardPolicy: ({ task }) =>
+      createSimForwardPolicy({ task: task as SimDeskTask, seed: 0, slipRate: 0, noticeRate: 0 }),
+    perturbationPolicy: p.perturbationPolicy,
+    distances: [1, 3],
+    seedStepsPerTrajectory: 2,
+    replays: 1,
+    seed: 2,
   });
   samples = build.samples;
-  runs = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples, variants: simulatedVariants(desk, 2), recoveryBudget: [1, 3], truth: simDeskTruth(desk) });
+  runs = await evaluateRecovery({
+    env: desk,
+    blobs,
+    tasks: taskMap(TASKS),
+    samples,
+    variants: simulatedVariants(desk, 2),
+    recoveryBudget: [1, 3],
+    truth: simDeskTruth(desk),
+  });
 });
 
 describe("evaluateRecovery on SimDesk (simulated policies)", () => {
@@ -47,17 +71,28 @@ describe("evaluateRecovery on SimDesk (simulated policies)", () => {
 
   it("a stop hook ends the evaluation before the next sample and keeps the runs so far", async () => {
     let asked = 0;
-    const some = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples: samples.slice(0, 3), variants: simulatedVariants(desk, 2).slice(0, 1), recoveryBudget: [1], stop: () => (++asked > 2 ? "budget spent" : undefined) });
+    const some = await evaluateRecovery({
+      env: desk,
+      blobs,
+      tasks: taskMap(TASKS),
+      samples: samples.slice(0, 3),
+      variants: simulatedVariants(desk, 2).slice(0, 1),
+      recoveryBudget: [1],
+      stop: () => (++asked > 2 ? "budget spent" : undefined),
+    });
     expect(asked).toBe(3);
     expect(some.map((r) => r.sampleId)).toEqual(samples.slice(0, 2).map((s) => s.id));
   });
 
   it("shows explicit (skilled) recovery above implicit recovery, and more steps helping", () => {
     const table = recoveryTable(runs);
-    const cell = (variant: string, r: number, d: number) => table.find((x) => x.variant === variant && x.budget === r && x.distance === d)!;
+    const cell = (variant: string, r: number, d: number) =>
+      table.find((x) => x.variant === variant && x.budget === r && x.distance === d)!;
     for (const d of [1, 3]) {
       expect(cell("explicit-skilled/0-E", 3, d).success.rate).toBeGreaterThan(cell("implicit/0-E", 3, d).success.rate);
-      expect(cell("explicit-skilled/0-E", 3, d).success.rate).toBeGreaterThanOrEqual(cell("explicit-skilled/0-E", 1, d).success.rate);
+      expect(cell("explicit-skilled/0-E", 3, d).success.rate).toBeGreaterThanOrEqual(
+        cell("explicit-skilled/0-E", 1, d).success.rate,
+      );
       expect(cell("explicit-skilled/0-E", 3, d).intent.rate).toBeGreaterThan(cell("implicit/0-E", 3, d).intent.rate);
     }
     const row = cell("implicit/0-E", 1, 1);
@@ -77,14 +112,36 @@ describe("evaluateRecovery on SimDesk (simulated policies)", () => {
   it("restoring a snapshot of the verified error state gives the same verdicts as replaying every time", async () => {
     const some = samples.slice(0, 2);
     const variants = simulatedVariants(desk, 2, { contexts: false, weak: false });
-    const a = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples: some, variants, recoveryBudget: [3] });
-    const b = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples: some, variants, recoveryBudget: [3], reuseSnapshots: false });
+    const a = await evaluateRecovery({
+      env: desk,
+      blobs,
+      tasks: taskMap(TASKS),
+      samples: some,
+      variants,
+      recoveryBudget: [3],
+    });
+    const b = await evaluateRecovery({
+      env: desk,
+      blobs,
+      tasks: taskMap(TASKS),
+      samples: some,
+      variants,
+      recoveryBudget: [3],
+      reuseSnapshots: false,
+    });
     expect(b.map((r) => [r.actions, r.verdict])).toEqual(a.map((r) => [r.actions, r.verdict]));
   });
 
   it("excludes a sample whose error state cannot be reconstructed, instead of judging it", async () => {
     const broken = { ...samples[0], error: { ...samples[0].error, stateHash: "0".repeat(64) } };
-    const r = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples: [broken], variants: simulatedVariants(desk, 2, { contexts: false, weak: false }), recoveryBudget: [1] });
+    const r = await evaluateRecovery({
+      env: desk,
+      blobs,
+      tasks: taskMap(TASKS),
+      samples: [broken],
+      variants: simulatedVariants(desk, 2, { contexts: false, weak: false }),
+      recoveryBudget: [1],
+    });
     expect(r.every((x) => x.status === "reconstruction-failed")).toBe(true);
     expect(r[0].reason).toMatch(/not reproduced/);
     const t = recoveryTable(r);
@@ -94,7 +151,15 @@ describe("evaluateRecovery on SimDesk (simulated policies)", () => {
   it("refuses a contextualized variant without a summarizer", async () => {
     const v = simulatedVariants(desk, 2).find((x) => x.kind === "explicit" && x.context === "contextualized");
     if (v?.kind !== "explicit") throw new Error("no contextualized variant");
-    await expect(evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples, variants: [{ ...v, summarizer: undefined }] })).rejects.toThrow(ConfigError);
+    await expect(
+      evaluateRecovery({
+        env: desk,
+        blobs,
+        tasks: taskMap(TASKS),
+        samples,
+        variants: [{ ...v, summarizer: undefined }],
+      }),
+    ).rejects.toThrow(ConfigError);
   });
 });
 
@@ -102,10 +167,14 @@ describe("restorative intent", () => {
   it("reads restorative rationales and ignores forward ones", () => {
     expect(keywordIntent("restore: undo typing in editor: HOTKEY(ctrl+z)")).toBe(true);
     expect(keywordIntent("I should close the dialog and go back to the folder")).toBe(true);
-    expect(keywordIntent("plan step 4: TYPING(\"final.txt\")")).toBe(false);
+    expect(keywordIntent('plan step 4: TYPING("final.txt")')).toBe(false);
     expect(keywordIntent("plan step 2: slip(wrong-item) selected notes.txt")).toBe(false);
     expect(keywordIntent("  ")).toBeNull();
-    expect(episodeIntent(["plan step 1", undefined, "revert the rename"])).toEqual({ judged: 2, restorative: 1, intent: true });
+    expect(episodeIntent(["plan step 1", undefined, "revert the rename"])).toEqual({
+      judged: 2,
+      restorative: 1,
+      intent: true,
+    });
     expect(episodeIntent([undefined])).toEqual({ judged: 0, restorative: 0, intent: null });
   });
 });
@@ -132,8 +201,20 @@ describe("recovery contexts", () => {
 describe("failures during recovery", () => {
   it("records a recoverer whose model API fails as a policy error, excluded from the rates", async () => {
     const { AdapterError } = await import("../../../src/errors.ts");
-    const failing = { name: "down", async propose(): Promise<never> { throw new AdapterError("HTTP 503 from the model server", { retryable: true }); } };
-    const r = await evaluateRecovery({ env: desk, blobs, tasks: taskMap(TASKS), samples: samples.slice(0, 1), variants: [{ id: "down", kind: "explicit", context: "none", recoverer: () => failing }], recoveryBudget: [1] });
+    const failing = {
+      name: "down",
+      async propose(): Promise<never> {
+        throw new AdapterError("HTTP 503 from the model server", { retryable: true });
+      },
+    };
+    const r = await evaluateRecovery({
+      env: desk,
+      blobs,
+      tasks: taskMap(TASKS),
+      samples: samples.slice(0, 1),
+      variants: [{ id: "down", kind: "explicit", context: "none", recoverer: () => failing }],
+      recoveryBudget: [1],
+    });
     expect(r[0].status).toBe("policy-error");
     expect(r[0].verdict).toBeUndefined();
     expect(r[0].reason).toMatch(/HTTP 503/);

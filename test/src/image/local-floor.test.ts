@@ -12,7 +12,11 @@ import { renderDesktop } from "../../../experiments/recovery-eval/ssim-corpus.ts
 import { BlobStore } from "../../../src/blob-store.ts";
 import { DEFAULT_SSIM_THRESHOLD, maskedScreenshotSsim, screenshotSsim } from "../../../src/image/similarity.ts";
 import { weberMssimMasked, windowGrid, type GrayImage } from "../../../src/image/ssim-exact.ts";
-import { DEFAULT_LOCAL_BLOCK, DEFAULT_LOCAL_FLOOR, maskedObservationOracle } from "../../../src/oracle/recovery-oracle.ts";
+import {
+  DEFAULT_LOCAL_BLOCK,
+  DEFAULT_LOCAL_FLOOR,
+  maskedObservationOracle,
+} from "../../../src/oracle/recovery-oracle.ts";
 import type { Observation } from "../../../src/observation.ts";
 
 /** A deterministic textured gray image with a darker block at (bx, by). */
@@ -30,7 +34,10 @@ function gray(w: number, h: number, seed: number, block?: { x: number; y: number
 /** A taskbar tab left open on the synthetic desktop: a small labelled box on the dark taskbar. */
 async function withTab(png: Buffer, width: number, height: number): Promise<Buffer> {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect x="400" y="${height - 34}" width="170" height="28" fill="#3b4252"/><text x="410" y="${height - 14}" font-family="DejaVu Sans" font-size="13" fill="#d8dee9">Appearance - Settings</text></svg>`;
-  return sharp(png).composite([{ input: Buffer.from(svg) }]).png().toBuffer();
+  return sharp(png)
+    .composite([{ input: Buffer.from(svg) }])
+    .png()
+    .toBuffer();
 }
 
 describe("local floor of the masked SSIM", () => {
@@ -52,8 +59,13 @@ describe("local floor of the masked SSIM", () => {
       let min = Infinity;
       for (let ty = 0; ty < rows; ty += block)
         for (let tx = 0; tx < cols; tx += block) {
-          let sum = 0, n = 0;
-          for (let y = ty; y < Math.min(rows, ty + block); y++) for (let x = tx; x < Math.min(cols, tx + block); x++) { sum += each[y * cols + x]; n++; }
+          let sum = 0,
+            n = 0;
+          for (let y = ty; y < Math.min(rows, ty + block); y++)
+            for (let x = tx; x < Math.min(cols, tx + block); x++) {
+              sum += each[y * cols + x];
+              n++;
+            }
           min = Math.min(min, sum / n);
         }
       expect(weberMssimMasked(a, b, null, block).localMin).toBeCloseTo(min, 12);
@@ -62,7 +74,8 @@ describe("local floor of the masked SSIM", () => {
   });
 
   it("catches a taskbar tab left open that a mean SSIM >= 0.99 hides", async () => {
-    const w = 1280, h = 800;
+    const w = 1280,
+      h = 800;
     const target = await renderDesktop(w, h);
     const recovered = await withTab(target, w, h);
     const r = await maskedScreenshotSsim(recovered, target, null, { localBlock: DEFAULT_LOCAL_BLOCK });
@@ -76,27 +89,60 @@ describe("local floor of the masked SSIM", () => {
     const floored = await maskedObservationOracle(rec, tgt, blobs, null);
     expect(floored).toMatchObject({ pass: false, meanPass: true, localFloor: DEFAULT_LOCAL_FLOOR });
     expect(floored.localSsim).toBeLessThan(DEFAULT_LOCAL_FLOOR);
-    const meanOnly = await maskedObservationOracle(rec, tgt, blobs, null, DEFAULT_SSIM_THRESHOLD, undefined, undefined, {});
+    const meanOnly = await maskedObservationOracle(
+      rec,
+      tgt,
+      blobs,
+      null,
+      DEFAULT_SSIM_THRESHOLD,
+      undefined,
+      undefined,
+      {},
+    );
     expect(meanOnly.pass).toBe(true);
     expect(meanOnly.localSsim).toBeUndefined();
     // A hover highlight (a flat colour change) is not a local structural difference: the floor keeps it.
-    const hover = await maskedObservationOracle(await obs(await renderDesktop(w, h, { hover: true })), tgt, blobs, null);
+    const hover = await maskedObservationOracle(
+      await obs(await renderDesktop(w, h, { hover: true })),
+      tgt,
+      blobs,
+      null,
+    );
     expect(hover.localSsim).toBeGreaterThanOrEqual(DEFAULT_LOCAL_FLOOR);
   });
 
   it("equals screenshotSsim and R_O exactly with an empty mask and no floor", async () => {
-    const w = 1280, h = 800;
+    const w = 1280,
+      h = 800;
     const target = await renderDesktop(w, h);
     const dir = mkdtempSync(join(tmpdir(), "retrace-floor-"));
     const blobs = new BlobStore({ dir });
     const tgt = { screenshot: await blobs.put(target), width: w, height: h } as Observation;
-    for (const other of [await withTab(target, w, h), await renderDesktop(w, h, { dialog: true }), await renderDesktop(w, h, { clock: "09:42" })]) {
+    for (const other of [
+      await withTab(target, w, h),
+      await renderDesktop(w, h, { dialog: true }),
+      await renderDesktop(w, h, { clock: "09:42" }),
+    ]) {
       const paper = await screenshotSsim(other, target);
       const rec = { screenshot: await blobs.put(other), width: w, height: h } as Observation;
-      const empty = await maskedScreenshotSsim(other, target, { width: w, height: h, data: new Uint8Array(w * h) }, { localBlock: 4 });
+      const empty = await maskedScreenshotSsim(
+        other,
+        target,
+        { width: w, height: h, data: new Uint8Array(w * h) },
+        { localBlock: 4 },
+      );
       expect(Object.is(empty.ssim, paper)).toBe(true);
       for (const local of [{}, { floor: -Infinity, block: 4 }]) {
-        const v = await maskedObservationOracle(rec, tgt, blobs, null, DEFAULT_SSIM_THRESHOLD, undefined, undefined, local);
+        const v = await maskedObservationOracle(
+          rec,
+          tgt,
+          blobs,
+          null,
+          DEFAULT_SSIM_THRESHOLD,
+          undefined,
+          undefined,
+          local,
+        );
         expect(Object.is(v.ssim, paper)).toBe(true);
         expect(v.pass).toBe(paper >= DEFAULT_SSIM_THRESHOLD);
       }

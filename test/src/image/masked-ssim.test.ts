@@ -4,7 +4,12 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { simDeskPairs, syntheticPairs, renderDesktop } from "../../../experiments/recovery-eval/ssim-corpus.ts";
-import { clearSsimCache, DEFAULT_SSIM_THRESHOLD, maskedScreenshotSsim, screenshotSsim } from "../../../src/image/similarity.ts";
+import {
+  clearSsimCache,
+  DEFAULT_SSIM_THRESHOLD,
+  maskedScreenshotSsim,
+  screenshotSsim,
+} from "../../../src/image/similarity.ts";
 import { prepareForSsim, windowGrid, windowSkipFromMask } from "../../../src/image/ssim-exact.ts";
 import { learnDynamicMask } from "../../../src/oracle/dynamic-mask.ts";
 
@@ -15,7 +20,12 @@ describe("maskedScreenshotSsim", () => {
     const pairs = [
       ...(await syntheticPairs(1280, 800, { only: /one-pixel-row|small-dialog|clock-tick|noise-2/ })),
       ...(await syntheticPairs(330, 250, { only: /hover|text-one-word/ })),
-      ...(await simDeskPairs({ dir: join(mkdtempSync(join(tmpdir(), "retrace-mssim-")), "blobs"), tasks: ["files-rename-draft"] })).filter((p) => /next-step|noise-step-1$/.test(p.name)),
+      ...(
+        await simDeskPairs({
+          dir: join(mkdtempSync(join(tmpdir(), "retrace-mssim-")), "blobs"),
+          tasks: ["files-rename-draft"],
+        })
+      ).filter((p) => /next-step|noise-step-1$/.test(p.name)),
     ];
     expect(pairs.length).toBeGreaterThanOrEqual(7);
     for (const p of pairs) {
@@ -31,12 +41,17 @@ describe("maskedScreenshotSsim", () => {
   });
 
   it("ignores a region that changes by itself (a ticking clock) and still sees a change elsewhere", async () => {
-    const w = 1280, h = 800;
+    const w = 1280,
+      h = 800;
     const a = await renderDesktop(w, h, { clock: "09:41" });
     const clockOnly = await renderDesktop(w, h, { clock: "09:42" });
     const clockAndDialog = await renderDesktop(w, h, { clock: "09:42", dialog: true });
     // The mask is learned from captures of one state: the clock moved between them.
-    const mask = await learnDynamicMask([a, await renderDesktop(w, h, { clock: "09:43" }), await renderDesktop(w, h, { clock: "09:44" })]);
+    const mask = await learnDynamicMask([
+      a,
+      await renderDesktop(w, h, { clock: "09:43" }),
+      await renderDesktop(w, h, { clock: "09:44" }),
+    ]);
     expect(mask).not.toBeNull();
     const masked = await maskedScreenshotSsim(a, clockOnly, mask);
     expect(await screenshotSsim(a, clockOnly)).toBeLessThan(1);
@@ -48,7 +63,8 @@ describe("maskedScreenshotSsim", () => {
   });
 
   it("skips exactly the windows whose downsampled pixels read a masked source pixel", () => {
-    const w = 1280, h = 800; // downsampling factor 3, pad 1
+    const w = 1280,
+      h = 800; // downsampling factor 3, pad 1
     const mask = empty(w, h);
     mask.data[400 * w + 640] = 1;
     const { skip, skipped } = windowSkipFromMask(mask);

@@ -3,8 +3,18 @@ import sharp from "sharp";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { simDeskPairs, syntheticPairs, renderDesktop, type ScreenshotPair } from "../../../experiments/recovery-eval/ssim-corpus.ts";
-import { clearSsimCache, DEFAULT_SSIM_THRESHOLD, screenshotSsim, screenshotsMatch } from "../../../src/image/similarity.ts";
+import {
+  simDeskPairs,
+  syntheticPairs,
+  renderDesktop,
+  type ScreenshotPair,
+} from "../../../experiments/recovery-eval/ssim-corpus.ts";
+import {
+  clearSsimCache,
+  DEFAULT_SSIM_THRESHOLD,
+  screenshotSsim,
+  screenshotsMatch,
+} from "../../../src/image/similarity.ts";
 import { referenceSsim } from "../../../src/image/ssim-reference.ts";
 
 /** Pairs per resolution: 1920x1080 (f=4) is the slow one for the reference, so fewer of them. */
@@ -17,7 +27,12 @@ async function corpus(): Promise<ScreenshotPair[]> {
     ...(await syntheticPairs(800, 600, { only: /one-pixel-row|small-dialog|hover|noise-2/ })),
     ...(await syntheticPairs(330, 250, { full: true })),
     // Real SimDesk screenshots: adjacent plan states, a dialog left open, the pointer parked, noise.
-    ...(await simDeskPairs({ dir: join(mkdtempSync(join(tmpdir(), "retrace-ssim-")), "blobs"), tasks: ["files-rename-draft"] })).filter((p) => /next-step|dialog|pointer|noise-step-(1|6)$/.test(p.name)),
+    ...(
+      await simDeskPairs({
+        dir: join(mkdtempSync(join(tmpdir(), "retrace-ssim-")), "blobs"),
+        tasks: ["files-rename-draft"],
+      })
+    ).filter((p) => /next-step|dialog|pointer|noise-step-(1|6)$/.test(p.name)),
   ];
 }
 
@@ -35,7 +50,9 @@ describe("screenshotSsim", () => {
     }
     // The corpus is only a proof if it has decisions on both sides of the threshold, some close.
     expect(rows.filter((r) => r.reference < DEFAULT_SSIM_THRESHOLD).length).toBeGreaterThanOrEqual(5);
-    expect(rows.filter((r) => r.reference >= DEFAULT_SSIM_THRESHOLD && r.reference < 1).length).toBeGreaterThanOrEqual(10);
+    expect(rows.filter((r) => r.reference >= DEFAULT_SSIM_THRESHOLD && r.reference < 1).length).toBeGreaterThanOrEqual(
+      10,
+    );
     expect(rows.some((r) => Math.abs(r.reference - DEFAULT_SSIM_THRESHOLD) < 0.003)).toBe(true);
   });
 

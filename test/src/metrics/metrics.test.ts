@@ -60,7 +60,21 @@ describe("stability metrics", () => {
   it("computes deviation rate, recovery ability, recovery length and loop burden by hand", () => {
     // s0 -> A(on) -> X(off) -> Y(off) -> A(on) -> X(off) -> Y(off) -> A(on) -> B(on) -> B(on, stagnant)
     const L = (state: string, onTrack: boolean) => ({ state, onTrack });
-    const m = stabilityOf("s0", [L("A", true), L("X", false), L("Y", false), L("A", true), L("X", false), L("Y", false), L("A", true), L("B", true), L("B", true)], "ground-truth");
+    const m = stabilityOf(
+      "s0",
+      [
+        L("A", true),
+        L("X", false),
+        L("Y", false),
+        L("A", true),
+        L("X", false),
+        L("Y", false),
+        L("A", true),
+        L("B", true),
+        L("B", true),
+      ],
+      "ground-truth",
+    );
     expect(m.steps).toBe(9);
     expect(m.offTrackSteps).toBe(4);
     expect(m.deviationRate).toBeCloseTo(4 / 9, 10);
@@ -75,14 +89,44 @@ describe("stability metrics", () => {
   });
   it("leaves recovery ability undefined without a deviation and counts an unrecovered one as 0", () => {
     expect(stabilityOf("s", [{ state: "a", onTrack: true }], "detector").recoveryAbility).toBeNull();
-    const m = stabilityOf("s", [{ state: "a", onTrack: false }, { state: "b", onTrack: false }], "detector");
+    const m = stabilityOf(
+      "s",
+      [
+        { state: "a", onTrack: false },
+        { state: "b", onTrack: false },
+      ],
+      "detector",
+    );
     expect(m.recoveryAbility).toBe(0);
     expect(m.avgRecoveryLength).toBeNull();
   });
   it("aggregates like GraceBench: RA over eligible runs, LBR over runs with loops", () => {
-    const a = stabilityOf("s", [{ state: "x", onTrack: false }, { state: "s", onTrack: true }], "ground-truth"); // DR .5, RA 1, ARL 1
-    const b = stabilityOf("s", [{ state: "x", onTrack: false }, { state: "y", onTrack: false }], "ground-truth"); // DR 1, RA 0
-    const c = stabilityOf("s", [{ state: "a", onTrack: true }, { state: "s", onTrack: true }, { state: "a", onTrack: true }, { state: "s", onTrack: true }], "ground-truth"); // loops 2/4
+    const a = stabilityOf(
+      "s",
+      [
+        { state: "x", onTrack: false },
+        { state: "s", onTrack: true },
+      ],
+      "ground-truth",
+    ); // DR .5, RA 1, ARL 1
+    const b = stabilityOf(
+      "s",
+      [
+        { state: "x", onTrack: false },
+        { state: "y", onTrack: false },
+      ],
+      "ground-truth",
+    ); // DR 1, RA 0
+    const c = stabilityOf(
+      "s",
+      [
+        { state: "a", onTrack: true },
+        { state: "s", onTrack: true },
+        { state: "a", onTrack: true },
+        { state: "s", onTrack: true },
+      ],
+      "ground-truth",
+    ); // loops 2/4
     const s = summarizeStability([a, b, c]);
     expect(s.deviationRate).toBeCloseTo((0.5 + 1 + 0) / 3, 10);
     expect(s.recoveryAbility).toBeCloseTo(0.5, 10);
@@ -93,7 +137,15 @@ describe("stability metrics", () => {
     expect(s.sources).toEqual(["ground-truth"]);
   });
   it("labels forward steps from the blamed step onward as off track from detector verdicts", () => {
-    const step = (seq: number, role: StepRecord["role"], t: number, extra: Partial<StepRecord> = {}): StepRecord => ({ seq, role, step: t, actions: [], before: `s${seq}`, after: `s${seq + 1}`, ...extra });
+    const step = (seq: number, role: StepRecord["role"], t: number, extra: Partial<StepRecord> = {}): StepRecord => ({
+      seq,
+      role,
+      step: t,
+      actions: [],
+      before: `s${seq}`,
+      after: `s${seq + 1}`,
+      ...extra,
+    });
     const traj: Trajectory = {
       taskId: "t",
       steps: [
@@ -103,7 +155,10 @@ describe("stability metrics", () => {
         step(3, "recovery", 0),
         step(4, "forward", 1),
       ],
-      events: [{ afterSeq: 2, kind: "recovery-start", detail: {} }, { afterSeq: 3, kind: "truncate", detail: {} }],
+      events: [
+        { afterSeq: 2, kind: "recovery-start", detail: {} },
+        { afterSeq: 3, kind: "truncate", detail: {} },
+      ],
     };
     const m = detectorStability(traj);
     expect(m.source).toBe("detector");

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { binomialHalfCdf, bootstrapVerdict, holmAdjust, holmVerdicts, mcnemarExact, mcnemarVerdict, MIN_DISCORDANT, pairedBootstrap, pairOutcomes } from "../../../src/metrics/paired.ts";
+import {
+  binomialHalfCdf,
+  bootstrapVerdict,
+  holmAdjust,
+  holmVerdicts,
+  mcnemarExact,
+  mcnemarVerdict,
+  MIN_DISCORDANT,
+  pairedBootstrap,
+  pairOutcomes,
+} from "../../../src/metrics/paired.ts";
 
 describe("McNemar's exact test", () => {
   it("matches the exact binomial values (R: binom.test(2, 12)$p.value = 0.03857422)", () => {
@@ -18,14 +28,31 @@ describe("McNemar's exact test", () => {
   });
 
   it("pairs outcomes by unit and leaves out units only one side ran", () => {
-    const a = new Map([["t1/0", true], ["t1/1", true], ["t2/0", false], ["t2/1", false], ["t3/0", true]]);
-    const b = new Map([["t1/0", true], ["t1/1", false], ["t2/0", true], ["t2/1", false]]);
+    const a = new Map([
+      ["t1/0", true],
+      ["t1/1", true],
+      ["t2/0", false],
+      ["t2/1", false],
+      ["t3/0", true],
+    ]);
+    const b = new Map([
+      ["t1/0", true],
+      ["t1/1", false],
+      ["t2/0", true],
+      ["t2/1", false],
+    ]);
     expect(pairOutcomes(a, b)).toEqual({ n: 4, both: 1, onlyA: 1, onlyB: 1, neither: 1 });
   });
 
   it("gives one verdict rule: holds, direction only, not in the direction, does not hold, cannot tell", () => {
     const c = (onlyA: number, onlyB: number) => ({ n: 40, both: 5, neither: 40 - 5 - onlyA - onlyB, onlyA, onlyB });
-    expect(mcnemarVerdict(c(10, 2))).toMatchObject({ kind: "holds", test: "McNemar exact", n: 40, onlyA: 10, onlyB: 2 });
+    expect(mcnemarVerdict(c(10, 2))).toMatchObject({
+      kind: "holds",
+      test: "McNemar exact",
+      n: 40,
+      onlyA: 10,
+      onlyB: 2,
+    });
     expect(mcnemarVerdict(c(2, 10)).kind).toBe("does-not-hold");
     expect(mcnemarVerdict(c(7, 4))).toMatchObject({ kind: "direction-only" });
     expect(mcnemarVerdict(c(7, 4)).p).toBeCloseTo(0.5488, 4);
@@ -72,10 +99,14 @@ describe("Holm's adjustment", () => {
   });
 
   it("re-derives each verdict from its adjusted p and records the family; a family of one is unchanged", () => {
-    const c = (onlyA: number, onlyB: number) => mcnemarVerdict({ n: 40, both: 0, neither: 40 - onlyA - onlyB, onlyA, onlyB });
+    const c = (onlyA: number, onlyB: number) =>
+      mcnemarVerdict({ n: 40, both: 0, neither: 40 - onlyA - onlyB, onlyA, onlyB });
     // 6 vs 0 (p = 0.03125) and 10 vs 2 (p = 0.0386): Holm gives 0.0625 and 0.0625 -> neither holds any more
     const [a, b] = holmVerdicts([c(6, 0), c(10, 2)], "retry caps");
-    expect(a).toMatchObject({ kind: "direction-only", correction: { method: "Holm", m: 2, family: "2 retry caps", rawP: expect.closeTo(0.03125, 12) } });
+    expect(a).toMatchObject({
+      kind: "direction-only",
+      correction: { method: "Holm", m: 2, family: "2 retry caps", rawP: expect.closeTo(0.03125, 12) },
+    });
     expect(a.p).toBeCloseTo(0.0625, 12);
     expect(b.kind).toBe("direction-only");
     expect(b.p).toBeCloseTo(0.0625, 12);

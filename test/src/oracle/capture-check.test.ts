@@ -13,7 +13,8 @@ import { learnDynamicMask, saveMask } from "../../../src/oracle/dynamic-mask.ts"
 import { maskedObservationOracle } from "../../../src/oracle/recovery-oracle.ts";
 import type { Observation } from "../../../src/observation.ts";
 
-const W = 120, H = 80;
+const W = 120,
+  H = 80;
 /** A grey screen with a textured "clock" box whose content depends on `clock` and an optional dark block. */
 async function screen(clock: number, block = false): Promise<Buffer> {
   const data = Buffer.alloc(W * H * 3);
@@ -24,7 +25,9 @@ async function screen(clock: number, block = false): Promise<Buffer> {
       if (block && x >= 20 && x < 50 && y >= 30 && y < 60) v = 10;
       data.fill(v, (y * W + x) * 3, (y * W + x) * 3 + 3);
     }
-  return sharp(data, { raw: { width: W, height: H, channels: 3 } }).png().toBuffer();
+  return sharp(data, { raw: { width: W, height: H, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 describe("masked SSIM inside the mask and the capture check", () => {
@@ -44,7 +47,11 @@ describe("masked SSIM inside the mask and the capture check", () => {
     const caps = await Promise.all([screen(1), screen(2), screen(3)].map(async (p) => blobs.put(await p)));
     const mask = (await learnDynamicMask(await Promise.all(caps.map((c) => blobs.get(c))), 1))!;
     const maskRef = await saveMask(mask, blobs);
-    const obs = async (png: Promise<Buffer>): Promise<Observation> => ({ screenshot: await blobs.put(await png), width: W, height: H });
+    const obs = async (png: Promise<Buffer>): Promise<Observation> => ({
+      screenshot: await blobs.put(await png),
+      width: W,
+      height: H,
+    });
     const target = { screenshot: caps[0], width: W, height: H };
     const seen = await maskedObservationOracle(await obs(screen(2)), target, blobs, maskRef, 0.99, undefined, caps);
     expect(seen).toMatchObject({ pass: true, ssim: 1, captureSsim: 1 });
@@ -54,7 +61,15 @@ describe("masked SSIM inside the mask and the capture check", () => {
     expect(unseen.pass).toBe(false);
     expect((await maskedObservationOracle(await obs(screen(4)), target, blobs, maskRef)).pass).toBe(true);
     // a real difference outside the mask fails either way
-    const blocked = await maskedObservationOracle(await obs(screen(2, true)), target, blobs, maskRef, 0.99, undefined, caps);
+    const blocked = await maskedObservationOracle(
+      await obs(screen(2, true)),
+      target,
+      blobs,
+      maskRef,
+      0.99,
+      undefined,
+      caps,
+    );
     expect(blocked.pass).toBe(false);
     expect(blocked.ssim).toBeLessThan(0.99);
   });

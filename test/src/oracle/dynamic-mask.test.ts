@@ -4,12 +4,21 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import sharp from "sharp";
 import { BlobStore } from "../../../src/blob-store.ts";
-import { dilateMask, learnDynamicMask, loadMask, maskFraction, saveMask, unionMasks } from "../../../src/oracle/dynamic-mask.ts";
+import {
+  dilateMask,
+  learnDynamicMask,
+  loadMask,
+  maskFraction,
+  saveMask,
+  unionMasks,
+} from "../../../src/oracle/dynamic-mask.ts";
 
 async function png(w: number, h: number, paint: (x: number, y: number) => number): Promise<Buffer> {
   const data = Buffer.alloc(w * h * 3);
   for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) data.fill(paint(x, y), (y * w + x) * 3, (y * w + x) * 3 + 3);
-  return sharp(data, { raw: { width: w, height: h, channels: 3 } }).png().toBuffer();
+  return sharp(data, { raw: { width: w, height: h, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 describe("learnDynamicMask", () => {

@@ -4,12 +4,25 @@ import { axProbeItems } from "../../../src/probes/ax-digest.ts";
 import type { AxNode } from "../../../src/observation.ts";
 
 const app = (caret?: number, selections?: Array<[number, number]>): AxNode => ({
-  role: "desktop frame", name: "", children: [{ role: "application", name: "mousepad", children: [{ role: "text", name: "", value: "Shopping list", caret, selections }] }],
+  role: "desktop frame",
+  name: "",
+  children: [
+    {
+      role: "application",
+      name: "mousepad",
+      children: [{ role: "text", name: "", value: "Shopping list", caret, selections }],
+    },
+  ],
 });
 
 describe("axProbeItems caret aspect", () => {
   it("adds ax:<app>:caret only when a node has a caret or a selection, and it differs when either moves", () => {
-    expect(Object.keys(axProbeItems(app()))).toEqual(["ax:mousepad:tree", "ax:mousepad:text", "ax:mousepad:states", "ax:mousepad:enabled"]);
+    expect(Object.keys(axProbeItems(app()))).toEqual([
+      "ax:mousepad:tree",
+      "ax:mousepad:text",
+      "ax:mousepad:states",
+      "ax:mousepad:enabled",
+    ]);
     const end = axProbeItems(app(13));
     expect(end["ax:mousepad:caret"]).toMatch(/^1 carets 0 with selection [0-9a-f]{16}$/);
     const top = axProbeItems(app(0));

@@ -15,8 +15,18 @@ const blobsIn = () => new BlobStore({ dir: join(mkdtempSync(join(tmpdir(), "retr
 
 describe("probe report comparison", () => {
   it("names matched, differing, absent and ignored items", () => {
-    const a = makeProbeReport("x11", { "file:a.txt": "size=1 sha256=aa", "file:b.txt": "size=2 sha256=bb", "file:.cache/x": "1", focus: "Mousepad" });
-    const b = makeProbeReport("x11", { "file:a.txt": "size=1 sha256=aa", "file:c.txt": "size=3 sha256=cc", "file:.cache/x": "2", focus: "Mousepad" });
+    const a = makeProbeReport("x11", {
+      "file:a.txt": "size=1 sha256=aa",
+      "file:b.txt": "size=2 sha256=bb",
+      "file:.cache/x": "1",
+      focus: "Mousepad",
+    });
+    const b = makeProbeReport("x11", {
+      "file:a.txt": "size=1 sha256=aa",
+      "file:c.txt": "size=3 sha256=cc",
+      "file:.cache/x": "2",
+      focus: "Mousepad",
+    });
     const cmp = compareProbeReports(a, b);
     expect(cmp.equal).toBe(false);
     expect(cmp.matched).toEqual(["file:a.txt", "focus"]);
@@ -74,9 +84,15 @@ describe("state probes on SimDesk", () => {
     const v = await createProbeVerifier().verify({ target, current, blobs });
     expect(v.verdict).toBe("mismatch");
     expect(v.comparison!.differed.map((d) => d.key)).toEqual([`file:${notes}`]);
-    expect(v.evidence[0]).toMatch(new RegExp(`^differs file:${notes}: target size=28 sha256=[0-9a-f]{16} \\| current size=28 sha256=[0-9a-f]{16}$`));
+    expect(v.evidence[0]).toMatch(
+      new RegExp(`^differs file:${notes}: target size=28 sha256=[0-9a-f]{16} \\| current size=28 sha256=[0-9a-f]{16}$`),
+    );
     // ignoring the path turns it into a match whose evidence lists what matched
-    const lenient = await createProbeVerifier({ ignore: ["file:/home/user/Documents/*"], maxListed: 100 }).verify({ target, current, blobs });
+    const lenient = await createProbeVerifier({ ignore: ["file:/home/user/Documents/*"], maxListed: 100 }).verify({
+      target,
+      current,
+      blobs,
+    });
     expect(lenient.verdict).toBe("match");
     expect(lenient.evidence.some((e) => e.startsWith("matches setting:privacy.location: true"))).toBe(true);
   });
@@ -87,9 +103,19 @@ describe("state probes on SimDesk", () => {
     const desk = await env();
     const target = await desk.reset(getSimDeskTask("settings-revert-location"));
     const s = (desk as SimDesk).getState();
-    s.fs["/home/user/.config/desk/settings.json"] = { type: "file", text: (s.fs["/home/user/.config/desk/settings.json"] as { text: string }).text.replace('"privacy.location": true', '"privacy.location": false') };
+    s.fs["/home/user/.config/desk/settings.json"] = {
+      type: "file",
+      text: (s.fs["/home/user/.config/desk/settings.json"] as { text: string }).text.replace(
+        '"privacy.location": true',
+        '"privacy.location": false',
+      ),
+    };
     (desk as SimDesk).setState(s);
-    const v = await createProbeVerifier({ ignore: ["file:**"] }).verify({ target, current: await desk.observe(), blobs });
+    const v = await createProbeVerifier({ ignore: ["file:**"] }).verify({
+      target,
+      current: await desk.observe(),
+      blobs,
+    });
     expect(v.verdict).toBe("mismatch");
     expect(v.comparison!.differed.map((d) => d.key)).toContain("setting:privacy.location");
   });
@@ -109,9 +135,20 @@ describe("state probes on SimDesk", () => {
   it("rejects bad options with a ConfigError naming the field, and parses the config spec", () => {
     expect(() => createProbeVerifier({ ignore: [""] })).toThrow(ConfigError);
     expect(() => createProbeVerifier({ maxListed: -1 })).toThrow(/maxListed/);
-    expect(ProbeVerifierSpecSchema.parse({ kind: "probe", ignore: ["file:tmp/**"] })).toEqual({ kind: "probe", ignore: ["file:tmp/**"], defaultIgnore: true, maxListed: 12, name: "probe-verifier" });
+    expect(ProbeVerifierSpecSchema.parse({ kind: "probe", ignore: ["file:tmp/**"] })).toEqual({
+      kind: "probe",
+      ignore: ["file:tmp/**"],
+      defaultIgnore: true,
+      maxListed: 12,
+      name: "probe-verifier",
+    });
     expect(() => ProbeVerifierSpecSchema.parse({ kind: "probe", ignores: [] })).toThrow();
-    expect(probeVerifierFromSpec({ kind: "probe", ignore: ["file:tmp/**"] }).ignore).toEqual([...DEFAULT_PROBE_IGNORE, "file:tmp/**"]);
-    expect(() => probeVerifierFromSpec({ kind: "probe", ignore: "file:tmp/**" })).toThrow(/^verifier\.ignore: .*expected \{ kind: probe/);
+    expect(probeVerifierFromSpec({ kind: "probe", ignore: ["file:tmp/**"] }).ignore).toEqual([
+      ...DEFAULT_PROBE_IGNORE,
+      "file:tmp/**",
+    ]);
+    expect(() => probeVerifierFromSpec({ kind: "probe", ignore: "file:tmp/**" })).toThrow(
+      /^verifier\.ignore: .*expected \{ kind: probe/,
+    );
   });
 });

@@ -21,21 +21,38 @@ class FlakyDesk implements Environment {
   readonly kind = "flaky-simdesk";
   private rng: Rng;
   private steps = 0;
-  constructor(readonly inner: SimDesk, private readonly opts: { dropRate?: number; crashAtStep?: number; seed: number }) {
+  constructor(
+    readonly inner: SimDesk,
+    private readonly opts: { dropRate?: number; crashAtStep?: number; seed: number },
+  ) {
     this.rng = createRng(opts.seed, "flaky");
   }
-  get capabilities() { return this.inner.capabilities; }
-  reset(task: Task) { this.steps = 0; return this.inner.reset(task); }
+  get capabilities() {
+    return this.inner.capabilities;
+  }
+  reset(task: Task) {
+    this.steps = 0;
+    return this.inner.reset(task);
+  }
   async step(action: Action): Promise<StepOutcome> {
     this.steps++;
     if (this.opts.crashAtStep === this.steps) throw new EnvironmentError("desktop froze");
-    if (action.type === "TYPING" && this.rng.chance(this.opts.dropRate ?? 0)) return { observation: await this.inner.observe(), info: { dropped: true } };
+    if (action.type === "TYPING" && this.rng.chance(this.opts.dropRate ?? 0))
+      return { observation: await this.inner.observe(), info: { dropped: true } };
     return this.inner.step(action);
   }
-  observe() { return this.inner.observe(); }
-  evaluate() { return this.inner.evaluate(); }
-  close() { return this.inner.close(); }
-  stateHash() { return this.inner.stateHash(); }
+  observe() {
+    return this.inner.observe();
+  }
+  evaluate() {
+    return this.inner.evaluate();
+  }
+  close() {
+    return this.inner.close();
+  }
+  stateHash() {
+    return this.inner.stateHash();
+  }
 }
 
 const task = getSimDeskTask("files-rename-draft");
@@ -65,12 +82,28 @@ describe("transition-consistent filtering", () => {
     expect(failed.reason).toMatch(/task evaluator failed/);
     // The same trajectory on the same flaky desktop passes a single replay at times: only N > 1 catches it.
     const singles: boolean[] = [];
-    for (const seed of [0, 1, 2, 3, 4, 5]) singles.push((await checkTransitionConsistency({ env: new FlakyDesk(desk, { dropRate: 0.5, seed }), task, steps, blobs, replays: 1 })).consistent);
+    for (const seed of [0, 1, 2, 3, 4, 5])
+      singles.push(
+        (
+          await checkTransitionConsistency({
+            env: new FlakyDesk(desk, { dropRate: 0.5, seed }),
+            task,
+            steps,
+            blobs,
+            replays: 1,
+          })
+        ).consistent,
+      );
     expect(singles).toContain(true);
   });
 
   it("removes a trajectory whose replay crashes the environment, and reports retention", async () => {
-    const r = await checkTransitionConsistency({ env: new FlakyDesk(desk, { crashAtStep: 2, seed: 0 }), task, steps, blobs });
+    const r = await checkTransitionConsistency({
+      env: new FlakyDesk(desk, { crashAtStep: 2, seed: 0 }),
+      task,
+      steps,
+      blobs,
+    });
     expect(r.consistent).toBe(false);
     expect(r.replays[0].envError).toMatch(/desktop froze/);
     expect(retention(1, 2)).toEqual({ kept: 1, total: 2, rate: 0.5 });
@@ -84,7 +117,14 @@ describe("transition-consistent filtering", () => {
       obs = (await desk.step(a)).observation;
       expected.push({ observation: obs, stateHash: desk.stateHash() });
     }
-    const r = await checkTransitionConsistency({ env: new FlakyDesk(desk, { dropRate: 1, seed: 0 }), task, steps, blobs, expected, replays: 2 });
+    const r = await checkTransitionConsistency({
+      env: new FlakyDesk(desk, { dropRate: 1, seed: 0 }),
+      task,
+      steps,
+      blobs,
+      expected,
+      replays: 2,
+    });
     expect(r.consistent).toBe(false);
     expect(r.replays[0].mismatchAfter).toBe(task.plan.findIndex((a) => a.type === "TYPING") + 1);
   });
@@ -98,10 +138,22 @@ describe("replayFromReset", () => {
     for (const a of task.plan.slice(0, k)) obs = (await desk.step(a)).observation;
     const target = { observation: obs!, stateHash: desk.stateHash() };
     const flaky = new FlakyDesk(desk, { dropRate: 0.5, seed: 11 });
-    const r = await replayFromReset({ env: flaky, task, blobs, attempts: 8, steps: steps.slice(0, k).map((actions, i) => ({ actions, expect: i === k - 1 ? target : undefined })) });
+    const r = await replayFromReset({
+      env: flaky,
+      task,
+      blobs,
+      attempts: 8,
+      steps: steps.slice(0, k).map((actions, i) => ({ actions, expect: i === k - 1 ? target : undefined })),
+    });
     expect(r.ok).toBe(true);
     expect(r.checkpoints[r.checkpoints.length - 1]).toMatchObject({ verdict: "match", method: "state-hash" });
-    const once = await replayFromReset({ env: new FlakyDesk(desk, { dropRate: 1, seed: 0 }), task, blobs, attempts: 2, steps: steps.slice(0, k).map((actions, i) => ({ actions, expect: i === k - 1 ? target : undefined })) });
+    const once = await replayFromReset({
+      env: new FlakyDesk(desk, { dropRate: 1, seed: 0 }),
+      task,
+      blobs,
+      attempts: 2,
+      steps: steps.slice(0, k).map((actions, i) => ({ actions, expect: i === k - 1 ? target : undefined })),
+    });
     expect(once.ok).toBe(false);
     expect(once.attempts).toBe(2);
     expect(once.failedAt?.verdict).toBe("mismatch");
@@ -120,20 +172,48 @@ describe("replayFromReset", () => {
   });
 
   it("does not confirm a state when the verifier abstains", async () => {
-    const abstainer = { name: "abstainer", async verify() { return { verdict: "abstain" as const, reason: "screen is ambiguous" }; } };
+    const abstainer = {
+      name: "abstainer",
+      async verify() {
+        return { verdict: "abstain" as const, reason: "screen is ambiguous" };
+      },
+    };
     const check = createStateCheck({ method: "verifier", verifier: abstainer });
     const o = await desk.reset(task);
-    const r = await replayFromReset({ env: desk, task, blobs, check, attempts: 1, steps: [{ actions: [task.plan[0]], expect: { observation: o } }] });
+    const r = await replayFromReset({
+      env: desk,
+      task,
+      blobs,
+      check,
+      attempts: 1,
+      steps: [{ actions: [task.plan[0]], expect: { observation: o } }],
+    });
     expect(r.ok).toBe(false);
     expect(r.failedAt).toMatchObject({ verdict: "abstain", method: "verifier" });
   });
 
   it("a verifier that throws abstains instead of crashing the replay", async () => {
-    const broken = { name: "broken", async verify(): Promise<never> { throw new Error("verifier server down"); } };
+    const broken = {
+      name: "broken",
+      async verify(): Promise<never> {
+        throw new Error("verifier server down");
+      },
+    };
     const check = createStateCheck({ method: "verifier", verifier: broken });
     const o = await desk.reset(task);
-    const r = await replayFromReset({ env: desk, task, blobs, check, attempts: 1, steps: [{ actions: [task.plan[0]], expect: { observation: o } }] });
+    const r = await replayFromReset({
+      env: desk,
+      task,
+      blobs,
+      check,
+      attempts: 1,
+      steps: [{ actions: [task.plan[0]], expect: { observation: o } }],
+    });
     expect(r.ok).toBe(false);
-    expect(r.failedAt).toMatchObject({ verdict: "abstain", method: "verifier", reason: expect.stringContaining("verifier server down") });
+    expect(r.failedAt).toMatchObject({
+      verdict: "abstain",
+      method: "verifier",
+      reason: expect.stringContaining("verifier server down"),
+    });
   });
 });

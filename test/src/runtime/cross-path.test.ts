@@ -14,13 +14,31 @@ import { postRestoration } from "../../../prompts/index.ts";
 import { recoverWithPolicy } from "../../../src/runtime/recover-with-policy.ts";
 import { StepRecovery } from "../../../src/runtime/step-recovery.ts";
 import { EpisodeEvents } from "../../../src/runtime/events.ts";
-import { TOY_TASK, ToyDesk, createToyDetector, createToyPolicy, createToyRecoverer, newBlobs } from "../../graphs/fixtures/toy.ts";
+import {
+  TOY_TASK,
+  ToyDesk,
+  createToyDetector,
+  createToyPolicy,
+  createToyRecoverer,
+  newBlobs,
+} from "../../graphs/fixtures/toy.ts";
 
-type Decision = { kind: string; E?: number; R?: number; attempt?: number; confirmation?: string; from?: number; to?: number };
+type Decision = {
+  kind: string;
+  E?: number;
+  R?: number;
+  attempt?: number;
+  confirmation?: string;
+  from?: number;
+  to?: number;
+};
 
 function record(events: EpisodeEvents, out: Decision[]) {
   events.on("selection", (e) => void out.push({ kind: "selection", E: e.errorStep, R: e.recoveryStep }));
-  events.on("recovery-end", (e) => void out.push({ kind: "recovery-end", attempt: e.attempt, confirmation: e.confirmation }));
+  events.on(
+    "recovery-end",
+    (e) => void out.push({ kind: "recovery-end", attempt: e.attempt, confirmation: e.confirmation }),
+  );
   events.on("truncate", (e) => void out.push({ kind: "truncate", attempt: e.attempt, from: e.from, to: e.to }));
 }
 
@@ -28,13 +46,22 @@ describe("one loop, two drivers", () => {
   it("the graph and the vendor-neutral loop take the same decisions on the same episode", async () => {
     // The graph.
     const graphSide: Decision[] = [];
-    const agent = withRecovery(createToyPolicy({ slipTicks: [2] }), { detector: createToyDetector(), recoverer: createToyRecoverer() });
+    const agent = withRecovery(createToyPolicy({ slipTicks: [2] }), {
+      detector: createToyDetector(),
+      recoverer: createToyRecoverer(),
+    });
     const blobs = newBlobs();
     const events = new EpisodeEvents();
     record(events, graphSide);
     const restorations: Array<Record<string, string>> = [];
-    events.on("recovery-start", (e) => void restorations.push({ event: "recovery-start", restoration: e.restoration, mode: e.mode }));
-    events.on("recovery-end", (e) => void restorations.push({ event: "recovery-end", restoration: e.restoration, mode: e.mode }));
+    events.on(
+      "recovery-start",
+      (e) => void restorations.push({ event: "recovery-start", restoration: e.restoration, mode: e.mode }),
+    );
+    events.on(
+      "recovery-end",
+      (e) => void restorations.push({ event: "recovery-end", restoration: e.restoration, mode: e.mode }),
+    );
     const g = await agent.graph({ env: new ToyDesk(blobs), blobs, events });
     const state = await g.invoke({ task: TOY_TASK }, { recursionLimit: 200 });
     expect(state.result?.success).toBe(true);
@@ -69,7 +96,15 @@ describe("one loop, two drivers", () => {
     loop.start(observation);
     let notice: string | undefined;
     for (let i = 0; i < 30; i++) {
-      const d = await policy.propose({ task: TOY_TASK, history: loop.state.history, observation, step: loop.state.history.length, tick: loop.state.tick, ...(notice ? { notice } : {}), blobs: blobs2 });
+      const d = await policy.propose({
+        task: TOY_TASK,
+        history: loop.state.history,
+        observation,
+        step: loop.state.history.length,
+        tick: loop.state.tick,
+        ...(notice ? { notice } : {}),
+        blobs: blobs2,
+      });
       if (d.actions.some((a) => a.type === "DONE")) break;
       for (const a of d.actions) observation = (await env.step(a)).observation;
       const cut = await loop.afterSteps([{ actions: d.actions, response: d.response }], observation);

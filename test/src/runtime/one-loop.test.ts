@@ -13,43 +13,121 @@ import type { StateVerifier } from "../../../src/recovery.ts";
 import type { RecoveryReport } from "../../../src/runtime/recovery-report.ts";
 
 const obs = (screenshot: string): Observation => ({ screenshot, width: 1, height: 1 });
-const noBlobs = { get: async () => { throw new Error("no blob should be read"); } } as never;
-const verifier = (verdict: "match" | "mismatch" | "abstain"): StateVerifier => ({ name: "stub-verifier", verify: async () => ({ verdict, reason: `said ${verdict}` }) });
+const noBlobs = {
+  get: async () => {
+    throw new Error("no blob should be read");
+  },
+} as never;
+const verifier = (verdict: "match" | "mismatch" | "abstain"): StateVerifier => ({
+  name: "stub-verifier",
+  verify: async () => ({ verdict, reason: `said ${verdict}` }),
+});
 
 describe("the one confirmation rule", () => {
   it("names how a restoration was confirmed: claimed, verifier, ssim after an allowed abstention, refused", async () => {
     const target = obs("a");
     const same = obs("a");
-    expect((await confirmRestoration({ target, current: same, blobs: noBlobs, unchecked: "claim" })).confirmation).toBe("claimed");
-    expect((await confirmRestoration({ target, current: same, blobs: noBlobs, unchecked: "claim", verifier: verifier("match") })).confirmation).toBe("verifier");
-    expect((await confirmRestoration({ target, current: same, blobs: noBlobs, unchecked: "claim", verifier: verifier("mismatch") })).confirmation).toBe("refused");
-    expect((await confirmRestoration({ target, current: same, blobs: noBlobs, unchecked: "claim", verifier: verifier("abstain") })).confirmation).toBe("refused");
-    const ssim = await confirmRestoration({ target, current: same, blobs: noBlobs, unchecked: "claim", verifier: verifier("abstain"), onAbstain: "ssim" });
+    expect((await confirmRestoration({ target, current: same, blobs: noBlobs, unchecked: "claim" })).confirmation).toBe(
+      "claimed",
+    );
+    expect(
+      (
+        await confirmRestoration({
+          target,
+          current: same,
+          blobs: noBlobs,
+          unchecked: "claim",
+          verifier: verifier("match"),
+        })
+      ).confirmation,
+    ).toBe("verifier");
+    expect(
+      (
+        await confirmRestoration({
+          target,
+          current: same,
+          blobs: noBlobs,
+          unchecked: "claim",
+          verifier: verifier("mismatch"),
+        })
+      ).confirmation,
+    ).toBe("refused");
+    expect(
+      (
+        await confirmRestoration({
+          target,
+          current: same,
+          blobs: noBlobs,
+          unchecked: "claim",
+          verifier: verifier("abstain"),
+        })
+      ).confirmation,
+    ).toBe("refused");
+    const ssim = await confirmRestoration({
+      target,
+      current: same,
+      blobs: noBlobs,
+      unchecked: "claim",
+      verifier: verifier("abstain"),
+      onAbstain: "ssim",
+    });
     expect(ssim).toMatchObject({ confirmation: "ssim", ssim: 1, verdict: "abstain" });
     // The ground-truth oracle decides before any verifier.
-    expect((await confirmRestoration({ target, current: same, blobs: noBlobs, unchecked: "claim", verifier: verifier("match"), oracle: () => false })).confirmation).toBe("refused");
+    expect(
+      (
+        await confirmRestoration({
+          target,
+          current: same,
+          blobs: noBlobs,
+          unchecked: "claim",
+          verifier: verifier("match"),
+          oracle: () => false,
+        })
+      ).confirmation,
+    ).toBe("refused");
   });
 });
 
 describe("a user's restore result is checked at the attempt function", () => {
   it("refuses null, a string 'false', negative steps and an inconsistent confirmation, naming the routine", () => {
-    expect(checkRestoreResult(null, "option restore")).toEqual({ ok: false, reason: "restore() (option restore) returned null: return { restored: boolean, confirmation?, steps?, observation?, detail? }" });
+    expect(checkRestoreResult(null, "option restore")).toEqual({
+      ok: false,
+      reason:
+        "restore() (option restore) returned null: return { restored: boolean, confirmation?, steps?, observation?, detail? }",
+    });
     const s = checkRestoreResult({ restored: "false" }, "option restore");
     expect(s.ok).toBe(false);
-    expect((s as { reason: string }).reason).toMatch(/^restore\(\) \(option restore\) returned a malformed result, "restored" is "false" \(must be a boolean/);
+    expect((s as { reason: string }).reason).toMatch(
+      /^restore\(\) \(option restore\) returned a malformed result, "restored" is "false" \(must be a boolean/,
+    );
     expect(checkRestoreResult({ restored: true, steps: -1 }, "r").ok).toBe(false);
     expect(checkRestoreResult({ restored: true, confirmation: "refused" }, "r").ok).toBe(false);
-    expect(checkRestoreResult({ restored: true }, "r")).toEqual({ ok: true, result: { restored: true, confirmation: "claimed", steps: 0 } });
-    expect(checkRestoreResult({ restored: false, steps: 2 }, "r")).toEqual({ ok: true, result: { restored: false, confirmation: "refused", steps: 2 } });
+    expect(checkRestoreResult({ restored: true }, "r")).toEqual({
+      ok: true,
+      result: { restored: true, confirmation: "claimed", steps: 0 },
+    });
+    expect(checkRestoreResult({ restored: false, steps: 2 }, "r")).toEqual({
+      ok: true,
+      result: { restored: false, confirmation: "refused", steps: 2 },
+    });
   });
 
-  for (const [label, bad] of [["null", null], ['{ restored: "false" }', { restored: "false" }]] as const) {
+  for (const [label, bad] of [
+    ["null", null],
+    ['{ restored: "false" }', { restored: "false" }],
+  ] as const) {
     it(`a restore routine returning ${label}: the attempt is refused, the context untouched, the run goes on`, async () => {
       const reports: RecoveryReport[] = [];
       let detections = 0;
       const loop = new StepRecovery(
         {
-          detector: { name: "d", detect: async () => (++detections === 2 ? { isError: true, errorStep: 1, reason: "wrong", confidence: 1 } : { isError: false, errorStep: null, reason: "ok", confidence: 1 }) },
+          detector: {
+            name: "d",
+            detect: async () =>
+              ++detections === 2
+                ? { isError: true, errorStep: 1, reason: "wrong", confidence: 1 }
+                : { isError: false, errorStep: null, reason: "ok", confidence: 1 },
+          },
           blobs: noBlobs,
           restore: async () => bad as never,
           routine: "test option restore",
@@ -79,7 +157,14 @@ describe("a user's restore result is checked at the attempt function", () => {
       expect(ends).toHaveLength(1);
       expect(ends[0].confirmation).toBe("refused");
       expect(ends[0].reason).toMatch(/^restore\(\) \(test option restore\) returned /);
-      expect(reports[0]).toMatchObject({ restored: false, confirmation: "refused", contextCut: false, notice: null, errorStep: 1, recoveryStep: 0 });
+      expect(reports[0]).toMatchObject({
+        restored: false,
+        confirmation: "refused",
+        contextCut: false,
+        notice: null,
+        errorStep: 1,
+        recoveryStep: 0,
+      });
       // The run continues: the next step is recorded and the detector consulted again.
       await loop.afterSteps([{ actions: [{ type: "WAIT" } as never] }], obs("s3"));
       expect(loop.state.history).toHaveLength(3);
@@ -94,7 +179,9 @@ describe("options are resolved once", () => {
     const once = resolveRecoveryOptions({ freezeWindow: 2 });
     expect(resolveRecoveryOptions(once)).toBe(once);
     expect(once.freezeWindow).toBe(2);
-    expect(() => resolveRecoveryOptions({ ...once, freezeWindow: -1 })).toThrow(/^recovery options: option "freezeWindow" must be >= 0$/);
+    expect(() => resolveRecoveryOptions({ ...once, freezeWindow: -1 })).toThrow(
+      /^recovery options: option "freezeWindow" must be >= 0$/,
+    );
   });
 });
 
@@ -107,11 +194,27 @@ describe("the restoration kind goes by its option's name in records", () => {
     events.on("recovery-start", (e) => void seen.push({ restoration: e.restoration, mode: e.mode }));
     events.on("recovery-end", (e) => void seen.push({ restoration: e.restoration, mode: e.mode }));
     const sink = { events, taskId: "t" };
-    const start = startRecovery(sink, { attempt: 1, restoration: "snapshot", errorStep: 2, recoveryStep: 1, target: obs("a"), detection: { error: true, step: 2, confidence: 0.9, reason: "r" } as never });
-    const end = endRecovery(sink, { attempt: 1, restoration: "snapshot", confirmation: "claimed", steps: 0, reason: "done" });
+    const start = startRecovery(sink, {
+      attempt: 1,
+      restoration: "snapshot",
+      errorStep: 2,
+      recoveryStep: 1,
+      target: obs("a"),
+      detection: { error: true, step: 2, confidence: 0.9, reason: "r" } as never,
+    });
+    const end = endRecovery(sink, {
+      attempt: 1,
+      restoration: "snapshot",
+      confirmation: "claimed",
+      steps: 0,
+      reason: "done",
+    });
     expect(start).toMatchObject({ restoration: "snapshot" });
     expect(end).toMatchObject({ restoration: "snapshot", restored: true });
     expect("mode" in start || "mode" in end).toBe(false);
-    expect(seen).toEqual([{ restoration: "snapshot", mode: "snapshot" }, { restoration: "snapshot", mode: "snapshot" }]);
+    expect(seen).toEqual([
+      { restoration: "snapshot", mode: "snapshot" },
+      { restoration: "snapshot", mode: "snapshot" },
+    ]);
   });
 });

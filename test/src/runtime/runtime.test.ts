@@ -9,20 +9,37 @@ import { EpisodeEvents } from "../../../src/runtime/events.ts";
 import type { HistoryEntry } from "../../../src/policy.ts";
 import type { DetectorInput, ErrorDetector } from "../../../src/detector.ts";
 
-const entry = (step: number): HistoryEntry => ({ step, observation: { screenshot: String(step).padStart(64, "0"), width: 1, height: 1 }, actions: [{ type: "WAIT" }] });
+const entry = (step: number): HistoryEntry => ({
+  step,
+  observation: { screenshot: String(step).padStart(64, "0"), width: 1, height: 1 },
+  actions: [{ type: "WAIT" }],
+});
 const history = [0, 1, 2, 3, 4].map(entry);
 
 describe("resolveRecoveryOptions", () => {
   it("fills the paper's defaults", () => {
     const o = resolveRecoveryOptions();
-    expect(o).toMatchObject({ maxForwardSteps: 50, freezeWindow: 5, recoveryBudget: 10, maxRecoveryIterations: 3, recoveryStep: "error-minus-1", restoration: "model", minConfidence: 0, transition: "short", recoveryContext: "0-E" });
+    expect(o).toMatchObject({
+      maxForwardSteps: 50,
+      freezeWindow: 5,
+      recoveryBudget: 10,
+      maxRecoveryIterations: 3,
+      recoveryStep: "error-minus-1",
+      restoration: "model",
+      minConfidence: 0,
+      transition: "short",
+      recoveryContext: "0-E",
+    });
   });
   it.each([
     [{ recoveryBudget: 0 }, 'recovery options: option "recoveryBudget" must be >= 1'],
     [{ freezeWindow: -1 }, 'recovery options: option "freezeWindow" must be >= 0'],
     [{ freezeWindow: 1.5 }, 'recovery options: option "freezeWindow" must be an integer'],
     [{ minConfidence: 2 }, 'recovery options: option "minConfidence" must be <= 1'],
-    [{ restoration: "magic" }, 'recovery options: option "restoration" must be one of "model", "replay", "snapshot", "implicit", "guided", "none"'],
+    [
+      { restoration: "magic" },
+      'recovery options: option "restoration" must be one of "model", "replay", "snapshot", "implicit", "guided", "none"',
+    ],
   ])("rejects %j with a message naming the field", (input, message) => {
     expect(() => resolveRecoveryOptions(input as never)).toThrow(message);
     try {
@@ -33,7 +50,9 @@ describe("resolveRecoveryOptions", () => {
     }
   });
   it("rejects unknown options by name", () => {
-    expect(() => resolveRecoveryOptions({ freezWindow: 3 } as never)).toThrow(/^recovery options: unknown option "freezWindow"/);
+    expect(() => resolveRecoveryOptions({ freezWindow: 3 } as never)).toThrow(
+      /^recovery options: unknown option "freezWindow"/,
+    );
   });
 });
 
@@ -81,11 +100,15 @@ describe("history", () => {
 describe("accounting", () => {
   it("adds usage per role and counters immutably", () => {
     const a = emptyAccounting();
-    const b = addUsage(a, [
-      { role: "detector", model: "m", inputTokens: 10, outputTokens: 2, latencyMs: 5, costUsd: 0.01 },
-      { role: "detector", model: "m", inputTokens: 1, outputTokens: 1, latencyMs: 1, costUsd: 1, cached: true },
-      { role: "policy", model: "m", inputTokens: 3, outputTokens: 3, latencyMs: 1 },
-    ], "policy");
+    const b = addUsage(
+      a,
+      [
+        { role: "detector", model: "m", inputTokens: 10, outputTokens: 2, latencyMs: 5, costUsd: 0.01 },
+        { role: "detector", model: "m", inputTokens: 1, outputTokens: 1, latencyMs: 1, costUsd: 1, cached: true },
+        { role: "policy", model: "m", inputTokens: 3, outputTokens: 3, latencyMs: 1 },
+      ],
+      "policy",
+    );
     expect(a.models).toEqual({});
     expect(b.models.detector).toEqual({ calls: 2, inputTokens: 11, outputTokens: 3, latencyMs: 6, costUsd: 0.01 });
     expect(b.models.policy?.calls).toBe(1);
@@ -95,17 +118,38 @@ describe("accounting", () => {
 });
 
 describe("guardedDetect", () => {
-  const input = { task: { id: "t", instruction: "i" }, history, observation: history[0].observation, step: 5, tick: 5, blobs: { get: async () => Buffer.alloc(0), has: async () => true } } as DetectorInput;
+  const input = {
+    task: { id: "t", instruction: "i" },
+    history,
+    observation: history[0].observation,
+    step: 5,
+    tick: 5,
+    blobs: { get: async () => Buffer.alloc(0), has: async () => true },
+  } as DetectorInput;
   const det = (detect: ErrorDetector["detect"]): ErrorDetector => ({ name: "d", detect });
   it("passes a valid detection through", async () => {
-    const r = await guardedDetect(det(async () => ({ isError: true, errorStep: 2, reason: "x", confidence: 0.8 })), input, 1000);
+    const r = await guardedDetect(
+      det(async () => ({ isError: true, errorStep: 2, reason: "x", confidence: 0.8 })),
+      input,
+      1000,
+    );
     expect(r).toEqual({ failed: false, detection: { isError: true, errorStep: 2, reason: "x", confidence: 0.8 } });
   });
   it.each([
-    ["a throw", async () => { throw new Error("boom"); }, /boom/],
+    [
+      "a throw",
+      async () => {
+        throw new Error("boom");
+      },
+      /boom/,
+    ],
     ["garbage", async () => ({ isError: 1 }), /isError/],
     ["a confidence above 1", async () => ({ isError: true, errorStep: 1, reason: "", confidence: 7 }), /confidence/],
-    ["an error step beyond the history", async () => ({ isError: true, errorStep: 5, reason: "", confidence: 1 }), /outside the history/],
+    [
+      "an error step beyond the history",
+      async () => ({ isError: true, errorStep: 5, reason: "", confidence: 1 }),
+      /outside the history/,
+    ],
     ["a timeout", () => new Promise(() => {}), /timed out/],
   ])("turns %s into a counted failure with no error", async (_n, fn, msg) => {
     const r = await guardedDetect(det(fn as ErrorDetector["detect"]), input, 20);

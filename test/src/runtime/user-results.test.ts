@@ -11,17 +11,39 @@ import { ConfigError } from "../../../src/errors.ts";
 import { guardedDetect } from "../../../src/runtime/detection.ts";
 import { checkedEnvironment } from "../../../src/runtime/user-results.ts";
 import type { Environment } from "../../../src/environment.ts";
-import { TOY_TASK, ToyDesk, createToyDetector, createToyPolicy, createToyRecoverer, newBlobs } from "../../graphs/fixtures/toy.ts";
+import {
+  TOY_TASK,
+  ToyDesk,
+  createToyDetector,
+  createToyPolicy,
+  createToyRecoverer,
+  newBlobs,
+} from "../../graphs/fixtures/toy.ts";
 
 const SHAPE = "return { isError: boolean, errorStep: number | null, reason: string, confidence: number in [0, 1] }";
-const input = { task: { id: "t", instruction: "x" }, history: [], observation: { screenshot: "a".repeat(64), width: 10, height: 10 }, step: 2, tick: 2, blobs: newBlobs() } as never;
+const input = {
+  task: { id: "t", instruction: "x" },
+  history: [],
+  observation: { screenshot: "a".repeat(64), width: 10, height: 10 },
+  step: 2,
+  tick: 2,
+  blobs: newBlobs(),
+} as never;
 
 describe("a detector's result", () => {
   const cases: Array<[string, unknown, string]> = [
     ["null", null, `detector.detect() (bad) returned null: ${SHAPE}`],
     ["a string", "yes", `detector.detect() (bad) returned "yes": ${SHAPE}`],
-    ["{ error: 'yes' }", { error: "yes" }, `detector.detect() (bad) returned a malformed result, "isError" is undefined (expected boolean, received undefined): ${SHAPE}`],
-    ["NaN confidence", { isError: true, errorStep: 1, reason: "r", confidence: Number.NaN }, `detector.detect() (bad) returned a malformed result, "confidence" is NaN (expected number, received NaN): ${SHAPE}`],
+    [
+      "{ error: 'yes' }",
+      { error: "yes" },
+      `detector.detect() (bad) returned a malformed result, "isError" is undefined (expected boolean, received undefined): ${SHAPE}`,
+    ],
+    [
+      "NaN confidence",
+      { isError: true, errorStep: 1, reason: "r", confidence: Number.NaN },
+      `detector.detect() (bad) returned a malformed result, "confidence" is NaN (expected number, received NaN): ${SHAPE}`,
+    ],
   ];
   for (const [label, raw, line] of cases) {
     it(`${label}: a counted failure, one line naming detector.detect(), no recovery`, async () => {
@@ -34,7 +56,10 @@ describe("a detector's result", () => {
   }
   it("a well-formed result passes unchanged", async () => {
     const ok = { isError: true, errorStep: 1, reason: "r", confidence: 0.5 };
-    expect(await guardedDetect({ name: "good", detect: async () => ok }, input, 0)).toEqual({ detection: ok, failed: false });
+    expect(await guardedDetect({ name: "good", detect: async () => ok }, input, 0)).toEqual({
+      detection: ok,
+      failed: false,
+    });
   });
 });
 
@@ -53,29 +78,43 @@ describe("an environment's observation", () => {
       [{ screenshot: "", width: 1, height: 1 }, 'returned a malformed result, "screenshot" is ""'],
       [{ screenshot: "ab", width: Number.NaN, height: 1 }, 'returned a malformed result, "width" is NaN'],
     ] as const) {
-      const err = await checkedEnvironment(badObserve(bad)).observe().then(() => null, (e: unknown) => e as Error);
+      const err = await checkedEnvironment(badObserve(bad))
+        .observe()
+        .then(
+          () => null,
+          (e: unknown) => e as Error,
+        );
       expect(err).toBeInstanceOf(ConfigError);
       expect(err!.message.startsWith(`environment.observe() ${what}`)).toBe(true);
-      expect(err!.message).toMatch(/: return \{ screenshot: <blob ref from blobs.put\(png\)>, width: number, height: number, \.\.\. \}$/);
+      expect(err!.message).toMatch(
+        /: return \{ screenshot: <blob ref from blobs.put\(png\)>, width: number, height: number, \.\.\. \}$/,
+      );
     }
   });
 
   it("step() returning no observation names environment.step()", async () => {
     const desk = new ToyDesk(newBlobs());
     desk.step = async () => ({ info: {} }) as never;
-    await expect(checkedEnvironment(desk).step({ type: "WAIT" } as never)).rejects.toThrow(/^environment\.step\(\) returned a malformed result, "observation" is undefined \(must be an observation object\): return \{ observation: /);
+    await expect(checkedEnvironment(desk).step({ type: "WAIT" } as never)).rejects.toThrow(
+      /^environment\.step\(\) returned a malformed result, "observation" is undefined \(must be an observation object\): return \{ observation: /,
+    );
   });
 
   it("the SDK path: the environment meter and the metered environment check results", async () => {
     await expect(envMeter(badObserve(null)).observe()).rejects.toThrow(/^environment\.observe\(\) returned null: /);
-    await expect(meteredEnvironment(badObserve(null)).observe()).rejects.toThrow(/^environment\.observe\(\) returned null: /);
+    await expect(meteredEnvironment(badObserve(null)).observe()).rejects.toThrow(
+      /^environment\.observe\(\) returned null: /,
+    );
   });
 
   it("the graph path: withRecovery's episode ends with the one line, not a TypeError deep inside", async () => {
     const blobs = newBlobs();
     const desk = new ToyDesk(blobs);
     desk.reset = async () => null as never;
-    const agent = withRecovery(createToyPolicy({ slipTicks: [2] }), { detector: createToyDetector(), recoverer: createToyRecoverer() });
+    const agent = withRecovery(createToyPolicy({ slipTicks: [2] }), {
+      detector: createToyDetector(),
+      recoverer: createToyRecoverer(),
+    });
     const outcome = await agent.run({ task: TOY_TASK, env: desk, blobs }).then(
       (r) => JSON.stringify(r),
       (e: unknown) => String((e as Error).message),

@@ -38,7 +38,9 @@ describe("recovery-step selectors", () => {
     expect(a.step).toBe(b.step);
     expect(errorRandomStep(3, "task-1/0", 10)).toBe(a.step);
     expect((await s.select(input(0))).step).toBe(0);
-    const other = new Set(await Promise.all([1, 2, 3, 4, 5, 6].map(async (seed) => (await s.select(input(10, "task-1/0", seed))).step)));
+    const other = new Set(
+      await Promise.all([1, 2, 3, 4, 5, 6].map(async (seed) => (await s.select(input(10, "task-1/0", seed))).step)),
+    );
     expect(other.size).toBeGreaterThan(1);
   });
   it("llm uses the injected selector and needs one", async () => {
@@ -47,7 +49,12 @@ describe("recovery-step selectors", () => {
     expect((await createStepSelector("llm", llm).select(input(5))).step).toBe(2);
   });
   it.each([
-    ["throws", async () => { throw new Error("http 500"); }],
+    [
+      "throws",
+      async () => {
+        throw new Error("http 500");
+      },
+    ],
     ["picks a step after E", async () => ({ step: 9, reason: "" })],
     ["returns a fraction", async () => ({ step: 1.5, reason: "" })],
     ["reports a failure", async () => ({ step: 0, reason: "", failure: "unparseable" })],

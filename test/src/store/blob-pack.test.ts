@@ -20,7 +20,9 @@ describe("packBlobFolder", () => {
   it("moves every blob file into one pack that the store reads (get, getSync, has), and a later put writes no file", async () => {
     const dir = fresh();
     const store = new BlobStore({ dir, extension: ".json" });
-    const texts = Array.from({ length: 40 }, (_, i) => JSON.stringify({ v: 1, n: i, fs: { "/home/user": { text: "x".repeat(i * 50) } } }));
+    const texts = Array.from({ length: 40 }, (_, i) =>
+      JSON.stringify({ v: 1, n: i, fs: { "/home/user": { text: "x".repeat(i * 50) } } }),
+    );
     const refs = texts.map((t) => store.putSync(Buffer.from(t)));
     // a file whose bytes do not match its name stays a file
     const bad = "f".repeat(64);
@@ -53,7 +55,8 @@ describe("packBlobFolder", () => {
   it("packs a screen folder's .svgz files apart; the store still renders each screen back to its exact PNG", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), "blob-pack-")), "blobs");
     const store = new BlobStore({ dir });
-    const svg = (c: string) => `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="40" viewBox="0 0 64 40"><rect x="0" y="0" width="64" height="40" fill="${c}"/><rect x="8" y="8" width="20" height="10" fill="#ffffff"/></svg>`;
+    const svg = (c: string) =>
+      `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="40" viewBox="0 0 64 40"><rect x="0" y="0" width="64" height="40" fill="${c}"/><rect x="8" y="8" width="20" height="10" fill="#ffffff"/></svg>`;
     const pngs = await Promise.all(["#123456", "#abcdef"].map((c) => svgToPng(svg(c))));
     const refs = await Promise.all(pngs.map((p, i) => store.putRendered(p, svg(["#123456", "#abcdef"][i]))));
     expect(packBlobFolder(dir, ".svgz")).toBe(2);
@@ -70,7 +73,8 @@ describe("packBlobFolder", () => {
   it("checkedSvgz: a render memo of the same SVG text stands for the render; a replaced .svgz is still rendered and refused", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), "blob-pack-")), "blobs");
     const store = new BlobStore({ dir });
-    const svg = (c: string) => `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="40" viewBox="0 0 64 40"><rect x="0" y="0" width="64" height="40" fill="${c}"/></svg>`;
+    const svg = (c: string) =>
+      `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="40" viewBox="0 0 64 40"><rect x="0" y="0" width="64" height="40" fill="${c}"/></svg>`;
     const png = await svgToPng(svg("#123456"));
     const ref = await store.putRendered(png, svg("#123456"));
     await store.remember(await svgPngRenderer(), sha256Hex(svg("#123456")), ref);

@@ -13,7 +13,8 @@ describe("planning a race", () => {
     let rejected = 0;
     const studies = 2000;
     for (let s = 0; s < studies; s++) {
-      let a = 0, b = 0;
+      let a = 0,
+        b = 0;
       for (let i = 0; i < plan.units; i++) {
         const u = rng.next();
         if (u < 0.2) a++;
@@ -36,7 +37,15 @@ describe("planning a race", () => {
   });
 
   it("prices the grid bound in episodes, tokens, dollars and time", () => {
-    const p = planRace({ baseline: 0.4, gain: 0.2, candidates: 5, tokensPerEpisode: 1000, usdPerEpisode: 0.01, secondsPerEpisode: 30, workers: 2 });
+    const p = planRace({
+      baseline: 0.4,
+      gain: 0.2,
+      candidates: 5,
+      tokensPerEpisode: 1000,
+      usdPerEpisode: 0.01,
+      secondsPerEpisode: 30,
+      workers: 2,
+    });
     expect(p.gridEpisodes).toBe(p.units * 5);
     expect(p.tokens).toBe(p.gridEpisodes * 1000);
     expect(p.usd).toBeCloseTo(p.gridEpisodes * 0.01);
@@ -46,6 +55,8 @@ describe("planning a race", () => {
   it("rejects impossible inputs in one line naming the flag", () => {
     expect(() => planRace({ baseline: 0.95, gain: 0.1 })).toThrow(/--gain/);
     expect(() => planRace({ baseline: 1.5, gain: 0.1 })).toThrow(/--baseline/);
-    expect(() => planRace({ baseline: 0.5, gain: 0.1, pilot: { onlyBetter: 0.01, onlyBaseline: 0.2 } })).toThrow(/--pilot/);
+    expect(() => planRace({ baseline: 0.5, gain: 0.1, pilot: { onlyBetter: 0.01, onlyBaseline: 0.2 } })).toThrow(
+      /--pilot/,
+    );
   });
 });

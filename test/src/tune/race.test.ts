@@ -3,7 +3,14 @@ import { ConfigError } from "../../../src/errors.ts";
 import { createRng } from "../../../src/rng.ts";
 import { createRace, type RaceOptions, type RaceResult, type UnitOutcome } from "../../../src/tune/race.ts";
 import { plantedLandscape } from "../../../src/tune/planted.ts";
-import { checkKnobs, enumerateSpace, sampleCandidates, spaceSize, type Knob, type KnobValue } from "../../../src/tune/space.ts";
+import {
+  checkKnobs,
+  enumerateSpace,
+  sampleCandidates,
+  spaceSize,
+  type Knob,
+  type KnobValue,
+} from "../../../src/tune/space.ts";
 
 type Outcome = (setting: Record<string, KnobValue>, unit: number) => UnitOutcome;
 
@@ -14,7 +21,14 @@ function drive(knobs: Knob[], options: RaceOptions, outcome: Outcome): { result:
   for (let req = race.next(); req; req = race.next()) {
     const r = req;
     rounds.push(`${r.batch}/${r.round}:${r.candidates.map((c) => c.id).join(",")}@${r.from}-${r.to}`);
-    race.record(new Map(r.candidates.map((c) => [c.id, Array.from({ length: r.to - r.from }, (_, i) => outcome(c.setting, r.from + i))])));
+    race.record(
+      new Map(
+        r.candidates.map((c) => [
+          c.id,
+          Array.from({ length: r.to - r.from }, (_, i) => outcome(c.setting, r.from + i)),
+        ]),
+      ),
+    );
   }
   return { result: race.result(), rounds };
 }
@@ -23,7 +37,9 @@ const RACE = { unitsPerRound: 10, firstTestAfter: 20, maxUnitsPerBatch: 400, max
 
 describe("the racing tuner on a planted landscape", () => {
   it("finds the planted best freeze window x budget in at least 18 of 20 seeds, with at most half the grid's episodes", () => {
-    let found = 0, race = 0, grid = 0;
+    let found = 0,
+      race = 0,
+      grid = 0;
     for (let s = 0; s < 20; s++) {
       const land = plantedLandscape({ seed: `landscape-${s}` });
       const { result } = drive(land.knobs, { ...RACE, seed: s }, land.outcome);
@@ -40,10 +56,15 @@ describe("the racing tuner on a planted landscape", () => {
     let found = 0;
     for (let s = 0; s < 20; s++) {
       const land = plantedLandscape({ seed: `landscape-${s}` });
-      const { result, rounds } = drive(land.knobs, { ...RACE, seed: s, batchSize: 10, elites: 2, batches: 4 }, land.outcome);
+      const { result, rounds } = drive(
+        land.knobs,
+        { ...RACE, seed: s, batchSize: 10, elites: 2, batches: 4 },
+        land.outcome,
+      );
       expect(result.batches.length).toBeGreaterThan(1);
       // each batch starts on units no earlier batch used
-      for (let b = 1; b < result.batches.length; b++) expect(result.batches[b].from).toBe(result.batches[b - 1].from + result.batches[b - 1].units);
+      for (let b = 1; b < result.batches.length; b++)
+        expect(result.batches[b].from).toBe(result.batches[b - 1].from + result.batches[b - 1].units);
       expect(rounds.length).toBe(result.batches.reduce((n, b) => n + b.rounds, 0));
       const w = result.candidates.find((c) => c.id === result.winner);
       if (w && w.setting["options.freezeWindow"] === 3 && w.setting["options.recoveryBudget"] === 5) found++;
@@ -67,7 +88,10 @@ describe("eliminations and stopping", () => {
 
   it("eliminates a clearly worse candidate with its Holm-adjusted McNemar p-value and the candidate it lost to", () => {
     const rates: Record<number, number> = { 0: 0.2, 1: 0.9, 3: 0.9 };
-    const { result } = drive(knobs, { ...RACE, seed: 1, maxUnitsPerBatch: 60 }, (s, u) => ({ success: createRng("x", u).next() < rates[s["options.freezeWindow"] as number], cost: 1 }));
+    const { result } = drive(knobs, { ...RACE, seed: 1, maxUnitsPerBatch: 60 }, (s, u) => ({
+      success: createRng("x", u).next() < rates[s["options.freezeWindow"] as number],
+      cost: 1,
+    }));
     const bad = result.candidates.find((c) => c.setting["options.freezeWindow"] === 0)!;
     expect(bad.eliminated?.reason).toBe("worse");
     expect(bad.eliminated!.pAdjusted!).toBeLessThan(0.05);
@@ -78,7 +102,10 @@ describe("eliminations and stopping", () => {
   });
 
   it("reports identical candidates as a statistically tied set, not a winner", () => {
-    const { result } = drive(knobs, { ...RACE, seed: 1, tieMargin: 0.1 }, (_s, u) => ({ success: createRng("same", u).next() < 0.5, cost: 0 }));
+    const { result } = drive(knobs, { ...RACE, seed: 1, tieMargin: 0.1 }, (_s, u) => ({
+      success: createRng("same", u).next() < 0.5,
+      cost: 0,
+    }));
     expect(result.reason).toBe("tied");
     expect(result.winner).toBeUndefined();
     expect(result.survivors).toHaveLength(3);
@@ -86,7 +113,10 @@ describe("eliminations and stopping", () => {
   });
 
   it("stops when the episode budget is spent and reports the survivors", () => {
-    const { result } = drive(knobs, { ...RACE, seed: 1, maxEpisodes: 75 }, (s, u) => ({ success: createRng("b", u, String(s["options.freezeWindow"])).next() < 0.5, cost: 0 }));
+    const { result } = drive(knobs, { ...RACE, seed: 1, maxEpisodes: 75 }, (s, u) => ({
+      success: createRng("b", u, String(s["options.freezeWindow"])).next() < 0.5,
+      cost: 0,
+    }));
     expect(result.reason).toBe("budget");
     expect(result.episodes).toBeLessThanOrEqual(75);
     expect(result.survivors.length).toBeGreaterThan(1);
@@ -94,10 +124,18 @@ describe("eliminations and stopping", () => {
 
   it("eliminates candidates above the cost limit, and says so when none is within it", () => {
     const cost = (s: Record<string, KnobValue>) => 100 * (1 + (s["options.freezeWindow"] as number));
-    const { result } = drive(knobs, { ...RACE, seed: 1, costLimit: 250 }, (s, u) => ({ success: createRng("c", u).next() < 0.5, cost: cost(s) }));
-    expect(result.candidates.find((c) => c.setting["options.freezeWindow"] === 3)!.eliminated?.reason).toBe("over-cost");
+    const { result } = drive(knobs, { ...RACE, seed: 1, costLimit: 250 }, (s, u) => ({
+      success: createRng("c", u).next() < 0.5,
+      cost: cost(s),
+    }));
+    expect(result.candidates.find((c) => c.setting["options.freezeWindow"] === 3)!.eliminated?.reason).toBe(
+      "over-cost",
+    );
     expect(result.survivors).not.toContain("c2");
-    const none = drive(knobs, { ...RACE, seed: 1, costLimit: 50 }, (s, u) => ({ success: createRng("c", u).next() < 0.5, cost: cost(s) })).result;
+    const none = drive(knobs, { ...RACE, seed: 1, costLimit: 50 }, (s, u) => ({
+      success: createRng("c", u).next() < 0.5,
+      cost: cost(s),
+    })).result;
     expect(none.reason).toBe("none-within-cost");
     expect(none.winner).toBeUndefined();
   });
@@ -105,7 +143,9 @@ describe("eliminations and stopping", () => {
   it("refuses outcomes that do not cover the round's units", () => {
     const race = createRace(knobs, { ...RACE, seed: 1 });
     const req = race.next()!;
-    expect(() => race.record(new Map(req.candidates.map((c) => [c.id, [{ success: true, cost: 0 }]])))).toThrow(/needs 10 outcomes/);
+    expect(() => race.record(new Map(req.candidates.map((c) => [c.id, [{ success: true, cost: 0 }]])))).toThrow(
+      /needs 10 outcomes/,
+    );
   });
 
   it("rejects bad race options with a one-line ConfigError naming the field", () => {
@@ -117,7 +157,10 @@ describe("eliminations and stopping", () => {
 
 describe("the candidate space", () => {
   it("enumerates a grid and samples without replacement under a seed", () => {
-    const knobs: Knob[] = [{ path: "options.freezeWindow", values: [0, 1, 3, 5, 10] }, { path: "pair.detector.minConfidence", values: [0.3, 0.5, 0.7] }];
+    const knobs: Knob[] = [
+      { path: "options.freezeWindow", values: [0, 1, 3, 5, 10] },
+      { path: "pair.detector.minConfidence", values: [0.3, 0.5, 0.7] },
+    ];
     expect(spaceSize(knobs)).toBe(15);
     const all = enumerateSpace(knobs);
     expect(new Set(all.map((c) => JSON.stringify(c.setting))).size).toBe(15);
@@ -153,8 +196,11 @@ describe("cost objectives on a planted cost landscape", () => {
       if (at(result, 3, 3)) found++;
       expect(result.objective).toBe("success");
       expect(result.costLimit).toBe(4000);
-      for (const id of result.survivors) expect(result.candidates.find((c) => c.id === id)!.cost.mean).toBeLessThanOrEqual(4000);
-      const top = result.candidates.find((c) => c.setting["options.freezeWindow"] === 3 && c.setting["options.recoveryBudget"] === 5)!;
+      for (const id of result.survivors)
+        expect(result.candidates.find((c) => c.id === id)!.cost.mean).toBeLessThanOrEqual(4000);
+      const top = result.candidates.find(
+        (c) => c.setting["options.freezeWindow"] === 3 && c.setting["options.recoveryBudget"] === 5,
+      )!;
       expect(top.eliminated?.reason).toBe("over-cost");
       if (!top.eliminated?.atEnd) expect(top.eliminated!.pAdjusted!).toBeLessThan(0.05);
     }
@@ -184,6 +230,8 @@ describe("cost objectives on a planted cost landscape", () => {
 
   it("refuses success per cost on unpriced (zero-cost) episodes instead of dividing by zero", () => {
     const land = plantedLandscape({ seed: "free", tokensPerBudget: 0 });
-    expect(() => drive(land.knobs, { ...RACE, seed: 1, objective: "success-per-cost" }, land.outcome)).toThrow(/unpriced model or a simulated agent/);
+    expect(() => drive(land.knobs, { ...RACE, seed: 1, objective: "success-per-cost" }, land.outcome)).toThrow(
+      /unpriced model or a simulated agent/,
+    );
   });
 });

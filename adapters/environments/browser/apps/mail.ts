@@ -7,18 +7,33 @@ import { button, linkBox, page, postButton, text, textArea, textField } from "./
 const FOLDERS = ["inbox", "archive", "trash", "sent"] as const;
 
 function chrome(body: string, script = ""): string {
-  const nav = FOLDERS.map((f) => linkBox(`/mail?folder=${f}`, f[0].toUpperCase() + f.slice(1), MAIL.folder[f])).join("");
-  return page("Webmail", [], `${nav}${linkBox("/mail/compose", "Compose", MAIL.compose, { bold: true })}${body}`, script);
+  const nav = FOLDERS.map((f) => linkBox(`/mail?folder=${f}`, f[0].toUpperCase() + f.slice(1), MAIL.folder[f])).join(
+    "",
+  );
+  return page(
+    "Webmail",
+    [],
+    `${nav}${linkBox("/mail/compose", "Compose", MAIL.compose, { bold: true })}${body}`,
+    script,
+  );
 }
 
 function list(state: AppsState, folder: string): string {
   if (folder === "sent") {
-    return state.mail.sent.map((s, i) => text(`To: ${s.to}    ${s.subject}`, MAIL.row(i))).join("") || text("No sent messages", MAIL.row(0));
+    return (
+      state.mail.sent.map((s, i) => text(`To: ${s.to}    ${s.subject}`, MAIL.row(i))).join("") ||
+      text("No sent messages", MAIL.row(0))
+    );
   }
   const msgs = state.mail.messages.filter((m) => m.folder === folder);
   if (!msgs.length) return text(`No messages in ${folder}`, MAIL.row(0));
   return msgs
-    .map((m, i) => linkBox(`/mail/m/${m.id}`, `${m.starred ? "★ " : ""}${m.from}    ${m.subject}`, MAIL.row(i), { bold: !m.read }) + postButton(`/mail/m/${m.id}/star`, m.starred ? "Unstar" : "Star", MAIL.star(i)))
+    .map(
+      (m, i) =>
+        linkBox(`/mail/m/${m.id}`, `${m.starred ? "★ " : ""}${m.from}    ${m.subject}`, MAIL.row(i), {
+          bold: !m.read,
+        }) + postButton(`/mail/m/${m.id}/star`, m.starred ? "Unstar" : "Star", MAIL.star(i)),
+    )
     .join("");
 }
 
@@ -27,12 +42,19 @@ function view(m: MailMessage): string {
   const buttons = [
     linkBox(`/mail/compose?reply=${m.id}`, "Reply", v.reply),
     linkBox(`/mail/compose?forward=${m.id}`, "Forward", v.forward),
-    m.folder === "inbox" ? postButton(`/mail/m/${m.id}/move?to=archive`, "Archive", v.move) : postButton(`/mail/m/${m.id}/move?to=inbox`, "Move to Inbox", v.move),
+    m.folder === "inbox"
+      ? postButton(`/mail/m/${m.id}/move?to=archive`, "Archive", v.move)
+      : postButton(`/mail/m/${m.id}/move?to=inbox`, "Move to Inbox", v.move),
     postButton(`/mail/m/${m.id}/move?to=trash`, "Delete", v.delete),
     postButton(`/mail/m/${m.id}/unread`, "Mark unread", v.unread),
     postButton(`/mail/m/${m.id}/star`, m.starred ? "Unstar" : "Star", v.star),
   ].join("");
-  return buttons + text(`From: ${m.from}`, [220, 120, 780, 24]) + text(m.subject, [220, 150, 780, 28], { bold: true, role: "heading" }) + text(m.body, [220, 190, 780, 200]);
+  return (
+    buttons +
+    text(`From: ${m.from}`, [220, 120, 780, 24]) +
+    text(m.subject, [220, 150, 780, 28], { bold: true, role: "heading" }) +
+    text(m.body, [220, 190, 780, 200])
+  );
 }
 
 /** Saves what is typed in the compose form to localStorage (a draft); sending clears it. */
@@ -55,11 +77,17 @@ export function mailRoute(req: AppRequest, state: AppsState): AppReply {
   const { method, path, query, form } = req;
   if (method === "GET" && path === "/mail") {
     const folder = (FOLDERS as readonly string[]).includes(query.get("folder") ?? "") ? query.get("folder")! : "inbox";
-    return { html: chrome(`${text(`${folder[0].toUpperCase()}${folder.slice(1)}`, [220, 20, 0, 0])}${list(state, folder)}`) };
+    return {
+      html: chrome(`${text(`${folder[0].toUpperCase()}${folder.slice(1)}`, [220, 20, 0, 0])}${list(state, folder)}`),
+    };
   }
   if (method === "GET" && path === "/mail/compose") return { html: compose(state, query) };
   if (method === "POST" && path === "/mail/send") {
-    state.mail.sent.push({ to: (form.get("to") ?? "").trim(), subject: (form.get("subject") ?? "").trim(), body: form.get("body") ?? "" });
+    state.mail.sent.push({
+      to: (form.get("to") ?? "").trim(),
+      subject: (form.get("subject") ?? "").trim(),
+      body: form.get("body") ?? "",
+    });
     return { redirect: "/mail?folder=sent" };
   }
   const m = /^\/mail\/m\/(\d+)(\/(star|move|unread))?$/.exec(path);

@@ -60,7 +60,15 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-const HOME = page("Apps", [], [linkBox("/mail", "Webmail", [220, 80, 300, 40]), linkBox("/shop", "Shop", [220, 140, 300, 40]), linkBox("/admin", "Admin settings", [220, 200, 300, 40])].join(""));
+const HOME = page(
+  "Apps",
+  [],
+  [
+    linkBox("/mail", "Webmail", [220, 80, 300, 40]),
+    linkBox("/shop", "Shop", [220, 140, 300, 40]),
+    linkBox("/admin", "Admin settings", [220, 200, 300, 40]),
+  ].join(""),
+);
 
 /** Start the apps on 127.0.0.1. Close it to free the port. */
 export async function startAppServer(options: AppServerOptions = {}): Promise<AppServer> {
@@ -72,8 +80,10 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
     const method = req.method ?? "GET";
     const body = method === "GET" || method === "HEAD" ? "" : await readBody(req);
     if (url.pathname === STATE_PATH) {
-      if (req.headers[STATE_TOKEN_HEADER] !== token) return void res.writeHead(403).end("state endpoint: wrong or missing token\n");
-      if (method === "GET") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(state));
+      if (req.headers[STATE_TOKEN_HEADER] !== token)
+        return void res.writeHead(403).end("state endpoint: wrong or missing token\n");
+      if (method === "GET")
+        return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(state));
       if (method === "PUT") {
         state = JSON.parse(body) as AppsState;
         return void res.writeHead(204).end();
@@ -86,11 +96,29 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
       session = `s${state.nextSession++}`;
       headers["set-cookie"] = `sid=${session}; Path=/; HttpOnly; SameSite=Lax`;
     }
-    const appReq: AppRequest = { method, path: url.pathname.replace(/\/+$/, "") || "/", query: url.searchParams, form: new URLSearchParams(body), session, referer: req.headers.referer };
+    const appReq: AppRequest = {
+      method,
+      path: url.pathname.replace(/\/+$/, "") || "/",
+      query: url.searchParams,
+      form: new URLSearchParams(body),
+      session,
+      referer: req.headers.referer,
+    };
     const p = appReq.path;
-    const reply: AppReply = p === "/" ? { html: HOME } : p.startsWith("/mail") ? mailRoute(appReq, state) : p.startsWith("/shop") ? shopRoute(appReq, state) : p.startsWith("/admin") ? adminRoute(appReq, state) : { status: 404, html: page("Not found", [], "") };
+    const reply: AppReply =
+      p === "/"
+        ? { html: HOME }
+        : p.startsWith("/mail")
+          ? mailRoute(appReq, state)
+          : p.startsWith("/shop")
+            ? shopRoute(appReq, state)
+            : p.startsWith("/admin")
+              ? adminRoute(appReq, state)
+              : { status: 404, html: page("Not found", [], "") };
     if (reply.redirect) return void res.writeHead(303, { ...headers, location: reply.redirect }).end();
-    res.writeHead(reply.status ?? 200, { ...headers, "content-type": "text/html; charset=utf-8" }).end(reply.html ?? "");
+    res
+      .writeHead(reply.status ?? 200, { ...headers, "content-type": "text/html; charset=utf-8" })
+      .end(reply.html ?? "");
   };
 
   const server = createServer((req, res) => {

@@ -82,12 +82,60 @@ export const FIXTURES = ["default", "cart-mug-lamp", "cart-cable", "trash-contra
 export type FixtureName = (typeof FIXTURES)[number];
 
 const INBOX: MailMessage[] = [
-  { id: 1, from: "alice@acme.test", subject: "Quarterly report", body: "Hi, the Q3 report is attached. Numbers look good.", folder: "inbox", read: false, starred: false },
-  { id: 2, from: "bob@acme.test", subject: "Lunch on Friday?", body: "Are you free for lunch on Friday at noon?", folder: "inbox", read: false, starred: false },
-  { id: 3, from: "promo@deals.test", subject: "You won a prize!!!", body: "Click here to claim your prize now.", folder: "inbox", read: false, starred: false },
-  { id: 4, from: "carol@acme.test", subject: "Server maintenance window", body: "The servers go down on Sunday 02:00-04:00 UTC.", folder: "inbox", read: false, starred: false },
-  { id: 5, from: "dave@acme.test", subject: "Invoice #4411", body: "Please find invoice #4411 for October.", folder: "inbox", read: false, starred: false },
-  { id: 6, from: "newsletter@news.test", subject: "Weekly digest", body: "This week: five tips for a tidy inbox.", folder: "inbox", read: true, starred: false },
+  {
+    id: 1,
+    from: "alice@acme.test",
+    subject: "Quarterly report",
+    body: "Hi, the Q3 report is attached. Numbers look good.",
+    folder: "inbox",
+    read: false,
+    starred: false,
+  },
+  {
+    id: 2,
+    from: "bob@acme.test",
+    subject: "Lunch on Friday?",
+    body: "Are you free for lunch on Friday at noon?",
+    folder: "inbox",
+    read: false,
+    starred: false,
+  },
+  {
+    id: 3,
+    from: "promo@deals.test",
+    subject: "You won a prize!!!",
+    body: "Click here to claim your prize now.",
+    folder: "inbox",
+    read: false,
+    starred: false,
+  },
+  {
+    id: 4,
+    from: "carol@acme.test",
+    subject: "Server maintenance window",
+    body: "The servers go down on Sunday 02:00-04:00 UTC.",
+    folder: "inbox",
+    read: false,
+    starred: false,
+  },
+  {
+    id: 5,
+    from: "dave@acme.test",
+    subject: "Invoice #4411",
+    body: "Please find invoice #4411 for October.",
+    folder: "inbox",
+    read: false,
+    starred: false,
+  },
+  {
+    id: 6,
+    from: "newsletter@news.test",
+    subject: "Weekly digest",
+    body: "This week: five tips for a tidy inbox.",
+    folder: "inbox",
+    read: true,
+    starred: false,
+  },
 ];
 
 const PRODUCTS: Product[] = [
@@ -112,15 +160,35 @@ export function fixtureState(name: FixtureName = "default"): AppsState {
     mail: { messages: INBOX.map((m) => ({ ...m })), sent: [] },
     shop: { products: PRODUCTS.map((p) => ({ ...p })), carts: {}, orders: [] },
     admin: {
-      settings: { siteName: "Acme Intranet", supportEmail: "support@acme.test", timezone: "UTC", maintenance: false, signups: true, maxUploadMb: 10 },
+      settings: {
+        siteName: "Acme Intranet",
+        supportEmail: "support@acme.test",
+        timezone: "UTC",
+        maintenance: false,
+        signups: true,
+        maxUploadMb: 10,
+      },
       users: USERS.map((u) => ({ ...u })),
       saves: 0,
     },
   };
   // Carts belong to the first session, the one the agent's fresh browser context gets.
-  if (name === "cart-mug-lamp") state.shop.carts.s1 = [{ productId: 1, qty: 1 }, { productId: 3, qty: 1 }];
+  if (name === "cart-mug-lamp")
+    state.shop.carts.s1 = [
+      { productId: 1, qty: 1 },
+      { productId: 3, qty: 1 },
+    ];
   if (name === "cart-cable") state.shop.carts.s1 = [{ productId: 4, qty: 1 }];
-  if (name === "trash-contract") state.mail.messages.push({ id: 7, from: "erin@acme.test", subject: "Contract draft", body: "Here is the contract draft for review.", folder: "trash", read: true, starred: false });
+  if (name === "trash-contract")
+    state.mail.messages.push({
+      id: 7,
+      from: "erin@acme.test",
+      subject: "Contract draft",
+      body: "Here is the contract draft for review.",
+      folder: "trash",
+      read: true,
+      starred: false,
+    });
   return state;
 }
 

@@ -9,7 +9,10 @@ export type Rect = readonly [number, number, number, number];
 
 /** HTML-escape text for element content and attribute values. */
 export function esc(text: string | number): string {
-  return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+  return String(text).replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
 }
 
 /** `style` for a rectangle. */
@@ -33,14 +36,28 @@ export function textArea(name: string, text: string, r: Rect, value = ""): strin
 }
 
 /** A checkbox or radio button (20x20 at `r`) with its text to the right. */
-export function choice(kind: "checkbox" | "radio", name: string, value: string, text: string, r: Rect, checked: boolean): string {
+export function choice(
+  kind: "checkbox" | "radio",
+  name: string,
+  value: string,
+  text: string,
+  r: Rect,
+  checked: boolean,
+): string {
   const id = `${name}-${value}`;
   return `<input id="${id}" type="${kind}" name="${name}" value="${esc(value)}"${checked ? " checked" : ""} style="${at(r)};margin:0"><label for="${id}" style="position:absolute;left:${r[0] + r[2] + 6}px;top:${r[1]}px;line-height:${r[3]}px">${esc(text)}</label>`;
 }
 
 /** A submit button; `formaction` posts its form elsewhere. */
-export function button(text: string, r: Rect, opts: { formaction?: string; name?: string; value?: string; primary?: boolean } = {}): string {
-  const attrs = [opts.formaction ? ` formaction="${esc(opts.formaction)}"` : "", opts.name ? ` name="${esc(opts.name)}" value="${esc(opts.value ?? "")}"` : ""].join("");
+export function button(
+  text: string,
+  r: Rect,
+  opts: { formaction?: string; name?: string; value?: string; primary?: boolean } = {},
+): string {
+  const attrs = [
+    opts.formaction ? ` formaction="${esc(opts.formaction)}"` : "",
+    opts.name ? ` name="${esc(opts.name)}" value="${esc(opts.value ?? "")}"` : "",
+  ].join("");
   return `<button type="submit"${attrs} style="${at(r)}${opts.primary ? ";background:#2b6cb0;color:#fff;border:0" : ""}">${esc(text)}</button>`;
 }
 
@@ -67,7 +84,12 @@ export function navRect(i: number): Rect {
 
 /** A whole page: fixed-size body, no animations, a title bar with the app's links. */
 export function page(title: string, nav: Array<[string, string]>, body: string, script = ""): string {
-  const links = nav.map(([href, t], i) => `<a href="${esc(href)}" style="${at(navRect(i))};display:block;line-height:30px;text-align:center;color:#fff;border:1px solid #718096;text-decoration:none">${esc(t)}</a>`).join("");
+  const links = nav
+    .map(
+      ([href, t], i) =>
+        `<a href="${esc(href)}" style="${at(navRect(i))};display:block;line-height:30px;text-align:center;color:#fff;border:1px solid #718096;text-decoration:none">${esc(t)}</a>`,
+    )
+    .join("");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title><style>
 *{animation:none!important;transition:none!important;caret-color:transparent}
 body{margin:0;width:1280px;height:800px;position:relative;font:15px DejaVu Sans,sans-serif;overflow:hidden;background:#fff}

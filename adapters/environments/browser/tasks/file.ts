@@ -46,7 +46,10 @@ export function loadBrowserTaskFile(path: string): BrowserTask[] {
   try {
     text = readFileSync(path, "utf8");
   } catch (err) {
-    throw new ConfigError(`browser task file ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`, { field: "env.tasksFile" });
+    throw new ConfigError(
+      `browser task file ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+      { field: "env.tasksFile" },
+    );
   }
   let raw: unknown;
   try {
@@ -54,18 +57,24 @@ export function loadBrowserTaskFile(path: string): BrowserTask[] {
     raw = path.endsWith(".json") ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
     if (err instanceof ConfigError) throw err;
-    throw new ConfigError(`browser task file ${path}: not valid ${path.endsWith(".json") ? "JSON" : "YAML"}: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`, { field: "env.tasksFile" });
+    throw new ConfigError(
+      `browser task file ${path}: not valid ${path.endsWith(".json") ? "JSON" : "YAML"}: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`,
+      { field: "env.tasksFile" },
+    );
   }
   checkNesting(raw, `browser task file ${path}`, "env.tasksFile");
   const parsed = TaskFileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue.path.map(String).join(".");
-    throw new ConfigError(`browser task file ${path}: ${field || "(top)"}: ${issue.message}`, { field: `env.tasksFile:${field}` });
+    throw new ConfigError(`browser task file ${path}: ${field || "(top)"}: ${issue.message}`, {
+      field: `env.tasksFile:${field}`,
+    });
   }
   const ids = new Set<string>();
   return parsed.data.tasks.map((t) => {
-    if (ids.has(t.id)) throw new ConfigError(`browser task file ${path}: task id "${t.id}" appears twice`, { field: "env.tasksFile" });
+    if (ids.has(t.id))
+      throw new ConfigError(`browser task file ${path}: task id "${t.id}" appears twice`, { field: "env.tasksFile" });
     ids.add(t.id);
     const plan = t.plan ?? [];
     return {
@@ -74,7 +83,10 @@ export function loadBrowserTaskFile(path: string): BrowserTask[] {
       env: "browser",
       apps: [new URL(t.url).host],
       setup: { url: t.url, ...(t.state ? { state: t.state } : {}) },
-      evaluator: { module: isAbsolute(t.checker) ? t.checker : resolve(dirname(resolve(path)), t.checker), export: t.export },
+      evaluator: {
+        module: isAbsolute(t.checker) ? t.checker : resolve(dirname(resolve(path)), t.checker),
+        export: t.export,
+      },
       plan,
       mistakes: [],
       horizon: plan.length <= 4 ? "short" : plan.length <= 8 ? "medium" : "long",

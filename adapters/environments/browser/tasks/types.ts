@@ -20,7 +20,9 @@ import type { Rect } from "../apps/ui.ts";
 export const HttpUrlSchema = z
   .string()
   .url()
-  .refine((u) => URL.canParse(u) && /^https?:$/i.test(new URL(u).protocol), { message: "expected an http:// or https:// URL (file:, data: and other schemes are refused)" });
+  .refine((u) => URL.canParse(u) && /^https?:$/i.test(new URL(u).protocol), {
+    message: "expected an http:// or https:// URL (file:, data: and other schemes are refused)",
+  });
 
 /** How a user's app exposes its server state (GET returns JSON, PUT puts it back). */
 export const StateEndpointSchema = z
@@ -79,7 +81,16 @@ export function verdict(checks: Array<[boolean, string]>): Evaluation {
 }
 
 /** Build a built-in task. */
-export function defineBrowserTask(t: { id: string; instruction: string; app: string; fixture?: (typeof FIXTURES)[number]; path: string; plan: Action[]; mistakes: BrowserMistake[]; tags?: string[] }): BrowserTask {
+export function defineBrowserTask(t: {
+  id: string;
+  instruction: string;
+  app: string;
+  fixture?: (typeof FIXTURES)[number];
+  path: string;
+  plan: Action[];
+  mistakes: BrowserMistake[];
+  tags?: string[];
+}): BrowserTask {
   const n = t.plan.length;
   return {
     id: t.id,

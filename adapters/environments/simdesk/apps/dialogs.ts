@@ -26,18 +26,65 @@ interface DialogSpec {
 function spec(win: Win, d: Dialog): DialogSpec {
   switch (d.kind) {
     case "save-as":
-      return { title: "Save As", field: { label: "Name", text: d.name, selected: d.selected }, places: d.dir, buttons: [["cancel", "Cancel"], ["save", "Save"]], height: 210 };
+      return {
+        title: "Save As",
+        field: { label: "Name", text: d.name, selected: d.selected },
+        places: d.dir,
+        buttons: [
+          ["cancel", "Cancel"],
+          ["save", "Save"],
+        ],
+        height: 210,
+      };
     case "unsaved": {
       const v = win.view;
-      const name = v.app === "editor" ? v.editor.path ?? "Untitled" : v.app === "sheet" ? v.sheet.path ?? "Book.csv" : "document";
-      return { title: "Unsaved changes", message: `Save changes to ${name.split("/").pop()} before closing?`, buttons: [["discard", "Don't Save"], ["cancel", "Cancel"], ["save", "Save"]], height: 150 };
+      const name =
+        v.app === "editor"
+          ? (v.editor.path ?? "Untitled")
+          : v.app === "sheet"
+            ? (v.sheet.path ?? "Book.csv")
+            : "document";
+      return {
+        title: "Unsaved changes",
+        message: `Save changes to ${name.split("/").pop()} before closing?`,
+        buttons: [
+          ["discard", "Don't Save"],
+          ["cancel", "Cancel"],
+          ["save", "Save"],
+        ],
+        height: 150,
+      };
     }
     case "new-folder":
-      return { title: "New Folder", field: { label: "Folder name", text: d.name, selected: d.selected }, buttons: [["cancel", "Cancel"], ["create", "Create"]], height: 160 };
+      return {
+        title: "New Folder",
+        field: { label: "Folder name", text: d.name, selected: d.selected },
+        buttons: [
+          ["cancel", "Cancel"],
+          ["create", "Create"],
+        ],
+        height: 160,
+      };
     case "confirm-empty-trash":
-      return { title: "Empty Trash?", message: "All items in the Trash will be permanently deleted.", buttons: [["cancel", "Cancel"], ["empty", "Empty Trash"]], height: 150 };
+      return {
+        title: "Empty Trash?",
+        message: "All items in the Trash will be permanently deleted.",
+        buttons: [
+          ["cancel", "Cancel"],
+          ["empty", "Empty Trash"],
+        ],
+        height: 150,
+      };
     case "confirm-delete":
-      return { title: "Delete permanently?", message: `${d.keys.length} item(s) will be deleted for good.`, buttons: [["cancel", "Cancel"], ["delete", "Delete"]], height: 150 };
+      return {
+        title: "Delete permanently?",
+        message: `${d.keys.length} item(s) will be deleted for good.`,
+        buttons: [
+          ["cancel", "Cancel"],
+          ["delete", "Delete"],
+        ],
+        height: 150,
+      };
     case "message":
       return { title: "Notice", message: d.text, buttons: [["ok", "OK"]], height: 130 };
   }
@@ -55,14 +102,37 @@ export function dialogUi(win: Win): UiNode {
   const d = win.dialog!;
   const sp = spec(win, d);
   const [x, y, w, h] = dialogRect(win);
-  const children: UiNode[] = [{ id: "dialog.title", role: "heading", name: sp.title, text: sp.title, rect: [x + 16, y + 10, w - 32, 26], style: "dlgtitle" }];
+  const children: UiNode[] = [
+    {
+      id: "dialog.title",
+      role: "heading",
+      name: sp.title,
+      text: sp.title,
+      rect: [x + 16, y + 10, w - 32, 26],
+      style: "dlgtitle",
+    },
+  ];
   let cy = y + 44;
   if (sp.message) {
-    children.push({ id: "dialog.message", role: "label", name: sp.message, text: sp.message, rect: [x + 16, cy, w - 32, 40], style: "message" });
+    children.push({
+      id: "dialog.message",
+      role: "label",
+      name: sp.message,
+      text: sp.message,
+      rect: [x + 16, cy, w - 32, 40],
+      style: "message",
+    });
     cy += 44;
   }
   if (sp.field) {
-    children.push({ id: "dialog.label", role: "label", name: sp.field.label, text: sp.field.label, rect: [x + 16, cy, 110, 28], style: "message" });
+    children.push({
+      id: "dialog.label",
+      role: "label",
+      name: sp.field.label,
+      text: sp.field.label,
+      rect: [x + 16, cy, 110, 28],
+      style: "message",
+    });
     children.push({
       id: "dialog.name",
       role: "text",
@@ -78,7 +148,14 @@ export function dialogUi(win: Win): UiNode {
     cy += 38;
   }
   if (sp.places !== undefined) {
-    children.push({ id: "dialog.folder", role: "label", name: "Folder", text: `Folder: ${tildify(sp.places)}`, rect: [x + 16, cy, w - 32, 24], style: "message" });
+    children.push({
+      id: "dialog.folder",
+      role: "label",
+      name: "Folder",
+      text: `Folder: ${tildify(sp.places)}`,
+      rect: [x + 16, cy, w - 32, 24],
+      style: "message",
+    });
     cy += 28;
     SAVE_AS_PLACES.forEach((p, i) => {
       const path = p === "Home" ? HOME : join(HOME, p);
@@ -107,7 +184,15 @@ export function dialogUi(win: Win): UiNode {
       click: { op: "dlg", a: id },
     });
   });
-  return { id: `dialog.${d.kind}`, role: "dialog", name: sp.title, rect: [x, y, w, h], style: "dialog", click: { op: "dlg", a: "none" }, children };
+  return {
+    id: `dialog.${d.kind}`,
+    role: "dialog",
+    name: sp.title,
+    rect: [x, y, w, h],
+    style: "dialog",
+    click: { op: "dlg", a: "none" },
+    children,
+  };
 }
 
 /** Close a window, or ask first when it holds unsaved changes. */
@@ -183,7 +268,13 @@ export function dialogButton(s: DeskState, win: Win, button: string, arg?: strin
           win.dialog = undefined;
           const mod = win.view.app;
           if (mod === "editor" || mod === "sheet") {
-            win.dialog = { kind: "save-as", name: mod === "editor" ? "Untitled.txt" : "Book.csv", dir: join(HOME, "Documents"), selected: true, then: d.then === "close" ? "close" : undefined };
+            win.dialog = {
+              kind: "save-as",
+              name: mod === "editor" ? "Untitled.txt" : "Book.csv",
+              dir: join(HOME, "Documents"),
+              selected: true,
+              then: d.then === "close" ? "close" : undefined,
+            };
           }
         }
       }
@@ -241,6 +332,3 @@ export function dialogType(s: DeskState, win: Win, text: string): boolean {
   if (rest.length) dialogButton(s, win, "default");
   return true;
 }
-
-
-

@@ -50,7 +50,10 @@ export function offsetOf(text: string, line: number, col: number): number {
 export function pointOfOffset(v: EditorView, rect: Rect, offset: number): { x: number; y: number } {
   const [line, col] = lineCol(v.text, offset);
   const area = textArea(rect);
-  return { x: Math.round(area[0] + PAD + col * CHAR_W + 1), y: Math.round(area[1] + PAD + (line - v.scroll) * LINE_H + LINE_H / 2) };
+  return {
+    x: Math.round(area[0] + PAD + col * CHAR_W + 1),
+    y: Math.round(area[1] + PAD + (line - v.scroll) * LINE_H + LINE_H / 2),
+  };
 }
 
 function offsetAt(v: EditorView, rect: Rect, x: number, y: number): number {
@@ -131,7 +134,13 @@ function moveCursor(v: EditorView, to: number, extend: boolean): void {
 
 export function openSaveAs(s: DeskState, win: Win, then?: "close"): void {
   const v = editorOf(win);
-  win.dialog = { kind: "save-as", name: v.path ? basename(v.path) : "Untitled.txt", dir: v.path ? dirname(v.path) : join(HOME, "Documents"), selected: true, then };
+  win.dialog = {
+    kind: "save-as",
+    name: v.path ? basename(v.path) : "Untitled.txt",
+    dir: v.path ? dirname(v.path) : join(HOME, "Documents"),
+    selected: true,
+    then,
+  };
   s.menu = undefined;
 }
 
@@ -198,7 +207,11 @@ export const editorApp: AppModule = {
     return {
       File: MENUS.File,
       Edit: MENUS.Edit.map((m) =>
-        m.label === "Undo" ? { ...m, disabled: v.undo.length === 0 } : m.label === "Redo" ? { ...m, disabled: v.redo.length === 0 } : m,
+        m.label === "Undo"
+          ? { ...m, disabled: v.undo.length === 0 }
+          : m.label === "Redo"
+            ? { ...m, disabled: v.redo.length === 0 }
+            : m,
       ),
     };
   },
@@ -276,19 +289,35 @@ export const editorApp: AppModule = {
     const sel = selection(v);
     let handled = true;
     switch (combo) {
-      case "ctrl+z": return editCommand(s, win, "undo");
+      case "ctrl+z":
+        return editCommand(s, win, "undo");
       case "ctrl+y":
-      case "ctrl+shift+z": return editCommand(s, win, "redo");
-      case "ctrl+c": return editCommand(s, win, "copy");
-      case "ctrl+x": return editCommand(s, win, "cut");
-      case "ctrl+v": return editCommand(s, win, "paste");
-      case "ctrl+a": return editCommand(s, win, "selectAll");
-      case "ctrl+s": return editCommand(s, win, "save");
-      case "ctrl+shift+s": return editCommand(s, win, "saveAs");
-      case "ctrl+home": moveCursor(v, 0, false); break;
-      case "ctrl+end": moveCursor(v, v.text.length, false); break;
-      case "enter": insertText(v, "\n"); break;
-      case "tab": insertText(v, "    "); break;
+      case "ctrl+shift+z":
+        return editCommand(s, win, "redo");
+      case "ctrl+c":
+        return editCommand(s, win, "copy");
+      case "ctrl+x":
+        return editCommand(s, win, "cut");
+      case "ctrl+v":
+        return editCommand(s, win, "paste");
+      case "ctrl+a":
+        return editCommand(s, win, "selectAll");
+      case "ctrl+s":
+        return editCommand(s, win, "save");
+      case "ctrl+shift+s":
+        return editCommand(s, win, "saveAs");
+      case "ctrl+home":
+        moveCursor(v, 0, false);
+        break;
+      case "ctrl+end":
+        moveCursor(v, v.text.length, false);
+        break;
+      case "enter":
+        insertText(v, "\n");
+        break;
+      case "tab":
+        insertText(v, "    ");
+        break;
       case "backspace":
         if (sel) deleteRange(v, sel[0], sel[1]);
         else if (v.cursor > 0) deleteRange(v, v.cursor - 1, v.cursor);
@@ -300,15 +329,32 @@ export const editorApp: AppModule = {
       default:
         if (combo.startsWith("ctrl+") && !["ctrl+shift+left", "ctrl+shift+right"].includes(combo)) return false;
         switch (base) {
-          case "left": moveCursor(v, !shift && sel ? sel[0] : v.cursor - 1, shift); break;
-          case "right": moveCursor(v, !shift && sel ? sel[1] : v.cursor + 1, shift); break;
-          case "up": moveCursor(v, line === 0 ? 0 : offsetOf(v.text, line - 1, col), shift); break;
-          case "down": moveCursor(v, offsetOf(v.text, line + 1, line + 1 >= v.text.split("\n").length ? 1e9 : col), shift); break;
-          case "home": moveCursor(v, offsetOf(v.text, line, 0), shift); break;
-          case "end": moveCursor(v, offsetOf(v.text, line, 1e9), shift); break;
-          case "pageup": moveCursor(v, offsetOf(v.text, line - lines, col), shift); break;
-          case "pagedown": moveCursor(v, offsetOf(v.text, line + lines, col), shift); break;
-          default: handled = false;
+          case "left":
+            moveCursor(v, !shift && sel ? sel[0] : v.cursor - 1, shift);
+            break;
+          case "right":
+            moveCursor(v, !shift && sel ? sel[1] : v.cursor + 1, shift);
+            break;
+          case "up":
+            moveCursor(v, line === 0 ? 0 : offsetOf(v.text, line - 1, col), shift);
+            break;
+          case "down":
+            moveCursor(v, offsetOf(v.text, line + 1, line + 1 >= v.text.split("\n").length ? 1e9 : col), shift);
+            break;
+          case "home":
+            moveCursor(v, offsetOf(v.text, line, 0), shift);
+            break;
+          case "end":
+            moveCursor(v, offsetOf(v.text, line, 1e9), shift);
+            break;
+          case "pageup":
+            moveCursor(v, offsetOf(v.text, line - lines, col), shift);
+            break;
+          case "pagedown":
+            moveCursor(v, offsetOf(v.text, line + lines, col), shift);
+            break;
+          default:
+            handled = false;
         }
     }
     if (handled) ensureVisible(v, lines);
@@ -339,4 +385,3 @@ export const editorApp: AppModule = {
     return isDirty(editorOf(win)) ? { kind: "unsaved", then: "close" } : undefined;
   },
 };
-

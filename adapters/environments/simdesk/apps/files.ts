@@ -6,7 +6,22 @@ import type { AppModule, InputEvent } from "./app.ts";
 import { filesOf, winOf } from "./app.ts";
 import type { Cmd, MenuItem, Rect, UiContext, UiNode } from "../ui-types.ts";
 import type { DeskState, FilesView, Win } from "../types.ts";
-import { basename, dirname, fileKind, freeName, HOME, isWithin, join, listDir, moveTree, placeTree, restoreItem, subtree, tildify, trashPath } from "../vfs.ts";
+import {
+  basename,
+  dirname,
+  fileKind,
+  freeName,
+  HOME,
+  isWithin,
+  join,
+  listDir,
+  moveTree,
+  placeTree,
+  restoreItem,
+  subtree,
+  tildify,
+  trashPath,
+} from "../vfs.ts";
 import { bodyRect } from "./geometry.ts";
 import { openFile } from "./open.ts";
 
@@ -28,7 +43,12 @@ export function entries(s: DeskState, v: FilesView): string[] {
 }
 
 function listRect(rect: Rect): Rect {
-  return [rect[0] + SIDEBAR_W, rect[1] + TOOLBAR_H + HEADER_H, rect[2] - SIDEBAR_W, rect[3] - TOOLBAR_H - HEADER_H - STATUS_H];
+  return [
+    rect[0] + SIDEBAR_W,
+    rect[1] + TOOLBAR_H + HEADER_H,
+    rect[2] - SIDEBAR_W,
+    rect[3] - TOOLBAR_H - HEADER_H - STATUS_H,
+  ];
 }
 
 function visibleRows(rect: Rect): number {
@@ -243,7 +263,12 @@ export const filesApp: AppModule = {
       Edit: [
         { label: "Cut", cmd: { op: "files.cut" }, shortcut: "Ctrl+X", disabled: none || inTrash },
         { label: "Copy", cmd: { op: "files.copy" }, shortcut: "Ctrl+C", disabled: none || inTrash },
-        { label: "Paste", cmd: { op: "files.paste" }, shortcut: "Ctrl+V", disabled: s.clipboard.kind !== "files" || inTrash },
+        {
+          label: "Paste",
+          cmd: { op: "files.paste" },
+          shortcut: "Ctrl+V",
+          disabled: s.clipboard.kind !== "files" || inTrash,
+        },
         { label: "Select All", cmd: { op: "files.selectAll" }, shortcut: "Ctrl+A" },
         { label: "Rename…", cmd: { op: "files.rename" }, shortcut: "F2", disabled: v.selected.length !== 1 || inTrash },
         { label: "Move to Trash", cmd: { op: "files.trash" }, shortcut: "Delete", disabled: none || inTrash },
@@ -275,7 +300,16 @@ export const filesApp: AppModule = {
     const tb: UiNode[] = [];
     let bx = x + SIDEBAR_W + 8;
     const button = (id: string, label: string, width: number, cmd: Cmd, disabled = false) => {
-      tb.push({ id: `files.toolbar.${id}`, role: "button", name: label, text: label, rect: [bx, y + 5, width, 24], style: "button", click: disabled ? undefined : cmd, states: disabled ? ["disabled"] : undefined });
+      tb.push({
+        id: `files.toolbar.${id}`,
+        role: "button",
+        name: label,
+        text: label,
+        rect: [bx, y + 5, width, 24],
+        style: "button",
+        click: disabled ? undefined : cmd,
+        states: disabled ? ["disabled"] : undefined,
+      });
       bx += width + 8;
     };
     button("up", "Up", 50, { op: "files.up" }, inTrash || v.cwd === "/");
@@ -283,9 +317,18 @@ export const filesApp: AppModule = {
       button("restore", "Restore", 80, { op: "files.restore" }, v.selected.length === 0);
       button("empty", "Empty Trash", 110, { op: "files.emptyTrash" }, s.trash.length === 0);
     } else button("newFolder", "New Folder", 104, { op: "files.newFolder" });
-    tb.push({ id: "files.path", role: "label", name: "Location", text: inTrash ? "Trash" : tildify(v.cwd), rect: [bx + 10, y + 5, x + w - bx - 20, 24], style: "pathlabel" });
+    tb.push({
+      id: "files.path",
+      role: "label",
+      name: "Location",
+      text: inTrash ? "Trash" : tildify(v.cwd),
+      rect: [bx + 10, y + 5, x + w - bx - 20, 24],
+      style: "pathlabel",
+    });
 
-    const side: UiNode[] = SIDEBAR_PLACES.filter((p) => p === "Home" || p === "Trash" || s.fs[join(HOME, p)]?.type === "dir").map((p, i) => {
+    const side: UiNode[] = SIDEBAR_PLACES.filter(
+      (p) => p === "Home" || p === "Trash" || s.fs[join(HOME, p)]?.type === "dir",
+    ).map((p, i) => {
       const path = placePath(p);
       const current = v.cwd === path;
       return {
@@ -351,7 +394,12 @@ export const filesApp: AppModule = {
       name: "Columns",
       rect: [lr[0], lr[1] - HEADER_H, lr[2], HEADER_H],
       style: "header",
-      data: { cols: [["Name", 10], [inTrash ? "Original location" : "Type", Math.round(lr[2] * 0.62)]] },
+      data: {
+        cols: [
+          ["Name", 10],
+          [inTrash ? "Original location" : "Type", Math.round(lr[2] * 0.62)],
+        ],
+      },
     };
     const status: UiNode = {
       id: "files.status",
@@ -361,7 +409,14 @@ export const filesApp: AppModule = {
       style: "statusbar",
       text: `${names.length} item${names.length === 1 ? "" : "s"}${v.selected.length ? `, ${v.selected.length} selected` : ""}`,
     };
-    const sidebar: UiNode = { id: "files.sidebar", role: "list", name: "Places", rect: [x, y, SIDEBAR_W, rect[3]], style: "sidebar", children: side };
+    const sidebar: UiNode = {
+      id: "files.sidebar",
+      role: "list",
+      name: "Places",
+      rect: [x, y, SIDEBAR_W, rect[3]],
+      style: "sidebar",
+      children: side,
+    };
     return [sidebar, ...tb, header, list, status];
   },
   command(s, win, cmd: Cmd, ev: InputEvent) {
@@ -375,7 +430,8 @@ export const filesApp: AppModule = {
           if (v.rename.name === name) return true;
           commitRename(s, v);
         }
-        if (ev.ctrl) v.selected = v.selected.includes(name) ? v.selected.filter((n) => n !== name) : [...v.selected, name];
+        if (ev.ctrl)
+          v.selected = v.selected.includes(name) ? v.selected.filter((n) => n !== name) : [...v.selected, name];
         else if (ev.shift) v.selected = v.selected.includes(name) ? v.selected : [...v.selected, name];
         else v.selected = [name];
         return true;
@@ -403,16 +459,25 @@ export const filesApp: AppModule = {
     const names = entries(s, v);
     const idx = v.selected.length ? names.indexOf(v.selected[v.selected.length - 1]) : -1;
     switch (combo) {
-      case "delete": return v.cwd === "trash" ? operate(s, win, "deletePerm") : operate(s, win, "trash");
-      case "f2": return operate(s, win, "rename");
-      case "ctrl+x": return operate(s, win, "cut");
-      case "ctrl+c": return operate(s, win, "copy");
-      case "ctrl+v": return operate(s, win, "paste");
-      case "ctrl+a": return operate(s, win, "selectAll");
-      case "ctrl+shift+n": return operate(s, win, "newFolder");
-      case "enter": return operate(s, win, "open");
+      case "delete":
+        return v.cwd === "trash" ? operate(s, win, "deletePerm") : operate(s, win, "trash");
+      case "f2":
+        return operate(s, win, "rename");
+      case "ctrl+x":
+        return operate(s, win, "cut");
+      case "ctrl+c":
+        return operate(s, win, "copy");
+      case "ctrl+v":
+        return operate(s, win, "paste");
+      case "ctrl+a":
+        return operate(s, win, "selectAll");
+      case "ctrl+shift+n":
+        return operate(s, win, "newFolder");
+      case "enter":
+        return operate(s, win, "open");
       case "backspace":
-      case "alt+up": return operate(s, win, "up");
+      case "alt+up":
+        return operate(s, win, "up");
       case "escape": {
         // Escape also cancels a pending cut/copy, as Windows Explorer does.
         const hadClip = s.clipboard.kind === "files";
@@ -424,7 +489,9 @@ export const filesApp: AppModule = {
       case "down":
       case "up":
         if (!names.length) return false;
-        v.selected = [names[Math.max(0, Math.min(names.length - 1, combo === "down" ? idx + 1 : idx < 0 ? 0 : idx - 1))]];
+        v.selected = [
+          names[Math.max(0, Math.min(names.length - 1, combo === "down" ? idx + 1 : idx < 0 ? 0 : idx - 1))],
+        ];
         return true;
     }
     return false;

@@ -46,7 +46,10 @@ export function loadFile(s: DeskState, path: string): void {
   if (!node || node.type !== "file") return;
   const app = appFor(path);
   const win = openApp(s, app);
-  win.view = app === "editor" ? { app, editor: newEditorView(path, node.text) } : { app, sheet: newSheetView(path, parseCsv(node.text)) };
+  win.view =
+    app === "editor"
+      ? { app, editor: newEditorView(path, node.text) }
+      : { app, sheet: newSheetView(path, parseCsv(node.text)) };
 }
 
 /** Open a file in its app; asks first when the open document has unsaved changes. */

@@ -6,4 +6,9 @@ import { filesApp } from "./files.ts";
 import { settingsApp } from "./settings.ts";
 import { sheetApp } from "./sheet.ts";
 
-export const APP_MODULES: Record<AppId, AppModule> = { files: filesApp, editor: editorApp, settings: settingsApp, sheet: sheetApp };
+export const APP_MODULES: Record<AppId, AppModule> = {
+  files: filesApp,
+  editor: editorApp,
+  settings: settingsApp,
+  sheet: sheetApp,
+};

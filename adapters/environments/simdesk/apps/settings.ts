@@ -45,11 +45,25 @@ export const settingsApp: AppModule = {
       click: { op: "settings.page", a: p },
     }));
     const content: UiNode[] = [
-      { id: "settings.heading", role: "heading", name: PAGE_TITLES[v.page], text: PAGE_TITLES[v.page], rect: [x + SIDEBAR_W + 24, y + 16, 400, 36], style: "heading" },
+      {
+        id: "settings.heading",
+        role: "heading",
+        name: PAGE_TITLES[v.page],
+        text: PAGE_TITLES[v.page],
+        rect: [x + SIDEBAR_W + 24, y + 16, 400, 36],
+        style: "heading",
+      },
     ];
     SETTINGS.filter((d) => d.page === v.page).forEach((d, i) => {
       const rowY = y + 70 + i * ROW_H;
-      content.push({ id: `settings.label.${d.key}`, role: "label", name: d.label, text: d.label, rect: [x + SIDEBAR_W + 24, rowY, 300, ROW_H], style: "rowlabel" });
+      content.push({
+        id: `settings.label.${d.key}`,
+        role: "label",
+        name: d.label,
+        text: d.label,
+        rect: [x + SIDEBAR_W + 24, rowY, 300, ROW_H],
+        style: "rowlabel",
+      });
       if (!d.options) {
         const on = values[d.key] === true;
         content.push({
@@ -77,9 +91,25 @@ export const settingsApp: AppModule = {
           });
         }
       }
-      content.push({ id: `settings.sep.${i}`, role: "separator", name: "", rect: [x + SIDEBAR_W + 16, rowY + ROW_H - 1, w - SIDEBAR_W - 32, 1], style: "separator" });
+      content.push({
+        id: `settings.sep.${i}`,
+        role: "separator",
+        name: "",
+        rect: [x + SIDEBAR_W + 16, rowY + ROW_H - 1, w - SIDEBAR_W - 32, 1],
+        style: "separator",
+      });
     });
-    return [{ id: "settings.sidebar", role: "tab list", name: "Pages", rect: [x, y, SIDEBAR_W, h], style: "sidebar", children: pages }, ...content];
+    return [
+      {
+        id: "settings.sidebar",
+        role: "tab list",
+        name: "Pages",
+        rect: [x, y, SIDEBAR_W, h],
+        style: "sidebar",
+        children: pages,
+      },
+      ...content,
+    ];
   },
   command(s, win, cmd) {
     const v = settingsOf(win);
@@ -100,7 +130,8 @@ export const settingsApp: AppModule = {
   key(_s, win, combo) {
     const v = settingsOf(win);
     const i = SETTINGS_PAGES.indexOf(v.page);
-    if (combo === "ctrl+pagedown" || combo === "down") v.page = SETTINGS_PAGES[Math.min(SETTINGS_PAGES.length - 1, i + 1)];
+    if (combo === "ctrl+pagedown" || combo === "down")
+      v.page = SETTINGS_PAGES[Math.min(SETTINGS_PAGES.length - 1, i + 1)];
     else if (combo === "ctrl+pageup" || combo === "up") v.page = SETTINGS_PAGES[Math.max(0, i - 1)];
     else return false;
     return true;

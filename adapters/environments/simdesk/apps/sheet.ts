@@ -69,7 +69,13 @@ export function saveSheet(s: DeskState, v: SheetView, path: string): boolean {
 export function openSheetSaveAs(s: DeskState, win: Win, then?: "close"): void {
   const v = sheetOf(win);
   commit(v);
-  win.dialog = { kind: "save-as", name: v.path ? basename(v.path) : "Book.csv", dir: v.path ? dirname(v.path) : join(HOME, "Documents"), selected: true, then };
+  win.dialog = {
+    kind: "save-as",
+    name: v.path ? basename(v.path) : "Book.csv",
+    dir: v.path ? dirname(v.path) : join(HOME, "Documents"),
+    selected: true,
+    then,
+  };
   s.menu = undefined;
 }
 
@@ -155,23 +161,37 @@ export const sheetApp: AppModule = {
         id: "sheet.formula",
         role: "text",
         name: "Formula bar",
-        text: v.edit ? v.edit.text : v.cells[v.sel] ?? "",
-        value: v.edit ? v.edit.text : v.cells[v.sel] ?? "",
+        text: v.edit ? v.edit.text : (v.cells[v.sel] ?? ""),
+        value: v.edit ? v.edit.text : (v.cells[v.sel] ?? ""),
         rect: [x + 68, y + 4, rect[2] - 76, 22],
         style: "field",
       },
     ];
     COLS.forEach((c, i) =>
-      nodes.push({ id: `sheet.col.${c}`, role: "column header", name: c, text: c, rect: [x + ROWHEAD_W + i * COL_W, y + BAR_H, COL_W, COLHEAD_H], style: "gridhead" }),
+      nodes.push({
+        id: `sheet.col.${c}`,
+        role: "column header",
+        name: c,
+        text: c,
+        rect: [x + ROWHEAD_W + i * COL_W, y + BAR_H, COL_W, COLHEAD_H],
+        style: "gridhead",
+      }),
     );
     for (let r = 0; r < ROWS; r++)
-      nodes.push({ id: `sheet.row.${r + 1}`, role: "row header", name: String(r + 1), text: String(r + 1), rect: [x, y + BAR_H + COLHEAD_H + r * CELL_H, ROWHEAD_W, CELL_H], style: "gridhead" });
+      nodes.push({
+        id: `sheet.row.${r + 1}`,
+        role: "row header",
+        name: String(r + 1),
+        text: String(r + 1),
+        rect: [x, y + BAR_H + COLHEAD_H + r * CELL_H, ROWHEAD_W, CELL_H],
+        style: "gridhead",
+      });
     for (let r = 0; r < ROWS; r++)
       for (let c = 0; c < COLS.length; c++) {
         const ref = refName(c, r);
         const selected = ref === v.sel;
         const editing = selected && v.edit !== undefined;
-        const shown = editing ? v.edit!.text : values[ref] ?? "";
+        const shown = editing ? v.edit!.text : (values[ref] ?? "");
         const numeric = !editing && shown !== "" && !Number.isNaN(Number(shown));
         nodes.push({
           id: `sheet.cell.${ref}`,
@@ -181,7 +201,9 @@ export const sheetApp: AppModule = {
           value: v.cells[ref] ?? "",
           rect: cellRect(rect, ref),
           style: "cell",
-          states: [selected ? "selected" : "", editing ? "editing" : "", selected && focused ? "focused" : ""].filter(Boolean),
+          states: [selected ? "selected" : "", editing ? "editing" : "", selected && focused ? "focused" : ""].filter(
+            Boolean,
+          ),
           click: { op: "sheet.select", a: ref },
           dbl: { op: "sheet.edit", a: ref },
           data: { align: numeric ? "end" : "start" },
@@ -207,7 +229,16 @@ export const sheetApp: AppModule = {
   },
   key(s, win, combo) {
     const v = sheetOf(win);
-    const arrows: Record<string, [number, number]> = { left: [-1, 0], right: [1, 0], up: [0, -1], down: [0, 1], enter: [0, 1], tab: [1, 0], "shift+tab": [-1, 0], "shift+enter": [0, -1] };
+    const arrows: Record<string, [number, number]> = {
+      left: [-1, 0],
+      right: [1, 0],
+      up: [0, -1],
+      down: [0, 1],
+      enter: [0, 1],
+      tab: [1, 0],
+      "shift+tab": [-1, 0],
+      "shift+enter": [0, -1],
+    };
     if (v.edit) {
       if (combo === "escape") {
         v.edit = undefined;
@@ -228,16 +259,24 @@ export const sheetApp: AppModule = {
       return true;
     }
     switch (combo) {
-      case "ctrl+z": return op(s, win, "undo");
+      case "ctrl+z":
+        return op(s, win, "undo");
       case "ctrl+y":
-      case "ctrl+shift+z": return op(s, win, "redo");
-      case "ctrl+c": return op(s, win, "copy");
-      case "ctrl+x": return op(s, win, "cut");
-      case "ctrl+v": return op(s, win, "paste");
-      case "ctrl+s": return op(s, win, "save");
-      case "ctrl+shift+s": return op(s, win, "saveAs");
+      case "ctrl+shift+z":
+        return op(s, win, "redo");
+      case "ctrl+c":
+        return op(s, win, "copy");
+      case "ctrl+x":
+        return op(s, win, "cut");
+      case "ctrl+v":
+        return op(s, win, "paste");
+      case "ctrl+s":
+        return op(s, win, "save");
+      case "ctrl+shift+s":
+        return op(s, win, "saveAs");
       case "delete":
-      case "backspace": return op(s, win, "clear");
+      case "backspace":
+        return op(s, win, "clear");
       case "f2":
         v.edit = { text: v.cells[v.sel] ?? "" };
         return true;

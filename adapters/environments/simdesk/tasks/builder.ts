@@ -42,7 +42,8 @@ export class PlanBuilder {
   /** Apply and record one action; a plan step that does nothing is a bug in the task. */
   act(a: Action, allowNoop = false): this {
     const r = applyAction(this.state, a, PLAN_WIDTH, PLAN_HEIGHT);
-    if (r.info.noop && !allowNoop) throw new ConfigError(`task ${this.taskId}: step ${this.recorded.length} ${JSON.stringify(a)} did nothing`);
+    if (r.info.noop && !allowNoop)
+      throw new ConfigError(`task ${this.taskId}: step ${this.recorded.length} ${JSON.stringify(a)} did nothing`);
     this.state = r.state;
     this.recorded.push(a);
     return this;
@@ -55,7 +56,10 @@ export class PlanBuilder {
     if (!n) throw new ConfigError(`task ${this.taskId}: no widget ${id} at step ${this.recorded.length}`);
     const c = center(n.rect);
     const hit = hitNode(ui, c.x, c.y);
-    if (hit?.id !== id) throw new ConfigError(`task ${this.taskId}: widget ${id} is covered by ${hit?.id ?? "nothing"} at step ${this.recorded.length}`);
+    if (hit?.id !== id)
+      throw new ConfigError(
+        `task ${this.taskId}: widget ${id} is covered by ${hit?.id ?? "nothing"} at step ${this.recorded.length}`,
+      );
     return c;
   }
 
@@ -114,7 +118,11 @@ export class PlanBuilder {
     const w = this.state.windows.find((x) => x.id === "editor");
     if (!w || w.view.app !== "editor") throw new ConfigError(`task ${this.taskId}: no editor open`);
     const p = pointOfOffset(w.view.editor, bodyRect(w), offset);
-    return this.act(clicks === 2 ? { type: "DOUBLE_CLICK", x: p.x, y: p.y } : { type: "CLICK", x: p.x, y: p.y, button: "left", numClicks: clicks });
+    return this.act(
+      clicks === 2
+        ? { type: "DOUBLE_CLICK", x: p.x, y: p.y }
+        : { type: "CLICK", x: p.x, y: p.y, button: "left", numClicks: clicks },
+    );
   }
   /** Double-click the word at `needle` (`offset` characters into it) in the open editor. */
   word(needle: string, offset = 1): this {
@@ -168,12 +176,22 @@ export function defineSimDeskTask(def: TaskDef): SimDeskTask {
     if (a.type !== "TYPING") return;
     const body = a.text.replace(/\n$/, "");
     if (body.length < 3 || body.includes("\n")) return;
-    mistakes.push({ atStep: i, kind: "typo", note: `typed ${JSON.stringify(typo(body))} instead of ${JSON.stringify(body)}`, actions: [{ type: "TYPING", text: typo(body) + a.text.slice(body.length) }] });
+    mistakes.push({
+      atStep: i,
+      kind: "typo",
+      note: `typed ${JSON.stringify(typo(body))} instead of ${JSON.stringify(body)}`,
+      actions: [{ type: "TYPING", text: typo(body) + a.text.slice(body.length) }],
+    });
   });
   // A latent slip that every task can suffer: a system shortcut that silently toggles a setting.
   if (!mistakes.some((m) => m.kind === "latent")) {
     const at = Math.min(2, b.plan.length - 1);
-    mistakes.push({ atStep: at, kind: "latent", note: "pressed Ctrl+Alt+D, silently toggling Do not disturb", actions: [{ type: "HOTKEY", keys: ["ctrl", "alt", "d"] }, b.plan[at]] });
+    mistakes.push({
+      atStep: at,
+      kind: "latent",
+      note: "pressed Ctrl+Alt+D, silently toggling Do not disturb",
+      actions: [{ type: "HOTKEY", keys: ["ctrl", "alt", "d"] }, b.plan[at]],
+    });
   }
   mistakes.sort((x, y) => x.atStep - y.atStep);
   const n = b.plan.length;

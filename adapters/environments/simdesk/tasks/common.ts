@@ -26,7 +26,11 @@ export function home(extra: Record<string, string | null> = {}, rest: Omit<SimDe
 }
 
 /** Check: a file exists (with exactly `text`, when given). */
-export const file = (path: string, text?: string): Check => ({ kind: "file", path, ...(text !== undefined && { text }) });
+export const file = (path: string, text?: string): Check => ({
+  kind: "file",
+  path,
+  ...(text !== undefined && { text }),
+});
 /** Check: a folder exists. */
 export const dir = (path: string): Check => ({ kind: "dir", path });
 /** Check: nothing is at `path`. */
@@ -38,7 +42,8 @@ export const csv = (path: string, cells: Record<string, string>): Check => ({ ki
 /** Check: a setting has a value. */
 export const setting = (key: string, value: string | boolean): Check => ({ kind: "setting", key, value });
 /** Checks: several settings, in the order given. */
-export const settings = (values: Record<string, string | boolean>): Check[] => Object.entries(values).map(([key, value]) => setting(key, value));
+export const settings = (values: Record<string, string | boolean>): Check[] =>
+  Object.entries(values).map(([key, value]) => setting(key, value));
 /** Check: the Trash is empty. */
 export const TRASH_EMPTY: Check = { kind: "trash-empty" };
 /** Check: everything no other check names is as it was at the start (every task ends with it). */

@@ -11,7 +11,13 @@ let built: readonly SimDeskTask[] | undefined;
 
 /** Every SimDesk task, in a stable order, built on the first call (each plan is recorded by running the engine: ~100 ms). */
 export function simDeskTasks(): readonly SimDeskTask[] {
-  return (built ??= Object.freeze([...filesTasks(), ...editorTasks(), ...settingsTasks(), ...sheetTasks(), ...crossTasks()]));
+  return (built ??= Object.freeze([
+    ...filesTasks(),
+    ...editorTasks(),
+    ...settingsTasks(),
+    ...sheetTasks(),
+    ...crossTasks(),
+  ]));
 }
 
 /**
@@ -47,12 +53,19 @@ export const SIMDESK_TASKS: readonly SimDeskTask[] = lazyArray(simDeskTasks);
 export function getSimDeskTask(id: string): SimDeskTask {
   const t = simDeskTasks().find((x) => x.id === id);
   if (t) return t;
-  const words = id.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
-  const scored = simDeskTasks().map((x) => ({ id: x.id, score: words.filter((w) => x.id.includes(w)).length - distance(x.id, id) / 100 }))
+  const words = id
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+  const scored = simDeskTasks()
+    .map((x) => ({ id: x.id, score: words.filter((w) => x.id.includes(w)).length - distance(x.id, id) / 100 }))
     .sort((a, b) => b.score - a.score)
     .slice(0, 5)
     .map((x) => x.id);
-  throw new ConfigError(`unknown SimDesk task "${id}"; close matches: ${scored.join(", ")} (run \`retrace tasks\` for the full list)`, { field: "task" });
+  throw new ConfigError(
+    `unknown SimDesk task "${id}"; close matches: ${scored.join(", ")} (run \`retrace tasks\` for the full list)`,
+    { field: "task" },
+  );
 }
 
 function distance(a: string, b: string): number {

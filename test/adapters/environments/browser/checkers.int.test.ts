@@ -66,7 +66,10 @@ describe.runIf(tools.run)("built-in browser tasks", () => {
   it("fails every checker on the task's untouched initial state", () => {
     for (const task of BROWSER_TASKS) {
       const { setup } = parseBrowserTask(task);
-      expect(BROWSER_CHECKS.get(task.id)!(fixtureState("fixture" in setup ? setup.fixture : "default")).score, task.id).toBe(0);
+      expect(
+        BROWSER_CHECKS.get(task.id)!(fixtureState("fixture" in setup ? setup.fixture : "default")).score,
+        task.id,
+      ).toBe(0);
     }
   });
 
@@ -76,7 +79,14 @@ describe.runIf(tools.run)("built-in browser tasks", () => {
       const good = await run(task, task.plan);
       if (good.score !== 1) failures.push(`${task.id} reference plan: ${good.detail}`);
       const m = task.mistakes[0];
-      const wrong = m.kind === "skip" ? [...task.plan.slice(0, m.atStep), ...m.actions, ...task.plan.slice(m.atStep + 1)] : [...task.plan.slice(0, m.atStep), ...m.actions, ...(m.kind === "premature-done" ? [] : task.plan.slice(m.atStep + 1))];
+      const wrong =
+        m.kind === "skip"
+          ? [...task.plan.slice(0, m.atStep), ...m.actions, ...task.plan.slice(m.atStep + 1)]
+          : [
+              ...task.plan.slice(0, m.atStep),
+              ...m.actions,
+              ...(m.kind === "premature-done" ? [] : task.plan.slice(m.atStep + 1)),
+            ];
       const bad = await run(task, wrong);
       if (bad.score !== 0) failures.push(`${task.id} with mistake "${m.note}" passed`);
     }

@@ -18,9 +18,20 @@ import { CHROMIUM_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 const tools = systemTools("the browser environment tests", CHROMIUM_TOOLS);
 const services = servicesAvailable("the distributed browser test");
 const CONFIG = {
-  kind: "end-to-end", name: "browser-dist", env: { kind: "browser", tasks: ["admin-promote-bruno"] }, seeds: { count: 1 },
-  maxRecoveryIterations: [2], options: { maxForwardSteps: 6, freezeWindow: 1, recoveryBudget: 3, restoration: "snapshot" },
-  pairs: [{ name: "sim", forward: { kind: "sim", profile: "sloppy", slipRate: 0.6 }, detector: { kind: "sim" }, selector: { kind: "sim" } }],
+  kind: "end-to-end",
+  name: "browser-dist",
+  env: { kind: "browser", tasks: ["admin-promote-bruno"] },
+  seeds: { count: 1 },
+  maxRecoveryIterations: [2],
+  options: { maxForwardSteps: 6, freezeWindow: 1, recoveryBudget: 3, restoration: "snapshot" },
+  pairs: [
+    {
+      name: "sim",
+      forward: { kind: "sim", profile: "sloppy", slipRate: 0.6 },
+      detector: { kind: "sim" },
+      selector: { kind: "sim" },
+    },
+  ],
 };
 
 describe.runIf(tools.run && services.run)("distributed runs on the browser environment", () => {
@@ -42,16 +53,43 @@ describe.runIf(tools.run && services.run)("distributed runs on the browser envir
   });
 
   it("a worker runs the episodes; results byte-identical to a local run", async () => {
-    const local = await runExperiment(parseExperimentConfig(CONFIG), withBrowserEnv(createSimDeskRuntime()), { out: join(dir, "local"), workers: 1 });
+    const local = await runExperiment(parseExperimentConfig(CONFIG), withBrowserEnv(createSimDeskRuntime()), {
+      out: join(dir, "local"),
+      workers: 1,
+    });
     expect(local.lines.map((l) => l.status)).toEqual(["ok", "ok"]);
     writeFileSync(join(dir, "config.json"), JSON.stringify(CONFIG));
     const q = `browser-${process.pid}`;
-    const worker = retrace(["worker", "--queue", redisUrl, "--store", postgresUrl, "--queue-name", q, "--work-dir", join(dir, "cache")]);
+    const worker = retrace([
+      "worker",
+      "--queue",
+      redisUrl,
+      "--store",
+      postgresUrl,
+      "--queue-name",
+      q,
+      "--work-dir",
+      join(dir, "cache"),
+    ]);
     procs.push(worker);
     const out = join(dir, "dist");
-    const run = retrace(["run", join(dir, "config.json"), "--queue", redisUrl, "--store", postgresUrl, "--queue-name", q, "--out", out, "-q"]);
+    const run = retrace([
+      "run",
+      join(dir, "config.json"),
+      "--queue",
+      redisUrl,
+      "--store",
+      postgresUrl,
+      "--queue-name",
+      q,
+      "--out",
+      out,
+      "-q",
+    ]);
     procs.push(run);
     expect(await run.exited, run.lines.join("\n")).toBe(0);
-    expect(readFileSync(join(out, "results.jsonl"), "utf8")).toBe(readFileSync(join(dir, "local", "results.jsonl"), "utf8"));
+    expect(readFileSync(join(out, "results.jsonl"), "utf8")).toBe(
+      readFileSync(join(dir, "local", "results.jsonl"), "utf8"),
+    );
   }, 300_000);
 });

@@ -12,13 +12,22 @@ import type { Action } from "../../../../src/action.ts";
 import { BlobStore } from "../../../../src/blob-store.ts";
 import { compareProbeReports } from "../../../../src/probes/compare.ts";
 import type { AxNode } from "../../../../src/observation.ts";
-import { createBrowserEnvironment, BROWSER_TASKS, type BrowserEnvironment } from "../../../../adapters/environments/browser/index.ts";
+import {
+  createBrowserEnvironment,
+  BROWSER_TASKS,
+  type BrowserEnvironment,
+} from "../../../../adapters/environments/browser/index.ts";
 import { ADMIN, centre } from "../../../../adapters/environments/browser/apps/layout.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 
 const tools = systemTools("the browser environment tests", CHROMIUM_TOOLS);
 const task = (id: string) => BROWSER_TASKS.find((t) => t.id === id)!;
-const click = (r: readonly [number, number, number, number]): Action => ({ type: "CLICK", ...centre(r), button: "left", numClicks: 1 });
+const click = (r: readonly [number, number, number, number]): Action => ({
+  type: "CLICK",
+  ...centre(r),
+  button: "left",
+  numClicks: 1,
+});
 const flat = (n: AxNode): AxNode[] => [n, ...(n.children ?? []).flatMap(flat)];
 /** A page script writing sessionStorage and an IndexedDB record, as an app's own script would. */
 const clientState = (note: string, db = "drafts") => `(async () => {
@@ -49,7 +58,9 @@ describe.runIf(tools.run)("browser environment", () => {
     expect((await blobs.get(obs.screenshot)).subarray(1, 4).toString()).toBe("PNG");
     expect(obs.text).toContain("URL: /mail");
     const nodes = flat(obs.axTree!);
-    expect(nodes.find((n) => n.role === "link" && n.name.includes("carol@acme.test"))?.bounds).toEqual([220, 198, 780, 40]);
+    expect(nodes.find((n) => n.role === "link" && n.name.includes("carol@acme.test"))?.bounds).toEqual([
+      220, 198, 780, 40,
+    ]);
     expect(nodes.filter((n) => n.role === "button" && n.name === "Star")).toHaveLength(6);
     expect((await env.evaluate()).score).toBe(0);
     const out = await env.step(t.plan[0]);
@@ -84,7 +95,10 @@ describe.runIf(tools.run)("browser environment", () => {
     const snap = JSON.parse(JSON.stringify(await env.snapshot())); // as stored in the BlobStore
     expect(before.items["app:admin.settings"]).toBeDefined();
     expect(before.items["form:input:siteName:0"]).toBe('"Draft name"');
-    expect(before.items).toMatchObject({ "session:draft.note": '"call Bruno"', "idb:drafts/notes": expect.stringMatching(/^v1 records=1 /) });
+    expect(before.items).toMatchObject({
+      "session:draft.note": '"call Bruno"',
+      "idb:drafts/notes": expect.stringMatching(/^v1 records=1 /),
+    });
     expect(before.items.history).toMatch(/^3\/4 /); // after the new page's about:blank
 
     // Change everything: save other settings, a new session cookie, other storage, another page.
@@ -99,7 +113,17 @@ describe.runIf(tools.run)("browser environment", () => {
     const moved = await env.probe();
     const diff = compareProbeReports(before, moved);
     expect(diff.equal).toBe(false);
-    expect(diff.differed.map((d) => d.key)).toEqual(expect.arrayContaining(["url", "app:admin.settings", "storage:admin.theme", "cookie:sid", "session:draft.note", "idb:drafts/notes", "history"]));
+    expect(diff.differed.map((d) => d.key)).toEqual(
+      expect.arrayContaining([
+        "url",
+        "app:admin.settings",
+        "storage:admin.theme",
+        "cookie:sid",
+        "session:draft.note",
+        "idb:drafts/notes",
+        "history",
+      ]),
+    );
     expect(Object.keys(moved.items)).toContain("idb:other/notes");
     expect(env.stateHash()).not.toBe(hash);
 
@@ -112,7 +136,10 @@ describe.runIf(tools.run)("browser environment", () => {
     // The back and forward stacks lead to the app's real pages.
     const page = env.currentPage;
     await page.goBack();
-    expect([new URL(page.url()).pathname + new URL(page.url()).search, await page.title()]).toEqual(["/admin", "Admin"]);
+    expect([new URL(page.url()).pathname + new URL(page.url()).search, await page.title()]).toEqual([
+      "/admin",
+      "Admin",
+    ]);
     await page.goForward();
     await page.goForward();
     expect(new URL(page.url()).pathname).toBe("/admin/users");
@@ -123,7 +150,7 @@ describe.runIf(tools.run)("browser environment", () => {
     // The restored page keeps working: typing goes on in the focused field, and saving keeps it.
     await env.step({ type: "TYPING", text: " 2" });
     await env.step(click(ADMIN.save));
-    expect((await env.probe()).items["form:input:siteName:0"]).toBe("\"Draft name 2\""); // the page after saving shows what the server stored
+    expect((await env.probe()).items["form:input:siteName:0"]).toBe('"Draft name 2"'); // the page after saving shows what the server stored
   });
 
   it("replays a prefix in a fresh context to the same state hash", async () => {

@@ -28,13 +28,26 @@ describe.runIf(tools.run)("the model-backed end-to-end preset on the browser (--
     const ok = { text: '{"off_track": false, "error_step": null, "reason": "on track", "confidence": 0.9}' };
     const server = await startRoleServer({
       forward: [
-        ...task.plan.slice(0, 2).map(answer), ...typo.actions.map(answer), { text: "FAIL" }, // no-recovery episode
-        ...task.plan.slice(0, 2).map(answer), ...typo.actions.map(answer), ...task.plan.slice(2).map(answer), // recovery episode (R = 2)
+        ...task.plan.slice(0, 2).map(answer),
+        ...typo.actions.map(answer),
+        { text: "FAIL" }, // no-recovery episode
+        ...task.plan.slice(0, 2).map(answer),
+        ...typo.actions.map(answer),
+        ...task.plan.slice(2).map(answer), // recovery episode (R = 2)
       ],
-      detector: [ok, ok, { text: '{"off_track": true, "error_step": 2, "reason": "misspelled Support", "confidence": 0.95}' }],
+      detector: [
+        ok,
+        ok,
+        { text: '{"off_track": true, "error_step": 2, "reason": "misspelled Support", "confidence": 0.95}' },
+      ],
       selector: [{ text: '{"recovery_step": 2, "reason": "just before the typing, with the old name selected"}' }],
-      summarizer: [{ text: "TARGET STATE: the settings form with the whole site name field selected, nothing typed yet." }],
-      recoverer: [{ text: "Select the mistyped name again.\n```python\npyautogui.hotkey('ctrl', 'a')\n```" }, { text: "RESTORED" }],
+      summarizer: [
+        { text: "TARGET STATE: the settings form with the whole site name field selected, nothing typed yet." },
+      ],
+      recoverer: [
+        { text: "Select the mistyped name again.\n```python\npyautogui.hotkey('ctrl', 'a')\n```" },
+        { text: "RESTORED" },
+      ],
     });
     servers.push(server);
     const cfg = narrowedPreset(join(dir, "browser.json"), (c) => {
@@ -42,13 +55,36 @@ describe.runIf(tools.run)("the model-backed end-to-end preset on the browser (--
       c.options.maxForwardSteps = 8;
     });
     const out = join(dir, "run");
-    const r = await cli("run", cfg, "--env", "browser", "--base-url", server.url, "--model", "scripted-vlm", "--out", out, "--workers", "1", "--quiet");
+    const r = await cli(
+      "run",
+      cfg,
+      "--env",
+      "browser",
+      "--base-url",
+      server.url,
+      "--model",
+      "scripted-vlm",
+      "--out",
+      out,
+      "--workers",
+      "1",
+      "--quiet",
+    );
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     server.verify();
-    const [baseline, recovery] = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ResultLine);
+    const [baseline, recovery] = readFileSync(join(out, "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as ResultLine);
     expect(baseline).toMatchObject({ condition: "model.no-recovery", simulated: false, success: false });
-    expect(recovery).toMatchObject({ condition: "model.max-rec-1", simulated: false, recoveryAttempts: 1, replaySteps: 0, success: true });
+    expect(recovery).toMatchObject({
+      condition: "model.max-rec-1",
+      simulated: false,
+      recoveryAttempts: 1,
+      replaySteps: 0,
+      success: true,
+    });
     expect(recovery.recoverySteps).toBe(1);
     expect(server.byRole).toMatchObject({ selector: 1, summarizer: 1, recoverer: 2 });
   }, 240_000);

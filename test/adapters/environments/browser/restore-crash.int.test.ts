@@ -10,7 +10,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BlobStore } from "../../../../src/blob-store.ts";
 import type { EnvironmentSnapshot } from "../../../../src/environment.ts";
-import { BROWSER_TASKS, createBrowserEnvironment, type BrowserEnvironment } from "../../../../adapters/environments/browser/index.ts";
+import {
+  BROWSER_TASKS,
+  createBrowserEnvironment,
+  type BrowserEnvironment,
+} from "../../../../adapters/environments/browser/index.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 
 const tools = systemTools("the browser restore tests", CHROMIUM_TOOLS);

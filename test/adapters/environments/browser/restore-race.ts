@@ -21,7 +21,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BlobStore } from "../../../../src/blob-store.ts";
 import type { EnvironmentSnapshot } from "../../../../src/environment.ts";
 import { screenshotSsim } from "../../../../src/image/similarity.ts";
-import { BROWSER_TASKS, createBrowserEnvironment, type BrowserEnvironment } from "../../../../adapters/environments/browser/index.ts";
+import {
+  BROWSER_TASKS,
+  createBrowserEnvironment,
+  type BrowserEnvironment,
+} from "../../../../adapters/environments/browser/index.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 
 /** Restores in a row on each task's longest prefix. */

@@ -44,17 +44,30 @@ describe.runIf(tools.run)("retrace run --env browser", () => {
     procs.push(run);
     expect(await run.exited, run.lines.join("\n")).toBe(0);
     expect(run.lines.join("\n")).toMatch(/sim, max recovery iterations 2/);
-    const lines = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.key).sort()).toEqual(["sim.max-rec-2/admin-promote-bruno/0", "sim.max-rec-2/mail-star-carol/0", "sim.no-recovery/admin-promote-bruno/0", "sim.no-recovery/mail-star-carol/0"]);
+    const lines = readFileSync(join(out, "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.key).sort()).toEqual([
+      "sim.max-rec-2/admin-promote-bruno/0",
+      "sim.max-rec-2/mail-star-carol/0",
+      "sim.no-recovery/admin-promote-bruno/0",
+      "sim.no-recovery/mail-star-carol/0",
+    ]);
     expect(lines.every((l) => l.status === "ok" && l.simulated === true)).toBe(true);
     // Seed 0 slips on Bruno's row: without recovery the task fails; a snapshot restore and a retry fix it.
-    const bruno = Object.fromEntries(lines.filter((l) => l.task === "admin-promote-bruno").map((l) => [l.condition, l]));
+    const bruno = Object.fromEntries(
+      lines.filter((l) => l.task === "admin-promote-bruno").map((l) => [l.condition, l]),
+    );
     expect(bruno["sim.no-recovery"].success).toBe(false);
     expect(bruno["sim.max-rec-2"].recoveryAttempts).toBeGreaterThanOrEqual(1);
     expect(bruno["sim.max-rec-2"].success).toBe(true);
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
     expect(summary.simulated).toBe(true);
-    expect(summary.conditions.map((c: { condition: string }) => c.condition)).toEqual(["sim.no-recovery", "sim.max-rec-2"]);
+    expect(summary.conditions.map((c: { condition: string }) => c.condition)).toEqual([
+      "sim.no-recovery",
+      "sim.max-rec-2",
+    ]);
 
     const report = retrace(["report", out, "-q"]);
     procs.push(report);
@@ -66,7 +79,9 @@ describe.runIf(tools.run)("retrace run --env browser", () => {
   it("runs ideal recovery (Success@K) and a sweep on --env browser", async () => {
     tools.assert();
     const sim = "{ kind: sim, profile: sloppy, slipRate: 0.6 }";
-    writeFileSync(join(dir, "ideal.yaml"), `kind: ideal-recovery
+    writeFileSync(
+      join(dir, "ideal.yaml"),
+      `kind: ideal-recovery
 name: browser-ideal-test
 env: { kind: simdesk, tasks: [admin-promote-bruno] }
 seeds: { count: 1 }
@@ -76,14 +91,27 @@ selector: { kind: sim }
 strategies: [error-minus-1]
 k: 1
 options: { maxForwardSteps: 6, replayRetries: 1 }
-`);
-    const ideal = await cli("run", join(dir, "ideal.yaml"), "--env", "browser", "--out", join(dir, "ideal"), "--workers", "1", "-q");
+`,
+    );
+    const ideal = await cli(
+      "run",
+      join(dir, "ideal.yaml"),
+      "--env",
+      "browser",
+      "--out",
+      join(dir, "ideal"),
+      "--workers",
+      "1",
+      "-q",
+    );
     expect(ideal.code, ideal.stderr).toBe(0);
     expect(ideal.stdout).toMatch(/R=E-1 +Success@1\.\.1: \d+% \(n=1\)/); // seed 0 slips: one failed run annotated, resumed once from E-1
     const plan = JSON.parse(readFileSync(join(dir, "ideal", "plan.json"), "utf8"));
     expect(plan.instances).toHaveLength(1);
 
-    writeFileSync(join(dir, "sweep.yaml"), `kind: sweep
+    writeFileSync(
+      join(dir, "sweep.yaml"),
+      `kind: sweep
 name: browser-sweep-test
 env: { kind: simdesk, tasks: [admin-promote-bruno] }
 seeds: { count: 1 }
@@ -92,11 +120,28 @@ params: { freezeWindow: [0, 3] }
 maxRecoveryIterations: [1]
 baseline: false
 options: { maxForwardSteps: 6, restoration: snapshot }
-`);
-    const sweep = await cli("run", join(dir, "sweep.yaml"), "--env", "browser", "--out", join(dir, "sweep"), "--workers", "1", "-q");
+`,
+    );
+    const sweep = await cli(
+      "run",
+      join(dir, "sweep.yaml"),
+      "--env",
+      "browser",
+      "--out",
+      join(dir, "sweep"),
+      "--workers",
+      "1",
+      "-q",
+    );
     expect(sweep.code, sweep.stderr).toBe(0);
-    const lines = readFileSync(join(dir, "sweep", "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.condition).sort()).toEqual(["freezeWindow=0,maxRecoveryIterations=1", "freezeWindow=3,maxRecoveryIterations=1"]);
+    const lines = readFileSync(join(dir, "sweep", "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.condition).sort()).toEqual([
+      "freezeWindow=0,maxRecoveryIterations=1",
+      "freezeWindow=3,maxRecoveryIterations=1",
+    ]);
     expect(lines.every((l) => l.status === "ok" && l.simulated === true && l.recoveryAttempts >= 1)).toBe(true);
     expect(sweep.stdout).toMatch(/recommendation: /);
   });

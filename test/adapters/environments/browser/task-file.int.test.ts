@@ -11,7 +11,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BlobStore } from "../../../../src/blob-store.ts";
 import { ConfigError } from "../../../../src/errors.ts";
-import { createBrowserEnvironment, loadBrowserTaskFile, type BrowserEnvironment } from "../../../../adapters/environments/browser/index.ts";
+import {
+  createBrowserEnvironment,
+  loadBrowserTaskFile,
+  type BrowserEnvironment,
+} from "../../../../adapters/environments/browser/index.ts";
 import { browserTasks } from "../../../../experiments/runtime/browser.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 
@@ -47,10 +51,19 @@ function notesApp(): { server: Server; state: { notes: string[] } } {
         return void res.writeHead(303, { location: "/" }).end();
       }
       const items = app.state.notes.map((n) => `<li>${n.replace(/</g, "&lt;")}</li>`).join("");
-      res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><title>Notes</title><body style="margin:0"><form method="post" action="/add"><input name="note" style="position:absolute;left:20px;top:20px;width:300px;height:30px"><button style="position:absolute;left:340px;top:20px;width:80px;height:30px">Add</button></form><ul style="position:absolute;top:80px">${items}</ul></body>`);
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(
+          `<!doctype html><title>Notes</title><body style="margin:0"><form method="post" action="/add"><input name="note" style="position:absolute;left:20px;top:20px;width:300px;height:30px"><button style="position:absolute;left:340px;top:20px;width:80px;height:30px">Add</button></form><ul style="position:absolute;top:80px">${items}</ul></body>`,
+        );
     });
   });
-  return { server, get state() { return app.state; } } as { server: Server; state: { notes: string[] } };
+  return {
+    server,
+    get state() {
+      return app.state;
+    },
+  } as { server: Server; state: { notes: string[] } };
 }
 
 describe.runIf(tools.run)("browser task files for a user's own app", () => {
@@ -64,7 +77,10 @@ describe.runIf(tools.run)("browser task files for a user's own app", () => {
     app = notesApp();
     await new Promise<void>((r) => app.server.listen(0, "127.0.0.1", () => r()));
     url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    writeFileSync(join(dir, "check-notes.mjs"), `export function check({ state }) { return { score: state.notes.includes("call Ana") ? 1 : 0, detail: "notes: " + state.notes.join(", ") }; }\nexport const notAFunction = 1;\n`);
+    writeFileSync(
+      join(dir, "check-notes.mjs"),
+      `export function check({ state }) { return { score: state.notes.includes("call Ana") ? 1 : 0, detail: "notes: " + state.notes.join(", ") }; }\nexport const notAFunction = 1;\n`,
+    );
     writeFileSync(
       join(dir, "tasks.yaml"),
       `tasks:\n  - id: notes-add\n    instruction: Add a note saying 'call Ana'.\n    url: ${url}/\n    checker: ./check-notes.mjs\n    export: check\n    state: { url: "${url}/__state", headers: { x-token: t0ken }, initial: { notes: [buy milk] } }\n` +
@@ -124,10 +140,16 @@ describe.runIf(tools.run)("browser task files for a user's own app", () => {
   });
 
   it("says what is wrong with a bad task file or checker, in one ConfigError", async () => {
-    writeFileSync(join(dir, "bad.yaml"), `tasks:\n  - id: x\n    instruction: y\n    url: not-a-url\n    checker: ./c.mjs\n`);
+    writeFileSync(
+      join(dir, "bad.yaml"),
+      `tasks:\n  - id: x\n    instruction: y\n    url: not-a-url\n    checker: ./c.mjs\n`,
+    );
     expect(() => loadBrowserTaskFile(join(dir, "bad.yaml"))).toThrow(/bad\.yaml: tasks\.0\.url/);
     expect(() => loadBrowserTaskFile(join(dir, "missing.yaml"))).toThrow(ConfigError);
-    writeFileSync(join(dir, "wrong-export.yaml"), `tasks:\n  - id: x\n    instruction: y\n    url: ${url}/\n    checker: ./check-notes.mjs\n    export: notAFunction\n`);
+    writeFileSync(
+      join(dir, "wrong-export.yaml"),
+      `tasks:\n  - id: x\n    instruction: y\n    url: ${url}/\n    checker: ./check-notes.mjs\n    export: notAFunction\n`,
+    );
     const [task] = loadBrowserTaskFile(join(dir, "wrong-export.yaml"));
     await env.reset(task);
     await expect(env.evaluate()).rejects.toThrow(/no function export "notAFunction"/);

@@ -20,7 +20,9 @@ describe("desktop container create spec", () => {
     await expect(backend.freshSession({})).rejects.toThrow(/could not start a retrace-desktop:test container/);
     expect(sent).toHaveLength(1);
     const spec = sent[0];
-    expect(spec).toEqual(desktopContainerSpec({ image: "retrace-desktop:test", width: 1280, height: 800, runId: "t1" }));
+    expect(spec).toEqual(
+      desktopContainerSpec({ image: "retrace-desktop:test", width: 1280, height: 800, runId: "t1" }),
+    );
     const host = spec.HostConfig ?? {};
     expect(host.Privileged ?? false).toBe(false);
     expect(host.NetworkMode).toBe("none");

@@ -9,13 +9,29 @@ import { desktopTask } from "../../../../adapters/environments/desktop-tasks/tas
 import type { ContainerBackend } from "../../../../adapters/environments/docker/container-backend.ts";
 import { DEFAULT_DESKTOP_IMAGE } from "../../../../adapters/environments/docker/container-backend.ts";
 import { createDockerDesktop } from "../../../../adapters/environments/docker/create.ts";
-import { createDockerClient, MANAGED_LABEL, removeManagedContainers, RUN_LABEL } from "../../../../adapters/environments/docker/engine.ts";
+import {
+  createDockerClient,
+  MANAGED_LABEL,
+  removeManagedContainers,
+  RUN_LABEL,
+} from "../../../../adapters/environments/docker/engine.ts";
 
 // The engine is whatever DOCKER_HOST names (CI: podman's API service started by .ci/podman-setup.sh).
 const dockerHost = runtimeSettings().dockerHost;
 const docker = createDockerClient(dockerHost);
-const engineUp = await docker.ping().then(() => true, () => false);
-const imageThere = engineUp && (await docker.getImage(DEFAULT_DESKTOP_IMAGE).inspect().then(() => true, () => false));
+const engineUp = await docker.ping().then(
+  () => true,
+  () => false,
+);
+const imageThere =
+  engineUp &&
+  (await docker
+    .getImage(DEFAULT_DESKTOP_IMAGE)
+    .inspect()
+    .then(
+      () => true,
+      () => false,
+    ));
 // Outside CI a machine without the engine or image skips; in CI a missing one fails loudly.
 const run = imageThere || runtimeSettings().ci;
 
@@ -25,7 +41,10 @@ describe.runIf(run)("container desktops through dockerode", () => {
   const runId = `test-${process.pid}`;
 
   beforeAll(() => {
-    if (!imageThere) throw new Error(`no Docker engine at DOCKER_HOST=${dockerHost ?? "(default)"} or no ${DEFAULT_DESKTOP_IMAGE} image: run \`. .ci/podman-setup.sh\``);
+    if (!imageThere)
+      throw new Error(
+        `no Docker engine at DOCKER_HOST=${dockerHost ?? "(default)"} or no ${DEFAULT_DESKTOP_IMAGE} image: run \`. .ci/podman-setup.sh\``,
+      );
   });
   afterAll(async () => {
     await removeManagedContainers(docker, runId);
@@ -42,12 +61,17 @@ describe.runIf(run)("container desktops through dockerode", () => {
     const startMs = Date.now() - t0;
     const ids = [(a.desktop as ContainerBackend).containerId!, (b.desktop as ContainerBackend).containerId!];
     expect(new Set(ids).size).toBe(2);
-    const labelled = await docker.listContainers({ filters: { label: [`${MANAGED_LABEL}=true`, `${RUN_LABEL}=${runId}`] } });
+    const labelled = await docker.listContainers({
+      filters: { label: [`${MANAGED_LABEL}=true`, `${RUN_LABEL}=${runId}`] },
+    });
     expect(labelled.map((c) => c.Id).sort()).toEqual([...ids].sort());
 
     const stepMs: number[] = [];
     await Promise.all(
-      [[a, taskA], [b, taskB]].map(async ([env, task]) => {
+      [
+        [a, taskA],
+        [b, taskB],
+      ].map(async ([env, task]) => {
         const e = env as typeof a;
         for (const act of (task as typeof taskA).plan) {
           await e.step(act);
@@ -58,7 +82,9 @@ describe.runIf(run)("container desktops through dockerode", () => {
     expect(await a.evaluate()).toMatchObject({ score: 1 });
     expect(await b.evaluate()).toMatchObject({ score: 1 });
     expect((await b.desktop.readHomeFile("draft.txt"))?.toString().trim()).toBe("final version");
-    process.stderr.write(`docker timings: two desktops ready in ${startMs} ms (container start ${(a.desktop as ContainerBackend).lastStartMs}/${(b.desktop as ContainerBackend).lastStartMs} ms), step median ${stepMs.sort((x, y) => x - y)[Math.floor(stepMs.length / 2)]} ms\n`);
+    process.stderr.write(
+      `docker timings: two desktops ready in ${startMs} ms (container start ${(a.desktop as ContainerBackend).lastStartMs}/${(b.desktop as ContainerBackend).lastStartMs} ms), step median ${stepMs.sort((x, y) => x - y)[Math.floor(stepMs.length / 2)]} ms\n`,
+    );
 
     await Promise.all([a.close(), b.close()]);
     const left = await docker.listContainers({ all: true, filters: { label: [`${RUN_LABEL}=${runId}`] } });
@@ -79,7 +105,11 @@ describe.runIf(run)("container desktops through dockerode", () => {
   }, 120_000);
 
   it("finds and removes labelled leftovers of a crashed run (what `retrace env gc` does)", async () => {
-    const leftover = await docker.createContainer({ Image: DEFAULT_DESKTOP_IMAGE, Labels: { [MANAGED_LABEL]: "true", [RUN_LABEL]: runId }, Cmd: ["true"] });
+    const leftover = await docker.createContainer({
+      Image: DEFAULT_DESKTOP_IMAGE,
+      Labels: { [MANAGED_LABEL]: "true", [RUN_LABEL]: runId },
+      Cmd: ["true"],
+    });
     const removed = await removeManagedContainers(docker, runId);
     expect(removed).toContain(leftover.id);
     await expect(docker.getContainer(leftover.id).inspect()).rejects.toThrow();
@@ -97,7 +127,9 @@ describe.runIf(run)("container desktops through dockerode", () => {
       process.stdout.write("ready\\n");
       setInterval(() => {}, 1000);
     `;
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     await new Promise<void>((resolve, reject) => {
       child.stdout.on("data", (d) => String(d).includes("ready") && resolve());
       child.once("exit", (code) => reject(new Error(`child exited early (${code})`)));

@@ -11,13 +11,29 @@ import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeSettings } from "../../../../src/settings.ts";
 import { DEFAULT_DESKTOP_IMAGE } from "../../../../adapters/environments/docker/container-backend.ts";
-import { createDockerClient, MANAGED_LABEL, removeManagedContainers, RUN_LABEL } from "../../../../adapters/environments/docker/engine.ts";
+import {
+  createDockerClient,
+  MANAGED_LABEL,
+  removeManagedContainers,
+  RUN_LABEL,
+} from "../../../../adapters/environments/docker/engine.ts";
 
 const ROOT = resolve(import.meta.dirname, "../../../..");
 const dockerHost = runtimeSettings().dockerHost;
 const docker = createDockerClient(dockerHost);
-const engineUp = await docker.ping().then(() => true, () => false);
-const imageThere = engineUp && (await docker.getImage(DEFAULT_DESKTOP_IMAGE).inspect().then(() => true, () => false));
+const engineUp = await docker.ping().then(
+  () => true,
+  () => false,
+);
+const imageThere =
+  engineUp &&
+  (await docker
+    .getImage(DEFAULT_DESKTOP_IMAGE)
+    .inspect()
+    .then(
+      () => true,
+      () => false,
+    ));
 const run = imageThere || runtimeSettings().ci;
 const started: Array<{ kill(s: NodeJS.Signals): boolean }> = [];
 const runIds: string[] = [];
@@ -38,12 +54,19 @@ process.on("exit", () => process.stdout.write("stopped " + desktop.lastStopExitC
 setInterval(() => undefined, 1000);
 `;
 
-const containersOf = async (runId: string) => (await docker.listContainers({ all: true, filters: { label: [`${MANAGED_LABEL}=true`, `${RUN_LABEL}=${runId}`] } })).map((c) => c.Id);
+const containersOf = async (runId: string) =>
+  (
+    await docker.listContainers({ all: true, filters: { label: [`${MANAGED_LABEL}=true`, `${RUN_LABEL}=${runId}`] } })
+  ).map((c) => c.Id);
 
 async function openAndSignal(signal: "SIGTERM" | "SIGINT") {
   const runId = `shutdown-${process.pid}-${signal.toLowerCase()}`;
   runIds.push(runId);
-  const p = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", CHILD, runId], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, DOCKER_HOST: dockerHost } });
+  const p = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", CHILD, runId], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, DOCKER_HOST: dockerHost },
+  });
   started.push(p);
   let out = "";
   let err = "";
@@ -68,7 +91,10 @@ async function openAndSignal(signal: "SIGTERM" | "SIGINT") {
 
 describe.runIf(run)("a container desktop ended by a signal", () => {
   beforeAll(() => {
-    if (!imageThere) throw new Error(`no Docker engine at DOCKER_HOST=${dockerHost ?? "(default)"} or no ${DEFAULT_DESKTOP_IMAGE} image: run \`. .ci/podman-setup.sh\``);
+    if (!imageThere)
+      throw new Error(
+        `no Docker engine at DOCKER_HOST=${dockerHost ?? "(default)"} or no ${DEFAULT_DESKTOP_IMAGE} image: run \`. .ci/podman-setup.sh\``,
+      );
   });
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     it(`stops and removes its container after ${signal}`, async () => {

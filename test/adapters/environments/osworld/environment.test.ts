@@ -23,7 +23,9 @@ describe("actions as pyautogui code for OSWorld's /execute", () => {
     ].map((a) => ActionSchema.parse(a) as Action);
     for (const a of actions) {
       const code = actionToPyautogui(a)!;
-      expect(parsePyautogui(code, { screen: { width: 1280, height: 800 } }).map((x) => ActionSchema.parse(x))).toEqual([a]);
+      expect(parsePyautogui(code, { screen: { width: 1280, height: 800 } }).map((x) => ActionSchema.parse(x))).toEqual([
+        a,
+      ]);
     }
     expect(actionToPyautogui({ type: "DONE" })).toBeUndefined();
   });

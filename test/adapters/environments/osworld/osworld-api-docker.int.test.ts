@@ -16,8 +16,15 @@ import { createDockerDesktop } from "../../../../adapters/environments/docker/cr
 import { createDockerClient, removeManagedContainers } from "../../../../adapters/environments/docker/engine.ts";
 import { CHROME_PREFERENCES, chromeGetter } from "../../../../adapters/environments/osworld/chrome-getters.ts";
 import { OsworldClient } from "../../../../adapters/environments/osworld/client.ts";
-import { startOsworldControlServer, type OsworldControlServer } from "../../../../adapters/environments/osworld/control-server.ts";
-import { evaluateOsworldNative, runOsworldSetup, setupProblem } from "../../../../adapters/environments/osworld/runner.ts";
+import {
+  startOsworldControlServer,
+  type OsworldControlServer,
+} from "../../../../adapters/environments/osworld/control-server.ts";
+import {
+  evaluateOsworldNative,
+  runOsworldSetup,
+  setupProblem,
+} from "../../../../adapters/environments/osworld/runner.ts";
 import { loadOsworldTasks } from "../../../../adapters/environments/osworld/tasks.ts";
 import type { DesktopEnvironment } from "../../../../adapters/environments/x11/desktop-environment.ts";
 import { checkOsworldTasks } from "../../../../experiments/runtime/osworld-check.ts";
@@ -25,8 +32,19 @@ import { DEFAULT_OSWORLD_TASKS } from "../../../../experiments/runtime/osworld.t
 
 const dockerHost = runtimeSettings().dockerHost;
 const docker = createDockerClient(dockerHost);
-const engineUp = await docker.ping().then(() => true, () => false);
-const imageThere = engineUp && (await docker.getImage(DEFAULT_DESKTOP_IMAGE).inspect().then(() => true, () => false));
+const engineUp = await docker.ping().then(
+  () => true,
+  () => false,
+);
+const imageThere =
+  engineUp &&
+  (await docker
+    .getImage(DEFAULT_DESKTOP_IMAGE)
+    .inspect()
+    .then(
+      () => true,
+      () => false,
+    ));
 const run = imageThere || runtimeSettings().ci;
 
 describe.runIf(run)("OSWorld's control API and OSWorld tasks on a container desktop", () => {
@@ -36,10 +54,18 @@ describe.runIf(run)("OSWorld's control API and OSWorld tasks on a container desk
   const desktop = () => createDockerDesktop({ blobs, docker, runId, settle: { quietMs: 300, maxMs: 5000 } });
   let env: DesktopEnvironment;
   let server: OsworldControlServer;
-  const post = (path: string, body: unknown) => fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown) =>
+    fetch(`${server.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
 
   beforeAll(async () => {
-    if (!imageThere) throw new Error(`no Docker engine at DOCKER_HOST=${dockerHost ?? "(default)"} or no ${DEFAULT_DESKTOP_IMAGE} image: run \`. .ci/podman-setup.sh\``);
+    if (!imageThere)
+      throw new Error(
+        `no Docker engine at DOCKER_HOST=${dockerHost ?? "(default)"} or no ${DEFAULT_DESKTOP_IMAGE} image: run \`. .ci/podman-setup.sh\``,
+      );
     env = desktop();
     await env.resetBlank("osworld-api");
     server = await startOsworldControlServer({ env });
@@ -52,18 +78,42 @@ describe.runIf(run)("OSWorld's control API and OSWorld tasks on a container desk
   });
 
   it("runs code inside the container with OSWorld's reply shapes: /execute, /run_python, /run_bash_script", async () => {
-    expect(await (await post("/execute", { command: "echo $HOME; id -un", shell: true })).json()).toEqual({ status: "success", output: "/home/cua\ncua\n", error: "", returncode: 0 });
-    expect(await (await post("/execute", { command: ["ls", "/home/user/Desktop"], shell: false })).json()).toMatchObject({ status: "success", returncode: 0 });
-    expect(await (await post("/execute", { command: "exit 3", shell: true })).json()).toMatchObject({ status: "success", returncode: 3 });
-    const py = await (await post("/run_python", { code: "import platform, os\nprint(platform.system(), os.path.expanduser('~'))" })).json();
-    expect(py).toEqual({ status: "success", message: "Linux /home/cua\n", need_more: false, output: "Linux /home/cua\n", error: "", return_code: 0 });
+    expect(await (await post("/execute", { command: "echo $HOME; id -un", shell: true })).json()).toEqual({
+      status: "success",
+      output: "/home/cua\ncua\n",
+      error: "",
+      returncode: 0,
+    });
+    expect(
+      await (await post("/execute", { command: ["ls", "/home/user/Desktop"], shell: false })).json(),
+    ).toMatchObject({ status: "success", returncode: 0 });
+    expect(await (await post("/execute", { command: "exit 3", shell: true })).json()).toMatchObject({
+      status: "success",
+      returncode: 3,
+    });
+    const py = await (
+      await post("/run_python", { code: "import platform, os\nprint(platform.system(), os.path.expanduser('~'))" })
+    ).json();
+    expect(py).toEqual({
+      status: "success",
+      message: "Linux /home/cua\n",
+      need_more: false,
+      output: "Linux /home/cua\n",
+      error: "",
+      return_code: 0,
+    });
     const pyErr = await (await post("/run_python", { code: "raise ValueError('boom')" })).json();
     expect(pyErr).toMatchObject({ status: "error", need_more: false, return_code: 1 });
     expect(pyErr.error).toMatch(/Traceback[\s\S]*ValueError: boom/);
     expect((await post("/run_python", {})).status).toBe(400);
-    const bash = await (await post("/run_bash_script", { script: "pwd; echo oops >&2; exit 2", working_dir: "~/Desktop" })).json();
+    const bash = await (
+      await post("/run_bash_script", { script: "pwd; echo oops >&2; exit 2", working_dir: "~/Desktop" })
+    ).json();
     expect(bash).toEqual({ status: "error", output: "/home/cua/Desktop\noops\n", error: "", returncode: 2 });
-    expect(await (await post("/run_bash_script", { script: "true", working_dir: "/nope" })).json()).toMatchObject({ status: "error", returncode: -1 });
+    expect(await (await post("/run_bash_script", { script: "true", working_dir: "/nope" })).json()).toMatchObject({
+      status: "error",
+      returncode: -1,
+    });
     // A Python error through /execute: 200 with returncode 1 and the traceback, as OSWorld answers.
     const err = await post("/execute", { command: ["python3", "-c", "import json; json.loads('{')"], shell: false });
     const body = await err.json();
@@ -72,15 +122,35 @@ describe.runIf(run)("OSWorld's control API and OSWorld tasks on a container desk
   });
 
   it("launches any installed program, maps what is missing to an error, and reads files anywhere in the sandbox", async () => {
-    expect(await (await post("/setup/launch", { command: ["sleep", "300"] })).text()).toBe("sleep 300 launched successfully");
+    expect(await (await post("/setup/launch", { command: ["sleep", "300"] })).text()).toBe(
+      "sleep 300 launched successfully",
+    );
     expect((await (await post("/execute", { command: ["pgrep", "-x", "sleep"] })).json()).output).toMatch(/^\d+/);
     const chrome = await post("/setup/launch", { command: ["google-chrome", "--remote-debugging-port=1337"] });
     expect(chrome.status).toBe(500);
     expect((await chrome.json()).error).toMatch(/chromium is not installed in the desktop image/);
-    const hostname = await fetch(`${server.url}/file`, { method: "POST", body: new URLSearchParams({ file_path: "/etc/hostname" }) });
+    const hostname = await fetch(`${server.url}/file`, {
+      method: "POST",
+      body: new URLSearchParams({ file_path: "/etc/hostname" }),
+    });
     expect(hostname.status).toBe(200);
-    expect(await (await post("/setup/execute_with_verification", { command: "touch ~/made.txt", shell: true, verification: { command_success: "test -f ~/made.txt" }, max_wait_time: 5 })).json()).toMatchObject({ status: "success", verification: "passed" });
-    const failed = await post("/setup/execute_with_verification", { command: "true", shell: true, verification: { command_success: "test -f ~/never.txt" }, max_wait_time: 1, check_interval: 0.2 });
+    expect(
+      await (
+        await post("/setup/execute_with_verification", {
+          command: "touch ~/made.txt",
+          shell: true,
+          verification: { command_success: "test -f ~/made.txt" },
+          max_wait_time: 5,
+        })
+      ).json(),
+    ).toMatchObject({ status: "success", verification: "passed" });
+    const failed = await post("/setup/execute_with_verification", {
+      command: "true",
+      shell: true,
+      verification: { command_success: "test -f ~/never.txt" },
+      max_wait_time: 1,
+      check_interval: 0.2,
+    });
     expect([failed.status, (await failed.json()).status]).toEqual([500, "verification_failed"]);
   });
 
@@ -89,16 +159,28 @@ describe.runIf(run)("OSWorld's control API and OSWorld tasks on a container desk
     // Nothing listens on 9222 yet: the connection closes without an answer.
     await expect(fetch(`${server.chromiumUrl}/`)).rejects.toThrow();
     await post("/execute", { command: "mkdir -p ~/served && echo forwarded > ~/served/probe.txt", shell: true });
-    expect(await (await post("/setup/launch", { command: ["python3", "-m", "http.server", "9222", "--bind", "127.0.0.1", "--directory", "/home/cua/served"] })).text()).toMatch(/launched successfully/);
+    expect(
+      await (
+        await post("/setup/launch", {
+          command: ["python3", "-m", "http.server", "9222", "--bind", "127.0.0.1", "--directory", "/home/cua/served"],
+        })
+      ).text(),
+    ).toMatch(/launched successfully/);
     let body = "";
     for (let i = 0; i < 40 && body !== "forwarded\n"; i++) {
-      body = await fetch(`${server.chromiumUrl}/probe.txt`).then((r) => r.text(), () => "");
+      body = await fetch(`${server.chromiumUrl}/probe.txt`).then(
+        (r) => r.text(),
+        () => "",
+      );
       if (body !== "forwarded\n") await new Promise((r) => setTimeout(r, 250));
     }
     expect(body).toBe("forwarded\n");
     // Several connections at once, each its own relay; a large body arrives whole.
     await post("/execute", { command: "head -c 3000000 /dev/urandom | base64 -w0 > ~/served/big.txt", shell: true });
-    const [big, ...small] = await Promise.all([fetch(`${server.chromiumUrl}/big.txt`).then((r) => r.text()), ...[1, 2, 3].map(() => fetch(`${server.chromiumUrl}/probe.txt`).then((r) => r.text()))]);
+    const [big, ...small] = await Promise.all([
+      fetch(`${server.chromiumUrl}/big.txt`).then((r) => r.text()),
+      ...[1, 2, 3].map(() => fetch(`${server.chromiumUrl}/probe.txt`).then((r) => r.text())),
+    ]);
     expect(big.length).toBe(4_000_000);
     expect(small).toEqual(["forwarded\n", "forwarded\n", "forwarded\n"]);
     await post("/execute", { command: ["pkill", "-f", "http.server"] });
@@ -110,7 +192,11 @@ describe.runIf(run)("OSWorld's control API and OSWorld tasks on a container desk
     expect(await chromeGetter(client, "enable_do_not_track")).toBe("false");
     expect(await chromeGetter(client, "default_search_engine")).toBe("Google");
     expect(await chromeGetter(client, "profile_name")).toBeNull();
-    const prefs = { enable_do_not_track: true, default_search_provider_data: { template_url_data: { short_name: "Bing" } }, profile: { name: "Thomas" } };
+    const prefs = {
+      enable_do_not_track: true,
+      default_search_provider_data: { template_url_data: { short_name: "Bing" } },
+      profile: { name: "Thomas" },
+    };
     expect((await client.upload(CHROME_PREFERENCES, Buffer.from(JSON.stringify(prefs)))).status).toBe("success");
     expect(await chromeGetter(client, "enable_do_not_track")).toBe("true");
     expect(await chromeGetter(client, "default_search_engine")).toBe("Bing");
@@ -123,7 +209,17 @@ describe.runIf(run)("OSWorld's control API and OSWorld tasks on a container desk
     await post("/setup/launch", { command: ["mousepad"] });
     await new Promise((r) => setTimeout(r, 2000));
     const { AT } = (await (await fetch(`${server.url}/accessibility`)).json()) as { AT: string };
-    const roots = execFileSync("/usr/bin/python3", ["-c", "import sys, lxml.etree as et; r = et.fromstring(sys.stdin.read().encode()); print(r.tag, len(r.xpath('//*[@st:showing=\"true\"]', namespaces={'st': 'https://accessibility.ubuntu.example.org/ns/state'})))"], { input: AT }).toString().trim().split(" ");
+    const roots = execFileSync(
+      "/usr/bin/python3",
+      [
+        "-c",
+        "import sys, lxml.etree as et; r = et.fromstring(sys.stdin.read().encode()); print(r.tag, len(r.xpath('//*[@st:showing=\"true\"]', namespaces={'st': 'https://accessibility.ubuntu.example.org/ns/state'})))",
+      ],
+      { input: AT },
+    )
+      .toString()
+      .trim()
+      .split(" ");
     expect(roots[0]).toBe("desktop-frame");
     expect(Number(roots[1])).toBeGreaterThan(0);
     expect(await (await fetch(`${server.url}/terminal`)).json()).toEqual({ output: null, status: "success" });

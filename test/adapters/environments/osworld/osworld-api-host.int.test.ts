@@ -13,7 +13,10 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BlobStore } from "../../../../src/blob-store.ts";
 import { desktopTask } from "../../../../adapters/environments/desktop-tasks/tasks.ts";
-import { startOsworldControlServer, type OsworldControlServer } from "../../../../adapters/environments/osworld/control-server.ts";
+import {
+  startOsworldControlServer,
+  type OsworldControlServer,
+} from "../../../../adapters/environments/osworld/control-server.ts";
 import { createX11Desktop } from "../../../../adapters/environments/x11/create.ts";
 import type { DesktopEnvironment } from "../../../../adapters/environments/x11/desktop-environment.ts";
 import { X11_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
@@ -35,8 +38,14 @@ describe.runIf(tools.run)("OSWorld's control API on the host X11 desktop (real H
   const dir = mkdtempSync(join(tmpdir(), "retrace-oswapi-"));
   let env: DesktopEnvironment;
   let server: OsworldControlServer;
-  const post = (path: string, body: unknown) => fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  const form = (path: string, fields: Record<string, string>) => fetch(`${server.url}${path}`, { method: "POST", body: new URLSearchParams(fields) });
+  const post = (path: string, body: unknown) =>
+    fetch(`${server.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const form = (path: string, fields: Record<string, string>) =>
+    fetch(`${server.url}${path}`, { method: "POST", body: new URLSearchParams(fields) });
 
   beforeAll(async () => {
     tools.assert();
@@ -76,12 +85,25 @@ describe.runIf(tools.run)("OSWorld's control API on the host X11 desktop (real H
   });
 
   it("accepts read-only Python in /execute and answers it; Python errors are 200 with returncode 1", async () => {
-    const run = async (code: string) => (await post("/execute", { command: ["python3", "-c", `import pyautogui; import time; pyautogui.FAILSAFE = False; ${code}`], shell: false })).json();
-    expect(await run("print(pyautogui.size())")).toEqual({ status: "success", output: "(1280, 800)\n", error: "", returncode: 0 });
+    const run = async (code: string) =>
+      (
+        await post("/execute", {
+          command: ["python3", "-c", `import pyautogui; import time; pyautogui.FAILSAFE = False; ${code}`],
+          shell: false,
+        })
+      ).json();
+    expect(await run("print(pyautogui.size())")).toEqual({
+      status: "success",
+      output: "(1280, 800)\n",
+      error: "",
+      returncode: 0,
+    });
     expect((await run("import platform; print(platform.system())")).output).toBe("Linux\n");
     const home = (await run("import os; print(os.path.expanduser('~'))")).output.trim();
     expect(home).toMatch(/\/home$/);
-    expect((await run("import os.path; print(os.path.exists('~/notes.txt'), os.path.isdir('/home/user/nope'))")).output).toBe("True False\n");
+    expect(
+      (await run("import os.path; print(os.path.exists('~/notes.txt'), os.path.isdir('/home/user/nope'))")).output,
+    ).toBe("True False\n");
     const err = await post("/execute", { command: ["python", "-c", "print(undefined_name)"], shell: false });
     const body = await err.json();
     expect(err.status).toBe(200);
@@ -95,9 +117,15 @@ describe.runIf(tools.run)("OSWorld's control API on the host X11 desktop (real H
       ["/run_python", { code: `open('${mark}','w')` }],
       ["/run_bash_script", { script: `touch ${mark}` }],
       ["/execute", { command: `touch ${mark}`, shell: true }],
-      ["/execute", { command: ["python", "-c", `import subprocess; subprocess.run(['touch', '${mark}'])`], shell: false }],
+      [
+        "/execute",
+        { command: ["python", "-c", `import subprocess; subprocess.run(['touch', '${mark}'])`], shell: false },
+      ],
       ["/setup/launch", { command: ["xterm"], shell: false }],
-      ["/setup/execute_with_verification", { command: ["python", "-c", "print(1)"], verification: { command_success: `touch ${mark}` } }],
+      [
+        "/setup/execute_with_verification",
+        { command: ["python", "-c", "print(1)"], verification: { command_success: `touch ${mark}` } },
+      ],
     ] as const) {
       const r = await post(path, body);
       expect(r.status, path).toBe(501);
@@ -121,9 +149,13 @@ describe.runIf(tools.run)("OSWorld's control API on the host X11 desktop (real H
     const tree = await (await post("/list_directory", { path: "/home/user" })).json();
     const names = tree.directory_tree.children.map((c: { name: string }) => c.name);
     expect(names).toEqual(expect.arrayContaining(["Desktop", "notes.txt"]));
-    expect(tree.directory_tree.children.find((c: { name: string }) => c.name === "Desktop").children).toEqual([{ type: "file", name: "report.txt" }]);
+    expect(tree.directory_tree.children.find((c: { name: string }) => c.name === "Desktop").children).toEqual([
+      { type: "file", name: "report.txt" },
+    ]);
     expect((await post("/list_directory", {})).status).toBe(400);
-    expect(await (await post("/list_directory", { path: "/home/user/notes.txt" })).json()).toEqual({ error: "The provided path is not a directory" });
+    expect(await (await post("/list_directory", { path: "/home/user/notes.txt" })).json()).toEqual({
+      error: "The provided path is not a directory",
+    });
     expect((await form("/file", { file_path: "/etc/passwd" })).status).toBe(403);
     expect(await (await form("/file", { file_path: "~/nope.txt" })).json()).toEqual({ error: "File not found" });
     const outside = new FormData();
@@ -140,29 +172,40 @@ describe.runIf(tools.run)("OSWorld's control API on the host X11 desktop (real H
     await fetch(`${server.url}/setup/upload`, { method: "POST", body: fd });
     const opened = await post("/setup/open_file", { path: "~/todo.txt", timeout_seconds: 20 });
     expect([opened.status, await opened.text()]).toEqual([200, "File opened and window activated successfully"]);
-    expect(await (await post("/setup/activate_window", { window_name: "todo.txt" })).text()).toBe("Window activated successfully");
+    expect(await (await post("/setup/activate_window", { window_name: "todo.txt" })).text()).toBe(
+      "Window activated successfully",
+    );
     expect((await post("/setup/activate_window", { window_name: "no such window anywhere" })).status).toBe(404);
     expect((await post("/setup/activate_window", {})).status).toBe(400);
-    expect(await (await post("/setup/close_window", { window_name: "todo.txt" })).text()).toBe("Window closed successfully.");
+    expect(await (await post("/setup/close_window", { window_name: "todo.txt" })).text()).toBe(
+      "Window closed successfully.",
+    );
     expect((await post("/setup/open_file", { path: "~/missing.txt" })).status).toBe(404);
     expect(await (await post("/setup/open_file", {})).text()).toBe("Path not supplied!");
   });
 
   it("changes the wallpaper and serves it back; records the screen as an MP4", async () => {
-    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 30, b: 30 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 30, b: 30 } } })
+      .png()
+      .toBuffer();
     const fd = new FormData();
     fd.append("file_path", "~/wall.png");
     fd.append("file_data", new Blob([png]), "wall.png");
     await fetch(`${server.url}/setup/upload`, { method: "POST", body: fd });
     expect((await post("/wallpaper", {})).status).toBe(404);
-    expect(await (await post("/setup/change_wallpaper", { path: "~/wall.png" })).text()).toBe("Wallpaper changed successfully");
+    expect(await (await post("/setup/change_wallpaper", { path: "~/wall.png" })).text()).toBe(
+      "Wallpaper changed successfully",
+    );
     const wall = await post("/wallpaper", {});
     expect(wall.status).toBe(200);
     expect(Buffer.from(await wall.arrayBuffer()).equals(png)).toBe(true);
     expect((await post("/setup/change_wallpaper", {})).status).toBe(400);
 
     expect((await post("/end_recording", {})).status).toBe(400);
-    expect(await (await post("/start_recording", {})).json()).toEqual({ status: "success", message: "Started recording successfully." });
+    expect(await (await post("/start_recording", {})).json()).toEqual({
+      status: "success",
+      message: "Started recording successfully.",
+    });
     expect((await post("/start_recording", {})).status).toBe(400);
     await new Promise((r) => setTimeout(r, 1500));
     const mp4 = await post("/end_recording", {});
@@ -170,7 +213,17 @@ describe.runIf(tools.run)("OSWorld's control API on the host X11 desktop (real H
     const bytes = Buffer.from(await mp4.arrayBuffer());
     expect(bytes.subarray(4, 8).toString()).toBe("ftyp");
     writeFileSync(join(dir, "rec.mp4"), bytes);
-    const probe = execFileSync("ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", join(dir, "rec.mp4")]).toString().trim();
+    const probe = execFileSync("ffprobe", [
+      "-v",
+      "error",
+      "-show_entries",
+      "stream=width,height",
+      "-of",
+      "csv=p=0",
+      join(dir, "rec.mp4"),
+    ])
+      .toString()
+      .trim();
     expect(probe).toBe("1280,800");
   });
 

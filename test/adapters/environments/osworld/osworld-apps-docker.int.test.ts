@@ -17,11 +17,22 @@ import { BlobStore } from "../../../../src/blob-store.ts";
 import { runtimeSettings } from "../../../../src/settings.ts";
 import { createDockerDesktop } from "../../../../adapters/environments/docker/create.ts";
 import { createDockerClient, removeManagedContainers } from "../../../../adapters/environments/docker/engine.ts";
-import { APPS_DESKTOP_IMAGE, APPS_IMAGE_PROGRAMS, DESKTOP_IMAGE_PROGRAMS } from "../../../../adapters/environments/docker/image-programs.ts";
+import {
+  APPS_DESKTOP_IMAGE,
+  APPS_IMAGE_PROGRAMS,
+  DESKTOP_IMAGE_PROGRAMS,
+} from "../../../../adapters/environments/docker/image-programs.ts";
 import { openTabs } from "../../../../adapters/environments/osworld/chrome-getters.ts";
 import { OsworldClient } from "../../../../adapters/environments/osworld/client.ts";
-import { startOsworldControlServer, type OsworldControlServer } from "../../../../adapters/environments/osworld/control-server.ts";
-import { evaluateOsworldNative, runOsworldSetup, setupProblem } from "../../../../adapters/environments/osworld/runner.ts";
+import {
+  startOsworldControlServer,
+  type OsworldControlServer,
+} from "../../../../adapters/environments/osworld/control-server.ts";
+import {
+  evaluateOsworldNative,
+  runOsworldSetup,
+  setupProblem,
+} from "../../../../adapters/environments/osworld/runner.ts";
 import { loadOsworldTasks, offlineBlockers } from "../../../../adapters/environments/osworld/tasks.ts";
 import type { DesktopEnvironment } from "../../../../adapters/environments/x11/desktop-environment.ts";
 import { checkOsworldTasks } from "../../../../experiments/runtime/osworld-check.ts";
@@ -29,8 +40,19 @@ import { DEFAULT_OSWORLD_TASKS } from "../../../../experiments/runtime/osworld.t
 
 const dockerHost = runtimeSettings().dockerHost;
 const docker = createDockerClient(dockerHost);
-const engineUp = await docker.ping().then(() => true, () => false);
-const imageThere = engineUp && (await docker.getImage(APPS_DESKTOP_IMAGE).inspect().then(() => true, () => false));
+const engineUp = await docker.ping().then(
+  () => true,
+  () => false,
+);
+const imageThere =
+  engineUp &&
+  (await docker
+    .getImage(APPS_DESKTOP_IMAGE)
+    .inspect()
+    .then(
+      () => true,
+      () => false,
+    ));
 if (!imageThere) {
   process.stdout.write(
     `osworld-apps-docker: skipped, ${engineUp ? `no ${APPS_DESKTOP_IMAGE} image` : `no Docker engine at DOCKER_HOST=${dockerHost ?? "(default)"}`} (the opt-in apps image is not built in CI: minutes and ~2 GB; build it with RETRACE_DESKTOP_APPS=1 experiments/docker/build-image.sh)\n`,
@@ -43,7 +65,8 @@ describe.runIf(imageThere)("OSWorld's apps on the apps container image", () => {
   const dir = mkdtempSync(join(tmpdir(), "retrace-oswapps-"));
   const blobs = new BlobStore({ dir: join(dir, "blobs") });
   const runId = `oswapps-${process.pid}`;
-  const desktop = () => createDockerDesktop({ blobs, docker, runId, image: APPS_DESKTOP_IMAGE, settle: { quietMs: 300, maxMs: 5000 } });
+  const desktop = () =>
+    createDockerDesktop({ blobs, docker, runId, image: APPS_DESKTOP_IMAGE, settle: { quietMs: 300, maxMs: 5000 } });
   let env: DesktopEnvironment;
   let server: OsworldControlServer;
   let client: OsworldClient;
@@ -52,7 +75,12 @@ describe.runIf(imageThere)("OSWorld's apps on the apps container image", () => {
     env = desktop();
     await env.resetBlank("osworld-apps");
     server = await startOsworldControlServer({ env });
-    client = new OsworldClient({ baseUrl: server.url, chromiumUrl: server.chromiumUrl, retryIntervalMs: 100, timeoutMs: 120_000 });
+    client = new OsworldClient({
+      baseUrl: server.url,
+      chromiumUrl: server.chromiumUrl,
+      retryIntervalMs: 100,
+      timeoutMs: 120_000,
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -63,11 +91,18 @@ describe.runIf(imageThere)("OSWorld's apps on the apps container image", () => {
 
   it("launches google-chrome as Chromium with its debugging port reachable from the host over CDP", async () => {
     expect(server.chromiumUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect((await client.setup("launch", { command: ["google-chrome", "--remote-debugging-port=1337"] })).status).toBe("success");
-    expect((await client.setup("launch", { command: ["socat", "tcp-listen:9222,fork", "tcp:localhost:1337"] })).status).toBe("success");
+    expect((await client.setup("launch", { command: ["google-chrome", "--remote-debugging-port=1337"] })).status).toBe(
+      "success",
+    );
+    expect(
+      (await client.setup("launch", { command: ["socat", "tcp-listen:9222,fork", "tcp:localhost:1337"] })).status,
+    ).toBe("success");
     let version: { Browser?: string; webSocketDebuggerUrl?: string } = {};
     for (let i = 0; i < 60 && !version.Browser; i++) {
-      version = await fetch(`${server.chromiumUrl}/json/version`).then((r) => r.json() as Promise<typeof version>, () => ({}));
+      version = await fetch(`${server.chromiumUrl}/json/version`).then(
+        (r) => r.json() as Promise<typeof version>,
+        () => ({}),
+      );
       if (!version.Browser) await sleep(500);
     }
     expect(version.Browser).toMatch(/^(Headless)?Chrome\//);
@@ -89,13 +124,20 @@ describe.runIf(imageThere)("OSWorld's apps on the apps container image", () => {
   it("scores the Do-Not-Track Chrome task 0 after its set-up and 1 once the profile enables it", async () => {
     const { tasks } = await loadOsworldTasks(DEFAULT_OSWORLD_TASKS);
     const task = tasks.find((t) => t.id === "030eeff7-b492-4218-b312-701ec99ee0cc")!;
-    expect(offlineBlockers(task, { programs: DESKTOP_IMAGE_PROGRAMS })).toContain("a program the desktop image lacks: google-chrome");
+    expect(offlineBlockers(task, { programs: DESKTOP_IMAGE_PROGRAMS })).toContain(
+      "a program the desktop image lacks: google-chrome",
+    );
     expect(offlineBlockers(task, { programs: APPS_IMAGE_PROGRAMS })).toEqual([]);
     const d = desktop();
     await d.resetBlank(task.id);
     const s = await startOsworldControlServer({ env: d });
     try {
-      const c = new OsworldClient({ baseUrl: s.url, chromiumUrl: s.chromiumUrl, retryIntervalMs: 100, timeoutMs: 120_000 });
+      const c = new OsworldClient({
+        baseUrl: s.url,
+        chromiumUrl: s.chromiumUrl,
+        retryIntervalMs: 100,
+        timeoutMs: 120_000,
+      });
       const screen = await c.screenSize();
       expect(setupProblem(task.id, await runOsworldSetup(c, task.setup, screen))).toBeUndefined();
       const post = task.evaluator.postconfig as typeof task.setup;
@@ -118,9 +160,21 @@ describe.runIf(imageThere)("OSWorld's apps on the apps container image", () => {
 
   it("runs every task that is offline only with the apps image: each set-up runs and each is scored 0 or 1", async () => {
     const { tasks } = await loadOsworldTasks(DEFAULT_OSWORLD_TASKS);
-    const appsOnly = tasks.filter((t) => offlineBlockers(t, { programs: DESKTOP_IMAGE_PROGRAMS }).length > 0 && offlineBlockers(t, { programs: APPS_IMAGE_PROGRAMS }).length === 0).map((t) => t.id);
+    const appsOnly = tasks
+      .filter(
+        (t) =>
+          offlineBlockers(t, { programs: DESKTOP_IMAGE_PROGRAMS }).length > 0 &&
+          offlineBlockers(t, { programs: APPS_IMAGE_PROGRAMS }).length === 0,
+      )
+      .map((t) => t.id);
     expect(appsOnly.length).toBeGreaterThanOrEqual(4);
-    const report = await checkOsworldTasks({ dir: DEFAULT_OSWORLD_TASKS, desktop, programs: APPS_IMAGE_PROGRAMS, image: APPS_DESKTOP_IMAGE, ids: appsOnly });
+    const report = await checkOsworldTasks({
+      dir: DEFAULT_OSWORLD_TASKS,
+      desktop,
+      programs: APPS_IMAGE_PROGRAMS,
+      image: APPS_DESKTOP_IMAGE,
+      ids: appsOnly,
+    });
     expect(report.checked.map((c) => c.id).sort()).toEqual([...appsOnly].sort());
     for (const c of report.checked) {
       expect(c.outcome, `${c.id}: ${c.detail}`).toBe("scored");

@@ -8,7 +8,10 @@ import { createProbeVerifier } from "../../../../src/probes/verifier.ts";
 import { withProbes } from "../../../../src/probes/with-probes.ts";
 import { desktopTask } from "../../../../adapters/environments/desktop-tasks/tasks.ts";
 import { OsworldClient } from "../../../../adapters/environments/osworld/client.ts";
-import { startOsworldControlServer, type OsworldControlServer } from "../../../../adapters/environments/osworld/control-server.ts";
+import {
+  startOsworldControlServer,
+  type OsworldControlServer,
+} from "../../../../adapters/environments/osworld/control-server.ts";
 import { OsworldEnvironment } from "../../../../adapters/environments/osworld/environment.ts";
 import { osworldAxItems, watchedPaths } from "../../../../adapters/environments/osworld/probe.ts";
 import { parseOsworldTask, type OsworldTask } from "../../../../adapters/environments/osworld/tasks.ts";
@@ -22,7 +25,11 @@ function task(): OsworldTask {
       id: "probe-1",
       instruction: "append jam and save",
       config: [],
-      evaluator: { func: "check_include_exclude", result: { type: "vm_file", path: "/home/user/notes.txt" }, expected: { type: "rule", rules: { include: ["- jam"], exclude: [] } } },
+      evaluator: {
+        func: "check_include_exclude",
+        result: { type: "vm_file", path: "/home/user/notes.txt" },
+        expected: { type: "rule", rules: { include: ["- jam"], exclude: [] } },
+      },
     }),
     "probe-1.json",
     "os",
@@ -38,7 +45,8 @@ describe("OSWorld probe items", () => {
   });
 
   it("digest each application of the accessibility XML, ignoring where its windows are", () => {
-    const xml = (x: number, text: string) => `<desktop-frame name="main"><application name="mousepad"><frame name="n" screencoord="(${x}, 0)" size="(10, 10)">${text}</frame></application><application name="gnumeric"><frame name="g"></frame></application></desktop-frame>`;
+    const xml = (x: number, text: string) =>
+      `<desktop-frame name="main"><application name="mousepad"><frame name="n" screencoord="(${x}, 0)" size="(10, 10)">${text}</frame></application><application name="gnumeric"><frame name="g"></frame></application></desktop-frame>`;
     const a = osworldAxItems(xml(0, "hello"));
     expect(Object.keys(a)).toEqual(["ax:mousepad", "ax:gnumeric"]);
     expect(osworldAxItems(xml(300, "hello"))).toEqual(a);
@@ -67,14 +75,21 @@ describe.runIf(tools.run)("OSWorld probes over the local control server (real HT
 
   it("reads /platform, /accessibility and the watched /file, and a saved edit shows as a file difference", async () => {
     const blobs = new BlobStore({ dir: join(dir, "osw-blobs") });
-    const osw = withProbes(new OsworldEnvironment({ client: new OsworldClient({ baseUrl: server.url }), blobs }), { blobs });
+    const osw = withProbes(new OsworldEnvironment({ client: new OsworldClient({ baseUrl: server.url }), blobs }), {
+      blobs,
+    });
     const target = await osw.reset(task());
     const report = await loadProbeReport(blobs, target.probe!);
     expect(report.env).toBe("osworld");
     expect(report.items.platform).toBe("Linux");
     expect(report.items["file:/home/user/notes.txt"]).toMatch(/^size=28 sha256=[0-9a-f]{16}$/);
     expect(Object.keys(report.items).some((k) => k.startsWith("ax:"))).toBe(true);
-    for (const a of [{ type: "HOTKEY", keys: ["ctrl", "end"] }, { type: "TYPING", text: "- jam\n" }, { type: "HOTKEY", keys: ["ctrl", "s"] }] as const) await osw.step(a as never);
+    for (const a of [
+      { type: "HOTKEY", keys: ["ctrl", "end"] },
+      { type: "TYPING", text: "- jam\n" },
+      { type: "HOTKEY", keys: ["ctrl", "s"] },
+    ] as const)
+      await osw.step(a as never);
     const v = await createProbeVerifier({ ignore: ["ax:**"] }).verify({ target, current: await osw.observe(), blobs });
     expect(v.verdict).toBe("mismatch");
     expect(v.comparison!.differed.map((d) => d.key)).toEqual(["file:/home/user/notes.txt"]);

@@ -40,7 +40,12 @@ beforeAll(async () => {
     });
   });
   fileUrl = `http://127.0.0.1:${await listen(files)}/report.txt`;
-  client = new OsworldClient({ baseUrl: `http://127.0.0.1:${await listen(vm)}`, retryTimes: 1, retryIntervalMs: 10, timeoutMs: 5_000 });
+  client = new OsworldClient({
+    baseUrl: `http://127.0.0.1:${await listen(vm)}`,
+    retryTimes: 1,
+    retryIntervalMs: 10,
+    timeoutMs: 5_000,
+  });
 });
 afterAll(async () => {
   await Promise.all([files, vm].map((s) => new Promise((r) => s?.close(r))));
@@ -64,12 +69,32 @@ function task(url: string): OsworldTask {
 
 describe("a task config's download step reaches only public addresses", () => {
   it.each([
-    ["127.0.0.1 (the file server)", () => fileUrl, /download refused: 127\.0\.0\.1 resolves to 127\.0\.0\.1, a loopback address \(the server's own machine\); only public addresses are downloaded/],
-    ["localhost (a name resolving to loopback)", () => fileUrl.replace("127.0.0.1", "localhost"), /download refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address/],
-    ["the cloud metadata address", () => "http://169.254.169.254/latest/meta-data/", /download refused: 169\.254\.169\.254 resolves to 169\.254\.169\.254, the cloud metadata address/],
-    ["a link-local address", () => "http://169.254.10.20/x", /169\.254\.10\.20, a private, link-local or reserved address/],
+    [
+      "127.0.0.1 (the file server)",
+      () => fileUrl,
+      /download refused: 127\.0\.0\.1 resolves to 127\.0\.0\.1, a loopback address \(the server's own machine\); only public addresses are downloaded/,
+    ],
+    [
+      "localhost (a name resolving to loopback)",
+      () => fileUrl.replace("127.0.0.1", "localhost"),
+      /download refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address/,
+    ],
+    [
+      "the cloud metadata address",
+      () => "http://169.254.169.254/latest/meta-data/",
+      /download refused: 169\.254\.169\.254 resolves to 169\.254\.169\.254, the cloud metadata address/,
+    ],
+    [
+      "a link-local address",
+      () => "http://169.254.10.20/x",
+      /169\.254\.10\.20, a private, link-local or reserved address/,
+    ],
     ["a private address", () => "http://10.1.2.3:8080/x", /10\.1\.2\.3, a private, link-local or reserved address/],
-    ["a private address (192.168/16)", () => "http://192.168.0.10/x", /192\.168\.0\.10, a private, link-local or reserved address/],
+    [
+      "a private address (192.168/16)",
+      () => "http://192.168.0.10/x",
+      /192\.168\.0\.10, a private, link-local or reserved address/,
+    ],
   ])("%s: refused with one line, nothing fetched or uploaded", async (_name, url, reason) => {
     const before = { fetched: fileRequests, uploaded: uploads.length };
     const t = task(url());
@@ -81,7 +106,9 @@ describe("a task config's download step reaches only public addresses", () => {
     expect(out.failed[0].message).toMatch(reason);
     expect(out.failed[0].message.split("\n")).toHaveLength(1);
     const problem = setupProblem(t.id, out)!;
-    expect(problem).toMatch(/^OSWorld task download-guard-1: set-up not done \(step "download" failed: .*download refused/);
+    expect(problem).toMatch(
+      /^OSWorld task download-guard-1: set-up not done \(step "download" failed: .*download refused/,
+    );
     expect(fileRequests).toBe(before.fetched);
     expect(uploads.length).toBe(before.uploaded);
     expect(Date.now() - started).toBeLessThan(5_000); // refused before connecting, not retried
@@ -97,7 +124,9 @@ describe("a task config's download step reaches only public addresses", () => {
   });
 
   it("allowLoopback opens loopback only: a private address stays refused", async () => {
-    const out = await runOsworldSetup(client, task("http://172.16.0.5/x").setup, { downloads: { allowLoopback: true } });
+    const out = await runOsworldSetup(client, task("http://172.16.0.5/x").setup, {
+      downloads: { allowLoopback: true },
+    });
     expect(out.failed[0]?.message).toMatch(/172\.16\.0\.5, a private, link-local or reserved address/);
   });
 });

@@ -13,7 +13,10 @@ describe("OSWorld task loader", () => {
     expect(report.tasks.length + report.rejected.length).toBe(246);
     expect(report.rejected).toEqual([]);
     for (const t of report.tasks) {
-      const steps = [...(t.setup as Array<{ type: string }>), ...(t.evaluator.postconfig as Array<{ type: string }>)].map((s) => s.type);
+      const steps = [
+        ...(t.setup as Array<{ type: string }>),
+        ...(t.evaluator.postconfig as Array<{ type: string }>),
+      ].map((s) => s.type);
       // every step is accounted for, supported or listed as unsupported
       expect([...t.support.supportedSetup, ...t.support.unsupportedSetup].sort()).toEqual(steps.sort());
     }
@@ -31,7 +34,10 @@ describe("OSWorld task loader", () => {
     mkdirSync(join(dir, "os"));
     writeFileSync(join(dir, "os", "a.json"), "{not json");
     writeFileSync(join(dir, "os", "b.json"), JSON.stringify({ id: "b", instruction: "x", evaluator: {} }));
-    writeFileSync(join(dir, "os", "c.json"), JSON.stringify({ id: "other", instruction: "x", evaluator: { func: "exact_match" } }));
+    writeFileSync(
+      join(dir, "os", "c.json"),
+      JSON.stringify({ id: "other", instruction: "x", evaluator: { func: "exact_match" } }),
+    );
     const report = await loadOsworldTasks(dir);
     expect(report.tasks).toEqual([]);
     expect(report.rejected.map((r) => r.reason)).toEqual([
@@ -43,13 +49,35 @@ describe("OSWorld task loader", () => {
 
   it("marks a task fully native only when setup, getters and metrics are all supported", () => {
     const t = parseOsworldTask(
-      JSON.stringify({ id: "x", instruction: "i", config: [{ type: "sleep", parameters: { seconds: 1 } }], evaluator: { func: "check_include_exclude", result: { type: "vm_file", path: "~/a" }, expected: { type: "rule", rules: { include: ["a"] } } } }),
+      JSON.stringify({
+        id: "x",
+        instruction: "i",
+        config: [{ type: "sleep", parameters: { seconds: 1 } }],
+        evaluator: {
+          func: "check_include_exclude",
+          result: { type: "vm_file", path: "~/a" },
+          expected: { type: "rule", rules: { include: ["a"] } },
+        },
+      }),
       "x.json",
       "os",
     );
     expect("support" in t && t.support.fullyNative).toBe(true);
-    const u = parseOsworldTask(JSON.stringify({ id: "y", instruction: "i", config: [{ type: "googledrive", parameters: {} }], evaluator: { func: "compare_table", result: { type: "vm_file" } } }), "y.json", "os");
-    expect("support" in u && u.support).toMatchObject({ fullyNative: false, unsupportedSetup: ["googledrive"], unsupportedMetrics: ["compare_table"] });
+    const u = parseOsworldTask(
+      JSON.stringify({
+        id: "y",
+        instruction: "i",
+        config: [{ type: "googledrive", parameters: {} }],
+        evaluator: { func: "compare_table", result: { type: "vm_file" } },
+      }),
+      "y.json",
+      "os",
+    );
+    expect("support" in u && u.support).toMatchObject({
+      fullyNative: false,
+      unsupportedSetup: ["googledrive"],
+      unsupportedMetrics: ["compare_table"],
+    });
   });
 });
 
@@ -62,7 +90,15 @@ describe("OSWorld native metrics and result layout", () => {
   });
 
   it("places results where OSWorld's viewers look", () => {
-    expect(osworldResultDir("/r", { actionSpace: "pyautogui", observationType: "screenshot", model: "m", domain: "os", taskId: "t1" })).toBe("/r/pyautogui/screenshot/m/os/t1");
+    expect(
+      osworldResultDir("/r", {
+        actionSpace: "pyautogui",
+        observationType: "screenshot",
+        model: "m",
+        domain: "os",
+        taskId: "t1",
+      }),
+    ).toBe("/r/pyautogui/screenshot/m/os/t1");
   });
 });
 

@@ -11,7 +11,13 @@ describe("retrace tasks / retrace simdesk", () => {
   it("lists every task with its apps, plan length and tags", () => {
     const rows = taskRows();
     expect(rows).toHaveLength(SIMDESK_TASKS.length);
-    expect(rows.find((r) => r[0] === "files-restore-report")).toEqual(["files-restore-report", "files", "5", "short", "irreversible"]);
+    expect(rows.find((r) => r[0] === "files-restore-report")).toEqual([
+      "files-restore-report",
+      "files",
+      "5",
+      "short",
+      "irreversible",
+    ]);
   });
 
   it("replays a task's plan into an OSWorld folder with score 1", async () => {
@@ -19,7 +25,10 @@ describe("retrace tasks / retrace simdesk", () => {
     const task = getSimDeskTask("settings-dnd-previews");
     const r = await runSimDeskTask({ taskId: task.id, out });
     expect(r).toMatchObject({ steps: task.plan.length + 1, simulated: false, evaluation: { score: 1 } });
-    const lines = readFileSync(join(out, "traj.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const lines = readFileSync(join(out, "traj.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(task.plan.length + 1);
     expect(lines.at(-1).action).toBe("DONE");
     expect(existsSync(join(out, `step_${task.plan.length}.png`))).toBe(true);

@@ -13,7 +13,13 @@ const settingsTask: SimDeskTask = {
 describe("SimDesk environment", () => {
   it("declares its capabilities and returns PNG observations with an accessibility tree and a state id", async () => {
     const { desk, blobs } = makeDesk();
-    expect(desk.capabilities).toEqual({ reset: true, snapshot: true, groundTruth: true, accessibility: true, probes: true });
+    expect(desk.capabilities).toEqual({
+      reset: true,
+      snapshot: true,
+      groundTruth: true,
+      accessibility: true,
+      probes: true,
+    });
     const obs = await desk.reset(getSimDeskTask("files-rename-draft"));
     const meta = await sharp(await blobs.get(obs.screenshot)).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(["png", 1280, 800]);
@@ -64,7 +70,12 @@ describe("SimDesk environment", () => {
     const out = await desk.step({ type: "CLICK", x: 1200, y: 500, button: "left", numClicks: 1 });
     expect(out.info.noop).toBe(true);
     expect(desk.stateHash()).toBe(h);
-    for (const a of [{ type: "MOUSE_UP", button: "left" }, { type: "KEY_UP", key: "shift" }, { type: "SCROLL", dx: 0, dy: -3, x: 5, y: 700 }, { type: "PRESS", key: "f2" }] as const)
+    for (const a of [
+      { type: "MOUSE_UP", button: "left" },
+      { type: "KEY_UP", key: "shift" },
+      { type: "SCROLL", dx: 0, dy: -3, x: 5, y: 700 },
+      { type: "PRESS", key: "f2" },
+    ] as const)
       expect((await desk.step(a)).info.noop).toBe(true);
   });
 

@@ -1,10 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { createRng } from "../../../../src/rng.ts";
-import { applyAction, getSimDeskTask, initialState, SIMDESK_TASKS, type SimDesk } from "../../../../adapters/environments/simdesk/index.ts";
+import {
+  applyAction,
+  getSimDeskTask,
+  initialState,
+  SIMDESK_TASKS,
+  type SimDesk,
+} from "../../../../adapters/environments/simdesk/index.ts";
 import { makeDesk } from "./helpers.ts";
 
 /** Follow nextRestorativeAction until it says null/unreachable or the budget runs out. */
-async function restoreTo(desk: SimDesk, target: string, budget = 30): Promise<{ result: null | "unreachable" | "budget"; steps: string[] }> {
+async function restoreTo(
+  desk: SimDesk,
+  target: string,
+  budget = 30,
+): Promise<{ result: null | "unreachable" | "budget"; steps: string[] }> {
   const steps: string[] = [];
   for (let i = 0; i < budget; i++) {
     const next = desk.nextRestorativeAction(target);
@@ -42,7 +52,10 @@ describe("SimDesk ground truth", () => {
     expect(desk.planIndexOf(task, (await desk.observe()).stateId!)).toBe(-1);
     const r = await restoreTo(desk, target);
     expect(r.result).toBeNull();
-    expect(r.steps.some((s) => s.includes("undo")), r.steps.join(" | ")).toBe(true);
+    expect(
+      r.steps.some((s) => s.includes("undo")),
+      r.steps.join(" | "),
+    ).toBe(true);
     expect(desk.planIndexOf(task, (await desk.observe()).stateId!)).toBe(m.atStep);
   });
 
@@ -93,7 +106,8 @@ describe("SimDesk ground truth", () => {
         let s = initialState(t.setup, null);
         for (const a of t.plan.slice(0, m.atStep)) s = applyAction(s, a, 1280, 800).state;
         const target = desk.saveState(s);
-        for (const a of [...m.actions, ...t.plan.slice(m.atStep + 1, m.atStep + 3)]) s = applyAction(s, a, 1280, 800).state;
+        for (const a of [...m.actions, ...t.plan.slice(m.atStep + 1, m.atStep + 3)])
+          s = applyAction(s, a, 1280, 800).state;
         desk.setState(s);
         let result: "restored" | "unreachable" | undefined;
         for (let i = 0; i < 40 && !result; i++) {

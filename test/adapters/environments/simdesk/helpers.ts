@@ -5,7 +5,12 @@ import { join } from "node:path";
 import type { Action } from "../../../../src/action.ts";
 import type { AxNode } from "../../../../src/observation.ts";
 import { BlobStore } from "../../../../src/blob-store.ts";
-import { createSimDesk, type SimDesk, type SimDeskOptions, type SimDeskTask } from "../../../../adapters/environments/simdesk/index.ts";
+import {
+  createSimDesk,
+  type SimDesk,
+  type SimDeskOptions,
+  type SimDeskTask,
+} from "../../../../adapters/environments/simdesk/index.ts";
 
 /** A fresh SimDesk writing to a new temp folder. */
 export function makeDesk(options: Partial<SimDeskOptions> = {}): { desk: SimDesk; blobs: BlobStore; dir: string } {
@@ -21,7 +26,8 @@ export function perturbedPlan(task: SimDeskTask, m: SimDeskTask["mistakes"][numb
 
 /** Centre of the first accessibility node with this role and name (throws when absent). */
 export function centerOf(root: AxNode, role: string, name: string): { x: number; y: number } {
-  const find = (n: AxNode): AxNode | undefined => (n.role === role && n.name === name ? n : n.children?.map(find).find(Boolean));
+  const find = (n: AxNode): AxNode | undefined =>
+    n.role === role && n.name === name ? n : n.children?.map(find).find(Boolean);
   const n = find(root);
   if (!n?.bounds) throw new Error(`no ${role} "${name}" on screen`);
   const [x, y, w, h] = n.bounds;

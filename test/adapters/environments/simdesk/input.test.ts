@@ -10,7 +10,15 @@ const task: SimDeskTask = {
   id: "input-playground",
   env: "simdesk",
   instruction: "play",
-  setup: { files: { "~/Documents/a.txt": "alpha\n", "~/Documents/b.txt": "beta\n", "~/Documents/long.txt": LONG, "~/Documents/t.csv": "1\n2\n" }, open: [{ app: "files", cwd: "~/Documents" }] },
+  setup: {
+    files: {
+      "~/Documents/a.txt": "alpha\n",
+      "~/Documents/b.txt": "beta\n",
+      "~/Documents/long.txt": LONG,
+      "~/Documents/t.csv": "1\n2\n",
+    },
+    open: [{ app: "files", cwd: "~/Documents" }],
+  },
   evaluator: { checks: [] },
   plan: [],
   mistakes: [],
@@ -99,10 +107,16 @@ describe("SimDesk input handling", () => {
     await desk.step({ type: "DOUBLE_CLICK", ...item });
     await click("cell", "A3");
     await desk.step({ type: "TYPING", text: "=SUM(A1:A2)*2\n=A5\n=A4\n" });
-    const cells = () => JSON.stringify((desk.getState().windows.find((w) => w.id === "sheet")!.view as { sheet: { cells: unknown } }).sheet.cells);
+    const cells = () =>
+      JSON.stringify(
+        (desk.getState().windows.find((w) => w.id === "sheet")!.view as { sheet: { cells: unknown } }).sheet.cells,
+      );
     expect(cells()).toContain("=SUM(A1:A2)*2");
     await desk.step({ type: "HOTKEY", keys: ["ctrl", "s"] });
-    expect(desk.getState().fs["/home/user/Documents/t.csv"]).toEqual({ type: "file", text: "1\n2\n6\n#CYCLE\n#CYCLE\n" });
+    expect(desk.getState().fs["/home/user/Documents/t.csv"]).toEqual({
+      type: "file",
+      text: "1\n2\n6\n#CYCLE\n#CYCLE\n",
+    });
   });
 
   it("opens and closes menus: a right-click menu, Escape, and a click elsewhere", async () => {

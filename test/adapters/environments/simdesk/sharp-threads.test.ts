@@ -17,17 +17,27 @@ describe("RETRACE_SHARP_CONCURRENCY", () => {
     expect(runtimeSettings({ RETRACE_SHARP_CONCURRENCY: "1" }).sharpConcurrency).toBe(1);
     expect(runtimeSettings({}).sharpConcurrency).toBeUndefined();
     expect(() => runtimeSettings({ RETRACE_SHARP_CONCURRENCY: "two" })).toThrow(ConfigError);
-    expect(() => runtimeSettings({ RETRACE_SHARP_CONCURRENCY: "0" })).toThrow(/^RETRACE_SHARP_CONCURRENCY: expected a whole number of threads from 1 to 1024, got "0"$/);
+    expect(() => runtimeSettings({ RETRACE_SHARP_CONCURRENCY: "0" })).toThrow(
+      /^RETRACE_SHARP_CONCURRENCY: expected a whole number of threads from 1 to 1024, got "0"$/,
+    );
     // The one numeric parser's rules (experiments' flags use it too): no hex, no exponent, no empty text.
-    expect(() => runtimeSettings({ RETRACE_SHARP_CONCURRENCY: "0x2" })).toThrow(/^RETRACE_SHARP_CONCURRENCY: expected a whole number of threads from 1 to 1024, got "0x2"$/);
+    expect(() => runtimeSettings({ RETRACE_SHARP_CONCURRENCY: "0x2" })).toThrow(
+      /^RETRACE_SHARP_CONCURRENCY: expected a whole number of threads from 1 to 1024, got "0x2"$/,
+    );
     expect(() => runtimeSettings({ RETRACE_SHARP_CONCURRENCY: "1e1" })).toThrow(/got "1e1"$/);
     expect(() => runtimeSettings({ RETRACE_SHARP_CONCURRENCY: " " })).toThrow(/got " " \(empty\)$/);
   });
 
   it("a bad value is one line from the CLI with exit 2, not a stack trace when the logger loads", () => {
     const bin = fileURLToPath(new URL("../../../../experiments/bin/retrace.mjs", import.meta.url));
-    const r = spawnSync(process.execPath, [bin, "tasks"], { env: { ...process.env, RETRACE_SHARP_CONCURRENCY: "two" }, encoding: "utf8", timeout: 60_000 });
-    expect(r.stderr).toBe('retrace: RETRACE_SHARP_CONCURRENCY: expected a whole number of threads from 1 to 1024, got "two"\n');
+    const r = spawnSync(process.execPath, [bin, "tasks"], {
+      env: { ...process.env, RETRACE_SHARP_CONCURRENCY: "two" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(r.stderr).toBe(
+      'retrace: RETRACE_SHARP_CONCURRENCY: expected a whole number of threads from 1 to 1024, got "two"\n',
+    );
     expect(r.status).toBe(2);
     expect(r.stdout).toBe("");
   }, 90_000);

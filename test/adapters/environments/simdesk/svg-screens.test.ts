@@ -23,7 +23,11 @@ import { makeDesk } from "./helpers.ts";
 async function renderDirect(desk: SimDesk): Promise<{ svg: string; png: Buffer }> {
   const state = desk.getState();
   const ui = buildUi(state, desk.width, desk.height);
-  const svg = renderSvg(ui, uiContext(state, desk.width, desk.height), hitNode(ui, state.pointer.x, state.pointer.y)?.id);
+  const svg = renderSvg(
+    ui,
+    uiContext(state, desk.width, desk.height),
+    hitNode(ui, state.pointer.x, state.pointer.y)?.id,
+  );
   return { svg, png: await svgToPng(svg) };
 }
 
@@ -36,7 +40,8 @@ describe("SimDesk screens kept as SVG", () => {
     const last = await renderDirect(desk);
     expect(sha256Hex(last.png)).toBe(refs.at(-1));
     const fresh = new BlobStore({ dir: blobs.dir }); // nothing in memory: every read renders
-    let svgzBytes = 0, pngBytes = 0;
+    let svgzBytes = 0,
+      pngBytes = 0;
     for (const ref of new Set(refs)) {
       expect(existsSync(blobs.path(ref)), "no PNG file").toBe(false);
       expect(blobs.storedPath(ref)).toBe(blobs.svgzPath(ref));
@@ -55,10 +60,15 @@ describe("SimDesk screens kept as SVG", () => {
     const { desk, blobs } = makeDesk();
     const ref = (await desk.reset(getSimDeskTask("files-rename-draft"))).screenshot;
     const svg = (await renderDirect(desk)).svg;
-    writeFileSync(blobs.svgzPath(ref), gzipSync(svg.replace("</svg>", '<rect x="0" y="0" width="9" height="9" fill="#ff0000"/></svg>')));
+    writeFileSync(
+      blobs.svgzPath(ref),
+      gzipSync(svg.replace("</svg>", '<rect x="0" y="0" width="9" height="9" fill="#ff0000"/></svg>')),
+    );
     const err = await new BlobStore({ dir: blobs.dir }).get(ref).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
-    expect(String((err as Error).message)).toMatch(/does not render to the screen it names .*rasteriser \(simdesk-png-z6-vips/);
+    expect(String((err as Error).message)).toMatch(
+      /does not render to the screen it names .*rasteriser \(simdesk-png-z6-vips/,
+    );
   });
 
   it("copyTo keeps the SVG form, and a later put of the same PNG writes no second copy", async () => {

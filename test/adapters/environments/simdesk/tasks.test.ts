@@ -12,8 +12,14 @@ describe("SimDesk task suite", () => {
     for (const t of SIMDESK_TASKS) {
       expect(t.plan.length, t.id).toBeGreaterThanOrEqual(5);
       expect(t.plan.length, t.id).toBeLessThanOrEqual(30);
-      expect(t.mistakes.some((m) => m.kind === "latent"), t.id).toBe(true);
-      expect(t.mistakes.some((m) => m.kind === "wrong-item"), t.id).toBe(true);
+      expect(
+        t.mistakes.some((m) => m.kind === "latent"),
+        t.id,
+      ).toBe(true);
+      expect(
+        t.mistakes.some((m) => m.kind === "wrong-item"),
+        t.id,
+      ).toBe(true);
       for (const m of t.mistakes) {
         expect(SLIP_KINDS).toContain(m.kind);
         expect(m.atStep).toBeLessThan(t.plan.length);

@@ -19,8 +19,10 @@ const KEY = "corp-key-7f3a9c2e11d4b8";
 let root = "";
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-const files = (d: string): string[] => readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? files(join(d, n)) : [join(d, n)]));
-const text = (f: string) => (f.endsWith(".svgz") || f.endsWith(".gz") ? gunzipSync(readFileSync(f)) : readFileSync(f)).toString("utf8");
+const files = (d: string): string[] =>
+  readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? files(join(d, n)) : [join(d, n)]));
+const text = (f: string) =>
+  (f.endsWith(".svgz") || f.endsWith(".gz") ? gunzipSync(readFileSync(f)) : readFileSync(f)).toString("utf8");
 
 describe("a secret the agent types into SimDesk", () => {
   it("is in no state snapshot, screen or accessibility-tree blob; the desk shows [redacted]", async () => {
@@ -31,9 +33,13 @@ describe("a secret the agent types into SimDesk", () => {
     const task = getSimDeskTask("editor-append-notes");
     await desk.reset(task);
     let obs;
-    for (const a of task.plan!) obs = (await desk.step(a.type === "TYPING" ? { ...a, text: `key ${KEY}\n` } : a)).observation;
+    for (const a of task.plan!)
+      obs = (await desk.step(a.type === "TYPING" ? { ...a, text: `key ${KEY}\n` } : a)).observation;
     // an observation with its accessibility tree, stored as the graph stores it
-    const stored = new ObservationCodec(blobs).store({ ...obs!, axTree: { role: "editor", name: `typed: key ${KEY}`, children: [] } } as never);
+    const stored = new ObservationCodec(blobs).store({
+      ...obs!,
+      axTree: { role: "editor", name: `typed: key ${KEY}`, children: [] },
+    } as never);
     expect(stored.axTreeRef).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(desk.getState())).toContain("key [redacted]");
     const all = files(root);
@@ -41,6 +47,11 @@ describe("a secret the agent types into SimDesk", () => {
     expect(all.some((f) => f.includes("simdesk-states"))).toBe(true);
     expect(all.some((f) => f.includes(`${join("blobs", "ax")}`))).toBe(true);
     for (const f of all) expect(text(f).includes(KEY), f).toBe(false);
-    expect(all.filter((f) => f.endsWith(".svgz")).map(text).join("")).toContain("[redacted]");
+    expect(
+      all
+        .filter((f) => f.endsWith(".svgz"))
+        .map(text)
+        .join(""),
+    ).toContain("[redacted]");
   });
 });

@@ -49,7 +49,9 @@ describe.runIf(tools.run)("X11 desktop (Xvfb + matchbox + real apps)", () => {
     rmSync(dir, { recursive: true, force: true });
     // measured numbers for the report (stderr, not asserted)
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    process.stderr.write(`x11 timings (median ms): step ${med(timings.step)}, settle ${med(timings.settle)}, act ${med(timings.act)}, capture ${med(timings.capture)}\n`);
+    process.stderr.write(
+      `x11 timings (median ms): step ${med(timings.step)}, settle ${med(timings.settle)}, act ${med(timings.act)}, capture ${med(timings.capture)}\n`,
+    );
   });
 
   it("edits a file in mousepad, saves it with Ctrl+S and the file on disk changes", async () => {
@@ -105,11 +107,24 @@ describe.runIf(tools.run)("X11 desktop (Xvfb + matchbox + real apps)", () => {
 
   it("runs a recovery episode with simulated policies on mousepad and succeeds after recovering", async () => {
     const task = desktopTask("mousepad-append-line")!;
-    const policy = createSimForwardPolicy({ task: task as unknown as SimDeskTask, seed: 5, slipRate: 0.35, slipMix: { typo: 1 }, noticeRate: 0 });
+    const policy = createSimForwardPolicy({
+      task: task as unknown as SimDeskTask,
+      seed: 5,
+      slipRate: 0.35,
+      slipMix: { typo: 1 },
+      noticeRate: 0,
+    });
     const result = await runEpisode({
       task,
       components: { policy, env, blobs, detector: createPlanDivergenceDetector({ task }) },
-      options: { restoration: "replay", recoveryStep: "error-minus-1", maxForwardSteps: 12, freezeWindow: 0, maxRecoveryIterations: 3, seed: 5 },
+      options: {
+        restoration: "replay",
+        recoveryStep: "error-minus-1",
+        maxForwardSteps: 12,
+        freezeWindow: 0,
+        maxRecoveryIterations: 3,
+        seed: 5,
+      },
     });
     expect(result.simulated).toBe(true);
     expect(result.accounting.recoveryAttempts).toBeGreaterThanOrEqual(1);
@@ -140,7 +155,9 @@ describe.runIf(tools.run)("X11 desktop process hygiene", () => {
       process.stdout.write(JSON.stringify(env.desktop.pids()) + "\\n");
       setInterval(() => {}, 1000);
     `;
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     const pids: number[] = await new Promise((resolve, reject) => {
       let out = "";
       child.stdout.on("data", (d) => {

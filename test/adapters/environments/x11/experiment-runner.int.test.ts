@@ -43,7 +43,18 @@ describe.runIf(tools.run)("the experiment runner on the real X11 desktop (--env 
   it("retrace run <config> --env x11 runs a SimDesk config unchanged but for the environment", async () => {
     const dir = join(out, "cli");
     const cfg = join(out, "e2e.json");
-    writeFileSync(cfg, JSON.stringify({ kind: "end-to-end", name: "cli-x11", env: { kind: "simdesk", limit: 1 }, seeds: [5], options: { maxForwardSteps: 12, freezeWindow: 0, restoration: "replay" }, maxRecoveryIterations: [3], pairs: [{ name: "sloppy", forward: { kind: "sim", profile: "sloppy" } }] }));
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        kind: "end-to-end",
+        name: "cli-x11",
+        env: { kind: "simdesk", limit: 1 },
+        seeds: [5],
+        options: { maxForwardSteps: 12, freezeWindow: 0, restoration: "replay" },
+        maxRecoveryIterations: [3],
+        pairs: [{ name: "sloppy", forward: { kind: "sim", profile: "sloppy" } }],
+      }),
+    );
     const out1: string[] = [];
     const orig = process.stdout.write.bind(process.stdout);
     process.stdout.write = ((c: string) => (out1.push(String(c)), true)) as typeof process.stdout.write;
@@ -53,7 +64,10 @@ describe.runIf(tools.run)("the experiment runner on the real X11 desktop (--env 
       process.stdout.write = orig;
     }
     expect(process.exitCode ?? 0).toBe(0);
-    const lines = readFileSync(join(dir, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const lines = readFileSync(join(dir, "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(2);
     // the episodes ran on a real-app task, not a SimDesk one
     expect(lines.every((l) => /^(mousepad|galculator|gnumeric)-/.test(l.task))).toBe(true);

@@ -78,7 +78,9 @@ describe.runIf(tools.run)("state probes on the X11 desktop (real apps)", () => {
     const sel = differed.find((d) => d.key === "selection")!;
     expect(sel.target).toBe("empty");
     expect(sel.current).toMatch(/^text size=28 sha256=[0-9a-f]{16}$/); // the whole 28-byte document is selected
-    expect(differed.find((d) => d.key === "ax:mousepad:caret")!.current).toMatch(/^\d+ carets [1-9]\d* with selection /);
+    expect(differed.find((d) => d.key === "ax:mousepad:caret")!.current).toMatch(
+      /^\d+ carets [1-9]\d* with selection /,
+    );
   }, 90_000);
 
   it("a caret moved to the top is invisible to SSIM (>= 0.99) and caught by the caret digest; ignoring ax:*:caret turns it into a match", async () => {
@@ -89,7 +91,12 @@ describe.runIf(tools.run)("state probes on the X11 desktop (real apps)", () => {
     const target = await env.reset(desktopTask("mousepad-append-line")!);
     await env.step({ type: "HOTKEY", keys: ["ctrl", "home"] });
     const moved = await env.observe();
-    const ignoring = await createProbeVerifier({ ignore: ["ax:*:caret"] }).verify({ target, current: moved, blobs, env });
+    const ignoring = await createProbeVerifier({ ignore: ["ax:*:caret"] }).verify({
+      target,
+      current: moved,
+      blobs,
+      env,
+    });
     expect(ignoring.verdict).toBe("match");
     expect(ignoring.comparison!.ignored).toContain("ax:mousepad:caret");
   }, 90_000);
@@ -99,19 +106,36 @@ describe.runIf(tools.run)("state probes on the X11 desktop (real apps)", () => {
       script: [
         { text: JSON.stringify({ probe: { type: "PRESS", key: "f10" }, why: "check the menu" }) },
         {
-          text: JSON.stringify({ verdict: "match", evidence: [{ source: "probe-1", fact: "File menu open, same document" }, { source: "report", fact: "file:notes.txt matches" }], reason: "same" }),
+          text: JSON.stringify({
+            verdict: "match",
+            evidence: [
+              { source: "probe-1", fact: "File menu open, same document" },
+              { source: "report", fact: "file:notes.txt matches" },
+            ],
+            reason: "same",
+          }),
           expect: (req) => expect(req.images).toHaveLength(3),
         },
       ],
     });
     try {
-      const model = createOpenAIChatModel({ model: "scripted-vlm", blobs, baseURL: server.url, apiKey: "test-key", maxRetries: 0, timeoutMs: 10_000 });
+      const model = createOpenAIChatModel({
+        model: "scripted-vlm",
+        blobs,
+        baseURL: server.url,
+        apiKey: "test-key",
+        maxRetries: 0,
+        timeoutMs: 10_000,
+      });
       const target = await env.reset(desktopTask("mousepad-append-line")!);
       const v = await createAgenticLlmVerifier({ model }).verify({ target, current: target, blobs, env });
       // the probe really opened a menu (the model saw a different screen) and was undone
       expect(server.requests[1].images[2].sha256).not.toBe(server.requests[1].images[1].sha256);
       expect(v.viewRestored!.restored).toBe(true);
-      expect(v).toMatchObject({ verdict: "match", evidence: ["probe-1: File menu open, same document", "report: file:notes.txt matches"] });
+      expect(v).toMatchObject({
+        verdict: "match",
+        evidence: ["probe-1: File menu open, same document", "report: file:notes.txt matches"],
+      });
       server.verify();
     } finally {
       await server.close();

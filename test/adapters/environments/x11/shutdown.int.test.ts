@@ -81,9 +81,24 @@ afterAll(() => void started.forEach((p) => p.kill("SIGTERM")));
 
 async function runAndStop(signal: "SIGTERM" | "SIGINT") {
   const cfg = join(dir, "e2e.json");
-  writeFileSync(cfg, JSON.stringify({ kind: "end-to-end", name: "x11-shutdown", env: { kind: "x11", tasks: ["mousepad-append-line"] }, seeds: [5, 6, 7], options: { maxForwardSteps: 12, freezeWindow: 0, restoration: "replay" }, maxRecoveryIterations: [3], pairs: [{ name: "sloppy", forward: { kind: "sim", profile: "sloppy" } }] }));
+  writeFileSync(
+    cfg,
+    JSON.stringify({
+      kind: "end-to-end",
+      name: "x11-shutdown",
+      env: { kind: "x11", tasks: ["mousepad-append-line"] },
+      seeds: [5, 6, 7],
+      options: { maxForwardSteps: 12, freezeWindow: 0, restoration: "replay" },
+      maxRecoveryIterations: [3],
+      pairs: [{ name: "sloppy", forward: { kind: "sim", profile: "sloppy" } }],
+    }),
+  );
   const out = join(dir, `run-${signal}`);
-  const p = spawn(process.execPath, [join(ROOT, "experiments/bin/retrace.mjs"), "run", cfg, "--out", out, "--workers", "1", "--quiet"], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+  const p = spawn(
+    process.execPath,
+    [join(ROOT, "experiments/bin/retrace.mjs"), "run", cfg, "--out", out, "--workers", "1", "--quiet"],
+    { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] },
+  );
   started.push(p);
   let stderr = "";
   p.stderr!.on("data", (b: Buffer) => (stderr += b.toString()));
@@ -107,7 +122,14 @@ async function runAndStop(signal: "SIGTERM" | "SIGINT") {
   p.kill(signal);
   const code = await exited;
   await new Promise((r) => setTimeout(r, 300));
-  return { code, socket, lock, names: tree.map(comm), left: tree.filter(alive).map((pid) => `${pid} ${comm(pid)}`), stderr };
+  return {
+    code,
+    socket,
+    lock,
+    names: tree.map(comm),
+    left: tree.filter(alive).map((pid) => `${pid} ${comm(pid)}`),
+    stderr,
+  };
 }
 
 describe.runIf(tools.run)("an X11 desktop run ended by a signal", () => {
@@ -117,7 +139,11 @@ describe.runIf(tools.run)("an X11 desktop run ended by a signal", () => {
       const r = await runAndStop(signal);
       expect(r.names).toEqual(expect.arrayContaining(["Xvfb", "mousepad"]));
       expect(r.code).toBe(signal === "SIGTERM" ? 143 : 130);
-      expect({ socket: existsSync(r.socket), lock: existsSync(r.lock), left: r.left }).toEqual({ socket: false, lock: false, left: [] });
+      expect({ socket: existsSync(r.socket), lock: existsSync(r.lock), left: r.left }).toEqual({
+        socket: false,
+        lock: false,
+        left: [],
+      });
     }, 150_000);
   }
 });

@@ -4,7 +4,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import sharp from "sharp";
 import { createAnthropicPolicy } from "../../../../adapters/policies/anthropic/anthropic-policy.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../../adapters/testing/scripted-openai-server.ts";
 import type { HistoryEntry } from "../../../../src/policy.ts";
 import { AdapterError } from "../../../../src/errors.ts";
 import { ModelMeter } from "../../../../experiments/agents/meter.ts";
@@ -24,12 +27,22 @@ describe("Anthropic computer-use policy", () => {
     const blobs = tempBlobs();
     server = await startScriptedOpenAIServer({
       script: [
-        { endpoint: "messages", text: "I'll open the File menu.", content: [toolUse("toolu_1", { action: "left_click", coordinate: [30, 12] })], usage: { inputTokens: 2000, outputTokens: 50 } },
+        {
+          endpoint: "messages",
+          text: "I'll open the File menu.",
+          content: [toolUse("toolu_1", { action: "left_click", coordinate: [30, 12] })],
+          usage: { inputTokens: 2000, outputTokens: 50 },
+        },
         { endpoint: "messages", content: [toolUse("toolu_2", { action: "key", text: "ctrl+s" })] },
         { endpoint: "messages", text: "The file is saved; the task is complete." },
       ],
     });
-    const policy = createAnthropicPolicy({ baseURL: server.origin, apiKey: "sk-ant-test-KEY-42", settings: noEnv, historyImages: 0 });
+    const policy = createAnthropicPolicy({
+      baseURL: server.origin,
+      apiKey: "sk-ant-test-KEY-42",
+      settings: noEnv,
+      historyImages: 0,
+    });
     const in0 = await policyInput(blobs, { color: { r: 1, g: 1, b: 1 } });
     const d0 = await policy.propose(in0);
     expect(d0.actions).toEqual([{ type: "CLICK", x: 30, y: 12, button: "left", numClicks: 1 }]);
@@ -38,7 +51,12 @@ describe("Anthropic computer-use policy", () => {
     expect(r0.path).toBe("/v1/messages");
     expect(r0.headers.authorization).toBe("Bearer sk-ant-test-KEY-42");
     expect(String(r0.headers["anthropic-beta"])).toContain("computer-use-2025-01-24");
-    expect(r0.body.tools[0]).toMatchObject({ type: "computer_20250124", name: "computer", display_width_px: 1280, display_height_px: 800 });
+    expect(r0.body.tools[0]).toMatchObject({
+      type: "computer_20250124",
+      name: "computer",
+      display_width_px: 1280,
+      display_height_px: 800,
+    });
     expect(r0.images.map((i) => i.sha256)).toEqual([in0.observation.screenshot]);
 
     const h0: HistoryEntry = { step: 0, observation: in0.observation, actions: d0.actions, memo: d0.memo };
@@ -64,29 +82,79 @@ describe("Anthropic computer-use policy", () => {
   it("logs each call on its step with messages, reply, latency, priced cost; a cache replay logs the same call as cached; a failure is logged too", async () => {
     const blobs = tempBlobs();
     const dir = mkdtempSync(join(tmpdir(), "retrace-anthropic-cache-"));
-    server = await startScriptedOpenAIServer({ script: [{ endpoint: "messages", text: "Clicking File.", content: [toolUse("toolu_1", { action: "left_click", coordinate: [30, 12] })], usage: { inputTokens: 2000, outputTokens: 50 }, delayMs: 25 }, { status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "bad" } } }] });
+    server = await startScriptedOpenAIServer({
+      script: [
+        {
+          endpoint: "messages",
+          text: "Clicking File.",
+          content: [toolUse("toolu_1", { action: "left_click", coordinate: [30, 12] })],
+          usage: { inputTokens: 2000, outputTokens: 50 },
+          delayMs: 25,
+        },
+        { status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "bad" } } },
+      ],
+    });
     const prices = { "claude-sonnet-4-6": { inputPerMillion: 3, outputPerMillion: 15 } };
     const meter = new ModelMeter();
-    const policy = createAnthropicPolicy({ baseURL: server.origin, apiKey: "k", settings: noEnv, maxRetries: 0, cache: { dir, mode: "readwrite" }, prices, observe: meter.observer("recoverer", prices) });
+    const policy = createAnthropicPolicy({
+      baseURL: server.origin,
+      apiKey: "k",
+      settings: noEnv,
+      maxRetries: 0,
+      cache: { dir, mode: "readwrite" },
+      prices,
+      observe: meter.observer("recoverer", prices),
+    });
     const in0 = await policyInput(blobs);
     await atCallSite({ seq: 4, phase: "recoverer", attempt: 1 }, () => policy.propose(in0));
     const [shown] = meter.callLog();
-    expect(shown).toMatchObject({ seq: 4, phase: "recoverer", attempt: 1, role: "recoverer", model: "claude-sonnet-4-6", inputTokens: 2000, outputTokens: 50 });
+    expect(shown).toMatchObject({
+      seq: 4,
+      phase: "recoverer",
+      attempt: 1,
+      role: "recoverer",
+      model: "claude-sonnet-4-6",
+      inputTokens: 2000,
+      outputTokens: 50,
+    });
     expect(shown.reply).toContain('tool_use {"action":"left_click"');
     expect(shown.latencyMs).toBeGreaterThanOrEqual(25);
     expect(shown.costUsd).toBeCloseTo((2000 * 3 + 50 * 15) / 1e6, 12);
     expect(shown.messages[0]).toMatchObject({ role: "system" });
-    expect(shown.messages[1]).toEqual({ role: "user", content: [{ type: "text", text: in0.task.instruction }, { type: "image", blob: in0.observation.screenshot }] });
+    expect(shown.messages[1]).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: in0.task.instruction },
+        { type: "image", blob: in0.observation.screenshot },
+      ],
+    });
     expect(meter.snapshot().recoverer).toMatchObject({ calls: 1, errors: 0, inputTokens: 2000 });
 
     const replay = new ModelMeter();
-    const again = createAnthropicPolicy({ baseURL: server.origin, apiKey: "k", settings: noEnv, maxRetries: 0, cache: { dir, mode: "read", onMiss: "throw" }, prices, observe: replay.observer("recoverer", prices) });
+    const again = createAnthropicPolicy({
+      baseURL: server.origin,
+      apiKey: "k",
+      settings: noEnv,
+      maxRetries: 0,
+      cache: { dir, mode: "read", onMiss: "throw" },
+      prices,
+      observe: replay.observer("recoverer", prices),
+    });
     await atCallSite({ seq: 4, phase: "recoverer", attempt: 1 }, () => again.propose(in0));
     const [cached] = replay.callLog();
-    expect(cached).toMatchObject({ seq: 4, cached: true, reply: shown.reply, inputTokens: 2000, costUsd: shown.costUsd, messages: shown.messages });
+    expect(cached).toMatchObject({
+      seq: 4,
+      cached: true,
+      reply: shown.reply,
+      inputTokens: 2000,
+      costUsd: shown.costUsd,
+      messages: shown.messages,
+    });
 
     // a call that fails is logged on its step with its error
-    const failed = await atCallSite({ seq: 5, phase: "recoverer", attempt: 1 }, () => policy.propose(({ ...in0, task: { ...in0.task, instruction: "other" } })));
+    const failed = await atCallSite({ seq: 5, phase: "recoverer", attempt: 1 }, () =>
+      policy.propose({ ...in0, task: { ...in0.task, instruction: "other" } }),
+    );
     expect(failed.failure?.kind).toBe("model-error");
     expect(meter.callLog()[1]).toMatchObject({ seq: 5, error: expect.stringContaining("400"), inputTokens: 0 });
     expect(meter.snapshot().recoverer).toMatchObject({ calls: 2, errors: 1 });
@@ -95,8 +163,24 @@ describe("Anthropic computer-use policy", () => {
 
   it("records a malformed tool call as unparseable and an HTTP failure as model-error without the key", async () => {
     const blobs = tempBlobs();
-    server = await startScriptedOpenAIServer({ script: [{ content: [toolUse("t", { action: "zoom", region: [0, 0, 1, 1] })] }, { status: 401, body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key sk-ant-test-KEY-42" } } }] });
-    const policy = createAnthropicPolicy({ baseURL: server.origin, apiKey: "sk-ant-test-KEY-42", settings: noEnv, maxRetries: 0 });
+    server = await startScriptedOpenAIServer({
+      script: [
+        { content: [toolUse("t", { action: "zoom", region: [0, 0, 1, 1] })] },
+        {
+          status: 401,
+          body: {
+            type: "error",
+            error: { type: "authentication_error", message: "invalid x-api-key sk-ant-test-KEY-42" },
+          },
+        },
+      ],
+    });
+    const policy = createAnthropicPolicy({
+      baseURL: server.origin,
+      apiKey: "sk-ant-test-KEY-42",
+      settings: noEnv,
+      maxRetries: 0,
+    });
     const bad = await policy.propose(await policyInput(blobs));
     expect(bad.failure?.kind).toBe("unparseable");
     expect(bad.memo).toBeUndefined();
@@ -111,7 +195,13 @@ describe("Anthropic computer-use policy", () => {
 
   it("retries a 500 with the SDK's backoff and propagates cancellation", async () => {
     const blobs = tempBlobs();
-    server = await startScriptedOpenAIServer({ script: [{ status: 500, retryAfterMs: 5 }, { content: [toolUse("t1", { action: "type", text: "hi" })] }, { delayMs: Infinity }] });
+    server = await startScriptedOpenAIServer({
+      script: [
+        { status: 500, retryAfterMs: 5 },
+        { content: [toolUse("t1", { action: "type", text: "hi" })] },
+        { delayMs: Infinity },
+      ],
+    });
     const policy = createAnthropicPolicy({ baseURL: server.origin, apiKey: "k", settings: noEnv, maxRetries: 1 });
     expect((await policy.propose(await policyInput(blobs))).actions).toEqual([{ type: "TYPING", text: "hi" }]);
     expect(server.calls).toBe(2);
@@ -126,7 +216,14 @@ describe("Anthropic computer-use policy", () => {
   it("records the SDK's retries in the call's usage: a server that fails twice then answers gives retries 2; giving up names the attempts made", async () => {
     const blobs = tempBlobs();
     server = await startScriptedOpenAIServer({
-      script: [{ status: 500, retryAfterMs: 5 }, { status: 529, retryAfterMs: 5 }, { content: [toolUse("t1", { action: "type", text: "hi" })] }, { content: [toolUse("t2", { action: "type", text: "again" })] }, { status: 500, retryAfterMs: 5 }, { status: 500, retryAfterMs: 5 }],
+      script: [
+        { status: 500, retryAfterMs: 5 },
+        { status: 529, retryAfterMs: 5 },
+        { content: [toolUse("t1", { action: "type", text: "hi" })] },
+        { content: [toolUse("t2", { action: "type", text: "again" })] },
+        { status: 500, retryAfterMs: 5 },
+        { status: 500, retryAfterMs: 5 },
+      ],
     });
     const policy = createAnthropicPolicy({ baseURL: server.origin, apiKey: "k", settings: noEnv, maxRetries: 2 });
     const first = await policy.propose(await policyInput(blobs));
@@ -144,7 +241,9 @@ describe("Anthropic computer-use policy", () => {
 
   it("shrinks a 1920x1080 screen to the API's image limits and scales the model's coordinates back", async () => {
     const blobs = tempBlobs();
-    server = await startScriptedOpenAIServer({ script: [{ content: [toolUse("t1", { action: "left_click", coordinate: [714, 402] })] }] });
+    server = await startScriptedOpenAIServer({
+      script: [{ content: [toolUse("t1", { action: "left_click", coordinate: [714, 402] })] }],
+    });
     const policy = createAnthropicPolicy({ baseURL: server.origin, apiKey: "k", settings: noEnv });
     const d = await policy.propose(await policyInput(blobs, { width: 1920, height: 1080 }));
     const req = server.requests[0];

@@ -4,7 +4,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ChatOpenAICompletions } from "@langchain/openai";
 import { createLangChainPolicy } from "../../../../adapters/policies/langchain/langchain-policy.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../../adapters/testing/scripted-openai-server.ts";
 import { policyInput, tempBlobs } from "../../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;
@@ -18,8 +21,17 @@ describe("LangChain chat model as a policy", () => {
     const blobs = tempBlobs();
     const input = await policyInput(blobs);
     const dir = mkdtempSync(join(tmpdir(), "retrace-lc-cache-"));
-    server = await startScriptedOpenAIServer({ script: [{ text: "```python\npyautogui.doubleClick(200, 300)\n```", usage: { inputTokens: 400, outputTokens: 9 } }] });
-    const chatModel = new ChatOpenAICompletions({ model: "gpt-4o-mini", apiKey: "sk-test-lc", configuration: { baseURL: server.url }, maxRetries: 0 });
+    server = await startScriptedOpenAIServer({
+      script: [
+        { text: "```python\npyautogui.doubleClick(200, 300)\n```", usage: { inputTokens: 400, outputTokens: 9 } },
+      ],
+    });
+    const chatModel = new ChatOpenAICompletions({
+      model: "gpt-4o-mini",
+      apiKey: "sk-test-lc",
+      configuration: { baseURL: server.url },
+      maxRetries: 0,
+    });
     const policy = createLangChainPolicy({ chatModel, blobs, cache: { dir, mode: "readwrite" } });
     const d = await policy.propose(input);
     expect(d.actions).toEqual([{ type: "DOUBLE_CLICK", x: 200, y: 300 }]);
@@ -35,7 +47,12 @@ describe("LangChain chat model as a policy", () => {
   it("can prompt for the UI-TARS format instead", async () => {
     const blobs = tempBlobs();
     server = await startScriptedOpenAIServer({ script: [{ text: "Thought: done.\nAction: finished(content='ok')" }] });
-    const chatModel = new ChatOpenAICompletions({ model: "ui-tars", apiKey: "k", configuration: { baseURL: server.url }, maxRetries: 0 });
+    const chatModel = new ChatOpenAICompletions({
+      model: "ui-tars",
+      apiKey: "k",
+      configuration: { baseURL: server.url },
+      maxRetries: 0,
+    });
     const d = await createLangChainPolicy({ chatModel, blobs, format: "uitars" }).propose(await policyInput(blobs));
     expect(d.actions).toEqual([{ type: "DONE" }]);
     expect(JSON.stringify(server.requests[0].body)).toContain("call_user()");

@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAIChatModel } from "../../../../adapters/models/openai-chat.ts";
 import { createPyautoguiPolicy } from "../../../../adapters/policies/openai/pyautogui-policy.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../../adapters/testing/scripted-openai-server.ts";
 import { fakeHistory, policyInput, tempBlobs, waitFor } from "../../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;
@@ -25,7 +28,9 @@ describe("generic pyautogui policy over an OpenAI-compatible server", () => {
   it("sends the system prompt, task and screenshot, and returns the parsed actions with usage", async () => {
     const blobs = tempBlobs();
     const input = await policyInput(blobs);
-    server = await startScriptedOpenAIServer({ script: [{ endpoint: "chat", text: QWEN_ANSWER, usage: { inputTokens: 1800, outputTokens: 70 } }] });
+    server = await startScriptedOpenAIServer({
+      script: [{ endpoint: "chat", text: QWEN_ANSWER, usage: { inputTokens: 1800, outputTokens: 70 } }],
+    });
     const model = createOpenAIChatModel({ model: "Qwen2.5-VL-72B", baseURL: server.url, blobs, settings: noEnv });
     const policy = createPyautoguiPolicy({ model, maxTokens: 700, temperature: 0.5 });
     const d = await policy.propose(input);
@@ -37,7 +42,12 @@ describe("generic pyautogui policy over an OpenAI-compatible server", () => {
       { type: "PRESS", key: "enter" },
     ]);
     expect(d.response).toBe(QWEN_ANSWER);
-    expect(d.usage?.[0]).toMatchObject({ role: "policy", prompt: "forward.pyautogui.system@2+forward.pyautogui.step@2", inputTokens: 1800, outputTokens: 70 });
+    expect(d.usage?.[0]).toMatchObject({
+      role: "policy",
+      prompt: "forward.pyautogui.system@2+forward.pyautogui.step@2",
+      inputTokens: 1800,
+      outputTokens: 70,
+    });
     const req = server.requests[0];
     expect(req.body.messages[0].role).toBe("system");
     expect(req.body.messages[0].content).toContain("1280x800");
@@ -55,14 +65,24 @@ describe("generic pyautogui policy over an OpenAI-compatible server", () => {
     const notice = "Note: the environment has been recovered to step 5.";
     const input = await policyInput(blobs, { history, notice });
     server = await startScriptedOpenAIServer({ script: [{ text: "```python\npyautogui.click(5, 5)\n```" }] });
-    const policy = createPyautoguiPolicy({ model: createOpenAIChatModel({ model: "m", baseURL: server.url, blobs, settings: noEnv }), historyImages: 2, detail: "low" });
+    const policy = createPyautoguiPolicy({
+      model: createOpenAIChatModel({ model: "m", baseURL: server.url, blobs, settings: noEnv }),
+      historyImages: 2,
+      detail: "low",
+    });
     await policy.propose(input);
     const req = server.requests[0];
-    expect(req.images.map((i) => i.sha256)).toEqual([history[3].observation.screenshot, history[4].observation.screenshot, input.observation.screenshot]);
+    expect(req.images.map((i) => i.sha256)).toEqual([
+      history[3].observation.screenshot,
+      history[4].observation.screenshot,
+      input.observation.screenshot,
+    ]);
     expect(req.images.every((i) => i.detail === "low")).toBe(true);
     const msgs = req.body.messages;
     expect(msgs[1].content).toMatch(/Step 0: CLICK\(10,20\)\nStep 1: CLICK\(11,20\)\nStep 2: CLICK\(12,20\)/);
-    expect(msgs.filter((m: { role: string }) => m.role === "assistant").map((m: { content: string }) => m.content)).toEqual(["Understood.", "step 3 answer", "step 4 answer"]);
+    expect(
+      msgs.filter((m: { role: string }) => m.role === "assistant").map((m: { content: string }) => m.content),
+    ).toEqual(["Understood.", "step 3 answer", "step 4 answer"]);
     const last = msgs.at(-1).content;
     expect(last[0]).toEqual({ type: "text", text: notice });
     expect(last.at(-1).type).toBe("image_url");
@@ -73,7 +93,7 @@ describe("generic pyautogui policy over an OpenAI-compatible server", () => {
     const blobs = tempBlobs();
     server = await startScriptedOpenAIServer({
       script: [
-        { text: "I should click Save.\n```python\nimport os; os.system(\"rm -rf /\")\n```" },
+        { text: 'I should click Save.\n```python\nimport os; os.system("rm -rf /")\n```' },
         { text: "```python\npyautogui.click(100, \n```" },
         { text: "Let me think about what to do next." },
         { status: 500 },
@@ -96,7 +116,10 @@ describe("generic pyautogui policy over an OpenAI-compatible server", () => {
   it("scales coordinates from the model's image space to the screen", async () => {
     const blobs = tempBlobs();
     server = await startScriptedOpenAIServer({ script: [{ text: "```python\npyautogui.click(500, 400)\n```" }] });
-    const policy = createPyautoguiPolicy({ model: createOpenAIChatModel({ model: "m", baseURL: server.url, blobs, settings: noEnv }), modelScreen: { width: 1000, height: 1000 } });
+    const policy = createPyautoguiPolicy({
+      model: createOpenAIChatModel({ model: "m", baseURL: server.url, blobs, settings: noEnv }),
+      modelScreen: { width: 1000, height: 1000 },
+    });
     const d = await policy.propose(await policyInput(blobs, { width: 1920, height: 1080 }));
     expect(d.actions).toEqual([{ type: "CLICK", x: 960, y: 432, button: "left", numClicks: 1 }]);
   });
@@ -104,7 +127,9 @@ describe("generic pyautogui policy over an OpenAI-compatible server", () => {
   it("propagates cancellation instead of recording a failure", async () => {
     const blobs = tempBlobs();
     server = await startScriptedOpenAIServer({ script: [{ delayMs: Infinity }] });
-    const policy = createPyautoguiPolicy({ model: createOpenAIChatModel({ model: "m", baseURL: server.url, blobs, settings: noEnv }) });
+    const policy = createPyautoguiPolicy({
+      model: createOpenAIChatModel({ model: "m", baseURL: server.url, blobs, settings: noEnv }),
+    });
     const controller = new AbortController();
     const input = { ...(await policyInput(blobs)), signal: controller.signal };
     const pending = policy.propose(input);

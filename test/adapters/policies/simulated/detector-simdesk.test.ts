@@ -5,8 +5,19 @@ import { join } from "node:path";
 import { BlobStore } from "../../../../src/blob-store.ts";
 import type { Observation } from "../../../../src/observation.ts";
 import type { HistoryEntry } from "../../../../src/policy.ts";
-import { createSimDesk, SIMDESK_TASKS, getSimDeskTask, type SimDesk, type SimDeskTask } from "../../../../adapters/environments/simdesk/index.ts";
-import { createSimDetector, createSimStepSelector, isOnTrack, trajectoryTruth } from "../../../../adapters/policies/simulated/index.ts";
+import {
+  createSimDesk,
+  SIMDESK_TASKS,
+  getSimDeskTask,
+  type SimDesk,
+  type SimDeskTask,
+} from "../../../../adapters/environments/simdesk/index.ts";
+import {
+  createSimDetector,
+  createSimStepSelector,
+  isOnTrack,
+  trajectoryTruth,
+} from "../../../../adapters/policies/simulated/index.ts";
 import { act, playPlan } from "./harness.ts";
 
 interface Query {
@@ -38,14 +49,23 @@ beforeAll(async () => {
       let obs = atE;
       for (const a of m.actions) obs = await act(env, a, false);
       if (isOnTrack(env, task, obs.stateId)) continue;
-      offTrack.push({ task, history: [...history, { step: m.atStep, observation: atE, actions: m.actions }], observation: obs, trueE: m.atStep });
+      offTrack.push({
+        task,
+        history: [...history, { step: m.atStep, observation: atE, actions: m.actions }],
+        observation: obs,
+        trueE: m.atStep,
+      });
       const next = task.plan[m.atStep + 1];
       if (next) {
         const after = await act(env, next, false);
         if (!isOnTrack(env, task, after.stateId)) {
           offTrack.push({
             task,
-            history: [...history, { step: m.atStep, observation: atE, actions: m.actions }, { step: m.atStep + 1, observation: obs, actions: [next] }],
+            history: [
+              ...history,
+              { step: m.atStep, observation: atE, actions: m.actions },
+              { step: m.atStep + 1, observation: obs, actions: [next] },
+            ],
             observation: after,
             trueE: m.atStep,
           });
@@ -55,14 +75,25 @@ beforeAll(async () => {
   }
 });
 
-async function detectAll(queries: Query[], opts: { recall?: number; falsePositiveRate?: number; localisationNoise?: number }, ticks: number) {
+async function detectAll(
+  queries: Query[],
+  opts: { recall?: number; falsePositiveRate?: number; localisationNoise?: number },
+  ticks: number,
+) {
   const out: Array<{ q: Query; isError: boolean; errorStep: number | null; confidence: number }> = [];
   const detectors = new Map<string, ReturnType<typeof createSimDetector>>();
   for (const q of queries) {
     let d = detectors.get(q.task.id);
     if (!d) detectors.set(q.task.id, (d = createSimDetector({ groundTruth: env, task: q.task, seed: 7, ...opts })));
     for (let tick = 0; tick < ticks; tick++) {
-      const r = await d.detect({ task: q.task, history: q.history, observation: q.observation, step: q.history.length, tick: tick * 1000 + q.history.length, blobs });
+      const r = await d.detect({
+        task: q.task,
+        history: q.history,
+        observation: q.observation,
+        step: q.history.length,
+        tick: tick * 1000 + q.history.length,
+        blobs,
+      });
       out.push({ q, isError: r.isError, errorStep: r.errorStep, confidence: r.confidence });
     }
   }
@@ -72,7 +103,11 @@ async function detectAll(queries: Query[], opts: { recall?: number; falsePositiv
 describe("simulated detector on SimDesk", () => {
   it("knows the true error step: the first wrong action, even after the policy carried on", () => {
     expect(offTrack.length).toBeGreaterThan(150);
-    for (const q of offTrack) expect(trajectoryTruth(env, q.task, q.history, q.observation)).toMatchObject({ offTrack: true, errorStep: q.trueE });
+    for (const q of offTrack)
+      expect(trajectoryTruth(env, q.task, q.history, q.observation)).toMatchObject({
+        offTrack: true,
+        errorStep: q.trueE,
+      });
     for (const q of onTrack) expect(trajectoryTruth(env, q.task, q.history, q.observation).offTrack).toBe(false);
   });
 
@@ -80,7 +115,9 @@ describe("simulated detector on SimDesk", () => {
     const res = await detectAll(offTrack, { recall: 0.9, localisationNoise: 0 }, 12);
     const hits = res.filter((r) => r.isError);
     const recall = hits.length / res.length;
-    console.info(`simulated detector: measured recall ${recall.toFixed(3)} over ${res.length} off-track queries (configured 0.9)`);
+    console.info(
+      `simulated detector: measured recall ${recall.toFixed(3)} over ${res.length} off-track queries (configured 0.9)`,
+    );
     expect(Math.abs(recall - 0.9)).toBeLessThan(0.03);
     for (const h of hits) {
       expect(h.errorStep).toBe(h.q.trueE);
@@ -91,7 +128,9 @@ describe("simulated detector on SimDesk", () => {
   it("raises false alarms on on-track states at the configured rate", async () => {
     const res = await detectAll(onTrack, { falsePositiveRate: 0.05 }, 12);
     const fpr = res.filter((r) => r.isError).length / res.length;
-    console.info(`simulated detector: measured false-positive rate ${fpr.toFixed(4)} over ${res.length} on-track queries (configured 0.05)`);
+    console.info(
+      `simulated detector: measured false-positive rate ${fpr.toFixed(4)} over ${res.length} on-track queries (configured 0.05)`,
+    );
     expect(Math.abs(fpr - 0.05)).toBeLessThan(0.015);
     for (const r of res.filter((x) => x.isError)) expect(r.errorStep).toBeLessThan(r.q.history.length);
   });
@@ -115,7 +154,10 @@ describe("simulated detector on SimDesk", () => {
     const h = [...history, { step: 3, observation, actions: [{ type: "DONE" as const }] }];
     expect(trajectoryTruth(env, task, h, observation)).toMatchObject({ offTrack: true, errorStep: 3 });
     const solved = await playPlan(env, task, task.plan.length, false);
-    const hs = [...solved.history, { step: task.plan.length, observation: solved.observation, actions: [{ type: "DONE" as const }] }];
+    const hs = [
+      ...solved.history,
+      { step: task.plan.length, observation: solved.observation, actions: [{ type: "DONE" as const }] },
+    ];
     expect(trajectoryTruth(env, task, hs, solved.observation).offTrack).toBe(false);
   });
 
@@ -123,11 +165,29 @@ describe("simulated detector on SimDesk", () => {
     const q = offTrack[0];
     const mk = () => createSimDetector({ groundTruth: env, task: q.task, seed: 3, recall: 0.5 });
     const verdicts = async (d: ReturnType<typeof mk>) =>
-      Promise.all(Array.from({ length: 20 }, (_, t) => d.detect({ task: q.task, history: q.history, observation: q.observation, step: q.history.length, tick: t, blobs })));
+      Promise.all(
+        Array.from({ length: 20 }, (_, t) =>
+          d.detect({
+            task: q.task,
+            history: q.history,
+            observation: q.observation,
+            step: q.history.length,
+            tick: t,
+            blobs,
+          }),
+        ),
+      );
     const a = await verdicts(mk());
     expect(await verdicts(mk())).toEqual(a);
     expect(new Set(a.map((v) => v.isError)).size).toBe(2);
-    const blind = await mk().detect({ task: q.task, history: q.history, observation: { ...q.observation, stateId: undefined }, step: 1, tick: 0, blobs });
+    const blind = await mk().detect({
+      task: q.task,
+      history: q.history,
+      observation: { ...q.observation, stateId: undefined },
+      step: 1,
+      tick: 0,
+      blobs,
+    });
     expect(blind.isError).toBe(false);
     expect(blind.failure).toMatch(/stateId/);
   });
@@ -143,8 +203,13 @@ describe("simulated step selector on SimDesk", () => {
       for (const e of [q.trueE!, Math.min(q.trueE! + 1, q.history.length - 1)]) {
         for (let i = 0; i < 10; i++) {
           const s = await selector.select({
-            task: q.task, history: q.history, errorStep: e, detection: { isError: true, errorStep: e, reason: "", confidence: 1 },
-            instanceKey: `${q.task.id}/${i}`, seed: 0, blobs,
+            task: q.task,
+            history: q.history,
+            errorStep: e,
+            detection: { isError: true, errorStep: e, reason: "", confidence: 1 },
+            instanceKey: `${q.task.id}/${i}`,
+            seed: 0,
+            blobs,
           });
           expect(s.step).toBeGreaterThanOrEqual(0);
           expect(s.step).toBeLessThanOrEqual(e);
@@ -155,7 +220,9 @@ describe("simulated step selector on SimDesk", () => {
       }
     }
     const accuracy = right / total;
-    console.info(`simulated selector: measured accuracy ${accuracy.toFixed(3)} over ${total} selections (configured 0.8)`);
+    console.info(
+      `simulated selector: measured accuracy ${accuracy.toFixed(3)} over ${total} selections (configured 0.8)`,
+    );
     expect(Math.abs(accuracy - 0.8)).toBeLessThan(0.04);
   });
 });
@@ -167,9 +234,14 @@ describe("ground truth: progress along the plan", () => {
     const task = getSimDeskTask("editor-append-notes");
     const { history, observation } = await playPlan(desk, task, 2, false);
     // step 2: a click on an empty part of the desktop (no-op), then the agent goes on with plan[3] and says DONE
-    const h: HistoryEntry[] = [...history, { step: 2, observation, actions: [{ type: "CLICK", x: 1200, y: 600, button: "left", numClicks: 1 }] }];
+    const h: HistoryEntry[] = [
+      ...history,
+      { step: 2, observation, actions: [{ type: "CLICK", x: 1200, y: 600, button: "left", numClicks: 1 }] },
+    ];
     const afterNoop = await act(desk, h[2].actions[0], false);
-    expect(afterNoop.stateId && desk.semanticHash(afterNoop.stateId)).toBe(observation.stateId && desk.semanticHash(observation.stateId));
+    expect(afterNoop.stateId && desk.semanticHash(afterNoop.stateId)).toBe(
+      observation.stateId && desk.semanticHash(observation.stateId),
+    );
     expect(trajectoryTruth(desk, task, h, afterNoop)).toMatchObject({ offTrack: true, errorStep: 2 });
     h.push({ step: 3, observation: afterNoop, actions: [{ type: "DONE" }] });
     // the old rule ("last state on the reference path") would have blamed the DONE at step 3

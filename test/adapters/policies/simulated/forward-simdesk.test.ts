@@ -4,7 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatAction } from "../../../../src/action.ts";
 import { BlobStore } from "../../../../src/blob-store.ts";
-import { createSimDesk, SIMDESK_TASKS, getSimDeskTask, type SimDesk } from "../../../../adapters/environments/simdesk/index.ts";
+import {
+  createSimDesk,
+  SIMDESK_TASKS,
+  getSimDeskTask,
+  type SimDesk,
+} from "../../../../adapters/environments/simdesk/index.ts";
 import { createSimForwardPolicy, hasOverlay, readForwardMemo } from "../../../../adapters/policies/simulated/index.ts";
 import type { AxNode } from "../../../../src/observation.ts";
 import { playPlan, runForward } from "./harness.ts";
@@ -20,7 +25,9 @@ describe("simulated forward policy on SimDesk", () => {
   it("solves every SimDesk task (oracle score 1) when it never slips, then declares DONE", async () => {
     for (const task of SIMDESK_TASKS) {
       // Fast path (no PNG rendering): the same engine and oracle; rendered runs are checked below.
-      const run = await runForward(env, blobs, task, createSimForwardPolicy({ task, seed: 1, slipRate: 0 }), { render: false });
+      const run = await runForward(env, blobs, task, createSimForwardPolicy({ task, seed: 1, slipRate: 0 }), {
+        render: false,
+      });
       expect(run.score, task.id).toBe(1);
       expect(run.declaredDone).toBe(true);
       expect(run.history.length).toBe(task.plan.length + 1);
@@ -31,8 +38,18 @@ describe("simulated forward policy on SimDesk", () => {
     const sweep = async (seed: number) => {
       const out: Array<{ id: string; score: number; actions: string }> = [];
       for (const task of SIMDESK_TASKS) {
-        const run = await runForward(env, blobs, task, createSimForwardPolicy({ task, seed, slipRate: 0.2, noticeRate: 0.1 }), { render: false });
-        out.push({ id: task.id, score: run.score, actions: run.history.map((h) => h.actions.map(formatAction).join(" ")).join(" | ") });
+        const run = await runForward(
+          env,
+          blobs,
+          task,
+          createSimForwardPolicy({ task, seed, slipRate: 0.2, noticeRate: 0.1 }),
+          { render: false },
+        );
+        out.push({
+          id: task.id,
+          score: run.score,
+          actions: run.history.map((h) => h.actions.map(formatAction).join(" ")).join(" | "),
+        });
       }
       return out;
     };
@@ -49,11 +66,25 @@ describe("simulated forward policy on SimDesk", () => {
   });
 
   it("repeats its rendered run exactly (screens, widgets and all) under the same seed", async () => {
-    const tasks = ["editor-append-notes", "files-restore-two", "sheet-sum-budget", "settings-two-pages"].map(getSimDeskTask);
+    const tasks = ["editor-append-notes", "files-restore-two", "sheet-sum-budget", "settings-two-pages"].map(
+      getSimDeskTask,
+    );
     for (const task of tasks) {
-      const once = await runForward(env, blobs, task, createSimForwardPolicy({ task, seed: 4, slipRate: 0.5, noticeRate: 0.3 }));
-      const twice = await runForward(env, blobs, task, createSimForwardPolicy({ task, seed: 4, slipRate: 0.5, noticeRate: 0.3 }));
-      expect(twice.history.map((h) => [h.actions, h.observation.screenshot])).toEqual(once.history.map((h) => [h.actions, h.observation.screenshot]));
+      const once = await runForward(
+        env,
+        blobs,
+        task,
+        createSimForwardPolicy({ task, seed: 4, slipRate: 0.5, noticeRate: 0.3 }),
+      );
+      const twice = await runForward(
+        env,
+        blobs,
+        task,
+        createSimForwardPolicy({ task, seed: 4, slipRate: 0.5, noticeRate: 0.3 }),
+      );
+      expect(twice.history.map((h) => [h.actions, h.observation.screenshot])).toEqual(
+        once.history.map((h) => [h.actions, h.observation.screenshot]),
+      );
       expect(twice.score).toBe(once.score);
     }
   });
@@ -67,7 +98,14 @@ describe("simulated forward policy on SimDesk", () => {
       const prefix = await playPlan(env, task, k, false);
       let plain = 0;
       for (let tick = 500; tick < 520; tick++) {
-        const d = await policy.propose({ task, history: prefix.history, observation: prefix.observation, step: k, tick, blobs });
+        const d = await policy.propose({
+          task,
+          history: prefix.history,
+          observation: prefix.observation,
+          step: k,
+          tick,
+          blobs,
+        });
         const memo = readForwardMemo({ step: k, observation: prefix.observation, actions: d.actions, memo: d.memo });
         expect(memo?.plan).toBe(k);
         if (memo?.kind === "plan") {
@@ -95,7 +133,13 @@ describe("simulated forward policy on SimDesk", () => {
     let slips = 0;
     let noticed = 0;
     for (const task of SIMDESK_TASKS) {
-      const run = await runForward(env, blobs, task, createSimForwardPolicy({ task, seed: 5, slipRate: 0.3, noticeRate: 0.1 }), { render: false });
+      const run = await runForward(
+        env,
+        blobs,
+        task,
+        createSimForwardPolicy({ task, seed: 5, slipRate: 0.3, noticeRate: 0.1 }),
+        { render: false },
+      );
       for (const h of run.history) {
         const m = readForwardMemo(h);
         if (m?.kind === "slip") {
@@ -129,17 +173,41 @@ describe("simulated forward policy noticing a slip on SimDesk", () => {
     expect(menubar).toBeDefined();
     expect(hasOverlay(prefix.observation.axTree)).toBe(false);
     const k = prefix.history.length;
-    const slipEntry = { step: k, observation: prefix.observation, actions: [{ type: "TYPING" as const, text: "oops" }], memo: { plan: k, next: k + 1, kind: "slip", slip: "typo" } };
+    const slipEntry = {
+      step: k,
+      observation: prefix.observation,
+      actions: [{ type: "TYPING" as const, text: "oops" }],
+      memo: { plan: k, next: k + 1, kind: "slip", slip: "typo" },
+    };
     const typed = (await env.step({ type: "TYPING", text: "oops" })).observation;
-    const undo = await policy.propose({ task, history: [...prefix.history, slipEntry], observation: typed, step: k + 1, tick: 50, blobs });
+    const undo = await policy.propose({
+      task,
+      history: [...prefix.history, slipEntry],
+      observation: typed,
+      step: k + 1,
+      tick: 50,
+      blobs,
+    });
     expect(undo.actions).toEqual([{ type: "HOTKEY", keys: ["ctrl", "z"] }]);
     // A wrong-item slip that opened a menu: escape closes it.
     const label = menubar.children![0];
     const [x, y, w, h] = label.bounds!;
-    const opened = (await env.step({ type: "CLICK", x: x + w / 2, y: y + h / 2, button: "left", numClicks: 1 })).observation;
+    const opened = (await env.step({ type: "CLICK", x: x + w / 2, y: y + h / 2, button: "left", numClicks: 1 }))
+      .observation;
     expect(hasOverlay(opened.axTree)).toBe(true);
-    const menuSlip = { ...slipEntry, observation: typed, memo: { plan: k, next: k + 1, kind: "slip", slip: "wrong-item" } };
-    const close = await policy.propose({ task, history: [...prefix.history, menuSlip], observation: opened, step: k + 1, tick: 51, blobs });
+    const menuSlip = {
+      ...slipEntry,
+      observation: typed,
+      memo: { plan: k, next: k + 1, kind: "slip", slip: "wrong-item" },
+    };
+    const close = await policy.propose({
+      task,
+      history: [...prefix.history, menuSlip],
+      observation: opened,
+      step: k + 1,
+      tick: 51,
+      blobs,
+    });
     expect(close.actions).toEqual([{ type: "PRESS", key: "escape" }]);
     expect(close.memo).toMatchObject({ kind: "notice", next: k });
   });

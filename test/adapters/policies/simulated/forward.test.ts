@@ -8,7 +8,12 @@ import { ConfigError } from "../../../../src/errors.ts";
 import type { Observation } from "../../../../src/observation.ts";
 import type { HistoryEntry, PolicyInput } from "../../../../src/policy.ts";
 import type { SimDeskTask } from "../../../../adapters/environments/simdesk/ground-truth.ts";
-import { createSimForwardPolicy, describeSimulated, planPositionOf, readForwardMemo } from "../../../../adapters/policies/simulated/index.ts";
+import {
+  createSimForwardPolicy,
+  describeSimulated,
+  planPositionOf,
+  readForwardMemo,
+} from "../../../../adapters/policies/simulated/index.ts";
 
 const blobs = new BlobStore({ dir: mkdtempSync(join(tmpdir(), "sim-fwd-")) });
 
@@ -28,7 +33,14 @@ const task: SimDeskTask = {
     { type: "TYPING", text: "notes.txt" },
     { type: "PRESS", key: "enter" },
   ],
-  mistakes: [{ atStep: 2, kind: "latent", actions: [{ type: "HOTKEY", keys: ["ctrl", "shift", "s"] }], note: "toggle a hidden setting" }],
+  mistakes: [
+    {
+      atStep: 2,
+      kind: "latent",
+      actions: [{ type: "HOTKEY", keys: ["ctrl", "shift", "s"] }],
+      note: "toggle a hidden setting",
+    },
+  ],
 };
 
 function obs(i: number): Observation {
@@ -36,7 +48,14 @@ function obs(i: number): Observation {
 }
 
 function input(history: HistoryEntry[], tick: number): PolicyInput {
-  return { task: { id: task.id, instruction: task.instruction }, history, observation: obs(history.length), step: history.length, tick, blobs };
+  return {
+    task: { id: task.id, instruction: task.instruction },
+    history,
+    observation: obs(history.length),
+    step: history.length,
+    tick,
+    blobs,
+  };
 }
 
 /** Run the policy against a frozen screen for n steps (no environment: only the policy's own bookkeeping). */
@@ -58,7 +77,8 @@ describe("simulated forward policy", () => {
   });
 
   it("gives identical decisions for the same seed and different slips for different seeds", async () => {
-    const run = async (seed: number) => (await roll(createSimForwardPolicy({ task, seed, slipRate: 0.5, noticeRate: 0.2 }), 20)).map((e) => e.response);
+    const run = async (seed: number) =>
+      (await roll(createSimForwardPolicy({ task, seed, slipRate: 0.5, noticeRate: 0.2 }), 20)).map((e) => e.response);
     expect(await run(11)).toEqual(await run(11));
     const distinct = new Set(await Promise.all([1, 2, 3, 4, 5, 6].map(async (s) => JSON.stringify(await run(s)))));
     expect(distinct.size).toBeGreaterThan(3);
@@ -84,7 +104,11 @@ describe("simulated forward policy", () => {
 
   it("reads its plan position from the last memo, so after a slip it carries on as if nothing happened", async () => {
     const h = await roll(createSimForwardPolicy({ task, seed: 9, slipRate: 0 }), 3);
-    h[1] = { ...h[1], actions: [{ type: "TYPING", text: "hxllo" }], memo: { plan: 1, next: 2, kind: "slip", slip: "typo" } };
+    h[1] = {
+      ...h[1],
+      actions: [{ type: "TYPING", text: "hxllo" }],
+      memo: { plan: 1, next: 2, kind: "slip", slip: "typo" },
+    };
     expect(planPositionOf(h)).toBe(3);
     expect(planPositionOf(h.slice(0, 2))).toBe(2);
     expect(planPositionOf([{ step: 0, observation: obs(0), actions: [] }])).toBe(1);
@@ -100,7 +124,7 @@ describe("simulated forward policy", () => {
 
   it("uses the task's latent mistake when it draws a latent slip at that step", async () => {
     const policy = createSimForwardPolicy({ task, seed: 2, slipRate: 1, slipMix: { latent: 1 } });
-    const h = (await roll(createSimForwardPolicy({ task, seed: 2, slipRate: 0 }), 2));
+    const h = await roll(createSimForwardPolicy({ task, seed: 2, slipRate: 0 }), 2);
     const d = await policy.propose(input(h, 7));
     expect(d.actions).toEqual(task.mistakes[0].actions);
     expect(d.memo).toEqual({ plan: 2, next: 3, kind: "slip", slip: "latent" });
@@ -112,12 +136,19 @@ describe("simulated forward policy", () => {
     const policy = createSimForwardPolicy({ task, seed: 4, slipRate: 0, noticeRate: 1 });
     const h: HistoryEntry[] = [
       { step: 0, observation: obs(0), actions: [task.plan[0]], memo: { plan: 0, next: 1, kind: "plan" } },
-      { step: 1, observation: obs(1), actions: [{ type: "TYPING", text: "hxllo" }], memo: { plan: 1, next: 2, kind: "slip", slip: "typo" } },
+      {
+        step: 1,
+        observation: obs(1),
+        actions: [{ type: "TYPING", text: "hxllo" }],
+        memo: { plan: 1, next: 2, kind: "slip", slip: "typo" },
+      },
     ];
     const d = await policy.propose(input(h, 2));
     expect(d.actions).toEqual([{ type: "HOTKEY", keys: ["ctrl", "z"] }]);
     expect(d.memo).toEqual({ plan: 1, next: 1, kind: "notice" });
-    const skip: HistoryEntry[] = [{ step: 0, observation: obs(0), actions: [task.plan[1]], memo: { plan: 0, next: 2, kind: "slip", slip: "skip" } }];
+    const skip: HistoryEntry[] = [
+      { step: 0, observation: obs(0), actions: [task.plan[1]], memo: { plan: 0, next: 2, kind: "slip", slip: "skip" } },
+    ];
     expect((await policy.propose(input(skip, 1))).actions).toEqual([task.plan[0]]);
   });
 
@@ -132,6 +163,8 @@ describe("simulated forward policy", () => {
     const p = createSimForwardPolicy({ task, seed: 1 });
     expect(p.name).toBe("sim-forward");
     expect(p.simulated).toBe(true);
-    expect(describeSimulated(p, undefined, { name: "real-model" })).toBe("simulated: sim-forward(seed=1, slipRate=0.1, noticeRate=0.05)");
+    expect(describeSimulated(p, undefined, { name: "real-model" })).toBe(
+      "simulated: sim-forward(seed=1, slipRate=0.1, noticeRate=0.05)",
+    );
   });
 });

@@ -59,7 +59,12 @@ export async function runForward(
   blobs: BlobStore,
   task: SimDeskTask,
   policy: ForwardPolicy,
-  opts: { maxSteps?: number; tick0?: number; render?: boolean; from?: { history: HistoryEntry[]; observation: Observation } } = {},
+  opts: {
+    maxSteps?: number;
+    tick0?: number;
+    render?: boolean;
+    from?: { history: HistoryEntry[]; observation: Observation };
+  } = {},
 ): Promise<ForwardRun> {
   const render = opts.render ?? true;
   const history: HistoryEntry[] = opts.from ? [...opts.from.history] : [];
@@ -68,9 +73,22 @@ export async function runForward(
   let declaredDone = false;
   const maxSteps = opts.maxSteps ?? task.plan.length * 2 + 5;
   while (history.length < maxSteps) {
-    const d = await policy.propose({ task: { id: task.id, instruction: task.instruction }, history, observation, step: history.length, tick, blobs });
+    const d = await policy.propose({
+      task: { id: task.id, instruction: task.instruction },
+      history,
+      observation,
+      step: history.length,
+      tick,
+      blobs,
+    });
     tick++;
-    const entry: HistoryEntry = { step: history.length, observation, actions: d.actions, response: d.response, memo: d.memo };
+    const entry: HistoryEntry = {
+      step: history.length,
+      observation,
+      actions: d.actions,
+      response: d.response,
+      memo: d.memo,
+    };
     history.push(entry);
     if (d.actions.some((a) => a.type === "DONE" || a.type === "FAIL")) {
       declaredDone = true;
@@ -82,7 +100,12 @@ export async function runForward(
 }
 
 /** Bring the env to the state after plan steps 0..k-1 of a fresh reset and return that observation. */
-export async function playPlan(env: SimDesk, task: SimDeskTask, k: number, render = true): Promise<{ history: HistoryEntry[]; observation: Observation }> {
+export async function playPlan(
+  env: SimDesk,
+  task: SimDeskTask,
+  k: number,
+  render = true,
+): Promise<{ history: HistoryEntry[]; observation: Observation }> {
   let observation = await start(env, task, render);
   const history: HistoryEntry[] = [];
   for (let i = 0; i < k; i++) {

@@ -12,7 +12,13 @@ import { BlobStore } from "../../../../src/blob-store.ts";
 import type { AxNode, Observation } from "../../../../src/observation.ts";
 import { createRng } from "../../../../src/rng.ts";
 import { createSimDesk, getSimDeskTask, type SimDesk } from "../../../../adapters/environments/simdesk/index.ts";
-import { SIM_PROFILES, createSimAgents, createSimRecoveryPolicy, SIM_CONTEXT_NEUTRAL, pickHarmfulMove } from "../../../../adapters/policies/simulated/index.ts";
+import {
+  SIM_PROFILES,
+  createSimAgents,
+  createSimRecoveryPolicy,
+  SIM_CONTEXT_NEUTRAL,
+  pickHarmfulMove,
+} from "../../../../adapters/policies/simulated/index.ts";
 import { act, fastObservation, playPlan, recoveryAttempt } from "./harness.ts";
 
 let env: SimDesk;
@@ -30,14 +36,31 @@ describe("weak simulated recoverer: derailing", () => {
     const targetK = 4;
     const { observation: target } = await playPlan(env, task, targetK, false);
     for (const a of task.plan.slice(targetK, targetK + 2)) await act(env, a, false);
-    const recoverer = createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill: 1, falseDoneRate: 0, overUndoRate: 1, seed: 4 });
-    const r = await recoveryAttempt(env, blobs, task, recoverer, { step: targetK, observation: target }, fastObservation(env), { budget: 20 });
+    const recoverer = createSimRecoveryPolicy({
+      groundTruth: env,
+      contextEffects: SIM_CONTEXT_NEUTRAL,
+      skill: 1,
+      falseDoneRate: 0,
+      overUndoRate: 1,
+      seed: 4,
+    });
+    const r = await recoveryAttempt(
+      env,
+      blobs,
+      task,
+      recoverer,
+      { step: targetK, observation: target },
+      fastObservation(env),
+      { budget: 20 },
+    );
     expect(r.declared).toBe(true);
     expect(r.restored).toBe(false);
     const k = env.planIndexOf(task, env.currentStateId());
     expect(k).toBeGreaterThanOrEqual(targetK - 3);
     expect(k).toBeLessThan(targetK);
-    expect(r.responses.at(-1)).toMatch(/^restored: believes target step 4 is reached \(it over-undid to plan step \d\)/);
+    expect(r.responses.at(-1)).toMatch(
+      /^restored: believes target step 4 is reached \(it over-undid to plan step \d\)/,
+    );
     expect(recoverer.label).toContain("overUndoRate=1");
   });
 
@@ -45,7 +68,21 @@ describe("weak simulated recoverer: derailing", () => {
     const task = getSimDeskTask("editor-append-notes");
     const { observation: target } = await playPlan(env, task, 4, false);
     for (const a of task.plan.slice(4, 6)) await act(env, a, false);
-    const r = await recoveryAttempt(env, blobs, task, createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill: 1, falseDoneRate: 0, seed: 4 }), { step: 4, observation: target }, fastObservation(env), { budget: 20 });
+    const r = await recoveryAttempt(
+      env,
+      blobs,
+      task,
+      createSimRecoveryPolicy({
+        groundTruth: env,
+        contextEffects: SIM_CONTEXT_NEUTRAL,
+        skill: 1,
+        falseDoneRate: 0,
+        seed: 4,
+      }),
+      { step: 4, observation: target },
+      fastObservation(env),
+      { budget: 20 },
+    );
     expect(r).toMatchObject({ declared: true, restored: true });
   });
 
@@ -53,11 +90,26 @@ describe("weak simulated recoverer: derailing", () => {
     const task = getSimDeskTask("editor-append-notes");
     const { observation: target } = await playPlan(env, task, 4, false);
     await act(env, { type: "TYPING", text: "oops" }, false);
-    const recoverer = createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill: 0, falseDoneRate: 0, harmRate: 1, assumeRestoredRate: 1, seed: 2 });
+    const recoverer = createSimRecoveryPolicy({
+      groundTruth: env,
+      contextEffects: SIM_CONTEXT_NEUTRAL,
+      skill: 0,
+      falseDoneRate: 0,
+      harmRate: 1,
+      assumeRestoredRate: 1,
+      seed: 2,
+    });
     for (let tick = 0; tick < 12; tick++) {
       const d = await recoverer.propose({
-        task, target: { step: 4, observation: target }, errorStep: 4, context: { kind: "none", history: [] }, recoveryHistory: [], observation: fastObservation(env),
-        budget: { used: 0, max: 10 }, tick, blobs,
+        task,
+        target: { step: 4, observation: target },
+        errorStep: 4,
+        context: { kind: "none", history: [] },
+        recoveryHistory: [],
+        observation: fastObservation(env),
+        budget: { used: 0, max: 10 },
+        tick,
+        blobs,
       });
       expect(d.restored).toBe(true);
       expect(d.actions.length).toBeGreaterThan(0);
@@ -70,9 +122,22 @@ describe("weak simulated recoverer: derailing", () => {
     const task = getSimDeskTask("editor-append-notes");
     const { observation } = await playPlan(env, task, 4, false);
     const ask = (harmRate: number, tick: number) =>
-      createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill: 0, harmRate, seed: 5 }).propose({
-        task, target: { step: 4, observation }, errorStep: 4, context: { kind: "none", history: [] }, recoveryHistory: [], observation,
-        budget: { used: 0, max: 10 }, tick, blobs,
+      createSimRecoveryPolicy({
+        groundTruth: env,
+        contextEffects: SIM_CONTEXT_NEUTRAL,
+        skill: 0,
+        harmRate,
+        seed: 5,
+      }).propose({
+        task,
+        target: { step: 4, observation },
+        errorStep: 4,
+        context: { kind: "none", history: [] },
+        recoveryHistory: [],
+        observation,
+        budget: { used: 0, max: 10 },
+        tick,
+        blobs,
       });
     for (let tick = 0; tick < 8; tick++) {
       expect((await ask(1, tick)).memo).toMatchObject({ kind: "harm" });
@@ -89,8 +154,21 @@ describe("weak simulated recoverer: derailing", () => {
       for (const preset of ["weak", "skilled"] as const) {
         const { observation: target } = await playPlan(env, task, 4, false);
         for (const a of task.plan.slice(4, 6)) await act(env, a, false);
-        const recoverer = createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, seed, ...SIM_PROFILES.recoverer[preset] });
-        const r = await recoveryAttempt(env, blobs, task, recoverer, { step: 4, observation: target }, fastObservation(env), { budget: 10, tick0: 100 });
+        const recoverer = createSimRecoveryPolicy({
+          groundTruth: env,
+          contextEffects: SIM_CONTEXT_NEUTRAL,
+          seed,
+          ...SIM_PROFILES.recoverer[preset],
+        });
+        const r = await recoveryAttempt(
+          env,
+          blobs,
+          task,
+          recoverer,
+          { step: 4, observation: target },
+          fastObservation(env),
+          { budget: 10, tick0: 100 },
+        );
         if (r.declared && !r.restored) preset === "weak" ? weakWrongClaims++ : skilledWrongClaims++;
       }
     }
@@ -101,22 +179,47 @@ describe("weak simulated recoverer: derailing", () => {
 
 describe("destructive moves", () => {
   it("answers an unsaved-changes prompt with Don't Save, at the button's centre", () => {
-    const tree: AxNode = { role: "desktop frame", name: "Desktop", children: [{ role: "dialog", name: "Unsaved changes", bounds: [300, 300, 400, 150], children: [
-      { role: "button", name: "Don't Save", bounds: [320, 400, 100, 30] }, { role: "button", name: "Save", bounds: [560, 400, 100, 30] },
-    ] }] };
+    const tree: AxNode = {
+      role: "desktop frame",
+      name: "Desktop",
+      children: [
+        {
+          role: "dialog",
+          name: "Unsaved changes",
+          bounds: [300, 300, 400, 150],
+          children: [
+            { role: "button", name: "Don't Save", bounds: [320, 400, 100, 30] },
+            { role: "button", name: "Save", bounds: [560, 400, 100, 30] },
+          ],
+        },
+      ],
+    };
     const m = pickHarmfulMove(obsWith(tree), createRng(1));
     expect(m.kind).toBe("close-unsaved");
     expect(m.actions).toEqual([{ type: "CLICK", x: 370, y: 415, button: "left", numClicks: 1 }]);
   });
 
   it("flips a switch in view only when there is one, and repeats under the same seed", () => {
-    const withSwitch: AxNode = { role: "window", name: "Settings", children: [{ role: "switch", name: "Do not disturb", bounds: [900, 300, 40, 20], states: ["checked"] }] };
-    const kinds = new Set(Array.from({ length: 60 }, (_, i) => pickHarmfulMove(obsWith(withSwitch), createRng(i)).kind));
+    const withSwitch: AxNode = {
+      role: "window",
+      name: "Settings",
+      children: [{ role: "switch", name: "Do not disturb", bounds: [900, 300, 40, 20], states: ["checked"] }],
+    };
+    const kinds = new Set(
+      Array.from({ length: 60 }, (_, i) => pickHarmfulMove(obsWith(withSwitch), createRng(i)).kind),
+    );
     expect(kinds).toContain("flip-setting");
     expect(kinds).toContain("over-undo");
-    const without = new Set(Array.from({ length: 60 }, (_, i) => pickHarmfulMove(obsWith({ role: "window", name: "Files" }), createRng(i)).kind));
+    const without = new Set(
+      Array.from(
+        { length: 60 },
+        (_, i) => pickHarmfulMove(obsWith({ role: "window", name: "Files" }), createRng(i)).kind,
+      ),
+    );
     expect(without).not.toContain("flip-setting");
-    expect(pickHarmfulMove(obsWith(withSwitch), createRng(7))).toEqual(pickHarmfulMove(obsWith(withSwitch), createRng(7)));
+    expect(pickHarmfulMove(obsWith(withSwitch), createRng(7))).toEqual(
+      pickHarmfulMove(obsWith(withSwitch), createRng(7)),
+    );
   });
 
   it("the skilled preset has no destructive or over-undo behaviour; bad rates are rejected by name", () => {

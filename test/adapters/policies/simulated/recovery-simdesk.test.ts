@@ -4,7 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BlobStore } from "../../../../src/blob-store.ts";
 import { ConfigError } from "../../../../src/errors.ts";
-import { createSimDesk, SIMDESK_TASKS, getSimDeskTask, type MistakeSpec, type SimDesk, type SimDeskTask } from "../../../../adapters/environments/simdesk/index.ts";
+import {
+  createSimDesk,
+  SIMDESK_TASKS,
+  getSimDeskTask,
+  type MistakeSpec,
+  type SimDesk,
+  type SimDeskTask,
+} from "../../../../adapters/environments/simdesk/index.ts";
 import {
   SIM_RECOVERER_SKILLED,
   SIM_RECOVERER_WEAK,
@@ -48,7 +55,15 @@ async function restoreRate(skill: number, seeds: number[], cases: Array<{ task: 
     for (const { task, m } of cases) {
       const { observation: target } = await playPlan(env, task, m.atStep, false);
       for (const a of m.actions) await act(env, a, false);
-      const r = await recoveryAttempt(env, blobs, task, recoverer, { step: m.atStep, observation: target }, fastObservation(env), { budget: 10, tick0: 1000 });
+      const r = await recoveryAttempt(
+        env,
+        blobs,
+        task,
+        recoverer,
+        { step: m.atStep, observation: target },
+        fastObservation(env),
+        { budget: 10, tick0: 1000 },
+      );
       trials++;
       if (r.restored) restored++;
       restorative += r.responses.filter((x) => x.startsWith("restore:")).length;
@@ -66,7 +81,9 @@ describe("simulated recovery policy on SimDesk", () => {
     const cases = all.filter((_, i) => i % 2 === 0);
     const skilled = await restoreRate(SIM_RECOVERER_SKILLED, [1], cases);
     const weak = await restoreRate(SIM_RECOVERER_WEAK, [1], cases);
-    console.info(`simulated recoverer restore rate over ${skilled.trials} trials: skilled ${skilled.rate.toFixed(3)}, weak ${weak.rate.toFixed(3)}; restorative steps: ${skilled.restorativeShare.toFixed(2)} vs ${weak.restorativeShare.toFixed(2)}`);
+    console.info(
+      `simulated recoverer restore rate over ${skilled.trials} trials: skilled ${skilled.rate.toFixed(3)}, weak ${weak.rate.toFixed(3)}; restorative steps: ${skilled.restorativeShare.toFixed(2)} vs ${weak.restorativeShare.toFixed(2)}`,
+    );
     expect(skilled.rate).toBeGreaterThan(0.8);
     expect(skilled.rate).toBeGreaterThan(weak.rate + 0.3);
     expect(skilled.restorativeShare).toBeGreaterThan(weak.restorativeShare + 0.3);
@@ -75,9 +92,21 @@ describe("simulated recovery policy on SimDesk", () => {
   it("declares the target restored, with no action, when the state already matches it", async () => {
     const task = getSimDeskTask("editor-append-notes");
     const { observation } = await playPlan(env, task, 3, false);
-    const d = await createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill: 0.3, seed: 1 }).propose({
-      task, target: { step: 3, observation }, errorStep: 3, context: { kind: "none", history: [] }, recoveryHistory: [], observation,
-      budget: { used: 0, max: 10 }, tick: 0, blobs,
+    const d = await createSimRecoveryPolicy({
+      groundTruth: env,
+      contextEffects: SIM_CONTEXT_NEUTRAL,
+      skill: 0.3,
+      seed: 1,
+    }).propose({
+      task,
+      target: { step: 3, observation },
+      errorStep: 3,
+      context: { kind: "none", history: [] },
+      recoveryHistory: [],
+      observation,
+      budget: { used: 0, max: 10 },
+      tick: 0,
+      blobs,
     });
     expect(d).toMatchObject({ actions: [], restored: true });
     expect(d.response).toMatch(/^restored:/);
@@ -98,8 +127,15 @@ describe("simulated recovery policy on SimDesk", () => {
     const current = fastObservation(env);
     const ask = (skill: number, tick: number) =>
       createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill, seed: 2 }).propose({
-        task, target: { step: 0, observation: target }, errorStep: 0, context: { kind: "none", history: [] }, recoveryHistory: [], observation: current,
-        budget: { used: 0, max: 10 }, tick, blobs,
+        task,
+        target: { step: 0, observation: target },
+        errorStep: 0,
+        context: { kind: "none", history: [] },
+        recoveryHistory: [],
+        observation: current,
+        budget: { used: 0, max: 10 },
+        tick,
+        blobs,
       });
     const skilled = await Promise.all(Array.from({ length: 40 }, (_, t) => ask(1, t)));
     const weak = await Promise.all(Array.from({ length: 40 }, (_, t) => ask(0, t)));
@@ -114,15 +150,32 @@ describe("simulated recovery policy on SimDesk", () => {
     const current = fastObservation(env);
     const k = env.planIndexOf(task, current.stateId!);
     expect(k).toBe(4);
-    const recoverer = createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, task, skill: 0, falseDoneRate: 0, forwardBias: 1, seed: 1 });
+    const recoverer = createSimRecoveryPolicy({
+      groundTruth: env,
+      contextEffects: SIM_CONTEXT_NEUTRAL,
+      task,
+      skill: 0,
+      falseDoneRate: 0,
+      forwardBias: 1,
+      seed: 1,
+    });
     const d = await recoverer.propose({
-      task, target: { step: 2, observation: target }, errorStep: 3, context: { kind: "none", history: [] }, recoveryHistory: [], observation: current,
-      budget: { used: 0, max: 10 }, tick: 0, blobs,
+      task,
+      target: { step: 2, observation: target },
+      errorStep: 3,
+      context: { kind: "none", history: [] },
+      recoveryHistory: [],
+      observation: current,
+      budget: { used: 0, max: 10 },
+      tick: 0,
+      blobs,
     });
     expect(d.actions).toEqual([task.plan[4]]);
     expect(d.response).toMatch(/^continue: task step 4: /);
     expect(recoverer.label).toContain("forwardBias=1");
-    expect(createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill: 0.3 }).label).not.toContain("forwardBias");
+    expect(
+      createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill: 0.3 }).label,
+    ).not.toContain("forwardBias");
   });
 
   it("repeats its decisions for the same seed and tick", async () => {
@@ -131,7 +184,14 @@ describe("simulated recovery policy on SimDesk", () => {
     const run = async () => {
       const { observation: target } = await playPlan(env, task, m.atStep, false);
       for (const a of m.actions) await act(env, a, false);
-      return recoveryAttempt(env, blobs, task, createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill: 0.5, seed: 9 }), { step: m.atStep, observation: target }, fastObservation(env));
+      return recoveryAttempt(
+        env,
+        blobs,
+        task,
+        createSimRecoveryPolicy({ groundTruth: env, contextEffects: SIM_CONTEXT_NEUTRAL, skill: 0.5, seed: 9 }),
+        { step: m.atStep, observation: target },
+        fastObservation(env),
+      );
     };
     expect(await run()).toEqual(await run());
   });
@@ -153,7 +213,14 @@ describe("simulated perturbation policy on SimDesk", () => {
         const perturber = createSimPerturbationPolicy({ groundTruth: env, seed });
         let obs = start.observation;
         for (let d = 0; d < 2; d++) {
-          const dec = await perturber.propose({ task, history: start.history, observation: obs, step: k + d, tick: k + d, blobs });
+          const dec = await perturber.propose({
+            task,
+            history: start.history,
+            observation: obs,
+            step: k + d,
+            tick: k + d,
+            blobs,
+          });
           expect(dec.actions.every((a) => a.type !== "DONE")).toBe(true);
           for (const a of dec.actions) obs = await act(env, a, false);
         }

@@ -40,7 +40,10 @@ describe("slip construction", () => {
 
   it("a misclick lands 12-48 px from the target and stays on screen", () => {
     for (let i = 0; i < 200; i++) {
-      const out = misclick({ type: "CLICK", x: 5, y: 400, button: "left", numClicks: 1 }, screen, createRng(i)) as { x: number; y: number };
+      const out = misclick({ type: "CLICK", x: 5, y: 400, button: "left", numClicks: 1 }, screen, createRng(i)) as {
+        x: number;
+        y: number;
+      };
       const d = Math.hypot(out.x - 5, out.y - 400);
       expect(out.x).toBeGreaterThanOrEqual(0);
       expect(d).toBeLessThanOrEqual(49);
@@ -55,6 +58,12 @@ describe("slip construction", () => {
       const out = wrongItem({ type: "CLICK", x: 140, y: 70, button: "left", numClicks: 1 }, screen, createRng(i));
       expect(out).toEqual({ type: "CLICK", x: 210, y: 72, button: "left", numClicks: 1 });
     }
-    expect(wrongItem({ type: "CLICK", x: 140, y: 70, button: "left", numClicks: 1 }, { ...screen, axTree: undefined }, createRng(1))).toBeNull();
+    expect(
+      wrongItem(
+        { type: "CLICK", x: 140, y: 70, button: "left", numClicks: 1 },
+        { ...screen, axTree: undefined },
+        createRng(1),
+      ),
+    ).toBeNull();
   });
 });

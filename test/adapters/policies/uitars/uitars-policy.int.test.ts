@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAIChatModel } from "../../../../adapters/models/openai-chat.ts";
 import { createUiTarsPolicy } from "../../../../adapters/policies/uitars/uitars-policy.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../../../adapters/testing/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../../../adapters/testing/scripted-openai-server.ts";
 import { fakeHistory, policyInput, tempBlobs } from "../../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;
@@ -14,12 +17,21 @@ const noEnv = { logLevel: "warn", ci: false };
 describe("UI-TARS policy", () => {
   it("prompts with the UI-TARS action space and converts 0-1000 coordinates to pixels", async () => {
     const blobs = tempBlobs();
-    const history = await fakeHistory(blobs, 6, (i) => ({ response: `Thought: t${i}\nAction: click(start_box='(1,1)')` }));
+    const history = await fakeHistory(blobs, 6, (i) => ({
+      response: `Thought: t${i}\nAction: click(start_box='(1,1)')`,
+    }));
     const input = await policyInput(blobs, { history, notice: "Note: recovered to step 6." });
     server = await startScriptedOpenAIServer({
-      script: [{ text: "Thought: The File menu is at the top left; I'll open it.\nAction: click(start_box='<|box_start|>(25,15)<|box_end|>')", usage: { inputTokens: 5000, outputTokens: 25 } }],
+      script: [
+        {
+          text: "Thought: The File menu is at the top left; I'll open it.\nAction: click(start_box='<|box_start|>(25,15)<|box_end|>')",
+          usage: { inputTokens: 5000, outputTokens: 25 },
+        },
+      ],
     });
-    const policy = createUiTarsPolicy({ model: createOpenAIChatModel({ model: "ui-tars-7b", baseURL: server.url, blobs, settings: noEnv }) });
+    const policy = createUiTarsPolicy({
+      model: createOpenAIChatModel({ model: "ui-tars-7b", baseURL: server.url, blobs, settings: noEnv }),
+    });
     const d = await policy.propose(input);
     expect(d.actions).toEqual([{ type: "CLICK", x: 32, y: 12, button: "left", numClicks: 1 }]);
     expect(d.usage?.[0].prompt).toBe("forward.uitars.computer@1");
@@ -34,8 +46,12 @@ describe("UI-TARS policy", () => {
 
   it("records a malformed UI-TARS answer as an unparseable step", async () => {
     const blobs = tempBlobs();
-    server = await startScriptedOpenAIServer({ script: [{ text: "Thought: hmm\nAction: click(start_box='(2000,5)')" }] });
-    const policy = createUiTarsPolicy({ model: createOpenAIChatModel({ model: "ui-tars", baseURL: server.url, blobs, settings: noEnv }) });
+    server = await startScriptedOpenAIServer({
+      script: [{ text: "Thought: hmm\nAction: click(start_box='(2000,5)')" }],
+    });
+    const policy = createUiTarsPolicy({
+      model: createOpenAIChatModel({ model: "ui-tars", baseURL: server.url, blobs, settings: noEnv }),
+    });
     const d = await policy.propose(await policyInput(blobs));
     expect(d.actions).toEqual([]);
     expect(d.failure).toMatchObject({ kind: "unparseable" });

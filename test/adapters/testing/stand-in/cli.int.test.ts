@@ -18,7 +18,18 @@ describe("retrace stand-in", () => {
     const res = await fetch(`${url}/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "x", seed: 1, temperature: 0, messages: [{ role: "user", content: 'Reply with JSON: {"off_track": ...} Task given to the agent:\nsomething unknown\nThe agent has taken 1 step(s), numbered 0 to 0.' }] }),
+      body: JSON.stringify({
+        model: "x",
+        seed: 1,
+        temperature: 0,
+        messages: [
+          {
+            role: "user",
+            content:
+              'Reply with JSON: {"off_track": ...} Task given to the agent:\nsomething unknown\nThe agent has taken 1 step(s), numbered 0 to 0.',
+          },
+        ],
+      }),
     });
     const body = (await res.json()) as { model: string; choices: Array<{ message: { content: string } }> };
     expect(body.model).toBe("retrace-stand-in");

@@ -23,8 +23,18 @@ export interface EpisodeOptions {
 
 /** Play one episode; returns the actions taken (as text) and whether the task succeeded. */
 export async function playEpisode(o: EpisodeOptions): Promise<{ actions: string[]; success: boolean; steps: number }> {
-  const model = createOpenAIChatModel({ model: "retrace-stand-in", baseURL: o.url, blobs: o.blobs, settings: { logLevel: "warn", ci: false }, ...(o.seed !== undefined && { seed: o.seed }) });
-  const policy = createPyautoguiPolicy({ model, temperature: o.temperature ?? 0.7, observation: o.observation ?? "a11y_tree" });
+  const model = createOpenAIChatModel({
+    model: "retrace-stand-in",
+    baseURL: o.url,
+    blobs: o.blobs,
+    settings: { logLevel: "warn", ci: false },
+    ...(o.seed !== undefined && { seed: o.seed }),
+  });
+  const policy = createPyautoguiPolicy({
+    model,
+    temperature: o.temperature ?? 0.7,
+    observation: o.observation ?? "a11y_tree",
+  });
   const env = createSimDesk({ blobs: o.blobs });
   const task = getSimDeskTask(o.taskId);
   try {

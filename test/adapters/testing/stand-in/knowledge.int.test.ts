@@ -11,7 +11,11 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStandInServer, STAND_IN_FINGERPRINT, type StandInServer } from "../../../../adapters/testing/stand-in/server.ts";
+import {
+  startStandInServer,
+  STAND_IN_FINGERPRINT,
+  type StandInServer,
+} from "../../../../adapters/testing/stand-in/server.ts";
 import { imageTokens } from "../../../../adapters/testing/stand-in/tokens.ts";
 import { buildSkillBook } from "../../../../experiments/stand-in/skill-book.ts";
 import { createOpenAIChatModel } from "../../../../adapters/models/openai-chat.ts";
@@ -49,7 +53,9 @@ afterAll(async () => {
 
 describe("the stand-in knows only its skill book and the request", () => {
   it("imports none of SimDesk: no state, engine, setup, ground truth or restore planner", () => {
-    const files = [...moduleGraph(join(root, "adapters/testing/stand-in/index.ts"))].map((f) => f.slice(root.length + 1));
+    const files = [...moduleGraph(join(root, "adapters/testing/stand-in/index.ts"))].map((f) =>
+      f.slice(root.length + 1),
+    );
     expect(files).toContain("adapters/testing/stand-in/skills.ts");
     expect(files.filter((f) => f.startsWith("adapters/environments/"))).toEqual([]);
     expect(files.filter((f) => /ground-truth|restore|setup|engine|hashing|simdesk/.test(f))).toEqual([]);
@@ -73,7 +79,12 @@ describe("the stand-in knows only its skill book and the request", () => {
       for (const a of actions) obs = (await env.step(a)).observation;
     }
     await env.close();
-    const model = createOpenAIChatModel({ model: server.model, baseURL: server.url, blobs, settings: { logLevel: "warn", ci: false } });
+    const model = createOpenAIChatModel({
+      model: server.model,
+      baseURL: server.url,
+      blobs,
+      settings: { logLevel: "warn", ci: false },
+    });
     const detector = createLlmErrorDetector({ model, observation: "a11y_tree", temperature: 0 });
     const d = await detector.detect({ task, history, observation: obs, step: 4, tick: 4, blobs });
     return { d, entry: server.log[server.log.length - 1] };
@@ -98,25 +109,45 @@ describe("the stand-in knows only its skill book and the request", () => {
 
 describe("the stand-in reports usage as a model server would, and says it is simulated", () => {
   it("counts text with a BPE tokenizer and each image by OpenAI's tile rule; its fingerprint makes every call simulated", async () => {
-    const png = await sharp({ create: { width: 1280, height: 800, channels: 3, background: { r: 10, g: 20, b: 30 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 1280, height: 800, channels: 3, background: { r: 10, g: 20, b: 30 } } })
+      .png()
+      .toBuffer();
     const url = `data:image/png;base64,${png.toString("base64")}`;
     const ask = async (content: unknown) => {
-      const res = await fetch(`${server.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "x", messages: [{ role: "user", content }] }) });
-      return (await res.json()) as { system_fingerprint: string; usage: { prompt_tokens: number; completion_tokens: number } };
+      const res = await fetch(`${server.url}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "x", messages: [{ role: "user", content }] }),
+      });
+      return (await res.json()) as {
+        system_fingerprint: string;
+        usage: { prompt_tokens: number; completion_tokens: number };
+      };
     };
     const text = await ask("hello world");
     // 3 (reply priming) + 3 (message) + 1 ("user") + 2 ("hello world" in o200k_base)
     expect(text.usage.prompt_tokens).toBe(9);
     expect(text.system_fingerprint).toBe(STAND_IN_FINGERPRINT);
-    const withImage = await ask([{ type: "text", text: "hello world" }, { type: "image_url", image_url: { url, detail: "high" } }]);
+    const withImage = await ask([
+      { type: "text", text: "hello world" },
+      { type: "image_url", image_url: { url, detail: "high" } },
+    ]);
     // 1280x800 -> 1229x768 -> 3x2 tiles of 512: 85 + 6 * 170 = 1105, whatever the PNG's byte size.
     expect(imageTokens({ width: 1280, height: 800 })).toBe(1105);
     expect(withImage.usage.prompt_tokens - text.usage.prompt_tokens).toBe(1105);
-    const low = await ask([{ type: "text", text: "hello world" }, { type: "image_url", image_url: { url, detail: "low" } }]);
+    const low = await ask([
+      { type: "text", text: "hello world" },
+      { type: "image_url", image_url: { url, detail: "low" } },
+    ]);
     expect(low.usage.prompt_tokens - text.usage.prompt_tokens).toBe(85);
 
     const blobs = tempBlobs();
-    const model = createOpenAIChatModel({ model: server.model, baseURL: server.url, blobs, settings: { logLevel: "warn", ci: false } });
+    const model = createOpenAIChatModel({
+      model: server.model,
+      baseURL: server.url,
+      blobs,
+      settings: { logLevel: "warn", ci: false },
+    });
     const r = await model.complete({ role: "policy", messages: [{ role: "user", content: "hello world" }] });
     expect(r.usage.simulated).toBe(true);
     expect(r.usage.inputTokens).toBe(9);

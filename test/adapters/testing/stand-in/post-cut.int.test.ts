@@ -28,9 +28,17 @@ const SEEDS = Array.from({ length: 120 }, (_, i) => i + 1);
 
 /** Fisher's exact test, two-sided, for a 2x2 table [[a, b], [c, d]]. */
 function fisherExact(a: number, b: number, c: number, d: number): number {
-  const lf = (n: number) => { let s = 0; for (let i = 2; i <= n; i++) s += Math.log(i); return s; };
-  const r1 = a + b, r2 = c + d, c1 = a + c, n = r1 + r2;
-  const p = (x: number) => Math.exp(lf(r1) + lf(r2) + lf(c1) + lf(n - c1) - lf(n) - lf(x) - lf(r1 - x) - lf(c1 - x) - lf(r2 - c1 + x));
+  const lf = (n: number) => {
+    let s = 0;
+    for (let i = 2; i <= n; i++) s += Math.log(i);
+    return s;
+  };
+  const r1 = a + b,
+    r2 = c + d,
+    c1 = a + c,
+    n = r1 + r2;
+  const p = (x: number) =>
+    Math.exp(lf(r1) + lf(r2) + lf(c1) + lf(n - c1) - lf(n) - lf(x) - lf(r1 - x) - lf(c1 - x) - lf(r2 - c1 + x));
   const observed = p(a);
   let total = 0;
   for (let x = Math.max(0, c1 - r2); x <= Math.min(r1, c1); x++) if (p(x) <= observed * (1 + 1e-9)) total += p(x);
@@ -53,9 +61,23 @@ describe("the stand-in forward agent after a cut", () => {
     const lost: Record<"short" | "detailed" | "none", number> = { short: 0, detailed: 0, none: 0 };
     for (const variant of ["short", "detailed", "none"] as const) {
       for (const seed of SEEDS) {
-        const model = createOpenAIChatModel({ model: server.model, baseURL: server.url, blobs, settings: { logLevel: "warn", ci: false }, seed });
+        const model = createOpenAIChatModel({
+          model: server.model,
+          baseURL: server.url,
+          blobs,
+          settings: { logLevel: "warn", ci: false },
+          seed,
+        });
         const policy = createPyautoguiPolicy({ model, temperature: 1, observation: "a11y_tree" });
-        await policy.propose({ task, history, observation: obs, step: 2, tick: 2, blobs, ...(variant !== "none" && { notice: transitionNotice(2, variant) }) });
+        await policy.propose({
+          task,
+          history,
+          observation: obs,
+          step: 2,
+          tick: 2,
+          blobs,
+          ...(variant !== "none" && { notice: transitionNotice(2, variant) }),
+        });
         const entry = server.log[server.log.length - 1];
         expect(entry.role).toBe("forward");
         if (entry.kind === "lost-after-cut") lost[variant]++;
@@ -63,7 +85,9 @@ describe("the stand-in forward agent after a cut", () => {
     }
     const n = SEEDS.length;
     const p = fisherExact(lost.short, n - lost.short, lost.detailed, n - lost.detailed);
-    console.log(`[stand-in post-cut] lost track at rate 0.4: short ${lost.short}/${n}, detailed ${lost.detailed}/${n}, no cut ${lost.none}/${n}; Fisher exact p=${p.toExponential(2)}`);
+    console.log(
+      `[stand-in post-cut] lost track at rate 0.4: short ${lost.short}/${n}, detailed ${lost.detailed}/${n}, no cut ${lost.none}/${n}; Fisher exact p=${p.toExponential(2)}`,
+    );
     // Without a cut nothing is lost; the short string near the configured 0.4, the detailed near 0.1.
     expect(lost.none).toBe(0);
     expect(lost.short / n).toBeGreaterThan(0.25);

@@ -19,7 +19,8 @@ beforeAll(async () => loadTokenizer());
 
 /** Tokens two bodies share from the start (counted independently of the cache). */
 function shared(a: unknown, b: unknown): number {
-  const x = promptTokenIds(a), y = promptTokenIds(b);
+  const x = promptTokenIds(a),
+    y = promptTokenIds(b);
   let i = 0;
   while (i < x.length && i < y.length && x[i] === y[i]) i++;
   return i;
@@ -45,7 +46,19 @@ describe("the stand-in's prefix cache", () => {
   });
 
   it("counts its token sequence the way prompt_tokens counts (framing, names, images)", () => {
-    const body = { messages: [{ role: "system", content: "hi" }, { role: "user", name: "ann", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=", detail: "low" } }] }] };
+    const body = {
+      messages: [
+        { role: "system", content: "hi" },
+        {
+          role: "user",
+          name: "ann",
+          content: [
+            { type: "text", text: "look" },
+            { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=", detail: "low" } },
+          ],
+        },
+      ],
+    };
     // 3 (reply) + system: 3 + "system" + "hi" + user: 3 + "user" + name 1 + "ann" + "look" + 85 (low-detail image)
     expect(promptTokenIds(body).length).toBe(promptTokens(body));
     expect(promptTokens(body)).toBeGreaterThan(85 + 3 + 3 + 3 + 1);
@@ -73,12 +86,23 @@ describe("the stand-in's prefix cache", () => {
       servers.push(server);
       const models = await (await fetch(`${server.url}/models`)).json();
       expect(models).toMatchObject({ stand_in: { prompt_cache: expect.stringContaining("prefix cache") } });
-      const model = createOpenAIChatModel({ model: server.model, baseURL: server.url, apiKey: "none", maxRetries: 0, blobs: tempBlobs() });
+      const model = createOpenAIChatModel({
+        model: server.model,
+        baseURL: server.url,
+        apiKey: "none",
+        maxRetries: 0,
+        blobs: tempBlobs(),
+      });
       const a = await model.complete({ role: "detector", messages: first, cacheKey: "ep-1/detector" });
       const b = await model.complete({ role: "detector", messages: second, cacheKey: "ep-1/detector" });
       const other = await model.complete({ role: "detector", messages: second, cacheKey: "ep-2/detector" });
       const again = await model.complete({ role: "detector", messages: second, cacheKey: "ep-1/detector" });
-      expect(server.log.map((l) => l.cacheKey)).toEqual(["ep-1/detector", "ep-1/detector", "ep-2/detector", "ep-1/detector"]);
+      expect(server.log.map((l) => l.cacheKey)).toEqual([
+        "ep-1/detector",
+        "ep-1/detector",
+        "ep-2/detector",
+        "ep-1/detector",
+      ]);
       return { server, usages: [a.usage, b.usage, other.usage, again.usage] };
     };
     const { server, usages } = await run();
@@ -94,7 +118,9 @@ describe("the stand-in's prefix cache", () => {
     expect(again.cachedInputTokens).toBe(Math.floor(again.inputTokens / 128) * 128);
     expect(server.log.map((l) => l.cachedTokens)).toEqual([0, 2944, 0, again.cachedInputTokens]);
     const restarted = await run();
-    expect(restarted.server.log.map((l) => [l.promptTokens, l.cachedTokens])).toEqual(server.log.map((l) => [l.promptTokens, l.cachedTokens]));
+    expect(restarted.server.log.map((l) => [l.promptTokens, l.cachedTokens])).toEqual(
+      server.log.map((l) => [l.promptTokens, l.cachedTokens]),
+    );
   });
 
   it("reports 0 with prefixCache: false (retrace stand-in --no-prefix-cache)", async () => {
@@ -102,7 +128,13 @@ describe("the stand-in's prefix cache", () => {
     const server = await startFromFlags({ prefixCache: false });
     servers.push(server);
     expect(await (await fetch(`${server.url}/models`)).json()).toMatchObject({ stand_in: { prompt_cache: "none" } });
-    const model = createOpenAIChatModel({ model: server.model, baseURL: server.url, apiKey: "none", maxRetries: 0, blobs: tempBlobs() });
+    const model = createOpenAIChatModel({
+      model: server.model,
+      baseURL: server.url,
+      apiKey: "none",
+      maxRetries: 0,
+      blobs: tempBlobs(),
+    });
     await model.complete({ role: "detector", messages: first });
     const b = await model.complete({ role: "detector", messages: first });
     expect(b.usage.cachedInputTokens).toBeUndefined();

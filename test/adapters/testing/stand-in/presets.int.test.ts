@@ -21,7 +21,9 @@ afterAll(async () => {
 });
 
 function narrowed(name: string, patch: (c: Record<string, any>) => void): string {
-  const config = parseYaml(readFileSync(new URL(`../../../../experiments/configs/stand-in/${name}.yaml`, import.meta.url), "utf8")) as Record<string, any>;
+  const config = parseYaml(
+    readFileSync(new URL(`../../../../experiments/configs/stand-in/${name}.yaml`, import.meta.url), "utf8"),
+  ) as Record<string, any>;
   patch(config);
   const file = join(dir, `${name}.json`);
   writeFileSync(file, JSON.stringify(config));
@@ -40,8 +42,16 @@ describe("stand-in presets over HTTP", () => {
     // No process warning either (an episode's signal once collected one abort listener per call).
     expect(r.stderr.split("\n").filter((l) => l)).toEqual([]);
     expect(r.code).toBe(0);
-    const rows = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    expect(rows.map((x) => x.condition)).toEqual(["stand-in.no-recovery", "stand-in.no-recovery", "stand-in.max-rec-1", "stand-in.max-rec-1"]);
+    const rows = readFileSync(join(out, "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(rows.map((x) => x.condition)).toEqual([
+      "stand-in.no-recovery",
+      "stand-in.no-recovery",
+      "stand-in.max-rec-1",
+      "stand-in.max-rec-1",
+    ]);
     expect(rows.every((x) => x.status === "ok" && x.models.policy.calls > 0)).toBe(true);
     expect(readFileSync(join(out, "manifest.json"), "utf8")).toContain("retrace-stand-in");
     const roles = new Set(server.log.map((l) => l.role));
@@ -59,7 +69,10 @@ describe("stand-in presets over HTTP", () => {
     const from = server.log.length;
     const r = await cli("run", cfg, "--base-url", server.url, "--out", out, "--workers", "1", "--quiet");
     expect(r.code).toBe(0);
-    const rows = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const rows = readFileSync(join(out, "results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(rows.filter((x) => x.condition === "forward")).toHaveLength(2);
     expect(rows.every((x) => x.status === "ok")).toBe(true);
     expect(server.log.slice(from).some((l) => l.role === "forward")).toBe(true);
@@ -67,7 +80,13 @@ describe("stand-in presets over HTTP", () => {
 
   it("gives recovery-evaluation context rows from what each prompt shows: only 0-E prompts list the actions after the target, and only they lead to undoing a silent change", async () => {
     const cfg = narrowed("recovery-eval", (c) => {
-      c.env.tasks = ["settings-dnd-previews", "editor-append-notes", "files-rename-draft", "settings-power-blank", "editor-replace-todo"];
+      c.env.tasks = [
+        "settings-dnd-previews",
+        "editor-append-notes",
+        "files-rename-draft",
+        "settings-power-blank",
+        "editor-replace-todo",
+      ];
       // d = 5: actions after the target that the screen does not show (at d = 1 the one mistake is
       // visible, and the stand-in undoes a visible edit without context, so 0-E and none tie).
       c.dataset.distances = [5];
@@ -83,18 +102,38 @@ describe("stand-in presets over HTTP", () => {
       expect(b.code).toBe(0);
       const from = own.log.length;
       const out = join(dir, "reval");
-      const e = await cli("eval-recovery", "--config", cfg, "--dataset", data, "--base-url", own.url, "--out", out, "--quiet");
+      const e = await cli(
+        "eval-recovery",
+        "--config",
+        cfg,
+        "--dataset",
+        data,
+        "--base-url",
+        own.url,
+        "--out",
+        out,
+        "--quiet",
+      );
       expect(e.code).toBe(0);
-      const report = JSON.parse(readFileSync(join(out, "recovery-eval.json"), "utf8")) as { simulated: boolean; table: Array<{ context: string; n: number; success: number }> };
+      const report = JSON.parse(readFileSync(join(out, "recovery-eval.json"), "utf8")) as {
+        simulated: boolean;
+        table: Array<{ context: string; n: number; success: number }>;
+      };
       // Every file of a stand-in evaluation says simulated: the server declared it (system_fingerprint),
       // whatever the model agents' own fixed flag says.
-      const jsonl = (f: string) => readFileSync(f, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { simulated: boolean });
-      const samples = jsonl(join(data, "samples.jsonl")), runs = jsonl(join(out, "runs.jsonl"));
+      const jsonl = (f: string) =>
+        readFileSync(f, "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as { simulated: boolean });
+      const samples = jsonl(join(data, "samples.jsonl")),
+        runs = jsonl(join(out, "runs.jsonl"));
       expect(samples.length).toBeGreaterThan(0);
       expect(runs.length).toBeGreaterThan(0);
       expect(samples.filter((x) => x.simulated !== true)).toEqual([]);
       expect(runs.filter((x) => x.simulated !== true)).toEqual([]);
-      for (const f of [join(data, "dataset.json"), join(data, "model-usage.json"), join(out, "model-usage.json")]) expect(JSON.parse(readFileSync(f, "utf8")).simulated, f).toBe(true);
+      for (const f of [join(data, "dataset.json"), join(data, "model-usage.json"), join(out, "model-usage.json")])
+        expect(JSON.parse(readFileSync(f, "utf8")).simulated, f).toBe(true);
       expect(report.simulated).toBe(true);
       const row = (ctx: string) => report.table.find((t) => t.context === ctx)!;
       expect(row("0-E").n).toBeGreaterThan(0);

@@ -3,11 +3,26 @@ import { describe, expect, it } from "vitest";
 import { visibleFix } from "../../../../adapters/testing/stand-in/recover.ts";
 import type { TreeLine } from "../../../../adapters/testing/stand-in/request.ts";
 
-const line = (role: string, name: string, value: string, states: string[] = [], x = 0): TreeLine => ({ role, name, value, states, x, y: 100, w: 80, h: 20, raw: "" });
+const line = (role: string, name: string, value: string, states: string[] = [], x = 0): TreeLine => ({
+  role,
+  name,
+  value,
+  states,
+  x,
+  y: 100,
+  w: 80,
+  h: 20,
+  raw: "",
+});
 /** A sheet with A1 = "3", A2 = a2, the given cell selected, and the formula bar showing it. */
 function sheet(a2: string, selected: "A1" | "A2"): TreeLine[] {
   const cells = { A1: "3", A2: a2 };
-  return [line("window", "prices.csv - Sheet", ""), line("text", "Formula bar", cells[selected]), line("cell", "A1", "3", selected === "A1" ? ["selected"] : [], 100), line("cell", "A2", a2, selected === "A2" ? ["selected"] : [], 200)];
+  return [
+    line("window", "prices.csv - Sheet", ""),
+    line("text", "Formula bar", cells[selected]),
+    line("cell", "A1", "3", selected === "A1" ? ["selected"] : [], 100),
+    line("cell", "A2", a2, selected === "A2" ? ["selected"] : [], 200),
+  ];
 }
 
 describe("stand-in recoverer on a sheet", () => {

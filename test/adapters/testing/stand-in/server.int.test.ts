@@ -28,19 +28,43 @@ describe("stand-in model server: sampling", () => {
   it("says when a request shows only a screenshot: the reply and the log entry are marked blind, and it warns once on stderr", async () => {
     const task = SIMDESK_TASKS[0];
     const ask = (content: unknown) =>
-      fetch(`${server.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "retrace-stand-in", temperature: 0, messages: [{ role: "system", content: "Answer with pyautogui code." }, { role: "user", content }] }) }).then((r) => r.json() as Promise<{ stand_in?: { blind: boolean; note: string } }>);
+      fetch(`${server.url}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "retrace-stand-in",
+          temperature: 0,
+          messages: [
+            { role: "system", content: "Answer with pyautogui code." },
+            { role: "user", content },
+          ],
+        }),
+      }).then((r) => r.json() as Promise<{ stand_in?: { blind: boolean; note: string } }>);
     const writes: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string | Uint8Array) => (writes.push(String(chunk)), true)) as typeof process.stderr.write;
+    process.stderr.write = ((chunk: string | Uint8Array) => (
+      writes.push(String(chunk)),
+      true
+    )) as typeof process.stderr.write;
     try {
       const from = server.log.length;
-      const shot = [{ type: "text", text: `Task: ${task.instruction}` }, { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } }];
+      const shot = [
+        { type: "text", text: `Task: ${task.instruction}` },
+        { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+      ];
       const blind = await ask(shot);
       await ask(shot);
       const seeing = await ask([{ type: "text", text: `Task: ${task.instruction}` }]);
-      expect(blind.stand_in).toMatchObject({ blind: true, note: expect.stringContaining("follows its plan by step count") });
+      expect(blind.stand_in).toMatchObject({
+        blind: true,
+        note: expect.stringContaining("follows its plan by step count"),
+      });
       expect(seeing.stand_in?.blind).toBeUndefined();
-      expect(server.log.slice(from).map((l) => [l.role, l.blind ?? false])).toEqual([["forward", true], ["forward", true], ["forward", false]]);
+      expect(server.log.slice(from).map((l) => [l.role, l.blind ?? false])).toEqual([
+        ["forward", true],
+        ["forward", true],
+        ["forward", false],
+      ]);
       expect(writes.filter((w) => w.includes("cannot see images"))).toHaveLength(1);
     } finally {
       process.stderr.write = write;
@@ -50,7 +74,8 @@ describe("stand-in model server: sampling", () => {
   it("gives the same trajectory for the same seed, different ones across seeds, and one answer at temperature 0", async () => {
     const blobs = tempBlobs();
     const taskId = "cross-tidy-downloads"; // 29 plan steps: many draws per episode
-    const run = (seed: number, temperature: number) => playEpisode({ url: server.url, blobs, taskId, seed, temperature, maxSteps: 12 });
+    const run = (seed: number, temperature: number) =>
+      playEpisode({ url: server.url, blobs, taskId, seed, temperature, maxSteps: 12 });
     const a = await run(3, 0.7);
     const again = await run(3, 0.7);
     expect(again.actions).toEqual(a.actions);
@@ -59,7 +84,9 @@ describe("stand-in model server: sampling", () => {
     const greedy = [await run(1, 0), await run(2, 0)];
     expect(greedy[1].actions).toEqual(greedy[0].actions);
     // Argmax is the correct, centred action at every step even at errorRate 0.3.
-    expect(server.log.filter((l) => l.temperature === 0).every((l) => l.kind === "correct" || l.kind === "done")).toBe(true);
+    expect(server.log.filter((l) => l.temperature === 0).every((l) => l.kind === "correct" || l.kind === "done")).toBe(
+      true,
+    );
   }, 60_000);
 
   it("completes a good fraction of SimDesk tasks at error rate 0 through the real pyautogui policy", async () => {
@@ -68,7 +95,20 @@ describe("stand-in model server: sampling", () => {
       const blobs = tempBlobs();
       const tasks = SIMDESK_TASKS.filter((_, i) => i % 4 === 0);
       let ok = 0;
-      for (const t of tasks) if ((await playEpisode({ url: clean.url, blobs, taskId: t.id, seed: 7, temperature: 0.7, maxSteps: t.plan.length + 4 })).success) ok++;
+      for (const t of tasks)
+        if (
+          (
+            await playEpisode({
+              url: clean.url,
+              blobs,
+              taskId: t.id,
+              seed: 7,
+              temperature: 0.7,
+              maxSteps: t.plan.length + 4,
+            })
+          ).success
+        )
+          ok++;
       expect(ok / tasks.length).toBeGreaterThanOrEqual(0.8);
     } finally {
       await clean.close();
@@ -78,7 +118,8 @@ describe("stand-in model server: sampling", () => {
   it("makes mistakes at roughly the configured rate at temperature 1", async () => {
     const blobs = tempBlobs();
     const from = server.log.length;
-    for (const seed of [11, 12, 13, 14]) await playEpisode({ url: server.url, blobs, taskId: "cross-tidy-downloads", seed, temperature: 1, maxSteps: 10 });
+    for (const seed of [11, 12, 13, 14])
+      await playEpisode({ url: server.url, blobs, taskId: "cross-tidy-downloads", seed, temperature: 1, maxSteps: 10 });
     const fwd = server.log.slice(from).filter((l) => l.role === "forward");
     const mistakes = fwd.filter((l) => !["correct", "done", "lost"].includes(l.kind)).length / fwd.length;
     expect(mistakes).toBeGreaterThan(0.1);
@@ -106,9 +147,27 @@ describe("stand-in model server: recovery decisions come from the prompt text", 
   }
 
   async function decide(s: Awaited<ReturnType<typeof scene>>, context: RecoveryContext, seed: number) {
-    const model = createOpenAIChatModel({ model: server.model, baseURL: server.url, blobs: s.blobs, settings: { logLevel: "warn", ci: false }, seed });
-    const policy = createLlmRecoveryPolicy({ agent: { format: "pyautogui", model, observation: "a11y_tree", temperature: 0.7 } });
-    const d = await policy.propose({ task: s.task, target: { step: 3, observation: s.target }, errorStep: 3, context, recoveryHistory: [], observation: s.current, budget: { used: 0, max: 5 }, tick: 0, blobs: s.blobs });
+    const model = createOpenAIChatModel({
+      model: server.model,
+      baseURL: server.url,
+      blobs: s.blobs,
+      settings: { logLevel: "warn", ci: false },
+      seed,
+    });
+    const policy = createLlmRecoveryPolicy({
+      agent: { format: "pyautogui", model, observation: "a11y_tree", temperature: 0.7 },
+    });
+    const d = await policy.propose({
+      task: s.task,
+      target: { step: 3, observation: s.target },
+      errorStep: 3,
+      context,
+      recoveryHistory: [],
+      observation: s.current,
+      budget: { used: 0, max: 5 },
+      tick: 0,
+      blobs: s.blobs,
+    });
     const entry = server.log[server.log.length - 1];
     expect(entry.role).toBe("recovery");
     return { d, entry };
