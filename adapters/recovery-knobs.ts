@@ -33,9 +33,15 @@ export interface RecoveryKnobs {
   maxRecoveryIterations?: number;
   /** How R is chosen. @default "error-minus-1" */
   recoveryStep?: (typeof RECOVERY_STEP_STRATEGIES)[number];
-  /** Minimum detector confidence that triggers a recovery (0 = the paper's: every off-track verdict triggers; retrace's gated variant: 0.5). @default 0 */
+  /**
+   * Minimum detector confidence that triggers a recovery (0 = the paper's: every off-track verdict triggers; retrace's
+   * gated variant: 0.5). @default 0
+   */
   minConfidence?: number;
-  /** The transition string after a restoration: "short" (the paper's) or "detailed" (retrace's variant; see src/episode.ts). @default "short" */
+  /**
+   * The transition string after a restoration: "short" (the paper's) or "detailed" (retrace's variant; see
+   * src/episode.ts). @default "short"
+   */
   transition?: TransitionString;
   /**
    * After a restoration that was not confirmed (`restored: false`: the recoverer gave up or ran out
@@ -51,9 +57,14 @@ export interface RecoveryKnobs {
   restoration?: "model" | "replay" | "snapshot";
   /** Time limit of one detector call in ms (0 = none); a timed-out call is aborted, not retried. @default 30000 */
   detectorTimeoutMs?: number;
-  /** Failed or timed-out detector calls in a row after which recovery reports itself degraded (docs/cost.md). @default 3 */
+  /**
+   * Failed or timed-out detector calls in a row after which recovery reports itself degraded (docs/cost.md). @default 3
+   */
   degradedAfter?: number;
-  /** Once degraded: "continue" unjudged (flagged), or "fail" the run with a DetectorUnavailableError. @default "continue" */
+  /**
+   * Once degraded: "continue" unjudged (flagged), or "fail" the run with a DetectorUnavailableError. @default
+   * "continue"
+   */
   onDetectorFailure?: "continue" | "fail";
   /** The runtime's typed episode events. @default a new EpisodeEvents */
   events?: EpisodeEvents;
@@ -116,7 +127,9 @@ export const userLoggerSchema = () =>
     { message: "must be a pino-compatible logger { debug, info, warn, error } taking (obj, msg)" },
   );
 
-/** The runtime knobs (src/episode.ts) every loop wrapper takes; their bounds, defaults and messages are the runtime's. */
+/**
+ * The runtime knobs (src/episode.ts) every loop wrapper takes; their bounds, defaults and messages are the runtime's.
+ */
 export const WRAPPER_KNOBS = [
   "settleMs",
   "freezeWindow",

@@ -12,7 +12,10 @@ import { DEFAULT_DETECTOR_TIMEOUT_MS } from "../src/runtime/detection.ts";
 
 /** Runtime knobs that are not recovery options (they do not change results). */
 export interface RuntimeKnobs {
-  /** A detector call taking longer than this is aborted and counts as a detector failure. @default 30000 (DEFAULT_DETECTOR_TIMEOUT_MS) */
+  /**
+   * A detector call taking longer than this is aborted and counts as a detector failure. @default 30000
+   * (DEFAULT_DETECTOR_TIMEOUT_MS)
+   */
   detectorTimeoutMs?: number;
   /**
    * Forward steps one `act` superstep may run back to back (see graphs/nodes/act.ts). 1 gives a

@@ -63,7 +63,9 @@ export function currentStateHash(ctx: RuntimeContext): string | null {
 
 const snapshotStores = new Map<string, BlobStore>();
 
-/** Content-addressed JSON store for environment snapshots, in `<blobs.dir>/snapshots` (shared when the blob store is). */
+/**
+ * Content-addressed JSON store for environment snapshots, in `<blobs.dir>/snapshots` (shared when the blob store is).
+ */
 export function snapshotStore(blobs: BlobStore): BlobStore {
   let store = snapshotStores.get(blobs.dir);
   if (!store) {

@@ -46,7 +46,9 @@ function mapListOp<T, U>(op: ListOp<T>, f: (x: T) => U): ListOp<U> {
   return { ...(op.cut !== undefined ? { cut: op.cut } : {}), ...(op.push ? { push: op.push.map(f) } : {}) };
 }
 
-/** One update with the effect of `a` then `b` (list writes concatenated, env-log writes composed, other fields: b wins). */
+/**
+ * One update with the effect of `a` then `b` (list writes concatenated, env-log writes composed, other fields: b wins).
+ */
 export function merged(a: GraphUpdate, b: GraphUpdate): GraphUpdate {
   const out: Record<string, unknown> = { ...a };
   for (const [k, v] of Object.entries(b)) {

@@ -19,7 +19,10 @@ export async function createRecoveryGraph(args: CreateRecoveryGraphArgs): Promis
   return (await import("./recovery-graph.ts")).compileRecoveryGraph(args);
 }
 
-/** Build and compile the recovery sub-agent graph over a runtime context (graphs/recovery-subgraph.ts). Async: its first call loads LangGraph. */
+/**
+ * Build and compile the recovery sub-agent graph over a runtime context (graphs/recovery-subgraph.ts). Async: its first
+ * call loads LangGraph.
+ */
 export async function createRecoverySubgraph(ctx: RuntimeContext): Promise<RecoverySubgraph> {
   return (await import("./recovery-subgraph.ts")).compileRecoverySubgraph(ctx);
 }

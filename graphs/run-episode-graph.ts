@@ -47,7 +47,10 @@ export interface RunEpisodeArgs {
   knobs?: RuntimeKnobs;
 }
 
-/** Run one episode to its end (or resume it) and return the result ({@link runEpisode}'s body; its arguments are checked). */
+/**
+ * Run one episode to its end (or resume it) and return the result ({@link runEpisode}'s body; its arguments are
+ * checked).
+ */
 export async function runEpisodeGraph(args: RunEpisodeArgs): Promise<EpisodeResult> {
   const started = performance.now();
   const options = resolveRecoveryOptions(args.options, "runEpisode");
@@ -74,7 +77,8 @@ export async function runEpisodeGraph(args: RunEpisodeArgs): Promise<EpisodeResu
     const result = out.episode!.result!;
     return { ...result, accounting: { ...result.accounting, wallMs: performance.now() - started } };
   }
-  // The default saver is LangGraph's MemorySaver itself (already loaded here), redacting like createMemoryCheckpointer's.
+  // The default saver is LangGraph's MemorySaver itself (already loaded here), redacting like
+  // createMemoryCheckpointer's.
   const graph = compileRecoveryGraph({
     ...base,
     checkpointer: args.checkpointer ?? redactCheckpointer(new MemorySaver()),

@@ -41,7 +41,10 @@ export interface WithRecoveryOptions extends RecoveryOptionsInput {
   verifier?: StateVerifier;
   /** Checkpointer for every run. @default a MemorySaver per run */
   checkpointer?: BaseCheckpointSaver;
-  /** Your pino-compatible logger ({ debug, info, warn, error } taking (obj, msg)): each run's records go there instead of stderr. */
+  /**
+   * Your pino-compatible logger ({ debug, info, warn, error } taking (obj, msg)): each run's records go there instead
+   * of stderr.
+   */
   logger?: UserLogger;
 }
 
@@ -61,7 +64,10 @@ export interface RecoveryAgent {
   readonly options: RecoveryOptions;
   /** Run (or, with a known threadId and a durable checkpointer, resume) one episode. */
   run(args: RecoveryAgentRunArgs): Promise<EpisodeResult>;
-  /** The compiled recovery graph for this environment, to embed in a larger LangGraph (async: the first call loads LangGraph). */
+  /**
+   * The compiled recovery graph for this environment, to embed in a larger LangGraph (async: the first call loads
+   * LangGraph).
+   */
   graph(
     args: Omit<RecoveryAgentRunArgs, "task" | "threadId"> & { checkpointer?: BaseCheckpointSaver | boolean },
   ): Promise<RecoveryGraph>;

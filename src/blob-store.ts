@@ -60,7 +60,10 @@ export const SVGZ_EXTENSION = ".svgz";
 /** Recently rendered or re-rendered PNGs kept in memory per store: a screen is mostly read soon after it is written. */
 const RENDERED_MEMO = 64;
 
-/** Blobs on disk at `<dir>/<ref[0:2]>/<ref>.png` (or `.svgz`, see {@link putRendered}), written atomically, never overwritten. */
+/**
+ * Blobs on disk at `<dir>/<ref[0:2]>/<ref>.png` (or `.svgz`, see {@link putRendered}), written atomically, never
+ * overwritten.
+ */
 export class BlobStore implements BlobReader {
   readonly dir: string;
   private readonly ext: string;
@@ -157,7 +160,10 @@ export class BlobStore implements BlobReader {
     return ref;
   }
 
-  /** The bytes of a stored blob (a `.svgz` one rendered back to its PNG); throws a ConfigError naming the reference if it is missing. */
+  /**
+   * The bytes of a stored blob (a `.svgz` one rendered back to its PNG); throws a ConfigError naming the reference if
+   * it is missing.
+   */
   async get(ref: BlobRef): Promise<Buffer> {
     const hit = this.rendered.get(ref);
     if (hit) return hit;
@@ -214,7 +220,10 @@ export class BlobStore implements BlobReader {
     return svgz;
   }
 
-  /** `file` when reading it stays inside the store's folder (links followed) or the store is not confined; a ConfigError otherwise. */
+  /**
+   * `file` when reading it stays inside the store's folder (links followed) or the store is not confined; a ConfigError
+   * otherwise.
+   */
   private guard(file: string): string {
     if (this.confined && existsSync(file) && !realInside(this.dir, file))
       throw new ConfigError(
@@ -247,7 +256,10 @@ export class BlobStore implements BlobReader {
     );
   }
 
-  /** A blob from the folder's pack (src/blob-pack.ts), read once per store when first asked, checked against its reference. */
+  /**
+   * A blob from the folder's pack (src/blob-pack.ts), read once per store when first asked, checked against its
+   * reference.
+   */
   private packed(ref: BlobRef): Buffer | undefined {
     if (!this.pack && (this.pack === undefined || existsSync(join(this.dir, PACK_FILE))))
       this.pack = readPack(this.guard(this.dir), PACK_FILE, this.confined) ?? null;
@@ -261,7 +273,10 @@ export class BlobStore implements BlobReader {
     return this.svgzPack?.get(ref);
   }
 
-  /** The gzipped SVG of a screen kept as SVG (its `.svgz` file or the folder's pack), unchecked (see {@link checkedSvgz}); undefined for any other blob. */
+  /**
+   * The gzipped SVG of a screen kept as SVG (its `.svgz` file or the folder's pack), unchecked (see {@link
+   * checkedSvgz}); undefined for any other blob.
+   */
   svgzSync(ref: BlobRef): Buffer | undefined {
     try {
       return readFileSync(this.guard(this.svgzPath(ref)));
@@ -302,7 +317,10 @@ export class BlobStore implements BlobReader {
     return REF_RE.test(ref) && (await this.has(ref)) ? ref : undefined;
   }
 
-  /** Record that `fn(input with sha256 key)` is the stored blob `ref` (written atomically; the first writer wins, equal anyway). */
+  /**
+   * Record that `fn(input with sha256 key)` is the stored blob `ref` (written atomically; the first writer wins, equal
+   * anyway).
+   */
   async remember(fn: string, key: string, ref: BlobRef): Promise<void> {
     checkDerivedKey(fn, key);
     if (!REF_RE.test(ref)) throw new ConfigError(`not a blob reference: "${ref}" (expected 64 hex chars of a sha256)`);
@@ -329,7 +347,9 @@ export class BlobStore implements BlobReader {
   async flush(): Promise<void> {}
 }
 
-/** `bytes` when their sha256 is `ref`; a ConfigError naming `file` otherwise (a replaced, truncated or damaged blob). */
+/**
+ * `bytes` when their sha256 is `ref`; a ConfigError naming `file` otherwise (a replaced, truncated or damaged blob).
+ */
 function checkedBlob(bytes: Buffer, ref: BlobRef, file: string): Buffer {
   if (sha256Hex(bytes) !== ref)
     throw new ConfigError(

@@ -54,7 +54,9 @@ export interface ErrorDetector {
    * policy's next proposal by default (`detection: "auto"`). Absent = "instant".
    */
   readonly latency?: "instant" | "model";
-  /** Where the judge is (e.g. `http://127.0.0.1:8000/v1 model qwen`), named when recovery degrades. Absent = the name. */
+  /**
+   * Where the judge is (e.g. `http://127.0.0.1:8000/v1 model qwen`), named when recovery degrades. Absent = the name.
+   */
   readonly endpoint?: string;
   detect(input: DetectorInput): Promise<Detection>;
 }

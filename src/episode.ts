@@ -80,7 +80,10 @@ export const RecoveryOptionsSchema = z
       .default(3),
     /** What the recovery sub-agent is shown besides the target observation. @default "0-E" */
     recoveryContext: z.enum(RECOVERY_CONTEXTS).default("0-E"),
-    /** Wait after each executed step (its actions) before observing, in ms, on forward, recovery and replay steps alike (src/settle.ts). @default 0 */
+    /**
+     * Wait after each executed step (its actions) before observing, in ms, on forward, recovery and replay steps alike
+     * (src/settle.ts). @default 0
+     */
     settleMs: z
       .number()
       .int()
@@ -116,7 +119,10 @@ export const RecoveryOptionsSchema = z
      * the target screenshot decides. @default "reject"
      */
     onAbstain: z.enum(["reject", "ssim"]).default("reject"),
-    /** Seed for every stochastic choice of the runtime (e.g. error-random); bounded like the experiment configs' seeds, so sums stay safe integers. @default 0 */
+    /**
+     * Seed for every stochastic choice of the runtime (e.g. error-random); bounded like the experiment configs' seeds,
+     * so sums stay safe integers. @default 0
+     */
     seed: z.number().int().min(-MAX_SEED, `at least -${MAX_SEED}`).max(MAX_SEED, `at most ${MAX_SEED}`).default(0),
     /**
      * When the detector judging step t runs: "sequential" (before the policy proposes t+1),

@@ -54,7 +54,9 @@ export class AdapterError extends RetraceError {
   }
 }
 
-/** A model said something that cannot be used (unparseable or unsafe output). Recorded as a failed step, not a crash. */
+/**
+ * A model said something that cannot be used (unparseable or unsafe output). Recorded as a failed step, not a crash.
+ */
 export class ModelBehaviorError extends RetraceError {
   readonly code: RetraceErrorCode = "MODEL_BEHAVIOR";
   /** The raw text the model produced, for the record. */

@@ -14,7 +14,9 @@ export type ChatContentPart =
       type: "image";
       blob: BlobRef;
       detail?: "low" | "high" | "auto";
-      /** Downscale (never enlarge) so that neither side exceeds this many pixels, when sent. @default the stored size */
+      /**
+       * Downscale (never enlarge) so that neither side exceeds this many pixels, when sent. @default the stored size
+       */
       maxSide?: number;
     };
 
@@ -55,7 +57,10 @@ export interface ChatRequest {
   json?: boolean;
   /** `id@version` of the prompt behind this call. */
   prompt?: string;
-  /** The call's draw identity (experiments set it; see {@link DrawIdentity}). @default none: no seed sent, cache key = request */
+  /**
+   * The call's draw identity (experiments set it; see {@link DrawIdentity}). @default none: no seed sent, cache key =
+   * request
+   */
   draw?: DrawIdentity;
   /**
    * Names the conversation this call continues, so a provider's prompt (prefix) cache can route

@@ -1,5 +1,6 @@
 /**
- * The one parser of every numeric CLI flag and numeric environment variable (issue 31). A flag's text is a number only when all of
+ * The one parser of every numeric CLI flag and numeric environment variable (issue 31). A flag's text is a number only
+ * when all of
  * it spells one in decimal: no empty text (Number("") is 0), no hex or binary (Number("0x10") is
  * 16), no digits beyond what a double holds exactly (9007199254740993 would silently become ...992),
  * and every value has bounds. Each command passes its flag name, its bounds and, where it already

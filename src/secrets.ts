@@ -29,7 +29,10 @@ const registered = new Set<string>();
 /** The base64 forms of the registered secrets (counted apart: registeredSecretCount counts secrets). */
 const derived = new Set<string>();
 
-/** Remember a secret (an API key, an auth header value) so that every later write redacts it. Ignores placeholders and short strings. */
+/**
+ * Remember a secret (an API key, an auth header value) so that every later write redacts it. Ignores placeholders and
+ * short strings.
+ */
 export function registerSecret(value: string | undefined | null): void {
   if (!value || value.length < MIN_SECRET_LENGTH || PLACEHOLDERS.has(value)) return;
   registered.add(value);

@@ -46,7 +46,10 @@ export function logLevel(env: NodeJS.ProcessEnv = process.env): string {
   return env.RETRACE_LOG_LEVEL ?? "warn";
 }
 
-/** Read the settings from the process environment (call at the edges, pass values inward); a bad value is a one-line ConfigError. */
+/**
+ * Read the settings from the process environment (call at the edges, pass values inward); a bad value is a one-line
+ * ConfigError.
+ */
 export function runtimeSettings(env: NodeJS.ProcessEnv = process.env): RuntimeSettings {
   // Keys read here are redacted from everything retrace writes (src/secrets.ts).
   for (const k of [env.RETRACE_API_KEY, env.OPENAI_API_KEY, env.ANTHROPIC_API_KEY]) registerSecret(k);

@@ -39,7 +39,10 @@ export interface ModelUsage {
   /** Whose prompt-cache prices apply to the cached and cache-write tokens (set with them). @default "openai" */
   cacheProvider?: CacheProvider;
   latencyMs: number;
-  /** The client's retries of this call (0 on a first-try answer; bounded by maxRetries, stopped by an abort). Absent: not counted by that client. */
+  /**
+   * The client's retries of this call (0 on a first-try answer; bounded by maxRetries, stopped by an abort). Absent:
+   * not counted by that client.
+   */
   retries?: number;
   /** US dollars, when a price table is configured. */
   costUsd?: number;
@@ -52,7 +55,10 @@ export interface ModelUsage {
   simulated?: boolean;
 }
 
-/** True for a `system_fingerprint` by which a server declares itself a simulated stand-in (it names "stand-in" or "simulated"). */
+/**
+ * True for a `system_fingerprint` by which a server declares itself a simulated stand-in (it names "stand-in" or
+ * "simulated").
+ */
 export function isStandInFingerprint(fingerprint: unknown): boolean {
   return typeof fingerprint === "string" && /stand-?in|simulat/i.test(fingerprint);
 }

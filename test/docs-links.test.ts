@@ -16,7 +16,9 @@ function markdownFiles(dir: string): string[] {
   });
 }
 
-/** The link targets of a markdown file (inline links and images, reference definitions), code spans and blocks left out. */
+/**
+ * The link targets of a markdown file (inline links and images, reference definitions), code spans and blocks left out.
+ */
 function relativeLinks(text: string): string[] {
   const prose = text.replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
   const targets = [

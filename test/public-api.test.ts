@@ -3,7 +3,8 @@
  * runtime exports. `retrace-cua` (graphs/index.ts: the runtime, at most 80 names),
  * `/evaluation` (src/entry-evaluation.ts), `/models`, `/simdesk`, `/langchain`
  * (adapters/entry-*.ts), `/adapters` (adapters/index.ts: real environments), `/testing`
- * (adapters/testing/index.ts), `/experiments` (experiments/index.ts) and the SDK entries. A change here is a change users see: update a list deliberately, and say
+ * (adapters/testing/index.ts), `/experiments` (experiments/index.ts) and the SDK entries. A change here is a change
+ * users see: update a list deliberately, and say
  * so in the commit. The entries are imported by the package name, so the exports map is tested too.
  */
 import { execFile } from "node:child_process";
@@ -312,7 +313,9 @@ const VENDOR_SDKS = [
   "@ai-sdk/anthropic",
   "@browserbasehq/stagehand",
 ];
-/** Optional peers that are not vendor SDKs but must not load with an entry either (package.json peerDependenciesMeta). */
+/**
+ * Optional peers that are not vendor SDKs but must not load with an entry either (package.json peerDependenciesMeta).
+ */
 const OPTIONAL_PEERS = [
   "sharp",
   "langchain",
@@ -460,7 +463,8 @@ describe("the public surface", () => {
         loaded.get(e)!.filter((p) => p.startsWith("@langchain/") || p === "langsmith"),
         e,
       ).toEqual([]);
-    // The same probe on retrace-cua/langchain (the middleware) finds LangGraph, so the empty lists above are not a blind probe.
+    // The same probe on retrace-cua/langchain (the middleware) finds LangGraph, so the empty lists above are not a
+    // blind probe.
     expect(loaded.get(`${name}/langchain`)).toContain("@langchain/langgraph");
     // The same probe on an SDK entry finds that SDK (so the empty lists above are not a blind probe), and no other.
     expect(loaded.get(`${name}/openai-agents`)).toEqual(expect.arrayContaining(["@openai/agents", "openai"]));

@@ -93,7 +93,10 @@ function baseFactory(kind: string, options: EnvironmentFactoryOptions): Environm
   }
 }
 
-/** The built-in tasks of an environment kind: SimDesk's for "simdesk", the real-app tasks for "x11" and "docker", the web-app suite for "browser". */
+/**
+ * The built-in tasks of an environment kind: SimDesk's for "simdesk", the real-app tasks for "x11" and "docker", the
+ * web-app suite for "browser".
+ */
 export function tasksForEnvironment(kind: string): readonly Task[] {
   if (kind === "simdesk") return SIMDESK_TASKS;
   if (kind === "browser") return BROWSER_TASKS;

@@ -49,12 +49,21 @@ export interface RecoveryMiddlewareOptions extends RecoveryKnobs {
   blobs: BlobReader;
   /** The task; @default the text of the first human message, id "langchain-task" */
   task?: TaskSpec;
-  /** Maps one tool call to the actions it performs, for the detector's history. @default the Action(s) in `args.action`/`args.actions`, else `{ type: NAME, ...args }` when valid, else none */
+  /**
+   * Maps one tool call to the actions it performs, for the detector's history. @default the Action(s) in
+   * `args.action`/`args.actions`, else `{ type: NAME, ...args }` when valid, else none
+   */
   toActions?: (toolCall: ToolCall) => Action[];
   /** Called once per recovery with what the `retrace.recovery` callback event carries. */
   onRecovery?: (report: RecoveryReport) => void | Promise<void>;
-  /** Builds the message placed after the truncated history. @default a HumanMessage with the post-restoration transition prompt */
-  /** Your pino-compatible logger ({ debug, info, warn, error } taking (obj, msg)): retrace's records go there instead of stderr. */
+  /**
+   * Builds the message placed after the truncated history. @default a HumanMessage with the post-restoration transition
+   * prompt
+   */
+  /**
+   * Your pino-compatible logger ({ debug, info, warn, error } taking (obj, msg)): retrace's records go there instead of
+   * stderr.
+   */
   logger?: UserLogger;
   transitionMessage?: (info: {
     text: string;

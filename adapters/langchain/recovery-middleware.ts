@@ -63,7 +63,8 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
   const o = resolveOptions(options);
   const events = o.events ?? new EpisodeEvents();
   const toActions = o.toActions ?? defaultToActions;
-  // The loop shared with the agent-SDK wrappers (adapters/sdk/shared/step-recovery.ts), on the track this middleware keeps in the agent state.
+  // The loop shared with the agent-SDK wrappers (adapters/sdk/shared/step-recovery.ts), on the track this middleware
+  // keeps in the agent state.
   const onRecovery = async (report: RecoveryReport) => {
     // Within the agent's run (AsyncLocalStorage carries its config); outside a run there is no one to tell.
     await dispatchCustomEvent(RECOVERY_EVENT, report).catch(() => undefined);

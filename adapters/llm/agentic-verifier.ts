@@ -39,7 +39,10 @@ export const AgenticVerifierReplySchema = z.union([
     .strict(),
 ]);
 
-/** Options of {@link createAgenticLlmVerifier}. Defaults: temperature 0, detail "high", maxTokens 1024, name "agentic-llm-verifier"; a failure abstains. */
+/**
+ * Options of {@link createAgenticLlmVerifier}. Defaults: temperature 0, detail "high", maxTokens 1024, name
+ * "agentic-llm-verifier"; a failure abstains.
+ */
 export interface AgenticLlmVerifierOptions extends JsonRoleOptions {
   /** Probing actions allowed per verification (0 = a passive judge). @default 3 */
   maxProbes?: number;

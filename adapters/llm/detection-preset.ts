@@ -38,7 +38,10 @@ export const PRODUCTION_GATES: CascadeGateSpec[] = [
   { kind: "before-done" },
 ];
 
-/** The production preset's context defaults (each one overridable): the screens of the last 2 steps (2 to 3 shown), tree diffs of at most 4 lines. */
+/**
+ * The production preset's context defaults (each one overridable): the screens of the last 2 steps (2 to 3 shown), tree
+ * diffs of at most 4 lines.
+ */
 export const PRODUCTION_DETECTION = {
   historySteps: 2,
   imageMaxSide: 768,
@@ -67,7 +70,10 @@ export interface DetectionPresetOptions extends Omit<LlmErrorDetectorOptions, "l
   recoveryBudget?: number;
 }
 
-/** The production preset's recovery recipe (1 attempt of at most 5 steps), defined with its resolver in src/runtime/preset-recovery.ts. */
+/**
+ * The production preset's recovery recipe (1 attempt of at most 5 steps), defined with its resolver in
+ * src/runtime/preset-recovery.ts.
+ */
 export { PRODUCTION_RECOVERY } from "../../src/runtime/preset-recovery.ts";
 
 /** Options only the production preset takes. */

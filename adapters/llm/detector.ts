@@ -46,7 +46,10 @@ export const DetectorReplySchema = z
 
 export type DetectorReply = z.infer<typeof DetectorReplySchema>;
 
-/** Options of {@link createLlmErrorDetector} (paper: one shared detector model, e.g. Qwen3.6-Plus over OpenRouter). Defaults: temperature 0.7 (paper), detail "auto", maxTokens 1024, name "llm-detector". */
+/**
+ * Options of {@link createLlmErrorDetector} (paper: one shared detector model, e.g. Qwen3.6-Plus over OpenRouter).
+ * Defaults: temperature 0.7 (paper), detail "auto", maxTokens 1024, name "llm-detector".
+ */
 export interface LlmErrorDetectorOptions extends JsonRoleOptions {
   /** How many past screenshots to attach besides the current one. @default 3 */
   historyImages?: number;
@@ -199,7 +202,10 @@ export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorD
   };
 }
 
-/** The first step the cached layout shows for a history of `t` steps: a multiple of k, leaving k to 2k-1 steps (all of them while t < 2k). */
+/**
+ * The first step the cached layout shows for a history of `t` steps: a multiple of k, leaving k to 2k-1 steps (all of
+ * them while t < 2k).
+ */
 export function windowStart(t: number, k: number): number {
   return t < 2 * k ? 0 : k * Math.floor((t - k) / k);
 }

@@ -17,7 +17,9 @@ export interface HistoryRenderOptions {
   detail?: "low" | "high" | "auto";
   /** Include up to this many characters of each step's raw model response. @default 0 */
   responseChars?: number;
-  /** What is shown of each observation that gets an image: screenshot, accessibility tree or both. @default "screenshot" */
+  /**
+   * What is shown of each observation that gets an image: screenshot, accessibility tree or both. @default "screenshot"
+   */
   observation?: ObservationType;
 }
 

@@ -21,7 +21,10 @@ export const JudgeReplySchema = z.object({
   reason: z.string().min(1),
 });
 
-/** Options of {@link createLlmRecoveryJudge}. Backbone in the paper: GPT-5.4. Defaults: temperature 0, detail "high", maxTokens 1024, name "llm-judge"; a failure abstains. */
+/**
+ * Options of {@link createLlmRecoveryJudge}. Backbone in the paper: GPT-5.4. Defaults: temperature 0, detail "high",
+ * maxTokens 1024, name "llm-judge"; a failure abstains.
+ */
 export interface LlmRecoveryJudgeOptions extends JsonRoleOptions {}
 
 const OptionsSchema = z

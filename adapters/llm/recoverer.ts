@@ -39,7 +39,8 @@ export const RESTORED_TOKEN = "RESTORED";
 export interface LlmRecoveryPolicyOptions extends LlmCallSettings {
   /**
    * The recovery agent's backbone and action format. Pass the forward agent's own spec to get the
-   * paper's setup (App. B.2: same backbone, different prompts and step budget). @default { format: actionFormat, model }
+   * paper's setup (App. B.2: same backbone, different prompts and step budget). @default { format: actionFormat, model
+   * }
    */
   agent?: AgentFormatSpec;
   /** Shorthand for `agent: { format: actionFormat, model }` (chat formats). */

@@ -26,7 +26,10 @@ export const SelectorReplySchema = z.object({
   reason: z.string(),
 });
 
-/** Options of {@link createLlmStepSelector} (paper: the detector's backbone). Defaults: temperature 0.7, detail "auto", maxTokens 1024, name "llm-selector"; a failure falls back to E-1. */
+/**
+ * Options of {@link createLlmStepSelector} (paper: the detector's backbone). Defaults: temperature 0.7, detail "auto",
+ * maxTokens 1024, name "llm-selector"; a failure falls back to E-1.
+ */
 export interface LlmStepSelectorOptions extends JsonRoleOptions {
   /** How many of the screenshots up to and including step E to attach. @default 3 */
   historyImages?: number;

@@ -19,7 +19,10 @@ import { askForText } from "./json-reply.ts";
 import { describeActions, historyParts, screenshotPart } from "./history.ts";
 import { callFields, imagesField, parseOptions, requireModel, roleCall, type LlmCallSettings } from "./options.ts";
 
-/** Options of {@link createLlmSummarizer} (paper: a strong model at temperature 0 with 1024 max tokens). Defaults: temperature 0, detail "auto", maxTokens 1024, name "llm-summarizer"; a failure briefs with the action list. */
+/**
+ * Options of {@link createLlmSummarizer} (paper: a strong model at temperature 0 with 1024 max tokens). Defaults:
+ * temperature 0, detail "auto", maxTokens 1024, name "llm-summarizer"; a failure briefs with the action list.
+ */
 export interface LlmSummarizerOptions extends LlmCallSettings {
   /** The backbone chat model. */
   model: ChatModel;

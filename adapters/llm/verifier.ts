@@ -24,7 +24,10 @@ export const VerifierReplySchema = z.object({
   reason: z.string(),
 });
 
-/** Options of {@link createLlmStateVerifier}. Defaults: temperature unset (the API's; paper: GPT-5-Mini defaults), detail "high", maxTokens 1024, name "llm-verifier"; a failure abstains. */
+/**
+ * Options of {@link createLlmStateVerifier}. Defaults: temperature unset (the API's; paper: GPT-5-Mini defaults),
+ * detail "high", maxTokens 1024, name "llm-verifier"; a failure abstains.
+ */
 export interface LlmStateVerifierOptions extends JsonRoleOptions {}
 
 const OptionsSchema = z

@@ -203,7 +203,9 @@ export function createRecordReplay(options: CacheOptions): RecordReplay {
   };
 }
 
-/** Publish `tmp` as `file` only when no entry exists yet (atomic: link fails on an existing file); false when one did. */
+/**
+ * Publish `tmp` as `file` only when no entry exists yet (atomic: link fails on an existing file); false when one did.
+ */
 async function linkNew(tmp: string, file: string): Promise<boolean> {
   try {
     await link(tmp, file);

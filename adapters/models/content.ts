@@ -56,7 +56,10 @@ export type OpenAIWireMessage =
           )[];
     };
 
-/** Resolve image references and build chat-completions messages. Images in system/assistant turns are sent in a user turn (APIs reject them elsewhere). */
+/**
+ * Resolve image references and build chat-completions messages. Images in system/assistant turns are sent in a user
+ * turn (APIs reject them elsewhere).
+ */
 export async function toOpenAIMessages(
   messages: readonly ChatMessage[],
   blobs: BlobReader,
@@ -99,7 +102,9 @@ export async function toOpenAIMessages(
   return out;
 }
 
-/** Placeholder for a screenshot inside a vendor request body before it is sent (keeps cache keys small and symbolic). */
+/**
+ * Placeholder for a screenshot inside a vendor request body before it is sent (keeps cache keys small and symbolic).
+ */
 export const BLOB_URL_PREFIX = "retrace-blob:";
 
 /** The placeholder URL of a blob; with `size`, the image is resized to exactly that many pixels when sent. */

@@ -17,7 +17,10 @@
 import { hashValue } from "../../src/hash.ts";
 import type { ChatModel, ChatRequest, ChatResponse, DrawIdentity } from "../../src/model.ts";
 
-/** How conditions of one run draw: `paired` shares draws until their requests diverge (common random numbers), `independent` never shares. */
+/**
+ * How conditions of one run draw: `paired` shares draws until their requests diverge (common random numbers),
+ * `independent` never shares.
+ */
 export const DRAWS_MODES = ["paired", "independent"] as const;
 /** One of {@link DRAWS_MODES}. */
 export type DrawsMode = (typeof DRAWS_MODES)[number];
@@ -83,7 +86,8 @@ export class DrawScope {
 /** A scope for an episode under a draws mode: the condition is part of identities only when `independent`. */
 export function drawScopeFor(mode: DrawsMode | undefined, episode: DrawEpisode): DrawScope {
   const { condition, ...rest } = episode;
-  // The conversation (prompt-cache routing) always keeps the condition: paired conditions share draws, not conversations.
+  // The conversation (prompt-cache routing) always keeps the condition: paired conditions share draws, not
+  // conversations.
   return new DrawScope(
     (mode ?? "paired") === "independent" && condition !== undefined ? { ...rest, condition } : rest,
     episode,

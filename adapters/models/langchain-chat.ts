@@ -28,7 +28,10 @@ export interface LangChainChatModelOptions {
   chatModel: BaseChatModel;
   /** Where screenshots referenced in messages are read from. */
   blobs: BlobReader;
-  /** Model name for usage records and cache keys. @default the model's `model`/`modelName` field, else its LangChain type */
+  /**
+   * Model name for usage records and cache keys. @default the model's `model`/`modelName` field, else its LangChain
+   * type
+   */
   modelName?: string;
   /** Per-call timeout in ms. @default 120000 */
   timeoutMs?: number;
@@ -38,7 +41,9 @@ export interface LangChainChatModelOptions {
   prices?: PriceTable;
   /** Secrets to keep out of error messages (e.g. the key you gave the LangChain model). @default [] */
   secrets?: string[];
-  /** Pass a request's draw identity as the `seed` call option (ChatOpenAI honours it; others ignore it). @default true */
+  /**
+   * Pass a request's draw identity as the `seed` call option (ChatOpenAI honours it; others ignore it). @default true
+   */
   sendSeed?: boolean;
 }
 

@@ -29,7 +29,10 @@ export interface OpenAIChatModelOptions {
   blobs: BlobReader;
   /** Base URL of the API, ending in /v1. @default settings.baseUrl, else OpenAI's */
   baseURL?: string;
-  /** API key. @default settings.apiKey (RETRACE_API_KEY / OPENAI_API_KEY); a placeholder for non-OpenAI servers without one */
+  /**
+   * API key. @default settings.apiKey (RETRACE_API_KEY / OPENAI_API_KEY); a placeholder for non-OpenAI servers without
+   * one
+   */
   apiKey?: string;
   /** Retries of 429/5xx/timeouts/connection errors, with the SDK's exponential backoff. @default 3 */
   maxRetries?: number;
@@ -41,14 +44,20 @@ export interface OpenAIChatModelOptions {
   maxTokens?: number;
   /** Name of the max-tokens field: newer OpenAI models want "max_completion_tokens". @default "max_tokens" */
   maxTokensField?: "max_tokens" | "max_completion_tokens";
-  /** Sampling seed sent to servers that support it (part of the cache key); a request's draw identity overrides it. @default undefined */
+  /**
+   * Sampling seed sent to servers that support it (part of the cache key); a request's draw identity overrides it.
+   * @default undefined
+   */
   seed?: number;
   /**
    * Send a request's draw identity (`request.draw.requestSeed`) as `seed`. Off for servers that
    * reject the field; the identity still keys the cache, so draws stay apart there. @default true
    */
   sendSeed?: boolean;
-  /** Send `prompt_cache_key` (one per conversation) so a provider's prefix cache routes a conversation's calls together; off for servers that refuse unknown fields. @default true */
+  /**
+   * Send `prompt_cache_key` (one per conversation) so a provider's prefix cache routes a conversation's calls together;
+   * off for servers that refuse unknown fields. @default true
+   */
   promptCacheKey?: boolean;
   /** Extra request fields (top_p, vendor options), sent verbatim and part of the cache key. @default {} */
   extraBody?: Record<string, unknown>;
@@ -171,7 +180,8 @@ export function createOpenAIChatModel(
         startedMs: started,
         prices: options.prices,
       });
-      // A server that declares itself a stand-in (retrace's: "retrace-stand-in-simulated") makes every result that used it simulated.
+      // A server that declares itself a stand-in (retrace's: "retrace-stand-in-simulated") makes every result that used
+      // it simulated.
       // `retries`: the client's retries of this call (0 on a first-try answer), kept in the usage record.
       const recorded: ChatResponse["usage"] = {
         ...usage,

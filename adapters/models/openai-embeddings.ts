@@ -20,7 +20,10 @@ export interface OpenAIEmbeddingsOptions {
   model: string;
   /** Base URL of the API, ending in /v1. @default settings.baseUrl, else OpenAI's */
   baseURL?: string;
-  /** API key. @default settings.apiKey (RETRACE_API_KEY / OPENAI_API_KEY); a placeholder for non-OpenAI servers without one */
+  /**
+   * API key. @default settings.apiKey (RETRACE_API_KEY / OPENAI_API_KEY); a placeholder for non-OpenAI servers without
+   * one
+   */
   apiKey?: string;
   /** Texts per request. @default 64 */
   batchSize?: number;

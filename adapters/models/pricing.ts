@@ -13,9 +13,15 @@ export interface ModelPrice {
   inputPerMillion: number;
   /** Output (completion) tokens, USD per million. */
   outputPerMillion: number;
-  /** Prompt tokens read from the provider's prompt cache, USD per million. @default the provider's factor (src/usage.ts CACHE_PRICING) times inputPerMillion */
+  /**
+   * Prompt tokens read from the provider's prompt cache, USD per million. @default the provider's factor (src/usage.ts
+   * CACHE_PRICING) times inputPerMillion
+   */
   cachedInputPerMillion?: number;
-  /** Prompt tokens written to the provider's prompt cache, USD per million. @default the provider's factor times inputPerMillion */
+  /**
+   * Prompt tokens written to the provider's prompt cache, USD per million. @default the provider's factor times
+   * inputPerMillion
+   */
   cacheWritePerMillion?: number;
 }
 
@@ -53,7 +59,9 @@ export function cachePricingFor(
   };
 }
 
-/** Cost of one call in USD (cached prompt tokens at the cache prices), or undefined when the model is not in the table. */
+/**
+ * Cost of one call in USD (cached prompt tokens at the cache prices), or undefined when the model is not in the table.
+ */
 export function costUsd(
   table: PriceTable | undefined,
   model: string,

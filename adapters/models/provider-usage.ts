@@ -67,7 +67,10 @@ export function langchainUsage(usage: unknown): Counts {
   );
 }
 
-/** The Vercel AI SDK's `LanguageModelUsage`: `inputTokens` includes `inputTokenDetails.cacheReadTokens` and `.cacheWriteTokens` (ai 5's `cachedInputTokens` read too). */
+/**
+ * The Vercel AI SDK's `LanguageModelUsage`: `inputTokens` includes `inputTokenDetails.cacheReadTokens` and
+ * `.cacheWriteTokens` (ai 5's `cachedInputTokens` read too).
+ */
 export function aiSdkUsage(usage: unknown): Counts {
   const details = field(usage, "inputTokenDetails");
   const read = count(field(details, "cacheReadTokens")) || count(field(usage, "cachedInputTokens"));
@@ -90,7 +93,10 @@ export function agentsUsage(usage: unknown): Counts {
   );
 }
 
-/** Counts plus their billed-equivalent tokens at `provider`'s cache prices (src/usage.ts CACHE_PRICING), when a cache was reported. */
+/**
+ * Counts plus their billed-equivalent tokens at `provider`'s cache prices (src/usage.ts CACHE_PRICING), when a cache
+ * was reported.
+ */
 export function withBilled(
   counts: Counts,
   provider: CacheProvider = "openai",

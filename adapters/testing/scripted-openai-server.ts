@@ -68,7 +68,9 @@ export interface ScriptStep {
   status?: number;
   /** With `status`: send `retry-after-ms` (and `retry-after` in seconds) so SDK retries wait this long. */
   retryAfterMs?: number;
-  /** Wait this long before answering, in ms; `Infinity` never answers (the client must time out or abort). @default 0 */
+  /**
+   * Wait this long before answering, in ms; `Infinity` never answers (the client must time out or abort). @default 0
+   */
   delayMs?: number;
   /**
    * Send the status line and headers, then one space of body every `trickleMs` ms, forever: an
@@ -76,7 +78,10 @@ export interface ScriptStep {
    * @default none
    */
   trickleMs?: number;
-  /** With `status`: the error body's `message`, from the request (e.g. one echoing its API key). @default "scripted error <status>" */
+  /**
+   * With `status`: the error body's `message`, from the request (e.g. one echoing its API key). @default "scripted
+   * error <status>"
+   */
   errorMessage?: (request: RecordedRequest) => string;
   /** Check the request; a thrown error is recorded and reported by `verify()`, and the request gets HTTP 400. */
   expect?: (request: RecordedRequest) => void;
@@ -123,7 +128,9 @@ export interface ScriptedOpenAIServerOptions {
    * of each request in turn, the last one repeating (e.g. `[429, 429, 200]`). @default 200
    */
   modelsStatus?: number | number[];
-  /** With an error status on `GET /v1/models`: send `retry-after-ms` (and `retry-after` in whole seconds). @default none */
+  /**
+   * With an error status on `GET /v1/models`: send `retry-after-ms` (and `retry-after` in whole seconds). @default none
+   */
   modelsRetryAfterMs?: number;
   /** With an error status on `GET /v1/models`: the error body's `code` (e.g. "insufficient_quota"). @default none */
   modelsErrorCode?: string;

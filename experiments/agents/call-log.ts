@@ -69,7 +69,10 @@ export function loggedMessages(messages: readonly ChatMessage[]): ChatMessage[] 
   }));
 }
 
-/** The call-site fields of a record (read when the log is written: the runtime may mark a site discarded after the call). */
+/**
+ * The call-site fields of a record (read when the log is written: the runtime may mark a site discarded after the
+ * call).
+ */
 export function siteFields(site: CallSite | undefined): Pick<CallRecord, "seq" | "phase" | "attempt" | "discarded"> {
   if (!site) return { seq: null };
   return {

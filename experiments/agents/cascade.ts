@@ -16,7 +16,10 @@ import type { AgentContext, AgentOf, AgentRole } from "./roles.ts";
 const CascadeSpecSchema = z
   .object({
     kind: z.literal("cascade"),
-    /** Gates, checked in order (no-effect, stagnation, loop, visual-change, action-pattern, every-k, before-done). @default DEFAULT_CASCADE_GATES */
+    /**
+     * Gates, checked in order (no-effect, stagnation, loop, visual-change, action-pattern, every-k, before-done).
+     * @default DEFAULT_CASCADE_GATES
+     */
     gates: z.array(CascadeGateSpecSchema).min(1).optional(),
     /** The expensive detector: any detector spec, validated recursively. */
     detector: z.record(z.string(), z.unknown(), {
@@ -26,7 +29,9 @@ const CascadeSpecSchema = z
   .strict();
 type CascadeSpec = z.output<typeof CascadeSpecSchema>;
 
-/** The registry functions the cascade needs for its inner spec (passed in, so this file does not import the registry). */
+/**
+ * The registry functions the cascade needs for its inner spec (passed in, so this file does not import the registry).
+ */
 export interface NestedAgents {
   validate(role: AgentRole, spec: unknown, path: string): ValidAgentSpec;
   create<R extends AgentRole>(role: R, spec: unknown, ctx: AgentContext, path?: string): AgentOf[R];

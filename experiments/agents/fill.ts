@@ -11,7 +11,10 @@ export interface ModelDefaults {
   apiKeyEnv?: string;
 }
 
-/** The spec with `baseUrl`, `model`, `apiKeyEnv` filled from `defaults` when it is a model agent without them (also inside a cascade detector and a preset's judge). */
+/**
+ * The spec with `baseUrl`, `model`, `apiKeyEnv` filled from `defaults` when it is a model agent without them (also
+ * inside a cascade detector and a preset's judge).
+ */
 export function fillModelDefaults<S extends AgentSpec | undefined>(spec: S, defaults: ModelDefaults): S {
   if (spec?.kind === "cascade") {
     const inner = (spec as { detector?: unknown }).detector;

@@ -1,4 +1,6 @@
-/** The `loop` kind: the heuristic detector that fires when the agent goes round the same cycle of screens and actions. */
+/**
+ * The `loop` kind: the heuristic detector that fires when the agent goes round the same cycle of screens and actions.
+ */
 import { z } from "zod";
 import { createLoopDetector } from "../../src/detectors/index.ts";
 import type { AgentKind } from "./kind.ts";

@@ -3,7 +3,8 @@
  * ChatModel each model agent talks to (outside the cache), so it sees every call the agent made,
  * including the ones that failed, which the episode's own accounting (built from successful
  * answers) cannot; agents with their own SDK clients (OpenAI and Anthropic computer use) report
- * their calls to it through {@link ModelMeter.observer} instead. Cost here is the list price of the tokens (so a cached re-run writes the same
+ * their calls to it through {@link ModelMeter.observer} instead. Cost here is the list price of the tokens (so a cached
+ * re-run writes the same
  * bytes); what was actually spent (cache misses only) goes to the run-wide {@link CostLedger},
  * which `--max-cost-usd` watches.
  */
@@ -24,7 +25,10 @@ export interface RoleCalls {
   errors: number;
   inputTokens: number;
   outputTokens: number;
-  /** Prompt tokens neither served from nor written to a prompt cache (inputTokens - cached - cache writes); in results lines, with cachedInputTokens. */
+  /**
+   * Prompt tokens neither served from nor written to a prompt cache (inputTokens - cached - cache writes); in results
+   * lines, with cachedInputTokens.
+   */
   uncachedInputTokens?: number;
   /** Prompt tokens served from the provider's prompt cache (part of inputTokens), present once a call reported one. */
   cachedInputTokens?: number;
@@ -109,7 +113,8 @@ export class ModelMeter {
   private begin(role: ModelRole, prices: PriceTable | undefined, start: ObservedCallStart): ObservedCall {
     const at = currentCallSite();
     const site = { ...siteFields(at), ...(at ? { site: at } : {}) };
-    // The call's place in time: its call site's entry order, then the order calls under that site started (see CallRecord.order).
+    // The call's place in time: its call site's entry order, then the order calls under that site started (see
+    // CallRecord.order).
     const order: [number, number] = [
       at ? (callSiteOrdinal(at) ?? Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER,
       this.started++,

@@ -51,9 +51,15 @@ export const ModelAgentSpecSchema = z
     kind: z.literal("model"),
     /** Action format (action-producing roles); JSON roles ignore it. @default "pyautogui" */
     format: z.enum(MODEL_FORMATS).default("pyautogui"),
-    /** API: openai = chat completions; openai-responses = OpenAI computer use; anthropic = Messages; langchain = a LangChain chat model from `module`. @default from format */
+    /**
+     * API: openai = chat completions; openai-responses = OpenAI computer use; anthropic = Messages; langchain = a
+     * LangChain chat model from `module`. @default from format
+     */
     backend: z.enum(MODEL_BACKENDS).optional(),
-    /** backend langchain: file (resolved against the current directory) exporting a LangChain chat model or a factory of one. */
+    /**
+     * backend langchain: file (resolved against the current directory) exporting a LangChain chat model or a factory of
+     * one.
+     */
     module: z.string().min(1).optional(),
     /** backend langchain: the export of `module` to use. @default "default" */
     export: z.string().min(1).optional(),
@@ -98,7 +104,9 @@ export const ModelAgentSpecSchema = z
     timeoutMs: z.number().int().min(1).max(3_600_000).default(DEFAULT_MODEL_TIMEOUT_MS),
     /** Retries of 429/5xx/timeouts. @default 2 */
     maxRetries: z.number().int().min(0).max(10).default(DEFAULT_MODEL_RETRIES),
-    /** detector only: "neutral" (the paper's) or "cautious" (retrace's "when unsure, say on track"). @default "neutral" */
+    /**
+     * detector only: "neutral" (the paper's) or "cautious" (retrace's "when unsure, say on track"). @default "neutral"
+     */
     stance: z.enum(["neutral", "cautious"]).optional(),
     /**
      * recovery only, chat formats: the recovery agent's request layout, "paper" (the steps left in

@@ -30,15 +30,27 @@ const PresetSpecSchema = z
     gates: z.array(CascadeGateSpecSchema).min(1).optional(),
     /** production: steps shown (k). @default 2 */
     historySteps: z.number().int().min(1).max(50).optional(),
-    /** Downscale screenshots sent to the judge to this many pixels on the longer side. @default 768 (production), none (paper) */
+    /**
+     * Downscale screenshots sent to the judge to this many pixels on the longer side. @default 768 (production), none
+     * (paper)
+     */
     imageMaxSide: z.number().int().min(64).max(8192).optional(),
     /** production: accessibility trees as diffs. @default true */
     treeDiff: z.boolean().optional(),
-    /** production: at most this many changed tree lines per screen (adapters/llm/detector.ts); a large number shows all. @default 4 */
+    /**
+     * production: at most this many changed tree lines per screen (adapters/llm/detector.ts); a large number shows all.
+     * @default 4
+     */
     treeDiffMaxLines: z.number().int().min(2).max(10_000).optional(),
-    /** The pair's recovery attempts per episode when the pair lists none (src/runtime/preset-recovery.ts). @default 1 (production), the config's list (paper) */
+    /**
+     * The pair's recovery attempts per episode when the pair lists none (src/runtime/preset-recovery.ts). @default 1
+     * (production), the config's list (paper)
+     */
     maxRecoveryIterations: z.number().int().min(1).max(MAX_RECOVERY_ITERATIONS).optional(),
-    /** The pair's recovery steps per attempt, over the config's `options`, under the pair's. @default 5 (production), the config's (paper) */
+    /**
+     * The pair's recovery steps per attempt, over the config's `options`, under the pair's. @default 5 (production),
+     * the config's (paper)
+     */
     recoveryBudget: z.number().int().min(1).max(1_000).optional(),
   })
   .strict();
@@ -47,7 +59,9 @@ type PresetSpec = z.output<typeof PresetSpecSchema>;
 /** The nested model spec with its kind. */
 const judgeSpec = (spec: { model: Record<string, unknown> }) => ({ kind: "model", ...spec.model });
 
-/** The registry functions the preset needs for its model spec (passed in, so this file does not import the registry). */
+/**
+ * The registry functions the preset needs for its model spec (passed in, so this file does not import the registry).
+ */
 export interface NestedModel {
   validate(role: AgentRole, spec: unknown, path: string): ValidAgentSpec;
 }

@@ -1,4 +1,7 @@
-/** The `probe` kind: the probe verifier (src/probes), which compares attested state probes of the target and current screens. */
+/**
+ * The `probe` kind: the probe verifier (src/probes), which compares attested state probes of the target and current
+ * screens.
+ */
 import type { z } from "zod";
 import { ProbeVerifierSpecSchema, probeVerifierFromSpec } from "../../src/probes/verifier.ts";
 import type { AgentKind } from "./kind.ts";

@@ -61,7 +61,10 @@ export interface AgentContext {
   meter?: ModelMeter;
   /** Run-wide model settings (cache, secrets); model agents need them. */
   calls?: ModelCallSettings;
-  /** The episode's draws (adapters/models/draws.ts): every model call gets an identity from it. @default none (no seed sent) */
+  /**
+   * The episode's draws (adapters/models/draws.ts): every model call gets an identity from it. @default none (no seed
+   * sent)
+   */
   draws?: DrawScope;
   /** Environment kind the agent acts in ("simdesk", "x11", ...); sim agents need ground truth. */
   envKind?: string;

@@ -12,7 +12,10 @@ export const AgentSpecSchema = z.preprocess(
     v && typeof v === "object" && !Array.isArray(v) && "preset" in v && !("kind" in v) ? { kind: "preset", ...v } : v,
   z
     .object({
-      /** sim | model | stagnation | loop | probe | cascade | preset (see experiments/agents/). @default "sim", or "preset" when the spec has `preset` */
+      /**
+       * sim | model | stagnation | loop | probe | cascade | preset (see experiments/agents/). @default "sim", or
+       * "preset" when the spec has `preset`
+       */
       kind: z.string().min(1).default("sim"),
       /** Simulated profile name (kind sim). */
       profile: z.string().min(1).optional(),

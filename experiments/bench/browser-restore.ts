@@ -3,7 +3,8 @@
  * `browser-snapshot-restore` (read the snapshot from the BlobStore, put the app's server state,
  * cookies and storage back in the episode's context, rebuild the tab's history and load its
  * current URL, refill forms and focus, take the observation; it passes only when every restore
- * gives back the snapshot's state hash and byte-identical screenshot) and `browser-replay-restore` (reset to a fresh context and replay the R plan
+ * gives back the snapshot's state hash and byte-identical screenshot) and `browser-replay-restore` (reset to a fresh
+ * context and replay the R plan
  * steps, observing after each, as `restoration: replay` does). Figures are ms per restoration.
  */
 import { mkdtempSync, rmSync } from "node:fs";

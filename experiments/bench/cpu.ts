@@ -62,7 +62,10 @@ async function spinners(count: number, ms: number): Promise<number> {
   return (await Promise.all(runs)).reduce((a, b) => a + b, 0);
 }
 
-/** Work done by `n` processes spinning at once / by one, over `ms` each: ~n on n idle cores, less when the cores are shared. */
+/**
+ * Work done by `n` processes spinning at once / by one, over `ms` each: ~n on n idle cores, less when the cores are
+ * shared.
+ */
 export async function machineScaling(n: number, ms = 1500): Promise<number> {
   const one = await spinners(1, ms);
   const many = await spinners(n, ms);

@@ -1,7 +1,8 @@
 /**
  * Distributed runs on this machine: episodes per minute of a SimDesk end-to-end run (192 episodes,
  * after a warm-up run on the same workers) with 1, 2 and 4 `retrace worker` processes against one
- * Redis and one PostgreSQL (target: 4 workers >= 1.7x of 1 worker), and the queue's own overhead per episode with an idle worker (enqueue -> the worker
+ * Redis and one PostgreSQL (target: 4 workers >= 1.7x of 1 worker), and the queue's own overhead per episode with an
+ * idle worker (enqueue -> the worker
  * picks the job up; episode finished -> its result row committed; target: < 20 ms median).
  * Uses RETRACE_TEST_REDIS_URL / RETRACE_TEST_POSTGRES_URL when set, else starts throwaway servers
  * (needs redis-server and PostgreSQL; skipped with a note when they are missing). Each worker
@@ -45,9 +46,15 @@ const benchConfig = (name: string, tasks: number, seeds: number) =>
       },
     ],
   });
-/** 24 tasks x 4 seeds x 2 conditions = 192 episodes: 48 per worker at 4 workers, so start-up and the last episodes' tail are a few % of the run, not most of it. */
+/**
+ * 24 tasks x 4 seeds x 2 conditions = 192 episodes: 48 per worker at 4 workers, so start-up and the last episodes' tail
+ * are a few % of the run, not most of it.
+ */
 const CONFIG = benchConfig("bench-dist", 24, 4);
-/** Run on the started workers before the clock starts: module loading, JIT and caches are paid once per worker, not per episode. */
+/**
+ * Run on the started workers before the clock starts: module loading, JIT and caches are paid once per worker, not per
+ * episode.
+ */
 const WARM = benchConfig("bench-dist-warm", 4, 1);
 
 const median = (xs: number[]) => {
@@ -101,7 +108,9 @@ async function stopWorkers(ps: ChildProcess[]): Promise<void> {
   );
 }
 
-/** Episodes per minute of the whole config with `n` worker processes, and the cores all processes kept busy meanwhile. */
+/**
+ * Episodes per minute of the whole config with `n` worker processes, and the cores all processes kept busy meanwhile.
+ */
 async function throughput(
   n: number,
   redis: string,

@@ -47,14 +47,20 @@ import type { BenchResult } from "./result.ts";
 import { RunFailedError } from "../../src/errors.ts";
 
 const CLI = fileURLToPath(new URL("../bin/retrace.mjs", import.meta.url));
-/** Tasks, seeds and step cap; RETRACE_BENCH_TOKEN_TASKS narrows the tasks for a quick look (the bench line needs all 48). */
+/**
+ * Tasks, seeds and step cap; RETRACE_BENCH_TOKEN_TASKS narrows the tasks for a quick look (the bench line needs all
+ * 48).
+ */
 const TASKS = Number(process.env.RETRACE_BENCH_TOKEN_TASKS ?? 48);
 const SEEDS = [0, 1, 2];
 const MAX_STEPS = 25;
 
 const PRESET = fileURLToPath(new URL("../configs/stand-in/detection-presets.yaml", import.meta.url));
 
-/** The run's config: experiments/configs/stand-in/detection-presets.yaml (two pairs that differ only in the detector preset), `tasks` of its 48. */
+/**
+ * The run's config: experiments/configs/stand-in/detection-presets.yaml (two pairs that differ only in the detector
+ * preset), `tasks` of its 48.
+ */
 export function benchConfig(tasks = TASKS): Record<string, any> {
   const c = parseYaml(readFileSync(PRESET, "utf8")) as Record<string, any>;
   c.env = { ...c.env, sample: tasks };
@@ -89,7 +95,10 @@ const billedRowOf = (r: Row, role?: string) =>
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 const round = (x: number, d = 3) => Number(x.toFixed(d));
 
-/** The forward steps of an episode with the step of each detector alarm and whether it was true (reads the run's trajectory.json). */
+/**
+ * The forward steps of an episode with the step of each detector alarm and whether it was true (reads the run's
+ * trajectory.json).
+ */
 function trajectory(
   out: string,
   r: Row,
@@ -136,7 +145,10 @@ function sharedSteps(a: string[], b: string[]): number {
   return i;
 }
 
-/** RETRACE_BENCH_KEEP=<dir> keeps the run there (its trajectories, for analysing gates offline); the line is measured the same. */
+/**
+ * RETRACE_BENCH_KEEP=<dir> keeps the run there (its trajectories, for analysing gates offline); the line is measured
+ * the same.
+ */
 const KEEP = process.env.RETRACE_BENCH_KEEP;
 
 export async function run(): Promise<BenchResult[]> {

@@ -47,7 +47,10 @@ const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** Calls that can fail; close() always succeeds so the pool can clean up. */
 const FAULTY = new Set<PropertyKey>(["reset", "step", "observe", "evaluate", "snapshot", "restore"]);
 
-/** Property under which a faulty environment exposes its {@link EnvFaultControl} (it passes through the runner's wrappers). */
+/**
+ * Property under which a faulty environment exposes its {@link EnvFaultControl} (it passes through the runner's
+ * wrappers).
+ */
 export const ENV_FAULT_CONTROL = Symbol.for("retrace.chaos.env-fault-control");
 
 /** Set the episode the next calls belong to (the seed of their draws); the call counter restarts. */

@@ -33,7 +33,10 @@ export interface ChaosModelServerOptions {
   rate: number;
   /** Which faults to draw from (uniformly). @default all of MODEL_FAULTS */
   faults?: readonly ModelFault[];
-  /** The healthy answer's text for a parsed request body and a seeded unit draw; `note` is text to carry inside it (the echoed key). */
+  /**
+   * The healthy answer's text for a parsed request body and a seeded unit draw; `note` is text to carry inside it (the
+   * echoed key).
+   */
   answer: (body: ChatBody, draw: number, note?: string) => string;
 }
 

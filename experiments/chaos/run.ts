@@ -38,7 +38,10 @@ export interface ChaosOptions {
   modelTimeoutMs?: number;
   /** Model retries on 429/5xx/timeouts. @default 2 */
   maxRetries?: number;
-  /** Use this OpenAI-compatible endpoint instead of starting the seeded chaos server (it injects its own faults, or none). */
+  /**
+   * Use this OpenAI-compatible endpoint instead of starting the seeded chaos server (it injects its own faults, or
+   * none).
+   */
   baseURL?: string;
   /** API key sent to the endpoint (searched for in every written file afterwards). @default a generated key */
   apiKey?: string;

@@ -86,7 +86,8 @@ export function createChaosRuntime(options: ChaosRuntimeOptions): ExperimentRunt
       (input.components.env as unknown as Record<symbol, EnvFaultControl | undefined>)[ENV_FAULT_CONTROL]?.beginEpisode(
         `${key}#${attempt}`,
       );
-      // The LLM selector is used with recoveryStep "llm"; no-recovery baselines get one too so the option is valid there.
+      // The LLM selector is used with recoveryStep "llm"; no-recovery baselines get one too so the option is valid
+      // there.
       const components = input.components.selector
         ? input.components
         : {

@@ -170,7 +170,10 @@ async function demoRace(
 
 const pct = (p: Proportion) => `${(100 * p.rate).toFixed(1)}%`;
 
-/** Check the paper's findings against the demo's numbers (experiments/report/findings.ts): paired by task and seed, from the runs' own episodes. */
+/**
+ * Check the paper's findings against the demo's numbers (experiments/report/findings.ts): paired by task and seed, from
+ * the runs' own episodes.
+ */
 export function demoFindings(
   ideal: ExperimentRun,
   e2e: ExperimentRun,
@@ -262,7 +265,8 @@ export async function runDemo(opts: {
   /** Run workers as async tasks in this process instead of child processes. */ inProcess?: boolean;
 }): Promise<{ summaries: ExperimentSummary[]; findings: Finding[]; report: string; race?: string }> {
   prepareOutDir(opts.out);
-  // One demo per folder: a second `demo --resume` of it is refused (its runs, recovery evaluation and packs would interleave).
+  // One demo per folder: a second `demo --resume` of it is refused (its runs, recovery evaluation and packs would
+  // interleave).
   const unlock = acquireRunLock(opts.out);
   try {
     return await runDemoLocked(opts);

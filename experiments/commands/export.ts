@@ -1,4 +1,7 @@
-/** `retrace export --osworld <run> --out <dir>`: OSWorld's per-episode layout (step PNGs, traj.jsonl, result.txt) of a run folder. */
+/**
+ * `retrace export --osworld <run> --out <dir>`: OSWorld's per-episode layout (step PNGs, traj.jsonl, result.txt) of a
+ * run folder.
+ */
 import { outFlag } from "./common-flags.ts";
 import type { Command } from "commander";
 import { ConfigError } from "../../src/errors.ts";

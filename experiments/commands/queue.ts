@@ -396,7 +396,10 @@ export function registerQueueCommands(
   });
 }
 
-/** The run id, PostgreSQL store and episode queue of a run named by id or folder (status, cancel); both closed after `fn`. */
+/**
+ * The run id, PostgreSQL store and episode queue of a run named by id or folder (status, cancel); both closed after
+ * `fn`.
+ */
 async function withRunHandles(
   run: string,
   flags: QueueFlags,

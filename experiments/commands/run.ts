@@ -147,7 +147,8 @@ export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags
   const offInterrupt = onInterrupt(settings.out);
   // Process workers rebuild a SimDesk runtime from the config alone: only for simulated SimDesk runs.
   // Model-backed runs stay in this process (one cost ledger, one cache) with --workers concurrent episodes.
-  // Distributed (--queue): `retrace worker`s run the episodes; the registered config carries --env and the filled models.
+  // Distributed (--queue): `retrace worker`s run the episodes; the registered config carries --env and the filled
+  // models.
   const queued = flags.queue !== undefined;
   const processes = !queued && envKind === "simdesk" && !models ? processWorkers(settings.workers ?? 1) : undefined;
   const runtime = runtimeFor(envKind, config.env);

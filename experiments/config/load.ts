@@ -80,7 +80,10 @@ export function loadExperimentConfig(file: string): ExperimentConfig {
   return parseExperimentConfig(readConfigFile(file), file);
 }
 
-/** For a union, the most specific branch issue (deepest path), e.g. `seeds.count: expected number` rather than "Invalid input". */
+/**
+ * For a union, the most specific branch issue (deepest path), e.g. `seeds.count: expected number` rather than "Invalid
+ * input".
+ */
 function specific(issue: z.core.$ZodIssue): z.core.$ZodIssue {
   if (issue.code !== "invalid_union" || !issue.errors?.length) return issue;
   const best = issue.errors

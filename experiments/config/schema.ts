@@ -16,7 +16,10 @@ import {
 import { RECOVERY_STEP_STRATEGIES } from "../../src/selector.ts";
 import { DRAWS_MODES } from "../../adapters/models/draws.ts";
 
-/** An agent component (`{ kind: sim | model | stagnation | loop, ... }`); each kind's fields are checked by experiments/agents. */
+/**
+ * An agent component (`{ kind: sim | model | stagnation | loop, ... }`); each kind's fields are checked by
+ * experiments/agents.
+ */
 export { AgentSpecSchema, type AgentSpec } from "../agents/spec.ts";
 import { AgentSpecSchema } from "../agents/spec.ts";
 
@@ -51,7 +54,10 @@ export const EnvSpecSchema = z
     url: z.string().url().optional(),
     /** osworld: an OSWorld `evaluation_examples` folder. @default ../shared/osworld-tasks */
     tasksDir: z.string().min(1).optional(),
-    /** osworld: an OSWorld checkout (put on PYTHONPATH): tasks whose metrics need OSWorld's Python evaluators run through it when they import. @default none (such tasks are skipped) */
+    /**
+     * osworld: an OSWorld checkout (put on PYTHONPATH): tasks whose metrics need OSWorld's Python evaluators run
+     * through it when they import. @default none (such tasks are skipped)
+     */
     osworldPath: z.string().min(1).optional(),
     /** osworld: the Python with OSWorld's requirements, used with `osworldPath`. @default "python3" */
     python: z.string().min(1).optional(),
@@ -63,7 +69,10 @@ export const EnvSpecSchema = z
     osworldEvaluator: z.enum(["retrace", "osworld"]).optional(),
     /** osworld: host port of the desktop's Chromium debugging endpoint, for OSWorld's Chrome getters. @default 9222 */
     chromiumPort: z.number().int().min(1).max(65535).optional(),
-    /** browser: a task file (YAML/JSON) of the user's own web apps (adapters/environments/browser/tasks/file.ts), relative to the working directory; omitted = the built-in web-app suite. */
+    /**
+     * browser: a task file (YAML/JSON) of the user's own web apps (adapters/environments/browser/tasks/file.ts),
+     * relative to the working directory; omitted = the built-in web-app suite.
+     */
     tasksFile: z.string().min(1).optional(),
     /** Task ids, in order; omitted = every task of the environment. */
     tasks: z
@@ -132,7 +141,8 @@ const caps = (min: number) =>
 
 /**
  * Per-pair recovery options: only the fields written (no defaults filled in, or they would
- * override the config's `options`); `settleMs` is not per pair, and a pair's own `maxRecoveryIterations` is a list of its own.
+ * override the config's `options`); `settleMs` is not per pair, and a pair's own `maxRecoveryIterations` is a list of
+ * its own.
  */
 const pairOptionsShape = RecoveryOptionsSchema.omit({ settleMs: true, maxRecoveryIterations: true }).shape;
 const PairOptionsPatch = z
@@ -160,7 +170,10 @@ export const PairSpecSchema = z
     summarizer: AgentSpecSchema.optional(),
     /** Optional: confirms a restored state. */
     verifier: AgentSpecSchema.optional(),
-    /** Run this pair's no-recovery baseline (when the config asks for baselines). Pairs sharing a forward policy need only one. @default true */
+    /**
+     * Run this pair's no-recovery baseline (when the config asks for baselines). Pairs sharing a forward policy need
+     * only one. @default true
+     */
     baseline: z.boolean().default(true),
     /**
      * Recovery options of this pair's conditions, over the config's `options`:
@@ -292,7 +305,9 @@ export const EndToEndConfigSchema = z
   })
   .strict();
 
-/** An end-to-end config's max recovery iterations when neither the config, the pair nor its detection preset sets them. */
+/**
+ * An end-to-end config's max recovery iterations when neither the config, the pair nor its detection preset sets them.
+ */
 export const DEFAULT_MAX_RECOVERY_ITERATIONS: readonly number[] = [1, 3, 5];
 
 /** Named sweep presets (the issue's first-class sweeps). */

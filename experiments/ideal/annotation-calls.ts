@@ -13,7 +13,10 @@ import { redactText } from "../../src/secrets.ts";
 /** The file beside plan.json. */
 export const ANNOTATION_CALLS_FILE = "annotation-calls.json";
 
-/** Write the annotation calls by forward-run key (keys in the plan's order); no file when no model was called (simulated agents). */
+/**
+ * Write the annotation calls by forward-run key (keys in the plan's order); no file when no model was called (simulated
+ * agents).
+ */
 export function writeAnnotationCalls(runDir: string, calls: ReadonlyMap<string, CallRecord[]>): void {
   const out: Record<string, CallRecord[]> = {};
   for (const [key, c] of calls) if (c.length) out[key] = c;

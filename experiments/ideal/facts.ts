@@ -32,13 +32,22 @@ export interface IdealRunFacts {
    */
   annotationFailures: { detector: number; selector: number; selectorAsked: number };
   exclusions: {
-    /** Failed runs without a detected error step (the detector saw none or failed): how many, and how many of them were left out. */
+    /**
+     * Failed runs without a detected error step (the detector saw none or failed): how many, and how many of them were
+     * left out.
+     */
     noErrorFound: { runs: number; excluded: number };
-    /** Continuations whose action replay never reproduced o_R (left out of Success@K, as in App. B.1), and the failed runs they belong to. */
+    /**
+     * Continuations whose action replay never reproduced o_R (left out of Success@K, as in App. B.1), and the failed
+     * runs they belong to.
+     */
     replayFailed: { continuations: number; runs: number };
     /** Continuations lost to other environment errors after every retry (left out of Success@K). */
     envErrors: { continuations: number; runs: number };
-    /** Failed runs left out of every strategy's Success@K because some strategy has fewer than K usable continuations of them (`incompleteInstances: exclude`; 0 under `score-available`). */
+    /**
+     * Failed runs left out of every strategy's Success@K because some strategy has fewer than K usable continuations of
+     * them (`incompleteInstances: exclude`; 0 under `score-available`).
+     */
     incomplete: { runs: number };
   };
 }

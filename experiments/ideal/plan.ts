@@ -28,7 +28,10 @@ export interface PlanInstance {
   detectorReason: string;
   /** True when the detector gave no error step (it saw none, or it failed) and E fell back to the last step. */
   fallback: boolean;
-  /** Set when the detector itself failed (timeout, junk reply): E fell back to the last step for that reason, not because it judged the run on track. */
+  /**
+   * Set when the detector itself failed (timeout, junk reply): E fell back to the last step for that reason, not
+   * because it judged the run on track.
+   */
   detectorFailure?: string;
   /** Set when the selector failed: R=LLM is the selector's fail-safe E-1, not its choice. */
   selectorFailure?: string;
@@ -148,7 +151,9 @@ export function readPlan(file: string): RunPlan | undefined {
     : undefined;
 }
 
-/** Write plan.json: one line per instance (their histories carry whole observations; indenting them tripled the file). */
+/**
+ * Write plan.json: one line per instance (their histories carry whole observations; indenting them tripled the file).
+ */
 export function writePlan(file: string, plan: RunPlan): void {
   const { instances, ...head } = plan;
   const body = instances.map((i) => JSON.stringify(i)).join(",\n");

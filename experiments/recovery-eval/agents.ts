@@ -159,7 +159,8 @@ export function createEvalAgents(options: EvalAgentsOptions): EvalAgents {
       );
     },
     recoverer(spec, draws) {
-      // historyImages = screenshots of the recovery context's history (formatSpec's copy is the recoverer's own steps, which it overrides)
+      // historyImages = screenshots of the recovery context's history (formatSpec's copy is the recoverer's own steps,
+      // which it overrides)
       return metered(
         createLlmRecoveryPolicy({
           agent: formatSpec(spec, "recoverer", draws),

@@ -138,7 +138,10 @@ export function judgeInput(
   };
 }
 
-/** Win rates of R_O AND R_TC against each baseline on the labelled runs where they disagree (a null verdict = no answer, left out). */
+/**
+ * Win rates of R_O AND R_TC against each baseline on the labelled runs where they disagree (a null verdict = no answer,
+ * left out).
+ */
 export function oracleWinRates(
   labelled: readonly RecoveryRun[],
   baselines: ReadonlyArray<readonly [string, (r: RecoveryRun) => boolean | null]>,

@@ -54,7 +54,9 @@ import { settleFor, type SettleChoice } from "../runner/settle.ts";
 /** Cache and process settings shared by both commands. */
 export interface ConfiguredRunOptions {
   config: RecoveryEvalConfig;
-  /** Rationale analysis of the recovery evaluation: TF-IDF offline, or an embedding model. @default { kind: "tfidf" } */
+  /**
+   * Rationale analysis of the recovery evaluation: TF-IDF offline, or an embedding model. @default { kind: "tfidf" }
+   */
   rationale?: RationaleScorer;
   /** Output folder. */
   out: string;
@@ -68,7 +70,9 @@ export interface ConfiguredRunOptions {
   preflight?: boolean;
   /** Told once per task the environment cannot run (OSWorld tasks that need OSWorld's Python code), with the reason. */
   onSkipped?: (task: string, reason: string) => void;
-  /** Stop starting new rollouts, seed steps or samples once the money spent reaches this (USD; in-flight work finishes). */
+  /**
+   * Stop starting new rollouts, seed steps or samples once the money spent reaches this (USD; in-flight work finishes).
+   */
   maxCostUsd?: number;
   onProgress?: (message: string) => void;
 }
@@ -110,7 +114,10 @@ async function preflight(
   await preflightEndpoints(evalEndpoints(agents, options.processEnv), {});
 }
 
-/** `model-usage.json`: model calls per role (the runner's role names: policy, perturber, recoverer, summarizer, verifier). */
+/**
+ * `model-usage.json`: model calls per role (the runner's role names: policy, perturber, recoverer, summarizer,
+ * verifier).
+ */
 export interface ModelUsageFile {
   simulated: boolean;
   /** Why the command stopped early (--max-cost-usd), when it did. */
@@ -228,7 +235,8 @@ function forwardFactory(
   seed: number,
   phase: string,
 ): (task: Task, key: string) => ForwardPolicy {
-  // Each rollout (or implicit-recovery run) draws on its own: seed, task and the rollout/sample key are its draw identity.
+  // Each rollout (or implicit-recovery run) draws on its own: seed, task and the rollout/sample key are its draw
+  // identity.
   if (spec.kind === "model")
     return (task, key) => agents.forward(spec, new DrawScope({ seed, task: task.id, condition: `${phase}/${key}` }));
   const profile = simProfile(SIM_PROFILES.forward, spec.profile, "default", "dataset.forward");
@@ -363,7 +371,10 @@ function configuredCheck(config: RecoveryEvalConfig, agents: EvalAgents): StateC
   });
 }
 
-/** A recovery-eval config's settle wait (every path of the build and the evaluation): `settleMs` when given, else the environment's default (osworld 10 s). */
+/**
+ * A recovery-eval config's settle wait (every path of the build and the evaluation): `settleMs` when given, else the
+ * environment's default (osworld 10 s).
+ */
 export function recoveryEvalSettle(config: Pick<RecoveryEvalConfig, "env" | "settleMs">): SettleChoice {
   return settleFor(config.env.kind, config.settleMs);
 }
@@ -488,7 +499,10 @@ function drawnSummarizer(spec: ModelAgentSpec, agents: EvalAgents, seed: number)
   };
 }
 
-/** Screenshots of the history implicit recovery sees: the config's `eval.implicitHistoryImages`, else the forward agent's own (3 when it leaves it out; simulated agents read no screenshots: null). */
+/**
+ * Screenshots of the history implicit recovery sees: the config's `eval.implicitHistoryImages`, else the forward
+ * agent's own (3 when it leaves it out; simulated agents read no screenshots: null).
+ */
 export function implicitHistoryImagesOf(config: RecoveryEvalConfig): number | null {
   const f = config.dataset.forward;
   if (f.kind !== "model") return null;

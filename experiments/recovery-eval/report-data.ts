@@ -42,7 +42,10 @@ export interface RecoveryTableJsonRow {
   similarityIntent: number;
   similarityIntentCi: string;
   meanSteps: number;
-  /** Runs not counted: not judged (reconstruction failed, environment error) or, with samples "common", of a sample another variant could not judge. */
+  /**
+   * Runs not counted: not judged (reconstruction failed, environment error) or, with samples "common", of a sample
+   * another variant could not judge.
+   */
   excluded: number;
 }
 
@@ -60,7 +63,10 @@ export interface ImplicitVsExplicitRow {
 /** `recovery-eval.json`. */
 export interface RecoveryEvalReport {
   kind: "recovery-eval";
-  /** Screenshots of the 0-E history the implicit policy saw (config `eval.implicitHistoryImages`; null for simulated agents, absent without implicit recovery or in older files). */
+  /**
+   * Screenshots of the 0-E history the implicit policy saw (config `eval.implicitHistoryImages`; null for simulated
+   * agents, absent without implicit recovery or in older files).
+   */
   implicitHistoryImages?: number | null;
   simulated: boolean;
   note: string;
@@ -68,7 +74,10 @@ export interface RecoveryEvalReport {
   dataset: string;
   datasetVersion: string;
   samples: number;
-  /** Which runs the table counts: "common" (samples judged in every variant, the paper's) or "per-row"; with a note. Absent in reports written before it existed (those were per-row). */
+  /**
+   * Which runs the table counts: "common" (samples judged in every variant, the paper's) or "per-row"; with a note.
+   * Absent in reports written before it existed (those were per-row).
+   */
   sampleSelection?: SampleSelection;
   sampleSelectionNote?: string;
   /** The recovery budgets r evaluated, e.g. "1,3,10" (named `budgets` in files written before the rename). */
@@ -82,7 +91,9 @@ export interface RecoveryEvalReport {
   trajectoryStages: Array<{ stage: string; count: number }>;
   /** Sample-level filter counts per distance (the paper's Table 6). */
   datasetStages: RecoveryDatasetManifest["stages"];
-  /** The settle wait after each executed step of the evaluation (ms; the dataset's own is in its dataset.json settings). */
+  /**
+   * The settle wait after each executed step of the evaluation (ms; the dataset's own is in its dataset.json settings).
+   */
   settleMs?: number;
   /** Where `settleMs` comes from: "config" or "environment default". */
   settleSource?: SettleChoice["source"];
@@ -207,7 +218,9 @@ function rationaleMethod(runs: readonly RecoveryRun[]): string {
     : "keyword classifier only";
 }
 
-/** What every oracle-agreement row holds: agreement with its interval, Cohen's kappa, the confusion counts and rates. */
+/**
+ * What every oracle-agreement row holds: agreement with its interval, Cohen's kappa, the confusion counts and rates.
+ */
 export interface AgreementCounts {
   oracle: string;
   n: number;

@@ -58,7 +58,10 @@ export interface SimDeskDatasetOptions extends SimDeskEvalEnv {
   distances?: number[];
   maxSamplesPerDistance?: number;
   maxSteps?: number;
-  /** How replayed target states are confirmed: ground-truth state hash, SSIM >= 0.99, or auto (hash here). @default "auto" */
+  /**
+   * How replayed target states are confirmed: ground-truth state hash, SSIM >= 0.99, or auto (hash here). @default
+   * "auto"
+   */
   verify?: "auto" | "state-hash" | "ssim";
   /** Probability that an action is lost (a flaky desktop, to exercise N-replay filtering). @default 0 */
   flakyRate?: number;
@@ -264,9 +267,7 @@ export interface RecoveryEvalSuiteOptions {
  * Everything at once, for the demo and the report: build a dataset, evaluate recovery on it, and
  * measure the oracle's agreement; recovery-eval.json and oracle-agreement.json land in `out`.
  */
-export async function runRecoveryEvalSuite(
-  given: RecoveryEvalSuiteOptions,
-): Promise<{
+export async function runRecoveryEvalSuite(given: RecoveryEvalSuiteOptions): Promise<{
   manifest: RecoveryDatasetManifest;
   report: RecoveryEvalReport;
   runs: RecoveryRun[];

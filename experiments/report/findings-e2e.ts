@@ -2,7 +2,8 @@
  * The paper's end-to-end findings (Section 6) on an end-to-end run's own episodes, paired by
  * (task, seed) (./findings-verdict.ts):
  *
- * - Finding 5: recovery improves over no recovery at every setting of max recovery iterations, for each capable recoverer
+ * - Finding 5: recovery improves over no recovery at every setting of max recovery iterations, for each capable
+ * recoverer
  *   (the claim is as strong as its weakest cap);
  * - Finding 6: a capable recoverer gains from more recovery attempts (most attempts vs one); a
  *   weak one can lose against no recovery (its worst cap vs none).
@@ -63,10 +64,16 @@ function pairsOf(e2e: ExperimentSummary): Pair[] {
   return [...pairs.values()];
 }
 
-/** Below this measured recovery ability (share of deviations the trajectory came back from) a recoverer gets the weak claim of Finding 6. */
+/**
+ * Below this measured recovery ability (share of deviations the trajectory came back from) a recoverer gets the weak
+ * claim of Finding 6.
+ */
 export const WEAK_ABILITY = 0.5;
 
-/** A pair's measured recovery ability over its recovery conditions (weighted by eligible trajectories), or null when none deviated. */
+/**
+ * A pair's measured recovery ability over its recovery conditions (weighted by eligible trajectories), or null when
+ * none deviated.
+ */
 function measuredAbility(caps: readonly ConditionSummary[]): { rate: number; n: number } | null {
   let n = 0,
     sum = 0;

@@ -178,7 +178,9 @@ export function rarelyVerdict(values: ReadonlyMap<string, boolean>, what: string
   return { kind, p: kind === "does-not-hold" ? above : below, test, n, k };
 }
 
-/** Findings 2-4 for one recovery evaluation and its per-sample runs (runs.jsonl); without them, 2 and 3 are not judged. */
+/**
+ * Findings 2-4 for one recovery evaluation and its per-sample runs (runs.jsonl); without them, 2 and 3 are not judged.
+ */
 export function recoveryFindings(report: RecoveryEvalReport | undefined, runs?: readonly RecoveryRun[]): Finding[] {
   if (!report) {
     const why =

@@ -20,7 +20,10 @@ import type { ResultLine } from "../runner/results-log.ts";
 /** A claim checked against a run's numbers. */
 export interface Finding {
   claim: string;
-  /** true = HOLDS (significant, paper's direction), false = DOES NOT HOLD (significant, opposite), null = neither or not judgeable. */
+  /**
+   * true = HOLDS (significant, paper's direction), false = DOES NOT HOLD (significant, opposite), null = neither or not
+   * judgeable.
+   */
   holds: boolean | null;
   /** Whether the deciding difference is beyond noise (p < 0.05). */
   significant?: boolean;
@@ -29,7 +32,10 @@ export interface Finding {
   evidence: string;
 }
 
-/** Success per unit (`<task>/<seed>`, or `<task>/<seed>/k<k>`) of one condition's finished episodes (environment errors left out). */
+/**
+ * Success per unit (`<task>/<seed>`, or `<task>/<seed>/k<k>`) of one condition's finished episodes (environment errors
+ * left out).
+ */
 export function outcomesOf(
   lines: readonly ResultLine[],
   condition: string,
@@ -120,7 +126,10 @@ export function testText(v: PairedVerdict, a: string, b: string, units = "(task,
   return `${v.test} over ${v.n} paired ${units}${split}${p}${level}`;
 }
 
-/** The printed verdict: "HOLDS (p=0.003)", "direction only (p=0.24)", "cannot tell (n too small: ...)", "DOES NOT HOLD (p=0.01)". */
+/**
+ * The printed verdict: "HOLDS (p=0.003)", "direction only (p=0.24)", "cannot tell (n too small: ...)", "DOES NOT HOLD
+ * (p=0.01)".
+ */
 export function verdictLabel(f: Pick<Finding, "holds" | "significant" | "verdict">): string {
   const v = f.verdict;
   if (!v)

@@ -66,7 +66,10 @@ export function computeFindings(input: FindingsInput): Finding[] {
   ];
 }
 
-/** Per failed run (`task/seed`, only those in `scored` when given): did any of continuations 1..K of `condition` succeed? */
+/**
+ * Per failed run (`task/seed`, only those in `scored` when given): did any of continuations 1..K of `condition`
+ * succeed?
+ */
 function successAtK(
   lines: readonly ResultLine[],
   condition: string,
@@ -130,7 +133,8 @@ function finding1(
         : gapK < gap1
           ? "the gap narrows"
           : "the gap does not narrow";
-  // The failed runs the curves score (the paper's rule leaves out a run with fewer than K usable continuations in any strategy).
+  // The failed runs the curves score (the paper's rule leaves out a run with fewer than K usable continuations in any
+  // strategy).
   const scored = scoredInstances(lines, zero.curve.length, ideal.ideal?.incompleteInstances ?? "exclude");
   const zero1 = successAtK(lines, zero.condition, 1, scored);
   const verdicts = others.map((c) => ({

@@ -113,7 +113,9 @@ const incompleteText = (i: NonNullable<ExperimentSummary["ideal"]>) =>
       ? `; ${i.exclusions.incomplete.runs} failed runs with fewer than K usable continuations in some strategy left out of every strategy's curve (the paper's rule)`
       : "";
 
-/** Counted departures from the plain path: selector fallbacks per condition, and ideal recovery's exclusions by reason. */
+/**
+ * Counted departures from the plain path: selector fallbacks per condition, and ideal recovery's exclusions by reason.
+ */
 function countsNote(s: ExperimentSummary): string {
   const parts: string[] = [];
   const fb = s.conditions.filter((c) => c.selectorFallbacks);

@@ -32,7 +32,9 @@ import { EnvironmentError } from "../../src/errors.ts";
 export interface ReportOptions {
   /** Output file. @default "<dir>/report.html" */
   file?: string;
-  /** At most this many episodes per run in the viewer (recoveries first, conditions interleaved). @default every episode */
+  /**
+   * At most this many episodes per run in the viewer (recoveries first, conditions interleaved). @default every episode
+   */
   episodesPerRun?: number;
   /** Page title. @default "retrace report: <folder name>" */
   title?: string;
@@ -50,7 +52,10 @@ export interface ReportOutput {
   episodes: number;
   /** Chunk files written beside the report. */
   chunks: number;
-  /** Finished episodes the viewer cannot show: their record (trajectory.json, or the run's trajectories.jsonl.gz) is missing. */
+  /**
+   * Finished episodes the viewer cannot show: their record (trajectory.json, or the run's trajectories.jsonl.gz) is
+   * missing.
+   */
   missing: string[];
 }
 
@@ -63,7 +68,8 @@ export async function buildReport(dir: string, options: ReportOptions = {}): Pro
     runs.map((r) => r.dir),
   );
   // A folder with only recovery-evaluation output (recovery-eval.json, oracle-agreement.json) is reportable too.
-  // A race folder (retrace tune: race.json) is reportable too: its rounds are runs of their own (`retrace report <out>/rounds/b0-r0`).
+  // A race folder (retrace tune: race.json) is reportable too: its rounds are runs of their own
+  // (`retrace report <out>/rounds/b0-r0`).
   if (runs.length === 0 && extras.length === 0 && !existsSync(join(root, "race.json"))) findRuns(root);
   const charts: ChartSpec[] = [];
   for (const r of runs) {

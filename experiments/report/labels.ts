@@ -1,7 +1,8 @@
 /**
  * Human labels for the report: condition ids and parameters in words ("freeze window 0, max recovery
  * iterations 3" instead of `freezeWindow=0,maxRecoveryIterations=3`; one display name per condition, used by
- * the tables, charts, the viewer's filters and episode list, and the demo's console table), and table headers for the JSON fields of
+ * the tables, charts, the viewer's filters and episode list, and the demo's console table), and table headers for the
+ * JSON fields of
  * the recovery-evaluation files (`successCi` -> "success (95% CI)"). Every visible header goes
  * through {@link headerLabel}; the Chromium test checks that none is a raw JSON key.
  */
@@ -101,7 +102,8 @@ export function paramLabel(key: string, value: unknown): string {
 
 /**
  * A condition id in words: `freezeWindow=0,maxRecoveryIterations=3` -> "freeze window 0, max
- * recovery iterations 3"; `skilled.max-rec-3` -> "skilled, max recovery iterations 3"; `no-recovery` -> "no recovery"; the
+ * recovery iterations 3"; `skilled.max-rec-3` -> "skilled, max recovery iterations 3"; `no-recovery` -> "no recovery";
+ * the
  * ideal-recovery strategies (`R=E-1`) stay as they are.
  */
 export function conditionLabel(id: string): string {
@@ -129,7 +131,10 @@ export function labelConditionsIn(text: string, ids: readonly string[]): string 
   return out;
 }
 
-/** The app (or domain) of a task id: OSWorld's domain when the line carries one, else the id's first word ("files-rename-folder" -> "files"). */
+/**
+ * The app (or domain) of a task id: OSWorld's domain when the line carries one, else the id's first word
+ * ("files-rename-folder" -> "files").
+ */
 export function appOf(task: string, extra?: Record<string, unknown>): string {
   const domain = extra?.domain ?? (extra?.osworld as { domain?: unknown; related_apps?: unknown } | undefined)?.domain;
   if (typeof domain === "string" && domain) return domain;

@@ -1,6 +1,7 @@
 /**
  * Per-task views of a run: which tasks recovery fixed or broke (each condition paired with its
- * no-recovery baseline on the same task and seed: `no-recovery`, or with pairs `<pair>.no-recovery`), and success per app (OSWorld: per domain).
+ * no-recovery baseline on the same task and seed: `no-recovery`, or with pairs `<pair>.no-recovery`), and success per
+ * app (OSWorld: per domain).
  */
 import { wilsonInterval, type Proportion } from "../../src/metrics/wilson.ts";
 import type { ResultLine } from "../runner/results-log.ts";

@@ -13,7 +13,10 @@ import { SCREEN_URL_PREFIX, type ViewEpisode } from "./viewer-data.ts";
 
 const SHORT = 16;
 
-/** Shorten the `screen:<ref>` URLs of `chunks` in place; returns id -> reader of the gzipped SVG for {@link writeScreenPacks}. */
+/**
+ * Shorten the `screen:<ref>` URLs of `chunks` in place; returns id -> reader of the gzipped SVG for {@link
+ * writeScreenPacks}.
+ */
 export function shortenScreenIds<T>(chunks: ViewEpisode[][], screens: ReadonlyMap<string, T>): Map<string, T> {
   const byPrefix = new Map<string, number>();
   for (const ref of screens.keys()) byPrefix.set(ref.slice(0, SHORT), (byPrefix.get(ref.slice(0, SHORT)) ?? 0) + 1);
@@ -56,7 +59,10 @@ export async function writeScreenPacks(
   return packs.size;
 }
 
-/** An episode as its chunk file holds it: a step's `before` is left out when it is the previous step's `after` (the page fills it back in). */
+/**
+ * An episode as its chunk file holds it: a step's `before` is left out when it is the previous step's `after` (the page
+ * fills it back in).
+ */
 export function chunkEpisode(ep: ViewEpisode): unknown {
   return {
     ...ep,

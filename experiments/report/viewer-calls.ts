@@ -72,7 +72,10 @@ export interface ContextView {
   restored: boolean;
   /** How the restoration was confirmed, in the viewer's words (step-words.ts confirmationWords). */
   confirmation: string;
-  /** The viewer's step number of the models' step the transition string names (the screen before it is the target), when the record has it. */
+  /**
+   * The viewer's step number of the models' step the transition string names (the screen before it is the target), when
+   * the record has it.
+   */
   transitionStep?: number;
   /** Line diff of this step's policy messages against the previous forward step's (model runs only). */
   diff?: DiffLine[];

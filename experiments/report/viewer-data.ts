@@ -4,7 +4,8 @@
  * carry their episode position (never renumbered after a restore), E/R flags and the marks to draw
  * on the screenshot; events become sentences. Screenshots stay in the run's blob store and are
  * referenced by URL relative to the report file, at full resolution. Screens the store keeps as
- * gzipped SVG (SimDesk's, as `.svgz` files or in the folder's pack) are named `screen:<ref>` instead: the report copies them into
+ * gzipped SVG (SimDesk's, as `.svgz` files or in the folder's pack) are named `screen:<ref>` instead: the report copies
+ * them into
  * `<report>-files/screens/<ref[0:2]>.js` and the page unzips and shows the SVG on demand.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -35,7 +36,10 @@ export type ViewerMark =
 
 /** A step as the viewer shows it (screenshots as URLs relative to the report file). */
 export interface ViewStep {
-  /** The step number shown everywhere: position in the episode from 0, across every role (never restarts after a restore). */
+  /**
+   * The step number shown everywhere: position in the episode from 0, across every role (never restarts after a
+   * restore).
+   */
   n: number;
   seq: number;
   role: string;
@@ -52,7 +56,10 @@ export interface ViewStep {
   flags?: string[];
   /** The retry cap, on a forward step the detector did not judge because the cap was spent (the detector is off). */
   detectorOff?: number;
-  /** Ground truth (the environment's reference path, e.g. SimDesk's): on the step a failed episode went off track for good, why (the record's `offTrack`). */
+  /**
+   * Ground truth (the environment's reference path, e.g. SimDesk's): on the step a failed episode went off track for
+   * good, why (the record's `offTrack`).
+   */
   offTrack?: string;
   /** The model calls recorded against this step when they were made (the episode's call log; see viewer-calls.ts). */
   calls?: ViewerCall[];
@@ -74,7 +81,10 @@ export interface ViewerEvent {
   /** Recovery end: the target screenshot and the restored one. */
   target?: string;
   restored?: string;
-  /** Recovery end: SSIM of target vs restored per 8x8 block of a 160x96 grayscale thumbnail, row-major, 20 x 12 values in [0, 1]. */
+  /**
+   * Recovery end: SSIM of target vs restored per 8x8 block of a 160x96 grayscale thumbnail, row-major, 20 x 12 values
+   * in [0, 1].
+   */
   ssimMap?: number[];
 }
 
@@ -357,7 +367,9 @@ export function detectorOffSteps(
   return out;
 }
 
-/** What separates search words, in the index and in the viewer's query alike (client.ts splits a query the same way). */
+/**
+ * What separates search words, in the index and in the viewer's query alike (client.ts splits a query the same way).
+ */
 export const SEARCH_SPLIT = /[^\p{L}\p{N}]+/u;
 
 /**
@@ -580,7 +592,8 @@ export async function viewerChunks(
               : c,
           )
         : read.calls;
-      // (The annotation's calls come from another log: their `order` does not compare with the episode's, so they follow its calls.)
+      // (The annotation's calls come from another log: their `order` does not compare with the episode's, so they
+      // follow its calls.)
       const rec = judged?.length
         ? { ...read, calls: [...(own ?? []), ...judged.map(({ order: _o, ...c }) => c)] }
         : own === read.calls

@@ -20,7 +20,10 @@ function commonOptions(config: EndToEndConfig | SweepConfig): RecoveryOptionsInp
   return { ...config.options, settleMs: resolveSettleMs(config)!.settleMs };
 }
 
-/** The `unconfirmedRestoration` a condition runs with (recorded per condition in manifest.json); configs default to the paper's (config/schema.ts). */
+/**
+ * The `unconfirmedRestoration` a condition runs with (recorded per condition in manifest.json); configs default to the
+ * paper's (config/schema.ts).
+ */
 export function unconfirmedRestorationOf(condition: Condition): string {
   return condition.options.unconfirmedRestoration ?? PAPER_UNCONFIRMED_RESTORATION;
 }

@@ -70,7 +70,9 @@ export interface RunSettings {
   calls?: ModelCallSettings;
   /** Stop scheduling new episodes once the money spent (ledger) reaches this many USD. @default no cap */
   maxCostUsd?: number;
-  /** Check model endpoints before the first episode (GET /models); on by default for model-backed runs. @default true */
+  /**
+   * Check model endpoints before the first episode (GET /models); on by default for model-backed runs. @default true
+   */
   preflight?: boolean;
 }
 
@@ -238,7 +240,9 @@ export function selectTasks(runtime: ExperimentRuntime, envSpec: EnvSpec): Task[
   return envSpec.limit ? tasks.slice(0, envSpec.limit) : tasks;
 }
 
-/** The tasks a run leaves out (the runtime cannot run them here), limited to the config's `tasks` when it lists some. */
+/**
+ * The tasks a run leaves out (the runtime cannot run them here), limited to the config's `tasks` when it lists some.
+ */
 export function skippedTasks(runtime: ExperimentRuntime, envSpec: EnvSpec): SkippedTask[] {
   const all = runtime.skipped?.(envSpec) ?? [];
   return envSpec.tasks ? all.filter((s) => envSpec.tasks!.includes(s.task)) : all;

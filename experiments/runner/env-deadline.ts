@@ -8,7 +8,10 @@
 import type { Environment } from "../../src/environment.ts";
 import { StepTimeoutError } from "../../src/errors.ts";
 
-/** Default per-call deadline of environment methods: generous for real desktops (a container reset takes tens of seconds). */
+/**
+ * Default per-call deadline of environment methods: generous for real desktops (a container reset takes tens of
+ * seconds).
+ */
 export const DEFAULT_ENV_TIMEOUT_MS = 180_000;
 
 /** Methods that are never wrapped (synchronous ground-truth helpers). */

@@ -67,7 +67,10 @@ export function readRecords<T>(runDir: string): Map<string, T> | undefined {
   return texts && new Map([...texts].map(([k, v]) => [k, JSON.parse(v) as T]));
 }
 
-/** Rewrite the run's records into the gzipped pack, ordered by `order` (result keys; others after, sorted), and drop the log. */
+/**
+ * Rewrite the run's records into the gzipped pack, ordered by `order` (result keys; others after, sorted), and drop the
+ * log.
+ */
 export function compactRecords(runDir: string, order: readonly string[]): void {
   const texts = readRecordTexts(runDir);
   if (!texts) return;

@@ -36,7 +36,9 @@ export interface EpisodeDeps {
   blobs: BlobStore;
   /** Run folder; episodes go to `<out>/<condition>/<task>/<seed>/`. */
   out: string;
-  /** Checkpoint spec (`--checkpoint`): none (default), memory, sqlite[:path], postgres://..., or a registered scheme. */
+  /**
+   * Checkpoint spec (`--checkpoint`): none (default), memory, sqlite[:path], postgres://..., or a registered scheme.
+   */
   checkpoint?: string;
   /** Run-wide model settings (cache, keys, cost ledger), for model agents. */
   calls?: ModelCallSettings;
@@ -44,7 +46,10 @@ export interface EpisodeDeps {
   episodeTimeoutMs?: number;
   /** How conditions draw (config `draws`). @default "paired" */
   draws?: DrawsMode;
-  /** Write OSWorld's traj.jsonl / result.txt / result.json beside trajectory.json (RunSettings.osworldFiles). @default true */
+  /**
+   * Write OSWorld's traj.jsonl / result.txt / result.json beside trajectory.json (RunSettings.osworldFiles). @default
+   * true
+   */
   osworldFiles?: boolean;
   /** Episode records in a folder per episode or one pack per run (RunSettings.episodeRecords). @default "folders" */
   episodeRecords?: EpisodeRecordsMode;
@@ -66,7 +71,10 @@ export interface EpisodeRecord {
   extra?: Record<string, JsonValue>;
   /** Every model call of the episode, each with the step it belongs to (absent when no model was called). */
   calls?: CallRecord[];
-  /** Ground truth (environments that have it): the step a failed episode went off track for good (runtime.ts OffTrackMark). */
+  /**
+   * Ground truth (environments that have it): the step a failed episode went off track for good (runtime.ts
+   * OffTrackMark).
+   */
   offTrack?: OffTrackMark;
 }
 

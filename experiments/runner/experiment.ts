@@ -60,7 +60,10 @@ export interface Manifest {
   seedBase: number;
   seeds: number[];
   tasks: string[];
-  /** Each condition with what the agent is told after an unconfirmed restoration (`unconfirmedRestoration`, src/episode.ts). */
+  /**
+   * Each condition with what the agent is told after an unconfirmed restoration (`unconfirmedRestoration`,
+   * src/episode.ts).
+   */
   conditions: Array<{ id: string; params: Record<string, ParamValue>; unconfirmedRestoration: string }>;
   packageVersion: string;
   gitCommit: string;
@@ -126,7 +129,8 @@ export async function runExperiment(
   await checkLangChainModules(config, settings.calls);
   if (!settings.shard && settings.preflight !== false && settings.calls?.cache !== "read")
     await preflightEndpoints(configEndpoints(config, settings.calls));
-  // A --checkpoint backend that cannot be used (e.g. an unreachable postgres:// server) fails here, before anything is written.
+  // A --checkpoint backend that cannot be used (e.g. an unreachable postgres:// server) fails here, before anything is
+  // written.
   const checkpointer =
     config.kind === "ideal-recovery" ? false : await openRunCheckpointer(settings.checkpoint, settings.out);
   // One process per run folder: two runs into one fresh --out (or two --resumes) are refused.

@@ -21,7 +21,9 @@ export type JobOutcome = Omit<
   envMs: number;
   /** Measured latency of each call of the episode's call log, in its order (to timings.jsonl, not the record). */
   callMs?: Array<number | null>;
-  /** Detector failures in the episode's trajectory, and those followed by a recovery (kept for a failed try's record). */
+  /**
+   * Detector failures in the episode's trajectory, and those followed by a recovery (kept for a failed try's record).
+   */
   detectorFailureCounts?: { failures: number; triggered: number };
 };
 
@@ -51,14 +53,20 @@ export interface PoolOptions<J extends EpisodeJob> {
   timingsFile: string;
   /** Extra tries after an environment failure. @default 2 */
   envRetries?: number;
-  /** Skip jobs already finished in `resultsFile` (re-run missing and env-error ones). Fresh-run checks are the caller's. @default false */
+  /**
+   * Skip jobs already finished in `resultsFile` (re-run missing and env-error ones). Fresh-run checks are the caller's.
+   * @default false
+   */
   resume?: boolean;
   onProgress?: (p: PoolProgress) => void;
   /** Called with each line as it is appended. */
   onLine?: (line: ResultLine) => void;
   /** Rewrite the results file in index order at the end (process workers leave this to the parent). @default true */
   finalize?: boolean;
-  /** Deadline of each environment call; a call that does not answer is an environment error. @default DEFAULT_ENV_TIMEOUT_MS (180 s) */
+  /**
+   * Deadline of each environment call; a call that does not answer is an environment error. @default
+   * DEFAULT_ENV_TIMEOUT_MS (180 s)
+   */
   envTimeoutMs?: number;
   /**
    * Asked before each job starts: a reason string stops scheduling new jobs (those in flight

@@ -62,7 +62,10 @@ export interface ResultLine {
   detectorGates?: Record<string, number>;
   policyFailures: number;
   tokens: number;
-  /** Billed-equivalent tokens (src/usage.ts tokenSplit), present once some call reported a prompt cache; absent: equal to tokens. */
+  /**
+   * Billed-equivalent tokens (src/usage.ts tokenSplit), present once some call reported a prompt cache; absent: equal
+   * to tokens.
+   */
   billedTokens?: number;
   costUsd: number;
   /** Model calls per role (calls, errors, tokens, list-price cost); absent when no model was called. */

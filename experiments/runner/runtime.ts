@@ -25,9 +25,15 @@ export interface RunEpisodeInput {
   options: RecoveryOptionsInput;
   components: EpisodeComponents;
   signal?: AbortSignal;
-  /** Checkpoint thread (distributed workers use `<run>/<episode key>` so another worker can resume it; `--checkpoint` runs use the episode key). @default a fresh one */
+  /**
+   * Checkpoint thread (distributed workers use `<run>/<episode key>` so another worker can resume it; `--checkpoint`
+   * runs use the episode key). @default a fresh one
+   */
   threadId?: string;
-  /** Durable checkpointer for this episode (`--checkpoint`, or PostgreSQL for distributed runs); absent or false = none for batch runs. */
+  /**
+   * Durable checkpointer for this episode (`--checkpoint`, or PostgreSQL for distributed runs); absent or false = none
+   * for batch runs.
+   */
   checkpointer?: BaseCheckpointSaver | false;
 }
 
@@ -57,7 +63,10 @@ export interface ExperimentRuntime {
   checkConfig?(config: ExperimentConfig): void;
   /** Every task of an environment kind, in a stable order. */
   tasks(env: EnvSpec): Task[];
-  /** Reject the selected tasks when their own files are unusable (e.g. a checker module without its export), before anything is written. */
+  /**
+   * Reject the selected tasks when their own files are unusable (e.g. a checker module without its export), before
+   * anything is written.
+   */
   checkTasks?(tasks: readonly Task[]): Promise<void>;
   /** Tasks of the environment this runtime cannot run here, with the reason (counted in the summary, never scored). */
   skipped?(env: EnvSpec): SkippedTask[];

@@ -36,7 +36,10 @@ export interface ConditionSummary {
   costPerEpisode: number;
   costPerSuccess: number | null;
   tokensPerEpisode: number;
-  /** Billed-equivalent tokens per episode (src/usage.ts tokenSplit; = tokensPerEpisode where no server reported a prompt cache). */
+  /**
+   * Billed-equivalent tokens per episode (src/usage.ts tokenSplit; = tokensPerEpisode where no server reported a prompt
+   * cache).
+   */
   billedTokensPerEpisode?: number;
   stability: StabilitySummary;
   simulated: boolean;
@@ -46,7 +49,10 @@ export interface ConditionSummary {
   tokens?: TokenTable;
   /** Action-replay desyncs of the condition's episodes (absent when none replayed). */
   replay?: ReplayCounts;
-  /** Selector failures that fell back to R = E-1 over the condition's episodes, and the recoveries they were among (absent when no recovery ran). */
+  /**
+   * Selector failures that fell back to R = E-1 over the condition's episodes, and the recoveries they were among
+   * (absent when no recovery ran).
+   */
   selectorFallbacks?: SelectorFallbacks;
   /** Episodes whose recovery became degraded (the detector kept failing); absent = none. */
   degraded?: DegradedCounts;
@@ -98,7 +104,9 @@ export interface RoleTokens {
   cachedInputTokens: number;
   /** Prompt tokens written to the provider's prompt cache (part of inputTokens; Anthropic). */
   cacheWriteInputTokens: number;
-  /** Billed-equivalent tokens: uncached + cached x read factor + cache writes x write factor + output (src/usage.ts). */
+  /**
+   * Billed-equivalent tokens: uncached + cached x read factor + cache writes x write factor + output (src/usage.ts).
+   */
   billedTokens: number;
   /** billedTokens / scored episodes. */
   billedPerEpisode: number;
@@ -108,7 +116,10 @@ export interface RoleTokens {
 export interface TokenTable {
   /** Scored episodes the means are over. */
   episodes: number;
-  /** Some call of the condition reported a prompt cache; false: cached 0 and billed = tokens, as reported (nothing assumed). */
+  /**
+   * Some call of the condition reported a prompt cache; false: cached 0 and billed = tokens, as reported (nothing
+   * assumed).
+   */
   promptCache: boolean;
   roles: Partial<Record<ModelRole, RoleTokens>>;
   total: RoleTokens;
@@ -211,7 +222,9 @@ export interface ExperimentSummary {
   stopped?: { reason: string; notRun: number };
   /** Tasks left out because they cannot run here (e.g. need OSWorld's Python evaluators), with the reason. */
   skipped?: Array<{ task: string; reason: string }>;
-  /** How model agents of different conditions drew (config `draws`); paired conditions are compared with paired tests. */
+  /**
+   * How model agents of different conditions drew (config `draws`); paired conditions are compared with paired tests.
+   */
   draws?: "paired" | "independent";
   /** Action-replay desyncs over the run (absent when nothing was replayed). */
   replay?: ReplayCounts;
@@ -219,7 +232,10 @@ export interface ExperimentSummary {
   selectorFallbacks?: SelectorFallbacks;
   /** Episodes whose recovery became degraded over the run (absent = none): alert on it. */
   degraded?: DegradedCounts;
-  /** Ideal recovery: the exclusion rule, the continuation budget and the excluded runs by reason (experiments/ideal/run.ts). */
+  /**
+   * Ideal recovery: the exclusion rule, the continuation budget and the excluded runs by reason
+   * (experiments/ideal/run.ts).
+   */
   ideal?: IdealRunFacts;
   /** The settle wait after each action and where it comes from (config or the environment's default). */
   settle?: { settleMs: number; source: "config" | "environment default"; env: string };

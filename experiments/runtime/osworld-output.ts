@@ -3,7 +3,8 @@
  * writer (`traj.jsonl` via `trajLine`, `result.txt`, `result.json`; see
  * src/store/episode-output.ts), but screenshots stay in the run's content-addressed blob store:
  * each traj.jsonl line names its screenshot by reference (`screenshot_blob`, a path relative to
- * the run's blob folder: a PNG, or a SimDesk screen's gzipped SVG `.svgz`) instead of a `step_N.png` beside it - a demo would write ~40,000 of them.
+ * the run's blob folder: a PNG, or a SimDesk screen's gzipped SVG `.svgz`) instead of a `step_N.png` beside it - a demo
+ * would write ~40,000 of them.
  * `retrace export --osworld` writes the full layout with the step PNGs (experiments/commands/export.ts).
  */
 import { mkdirSync, writeFileSync } from "node:fs";

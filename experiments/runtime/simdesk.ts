@@ -75,7 +75,8 @@ export function createSimDeskRuntime(): ExperimentRuntime {
     groundTruthStability({ env, task, result, observed }) {
       const desk = asDesk(env);
       // The trajectory's own state ids when every step has them (exact also for an episode resumed in another
-      // process, which did not observe the steps before the resume); else match screenshots to what this process observed.
+      // process, which did not observe the steps before the resume); else match screenshots to what this process
+      // observed.
       const steps = result.trajectory.steps;
       const own = steps.length > 0 && steps.every((s) => s.beforeState && s.afterState);
       const along = own

@@ -16,7 +16,10 @@ import type { EndToEndConfig } from "../config/schema.ts";
 
 const value = z.union([z.number(), z.string(), z.boolean()]);
 
-/** The race's settings (`race:` in a tune config). Counts of seeds are per task: a round runs every task on `seedsPerRound` new seeds. */
+/**
+ * The race's settings (`race:` in a tune config). Counts of seeds are per task: a round runs every task on
+ * `seedsPerRound` new seeds.
+ */
 export const TuneRaceSchema = z
   .object({
     /** New seeds per round (each round adds tasks x seedsPerRound paired units). @default 2 */

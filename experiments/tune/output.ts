@@ -24,7 +24,10 @@ export function winnerYaml(config: TuneConfig, setting: Record<string, KnobValue
   return `# winner of the race ${config.name}: ${settingText(setting)}\n# run it against its baseline: retrace run winner.yaml\n${toYaml(raw)}`;
 }
 
-/** The winner's recovery options as a `withRecovery(policy, { ... })` snippet (knobs that are not recovery options are listed as comments). */
+/**
+ * The winner's recovery options as a `withRecovery(policy, { ... })` snippet (knobs that are not recovery options are
+ * listed as comments).
+ */
 export function winnerSnippet(config: TuneConfig, setting: Record<string, KnobValue>): string {
   const base = (config.base.options ?? {}) as Record<string, unknown>;
   const options: Record<string, unknown> = {};

@@ -27,7 +27,8 @@ export function detectionMode(ctx: RuntimeContext): "sequential" | "overlapped" 
 export async function judge(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
   await ensureEnvironment(state, ctx);
   const overlap = detectionMode(ctx) === "overlapped" && detectGate(state, ctx) === "consult" && !stopRequested(ctx);
-  // The proposal's call site: marked discarded when its answer is thrown away (the call log then shows it on no new step).
+  // The proposal's call site: marked discarded when its answer is thrown away (the call log then shows it on no new
+  // step).
   const site: CallSite = { seq: state.steps.length, phase: "policy" };
   if (!overlap) {
     const d = await detect(state, ctx);

@@ -14,7 +14,8 @@ export async function proposeRestoration(state: SubgraphState, ctx: RuntimeConte
     steps: state.recoveryHistory.length,
     rejectedClaims: state.rejectedClaims,
   };
-  // The recovery step this proposal becomes (a "restored" claim with no action makes none; the viewer then shows the call on the step before).
+  // The recovery step this proposal becomes (a "restored" claim with no action makes none; the viewer then shows the
+  // call on the step before).
   const site = { seq: state.seqStart + state.records.length, phase: "recoverer" as const, attempt: state.attempt };
   const out = await proposeRecoveryStep(
     progress,
@@ -36,7 +37,8 @@ export async function proposeRestoration(state: SubgraphState, ctx: RuntimeConte
     stopRequested(ctx),
   );
   if (out.done) return { done: true, restored: false, confirmation: out.confirmation, reason: out.reason };
-  // A "restored" claim with no action makes no step: its call is recorded on the attempt's last step, where the verifier call that judges it is recorded too.
+  // A "restored" claim with no action makes no step: its call is recorded on the attempt's last step, where the
+  // verifier call that judges it is recorded too.
   if (out.decision.restored && out.decision.actions.length === 0)
     site.seq = state.records.length ? state.records[state.records.length - 1].seq : Math.max(0, state.seqStart - 1);
   return { decision: out.decision, usage: [...state.usage, ...(out.decision.usage ?? [])] };

@@ -19,7 +19,10 @@ export async function propose(state: GraphState, ctx: RuntimeContext, site?: Cal
   return proposalUpdate(state, await askPolicy(state, ctx, ctx.signal, site));
 }
 
-/** Ask the forward policy for step t (raw, unvalidated output); its model calls belong to `site` (default: the next step of the record). */
+/**
+ * Ask the forward policy for step t (raw, unvalidated output); its model calls belong to `site` (default: the next step
+ * of the record).
+ */
 export function askPolicy(
   state: GraphState,
   ctx: RuntimeContext,

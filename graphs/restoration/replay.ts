@@ -18,7 +18,10 @@ import type { GraphState } from "../state.ts";
 import { confirmState } from "./confirm.ts";
 import type { RestorationOutcome } from "./outcome.ts";
 
-/** SSIM at or above which a replayed screen counts as the target screen (the one threshold of src/replay/state-check.ts). */
+/**
+ * SSIM at or above which a replayed screen counts as the target screen (the one threshold of
+ * src/replay/state-check.ts).
+ */
 export const REPLAY_SSIM_THRESHOLD = DEFAULT_SSIM_THRESHOLD;
 
 export async function restoreByReplay(

@@ -100,7 +100,8 @@ export class MaskCollector {
 
   /**
    * Re-capture the current (just reproduced) state `recaptures` times after a WAIT each and learn
-   * from them plus the replays' and the rollout's (`recorded`) captures of the same state. Returns the observation to continue from.
+   * from them plus the replays' and the rollout's (`recorded`) captures of the same state. Returns the observation to
+   * continue from.
    */
   async recapture(
     env: Environment,

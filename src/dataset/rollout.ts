@@ -107,7 +107,9 @@ export interface PerturbOptions {
   signal?: AbortSignal;
 }
 
-/** Let a perturbation policy act for `steps` steps from the current state (terminal actions are recorded, not executed). */
+/**
+ * Let a perturbation policy act for `steps` steps from the current state (terminal actions are recorded, not executed).
+ */
 export async function perturb(options: PerturbOptions): Promise<{ steps: RecordedStep[]; final: RecordedState }> {
   const { env, task, policy, blobs, signal } = options;
   const out: RecordedStep[] = [];

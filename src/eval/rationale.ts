@@ -80,7 +80,10 @@ const STOP = new Set([
   "s",
 ]);
 
-/** Lower-cased word tokens, numbers and stop words dropped, light suffix stemming ("restored" = "restore" = "restoring"). */
+/**
+ * Lower-cased word tokens, numbers and stop words dropped, light suffix stemming ("restored" = "restore" =
+ * "restoring").
+ */
 export function tokens(text: string): string[] {
   return (text.toLowerCase().match(/[a-z][a-z'-]*/g) ?? []).filter((t) => !STOP.has(t)).map(stem);
 }

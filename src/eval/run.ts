@@ -73,7 +73,10 @@ export interface RecoveryEvalOptions {
    * (simulators only; used to measure the oracle's agreement).
    */
   truth?: (ctx: { env: Environment; sample: RecoverySample; recovered: Observation }) => boolean | Promise<boolean>;
-  /** Restore a snapshot of the verified error state instead of replaying for every run. @default true when the environment can snapshot */
+  /**
+   * Restore a snapshot of the verified error state instead of replaying for every run. @default true when the
+   * environment can snapshot
+   */
   reuseSnapshots?: boolean;
   /**
    * Wait after each executed step before observing, on every path: error-state reconstruction,
@@ -81,7 +84,9 @@ export interface RecoveryEvalOptions {
    */
   settleMs?: number;
   onProgress?: (message: string) => void;
-  /** Asked before every sample: a reason ends the evaluation there (runs so far are returned), e.g. a spent cost budget. */
+  /**
+   * Asked before every sample: a reason ends the evaluation there (runs so far are returned), e.g. a spent cost budget.
+   */
   stop?: () => string | undefined;
   /**
    * What the model servers declared: true once some call of this evaluation was answered by a
@@ -123,7 +128,10 @@ export interface RecoveryRun {
   recovered?: BlobRef;
   /** Ground truth from the `truth` probe, when given. */
   truth?: boolean;
-  /** Simulated components produced this run: a simulated agent, a simulated dataset, or a model server that declared itself a stand-in. */
+  /**
+   * Simulated components produced this run: a simulated agent, a simulated dataset, or a model server that declared
+   * itself a stand-in.
+   */
   simulated: boolean;
 }
 
@@ -177,12 +185,10 @@ export async function evaluateRecovery(given: RecoveryEvalOptions): Promise<Reco
           if (snapshot) errorObs = await env.restore!(snapshot);
           else {
             const steps = [
-              ...sample.trajectory.steps
-                .slice(0, sample.targetStep)
-                .map((s, i) => ({
-                  actions: s.actions,
-                  expect: i === sample.targetStep - 1 ? sample.target : undefined,
-                })),
+              ...sample.trajectory.steps.slice(0, sample.targetStep).map((s, i) => ({
+                actions: s.actions,
+                expect: i === sample.targetStep - 1 ? sample.target : undefined,
+              })),
               ...sample.perturbation.map((s, i) => ({
                 actions: s.actions,
                 expect: i === sample.perturbation.length - 1 ? sample.error : undefined,

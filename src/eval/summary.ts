@@ -17,7 +17,10 @@ export interface RecoveryTableRow {
   distance: number;
   /** Runs counted: judged ones (of samples judged in every variant, with `samples: "common"`). */
   n: number;
-  /** Runs left out: not judged (reconstruction failure, environment or policy error) or, with `samples: "common"`, of a sample some other variant could not judge. */
+  /**
+   * Runs left out: not judged (reconstruction failure, environment or policy error) or, with `samples: "common"`, of a
+   * sample some other variant could not judge.
+   */
   excluded: number;
   /** R = R_TC AND R_O. */
   success: Proportion;
@@ -121,7 +124,10 @@ function count<T>(items: readonly T[], pred: (x: T) => boolean): Proportion {
   return wilsonInterval(items.filter(pred).length, items.length);
 }
 
-/** The oracles and joins retrace measures: the paper's R_O, R_TC and R_O AND R_TC, then the masked R_Om (beyond the paper). */
+/**
+ * The oracles and joins retrace measures: the paper's R_O, R_TC and R_O AND R_TC, then the masked R_Om (beyond the
+ * paper).
+ */
 export type OracleName =
   "R_O" | "R_TC" | "R_O AND R_TC" | "R_Om" | "R_Om AND R_TC" | "R_Om (mean only)" | "R_Om (mean only) AND R_TC";
 
@@ -180,7 +186,10 @@ export function oracleAgreement(runs: readonly RecoveryRun[]): OracleAgreement[]
   return oraclesFor(judged).map(([oracle, says]) => agreementOf(oracle, judged, says));
 }
 
-/** One oracle's agreement with the truth over `records`: confusion counts, Wilson intervals, Cohen's kappa with its interval. */
+/**
+ * One oracle's agreement with the truth over `records`: confusion counts, Wilson intervals, Cohen's kappa with its
+ * interval.
+ */
 export function agreementOf<R extends { truth?: boolean | null }>(
   oracle: OracleAgreement["oracle"],
   records: readonly R[],

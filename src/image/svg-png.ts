@@ -6,7 +6,10 @@ import { loadSharp } from "./sharp.ts";
 import { runtimeSettings } from "../settings.ts";
 
 let threadsSet = false;
-/** RETRACE_SHARP_CONCURRENCY=1 in each of N worker processes: one libvips thread per process instead of N pools of one thread per core contending for the same cores. */
+/**
+ * RETRACE_SHARP_CONCURRENCY=1 in each of N worker processes: one libvips thread per process instead of N pools of one
+ * thread per core contending for the same cores.
+ */
 async function applySharpConcurrency(): Promise<void> {
   if (threadsSet) return;
   const threads = runtimeSettings().sharpConcurrency;

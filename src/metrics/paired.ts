@@ -146,7 +146,10 @@ export interface MultipleComparisons {
   method: "Holm";
   /** Comparisons in the family (untestable ones included: the adjustment is conservative). */
   m: number;
-  /** The family in words, with its size: "3 settings of max recovery iterations"; nested corrections read "3 settings of max recovery iterations, then 2 pairs". */
+  /**
+   * The family in words, with its size: "3 settings of max recovery iterations"; nested corrections read "3 settings of
+   * max recovery iterations, then 2 pairs".
+   */
   family: string;
   /** The p-value before adjustment. */
   rawP: number;

@@ -129,7 +129,10 @@ export interface RecoveryOracleOptions {
    * look like one of them (see {@link maskedObservationOracle}). @default no capture check
    */
   captures?: readonly BlobRef[];
-  /** R_Om's local floor (`{}`: none, the mean-only R_Om). @default floor {@link DEFAULT_LOCAL_FLOOR} on tiles of {@link DEFAULT_LOCAL_BLOCK} */
+  /**
+   * R_Om's local floor (`{}`: none, the mean-only R_Om). @default floor {@link DEFAULT_LOCAL_FLOOR} on tiles of {@link
+   * DEFAULT_LOCAL_BLOCK}
+   */
   local?: LocalFloorOptions;
 }
 

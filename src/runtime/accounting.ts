@@ -75,7 +75,10 @@ export function withoutTiming(acc: EpisodeAccounting): Omit<EpisodeAccounting, "
   return { ...rest, models };
 }
 
-/** The prompt-cache fields of a role after one more call: present once any call reported a cache (so results of uncached runs keep their shape). */
+/**
+ * The prompt-cache fields of a role after one more call: present once any call reported a cache (so results of uncached
+ * runs keep their shape).
+ */
 export function cacheFields(
   prev: {
     inputTokens: number;
@@ -112,13 +115,19 @@ export function bumpGates(
 
 /** Tokens per role split the way providers bill them, and all roles together (see {@link tokenSplits}). */
 export interface TokensByRole {
-  /** Some call reported a prompt cache; false: cached 0 and billed = input + output everywhere, as reported (nothing assumed). */
+  /**
+   * Some call reported a prompt cache; false: cached 0 and billed = input + output everywhere, as reported (nothing
+   * assumed).
+   */
   promptCache: boolean;
   roles: Partial<Record<ModelRole, TokenSplit>>;
   total: TokenSplit;
 }
 
-/** Uncached, cached, cache-write and billed-equivalent tokens per role of an episode's accounting (src/usage.ts tokenSplit). */
+/**
+ * Uncached, cached, cache-write and billed-equivalent tokens per role of an episode's accounting (src/usage.ts
+ * tokenSplit).
+ */
 export function tokenSplits(acc: Pick<EpisodeAccounting, "models">): TokensByRole {
   const roles: Partial<Record<ModelRole, TokenSplit>> = {};
   const total: TokenSplit = {

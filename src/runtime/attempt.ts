@@ -251,7 +251,10 @@ export interface AttemptOutcome {
   reason: string;
   /** The screen after the attempt (the agent continues from it). */
   observation: Observation;
-  /** The cut and notice; null when the agent's context is left untouched (the restore routine threw or returned a malformed result). */
+  /**
+   * The cut and notice; null when the agent's context is left untouched (the restore routine threw or returned a
+   * malformed result).
+   */
   cut: ContextCut | null;
   usage: ModelUsage[];
   prompts: string[];

@@ -38,7 +38,10 @@ export interface GuardedDetection {
   failed: boolean;
 }
 
-/** True when recovery is already degraded (the streak has reached `degradedAfter`): the next failure is not logged per step again. */
+/**
+ * True when recovery is already degraded (the streak has reached `degradedAfter`): the next failure is not logged per
+ * step again.
+ */
 export function degradedNow(acc: EpisodeAccounting, degradedAfter: number): boolean {
   return (acc.detectorFailStreak ?? 0) >= degradedAfter;
 }
@@ -89,7 +92,9 @@ export async function guardedDetect(
   return { detection: d, failed: false };
 }
 
-/** Failures are logged as warnings until recovery is degraded, then at debug level: the degraded warning said it once. */
+/**
+ * Failures are logged as warnings until recovery is degraded, then at debug level: the degraded warning said it once.
+ */
 function log(quiet: boolean | undefined): (fields: object, msg: string) => void {
   return quiet ? logger.debug : logger.warn;
 }
@@ -118,7 +123,10 @@ function usageOf(raw: unknown): Detection["usage"] | undefined {
   return undefined;
 }
 
-/** Reject with `message` when `p` does not settle within `ms` (0 or Infinity = no limit); `onTimeout` runs first (abort the call there). */
+/**
+ * Reject with `message` when `p` does not settle within `ms` (0 or Infinity = no limit); `onTimeout` runs first (abort
+ * the call there).
+ */
 export async function withTimeout<T>(p: Promise<T>, ms: number, message: string, onTimeout?: () => void): Promise<T> {
   if (!Number.isFinite(ms) || ms <= 0) return p;
   let timer: NodeJS.Timeout | undefined;

@@ -17,7 +17,10 @@ export type ResolvedRecoveryOptions = RecoveryOptions;
 /** One runtime knob's name. */
 export type RecoveryKnobName = keyof RecoveryOptions;
 
-/** How one path resolves its options: who is asking (the message prefix), which knobs it takes, and its own extra fields. */
+/**
+ * How one path resolves its options: who is asking (the message prefix), which knobs it takes, and its own extra
+ * fields.
+ */
 export interface ResolveOptionsSpec<K extends RecoveryKnobName, X extends z.ZodRawShape> {
   /** The call the user made, first in every message. @default "recovery options" */
   where?: string;
@@ -35,7 +38,10 @@ export interface ResolveOptionsSpec<K extends RecoveryKnobName, X extends z.ZodR
 /** Objects this resolver returned: handing one back is a no-op (options are resolved once, then passed down). */
 const resolved = new WeakSet<object>();
 
-/** Validate user options and resolve every default; throws a ConfigError naming the bad field. Already-resolved options are returned as they are. */
+/**
+ * Validate user options and resolve every default; throws a ConfigError naming the bad field. Already-resolved options
+ * are returned as they are.
+ */
 export function resolveRecoveryOptions(
   input?: RecoveryOptionsInput | ResolvedRecoveryOptions,
   where?: string | { where?: string; defaults?: Partial<RecoveryOptions> },

@@ -8,7 +8,8 @@
  * Precedence, on every path: the caller's own option > the preset spec's field > the preset's
  * recipe > the runtime's default. In experiment configs: a pair's own value (its
  * `maxRecoveryIterations` list, its `options`, its detector spec's fields) > the config's explicit
- * global value (`maxRecoveryIterations`, `options`) > the recipe > the runtime's default. Values are checked with the runtime's bounds and messages
+ * global value (`maxRecoveryIterations`, `options`) > the recipe > the runtime's default. Values are checked with the
+ * runtime's bounds and messages
  * (`detector.maxRecoveryIterations`).
  */
 import { z } from "zod";
@@ -34,9 +35,14 @@ const FieldsSchema = z.object({
 
 /** A detection preset's recovery knobs in two parts: the spec's own fields, and the preset's recipe under them. */
 export interface PresetRecoveryParts {
-  /** What the spec itself sets (`detector.maxRecoveryIterations` / `detector.recoveryBudget`): the caller's own choice. */
+  /**
+   * What the spec itself sets (`detector.maxRecoveryIterations` / `detector.recoveryBudget`): the caller's own choice.
+   */
   fields: PresetRecovery;
-  /** The preset's recipe ({@link PRODUCTION_RECOVERY} for production, {} for paper): a default under every explicit value. */
+  /**
+   * The preset's recipe ({@link PRODUCTION_RECOVERY} for production, {} for paper): a default under every explicit
+   * value.
+   */
   recipe: PresetRecovery;
 }
 

@@ -31,7 +31,10 @@ import { resolveRecoveryOptions } from "./options.ts";
 import { runRecoveryAgent, terminalOf, type ExecutedRecoveryStep } from "./recovery-agent.ts";
 import type { RestoreRequest, RestoreResult } from "./restore.ts";
 
-/** How the recovery sub-agent runs: shared by {@link recoverWithPolicy} and every wrapper that builds it for a user (the SDK integrations). */
+/**
+ * How the recovery sub-agent runs: shared by {@link recoverWithPolicy} and every wrapper that builds it for a user (the
+ * SDK integrations).
+ */
 export interface RecoverySubAgentOptions {
   /** Recovery steps per attempt. @default 10 */
   recoveryBudget?: number;
@@ -41,7 +44,10 @@ export interface RecoverySubAgentOptions {
   recoveryContext?: (typeof RECOVERY_CONTEXTS)[number];
   /** Needed for `recoveryContext: "contextualized"`. */
   summarizer?: Summarizer;
-  /** When given, checks each restored claim; only a match (or, with `onAbstain: "ssim"`, SSIM >= 0.99 after an abstention) confirms it (src/runtime/confirm.ts). */
+  /**
+   * When given, checks each restored claim; only a match (or, with `onAbstain: "ssim"`, SSIM >= 0.99 after an
+   * abstention) confirms it (src/runtime/confirm.ts).
+   */
   verifier?: StateVerifier;
   /** What a verifier's abstention means: "reject" (not confirmed) or "ssim". @default "reject" */
   onAbstain?: "reject" | "ssim";

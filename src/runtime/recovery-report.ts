@@ -37,7 +37,10 @@ export interface RecoveryReport {
   detail: string;
   /** Whether the agent's context was cut to R (false: kept, see `unconfirmedRestoration`). */
   contextCut: boolean;
-  /** `id@version` of the notice the agent was given, or null when its context was left untouched (the restore routine threw). */
+  /**
+   * `id@version` of the notice the agent was given, or null when its context was left untouched (the restore routine
+   * threw).
+   */
   notice: string | null;
   /** The option in force for unconfirmed restorations. */
   unconfirmedRestoration: string;

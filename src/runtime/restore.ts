@@ -36,7 +36,10 @@ export interface RestoreRequest {
 
 /** What the restore routine reports. */
 export interface RestoreResult {
-  /** Whether it believes the target was reached (a boolean; the agent's history is cut or kept by option `unconfirmedRestoration`). */
+  /**
+   * Whether it believes the target was reached (a boolean; the agent's history is cut or kept by option
+   * `unconfirmedRestoration`).
+   */
   restored: boolean;
   /**
    * How it was confirmed (src/runtime/confirm.ts). @default "claimed" when `restored`, else

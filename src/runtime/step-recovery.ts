@@ -61,7 +61,10 @@ export interface Truncation {
   confirmation: RestorationConfirmation;
 }
 
-/** Flat, JSON-serialisable state of the recovery loop (no per-step copies of the episode); the LangChain middleware keeps it in the agent state under `retrace`. */
+/**
+ * Flat, JSON-serialisable state of the recovery loop (no per-step copies of the episode); the LangChain middleware
+ * keeps it in the agent state under `retrace`.
+ */
 export interface RecoveryTrack extends FreezeState {
   /** Forward history entries 0..t-1 of the agent's steps. */
   history: HistoryEntry[];
@@ -71,11 +74,17 @@ export interface RecoveryTrack extends FreezeState {
   tick: number;
   /** Position of the next step record (events). */
   seq: number;
-  /** The runtime's accounting: steps, detector calls and failures, frozen skips, model usage per role (timing fields stay 0). */
+  /**
+   * The runtime's accounting: steps, detector calls and failures, frozen skips, model usage per role (timing fields
+   * stay 0).
+   */
   accounting: EpisodeAccounting;
   /** `id@version` of every prompt the loop or its detector/selector/restore routine used. */
   prompts: string[];
-  /** Step t when a cascade judged it without asking its model (no gate opened): {@link StepRecovery.beforeDone} asks again with `ending` if the run ends there. */
+  /**
+   * Step t when a cascade judged it without asking its model (no gate opened): {@link StepRecovery.beforeDone} asks
+   * again with `ending` if the run ends there.
+   */
   letPass?: number;
 }
 
@@ -90,7 +99,9 @@ export function initialTrack(): RecoveryTrack {
   return { ...initialFreezeState(), history: [], tick: 0, seq: 0, accounting: emptyAccounting(), prompts: [] };
 }
 
-/** The resolved options the loop reads (the runtime's names and defaults, src/episode.ts; validated by the wrappers). */
+/**
+ * The resolved options the loop reads (the runtime's names and defaults, src/episode.ts; validated by the wrappers).
+ */
 export type LoopOptions = Pick<
   RecoveryOptions,
   | "freezeWindow"
@@ -110,7 +121,10 @@ export type LoopOptions = Pick<
     instanceKey?: string;
   };
 
-/** What the loop needs: the resolved knobs, the detector, where screenshots are, the restore routine and the current screen. */
+/**
+ * What the loop needs: the resolved knobs, the detector, where screenshots are, the restore routine and the current
+ * screen.
+ */
 export interface StepRecoveryOptions extends LoopOptions {
   detector: ErrorDetector;
   blobs: BlobReader;
@@ -122,7 +136,10 @@ export interface StepRecoveryOptions extends LoopOptions {
   postRestoration: PostRestorationFn;
   /** Receives the loop's log records instead of stderr (src/logger.ts `UserLogger`). */
   logger?: UserLogger;
-  /** Called once per recovery (after the restore routine, before the context is changed); a throwing reporter is logged, never fatal. */
+  /**
+   * Called once per recovery (after the restore routine, before the context is changed); a throwing reporter is logged,
+   * never fatal.
+   */
   onRecovery?: (report: RecoveryReport) => void | Promise<void>;
 }
 

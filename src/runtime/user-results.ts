@@ -4,7 +4,8 @@
  * helper, {@link checkUserResult}, gives every refusal the same one line naming the function, what
  * it returned and what it must return:
  *
- *   detector.detect() returned null: return { isError: boolean, errorStep: number | null, reason: string, confidence: number in [0, 1] }
+ *   detector.detect() returned null: return { isError: boolean, errorStep: number | null, reason: string, confidence:
+ * number in [0, 1] }
  *
  * What a refusal means is decided per function (docs/reliability.md, "Typed checks on user
  * functions"): a detector's bad result is a counted detector failure (no recovery; detectors are

@@ -25,7 +25,10 @@ type DeltaHistory = Awaited<ReturnType<BaseCheckpointSaver["getDeltaChannelHisto
 export type OpenedSaver<V extends string | number = number> =
   BaseCheckpointSaver<V> | { saver: BaseCheckpointSaver<V>; close: () => Promise<void> };
 
-/** Delegates every call to the saver `open()` resolves to (called once, on first use or {@link LazyCheckpointSaver.ready}). */
+/**
+ * Delegates every call to the saver `open()` resolves to (called once, on first use or {@link
+ * LazyCheckpointSaver.ready}).
+ */
 export class LazyCheckpointSaver<V extends string | number = number> implements BaseCheckpointSaver<V> {
   private opened?: Promise<BaseCheckpointSaver<V>>;
   private release?: () => Promise<void>;

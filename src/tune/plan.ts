@@ -18,9 +18,15 @@ export interface PlanInput {
   baseline: number;
   /** The gain to detect, as a share (0.1 = 10 points). */
   gain: number;
-  /** Measured discordance from a pilot: share of units where only the better one succeeded, and only the baseline. Overrides the independence assumption. */
+  /**
+   * Measured discordance from a pilot: share of units where only the better one succeeded, and only the baseline.
+   * Overrides the independence assumption.
+   */
   pilot?: { onlyBetter: number; onlyBaseline: number };
-  /** Candidates in the race; each round's family is the others against the best (Holm: the first test runs at alpha / (candidates - 1)). @default 2 */
+  /**
+   * Candidates in the race; each round's family is the others against the best (Holm: the first test runs at alpha /
+   * (candidates - 1)). @default 2
+   */
   candidates?: number;
   /** @default 0.05 */
   alpha?: number;

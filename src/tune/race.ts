@@ -29,7 +29,10 @@ export interface RaceOptions {
   maxUnitsPerBatch: number;
   /** Most episodes the whole race may run (a round that would exceed it is not started). */
   maxEpisodes: number;
-  /** Survivors whose paired success gap to the best is, at 95%, below this (a share, 0.05 = 5 points) are tied. @default 0.05 */
+  /**
+   * Survivors whose paired success gap to the best is, at 95%, below this (a share, 0.05 = 5 points) are tied. @default
+   * 0.05
+   */
   tieMargin?: number;
   /** Candidates per batch (a space this small or smaller is raced whole, as one batch). @default 32 */
   batchSize?: number;
@@ -354,7 +357,10 @@ export class Race {
     this.finished = this.withinCap(batch, reason, survivors);
   }
 
-  /** The race's last survivors: those whose mean cost is above the limit (not significantly) leave, so the answer respects the cap. */
+  /**
+   * The race's last survivors: those whose mean cost is above the limit (not significantly) leave, so the answer
+   * respects the cap.
+   */
   private withinCap(
     batch: BatchRecord,
     reason: StopReason,
@@ -658,7 +664,10 @@ function decisionText(
   return `${survivors.length} candidates remain (${survivors.join(", ")}): ${why}; ${lost}; run more units (see --plan) to separate them`;
 }
 
-/** The objective in words, e.g. "success rate, mean cost at most 4000 tokens per episode". `kind` names the cost unit of a success-per-cost race. */
+/**
+ * The objective in words, e.g. "success rate, mean cost at most 4000 tokens per episode". `kind` names the cost unit of
+ * a success-per-cost race.
+ */
 export function objectiveText(r: Pick<RaceResult, "objective" | "costLimit">, costUnit: string, kind?: string): string {
   const unit = costUnit === "usd" ? "USD" : "tokens";
   const what =

@@ -51,7 +51,8 @@ function toOpenAIAction(a: Action): Record<string, unknown> {
 /** Plain runtime: a pyautogui chat agent wrapped with withRecovery. */
 async function plainRuntime(): Promise<void> {
   const s = await scenario();
-  // The graph asks the detector on step E and the policy for step E+1 at once ("overlapped", docs/runtime.md); the recovery discards that proposal.
+  // The graph asks the detector on step E and the policy for step E+1 at once ("overlapped", docs/runtime.md); the
+  // recovery discards that proposal.
   const proposals = [...s.forward.slice(0, s.E + 1), s.forward[s.E + 1], ...s.forward.slice(s.E + 1)];
   const steps: ScriptStep[] = proposals.map((a) => ({
     endpoint: "chat",

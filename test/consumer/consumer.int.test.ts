@@ -254,7 +254,8 @@ describe("the packed tarball", () => {
 /**
  * Each entry as a consumer takes it alone: the tarball, the project's own tools (typescript,
  * @types/node) and only what the README's table lists for that entry (docs/architecture.md#what-each-entry-needs).
- * The oldest supported versions, compiled once (by Node 20) and imported on Node 20, 22 and 24. The Stagehand entry also needs ai 6 and
+ * The oldest supported versions, compiled once (by Node 20) and imported on Node 20, 22 and 24. The Stagehand entry
+ * also needs ai 6 and
  * @ai-sdk/anthropic 3 at the top of the tree (Stagehand 3 depends on ai 5 and @ai-sdk/anthropic 2,
  * which npm otherwise hoists there, against retrace-cua's optional peers for `/ai-sdk`: ERESOLVE),
  * and, for its own .d.ts only (skipLibCheck off), the three browser drivers they import.

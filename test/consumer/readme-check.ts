@@ -113,7 +113,8 @@ async function scripts(name: string): Promise<Record<string, ScriptStep[]>> {
   ];
   switch (name) {
     case "readme-wrap": {
-      // One endpoint for the policy, the detector and the recoverer; detection "sequential": policy, then detector, step by step.
+      // One endpoint for the policy, the detector and the recoverer; detection "sequential": policy, then detector,
+      // step by step.
       const steps: ScriptStep[] = [];
       for (let t = 0; t <= E; t++) steps.push({ endpoint: "chat", text: pyautogui(forward[t]) }, detector[t]);
       steps.push(

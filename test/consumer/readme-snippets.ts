@@ -1,6 +1,7 @@
 /**
  * The consumer snippets of the README and of the SDK docs pages (SNIPPET_PAGES): each fenced
- * ```ts block right after an HTML comment `<!-- consumer-snippet NAME -->`. The consumer test compiles them in a fresh project with its
+ * ```ts block right after an HTML comment `<!-- consumer-snippet NAME
+ * -->`. The consumer test compiles them in a fresh project with its
  * own tsc (strict, NodeNext) and runs them against scripted servers (readme-check.ts).
  */
 import { readFileSync } from "node:fs";

@@ -1,4 +1,7 @@
-/** The agent registry (experiments/agents): per-kind, per-role validation with field paths, defaults, the CLI fill-in and the presets. */
+/**
+ * The agent registry (experiments/agents): per-kind, per-role validation with field paths, defaults, the CLI fill-in
+ * and the presets.
+ */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -36,7 +36,8 @@ const summaryOf = (out: string) => JSON.parse(readFileSync(join(out, "summary.js
 describe("cached prompt tokens in the results", () => {
   for (const style of ["openai", "vllm"] as const)
     it(`${style}-style chat completions: prompt_tokens_details.cached_tokens is counted apart, billed at half, in results, summary, console and report, and replayed from the cache`, async () => {
-      // every policy call: 3,000 prompt tokens of which 2,048 cached; the detector's server reports no cache detail at all (vLLM: null)
+      // every policy call: 3,000 prompt tokens of which 2,048 cached; the detector's server reports no cache detail at
+      // all (vLLM: null)
       const server = await startRoleServer(await ablationQueues(), {
         usage: {
           forward: { inputTokens: 3000, outputTokens: 20, cachedInputTokens: 2048, style },
@@ -181,7 +182,8 @@ describe("cached prompt tokens in the results", () => {
   it("Anthropic-style messages: cache_read and cache_creation come on top of input_tokens, billed at 0.1x and 1.25x", async () => {
     const queues = await ablationQueues();
     queues.recoverer = recovererAnswers("anthropic", await restorativeAction());
-    // Anthropic's convention: input_tokens 500 are the tokens after the cache breakpoint; 2,000 read from the cache, 100 written to it
+    // Anthropic's convention: input_tokens 500 are the tokens after the cache breakpoint; 2,000 read from the cache,
+    // 100 written to it
     const server = await startRoleServer(queues, {
       usage: { recoverer: { inputTokens: 500, outputTokens: 20, cachedInputTokens: 2000, cacheWriteInputTokens: 100 } },
     });

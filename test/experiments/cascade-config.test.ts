@@ -1,4 +1,7 @@
-/** `detector: { kind: cascade, gates, detector }` from configs: validated up front with the field path, run through the runner on SimDesk. */
+/**
+ * `detector: { kind: cascade, gates, detector }` from configs: validated up front with the field path, run through the
+ * runner on SimDesk.
+ */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -19,7 +19,10 @@ import { createSimDeskRuntime } from "../../experiments/runtime/simdesk.ts";
 const dir = mkdtempSync(join(tmpdir(), "retrace-desync-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** SimDesk losing `dropRate` of its inputs (flaky-env's reset and step; every other SimDesk method as is, for ground truth). */
+/**
+ * SimDesk losing `dropRate` of its inputs (flaky-env's reset and step; every other SimDesk method as is, for ground
+ * truth).
+ */
 function flakySimDesk(dropRate: number): ExperimentRuntime {
   const base = createSimDeskRuntime();
   return {

@@ -150,7 +150,8 @@ describe("the model-backed end-to-end preset on SimDesk", () => {
     expect(typeof detector.latencyMs).toBe("number");
     expect(detector.costUsd).toBeUndefined();
     expect(html).toMatch(/<td>model, max recovery iterations 1<\/td><td>recoverer<\/td><td>2<\/td><td>0<\/td>/);
-    // the paper's end-to-end findings judged on the model-backed run (one episode per condition: one discordant pair, too few to tell)
+    // the paper's end-to-end findings judged on the model-backed run (one episode per condition: one discordant pair,
+    // too few to tell)
     expect(html).toMatch(
       /<b>cannot tell \(n too small: 1 discordant pair, fewer than 6\)<\/b>: Recovery improves task success over no recovery at every setting of max recovery iterations \(recoverer &quot;model&quot;\) \(Finding 5\)\. <span class="meta">model: no recovery 0\.0%, max-rec-1 100\.0%; mean gain 100\.0 points/,
     );

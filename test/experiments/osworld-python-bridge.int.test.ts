@@ -46,7 +46,10 @@ function tasksDir(): string {
 const servers: ScriptedOpenAIServer[] = [];
 afterEach(async () => void (await Promise.all(servers.splice(0).map((s) => s.close()))));
 
-/** VS Code "keep the cursor in the debug console": setup native, vm_file + rule getters, metric check_json_settings (Python only). */
+/**
+ * VS Code "keep the cursor in the debug console": setup native, vm_file + rule getters, metric check_json_settings
+ * (Python only).
+ */
 const TASK = "9439a27b-18ae-42d8-9778-5f68f891805e";
 
 /** A fake OSWorld checkout with one metric, as OSWorld defines it. */

@@ -149,7 +149,8 @@ describe("model calls on their own steps (stand-in model run)", () => {
         if (c.phase === "recoverer" || c.phase === "selector" || c.phase === "summarizer") {
           recoverer += c.phase === "recoverer" ? 1 : 0;
           expect(c.attempt).toBeGreaterThanOrEqual(1);
-          // a recoverer call sits on a recovery step of its attempt, or (a "restored" claim before any recovery step) on the step whose detection started the attempt
+          // a recoverer call sits on a recovery step of its attempt, or (a "restored" claim before any recovery step)
+          // on the step whose detection started the attempt
           if (c.phase === "recoverer" && s.seq === c.seq) {
             if (s.role === "recovery") expect(s.attempt).toBe(c.attempt);
             else
@@ -354,7 +355,8 @@ describe.each(["openai-cua", "anthropic"] as const)(
       const fix = await restorativeAction(task.id);
       let n = 0;
       const before = task.plan.slice(0, E);
-      // a no-recovery episode (the mistake, then "done"), then a recovery episode (the mistake, recovery to R = 1, the rest of the plan)
+      // a no-recovery episode (the mistake, then "done"), then a recovery episode (the mistake, recovery to R = 1, the
+      // rest of the plan)
       const queues: Record<ScriptRole, ScriptStep[]> = {
         forward: [
           ...[...before, ...mistake.actions].map((a) => cuaAnswer(format, a, n++)),
@@ -532,7 +534,8 @@ describe("ideal recovery with a model detector and selector: no unattributed cal
         const forward = lines.find((l) => l.key === i.forwardKey)!;
         const steps = recordOf(out, forward).trajectory.steps;
         const calls = annotation.get(i.forwardKey)!;
-        // the detector call that judged the run, and the selector call that followed from it (when E leaves a choice), on the run's last step
+        // the detector call that judged the run, and the selector call that followed from it (when E leaves a choice),
+        // on the run's last step
         expect(calls[0].phase).toBe("detector");
         expect(
           calls

@@ -166,7 +166,8 @@ describe("the context after a cut and each call's step", () => {
     expect(callStepIndex(steps, call(1, "policy"))).toBe(1);
     expect(callStepIndex(steps, call(3, "detector"))).toBe(3);
     expect(callStepIndex(steps, call(4, "recoverer", { attempt: 1 }))).toBe(4);
-    // the step the record names, whatever its role (the runtime records a claim with no action and a discarded proposal on the step they followed)
+    // the step the record names, whatever its role (the runtime records a claim with no action and a discarded proposal
+    // on the step they followed)
     expect(callStepIndex(steps, call(5, "recoverer", { attempt: 1 }))).toBe(5);
     expect(callStepIndex(steps, call(3, "policy", { discarded: true }))).toBe(3);
     // a seq past the last step (the episode ended first): the last step before it
@@ -294,7 +295,8 @@ describe("one step's calls in the order they were asked for (issue 37)", () => {
       step(1, "recovery", 0, [click(2, 2)], 1),
       step(2, "forward", 0, [click(3, 3)], 1),
     ] as unknown as EpisodeRecord["trajectory"]["steps"];
-    // ten claims and ten verdicts at seq 1, alternating in time; the file lists them grouped by phase (as older logs did)
+    // ten claims and ten verdicts at seq 1, alternating in time; the file lists them grouped by phase (as older logs
+    // did)
     const calls: CallRecord[] = [];
     for (let i = 0; i < 10; i++)
       calls.push({

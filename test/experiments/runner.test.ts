@@ -242,7 +242,8 @@ describe("running", () => {
     const failed = run.lines.filter((l) => l.condition === "forward" && !l.success).length;
     expect(failed).toBeGreaterThan(0);
     expect(plan.instances).toHaveLength(failed);
-    // every failed run gets continuations (noErrorFound: last-step, the paper's rule), those without a detected error from E = their last step
+    // every failed run gets continuations (noErrorFound: last-step, the paper's rule), those without a detected error
+    // from E = their last step
     expect(run.lines.filter((l) => l.extra?.phase === "continuation")).toHaveLength(plan.instances.length * 4 * 3);
     expect(run.summary.ideal).toMatchObject({ noErrorFound: "last-step", failedRuns: failed, continued: failed });
     const curves = run.summary.successAtK!;

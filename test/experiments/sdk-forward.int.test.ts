@@ -41,7 +41,10 @@ function agentPreset(file: string, kind: string, forward: Record<string, unknown
   });
 }
 
-/** Per SDK: its fixture module, the env var naming the server, a scripted tool call, a final text, and how to read a request. */
+/**
+ * Per SDK: its fixture module, the env var naming the server, a scripted tool call, a final text, and how to read a
+ * request.
+ */
 const SDKS = [
   {
     kind: "openai-agents",

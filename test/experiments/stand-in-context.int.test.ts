@@ -120,7 +120,8 @@ describe("the stand-in's recovery contexts and post-cut state, through the model
     ];
     // A forward agent whose typical slip is a stray shortcut (a silent toggle the screen does not show);
     // no post-cut loss here (test/adapters/testing/stand-in/post-cut.int.test.ts measures it).
-    // Everything but the context held fixed: a recoverer that does not slip, a detector without false alarms or misplaced steps.
+    // Everything but the context held fixed: a recoverer that does not slip, a detector without false alarms or
+    // misplaced steps.
     const agent = {
       errorRate: 0.15,
       postCutErrorRate: 0,

@@ -42,7 +42,9 @@ async function standIn(errorRate: number): Promise<StandInServer> {
   return s;
 }
 
-/** A models preset as shipped, pointed at the stand-in: a11y_tree on the roles that read screens, T = 0.7, then `patch`. */
+/**
+ * A models preset as shipped, pointed at the stand-in: a11y_tree on the roles that read screens, T = 0.7, then `patch`.
+ */
 function modelsPreset(name: "end-to-end" | "ideal-recovery", patch: (c: Record<string, any>) => void): string {
   const c = parseYaml(
     readFileSync(new URL(`../../experiments/configs/models/${name}.yaml`, import.meta.url), "utf8"),

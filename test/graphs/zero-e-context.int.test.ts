@@ -28,7 +28,10 @@ function code(a: Action): string {
 const answer = (a: Action) => ({ text: `Next step.\n\`\`\`python\n${code(a)}\n\`\`\`` });
 const onTrack = { text: '{"off_track": false, "error_step": null, "reason": "fine so far", "confidence": 0.9}' };
 
-/** Run the episode: E = 2 (wrong item), three more steps, the detector fires at t = 6; returns the recoverer's first request. */
+/**
+ * Run the episode: E = 2 (wrong item), three more steps, the detector fires at t = 6; returns the recoverer's first
+ * request.
+ */
 async function recoveryRequest(recoveryContext: RecoveryContextKind) {
   const task = getSimDeskTask("files-rename-draft");
   const mistake = task.mistakes.find((m) => m.kind === "wrong-item")!;

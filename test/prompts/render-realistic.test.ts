@@ -74,7 +74,10 @@ const REALISTIC: Record<string, Array<Record<string, string | number>>> = {
   "state-verifier": [{}],
 };
 
-/** Arithmetic or template syntax a model should never see: "9 - 1", "{{x}}", "${x}", "undefined", "NaN", "[object Object]". */
+/**
+ * Arithmetic or template syntax a model should never see: "9 - 1", "{{x}}", "${x}", "undefined", "NaN", "[object
+ * Object]".
+ */
 const LEFTOVERS: Array<[string, RegExp]> = [
   ["unevaluated arithmetic", /\b\d+\s*[-+*/]\s*\d+\b/],
   ["an unfilled {{placeholder}}", /\{\{|\}\}/],

@@ -135,7 +135,9 @@ export function extractCodeBlocks(text: string): string[] {
   return out;
 }
 
-/** Lexical screen: a dangerous identifier anywhere outside strings makes the code unsafe, even when it would not parse. */
+/**
+ * Lexical screen: a dangerous identifier anywhere outside strings makes the code unsafe, even when it would not parse.
+ */
 function screenForDanger(code: string): void {
   let toks;
   try {

@@ -4,7 +4,8 @@
  * user's own URL. Observations carry a PNG screenshot, the URL (in `text`) and an accessibility
  * tree read from the DOM. Snapshots keep the app's server state, cookies, localStorage,
  * sessionStorage, IndexedDB, the tab's history (entry URLs and position), the URL, form values,
- * focus (with or without its focus ring), scroll and whether the pointer hovers; `restore` puts them all back in the episode's context.
+ * focus (with or without its focus ring), scroll and whether the pointer hovers; `restore` puts them all back in the
+ * episode's context.
  */
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { formatAction, type Action } from "../../../src/action.ts";
@@ -66,7 +67,10 @@ export interface BrowserSnapshotData {
   history?: HistoryState;
   /** The tab's sessionStorage for the current origin. */
   session?: Array<[string, string]>;
-  /** `focusVisible` and `hover` are absent in older snapshots (then the focus ring is the browser's choice and the pointer hovers). */
+  /**
+   * `focusVisible` and `hover` are absent in older snapshots (then the focus ring is the browser's choice and the
+   * pointer hovers).
+   */
   page: Pick<PageState, "forms" | "focus" | "scroll"> & Partial<Pick<PageState, "focusVisible" | "hover">>;
   pointer: Pointer;
 }
@@ -76,7 +80,9 @@ const RESTORE_ATTEMPTS = 3;
 
 /** Longest wait for a screenshot (Playwright's default is 30 s). */
 const SCREENSHOT_TIMEOUT_MS = 15_000;
-/** Waits before asking again when Chromium refuses a capture (no frame yet, e.g. right after a restore's navigations). */
+/**
+ * Waits before asking again when Chromium refuses a capture (no frame yet, e.g. right after a restore's navigations).
+ */
 const CAPTURE_RETRY_MS = [50, 150, 400, 1000];
 
 /**
@@ -129,7 +135,10 @@ export class BrowserEnvironment implements Environment {
   private closed = false;
   /** History rebuilds a restore had to start again (renderer swaps, crashes); for tests and benches. */
   restoreRetries = 0;
-  /** Restores that only reloaded the current entry (the tab's history was as the last restore left it); for tests and benches. */
+  /**
+   * Restores that only reloaded the current entry (the tab's history was as the last restore left it); for tests and
+   * benches.
+   */
   restoreReloads = 0;
   /** The tab as the last restore left it, until it navigates: a restore to the same history then needs no rebuild. */
   private settled?: { page: Page; navigations: number; history: HistoryState };

@@ -43,7 +43,10 @@ export interface RebuildHistoryInput {
   goto: (url: string) => Promise<void>;
   /** Runs on the first entry, before the stack is built (the app's page is gone, its storage connections closed). */
   beforeStack?: () => Promise<void>;
-  /** A page script putting the tab storage of `origin` back; runs in the current entry's document before the page's own scripts ({@link loadWithTabStorage}). */
+  /**
+   * A page script putting the tab storage of `origin` back; runs in the current entry's document before the page's own
+   * scripts ({@link loadWithTabStorage}).
+   */
   tabStorage?: (origin: string) => string;
 }
 

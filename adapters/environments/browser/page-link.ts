@@ -33,7 +33,10 @@ export class PageLink {
   private crashed = false;
   /** Sessions opened since the link was made (1 = never re-acquired); for tests and logs. */
   sessions = 0;
-  /** Main-frame navigations of the tab so far (new documents, same-document ones, history traversals), as Playwright reports them. */
+  /**
+   * Main-frame navigations of the tab so far (new documents, same-document ones, history traversals), as Playwright
+   * reports them.
+   */
   navigations = 0;
 
   private constructor(

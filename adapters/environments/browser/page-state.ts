@@ -3,7 +3,8 @@
  * (roles, names, bounds, states, values, in document order) for the `a11y_tree` observation, and
  * the values of every form control, the focused control, its selection, the scroll position,
  * and the origin's localStorage, sessionStorage and IndexedDB contents (the last as a JSON digest
- * for the state hash and probes; snapshots save IndexedDB through Playwright's storage state). The scripts are plain JavaScript strings (a bundler's helpers
+ * for the state hash and probes; snapshots save IndexedDB through Playwright's storage state). The scripts are plain
+ * JavaScript strings (a bundler's helpers
  * would not exist in the page).
  */
 import type { Page } from "playwright-core";
@@ -151,7 +152,9 @@ export async function readPageState(page: Page): Promise<PageState> {
   return (await page.evaluate(READ)) as PageState;
 }
 
-/** What {@link writePageState} puts back; `focusVisible` absent (an older snapshot): the browser decides the focus ring. */
+/**
+ * What {@link writePageState} puts back; `focusVisible` absent (an older snapshot): the browser decides the focus ring.
+ */
 export type WrittenPageState = Pick<PageState, "forms" | "focus" | "scroll"> & Partial<Pick<PageState, "focusVisible">>;
 
 /**

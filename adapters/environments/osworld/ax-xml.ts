@@ -22,7 +22,10 @@ export const OSWORLD_AX_NS = {
 
 export type { RawAxNode } from "../x11/atspi-walker.ts";
 
-/** Dump every application's tree in OSWorld's detail, through the one AT-SPI walker: coordinates only for nodes that are showing and visible. */
+/**
+ * Dump every application's tree in OSWorld's detail, through the one AT-SPI walker: coordinates only for nodes that are
+ * showing and visible.
+ */
 export async function dumpOsworldAx(backend: DesktopBackend): Promise<RawAxNode[]> {
   const strip = (n: RawAxNode): RawAxNode => {
     const { extents, text, caret: _caret, selections: _selections, children, ...rest } = n;

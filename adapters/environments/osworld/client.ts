@@ -171,7 +171,10 @@ export class OsworldClient {
     return replyResult(res);
   }
 
-  /** POST /setup/upload: a file into the VM (multipart `file_path` + `file_data`, as OSWorld's SetupController sends it). */
+  /**
+   * POST /setup/upload: a file into the VM (multipart `file_path` + `file_data`, as OSWorld's SetupController sends
+   * it).
+   */
   async upload(path: string, data: Buffer): Promise<OsworldExecResult> {
     const form = new FormData();
     form.append("file_path", path);

@@ -19,7 +19,10 @@ import { cursorPosition, findWindows } from "./windows.ts";
  */
 const sessionCommand = (argv: string[]): string[] => ["/usr/bin/env", "GSETTINGS_BACKEND=dconf", ...argv];
 
-/** Chromium's flags for `google-chrome` in a container (no sandbox: an unprivileged container has no user namespaces for it). */
+/**
+ * Chromium's flags for `google-chrome` in a container (no sandbox: an unprivileged container has no user namespaces for
+ * it).
+ */
 const CHROMIUM_FLAGS = [
   "--no-sandbox",
   "--no-first-run",

@@ -23,7 +23,9 @@ export interface Reply {
   stream?: { size: number; body: Readable };
 }
 
-/** An answer other than success, with OSWorld's status code: the control server refuses a request (code HTTP_REFUSAL). */
+/**
+ * An answer other than success, with OSWorld's status code: the control server refuses a request (code HTTP_REFUSAL).
+ */
 export class HttpError extends RetraceError {
   readonly code: RetraceErrorCode = "HTTP_REFUSAL";
   constructor(

@@ -38,7 +38,9 @@ import {
   windowSize,
 } from "./windows.ts";
 
-/** How long `activate_window` waits for its window to show (a program the step before started may still be starting). */
+/**
+ * How long `activate_window` waits for its window to show (a program the step before started may still be starting).
+ */
 const SETUP_WINDOW_WAIT_MS = 5000;
 
 /** The desktop's own apps, by the file extensions they open (the host desktop's `open_file`). */

@@ -36,11 +36,17 @@ export interface OsworldControlServerOptions {
    * request is served). @default 180000 (above `/execute`'s 120 s command deadline)
    */
   requestDeadlineMs?: number;
-  /** What `/setup/download_file` may fetch: public addresses only, plus loopback with `allowLoopback` (./download-guard.ts). */
+  /**
+   * What `/setup/download_file` may fetch: public addresses only, plus loopback with `allowLoopback`
+   * (./download-guard.ts).
+   */
   downloads?: DownloadPolicy;
 }
 
-/** Largest request body by endpoint (default {@link BODY_LIMIT_BYTES}); refused with 413 while it arrives, never buffered whole. */
+/**
+ * Largest request body by endpoint (default {@link BODY_LIMIT_BYTES}); refused with 413 while it arrives, never
+ * buffered whole.
+ */
 export const BODY_LIMITS: Record<string, number> = {
   "/setup/upload": FILE_MAX_BYTES + 1024 * 1024,
 };

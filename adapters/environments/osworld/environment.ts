@@ -51,7 +51,10 @@ export interface OsworldEnvironmentOptions {
   osworldCode?: "where-needed" | "always";
   /** What OSWorld's code is told of the desktop besides the control server (ports, password). */
   bridgeDesktop?: Omit<OsworldBridgeDesktop, "url" | "cacheDir" | "screen">;
-  /** Where `vm_file` results are fetched for Python metrics (and OSWorld's cache folder). @default a folder under the OS temp dir */
+  /**
+   * Where `vm_file` results are fetched for Python metrics (and OSWorld's cache folder). @default a folder under the OS
+   * temp dir
+   */
   evalDir?: string;
   /** VM paths `probe()` reads through /file, besides the task's `vm_file` result paths. @default [] */
   probeFiles?: string[];

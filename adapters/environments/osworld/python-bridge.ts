@@ -262,7 +262,10 @@ export class OsworldPythonBridge {
     throw new ConfigError(`OSWorld's ${what} failed in Python: ${last}`);
   }
 
-  /** Score `func(result, expected, **options)`; result/expected are values or local file paths as OSWorld's getters return. */
+  /**
+   * Score `func(result, expected, **options)`; result/expected are values or local file paths as OSWorld's getters
+   * return.
+   */
   async metric(func: string, result: unknown, expected?: unknown, options?: Record<string, unknown>): Promise<number> {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(func)) throw new ConfigError(`not a metric name: ${func}`);
     const r = await run(

@@ -150,7 +150,8 @@ export async function runOsworldSetup(
     } catch (err) {
       r = { status: "error", message: (err as Error).message };
     }
-    // A command that ran but failed counts as failed only where OSWorld's controller checks it (execute_with_verification).
+    // A command that ran but failed counts as failed only where OSWorld's controller checks it
+    // (execute_with_verification).
     if (r.status === "success") out.ran.push(step.type);
     else out.failed.push({ type: step.type, message: r.message ?? r.error ?? r.status });
   }
@@ -166,7 +167,10 @@ export function setupProblem(taskId: string, o: SetupOutcome): string | undefine
   return parts.length ? `OSWorld task ${taskId}: set-up not done (${parts.join("; ")})` : undefined;
 }
 
-/** The desktop user's password that OSWorld's `{CLIENT_PASSWORD}` stands for (OSWorld's default; the container image sets it). */
+/**
+ * The desktop user's password that OSWorld's `{CLIENT_PASSWORD}` stands for (OSWorld's default; the container image
+ * sets it).
+ */
 export const CLIENT_PASSWORD = "password";
 
 /** OSWorld's `{SCREEN_WIDTH}`-style and `{CLIENT_PASSWORD}` placeholders in commands. */

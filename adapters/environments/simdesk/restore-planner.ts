@@ -1,4 +1,7 @@
-/** Shared pieces of the restoration rules: the Planner (current layout, focus and navigation helpers) and document helpers. */
+/**
+ * Shared pieces of the restoration rules: the Planner (current layout, focus and navigation helpers) and document
+ * helpers.
+ */
 import type { Action } from "../../../src/action.ts";
 import { stableStringify } from "../../../src/hash.ts";
 import type { RestorativeStep } from "./ground-truth.ts";

@@ -45,7 +45,10 @@ export interface AnthropicPolicyOptions {
   baseURL?: string;
   /** @default settings.anthropicApiKey (ANTHROPIC_API_KEY) */
   apiKey?: string;
-  /** Computer tool version and the beta flag it needs. @default { tool: "computer_20250124", beta: "computer-use-2025-01-24" } */
+  /**
+   * Computer tool version and the beta flag it needs. @default { tool: "computer_20250124", beta:
+   * "computer-use-2025-01-24" }
+   */
   toolVersion?: { tool: "computer_20251124" | "computer_20250124" | "computer_20241022"; beta: string };
   /**
    * Screen size the model is shown (screenshots resized, coordinates scaled back): "auto" shrinks
@@ -244,10 +247,12 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
             retries = Math.max(0, out.attempts - 1);
             const r = out.value;
             const msg = r as unknown as { content: any[]; usage?: unknown };
-            // Model output is untrusted: one nested too deep would overflow the stack in every later walk (cache, hash, redaction).
+            // Model output is untrusted: one nested too deep would overflow the stack in every later walk (cache, hash,
+            // redaction).
             if (exceedsNesting(msg.content))
               throw unparseable(`the answer's content is nested more than ${MAX_NESTING} levels deep`);
-            // Normalised: input_tokens counts every prompt token, cache reads and writes included (adapters/models/provider-usage.ts).
+            // Normalised: input_tokens counts every prompt token, cache reads and writes included
+            // (adapters/models/provider-usage.ts).
             const n = anthropicUsage(msg.usage);
             const tokens = {
               input_tokens: n.inputTokens,

@@ -160,7 +160,8 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
               ],
             },
           ];
-      // A framed call continuing a conversation (e.g. a perturbation step after forward steps) restates the instruction prefix.
+      // A framed call continuing a conversation (e.g. a perturbation step after forward steps) restates the instruction
+      // prefix.
       const framed = framing?.instructionPrefix
         ? [{ role: "user", content: [{ type: "input_text", text: framing.instructionPrefix }] }]
         : [];
@@ -225,7 +226,8 @@ export function createOpenAICuaPolicy(options: OpenAICuaPolicyOptions = {}): Fra
             if ("error" in out) throw out.error;
             retries = Math.max(0, out.attempts - 1);
             const r = out.value as unknown as CuaResponse;
-            // Model output is untrusted: one nested too deep would overflow the stack in every later walk (cache, hash, redaction).
+            // Model output is untrusted: one nested too deep would overflow the stack in every later walk (cache, hash,
+            // redaction).
             if (exceedsNesting(r.output))
               throw unparseable(`the answer's output is nested more than ${MAX_NESTING} levels deep`);
             const n = responsesUsage(r.usage);

@@ -135,7 +135,10 @@ export function formatParams(params: Record<string, unknown>): string {
     .join(", ");
 }
 
-/** A component interface as the simulated one implements it: `simulated` is always true, and `label` describes its configuration for reports. */
+/**
+ * A component interface as the simulated one implements it: `simulated` is always true, and `label` describes its
+ * configuration for reports.
+ */
 export type Simulated<T> = T & { readonly simulated: true; readonly label: string };
 
 /** A simulated component: `{ name, simulated: true, label, ...members }`. */

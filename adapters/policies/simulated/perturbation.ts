@@ -44,7 +44,10 @@ export function isStateChanging(a: Action): boolean {
   return !PASSIVE.has(a.type);
 }
 
-/** One of the ground truth's plausible wrong actions in the current state (state-changing first); null when there are none. */
+/**
+ * One of the ground truth's plausible wrong actions in the current state (state-changing first); null when there are
+ * none.
+ */
 export function pickWrongAction(gt: SimGroundTruth, rng: Rng, preferStateChanging: boolean): Action | null {
   const all = gt.plausibleWrongActions(rng.fork("candidates")).filter((a) => a.type !== "DONE" && a.type !== "FAIL");
   if (all.length === 0) return null;

@@ -42,7 +42,10 @@ import { SIMDESK_TASKS } from "../../environments/simdesk/tasks/index.ts";
 export interface SimRecoveryPolicyOptions {
   /** SimDesk's ground truth for the running environment. */
   groundTruth: SimGroundTruth;
-  /** Probability (0..1) of taking the right restorative action at each step; see SIM_RECOVERER_SKILLED / SIM_RECOVERER_WEAK. */
+  /**
+   * Probability (0..1) of taking the right restorative action at each step; see SIM_RECOVERER_SKILLED /
+   * SIM_RECOVERER_WEAK.
+   */
   skill: number;
   /** Seed of every draw (combined with the task id and the episode tick). @default 0 */
   seed?: number | string;
@@ -71,7 +74,8 @@ export interface SimRecoveryPolicyOptions {
    */
   assumeRestoredRate?: number;
   /**
-   * Probability per attempt of over-undoing (uses `task`, else the SimDesk task with the input's id): the recoverer misjudges where the
+   * Probability per attempt of over-undoing (uses `task`, else the SimDesk task with the input's id): the recoverer
+   * misjudges where the
    * error began, restores 1-3 plan steps PAST the target (undoing good progress with the ground
    * truth's own restorative actions: undo typing, toggle back, restore from Trash...) and then
    * declares the target restored. The forward policy, truncated to R, carries on as if the state
@@ -157,7 +161,9 @@ export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimR
   const harmRate = parsed.harmRate > 0 ? parsed.harmRate : undefined;
   const assumeRestoredRate = harmRate ? parsed.assumeRestoredRate : undefined;
   const overUndoRate = parsed.overUndoRate > 0 ? parsed.overUndoRate : undefined;
-  /** The task for over-undo: the given one, else the SimDesk task with the input's id (the recoverer knows its task). */
+  /**
+   * The task for over-undo: the given one, else the SimDesk task with the input's id (the recoverer knows its task).
+   */
   const taskOf = (input: RecoveryInput): SimDeskTask | undefined =>
     task?.id === input.task.id ? task : SIMDESK_TASKS.find((t) => t.id === input.task.id);
   const effects = parsed.contextEffects as SimContextEffects;
@@ -171,7 +177,8 @@ export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimR
     if (over) return over;
     const next = gt.nextRestorativeAction(targetId);
     if (next === null) {
-      // Spurious perception: a weak recoverer "sees" a problem in a state that already matches the target and acts on it.
+      // Spurious perception: a weak recoverer "sees" a problem in a state that already matches the target and acts on
+      // it.
       if (harmRate !== undefined && rng.fork("spurious").chance(harmRate * (1 - view.skill)))
         return harmful(input, rng);
       return {
@@ -242,7 +249,9 @@ export function createSimRecoveryPolicy(options: SimRecoveryPolicyOptions): SimR
     };
   };
 
-  /** The plan action the forward agent would take next: at the current state's plan index, else where its history says. */
+  /**
+   * The plan action the forward agent would take next: at the current state's plan index, else where its history says.
+   */
   const taskStep = (input: RecoveryInput, targetId: string): { k: number; action: Action } | null => {
     if (!task) return null;
     const cur = input.observation.stateId;

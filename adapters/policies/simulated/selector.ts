@@ -32,7 +32,9 @@ export interface SimStepSelectorOptions {
 
 /** A seeded simulated selector; `label` describes its configuration for reports. */
 export type SimStepSelector = Simulated<RecoveryStepSelector> & {
-  /** Probability of picking the right step (reports label the strategy `R=selector(sim, acc <accuracy>)`, never R=LLM). */
+  /**
+   * Probability of picking the right step (reports label the strategy `R=selector(sim, acc <accuracy>)`, never R=LLM).
+   */
   readonly accuracy: number;
 };
 

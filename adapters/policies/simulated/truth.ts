@@ -62,7 +62,10 @@ export function lastOnTrackStep(
 
 const indexCache = new WeakMap<SimGroundTruth, WeakMap<SimDeskTask, Map<string, number[]>>>();
 
-/** Every plan index whose reference state has the same semantic hash as `stateId` (several when a plan step changes nothing semantic, e.g. a hover). */
+/**
+ * Every plan index whose reference state has the same semantic hash as `stateId` (several when a plan step changes
+ * nothing semantic, e.g. a hover).
+ */
 export function planIndicesOf(gt: SimGroundTruth, task: SimDeskTask, stateId: string | undefined): number[] {
   if (stateId === undefined) return [];
   let byTask = indexCache.get(gt);

@@ -105,7 +105,9 @@ export async function redisReady(
   }
 }
 
-/** Connect to Redis once and disconnect: a ConfigError naming `--field` when it is not reachable within the deadline. */
+/**
+ * Connect to Redis once and disconnect: a ConfigError naming `--field` when it is not reachable within the deadline.
+ */
 export async function checkRedisReachable(
   url: string,
   options: { field?: string; deadlineMs?: number } = {},
@@ -161,7 +163,10 @@ export class EpisodeQueue {
     }
   }
 
-  /** Enqueue jobs of episodes that have no result yet (waiting/active ids are kept; failed and completed ones run again). */
+  /**
+   * Enqueue jobs of episodes that have no result yet (waiting/active ids are kept; failed and completed ones run
+   * again).
+   */
   async enqueue(
     jobs: readonly EpisodeJobData[],
     options: EnqueueOptions = {},

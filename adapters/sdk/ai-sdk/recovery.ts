@@ -68,7 +68,10 @@ export interface PrepareStepArgs<M extends ViewMessage = ViewMessage> {
 export interface FinishInput {
   finishReason: string | PromiseLike<string>;
   text: string | PromiseLike<string>;
-  /** The call's usage over all its steps (`LanguageModelUsage`), when the SDK gives it: finish() results' tokens.roles.policy. */
+  /**
+   * The call's usage over all its steps (`LanguageModelUsage`), when the SDK gives it: finish() results'
+   * tokens.roles.policy.
+   */
   totalUsage?: unknown;
 }
 
@@ -108,7 +111,10 @@ export class AiSdkRecovery {
   private readonly emitter: EpisodeEvents;
   private started = 0;
   private envMs0 = 0;
-  /** The verdict (and recovery) on the last steps, computed while the model answers (overlapped detection), and the view's length then. */
+  /**
+   * The verdict (and recovery) on the last steps, computed while the model answers (overlapped detection), and the
+   * view's length then.
+   */
   private pending: { judged: Promise<Truncation | null>; viewLength: number } | undefined;
 
   constructor(options: AiSdkRecoveryOptions) {
@@ -172,12 +178,10 @@ export class AiSdkRecovery {
     // it): it is discarded with its tool results (never sent again, never a step) and the context
     // is cut as the sequential flow cuts it.
     const verdict = await this.settle();
-    let steps: CompletedStep[] = this.view
-      .absorb(args.messages)
-      .map((calls) => ({
-        actions: calls.flatMap((c) => this.toActions(c.input, c.toolName)),
-        response: describeCalls(calls),
-      }));
+    let steps: CompletedStep[] = this.view.absorb(args.messages).map((calls) => ({
+      actions: calls.flatMap((c) => this.toActions(c.input, c.toolName)),
+      response: describeCalls(calls),
+    }));
     if (verdict) {
       this.discard(verdict.truncation, verdict.viewLength);
       steps = [];
@@ -203,7 +207,10 @@ export class AiSdkRecovery {
     return { messages: this.view.messages() as A["messages"] };
   };
 
-  /** Detection overlaps the next model call when asked ("auto": a model-latency detector) and retrace's computer tool holds actions. */
+  /**
+   * Detection overlaps the next model call when asked ("auto": a model-latency detector) and retrace's computer tool
+   * holds actions.
+   */
   private overlaps(): boolean {
     const mode = this.o.detection;
     if (mode === "sequential") return false;
@@ -211,7 +218,9 @@ export class AiSdkRecovery {
     return this.o.meter.holding;
   }
 
-  /** Wait for the pending verdict and stop holding actions; the truncation when it fired, else null. Rethrows its error. */
+  /**
+   * Wait for the pending verdict and stop holding actions; the truncation when it fired, else null. Rethrows its error.
+   */
   private async settle(): Promise<{ truncation: Truncation; viewLength: number } | null> {
     const pending = this.pending;
     if (!pending) return null;

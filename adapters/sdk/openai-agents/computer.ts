@@ -31,7 +31,9 @@ export interface ComputerLogEntry {
 export interface RetraceComputerOptions {
   env: Environment;
   blobs: BlobReader;
-  /** Display size declared to the model. @default the width and height of the latest observation (1280x720 before any) */
+  /**
+   * Display size declared to the model. @default the width and height of the latest observation (1280x720 before any)
+   */
   dimensions?: [number, number];
   /** Declared display environment. @default "browser" for env.kind "browser", else "ubuntu" */
   environment?: "mac" | "windows" | "ubuntu" | "browser";
@@ -58,7 +60,9 @@ export class RetraceComputer implements Computer {
     this.size = value;
   }
 
-  /** Called by the SDK before a run's first model call: look at the screen, so the first turn declares its real size. */
+  /**
+   * Called by the SDK before a run's first model call: look at the screen, so the first turn declares its real size.
+   */
   async initRun(): Promise<void> {
     this.fresh = await envMeter(this.options.env).observe();
     this.syncDimensions(this.fresh);

@@ -38,7 +38,10 @@ interface StepMemo {
 
 /** Options of {@link agentForwardPolicy}. */
 export interface AgentForwardPolicyOptions {
-  /** Resolves a model name (when `agent.model` is a string). @default a new OpenAIProvider (OPENAI_API_KEY / OPENAI_BASE_URL) */
+  /**
+   * Resolves a model name (when `agent.model` is a string). @default a new OpenAIProvider (OPENAI_API_KEY /
+   * OPENAI_BASE_URL)
+   */
   provider?: { getModel(name?: string): Model | Promise<Model> };
 }
 

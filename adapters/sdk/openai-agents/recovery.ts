@@ -139,7 +139,8 @@ export class AgentsRecovery {
       throw new ConfigError('createAgentsRecovery: option "callModelInputFilter" must be a function', {
         field: "callModelInputFilter",
       });
-    // Sessions store the cut items without the transition notice, so a resumed session would resend cut steps (docs/openai-agents.md).
+    // Sessions store the cut items without the transition notice, so a resumed session would resend cut steps
+    // (docs/openai-agents.md).
     if ((rest as Record<string, unknown>).session !== undefined)
       throw new ConfigError(
         'createAgentsRecovery: option "session" is not supported: a session keeps the steps recovery cuts and would resend them when resumed; pass the whole history as input each run instead',
@@ -262,7 +263,10 @@ export class AgentsRecovery {
     return this.userFilter ? this.userFilter({ ...args, modelData: out }) : out;
   }
 
-  /** Detection overlaps the next model call when asked ("auto": a model-latency detector) and retrace's computer holds actions. */
+  /**
+   * Detection overlaps the next model call when asked ("auto": a model-latency detector) and retrace's computer holds
+   * actions.
+   */
   private overlaps(): boolean {
     const mode = this.o.detection;
     if (mode === "sequential") return false;
@@ -270,7 +274,10 @@ export class AgentsRecovery {
     return this.o.meter.holding;
   }
 
-  /** Wait for the pending verdict (overlapped detection), stop holding actions; its truncation, or null. Rethrows its error. */
+  /**
+   * Wait for the pending verdict (overlapped detection), stop holding actions; its truncation, or null. Rethrows its
+   * error.
+   */
   private async settle(): Promise<Truncation | null> {
     const pending = this.pending;
     if (!pending) return null;
@@ -283,7 +290,9 @@ export class AgentsRecovery {
     }
   }
 
-  /** Apply a recovery's outcome to the view: cut to R with the notice, or (unconfirmed, history kept) append the notice. */
+  /**
+   * Apply a recovery's outcome to the view: cut to R with the notice, or (unconfirmed, history kept) append the notice.
+   */
   private apply(t: Truncation): void {
     if (t.cut) this.cutAt(t.step, t.notice);
     else this.view = [...this.view, { role: "user", content: t.notice } as Item];

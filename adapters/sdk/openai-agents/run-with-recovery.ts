@@ -22,7 +22,10 @@ import { createAgentsRecovery } from "./recovery.ts";
 
 /** Options of {@link runWithRecovery}: the shared SDK options plus what is handed to `run()`. */
 export interface RunWithRecoveryOptions extends SdkRecoveryOptions {
-  /** Passed to the SDK's `run()` (`maxTurns`, `context`, `stream`, ...); its `callModelInputFilter`, if any, runs on retrace's output. */
+  /**
+   * Passed to the SDK's `run()` (`maxTurns`, `context`, `stream`, ...); its `callModelInputFilter`, if any, runs on
+   * retrace's output.
+   */
   runOptions?: Partial<RunConfig> & {
     maxTurns?: number;
     context?: unknown;

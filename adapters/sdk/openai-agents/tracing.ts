@@ -29,7 +29,9 @@ function tokens(a: EpisodeAccounting): { input: number; output: number } {
   return { input, output };
 }
 
-/** Opens a span when a recovery starts (from the episode's events) and closes it when the wrapper has applied the cut. */
+/**
+ * Opens a span when a recovery starts (from the episode's events) and closes it when the wrapper has applied the cut.
+ */
 export class RecoverySpans {
   private span: Span<CustomSpanData> | undefined;
   private detection: { confidence: number; reason: string } | undefined;
@@ -99,7 +101,9 @@ export class RecoverySpans {
     });
   }
 
-  /** True while the detector's failure streak has reached `degradedAfter` (recorded as `degraded` on recovery spans). */
+  /**
+   * True while the detector's failure streak has reached `degradedAfter` (recorded as `degraded` on recovery spans).
+   */
   private degraded = false;
 
   /** Call before the step core consults the detector for new steps (tokens are counted from here). */

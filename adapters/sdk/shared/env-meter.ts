@@ -21,7 +21,9 @@ export class EnvMeter {
   private latest: Observation | undefined;
   /** The verdict the next action waits for (overlapped detection): true = execute it, false = drop it. */
   private hold: Promise<boolean> | undefined;
-  /** True once a computer that honours holds ({@link admit}) acted through this meter: only then may detection overlap. */
+  /**
+   * True once a computer that honours holds ({@link admit}) acted through this meter: only then may detection overlap.
+   */
   holding = false;
   /**
    * A screenshot of the user's environment that retrace's computer refused (0 bytes, not an image):
@@ -63,7 +65,9 @@ export class EnvMeter {
     return this.latest;
   }
 
-  /** The observation after the last recorded action, once (the next call observes unless another action was recorded). */
+  /**
+   * The observation after the last recorded action, once (the next call observes unless another action was recorded).
+   */
   async current(): Promise<Observation> {
     const latest = this.latest;
     this.latest = undefined;
@@ -86,7 +90,9 @@ export class EnvMeter {
     this.hold = verdict;
   }
 
-  /** The observation's screenshot as base64 for the SDK's model; a refused one is kept in {@link refused} and thrown. */
+  /**
+   * The observation's screenshot as base64 for the SDK's model; a refused one is kept in {@link refused} and thrown.
+   */
   async screenshotBase64(blobs: BlobReader, observation: Observation, fn: string): Promise<string> {
     try {
       return await screenshotBase64(blobs, observation, fn);

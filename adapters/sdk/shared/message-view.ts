@@ -68,7 +68,9 @@ export class MessageView<M extends ViewMessage> {
     return this.view.length;
   }
 
-  /** Drop the messages after the first `n` (a model output discarded after an off-track verdict, with its tool results). */
+  /**
+   * Drop the messages after the first `n` (a model output discarded after an off-track verdict, with its tool results).
+   */
   dropAfter(n: number): void {
     this.view = this.view.slice(0, n);
   }

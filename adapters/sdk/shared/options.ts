@@ -1,7 +1,8 @@
 /**
  * Options shared by the SDK wrappers (`runWithRecovery` for the OpenAI Agents SDK, `executeWithRecovery` for Stagehand,
  * `generateTextWithRecovery` for the Vercel AI SDK), validated at the boundary by the runtime's one
- * resolver (resolveRecoveryOptions, through adapters/recovery-knobs.ts), with their own fields layered on top. The knobs
+ * resolver (resolveRecoveryOptions, through adapters/recovery-knobs.ts), with their own fields layered on top. The
+ * knobs
  * and defaults are the runtime's and the LangChain middleware's (adapters/langchain/options.ts):
  * freezeWindow 5, maxRecoveryIterations 3, recoveryStep "error-minus-1", minConfidence 0,
  * transition "short", seed 0. Instead of a restore routine the caller may pass a `recoverer`
@@ -40,7 +41,10 @@ export interface SdkRecoveryOptions extends RecoveryKnobs, RecoverySubAgentOptio
   env: Environment;
   /** Where the environment stores screenshots (handed to detector, selector, recoverer). */
   blobs: BlobReader;
-  /** Consulted once per agent step outside the freeze window: an ErrorDetector, or a detection preset (`{ preset: "production", model: judge }`). */
+  /**
+   * Consulted once per agent step outside the freeze window: an ErrorDetector, or a detection preset
+   * (`{ preset: "production", model: judge }`).
+   */
   detector: ErrorDetector | DetectionPresetOptions;
   /** The recovery sub-agent; used (through `recoverWithPolicy`) when `restore` is not given. */
   recoverer?: RecoveryPolicy;
@@ -61,7 +65,10 @@ export interface SdkRecoveryOptions extends RecoveryKnobs, RecoverySubAgentOptio
    * (docs/cost.md, "Latency on the SDK path"). @default "auto"
    */
   detection?: "auto" | "sequential" | "overlapped";
-  /** Your pino-compatible logger ({ debug, info, warn, error } taking (obj, msg)): retrace's records go there instead of stderr. */
+  /**
+   * Your pino-compatible logger ({ debug, info, warn, error } taking (obj, msg)): retrace's records go there instead of
+   * stderr.
+   */
   logger?: UserLogger;
 }
 

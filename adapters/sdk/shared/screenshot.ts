@@ -7,7 +7,10 @@ import type { BlobReader } from "../../../src/blob-store.ts";
 import type { Observation } from "../../../src/observation.ts";
 import { checkScreenshotBytes } from "../../../src/runtime/user-results.ts";
 
-/** The observation's screenshot as base64, after checking its bytes; `fn` names where it came from (e.g. "environment.observe()"). */
+/**
+ * The observation's screenshot as base64, after checking its bytes; `fn` names where it came from (e.g.
+ * "environment.observe()").
+ */
 export async function screenshotBase64(blobs: BlobReader, observation: Observation, fn: string): Promise<string> {
   return Buffer.from(
     checkScreenshotBytes(await blobs.get(observation.screenshot), observation.screenshot, fn),

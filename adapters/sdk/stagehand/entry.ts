@@ -4,7 +4,8 @@
  * naming it and its install command (adapters/sdk/shared/peer-guard.ts), not Node's
  * ERR_MODULE_NOT_FOUND. A Stagehand without `agent()` (Stagehand 4) is refused the same way, in one
  * line saying why (`stagehandWithoutAgent`), before the entry's deep imports of Stagehand 3's
- * modules would fail with ERR_PACKAGE_PATH_NOT_EXPORTED. Exports the same values as `./index.ts` (test/adapters/sdk/peer-guard.test.ts).
+ * modules would fail with ERR_PACKAGE_PATH_NOT_EXPORTED. Exports the same values as `./index.ts`
+ * (test/adapters/sdk/peer-guard.test.ts).
  */
 import { installedVersion, loadSdkEntry, stagehandWithoutAgent } from "../shared/peer-guard.ts";
 

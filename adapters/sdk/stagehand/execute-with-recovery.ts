@@ -37,7 +37,10 @@ export interface StagehandAgent {
 
 /** Options of {@link executeWithRecovery}: the shared SDK recovery options plus Stagehand's tools. */
 export interface ExecuteWithRecoveryOptions extends SdkRecoveryOptions {
-  /** Tools whose calls are agent steps. @default every tool except Stagehand's read-only ones (screenshot, ariaTree, extract, think, wait, search, done) */
+  /**
+   * Tools whose calls are agent steps. @default every tool except Stagehand's read-only ones (screenshot, ariaTree,
+   * extract, think, wait, search, done)
+   */
   stepTools?: string[];
   /** Maps one tool call to Actions, for the detector's history. @default Stagehand's coordinate tools (./convert.ts) */
   toActions?: (toolName: string, input: unknown) => Action[];
@@ -106,12 +109,10 @@ export async function executeWithRecovery(
   const userPrepare = exec.callbacks?.prepareStep;
   const prepareStep: PrepareStep = async (args) => {
     modelCalls++;
-    const steps: CompletedStep[] = view
-      .absorb(args.messages)
-      .map((calls) => ({
-        actions: calls.flatMap((c) => toActions(c.toolName, c.input)),
-        response: describeCalls(calls),
-      }));
+    const steps: CompletedStep[] = view.absorb(args.messages).map((calls) => ({
+      actions: calls.flatMap((c) => toActions(c.toolName, c.input)),
+      response: describeCalls(calls),
+    }));
     if (steps.length > 0) {
       // Stagehand's tools act on the page themselves, so the screen after them is observed here (timed as env time).
       const cut = await recovery.afterSteps(steps, await o.meter.observe(), o.signal);

@@ -32,7 +32,10 @@ export interface StoredResult {
   worker: string;
 }
 
-/** A file of an episode folder, relative to the run folder: its bytes, or the ref of an identical stored blob (screenshot copies). */
+/**
+ * A file of an episode folder, relative to the run folder: its bytes, or the ref of an identical stored blob
+ * (screenshot copies).
+ */
 export type EpisodeFile =
   { path: string; bytes: Buffer; ref?: undefined } | { path: string; ref: string; bytes?: undefined };
 

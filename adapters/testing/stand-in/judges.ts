@@ -20,7 +20,10 @@ import { elementAt, findTask, knowledgeOf, type TaskKnowledge } from "./world.ts
 export interface DetectorNoise {
   /** Chance an off-track run (a screen off the plan, a premature DONE) is reported. @default 0.85 */
   recall: number;
-  /** Chance a step with an action the plan does not have, whose screens stay on the plan (a silent change), is reported. @default 0.7 */
+  /**
+   * Chance a step with an action the plan does not have, whose screens stay on the plan (a silent change), is reported.
+   * @default 0.7
+   */
   silentRecall: number;
   /** Chance an on-track run is reported off track. @default 0.03 */
   falseAlarm: number;
@@ -150,7 +153,10 @@ export function judgeDetector(req: ReadRequest, draw: Draw, book: SkillBook, noi
   };
 }
 
-/** The selector's answer: the latest step at or before E whose screen is on the plan with no odd action before it (sometimes one earlier). */
+/**
+ * The selector's answer: the latest step at or before E whose screen is on the plan with no odd action before it
+ * (sometimes one earlier).
+ */
 export function judgeSelector(req: ReadRequest, draw: Draw, book: SkillBook): Judged {
   const E = Number(/judged to be at step (\d+)/.exec(req.text)?.[1] ?? 0);
   const r = readRequestHistory(req, book, undefined);
@@ -236,7 +242,10 @@ export function judgeSummarizer(req: ReadRequest, draw: Draw, book: SkillBook): 
   return { text, kind: dropped ? "dropped-lines" : "complete" };
 }
 
-/** The verifier's verdict: identical screenshots match; different ones are compared by their trees when shown, else judged different. */
+/**
+ * The verifier's verdict: identical screenshots match; different ones are compared by their trees when shown, else
+ * judged different.
+ */
 export function judgeVerifier(req: ReadRequest, draw: Draw): Judged {
   const images = req.messages.flatMap((m) => m.images);
   const trees = treeTexts(req.text);

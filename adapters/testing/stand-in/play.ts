@@ -4,7 +4,8 @@
  * that screen is, and answers the next plan step grounded on the element it sees (pyautogui
  * code). It samples: a configurable share of answers are mistakes (a wrong click, a typo, a
  * catalogue mistake, a stray shortcut that silently toggles a setting, a skipped step, a
- * premature DONE; the task's catalogue mistakes weigh 3, the generic ones 1), and clicks land anywhere near an element's
+ * premature DONE; the task's catalogue mistakes weigh 3, the generic ones 1), and clicks land anywhere near an
+ * element's
  * centre. Without a tree in the prompt it estimates its position from its own earlier answers.
  *
  * After a cut (the prompt carries the post-restoration transition string) it loses track of the
@@ -43,7 +44,10 @@ import {
 export interface PlayOptions {
   /** Share of forward answers (at temperature 1) that are mistakes. */
   errorRate: number;
-  /** Chance (at temperature 1) that the first answer after a cut loses track of the state, before the transition string's cues. */
+  /**
+   * Chance (at temperature 1) that the first answer after a cut loses track of the state, before the transition
+   * string's cues.
+   */
   postCutErrorRate: number;
   /** Relative weight per mistake kind (misclick, latent, premature-done, skip, wrong-item, typo); 1 when absent. */
   slipMix?: Partial<Record<string, number>>;
@@ -229,7 +233,8 @@ export function playForward(req: ReadRequest, draw: Draw, o: PlayOptions): Playe
       if (skip) mistakes.push({ actions: [skip], kind: "skip" });
     }
   }
-  // The task's typical mistakes (its catalogue: a wrong item, a stray shortcut) are 3 times as likely as a generic slip.
+  // The task's typical mistakes (its catalogue: a wrong item, a stray shortcut) are 3 times as likely as a generic
+  // slip.
   const weightOf = (i: number) => (i < catalogue ? 3 : 1) * (o.slipMix?.[mistakes[i].kind] ?? 1);
   const total = mistakes.reduce((sum, _m, i) => sum + weightOf(i), 0);
   const candidates: Candidate<{ actions: Action[]; kind: string; why?: string }>[] = [

@@ -65,7 +65,9 @@ export class PrefixCache {
   }
 }
 
-/** What an automatic prefix cache reports for a shared prefix of `shared` tokens: 0 below 1,024, else floored to 128s. */
+/**
+ * What an automatic prefix cache reports for a shared prefix of `shared` tokens: 0 below 1,024, else floored to 128s.
+ */
 export function cachedTokensOf(shared: number): number {
   return shared < MIN_CACHED_TOKENS ? 0 : Math.floor(shared / CACHE_STEP_TOKENS) * CACHE_STEP_TOKENS;
 }

@@ -47,7 +47,10 @@ export function treeAt(text: string, at: number): string {
 export interface HistoryReading {
   /** before[i]: estimated plan index before step i (-1: off the plan); before[t] = now. */
   before: number[];
-  /** Steps whose actions include one that is not the plan's, though the screens after them stay on the plan (a silent change). */
+  /**
+   * Steps whose actions include one that is not the plan's, though the screens after them stay on the plan (a silent
+   * change).
+   */
   suspicious: Set<number>;
   /** Steps that ended the task (DONE) before the plan was complete. */
   prematureDone: Set<number>;
@@ -103,7 +106,10 @@ export function readHistory(
   return { before, suspicious, prematureDone };
 }
 
-/** The last step (index into the shown steps) taken from a position on the plan before the history left it for good, or -1 when it never left. */
+/**
+ * The last step (index into the shown steps) taken from a position on the plan before the history left it for good, or
+ * -1 when it never left.
+ */
 export function leftAt(r: HistoryReading): number {
   const t = r.before.length - 1;
   if (r.before[t] >= 0) return -1;

@@ -8,7 +8,8 @@
  *
  *   const standIn = await startStandInServer({ errorRate: 0.2 });
  *   try {
- *     // point a model agent at it: { kind: "model", model: standIn.model, baseUrl: standIn.url, observation: "a11y_tree" }
+ *     // point a model agent at it: { kind: "model", model: standIn.model, baseUrl: standIn.url, observation:
+ * "a11y_tree" }
  *   } finally {
  *     await standIn.close();
  *   }
@@ -62,9 +63,15 @@ export interface StandInServerOptions {
    * left out keeps 1 (the task's catalogue mistakes weigh 3 to start with). @default {}
    */
   slipMix?: Partial<Record<string, number>>;
-  /** Share of recovery answers (at temperature 1) that slip (a wrong click or a premature RESTORED). @default errorRate / 2 */
+  /**
+   * Share of recovery answers (at temperature 1) that slip (a wrong click or a premature RESTORED). @default errorRate
+   * / 2
+   */
   recoveryErrorRate?: number;
-  /** The recoverer ignores its context (and the note about it): every recovery context then gets the same answers. @default false */
+  /**
+   * The recoverer ignores its context (and the note about it): every recovery context then gets the same answers.
+   * @default false
+   */
   ignoreContext?: boolean;
   /** Detector noise. @default { recall: 0.85, silentRecall: 0.7, falseAlarm: 0.03, stepNoise: 0.2 } */
   detector?: Partial<DetectorNoise>;

@@ -36,7 +36,10 @@ afterAll(async () => {
   await standIn?.close();
 });
 
-/** SimDesk on a multi-step task, a `computer` tool over it, and a restore routine that counts its calls (SimDesk restores a recorded state exactly). */
+/**
+ * SimDesk on a multi-step task, a `computer` tool over it, and a restore routine that counts its calls (SimDesk
+ * restores a recorded state exactly).
+ */
 async function premature() {
   const blobs = tempBlobs();
   const task = getSimDeskTask("files-rename-draft");

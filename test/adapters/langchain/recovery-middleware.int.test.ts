@@ -80,7 +80,8 @@ describe("recoveryMiddleware with a real createAgent", () => {
   it("detects after each step, restores to R, truncates history + transition string, and respects the freeze window", async () => {
     const blobs = tempBlobs();
     const desk = textDesk(blobs);
-    // Detector calls: after step 0, after step 1, after step 2 (error at 2), then steps 1' and 2' are frozen (F=2), then after step 3'.
+    // Detector calls: after step 0, after step 1, after step 2 (error at 2), then steps 1' and 2' are frozen (F=2),
+    // then after step 3'.
     const s = await scriptedModel(blobs, [onTrack(), onTrack(), offTrack(2), onTrack()]);
     server = s.server;
     const restores: number[] = [];

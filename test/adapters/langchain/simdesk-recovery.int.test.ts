@@ -34,7 +34,8 @@ describe("recoveryMiddleware on SimDesk with LLM detector and recoverer over HTT
     const env = createSimDesk({ blobs });
     await env.reset(task);
 
-    // What the recoverer will say: the ground truth's restorative action from the error state (computed on a twin desk).
+    // What the recoverer will say: the ground truth's restorative action from the error state (computed on a twin
+    // desk).
     const twin = createSimDesk({ blobs });
     await twin.reset(task);
     const twinIds = [twin.currentStateId()];

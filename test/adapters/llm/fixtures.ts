@@ -1,4 +1,7 @@
-/** Shared fixtures for the LLM-component tests: a blob store of tiny distinct PNG screenshots and a scripted server + OpenAI backend. */
+/**
+ * Shared fixtures for the LLM-component tests: a blob store of tiny distinct PNG screenshots and a scripted server +
+ * OpenAI backend.
+ */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

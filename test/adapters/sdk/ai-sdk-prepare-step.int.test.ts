@@ -242,12 +242,10 @@ describe("createRecovery (retrace/ai-sdk) in the AI SDK's own loops", () => {
     async function unconfirmed(unconfirmedRestoration?: "claim-recovered" | "disclose-and-keep") {
       const s = await wrongItemScenario(servers);
       // The agent takes steps 0..E, the detector fires after step E, the restoration fails, then the agent answers.
-      const forward = s.forward
-        .slice(0, s.E + 1)
-        .map((a, i) => ({
-          endpoint: "messages" as const,
-          content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }],
-        }));
+      const forward = s.forward.slice(0, s.E + 1).map((a, i) => ({
+        endpoint: "messages" as const,
+        content: [{ type: "tool_use", id: `toolu_${i}`, name: "computer", input: toAnthropicInput(a) }],
+      }));
       const server = await startScriptedOpenAIServer({
         script: [...forward, { endpoint: "messages", text: "Stopping here." }],
       });

@@ -85,7 +85,8 @@ describe("generateTextWithRecovery (Vercel AI SDK, Anthropic computer tool) on S
     expect(result.finalOutput).toBe("Renamed draft.txt to final.txt.");
     expect(computer.log).toHaveLength(s.forward.length);
     // No observation per model turn: the detector gets the one the computer took after each action.
-    // SimDesk's step observes once per action; besides those, only the run's start and the recovery sub-agent's first look.
+    // SimDesk's step observes once per action; besides those, only the run's start and the recovery sub-agent's first
+    // look.
     const actions = computer.log.flatMap((e) => e.actions).length + result.accounting.recoverySteps;
     expect(observe.mock.calls.length).toBe(actions + 2);
     expect(result.accounting.envMs).toBeGreaterThan(0);
@@ -195,7 +196,8 @@ describe.runIf(chromium.run)("generateTextWithRecovery (Vercel AI SDK) on the br
         },
       );
       expect(result.evaluation.score).toBe(1);
-      // One screenshot per action (taken by the step), none per model turn: observe() only at the start and for the recovery sub-agent's first look.
+      // One screenshot per action (taken by the step), none per model turn: observe() only at the start and for the
+      // recovery sub-agent's first look.
       expect(observe).toHaveBeenCalledTimes(2);
       expect(result.accounting.envMs).toBeGreaterThan(0);
       expect(

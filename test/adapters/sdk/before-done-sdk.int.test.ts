@@ -88,7 +88,9 @@ async function premature() {
   };
 }
 
-/** The step's first detection let it pass unasked (no gate opened); the second opened `before-done` and asked the judge. */
+/**
+ * The step's first detection let it pass unasked (no gate opened); the second opened `before-done` and asked the judge.
+ */
 function expectJudgedBeforeDone(
   detections: Array<{ step: number; detection: Detection }>,
   judgeCalls: number,

@@ -1,4 +1,7 @@
-/** Shared fixtures of the SDK wrapper tests: the SimDesk wrong-item scenario, retrace Actions as SDK tool calls, and the LLM detector/recoverer over a scripted server. */
+/**
+ * Shared fixtures of the SDK wrapper tests: the SimDesk wrong-item scenario, retrace Actions as SDK tool calls, and the
+ * LLM detector/recoverer over a scripted server.
+ */
 import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
 import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
 import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";

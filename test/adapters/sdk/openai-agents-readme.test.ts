@@ -1,5 +1,6 @@
 /**
- * The OpenAI Agents SDK snippet of docs/openai-agents.md (the block after `<!-- consumer-snippet -->`) is the file the consumer episode runs (test/fixtures/consumer/openai-agents-snippet.ts),
+ * The OpenAI Agents SDK snippet of docs/openai-agents.md (the block after `<!-- consumer-snippet -->`) is the file the
+ * consumer episode runs (test/fixtures/consumer/openai-agents-snippet.ts),
  * so what the page shows is what was run against the scripted server on both SDK lines.
  */
 import { readFileSync } from "node:fs";

@@ -101,7 +101,8 @@ describe("runWithRecovery (OpenAI Agents SDK) on SimDesk", () => {
     expect(truncations).toEqual([[s.E + 1, s.R]]);
     expect(computer.log).toHaveLength(s.forward.length);
     // No observation per model turn: the detector gets the one the computer took after each action.
-    // SimDesk's step observes once per action; besides those, only the run's start and the recovery sub-agent's first look.
+    // SimDesk's step observes once per action; besides those, only the run's start and the recovery sub-agent's first
+    // look.
     const actions = computer.log.flatMap((e) => e.actions).length + result.accounting.recoverySteps;
     expect(observe.mock.calls.length).toBe(actions + 2);
     expect(result.accounting.envMs).toBeGreaterThan(0);
@@ -220,7 +221,8 @@ describe.runIf(chromium.run)("runWithRecovery (OpenAI Agents SDK) on the browser
         runOptions: { maxTurns: 20 },
       });
       expect(computer.environment).toBe("browser");
-      // One screenshot per action (taken by the step), none per model turn: observe() only at the start and for the recovery sub-agent's first look.
+      // One screenshot per action (taken by the step), none per model turn: observe() only at the start and for the
+      // recovery sub-agent's first look.
       expect(observe).toHaveBeenCalledTimes(2);
       expect(result.accounting.envMs).toBeGreaterThan(0);
       expect(result.evaluation.score).toBe(1); // the app's server state: one reply to Bob

@@ -34,7 +34,10 @@ afterEach(async () => {
 type Scenario = Awaited<ReturnType<typeof wrongItemScenario>>;
 const NOTICE = /state it had at step/;
 
-/** The next action for an input holding `n` steps: the scenario's forward run before recovery, the plan again from R after it. */
+/**
+ * The next action for an input holding `n` steps: the scenario's forward run before recovery, the plan again from R
+ * after it.
+ */
 function nextAction(s: Scenario, n: number, recovered: boolean): Action | undefined {
   return recovered ? s.task.plan[n] : s.forward[n];
 }

@@ -51,7 +51,8 @@ describe("recovery-token-overhead config", () => {
     expect(paper.recovery.layout).toBeUndefined();
     expect(prod.recovery.layout).toBe("cached");
     // Everything else is the same in both arms.
-    // the paper arm pins the paper's cap and budget on its own pair (a global value would override the production recipe)
+    // the paper arm pins the paper's cap and budget on its own pair (a global value would override the production
+    // recipe)
     expect(paper.maxRecoveryIterations).toEqual([3]);
     expect(paper.options).toEqual({ recoveryBudget: 10 });
     expect(raw.maxRecoveryIterations).toBeUndefined();
@@ -75,7 +76,8 @@ describe("recovery-token-overhead config", () => {
     const conditions = endToEndConditions(c);
     expect(conditions.map((x) => x.id)).toEqual(["paper.no-recovery", "paper.max-rec-3", "production.max-rec-1"]);
     const [bare, paper, prod] = conditions.map((x) => x.options);
-    // the paper arm: the config's options plus its own pinned budget 10 and cap 3 (App. B.2, the paper's end-to-end runs)
+    // the paper arm: the config's options plus its own pinned budget 10 and cap 3 (App. B.2, the paper's end-to-end
+    // runs)
     expect(paper).toMatchObject(c.options);
     expect(paper).toEqual({ ...bare, maxRecoveryIterations: 3 });
     expect(paper).toMatchObject({

@@ -52,7 +52,10 @@ export function chaosQueue() {
   };
   return {
     stop,
-    /** Run `run.config` through a queue and one worker; returns the queued run's folder and the model server's request count. */
+    /**
+     * Run `run.config` through a queue and one worker; returns the queued run's folder and the model server's request
+     * count.
+     */
     async run(run: ChaosQueueRun): Promise<{ out: string; requests: number }> {
       await stop(); // a second run (or a retried test) starts with its own services, server and worker
       const svc = await testServices();

@@ -81,7 +81,8 @@ describe.runIf(services.run)("failed tries on a distributed run", () => {
       services.assert();
       const base = mkdtempSync(join(dir, "attempt-"));
       const localOut = join(base, "local");
-      // Generous deadlines: no environment or model call times out on a loaded machine (faults come from the seed only).
+      // Generous deadlines: no environment or model call times out on a loaded machine (faults come from the seed
+      // only).
       const local = await runChaos({
         config,
         out: localOut,

@@ -110,7 +110,8 @@ describe("retrace dataset build + eval-recovery (SimDesk, simulated policies)", 
       "on/R_Om (mean only)",
       "on/R_Om (mean only) AND R_TC",
     ]);
-    // Noise off: no dynamic pixels anywhere, so the mean-only R_Om is R_O exactly; the local floor only adds rejections.
+    // Noise off: no dynamic pixels anywhere, so the mean-only R_Om is R_O exactly; the local floor only adds
+    // rejections.
     const row = (noise: string, oracle: string) =>
       agreement.agreement.find((r) => r.noise === noise && r.oracle === oracle)!;
     expect({ ...row("off", "R_Om (mean only)"), oracle: "R_O" }).toEqual(row("off", "R_O"));

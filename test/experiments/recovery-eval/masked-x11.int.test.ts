@@ -3,7 +3,8 @@
  * caret, a panel clock ticking every second and a notification pop-up that comes and goes - makes
  * the paper's R_O reject truly restored states; R_Om, with the mask learned as a dataset build
  * learns it (the target's first capture plus WAIT re-captures), accepts them and still rejects a
- * selection left in place; its local floor also rejects a stray line the mean SSIM passes. Numbers: experiments/scripts/measure-masked-x11.ts (README).
+ * selection left in place; its local floor also rejects a stray line the mean SSIM passes. Numbers:
+ * experiments/scripts/measure-masked-x11.ts (README).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

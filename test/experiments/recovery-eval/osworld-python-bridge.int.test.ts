@@ -40,7 +40,10 @@ const code = (line: string, prose: string) => `${prose}\n\`\`\`python\nimport py
 const usage = { inputTokens: 800, outputTokens: 20 };
 const BREAD = /add a line '- bread'/;
 
-/** A fake OSWorld checkout with one metric in OSWorld's form: check_list(result_path, rules) with expect/unexpect patterns. */
+/**
+ * A fake OSWorld checkout with one metric in OSWorld's form: check_list(result_path, rules) with expect/unexpect
+ * patterns.
+ */
 function fakeOsworld(root: string): string {
   const dir = join(root, "OSWorld");
   const pkg = join(dir, "desktop_env", "evaluators", "metrics");

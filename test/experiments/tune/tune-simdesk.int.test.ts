@@ -57,7 +57,8 @@ describe("retrace tune on SimDesk (simulated agents)", () => {
     expect(race.candidates).toHaveLength(4);
     expect(race.episodes).toBeLessThanOrEqual(400);
     expect(race.episodes).toBe(race.candidates.reduce((n, c) => n + c.episodes, 0));
-    // the recoverer matters: the weak-recoverer candidates are eliminated, each with its p-value, and a skilled one leads
+    // the recoverer matters: the weak-recoverer candidates are eliminated, each with its p-value, and a skilled one
+    // leads
     const out = race.candidates.filter((c) => c.eliminated?.reason === "worse");
     for (const c of out) expect(c.eliminated!.pAdjusted!).toBeLessThan(0.05);
     expect(

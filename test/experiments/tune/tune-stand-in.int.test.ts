@@ -135,7 +135,8 @@ describe("retrace tune against a sampling model server", () => {
     };
     expect(race.costUnit).toBe("usd");
     expect(race.objectiveKind).toBe("success-per-usd");
-    // the dollars are the server's reported tokens at the specs' prices: positive, and well under a cent per episode here
+    // the dollars are the server's reported tokens at the specs' prices: positive, and well under a cent per episode
+    // here
     for (const c of race.candidates) {
       expect(c.cost.mean).toBeGreaterThan(0);
       expect(c.cost.mean).toBeLessThan(0.05);

@@ -9,7 +9,10 @@ import { crossTasks } from "./cross-tasks.ts";
 
 let built: readonly SimDeskTask[] | undefined;
 
-/** Every SimDesk task, in a stable order, built on the first call (each plan is recorded by running the engine: ~100 ms). */
+/**
+ * Every SimDesk task, in a stable order, built on the first call (each plan is recorded by running the engine: ~100
+ * ms).
+ */
 export function simDeskTasks(): readonly SimDeskTask[] {
   return (built ??= Object.freeze([
     ...filesTasks(),

@@ -2,7 +2,8 @@
  * A process with a container desktop open that gets SIGTERM or SIGINT stops its container
  * (`docker stop` with the grace period, then removal) before it exits: afterwards no container
  * of its run is left, running or not, and the container ended on SIGTERM (its init script's trap,
- * exit code 0), not by the engine's SIGKILL after the grace period (137). The child is a real Node process opening the real
+ * exit code 0), not by the engine's SIGKILL after the grace period (137). The child is a real Node process opening the
+ * real
  * ContainerBackend (its own run id labels the container, so containers of other runs on a
  * shared engine are told apart) and exiting through the same shutdown hooks as `retrace run`.
  */
@@ -102,7 +103,8 @@ describe.runIf(run)("a container desktop ended by a signal", () => {
       expect(r.running).toBe(true);
       // Ended by the signal: its exit code, after the container was stopped and removed.
       expect(r.code, r.err).toBe(signal === "SIGTERM" ? 143 : 130);
-      // Graceful: the init script's trap ended the desktop on SIGTERM (exit 0), no SIGKILL after the grace period (137).
+      // Graceful: the init script's trap ended the desktop on SIGTERM (exit 0), no SIGKILL after the grace period
+      // (137).
       expect(r.stopped, r.err).toBe("0");
       expect(r.left).toEqual([]);
       await expect(docker.getContainer(r.id).inspect()).rejects.toThrow();

@@ -99,7 +99,8 @@ describe.runIf(tools.run && asRoot)(
       chmodSync(outside, 0o755);
       env = createX11Desktop({ blobs: new BlobStore({ dir: join(outside, "blobs") }) });
       await env.reset(desktopTask("mousepad-append-line")!);
-      // The test's file server is on 127.0.0.1: loopback downloads are opted into (refused by default, download-guard.int.test.ts).
+      // The test's file server is on 127.0.0.1: loopback downloads are opted into (refused by default,
+      // download-guard.int.test.ts).
       server = await startOsworldControlServer({ env, downloads: { allowLoopback: true } });
       home = env.desktop.homeDir;
       files = createServer((req, res) => res.end("downloaded bytes\n"));
@@ -545,7 +546,8 @@ describe.runIf(tools.run && asRoot)(
             ),
           ),
         ];
-        // every endpoint gets 19 of the bodies (304 = 16 x 19), a different spread for each (7 is prime to the 65 bodies)
+        // every endpoint gets 19 of the bodies (304 = 16 x 19), a different spread for each (7 is prime to the 65
+        // bodies)
         const cases = Array.from(
           { length: 304 },
           (_, i) => [endpoints[i % endpoints.length], bodies[(i * 7) % bodies.length]] as const,

@@ -66,7 +66,9 @@ describe("the stand-in knows only its skill book and the request", () => {
     expect(shipped).toBe(JSON.stringify(buildSkillBook()) + "\n");
   });
 
-  /** editor-append-notes through plan steps 0-2; at step 2 the environment gets `executed`, the request lists `listed`. */
+  /**
+   * editor-append-notes through plan steps 0-2; at step 2 the environment gets `executed`, the request lists `listed`.
+   */
   async function detect(executed: Action[], listed: Action[]) {
     const blobs = tempBlobs();
     const env = createSimDesk({ blobs });

@@ -182,7 +182,8 @@ describe("stand-in model server: recovery decisions come from the prompt text", 
     expect(first.entry.undoing).toEqual([3]);
     expect(first.d.restored).toBeFalsy();
     expect(first.d.actions.length).toBeGreaterThan(0);
-    // The same screens, but the context stops before the slip: nothing on screen differs, so it declares the TARGET reached.
+    // The same screens, but the context stops before the slip: nothing on screen differs, so it declares the TARGET
+    // reached.
     const cut = await decide(s, { kind: "0-R", history: s.history.slice(0, 3) }, 21);
     expect(cut.entry.undoing).toEqual([]);
     expect(cut.d.restored).toBe(true);
