@@ -55,6 +55,8 @@ describe("recovery-token-overhead config", () => {
     // recipe)
     expect(paper.maxRecoveryIterations).toEqual([3]);
     expect(paper.options).toEqual({ recoveryBudget: 10 });
+    // the production arm discloses an unconfirmed restoration (the paper's claim stays on the paper arm: the config's default)
+    expect(prod.options).toEqual({ unconfirmedRestoration: "disclose-and-cut" });
     expect(raw.maxRecoveryIterations).toBeUndefined();
     expect(raw.options.recoveryBudget).toBeUndefined();
     const strip = (p: Record<string, any>) => ({
@@ -71,7 +73,7 @@ describe("recovery-token-overhead config", () => {
     expect(strip(prod)).toEqual(strip(paper));
   });
 
-  it("runs the paper arm with exactly the paper's recovery (cap 3, budget 10) and the production arm with its preset's recipe (cap 1, budget 5)", () => {
+  it("runs the paper arm with exactly the paper's recovery (cap 3, budget 10, the paper's claim) and the production arm with its preset's recipe (cap 1, budget 5) and a disclosed unconfirmed restoration", () => {
     const c = parseExperimentConfig(raw, "detection-presets.yaml") as EndToEndConfig;
     const conditions = endToEndConditions(c);
     expect(conditions.map((x) => x.id)).toEqual(["paper.no-recovery", "paper.max-rec-3", "production.max-rec-1"]);
@@ -90,6 +92,8 @@ describe("recovery-token-overhead config", () => {
     expect(bare.maxRecoveryIterations).toBe(0);
     // the production arm: the same options but the preset's recovery recipe
     expect(PRODUCTION_RECOVERY).toEqual({ maxRecoveryIterations: 1, recoveryBudget: 5 });
-    expect(prod).toEqual({ ...bare, ...PRODUCTION_RECOVERY });
+    expect(prod).toEqual({ ...bare, ...PRODUCTION_RECOVERY, unconfirmedRestoration: "disclose-and-cut" });
+    expect(paper.unconfirmedRestoration).toBe("claim-recovered");
+    expect(bare.unconfirmedRestoration).toBe("claim-recovered");
   });
 });
