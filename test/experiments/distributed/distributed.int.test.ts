@@ -214,12 +214,15 @@ describe.skipIf(!services.run)("distributed runs (BullMQ + PostgreSQL)", () => {
     for (let i = 0; i < 1200 && !existsSync(join(out, "queue.json")) && run.proc.exitCode === null; i++)
       await sleep(100);
     let text = "";
-    for (let i = 0; i < 200 && !/0\/12 episodes stored/.test(text); i++) {
+    // The coordinator writes queue.json just before it enqueues: until the jobs are in, status
+    // reports the run with no condition row yet, so wait for the row as well.
+    const queued = /skilled\.no-recovery\s+0\s+0\s+6\s+0/;
+    for (let i = 0; i < 200 && !(/0\/12 episodes stored/.test(text) && queued.test(text)); i++) {
       if (i > 0) await sleep(250);
       text = await status().catch(() => "");
     }
     expect(text).toMatch(/0\/12 episodes stored/);
-    expect(text).toMatch(/skilled\.no-recovery\s+0\s+0\s+6\s+0/);
+    expect(text).toMatch(queued);
     const cancel = await cli(["cancel", out, "--queue", redisUrl, "--store", postgresUrl]);
     expect(cancel.code, cancel.stderr).toBe(0);
     expect(cancel.stdout).toMatch(/cancelled: 12 queued episode\(s\) removed/);
