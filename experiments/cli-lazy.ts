@@ -8,7 +8,7 @@ import { Help, type Command } from "commander";
 import { baseProgram, runProgram } from "./cli-program.ts";
 import { COMMAND_MODULES } from "./commands/lazy.ts";
 import { COMMAND_SUMMARIES } from "./commands/summaries.ts";
-import { InternalError } from "../src/errors.ts";
+import { InternalError } from "@retrace-cua/core/errors";
 
 /** The program for `argv`: the named command's real module, or stubs that only describe each command. */
 export async function buildLazyProgram(argv: string[]): Promise<Command> {

@@ -4,14 +4,14 @@
  * code. cli.ts (every command, for tests) and cli-lazy.ts (the launcher's) build on it.
  */
 import { Command, CommanderError } from "commander";
-import { ConfigError, describeError } from "../src/errors.ts";
-import { diskFullOf } from "../src/store/write-file.ts";
-import { setDeprecationSink } from "../src/deprecation.ts";
+import { ConfigError, describeError } from "@retrace-cua/core/errors";
+import { diskFullOf } from "@retrace-cua/core/store/write-file";
+import { setDeprecationSink } from "@retrace-cua/core/deprecation";
 import { RunFailedError } from "./runner/errors.ts";
 import { terminalText } from "./commands/terminal.ts";
 import { packageVersion } from "./runner/package-info.ts";
-import { redactText } from "../src/secrets.ts";
-import { runtimeSettings } from "../src/settings.ts";
+import { redactText } from "@retrace-cua/core/secrets";
+import { runtimeSettings } from "@retrace-cua/core/settings";
 
 /** The program without its commands. */
 export function baseProgram(): Command {

@@ -7,10 +7,10 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { getSimDeskTask } from "../adapters/environments/simdesk/tasks/index.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../adapters/testing/scripted-openai-server.ts";
+import { getSimDeskTask } from "../packages/simdesk/src/tasks/index.ts";
+import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../packages/testing/src/scripted-openai-server.ts";
 import { runModelTask } from "../experiments/model-run.ts";
-import { redactText } from "../src/secrets.ts";
+import { redactText } from "../packages/core/src/secrets.ts";
 import { planAnswers } from "./adapters/testing/plan-answers.ts";
 
 const KEY = "vllm-local-7f3a9c2e11d4";

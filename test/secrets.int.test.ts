@@ -9,8 +9,8 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { getSimDeskTask } from "../adapters/environments/simdesk/tasks/index.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../adapters/testing/scripted-openai-server.ts";
+import { getSimDeskTask } from "../packages/simdesk/src/tasks/index.ts";
+import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../packages/testing/src/scripted-openai-server.ts";
 import { runModelTask } from "../experiments/model-run.ts";
 import { planAnswers, planAnthropicSteps, planOpenAICuaSteps } from "./adapters/testing/plan-answers.ts";
 

@@ -7,8 +7,8 @@
  * step. A call answered from the record/replay cache is logged the same way (marked `cached`), so a
  * replayed run shows the same calls on the same steps.
  */
-import type { ChatMessage, DrawIdentity } from "../../src/model.ts";
-import type { CallPhase, CallSite } from "../../src/runtime/call-site.ts";
+import type { ChatMessage, DrawIdentity } from "@retrace-cua/core/model";
+import type { CallPhase, CallSite } from "@retrace-cua/core/runtime/call-site";
 
 /** Longest text part kept per message (the log is for reading, not for replaying). */
 export const CALL_TEXT_LIMIT = 20_000;

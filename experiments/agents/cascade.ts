@@ -8,8 +8,8 @@
  * detector is.
  */
 import { z } from "zod";
-import { CascadeGateSpecSchema, createCascadeDetector } from "../../src/detectors/index.ts";
-import { ConfigError } from "../../src/errors.ts";
+import { CascadeGateSpecSchema, createCascadeDetector } from "@retrace-cua/core/detectors/index";
+import { ConfigError } from "@retrace-cua/core/errors";
 import type { AgentKind, ValidAgentSpec } from "./kind.ts";
 import type { AgentContext, AgentOf, AgentRole } from "./roles.ts";
 

@@ -3,8 +3,8 @@
  * call at $0, so the cap would never stop the run and nothing would say so. This check refuses
  * such a run up front, naming the agent and the price entry to add.
  */
-import { ConfigError } from "../../src/errors.ts";
-import { priceFor, type PriceTable } from "../../adapters/models/pricing.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { priceFor, type PriceTable } from "@retrace-cua/models/models/pricing";
 
 /** An agent of a run, with the config path that names it. */
 export interface CappedAgent {

@@ -11,11 +11,11 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { ConfigError } from "../../src/errors.ts";
-import type { ChatModel, ChatRequest, ChatResponse } from "../../src/model.ts";
-import type { BlobReader } from "../../src/blob-store.ts";
-import { createLangChainChatModel } from "../../adapters/models/langchain-chat.ts";
-import type { ParameterizedChatModel } from "../../adapters/models/openai-chat.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import type { ChatModel, ChatRequest, ChatResponse } from "@retrace-cua/core/model";
+import type { BlobReader } from "@retrace-cua/core/blob-store";
+import { createLangChainChatModel } from "@retrace-cua/models/models/langchain-chat";
+import type { ParameterizedChatModel } from "@retrace-cua/models/models/openai-chat";
 import { maxTokensOf, type ModelAgentSpec } from "./model-spec.ts";
 
 /** What a factory export receives (from the spec, after --model/--base-url filled it). */

@@ -2,7 +2,7 @@
  * The `loop` kind: the heuristic detector that fires when the agent goes round the same cycle of screens and actions.
  */
 import { z } from "zod";
-import { createLoopDetector } from "../../src/detectors/index.ts";
+import { createLoopDetector } from "@retrace-cua/core/detectors/index";
 import type { AgentKind } from "./kind.ts";
 import type { AgentOf, AgentRole } from "./roles.ts";
 

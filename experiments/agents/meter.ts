@@ -8,13 +8,13 @@
  * bytes); what was actually spent (cache misses only) goes to the run-wide {@link CostLedger},
  * which `--max-cost-usd` watches.
  */
-import { describeError } from "../../src/errors.ts";
-import { cacheFields } from "../../src/runtime/accounting.ts";
-import type { ChatModel, ChatRequest, ChatResponse } from "../../src/model.ts";
-import type { ModelRole, ModelUsage } from "../../src/usage.ts";
-import { costUsd, type PriceTable } from "../../adapters/models/pricing.ts";
-import { callSiteOrdinal, currentCallSite, type CallSite } from "../../src/runtime/call-site.ts";
-import type { ModelCallObserver, ObservedCall, ObservedCallStart } from "../../adapters/models/call-observer.ts";
+import { describeError } from "@retrace-cua/core/errors";
+import { cacheFields } from "@retrace-cua/core/runtime/accounting";
+import type { ChatModel, ChatRequest, ChatResponse } from "@retrace-cua/core/model";
+import type { ModelRole, ModelUsage } from "@retrace-cua/core/usage";
+import { costUsd, type PriceTable } from "@retrace-cua/models/models/pricing";
+import { callSiteOrdinal, currentCallSite, type CallSite } from "@retrace-cua/core/runtime/call-site";
+import type { ModelCallObserver, ObservedCall, ObservedCallStart } from "@retrace-cua/models/models/call-observer";
 import { loggedMessages, orderedCalls, siteFields, type CallRecord } from "./call-log.ts";
 
 /** One role's model calls in one episode (a results.jsonl field). */

@@ -4,14 +4,14 @@
  * the episode's meter. Keys are read from the variable a spec names (`apiKeyEnv`), else from the
  * usual settings, and never written anywhere.
  */
-import { ConfigError } from "../../src/errors.ts";
-import type { ChatModel } from "../../src/model.ts";
-import { envVar, runtimeSettings, type RuntimeSettings } from "../../src/settings.ts";
-import { withCache, type CacheOptions } from "../../adapters/models/cache.ts";
-import { createOpenAIChatModel } from "../../adapters/models/openai-chat.ts";
-import { withDraws, type DrawScope } from "../../adapters/models/draws.ts";
-import type { BlobStore } from "../../src/blob-store.ts";
-import type { ModelRole } from "../../src/usage.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import type { ChatModel } from "@retrace-cua/core/model";
+import { envVar, runtimeSettings, type RuntimeSettings } from "@retrace-cua/core/settings";
+import { withCache, type CacheOptions } from "@retrace-cua/models/models/cache";
+import { createOpenAIChatModel } from "@retrace-cua/models/models/openai-chat";
+import { withDraws, type DrawScope } from "@retrace-cua/models/models/draws";
+import type { BlobStore } from "@retrace-cua/core/blob-store";
+import type { ModelRole } from "@retrace-cua/core/usage";
 import type { ModelMeter } from "./meter.ts";
 import type { ModelCallSettings } from "./roles.ts";
 import { backendOf, maxTokensOf, type ModelAgentSpec } from "./model-spec.ts";

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { AgentRole } from "./roles.ts";
-import { OBSERVATION_TYPES } from "../../adapters/policies/observation.ts";
+import { OBSERVATION_TYPES } from "@retrace-cua/models/policies/observation";
 
 /** Action formats of action-producing roles (forward, recovery, perturber). */
 export const MODEL_FORMATS = ["pyautogui", "uitars", "openai-cua", "anthropic"] as const;

@@ -4,7 +4,7 @@
  * completions, OpenAI computer use, Anthropic computer use) through the same format adapter; the
  * detector, selector, summarizer and verifier are the LLM components of adapters/llm.
  */
-import { ConfigError } from "../../src/errors.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
 import {
   createLlmErrorDetector,
   createLlmPerturbationPolicy,
@@ -12,9 +12,9 @@ import {
   createLlmStateVerifier,
   createLlmStepSelector,
   createLlmSummarizer,
-} from "../../adapters/llm/index.ts";
-import { createFormatPolicy, type AgentFormatSpec } from "../../adapters/policies/format.ts";
-import type { ModelRole } from "../../src/usage.ts";
+} from "@retrace-cua/models/llm/index";
+import { createFormatPolicy, type AgentFormatSpec } from "@retrace-cua/models/policies/format";
+import type { ModelRole } from "@retrace-cua/core/usage";
 import { apiKeyOf, cacheOptionsOf, chatModelFor, settingsFor } from "./model-client.ts";
 import { ModelAgentSpecSchema, maxTokensOf, modelRoleProblem, type ModelAgentSpec } from "./model-spec.ts";
 import { MODEL_ROLE_OF, type AgentContext, type AgentOf, type AgentRole } from "./roles.ts";

@@ -12,8 +12,8 @@
  * answer stays 429 the line says "rate limited"; OpenAI's `insufficient_quota` 429 is not retried
  * and says "quota exhausted".
  */
-import { ConfigError } from "../../src/errors.ts";
-import { redactSecrets } from "../../adapters/models/redact.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { redactSecrets } from "@retrace-cua/models/models/redact";
 import { DEFAULT_MODEL_RETRIES } from "./model-spec.ts";
 
 /** One endpoint to check, and the config fields that use it. */

@@ -8,10 +8,10 @@
  * `preset: paper` is the paper's every-step detector, the same as `{ kind: model, ... }`.
  */
 import { z } from "zod";
-import { CascadeGateSpecSchema } from "../../src/detectors/index.ts";
-import { ConfigError } from "../../src/errors.ts";
-import { MAX_RECOVERY_ITERATIONS } from "../../src/episode.ts";
-import { createDetectionPreset, DETECTION_PRESETS } from "../../adapters/llm/detection-preset.ts";
+import { CascadeGateSpecSchema } from "@retrace-cua/core/detectors/index";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { MAX_RECOVERY_ITERATIONS } from "@retrace-cua/core/episode";
+import { createDetectionPreset, DETECTION_PRESETS } from "@retrace-cua/models/llm/detection-preset";
 import type { AgentKind, ValidAgentSpec } from "./kind.ts";
 import { chatModelFor } from "./model-client.ts";
 import { maxTokensOf, type ModelAgentSpec } from "./model-spec.ts";

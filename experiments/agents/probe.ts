@@ -3,7 +3,7 @@
  * screens.
  */
 import type { z } from "zod";
-import { ProbeVerifierSpecSchema, probeVerifierFromSpec } from "../../src/probes/verifier.ts";
+import { ProbeVerifierSpecSchema, probeVerifierFromSpec } from "@retrace-cua/evaluation/probes/verifier";
 import type { AgentKind } from "./kind.ts";
 import type { AgentOf, AgentRole } from "./roles.ts";
 

@@ -6,7 +6,7 @@
  * implied by a `preset` field) is a detection preset with the judge's own model spec. New kinds register
  * with {@link registerAgentKind}.
  */
-import { ConfigError } from "../../src/errors.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
 import { createCascadeKind } from "./cascade.ts";
 import { createPresetKind } from "./preset.ts";
 import { LOOP_KIND } from "./loop.ts";

@@ -2,17 +2,17 @@
  * The roles an agent spec can fill in an experiment, what each role builds, and the context a
  * factory gets. One spec kind (sim, model, stagnation, loop, ...) = one file in this folder.
  */
-import type { BlobStore } from "../../src/blob-store.ts";
-import type { ErrorDetector } from "../../src/detector.ts";
-import type { Environment } from "../../src/environment.ts";
-import type { ForwardPolicy } from "../../src/policy.ts";
-import type { RecoveryPolicy, StateVerifier, Summarizer } from "../../src/recovery.ts";
-import type { RecoveryStepSelector } from "../../src/selector.ts";
-import type { Task } from "../../src/task.ts";
-import type { ModelRole } from "../../src/usage.ts";
+import type { BlobStore } from "@retrace-cua/core/blob-store";
+import type { ErrorDetector } from "@retrace-cua/core/detector";
+import type { Environment } from "@retrace-cua/core/environment";
+import type { ForwardPolicy } from "@retrace-cua/core/policy";
+import type { RecoveryPolicy, StateVerifier, Summarizer } from "@retrace-cua/core/recovery";
+import type { RecoveryStepSelector } from "@retrace-cua/core/selector";
+import type { Task } from "@retrace-cua/core/task";
+import type { ModelRole } from "@retrace-cua/core/usage";
 import type { CostLedger, ModelMeter } from "./meter.ts";
-import type { CacheMode } from "../../adapters/models/cache.ts";
-import type { DrawScope } from "../../adapters/models/draws.ts";
+import type { CacheMode } from "@retrace-cua/models/models/cache";
+import type { DrawScope } from "@retrace-cua/models/models/draws";
 
 /** Roles an agent spec can fill. `recovery` is the recovery sub-agent. */
 export const AGENT_ROLES = [

@@ -7,12 +7,12 @@
  * runtime drives them one step at a time (adapters/sdk/<sdk>/forward-policy.ts) with their own
  * model, instructions and tools; their actions run on the experiment's environment.
  */
-import type { ForwardPolicy, PolicyInput } from "../../src/policy.ts";
+import type { ForwardPolicy, PolicyInput } from "@retrace-cua/core/policy";
 // Types only: the SDK adapters are imported when an SDK agent takes its first step, so no other
 // command loads the SDKs (the Agents SDK installs process-wide signal and rejection handlers).
-import type { OpenAIAgent as Agent } from "../../adapters/sdk/openai-agents/forward-policy.ts";
-import type { AiSdkAgentSettings } from "../../adapters/sdk/ai-sdk/forward-policy.ts";
-import { stagehandConfigProblem, type StagehandAgentConfig } from "../../adapters/sdk/stagehand/config.ts";
+import type { OpenAIAgent as Agent } from "@retrace-cua/openai-agents/forward-policy";
+import type { AiSdkAgentSettings } from "@retrace-cua/ai-sdk/forward-policy";
+import { stagehandConfigProblem, type StagehandAgentConfig } from "@retrace-cua/stagehand/config";
 import type { AgentKind } from "./kind.ts";
 import type { AgentOf, AgentRole } from "./roles.ts";
 import { checkSdkModule, loadSdkExport, sdkAgentSpecSchema, type SdkAgentSpec } from "./sdk-module.ts";
@@ -81,7 +81,7 @@ export const OPENAI_AGENTS_KIND = sdkForwardKind<Agent>(
   "openai-agents",
   "an OpenAI Agents SDK Agent",
   openAIAgentProblem,
-  async (agent) => (await import("../../adapters/sdk/openai-agents/forward-policy.ts")).agentForwardPolicy(agent),
+  async (agent) => (await import("@retrace-cua/openai-agents/forward-policy")).agentForwardPolicy(agent),
 );
 
 /** The registry entry of `kind: ai-sdk` (forward only; not simulated). */
@@ -89,7 +89,7 @@ export const AI_SDK_KIND = sdkForwardKind<AiSdkAgentSettings>(
   "ai-sdk",
   "AI SDK agent settings",
   aiSdkProblem,
-  async (settings) => (await import("../../adapters/sdk/ai-sdk/forward-policy.ts")).aiSdkForwardPolicy(settings),
+  async (settings) => (await import("@retrace-cua/ai-sdk/forward-policy")).aiSdkForwardPolicy(settings),
 );
 
 /** The registry entry of `kind: stagehand` (forward only; not simulated; hybrid-mode agents). */
@@ -97,5 +97,5 @@ export const STAGEHAND_KIND = sdkForwardKind<StagehandAgentConfig>(
   "stagehand",
   "a Stagehand AgentConfig",
   stagehandConfigProblem,
-  async (config) => (await import("../../adapters/sdk/stagehand/forward-policy.ts")).stagehandForwardPolicy(config),
+  async (config) => (await import("@retrace-cua/stagehand/forward-policy")).stagehandForwardPolicy(config),
 );

@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
-import { ConfigError } from "../../src/errors.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
 
 /** The spec schema of an SDK agent kind. */
 export function sdkAgentSpecSchema<K extends string>(kind: K, defaultExport: string) {

@@ -7,23 +7,23 @@
  * restore real apps, so runs that need one are refused up front (see the runtime).
  */
 import { z } from "zod";
-import { ConfigError } from "../../src/errors.ts";
-import type { RecoveryStepSelector } from "../../src/selector.ts";
-import type { SimDesk, SimDeskTask } from "../../adapters/environments/simdesk/index.ts";
-import { createPlanDivergenceDetector } from "../../adapters/environments/desktop-tasks/plan-detector.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import type { RecoveryStepSelector } from "@retrace-cua/core/selector";
+import type { SimDesk, SimDeskTask } from "@retrace-cua/simdesk/simdesk";
+import { createPlanDivergenceDetector } from "@retrace-cua/desktops/desktop-tasks/plan-detector";
 import {
   createSimDetector,
   createSimForwardPolicy,
   createSimRecoveryPolicy,
   createSimStepSelector,
   SIM_PROFILES,
-} from "../../adapters/policies/simulated/index.ts";
+} from "@retrace-cua/simdesk/agents/index";
 import {
   SimDetectorOptionsSchema,
   SimForwardOptionsSchema,
   SimRecoveryOptionsSchema,
   SimSelectorOptionsSchema,
-} from "../../adapters/policies/simulated/options.ts";
+} from "@retrace-cua/simdesk/agents/options";
 import type { AgentKind } from "./kind.ts";
 import type { AgentContext, AgentOf, AgentRole } from "./roles.ts";
 

@@ -1,6 +1,6 @@
 /** The `stagnation` kind: the heuristic detector that fires when the last k actions changed nothing on screen. */
 import { z } from "zod";
-import { createStagnationDetector } from "../../src/detectors/index.ts";
+import { createStagnationDetector } from "@retrace-cua/core/detectors/index";
 import type { AgentKind } from "./kind.ts";
 import type { AgentOf, AgentRole } from "./roles.ts";
 

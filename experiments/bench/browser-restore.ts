@@ -10,10 +10,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlobStore } from "../../src/blob-store.ts";
-import type { EnvironmentSnapshot } from "../../src/environment.ts";
-import { snapshotStore } from "../../graphs/env-step.ts";
-import { BROWSER_TASKS, createBrowserEnvironment } from "../../adapters/environments/browser/index.ts";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import type { EnvironmentSnapshot } from "@retrace-cua/core/environment";
+import { snapshotStore } from "@retrace-cua/graphs/env-step";
+import { BROWSER_TASKS, createBrowserEnvironment } from "@retrace-cua/browser";
 import type { BenchResult } from "./result.ts";
 
 /** A long shop task: R is the step before placing the order. */

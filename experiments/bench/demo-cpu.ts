@@ -13,7 +13,7 @@ import { execFileSync, execSync } from "node:child_process";
 import { existsSync, mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RunFailedError } from "../../src/errors.ts";
+import { RunFailedError } from "@retrace-cua/core/errors";
 import { ROOT } from "./consumer-project.ts";
 import type { BenchResult } from "./result.ts";
 

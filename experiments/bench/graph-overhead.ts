@@ -6,16 +6,16 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlobStore } from "../../src/blob-store.ts";
-import type { ErrorDetector } from "../../src/detector.ts";
-import type { Environment } from "../../src/environment.ts";
-import type { Observation } from "../../src/observation.ts";
-import type { ForwardPolicy, HistoryEntry } from "../../src/policy.ts";
-import type { Task } from "../../src/task.ts";
-import { createSqliteCheckpointer } from "../../graphs/checkpointers.ts";
-import { runEpisode } from "../../graphs/run-episode.ts";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import type { ErrorDetector } from "@retrace-cua/core/detector";
+import type { Environment } from "@retrace-cua/core/environment";
+import type { Observation } from "@retrace-cua/core/observation";
+import type { ForwardPolicy, HistoryEntry } from "@retrace-cua/core/policy";
+import type { Task } from "@retrace-cua/core/task";
+import { createSqliteCheckpointer } from "@retrace-cua/graphs/checkpointers";
+import { runEpisode } from "@retrace-cua/graphs/run-episode";
 import type { BenchResult } from "./result.ts";
-import { InternalError } from "../../src/errors.ts";
+import { InternalError } from "@retrace-cua/core/errors";
 
 const STEPS = 50;
 const TASK: Task = { id: "bench", instruction: "nothing", env: "instant", setup: null, evaluator: null };

@@ -8,15 +8,15 @@ import { mkdtempSync, rmSync, statSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import { BlobStore } from "../../src/blob-store.ts";
-import type { EpisodeResult, RecoveryOptionsInput } from "../../src/episode.ts";
-import type { ErrorDetector } from "../../src/detector.ts";
-import type { ForwardPolicy } from "../../src/policy.ts";
-import { EpisodeEvents } from "../../src/runtime/events.ts";
-import { runEpisode } from "../../graphs/run-episode.ts";
-import { createSqliteCheckpointer } from "../../graphs/checkpointers.ts";
-import { SIMDESK_TASKS, createSimDesk, type SimDesk } from "../../adapters/environments/simdesk/index.ts";
-import { createSimAgents } from "../../adapters/policies/simulated/index.ts";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import type { EpisodeResult, RecoveryOptionsInput } from "@retrace-cua/core/episode";
+import type { ErrorDetector } from "@retrace-cua/core/detector";
+import type { ForwardPolicy } from "@retrace-cua/core/policy";
+import { EpisodeEvents } from "@retrace-cua/core/runtime/events";
+import { runEpisode } from "@retrace-cua/graphs/run-episode";
+import { createSqliteCheckpointer } from "@retrace-cua/graphs/checkpointers";
+import { SIMDESK_TASKS, createSimDesk, type SimDesk } from "@retrace-cua/simdesk/simdesk";
+import { createSimAgents } from "@retrace-cua/simdesk/agents/index";
 
 /** A forward policy that never ends the episode: DONE/FAIL become WAIT. */
 export function neverDone(policy: ForwardPolicy): ForwardPolicy {

@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launchChromium } from "../../adapters/environments/browser/chromium.ts";
+import { launchChromium } from "@retrace-cua/browser/chromium";
 import { parseExperimentConfig } from "../config/load.ts";
 import { runExperiment } from "../runner/experiment.ts";
 import { createSimDeskRuntime } from "../runtime/simdesk.ts";

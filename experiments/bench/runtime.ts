@@ -21,13 +21,13 @@
 import { join } from "node:path";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
-import type { ErrorDetector } from "../../src/detector.ts";
-import type { ForwardPolicy, HistoryEntry } from "../../src/policy.ts";
-import type { EpisodeResult } from "../../src/episode.ts";
-import { createCascadeDetector, DEFAULT_CASCADE_GATES } from "../../src/detectors/cascade.ts";
-import { runEpisode } from "../../graphs/run-episode.ts";
-import { SIMDESK_TASKS } from "../../adapters/environments/simdesk/index.ts";
-import { createSimAgents } from "../../adapters/policies/simulated/index.ts";
+import type { ErrorDetector } from "@retrace-cua/core/detector";
+import type { ForwardPolicy, HistoryEntry } from "@retrace-cua/core/policy";
+import type { EpisodeResult } from "@retrace-cua/core/episode";
+import { createCascadeDetector, DEFAULT_CASCADE_GATES } from "@retrace-cua/core/detectors/cascade";
+import { runEpisode } from "@retrace-cua/graphs/run-episode";
+import { SIMDESK_TASKS } from "@retrace-cua/simdesk/simdesk";
+import { createSimAgents } from "@retrace-cua/simdesk/agents/index";
 import { parseExperimentConfig } from "../config/load.ts";
 import { runExperiment } from "../runner/experiment.ts";
 import { createSimDeskRuntime } from "../runtime/simdesk.ts";
@@ -37,7 +37,7 @@ import { benchDesk, benchSqlite, neverDone, runLongEpisode, sqliteBytes } from "
 import type { BenchResult } from "./result.ts";
 import { machineScaling } from "./cpu.ts";
 import { machineryShare, profiled } from "./profile-share.ts";
-import { InternalError } from "../../src/errors.ts";
+import { InternalError } from "@retrace-cua/core/errors";
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -12,11 +12,11 @@
 import { loadavg } from "node:os";
 import type { BenchResult } from "./result.ts";
 import { benchDesk } from "./long-episode.ts";
-import { SIMDESK_TASKS } from "../../adapters/environments/simdesk/index.ts";
-import { startScriptedOpenAIServer, type RecordedRequest } from "../../adapters/testing/scripted-openai-server.ts";
-import { createLlmErrorDetector } from "../../adapters/llm/detector.ts";
-import { createOpenAIChatModel } from "../../adapters/models/openai-chat.ts";
-import { InternalError } from "../../src/errors.ts";
+import { SIMDESK_TASKS } from "@retrace-cua/simdesk/simdesk";
+import { startScriptedOpenAIServer, type RecordedRequest } from "@retrace-cua/testing/scripted-openai-server";
+import { createLlmErrorDetector } from "@retrace-cua/models/llm/detector";
+import { createOpenAIChatModel } from "@retrace-cua/models/models/openai-chat";
+import { InternalError } from "@retrace-cua/core/errors";
 
 const STEPS = 15;
 const LATENCY_MS = 100;
@@ -30,8 +30,8 @@ export async function run(): Promise<BenchResult[]> {
     { retraceComputer },
   ] = await Promise.all([
     import("@openai/agents"),
-    import("../../adapters/sdk/openai-agents/recovery.ts"),
-    import("../../adapters/sdk/openai-agents/computer.ts"),
+    import("@retrace-cua/openai-agents/recovery"),
+    import("@retrace-cua/openai-agents/computer"),
   ]);
   setTracingDisabled(true);
   const desk = benchDesk("sdk-overlap");

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
-import { BlobStore } from "../../src/blob-store.ts";
-import { createSimDesk, getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import { createSimDesk, getSimDeskTask } from "@retrace-cua/simdesk/simdesk";
 import type { BenchResult } from "./result.ts";
 
 const TASK = "cross-tidy-downloads";

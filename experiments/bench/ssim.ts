@@ -5,8 +5,8 @@
  * prepared image cached, only the recovered screenshot new).
  */
 import { syntheticPairs } from "../recovery-eval/ssim-corpus.ts";
-import { clearSsimCache, maskedScreenshotSsim, screenshotSsim } from "../../src/image/similarity.ts";
-import { referenceSsim } from "../../src/image/ssim-reference.ts";
+import { clearSsimCache, maskedScreenshotSsim, screenshotSsim } from "@retrace-cua/core/image/similarity";
+import { referenceSsim } from "./ssim-reference.ts";
 import type { BenchResult } from "./result.ts";
 
 function median(xs: number[]): number {

@@ -38,13 +38,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
-import { startStandInServer } from "../../adapters/testing/stand-in/server.ts";
-import { createSimDesk, getSimDeskTask, type SimDesk } from "../../adapters/environments/simdesk/index.ts";
-import { BlobStore } from "../../src/blob-store.ts";
-import { mcnemarExact } from "../../src/metrics/paired.ts";
-import { billedOf } from "../../src/usage.ts";
+import { startStandInServer } from "@retrace-cua/testing/stand-in/server";
+import { createSimDesk, getSimDeskTask, type SimDesk } from "@retrace-cua/simdesk/simdesk";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import { mcnemarExact } from "@retrace-cua/evaluation/metrics/paired";
+import { billedOf } from "@retrace-cua/core/usage";
 import type { BenchResult } from "./result.ts";
-import { RunFailedError } from "../../src/errors.ts";
+import { RunFailedError } from "@retrace-cua/core/errors";
 
 const CLI = fileURLToPath(new URL("../bin/retrace.mjs", import.meta.url));
 /**

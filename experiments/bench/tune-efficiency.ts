@@ -5,8 +5,8 @@
  * (src/tune/planted.ts: one pair best by 12 points per grid step), over 20 seeds. Target: <= 0.5,
  * with the planted best found in >= 90% of the seeds.
  */
-import { createRace } from "../../src/tune/race.ts";
-import { plantedLandscape } from "../../src/tune/planted.ts";
+import { createRace } from "@retrace-cua/evaluation/tune/race";
+import { plantedLandscape } from "@retrace-cua/evaluation/tune/planted";
 import type { BenchResult } from "./result.ts";
 
 export async function run(): Promise<BenchResult[]> {

@@ -11,9 +11,12 @@ let entry;
 if (existsSync(fileURLToPath(sources))) {
   const { register } = await import("tsx/esm/api");
   register();
+  // other workspace packages (@retrace-cua/*) resolve to their sources too (dev-conditions.mjs)
+  const { register: registerHook } = await import("node:module");
+  registerHook("./dev-conditions.mjs", import.meta.url);
   entry = sources.href;
 } else {
-  entry = new URL("../../dist/experiments/cli-lazy.js", import.meta.url).href;
+  entry = new URL("../dist/cli-lazy.js", import.meta.url).href;
 }
 // `retrace tasks | head`: the reader closed the pipe; stop quietly as other Unix tools do instead
 // of an unhandled EPIPE stack trace.

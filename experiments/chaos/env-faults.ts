@@ -7,11 +7,11 @@
  * it). The episode key is set by the chaos runtime before each episode ({@link ENV_FAULT_CONTROL}),
  * so the faults do not depend on which worker ran which episode: same seed, same faults.
  */
-import type { BlobStore } from "../../src/blob-store.ts";
-import type { Environment, StepOutcome } from "../../src/environment.ts";
-import { EnvironmentError } from "../../src/errors.ts";
-import { sha256Hex } from "../../src/hash.ts";
-import type { Observation } from "../../src/observation.ts";
+import type { BlobStore } from "@retrace-cua/core/blob-store";
+import type { Environment, StepOutcome } from "@retrace-cua/core/environment";
+import { EnvironmentError } from "@retrace-cua/core/errors";
+import { sha256Hex } from "@retrace-cua/core/hash";
+import type { Observation } from "@retrace-cua/core/observation";
 
 /** The environment fault kinds. */
 export const ENV_FAULTS = ["crash", "hang", "corrupt-png", "truncated-png", "slow", "killed"] as const;

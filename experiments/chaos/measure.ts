@@ -7,7 +7,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { Trajectory } from "../../src/trajectory.ts";
+import type { Trajectory } from "@retrace-cua/core/trajectory";
 import type { Manifest } from "../runner/experiment.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import type { ExperimentSummary } from "../runner/summary.ts";

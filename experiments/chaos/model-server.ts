@@ -10,7 +10,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { sha256Hex } from "../../src/hash.ts";
+import { sha256Hex } from "@retrace-cua/core/hash";
 import { seededUnit } from "./env-faults.ts";
 
 /** The model fault kinds. */

@@ -5,13 +5,13 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BlobStore } from "../../src/blob-store.ts";
-import { ConfigError } from "../../src/errors.ts";
-import { sha256Hex } from "../../src/hash.ts";
-import type { ChatModel } from "../../src/model.ts";
-import { checkOutDir, prepareOutDir } from "../../src/store/out-dir.ts";
-import { withCache, type CacheMode } from "../../adapters/models/cache.ts";
-import { createOpenAIChatModel } from "../../adapters/models/openai-chat.ts";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { sha256Hex } from "@retrace-cua/core/hash";
+import type { ChatModel } from "@retrace-cua/core/model";
+import { checkOutDir, prepareOutDir } from "@retrace-cua/core/store/out-dir";
+import { withCache, type CacheMode } from "@retrace-cua/models/models/cache";
+import { createOpenAIChatModel } from "@retrace-cua/models/models/openai-chat";
 import type { ExperimentConfig } from "../config/schema.ts";
 import { runExperiment, type ExperimentRun } from "../runner/experiment.ts";
 import { createSimDeskRuntime } from "../runtime/simdesk.ts";

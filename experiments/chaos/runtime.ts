@@ -4,15 +4,15 @@
  * (adapters/llm) talking over HTTP to a model endpoint (by default the seeded chaos server, whose
  * answers are SIMULATED). Forward and recovery agents stay SimDesk's simulated ones.
  */
-import type { BlobStore } from "../../src/blob-store.ts";
-import { hashValue, stableStringify } from "../../src/hash.ts";
-import type { ChatModel } from "../../src/model.ts";
-import { createLlmErrorDetector } from "../../adapters/llm/detector.ts";
-import { createLlmStepSelector } from "../../adapters/llm/selector.ts";
+import type { BlobStore } from "@retrace-cua/core/blob-store";
+import { hashValue, stableStringify } from "@retrace-cua/core/hash";
+import type { ChatModel } from "@retrace-cua/core/model";
+import { createLlmErrorDetector } from "@retrace-cua/models/llm/detector";
+import { createLlmStepSelector } from "@retrace-cua/models/llm/selector";
 import type { ExperimentRuntime } from "../runner/runtime.ts";
 import { ENV_FAULT_CONTROL, withEnvFaults, type EnvFault, type EnvFaultControl } from "./env-faults.ts";
 import { bodyText, type ChatBody } from "./model-server.ts";
-import { ConfigError } from "../../src/errors.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
 
 /** Options of {@link createChaosRuntime}. */
 export interface ChaosRuntimeOptions {

@@ -1,8 +1,8 @@
 /** `retrace chaos <config>`: an end-to-end run under seeded environment and model faults, measured. */
 import { safeName } from "./terminal.ts";
 import type { Command } from "commander";
-import { ConfigError } from "../../src/errors.ts";
-import { parseCacheMode } from "../../adapters/models/cache.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { parseCacheMode } from "@retrace-cua/models/models/cache";
 import { loadExperimentConfig } from "../config/load.ts";
 import { ENV_FAULTS, MODEL_FAULTS, runChaos } from "../chaos/run.ts";
 import type { EnvFault } from "../chaos/env-faults.ts";

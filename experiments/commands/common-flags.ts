@@ -3,7 +3,7 @@
  * Each command still says what the flag means for it, and parses the value itself.
  */
 import { Option } from "commander";
-import { ConfigError } from "../../src/errors.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
 
 /**
  * A parser for a flag that names a path or a name: empty text (`--out ""`) is refused with one

@@ -5,11 +5,11 @@
  * `kind: recovery-eval` file): the config's model agents on `--env simdesk|x11|docker|osworld`.
  */
 import type { Command } from "commander";
-import { ConfigError } from "../../src/errors.ts";
-import { SIM_PROFILES, type SimForwardProfileName } from "../../adapters/policies/simulated/index.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { SIM_PROFILES, type SimForwardProfileName } from "@retrace-cua/simdesk/agents/index";
 import { buildSimDeskDataset } from "../recovery-eval/run.ts";
 import { buildConfiguredDataset } from "../recovery-eval/models.ts";
-import type { RecoveryDatasetManifest } from "../../src/dataset/types.ts";
+import type { RecoveryDatasetManifest } from "@retrace-cua/evaluation/dataset/types";
 import {
   addModelEvalFlags,
   cacheFromFlags,

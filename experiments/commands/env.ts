@@ -7,11 +7,11 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { ConfigError } from "../../src/errors.ts";
-import { runtimeSettings } from "../../src/settings.ts";
-import { DESKTOP_TASKS } from "../../adapters/environments/desktop-tasks/tasks.ts";
-import { DEFAULT_DESKTOP_IMAGE } from "../../adapters/environments/docker/container-backend.ts";
-import { createDockerClient, removeManagedContainers } from "../../adapters/environments/docker/engine.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { runtimeSettings } from "@retrace-cua/core/settings";
+import { DESKTOP_TASKS } from "@retrace-cua/desktops/desktop-tasks/tasks";
+import { DEFAULT_DESKTOP_IMAGE } from "@retrace-cua/desktops/docker/container-backend";
+import { createDockerClient, removeManagedContainers } from "@retrace-cua/desktops/docker/engine";
 import { textTable } from "./run-options.ts";
 
 export { withDesktopEnv, type DesktopRuntimeOptions } from "../runtime/desktop.ts";

@@ -9,13 +9,13 @@
  */
 import { join } from "node:path";
 import { Option, type Command } from "commander";
-import { warnDeprecated } from "../../src/deprecation.ts";
-import { ConfigError } from "../../src/errors.ts";
+import { warnDeprecated } from "@retrace-cua/core/deprecation";
+import { ConfigError } from "@retrace-cua/core/errors";
 import { runOracleAgreement, runSimDeskRecoveryEval } from "../recovery-eval/run.ts";
 import { intFlag, intListFlag } from "./dataset.ts";
 import { optionalNumberFlag } from "./numeric-flags.ts";
-import { createOpenAIEmbeddings } from "../../adapters/models/openai-embeddings.ts";
-import type { RationaleScorer } from "../../src/eval/rationale.ts";
+import { createOpenAIEmbeddings } from "@retrace-cua/models/models/openai-embeddings";
+import type { RationaleScorer } from "@retrace-cua/evaluation/eval/rationale";
 import { runConfiguredRecoveryEval } from "../recovery-eval/models.ts";
 import type { RecoveryEvalReport } from "../recovery-eval/report-data.ts";
 import { runLabelAgreement, type LabelAgreementReport } from "../recovery-eval/label-agreement.ts";

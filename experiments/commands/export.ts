@@ -4,7 +4,7 @@
  */
 import { outFlag } from "./common-flags.ts";
 import type { Command } from "commander";
-import { ConfigError } from "../../src/errors.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
 import { exportOsworld } from "../report/export-osworld.ts";
 
 export function register(program: Command): void {

@@ -6,4 +6,4 @@ export {
   parseIntListFlag,
   parseNumberFlag,
   type NumericFlagOptions,
-} from "../../src/numeric-flags.ts";
+} from "@retrace-cua/core/numeric-flags";

@@ -6,18 +6,18 @@
  */
 import { Option, type Command } from "commander";
 import { resolve } from "node:path";
-import { BlobStore } from "../../src/blob-store.ts";
-import { ConfigError } from "../../src/errors.ts";
-import { runtimeSettings } from "../../src/settings.ts";
-import { createDockerDesktop } from "../../adapters/environments/docker/create.ts";
-import { createDockerClient } from "../../adapters/environments/docker/engine.ts";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { runtimeSettings } from "@retrace-cua/core/settings";
+import { createDockerDesktop } from "@retrace-cua/desktops/docker/create";
+import { createDockerClient } from "@retrace-cua/desktops/docker/engine";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_OSWORLD_TASKS } from "../runtime/osworld.ts";
 import { checkOsworldTasks, desktopImagePrograms, type OsworldCheckReport } from "../runtime/osworld-check.ts";
-import { DEFAULT_DESKTOP_IMAGE } from "../../adapters/environments/docker/container-backend.ts";
-import { APPS_DESKTOP_IMAGE } from "../../adapters/environments/docker/image-programs.ts";
+import { DEFAULT_DESKTOP_IMAGE } from "@retrace-cua/desktops/docker/container-backend";
+import { APPS_DESKTOP_IMAGE } from "@retrace-cua/desktops/docker/image-programs";
 import { intFlag } from "./dataset.ts";
 
 /** The closing lines of a check (exported for tests and the docs). */

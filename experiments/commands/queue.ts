@@ -4,27 +4,27 @@
  * `retrace status RUN` and `retrace cancel RUN`. RUN is a run id or a run folder (its queue.json).
  */
 import { safeName } from "./terminal.ts";
-import { readJsonFile } from "../../src/store/read-file.ts";
+import { readJsonFile } from "@retrace-cua/core/store/read-file";
 import { existsSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { Option, type Command } from "commander";
 import type cliProgressModule from "cli-progress";
-import { requireOptional } from "../../src/optional-import.ts";
-import { ConfigError } from "../../src/errors.ts";
-import { checkOutDir } from "../../src/store/out-dir.ts";
-import { runtimeSettings } from "../../src/settings.ts";
-import { setEndpointLimiter } from "../../src/runtime/endpoint-limit.ts";
-import { createRedisEndpointLimiter, parseMaxRps } from "../../adapters/queue/redis-rate-limit.ts";
+import { requireOptional } from "@retrace-cua/core/optional-import";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { checkOutDir } from "@retrace-cua/core/store/out-dir";
+import { runtimeSettings } from "@retrace-cua/core/settings";
+import { setEndpointLimiter } from "@retrace-cua/core/runtime/endpoint-limit";
+import { createRedisEndpointLimiter, parseMaxRps } from "@retrace-cua/stores/queue/redis-rate-limit";
 import {
   EpisodeQueue,
   DEFAULT_QUEUE,
   checkRedisReachable,
   checkRedisUrl,
-} from "../../adapters/queue/bullmq/episode-queue.ts";
-import { PgBlobStore } from "../../adapters/stores/postgres/blob-store.ts";
-import { checkPostgresUrl, connectPostgres } from "../../adapters/stores/postgres/connect.ts";
-import { PgRunStore } from "../../adapters/stores/postgres/run-store.ts";
+} from "@retrace-cua/stores/queue/bullmq/episode-queue";
+import { PgBlobStore } from "@retrace-cua/stores/postgres/blob-store";
+import { checkPostgresUrl, connectPostgres } from "@retrace-cua/stores/postgres/connect";
+import { PgRunStore } from "@retrace-cua/stores/postgres/run-store";
 import type { ExperimentConfig } from "../config/schema.ts";
 import { distributedRunId, queueCoordinator, type QueueProgress } from "../distributed/coordinator.ts";
 import { startWorker } from "../distributed/worker.ts";

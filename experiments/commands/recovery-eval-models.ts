@@ -4,11 +4,11 @@
  * `--base-url`/`--model`/`--api-key-env` (filled into every model agent that leaves them out)
  * and the record/replay cache. Also the summary lines about model usage.
  */
-import { usdText } from "../../src/usage.ts";
-import { checkOutDir } from "../../src/store/out-dir.ts";
+import { usdText } from "@retrace-cua/core/usage";
+import { checkOutDir } from "@retrace-cua/core/store/out-dir";
 import { Option, type Command } from "commander";
-import { ConfigError } from "../../src/errors.ts";
-import { CACHE_MODES, type CacheMode } from "../../adapters/models/cache.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { CACHE_MODES, type CacheMode } from "@retrace-cua/models/models/cache";
 import { EVAL_ENV_KINDS, loadRecoveryEvalConfig, type RecoveryEvalConfig } from "../recovery-eval/config.ts";
 import type { ModelUsageFile } from "../recovery-eval/models.ts";
 import { parseNumberFlag } from "./numeric-flags.ts";

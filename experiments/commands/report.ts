@@ -2,8 +2,8 @@
 import type { Command } from "commander";
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { ConfigError } from "../../src/errors.ts";
-import { checkOutDir } from "../../src/store/out-dir.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { checkOutDir } from "@retrace-cua/core/store/out-dir";
 import { buildReport } from "../report/index.ts";
 import { outFlag, quietFlag } from "./common-flags.ts";
 import { optionalIntFlag } from "./numeric-flags.ts";

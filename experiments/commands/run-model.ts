@@ -3,9 +3,9 @@
  * OSWorld-style episode folder. The lead may fold these flags into `retrace run` (`--policy`).
  */
 import { Option, type Command } from "commander";
-import { ConfigError } from "../../src/errors.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
 import { CACHE_MODES, MODEL_POLICIES, runModelTask, type ModelPolicyKind } from "../model-run.ts";
-import type { CacheMode } from "../../adapters/models/cache.ts";
+import type { CacheMode } from "@retrace-cua/models/models/cache";
 import { RunFailedError } from "../runner/errors.ts";
 import { seedFlag } from "./common-flags.ts";
 import { optionalIntFlag } from "./numeric-flags.ts";

@@ -4,8 +4,8 @@
  */
 import { conditionLabel } from "../report/labels.ts";
 import { Option, type Command } from "commander";
-import { ConfigError } from "../../src/errors.ts";
-import { checkSqlitePath, parseCheckpointSpec } from "../../graphs/checkpointers.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { checkSqlitePath, parseCheckpointSpec } from "@retrace-cua/graphs/checkpointers";
 import { registerCheckpointSchemes } from "../runner/checkpoints.ts";
 import type { RunSettings } from "../runner/context.ts";
 import type { ExperimentSummary } from "../runner/summary.ts";

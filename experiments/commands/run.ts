@@ -1,9 +1,9 @@
 /** `retrace run <config>`: run an experiment config (ideal-recovery, end-to-end or sweep). */
 import { conditionLabel, labelConditionsIn } from "../report/labels.ts";
-import { checkOutDir } from "../../src/store/out-dir.ts";
+import { checkOutDir } from "@retrace-cua/core/store/out-dir";
 import { safeName } from "./terminal.ts";
 import type { Command } from "commander";
-import { ConfigError } from "../../src/errors.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
 import { withDesktopEnv } from "../runtime/desktop.ts";
 import { withBrowserEnv } from "../runtime/browser.ts";
 import { addModelRunFlags, runModelFromFlags, type RunModelFlags } from "./run-model.ts";
@@ -19,7 +19,7 @@ import type { ExperimentConfig } from "../config/schema.ts";
 import { configAgents, fillConfigModels, usesModels } from "../config/agents.ts";
 import { anyPriced, assertPricedForCap, type CappedAgent } from "../agents/cost-cap.ts";
 import { CostLedger } from "../agents/meter.ts";
-import { parseCacheMode } from "../../adapters/models/cache.ts";
+import { parseCacheMode } from "@retrace-cua/models/models/cache";
 import type { ExperimentSummary } from "../runner/summary.ts";
 import { RunFailedError } from "../runner/errors.ts";
 import {
@@ -35,7 +35,7 @@ import {
 import { onInterrupt } from "./progress.ts";
 import { optionalNumberFlag, parseIntFlag } from "./numeric-flags.ts";
 import { annotationFailuresText } from "../ideal/facts.ts";
-import { tokenSplit, usdText } from "../../src/usage.ts";
+import { tokenSplit, usdText } from "@retrace-cua/core/usage";
 
 /** Flags of `retrace run CONFIG` beyond the shared ones. */
 export interface ConfigRunFlags extends RunFlags {

@@ -4,15 +4,15 @@
  */
 import { join } from "node:path";
 import type { Command } from "commander";
-import type { Action } from "../../src/action.ts";
-import { BlobStore } from "../../src/blob-store.ts";
-import { ConfigError } from "../../src/errors.ts";
-import type { ForwardPolicy, HistoryEntry } from "../../src/policy.ts";
-import type { StepRecord, Trajectory } from "../../src/trajectory.ts";
-import type { Evaluation } from "../../src/task.ts";
-import { writeEpisodeOutput } from "../../src/store/episode-output.ts";
-import { createSimDesk, getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
-import { createSimForwardPolicy } from "../../adapters/policies/simulated/index.ts";
+import type { Action } from "@retrace-cua/core/action";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import { ConfigError } from "@retrace-cua/core/errors";
+import type { ForwardPolicy, HistoryEntry } from "@retrace-cua/core/policy";
+import type { StepRecord, Trajectory } from "@retrace-cua/core/trajectory";
+import type { Evaluation } from "@retrace-cua/core/task";
+import { writeEpisodeOutput } from "@retrace-cua/core/store/episode-output";
+import { createSimDesk, getSimDeskTask } from "@retrace-cua/simdesk/simdesk";
+import { createSimForwardPolicy } from "@retrace-cua/simdesk/agents/index";
 import { seedFlag } from "./common-flags.ts";
 import { parseIntFlag } from "./numeric-flags.ts";
 

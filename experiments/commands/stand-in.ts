@@ -5,12 +5,12 @@
  * each role made. Point runs at it with `--base-url` (presets: experiments/configs/stand-in/).
  */
 import type { Command } from "commander";
-import { ConfigError } from "../../src/errors.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
 import {
   STAND_IN_FINGERPRINT,
   startStandInServer,
   type StandInServer,
-} from "../../adapters/testing/stand-in/server.ts";
+} from "@retrace-cua/testing/stand-in/server";
 import { optionalIntFlag, optionalNumberFlag } from "./numeric-flags.ts";
 
 /** Flags of `retrace stand-in`. */

@@ -1,7 +1,7 @@
 /** `retrace sweep <config> --param name=v1,v2,...`: sweep recovery options (grid or one at a time). */
 import { Option, type Command } from "commander";
-import { warnDeprecated } from "../../src/deprecation.ts";
-import { ConfigError } from "../../src/errors.ts";
+import { warnDeprecated } from "@retrace-cua/core/deprecation";
+import { ConfigError } from "@retrace-cua/core/errors";
 import { loadExperimentConfig, parseExperimentConfig } from "../config/load.ts";
 import { SWEEP_PRESETS, type ExperimentConfig } from "../config/schema.ts";
 import { addRunFlags, type RunFlags } from "./run-options.ts";

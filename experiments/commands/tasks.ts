@@ -4,15 +4,15 @@
  * retrace container desktop and what stops it otherwise.
  */
 import { Option, type Command } from "commander";
-import { tasksForEnvironment } from "../../adapters/environments/registry.ts";
-import type { Task } from "../../src/task.ts";
+import { tasksForEnvironment } from "@retrace-cua/environments/registry";
+import type { Task } from "@retrace-cua/core/task";
 import { textTable } from "./run-options.ts";
 import { DEFAULT_OSWORLD_TASKS } from "../runtime/osworld.ts";
 import { desktopImagePrograms, offlineListing } from "../runtime/osworld-check.ts";
-import { DEFAULT_DESKTOP_IMAGE } from "../../adapters/environments/docker/container-backend.ts";
-import { APPS_DESKTOP_IMAGE } from "../../adapters/environments/docker/image-programs.ts";
-import { createDockerClient } from "../../adapters/environments/docker/engine.ts";
-import { runtimeSettings } from "../../src/settings.ts";
+import { DEFAULT_DESKTOP_IMAGE } from "@retrace-cua/desktops/docker/container-backend";
+import { APPS_DESKTOP_IMAGE } from "@retrace-cua/desktops/docker/image-programs";
+import { createDockerClient } from "@retrace-cua/desktops/docker/engine";
+import { runtimeSettings } from "@retrace-cua/core/settings";
 
 type SuiteTask = Task & { plan: NonNullable<Task["plan"]>; horizon?: string; mistakes?: unknown[] };
 

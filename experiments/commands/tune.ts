@@ -5,10 +5,10 @@
  */
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
-import { ConfigError } from "../../src/errors.ts";
-import { planRace } from "../../src/tune/plan.ts";
-import { spaceSize } from "../../src/tune/space.ts";
-import { parseCacheMode } from "../../adapters/models/cache.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { planRace } from "@retrace-cua/evaluation/tune/plan";
+import { spaceSize } from "@retrace-cua/evaluation/tune/space";
+import { parseCacheMode } from "@retrace-cua/models/models/cache";
 import { CostLedger } from "../agents/meter.ts";
 import { fillConfigModels, usesModels } from "../config/agents.ts";
 import type { ExperimentConfig } from "../config/schema.ts";

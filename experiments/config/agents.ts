@@ -5,8 +5,8 @@
  * sim forward agent, to the "default" sim profiles. {@link checkConfigAgents} validates them all
  * before any episode runs (and before anything is written).
  */
-import { ConfigError } from "../../src/errors.ts";
-import type { RecoveryOptionsInput } from "../../src/episode.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import type { RecoveryOptionsInput } from "@retrace-cua/core/episode";
 import { backendOf, type ModelAgentSpec } from "../agents/model-spec.ts";
 import { fillModelDefaults, type ModelDefaults } from "../agents/fill.ts";
 import { isSimulatedSpec, validateAgentSpec, type ValidAgentSpec } from "../agents/registry.ts";

@@ -5,12 +5,12 @@
 import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
-import { ConfigError } from "../../src/errors.ts";
-import { readTextFile } from "../../src/store/read-file.ts";
-import { RecoveryOptionsSchema } from "../../src/episode.ts";
-import { renameDeprecatedKeys } from "../../src/deprecation.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { readTextFile } from "@retrace-cua/core/store/read-file";
+import { RecoveryOptionsSchema } from "@retrace-cua/core/episode";
+import { renameDeprecatedKeys } from "@retrace-cua/core/deprecation";
 import { DEPRECATED_CONFIG_FIELDS, ExperimentConfigSchema, SWEEP_PRESETS, type ExperimentConfig } from "./schema.ts";
-import { checkNesting, checkYamlNesting } from "../../src/bounds.ts";
+import { checkNesting, checkYamlNesting } from "@retrace-cua/core/bounds";
 
 /** Validate a parsed config object; throws ConfigError naming the first bad field. */
 export function parseExperimentConfig(raw: unknown, source = "config"): ExperimentConfig {

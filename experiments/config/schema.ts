@@ -12,9 +12,9 @@ import {
   RecoveryOptionsSchema,
   UNCONFIRMED_RESTORATION,
   type RecoveryOptions,
-} from "../../src/episode.ts";
-import { RECOVERY_STEP_STRATEGIES } from "../../src/selector.ts";
-import { DRAWS_MODES } from "../../adapters/models/draws.ts";
+} from "@retrace-cua/core/episode";
+import { RECOVERY_STEP_STRATEGIES } from "@retrace-cua/core/selector";
+import { DRAWS_MODES } from "@retrace-cua/models/models/draws";
 
 /**
  * An agent component (`{ kind: sim | model | stagnation | loop, ... }`); each kind's fields are checked by

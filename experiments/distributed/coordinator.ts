@@ -7,11 +7,11 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError, RunFailedError } from "../../src/errors.ts";
-import { hashValue } from "../../src/hash.ts";
-import type { EpisodeQueue } from "../../adapters/queue/bullmq/episode-queue.ts";
-import type { PgRunStore } from "../../adapters/stores/postgres/run-store.ts";
-import type { PgBlobStore } from "../../adapters/stores/postgres/blob-store.ts";
+import { ConfigError, RunFailedError } from "@retrace-cua/core/errors";
+import { hashValue } from "@retrace-cua/core/hash";
+import type { EpisodeQueue } from "@retrace-cua/stores/queue/bullmq/episode-queue";
+import type { PgRunStore } from "@retrace-cua/stores/postgres/run-store";
+import type { PgBlobStore } from "@retrace-cua/stores/postgres/blob-store";
 import type { ExperimentConfig } from "../config/schema.ts";
 import type { EpisodeJob } from "../runner/conditions.ts";
 import { RUN_FILES, type RemotePhaseRequest, type RemotePhases } from "../runner/remote.ts";

@@ -6,12 +6,12 @@
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { BlobStore } from "../../src/blob-store.ts";
-import type { PgBlobStore } from "../../adapters/stores/postgres/blob-store.ts";
-import type { PgRunStore } from "../../adapters/stores/postgres/run-store.ts";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import type { PgBlobStore } from "@retrace-cua/stores/postgres/blob-store";
+import type { PgRunStore } from "@retrace-cua/stores/postgres/run-store";
 import type { ResultLine } from "../runner/results-log.ts";
-import { pathInside } from "../../src/store/safe-path.ts";
-import { writeFileAtomic } from "../../src/store/write-file.ts";
+import { pathInside } from "@retrace-cua/core/store/safe-path";
+import { writeFileAtomic } from "@retrace-cua/core/store/write-file";
 
 /** Options of {@link materializeRun} and {@link createMaterializer}. */
 export interface MaterializeOptions {

@@ -19,19 +19,19 @@ import {
   describeError,
   DataError,
   InternalError,
-} from "../../src/errors.ts";
-import { logger } from "../../src/logger.ts";
-import { sha256Hex, stableStringify } from "../../src/hash.ts";
+} from "@retrace-cua/core/errors";
+import { logger } from "@retrace-cua/core/logger";
+import { sha256Hex, stableStringify } from "@retrace-cua/core/hash";
 import {
   checkRedisReachable,
   startEpisodeWorker,
   type EpisodeJobData,
   type EpisodeWorkerHandle,
-} from "../../adapters/queue/bullmq/episode-queue.ts";
-import { PgBlobStore } from "../../adapters/stores/postgres/blob-store.ts";
-import { connectPostgres } from "../../adapters/stores/postgres/connect.ts";
-import { createPostgresCheckpointer } from "../../adapters/stores/postgres/checkpointer.ts";
-import { PgRunStore, type EpisodeFile } from "../../adapters/stores/postgres/run-store.ts";
+} from "@retrace-cua/stores/queue/bullmq/episode-queue";
+import { PgBlobStore } from "@retrace-cua/stores/postgres/blob-store";
+import { connectPostgres } from "@retrace-cua/stores/postgres/connect";
+import { createPostgresCheckpointer } from "@retrace-cua/stores/postgres/checkpointer";
+import { PgRunStore, type EpisodeFile } from "@retrace-cua/stores/postgres/run-store";
 import type { ExperimentConfig } from "../config/schema.ts";
 import type { EpisodeJob } from "../runner/conditions.ts";
 import { runExperiment } from "../runner/experiment.ts";

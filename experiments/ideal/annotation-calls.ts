@@ -8,7 +8,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CallRecord } from "../agents/call-log.ts";
-import { redactText } from "../../src/secrets.ts";
+import { redactText } from "@retrace-cua/core/secrets";
 
 /** The file beside plan.json. */
 export const ANNOTATION_CALLS_FILE = "annotation-calls.json";

@@ -3,7 +3,7 @@
  * failed runs the detector finds no error in, what the continuation budget bounds, and how many
  * failed runs or continuations were left out, by reason.
  */
-import type { IncompleteInstances } from "../../src/metrics/success-at-k.ts";
+import type { IncompleteInstances } from "@retrace-cua/evaluation/metrics/success-at-k";
 import type { IdealRecoveryConfig } from "../config/schema.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import type { RunPlan } from "./plan.ts";

@@ -12,20 +12,20 @@
  * (`accounting.replayDesyncs`), and a replay that never reproduces o_R throws a ReplayDesyncError
  * (not retried by the runner: the instance is excluded, as in the paper).
  */
-import { atCallSite } from "../../src/runtime/call-site.ts";
-import { isTerminal, terminalOf } from "../../src/action.ts";
-import type { BlobStore } from "../../src/blob-store.ts";
-import type { EpisodeAccounting, EpisodeResult, RoleUsage, StopReason } from "../../src/episode.ts";
-import type { Environment } from "../../src/environment.ts";
-import { EnvironmentError, ReplayDesyncError, describeError } from "../../src/errors.ts";
-import type { Observation } from "../../src/observation.ts";
-import { createProbeVerifier } from "../../src/probes/verifier.ts";
-import { screensMatch } from "../../src/replay/state-check.ts";
-import { settleAfterStep } from "../../src/settle.ts";
-import { servedBySimulation } from "../../src/runtime/accounting.ts";
-import type { ForwardPolicy, HistoryEntry } from "../../src/policy.ts";
-import type { Task } from "../../src/task.ts";
-import type { StepRecord, Trajectory, TrajectoryEvent } from "../../src/trajectory.ts";
+import { atCallSite } from "@retrace-cua/core/runtime/call-site";
+import { isTerminal, terminalOf } from "@retrace-cua/core/action";
+import type { BlobStore } from "@retrace-cua/core/blob-store";
+import type { EpisodeAccounting, EpisodeResult, RoleUsage, StopReason } from "@retrace-cua/core/episode";
+import type { Environment } from "@retrace-cua/core/environment";
+import { EnvironmentError, ReplayDesyncError, describeError } from "@retrace-cua/core/errors";
+import type { Observation } from "@retrace-cua/core/observation";
+import { createProbeVerifier } from "@retrace-cua/evaluation/probes/verifier";
+import { screensMatch } from "@retrace-cua/core/replay/state-check";
+import { settleAfterStep } from "@retrace-cua/core/settle";
+import { servedBySimulation } from "@retrace-cua/core/runtime/accounting";
+import type { ForwardPolicy, HistoryEntry } from "@retrace-cua/core/policy";
+import type { Task } from "@retrace-cua/core/task";
+import type { StepRecord, Trajectory, TrajectoryEvent } from "@retrace-cua/core/trajectory";
 
 /** A forward rollout's record, with the history the policy saw (for a later replay). */
 export interface ForwardRun {

@@ -4,18 +4,18 @@
  * step once by the selector, and E-random drawn once with a fixed seed. Every strategy is then
  * evaluated against the same annotation; a resumed run reads the plan back instead of re-annotating.
  */
-import { readJsonFile } from "../../src/store/read-file.ts";
+import { readJsonFile } from "@retrace-cua/core/store/read-file";
 import { existsSync, renameSync, writeFileSync } from "node:fs";
-import type { ErrorDetector } from "../../src/detector.ts";
-import type { Observation } from "../../src/observation.ts";
-import type { HistoryEntry } from "../../src/policy.ts";
-import { createRng } from "../../src/rng.ts";
-import { atCallSite } from "../../src/runtime/call-site.ts";
-import type { RecoveryStepSelector, RecoveryStepStrategy } from "../../src/selector.ts";
-import type { Task } from "../../src/task.ts";
-import type { BlobStore } from "../../src/blob-store.ts";
-import { writeTextAtomic } from "../../src/store/write-file.ts";
-import { ConfigError } from "../../src/errors.ts";
+import type { ErrorDetector } from "@retrace-cua/core/detector";
+import type { Observation } from "@retrace-cua/core/observation";
+import type { HistoryEntry } from "@retrace-cua/core/policy";
+import { createRng } from "@retrace-cua/core/rng";
+import { atCallSite } from "@retrace-cua/core/runtime/call-site";
+import type { RecoveryStepSelector, RecoveryStepStrategy } from "@retrace-cua/core/selector";
+import type { Task } from "@retrace-cua/core/task";
+import type { BlobStore } from "@retrace-cua/core/blob-store";
+import { writeTextAtomic } from "@retrace-cua/core/store/write-file";
+import { ConfigError } from "@retrace-cua/core/errors";
 
 /** One failed forward run and its frozen annotations. */
 export interface PlanInstance {

@@ -6,15 +6,15 @@
  * 3. per instance and strategy, K continuations: reset, replay the saved prefix up to R (verified,
  *    retried), resume the forward policy. Success@K per strategy comes from these.
  */
-import { readJsonFile } from "../../src/store/read-file.ts";
+import { readJsonFile } from "@retrace-cua/core/store/read-file";
 import { ModelMeter } from "../agents/meter.ts";
 import { defaultSpec } from "../config/agents.ts";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { join } from "node:path";
-import type { Observation } from "../../src/observation.ts";
-import type { HistoryEntry } from "../../src/policy.ts";
-import type { Task } from "../../src/task.ts";
+import type { Observation } from "@retrace-cua/core/observation";
+import type { HistoryEntry } from "@retrace-cua/core/policy";
+import type { Task } from "@retrace-cua/core/task";
 import type { IdealRecoveryConfig } from "../config/schema.ts";
 import { expandJobs, resolveSeeds, type EpisodeJob } from "../runner/conditions.ts";
 import type { RunContext } from "../runner/context.ts";
@@ -32,9 +32,9 @@ import {
   type PlanInstance,
   type RunPlan,
 } from "./plan.ts";
-import { redactText } from "../../src/secrets.ts";
-import { pathInside } from "../../src/store/safe-path.ts";
-import { drawScopeFor } from "../../adapters/models/draws.ts";
+import { redactText } from "@retrace-cua/core/secrets";
+import { pathInside } from "@retrace-cua/core/store/safe-path";
+import { drawScopeFor } from "@retrace-cua/models/models/draws";
 import type { CallRecord } from "../agents/call-log.ts";
 import { writeAnnotationCalls } from "./annotation-calls.ts";
 

@@ -5,14 +5,14 @@
  * restoration, and compares the result with R both ways: SSIM >= 0.99 (the paper's R_O test)
  * and the probe verifier. Each scenario states its ground truth (restored or not) by construction.
  */
-import type { Action } from "../../src/action.ts";
-import type { BlobStore } from "../../src/blob-store.ts";
-import type { Environment } from "../../src/environment.ts";
-import { ConfigError } from "../../src/errors.ts";
-import { DEFAULT_SSIM_THRESHOLD } from "../../src/image/similarity.ts";
-import { createProbeVerifier, type ProbeVerification } from "../../src/probes/verifier.ts";
-import { observationSsim } from "../../src/replay/state-check.ts";
-import { desktopTask } from "../../adapters/environments/desktop-tasks/tasks.ts";
+import type { Action } from "@retrace-cua/core/action";
+import type { BlobStore } from "@retrace-cua/core/blob-store";
+import type { Environment } from "@retrace-cua/core/environment";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { DEFAULT_SSIM_THRESHOLD } from "@retrace-cua/core/image/similarity";
+import { createProbeVerifier, type ProbeVerification } from "@retrace-cua/evaluation/probes/verifier";
+import { observationSsim } from "@retrace-cua/core/replay/state-check";
+import { desktopTask } from "@retrace-cua/desktops/desktop-tasks/tasks";
 
 const hot = (...keys: string[]): Action => ({ type: "HOTKEY", keys });
 const type = (text: string): Action => ({ type: "TYPING", text });

@@ -12,14 +12,14 @@
  * backbone (adapters/llm with `agent:`, paper B.2). API keys are read from the environment and
  * never recorded.
  */
-import type { BlobStore } from "../../src/blob-store.ts";
-import { ConfigError } from "../../src/errors.ts";
-import type { ForwardPolicy, PolicyDecision } from "../../src/policy.ts";
-import type { RecoveryPolicy, StateVerifier, Summarizer } from "../../src/recovery.ts";
-import type { ModelRole } from "../../src/usage.ts";
-import type { CacheMode } from "../../adapters/models/cache.ts";
-import type { PriceTable } from "../../adapters/models/pricing.ts";
-import { createFormatPolicy, type AgentFormatSpec } from "../../adapters/policies/format.ts";
+import type { BlobStore } from "@retrace-cua/core/blob-store";
+import { ConfigError } from "@retrace-cua/core/errors";
+import type { ForwardPolicy, PolicyDecision } from "@retrace-cua/core/policy";
+import type { RecoveryPolicy, StateVerifier, Summarizer } from "@retrace-cua/core/recovery";
+import type { ModelRole } from "@retrace-cua/core/usage";
+import type { CacheMode } from "@retrace-cua/models/models/cache";
+import type { PriceTable } from "@retrace-cua/models/models/pricing";
+import { createFormatPolicy, type AgentFormatSpec } from "@retrace-cua/models/policies/format";
 import {
   createLlmPerturbationPolicy,
   createLlmRecoveryJudge,
@@ -27,7 +27,7 @@ import {
   createLlmStateVerifier,
   createLlmSummarizer,
   type LlmRecoveryJudge,
-} from "../../adapters/llm/index.ts";
+} from "@retrace-cua/models/llm/index";
 import {
   CostLedger,
   ModelMeter,
@@ -40,7 +40,7 @@ import {
 } from "../agents/index.ts";
 import { cacheOptionsOf, settingsFor } from "../agents/model-client.ts";
 import { maxTokensOf } from "../agents/model-spec.ts";
-import type { DrawScope } from "../../adapters/models/draws.ts";
+import type { DrawScope } from "@retrace-cua/models/models/draws";
 
 /** Calls, errors, tokens and list-price cost of one role. */
 export type RoleUsage = RoleCalls;

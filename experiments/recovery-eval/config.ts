@@ -6,12 +6,12 @@
  * plus the summarizer for "contextualized"). Every field is validated up front; the error names
  * its path (`recovery-eval.yaml.eval.recoverers.0.agent.temperature: ...`).
  */
-import { SAMPLE_SELECTIONS } from "../../src/eval/summary.ts";
+import { SAMPLE_SELECTIONS } from "@retrace-cua/evaluation/eval/summary";
 import { z } from "zod";
 import { readConfigFile } from "../config/load.ts";
-import { ConfigError } from "../../src/errors.ts";
-import { renameDeprecatedKeys } from "../../src/deprecation.ts";
-import { RECOVERY_CONTEXTS } from "../../src/recovery.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { renameDeprecatedKeys } from "@retrace-cua/core/deprecation";
+import { RECOVERY_CONTEXTS } from "@retrace-cua/core/recovery";
 import {
   AgentSpecSchema,
   fillModelDefaults,

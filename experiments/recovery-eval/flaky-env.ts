@@ -5,10 +5,10 @@
  * differ, the way real desktops drop clicks and keystrokes. Used to show transition-consistent
  * filtering at work on SimDesk, which is otherwise deterministic.
  */
-import type { Action } from "../../src/action.ts";
-import type { Environment, StepOutcome } from "../../src/environment.ts";
-import { createRng } from "../../src/rng.ts";
-import type { Task } from "../../src/task.ts";
+import type { Action } from "@retrace-cua/core/action";
+import type { Environment, StepOutcome } from "@retrace-cua/core/environment";
+import { createRng } from "@retrace-cua/core/rng";
+import type { Task } from "@retrace-cua/core/task";
 
 const PASSIVE = new Set<Action["type"]>(["MOVE_TO", "WAIT", "DONE", "FAIL"]);
 

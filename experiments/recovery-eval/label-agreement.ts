@@ -8,25 +8,25 @@
  * oracle's verdict, the judge's answer and reason) into the evaluation folder.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { writeTextAtomic } from "../../src/store/write-file.ts";
+import { writeTextAtomic } from "@retrace-cua/core/store/write-file";
 import { join, resolve } from "node:path";
-import { BlobStore } from "../../src/blob-store.ts";
-import { ConfigError } from "../../src/errors.ts";
-import { formatAction } from "../../src/action.ts";
-import { loadRecoveryDataset } from "../../src/dataset/store.ts";
-import type { RecoverySample } from "../../src/dataset/types.ts";
-import type { RecoveryRun } from "../../src/eval/run.ts";
-import { agreementOf, oraclesFor, type OracleAgreement } from "../../src/eval/summary.ts";
-import { wilsonInterval } from "../../src/metrics/wilson.ts";
-import type { RecoveryJudgeInput, RecoveryJudgement } from "../../adapters/llm/judge.ts";
-import type { CacheMode } from "../../adapters/models/cache.ts";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { formatAction } from "@retrace-cua/core/action";
+import { loadRecoveryDataset } from "@retrace-cua/evaluation/dataset/store";
+import type { RecoverySample } from "@retrace-cua/evaluation/dataset/types";
+import type { RecoveryRun } from "@retrace-cua/evaluation/eval/run";
+import { agreementOf, oraclesFor, type OracleAgreement } from "@retrace-cua/evaluation/eval/summary";
+import { wilsonInterval } from "@retrace-cua/evaluation/metrics/wilson";
+import type { RecoveryJudgeInput, RecoveryJudgement } from "@retrace-cua/models/llm/judge";
+import type { CacheMode } from "@retrace-cua/models/models/cache";
 import { createEvalAgents } from "./agents.ts";
 import type { RecoveryEvalConfig } from "./config.ts";
 import { loadLabels, matchLabels, runIdOf } from "./labels.ts";
 import { evalEndpoints, LayeredBlobStore, usageFile, type ModelUsageFile } from "./models.ts";
 import { preflightEndpoints } from "../agents/index.ts";
 import { ci, kappaCi, SIMULATED_RECOVERY_NOTE, type AgreementCounts, type RecoveryEvalReport } from "./report-data.ts";
-import { DrawScope } from "../../adapters/models/draws.ts";
+import { DrawScope } from "@retrace-cua/models/models/draws";
 
 /** Name of the LLM-judge row. */
 export const JUDGE_ORACLE = "LLM judge";

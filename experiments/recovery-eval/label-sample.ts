@@ -11,15 +11,15 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { BlobStore } from "../../src/blob-store.ts";
-import { ConfigError } from "../../src/errors.ts";
-import { loadRecoveryDataset } from "../../src/dataset/store.ts";
-import type { RecoveryRun } from "../../src/eval/run.ts";
-import { createRng } from "../../src/rng.ts";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { loadRecoveryDataset } from "@retrace-cua/evaluation/dataset/store";
+import type { RecoveryRun } from "@retrace-cua/evaluation/eval/run";
+import { createRng } from "@retrace-cua/core/rng";
 import { runIdOf } from "./labels.ts";
 import { judgeInput } from "./label-agreement.ts";
 import type { RecoveryEvalReport } from "./report-data.ts";
-import { writeTextAtomic } from "../../src/store/write-file.ts";
+import { writeTextAtomic } from "@retrace-cua/core/store/write-file";
 
 /** Options of {@link writeLabelSample}. */
 export interface LabelSampleOptions {

@@ -10,8 +10,8 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { ConfigError } from "../../src/errors.ts";
-import type { RecoveryRun } from "../../src/eval/run.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import type { RecoveryRun } from "@retrace-cua/evaluation/eval/run";
 
 /** The stable id of a recovery run: `<sample id>|<variant>|r<budget>`. */
 export function runIdOf(run: Pick<RecoveryRun, "sampleId" | "variant" | "budget">): string {

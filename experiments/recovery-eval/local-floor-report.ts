@@ -6,10 +6,10 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { BlobReader } from "../../src/blob-store.ts";
-import type { RecoveryRun } from "../../src/eval/run.ts";
-import type { RecoverySample } from "../../src/dataset/types.ts";
-import { maskedObservationOracle } from "../../src/oracle/recovery-oracle.ts";
+import type { BlobReader } from "@retrace-cua/core/blob-store";
+import type { RecoveryRun } from "@retrace-cua/evaluation/eval/run";
+import type { RecoverySample } from "@retrace-cua/evaluation/dataset/types";
+import { maskedObservationOracle } from "@retrace-cua/evaluation/oracle/recovery-oracle";
 import { ci } from "./report-data.ts";
 import {
   chooseFloor,
@@ -22,7 +22,7 @@ import {
   type FloorRecord,
   type FloorRow,
 } from "./local-floor.ts";
-import { DataError } from "../../src/errors.ts";
+import { DataError } from "@retrace-cua/core/errors";
 
 /** Local regions tried: one SSIM window (33 px at 1280x800), tiles of 4 and 11 window positions. */
 export const FLOOR_BLOCKS: readonly number[] = [1, 4, 11];

@@ -11,8 +11,8 @@
  * and the reverse; the region with the most held-out agreements over both folds wins (ties: the
  * first of the list).
  */
-import type { Proportion } from "../../src/metrics/wilson.ts";
-import { confusion } from "../../src/eval/summary.ts";
+import type { Proportion } from "@retrace-cua/evaluation/metrics/wilson";
+import { confusion } from "@retrace-cua/evaluation/eval/summary";
 
 /** One judged run, reduced to what the floor decision needs. */
 export interface FloorRecord {

@@ -13,37 +13,37 @@
  * SimDesk. Every environment here has a task oracle; the ground-truth replay is the dataset's.
  */
 import { assertPricedForCap, type CappedAgent } from "../agents/cost-cap.ts";
-import type { RationaleScorer } from "../../src/eval/rationale.ts";
+import type { RationaleScorer } from "@retrace-cua/evaluation/eval/rationale";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { writeTextAtomic } from "../../src/store/write-file.ts";
+import { writeTextAtomic } from "@retrace-cua/core/store/write-file";
 import { join, resolve } from "node:path";
-import { BlobStore } from "../../src/blob-store.ts";
-import type { Environment } from "../../src/environment.ts";
-import { ConfigError } from "../../src/errors.ts";
-import type { ForwardPolicy, JsonValue } from "../../src/policy.ts";
-import type { RecoveryPolicy } from "../../src/recovery.ts";
-import type { Task } from "../../src/task.ts";
-import { buildRecoveryDataset } from "../../src/dataset/build.ts";
-import { loadRecoveryDataset, saveRecoveryDataset } from "../../src/dataset/store.ts";
-import type { RecoveryDatasetManifest, RecoverySample } from "../../src/dataset/types.ts";
-import { evaluateRecovery, type RecoveryRun, type RecoveryVariant } from "../../src/eval/run.ts";
-import { createStateCheck, type StateCheck } from "../../src/replay/state-check.ts";
-import type { CacheMode } from "../../adapters/models/cache.ts";
-import { createEnvironmentFactory, tasksForEnvironment } from "../../adapters/environments/registry.ts";
-import type { SimDesk } from "../../adapters/environments/simdesk/index.ts";
-import type { SimDeskTask } from "../../adapters/environments/simdesk/ground-truth.ts";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import type { Environment } from "@retrace-cua/core/environment";
+import { ConfigError } from "@retrace-cua/core/errors";
+import type { ForwardPolicy, JsonValue } from "@retrace-cua/core/policy";
+import type { RecoveryPolicy } from "@retrace-cua/core/recovery";
+import type { Task } from "@retrace-cua/core/task";
+import { buildRecoveryDataset } from "@retrace-cua/evaluation/dataset/build";
+import { loadRecoveryDataset, saveRecoveryDataset } from "@retrace-cua/evaluation/dataset/store";
+import type { RecoveryDatasetManifest, RecoverySample } from "@retrace-cua/evaluation/dataset/types";
+import { evaluateRecovery, type RecoveryRun, type RecoveryVariant } from "@retrace-cua/evaluation/eval/run";
+import { createStateCheck, type StateCheck } from "@retrace-cua/core/replay/state-check";
+import type { CacheMode } from "@retrace-cua/models/models/cache";
+import { createEnvironmentFactory, tasksForEnvironment } from "@retrace-cua/environments/registry";
+import type { SimDesk } from "@retrace-cua/simdesk/simdesk";
+import type { SimDeskTask } from "@retrace-cua/core/ground-truth";
 import {
   createSimForwardPolicy,
   createSimPerturbationPolicy,
   createSimRecoveryPolicy,
   describeSimulated,
   SIM_PROFILES,
-} from "../../adapters/policies/simulated/index.ts";
-import { runtimeSettings } from "../../src/settings.ts";
+} from "@retrace-cua/simdesk/agents/index";
+import { runtimeSettings } from "@retrace-cua/core/settings";
 import { apiKeyOf, backendOf, preflightEndpoints, type Endpoint } from "../agents/index.ts";
 import { createEvalAgents, type EvalAgents, type RoleUsage } from "./agents.ts";
-import { DrawScope } from "../../adapters/models/draws.ts";
-import type { Summarizer } from "../../src/recovery.ts";
+import { DrawScope } from "@retrace-cua/models/models/draws";
+import type { Summarizer } from "@retrace-cua/core/recovery";
 import type { ModelAgentSpec } from "../agents/index.ts";
 import type { EvalAgentSpec, RecoveryEvalConfig } from "./config.ts";
 import { copySampleStates, createEvalSimDesk, simSummarizer } from "./simdesk.ts";

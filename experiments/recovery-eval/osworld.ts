@@ -13,16 +13,16 @@
  * filtering, the genuine-error check, R_TC after recovery) is scored by OSWorld's own metric.
  */
 import { resolve } from "node:path";
-import type { BlobStore } from "../../src/blob-store.ts";
-import type { Environment } from "../../src/environment.ts";
-import { ConfigError } from "../../src/errors.ts";
-import type { Task } from "../../src/task.ts";
-import { OsworldEnvironment } from "../../adapters/environments/osworld/environment.ts";
-import { localOsworldProvider } from "../../adapters/environments/osworld/local-provider.ts";
-import { startOsworldVm } from "../../adapters/environments/osworld/provider.ts";
-import { OsworldPythonBridge } from "../../adapters/environments/osworld/python-bridge.ts";
-import { createDockerClient } from "../../adapters/environments/docker/engine.ts";
-import { runtimeSettings } from "../../src/settings.ts";
+import type { BlobStore } from "@retrace-cua/core/blob-store";
+import type { Environment } from "@retrace-cua/core/environment";
+import { ConfigError } from "@retrace-cua/core/errors";
+import type { Task } from "@retrace-cua/core/task";
+import { OsworldEnvironment } from "@retrace-cua/desktops/osworld/environment";
+import { localOsworldProvider } from "@retrace-cua/desktops/osworld/local-provider";
+import { startOsworldVm } from "@retrace-cua/desktops/osworld/provider";
+import { OsworldPythonBridge } from "@retrace-cua/desktops/osworld/python-bridge";
+import { createDockerClient } from "@retrace-cua/desktops/docker/engine";
+import { runtimeSettings } from "@retrace-cua/core/settings";
 import type { SkippedTask } from "../runner/runtime.ts";
 import { DEFAULT_OSWORLD_TASKS, osworldTaskSplit } from "../runtime/osworld.ts";
 import type { RecoveryEvalConfig } from "./config.ts";

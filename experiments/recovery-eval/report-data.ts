@@ -4,10 +4,10 @@
  * ({@link OracleAgreementReport}). Both are flat: top-level scalars, then arrays of flat rows
  * (numbers as fractions in [0, 1]; "...Ci" fields hold a "rate [lo, hi]" string for display).
  */
-import type { Proportion } from "../../src/metrics/wilson.ts";
-import type { RecoveryDatasetManifest } from "../../src/dataset/types.ts";
-import type { RecoveryRun } from "../../src/eval/run.ts";
-import { oracleAgreement, recoveryTable, type OracleAgreement, type SampleSelection } from "../../src/eval/summary.ts";
+import type { Proportion } from "@retrace-cua/evaluation/metrics/wilson";
+import type { RecoveryDatasetManifest } from "@retrace-cua/evaluation/dataset/types";
+import type { RecoveryRun } from "@retrace-cua/evaluation/eval/run";
+import { oracleAgreement, recoveryTable, type OracleAgreement, type SampleSelection } from "@retrace-cua/evaluation/eval/summary";
 import { settleFor, type SettleChoice } from "../runner/settle.ts";
 
 /** Banner text for simulated results. */

@@ -4,23 +4,23 @@
  * and `runOracleAgreement` (-> oracle-agreement.json). The JSON shapes are in ./report-data.ts
  * and README.md; `retrace report <dir>` renders them.
  */
-import { renameDeprecatedKeys } from "../../src/deprecation.ts";
+import { renameDeprecatedKeys } from "@retrace-cua/core/deprecation";
 import { writeFileSync } from "node:fs";
-import { writeTextAtomic } from "../../src/store/write-file.ts";
+import { writeTextAtomic } from "@retrace-cua/core/store/write-file";
 import { join, resolve } from "node:path";
-import { BlobStore } from "../../src/blob-store.ts";
-import { ConfigError } from "../../src/errors.ts";
-import { prepareOutDir } from "../../src/store/out-dir.ts";
-import type { Task } from "../../src/task.ts";
-import { buildRecoveryDataset, type DatasetBuildOptions } from "../../src/dataset/build.ts";
-import { loadRecoveryDataset, saveRecoveryDataset } from "../../src/dataset/store.ts";
-import type { RecoveryDatasetManifest } from "../../src/dataset/types.ts";
-import { evaluateRecovery, type RecoveryRun } from "../../src/eval/run.ts";
-import type { RationaleScorer } from "../../src/eval/rationale.ts";
-import { createStateCheck } from "../../src/replay/state-check.ts";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { prepareOutDir } from "@retrace-cua/core/store/out-dir";
+import type { Task } from "@retrace-cua/core/task";
+import { buildRecoveryDataset, type DatasetBuildOptions } from "@retrace-cua/evaluation/dataset/build";
+import { loadRecoveryDataset, saveRecoveryDataset } from "@retrace-cua/evaluation/dataset/store";
+import type { RecoveryDatasetManifest } from "@retrace-cua/evaluation/dataset/types";
+import { evaluateRecovery, type RecoveryRun } from "@retrace-cua/evaluation/eval/run";
+import type { RationaleScorer } from "@retrace-cua/evaluation/eval/rationale";
+import { createStateCheck } from "@retrace-cua/core/replay/state-check";
 import { createFlakyEnvironment } from "./flaky-env.ts";
-import { SIMDESK_TASKS, getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
-import type { SimForwardProfileName } from "../../adapters/policies/simulated/index.ts";
+import { SIMDESK_TASKS, getSimDeskTask } from "@retrace-cua/simdesk/simdesk";
+import type { SimForwardProfileName } from "@retrace-cua/simdesk/agents/index";
 import {
   copySampleStates,
   createEvalSimDesk,
@@ -38,7 +38,7 @@ import {
   type OracleAgreementReport,
   type RecoveryEvalReport,
 } from "./report-data.ts";
-import { redactText } from "../../src/secrets.ts";
+import { redactText } from "@retrace-cua/core/secrets";
 
 /** Options of {@link buildSimDeskDataset}. */
 export interface SimDeskDatasetOptions extends SimDeskEvalEnv {

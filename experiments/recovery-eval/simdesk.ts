@@ -7,15 +7,15 @@
  */
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { formatAction } from "../../src/action.ts";
-import { BlobStore, type BlobReader, type BlobRef } from "../../src/blob-store.ts";
-import type { Summarizer } from "../../src/recovery.ts";
-import type { Task } from "../../src/task.ts";
-import type { DatasetBuildOptions } from "../../src/dataset/build.ts";
-import type { RecoverySample } from "../../src/dataset/types.ts";
-import type { RecoveryEvalOptions, RecoveryVariant } from "../../src/eval/run.ts";
-import { createSimDesk, type SimDesk } from "../../adapters/environments/simdesk/index.ts";
-import type { SimDeskTask } from "../../adapters/environments/simdesk/ground-truth.ts";
+import { formatAction } from "@retrace-cua/core/action";
+import { BlobStore, type BlobReader, type BlobRef } from "@retrace-cua/core/blob-store";
+import type { Summarizer } from "@retrace-cua/core/recovery";
+import type { Task } from "@retrace-cua/core/task";
+import type { DatasetBuildOptions } from "@retrace-cua/evaluation/dataset/build";
+import type { RecoverySample } from "@retrace-cua/evaluation/dataset/types";
+import type { RecoveryEvalOptions, RecoveryVariant } from "@retrace-cua/evaluation/eval/run";
+import { createSimDesk, type SimDesk } from "@retrace-cua/simdesk/simdesk";
+import type { SimDeskTask } from "@retrace-cua/core/ground-truth";
 import {
   createSimForwardPolicy,
   createSimPerturbationPolicy,
@@ -23,7 +23,7 @@ import {
   describeSimulated,
   SIM_PROFILES,
   type SimForwardProfileName,
-} from "../../adapters/policies/simulated/index.ts";
+} from "@retrace-cua/simdesk/agents/index";
 
 /** SimDesk settings shared by the dataset build and the evaluation. */
 export interface SimDeskEvalEnv {

@@ -6,7 +6,7 @@
  * scrolled document, a different app. Deterministic for a given sharp/librsvg/font install.
  */
 import sharp from "sharp";
-import { createRng } from "../../src/rng.ts";
+import { createRng } from "@retrace-cua/core/rng";
 
 /** One pair of the corpus. */
 export interface ScreenshotPair {
@@ -168,8 +168,8 @@ export async function simDeskPairs(options: {
   dir: string;
   tasks?: string[];
 }): Promise<ScreenshotPair[]> {
-  const { BlobStore } = await import("../../src/blob-store.ts");
-  const { createSimDesk, getSimDeskTask } = await import("../../adapters/environments/simdesk/index.ts");
+  const { BlobStore } = await import("@retrace-cua/core/blob-store");
+  const { createSimDesk, getSimDeskTask } = await import("@retrace-cua/simdesk/simdesk");
   const blobs = new BlobStore({ dir: options.dir });
   const size = { width: options.width ?? 1280, height: options.height ?? 800 };
   const pairs: ScreenshotPair[] = [];

@@ -14,20 +14,20 @@
  * - `stray-line`: a stray line "- braed" left in the document (not restored);
  * - `select-all`: the whole text left selected (not restored).
  */
-import type { Action } from "../../src/action.ts";
-import type { BlobStore } from "../../src/blob-store.ts";
-import { MaskCollector } from "../../src/dataset/masks.ts";
-import type { Observation } from "../../src/observation.ts";
+import type { Action } from "@retrace-cua/core/action";
+import type { BlobStore } from "@retrace-cua/core/blob-store";
+import { MaskCollector } from "@retrace-cua/evaluation/dataset/masks";
+import type { Observation } from "@retrace-cua/core/observation";
 import {
   maskedObservationOracle,
   observationOracle,
   type MaskedObservationVerdict,
   type ObservationVerdict,
-} from "../../src/oracle/recovery-oracle.ts";
-import { desktopTask } from "../../adapters/environments/desktop-tasks/tasks.ts";
-import type { DesktopTask } from "../../adapters/environments/desktop-tasks/types.ts";
-import type { DesktopEnvironment } from "../../adapters/environments/x11/desktop-environment.ts";
-import { startDesktopNoise, type DesktopNoise } from "../../adapters/environments/x11/noise.ts";
+} from "@retrace-cua/evaluation/oracle/recovery-oracle";
+import { desktopTask } from "@retrace-cua/desktops/desktop-tasks/tasks";
+import type { DesktopTask } from "@retrace-cua/desktops/desktop-tasks/types";
+import type { DesktopEnvironment } from "@retrace-cua/desktops/x11/desktop-environment";
+import { startDesktopNoise, type DesktopNoise } from "@retrace-cua/desktops/x11/noise";
 
 /** GTK settings with the caret blinking (the desktops default to no blink), never stopping. */
 export const BLINKING_GTK_SETTINGS =

@@ -4,7 +4,7 @@
  * (`whiskers`), Success@K curves with their 95% bands (`band` datasets), sweep curves per retry
  * cap, stability rates, and the per-app breakdown. Labels are words (labels.ts), tooltips say n.
  */
-import type { Proportion } from "../../src/metrics/wilson.ts";
+import type { Proportion } from "@retrace-cua/evaluation/metrics/wilson";
 import type { ExperimentSummary } from "../runner/summary.ts";
 import { conditionLabel } from "./labels.ts";
 

@@ -4,11 +4,11 @@
  * files when they exist, and where each episode's folder is (the viewer's episodes and screenshots
  * are read in viewer-data.ts).
  */
-import { readJsonFile } from "../../src/store/read-file.ts";
+import { readJsonFile } from "@retrace-cua/core/store/read-file";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { ConfigError } from "../../src/errors.ts";
-import { pathInside, realInside, showId } from "../../src/store/safe-path.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { pathInside, realInside, showId } from "@retrace-cua/core/store/safe-path";
 import type { EpisodeRecord } from "../runner/episode.ts";
 import type { Manifest } from "../runner/experiment.ts";
 import type { ResultLine } from "../runner/results-log.ts";

@@ -7,12 +7,12 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { realInside, showId } from "../../src/store/safe-path.ts";
-import { readJsonFile } from "../../src/store/read-file.ts";
-import { BlobStore } from "../../src/blob-store.ts";
-import { ConfigError } from "../../src/errors.ts";
-import { prepareOutDir } from "../../src/store/out-dir.ts";
-import { writeEpisodeOutput } from "../../src/store/episode-output.ts";
+import { realInside, showId } from "@retrace-cua/core/store/safe-path";
+import { readJsonFile } from "@retrace-cua/core/store/read-file";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { prepareOutDir } from "@retrace-cua/core/store/out-dir";
+import { writeEpisodeOutput } from "@retrace-cua/core/store/episode-output";
 import type { EpisodeRecord } from "../runner/episode.ts";
 import { runBlobsDir } from "../runner/run-blobs.ts";
 import { episodeFolder, findRuns, loadRun } from "./data.ts";

@@ -23,13 +23,13 @@
  * per pair, and those verdicts are Holm-adjusted over the pairs. The verdict line states the
  * adjustment ("Holm-adjusted over 2 pairs").
  */
-import type { Proportion } from "../../src/metrics/wilson.ts";
-import { SIM_PROFILES } from "../../adapters/policies/simulated/profiles.ts";
+import type { Proportion } from "@retrace-cua/evaluation/metrics/wilson";
+import { SIM_PROFILES } from "@retrace-cua/simdesk/agents/profiles";
 import { resolvePair } from "../config/agents.ts";
 import type { EndToEndConfig } from "../config/schema.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 import type { ConditionSummary, ExperimentSummary } from "../runner/summary.ts";
-import { holmVerdicts, type PairedVerdict } from "../../src/metrics/paired.ts";
+import { holmVerdicts, type PairedVerdict } from "@retrace-cua/evaluation/metrics/paired";
 import {
   clusteredPairedVerdict,
   judged,

@@ -32,7 +32,7 @@
  * The gate (fewer than 6 discordant units: cannot tell) therefore counts distinct units. Without
  * runs.jsonl the findings are not judged; the pooled rates are still shown.
  */
-import { wilsonInterval, type Proportion } from "../../src/metrics/wilson.ts";
+import { wilsonInterval, type Proportion } from "@retrace-cua/evaluation/metrics/wilson";
 import {
   binomialCdf,
   clusterSignVerdict,
@@ -42,8 +42,8 @@ import {
   pairedDifferences,
   pairOutcomes,
   type PairedVerdict,
-} from "../../src/metrics/paired.ts";
-import type { RecoveryRun } from "../../src/eval/run.ts";
+} from "@retrace-cua/evaluation/metrics/paired";
+import type { RecoveryRun } from "@retrace-cua/evaluation/eval/run";
 import type { RecoveryEvalReport, RecoveryTableJsonRow } from "../recovery-eval/report-data.ts";
 import { clustered, judged, testText, weakest, type Finding } from "./findings-verdict.ts";
 

@@ -14,7 +14,7 @@ import {
   pairOutcomes,
   type PairedVerdict,
   type VerdictKind,
-} from "../../src/metrics/paired.ts";
+} from "@retrace-cua/evaluation/metrics/paired";
 import type { ResultLine } from "../runner/results-log.ts";
 
 /** A claim checked against a run's numbers. */

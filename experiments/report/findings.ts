@@ -15,15 +15,15 @@
  * A finding that cannot be judged is still listed (`holds: null`) with the reason; every judged
  * one says what it was computed from.
  */
-import { readJsonFile } from "../../src/store/read-file.ts";
+import { readJsonFile } from "@retrace-cua/core/store/read-file";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Proportion } from "../../src/metrics/wilson.ts";
+import type { Proportion } from "@retrace-cua/evaluation/metrics/wilson";
 import type { EndToEndConfig } from "../config/schema.ts";
 import { readResults, type ResultLine } from "../runner/results-log.ts";
 import type { ExperimentSummary } from "../runner/summary.ts";
 import type { RecoveryEvalReport } from "../recovery-eval/report-data.ts";
-import type { RecoveryRun } from "../../src/eval/run.ts";
+import type { RecoveryRun } from "@retrace-cua/evaluation/eval/run";
 import { recoveryFindings } from "./findings-recovery.ts";
 import { endToEndFindings } from "./findings-e2e.ts";
 import { clusteredPairedVerdict, judged, outcomesOf, testText, weakest, type Finding } from "./findings-verdict.ts";

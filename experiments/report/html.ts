@@ -3,7 +3,7 @@
  * viewer's skeleton, and the inlined chart.js plus the page script. The viewer's episodes, calls and
  * screens load from the `<report>-files/` folder beside it: keep the two together.
  */
-import { usdText } from "../../src/usage.ts";
+import { usdText } from "@retrace-cua/core/usage";
 import type { ConditionSummary, ExperimentSummary, RoleTokens } from "../runner/summary.ts";
 import { annotationFailuresText } from "../ideal/facts.ts";
 import type { ChartSpec } from "./charts.ts";

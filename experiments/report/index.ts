@@ -8,8 +8,8 @@
  * `<report>-files/chunk-N.js` (one per run and condition, loaded on demand) and its screenshots
  * are the run's blob files at full resolution, so the page works from file:// with no network.
  */
-import { readJsonFile } from "../../src/store/read-file.ts";
-import { missingPackageError } from "../../src/optional-import.ts";
+import { readJsonFile } from "@retrace-cua/core/store/read-file";
+import { missingPackageError } from "@retrace-cua/core/optional-import";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join, resolve } from "node:path";
@@ -25,8 +25,8 @@ import { appBreakdown, appChart, pairedChart, pairedRows } from "./paired.ts";
 import { recoveryEvalView } from "./recovery-view.ts";
 import { viewerChunks } from "./viewer-data.ts";
 import { chunkEpisode, shortenScreenIds, writeScreenPacks } from "./screen-packs.ts";
-import { diskFullOf, writeFileAtomic } from "../../src/store/write-file.ts";
-import { EnvironmentError } from "../../src/errors.ts";
+import { diskFullOf, writeFileAtomic } from "@retrace-cua/core/store/write-file";
+import { EnvironmentError } from "@retrace-cua/core/errors";
 
 /** Options of {@link buildReport}. */
 export interface ReportOptions {

@@ -6,9 +6,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { ConfigError } from "../../src/errors.ts";
-import { idProblem, showId } from "../../src/store/safe-path.ts";
-import type { Trajectory } from "../../src/trajectory.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { idProblem, showId } from "@retrace-cua/core/store/safe-path";
+import type { Trajectory } from "@retrace-cua/core/trajectory";
 import type { EpisodeRecord } from "../runner/episode.ts";
 import type { ResultLine } from "../runner/results-log.ts";
 

@@ -3,7 +3,7 @@
  * no-recovery baseline on the same task and seed: `no-recovery`, or with pairs `<pair>.no-recovery`), and success per
  * app (OSWorld: per domain).
  */
-import { wilsonInterval, type Proportion } from "../../src/metrics/wilson.ts";
+import { wilsonInterval, type Proportion } from "@retrace-cua/evaluation/metrics/wilson";
 import type { ResultLine } from "../runner/results-log.ts";
 import { COLORS, FLAT_X, proportionBars, wrapLabel, type ChartSpec } from "./charts.ts";
 import { appOf, conditionLabel } from "./labels.ts";

@@ -6,9 +6,9 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { readJsonFile } from "../../src/store/read-file.ts";
-import { eliminationText, objectiveText, RATIO_BOOTSTRAP, type RaceResult } from "../../src/tune/race.ts";
-import { settingText } from "../../src/tune/space.ts";
+import { readJsonFile } from "@retrace-cua/core/store/read-file";
+import { eliminationText, objectiveText, RATIO_BOOTSTRAP, type RaceResult } from "@retrace-cua/evaluation/tune/race";
+import { settingText } from "@retrace-cua/evaluation/tune/space";
 import { COLORS, type ChartSpec } from "./charts.ts";
 import { escapeHtml } from "./html.ts";
 

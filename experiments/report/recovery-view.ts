@@ -4,7 +4,7 @@
  * as one confusion matrix per oracle with Cohen's kappa. Other files fall back to generic tables
  * with worded headers. Returns HTML (every string escaped) and chart specs.
  */
-import type { Proportion } from "../../src/metrics/wilson.ts";
+import type { Proportion } from "@retrace-cua/evaluation/metrics/wilson";
 import { proportionBars, type ChartSpec } from "./charts.ts";
 import type { ExtraFile } from "./data.ts";
 import { escapeHtml, jsonTables } from "./html.ts";

@@ -3,7 +3,7 @@
  * thumbnails, for each recovery-end event whose attempt recorded a target and a restored screen.
  */
 import sharp from "sharp";
-import { BLOB_REF_RE, type BlobStore } from "../../src/blob-store.ts";
+import { BLOB_REF_RE, type BlobStore } from "@retrace-cua/core/blob-store";
 import type { EpisodeRecord } from "../runner/episode.ts";
 
 const REF = BLOB_REF_RE;

@@ -10,11 +10,11 @@
  * string, and, when the policy called a model, a line diff of the messages it received against
  * the previous forward step's.
  */
-import type { ChatContentPart, ChatMessage } from "../../src/model.ts";
-import type { StepRecord, TrajectoryEvent } from "../../src/trajectory.ts";
-import { formatAction } from "../../src/action.ts";
-import { promptRef, renderPrompt } from "../../src/prompt.ts";
-import { TRANSITION_PROMPTS } from "../../prompts/index.ts";
+import type { ChatContentPart, ChatMessage } from "@retrace-cua/core/model";
+import type { StepRecord, TrajectoryEvent } from "@retrace-cua/core/trajectory";
+import { formatAction } from "@retrace-cua/core/action";
+import { promptRef, renderPrompt } from "@retrace-cua/core/prompt";
+import { TRANSITION_PROMPTS } from "@retrace-cua/core/prompts/index";
 import type { CallRecord } from "../agents/call-log.ts";
 import { confirmationWords } from "./step-words.ts";
 

@@ -10,16 +10,16 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { formatAction, type Action } from "../../src/action.ts";
-import { BLOB_REF_RE, BlobStore } from "../../src/blob-store.ts";
+import { formatAction, type Action } from "@retrace-cua/core/action";
+import { BLOB_REF_RE, BlobStore } from "@retrace-cua/core/blob-store";
 import type { EpisodeRecord } from "../runner/episode.ts";
 import type { CallRecord } from "../agents/call-log.ts";
 import { ANNOTATION_CALLS_FILE } from "../ideal/annotation-calls.ts";
 import { runBlobsDir } from "../runner/run-blobs.ts";
 import { RECORDS_PACK as RECORDS_PACK_NAME } from "../runner/episode-records.ts";
-import { ConfigError } from "../../src/errors.ts";
-import { readJsonFile } from "../../src/store/read-file.ts";
-import { realInside, showId } from "../../src/store/safe-path.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { readJsonFile } from "@retrace-cua/core/store/read-file";
+import { realInside, showId } from "@retrace-cua/core/store/safe-path";
 import { episodeFolder, inside, pickEpisodes, type RunData } from "./data.ts";
 import { callsByStep, contextViews, transitionText, type ContextView, type ViewerCall } from "./viewer-calls.ts";
 import { conditionLabel } from "./labels.ts";

@@ -9,8 +9,8 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
-import { LazyPostgresSaver } from "../../adapters/stores/postgres/checkpointer.ts";
-import { createCheckpointer, registerCheckpointerScheme } from "../../graphs/checkpointers.ts";
+import { LazyPostgresSaver } from "@retrace-cua/stores/postgres/checkpointer";
+import { createCheckpointer, registerCheckpointerScheme } from "@retrace-cua/graphs/checkpointers";
 
 let registered = false;
 

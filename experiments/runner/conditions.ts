@@ -2,8 +2,8 @@
  * Expanding a config into conditions (one setting of every knob) and conditions x tasks x seeds
  * into independent episode jobs, in one exact, deterministic order.
  */
-import { PAPER_UNCONFIRMED_RESTORATION, type RecoveryOptionsInput } from "../../src/episode.ts";
-import { ConfigError } from "../../src/errors.ts";
+import { PAPER_UNCONFIRMED_RESTORATION, type RecoveryOptionsInput } from "@retrace-cua/core/episode";
+import { ConfigError } from "@retrace-cua/core/errors";
 import {
   DEFAULT_MAX_RECOVERY_ITERATIONS,
   SWEEP_PRESETS,
@@ -13,7 +13,7 @@ import {
   type SweepConfig,
 } from "../config/schema.ts";
 import { resolveSettleMs } from "./settle.ts";
-import { presetRecoveryParts } from "../../src/runtime/preset-recovery.ts";
+import { presetRecoveryParts } from "@retrace-cua/core/runtime/preset-recovery";
 
 /** The config's common options with `settleMs` resolved for its environment (see settle.ts). */
 function commonOptions(config: EndToEndConfig | SweepConfig): RecoveryOptionsInput {

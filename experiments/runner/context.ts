@@ -3,10 +3,10 @@
  * pool invocation with progress. Used by every experiment kind.
  */
 import { join } from "node:path";
-import { BlobStore } from "../../src/blob-store.ts";
-import { ConfigError } from "../../src/errors.ts";
-import { prepareOutDir } from "../../src/store/out-dir.ts";
-import type { Task } from "../../src/task.ts";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { prepareOutDir } from "@retrace-cua/core/store/out-dir";
+import type { Task } from "@retrace-cua/core/task";
 import type { EnvSpec, ExperimentConfig } from "../config/schema.ts";
 import { finalizeResults, readResults } from "./results-log.ts";
 import type { EpisodeRecordsMode } from "./episode-records.ts";

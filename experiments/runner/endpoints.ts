@@ -1,5 +1,5 @@
 /** The distinct model endpoints of a config (for the preflight), with the config fields that use each. */
-import { runtimeSettings } from "../../src/settings.ts";
+import { runtimeSettings } from "@retrace-cua/core/settings";
 import { backendOf, DEFAULT_MODEL_RETRIES, type ModelAgentSpec } from "../agents/model-spec.ts";
 import { apiKeyOf, type ModelCallSettings } from "../agents/model-client.ts";
 import type { Endpoint } from "../agents/preflight.ts";

@@ -5,8 +5,8 @@
  * records the episode as an environment error, and the pool retries it on a fresh environment.
  * The abandoned call keeps running in the background; its environment is closed and dropped.
  */
-import type { Environment } from "../../src/environment.ts";
-import { StepTimeoutError } from "../../src/errors.ts";
+import type { Environment } from "@retrace-cua/core/environment";
+import { StepTimeoutError } from "@retrace-cua/core/errors";
 
 /**
  * Default per-call deadline of environment methods: generous for real desktops (a container reset takes tens of

@@ -9,8 +9,8 @@
 import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { gunzipFile } from "../../src/store/gunzip-file.ts";
-import { writeFileAtomic } from "../../src/store/write-file.ts";
+import { gunzipFile } from "@retrace-cua/core/store/gunzip-file";
+import { writeFileAtomic } from "@retrace-cua/core/store/write-file";
 
 /** The log the workers append to while a run goes on. */
 export const RECORDS_LOG = "trajectories.jsonl";

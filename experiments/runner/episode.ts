@@ -4,15 +4,15 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Trajectory } from "../../src/trajectory.ts";
-import type { BlobStore } from "../../src/blob-store.ts";
-import { createCheckpointer } from "../../graphs/checkpointers.ts";
+import type { Trajectory } from "@retrace-cua/core/trajectory";
+import type { BlobStore } from "@retrace-cua/core/blob-store";
+import { createCheckpointer } from "@retrace-cua/graphs/checkpointers";
 import { checkpointThread, registerCheckpointSchemes } from "./checkpoints.ts";
-import type { EpisodeComponents, EpisodeResult } from "../../src/episode.ts";
-import type { StabilityMetrics } from "../../src/metrics/stability.ts";
-import { detectorStability } from "../../src/metrics/trajectory-labels.ts";
-import type { JsonValue } from "../../src/policy.ts";
-import type { Task } from "../../src/task.ts";
+import type { EpisodeComponents, EpisodeResult } from "@retrace-cua/core/episode";
+import type { StabilityMetrics } from "@retrace-cua/evaluation/metrics/stability";
+import { detectorStability } from "@retrace-cua/evaluation/metrics/trajectory-labels";
+import type { JsonValue } from "@retrace-cua/core/policy";
+import type { Task } from "@retrace-cua/core/task";
 import type { Condition, EpisodeJob } from "./conditions.ts";
 import type { JobOutcome } from "./pool.ts";
 import type { RecordingEnvironment } from "./recording-env.ts";
@@ -20,13 +20,13 @@ import type { ComponentContext, ExperimentRuntime, OffTrackMark } from "./runtim
 import { ModelMeter, round, type RoleCalls } from "../agents/meter.ts";
 import type { ModelCallSettings } from "../agents/model-client.ts";
 import { resolvePair } from "../config/agents.ts";
-import { billedOf, tokenSplit, type ModelRole } from "../../src/usage.ts";
-import { emptyAccounting } from "../../src/runtime/accounting.ts";
-import { isSimulated } from "../../graphs/context.ts";
-import { redactText } from "../../src/secrets.ts";
-import { pathInside } from "../../src/store/safe-path.ts";
+import { billedOf, tokenSplit, type ModelRole } from "@retrace-cua/core/usage";
+import { emptyAccounting } from "@retrace-cua/core/runtime/accounting";
+import { isSimulated } from "@retrace-cua/graphs/context";
+import { redactText } from "@retrace-cua/core/secrets";
+import { pathInside } from "@retrace-cua/core/store/safe-path";
 import { appendRecord, type EpisodeRecordsMode } from "./episode-records.ts";
-import { drawScopeFor, type DrawsMode } from "../../adapters/models/draws.ts";
+import { drawScopeFor, type DrawsMode } from "@retrace-cua/models/models/draws";
 import type { CallRecord } from "../agents/call-log.ts";
 import { attachTryFacts, detectorFailureCounts } from "./failed-try.ts";
 

@@ -4,4 +4,4 @@
  * The run completed but its results are meaningless (e.g. every model call failed); the CLI exits 1. Lives in
  * src/errors.ts with the others.
  */
-export { RunFailedError } from "../../src/errors.ts";
+export { RunFailedError } from "@retrace-cua/core/errors";

@@ -2,16 +2,16 @@
  * Running an experiment config end to end: fresh-run and resume checks, manifest.json, the
  * episodes, then summary.json and summary.csv. One entry point for every kind.
  */
-import { readJsonFile } from "../../src/store/read-file.ts";
+import { readJsonFile } from "@retrace-cua/core/store/read-file";
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join, dirname, relative, resolve } from "node:path";
-import { verifyPacks } from "../../src/blob-pack.ts";
+import { verifyPacks } from "@retrace-cua/core/blob-pack";
 import { fileURLToPath } from "node:url";
-import { ConfigError } from "../../src/errors.ts";
-import { hashValue, stableStringify } from "../../src/hash.ts";
-import { promptRef } from "../../src/prompt.ts";
-import { ALL_PROMPTS } from "../../prompts/index.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { hashValue, stableStringify } from "@retrace-cua/core/hash";
+import { promptRef } from "@retrace-cua/core/prompt";
+import { ALL_PROMPTS } from "@retrace-cua/core/prompts/index";
 import type { ExperimentConfig } from "../config/schema.ts";
 import { FORWARD_CONDITION, idealRunFacts, runIdealRecovery } from "../ideal/run.ts";
 import { readPlan, strategyLabels } from "../ideal/plan.ts";
@@ -25,8 +25,8 @@ import {
   type ParamValue,
 } from "./conditions.ts";
 import { RunContext, selectTasks, skippedTasks, type RunSettings } from "./context.ts";
-import { checkOutDir } from "../../src/store/out-dir.ts";
-import { checkId } from "../../src/store/safe-path.ts";
+import { checkOutDir } from "@retrace-cua/core/store/out-dir";
+import { checkId } from "@retrace-cua/core/store/safe-path";
 import { checkLangChainModules, configEndpoints } from "./endpoints.ts";
 import { resolveSettleMs, type SettleChoice } from "./settle.ts";
 import { preflightEndpoints } from "../agents/preflight.ts";
@@ -36,9 +36,9 @@ import { readResults, type ResultLine } from "./results-log.ts";
 import { compactRecords } from "./episode-records.ts";
 import type { ExperimentRuntime } from "./runtime.ts";
 import { summarize, summaryCsv, type ExperimentSummary } from "./summary.ts";
-import type { Task } from "../../src/task.ts";
+import type { Task } from "@retrace-cua/core/task";
 import { acquireRunLock } from "./run-lock.ts";
-import { writeTextAtomic } from "../../src/store/write-file.ts";
+import { writeTextAtomic } from "@retrace-cua/core/store/write-file";
 
 import { PACKAGE_ROOT as ROOT, packageVersion } from "./package-info.ts";
 

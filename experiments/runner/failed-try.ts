@@ -6,8 +6,8 @@
  * (failed ones included) and detector failures, so that no failed call is recorded nowhere.
  */
 import type { RoleCalls } from "../agents/meter.ts";
-import type { Trajectory } from "../../src/trajectory.ts";
-import type { ModelRole } from "../../src/usage.ts";
+import type { Trajectory } from "@retrace-cua/core/trajectory";
+import type { ModelRole } from "@retrace-cua/core/usage";
 
 /** One try that ended in an environment error (`ResultLine.failedTries`). */
 export interface FailedTry {

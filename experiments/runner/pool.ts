@@ -3,10 +3,10 @@
  * appends each finished episode to results.jsonl (fsync'd), retries environment failures up to a
  * cap with a fresh environment, and skips finished episodes on resume.
  */
-import type { Environment } from "../../src/environment.ts";
-import { EnvironmentError, ReplayDesyncError, StepTimeoutError, describeError } from "../../src/errors.ts";
-import { diskFullOf } from "../../src/store/write-file.ts";
-import { logger } from "../../src/logger.ts";
+import type { Environment } from "@retrace-cua/core/environment";
+import { EnvironmentError, ReplayDesyncError, StepTimeoutError, describeError } from "@retrace-cua/core/errors";
+import { diskFullOf } from "@retrace-cua/core/store/write-file";
+import { logger } from "@retrace-cua/core/logger";
 import type { EpisodeJob } from "./conditions.ts";
 import { appendTiming, finalizeResults, readResults, ResultsLog, type ResultLine } from "./results-log.ts";
 import { recordObservations, type RecordingEnvironment } from "./recording-env.ts";

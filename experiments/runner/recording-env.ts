@@ -3,8 +3,8 @@
  * for ground-truth environments, the true state id) without the runtime's help. Everything else,
  * ground-truth methods included, passes straight through.
  */
-import type { Environment } from "../../src/environment.ts";
-import type { Observation } from "../../src/observation.ts";
+import type { Environment } from "@retrace-cua/core/environment";
+import type { Observation } from "@retrace-cua/core/observation";
 import type { ObservedState } from "./runtime.ts";
 
 /** An environment plus the log of observations it produced since the last `clear()`. */

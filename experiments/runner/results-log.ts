@@ -16,13 +16,13 @@ import {
   writeFileSync,
   writeSync,
 } from "node:fs";
-import type { StopReason } from "../../src/episode.ts";
-import type { StabilityMetrics } from "../../src/metrics/stability.ts";
-import type { JsonValue } from "../../src/policy.ts";
-import { redactText } from "../../src/secrets.ts";
-import type { ModelRole } from "../../src/usage.ts";
+import type { StopReason } from "@retrace-cua/core/episode";
+import type { StabilityMetrics } from "@retrace-cua/evaluation/metrics/stability";
+import type { JsonValue } from "@retrace-cua/core/policy";
+import { redactText } from "@retrace-cua/core/secrets";
+import type { ModelRole } from "@retrace-cua/core/usage";
 import type { RoleCalls } from "../agents/meter.ts";
-import { writeFileAtomic } from "../../src/store/write-file.ts";
+import { writeFileAtomic } from "@retrace-cua/core/store/write-file";
 import type { FailedTry } from "./failed-try.ts";
 
 /** One finished episode. Deterministic: no timings (those go to timings.jsonl). */

@@ -8,8 +8,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError } from "../../src/errors.ts";
-import { showId } from "../../src/store/safe-path.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { showId } from "@retrace-cua/core/store/safe-path";
 import type { ExperimentConfig } from "../config/schema.ts";
 import { readResults } from "./results-log.ts";
 

@@ -5,8 +5,8 @@
  */
 import { mkdirSync, openSync, closeSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError } from "../../src/errors.ts";
-import { processAlive as alive } from "../../src/store/file-lock.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { processAlive as alive } from "@retrace-cua/core/store/file-lock";
 
 /** The lock file's name inside the run folder. */
 export const RUN_LOCK = "run.lock";

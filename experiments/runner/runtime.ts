@@ -4,19 +4,19 @@
  * (experiments/runtime/default.ts) wires the real ones; tests may pass a small stand-in.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import type { BlobStore } from "../../src/blob-store.ts";
-import type { EpisodeComponents, EpisodeResult, RecoveryOptionsInput } from "../../src/episode.ts";
-import type { Environment } from "../../src/environment.ts";
-import type { ErrorDetector } from "../../src/detector.ts";
-import type { ForwardPolicy } from "../../src/policy.ts";
-import type { RecoveryPolicy, StateVerifier, Summarizer } from "../../src/recovery.ts";
+import type { BlobStore } from "@retrace-cua/core/blob-store";
+import type { EpisodeComponents, EpisodeResult, RecoveryOptionsInput } from "@retrace-cua/core/episode";
+import type { Environment } from "@retrace-cua/core/environment";
+import type { ErrorDetector } from "@retrace-cua/core/detector";
+import type { ForwardPolicy } from "@retrace-cua/core/policy";
+import type { RecoveryPolicy, StateVerifier, Summarizer } from "@retrace-cua/core/recovery";
 import type { ModelMeter } from "../agents/meter.ts";
 import type { ModelCallSettings } from "../agents/model-client.ts";
-import type { DrawScope } from "../../adapters/models/draws.ts";
-import type { RecoveryStepSelector } from "../../src/selector.ts";
-import type { Task } from "../../src/task.ts";
-import type { Observation } from "../../src/observation.ts";
-import type { StabilityMetrics } from "../../src/metrics/stability.ts";
+import type { DrawScope } from "@retrace-cua/models/models/draws";
+import type { RecoveryStepSelector } from "@retrace-cua/core/selector";
+import type { Task } from "@retrace-cua/core/task";
+import type { Observation } from "@retrace-cua/core/observation";
+import type { StabilityMetrics } from "@retrace-cua/evaluation/metrics/stability";
 import type { AgentSpec, EnvSpec, ExperimentConfig } from "../config/schema.ts";
 
 /** Arguments of one episode run. */

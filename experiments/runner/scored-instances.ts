@@ -3,7 +3,7 @@
  * instances where action replay fails"): shared by summary.json's curves, its exclusion counts
  * and Finding 1's paired test, so all three count the same instances.
  */
-import type { IncompleteInstances } from "../../src/metrics/success-at-k.ts";
+import type { IncompleteInstances } from "@retrace-cua/evaluation/metrics/success-at-k";
 import type { ResultLine } from "./results-log.ts";
 
 /** Continuation lines (every status) per condition and failed run (`task/seed`). */

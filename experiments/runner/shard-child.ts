@@ -2,7 +2,7 @@
  * Entry point of a process worker (see shards.ts): runs the requested phase's shard of an
  * experiment and reports back over IPC. Exits when the parent disconnects.
  */
-import { ConfigError, describeError } from "../../src/errors.ts";
+import { ConfigError, describeError } from "@retrace-cua/core/errors";
 import { runExperiment } from "./experiment.ts";
 import type { ExperimentRuntime } from "./runtime.ts";
 import { ShardDone, type ClaimReply, type ShardMessage, type ShardRequest } from "./shards.ts";

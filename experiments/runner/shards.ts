@@ -12,7 +12,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { ConfigError, ControlSignal } from "../../src/errors.ts";
+import { ConfigError, ControlSignal } from "@retrace-cua/core/errors";
 import type { EpisodeRecordsMode } from "./episode-records.ts";
 import type { ExperimentConfig } from "../config/schema.ts";
 
@@ -76,7 +76,7 @@ const CHILD = fileURLToPath(new URL(FROM_SOURCES ? "./shard-child.ts" : "./shard
  * tsx resolved from this package, not from the current folder: `--import tsx` alone fails with
  * ERR_MODULE_NOT_FOUND when the command runs outside the repository. Only the sources need it.
  */
-const childExecArgv = (): string[] => (FROM_SOURCES ? ["--import", import.meta.resolve("tsx")] : []);
+const childExecArgv = (): string[] => (FROM_SOURCES ? ["--conditions=retrace-dev", "--import", import.meta.resolve("tsx")] : []);
 
 /** A set of long-lived child processes. */
 export class ShardPool {

@@ -4,13 +4,13 @@
  * steps, cost per episode and per success, stability metrics; Success@K curves for the
  * ideal-recovery experiment; a recommendation for sweeps.
  */
-import { recommend, type Recommendation } from "../../src/metrics/compare.ts";
-import { summarizeStability, type StabilityMetrics, type StabilitySummary } from "../../src/metrics/stability.ts";
-import { successAtKCurve, type IncompleteInstances } from "../../src/metrics/success-at-k.ts";
+import { recommend, type Recommendation } from "@retrace-cua/evaluation/metrics/compare";
+import { summarizeStability, type StabilityMetrics, type StabilitySummary } from "@retrace-cua/evaluation/metrics/stability";
+import { successAtKCurve, type IncompleteInstances } from "@retrace-cua/evaluation/metrics/success-at-k";
 import { continuationOutcomes, scoredInstances } from "./scored-instances.ts";
-import { wilsonInterval, type Proportion } from "../../src/metrics/wilson.ts";
-import { tokenSplit, type ModelRole, type TokenSplit } from "../../src/usage.ts";
-import { cacheFields } from "../../src/runtime/accounting.ts";
+import { wilsonInterval, type Proportion } from "@retrace-cua/evaluation/metrics/wilson";
+import { tokenSplit, type ModelRole, type TokenSplit } from "@retrace-cua/core/usage";
+import { cacheFields } from "@retrace-cua/core/runtime/accounting";
 import { round, type RoleCalls } from "../agents/meter.ts";
 import type { ParamValue } from "./conditions.ts";
 import type { ResultLine } from "./results-log.ts";

@@ -8,12 +8,12 @@
  * agents; `model` restoration needs a model recovery sub-agent, as on the real desktops.
  */
 import { resolve } from "node:path";
-import { ConfigError } from "../../src/errors.ts";
-import type { Task } from "../../src/task.ts";
-import { createEnvironmentFactory } from "../../adapters/environments/registry.ts";
-import { BROWSER_TASKS } from "../../adapters/environments/browser/tasks/index.ts";
-import { loadBrowserTaskFile } from "../../adapters/environments/browser/tasks/file.ts";
-import { checkTaskCheckers } from "../../adapters/environments/browser/checker.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import type { Task } from "@retrace-cua/core/task";
+import { createEnvironmentFactory } from "@retrace-cua/environments/registry";
+import { BROWSER_TASKS } from "@retrace-cua/browser/tasks/index";
+import { loadBrowserTaskFile } from "@retrace-cua/browser/tasks/file";
+import { checkTaskCheckers } from "@retrace-cua/browser/checker";
 import { checkConfigAgents } from "../config/agents.ts";
 import type { EnvSpec } from "../config/schema.ts";
 import type { ExperimentRuntime } from "../runner/runtime.ts";

@@ -7,9 +7,9 @@
  * sub-agent is refused up front (set `restoration: replay`, or give a model recoverer): the
  * requested mode is never changed silently.
  */
-import { ConfigError } from "../../src/errors.ts";
-import { runtimeSettings } from "../../src/settings.ts";
-import { createEnvironmentFactory, tasksForEnvironment } from "../../adapters/environments/registry.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { runtimeSettings } from "@retrace-cua/core/settings";
+import { createEnvironmentFactory, tasksForEnvironment } from "@retrace-cua/environments/registry";
 import { checkConfigAgents } from "../config/agents.ts";
 import type { ExperimentRuntime } from "../runner/runtime.ts";
 import { registryAgents } from "./simdesk.ts";

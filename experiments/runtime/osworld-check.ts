@@ -8,27 +8,27 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlobStore } from "../../src/blob-store.ts";
-import { describeError } from "../../src/errors.ts";
-import { OsworldClient } from "../../adapters/environments/osworld/client.ts";
-import { startOsworldControlServer } from "../../adapters/environments/osworld/control-server.ts";
-import { OsworldPythonBridge } from "../../adapters/environments/osworld/python-bridge.ts";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import { describeError } from "@retrace-cua/core/errors";
+import { OsworldClient } from "@retrace-cua/desktops/osworld/client";
+import { startOsworldControlServer } from "@retrace-cua/desktops/osworld/control-server";
+import { OsworldPythonBridge } from "@retrace-cua/desktops/osworld/python-bridge";
 import {
   evaluateOsworldBridged,
   evaluateOsworldNative,
   runOsworldSetup,
   setupProblem,
-} from "../../adapters/environments/osworld/runner.ts";
-import { loadOsworldTasks, offlineBlockers, type OsworldTask } from "../../adapters/environments/osworld/tasks.ts";
-import { ConfigError } from "../../src/errors.ts";
+} from "@retrace-cua/desktops/osworld/runner";
+import { loadOsworldTasks, offlineBlockers, type OsworldTask } from "@retrace-cua/desktops/osworld/tasks";
+import { ConfigError } from "@retrace-cua/core/errors";
 import {
   APPS_IMAGE_PROGRAMS,
   DESKTOP_IMAGE_PROGRAMS,
   knownImagePrograms,
   probeImagePrograms,
-} from "../../adapters/environments/docker/image-programs.ts";
-import type { DesktopEnvironment } from "../../adapters/environments/x11/desktop-environment.ts";
-import { createRng } from "../../src/rng.ts";
+} from "@retrace-cua/desktops/docker/image-programs";
+import type { DesktopEnvironment } from "@retrace-cua/desktops/x11/desktop-environment";
+import { createRng } from "@retrace-cua/core/rng";
 
 /** One task's line of the offline listing. */
 export interface OfflineRow {

@@ -9,10 +9,10 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import type { BlobStore } from "../../src/blob-store.ts";
-import type { EpisodeResult } from "../../src/episode.ts";
-import { trajLine } from "../../src/store/episode-output.ts";
-import { redactText } from "../../src/secrets.ts";
+import type { BlobStore } from "@retrace-cua/core/blob-store";
+import type { EpisodeResult } from "@retrace-cua/core/episode";
+import { trajLine } from "@retrace-cua/core/store/episode-output";
+import { redactText } from "@retrace-cua/core/secrets";
 
 /** Write `<dir>/traj.jsonl`, `result.txt` and `result.json` for one episode (screenshots by blob reference). */
 export async function writeOsworldFolder(input: {

@@ -10,16 +10,16 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ConfigError } from "../../src/errors.ts";
-import type { Task } from "../../src/task.ts";
-import { OsworldClient } from "../../adapters/environments/osworld/client.ts";
-import { OsworldEnvironment } from "../../adapters/environments/osworld/environment.ts";
-import { parseOsworldTask, type OsworldTask } from "../../adapters/environments/osworld/tasks.ts";
-import { OsworldPythonBridge } from "../../adapters/environments/osworld/python-bridge.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import type { Task } from "@retrace-cua/core/task";
+import { OsworldClient } from "@retrace-cua/desktops/osworld/client";
+import { OsworldEnvironment } from "@retrace-cua/desktops/osworld/environment";
+import { parseOsworldTask, type OsworldTask } from "@retrace-cua/desktops/osworld/tasks";
+import { OsworldPythonBridge } from "@retrace-cua/desktops/osworld/python-bridge";
 import { checkConfigAgents } from "../config/agents.ts";
 import type { EnvSpec } from "../config/schema.ts";
 import type { ExperimentRuntime, SkippedTask } from "../runner/runtime.ts";
-import { runEpisode } from "../../graphs/run-episode.ts";
+import { runEpisode } from "@retrace-cua/graphs/run-episode";
 import { writeOsworldFolder } from "./osworld-output.ts";
 import { registryAgents } from "./simdesk.ts";
 

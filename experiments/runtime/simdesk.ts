@@ -3,21 +3,21 @@
  * (experiments/agents: sim, model, stagnation, loop, probe), the recovery runtime's runEpisode, ground-truth
  * stability labels and the OSWorld-style episode folders.
  */
-import { ConfigError } from "../../src/errors.ts";
-import type { Environment } from "../../src/environment.ts";
-import type { Observation } from "../../src/observation.ts";
-import type { Task } from "../../src/task.ts";
-import { groundTruthStability } from "../../src/metrics/trajectory-labels.ts";
-import { createSimDesk, type SimDesk, type SimDeskTask } from "../../adapters/environments/simdesk/index.ts";
-import { SIMDESK_TASKS } from "../../adapters/environments/simdesk/tasks/index.ts";
-import { runEpisode } from "../../graphs/run-episode.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import type { Environment } from "@retrace-cua/core/environment";
+import type { Observation } from "@retrace-cua/core/observation";
+import type { Task } from "@retrace-cua/core/task";
+import { groundTruthStability } from "@retrace-cua/evaluation/metrics/trajectory-labels";
+import { createSimDesk, type SimDesk, type SimDeskTask } from "@retrace-cua/simdesk/simdesk";
+import { SIMDESK_TASKS } from "@retrace-cua/simdesk/tasks/index";
+import { runEpisode } from "@retrace-cua/graphs/run-episode";
 import type { EnvSpec, ExperimentConfig } from "../config/schema.ts";
 import { checkConfigAgents } from "../config/agents.ts";
 import { createAgent, type AgentContext } from "../agents/index.ts";
 import { statesAlong } from "../runner/recording-env.ts";
 import type { ComponentContext, ExperimentRuntime, OffTrackMark } from "../runner/runtime.ts";
-import type { StepRecord } from "../../src/trajectory.ts";
-import { trajectoryTruth } from "../../adapters/policies/simulated/truth.ts";
+import type { StepRecord } from "@retrace-cua/core/trajectory";
+import { trajectoryTruth } from "@retrace-cua/simdesk/agents/truth";
 import { writeOsworldFolder } from "./osworld-output.ts";
 
 const asDesk = (env: Environment) => env as unknown as SimDesk;

@@ -12,8 +12,8 @@
  *   npx tsx experiments/scripts/calibrate-rationale.ts runs/oracle-agreement/noise-off/runs.jsonl [more runs.jsonl ...]
  */
 import { readFileSync } from "node:fs";
-import type { RecoveryRun } from "../../src/eval/run.ts";
-import { DEFAULT_EMBEDDING_THRESHOLD, DEFAULT_TFIDF_THRESHOLD } from "../../src/eval/rationale.ts";
+import type { RecoveryRun } from "@retrace-cua/evaluation/eval/run";
+import { DEFAULT_EMBEDDING_THRESHOLD, DEFAULT_TFIDF_THRESHOLD } from "@retrace-cua/evaluation/eval/rationale";
 
 interface Point {
   score: number;

@@ -19,16 +19,16 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BlobStore, type BlobReader, type BlobRef } from "../../src/blob-store.ts";
-import { sha256Hex } from "../../src/hash.ts";
-import { learnDynamicMask, saveMask } from "../../src/oracle/dynamic-mask.ts";
-import { maskedObservationOracle } from "../../src/oracle/recovery-oracle.ts";
-import { oracleAgreement } from "../../src/eval/summary.ts";
-import type { RecoveryRun } from "../../src/eval/run.ts";
-import type { RecoverySample } from "../../src/dataset/types.ts";
+import { BlobStore, type BlobReader, type BlobRef } from "@retrace-cua/core/blob-store";
+import { sha256Hex } from "@retrace-cua/core/hash";
+import { learnDynamicMask, saveMask } from "@retrace-cua/evaluation/oracle/dynamic-mask";
+import { maskedObservationOracle } from "@retrace-cua/evaluation/oracle/recovery-oracle";
+import { oracleAgreement } from "@retrace-cua/evaluation/eval/summary";
+import type { RecoveryRun } from "@retrace-cua/evaluation/eval/run";
+import type { RecoverySample } from "@retrace-cua/evaluation/dataset/types";
 import { ci as wilsonText } from "../recovery-eval/report-data.ts";
 import { floorReport, judgedRuns } from "../recovery-eval/local-floor-report.ts";
-import { DataError } from "../../src/errors.ts";
+import { DataError } from "@retrace-cua/core/errors";
 
 interface Candidate {
   id: string;

@@ -10,8 +10,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlobStore } from "../../src/blob-store.ts";
-import { createX11Desktop } from "../../adapters/environments/x11/create.ts";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import { createX11Desktop } from "@retrace-cua/desktops/x11/create";
 import { measureMaskedOracleX11 } from "../recovery-eval/x11-masked.ts";
 
 const i = process.argv.indexOf("--trials");

@@ -10,9 +10,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlobStore } from "../../src/blob-store.ts";
-import { withProbes } from "../../src/probes/with-probes.ts";
-import { createX11Desktop } from "../../adapters/environments/x11/create.ts";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import { withProbes } from "@retrace-cua/evaluation/probes/with-probes";
+import { createX11Desktop } from "@retrace-cua/desktops/x11/create";
 import { X11_PROBE_SCENARIOS, runProbeScenario, type ProbeScenarioResult } from "../probes/x11-scenarios.ts";
 
 const arg = (name: string) => {

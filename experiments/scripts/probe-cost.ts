@@ -7,9 +7,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlobStore } from "../../src/blob-store.ts";
-import { desktopTask } from "../../adapters/environments/desktop-tasks/tasks.ts";
-import { createX11Desktop } from "../../adapters/environments/x11/create.ts";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import { desktopTask } from "@retrace-cua/desktops/desktop-tasks/tasks";
+import { createX11Desktop } from "@retrace-cua/desktops/x11/create";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-probe-cost-"));
 try {

@@ -11,17 +11,17 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlobStore } from "../../src/blob-store.ts";
-import type { EpisodeResult, RecoveryOptionsInput } from "../../src/episode.ts";
-import { proportionOf, twoProportionPValue, type Proportion } from "../../src/metrics/wilson.ts";
-import { runEpisode } from "../../graphs/run-episode.ts";
-import { SIMDESK_TASKS, createSimDesk, type SimDeskTask } from "../../adapters/environments/simdesk/index.ts";
+import { BlobStore } from "@retrace-cua/core/blob-store";
+import type { EpisodeResult, RecoveryOptionsInput } from "@retrace-cua/core/episode";
+import { proportionOf, twoProportionPValue, type Proportion } from "@retrace-cua/evaluation/metrics/wilson";
+import { runEpisode } from "@retrace-cua/graphs/run-episode";
+import { SIMDESK_TASKS, createSimDesk, type SimDeskTask } from "@retrace-cua/simdesk/simdesk";
 import {
   createSimAgents,
   type SimForwardProfileName,
   type SimRecovererProfileName,
   type SimDetectorProfileName,
-} from "../../adapters/policies/simulated/index.ts";
+} from "@retrace-cua/simdesk/agents/index";
 
 /** One experimental condition. `recoverer: null` = no recovery at all (no detector). */
 export interface EffectCondition {

@@ -14,20 +14,20 @@
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { Action } from "../../src/action.ts";
-import type { DeskState } from "../../adapters/environments/simdesk/types.ts";
-import type { SimDeskTask } from "../../adapters/environments/simdesk/ground-truth.ts";
-import { SIMDESK_TASKS } from "../../adapters/environments/simdesk/tasks/index.ts";
-import { applyAction } from "../../adapters/environments/simdesk/engine.ts";
-import { initialState } from "../../adapters/environments/simdesk/setup.ts";
-import { buildUi, hitNode } from "../../adapters/environments/simdesk/ui.ts";
-import { toAxTree } from "../../adapters/environments/simdesk/ax.ts";
-import { linearizeAxTree } from "../../adapters/policies/observation.ts";
-import { containerOf, parseTree } from "../../adapters/testing/stand-in/request.ts";
-import type { SkillBook, SkillIntent, SkillTask } from "../../adapters/testing/stand-in/skills.ts";
+import type { Action } from "@retrace-cua/core/action";
+import type { DeskState } from "@retrace-cua/simdesk/types";
+import type { SimDeskTask } from "@retrace-cua/core/ground-truth";
+import { SIMDESK_TASKS } from "@retrace-cua/simdesk/tasks/index";
+import { applyAction } from "@retrace-cua/simdesk/engine";
+import { initialState } from "@retrace-cua/simdesk/setup";
+import { buildUi, hitNode } from "@retrace-cua/simdesk/ui";
+import { toAxTree } from "@retrace-cua/simdesk/ax";
+import { linearizeAxTree } from "@retrace-cua/models/policies/observation";
+import { containerOf, parseTree } from "@retrace-cua/testing/stand-in/request";
+import type { SkillBook, SkillIntent, SkillTask } from "@retrace-cua/testing/stand-in/skills";
 
 /** Where the skill book lives. */
-export const SKILL_BOOK_FILE = fileURLToPath(new URL("../../adapters/testing/stand-in/skills.json", import.meta.url));
+export const SKILL_BOOK_FILE = fileURLToPath(new URL("../../packages/testing/src/stand-in/skills.json", import.meta.url));
 
 /** The screen size the demonstrations were recorded at (SimDesk's default). */
 const WIDTH = 1280;

@@ -8,9 +8,9 @@
  * written; the runner's own validation then checks every candidate, naming the field.
  */
 import { z } from "zod";
-import { ConfigError } from "../../src/errors.ts";
-import { RecoveryOptionsSchema } from "../../src/episode.ts";
-import { checkKnobs, type Knob, type KnobValue, type TuneCandidate } from "../../src/tune/space.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { RecoveryOptionsSchema } from "@retrace-cua/core/episode";
+import { checkKnobs, type Knob, type KnobValue, type TuneCandidate } from "@retrace-cua/evaluation/tune/space";
 import { parseExperimentConfig, readConfigFile } from "../config/load.ts";
 import type { EndToEndConfig } from "../config/schema.ts";
 

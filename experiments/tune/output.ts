@@ -3,8 +3,8 @@
  * console summary that says what was decided and with what confidence.
  */
 import { stringify as toYaml } from "yaml";
-import { eliminationText, objectiveText, type RaceResult } from "../../src/tune/race.ts";
-import { settingText, type KnobValue } from "../../src/tune/space.ts";
+import { eliminationText, objectiveText, type RaceResult } from "@retrace-cua/evaluation/tune/race";
+import { settingText, type KnobValue } from "@retrace-cua/evaluation/tune/space";
 import type { TuneConfig } from "./config.ts";
 
 /** The winner as a tune-free config: the base with the winning setting applied (pair knobs in the pair). */

@@ -10,12 +10,12 @@
  */
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError } from "../../src/errors.ts";
-import { hashValue } from "../../src/hash.ts";
-import { readJsonFile } from "../../src/store/read-file.ts";
-import { writeTextAtomic } from "../../src/store/write-file.ts";
-import { createRace, type RaceResult, type UnitOutcome } from "../../src/tune/race.ts";
-import type { TuneCandidate } from "../../src/tune/space.ts";
+import { ConfigError } from "@retrace-cua/core/errors";
+import { hashValue } from "@retrace-cua/core/hash";
+import { readJsonFile } from "@retrace-cua/core/store/read-file";
+import { writeTextAtomic } from "@retrace-cua/core/store/write-file";
+import { createRace, type RaceResult, type UnitOutcome } from "@retrace-cua/evaluation/tune/race";
+import type { TuneCandidate } from "@retrace-cua/evaluation/tune/space";
 import type { EndToEndConfig } from "../config/schema.ts";
 import { readResults, type ResultLine } from "../runner/results-log.ts";
 import { candidateConfig, groupKey, pairNameOf, type TuneConfig } from "./config.ts";

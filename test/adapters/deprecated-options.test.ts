@@ -3,11 +3,11 @@
  * runtime's name) still works for one release and warns once, naming both names.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { recoverWithPolicy } from "../../src/runtime/recover-with-policy.ts";
-import { resolveSdkOptions } from "../../adapters/sdk/shared/options.ts";
-import { resetDeprecationWarnings, setDeprecationSink } from "../../src/deprecation.ts";
-import type { Observation } from "../../src/observation.ts";
-import type { RecoveryPolicy } from "../../src/recovery.ts";
+import { recoverWithPolicy } from "../../packages/core/src/runtime/recover-with-policy.ts";
+import { resolveSdkOptions } from "../../packages/sdk-shared/src/options.ts";
+import { resetDeprecationWarnings, setDeprecationSink } from "../../packages/core/src/deprecation.ts";
+import type { Observation } from "../../packages/core/src/observation.ts";
+import type { RecoveryPolicy } from "../../packages/core/src/recovery.ts";
 
 const observation: Observation = { screenshot: "blob:none", width: 10, height: 10 };
 const env = {

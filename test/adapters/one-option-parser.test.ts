@@ -5,14 +5,14 @@
  * same one-line ConfigError on each, after the name of the call the user made.
  */
 import { describe, expect, it } from "vitest";
-import { withRecovery } from "../../graphs/with-recovery.ts";
-import { runEpisode } from "../../graphs/run-episode.ts";
-import { recoveryMiddleware } from "../../adapters/langchain/recovery-middleware.ts";
-import { createAgentsRecovery } from "../../adapters/sdk/openai-agents/recovery.ts";
-import { createRecovery } from "../../adapters/sdk/ai-sdk/recovery.ts";
-import { executeWithRecovery } from "../../adapters/sdk/stagehand/execute-with-recovery.ts";
-import { ConfigError } from "../../src/errors.ts";
-import { recoverWithPolicy } from "../../src/runtime/recover-with-policy.ts";
+import { withRecovery } from "../../packages/graphs/src/with-recovery.ts";
+import { runEpisode } from "../../packages/graphs/src/run-episode.ts";
+import { recoveryMiddleware } from "../../packages/langchain/src/recovery-middleware.ts";
+import { createAgentsRecovery } from "../../packages/openai-agents/src/recovery.ts";
+import { createRecovery } from "../../packages/ai-sdk/src/recovery.ts";
+import { executeWithRecovery } from "../../packages/stagehand/src/execute-with-recovery.ts";
+import { ConfigError } from "../../packages/core/src/errors.ts";
+import { recoverWithPolicy } from "../../packages/core/src/runtime/recover-with-policy.ts";
 import {
   TOY_TASK,
   ToyDesk,

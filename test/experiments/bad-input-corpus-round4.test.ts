@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli, oneLine, snapshot } from "./helpers/corpus.ts";
-import { checkYamlNesting, exceedsNesting, MAX_NESTING } from "../../src/bounds.ts";
-import { parseOsworldTask } from "../../adapters/environments/osworld/tasks.ts";
-import { extractJsonObject } from "../../adapters/llm/json-reply.ts";
+import { checkYamlNesting, exceedsNesting, MAX_NESTING } from "../../packages/core/src/bounds.ts";
+import { parseOsworldTask } from "../../packages/desktops/src/osworld/tasks.ts";
+import { extractJsonObject } from "../../packages/models/src/llm/json-reply.ts";
 import { MAX_PLAN_EPISODES, planEpisodeCount } from "../../experiments/runner/conditions.ts";
 import { parseExperimentConfig } from "../../experiments/config/load.ts";
 

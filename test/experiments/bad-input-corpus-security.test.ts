@@ -22,10 +22,10 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/errors.ts";
-import { checkId, idProblem, pathInside } from "../../src/store/safe-path.ts";
-import { parseOsworldTask } from "../../adapters/environments/osworld/tasks.ts";
-import { osworldResultDir } from "../../adapters/environments/osworld/runner.ts";
+import { ConfigError } from "../../packages/core/src/errors.ts";
+import { checkId, idProblem, pathInside } from "../../packages/core/src/store/safe-path.ts";
+import { parseOsworldTask } from "../../packages/desktops/src/osworld/tasks.ts";
+import { osworldResultDir } from "../../packages/desktops/src/osworld/runner.ts";
 import { parseExperimentConfig } from "../../experiments/config/load.ts";
 import { runExperiment } from "../../experiments/runner/experiment.ts";
 import { cli, oneLine, snapshot } from "./helpers/corpus.ts";

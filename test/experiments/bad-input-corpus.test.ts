@@ -12,11 +12,11 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "./helpers/corpus.ts";
-import { parsePyautogui } from "../../adapters/actions/pyautogui/convert.ts";
-import { uiTarsToActions } from "../../adapters/actions/uitars/convert.ts";
-import { openAIComputerActionToActions } from "../../adapters/actions/openai-cua/convert.ts";
-import { anthropicComputerInputToActions } from "../../adapters/actions/anthropic/convert.ts";
-import { parseOsworldTask } from "../../adapters/environments/osworld/tasks.ts";
+import { parsePyautogui } from "../../packages/models/src/actions/pyautogui/convert.ts";
+import { uiTarsToActions } from "../../packages/models/src/actions/uitars/convert.ts";
+import { openAIComputerActionToActions } from "../../packages/models/src/actions/openai-cua/convert.ts";
+import { anthropicComputerInputToActions } from "../../packages/models/src/actions/anthropic/convert.ts";
+import { parseOsworldTask } from "../../packages/desktops/src/osworld/tasks.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const CWD = process.cwd();

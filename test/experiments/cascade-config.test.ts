@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/errors.ts";
+import { ConfigError } from "../../packages/core/src/errors.ts";
 import { validateAgentSpec, isSimulatedSpec } from "../../experiments/agents/index.ts";
 import {
   allSimulated,

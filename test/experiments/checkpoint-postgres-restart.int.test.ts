@@ -12,11 +12,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runtimeSettings } from "../../src/settings.ts";
+import { runtimeSettings } from "../../packages/core/src/settings.ts";
 import { parseExperimentConfig } from "../../experiments/config/load.ts";
 import { runExperiment } from "../../experiments/runner/experiment.ts";
 import { createSimDeskRuntime } from "../../experiments/runtime/simdesk.ts";
-import { pgBin } from "../../adapters/testing/local-services.ts";
+import { pgBin } from "../../packages/testing/src/local-services.ts";
 import { retrace, stop, type CliProc } from "../helpers/cli-procs.ts";
 import { startPrivatePostgres, type PrivatePostgres } from "../helpers/services.ts";
 

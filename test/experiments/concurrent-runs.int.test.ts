@@ -14,8 +14,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
-import { PACK_FILE, readPack } from "../../src/blob-pack.ts";
-import { sha256Hex } from "../../src/hash.ts";
+import { PACK_FILE, readPack } from "../../packages/core/src/blob-pack.ts";
+import { sha256Hex } from "../../packages/core/src/hash.ts";
 import { cli, oneLine, snapshot } from "./helpers/corpus.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -203,7 +203,7 @@ while (!existsSync(${JSON.stringify(join(dir, "go"))})) Atomics.wait(wait, 0, 0,
 process.stdout.write(String(packBlobFolder(${JSON.stringify(blobs)}, ".json")));
 `,
     );
-    const runs = [0, 1, 2].map(() => start(["--import", "tsx", script], { node: true }));
+    const runs = [0, 1, 2].map(() => start(["--conditions=retrace-dev", "--import", "tsx", script], { node: true }));
     await new Promise((r) => setTimeout(r, 4000)); // all three loaded and waiting
     writeFileSync(join(dir, "go"), "");
     const exits = await Promise.all(runs);

@@ -12,9 +12,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadExperimentConfig, parseExperimentConfig } from "../../experiments/config/load.ts";
 import type { SweepConfig } from "../../experiments/config/schema.ts";
 import { sweepConfigFrom } from "../../experiments/commands/sweep.ts";
-import { resetDeprecationWarnings, setDeprecationSink } from "../../src/deprecation.ts";
+import { resetDeprecationWarnings, setDeprecationSink } from "../../packages/core/src/deprecation.ts";
 import { recoveryBudgetFlag } from "../../experiments/commands/eval-recovery.ts";
-import { evaluateRecovery } from "../../src/eval/run.ts";
+import { evaluateRecovery } from "../../packages/evaluation/src/eval/run.ts";
 import { parseRecoveryEvalConfig } from "../../experiments/recovery-eval/config.ts";
 import { cli } from "./helpers/corpus.ts";
 

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Trajectory } from "../../src/trajectory.ts";
+import type { Trajectory } from "../../packages/core/src/trajectory.ts";
 import { parseExperimentConfig } from "../../experiments/config/load.ts";
 import { createFlakyEnvironment } from "../../experiments/recovery-eval/flaky-env.ts";
 import { runExperiment } from "../../experiments/runner/experiment.ts";

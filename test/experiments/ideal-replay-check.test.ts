@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BlobStore } from "../../src/blob-store.ts";
-import { withProbes } from "../../src/probes/with-probes.ts";
-import { createSimDesk, getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
+import { BlobStore } from "../../packages/core/src/blob-store.ts";
+import { withProbes } from "../../packages/evaluation/src/probes/with-probes.ts";
+import { createSimDesk, getSimDeskTask } from "../../packages/simdesk/src/simdesk.ts";
 import { replayMatches } from "../../experiments/ideal/forward-loop.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-replay-check-"));

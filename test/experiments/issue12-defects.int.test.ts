@@ -8,8 +8,8 @@ import { existsSync, readdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { getSimDeskTask } from "../../adapters/environments/simdesk/tasks/index.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../adapters/testing/scripted-openai-server.ts";
+import { getSimDeskTask } from "../../packages/simdesk/src/tasks/index.ts";
+import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../packages/testing/src/scripted-openai-server.ts";
 import { runModelTask } from "../../experiments/model-run.ts";
 import { buildReport } from "../../experiments/report/index.ts";
 import { planAnswers } from "../adapters/testing/plan-answers.ts";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ResultLine } from "../../experiments/runner/results-log.ts";
-import type { ScriptedOpenAIServer } from "../../adapters/testing/scripted-openai-server.ts";
+import type { ScriptedOpenAIServer } from "../../packages/testing/src/scripted-openai-server.ts";
 import { ablationQueues, cli, narrowedPreset, startRoleServer } from "./helpers/model-roles.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-langchain-backend-"));

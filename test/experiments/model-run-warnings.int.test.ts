@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
-import { startStandInServer, type StandInServer } from "../../adapters/testing/stand-in/server.ts";
+import { startStandInServer, type StandInServer } from "../../packages/testing/src/stand-in/server.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const dir = mkdtempSync(join(tmpdir(), "retrace-warnings-"));

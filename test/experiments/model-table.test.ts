@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { modelTableText } from "../../experiments/commands/run.ts";
-import { usdText } from "../../src/usage.ts";
+import { usdText } from "../../packages/core/src/usage.ts";
 
 describe("the model table's cost column", () => {
   it("says n/a where no price was set and dollars where one was", () => {

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ResultLine } from "../../experiments/runner/results-log.ts";
 import type { EpisodeRecord } from "../../experiments/runner/episode.ts";
-import { formatAction } from "../../src/action.ts";
+import { formatAction } from "../../packages/core/src/action.ts";
 import { startSamplingOpenAIServer, type SamplingOpenAIServer } from "../helpers/sampling-openai-server.ts";
 import { cli } from "./helpers/model-roles.ts";
 

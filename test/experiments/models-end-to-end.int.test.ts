@@ -11,7 +11,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ResultLine } from "../../experiments/runner/results-log.ts";
 import type { CallRecord } from "../../experiments/agents/call-log.ts";
-import type { ScriptedOpenAIServer } from "../../adapters/testing/scripted-openai-server.ts";
+import type { ScriptedOpenAIServer } from "../../packages/testing/src/scripted-openai-server.ts";
 import {
   ablationQueues,
   cli,

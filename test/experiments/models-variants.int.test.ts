@@ -15,8 +15,8 @@ import {
   startScriptedOpenAIServer,
   type ScriptStep,
   type ScriptedOpenAIServer,
-} from "../../adapters/testing/scripted-openai-server.ts";
-import { getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
+} from "../../packages/testing/src/scripted-openai-server.ts";
+import { getSimDeskTask } from "../../packages/simdesk/src/simdesk.ts";
 import { answer, cli, restorativeAction, roleOf, type ScriptRole } from "./helpers/model-roles.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-variants-"));

@@ -8,8 +8,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { DESKTOP_TASKS } from "../../adapters/environments/desktop-tasks/tasks.ts";
-import type { ScriptedOpenAIServer } from "../../adapters/testing/scripted-openai-server.ts";
+import { DESKTOP_TASKS } from "../../packages/desktops/src/desktop-tasks/tasks.ts";
+import type { ScriptedOpenAIServer } from "../../packages/testing/src/scripted-openai-server.ts";
 import type { ResultLine } from "../../experiments/runner/results-log.ts";
 import { X11_TOOLS, systemTools } from "../helpers/system-tools.ts";
 import { answer, cli, narrowedPreset, startRoleServer } from "./helpers/model-roles.ts";

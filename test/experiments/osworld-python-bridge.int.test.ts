@@ -10,19 +10,19 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { BlobStore } from "../../src/blob-store.ts";
-import { desktopTask } from "../../adapters/environments/desktop-tasks/tasks.ts";
-import { OsworldClient } from "../../adapters/environments/osworld/client.ts";
+import { BlobStore } from "../../packages/core/src/blob-store.ts";
+import { desktopTask } from "../../packages/desktops/src/desktop-tasks/tasks.ts";
+import { OsworldClient } from "../../packages/desktops/src/osworld/client.ts";
 import {
   startOsworldControlServer,
   type OsworldControlServer,
-} from "../../adapters/environments/osworld/control-server.ts";
-import { createX11Desktop } from "../../adapters/environments/x11/create.ts";
-import type { DesktopEnvironment } from "../../adapters/environments/x11/desktop-environment.ts";
-import type { ScriptedOpenAIServer } from "../../adapters/testing/scripted-openai-server.ts";
+} from "../../packages/desktops/src/osworld/control-server.ts";
+import { createX11Desktop } from "../../packages/desktops/src/x11/create.ts";
+import type { DesktopEnvironment } from "../../packages/desktops/src/x11/desktop-environment.ts";
+import type { ScriptedOpenAIServer } from "../../packages/testing/src/scripted-openai-server.ts";
 import type { ResultLine } from "../../experiments/runner/results-log.ts";
 import { DEFAULT_OSWORLD_TASKS, osworldTaskSplit } from "../../experiments/runtime/osworld.ts";
-import { OsworldPythonBridge } from "../../adapters/environments/osworld/python-bridge.ts";
+import { OsworldPythonBridge } from "../../packages/desktops/src/osworld/python-bridge.ts";
 import { X11_TOOLS, systemTools } from "../helpers/system-tools.ts";
 import { cli, narrowedPreset, startRoleServer } from "./helpers/model-roles.ts";
 

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { chromium } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { startStandInServer, type StandInServer } from "../../adapters/testing/stand-in/server.ts";
+import { startStandInServer, type StandInServer } from "../../packages/testing/src/stand-in/server.ts";
 import type { EpisodeRecord } from "../../experiments/runner/episode.ts";
 import type { ResultLine } from "../../experiments/runner/results-log.ts";
 import { buildReport } from "../../experiments/report/index.ts";
@@ -31,9 +31,9 @@ import {
   startScriptedOpenAIServer,
   type ScriptStep,
   type ScriptedOpenAIServer,
-} from "../../adapters/testing/scripted-openai-server.ts";
-import { getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
-import type { Action } from "../../src/action.ts";
+} from "../../packages/testing/src/scripted-openai-server.ts";
+import { getSimDeskTask } from "../../packages/simdesk/src/simdesk.ts";
+import type { Action } from "../../packages/core/src/action.ts";
 import { expectStep, openByLink, type SampledStep } from "./helpers/viewer-checks.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../helpers/system-tools.ts";
 

@@ -7,7 +7,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/errors.ts";
+import { ConfigError } from "../../packages/core/src/errors.ts";
 import { buildReport } from "../../experiments/report/index.ts";
 
 const root = mkdtempSync(join(tmpdir(), "retrace-report-eval-"));

@@ -9,9 +9,9 @@ import { aboutEpisode, plainText, searchWords, viewerEpisode } from "../../exper
 import { blockSsim } from "../../experiments/report/ssim-maps.ts";
 import { callStepIndex, lineDiff } from "../../experiments/report/viewer-calls.ts";
 import type { CallRecord } from "../../experiments/agents/call-log.ts";
-import { TRANSITION_PROMPT } from "../../graphs/transition-notice.ts";
+import { TRANSITION_PROMPT } from "../../packages/graphs/src/transition-notice.ts";
 import type { EpisodeRecord } from "../../experiments/runner/episode.ts";
-import type { Action } from "../../src/action.ts";
+import type { Action } from "../../packages/core/src/action.ts";
 
 const h = (c: string) => c.repeat(64);
 const click = (x: number, y: number): Action => ({ type: "CLICK", x, y, button: "left", numClicks: 1 });

@@ -20,7 +20,7 @@ describe("resume after the runner is killed", () => {
           ? readFileSync(join(out, "results.jsonl"), "utf8").split("\n").filter(Boolean)
           : [];
       const start = (mode: string) =>
-        spawn(process.execPath, ["--import", "tsx", FIXTURE, out, mode, workers], {
+        spawn(process.execPath, ["--conditions=retrace-dev", "--import", "tsx", FIXTURE, out, mode, workers], {
           cwd: ROOT,
           stdio: ["ignore", "ignore", "pipe"],
         });

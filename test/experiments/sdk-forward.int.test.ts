@@ -13,9 +13,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ResultLine } from "../../experiments/runner/results-log.ts";
-import type { ScriptStep, ScriptedOpenAIServer } from "../../adapters/testing/scripted-openai-server.ts";
-import { getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
-import type { Action } from "../../src/action.ts";
+import type { ScriptStep, ScriptedOpenAIServer } from "../../packages/testing/src/scripted-openai-server.ts";
+import { getSimDeskTask } from "../../packages/simdesk/src/simdesk.ts";
+import type { Action } from "../../packages/core/src/action.ts";
 import { ablationQueues, cli, narrowedPreset, startRoleServer } from "./helpers/model-roles.ts";
 import { toAnthropicInput, toOpenAIAction } from "../adapters/sdk/fixtures.ts";
 

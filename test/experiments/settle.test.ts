@@ -10,8 +10,8 @@ import { ENV_SETTLE_MS, resolveSettleMs } from "../../experiments/runner/settle.
 import type { EndToEndConfig, SweepConfig } from "../../experiments/config/schema.ts";
 import type { ExperimentRuntime } from "../../experiments/runner/runtime.ts";
 import { createSimDeskRuntime } from "../../experiments/runtime/simdesk.ts";
-import { isTerminal } from "../../src/action.ts";
-import type { StepRecord } from "../../src/trajectory.ts";
+import { isTerminal } from "../../packages/core/src/action.ts";
+import type { StepRecord } from "../../packages/core/src/trajectory.ts";
 import { recordEnvOps, settleTrace, type EnvOp } from "../helpers/env-ops.ts";
 import { standInRuntime } from "./helpers/stand-in.ts";
 

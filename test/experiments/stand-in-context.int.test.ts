@@ -24,9 +24,9 @@ import {
   startStandInServer,
   type StandInServer,
   type StandInServerOptions,
-} from "../../adapters/testing/stand-in/server.ts";
+} from "../../packages/testing/src/stand-in/server.ts";
 import type { ResultLine } from "../../experiments/runner/results-log.ts";
-import { mcnemarExact, pairOutcomes } from "../../src/metrics/paired.ts";
+import { mcnemarExact, pairOutcomes } from "../../packages/evaluation/src/metrics/paired.ts";
 import { cli } from "./helpers/model-roles.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-stand-in-context-"));

@@ -21,14 +21,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { startStandInServer, type StandInServer } from "../../adapters/testing/stand-in/server.ts";
+import { startStandInServer, type StandInServer } from "../../packages/testing/src/stand-in/server.ts";
 import type { ResultLine } from "../../experiments/runner/results-log.ts";
 import type { EpisodeRecord } from "../../experiments/runner/episode.ts";
 import type { ExperimentSummary } from "../../experiments/runner/summary.ts";
 import { findingsForRuns } from "../../experiments/report/findings.ts";
 import { outcomesOf, verdictLabel } from "../../experiments/report/findings-verdict.ts";
-import { mcnemarExact, mcnemarVerdict, pairOutcomes } from "../../src/metrics/paired.ts";
-import { formatAction } from "../../src/action.ts";
+import { mcnemarExact, mcnemarVerdict, pairOutcomes } from "../../packages/evaluation/src/metrics/paired.ts";
+import { formatAction } from "../../packages/core/src/action.ts";
 import { cli } from "./helpers/model-roles.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-stand-in-done-"));

@@ -8,11 +8,11 @@ import {
   createMemoryCheckpointer,
   parseCheckpointSpec,
   registerCheckpointerScheme,
-} from "../../graphs/checkpointers.ts";
-import { LazyCheckpointSaver } from "../../src/store/lazy-checkpointer.ts";
-import { ConfigError } from "../../src/errors.ts";
-import { EpisodeEvents } from "../../src/runtime/events.ts";
-import { runEpisode } from "../../graphs/run-episode.ts";
+} from "../../packages/graphs/src/checkpointers.ts";
+import { LazyCheckpointSaver } from "../../packages/core/src/store/lazy-checkpointer.ts";
+import { ConfigError } from "../../packages/core/src/errors.ts";
+import { EpisodeEvents } from "../../packages/core/src/runtime/events.ts";
+import { runEpisode } from "../../packages/graphs/src/run-episode.ts";
 import { TOY_TASK, ToyDesk, createToyDetector, createToyPolicy, createToyRecoverer, newBlobs } from "./fixtures/toy.ts";
 
 describe("checkpointer specs", () => {

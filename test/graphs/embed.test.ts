@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { Annotation, END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
-import { createRecoveryGraph } from "../../graphs/load-graph.ts";
-import { withRecovery } from "../../graphs/with-recovery.ts";
-import { ConfigError } from "../../src/errors.ts";
-import type { EpisodeResult } from "../../src/episode.ts";
-import type { Task } from "../../src/task.ts";
+import { createRecoveryGraph } from "../../packages/graphs/src/load-graph.ts";
+import { withRecovery } from "../../packages/graphs/src/with-recovery.ts";
+import { ConfigError } from "../../packages/core/src/errors.ts";
+import type { EpisodeResult } from "../../packages/core/src/episode.ts";
+import type { Task } from "../../packages/core/src/task.ts";
 import { TOY_TASK, ToyDesk, createToyDetector, createToyPolicy, createToyRecoverer, newBlobs } from "./fixtures/toy.ts";
 
 describe("embedding and wrapping", () => {

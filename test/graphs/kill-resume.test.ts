@@ -4,11 +4,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { MemorySaver } from "@langchain/langgraph";
-import { createSqliteCheckpointer } from "../../graphs/checkpointers.ts";
-import { runEpisode } from "../../graphs/run-episode.ts";
-import { withoutTiming } from "../../src/runtime/accounting.ts";
-import type { EpisodeResult } from "../../src/episode.ts";
-import { EpisodeEvents } from "../../src/runtime/events.ts";
+import { createSqliteCheckpointer } from "../../packages/graphs/src/checkpointers.ts";
+import { runEpisode } from "../../packages/graphs/src/run-episode.ts";
+import { withoutTiming } from "../../packages/core/src/runtime/accounting.ts";
+import type { EpisodeResult } from "../../packages/core/src/episode.ts";
+import { EpisodeEvents } from "../../packages/core/src/runtime/events.ts";
 import { TOY_TASK } from "./fixtures/toy.ts";
 import {
   RESUME_OPTIONS,
@@ -31,7 +31,7 @@ function runAndKill(
   return new Promise((res, rej) => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", CHILD, dbPath, threadId, blobDir, "40", restoration, envKind],
+      ["--conditions=retrace-dev", "--import", "tsx", CHILD, dbPath, threadId, blobDir, "40", restoration, envKind],
       { cwd: resolve(import.meta.dirname, "../.."), stdio: ["ignore", "pipe", "pipe"] },
     );
     const lines: string[] = [];

@@ -7,14 +7,14 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runEpisode } from "../../graphs/run-episode.ts";
-import { BlobStore } from "../../src/blob-store.ts";
-import { loadProbeReport } from "../../src/probes/report.ts";
-import { createProbeVerifier } from "../../src/probes/verifier.ts";
-import { withProbes } from "../../src/probes/with-probes.ts";
-import type { StateVerifier } from "../../src/recovery.ts";
-import { SIMDESK_TASKS, createSimDesk } from "../../adapters/environments/simdesk/index.ts";
-import { createSimAgents } from "../../adapters/policies/simulated/index.ts";
+import { runEpisode } from "../../packages/graphs/src/run-episode.ts";
+import { BlobStore } from "../../packages/core/src/blob-store.ts";
+import { loadProbeReport } from "../../packages/core/src/probes/report.ts";
+import { createProbeVerifier } from "../../packages/evaluation/src/probes/verifier.ts";
+import { withProbes } from "../../packages/evaluation/src/probes/with-probes.ts";
+import type { StateVerifier } from "../../packages/core/src/recovery.ts";
+import { SIMDESK_TASKS, createSimDesk } from "../../packages/simdesk/src/simdesk.ts";
+import { createSimAgents } from "../../packages/simdesk/src/agents/index.ts";
 
 describe("probe verifier in recovery episodes on SimDesk (simulated agents)", () => {
   it("records a probe reference with every step and rules on each restored claim with probe evidence", async () => {

@@ -5,7 +5,7 @@
  * give 25 -> 35 and 40 -> 35; full numbers over 240 episodes per condition: experiments/scripts/recovery-effect.ts.
  */
 import { describe, expect, it } from "vitest";
-import { SIMDESK_TASKS } from "../../adapters/environments/simdesk/index.ts";
+import { SIMDESK_TASKS } from "../../packages/simdesk/src/simdesk.ts";
 import { measureRecoveryEffect } from "../../experiments/scripts/recovery-effect.ts";
 
 /** Every second SimDesk task: half the episodes, still every app. */

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { runEpisode } from "../../graphs/run-episode.ts";
-import { transitionNotice } from "../../graphs/transition-notice.ts";
-import { EpisodeEvents } from "../../src/runtime/events.ts";
-import { ConfigError } from "../../src/errors.ts";
-import { createLoopDetector, createStagnationDetector } from "../../src/detectors/index.ts";
-import type { EpisodeComponents, RecoveryOptionsInput } from "../../src/episode.ts";
-import type { Detection, ErrorDetector } from "../../src/detector.ts";
-import type { StateVerifier } from "../../src/recovery.ts";
+import { runEpisode } from "../../packages/graphs/src/run-episode.ts";
+import { transitionNotice } from "../../packages/graphs/src/transition-notice.ts";
+import { EpisodeEvents } from "../../packages/core/src/runtime/events.ts";
+import { ConfigError } from "../../packages/core/src/errors.ts";
+import { createLoopDetector, createStagnationDetector } from "../../packages/core/src/detectors/index.ts";
+import type { EpisodeComponents, RecoveryOptionsInput } from "../../packages/core/src/episode.ts";
+import type { Detection, ErrorDetector } from "../../packages/core/src/detector.ts";
+import type { StateVerifier } from "../../packages/core/src/recovery.ts";
 import { TOY_TASK, ToyDesk, createToyDetector, createToyPolicy, createToyRecoverer, newBlobs } from "./fixtures/toy.ts";
 
 function setup(

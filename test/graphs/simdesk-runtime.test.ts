@@ -5,26 +5,26 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runEpisode } from "../../graphs/run-episode.ts";
-import { transitionNotice } from "../../graphs/transition-notice.ts";
-import { BlobStore } from "../../src/blob-store.ts";
-import type { Detection, DetectorInput, ErrorDetector } from "../../src/detector.ts";
-import type { EpisodeComponents, EpisodeResult, RecoveryOptionsInput } from "../../src/episode.ts";
-import type { PolicyInput } from "../../src/policy.ts";
-import { EpisodeEvents, type SelectionEvent } from "../../src/runtime/events.ts";
-import { errorRandomStep } from "../../src/selectors/error-random.ts";
+import { runEpisode } from "../../packages/graphs/src/run-episode.ts";
+import { transitionNotice } from "../../packages/graphs/src/transition-notice.ts";
+import { BlobStore } from "../../packages/core/src/blob-store.ts";
+import type { Detection, DetectorInput, ErrorDetector } from "../../packages/core/src/detector.ts";
+import type { EpisodeComponents, EpisodeResult, RecoveryOptionsInput } from "../../packages/core/src/episode.ts";
+import type { PolicyInput } from "../../packages/core/src/policy.ts";
+import { EpisodeEvents, type SelectionEvent } from "../../packages/core/src/runtime/events.ts";
+import { errorRandomStep } from "../../packages/core/src/selectors/error-random.ts";
 import {
   SIMDESK_TASKS,
   createSimDesk,
   fullStateHash,
   type SimDesk,
   type SimDeskTask,
-} from "../../adapters/environments/simdesk/index.ts";
+} from "../../packages/simdesk/src/simdesk.ts";
 import {
   createSimAgents,
   type SimDetectorProfileName,
   type SimRecovererProfileName,
-} from "../../adapters/policies/simulated/index.ts";
+} from "../../packages/simdesk/src/agents/index.ts";
 
 const blobs = new BlobStore({ dir: join(mkdtempSync(join(tmpdir(), "retrace-simdesk-rt-")), "blobs") });
 const desk = createSimDesk({ blobs });

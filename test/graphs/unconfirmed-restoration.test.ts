@@ -6,8 +6,8 @@
  * truth. A confirmed restoration shows the transition string whatever the option says.
  */
 import { describe, expect, it } from "vitest";
-import { runEpisode } from "../../graphs/run-episode.ts";
-import { RecoveryOptionsSchema, type EpisodeComponents, type RecoveryOptionsInput } from "../../src/episode.ts";
+import { runEpisode } from "../../packages/graphs/src/run-episode.ts";
+import { RecoveryOptionsSchema, type EpisodeComponents, type RecoveryOptionsInput } from "../../packages/core/src/episode.ts";
 import { TOY_TASK, ToyDesk, createToyDetector, createToyPolicy, createToyRecoverer, newBlobs } from "./fixtures/toy.ts";
 
 async function run(skill: number, options: RecoveryOptionsInput, recoveryBudget = 2) {

@@ -5,14 +5,14 @@
  * server on 127.0.0.1) must be shown steps 3..5 too: the actions it has to undo.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { runEpisode } from "../../graphs/run-episode.ts";
-import { createPyautoguiPolicy } from "../../adapters/policies/openai/pyautogui-policy.ts";
-import { createLlmErrorDetector } from "../../adapters/llm/detector.ts";
-import { createLlmRecoveryPolicy } from "../../adapters/llm/recoverer.ts";
-import { createSimDesk, getSimDeskTask } from "../../adapters/environments/simdesk/index.ts";
-import type { ScriptedOpenAIServer } from "../../adapters/testing/scripted-openai-server.ts";
-import type { Action } from "../../src/action.ts";
-import type { RecoveryContextKind } from "../../src/recovery.ts";
+import { runEpisode } from "../../packages/graphs/src/run-episode.ts";
+import { createPyautoguiPolicy } from "../../packages/models/src/policies/openai/pyautogui-policy.ts";
+import { createLlmErrorDetector } from "../../packages/models/src/llm/detector.ts";
+import { createLlmRecoveryPolicy } from "../../packages/models/src/llm/recoverer.ts";
+import { createSimDesk, getSimDeskTask } from "../../packages/simdesk/src/simdesk.ts";
+import type { ScriptedOpenAIServer } from "../../packages/testing/src/scripted-openai-server.ts";
+import type { Action } from "../../packages/core/src/action.ts";
+import type { RecoveryContextKind } from "../../packages/core/src/recovery.ts";
 import { requestText, scriptedModel, tempBlobs } from "../adapters/llm/fixtures.ts";
 
 const servers: ScriptedOpenAIServer[] = [];

@@ -4,7 +4,7 @@
  * executed step (a run of `step` calls) exactly one `observe`, at least `settleMs` later.
  * Method calls go to the real environment (a Proxy, so its own fields and methods still work).
  */
-import type { Environment } from "../../src/environment.ts";
+import type { Environment } from "../../packages/core/src/environment.ts";
 
 /** One recorded call. */
 export interface EnvOp {

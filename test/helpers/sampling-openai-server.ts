@@ -9,14 +9,14 @@
  * RESTORED now and then), the detector flags step 0, the selector picks R = 0, the summarizer
  * writes a brief. It plays no task well: it exists to make answers depend on the draw.
  */
-import { hashValue } from "../../src/hash.ts";
-import { createRng, type Rng } from "../../src/rng.ts";
+import { hashValue } from "../../packages/core/src/hash.ts";
+import { createRng, type Rng } from "../../packages/core/src/rng.ts";
 import {
   startScriptedOpenAIServer,
   type RecordedRequest,
   type ScriptStep,
   type ScriptedOpenAIServer,
-} from "../../adapters/testing/scripted-openai-server.ts";
+} from "../../packages/testing/src/scripted-openai-server.ts";
 import { roleOf, type ScriptRole } from "../experiments/helpers/model-roles.ts";
 
 /** A running sampling server: the scripted server plus per-role counts and the seeds it received. */

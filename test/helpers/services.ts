@@ -4,15 +4,15 @@
  * `redis-server` and PostgreSQL's binaries gets private throwaway servers started here. Missing
  * binaries skip the tests with one line outside CI and fail them in CI.
  */
-import { runtimeSettings } from "../../src/settings.ts";
-import { hasRedis, pgBin, startPrivatePostgres, startPrivateRedis } from "../../adapters/testing/local-services.ts";
+import { runtimeSettings } from "../../packages/core/src/settings.ts";
+import { hasRedis, pgBin, startPrivatePostgres, startPrivateRedis } from "../../packages/testing/src/local-services.ts";
 
 export {
   startPrivatePostgres,
   startPrivateRedis,
   freePort,
   type PrivatePostgres,
-} from "../../adapters/testing/local-services.ts";
+} from "../../packages/testing/src/local-services.ts";
 
 /** Whether the service tests run here (and why not). */
 export function servicesAvailable(what: string): { run: boolean; assert(): void } {

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { runtimeSettings } from "../../src/settings.ts";
+import { runtimeSettings } from "../../packages/core/src/settings.ts";
 
 /** What the X11 desktop environment needs (see README "Real desktops"). */
 export const X11_TOOLS = [

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { ALL_PROMPTS, PROMPTS } from "../../prompts/index.ts";
+import { ALL_PROMPTS, PROMPTS } from "../../packages/core/src/prompts/index.ts";
 
 const { postRestorationTransition, recoverySystemPrefix } = PROMPTS;
-import { promptRef, renderPrompt } from "../../src/prompt.ts";
-import { ConfigError } from "../../src/errors.ts";
+import { promptRef, renderPrompt } from "../../packages/core/src/prompt.ts";
+import { ConfigError } from "../../packages/core/src/errors.ts";
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const promptsDir = fileURLToPath(new URL("../../prompts/", import.meta.url));
+const promptsDir = fileURLToPath(new URL("../../packages/core/src/prompts/", import.meta.url));
 
 describe("prompts", () => {
   it("lists every prompt file in ALL_PROMPTS", () => {

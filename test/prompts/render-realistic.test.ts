@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ALL_PROMPTS } from "../../prompts/index.ts";
-import { renderPrompt } from "../../src/prompt.ts";
-import { stepsShownText } from "../../adapters/llm/summarizer.ts";
-import { OBSERVATION_NOTES } from "../../adapters/policies/openai/pyautogui-policy.ts";
+import { ALL_PROMPTS } from "../../packages/core/src/prompts/index.ts";
+import { renderPrompt } from "../../packages/core/src/prompt.ts";
+import { stepsShownText } from "../../packages/models/src/llm/summarizer.ts";
+import { OBSERVATION_NOTES } from "../../packages/models/src/policies/openai/pyautogui-policy.ts";
 
 const INSTRUCTION = "Rename the file report.txt on the Desktop to summary.txt";
 

@@ -9,9 +9,9 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { untilAborted } from "../../src/abortable.ts";
-import { writeFileAtomic, writeTextAtomic } from "../../src/store/write-file.ts";
-import { BlobStore } from "../../src/blob-store.ts";
+import { untilAborted } from "../../packages/core/src/abortable.ts";
+import { writeFileAtomic, writeTextAtomic } from "../../packages/core/src/store/write-file.ts";
+import { BlobStore } from "../../packages/core/src/blob-store.ts";
 
 describe("user functions under the episode's signal", () => {
   it("a function that never resolves ends when the signal aborts, naming what was waited for", async () => {

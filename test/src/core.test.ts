@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlobStore } from "../../src/blob-store.ts";
-import { createRng } from "../../src/rng.ts";
-import { definePrompt, renderPrompt, promptRef } from "../../src/prompt.ts";
-import { ActionSchema, formatAction } from "../../src/action.ts";
-import { ConfigError } from "../../src/errors.ts";
-import { stableStringify } from "../../src/hash.ts";
+import { BlobStore } from "../../packages/core/src/blob-store.ts";
+import { createRng } from "../../packages/core/src/rng.ts";
+import { definePrompt, renderPrompt, promptRef } from "../../packages/core/src/prompt.ts";
+import { ActionSchema, formatAction } from "../../packages/core/src/action.ts";
+import { ConfigError } from "../../packages/core/src/errors.ts";
+import { stableStringify } from "../../packages/core/src/hash.ts";
 
 describe("BlobStore", () => {
   it("stores bytes once under their sha256 and reads them back", async () => {

@@ -9,8 +9,8 @@ import {
   resetDeprecationWarnings,
   setDeprecationSink,
   warnDeprecated,
-} from "../../src/deprecation.ts";
-import { ConfigError } from "../../src/errors.ts";
+} from "../../packages/core/src/deprecation.ts";
+import { ConfigError } from "../../packages/core/src/errors.ts";
 
 afterEach(() => {
   setDeprecationSink();

@@ -8,8 +8,8 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import * as errors from "../../src/errors.ts";
-import { ActionFormatError } from "../../adapters/actions/errors.ts";
+import * as errors from "../../packages/core/src/errors.ts";
+import { ActionFormatError } from "../../packages/models/src/actions/errors.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const LIBRARY = ["src", "graphs", "adapters", "prompts", "experiments"];

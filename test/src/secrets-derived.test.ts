@@ -5,7 +5,7 @@
  * forms are redacted at every byte offset inside a longer base64 text.
  */
 import { describe, expect, it } from "vitest";
-import { base64Forms, redactText, registerSecret } from "../../src/secrets.ts";
+import { base64Forms, redactText, registerSecret } from "../../packages/core/src/secrets.ts";
 
 const KEY = "zq7-Secret-Key-For-Derived-Forms-9921"; // no sk- prefix: only registration finds it
 

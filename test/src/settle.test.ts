@@ -9,13 +9,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BlobStore } from "../../src/blob-store.ts";
-import { buildRecoveryDataset, type DatasetBuildResult } from "../../src/dataset/build.ts";
-import { evaluateRecovery, type RecoveryRun } from "../../src/eval/run.ts";
-import { executeStep } from "../../src/replay/replay.ts";
-import { settleAfterStep } from "../../src/settle.ts";
-import { getSimDeskTask, type SimDeskTask } from "../../adapters/environments/simdesk/index.ts";
-import { createSimForwardPolicy } from "../../adapters/policies/simulated/index.ts";
+import { BlobStore } from "../../packages/core/src/blob-store.ts";
+import { buildRecoveryDataset, type DatasetBuildResult } from "../../packages/evaluation/src/dataset/build.ts";
+import { evaluateRecovery, type RecoveryRun } from "../../packages/evaluation/src/eval/run.ts";
+import { executeStep } from "../../packages/evaluation/src/replay/replay.ts";
+import { settleAfterStep } from "../../packages/core/src/settle.ts";
+import { getSimDeskTask, type SimDeskTask } from "../../packages/simdesk/src/simdesk.ts";
+import { createSimForwardPolicy } from "../../packages/simdesk/src/agents/index.ts";
 import {
   createEvalSimDesk,
   simulatedDatasetPolicies,

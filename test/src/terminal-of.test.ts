@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { terminalOf, type Action } from "../../src/action.ts";
+import { terminalOf, type Action } from "../../packages/core/src/action.ts";
 
 describe("terminalOf", () => {
   it("is the first DONE/FAIL over the steps, or null", () => {

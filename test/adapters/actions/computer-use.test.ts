@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { openAIComputerActionToActions } from "../../../adapters/actions/openai-cua/convert.ts";
-import { anthropicComputerInputToActions, xdotoolKeysToActions } from "../../../adapters/actions/anthropic/convert.ts";
-import { ActionFormatError } from "../../../adapters/actions/errors.ts";
+import { openAIComputerActionToActions } from "../../../packages/models/src/actions/openai-cua/convert.ts";
+import { anthropicComputerInputToActions, xdotoolKeysToActions } from "../../../packages/models/src/actions/anthropic/convert.ts";
+import { ActionFormatError } from "../../../packages/models/src/actions/errors.ts";
 
 describe("OpenAI computer-use converter", () => {
   it("maps every computer_call action type", () => {

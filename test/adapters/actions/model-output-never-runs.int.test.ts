@@ -9,18 +9,18 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { ActionSchema, type Action } from "../../../src/action.ts";
-import { BlobStore } from "../../../src/blob-store.ts";
-import { parsePyautogui } from "../../../adapters/actions/pyautogui/convert.ts";
-import { uiTarsToActions } from "../../../adapters/actions/uitars/convert.ts";
-import { openAIComputerActionToActions } from "../../../adapters/actions/openai-cua/convert.ts";
-import { anthropicComputerInputToActions } from "../../../adapters/actions/anthropic/convert.ts";
-import { createSimDesk } from "../../../adapters/environments/simdesk/index.ts";
-import { getSimDeskTask } from "../../../adapters/environments/simdesk/tasks/index.ts";
+import { ActionSchema, type Action } from "../../../packages/core/src/action.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import { parsePyautogui } from "../../../packages/models/src/actions/pyautogui/convert.ts";
+import { uiTarsToActions } from "../../../packages/models/src/actions/uitars/convert.ts";
+import { openAIComputerActionToActions } from "../../../packages/models/src/actions/openai-cua/convert.ts";
+import { anthropicComputerInputToActions } from "../../../packages/models/src/actions/anthropic/convert.ts";
+import { createSimDesk } from "../../../packages/simdesk/src/simdesk.ts";
+import { getSimDeskTask } from "../../../packages/simdesk/src/tasks/index.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
 import { runModelTask } from "../../../experiments/model-run.ts";
 import { planAnswers } from "../testing/plan-answers.ts";
 

@@ -3,10 +3,10 @@ import {
   parsePyautogui,
   pyautoguiResponseToActions,
   extractCodeBlocks,
-} from "../../../adapters/actions/pyautogui/convert.ts";
-import { ActionFormatError } from "../../../adapters/actions/errors.ts";
-import { ModelBehaviorError } from "../../../src/errors.ts";
-import { ActionSchema } from "../../../src/action.ts";
+} from "../../../packages/models/src/actions/pyautogui/convert.ts";
+import { ActionFormatError } from "../../../packages/models/src/actions/errors.ts";
+import { ModelBehaviorError } from "../../../packages/core/src/errors.ts";
+import { ActionSchema } from "../../../packages/core/src/action.ts";
 
 function failureOf(fn: () => unknown): ActionFormatError {
   try {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { uiTarsToActions } from "../../../adapters/actions/uitars/convert.ts";
-import { ActionFormatError } from "../../../adapters/actions/errors.ts";
+import { uiTarsToActions } from "../../../packages/models/src/actions/uitars/convert.ts";
+import { ActionFormatError } from "../../../packages/models/src/actions/errors.ts";
 
 const screen = { width: 1920, height: 1080 };
 

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { recoverWithPolicy } from "../../../src/runtime/recover-with-policy.ts";
-import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
-import { createLlmStateVerifier } from "../../../adapters/llm/verifier.ts";
-import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
-import type { ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
-import type { HistoryEntry } from "../../../src/policy.ts";
-import type { RestoreRequest } from "../../../src/runtime/restore.ts";
-import { ConfigError } from "../../../src/errors.ts";
+import { recoverWithPolicy } from "../../../packages/core/src/runtime/recover-with-policy.ts";
+import { createLlmRecoveryPolicy } from "../../../packages/models/src/llm/recoverer.ts";
+import { createLlmStateVerifier } from "../../../packages/models/src/llm/verifier.ts";
+import { createSimDesk, getSimDeskTask } from "../../../packages/simdesk/src/simdesk.ts";
+import type { ScriptedOpenAIServer } from "../../../packages/testing/src/scripted-openai-server.ts";
+import type { HistoryEntry } from "../../../packages/core/src/policy.ts";
+import type { RestoreRequest } from "../../../packages/core/src/runtime/restore.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
 import { scriptedModel, tempBlobs } from "../llm/fixtures.ts";
 
 const servers: ScriptedOpenAIServer[] = [];

@@ -15,9 +15,9 @@ import { z } from "zod";
 import sharp from "sharp";
 import { createLlmErrorDetector, type RecoveryReport } from "retrace-cua/models";
 import { recoveryMiddleware, RECOVERY_EVENT, type RecoveryMiddlewareOptions } from "retrace-cua/langchain";
-import type { ScriptedOpenAIServer, ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
-import type { BlobStore } from "../../../src/blob-store.ts";
-import type { Observation } from "../../../src/observation.ts";
+import type { ScriptedOpenAIServer, ScriptStep } from "../../../packages/testing/src/scripted-openai-server.ts";
+import type { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import type { Observation } from "../../../packages/core/src/observation.ts";
 import { scriptedModel, tempBlobs } from "../llm/fixtures.ts";
 
 /** A text field as the desktop: `type_text` appends; the screenshot's colour follows the text. */

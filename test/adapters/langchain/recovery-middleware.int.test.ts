@@ -3,13 +3,13 @@ import { createAgent, fakeModel, tool } from "langchain";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import sharp from "sharp";
-import { recoveryMiddleware, type RecoveryTrack } from "../../../adapters/langchain/recovery-middleware.ts";
-import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
-import { createLlmStepSelector } from "../../../adapters/llm/selector.ts";
-import type { ScriptedOpenAIServer, ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
-import type { BlobStore } from "../../../src/blob-store.ts";
-import type { Observation } from "../../../src/observation.ts";
-import { ConfigError } from "../../../src/errors.ts";
+import { recoveryMiddleware, type RecoveryTrack } from "../../../packages/langchain/src/recovery-middleware.ts";
+import { createLlmErrorDetector } from "../../../packages/models/src/llm/detector.ts";
+import { createLlmStepSelector } from "../../../packages/models/src/llm/selector.ts";
+import type { ScriptedOpenAIServer, ScriptStep } from "../../../packages/testing/src/scripted-openai-server.ts";
+import type { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import type { Observation } from "../../../packages/core/src/observation.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
 import { scriptedModel, tempBlobs } from "../llm/fixtures.ts";
 
 /**

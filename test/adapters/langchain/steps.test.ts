@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import { defaultToActions, messagesBeforeStep, stepStarts } from "../../../adapters/langchain/steps.ts";
+import { defaultToActions, messagesBeforeStep, stepStarts } from "../../../packages/langchain/src/steps.ts";
 
 const ai = (id: string, calls = 1) =>
   new AIMessage({

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createAgenticLlmVerifier } from "../../../adapters/llm/agentic-verifier.ts";
-import type { ScriptedOpenAIServer, ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
-import { createSimDesk, getSimDeskTask, type SimDesk } from "../../../adapters/environments/simdesk/index.ts";
-import type { AxNode, Observation } from "../../../src/observation.ts";
-import { withProbes } from "../../../src/probes/with-probes.ts";
+import { createAgenticLlmVerifier } from "../../../packages/models/src/llm/agentic-verifier.ts";
+import type { ScriptedOpenAIServer, ScriptStep } from "../../../packages/testing/src/scripted-openai-server.ts";
+import { createSimDesk, getSimDeskTask, type SimDesk } from "../../../packages/simdesk/src/simdesk.ts";
+import type { AxNode, Observation } from "../../../packages/core/src/observation.ts";
+import { withProbes } from "../../../packages/evaluation/src/probes/with-probes.ts";
 import { requestText, scriptedModel, tempBlobs } from "./fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;

@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { askForJson, askForText } from "../../../adapters/llm/json-reply.ts";
-import type { ScriptedOpenAIServer, ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
+import { askForJson, askForText } from "../../../packages/models/src/llm/json-reply.ts";
+import type { ScriptedOpenAIServer, ScriptStep } from "../../../packages/testing/src/scripted-openai-server.ts";
 import { requestText, scriptedModel, tempBlobs } from "./fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;

@@ -6,8 +6,8 @@
  */
 import { getEventListeners } from "node:events";
 import { afterAll, describe, expect, it } from "vitest";
-import { callModel } from "../../../adapters/llm/call.ts";
-import type { ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import { callModel } from "../../../packages/models/src/llm/call.ts";
+import type { ScriptedOpenAIServer } from "../../../packages/testing/src/scripted-openai-server.ts";
 import { scriptedModel, tempBlobs } from "./fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
-import type { ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
-import { ConfigError } from "../../../src/errors.ts";
+import { createLlmErrorDetector } from "../../../packages/models/src/llm/detector.ts";
+import type { ScriptedOpenAIServer } from "../../../packages/testing/src/scripted-openai-server.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
 import { makeHistory, requestText, screenshot, scriptedModel, tempBlobs } from "./fixtures.ts";
 
 const task = { id: "t1", instruction: "Rename report.txt to final.txt" };

@@ -6,18 +6,18 @@
  * agent finishes the task. Every model call is real HTTP to a scripted server on 127.0.0.1.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { runEpisode } from "../../../graphs/run-episode.ts";
-import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
-import { createLlmRecoveryPolicy, RESTORED_TOKEN } from "../../../adapters/llm/recoverer.ts";
-import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
-import { createFormatPolicy, type AgentFormatSpec } from "../../../adapters/policies/format.ts";
-import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
+import { runEpisode } from "../../../packages/graphs/src/run-episode.ts";
+import { createLlmErrorDetector } from "../../../packages/models/src/llm/detector.ts";
+import { createLlmRecoveryPolicy, RESTORED_TOKEN } from "../../../packages/models/src/llm/recoverer.ts";
+import { createOpenAIChatModel } from "../../../packages/models/src/models/openai-chat.ts";
+import { createFormatPolicy, type AgentFormatSpec } from "../../../packages/models/src/policies/format.ts";
+import { createSimDesk, getSimDeskTask } from "../../../packages/simdesk/src/simdesk.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
   type ScriptStep,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import type { Action } from "../../../src/action.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import type { Action } from "../../../packages/core/src/action.ts";
 import { scriptedModel, tempBlobs } from "./fixtures.ts";
 
 type Format = "uitars" | "anthropic" | "openai-cua";

@@ -5,15 +5,15 @@
  * runtime and these components agree on the contracts (step indices, contexts, notice).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { runEpisode } from "../../../graphs/run-episode.ts";
-import { createPyautoguiPolicy } from "../../../adapters/policies/openai/pyautogui-policy.ts";
-import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
-import { createLlmStepSelector } from "../../../adapters/llm/selector.ts";
-import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
-import { createLlmSummarizer } from "../../../adapters/llm/summarizer.ts";
-import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
-import type { ScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
-import type { Action } from "../../../src/action.ts";
+import { runEpisode } from "../../../packages/graphs/src/run-episode.ts";
+import { createPyautoguiPolicy } from "../../../packages/models/src/policies/openai/pyautogui-policy.ts";
+import { createLlmErrorDetector } from "../../../packages/models/src/llm/detector.ts";
+import { createLlmStepSelector } from "../../../packages/models/src/llm/selector.ts";
+import { createLlmRecoveryPolicy } from "../../../packages/models/src/llm/recoverer.ts";
+import { createLlmSummarizer } from "../../../packages/models/src/llm/summarizer.ts";
+import { createSimDesk, getSimDeskTask } from "../../../packages/simdesk/src/simdesk.ts";
+import type { ScriptedOpenAIServer } from "../../../packages/testing/src/scripted-openai-server.ts";
+import type { Action } from "../../../packages/core/src/action.ts";
 import { requestText, scriptedModel, tempBlobs } from "./fixtures.ts";
 
 const servers: ScriptedOpenAIServer[] = [];

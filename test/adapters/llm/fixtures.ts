@@ -6,17 +6,17 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
-import { BlobStore } from "../../../src/blob-store.ts";
-import type { Observation } from "../../../src/observation.ts";
-import type { HistoryEntry } from "../../../src/policy.ts";
-import type { Action } from "../../../src/action.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import type { Observation } from "../../../packages/core/src/observation.ts";
+import type { HistoryEntry } from "../../../packages/core/src/policy.ts";
+import type { Action } from "../../../packages/core/src/action.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptStep,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
-import type { ChatModel } from "../../../src/model.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import { createOpenAIChatModel } from "../../../packages/models/src/models/openai-chat.ts";
+import type { ChatModel } from "../../../packages/core/src/model.ts";
 
 /** A blob store in a fresh temp dir. */
 export function tempBlobs(): BlobStore {

@@ -5,9 +5,9 @@
  * (restored: null with the failure) when the judge never gives a usable answer.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createLlmRecoveryJudge } from "../../../adapters/llm/judge.ts";
-import type { ScriptedOpenAIServer, ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
-import { ConfigError } from "../../../src/errors.ts";
+import { createLlmRecoveryJudge } from "../../../packages/models/src/llm/judge.ts";
+import type { ScriptedOpenAIServer, ScriptStep } from "../../../packages/testing/src/scripted-openai-server.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
 import { requestText, screenshot, scriptedModel, tempBlobs } from "./fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;

@@ -1,13 +1,13 @@
 /** A LangChain chat model (ChatOpenAICompletions) as the detector's and selector's backbone, over HTTP. */
 import { afterEach, describe, expect, it } from "vitest";
 import { ChatOpenAICompletions } from "@langchain/openai";
-import { createLangChainChatModel } from "../../../adapters/models/langchain-chat.ts";
-import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
-import { createLlmStepSelector } from "../../../adapters/llm/selector.ts";
+import { createLangChainChatModel } from "../../../packages/models/src/models/langchain-chat.ts";
+import { createLlmErrorDetector } from "../../../packages/models/src/llm/detector.ts";
+import { createLlmStepSelector } from "../../../packages/models/src/llm/selector.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
 import { makeHistory, screenshot, tempBlobs } from "./fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;

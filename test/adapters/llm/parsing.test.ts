@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { extractJsonObject } from "../../../adapters/llm/json-reply.ts";
-import { decideFromReply, defaultActionParser } from "../../../adapters/llm/reply-actions.ts";
+import { extractJsonObject } from "../../../packages/models/src/llm/json-reply.ts";
+import { decideFromReply, defaultActionParser } from "../../../packages/models/src/llm/reply-actions.ts";
 
 describe("extractJsonObject", () => {
   it("finds the object inside fences and prose, with braces inside strings", () => {

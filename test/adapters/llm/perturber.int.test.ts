@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createLlmPerturbationPolicy } from "../../../adapters/llm/perturber.ts";
-import type { ScriptedOpenAIServer, ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
-import type { HistoryEntry } from "../../../src/policy.ts";
+import { createLlmPerturbationPolicy } from "../../../packages/models/src/llm/perturber.ts";
+import type { ScriptedOpenAIServer, ScriptStep } from "../../../packages/testing/src/scripted-openai-server.ts";
+import type { HistoryEntry } from "../../../packages/core/src/policy.ts";
 import { makeHistory, requestText, screenshot, scriptedModel, tempBlobs } from "./fixtures.ts";
 
 const task = { id: "t1", instruction: "Empty the trash" };

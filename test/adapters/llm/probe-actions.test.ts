@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { acceptProbe } from "../../../adapters/llm/probe-actions.ts";
-import type { Observation } from "../../../src/observation.ts";
+import { acceptProbe } from "../../../packages/models/src/llm/probe-actions.ts";
+import type { Observation } from "../../../packages/core/src/observation.ts";
 
 const plain: Observation = { screenshot: "0".repeat(64), width: 100, height: 100 };
 const withTree: Observation = {

@@ -6,18 +6,18 @@
  * (pyautogui is covered by recoverer.int.test.ts and perturber.int.test.ts.)
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createLlmPerturbationPolicy } from "../../../adapters/llm/perturber.ts";
-import { createLlmRecoveryPolicy, RESTORED_TOKEN } from "../../../adapters/llm/recoverer.ts";
-import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
-import { createFormatPolicy, type AgentFormatSpec } from "../../../adapters/policies/format.ts";
+import { createLlmPerturbationPolicy } from "../../../packages/models/src/llm/perturber.ts";
+import { createLlmRecoveryPolicy, RESTORED_TOKEN } from "../../../packages/models/src/llm/recoverer.ts";
+import { createOpenAIChatModel } from "../../../packages/models/src/models/openai-chat.ts";
+import { createFormatPolicy, type AgentFormatSpec } from "../../../packages/models/src/policies/format.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
   type ScriptStep,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import type { BlobStore } from "../../../src/blob-store.ts";
-import type { HistoryEntry } from "../../../src/policy.ts";
-import type { RecoveryDecision, RecoveryInput } from "../../../src/recovery.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import type { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import type { HistoryEntry } from "../../../packages/core/src/policy.ts";
+import type { RecoveryDecision, RecoveryInput } from "../../../packages/core/src/recovery.ts";
 import { makeHistory, screenshot, tempBlobs } from "./fixtures.ts";
 
 const task = { id: "t1", instruction: "Set the font of the title to Arial" };

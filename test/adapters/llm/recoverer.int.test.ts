@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createLlmRecoveryPolicy, RESTORED_TOKEN } from "../../../adapters/llm/recoverer.ts";
-import type { ScriptedOpenAIServer, ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
-import type { RecoveryContextKind, RecoveryInput } from "../../../src/recovery.ts";
+import { createLlmRecoveryPolicy, RESTORED_TOKEN } from "../../../packages/models/src/llm/recoverer.ts";
+import type { ScriptedOpenAIServer, ScriptStep } from "../../../packages/testing/src/scripted-openai-server.ts";
+import type { RecoveryContextKind, RecoveryInput } from "../../../packages/core/src/recovery.ts";
 import { makeHistory, requestText, screenshot, scriptedModel, tempBlobs } from "./fixtures.ts";
 
 const task = { id: "t1", instruction: "Set the font of the title to Arial" };

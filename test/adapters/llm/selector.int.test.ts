@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createLlmStepSelector } from "../../../adapters/llm/selector.ts";
-import type { ScriptedOpenAIServer, ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
+import { createLlmStepSelector } from "../../../packages/models/src/llm/selector.ts";
+import type { ScriptedOpenAIServer, ScriptStep } from "../../../packages/testing/src/scripted-openai-server.ts";
 import { makeHistory, requestText, scriptedModel, tempBlobs } from "./fixtures.ts";
 
 const task = { id: "t1", instruction: "Bold the title" };

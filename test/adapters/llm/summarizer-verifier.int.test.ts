@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createLlmSummarizer } from "../../../adapters/llm/summarizer.ts";
-import { createLlmStateVerifier } from "../../../adapters/llm/verifier.ts";
-import type { ScriptedOpenAIServer, ScriptStep } from "../../../adapters/testing/scripted-openai-server.ts";
+import { createLlmSummarizer } from "../../../packages/models/src/llm/summarizer.ts";
+import { createLlmStateVerifier } from "../../../packages/models/src/llm/verifier.ts";
+import type { ScriptedOpenAIServer, ScriptStep } from "../../../packages/testing/src/scripted-openai-server.ts";
 import { makeHistory, requestText, screenshot, scriptedModel, tempBlobs } from "./fixtures.ts";
 
 const task = { id: "t1", instruction: "Save the document as notes.odt" };

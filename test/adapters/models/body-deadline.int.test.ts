@@ -6,18 +6,18 @@
  * the headers).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
-import { createOpenAIEmbeddings } from "../../../adapters/models/openai-embeddings.ts";
-import { deadlineFetch } from "../../../adapters/models/deadline-fetch.ts";
-import { createAnthropicPolicy } from "../../../adapters/policies/anthropic/anthropic-policy.ts";
-import { createOpenAICuaPolicy } from "../../../adapters/policies/openai-cua/openai-cua-policy.ts";
-import { createUiTarsPolicy } from "../../../adapters/policies/uitars/uitars-policy.ts";
-import { callModel } from "../../../adapters/llm/call.ts";
+import { createOpenAIChatModel } from "../../../packages/models/src/models/openai-chat.ts";
+import { createOpenAIEmbeddings } from "../../../packages/models/src/models/openai-embeddings.ts";
+import { deadlineFetch } from "../../../packages/models/src/models/deadline-fetch.ts";
+import { createAnthropicPolicy } from "../../../packages/models/src/policies/anthropic/anthropic-policy.ts";
+import { createOpenAICuaPolicy } from "../../../packages/models/src/policies/openai-cua/openai-cua-policy.ts";
+import { createUiTarsPolicy } from "../../../packages/models/src/policies/uitars/uitars-policy.ts";
+import { callModel } from "../../../packages/models/src/llm/call.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import { AdapterError } from "../../../src/errors.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import { AdapterError } from "../../../packages/core/src/errors.ts";
 import { policyInput, tempBlobs } from "../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;

@@ -2,14 +2,14 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { withCache, parseCacheMode } from "../../../adapters/models/cache.ts";
-import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
+import { withCache, parseCacheMode } from "../../../packages/models/src/models/cache.ts";
+import { createOpenAIChatModel } from "../../../packages/models/src/models/openai-chat.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import { ConfigError } from "../../../src/errors.ts";
-import type { ChatRequest } from "../../../src/model.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
+import type { ChatRequest } from "../../../packages/core/src/model.ts";
 import { storePng, tempBlobs } from "../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;

@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { canonicalRequest, createRecordReplay } from "../../../adapters/models/cache.ts";
-import { DrawScope, drawScopeFor, requestSeedOf, withDraws } from "../../../adapters/models/draws.ts";
-import type { ChatRequest } from "../../../src/model.ts";
+import { canonicalRequest, createRecordReplay } from "../../../packages/models/src/models/cache.ts";
+import { DrawScope, drawScopeFor, requestSeedOf, withDraws } from "../../../packages/models/src/models/draws.ts";
+import type { ChatRequest } from "../../../packages/core/src/model.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-draws-unit-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,13 +4,13 @@
  * and the run reported ok). Real HTTP: the scripted server on 127.0.0.1 must receive no request.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
-import { createAnthropicPolicy } from "../../../adapters/policies/anthropic/anthropic-policy.ts";
+import { createOpenAIChatModel } from "../../../packages/models/src/models/openai-chat.ts";
+import { createAnthropicPolicy } from "../../../packages/models/src/policies/anthropic/anthropic-policy.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import { AdapterError } from "../../../src/errors.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import { AdapterError } from "../../../packages/core/src/errors.ts";
 import { policyInput, tempBlobs } from "../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;

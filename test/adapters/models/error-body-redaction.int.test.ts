@@ -4,13 +4,13 @@
  * stderr, run.json and traj.jsonl). Real HTTP against the scripted server on 127.0.0.1.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
+import { createOpenAIChatModel } from "../../../packages/models/src/models/openai-chat.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
 import { tempBlobs } from "../testing/fixtures.ts";
-import { base64Forms } from "../../../src/secrets.ts";
+import { base64Forms } from "../../../packages/core/src/secrets.ts";
 
 let server: ScriptedOpenAIServer | undefined;
 afterEach(async () => {

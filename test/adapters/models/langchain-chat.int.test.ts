@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ChatOpenAICompletions } from "@langchain/openai";
-import { createLangChainChatModel } from "../../../adapters/models/langchain-chat.ts";
+import { createLangChainChatModel } from "../../../packages/models/src/models/langchain-chat.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import { AdapterError } from "../../../src/errors.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import { AdapterError } from "../../../packages/core/src/errors.ts";
 import { storePng, tempBlobs, waitFor } from "../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;

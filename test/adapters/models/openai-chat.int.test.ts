@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
+import { createOpenAIChatModel } from "../../../packages/models/src/models/openai-chat.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import { AdapterError, ConfigError } from "../../../src/errors.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import { AdapterError, ConfigError } from "../../../packages/core/src/errors.ts";
 import { storePng, tempBlobs, waitFor } from "../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;

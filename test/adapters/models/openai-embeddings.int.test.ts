@@ -3,13 +3,13 @@
  * 127.0.0.1), and the rationale analysis driven by it.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createOpenAIEmbeddings } from "../../../adapters/models/openai-embeddings.ts";
+import { createOpenAIEmbeddings } from "../../../packages/models/src/models/openai-embeddings.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import { AdapterError, ConfigError } from "../../../src/errors.ts";
-import { scoreRationales } from "../../../src/eval/rationale.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import { AdapterError, ConfigError } from "../../../packages/core/src/errors.ts";
+import { scoreRationales } from "../../../packages/evaluation/src/eval/rationale.ts";
 
 let server: ScriptedOpenAIServer | undefined;
 afterEach(async () => {

@@ -11,10 +11,10 @@ import {
   langchainUsage,
   responsesUsage,
   withBilled,
-} from "../../../adapters/models/provider-usage.ts";
-import { cachePricingFor, callUsage, costUsd } from "../../../adapters/models/pricing.ts";
-import { billedOf, billedTokens, CACHE_PRICING, tokenSplit } from "../../../src/usage.ts";
-import { addUsage, emptyAccounting, tokenSplits } from "../../../src/runtime/accounting.ts";
+} from "../../../packages/models/src/models/provider-usage.ts";
+import { cachePricingFor, callUsage, costUsd } from "../../../packages/models/src/models/pricing.ts";
+import { billedOf, billedTokens, CACHE_PRICING, tokenSplit } from "../../../packages/core/src/usage.ts";
+import { addUsage, emptyAccounting, tokenSplits } from "../../../packages/core/src/runtime/accounting.ts";
 
 describe("provider usage parsers", () => {
   it("read each provider's cached prompt tokens into one convention: inputTokens counts every prompt token", () => {

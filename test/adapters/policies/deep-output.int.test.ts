@@ -5,12 +5,12 @@
  * failure of the step, nothing cached. Real HTTP against the scripted server on 127.0.0.1.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createAnthropicPolicy } from "../../../adapters/policies/anthropic/anthropic-policy.ts";
-import { createOpenAICuaPolicy } from "../../../adapters/policies/openai-cua/openai-cua-policy.ts";
+import { createAnthropicPolicy } from "../../../packages/models/src/policies/anthropic/anthropic-policy.ts";
+import { createOpenAICuaPolicy } from "../../../packages/models/src/policies/openai-cua/openai-cua-policy.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
 import { policyInput, tempBlobs } from "../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;

@@ -4,17 +4,17 @@ import {
   observationParts,
   unescapeCell,
   A11Y_HEADER,
-} from "../../../adapters/policies/observation.ts";
-import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
-import { createPyautoguiPolicy } from "../../../adapters/policies/openai/pyautogui-policy.ts";
-import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
+} from "../../../packages/models/src/policies/observation.ts";
+import { createOpenAIChatModel } from "../../../packages/models/src/models/openai-chat.ts";
+import { createPyautoguiPolicy } from "../../../packages/models/src/policies/openai/pyautogui-policy.ts";
+import { createLlmErrorDetector } from "../../../packages/models/src/llm/detector.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import { createSimDesk, getSimDeskTask } from "../../../packages/simdesk/src/simdesk.ts";
 import { ModelAgentSpecSchema, modelRoleProblem } from "../../../experiments/agents/model-spec.ts";
-import type { AxNode } from "../../../src/observation.ts";
+import type { AxNode } from "../../../packages/core/src/observation.ts";
 import { tempBlobs } from "../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;

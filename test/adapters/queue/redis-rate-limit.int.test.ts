@@ -6,11 +6,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BlobStore } from "../../../src/blob-store.ts";
-import { setEndpointLimiter } from "../../../src/runtime/endpoint-limit.ts";
-import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
-import { createRedisEndpointLimiter, parseMaxRps } from "../../../adapters/queue/redis-rate-limit.ts";
-import { startScriptedOpenAIServer } from "../../../adapters/testing/scripted-openai-server.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import { setEndpointLimiter } from "../../../packages/core/src/runtime/endpoint-limit.ts";
+import { createOpenAIChatModel } from "../../../packages/models/src/models/openai-chat.ts";
+import { createRedisEndpointLimiter, parseMaxRps } from "../../../packages/stores/src/queue/redis-rate-limit.ts";
+import { startScriptedOpenAIServer } from "../../../packages/testing/src/scripted-openai-server.ts";
 import { servicesAvailable, testServices } from "../../helpers/services.ts";
 
 const services = servicesAvailable("the Redis rate-limit tests");

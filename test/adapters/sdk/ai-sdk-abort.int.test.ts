@@ -13,8 +13,8 @@ import { createRecovery, retraceComputerTool } from "retrace-cua/ai-sdk";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import type { RecoveryPolicy } from "../../../src/recovery.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import type { RecoveryPolicy } from "../../../packages/core/src/recovery.ts";
 import { toAnthropicInput, wrongItemScenario } from "./fixtures.ts";
 
 const servers: ScriptedOpenAIServer[] = [];

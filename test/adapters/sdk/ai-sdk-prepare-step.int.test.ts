@@ -16,8 +16,8 @@ import { createRecovery, retraceComputerTool, RECOVERY_SPAN, type RecoveryReport
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import { ConfigError } from "../../../src/errors.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
 import { toAnthropicInput, wrongItemScenario } from "./fixtures.ts";
 
 const servers: ScriptedOpenAIServer[] = [];

@@ -12,18 +12,18 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import {
   generateTextWithRecovery,
   retraceComputerTool,
-} from "../../../adapters/sdk/ai-sdk/generate-text-with-recovery.ts";
+} from "../../../packages/ai-sdk/src/generate-text-with-recovery.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import { ConfigError } from "../../../src/errors.ts";
-import { promptRef } from "../../../src/prompt.ts";
-import { TRANSITION_PROMPTS } from "../../../prompts/index.ts";
-import { createBrowserEnvironment, BROWSER_TASKS } from "../../../adapters/environments/browser/index.ts";
-import { MAIL, centre } from "../../../adapters/environments/browser/apps/layout.ts";
-import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
-import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
+import { promptRef } from "../../../packages/core/src/prompt.ts";
+import { TRANSITION_PROMPTS } from "../../../packages/core/src/prompts/index.ts";
+import { createBrowserEnvironment, BROWSER_TASKS } from "../../../packages/browser/src/index.ts";
+import { MAIL, centre } from "../../../packages/browser/src/apps/layout.ts";
+import { createLlmErrorDetector } from "../../../packages/models/src/llm/detector.ts";
+import { createLlmRecoveryPolicy } from "../../../packages/models/src/llm/recoverer.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../helpers/system-tools.ts";
 import { scriptedModel, tempBlobs } from "../llm/fixtures.ts";
 import { toAnthropicInput, wrongItemScenario } from "./fixtures.ts";

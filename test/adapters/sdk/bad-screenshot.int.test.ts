@@ -10,18 +10,18 @@ import OpenAI from "openai";
 import { Agent, OpenAIResponsesModel, computerTool, run, setTracingDisabled } from "@openai/agents";
 import { generateText, stepCountIs } from "ai";
 import { createAnthropic } from "@ai-sdk/anthropic";
-import { retraceComputer, runWithRecovery } from "../../../adapters/sdk/openai-agents/index.ts";
-import { generateTextWithRecovery, retraceComputerTool } from "../../../adapters/sdk/ai-sdk/index.ts";
-import { stagehandForwardPolicy } from "../../../adapters/sdk/stagehand/index.ts";
-import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
+import { retraceComputer, runWithRecovery } from "../../../packages/openai-agents/src/index.ts";
+import { generateTextWithRecovery, retraceComputerTool } from "../../../packages/ai-sdk/src/index.ts";
+import { stagehandForwardPolicy } from "../../../packages/stagehand/src/index.ts";
+import { createSimDesk, getSimDeskTask } from "../../../packages/simdesk/src/simdesk.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import { ConfigError } from "../../../src/errors.ts";
-import type { Environment } from "../../../src/environment.ts";
-import type { Observation } from "../../../src/observation.ts";
-import { checkScreenshotBytes } from "../../../src/runtime/user-results.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
+import type { Environment } from "../../../packages/core/src/environment.ts";
+import type { Observation } from "../../../packages/core/src/observation.ts";
+import { checkScreenshotBytes } from "../../../packages/core/src/runtime/user-results.ts";
 import { tempBlobs } from "../llm/fixtures.ts";
 
 setTracingDisabled(true);

@@ -14,17 +14,17 @@ import { Agent, OpenAIResponsesModel, computerTool, setTracingDisabled } from "@
 import {
   generateTextWithRecovery,
   retraceComputerTool,
-} from "../../../adapters/sdk/ai-sdk/generate-text-with-recovery.ts";
-import { retraceComputer, runWithRecovery } from "../../../adapters/sdk/openai-agents/index.ts";
+} from "../../../packages/ai-sdk/src/generate-text-with-recovery.ts";
+import { retraceComputer, runWithRecovery } from "../../../packages/openai-agents/src/index.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import { startStandInServer, type StandInServer } from "../../../adapters/testing/stand-in/server.ts";
-import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
-import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
-import { EpisodeEvents } from "../../../src/runtime/events.ts";
-import type { Detection } from "../../../src/detector.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import { startStandInServer, type StandInServer } from "../../../packages/testing/src/stand-in/server.ts";
+import { createOpenAIChatModel } from "../../../packages/models/src/models/openai-chat.ts";
+import { createSimDesk, getSimDeskTask } from "../../../packages/simdesk/src/simdesk.ts";
+import { EpisodeEvents } from "../../../packages/core/src/runtime/events.ts";
+import type { Detection } from "../../../packages/core/src/detector.ts";
 import { startRecordingProxy, type RecordingProxy } from "../../helpers/recording-proxy.ts";
 import { tempBlobs } from "../llm/fixtures.ts";
 import { toAnthropicInput, toOpenAIAction, wrongItemScenario } from "./fixtures.ts";

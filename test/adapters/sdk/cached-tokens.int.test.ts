@@ -7,19 +7,19 @@
 import { afterEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { Agent, OpenAIResponsesModel, computerTool, setTracingDisabled } from "@openai/agents";
-import type { Action } from "../../../src/action.ts";
+import type { Action } from "../../../packages/core/src/action.ts";
 import { retraceComputer, runWithRecovery } from "retrace-cua/openai-agents";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
 import { toAnthropicInput, toOpenAIAction, wrongItemScenario } from "./fixtures.ts";
 import { stepCountIs } from "ai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import {
   generateTextWithRecovery,
   retraceComputerTool,
-} from "../../../adapters/sdk/ai-sdk/generate-text-with-recovery.ts";
+} from "../../../packages/ai-sdk/src/generate-text-with-recovery.ts";
 
 setTracingDisabled(true);
 const servers: ScriptedOpenAIServer[] = [];

@@ -22,36 +22,36 @@ import { createAgent, fakeModel, tool } from "langchain";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { Stagehand } from "@browserbasehq/stagehand";
 import { z } from "zod";
-import { withRecovery } from "../../../graphs/with-recovery.ts";
-import { recoveryMiddleware } from "../../../adapters/langchain/recovery-middleware.ts";
-import { retraceComputer, runWithRecovery } from "../../../adapters/sdk/openai-agents/index.ts";
+import { withRecovery } from "../../../packages/graphs/src/with-recovery.ts";
+import { recoveryMiddleware } from "../../../packages/langchain/src/recovery-middleware.ts";
+import { retraceComputer, runWithRecovery } from "../../../packages/openai-agents/src/index.ts";
 import {
   generateTextWithRecovery,
   retraceComputerTool,
-} from "../../../adapters/sdk/ai-sdk/generate-text-with-recovery.ts";
-import { executeWithRecovery } from "../../../adapters/sdk/stagehand/index.ts";
+} from "../../../packages/ai-sdk/src/generate-text-with-recovery.ts";
+import { executeWithRecovery } from "../../../packages/stagehand/src/index.ts";
 import {
   createBrowserEnvironment,
   BROWSER_TASKS,
   type BrowserEnvironment,
-} from "../../../adapters/environments/browser/index.ts";
-import { MAIL, centre } from "../../../adapters/environments/browser/apps/layout.ts";
-import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
-import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
+} from "../../../packages/browser/src/index.ts";
+import { MAIL, centre } from "../../../packages/browser/src/apps/layout.ts";
+import { createLlmErrorDetector } from "../../../packages/models/src/llm/detector.ts";
+import { createLlmRecoveryPolicy } from "../../../packages/models/src/llm/recoverer.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
   type ScriptStep,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import type { Action } from "../../../src/action.ts";
-import type { BlobStore } from "../../../src/blob-store.ts";
-import type { Environment } from "../../../src/environment.ts";
-import type { ErrorDetector } from "../../../src/detector.ts";
-import type { ForwardPolicy, PolicyInput } from "../../../src/policy.ts";
-import type { RecoveryPolicy } from "../../../src/recovery.ts";
-import type { Task } from "../../../src/task.ts";
-import { EpisodeEvents } from "../../../src/runtime/events.ts";
-import { recoverWithPolicy } from "../../../src/runtime/recover-with-policy.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import type { Action } from "../../../packages/core/src/action.ts";
+import type { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import type { Environment } from "../../../packages/core/src/environment.ts";
+import type { ErrorDetector } from "../../../packages/core/src/detector.ts";
+import type { ForwardPolicy, PolicyInput } from "../../../packages/core/src/policy.ts";
+import type { RecoveryPolicy } from "../../../packages/core/src/recovery.ts";
+import type { Task } from "../../../packages/core/src/task.ts";
+import { EpisodeEvents } from "../../../packages/core/src/runtime/events.ts";
+import { recoverWithPolicy } from "../../../packages/core/src/runtime/recover-with-policy.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../helpers/system-tools.ts";
 import { scriptedModel, tempBlobs } from "../llm/fixtures.ts";
 import { toAnthropicInput, toOpenAIAction, wrongItemScenario } from "./fixtures.ts";

@@ -32,20 +32,20 @@ import { generateText, stepCountIs } from "ai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createAgentsRecovery, retraceComputer, RECOVERY_SPAN_NAME } from "retrace-cua/openai-agents";
 import { createRecovery, retraceComputerTool, RECOVERY_SPAN } from "retrace-cua/ai-sdk";
-import { runEpisode } from "../../../graphs/run-episode.ts";
-import { BlobStore } from "../../../src/blob-store.ts";
-import { ConfigError, DetectorUnavailableError } from "../../../src/errors.ts";
-import { EpisodeEvents, type DegradedEvent } from "../../../src/runtime/events.ts";
-import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
-import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
-import { SIMDESK_TASKS, createSimDesk } from "../../../adapters/environments/simdesk/index.ts";
-import { createSimAgents } from "../../../adapters/policies/simulated/index.ts";
+import { runEpisode } from "../../../packages/graphs/src/run-episode.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import { ConfigError, DetectorUnavailableError } from "../../../packages/core/src/errors.ts";
+import { EpisodeEvents, type DegradedEvent } from "../../../packages/core/src/runtime/events.ts";
+import { createLlmErrorDetector } from "../../../packages/models/src/llm/detector.ts";
+import { createOpenAIChatModel } from "../../../packages/models/src/models/openai-chat.ts";
+import { SIMDESK_TASKS, createSimDesk } from "../../../packages/simdesk/src/simdesk.ts";
+import { createSimAgents } from "../../../packages/simdesk/src/agents/index.ts";
 import {
   startScriptedOpenAIServer,
   type RecordedRequest,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import type { BlobReader } from "../../../src/blob-store.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import type { BlobReader } from "../../../packages/core/src/blob-store.ts";
 import { toAnthropicInput, toOpenAIAction, wrongItemScenario } from "./fixtures.ts";
 
 setTracingDisabled(true);

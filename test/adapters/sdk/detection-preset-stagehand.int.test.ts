@@ -7,25 +7,25 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Stagehand } from "@browserbasehq/stagehand";
-import { executeWithRecovery } from "../../../adapters/sdk/stagehand/index.ts";
+import { executeWithRecovery } from "../../../packages/stagehand/src/index.ts";
 import {
   createBrowserEnvironment,
   BROWSER_TASKS,
   type BrowserEnvironment,
-} from "../../../adapters/environments/browser/index.ts";
-import { MAIL, centre } from "../../../adapters/environments/browser/apps/layout.ts";
-import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
-import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
+} from "../../../packages/browser/src/index.ts";
+import { MAIL, centre } from "../../../packages/browser/src/apps/layout.ts";
+import { createOpenAIChatModel } from "../../../packages/models/src/models/openai-chat.ts";
+import { createLlmRecoveryPolicy } from "../../../packages/models/src/llm/recoverer.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import { startStandInServer, type StandInServer } from "../../../adapters/testing/stand-in/server.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import { startStandInServer, type StandInServer } from "../../../packages/testing/src/stand-in/server.ts";
 import { startRecordingProxy, type RecordingProxy } from "../../helpers/recording-proxy.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../helpers/system-tools.ts";
 import { tempBlobs } from "../llm/fixtures.ts";
-import { EpisodeEvents } from "../../../src/runtime/events.ts";
-import type { Detection } from "../../../src/detector.ts";
+import { EpisodeEvents } from "../../../packages/core/src/runtime/events.ts";
+import type { Detection } from "../../../packages/core/src/detector.ts";
 
 const chromium = systemTools("the Stagehand production-preset test", CHROMIUM_TOOLS);
 const servers: ScriptedOpenAIServer[] = [];

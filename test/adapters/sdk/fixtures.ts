@@ -2,12 +2,12 @@
  * Shared fixtures of the SDK wrapper tests: the SimDesk wrong-item scenario, retrace Actions as SDK tool calls, and the
  * LLM detector/recoverer over a scripted server.
  */
-import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
-import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
-import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
-import type { ScriptedOpenAIServer, ScriptedUsage } from "../../../adapters/testing/scripted-openai-server.ts";
-import type { Action } from "../../../src/action.ts";
-import type { BlobStore } from "../../../src/blob-store.ts";
+import { createSimDesk, getSimDeskTask } from "../../../packages/simdesk/src/simdesk.ts";
+import { createLlmErrorDetector } from "../../../packages/models/src/llm/detector.ts";
+import { createLlmRecoveryPolicy } from "../../../packages/models/src/llm/recoverer.ts";
+import type { ScriptedOpenAIServer, ScriptedUsage } from "../../../packages/testing/src/scripted-openai-server.ts";
+import type { Action } from "../../../packages/core/src/action.ts";
+import type { BlobStore } from "../../../packages/core/src/blob-store.ts";
 import { scriptedModel, tempBlobs } from "../llm/fixtures.ts";
 
 /** A retrace Action as an OpenAI computer-use action object. */

@@ -27,11 +27,11 @@ import {
   type TracingProcessor,
 } from "@openai/agents";
 import { createAgentsRecovery, retraceComputer, RECOVERY_SPAN_NAME } from "retrace-cua/openai-agents";
-import type { Action } from "../../../src/action.ts";
+import type { Action } from "../../../packages/core/src/action.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
 import { toOpenAIAction, wrongItemScenario } from "./fixtures.ts";
 
 setTracingDisabled(true);

@@ -8,22 +8,22 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import OpenAI from "openai";
 import { Agent, OpenAIResponsesModel, computerTool, setTracingDisabled, type Computer } from "@openai/agents";
-import { createBrowserEnvironment, BROWSER_TASKS } from "../../../adapters/environments/browser/index.ts";
-import { MAIL, centre } from "../../../adapters/environments/browser/apps/layout.ts";
-import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
-import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
-import type { Action } from "../../../src/action.ts";
+import { createBrowserEnvironment, BROWSER_TASKS } from "../../../packages/browser/src/index.ts";
+import { MAIL, centre } from "../../../packages/browser/src/apps/layout.ts";
+import { createLlmErrorDetector } from "../../../packages/models/src/llm/detector.ts";
+import { createLlmRecoveryPolicy } from "../../../packages/models/src/llm/recoverer.ts";
+import type { Action } from "../../../packages/core/src/action.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../helpers/system-tools.ts";
 import { scriptedModel, tempBlobs } from "../llm/fixtures.ts";
 import { retraceComputer, runWithRecovery } from "retrace-cua/openai-agents";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import { ConfigError } from "../../../src/errors.ts";
-import { promptRef } from "../../../src/prompt.ts";
-import { EpisodeEvents } from "../../../src/runtime/events.ts";
-import { TRANSITION_PROMPTS } from "../../../prompts/index.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
+import { promptRef } from "../../../packages/core/src/prompt.ts";
+import { EpisodeEvents } from "../../../packages/core/src/runtime/events.ts";
+import { TRANSITION_PROMPTS } from "../../../packages/core/src/prompts/index.ts";
 import { toOpenAIAction, wrongItemScenario } from "./fixtures.ts";
 
 setTracingDisabled(true);

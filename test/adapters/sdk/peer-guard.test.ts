@@ -18,8 +18,8 @@ import {
   loadSdkEntry,
   missingPackageOf,
   stagehandWithoutAgent,
-} from "../../../adapters/sdk/shared/peer-guard.ts";
-import { ConfigError } from "../../../src/errors.ts";
+} from "../../../packages/sdk-shared/src/peer-guard.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const PKG = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
@@ -61,7 +61,7 @@ function importIn(dir: string, file: string): Promise<{ code: number | null; std
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["--preserve-symlinks", "--preserve-symlinks-main", "--import", "tsx", "main.mjs"],
+      ["--preserve-symlinks", "--preserve-symlinks-main", "--conditions=retrace-dev", "--import", "tsx", "main.mjs"],
       { cwd: dir, timeout: 60_000 },
       (err, _stdout, stderr) => {
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stderr });

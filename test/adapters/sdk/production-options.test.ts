@@ -6,15 +6,15 @@
  * drive, and withRecovery).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createRecovery, retraceComputerTool } from "../../../adapters/sdk/ai-sdk/index.ts";
-import { createAgentsRecovery, retraceComputer } from "../../../adapters/sdk/openai-agents/index.ts";
-import { stagehandConfigProblem } from "../../../adapters/sdk/stagehand/config.ts";
-import { resolveSdkOptions } from "../../../adapters/sdk/shared/options.ts";
-import { recoveryMiddleware } from "../../../adapters/langchain/recovery-middleware.ts";
-import { withRecovery } from "../../../graphs/with-recovery.ts";
-import { postRestoration } from "../../../prompts/index.ts";
-import { ConfigError } from "../../../src/errors.ts";
-import { StepRecovery } from "../../../src/runtime/step-recovery.ts";
+import { createRecovery, retraceComputerTool } from "../../../packages/ai-sdk/src/index.ts";
+import { createAgentsRecovery, retraceComputer } from "../../../packages/openai-agents/src/index.ts";
+import { stagehandConfigProblem } from "../../../packages/stagehand/src/config.ts";
+import { resolveSdkOptions } from "../../../packages/sdk-shared/src/options.ts";
+import { recoveryMiddleware } from "../../../packages/langchain/src/recovery-middleware.ts";
+import { withRecovery } from "../../../packages/graphs/src/with-recovery.ts";
+import { postRestoration } from "../../../packages/core/src/prompts/index.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
+import { StepRecovery } from "../../../packages/core/src/runtime/step-recovery.ts";
 import { TOY_TASK, ToyDesk, createToyPolicy, createToyRecoverer, newBlobs } from "../../graphs/fixtures/toy.ts";
 
 const blobs = newBlobs();

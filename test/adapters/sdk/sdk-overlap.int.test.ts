@@ -15,14 +15,14 @@ import { generateText, stepCountIs } from "ai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createAgentsRecovery, retraceComputer } from "retrace-cua/openai-agents";
 import { createRecovery, retraceComputerTool } from "retrace-cua/ai-sdk";
-import type { Action } from "../../../src/action.ts";
-import type { EpisodeResult } from "../../../src/episode.ts";
-import { EpisodeEvents } from "../../../src/runtime/events.ts";
+import type { Action } from "../../../packages/core/src/action.ts";
+import type { EpisodeResult } from "../../../packages/core/src/episode.ts";
+import { EpisodeEvents } from "../../../packages/core/src/runtime/events.ts";
 import {
   startScriptedOpenAIServer,
   type RecordedRequest,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
 import { toAnthropicInput, toOpenAIAction, wrongItemScenario } from "./fixtures.ts";
 
 setTracingDisabled(true);

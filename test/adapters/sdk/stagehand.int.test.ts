@@ -11,23 +11,23 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Stagehand } from "@browserbasehq/stagehand";
-import { executeWithRecovery } from "../../../adapters/sdk/stagehand/index.ts";
-import { stagehandToolCallToActions } from "../../../adapters/sdk/stagehand/convert.ts";
+import { executeWithRecovery } from "../../../packages/stagehand/src/index.ts";
+import { stagehandToolCallToActions } from "../../../packages/stagehand/src/convert.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
 import {
   createBrowserEnvironment,
   BROWSER_TASKS,
   type BrowserEnvironment,
-} from "../../../adapters/environments/browser/index.ts";
-import { MAIL, centre } from "../../../adapters/environments/browser/apps/layout.ts";
-import { createLlmErrorDetector } from "../../../adapters/llm/detector.ts";
-import { createLlmRecoveryPolicy } from "../../../adapters/llm/recoverer.ts";
-import { ConfigError } from "../../../src/errors.ts";
-import { promptRef } from "../../../src/prompt.ts";
-import { TRANSITION_PROMPTS } from "../../../prompts/index.ts";
+} from "../../../packages/browser/src/index.ts";
+import { MAIL, centre } from "../../../packages/browser/src/apps/layout.ts";
+import { createLlmErrorDetector } from "../../../packages/models/src/llm/detector.ts";
+import { createLlmRecoveryPolicy } from "../../../packages/models/src/llm/recoverer.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
+import { promptRef } from "../../../packages/core/src/prompt.ts";
+import { TRANSITION_PROMPTS } from "../../../packages/core/src/prompts/index.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../helpers/system-tools.ts";
 import { scriptedModel, tempBlobs } from "../llm/fixtures.ts";
 

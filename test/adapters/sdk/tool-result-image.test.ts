@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { installedAiMajor, toolResultImage } from "../../../adapters/sdk/ai-sdk/tool-result-image.ts";
+import { installedAiMajor, toolResultImage } from "../../../packages/ai-sdk/src/tool-result-image.ts";
 
 describe("toolResultImage", () => {
   it("gives ai 7 the file part with tagged data and ai 6 the image-data part", () => {

@@ -5,9 +5,9 @@
  * is test/experiments/checkpoint-postgres-restart.int.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ConfigError, ServiceUnavailableError } from "../../../src/errors.ts";
-import { pgRetryMs } from "../../../src/settings.ts";
-import { isTransientPgError, withPgRetry } from "../../../adapters/stores/postgres/connect.ts";
+import { ConfigError, ServiceUnavailableError } from "../../../packages/core/src/errors.ts";
+import { pgRetryMs } from "../../../packages/core/src/settings.ts";
+import { isTransientPgError, withPgRetry } from "../../../packages/stores/src/postgres/connect.ts";
 
 const WHERE = "postgres://postgres@127.0.0.1:5432/db";
 const pgError = (message: string, code?: string) => Object.assign(new Error(message), code ? { code } : {});

@@ -3,8 +3,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
-import { BlobStore } from "../../../src/blob-store.ts";
-import type { HistoryEntry, PolicyInput } from "../../../src/policy.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import type { HistoryEntry, PolicyInput } from "../../../packages/core/src/policy.ts";
 
 /** A fresh blob store in a temp dir. */
 export function tempBlobs(): BlobStore {

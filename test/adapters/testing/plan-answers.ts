@@ -1,5 +1,5 @@
 /** Test helper: realistic pyautogui answers (prose + fenced code) that carry out a plan, for scripted servers. */
-import type { Action } from "../../../src/action.ts";
+import type { Action } from "../../../packages/core/src/action.ts";
 
 /** pyautogui code for one action (the inverse of the pyautogui converter, for the actions plans use). */
 export function actionToPyautogui(a: Action): string {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
 
 let server: ScriptedOpenAIServer | undefined;
 afterEach(async () => {

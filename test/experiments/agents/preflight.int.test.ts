@@ -12,8 +12,8 @@ import { preflightEndpoints, retryDelayMs } from "../../../experiments/agents/pr
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import { ConfigError } from "../../../src/errors.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
 import { ablationQueues, cli, narrowedPreset, startRoleServer } from "../helpers/model-roles.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-preflight-"));

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { hasRedis } from "../../../adapters/testing/local-services.ts";
+import { hasRedis } from "../../../packages/testing/src/local-services.ts";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 const dir = mkdtempSync(join(tmpdir(), "retrace-bench-cleanup-"));
@@ -42,7 +42,7 @@ const alive = (pid: number) => {
 };
 
 async function runAndEnd(how: "SIGTERM" | "SIGINT" | "throw"): Promise<{ code: number | null; pids: number[] }> {
-  const p = spawn(process.execPath, ["--import", "tsx", script, how === "throw" ? "throw" : "wait"], {
+  const p = spawn(process.execPath, ["--conditions=retrace-dev", "--import", "tsx", script, how === "throw" ? "throw" : "wait"], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -11,7 +11,7 @@ import { parseExperimentConfig } from "../../../experiments/config/load.ts";
 import { ModelAgentSpecSchema, modelRoleProblem } from "../../../experiments/agents/model-spec.ts";
 import { endToEndConditions } from "../../../experiments/runner/conditions.ts";
 import type { EndToEndConfig } from "../../../experiments/config/schema.ts";
-import { PRODUCTION_RECOVERY } from "../../../src/runtime/preset-recovery.ts";
+import { PRODUCTION_RECOVERY } from "../../../packages/core/src/runtime/preset-recovery.ts";
 
 describe("recovery-token-overhead config", () => {
   const raw = benchConfig(48);

@@ -12,7 +12,7 @@ import { loadExperimentConfig, parseExperimentConfig } from "../../../experiment
 import { checkConfigAgents, fillConfigModels } from "../../../experiments/config/agents.ts";
 import { endToEndConditions } from "../../../experiments/runner/conditions.ts";
 import type { EndToEndConfig } from "../../../experiments/config/schema.ts";
-import { resolveRecoveryOptions } from "../../../src/runtime/options.ts";
+import { resolveRecoveryOptions } from "../../../packages/core/src/runtime/options.ts";
 import { maxTokensOf } from "../../../experiments/agents/model-spec.ts";
 
 const preset = (name: string) => new URL(`../../../experiments/configs/models/${name}.yaml`, import.meta.url).pathname;

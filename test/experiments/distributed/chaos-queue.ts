@@ -7,8 +7,8 @@
  * Everything started here is stopped by `stop()` (each test file calls it in afterAll).
  */
 import { join } from "node:path";
-import type { BlobStore } from "../../../src/blob-store.ts";
-import { createOpenAIChatModel } from "../../../adapters/models/openai-chat.ts";
+import type { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import { createOpenAIChatModel } from "../../../packages/models/src/models/openai-chat.ts";
 import type { ExperimentConfig } from "../../../experiments/config/schema.ts";
 import { emptyEnvFaultCounts, type EnvFault } from "../../../experiments/chaos/env-faults.ts";
 import {

@@ -6,16 +6,16 @@
  * the task's scripted mistake, the detector flags it once, the selector picks R = 1, the
  * summarizer briefs, the recoverer takes the restorative action and declares RESTORED.
  */
-import { createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
+import { createSimDesk, getSimDeskTask } from "../../../packages/simdesk/src/simdesk.ts";
 import {
   startScriptedOpenAIServer,
   type RecordedRequest,
   type ScriptStep,
   type ScriptedOpenAIServer,
   type ScriptedUsage,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import type { Action } from "../../../src/action.ts";
-import { BlobStore } from "../../../src/blob-store.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import type { Action } from "../../../packages/core/src/action.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { main } from "../../../experiments/cli.ts";

@@ -3,17 +3,17 @@
  * the task's target), a seeded policy that sometimes steps the wrong way, and a plain episode
  * loop in the shape of runEpisode. Environment failures can be injected per episode and try.
  */
-import { BlobStore } from "../../../src/blob-store.ts";
-import type { EpisodeResult } from "../../../src/episode.ts";
-import type { Environment } from "../../../src/environment.ts";
-import { EnvironmentError } from "../../../src/errors.ts";
-import type { Observation } from "../../../src/observation.ts";
-import type { ForwardPolicy } from "../../../src/policy.ts";
-import { createRng } from "../../../src/rng.ts";
-import type { Task } from "../../../src/task.ts";
-import type { StepRecord } from "../../../src/trajectory.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import type { EpisodeResult } from "../../../packages/core/src/episode.ts";
+import type { Environment } from "../../../packages/core/src/environment.ts";
+import { EnvironmentError } from "../../../packages/core/src/errors.ts";
+import type { Observation } from "../../../packages/core/src/observation.ts";
+import type { ForwardPolicy } from "../../../packages/core/src/policy.ts";
+import { createRng } from "../../../packages/core/src/rng.ts";
+import type { Task } from "../../../packages/core/src/task.ts";
+import type { StepRecord } from "../../../packages/core/src/trajectory.ts";
 import type { ExperimentRuntime } from "../../../experiments/runner/runtime.ts";
-import type { Action } from "../../../src/action.ts";
+import type { Action } from "../../../packages/core/src/action.ts";
 
 export interface StandInOptions {
   tasks?: number;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadRecoveryEvalConfig, parseRecoveryEvalConfig } from "../../../experiments/recovery-eval/config.ts";
-import { ConfigError } from "../../../src/errors.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
 import { loadExperimentConfig } from "../../../experiments/config/load.ts";
 
 const PRESET = "experiments/configs/models/recovery-eval.yaml";

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildSimDeskDataset, runSimDeskRecoveryEval } from "../../../experiments/recovery-eval/run.ts";
-import { contextView, SIM_CONTEXT_NEUTRAL } from "../../../adapters/policies/simulated/index.ts";
-import type { HistoryEntry } from "../../../src/policy.ts";
+import { contextView, SIM_CONTEXT_NEUTRAL } from "../../../packages/simdesk/src/agents/index.ts";
+import type { HistoryEntry } from "../../../packages/core/src/policy.ts";
 
 const EFFECTS = { errorInference: 0.75, targetInference: 0.7, summaryFidelity: 0.9, blindFalseDone: 2 };
 const entries = (n: number) =>
@@ -78,7 +78,7 @@ describe("simulated recoverer context effects", () => {
 
 describe("eval-recovery rationale analysis with an embedding model", () => {
   it("scores rationales through --embeddings-url and reports the method, beside the keyword baseline", async () => {
-    const { startScriptedOpenAIServer } = await import("../../../adapters/testing/scripted-openai-server.ts");
+    const { startScriptedOpenAIServer } = await import("../../../packages/testing/src/scripted-openai-server.ts");
     const { buildProgram } = await import("../../../experiments/cli.ts");
     const { readFileSync } = await import("node:fs");
     // A deterministic stand-in embedding: counts of a few restorative words, plus a constant.

@@ -2,9 +2,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BlobStore } from "../../../src/blob-store.ts";
-import { checkTransitionConsistency } from "../../../src/replay/transition-consistency.ts";
-import { createSimDesk, SIMDESK_TASKS } from "../../../adapters/environments/simdesk/index.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import { checkTransitionConsistency } from "../../../packages/evaluation/src/replay/transition-consistency.ts";
+import { createSimDesk, SIMDESK_TASKS } from "../../../packages/simdesk/src/simdesk.ts";
 import { createFlakyEnvironment } from "../../../experiments/recovery-eval/flaky-env.ts";
 
 describe("createFlakyEnvironment", () => {

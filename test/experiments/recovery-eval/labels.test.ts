@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConfigError } from "../../../src/errors.ts";
-import type { RecoveryRun } from "../../../src/eval/run.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
+import type { RecoveryRun } from "../../../packages/evaluation/src/eval/run.ts";
 import { loadLabels, matchLabels, parseLabels, runIdOf } from "../../../experiments/recovery-eval/labels.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-labels-"));

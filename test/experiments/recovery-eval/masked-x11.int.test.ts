@@ -10,9 +10,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BlobStore } from "../../../src/blob-store.ts";
-import { createX11Desktop } from "../../../adapters/environments/x11/create.ts";
-import type { DesktopEnvironment } from "../../../adapters/environments/x11/desktop-environment.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import { createX11Desktop } from "../../../packages/desktops/src/x11/create.ts";
+import type { DesktopEnvironment } from "../../../packages/desktops/src/x11/desktop-environment.ts";
 import { measureMaskedOracleX11, type MaskedX11Measurement } from "../../../experiments/recovery-eval/x11-masked.ts";
 import { X11_TOOLS, systemTools } from "../../helpers/system-tools.ts";
 

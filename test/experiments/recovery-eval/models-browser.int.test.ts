@@ -18,8 +18,8 @@ import {
   type RecordedRequest,
   type ScriptedOpenAIServer,
   type ScriptStep,
-} from "../../../adapters/testing/scripted-openai-server.ts";
-import { BROWSER_TASKS } from "../../../adapters/environments/browser/tasks/index.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
+import { BROWSER_TASKS } from "../../../packages/browser/src/tasks/index.ts";
 import { cli, oneLine } from "../helpers/corpus.ts";
 import { answer } from "../helpers/model-roles.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../helpers/system-tools.ts";

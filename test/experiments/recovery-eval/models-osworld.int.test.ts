@@ -20,7 +20,7 @@ import {
   type RecordedRequest,
   type ScriptedOpenAIServer,
   type ScriptStep,
-} from "../../../adapters/testing/scripted-openai-server.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
 import { X11_TOOLS, systemTools } from "../../helpers/system-tools.ts";
 
 const tools = systemTools("the OSWorld recovery-evaluation test", X11_TOOLS);

@@ -16,7 +16,7 @@ import {
   type RecordedRequest,
   type ScriptedOpenAIServer,
   type ScriptStep,
-} from "../../../adapters/testing/scripted-openai-server.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
 import { X11_TOOLS, systemTools } from "../../helpers/system-tools.ts";
 
 const tools = systemTools("the X11 recovery-evaluation tests", X11_TOOLS);

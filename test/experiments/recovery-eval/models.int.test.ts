@@ -11,13 +11,13 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { main } from "../../../experiments/cli.ts";
 import { buildReport } from "../../../experiments/report/index.ts";
-import { getSimDeskTask } from "../../../adapters/environments/simdesk/tasks/index.ts";
+import { getSimDeskTask } from "../../../packages/simdesk/src/tasks/index.ts";
 import {
   startScriptedOpenAIServer,
   type RecordedRequest,
   type ScriptedOpenAIServer,
   type ScriptStep,
-} from "../../../adapters/testing/scripted-openai-server.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
 import { planAnswers } from "../../adapters/testing/plan-answers.ts";
 
 const TASK = "files-trash-menu";

@@ -18,7 +18,7 @@ import {
   startScriptedOpenAIServer,
   type RecordedRequest,
   type ScriptedOpenAIServer,
-} from "../../../adapters/testing/scripted-openai-server.ts";
+} from "../../../packages/testing/src/scripted-openai-server.ts";
 import { X11_TOOLS, systemTools } from "../../helpers/system-tools.ts";
 
 const tools = systemTools("the OSWorld recovery-evaluation Python bridge test", X11_TOOLS);

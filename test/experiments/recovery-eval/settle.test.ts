@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConfigError } from "../../../src/errors.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
 import { parseRecoveryEvalConfig } from "../../../experiments/recovery-eval/config.ts";
 import {
   buildConfiguredDataset,

@@ -6,7 +6,7 @@ import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { wilsonInterval } from "../../../src/metrics/wilson.ts";
+import { wilsonInterval } from "../../../packages/evaluation/src/metrics/wilson.ts";
 import { computeFindings } from "../../../experiments/report/findings.ts";
 import { findingVerdict } from "../../../experiments/report/html.ts";
 import { parseExperimentConfig } from "../../../experiments/config/load.ts";
@@ -15,7 +15,7 @@ import type { ResultLine } from "../../../experiments/runner/results-log.ts";
 import { buildReport } from "../../../experiments/report/index.ts";
 import type { ConditionSummary, ExperimentSummary } from "../../../experiments/runner/summary.ts";
 import type { RecoveryEvalReport } from "../../../experiments/recovery-eval/report-data.ts";
-import type { RecoveryRun } from "../../../src/eval/run.ts";
+import type { RecoveryRun } from "../../../packages/evaluation/src/eval/run.ts";
 
 function cond(condition: string, successes: number, n: number, simulated = false): ConditionSummary {
   return {

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildReport } from "../../../experiments/report/index.ts";
 import { paretoFront } from "../../../experiments/report/race.ts";
-import { createRace } from "../../../src/tune/race.ts";
-import { plantedLandscape } from "../../../src/tune/planted.ts";
+import { createRace } from "../../../packages/evaluation/src/tune/race.ts";
+import { plantedLandscape } from "../../../packages/evaluation/src/tune/planted.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-race-report-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,7 +5,7 @@
  * rule (each strategy scores what it has), labelled in summary.json.
  */
 import { describe, expect, it } from "vitest";
-import { successAtK, successAtKCurve } from "../../../src/metrics/success-at-k.ts";
+import { successAtK, successAtKCurve } from "../../../packages/evaluation/src/metrics/success-at-k.ts";
 import type { ResultLine } from "../../../experiments/runner/results-log.ts";
 import { summarize } from "../../../experiments/runner/summary.ts";
 import { scoredInstances } from "../../../experiments/runner/scored-instances.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../../src/errors.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
 import { parseTuneConfig } from "../../../experiments/tune/config.ts";
 
 const base = (extra: Record<string, unknown> = {}) => ({

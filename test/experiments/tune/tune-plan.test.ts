@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify as toYaml } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
-import { planRace } from "../../../src/tune/plan.ts";
+import { planRace } from "../../../packages/evaluation/src/tune/plan.ts";
 import { cli } from "../helpers/model-roles.ts";
 
 const CONFIG = "experiments/configs/tune-freeze-budget.yaml";

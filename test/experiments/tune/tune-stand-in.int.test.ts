@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify as toYaml } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
-import { startStandInServer, type StandInServer } from "../../../adapters/testing/stand-in/server.ts";
-import type { RaceResult } from "../../../src/tune/race.ts";
+import { startStandInServer, type StandInServer } from "../../../packages/testing/src/stand-in/server.ts";
+import type { RaceResult } from "../../../packages/evaluation/src/tune/race.ts";
 import { cli } from "../helpers/model-roles.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-tune-stand-in-"));

@@ -2,15 +2,15 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BlobStore } from "../../../src/blob-store.ts";
-import { ConfigError } from "../../../src/errors.ts";
-import { sha256Hex } from "../../../src/hash.ts";
-import type { ForwardPolicy } from "../../../src/policy.ts";
-import { buildRecoveryDataset } from "../../../src/dataset/build.ts";
-import { loadRecoveryDataset, saveRecoveryDataset } from "../../../src/dataset/store.ts";
-import { getSimDeskTask, type SimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
+import { sha256Hex } from "../../../packages/core/src/hash.ts";
+import type { ForwardPolicy } from "../../../packages/core/src/policy.ts";
+import { buildRecoveryDataset } from "../../../packages/evaluation/src/dataset/build.ts";
+import { loadRecoveryDataset, saveRecoveryDataset } from "../../../packages/evaluation/src/dataset/store.ts";
+import { getSimDeskTask, type SimDeskTask } from "../../../packages/simdesk/src/simdesk.ts";
 import { createEvalSimDesk, simulatedDatasetPolicies } from "../../../experiments/recovery-eval/simdesk.ts";
-import { createSimForwardPolicy } from "../../../adapters/policies/simulated/index.ts";
+import { createSimForwardPolicy } from "../../../packages/simdesk/src/agents/index.ts";
 
 const TASKS = ["files-rename-draft", "files-trash-two", "files-restore-report"].map((id) => getSimDeskTask(id));
 

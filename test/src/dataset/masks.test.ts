@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { BlobStore } from "../../../src/blob-store.ts";
-import { MaskCollector } from "../../../src/dataset/masks.ts";
-import { loadMask, maskFraction } from "../../../src/oracle/dynamic-mask.ts";
-import type { RecoverySample } from "../../../src/dataset/types.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import { MaskCollector } from "../../../packages/evaluation/src/dataset/masks.ts";
+import { loadMask, maskFraction } from "../../../packages/evaluation/src/oracle/dynamic-mask.ts";
+import type { RecoverySample } from "../../../packages/evaluation/src/dataset/types.ts";
 
 const png = (dot: number) => {
   const data = Buffer.alloc(30 * 20 * 3, 200);

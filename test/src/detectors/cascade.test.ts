@@ -3,13 +3,13 @@ import sharp from "sharp";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlobStore } from "../../../src/blob-store.ts";
-import { createCascadeDetector, parseCascadeGates } from "../../../src/detectors/index.ts";
-import { ConfigError } from "../../../src/errors.ts";
-import type { Action } from "../../../src/action.ts";
-import type { Detection, DetectorInput, ErrorDetector } from "../../../src/detector.ts";
-import type { HistoryEntry } from "../../../src/policy.ts";
-import { runEpisode } from "../../../graphs/run-episode.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import { createCascadeDetector, parseCascadeGates } from "../../../packages/core/src/detectors/index.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
+import type { Action } from "../../../packages/core/src/action.ts";
+import type { Detection, DetectorInput, ErrorDetector } from "../../../packages/core/src/detector.ts";
+import type { HistoryEntry } from "../../../packages/core/src/policy.ts";
+import { runEpisode } from "../../../packages/graphs/src/run-episode.ts";
 import {
   TOY_TASK,
   ToyDesk,

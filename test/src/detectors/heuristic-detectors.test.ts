@@ -3,12 +3,12 @@ import sharp from "sharp";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlobStore } from "../../../src/blob-store.ts";
-import { createLoopDetector, createStagnationDetector } from "../../../src/detectors/index.ts";
-import { ConfigError } from "../../../src/errors.ts";
-import type { Action } from "../../../src/action.ts";
-import type { DetectorInput } from "../../../src/detector.ts";
-import type { HistoryEntry } from "../../../src/policy.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import { createLoopDetector, createStagnationDetector } from "../../../packages/core/src/detectors/index.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
+import type { Action } from "../../../packages/core/src/action.ts";
+import type { DetectorInput } from "../../../packages/core/src/detector.ts";
+import type { HistoryEntry } from "../../../packages/core/src/policy.ts";
 
 const blobs = new BlobStore({ dir: mkdtempSync(join(tmpdir(), "retrace-det-")) });
 

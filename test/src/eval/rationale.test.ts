@@ -1,7 +1,7 @@
-import { ConfigError } from "../../../src/errors.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
 import { describe, expect, it } from "vitest";
-import { cosine, recoveryReference, scoreRationales, tfidfVectors, tokens } from "../../../src/eval/rationale.ts";
-import { keywordIntent } from "../../../src/eval/intent.ts";
+import { cosine, recoveryReference, scoreRationales, tfidfVectors, tokens } from "../../../packages/evaluation/src/eval/rationale.ts";
+import { keywordIntent } from "../../../packages/evaluation/src/eval/intent.ts";
 
 const sample = {
   targetStep: 4,

@@ -2,15 +2,15 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { BlobStore } from "../../../src/blob-store.ts";
-import { ConfigError } from "../../../src/errors.ts";
-import { buildRecoveryDataset } from "../../../src/dataset/build.ts";
-import type { RecoverySample } from "../../../src/dataset/types.ts";
-import { evaluateRecovery, type RecoveryRun } from "../../../src/eval/run.ts";
-import { episodeIntent, keywordIntent } from "../../../src/eval/intent.ts";
-import { oracleAgreement, recoveryTable } from "../../../src/eval/summary.ts";
-import { getSimDeskTask, type SimDesk, type SimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
-import { createSimForwardPolicy } from "../../../adapters/policies/simulated/index.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
+import { buildRecoveryDataset } from "../../../packages/evaluation/src/dataset/build.ts";
+import type { RecoverySample } from "../../../packages/evaluation/src/dataset/types.ts";
+import { evaluateRecovery, type RecoveryRun } from "../../../packages/evaluation/src/eval/run.ts";
+import { episodeIntent, keywordIntent } from "../../../packages/evaluation/src/eval/intent.ts";
+import { oracleAgreement, recoveryTable } from "../../../packages/evaluation/src/eval/summary.ts";
+import { getSimDeskTask, type SimDesk, type SimDeskTask } from "../../../packages/simdesk/src/simdesk.ts";
+import { createSimForwardPolicy } from "../../../packages/simdesk/src/agents/index.ts";
 import {
   createEvalSimDesk,
   simDeskTruth,
@@ -181,7 +181,7 @@ describe("restorative intent", () => {
 
 describe("recovery contexts", () => {
   it("give 0-E the history through the perturbation without the perturber's text, 0-R up to the target, none nothing", async () => {
-    const { historyToError, historyToTarget, recoveryContextFor } = await import("../../../src/eval/episode.ts");
+    const { historyToError, historyToTarget, recoveryContextFor } = await import("../../../packages/evaluation/src/eval/episode.ts");
     const s = samples.find((x) => x.distance === 3)!;
     const e = historyToError(s);
     expect(e).toHaveLength(s.targetStep + 3);
@@ -200,7 +200,7 @@ describe("recovery contexts", () => {
 
 describe("failures during recovery", () => {
   it("records a recoverer whose model API fails as a policy error, excluded from the rates", async () => {
-    const { AdapterError } = await import("../../../src/errors.ts");
+    const { AdapterError } = await import("../../../packages/core/src/errors.ts");
     const failing = {
       name: "down",
       async propose(): Promise<never> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { RecoveryRun } from "../../../src/eval/run.ts";
-import { agreementOf, cohenKappa, oracleAgreement, recoveryTable } from "../../../src/eval/summary.ts";
+import type { RecoveryRun } from "../../../packages/evaluation/src/eval/run.ts";
+import { agreementOf, cohenKappa, oracleAgreement, recoveryTable } from "../../../packages/evaluation/src/eval/summary.ts";
 
 function run(ro: boolean, rtc: boolean, truth: boolean, extra: Partial<RecoveryRun> = {}): RecoveryRun {
   return {

@@ -9,15 +9,15 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { renderDesktop } from "../../../experiments/recovery-eval/ssim-corpus.ts";
-import { BlobStore } from "../../../src/blob-store.ts";
-import { DEFAULT_SSIM_THRESHOLD, maskedScreenshotSsim, screenshotSsim } from "../../../src/image/similarity.ts";
-import { weberMssimMasked, windowGrid, type GrayImage } from "../../../src/image/ssim-exact.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import { DEFAULT_SSIM_THRESHOLD, maskedScreenshotSsim, screenshotSsim } from "../../../packages/core/src/image/similarity.ts";
+import { weberMssimMasked, windowGrid, type GrayImage } from "../../../packages/core/src/image/ssim-exact.ts";
 import {
   DEFAULT_LOCAL_BLOCK,
   DEFAULT_LOCAL_FLOOR,
   maskedObservationOracle,
-} from "../../../src/oracle/recovery-oracle.ts";
-import type { Observation } from "../../../src/observation.ts";
+} from "../../../packages/evaluation/src/oracle/recovery-oracle.ts";
+import type { Observation } from "../../../packages/core/src/observation.ts";
 
 /** A deterministic textured gray image with a darker block at (bx, by). */
 function gray(w: number, h: number, seed: number, block?: { x: number; y: number }): GrayImage {

@@ -9,9 +9,9 @@ import {
   DEFAULT_SSIM_THRESHOLD,
   maskedScreenshotSsim,
   screenshotSsim,
-} from "../../../src/image/similarity.ts";
-import { prepareForSsim, windowGrid, windowSkipFromMask } from "../../../src/image/ssim-exact.ts";
-import { learnDynamicMask } from "../../../src/oracle/dynamic-mask.ts";
+} from "../../../packages/core/src/image/similarity.ts";
+import { prepareForSsim, windowGrid, windowSkipFromMask } from "../../../packages/core/src/image/ssim-exact.ts";
+import { learnDynamicMask } from "../../../packages/evaluation/src/oracle/dynamic-mask.ts";
 
 const empty = (w: number, h: number) => ({ width: w, height: h, data: new Uint8Array(w * h) });
 

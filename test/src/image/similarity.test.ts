@@ -14,8 +14,8 @@ import {
   DEFAULT_SSIM_THRESHOLD,
   screenshotSsim,
   screenshotsMatch,
-} from "../../../src/image/similarity.ts";
-import { referenceSsim } from "../../../src/image/ssim-reference.ts";
+} from "../../../packages/core/src/image/similarity.ts";
+import { referenceSsim } from "../../../experiments/bench/ssim-reference.ts";
 
 /** Pairs per resolution: 1920x1080 (f=4) is the slow one for the reference, so fewer of them. */
 async function corpus(): Promise<ScreenshotPair[]> {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { wilsonInterval, twoProportionPValue, normalCdf } from "../../../src/metrics/wilson.ts";
-import { successAtK, successAtKCurve, passAtK } from "../../../src/metrics/success-at-k.ts";
-import { stabilityOf, summarizeStability } from "../../../src/metrics/stability.ts";
-import { recommend } from "../../../src/metrics/compare.ts";
-import { detectorStability } from "../../../src/metrics/trajectory-labels.ts";
-import type { Trajectory, StepRecord } from "../../../src/trajectory.ts";
+import { wilsonInterval, twoProportionPValue, normalCdf } from "../../../packages/evaluation/src/metrics/wilson.ts";
+import { successAtK, successAtKCurve, passAtK } from "../../../packages/evaluation/src/metrics/success-at-k.ts";
+import { stabilityOf, summarizeStability } from "../../../packages/evaluation/src/metrics/stability.ts";
+import { recommend } from "../../../packages/evaluation/src/metrics/compare.ts";
+import { detectorStability } from "../../../packages/evaluation/src/metrics/trajectory-labels.ts";
+import type { Trajectory, StepRecord } from "../../../packages/core/src/trajectory.ts";
 
 describe("Wilson interval", () => {
   it("matches the hand-computed 95% interval for 8 of 10", () => {

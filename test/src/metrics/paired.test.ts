@@ -9,7 +9,7 @@ import {
   MIN_DISCORDANT,
   pairedBootstrap,
   pairOutcomes,
-} from "../../../src/metrics/paired.ts";
+} from "../../../packages/evaluation/src/metrics/paired.ts";
 
 describe("McNemar's exact test", () => {
   it("matches the exact binomial values (R: binom.test(2, 12)$p.value = 0.03857422)", () => {

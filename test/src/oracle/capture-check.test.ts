@@ -7,11 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { BlobStore } from "../../../src/blob-store.ts";
-import { maskedScreenshotSsim } from "../../../src/image/similarity.ts";
-import { learnDynamicMask, saveMask } from "../../../src/oracle/dynamic-mask.ts";
-import { maskedObservationOracle } from "../../../src/oracle/recovery-oracle.ts";
-import type { Observation } from "../../../src/observation.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import { maskedScreenshotSsim } from "../../../packages/core/src/image/similarity.ts";
+import { learnDynamicMask, saveMask } from "../../../packages/evaluation/src/oracle/dynamic-mask.ts";
+import { maskedObservationOracle } from "../../../packages/evaluation/src/oracle/recovery-oracle.ts";
+import type { Observation } from "../../../packages/core/src/observation.ts";
 
 const W = 120,
   H = 80;

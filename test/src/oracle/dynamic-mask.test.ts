@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import sharp from "sharp";
-import { BlobStore } from "../../../src/blob-store.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
 import {
   dilateMask,
   learnDynamicMask,
@@ -11,7 +11,7 @@ import {
   maskFraction,
   saveMask,
   unionMasks,
-} from "../../../src/oracle/dynamic-mask.ts";
+} from "../../../packages/evaluation/src/oracle/dynamic-mask.ts";
 
 async function png(w: number, h: number, paint: (x: number, y: number) => number): Promise<Buffer> {
   const data = Buffer.alloc(w * h * 3);

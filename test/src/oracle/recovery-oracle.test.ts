@@ -2,11 +2,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { BlobStore } from "../../../src/blob-store.ts";
-import type { Action } from "../../../src/action.ts";
-import type { Observation } from "../../../src/observation.ts";
-import { judgeRecovery } from "../../../src/oracle/recovery-oracle.ts";
-import { createSimDesk, getSimDeskTask, type SimDesk } from "../../../adapters/environments/simdesk/index.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import type { Action } from "../../../packages/core/src/action.ts";
+import type { Observation } from "../../../packages/core/src/observation.ts";
+import { judgeRecovery } from "../../../packages/evaluation/src/oracle/recovery-oracle.ts";
+import { createSimDesk, getSimDeskTask, type SimDesk } from "../../../packages/simdesk/src/simdesk.ts";
 
 const task = getSimDeskTask("files-rename-draft");
 const NOTES = "/home/user/Documents/notes.txt";

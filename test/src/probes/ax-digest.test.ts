@@ -1,7 +1,7 @@
 /** Caret and selection digests: present only where the tree carries them, and they move with the caret. */
 import { describe, expect, it } from "vitest";
-import { axProbeItems } from "../../../src/probes/ax-digest.ts";
-import type { AxNode } from "../../../src/observation.ts";
+import { axProbeItems } from "../../../packages/evaluation/src/probes/ax-digest.ts";
+import type { AxNode } from "../../../packages/core/src/observation.ts";
 
 const app = (caret?: number, selections?: Array<[number, number]>): AxNode => ({
   role: "desktop frame",

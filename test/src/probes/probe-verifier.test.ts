@@ -2,14 +2,14 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BlobStore } from "../../../src/blob-store.ts";
-import { ConfigError } from "../../../src/errors.ts";
-import { compareProbeReports, DEFAULT_PROBE_IGNORE, probePatternToRegExp } from "../../../src/probes/compare.ts";
-import { loadProbeReport, makeProbeReport } from "../../../src/probes/report.ts";
-import { createProbeVerifier, probeVerifierFromSpec, ProbeVerifierSpecSchema } from "../../../src/probes/verifier.ts";
-import { withProbes } from "../../../src/probes/with-probes.ts";
-import { SimDesk, createSimDesk, getSimDeskTask } from "../../../adapters/environments/simdesk/index.ts";
-import { createEnvironmentFactory } from "../../../adapters/environments/registry.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
+import { compareProbeReports, DEFAULT_PROBE_IGNORE, probePatternToRegExp } from "../../../packages/evaluation/src/probes/compare.ts";
+import { loadProbeReport, makeProbeReport } from "../../../packages/core/src/probes/report.ts";
+import { createProbeVerifier, probeVerifierFromSpec, ProbeVerifierSpecSchema } from "../../../packages/evaluation/src/probes/verifier.ts";
+import { withProbes } from "../../../packages/evaluation/src/probes/with-probes.ts";
+import { SimDesk, createSimDesk, getSimDeskTask } from "../../../packages/simdesk/src/simdesk.ts";
+import { createEnvironmentFactory } from "../../../packages/environments/src/registry.ts";
 
 const blobsIn = () => new BlobStore({ dir: join(mkdtempSync(join(tmpdir(), "retrace-probes-")), "blobs") });
 

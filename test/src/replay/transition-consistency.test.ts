@@ -2,16 +2,16 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Action } from "../../../src/action.ts";
-import { BlobStore } from "../../../src/blob-store.ts";
-import type { Environment, StepOutcome } from "../../../src/environment.ts";
-import { EnvironmentError } from "../../../src/errors.ts";
-import { createRng, type Rng } from "../../../src/rng.ts";
-import type { Task } from "../../../src/task.ts";
-import { replayFromReset } from "../../../src/replay/replay.ts";
-import { createStateCheck } from "../../../src/replay/state-check.ts";
-import { checkTransitionConsistency, retention } from "../../../src/replay/transition-consistency.ts";
-import { createSimDesk, getSimDeskTask, type SimDesk } from "../../../adapters/environments/simdesk/index.ts";
+import type { Action } from "../../../packages/core/src/action.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import type { Environment, StepOutcome } from "../../../packages/core/src/environment.ts";
+import { EnvironmentError } from "../../../packages/core/src/errors.ts";
+import { createRng, type Rng } from "../../../packages/core/src/rng.ts";
+import type { Task } from "../../../packages/core/src/task.ts";
+import { replayFromReset } from "../../../packages/evaluation/src/replay/replay.ts";
+import { createStateCheck } from "../../../packages/core/src/replay/state-check.ts";
+import { checkTransitionConsistency, retention } from "../../../packages/evaluation/src/replay/transition-consistency.ts";
+import { createSimDesk, getSimDeskTask, type SimDesk } from "../../../packages/simdesk/src/simdesk.ts";
 
 /**
  * A SimDesk whose TYPING steps are lost with probability `dropRate` (a flaky input channel), or

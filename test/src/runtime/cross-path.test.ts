@@ -9,11 +9,11 @@
  * test/adapters/sdk/cross-path-sdk.int.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { withRecovery } from "../../../graphs/with-recovery.ts";
-import { postRestoration } from "../../../prompts/index.ts";
-import { recoverWithPolicy } from "../../../src/runtime/recover-with-policy.ts";
-import { StepRecovery } from "../../../src/runtime/step-recovery.ts";
-import { EpisodeEvents } from "../../../src/runtime/events.ts";
+import { withRecovery } from "../../../packages/graphs/src/with-recovery.ts";
+import { postRestoration } from "../../../packages/core/src/prompts/index.ts";
+import { recoverWithPolicy } from "../../../packages/core/src/runtime/recover-with-policy.ts";
+import { StepRecovery } from "../../../packages/core/src/runtime/step-recovery.ts";
+import { EpisodeEvents } from "../../../packages/core/src/runtime/events.ts";
 import {
   TOY_TASK,
   ToyDesk,

@@ -4,13 +4,13 @@
  * a refused attempt with a one-line reason naming the routine, and the run continues.
  */
 import { describe, expect, it } from "vitest";
-import { confirmRestoration } from "../../../src/runtime/confirm.ts";
-import { checkRestoreResult } from "../../../src/runtime/restore.ts";
-import { StepRecovery } from "../../../src/runtime/step-recovery.ts";
-import { postRestoration } from "../../../prompts/index.ts";
-import type { Observation } from "../../../src/observation.ts";
-import type { StateVerifier } from "../../../src/recovery.ts";
-import type { RecoveryReport } from "../../../src/runtime/recovery-report.ts";
+import { confirmRestoration } from "../../../packages/core/src/runtime/confirm.ts";
+import { checkRestoreResult } from "../../../packages/core/src/runtime/restore.ts";
+import { StepRecovery } from "../../../packages/core/src/runtime/step-recovery.ts";
+import { postRestoration } from "../../../packages/core/src/prompts/index.ts";
+import type { Observation } from "../../../packages/core/src/observation.ts";
+import type { StateVerifier } from "../../../packages/core/src/recovery.ts";
+import type { RecoveryReport } from "../../../packages/core/src/runtime/recovery-report.ts";
 
 const obs = (screenshot: string): Observation => ({ screenshot, width: 1, height: 1 });
 const noBlobs = {
@@ -175,7 +175,7 @@ describe("a user's restore result is checked at the attempt function", () => {
 
 describe("options are resolved once", () => {
   it("resolving resolved options is a no-op returning the same object; new input is validated", async () => {
-    const { resolveRecoveryOptions } = await import("../../../src/runtime/options.ts");
+    const { resolveRecoveryOptions } = await import("../../../packages/core/src/runtime/options.ts");
     const once = resolveRecoveryOptions({ freezeWindow: 2 });
     expect(resolveRecoveryOptions(once)).toBe(once);
     expect(once.freezeWindow).toBe(2);
@@ -187,8 +187,8 @@ describe("options are resolved once", () => {
 
 describe("the restoration kind goes by its option's name in records", () => {
   it("writes `restoration` into the trajectory details; the events keep `mode` beside it for one release", async () => {
-    const { startRecovery, endRecovery } = await import("../../../src/runtime/attempt.ts");
-    const { EpisodeEvents } = await import("../../../src/runtime/events.ts");
+    const { startRecovery, endRecovery } = await import("../../../packages/core/src/runtime/attempt.ts");
+    const { EpisodeEvents } = await import("../../../packages/core/src/runtime/events.ts");
     const events = new EpisodeEvents();
     const seen: unknown[] = [];
     events.on("recovery-start", (e) => void seen.push({ restoration: e.restoration, mode: e.mode }));

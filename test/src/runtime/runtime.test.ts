@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { InternalError, ConfigError } from "../../../src/errors.ts";
-import { resolveRecoveryOptions } from "../../../src/runtime/options.ts";
-import { consumeFrozenStep, detectorGate, initialFreezeState, startFreeze } from "../../../src/runtime/freeze.ts";
-import { isValidErrorStep, recoveryContextHistory, truncateHistory } from "../../../src/runtime/history.ts";
-import { addUsage, bump, emptyAccounting, withoutTiming } from "../../../src/runtime/accounting.ts";
-import { guardedDetect } from "../../../src/runtime/detection.ts";
-import { EpisodeEvents } from "../../../src/runtime/events.ts";
-import type { HistoryEntry } from "../../../src/policy.ts";
-import type { DetectorInput, ErrorDetector } from "../../../src/detector.ts";
+import { InternalError, ConfigError } from "../../../packages/core/src/errors.ts";
+import { resolveRecoveryOptions } from "../../../packages/core/src/runtime/options.ts";
+import { consumeFrozenStep, detectorGate, initialFreezeState, startFreeze } from "../../../packages/core/src/runtime/freeze.ts";
+import { isValidErrorStep, recoveryContextHistory, truncateHistory } from "../../../packages/core/src/runtime/history.ts";
+import { addUsage, bump, emptyAccounting, withoutTiming } from "../../../packages/core/src/runtime/accounting.ts";
+import { guardedDetect } from "../../../packages/core/src/runtime/detection.ts";
+import { EpisodeEvents } from "../../../packages/core/src/runtime/events.ts";
+import type { HistoryEntry } from "../../../packages/core/src/policy.ts";
+import type { DetectorInput, ErrorDetector } from "../../../packages/core/src/detector.ts";
 
 const entry = (step: number): HistoryEntry => ({
   step,

@@ -5,12 +5,12 @@
  * function, on the graph path (withRecovery), and the SDK path (the environment meter).
  */
 import { describe, expect, it } from "vitest";
-import { withRecovery } from "../../../graphs/with-recovery.ts";
-import { envMeter, meteredEnvironment } from "../../../adapters/sdk/shared/env-meter.ts";
-import { ConfigError } from "../../../src/errors.ts";
-import { guardedDetect } from "../../../src/runtime/detection.ts";
-import { checkedEnvironment } from "../../../src/runtime/user-results.ts";
-import type { Environment } from "../../../src/environment.ts";
+import { withRecovery } from "../../../packages/graphs/src/with-recovery.ts";
+import { envMeter, meteredEnvironment } from "../../../packages/sdk-shared/src/env-meter.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
+import { guardedDetect } from "../../../packages/core/src/runtime/detection.ts";
+import { checkedEnvironment } from "../../../packages/core/src/runtime/user-results.ts";
+import type { Environment } from "../../../packages/core/src/environment.ts";
 import {
   TOY_TASK,
   ToyDesk,

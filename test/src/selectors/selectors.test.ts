@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createStepSelector, guardedSelect } from "../../../src/selectors/index.ts";
-import { errorRandomStep } from "../../../src/selectors/error-random.ts";
-import { ConfigError } from "../../../src/errors.ts";
-import type { RecoveryStepSelector, SelectorInput } from "../../../src/selector.ts";
+import { createStepSelector, guardedSelect } from "../../../packages/core/src/selectors/index.ts";
+import { errorRandomStep } from "../../../packages/core/src/selectors/error-random.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
+import type { RecoveryStepSelector, SelectorInput } from "../../../packages/core/src/selector.ts";
 
 const input = (errorStep: number, instanceKey = "task-1/0", seed = 0): SelectorInput => ({
   task: { id: "task-1", instruction: "" },

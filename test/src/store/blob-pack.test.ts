@@ -6,12 +6,12 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BlobStore } from "../../../src/blob-store.ts";
-import { PACK_FILE, packBlobFolder, readPack, SVGZ_PACK_FILE } from "../../../src/blob-pack.ts";
-import { svgToPng } from "../../../src/image/svg-png.ts";
-import { ConfigError } from "../../../src/errors.ts";
-import { svgPngRenderer } from "../../../src/image/svg-png.ts";
-import { sha256Hex } from "../../../src/hash.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import { PACK_FILE, packBlobFolder, readPack, SVGZ_PACK_FILE } from "../../../packages/core/src/blob-pack.ts";
+import { svgToPng } from "../../../packages/core/src/image/svg-png.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
+import { svgPngRenderer } from "../../../packages/core/src/image/svg-png.ts";
+import { sha256Hex } from "../../../packages/core/src/hash.ts";
 import { gunzipSync, gzipSync } from "node:zlib";
 
 const fresh = () => join(mkdtempSync(join(tmpdir(), "blob-pack-")), "states");

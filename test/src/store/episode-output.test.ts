@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlobStore } from "../../../src/blob-store.ts";
-import { ConfigError } from "../../../src/errors.ts";
-import { writeEpisodeOutput } from "../../../src/store/episode-output.ts";
-import type { Trajectory } from "../../../src/trajectory.ts";
+import { BlobStore } from "../../../packages/core/src/blob-store.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
+import { writeEpisodeOutput } from "../../../packages/core/src/store/episode-output.ts";
+import type { Trajectory } from "../../../packages/core/src/trajectory.ts";
 
 describe("writeEpisodeOutput", () => {
   it("writes traj.jsonl, step_N.png copies and result.txt in OSWorld's layout, labelled simulated", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createRng } from "../../../src/rng.ts";
-import { mcnemarExact } from "../../../src/metrics/paired.ts";
-import { mcnemarPower, planRace } from "../../../src/tune/plan.ts";
+import { createRng } from "../../../packages/core/src/rng.ts";
+import { mcnemarExact } from "../../../packages/evaluation/src/metrics/paired.ts";
+import { mcnemarPower, planRace } from "../../../packages/evaluation/src/tune/plan.ts";
 
 describe("planning a race", () => {
   it("gives the paired units McNemar needs for power 0.8, and the simulated power at that n agrees", () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../../src/errors.ts";
-import { createRng } from "../../../src/rng.ts";
-import { createRace, type RaceOptions, type RaceResult, type UnitOutcome } from "../../../src/tune/race.ts";
-import { plantedLandscape } from "../../../src/tune/planted.ts";
+import { ConfigError } from "../../../packages/core/src/errors.ts";
+import { createRng } from "../../../packages/core/src/rng.ts";
+import { createRace, type RaceOptions, type RaceResult, type UnitOutcome } from "../../../packages/evaluation/src/tune/race.ts";
+import { plantedLandscape } from "../../../packages/evaluation/src/tune/planted.ts";
 import {
   checkKnobs,
   enumerateSpace,
@@ -10,7 +10,7 @@ import {
   spaceSize,
   type Knob,
   type KnobValue,
-} from "../../../src/tune/space.ts";
+} from "../../../packages/evaluation/src/tune/space.ts";
 
 type Outcome = (setting: Record<string, KnobValue>, unit: number) => UnitOutcome;
 

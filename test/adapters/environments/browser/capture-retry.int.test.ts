@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { captureScreen } from "../../../../adapters/environments/browser/environment.ts";
-import { launchChromium } from "../../../../adapters/environments/browser/chromium.ts";
+import { captureScreen } from "../../../../packages/browser/src/environment.ts";
+import { launchChromium } from "../../../../packages/browser/src/chromium.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 
 const tools = systemTools("the browser capture test", CHROMIUM_TOOLS);

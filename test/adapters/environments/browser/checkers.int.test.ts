@@ -7,13 +7,13 @@
  */
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Action } from "../../../../src/action.ts";
-import { NavigationTracker, performAction } from "../../../../adapters/environments/browser/actions.ts";
-import { startAppServer, type AppServer } from "../../../../adapters/environments/browser/apps/server.ts";
-import { fixtureState } from "../../../../adapters/environments/browser/apps/state.ts";
-import { launchChromium } from "../../../../adapters/environments/browser/chromium.ts";
-import { BROWSER_CHECKS, BROWSER_TASKS } from "../../../../adapters/environments/browser/tasks/index.ts";
-import { parseBrowserTask, type BrowserTask } from "../../../../adapters/environments/browser/tasks/types.ts";
+import type { Action } from "../../../../packages/core/src/action.ts";
+import { NavigationTracker, performAction } from "../../../../packages/browser/src/actions.ts";
+import { startAppServer, type AppServer } from "../../../../packages/browser/src/apps/server.ts";
+import { fixtureState } from "../../../../packages/browser/src/apps/state.ts";
+import { launchChromium } from "../../../../packages/browser/src/chromium.ts";
+import { BROWSER_CHECKS, BROWSER_TASKS } from "../../../../packages/browser/src/tasks/index.ts";
+import { parseBrowserTask, type BrowserTask } from "../../../../packages/browser/src/tasks/types.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 
 const tools = systemTools("the browser environment tests", CHROMIUM_TOOLS);

@@ -8,16 +8,16 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Action } from "../../../../src/action.ts";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import { compareProbeReports } from "../../../../src/probes/compare.ts";
-import type { AxNode } from "../../../../src/observation.ts";
+import type { Action } from "../../../../packages/core/src/action.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import { compareProbeReports } from "../../../../packages/evaluation/src/probes/compare.ts";
+import type { AxNode } from "../../../../packages/core/src/observation.ts";
 import {
   createBrowserEnvironment,
   BROWSER_TASKS,
   type BrowserEnvironment,
-} from "../../../../adapters/environments/browser/index.ts";
-import { ADMIN, centre } from "../../../../adapters/environments/browser/apps/layout.ts";
+} from "../../../../packages/browser/src/index.ts";
+import { ADMIN, centre } from "../../../../packages/browser/src/apps/layout.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 
 const tools = systemTools("the browser environment tests", CHROMIUM_TOOLS);

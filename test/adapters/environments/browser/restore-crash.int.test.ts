@@ -8,13 +8,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import type { EnvironmentSnapshot } from "../../../../src/environment.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import type { EnvironmentSnapshot } from "../../../../packages/core/src/environment.ts";
 import {
   BROWSER_TASKS,
   createBrowserEnvironment,
   type BrowserEnvironment,
-} from "../../../../adapters/environments/browser/index.ts";
+} from "../../../../packages/browser/src/index.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 
 const tools = systemTools("the browser restore tests", CHROMIUM_TOOLS);

@@ -18,14 +18,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import type { EnvironmentSnapshot } from "../../../../src/environment.ts";
-import { screenshotSsim } from "../../../../src/image/similarity.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import type { EnvironmentSnapshot } from "../../../../packages/core/src/environment.ts";
+import { screenshotSsim } from "../../../../packages/core/src/image/similarity.ts";
 import {
   BROWSER_TASKS,
   createBrowserEnvironment,
   type BrowserEnvironment,
-} from "../../../../adapters/environments/browser/index.ts";
+} from "../../../../packages/browser/src/index.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 
 /** Restores in a row on each task's longest prefix. */

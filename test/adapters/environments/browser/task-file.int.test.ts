@@ -9,13 +9,13 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import { ConfigError } from "../../../../src/errors.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import { ConfigError } from "../../../../packages/core/src/errors.ts";
 import {
   createBrowserEnvironment,
   loadBrowserTaskFile,
   type BrowserEnvironment,
-} from "../../../../adapters/environments/browser/index.ts";
+} from "../../../../packages/browser/src/index.ts";
 import { browserTasks } from "../../../../experiments/runtime/browser.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 

@@ -5,7 +5,7 @@
  */
 import type Docker from "dockerode";
 import { describe, expect, it } from "vitest";
-import { ContainerBackend, desktopContainerSpec } from "../../../../adapters/environments/docker/container-backend.ts";
+import { ContainerBackend, desktopContainerSpec } from "../../../../packages/desktops/src/docker/container-backend.ts";
 
 describe("desktop container create spec", () => {
   it("is unprivileged, has no network and no host mounts, and is what the backend sends", async () => {

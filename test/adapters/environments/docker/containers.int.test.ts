@@ -3,18 +3,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import { runtimeSettings } from "../../../../src/settings.ts";
-import { desktopTask } from "../../../../adapters/environments/desktop-tasks/tasks.ts";
-import type { ContainerBackend } from "../../../../adapters/environments/docker/container-backend.ts";
-import { DEFAULT_DESKTOP_IMAGE } from "../../../../adapters/environments/docker/container-backend.ts";
-import { createDockerDesktop } from "../../../../adapters/environments/docker/create.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import { runtimeSettings } from "../../../../packages/core/src/settings.ts";
+import { desktopTask } from "../../../../packages/desktops/src/desktop-tasks/tasks.ts";
+import type { ContainerBackend } from "../../../../packages/desktops/src/docker/container-backend.ts";
+import { DEFAULT_DESKTOP_IMAGE } from "../../../../packages/desktops/src/docker/container-backend.ts";
+import { createDockerDesktop } from "../../../../packages/desktops/src/docker/create.ts";
 import {
   createDockerClient,
   MANAGED_LABEL,
   removeManagedContainers,
   RUN_LABEL,
-} from "../../../../adapters/environments/docker/engine.ts";
+} from "../../../../packages/desktops/src/docker/engine.ts";
 
 // The engine is whatever DOCKER_HOST names (CI: podman's API service started by .ci/podman-setup.sh).
 const dockerHost = runtimeSettings().dockerHost;
@@ -127,7 +127,7 @@ describe.runIf(run)("container desktops through dockerode", () => {
       process.stdout.write("ready\\n");
       setInterval(() => {}, 1000);
     `;
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    const child = spawn(process.execPath, ["--conditions=retrace-dev", "--import", "tsx", "--input-type=module", "-e", script], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     await new Promise<void>((resolve, reject) => {

@@ -10,14 +10,14 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runtimeSettings } from "../../../../src/settings.ts";
-import { DEFAULT_DESKTOP_IMAGE } from "../../../../adapters/environments/docker/container-backend.ts";
+import { runtimeSettings } from "../../../../packages/core/src/settings.ts";
+import { DEFAULT_DESKTOP_IMAGE } from "../../../../packages/desktops/src/docker/container-backend.ts";
 import {
   createDockerClient,
   MANAGED_LABEL,
   removeManagedContainers,
   RUN_LABEL,
-} from "../../../../adapters/environments/docker/engine.ts";
+} from "../../../../packages/desktops/src/docker/engine.ts";
 
 const ROOT = resolve(import.meta.dirname, "../../../..");
 const dockerHost = runtimeSettings().dockerHost;
@@ -63,7 +63,7 @@ const containersOf = async (runId: string) =>
 async function openAndSignal(signal: "SIGTERM" | "SIGINT") {
   const runId = `shutdown-${process.pid}-${signal.toLowerCase()}`;
   runIds.push(runId);
-  const p = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", CHILD, runId], {
+  const p = spawn(process.execPath, ["--conditions=retrace-dev", "--import", "tsx", "--input-type=module", "-e", CHILD, runId], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, DOCKER_HOST: dockerHost },

@@ -3,18 +3,18 @@ import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import { desktopTask } from "../../../../adapters/environments/desktop-tasks/tasks.ts";
-import { OsworldClient } from "../../../../adapters/environments/osworld/client.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import { desktopTask } from "../../../../packages/desktops/src/desktop-tasks/tasks.ts";
+import { OsworldClient } from "../../../../packages/desktops/src/osworld/client.ts";
 import {
   startOsworldControlServer,
   type OsworldControlServer,
-} from "../../../../adapters/environments/osworld/control-server.ts";
-import { evaluateOsworldNative, runOsworldSetup } from "../../../../adapters/environments/osworld/runner.ts";
-import { parseOsworldTask } from "../../../../adapters/environments/osworld/tasks.ts";
-import { OsworldEnvironment } from "../../../../adapters/environments/osworld/environment.ts";
-import { createX11Desktop } from "../../../../adapters/environments/x11/create.ts";
-import type { DesktopEnvironment } from "../../../../adapters/environments/x11/desktop-environment.ts";
+} from "../../../../packages/desktops/src/osworld/control-server.ts";
+import { evaluateOsworldNative, runOsworldSetup } from "../../../../packages/desktops/src/osworld/runner.ts";
+import { parseOsworldTask } from "../../../../packages/desktops/src/osworld/tasks.ts";
+import { OsworldEnvironment } from "../../../../packages/desktops/src/osworld/environment.ts";
+import { createX11Desktop } from "../../../../packages/desktops/src/x11/create.ts";
+import type { DesktopEnvironment } from "../../../../packages/desktops/src/x11/desktop-environment.ts";
 import { X11_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 
 const tools = systemTools("the OSWorld control-server tests", X11_TOOLS);

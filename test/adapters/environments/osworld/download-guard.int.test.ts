@@ -7,8 +7,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { guardedDownload, refusedAddress } from "../../../../adapters/environments/osworld/download-guard.ts";
-import { HttpError } from "../../../../adapters/environments/osworld/control-http.ts";
+import { guardedDownload, refusedAddress } from "../../../../packages/desktops/src/osworld/download-guard.ts";
+import { HttpError } from "../../../../packages/desktops/src/osworld/control-http.ts";
 
 let server: Server;
 let base = "";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ActionSchema, type Action } from "../../../../src/action.ts";
-import { parsePyautogui } from "../../../../adapters/actions/pyautogui/convert.ts";
-import { actionToPyautogui } from "../../../../adapters/environments/osworld/environment.ts";
+import { ActionSchema, type Action } from "../../../../packages/core/src/action.ts";
+import { parsePyautogui } from "../../../../packages/models/src/actions/pyautogui/convert.ts";
+import { actionToPyautogui } from "../../../../packages/desktops/src/osworld/environment.ts";
 
 describe("actions as pyautogui code for OSWorld's /execute", () => {
   it("round-trips every executable action through the pyautogui parser", () => {

@@ -25,14 +25,14 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import { desktopTask } from "../../../../adapters/environments/desktop-tasks/tasks.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import { desktopTask } from "../../../../packages/desktops/src/desktop-tasks/tasks.ts";
 import {
   startOsworldControlServer,
   type OsworldControlServer,
-} from "../../../../adapters/environments/osworld/control-server.ts";
-import { createX11Desktop } from "../../../../adapters/environments/x11/create.ts";
-import type { DesktopEnvironment } from "../../../../adapters/environments/x11/desktop-environment.ts";
+} from "../../../../packages/desktops/src/osworld/control-server.ts";
+import { createX11Desktop } from "../../../../packages/desktops/src/x11/create.ts";
+import type { DesktopEnvironment } from "../../../../packages/desktops/src/x11/desktop-environment.ts";
 import { X11_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 
 const tools = systemTools("the host control server's trust-boundary tests", [...X11_TOOLS, "mkfifo", "truncate"]);

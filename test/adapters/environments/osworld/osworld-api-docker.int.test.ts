@@ -9,24 +9,24 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import { runtimeSettings } from "../../../../src/settings.ts";
-import { DEFAULT_DESKTOP_IMAGE } from "../../../../adapters/environments/docker/container-backend.ts";
-import { createDockerDesktop } from "../../../../adapters/environments/docker/create.ts";
-import { createDockerClient, removeManagedContainers } from "../../../../adapters/environments/docker/engine.ts";
-import { CHROME_PREFERENCES, chromeGetter } from "../../../../adapters/environments/osworld/chrome-getters.ts";
-import { OsworldClient } from "../../../../adapters/environments/osworld/client.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import { runtimeSettings } from "../../../../packages/core/src/settings.ts";
+import { DEFAULT_DESKTOP_IMAGE } from "../../../../packages/desktops/src/docker/container-backend.ts";
+import { createDockerDesktop } from "../../../../packages/desktops/src/docker/create.ts";
+import { createDockerClient, removeManagedContainers } from "../../../../packages/desktops/src/docker/engine.ts";
+import { CHROME_PREFERENCES, chromeGetter } from "../../../../packages/desktops/src/osworld/chrome-getters.ts";
+import { OsworldClient } from "../../../../packages/desktops/src/osworld/client.ts";
 import {
   startOsworldControlServer,
   type OsworldControlServer,
-} from "../../../../adapters/environments/osworld/control-server.ts";
+} from "../../../../packages/desktops/src/osworld/control-server.ts";
 import {
   evaluateOsworldNative,
   runOsworldSetup,
   setupProblem,
-} from "../../../../adapters/environments/osworld/runner.ts";
-import { loadOsworldTasks } from "../../../../adapters/environments/osworld/tasks.ts";
-import type { DesktopEnvironment } from "../../../../adapters/environments/x11/desktop-environment.ts";
+} from "../../../../packages/desktops/src/osworld/runner.ts";
+import { loadOsworldTasks } from "../../../../packages/desktops/src/osworld/tasks.ts";
+import type { DesktopEnvironment } from "../../../../packages/desktops/src/x11/desktop-environment.ts";
 import { checkOsworldTasks } from "../../../../experiments/runtime/osworld-check.ts";
 import { DEFAULT_OSWORLD_TASKS } from "../../../../experiments/runtime/osworld.ts";
 

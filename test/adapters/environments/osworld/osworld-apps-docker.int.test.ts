@@ -13,28 +13,28 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import { runtimeSettings } from "../../../../src/settings.ts";
-import { createDockerDesktop } from "../../../../adapters/environments/docker/create.ts";
-import { createDockerClient, removeManagedContainers } from "../../../../adapters/environments/docker/engine.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import { runtimeSettings } from "../../../../packages/core/src/settings.ts";
+import { createDockerDesktop } from "../../../../packages/desktops/src/docker/create.ts";
+import { createDockerClient, removeManagedContainers } from "../../../../packages/desktops/src/docker/engine.ts";
 import {
   APPS_DESKTOP_IMAGE,
   APPS_IMAGE_PROGRAMS,
   DESKTOP_IMAGE_PROGRAMS,
-} from "../../../../adapters/environments/docker/image-programs.ts";
-import { openTabs } from "../../../../adapters/environments/osworld/chrome-getters.ts";
-import { OsworldClient } from "../../../../adapters/environments/osworld/client.ts";
+} from "../../../../packages/desktops/src/docker/image-programs.ts";
+import { openTabs } from "../../../../packages/desktops/src/osworld/chrome-getters.ts";
+import { OsworldClient } from "../../../../packages/desktops/src/osworld/client.ts";
 import {
   startOsworldControlServer,
   type OsworldControlServer,
-} from "../../../../adapters/environments/osworld/control-server.ts";
+} from "../../../../packages/desktops/src/osworld/control-server.ts";
 import {
   evaluateOsworldNative,
   runOsworldSetup,
   setupProblem,
-} from "../../../../adapters/environments/osworld/runner.ts";
-import { loadOsworldTasks, offlineBlockers } from "../../../../adapters/environments/osworld/tasks.ts";
-import type { DesktopEnvironment } from "../../../../adapters/environments/x11/desktop-environment.ts";
+} from "../../../../packages/desktops/src/osworld/runner.ts";
+import { loadOsworldTasks, offlineBlockers } from "../../../../packages/desktops/src/osworld/tasks.ts";
+import type { DesktopEnvironment } from "../../../../packages/desktops/src/x11/desktop-environment.ts";
 import { checkOsworldTasks } from "../../../../experiments/runtime/osworld-check.ts";
 import { DEFAULT_OSWORLD_TASKS } from "../../../../experiments/runtime/osworld.ts";
 

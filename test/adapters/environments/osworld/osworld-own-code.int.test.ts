@@ -16,23 +16,23 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import { EnvironmentError } from "../../../../src/errors.ts";
-import { desktopTask } from "../../../../adapters/environments/desktop-tasks/tasks.ts";
-import { OsworldClient } from "../../../../adapters/environments/osworld/client.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import { EnvironmentError } from "../../../../packages/core/src/errors.ts";
+import { desktopTask } from "../../../../packages/desktops/src/desktop-tasks/tasks.ts";
+import { OsworldClient } from "../../../../packages/desktops/src/osworld/client.ts";
 import {
   startOsworldControlServer,
   type OsworldControlServer,
-} from "../../../../adapters/environments/osworld/control-server.ts";
-import { OsworldEnvironment } from "../../../../adapters/environments/osworld/environment.ts";
-import { OsworldPythonBridge } from "../../../../adapters/environments/osworld/python-bridge.ts";
+} from "../../../../packages/desktops/src/osworld/control-server.ts";
+import { OsworldEnvironment } from "../../../../packages/desktops/src/osworld/environment.ts";
+import { OsworldPythonBridge } from "../../../../packages/desktops/src/osworld/python-bridge.ts";
 import {
   loadOsworldTasks,
   offlineBlockers,
   type OsworldTask,
-} from "../../../../adapters/environments/osworld/tasks.ts";
-import { createX11Desktop } from "../../../../adapters/environments/x11/create.ts";
-import type { DesktopEnvironment } from "../../../../adapters/environments/x11/desktop-environment.ts";
+} from "../../../../packages/desktops/src/osworld/tasks.ts";
+import { createX11Desktop } from "../../../../packages/desktops/src/x11/create.ts";
+import type { DesktopEnvironment } from "../../../../packages/desktops/src/x11/desktop-environment.ts";
 import { osworldTaskSplit } from "../../../../experiments/runtime/osworld.ts";
 import { X11_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 

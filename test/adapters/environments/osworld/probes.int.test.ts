@@ -2,21 +2,21 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import { loadProbeReport } from "../../../../src/probes/report.ts";
-import { createProbeVerifier } from "../../../../src/probes/verifier.ts";
-import { withProbes } from "../../../../src/probes/with-probes.ts";
-import { desktopTask } from "../../../../adapters/environments/desktop-tasks/tasks.ts";
-import { OsworldClient } from "../../../../adapters/environments/osworld/client.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import { loadProbeReport } from "../../../../packages/core/src/probes/report.ts";
+import { createProbeVerifier } from "../../../../packages/evaluation/src/probes/verifier.ts";
+import { withProbes } from "../../../../packages/evaluation/src/probes/with-probes.ts";
+import { desktopTask } from "../../../../packages/desktops/src/desktop-tasks/tasks.ts";
+import { OsworldClient } from "../../../../packages/desktops/src/osworld/client.ts";
 import {
   startOsworldControlServer,
   type OsworldControlServer,
-} from "../../../../adapters/environments/osworld/control-server.ts";
-import { OsworldEnvironment } from "../../../../adapters/environments/osworld/environment.ts";
-import { osworldAxItems, watchedPaths } from "../../../../adapters/environments/osworld/probe.ts";
-import { parseOsworldTask, type OsworldTask } from "../../../../adapters/environments/osworld/tasks.ts";
-import { createX11Desktop } from "../../../../adapters/environments/x11/create.ts";
-import type { DesktopEnvironment } from "../../../../adapters/environments/x11/desktop-environment.ts";
+} from "../../../../packages/desktops/src/osworld/control-server.ts";
+import { OsworldEnvironment } from "../../../../packages/desktops/src/osworld/environment.ts";
+import { osworldAxItems, watchedPaths } from "../../../../packages/desktops/src/osworld/probe.ts";
+import { parseOsworldTask, type OsworldTask } from "../../../../packages/desktops/src/osworld/tasks.ts";
+import { createX11Desktop } from "../../../../packages/desktops/src/x11/create.ts";
+import type { DesktopEnvironment } from "../../../../packages/desktops/src/x11/desktop-environment.ts";
 import { X11_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 
 function task(): OsworldTask {

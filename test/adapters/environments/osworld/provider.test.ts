@@ -5,7 +5,7 @@ import {
   osworldContainerSpec,
   releaseOsworldPorts,
   detectKvm,
-} from "../../../../adapters/environments/osworld/provider.ts";
+} from "../../../../packages/desktops/src/osworld/provider.ts";
 
 describe("OSWorld docker provider", () => {
   it("builds OSWorld's container: VM image read-only, four published ports, NET_ADMIN, KVM device", () => {

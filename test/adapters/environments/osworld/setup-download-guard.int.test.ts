@@ -9,9 +9,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OsworldClient } from "../../../../adapters/environments/osworld/client.ts";
-import { runOsworldSetup, setupProblem } from "../../../../adapters/environments/osworld/runner.ts";
-import { parseOsworldTask, type OsworldTask } from "../../../../adapters/environments/osworld/tasks.ts";
+import { OsworldClient } from "../../../../packages/desktops/src/osworld/client.ts";
+import { runOsworldSetup, setupProblem } from "../../../../packages/desktops/src/osworld/runner.ts";
+import { parseOsworldTask, type OsworldTask } from "../../../../packages/desktops/src/osworld/tasks.ts";
 
 let files: Server;
 let vm: Server;

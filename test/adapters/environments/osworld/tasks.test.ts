@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadOsworldTasks, parseOsworldTask } from "../../../../adapters/environments/osworld/tasks.ts";
-import { metric, osworldResultDir } from "../../../../adapters/environments/osworld/runner.ts";
+import { loadOsworldTasks, parseOsworldTask } from "../../../../packages/desktops/src/osworld/tasks.ts";
+import { metric, osworldResultDir } from "../../../../packages/desktops/src/osworld/runner.ts";
 
 const TASKS_DIR = new URL("../../../../../shared/osworld-tasks", import.meta.url).pathname;
 
@@ -104,7 +104,7 @@ describe("OSWorld native metrics and result layout", () => {
 
 describe("OSWorld Python bridge", () => {
   it("says clearly when OSWorld's evaluators are not installed", async () => {
-    const { OsworldPythonBridge } = await import("../../../../adapters/environments/osworld/python-bridge.ts");
+    const { OsworldPythonBridge } = await import("../../../../packages/desktops/src/osworld/python-bridge.ts");
     const bridge = new OsworldPythonBridge({ osworldDir: "/nonexistent/OSWorld" });
     const r = await bridge.available();
     expect(r.ok).toBe(false);

@@ -1,5 +1,5 @@
 /** One action of every computer_13 type (coordinates on a SimDesk at 1280x800). */
-import type { Action } from "../../../../src/action.ts";
+import type { Action } from "../../../../packages/core/src/action.ts";
 
 export const ACTION_TYPES_FOR_TEST: Action[] = [
   { type: "MOVE_TO", x: 300, y: 200 },

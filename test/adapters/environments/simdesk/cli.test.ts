@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigError } from "../../../../src/errors.ts";
+import { ConfigError } from "../../../../packages/core/src/errors.ts";
 import { parseSize, runSimDeskTask } from "../../../../experiments/commands/simdesk.ts";
 import { taskRows } from "../../../../experiments/commands/tasks.ts";
-import { getSimDeskTask, SIMDESK_TASKS } from "../../../../adapters/environments/simdesk/index.ts";
+import { getSimDeskTask, SIMDESK_TASKS } from "../../../../packages/simdesk/src/simdesk.ts";
 
 describe("retrace tasks / retrace simdesk", () => {
   it("lists every task with its apps, plan length and tags", () => {

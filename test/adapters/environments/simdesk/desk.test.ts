@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import sharp from "sharp";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import { ConfigError } from "../../../../src/errors.ts";
-import { createSimDesk, getSimDeskTask, type SimDeskTask } from "../../../../adapters/environments/simdesk/index.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import { ConfigError } from "../../../../packages/core/src/errors.ts";
+import { createSimDesk, getSimDeskTask, type SimDeskTask } from "../../../../packages/simdesk/src/simdesk.ts";
 import { centerOf, makeDesk } from "./helpers.ts";
 
 const settingsTask: SimDeskTask = {

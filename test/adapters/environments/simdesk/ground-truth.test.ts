@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { createRng } from "../../../../src/rng.ts";
+import { createRng } from "../../../../packages/core/src/rng.ts";
 import {
   applyAction,
   getSimDeskTask,
   initialState,
   SIMDESK_TASKS,
   type SimDesk,
-} from "../../../../adapters/environments/simdesk/index.ts";
+} from "../../../../packages/simdesk/src/simdesk.ts";
 import { makeDesk } from "./helpers.ts";
 
 /** Follow nextRestorativeAction until it says null/unreachable or the budget runs out. */

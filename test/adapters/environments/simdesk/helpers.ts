@@ -2,15 +2,15 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Action } from "../../../../src/action.ts";
-import type { AxNode } from "../../../../src/observation.ts";
-import { BlobStore } from "../../../../src/blob-store.ts";
+import type { Action } from "../../../../packages/core/src/action.ts";
+import type { AxNode } from "../../../../packages/core/src/observation.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
 import {
   createSimDesk,
   type SimDesk,
   type SimDeskOptions,
   type SimDeskTask,
-} from "../../../../adapters/environments/simdesk/index.ts";
+} from "../../../../packages/simdesk/src/simdesk.ts";
 
 /** A fresh SimDesk writing to a new temp folder. */
 export function makeDesk(options: Partial<SimDeskOptions> = {}): { desk: SimDesk; blobs: BlobStore; dir: string } {

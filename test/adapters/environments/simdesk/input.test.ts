@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Action } from "../../../../src/action.ts";
+import type { Action } from "../../../../packages/core/src/action.ts";
 import { ACTION_TYPES_FOR_TEST } from "./action-types.ts";
-import type { SimDeskTask } from "../../../../adapters/environments/simdesk/index.ts";
+import type { SimDeskTask } from "../../../../packages/simdesk/src/simdesk.ts";
 import { centerOf, makeDesk } from "./helpers.ts";
 
 const LONG = Array.from({ length: 60 }, (_, i) => `line ${i + 1}`).join("\n");

@@ -2,13 +2,13 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../../../src/errors.ts";
-import { runtimeSettings } from "../../../../src/settings.ts";
+import { ConfigError } from "../../../../packages/core/src/errors.ts";
+import { runtimeSettings } from "../../../../packages/core/src/settings.ts";
 
 /** sharp's thread count in a fresh process before and after one SimDesk render. */
 function threadsIn(env: NodeJS.ProcessEnv): { before: number; after: number } {
   const probe = fileURLToPath(new URL("./fixtures/sharp-threads-probe.ts", import.meta.url));
-  const out = execFileSync(process.execPath, ["--import", "tsx", probe], { env: { ...process.env, ...env } });
+  const out = execFileSync(process.execPath, ["--conditions=retrace-dev", "--import", "tsx", probe], { env: { ...process.env, ...env } });
   return JSON.parse(out.toString());
 }
 

@@ -8,15 +8,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import { ConfigError } from "../../../../src/errors.ts";
-import { sha256Hex } from "../../../../src/hash.ts";
-import { svgToPng } from "../../../../src/image/svg-png.ts";
-import { screenshotSsim } from "../../../../src/image/similarity.ts";
-import { getSimDeskTask } from "../../../../adapters/environments/simdesk/index.ts";
-import { buildUi, hitNode, uiContext } from "../../../../adapters/environments/simdesk/ui.ts";
-import { renderSvg } from "../../../../adapters/environments/simdesk/render.ts";
-import type { SimDesk } from "../../../../adapters/environments/simdesk/desk.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import { ConfigError } from "../../../../packages/core/src/errors.ts";
+import { sha256Hex } from "../../../../packages/core/src/hash.ts";
+import { svgToPng } from "../../../../packages/core/src/image/svg-png.ts";
+import { screenshotSsim } from "../../../../packages/core/src/image/similarity.ts";
+import { getSimDeskTask } from "../../../../packages/simdesk/src/simdesk.ts";
+import { buildUi, hitNode, uiContext } from "../../../../packages/simdesk/src/ui.ts";
+import { renderSvg } from "../../../../packages/simdesk/src/render.ts";
+import type { SimDesk } from "../../../../packages/simdesk/src/desk.ts";
 import { makeDesk } from "./helpers.ts";
 
 /** The screen of the desk's current state, rendered here without any blob store. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../../../src/errors.ts";
-import { getSimDeskTask, SIMDESK_TASKS, SLIP_KINDS } from "../../../../adapters/environments/simdesk/index.ts";
+import { ConfigError } from "../../../../packages/core/src/errors.ts";
+import { getSimDeskTask, SIMDESK_TASKS, SLIP_KINDS } from "../../../../packages/simdesk/src/simdesk.ts";
 import { makeDesk, perturbedPlan } from "./helpers.ts";
 
 describe("SimDesk task suite", () => {

@@ -9,11 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { createSimDesk } from "../../../../adapters/environments/simdesk/desk.ts";
-import { getSimDeskTask } from "../../../../adapters/environments/simdesk/tasks/index.ts";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import { registerSecret } from "../../../../src/secrets.ts";
-import { ObservationCodec } from "../../../../graphs/stored-observation.ts";
+import { createSimDesk } from "../../../../packages/simdesk/src/desk.ts";
+import { getSimDeskTask } from "../../../../packages/simdesk/src/tasks/index.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import { registerSecret } from "../../../../packages/core/src/secrets.ts";
+import { ObservationCodec } from "../../../../packages/graphs/src/stored-observation.ts";
 
 const KEY = "corp-key-7f3a9c2e11d4b8";
 let root = "";

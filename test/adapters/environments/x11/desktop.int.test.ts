@@ -3,16 +3,16 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Action } from "../../../../src/action.ts";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import { DESKTOP_TASKS, desktopTask } from "../../../../adapters/environments/desktop-tasks/tasks.ts";
-import { createPlanDivergenceDetector } from "../../../../adapters/environments/desktop-tasks/plan-detector.ts";
-import { createX11Desktop } from "../../../../adapters/environments/x11/create.ts";
-import type { DesktopEnvironment } from "../../../../adapters/environments/x11/desktop-environment.ts";
-import type { HostX11Backend } from "../../../../adapters/environments/x11/host-backend.ts";
-import { createSimForwardPolicy } from "../../../../adapters/policies/simulated/index.ts";
-import type { SimDeskTask } from "../../../../adapters/environments/simdesk/index.ts";
-import { runEpisode } from "../../../../graphs/run-episode.ts";
+import type { Action } from "../../../../packages/core/src/action.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import { DESKTOP_TASKS, desktopTask } from "../../../../packages/desktops/src/desktop-tasks/tasks.ts";
+import { createPlanDivergenceDetector } from "../../../../packages/desktops/src/desktop-tasks/plan-detector.ts";
+import { createX11Desktop } from "../../../../packages/desktops/src/x11/create.ts";
+import type { DesktopEnvironment } from "../../../../packages/desktops/src/x11/desktop-environment.ts";
+import type { HostX11Backend } from "../../../../packages/desktops/src/x11/host-backend.ts";
+import { createSimForwardPolicy } from "../../../../packages/simdesk/src/agents/index.ts";
+import type { SimDeskTask } from "../../../../packages/simdesk/src/simdesk.ts";
+import { runEpisode } from "../../../../packages/graphs/src/run-episode.ts";
 import { X11_TOOLS, systemTools } from "../../../helpers/system-tools.ts";
 
 const tools = systemTools("the X11 desktop tests", X11_TOOLS);
@@ -147,15 +147,15 @@ describe.runIf(tools.run)("X11 desktop process hygiene", () => {
 
   it("leaves no Xvfb or dbus-daemon behind when the host process gets SIGTERM", async () => {
     const script = `
-      import { createX11Desktop } from ${JSON.stringify(new URL("../../../../adapters/environments/x11/create.ts", import.meta.url).pathname)};
-      import { BlobStore } from ${JSON.stringify(new URL("../../../../src/blob-store.ts", import.meta.url).pathname)};
-      import { DESKTOP_TASKS } from ${JSON.stringify(new URL("../../../../adapters/environments/desktop-tasks/tasks.ts", import.meta.url).pathname)};
+      import { createX11Desktop } from ${JSON.stringify(new URL("../../../../packages/desktops/src/x11/create.ts", import.meta.url).pathname)};
+      import { BlobStore } from ${JSON.stringify(new URL("../../../../packages/core/src/blob-store.ts", import.meta.url).pathname)};
+      import { DESKTOP_TASKS } from ${JSON.stringify(new URL("../../../../packages/desktops/src/desktop-tasks/tasks.ts", import.meta.url).pathname)};
       const env = createX11Desktop({ blobs: new BlobStore({ dir: ${JSON.stringify(join(dir, "child-blobs"))} }) });
       await env.reset(DESKTOP_TASKS[0]);
       process.stdout.write(JSON.stringify(env.desktop.pids()) + "\\n");
       setInterval(() => {}, 1000);
     `;
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    const child = spawn(process.execPath, ["--conditions=retrace-dev", "--import", "tsx", "--input-type=module", "-e", script], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     const pids: number[] = await new Promise((resolve, reject) => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { ActionSchema, type Action } from "../../../../src/action.ts";
-import { keysym, planXdotool } from "../../../../adapters/environments/x11/xdotool.ts";
-import { cellValue, parseCsv } from "../../../../adapters/environments/x11/oracle.ts";
-import { packTar, unpackTar } from "../../../../adapters/environments/docker/tar.ts";
-import { parseDesktopTask } from "../../../../adapters/environments/desktop-tasks/types.ts";
-import { DESKTOP_TASKS } from "../../../../adapters/environments/desktop-tasks/tasks.ts";
+import { ActionSchema, type Action } from "../../../../packages/core/src/action.ts";
+import { keysym, planXdotool } from "../../../../packages/desktops/src/x11/xdotool.ts";
+import { cellValue, parseCsv } from "../../../../packages/desktops/src/x11/oracle.ts";
+import { packTar, unpackTar } from "../../../../packages/desktops/src/docker/tar.ts";
+import { parseDesktopTask } from "../../../../packages/desktops/src/desktop-tasks/types.ts";
+import { DESKTOP_TASKS } from "../../../../packages/desktops/src/desktop-tasks/tasks.ts";
 
 const plan = (a: unknown) => planXdotool(ActionSchema.parse(a) as Action);
 

@@ -3,15 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import sharp from "sharp";
-import { createAnthropicPolicy } from "../../../../adapters/policies/anthropic/anthropic-policy.ts";
+import { createAnthropicPolicy } from "../../../../packages/models/src/policies/anthropic/anthropic-policy.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../../adapters/testing/scripted-openai-server.ts";
-import type { HistoryEntry } from "../../../../src/policy.ts";
-import { AdapterError } from "../../../../src/errors.ts";
+} from "../../../../packages/testing/src/scripted-openai-server.ts";
+import type { HistoryEntry } from "../../../../packages/core/src/policy.ts";
+import { AdapterError } from "../../../../packages/core/src/errors.ts";
 import { ModelMeter } from "../../../../experiments/agents/meter.ts";
-import { atCallSite } from "../../../../src/runtime/call-site.ts";
+import { atCallSite } from "../../../../packages/core/src/runtime/call-site.ts";
 import { policyInput, tempBlobs, waitFor } from "../../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;

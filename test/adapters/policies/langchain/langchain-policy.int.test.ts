@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ChatOpenAICompletions } from "@langchain/openai";
-import { createLangChainPolicy } from "../../../../adapters/policies/langchain/langchain-policy.ts";
+import { createLangChainPolicy } from "../../../../packages/langchain/src/policies/langchain-policy.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../../adapters/testing/scripted-openai-server.ts";
+} from "../../../../packages/testing/src/scripted-openai-server.ts";
 import { policyInput, tempBlobs } from "../../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;

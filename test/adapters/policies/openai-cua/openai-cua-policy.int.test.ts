@@ -2,14 +2,14 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createOpenAICuaPolicy } from "../../../../adapters/policies/openai-cua/openai-cua-policy.ts";
+import { createOpenAICuaPolicy } from "../../../../packages/models/src/policies/openai-cua/openai-cua-policy.ts";
 import { ModelMeter } from "../../../../experiments/agents/meter.ts";
-import { atCallSite } from "../../../../src/runtime/call-site.ts";
+import { atCallSite } from "../../../../packages/core/src/runtime/call-site.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../../adapters/testing/scripted-openai-server.ts";
-import type { HistoryEntry } from "../../../../src/policy.ts";
+} from "../../../../packages/testing/src/scripted-openai-server.ts";
+import type { HistoryEntry } from "../../../../packages/core/src/policy.ts";
 import { policyInput, tempBlobs, waitFor } from "../../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;

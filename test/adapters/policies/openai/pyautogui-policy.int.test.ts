@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createOpenAIChatModel } from "../../../../adapters/models/openai-chat.ts";
-import { createPyautoguiPolicy } from "../../../../adapters/policies/openai/pyautogui-policy.ts";
+import { createOpenAIChatModel } from "../../../../packages/models/src/models/openai-chat.ts";
+import { createPyautoguiPolicy } from "../../../../packages/models/src/policies/openai/pyautogui-policy.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../../adapters/testing/scripted-openai-server.ts";
+} from "../../../../packages/testing/src/scripted-openai-server.ts";
 import { fakeHistory, policyInput, tempBlobs, waitFor } from "../../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;

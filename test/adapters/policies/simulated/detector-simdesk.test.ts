@@ -2,22 +2,22 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import type { Observation } from "../../../../src/observation.ts";
-import type { HistoryEntry } from "../../../../src/policy.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import type { Observation } from "../../../../packages/core/src/observation.ts";
+import type { HistoryEntry } from "../../../../packages/core/src/policy.ts";
 import {
   createSimDesk,
   SIMDESK_TASKS,
   getSimDeskTask,
   type SimDesk,
   type SimDeskTask,
-} from "../../../../adapters/environments/simdesk/index.ts";
+} from "../../../../packages/simdesk/src/simdesk.ts";
 import {
   createSimDetector,
   createSimStepSelector,
   isOnTrack,
   trajectoryTruth,
-} from "../../../../adapters/policies/simulated/index.ts";
+} from "../../../../packages/simdesk/src/agents/index.ts";
 import { act, playPlan } from "./harness.ts";
 
 interface Query {

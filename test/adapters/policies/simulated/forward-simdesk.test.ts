@@ -2,16 +2,16 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { formatAction } from "../../../../src/action.ts";
-import { BlobStore } from "../../../../src/blob-store.ts";
+import { formatAction } from "../../../../packages/core/src/action.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
 import {
   createSimDesk,
   SIMDESK_TASKS,
   getSimDeskTask,
   type SimDesk,
-} from "../../../../adapters/environments/simdesk/index.ts";
-import { createSimForwardPolicy, hasOverlay, readForwardMemo } from "../../../../adapters/policies/simulated/index.ts";
-import type { AxNode } from "../../../../src/observation.ts";
+} from "../../../../packages/simdesk/src/simdesk.ts";
+import { createSimForwardPolicy, hasOverlay, readForwardMemo } from "../../../../packages/simdesk/src/agents/index.ts";
+import type { AxNode } from "../../../../packages/core/src/observation.ts";
 import { playPlan, runForward } from "./harness.ts";
 
 let env: SimDesk;

@@ -2,18 +2,18 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Action } from "../../../../src/action.ts";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import { ConfigError } from "../../../../src/errors.ts";
-import type { Observation } from "../../../../src/observation.ts";
-import type { HistoryEntry, PolicyInput } from "../../../../src/policy.ts";
-import type { SimDeskTask } from "../../../../adapters/environments/simdesk/ground-truth.ts";
+import type { Action } from "../../../../packages/core/src/action.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import { ConfigError } from "../../../../packages/core/src/errors.ts";
+import type { Observation } from "../../../../packages/core/src/observation.ts";
+import type { HistoryEntry, PolicyInput } from "../../../../packages/core/src/policy.ts";
+import type { SimDeskTask } from "../../../../packages/core/src/ground-truth.ts";
 import {
   createSimForwardPolicy,
   describeSimulated,
   planPositionOf,
   readForwardMemo,
-} from "../../../../adapters/policies/simulated/index.ts";
+} from "../../../../packages/simdesk/src/agents/index.ts";
 
 const blobs = new BlobStore({ dir: mkdtempSync(join(tmpdir(), "sim-fwd-")) });
 

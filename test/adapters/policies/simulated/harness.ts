@@ -2,12 +2,12 @@
  * A bare episode loop for testing the simulated agents against the real SimDesk (the recovery
  * runtime lives in graphs/ and is tested there): propose, execute, append to history.
  */
-import type { Action } from "../../../../src/action.ts";
-import type { BlobStore } from "../../../../src/blob-store.ts";
-import type { Observation } from "../../../../src/observation.ts";
-import type { ForwardPolicy, HistoryEntry } from "../../../../src/policy.ts";
-import type { RecoveryPolicy } from "../../../../src/recovery.ts";
-import type { SimDesk, SimDeskTask } from "../../../../adapters/environments/simdesk/index.ts";
+import type { Action } from "../../../../packages/core/src/action.ts";
+import type { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import type { Observation } from "../../../../packages/core/src/observation.ts";
+import type { ForwardPolicy, HistoryEntry } from "../../../../packages/core/src/policy.ts";
+import type { RecoveryPolicy } from "../../../../packages/core/src/recovery.ts";
+import type { SimDesk, SimDeskTask } from "../../../../packages/simdesk/src/simdesk.ts";
 
 /**
  * The fast path: SimDesk's `apply` without rendering. The observation carries the true stateId and

@@ -2,15 +2,15 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import { ConfigError } from "../../../../src/errors.ts";
-import { createSimDesk, getSimDeskTask } from "../../../../adapters/environments/simdesk/index.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import { ConfigError } from "../../../../packages/core/src/errors.ts";
+import { createSimDesk, getSimDeskTask } from "../../../../packages/simdesk/src/simdesk.ts";
 import {
   SIM_PROFILES,
   createSimAgents,
   createSimDetector,
   describeSimulated,
-} from "../../../../adapters/policies/simulated/index.ts";
+} from "../../../../packages/simdesk/src/agents/index.ts";
 
 const env = createSimDesk({ blobs: new BlobStore({ dir: join(mkdtempSync(join(tmpdir(), "sim-prof-")), "blobs") }) });
 const task = getSimDeskTask("editor-append-notes");

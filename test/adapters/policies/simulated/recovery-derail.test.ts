@@ -8,17 +8,17 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import type { AxNode, Observation } from "../../../../src/observation.ts";
-import { createRng } from "../../../../src/rng.ts";
-import { createSimDesk, getSimDeskTask, type SimDesk } from "../../../../adapters/environments/simdesk/index.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import type { AxNode, Observation } from "../../../../packages/core/src/observation.ts";
+import { createRng } from "../../../../packages/core/src/rng.ts";
+import { createSimDesk, getSimDeskTask, type SimDesk } from "../../../../packages/simdesk/src/simdesk.ts";
 import {
   SIM_PROFILES,
   createSimAgents,
   createSimRecoveryPolicy,
   SIM_CONTEXT_NEUTRAL,
   pickHarmfulMove,
-} from "../../../../adapters/policies/simulated/index.ts";
+} from "../../../../packages/simdesk/src/agents/index.ts";
 import { act, fastObservation, playPlan, recoveryAttempt } from "./harness.ts";
 
 let env: SimDesk;

@@ -2,8 +2,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlobStore } from "../../../../src/blob-store.ts";
-import { ConfigError } from "../../../../src/errors.ts";
+import { BlobStore } from "../../../../packages/core/src/blob-store.ts";
+import { ConfigError } from "../../../../packages/core/src/errors.ts";
 import {
   createSimDesk,
   SIMDESK_TASKS,
@@ -11,7 +11,7 @@ import {
   type MistakeSpec,
   type SimDesk,
   type SimDeskTask,
-} from "../../../../adapters/environments/simdesk/index.ts";
+} from "../../../../packages/simdesk/src/simdesk.ts";
 import {
   SIM_RECOVERER_SKILLED,
   SIM_RECOVERER_WEAK,
@@ -19,7 +19,7 @@ import {
   createSimRecoveryPolicy,
   SIM_CONTEXT_NEUTRAL,
   isOnTrack,
-} from "../../../../adapters/policies/simulated/index.ts";
+} from "../../../../packages/simdesk/src/agents/index.ts";
 import { act, fastObservation, playPlan, recoveryAttempt } from "./harness.ts";
 
 let env: SimDesk;

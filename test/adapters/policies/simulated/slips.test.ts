@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Observation } from "../../../../src/observation.ts";
-import { createRng } from "../../../../src/rng.ts";
-import { clickableNodes, misclick, typo, wrongItem } from "../../../../adapters/policies/simulated/index.ts";
+import type { Observation } from "../../../../packages/core/src/observation.ts";
+import { createRng } from "../../../../packages/core/src/rng.ts";
+import { clickableNodes, misclick, typo, wrongItem } from "../../../../packages/simdesk/src/agents/index.ts";
 
 const screen: Observation = {
   screenshot: "0".repeat(64),

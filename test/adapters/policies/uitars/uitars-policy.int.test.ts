@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createOpenAIChatModel } from "../../../../adapters/models/openai-chat.ts";
-import { createUiTarsPolicy } from "../../../../adapters/policies/uitars/uitars-policy.ts";
+import { createOpenAIChatModel } from "../../../../packages/models/src/models/openai-chat.ts";
+import { createUiTarsPolicy } from "../../../../packages/models/src/policies/uitars/uitars-policy.ts";
 import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
-} from "../../../../adapters/testing/scripted-openai-server.ts";
+} from "../../../../packages/testing/src/scripted-openai-server.ts";
 import { fakeHistory, policyInput, tempBlobs } from "../../testing/fixtures.ts";
 
 let server: ScriptedOpenAIServer | undefined;

@@ -2,13 +2,13 @@
  * Test helper: one SimDesk episode played by the real pyautogui policy (OpenAI chat model over
  * HTTP) against a stand-in server, with a plain propose -> step loop.
  */
-import { createOpenAIChatModel } from "../../../../adapters/models/openai-chat.ts";
-import { createPyautoguiPolicy } from "../../../../adapters/policies/openai/pyautogui-policy.ts";
-import type { ObservationType } from "../../../../adapters/policies/observation.ts";
-import { createSimDesk, getSimDeskTask } from "../../../../adapters/environments/simdesk/index.ts";
-import { formatAction } from "../../../../src/action.ts";
-import type { HistoryEntry } from "../../../../src/policy.ts";
-import type { BlobStore } from "../../../../src/blob-store.ts";
+import { createOpenAIChatModel } from "../../../../packages/models/src/models/openai-chat.ts";
+import { createPyautoguiPolicy } from "../../../../packages/models/src/policies/openai/pyautogui-policy.ts";
+import type { ObservationType } from "../../../../packages/models/src/policies/observation.ts";
+import { createSimDesk, getSimDeskTask } from "../../../../packages/simdesk/src/simdesk.ts";
+import { formatAction } from "../../../../packages/core/src/action.ts";
+import type { HistoryEntry } from "../../../../packages/core/src/policy.ts";
+import type { BlobStore } from "../../../../packages/core/src/blob-store.ts";
 
 /** Options of {@link playEpisode}. */
 export interface EpisodeOptions {

@@ -15,14 +15,14 @@ import {
   startStandInServer,
   STAND_IN_FINGERPRINT,
   type StandInServer,
-} from "../../../../adapters/testing/stand-in/server.ts";
-import { imageTokens } from "../../../../adapters/testing/stand-in/tokens.ts";
+} from "../../../../packages/testing/src/stand-in/server.ts";
+import { imageTokens } from "../../../../packages/testing/src/stand-in/tokens.ts";
 import { buildSkillBook } from "../../../../experiments/stand-in/skill-book.ts";
-import { createOpenAIChatModel } from "../../../../adapters/models/openai-chat.ts";
-import { createLlmErrorDetector } from "../../../../adapters/llm/detector.ts";
-import { createSimDesk, getSimDeskTask } from "../../../../adapters/environments/simdesk/index.ts";
-import type { Action } from "../../../../src/action.ts";
-import type { HistoryEntry } from "../../../../src/policy.ts";
+import { createOpenAIChatModel } from "../../../../packages/models/src/models/openai-chat.ts";
+import { createLlmErrorDetector } from "../../../../packages/models/src/llm/detector.ts";
+import { createSimDesk, getSimDeskTask } from "../../../../packages/simdesk/src/simdesk.ts";
+import type { Action } from "../../../../packages/core/src/action.ts";
+import type { HistoryEntry } from "../../../../packages/core/src/policy.ts";
 import { tempBlobs } from "../fixtures.ts";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");

@@ -7,13 +7,13 @@
  * renders (graphs transitionNotice), many request seeds per variant, asserted statistically.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStandInServer, type StandInServer } from "../../../../adapters/testing/stand-in/server.ts";
-import { createOpenAIChatModel } from "../../../../adapters/models/openai-chat.ts";
-import { createPyautoguiPolicy } from "../../../../adapters/policies/openai/pyautogui-policy.ts";
-import { createSimDesk, getSimDeskTask } from "../../../../adapters/environments/simdesk/index.ts";
-import { transitionNotice } from "../../../../graphs/transition-notice.ts";
-import type { HistoryEntry } from "../../../../src/policy.ts";
-import type { Observation } from "../../../../src/observation.ts";
+import { startStandInServer, type StandInServer } from "../../../../packages/testing/src/stand-in/server.ts";
+import { createOpenAIChatModel } from "../../../../packages/models/src/models/openai-chat.ts";
+import { createPyautoguiPolicy } from "../../../../packages/models/src/policies/openai/pyautogui-policy.ts";
+import { createSimDesk, getSimDeskTask } from "../../../../packages/simdesk/src/simdesk.ts";
+import { transitionNotice } from "../../../../packages/graphs/src/transition-notice.ts";
+import type { HistoryEntry } from "../../../../packages/core/src/policy.ts";
+import type { Observation } from "../../../../packages/core/src/observation.ts";
 import { tempBlobs } from "../fixtures.ts";
 
 let server: StandInServer;

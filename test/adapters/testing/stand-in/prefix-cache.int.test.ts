@@ -5,11 +5,11 @@
  * reads it as `cachedInputTokens` and bills it at OpenAI's cached price.
  */
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { cachedTokensOf, PrefixCache } from "../../../../adapters/testing/stand-in/prefix-cache.ts";
-import { startStandInServer, type StandInServer } from "../../../../adapters/testing/stand-in/server.ts";
-import { loadTokenizer, promptTokenIds, promptTokens } from "../../../../adapters/testing/stand-in/tokens.ts";
-import { createOpenAIChatModel } from "../../../../adapters/models/openai-chat.ts";
-import type { ChatMessage } from "../../../../src/model.ts";
+import { cachedTokensOf, PrefixCache } from "../../../../packages/testing/src/stand-in/prefix-cache.ts";
+import { startStandInServer, type StandInServer } from "../../../../packages/testing/src/stand-in/server.ts";
+import { loadTokenizer, promptTokenIds, promptTokens } from "../../../../packages/testing/src/stand-in/tokens.ts";
+import { createOpenAIChatModel } from "../../../../packages/models/src/models/openai-chat.ts";
+import type { ChatMessage } from "../../../../packages/core/src/model.ts";
 import { tempBlobs } from "../fixtures.ts";
 import { startFromFlags } from "../../../../experiments/commands/stand-in.ts";
 

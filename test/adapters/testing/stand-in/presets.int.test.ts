@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStandInServer, type StandInServer } from "../../../../adapters/testing/stand-in/server.ts";
+import { startStandInServer, type StandInServer } from "../../../../packages/testing/src/stand-in/server.ts";
 import { cli } from "../../../experiments/helpers/model-roles.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-stand-in-presets-"));

@@ -1,7 +1,7 @@
 /** The stand-in recoverer's visible fixes on a spreadsheet, where the formula bar mirrors the selected cell. */
 import { describe, expect, it } from "vitest";
-import { visibleFix } from "../../../../adapters/testing/stand-in/recover.ts";
-import type { TreeLine } from "../../../../adapters/testing/stand-in/request.ts";
+import { visibleFix } from "../../../../packages/testing/src/stand-in/recover.ts";
+import type { TreeLine } from "../../../../packages/testing/src/stand-in/request.ts";
 
 const line = (role: string, name: string, value: string, states: string[] = [], x = 0): TreeLine => ({
   role,

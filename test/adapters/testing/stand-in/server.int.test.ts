@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStandInServer, type StandInServer } from "../../../../adapters/testing/stand-in/server.ts";
-import { createOpenAIChatModel } from "../../../../adapters/models/openai-chat.ts";
-import { createLlmRecoveryPolicy } from "../../../../adapters/llm/recoverer.ts";
-import { createSimDesk, getSimDeskTask, SIMDESK_TASKS } from "../../../../adapters/environments/simdesk/index.ts";
-import type { Action } from "../../../../src/action.ts";
-import type { HistoryEntry } from "../../../../src/policy.ts";
-import type { RecoveryContext } from "../../../../src/recovery.ts";
+import { startStandInServer, type StandInServer } from "../../../../packages/testing/src/stand-in/server.ts";
+import { createOpenAIChatModel } from "../../../../packages/models/src/models/openai-chat.ts";
+import { createLlmRecoveryPolicy } from "../../../../packages/models/src/llm/recoverer.ts";
+import { createSimDesk, getSimDeskTask, SIMDESK_TASKS } from "../../../../packages/simdesk/src/simdesk.ts";
+import type { Action } from "../../../../packages/core/src/action.ts";
+import type { HistoryEntry } from "../../../../packages/core/src/policy.ts";
+import type { RecoveryContext } from "../../../../packages/core/src/recovery.ts";
 import { tempBlobs } from "../fixtures.ts";
 import { playEpisode } from "./episode.ts";
 

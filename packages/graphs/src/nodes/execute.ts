@@ -1,0 +1,48 @@
+/**
+ * `execute`: run the proposed forward step in the environment, record it, and extend the history.
+ * Ends the episode on DONE/FAIL, on an environment failure, or when the forward budget is spent.
+ */
+import { bump } from "@retrace-cua/core/runtime/accounting";
+import type { RuntimeContext } from "../context.ts";
+import { captureSnapshot, currentStateHash, takeStep } from "../env-step.ts";
+import type { GraphState, GraphUpdate } from "../state.ts";
+import { ensureEnvironment } from "../resume.ts";
+import { codecFor } from "../stored-observation.ts";
+
+/** The `execute` node. */
+export async function execute(state: GraphState, ctx: RuntimeContext): Promise<GraphUpdate> {
+  await ensureEnvironment(state, ctx);
+  const decision = state.decision ?? { actions: [] };
+  const before = state.observation!;
+  const t = state.history.length;
+  const { run, record, entry } = await takeStep(ctx, decision, before, {
+    seq: state.steps.length,
+    role: "forward",
+    step: t,
+    ...(state.attempt > 0 ? { attempt: state.attempt } : {}),
+  });
+  const tick = state.tick + 1;
+  const codec = codecFor(ctx);
+  ctx.events.emit("step", { taskId: state.task.id, record, tick });
+  const accounting = bump(state.accounting, {
+    forwardSteps: 1,
+    policyFailures: decision.failure ? 1 : 0,
+    envMs: run.envMs,
+  });
+  const update: GraphUpdate = {
+    tick,
+    observation: codec.store(run.observation),
+    history: { push: [codec.storeEntry(entry)] },
+    steps: { push: [record] },
+    accounting,
+    ...(run.executed.length ? { envLog: { push: run.executed } } : {}),
+  };
+  if (run.envError) return { ...update, stopReason: "env-error", envError: run.envError };
+  const hash = currentStateHash(ctx);
+  if (hash) update.stateHashes = { push: [hash] };
+  const snap = await captureSnapshot(ctx);
+  if (snap) update.snapshots = { push: [snap] };
+  if (run.terminal) update.stopReason = run.terminal === "DONE" ? "done" : "fail";
+  else if (accounting.forwardSteps >= ctx.options.maxForwardSteps) update.stopReason = "max-steps";
+  return update;
+}

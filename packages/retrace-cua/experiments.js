@@ -1,0 +1,2 @@
+// retrace-cua/experiments: the package @retrace-cua/experiments, re-exported whole.
+export * from "@retrace-cua/experiments";

@@ -1,0 +1,2 @@
+// retrace-cua/stagehand: the package @retrace-cua/stagehand, re-exported whole.
+export * from "@retrace-cua/stagehand";
