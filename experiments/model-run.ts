@@ -4,7 +4,7 @@
  * OpenAI computer-use or Anthropic computer-use agents. No recovery is attached (the baseline
  * run); the episode goes through the recovery runtime's `runEpisode` and is written in the same
  * OSWorld-style folder as SimDesk runs (`traj.jsonl`, `step_N.png`, `result.txt`, `result.json`,
- * by src/store/episode-output.ts) plus `run.json` (policy, model, accounting, trajectory). API
+ * by packages/core/src/store/episode-output.ts) plus `run.json` (policy, model, accounting, trajectory). API
  * keys come from options or the environment and are never written anywhere.
  */
 import { ModelMeter } from "./agents/meter.ts";
@@ -65,7 +65,7 @@ export interface ModelRunOptions {
   /** Past screenshots shown to the model. @default the agent's own (3; UI-TARS 5) */
   historyImages?: number;
   /**
-   * Episode seed of the draw identity every model call carries (adapters/models/draws.ts: seed,
+   * Episode seed of the draw identity every model call carries (packages/models/src/models/draws.ts: seed,
    * task, role, ordinal; sent as the request's `seed` and keying the cache). @default 0
    */
   seed?: number;

@@ -1,9 +1,9 @@
 /**
  * Pins the public surface: the entries of the package `exports` map, each with exactly these
- * runtime exports. `retrace-cua` (graphs/index.ts: the runtime, at most 80 names),
- * `/evaluation` (src/entry-evaluation.ts), `/models`, `/simdesk`, `/langchain`
- * (adapters/entry-*.ts), `/adapters` (adapters/index.ts: real environments), `/testing`
- * (adapters/testing/index.ts), `/experiments` (experiments/index.ts) and the SDK entries. A change here is a change
+ * runtime exports. `retrace-cua` (packages/graphs/src/index.ts: the runtime, at most 80 names),
+ * `/evaluation` (packages/evaluation/src/index.ts), `/models`, `/simdesk`, `/langchain`
+ * (adapters/entry-*.ts), `/adapters` (packages/environments/src/index.ts: real environments), `/testing`
+ * (packages/testing/src/index.ts), `/experiments` (experiments/index.ts) and the SDK entries. A change here is a change
  * users see: update a list deliberately, and say
  * so in the commit. The entries are imported by the package name, so the exports map is tested too.
  */

@@ -1,7 +1,7 @@
 /**
  * Defect 5 of issue 12: a key that does not look like one (no `sk-` prefix) echoed by the server
  * inside a model's answer must not reach traj.jsonl, run.json or the model-cache files. The
- * redaction is central (src/secrets.ts): clients register their keys, every write point redacts.
+ * redaction is central (packages/core/src/secrets.ts): clients register their keys, every write point redacts.
  */
 import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,6 +1,6 @@
 /**
  * The per-episode log of model calls: every call an episode's model agents made, with the step it
- * belongs to (src/runtime/call-site.ts: set by the runtime when the call is made), its draw
+ * belongs to (packages/core/src/runtime/call-site.ts: set by the runtime when the call is made), its draw
  * identity (episode seed, task, continuation, role, ordinal), the messages sent (screenshots as
  * blob references), the reply, tokens, latency and list-price cost. It is written into the
  * episode's record (`trajectory.json`, field `calls`), which is what the report's viewer shows per
@@ -19,7 +19,7 @@ export interface CallRecord {
   seq: number | null;
   /**
    * The call's place in the episode's calls in the order they were asked for (from 0): by when the
-   * runtime entered its call site (src/runtime/call-site.ts, program order, so the same under a
+   * runtime entered its call site (packages/core/src/runtime/call-site.ts, program order, so the same under a
    * seed even where the detector and the speculative proposal call concurrently), then by start.
    * The viewer lists a step's calls by it. Absent in records written before it existed.
    */

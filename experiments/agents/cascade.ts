@@ -1,7 +1,7 @@
 /**
  * The `cascade` kind: cheap gates in front of any detector spec (sim, model, stagnation, loop, or
  * another cascade), so the expensive detector is asked only when a gate opens
- * (src/detectors/cascade.ts). Written in configs as
+ * (packages/core/src/detectors/cascade.ts). Written in configs as
  * `detector: { kind: cascade, gates: [{ kind: loop }, { kind: every-k, k: 5 }], detector: { kind: model, model: NAME } }`.
  * The inner detector is validated recursively, with its config field path in errors
  * (`config.pairs.0.detector.detector.recall`). The cascade is simulated exactly when its inner

@@ -34,7 +34,7 @@ export interface RoleCalls {
   cachedInputTokens?: number;
   /** Prompt tokens written to the provider's prompt cache (part of inputTokens). */
   cacheWriteInputTokens?: number;
-  /** Billed-equivalent tokens (src/usage.ts billedTokens), present once a call reported a prompt cache. */
+  /** Billed-equivalent tokens (packages/core/src/usage.ts billedTokens), present once a call reported a prompt cache. */
   billedTokens?: number;
   /** List price of the tokens in USD (cached calls included, so re-runs give the same bytes). */
   costUsd: number;
@@ -169,7 +169,7 @@ export class ModelMeter {
   }
 
   /**
-   * A call observer (adapters/models/call-observer.ts) that counts and logs under `role` the calls
+   * A call observer (packages/models/src/models/call-observer.ts) that counts and logs under `role` the calls
    * of agents with their own SDK clients (OpenAI and Anthropic computer use), like {@link wrap}.
    */
   observer(role: ModelRole, prices?: PriceTable): ModelCallObserver {

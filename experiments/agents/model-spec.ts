@@ -29,7 +29,7 @@ const httpUrl = z.string().refine((s) => {
 /**
  * USD per million tokens: input (uncached prompt), output, and optionally the prompt-cache prices:
  * cached input (a cache read; at most the input price) and cache writes (Anthropic's premium).
- * Left out, they are the provider's ratio to the input price (src/usage.ts CACHE_PRICING).
+ * Left out, they are the provider's ratio to the input price (packages/core/src/usage.ts CACHE_PRICING).
  */
 const price = z
   .object({

@@ -25,7 +25,7 @@ function opt<K extends string, V>(key: K, value: V | undefined): Partial<Record<
 }
 
 /**
- * The format spec (adapters/policies/format.ts) of a model agent: chat formats get the metered,
+ * The format spec (packages/models/src/policies/format.ts) of a model agent: chat formats get the metered,
  * cached chat model; OpenAI and Anthropic computer use keep their own SDK clients and cache, and
  * tell the meter of each call (its call log puts them on their steps like the chat models' calls).
  */

@@ -1,5 +1,5 @@
 /**
- * The `preset` kind (detector only): a detection preset (adapters/llm/detection-preset.ts) with
+ * The `preset` kind (detector only): a detection preset (packages/models/src/llm/detection-preset.ts) with
  * the judge's own model spec, so the judge can be a cheaper model than the policy. Written in
  * configs without a `kind` (a spec with `preset` is this kind):
  * `detector: { preset: production, model: { model: NAME, observation: a11y_tree }, historySteps: 3 }`.
@@ -38,12 +38,12 @@ const PresetSpecSchema = z
     /** production: accessibility trees as diffs. @default true */
     treeDiff: z.boolean().optional(),
     /**
-     * production: at most this many changed tree lines per screen (adapters/llm/detector.ts); a large number shows all.
+     * production: at most this many changed tree lines per screen (packages/models/src/llm/detector.ts); a large number shows all.
      * @default 4
      */
     treeDiffMaxLines: z.number().int().min(2).max(10_000).optional(),
     /**
-     * The pair's recovery attempts per episode when the pair lists none (src/runtime/preset-recovery.ts). @default 1
+     * The pair's recovery attempts per episode when the pair lists none (packages/core/src/runtime/preset-recovery.ts). @default 1
      * (production), the config's list (paper)
      */
     maxRecoveryIterations: z.number().int().min(1).max(MAX_RECOVERY_ITERATIONS).optional(),

@@ -26,7 +26,7 @@ export const AGENT_ROLES = [
 ] as const;
 export type AgentRole = (typeof AGENT_ROLES)[number];
 
-/** The accounting role (src/usage.ts) of each agent role. */
+/** The accounting role (packages/core/src/usage.ts) of each agent role. */
 export const MODEL_ROLE_OF: Record<AgentRole, ModelRole> = {
   forward: "policy",
   detector: "detector",
@@ -62,7 +62,7 @@ export interface AgentContext {
   /** Run-wide model settings (cache, secrets); model agents need them. */
   calls?: ModelCallSettings;
   /**
-   * The episode's draws (adapters/models/draws.ts): every model call gets an identity from it. @default none (no seed
+   * The episode's draws (packages/models/src/models/draws.ts): every model call gets an identity from it. @default none (no seed
    * sent)
    */
   draws?: DrawScope;

@@ -8,9 +8,9 @@
  * - paper: `detector: { preset: paper }`, the paper's every-step detector (max recovery iterations 3);
  * - production: the production recipe: `detector: { preset: production }` (cascade gates with
  *   every-k 2, a last-2-steps window, tree diffs of at most 4 lines, cache-friendly layout;
- *   adapters/llm/detection-preset.ts, docs/cost.md "Detector levers") with the preset's
+ *   packages/models/src/llm/detection-preset.ts, docs/cost.md "Detector levers") with the preset's
  *   recovery recipe (1 recovery attempt of at most 5 steps: condition `production.max-rec-1`;
- *   src/runtime/preset-recovery.ts), the recovery agent's `layout: cached`, and one screenshot for
+ *   packages/core/src/runtime/preset-recovery.ts), the recovery agent's `layout: cached`, and one screenshot for
  *   the selector and summarizer (`historyImages: 1`) (docs/cost.md, "Recovery levers").
  *
  * Reported (each arm's per-episode figures over the bare arm's, on the same units):

@@ -2,7 +2,7 @@
  * `tune-efficiency`: episodes a race uses divided by the episodes a full grid of the same
  * candidates needs for the same decision at the same confidence (every candidate on as many paired
  * units as the race's longest batch ran), on the planted freeze-window x budget landscape
- * (src/tune/planted.ts: one pair best by 12 points per grid step), over 20 seeds. Target: <= 0.5,
+ * (packages/evaluation/src/tune/planted.ts: one pair best by 12 points per grid step), over 20 seeds. Target: <= 0.5,
  * with the planted best found in >= 90% of the seeds.
  */
 import { createRace } from "@retrace-cua/evaluation/tune/race";

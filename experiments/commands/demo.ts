@@ -321,7 +321,7 @@ async function runDemoLocked(
       recoveryBudget: [1, 3, 10],
     }));
     // ~1,700 screens (gzipped SVG, ~1 KB), ~3,000 state snapshots and ~800 accessibility trees:
-    // one pack per folder instead of a 4 KB disk block or two per file (src/blob-pack.ts); the
+    // one pack per folder instead of a 4 KB disk block or two per file (packages/core/src/blob-pack.ts); the
     // stores read the packs, so no reference changes. The recovery evaluation's folders stay as
     // files (\`eval-recovery --dataset\` copies states from them).
     packBlobFolder(join(opts.out, "blobs"), ".svgz");

@@ -1,4 +1,4 @@
-/** The commands' numeric flags: the one parser, in src/numeric-flags.ts (environment variables use it too). */
+/** The commands' numeric flags: the one parser, in packages/core/src/numeric-flags.ts (environment variables use it too). */
 export {
   optionalIntFlag,
   optionalNumberFlag,

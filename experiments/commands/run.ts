@@ -260,7 +260,7 @@ export function addModelConfigFlags(cmd: Command): Command {
 /**
  * Model calls, errors, tokens and cost per role (terminal table): input tokens split into uncached,
  * cached (prompt-cache reads) and, when a server reported any, cache writes; and billed-equivalent
- * tokens (src/usage.ts tokenSplit). Says so when no server reported a prompt cache.
+ * tokens (packages/core/src/usage.ts tokenSplit). Says so when no server reported a prompt cache.
  */
 export function modelTableText(models: NonNullable<ExperimentSummary["models"]>): string {
   const splits = Object.entries(models).map(([role, m]) => [role, m, tokenSplit(m)] as const);

@@ -70,7 +70,7 @@ export const EnvSpecSchema = z
     /** osworld: host port of the desktop's Chromium debugging endpoint, for OSWorld's Chrome getters. @default 9222 */
     chromiumPort: z.number().int().min(1).max(65535).optional(),
     /**
-     * browser: a task file (YAML/JSON) of the user's own web apps (adapters/environments/browser/tasks/file.ts),
+     * browser: a task file (YAML/JSON) of the user's own web apps (packages/browser/src/tasks/file.ts),
      * relative to the working directory; omitted = the built-in web-app suite.
      */
     tasksFile: z.string().min(1).optional(),
@@ -234,7 +234,7 @@ const common = {
    */
   episodeTimeoutMs: z.number().int().min(1000).max(86_400_000).default(1_800_000),
   /**
-   * How model agents of different conditions draw (adapters/models/draws.ts). `paired`: two
+   * How model agents of different conditions draw (packages/models/src/models/draws.ts). `paired`: two
    * conditions of a run share draws while their requests are the same (common random numbers:
    * they diverge only where the conditions make them), compared with paired tests. `independent`:
    * the condition is part of every draw identity, so conditions never share an answer.

@@ -5,9 +5,9 @@
  * from a past state rebuilt by replaying the saved prefix.
  *
  * Every executed step (replayed or forward) waits `settleMs` before its observation
- * (src/settle.ts). The replayed prefix is checked against the saved o_R with the runtime's own
+ * (packages/core/src/settle.ts). The replayed prefix is checked against the saved o_R with the runtime's own
  * replay comparison: ground truth where the runtime has it (`sameState`), else SSIM >= 0.99
- * (src/replay/state-check.ts) plus the probe reports when both observations carry one; never byte
+ * (packages/core/src/replay/state-check.ts) plus the probe reports when both observations carry one; never byte
  * equality. A desync retries from reset up to `replayRetries` attempts; each one is counted
  * (`accounting.replayDesyncs`), and a replay that never reproduces o_R throws a ReplayDesyncError
  * (not retried by the runner: the instance is excluded, as in the paper).
@@ -57,7 +57,7 @@ export interface RollForwardOptions {
   sameState?: (a: Observation, b: Observation) => boolean | Promise<boolean>;
   /** The observation the prefix should end in (o_R of the saved run), checked after replay. */
   expected?: Observation;
-  /** Wait after each executed step before observing (src/settle.ts). @default 0 */
+  /** Wait after each executed step before observing (packages/core/src/settle.ts). @default 0 */
   settleMs?: number;
 }
 

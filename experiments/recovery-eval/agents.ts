@@ -59,7 +59,7 @@ export interface EvalAgentsOptions {
 
 /** Factories for model agents sharing one cache and one meter. Specs are validated (experiments/agents). */
 export interface EvalAgents {
-  /** `draws`: the rollout's or run's draw scope (adapters/models/draws.ts), so each gets its own draws. */
+  /** `draws`: the rollout's or run's draw scope (packages/models/src/models/draws.ts), so each gets its own draws. */
   forward(spec: ModelAgentSpec, draws?: DrawScope): ForwardPolicy;
   /** A perturber allowed `budget` steps (the recovery distance d). */
   perturber(spec: ModelAgentSpec, budget: number, draws?: DrawScope): ForwardPolicy;

@@ -2,7 +2,7 @@
  * R_O against R_Om on a real X11 desktop (mousepad), with the dynamic content a live desktop has:
  * a blinking text caret (GTK's own blink, switched on for this task) and, optionally, a panel
  * clock ticking every second plus a notification pop-up that comes and goes
- * (adapters/environments/x11/noise.ts). The target state R is mousepad with the caret at the end
+ * (packages/desktops/src/x11/noise.ts). The target state R is mousepad with the caret at the end
  * of notes.txt; its dynamic mask is learned exactly as a dataset build learns it (MaskCollector:
  * the first capture plus `recaptures` WAIT re-captures). Then each case is judged `trials` times,
  * some time apart, by R_O (SSIM >= 0.99) and R_Om (the same outside the mask, plus the default

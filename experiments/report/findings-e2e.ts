@@ -11,7 +11,7 @@
  * Which claim a pair gets comes from the config's structure, never from the pair's name: the
  * recoverer each pair resolves to (experiments/config/agents.ts), and its capability from what
  * the run measured: the recovery conditions' recovery ability (share of deviations a trajectory
- * came back from, src/metrics/stability.ts; weak below 0.5). Only when no trajectory deviated
+ * came back from, packages/evaluation/src/metrics/stability.ts; weak below 0.5). Only when no trajectory deviated
  * does the configured recoverer decide (a simulated profile's skill below 0.5 is weak; a model
  * recoverer is judged capable), and the evidence says so. A pair without its own baseline uses the run's first
  * baseline (configs skip baselines for pairs that share a forward policy); the evidence says so.

@@ -1,7 +1,7 @@
 /**
  * The one verdict rule of every finding (demo, CLI, report), on paired outcomes: conditions of a
  * run share tasks and seeds, so a claim "a beats b" is tested with McNemar's exact test on the
- * (task, seed) units both ran (src/metrics/paired.ts). HOLDS only at p < 0.05 in the paper's
+ * (task, seed) units both ran (packages/evaluation/src/metrics/paired.ts). HOLDS only at p < 0.05 in the paper's
  * direction; DOES NOT HOLD only when the opposite direction is significant; "direction only
  * (p = x)" or "not in the paper's direction (p = x)" otherwise; "cannot tell (n too small)" with
  * fewer than 6 discordant pairs, where no outcome could reach p < 0.05.
@@ -56,7 +56,7 @@ export const taskOf = (unit: string) => unit.split("/")[0];
 
 /**
  * The cluster-level verdict that decides a finding: a sign test over clusters (tasks by default)
- * of the summed unit differences (src/metrics/paired.ts), with the unit-level test kept beside
+ * of the summed unit differences (packages/evaluation/src/metrics/paired.ts), with the unit-level test kept beside
  * (`unitLevel`, labelled). When every cluster holds one unit the two tests are the same test,
  * and the unit-level verdict is returned, marked as cluster level.
  */

@@ -195,7 +195,7 @@ function modelTable(s: ExperimentSummary): string {
 
 /**
  * Tokens per condition and role as the servers reported them, per scored episode, split the way
- * providers bill them (uncached, cached and cache-write input; billed-equivalent tokens: src/usage.ts
+ * providers bill them (uncached, cached and cache-write input; billed-equivalent tokens: packages/core/src/usage.ts
  * tokenSplit), and the overhead of each recovery condition: its tokens and its billed tokens per
  * episode over its pair's no-recovery baseline. A summary written before the split existed reads
  * as "no cache reported" (cached 0, billed = tokens).

@@ -1,7 +1,7 @@
 /**
- * `--checkpoint` backends beyond graphs/checkpointers.ts' memory and sqlite: `postgres://...`
+ * `--checkpoint` backends beyond packages/graphs/src/checkpointers.ts' memory and sqlite: `postgres://...`
  * (LangGraph's PostgresSaver, the one distributed workers use) for local runs too. Registered
- * here, in experiments/, because graphs/ may not import adapters/. A run opens its checkpointer
+ * here, in experiments/, because packages/graphs/src/ may not import adapters/. A run opens its checkpointer
  * before the first episode (a bad URL or unreachable server fails up front, before anything is
  * written) and closes it at the end.
  */

@@ -268,7 +268,7 @@ export function modelCallsOf(result: EpisodeResult, meter?: ModelMeter): Partial
 
 /**
  * The prompt-cache fields of a role's line entry: uncached, cached, cache-write and billed-equivalent
- * tokens (src/usage.ts tokenSplit), present only once some call of the role reported a prompt
+ * tokens (packages/core/src/usage.ts tokenSplit), present only once some call of the role reported a prompt
  * cache, so lines of runs whose providers report none keep their shape (there, cached is 0 and
  * billed = input + output).
  */

@@ -2,6 +2,6 @@
 
 /**
  * The run completed but its results are meaningless (e.g. every model call failed); the CLI exits 1. Lives in
- * src/errors.ts with the others.
+ * packages/core/src/errors.ts with the others.
  */
 export { RunFailedError } from "@retrace-cua/core/errors";

@@ -62,7 +62,7 @@ export interface Manifest {
   tasks: string[];
   /**
    * Each condition with what the agent is told after an unconfirmed restoration (`unconfirmedRestoration`,
-   * src/episode.ts).
+   * packages/core/src/episode.ts).
    */
   conditions: Array<{ id: string; params: Record<string, ParamValue>; unconfirmedRestoration: string }>;
   packageVersion: string;

@@ -63,7 +63,7 @@ export interface ResultLine {
   policyFailures: number;
   tokens: number;
   /**
-   * Billed-equivalent tokens (src/usage.ts tokenSplit), present once some call reported a prompt cache; absent: equal
+   * Billed-equivalent tokens (packages/core/src/usage.ts tokenSplit), present once some call reported a prompt cache; absent: equal
    * to tokens.
    */
   billedTokens?: number;

@@ -1,5 +1,5 @@
 /**
- * How long every path waits after each executed step before observing (`settleMs`, src/settle.ts)
+ * How long every path waits after each executed step before observing (`settleMs`, packages/core/src/settle.ts)
  * when a config leaves it out: suited to the environment. The paper waits 10 s after each action on
  * OSWorld VMs (Appendix B.2); SimDesk is synchronous; the X11 and container desktops already settle
  * by polling frames until the screen is stable, so a fixed wait on top only slows them down. An

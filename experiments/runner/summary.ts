@@ -37,7 +37,7 @@ export interface ConditionSummary {
   costPerSuccess: number | null;
   tokensPerEpisode: number;
   /**
-   * Billed-equivalent tokens per episode (src/usage.ts tokenSplit; = tokensPerEpisode where no server reported a prompt
+   * Billed-equivalent tokens per episode (packages/core/src/usage.ts tokenSplit; = tokensPerEpisode where no server reported a prompt
    * cache).
    */
   billedTokensPerEpisode?: number;
@@ -87,7 +87,7 @@ export function selectorFallbacksOf(lines: readonly ResultLine[]): SelectorFallb
 
 /**
  * Tokens of one role in one condition: totals over its scored episodes and the mean per episode,
- * split the way providers bill them (src/usage.ts tokenSplit). Where no server reported a prompt
+ * split the way providers bill them (packages/core/src/usage.ts tokenSplit). Where no server reported a prompt
  * cache, cached and cache-write tokens are 0 and billed = total (see {@link TokenTable.promptCache}).
  */
 export interface RoleTokens {
@@ -105,7 +105,7 @@ export interface RoleTokens {
   /** Prompt tokens written to the provider's prompt cache (part of inputTokens; Anthropic). */
   cacheWriteInputTokens: number;
   /**
-   * Billed-equivalent tokens: uncached + cached x read factor + cache writes x write factor + output (src/usage.ts).
+   * Billed-equivalent tokens: uncached + cached x read factor + cache writes x write factor + output (packages/core/src/usage.ts).
    */
   billedTokens: number;
   /** billedTokens / scored episodes. */

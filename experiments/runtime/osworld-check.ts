@@ -105,7 +105,7 @@ export interface OsworldCheckOptions {
   osworldPath?: string;
   /** The desktops' image name, for the report. */
   image?: string;
-  /** Programs of the desktops' image (adapters/environments/docker/image-programs.ts). @default the default image's */
+  /** Programs of the desktops' image (packages/desktops/src/docker/image-programs.ts). @default the default image's */
   programs?: ReadonlySet<string>;
   onTask?: (t: CheckedTask) => void;
 }

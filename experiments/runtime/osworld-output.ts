@@ -1,7 +1,7 @@
 /**
  * OSWorld-style episode folders for experiment runs: the same files and line format as the shared
  * writer (`traj.jsonl` via `trajLine`, `result.txt`, `result.json`; see
- * src/store/episode-output.ts), but screenshots stay in the run's content-addressed blob store:
+ * packages/core/src/store/episode-output.ts), but screenshots stay in the run's content-addressed blob store:
  * each traj.jsonl line names its screenshot by reference (`screenshot_blob`, a path relative to
  * the run's blob folder: a PNG, or a SimDesk screen's gzipped SVG `.svgz`) instead of a `step_N.png` beside it - a demo
  * would write ~40,000 of them.

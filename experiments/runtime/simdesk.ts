@@ -109,7 +109,7 @@ export function createSimDeskRuntime(): ExperimentRuntime {
  * The ground-truth off-track mark of a failed SimDesk episode (docs/experiments.md#ground-truth-off-track-mark):
  * the step after the last one that advanced the task's reference plan (s*_k -> s*_k+1), read from
  * the steps' recorded state ids by the rule the simulated detector is scored against
- * (adapters/policies/simulated/truth.ts `trajectoryTruth`), over every executed step in order.
+ * (packages/simdesk/src/agents/truth.ts `trajectoryTruth`), over every executed step in order.
  * Undefined when a step lacks its state ids or the last step still made progress (the episode ran
  * out of steps on the path, or its DONE came with the task solved).
  */

@@ -1,5 +1,5 @@
 /**
- * Calibrate the rationale-similarity threshold of restorative intent (src/eval/rationale.ts)
+ * Calibrate the rationale-similarity threshold of restorative intent (packages/evaluation/src/eval/rationale.ts)
  * against labelled episodes of a finished recovery evaluation (runs.jsonl files with `rationale`
  * scores). Label: an episode of an explicit recoverer (instructed to restore the target: the
  * paper's explicit recovery) is restorative, an implicit one (the forward policy continuing) is

@@ -1,5 +1,5 @@
 /**
- * Builds the stand-in's skill book (adapters/testing/stand-in/skills.json): what a model that
+ * Builds the stand-in's skill book (packages/testing/src/stand-in/skills.json): what a model that
  * has seen one demonstration of each SimDesk task knows about it, recorded once from the
  * catalogue. Per task: the instruction, the reference plan (its actions), the screens the
  * demonstration passed through (linearized accessibility trees, as an agent is shown them), the

@@ -43,7 +43,7 @@ export function winnerSnippet(config: TuneConfig, setting: Record<string, KnobVa
   const body = Object.entries(options)
     .map(([k, v]) => `  ${k}: ${JSON.stringify(v)},`)
     .join("\n");
-  return `// winner of the race ${config.name}: ${settingText(setting)}\nimport { withRecovery } from "retrace";\n\nexport const agent = withRecovery(myPolicy, {\n  detector, recoverer,\n${body}\n});\n${other.length ? other.join("\n") + "\n" : ""}`;
+  return `// winner of the race ${config.name}: ${settingText(setting)}\nimport { withRecovery } from "retrace-cua";\n\nexport const agent = withRecovery(myPolicy, {\n  detector, recoverer,\n${body}\n});\n${other.length ? other.join("\n") + "\n" : ""}`;
 }
 
 /** The console summary: the decision in words, then one line per candidate. */

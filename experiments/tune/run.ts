@@ -1,5 +1,5 @@
 /**
- * Running a race: the pure race (src/tune/race.ts) asks for rounds; each round's survivors run as
+ * Running a race: the pure race (packages/evaluation/src/tune/race.ts) asks for rounds; each round's survivors run as
  * end-to-end experiments (one per group of candidates that share their config-level knobs, one
  * pair per candidate) in `<out>/rounds/b<batch>-r<round>/g<k>`, by whatever runs experiments (the
  * local pool, process workers, BullMQ workers). Each episode is a (task, seed) unit every survivor

@@ -1,5 +1,5 @@
 /**
- * Options are resolved by one resolver (resolveRecoveryOptions, src/runtime/options.ts) on every
+ * Options are resolved by one resolver (resolveRecoveryOptions, packages/core/src/runtime/options.ts) on every
  * path: the graph (withRecovery, runEpisode, createRecoveryGraph), the built-in restore routine
  * (recoverWithPolicy), the LangChain middleware and the SDK wrappers. The same bad value gets the
  * same one-line ConfigError on each, after the name of the call the user made.

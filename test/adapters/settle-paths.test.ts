@@ -1,8 +1,8 @@
 /**
- * The settle window (src/settle.ts) on the paths that had none: the built-in restore routine of
+ * The settle window (packages/core/src/settle.ts) on the paths that had none: the built-in restore routine of
  * the LangChain middleware and the SDK wrappers (recoverWithPolicy), the loop they share after the
  * agent's own computer tool acted (StepRecovery.afterSteps), and the checkpoint-resume replay
- * (graphs/resume.ts). Checked from the outside on a real SimDesk: after each executed step, an
+ * (packages/graphs/src/resume.ts). Checked from the outside on a real SimDesk: after each executed step, an
  * observe at least settleMs later.
  */
 import { mkdtempSync } from "node:fs";

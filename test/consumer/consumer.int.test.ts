@@ -154,7 +154,7 @@ async function prepare(set: SdkSet, tarball: string): Promise<Prepared> {
   writeFileSync(join(dir, "src/entries.ts"), ENTRIES_SOURCE);
   for (const f of ["consumer-scenario.ts", "consumer-episodes.ts", "readme-check.ts", ...set.extra])
     copyFileSync(join(ROOT, "test/consumer", f), join(dir, "src", f));
-  for (const s of readmeSnippets()) writeFileSync(join(dir, `src/${s.name}.ts`), s.source);
+  for (const s of readmeSnippets()) writeFileSync(join(dir, `packages/core/src/${s.name}.ts`), s.source);
   // ~60 s of CPU per set; two at once on a loaded 2-core machine took more than 10 minutes.
   const tsc = await run(node, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], {
     cwd: dir,

@@ -1,6 +1,6 @@
 /**
  * The bad-input corpus, fourth battery (issue 41, "Elsewhere"): recursion and size bounds on every
- * parsed input (src/bounds.ts) and a run plan checked for size before anything is allocated
+ * parsed input (packages/core/src/bounds.ts) and a run plan checked for size before anything is allocated
  * (experiments/runner/conditions.ts, MAX_PLAN_EPISODES). Same contract as the other corpora: one
  * `retrace:` line naming the file, exit 2, nothing written, and quickly (a deep YAML used to hang
  * or abort the CLI; the big plan ran it out of memory, rc 134).

@@ -5,7 +5,7 @@
  *   (exit 2) and writes nothing; the run is complete and the same as a run alone;
  * - two `retrace run --resume`s of one half-finished run: the same;
  * - three processes packing one blob folder at once (what two `demo --resume`s do at their end):
- *   each waits its turn (src/store/file-lock.ts), none fails, no blob is lost;
+ *   each waits its turn (packages/core/src/store/file-lock.ts), none fails, no blob is lost;
  * - `retrace demo --resume` into a folder another live process holds is refused with one line.
  */
 import { spawn } from "node:child_process";
@@ -197,7 +197,7 @@ describe("three processes packing one blob folder at once", () => {
     writeFileSync(
       script,
       `import { existsSync } from "node:fs";
-import { packBlobFolder } from ${JSON.stringify(join(ROOT, "src/blob-pack.ts"))};
+import { packBlobFolder } from ${JSON.stringify(join(ROOT, "packages/core/src/blob-pack.ts"))};
 const wait = new Int32Array(new SharedArrayBuffer(4));
 while (!existsSync(${JSON.stringify(join(dir, "go"))})) Atomics.wait(wait, 0, 0, 2);
 process.stdout.write(String(packBlobFolder(${JSON.stringify(blobs)}, ".json")));

@@ -1,6 +1,6 @@
 /**
  * Ideal recovery (App. B.1) on the real X11 desktop with a panel clock ticking on screen
- * (adapters/environments/x11/noise.ts, pop-up off): the saved o_R and its replay always differ in
+ * (packages/desktops/src/x11/noise.ts, pop-up off): the saved o_R and its replay always differ in
  * the clock's digits, so a byte comparison of screenshots calls every faithful replay a desync.
  * The prefix check is SSIM >= 0.99 (the runtime's replay comparison), so the continuations
  * complete; the same replay under byte equality desyncs three times and is given up.

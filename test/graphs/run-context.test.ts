@@ -1,5 +1,5 @@
 /**
- * The lean run context (graphs/run-context.ts): no disabled langsmith RunTree per runnable call,
+ * The lean run context (packages/graphs/src/run-context.ts): no disabled langsmith RunTree per runnable call,
  * while LangGraph's getConfig(), nested graphs and context variables see what they saw before.
  */
 import { afterEach, describe, expect, it } from "vitest";

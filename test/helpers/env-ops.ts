@@ -1,6 +1,6 @@
 /**
  * A recorder around a real environment: every reset/step/observe/evaluate/restore call with its
- * start and end time, to check the settle window (src/settle.ts) from the outside: after each
+ * start and end time, to check the settle window (packages/core/src/settle.ts) from the outside: after each
  * executed step (a run of `step` calls) exactly one `observe`, at least `settleMs` later.
  * Method calls go to the real environment (a Proxy, so its own fields and methods still work).
  */

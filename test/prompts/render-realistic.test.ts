@@ -8,7 +8,7 @@ const INSTRUCTION = "Rename the file report.txt on the Desktop to summary.txt";
 
 /**
  * Realistic values per prompt id, as the code that renders each prompt computes them (R = 9,
- * E = 10, t = 12). A prompt added to prompts/ without an entry here fails the first test.
+ * E = 10, t = 12). A prompt added to packages/core/src/prompts/ without an entry here fails the first test.
  */
 const REALISTIC: Record<string, Array<Record<string, string | number>>> = {
   "agentic-state-verifier": [{ maxProbes: "3", width: "1920", height: "1080" }],
@@ -89,7 +89,7 @@ const LEFTOVERS: Array<[string, RegExp]> = [
 ];
 
 describe("every prompt rendered with realistic values", () => {
-  it("has realistic values for every prompt in prompts/", () => {
+  it("has realistic values for every prompt in packages/core/src/prompts/", () => {
     expect(ALL_PROMPTS.map((p) => p.id).filter((id) => !REALISTIC[id])).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 /**
  * Issue 31: a user-supplied function that never answers ends with the episode's signal
- * (src/abortable.ts), and a full disk is one line naming the file with no temporary file left
- * (src/store/write-file.ts). The disk-full case writes into a real 64 KiB tmpfs (needs root to
+ * (packages/core/src/abortable.ts), and a full disk is one line naming the file with no temporary file left
+ * (packages/core/src/store/write-file.ts). The disk-full case writes into a real 64 KiB tmpfs (needs root to
  * mount; skipped, and said so, elsewhere).
  */
 import { execFileSync } from "node:child_process";

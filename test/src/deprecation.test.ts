@@ -1,5 +1,5 @@
 /**
- * Old knob names (src/deprecation.ts): each old name warns once per process, in one line naming
+ * Old knob names (packages/core/src/deprecation.ts): each old name warns once per process, in one line naming
  * the old and the new name, through the logger unless a sink (the CLI's) is set; giving both
  * names is a ConfigError.
  */

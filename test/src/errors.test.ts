@@ -1,8 +1,8 @@
 /**
  * One error hierarchy: every error retrace's library code throws is a `RetraceError` subclass
- * with a stable `code` (src/errors.ts; the table in docs/reliability.md#error-codes). A source
+ * with a stable `code` (packages/core/src/errors.ts; the table in docs/reliability.md#error-codes). A source
  * scan finds bare `throw new Error(` and classes that extend `Error` directly, and each error
- * class in src/errors.ts is checked for its code.
+ * class in packages/core/src/errors.ts is checked for its code.
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -46,7 +46,7 @@ describe("the error hierarchy", () => {
         // Bare built-in errors (Error, RangeError, TypeError...) and classes extending them directly.
         if (
           /throw new (Range|Type|Syntax|Reference|Eval|URI)?Error\(/.test(line) ||
-          (/\bclass \w+ extends (Range|Type)?Error\b/.test(line) && f !== "src/errors.ts")
+          (/\bclass \w+ extends (Range|Type)?Error\b/.test(line) && f !== "packages/core/src/errors.ts")
         )
           offenders.push(`${f}:${i + 1}: ${line.trim()}`);
       });
@@ -75,7 +75,7 @@ describe("the error hierarchy", () => {
 
   it("documents every code in docs/reliability.md", () => {
     const doc = readFileSync(join(ROOT, "docs/reliability.md"), "utf8");
-    const source = readFileSync(join(ROOT, "src/errors.ts"), "utf8");
+    const source = readFileSync(join(ROOT, "packages/core/src/errors.ts"), "utf8");
     const union = source.match(/export type RetraceErrorCode =([^;]+);/)![1];
     const codes = [...union.matchAll(/"([A-Z_]+)"/g)].map((m) => m[1]);
     expect(codes.length).toBeGreaterThanOrEqual(10);

@@ -1,5 +1,5 @@
 /**
- * The post-action settle window on the core's paths (src/settle.ts): dataset rollouts, N-replay
+ * The post-action settle window on the core's paths (packages/core/src/settle.ts): dataset rollouts, N-replay
  * filtering, target replays, perturbation and the genuine-error replay (buildRecoveryDataset);
  * error-state reconstruction, implicit and explicit recovery and R_TC (evaluateRecovery). Real
  * SimDesk, real timers: every executed step is followed by exactly one observation taken at least

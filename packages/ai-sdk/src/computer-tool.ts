@@ -1,7 +1,7 @@
 /**
  * `retraceComputerTool({ env, blobs })`: Anthropic's computer tool (`computer_20250124` of
  * `@ai-sdk/anthropic`) for the Vercel AI SDK, executing on any retrace environment. Each tool call
- * is converted with the Anthropic converter (adapters/actions/anthropic/convert.ts) to retrace
+ * is converted with the Anthropic converter (packages/models/src/actions/anthropic/convert.ts) to retrace
  * Actions and executed with `env.step`; the screenshot after it (from the environment's
  * BlobStore) goes back to the model as an image. Actions and observations are kept in `log`.
  */

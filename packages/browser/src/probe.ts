@@ -1,5 +1,5 @@
 /**
- * The browser's state probes (src/probes/report.ts): the URL (`url`), the page title
+ * The browser's state probes (packages/core/src/probes/report.ts): the URL (`url`), the page title
  * (`dom:title`), digests of the DOM's accessibility tree (`ax:page:tree|text|states|enabled`),
  * every form control's value (`form:<key>`) and the focused one (`focus`), cookies
  * (`cookie:<name>`), localStorage entries (`storage:<key>`), sessionStorage entries

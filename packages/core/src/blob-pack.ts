@@ -92,7 +92,7 @@ export function verifyPacks(dir: string): number {
  * reference first (not `.svgz` screens: their reference is their PNG's), and a file that does not
  * match is left in place. The pack is written before any file is deleted, so an interrupted call
  * loses nothing. Returns the number of blobs packed. `.svgz` files go to {@link SVGZ_PACK_FILE}.
- * Processes packing one folder at once take turns (`<pack>.lock`, src/store/file-lock.ts).
+ * Processes packing one folder at once take turns (`<pack>.lock`, packages/core/src/store/file-lock.ts).
  */
 export function packBlobFolder(dir: string, extension: string): number {
   if (!existsSync(dir)) return 0;

@@ -113,7 +113,7 @@ export class BlobStore implements BlobReader {
   }
 
   /**
-   * Store a PNG that `svgToPng(svg)` (src/image/svg-png.ts) rendered, as its gzipped SVG; the
+   * Store a PNG that `svgToPng(svg)` (packages/core/src/image/svg-png.ts) rendered, as its gzipped SVG; the
    * reference is the PNG's sha256 as with {@link put}, and {@link get} returns the same PNG bytes.
    * The caller vouches that `png` is that render (SimDesk just made it).
    */
@@ -257,7 +257,7 @@ export class BlobStore implements BlobReader {
   }
 
   /**
-   * A blob from the folder's pack (src/blob-pack.ts), read once per store when first asked, checked against its
+   * A blob from the folder's pack (packages/core/src/blob-pack.ts), read once per store when first asked, checked against its
    * reference.
    */
   private packed(ref: BlobRef): Buffer | undefined {

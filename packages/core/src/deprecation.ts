@@ -2,7 +2,7 @@
  * Old names of knobs (issue 42: one name per knob from API to CLI flag to report column). An old
  * name still works for one release; the first use of each old name in a process writes one
  * warning line naming the old and the new name. Library code warns through the logger
- * (src/logger.ts); the CLI routes the same line to stderr as plain text (experiments/cli-program.ts).
+ * (packages/core/src/logger.ts); the CLI routes the same line to stderr as plain text (experiments/cli-program.ts).
  */
 import { ConfigError } from "./errors.ts";
 import { logger } from "./logger.ts";

@@ -55,7 +55,7 @@ export interface Environment {
   stateHash?(): string;
   /** Hash of what is on screen (only when `capabilities.groundTruth`). */
   visibleHash?(): string;
-  /** Read-only state probes, without acting (only when `capabilities.probes`); see src/probes/report.ts. */
+  /** Read-only state probes, without acting (only when `capabilities.probes`); see packages/core/src/probes/report.ts. */
   probe?(): Promise<ProbeReport>;
   /**
    * Called before an interrupted episode continues from its checkpoint (possibly on another

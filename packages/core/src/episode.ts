@@ -1,5 +1,5 @@
 /**
- * The episode contract between the recovery runtime (graphs/) and everything that runs
+ * The episode contract between the recovery runtime (packages/graphs/src/) and everything that runs
  * episodes (experiments/, users): the options, the components, and the result.
  * The runtime implements `runEpisode`; this file only fixes the shapes.
  */
@@ -82,7 +82,7 @@ export const RecoveryOptionsSchema = z
     recoveryContext: z.enum(RECOVERY_CONTEXTS).default("0-E"),
     /**
      * Wait after each executed step (its actions) before observing, in ms, on forward, recovery and replay steps alike
-     * (src/settle.ts). @default 0
+     * (packages/core/src/settle.ts). @default 0
      */
     settleMs: z
       .number()
@@ -101,9 +101,9 @@ export const RecoveryOptionsSchema = z
     /**
      * The transition string shown before the first forward decision after a restoration:
      * "short" = the paper's short note that the environment was recovered to step R
-     * (prompts/post-restoration-transition.ts, App. B.2); "detailed" = retrace's variant that also
+     * (packages/core/src/prompts/post-restoration-transition.ts, App. B.2); "detailed" = retrace's variant that also
      * tells the agent not to assume anything it did after R still holds
-     * (prompts/post-restoration-transition-detailed.ts). @default "short"
+     * (packages/core/src/prompts/post-restoration-transition-detailed.ts). @default "short"
      */
     transition: z.enum(TRANSITION_STRINGS).default("short"),
     /**

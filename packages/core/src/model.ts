@@ -1,7 +1,7 @@
 /**
  * The provider-neutral chat-model contract every LLM-backed component (policy adapters,
  * detector, selector, recoverer, summarizer, verifier) talks to. Backends live in
- * adapters/models/ (openai SDK, any LangChain chat model); they resolve image blob references to
+ * packages/models/src/models/ (openai SDK, any LangChain chat model); they resolve image blob references to
  * data URLs, retry, time out, cache and record usage.
  */
 import type { BlobRef } from "./blob-store.ts";

@@ -5,7 +5,7 @@
  * 16), no digits beyond what a double holds exactly (9007199254740993 would silently become ...992),
  * and every value has bounds. Each command passes its flag name, its bounds and, where it already
  * had one, its own wording of what is expected; the checks themselves live only here. It lives in
- * src/ so that src/settings.ts parses environment variables (RETRACE_SHARP_CONCURRENCY) with it;
+ * packages/core/src/ so that packages/core/src/settings.ts parses environment variables (RETRACE_SHARP_CONCURRENCY) with it;
  * experiments/commands/numeric-flags.ts re-exports it for the commands.
  */
 import { ConfigError } from "./errors.ts";

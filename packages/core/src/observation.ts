@@ -32,7 +32,7 @@ export interface Observation {
    */
   stateId?: string;
   /**
-   * sha256 reference to the probe report (JSON, src/probes/report.ts) taken with this
+   * sha256 reference to the probe report (JSON, packages/core/src/probes/report.ts) taken with this
    * observation, when the environment records probes (see `withProbes`). A reference, never the
    * report itself, so checkpointed state stays small.
    */

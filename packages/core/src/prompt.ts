@@ -1,5 +1,5 @@
 /**
- * Prompt templates: one per file in `prompts/`, each `{ id, version, variables, template }`.
+ * Prompt templates: one per file in `packages/core/src/prompts/`, each `{ id, version, variables, template }`.
  * `renderPrompt` throws on a missing or an unused variable; `promptRef` is what traces record.
  */
 import { ConfigError } from "./errors.ts";

@@ -51,7 +51,7 @@ export function logLevel(env: NodeJS.ProcessEnv = process.env): string {
  * ConfigError.
  */
 export function runtimeSettings(env: NodeJS.ProcessEnv = process.env): RuntimeSettings {
-  // Keys read here are redacted from everything retrace writes (src/secrets.ts).
+  // Keys read here are redacted from everything retrace writes (packages/core/src/secrets.ts).
   for (const k of [env.RETRACE_API_KEY, env.OPENAI_API_KEY, env.ANTHROPIC_API_KEY]) registerSecret(k);
   return {
     logLevel: logLevel(env),

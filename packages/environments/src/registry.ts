@@ -30,7 +30,7 @@ export interface EnvironmentFactoryOptions {
   height?: number;
   /** Accessibility trees on observations (simdesk and browser default true, x11 default false). */
   accessibility?: boolean;
-  /** DOCKER_HOST for "docker" (from src/settings.ts runtimeSettings().dockerHost). */
+  /** DOCKER_HOST for "docker" (from packages/core/src/settings.ts runtimeSettings().dockerHost). */
   dockerHost?: string;
   /** Container image for "docker". @default "retrace-desktop:3" */
   image?: string;

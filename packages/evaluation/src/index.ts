@@ -3,7 +3,7 @@
  * masked SSIM, learned dynamic masks, action replay and the transition-consistency check, the
  * R_O / R_TC oracles, recovery datasets and the implicit/explicit recovery runs, intent and
  * rationale scoring, metrics (Wilson intervals, Success@K, stability, recommendations) and state
- * probes with the probe verifier. Provider-neutral (src/ only); loads no vendor SDK and no
+ * probes with the probe verifier. Provider-neutral (packages/core/src/ only); loads no vendor SDK and no
  * LangGraph. Explicit named exports only. Pinned by test/public-api.test.ts.
  */
 export { makeProbeReport, storeProbeReport, loadProbeReport } from "@retrace-cua/core/probes/report";

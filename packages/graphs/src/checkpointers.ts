@@ -3,7 +3,7 @@
  * durable option that lets a killed episode resume in another process), and a small factory from
  * a spec string (`--checkpoint none|memory|sqlite[:path]`) that other backends register with
  * (`registerCheckpointerScheme("postgres", ...)`). Every saver made here redacts secrets from
- * what it stores (src/store/redacting-serde.ts), like every file write. The factories are
+ * what it stores (packages/core/src/store/redacting-serde.ts), like every file write. The factories are
  * synchronous and load nothing: each returns a LazyCheckpointSaver that imports its saver's
  * package on its first call (importing `retrace-cua` does not load LangGraph).
  */

@@ -18,14 +18,14 @@ export interface RuntimeKnobs {
    */
   detectorTimeoutMs?: number;
   /**
-   * Forward steps one `act` superstep may run back to back (see graphs/nodes/act.ts). 1 gives a
+   * Forward steps one `act` superstep may run back to back (see packages/graphs/src/nodes/act.ts). 1 gives a
    * checkpoint after every forward step, which durable runs need; without a checkpointer more is
    * only faster. @default 1 (runEpisode with `checkpointer: false`: 32)
    */
   stepsPerSuperstep?: number;
   /**
    * Graph phases (start, propose, act, select, recover, restoreContext, evaluate) one superstep
-   * may run in a row, following the graph's own edges (see graphs/recovery-graph.ts). 1 gives one
+   * may run in a row, following the graph's own edges (see packages/graphs/src/recovery-graph.ts). 1 gives one
    * node per superstep, which durable runs need; without a checkpointer more is only faster.
    * @default 1 (runEpisode with `checkpointer: false`: 64)
    */

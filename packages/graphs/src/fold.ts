@@ -1,9 +1,9 @@
 /**
  * Folding node updates inside one superstep. Where the runtime runs several steps or phases in one
- * LangGraph superstep (batch episodes: graphs/nodes/act.ts, graphs/recovery-graph.ts), each call
+ * LangGraph superstep (batch episodes: packages/graphs/src/nodes/act.ts, packages/graphs/src/recovery-graph.ts), each call
  * must see the state the previous call's writes would have produced, and the superstep must write
  * one update with the effect of all of them. These two functions do that with the channels' own
- * semantics (graphs/state.ts): list and env-log writes are applied and composed in order, every
+ * semantics (packages/graphs/src/state.ts): list and env-log writes are applied and composed in order, every
  * other channel keeps its last write.
  */
 import type { HistoryEntry } from "@retrace-cua/core/policy";

@@ -1,6 +1,6 @@
 /**
  * `retrace-cua`: the runtime a user wraps an agent with, and nothing else (at most 80 names): the
- * recovery graph (graphs/) and the provider-neutral core (src/, prompts/): types, errors, options,
+ * recovery graph (packages/graphs/src/) and the provider-neutral core (packages/core/src/, packages/core/src/prompts/): types, errors, options,
  * events, checkpointers, detectors, selectors. It loads no vendor SDK and no LangGraph at import.
  * Evaluation tools (oracle, replay, datasets, metrics, probes) are in `retrace-cua/evaluation`;
  * model clients and LLM-backed components in `retrace-cua/models`; SimDesk in `retrace-cua/simdesk`;

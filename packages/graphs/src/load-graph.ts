@@ -3,7 +3,7 @@
  * @langchain/core take most of a second of CPU and ~40 MB to import, and a user who only runs
  * episodes (`withRecovery`, `runEpisode`) or uses the core (detectors, metrics, datasets) should
  * not pay for them at `import "retrace-cua"` (test/public-api.test.ts checks it does not load
- * LangGraph). So these builders are async: the first call imports graphs/recovery-graph.ts, and
+ * LangGraph). So these builders are async: the first call imports packages/graphs/src/recovery-graph.ts, and
  * LangGraph with it; later calls find it loaded.
  */
 import type { RuntimeContext } from "./context.ts";
@@ -11,7 +11,7 @@ import type { CreateRecoveryGraphArgs, RecoveryGraph } from "./recovery-graph.ts
 import type { RecoverySubgraph } from "./recovery-subgraph.ts";
 
 /**
- * Build and compile the recovery graph (graphs/recovery-graph.ts). Invoke it with `{ task }`; the
+ * Build and compile the recovery graph (packages/graphs/src/recovery-graph.ts). Invoke it with `{ task }`; the
  * final state's `result` is the EpisodeResult. Embeddable as a node of a user's own graph. Async
  * because its first call loads LangGraph.
  */
@@ -20,7 +20,7 @@ export async function createRecoveryGraph(args: CreateRecoveryGraphArgs): Promis
 }
 
 /**
- * Build and compile the recovery sub-agent graph over a runtime context (graphs/recovery-subgraph.ts). Async: its first
+ * Build and compile the recovery sub-agent graph over a runtime context (packages/graphs/src/recovery-subgraph.ts). Async: its first
  * call loads LangGraph.
  */
 export async function createRecoverySubgraph(ctx: RuntimeContext): Promise<RecoverySubgraph> {

@@ -81,14 +81,14 @@ const NEXT: Record<Phase, (s: Pick<StoredGraphState, "stopReason" | "pending">) 
  * EpisodeResult. Embeddable as a node of a user's own graph.
  *
  * With `knobs.phasesPerSuperstep` above 1 a node goes on to the phases its edges lead to within the
- * same superstep, each seeing the state the previous one's writes produced (graphs/fold.ts), until
+ * same superstep, each seeing the state the previous one's writes produced (packages/graphs/src/fold.ts), until
  * the episode ends or the bound is reached; the superstep writes their folded update and its
  * `phase`, and the graph routes by that phase: one checkpoint per chain instead of per node. The
  * calls, their order and the episode are those of one node per superstep
  * (test/graphs/batch-supersteps.test.ts). Batch episodes use {@link batchRecoveryGraph} instead.
  */
 export function compileRecoveryGraph(args: CreateRecoveryGraphArgs) {
-  installLeanRunContext(); // no disabled RunTree per runnable call unless something traces (graphs/run-context.ts)
+  installLeanRunContext(); // no disabled RunTree per runnable call unless something traces (packages/graphs/src/run-context.ts)
   const options = resolveRecoveryOptions(args.options, "createRecoveryGraph");
   const ctx = createRuntimeContext({
     components: args.components,
@@ -237,7 +237,7 @@ function buildGraph(ctx: RuntimeContext, chained: boolean, checkpointer: BaseChe
       targets,
     );
   }
-  // Whatever saver the caller hands in stores its state redacted (src/store/redacting-serde.ts).
+  // Whatever saver the caller hands in stores its state redacted (packages/core/src/store/redacting-serde.ts).
   return graph.compile({
     checkpointer: typeof checkpointer === "object" ? redactCheckpointer(checkpointer) : checkpointer,
     name: "retrace",

@@ -71,7 +71,7 @@ export const RecoverySubgraphState = Annotation.Root({
   policyFailures: init("policyFailures"),
   done: init("done"),
   restored: init("restored"),
-  /** How the attempt's end was confirmed (src/runtime/confirm.ts). */
+  /** How the attempt's end was confirmed (packages/core/src/runtime/confirm.ts). */
   confirmation: init("confirmation"),
   reason: init("reason"),
   envError: init("envError"),

@@ -25,7 +25,7 @@ export async function ensureEnvironment(state: GraphState, ctx: RuntimeContext):
     observation = await env.reset(state.task);
     if (log.base !== "reset") observation = await env.restore!(await loadSnapshot(blobs, log.base.snapshot));
     // The log keeps actions, not step boundaries: settle after each replayed action, so the
-    // replay never waits less than the run it reproduces did (src/settle.ts).
+    // replay never waits less than the run it reproduces did (packages/core/src/settle.ts).
     for (const action of log.actions)
       observation = await settleAfterStep(
         env,

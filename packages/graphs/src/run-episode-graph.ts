@@ -1,8 +1,8 @@
 /**
- * The body of `runEpisode` (graphs/run-episode.ts), loaded with LangGraph on the first episode.
+ * The body of `runEpisode` (packages/graphs/src/run-episode.ts), loaded with LangGraph on the first episode.
  * With a durable checkpointer and the same `threadId`, a run interrupted mid-way (process killed)
  * resumes from its last checkpoint: the first node that runs brings the environment back by
- * replaying its action log (graphs/resume.ts), and the episode finishes with the result it would
+ * replaying its action log (packages/graphs/src/resume.ts), and the episode finishes with the result it would
  * have had.
  */
 import { randomUUID } from "node:crypto";
@@ -61,7 +61,7 @@ export async function runEpisodeGraph(args: RunEpisodeArgs): Promise<EpisodeResu
   let final: GraphState;
   if (args.checkpointer === false) {
     // No checkpointer: the process's one compiled batch graph, forward steps and phases chained
-    // within supersteps (graphs/nodes/act.ts, graphs/recovery-graph.ts).
+    // within supersteps (packages/graphs/src/nodes/act.ts, packages/graphs/src/recovery-graph.ts).
     const knobs = {
       stepsPerSuperstep: BATCH_STEPS_PER_SUPERSTEP,
       phasesPerSuperstep: BATCH_PHASES_PER_SUPERSTEP,

@@ -1,7 +1,7 @@
 /**
  * `runEpisode`: run (or resume) one recovery-wrapped episode and return its EpisodeResult.
  * With a durable checkpointer and the same `threadId`, a run interrupted mid-way (process killed)
- * resumes from its last checkpoint (graphs/run-episode-graph.ts, graphs/resume.ts).
+ * resumes from its last checkpoint (packages/graphs/src/run-episode-graph.ts, packages/graphs/src/resume.ts).
  *
  * This module is light: the graph and LangGraph load on the first episode (a dynamic import),
  * so `import "retrace-cua"` stays cheap (bench line `import-main`).

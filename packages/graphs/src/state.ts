@@ -47,7 +47,7 @@ export interface PendingRecovery {
   detection: Detection;
   /** Set by recover. */
   restored?: boolean;
-  /** How the restoration was confirmed (src/runtime/confirm.ts); absent in checkpoints written before it existed. */
+  /** How the restoration was confirmed (packages/core/src/runtime/confirm.ts); absent in checkpoints written before it existed. */
   confirmation?: RestorationConfirmation;
 }
 
@@ -152,7 +152,7 @@ export const RecoveryGraphState = Annotation.Root({
 
 /** The state as checkpointed: observations keep their accessibility trees only by reference. */
 export type StoredGraphState = typeof RecoveryGraphState.State;
-/** The state a node sees: observations expanded (see graphs/stored-observation.ts). */
+/** The state a node sees: observations expanded (see packages/graphs/src/stored-observation.ts). */
 export type GraphState = Omit<StoredGraphState, "observation" | "history"> & {
   observation: Observation | null;
   history: HistoryEntry[];
@@ -184,7 +184,7 @@ let initial: StoredGraphState | undefined;
 /**
  * A fresh episode's state: every channel's own initial value (read from the channels themselves,
  * so it cannot drift from the declarations above), observations and history empty. The batch graph
- * (graphs/recovery-graph.ts) starts from it.
+ * (packages/graphs/src/recovery-graph.ts) starts from it.
  */
 export function initialGraphState(task: Task): GraphState {
   if (!initial) {

@@ -1,7 +1,7 @@
 /**
  * The transition string the forward policy sees after a recovery (paper App. B.2, "Post-recovery
  * context"), and the notice of guided recovery. Its own file so that the main entry exports them
- * without loading the graph (graphs/load-graph.ts); the `restoreContext` node uses them.
+ * without loading the graph (packages/graphs/src/load-graph.ts); the `restoreContext` node uses them.
  */
 import { promptRef, renderPrompt } from "@retrace-cua/core/prompt";
 import { TRANSITION_PROMPTS } from "@retrace-cua/core/prompts/index";

@@ -27,7 +27,7 @@ import { resolveDetectorOption, type DetectionPresetOptions } from "@retrace-cua
 export interface WithRecoveryOptions extends RecoveryOptionsInput {
   /**
    * Error-step detector; absent = no recovery (the baseline). An ErrorDetector, or a detection
-   * preset: `{ preset: "paper" | "production", model: judgeChatModel, ... }` (adapters/llm/detection-preset.ts;
+   * preset: `{ preset: "paper" | "production", model: judgeChatModel, ... }` (packages/models/src/llm/detection-preset.ts;
    * docs/cost.md says which to pick).
    */
   detector?: ErrorDetector | DetectionPresetOptions;

@@ -1,7 +1,7 @@
 /**
  * Options of {@link recoveryMiddleware}, validated at the boundary by the runtime's one resolver
- * (resolveRecoveryOptions via adapters/recovery-knobs.ts). Knobs use the runtime's names, bounds,
- * defaults and messages (src/episode.ts): freezeWindow 5, maxRecoveryIterations 3,
+ * (resolveRecoveryOptions via packages/models/src/recovery-knobs.ts). Knobs use the runtime's names, bounds,
+ * defaults and messages (packages/core/src/episode.ts): freezeWindow 5, maxRecoveryIterations 3,
  * recoveryStep "error-minus-1", minConfidence 0 (the paper's: no confidence gate), transition "short", seed 0.
  */
 import { z } from "zod";
@@ -38,7 +38,7 @@ export interface RecoveryMiddlewareOptions extends RecoveryKnobs {
   /**
    * Queried once per agent step (after the step's tool results), outside the freeze window: an
    * ErrorDetector, or a detection preset (`{ preset: "production", model: judge }`,
-   * adapters/llm/detection-preset.ts).
+   * packages/models/src/llm/detection-preset.ts).
    */
   detector: ErrorDetector | DetectionPresetOptions;
   /** The current observation of the environment the tools act on (called once per step and after a restore). */

@@ -2,7 +2,7 @@
  * `recoveryMiddleware(options)`: retrace's online recovery for a CUA written with langchain's
  * `createAgent` (computer actions as tools). Before each model call it records the step the agent
  * just completed (its tool calls and the observation they acted on) and, through the same gate
- * the LangGraph runtime uses (src/runtime/freeze.ts), consults the error-step detector once per
+ * the LangGraph runtime uses (packages/core/src/runtime/freeze.ts), consults the error-step detector once per
  * step outside the freeze window. On a confident detection it picks the recovery step R
  * (src/selectors), calls the user's restore routine, truncates the message history to the
  * boundary of step R (RemoveMessage REMOVE_ALL_MESSAGES + the kept messages) and appends the

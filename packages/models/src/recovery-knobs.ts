@@ -1,7 +1,7 @@
 /**
  * The recovery knobs every wrapper of an agent loop takes (the LangChain middleware and the agent-SDK
  * wrappers): the runtime's own knobs, resolved by the runtime's one resolver
- * (`resolveRecoveryOptions`, src/runtime/options.ts), plus the wrappers' extras, so the options,
+ * (`resolveRecoveryOptions`, packages/core/src/runtime/options.ts), plus the wrappers' extras, so the options,
  * their defaults and their error messages cannot drift apart from the graph's.
  */
 import { z } from "zod";
@@ -24,7 +24,7 @@ export interface RecoveryKnobs {
    * Settle window in ms (paper App. A.1/B.2: wait before capturing the next observation; OSWorld
    * 10000): after the steps an agent turn executed, wait this long and observe again before the
    * detector and the next model call see the screen; the built-in restore routine waits after each
-   * recovery step too (src/settle.ts). @default 0
+   * recovery step too (packages/core/src/settle.ts). @default 0
    */
   settleMs?: number;
   /** Detector is not consulted for this many steps after a recovery. @default 5 */
@@ -40,7 +40,7 @@ export interface RecoveryKnobs {
   minConfidence?: number;
   /**
    * The transition string after a restoration: "short" (the paper's) or "detailed" (retrace's variant; see
-   * src/episode.ts). @default "short"
+   * packages/core/src/episode.ts). @default "short"
    */
   transition?: TransitionString;
   /**
@@ -48,7 +48,7 @@ export interface RecoveryKnobs {
    * of budget, the verifier rejected or abstained): "disclose-and-keep" keeps the agent's context
    * and tells it the return to step R could not be confirmed; "disclose-and-cut" cuts to R and
    * says the same; "claim-recovered" is the paper's (cut, "the environment has been recovered").
-   * See src/episode.ts. @default "disclose-and-keep"
+   * See packages/core/src/episode.ts. @default "disclose-and-keep"
    */
   unconfirmedRestoration?: UnconfirmedRestoration;
   /** Seed for `error-random`. @default 0 */
@@ -105,7 +105,7 @@ export const fn = (what?: string) =>
 
 /**
  * zod: the `detector` option of every wrapper: an ErrorDetector, or a detection preset spec
- * (`{ preset: "paper" | "production", model: judgeChatModel, ... }`, adapters/llm/detection-preset.ts),
+ * (`{ preset: "paper" | "production", model: judgeChatModel, ... }`, packages/models/src/llm/detection-preset.ts),
  * built by {@link resolveDetectorOption} after validation.
  */
 export const detectorField = () =>
@@ -119,7 +119,7 @@ export const detectorField = () =>
     },
   );
 
-/** The `logger` option of every integration: a pino-compatible logger (src/logger.ts `UserLogger`). */
+/** The `logger` option of every integration: a pino-compatible logger (packages/core/src/logger.ts `UserLogger`). */
 export const userLoggerSchema = () =>
   z.custom<UserLogger>(
     (v) =>
@@ -128,7 +128,7 @@ export const userLoggerSchema = () =>
   );
 
 /**
- * The runtime knobs (src/episode.ts) every loop wrapper takes; their bounds, defaults and messages are the runtime's.
+ * The runtime knobs (packages/core/src/episode.ts) every loop wrapper takes; their bounds, defaults and messages are the runtime's.
  */
 export const WRAPPER_KNOBS = [
   "settleMs",
@@ -159,7 +159,7 @@ export const WRAPPER_EXTRAS_SHAPE = {
 };
 
 /**
- * Validate a wrapper's options with the one resolver (`resolveRecoveryOptions`, src/runtime/options.ts):
+ * Validate a wrapper's options with the one resolver (`resolveRecoveryOptions`, packages/core/src/runtime/options.ts):
  * the runtime `knobs` it takes plus its `extras`, strictly; a ConfigError prefixed with `where` names the
  * first bad field; then `check` (the wrapper's own rules) runs; last, `recoveryStep: "llm"` needs a
  * `selector`. Returns the caller's options with the defaults filled in, keeping the caller's function
@@ -172,7 +172,7 @@ export function parseKnobOptions<T extends RecoveryKnobs, K extends RecoveryKnob
   options: T,
   check?: () => void,
 ): T & Pick<ResolvedRecoveryOptions, K> & z.output<z.ZodObject<X>> {
-  // a detection preset's recovery recipe (src/runtime/preset-recovery.ts) under the caller's own knobs
+  // a detection preset's recovery recipe (packages/core/src/runtime/preset-recovery.ts) under the caller's own knobs
   const defaults = presetRecoveryDefaults((options as { detector?: unknown } | undefined)?.detector, where);
   const r = resolveRecoveryOptions(options ?? {}, {
     where,

@@ -1,7 +1,7 @@
 /**
  * `RetraceComputer`: the OpenAI Agents SDK's `Computer` over any retrace environment (SimDesk,
  * X11, containers, OSWorld, browser). Each SDK action is converted with the OpenAI computer-use
- * converter (adapters/actions/openai-cua/convert.ts) to retrace Actions and executed with
+ * converter (packages/models/src/actions/openai-cua/convert.ts) to retrace Actions and executed with
  * `env.step`; each action and the observation after it are kept in `log` (screenshots live in
  * the environment's BlobStore, referenced by hash). `screenshot()` answers with the observation
  * the last action produced, or a fresh `observe()`. The display size it declares is the

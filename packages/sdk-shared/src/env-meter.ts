@@ -37,7 +37,7 @@ export class EnvMeter {
   private readonly env: Environment;
 
   constructor(env: Environment) {
-    this.env = checkedEnvironment(env); // the user's environment: its results are checked (src/runtime/user-results.ts)
+    this.env = checkedEnvironment(env); // the user's environment: its results are checked (packages/core/src/runtime/user-results.ts)
   }
 
   /** Time `call` as environment time. */

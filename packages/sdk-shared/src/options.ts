@@ -1,9 +1,9 @@
 /**
  * Options shared by the SDK wrappers (`runWithRecovery` for the OpenAI Agents SDK, `executeWithRecovery` for Stagehand,
  * `generateTextWithRecovery` for the Vercel AI SDK), validated at the boundary by the runtime's one
- * resolver (resolveRecoveryOptions, through adapters/recovery-knobs.ts), with their own fields layered on top. The
+ * resolver (resolveRecoveryOptions, through packages/models/src/recovery-knobs.ts), with their own fields layered on top. The
  * knobs
- * and defaults are the runtime's and the LangChain middleware's (adapters/langchain/options.ts):
+ * and defaults are the runtime's and the LangChain middleware's (packages/langchain/src/options.ts):
  * freezeWindow 5, maxRecoveryIterations 3, recoveryStep "error-minus-1", minConfidence 0,
  * transition "short", seed 0. Instead of a restore routine the caller may pass a `recoverer`
  * (the budgeted recovery sub-agent, run by `recoverWithPolicy`).

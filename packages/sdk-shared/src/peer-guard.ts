@@ -3,7 +3,7 @@
  * a package it needs is not installed. Static imports are resolved before any code runs, so each
  * entry's published JavaScript is a small guard (`entry.ts` beside its `index.ts`) that loads the
  * real entry with `await import(...)` and turns Node's 20-line ERR_MODULE_NOT_FOUND into one
- * ConfigError line naming the package and the install command (the wording of src/optional-import.ts). The entry's
+ * ConfigError line naming the package and the install command (the wording of packages/core/src/optional-import.ts). The entry's
  * types stay those of
  * its `index.ts` (package.json `exports`: `types` names the index, `import` the guard).
  */

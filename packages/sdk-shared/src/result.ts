@@ -17,7 +17,7 @@ export interface SdkEpisodeResult<T> extends EpisodeResult {
   finalOutput?: string;
   /**
    * Tokens per role, split the way providers bill them: uncached, cached (prompt-cache reads),
-   * cache-write and billed-equivalent tokens (src/usage.ts tokenSplit). Retrace's own model calls
+   * cache-write and billed-equivalent tokens (packages/core/src/usage.ts tokenSplit). Retrace's own model calls
    * (detector, selector, summarizer, recoverer, ...) as `accounting.models` counts them, and
    * `policy`: the SDK's own model calls of the runs finished so far, as the SDK's results report
    * them (Agents SDK: `rawResponses[].usage`; AI SDK: `totalUsage`), when they do. Where a server

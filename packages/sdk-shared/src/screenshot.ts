@@ -1,7 +1,7 @@
 /**
  * A screenshot as the SDK computers hand it to the SDK's model (base64), checked first: a blob of
  * 0 bytes or one holding no image is a ConfigError naming the environment function that produced
- * it (`checkScreenshotBytes`, src/runtime/user-results.ts), never an image sent to the model.
+ * it (`checkScreenshotBytes`, packages/core/src/runtime/user-results.ts), never an image sent to the model.
  */
 import type { BlobReader } from "@retrace-cua/core/blob-store";
 import type { Observation } from "@retrace-cua/core/observation";

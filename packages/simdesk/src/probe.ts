@@ -1,5 +1,5 @@
 /**
- * SimDesk's state probes: its hidden state as probe items (src/probes/report.ts). Files
+ * SimDesk's state probes: its hidden state as probe items (packages/core/src/probes/report.ts). Files
  * (`file:<path>` with size and content hash, `dir:<path>`), every setting of the hidden config
  * file (`setting:<key>`), the Trash, the clipboard, open windows and dialogs, the open menu, the
  * focused window, and accessibility digests of the windows (noise excluded: the ticking clock

@@ -351,5 +351,5 @@ export function renderSvg(root: UiNode, ctx: UiContext, hover: string | undefine
  */
 export const pngRenderFn: () => Promise<string> = svgPngRenderer;
 
-/** Rasterise SVG to PNG (the shared rasteriser in src/image/svg-png.ts). */
+/** Rasterise SVG to PNG (the shared rasteriser in packages/core/src/image/svg-png.ts). */
 export { svgToPng };

@@ -1,7 +1,7 @@
 /**
  * The JavaScript of `retrace-cua/stagehand` (package.json `exports` `import`; its types are those of
  * `./index.ts`): loads the entry with `await import`, so that a missing SDK package is one line
- * naming it and its install command (adapters/sdk/shared/peer-guard.ts), not Node's
+ * naming it and its install command (packages/sdk-shared/src/peer-guard.ts), not Node's
  * ERR_MODULE_NOT_FOUND. A Stagehand without `agent()` (Stagehand 4) is refused the same way, in one
  * line saying why (`stagehandWithoutAgent`), before the entry's deep imports of Stagehand 3's
  * modules would fail with ERR_PACKAGE_PATH_NOT_EXPORTED. Exports the same values as `./index.ts`

@@ -264,7 +264,7 @@ describe("recoveryMiddleware with a real createAgent", () => {
     const agent = createAgent({ model, tools: [desk.typeText], middleware: [mw] });
     await agent.invoke({ messages: [new HumanMessage("Type ab.")] });
     expect(selections).toEqual([0]);
-    // The one attempt function names the routine that threw (src/runtime/attempt.ts).
+    // The one attempt function names the routine that threw (packages/core/src/runtime/attempt.ts).
     expect(ends).toEqual([
       {
         restored: false,

@@ -1,5 +1,5 @@
 /**
- * The one call loop of the LLM components (adapters/llm/json-reply.ts), over HTTP: a reply that
+ * The one call loop of the LLM components (packages/models/src/llm/json-reply.ts), over HTTP: a reply that
  * does not parse is re-asked with the parse error, and a role that never answers usably comes back
  * as a failure with the reason, never as an exception.
  */

@@ -1,5 +1,5 @@
 /**
- * Draw identities (adapters/models/draws.ts) and how the record/replay store keys on them.
+ * Draw identities (packages/models/src/models/draws.ts) and how the record/replay store keys on them.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,6 +1,6 @@
 /**
- * Token counts as each provider reports them, normalised (adapters/models/provider-usage.ts), the
- * billed-equivalent tokens (src/usage.ts) and their price (adapters/models/pricing.ts).
+ * Token counts as each provider reports them, normalised (packages/models/src/models/provider-usage.ts), the
+ * billed-equivalent tokens (packages/core/src/usage.ts) and their price (packages/models/src/models/pricing.ts).
  */
 import { describe, expect, it } from "vitest";
 import {

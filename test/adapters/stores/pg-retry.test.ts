@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL retry rule (adapters/stores/postgres/connect.ts): which errors are a lost or
+ * The PostgreSQL retry rule (packages/stores/src/postgres/connect.ts): which errors are a lost or
  * refused connection, bounded backoff on them, any other error at once, and one clear error naming
  * the server and RETRACE_PG_RETRY_MS after the budget. The restart itself, against a real server,
  * is test/experiments/checkpoint-postgres-restart.int.test.ts.

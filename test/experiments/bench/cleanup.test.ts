@@ -19,7 +19,7 @@ writeFileSync(
   script,
   `import { spawn } from "node:child_process";
 import { killOnBenchExit, onBenchExit } from ${JSON.stringify(join(ROOT, "experiments/bench/cleanup.ts"))};
-import { startPrivateRedis } from ${JSON.stringify(join(ROOT, "adapters/testing/local-services.ts"))};
+import { startPrivateRedis } from ${JSON.stringify(join(ROOT, "packages/testing/src/local-services.ts"))};
 const worker = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
 killOnBenchExit(worker);
 const redis = await startPrivateRedis();

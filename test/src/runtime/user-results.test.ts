@@ -1,6 +1,6 @@
 /**
  * Typed checks on every user function's result (issue 41, item 6), through one helper
- * (src/runtime/user-results.ts): a detector's bad result is a counted detector failure with one
+ * (packages/core/src/runtime/user-results.ts): a detector's bad result is a counted detector failure with one
  * line naming `detector.detect()`; an environment's bad observation is a ConfigError naming the
  * function, on the graph path (withRecovery), and the SDK path (the environment meter).
  */

@@ -1,5 +1,5 @@
 /**
- * Packing a finished blob folder into `pack.tsv.gz` (src/blob-pack.ts): the store still reads every
+ * Packing a finished blob folder into `pack.tsv.gz` (packages/core/src/blob-pack.ts): the store still reads every
  * blob by the same reference, the files and their sub-folders are gone, and nothing is lost.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";

@@ -6,7 +6,7 @@
  *   (../shared/seeds/003_6a4dfceef9d35eab.txt). Every finding must cite the capture it was seen
  *   in (attested evidence); findings without a valid source are dropped and a verdict left with
  *   none becomes an abstention. The runtime undoes the probing actions afterwards.
- * Used by: adapters/llm/agentic-verifier.ts (createAgenticLlmVerifier).
+ * Used by: packages/models/src/llm/agentic-verifier.ts (createAgenticLlmVerifier).
  * Variables: maxProbes (how many probing actions are allowed), width, height (screen size).
  */
 import { definePrompt } from "../prompt.ts";
@@ -14,7 +14,7 @@ import { definePrompt } from "../prompt.ts";
 export default definePrompt({
   id: "agentic-state-verifier",
   version: "1",
-  usedBy: "verify (adapters/llm/agentic-verifier.ts)",
+  usedBy: "verify (packages/models/src/llm/agentic-verifier.ts)",
   variables: ["maxProbes", "width", "height"],
   template: `You check whether a desktop has been put back into an earlier state. You see TARGET (a screenshot of the state that should be reproduced) and CURRENT (the live desktop now, {{width}}x{{height}} pixels). Some state is hidden: a menu's checked items, another tab, content scrolled out of view. You may look at it with up to {{maxProbes}} read-only probing actions on the live desktop, one per reply; after each you get a new screenshot, named probe-1, probe-2, ... You may also get a PROBE REPORT: facts read by sensors (files, focused window, accessibility digests) that compare the two states.
 

@@ -7,7 +7,7 @@
  * Purpose: turn a chat model into a judge that reads a computer-use agent's observation-action
  *   history plus the newest screenshot and says whether the run has gone off track and, if so,
  *   at which step the first wrong action was taken.
- * Used by: the `detect` node through adapters/llm/detector.ts (createLlmErrorDetector).
+ * Used by: the `detect` node through packages/models/src/llm/detector.ts (createLlmErrorDetector).
  * Variables: none. The answer contract (a JSON object) is spelled out here and validated with zod
  *   in the detector; keep the field names in sync with `DetectorReplySchema`.
  */
@@ -25,7 +25,7 @@ if (!neutral.template.includes(ANCHOR))
 export default definePrompt({
   id: "error-detector.system-cautious",
   version: "1",
-  usedBy: "detect (adapters/llm/detector.ts)",
+  usedBy: "detect (packages/models/src/llm/detector.ts)",
   variables: [],
   template: neutral.template.replace(ANCHOR, `\n${WHEN_UNSURE}${ANCHOR}`),
 });

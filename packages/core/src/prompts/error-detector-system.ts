@@ -3,12 +3,12 @@
  * Purpose: turn a chat model into a judge that reads a computer-use agent's observation-action
  *   history plus the newest screenshot and says whether the run has gone off track and, if so,
  *   at which step the first wrong action was taken.
- * Used by: the `detect` node through adapters/llm/detector.ts (createLlmErrorDetector).
+ * Used by: the `detect` node through packages/models/src/llm/detector.ts (createLlmErrorDetector).
  * Stance: neutral (the default, `stance: "neutral"`): no instruction to lean either way when unsure.
  *   The paper's own detector prompt (App. B.2, Fig. 36) is not in the text retrace was built from;
  *   nothing the paper describes leans its detector toward "on track", and it gates nothing on
  *   confidence. v1 told the judge "when unsure, say on track"; that line is now the
- *   `error-detector.system-cautious` variant (prompts/error-detector-system-cautious.ts).
+ *   `error-detector.system-cautious` variant (packages/core/src/prompts/error-detector-system-cautious.ts).
  * Variables: none. The answer contract (a JSON object) is spelled out here and validated with zod
  *   in the detector; keep the field names in sync with `DetectorReplySchema`.
  */
@@ -17,7 +17,7 @@ import { definePrompt } from "../prompt.ts";
 export default definePrompt({
   id: "error-detector.system",
   version: "2",
-  usedBy: "detect (adapters/llm/detector.ts)",
+  usedBy: "detect (packages/models/src/llm/detector.ts)",
   variables: [],
   template: `You review the work of a computer-use agent while it is still running. The agent controls a desktop through mouse and keyboard actions to carry out a user's task. After each of its steps you see what it has done so far and the screen it produced, and you decide whether it is still on a path that can complete the task.
 

@@ -3,7 +3,7 @@
  * Purpose: the stable part of every judge request of an episode (system + this text never change
  *   from step to step), so provider prefix caches hit; the history follows append-only, the
  *   current screen and the question (error-detector.question) come last.
- * Used by: the `production` detection preset through adapters/llm/detector.ts
+ * Used by: the `production` detection preset through packages/models/src/llm/detector.ts
  *   (createLlmErrorDetector with `layout: "cached"`). The paper preset keeps error-detector.user.
  * Variables:
  *   instruction - the user's task, verbatim.
@@ -13,7 +13,7 @@ import { definePrompt } from "../prompt.ts";
 export default definePrompt({
   id: "error-detector.task",
   version: "1",
-  usedBy: "detect, production preset (adapters/llm/detector.ts, layout cached)",
+  usedBy: "detect, production preset (packages/models/src/llm/detector.ts, layout cached)",
   variables: ["instruction"],
   template: `Task given to the agent:
 {{instruction}}

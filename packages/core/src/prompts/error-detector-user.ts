@@ -2,7 +2,7 @@
  * Error-step detector, user message (text part placed before the rendered history).
  * Purpose: give the detector the task, how many steps exist and the valid range of step indices;
  *   the history (actions per step, recent screenshots) and the newest screenshot follow as parts.
- * Used by: the `detect` node through adapters/llm/detector.ts (createLlmErrorDetector).
+ * Used by: the `detect` node through packages/models/src/llm/detector.ts (createLlmErrorDetector).
  * Variables:
  *   instruction - the user's task, verbatim;
  *   step_count  - number of steps taken so far (history length t);
@@ -13,7 +13,7 @@ import { definePrompt } from "../prompt.ts";
 export default definePrompt({
   id: "error-detector.user",
   version: "1",
-  usedBy: "detect (adapters/llm/detector.ts)",
+  usedBy: "detect (packages/models/src/llm/detector.ts)",
   variables: ["instruction", "step_count", "last_step"],
   template: `Task given to the agent:
 {{instruction}}

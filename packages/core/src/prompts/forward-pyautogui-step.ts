@@ -3,7 +3,7 @@
  * Purpose: the text sent with each new screenshot: the task, and the reminder of the answer
  *   format. The recovery and perturbation prefixes are prepended to it.
  * Used by: the forward policy adapter for OpenAI-compatible models (adapters/, "propose" node),
- *   adapters/llm/recoverer.ts and adapters/llm/perturber.ts.
+ *   packages/models/src/llm/recoverer.ts and packages/models/src/llm/perturber.ts.
  * Variables:
  *   instruction - the user's task, verbatim;
  *   observation - what follows: "screenshot", "accessibility tree" or "screenshot and accessibility tree".

@@ -3,12 +3,12 @@
  * Python code out). Written in our own words after the conventions of OSWorld's default agent.
  * Used by: the forward policy adapter for OpenAI-compatible models (adapters/, "propose" node),
  *   and as the base the recovery and perturbation prefixes are prepended to
- *   (adapters/llm/recoverer.ts, adapters/llm/perturber.ts).
+ *   (packages/models/src/llm/recoverer.ts, packages/models/src/llm/perturber.ts).
  * Variables:
  *   screen_width, screen_height - screenshot size in pixels (coordinates are in this space);
  *   observation_note - empty for the screenshot observation type; for `a11y_tree` and
  *     `screenshot_a11y_tree` a paragraph (starting with a blank line) on the linearized
- *     accessibility tree (adapters/policies/openai/pyautogui-policy.ts, OBSERVATION_NOTES).
+ *     accessibility tree (packages/models/src/policies/openai/pyautogui-policy.ts, OBSERVATION_NOTES).
  */
 import { definePrompt } from "../prompt.ts";
 

@@ -56,7 +56,7 @@ export const PROMPTS = {
 /** Every prompt, for listing (`id@version`) and for tests. */
 export const ALL_PROMPTS: readonly PromptTemplate[] = Object.values(PROMPTS);
 
-/** The transition strings after a restoration, by the `transition` option (src/episode.ts). */
+/** The transition strings after a restoration, by the `transition` option (packages/core/src/episode.ts). */
 export const TRANSITION_PROMPTS = {
   short: postRestorationTransition,
   detailed: postRestorationTransitionDetailed,
@@ -64,10 +64,10 @@ export const TRANSITION_PROMPTS = {
 
 /**
  * Which notice follows a restoration, and whether the agent's history is cut: one decision for
- * the graph runtime (graphs/nodes/restore-context.ts), the SDK wrappers and the LangChain
- * middleware (src/runtime/step-recovery.ts). A confirmed restoration cuts the history to
+ * the graph runtime (packages/graphs/src/nodes/restore-context.ts), the SDK wrappers and the LangChain
+ * middleware (packages/core/src/runtime/step-recovery.ts). A confirmed restoration cuts the history to
  * R and shows the transition string (`transition`); an unconfirmed one follows
- * `unconfirmedRestoration` (src/episode.ts: the paper's "claim-recovered", or retrace's
+ * `unconfirmedRestoration` (packages/core/src/episode.ts: the paper's "claim-recovered", or retrace's
  * disclosure with the history kept or cut).
  */
 /** What the agent is shown after a restoration. */

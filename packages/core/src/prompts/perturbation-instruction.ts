@@ -4,7 +4,7 @@
  *   trajectory into an erroneous state with a few plausible, meaningful actions, to build the
  *   (target state, error state) pairs of the recovery evaluation (paper Sec. 5.2, App. A.1).
  *   Prepended to the forward model's per-step instruction; the forward system prompt is kept.
- * Used by: the perturbation stage of recovery evaluation through adapters/llm/perturber.ts
+ * Used by: the perturbation stage of recovery evaluation through packages/models/src/llm/perturber.ts
  *   (createLlmPerturbationPolicy).
  * Variables:
  *   instruction - the user's task the perturbation must derail, verbatim;
@@ -15,7 +15,7 @@ import { definePrompt } from "../prompt.ts";
 export default definePrompt({
   id: "perturbation.instruction",
   version: "1",
-  usedBy: "perturb (adapters/llm/perturber.ts)",
+  usedBy: "perturb (packages/models/src/llm/perturber.ts)",
   variables: ["instruction", "steps_left"],
   template: `You are helping to test how well agents recover from mistakes. Another agent has been working on the task below and the screen shows its progress. Your job is the opposite of finishing the task: take an action that leads the desktop away from completing it, the way a careless agent might.
 

@@ -4,13 +4,13 @@
  * The paper has two recovery instruction prefixes (Figs. 30, 32).
  * Purpose: the recovery agent's instruction. Prepended to the task the forward agent is given
  *   (which is repeated for context only).
- * Used by: the `recover` node through adapters/llm/recoverer.ts (createLlmRecoveryPolicy) with
+ * Used by: the `recover` node through packages/models/src/llm/recoverer.ts (createLlmRecoveryPolicy) with
  *   `agent.format` "openai-cua" or "anthropic".
  * Variables:
  *   target_step    - R, the step whose state must be restored;
  *   error_step     - E, the first step judged wrong;
  *   context_note   - one sentence describing what recovery context is given (history, summary, none;
- *                    adapters/llm/recoverer.ts). v2: the 0-E sentence says the history runs up to
+ *                    packages/models/src/llm/recoverer.ts). v2: the 0-E sentence says the history runs up to
  *                    the current screen, as the 0-E context now does;
  *   steps_left     - recovery actions still allowed in this attempt;
  *   restored_token - the word that declares the target reached.
@@ -25,7 +25,7 @@ const WHAT_TO_RESTORE = textPrefix.template.split("\n")[0];
 export default definePrompt({
   id: "recovery.instruction-prefix.tool",
   version: "2",
-  usedBy: "recover (adapters/llm/recoverer.ts, computer-tool formats)",
+  usedBy: "recover (packages/models/src/llm/recoverer.ts, computer-tool formats)",
   variables: ["target_step", "error_step", "context_note", "steps_left", "restored_token"],
   template: `${WHAT_TO_RESTORE}
 You have at most {{steps_left}} more action(s) for this. If the current screen already matches the TARGET state, answer {{restored_token}} as text without calling the computer tool. Otherwise use the computer tool for the next action that moves the desktop back toward the TARGET state.

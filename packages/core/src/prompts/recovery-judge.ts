@@ -8,7 +8,7 @@
  *   Departure: the paper's judge also sees a screenshot of every history step; here the history
  *   is the actions as text (the three states it must compare are images).
  * Used by: `retrace eval-recovery --agreement --labels` (the "LLM judge" row) through
- *   adapters/llm/judge.ts (createLlmRecoveryJudge).
+ *   packages/models/src/llm/judge.ts (createLlmRecoveryJudge).
  * Variables:
  *   instruction - the user's task, verbatim;
  *   history - the actions from the start to the error state, one numbered line per step, with
@@ -21,7 +21,7 @@ import { definePrompt } from "../prompt.ts";
 export default definePrompt({
   id: "recovery-judge",
   version: "1",
-  usedBy: "eval-recovery --agreement (adapters/llm/judge.ts)",
+  usedBy: "eval-recovery --agreement (packages/models/src/llm/judge.ts)",
   variables: ["instruction", "history", "recovery"],
   template: `You judge whether a computer-use agent undid a mistake. An agent working on a task reached a good state (TARGET), then took one or more wrong steps that led to an ERROR state. A recovery agent then acted to bring the desktop back to the TARGET state; the result is the RECOVERED state. Decide whether the RECOVERED state is the TARGET state again.
 

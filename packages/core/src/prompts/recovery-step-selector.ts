@@ -3,7 +3,7 @@
  * Purpose: given a run that went wrong at step E, pick the past step R (0 <= R <= E) whose state
  *   is the best place to resume from: late enough to keep useful progress, early enough that
  *   nothing wrong has happened yet.
- * Used by: the `select` node through adapters/llm/selector.ts (createLlmStepSelector).
+ * Used by: the `select` node through packages/models/src/llm/selector.ts (createLlmStepSelector).
  * Variables:
  *   instruction  - the user's task, verbatim;
  *   error_step   - E, the first wrong step the detector reported;
@@ -16,7 +16,7 @@ import { definePrompt } from "../prompt.ts";
 export default definePrompt({
   id: "recovery-step-selector",
   version: "1",
-  usedBy: "select (adapters/llm/selector.ts)",
+  usedBy: "select (packages/models/src/llm/selector.ts)",
   variables: ["instruction", "error_step", "error_reason"],
   template: `A computer-use agent working on a desktop task has gone off track. Its first wrong action was judged to be at step {{error_step}}. The desktop will be returned to the state it was in just before some earlier step R, and the agent will continue from there with its history cut back to that point.
 

@@ -6,11 +6,11 @@
  * Purpose: turn the forward agent (same backbone, same default system prompt) into a recovery agent
  *   whose only goal is to bring the desktop back to a past target state. Prepended to the forward
  *   agent's own system prompt (sent as `instructions` for OpenAI computer use, which has none).
- * Used by: the `recover` node through adapters/llm/recoverer.ts (createLlmRecoveryPolicy) with
+ * Used by: the `recover` node through packages/models/src/llm/recoverer.ts (createLlmRecoveryPolicy) with
  *   `agent.format` "openai-cua" or "anthropic".
  * Variables:
  *   restored_token - the word the agent replies with, as text and without a tool call, once the
- *                    target is reached (RESTORED_TOKEN in adapters/llm/recoverer.ts).
+ *                    target is reached (RESTORED_TOKEN in packages/models/src/llm/recoverer.ts).
  */
 import { definePrompt } from "../prompt.ts";
 import textPrefix from "./recovery-system-prefix.ts";
@@ -26,7 +26,7 @@ const SHARED = textPrefix.template.slice(0, textPrefix.template.indexOf(OWN_RULE
 export default definePrompt({
   id: "recovery.system-prefix.tool",
   version: "1",
-  usedBy: "recover (adapters/llm/recoverer.ts, computer-tool formats)",
+  usedBy: "recover (packages/models/src/llm/recoverer.ts, computer-tool formats)",
   variables: ["restored_token"],
   template: `${SHARED}
 - Act through the computer tool, one small, deliberate action at a time, and look at the result before the next one.

@@ -3,17 +3,17 @@
  * Purpose: turn the forward agent (same backbone, same default system prompt) into a recovery
  *   agent whose only goal is to bring the desktop back to a past target state. Prepended to the
  *   forward model's own default system prompt (the paper's explicit-recovery setup, App. A.2).
- * Used by: the `recover` node through adapters/llm/recoverer.ts (createLlmRecoveryPolicy).
+ * Used by: the `recover` node through packages/models/src/llm/recoverer.ts (createLlmRecoveryPolicy).
  * Variables:
  *   restored_token - the word the agent replies with, alone, once the target is reached
- *                    (RESTORED_TOKEN in adapters/llm/recoverer.ts).
+ *                    (RESTORED_TOKEN in packages/models/src/llm/recoverer.ts).
  */
 import { definePrompt } from "../prompt.ts";
 
 export default definePrompt({
   id: "recovery.system-prefix",
   version: "1",
-  usedBy: "recover (adapters/llm/recoverer.ts)",
+  usedBy: "recover (packages/models/src/llm/recoverer.ts)",
   variables: ["restored_token"],
   template: `RECOVERY MODE. You are not working on the task right now. Earlier in this session the desktop was in a good state, the TARGET state, and since then some actions have moved it somewhere else. Your only job is to put the desktop back into the TARGET state, exactly as it was, so the task can be resumed from there.
 

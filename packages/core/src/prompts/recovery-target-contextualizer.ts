@@ -4,13 +4,13 @@
  *   description of the target state and of the transitions that led to it, including changes a
  *   screenshot cannot show (files written, settings changed), so the recovery agent gets the
  *   target's hidden state without the full history ("contextualized" recovery context).
- * Used by: the `recover` node (context preparation) through adapters/llm/summarizer.ts
+ * Used by: the `recover` node (context preparation) through packages/models/src/llm/summarizer.ts
  *   (createLlmSummarizer).
  * Variables:
  *   instruction - the user's task, verbatim;
  *   target_step - R; the last screenshot is o_R, the state just before step R;
  *   steps_shown - which steps the history covers, in words: "steps 0 to R-1" with R-1 computed
- *                 (`stepsShownText` in adapters/llm/summarizer.ts), "step 0" for R = 1, "no steps (the
+ *                 (`stepsShownText` in packages/models/src/llm/summarizer.ts), "step 0" for R = 1, "no steps (the
  *                 TARGET is the initial state)" for R = 0. Version 1 wrote "steps 0 to {{target_step}} - 1",
  *                 which reached models as "steps 0 to 9 - 1".
  */
@@ -19,7 +19,7 @@ import { definePrompt } from "../prompt.ts";
 export default definePrompt({
   id: "recovery-target-contextualizer",
   version: "2",
-  usedBy: "recover/context (adapters/llm/summarizer.ts)",
+  usedBy: "recover/context (packages/models/src/llm/summarizer.ts)",
   variables: ["instruction", "target_step", "steps_shown"],
   template: `You write briefing notes for an agent that must bring a desktop back to an earlier state. Below is how a computer-use agent worked on a task: its actions for {{steps_shown}}, screenshots of the most recent of them, and finally the TARGET screenshot, the state just before step {{target_step}}.
 

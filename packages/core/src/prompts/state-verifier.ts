@@ -5,7 +5,7 @@
  *   (../shared/seeds/003_6a4dfceef9d35eab.txt): only attested evidence (something visible in the
  *   images) may support a verdict; when the images do not settle it, abstain instead of guessing.
  * Used by: replay confirmation and optional early stop of recovery, through
- *   adapters/llm/verifier.ts (createLlmStateVerifier).
+ *   packages/models/src/llm/verifier.ts (createLlmStateVerifier).
  * Variables: none (the two screenshots follow as image parts, labelled in text).
  */
 import { definePrompt } from "../prompt.ts";
@@ -13,7 +13,7 @@ import { definePrompt } from "../prompt.ts";
 export default definePrompt({
   id: "state-verifier",
   version: "1",
-  usedBy: "verify (adapters/llm/verifier.ts)",
+  usedBy: "verify (packages/models/src/llm/verifier.ts)",
   variables: [],
   template: `You check whether a desktop has been put back into an earlier state. You get two screenshots: TARGET (the state that should be reproduced) and CURRENT (the state now). Decide whether CURRENT shows the same state as TARGET.
 

@@ -125,7 +125,7 @@ export interface TokensByRole {
 }
 
 /**
- * Uncached, cached, cache-write and billed-equivalent tokens per role of an episode's accounting (src/usage.ts
+ * Uncached, cached, cache-write and billed-equivalent tokens per role of an episode's accounting (packages/core/src/usage.ts
  * tokenSplit).
  */
 export function tokenSplits(acc: Pick<EpisodeAccounting, "models">): TokensByRole {

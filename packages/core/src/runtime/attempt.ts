@@ -13,7 +13,7 @@
  *   (the recovery subgraph runs ./recovery-agent.ts, replay and snapshot the one confirmation
  *   rule) and endRecovery, `restoreContext` -> cutContext.
  *
- * The transition notice is a prompt (prompts/index.ts `postRestoration`): src imports no prompts,
+ * The transition notice is a prompt (packages/core/src/prompts/index.ts `postRestoration`): src imports no prompts,
  * so each caller hands in that function.
  */
 import type { BlobReader } from "../blob-store.ts";
@@ -33,7 +33,7 @@ import { isRestored, type RestorationConfirmation } from "./confirm.ts";
 import type { EpisodeEvents } from "./events.ts";
 import { checkRestoreResult, type RestoreRoutine } from "./restore.ts";
 
-/** The notice and the cut after restoring (or trying to restore) step `step`: prompts/index.ts `postRestoration`. */
+/** The notice and the cut after restoring (or trying to restore) step `step`: packages/core/src/prompts/index.ts `postRestoration`. */
 export type PostRestorationFn = (args: {
   step: number;
   errorStep: number;

@@ -2,7 +2,7 @@
  * A process-wide hook that paces requests to model endpoints: every model adapter awaits
  * {@link awaitEndpointSlot} with its base URL before each request. Nothing is installed by
  * default; `retrace worker --max-rps` installs a limiter shared by every worker through Redis
- * (adapters/queue/redis-rate-limit.ts), so N machines together stay under one endpoint's limit.
+ * (packages/stores/src/queue/redis-rate-limit.ts), so N machines together stay under one endpoint's limit.
  */
 
 /** Resolves when a request to `baseURL` may be sent. */

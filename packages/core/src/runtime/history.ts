@@ -19,7 +19,7 @@ export function truncateHistory(history: readonly HistoryEntry[], recoveryStep: 
  * detector fired at step t:
  * - "0-E": every entry 0..t-1, i.e. the history up to the erroneous state (the current screen).
  *   That is the paper's definition (App. A.2, "the observation-action history up to the error
- *   state") and the one retrace's recovery evaluation uses (src/eval/episode.ts historyToError):
+ *   state") and the one retrace's recovery evaluation uses (packages/evaluation/src/eval/episode.ts historyToError):
  *   the wrong action a_E *and* every action after it, which are the actions the sub-agent must
  *   undo. `errorStep` E only names the blamed step; it does not cut this context.
  * - "0-R": entries 0..R-1 (ending at the target observation o_R, which is shown anyway).

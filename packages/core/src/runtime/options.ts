@@ -1,7 +1,7 @@
 /**
  * Resolving recovery options, once, for every path: the LangGraph runtime (withRecovery,
  * runEpisode, createRecoveryGraph), the built-in restore routine (recoverWithPolicy), the
- * LangChain middleware and the SDK wrappers. One zod schema (src/episode.ts), one pass that fills
+ * LangChain middleware and the SDK wrappers. One zod schema (packages/core/src/episode.ts), one pass that fills
  * the defaults, one formatter that turns the first problem into a one-line ConfigError naming the
  * call and the field: `withRecovery: option "recoveryBudget" must be >= 1`. A path that takes only
  * some of the knobs picks them (`knobs`) and layers its own fields on top (`extras`); the knobs'
@@ -30,7 +30,7 @@ export interface ResolveOptionsSpec<K extends RecoveryKnobName, X extends z.ZodR
   extras?: X;
   /**
    * Defaults above the runtime's, below the caller's own fields: a detection preset's recovery
-   * recipe (src/runtime/preset-recovery.ts). Only the knobs this path takes are used. @default none
+   * recipe (packages/core/src/runtime/preset-recovery.ts). Only the knobs this path takes are used. @default none
    */
   defaults?: Partial<RecoveryOptions>;
 }

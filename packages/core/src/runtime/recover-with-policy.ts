@@ -46,7 +46,7 @@ export interface RecoverySubAgentOptions {
   summarizer?: Summarizer;
   /**
    * When given, checks each restored claim; only a match (or, with `onAbstain: "ssim"`, SSIM >= 0.99 after an
-   * abstention) confirms it (src/runtime/confirm.ts).
+   * abstention) confirms it (packages/core/src/runtime/confirm.ts).
    */
   verifier?: StateVerifier;
   /** What a verifier's abstention means: "reject" (not confirmed) or "ssim". @default "reject" */
@@ -60,7 +60,7 @@ export interface RecoverWithPolicyOptions extends RecoverySubAgentOptions {
   /** The environment the agent's tools act on. */
   env: Pick<Environment, "step" | "observe">;
   blobs: BlobReader;
-  /** Wait after each executed recovery step before observing, in ms (src/settle.ts; OSWorld 10000). @default 0 */
+  /** Wait after each executed recovery step before observing, in ms (packages/core/src/settle.ts; OSWorld 10000). @default 0 */
   settleMs?: number;
 }
 
@@ -164,7 +164,7 @@ export function recoverWithPolicy(
     before: Observation,
     signal?: AbortSignal,
   ): Promise<ExecutedRecoveryStep> {
-    // Like the graph's step (graphs/env-step.ts): actions in order up to the first terminal one.
+    // Like the graph's step (packages/graphs/src/env-step.ts): actions in order up to the first terminal one.
     const end = actions.findIndex((a) => isTerminal(a));
     const sent = end < 0 ? actions : actions.slice(0, end);
     let observation = before;

@@ -3,8 +3,8 @@
  * reason), where the agent was sent back to (R), whether the restoration was confirmed, what it
  * cost (recovery steps, the detector's, selector's and recoverer's tokens) and what the agent's
  * context became. The SDK-neutral loop (./step-recovery.ts) builds it; the AI SDK wrapper turns
- * it into an OpenTelemetry span (adapters/sdk/ai-sdk/telemetry.ts), the LangChain middleware into
- * a callback event (adapters/langchain/recovery-middleware.ts).
+ * it into an OpenTelemetry span (packages/ai-sdk/src/telemetry.ts), the LangChain middleware into
+ * a callback event (packages/langchain/src/recovery-middleware.ts).
  */
 import type { RestorationConfirmation } from "./confirm.ts";
 
@@ -29,7 +29,7 @@ export interface RecoveryReport {
   reason: string;
   /** Whether the restoration counts as restored: `confirmation !== "refused"`. */
   restored: boolean;
-  /** How it was confirmed (src/runtime/confirm.ts): verifier, ssim (or oracle), claimed (unverified), refused. */
+  /** How it was confirmed (packages/core/src/runtime/confirm.ts): verifier, ssim (or oracle), claimed (unverified), refused. */
   confirmation: RestorationConfirmation;
   /** Steps the restore routine executed. */
   steps: number;

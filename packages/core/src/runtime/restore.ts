@@ -42,7 +42,7 @@ export interface RestoreResult {
    */
   restored: boolean;
   /**
-   * How it was confirmed (src/runtime/confirm.ts). @default "claimed" when `restored`, else
+   * How it was confirmed (packages/core/src/runtime/confirm.ts). @default "claimed" when `restored`, else
    * "refused" (a routine that says it restored, with nothing checking it, claims).
    */
   confirmation?: RestorationConfirmation;

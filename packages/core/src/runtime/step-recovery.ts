@@ -100,7 +100,7 @@ export function initialTrack(): RecoveryTrack {
 }
 
 /**
- * The resolved options the loop reads (the runtime's names and defaults, src/episode.ts; validated by the wrappers).
+ * The resolved options the loop reads (the runtime's names and defaults, packages/core/src/episode.ts; validated by the wrappers).
  */
 export type LoopOptions = Pick<
   RecoveryOptions,
@@ -132,9 +132,9 @@ export interface StepRecoveryOptions extends LoopOptions {
   /** Names the restore routine in the one-line reason of a malformed result. @default "restore" */
   routine?: string;
   env: Pick<Environment, "observe">;
-  /** The transition notice builder (prompts/index.ts `postRestoration`; src imports no prompts). */
+  /** The transition notice builder (packages/core/src/prompts/index.ts `postRestoration`; src imports no prompts). */
   postRestoration: PostRestorationFn;
-  /** Receives the loop's log records instead of stderr (src/logger.ts `UserLogger`). */
+  /** Receives the loop's log records instead of stderr (packages/core/src/logger.ts `UserLogger`). */
   logger?: UserLogger;
   /**
    * Called once per recovery (after the restore routine, before the context is changed); a throwing reporter is logged,
@@ -192,7 +192,7 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
     const s = this.state;
     const taskId = this.task.id;
     if (completed.length === 0) return null;
-    // The settle window (src/settle.ts): once after the steps this turn executed, before the
+    // The settle window (packages/core/src/settle.ts): once after the steps this turn executed, before the
     // detector and the next model call see the screen.
     const executed = completed.reduce((n, c) => n + c.actions.filter((a) => !isTerminal(a)).length, 0);
     current = await settleAfterStep(this.o.env, executed, this.o.settleMs, current, signal);
@@ -229,7 +229,7 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
    * The agent ended the episode (a final answer, no tool call, or `done`) after the steps reported
    * so far. A cascade that let the last step pass without asking its model (no gate opened) is
    * asked again about it with `ending: true`, so its `before-done` gate opens: the same second
-   * look the graph's judge node takes when the proposal for step t+1 is DONE (graphs/nodes/judge.ts).
+   * look the graph's judge node takes when the proposal for step t+1 is DONE (packages/graphs/src/nodes/judge.ts).
    * A detection is handled like any other (recovery, events, report); the returned truncation is
    * what the wrapper must do to its context (the final answer is dropped with what follows R).
    * Null when nothing is to be asked (no cascade, it already asked, it fired, or the step was frozen).

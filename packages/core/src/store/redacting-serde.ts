@@ -7,7 +7,7 @@
  * that lands in graph state is never stored in clear, in a SQLite file, a PostgreSQL table or a
  * memory saver's dump. Loading is unchanged (redacted text reads back as "[redacted]").
  *
- * Structural types only: src/ imports no LangGraph package; graphs/ and adapters/ hand their savers in.
+ * Structural types only: packages/core/src/ imports no LangGraph package; packages/graphs/src/ and adapters/ hand their savers in.
  */
 import { redactText } from "../secrets.ts";
 

@@ -1,5 +1,5 @@
 /**
- * The one way retrace writes a whole file (issue 31): the text is redacted (src/secrets.ts), written
+ * The one way retrace writes a whole file (issue 31): the text is redacted (packages/core/src/secrets.ts), written
  * to a temporary file with a unique name beside the target (two processes never share one), then
  * renamed over it; on any failure the temporary file is removed, and a full disk (ENOSPC, EDQUOT)
  * or a read-only file system becomes one line naming the file instead of a bare errno.

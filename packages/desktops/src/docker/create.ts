@@ -13,7 +13,7 @@ export interface DockerDesktopOptions extends Omit<ContainerBackendOptions, "doc
   blobs: BlobStore;
   /** A dockerode client; default: one for `dockerHost`. */
   docker?: Docker;
-  /** DOCKER_HOST value (read by src/settings.ts at the edge). @default the local Docker socket */
+  /** DOCKER_HOST value (read by packages/core/src/settings.ts at the edge). @default the local Docker socket */
   dockerHost?: string;
   /** Settling after each action. */
   settle?: SettleOptions;

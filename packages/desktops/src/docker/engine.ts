@@ -1,6 +1,6 @@
 /**
  * The Docker-API engine (Docker or podman's compatible service), selected by DOCKER_HOST as read
- * by src/settings.ts and passed in here. Labels mark every container retrace manages.
+ * by packages/core/src/settings.ts and passed in here. Labels mark every container retrace manages.
  */
 import type Docker from "dockerode";
 import { requireOptional } from "@retrace-cua/core/optional-import";

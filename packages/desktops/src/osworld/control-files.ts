@@ -1,7 +1,7 @@
 /**
  * Files for the OSWorld control server (control-routes.ts, control-exec.ts), by trust level:
  * - on the host desktop every path-taking endpoint goes through the desktop's `homeFiles`
- *   (adapters/environments/x11/home-files.ts): inside the desktop user's home only, as that user,
+ *   (packages/desktops/src/x11/home-files.ts): inside the desktop user's home only, as that user,
  *   never following a link, regular files only, at most {@link FILE_MAX_BYTES}; writes never go
  *   into a dot-file or dot-folder (apps' configuration and plugins, D-Bus services, Python's user
  *   site live there: an uploaded one would run code in the desktop user's session);

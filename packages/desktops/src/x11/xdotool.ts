@@ -1,6 +1,6 @@
 /**
  * Maps retrace `Action`s to xdotool command lines. Pure: the desktop backends run the argv.
- * Key names are pyautogui's (see src/action.ts) and become X keysyms here.
+ * Key names are pyautogui's (see packages/core/src/action.ts) and become X keysyms here.
  */
 import type { Action, MouseButton } from "@retrace-cua/core/action";
 

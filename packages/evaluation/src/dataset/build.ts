@@ -75,7 +75,7 @@ export interface DatasetBuildOptions {
   replays?: number;
   /**
    * Wait after each executed step before observing, on every path of the build: rollouts, N-replay
-   * filtering, target replays, perturbation and the genuine-error replay (src/settle.ts); recorded
+   * filtering, target replays, perturbation and the genuine-error replay (packages/core/src/settle.ts); recorded
    * in the dataset manifest. The R_Om mask re-captures are WAIT actions themselves and do not settle
    * on top. @default 0
    */

@@ -21,7 +21,7 @@ export interface RolloutOptions {
   blobs: BlobReader;
   /** Step budget. @default 30 */
   maxSteps?: number;
-  /** Wait after each executed step before observing (src/settle.ts). @default 0 */
+  /** Wait after each executed step before observing (packages/core/src/settle.ts). @default 0 */
   settleMs?: number;
   signal?: AbortSignal;
 }
@@ -102,7 +102,7 @@ export interface PerturbOptions {
   startStep: number;
   /** Perturbation steps d. */
   steps: number;
-  /** Wait after each executed step before observing (src/settle.ts). @default 0 */
+  /** Wait after each executed step before observing (packages/core/src/settle.ts). @default 0 */
   settleMs?: number;
   signal?: AbortSignal;
 }

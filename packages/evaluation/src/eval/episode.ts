@@ -33,7 +33,7 @@ interface EpisodeInput {
   budget: number;
   errorObs: Observation;
   blobs: BlobReader;
-  /** Wait after each executed step before observing (src/settle.ts). @default 0 */
+  /** Wait after each executed step before observing (packages/core/src/settle.ts). @default 0 */
   settleMs?: number;
   signal?: AbortSignal;
 }

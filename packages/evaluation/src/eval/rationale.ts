@@ -5,7 +5,7 @@
  *
  * Two scorers, one interface:
  * - `embedding`: cosine similarity of embeddings from a {@link TextEmbedder} (an
- *   OpenAI-compatible `/v1/embeddings` endpoint: adapters/models/openai-embeddings.ts);
+ *   OpenAI-compatible `/v1/embeddings` endpoint: packages/models/src/models/openai-embeddings.ts);
  * - `tfidf` (the offline fallback): cosine of TF-IDF vectors over the evaluation's own corpus
  *   (every rationale and reference), lower-cased word tokens with light suffix stemming, numbers
  *   and a few stop words dropped (coordinates would otherwise make "CLICK(795,537)" look like its undo).

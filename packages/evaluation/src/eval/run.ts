@@ -80,7 +80,7 @@ export interface RecoveryEvalOptions {
   reuseSnapshots?: boolean;
   /**
    * Wait after each executed step before observing, on every path: error-state reconstruction,
-   * implicit and explicit recovery, and R_TC's replay of the remaining steps (src/settle.ts). @default 0
+   * implicit and explicit recovery, and R_TC's replay of the remaining steps (packages/core/src/settle.ts). @default 0
    */
   settleMs?: number;
   onProgress?: (message: string) => void;

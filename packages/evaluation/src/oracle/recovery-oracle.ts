@@ -118,7 +118,7 @@ export interface RecoveryOracleOptions {
   threshold?: number;
   /** Evaluator score at or above which R_TC passes. @default 1 */
   successScore?: number;
-  /** Wait after each replayed step of R_TC before observing (src/settle.ts). @default 0 */
+  /** Wait after each replayed step of R_TC before observing (packages/core/src/settle.ts). @default 0 */
   settleMs?: number;
   /** Also judge R_Om with this dynamic-pixel mask (null: no dynamic pixels, R_Om = R_O). @default not judged */
   mask?: BlobRef | null;

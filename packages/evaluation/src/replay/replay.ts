@@ -32,7 +32,7 @@ export interface ReplayOptions {
   expectInitial?: ExpectedState;
   /** Reset-and-replay attempts before giving up. @default 3 */
   attempts?: number;
-  /** Wait after each replayed step before observing (the post-action settle window, src/settle.ts). @default 0 */
+  /** Wait after each replayed step before observing (the post-action settle window, packages/core/src/settle.ts). @default 0 */
   settleMs?: number;
   signal?: AbortSignal;
 }
@@ -109,7 +109,7 @@ async function replayOnce(options: ReplayOptions, check: StateCheck): Promise<Om
 
 /** How {@link executeStep} runs a step. */
 export interface ExecuteStepOptions {
-  /** Wait after the step's executed actions, then observe (src/settle.ts). @default 0 */
+  /** Wait after the step's executed actions, then observe (packages/core/src/settle.ts). @default 0 */
   settleMs?: number;
   signal?: AbortSignal;
 }

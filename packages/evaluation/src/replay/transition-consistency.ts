@@ -31,7 +31,7 @@ export interface TransitionConsistencyOptions {
   check?: StateCheck;
   /** Evaluator score at or above which a replay counts as successful. @default 1 */
   successScore?: number;
-  /** Wait after each replayed step before observing (src/settle.ts). @default 0 */
+  /** Wait after each replayed step before observing (packages/core/src/settle.ts). @default 0 */
   settleMs?: number;
   signal?: AbortSignal;
 }

@@ -1,7 +1,7 @@
 /**
  * `act`: one forward step per graph superstep (and per checkpoint): execute the decision for step
- * t (graphs/nodes/execute.ts), then, unless the episode stopped, judge it and get the proposal
- * for step t+1 (graphs/nodes/judge.ts; sequential or overlapped). Fusing them halves LangGraph's
+ * t (packages/graphs/src/nodes/execute.ts), then, unless the episode stopped, judge it and get the proposal
+ * for step t+1 (packages/graphs/src/nodes/judge.ts; sequential or overlapped). Fusing them halves LangGraph's
  * per-step bookkeeping and checkpoint writes; the node is atomic, so a resume re-runs the whole
  * step from the last checkpoint (the environment is brought back by replaying its action log).
  *

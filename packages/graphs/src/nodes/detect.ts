@@ -2,7 +2,7 @@
  * `detect` logic: consult the error-step detector after a forward step, unless the freeze window
  * or max recovery iterations say not to. A failed detector is counted and ignored; a confident detection
  * (when restoration is not "none") starts a recovery: the attempt is counted and the window
- * starts. Run by the `judge` node (graphs/nodes/judge.ts), which also asks for the next proposal.
+ * starts. Run by the `judge` node (packages/graphs/src/nodes/judge.ts), which also asks for the next proposal.
  */
 import { addUsage, bump, bumpGates } from "@retrace-cua/core/runtime/accounting";
 import { degradedNow, guardedDetect, trackDetectorHealth } from "@retrace-cua/core/runtime/detection";

@@ -1,8 +1,8 @@
 /**
  * `executeRestoration` (recovery subgraph): execute the sub-agent's step, record it with role
- * "recovery", and let the one sub-agent loop (src/runtime/recovery-agent.ts) decide whether the
+ * "recovery", and let the one sub-agent loop (packages/core/src/runtime/recovery-agent.ts) decide whether the
  * attempt is over: a restored claim (DONE counts as one) checked by the one confirmation rule
- * (src/runtime/confirm.ts), a FAIL, or the budget spent.
+ * (packages/core/src/runtime/confirm.ts), a FAIL, or the budget spent.
  */
 import type { Observation } from "@retrace-cua/core/observation";
 import { settleRecoveryStep, isPureClaim, type RecoveryStepDecision } from "@retrace-cua/core/runtime/recovery-agent";

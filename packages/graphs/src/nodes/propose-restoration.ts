@@ -1,7 +1,7 @@
 /**
  * `proposeRestoration` (recovery subgraph): ask the recovery sub-agent for its next step, given the
  * target (step R and o_R, always), the recovery context, its own steps so far and its budget. A
- * thin caller of the one sub-agent loop's proposal (src/runtime/recovery-agent.ts).
+ * thin caller of the one sub-agent loop's proposal (packages/core/src/runtime/recovery-agent.ts).
  */
 import { stopRequested, taskSpec, type RuntimeContext } from "../context.ts";
 import type { SubgraphState, SubgraphUpdate } from "../recovery-subgraph-state.ts";

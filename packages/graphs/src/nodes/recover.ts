@@ -2,7 +2,7 @@
  * `recover`: bring the environment back to step R by the configured restoration mode: the recovery
  * sub-agent (`model`, a subgraph), action replay (`replay`), an environment snapshot (`snapshot`),
  * or nothing (`implicit`: the forward policy itself carries on, unprompted; `guided`: the same, told
- * which step went wrong). Phases 2-4 of the one recovery attempt (src/runtime/attempt.ts): emits
+ * which step went wrong). Phases 2-4 of the one recovery attempt (packages/core/src/runtime/attempt.ts): emits
  * recovery-start/-end (with the restoration's `confirmation`) and marks both in the trajectory.
  */
 import type { TrajectoryEvent } from "@retrace-cua/core/trajectory";

@@ -2,8 +2,8 @@
  * `restoreContext`: after restoration, cut the forward history back to the recovery boundary R
  * (entries 0..R-1) and set the transition string as the notice for the next forward decision
  * (paper App. B.2, "Post-recovery context"): phase 5 of the one recovery attempt
- * (src/runtime/attempt.ts). A restoration that was not confirmed follows option
- * `unconfirmedRestoration` (`postRestoration`, prompts/index.ts): the paper's cut and "recovered" note, or
+ * (packages/core/src/runtime/attempt.ts). A restoration that was not confirmed follows option
+ * `unconfirmedRestoration` (`postRestoration`, packages/core/src/prompts/index.ts): the paper's cut and "recovered" note, or
  * the truth with the history kept or cut. Implicit recovery keeps the history and adds nothing
  * (the paper's pi_R = pi); guided recovery keeps the history and tells the policy which step was
  * judged wrong instead.

@@ -1,7 +1,7 @@
 /**
  * `select`: choose the recovery step R for the detected error step E with the configured strategy
  * (zero, error-minus-1, error-random, llm): phase 1 of the one recovery attempt
- * (src/runtime/attempt.ts). Always yields 0 <= R <= E; an `llm` selector that fails falls back to
+ * (packages/core/src/runtime/attempt.ts). Always yields 0 <= R <= E; an `llm` selector that fails falls back to
  * E-1 with the failure recorded. Implicit and guided recovery need no R (R = E).
  */
 import { addUsage, bump } from "@retrace-cua/core/runtime/accounting";

@@ -1,5 +1,5 @@
 /**
- * The graph's binding of the one confirmation rule (src/runtime/confirm.ts) to a runtime
+ * The graph's binding of the one confirmation rule (packages/core/src/runtime/confirm.ts) to a runtime
  * context: its verifier, blob store, environment, signal and `onAbstain` option. Used by `model`
  * restoration (a restored claim) and `replay` restoration.
  */

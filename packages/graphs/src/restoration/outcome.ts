@@ -9,7 +9,7 @@ export interface RestorationOutcome {
   observation: Observation;
   /** Did the mode reach (or claim to reach) the target state? */
   restored: boolean;
-  /** How it was confirmed (src/runtime/confirm.ts); `restored` is `confirmation !== "refused"`. */
+  /** How it was confirmed (packages/core/src/runtime/confirm.ts); `restored` is `confirmation !== "refused"`. */
   confirmation: RestorationConfirmation;
   reason: string;
   /** New step records (recovery or replay roles), in order. */

@@ -4,7 +4,7 @@
  * reproduced when the ground-truth state hash equals the one recorded at o_R (environments with
  * ground truth); otherwise the verifier's verdict when one is given (an abstention confirms
  * nothing unless `onAbstain: "ssim"`), else SSIM >= 0.99 between the screenshot and o_R: the one
- * confirmation rule (src/runtime/confirm.ts). R = 0 is a reset.
+ * confirmation rule (packages/core/src/runtime/confirm.ts). R = 0 is a reset.
  */
 import type { Observation } from "@retrace-cua/core/observation";
 import { addUsage, bump } from "@retrace-cua/core/runtime/accounting";
@@ -20,7 +20,7 @@ import type { RestorationOutcome } from "./outcome.ts";
 
 /**
  * SSIM at or above which a replayed screen counts as the target screen (the one threshold of
- * src/replay/state-check.ts).
+ * packages/core/src/replay/state-check.ts).
  */
 export const REPLAY_SSIM_THRESHOLD = DEFAULT_SSIM_THRESHOLD;
 

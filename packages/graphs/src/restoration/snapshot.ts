@@ -36,7 +36,7 @@ export async function restoreBySnapshot(
     let accounting = { ...state.accounting, envMs: state.accounting.envMs + (performance.now() - started) };
     const hash = currentStateHash(ctx);
     const expected = state.stateHashes[recoveryStep];
-    // The one rule (src/runtime/confirm.ts): the state hash decides when both exist, else the verifier, else the
+    // The one rule (packages/core/src/runtime/confirm.ts): the state hash decides when both exist, else the verifier, else the
     // restore is "claimed".
     const target = state.history[recoveryStep]?.observation ?? observation;
     const site = { seq: state.steps.length - 1, phase: "verifier" as const, attempt };

@@ -5,7 +5,7 @@
  * - `paper`: the paper's detector (App. B.2): asked after every forward step with the whole action
  *   history, the last `historyImages` screens and the current screen (createLlmErrorDetector with
  *   its defaults; the prompt is the paper preset's, byte-identical).
- * - `production`: the same judge sized for cost: the cascade gates (src/detectors/cascade.ts) in
+ * - `production`: the same judge sized for cost: the cascade gates (packages/core/src/detectors/cascade.ts) in
  *   front of it, so it is asked only when a cheap gate opens; a window of the last `historySteps`
  *   steps instead of the whole history; screenshots downscaled to `imageMaxSide`; accessibility
  *   trees as diffs (`treeDiff`); and the cache-friendly request layout (`layout: "cached"`: stable
@@ -57,7 +57,7 @@ export interface DetectionPresetOptions extends Omit<LlmErrorDetectorOptions, "l
   /** production only: the cascade gates in front of the judge. @default PRODUCTION_GATES */
   gates?: CascadeGateSpec[];
   /**
-   * The recovery recipe that comes with the preset (src/runtime/preset-recovery.ts): recovery
+   * The recovery recipe that comes with the preset (packages/core/src/runtime/preset-recovery.ts): recovery
    * attempts per episode, under a `maxRecoveryIterations` option of the caller's own.
    * @default 1 (production), the runtime's 3 (paper)
    */
@@ -72,7 +72,7 @@ export interface DetectionPresetOptions extends Omit<LlmErrorDetectorOptions, "l
 
 /**
  * The production preset's recovery recipe (1 attempt of at most 5 steps), defined with its resolver in
- * src/runtime/preset-recovery.ts.
+ * packages/core/src/runtime/preset-recovery.ts.
  */
 export { PRODUCTION_RECOVERY } from "@retrace-cua/core/runtime/preset-recovery";
 

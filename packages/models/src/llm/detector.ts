@@ -1,5 +1,5 @@
 /**
- * An error-step detector backed by any chat model (provider neutral, through src/model.ts).
+ * An error-step detector backed by any chat model (provider neutral, through packages/core/src/model.ts).
  * It shows the model the task, the observation-action history and the newest screenshot (laid
  * out the paper's way, or cache-friendly for the production preset: `layout`) and asks
  * for `{ off_track, error_step, reason, confidence }`. Invalid replies are re-asked a bounded
@@ -58,7 +58,7 @@ export interface LlmErrorDetectorOptions extends JsonRoleOptions {
   /**
    * What the judge is told to do when unsure: "neutral" = nothing (the default; the paper's detector
    * is not told to lean either way), "cautious" = say on track (retrace's variant,
-   * prompts/error-detector-system-cautious.ts). @default "neutral"
+   * packages/core/src/prompts/error-detector-system-cautious.ts). @default "neutral"
    */
   stance?: DetectorStance;
   /** What is shown of each screen: screenshot, linearized accessibility tree, or both. @default "screenshot" */
@@ -182,7 +182,7 @@ export function createLlmErrorDetector(options: LlmErrorDetectorOptions): ErrorD
         ],
       });
       if (!reply.value) {
-        // The runtime logs it (src/runtime/detection.ts: per step until recovery is degraded, then once).
+        // The runtime logs it (packages/core/src/runtime/detection.ts: per step until recovery is degraded, then once).
         logger.debug(
           { detector: o.name, step: input.step, failure: reply.failure },
           "detector failed; treating as no detection",

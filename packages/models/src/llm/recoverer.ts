@@ -3,7 +3,7 @@
  * format: pyautogui, UI-TARS, OpenAI computer use or Anthropic computer use, built by the same
  * adapter as the forward agent) with the recovery system prefix and recovery instruction prefix
  * prepended to its default prompts (paper App. A.2; a text-action pair and a computer-tool pair,
- * one file each in prompts/). Before its own conversation it is shown the TARGET screenshot and the
+ * one file each in packages/core/src/prompts/). Before its own conversation it is shown the TARGET screenshot and the
  * chosen recovery context (history 0-E / 0-R, none, or the contextualizer's summary); its own
  * steps of this attempt are its conversation. It ends the attempt by answering
  * {@link RESTORED_TOKEN} (or DONE; a tool agent answering without a tool call). Unusable output is

@@ -12,7 +12,7 @@ import { extractCodeBlocks, pyautoguiResponseToActions } from "../actions/pyauto
 /** Converts a model reply to actions; throws an ActionFormatError on unusable output. */
 export type ActionParser = (reply: string, screen: { width: number; height: number }) => Action[];
 
-/** The pyautogui converter from adapters/actions/pyautogui/convert.ts. */
+/** The pyautogui converter from packages/models/src/actions/pyautogui/convert.ts. */
 export const defaultActionParser: ActionParser = (reply, screen) => pyautoguiResponseToActions(reply, { screen });
 
 /** How {@link decideFromReply} reads a reply. */

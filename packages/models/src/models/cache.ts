@@ -2,7 +2,7 @@
  * Record/replay cache for model calls. The key is the sha256 of the canonical JSON of the full
  * request as the server would see it: model name, backend parameters (seed, extra body),
  * messages with screenshots as their sha256 blob references, temperature, max tokens, JSON mode,
- * and the call's draw identity when an experiment stamped one (adapters/models/draws.ts: episode
+ * and the call's draw identity when an experiment stamped one (packages/models/src/models/draws.ts: episode
  * seed, task, continuation, role, ordinal), so two draws of the same request are two entries.
  * One file per key (`<dir>/<key[0:2]>/<key>.json`, written atomically), so a re-run with the same
  * prompts and seeds makes zero server calls and returns exactly the recorded texts. In

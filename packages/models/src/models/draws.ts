@@ -2,7 +2,7 @@
  * Independent, reproducible draws of model calls. Every call an experiment makes carries a
  * {@link DrawIdentity}: the episode (seed, task), the continuation index k, the condition (only
  * with `draws: independent`), the calling role and an ordinal. The identity is part of the
- * record/replay cache key (adapters/models/cache.ts) and an integer derived from it is sent as
+ * record/replay cache key (packages/models/src/models/cache.ts) and an integer derived from it is sent as
  * the request's `seed` (OpenAI and vLLM honour it), so different seeds and different
  * continuations never share an answer, while a re-run with the same seed asks the same questions
  * under the same identities and is served from the cache.

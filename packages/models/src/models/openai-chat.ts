@@ -146,7 +146,7 @@ export function createOpenAIChatModel(
       await awaitEndpointSlot(baseURL);
       const started = performance.now();
       const sdk = await client();
-      // A per-call signal: the SDK never removes the abort listener it adds (src/call-signal.ts).
+      // A per-call signal: the SDK never removes the abort listener it adds (packages/core/src/call-signal.ts).
       // The SDK's retries (bounded by maxRetries, stopped by an abort) are counted per call.
       const out = await countingAttempts(() =>
         withCallSignal(request.signal, (signal) =>

@@ -3,7 +3,7 @@
  * LiteLLM gateway, text-embeddings-inference behind an OpenAI shim) through the official `openai`
  * SDK: retries with backoff on 429/5xx are the SDK's, each call has a timeout and honours an
  * AbortSignal, texts go in batches, and the API key never appears in what this module throws.
- * Used by the rationale analysis of the recovery evaluation (src/eval/rationale.ts).
+ * Used by the rationale analysis of the recovery evaluation (packages/evaluation/src/eval/rationale.ts).
  */
 import type OpenAI from "openai";
 import { importOptional, lazy } from "@retrace-cua/core/optional-import";

@@ -14,7 +14,7 @@ export interface ModelPrice {
   /** Output (completion) tokens, USD per million. */
   outputPerMillion: number;
   /**
-   * Prompt tokens read from the provider's prompt cache, USD per million. @default the provider's factor (src/usage.ts
+   * Prompt tokens read from the provider's prompt cache, USD per million. @default the provider's factor (packages/core/src/usage.ts
    * CACHE_PRICING) times inputPerMillion
    */
   cachedInputPerMillion?: number;

@@ -94,7 +94,7 @@ export function agentsUsage(usage: unknown): Counts {
 }
 
 /**
- * Counts plus their billed-equivalent tokens at `provider`'s cache prices (src/usage.ts CACHE_PRICING), when a cache
+ * Counts plus their billed-equivalent tokens at `provider`'s cache prices (packages/core/src/usage.ts CACHE_PRICING), when a cache
  * was reported.
  */
 export function withBilled(

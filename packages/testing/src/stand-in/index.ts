@@ -4,7 +4,7 @@
  * meters, every experiment) runs offline with answers that depend on the seed, the temperature
  * and the content of each prompt. It is a SIMULATED model and answers as `retrace-stand-in`.
  *
- * What it plays, identified from the prompt's own markers (prompts/*.ts):
+ * What it plays, identified from the prompt's own markers (packages/core/src/prompts/*.ts):
  * - forward agent (pyautogui code): finds the task by its instruction in SimDesk's catalogue,
  *   locates the screen it is shown (linearized accessibility tree; without one it replays its
  *   own earlier answers) along the task's reference plan, and answers the next step grounded on

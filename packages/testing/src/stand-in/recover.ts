@@ -19,7 +19,7 @@ import { containerOf, parseTree, treeTexts, type ReadRequest, type TreeLine } fr
 import { choose, type Draw } from "./sampling.ts";
 import { clickable } from "./world.ts";
 
-/** The word that ends a recovery attempt (adapters/llm/recoverer.ts RESTORED_TOKEN). */
+/** The word that ends a recovery attempt (packages/models/src/llm/recoverer.ts RESTORED_TOKEN). */
 const RESTORED = "RESTORED";
 
 /** What the recovery prompt told the stand-in. */
@@ -75,7 +75,7 @@ export function readRecovery(req: ReadRequest, ignoreContext = false): RecoveryV
   };
 }
 
-/** The notes about the context in the recovery instruction (adapters/llm/recoverer.ts CONTEXT_NOTES). */
+/** The notes about the context in the recovery instruction (packages/models/src/llm/recoverer.ts CONTEXT_NOTES). */
 const CONTEXT_NOTES = [
   /Below is the earlier run's history up to the (?:current screen|TARGET state) \([^)]*\)[^.]*\./g,
   /Below is a briefing describing the TARGET state and how it came about, including changes a screenshot cannot show\./g,

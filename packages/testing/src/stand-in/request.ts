@@ -75,7 +75,7 @@ export function readRequest(body: any): ReadRequest {
   };
 }
 
-/** Which role a prompt asks for, from the markers of retrace's prompts (prompts/*.ts). */
+/** Which role a prompt asks for, from the markers of retrace's prompts (packages/core/src/prompts/*.ts). */
 export function roleOf(text: string): StandInRole {
   if (text.includes("RECOVERY MODE")) return "recovery";
   if (/must NOT be completed|opposite of finishing the task/.test(text)) return "perturber";
@@ -116,7 +116,7 @@ export function treeTexts(text: string): string[] {
   return out;
 }
 
-/** Parse a linearized tree (adapters/policies/observation.ts) into lines. */
+/** Parse a linearized tree (packages/models/src/policies/observation.ts) into lines. */
 export function parseTree(text: string): TreeLine[] {
   const out: TreeLine[] = [];
   for (const raw of text.split("\n").slice(1)) {

@@ -39,7 +39,7 @@ export const STAND_IN_MODEL = "retrace-stand-in";
 /**
  * The `system_fingerprint` of every answer: it declares the server a simulated stand-in, and
  * retrace's model client labels every call answered under it simulated (see
- * adapters/models/openai-chat.ts `isStandInFingerprint`).
+ * packages/models/src/models/openai-chat.ts `isStandInFingerprint`).
  */
 export const STAND_IN_FINGERPRINT = "retrace-stand-in-simulated";
 

@@ -1,5 +1,5 @@
 /**
- * `/setup/download_file` SSRF rule (issue 41, adapters/environments/osworld/download-guard.ts):
+ * `/setup/download_file` SSRF rule (issue 41, packages/desktops/src/osworld/download-guard.ts):
  * cloud metadata, link-local, private and reserved addresses are refused, loopback only with the
  * explicit opt-in, host names are checked by the addresses they resolve to, and a redirect to a
  * refused address is refused. Real HTTP servers on 127.0.0.1; no desktop needed.

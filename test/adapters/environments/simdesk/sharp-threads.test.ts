@@ -1,4 +1,4 @@
-/** RETRACE_SHARP_CONCURRENCY: read in src/settings.ts, applied by the SimDesk renderer in its own process. */
+/** RETRACE_SHARP_CONCURRENCY: read in packages/core/src/settings.ts, applied by the SimDesk renderer in its own process. */
 import { execFileSync, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";

@@ -1,6 +1,6 @@
 /**
  * Issue 31: a key the agent types into SimDesk ends up in no output. The engine redacts typed text
- * (src/secrets.ts) before it enters the desk's state, so the state snapshots (simdesk-states/), the
+ * (packages/core/src/secrets.ts) before it enters the desk's state, so the state snapshots (simdesk-states/), the
  * screens rendered from the state (.svgz, decompressed here, and PNG) and the accessibility-tree
  * blobs all hold "[redacted]" instead.
  */

@@ -1,6 +1,6 @@
 /**
  * A bare episode loop for testing the simulated agents against the real SimDesk (the recovery
- * runtime lives in graphs/ and is tested there): propose, execute, append to history.
+ * runtime lives in packages/graphs/src/ and is tested there): propose, execute, append to history.
  */
 import type { Action } from "../../../../packages/core/src/action.ts";
 import type { BlobStore } from "../../../../packages/core/src/blob-store.ts";

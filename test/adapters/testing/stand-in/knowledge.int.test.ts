@@ -53,16 +53,16 @@ afterAll(async () => {
 
 describe("the stand-in knows only its skill book and the request", () => {
   it("imports none of SimDesk: no state, engine, setup, ground truth or restore planner", () => {
-    const files = [...moduleGraph(join(root, "adapters/testing/stand-in/index.ts"))].map((f) =>
+    const files = [...moduleGraph(join(root, "packages/testing/src/stand-in/index.ts"))].map((f) =>
       f.slice(root.length + 1),
     );
-    expect(files).toContain("adapters/testing/stand-in/skills.ts");
-    expect(files.filter((f) => f.startsWith("adapters/environments/"))).toEqual([]);
+    expect(files).toContain("packages/testing/src/stand-in/skills.ts");
+    expect(files.filter((f) => f.startsWith("packages/environments/src/"))).toEqual([]);
     expect(files.filter((f) => /ground-truth|restore|setup|engine|hashing|simdesk/.test(f))).toEqual([]);
   });
 
   it("ships the skill book the catalogue gives (rebuild with `npx tsx experiments/stand-in/skill-book.ts`)", () => {
-    const shipped = readFileSync(join(root, "adapters/testing/stand-in/skills.json"), "utf8");
+    const shipped = readFileSync(join(root, "packages/testing/src/stand-in/skills.json"), "utf8");
     expect(shipped).toBe(JSON.stringify(buildSkillBook()) + "\n");
   });
 

@@ -1,5 +1,5 @@
 /**
- * The stand-in's simulated automatic prefix cache (adapters/testing/stand-in/prefix-cache.ts):
+ * The stand-in's simulated automatic prefix cache (packages/testing/src/stand-in/prefix-cache.ts):
  * `usage.prompt_tokens_details.cached_tokens` is the longest prefix shared with the recent prompts
  * of the same `prompt_cache_key`, from 1,024 tokens, in 128-token steps; retrace's OpenAI client
  * reads it as `cachedInputTokens` and bills it at OpenAI's cached price.

@@ -10,7 +10,7 @@
  * optional record/replay cache keyed by the request with screenshots as hashes. Under a
  * {@link PromptFraming} (recovery, perturbation) the system prefix goes before the system prompt,
  * the instruction prefix before the task, and the preamble opens the first user turn.
- * An optional call observer (`observe`, adapters/models/call-observer.ts) is told of each call
+ * An optional call observer (`observe`, packages/models/src/models/call-observer.ts) is told of each call
  * (the request as chat messages with screenshots by reference, the reply, usage or error), which
  * is how the experiments' call log puts these calls on their steps.
  */
@@ -252,7 +252,7 @@ export function createAnthropicPolicy(options: AnthropicPolicyOptions = {}): Fra
             if (exceedsNesting(msg.content))
               throw unparseable(`the answer's content is nested more than ${MAX_NESTING} levels deep`);
             // Normalised: input_tokens counts every prompt token, cache reads and writes included
-            // (adapters/models/provider-usage.ts).
+            // (packages/models/src/models/provider-usage.ts).
             const n = anthropicUsage(msg.usage);
             const tokens = {
               input_tokens: n.inputTokens,

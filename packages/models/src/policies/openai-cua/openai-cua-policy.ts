@@ -12,7 +12,7 @@
  * every call (the API does not carry it across `previous_response_id`), the instruction prefix
  * goes before the task and the preamble before it in the first user turn; a framed call that
  * continues a conversation restates the instruction prefix after the call outputs.
- * An optional call observer (`observe`, adapters/models/call-observer.ts) is told of each call
+ * An optional call observer (`observe`, packages/models/src/models/call-observer.ts) is told of each call
  * (the request as chat messages with screenshots by reference, the reply, usage or error), which
  * is how the experiments' call log puts these calls on their steps.
  */

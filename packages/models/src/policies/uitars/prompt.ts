@@ -1,8 +1,8 @@
 /**
  * UI-TARS computer-use prompt (vendor-specific, so it lives with its adapter rather than in
- * prompts/). Written in our own words after the action space UI-TARS models were trained on: the
+ * packages/core/src/prompts/). Written in our own words after the action space UI-TARS models were trained on: the
  * model must answer `Thought: ...` then `Action: ...` with the calls listed here.
- * Used by: the UI-TARS forward policy (adapters/policies/uitars/uitars-policy.ts).
+ * Used by: the UI-TARS forward policy (packages/models/src/policies/uitars/uitars-policy.ts).
  * Variables:
  *   instruction - the user's task, verbatim.
  *   language - language of the Thought part (e.g. "English").
