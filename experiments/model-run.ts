@@ -19,7 +19,13 @@ import { envVar, runtimeSettings } from "@retrace-cua/core/settings";
 import { writeEpisodeOutput } from "@retrace-cua/core/store/episode-output";
 import { createSimDesk } from "@retrace-cua/simdesk/simdesk";
 import { getSimDeskTask } from "@retrace-cua/simdesk/tasks/index";
-import { CACHE_MODES, parseCacheMode, withCache, type CacheMode, type CacheStats } from "@retrace-cua/models/models/cache";
+import {
+  CACHE_MODES,
+  parseCacheMode,
+  withCache,
+  type CacheMode,
+  type CacheStats,
+} from "@retrace-cua/models/models/cache";
 import { DrawScope, withDraws } from "@retrace-cua/models/models/draws";
 import { createOpenAIChatModel } from "@retrace-cua/models/models/openai-chat";
 import type { PriceTable } from "@retrace-cua/models/models/pricing";

@@ -121,7 +121,9 @@ describe("the commands written in README.md and docs/", () => {
     }
     expect(failures).toEqual([]);
     // What they print and write is what the docs say they do.
-    expect(done.get("--version")?.trim()).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
+    expect(done.get("--version")?.trim()).toBe(
+      JSON.parse(readFileSync(join(ROOT, "packages/retrace-cua/package.json"), "utf8")).version,
+    );
     expect(done.get("tasks")).toContain("files-");
     expect(existsSync(join(scratch, "runs/e2e/results.jsonl"))).toBe(true);
     expect(existsSync(join(scratch, "runs/e2e/report.html"))).toBe(true);

@@ -441,7 +441,8 @@ describe("the public surface", () => {
   });
 
   it("loads no vendor SDK and no optional peer when a script imports retrace, /evaluation, /models, /simdesk, /adapters, /testing or /experiments, no LangGraph with the light entries, and each SDK entry its own SDK only", async () => {
-    const name = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string }).name;
+    const name = (JSON.parse(readFileSync(join(ROOT, "packages/retrace-cua/package.json"), "utf8")) as { name: string })
+      .name;
     const light = [name, ...["evaluation", "models", "simdesk", "adapters"].map((e) => `${name}/${e}`)];
     const entries = [
       ...light,

@@ -8,7 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { getSimDeskTask } from "../packages/simdesk/src/tasks/index.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../packages/testing/src/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../packages/testing/src/scripted-openai-server.ts";
 import { runModelTask } from "../experiments/model-run.ts";
 import { redactText } from "../packages/core/src/secrets.ts";
 import { planAnswers } from "./adapters/testing/plan-answers.ts";

@@ -6,11 +6,7 @@
  */
 import type { Command } from "commander";
 import { ConfigError } from "@retrace-cua/core/errors";
-import {
-  STAND_IN_FINGERPRINT,
-  startStandInServer,
-  type StandInServer,
-} from "@retrace-cua/testing/stand-in/server";
+import { STAND_IN_FINGERPRINT, startStandInServer, type StandInServer } from "@retrace-cua/testing/stand-in/server";
 import { optionalIntFlag, optionalNumberFlag } from "./numeric-flags.ts";
 
 /** Flags of `retrace stand-in`. */

@@ -7,7 +7,12 @@
 import type { Proportion } from "@retrace-cua/evaluation/metrics/wilson";
 import type { RecoveryDatasetManifest } from "@retrace-cua/evaluation/dataset/types";
 import type { RecoveryRun } from "@retrace-cua/evaluation/eval/run";
-import { oracleAgreement, recoveryTable, type OracleAgreement, type SampleSelection } from "@retrace-cua/evaluation/eval/summary";
+import {
+  oracleAgreement,
+  recoveryTable,
+  type OracleAgreement,
+  type SampleSelection,
+} from "@retrace-cua/evaluation/eval/summary";
 import { settleFor, type SettleChoice } from "../runner/settle.ts";
 
 /** Banner text for simulated results. */

@@ -4,8 +4,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** Two folders up from the sources (experiments/runner/), three from the build (dist/experiments/runner/). */
-export const PACKAGE_ROOT = existsSync(join(here, "../../package.json")) ? join(here, "../..") : join(here, "../../..");
+/** The @retrace-cua/experiments package: one folder up from the sources (experiments/runner/), two from the build (experiments/dist/runner/). */
+export const PACKAGE_ROOT = existsSync(join(here, "../package.json")) ? join(here, "..") : join(here, "../..");
 
 /** The package.json version. */
 export function packageVersion(): string {

@@ -76,7 +76,8 @@ const CHILD = fileURLToPath(new URL(FROM_SOURCES ? "./shard-child.ts" : "./shard
  * tsx resolved from this package, not from the current folder: `--import tsx` alone fails with
  * ERR_MODULE_NOT_FOUND when the command runs outside the repository. Only the sources need it.
  */
-const childExecArgv = (): string[] => (FROM_SOURCES ? ["--conditions=retrace-dev", "--import", import.meta.resolve("tsx")] : []);
+const childExecArgv = (): string[] =>
+  FROM_SOURCES ? ["--conditions=retrace-dev", "--import", import.meta.resolve("tsx")] : [];
 
 /** A set of long-lived child processes. */
 export class ShardPool {

@@ -5,7 +5,11 @@
  * ideal-recovery experiment; a recommendation for sweeps.
  */
 import { recommend, type Recommendation } from "@retrace-cua/evaluation/metrics/compare";
-import { summarizeStability, type StabilityMetrics, type StabilitySummary } from "@retrace-cua/evaluation/metrics/stability";
+import {
+  summarizeStability,
+  type StabilityMetrics,
+  type StabilitySummary,
+} from "@retrace-cua/evaluation/metrics/stability";
 import { successAtKCurve, type IncompleteInstances } from "@retrace-cua/evaluation/metrics/success-at-k";
 import { continuationOutcomes, scoredInstances } from "./scored-instances.ts";
 import { wilsonInterval, type Proportion } from "@retrace-cua/evaluation/metrics/wilson";

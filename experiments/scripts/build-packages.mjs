@@ -21,13 +21,17 @@ function copyJson(from, to) {
     const p = join(from, name);
     if (name === "node_modules" || name === "dist") continue;
     if (statSync(p).isDirectory()) copyJson(p, join(to, name));
-    else if (name.endsWith(".json") && name !== "package.json" && !name.startsWith("tsconfig")) cpSync(p, join(to, name));
+    else if (name.endsWith(".json") && name !== "package.json" && !name.startsWith("tsconfig"))
+      cpSync(p, join(to, name));
   }
 }
 for (const p of packages) {
   const out = join(build, "packages", p, "src");
   const dist = join(root, "packages", p, "dist");
-  if (!existsSync(out)) throw new Error(`build: nothing was emitted for packages/${p}`);
+  if (!existsSync(out)) {
+    process.stderr.write(`build: nothing was emitted for packages/${p}/src; is it in tsconfig.build.json's include?\n`);
+    process.exit(1);
+  }
   renameSync(out, dist);
   copyJson(join(root, "packages", p, "src"), dist);
 }

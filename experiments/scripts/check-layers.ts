@@ -52,7 +52,16 @@ const VENDOR = [
   "ai",
   "langchain",
 ];
-const ADAPTERS = new Set(["models", "browser", "desktops", "stores", "openai-agents", "ai-sdk", "stagehand", "langchain"]);
+const ADAPTERS = new Set([
+  "models",
+  "browser",
+  "desktops",
+  "stores",
+  "openai-agents",
+  "ai-sdk",
+  "stagehand",
+  "langchain",
+]);
 // dev-only folders; the CLI launcher loads tsx only in a checkout, where the sources are
 const DEV_ONLY = /^experiments\/(bench|scripts|probes)\/|^experiments\/bin\/retrace\.mjs$/;
 
@@ -96,7 +105,8 @@ const problems: string[] = [];
 const rel = (p: string) => relative(ROOT, p).split(sep).join("/");
 for (const pkg of packages) {
   const rank = RANK[pkg.short];
-  if (rank === undefined) problems.push(`${rel(pkg.dir)}: a package with no layer; add it to RANK in ${rel(fileURLToPath(import.meta.url))}`);
+  if (rank === undefined)
+    problems.push(`${rel(pkg.dir)}: a package with no layer; add it to RANK in ${rel(fileURLToPath(import.meta.url))}`);
   const deps = pkg.json.dependencies ?? {};
   const peers = pkg.json.peerDependencies ?? {};
   for (const dep of Object.keys(deps)) {
@@ -109,7 +119,9 @@ for (const pkg of packages) {
   for (const file of walk(pkg.dir)) {
     const at = rel(file);
     const devOnly = DEV_ONLY.test(at);
-    const text = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+    const text = readFileSync(file, "utf8")
+      .replace(/\/\*[\s\S]*?\*\//g, "")
+      .replace(/^\s*\/\/.*$/gm, "");
     if (file === join(pkg.src, "index.ts") && /^\s*export\s*\*/m.test(text))
       problems.push(`${at}: entry uses "export *"; list the names it exports`);
     for (const m of text.matchAll(
@@ -129,15 +141,20 @@ for (const pkg of packages) {
       if (name === pkg.json.name || name === "retrace-cua") continue;
       const other = byName.get(name);
       if (other) {
-        if (!(name in deps) && !devOnly) problems.push(`${at}: imports ${name}, which is not in ${pkg.json.name}'s dependencies`);
+        if (!(name in deps) && !devOnly)
+          problems.push(`${at}: imports ${name}, which is not in ${pkg.json.name}'s dependencies`);
         if (sub && !existsSync(join(other.src, `${sub}.ts`)))
           problems.push(`${at}: ${spec}: no module ${sub}.ts in ${rel(other.src)}`);
         continue;
       }
       if (VENDOR.includes(name) && !ADAPTERS.has(pkg.short) && pkg.short !== "experiments" && pkg.short !== "testing")
-        problems.push(`${at}: vendor SDK "${name}" may only be imported by an adapter package (${[...ADAPTERS].join(", ")})`);
+        problems.push(
+          `${at}: vendor SDK "${name}" may only be imported by an adapter package (${[...ADAPTERS].join(", ")})`,
+        );
       if (!(name in deps) && !(name in peers) && !(devOnly && rootJson.devDependencies?.[name]))
-        problems.push(`${at}: imports ${name}, which is in neither dependencies nor peerDependencies of ${pkg.json.name}`);
+        problems.push(
+          `${at}: imports ${name}, which is in neither dependencies nor peerDependencies of ${pkg.json.name}`,
+        );
     }
   }
 }

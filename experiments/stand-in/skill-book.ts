@@ -27,7 +27,9 @@ import { containerOf, parseTree } from "@retrace-cua/testing/stand-in/request";
 import type { SkillBook, SkillIntent, SkillTask } from "@retrace-cua/testing/stand-in/skills";
 
 /** Where the skill book lives. */
-export const SKILL_BOOK_FILE = fileURLToPath(new URL("../../packages/testing/src/stand-in/skills.json", import.meta.url));
+export const SKILL_BOOK_FILE = fileURLToPath(
+  new URL("../../packages/testing/src/stand-in/skills.json", import.meta.url),
+);
 
 /** The screen size the demonstrations were recorded at (SimDesk's default). */
 const WIDTH = 1280;

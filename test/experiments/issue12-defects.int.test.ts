@@ -9,7 +9,10 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { getSimDeskTask } from "../../packages/simdesk/src/tasks/index.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../packages/testing/src/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../packages/testing/src/scripted-openai-server.ts";
 import { runModelTask } from "../../experiments/model-run.ts";
 import { buildReport } from "../../experiments/report/index.ts";
 import { planAnswers } from "../adapters/testing/plan-answers.ts";

@@ -8,7 +8,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../packages/testing/src/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../packages/testing/src/scripted-openai-server.ts";
 import type { ResultLine } from "../../experiments/runner/results-log.ts";
 import { ablationQueues, cli, narrowedPreset, startRoleServer } from "./helpers/model-roles.ts";
 

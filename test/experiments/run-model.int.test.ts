@@ -5,7 +5,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../experiments/cli.ts";
 import { runModelTask } from "../../experiments/model-run.ts";
 import { getSimDeskTask } from "../../packages/simdesk/src/tasks/index.ts";
-import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../packages/testing/src/scripted-openai-server.ts";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+} from "../../packages/testing/src/scripted-openai-server.ts";
 import { ConfigError } from "../../packages/core/src/errors.ts";
 import { planAnswers } from "../adapters/testing/plan-answers.ts";
 

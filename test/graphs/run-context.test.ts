@@ -6,7 +6,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Annotation, END, START, StateGraph, getConfig } from "@langchain/langgraph";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { getContextVariable, setContextVariable } from "@langchain/core/context";
-import { installLeanRunContext, leanRunContextInstalled, uninstallLeanRunContext } from "../../packages/graphs/src/run-context.ts";
+import {
+  installLeanRunContext,
+  leanRunContextInstalled,
+  uninstallLeanRunContext,
+} from "../../packages/graphs/src/run-context.ts";
 
 /** The stored run tree's id, or "none" when the storage holds no run tree. */
 function runId(): string {

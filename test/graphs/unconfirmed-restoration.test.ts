@@ -7,7 +7,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { runEpisode } from "../../packages/graphs/src/run-episode.ts";
-import { RecoveryOptionsSchema, type EpisodeComponents, type RecoveryOptionsInput } from "../../packages/core/src/episode.ts";
+import {
+  RecoveryOptionsSchema,
+  type EpisodeComponents,
+  type RecoveryOptionsInput,
+} from "../../packages/core/src/episode.ts";
 import { TOY_TASK, ToyDesk, createToyDetector, createToyPolicy, createToyRecoverer, newBlobs } from "./fixtures/toy.ts";
 
 async function run(skill: number, options: RecoveryOptionsInput, recoveryBudget = 2) {

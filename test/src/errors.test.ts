@@ -4,7 +4,7 @@
  * scan finds bare `throw new Error(` and classes that extend `Error` directly, and each error
  * class in packages/core/src/errors.ts is checked for its code.
  */
-import { readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -12,7 +12,12 @@ import * as errors from "../../packages/core/src/errors.ts";
 import { ActionFormatError } from "../../packages/models/src/actions/errors.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const LIBRARY = ["src", "graphs", "adapters", "prompts", "experiments"];
+const LIBRARY = [
+  ...readdirSync(join(ROOT, "packages"))
+    .filter((p) => existsSync(join(ROOT, "packages", p, "src")))
+    .map((p) => `packages/${p}/src`),
+  "experiments",
+];
 
 /** Files allowed a bare `Error`, each with its reason. */
 const EXEMPT: Record<string, string> = {
@@ -26,8 +31,9 @@ function libraryFiles(): string[] {
   const walk = (dir: string) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (/\.(ts|mjs)$/.test(e.name) && !/\.test\.ts$/.test(e.name)) out.push(relative(ROOT, p));
+      if (e.isDirectory()) {
+        if (e.name !== "dist" && e.name !== "node_modules") walk(p);
+      } else if (/\.(ts|mjs)$/.test(e.name) && !/\.test\.ts$/.test(e.name)) out.push(relative(ROOT, p));
     }
   };
   for (const d of LIBRARY) walk(join(ROOT, d));

@@ -10,7 +10,10 @@ import type { BlobReader } from "@retrace-cua/core/blob-store";
 import type { Environment } from "@retrace-cua/core/environment";
 import type { Observation } from "@retrace-cua/core/observation";
 import type { Action } from "@retrace-cua/core/action";
-import { anthropicComputerInputToActions, type AnthropicComputerInput } from "@retrace-cua/models/actions/anthropic/convert";
+import {
+  anthropicComputerInputToActions,
+  type AnthropicComputerInput,
+} from "@retrace-cua/models/actions/anthropic/convert";
 import { envMeter } from "@retrace-cua/sdk-shared/env-meter";
 import { toolResultImage } from "./tool-result-image.ts";
 import { checkPixels } from "@retrace-cua/sdk-shared/sdk-values";

@@ -14,7 +14,10 @@ import type { Action } from "@retrace-cua/core/action";
 import type { ForwardPolicy, JsonValue, PolicyDecision, PolicyInput } from "@retrace-cua/core/policy";
 import type { ModelUsage } from "@retrace-cua/core/usage";
 import { describeError } from "@retrace-cua/core/errors";
-import { anthropicComputerInputToActions, type AnthropicComputerInput } from "@retrace-cua/models/actions/anthropic/convert";
+import {
+  anthropicComputerInputToActions,
+  type AnthropicComputerInput,
+} from "@retrace-cua/models/actions/anthropic/convert";
 import { toolResultImage } from "./tool-result-image.ts";
 
 /** The agent as `generateText` settings. */

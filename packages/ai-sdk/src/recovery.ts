@@ -30,8 +30,15 @@ import type { StopReason } from "@retrace-cua/core/episode";
 import type { TaskSpec } from "@retrace-cua/core/task";
 import { ConfigError } from "@retrace-cua/core/errors";
 import { EpisodeEvents } from "@retrace-cua/core/runtime/events";
-import { anthropicComputerInputToActions, type AnthropicComputerInput } from "@retrace-cua/models/actions/anthropic/convert";
-import { resolveSdkOptions, type ResolvedSdkRecoveryOptions, type SdkRecoveryOptions } from "@retrace-cua/sdk-shared/options";
+import {
+  anthropicComputerInputToActions,
+  type AnthropicComputerInput,
+} from "@retrace-cua/models/actions/anthropic/convert";
+import {
+  resolveSdkOptions,
+  type ResolvedSdkRecoveryOptions,
+  type SdkRecoveryOptions,
+} from "@retrace-cua/sdk-shared/options";
 import { StepRecovery, type CompletedStep, type Truncation } from "@retrace-cua/core/runtime/step-recovery";
 import { bump } from "@retrace-cua/core/runtime/accounting";
 import { MessageView, describeCalls, type ViewMessage } from "@retrace-cua/sdk-shared/message-view";

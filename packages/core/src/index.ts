@@ -8,12 +8,53 @@ export { BlobStore } from "./blob-store.ts";
 export type { BlobReader, BlobRef, BlobStoreOptions } from "./blob-store.ts";
 export { noDetection } from "./detector.ts";
 export type { Detection, DetectorInput, ErrorDetector } from "./detector.ts";
-export { CascadeGateSpecSchema, DEFAULT_CASCADE_GATES, createCascadeDetector, createLoopDetector, createStagnationDetector, parseCascadeGates } from "./detectors/index.ts";
-export type { CascadeDetectorOptions, CascadeGateSpec, LoopDetectorOptions, StagnationDetectorOptions } from "./detectors/index.ts";
-export type { Environment, EnvironmentCapabilities, EnvironmentFactory, EnvironmentSnapshot, StepOutcome } from "./environment.ts";
+export {
+  CascadeGateSpecSchema,
+  DEFAULT_CASCADE_GATES,
+  createCascadeDetector,
+  createLoopDetector,
+  createStagnationDetector,
+  parseCascadeGates,
+} from "./detectors/index.ts";
+export type {
+  CascadeDetectorOptions,
+  CascadeGateSpec,
+  LoopDetectorOptions,
+  StagnationDetectorOptions,
+} from "./detectors/index.ts";
+export type {
+  Environment,
+  EnvironmentCapabilities,
+  EnvironmentFactory,
+  EnvironmentSnapshot,
+  StepOutcome,
+} from "./environment.ts";
 export { RecoveryOptionsSchema } from "./episode.ts";
-export type { EpisodeAccounting, EpisodeComponents, EpisodeResult, RecoveryOptions, RecoveryOptionsInput, RoleUsage, StopReason, UnconfirmedRestoration } from "./episode.ts";
-export { AdapterError, ConfigError, DataError, DetectorUnavailableError, EnvironmentError, InternalError, ModelBehaviorError, ReplayDesyncError, RetraceError, RunFailedError, ServiceUnavailableError, StepTimeoutError, describeError } from "./errors.ts";
+export type {
+  EpisodeAccounting,
+  EpisodeComponents,
+  EpisodeResult,
+  RecoveryOptions,
+  RecoveryOptionsInput,
+  RoleUsage,
+  StopReason,
+  UnconfirmedRestoration,
+} from "./episode.ts";
+export {
+  AdapterError,
+  ConfigError,
+  DataError,
+  DetectorUnavailableError,
+  EnvironmentError,
+  InternalError,
+  ModelBehaviorError,
+  ReplayDesyncError,
+  RetraceError,
+  RunFailedError,
+  ServiceUnavailableError,
+  StepTimeoutError,
+  describeError,
+} from "./errors.ts";
 export type { RetraceErrorCode } from "./errors.ts";
 export { hashValue, sha256Hex, stableStringify } from "./hash.ts";
 export { DEFAULT_SSIM_THRESHOLD, maskedScreenshotSsim, screenshotSsim, screenshotsMatch } from "./image/similarity.ts";
@@ -26,7 +67,18 @@ export { definePrompt, promptRef, renderPrompt } from "./prompt.ts";
 export type { PromptTemplate } from "./prompt.ts";
 export { ALL_PROMPTS } from "./prompts/index.ts";
 export { RECOVERY_CONTEXTS, RESTORATION_MODES } from "./recovery.ts";
-export type { RecoveryContext, RecoveryContextKind, RecoveryDecision, RecoveryInput, RecoveryPolicy, RestorationMode, StateVerifier, Summarizer, VerifierVerdict, VerifyInput } from "./recovery.ts";
+export type {
+  RecoveryContext,
+  RecoveryContextKind,
+  RecoveryDecision,
+  RecoveryInput,
+  RecoveryPolicy,
+  RestorationMode,
+  StateVerifier,
+  Summarizer,
+  VerifierVerdict,
+  VerifyInput,
+} from "./recovery.ts";
 export { createStateCheck, observationSsim } from "./replay/state-check.ts";
 export type { ExpectedState, StateCheck, StateCheckOptions, StateCheckResult } from "./replay/state-check.ts";
 export { createRng } from "./rng.ts";
@@ -35,7 +87,19 @@ export { addUsage, emptyAccounting, tokenSplits, withoutTiming } from "./runtime
 export type { TokensByRole } from "./runtime/accounting.ts";
 export { guardedDetect } from "./runtime/detection.ts";
 export { EPISODE_EVENT_NAMES, EpisodeEvents } from "./runtime/events.ts";
-export type { DetectionEvent, EpisodeEndEvent, EpisodeEventMap, EpisodeEventName, FreezeEvent, RecoveryEndEvent, RecoveryStartEvent, RecoveryStepEvent, SelectionEvent, StepEvent, TruncateEvent } from "./runtime/events.ts";
+export type {
+  DetectionEvent,
+  EpisodeEndEvent,
+  EpisodeEventMap,
+  EpisodeEventName,
+  FreezeEvent,
+  RecoveryEndEvent,
+  RecoveryStartEvent,
+  RecoveryStepEvent,
+  SelectionEvent,
+  StepEvent,
+  TruncateEvent,
+} from "./runtime/events.ts";
 export { consumeFrozenStep, detectorGate, initialFreezeState, startFreeze } from "./runtime/freeze.ts";
 export type { DetectorGate, FreezeState } from "./runtime/freeze.ts";
 export { recoveryContextHistory, truncateHistory } from "./runtime/history.ts";

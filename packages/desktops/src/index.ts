@@ -14,7 +14,13 @@ export { startOsworldControlServer } from "./osworld/control-server.ts";
 export type { OsworldControlServer, OsworldControlServerOptions } from "./osworld/control-server.ts";
 export { OsworldEnvironment, actionToPyautogui } from "./osworld/environment.ts";
 export type { OsworldEnvironmentOptions } from "./osworld/environment.ts";
-export { allocateOsworldPorts, detectKvm, osworldContainerSpec, releaseOsworldPorts, startOsworldVm } from "./osworld/provider.ts";
+export {
+  allocateOsworldPorts,
+  detectKvm,
+  osworldContainerSpec,
+  releaseOsworldPorts,
+  startOsworldVm,
+} from "./osworld/provider.ts";
 export type { OsworldPorts, OsworldVm, StartOsworldVmOptions } from "./osworld/provider.ts";
 export { OsworldPythonBridge } from "./osworld/python-bridge.ts";
 export { evaluateOsworldNative, osworldResultDir, runOsworldSetup, writeOsworldResult } from "./osworld/runner.ts";

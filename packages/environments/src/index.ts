@@ -5,12 +5,7 @@
  * `retrace-cua/simdesk`, LangChain in `retrace-cua/langchain`. Loads no vendor SDK and no
  * LangGraph at import. Explicit named exports only. Pinned by test/public-api.test.ts.
  */
-export {
-  createEnvironmentFactory,
-  tasksForEnvironment,
-  isEnvironmentKind,
-  ENVIRONMENT_KINDS,
-} from "./registry.ts";
+export { createEnvironmentFactory, tasksForEnvironment, isEnvironmentKind, ENVIRONMENT_KINDS } from "./registry.ts";
 export type { EnvironmentFactoryOptions, EnvironmentKind } from "./registry.ts";
 export { createX11Desktop } from "@retrace-cua/desktops/x11/create";
 export type { X11DesktopOptions } from "@retrace-cua/desktops/x11/create";
@@ -18,9 +13,19 @@ export { DesktopEnvironment } from "@retrace-cua/desktops/x11/desktop-environmen
 export type { DesktopEnvironmentOptions, DesktopStepTimings } from "@retrace-cua/desktops/x11/desktop-environment";
 export { createDockerDesktop } from "@retrace-cua/desktops/docker/create";
 export type { DockerDesktopOptions } from "@retrace-cua/desktops/docker/create";
-export { createDockerClient, removeManagedContainers, MANAGED_LABEL, RUN_LABEL } from "@retrace-cua/desktops/docker/engine";
+export {
+  createDockerClient,
+  removeManagedContainers,
+  MANAGED_LABEL,
+  RUN_LABEL,
+} from "@retrace-cua/desktops/docker/engine";
 export { DESKTOP_TASKS, desktopTask } from "@retrace-cua/desktops/desktop-tasks/tasks";
-export type { DesktopTask, DesktopCheck, DesktopSetup, DesktopEvaluator } from "@retrace-cua/desktops/desktop-tasks/types";
+export type {
+  DesktopTask,
+  DesktopCheck,
+  DesktopSetup,
+  DesktopEvaluator,
+} from "@retrace-cua/desktops/desktop-tasks/types";
 export { createPlanDivergenceDetector } from "@retrace-cua/desktops/desktop-tasks/plan-detector";
 export { OsworldClient } from "@retrace-cua/desktops/osworld/client";
 export type { OsworldClientOptions, OsworldExecResult } from "@retrace-cua/desktops/osworld/client";
@@ -37,7 +42,12 @@ export {
 } from "@retrace-cua/desktops/osworld/provider";
 export type { OsworldVm, OsworldPorts, StartOsworldVmOptions } from "@retrace-cua/desktops/osworld/provider";
 export { loadOsworldTasks, parseOsworldTask } from "@retrace-cua/desktops/osworld/tasks";
-export type { OsworldTask, OsworldSupport, OsworldLoadReport, OsworldRejection } from "@retrace-cua/desktops/osworld/tasks";
+export type {
+  OsworldTask,
+  OsworldSupport,
+  OsworldLoadReport,
+  OsworldRejection,
+} from "@retrace-cua/desktops/osworld/tasks";
 export {
   runOsworldSetup,
   evaluateOsworldNative,

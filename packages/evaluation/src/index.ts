@@ -14,12 +14,22 @@ export { withProbes } from "./probes/with-probes.ts";
 export type { WithProbesOptions } from "./probes/with-probes.ts";
 export { createProbeVerifier, probeVerifierFromSpec, ProbeVerifierSpecSchema } from "./probes/verifier.ts";
 export type { ProbeVerifier, ProbeVerifierOptions, ProbeVerifierSpec, ProbeVerification } from "./probes/verifier.ts";
-export { screenshotSsim, screenshotsMatch, maskedScreenshotSsim, DEFAULT_SSIM_THRESHOLD } from "@retrace-cua/core/image/similarity";
+export {
+  screenshotSsim,
+  screenshotsMatch,
+  maskedScreenshotSsim,
+  DEFAULT_SSIM_THRESHOLD,
+} from "@retrace-cua/core/image/similarity";
 export type { MaskedSsim, MaskedSsimOptions } from "@retrace-cua/core/image/similarity";
 export { learnDynamicMask, dilateMask, unionMasks, maskFraction, saveMask, loadMask } from "./oracle/dynamic-mask.ts";
 export type { DynamicMask } from "./oracle/dynamic-mask.ts";
 export { createStateCheck, observationSsim } from "@retrace-cua/core/replay/state-check";
-export type { StateCheck, StateCheckOptions, StateCheckResult, ExpectedState } from "@retrace-cua/core/replay/state-check";
+export type {
+  StateCheck,
+  StateCheckOptions,
+  StateCheckResult,
+  ExpectedState,
+} from "@retrace-cua/core/replay/state-check";
 export { replayFromReset, executeStep, executeSteps } from "./replay/replay.ts";
 export type { ReplayOptions, ReplayResult, ReplayStep, CheckpointResult } from "./replay/replay.ts";
 export { checkTransitionConsistency, retention } from "./replay/transition-consistency.ts";

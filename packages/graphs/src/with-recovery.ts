@@ -7,7 +7,12 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { BlobStore } from "@retrace-cua/core/blob-store";
 import type { ErrorDetector } from "@retrace-cua/core/detector";
 import type { Environment } from "@retrace-cua/core/environment";
-import type { EpisodeComponents, EpisodeResult, RecoveryOptions, RecoveryOptionsInput } from "@retrace-cua/core/episode";
+import type {
+  EpisodeComponents,
+  EpisodeResult,
+  RecoveryOptions,
+  RecoveryOptionsInput,
+} from "@retrace-cua/core/episode";
 import { ConfigError } from "@retrace-cua/core/errors";
 import { checkUserLogger, withLogger, type UserLogger } from "@retrace-cua/core/logger";
 import type { ForwardPolicy } from "@retrace-cua/core/policy";

@@ -8,7 +8,11 @@ import { z } from "zod";
 import type { TransitionString, UnconfirmedRestoration } from "@retrace-cua/core/episode";
 import { ConfigError } from "@retrace-cua/core/errors";
 import { DEFAULT_DETECTOR_TIMEOUT_MS } from "@retrace-cua/core/runtime/detection";
-import { resolveRecoveryOptions, type RecoveryKnobName, type ResolvedRecoveryOptions } from "@retrace-cua/core/runtime/options";
+import {
+  resolveRecoveryOptions,
+  type RecoveryKnobName,
+  type ResolvedRecoveryOptions,
+} from "@retrace-cua/core/runtime/options";
 import { presetRecoveryDefaults } from "@retrace-cua/core/runtime/preset-recovery";
 import type { UserLogger } from "@retrace-cua/core/logger";
 import type { EpisodeEvents } from "@retrace-cua/core/runtime/events";

@@ -13,7 +13,10 @@ import type { Action } from "@retrace-cua/core/action";
 import type { BlobReader } from "@retrace-cua/core/blob-store";
 import type { Environment } from "@retrace-cua/core/environment";
 import type { Observation } from "@retrace-cua/core/observation";
-import { openAIComputerActionToActions, type OpenAIComputerAction } from "@retrace-cua/models/actions/openai-cua/convert";
+import {
+  openAIComputerActionToActions,
+  type OpenAIComputerAction,
+} from "@retrace-cua/models/actions/openai-cua/convert";
 import { envMeter } from "@retrace-cua/sdk-shared/env-meter";
 import { checkDimensions } from "@retrace-cua/sdk-shared/sdk-values";
 

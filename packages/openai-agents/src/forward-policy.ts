@@ -24,7 +24,10 @@ import type { Action } from "@retrace-cua/core/action";
 import type { ForwardPolicy, JsonValue, PolicyDecision, PolicyInput } from "@retrace-cua/core/policy";
 import type { ModelUsage } from "@retrace-cua/core/usage";
 import { describeError } from "@retrace-cua/core/errors";
-import { openAIComputerActionToActions, type OpenAIComputerAction } from "@retrace-cua/models/actions/openai-cua/convert";
+import {
+  openAIComputerActionToActions,
+  type OpenAIComputerAction,
+} from "@retrace-cua/models/actions/openai-cua/convert";
 import { withCallSignal } from "@retrace-cua/core/call-signal";
 
 /** The memo of one step: the model's computer call as sent, to rebuild the input next time. */

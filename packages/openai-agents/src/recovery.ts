@@ -41,8 +41,15 @@ import type { StopReason } from "@retrace-cua/core/episode";
 import { EpisodeEvents } from "@retrace-cua/core/runtime/events";
 import type { TaskSpec } from "@retrace-cua/core/task";
 import { ConfigError } from "@retrace-cua/core/errors";
-import { openAIComputerActionToActions, type OpenAIComputerAction } from "@retrace-cua/models/actions/openai-cua/convert";
-import { resolveSdkOptions, type ResolvedSdkRecoveryOptions, type SdkRecoveryOptions } from "@retrace-cua/sdk-shared/options";
+import {
+  openAIComputerActionToActions,
+  type OpenAIComputerAction,
+} from "@retrace-cua/models/actions/openai-cua/convert";
+import {
+  resolveSdkOptions,
+  type ResolvedSdkRecoveryOptions,
+  type SdkRecoveryOptions,
+} from "@retrace-cua/sdk-shared/options";
 import {
   StepRecovery,
   type CompletedStep,

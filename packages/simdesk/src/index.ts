@@ -5,13 +5,7 @@
  * Pinned by test/public-api.test.ts.
  */
 export { createSimDesk, SimDesk, SIMDESK_TASKS, getSimDeskTask } from "./simdesk.ts";
-export type {
-  SimDeskOptions,
-  SimDeskTask,
-  SimGroundTruth,
-  SimDeskSetup,
-  SimDeskEvaluator,
-} from "./simdesk.ts";
+export type { SimDeskOptions, SimDeskTask, SimGroundTruth, SimDeskSetup, SimDeskEvaluator } from "./simdesk.ts";
 export {
   createSimForwardPolicy,
   createSimRecoveryPolicy,

@@ -11,7 +11,13 @@
 export { SimDesk, createSimDesk } from "./desk.ts";
 export type { SimDeskOptions } from "./desk.ts";
 export { SLIP_KINDS } from "@retrace-cua/core/ground-truth";
-export type { SimDeskTask, SimGroundTruth, MistakeSpec, RestorativeStep, SlipKind } from "@retrace-cua/core/ground-truth";
+export type {
+  SimDeskTask,
+  SimGroundTruth,
+  MistakeSpec,
+  RestorativeStep,
+  SlipKind,
+} from "@retrace-cua/core/ground-truth";
 export { SimDeskSetupSchema, initialState } from "./setup.ts";
 export type { SimDeskSetup } from "./setup.ts";
 export { evaluateState } from "./evaluate.ts";

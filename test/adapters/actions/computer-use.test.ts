@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { openAIComputerActionToActions } from "../../../packages/models/src/actions/openai-cua/convert.ts";
-import { anthropicComputerInputToActions, xdotoolKeysToActions } from "../../../packages/models/src/actions/anthropic/convert.ts";
+import {
+  anthropicComputerInputToActions,
+  xdotoolKeysToActions,
+} from "../../../packages/models/src/actions/anthropic/convert.ts";
 import { ActionFormatError } from "../../../packages/models/src/actions/errors.ts";
 
 describe("OpenAI computer-use converter", () => {

@@ -42,10 +42,14 @@ const alive = (pid: number) => {
 };
 
 async function runAndEnd(how: "SIGTERM" | "SIGINT" | "throw"): Promise<{ code: number | null; pids: number[] }> {
-  const p = spawn(process.execPath, ["--conditions=retrace-dev", "--import", "tsx", script, how === "throw" ? "throw" : "wait"], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const p = spawn(
+    process.execPath,
+    ["--conditions=retrace-dev", "--import", "tsx", script, how === "throw" ? "throw" : "wait"],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const pids = await new Promise<{ worker: number; redis: number }>((res, rej) => {
     let buf = "";
     p.stdout!.on("data", (b: Buffer) => {

@@ -1,6 +1,12 @@
 import { ConfigError } from "../../../packages/core/src/errors.ts";
 import { describe, expect, it } from "vitest";
-import { cosine, recoveryReference, scoreRationales, tfidfVectors, tokens } from "../../../packages/evaluation/src/eval/rationale.ts";
+import {
+  cosine,
+  recoveryReference,
+  scoreRationales,
+  tfidfVectors,
+  tokens,
+} from "../../../packages/evaluation/src/eval/rationale.ts";
 import { keywordIntent } from "../../../packages/evaluation/src/eval/intent.ts";
 
 const sample = {

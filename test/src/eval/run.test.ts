@@ -181,7 +181,8 @@ describe("restorative intent", () => {
 
 describe("recovery contexts", () => {
   it("give 0-E the history through the perturbation without the perturber's text, 0-R up to the target, none nothing", async () => {
-    const { historyToError, historyToTarget, recoveryContextFor } = await import("../../../packages/evaluation/src/eval/episode.ts");
+    const { historyToError, historyToTarget, recoveryContextFor } =
+      await import("../../../packages/evaluation/src/eval/episode.ts");
     const s = samples.find((x) => x.distance === 3)!;
     const e = historyToError(s);
     expect(e).toHaveLength(s.targetStep + 3);

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { RecoveryRun } from "../../../packages/evaluation/src/eval/run.ts";
-import { agreementOf, cohenKappa, oracleAgreement, recoveryTable } from "../../../packages/evaluation/src/eval/summary.ts";
+import {
+  agreementOf,
+  cohenKappa,
+  oracleAgreement,
+  recoveryTable,
+} from "../../../packages/evaluation/src/eval/summary.ts";
 
 function run(ro: boolean, rtc: boolean, truth: boolean, extra: Partial<RecoveryRun> = {}): RecoveryRun {
   return {

@@ -10,7 +10,11 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { renderDesktop } from "../../../experiments/recovery-eval/ssim-corpus.ts";
 import { BlobStore } from "../../../packages/core/src/blob-store.ts";
-import { DEFAULT_SSIM_THRESHOLD, maskedScreenshotSsim, screenshotSsim } from "../../../packages/core/src/image/similarity.ts";
+import {
+  DEFAULT_SSIM_THRESHOLD,
+  maskedScreenshotSsim,
+  screenshotSsim,
+} from "../../../packages/core/src/image/similarity.ts";
 import { weberMssimMasked, windowGrid, type GrayImage } from "../../../packages/core/src/image/ssim-exact.ts";
 import {
   DEFAULT_LOCAL_BLOCK,

@@ -4,9 +4,17 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BlobStore } from "../../../packages/core/src/blob-store.ts";
 import { ConfigError } from "../../../packages/core/src/errors.ts";
-import { compareProbeReports, DEFAULT_PROBE_IGNORE, probePatternToRegExp } from "../../../packages/evaluation/src/probes/compare.ts";
+import {
+  compareProbeReports,
+  DEFAULT_PROBE_IGNORE,
+  probePatternToRegExp,
+} from "../../../packages/evaluation/src/probes/compare.ts";
 import { loadProbeReport, makeProbeReport } from "../../../packages/core/src/probes/report.ts";
-import { createProbeVerifier, probeVerifierFromSpec, ProbeVerifierSpecSchema } from "../../../packages/evaluation/src/probes/verifier.ts";
+import {
+  createProbeVerifier,
+  probeVerifierFromSpec,
+  ProbeVerifierSpecSchema,
+} from "../../../packages/evaluation/src/probes/verifier.ts";
 import { withProbes } from "../../../packages/evaluation/src/probes/with-probes.ts";
 import { SimDesk, createSimDesk, getSimDeskTask } from "../../../packages/simdesk/src/simdesk.ts";
 import { createEnvironmentFactory } from "../../../packages/environments/src/registry.ts";

@@ -10,7 +10,10 @@ import { createRng, type Rng } from "../../../packages/core/src/rng.ts";
 import type { Task } from "../../../packages/core/src/task.ts";
 import { replayFromReset } from "../../../packages/evaluation/src/replay/replay.ts";
 import { createStateCheck } from "../../../packages/core/src/replay/state-check.ts";
-import { checkTransitionConsistency, retention } from "../../../packages/evaluation/src/replay/transition-consistency.ts";
+import {
+  checkTransitionConsistency,
+  retention,
+} from "../../../packages/evaluation/src/replay/transition-consistency.ts";
 import { createSimDesk, getSimDeskTask, type SimDesk } from "../../../packages/simdesk/src/simdesk.ts";
 
 /**

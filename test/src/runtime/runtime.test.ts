@@ -1,8 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { InternalError, ConfigError } from "../../../packages/core/src/errors.ts";
 import { resolveRecoveryOptions } from "../../../packages/core/src/runtime/options.ts";
-import { consumeFrozenStep, detectorGate, initialFreezeState, startFreeze } from "../../../packages/core/src/runtime/freeze.ts";
-import { isValidErrorStep, recoveryContextHistory, truncateHistory } from "../../../packages/core/src/runtime/history.ts";
+import {
+  consumeFrozenStep,
+  detectorGate,
+  initialFreezeState,
+  startFreeze,
+} from "../../../packages/core/src/runtime/freeze.ts";
+import {
+  isValidErrorStep,
+  recoveryContextHistory,
+  truncateHistory,
+} from "../../../packages/core/src/runtime/history.ts";
 import { addUsage, bump, emptyAccounting, withoutTiming } from "../../../packages/core/src/runtime/accounting.ts";
 import { guardedDetect } from "../../../packages/core/src/runtime/detection.ts";
 import { EpisodeEvents } from "../../../packages/core/src/runtime/events.ts";

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../../packages/core/src/errors.ts";
 import { createRng } from "../../../packages/core/src/rng.ts";
-import { createRace, type RaceOptions, type RaceResult, type UnitOutcome } from "../../../packages/evaluation/src/tune/race.ts";
+import {
+  createRace,
+  type RaceOptions,
+  type RaceResult,
+  type UnitOutcome,
+} from "../../../packages/evaluation/src/tune/race.ts";
 import { plantedLandscape } from "../../../packages/evaluation/src/tune/planted.ts";
 import {
   checkKnobs,

@@ -15,7 +15,8 @@ import { definePrompt } from "../prompt.ts";
 export default definePrompt({
   id: "post-restoration.unconfirmed-cut",
   version: "1",
-  usedBy: "restore-context (packages/graphs/src/), StepRecovery (packages/sdk-shared/src/: SDK wrappers, recoveryMiddleware)",
+  usedBy:
+    "restore-context (packages/graphs/src/), StepRecovery (packages/sdk-shared/src/: SDK wrappers, recoveryMiddleware)",
   variables: ["step"],
   template: `Note: your history was cut back to step {{step}} because later actions went off track, and the environment was to be returned to the state it had at step {{step}}, but that could not be confirmed. Look at the current screen before acting: it may not match your history.`,
 });

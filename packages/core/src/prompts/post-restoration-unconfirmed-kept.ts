@@ -18,7 +18,8 @@ import { definePrompt } from "../prompt.ts";
 export default definePrompt({
   id: "post-restoration.unconfirmed-kept",
   version: "1",
-  usedBy: "restore-context (packages/graphs/src/), StepRecovery (packages/sdk-shared/src/: SDK wrappers, recoveryMiddleware)",
+  usedBy:
+    "restore-context (packages/graphs/src/), StepRecovery (packages/sdk-shared/src/: SDK wrappers, recoveryMiddleware)",
   variables: ["step", "errorStep"],
   template: `Note: a check found that step {{errorStep}} went off track. An attempt to return the environment to the state it had at step {{step}} could not be confirmed, so your history was kept as it is. The environment may be anywhere between that state and where you left it: look at the current screen before acting, and continue the task from what it shows.`,
 });

@@ -11,7 +11,12 @@ import { describeError } from "@retrace-cua/core/errors";
 import type { Observation } from "@retrace-cua/core/observation";
 import type { Task } from "@retrace-cua/core/task";
 import { settleAfterStep } from "@retrace-cua/core/settle";
-import { createStateCheck, type ExpectedState, type StateCheck, type StateCheckResult } from "@retrace-cua/core/replay/state-check";
+import {
+  createStateCheck,
+  type ExpectedState,
+  type StateCheck,
+  type StateCheckResult,
+} from "@retrace-cua/core/replay/state-check";
 
 /** One step to replay: its actions, and optionally the state expected after it. */
 export interface ReplayStep {

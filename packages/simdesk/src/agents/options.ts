@@ -4,12 +4,7 @@
  */
 import { z } from "zod";
 import { ConfigError } from "@retrace-cua/core/errors";
-import {
-  SLIP_KINDS,
-  type SimDeskTask,
-  type SimGroundTruth,
-  type SlipKind,
-} from "@retrace-cua/core/ground-truth";
+import { SLIP_KINDS, type SimDeskTask, type SimGroundTruth, type SlipKind } from "@retrace-cua/core/ground-truth";
 
 const probability = z.number().min(0).max(1);
 const seed = z.union([z.number().int(), z.string()]);

@@ -5,12 +5,7 @@
 import type { Action } from "@retrace-cua/core/action";
 import type { AxNode, Observation } from "@retrace-cua/core/observation";
 import type { Rng } from "@retrace-cua/core/rng";
-import {
-  SLIP_KINDS,
-  type MistakeSpec,
-  type SimDeskTask,
-  type SlipKind,
-} from "@retrace-cua/core/ground-truth";
+import { SLIP_KINDS, type MistakeSpec, type SimDeskTask, type SlipKind } from "@retrace-cua/core/ground-truth";
 
 /** A slip the policy makes instead of plan step `planStep`. */
 export interface Slip {

@@ -127,9 +127,13 @@ describe.runIf(run)("container desktops through dockerode", () => {
       process.stdout.write("ready\\n");
       setInterval(() => {}, 1000);
     `;
-    const child = spawn(process.execPath, ["--conditions=retrace-dev", "--import", "tsx", "--input-type=module", "-e", script], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--conditions=retrace-dev", "--import", "tsx", "--input-type=module", "-e", script],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     await new Promise<void>((resolve, reject) => {
       child.stdout.on("data", (d) => String(d).includes("ready") && resolve());
       child.once("exit", (code) => reject(new Error(`child exited early (${code})`)));

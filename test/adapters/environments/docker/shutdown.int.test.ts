@@ -63,11 +63,15 @@ const containersOf = async (runId: string) =>
 async function openAndSignal(signal: "SIGTERM" | "SIGINT") {
   const runId = `shutdown-${process.pid}-${signal.toLowerCase()}`;
   runIds.push(runId);
-  const p = spawn(process.execPath, ["--conditions=retrace-dev", "--import", "tsx", "--input-type=module", "-e", CHILD, runId], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, DOCKER_HOST: dockerHost },
-  });
+  const p = spawn(
+    process.execPath,
+    ["--conditions=retrace-dev", "--import", "tsx", "--input-type=module", "-e", CHILD, runId],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, DOCKER_HOST: dockerHost },
+    },
+  );
   started.push(p);
   let out = "";
   let err = "";

@@ -8,7 +8,9 @@ import { runtimeSettings } from "../../../../packages/core/src/settings.ts";
 /** sharp's thread count in a fresh process before and after one SimDesk render. */
 function threadsIn(env: NodeJS.ProcessEnv): { before: number; after: number } {
   const probe = fileURLToPath(new URL("./fixtures/sharp-threads-probe.ts", import.meta.url));
-  const out = execFileSync(process.execPath, ["--conditions=retrace-dev", "--import", "tsx", probe], { env: { ...process.env, ...env } });
+  const out = execFileSync(process.execPath, ["--conditions=retrace-dev", "--import", "tsx", probe], {
+    env: { ...process.env, ...env },
+  });
   return JSON.parse(out.toString());
 }
 

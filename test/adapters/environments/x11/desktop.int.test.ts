@@ -155,9 +155,13 @@ describe.runIf(tools.run)("X11 desktop process hygiene", () => {
       process.stdout.write(JSON.stringify(env.desktop.pids()) + "\\n");
       setInterval(() => {}, 1000);
     `;
-    const child = spawn(process.execPath, ["--conditions=retrace-dev", "--import", "tsx", "--input-type=module", "-e", script], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--conditions=retrace-dev", "--import", "tsx", "--input-type=module", "-e", script],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     const pids: number[] = await new Promise((resolve, reject) => {
       let out = "";
       child.stdout.on("data", (d) => {
