@@ -16,7 +16,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+// RETRACE_LAYERS_ROOT: check another workspace (test/experiments/check-layers.test.ts)
+const ROOT = process.env.RETRACE_LAYERS_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 /** Layer of each package: a package may depend only on packages of a lower rank. */
 export const RANK: Record<string, number> = {
   core: 0,
