@@ -1,11 +1,15 @@
 /**
  * `retraceComputerTool({ env, blobs })`: Anthropic's computer tool (`computer_20250124` of
- * `@ai-sdk/anthropic`) for the Vercel AI SDK, executing on any retrace environment. Each tool call
+ * `@ai-sdk/anthropic`, or the factory given as `computerTool`) for the Vercel AI SDK, executing on
+ * any retrace environment. `ai` is this package's one peer: `@ai-sdk/anthropic` loads only when no
+ * `computerTool` is given, and no public type names it (a project compiling with skipLibCheck off
+ * needs only `ai`). Each tool call
  * is converted with the Anthropic converter (packages/models/src/actions/anthropic/convert.ts) to retrace
  * Actions and executed with `env.step`; the screenshot after it (from the environment's
  * BlobStore) goes back to the model as an image. Actions and observations are kept in `log`.
  */
-import { anthropic } from "@ai-sdk/anthropic";
+import type { Tool } from "ai";
+import { requireOptional } from "@retrace-cua/core/optional-import";
 import type { BlobReader } from "@retrace-cua/core/blob-store";
 import type { Environment } from "@retrace-cua/core/environment";
 import type { Observation } from "@retrace-cua/core/observation";
@@ -18,10 +22,27 @@ import { envMeter } from "@retrace-cua/sdk-shared/env-meter";
 import { toolResultImage } from "./tool-result-image.ts";
 import { checkPixels } from "@retrace-cua/sdk-shared/sdk-values";
 
+/**
+ * A provider's computer-tool factory, as `anthropic.tools.computer_20250124` (or `computer_20251124`)
+ * of `@ai-sdk/anthropic` is: the tool the model is told about, whose calls retrace executes.
+ */
+export type ComputerToolFactory = (options: {
+  displayWidthPx: number;
+  displayHeightPx: number;
+  execute: (input: AnthropicComputerInput) => Promise<ComputerToolOutput>;
+  toModelOutput: NonNullable<Tool<AnthropicComputerInput, ComputerToolOutput>["toModelOutput"]>;
+}) => Tool<AnthropicComputerInput, ComputerToolOutput>;
+
 /** Options of {@link retraceComputerTool}. */
 export interface RetraceComputerToolOptions {
   env: Environment;
   blobs: BlobReader;
+  /**
+   * The provider's computer-tool factory, e.g. `anthropic.tools.computer_20250124` from your own
+   * `@ai-sdk/anthropic` (one instance of the provider in your process).
+   * @default `anthropic.tools.computer_20250124` of the installed `@ai-sdk/anthropic`
+   */
+  computerTool?: ComputerToolFactory;
   /** Display size declared to the model. @default 1280x720 */
   displayWidthPx?: number;
   displayHeightPx?: number;
@@ -39,10 +60,22 @@ export interface ComputerToolOutput {
   screenshot: string;
 }
 
+/** The tool {@link retraceComputerTool} builds: the AI SDK tool, and `log`, every executed call. */
+export type RetraceComputerTool = Tool<AnthropicComputerInput, ComputerToolOutput> & { log: ComputerToolLogEntry[] };
+
+function defaultComputerTool(): ComputerToolFactory {
+  const { anthropic } = requireOptional<{ anthropic: { tools: { computer_20250124: ComputerToolFactory } } }>(
+    "@ai-sdk/anthropic",
+    "retraceComputerTool without a computerTool option (Anthropic's computer tool)",
+  );
+  return anthropic.tools.computer_20250124;
+}
+
 /** Build the tool; `tool.log` lists every executed call. */
-export function retraceComputerTool(options: RetraceComputerToolOptions) {
+export function retraceComputerTool(options: RetraceComputerToolOptions): RetraceComputerTool {
   const log: ComputerToolLogEntry[] = [];
-  const tool = anthropic.tools.computer_20250124({
+  const factory = options.computerTool ?? defaultComputerTool();
+  const tool = factory({
     displayWidthPx: checkPixels("retraceComputerTool", "displayWidthPx", options.displayWidthPx) ?? 1280,
     displayHeightPx: checkPixels("retraceComputerTool", "displayHeightPx", options.displayHeightPx) ?? 720,
     execute: async (input): Promise<ComputerToolOutput> => {
@@ -65,10 +98,11 @@ export function retraceComputerTool(options: RetraceComputerToolOptions) {
       return { screenshot: await meter.screenshotBase64(options.blobs, observation, from) };
     },
     // ai 7's file part there (its "image-data" part is deprecated), ai 6's image-data part on ai 6.
-    toModelOutput: ({ output }) => ({
-      type: "content",
-      value: [toolResultImage((output as ComputerToolOutput).screenshot)],
-    }),
+    toModelOutput: ({ output }) =>
+      ({
+        type: "content",
+        value: [toolResultImage((output as ComputerToolOutput).screenshot)],
+      }) as never,
   });
   return Object.assign(tool, { log });
 }
