@@ -9,7 +9,7 @@
  * Prints ROC AUC, the chosen threshold and TPR/FPR/balanced accuracy at it and at the current
  * default, on both halves.
  *
- *   npx tsx experiments/scripts/calibrate-rationale.ts runs/oracle-agreement/noise-off/runs.jsonl [more runs.jsonl ...]
+ *   npx tsx --conditions=retrace-dev experiments/scripts/calibrate-rationale.ts runs/oracle-agreement/noise-off/runs.jsonl [more runs.jsonl ...]
  */
 import { readFileSync } from "node:fs";
 import type { RecoveryRun } from "@retrace-cua/evaluation/eval/run";

@@ -15,7 +15,7 @@
  * tasks and reported on the odd ones and on all runs, beside the paper's R_O AND R_TC and the
  * mean-only R_Om AND R_TC, with a sweep table of tau.
  *
- *   npx tsx experiments/scripts/mask-candidates.ts DIR [--json out.json] [--floor]
+ *   npx tsx --conditions=retrace-dev experiments/scripts/mask-candidates.ts DIR [--json out.json] [--floor]
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -5,7 +5,7 @@
  * the default one (masked mean >= 0.99 and the local floor); the mean-only R_Om and the lowest local
  * masked SSIM (4 x 4 tiles of window positions) are shown beside it.
  *
- *   npx tsx experiments/scripts/measure-masked-x11.ts [--trials 6]
+ *   npx tsx --conditions=retrace-dev experiments/scripts/measure-masked-x11.ts [--trials 6]
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

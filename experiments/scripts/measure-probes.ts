@@ -5,7 +5,7 @@
  * line per scenario and the 2x2 count table of README's recovery-evaluation section: SSIM says
  * restored (>= 0.99) or not, against the probe verifier's match or mismatch.
  *
- *   npx tsx experiments/scripts/measure-probes.ts [--only <id prefix>] [--out probes-x11.json]
+ *   npx tsx --conditions=retrace-dev experiments/scripts/measure-probes.ts [--only <id prefix>] [--out probes-x11.json]
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -2,7 +2,7 @@
  * What a state probe costs on the real apps: median of 5 `env.probe()` calls after a task's reset,
  * with and without AT-SPI digests (`probeAccessibility`), per app.
  *
- *   npx tsx experiments/scripts/probe-cost.ts
+ *   npx tsx --conditions=retrace-dev experiments/scripts/probe-cost.ts
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

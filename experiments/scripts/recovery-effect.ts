@@ -3,7 +3,7 @@
  * recovery conditions with simulated agents (labelled simulated) and prints success rates with
  * Wilson 95% intervals and a two-proportion p-value against no recovery.
  *
- *   npx tsx experiments/scripts/recovery-effect.ts [--seeds 5] [--tasks 0] [--conditions a,b]
+ *   npx tsx --conditions=retrace-dev experiments/scripts/recovery-effect.ts [--seeds 5] [--tasks 0] [--conditions a,b]
  *
  * The paper's two regimes (Sec. 6.2, Finding 6): a skilled recoverer with a decent detector raises
  * success over no recovery; a weak recoverer given more iterations can lower it.

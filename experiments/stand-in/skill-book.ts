@@ -10,7 +10,7 @@
  * (test/adapters/testing/stand-in/knowledge.test.ts checks its module graph), so at run time it
  * knows nothing of an episode beyond what a request shows.
  *
- *   npx tsx experiments/stand-in/skill-book.ts   # rewrite skills.json after the catalogue changes
+ *   npx tsx --conditions=retrace-dev experiments/stand-in/skill-book.ts   # rewrite skills.json after the catalogue changes
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";

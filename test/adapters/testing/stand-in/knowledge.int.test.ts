@@ -61,7 +61,7 @@ describe("the stand-in knows only its skill book and the request", () => {
     expect(files.filter((f) => /ground-truth|restore|setup|engine|hashing|simdesk/.test(f))).toEqual([]);
   });
 
-  it("ships the skill book the catalogue gives (rebuild with `npx tsx experiments/stand-in/skill-book.ts`)", () => {
+  it("ships the skill book the catalogue gives (rebuild with `npx tsx --conditions=retrace-dev experiments/stand-in/skill-book.ts`)", () => {
     const shipped = readFileSync(join(root, "packages/testing/src/stand-in/skills.json"), "utf8");
     expect(shipped).toBe(JSON.stringify(buildSkillBook()) + "\n");
   });
