@@ -55,8 +55,9 @@ describe("recovery-token-overhead config", () => {
     // recipe)
     expect(paper.maxRecoveryIterations).toEqual([3]);
     expect(paper.options).toEqual({ recoveryBudget: 10 });
-    // the production arm discloses an unconfirmed restoration (the paper's claim stays on the paper arm: the config's default)
-    expect(prod.options).toEqual({ unconfirmedRestoration: "disclose-and-cut" });
+    // the production arm discloses an unconfirmed restoration and keeps the history (the library's default; the
+    // paper's claim stays on the paper arm: the config's default)
+    expect(prod.options).toEqual({ unconfirmedRestoration: "disclose-and-keep" });
     expect(raw.maxRecoveryIterations).toBeUndefined();
     expect(raw.options.recoveryBudget).toBeUndefined();
     const strip = (p: Record<string, any>) => ({
@@ -92,7 +93,7 @@ describe("recovery-token-overhead config", () => {
     expect(bare.maxRecoveryIterations).toBe(0);
     // the production arm: the same options but the preset's recovery recipe
     expect(PRODUCTION_RECOVERY).toEqual({ maxRecoveryIterations: 1, recoveryBudget: 5, onRecoveryRepeat: "stop" });
-    expect(prod).toEqual({ ...bare, ...PRODUCTION_RECOVERY, unconfirmedRestoration: "disclose-and-cut" });
+    expect(prod).toEqual({ ...bare, ...PRODUCTION_RECOVERY, unconfirmedRestoration: "disclose-and-keep" });
     expect(paper.unconfirmedRestoration).toBe("claim-recovered");
     // the paper arm runs every recovery attempt until its budget is spent (the runtime's default)
     expect(paper.onRecoveryRepeat).toBeUndefined();
