@@ -124,6 +124,24 @@ describe("one option resolver for every path", () => {
     for (const [name, m] of Object.entries(got)) expect(m).toBe(`${name}: option "recoveryBudget" must be >= 1`);
   });
 
+  it("the recovery sub-agent's repeat check: the same message from recoverWithPolicy, the graph and the SDK wrappers", async () => {
+    const message = 'option "onRecoveryRepeat" must be one of "continue", "stop"';
+    const got = await messages({ onRecoveryRepeat: "halt" }, { sdkOnly: true });
+    const blobs = newBlobs();
+    expect(() =>
+      recoverWithPolicy({
+        recoverer: createToyRecoverer(),
+        env: new ToyDesk(blobs),
+        blobs,
+        onRecoveryRepeat: "halt" as never,
+      }),
+    ).toThrow(`recoverWithPolicy: ${message}`);
+    expect(() => withRecovery(createToyPolicy(), { onRecoveryRepeat: "halt" as never })).toThrow(
+      `withRecovery: ${message}`,
+    );
+    for (const [name, m] of Object.entries(got)) expect(m).toBe(`${name}: ${message}`);
+  });
+
   it("a knob of the runtime that a wrapper does not take is an unknown option there", async () => {
     const got = await messages({ maxForwardSteps: 3 }, { sdkOnly: true });
     for (const [name, m] of Object.entries(got))

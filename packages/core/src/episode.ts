@@ -38,6 +38,11 @@ export type UnconfirmedRestoration = (typeof UNCONFIRMED_RESTORATION)[number];
 export const DEFAULT_UNCONFIRMED_RESTORATION: UnconfirmedRestoration = "disclose-and-keep";
 /** The paper's behaviour, pinned by the experiment configs and the model presets. */
 export const PAPER_UNCONFIRMED_RESTORATION: UnconfirmedRestoration = "claim-recovered";
+/** What the recovery sub-agent's repeating itself does (option `onRecoveryRepeat`). */
+export const ON_RECOVERY_REPEAT = ["continue", "stop"] as const;
+export type OnRecoveryRepeat = (typeof ON_RECOVERY_REPEAT)[number];
+/** The paper's: a repeated step is executed like any other; the attempt runs until its budget is spent. */
+export const DEFAULT_ON_RECOVERY_REPEAT: OnRecoveryRepeat = "continue";
 /** Longest wait after an action (ms): a minute is far beyond any desktop's settling time. */
 export const MAX_SETTLE_MS = 60_000;
 /** Largest seed magnitude of the runtime's options (the experiment configs bound theirs the same way). */
@@ -112,6 +117,14 @@ export const RecoveryOptionsSchema = z
      * to the paper's "claim-recovered" (experiments/config/schema.ts). @default "disclose-and-keep"
      */
     unconfirmedRestoration: z.enum(UNCONFIRMED_RESTORATION).default(DEFAULT_UNCONFIRMED_RESTORATION),
+    /**
+     * What happens when the recovery sub-agent repeats itself: it proposes, on a screen it already
+     * stood on in this attempt, the same actions it took there before (the same action with no
+     * screen change, or an A-B-A-B cycle). "continue" = the paper's: execute them, the attempt runs
+     * until it is restored or its budget is spent; "stop" = end the attempt at once, unconfirmed
+     * (`refused`), without executing them (packages/core/src/runtime/recovery-agent.ts `repeatedStep`). @default "continue"
+     */
+    onRecoveryRepeat: z.enum(ON_RECOVERY_REPEAT).default(DEFAULT_ON_RECOVERY_REPEAT),
     /**
      * What a state verifier's abstention means when it is asked to confirm a restored state (a
      * recovery sub-agent's RESTORED claim, or a replay): "reject" = not confirmed (VeriCUA: abstain

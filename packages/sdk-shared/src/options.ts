@@ -73,7 +73,14 @@ export interface SdkRecoveryOptions extends RecoveryKnobs, RecoverySubAgentOptio
 }
 
 /** The runtime knobs the SDK wrappers take: the loop wrappers' and the recovery sub-agent's. */
-const SDK_KNOBS = [...WRAPPER_KNOBS, "recoveryBudget", "recoveryContext", "onAbstain", "detection"] as const;
+const SDK_KNOBS = [
+  ...WRAPPER_KNOBS,
+  "recoveryBudget",
+  "recoveryContext",
+  "onAbstain",
+  "onRecoveryRepeat",
+  "detection",
+] as const;
 
 /** The SDK wrappers' own fields, layered on the runtime knobs by the one resolver. */
 const SDK_EXTRAS = {
@@ -132,6 +139,7 @@ export function resolveSdkOptions(where: string, given: SdkRecoveryOptions): Res
       ...(options.summarizer && { summarizer: options.summarizer }),
       ...(options.verifier && { verifier: options.verifier }),
       onAbstain: parsed.onAbstain,
+      onRecoveryRepeat: parsed.onRecoveryRepeat,
       settleMs: parsed.settleMs,
     });
   const routine = options.restore ? `${where} option "restore"` : "recoverWithPolicy";

@@ -498,6 +498,19 @@ describe("every path takes the preset", () => {
       resolveMiddlewareOptions({ detector: prod, observe, restore, blobs, maxRecoveryIterations: 2 })
         .maxRecoveryIterations,
     ).toBe(2);
+    // the repeat check: on with the production preset, off (the paper's) with the paper preset, the caller's own wins;
+    // the SDK integrations hand it to the recovery sub-agent they build (recoverWithPolicy); the LangChain middleware's
+    // restore routine is the user's (pass it to recoverWithPolicy there, like the budget)
+    expect(withRecovery(createToyPolicy(), { detector: prod }).options.onRecoveryRepeat).toBe("stop");
+    expect(withRecovery(createToyPolicy(), { detector: { preset: "paper", model } }).options.onRecoveryRepeat).toBe(
+      "continue",
+    );
+    expect(
+      withRecovery(createToyPolicy(), { detector: prod, onRecoveryRepeat: "continue" }).options.onRecoveryRepeat,
+    ).toBe("continue");
+    expect(sdk(prod).onRecoveryRepeat).toBe("stop");
+    expect(sdk({ preset: "paper", model }).onRecoveryRepeat).toBe("continue");
+    expect(sdk(prod, { onRecoveryRepeat: "continue" }).onRecoveryRepeat).toBe("continue");
     // bad values: one line naming the preset's field
     expect(() => withRecovery(createToyPolicy(), { detector: { ...prod, maxRecoveryIterations: -1 } })).toThrow(
       /^withRecovery: option "detector\.maxRecoveryIterations" must be >= 0$/,
@@ -595,6 +608,19 @@ describe("every path takes the preset", () => {
       ).map((c) => resolved(c.options).recoveryBudget),
     ).toEqual([10]);
     expect(sweep({ recoveryBudget: 9 })).toEqual([9]);
+    // the repeat check: the production recipe stops a repeating attempt unless the config or the pair says otherwise
+    const repeatOf = (config: object, pairs: object[]) =>
+      endToEndConditions(parseExperimentConfig({ ...config, pairs }) as EndToEndConfig).map(
+        (c) => resolved(c.options).onRecoveryRepeat,
+      );
+    expect(repeatOf(base, [pair("a", { detector: paper }), pair("b", { detector: prod })])).toEqual([
+      "continue",
+      "stop",
+    ]);
+    expect(repeatOf({ ...base, options: { onRecoveryRepeat: "continue" } }, [pair("b", { detector: prod })])).toEqual([
+      "continue",
+    ]);
+    expect(repeatOf(base, [pair("a", { detector: paper, options: { onRecoveryRepeat: "stop" } })])).toEqual(["stop"]);
     expect(() => parseExperimentConfig({ ...base, pairs: [pair("c", { maxRecoveryIterations: [0] })] })).toThrow(
       /pairs\.0\.maxRecoveryIterations\.0/,
     );

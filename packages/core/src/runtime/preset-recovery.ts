@@ -16,17 +16,26 @@ import { z } from "zod";
 import { RecoveryOptionsSchema, type RecoveryOptions } from "../episode.ts";
 import { optionError } from "./options.ts";
 
-/** The recovery knobs a detection preset sets. */
-export const PRESET_RECOVERY_KNOBS = ["maxRecoveryIterations", "recoveryBudget"] as const;
+/**
+ * The recovery knobs a detection preset's recipe sets. A preset spec's own fields are the first two
+ * (`detector.maxRecoveryIterations` / `detector.recoveryBudget`); `onRecoveryRepeat` is the caller's option.
+ */
+export const PRESET_RECOVERY_KNOBS = ["maxRecoveryIterations", "recoveryBudget", "onRecoveryRepeat"] as const;
 export type PresetRecoveryKnob = (typeof PRESET_RECOVERY_KNOBS)[number];
-/** What a preset spec may set about recovery. */
+/** What a preset sets about recovery. */
 export type PresetRecovery = Partial<Pick<RecoveryOptions, PresetRecoveryKnob>>;
 
 /**
- * The production preset's recovery recipe, measured on the stand-in (docs/cost.md): one recovery
- * attempt per episode (the paper: 3) of at most 5 recovery steps (the paper: 10).
+ * The production preset's recovery recipe, measured on the stand-in (docs/cost.md, "Recovery
+ * levers"): one recovery attempt per episode (the paper: 3) of at most 5 recovery steps (the
+ * paper: 10), and an attempt whose sub-agent repeats itself (the same actions again on a screen it
+ * already stood on) ends there, unconfirmed (the paper: it runs until its budget is spent).
  */
-export const PRODUCTION_RECOVERY: Readonly<Required<PresetRecovery>> = { maxRecoveryIterations: 1, recoveryBudget: 5 };
+export const PRODUCTION_RECOVERY: Readonly<Required<PresetRecovery>> = {
+  maxRecoveryIterations: 1,
+  recoveryBudget: 5,
+  onRecoveryRepeat: "stop",
+};
 
 const FieldsSchema = z.object({
   maxRecoveryIterations: RecoveryOptionsSchema.shape.maxRecoveryIterations.removeDefault().optional(),
@@ -76,7 +85,7 @@ export function presetRecoveryParts(detector: unknown, where = "recovery options
 /**
  * The recovery knobs a `detector` option implies: {} for an ErrorDetector or the paper preset
  * without fields of its own; the production preset's {@link PRODUCTION_RECOVERY} under the spec's
- * own `maxRecoveryIterations` / `recoveryBudget`. A bad value throws one ConfigError line naming
+ * own `maxRecoveryIterations` / `recoveryBudget` (each path uses only the knobs it takes). A bad value throws one ConfigError line naming
  * `detector.<field>`.
  */
 export function presetRecoveryDefaults(detector: unknown, where = "recovery options"): PresetRecovery {

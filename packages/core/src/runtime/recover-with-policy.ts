@@ -12,6 +12,7 @@
 import { isTerminal, type Action } from "../action.ts";
 import type { BlobReader } from "../blob-store.ts";
 import type { Environment } from "../environment.ts";
+import type { OnRecoveryRepeat } from "../episode.ts";
 import { ConfigError, describeError } from "../errors.ts";
 import { renameDeprecatedKeys } from "../deprecation.ts";
 import type { Observation } from "../observation.ts";
@@ -51,6 +52,12 @@ export interface RecoverySubAgentOptions {
   verifier?: StateVerifier;
   /** What a verifier's abstention means: "reject" (not confirmed) or "ssim". @default "reject" */
   onAbstain?: "reject" | "ssim";
+  /**
+   * "stop": an attempt whose sub-agent proposes, on a screen it already stood on, the actions it took there before ends
+   * at once, unconfirmed, without executing them; "continue" runs it until its budget is spent (the paper's).
+   * @default "continue"
+   */
+  onRecoveryRepeat?: OnRecoveryRepeat;
 }
 
 /** Options of {@link recoverWithPolicy}. */
@@ -73,9 +80,15 @@ export function recoverWithPolicy(
     recoveryBudget: budget,
     recoveryContext,
     onAbstain,
+    onRecoveryRepeat,
   } = resolveRecoveryOptions(
-    { recoveryBudget: options.recoveryBudget, recoveryContext: options.recoveryContext, onAbstain: options.onAbstain },
-    { where: "recoverWithPolicy", knobs: ["recoveryBudget", "recoveryContext", "onAbstain"] },
+    {
+      recoveryBudget: options.recoveryBudget,
+      recoveryContext: options.recoveryContext,
+      onAbstain: options.onAbstain,
+      onRecoveryRepeat: options.onRecoveryRepeat,
+    },
+    { where: "recoverWithPolicy", knobs: ["recoveryBudget", "recoveryContext", "onAbstain", "onRecoveryRepeat"] },
   );
   if (recoveryContext === "contextualized" && !options.summarizer) {
     throw new ConfigError('recoverWithPolicy: option "summarizer" is required for recoveryContext "contextualized"', {
@@ -139,6 +152,7 @@ export function recoverWithPolicy(
         },
         ...(verifier ? { verifierName: verifier.name } : {}),
         stop: () => (req.signal?.aborted ? "the run was aborted" : null),
+        onRepeat: onRecoveryRepeat,
       },
       budget,
       await env.observe(),

@@ -11,9 +11,12 @@
  * decision's `restored`, or a DONE action) is checked when it is made: with no verifier it is
  * taken ("claimed"), with one only a confirmation ends the attempt as restored, a refused claim
  * goes on while budget remains. FAIL, an environment failure or a spent budget end the attempt
- * refused. Unusable output is a counted, recorded failed step; the attempt goes on.
+ * refused; so does, with `onRecoveryRepeat: "stop"`, a step that repeats the attempt (the same
+ * actions on a screen it already stood on), before it is executed. Unusable output is a counted,
+ * recorded failed step; the attempt goes on.
  */
 import { isTerminal, type Action } from "../action.ts";
+import type { OnRecoveryRepeat } from "../episode.ts";
 import type { Observation } from "../observation.ts";
 import type { HistoryEntry, PolicyDecision } from "../policy.ts";
 import type { ModelUsage } from "../usage.ts";
@@ -43,14 +46,47 @@ export const budgetUsed = (p: RecoveryAgentProgress): number => p.steps + p.reje
 const spent = (budget: number) => `recovery budget of ${budget} steps spent`;
 
 /**
+ * Whether a proposed step repeats the attempt: on the screen `observation` (compared by its screenshot), the same
+ * actions the attempt already took on that screen. That is the same action again with no screen change, or an
+ * A-B-A-B cycle back to a screen it stood on. Restored claims, failed answers and empty steps never repeat (a claim is
+ * checked, not executed). Returns the reason, or null.
+ */
+export function repeatedStep(
+  history: readonly HistoryEntry[],
+  observation: Observation,
+  decision: RecoveryStepDecision,
+): string | null {
+  if (decision.restored || decision.failure || decision.actions.length === 0) return null;
+  const actions = JSON.stringify(decision.actions);
+  const k = history.findIndex(
+    (h) => h.observation.screenshot === observation.screenshot && JSON.stringify(h.actions) === actions,
+  );
+  if (k < 0) return null;
+  return `the recovery agent repeated itself: recovery step ${k + 1}'s actions again on the same screen, after ${history.length} step(s)`;
+}
+
+/** What {@link proposeRecoveryStep} checks a proposal against when the option `onRecoveryRepeat` is "stop". */
+export interface RepeatCheck {
+  /** The attempt's executed steps so far, each with the screen it was taken on. */
+  history: readonly HistoryEntry[];
+  /** The screen the proposal is made on. */
+  observation: Observation;
+}
+
+/** A proposal that ends the attempt; `usage` is the recoverer's call when it was made (a repeated step). */
+export type RecoveryProposalEnd = { done: true; confirmation: "refused"; reason: string; usage?: ModelUsage[] };
+
+/**
  * Ask the sub-agent for its next step (`ask` calls the recoverer with `used`; its raw answer is
- * untrusted), unless the budget is spent or the run is stopping (`stop`: why).
+ * untrusted), unless the budget is spent or the run is stopping (`stop`: why). With `repeat` (option
+ * `onRecoveryRepeat: "stop"`), a step that repeats the attempt ({@link repeatedStep}) ends it unconfirmed, not executed.
  */
 export async function proposeRecoveryStep(
   p: RecoveryAgentProgress,
   ask: (used: number) => Promise<unknown>,
   stop?: string | null,
-): Promise<{ done: true; confirmation: "refused"; reason: string } | { done: false; decision: RecoveryStepDecision }> {
+  repeat?: RepeatCheck,
+): Promise<RecoveryProposalEnd | { done: false; decision: RecoveryStepDecision }> {
   const used = budgetUsed(p);
   if (used >= p.budget) return { done: true, confirmation: "refused", reason: spent(p.budget) };
   if (stop) return { done: true, confirmation: "refused", reason: stop };
@@ -59,7 +95,10 @@ export async function proposeRecoveryStep(
   let decision = sanitizeDecision(raw);
   // Declaring the target restored with no action is a valid, final answer, not an empty step.
   if (restored && decision.failure?.kind === "empty") decision = { ...decision, failure: undefined };
-  return { done: false, decision: { ...decision, restored } };
+  const d = { ...decision, restored };
+  const repeated = repeat ? repeatedStep(repeat.history, repeat.observation, d) : null;
+  if (repeated) return { done: true, confirmation: "refused", reason: repeated, usage: d.usage ?? [] };
+  return { done: false, decision: d };
 }
 
 /** A restored claim with no action: an answer, not a step (nothing is executed; it costs budget only when refused). */
@@ -135,6 +174,8 @@ export interface RecoveryAgentIO {
   verifierName?: string;
   /** Why the attempt must stop now (an aborted run), or null. */
   stop?(): string | null;
+  /** Option `onRecoveryRepeat`: "stop" ends an attempt that repeats itself ({@link repeatedStep}). @default "continue" */
+  onRepeat?: OnRecoveryRepeat;
 }
 
 /** One attempt's account. */
@@ -166,8 +207,12 @@ export async function runRecoveryAgent(
       p,
       (used) => io.propose({ used, recoveryHistory, observation }),
       io.stop?.() ?? null,
+      io.onRepeat === "stop" ? { history: recoveryHistory, observation } : undefined,
     );
-    if (proposed.done) return end(proposed.confirmation, proposed.reason);
+    if (proposed.done) {
+      usage.push(...(proposed.usage ?? []));
+      return end(proposed.confirmation, proposed.reason);
+    }
     const d = proposed.decision;
     usage.push(...(d.usage ?? []));
     let run: ExecutedRecoveryStep | null = null;

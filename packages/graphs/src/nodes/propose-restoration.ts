@@ -35,8 +35,18 @@ export async function proposeRestoration(state: SubgraphState, ctx: RuntimeConte
         }),
       ),
     stopRequested(ctx),
+    ctx.options.onRecoveryRepeat === "stop"
+      ? { history: state.recoveryHistory, observation: state.observation! }
+      : undefined,
   );
-  if (out.done) return { done: true, restored: false, confirmation: out.confirmation, reason: out.reason };
+  if (out.done)
+    return {
+      done: true,
+      restored: false,
+      confirmation: out.confirmation,
+      reason: out.reason,
+      ...(out.usage?.length ? { usage: [...state.usage, ...out.usage] } : {}),
+    };
   // A "restored" claim with no action makes no step: its call is recorded on the attempt's last step, where the
   // verifier call that judges it is recorded too.
   if (out.decision.restored && out.decision.actions.length === 0)
