@@ -29,9 +29,15 @@ import { checkPixels } from "@retrace-cua/sdk-shared/sdk-values";
 export type ComputerToolFactory = (options: {
   displayWidthPx: number;
   displayHeightPx: number;
-  execute: (input: AnthropicComputerInput) => Promise<ComputerToolOutput>;
-  toModelOutput: NonNullable<Tool<AnthropicComputerInput, ComputerToolOutput>["toModelOutput"]>;
-}) => Tool<AnthropicComputerInput, ComputerToolOutput>;
+  execute: (input: ProviderInput) => Promise<ComputerToolOutput>;
+  toModelOutput: NonNullable<Tool<ProviderInput, ComputerToolOutput>["toModelOutput"]>;
+}) => Tool<ProviderInput, ComputerToolOutput>;
+/**
+ * Each provider's factory types its own input (Anthropic's a union of its actions); retrace reads it
+ * as an {@link AnthropicComputerInput} and validates it when converting.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type ProviderInput = any;
 
 /** Options of {@link retraceComputerTool}. */
 export interface RetraceComputerToolOptions {
@@ -61,7 +67,7 @@ export interface ComputerToolOutput {
 }
 
 /** The tool {@link retraceComputerTool} builds: the AI SDK tool, and `log`, every executed call. */
-export type RetraceComputerTool = Tool<AnthropicComputerInput, ComputerToolOutput> & { log: ComputerToolLogEntry[] };
+export type RetraceComputerTool = Tool<ProviderInput, ComputerToolOutput> & { log: ComputerToolLogEntry[] };
 
 function defaultComputerTool(): ComputerToolFactory {
   const { anthropic } = requireOptional<{ anthropic: { tools: { computer_20250124: ComputerToolFactory } } }>(
