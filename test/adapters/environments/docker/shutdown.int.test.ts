@@ -45,8 +45,8 @@ afterAll(async () => {
 
 /** The child: open a container desktop, say so, then wait to be signalled. */
 const CHILD = `
-import { createDockerClient } from "./adapters/environments/docker/engine.ts";
-import { ContainerBackend } from "./adapters/environments/docker/container-backend.ts";
+import { createDockerClient } from "./packages/desktops/src/docker/engine.ts";
+import { ContainerBackend } from "./packages/desktops/src/docker/container-backend.ts";
 const desktop = new ContainerBackend({ docker: createDockerClient(process.env.DOCKER_HOST), runId: process.argv[1] });
 await desktop.freshSession({});
 process.stdout.write("ready " + desktop.containerId + "\\n");
