@@ -16,7 +16,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { CACHE, PACKAGE_NAME, installProject, nodeModulesSize, packTree } from "./consumer-project.ts";
+import { CACHE, PACKAGE_NAME, installProject, nodeModulesSize, packTree, tarballsFor } from "./consumer-project.ts";
 import type { BenchResult } from "./result.ts";
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -33,8 +33,8 @@ function timed(cmd: string, args: string[], cwd: string, n = 5): number {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const tarball = await packTree(join(CACHE, "pack"));
-  const dir = await installProject({ name: "slim", dependencies: {} }, tarball);
+  const tarballs = tarballsFor(await packTree(join(CACHE, "pack")), [PACKAGE_NAME]);
+  const dir = await installProject({ name: "slim", dependencies: {} }, tarballs);
   const size = nodeModulesSize(dir);
   const mb = size.bytes / 1e6;
 
