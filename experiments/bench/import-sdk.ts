@@ -10,7 +10,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { CACHE, PACKAGE_NAME, installProject, nodeBinary, packTree } from "./consumer-project.ts";
+import { CACHE, PACKAGE_NAME, installProject, nodeBinary, packTree, tarballsFor } from "./consumer-project.ts";
 import type { BenchResult } from "./result.ts";
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -47,10 +47,10 @@ export function measureImports(node: string, cwd: string, specs: string[], n = 7
 
 export async function run(): Promise<BenchResult[]> {
   const node = await nodeBinary(24);
-  const tarball = await packTree(join(CACHE, "pack"));
+  const tarballs = tarballsFor(await packTree(join(CACHE, "pack")), [PACKAGE_NAME]);
   const dir = await installProject(
     { name: "import-agents", dependencies: { "@openai/agents": "0.20.0", openai: "7.60.0" } },
-    tarball,
+    tarballs,
   );
   // Alternate the two so that a neighbour's load falls on both alike.
   const sdk: Array<{ ms: number; mb: number }> = [];

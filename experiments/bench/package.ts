@@ -1,8 +1,10 @@
 /**
- * The installed package as a user meets it, measured in one run: `npm pack` of this tree, the
- * tarball installed alone into an empty project (the middleware user's install), then with plain
+ * The installed package as a user meets it, measured in one run: `npm pack --workspaces` of this
+ * tree, the umbrella `retrace-cua` installed alone (its tarball and those of the 16 @retrace-cua
+ * packages it depends on) into an empty project (the middleware user's install), then with plain
  * node in that project: importing the main entry, `retrace --version` and `retrace --help`.
- *   package-install   packages, MB and install scripts the tarball adds   targets <= 30, <= 90 MB, 0
+ *   package-install   packages, MB and install scripts the tarballs add  targets <= 45, <= 90 MB, 0
+ *                     (the consumer test's budget: 41 packages, 17 of them retrace's own, 63.3 MB at the split)
  *   import-main       ms and RSS of `import("<name>")`                    targets <= 300 ms, <= 80 MB
  *   cli-version       ms of `retrace --version`                           target <= 500 ms
  *   cli-help          ms of `retrace --help`                              target <= 1000 ms
@@ -16,7 +18,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { CACHE, PACKAGE_NAME, installProject, nodeModulesSize, packTree } from "./consumer-project.ts";
+import { CACHE, PACKAGE_NAME, installProject, nodeModulesSize, packTree, tarballsFor } from "./consumer-project.ts";
 import type { BenchResult } from "./result.ts";
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -33,8 +35,8 @@ function timed(cmd: string, args: string[], cwd: string, n = 5): number {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const tarball = await packTree(join(CACHE, "pack"));
-  const dir = await installProject({ name: "slim", dependencies: {} }, tarball);
+  const tarballs = tarballsFor(await packTree(join(CACHE, "pack")), [PACKAGE_NAME]);
+  const dir = await installProject({ name: "slim", dependencies: {} }, tarballs);
   const size = nodeModulesSize(dir);
   const mb = size.bytes / 1e6;
 
@@ -65,12 +67,12 @@ export async function run(): Promise<BenchResult[]> {
   return [
     {
       name: "package-install",
-      ratioOf: "packages the tarball adds to an empty project (npm install, no optional peers)",
+      ratioOf: "packages the umbrella's tarballs add to an empty project (npm install, no optional peers)",
       ratio: size.packages,
       value: size.packages,
       unit: "packages",
-      target: "<= 30 packages, <= 90 MB, 0 install scripts",
-      pass: size.packages <= 30 && mb <= 90 && size.installScripts.length === 0,
+      target: "<= 45 packages, <= 90 MB, 0 install scripts",
+      pass: size.packages <= 45 && mb <= 90 && size.installScripts.length === 0,
       details: {
         mb: Number(mb.toFixed(1)),
         installScripts: size.installScripts.length,

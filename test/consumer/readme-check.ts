@@ -1,5 +1,5 @@
 /**
- * Runs one README snippet (copied into the consumer project as packages/core/src/<name>.ts by the consumer test)
+ * Runs one README snippet (copied into the consumer project as src/<name>.ts by the consumer test)
  * against scripted model servers: the SDK's own endpoint variables (OPENAI_BASE_URL,
  * ANTHROPIC_BASE_URL), RETRACE_BASE_URL and the snippets' JUDGE_BASE_URL point at servers
  * scripted with SimDesk's files-rename-draft and its wrong-item mistake at E=2, as

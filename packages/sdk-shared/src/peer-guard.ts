@@ -47,7 +47,7 @@ export function stagehandWithoutAgent(
   const range = SDK_PEERS[pkg];
   const found = version === undefined ? "" : `, found ${version}`;
   const err = new ConfigError(
-    `retrace-cua/stagehand needs ${pkg} ${range}${found}: ${STAGEHAND_REFUSED}: npm install "${pkg}@${range}"`,
+    `@retrace-cua/stagehand needs ${pkg} ${range}${found}: ${STAGEHAND_REFUSED}: npm install "${pkg}@${range}"`,
     { field: pkg },
   );
   err.stack = `${err.name}: ${err.message}`;

@@ -1,5 +1,5 @@
 /**
- * The JavaScript of `retrace-cua/stagehand` (package.json `exports` `import`; its types are those of
+ * The JavaScript of `@retrace-cua/stagehand` (package.json `exports` `import`; its types are those of
  * `./index.ts`): loads the entry with `await import`, so that a missing SDK package is one line
  * naming it and its install command (packages/sdk-shared/src/peer-guard.ts), not Node's
  * ERR_MODULE_NOT_FOUND. A Stagehand without `agent()` (Stagehand 4) is refused the same way, in one
@@ -9,7 +9,7 @@
  */
 import { installedVersion, loadSdkEntry, stagehandWithoutAgent } from "@retrace-cua/sdk-shared/peer-guard";
 
-const entry = await loadSdkEntry("retrace-cua/stagehand", async () => {
+const entry = await loadSdkEntry("@retrace-cua/stagehand", async () => {
   const sdk = (await import("@browserbasehq/stagehand")) as { Stagehand?: unknown };
   const refused = stagehandWithoutAgent(sdk, installedVersion("@browserbasehq/stagehand", resolveStagehand()));
   if (refused !== undefined) throw refused;

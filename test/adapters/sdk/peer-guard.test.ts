@@ -1,10 +1,11 @@
 /**
- * A missing SDK package is one line naming it (issue 41). Each SDK entry's published JavaScript
- * (package.json `exports` `import`) is a guard that loads the entry with `await import`; here each
- * guard runs in a child `node` whose project has every package of the repo except the one the
- * entry needs (a temp folder: the source folders and each node_modules entry linked, that one left
- * out, `--preserve-symlinks` so resolution stays in the temp folder), and must end with the one
- * line naming the package and its install command, no stack frames.
+ * A missing SDK package is one line naming it (issue 41). Each integration package's published
+ * JavaScript (package.json `exports` "." `import`) is a guard that loads the package with `await
+ * import`; here each guard runs in a child `node` whose project has every package of the repo except
+ * the one the integration needs (a temp folder whose node_modules links each entry of the repo's,
+ * the workspace packages included, that one left out; `--preserve-symlinks` so resolution stays in
+ * the temp folder), and must end with the one line naming the package and its install command, no
+ * stack frames.
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -22,33 +23,54 @@ import {
 import { ConfigError } from "../../../packages/core/src/errors.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const PKG = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
-  exports: Record<string, { types?: string; import?: string }>;
-  peerDependencies: Record<string, string>;
-};
 
-/** The guard's source for an entry of the exports map (`./dist/x/entry.js` -> `x/entry.ts`). */
-const guardSource = (entry: string): string =>
-  PKG.exports[entry].import!.replace(/^\.\/dist\//, "").replace(/\.js$/, ".ts");
+/** The integration packages (packages/<name>): their package.json. */
+const INTEGRATIONS = ["ai-sdk", "openai-agents", "stagehand", "langchain"] as const;
+type Integration = (typeof INTEGRATIONS)[number];
+const PKG = Object.fromEntries(
+  INTEGRATIONS.map((name) => [
+    name,
+    JSON.parse(readFileSync(join(ROOT, "packages", name, "package.json"), "utf8")) as {
+      name: string;
+      exports: Record<string, { types?: string; import?: string }>;
+      peerDependencies: Record<string, string>;
+    },
+  ]),
+) as Record<
+  Integration,
+  {
+    name: string;
+    exports: Record<string, { types?: string; import?: string }>;
+    peerDependencies: Record<string, string>;
+  }
+>;
+
+/** A package's source for a built file of its exports map (`./dist/x.js` or `./dist/x.d.ts` -> `src/x.ts`), from its folder. */
+const sourceOf = (built: string): string => built.replace(/^\.\/dist\//, "src/").replace(/(\.d)?\.ts$|\.js$/, ".ts");
+/** The guard's source of an integration (its exports "." `import`), relative to the repo. */
+const guardSource = (name: Integration): string => join("packages", name, sourceOf(PKG[name].exports["."].import!));
 
 const tmp: string[] = [];
 afterAll(() => {
   for (const d of tmp) rmSync(d, { recursive: true, force: true });
 });
 
-/** A project folder whose node_modules holds every package of the repo except `hidden`. */
+/**
+ * A project folder whose node_modules holds every package of the repo except `hidden` (the
+ * workspace packages too: the repo's node_modules/@retrace-cua links them), and `packages/` linked.
+ */
 function projectWithout(hidden: string): string {
   const dir = mkdtempSync(join(tmpdir(), "retrace-peer-"));
   tmp.push(dir);
-  for (const d of ["src", "graphs", "adapters", "prompts", "experiments"]) symlinkSync(join(ROOT, d), join(dir, d));
+  symlinkSync(join(ROOT, "packages"), join(dir, "packages"));
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
   const nm = join(dir, "node_modules");
-  mkdirSync(nm);
+  mkdirSync(nm, { recursive: true });
   const repoNm = join(ROOT, "node_modules");
   for (const name of readdirSync(repoNm)) {
-    if (name === hidden) continue;
+    if (name === hidden || name.startsWith(".")) continue;
     if (name.startsWith("@")) {
-      mkdirSync(join(nm, name));
+      mkdirSync(join(nm, name), { recursive: true });
       for (const sub of readdirSync(join(repoNm, name)))
         if (`${name}/${sub}` !== hidden) symlinkSync(join(repoNm, name, sub), join(nm, name, sub));
     } else symlinkSync(join(repoNm, name), join(nm, name));
@@ -56,7 +78,9 @@ function projectWithout(hidden: string): string {
   return dir;
 }
 
-function importIn(dir: string, file: string): Promise<{ code: number | null; stderr: string }> {
+/** Import the guard of `name` as the project's node_modules holds it. */
+function importIn(dir: string, name: Integration): Promise<{ code: number | null; stderr: string }> {
+  const file = join("node_modules", PKG[name].name, sourceOf(PKG[name].exports["."].import!));
   writeFileSync(join(dir, "main.mjs"), `import ${JSON.stringify(`./${file}`)};\nconsole.log("loaded");\n`);
   return new Promise((resolve) => {
     execFile(
@@ -70,20 +94,20 @@ function importIn(dir: string, file: string): Promise<{ code: number | null; std
   });
 }
 
-const CASES: { entry: string; hidden: string }[] = [
-  { entry: "./ai-sdk", hidden: "ai" },
-  { entry: "./ai-sdk", hidden: "@ai-sdk/anthropic" },
-  { entry: "./openai-agents", hidden: "@openai/agents" },
-  { entry: "./stagehand", hidden: "@browserbasehq/stagehand" },
-  { entry: "./langchain", hidden: "@langchain/core" },
+const CASES: { entry: Integration; hidden: string }[] = [
+  { entry: "ai-sdk", hidden: "ai" },
+  { entry: "ai-sdk", hidden: "@ai-sdk/anthropic" },
+  { entry: "openai-agents", hidden: "@openai/agents" },
+  { entry: "stagehand", hidden: "@browserbasehq/stagehand" },
+  { entry: "langchain", hidden: "@langchain/core" },
 ];
 
 describe("a missing SDK package", () => {
   it.each(CASES)(
-    "retrace-cua/$entry without $hidden: one line naming it and the install command",
+    "@retrace-cua/$entry without $hidden: one line naming it and the install command",
     async ({ entry, hidden }) => {
-      const name = `retrace-cua/${entry.slice(2)}`;
-      const { code, stderr } = await importIn(projectWithout(hidden), guardSource(entry));
+      const name = `@retrace-cua/${entry}`;
+      const { code, stderr } = await importIn(projectWithout(hidden), entry);
       expect(code).toBe(1);
       const range = SDK_PEERS[hidden];
       const install = range === undefined ? hidden : `"${hidden}@${range}"`;
@@ -98,7 +122,7 @@ describe("a missing SDK package", () => {
   );
 
   it("with every package present the guard loads the entry (the same child process set-up)", async () => {
-    const { code, stderr } = await importIn(projectWithout("no-such-package"), guardSource("./ai-sdk"));
+    const { code, stderr } = await importIn(projectWithout("no-such-package"), "ai-sdk");
     expect(stderr).toBe("");
     expect(code).toBe(0);
   }, 60_000);
@@ -106,17 +130,21 @@ describe("a missing SDK package", () => {
 
 describe("the guards", () => {
   it("each exports exactly the values of the entry whose types it publishes", async () => {
-    for (const entry of ["./ai-sdk", "./openai-agents", "./stagehand", "./langchain"]) {
+    for (const entry of INTEGRATIONS) {
       const guard = (await import(join(ROOT, guardSource(entry)))) as Record<string, unknown>;
-      const typesOf = PKG.exports[entry].types!.replace(/^\.\/dist\//, "").replace(/\.d\.ts$/, ".ts");
+      const typesOf = join("packages", entry, sourceOf(PKG[entry].exports["."].types!));
       const index = (await import(join(ROOT, typesOf))) as Record<string, unknown>;
       expect(Object.keys(guard).sort(), entry).toEqual(Object.keys(index).sort());
       for (const k of Object.keys(index)) expect(guard[k], `${entry} ${k}`).toBe(index[k]);
     }
   }, 60_000);
 
-  it("name the peer ranges of package.json", () => {
-    for (const [pkg, range] of Object.entries(SDK_PEERS)) expect(PKG.peerDependencies[pkg], pkg).toBe(range);
+  it("name the peer ranges of the integration packages' package.json", () => {
+    for (const [pkg, range] of Object.entries(SDK_PEERS)) {
+      const declaring = INTEGRATIONS.filter((i) => PKG[i].peerDependencies[pkg] !== undefined);
+      expect(declaring.length, `${pkg}: an integration package's peer`).toBeGreaterThan(0);
+      for (const i of declaring) expect(PKG[i].peerDependencies[pkg], `${i}: ${pkg}`).toBe(range);
+    }
   });
 
   it("rethrow anything that is not a missing package unchanged", async () => {
@@ -143,12 +171,12 @@ describe("a Stagehand without agent() (Stagehand 4)", () => {
     const err = stagehandWithoutAgent({ Stagehand: Stagehand4 }, "4.4.0");
     expect(err).toBeInstanceOf(ConfigError);
     expect(`${err!.name}: ${err!.message}`).toBe(
-      `ConfigError: retrace-cua/stagehand needs @browserbasehq/stagehand ^3.7.3, found 4.4.0: Stagehand 4 has no agent(), the computer-use agent this entry wraps: npm install "@browserbasehq/stagehand@^3.7.3"`,
+      `ConfigError: @retrace-cua/stagehand needs @browserbasehq/stagehand ^3.7.3, found 4.4.0: Stagehand 4 has no agent(), the computer-use agent this entry wraps: npm install "@browserbasehq/stagehand@^3.7.3"`,
     );
     expect(err!.stack).not.toContain("\n");
     expect(err!.message).toContain(SDK_PEERS["@browserbasehq/stagehand"]);
     expect(stagehandWithoutAgent({}, undefined)!.message).toMatch(
-      /^retrace-cua\/stagehand needs @browserbasehq\/stagehand \^3\.7\.3: Stagehand 4 has no agent\(\)/,
+      /^@retrace-cua\/stagehand needs @browserbasehq\/stagehand \^3\.7\.3: Stagehand 4 has no agent\(\)/,
     );
     // the installed Stagehand 3 (the repo's pin) has agent()
     expect(
