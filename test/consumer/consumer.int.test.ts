@@ -266,7 +266,7 @@ describe("the packed tarballs", () => {
     const tarballs = await packed;
     for (const [name, pkg] of WORKSPACE) {
       const files = await tarFiles(tarballs.get(name)!);
-      expect(files, name).toEqual(expect.arrayContaining(["README.md", "package.json"]));
+      expect(files, name).toEqual(expect.arrayContaining(["README.md", "LICENSE", "package.json"]));
       const main = pkg.exports["."] as { types: string; import: string };
       for (const f of [main.types, main.import]) expect(files, name).toContain(f.replace(/^\.\//, ""));
       if (name !== PACKAGE_NAME) expect(files, name).toContain(main.import.replace(/^\.\//, "") + ".map");
