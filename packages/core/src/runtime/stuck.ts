@@ -38,3 +38,15 @@ export function stuckRun(
   }
   return `the agent repeated the same actions ${n} times on a screen they did not change, with its recovery attempts spent`;
 }
+
+/**
+ * Thrown by an SDK wrapper's hook to end a run whose agent is stuck (option `onStuck: "stop"`), where
+ * the SDK has no other way to stop its loop (the Agents SDK's `callModelInputFilter`); the wrapper's
+ * `finish(err)` turns it into stop reason "stuck".
+ */
+export class EpisodeStuckError extends Error {
+  override readonly name = "EpisodeStuckError";
+  constructor(readonly reason: string) {
+    super(`retrace: the run was stopped: ${reason} (option onStuck: "stop")`);
+  }
+}
