@@ -9,7 +9,8 @@
  * - production: the production recipe: `detector: { preset: production }` (cascade gates with
  *   every-k 2, a last-2-steps window, tree diffs of at most 4 lines, cache-friendly layout;
  *   packages/models/src/llm/detection-preset.ts, docs/cost.md "Detector levers") with the preset's
- *   recovery recipe (1 recovery attempt of at most 5 steps: condition `production.max-rec-1`;
+ *   recovery recipe (1 recovery attempt of at most 5 steps: condition `production.max-rec-1`; a repeating attempt
+ *   stopped; once it is spent, a stuck agent's episode ended, `onStuck: stop`;
  *   packages/core/src/runtime/preset-recovery.ts), the recovery agent's `layout: cached`, and one screenshot for
  *   the selector and summarizer (`historyImages: 1`) (docs/cost.md, "Recovery levers").
  *

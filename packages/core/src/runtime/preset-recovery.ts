@@ -20,7 +20,12 @@ import { optionError } from "./options.ts";
  * The recovery knobs a detection preset's recipe sets. A preset spec's own fields are the first two
  * (`detector.maxRecoveryIterations` / `detector.recoveryBudget`); `onRecoveryRepeat` and `onStuck` are the caller's options.
  */
-export const PRESET_RECOVERY_KNOBS = ["maxRecoveryIterations", "recoveryBudget", "onRecoveryRepeat", "onStuck"] as const;
+export const PRESET_RECOVERY_KNOBS = [
+  "maxRecoveryIterations",
+  "recoveryBudget",
+  "onRecoveryRepeat",
+  "onStuck",
+] as const;
 export type PresetRecoveryKnob = (typeof PRESET_RECOVERY_KNOBS)[number];
 /** What a preset sets about recovery. */
 export type PresetRecovery = Partial<Pick<RecoveryOptions, PresetRecoveryKnob>>;
