@@ -76,6 +76,7 @@ interface Row {
   task: string;
   seed: number;
   success: boolean;
+  stopReason?: string;
   forwardSteps: number;
   recoveryAttempts: number;
   models?: Record<string, RoleUsage>;
@@ -187,6 +188,12 @@ export async function run(): Promise<BenchResult[]> {
     await server.close();
     if (!KEEP) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Episodes of `arm` ended with stop reason "stuck" (option `onStuck`), and the successes among them. */
+function stuckOf(arm: Map<string, Row>, units: readonly string[]): string {
+  const stuck = units.map((u) => arm.get(u)).filter((r) => r?.stopReason === "stuck");
+  return `${stuck.length} (${stuck.filter((r) => r!.success).length} successes)`;
 }
 
 /** The bench line from a finished run's results (exported for a quick look at a kept run). */
@@ -304,6 +311,9 @@ export function measure(out: string, rows: Row[]): BenchResult {
       productionSuccess: `${(100 * rate(prod)).toFixed(1)}%`,
       discordant: `${onlyProd} production only, ${onlyPaper} paper only`,
       mcnemarP: round(p),
+      // episodes ended by `onStuck: "stop"` (the production recipe), and how many of them the checker still scored a success
+      productionStuck: stuckOf(prod, units),
+      paperStuck: stuckOf(paper, units),
       simulated: "yes",
     },
   };
