@@ -80,6 +80,10 @@ describe("onStuck on the SDK paths", () => {
       );
       expect(result.stopReason).toBe(onStuck === "stop" ? "stuck" : "done");
       expect(result.accounting.forwardSteps).toBe(onStuck === "stop" ? 3 : REPEATS);
+      // stopped: the last request offered the model no tool, so a real model can only answer
+      const last = server.requests.at(-1)!.body;
+      if (onStuck === "stop") expect(last.tools ?? []).toEqual([]);
+      else expect(last.tools?.length).toBeGreaterThan(0);
     });
 
     it(`OpenAI Agents SDK run: the same no-effect key ${REPEATS} times, onStuck ${onStuck}`, async () => {
