@@ -186,6 +186,7 @@ export class AiSdkRecovery {
     // what is new now. When it fired, that output was never executed (retrace's computer tool held
     // it): it is discarded with its tool results (never sent again, never a step) and the context
     // is cut as the sequential flow cuts it.
+    const heldFrom = this.pending?.viewLength;
     const verdict = await this.settle();
     let steps: CompletedStep[] = this.view.absorb(args.messages).map((calls) => ({
       actions: calls.flatMap((c) => this.toActions(c.input, c.toolName)),
@@ -193,6 +194,12 @@ export class AiSdkRecovery {
     }));
     if (verdict) {
       this.discard(verdict.truncation, verdict.viewLength);
+      steps = [];
+    } else if (heldFrom !== undefined && this.loop.state.stuck) {
+      // Overlapped detection found the agent stuck: the output the model produced meanwhile was held and
+      // dropped (never executed); it is discarded, and the call ends below (option onStuck "stop").
+      this.view.dropAfter(heldFrom);
+      this.loop.state.accounting = bump(this.loop.state.accounting, { discardedProposals: 1 });
       steps = [];
     }
     if (steps.length > 0) {
@@ -204,7 +211,7 @@ export class AiSdkRecovery {
         this.pending = { judged, viewLength: this.view.length };
         this.o.meter.holdUntil(
           judged.then(
-            (t) => t === null,
+            (t) => t === null && !this.loop!.state.stuck,
             () => false,
           ),
         );

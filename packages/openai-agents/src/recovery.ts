@@ -213,7 +213,14 @@ export class AgentsRecovery {
     // Overlapped detection: the verdict on the previous step(s), computed while the model produced
     // what is new now. When it fired, that output was never executed (the computer held it) and
     // is discarded: never sent again, never a step; the context is cut as the sequential flow cuts it.
+    const held = this.pending !== undefined;
     const verdict = await this.settle();
+    if (!verdict && held && core.state.stuck) {
+      // Overlapped detection found the agent stuck: the output the model produced meanwhile was held and
+      // dropped (never executed); the run ends here (option onStuck "stop").
+      core.state.accounting = bump(core.state.accounting, { discardedProposals: 1 });
+      throw new EpisodeStuckError(core.state.stuck);
+    }
     if (verdict) {
       for (const i of all.slice(this.consumed)) {
         const key = itemKey(i);
@@ -251,7 +258,7 @@ export class AgentsRecovery {
         this.pending = judged;
         this.o.meter.holdUntil(
           judged.then(
-            (t) => t === null,
+            (t) => t === null && !core.state.stuck,
             () => false,
           ),
         );

@@ -34,7 +34,7 @@ const quiet: ErrorDetector = {
   },
 };
 
-async function desk() {
+async function desk(detection: "sequential" | "overlapped") {
   const blobs = tempBlobs();
   const task = getSimDeskTask("files-rename-draft");
   const env = createSimDesk({ blobs });
@@ -46,6 +46,7 @@ async function desk() {
     restore: async () => ({ restored: true }) as never,
     maxRecoveryIterations: 0,
     task,
+    detection,
   };
   return { blobs, task, env, options };
 }
@@ -53,13 +54,20 @@ async function desk() {
 const REPEATS = 6;
 
 describe("onStuck on the SDK paths", () => {
-  for (const onStuck of ["stop", "continue"] as const) {
-    it(`AI SDK generateText: the same no-effect key ${REPEATS} times, onStuck ${onStuck}`, async () => {
-      const d = await desk();
+  // overlapped: the verdict on a step is computed while the model produces the next one, whose action is held; once
+  // the agent is stuck that action is dropped, so the run stops after the same 3 steps
+  for (const [onStuck, detection] of [
+    ["stop", "sequential"],
+    ["stop", "overlapped"],
+    ["continue", "sequential"],
+  ] as const) {
+    it(`AI SDK generateText: the same no-effect key ${REPEATS} times, onStuck ${onStuck}, ${detection}`, async () => {
+      const d = await desk(detection);
       const key = { type: "tool_use", name: "computer", input: { action: "key", text: "F13" } };
       const server = await startScriptedOpenAIServer({
         script: [
-          ...Array.from({ length: onStuck === "stop" ? 3 : REPEATS }, (_, i) => ({
+          // stopped: the model's next answer is text (it is offered no tool); overlapped, one more key comes first
+          ...Array.from({ length: onStuck === "stop" ? (detection === "overlapped" ? 4 : 3) : REPEATS }, (_, i) => ({
             endpoint: "messages" as const,
             content: [{ ...key, id: `toolu_${i}` }],
           })),
@@ -80,14 +88,15 @@ describe("onStuck on the SDK paths", () => {
       );
       expect(result.stopReason).toBe(onStuck === "stop" ? "stuck" : "done");
       expect(result.accounting.forwardSteps).toBe(onStuck === "stop" ? 3 : REPEATS);
+      expect(result.accounting.discardedProposals).toBe(detection === "overlapped" ? 1 : 0);
       // stopped: the last request offered the model no tool, so a real model can only answer
       const last = server.requests.at(-1)!.body;
       if (onStuck === "stop") expect(last.tools ?? []).toEqual([]);
       else expect(last.tools?.length).toBeGreaterThan(0);
     });
 
-    it(`OpenAI Agents SDK run: the same no-effect key ${REPEATS} times, onStuck ${onStuck}`, async () => {
-      const d = await desk();
+    it(`OpenAI Agents SDK run: the same no-effect key ${REPEATS} times, onStuck ${onStuck}, ${detection}`, async () => {
+      const d = await desk(detection);
       const server = await startScriptedOpenAIServer({
         script: [
           ...Array.from({ length: REPEATS }, (_, i) => ({
@@ -124,6 +133,7 @@ describe("onStuck on the SDK paths", () => {
       });
       expect(result.stopReason).toBe(onStuck === "stop" ? "stuck" : "done");
       expect(result.accounting.forwardSteps).toBe(onStuck === "stop" ? 3 : REPEATS);
+      expect(result.accounting.discardedProposals).toBe(detection === "overlapped" ? 1 : 0);
     });
   }
 });
