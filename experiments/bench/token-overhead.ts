@@ -9,7 +9,8 @@
  * - production: the production recipe: `detector: { preset: production }` (cascade gates with
  *   every-k 2, a last-2-steps window, tree diffs of at most 4 lines, cache-friendly layout;
  *   packages/models/src/llm/detection-preset.ts, docs/cost.md "Detector levers") with the preset's
- *   recovery recipe (1 recovery attempt of at most 5 steps: condition `production.max-rec-1`;
+ *   recovery recipe (1 recovery attempt of at most 5 steps: condition `production.max-rec-1`; a repeating attempt
+ *   stopped; once it is spent, a stuck agent's episode ended, `onStuck: stop`;
  *   packages/core/src/runtime/preset-recovery.ts), the recovery agent's `layout: cached`, and one screenshot for
  *   the selector and summarizer (`historyImages: 1`) (docs/cost.md, "Recovery levers").
  *
@@ -75,6 +76,7 @@ interface Row {
   task: string;
   seed: number;
   success: boolean;
+  stopReason?: string;
   forwardSteps: number;
   recoveryAttempts: number;
   models?: Record<string, RoleUsage>;
@@ -186,6 +188,12 @@ export async function run(): Promise<BenchResult[]> {
     await server.close();
     if (!KEEP) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Episodes of `arm` ended with stop reason "stuck" (option `onStuck`), and the successes among them. */
+function stuckOf(arm: Map<string, Row>, units: readonly string[]): string {
+  const stuck = units.map((u) => arm.get(u)).filter((r) => r?.stopReason === "stuck");
+  return `${stuck.length} (${stuck.filter((r) => r!.success).length} successes)`;
 }
 
 /** The bench line from a finished run's results (exported for a quick look at a kept run). */
@@ -303,6 +311,9 @@ export function measure(out: string, rows: Row[]): BenchResult {
       productionSuccess: `${(100 * rate(prod)).toFixed(1)}%`,
       discordant: `${onlyProd} production only, ${onlyPaper} paper only`,
       mcnemarP: round(p),
+      // episodes ended by `onStuck: "stop"` (the production recipe), and how many of them the checker still scored a success
+      productionStuck: stuckOf(prod, units),
+      paperStuck: stuckOf(paper, units),
       simulated: "yes",
     },
   };

@@ -91,6 +91,7 @@ describe("one option resolver for every path", () => {
     [{ transition: "long" }, 'option "transition" must be one of "short", "detailed"'],
     [{ settleMs: 70_000 }, 'option "settleMs" at most 60000 ms (one minute) after each action (OSWorld waits 10000)'],
     [{ seed: 2e15 }, 'option "seed" at most 1000000000000000'],
+    [{ onStuck: "halt" }, 'option "onStuck" must be one of "continue", "stop"'],
   ])("%j: the same one-line message on the graph, recoveryMiddleware and the SDK wrappers", async (bad, message) => {
     const got = await messages(bad);
     expect(Object.keys(got).sort()).toEqual([

@@ -166,7 +166,9 @@ export class AiSdkRecovery {
    * The `prepareStep` hook: pass it as `prepareStep` of `generateText`, `streamText` or the agent.
    * Returns the messages this step sends (retrace's view).
    */
-  readonly prepareStep = async <A extends PrepareStepArgs>(args: A): Promise<{ messages: A["messages"] }> => {
+  readonly prepareStep = async <A extends PrepareStepArgs>(
+    args: A,
+  ): Promise<{ messages: A["messages"]; toolChoice?: "none"; activeTools?: [] }> => {
     this.o.meter.throwRefused(); // a screenshot retrace's computer tool refused: the call stops with its line
     if (!this.loop) {
       this.loop = new StepRecovery(
@@ -184,6 +186,7 @@ export class AiSdkRecovery {
     // what is new now. When it fired, that output was never executed (retrace's computer tool held
     // it): it is discarded with its tool results (never sent again, never a step) and the context
     // is cut as the sequential flow cuts it.
+    const heldFrom = this.pending?.viewLength;
     const verdict = await this.settle();
     let steps: CompletedStep[] = this.view.absorb(args.messages).map((calls) => ({
       actions: calls.flatMap((c) => this.toActions(c.input, c.toolName)),
@@ -191,6 +194,12 @@ export class AiSdkRecovery {
     }));
     if (verdict) {
       this.discard(verdict.truncation, verdict.viewLength);
+      steps = [];
+    } else if (heldFrom !== undefined && this.loop.state.stuck) {
+      // Overlapped detection found the agent stuck: the output the model produced meanwhile was held and
+      // dropped (never executed); it is discarded, and the call ends below (option onStuck "stop").
+      this.view.dropAfter(heldFrom);
+      this.loop.state.accounting = bump(this.loop.state.accounting, { discardedProposals: 1 });
       steps = [];
     }
     if (steps.length > 0) {
@@ -202,7 +211,7 @@ export class AiSdkRecovery {
         this.pending = { judged, viewLength: this.view.length };
         this.o.meter.holdUntil(
           judged.then(
-            (t) => t === null,
+            (t) => t === null && !this.loop!.state.stuck,
             () => false,
           ),
         );
@@ -211,7 +220,11 @@ export class AiSdkRecovery {
         if (outcome) this.view.apply(outcome);
       }
     }
-    return { messages: this.view.messages() as A["messages"] };
+    const messages = this.view.messages() as A["messages"];
+    // Option onStuck "stop" (the production preset's recipe): the recovery attempts are spent and the
+    // agent is stuck (the same actions 3 times on a screen they did not change): the model is asked once
+    // more without tools, so its answer ends the call; finish() reports stop reason "stuck".
+    return this.loop.state.stuck ? { messages, toolChoice: "none", activeTools: [] } : { messages };
   };
 
   /**
@@ -292,7 +305,11 @@ export class AiSdkRecovery {
     if (late) this.discard(late.truncation, late.viewLength);
     // cache prices: Anthropic's when the provider says it is Anthropic (its metadata key), else OpenAI's
     const provider = metadata && typeof metadata === "object" && "anthropic" in metadata ? "anthropic" : "openai";
-    const stopReason: StopReason = finishReason === "tool-calls" ? "max-steps" : "done";
+    const stopReason: StopReason = this.loop.state.stuck
+      ? "stuck"
+      : finishReason === "tool-calls"
+        ? "max-steps"
+        : "done";
     // The call ended on the model's final answer: a cascade that let the last step pass unasked is
     // asked again with `ending` (its before-done gate), as the graph does before DONE. When it
     // fires, recovery runs now and the answer is discarded from `messages()`.

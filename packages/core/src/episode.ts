@@ -43,6 +43,11 @@ export const ON_RECOVERY_REPEAT = ["continue", "stop"] as const;
 export type OnRecoveryRepeat = (typeof ON_RECOVERY_REPEAT)[number];
 /** The paper's: a repeated step is executed like any other; the attempt runs until its budget is spent. */
 export const DEFAULT_ON_RECOVERY_REPEAT: OnRecoveryRepeat = "continue";
+/** What a forward agent stuck after its recovery attempts are spent does to the episode (option `onStuck`). */
+export const ON_STUCK = ["continue", "stop"] as const;
+export type OnStuck = (typeof ON_STUCK)[number];
+/** The paper's: the episode goes on until DONE/FAIL or the forward step cap. */
+export const DEFAULT_ON_STUCK: OnStuck = "continue";
 /** Longest wait after an action (ms): a minute is far beyond any desktop's settling time. */
 export const MAX_SETTLE_MS = 60_000;
 /** Largest seed magnitude of the runtime's options (the experiment configs bound theirs the same way). */
@@ -125,6 +130,15 @@ export const RecoveryOptionsSchema = z
      * (`refused`), without executing them (packages/core/src/runtime/recovery-agent.ts `repeatedStep`). @default "continue"
      */
     onRecoveryRepeat: z.enum(ON_RECOVERY_REPEAT).default(DEFAULT_ON_RECOVERY_REPEAT),
+    /**
+     * What happens when the recovery attempts are spent (`maxRecoveryIterations`, so the detector
+     * is no longer asked) and the forward agent is stuck: the same actions 3 times in a row, none
+     * of which changed the screen (packages/core/src/runtime/stuck.ts `stuckRun`). "continue" = the
+     * paper's: the episode goes on until DONE/FAIL or `maxForwardSteps`; "stop" = end the episode
+     * after the third such step with stop reason "stuck" (the checker scores the final state, as at
+     * the step cap). Only with a detector: without one there are no attempts to spend. @default "continue"
+     */
+    onStuck: z.enum(ON_STUCK).default(DEFAULT_ON_STUCK),
     /**
      * What a state verifier's abstention means when it is asked to confirm a restored state (a
      * recovery sub-agent's RESTORED claim, or a replay): "reject" = not confirmed (VeriCUA: abstain
@@ -250,7 +264,8 @@ export interface EpisodeAccounting {
   wallMs: number;
 }
 
-export type StopReason = "done" | "fail" | "max-steps" | "env-error" | "aborted";
+/** "stuck": ended by option `onStuck: "stop"` (the same no-effect step 3 times with the recovery attempts spent). */
+export type StopReason = "done" | "fail" | "max-steps" | "stuck" | "env-error" | "aborted";
 
 /** The outcome of one episode. */
 export interface EpisodeResult {

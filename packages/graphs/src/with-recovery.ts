@@ -94,7 +94,8 @@ export function withRecovery(policy: ForwardPolicy, options: WithRecoveryOptions
     throw new ConfigError("withRecovery: policy must be a ForwardPolicy with propose()", { field: "policy" });
   const rest: Record<string, unknown> = { ...options };
   for (const k of COMPONENT_KEYS) delete rest[k];
-  // a detection preset's recovery recipe (production: 1 attempt of at most 5 steps) under the caller's own knobs
+  // a detection preset's recovery recipe (production: 1 attempt of at most 5 steps, the repeat and stuck stops) under
+  // the caller's own knobs
   const resolved = resolveRecoveryOptions(rest as RecoveryOptionsInput, {
     where: "withRecovery",
     defaults: presetRecoveryDefaults(options.detector, "withRecovery"),

@@ -98,35 +98,40 @@ export function recoveryMiddleware(options: RecoveryMiddlewareOptions) {
   const middleware = createMiddleware({
     name: "RetraceRecoveryMiddleware",
     stateSchema: z.object({ retrace: TrackSchema.optional() }),
-    beforeModel: async (state, runtime) => {
-      const signal = (runtime as { signal?: AbortSignal }).signal;
-      const messages = state.messages as BaseMessage[];
-      const track: RecoveryTrack = structuredClone((state.retrace as RecoveryTrack | undefined) ?? initialTrack());
-      const starts = stepStarts(messages);
-      if (track.history.length > starts.length) track.history = track.history.slice(0, starts.length);
+    // Option onStuck "stop" (the production preset's recipe): once the recovery attempts are spent and
+    // the agent is stuck (the same actions 3 times on a screen they did not change), the run ends here.
+    beforeModel: {
+      canJumpTo: ["end"],
+      hook: async (state, runtime) => {
+        const signal = (runtime as { signal?: AbortSignal }).signal;
+        const messages = state.messages as BaseMessage[];
+        const track: RecoveryTrack = structuredClone((state.retrace as RecoveryTrack | undefined) ?? initialTrack());
+        const starts = stepStarts(messages);
+        if (track.history.length > starts.length) track.history = track.history.slice(0, starts.length);
 
-      if (starts.length === track.history.length) {
-        // No step completed since the last model call (first call, or a turn without tools).
-        if (!track.pending) track.pending = await o.observe();
-        return { retrace: track };
-      }
-      const current = await o.observe();
-      const completed = starts.slice(track.history.length).map((i): CompletedStep => {
-        const ai = messages[i] as AIMessage;
-        return { actions: (ai.tool_calls ?? []).flatMap((c) => toActions(c)), response: describeToolCalls(ai) };
-      });
-      const cut = await new StepRecovery(loop, o.task ?? taskFrom(messages), track).afterSteps(
-        completed,
-        current,
-        signal,
-      );
-      if (!cut) return { retrace: track };
+        if (starts.length === track.history.length) {
+          // No step completed since the last model call (first call, or a turn without tools).
+          if (!track.pending) track.pending = await o.observe();
+          return { retrace: track };
+        }
+        const current = await o.observe();
+        const completed = starts.slice(track.history.length).map((i): CompletedStep => {
+          const ai = messages[i] as AIMessage;
+          return { actions: (ai.tool_calls ?? []).flatMap((c) => toActions(c)), response: describeToolCalls(ai) };
+        });
+        const cut = await new StepRecovery(loop, o.task ?? taskFrom(messages), track).afterSteps(
+          completed,
+          current,
+          signal,
+        );
+        if (!cut) return track.stuck ? { retrace: track, jumpTo: "end" as const } : { retrace: track };
 
-      const noticeMessage = await notice(cut);
-      // History kept (unconfirmed restoration, "disclose-and-keep"): only the notice is added.
-      if (!cut.cut) return { messages: [noticeMessage], retrace: track };
-      const kept = messagesBeforeStep(messages, cut.step);
-      return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...kept, noticeMessage], retrace: track };
+        const noticeMessage = await notice(cut);
+        // History kept (unconfirmed restoration, "disclose-and-keep"): only the notice is added.
+        if (!cut.cut) return { messages: [noticeMessage], retrace: track };
+        const kept = messagesBeforeStep(messages, cut.step);
+        return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...kept, noticeMessage], retrace: track };
+      },
     },
     // The model gave its final answer (no tool call): a cascade that let the last step pass
     // unasked is asked again with `ending` (its before-done gate), as the graph does before DONE

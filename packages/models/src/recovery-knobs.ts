@@ -70,6 +70,12 @@ export interface RecoveryKnobs {
    * "continue"
    */
   onDetectorFailure?: "continue" | "fail";
+  /**
+   * Once the recovery attempts are spent: "stop" ends the run when the agent takes the same actions 3 times in a row
+   * on a screen they do not change (stop reason "stuck"; packages/core/src/runtime/stuck.ts); "continue" is the
+   * paper's. The production preset's recipe sets "stop". @default "continue"
+   */
+  onStuck?: "continue" | "stop";
   /** The runtime's typed episode events. @default a new EpisodeEvents */
   events?: EpisodeEvents;
   /** Stable key of the task instance, so `error-random` reuses its draw. @default the task id */
@@ -89,7 +95,8 @@ export type DefaultedKnob =
   | "restoration"
   | "detectorTimeoutMs"
   | "degradedAfter"
-  | "onDetectorFailure";
+  | "onDetectorFailure"
+  | "onStuck";
 
 /** The knobs with their defaults filled in. */
 export type ResolvedKnobs = Omit<RecoveryKnobs, DefaultedKnob> & Required<Pick<RecoveryKnobs, DefaultedKnob>>;
@@ -146,6 +153,7 @@ export const WRAPPER_KNOBS = [
   "restoration",
   "degradedAfter",
   "onDetectorFailure",
+  "onStuck",
 ] as const satisfies readonly RecoveryKnobName[];
 
 /** The wrappers' own fields on top of the runtime knobs (a wrapper restores by model, replay or snapshot only). */

@@ -27,6 +27,7 @@
  * no cut step. Server-kept conversations (`previousResponseId`, `conversationId`) send only the
  * new items each turn, so there is no history to cut: do not combine them with this config.
  */
+import { EpisodeStuckError } from "@retrace-cua/core/runtime/stuck";
 import {
   MaxTurnsExceededError,
   type AgentInputItem,
@@ -212,7 +213,14 @@ export class AgentsRecovery {
     // Overlapped detection: the verdict on the previous step(s), computed while the model produced
     // what is new now. When it fired, that output was never executed (the computer held it) and
     // is discarded: never sent again, never a step; the context is cut as the sequential flow cuts it.
+    const held = this.pending !== undefined;
     const verdict = await this.settle();
+    if (!verdict && held && core.state.stuck) {
+      // Overlapped detection found the agent stuck: the output the model produced meanwhile was held and
+      // dropped (never executed); the run ends here (option onStuck "stop").
+      core.state.accounting = bump(core.state.accounting, { discardedProposals: 1 });
+      throw new EpisodeStuckError(core.state.stuck);
+    }
     if (verdict) {
       for (const i of all.slice(this.consumed)) {
         const key = itemKey(i);
@@ -250,7 +258,7 @@ export class AgentsRecovery {
         this.pending = judged;
         this.o.meter.holdUntil(
           judged.then(
-            (t) => t === null,
+            (t) => t === null && !core.state.stuck,
             () => false,
           ),
         );
@@ -263,6 +271,10 @@ export class AgentsRecovery {
         }
       }
     }
+    // Option onStuck "stop" (the production preset's recipe): the recovery attempts are spent and the
+    // agent is stuck (the same actions 3 times on a screen they did not change): the run ends here, run()
+    // rejects with EpisodeStuckError and finish(err) reports stop reason "stuck".
+    if (core.state.stuck) throw new EpisodeStuckError(core.state.stuck);
     const out: ModelInputData = {
       input: structuredClone(this.view) as AgentInputItem[],
       ...(args.modelData.instructions !== undefined && { instructions: args.modelData.instructions }),
@@ -324,7 +336,8 @@ export class AgentsRecovery {
    * streamed run is awaited to completion. `result.history` becomes the history the model saw
    * (history before R, the transition string, what followed), so feeding it into the next run is
    * safe. Evaluates the environment's task (option `evaluate`) and returns the episode so far.
-   * `MaxTurnsExceededError` and an abort end the episode ("max-steps", "aborted"); any other
+   * `MaxTurnsExceededError`, an abort and a stuck stop (option `onStuck`) end the episode ("max-steps", "aborted",
+   * "stuck"); any other
    * error is rethrown.
    */
   async finish<R extends AgentsRunResult>(outcome: R | Error): Promise<SdkEpisodeResult<R | undefined>> {
@@ -332,6 +345,11 @@ export class AgentsRecovery {
     let result: R | undefined;
     const classify = (err: unknown): StopReason => {
       if (err instanceof MaxTurnsExceededError) return "max-steps";
+      if (
+        err instanceof EpisodeStuckError ||
+        (err as { cause?: unknown } | undefined)?.cause instanceof EpisodeStuckError
+      )
+        return "stuck";
       if (this.o.signal?.aborted || (err as { name?: string } | undefined)?.name === "AbortError") return "aborted";
       throw err;
     };

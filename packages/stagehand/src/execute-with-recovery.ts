@@ -119,6 +119,9 @@ export async function executeWithRecovery(
       if (cut) view.apply(cut);
     }
     const messages = view.messages() as typeof args.messages;
+    // Option onStuck "stop": recovery attempts spent and the agent stuck (packages/core/src/runtime/stuck.ts):
+    // the model is asked once more without tools, its answer ends the run (stop reason "stuck").
+    if (recovery.state.stuck) return { messages, toolChoice: "none" as const, activeTools: [] };
     if (!userPrepare) return { messages };
     const theirs = await userPrepare({ ...args, messages });
     return { messages, ...(theirs ?? {}) };
@@ -146,7 +149,13 @@ export async function executeWithRecovery(
       `${WHERE}: the agent acted without calling prepareStep; a mode "cua" agent has no per-step hook, use mode "hybrid" or "dom"`,
       { field: "mode" },
     );
-  const stopReason: StopReason = result.completed ? "done" : modelCalls >= (exec.maxSteps ?? 20) ? "max-steps" : "fail";
+  const stopReason: StopReason = recovery.state.stuck
+    ? "stuck"
+    : result.completed
+      ? "done"
+      : modelCalls >= (exec.maxSteps ?? 20)
+        ? "max-steps"
+        : "fail";
   // The agent ended the run (its final answer or `done`): a cascade that let the last step pass
   // unasked is asked again with `ending` (its before-done gate), as the graph does before DONE. A
   // detection is recovered and reported like any other; Stagehand's run is over, so the episode

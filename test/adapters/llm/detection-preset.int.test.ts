@@ -511,6 +511,21 @@ describe("every path takes the preset", () => {
     expect(sdk(prod).onRecoveryRepeat).toBe("stop");
     expect(sdk({ preset: "paper", model }).onRecoveryRepeat).toBe("continue");
     expect(sdk(prod, { onRecoveryRepeat: "continue" }).onRecoveryRepeat).toBe("continue");
+    // the stuck stop (onStuck): on with the production preset on every path (the LangChain middleware too: it ends
+    // the run itself), off (the paper's) with the paper preset, the caller's own wins
+    expect(withRecovery(createToyPolicy(), { detector: prod }).options.onStuck).toBe("stop");
+    expect(withRecovery(createToyPolicy(), { detector: { preset: "paper", model } }).options.onStuck).toBe("continue");
+    expect(withRecovery(createToyPolicy(), { detector: prod, onStuck: "continue" }).options.onStuck).toBe("continue");
+    expect(sdk(prod).onStuck).toBe("stop");
+    expect(sdk({ preset: "paper", model }).onStuck).toBe("continue");
+    expect(sdk(prod, { onStuck: "continue" }).onStuck).toBe("continue");
+    expect(resolveMiddlewareOptions({ detector: prod, observe, restore, blobs }).onStuck).toBe("stop");
+    expect(resolveMiddlewareOptions({ detector: { preset: "paper", model }, observe, restore, blobs }).onStuck).toBe(
+      "continue",
+    );
+    expect(resolveMiddlewareOptions({ detector: prod, observe, restore, blobs, onStuck: "continue" }).onStuck).toBe(
+      "continue",
+    );
     // bad values: one line naming the preset's field
     expect(() => withRecovery(createToyPolicy(), { detector: { ...prod, maxRecoveryIterations: -1 } })).toThrow(
       /^withRecovery: option "detector\.maxRecoveryIterations" must be >= 0$/,
@@ -621,6 +636,18 @@ describe("every path takes the preset", () => {
       "continue",
     ]);
     expect(repeatOf(base, [pair("a", { detector: paper, options: { onRecoveryRepeat: "stop" } })])).toEqual(["stop"]);
+    const stuckOf = (config: object, pairs: object[]) =>
+      endToEndConditions(parseExperimentConfig({ ...config, pairs }) as EndToEndConfig).map(
+        (c) => resolved(c.options).onStuck,
+      );
+    expect(stuckOf(base, [pair("a", { detector: paper }), pair("b", { detector: prod })])).toEqual([
+      "continue",
+      "stop",
+    ]);
+    expect(stuckOf({ ...base, options: { onStuck: "continue" } }, [pair("b", { detector: prod })])).toEqual([
+      "continue",
+    ]);
+    expect(stuckOf(base, [pair("a", { detector: paper, options: { onStuck: "stop" } })])).toEqual(["stop"]);
     expect(() => parseExperimentConfig({ ...base, pairs: [pair("c", { maxRecoveryIterations: [0] })] })).toThrow(
       /pairs\.0\.maxRecoveryIterations\.0/,
     );

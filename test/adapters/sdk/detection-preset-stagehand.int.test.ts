@@ -218,4 +218,57 @@ describe.runIf(chromium.run)("the production preset in Stagehand's hybrid agent 
     expect(asked.length).toBe(1);
     expect(result.accounting.models.detector?.calls).toBe(1);
   }, 120_000);
+
+  it("onStuck stop: with the attempts spent, the same no-effect click three times ends the run (stop reason stuck)", async () => {
+    const task = BROWSER_TASKS.find((t) => t.id === "mail-reply-bob")!;
+    const xy = (r: Parameters<typeof centre>[0]) => [centre(r).x, centre(r).y];
+    // The first click focuses the message body; every later one changes nothing.
+    const click = { describe: "message body", coordinates: xy(MAIL.body) };
+    const server = await startScriptedOpenAIServer({
+      script: [
+        ...Array.from({ length: 6 }, (_, i) => ({
+          endpoint: "messages" as const,
+          content: [{ type: "tool_use", id: `toolu_${i}`, name: "click", input: click }],
+        })),
+        { endpoint: "messages", text: "I cannot get further." },
+        {
+          endpoint: "messages",
+          content: [
+            { type: "tool_use", id: "toolu_done", name: "done", input: { reasoning: "Stuck.", taskComplete: false } },
+          ],
+        },
+      ],
+    });
+    servers.push(server);
+    const quiet = {
+      name: "quiet",
+      simulated: true,
+      detect: async () => ({ isError: false, errorStep: null, reason: "fine", confidence: 0.9 }),
+    };
+    await env.reset(task);
+    const agent = stagehand.agent({
+      mode: "hybrid",
+      model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "test-key", baseURL: server.url },
+    });
+    const result = await executeWithRecovery(
+      agent,
+      { instruction: task.instruction, maxSteps: 12 },
+      {
+        env,
+        blobs,
+        task,
+        detector: quiet,
+        restore: async () => ({ restored: true }) as never,
+        maxRecoveryIterations: 0,
+        onStuck: "stop",
+      },
+    );
+    expect(result.stopReason).toBe("stuck");
+    expect(result.accounting.forwardSteps).toBeGreaterThanOrEqual(3);
+    // once stuck, the model's calls offer it no tool (this scripted model answers the first of them with a sixth click
+    // anyway, which Stagehand runs; a real model cannot); the stop came before the script's clicks ran out
+    const stopped = server.requests.findIndex((r) => !(r.body.tools?.length > 0));
+    expect(stopped).toBeGreaterThanOrEqual(3);
+    expect(stopped).toBeLessThanOrEqual(5);
+  }, 120_000);
 });

@@ -74,7 +74,7 @@ describe("recovery-token-overhead config", () => {
     expect(strip(prod)).toEqual(strip(paper));
   });
 
-  it("runs the paper arm with exactly the paper's recovery (cap 3, budget 10, the paper's claim) and the production arm with its preset's recipe (cap 1, budget 5, stop a repeating attempt) and a disclosed unconfirmed restoration", () => {
+  it("runs the paper arm with exactly the paper's recovery (cap 3, budget 10, the paper's claim) and the production arm with its preset's recipe (cap 1, budget 5, stop a repeating attempt, stop a stuck agent) and a disclosed unconfirmed restoration", () => {
     const c = parseExperimentConfig(raw, "detection-presets.yaml") as EndToEndConfig;
     const conditions = endToEndConditions(c);
     expect(conditions.map((x) => x.id)).toEqual(["paper.no-recovery", "paper.max-rec-3", "production.max-rec-1"]);
@@ -92,12 +92,20 @@ describe("recovery-token-overhead config", () => {
     });
     expect(bare.maxRecoveryIterations).toBe(0);
     // the production arm: the same options but the preset's recovery recipe
-    expect(PRODUCTION_RECOVERY).toEqual({ maxRecoveryIterations: 1, recoveryBudget: 5, onRecoveryRepeat: "stop" });
+    expect(PRODUCTION_RECOVERY).toEqual({
+      maxRecoveryIterations: 1,
+      recoveryBudget: 5,
+      onRecoveryRepeat: "stop",
+      onStuck: "stop",
+    });
     expect(prod).toEqual({ ...bare, ...PRODUCTION_RECOVERY, unconfirmedRestoration: "disclose-and-keep" });
     expect(paper.unconfirmedRestoration).toBe("claim-recovered");
     // the paper arm runs every recovery attempt until its budget is spent (the runtime's default)
     expect(paper.onRecoveryRepeat).toBeUndefined();
     expect(bare.onRecoveryRepeat).toBeUndefined();
+    // ... and runs a stuck agent to the step cap (the runtime's default), where production stops it
+    expect(paper.onStuck).toBeUndefined();
+    expect(bare.onStuck).toBeUndefined();
     expect(bare.unconfirmedRestoration).toBe("claim-recovered");
   });
 });

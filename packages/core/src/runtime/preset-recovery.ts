@@ -18,9 +18,14 @@ import { optionError } from "./options.ts";
 
 /**
  * The recovery knobs a detection preset's recipe sets. A preset spec's own fields are the first two
- * (`detector.maxRecoveryIterations` / `detector.recoveryBudget`); `onRecoveryRepeat` is the caller's option.
+ * (`detector.maxRecoveryIterations` / `detector.recoveryBudget`); `onRecoveryRepeat` and `onStuck` are the caller's options.
  */
-export const PRESET_RECOVERY_KNOBS = ["maxRecoveryIterations", "recoveryBudget", "onRecoveryRepeat"] as const;
+export const PRESET_RECOVERY_KNOBS = [
+  "maxRecoveryIterations",
+  "recoveryBudget",
+  "onRecoveryRepeat",
+  "onStuck",
+] as const;
 export type PresetRecoveryKnob = (typeof PRESET_RECOVERY_KNOBS)[number];
 /** What a preset sets about recovery. */
 export type PresetRecovery = Partial<Pick<RecoveryOptions, PresetRecoveryKnob>>;
@@ -29,12 +34,15 @@ export type PresetRecovery = Partial<Pick<RecoveryOptions, PresetRecoveryKnob>>;
  * The production preset's recovery recipe, measured on the stand-in (docs/cost.md, "Recovery
  * levers"): one recovery attempt per episode (the paper: 3) of at most 5 recovery steps (the
  * paper: 10), and an attempt whose sub-agent repeats itself (the same actions again on a screen it
- * already stood on) ends there, unconfirmed (the paper: it runs until its budget is spent).
+ * already stood on) ends there, unconfirmed (the paper: it runs until its budget is spent); once
+ * that attempt is spent, a forward agent stuck on one no-effect step (the same actions 3 times on
+ * an unchanged screen) ends the episode, stop reason "stuck" (the paper: it runs to the step cap).
  */
 export const PRODUCTION_RECOVERY: Readonly<Required<PresetRecovery>> = {
   maxRecoveryIterations: 1,
   recoveryBudget: 5,
   onRecoveryRepeat: "stop",
+  onStuck: "stop",
 };
 
 const FieldsSchema = z.object({

@@ -37,6 +37,7 @@ import type { RecoveryOptions } from "../episode.ts";
 import type { RecoveryStepSelector } from "../selector.ts";
 import { isRestored, type RestorationConfirmation } from "./confirm.ts";
 import { runRecoveryAttempt, type PostRestorationFn } from "./attempt.ts";
+import { stuckRun } from "./stuck.ts";
 
 /** One agent step as an SDK wrapper reports it. */
 export interface CompletedStep {
@@ -86,6 +87,11 @@ export interface RecoveryTrack extends FreezeState {
    * again with `ending` if the run ends there.
    */
   letPass?: number;
+  /**
+   * Why the agent is stuck (option `onStuck: "stop"`: its recovery attempts spent, the same actions 3 times on a
+   * screen they did not change, ./stuck.ts): the wrapper ends the run, stop reason "stuck". Set once, never cleared.
+   */
+  stuck?: string;
 }
 
 /** A track that also records the trajectory (step records and recovery events), as the SDK wrappers return it. */
@@ -113,7 +119,7 @@ export type LoopOptions = Pick<
   | "seed"
   | "settleMs"
 > &
-  Partial<Pick<RecoveryOptions, "degradedAfter" | "onDetectorFailure">> & {
+  Partial<Pick<RecoveryOptions, "degradedAfter" | "onDetectorFailure" | "onStuck">> & {
     restoration: "model" | "replay" | "snapshot";
     detectorTimeoutMs: number;
     selector?: RecoveryStepSelector;
@@ -222,7 +228,15 @@ export class StepRecovery<S extends RecoveryTrack = StepRecoveryState> {
     }
     s.pending = current;
     s.letPass = undefined;
-    return this.judge(s.history.length, current, signal, false);
+    const out = await this.judge(s.history.length, current, signal, false);
+    if (
+      !out &&
+      this.o.onStuck === "stop" &&
+      s.stuck === undefined &&
+      s.recoveryAttempts >= this.o.maxRecoveryIterations
+    )
+      s.stuck = stuckRun(s.history, current) ?? undefined;
+    return out;
   }
 
   /**

@@ -1,8 +1,11 @@
 /**
  * `execute`: run the proposed forward step in the environment, record it, and extend the history.
- * Ends the episode on DONE/FAIL, on an environment failure, or when the forward budget is spent.
+ * Ends the episode on DONE/FAIL, on an environment failure, when the forward budget is spent, or
+ * (option `onStuck: "stop"`) when the agent is stuck with its recovery attempts spent.
  */
 import { bump } from "@retrace-cua/core/runtime/accounting";
+import { detectorGate } from "@retrace-cua/core/runtime/freeze";
+import { stuckRun } from "@retrace-cua/core/runtime/stuck";
 import type { RuntimeContext } from "../context.ts";
 import { captureSnapshot, currentStateHash, takeStep } from "../env-step.ts";
 import type { GraphState, GraphUpdate } from "../state.ts";
@@ -44,5 +47,17 @@ export async function execute(state: GraphState, ctx: RuntimeContext): Promise<G
   if (snap) update.snapshots = { push: [snap] };
   if (run.terminal) update.stopReason = run.terminal === "DONE" ? "done" : "fail";
   else if (accounting.forwardSteps >= ctx.options.maxForwardSteps) update.stopReason = "max-steps";
+  else if (ctx.options.onStuck === "stop" && attemptsSpent(state, ctx)) {
+    if (stuckRun([...state.history, entry], run.observation)) update.stopReason = "stuck";
+  }
   return update;
+}
+
+/** The recovery attempts are spent: there is a detector, and it is no longer asked (`exhausted`). */
+function attemptsSpent(state: GraphState, ctx: RuntimeContext): boolean {
+  const gate = detectorGate(
+    { freezeRemaining: state.freezeRemaining, recoveryAttempts: state.accounting.recoveryAttempts },
+    { maxRecoveryIterations: ctx.options.maxRecoveryIterations, hasDetector: !!ctx.components.detector },
+  );
+  return gate === "exhausted";
 }

@@ -72,7 +72,8 @@ export interface DetectionPresetOptions extends Omit<LlmErrorDetectorOptions, "l
 
 /**
  * The production preset's recovery recipe (1 attempt of at most 5 steps, ended early when the recovery agent repeats
- * itself: `onRecoveryRepeat` "stop", the caller's own option overrides it), defined with its resolver in
+ * itself: `onRecoveryRepeat` "stop"; once it is spent, a stuck agent ends the episode: `onStuck` "stop"; the caller's
+ * own options override them), defined with its resolver in
  * packages/core/src/runtime/preset-recovery.ts.
  */
 export { PRODUCTION_RECOVERY } from "@retrace-cua/core/runtime/preset-recovery";
