@@ -10,6 +10,7 @@
  * already there are not revalidated against the registry).
  * Used by test/consumer/consumer.int.test.ts and by the bench (experiments/bench/package.ts).
  */
+import { InternalError } from "@retrace-cua/core/errors";
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -51,7 +52,7 @@ export function workspaceClosure(names: string[]): string[] {
   const out = new Set<string>();
   const visit = (n: string): void => {
     const pkg = WORKSPACE.get(n);
-    if (!pkg) throw new Error(`${n} is not a package of the workspace`);
+    if (!pkg) throw new InternalError(`${n} is not a package of the workspace`);
     if (out.has(n)) return;
     out.add(n);
     for (const d of Object.keys(pkg.dependencies)) if (WORKSPACE.has(d)) visit(d);
@@ -160,7 +161,8 @@ export async function packTree(dest: string): Promise<Tarballs> {
   );
   const packed = JSON.parse(stdout.slice(stdout.indexOf("["))) as Array<{ name: string; filename: string }>;
   const out = new Map(packed.map((p) => [p.name, join(dest, p.filename)]));
-  for (const name of WORKSPACE.keys()) if (!out.has(name)) throw new Error(`npm pack --workspaces packed no ${name}`);
+  for (const name of WORKSPACE.keys())
+    if (!out.has(name)) throw new InternalError(`npm pack --workspaces packed no ${name}`);
   return out;
 }
 

@@ -96,7 +96,6 @@ function importIn(dir: string, name: Integration): Promise<{ code: number | null
 
 const CASES: { entry: Integration; hidden: string }[] = [
   { entry: "ai-sdk", hidden: "ai" },
-  { entry: "ai-sdk", hidden: "@ai-sdk/anthropic" },
   { entry: "openai-agents", hidden: "@openai/agents" },
   { entry: "stagehand", hidden: "@browserbasehq/stagehand" },
   { entry: "langchain", hidden: "@langchain/core" },
@@ -120,6 +119,12 @@ describe("a missing SDK package", () => {
     },
     60_000,
   );
+
+  it("@retrace-cua/ai-sdk without @ai-sdk/anthropic loads: ai is its one SDK (the provider loads on retraceComputerTool's default)", async () => {
+    const { code, stderr } = await importIn(projectWithout("@ai-sdk/anthropic"), "ai-sdk");
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+  }, 60_000);
 
   it("with every package present the guard loads the entry (the same child process set-up)", async () => {
     const { code, stderr } = await importIn(projectWithout("no-such-package"), "ai-sdk");

@@ -8,6 +8,7 @@
  * task's checker still scores the final state, as at the step cap). One check, used by the graph
  * (packages/graphs/src/nodes/execute.ts).
  */
+import { ControlSignal } from "../errors.ts";
 import type { HistoryEntry } from "../policy.ts";
 import type { Observation } from "../observation.ts";
 
@@ -44,8 +45,7 @@ export function stuckRun(
  * the SDK has no other way to stop its loop (the Agents SDK's `callModelInputFilter`); the wrapper's
  * `finish(err)` turns it into stop reason "stuck".
  */
-export class EpisodeStuckError extends Error {
-  override readonly name = "EpisodeStuckError";
+export class EpisodeStuckError extends ControlSignal {
   constructor(readonly reason: string) {
     super(`retrace: the run was stopped: ${reason} (option onStuck: "stop")`);
   }
