@@ -119,9 +119,9 @@ describe.runIf(run)("container desktops through dockerode", () => {
     const childRun = `${runId}-sigterm`;
     const mod = (p: string) => JSON.stringify(new URL(p, import.meta.url).pathname);
     const script = `
-      import { createDockerDesktop } from ${mod("../../../../adapters/environments/docker/create.ts")};
-      import { BlobStore } from ${mod("../../../../src/blob-store.ts")};
-      import { desktopTask } from ${mod("../../../../adapters/environments/desktop-tasks/tasks.ts")};
+      import { createDockerDesktop } from ${mod("../../../../packages/desktops/src/docker/create.ts")};
+      import { BlobStore } from ${mod("../../../../packages/core/src/blob-store.ts")};
+      import { desktopTask } from ${mod("../../../../packages/desktops/src/desktop-tasks/tasks.ts")};
       const env = createDockerDesktop({ blobs: new BlobStore({ dir: ${JSON.stringify(join(dir, "child-blobs"))} }), dockerHost: ${JSON.stringify(dockerHost ?? "")} || undefined, runId: ${JSON.stringify(childRun)} });
       await env.reset(desktopTask("galculator-add"));
       process.stdout.write("ready\\n");
