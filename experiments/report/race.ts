@@ -7,7 +7,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { readJsonFile } from "@retrace-cua/core/store/read-file";
-import { eliminationText, objectiveText, RATIO_BOOTSTRAP, type RaceResult } from "@retrace-cua/evaluation/tune/race";
+import { objectiveText, RATIO_BOOTSTRAP } from "@retrace-cua/evaluation/tune/objective";
+import { eliminationText, type RaceResult } from "@retrace-cua/evaluation/tune/race-result";
 import { settingText } from "@retrace-cua/evaluation/tune/space";
 import { COLORS, type ChartSpec } from "./charts.ts";
 import { escapeHtml } from "./html.ts";

@@ -3,7 +3,8 @@
  * console summary that says what was decided and with what confidence.
  */
 import { stringify as toYaml } from "yaml";
-import { eliminationText, objectiveText, type RaceResult } from "@retrace-cua/evaluation/tune/race";
+import { objectiveText } from "@retrace-cua/evaluation/tune/objective";
+import { eliminationText, type RaceResult } from "@retrace-cua/evaluation/tune/race-result";
 import { settingText, type KnobValue } from "@retrace-cua/evaluation/tune/space";
 import type { TuneConfig } from "./config.ts";
 

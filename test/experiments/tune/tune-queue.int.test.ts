@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify as toYaml } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
-import type { RaceResult } from "../../../packages/evaluation/src/tune/race.ts";
+import type { RaceResult } from "../../../packages/evaluation/src/tune/race-result.ts";
 import { retrace, stop, type CliProc } from "../../helpers/cli-procs.ts";
 import { servicesAvailable, testServices } from "../../helpers/services.ts";
 import { cli } from "../helpers/model-roles.ts";

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { stringify as toYaml, parse as parseYaml } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/model-roles.ts";
-import type { RaceResult } from "../../../packages/evaluation/src/tune/race.ts";
+import type { RaceResult } from "../../../packages/evaluation/src/tune/race-result.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-tune-"));
 const children: Array<ReturnType<typeof spawn>> = [];

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { stringify as toYaml } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
 import { startStandInServer, type StandInServer } from "../../../packages/testing/src/stand-in/server.ts";
-import type { RaceResult } from "../../../packages/evaluation/src/tune/race.ts";
+import type { RaceResult } from "../../../packages/evaluation/src/tune/race-result.ts";
 import { cli } from "../helpers/model-roles.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "retrace-tune-stand-in-"));

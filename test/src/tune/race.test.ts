@@ -1,12 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../../packages/core/src/errors.ts";
 import { createRng } from "../../../packages/core/src/rng.ts";
-import {
-  createRace,
-  type RaceOptions,
-  type RaceResult,
-  type UnitOutcome,
-} from "../../../packages/evaluation/src/tune/race.ts";
+import type { UnitOutcome } from "../../../packages/evaluation/src/tune/objective.ts";
+import { createRace } from "../../../packages/evaluation/src/tune/race.ts";
+import type { RaceOptions } from "../../../packages/evaluation/src/tune/race-options.ts";
+import type { RaceResult } from "../../../packages/evaluation/src/tune/race-result.ts";
 import { plantedLandscape } from "../../../packages/evaluation/src/tune/planted.ts";
 import {
   checkKnobs,

@@ -8,7 +8,7 @@
  * Deterministic under the landscape seed. Pure: no I/O.
  */
 import { createRng } from "@retrace-cua/core/rng";
-import type { UnitOutcome } from "./race.ts";
+import type { UnitOutcome } from "./objective.ts";
 import type { Knob, KnobValue } from "./space.ts";
 
 export interface PlantedLandscape {

@@ -10,64 +10,32 @@
  * A pull-driven state machine, no I/O: `next()` says which candidates to run on which units,
  * `record()` takes their outcomes. Deterministic under `seed`, so a resumed driver that is fed the
  * same outcomes makes the same decisions.
+ *
+ * Its options and their checks are in ./race-options.ts, the objectives' statistics in ./objective.ts, and the
+ * answer (standings, decision in words) in ./race-result.ts.
  */
 import { ConfigError, InternalError } from "@retrace-cua/core/errors";
 import { holmAdjust, mcnemarExact } from "../metrics/paired.ts";
-import { normalCdf, wilsonInterval, Z95, type Proportion } from "../metrics/wilson.ts";
 import { createRng, type Rng } from "@retrace-cua/core/rng";
+import {
+  bootstrapRatioGaps,
+  costTest,
+  mean,
+  objectiveScore,
+  RATIO_BOOTSTRAP,
+  successGapBelow,
+  type UnitOutcome,
+} from "./objective.ts";
+import {
+  decisionText,
+  standing,
+  type BatchRecord,
+  type RaceEntry,
+  type RaceResult,
+  type StopReason,
+} from "./race-result.ts";
+import { checkRaceOptions, resolveRaceOptions, type RaceOptions, type ResolvedRaceOptions } from "./race-options.ts";
 import { candidateIndex, enumerateSpace, sampleCandidates, spaceSize, type Knob, type TuneCandidate } from "./space.ts";
-
-/** Options of {@link createRace}. */
-export interface RaceOptions {
-  /** Family-wise significance level of each round's eliminations (Holm). @default 0.05 */
-  alpha?: number;
-  /** Units (task x seed) each round adds for every survivor. */
-  unitsPerRound: number;
-  /** Units every candidate of a batch runs before the first elimination test. @default unitsPerRound */
-  firstTestAfter?: number;
-  /** Most units one batch runs; then its survivors are reported as tied at this budget. */
-  maxUnitsPerBatch: number;
-  /** Most episodes the whole race may run (a round that would exceed it is not started). */
-  maxEpisodes: number;
-  /**
-   * Survivors whose paired success gap to the best is, at 95%, below this (a share, 0.05 = 5 points) are tied. @default
-   * 0.05
-   */
-  tieMargin?: number;
-  /** Candidates per batch (a space this small or smaller is raced whole, as one batch). @default 32 */
-  batchSize?: number;
-  /** Most batches. @default 1 when the space fits one batch, else 3 */
-  batches?: number;
-  /** Survivors of a batch carried into the next one. @default 2 */
-  elites?: number;
-  /**
-   * Most mean cost per episode (tokens or USD, as the outcomes give it). A candidate whose mean cost
-   * is significantly above it (one-sided z-test on its per-unit costs, Holm over the round's
-   * survivors) is eliminated; at the end, survivors whose mean cost is above it (not significantly)
-   * leave too, so the winner and tied set respect the cap. @default none
-   */
-  costLimit?: number;
-  /**
-   * What the race maximises: `success` (success rate; McNemar eliminations) or `success-per-cost`
-   * (successes per unit of cost over the shared units; paired bootstrap eliminations). @default "success"
-   */
-  objective?: RaceObjective;
-  /** Seed of the sampler. */
-  seed: number | string;
-}
-
-/** What a race maximises. */
-export type RaceObjective = "success" | "success-per-cost";
-
-/** Paired bootstrap resamples of a success-per-cost comparison. */
-export const RATIO_BOOTSTRAP = 1000;
-
-/** One candidate's outcome on one unit. */
-export interface UnitOutcome {
-  success: boolean;
-  /** Cost of the episode (tokens or USD; 0 for simulated agents). */
-  cost: number;
-}
 
 /** What to run next: these candidates on units `from` .. `to - 1` (unit indices are global). */
 export interface RaceRequest {
@@ -78,93 +46,14 @@ export interface RaceRequest {
   to: number;
 }
 
-/** Why a candidate left the race. */
-export interface Elimination {
-  batch: number;
-  round: number;
-  /** Units it had run when it left. */
-  units: number;
-  reason: "worse" | "over-cost" | "not-carried";
-  /** The candidate it lost to (reason "worse"). */
-  against?: string;
-  /**
-   * Reason "worse": McNemar's exact p (objective success) or the paired bootstrap p (success per
-   * cost) against `against`; reason "over-cost": the one-sided z-test's p that its mean cost is
-   * at most the limit. Raw and Holm-adjusted over the round's family.
-   */
-  p?: number;
-  pAdjusted?: number;
-  /** Family size of the Holm adjustment. */
-  family?: number;
-  /** Reason "over-cost" at the end of the race: its mean cost is above the limit, not significantly. */
-  atEnd?: boolean;
-}
-
-/** How a batch (and the race) ended. */
-export type StopReason = "one-left" | "tied" | "max-units" | "budget" | "none-within-cost";
-
-/** A candidate's standing. */
-export interface CandidateStanding {
-  id: string;
-  setting: TuneCandidate["setting"];
-  /** Success over the units it ran in its last batch, with a Wilson 95% interval. */
-  success: Proportion;
-  /** Mean cost per episode, with a normal 95% interval. */
-  cost: { mean: number; low: number; high: number };
-  /** Episodes it ran in the whole race. */
-  episodes: number;
-  batches: number[];
-  eliminated?: Elimination;
-}
-
-export interface BatchRecord {
-  batch: number;
-  candidates: string[];
-  from: number;
-  /** Units run so far. */
-  units: number;
-  rounds: number;
-  end?: { reason: StopReason; survivors: string[] };
-}
-
-/** The race's answer. */
-export interface RaceResult {
-  /** The one winner, or undefined when the race ends with a tied set. */
-  winner?: string;
-  /** Survivors of the last batch, best first (the tied set when there is no single winner). */
-  survivors: string[];
-  reason: StopReason;
-  episodes: number;
-  /** Episodes a full grid of the same candidates would run on as many units as the longest batch. */
-  gridEpisodes: number;
-  spaceSize: number;
-  alpha: number;
-  tieMargin: number;
-  objective: RaceObjective;
-  costLimit?: number;
-  batches: BatchRecord[];
-  candidates: CandidateStanding[];
-  /** One plain sentence: what was decided, with what confidence. */
-  decision: string;
-}
-
-interface Entry {
-  candidate: TuneCandidate;
-  /** Outcomes in the last batch it ran, by unit offset from that batch's `from`. */
-  outcomes: UnitOutcome[];
-  episodes: number;
-  batches: number[];
-  eliminated?: Elimination;
-}
-
 /** A racing tuner over `knobs`. */
 export class Race {
   readonly alpha: number;
   readonly tieMargin: number;
-  private readonly opts: Required<Omit<RaceOptions, "costLimit" | "seed">> & Pick<RaceOptions, "costLimit">;
+  private readonly opts: ResolvedRaceOptions;
   private readonly seed: number | string;
   private readonly rng: Rng;
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<string, RaceEntry>();
   private readonly taken = new Set<number>();
   private readonly batches: BatchRecord[] = [];
   private alive: string[] = [];
@@ -179,20 +68,7 @@ export class Race {
     options: RaceOptions,
   ) {
     this.size = spaceSize(knobs);
-    const batchSize = options.batchSize ?? 32;
-    this.opts = {
-      alpha: options.alpha ?? 0.05,
-      unitsPerRound: options.unitsPerRound,
-      firstTestAfter: options.firstTestAfter ?? options.unitsPerRound,
-      maxUnitsPerBatch: options.maxUnitsPerBatch,
-      maxEpisodes: options.maxEpisodes,
-      tieMargin: options.tieMargin ?? 0.05,
-      batchSize,
-      batches: options.batches ?? (this.size <= batchSize ? 1 : 3),
-      elites: options.elites ?? 2,
-      costLimit: options.costLimit,
-      objective: options.objective ?? "success",
-    };
+    this.opts = resolveRaceOptions(options, this.size);
     this.seed = options.seed;
     checkRaceOptions(this.opts);
     this.alpha = this.opts.alpha;
@@ -394,47 +270,16 @@ export class Race {
 
   /** One-sided z-test of "mean cost per episode <= cap" on the candidate's per-unit costs: the p-value. */
   private costTest(id: string, cap: number): number {
-    const costs = this.entries.get(id)!.outcomes.map((o) => o.cost);
-    const m = mean(costs);
-    const sd = Math.sqrt(
-      Math.max(0, mean(costs.map((c) => c * c)) - m * m) * (costs.length / Math.max(1, costs.length - 1)),
+    return costTest(
+      this.entries.get(id)!.outcomes.map((o) => o.cost),
+      cap,
     );
-    if (sd === 0) return m > cap ? 0 : 1;
-    return 1 - normalCdf((m - cap) / (sd / Math.sqrt(costs.length)));
-  }
-
-  /** Successes per unit of cost of a candidate on the given unit indices (all, when none given). */
-  private ratio(o: readonly UnitOutcome[], idx?: readonly number[]): number {
-    let s = 0,
-      c = 0;
-    if (idx)
-      for (const i of idx) {
-        s += Number(o[i].success);
-        c += o[i].cost;
-      }
-    else
-      for (const x of o) {
-        s += Number(x.success);
-        c += x.cost;
-      }
-    return c > 0 ? s / c : 0;
   }
 
   /** Paired bootstrap draws of the relative gap (best - other) / best in success per cost, over the shared units. */
   private ratioGaps(best: string, other: string, salt: string): number[] {
-    const b = this.entries.get(best)!.outcomes,
-      o = this.entries.get(other)!.outcomes;
     const rng = createRng(this.seed, "tune-bootstrap", salt, best, other);
-    const n = b.length;
-    const idx = new Array<number>(n);
-    const gaps: number[] = [];
-    for (let k = 0; k < RATIO_BOOTSTRAP; k++) {
-      for (let i = 0; i < n; i++) idx[i] = Math.floor(rng.next() * n);
-      const rb = this.ratio(b, idx),
-        ro = this.ratio(o, idx);
-      gaps.push(rb > 0 ? (rb - ro) / rb : ro > 0 ? -1 : 0);
-    }
-    return gaps;
+    return bootstrapRatioGaps(this.entries.get(best)!.outcomes, this.entries.get(other)!.outcomes, rng);
   }
 
   /**
@@ -446,10 +291,7 @@ export class Race {
     const key = (id: string) => {
       const o = this.entries.get(id)!.outcomes;
       const c = mean(o.map((x) => x.cost));
-      const s =
-        this.opts.objective === "success-per-cost"
-          ? this.ratio(o)
-          : o.filter((x) => x.success).length / Math.max(1, o.length);
+      const s = objectiveScore(o, this.opts.objective);
       return { over: cap !== undefined && c > cap ? 1 : 0, s, c };
     };
     return [...ids].sort(
@@ -554,142 +396,11 @@ export class Race {
       });
     }
     const b = this.entries.get(best)!.outcomes;
-    return others.every((id) => {
-      const o = this.entries.get(id)!.outcomes;
-      const d = o.map((x, i) => Number(b[i].success) - Number(x.success));
-      const m = mean(d);
-      const v = mean(d.map((x) => x * x)) - m * m;
-      return m + Z95 * Math.sqrt(Math.max(v, 1e-12) / d.length) < this.tieMargin;
-    });
+    return others.every((id) => successGapBelow(b, this.entries.get(id)!.outcomes, this.tieMargin));
   }
 }
 
 /** A racing tuner over `knobs` (see {@link Race}). */
 export function createRace(knobs: readonly Knob[], options: RaceOptions): Race {
   return new Race(knobs, options);
-}
-
-function checkRaceOptions(o: Required<Omit<RaceOptions, "costLimit" | "seed">> & Pick<RaceOptions, "costLimit">): void {
-  const int = (name: string, v: number, min: number) => {
-    if (!Number.isInteger(v) || v < min)
-      throw new ConfigError(`tune.race.${name}: expected an integer >= ${min}, got ${v}`, {
-        field: `tune.race.${name}`,
-      });
-  };
-  int("unitsPerRound", o.unitsPerRound, 1);
-  int("firstTestAfter", o.firstTestAfter, 1);
-  int("maxUnitsPerBatch", o.maxUnitsPerBatch, o.unitsPerRound);
-  int("maxEpisodes", o.maxEpisodes, 1);
-  int("batchSize", o.batchSize, 2);
-  int("batches", o.batches, 1);
-  int("elites", o.elites, 0);
-  if (o.elites >= o.batchSize)
-    throw new ConfigError(
-      `tune.race.elites: ${o.elites} elites leave no room for new candidates in batches of ${o.batchSize}; use fewer elites`,
-      { field: "tune.race.elites" },
-    );
-  if (!(o.alpha > 0 && o.alpha < 1))
-    throw new ConfigError(`tune.race.alpha: expected a level between 0 and 1 (e.g. 0.05), got ${o.alpha}`, {
-      field: "tune.race.alpha",
-    });
-  if (!(o.tieMargin > 0 && o.tieMargin < 1))
-    throw new ConfigError(
-      `tune.race.tieMargin: expected a share between 0 and 1 (0.05 = 5 points), got ${o.tieMargin}`,
-      { field: "tune.race.tieMargin" },
-    );
-  if (o.objective !== "success" && o.objective !== "success-per-cost")
-    throw new ConfigError(
-      `tune.race.objective: expected "success" or "success-per-cost", got ${JSON.stringify(o.objective)}`,
-      { field: "tune.race.objective" },
-    );
-  if (o.costLimit !== undefined && !(o.costLimit > 0))
-    throw new ConfigError(`tune.race.costLimit: expected a positive cost per episode, got ${o.costLimit}`, {
-      field: "tune.race.costLimit",
-    });
-}
-
-function mean(xs: readonly number[]): number {
-  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
-}
-
-function standing(e: Entry): CandidateStanding {
-  const o = e.outcomes;
-  const costs = o.map((x) => x.cost);
-  const m = mean(costs);
-  const sd = Math.sqrt(Math.max(0, mean(costs.map((c) => c * c)) - m * m));
-  const half = costs.length ? (Z95 * sd) / Math.sqrt(costs.length) : 0;
-  return {
-    id: e.candidate.id,
-    setting: e.candidate.setting,
-    success: wilsonInterval(o.filter((x) => x.success).length, o.length),
-    cost: { mean: m, low: Math.max(0, m - half), high: m + half },
-    episodes: e.episodes,
-    batches: [...e.batches],
-    ...(e.eliminated && { eliminated: { ...e.eliminated } }),
-  };
-}
-
-function pct(x: number): string {
-  return `${(100 * x).toFixed(0)}%`;
-}
-
-function decisionText(
-  winner: string | undefined,
-  survivors: string[],
-  reason: StopReason,
-  candidates: CandidateStanding[],
-  alpha: number,
-  tieMargin: number,
-  units: number,
-  objective: RaceObjective,
-  costLimit: number | undefined,
-): string {
-  const by = new Map(candidates.map((c) => [c.id, c]));
-  const worse = candidates.filter((c) => c.eliminated?.reason === "worse");
-  const maxP = worse.length ? Math.max(...worse.map((c) => c.eliminated!.pAdjusted!)) : undefined;
-  const test = objective === "success-per-cost" ? "paired bootstrap of success per cost" : "McNemar exact";
-  const over = candidates.filter((c) => c.eliminated?.reason === "over-cost");
-  const lost = `${worse.length} candidate(s) eliminated as worse (${test}, Holm-adjusted${maxP !== undefined ? `, largest adjusted p = ${maxP.toPrecision(2)}` : ""} < ${alpha})${costLimit !== undefined ? `, ${over.length} as over the cost limit of ${costLimit} per episode (one-sided z-test, Holm; or mean above it at the end)` : ""}`;
-  if (reason === "none-within-cost") return `no candidate stayed within the cost limit; ${lost}`;
-  if (winner) {
-    const w = by.get(winner)!;
-    return `winner ${winner} (${pct(w.success.rate)} success on ${w.success.n} paired units, 95% CI ${pct(w.success.lo)}-${pct(w.success.hi)}): every other candidate left the race (${lost}); family-wise error of each round's eliminations at most ${alpha}`;
-  }
-  const why =
-    reason === "tied"
-      ? `statistically tied: each is within ${pct(tieMargin)} of the best${objective === "success-per-cost" ? "'s success per cost (relative gap)" : ""} at 95%`
-      : reason === "budget"
-        ? "the episode budget is spent before they could be separated"
-        : `the batch's ${units} units are spent before they could be separated`;
-  return `${survivors.length} candidates remain (${survivors.join(", ")}): ${why}; ${lost}; run more units (see --plan) to separate them`;
-}
-
-/**
- * The objective in words, e.g. "success rate, mean cost at most 4000 tokens per episode". `kind` names the cost unit of
- * a success-per-cost race.
- */
-export function objectiveText(r: Pick<RaceResult, "objective" | "costLimit">, costUnit: string, kind?: string): string {
-  const unit = costUnit === "usd" ? "USD" : "tokens";
-  const what =
-    r.objective === "success-per-cost"
-      ? (kind === "success-per-1k-tokens"
-          ? "success per 1k tokens"
-          : kind === "success-per-usd"
-            ? "success per USD"
-            : `success per ${unit}`) + " (paired bootstrap, Holm)"
-      : "success rate (McNemar, Holm)";
-  return `${what}${r.costLimit !== undefined ? `, mean cost at most ${r.costLimit} ${unit} per episode (one-sided z-test, Holm)` : ""}`;
-}
-
-/** Why a candidate left, in words (with its p-values). */
-export function eliminationText(e: Elimination): string {
-  const where = `batch ${e.batch}, round ${e.round} (${e.units} units)`;
-  if (e.reason === "worse")
-    return `eliminated in ${where} against ${e.against}: p = ${e.pAdjusted!.toPrecision(2)} (Holm over ${e.family}; raw ${e.p!.toPrecision(2)})`;
-  if (e.reason === "over-cost") {
-    if (e.atEnd)
-      return `left at the end of ${where}: mean cost above the limit (not significantly${e.p !== undefined ? `, p = ${e.p.toPrecision(2)}` : ""})`;
-    return `eliminated in ${where}: over the cost limit${e.pAdjusted !== undefined ? `, p = ${e.pAdjusted.toPrecision(2)} (one-sided, Holm over ${e.family}; raw ${e.p!.toPrecision(2)})` : ""}`;
-  }
-  return `not carried past batch ${e.batch}`;
 }
