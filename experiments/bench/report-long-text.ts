@@ -1,7 +1,7 @@
 /**
  * A report with one very long typed action opens as fast as one with a short one (issue 31: a
  * 1 MB typed action did not load in 60 s, 100 KB took 14 s). The viewer cuts every text at
- * VIEWER_TEXT_LIMIT characters with a notice (experiments/report/viewer-data.ts). Measured side by
+ * VIEWER_TEXT_LIMIT characters with a notice (experiments/report/viewer-text-limit.ts). Measured side by
  * side in headless Chromium: the time from navigation to the step shown, for a 1 MB and for a
  * 100-character typed action in an otherwise identical SimDesk run folder.
  */

@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ViewEpisode } from "./viewer-data.ts";
+import type { ViewEpisode } from "./viewer-types.ts";
 
 /** The per-step payload moved out of a chunk: step index -> the step's calls and accessibility tree. */
 export type EpisodeCalls = Record<number, { calls?: unknown[]; a11y?: string }>;

@@ -192,7 +192,7 @@ export const CLIENT_JS = String.raw`
   }
   function applyFilters(keep) {
     var f = {}; Object.keys(filters).forEach(function (k) { f[k] = filters[k].value; });
-    // Split as the index's words are (viewer-data.ts SEARCH_SPLIT): "PRESS(esc)" looks for "press" and "esc".
+    // Split as the index's words are (viewer-search.ts SEARCH_SPLIT): "PRESS(esc)" looks for "press" and "esc".
     var words = (search.value || "").toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
     shown = index.filter(function (r) {
       var hay = (r.task + " " + (r.label || r.condition) + " " + (r.instruction || "") + " " + (r.words || "")).toLowerCase();

@@ -9,7 +9,8 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SCREEN_URL_PREFIX, type ViewEpisode } from "./viewer-data.ts";
+import { SCREEN_URL_PREFIX } from "./screen-urls.ts";
+import type { ViewEpisode } from "./viewer-types.ts";
 
 const SHORT = 16;
 

@@ -24,7 +24,8 @@ import type { ResultLine } from "../../experiments/runner/results-log.ts";
 import { buildReport } from "../../experiments/report/index.ts";
 import { megabytes } from "../../experiments/commands/report.ts";
 import { callStepIndex } from "../../experiments/report/viewer-calls.ts";
-import { annotationCalls, viewerChunks } from "../../experiments/report/viewer-data.ts";
+import { annotationCalls } from "../../experiments/report/run-calls.ts";
+import { viewerChunks } from "../../experiments/report/viewer-data.ts";
 import { episodeFolder, loadRun } from "../../experiments/report/data.ts";
 import { cli, narrowedPreset, restorativeAction, roleOf, type ScriptRole } from "./helpers/model-roles.ts";
 import {

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LONG_TEXT_END, longTextReport, openLongTextStep } from "../../experiments/bench/report-long-text.ts";
-import { capText, VIEWER_TEXT_LIMIT } from "../../experiments/report/viewer-data.ts";
+import { capText, VIEWER_TEXT_LIMIT } from "../../experiments/report/viewer-text-limit.ts";
 import { CHROMIUM_TOOLS, systemTools } from "../helpers/system-tools.ts";
 
 const tools = systemTools("the long-text report test", CHROMIUM_TOOLS);

@@ -5,7 +5,9 @@
  * heat map's block values.
  */
 import { describe, expect, it } from "vitest";
-import { aboutEpisode, plainText, searchWords, viewerEpisode } from "../../experiments/report/viewer-data.ts";
+import { viewerEpisode } from "../../experiments/report/viewer-episode.ts";
+import { searchWords } from "../../experiments/report/viewer-search.ts";
+import { aboutEpisode, plainText } from "../../experiments/report/viewer-sentences.ts";
 import { blockSsim } from "../../experiments/report/ssim-maps.ts";
 import { callStepIndex, lineDiff } from "../../experiments/report/viewer-calls.ts";
 import type { CallRecord } from "../../experiments/agents/call-log.ts";
@@ -373,7 +375,7 @@ describe("one step's calls in the order they were asked for (issue 37)", () => {
   });
 
   it("notes the detector off on forward steps after the retry cap is spent", async () => {
-    const { detectorOffSteps } = await import("../../experiments/report/viewer-data.ts");
+    const { detectorOffSteps } = await import("../../experiments/report/viewer-episode.ts");
     const steps = record.trajectory.steps;
     // one attempt started after step 3: with a cap of 1, forward step 5 was not judged
     expect([...detectorOffSteps(steps, record.trajectory.events, 1)]).toEqual([5]);

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseExperimentConfig } from "../../../experiments/config/load.ts";
 import { runExperiment } from "../../../experiments/runner/experiment.ts";
 import { createSimDeskRuntime } from "../../../experiments/runtime/simdesk.ts";
-import { viewerEpisode } from "../../../experiments/report/viewer-data.ts";
+import { viewerEpisode } from "../../../experiments/report/viewer-episode.ts";
 import type { EpisodeRecord } from "../../../experiments/runner/episode.ts";
 import type { EndToEndConfig } from "../../../experiments/config/schema.ts";
 import { standInRuntime } from "../helpers/stand-in.ts";
