@@ -10,7 +10,7 @@ import { Option, type Command } from "commander";
 import { ConfigError } from "@retrace-cua/core/errors";
 import { CACHE_MODES, type CacheMode } from "@retrace-cua/models/models/cache";
 import { EVAL_ENV_KINDS, loadRecoveryEvalConfig, type RecoveryEvalConfig } from "../recovery-eval/config.ts";
-import type { ModelUsageFile } from "../recovery-eval/models.ts";
+import type { ModelUsageFile } from "../recovery-eval/model-usage.ts";
 import { parseNumberFlag } from "./numeric-flags.ts";
 
 /** Parsed model flags. */
