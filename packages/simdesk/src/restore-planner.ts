@@ -10,7 +10,7 @@ import { center, findNode, type UiNode } from "./ui-types.ts";
 import { buildUi, hitNode, topWindow } from "./ui.ts";
 import { HOME, isWithin, join, listDir, subtree } from "./vfs.ts";
 import { redo as redoOnce, selection, undo as undoOnce } from "./apps/editor.ts";
-import { SIDEBAR_PLACES } from "./apps/files.ts";
+import { SIDEBAR_PLACES } from "./apps/files-view.ts";
 
 /** A rule's answer: a step, or "unreachable". */
 export type Step = RestorativeStep | "unreachable";

@@ -11,7 +11,8 @@ import { arch, release } from "node:os";
 import type { Action } from "@retrace-cua/core/action";
 import { ActionFormatError } from "@retrace-cua/models/actions/errors";
 import { Interpreter, type ReadOnlyQueries, type Value } from "@retrace-cua/models/actions/pyautogui/interpreter";
-import { parsePython, tokenize, type Stmt } from "@retrace-cua/models/actions/pyautogui/python-subset";
+import { parsePython, type Stmt } from "@retrace-cua/models/actions/pyautogui/python-subset";
+import { tokenize } from "@retrace-cua/models/actions/pyautogui/python-tokenizer";
 
 /** What the host needs to answer the read-only lookups. */
 export interface HostPythonContext {

@@ -6,7 +6,7 @@ import { windowRect } from "./geometry.ts";
 import { editorOf, sheetOf } from "./app.ts";
 import { saveEditor } from "./editor.ts";
 import { saveSheet } from "./sheet.ts";
-import { createFolder, deleteFromTrash, emptyTrash } from "./files.ts";
+import { createFolder, deleteFromTrash, emptyTrash } from "./files-ops.ts";
 import { loadFile } from "./open.ts";
 import { APP_MODULES } from "./registry.ts";
 

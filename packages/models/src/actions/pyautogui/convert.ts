@@ -1,8 +1,8 @@
 /**
  * pyautogui code (what OSWorld-style agents such as Qwen or EvoCUA emit) -> `Action[]`.
  *
- * The code is tokenized and parsed as a tiny Python subset (python-subset.ts) and then
- * interpreted symbolically: only `pyautogui.*` and `time.sleep` calls produce actions, literal
+ * The code is tokenized (python-tokenizer.ts) and parsed as a tiny Python subset (python-subset.ts)
+ * and then interpreted symbolically: only `pyautogui.*` and `time.sleep` calls produce actions, literal
  * values and simple arithmetic are computed, and nothing is ever executed on the host. Imports of
  * other modules, attribute access on anything but pyautogui/time, and calls to builtins such as
  * `open`/`exec` are rejected as `unsafe`; anything else outside the subset as `unparseable`.
@@ -10,7 +10,8 @@
  */
 import type { Action } from "@retrace-cua/core/action";
 import { ActionFormatError, empty, unparseable, unsafe } from "../errors.ts";
-import { parsePython, tokenize, type Expr, type Stmt } from "./python-subset.ts";
+import { parsePython, type Expr, type Stmt } from "./python-subset.ts";
+import { tokenize } from "./python-tokenizer.ts";
 import { ALLOWED_MODULES, Interpreter, SPECIAL, special, type PyautoguiParseOptions } from "./interpreter.ts";
 
 export type { PyautoguiParseOptions };
