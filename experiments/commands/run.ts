@@ -195,6 +195,10 @@ export async function runFromCli(loaded: ExperimentConfig, flags: ConfigRunFlags
     process.stdout.write(
       `WARNING: recovery was DEGRADED in ${s.degraded.episodes} episode(s): the error detector failed degradedAfter times in a row (those steps went unjudged; summary.json "degraded", docs/cost.md)\n`,
     );
+  if (s.stuck)
+    process.stdout.write(
+      `stuck: ${s.stuck.episodes} episode(s) ended because the agent repeated one step on an unchanged screen after recovery was spent (onStuck: "stop"); ${s.stuck.successes} of them the checker still scored a success (per condition in summary.json "stuck")\n`,
+    );
   if (s.selectorFallbacks?.fallbacks)
     process.stdout.write(
       `selector fallbacks: ${s.selectorFallbacks.fallbacks} of ${s.selectorFallbacks.attempts} recovery attempt(s) used R = E-1 because the selector failed (counted per condition in summary.json)\n`,

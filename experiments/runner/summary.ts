@@ -60,6 +60,8 @@ export interface ConditionSummary {
   selectorFallbacks?: SelectorFallbacks;
   /** Episodes whose recovery became degraded (the detector kept failing); absent = none. */
   degraded?: DegradedCounts;
+  /** Episodes ended as stuck (option `onStuck: "stop"`), and the successes among them; absent = none. */
+  stuck?: StuckCounts;
 }
 
 /** Degraded recovery: episodes in which the detector failed `degradedAfter` times in a row, and how often. */
@@ -68,6 +70,21 @@ export interface DegradedCounts {
   episodes: number;
   /** Times recovery became degraded, over those episodes. */
   times: number;
+}
+
+/**
+ * Episodes that ended with stop reason "stuck" (option `onStuck: "stop"`: the agent repeated one step on an unchanged
+ * screen after the recovery attempts were spent), and how many of them the task's checker still scored a success.
+ */
+export interface StuckCounts {
+  episodes: number;
+  successes: number;
+}
+
+/** Stuck counts of some lines, or undefined when none ended stuck. */
+export function stuckOf(lines: readonly ResultLine[]): StuckCounts | undefined {
+  const hit = lines.filter((l) => l.status === "ok" && l.stopReason === "stuck");
+  return hit.length === 0 ? undefined : { episodes: hit.length, successes: hit.filter((l) => l.success).length };
 }
 
 /** Degraded counts of some lines, or undefined when none degraded. */
@@ -236,6 +253,8 @@ export interface ExperimentSummary {
   selectorFallbacks?: SelectorFallbacks;
   /** Episodes whose recovery became degraded over the run (absent = none): alert on it. */
   degraded?: DegradedCounts;
+  /** Episodes ended as stuck over the run (option `onStuck: "stop"`; absent = none). */
+  stuck?: StuckCounts;
   /**
    * Ideal recovery: the exclusion rule, the continuation budget and the excluded runs by reason
    * (experiments/ideal/run.ts).
@@ -290,6 +309,8 @@ export function summarize(input: {
   if (fallbacks) summary.selectorFallbacks = fallbacks;
   const degraded = degradedOf(input.lines);
   if (degraded) summary.degraded = degraded;
+  const stuck = stuckOf(input.lines);
+  if (stuck) summary.stuck = stuck;
   if (input.stopped) summary.stopped = input.stopped;
   if (input.skipped?.length) summary.skipped = input.skipped;
   if (input.kind === "ideal-recovery")
@@ -337,6 +358,7 @@ function conditionSummary(
     ...(replayCounts(lines) ? { replay: replayCounts(lines) } : {}),
     ...(selectorFallbacksOf(lines) ? { selectorFallbacks: selectorFallbacksOf(lines) } : {}),
     ...(degradedOf(lines) ? { degraded: degradedOf(lines) } : {}),
+    ...(stuckOf(lines) ? { stuck: stuckOf(lines) } : {}),
   };
 }
 
