@@ -146,6 +146,9 @@ describe("onRecoveryRepeat", () => {
     expect(repeatedStep(history, a, step({ restored: true }))).toBeNull();
     expect(repeatedStep(history, a, step({ actions: [] }))).toBeNull();
     expect(repeatedStep(history, a, step({ failure: { kind: "empty", detail: "" } } as never))).toBeNull();
+    // the same key press parsed with its fields in another order is the same step
+    const reordered = [{ key: "escape", type: "PRESS" }] as unknown as Action[];
+    expect(repeatedStep(history, a, step({ actions: reordered }))).toMatch(/repeated itself/);
   });
 
   it("a bad value is one ConfigError line naming the option, on each path", async () => {

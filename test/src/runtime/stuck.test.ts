@@ -79,5 +79,9 @@ describe("onStuck", () => {
     expect(stuckRun([at(a, wait), at(a, wait), at(a, wait)], a)).toBeNull(); // waiting is not stuck
     expect(stuckRun([at(a, []), at(a, []), at(a, [])], a)).toBeNull(); // unusable outputs are policy failures
     expect(stuckRun([at(a, ESC), at(a, ESC)], a, 2)).not.toBeNull();
+    // the same click parsed with its fields in another order (two model answers) is the same action
+    const click1 = [{ type: "CLICK", x: 3, y: 4 }] as Action[];
+    const click2 = [{ y: 4, x: 3, type: "CLICK" }] as unknown as Action[];
+    expect(stuckRun([at(a, click1), at(a, click2), at(a, click1)], a)).not.toBeNull();
   });
 });

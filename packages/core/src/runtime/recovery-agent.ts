@@ -15,6 +15,7 @@
  * actions on a screen it already stood on), before it is executed. Unusable output is a counted,
  * recorded failed step; the attempt goes on.
  */
+import { stableStringify } from "../hash.ts";
 import { isTerminal, type Action } from "../action.ts";
 import type { OnRecoveryRepeat } from "../episode.ts";
 import type { Observation } from "../observation.ts";
@@ -57,9 +58,9 @@ export function repeatedStep(
   decision: RecoveryStepDecision,
 ): string | null {
   if (decision.restored || decision.failure || decision.actions.length === 0) return null;
-  const actions = JSON.stringify(decision.actions);
+  const actions = stableStringify(decision.actions);
   const k = history.findIndex(
-    (h) => h.observation.screenshot === observation.screenshot && JSON.stringify(h.actions) === actions,
+    (h) => h.observation.screenshot === observation.screenshot && stableStringify(h.actions) === actions,
   );
   if (k < 0) return null;
   return `the recovery agent repeated itself: recovery step ${k + 1}'s actions again on the same screen, after ${history.length} step(s)`;

@@ -9,6 +9,7 @@
  * (packages/graphs/src/nodes/execute.ts).
  */
 import { ControlSignal } from "../errors.ts";
+import { stableStringify } from "../hash.ts";
 import type { HistoryEntry } from "../policy.ts";
 import type { Observation } from "../observation.ts";
 
@@ -31,11 +32,11 @@ export function stuckRun(
   const run = history.slice(-n);
   const first = run[0];
   if (!first.actions.length || waitOnly(first)) return null;
-  const actions = JSON.stringify(first.actions);
+  const actions = stableStringify(first.actions);
   const screen = observation.screenshot;
   if (!screen) return null;
   for (const e of run) {
-    if (e.observation.screenshot !== screen || JSON.stringify(e.actions) !== actions) return null;
+    if (e.observation.screenshot !== screen || stableStringify(e.actions) !== actions) return null;
   }
   return `the agent repeated the same actions ${n} times on a screen they did not change, with its recovery attempts spent`;
 }
