@@ -5,7 +5,7 @@
  */
 import { bump } from "@retrace-cua/core/runtime/accounting";
 import { detectorGate } from "@retrace-cua/core/runtime/freeze";
-import { stuckRun } from "@retrace-cua/core/runtime/stuck";
+import { STUCK_STEPS, stuckRun } from "@retrace-cua/core/runtime/stuck";
 import type { RuntimeContext } from "../context.ts";
 import { captureSnapshot, currentStateHash, takeStep } from "../env-step.ts";
 import type { GraphState, GraphUpdate } from "../state.ts";
@@ -48,7 +48,8 @@ export async function execute(state: GraphState, ctx: RuntimeContext): Promise<G
   if (run.terminal) update.stopReason = run.terminal === "DONE" ? "done" : "fail";
   else if (accounting.forwardSteps >= ctx.options.maxForwardSteps) update.stopReason = "max-steps";
   else if (ctx.options.onStuck === "stop" && attemptsSpent(state, ctx)) {
-    if (stuckRun([...state.history, entry], run.observation)) update.stopReason = "stuck";
+    // the last STUCK_STEPS entries only: no copy of the whole history on every step of a long episode
+    if (stuckRun([...state.history.slice(-(STUCK_STEPS - 1)), entry], run.observation)) update.stopReason = "stuck";
   }
   return update;
 }
