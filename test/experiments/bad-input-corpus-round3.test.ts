@@ -1,5 +1,5 @@
 /**
- * The bad-input corpus, third hostile battery (issue 31). Same contract as bad-input-corpus.test.ts:
+ * The bad-input corpus, third hostile battery (issue 31). Same contract as bad-input-cli.test.ts:
  * each CLI row gives one `retrace:` line on stderr naming the flag or file, exits 2 (bad input, as
  * docs/cli.md says), prints no password, and leaves the scratch folder exactly as it was. The rows
  * are the battery's findings, one rule each: every numeric flag through one parser
