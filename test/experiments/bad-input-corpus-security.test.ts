@@ -1,6 +1,6 @@
 /**
  * The bad-input corpus, security and resume rows (issue 20). Same contract as
- * bad-input-corpus.test.ts: each CLI row gives one line on stderr naming what is wrong, a non-zero
+ * bad-input-cli.test.ts: each CLI row gives one line on stderr naming what is wrong, a non-zero
  * exit, and leaves the scratch folder exactly as it was (every file's size and hash compared).
  * Rows: result files and trajectories whose names would lead the report outside its run folder
  * (`..` conditions, control characters, `..` image references, links), `--resume` into a folder

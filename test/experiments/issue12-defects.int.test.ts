@@ -1,5 +1,5 @@
 /**
- * Defects 1 and 10 of issue 12 (the others are rows of bad-input-corpus.test.ts): process workers
+ * Defects 1 and 10 of issue 12 (the others are rows of bad-input-cli.test.ts): process workers
  * start when the command runs outside the repository, and `retrace report` reads a
  * `retrace run --policy` folder.
  */

@@ -1,5 +1,5 @@
 /**
- * Helpers of the bad-input corpora (test/experiments/bad-input-corpus*.test.ts): run `retrace`
+ * Helpers of the bad-input corpora (test/experiments/bad-input-*.test.ts): run `retrace`
  * in-process capturing what it prints and the exit code it sets, and list a folder's files with
  * their sizes and contents' hashes (what "nothing written, nothing lost or changed" compares).
  */
