@@ -2,7 +2,7 @@
  * The graph builders of the main entry, loading the graph on first use. LangGraph and
  * @langchain/core take most of a second of CPU and ~40 MB to import, and a user who only runs
  * episodes (`withRecovery`, `runEpisode`) or uses the core (detectors, metrics, datasets) should
- * not pay for them at `import "retrace-cua"` (test/public-api.test.ts checks it does not load
+ * not pay for them at `import "retrace-cua"` (test/public-api-loading.test.ts checks it does not load
  * LangGraph). So these builders are async: the first call imports packages/graphs/src/recovery-graph.ts, and
  * LangGraph with it; later calls find it loaded.
  */

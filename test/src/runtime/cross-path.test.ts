@@ -6,7 +6,7 @@
  * SDK's messages to completed steps and applies the returned cut). Both must take the same
  * decisions: E, R, attempts, confirmation and the cut history. The same comparison through each
  * SDK's own loop (createAgent, run(), generateText, Stagehand) against scripted model servers is
- * test/adapters/sdk/cross-path-sdk.int.test.ts.
+ * test/adapters/sdk/cross-path-simdesk.int.test.ts and cross-path-browser.int.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { withRecovery } from "../../../packages/graphs/src/with-recovery.ts";
